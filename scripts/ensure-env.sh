@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Makes this machine able to run Toolsmith's full test suite: installs the Debian packages a fresh
+# machine lacks (Docker engine, Chromium, bubblewrap, debootstrap), starts dockerd when none answers,
+# and builds the sandbox images (cached by content hash). Idempotent and quick when all is present.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+log() { printf '[ensure-env] %s\n' "$*"; }
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+
+need=()
+command -v dockerd >/dev/null 2>&1 || need+=(docker.io)
+command -v chromium >/dev/null 2>&1 || need+=(chromium)
+command -v bwrap >/dev/null 2>&1 || need+=(bubblewrap)
+command -v debootstrap >/dev/null 2>&1 || need+=(debootstrap)
+if [ ${#need[@]} -gt 0 ]; then
+  log "installing ${need[*]}"
+  $SUDO apt-get update -q >/dev/null
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${need[@]}" >/dev/null
+fi
+
+if ! docker info >/dev/null 2>&1; then
+  log "starting dockerd (log: /tmp/toolsmith-dockerd.log)"
+  ($SUDO nohup dockerd >/tmp/toolsmith-dockerd.log 2>&1 &)
+  for _ in $(seq 1 60); do
+    docker info >/dev/null 2>&1 && break
+    sleep 1
+  done
+  docker info >/dev/null 2>&1 || { log "dockerd did not start; see /tmp/toolsmith-dockerd.log"; tail -20 /tmp/toolsmith-dockerd.log; exit 1; }
+fi
+log "docker $(docker version --format '{{.Server.Version}}') answers"
+
+if [ -f sandbox-images/build-offline.sh ] || [ -f src-main/cli/commands/image.ts ]; then
+  log "building sandbox images when missing"
+  npx toolsmith image build --runtime python
+  npx toolsmith image build --runtime node
+fi

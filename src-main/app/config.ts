@@ -1,0 +1,71 @@
+/** The workspace configuration (`.toolsmith/config.toml`), validated with zod; defaults fill the gaps. */
+import { z } from 'zod';
+import { ToolsmithError } from './errors.ts';
+
+const grade = z.object({ w: z.number().int().min(0).max(2), d: z.number().int().min(0).max(2) });
+
+const provider = z.object({
+  id: z.string().min(1),
+  kind: z.enum(['openai', 'anthropic']),
+  base_url: z.string().url().optional(),
+  model: z.string().min(1),
+  api_key_env: z.string().optional(),
+  max_tokens: z.number().int().positive().default(2048),
+  temperature: z.number().min(0).max(2).default(0),
+  timeout_ms: z.number().int().positive().default(120_000),
+});
+
+const runtime = z.object({ enabled: z.boolean().default(true), image: z.string().optional() });
+
+const sandbox = z.object({
+  description: z.string().default(''),
+  runtime: z.string().default('python'),
+  /** name -> `env:VAR`: credentials a script may read with credential("name"). */
+  credentials: z.record(z.string(), z.string().regex(/^env:[A-Za-z_][A-Za-z0-9_]*$/, 'use "env:VARIABLE"')).default({}),
+});
+
+export const configSchema = z.object({
+  workspace: z
+    .object({
+      name: z.string().default('Toolsmith workspace'),
+      max_grade: grade.optional(),
+      default_sandbox: z.string().optional(),
+    })
+    .default({ name: 'Toolsmith workspace' }),
+  providers: z.array(provider).default([]),
+  pool: z
+    .object({
+      min_size: z.number().int().min(0).max(16).default(1),
+      max_size: z.number().int().min(1).max(32).default(2),
+      max_jobs_per_container: z.number().int().positive().default(500),
+      idle_seconds: z.number().positive().default(300),
+      queue_timeout_ms: z.number().int().positive().default(30_000),
+    })
+    .default({ min_size: 1, max_size: 2, max_jobs_per_container: 500, idle_seconds: 300, queue_timeout_ms: 30_000 }),
+  limits: z
+    .object({
+      timeout_s: z.number().positive().max(600).default(300),
+      memory_mb: z.number().int().min(32).default(256),
+      cpus: z.number().positive().max(16).default(1),
+      pids: z.number().int().min(8).default(64),
+      tmpfs_mb: z.number().int().min(1).default(16),
+      output_kb: z.number().int().min(1).default(50),
+    })
+    .default({ timeout_s: 300, memory_mb: 256, cpus: 1, pids: 64, tmpfs_mb: 16, output_kb: 50 }),
+  runtimes: z.record(z.string(), runtime).default({ python: { enabled: true }, node: { enabled: true } }),
+  sandboxes: z.record(z.string(), sandbox).default({}),
+});
+
+export type Config = z.infer<typeof configSchema>;
+export type ProviderConfig = z.infer<typeof provider>;
+
+export function parseConfig(raw: unknown, file = '.toolsmith/config.toml'): Config {
+  const r = configSchema.safeParse(raw);
+  if (!r.success) {
+    const issues = r.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`);
+    throw new ToolsmithError('invalid_config', `${file}: ${issues.join('; ')}`, { issues });
+  }
+  const c = r.data;
+  if (c.pool.min_size > c.pool.max_size) throw new ToolsmithError('invalid_config', `${file}: pool.min_size is above pool.max_size`);
+  return c;
+}

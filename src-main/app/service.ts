@@ -1,0 +1,182 @@
+/**
+ * The one service every front end uses (CLI, MCP server, Electron IPC, web). Composition root: it
+ * wires workspace files, the pure core and the infrastructure adapters.
+ */
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import { defaultKit, KitError, kitToolView, resolveKit } from '../core/kits/kit.ts';
+import type { KitDefinition, KitToolsSpec, ResolvedKit } from '../core/kits/kit.ts';
+import { validateScript } from '../core/lang/validate.ts';
+import type { ScriptLanguage, ValidationResult } from '../core/lang/violation.ts';
+import { ScriptGenerator } from '../core/script/generator.ts';
+import type { BuiltPrompt, PromptOptions } from '../core/script/generator.ts';
+import type { SandboxTool } from '../core/tools/extract.ts';
+import { ToolRegistry } from '../core/tools/registry.ts';
+import { readPromptFiles, WorkspaceError, WorkspaceFiles } from '../infra/workspace/files.ts';
+import { resourcesDir } from '../infra/workspace/paths.ts';
+import { parseConfig } from './config.ts';
+import type { Config } from './config.ts';
+import { ToolsmithError } from './errors.ts';
+
+export interface KitEntry {
+  name: string;
+  sandbox: string;
+  file: string;
+  kit?: ResolvedKit;
+  /** Why the kit cannot be used (unknown tool, grade above the workspace maximum...). */
+  error?: string;
+}
+
+export interface ValidateRequest {
+  code: string;
+  language: ScriptLanguage;
+  /** Tools come from this sandbox (optionally narrowed to a kit)... */
+  sandbox?: string;
+  kit?: string;
+  /** ...or are named explicitly. */
+  tools?: string[];
+  strict?: boolean;
+}
+
+export class ToolsmithService {
+  readonly files: WorkspaceFiles;
+  readonly config: Config;
+  readonly generator: ScriptGenerator;
+  private readonly registries = new Map<string, { registry: ToolRegistry; mtimeMs: number; size: number }>();
+
+  private constructor(files: WorkspaceFiles, config: Config, generator: ScriptGenerator) {
+    this.files = files;
+    this.config = config;
+    this.generator = generator;
+  }
+
+  static open(workspaceDir: string): ToolsmithService {
+    try {
+      const files = new WorkspaceFiles(workspaceDir);
+      const config = parseConfig(files.readConfig(), files.configFile);
+      const generator = new ScriptGenerator(readPromptFiles(join(resourcesDir(), 'prompts')));
+      return new ToolsmithService(files, config, generator);
+    } catch (e) {
+      if (e instanceof WorkspaceError) throw new ToolsmithError('invalid_config', e.message);
+      throw e;
+    }
+  }
+
+  get workspaceDir(): string {
+    return this.files.root;
+  }
+
+  sandboxes(): { name: string; description: string; tools: number; problems: number }[] {
+    return this.files.sandboxNames().map((name) => {
+      const r = this.registry(name);
+      return { name, description: this.config.sandboxes[name]?.description ?? '', tools: r.tools.length, problems: r.problems.length };
+    });
+  }
+
+  /** The sandbox's registry, re-extracted when tools.py changed on disk since the last call. */
+  registry(sandbox: string): ToolRegistry {
+    let file: string;
+    try {
+      file = this.files.toolsFile(sandbox);
+    } catch (e) {
+      throw new ToolsmithError('invalid_argument', (e as Error).message);
+    }
+    let st;
+    try {
+      st = statSync(file);
+    } catch {
+      throw new ToolsmithError(
+        'not_found',
+        `no sandbox ${sandbox} in ${this.files.root}; available: ${this.files.sandboxNames().join(', ') || 'none'}`,
+      );
+    }
+    let entry = this.registries.get(sandbox);
+    if (!entry || entry.mtimeMs !== st.mtimeMs || entry.size !== st.size) {
+      const registry = entry?.registry ?? new ToolRegistry(sandbox);
+      registry.update(this.files.readTools(sandbox));
+      entry = { registry, mtimeMs: st.mtimeMs, size: st.size };
+      this.registries.set(sandbox, entry);
+    }
+    return entry.registry;
+  }
+
+  kits(): KitEntry[] {
+    const out: KitEntry[] = [];
+    for (const { file, data } of this.files.kitFiles()) {
+      const name = typeof data['name'] === 'string' ? data['name'] : file.replace(/^.*\/|\.kit$/g, '');
+      const sandbox = typeof data['sandbox'] === 'string' ? data['sandbox'] : '';
+      const entry: KitEntry = { name, sandbox, file };
+      try {
+        entry.kit = this.resolveKitDefinition(kitDefinition(name, sandbox, data, file));
+      } catch (e) {
+        entry.error = e instanceof ToolsmithError || e instanceof KitError ? e.message : String(e);
+      }
+      out.push(entry);
+    }
+    return out;
+  }
+
+  resolveKitDefinition(def: KitDefinition): ResolvedKit {
+    const tools = this.registry(def.sandbox).tools;
+    try {
+      return resolveKit(def, tools, this.config.workspace.max_grade);
+    } catch (e) {
+      if (e instanceof KitError) throw new ToolsmithError('refused', e.message);
+      throw e;
+    }
+  }
+
+  /** A kit by name, resolved and checked against the workspace's maximum grade. */
+  kit(name: string): ResolvedKit {
+    const entry = this.kits().find((k) => k.name === name);
+    if (!entry) {
+      throw new ToolsmithError('not_found', `no kit ${name}; available: ${this.kits().map((k) => k.name).join(', ') || 'none'}`);
+    }
+    if (!entry.kit) throw new ToolsmithError('refused', entry.error ?? `kit ${name} cannot be used`);
+    return entry.kit;
+  }
+
+  /** The tools a script sees: the kit's aliases, or every tool of the sandbox. */
+  scriptTools(sandbox: string, kitName?: string): { tools: SandboxTool[]; kit: ResolvedKit } {
+    const kit = kitName ? this.kit(kitName) : defaultKit(sandbox, this.registry(sandbox).tools);
+    if (kit.sandbox !== sandbox) throw new ToolsmithError('invalid_argument', `kit ${kit.name} belongs to sandbox ${kit.sandbox}, not ${sandbox}`);
+    return { tools: kitToolView(kit), kit };
+  }
+
+  validate(req: ValidateRequest): ValidationResult {
+    let tools: string[] = req.tools ?? [];
+    if (req.sandbox) tools = this.scriptTools(req.sandbox, req.kit).tools.map((t) => t.name);
+    return validateScript(req.code, req.language, { tools, strict: req.strict ?? false });
+  }
+
+  buildPrompt(task: string, sandbox: string, options: PromptOptions & { kit?: string; language?: ScriptLanguage } = {}): BuiltPrompt {
+    if (!task.trim()) throw new ToolsmithError('invalid_argument', 'the task is empty');
+    const { tools, kit } = this.scriptTools(sandbox, options.kit);
+    const registry = this.registry(sandbox);
+    return this.generator.buildPrompt(
+      task,
+      {
+        name: sandbox,
+        tools,
+        language: options.language ?? 'python',
+        ...(options.kit ? { kit: kit.name } : { toolsPrompt: registry.prompt() }),
+      },
+      options,
+    );
+  }
+}
+
+function kitDefinition(name: string, sandbox: string, data: Record<string, unknown>, file: string): KitDefinition {
+  if (!sandbox) throw new ToolsmithError('invalid_config', `${file}: a kit needs sandbox = "<name>"`);
+  const tools = data['tools'];
+  if (!isToolsSpec(tools)) throw new ToolsmithError('invalid_config', `${file}: tools must be a list of names or a table of aliases`);
+  const def: KitDefinition = { name, sandbox, tools };
+  if (typeof data['description'] === 'string') def.description = data['description'];
+  return def;
+}
+
+function isToolsSpec(v: unknown): v is KitToolsSpec {
+  if (Array.isArray(v)) return v.every((x) => typeof x === 'string');
+  if (typeof v !== 'object' || v === null) return false;
+  return Object.values(v).every((x) => typeof x === 'string' || isToolsSpec(x));
+}

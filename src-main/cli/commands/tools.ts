@@ -1,0 +1,24 @@
+import type { Command } from 'commander';
+import { kitToolView } from '../../core/kits/kit.ts';
+import { openAiFunctionSchema, toolJsonSchema } from '../../core/tools/schema.ts';
+import { toolsPrompt } from '../../core/tools/prompt.ts';
+import { json, oneOf } from '../context.ts';
+import type { CliContext } from '../context.ts';
+
+export function registerTools(program: Command, ctx: CliContext): void {
+  program
+    .command('tools')
+    .description("print a sandbox's tools as the LLM reads them (xml), as OpenAI function schemas, or as JSON")
+    .requiredOption('--sandbox <name>', 'the sandbox')
+    .option('--kit <name>', 'only the tools of this kit (by alias)')
+    .option('--format <format>', 'xml | openai | json', oneOf('--format', ['xml', 'openai', 'json'] as const), 'xml')
+    .action((opts: { sandbox: string; kit?: string; format: 'xml' | 'openai' | 'json' }, cmd: Command) => {
+      const svc = ctx.service(cmd);
+      const registry = svc.registry(opts.sandbox);
+      const tools = opts.kit ? kitToolView(svc.kit(opts.kit)) : registry.tools;
+      for (const p of registry.problems) ctx.err(`tools.py:${p.line}:${p.column}: ${p.rule}: ${p.message}\n`);
+      if (opts.format === 'xml') ctx.out(opts.kit ? toolsPrompt(tools) : registry.prompt());
+      else if (opts.format === 'openai') ctx.out(json(tools.map(openAiFunctionSchema)));
+      else ctx.out(json(tools.map((t) => ({ ...t, schema: toolJsonSchema(t) }))));
+    });
+}

@@ -1,0 +1,48 @@
+import type { Command } from 'commander';
+import { ToolsmithService } from '../app/service.ts';
+import { resolveWorkspaceDir } from '../infra/workspace/paths.ts';
+
+/** Thrown for bad command-line usage: printed as one line, exit code 2. */
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+/** What every command gets: the output streams and the lazily opened service. */
+export interface CliContext {
+  out: (text: string) => void;
+  err: (text: string) => void;
+  service(cmd: Command): ToolsmithService;
+  /** Set to 1 by a command whose answer is negative (invalid script, failed run). */
+  exitCode: number;
+}
+
+export function createContext(out: (t: string) => void, err: (t: string) => void): CliContext {
+  let service: ToolsmithService | undefined;
+  return {
+    out,
+    err,
+    exitCode: 0,
+    service(cmd: Command) {
+      const opts = cmd.optsWithGlobals<{ workspace?: string }>();
+      service ??= ToolsmithService.open(resolveWorkspaceDir(opts.workspace));
+      return service;
+    },
+  };
+}
+
+export function parseIntOption(name: string, min: number, max: number) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < min || n > max) throw new UsageError(`${name} must be an integer from ${min} to ${max}, got ${JSON.stringify(value)}`);
+    return n;
+  };
+}
+
+export function oneOf<T extends string>(name: string, values: readonly T[]) {
+  return (value: string): T => {
+    if (!(values as readonly string[]).includes(value)) throw new UsageError(`${name} must be one of ${values.join(', ')}, got ${JSON.stringify(value)}`);
+    return value as T;
+  };
+}
+
+export const json = (v: unknown): string => JSON.stringify(v, null, 2) + '\n';

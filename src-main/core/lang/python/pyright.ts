@@ -1,0 +1,199 @@
+/**
+ * The one module that touches pyright's internal parser API (@zzzen/pyright-internal, pinned exactly).
+ * It parses Python source and converts pyright's tree into a small, stable tree of our own (`PyNode`),
+ * so that validators and the tool extractor never depend on pyright internals. Pyright applies NFKC to
+ * identifiers and decodes string escapes, which the security rules rely on.
+ */
+import { DiagnosticSink } from '@zzzen/pyright-internal/dist/common/diagnosticSink.js';
+import { convertOffsetToPosition } from '@zzzen/pyright-internal/dist/common/positionUtils.js';
+import { pythonVersion3_12 } from '@zzzen/pyright-internal/dist/common/pythonVersion.js';
+import * as parseNodesModule from '@zzzen/pyright-internal/dist/parser/parseNodes.js';
+import type { ParseNode } from '@zzzen/pyright-internal/dist/parser/parseNodes.js';
+import { ParseOptions, Parser } from '@zzzen/pyright-internal/dist/parser/parser.js';
+import { getChildNodes } from '@zzzen/pyright-internal/dist/parser/parseTreeUtils.js';
+import { getUnescapedString } from '@zzzen/pyright-internal/dist/parser/stringTokenUtils.js';
+import * as tokenizerTypesModule from '@zzzen/pyright-internal/dist/parser/tokenizerTypes.js';
+import type { FStringMiddleToken } from '@zzzen/pyright-internal/dist/parser/tokenizerTypes.js';
+import type { TextRange } from '@zzzen/pyright-internal/dist/common/textRange.js';
+import type { TextRangeCollection } from '@zzzen/pyright-internal/dist/common/textRangeCollection.js';
+
+/** Pyright declares its enums as `const enum`; the compiled JS still carries them as objects. */
+type RuntimeEnum = Record<string, number | string>;
+const enumNames = (e: RuntimeEnum): string[] => {
+  const names: string[] = [];
+  for (const [k, v] of Object.entries(e)) if (typeof v === 'number') names[v] = k;
+  return names;
+};
+const runtimeEnum = (mod: object, name: string): RuntimeEnum => (mod as Record<string, RuntimeEnum>)[name] ?? {};
+const NODE_KINDS = enumNames(runtimeEnum(parseNodesModule, 'ParseNodeType'));
+const KEYWORDS = enumNames(runtimeEnum(tokenizerTypesModule, 'KeywordType'));
+const OPERATORS = enumNames(runtimeEnum(tokenizerTypesModule, 'OperatorType'));
+const ARG_CATEGORIES = ['simple', 'list', 'dict'] as const;
+
+/** Node kinds are pyright's `ParseNodeType` names: `Name`, `Call`, `MemberAccess`, `StringList`, ... */
+export type PyKind = string;
+export type PyField = PyNode | PyNode[] | undefined;
+
+export interface PyNode {
+  readonly kind: PyKind;
+  /** UTF-16 offsets into the source, end exclusive. */
+  readonly start: number;
+  readonly end: number;
+  parent: PyNode | undefined;
+  /** Child nodes in source order. */
+  readonly children: PyNode[];
+  /** Node-valued fields by pyright's field name (`leftExpr`, `args`, `member`, `valueExpr`, `targetExpr`...). */
+  readonly fields: Readonly<Record<string, PyField>>;
+  /**
+   * The node's text value: identifier (Name, after NFKC), attribute name (MemberAccess), decoded string
+   * (String; StringList = implicit concatenation incl. f-string literal parts), keyword (Argument),
+   * constant name (Constant: True/False/None/Debug), operator name (UnaryOperation/BinaryOperation),
+   * function/class name, parameter name.
+   */
+  readonly value?: string;
+  /** Numbers: the numeric value; Argument: 'simple' | 'list' | 'dict'; Parameter: 0 simple, 1 *args, 2 **kwargs. */
+  readonly num?: number | bigint;
+  readonly category?: string;
+  /** StringList containing at least one f-string. */
+  readonly formatted?: boolean;
+}
+
+export interface PySyntaxError {
+  message: string;
+  start: { line: number; column: number };
+  end: { line: number; column: number };
+}
+
+export interface PyParseResult {
+  module: PyNode;
+  syntaxErrors: PySyntaxError[];
+  /** 1-based line and column of a UTF-16 offset. */
+  position(offset: number): { line: number; column: number };
+  source: string;
+}
+
+const parseOptions = (() => {
+  const o = new ParseOptions();
+  o.pythonVersion = pythonVersion3_12;
+  o.reportInvalidStringEscapeSequence = false;
+  return o;
+})();
+
+function isParseNode(v: unknown): v is ParseNode {
+  return typeof v === 'object' && v !== null && typeof (v as { nodeType?: unknown }).nodeType === 'number' &&
+    typeof (v as { start?: unknown }).start === 'number' && 'd' in v;
+}
+
+interface Data {
+  value?: unknown;
+  strings?: ParseNode[];
+  member?: { d: { value: string } };
+  name?: { d: { value: string } };
+  argCategory?: number;
+  category?: number;
+  constType?: number;
+  operator?: number;
+  middleTokens?: FStringMiddleToken[];
+}
+
+function textValue(kind: string, d: Data, fields: Record<string, PyField>): { value?: string; formatted?: boolean } {
+  switch (kind) {
+    case 'Name':
+    case 'String':
+      return { value: String(d.value) };
+    case 'MemberAccess':
+      return { value: d.member?.d.value };
+    case 'Function':
+    case 'Class':
+    case 'Parameter':
+    case 'Argument':
+    case 'PatternClassArgument':
+    case 'ImportFromAs':
+      return { value: d.name?.d.value };
+    case 'Constant':
+      return { value: KEYWORDS[d.constType ?? -1] };
+    case 'UnaryOperation':
+    case 'BinaryOperation':
+    case 'AugmentedAssignment':
+      return { value: OPERATORS[d.operator ?? -1] };
+    case 'FormatString':
+      return { value: (d.middleTokens ?? []).map((t) => getUnescapedString(t).value).join(''), formatted: true };
+    case 'StringList': {
+      const parts = (fields['strings'] as PyNode[] | undefined) ?? [];
+      return { value: parts.map((p) => p.value ?? '').join(''), formatted: parts.some((p) => p.kind === 'FormatString') };
+    }
+    default:
+      return {};
+  }
+}
+
+function convert(root: ParseNode): PyNode {
+  const memo = new Map<ParseNode, PyNode>();
+  const visit = (p: ParseNode, parent: PyNode | undefined): PyNode => {
+    const seen = memo.get(p);
+    if (seen) return seen;
+    const kind = NODE_KINDS[p.nodeType] ?? `Unknown${p.nodeType}`;
+    const fields: Record<string, PyField> = {};
+    const children: PyNode[] = [];
+    const d = p.d as Data & Record<string, unknown>;
+    const node: PyNode = { kind, start: p.start, end: p.start + p.length, parent, children, fields };
+    memo.set(p, node);
+    for (const [key, v] of Object.entries(d)) {
+      if (isParseNode(v)) fields[key] = visit(v, node);
+      else if (Array.isArray(v) && v.length > 0 && isParseNode(v[0])) fields[key] = (v as ParseNode[]).map((c) => visit(c, node));
+    }
+    for (const c of getChildNodes(p)) if (c) children.push(visit(c, node));
+    const extra: { value?: string; formatted?: boolean; num?: number | bigint; category?: string } = textValue(kind, d, fields);
+    if (kind === 'Number' && (typeof d.value === 'number' || typeof d.value === 'bigint')) extra.num = d.value;
+    if (kind === 'Argument') extra.category = ARG_CATEGORIES[d.argCategory ?? 0];
+    if (kind === 'Parameter') extra.category = ['simple', 'args', 'kwargs'][d.category ?? 0];
+    return Object.assign(node, extra);
+  };
+  return visit(root, undefined);
+}
+
+/** Parses Python 3.12 source. Never throws on bad input: syntax errors come back with positions. */
+export function parsePython(source: string): PyParseResult {
+  const sink = new DiagnosticSink();
+  const parsed = new Parser().parseSourceFile(source, parseOptions, sink);
+  const lines: TextRangeCollection<TextRange> = parsed.tokenizerOutput.lines;
+  const position = (offset: number) => {
+    const p = convertOffsetToPosition(offset, lines);
+    return { line: p.line + 1, column: p.character + 1 };
+  };
+  const syntaxErrors = sink.getErrors().map((e) => ({
+    message: e.message,
+    start: { line: e.range.start.line + 1, column: e.range.start.character + 1 },
+    end: { line: e.range.end.line + 1, column: e.range.end.character + 1 },
+  }));
+  return { module: convert(parsed.parserOutput.parseTree), syntaxErrors, position, source };
+}
+
+/** Depth-first pre-order walk; return false from `visit` to skip a node's children. */
+export function walk(node: PyNode, visit: (n: PyNode) => boolean | void): void {
+  const stack: PyNode[] = [node];
+  while (stack.length > 0) {
+    const n = stack.pop() as PyNode;
+    if (visit(n) === false) continue;
+    for (let i = n.children.length - 1; i >= 0; i--) stack.push(n.children[i] as PyNode);
+  }
+}
+
+/** The field as a single node (or undefined). */
+export function field(node: PyNode, name: string): PyNode | undefined {
+  const f = node.fields[name];
+  return Array.isArray(f) ? undefined : f;
+}
+
+/** The field as a list of nodes (empty when absent). */
+export function fieldList(node: PyNode, name: string): PyNode[] {
+  const f = node.fields[name];
+  return Array.isArray(f) ? f : f ? [f] : [];
+}
+
+/** The docstring of a module/function/class suite, when its first statement is a string. */
+export function docstringOf(suite: PyNode | undefined): string | undefined {
+  const first = suite ? fieldList(suite, 'statements')[0] : undefined;
+  const expr = first && first.kind === 'StatementList' ? fieldList(first, 'statements')[0] : undefined;
+  return expr && expr.kind === 'StringList' && !expr.formatted ? expr.value : undefined;
+}

@@ -1,0 +1,36 @@
+/**
+ * One problem found by a validator. Lines and columns are 1-based (editor convention); the range is
+ * [line:column, endLine:endColumn). Every validator collects all violations and never stops at the first.
+ */
+export interface Violation {
+  /** Stable rule id, e.g. `no-import`, `forbidden-name`, `dunder-attribute`, `syntax`. */
+  rule: string;
+  /** What is wrong and what to do instead, written for an LLM to correct itself. */
+  message: string;
+  line: number;
+  column: number;
+  endLine: number;
+  endColumn: number;
+}
+
+export type ScriptLanguage = 'python' | 'js' | 'ts';
+
+export interface ValidationResult {
+  valid: boolean;
+  violations: Violation[];
+}
+
+/** Options shared by the Python and JS validators. */
+export interface ValidateOptions {
+  /** Names of the tools the script may call (sandbox tools, host tools, kit aliases). */
+  tools: readonly string[];
+  /** Restricted subset: whitelisted node types only, no def/class/while/try, calls only to tools and builtins. */
+  strict?: boolean;
+  /** Require at least one emit call (default true). */
+  requireEmit?: boolean;
+}
+
+/** Sorts violations by position, the order every front end shows them in. */
+export function sortViolations(violations: Violation[]): Violation[] {
+  return violations.sort((a, b) => a.line - b.line || a.column - b.column || a.rule.localeCompare(b.rule));
+}

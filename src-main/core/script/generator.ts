@@ -1,0 +1,145 @@
+/**
+ * The script generator: builds the prompt an LLM gets for a task (first attempt, or a retry carrying the
+ * previous script and its error with hints), and the feedback text for validation failures. Prompt
+ * texts come from resources/prompts (passed in as `PromptFiles`, loaded by infra or bundled by Vite).
+ */
+import {
+  JS_SAFE_GLOBALS,
+  PYTHON_PREIMPORTED_MODULES,
+  PYTHON_SAFE_BUILTINS,
+} from '../lang/builtins.ts';
+import type { ScriptLanguage, Violation } from '../lang/violation.ts';
+import type { ExecutionError } from '../sandbox/execution.ts';
+import type { Tool } from '../tools/model.ts';
+import { toolsPrompt } from '../tools/prompt.ts';
+import { hintsFor } from './hints.ts';
+import type { Hinter } from './hints.ts';
+import { renderTemplate } from './template.ts';
+
+/** The prompt files, by name without extension (`system`, `rules-python`, `plan-first`, ...). */
+export type PromptFiles = Readonly<Record<string, string>>;
+
+export const REQUIRED_PROMPTS = ['system', 'rules-python', 'rules-js', 'plan-first', 'plan-retry', 'validation-feedback'] as const;
+
+export interface SandboxContext {
+  name: string;
+  /** The tools as scripts call them (kit aliases applied). */
+  tools: readonly Tool[];
+  language?: ScriptLanguage;
+  kit?: string;
+  /** A cached tools manual (ToolRegistry.prompt); rendered from `tools` when absent. */
+  toolsPrompt?: string;
+}
+
+export interface PromptOptions {
+  previousScript?: string;
+  previousError?: string | ExecutionError;
+  /** 1-based attempt number; > 1 with a previous script makes a retry prompt. */
+  attempt?: number;
+  hinters?: readonly Hinter[];
+}
+
+export interface PromptSection {
+  title: string;
+  text: string;
+}
+
+export interface BuiltPrompt {
+  kind: 'first' | 'retry';
+  attempt: number;
+  system: string;
+  user: string;
+  hints: string[];
+  /** The user message split into titled parts, for collapsible display. */
+  sections: PromptSection[];
+}
+
+export class PromptMissingError extends Error {
+  override name = 'PromptMissingError';
+}
+
+const LANGUAGE_NAMES: Record<ScriptLanguage, string> = { python: 'Python', js: 'JavaScript', ts: 'TypeScript' };
+const FENCES: Record<ScriptLanguage, string> = { python: 'python', js: 'javascript', ts: 'typescript' };
+
+/** An ExecutionError as the text an LLM reads: traceback frames then `Type: message`. */
+export function formatExecutionError(e: string | ExecutionError): string {
+  if (typeof e === 'string') return e.trim();
+  const frames = e.frames.map((f) => `  line ${f.line}, in ${f.name}${f.text ? `\n    ${f.text.trim()}` : ''}`);
+  return [...(frames.length ? ['Traceback (most recent call last):', ...frames] : []), `${e.type}: ${e.message}`].join('\n');
+}
+
+export class ScriptGenerator {
+  private readonly prompts: PromptFiles;
+
+  constructor(prompts: PromptFiles) {
+    for (const name of REQUIRED_PROMPTS) {
+      if (typeof prompts[name] !== 'string') throw new PromptMissingError(`prompt file ${name}.md is missing`);
+    }
+    this.prompts = prompts;
+  }
+
+  private file(name: string): string {
+    const t = this.prompts[name];
+    if (t === undefined) throw new PromptMissingError(`prompt file ${name}.md is missing`);
+    return t;
+  }
+
+  /** The rules block for a language, with the builtins and modules lists filled in from data. */
+  rules(language: ScriptLanguage): string {
+    return language === 'python'
+      ? renderTemplate(this.file('rules-python'), {
+          modules: PYTHON_PREIMPORTED_MODULES.join(', '),
+          builtins: PYTHON_SAFE_BUILTINS.join(', '),
+        })
+      : renderTemplate(this.file('rules-js'), { modules: JS_SAFE_GLOBALS.join(', ') });
+  }
+
+  buildPrompt(task: string, sandbox: SandboxContext, options: PromptOptions = {}): BuiltPrompt {
+    const language = sandbox.language ?? 'python';
+    const attempt = options.attempt ?? 1;
+    const retry = attempt > 1 && options.previousScript !== undefined;
+    const previousError = options.previousError === undefined ? '' : formatExecutionError(options.previousError);
+    const hints = retry
+      ? hintsFor({ error: previousError, script: options.previousScript ?? '', tools: sandbox.tools }, options.hinters)
+      : [];
+    const tools = sandbox.toolsPrompt ?? toolsPrompt(sandbox.tools);
+    const rules = this.rules(language);
+    const vars = {
+      task: task.trim(),
+      sandbox: sandbox.name,
+      kit: sandbox.kit ?? '',
+      tools,
+      rules,
+      language_name: LANGUAGE_NAMES[language],
+      fence: FENCES[language],
+      attempt,
+      previous_script: (options.previousScript ?? '').replace(/\s+$/, ''),
+      previous_error: previousError || '(no error text was recorded)',
+      hints: hints.map((h) => `- ${h}`).join('\n'),
+    };
+    const name = retry ? 'plan-retry' : 'plan-first';
+    const user = renderTemplate(this.file(name), vars, name);
+    const system = renderTemplate(this.file('system'), vars, 'system').trim();
+    const sections: PromptSection[] = [
+      { title: 'Task', text: vars.task },
+      { title: 'Rules', text: rules.trim() },
+      { title: 'Tools', text: tools.trim() },
+    ];
+    if (retry) {
+      sections.push({ title: 'Previous script', text: vars.previous_script });
+      sections.push({ title: 'Error', text: vars.previous_error });
+      if (hints.length) sections.push({ title: 'Hints', text: vars.hints });
+    }
+    return { kind: retry ? 'retry' : 'first', attempt, system, user, hints, sections };
+  }
+
+  /** The text an LLM gets to correct a script the validator rejected. */
+  validationErrorMessage(violations: readonly Violation[]): string {
+    return renderTemplate(this.file('validation-feedback'), { violations: formatViolations(violations) }).trim();
+  }
+}
+
+/** One line per violation: `- line 3, column 5 [no-import]: message`. */
+export function formatViolations(violations: readonly Violation[]): string {
+  return violations.map((v) => `- line ${v.line}, column ${v.column} [${v.rule}]: ${v.message}`).join('\n');
+}

@@ -1,0 +1,131 @@
+/**
+ * Hinters turn common failures into instructions for the retry prompt. Each looks at the error text
+ * (`KeyError: 0`, `NameError: name 'x' is not defined`...) and the tools, and returns a sentence that
+ * says what to do instead, or nothing.
+ */
+import { toolSignature } from '../tools/prompt.ts';
+import type { Tool } from '../tools/model.ts';
+
+export interface HintContext {
+  error: string;
+  script: string;
+  tools: readonly Tool[];
+}
+
+export type Hinter = (ctx: HintContext) => string | undefined;
+
+/** Levenshtein distance, for "did you mean" suggestions. */
+export function editDistance(a: string, b: string): number {
+  const prev = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    let diag = prev[0] as number;
+    prev[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const tmp = prev[j] as number;
+      prev[j] = Math.min((prev[j] as number) + 1, (prev[j - 1] as number) + 1, diag + (a[i - 1] === b[j - 1] ? 0 : 1));
+      diag = tmp;
+    }
+  }
+  return prev[b.length] as number;
+}
+
+export function closest(name: string, candidates: readonly string[]): string | undefined {
+  let best: string | undefined;
+  let bestD = Infinity;
+  for (const c of candidates) {
+    const d = editDistance(name.toLowerCase(), c.toLowerCase());
+    if (d < bestD) [best, bestD] = [c, d];
+  }
+  return best !== undefined && bestD <= Math.max(2, Math.floor(name.length / 3)) ? best : undefined;
+}
+
+const keyErrorIndex: Hinter = ({ error }) => {
+  const m = /KeyError: (-?\d+)\b/.exec(error);
+  if (!m) return undefined;
+  return (
+    `KeyError: ${m[1]} means you indexed a dict with the integer ${m[1]} as if it were a list. ` +
+    `A tool's .data is a dict here: access fields by name (data["name"]), iterate data.items(), ` +
+    `or, if you need a list, take list(data.values()).`
+  );
+};
+
+const keyErrorName: Hinter = ({ error }) => {
+  const m = /KeyError: ['"]([^'"]+)['"]/.exec(error);
+  if (!m) return undefined;
+  return (
+    `KeyError: '${m[1]}' means that key is not in the dict. Check the field names the tool's manual lists ` +
+    `(they are case-sensitive), use d.get("${m[1]}") when a field may be missing, and check .success before ` +
+    `reading .data of a ToolResponse.`
+  );
+};
+
+const listIndexedByString: Hinter = ({ error }) =>
+  /list indices must be integers or slices, not str/.test(error)
+    ? `You indexed a list with a string. The value is a list of records: loop over it ` +
+      `(for item in data: item["field"]) or pick one by position (data[0]["field"]).`
+    : undefined;
+
+const unknownName: Hinter = ({ error, tools }) => {
+  const m = /NameError: name '([^']+)' is not defined/.exec(error);
+  if (!m) return undefined;
+  const name = m[1] ?? '';
+  const names = tools.map((t) => t.name);
+  const guess = closest(name, names);
+  return (
+    `${name} is not defined. ${guess ? `Did you mean the tool ${guess}? ` : ''}` +
+    `The only tools are: ${names.join(', ') || '(none)'}; nothing can be imported, and variables must be ` +
+    `assigned before use.`
+  );
+};
+
+const wrongArguments: Hinter = ({ error, tools }) => {
+  const m = /TypeError: (\w+)\(\) (got an unexpected keyword argument|missing \d+ required|takes \d+ positional|got multiple values)/.exec(error);
+  if (!m) return undefined;
+  const tool = tools.find((t) => t.name === m[1]);
+  if (!tool) return `Check the arguments of ${m[1]}(): ${error.split('\n')[0]}`;
+  return `Call ${tool.name} exactly as its signature says: ${toolSignature(tool)}. Use these parameter names as keyword arguments.`;
+};
+
+const attributeOnToolResponse: Hinter = ({ error }) => {
+  const m = /AttributeError: '(ToolResponse|dict|list)' object has no attribute '([^']+)'/.exec(error);
+  if (!m) return undefined;
+  if (m[1] === 'ToolResponse') {
+    return (
+      `A ToolResponse has only .success, .message and .data. The field '${m[2]}' is inside .data: ` +
+      `write r.data["${m[2]}"] (after checking r.success).`
+    );
+  }
+  if (m[1] === 'dict') return `Dicts have no attribute '${m[2]}': write d["${m[2]}"] or d.get("${m[2]}").`;
+  return `Lists have no attribute '${m[2]}': loop over the list, or index it (items[0]["${m[2]}"]).`;
+};
+
+const noneSubscript: Hinter = ({ error }) =>
+  /'NoneType' object is not subscriptable/.test(error)
+    ? `You indexed None. A failed ToolResponse has data None: check r.success (and r.message) before reading r.data.`
+    : undefined;
+
+const missingEmit: Hinter = ({ error }) =>
+  /missing-emit|no result was emitted/i.test(error)
+    ? `End the script by calling emit_result(value) with the final answer.`
+    : undefined;
+
+export const DEFAULT_HINTERS: readonly Hinter[] = [
+  keyErrorIndex,
+  keyErrorName,
+  listIndexedByString,
+  unknownName,
+  wrongArguments,
+  attributeOnToolResponse,
+  noneSubscript,
+  missingEmit,
+];
+
+/** All hints that apply to an error, de-duplicated, in hinter order. */
+export function hintsFor(ctx: HintContext, hinters: readonly Hinter[] = DEFAULT_HINTERS): string[] {
+  const out: string[] = [];
+  for (const h of hinters) {
+    const hint = h(ctx);
+    if (hint && !out.includes(hint)) out.push(hint);
+  }
+  return out;
+}

@@ -1,0 +1,117 @@
+/**
+ * The workspace on disk: `.toolsmith/config.toml`, `sandboxes/<name>/tools.py`, `kits/*.kit`,
+ * `templates/*.tmpl`. Reads and writes files; parsing into domain objects happens in core/app.
+ */
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { parse as parseToml, TomlError } from 'smol-toml';
+
+export class WorkspaceError extends Error {
+  override name = 'WorkspaceError';
+  readonly file: string | undefined;
+  constructor(message: string, file?: string) {
+    super(message);
+    this.file = file;
+  }
+}
+
+const NAME = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}$/;
+
+/** Guards every name that becomes a path segment (sandbox, kit, template): no traversal, no separators. */
+export function checkName(kind: string, name: string): string {
+  if (!NAME.test(name) || name.includes('..')) throw new WorkspaceError(`invalid ${kind} name ${JSON.stringify(name)}: use letters, digits, _ . -`);
+  return name;
+}
+
+export function parseTomlFile(file: string, text: string): Record<string, unknown> {
+  try {
+    return parseToml(text) as Record<string, unknown>;
+  } catch (e) {
+    if (e instanceof TomlError) throw new WorkspaceError(`${file}:${e.line}:${e.column}: ${e.message.split('\n')[0]}`, file);
+    throw e;
+  }
+}
+
+export class WorkspaceFiles {
+  readonly root: string;
+
+  constructor(root: string) {
+    if (!existsSync(root) || !statSync(root).isDirectory()) throw new WorkspaceError(`workspace ${root} does not exist`);
+    this.root = root;
+  }
+
+  get configFile(): string {
+    return join(this.root, '.toolsmith', 'config.toml');
+  }
+
+  get dataDir(): string {
+    return join(this.root, '.toolsmith');
+  }
+
+  readConfig(): Record<string, unknown> {
+    if (!existsSync(this.configFile)) return {};
+    return parseTomlFile(this.configFile, readFileSync(this.configFile, 'utf8'));
+  }
+
+  sandboxNames(): string[] {
+    const dir = join(this.root, 'sandboxes');
+    if (!existsSync(dir)) return [];
+    return readdirSync(dir, { withFileTypes: true })
+      .filter((d) => d.isDirectory() && existsSync(join(dir, d.name, 'tools.py')))
+      .map((d) => d.name)
+      .sort();
+  }
+
+  toolsFile(sandbox: string): string {
+    return join(this.root, 'sandboxes', checkName('sandbox', sandbox), 'tools.py');
+  }
+
+  readTools(sandbox: string): string {
+    const file = this.toolsFile(sandbox);
+    if (!existsSync(file)) {
+      throw new WorkspaceError(`no sandbox ${sandbox} in ${this.root}; available: ${this.sandboxNames().join(', ') || 'none'}`);
+    }
+    return readFileSync(file, 'utf8');
+  }
+
+  writeTools(sandbox: string, source: string): void {
+    const file = this.toolsFile(sandbox);
+    mkdirSync(join(this.root, 'sandboxes', sandbox), { recursive: true });
+    atomicWrite(file, source);
+  }
+
+  /** `.kit` files as parsed TOML, with their file names. */
+  kitFiles(): { file: string; data: Record<string, unknown> }[] {
+    const dir = join(this.root, 'kits');
+    if (!existsSync(dir)) return [];
+    return readdirSync(dir)
+      .filter((f) => f.endsWith('.kit'))
+      .sort()
+      .map((f) => ({ file: join(dir, f), data: parseTomlFile(join(dir, f), readFileSync(join(dir, f), 'utf8')) }));
+  }
+
+  kitFile(name: string): string {
+    return join(this.root, 'kits', `${checkName('kit', name)}.kit`);
+  }
+
+  writeKit(name: string, text: string): string {
+    const file = this.kitFile(name);
+    mkdirSync(join(this.root, 'kits'), { recursive: true });
+    atomicWrite(file, text);
+    return file;
+  }
+}
+
+/** Writes through a temporary file and a rename, so a crash never leaves half a file. */
+export function atomicWrite(file: string, text: string): void {
+  const tmp = join(file, '..', `.${basename(file)}.${process.pid}.tmp`);
+  writeFileSync(tmp, text);
+  renameSync(tmp, file);
+}
+
+/** Reads every `*.md` in a prompts folder into `{name: text}`. */
+export function readPromptFiles(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const f of readdirSync(dir)) if (f.endsWith('.md')) out[f.slice(0, -3)] = readFileSync(join(dir, f), 'utf8');
+  return out;
+}

@@ -1,0 +1,112 @@
+/**
+ * The browser front end: the same contract as Electron's IPC, over HTTP on 127.0.0.1 with a random
+ * token (printed in the URL) and an Origin check, plus the built renderer as static files.
+ */
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { extname, join, normalize, sep } from 'node:path';
+import { dispatch } from '../app/handlers.ts';
+import type { ToolsmithService } from '../app/service.ts';
+import { CSP } from './csp.ts';
+
+export interface WebServer {
+  url: string;
+  token: string;
+  port: number;
+  server: Server;
+  close(): Promise<void>;
+}
+
+const MIME: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ttf': 'font/ttf',
+  '.woff2': 'font/woff2',
+};
+
+const MAX_BODY = 4 * 1024 * 1024;
+
+
+function send(res: ServerResponse, status: number, body: string | Buffer, type = 'application/json'): void {
+  res.writeHead(status, {
+    'content-type': type,
+    'cache-control': 'no-store',
+    'x-content-type-options': 'nosniff',
+    'content-security-policy': CSP,
+    'referrer-policy': 'no-referrer',
+  });
+  res.end(body);
+}
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY) throw new Error('request body too large');
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function tokenMatches(given: string | undefined, token: string): boolean {
+  if (!given) return false;
+  const a = Buffer.from(given);
+  const b = Buffer.from(token);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+export async function startWebServer(svc: ToolsmithService, opts: { port?: number; staticDir?: string; token?: string } = {}): Promise<WebServer> {
+  const token = opts.token ?? randomBytes(24).toString('base64url');
+  let origin = '';
+  const server = createServer((req, res) => {
+    void handle(req, res).catch((e: unknown) => send(res, 500, JSON.stringify({ ok: false, error: { code: 'internal', message: String(e) } })));
+  });
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', origin);
+    if (url.pathname.startsWith('/api/')) {
+      if (req.method !== 'POST') return send(res, 405, JSON.stringify({ ok: false, error: { code: 'invalid_argument', message: 'POST only' } }));
+      // Browsers always send Origin on POST: a page from anywhere else cannot call the API.
+      if (req.headers.origin !== origin) return send(res, 403, JSON.stringify({ ok: false, error: { code: 'refused', message: 'origin not allowed' } }));
+      const auth = req.headers.authorization?.replace(/^Bearer /, '');
+      if (!tokenMatches(auth, token)) return send(res, 401, JSON.stringify({ ok: false, error: { code: 'refused', message: 'missing or wrong token' } }));
+      let payload: unknown;
+      try {
+        const text = await readBody(req);
+        payload = text ? JSON.parse(text) : {};
+      } catch (e) {
+        return send(res, 400, JSON.stringify({ ok: false, error: { code: 'invalid_argument', message: `bad request body: ${(e as Error).message}` } }));
+      }
+      const result = await dispatch(svc, decodeURIComponent(url.pathname.slice(5)), payload);
+      return send(res, 200, JSON.stringify(result));
+    }
+    if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, 'method not allowed', 'text/plain');
+    if (!opts.staticDir) return send(res, 404, 'no renderer build', 'text/plain');
+    const rel = url.pathname === '/' ? 'index.html' : decodeURIComponent(url.pathname.slice(1));
+    const file = normalize(join(opts.staticDir, rel));
+    if (!file.startsWith(normalize(opts.staticDir) + sep) || !existsSync(file) || !statSync(file).isFile()) {
+      return send(res, 404, 'not found', 'text/plain');
+    }
+    send(res, 200, readFileSync(file), MIME[extname(file)] ?? 'application/octet-stream');
+  }
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? 0, '127.0.0.1', () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  origin = `http://127.0.0.1:${port}`;
+  return {
+    url: `${origin}/?token=${token}`,
+    token,
+    port,
+    server,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}

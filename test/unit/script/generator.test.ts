@@ -1,0 +1,133 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { assembleScript, bodyLine, stripFences } from '../../../src-main/core/script/assemble.ts';
+import { formatExecutionError, PromptMissingError, ScriptGenerator } from '../../../src-main/core/script/generator.ts';
+import { editDistance, hintsFor } from '../../../src-main/core/script/hints.ts';
+import { PromptTemplateError, renderTemplate } from '../../../src-main/core/script/template.ts';
+import { extractTools } from '../../../src-main/core/tools/extract.ts';
+import { PYTHON_SAFE_BUILTINS } from '../../../src-main/core/lang/builtins.ts';
+
+const promptsDir = new URL('../../../resources/prompts/', import.meta.url);
+const prompts = Object.fromEntries(readdirSync(promptsDir).filter((f) => f.endsWith('.md')).map((f) => [f.slice(0, -3), readFileSync(new URL(f, promptsDir), 'utf8')]));
+const tools = extractTools(readFileSync(new URL('../../../resources/workspace/sandboxes/ecommerce/tools.py', import.meta.url), 'utf8')).tools;
+const gen = new ScriptGenerator(prompts);
+const sandbox = { name: 'ecommerce', tools };
+
+describe('buildPrompt', () => {
+  it('first attempt: strict rules, the builtins list from data and the tools manual', () => {
+    const p = gen.buildPrompt('How many orders are pending?', sandbox);
+    expect(p.kind).toBe('first');
+    expect(p.system).toMatch(/```python```/);
+    expect(p.user).toContain('Task: How many orders are pending?');
+    expect(p.user).toContain('No import statements');
+    expect(p.user).toContain(PYTHON_SAFE_BUILTINS.join(', '));
+    expect(p.user).toContain('<tool name="check_inventory" location="sandbox">');
+    expect(p.user).not.toContain('{{');
+    expect(p.sections.map((s) => s.title)).toEqual(['Task', 'Rules', 'Tools']);
+  });
+
+  it('retry: carries the previous script, the error and hints', () => {
+    const p = gen.buildPrompt('Name of user u1', sandbox, {
+      attempt: 2,
+      previousScript: 'r = get_user(user_id="u1")\nemit_result(r.data[0])\n',
+      previousError: { type: 'KeyError', message: '0', frames: [{ line: 2, name: '<script>', text: 'emit_result(r.data[0])' }] },
+    });
+    expect(p.kind).toBe('retry');
+    expect(p.user).toContain('Attempt 2. Your previous script failed.');
+    expect(p.user).toContain('emit_result(r.data[0])');
+    expect(p.user).toContain('Traceback (most recent call last):\n  line 2, in <script>\n    emit_result(r.data[0])\nKeyError: 0');
+    expect(p.hints[0]).toMatch(/indexed a dict with the integer 0/);
+    expect(p.user).toContain('How to fix it:');
+    expect(p.sections.map((s) => s.title)).toContain('Hints');
+  });
+
+  it('JS prompts use the JS rules', () => {
+    const p = gen.buildPrompt('count orders', { ...sandbox, language: 'js' });
+    expect(p.user).toContain('await get_user({ user_id: "u1" })');
+    expect(p.system).toContain('JavaScript');
+  });
+
+  it('refuses to start without its prompt files', () => {
+    expect(() => new ScriptGenerator({ system: 'x' })).toThrow(PromptMissingError);
+  });
+
+  it('validation feedback lists every violation with positions', () => {
+    const msg = gen.validationErrorMessage([
+      { rule: 'no-import', message: 'imports are not available', line: 1, column: 1, endLine: 1, endColumn: 10 },
+      { rule: 'missing-emit', message: 'call emit_result', line: 3, column: 1, endLine: 3, endColumn: 2 },
+    ]);
+    expect(msg).toContain('rejected before it ran');
+    expect(msg).toContain('- line 1, column 1 [no-import]: imports are not available');
+    expect(msg).toContain('- line 3, column 1 [missing-emit]: call emit_result');
+  });
+
+  it('formats string errors as they are', () => {
+    expect(formatExecutionError('  boom \n')).toBe('boom');
+  });
+});
+
+describe('hinters', () => {
+  const h = (error: string) => hintsFor({ error, script: '', tools });
+  it('KeyError with an integer vs a name', () => {
+    expect(h('KeyError: 0')[0]).toMatch(/as if it were a list/);
+    expect(h("KeyError: 'nme'")[0]).toMatch(/key is not in the dict/);
+  });
+  it('NameError for an unknown tool suggests the closest', () => {
+    expect(h("NameError: name 'get_usr' is not defined")[0]).toMatch(/Did you mean the tool get_user\?/);
+    expect(h("NameError: name 'zzz' is not defined")[0]).not.toMatch(/Did you mean/);
+  });
+  it('TypeError for wrong arguments shows the signature', () => {
+    expect(h("TypeError: check_inventory() got an unexpected keyword argument 'product'")[0]).toContain(
+      'check_inventory(product_id: str, warehouse: str = "New York")',
+    );
+  });
+  it('AttributeError on a ToolResponse points to .data', () => {
+    expect(h("AttributeError: 'ToolResponse' object has no attribute 'name'")[0]).toContain('r.data["name"]');
+    expect(h("AttributeError: 'dict' object has no attribute 'name'")[0]).toContain('d["name"]');
+  });
+  it('list indexed by string and None subscripts', () => {
+    expect(h('TypeError: list indices must be integers or slices, not str')[0]).toMatch(/loop over it/);
+    expect(h("TypeError: 'NoneType' object is not subscriptable")[0]).toMatch(/check r.success/);
+  });
+  it('nothing for an unknown error', () => {
+    expect(h('ValueError: something')).toEqual([]);
+  });
+  it('edit distance', () => {
+    expect(editDistance('kitten', 'sitting')).toBe(3);
+  });
+});
+
+describe('stripFences and assembleScript', () => {
+  it.each([
+    ['```python\nx = 1\n```', 'x = 1\n'],
+    ['```py\nx = 1\n```\n', 'x = 1\n'],
+    ['~~~\nx = 1\n~~~', 'x = 1\n'],
+    ['Here is the script:\n```python\nx = 1\nemit_result(x)\n```\nThis emits 1.', 'x = 1\nemit_result(x)\n'],
+    ['Here is the script:\nx = 1\n', 'x = 1\n'],
+    ['x = 1', 'x = 1\n'],
+    ['```python\nx = 1\n', 'x = 1\n'],
+    ['```js\nconst a = 1\n```\n```python\ny = 2\n```', 'y = 2\n'],
+  ])('extracts code from %j', (raw, code) => {
+    expect(stripFences(raw)).toBe(code);
+  });
+
+  it('assembles preamble, body and postamble and maps lines back to the body', () => {
+    const s = assembleScript('```python\na = get_orders()\nemit_result(a.data)\n```', { sandbox: 'ecommerce', tools: ['get_orders'], helpers: ['emit_result'] });
+    expect(s.body).toBe('a = get_orders()\nemit_result(a.data)\n');
+    const lines = s.code.split('\n');
+    expect(lines[s.bodyStartLine - 1]).toBe('a = get_orders()');
+    expect(lines[0]).toMatch(/^# toolsmith script · sandbox ecommerce/);
+    expect(lines[1]).toBe('# tools: get_orders');
+    expect(s.code.trimEnd().endsWith('# --- end of body ---')).toBe(true);
+    expect(bodyLine(s, s.bodyStartLine + 1)).toBe(2);
+    expect(bodyLine(s, 1)).toBeUndefined();
+  });
+});
+
+describe('renderTemplate', () => {
+  it('fills variables and sections, and fails on unknown variables', () => {
+    expect(renderTemplate('a {{x}} {{#y}}Y={{y}}{{/y}}{{^y}}no y{{/y}}', { x: 1, y: '' })).toBe('a 1 no y');
+    expect(renderTemplate('{{#y}}Y={{y}}{{/y}}', { y: 'q' })).toBe('Y=q');
+    expect(() => renderTemplate('{{nope}}', {})).toThrow(PromptTemplateError);
+  });
+});
