@@ -26,17 +26,30 @@ const nodeOnly = [
   '@modelcontextprotocol/*',
 ];
 
-/** @param {string[]} dirs @returns {string[]} */
-const layer = (dirs) => dirs.flatMap((d) => [`**/src-main/${d}/**`, `**/src-main/${d}`]);
+/**
+ * A relative import that walks into one of these src-main layers (`../infra/x.ts`, `../../app/y.ts`,
+ * `../src-main/cli/z.ts`).
+ * @param {string[]} dirs
+ */
+const layerRegex = (dirs) => `^\\.{1,2}/(?:.*/)?(?:${dirs.join('|')})(?:/|$)`;
 
 /**
  * The layering of DESIGN.md: lower never imports higher.
  * core <- infra <- app <- (electron | web | cli); contract is types shared by front ends.
  * @param {string} message
- * @param {string[]} groups
+ * @param {string[]} packages bare module names (globs)
+ * @param {string[]} layers src-main layers that may not be imported
  */
-const forbid = (message, groups) => ({
-  'no-restricted-imports': ['error', { patterns: [{ group: groups, message }] }],
+const forbid = (message, packages, layers) => ({
+  'no-restricted-imports': [
+    'error',
+    {
+      patterns: [
+        ...(packages.length ? [{ group: packages, message }] : []),
+        ...(layers.length ? [{ regex: layerRegex(layers), message }] : []),
+      ],
+    },
+  ],
 });
 
 export default tseslint.config(
@@ -52,51 +65,43 @@ export default tseslint.config(
   {
     files: ['src-main/core/**/*.ts'],
     rules: forbid('core is pure: no Node, Electron, Docker or network imports, and no higher layer', [
-      ...nodeOnly,
-      ...layer(['infra', 'app', 'electron', 'web', 'cli']),
-    ]),
+      ...nodeOnly],
+      ['infra', 'app', 'electron', 'web', 'cli'],
+    ),
   },
   {
     files: ['src-main/infra/**/*.ts'],
-    rules: forbid('infra may import core only', layer(['app', 'electron', 'web', 'cli'])),
+    rules: forbid('infra may import core only', [], ['app', 'electron', 'web', 'cli']),
   },
   {
     files: ['src-main/app/**/*.ts'],
-    rules: forbid('app may import core and infra only', layer(['electron', 'web', 'cli'])),
+    rules: forbid('app may import core and infra only', [], ['electron', 'web', 'cli']),
   },
   {
     files: ['src-main/contract/**/*.ts'],
     rules: forbid('contract is shared with the renderer: no Node or higher layers', [
-      ...nodeOnly,
-      ...layer(['infra', 'app', 'electron', 'web', 'cli']),
-    ]),
+      ...nodeOnly],
+      ['infra', 'app', 'electron', 'web', 'cli'],
+    ),
   },
   {
     files: ['src-main/electron/**/*.ts'],
-    rules: forbid('a front end reaches the service through app/ (web/csp.ts is shared)', ['**/src-main/web/server*', ...layer(['cli'])]),
+    rules: forbid('a front end reaches the service through app/ (web/csp.ts is shared)', ['**/web/server*'], ['cli']),
   },
   {
     files: ['src-main/web/**/*.ts'],
-    rules: forbid('a front end reaches the service through app/', layer(['electron', 'cli'])),
+    rules: forbid('a front end reaches the service through app/', [], ['electron', 'cli']),
   },
   {
     files: ['src-main/cli/**/*.ts'],
-    rules: forbid('the CLI may start the web front end, never Electron', layer(['electron'])),
+    rules: forbid('the CLI may start the web front end, never Electron', [], ['electron']),
   },
   {
     files: ['src-preload/**/*.ts', 'src-renderer/**/*.ts', 'src-renderer/**/*.tsx'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            {
-              group: [...nodeOnly.filter((p) => p !== 'electron'), ...layer(['infra', 'app', 'web', 'cli', 'electron'])],
-              message: 'preload and renderer import only types from src-main/contract (and pure core)',
-            },
-          ],
-        },
-      ],
-    },
+    rules: forbid(
+      'preload and renderer import only types from src-main/contract (and pure core)',
+      nodeOnly.filter((p) => p !== 'electron'),
+      ['infra', 'app', 'web', 'cli', 'electron'],
+    ),
   },
 );

@@ -1,0 +1,58 @@
+/** The LLM provider port: prompt in; text, tokens, model and latency out; streamed tokens; cancellation. */
+
+export interface LlmRequest {
+  system: string;
+  user: string;
+  /** Overrides the provider's configured model. */
+  model?: string;
+  maxTokens?: number;
+  temperature?: number;
+  signal?: AbortSignal;
+  /** Called with each streamed piece of text. */
+  onToken?: (text: string) => void;
+}
+
+/** One wait before a retry (429, 5xx, timeout, connection error). */
+export interface LlmRetry {
+  attempt: number;
+  reason: string;
+  waitMs: number;
+}
+
+export interface LlmResponse {
+  text: string;
+  promptTokens: number;
+  completionTokens: number;
+  model: string;
+  latencyMs: number;
+  /** Provider id that answered. */
+  provider: string;
+  retries: LlmRetry[];
+}
+
+export interface LlmProvider {
+  readonly id: string;
+  readonly model: string;
+  generate(req: LlmRequest): Promise<LlmResponse>;
+}
+
+/** A provider failure after retries; `retryable` says whether the cause was transient. */
+export class LlmError extends Error {
+  override name = 'LlmError';
+  readonly provider: string;
+  readonly status: number | undefined;
+  readonly retries: LlmRetry[];
+  constructor(provider: string, message: string, opts: { status?: number; retries?: LlmRetry[] } = {}) {
+    super(message);
+    this.provider = provider;
+    this.status = opts.status;
+    this.retries = opts.retries ?? [];
+  }
+}
+
+export class CancelledError extends Error {
+  override name = 'CancelledError';
+  constructor(message = 'cancelled') {
+    super(message);
+  }
+}

@@ -1,0 +1,69 @@
+/**
+ * A run's history: an append-only list of typed, versioned events keyed by run id and sequence number.
+ * Records (RunRecord, AttemptRecord, StepRecord) are derived from these events, never stored twice.
+ * `n` is the attempt number in PLAN mode and the step number in INTERACTIVE mode.
+ */
+import type { Violation, ScriptLanguage } from '../lang/violation.ts';
+import type { ExecutionResult, ToolCallTrace } from '../sandbox/execution.ts';
+import type { JsonValue } from '../tools/model.ts';
+import type { LlmRetry } from '../ports/llm.ts';
+import type { PromptSection } from '../script/generator.ts';
+
+export const EVENT_VERSION = 1;
+
+export type RunMode = 'plan' | 'interactive';
+export type Tier = 'template' | 'rule' | 'llm' | 'replay' | 'edit';
+export type RunStatus = 'running' | 'succeeded' | 'failed' | 'cancelled' | 'interrupted';
+
+export interface RunStartedData {
+  task: string;
+  sandbox: string;
+  kit?: string;
+  mode: RunMode;
+  language: ScriptLanguage;
+  provider?: string;
+  model?: string;
+  maxRetries: number;
+  maxSteps: number;
+  /** The run (and attempt) this one was replayed, edited or continued from. */
+  origin?: { runId: string; attempt?: number; kind: 'replay' | 'edit' | 'continue' };
+}
+
+export interface EventPayloads {
+  run_started: RunStartedData;
+  tier: { n: number; tier: Tier; provider?: string; template?: string };
+  prompt: { n: number; kind: 'first' | 'retry' | 'step' | 'final'; system: string; user: string; sections: PromptSection[]; hints: string[] };
+  llm_response: {
+    n: number;
+    text: string;
+    promptTokens: number;
+    completionTokens: number;
+    model: string;
+    provider: string;
+    latencyMs: number;
+    retries: LlmRetry[];
+    /** A provider's corrective retry after an invalid script (same tier). */
+    correction?: boolean;
+  };
+  llm_error: { n: number; provider: string; message: string; retries: LlmRetry[] };
+  script: { n: number; code: string; body: string; bodyStartLine: number; language: ScriptLanguage; source: Tier };
+  validation: { n: number; valid: boolean; violations: Violation[] };
+  tool_call: { n: number; trace: ToolCallTrace };
+  emit: { n: number; kind: 'intermediate' | 'log'; data: JsonValue };
+  execution: { n: number; result: ExecutionResult };
+  step: { n: number; summary: string; data?: JsonValue; stagnant: boolean; final: boolean };
+  run_finished: { status: Exclude<RunStatus, 'running' | 'interrupted'>; result?: JsonValue; error?: string };
+}
+
+export type EventType = keyof EventPayloads;
+
+export type RunEvent = {
+  [T in EventType]: { v: number; runId: string; seq: number; ts: number; type: T; data: EventPayloads[T] };
+}[EventType];
+
+export type EventOf<T extends EventType> = Extract<RunEvent, { type: T }>;
+
+/** Upgrades an event written by an older version to the current shape (none yet: v1 is the first). */
+export function upgradeEvent(e: RunEvent): RunEvent {
+  return e.v === EVENT_VERSION ? e : { ...e, v: EVENT_VERSION };
+}

@@ -1,0 +1,142 @@
+/** RunRecord / AttemptRecord / StepRecord, derived from a run's events. */
+import type { Violation } from '../lang/violation.ts';
+import type { ExecutionError, ExecutionResult, ToolCallTrace } from '../sandbox/execution.ts';
+import type { JsonValue } from '../tools/model.ts';
+import type { EventPayloads, RunEvent, RunStartedData, RunStatus, Tier } from './events.ts';
+
+export interface AttemptRecord {
+  n: number;
+  tier?: Tier;
+  provider?: string;
+  prompt?: EventPayloads['prompt'];
+  llm?: EventPayloads['llm_response'];
+  /** Corrective LLM answers within the same tier (after an invalid script). */
+  corrections: EventPayloads['llm_response'][];
+  llmErrors: EventPayloads['llm_error'][];
+  script?: EventPayloads['script'];
+  validation?: { valid: boolean; violations: Violation[] };
+  execution?: ExecutionResult;
+  toolCalls: ToolCallTrace[];
+  emits: EventPayloads['emit'][];
+  step?: EventPayloads['step'];
+  tokens: { prompt: number; completion: number };
+  llmLatencyMs: number;
+}
+
+/** In INTERACTIVE mode an attempt is a step. */
+export type StepRecord = AttemptRecord;
+
+export interface RunRecord {
+  id: string;
+  started: RunStartedData;
+  status: RunStatus;
+  startedAt: number;
+  endedAt?: number;
+  attempts: AttemptRecord[];
+  tokens: { prompt: number; completion: number; total: number };
+  result?: JsonValue;
+  error?: string;
+  model?: string;
+  tier?: Tier;
+  events: number;
+}
+
+function attempt(rec: RunRecord, n: number): AttemptRecord {
+  let a = rec.attempts.find((x) => x.n === n);
+  if (!a) {
+    a = { n, corrections: [], llmErrors: [], toolCalls: [], emits: [], tokens: { prompt: 0, completion: 0 }, llmLatencyMs: 0 };
+    rec.attempts.push(a);
+    rec.attempts.sort((x, y) => x.n - y.n);
+  }
+  return a;
+}
+
+/** Folds events (in sequence order) into a RunRecord. `live` says whether a process still owns the run. */
+export function deriveRun(events: readonly RunEvent[], live = false): RunRecord {
+  const first = events[0];
+  if (!first || first.type !== 'run_started') throw new Error('a run starts with a run_started event');
+  const rec: RunRecord = {
+    id: first.runId,
+    started: first.data,
+    status: 'running',
+    startedAt: first.ts,
+    attempts: [],
+    tokens: { prompt: 0, completion: 0, total: 0 },
+    events: events.length,
+  };
+  if (first.data.model) rec.model = first.data.model;
+  for (const e of events) {
+    switch (e.type) {
+      case 'run_started':
+        break;
+      case 'tier': {
+        const a = attempt(rec, e.data.n);
+        a.tier = e.data.tier;
+        if (e.data.provider) a.provider = e.data.provider;
+        rec.tier = e.data.tier;
+        break;
+      }
+      case 'prompt':
+        attempt(rec, e.data.n).prompt = e.data;
+        break;
+      case 'llm_response': {
+        const a = attempt(rec, e.data.n);
+        if (e.data.correction || a.llm) a.corrections.push(e.data);
+        else a.llm = e.data;
+        a.tokens.prompt += e.data.promptTokens;
+        a.tokens.completion += e.data.completionTokens;
+        a.llmLatencyMs += e.data.latencyMs;
+        rec.tokens.prompt += e.data.promptTokens;
+        rec.tokens.completion += e.data.completionTokens;
+        rec.model = e.data.model;
+        break;
+      }
+      case 'llm_error':
+        attempt(rec, e.data.n).llmErrors.push(e.data);
+        break;
+      case 'script':
+        attempt(rec, e.data.n).script = e.data;
+        break;
+      case 'validation':
+        attempt(rec, e.data.n).validation = { valid: e.data.valid, violations: e.data.violations };
+        break;
+      case 'tool_call':
+        attempt(rec, e.data.n).toolCalls.push(e.data.trace);
+        break;
+      case 'emit':
+        attempt(rec, e.data.n).emits.push(e.data);
+        break;
+      case 'execution': {
+        const a = attempt(rec, e.data.n);
+        a.execution = e.data.result;
+        // The execution result carries the full trace; live tool_call events were a preview.
+        a.toolCalls = e.data.result.toolCalls;
+        break;
+      }
+      case 'step':
+        attempt(rec, e.data.n).step = e.data;
+        break;
+      case 'run_finished':
+        rec.status = e.data.status;
+        rec.endedAt = e.ts;
+        if (e.data.result !== undefined) rec.result = e.data.result;
+        if (e.data.error !== undefined) rec.error = e.data.error;
+        break;
+    }
+  }
+  rec.tokens.total = rec.tokens.prompt + rec.tokens.completion;
+  if (rec.status === 'running' && !live) rec.status = 'interrupted';
+  return rec;
+}
+
+/** The last runtime error of a run, with its frames (what a person opens first on a failed run). */
+export function lastTraceback(rec: RunRecord): (ExecutionError & { attempt: number }) | undefined {
+  for (let i = rec.attempts.length - 1; i >= 0; i--) {
+    const a = rec.attempts[i] as AttemptRecord;
+    if (a.execution?.error) return { ...a.execution.error, attempt: a.n };
+  }
+  return undefined;
+}
+
+/** Wall time of a run (to now when it is still running). */
+export const runDuration = (rec: RunRecord, now: number): number => (rec.endedAt ?? now) - rec.startedAt;

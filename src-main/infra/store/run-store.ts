@@ -1,0 +1,358 @@
+/**
+ * The run store: SQLite through node:sqlite (WAL). A run is an append-only list of typed, versioned events
+ * written as they happen; `runs` is a summary index for listing and filtering (rebuildable from events),
+ * and `runs_fts` a trigram full-text index over task, scripts and errors. A run whose owning process died
+ * before its run_finished event reads as interrupted.
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import type { StatementSync } from 'node:sqlite';
+import { EVENT_VERSION, upgradeEvent } from '../../core/records/events.ts';
+import type { EventPayloads, EventType, RunEvent, RunMode, RunStartedData, RunStatus, Tier } from '../../core/records/events.ts';
+import { deriveRun } from '../../core/records/records.ts';
+import type { RunRecord } from '../../core/records/records.ts';
+
+export const SCHEMA_VERSION = 1;
+export const EXPORT_FORMAT = 'toolsmith-run';
+
+export interface RunSummary {
+  id: string;
+  createdAt: number;
+  updatedAt: number;
+  status: RunStatus;
+  task: string;
+  sandbox: string;
+  kit: string | null;
+  mode: RunMode;
+  model: string | null;
+  tier: Tier | null;
+  provider: string | null;
+  attempts: number;
+  tokens: number;
+  durationMs: number;
+  error: string | null;
+  originRun: string | null;
+}
+
+export interface RunFilter {
+  status?: RunStatus | RunStatus[];
+  sandbox?: string;
+  mode?: RunMode;
+  model?: string;
+  tier?: Tier;
+  /** Epoch ms bounds on the start time. */
+  from?: number;
+  to?: number;
+  /** Free text over task, scripts and errors (case-insensitive substring). */
+  text?: string;
+  limit?: number;
+  offset?: number;
+}
+
+export interface RunExport {
+  format: typeof EXPORT_FORMAT;
+  version: number;
+  exportedAt: number;
+  events: RunEvent[];
+}
+
+export class RunStoreError extends Error {
+  override name = 'RunStoreError';
+}
+
+const MIGRATIONS: string[] = [
+  `CREATE TABLE runs (
+     id TEXT PRIMARY KEY, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL, status TEXT NOT NULL,
+     task TEXT NOT NULL, sandbox TEXT NOT NULL, kit TEXT, mode TEXT NOT NULL, model TEXT, tier TEXT, provider TEXT,
+     attempts INTEGER NOT NULL DEFAULT 0, tokens INTEGER NOT NULL DEFAULT 0, duration_ms INTEGER NOT NULL DEFAULT 0,
+     error TEXT, owner_pid INTEGER, origin_run TEXT, next_seq INTEGER NOT NULL DEFAULT 0);
+   CREATE INDEX runs_created ON runs(created_at DESC);
+   CREATE INDEX runs_status ON runs(status, created_at DESC);
+   CREATE INDEX runs_sandbox ON runs(sandbox, created_at DESC);
+   CREATE TABLE events (run_id TEXT NOT NULL, seq INTEGER NOT NULL, type TEXT NOT NULL, v INTEGER NOT NULL,
+     ts INTEGER NOT NULL, data TEXT NOT NULL, PRIMARY KEY (run_id, seq)) WITHOUT ROWID;
+   CREATE VIRTUAL TABLE runs_fts USING fts5(run_id UNINDEXED, task, scripts, errors, tokenize='trigram');`,
+];
+
+const pidAlive = (pid: number | null): boolean => {
+  if (!pid) return false;
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+};
+
+interface RunRow {
+  id: string;
+  created_at: number;
+  updated_at: number;
+  status: RunStatus;
+  task: string;
+  sandbox: string;
+  kit: string | null;
+  mode: RunMode;
+  model: string | null;
+  tier: Tier | null;
+  provider: string | null;
+  attempts: number;
+  tokens: number;
+  duration_ms: number;
+  error: string | null;
+  owner_pid: number | null;
+  origin_run: string | null;
+  next_seq: number;
+}
+
+const toSummary = (r: RunRow): RunSummary => ({
+  id: r.id,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+  status: r.status,
+  task: r.task,
+  sandbox: r.sandbox,
+  kit: r.kit,
+  mode: r.mode,
+  model: r.model,
+  tier: r.tier,
+  provider: r.provider,
+  attempts: r.attempts,
+  tokens: r.tokens,
+  durationMs: r.duration_ms,
+  error: r.error,
+  originRun: r.origin_run,
+});
+
+export class RunStore {
+  readonly file: string;
+  private readonly db: DatabaseSync;
+  private readonly stmts: Record<string, StatementSync>;
+  private readonly now: () => number;
+
+  constructor(file: string, opts: { now?: () => number } = {}) {
+    this.file = file;
+    this.now = opts.now ?? Date.now;
+    if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+    this.db = new DatabaseSync(file);
+    this.db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000; PRAGMA foreign_keys = ON;');
+    this.migrate();
+    this.stmts = {
+      insertEvent: this.db.prepare('INSERT INTO events (run_id, seq, type, v, ts, data) VALUES (?, ?, ?, ?, ?, ?)'),
+      getRun: this.db.prepare('SELECT * FROM runs WHERE id = ?'),
+      events: this.db.prepare('SELECT * FROM events WHERE run_id = ? ORDER BY seq'),
+      bumpSeq: this.db.prepare('UPDATE runs SET next_seq = next_seq + 1, updated_at = ? WHERE id = ? RETURNING next_seq'),
+    };
+    this.markInterrupted();
+  }
+
+  private migrate(): void {
+    this.db.exec('CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)');
+    const row = this.db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: string } | undefined;
+    const current = row ? Number(row.value) : 0;
+    if (current > MIGRATIONS.length) {
+      throw new RunStoreError(`${this.file} has schema version ${current}, newer than this Toolsmith (${MIGRATIONS.length}); upgrade Toolsmith`);
+    }
+    for (let v = current; v < MIGRATIONS.length; v++) {
+      this.db.exec('BEGIN IMMEDIATE');
+      try {
+        this.db.exec(MIGRATIONS[v] as string);
+        this.db.prepare("INSERT INTO meta (key, value) VALUES ('schema_version', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value").run(String(v + 1));
+        this.db.exec('COMMIT');
+      } catch (e) {
+        this.db.exec('ROLLBACK');
+        throw e;
+      }
+    }
+  }
+
+  /** Runs left `running` by a process that no longer exists become `interrupted`. */
+  private markInterrupted(): void {
+    const rows = this.db.prepare("SELECT id, owner_pid FROM runs WHERE status = 'running'").all() as { id: string; owner_pid: number | null }[];
+    const mark = this.db.prepare("UPDATE runs SET status = 'interrupted' WHERE id = ? AND status = 'running'");
+    for (const r of rows) if (!pidAlive(r.owner_pid)) mark.run(r.id);
+  }
+
+  close(): void {
+    this.db.close();
+  }
+
+  /** Starts a run: writes its run_started event and summary row. Returns the new run id. */
+  createRun(data: RunStartedData, id: string = randomUUID(), ts: number = this.now()): string {
+    this.tx(() => {
+      this.db
+        .prepare(
+          `INSERT INTO runs (id, created_at, updated_at, status, task, sandbox, kit, mode, model, provider, owner_pid, origin_run, next_seq)
+           VALUES (?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, 1)`,
+        )
+        .run(id, ts, ts, data.task, data.sandbox, data.kit ?? null, data.mode, data.model ?? null, data.provider ?? null, process.pid, data.origin?.runId ?? null);
+      this.stmts['insertEvent']?.run(id, 0, 'run_started', EVENT_VERSION, ts, JSON.stringify(data));
+      this.db.prepare('INSERT INTO runs_fts (run_id, task, scripts, errors) VALUES (?, ?, ?, ?)').run(id, data.task, '', '');
+    });
+    return id;
+  }
+
+  /** Appends one event and updates the run's summary; durable when it returns. */
+  append<T extends EventType>(runId: string, type: T, data: EventPayloads[T], ts: number = this.now()): RunEvent {
+    let event: RunEvent | undefined;
+    this.tx(() => {
+      const bumped = this.stmts['bumpSeq']?.get(ts, runId) as { next_seq: number } | undefined;
+      if (!bumped) throw new RunStoreError(`no run ${runId}`);
+      const seq = bumped.next_seq - 1;
+      this.stmts['insertEvent']?.run(runId, seq, type, EVENT_VERSION, ts, JSON.stringify(data));
+      event = { v: EVENT_VERSION, runId, seq, ts, type, data } as RunEvent;
+      this.summarize(event);
+    });
+    return event as RunEvent;
+  }
+
+  private summarize(e: RunEvent): void {
+    const d = e.data as { n?: number };
+    if (typeof d.n === 'number') this.db.prepare('UPDATE runs SET attempts = MAX(attempts, ?) WHERE id = ?').run(d.n, e.runId);
+    switch (e.type) {
+      case 'tier':
+        this.db.prepare('UPDATE runs SET tier = ?, provider = COALESCE(?, provider) WHERE id = ?').run(e.data.tier, e.data.provider ?? null, e.runId);
+        break;
+      case 'llm_response':
+        this.db.prepare('UPDATE runs SET tokens = tokens + ?, model = ?, provider = ? WHERE id = ?').run(e.data.promptTokens + e.data.completionTokens, e.data.model, e.data.provider, e.runId);
+        break;
+      case 'script':
+        this.db.prepare("UPDATE runs_fts SET scripts = scripts || char(10) || ? WHERE run_id = ?").run(e.data.body, e.runId);
+        break;
+      case 'execution':
+        if (e.data.result.error) this.appendError(e.runId, `${e.data.result.error.type}: ${e.data.result.error.message}`);
+        break;
+      case 'validation':
+        if (!e.data.valid) this.appendError(e.runId, e.data.violations.map((v) => `${v.rule}: ${v.message}`).join('\n'));
+        break;
+      case 'run_finished':
+        this.db
+          .prepare('UPDATE runs SET status = ?, error = ?, duration_ms = ? - created_at WHERE id = ?')
+          .run(e.data.status, e.data.error ?? null, e.ts, e.runId);
+        if (e.data.error) this.appendError(e.runId, e.data.error);
+        break;
+      default:
+        break;
+    }
+  }
+
+  private appendError(runId: string, text: string): void {
+    this.db.prepare('UPDATE runs_fts SET errors = errors || char(10) || ? WHERE run_id = ?').run(text, runId);
+  }
+
+  private tx(fn: () => void): void {
+    this.db.exec('BEGIN IMMEDIATE');
+    try {
+      fn();
+      this.db.exec('COMMIT');
+    } catch (e) {
+      this.db.exec('ROLLBACK');
+      throw e;
+    }
+  }
+
+  events(runId: string): RunEvent[] {
+    const rows = this.stmts['events']?.all(runId) as { run_id: string; seq: number; type: EventType; v: number; ts: number; data: string }[];
+    return rows.map((r) => upgradeEvent({ v: r.v, runId: r.run_id, seq: r.seq, ts: r.ts, type: r.type, data: JSON.parse(r.data) } as RunEvent));
+  }
+
+  summary(runId: string): RunSummary | undefined {
+    const row = this.stmts['getRun']?.get(runId) as RunRow | undefined;
+    return row ? toSummary(this.liveStatus(row)) : undefined;
+  }
+
+  private liveStatus(row: RunRow): RunRow {
+    return row.status === 'running' && !pidAlive(row.owner_pid) ? { ...row, status: 'interrupted' } : row;
+  }
+
+  /** One run whole, derived from its events. */
+  get(runId: string): RunRecord | undefined {
+    const row = this.stmts['getRun']?.get(runId) as RunRow | undefined;
+    if (!row) return undefined;
+    return deriveRun(this.events(runId), row.status === 'running' && pidAlive(row.owner_pid));
+  }
+
+  list(filter: RunFilter = {}): { total: number; runs: RunSummary[] } {
+    const where: string[] = [];
+    const args: (string | number)[] = [];
+    const statuses = filter.status === undefined ? [] : Array.isArray(filter.status) ? filter.status : [filter.status];
+    if (statuses.length) {
+      where.push(`r.status IN (${statuses.map(() => '?').join(', ')})`);
+      args.push(...statuses);
+    }
+    for (const [col, v] of [['sandbox', filter.sandbox], ['mode', filter.mode], ['model', filter.model], ['tier', filter.tier]] as const) {
+      if (v !== undefined) {
+        where.push(`r.${col} = ?`);
+        args.push(v);
+      }
+    }
+    if (filter.from !== undefined) {
+      where.push('r.created_at >= ?');
+      args.push(filter.from);
+    }
+    if (filter.to !== undefined) {
+      where.push('r.created_at <= ?');
+      args.push(filter.to);
+    }
+    const text = filter.text?.trim();
+    if (text) {
+      // Trigram FTS needs 3+ characters; shorter text falls back to a scan with LIKE.
+      if ([...text].length >= 3) {
+        where.push('r.id IN (SELECT run_id FROM runs_fts WHERE runs_fts MATCH ?)');
+        args.push(`"${text.replace(/"/g, '""')}"`);
+      } else {
+        where.push("r.id IN (SELECT run_id FROM runs_fts WHERE task LIKE ? ESCAPE '\\' OR scripts LIKE ? ESCAPE '\\' OR errors LIKE ? ESCAPE '\\')");
+        const like = `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+        args.push(like, like, like);
+      }
+    }
+    const clause = where.length ? `WHERE ${where.join(' AND ')}` : '';
+    const total = (this.db.prepare(`SELECT COUNT(*) AS n FROM runs r ${clause}`).get(...args) as { n: number }).n;
+    const limit = Math.min(Math.max(filter.limit ?? 100, 1), 10_000);
+    const rows = this.db
+      .prepare(`SELECT r.* FROM runs r ${clause} ORDER BY r.created_at DESC, r.id LIMIT ? OFFSET ?`)
+      .all(...args, limit, Math.max(filter.offset ?? 0, 0)) as unknown as RunRow[];
+    return { total, runs: rows.map((r) => toSummary(this.liveStatus(r))) };
+  }
+
+  delete(runId: string): boolean {
+    let deleted = false;
+    this.tx(() => {
+      deleted = Number(this.db.prepare('DELETE FROM runs WHERE id = ?').run(runId).changes) > 0;
+      this.db.prepare('DELETE FROM events WHERE run_id = ?').run(runId);
+      this.db.prepare('DELETE FROM runs_fts WHERE run_id = ?').run(runId);
+    });
+    return deleted;
+  }
+
+  export(runId: string): RunExport {
+    const events = this.events(runId);
+    if (events.length === 0) throw new RunStoreError(`no run ${runId}`);
+    return { format: EXPORT_FORMAT, version: EVENT_VERSION, exportedAt: this.now(), events };
+  }
+
+  /**
+   * Imports an exported run (keeping its id unless that id exists here, then under a new id). The events
+   * are replayed through `append`, so the summary and the search index are rebuilt, not trusted.
+   */
+  import(doc: unknown): string {
+    const d = doc as Partial<RunExport>;
+    if (!d || d.format !== EXPORT_FORMAT || !Array.isArray(d.events) || d.events.length === 0) {
+      throw new RunStoreError(`not a ${EXPORT_FORMAT} export (expected {"format": "${EXPORT_FORMAT}", "events": [...]})`);
+    }
+    if (typeof d.version !== 'number' || d.version > EVENT_VERSION) throw new RunStoreError(`export version ${String(d.version)} is newer than this Toolsmith supports (${EVENT_VERSION})`);
+    const [first, ...rest] = d.events.map(upgradeEvent);
+    if (!first || first.type !== 'run_started') throw new RunStoreError('an exported run must start with run_started');
+    const id = this.summary(first.runId) ? randomUUID() : first.runId;
+    this.createRun(first.data, id, first.ts);
+    for (const e of rest) this.append(id, e.type, e.data as never, e.ts);
+    const finished = rest.some((e) => e.type === 'run_finished');
+    // An imported run is never live here: without run_finished it reads as interrupted.
+    if (!finished) this.db.prepare("UPDATE runs SET status = 'interrupted', owner_pid = NULL WHERE id = ?").run(id);
+    else this.db.prepare('UPDATE runs SET owner_pid = NULL WHERE id = ?').run(id);
+    return id;
+  }
+}
