@@ -1,0 +1,77 @@
+/** Anthropic's Messages API through the official SDK, streamed; our retry policy records every wait. */
+import Anthropic from '@anthropic-ai/sdk';
+import { CancelledError } from '../../core/ports/llm.ts';
+import type { LlmProvider, LlmRequest, LlmResponse } from '../../core/ports/llm.ts';
+import { classifyHttpError } from './openai.ts';
+import { DEFAULT_RETRY, withRetries } from './retry.ts';
+import type { RetryPolicy } from './retry.ts';
+
+export interface AnthropicProviderOptions {
+  id: string;
+  model: string;
+  baseUrl?: string;
+  apiKey?: string;
+  maxTokens?: number;
+  temperature?: number;
+  timeoutMs?: number;
+  retry?: RetryPolicy;
+}
+
+export class AnthropicProvider implements LlmProvider {
+  readonly id: string;
+  readonly model: string;
+  private readonly client: Anthropic;
+  private readonly opts: AnthropicProviderOptions;
+
+  constructor(opts: AnthropicProviderOptions) {
+    this.id = opts.id;
+    this.model = opts.model;
+    this.opts = opts;
+    this.client = new Anthropic({
+      apiKey: opts.apiKey ?? 'not-set',
+      ...(opts.baseUrl ? { baseURL: opts.baseUrl } : {}),
+      maxRetries: 0,
+      timeout: opts.timeoutMs ?? 120_000,
+    });
+  }
+
+  generate(req: LlmRequest): Promise<LlmResponse> {
+    const model = req.model ?? this.model;
+    return withRetries(
+      this.id,
+      this.opts.retry ?? DEFAULT_RETRY,
+      classifyHttpError,
+      async (retries) => {
+        const started = performance.now();
+        const stream = this.client.messages.stream(
+          {
+            model,
+            system: req.system,
+            messages: [{ role: 'user', content: req.user }],
+            max_tokens: req.maxTokens ?? this.opts.maxTokens ?? 2048,
+            temperature: req.temperature ?? this.opts.temperature ?? 0,
+          },
+          req.signal ? { signal: req.signal } : {},
+        );
+        let text = '';
+        stream.on('text', (piece: string) => {
+          text += piece;
+          req.onToken?.(piece);
+        });
+        const final = await stream.finalMessage();
+        if (req.signal?.aborted) throw new CancelledError();
+        if (!text.trim()) throw Object.assign(new Error('the model returned no text'), { name: 'EmptyAnswer' });
+        return {
+          text,
+          promptTokens: final.usage.input_tokens,
+          completionTokens: final.usage.output_tokens,
+          model: final.model || model,
+          latencyMs: Math.round(performance.now() - started),
+          provider: this.id,
+          retries: [...retries],
+        };
+      },
+      req.signal,
+    );
+  }
+}

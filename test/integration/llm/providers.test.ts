@@ -1,0 +1,85 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { CancelledError, LlmError } from '../../../src-main/core/ports/llm.ts';
+import type { LlmProvider } from '../../../src-main/core/ports/llm.ts';
+import { AnthropicProvider } from '../../../src-main/infra/llm/anthropic.ts';
+import { OpenAiProvider } from '../../../src-main/infra/llm/openai.ts';
+import { startLlmServer } from '../../support/llm-server.ts';
+import type { LlmServer } from '../../support/llm-server.ts';
+
+let server: LlmServer;
+beforeAll(async () => {
+  server = await startLlmServer();
+});
+afterAll(() => server.close());
+beforeEach(() => server.reset());
+
+const fast = { maxRetries: 2, baseDelayMs: 5, maxDelayMs: 50 };
+const makers: [string, () => LlmProvider][] = [
+  ['openai-compatible', () => new OpenAiProvider({ id: 'oa', model: 'gpt-test', baseUrl: server.openaiUrl, apiKey: 'sk-test', retry: fast, timeoutMs: 2000 })],
+  ['anthropic', () => new AnthropicProvider({ id: 'an', model: 'claude-test', baseUrl: server.baseUrl, apiKey: 'ak-test', retry: fast, timeoutMs: 2000 })],
+];
+
+describe.each(makers)('%s provider against a real HTTP server', (_name, make) => {
+  it('streams tokens and reports text, tokens, model and latency', async () => {
+    server.push({ text: '```python\nemit_result(42)\n```', promptTokens: 321, completionTokens: 12 });
+    const pieces: string[] = [];
+    const before = server.requests.length;
+    const r = await make().generate({ system: 'sys', user: 'usr', onToken: (t) => pieces.push(t) });
+    expect(r.text).toBe('```python\nemit_result(42)\n```');
+    expect(pieces.length).toBeGreaterThan(1);
+    expect(pieces.join('')).toBe(r.text);
+    expect(r.promptTokens).toBe(321);
+    expect(r.completionTokens).toBe(12);
+    expect(r.model).toMatch(/test/);
+    expect(r.latencyMs).toBeGreaterThanOrEqual(0);
+    expect(r.retries).toEqual([]);
+    const req = server.requests[before];
+    expect(JSON.stringify(req?.body)).toContain('usr');
+    expect(JSON.stringify(req?.body)).toContain('sys');
+  });
+
+  it('retries 429 and 5xx with backoff and records each wait (Retry-After honoured)', async () => {
+    server.push({ status: 429, retryAfter: '0' }, { status: 503 }, { text: 'ok' });
+    const r = await make().generate({ system: 's', user: 'u' });
+    expect(r.text).toBe('ok');
+    expect(r.retries.map((x) => x.reason)).toEqual(['rate limited (429)', 'server error (503)']);
+    expect(r.retries[0]?.waitMs).toBe(0);
+  });
+
+  it('gives up after the retry budget with a clear error carrying the retries', async () => {
+    server.push({ status: 500 }, { status: 500 }, { status: 500 });
+    const err = await make().generate({ system: 's', user: 'u' }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(LlmError);
+    expect((err as LlmError).message).toMatch(/server error \(500\) \(after 2 retries\)/);
+    expect((err as LlmError).retries).toHaveLength(2);
+  });
+
+  it('does not retry a 400 and says why', async () => {
+    server.push({ status: 400, text: 'bad model name' });
+    const n = server.requests.length;
+    const err = (await make().generate({ system: 's', user: 'u' }).catch((e: unknown) => e)) as LlmError;
+    expect(err.message).toMatch(/request refused \(400\)/);
+    expect(server.requests.length - n).toBe(1);
+  });
+
+  it('reports malformed output as such', async () => {
+    server.push({ malformed: true });
+    const err = (await make().generate({ system: 's', user: 'u' }).catch((e: unknown) => e)) as LlmError;
+    expect(err).toBeInstanceOf(LlmError);
+    expect(err.message).toMatch(/oa|an/);
+  });
+
+  it('times out a slow answer and retries it', async () => {
+    server.push({ delayMs: 3000, text: 'late' }, { text: 'in time' });
+    const r = await make().generate({ system: 's', user: 'u' });
+    expect(r.text).toBe('in time');
+    expect(r.retries[0]?.reason).toMatch(/timed out/);
+  }, 20_000);
+
+  it('can be cancelled mid-stream', async () => {
+    server.push({ text: 'x'.repeat(400), streamDelayMs: 50 });
+    const ac = new AbortController();
+    const p = make().generate({ system: 's', user: 'u', signal: ac.signal, onToken: () => ac.abort() });
+    await expect(p).rejects.toBeInstanceOf(CancelledError);
+  });
+});
