@@ -32,7 +32,16 @@ export interface RunStartedData {
 export interface EventPayloads {
   run_started: RunStartedData;
   tier: { n: number; tier: Tier; provider?: string; template?: string };
-  prompt: { n: number; kind: 'first' | 'retry' | 'step' | 'final'; system: string; user: string; sections: PromptSection[]; hints: string[] };
+  prompt: {
+    n: number;
+    kind: 'first' | 'retry' | 'step' | 'final';
+    system: string;
+    user: string;
+    sections: PromptSection[];
+    hints: string[];
+    /** The corrective prompt a provider gets after an invalid script (same attempt, same tier). */
+    correction?: boolean;
+  };
   llm_response: {
     n: number;
     text: string;

@@ -15,6 +15,8 @@ export interface AttemptRecord {
   llmErrors: EventPayloads['llm_error'][];
   script?: EventPayloads['script'];
   validation?: { valid: boolean; violations: Violation[] };
+  /** Earlier candidates of this attempt that failed validation (a provider's first try, another tier). */
+  rejected: { script: EventPayloads['script']; violations: Violation[] }[];
   execution?: ExecutionResult;
   toolCalls: ToolCallTrace[];
   emits: EventPayloads['emit'][];
@@ -44,7 +46,7 @@ export interface RunRecord {
 function attempt(rec: RunRecord, n: number): AttemptRecord {
   let a = rec.attempts.find((x) => x.n === n);
   if (!a) {
-    a = { n, corrections: [], llmErrors: [], toolCalls: [], emits: [], tokens: { prompt: 0, completion: 0 }, llmLatencyMs: 0 };
+    a = { n, corrections: [], rejected: [], llmErrors: [], toolCalls: [], emits: [], tokens: { prompt: 0, completion: 0 }, llmLatencyMs: 0 };
     rec.attempts.push(a);
     rec.attempts.sort((x, y) => x.n - y.n);
   }
@@ -76,9 +78,11 @@ export function deriveRun(events: readonly RunEvent[], live = false): RunRecord 
         rec.tier = e.data.tier;
         break;
       }
-      case 'prompt':
-        attempt(rec, e.data.n).prompt = e.data;
+      case 'prompt': {
+        const a = attempt(rec, e.data.n);
+        if (!a.prompt || !e.data.correction) a.prompt = e.data;
         break;
+      }
       case 'llm_response': {
         const a = attempt(rec, e.data.n);
         if (e.data.correction || a.llm) a.corrections.push(e.data);
@@ -94,9 +98,13 @@ export function deriveRun(events: readonly RunEvent[], live = false): RunRecord 
       case 'llm_error':
         attempt(rec, e.data.n).llmErrors.push(e.data);
         break;
-      case 'script':
-        attempt(rec, e.data.n).script = e.data;
+      case 'script': {
+        const a = attempt(rec, e.data.n);
+        if (a.script && a.validation && !a.validation.valid) a.rejected.push({ script: a.script, violations: a.validation.violations });
+        a.script = e.data;
+        delete a.validation;
         break;
+      }
       case 'validation':
         attempt(rec, e.data.n).validation = { valid: e.data.valid, violations: e.data.violations };
         break;

@@ -10,7 +10,7 @@ import {
 } from '../lang/builtins.ts';
 import type { ScriptLanguage, Violation } from '../lang/violation.ts';
 import type { ExecutionError } from '../sandbox/execution.ts';
-import type { Tool } from '../tools/model.ts';
+import type { JsonValue, Tool } from '../tools/model.ts';
 import { toolsPrompt } from '../tools/prompt.ts';
 import { hintsFor } from './hints.ts';
 import type { Hinter } from './hints.ts';
@@ -19,7 +19,16 @@ import { renderTemplate } from './template.ts';
 /** The prompt files, by name without extension (`system`, `rules-python`, `plan-first`, ...). */
 export type PromptFiles = Readonly<Record<string, string>>;
 
-export const REQUIRED_PROMPTS = ['system', 'rules-python', 'rules-js', 'plan-first', 'plan-retry', 'validation-feedback'] as const;
+export const REQUIRED_PROMPTS = [
+  'system',
+  'rules-python',
+  'rules-js',
+  'plan-first',
+  'plan-retry',
+  'validation-feedback',
+  'interactive-step',
+  'interactive-final',
+] as const;
 
 export interface SandboxContext {
   name: string;
@@ -39,13 +48,30 @@ export interface PromptOptions {
   hinters?: readonly Hinter[];
 }
 
+export interface StepPromptOptions {
+  step: number;
+  maxSteps: number;
+  /** Data reported by earlier steps, in step order. */
+  collected: readonly JsonValue[];
+  /** One line per earlier step. */
+  history: readonly string[];
+  previousScript?: string;
+  previousError?: string | ExecutionError;
+  /** The forced final step after stagnation: answer from `collected` only. */
+  final?: boolean;
+  hinters?: readonly Hinter[];
+}
+
+/** Largest `collected` JSON shown in a prompt; the script still receives all of it. */
+export const MAX_COLLECTED_CHARS = 12_000;
+
 export interface PromptSection {
   title: string;
   text: string;
 }
 
 export interface BuiltPrompt {
-  kind: 'first' | 'retry';
+  kind: 'first' | 'retry' | 'step' | 'final';
   attempt: number;
   system: string;
   user: string;
@@ -131,6 +157,43 @@ export class ScriptGenerator {
       if (hints.length) sections.push({ title: 'Hints', text: vars.hints });
     }
     return { kind: retry ? 'retry' : 'first', attempt, system, user, hints, sections };
+  }
+
+  /** The prompt for one INTERACTIVE step (or the forced final step). */
+  buildStepPrompt(task: string, sandbox: SandboxContext, options: StepPromptOptions): BuiltPrompt {
+    const language = sandbox.language ?? 'python';
+    let collected = options.collected.length ? JSON.stringify(options.collected, null, 1) : '';
+    if (collected.length > MAX_COLLECTED_CHARS) collected = `${collected.slice(0, MAX_COLLECTED_CHARS)}\n... (truncated; the script gets all of it)`;
+    const previousError = options.previousError === undefined ? '' : formatExecutionError(options.previousError);
+    const hints = previousError
+      ? hintsFor({ error: previousError, script: options.previousScript ?? '', tools: sandbox.tools }, options.hinters)
+      : [];
+    const tools = sandbox.toolsPrompt ?? toolsPrompt(sandbox.tools);
+    const rules = this.rules(language);
+    const vars = {
+      task: task.trim(),
+      sandbox: sandbox.name,
+      tools,
+      rules,
+      step: options.step,
+      max_steps: options.maxSteps,
+      collected,
+      history: options.history.map((h) => `- ${h}`).join('\n'),
+      previous_error: previousError,
+      hints: hints.map((h) => `- ${h}`).join('\n'),
+      language_name: LANGUAGE_NAMES[language],
+      fence: FENCES[language],
+    };
+    const name = options.final ? 'interactive-final' : 'interactive-step';
+    const user = renderTemplate(this.file(name), vars, name);
+    const system = renderTemplate(this.file('system'), vars, 'system').trim();
+    const sections: PromptSection[] = [{ title: 'Task', text: vars.task }, { title: 'Rules', text: rules.trim() }];
+    if (!options.final) sections.push({ title: 'Tools', text: tools.trim() });
+    if (collected) sections.push({ title: 'Collected', text: collected });
+    if (vars.history) sections.push({ title: 'History', text: vars.history });
+    if (previousError) sections.push({ title: 'Error', text: previousError });
+    if (hints.length) sections.push({ title: 'Hints', text: vars.hints });
+    return { kind: options.final ? 'final' : 'step', attempt: options.step, system, user, hints, sections };
   }
 
   /** The text an LLM gets to correct a script the validator rejected. */

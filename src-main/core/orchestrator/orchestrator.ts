@@ -1,0 +1,341 @@
+/**
+ * The orchestrator: turns a task into a verified result and records the whole story as events.
+ * PLAN mode writes one script and retries with feedback; INTERACTIVE mode works step by step with loop
+ * detection. Inference tiers per attempt: templates -> rules -> LLM providers in order, each candidate
+ * validated, a provider's invalid script corrected once before the next tier.
+ */
+import { PYTHON_FRAMEWORK_NAMES, JS_FRAMEWORK_NAMES } from '../lang/builtins.ts';
+import type { ScriptLanguage, ValidationResult } from '../lang/violation.ts';
+import { CancelledError, LlmError } from '../ports/llm.ts';
+import type { LlmProvider } from '../ports/llm.ts';
+import type { Logger, ScriptExecutor } from '../ports/executor.ts';
+import { silentLogger } from '../ports/executor.ts';
+import type { EventPayloads, EventType, RunEvent, RunMode, RunStartedData, Tier } from '../records/events.ts';
+import { assembleScript } from '../script/assemble.ts';
+import type { AssembledScript } from '../script/assemble.ts';
+import type { BuiltPrompt, ScriptGenerator, SandboxContext } from '../script/generator.ts';
+import type { ExecutionError, ExecutionResult } from '../sandbox/execution.ts';
+import type { JsonValue, Tool } from '../tools/model.ts';
+
+/** Where events go: the run store (append is durable when it returns). */
+export interface RunSink {
+  createRun(data: RunStartedData): string;
+  append<T extends EventType>(runId: string, type: T, data: EventPayloads[T]): RunEvent;
+}
+
+/** Serves an intent without an LLM: a template or a rule. */
+export interface ScriptSource {
+  readonly tier: Extract<Tier, 'template' | 'rule'>;
+  /** A script body for the task, or undefined when this source does not apply. */
+  propose(task: string, ctx: { sandbox: string; kit?: string; language: ScriptLanguage; tools: readonly Tool[] }): { body: string; name: string } | undefined;
+  /** Told after the script ran (template counters). */
+  outcome?(name: string, success: boolean): void;
+}
+
+export type Validate = (code: string, language: ScriptLanguage, tools: readonly string[]) => ValidationResult;
+
+export interface OrchestratorDeps {
+  sink: RunSink;
+  executor: ScriptExecutor;
+  generator: ScriptGenerator;
+  validate: Validate;
+  log?: Logger;
+}
+
+export interface RunRequest {
+  task: string;
+  sandbox: SandboxContext;
+  /** Script-visible name -> tool name (kit aliases; identity otherwise). */
+  toolMap: Record<string, string>;
+  mode: RunMode;
+  providers: LlmProvider[];
+  sources?: ScriptSource[];
+  kit?: string;
+  maxRetries?: number;
+  maxSteps?: number;
+  timeoutMs?: number;
+  origin?: RunStartedData['origin'];
+  /** Live stream: every recorded event, plus streamed LLM tokens. */
+  onEvent?: (e: RunEvent | { type: 'token'; runId: string; n: number; text: string }) => void;
+  signal?: AbortSignal;
+  /** Called as soon as the run id exists (before any LLM call). */
+  onStart?: (runId: string) => void;
+}
+
+export interface RunOutcome {
+  runId: string;
+  status: 'succeeded' | 'failed' | 'cancelled';
+  result?: JsonValue;
+  error?: string;
+}
+
+interface Candidate {
+  tier: Tier;
+  name?: string;
+  script: AssembledScript;
+  validation: ValidationResult;
+}
+
+const sameJson = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+
+export class Orchestrator {
+  private readonly deps: OrchestratorDeps;
+  private readonly log: Logger;
+
+  constructor(deps: OrchestratorDeps) {
+    this.deps = deps;
+    this.log = deps.log ?? silentLogger;
+  }
+
+  async run(req: RunRequest): Promise<RunOutcome> {
+    const language = req.sandbox.language ?? 'python';
+    const started: RunStartedData = {
+      task: req.task,
+      sandbox: req.sandbox.name,
+      mode: req.mode,
+      language,
+      maxRetries: req.maxRetries ?? 3,
+      maxSteps: req.maxSteps ?? 8,
+      ...(req.kit ? { kit: req.kit } : {}),
+      ...(req.providers[0] ? { provider: req.providers[0].id, model: req.providers[0].model } : {}),
+      ...(req.origin ? { origin: req.origin } : {}),
+    };
+    const runId = this.deps.sink.createRun(started);
+    req.onStart?.(runId);
+    const log = this.log.child({ runId });
+    log.info({ event: 'run_started', task: req.task, sandbox: req.sandbox.name, mode: req.mode }, 'run started');
+    const ctx: RunCtx = { runId, req, language, log, providerErrors: [], emit: (type, data) => this.emit(runId, req, type, data) };
+    let outcome: RunOutcome;
+    try {
+      outcome = req.mode === 'plan' ? await this.plan(ctx, started) : await this.interactive(ctx, started);
+    } catch (e) {
+      const cancelled = e instanceof CancelledError || req.signal?.aborted;
+      const error = cancelled ? 'cancelled' : `internal error: ${e instanceof Error ? e.message : String(e)}`;
+      if (!cancelled) log.error({ event: 'run_crashed', err: e instanceof Error ? e.stack : String(e) }, 'run crashed');
+      outcome = { runId, status: cancelled ? 'cancelled' : 'failed', error };
+    }
+    ctx.emit('run_finished', {
+      status: outcome.status,
+      ...(outcome.result !== undefined ? { result: outcome.result } : {}),
+      ...(outcome.error !== undefined ? { error: outcome.error } : {}),
+    });
+    log.info({ event: 'run_finished', status: outcome.status }, 'run finished');
+    return outcome;
+  }
+
+  private emit<T extends EventType>(runId: string, req: RunRequest, type: T, data: EventPayloads[T]): void {
+    const event = this.deps.sink.append(runId, type, data);
+    req.onEvent?.(event);
+  }
+
+  private checkCancel(ctx: RunCtx): void {
+    if (ctx.req.signal?.aborted) throw new CancelledError();
+  }
+
+  private async plan(ctx: RunCtx, started: RunStartedData): Promise<RunOutcome> {
+    const { req, runId } = ctx;
+    let previous: { script: string; error: string | ExecutionError } | undefined;
+    let lastError = 'no attempt was made';
+    for (let n = 1; n <= started.maxRetries + 1; n++) {
+      this.checkCancel(ctx);
+      const prompt = this.deps.generator.buildPrompt(req.task, req.sandbox, {
+        attempt: n,
+        ...(previous ? { previousScript: previous.script, previousError: previous.error } : {}),
+      });
+      const cand = await this.candidate(ctx, n, prompt, n === 1 ? (req.sources ?? []) : []);
+      if (!cand) return { runId, status: 'failed', error: lastErrorOrProviders(ctx, lastError) };
+      if (!cand.validation.valid) {
+        lastError = this.deps.generator.validationErrorMessage(cand.validation.violations);
+        previous = { script: cand.script.body, error: lastError };
+        continue;
+      }
+      const result = await this.execute(ctx, n, cand.script);
+      if (cand.name) this.sourceOutcome(req, cand, result.success);
+      if (result.success) return { runId, status: 'succeeded', ...(resultValue(result) !== undefined ? { result: resultValue(result) as JsonValue } : {}) };
+      if (result.exitReason === 'infra') return { runId, status: 'failed', error: result.error?.message ?? 'the sandbox is not available' };
+      const err = result.error ?? { type: result.exitReason, message: 'the script failed', frames: [] };
+      lastError = `${err.type}: ${err.message}`;
+      previous = { script: cand.script.body, error: err };
+    }
+    return { runId, status: 'failed', error: lastError };
+  }
+
+  private async interactive(ctx: RunCtx, started: RunStartedData): Promise<RunOutcome> {
+    const { req, runId } = ctx;
+    const collected: JsonValue[] = [];
+    const history: string[] = [];
+    let previousData: JsonValue[] | undefined;
+    let forceFinal = false;
+    let previous: { script: string; error: string | ExecutionError } | undefined;
+    for (let n = 1; n <= started.maxSteps; n++) {
+      this.checkCancel(ctx);
+      const final = forceFinal || n === started.maxSteps;
+      const prompt = this.deps.generator.buildStepPrompt(req.task, req.sandbox, {
+        step: n,
+        maxSteps: started.maxSteps,
+        collected,
+        history,
+        final: forceFinal,
+        ...(previous ? { previousScript: previous.script, previousError: previous.error } : {}),
+      });
+      const cand = await this.candidate(ctx, n, prompt, []);
+      if (!cand) return { runId, status: 'failed', error: lastErrorOrProviders(ctx, 'no provider produced a script') };
+      if (!cand.validation.valid) {
+        const msg = this.deps.generator.validationErrorMessage(cand.validation.violations);
+        previous = { script: cand.script.body, error: msg };
+        history.push(`step ${n}: script rejected by the validator`);
+        ctx.emit('step', { n, summary: 'script rejected by the validator', stagnant: false, final });
+        continue;
+      }
+      const result = await this.execute(ctx, n, cand.script, { collected });
+      if (result.success && result.data !== undefined) {
+        ctx.emit('step', { n, summary: 'emitted the result', data: result.data, stagnant: false, final: true });
+        return { runId, status: 'succeeded', result: result.data };
+      }
+      if (!result.success) {
+        if (result.exitReason === 'infra') return { runId, status: 'failed', error: result.error?.message ?? 'the sandbox is not available' };
+        const err = result.error ?? { type: result.exitReason, message: 'the script failed', frames: [] };
+        previous = { script: cand.script.body, error: err };
+        history.push(`step ${n}: failed with ${err.type}: ${err.message.slice(0, 200)}`);
+        ctx.emit('step', { n, summary: `failed with ${err.type}`, stagnant: false, final });
+        if (forceFinal) return { runId, status: 'failed', error: `the forced final step failed: ${err.type}: ${err.message}` };
+        continue;
+      }
+      previous = undefined;
+      const data = result.intermediates;
+      const stagnant = previousData !== undefined && sameJson(previousData, data);
+      collected.push(...data);
+      previousData = data;
+      const summary = stagnant ? 'reported the same data as the step before' : `reported ${data.length} item${data.length === 1 ? '' : 's'}`;
+      history.push(`step ${n}: ${summary}`);
+      ctx.emit('step', { n, summary, data, stagnant, final });
+      if (forceFinal) return { runId, status: 'failed', error: 'the forced final step did not call emit_result' };
+      if (stagnant) {
+        forceFinal = true;
+        ctx.log.warn({ event: 'stagnation', step: n }, 'two identical steps: forcing a final step');
+      }
+    }
+    return { runId, status: 'failed', error: `no result after ${started.maxSteps} steps (max_steps)` };
+  }
+
+  /** Runs the tiers for one attempt/step; returns the first valid candidate, else the last invalid one. */
+  private async candidate(ctx: RunCtx, n: number, prompt: BuiltPrompt, sources: ScriptSource[]): Promise<Candidate | undefined> {
+    const { req, language } = ctx;
+    const tools = Object.keys(ctx.req.toolMap);
+    const assemble = (body: string) =>
+      assembleScript(body, { sandbox: req.sandbox.name, tools, helpers: language === 'python' ? PYTHON_FRAMEWORK_NAMES : JS_FRAMEWORK_NAMES, language });
+    let last: Candidate | undefined;
+    const check = (tier: Tier, script: AssembledScript, name?: string): Candidate => {
+      const validation = this.deps.validate(script.body, language, tools);
+      ctx.emit('script', { n, code: script.code, body: script.body, bodyStartLine: script.bodyStartLine, language, source: tier });
+      ctx.emit('validation', { n, valid: validation.valid, violations: validation.violations });
+      ctx.log.info({ event: 'script_generated', n, tier, valid: validation.valid, violations: validation.violations.length }, 'script generated');
+      last = { tier, script, validation, ...(name ? { name } : {}) };
+      return last;
+    };
+    for (const source of sources) {
+      const proposal = source.propose(req.task, { sandbox: req.sandbox.name, ...(req.kit ? { kit: req.kit } : {}), language, tools: req.sandbox.tools });
+      if (!proposal) continue;
+      ctx.emit('tier', { n, tier: source.tier, template: proposal.name });
+      const c = check(source.tier, assemble(proposal.body), proposal.name);
+      if (c.validation.valid) return c;
+    }
+    for (const provider of req.providers) {
+      this.checkCancel(ctx);
+      ctx.emit('tier', { n, tier: provider.id === 'replay' ? 'replay' : 'llm', provider: provider.id });
+      ctx.emit('prompt', { n, kind: prompt.kind, system: prompt.system, user: prompt.user, sections: prompt.sections, hints: prompt.hints });
+      const first = await this.ask(ctx, n, provider, prompt.system, prompt.user, false);
+      if (first === undefined) continue;
+      const c1 = check('llm', assemble(first));
+      if (c1.validation.valid) return c1;
+      const fix = this.deps.generator.buildPrompt(req.task, req.sandbox, {
+        attempt: Math.max(2, n + 1),
+        previousScript: c1.script.body,
+        previousError: this.deps.generator.validationErrorMessage(c1.validation.violations),
+      });
+      ctx.emit('prompt', { n, kind: fix.kind, system: fix.system, user: fix.user, sections: fix.sections, hints: fix.hints, correction: true });
+      const second = await this.ask(ctx, n, provider, fix.system, fix.user, true);
+      if (second === undefined) continue;
+      const c2 = check('llm', assemble(second));
+      if (c2.validation.valid) return c2;
+    }
+    return last;
+  }
+
+  private async ask(ctx: RunCtx, n: number, provider: LlmProvider, system: string, user: string, correction: boolean): Promise<string | undefined> {
+    try {
+      const r = await provider.generate({
+        system,
+        user,
+        ...(ctx.req.signal ? { signal: ctx.req.signal } : {}),
+        onToken: (text) => ctx.req.onEvent?.({ type: 'token', runId: ctx.runId, n, text }),
+      });
+      ctx.emit('llm_response', {
+        n,
+        text: r.text,
+        promptTokens: r.promptTokens,
+        completionTokens: r.completionTokens,
+        model: r.model,
+        provider: r.provider,
+        latencyMs: r.latencyMs,
+        retries: r.retries,
+        ...(correction ? { correction: true } : {}),
+      });
+      return r.text;
+    } catch (e) {
+      if (e instanceof CancelledError || ctx.req.signal?.aborted) throw new CancelledError();
+      const message = e instanceof Error ? e.message : String(e);
+      ctx.emit('llm_error', { n, provider: provider.id, message, retries: e instanceof LlmError ? e.retries : [] });
+      ctx.log.warn({ event: 'llm_error', n, provider: provider.id, message }, 'provider failed');
+      ctx.providerErrors.push(message);
+      return undefined;
+    }
+  }
+
+  private async execute(ctx: RunCtx, n: number, script: AssembledScript, inputs?: Record<string, JsonValue>): Promise<ExecutionResult> {
+    this.checkCancel(ctx);
+    const result = await this.deps.executor.execute({
+      sandbox: ctx.req.sandbox.name,
+      language: ctx.language,
+      code: script.code,
+      bodyStartLine: script.bodyStartLine,
+      tools: ctx.req.toolMap,
+      ...(inputs ? { inputs } : {}),
+      ...(ctx.req.timeoutMs ? { timeoutMs: ctx.req.timeoutMs } : {}),
+      ...(ctx.req.signal ? { signal: ctx.req.signal } : {}),
+      onEvent: (e) => {
+        if (e.type === 'tool_call') ctx.emit('tool_call', { n, trace: e.trace });
+        else ctx.emit('emit', { n, kind: e.kind, data: e.data });
+      },
+    });
+    ctx.emit('execution', { n, result });
+    ctx.log.info(
+      { event: 'script_executed', n, success: result.success, exitReason: result.exitReason, ms: result.durationMs, isolation: result.isolation },
+      'script executed',
+    );
+    return result;
+  }
+
+  private sourceOutcome(req: RunRequest, cand: Candidate, success: boolean): void {
+    for (const s of req.sources ?? []) if (s.tier === cand.tier && cand.name) s.outcome?.(cand.name, success);
+  }
+}
+
+interface RunCtx {
+  runId: string;
+  req: RunRequest;
+  language: ScriptLanguage;
+  log: Logger;
+  emit: <T extends EventType>(type: T, data: EventPayloads[T]) => void;
+  providerErrors: string[];
+}
+
+function resultValue(r: ExecutionResult): JsonValue | undefined {
+  return r.data !== undefined ? r.data : r.intermediates.length ? r.intermediates : undefined;
+}
+
+function lastErrorOrProviders(ctx: RunCtx, fallback: string): string {
+  const errs = ctx.providerErrors;
+  if (ctx.req.providers.length === 0 && (ctx.req.sources ?? []).length === 0) return 'no LLM provider is configured and no template or rule matched';
+  return errs.length ? `no provider produced a script: ${errs.join('; ')}` : fallback;
+}

@@ -1,0 +1,27 @@
+/** A provider that answers from a recorded run's LLM outputs, in order: deterministic replay, no network. */
+import { LlmError } from '../ports/llm.ts';
+import type { LlmProvider, LlmRequest, LlmResponse } from '../ports/llm.ts';
+import type { RunEvent } from '../records/events.ts';
+
+export class ReplayProvider implements LlmProvider {
+  readonly id = 'replay';
+  readonly model: string;
+  private readonly answers: { text: string; model: string; promptTokens: number; completionTokens: number }[];
+  private next = 0;
+
+  constructor(events: readonly RunEvent[]) {
+    this.answers = events.flatMap((e) => (e.type === 'llm_response' ? [e.data] : []));
+    this.model = this.answers[0]?.model ?? 'replay';
+  }
+
+  get remaining(): number {
+    return this.answers.length - this.next;
+  }
+
+  generate(req: LlmRequest): Promise<LlmResponse> {
+    const a = this.answers[this.next++];
+    if (!a) return Promise.reject(new LlmError(this.id, 'replay: the recorded run has no more LLM answers'));
+    req.onToken?.(a.text);
+    return Promise.resolve({ text: a.text, promptTokens: a.promptTokens, completionTokens: a.completionTokens, model: a.model, latencyMs: 0, provider: this.id, retries: [] });
+  }
+}

@@ -1,0 +1,43 @@
+/** The port the orchestrator runs scripts through (a Docker or process pool behind it). */
+import type { ScriptLanguage } from '../lang/violation.ts';
+import type { ExecutionResult, ToolCallTrace } from '../sandbox/execution.ts';
+import type { JsonValue } from '../tools/model.ts';
+
+export type LiveExecutionEvent =
+  | { type: 'tool_call'; trace: ToolCallTrace }
+  | { type: 'emit'; kind: 'intermediate' | 'log'; data: JsonValue };
+
+export interface ExecuteRequest {
+  sandbox: string;
+  language: ScriptLanguage;
+  /** The assembled script (comments around the body). */
+  code: string;
+  /** 1-based line of `code` where the body starts: frames are reported in body lines. */
+  bodyStartLine: number;
+  /** Names the script may call, mapped to the tool they stand for (kit aliases; identity otherwise). */
+  tools: Record<string, string>;
+  /** Extra read-only variables for the script (e.g. `collected` on a forced final step). */
+  inputs?: Record<string, JsonValue>;
+  timeoutMs?: number;
+  signal?: AbortSignal;
+  onEvent?: (e: LiveExecutionEvent) => void;
+}
+
+export interface ScriptExecutor {
+  execute(req: ExecuteRequest): Promise<ExecutionResult>;
+}
+
+/** Structured logging port (pino's Logger satisfies it). */
+export interface Logger {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+  child(bindings: Record<string, unknown>): Logger;
+}
+
+export const silentLogger: Logger = {
+  info: () => {},
+  warn: () => {},
+  error: () => {},
+  child: () => silentLogger,
+};

@@ -1,0 +1,140 @@
+/**
+ * Templates, the ratchet: a verified script saved with an intent pattern (`total spend of user {user_id}`)
+ * serves a matching intent later with no LLM call. Slot values enter the script only as escaped literals
+ * (`{{user_id}}` in the body becomes `"u1"`), never as code: an intent cannot add a call.
+ */
+import type { ScriptLanguage } from '../lang/violation.ts';
+import type { JsonValue } from '../tools/model.ts';
+import { pyLiteral } from '../tools/prompt.ts';
+
+export type SlotType = 'str' | 'int' | 'float';
+
+export interface TemplateExample {
+  intent: string;
+  /** When set, `template test` also checks the emitted result equals this. */
+  expect?: JsonValue;
+}
+
+export interface Template {
+  name: string;
+  /** Intent pattern with `{slot}` placeholders; matched case-insensitively, whitespace-normalized. */
+  pattern: string;
+  slots: Record<string, SlotType>;
+  sandbox: string;
+  kit?: string;
+  language: ScriptLanguage;
+  /** Script body with `{{slot}}` placeholders where slot literals go. */
+  body: string;
+  examples: TemplateExample[];
+  description?: string;
+  /** Run the template was promoted from. */
+  origin?: string;
+}
+
+export class TemplateError extends Error {
+  override name = 'TemplateError';
+}
+
+const SLOT = /\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
+const SLOT_PATTERNS: Record<SlotType, string> = { str: '(.+?)', int: '([-+]?\\d+)', float: '([-+]?(?:\\d+\\.?\\d*|\\.\\d+)(?:[eE][-+]?\\d+)?)' };
+const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const normalize = (s: string) => s.trim().replace(/\s+/g, ' ');
+
+/** Slot names in pattern order. */
+export function patternSlots(pattern: string): string[] {
+  return [...pattern.matchAll(SLOT)].map((m) => m[1] as string);
+}
+
+/** Checks a template's internal consistency; returns the problems (empty when fine). */
+export function checkTemplate(t: Template): string[] {
+  const problems: string[] = [];
+  if (!/^[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}$/.test(t.name)) problems.push(`invalid template name ${JSON.stringify(t.name)}`);
+  const inPattern = patternSlots(t.pattern);
+  if (new Set(inPattern).size !== inPattern.length) problems.push('a slot appears twice in the pattern');
+  for (const s of inPattern) if (!t.slots[s]) problems.push(`slot {${s}} has no type (add it to slots)`);
+  for (const s of Object.keys(t.slots)) if (!inPattern.includes(s)) problems.push(`slot ${s} is not in the pattern`);
+  for (const m of t.body.matchAll(/\{\{([A-Za-z_][A-Za-z0-9_]*)\}\}/g)) {
+    if (!t.slots[m[1] as string]) problems.push(`the body uses {{${m[1]}}}, which is not a slot`);
+  }
+  if (!t.body.trim()) problems.push('the body is empty');
+  return problems;
+}
+
+function compile(t: Template): RegExp {
+  let re = '';
+  let last = 0;
+  const pattern = normalize(t.pattern);
+  for (const m of pattern.matchAll(SLOT)) {
+    re += escapeRe(pattern.slice(last, m.index)).replace(/ /g, '\\s+');
+    re += SLOT_PATTERNS[t.slots[m[1] as string] ?? 'str'];
+    last = (m.index ?? 0) + m[0].length;
+  }
+  re += escapeRe(pattern.slice(last)).replace(/ /g, '\\s+');
+  return new RegExp(`^${re}[.!?]?$`, 'i');
+}
+
+/** Matches an intent; returns the typed slot values, or undefined. */
+export function matchTemplate(t: Template, intent: string): Record<string, JsonValue> | undefined {
+  const m = compile(t).exec(normalize(intent));
+  if (!m) return undefined;
+  const names = patternSlots(normalize(t.pattern));
+  const values: Record<string, JsonValue> = {};
+  for (let i = 0; i < names.length; i++) {
+    const name = names[i] as string;
+    let raw = (m[i + 1] ?? '').trim();
+    const type = t.slots[name] ?? 'str';
+    if (type === 'str') {
+      const q = /^(["'`])(.*)\1$/s.exec(raw);
+      if (q) raw = q[2] ?? '';
+      values[name] = raw;
+    } else {
+      const n = Number(raw);
+      if (!Number.isFinite(n) || (type === 'int' && !Number.isSafeInteger(n))) return undefined;
+      values[name] = n;
+    }
+  }
+  return values;
+}
+
+/** A JSON value as a literal of the script language (strings fully escaped). */
+export function literal(value: JsonValue, language: ScriptLanguage): string {
+  return language === 'python' ? pyLiteral(value) : JSON.stringify(value);
+}
+
+/** The script for matched slot values: each `{{slot}}` replaced by an escaped literal, nothing else. */
+export function instantiate(t: Template, values: Record<string, JsonValue>): string {
+  return t.body.replace(/\{\{([A-Za-z_][A-Za-z0-9_]*)\}\}/g, (whole, name: string) => {
+    if (!(name in values)) throw new TemplateError(`no value for slot ${name}`);
+    return literal(values[name] as JsonValue, t.language);
+  });
+}
+
+/** Proposes a pattern and slots from a task: quoted strings, ids like u1/p3/#104 and numbers become slots. */
+export function proposePattern(task: string): { pattern: string; slots: Record<string, SlotType>; values: Record<string, JsonValue> } {
+  const slots: Record<string, SlotType> = {};
+  const values: Record<string, JsonValue> = {};
+  let i = 0;
+  const slot = (type: SlotType, value: JsonValue) => {
+    const name = `slot${++i}`;
+    slots[name] = type;
+    values[name] = value;
+    return `{${name}}`;
+  };
+  const pattern = normalize(task).replace(/"([^"]*)"|'([^']*)'|\b([A-Za-z]+\d+[A-Za-z\d]*)\b|(?<![\w.])(-?\d+\.\d+|-?\d+)(?![\w.])/g, (_m, dq, sq, id, num) => {
+    if (dq !== undefined) return slot('str', dq);
+    if (sq !== undefined) return slot('str', sq);
+    if (id !== undefined) return slot('str', id);
+    return String(num).includes('.') ? slot('float', Number(num)) : slot('int', Number(num));
+  });
+  return { pattern, slots, values };
+}
+
+/** Turns a concrete script into a template body: the proposed slot values' literals become placeholders. */
+export function templateBody(script: string, values: Record<string, JsonValue>, language: ScriptLanguage): string {
+  let body = script;
+  for (const [name, v] of Object.entries(values)) {
+    const lits = new Set([literal(v, language), ...(typeof v === 'string' ? [`'${v}'`] : [])]);
+    for (const lit of lits) body = body.split(lit).join(`{{${name}}}`);
+  }
+  return body;
+}
