@@ -14,7 +14,7 @@ import type { EventPayloads, EventType, RunEvent, RunMode, RunStartedData, RunSt
 import { deriveRun } from '../../core/records/records.ts';
 import type { RunRecord } from '../../core/records/records.ts';
 
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 export const EXPORT_FORMAT = 'toolsmith-run';
 
 export interface RunSummary {
@@ -74,6 +74,8 @@ const MIGRATIONS: string[] = [
    CREATE TABLE events (run_id TEXT NOT NULL, seq INTEGER NOT NULL, type TEXT NOT NULL, v INTEGER NOT NULL,
      ts INTEGER NOT NULL, data TEXT NOT NULL, PRIMARY KEY (run_id, seq)) WITHOUT ROWID;
    CREATE VIRTUAL TABLE runs_fts USING fts5(run_id UNINDEXED, task, scripts, errors, tokenize='trigram');`,
+  `CREATE TABLE template_stats (name TEXT PRIMARY KEY, successes INTEGER NOT NULL DEFAULT 0,
+     failures INTEGER NOT NULL DEFAULT 0, last_used INTEGER);`,
 ];
 
 const pidAlive = (pid: number | null): boolean => {
@@ -252,6 +254,25 @@ export class RunStore {
       this.db.exec('ROLLBACK');
       throw e;
     }
+  }
+
+  /** Counts one use of a template (the ratchet's counters). */
+  recordTemplateUse(name: string, success: boolean): void {
+    this.db
+      .prepare(
+        `INSERT INTO template_stats (name, successes, failures, last_used) VALUES (?, ?, ?, ?)
+         ON CONFLICT(name) DO UPDATE SET successes = successes + excluded.successes, failures = failures + excluded.failures, last_used = excluded.last_used`,
+      )
+      .run(name, success ? 1 : 0, success ? 0 : 1, this.now());
+  }
+
+  templateStats(): Map<string, { successes: number; failures: number; lastUsed: number | null }> {
+    const rows = this.db.prepare('SELECT * FROM template_stats').all() as { name: string; successes: number; failures: number; last_used: number | null }[];
+    return new Map(rows.map((r) => [r.name, { successes: r.successes, failures: r.failures, lastUsed: r.last_used }]));
+  }
+
+  resetTemplateStats(name: string): void {
+    this.db.prepare('DELETE FROM template_stats WHERE name = ?').run(name);
   }
 
   events(runId: string): RunEvent[] {

@@ -2,9 +2,12 @@
  * The workspace on disk: `.toolsmith/config.toml`, `sandboxes/<name>/tools.py`, `kits/*.kit`,
  * `templates/*.tmpl`. Reads and writes files; parsing into domain objects happens in core/app.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { parse as parseToml, TomlError } from 'smol-toml';
+import { parse as parseToml, stringify as stringifyToml, TomlError } from 'smol-toml';
+import { splitTemplateFile, templateFromParts, templateFrontMatter } from '../../core/templates/file.ts';
+import { TemplateError } from '../../core/templates/template.ts';
+import type { Template } from '../../core/templates/template.ts';
 
 export class WorkspaceError extends Error {
   override name = 'WorkspaceError';
@@ -100,6 +103,64 @@ export class WorkspaceFiles {
     atomicWrite(file, text);
     return file;
   }
+}
+
+export interface TemplateEntry {
+  file: string;
+  template?: Template;
+  error?: string;
+}
+
+/** Reads, writes and deletes `templates/*.tmpl` (TOML front matter between +++ lines, then the body). */
+export class TemplateFiles {
+  readonly dir: string;
+  constructor(root: string) {
+    this.dir = join(root, 'templates');
+  }
+
+  file(name: string): string {
+    return join(this.dir, `${checkName('template', name)}.tmpl`);
+  }
+
+  list(): TemplateEntry[] {
+    if (!existsSync(this.dir)) return [];
+    return readdirSync(this.dir)
+      .filter((f) => f.endsWith('.tmpl'))
+      .sort()
+      .map((f) => {
+        const file = join(this.dir, f);
+        try {
+          return { file, template: parseTemplateText(readFileSync(file, 'utf8'), file) };
+        } catch (e) {
+          return { file, error: (e as Error).message };
+        }
+      });
+  }
+
+  write(t: Template): string {
+    const file = this.file(t.name);
+    mkdirSync(this.dir, { recursive: true });
+    atomicWrite(file, `+++\n${stringifyToml(templateFrontMatter(t))}\n+++\n${t.body}`);
+    return file;
+  }
+
+  delete(name: string): boolean {
+    const file = this.file(name);
+    if (!existsSync(file)) return false;
+    rmSync(file);
+    return true;
+  }
+}
+
+export function parseTemplateText(text: string, file: string): Template {
+  const { front, body } = splitTemplateFile(text, file);
+  let data: Record<string, unknown>;
+  try {
+    data = parseToml(front) as Record<string, unknown>;
+  } catch (e) {
+    throw new TemplateError(`${file}: front matter: ${(e as Error).message.split('\n')[0]}`);
+  }
+  return templateFromParts(data, body, file);
 }
 
 /** Writes through a temporary file and a rename, so a crash never leaves half a file. */

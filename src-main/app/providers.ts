@@ -1,0 +1,67 @@
+/**
+ * LLM providers from the workspace config, optionally overridden from the command line. Keys come from
+ * the environment variable each provider names (CLI) or from the OS keychain (desktop, via `keyFor`);
+ * a key is never written to a record or a log.
+ */
+import type { LlmProvider } from '../core/ports/llm.ts';
+import { AnthropicProvider } from '../infra/llm/anthropic.ts';
+import { OpenAiProvider } from '../infra/llm/openai.ts';
+import type { Config, ProviderConfig } from './config.ts';
+import { ToolsmithError } from './errors.ts';
+
+export interface ProviderOverrides {
+  /** A configured provider id, or the id of the ad-hoc provider made from baseUrl. */
+  provider?: string;
+  baseUrl?: string;
+  model?: string;
+  kind?: 'openai' | 'anthropic';
+}
+
+export type KeyLookup = (p: ProviderConfig) => string | undefined;
+
+export const envKey: KeyLookup = (p) => (p.api_key_env ? process.env[p.api_key_env] : undefined);
+
+export function makeProvider(p: ProviderConfig, key: string | undefined): LlmProvider {
+  const common = {
+    id: p.id,
+    model: p.model,
+    ...(p.base_url ? { baseUrl: p.base_url } : {}),
+    ...(key ? { apiKey: key } : {}),
+    maxTokens: p.max_tokens,
+    temperature: p.temperature,
+    timeoutMs: p.timeout_ms,
+  };
+  return p.kind === 'anthropic' ? new AnthropicProvider(common) : new OpenAiProvider(common);
+}
+
+export function createProviders(config: Config, o: ProviderOverrides = {}, keyFor: KeyLookup = envKey): LlmProvider[] {
+  if (o.baseUrl) {
+    let url: URL;
+    try {
+      url = new URL(o.baseUrl);
+    } catch {
+      throw new ToolsmithError('invalid_argument', `--base-url ${JSON.stringify(o.baseUrl)} is not a URL`);
+    }
+    if (!o.model) throw new ToolsmithError('invalid_argument', '--base-url needs --model');
+    const base = config.providers.find((p) => p.id === o.provider);
+    const p: ProviderConfig = {
+      id: o.provider ?? 'cli',
+      kind: o.kind ?? base?.kind ?? 'openai',
+      base_url: url.toString().replace(/\/$/, ''),
+      model: o.model,
+      max_tokens: base?.max_tokens ?? 2048,
+      temperature: base?.temperature ?? 0,
+      timeout_ms: base?.timeout_ms ?? 120_000,
+      ...(base?.api_key_env ? { api_key_env: base.api_key_env } : {}),
+    };
+    return [makeProvider(p, keyFor(p))];
+  }
+  let list = config.providers;
+  if (o.provider) {
+    list = list.filter((p) => p.id === o.provider);
+    if (!list.length) {
+      throw new ToolsmithError('not_found', `no provider ${o.provider} in the config; configured: ${config.providers.map((p) => p.id).join(', ') || 'none'}`);
+    }
+  }
+  return list.map((p) => makeProvider(o.model ? { ...p, model: o.model } : p, keyFor(p)));
+}
