@@ -3,7 +3,7 @@
  * generic invoke). Errors come back as data and are rethrown here as ApiError-shaped Errors.
  */
 import { contextBridge, ipcRenderer } from 'electron';
-import type { ApiResult, Method, ToolsmithApi } from '../src-main/contract/api.ts';
+import type { ApiResult, Method, PushEvent, ToolsmithApi } from '../src-main/contract/api.ts';
 
 // Listed literally (not imported) so that the preload bundle carries no code from src-main.
 const methods: Method[] = [
@@ -11,9 +11,31 @@ const methods: Method[] = [
   'sandboxes.list',
   'tools.list',
   'tools.extract',
+  'tools.call',
+  'tools.save',
   'kits.list',
+  'kits.save',
   'scripts.validate',
   'prompts.build',
+  'runs.list',
+  'runs.get',
+  'runs.start',
+  'runs.cancel',
+  'runs.delete',
+  'runs.replay',
+  'runs.export',
+  'runs.import',
+  'runs.runScript',
+  'runs.continue',
+  'templates.list',
+  'templates.propose',
+  'templates.create',
+  'templates.test',
+  'templates.delete',
+  'settings.get',
+  'settings.setProviderKey',
+  'system.status',
+  'system.buildImage',
 ];
 
 function call(method: Method) {
@@ -24,5 +46,11 @@ function call(method: Method) {
   };
 }
 
-const api = Object.fromEntries(methods.map((m) => [m, call(m)])) as unknown as ToolsmithApi;
+function onEvent(fn: (e: PushEvent) => void): () => void {
+  const listener = (_e: unknown, payload: PushEvent) => fn(payload);
+  ipcRenderer.on('toolsmith:event', listener);
+  return () => ipcRenderer.removeListener('toolsmith:event', listener);
+}
+
+const api = { ...Object.fromEntries(methods.map((m) => [m, call(m)])), onEvent } as unknown as ToolsmithApi;
 contextBridge.exposeInMainWorld('toolsmith', api);

@@ -3,52 +3,216 @@
  * handler. Front ends (IPC, HTTP) validate the payload with the contract's schema, then call these.
  */
 import { readFileSync } from 'node:fs';
+import { stringify } from 'smol-toml';
 import { extractTools } from '../core/tools/extract.ts';
 import { toolsPrompt } from '../core/tools/prompt.ts';
 import { openAiFunctionSchema } from '../core/tools/schema.ts';
+import { proposePattern, templateBody } from '../core/templates/template.ts';
+import type { JsonValue } from '../core/tools/model.ts';
 import { requests } from '../contract/api.ts';
 import type { ApiResult, Method, Request, Response } from '../contract/api.ts';
 import { ToolsmithError } from './errors.ts';
+import { createProviders } from './providers.ts';
 import type { ToolsmithService } from './service.ts';
 
-type Handlers = { [M in Method]: (svc: ToolsmithService, req: Request<M>) => Response<M> | Promise<Response<M>> };
+/** What a front end adds: where provider keys go (the desktop keychain, or this process only). */
+export interface FrontEndContext {
+  storeKey?: (provider: string, key: string) => 'keychain' | 'memory';
+}
+
+type Handlers = {
+  [M in Method]: (svc: ToolsmithService, req: Request<M>, fe: FrontEndContext) => Response<M> | Promise<Response<M>>;
+};
 
 const version = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+
+const providersFor = (svc: ToolsmithService, provider?: string, model?: string) =>
+  createProviders(svc.config, { ...(provider ? { provider } : {}), ...(model ? { model } : {}) }, (p) => svc.providerKeys.get(p.id) ?? (p.api_key_env ? process.env[p.api_key_env] : undefined));
+
+const opt = <K extends string, V>(key: K, v: V | undefined): { [P in K]?: V } => (v === undefined ? {} : ({ [key]: v } as { [P in K]: V }));
 
 export const handlers: Handlers = {
   'workspace.info': (svc) => ({ workspace: svc.workspaceDir, name: svc.config.workspace.name, version }),
   'sandboxes.list': (svc) => svc.sandboxes(),
   'tools.list': (svc, { sandbox }) => {
     const r = svc.registry(sandbox);
-    return { sandbox, tools: r.tools, problems: r.problems, prompt: r.prompt(), openai: r.tools.map(openAiFunctionSchema) };
+    return { sandbox, tools: r.tools, problems: r.problems, prompt: r.prompt(), openai: r.tools.map(openAiFunctionSchema), source: svc.files.readTools(sandbox) };
   },
   'tools.extract': (_svc, { source }) => {
     const { tools, problems } = extractTools(source);
     return { tools, problems, prompt: toolsPrompt(tools), openai: tools.map(openAiFunctionSchema) };
   },
-  'kits.list': (svc) =>
-    svc.kits().map((k) => ({ name: k.name, sandbox: k.sandbox, ...(k.kit ? { kit: { ...k.kit, tools: k.kit.tools } } : {}), ...(k.error ? { error: k.error } : {}) })),
+  'tools.save': async (svc, { sandbox, source }) => {
+    if (!svc.files.sandboxNames().includes(sandbox)) throw new ToolsmithError('not_found', `no sandbox ${sandbox}`);
+    svc.files.writeTools(sandbox, source);
+    const r = svc.registry(sandbox);
+    await (await svc.sandbox().catch(() => undefined))?.reload(sandbox);
+    return { sandbox, tools: r.tools, problems: r.problems, prompt: r.prompt(), openai: r.tools.map(openAiFunctionSchema) };
+  },
+  'tools.call': async (svc, { sandbox, tool, args }) => {
+    if (!svc.registry(sandbox).get(tool)) throw new ToolsmithError('not_found', `no tool ${tool} in sandbox ${sandbox}`);
+    return (await svc.sandbox()).callTool(sandbox, tool, args as Record<string, JsonValue>);
+  },
+  'kits.list': (svc) => svc.kits().map((k) => ({ name: k.name, sandbox: k.sandbox, ...opt('kit', k.kit), ...opt('error', k.error) })),
+  'kits.save': (svc, { name, sandbox, description, tools }) => {
+    const def = { name, sandbox, ...opt('description', description), tools };
+    svc.resolveKitDefinition(def);
+    return { name, file: svc.files.writeKit(name, stringify(def) + '\n') };
+  },
   'scripts.validate': (svc, req) =>
-    svc.validate({
-      code: req.code,
-      language: req.language,
-      ...(req.sandbox ? { sandbox: req.sandbox } : {}),
-      ...(req.kit ? { kit: req.kit } : {}),
-      ...(req.tools ? { tools: req.tools } : {}),
-      strict: req.strict ?? false,
-    }),
+    svc.validate({ code: req.code, language: req.language, ...opt('sandbox', req.sandbox), ...opt('kit', req.kit), ...opt('tools', req.tools), strict: req.strict ?? false }),
   'prompts.build': (svc, req) =>
     svc.buildPrompt(req.task, req.sandbox, {
-      ...(req.kit ? { kit: req.kit } : {}),
-      ...(req.language ? { language: req.language } : {}),
-      ...(req.attempt ? { attempt: req.attempt } : {}),
-      ...(req.previousScript !== undefined ? { previousScript: req.previousScript } : {}),
-      ...(req.previousError !== undefined ? { previousError: req.previousError } : {}),
+      ...opt('kit', req.kit),
+      ...opt('language', req.language),
+      ...opt('attempt', req.attempt),
+      ...opt('previousScript', req.previousScript),
+      ...opt('previousError', req.previousError),
     }),
+  'runs.list': async (svc, f) =>
+    (await svc.runs()).list({
+      ...opt('status', f.status),
+      ...opt('sandbox', f.sandbox),
+      ...opt('mode', f.mode),
+      ...opt('model', f.model),
+      ...opt('tier', f.tier),
+      ...opt('from', f.from),
+      ...opt('to', f.to),
+      ...opt('text', f.text),
+      ...opt('limit', f.limit),
+      ...opt('offset', f.offset),
+    }),
+  'runs.get': async (svc, { runId }) => (await svc.runs()).get(runId),
+  'runs.start': async (svc, r) => {
+    const started = (await svc.runs()).start({
+      task: r.task,
+      sandbox: r.sandbox,
+      ...opt('kit', r.kit),
+      ...opt('mode', r.mode),
+      ...opt('language', r.language),
+      providers: providersFor(svc, r.provider, r.model),
+      ...opt('maxRetries', r.maxRetries),
+      ...opt('maxSteps', r.maxSteps),
+      ...opt('timeoutMs', r.timeoutS === undefined ? undefined : r.timeoutS * 1000),
+      ...opt('noTemplates', r.noTemplates),
+    });
+    started.done.catch(() => {});
+    return { runId: await started.runId };
+  },
+  'runs.cancel': async (svc, { runId }) => ({ cancelled: (await svc.runs()).cancel(runId) }),
+  'runs.delete': async (svc, { runId }) => {
+    (await svc.runs()).delete(runId);
+    return { deleted: true as const };
+  },
+  'runs.replay': async (svc, { runId }) => {
+    const r = (await svc.runs()).replay(runId);
+    r.done.catch(() => {});
+    return { runId: await r.runId };
+  },
+  'runs.export': async (svc, { runId }) => (await svc.runs()).export(runId),
+  'runs.import': async (svc, { doc }) => ({ runId: (await svc.runs()).import(doc) }),
+  'runs.runScript': async (svc, r) => {
+    const runs = await svc.runs();
+    const origin = r.originRun ? { runId: r.originRun, kind: 'edit' as const, ...opt('attempt', r.originAttempt) } : undefined;
+    const task = r.task ?? (r.originRun ? `${runs.get(r.originRun).started.task} (edited)` : undefined);
+    let resolveId: (id: string) => void = () => {};
+    const id = new Promise<string>((res) => (resolveId = res));
+    const done = runs.runScript({
+      sandbox: r.sandbox,
+      ...opt('kit', r.kit),
+      ...opt('language', r.language),
+      body: r.body,
+      ...opt('task', task),
+      ...opt('origin', origin),
+      onEvent: (e) => {
+        if (e.type === 'run_started' || ('runId' in e && e.type === 'tier')) resolveId(e.runId);
+      },
+    });
+    done.then((o) => resolveId(o.runId)).catch(() => {});
+    return { runId: await Promise.race([id, done.then((o) => o.runId)]) };
+  },
+  'runs.continue': async (svc, { runId, attempt, body }) => {
+    const rec = (await svc.runs()).get(runId);
+    const r = (await svc.runs()).continueFrom(runId, attempt, body, providersFor(svc, rec.started.provider));
+    r.done.catch(() => {});
+    return { runId: await r.runId };
+  },
+  'templates.list': async (svc) => {
+    const runs = await svc.runs();
+    return { templates: runs.listTemplates(), problems: runs.templateProblems() };
+  },
+  'templates.propose': async (svc, { runId }) => {
+    const rec = (await svc.runs()).get(runId);
+    const attempt = [...rec.attempts].reverse().find((a) => a.execution?.success) ?? rec.attempts[rec.attempts.length - 1];
+    if (!attempt?.script) throw new ToolsmithError('invalid_argument', `run ${runId} has no script to promote`);
+    const p = proposePattern(rec.started.task);
+    return { pattern: p.pattern, slots: p.slots, body: templateBody(attempt.script.body, p.values, attempt.script.language), sandbox: rec.started.sandbox, ...opt('kit', rec.started.kit) };
+  },
+  'templates.create': async (svc, r) =>
+    (await svc.runs()).createTemplate({
+      name: r.name,
+      ...opt('fromRun', r.fromRun),
+      ...opt('attempt', r.attempt),
+      ...opt('body', r.body),
+      ...opt('pattern', r.pattern),
+      ...opt('slots', r.slots),
+      ...opt('sandbox', r.sandbox),
+      ...opt('kit', r.kit),
+      ...opt('examples', r.examples?.map((e) => ({ intent: e.intent, ...opt('expect', e.expect as JsonValue | undefined) }))),
+      ...opt('description', r.description),
+      ...opt('force', r.force),
+    }),
+  'templates.test': async (svc, { name }) => (await svc.runs()).testTemplate(name),
+  'templates.delete': async (svc, { name }) => {
+    (await svc.runs()).deleteTemplate(name);
+    return { deleted: true as const };
+  },
+  'settings.get': (svc) => ({
+    providers: svc.config.providers.map((p) => ({
+      id: p.id,
+      kind: p.kind,
+      model: p.model,
+      ...opt('baseUrl', p.base_url),
+      keySource: svc.providerKeys.has(p.id) ? ('keychain' as const) : p.api_key_env && process.env[p.api_key_env] ? ('env' as const) : ('none' as const),
+    })),
+    pool: { ...svc.config.pool },
+    limits: { ...svc.config.limits },
+    runtimes: Object.entries(svc.config.runtimes).map(([id, r]) => ({ id, enabled: r.enabled })),
+    ...opt('maxGrade', svc.config.workspace.max_grade),
+  }),
+  'settings.setProviderKey': (svc, { provider, key }, fe) => {
+    if (!svc.config.providers.some((p) => p.id === provider)) throw new ToolsmithError('not_found', `no provider ${provider} in the config`);
+    svc.providerKeys.set(provider, key);
+    const where = fe.storeKey?.(provider, key) ?? 'memory';
+    return { stored: true, where };
+  },
+  'system.status': async (svc) => {
+    try {
+      return await (await svc.sandbox()).status();
+    } catch (e) {
+      return {
+        docker: { available: false, error: e instanceof Error ? e.message : String(e), hint: 'Install Docker (Debian: apt-get install docker.io) and start it (systemctl start docker, or dockerd &).' },
+        isolation: 'none',
+        images: [],
+        pools: [],
+      };
+    }
+  },
+  'system.buildImage': async (svc, { runtime }) => {
+    const sandbox = await svc.sandbox();
+    try {
+      const r = await sandbox.buildImage(runtime, (line) => svc.push({ type: 'image_progress', runtime, line }));
+      svc.push({ type: 'image_progress', runtime, line: `built ${r.tag}`, done: true });
+      return r;
+    } catch (e) {
+      svc.push({ type: 'image_progress', runtime, line: 'build failed', done: true, error: (e as Error).message });
+      throw e;
+    }
+  },
 };
 
 /** Validates `payload` against the method's schema and runs its handler; never throws. */
-export async function dispatch(svc: ToolsmithService, method: string, payload: unknown): Promise<ApiResult<Method>> {
+export async function dispatch(svc: ToolsmithService, method: string, payload: unknown, fe: FrontEndContext = {}): Promise<ApiResult<Method>> {
   if (!Object.hasOwn(requests, method)) return { ok: false, error: { code: 'invalid_argument', message: `unknown method ${method}` } };
   const m = method as Method;
   const parsed = requests[m].safeParse(payload ?? {});
@@ -56,10 +220,11 @@ export async function dispatch(svc: ToolsmithService, method: string, payload: u
     return { ok: false, error: { code: 'invalid_argument', message: parsed.error.issues.map((i) => `${i.path.join('.') || 'request'}: ${i.message}`).join('; ') } };
   }
   try {
-    const handler = handlers[m] as (svc: ToolsmithService, req: unknown) => unknown;
-    return { ok: true, value: (await handler(svc, parsed.data)) as Response<Method> };
+    const handler = handlers[m] as (svc: ToolsmithService, req: unknown, fe: FrontEndContext) => unknown;
+    return { ok: true, value: (await handler(svc, parsed.data, fe)) as Response<Method> };
   } catch (e) {
     if (e instanceof ToolsmithError) return { ok: false, error: e.toData() };
+    process.stderr.write(`toolsmith: ${method} failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
     return { ok: false, error: { code: 'internal', message: e instanceof Error ? e.message : String(e) } };
   }
 }

@@ -42,6 +42,7 @@ export interface StartRunRequest {
   /** Skip the template and rule tiers (e.g. to compare with a fresh LLM answer). */
   noTemplates?: boolean;
   origin?: RunRecord['started']['origin'];
+  initialScript?: string;
   onEvent?: (e: LiveEvent) => void;
 }
 
@@ -119,6 +120,7 @@ export class RunService {
       ...(req.maxSteps !== undefined ? { maxSteps: req.maxSteps } : {}),
       timeoutMs: req.timeoutMs ?? this.svc.config.limits.timeout_s * 1000,
       ...(req.origin ? { origin: req.origin } : {}),
+      ...(req.initialScript !== undefined ? { initialScript: req.initialScript } : {}),
       signal: ac.signal,
       onStart: (id) => {
         this.active.set(id, ac);
@@ -192,6 +194,24 @@ export class RunService {
       noTemplates: true,
       origin: { runId, kind: 'replay' },
       ...(onEvent ? { onEvent } : {}),
+    });
+  }
+
+  /** Continues a run from an attempt with an edited script; PLAN retries go on with the providers. */
+  continueFrom(runId: string, attempt: number, body: string, providers: LlmProvider[]): { runId: Promise<string>; done: Promise<RunOutcome> } {
+    const rec = this.get(runId);
+    if (!rec.attempts.some((a) => a.n === attempt)) throw new ToolsmithError('not_found', `run ${runId} has no attempt ${attempt}`);
+    return this.start({
+      task: rec.started.task,
+      sandbox: rec.started.sandbox,
+      ...(rec.started.kit ? { kit: rec.started.kit } : {}),
+      mode: 'plan',
+      language: rec.started.language,
+      providers,
+      maxRetries: rec.started.maxRetries,
+      noTemplates: true,
+      initialScript: body,
+      origin: { runId, attempt, kind: 'continue' },
     });
   }
 

@@ -17,6 +17,20 @@ import { resourcesDir } from '../infra/workspace/paths.ts';
 import { parseConfig } from './config.ts';
 import type { Config } from './config.ts';
 import { ToolsmithError } from './errors.ts';
+import { RunService } from './runs.ts';
+import type { SandboxManager } from './sandbox.ts';
+import type { PushEvent } from '../contract/api.ts';
+import type { Logger } from '../core/ports/executor.ts';
+import type { ExecutionResult } from '../core/sandbox/execution.ts';
+import { assembleScript } from '../core/script/assemble.ts';
+import { JS_FRAMEWORK_NAMES, PYTHON_FRAMEWORK_NAMES } from '../core/lang/builtins.ts';
+
+export type SandboxFactory = (svc: ToolsmithService) => Promise<SandboxManager>;
+
+export interface ServiceOptions {
+  sandboxFactory?: SandboxFactory;
+  log?: Logger;
+}
 
 export interface KitEntry {
   name: string;
@@ -43,23 +57,103 @@ export class ToolsmithService {
   readonly config: Config;
   readonly generator: ScriptGenerator;
   private readonly registries = new Map<string, { registry: ToolRegistry; mtimeMs: number; size: number }>();
+  private readonly options: ServiceOptions;
+  private sandboxPromise: Promise<SandboxManager> | undefined;
+  private runService: RunService | undefined;
+  private readonly pushListeners = new Set<(e: PushEvent) => void>();
+  /** Provider keys set at run time (desktop: loaded from the keychain; browser/CLI: this process only). */
+  readonly providerKeys = new Map<string, string>();
 
-  private constructor(files: WorkspaceFiles, config: Config, generator: ScriptGenerator) {
+  private constructor(files: WorkspaceFiles, config: Config, generator: ScriptGenerator, options: ServiceOptions) {
     this.files = files;
     this.config = config;
     this.generator = generator;
+    this.options = options;
   }
 
-  static open(workspaceDir: string): ToolsmithService {
+  static open(workspaceDir: string, options: ServiceOptions = {}): ToolsmithService {
     try {
       const files = new WorkspaceFiles(workspaceDir);
       const config = parseConfig(files.readConfig(), files.configFile);
       const generator = new ScriptGenerator(readPromptFiles(join(resourcesDir(), 'prompts')));
-      return new ToolsmithService(files, config, generator);
+      return new ToolsmithService(files, config, generator, options);
     } catch (e) {
       if (e instanceof WorkspaceError) throw new ToolsmithError('invalid_config', e.message);
       throw e;
     }
+  }
+
+  /** The sandbox manager (Docker pool, or the process fallback), created on first use. */
+  sandbox(): Promise<SandboxManager> {
+    if (!this.sandboxPromise) {
+      const factory = this.options.sandboxFactory;
+      if (!factory) return Promise.reject(new ToolsmithError('infra', 'no sandbox backend is configured for this service'));
+      this.sandboxPromise = factory(this);
+      this.sandboxPromise.catch(() => (this.sandboxPromise = undefined));
+    }
+    return this.sandboxPromise;
+  }
+
+  /** Runs, templates and replay, over the workspace's run store. */
+  async runs(): Promise<RunService> {
+    if (!this.runService) {
+      const sandbox = await this.sandbox();
+      if (!this.runService) {
+        this.runService = new RunService(this, sandbox.executor, this.options.log ? { log: this.options.log } : {});
+        this.runService.subscribe((e) => this.push(e.type === 'token' ? e : { type: 'run_event', event: e }));
+      }
+    }
+    return this.runService;
+  }
+
+  /** Subscribes to events pushed to front ends; returns the unsubscribe function. */
+  onPush(fn: (e: PushEvent) => void): () => void {
+    this.pushListeners.add(fn);
+    return () => this.pushListeners.delete(fn);
+  }
+
+  push(e: PushEvent): void {
+    for (const l of this.pushListeners) l(e);
+  }
+
+  /** Runtimes enabled in the config, python first (the default). */
+  enabledRuntimes(): string[] {
+    const ids = Object.entries(this.config.runtimes).filter(([, r]) => r.enabled).map(([id]) => id);
+    return ids.sort((a, b) => (a === 'python' ? -1 : b === 'python' ? 1 : a.localeCompare(b)));
+  }
+
+  /** Runs a script directly (no LLM, not recorded): `toolsmith exec` and MCP `execute_code`. */
+  async executeScript(req: { sandbox: string; kit?: string; language: ScriptLanguage; body: string; timeoutMs?: number; validate?: boolean }): Promise<ExecutionResult> {
+    const { kit } = this.scriptTools(req.sandbox, req.kit);
+    const toolMap = Object.fromEntries(kit.tools.map((k) => [k.alias, k.tool.name]));
+    const script = assembleScript(req.body, { sandbox: req.sandbox, tools: Object.keys(toolMap), helpers: req.language === 'python' ? PYTHON_FRAMEWORK_NAMES : JS_FRAMEWORK_NAMES, language: req.language });
+    if (req.validate !== false) {
+      const v = validateScript(script.body, req.language, { tools: Object.keys(toolMap) });
+      if (!v.valid) {
+        return {
+          success: false,
+          intermediates: [],
+          logs: [],
+          toolCalls: [],
+          error: { type: 'ValidationError', message: this.generator.validationErrorMessage(v.violations), frames: [] },
+          exitReason: 'rejected',
+          isolation: 'none',
+          durationMs: 0,
+          runtime: req.language === 'python' ? 'python' : 'node',
+        };
+      }
+    }
+    const sandbox = await this.sandbox();
+    const timeoutMs = Math.min(req.timeoutMs ?? this.config.limits.timeout_s * 1000, 600_000);
+    return sandbox.executor.execute({ sandbox: req.sandbox, language: req.language, code: script.code, bodyStartLine: script.bodyStartLine, tools: toolMap, timeoutMs });
+  }
+
+  async close(): Promise<void> {
+    this.runService?.close();
+    this.runService = undefined;
+    const s = this.sandboxPromise;
+    this.sandboxPromise = undefined;
+    if (s) await (await s.catch(() => undefined))?.dispose();
   }
 
   get workspaceDir(): string {

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { ToolsmithService } from '../app/service.ts';
+import { createSandboxManager } from '../app/sandbox-factory.ts';
 import { resolveWorkspaceDir } from '../infra/workspace/paths.ts';
 
 /** Thrown for bad command-line usage: printed as one line, exit code 2. */
@@ -14,6 +15,8 @@ export interface CliContext {
   service(cmd: Command): ToolsmithService;
   /** Set to 1 by a command whose answer is negative (invalid script, failed run). */
   exitCode: number;
+  /** Disposes the service (pool containers, store) if a command opened it. */
+  close(): Promise<void>;
 }
 
 export function createContext(out: (t: string) => void, err: (t: string) => void): CliContext {
@@ -22,9 +25,14 @@ export function createContext(out: (t: string) => void, err: (t: string) => void
     out,
     err,
     exitCode: 0,
+    async close() {
+      const s = service;
+      service = undefined;
+      await s?.close();
+    },
     service(cmd: Command) {
       const opts = cmd.optsWithGlobals<{ workspace?: string }>();
-      service ??= ToolsmithService.open(resolveWorkspaceDir(opts.workspace));
+      service ??= ToolsmithService.open(resolveWorkspaceDir(opts.workspace), { sandboxFactory: createSandboxManager });
       return service;
     },
   };

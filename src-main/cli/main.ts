@@ -6,6 +6,9 @@ import { readFileSync } from 'node:fs';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { ToolsmithError } from '../app/errors.ts';
 import { registerKit } from './commands/kit.ts';
+import { registerMcp } from './commands/mcp.ts';
+import { registerRun, registerRuns } from './commands/run.ts';
+import { registerTemplate } from './commands/template.ts';
 import { registerPrompt } from './commands/prompt.ts';
 import { registerSandboxes } from './commands/sandboxes.ts';
 import { registerServe } from './commands/serve.ts';
@@ -30,6 +33,10 @@ export function buildProgram(ctx: CliContext): Command {
   registerKit(program, ctx);
   registerSandboxes(program, ctx);
   registerServe(program, ctx);
+  registerRun(program, ctx);
+  registerRuns(program, ctx);
+  registerTemplate(program, ctx);
+  registerMcp(program, ctx);
   for (const cmd of allCommands(program)) {
     cmd.exitOverride();
     cmd.configureOutput({ writeOut: ctx.out, writeErr: ctx.err, outputError: () => {} });
@@ -56,8 +63,10 @@ export async function main(
       return 0;
     }
     await program.parseAsync(argv, { from: 'user' });
+    await ctx.close();
     return ctx.exitCode;
   } catch (e) {
+    await ctx.close().catch(() => {});
     if (e instanceof CommanderError) {
       if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help') return 0;
       err(`toolsmith: ${firstLine(e.message)}\n`);

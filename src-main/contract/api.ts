@@ -5,6 +5,10 @@
  */
 import { z } from 'zod';
 import type { ResolvedKit } from '../core/kits/kit.ts';
+import type { RunEvent } from '../core/records/events.ts';
+import type { RunRecord } from '../core/records/records.ts';
+import type { ExecutionResult } from '../core/sandbox/execution.ts';
+import type { ToolResponse } from '../core/tools/model.ts';
 import type { ValidationResult, Violation } from '../core/lang/violation.ts';
 import type { BuiltPrompt } from '../core/script/generator.ts';
 import type { SandboxTool } from '../core/tools/extract.ts';
@@ -12,6 +16,12 @@ import type { OpenAiFunctionSchema } from '../core/tools/schema.ts';
 
 const name = z.string().min(1).max(64).regex(/^[A-Za-z0-9_][A-Za-z0-9_.-]*$/, 'letters, digits, _ . - only');
 const language = z.enum(['python', 'js', 'ts']);
+const runId = z.string().min(1).max(64).regex(/^[A-Za-z0-9-]+$/, 'a run id');
+const status = z.enum(['running', 'succeeded', 'failed', 'cancelled', 'interrupted']);
+const tier = z.enum(['template', 'rule', 'llm', 'replay', 'edit']);
+const mode = z.enum(['plan', 'interactive']);
+const slotType = z.enum(['str', 'int', 'float']);
+const json: z.ZodType<unknown> = z.unknown();
 
 export const requests = {
   'workspace.info': z.object({}).strict(),
@@ -40,7 +50,131 @@ export const requests = {
       previousError: z.string().max(1_000_000).optional(),
     })
     .strict(),
+  'tools.call': z.object({ sandbox: name, tool: name, args: z.record(z.string(), json) }).strict(),
+  'tools.save': z.object({ sandbox: name, source: z.string().max(1_000_000) }).strict(),
+  'runs.list': z
+    .object({
+      status: z.array(status).optional(),
+      sandbox: name.optional(),
+      mode: mode.optional(),
+      model: z.string().max(200).optional(),
+      tier: tier.optional(),
+      from: z.number().optional(),
+      to: z.number().optional(),
+      text: z.string().max(500).optional(),
+      limit: z.number().int().min(1).max(1000).optional(),
+      offset: z.number().int().min(0).optional(),
+    })
+    .strict(),
+  'runs.get': z.object({ runId }).strict(),
+  'runs.start': z
+    .object({
+      task: z.string().min(1).max(20_000),
+      sandbox: name,
+      kit: name.optional(),
+      mode: mode.optional(),
+      language: language.optional(),
+      provider: name.optional(),
+      model: z.string().max(200).optional(),
+      maxRetries: z.number().int().min(0).max(20).optional(),
+      maxSteps: z.number().int().min(1).max(50).optional(),
+      timeoutS: z.number().int().min(1).max(600).optional(),
+      noTemplates: z.boolean().optional(),
+    })
+    .strict(),
+  'runs.cancel': z.object({ runId }).strict(),
+  'runs.delete': z.object({ runId }).strict(),
+  'runs.replay': z.object({ runId }).strict(),
+  'runs.export': z.object({ runId }).strict(),
+  'runs.import': z.object({ doc: json }).strict(),
+  /** Edit-and-rerun: run a script directly (no LLM), linked to its origin run/attempt. */
+  'runs.runScript': z
+    .object({ sandbox: name, kit: name.optional(), language: language.optional(), body: z.string().min(1).max(1_000_000), task: z.string().max(20_000).optional(), originRun: runId.optional(), originAttempt: z.number().int().min(1).optional() })
+    .strict(),
+  /** Continue a run from an attempt with an edited script: the script runs first, then PLAN retries continue with the LLM. */
+  'runs.continue': z.object({ runId, attempt: z.number().int().min(1), body: z.string().min(1).max(1_000_000) }).strict(),
+  'templates.list': z.object({}).strict(),
+  'templates.propose': z.object({ runId }).strict(),
+  'templates.create': z
+    .object({
+      name,
+      fromRun: runId.optional(),
+      attempt: z.number().int().min(1).optional(),
+      body: z.string().max(1_000_000).optional(),
+      pattern: z.string().min(1).max(2000).optional(),
+      slots: z.record(z.string(), slotType).optional(),
+      sandbox: name.optional(),
+      kit: name.optional(),
+      examples: z.array(z.object({ intent: z.string().min(1), expect: json.optional() })).max(100).optional(),
+      description: z.string().max(2000).optional(),
+      force: z.boolean().optional(),
+    })
+    .strict(),
+  'templates.test': z.object({ name }).strict(),
+  'templates.delete': z.object({ name }).strict(),
+  'kits.save': z.object({ name, sandbox: name, description: z.string().max(2000).optional(), tools: z.record(z.string(), name) }).strict(),
+  'settings.get': z.object({}).strict(),
+  'settings.setProviderKey': z.object({ provider: name, key: z.string().min(1).max(1000) }).strict(),
+  'system.status': z.object({}).strict(),
+  'system.buildImage': z.object({ runtime: z.enum(['python', 'node']) }).strict(),
 } as const;
+
+export interface RunSummaryView {
+  id: string;
+  createdAt: number;
+  updatedAt: number;
+  status: 'running' | 'succeeded' | 'failed' | 'cancelled' | 'interrupted';
+  task: string;
+  sandbox: string;
+  kit: string | null;
+  mode: 'plan' | 'interactive';
+  model: string | null;
+  tier: string | null;
+  provider: string | null;
+  attempts: number;
+  tokens: number;
+  durationMs: number;
+  error: string | null;
+  originRun: string | null;
+}
+
+export interface TemplateInfo {
+  name: string;
+  pattern: string;
+  slots: Record<string, 'str' | 'int' | 'float'>;
+  sandbox: string;
+  kit?: string;
+  language: 'python' | 'js' | 'ts';
+  body: string;
+  examples: { intent: string; expect?: unknown }[];
+  description?: string;
+  origin?: string;
+  file: string;
+  successes: number;
+  failures: number;
+  lastUsed: number | null;
+}
+
+export interface SystemStatus {
+  docker: { available: boolean; version?: string; error?: string; hint?: string };
+  isolation: string;
+  images: { runtime: string; tag: string; present: boolean }[];
+  pools: { sandbox: string; size: number; idle: number; busy: number; queued: number }[];
+}
+
+export interface SettingsView {
+  providers: { id: string; kind: string; model: string; baseUrl?: string; keySource: 'env' | 'keychain' | 'none' }[];
+  pool: Record<string, number>;
+  limits: Record<string, number>;
+  runtimes: { id: string; enabled: boolean }[];
+  maxGrade?: { w: number; d: number };
+}
+
+/** Events pushed from the service to front ends. */
+export type PushEvent =
+  | { type: 'run_event'; event: RunEvent }
+  | { type: 'token'; runId: string; n: number; text: string }
+  | { type: 'image_progress'; runtime: string; line: string; done?: boolean; error?: string };
 
 export interface ToolsView {
   sandbox: string;
@@ -53,11 +187,33 @@ export interface ToolsView {
 export interface Responses {
   'workspace.info': { workspace: string; name: string; version: string };
   'sandboxes.list': { name: string; description: string; tools: number; problems: number }[];
-  'tools.list': ToolsView;
+  'tools.list': ToolsView & { source: string };
   'tools.extract': Omit<ToolsView, 'sandbox'>;
   'kits.list': { name: string; sandbox: string; kit?: ResolvedKit; error?: string }[];
   'scripts.validate': ValidationResult;
   'prompts.build': BuiltPrompt;
+  'tools.call': { response?: ToolResponse; result: ExecutionResult };
+  'tools.save': Omit<ToolsView, 'sandbox'> & { sandbox: string };
+  'runs.list': { total: number; runs: RunSummaryView[] };
+  'runs.get': RunRecord;
+  'runs.start': { runId: string };
+  'runs.cancel': { cancelled: boolean };
+  'runs.delete': { deleted: true };
+  'runs.replay': { runId: string };
+  'runs.export': { format: string; version: number; exportedAt: number; events: RunEvent[] };
+  'runs.import': { runId: string };
+  'runs.runScript': { runId: string };
+  'runs.continue': { runId: string };
+  'templates.list': { templates: TemplateInfo[]; problems: { file: string; error: string }[] };
+  'templates.propose': { pattern: string; slots: Record<string, 'str' | 'int' | 'float'>; body: string; sandbox: string; kit?: string };
+  'templates.create': TemplateInfo;
+  'templates.test': { name: string; passed: boolean; examples: { intent: string; matched: boolean; success: boolean; data?: unknown; expected?: unknown; error?: string }[] };
+  'templates.delete': { deleted: true };
+  'kits.save': { name: string; file: string };
+  'settings.get': SettingsView;
+  'settings.setProviderKey': { stored: boolean; where: 'keychain' | 'memory' };
+  'system.status': SystemStatus;
+  'system.buildImage': { tag: string };
 }
 
 export type Method = keyof typeof requests;
@@ -74,6 +230,9 @@ export interface ApiError {
 export type ApiResult<M extends Method> = { ok: true; value: Response<M> } | { ok: false; error: ApiError };
 
 /** The surface the renderer talks to: `window.toolsmith` in Electron, the web client in a browser. */
-export type ToolsmithApi = { [M in Method]: (req: Request<M>) => Promise<Response<M>> };
+export type ToolsmithApi = { [M in Method]: (req: Request<M>) => Promise<Response<M>> } & {
+  /** Subscribes to pushed events; returns the unsubscribe function. */
+  onEvent(fn: (e: PushEvent) => void): () => void;
+};
 
 export const METHODS = Object.keys(requests) as Method[];

@@ -8,6 +8,7 @@ import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { extname, join, normalize, sep } from 'node:path';
+import { WebSocketServer } from 'ws';
 import { dispatch } from '../app/handlers.ts';
 import type { ToolsmithService } from '../app/service.ts';
 import { CSP } from './csp.ts';
@@ -96,6 +97,25 @@ export async function startWebServer(svc: ToolsmithService, opts: { port?: numbe
     }
     send(res, 200, readFileSync(file), MIME[extname(file)] ?? 'application/octet-stream');
   }
+  // Pushed events (run events, streamed tokens, image build progress) over a WebSocket.
+  const wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
+  server.on('upgrade', (req, socket, head) => {
+    const url = new URL(req.url ?? '/', origin);
+    if (url.pathname !== '/api/events' || req.headers.origin !== origin || !tokenMatches(url.searchParams.get('token') ?? undefined, token)) {
+      socket.write('HTTP/1.1 403 Forbidden\r\nconnection: close\r\n\r\n');
+      socket.destroy();
+      return;
+    }
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      const off = svc.onPush((e) => {
+        if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(e));
+      });
+      ws.on('close', off);
+      ws.on('error', off);
+      // The channel is one-way: anything the page sends is ignored.
+      ws.on('message', () => {});
+    });
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.port ?? 0, '127.0.0.1', () => resolve());
@@ -107,6 +127,12 @@ export async function startWebServer(svc: ToolsmithService, opts: { port?: numbe
     token,
     port,
     server,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const c of wss.clients) c.terminate();
+        wss.close();
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

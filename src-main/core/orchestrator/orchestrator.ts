@@ -58,6 +58,8 @@ export interface RunRequest {
   /** Live stream: every recorded event, plus streamed LLM tokens. */
   onEvent?: (e: RunEvent | { type: 'token'; runId: string; n: number; text: string }) => void;
   signal?: AbortSignal;
+  /** A first-attempt script given by a person (continue-from-attempt with an edited script). */
+  initialScript?: string;
   /** Called as soon as the run id exists (before any LLM call). */
   onStart?: (runId: string) => void;
 }
@@ -142,7 +144,7 @@ export class Orchestrator {
         attempt: n,
         ...(previous ? { previousScript: previous.script, previousError: previous.error } : {}),
       });
-      const cand = await this.candidate(ctx, n, prompt, n === 1 ? (req.sources ?? []) : []);
+      const cand = n === 1 && req.initialScript !== undefined ? this.given(ctx, req.initialScript) : await this.candidate(ctx, n, prompt, n === 1 ? (req.sources ?? []) : []);
       if (!cand) return { runId, status: 'failed', error: lastErrorOrProviders(ctx, lastError) };
       if (!cand.validation.valid) {
         lastError = this.deps.generator.validationErrorMessage(cand.validation.violations);
@@ -216,6 +218,17 @@ export class Orchestrator {
       }
     }
     return { runId, status: 'failed', error: `no result after ${started.maxSteps} steps (max_steps)` };
+  }
+
+  /** The person-edited first script: recorded with tier `edit`, validated like any other. */
+  private given(ctx: RunCtx, body: string): Candidate {
+    const tools = Object.keys(ctx.req.toolMap);
+    const script = assembleScript(body, { sandbox: ctx.req.sandbox.name, tools, helpers: ctx.language === 'python' ? PYTHON_FRAMEWORK_NAMES : JS_FRAMEWORK_NAMES, language: ctx.language });
+    const validation = this.deps.validate(script.body, ctx.language, tools);
+    ctx.emit('tier', { n: 1, tier: 'edit' });
+    ctx.emit('script', { n: 1, code: script.code, body: script.body, bodyStartLine: script.bodyStartLine, language: ctx.language, source: 'edit' });
+    ctx.emit('validation', { n: 1, valid: validation.valid, violations: validation.violations });
+    return { tier: 'edit', script, validation };
   }
 
   /** Runs the tiers for one attempt/step; returns the first valid candidate, else the last invalid one. */

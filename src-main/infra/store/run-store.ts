@@ -245,15 +245,26 @@ export class RunStore {
     this.db.prepare('UPDATE runs_fts SET errors = errors || char(10) || ? WHERE run_id = ?').run(text, runId);
   }
 
+  private depth = 0;
+
   private tx(fn: () => void): void {
+    if (this.depth > 0) return fn();
     this.db.exec('BEGIN IMMEDIATE');
+    this.depth++;
     try {
       fn();
       this.db.exec('COMMIT');
     } catch (e) {
       this.db.exec('ROLLBACK');
       throw e;
+    } finally {
+      this.depth--;
     }
+  }
+
+  /** Runs many writes in one transaction (imports, seeding); each append inside is not durable alone. */
+  batch(fn: () => void): void {
+    this.tx(fn);
   }
 
   /** Counts one use of a template (the ratchet's counters). */

@@ -1,0 +1,19 @@
+/**
+ * The sandbox side of the service: the executor the orchestrator runs scripts through, one-off tool
+ * calls, pool/Docker status and image builds. Implemented over the infra sandbox backends.
+ */
+import type { ScriptExecutor } from '../core/ports/executor.ts';
+import type { ExecutionResult } from '../core/sandbox/execution.ts';
+import type { JsonValue, ToolResponse } from '../core/tools/model.ts';
+import type { SystemStatus } from '../contract/api.ts';
+
+export interface SandboxManager {
+  readonly executor: ScriptExecutor;
+  /** Runs one tool in its sandbox with the given arguments. */
+  callTool(sandbox: string, tool: string, args: Record<string, JsonValue>): Promise<{ response?: ToolResponse; result: ExecutionResult }>;
+  status(): Promise<SystemStatus>;
+  buildImage(runtime: 'python' | 'node', onProgress: (line: string) => void): Promise<{ tag: string }>;
+  /** Tools.py changed: hot-reload the sandbox's workers. */
+  reload(sandbox: string): Promise<void>;
+  dispose(): Promise<void>;
+}

@@ -1,0 +1,151 @@
+/**
+ * The MCP server (`toolsmith mcp`): the same service over the Model Context Protocol, on stdio.
+ * Tools: delegate (task -> result through the tiers), execute_code (the flat multi-runtime schema),
+ * validate, list_tools, kit_info, list_templates.
+ */
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { z } from 'zod';
+import { ToolsmithError } from '../app/errors.ts';
+import { createProviders } from '../app/providers.ts';
+import type { ToolsmithService } from '../app/service.ts';
+import { validateScript } from '../core/lang/validate.ts';
+import { kitToolView } from '../core/kits/kit.ts';
+import { openAiFunctionSchema } from '../core/tools/schema.ts';
+
+type Content = { content: { type: 'text'; text: string }[]; isError?: boolean; structuredContent?: Record<string, unknown> };
+
+const text = (value: unknown, isError = false): Content => ({
+  content: [{ type: 'text', text: typeof value === 'string' ? value : JSON.stringify(value, null, 2) }],
+  ...(isError ? { isError: true } : {}),
+});
+
+async function guard(fn: () => Promise<Content> | Content): Promise<Content> {
+  try {
+    return await fn();
+  } catch (e) {
+    if (e instanceof ToolsmithError) return text({ error: e.message, code: e.code }, true);
+    return text({ error: e instanceof Error ? e.message : String(e), code: 'internal' }, true);
+  }
+}
+
+/** The execute_code description: the LLM's single source of truth about runtimes. */
+export function executeCodeDescription(svc: ToolsmithService): string {
+  const enabled = svc.enabledRuntimes();
+  return (
+    `Run a short script in an isolated sandbox (no network, no file system, no imports) and return its ` +
+    `result. The default runtime is ${enabled[0] ?? 'python'}; enabled runtimes: ${enabled.join(', ') || 'none'}. ` +
+    `The runtime is never guessed from the code: pass it explicitly for anything but the default. ` +
+    `Scripts call the sandbox's tools directly and must end with emit_result(value) (JS: emitResult(value)). ` +
+    `Timeout defaults to 300 s, at most 600 s; output is capped at ${svc.config.limits.output_kb} KB.`
+  );
+}
+
+export function createMcpServer(svc: ToolsmithService): McpServer {
+  const server = new McpServer({ name: 'toolsmith', version: '0.1.0' });
+  const sandboxes = svc.files.sandboxNames();
+  const defaultSandbox = svc.config.workspace.default_sandbox ?? sandboxes[0] ?? '';
+
+  server.registerTool(
+    'delegate',
+    {
+      description: 'Solve a task with the sandbox tools: templates, rules, then the configured LLM write a script that is validated and run. Returns the result and the run id.',
+      inputSchema: {
+        task: z.string().min(1).describe('what to do, in words'),
+        sandbox: z.string().default(defaultSandbox).describe(`sandbox (default ${defaultSandbox}); available: ${sandboxes.join(', ')}`),
+        kit: z.string().optional().describe('only the tools of this kit'),
+        mode: z.enum(['plan', 'interactive']).default('plan'),
+      },
+    },
+    ({ task, sandbox, kit, mode }) =>
+      guard(async () => {
+        const runs = await svc.runs();
+        const started = runs.start({ task, sandbox, ...(kit ? { kit } : {}), mode, providers: createProviders(svc.config) });
+        const outcome = await started.done;
+        return text(outcome, outcome.status !== 'succeeded');
+      }),
+  );
+
+  server.registerTool(
+    'execute_code',
+    {
+      description: executeCodeDescription(svc),
+      inputSchema: {
+        code: z.string().min(1).describe('the script'),
+        runtime: z.string().optional().describe(`one of: ${svc.enabledRuntimes().join(', ')} (default ${svc.enabledRuntimes()[0] ?? 'python'})`),
+        timeout: z.number().int().min(1).max(600).optional().describe('seconds (default 300, max 600)'),
+        sandbox: z.string().default(defaultSandbox).describe(`whose tools the script may call (default ${defaultSandbox})`),
+      },
+    },
+    ({ code, runtime, timeout, sandbox }) =>
+      guard(async () => {
+        const enabled = svc.enabledRuntimes();
+        const rt = runtime ?? enabled[0] ?? 'python';
+        if (!enabled.includes(rt)) return text({ error: `runtime '${rt}' is not enabled; available: ${enabled.join(', ')}` }, true);
+        const language = rt === 'python' ? 'python' : 'js';
+        const result = await svc.executeScript({ sandbox, language, body: code, ...(timeout ? { timeoutMs: timeout * 1000 } : {}) });
+        return text(result, !result.success);
+      }),
+  );
+
+  server.registerTool(
+    'validate',
+    {
+      description: 'Check a script statically (no execution): returns {valid, violations[{rule, message, line, column, endLine, endColumn}]}.',
+      inputSchema: {
+        code: z.string(),
+        language: z.enum(['python', 'js', 'ts']).default('python'),
+        sandbox: z.string().default(defaultSandbox),
+        kit: z.string().optional(),
+        strict: z.boolean().default(false),
+      },
+    },
+    ({ code, language, sandbox, kit, strict }) =>
+      guard(() => {
+        const tools = svc.scriptTools(sandbox, kit).tools.map((t) => t.name);
+        return text(validateScript(code, language, { tools, strict }));
+      }),
+  );
+
+  server.registerTool(
+    'list_tools',
+    {
+      description: 'The tools of a sandbox (or kit) as flat OpenAI function schemas.',
+      inputSchema: { sandbox: z.string().default(defaultSandbox), kit: z.string().optional() },
+    },
+    ({ sandbox, kit }) => guard(() => text(svc.scriptTools(sandbox, kit).tools.map(openAiFunctionSchema))),
+  );
+
+  server.registerTool(
+    'kit_info',
+    { description: 'A kit: its tools with aliases, groups and grade (w, d).', inputSchema: { name: z.string() } },
+    ({ name }) =>
+      guard(() => {
+        const k = svc.kit(name);
+        return text({ name: k.name, sandbox: k.sandbox, description: k.description, grade: k.grade, tools: kitToolView(k).map((t, i) => ({ alias: t.name, tool: k.tools[i]?.tool.name, group: k.tools[i]?.group, grade: t.grade })) });
+      }),
+  );
+
+  server.registerTool(
+    'list_templates',
+    { description: 'Templates: intent patterns served without an LLM, with success and failure counts.', inputSchema: {} },
+    () =>
+      guard(async () => {
+        const runs = await svc.runs();
+        return text(runs.listTemplates().map((t) => ({ name: t.name, pattern: t.pattern, sandbox: t.sandbox, kit: t.kit, successes: t.successes, failures: t.failures })));
+      }),
+  );
+  return server;
+}
+
+export async function serveMcpStdio(svc: ToolsmithService): Promise<void> {
+  const server = createMcpServer(svc);
+  await server.connect(new StdioServerTransport());
+  await new Promise<void>((resolve) => {
+    process.stdin.once('end', resolve);
+    process.once('SIGTERM', resolve);
+    process.once('SIGINT', resolve);
+  });
+  await server.close();
+  await svc.close();
+}

@@ -1,0 +1,169 @@
+/**
+ * End-to-end orchestration against the scripted LLM server and a real sandbox container.
+ */
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createProviders } from '../../../src-main/app/providers.ts';
+import { createSandboxManager } from '../../../src-main/app/sandbox-factory.ts';
+import { ToolsmithService } from '../../../src-main/app/service.ts';
+import type { RunService } from '../../../src-main/app/runs.ts';
+import { RunStore } from '../../../src-main/infra/store/run-store.ts';
+import { startLlmServer } from '../../support/llm-server.ts';
+import type { LlmServer } from '../../support/llm-server.ts';
+import { repoRoot, tempWorkspace } from '../../support/workspace.ts';
+
+let llm: LlmServer;
+let svc: ToolsmithService;
+let runs: RunService;
+let ws: string;
+
+const providers = () => createProviders(svc.config, { baseUrl: llm.openaiUrl, model: 'scripted-coder' });
+const fence = (code: string) => '```python\n' + code + '\n```';
+
+beforeAll(async () => {
+  llm = await startLlmServer();
+  ws = tempWorkspace();
+  svc = ToolsmithService.open(ws, { sandboxFactory: createSandboxManager });
+  runs = await svc.runs();
+});
+afterAll(async () => {
+  await svc.close();
+  await llm.close();
+});
+beforeEach(() => llm.reset());
+
+describe('PLAN mode', () => {
+  it('fails validation, then fails at runtime with a KeyError, then succeeds: three attempts recorded', async () => {
+    llm.push(
+      fence('import os\nemit_result(os.getcwd())'),
+      fence('import sys\nemit_result(1)'),
+      fence('r = get_user(user_id="u1")\nemit_result(r.data[0])'),
+      fence('r = get_user(user_id="u1")\nemit_result(r.data["name"])'),
+    );
+    const { done } = runs.start({ task: 'What is the name of user u1?', sandbox: 'ecommerce', providers: providers(), maxRetries: 3, noTemplates: true });
+    const outcome = await done;
+    expect(outcome).toMatchObject({ status: 'succeeded', result: 'Ada Lovelace' });
+    const rec = runs.get(outcome.runId);
+    expect(rec.attempts.map((a) => a.n)).toEqual([1, 2, 3]);
+    const [a1, a2, a3] = rec.attempts;
+    // Attempt 1: the script and its corrective retry both fail validation.
+    expect(a1?.prompt?.kind).toBe('first');
+    expect(a1?.rejected[0]?.violations.map((v) => v.rule)).toContain('no-import');
+    expect(a1?.validation?.valid).toBe(false);
+    expect(a1?.execution).toBeUndefined();
+    expect(a1?.tokens.prompt).toBeGreaterThan(0);
+    // Attempt 2: valid, runtime KeyError with a traceback on the body line, prompt carries the violations.
+    expect(a2?.prompt?.kind).toBe('retry');
+    expect(a2?.prompt?.user).toContain('[no-import]');
+    expect(a2?.execution?.exitReason).toBe('error');
+    expect(a2?.execution?.error).toMatchObject({ type: 'KeyError', frames: [expect.objectContaining({ line: 2 })] });
+    expect(a2?.toolCalls.map((t) => t.name)).toEqual(['get_user']);
+    // Attempt 3: the retry prompt carries the KeyError and its hint.
+    expect(a3?.prompt?.user).toContain('KeyError');
+    expect(a3?.prompt?.hints.join(' ')).toMatch(/indexed a dict with the integer 0/);
+    expect(a3?.execution?.success).toBe(true);
+    expect(rec.tokens.total).toBeGreaterThan(0);
+    expect(rec.tier).toBe('llm');
+    expect(llm.requests).toHaveLength(4);
+  });
+
+  it('at the retry limit ends failed with the last error', async () => {
+    llm.fallback = { text: fence('r = get_orders()\nemit_result(r.data["nope"])') };
+    const outcome = await runs.start({ task: 'orders', sandbox: 'ecommerce', providers: providers(), maxRetries: 1, noTemplates: true }).done;
+    expect(outcome.status).toBe('failed');
+    expect(outcome.error).toMatch(/TypeError: list indices must be integers/);
+    expect(runs.get(outcome.runId).attempts).toHaveLength(2);
+  });
+
+  it('a provider that is down ends in a failed record with a clear message, never a crash', async () => {
+    const down = createProviders(svc.config, { baseUrl: 'http://127.0.0.1:9/v1', model: 'x' });
+    const outcome = await runs.start({ task: 'anything', sandbox: 'ecommerce', providers: down, maxRetries: 0, noTemplates: true }).done;
+    expect(outcome.status).toBe('failed');
+    expect(outcome.error).toMatch(/no provider produced a script: cli: connection failed/);
+  }, 60_000);
+
+  it('can be cancelled while the LLM streams', async () => {
+    llm.push({ text: fence('emit_result(1)' + ' '.repeat(2000)), streamDelayMs: 100 });
+    const started = runs.start({ task: 'slow', sandbox: 'ecommerce', providers: providers(), noTemplates: true });
+    const id = await started.runId;
+    setTimeout(() => runs.cancel(id), 200);
+    const outcome = await started.done;
+    expect(outcome.status).toBe('cancelled');
+    expect(runs.get(id).status).toBe('cancelled');
+  });
+
+  it('replays a recorded run: the same scripts, zero requests to the LLM server', async () => {
+    llm.push(fence('r = get_user(user_id="u2")\nemit_result(r.data[0])'), fence('r = get_user(user_id="u2")\nemit_result(r.data["city"])'));
+    const original = await runs.start({ task: 'City of u2', sandbox: 'ecommerce', providers: providers(), noTemplates: true }).done;
+    expect(original.status).toBe('succeeded');
+    const before = llm.requests.length;
+    const replay = await runs.replay(original.runId).done;
+    expect(llm.requests.length).toBe(before);
+    expect(replay).toMatchObject({ status: 'succeeded', result: 'Manchester' });
+    const a = runs.get(original.runId).attempts.map((x) => x.script?.code);
+    const b = runs.get(replay.runId).attempts.map((x) => x.script?.code);
+    expect(b).toEqual(a);
+    expect(runs.get(replay.runId).started.origin).toEqual({ runId: original.runId, kind: 'replay' });
+  });
+});
+
+describe('INTERACTIVE mode', () => {
+  it('stagnates and is forced to finish with `collected`', async () => {
+    const step = fence('r = get_orders()\nemit_intermediate([o["id"] for o in r.data if o["status"] == "pending"])');
+    llm.push(step, step, fence('emit_result({"pending": collected[0]})'));
+    const outcome = await runs.start({ task: 'Which orders are pending?', sandbox: 'ecommerce', mode: 'interactive', providers: providers(), maxSteps: 6 }).done;
+    expect(outcome).toMatchObject({ status: 'succeeded', result: { pending: ['o2', 'o4'] } });
+    const rec = runs.get(outcome.runId);
+    expect(rec.attempts.map((a) => a.step?.stagnant)).toEqual([false, true, false]);
+    expect(rec.attempts[1]?.prompt?.user).toContain('do not fetch it again');
+    expect(rec.attempts[2]?.prompt?.kind).toBe('final');
+    expect(rec.attempts[2]?.prompt?.user).toContain('variable `collected`');
+  });
+});
+
+describe('templates (the ratchet)', () => {
+  it('a promoted script serves the next matching intent with zero LLM calls, counters update', async () => {
+    llm.push(fence('r = get_user(user_id="u3")\nemit_result(r.data["email"])'));
+    const first = await runs.start({ task: 'email of user u3', sandbox: 'ecommerce', providers: providers() }).done;
+    expect(first.status).toBe('succeeded');
+    const t = runs.createTemplate({ name: 'user-email', fromRun: first.runId });
+    expect(t.pattern).toBe('email of user {slot1}');
+    const before = llm.requests.length;
+    const second = await runs.start({ task: 'Email of user u1', sandbox: 'ecommerce', providers: providers() }).done;
+    expect(llm.requests.length).toBe(before);
+    expect(second).toMatchObject({ status: 'succeeded', result: 'ada@example.com' });
+    expect(runs.get(second.runId).tier).toBe('template');
+    expect(runs.listTemplates().find((x) => x.name === 'user-email')).toMatchObject({ successes: 1, failures: 0 });
+    const evil = await runs.start({ task: `email of user x');write_file('pwn','1');('`, sandbox: 'ecommerce', providers: [] }).done;
+    const rec = runs.get(evil.runId);
+    expect(rec.tier).toBe('template');
+    expect(rec.attempts[0]?.toolCalls.map((c) => c.name)).toEqual(['get_user']);
+    const test = await runs.testTemplate('user-email');
+    expect(test.passed).toBe(true);
+  });
+});
+
+describe('interrupted runs', () => {
+  it('a CLI run killed mid-run reads as interrupted after restart, with what it wrote', async () => {
+    llm.push({ text: fence('emit_result(1)'), delayMs: 30_000 });
+    const child = spawn(join(repoRoot, 'node_modules/.bin/node'), [join(repoRoot, 'bin/toolsmith.mjs'), '--workspace', ws, 'run', 'never finishes', '--sandbox', 'ecommerce', '--base-url', llm.openaiUrl, '--model', 'm', '--no-templates'], { stdio: 'pipe' });
+    await new Promise<void>((resolve) => {
+      const t = setInterval(() => {
+        if (llm.requests.length > 0) {
+          clearInterval(t);
+          resolve();
+        }
+      }, 50);
+    });
+    child.kill('SIGKILL');
+    await new Promise((r) => child.once('exit', r));
+    const store = new RunStore(join(ws, '.toolsmith/runs.db'));
+    const [run] = store.list({ text: 'never finishes' }).runs;
+    expect(run?.status).toBe('interrupted');
+    const rec = store.get(run?.id ?? '');
+    expect(rec?.status).toBe('interrupted');
+    expect(rec?.attempts[0]?.prompt?.user).toContain('never finishes');
+    store.close();
+  });
+});
