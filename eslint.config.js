@@ -53,7 +53,9 @@ const forbid = (message, packages, layers) => ({
 });
 
 export default tseslint.config(
-  { ignores: ['node_modules', 'out', 'dist', 'test-results', 'resources/workspace', 'sandbox-images/**/*.py'] },
+  {
+    ignores: ['node_modules', 'out', 'dist', 'test-results', 'resources/workspace', 'sandbox-images/**/*.py'],
+  },
   ...tseslint.configs.recommended,
   {
     rules: {
@@ -64,8 +66,9 @@ export default tseslint.config(
   },
   {
     files: ['src-main/core/**/*.ts'],
-    rules: forbid('core is pure: no Node, Electron, Docker or network imports, and no higher layer', [
-      ...nodeOnly],
+    rules: forbid(
+      'core is pure: no Node, Electron, Docker or network imports, and no higher layer',
+      [...nodeOnly],
       ['infra', 'app', 'electron', 'web', 'cli'],
     ),
   },
@@ -79,14 +82,19 @@ export default tseslint.config(
   },
   {
     files: ['src-main/contract/**/*.ts'],
-    rules: forbid('contract is shared with the renderer: no Node or higher layers', [
-      ...nodeOnly],
+    rules: forbid(
+      'contract is shared with the renderer: no Node or higher layers',
+      [...nodeOnly],
       ['infra', 'app', 'electron', 'web', 'cli'],
     ),
   },
   {
     files: ['src-main/electron/**/*.ts'],
-    rules: forbid('a front end reaches the service through app/ (web/csp.ts is shared)', ['**/web/server*'], ['cli']),
+    rules: forbid(
+      'a front end reaches the service through app/ (web/csp.ts is shared)',
+      ['**/web/server*'],
+      ['cli'],
+    ),
   },
   {
     files: ['src-main/web/**/*.ts'],

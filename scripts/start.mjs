@@ -23,5 +23,7 @@ if (typeof electronBinary === 'string' && existsSync(electronBinary)) {
 } else {
   console.log('Electron binary not installed here: starting the browser front end instead.');
   console.log('Open the URL below in a browser (Ctrl+C to stop).');
-  spawn('npx', ['toolsmith', 'serve', ...process.argv.slice(2)], { stdio: 'inherit' }).on('exit', (code) => process.exit(code ?? 0));
+  spawn('npx', ['toolsmith', 'serve', ...process.argv.slice(2)], { stdio: 'inherit' }).on('exit', (code) =>
+    process.exit(code ?? 0),
+  );
 }

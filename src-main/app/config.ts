@@ -21,7 +21,9 @@ const sandbox = z.object({
   description: z.string().default(''),
   runtime: z.string().default('python'),
   /** name -> `env:VAR`: credentials a script may read with credential("name"). */
-  credentials: z.record(z.string(), z.string().regex(/^env:[A-Za-z_][A-Za-z0-9_]*$/, 'use "env:VARIABLE"')).default({}),
+  credentials: z
+    .record(z.string(), z.string().regex(/^env:[A-Za-z_][A-Za-z0-9_]*$/, 'use "env:VARIABLE"'))
+    .default({}),
 });
 
 export const configSchema = z.object({
@@ -41,7 +43,13 @@ export const configSchema = z.object({
       idle_seconds: z.number().positive().default(300),
       queue_timeout_ms: z.number().int().positive().default(30_000),
     })
-    .default({ min_size: 1, max_size: 2, max_jobs_per_container: 500, idle_seconds: 300, queue_timeout_ms: 30_000 }),
+    .default({
+      min_size: 1,
+      max_size: 2,
+      max_jobs_per_container: 500,
+      idle_seconds: 300,
+      queue_timeout_ms: 30_000,
+    }),
   limits: z
     .object({
       timeout_s: z.number().positive().max(600).default(300),
@@ -66,6 +74,7 @@ export function parseConfig(raw: unknown, file = '.toolsmith/config.toml'): Conf
     throw new ToolsmithError('invalid_config', `${file}: ${issues.join('; ')}`, { issues });
   }
   const c = r.data;
-  if (c.pool.min_size > c.pool.max_size) throw new ToolsmithError('invalid_config', `${file}: pool.min_size is above pool.max_size`);
+  if (c.pool.min_size > c.pool.max_size)
+    throw new ToolsmithError('invalid_config', `${file}: pool.min_size is above pool.max_size`);
   return c;
 }

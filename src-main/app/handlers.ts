@@ -21,46 +21,82 @@ export interface FrontEndContext {
 }
 
 type Handlers = {
-  [M in Method]: (svc: ToolsmithService, req: Request<M>, fe: FrontEndContext) => Response<M> | Promise<Response<M>>;
+  [M in Method]: (
+    svc: ToolsmithService,
+    req: Request<M>,
+    fe: FrontEndContext,
+  ) => Response<M> | Promise<Response<M>>;
 };
 
-const version = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+const version = (
+  JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
+).version;
 
 const providersFor = (svc: ToolsmithService, provider?: string, model?: string) =>
-  createProviders(svc.config, { ...(provider ? { provider } : {}), ...(model ? { model } : {}) }, (p) => svc.providerKeys.get(p.id) ?? (p.api_key_env ? process.env[p.api_key_env] : undefined));
+  createProviders(
+    svc.config,
+    { ...(provider ? { provider } : {}), ...(model ? { model } : {}) },
+    (p) => svc.providerKeys.get(p.id) ?? (p.api_key_env ? process.env[p.api_key_env] : undefined),
+  );
 
-const opt = <K extends string, V>(key: K, v: V | undefined): { [P in K]?: V } => (v === undefined ? {} : ({ [key]: v } as { [P in K]: V }));
+const opt = <K extends string, V>(key: K, v: V | undefined): { [P in K]?: V } =>
+  v === undefined ? {} : ({ [key]: v } as { [P in K]: V });
 
 export const handlers: Handlers = {
   'workspace.info': (svc) => ({ workspace: svc.workspaceDir, name: svc.config.workspace.name, version }),
   'sandboxes.list': (svc) => svc.sandboxes(),
   'tools.list': (svc, { sandbox }) => {
     const r = svc.registry(sandbox);
-    return { sandbox, tools: r.tools, problems: r.problems, prompt: r.prompt(), openai: r.tools.map(openAiFunctionSchema), source: svc.files.readTools(sandbox) };
+    return {
+      sandbox,
+      tools: r.tools,
+      problems: r.problems,
+      prompt: r.prompt(),
+      openai: r.tools.map(openAiFunctionSchema),
+      source: svc.files.readTools(sandbox),
+    };
   },
   'tools.extract': (_svc, { source }) => {
     const { tools, problems } = extractTools(source);
     return { tools, problems, prompt: toolsPrompt(tools), openai: tools.map(openAiFunctionSchema) };
   },
   'tools.save': async (svc, { sandbox, source }) => {
-    if (!svc.files.sandboxNames().includes(sandbox)) throw new ToolsmithError('not_found', `no sandbox ${sandbox}`);
+    if (!svc.files.sandboxNames().includes(sandbox))
+      throw new ToolsmithError('not_found', `no sandbox ${sandbox}`);
     svc.files.writeTools(sandbox, source);
     const r = svc.registry(sandbox);
     await (await svc.sandbox().catch(() => undefined))?.reload(sandbox);
-    return { sandbox, tools: r.tools, problems: r.problems, prompt: r.prompt(), openai: r.tools.map(openAiFunctionSchema) };
+    return {
+      sandbox,
+      tools: r.tools,
+      problems: r.problems,
+      prompt: r.prompt(),
+      openai: r.tools.map(openAiFunctionSchema),
+    };
   },
   'tools.call': async (svc, { sandbox, tool, args }) => {
-    if (!svc.registry(sandbox).get(tool)) throw new ToolsmithError('not_found', `no tool ${tool} in sandbox ${sandbox}`);
+    if (!svc.registry(sandbox).get(tool))
+      throw new ToolsmithError('not_found', `no tool ${tool} in sandbox ${sandbox}`);
     return (await svc.sandbox()).callTool(sandbox, tool, args as Record<string, JsonValue>);
   },
-  'kits.list': (svc) => svc.kits().map((k) => ({ name: k.name, sandbox: k.sandbox, ...opt('kit', k.kit), ...opt('error', k.error) })),
+  'kits.list': (svc) =>
+    svc
+      .kits()
+      .map((k) => ({ name: k.name, sandbox: k.sandbox, ...opt('kit', k.kit), ...opt('error', k.error) })),
   'kits.save': (svc, { name, sandbox, description, tools }) => {
     const def = { name, sandbox, ...opt('description', description), tools };
     svc.resolveKitDefinition(def);
     return { name, file: svc.files.writeKit(name, stringify(def) + '\n') };
   },
   'scripts.validate': (svc, req) =>
-    svc.validate({ code: req.code, language: req.language, ...opt('sandbox', req.sandbox), ...opt('kit', req.kit), ...opt('tools', req.tools), strict: req.strict ?? false }),
+    svc.validate({
+      code: req.code,
+      language: req.language,
+      ...opt('sandbox', req.sandbox),
+      ...opt('kit', req.kit),
+      ...opt('tools', req.tools),
+      strict: req.strict ?? false,
+    }),
   'prompts.build': (svc, req) =>
     svc.buildPrompt(req.task, req.sandbox, {
       ...opt('kit', req.kit),
@@ -113,7 +149,9 @@ export const handlers: Handlers = {
   'runs.import': async (svc, { doc }) => ({ runId: (await svc.runs()).import(doc) }),
   'runs.runScript': async (svc, r) => {
     const runs = await svc.runs();
-    const origin = r.originRun ? { runId: r.originRun, kind: 'edit' as const, ...opt('attempt', r.originAttempt) } : undefined;
+    const origin = r.originRun
+      ? { runId: r.originRun, kind: 'edit' as const, ...opt('attempt', r.originAttempt) }
+      : undefined;
     const task = r.task ?? (r.originRun ? `${runs.get(r.originRun).started.task} (edited)` : undefined);
     let resolveId: (id: string) => void = () => {};
     const id = new Promise<string>((res) => (resolveId = res));
@@ -143,10 +181,18 @@ export const handlers: Handlers = {
   },
   'templates.propose': async (svc, { runId }) => {
     const rec = (await svc.runs()).get(runId);
-    const attempt = [...rec.attempts].reverse().find((a) => a.execution?.success) ?? rec.attempts[rec.attempts.length - 1];
-    if (!attempt?.script) throw new ToolsmithError('invalid_argument', `run ${runId} has no script to promote`);
+    const attempt =
+      [...rec.attempts].reverse().find((a) => a.execution?.success) ?? rec.attempts[rec.attempts.length - 1];
+    if (!attempt?.script)
+      throw new ToolsmithError('invalid_argument', `run ${runId} has no script to promote`);
     const p = proposePattern(rec.started.task);
-    return { pattern: p.pattern, slots: p.slots, body: templateBody(attempt.script.body, p.values, attempt.script.language), sandbox: rec.started.sandbox, ...opt('kit', rec.started.kit) };
+    return {
+      pattern: p.pattern,
+      slots: p.slots,
+      body: templateBody(attempt.script.body, p.values, attempt.script.language),
+      sandbox: rec.started.sandbox,
+      ...opt('kit', rec.started.kit),
+    };
   },
   'templates.create': async (svc, r) =>
     (await svc.runs()).createTemplate({
@@ -158,7 +204,10 @@ export const handlers: Handlers = {
       ...opt('slots', r.slots),
       ...opt('sandbox', r.sandbox),
       ...opt('kit', r.kit),
-      ...opt('examples', r.examples?.map((e) => ({ intent: e.intent, ...opt('expect', e.expect as JsonValue | undefined) }))),
+      ...opt(
+        'examples',
+        r.examples?.map((e) => ({ intent: e.intent, ...opt('expect', e.expect as JsonValue | undefined) })),
+      ),
       ...opt('description', r.description),
       ...opt('force', r.force),
     }),
@@ -173,7 +222,11 @@ export const handlers: Handlers = {
       kind: p.kind,
       model: p.model,
       ...opt('baseUrl', p.base_url),
-      keySource: svc.providerKeys.has(p.id) ? ('keychain' as const) : p.api_key_env && process.env[p.api_key_env] ? ('env' as const) : ('none' as const),
+      keySource: svc.providerKeys.has(p.id)
+        ? ('keychain' as const)
+        : p.api_key_env && process.env[p.api_key_env]
+          ? ('env' as const)
+          : ('none' as const),
     })),
     pool: { ...svc.config.pool },
     limits: { ...svc.config.limits },
@@ -181,7 +234,8 @@ export const handlers: Handlers = {
     ...opt('maxGrade', svc.config.workspace.max_grade),
   }),
   'settings.setProviderKey': (svc, { provider, key }, fe) => {
-    if (!svc.config.providers.some((p) => p.id === provider)) throw new ToolsmithError('not_found', `no provider ${provider} in the config`);
+    if (!svc.config.providers.some((p) => p.id === provider))
+      throw new ToolsmithError('not_found', `no provider ${provider} in the config`);
     svc.providerKeys.set(provider, key);
     const where = fe.storeKey?.(provider, key) ?? 'memory';
     return { stored: true, where };
@@ -191,7 +245,11 @@ export const handlers: Handlers = {
       return await (await svc.sandbox()).status();
     } catch (e) {
       return {
-        docker: { available: false, error: e instanceof Error ? e.message : String(e), hint: 'Install Docker (Debian: apt-get install docker.io) and start it (systemctl start docker, or dockerd &).' },
+        docker: {
+          available: false,
+          error: e instanceof Error ? e.message : String(e),
+          hint: 'Install Docker (Debian: apt-get install docker.io) and start it (systemctl start docker, or dockerd &).',
+        },
         isolation: 'none',
         images: [],
         pools: [],
@@ -201,30 +259,52 @@ export const handlers: Handlers = {
   'system.buildImage': async (svc, { runtime }) => {
     const sandbox = await svc.sandbox();
     try {
-      const r = await sandbox.buildImage(runtime, (line) => svc.push({ type: 'image_progress', runtime, line }));
+      const r = await sandbox.buildImage(runtime, (line) =>
+        svc.push({ type: 'image_progress', runtime, line }),
+      );
       svc.push({ type: 'image_progress', runtime, line: `built ${r.tag}`, done: true });
       return r;
     } catch (e) {
-      svc.push({ type: 'image_progress', runtime, line: 'build failed', done: true, error: (e as Error).message });
+      svc.push({
+        type: 'image_progress',
+        runtime,
+        line: 'build failed',
+        done: true,
+        error: (e as Error).message,
+      });
       throw e;
     }
   },
 };
 
 /** Validates `payload` against the method's schema and runs its handler; never throws. */
-export async function dispatch(svc: ToolsmithService, method: string, payload: unknown, fe: FrontEndContext = {}): Promise<ApiResult<Method>> {
-  if (!Object.hasOwn(requests, method)) return { ok: false, error: { code: 'invalid_argument', message: `unknown method ${method}` } };
+export async function dispatch(
+  svc: ToolsmithService,
+  method: string,
+  payload: unknown,
+  fe: FrontEndContext = {},
+): Promise<ApiResult<Method>> {
+  if (!Object.hasOwn(requests, method))
+    return { ok: false, error: { code: 'invalid_argument', message: `unknown method ${method}` } };
   const m = method as Method;
   const parsed = requests[m].safeParse(payload ?? {});
   if (!parsed.success) {
-    return { ok: false, error: { code: 'invalid_argument', message: parsed.error.issues.map((i) => `${i.path.join('.') || 'request'}: ${i.message}`).join('; ') } };
+    return {
+      ok: false,
+      error: {
+        code: 'invalid_argument',
+        message: parsed.error.issues.map((i) => `${i.path.join('.') || 'request'}: ${i.message}`).join('; '),
+      },
+    };
   }
   try {
     const handler = handlers[m] as (svc: ToolsmithService, req: unknown, fe: FrontEndContext) => unknown;
     return { ok: true, value: (await handler(svc, parsed.data, fe)) as Response<Method> };
   } catch (e) {
     if (e instanceof ToolsmithError) return { ok: false, error: e.toData() };
-    process.stderr.write(`toolsmith: ${method} failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+    process.stderr.write(
+      `toolsmith: ${method} failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`,
+    );
     return { ok: false, error: { code: 'internal', message: e instanceof Error ? e.message : String(e) } };
   }
 }

@@ -34,7 +34,11 @@ export function makeProvider(p: ProviderConfig, key: string | undefined): LlmPro
   return p.kind === 'anthropic' ? new AnthropicProvider(common) : new OpenAiProvider(common);
 }
 
-export function createProviders(config: Config, o: ProviderOverrides = {}, keyFor: KeyLookup = envKey): LlmProvider[] {
+export function createProviders(
+  config: Config,
+  o: ProviderOverrides = {},
+  keyFor: KeyLookup = envKey,
+): LlmProvider[] {
   if (o.baseUrl) {
     let url: URL;
     try {
@@ -60,7 +64,10 @@ export function createProviders(config: Config, o: ProviderOverrides = {}, keyFo
   if (o.provider) {
     list = list.filter((p) => p.id === o.provider);
     if (!list.length) {
-      throw new ToolsmithError('not_found', `no provider ${o.provider} in the config; configured: ${config.providers.map((p) => p.id).join(', ') || 'none'}`);
+      throw new ToolsmithError(
+        'not_found',
+        `no provider ${o.provider} in the config; configured: ${config.providers.map((p) => p.id).join(', ') || 'none'}`,
+      );
     }
   }
   return list.map((p) => makeProvider(o.model ? { ...p, model: o.model } : p, keyFor(p)));

@@ -16,7 +16,13 @@ import type { RunRecord } from '../core/records/records.ts';
 import { assembleScript } from '../core/script/assemble.ts';
 import type { ExecutionResult } from '../core/sandbox/execution.ts';
 import { templateSource } from '../core/templates/source.ts';
-import { checkTemplate, instantiate, matchTemplate, proposePattern, templateBody } from '../core/templates/template.ts';
+import {
+  checkTemplate,
+  instantiate,
+  matchTemplate,
+  proposePattern,
+  templateBody,
+} from '../core/templates/template.ts';
 import type { SlotType, Template, TemplateExample } from '../core/templates/template.ts';
 import type { JsonValue } from '../core/tools/model.ts';
 import { PYTHON_FRAMEWORK_NAMES, JS_FRAMEWORK_NAMES } from '../core/lang/builtins.ts';
@@ -55,7 +61,14 @@ export interface TemplateView extends Template {
 
 export interface TemplateTestResult {
   name: string;
-  examples: { intent: string; matched: boolean; success: boolean; data?: JsonValue; expected?: JsonValue; error?: string }[];
+  examples: {
+    intent: string;
+    matched: boolean;
+    success: boolean;
+    data?: JsonValue;
+    expected?: JsonValue;
+    error?: string;
+  }[];
   passed: boolean;
 }
 
@@ -68,7 +81,11 @@ export class RunService {
   private readonly active = new Map<string, AbortController>();
   private readonly listeners = new Set<(e: LiveEvent) => void>();
 
-  constructor(svc: ToolsmithService, executor: ScriptExecutor, opts: { store?: RunStore; log?: Logger } = {}) {
+  constructor(
+    svc: ToolsmithService,
+    executor: ScriptExecutor,
+    opts: { store?: RunStore; log?: Logger } = {},
+  ) {
     this.svc = svc;
     this.executor = executor;
     this.store = opts.store ?? new RunStore(`${svc.files.dataDir}/runs.db`);
@@ -95,7 +112,10 @@ export class RunService {
   private sources(noTemplates: boolean | undefined): ScriptSource[] {
     if (noTemplates) return [];
     const templates = this.listTemplates().filter((t) => t.successes >= 0);
-    return [templateSource(templates, (name, success) => this.store.recordTemplateUse(name, success)), directCallRule];
+    return [
+      templateSource(templates, (name, success) => this.store.recordTemplateUse(name, success)),
+      directCallRule,
+    ];
   }
 
   /** Starts a run; resolves `runId` as soon as it is recorded and `done` when it ends. */
@@ -110,7 +130,12 @@ export class RunService {
     const toolMap = Object.fromEntries(kit.tools.map((k) => [k.alias, k.tool.name]));
     const request: RunRequest = {
       task: req.task,
-      sandbox: { name: req.sandbox, tools, language, ...(req.kit ? { kit: req.kit } : { toolsPrompt: registry.prompt() }) },
+      sandbox: {
+        name: req.sandbox,
+        tools,
+        language,
+        ...(req.kit ? { kit: req.kit } : { toolsPrompt: registry.prompt() }),
+      },
       toolMap,
       mode: req.mode ?? 'plan',
       providers: req.providers,
@@ -161,7 +186,8 @@ export class RunService {
   }
 
   delete(runId: string): void {
-    if (this.active.has(runId)) throw new ToolsmithError('refused', `run ${runId} is still running; cancel it first`);
+    if (this.active.has(runId))
+      throw new ToolsmithError('refused', `run ${runId} is still running; cancel it first`);
     if (!this.store.delete(runId)) throw new ToolsmithError('not_found', `no run ${runId}`);
   }
 
@@ -179,7 +205,10 @@ export class RunService {
   }
 
   /** Replays a run from its recorded LLM outputs, in order, with no request to any LLM. */
-  replay(runId: string, onEvent?: (e: LiveEvent) => void): { runId: Promise<string>; done: Promise<RunOutcome> } {
+  replay(
+    runId: string,
+    onEvent?: (e: LiveEvent) => void,
+  ): { runId: Promise<string>; done: Promise<RunOutcome> } {
     const rec = this.get(runId);
     const events = this.store.events(runId);
     return this.start({
@@ -198,9 +227,15 @@ export class RunService {
   }
 
   /** Continues a run from an attempt with an edited script; PLAN retries go on with the providers. */
-  continueFrom(runId: string, attempt: number, body: string, providers: LlmProvider[]): { runId: Promise<string>; done: Promise<RunOutcome> } {
+  continueFrom(
+    runId: string,
+    attempt: number,
+    body: string,
+    providers: LlmProvider[],
+  ): { runId: Promise<string>; done: Promise<RunOutcome> } {
     const rec = this.get(runId);
-    if (!rec.attempts.some((a) => a.n === attempt)) throw new ToolsmithError('not_found', `run ${runId} has no attempt ${attempt}`);
+    if (!rec.attempts.some((a) => a.n === attempt))
+      throw new ToolsmithError('not_found', `run ${runId} has no attempt ${attempt}`);
     return this.start({
       task: rec.started.task,
       sandbox: rec.started.sandbox,
@@ -219,7 +254,15 @@ export class RunService {
    * Runs a script directly in the sandbox, no LLM (edit-and-rerun, `toolsmith exec`-like); recorded as a
    * one-attempt run with tier `edit`, linked to its origin when given.
    */
-  async runScript(req: { sandbox: string; kit?: string; language?: ScriptLanguage; body: string; task?: string; origin?: RunRecord['started']['origin']; onEvent?: (e: LiveEvent) => void }): Promise<RunOutcome> {
+  async runScript(req: {
+    sandbox: string;
+    kit?: string;
+    language?: ScriptLanguage;
+    body: string;
+    task?: string;
+    origin?: RunRecord['started']['origin'];
+    onEvent?: (e: LiveEvent) => void;
+  }): Promise<RunOutcome> {
     const language = req.language ?? 'python';
     const { kit } = this.svc.scriptTools(req.sandbox, req.kit);
     const toolMap = Object.fromEntries(kit.tools.map((k) => [k.alias, k.tool.name]));
@@ -238,9 +281,21 @@ export class RunService {
       req.onEvent?.(e);
       for (const l of this.listeners) l(e);
     };
-    const script = assembleScript(req.body, { sandbox: req.sandbox, tools: Object.keys(toolMap), helpers: language === 'python' ? PYTHON_FRAMEWORK_NAMES : JS_FRAMEWORK_NAMES, language });
+    const script = assembleScript(req.body, {
+      sandbox: req.sandbox,
+      tools: Object.keys(toolMap),
+      helpers: language === 'python' ? PYTHON_FRAMEWORK_NAMES : JS_FRAMEWORK_NAMES,
+      language,
+    });
     emit('tier', { n: 1, tier: 'edit' });
-    emit('script', { n: 1, code: script.code, body: script.body, bodyStartLine: script.bodyStartLine, language, source: 'edit' });
+    emit('script', {
+      n: 1,
+      code: script.code,
+      body: script.body,
+      bodyStartLine: script.bodyStartLine,
+      language,
+      source: 'edit',
+    });
     const validation = validateScript(script.body, language, { tools: Object.keys(toolMap) });
     emit('validation', { n: 1, valid: validation.valid, violations: validation.violations });
     if (!validation.valid) {
@@ -255,13 +310,24 @@ export class RunService {
       bodyStartLine: script.bodyStartLine,
       tools: toolMap,
       timeoutMs: this.svc.config.limits.timeout_s * 1000,
-      onEvent: (e) => (e.type === 'tool_call' ? emit('tool_call', { n: 1, trace: e.trace }) : emit('emit', { n: 1, kind: e.kind, data: e.data })),
+      onEvent: (e) =>
+        e.type === 'tool_call'
+          ? emit('tool_call', { n: 1, trace: e.trace })
+          : emit('emit', { n: 1, kind: e.kind, data: e.data }),
     });
     emit('execution', { n: 1, result });
     const outcome: RunOutcome = result.success
       ? { runId, status: 'succeeded', ...(result.data !== undefined ? { result: result.data } : {}) }
-      : { runId, status: 'failed', error: result.error ? `${result.error.type}: ${result.error.message}` : result.exitReason };
-    emit('run_finished', { status: outcome.status as 'succeeded' | 'failed', ...(outcome.result !== undefined ? { result: outcome.result } : {}), ...(outcome.error ? { error: outcome.error } : {}) });
+      : {
+          runId,
+          status: 'failed',
+          error: result.error ? `${result.error.type}: ${result.error.message}` : result.exitReason,
+        };
+    emit('run_finished', {
+      status: outcome.status as 'succeeded' | 'failed',
+      ...(outcome.result !== undefined ? { result: outcome.result } : {}),
+      ...(outcome.error ? { error: outcome.error } : {}),
+    });
     return outcome;
   }
 
@@ -271,7 +337,19 @@ export class RunService {
     const stats = this.store.templateStats();
     return this.templates
       .list()
-      .flatMap((e: TemplateEntry) => (e.template ? [{ ...e.template, file: e.file, successes: stats.get(e.template.name)?.successes ?? 0, failures: stats.get(e.template.name)?.failures ?? 0, lastUsed: stats.get(e.template.name)?.lastUsed ?? null }] : []));
+      .flatMap((e: TemplateEntry) =>
+        e.template
+          ? [
+              {
+                ...e.template,
+                file: e.file,
+                successes: stats.get(e.template.name)?.successes ?? 0,
+                failures: stats.get(e.template.name)?.failures ?? 0,
+                lastUsed: stats.get(e.template.name)?.lastUsed ?? null,
+              },
+            ]
+          : [],
+      );
   }
 
   templateProblems(): { file: string; error: string }[] {
@@ -303,36 +381,78 @@ export class RunService {
     let task: string | undefined;
     if (req.fromRun) {
       const rec = this.get(req.fromRun);
-      const attempt = req.attempt !== undefined ? rec.attempts.find((a) => a.n === req.attempt) : [...rec.attempts].reverse().find((a) => a.execution?.success);
-      if (!attempt?.script) throw new ToolsmithError('invalid_argument', req.attempt !== undefined ? `run ${req.fromRun} has no script at attempt ${req.attempt}` : `run ${req.fromRun} has no successful attempt to promote`);
+      const attempt =
+        req.attempt !== undefined
+          ? rec.attempts.find((a) => a.n === req.attempt)
+          : [...rec.attempts].reverse().find((a) => a.execution?.success);
+      if (!attempt?.script)
+        throw new ToolsmithError(
+          'invalid_argument',
+          req.attempt !== undefined
+            ? `run ${req.fromRun} has no script at attempt ${req.attempt}`
+            : `run ${req.fromRun} has no successful attempt to promote`,
+        );
       body ??= attempt.script.body;
       sandbox ??= rec.started.sandbox;
       kit ??= rec.started.kit;
       language = attempt.script.language;
       task = rec.started.task;
     }
-    if (!body || !sandbox) throw new ToolsmithError('invalid_argument', 'a template needs a script (--from-run or --file) and a sandbox');
+    if (!body || !sandbox)
+      throw new ToolsmithError(
+        'invalid_argument',
+        'a template needs a script (--from-run or --file) and a sandbox',
+      );
     let pattern = req.pattern;
     let slots = req.slots;
     if (!pattern) {
-      if (!task) throw new ToolsmithError('invalid_argument', 'a template needs --pattern (or --from-run to propose one from the task)');
+      if (!task)
+        throw new ToolsmithError(
+          'invalid_argument',
+          'a template needs --pattern (or --from-run to propose one from the task)',
+        );
       const proposal = proposePattern(task);
       pattern = proposal.pattern;
       slots ??= proposal.slots;
       body = templateBody(body, proposal.values, language);
     } else if (!slots) {
-      slots = Object.fromEntries([...pattern.matchAll(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g)].map((m) => [m[1] as string, 'str' as SlotType]));
+      slots = Object.fromEntries(
+        [...pattern.matchAll(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g)].map((m) => [
+          m[1] as string,
+          'str' as SlotType,
+        ]),
+      );
     }
     const examples = req.examples ?? (task ? [{ intent: task }] : []);
-    const t: Template = { name: req.name, pattern, slots: slots ?? {}, sandbox, language, body, examples, ...(kit ? { kit } : {}), ...(req.description ? { description: req.description } : {}), ...(req.fromRun ? { origin: req.fromRun } : {}) };
+    const t: Template = {
+      name: req.name,
+      pattern,
+      slots: slots ?? {},
+      sandbox,
+      language,
+      body,
+      examples,
+      ...(kit ? { kit } : {}),
+      ...(req.description ? { description: req.description } : {}),
+      ...(req.fromRun ? { origin: req.fromRun } : {}),
+    };
     const problems = checkTemplate(t);
-    if (problems.length) throw new ToolsmithError('invalid_argument', `template ${req.name}: ${problems.join('; ')}`);
+    if (problems.length)
+      throw new ToolsmithError('invalid_argument', `template ${req.name}: ${problems.join('; ')}`);
     for (const ex of t.examples) {
       const values = matchTemplate(t, ex.intent);
-      if (!values) throw new ToolsmithError('invalid_argument', `the example ${JSON.stringify(ex.intent)} does not match the pattern ${JSON.stringify(t.pattern)}`);
+      if (!values)
+        throw new ToolsmithError(
+          'invalid_argument',
+          `the example ${JSON.stringify(ex.intent)} does not match the pattern ${JSON.stringify(t.pattern)}`,
+        );
       const tools = this.svc.scriptTools(sandbox, kit).tools.map((x) => x.name);
       const v = validateScript(instantiate(t, values), language, { tools });
-      if (!v.valid) throw new ToolsmithError('invalid_argument', `the template's script does not validate: ${v.violations.map((x) => `${x.line}:${x.column} ${x.rule}`).join(', ')}`);
+      if (!v.valid)
+        throw new ToolsmithError(
+          'invalid_argument',
+          `the template's script does not validate: ${v.violations.map((x) => `${x.line}:${x.column} ${x.rule}`).join(', ')}`,
+        );
     }
     if (!req.force && this.templates.list().some((e) => e.template?.name === t.name)) {
       throw new ToolsmithError('refused', `template ${t.name} exists; use --force to replace it`);
@@ -350,18 +470,40 @@ export class RunService {
   /** Runs a template against its saved examples in the sandbox; counters update as on any use. */
   async testTemplate(name: string): Promise<TemplateTestResult> {
     const t = this.listTemplates().find((x) => x.name === name);
-    if (!t) throw new ToolsmithError('not_found', `no template ${name}; available: ${this.listTemplates().map((x) => x.name).join(', ') || 'none'}`);
-    if (!t.examples.length) throw new ToolsmithError('invalid_argument', `template ${name} has no examples to test`);
+    if (!t)
+      throw new ToolsmithError(
+        'not_found',
+        `no template ${name}; available: ${
+          this.listTemplates()
+            .map((x) => x.name)
+            .join(', ') || 'none'
+        }`,
+      );
+    if (!t.examples.length)
+      throw new ToolsmithError('invalid_argument', `template ${name} has no examples to test`);
     const out: TemplateTestResult['examples'] = [];
     for (const ex of t.examples) {
       const values = matchTemplate(t, ex.intent);
       if (!values) {
-        out.push({ intent: ex.intent, matched: false, success: false, error: 'the example does not match the pattern' });
+        out.push({
+          intent: ex.intent,
+          matched: false,
+          success: false,
+          error: 'the example does not match the pattern',
+        });
         continue;
       }
-      const o = await this.runScript({ sandbox: t.sandbox, ...(t.kit ? { kit: t.kit } : {}), language: t.language, body: instantiate(t, values), task: `template test ${name}: ${ex.intent}` });
+      const o = await this.runScript({
+        sandbox: t.sandbox,
+        ...(t.kit ? { kit: t.kit } : {}),
+        language: t.language,
+        body: instantiate(t, values),
+        task: `template test ${name}: ${ex.intent}`,
+      });
       const data = o.result;
-      const ok = o.status === 'succeeded' && (ex.expect === undefined || JSON.stringify(data) === JSON.stringify(ex.expect));
+      const ok =
+        o.status === 'succeeded' &&
+        (ex.expect === undefined || JSON.stringify(data) === JSON.stringify(ex.expect));
       this.store.recordTemplateUse(name, ok);
       out.push({
         intent: ex.intent,

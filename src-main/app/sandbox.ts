@@ -10,7 +10,11 @@ import type { SystemStatus } from '../contract/api.ts';
 export interface SandboxManager {
   readonly executor: ScriptExecutor;
   /** Runs one tool in its sandbox with the given arguments. */
-  callTool(sandbox: string, tool: string, args: Record<string, JsonValue>): Promise<{ response?: ToolResponse; result: ExecutionResult }>;
+  callTool(
+    sandbox: string,
+    tool: string,
+    args: Record<string, JsonValue>,
+  ): Promise<{ response?: ToolResponse; result: ExecutionResult }>;
   status(): Promise<SystemStatus>;
   buildImage(runtime: 'python' | 'node', onProgress: (line: string) => void): Promise<{ tag: string }>;
   /** Tools.py changed: hot-reload the sandbox's workers. */

@@ -64,7 +64,12 @@ export class ToolsmithService {
   /** Provider keys set at run time (desktop: loaded from the keychain; browser/CLI: this process only). */
   readonly providerKeys = new Map<string, string>();
 
-  private constructor(files: WorkspaceFiles, config: Config, generator: ScriptGenerator, options: ServiceOptions) {
+  private constructor(
+    files: WorkspaceFiles,
+    config: Config,
+    generator: ScriptGenerator,
+    options: ServiceOptions,
+  ) {
     this.files = files;
     this.config = config;
     this.generator = generator;
@@ -87,7 +92,10 @@ export class ToolsmithService {
   sandbox(): Promise<SandboxManager> {
     if (!this.sandboxPromise) {
       const factory = this.options.sandboxFactory;
-      if (!factory) return Promise.reject(new ToolsmithError('infra', 'no sandbox backend is configured for this service'));
+      if (!factory)
+        return Promise.reject(
+          new ToolsmithError('infra', 'no sandbox backend is configured for this service'),
+        );
       this.sandboxPromise = factory(this);
       this.sandboxPromise.catch(() => (this.sandboxPromise = undefined));
     }
@@ -99,7 +107,11 @@ export class ToolsmithService {
     if (!this.runService) {
       const sandbox = await this.sandbox();
       if (!this.runService) {
-        this.runService = new RunService(this, sandbox.executor, this.options.log ? { log: this.options.log } : {});
+        this.runService = new RunService(
+          this,
+          sandbox.executor,
+          this.options.log ? { log: this.options.log } : {},
+        );
         this.runService.subscribe((e) => this.push(e.type === 'token' ? e : { type: 'run_event', event: e }));
       }
     }
@@ -118,15 +130,29 @@ export class ToolsmithService {
 
   /** Runtimes enabled in the config, python first (the default). */
   enabledRuntimes(): string[] {
-    const ids = Object.entries(this.config.runtimes).filter(([, r]) => r.enabled).map(([id]) => id);
+    const ids = Object.entries(this.config.runtimes)
+      .filter(([, r]) => r.enabled)
+      .map(([id]) => id);
     return ids.sort((a, b) => (a === 'python' ? -1 : b === 'python' ? 1 : a.localeCompare(b)));
   }
 
   /** Runs a script directly (no LLM, not recorded): `toolsmith exec` and MCP `execute_code`. */
-  async executeScript(req: { sandbox: string; kit?: string; language: ScriptLanguage; body: string; timeoutMs?: number; validate?: boolean }): Promise<ExecutionResult> {
+  async executeScript(req: {
+    sandbox: string;
+    kit?: string;
+    language: ScriptLanguage;
+    body: string;
+    timeoutMs?: number;
+    validate?: boolean;
+  }): Promise<ExecutionResult> {
     const { kit } = this.scriptTools(req.sandbox, req.kit);
     const toolMap = Object.fromEntries(kit.tools.map((k) => [k.alias, k.tool.name]));
-    const script = assembleScript(req.body, { sandbox: req.sandbox, tools: Object.keys(toolMap), helpers: req.language === 'python' ? PYTHON_FRAMEWORK_NAMES : JS_FRAMEWORK_NAMES, language: req.language });
+    const script = assembleScript(req.body, {
+      sandbox: req.sandbox,
+      tools: Object.keys(toolMap),
+      helpers: req.language === 'python' ? PYTHON_FRAMEWORK_NAMES : JS_FRAMEWORK_NAMES,
+      language: req.language,
+    });
     if (req.validate !== false) {
       const v = validateScript(script.body, req.language, { tools: Object.keys(toolMap) });
       if (!v.valid) {
@@ -135,7 +161,11 @@ export class ToolsmithService {
           intermediates: [],
           logs: [],
           toolCalls: [],
-          error: { type: 'ValidationError', message: this.generator.validationErrorMessage(v.violations), frames: [] },
+          error: {
+            type: 'ValidationError',
+            message: this.generator.validationErrorMessage(v.violations),
+            frames: [],
+          },
           exitReason: 'rejected',
           isolation: 'none',
           durationMs: 0,
@@ -145,7 +175,14 @@ export class ToolsmithService {
     }
     const sandbox = await this.sandbox();
     const timeoutMs = Math.min(req.timeoutMs ?? this.config.limits.timeout_s * 1000, 600_000);
-    return sandbox.executor.execute({ sandbox: req.sandbox, language: req.language, code: script.code, bodyStartLine: script.bodyStartLine, tools: toolMap, timeoutMs });
+    return sandbox.executor.execute({
+      sandbox: req.sandbox,
+      language: req.language,
+      code: script.code,
+      bodyStartLine: script.bodyStartLine,
+      tools: toolMap,
+      timeoutMs,
+    });
   }
 
   async close(): Promise<void> {
@@ -163,7 +200,12 @@ export class ToolsmithService {
   sandboxes(): { name: string; description: string; tools: number; problems: number }[] {
     return this.files.sandboxNames().map((name) => {
       const r = this.registry(name);
-      return { name, description: this.config.sandboxes[name]?.description ?? '', tools: r.tools.length, problems: r.problems.length };
+      return {
+        name,
+        description: this.config.sandboxes[name]?.description ?? '',
+        tools: r.tools.length,
+        problems: r.problems.length,
+      };
     });
   }
 
@@ -224,7 +266,14 @@ export class ToolsmithService {
   kit(name: string): ResolvedKit {
     const entry = this.kits().find((k) => k.name === name);
     if (!entry) {
-      throw new ToolsmithError('not_found', `no kit ${name}; available: ${this.kits().map((k) => k.name).join(', ') || 'none'}`);
+      throw new ToolsmithError(
+        'not_found',
+        `no kit ${name}; available: ${
+          this.kits()
+            .map((k) => k.name)
+            .join(', ') || 'none'
+        }`,
+      );
     }
     if (!entry.kit) throw new ToolsmithError('refused', entry.error ?? `kit ${name} cannot be used`);
     return entry.kit;
@@ -233,7 +282,11 @@ export class ToolsmithService {
   /** The tools a script sees: the kit's aliases, or every tool of the sandbox. */
   scriptTools(sandbox: string, kitName?: string): { tools: SandboxTool[]; kit: ResolvedKit } {
     const kit = kitName ? this.kit(kitName) : defaultKit(sandbox, this.registry(sandbox).tools);
-    if (kit.sandbox !== sandbox) throw new ToolsmithError('invalid_argument', `kit ${kit.name} belongs to sandbox ${kit.sandbox}, not ${sandbox}`);
+    if (kit.sandbox !== sandbox)
+      throw new ToolsmithError(
+        'invalid_argument',
+        `kit ${kit.name} belongs to sandbox ${kit.sandbox}, not ${sandbox}`,
+      );
     return { tools: kitToolView(kit), kit };
   }
 
@@ -243,7 +296,11 @@ export class ToolsmithService {
     return validateScript(req.code, req.language, { tools, strict: req.strict ?? false });
   }
 
-  buildPrompt(task: string, sandbox: string, options: PromptOptions & { kit?: string; language?: ScriptLanguage } = {}): BuiltPrompt {
+  buildPrompt(
+    task: string,
+    sandbox: string,
+    options: PromptOptions & { kit?: string; language?: ScriptLanguage } = {},
+  ): BuiltPrompt {
     if (!task.trim()) throw new ToolsmithError('invalid_argument', 'the task is empty');
     const { tools, kit } = this.scriptTools(sandbox, options.kit);
     const registry = this.registry(sandbox);
@@ -260,10 +317,19 @@ export class ToolsmithService {
   }
 }
 
-function kitDefinition(name: string, sandbox: string, data: Record<string, unknown>, file: string): KitDefinition {
+function kitDefinition(
+  name: string,
+  sandbox: string,
+  data: Record<string, unknown>,
+  file: string,
+): KitDefinition {
   if (!sandbox) throw new ToolsmithError('invalid_config', `${file}: a kit needs sandbox = "<name>"`);
   const tools = data['tools'];
-  if (!isToolsSpec(tools)) throw new ToolsmithError('invalid_config', `${file}: tools must be a list of names or a table of aliases`);
+  if (!isToolsSpec(tools))
+    throw new ToolsmithError(
+      'invalid_config',
+      `${file}: tools must be a list of names or a table of aliases`,
+    );
   const def: KitDefinition = { name, sandbox, tools };
   if (typeof data['description'] === 'string') def.description = data['description'];
   return def;

@@ -32,7 +32,9 @@ export function createContext(out: (t: string) => void, err: (t: string) => void
     },
     service(cmd: Command) {
       const opts = cmd.optsWithGlobals<{ workspace?: string }>();
-      service ??= ToolsmithService.open(resolveWorkspaceDir(opts.workspace), { sandboxFactory: createSandboxManager });
+      service ??= ToolsmithService.open(resolveWorkspaceDir(opts.workspace), {
+        sandboxFactory: createSandboxManager,
+      });
       return service;
     },
   };
@@ -41,14 +43,16 @@ export function createContext(out: (t: string) => void, err: (t: string) => void
 export function parseIntOption(name: string, min: number, max: number) {
   return (value: string): number => {
     const n = Number(value);
-    if (!Number.isInteger(n) || n < min || n > max) throw new UsageError(`${name} must be an integer from ${min} to ${max}, got ${JSON.stringify(value)}`);
+    if (!Number.isInteger(n) || n < min || n > max)
+      throw new UsageError(`${name} must be an integer from ${min} to ${max}, got ${JSON.stringify(value)}`);
     return n;
   };
 }
 
 export function oneOf<T extends string>(name: string, values: readonly T[]) {
   return (value: string): T => {
-    if (!(values as readonly string[]).includes(value)) throw new UsageError(`${name} must be one of ${values.join(', ')}, got ${JSON.stringify(value)}`);
+    if (!(values as readonly string[]).includes(value))
+      throw new UsageError(`${name} must be one of ${values.join(', ')}, got ${JSON.stringify(value)}`);
     return value as T;
   };
 }

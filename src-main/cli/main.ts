@@ -17,13 +17,18 @@ import { registerValidate } from './commands/validate.ts';
 import { createContext, UsageError } from './context.ts';
 import type { CliContext } from './context.ts';
 
-const version = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+const version = (
+  JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
+).version;
 
 export function buildProgram(ctx: CliContext): Command {
   const program = new Command('toolsmith')
     .description('Build, test and debug the tools and scripts that LLM agents run')
     .version(version)
-    .option('-w, --workspace <dir>', 'workspace folder (default: the current folder when it holds .toolsmith/, else the sample workspace)')
+    .option(
+      '-w, --workspace <dir>',
+      'workspace folder (default: the current folder when it holds .toolsmith/, else the sample workspace)',
+    )
     .showHelpAfterError(false)
     .configureOutput({ writeOut: ctx.out, writeErr: ctx.err, outputError: () => {} });
   program.exitOverride();
@@ -68,7 +73,12 @@ export async function main(
   } catch (e) {
     await ctx.close().catch(() => {});
     if (e instanceof CommanderError) {
-      if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help') return 0;
+      if (
+        e.code === 'commander.helpDisplayed' ||
+        e.code === 'commander.version' ||
+        e.code === 'commander.help'
+      )
+        return 0;
       err(`toolsmith: ${firstLine(e.message)}\n`);
       return 2;
     }
@@ -84,4 +94,3 @@ export async function main(
     return 3;
   }
 }
-

@@ -13,7 +13,11 @@ import { validateScript } from '../core/lang/validate.ts';
 import { kitToolView } from '../core/kits/kit.ts';
 import { openAiFunctionSchema } from '../core/tools/schema.ts';
 
-type Content = { content: { type: 'text'; text: string }[]; isError?: boolean; structuredContent?: Record<string, unknown> };
+type Content = {
+  content: { type: 'text'; text: string }[];
+  isError?: boolean;
+  structuredContent?: Record<string, unknown>;
+};
 
 const text = (value: unknown, isError = false): Content => ({
   content: [{ type: 'text', text: typeof value === 'string' ? value : JSON.stringify(value, null, 2) }],
@@ -49,10 +53,14 @@ export function createMcpServer(svc: ToolsmithService): McpServer {
   server.registerTool(
     'delegate',
     {
-      description: 'Solve a task with the sandbox tools: templates, rules, then the configured LLM write a script that is validated and run. Returns the result and the run id.',
+      description:
+        'Solve a task with the sandbox tools: templates, rules, then the configured LLM write a script that is validated and run. Returns the result and the run id.',
       inputSchema: {
         task: z.string().min(1).describe('what to do, in words'),
-        sandbox: z.string().default(defaultSandbox).describe(`sandbox (default ${defaultSandbox}); available: ${sandboxes.join(', ')}`),
+        sandbox: z
+          .string()
+          .default(defaultSandbox)
+          .describe(`sandbox (default ${defaultSandbox}); available: ${sandboxes.join(', ')}`),
         kit: z.string().optional().describe('only the tools of this kit'),
         mode: z.enum(['plan', 'interactive']).default('plan'),
       },
@@ -60,7 +68,13 @@ export function createMcpServer(svc: ToolsmithService): McpServer {
     ({ task, sandbox, kit, mode }) =>
       guard(async () => {
         const runs = await svc.runs();
-        const started = runs.start({ task, sandbox, ...(kit ? { kit } : {}), mode, providers: createProviders(svc.config) });
+        const started = runs.start({
+          task,
+          sandbox,
+          ...(kit ? { kit } : {}),
+          mode,
+          providers: createProviders(svc.config),
+        });
         const outcome = await started.done;
         return text(outcome, outcome.status !== 'succeeded');
       }),
@@ -72,18 +86,32 @@ export function createMcpServer(svc: ToolsmithService): McpServer {
       description: executeCodeDescription(svc),
       inputSchema: {
         code: z.string().min(1).describe('the script'),
-        runtime: z.string().optional().describe(`one of: ${svc.enabledRuntimes().join(', ')} (default ${svc.enabledRuntimes()[0] ?? 'python'})`),
+        runtime: z
+          .string()
+          .optional()
+          .describe(
+            `one of: ${svc.enabledRuntimes().join(', ')} (default ${svc.enabledRuntimes()[0] ?? 'python'})`,
+          ),
         timeout: z.number().int().min(1).max(600).optional().describe('seconds (default 300, max 600)'),
-        sandbox: z.string().default(defaultSandbox).describe(`whose tools the script may call (default ${defaultSandbox})`),
+        sandbox: z
+          .string()
+          .default(defaultSandbox)
+          .describe(`whose tools the script may call (default ${defaultSandbox})`),
       },
     },
     ({ code, runtime, timeout, sandbox }) =>
       guard(async () => {
         const enabled = svc.enabledRuntimes();
         const rt = runtime ?? enabled[0] ?? 'python';
-        if (!enabled.includes(rt)) return text({ error: `runtime '${rt}' is not enabled; available: ${enabled.join(', ')}` }, true);
+        if (!enabled.includes(rt))
+          return text({ error: `runtime '${rt}' is not enabled; available: ${enabled.join(', ')}` }, true);
         const language = rt === 'python' ? 'python' : 'js';
-        const result = await svc.executeScript({ sandbox, language, body: code, ...(timeout ? { timeoutMs: timeout * 1000 } : {}) });
+        const result = await svc.executeScript({
+          sandbox,
+          language,
+          body: code,
+          ...(timeout ? { timeoutMs: timeout * 1000 } : {}),
+        });
         return text(result, !result.success);
       }),
   );
@@ -91,7 +119,8 @@ export function createMcpServer(svc: ToolsmithService): McpServer {
   server.registerTool(
     'validate',
     {
-      description: 'Check a script statically (no execution): returns {valid, violations[{rule, message, line, column, endLine, endColumn}]}.',
+      description:
+        'Check a script statically (no execution): returns {valid, violations[{rule, message, line, column, endLine, endColumn}]}.',
       inputSchema: {
         code: z.string(),
         language: z.enum(['python', 'js', 'ts']).default('python'),
@@ -118,21 +147,49 @@ export function createMcpServer(svc: ToolsmithService): McpServer {
 
   server.registerTool(
     'kit_info',
-    { description: 'A kit: its tools with aliases, groups and grade (w, d).', inputSchema: { name: z.string() } },
+    {
+      description: 'A kit: its tools with aliases, groups and grade (w, d).',
+      inputSchema: { name: z.string() },
+    },
     ({ name }) =>
       guard(() => {
         const k = svc.kit(name);
-        return text({ name: k.name, sandbox: k.sandbox, description: k.description, grade: k.grade, tools: kitToolView(k).map((t, i) => ({ alias: t.name, tool: k.tools[i]?.tool.name, group: k.tools[i]?.group, grade: t.grade })) });
+        return text({
+          name: k.name,
+          sandbox: k.sandbox,
+          description: k.description,
+          grade: k.grade,
+          tools: kitToolView(k).map((t, i) => ({
+            alias: t.name,
+            tool: k.tools[i]?.tool.name,
+            group: k.tools[i]?.group,
+            grade: t.grade,
+          })),
+        });
       }),
   );
 
   server.registerTool(
     'list_templates',
-    { description: 'Templates: intent patterns served without an LLM, with success and failure counts.', inputSchema: {} },
+    {
+      description: 'Templates: intent patterns served without an LLM, with success and failure counts.',
+      inputSchema: {},
+    },
     () =>
       guard(async () => {
         const runs = await svc.runs();
-        return text(runs.listTemplates().map((t) => ({ name: t.name, pattern: t.pattern, sandbox: t.sandbox, kit: t.kit, successes: t.successes, failures: t.failures })));
+        return text(
+          runs
+            .listTemplates()
+            .map((t) => ({
+              name: t.name,
+              pattern: t.pattern,
+              sandbox: t.sandbox,
+              kit: t.kit,
+              successes: t.successes,
+              failures: t.failures,
+            })),
+        );
       }),
   );
   return server;

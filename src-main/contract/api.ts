@@ -14,9 +14,17 @@ import type { BuiltPrompt } from '../core/script/generator.ts';
 import type { SandboxTool } from '../core/tools/extract.ts';
 import type { OpenAiFunctionSchema } from '../core/tools/schema.ts';
 
-const name = z.string().min(1).max(64).regex(/^[A-Za-z0-9_][A-Za-z0-9_.-]*$/, 'letters, digits, _ . - only');
+const name = z
+  .string()
+  .min(1)
+  .max(64)
+  .regex(/^[A-Za-z0-9_][A-Za-z0-9_.-]*$/, 'letters, digits, _ . - only');
 const language = z.enum(['python', 'js', 'ts']);
-const runId = z.string().min(1).max(64).regex(/^[A-Za-z0-9-]+$/, 'a run id');
+const runId = z
+  .string()
+  .min(1)
+  .max(64)
+  .regex(/^[A-Za-z0-9-]+$/, 'a run id');
 const status = z.enum(['running', 'succeeded', 'failed', 'cancelled', 'interrupted']);
 const tier = z.enum(['template', 'rule', 'llm', 'replay', 'edit']);
 const mode = z.enum(['plan', 'interactive']);
@@ -89,10 +97,20 @@ export const requests = {
   'runs.import': z.object({ doc: json }).strict(),
   /** Edit-and-rerun: run a script directly (no LLM), linked to its origin run/attempt. */
   'runs.runScript': z
-    .object({ sandbox: name, kit: name.optional(), language: language.optional(), body: z.string().min(1).max(1_000_000), task: z.string().max(20_000).optional(), originRun: runId.optional(), originAttempt: z.number().int().min(1).optional() })
+    .object({
+      sandbox: name,
+      kit: name.optional(),
+      language: language.optional(),
+      body: z.string().min(1).max(1_000_000),
+      task: z.string().max(20_000).optional(),
+      originRun: runId.optional(),
+      originAttempt: z.number().int().min(1).optional(),
+    })
     .strict(),
   /** Continue a run from an attempt with an edited script: the script runs first, then PLAN retries continue with the LLM. */
-  'runs.continue': z.object({ runId, attempt: z.number().int().min(1), body: z.string().min(1).max(1_000_000) }).strict(),
+  'runs.continue': z
+    .object({ runId, attempt: z.number().int().min(1), body: z.string().min(1).max(1_000_000) })
+    .strict(),
   'templates.list': z.object({}).strict(),
   'templates.propose': z.object({ runId }).strict(),
   'templates.create': z
@@ -105,14 +123,24 @@ export const requests = {
       slots: z.record(z.string(), slotType).optional(),
       sandbox: name.optional(),
       kit: name.optional(),
-      examples: z.array(z.object({ intent: z.string().min(1), expect: json.optional() })).max(100).optional(),
+      examples: z
+        .array(z.object({ intent: z.string().min(1), expect: json.optional() }))
+        .max(100)
+        .optional(),
       description: z.string().max(2000).optional(),
       force: z.boolean().optional(),
     })
     .strict(),
   'templates.test': z.object({ name }).strict(),
   'templates.delete': z.object({ name }).strict(),
-  'kits.save': z.object({ name, sandbox: name, description: z.string().max(2000).optional(), tools: z.record(z.string(), name) }).strict(),
+  'kits.save': z
+    .object({
+      name,
+      sandbox: name,
+      description: z.string().max(2000).optional(),
+      tools: z.record(z.string(), name),
+    })
+    .strict(),
   'settings.get': z.object({}).strict(),
   'settings.setProviderKey': z.object({ provider: name, key: z.string().min(1).max(1000) }).strict(),
   'system.status': z.object({}).strict(),
@@ -163,7 +191,13 @@ export interface SystemStatus {
 }
 
 export interface SettingsView {
-  providers: { id: string; kind: string; model: string; baseUrl?: string; keySource: 'env' | 'keychain' | 'none' }[];
+  providers: {
+    id: string;
+    kind: string;
+    model: string;
+    baseUrl?: string;
+    keySource: 'env' | 'keychain' | 'none';
+  }[];
   pool: Record<string, number>;
   limits: Record<string, number>;
   runtimes: { id: string; enabled: boolean }[];
@@ -205,9 +239,26 @@ export interface Responses {
   'runs.runScript': { runId: string };
   'runs.continue': { runId: string };
   'templates.list': { templates: TemplateInfo[]; problems: { file: string; error: string }[] };
-  'templates.propose': { pattern: string; slots: Record<string, 'str' | 'int' | 'float'>; body: string; sandbox: string; kit?: string };
+  'templates.propose': {
+    pattern: string;
+    slots: Record<string, 'str' | 'int' | 'float'>;
+    body: string;
+    sandbox: string;
+    kit?: string;
+  };
   'templates.create': TemplateInfo;
-  'templates.test': { name: string; passed: boolean; examples: { intent: string; matched: boolean; success: boolean; data?: unknown; expected?: unknown; error?: string }[] };
+  'templates.test': {
+    name: string;
+    passed: boolean;
+    examples: {
+      intent: string;
+      matched: boolean;
+      success: boolean;
+      data?: unknown;
+      expected?: unknown;
+      error?: string;
+    }[];
+  };
   'templates.delete': { deleted: true };
   'kits.save': { name: string; file: string };
   'settings.get': SettingsView;

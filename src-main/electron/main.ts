@@ -25,12 +25,15 @@ const keysFile = () => join(app.getPath('userData'), 'provider-keys.json');
 function loadKeys(svc: ToolsmithService): void {
   if (!existsSync(keysFile()) || !safeStorage.isEncryptionAvailable()) return;
   const stored = JSON.parse(readFileSync(keysFile(), 'utf8')) as Record<string, string>;
-  for (const [id, b64] of Object.entries(stored)) svc.providerKeys.set(id, safeStorage.decryptString(Buffer.from(b64, 'base64')));
+  for (const [id, b64] of Object.entries(stored))
+    svc.providerKeys.set(id, safeStorage.decryptString(Buffer.from(b64, 'base64')));
 }
 
 function storeKey(provider: string, key: string): 'keychain' | 'memory' {
   if (!safeStorage.isEncryptionAvailable()) return 'memory';
-  const stored = existsSync(keysFile()) ? (JSON.parse(readFileSync(keysFile(), 'utf8')) as Record<string, string>) : {};
+  const stored = existsSync(keysFile())
+    ? (JSON.parse(readFileSync(keysFile(), 'utf8')) as Record<string, string>)
+    : {};
   stored[provider] = safeStorage.encryptString(key).toString('base64');
   writeFileSync(keysFile(), JSON.stringify(stored), { mode: 0o600 });
   return 'keychain';
@@ -62,7 +65,9 @@ async function createWindow(svc: ToolsmithService): Promise<BrowserWindow> {
 }
 
 void app.whenReady().then(async () => {
-  const svc = ToolsmithService.open(resolveWorkspaceDir(process.env['TOOLSMITH_WORKSPACE']), { sandboxFactory: createSandboxManager });
+  const svc = ToolsmithService.open(resolveWorkspaceDir(process.env['TOOLSMITH_WORKSPACE']), {
+    sandboxFactory: createSandboxManager,
+  });
   loadKeys(svc);
   session.defaultSession.webRequest.onHeadersReceived((details, cb) => {
     cb({ responseHeaders: { ...details.responseHeaders, 'Content-Security-Policy': [CSP] } });

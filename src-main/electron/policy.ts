@@ -31,12 +31,21 @@ export function externalUrlToOpen(url: string): string | undefined {
 }
 
 /** Only the app's own top-level page (exact file URL, ignoring hash and query) may call the API. */
-export function isTrustedSender(frameUrl: string | undefined, isMainFrame: boolean, rendererUrl: string): boolean {
+export function isTrustedSender(
+  frameUrl: string | undefined,
+  isMainFrame: boolean,
+  rendererUrl: string,
+): boolean {
   if (!frameUrl || !isMainFrame) return false;
   try {
     const a = new URL(frameUrl);
     const b = new URL(rendererUrl);
-    return a.protocol === 'file:' && a.protocol === b.protocol && a.host === b.host && decodeURIComponent(a.pathname) === decodeURIComponent(b.pathname);
+    return (
+      a.protocol === 'file:' &&
+      a.protocol === b.protocol &&
+      a.host === b.host &&
+      decodeURIComponent(a.pathname) === decodeURIComponent(b.pathname)
+    );
   } catch {
     return false;
   }

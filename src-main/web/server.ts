@@ -34,7 +34,6 @@ const MIME: Record<string, string> = {
 
 const MAX_BODY = 4 * 1024 * 1024;
 
-
 function send(res: ServerResponse, status: number, body: string | Buffer, type = 'application/json'): void {
   res.writeHead(status, {
     'content-type': type,
@@ -64,31 +63,59 @@ function tokenMatches(given: string | undefined, token: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-export async function startWebServer(svc: ToolsmithService, opts: { port?: number; staticDir?: string; token?: string } = {}): Promise<WebServer> {
+export async function startWebServer(
+  svc: ToolsmithService,
+  opts: { port?: number; staticDir?: string; token?: string } = {},
+): Promise<WebServer> {
   const token = opts.token ?? randomBytes(24).toString('base64url');
   let origin = '';
   const server = createServer((req, res) => {
-    void handle(req, res).catch((e: unknown) => send(res, 500, JSON.stringify({ ok: false, error: { code: 'internal', message: String(e) } })));
+    void handle(req, res).catch((e: unknown) =>
+      send(res, 500, JSON.stringify({ ok: false, error: { code: 'internal', message: String(e) } })),
+    );
   });
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', origin);
     if (url.pathname.startsWith('/api/')) {
-      if (req.method !== 'POST') return send(res, 405, JSON.stringify({ ok: false, error: { code: 'invalid_argument', message: 'POST only' } }));
+      if (req.method !== 'POST')
+        return send(
+          res,
+          405,
+          JSON.stringify({ ok: false, error: { code: 'invalid_argument', message: 'POST only' } }),
+        );
       // Browsers always send Origin on POST: a page from anywhere else cannot call the API.
-      if (req.headers.origin !== origin) return send(res, 403, JSON.stringify({ ok: false, error: { code: 'refused', message: 'origin not allowed' } }));
+      if (req.headers.origin !== origin)
+        return send(
+          res,
+          403,
+          JSON.stringify({ ok: false, error: { code: 'refused', message: 'origin not allowed' } }),
+        );
       const auth = req.headers.authorization?.replace(/^Bearer /, '');
-      if (!tokenMatches(auth, token)) return send(res, 401, JSON.stringify({ ok: false, error: { code: 'refused', message: 'missing or wrong token' } }));
+      if (!tokenMatches(auth, token))
+        return send(
+          res,
+          401,
+          JSON.stringify({ ok: false, error: { code: 'refused', message: 'missing or wrong token' } }),
+        );
       let payload: unknown;
       try {
         const text = await readBody(req);
         payload = text ? JSON.parse(text) : {};
       } catch (e) {
-        return send(res, 400, JSON.stringify({ ok: false, error: { code: 'invalid_argument', message: `bad request body: ${(e as Error).message}` } }));
+        return send(
+          res,
+          400,
+          JSON.stringify({
+            ok: false,
+            error: { code: 'invalid_argument', message: `bad request body: ${(e as Error).message}` },
+          }),
+        );
       }
       const result = await dispatch(svc, decodeURIComponent(url.pathname.slice(5)), payload);
       return send(res, 200, JSON.stringify(result));
     }
-    if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, 'method not allowed', 'text/plain');
+    if (req.method !== 'GET' && req.method !== 'HEAD')
+      return send(res, 405, 'method not allowed', 'text/plain');
     if (!opts.staticDir) return send(res, 404, 'no renderer build', 'text/plain');
     const rel = url.pathname === '/' ? 'index.html' : decodeURIComponent(url.pathname.slice(1));
     const file = normalize(join(opts.staticDir, rel));
@@ -101,7 +128,11 @@ export async function startWebServer(svc: ToolsmithService, opts: { port?: numbe
   const wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
   server.on('upgrade', (req, socket, head) => {
     const url = new URL(req.url ?? '/', origin);
-    if (url.pathname !== '/api/events' || req.headers.origin !== origin || !tokenMatches(url.searchParams.get('token') ?? undefined, token)) {
+    if (
+      url.pathname !== '/api/events' ||
+      req.headers.origin !== origin ||
+      !tokenMatches(url.searchParams.get('token') ?? undefined, token)
+    ) {
       socket.write('HTTP/1.1 403 Forbidden\r\nconnection: close\r\n\r\n');
       socket.destroy();
       return;

@@ -63,44 +63,96 @@ export async function startLlmServer(): Promise<LlmServer> {
   async function openai(res: ServerResponse, b: Record<string, unknown>, a: ScriptedAnswer): Promise<void> {
     const text = a.text ?? '';
     const model = String(b['model'] ?? 'scripted');
-    const usage = { prompt_tokens: a.promptTokens ?? 100, completion_tokens: a.completionTokens ?? Math.ceil(text.length / 4), total_tokens: 0 };
+    const usage = {
+      prompt_tokens: a.promptTokens ?? 100,
+      completion_tokens: a.completionTokens ?? Math.ceil(text.length / 4),
+      total_tokens: 0,
+    };
     usage.total_tokens = usage.prompt_tokens + usage.completion_tokens;
     if (!b['stream']) {
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ id: 'c1', object: 'chat.completion', created: 0, model, choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }], usage }));
+      res.end(
+        JSON.stringify({
+          id: 'c1',
+          object: 'chat.completion',
+          created: 0,
+          model,
+          choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }],
+          usage,
+        }),
+      );
       return;
     }
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
     for (const piece of chunks(text)) {
-      res.write(`data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 0, model, choices: [{ index: 0, delta: { content: piece }, finish_reason: null }] })}\n\n`);
+      res.write(
+        `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 0, model, choices: [{ index: 0, delta: { content: piece }, finish_reason: null }] })}\n\n`,
+      );
       if (a.streamDelayMs) await sleep(a.streamDelayMs);
     }
-    res.write(`data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 0, model, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\n`);
-    res.write(`data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 0, model, choices: [], usage })}\n\n`);
+    res.write(
+      `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 0, model, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\n`,
+    );
+    res.write(
+      `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 0, model, choices: [], usage })}\n\n`,
+    );
     res.end('data: [DONE]\n\n');
   }
 
-  async function anthropic(res: ServerResponse, b: Record<string, unknown>, a: ScriptedAnswer): Promise<void> {
+  async function anthropic(
+    res: ServerResponse,
+    b: Record<string, unknown>,
+    a: ScriptedAnswer,
+  ): Promise<void> {
     const text = a.text ?? '';
     const model = String(b['model'] ?? 'scripted');
     const input = a.promptTokens ?? 100;
     const output = a.completionTokens ?? Math.ceil(text.length / 4);
-    const message = { id: 'm1', type: 'message', role: 'assistant', model, content: [] as unknown[], stop_reason: null, stop_sequence: null, usage: { input_tokens: input, output_tokens: 0 } };
+    const message = {
+      id: 'm1',
+      type: 'message',
+      role: 'assistant',
+      model,
+      content: [] as unknown[],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: { input_tokens: input, output_tokens: 0 },
+    };
     if (!b['stream']) {
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ ...message, content: [{ type: 'text', text }], stop_reason: 'end_turn', usage: { input_tokens: input, output_tokens: output } }));
+      res.end(
+        JSON.stringify({
+          ...message,
+          content: [{ type: 'text', text }],
+          stop_reason: 'end_turn',
+          usage: { input_tokens: input, output_tokens: output },
+        }),
+      );
       return;
     }
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-    const ev = (type: string, data: unknown) => res.write(`event: ${type}\ndata: ${JSON.stringify(data)}\n\n`);
+    const ev = (type: string, data: unknown) =>
+      res.write(`event: ${type}\ndata: ${JSON.stringify(data)}\n\n`);
     ev('message_start', { type: 'message_start', message });
-    ev('content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } });
+    ev('content_block_start', {
+      type: 'content_block_start',
+      index: 0,
+      content_block: { type: 'text', text: '' },
+    });
     for (const piece of chunks(text)) {
-      ev('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: piece } });
+      ev('content_block_delta', {
+        type: 'content_block_delta',
+        index: 0,
+        delta: { type: 'text_delta', text: piece },
+      });
       if (a.streamDelayMs) await sleep(a.streamDelayMs);
     }
     ev('content_block_stop', { type: 'content_block_stop', index: 0 });
-    ev('message_delta', { type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: output } });
+    ev('message_delta', {
+      type: 'message_delta',
+      delta: { stop_reason: 'end_turn', stop_sequence: null },
+      usage: { output_tokens: output },
+    });
     ev('message_stop', { type: 'message_stop' });
     res.end();
   }
@@ -108,19 +160,33 @@ export async function startLlmServer(): Promise<LlmServer> {
   const server: Server = createServer((req, res) => {
     void (async () => {
       const path = new URL(req.url ?? '/', 'http://x').pathname;
-      const api = path.endsWith('/chat/completions') ? 'openai' : path.endsWith('/messages') ? 'anthropic' : undefined;
+      const api = path.endsWith('/chat/completions')
+        ? 'openai'
+        : path.endsWith('/messages')
+          ? 'anthropic'
+          : undefined;
       if (!api || req.method !== 'POST') {
         res.writeHead(404, { 'content-type': 'application/json' });
         return res.end(JSON.stringify({ error: { message: `no route ${req.method} ${path}` } }));
       }
       const b = await body(req);
       requests.push({ api, path, body: b, headers: req.headers });
-      const a = queue.shift() ?? state.fallback ?? { status: 500, text: 'the scripted LLM server has no answer left' };
+      const a = queue.shift() ??
+        state.fallback ?? { status: 500, text: 'the scripted LLM server has no answer left' };
       if (a.delayMs) await sleep(a.delayMs);
       if (a.status && a.status !== 200) {
-        res.writeHead(a.status, { 'content-type': 'application/json', ...(a.retryAfter ? { 'retry-after': a.retryAfter } : {}) });
+        res.writeHead(a.status, {
+          'content-type': 'application/json',
+          ...(a.retryAfter ? { 'retry-after': a.retryAfter } : {}),
+        });
         const message = a.text ?? `scripted error ${a.status}`;
-        return res.end(JSON.stringify(api === 'openai' ? { error: { message, type: 'scripted' } } : { type: 'error', error: { type: 'api_error', message } }));
+        return res.end(
+          JSON.stringify(
+            api === 'openai'
+              ? { error: { message, type: 'scripted' } }
+              : { type: 'error', error: { type: 'api_error', message } },
+          ),
+        );
       }
       if (a.malformed) {
         res.writeHead(200, { 'content-type': b['stream'] ? 'text/event-stream' : 'application/json' });

@@ -6,7 +6,9 @@ import { json, UsageError } from '../context.ts';
 import type { CliContext } from '../context.ts';
 
 export function registerKit(program: Command, ctx: CliContext): void {
-  const kit = program.command('kit').description('list, inspect and create kits (named subsets of tools with aliases)');
+  const kit = program
+    .command('kit')
+    .description('list, inspect and create kits (named subsets of tools with aliases)');
   kit
     .command('list')
     .description('list the kits of the workspace with their grade')
@@ -14,10 +16,23 @@ export function registerKit(program: Command, ctx: CliContext): void {
     .action((opts: { json?: boolean }, cmd: Command) => {
       const kits = ctx.service(cmd).kits();
       if (opts.json) {
-        return ctx.out(json(kits.map((k) => ({ name: k.name, sandbox: k.sandbox, file: k.file, grade: k.kit?.grade, tools: k.kit?.tools.map((t) => t.alias), error: k.error }))));
+        return ctx.out(
+          json(
+            kits.map((k) => ({
+              name: k.name,
+              sandbox: k.sandbox,
+              file: k.file,
+              grade: k.kit?.grade,
+              tools: k.kit?.tools.map((t) => t.alias),
+              error: k.error,
+            })),
+          ),
+        );
       }
       for (const k of kits) {
-        ctx.out(`${k.name.padEnd(14)} ${k.sandbox.padEnd(12)} ${k.kit ? `${formatGrade(k.kit.grade)}  ${k.kit.tools.map((t) => t.alias).join(', ')}` : `REFUSED: ${k.error}`}\n`);
+        ctx.out(
+          `${k.name.padEnd(14)} ${k.sandbox.padEnd(12)} ${k.kit ? `${formatGrade(k.kit.grade)}  ${k.kit.tools.map((t) => t.alias).join(', ')}` : `REFUSED: ${k.error}`}\n`,
+        );
       }
     });
   kit
@@ -28,32 +43,66 @@ export function registerKit(program: Command, ctx: CliContext): void {
     .action((name: string, opts: { json?: boolean }, cmd: Command) => {
       const k = ctx.service(cmd).kit(name);
       if (opts.json) {
-        return ctx.out(json({ ...k, tools: k.tools.map((t) => ({ alias: t.alias, tool: t.tool.name, group: t.group, grade: t.tool.grade })) }));
+        return ctx.out(
+          json({
+            ...k,
+            tools: k.tools.map((t) => ({
+              alias: t.alias,
+              tool: t.tool.name,
+              group: t.group,
+              grade: t.tool.grade,
+            })),
+          }),
+        );
       }
-      ctx.out(`${k.name} (sandbox ${k.sandbox}) grade ${formatGrade(k.grade)}\n${k.description ? k.description + '\n' : ''}`);
-      for (const t of k.tools) ctx.out(`  ${(t.group ? t.group + '/' : '') + t.alias} -> ${t.tool.name} ${formatGrade(t.tool.grade)}\n`);
+      ctx.out(
+        `${k.name} (sandbox ${k.sandbox}) grade ${formatGrade(k.grade)}\n${k.description ? k.description + '\n' : ''}`,
+      );
+      for (const t of k.tools)
+        ctx.out(
+          `  ${(t.group ? t.group + '/' : '') + t.alias} -> ${t.tool.name} ${formatGrade(t.tool.grade)}\n`,
+        );
     });
   kit
     .command('create')
-    .description('create a kit file (kits/<name>.kit); refused when a tool is unknown or the grade is above the maximum')
+    .description(
+      'create a kit file (kits/<name>.kit); refused when a tool is unknown or the grade is above the maximum',
+    )
     .argument('<name>', 'kit name')
     .requiredOption('--sandbox <name>', 'the sandbox')
     .requiredOption('--tools <list>', 'tools as `a,b` or with aliases `alias=tool,b`')
     .option('--description <text>', 'what the kit is for')
     .option('--force', 'overwrite an existing kit')
-    .action((name: string, opts: { sandbox: string; tools: string; description?: string; force?: boolean }, cmd: Command) => {
-      const svc = ctx.service(cmd);
-      const tools: Record<string, string> = {};
-      for (const part of opts.tools.split(',').map((s) => s.trim()).filter(Boolean)) {
-        const [alias, tool] = part.includes('=') ? part.split('=', 2).map((s) => s.trim()) : [part, part];
-        if (!alias || !tool) throw new UsageError(`bad --tools entry ${JSON.stringify(part)}`);
-        tools[alias] = tool;
-      }
-      const file = svc.files.kitFile(name);
-      if (existsSync(file) && !opts.force) throw new UsageError(`kit ${name} exists (${file}); use --force to overwrite`);
-      const def = { name, sandbox: opts.sandbox, ...(opts.description ? { description: opts.description } : {}), tools };
-      const resolved = svc.resolveKitDefinition(def);
-      svc.files.writeKit(name, stringify(def) + '\n');
-      ctx.out(`created ${file}: grade ${formatGrade(resolved.grade)}, tools ${resolved.tools.map((t) => t.alias).join(', ')}\n`);
-    });
+    .action(
+      (
+        name: string,
+        opts: { sandbox: string; tools: string; description?: string; force?: boolean },
+        cmd: Command,
+      ) => {
+        const svc = ctx.service(cmd);
+        const tools: Record<string, string> = {};
+        for (const part of opts.tools
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean)) {
+          const [alias, tool] = part.includes('=') ? part.split('=', 2).map((s) => s.trim()) : [part, part];
+          if (!alias || !tool) throw new UsageError(`bad --tools entry ${JSON.stringify(part)}`);
+          tools[alias] = tool;
+        }
+        const file = svc.files.kitFile(name);
+        if (existsSync(file) && !opts.force)
+          throw new UsageError(`kit ${name} exists (${file}); use --force to overwrite`);
+        const def = {
+          name,
+          sandbox: opts.sandbox,
+          ...(opts.description ? { description: opts.description } : {}),
+          tools,
+        };
+        const resolved = svc.resolveKitDefinition(def);
+        svc.files.writeKit(name, stringify(def) + '\n');
+        ctx.out(
+          `created ${file}: grade ${formatGrade(resolved.grade)}, tools ${resolved.tools.map((t) => t.alias).join(', ')}\n`,
+        );
+      },
+    );
 }

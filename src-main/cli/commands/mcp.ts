@@ -5,7 +5,9 @@ import type { CliContext } from '../context.ts';
 export function registerMcp(program: Command, ctx: CliContext): void {
   program
     .command('mcp')
-    .description('serve Toolsmith as an MCP server on stdio (delegate, execute_code, validate, list_tools, kit_info, list_templates)')
+    .description(
+      'serve Toolsmith as an MCP server on stdio (delegate, execute_code, validate, list_tools, kit_info, list_templates)',
+    )
     .action(async (_o: unknown, cmd: Command) => {
       await serveMcpStdio(ctx.service(cmd));
     });

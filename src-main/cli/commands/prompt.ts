@@ -12,19 +12,33 @@ export function registerPrompt(program: Command, ctx: CliContext): void {
     .requiredOption('--sandbox <name>', 'the sandbox whose tools the script may call')
     .option('--kit <name>', 'only the tools of this kit')
     .option('--lang <lang>', 'python | js | ts', oneOf('--lang', ['python', 'js', 'ts'] as const), 'python')
-    .option('--attempt <n>', 'attempt number (> 1 with --previous-script makes a retry prompt)', parseIntOption('--attempt', 1, 100))
+    .option(
+      '--attempt <n>',
+      'attempt number (> 1 with --previous-script makes a retry prompt)',
+      parseIntOption('--attempt', 1, 100),
+    )
     .option('--previous-script <file>', 'the script of the previous attempt')
     .option('--previous-error <file>', 'the error of the previous attempt (traceback or validation feedback)')
     .option('--json', 'print {kind, attempt, system, user, hints, sections}')
     .action(
       (
-        opts: { task: string; sandbox: string; kit?: string; lang: ScriptLanguage; attempt?: number; previousScript?: string; previousError?: string; json?: boolean },
+        opts: {
+          task: string;
+          sandbox: string;
+          kit?: string;
+          lang: ScriptLanguage;
+          attempt?: number;
+          previousScript?: string;
+          previousError?: string;
+          json?: boolean;
+        },
         cmd: Command,
       ) => {
         if ((opts.previousScript || opts.previousError) && (opts.attempt ?? 1) < 2) {
           throw new UsageError('--previous-script/--previous-error need --attempt 2 or more');
         }
-        if (opts.attempt && opts.attempt > 1 && !opts.previousScript) throw new UsageError('--attempt above 1 needs --previous-script');
+        if (opts.attempt && opts.attempt > 1 && !opts.previousScript)
+          throw new UsageError('--attempt above 1 needs --previous-script');
         const prompt = ctx.service(cmd).buildPrompt(opts.task, opts.sandbox, {
           language: opts.lang,
           ...(opts.kit ? { kit: opts.kit } : {}),

@@ -14,27 +14,41 @@ export function progressPrinter(ctx: CliContext): (e: LiveEvent) => void {
   return (e) => {
     switch (e.type) {
       case 'tier':
-        ctx.err(`attempt ${e.data.n}: ${e.data.tier}${e.data.provider ? ` (${e.data.provider})` : ''}${e.data.template ? ` ${e.data.template}` : ''}\n`);
+        ctx.err(
+          `attempt ${e.data.n}: ${e.data.tier}${e.data.provider ? ` (${e.data.provider})` : ''}${e.data.template ? ` ${e.data.template}` : ''}\n`,
+        );
         break;
       case 'llm_response':
-        ctx.err(`  llm: ${e.data.promptTokens}+${e.data.completionTokens} tokens, ${e.data.latencyMs} ms${e.data.retries.length ? `, ${e.data.retries.length} retries` : ''}\n`);
+        ctx.err(
+          `  llm: ${e.data.promptTokens}+${e.data.completionTokens} tokens, ${e.data.latencyMs} ms${e.data.retries.length ? `, ${e.data.retries.length} retries` : ''}\n`,
+        );
         break;
       case 'llm_error':
         ctx.err(`  llm error: ${e.data.message}\n`);
         break;
       case 'validation':
-        ctx.err(e.data.valid ? '  validation: ok\n' : `  validation: ${e.data.violations.length} violation(s): ${e.data.violations.map((v) => `${v.line}:${v.column} ${v.rule}`).join(', ')}\n`);
+        ctx.err(
+          e.data.valid
+            ? '  validation: ok\n'
+            : `  validation: ${e.data.violations.length} violation(s): ${e.data.violations.map((v) => `${v.line}:${v.column} ${v.rule}`).join(', ')}\n`,
+        );
         break;
       case 'tool_call':
-        ctx.err(`  tool ${e.data.trace.name} ${e.data.trace.error ? `failed: ${e.data.trace.error}` : 'ok'} (${e.data.trace.ms} ms)\n`);
+        ctx.err(
+          `  tool ${e.data.trace.name} ${e.data.trace.error ? `failed: ${e.data.trace.error}` : 'ok'} (${e.data.trace.ms} ms)\n`,
+        );
         break;
       case 'execution': {
         const r = e.data.result;
-        ctx.err(`  execution: ${r.exitReason} in ${r.durationMs} ms [${r.isolation}]${r.error ? ` — ${r.error.type}: ${r.error.message}` : ''}\n`);
+        ctx.err(
+          `  execution: ${r.exitReason} in ${r.durationMs} ms [${r.isolation}]${r.error ? ` — ${r.error.type}: ${r.error.message}` : ''}\n`,
+        );
         break;
       }
       case 'step':
-        ctx.err(`  step ${e.data.n}: ${e.data.summary}${e.data.stagnant ? ' (stagnant: forcing a final step)' : ''}\n`);
+        ctx.err(
+          `  step ${e.data.n}: ${e.data.summary}${e.data.stagnant ? ' (stagnant: forcing a final step)' : ''}\n`,
+        );
         break;
       case 'run_finished':
         ctx.err(`run ${e.runId}: ${e.data.status}${e.data.error ? ` — ${e.data.error}` : ''}\n`);
@@ -67,7 +81,9 @@ export function summarizeRecord(rec: RunRecord): string {
 export function registerRun(program: Command, ctx: CliContext): void {
   program
     .command('run')
-    .description('turn a task into a verified result: templates -> rules -> LLM, validated and run in the sandbox')
+    .description(
+      'turn a task into a verified result: templates -> rules -> LLM, validated and run in the sandbox',
+    )
     .argument('<task>', 'what to do, in words')
     .requiredOption('--sandbox <name>', 'the sandbox')
     .option('--kit <name>', 'only the tools of this kit')
@@ -75,39 +91,72 @@ export function registerRun(program: Command, ctx: CliContext): void {
     .option('--lang <lang>', 'python | js | ts', oneOf('--lang', ['python', 'js', 'ts'] as const), 'python')
     .option('--provider <id>', 'a configured provider (or the id for --base-url)')
     .option('--base-url <url>', 'an OpenAI-compatible (or, with --kind anthropic, Anthropic) endpoint')
-    .option('--kind <kind>', 'openai | anthropic (with --base-url)', oneOf('--kind', ['openai', 'anthropic'] as const))
+    .option(
+      '--kind <kind>',
+      'openai | anthropic (with --base-url)',
+      oneOf('--kind', ['openai', 'anthropic'] as const),
+    )
     .option('--model <model>', 'the model')
-    .option('--max-retries <n>', 'PLAN retries after the first attempt', parseIntOption('--max-retries', 0, 20))
+    .option(
+      '--max-retries <n>',
+      'PLAN retries after the first attempt',
+      parseIntOption('--max-retries', 0, 20),
+    )
     .option('--max-steps <n>', 'INTERACTIVE steps', parseIntOption('--max-steps', 1, 50))
     .option('--timeout <s>', 'per-script timeout in seconds (max 600)', parseIntOption('--timeout', 1, 600))
     .option('--no-templates', 'skip the template and rule tiers')
     .option('--json', 'print the final record as JSON')
-    .action(async (task: string, o: { sandbox: string; kit?: string; mode: RunMode; lang: ScriptLanguage; provider?: string; baseUrl?: string; kind?: 'openai' | 'anthropic'; model?: string; maxRetries?: number; maxSteps?: number; timeout?: number; templates: boolean; json?: boolean }, cmd: Command) => {
-      if (o.kind && !o.baseUrl) throw new UsageError('--kind goes with --base-url');
-      const svc = ctx.service(cmd);
-      const providers = createProviders(svc.config, { ...(o.provider ? { provider: o.provider } : {}), ...(o.baseUrl ? { baseUrl: o.baseUrl } : {}), ...(o.model ? { model: o.model } : {}), ...(o.kind ? { kind: o.kind } : {}) });
-      const runs = await svc.runs();
-      const started = runs.start({
-        task,
-        sandbox: o.sandbox,
-        ...(o.kit ? { kit: o.kit } : {}),
-        mode: o.mode,
-        language: o.lang,
-        providers,
-        ...(o.maxRetries !== undefined ? { maxRetries: o.maxRetries } : {}),
-        ...(o.maxSteps !== undefined ? { maxSteps: o.maxSteps } : {}),
-        ...(o.timeout !== undefined ? { timeoutMs: o.timeout * 1000 } : {}),
-        noTemplates: !o.templates,
-        onEvent: progressPrinter(ctx),
-      });
-      const runId = await started.runId;
-      const onSignal = () => runs.cancel(runId);
-      process.once('SIGINT', onSignal);
-      const outcome = await started.done.finally(() => process.off('SIGINT', onSignal));
-      const rec = runs.get(outcome.runId);
-      ctx.out(o.json ? json(rec) : summarizeRecord(rec));
-      ctx.exitCode = outcome.status === 'succeeded' ? 0 : 1;
-    });
+    .action(
+      async (
+        task: string,
+        o: {
+          sandbox: string;
+          kit?: string;
+          mode: RunMode;
+          lang: ScriptLanguage;
+          provider?: string;
+          baseUrl?: string;
+          kind?: 'openai' | 'anthropic';
+          model?: string;
+          maxRetries?: number;
+          maxSteps?: number;
+          timeout?: number;
+          templates: boolean;
+          json?: boolean;
+        },
+        cmd: Command,
+      ) => {
+        if (o.kind && !o.baseUrl) throw new UsageError('--kind goes with --base-url');
+        const svc = ctx.service(cmd);
+        const providers = createProviders(svc.config, {
+          ...(o.provider ? { provider: o.provider } : {}),
+          ...(o.baseUrl ? { baseUrl: o.baseUrl } : {}),
+          ...(o.model ? { model: o.model } : {}),
+          ...(o.kind ? { kind: o.kind } : {}),
+        });
+        const runs = await svc.runs();
+        const started = runs.start({
+          task,
+          sandbox: o.sandbox,
+          ...(o.kit ? { kit: o.kit } : {}),
+          mode: o.mode,
+          language: o.lang,
+          providers,
+          ...(o.maxRetries !== undefined ? { maxRetries: o.maxRetries } : {}),
+          ...(o.maxSteps !== undefined ? { maxSteps: o.maxSteps } : {}),
+          ...(o.timeout !== undefined ? { timeoutMs: o.timeout * 1000 } : {}),
+          noTemplates: !o.templates,
+          onEvent: progressPrinter(ctx),
+        });
+        const runId = await started.runId;
+        const onSignal = () => runs.cancel(runId);
+        process.once('SIGINT', onSignal);
+        const outcome = await started.done.finally(() => process.off('SIGINT', onSignal));
+        const rec = runs.get(outcome.runId);
+        ctx.out(o.json ? json(rec) : summarizeRecord(rec));
+        ctx.exitCode = outcome.status === 'succeeded' ? 0 : 1;
+      },
+    );
 }
 
 export function registerRuns(program: Command, ctx: CliContext): void {
@@ -115,42 +164,69 @@ export function registerRuns(program: Command, ctx: CliContext): void {
   runs
     .command('list')
     .description('list runs, newest first')
-    .option('--status <s>', 'running | succeeded | failed | cancelled | interrupted', oneOf('--status', ['running', 'succeeded', 'failed', 'cancelled', 'interrupted'] as const))
+    .option(
+      '--status <s>',
+      'running | succeeded | failed | cancelled | interrupted',
+      oneOf('--status', ['running', 'succeeded', 'failed', 'cancelled', 'interrupted'] as const),
+    )
     .option('--sandbox <name>', 'only this sandbox')
     .option('--mode <mode>', 'plan | interactive', oneOf('--mode', ['plan', 'interactive'] as const))
     .option('--model <m>', 'only this model')
-    .option('--tier <t>', 'template | rule | llm | replay | edit', oneOf('--tier', ['template', 'rule', 'llm', 'replay', 'edit'] as const))
+    .option(
+      '--tier <t>',
+      'template | rule | llm | replay | edit',
+      oneOf('--tier', ['template', 'rule', 'llm', 'replay', 'edit'] as const),
+    )
     .option('--since <date>', 'started at or after (ISO date)')
     .option('--until <date>', 'started at or before (ISO date)')
     .option('--search <text>', 'free text over task, scripts and errors')
     .option('--limit <n>', 'at most this many', parseIntOption('--limit', 1, 10000), 50)
     .option('--json', 'print JSON')
-    .action(async (o: { status?: 'running'; sandbox?: string; mode?: RunMode; model?: string; tier?: 'llm'; since?: string; until?: string; search?: string; limit: number; json?: boolean }, cmd: Command) => {
-      const date = (name: string, v: string | undefined) => {
-        if (v === undefined) return undefined;
-        const t = Date.parse(v);
-        if (!Number.isFinite(t)) throw new UsageError(`${name} must be a date (e.g. 2026-11-22), got ${JSON.stringify(v)}`);
-        return t;
-      };
-      const from = date('--since', o.since);
-      const to = date('--until', o.until);
-      const r = (await ctx.service(cmd).runs()).list({
-        ...(o.status ? { status: o.status } : {}),
-        ...(o.sandbox ? { sandbox: o.sandbox } : {}),
-        ...(o.mode ? { mode: o.mode } : {}),
-        ...(o.model ? { model: o.model } : {}),
-        ...(o.tier ? { tier: o.tier } : {}),
-        ...(from !== undefined ? { from } : {}),
-        ...(to !== undefined ? { to } : {}),
-        ...(o.search ? { text: o.search } : {}),
-        limit: o.limit,
-      });
-      if (o.json) return ctx.out(json(r));
-      for (const s of r.runs) {
-        ctx.out(`${s.id}  ${new Date(s.createdAt).toISOString().slice(0, 19)}  ${s.status.padEnd(11)} ${s.sandbox.padEnd(10)} ${s.mode.padEnd(11)} ${String(s.attempts).padStart(2)} att ${String(s.tokens).padStart(6)} tok  ${s.tier ?? '-'}  ${s.task.slice(0, 60)}\n`);
-      }
-      ctx.out(`${r.runs.length} of ${r.total} run(s)\n`);
-    });
+    .action(
+      async (
+        o: {
+          status?: 'running';
+          sandbox?: string;
+          mode?: RunMode;
+          model?: string;
+          tier?: 'llm';
+          since?: string;
+          until?: string;
+          search?: string;
+          limit: number;
+          json?: boolean;
+        },
+        cmd: Command,
+      ) => {
+        const date = (name: string, v: string | undefined) => {
+          if (v === undefined) return undefined;
+          const t = Date.parse(v);
+          if (!Number.isFinite(t))
+            throw new UsageError(`${name} must be a date (e.g. 2026-11-22), got ${JSON.stringify(v)}`);
+          return t;
+        };
+        const from = date('--since', o.since);
+        const to = date('--until', o.until);
+        const r = (await ctx.service(cmd).runs()).list({
+          ...(o.status ? { status: o.status } : {}),
+          ...(o.sandbox ? { sandbox: o.sandbox } : {}),
+          ...(o.mode ? { mode: o.mode } : {}),
+          ...(o.model ? { model: o.model } : {}),
+          ...(o.tier ? { tier: o.tier } : {}),
+          ...(from !== undefined ? { from } : {}),
+          ...(to !== undefined ? { to } : {}),
+          ...(o.search ? { text: o.search } : {}),
+          limit: o.limit,
+        });
+        if (o.json) return ctx.out(json(r));
+        for (const s of r.runs) {
+          ctx.out(
+            `${s.id}  ${new Date(s.createdAt).toISOString().slice(0, 19)}  ${s.status.padEnd(11)} ${s.sandbox.padEnd(10)} ${s.mode.padEnd(11)} ${String(s.attempts).padStart(2)} att ${String(s.tokens).padStart(6)} tok  ${s.tier ?? '-'}  ${s.task.slice(0, 60)}\n`,
+          );
+        }
+        ctx.out(`${r.runs.length} of ${r.total} run(s)\n`);
+      },
+    );
   runs
     .command('show')
     .description('show one run whole')

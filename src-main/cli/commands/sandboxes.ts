@@ -12,6 +12,9 @@ export function registerSandboxes(program: Command, ctx: CliContext): void {
       const list = svc.sandboxes();
       if (opts.json) return ctx.out(json({ workspace: svc.workspaceDir, sandboxes: list }));
       ctx.out(`workspace ${svc.workspaceDir}\n`);
-      for (const s of list) ctx.out(`${s.name.padEnd(16)} ${String(s.tools).padStart(3)} tools${s.problems ? ` (${s.problems} problems)` : ''}  ${s.description}\n`);
+      for (const s of list)
+        ctx.out(
+          `${s.name.padEnd(16)} ${String(s.tools).padStart(3)} tools${s.problems ? ` (${s.problems} problems)` : ''}  ${s.description}\n`,
+        );
     });
 }

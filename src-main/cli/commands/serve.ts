@@ -15,8 +15,14 @@ export function registerServe(program: Command, ctx: CliContext): void {
     .action(async (opts: { port?: number; renderer?: string }, cmd: Command) => {
       const svc = ctx.service(cmd);
       const staticDir = opts.renderer ?? join(repoRoot(), 'out', 'renderer');
-      if (!existsSync(join(staticDir, 'index.html'))) ctx.err(`toolsmith: no renderer build in ${staticDir}; run \`npm run build\` (the API still answers)\n`);
-      const web = await startWebServer(svc, { ...(opts.port !== undefined ? { port: opts.port } : {}), staticDir });
+      if (!existsSync(join(staticDir, 'index.html')))
+        ctx.err(
+          `toolsmith: no renderer build in ${staticDir}; run \`npm run build\` (the API still answers)\n`,
+        );
+      const web = await startWebServer(svc, {
+        ...(opts.port !== undefined ? { port: opts.port } : {}),
+        staticDir,
+      });
       ctx.out(`Toolsmith workbench: ${web.url}\nworkspace: ${svc.workspaceDir}\n`);
       await new Promise<void>((resolve) => {
         const stop = () => void web.close().then(resolve);

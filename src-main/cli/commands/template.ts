@@ -5,48 +5,85 @@ import type { CliContext } from '../context.ts';
 import { readInput } from './validate.ts';
 
 export function registerTemplate(program: Command, ctx: CliContext): void {
-  const tmpl = program.command('template').description('templates: verified scripts that serve a matching intent with no LLM call');
+  const tmpl = program
+    .command('template')
+    .description('templates: verified scripts that serve a matching intent with no LLM call');
   tmpl
     .command('create')
     .description('promote a script to a template (from a run, or from a file with --pattern)')
     .argument('<name>', 'template name')
-    .option('--from-run <id>', "the run whose successful script becomes the template (pattern proposed from its task)")
-    .option('--attempt <n>', 'with --from-run: this attempt instead of the last successful one', parseIntOption('--attempt', 1, 1000))
+    .option(
+      '--from-run <id>',
+      'the run whose successful script becomes the template (pattern proposed from its task)',
+    )
+    .option(
+      '--attempt <n>',
+      'with --from-run: this attempt instead of the last successful one',
+      parseIntOption('--attempt', 1, 1000),
+    )
     .option('--file <script>', 'the script body, with {{slot}} placeholders')
     .option('--pattern <text>', 'intent pattern with {slot} placeholders, e.g. "name of user {user_id}"')
-    .option('--slot <name=type>', 'slot type (str, int, float); repeatable', (v: string, prev: string[] = []) => [...prev, v])
-    .option('--sandbox <name>', 'the sandbox (default: the run\'s)')
-    .option('--kit <name>', 'the kit (default: the run\'s)')
+    .option(
+      '--slot <name=type>',
+      'slot type (str, int, float); repeatable',
+      (v: string, prev: string[] = []) => [...prev, v],
+    )
+    .option('--sandbox <name>', "the sandbox (default: the run's)")
+    .option('--kit <name>', "the kit (default: the run's)")
     .option('--lang <lang>', 'python | js | ts', oneOf('--lang', ['python', 'js', 'ts'] as const))
-    .option('--example <intent>', 'an example intent for `template test`; repeatable', (v: string, prev: string[] = []) => [...prev, v])
+    .option(
+      '--example <intent>',
+      'an example intent for `template test`; repeatable',
+      (v: string, prev: string[] = []) => [...prev, v],
+    )
     .option('--description <text>', 'what it does')
     .option('--force', 'replace an existing template')
     .option('--json', 'print JSON')
-    .action(async (name: string, o: { fromRun?: string; attempt?: number; file?: string; pattern?: string; slot?: string[]; sandbox?: string; kit?: string; lang?: 'python'; example?: string[]; description?: string; force?: boolean; json?: boolean }, cmd: Command) => {
-      if (!o.fromRun && !o.file) throw new UsageError('give --from-run <id> or --file <script>');
-      if (o.file && !o.pattern) throw new UsageError('--file needs --pattern');
-      let slots: Record<string, SlotType> | undefined;
-      for (const s of o.slot ?? []) {
-        const [k, v] = s.split('=');
-        if (!k || (v !== 'str' && v !== 'int' && v !== 'float')) throw new UsageError(`--slot takes name=str|int|float, got ${JSON.stringify(s)}`);
-        (slots ??= {})[k] = v;
-      }
-      const t = (await ctx.service(cmd).runs()).createTemplate({
-        name,
-        ...(o.fromRun ? { fromRun: o.fromRun } : {}),
-        ...(o.attempt !== undefined ? { attempt: o.attempt } : {}),
-        ...(o.file ? { body: readInput(o.file) } : {}),
-        ...(o.pattern ? { pattern: o.pattern } : {}),
-        ...(slots ? { slots } : {}),
-        ...(o.sandbox ? { sandbox: o.sandbox } : {}),
-        ...(o.kit ? { kit: o.kit } : {}),
-        ...(o.lang ? { language: o.lang } : {}),
-        ...(o.example ? { examples: o.example.map((intent) => ({ intent })) } : {}),
-        ...(o.description ? { description: o.description } : {}),
-        ...(o.force ? { force: true } : {}),
-      });
-      ctx.out(o.json ? json(t) : `created template ${t.name} (${t.file})\npattern: ${t.pattern}\n`);
-    });
+    .action(
+      async (
+        name: string,
+        o: {
+          fromRun?: string;
+          attempt?: number;
+          file?: string;
+          pattern?: string;
+          slot?: string[];
+          sandbox?: string;
+          kit?: string;
+          lang?: 'python';
+          example?: string[];
+          description?: string;
+          force?: boolean;
+          json?: boolean;
+        },
+        cmd: Command,
+      ) => {
+        if (!o.fromRun && !o.file) throw new UsageError('give --from-run <id> or --file <script>');
+        if (o.file && !o.pattern) throw new UsageError('--file needs --pattern');
+        let slots: Record<string, SlotType> | undefined;
+        for (const s of o.slot ?? []) {
+          const [k, v] = s.split('=');
+          if (!k || (v !== 'str' && v !== 'int' && v !== 'float'))
+            throw new UsageError(`--slot takes name=str|int|float, got ${JSON.stringify(s)}`);
+          (slots ??= {})[k] = v;
+        }
+        const t = (await ctx.service(cmd).runs()).createTemplate({
+          name,
+          ...(o.fromRun ? { fromRun: o.fromRun } : {}),
+          ...(o.attempt !== undefined ? { attempt: o.attempt } : {}),
+          ...(o.file ? { body: readInput(o.file) } : {}),
+          ...(o.pattern ? { pattern: o.pattern } : {}),
+          ...(slots ? { slots } : {}),
+          ...(o.sandbox ? { sandbox: o.sandbox } : {}),
+          ...(o.kit ? { kit: o.kit } : {}),
+          ...(o.lang ? { language: o.lang } : {}),
+          ...(o.example ? { examples: o.example.map((intent) => ({ intent })) } : {}),
+          ...(o.description ? { description: o.description } : {}),
+          ...(o.force ? { force: true } : {}),
+        });
+        ctx.out(o.json ? json(t) : `created template ${t.name} (${t.file})\npattern: ${t.pattern}\n`);
+      },
+    );
   tmpl
     .command('list')
     .description('list templates with their success and failure counts')
@@ -55,7 +92,10 @@ export function registerTemplate(program: Command, ctx: CliContext): void {
       const runs = await ctx.service(cmd).runs();
       const list = runs.listTemplates();
       if (o.json) return ctx.out(json({ templates: list, problems: runs.templateProblems() }));
-      for (const t of list) ctx.out(`${t.name.padEnd(20)} ${t.sandbox.padEnd(10)} ok ${String(t.successes).padStart(3)} fail ${String(t.failures).padStart(3)}  ${t.pattern}\n`);
+      for (const t of list)
+        ctx.out(
+          `${t.name.padEnd(20)} ${t.sandbox.padEnd(10)} ok ${String(t.successes).padStart(3)} fail ${String(t.failures).padStart(3)}  ${t.pattern}\n`,
+        );
       for (const p of runs.templateProblems()) ctx.err(`${p.error}\n`);
     });
   tmpl
@@ -66,7 +106,11 @@ export function registerTemplate(program: Command, ctx: CliContext): void {
     .action(async (name: string, o: { json?: boolean }, cmd: Command) => {
       const r = await (await ctx.service(cmd).runs()).testTemplate(name);
       if (o.json) ctx.out(json(r));
-      else for (const e of r.examples) ctx.out(`${e.success ? 'PASS' : 'FAIL'} ${e.intent}${e.data !== undefined ? ` -> ${JSON.stringify(e.data)}` : ''}${e.error ? ` (${e.error})` : ''}\n`);
+      else
+        for (const e of r.examples)
+          ctx.out(
+            `${e.success ? 'PASS' : 'FAIL'} ${e.intent}${e.data !== undefined ? ` -> ${JSON.stringify(e.data)}` : ''}${e.error ? ` (${e.error})` : ''}\n`,
+          );
       ctx.exitCode = r.passed ? 0 : 1;
     });
   tmpl

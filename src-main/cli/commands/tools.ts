@@ -8,10 +8,17 @@ import type { CliContext } from '../context.ts';
 export function registerTools(program: Command, ctx: CliContext): void {
   program
     .command('tools')
-    .description("print a sandbox's tools as the LLM reads them (xml), as OpenAI function schemas, or as JSON")
+    .description(
+      "print a sandbox's tools as the LLM reads them (xml), as OpenAI function schemas, or as JSON",
+    )
     .requiredOption('--sandbox <name>', 'the sandbox')
     .option('--kit <name>', 'only the tools of this kit (by alias)')
-    .option('--format <format>', 'xml | openai | json', oneOf('--format', ['xml', 'openai', 'json'] as const), 'xml')
+    .option(
+      '--format <format>',
+      'xml | openai | json',
+      oneOf('--format', ['xml', 'openai', 'json'] as const),
+      'xml',
+    )
     .action((opts: { sandbox: string; kit?: string; format: 'xml' | 'openai' | 'json' }, cmd: Command) => {
       const svc = ctx.service(cmd);
       const registry = svc.registry(opts.sandbox);

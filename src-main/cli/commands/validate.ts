@@ -18,27 +18,56 @@ export function registerValidate(program: Command, ctx: CliContext): void {
     .command('validate')
     .description('check a script statically; exit 0 when valid, 1 when not')
     .argument('<file>', 'script file, or - for standard input')
-    .option('--lang <lang>', 'python | js | ts (default: from the file name, else python)', oneOf('--lang', ['python', 'js', 'ts'] as const))
-    .option('--sandbox <name>', "allow the tools of this sandbox")
+    .option(
+      '--lang <lang>',
+      'python | js | ts (default: from the file name, else python)',
+      oneOf('--lang', ['python', 'js', 'ts'] as const),
+    )
+    .option('--sandbox <name>', 'allow the tools of this sandbox')
     .option('--kit <name>', 'with --sandbox: only the tools of this kit (by alias)')
     .option('--tools <a,b>', 'allow exactly these tool names (instead of --sandbox)')
     .option('--strict', 'restricted subset: no def/class/while/try, calls only to tools and builtins')
     .option('--json', 'print {"valid": bool, "violations": [...]}')
-    .action((file: string, opts: { lang?: ScriptLanguage; sandbox?: string; kit?: string; tools?: string; strict?: boolean; json?: boolean }, cmd: Command) => {
-      if (opts.sandbox && opts.tools) throw new UsageError('use either --sandbox or --tools, not both');
-      if (opts.kit && !opts.sandbox) throw new UsageError('--kit needs --sandbox');
-      const code = readInput(file);
-      const language = opts.lang ?? (file === '-' ? undefined : languageOfFile(file)) ?? 'python';
-      const tools = opts.tools?.split(',').map((t) => t.trim()).filter(Boolean);
-      const result = opts.sandbox
-        ? ctx.service(cmd).validate({ code, language, sandbox: opts.sandbox, ...(opts.kit ? { kit: opts.kit } : {}), strict: !!opts.strict })
-        : validateScript(code, language, { tools: tools ?? [], strict: !!opts.strict });
-      if (opts.json) ctx.out(json(result));
-      else if (result.valid) ctx.out(`${file}: valid (${language})\n`);
-      else {
-        for (const v of result.violations) ctx.out(`${file}:${v.line}:${v.column}: ${v.rule}: ${v.message}\n`);
-        ctx.out(`${result.violations.length} violation${result.violations.length === 1 ? '' : 's'}\n`);
-      }
-      ctx.exitCode = result.valid ? 0 : 1;
-    });
+    .action(
+      (
+        file: string,
+        opts: {
+          lang?: ScriptLanguage;
+          sandbox?: string;
+          kit?: string;
+          tools?: string;
+          strict?: boolean;
+          json?: boolean;
+        },
+        cmd: Command,
+      ) => {
+        if (opts.sandbox && opts.tools) throw new UsageError('use either --sandbox or --tools, not both');
+        if (opts.kit && !opts.sandbox) throw new UsageError('--kit needs --sandbox');
+        const code = readInput(file);
+        const language = opts.lang ?? (file === '-' ? undefined : languageOfFile(file)) ?? 'python';
+        const tools = opts.tools
+          ?.split(',')
+          .map((t) => t.trim())
+          .filter(Boolean);
+        const result = opts.sandbox
+          ? ctx
+              .service(cmd)
+              .validate({
+                code,
+                language,
+                sandbox: opts.sandbox,
+                ...(opts.kit ? { kit: opts.kit } : {}),
+                strict: !!opts.strict,
+              })
+          : validateScript(code, language, { tools: tools ?? [], strict: !!opts.strict });
+        if (opts.json) ctx.out(json(result));
+        else if (result.valid) ctx.out(`${file}: valid (${language})\n`);
+        else {
+          for (const v of result.violations)
+            ctx.out(`${file}:${v.line}:${v.column}: ${v.rule}: ${v.message}\n`);
+          ctx.out(`${result.violations.length} violation${result.violations.length === 1 ? '' : 's'}\n`);
+        }
+        ctx.exitCode = result.valid ? 0 : 1;
+      },
+    );
 }

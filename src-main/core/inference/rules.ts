@@ -9,13 +9,17 @@ import type { JsonValue, Tool } from '../tools/model.ts';
 import { pyLiteral } from '../tools/prompt.ts';
 import type { ScriptSource } from '../orchestrator/orchestrator.ts';
 
-function directCall(task: string, tools: readonly Tool[]): { tool: string; args: JsonValue[]; kwargs: [string, JsonValue][] } | undefined {
+function directCall(
+  task: string,
+  tools: readonly Tool[],
+): { tool: string; args: JsonValue[]; kwargs: [string, JsonValue][] } | undefined {
   const text = task.trim();
   if (!/^[A-Za-z_][A-Za-z0-9_]*\s*\(/.test(text) || text.includes('\n')) return undefined;
   const parsed = parsePython(text);
   if (parsed.syntaxErrors.length) return undefined;
   const stmts = fieldList(parsed.module, 'statements');
-  const inner = stmts.length === 1 && stmts[0]?.kind === 'StatementList' ? fieldList(stmts[0], 'statements') : [];
+  const inner =
+    stmts.length === 1 && stmts[0]?.kind === 'StatementList' ? fieldList(stmts[0], 'statements') : [];
   const call = inner.length === 1 ? inner[0] : undefined;
   if (call?.kind !== 'Call') return undefined;
   const fn = field(call, 'leftExpr');
@@ -39,7 +43,9 @@ export const directCallRule: ScriptSource = {
     if (ctx.language !== 'python') return undefined;
     const c = directCall(task, ctx.tools);
     if (!c) return undefined;
-    const argText = [...c.args.map(pyLiteral), ...c.kwargs.map(([k, v]) => `${k}=${pyLiteral(v)}`)].join(', ');
+    const argText = [...c.args.map(pyLiteral), ...c.kwargs.map(([k, v]) => `${k}=${pyLiteral(v)}`)].join(
+      ', ',
+    );
     return {
       name: 'direct-call',
       body: `r = ${c.tool}(${argText})\nif r.success:\n    emit_result(r.data)\nelse:\n    emit_result({"error": r.message})\n`,

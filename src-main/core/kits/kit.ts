@@ -46,10 +46,15 @@ export class KitError extends Error {
 
 const IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
-function flatten(spec: KitToolsSpec, group: string, out: { alias: string; target: string; group: string }[]): void {
+function flatten(
+  spec: KitToolsSpec,
+  group: string,
+  out: { alias: string; target: string; group: string }[],
+): void {
   if (Array.isArray(spec)) {
     for (const name of spec) {
-      if (typeof name !== 'string') throw new KitError(`kit list entries must be tool names, got ${JSON.stringify(name)}`);
+      if (typeof name !== 'string')
+        throw new KitError(`kit list entries must be tool names, got ${JSON.stringify(name)}`);
       out.push({ alias: name, target: name, group });
     }
     return;
@@ -69,7 +74,8 @@ export function resolveKit(def: KitDefinition, tools: readonly SandboxTool[], li
   const seen = new Set<string>();
   const resolved: KitTool[] = [];
   for (const e of entries) {
-    if (!IDENT.test(e.alias)) throw new KitError(`kit ${def.name}: alias ${JSON.stringify(e.alias)} is not a valid identifier`);
+    if (!IDENT.test(e.alias))
+      throw new KitError(`kit ${def.name}: alias ${JSON.stringify(e.alias)} is not a valid identifier`);
     if (seen.has(e.alias)) throw new KitError(`kit ${def.name}: alias ${e.alias} is used twice`);
     seen.add(e.alias);
     const tool = byName.get(e.target);
@@ -82,7 +88,9 @@ export function resolveKit(def: KitDefinition, tools: readonly SandboxTool[], li
   }
   const grade = maxGrade(resolved.map((r) => r.tool.grade));
   if (limit && !gradeWithin(grade, limit)) {
-    const over = resolved.filter((r) => !gradeWithin(r.tool.grade, limit)).map((r) => `${r.alias} ${formatGrade(r.tool.grade)}`);
+    const over = resolved
+      .filter((r) => !gradeWithin(r.tool.grade, limit))
+      .map((r) => `${r.alias} ${formatGrade(r.tool.grade)}`);
     throw new KitError(
       `kit ${def.name} has grade ${formatGrade(grade)}, above the workspace maximum ${formatGrade(limit)}; ` +
         `tools over the limit: ${over.join(', ')}`,

@@ -3,7 +3,11 @@ import { validateJs } from './js/validate.ts';
 import { validatePython } from './python/validate.ts';
 import type { ScriptLanguage, ValidateOptions, ValidationResult } from './violation.ts';
 
-export function validateScript(code: string, language: ScriptLanguage, options: ValidateOptions): ValidationResult {
+export function validateScript(
+  code: string,
+  language: ScriptLanguage,
+  options: ValidateOptions,
+): ValidationResult {
   if (language === 'python') return validatePython(code, options);
   return validateJs(code, { ...options, typescript: language === 'ts' });
 }

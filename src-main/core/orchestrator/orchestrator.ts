@@ -27,7 +27,10 @@ export interface RunSink {
 export interface ScriptSource {
   readonly tier: Extract<Tier, 'template' | 'rule'>;
   /** A script body for the task, or undefined when this source does not apply. */
-  propose(task: string, ctx: { sandbox: string; kit?: string; language: ScriptLanguage; tools: readonly Tool[] }): { body: string; name: string } | undefined;
+  propose(
+    task: string,
+    ctx: { sandbox: string; kit?: string; language: ScriptLanguage; tools: readonly Tool[] },
+  ): { body: string; name: string } | undefined;
   /** Told after the script ran (template counters). */
   outcome?(name: string, success: boolean): void;
 }
@@ -105,15 +108,26 @@ export class Orchestrator {
     const runId = this.deps.sink.createRun(started);
     req.onStart?.(runId);
     const log = this.log.child({ runId });
-    log.info({ event: 'run_started', task: req.task, sandbox: req.sandbox.name, mode: req.mode }, 'run started');
-    const ctx: RunCtx = { runId, req, language, log, providerErrors: [], emit: (type, data) => this.emit(runId, req, type, data) };
+    log.info(
+      { event: 'run_started', task: req.task, sandbox: req.sandbox.name, mode: req.mode },
+      'run started',
+    );
+    const ctx: RunCtx = {
+      runId,
+      req,
+      language,
+      log,
+      providerErrors: [],
+      emit: (type, data) => this.emit(runId, req, type, data),
+    };
     let outcome: RunOutcome;
     try {
       outcome = req.mode === 'plan' ? await this.plan(ctx, started) : await this.interactive(ctx, started);
     } catch (e) {
       const cancelled = e instanceof CancelledError || req.signal?.aborted;
       const error = cancelled ? 'cancelled' : `internal error: ${e instanceof Error ? e.message : String(e)}`;
-      if (!cancelled) log.error({ event: 'run_crashed', err: e instanceof Error ? e.stack : String(e) }, 'run crashed');
+      if (!cancelled)
+        log.error({ event: 'run_crashed', err: e instanceof Error ? e.stack : String(e) }, 'run crashed');
       outcome = { runId, status: cancelled ? 'cancelled' : 'failed', error };
     }
     ctx.emit('run_finished', {
@@ -144,7 +158,10 @@ export class Orchestrator {
         attempt: n,
         ...(previous ? { previousScript: previous.script, previousError: previous.error } : {}),
       });
-      const cand = n === 1 && req.initialScript !== undefined ? this.given(ctx, req.initialScript) : await this.candidate(ctx, n, prompt, n === 1 ? (req.sources ?? []) : []);
+      const cand =
+        n === 1 && req.initialScript !== undefined
+          ? this.given(ctx, req.initialScript)
+          : await this.candidate(ctx, n, prompt, n === 1 ? (req.sources ?? []) : []);
       if (!cand) return { runId, status: 'failed', error: lastErrorOrProviders(ctx, lastError) };
       if (!cand.validation.valid) {
         lastError = this.deps.generator.validationErrorMessage(cand.validation.violations);
@@ -153,8 +170,14 @@ export class Orchestrator {
       }
       const result = await this.execute(ctx, n, cand.script);
       if (cand.name) this.sourceOutcome(req, cand, result.success);
-      if (result.success) return { runId, status: 'succeeded', ...(resultValue(result) !== undefined ? { result: resultValue(result) as JsonValue } : {}) };
-      if (result.exitReason === 'infra') return { runId, status: 'failed', error: result.error?.message ?? 'the sandbox is not available' };
+      if (result.success)
+        return {
+          runId,
+          status: 'succeeded',
+          ...(resultValue(result) !== undefined ? { result: resultValue(result) as JsonValue } : {}),
+        };
+      if (result.exitReason === 'infra')
+        return { runId, status: 'failed', error: result.error?.message ?? 'the sandbox is not available' };
       const err = result.error ?? { type: result.exitReason, message: 'the script failed', frames: [] };
       lastError = `${err.type}: ${err.message}`;
       previous = { script: cand.script.body, error: err };
@@ -181,7 +204,8 @@ export class Orchestrator {
         ...(previous ? { previousScript: previous.script, previousError: previous.error } : {}),
       });
       const cand = await this.candidate(ctx, n, prompt, []);
-      if (!cand) return { runId, status: 'failed', error: lastErrorOrProviders(ctx, 'no provider produced a script') };
+      if (!cand)
+        return { runId, status: 'failed', error: lastErrorOrProviders(ctx, 'no provider produced a script') };
       if (!cand.validation.valid) {
         const msg = this.deps.generator.validationErrorMessage(cand.validation.violations);
         previous = { script: cand.script.body, error: msg };
@@ -191,16 +215,28 @@ export class Orchestrator {
       }
       const result = await this.execute(ctx, n, cand.script, { collected });
       if (result.success && result.data !== undefined) {
-        ctx.emit('step', { n, summary: 'emitted the result', data: result.data, stagnant: false, final: true });
+        ctx.emit('step', {
+          n,
+          summary: 'emitted the result',
+          data: result.data,
+          stagnant: false,
+          final: true,
+        });
         return { runId, status: 'succeeded', result: result.data };
       }
       if (!result.success) {
-        if (result.exitReason === 'infra') return { runId, status: 'failed', error: result.error?.message ?? 'the sandbox is not available' };
+        if (result.exitReason === 'infra')
+          return { runId, status: 'failed', error: result.error?.message ?? 'the sandbox is not available' };
         const err = result.error ?? { type: result.exitReason, message: 'the script failed', frames: [] };
         previous = { script: cand.script.body, error: err };
         history.push(`step ${n}: failed with ${err.type}: ${err.message.slice(0, 200)}`);
         ctx.emit('step', { n, summary: `failed with ${err.type}`, stagnant: false, final });
-        if (forceFinal) return { runId, status: 'failed', error: `the forced final step failed: ${err.type}: ${err.message}` };
+        if (forceFinal)
+          return {
+            runId,
+            status: 'failed',
+            error: `the forced final step failed: ${err.type}: ${err.message}`,
+          };
         continue;
       }
       previous = undefined;
@@ -208,10 +244,13 @@ export class Orchestrator {
       const stagnant = previousData !== undefined && sameJson(previousData, data);
       collected.push(...data);
       previousData = data;
-      const summary = stagnant ? 'reported the same data as the step before' : `reported ${data.length} item${data.length === 1 ? '' : 's'}`;
+      const summary = stagnant
+        ? 'reported the same data as the step before'
+        : `reported ${data.length} item${data.length === 1 ? '' : 's'}`;
       history.push(`step ${n}: ${summary}`);
       ctx.emit('step', { n, summary, data, stagnant, final });
-      if (forceFinal) return { runId, status: 'failed', error: 'the forced final step did not call emit_result' };
+      if (forceFinal)
+        return { runId, status: 'failed', error: 'the forced final step did not call emit_result' };
       if (stagnant) {
         forceFinal = true;
         ctx.log.warn({ event: 'stagnation', step: n }, 'two identical steps: forcing a final step');
@@ -223,31 +262,74 @@ export class Orchestrator {
   /** The person-edited first script: recorded with tier `edit`, validated like any other. */
   private given(ctx: RunCtx, body: string): Candidate {
     const tools = Object.keys(ctx.req.toolMap);
-    const script = assembleScript(body, { sandbox: ctx.req.sandbox.name, tools, helpers: ctx.language === 'python' ? PYTHON_FRAMEWORK_NAMES : JS_FRAMEWORK_NAMES, language: ctx.language });
+    const script = assembleScript(body, {
+      sandbox: ctx.req.sandbox.name,
+      tools,
+      helpers: ctx.language === 'python' ? PYTHON_FRAMEWORK_NAMES : JS_FRAMEWORK_NAMES,
+      language: ctx.language,
+    });
     const validation = this.deps.validate(script.body, ctx.language, tools);
     ctx.emit('tier', { n: 1, tier: 'edit' });
-    ctx.emit('script', { n: 1, code: script.code, body: script.body, bodyStartLine: script.bodyStartLine, language: ctx.language, source: 'edit' });
+    ctx.emit('script', {
+      n: 1,
+      code: script.code,
+      body: script.body,
+      bodyStartLine: script.bodyStartLine,
+      language: ctx.language,
+      source: 'edit',
+    });
     ctx.emit('validation', { n: 1, valid: validation.valid, violations: validation.violations });
     return { tier: 'edit', script, validation };
   }
 
   /** Runs the tiers for one attempt/step; returns the first valid candidate, else the last invalid one. */
-  private async candidate(ctx: RunCtx, n: number, prompt: BuiltPrompt, sources: ScriptSource[]): Promise<Candidate | undefined> {
+  private async candidate(
+    ctx: RunCtx,
+    n: number,
+    prompt: BuiltPrompt,
+    sources: ScriptSource[],
+  ): Promise<Candidate | undefined> {
     const { req, language } = ctx;
     const tools = Object.keys(ctx.req.toolMap);
     const assemble = (body: string) =>
-      assembleScript(body, { sandbox: req.sandbox.name, tools, helpers: language === 'python' ? PYTHON_FRAMEWORK_NAMES : JS_FRAMEWORK_NAMES, language });
+      assembleScript(body, {
+        sandbox: req.sandbox.name,
+        tools,
+        helpers: language === 'python' ? PYTHON_FRAMEWORK_NAMES : JS_FRAMEWORK_NAMES,
+        language,
+      });
     let last: Candidate | undefined;
     const check = (tier: Tier, script: AssembledScript, name?: string): Candidate => {
       const validation = this.deps.validate(script.body, language, tools);
-      ctx.emit('script', { n, code: script.code, body: script.body, bodyStartLine: script.bodyStartLine, language, source: tier });
+      ctx.emit('script', {
+        n,
+        code: script.code,
+        body: script.body,
+        bodyStartLine: script.bodyStartLine,
+        language,
+        source: tier,
+      });
       ctx.emit('validation', { n, valid: validation.valid, violations: validation.violations });
-      ctx.log.info({ event: 'script_generated', n, tier, valid: validation.valid, violations: validation.violations.length }, 'script generated');
+      ctx.log.info(
+        {
+          event: 'script_generated',
+          n,
+          tier,
+          valid: validation.valid,
+          violations: validation.violations.length,
+        },
+        'script generated',
+      );
       last = { tier, script, validation, ...(name ? { name } : {}) };
       return last;
     };
     for (const source of sources) {
-      const proposal = source.propose(req.task, { sandbox: req.sandbox.name, ...(req.kit ? { kit: req.kit } : {}), language, tools: req.sandbox.tools });
+      const proposal = source.propose(req.task, {
+        sandbox: req.sandbox.name,
+        ...(req.kit ? { kit: req.kit } : {}),
+        language,
+        tools: req.sandbox.tools,
+      });
       if (!proposal) continue;
       ctx.emit('tier', { n, tier: source.tier, template: proposal.name });
       const c = check(source.tier, assemble(proposal.body), proposal.name);
@@ -256,7 +338,14 @@ export class Orchestrator {
     for (const provider of req.providers) {
       this.checkCancel(ctx);
       ctx.emit('tier', { n, tier: provider.id === 'replay' ? 'replay' : 'llm', provider: provider.id });
-      ctx.emit('prompt', { n, kind: prompt.kind, system: prompt.system, user: prompt.user, sections: prompt.sections, hints: prompt.hints });
+      ctx.emit('prompt', {
+        n,
+        kind: prompt.kind,
+        system: prompt.system,
+        user: prompt.user,
+        sections: prompt.sections,
+        hints: prompt.hints,
+      });
       const first = await this.ask(ctx, n, provider, prompt.system, prompt.user, false);
       if (first === undefined) continue;
       const c1 = check('llm', assemble(first));
@@ -266,7 +355,15 @@ export class Orchestrator {
         previousScript: c1.script.body,
         previousError: this.deps.generator.validationErrorMessage(c1.validation.violations),
       });
-      ctx.emit('prompt', { n, kind: fix.kind, system: fix.system, user: fix.user, sections: fix.sections, hints: fix.hints, correction: true });
+      ctx.emit('prompt', {
+        n,
+        kind: fix.kind,
+        system: fix.system,
+        user: fix.user,
+        sections: fix.sections,
+        hints: fix.hints,
+        correction: true,
+      });
       const second = await this.ask(ctx, n, provider, fix.system, fix.user, true);
       if (second === undefined) continue;
       const c2 = check('llm', assemble(second));
@@ -275,7 +372,14 @@ export class Orchestrator {
     return last;
   }
 
-  private async ask(ctx: RunCtx, n: number, provider: LlmProvider, system: string, user: string, correction: boolean): Promise<string | undefined> {
+  private async ask(
+    ctx: RunCtx,
+    n: number,
+    provider: LlmProvider,
+    system: string,
+    user: string,
+    correction: boolean,
+  ): Promise<string | undefined> {
     try {
       const r = await provider.generate({
         system,
@@ -298,14 +402,24 @@ export class Orchestrator {
     } catch (e) {
       if (e instanceof CancelledError || ctx.req.signal?.aborted) throw new CancelledError();
       const message = e instanceof Error ? e.message : String(e);
-      ctx.emit('llm_error', { n, provider: provider.id, message, retries: e instanceof LlmError ? e.retries : [] });
+      ctx.emit('llm_error', {
+        n,
+        provider: provider.id,
+        message,
+        retries: e instanceof LlmError ? e.retries : [],
+      });
       ctx.log.warn({ event: 'llm_error', n, provider: provider.id, message }, 'provider failed');
       ctx.providerErrors.push(message);
       return undefined;
     }
   }
 
-  private async execute(ctx: RunCtx, n: number, script: AssembledScript, inputs?: Record<string, JsonValue>): Promise<ExecutionResult> {
+  private async execute(
+    ctx: RunCtx,
+    n: number,
+    script: AssembledScript,
+    inputs?: Record<string, JsonValue>,
+  ): Promise<ExecutionResult> {
     this.checkCancel(ctx);
     const result = await this.deps.executor.execute({
       sandbox: ctx.req.sandbox.name,
@@ -323,7 +437,14 @@ export class Orchestrator {
     });
     ctx.emit('execution', { n, result });
     ctx.log.info(
-      { event: 'script_executed', n, success: result.success, exitReason: result.exitReason, ms: result.durationMs, isolation: result.isolation },
+      {
+        event: 'script_executed',
+        n,
+        success: result.success,
+        exitReason: result.exitReason,
+        ms: result.durationMs,
+        isolation: result.isolation,
+      },
       'script executed',
     );
     return result;
@@ -349,6 +470,7 @@ function resultValue(r: ExecutionResult): JsonValue | undefined {
 
 function lastErrorOrProviders(ctx: RunCtx, fallback: string): string {
   const errs = ctx.providerErrors;
-  if (ctx.req.providers.length === 0 && (ctx.req.sources ?? []).length === 0) return 'no LLM provider is configured and no template or rule matched';
+  if (ctx.req.providers.length === 0 && (ctx.req.sources ?? []).length === 0)
+    return 'no LLM provider is configured and no template or rule matched';
   return errs.length ? `no provider produced a script: ${errs.join('; ')}` : fallback;
 }

@@ -22,6 +22,14 @@ export class ReplayProvider implements LlmProvider {
     const a = this.answers[this.next++];
     if (!a) return Promise.reject(new LlmError(this.id, 'replay: the recorded run has no more LLM answers'));
     req.onToken?.(a.text);
-    return Promise.resolve({ text: a.text, promptTokens: a.promptTokens, completionTokens: a.completionTokens, model: a.model, latencyMs: 0, provider: this.id, retries: [] });
+    return Promise.resolve({
+      text: a.text,
+      promptTokens: a.promptTokens,
+      completionTokens: a.completionTokens,
+      model: a.model,
+      latencyMs: 0,
+      provider: this.id,
+      retries: [],
+    });
   }
 }

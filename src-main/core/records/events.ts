@@ -55,7 +55,14 @@ export interface EventPayloads {
     correction?: boolean;
   };
   llm_error: { n: number; provider: string; message: string; retries: LlmRetry[] };
-  script: { n: number; code: string; body: string; bodyStartLine: number; language: ScriptLanguage; source: Tier };
+  script: {
+    n: number;
+    code: string;
+    body: string;
+    bodyStartLine: number;
+    language: ScriptLanguage;
+    source: Tier;
+  };
   validation: { n: number; valid: boolean; violations: Violation[] };
   tool_call: { n: number; trace: ToolCallTrace };
   emit: { n: number; kind: 'intermediate' | 'log'; data: JsonValue };

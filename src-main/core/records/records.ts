@@ -46,7 +46,16 @@ export interface RunRecord {
 function attempt(rec: RunRecord, n: number): AttemptRecord {
   let a = rec.attempts.find((x) => x.n === n);
   if (!a) {
-    a = { n, corrections: [], rejected: [], llmErrors: [], toolCalls: [], emits: [], tokens: { prompt: 0, completion: 0 }, llmLatencyMs: 0 };
+    a = {
+      n,
+      corrections: [],
+      rejected: [],
+      llmErrors: [],
+      toolCalls: [],
+      emits: [],
+      tokens: { prompt: 0, completion: 0 },
+      llmLatencyMs: 0,
+    };
     rec.attempts.push(a);
     rec.attempts.sort((x, y) => x.n - y.n);
   }
@@ -100,7 +109,8 @@ export function deriveRun(events: readonly RunEvent[], live = false): RunRecord 
         break;
       case 'script': {
         const a = attempt(rec, e.data.n);
-        if (a.script && a.validation && !a.validation.valid) a.rejected.push({ script: a.script, violations: a.validation.violations });
+        if (a.script && a.validation && !a.validation.valid)
+          a.rejected.push({ script: a.script, violations: a.validation.violations });
         a.script = e.data;
         delete a.validation;
         break;

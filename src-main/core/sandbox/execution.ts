@@ -1,7 +1,8 @@
 import type { JsonValue, ToolResponse } from '../tools/model.ts';
 
 /** Why a job ended. */
-export type ExitReason = 'ok' | 'error' | 'timeout' | 'oom' | 'output_limit' | 'crashed' | 'rejected' | 'infra';
+export type ExitReason =
+  'ok' | 'error' | 'timeout' | 'oom' | 'output_limit' | 'crashed' | 'rejected' | 'infra';
 
 /** How strongly the job was isolated; recorded in every result and shown wherever results are shown. */
 export type IsolationLevel = 'docker' | 'bubblewrap' | 'process' | 'none';

@@ -29,12 +29,14 @@ const LANG_TAGS: Record<ScriptLanguage, string[]> = {
  */
 export function stripFences(text: string, language: ScriptLanguage = 'python'): string {
   const blocks: { tag: string; code: string }[] = [];
-  for (const m of text.replace(/\r\n/g, '\n').matchAll(FENCE)) blocks.push({ tag: (m[3] ?? '').toLowerCase(), code: m[4] ?? '' });
+  for (const m of text.replace(/\r\n/g, '\n').matchAll(FENCE))
+    blocks.push({ tag: (m[3] ?? '').toLowerCase(), code: m[4] ?? '' });
   const wanted = blocks.filter((b) => LANG_TAGS[language].includes(b.tag));
   const pick = (wanted.length ? wanted : blocks).sort((a, b) => b.code.length - a.code.length)[0];
   if (pick) return pick.code.replace(/\s+$/, '') + '\n';
   const lines = text.replace(/\r\n/g, '\n').split('\n');
-  const prose = /^\s*(here('|’)s|here is|below is|the following|sure|certainly|this script|i will|i'll|okay|ok,)\b.*[:.!]?\s*$/i;
+  const prose =
+    /^\s*(here('|’)s|here is|below is|the following|sure|certainly|this script|i will|i'll|okay|ok,)\b.*[:.!]?\s*$/i;
   while (lines.length && (lines[0]?.trim() === '' || prose.test(lines[0] ?? ''))) lines.shift();
   while (lines.length && lines[lines.length - 1]?.trim() === '') lines.pop();
   return lines.length ? lines.join('\n') + '\n' : '';
@@ -67,7 +69,10 @@ export function assembleScript(raw: string, ctx: AssembleContext): AssembledScri
 }
 
 /** Maps a line of the assembled code to a line of the body (undefined outside the body). */
-export function bodyLine(script: Pick<AssembledScript, 'bodyStartLine' | 'body'>, line: number): number | undefined {
+export function bodyLine(
+  script: Pick<AssembledScript, 'bodyStartLine' | 'body'>,
+  line: number,
+): number | undefined {
   const l = line - script.bodyStartLine + 1;
   const count = script.body.split('\n').length - (script.body.endsWith('\n') ? 1 : 0);
   return l >= 1 && l <= Math.max(count, 1) ? l : undefined;

@@ -3,11 +3,7 @@
  * previous script and its error with hints), and the feedback text for validation failures. Prompt
  * texts come from resources/prompts (passed in as `PromptFiles`, loaded by infra or bundled by Vite).
  */
-import {
-  JS_SAFE_GLOBALS,
-  PYTHON_PREIMPORTED_MODULES,
-  PYTHON_SAFE_BUILTINS,
-} from '../lang/builtins.ts';
+import { JS_SAFE_GLOBALS, PYTHON_PREIMPORTED_MODULES, PYTHON_SAFE_BUILTINS } from '../lang/builtins.ts';
 import type { ScriptLanguage, Violation } from '../lang/violation.ts';
 import type { ExecutionError } from '../sandbox/execution.ts';
 import type { JsonValue, Tool } from '../tools/model.ts';
@@ -84,14 +80,23 @@ export class PromptMissingError extends Error {
   override name = 'PromptMissingError';
 }
 
-const LANGUAGE_NAMES: Record<ScriptLanguage, string> = { python: 'Python', js: 'JavaScript', ts: 'TypeScript' };
+const LANGUAGE_NAMES: Record<ScriptLanguage, string> = {
+  python: 'Python',
+  js: 'JavaScript',
+  ts: 'TypeScript',
+};
 const FENCES: Record<ScriptLanguage, string> = { python: 'python', js: 'javascript', ts: 'typescript' };
 
 /** An ExecutionError as the text an LLM reads: traceback frames then `Type: message`. */
 export function formatExecutionError(e: string | ExecutionError): string {
   if (typeof e === 'string') return e.trim();
-  const frames = e.frames.map((f) => `  line ${f.line}, in ${f.name}${f.text ? `\n    ${f.text.trim()}` : ''}`);
-  return [...(frames.length ? ['Traceback (most recent call last):', ...frames] : []), `${e.type}: ${e.message}`].join('\n');
+  const frames = e.frames.map(
+    (f) => `  line ${f.line}, in ${f.name}${f.text ? `\n    ${f.text.trim()}` : ''}`,
+  );
+  return [
+    ...(frames.length ? ['Traceback (most recent call last):', ...frames] : []),
+    `${e.type}: ${e.message}`,
+  ].join('\n');
 }
 
 export class ScriptGenerator {
@@ -99,7 +104,8 @@ export class ScriptGenerator {
 
   constructor(prompts: PromptFiles) {
     for (const name of REQUIRED_PROMPTS) {
-      if (typeof prompts[name] !== 'string') throw new PromptMissingError(`prompt file ${name}.md is missing`);
+      if (typeof prompts[name] !== 'string')
+        throw new PromptMissingError(`prompt file ${name}.md is missing`);
     }
     this.prompts = prompts;
   }
@@ -124,9 +130,13 @@ export class ScriptGenerator {
     const language = sandbox.language ?? 'python';
     const attempt = options.attempt ?? 1;
     const retry = attempt > 1 && options.previousScript !== undefined;
-    const previousError = options.previousError === undefined ? '' : formatExecutionError(options.previousError);
+    const previousError =
+      options.previousError === undefined ? '' : formatExecutionError(options.previousError);
     const hints = retry
-      ? hintsFor({ error: previousError, script: options.previousScript ?? '', tools: sandbox.tools }, options.hinters)
+      ? hintsFor(
+          { error: previousError, script: options.previousScript ?? '', tools: sandbox.tools },
+          options.hinters,
+        )
       : [];
     const tools = sandbox.toolsPrompt ?? toolsPrompt(sandbox.tools);
     const rules = this.rules(language);
@@ -163,10 +173,15 @@ export class ScriptGenerator {
   buildStepPrompt(task: string, sandbox: SandboxContext, options: StepPromptOptions): BuiltPrompt {
     const language = sandbox.language ?? 'python';
     let collected = options.collected.length ? JSON.stringify(options.collected, null, 1) : '';
-    if (collected.length > MAX_COLLECTED_CHARS) collected = `${collected.slice(0, MAX_COLLECTED_CHARS)}\n... (truncated; the script gets all of it)`;
-    const previousError = options.previousError === undefined ? '' : formatExecutionError(options.previousError);
+    if (collected.length > MAX_COLLECTED_CHARS)
+      collected = `${collected.slice(0, MAX_COLLECTED_CHARS)}\n... (truncated; the script gets all of it)`;
+    const previousError =
+      options.previousError === undefined ? '' : formatExecutionError(options.previousError);
     const hints = previousError
-      ? hintsFor({ error: previousError, script: options.previousScript ?? '', tools: sandbox.tools }, options.hinters)
+      ? hintsFor(
+          { error: previousError, script: options.previousScript ?? '', tools: sandbox.tools },
+          options.hinters,
+        )
       : [];
     const tools = sandbox.toolsPrompt ?? toolsPrompt(sandbox.tools);
     const rules = this.rules(language);
@@ -187,7 +202,10 @@ export class ScriptGenerator {
     const name = options.final ? 'interactive-final' : 'interactive-step';
     const user = renderTemplate(this.file(name), vars, name);
     const system = renderTemplate(this.file('system'), vars, 'system').trim();
-    const sections: PromptSection[] = [{ title: 'Task', text: vars.task }, { title: 'Rules', text: rules.trim() }];
+    const sections: PromptSection[] = [
+      { title: 'Task', text: vars.task },
+      { title: 'Rules', text: rules.trim() },
+    ];
     if (!options.final) sections.push({ title: 'Tools', text: tools.trim() });
     if (collected) sections.push({ title: 'Collected', text: collected });
     if (vars.history) sections.push({ title: 'History', text: vars.history });
@@ -198,7 +216,9 @@ export class ScriptGenerator {
 
   /** The text an LLM gets to correct a script the validator rejected. */
   validationErrorMessage(violations: readonly Violation[]): string {
-    return renderTemplate(this.file('validation-feedback'), { violations: formatViolations(violations) }).trim();
+    return renderTemplate(this.file('validation-feedback'), {
+      violations: formatViolations(violations),
+    }).trim();
   }
 }
 

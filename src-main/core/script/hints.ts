@@ -22,7 +22,11 @@ export function editDistance(a: string, b: string): number {
     prev[0] = i;
     for (let j = 1; j <= b.length; j++) {
       const tmp = prev[j] as number;
-      prev[j] = Math.min((prev[j] as number) + 1, (prev[j - 1] as number) + 1, diag + (a[i - 1] === b[j - 1] ? 0 : 1));
+      prev[j] = Math.min(
+        (prev[j] as number) + 1,
+        (prev[j - 1] as number) + 1,
+        diag + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
       diag = tmp;
     }
   }
@@ -79,7 +83,10 @@ const unknownName: Hinter = ({ error, tools }) => {
 };
 
 const wrongArguments: Hinter = ({ error, tools }) => {
-  const m = /TypeError: (\w+)\(\) (got an unexpected keyword argument|missing \d+ required|takes \d+ positional|got multiple values)/.exec(error);
+  const m =
+    /TypeError: (\w+)\(\) (got an unexpected keyword argument|missing \d+ required|takes \d+ positional|got multiple values)/.exec(
+      error,
+    );
   if (!m) return undefined;
   const tool = tools.find((t) => t.name === m[1]);
   if (!tool) return `Check the arguments of ${m[1]}(): ${error.split('\n')[0]}`;

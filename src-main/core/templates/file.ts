@@ -30,10 +30,15 @@ export function templateFromParts(front: Record<string, unknown>, body: string, 
   const examples: TemplateExample[] = [];
   for (const e of (Array.isArray(front['examples']) ? front['examples'] : []) as Record<string, unknown>[]) {
     if (!str(e['intent'])) problems.push('every example needs an intent');
-    else examples.push({ intent: e['intent'], ...(e['expect'] !== undefined ? { expect: e['expect'] as JsonValue } : {}) });
+    else
+      examples.push({
+        intent: e['intent'],
+        ...(e['expect'] !== undefined ? { expect: e['expect'] as JsonValue } : {}),
+      });
   }
   const language = front['language'] ?? 'python';
-  if (language !== 'python' && language !== 'js' && language !== 'ts') problems.push('language must be python, js or ts');
+  if (language !== 'python' && language !== 'js' && language !== 'ts')
+    problems.push('language must be python, js or ts');
   const t: Template = {
     name: need('name'),
     pattern: need('pattern'),

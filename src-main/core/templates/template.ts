@@ -36,7 +36,11 @@ export class TemplateError extends Error {
 }
 
 const SLOT = /\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
-const SLOT_PATTERNS: Record<SlotType, string> = { str: '(.+?)', int: '([-+]?\\d+)', float: '([-+]?(?:\\d+\\.?\\d*|\\.\\d+)(?:[eE][-+]?\\d+)?)' };
+const SLOT_PATTERNS: Record<SlotType, string> = {
+  str: '(.+?)',
+  int: '([-+]?\\d+)',
+  float: '([-+]?(?:\\d+\\.?\\d*|\\.\\d+)(?:[eE][-+]?\\d+)?)',
+};
 const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const normalize = (s: string) => s.trim().replace(/\s+/g, ' ');
 
@@ -48,11 +52,13 @@ export function patternSlots(pattern: string): string[] {
 /** Checks a template's internal consistency; returns the problems (empty when fine). */
 export function checkTemplate(t: Template): string[] {
   const problems: string[] = [];
-  if (!/^[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}$/.test(t.name)) problems.push(`invalid template name ${JSON.stringify(t.name)}`);
+  if (!/^[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}$/.test(t.name))
+    problems.push(`invalid template name ${JSON.stringify(t.name)}`);
   const inPattern = patternSlots(t.pattern);
   if (new Set(inPattern).size !== inPattern.length) problems.push('a slot appears twice in the pattern');
   for (const s of inPattern) if (!t.slots[s]) problems.push(`slot {${s}} has no type (add it to slots)`);
-  for (const s of Object.keys(t.slots)) if (!inPattern.includes(s)) problems.push(`slot ${s} is not in the pattern`);
+  for (const s of Object.keys(t.slots))
+    if (!inPattern.includes(s)) problems.push(`slot ${s} is not in the pattern`);
   for (const m of t.body.matchAll(/\{\{([A-Za-z_][A-Za-z0-9_]*)\}\}/g)) {
     if (!t.slots[m[1] as string]) problems.push(`the body uses {{${m[1]}}}, which is not a slot`);
   }
@@ -110,7 +116,11 @@ export function instantiate(t: Template, values: Record<string, JsonValue>): str
 }
 
 /** Proposes a pattern and slots from a task: quoted strings, ids like u1/p3/#104 and numbers become slots. */
-export function proposePattern(task: string): { pattern: string; slots: Record<string, SlotType>; values: Record<string, JsonValue> } {
+export function proposePattern(task: string): {
+  pattern: string;
+  slots: Record<string, SlotType>;
+  values: Record<string, JsonValue>;
+} {
   const slots: Record<string, SlotType> = {};
   const values: Record<string, JsonValue> = {};
   let i = 0;
@@ -120,17 +130,24 @@ export function proposePattern(task: string): { pattern: string; slots: Record<s
     values[name] = value;
     return `{${name}}`;
   };
-  const pattern = normalize(task).replace(/"([^"]*)"|'([^']*)'|\b([A-Za-z]+\d+[A-Za-z\d]*)\b|(?<![\w.])(-?\d+\.\d+|-?\d+)(?![\w.])/g, (_m, dq, sq, id, num) => {
-    if (dq !== undefined) return slot('str', dq);
-    if (sq !== undefined) return slot('str', sq);
-    if (id !== undefined) return slot('str', id);
-    return String(num).includes('.') ? slot('float', Number(num)) : slot('int', Number(num));
-  });
+  const pattern = normalize(task).replace(
+    /"([^"]*)"|'([^']*)'|\b([A-Za-z]+\d+[A-Za-z\d]*)\b|(?<![\w.])(-?\d+\.\d+|-?\d+)(?![\w.])/g,
+    (_m, dq, sq, id, num) => {
+      if (dq !== undefined) return slot('str', dq);
+      if (sq !== undefined) return slot('str', sq);
+      if (id !== undefined) return slot('str', id);
+      return String(num).includes('.') ? slot('float', Number(num)) : slot('int', Number(num));
+    },
+  );
   return { pattern, slots, values };
 }
 
 /** Turns a concrete script into a template body: the proposed slot values' literals become placeholders. */
-export function templateBody(script: string, values: Record<string, JsonValue>, language: ScriptLanguage): string {
+export function templateBody(
+  script: string,
+  values: Record<string, JsonValue>,
+  language: ScriptLanguage,
+): string {
   let body = script;
   for (const [name, v] of Object.entries(values)) {
     const lits = new Set([literal(v, language), ...(typeof v === 'string' ? [`'${v}'`] : [])]);

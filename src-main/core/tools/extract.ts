@@ -32,7 +32,13 @@ export function literalValue(node: PyNode | undefined): Literal {
     case 'Number':
       return typeof node.num === 'bigint' ? Number(node.num) : (node.num ?? NOT_LITERAL);
     case 'Constant':
-      return node.value === 'True' ? true : node.value === 'False' ? false : node.value === 'None' ? null : NOT_LITERAL;
+      return node.value === 'True'
+        ? true
+        : node.value === 'False'
+          ? false
+          : node.value === 'None'
+            ? null
+            : NOT_LITERAL;
     case 'UnaryOperation': {
       const v = literalValue(field(node, 'expr'));
       if (typeof v !== 'number') return NOT_LITERAL;
@@ -55,7 +61,8 @@ export function literalValue(node: PyNode | undefined): Literal {
         if (entry.kind !== 'DictionaryKeyEntry') return NOT_LITERAL;
         const k = literalValue(field(entry, 'keyExpr'));
         const v = literalValue(field(entry, 'valueExpr'));
-        if (k === NOT_LITERAL || v === NOT_LITERAL || (typeof k !== 'string' && typeof k !== 'number')) return NOT_LITERAL;
+        if (k === NOT_LITERAL || v === NOT_LITERAL || (typeof k !== 'string' && typeof k !== 'number'))
+          return NOT_LITERAL;
         out[String(k)] = v;
       }
       return out;
@@ -66,8 +73,19 @@ export function literalValue(node: PyNode | undefined): Literal {
 }
 
 const SIMPLE_TYPES: Record<string, ParamType> = {
-  str: 'str', int: 'int', float: 'float', bool: 'bool', list: 'list', dict: 'dict',
-  List: 'list', Dict: 'dict', Sequence: 'list', Mapping: 'dict', tuple: 'list', Tuple: 'list', Any: 'any',
+  str: 'str',
+  int: 'int',
+  float: 'float',
+  bool: 'bool',
+  list: 'list',
+  dict: 'dict',
+  List: 'list',
+  Dict: 'dict',
+  Sequence: 'list',
+  Mapping: 'dict',
+  tuple: 'list',
+  Tuple: 'list',
+  Any: 'any',
 };
 
 interface TypeInfo {
@@ -81,23 +99,36 @@ export function annotationType(node: PyNode | undefined): TypeInfo {
   if (!node) return { type: 'any' };
   const nameOf = (n: PyNode | undefined): string | undefined =>
     n?.kind === 'Name' || n?.kind === 'MemberAccess' ? n.value : undefined;
-  if (node.kind === 'Name' || node.kind === 'MemberAccess') return { type: SIMPLE_TYPES[node.value ?? ''] ?? 'any' };
+  if (node.kind === 'Name' || node.kind === 'MemberAccess')
+    return { type: SIMPLE_TYPES[node.value ?? ''] ?? 'any' };
   if (node.kind === 'Constant' && node.value === 'None') return { type: 'any', optional: true };
-  if (node.kind === 'StringList') return annotationType(parsePython(node.value ?? '').module.children[0]?.children[0]);
+  if (node.kind === 'StringList')
+    return annotationType(parsePython(node.value ?? '').module.children[0]?.children[0]);
   if (node.kind === 'Index') {
     const base = nameOf(field(node, 'leftExpr'));
-    const args = fieldList(node, 'items').map((a) => field(a, 'valueExpr')).filter((a): a is PyNode => !!a);
+    const args = fieldList(node, 'items')
+      .map((a) => field(a, 'valueExpr'))
+      .filter((a): a is PyNode => !!a);
     if (base === 'Optional') return { ...annotationType(args[0]), optional: true };
     if (base === 'Literal') {
       const options = args.map(literalValue).filter((v): v is JsonValue => v !== NOT_LITERAL);
       const first = options[0];
-      const type: ParamType = typeof first === 'number' ? (Number.isInteger(first) ? 'int' : 'float') : typeof first === 'boolean' ? 'bool' : 'str';
+      const type: ParamType =
+        typeof first === 'number'
+          ? Number.isInteger(first)
+            ? 'int'
+            : 'float'
+          : typeof first === 'boolean'
+            ? 'bool'
+            : 'str';
       return { type, options };
     }
     if (base === 'Union') {
       const parts = args.map(annotationType);
       const nonNone = parts.filter((p) => !p.optional || p.type !== 'any');
-      return nonNone.length === 1 && nonNone[0] ? { ...nonNone[0], optional: parts.length > 1 } : { type: 'any' };
+      return nonNone.length === 1 && nonNone[0]
+        ? { ...nonNone[0], optional: parts.length > 1 }
+        : { type: 'any' };
     }
     return { type: SIMPLE_TYPES[base ?? ''] ?? 'any' };
   }
@@ -129,10 +160,17 @@ export function parseDocstring(doc: string | undefined): Docstring {
   let returns: string[] = [];
   for (const raw of lines) {
     const line = raw.trimEnd();
-    const head = /^\s*(Args|Arguments|Parameters|Params|Returns|Return|Yields|Raises|Examples?|Notes?)\s*:\s*$/.exec(line);
+    const head =
+      /^\s*(Args|Arguments|Parameters|Params|Returns|Return|Yields|Raises|Examples?|Notes?)\s*:\s*$/.exec(
+        line,
+      );
     if (head) {
       const h = head[1] ?? '';
-      section = /^(Args|Arguments|Parameters|Params)$/.test(h) ? 'args' : /^Returns?$/.test(h) ? 'returns' : 'other';
+      section = /^(Args|Arguments|Parameters|Params)$/.test(h)
+        ? 'args'
+        : /^Returns?$/.test(h)
+          ? 'returns'
+          : 'other';
       current = undefined;
       continue;
     }
@@ -148,7 +186,10 @@ export function parseDocstring(doc: string | undefined): Docstring {
       }
     }
   }
-  const paragraphs = body.join('\n').trim().split(/\n\s*\n/);
+  const paragraphs = body
+    .join('\n')
+    .trim()
+    .split(/\n\s*\n/);
   result.description = (paragraphs[0] ?? '').replace(/\s*\n\s*/g, ' ').trim();
   returns = returns.filter(Boolean);
   if (returns.length) result.returns = returns.join(' ');
@@ -156,7 +197,15 @@ export function parseDocstring(doc: string | undefined): Docstring {
 }
 
 const SOURCES: readonly ParamSource[] = ['context', 'history', 'all'];
-const DECORATOR_KEYS = new Set(['name', 'description', 'options', 'examples', 'source', 'display_name', 'grade']);
+const DECORATOR_KEYS = new Set([
+  'name',
+  'description',
+  'options',
+  'examples',
+  'source',
+  'display_name',
+  'grade',
+]);
 
 function isToolDecorator(expr: PyNode | undefined): { call?: PyNode } | undefined {
   if (!expr) return undefined;
@@ -177,7 +226,14 @@ export function extractTools(source: string, parsed: PyParseResult = parsePython
     problems.push({ rule, message, line: s.line, column: s.column, endLine: e.line, endColumn: e.column });
   };
   for (const err of parsed.syntaxErrors) {
-    problems.push({ rule: 'syntax', message: err.message, line: err.start.line, column: err.start.column, endLine: err.end.line, endColumn: err.end.column });
+    problems.push({
+      rule: 'syntax',
+      message: err.message,
+      line: err.start.line,
+      column: err.start.column,
+      endLine: err.end.line,
+      endColumn: err.end.column,
+    });
   }
   const tools: SandboxTool[] = [];
   const seen = new Set<string>();
@@ -193,12 +249,18 @@ export function extractTools(source: string, parsed: PyParseResult = parsePython
         continue;
       }
       const v = literalValue(field(arg, 'valueExpr'));
-      if (v === NOT_LITERAL) at(arg, 'tool-decorator', `@tool(${arg.value}=...) must be a literal (strings, numbers, lists, dicts)`);
+      if (v === NOT_LITERAL)
+        at(
+          arg,
+          'tool-decorator',
+          `@tool(${arg.value}=...) must be a literal (strings, numbers, lists, dicts)`,
+        );
       else kw[arg.value] = v;
     }
     const doc = parseDocstring(docstringOf(field(stmt, 'suite')));
     const name = typeof kw['name'] === 'string' ? kw['name'] : (stmt.value ?? '');
-    if (seen.has(name)) at(stmt, 'tool-duplicate', `tool ${name} is defined twice; the later definition wins`);
+    if (seen.has(name))
+      at(stmt, 'tool-duplicate', `tool ${name} is defined twice; the later definition wins`);
     seen.add(name);
     const perParam = (key: string): Record<string, JsonValue> => {
       const v = kw[key];
@@ -230,20 +292,24 @@ export function extractTools(source: string, parsed: PyParseResult = parsePython
       const ex = examples[p.value];
       if (ex !== undefined) param.examples = Array.isArray(ex) ? ex : [ex];
       const src = sources[p.value];
-      if (typeof src === 'string' && (SOURCES as readonly string[]).includes(src)) param.source = src as ParamSource;
-      else if (src !== undefined) at(stmt, 'tool-decorator', `source for ${p.value} must be one of ${SOURCES.join(', ')}`);
+      if (typeof src === 'string' && (SOURCES as readonly string[]).includes(src))
+        param.source = src as ParamSource;
+      else if (src !== undefined)
+        at(stmt, 'tool-decorator', `source for ${p.value} must be one of ${SOURCES.join(', ')}`);
       const dn = displayNames[p.value];
       if (typeof dn === 'string') param.displayName = dn;
       parameters.push(param);
     }
     for (const key of ['options', 'examples', 'source', 'display_name']) {
       for (const pname of Object.keys(perParam(key))) {
-        if (!parameters.some((p) => p.name === pname)) at(stmt, 'tool-decorator', `@tool(${key}=...) names ${pname}, which is not a parameter of ${name}`);
+        if (!parameters.some((p) => p.name === pname))
+          at(stmt, 'tool-decorator', `@tool(${key}=...) names ${pname}, which is not a parameter of ${name}`);
       }
     }
     const g = kw['grade'];
     const grade = Array.isArray(g) && g.length === 2 ? { w: Number(g[0]), d: Number(g[1]) } : WORST_GRADE;
-    if (g !== undefined && !isGrade(grade)) at(stmt, 'tool-decorator', 'grade must be a pair (w, d) of integers 0..2');
+    if (g !== undefined && !isGrade(grade))
+      at(stmt, 'tool-decorator', 'grade must be a pair (w, d) of integers 0..2');
     const tool: SandboxTool = {
       name,
       description: typeof kw['description'] === 'string' ? kw['description'] : doc.description,

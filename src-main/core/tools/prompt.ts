@@ -5,7 +5,8 @@
 import type { JsonValue, Tool, ToolParameter, ToolResponse } from './model.ts';
 import { attrs, element, escapeText } from './xml.ts';
 
-const json = (v: JsonValue | undefined): string | undefined => (v === undefined ? undefined : JSON.stringify(v));
+const json = (v: JsonValue | undefined): string | undefined =>
+  v === undefined ? undefined : JSON.stringify(v);
 
 export function parameterPrompt(p: ToolParameter, indent = ''): string {
   const inner = indent + '  ';
@@ -38,7 +39,9 @@ export function pyLiteral(v: JsonValue): string {
   if (typeof v === 'number') return Number.isFinite(v) ? String(v) : 'None';
   if (typeof v === 'string') return JSON.stringify(v);
   if (Array.isArray(v)) return `[${v.map(pyLiteral).join(', ')}]`;
-  return `{${Object.entries(v).map(([k, x]) => `${JSON.stringify(k)}: ${pyLiteral(x)}`).join(', ')}}`;
+  return `{${Object.entries(v)
+    .map(([k, x]) => `${JSON.stringify(k)}: ${pyLiteral(x)}`)
+    .join(', ')}}`;
 }
 
 export function toolPrompt(tool: Tool, indent = ''): string {

@@ -48,7 +48,12 @@ export function parametersSchema(tool: Tool): JsonSchema {
 
 /** Full JSON Schema document for one tool. */
 export function toolJsonSchema(tool: Tool): JsonSchema & { $schema: string } {
-  return { $schema: 'https://json-schema.org/draft/2020-12/schema', title: tool.name, description: tool.description, ...parametersSchema(tool) };
+  return {
+    $schema: 'https://json-schema.org/draft/2020-12/schema',
+    title: tool.name,
+    description: tool.description,
+    ...parametersSchema(tool),
+  };
 }
 
 /** The flat OpenAI function schema: top-level name, description, parameters — no nested wrapper. */

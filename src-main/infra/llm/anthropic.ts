@@ -60,7 +60,8 @@ export class AnthropicProvider implements LlmProvider {
         });
         const final = await stream.finalMessage();
         if (req.signal?.aborted) throw new CancelledError();
-        if (!text.trim()) throw Object.assign(new Error('the model returned no text'), { name: 'EmptyAnswer' });
+        if (!text.trim())
+          throw Object.assign(new Error('the model returned no text'), { name: 'EmptyAnswer' });
         return {
           text,
           promptTokens: final.usage.input_tokens,

@@ -24,20 +24,46 @@ export interface OpenAiProviderOptions {
 export const estimateTokens = (text: string): number => Math.ceil(text.length / 4);
 
 export function classifyHttpError(e: unknown): Classified {
-  const err = e as { status?: number; headers?: Headers | Record<string, string>; message?: string; name?: string };
+  const err = e as {
+    status?: number;
+    headers?: Headers | Record<string, string>;
+    message?: string;
+    name?: string;
+  };
   const status = typeof err.status === 'number' ? err.status : undefined;
-  const header = err.headers instanceof Headers ? err.headers.get('retry-after') : err.headers?.['retry-after'];
+  const header =
+    err.headers instanceof Headers ? err.headers.get('retry-after') : err.headers?.['retry-after'];
   const after = retryAfterMs(header);
   const name = `${err.name ?? ''} ${(e as { constructor?: { name?: string } })?.constructor?.name ?? ''}`;
   const message = err.message ?? '';
-  if (status === 429) return { retryable: true, reason: 'rate limited (429)', status, ...(after !== undefined ? { retryAfterMs: after } : {}) };
-  if (status !== undefined && status >= 500) return { retryable: true, reason: `server error (${status})`, status, ...(after !== undefined ? { retryAfterMs: after } : {}) };
+  if (status === 429)
+    return {
+      retryable: true,
+      reason: 'rate limited (429)',
+      status,
+      ...(after !== undefined ? { retryAfterMs: after } : {}),
+    };
+  if (status !== undefined && status >= 500)
+    return {
+      retryable: true,
+      reason: `server error (${status})`,
+      status,
+      ...(after !== undefined ? { retryAfterMs: after } : {}),
+    };
   if (/Timeout/i.test(name) || /timed out/i.test(message)) return { retryable: true, reason: 'timed out' };
   // A stream that closes before its first chunk is a dropped connection, not a bad answer.
-  if (/Connection/i.test(name) || /ended without sending any chunks|ECONNRESET|socket hang up/i.test(message)) {
+  if (
+    /Connection/i.test(name) ||
+    /ended without sending any chunks|ECONNRESET|socket hang up/i.test(message)
+  ) {
     return { retryable: true, reason: `connection failed: ${message}`.trim() };
   }
-  if (status !== undefined) return { retryable: false, reason: `request refused (${status}): ${(err.message ?? '').slice(0, 300)}`, status };
+  if (status !== undefined)
+    return {
+      retryable: false,
+      reason: `request refused (${status}): ${(err.message ?? '').slice(0, 300)}`,
+      status,
+    };
   return { retryable: false, reason: `malformed answer: ${(err.message ?? String(e)).slice(0, 300)}` };
 }
 
@@ -95,7 +121,8 @@ export class OpenAiProvider implements LlmProvider {
         }
         // The SDK ends the iteration quietly on abort; a cut-off answer must not pass as complete.
         if (req.signal?.aborted) throw new CancelledError();
-        if (!text.trim()) throw Object.assign(new Error('the model returned no text'), { name: 'EmptyAnswer' });
+        if (!text.trim())
+          throw Object.assign(new Error('the model returned no text'), { name: 'EmptyAnswer' });
         return {
           text,
           promptTokens: usage?.prompt_tokens ?? estimateTokens(req.system + req.user),

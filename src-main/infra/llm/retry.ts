@@ -48,11 +48,18 @@ export async function withRetries<T>(
       if (signal?.aborted || e instanceof CancelledError) throw new CancelledError();
       const c = classify(e);
       if (!c.retryable || attempt >= policy.maxRetries) {
-        const tail = retries.length ? ` (after ${retries.length} retr${retries.length === 1 ? 'y' : 'ies'})` : '';
-        throw new LlmError(provider, `${provider}: ${c.reason}${tail}`, { ...(c.status !== undefined ? { status: c.status } : {}), retries });
+        const tail = retries.length
+          ? ` (after ${retries.length} retr${retries.length === 1 ? 'y' : 'ies'})`
+          : '';
+        throw new LlmError(provider, `${provider}: ${c.reason}${tail}`, {
+          ...(c.status !== undefined ? { status: c.status } : {}),
+          retries,
+        });
       }
       const backoff = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** attempt);
-      const waitMs = Math.round(Math.min(policy.maxDelayMs, c.retryAfterMs ?? backoff * (0.75 + Math.random() * 0.5)));
+      const waitMs = Math.round(
+        Math.min(policy.maxDelayMs, c.retryAfterMs ?? backoff * (0.75 + Math.random() * 0.5)),
+      );
       retries.push({ attempt: attempt + 1, reason: c.reason, waitMs });
       await sleep(waitMs, signal);
     }

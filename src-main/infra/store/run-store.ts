@@ -10,7 +10,15 @@ import { dirname } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import type { StatementSync } from 'node:sqlite';
 import { EVENT_VERSION, upgradeEvent } from '../../core/records/events.ts';
-import type { EventPayloads, EventType, RunEvent, RunMode, RunStartedData, RunStatus, Tier } from '../../core/records/events.ts';
+import type {
+  EventPayloads,
+  EventType,
+  RunEvent,
+  RunMode,
+  RunStartedData,
+  RunStatus,
+  Tier,
+} from '../../core/records/events.ts';
 import { deriveRun } from '../../core/records/records.ts';
 import type { RunRecord } from '../../core/records/records.ts';
 
@@ -140,29 +148,42 @@ export class RunStore {
     this.now = opts.now ?? Date.now;
     if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
     this.db = new DatabaseSync(file);
-    this.db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000; PRAGMA foreign_keys = ON;');
+    this.db.exec(
+      'PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000; PRAGMA foreign_keys = ON;',
+    );
     this.migrate();
     this.stmts = {
-      insertEvent: this.db.prepare('INSERT INTO events (run_id, seq, type, v, ts, data) VALUES (?, ?, ?, ?, ?, ?)'),
+      insertEvent: this.db.prepare(
+        'INSERT INTO events (run_id, seq, type, v, ts, data) VALUES (?, ?, ?, ?, ?, ?)',
+      ),
       getRun: this.db.prepare('SELECT * FROM runs WHERE id = ?'),
       events: this.db.prepare('SELECT * FROM events WHERE run_id = ? ORDER BY seq'),
-      bumpSeq: this.db.prepare('UPDATE runs SET next_seq = next_seq + 1, updated_at = ? WHERE id = ? RETURNING next_seq'),
+      bumpSeq: this.db.prepare(
+        'UPDATE runs SET next_seq = next_seq + 1, updated_at = ? WHERE id = ? RETURNING next_seq',
+      ),
     };
     this.markInterrupted();
   }
 
   private migrate(): void {
     this.db.exec('CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)');
-    const row = this.db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: string } | undefined;
+    const row = this.db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as
+      { value: string } | undefined;
     const current = row ? Number(row.value) : 0;
     if (current > MIGRATIONS.length) {
-      throw new RunStoreError(`${this.file} has schema version ${current}, newer than this Toolsmith (${MIGRATIONS.length}); upgrade Toolsmith`);
+      throw new RunStoreError(
+        `${this.file} has schema version ${current}, newer than this Toolsmith (${MIGRATIONS.length}); upgrade Toolsmith`,
+      );
     }
     for (let v = current; v < MIGRATIONS.length; v++) {
       this.db.exec('BEGIN IMMEDIATE');
       try {
         this.db.exec(MIGRATIONS[v] as string);
-        this.db.prepare("INSERT INTO meta (key, value) VALUES ('schema_version', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value").run(String(v + 1));
+        this.db
+          .prepare(
+            "INSERT INTO meta (key, value) VALUES ('schema_version', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+          )
+          .run(String(v + 1));
         this.db.exec('COMMIT');
       } catch (e) {
         this.db.exec('ROLLBACK');
@@ -173,8 +194,13 @@ export class RunStore {
 
   /** Runs left `running` by a process that no longer exists become `interrupted`. */
   private markInterrupted(): void {
-    const rows = this.db.prepare("SELECT id, owner_pid FROM runs WHERE status = 'running'").all() as { id: string; owner_pid: number | null }[];
-    const mark = this.db.prepare("UPDATE runs SET status = 'interrupted' WHERE id = ? AND status = 'running'");
+    const rows = this.db.prepare("SELECT id, owner_pid FROM runs WHERE status = 'running'").all() as {
+      id: string;
+      owner_pid: number | null;
+    }[];
+    const mark = this.db.prepare(
+      "UPDATE runs SET status = 'interrupted' WHERE id = ? AND status = 'running'",
+    );
     for (const r of rows) if (!pidAlive(r.owner_pid)) mark.run(r.id);
   }
 
@@ -190,15 +216,34 @@ export class RunStore {
           `INSERT INTO runs (id, created_at, updated_at, status, task, sandbox, kit, mode, model, provider, owner_pid, origin_run, next_seq)
            VALUES (?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, 1)`,
         )
-        .run(id, ts, ts, data.task, data.sandbox, data.kit ?? null, data.mode, data.model ?? null, data.provider ?? null, process.pid, data.origin?.runId ?? null);
+        .run(
+          id,
+          ts,
+          ts,
+          data.task,
+          data.sandbox,
+          data.kit ?? null,
+          data.mode,
+          data.model ?? null,
+          data.provider ?? null,
+          process.pid,
+          data.origin?.runId ?? null,
+        );
       this.stmts['insertEvent']?.run(id, 0, 'run_started', EVENT_VERSION, ts, JSON.stringify(data));
-      this.db.prepare('INSERT INTO runs_fts (run_id, task, scripts, errors) VALUES (?, ?, ?, ?)').run(id, data.task, '', '');
+      this.db
+        .prepare('INSERT INTO runs_fts (run_id, task, scripts, errors) VALUES (?, ?, ?, ?)')
+        .run(id, data.task, '', '');
     });
     return id;
   }
 
   /** Appends one event and updates the run's summary; durable when it returns. */
-  append<T extends EventType>(runId: string, type: T, data: EventPayloads[T], ts: number = this.now()): RunEvent {
+  append<T extends EventType>(
+    runId: string,
+    type: T,
+    data: EventPayloads[T],
+    ts: number = this.now(),
+  ): RunEvent {
     let event: RunEvent | undefined;
     this.tx(() => {
       const bumped = this.stmts['bumpSeq']?.get(ts, runId) as { next_seq: number } | undefined;
@@ -213,22 +258,31 @@ export class RunStore {
 
   private summarize(e: RunEvent): void {
     const d = e.data as { n?: number };
-    if (typeof d.n === 'number') this.db.prepare('UPDATE runs SET attempts = MAX(attempts, ?) WHERE id = ?').run(d.n, e.runId);
+    if (typeof d.n === 'number')
+      this.db.prepare('UPDATE runs SET attempts = MAX(attempts, ?) WHERE id = ?').run(d.n, e.runId);
     switch (e.type) {
       case 'tier':
-        this.db.prepare('UPDATE runs SET tier = ?, provider = COALESCE(?, provider) WHERE id = ?').run(e.data.tier, e.data.provider ?? null, e.runId);
+        this.db
+          .prepare('UPDATE runs SET tier = ?, provider = COALESCE(?, provider) WHERE id = ?')
+          .run(e.data.tier, e.data.provider ?? null, e.runId);
         break;
       case 'llm_response':
-        this.db.prepare('UPDATE runs SET tokens = tokens + ?, model = ?, provider = ? WHERE id = ?').run(e.data.promptTokens + e.data.completionTokens, e.data.model, e.data.provider, e.runId);
+        this.db
+          .prepare('UPDATE runs SET tokens = tokens + ?, model = ?, provider = ? WHERE id = ?')
+          .run(e.data.promptTokens + e.data.completionTokens, e.data.model, e.data.provider, e.runId);
         break;
       case 'script':
-        this.db.prepare("UPDATE runs_fts SET scripts = scripts || char(10) || ? WHERE run_id = ?").run(e.data.body, e.runId);
+        this.db
+          .prepare('UPDATE runs_fts SET scripts = scripts || char(10) || ? WHERE run_id = ?')
+          .run(e.data.body, e.runId);
         break;
       case 'execution':
-        if (e.data.result.error) this.appendError(e.runId, `${e.data.result.error.type}: ${e.data.result.error.message}`);
+        if (e.data.result.error)
+          this.appendError(e.runId, `${e.data.result.error.type}: ${e.data.result.error.message}`);
         break;
       case 'validation':
-        if (!e.data.valid) this.appendError(e.runId, e.data.violations.map((v) => `${v.rule}: ${v.message}`).join('\n'));
+        if (!e.data.valid)
+          this.appendError(e.runId, e.data.violations.map((v) => `${v.rule}: ${v.message}`).join('\n'));
         break;
       case 'run_finished':
         this.db
@@ -278,8 +332,15 @@ export class RunStore {
   }
 
   templateStats(): Map<string, { successes: number; failures: number; lastUsed: number | null }> {
-    const rows = this.db.prepare('SELECT * FROM template_stats').all() as { name: string; successes: number; failures: number; last_used: number | null }[];
-    return new Map(rows.map((r) => [r.name, { successes: r.successes, failures: r.failures, lastUsed: r.last_used }]));
+    const rows = this.db.prepare('SELECT * FROM template_stats').all() as {
+      name: string;
+      successes: number;
+      failures: number;
+      last_used: number | null;
+    }[];
+    return new Map(
+      rows.map((r) => [r.name, { successes: r.successes, failures: r.failures, lastUsed: r.last_used }]),
+    );
   }
 
   resetTemplateStats(name: string): void {
@@ -287,8 +348,24 @@ export class RunStore {
   }
 
   events(runId: string): RunEvent[] {
-    const rows = this.stmts['events']?.all(runId) as { run_id: string; seq: number; type: EventType; v: number; ts: number; data: string }[];
-    return rows.map((r) => upgradeEvent({ v: r.v, runId: r.run_id, seq: r.seq, ts: r.ts, type: r.type, data: JSON.parse(r.data) } as RunEvent));
+    const rows = this.stmts['events']?.all(runId) as {
+      run_id: string;
+      seq: number;
+      type: EventType;
+      v: number;
+      ts: number;
+      data: string;
+    }[];
+    return rows.map((r) =>
+      upgradeEvent({
+        v: r.v,
+        runId: r.run_id,
+        seq: r.seq,
+        ts: r.ts,
+        type: r.type,
+        data: JSON.parse(r.data),
+      } as RunEvent),
+    );
   }
 
   summary(runId: string): RunSummary | undefined {
@@ -310,12 +387,18 @@ export class RunStore {
   list(filter: RunFilter = {}): { total: number; runs: RunSummary[] } {
     const where: string[] = [];
     const args: (string | number)[] = [];
-    const statuses = filter.status === undefined ? [] : Array.isArray(filter.status) ? filter.status : [filter.status];
+    const statuses =
+      filter.status === undefined ? [] : Array.isArray(filter.status) ? filter.status : [filter.status];
     if (statuses.length) {
       where.push(`r.status IN (${statuses.map(() => '?').join(', ')})`);
       args.push(...statuses);
     }
-    for (const [col, v] of [['sandbox', filter.sandbox], ['mode', filter.mode], ['model', filter.model], ['tier', filter.tier]] as const) {
+    for (const [col, v] of [
+      ['sandbox', filter.sandbox],
+      ['mode', filter.mode],
+      ['model', filter.model],
+      ['tier', filter.tier],
+    ] as const) {
       if (v !== undefined) {
         where.push(`r.${col} = ?`);
         args.push(v);
@@ -336,13 +419,17 @@ export class RunStore {
         where.push('r.id IN (SELECT run_id FROM runs_fts WHERE runs_fts MATCH ?)');
         args.push(`"${text.replace(/"/g, '""')}"`);
       } else {
-        where.push("r.id IN (SELECT run_id FROM runs_fts WHERE task LIKE ? ESCAPE '\\' OR scripts LIKE ? ESCAPE '\\' OR errors LIKE ? ESCAPE '\\')");
+        where.push(
+          "r.id IN (SELECT run_id FROM runs_fts WHERE task LIKE ? ESCAPE '\\' OR scripts LIKE ? ESCAPE '\\' OR errors LIKE ? ESCAPE '\\')",
+        );
         const like = `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
         args.push(like, like, like);
       }
     }
     const clause = where.length ? `WHERE ${where.join(' AND ')}` : '';
-    const total = (this.db.prepare(`SELECT COUNT(*) AS n FROM runs r ${clause}`).get(...args) as { n: number }).n;
+    const total = (
+      this.db.prepare(`SELECT COUNT(*) AS n FROM runs r ${clause}`).get(...args) as { n: number }
+    ).n;
     const limit = Math.min(Math.max(filter.limit ?? 100, 1), 10_000);
     const rows = this.db
       .prepare(`SELECT r.* FROM runs r ${clause} ORDER BY r.created_at DESC, r.id LIMIT ? OFFSET ?`)
@@ -373,17 +460,24 @@ export class RunStore {
   import(doc: unknown): string {
     const d = doc as Partial<RunExport>;
     if (!d || d.format !== EXPORT_FORMAT || !Array.isArray(d.events) || d.events.length === 0) {
-      throw new RunStoreError(`not a ${EXPORT_FORMAT} export (expected {"format": "${EXPORT_FORMAT}", "events": [...]})`);
+      throw new RunStoreError(
+        `not a ${EXPORT_FORMAT} export (expected {"format": "${EXPORT_FORMAT}", "events": [...]})`,
+      );
     }
-    if (typeof d.version !== 'number' || d.version > EVENT_VERSION) throw new RunStoreError(`export version ${String(d.version)} is newer than this Toolsmith supports (${EVENT_VERSION})`);
+    if (typeof d.version !== 'number' || d.version > EVENT_VERSION)
+      throw new RunStoreError(
+        `export version ${String(d.version)} is newer than this Toolsmith supports (${EVENT_VERSION})`,
+      );
     const [first, ...rest] = d.events.map(upgradeEvent);
-    if (!first || first.type !== 'run_started') throw new RunStoreError('an exported run must start with run_started');
+    if (!first || first.type !== 'run_started')
+      throw new RunStoreError('an exported run must start with run_started');
     const id = this.summary(first.runId) ? randomUUID() : first.runId;
     this.createRun(first.data, id, first.ts);
     for (const e of rest) this.append(id, e.type, e.data as never, e.ts);
     const finished = rest.some((e) => e.type === 'run_finished');
     // An imported run is never live here: without run_finished it reads as interrupted.
-    if (!finished) this.db.prepare("UPDATE runs SET status = 'interrupted', owner_pid = NULL WHERE id = ?").run(id);
+    if (!finished)
+      this.db.prepare("UPDATE runs SET status = 'interrupted', owner_pid = NULL WHERE id = ?").run(id);
     else this.db.prepare('UPDATE runs SET owner_pid = NULL WHERE id = ?').run(id);
     return id;
   }

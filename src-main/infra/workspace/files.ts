@@ -2,7 +2,16 @@
  * The workspace on disk: `.toolsmith/config.toml`, `sandboxes/<name>/tools.py`, `kits/*.kit`,
  * `templates/*.tmpl`. Reads and writes files; parsing into domain objects happens in core/app.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { basename, join } from 'node:path';
 import { parse as parseToml, stringify as stringifyToml, TomlError } from 'smol-toml';
 import { splitTemplateFile, templateFromParts, templateFrontMatter } from '../../core/templates/file.ts';
@@ -22,7 +31,8 @@ const NAME = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}$/;
 
 /** Guards every name that becomes a path segment (sandbox, kit, template): no traversal, no separators. */
 export function checkName(kind: string, name: string): string {
-  if (!NAME.test(name) || name.includes('..')) throw new WorkspaceError(`invalid ${kind} name ${JSON.stringify(name)}: use letters, digits, _ . -`);
+  if (!NAME.test(name) || name.includes('..'))
+    throw new WorkspaceError(`invalid ${kind} name ${JSON.stringify(name)}: use letters, digits, _ . -`);
   return name;
 }
 
@@ -30,7 +40,8 @@ export function parseTomlFile(file: string, text: string): Record<string, unknow
   try {
     return parseToml(text) as Record<string, unknown>;
   } catch (e) {
-    if (e instanceof TomlError) throw new WorkspaceError(`${file}:${e.line}:${e.column}: ${e.message.split('\n')[0]}`, file);
+    if (e instanceof TomlError)
+      throw new WorkspaceError(`${file}:${e.line}:${e.column}: ${e.message.split('\n')[0]}`, file);
     throw e;
   }
 }
@@ -39,7 +50,8 @@ export class WorkspaceFiles {
   readonly root: string;
 
   constructor(root: string) {
-    if (!existsSync(root) || !statSync(root).isDirectory()) throw new WorkspaceError(`workspace ${root} does not exist`);
+    if (!existsSync(root) || !statSync(root).isDirectory())
+      throw new WorkspaceError(`workspace ${root} does not exist`);
     this.root = root;
   }
 
@@ -72,7 +84,9 @@ export class WorkspaceFiles {
   readTools(sandbox: string): string {
     const file = this.toolsFile(sandbox);
     if (!existsSync(file)) {
-      throw new WorkspaceError(`no sandbox ${sandbox} in ${this.root}; available: ${this.sandboxNames().join(', ') || 'none'}`);
+      throw new WorkspaceError(
+        `no sandbox ${sandbox} in ${this.root}; available: ${this.sandboxNames().join(', ') || 'none'}`,
+      );
     }
     return readFileSync(file, 'utf8');
   }
@@ -90,7 +104,10 @@ export class WorkspaceFiles {
     return readdirSync(dir)
       .filter((f) => f.endsWith('.kit'))
       .sort()
-      .map((f) => ({ file: join(dir, f), data: parseTomlFile(join(dir, f), readFileSync(join(dir, f), 'utf8')) }));
+      .map((f) => ({
+        file: join(dir, f),
+        data: parseTomlFile(join(dir, f), readFileSync(join(dir, f), 'utf8')),
+      }));
   }
 
   kitFile(name: string): string {
@@ -173,6 +190,7 @@ export function atomicWrite(file: string, text: string): void {
 /** Reads every `*.md` in a prompts folder into `{name: text}`. */
 export function readPromptFiles(dir: string): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const f of readdirSync(dir)) if (f.endsWith('.md')) out[f.slice(0, -3)] = readFileSync(join(dir, f), 'utf8');
+  for (const f of readdirSync(dir))
+    if (f.endsWith('.md')) out[f.slice(0, -3)] = readFileSync(join(dir, f), 'utf8');
   return out;
 }

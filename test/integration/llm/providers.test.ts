@@ -15,8 +15,30 @@ beforeEach(() => server.reset());
 
 const fast = { maxRetries: 2, baseDelayMs: 5, maxDelayMs: 50 };
 const makers: [string, () => LlmProvider][] = [
-  ['openai-compatible', () => new OpenAiProvider({ id: 'oa', model: 'gpt-test', baseUrl: server.openaiUrl, apiKey: 'sk-test', retry: fast, timeoutMs: 2000 })],
-  ['anthropic', () => new AnthropicProvider({ id: 'an', model: 'claude-test', baseUrl: server.baseUrl, apiKey: 'ak-test', retry: fast, timeoutMs: 2000 })],
+  [
+    'openai-compatible',
+    () =>
+      new OpenAiProvider({
+        id: 'oa',
+        model: 'gpt-test',
+        baseUrl: server.openaiUrl,
+        apiKey: 'sk-test',
+        retry: fast,
+        timeoutMs: 2000,
+      }),
+  ],
+  [
+    'anthropic',
+    () =>
+      new AnthropicProvider({
+        id: 'an',
+        model: 'claude-test',
+        baseUrl: server.baseUrl,
+        apiKey: 'ak-test',
+        retry: fast,
+        timeoutMs: 2000,
+      }),
+  ],
 ];
 
 describe.each(makers)('%s provider against a real HTTP server', (_name, make) => {
@@ -48,7 +70,9 @@ describe.each(makers)('%s provider against a real HTTP server', (_name, make) =>
 
   it('gives up after the retry budget with a clear error carrying the retries', async () => {
     server.push({ status: 500 }, { status: 500 }, { status: 500 });
-    const err = await make().generate({ system: 's', user: 'u' }).catch((e: unknown) => e);
+    const err = await make()
+      .generate({ system: 's', user: 'u' })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(LlmError);
     expect((err as LlmError).message).toMatch(/server error \(500\) \(after 2 retries\)/);
     expect((err as LlmError).retries).toHaveLength(2);
@@ -57,14 +81,18 @@ describe.each(makers)('%s provider against a real HTTP server', (_name, make) =>
   it('does not retry a 400 and says why', async () => {
     server.push({ status: 400, text: 'bad model name' });
     const n = server.requests.length;
-    const err = (await make().generate({ system: 's', user: 'u' }).catch((e: unknown) => e)) as LlmError;
+    const err = (await make()
+      .generate({ system: 's', user: 'u' })
+      .catch((e: unknown) => e)) as LlmError;
     expect(err.message).toMatch(/request refused \(400\)/);
     expect(server.requests.length - n).toBe(1);
   });
 
   it('reports malformed output as such', async () => {
     server.push({ malformed: true });
-    const err = (await make().generate({ system: 's', user: 'u' }).catch((e: unknown) => e)) as LlmError;
+    const err = (await make()
+      .generate({ system: 's', user: 'u' })
+      .catch((e: unknown) => e)) as LlmError;
     expect(err).toBeInstanceOf(LlmError);
     expect(err.message).toMatch(/oa|an/);
   });

@@ -11,7 +11,7 @@ import { writeFileSync, readFileSync } from 'node:fs';
 let client: Client;
 let llm: LlmServer;
 
-const textOf = (r: unknown): string => ((r as { content: { text: string }[] }).content[0]?.text ?? '');
+const textOf = (r: unknown): string => (r as { content: { text: string }[] }).content[0]?.text ?? '';
 
 beforeAll(async () => {
   llm = await startLlmServer();
@@ -21,7 +21,11 @@ beforeAll(async () => {
   writeFileSync(cfg, readFileSync(cfg, 'utf8').replace('http://127.0.0.1:11434/v1', llm.openaiUrl));
   client = new Client({ name: 'toolsmith-test', version: '1.0.0' });
   await client.connect(
-    new StdioClientTransport({ command: join(repoRoot, 'node_modules/.bin/node'), args: [join(repoRoot, 'bin/toolsmith.mjs'), '--workspace', ws, 'mcp'], stderr: 'pipe' }),
+    new StdioClientTransport({
+      command: join(repoRoot, 'node_modules/.bin/node'),
+      args: [join(repoRoot, 'bin/toolsmith.mjs'), '--workspace', ws, 'mcp'],
+      stderr: 'pipe',
+    }),
   );
 }, 120_000);
 afterAll(async () => {
@@ -32,35 +36,62 @@ afterAll(async () => {
 describe('toolsmith mcp', () => {
   it('lists the six tools; execute_code has the flat schema whose description states the runtimes', async () => {
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(['delegate', 'execute_code', 'kit_info', 'list_templates', 'list_tools', 'validate']);
+    expect(tools.map((t) => t.name).sort()).toEqual([
+      'delegate',
+      'execute_code',
+      'kit_info',
+      'list_templates',
+      'list_tools',
+      'validate',
+    ]);
     const exec = tools.find((t) => t.name === 'execute_code');
     expect(exec?.description).toMatch(/default runtime is python; enabled runtimes: python, node/);
-    expect(Object.keys(exec?.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(['code', 'runtime', 'timeout']));
+    expect(Object.keys(exec?.inputSchema.properties ?? {})).toEqual(
+      expect.arrayContaining(['code', 'runtime', 'timeout']),
+    );
   });
 
   it('validate and list_tools answer from the workspace', async () => {
-    const v = JSON.parse(textOf(await client.callTool({ name: 'validate', arguments: { code: 'import os' } }))) as { valid: boolean; violations: { rule: string }[] };
+    const v = JSON.parse(
+      textOf(await client.callTool({ name: 'validate', arguments: { code: 'import os' } })),
+    ) as { valid: boolean; violations: { rule: string }[] };
     expect(v.valid).toBe(false);
     expect(v.violations.map((x) => x.rule)).toContain('no-import');
-    const tools = JSON.parse(textOf(await client.callTool({ name: 'list_tools', arguments: { sandbox: 'ecommerce' } }))) as { name: string }[];
+    const tools = JSON.parse(
+      textOf(await client.callTool({ name: 'list_tools', arguments: { sandbox: 'ecommerce' } })),
+    ) as { name: string }[];
     expect(tools.map((t) => t.name)).toContain('check_inventory');
-    const kit = JSON.parse(textOf(await client.callTool({ name: 'kit_info', arguments: { name: 'orders' } }))) as { grade: unknown };
+    const kit = JSON.parse(
+      textOf(await client.callTool({ name: 'kit_info', arguments: { name: 'orders' } })),
+    ) as { grade: unknown };
     expect(kit.grade).toEqual({ w: 1, d: 0 });
   });
 
   it('execute_code runs in the sandbox; a disabled runtime answers the exact error', async () => {
-    const r = await client.callTool({ name: 'execute_code', arguments: { code: 'r = check_inventory(product_id="p1", warehouse="Berlin")\nemit_result(r.data["in_stock"])' } });
+    const r = await client.callTool({
+      name: 'execute_code',
+      arguments: {
+        code: 'r = check_inventory(product_id="p1", warehouse="Berlin")\nemit_result(r.data["in_stock"])',
+      },
+    });
     expect(JSON.parse(textOf(r))).toMatchObject({ success: true, data: 3 });
-    const d = await client.callTool({ name: 'execute_code', arguments: { code: 'emitResult(1)', runtime: 'deno' } });
+    const d = await client.callTool({
+      name: 'execute_code',
+      arguments: { code: 'emitResult(1)', runtime: 'deno' },
+    });
     expect(d.isError).toBe(true);
-    expect(JSON.parse(textOf(d))).toEqual({ error: "runtime 'deno' is not enabled; available: python, node" });
+    expect(JSON.parse(textOf(d))).toEqual({
+      error: "runtime 'deno' is not enabled; available: python, node",
+    });
   });
 
   it('delegate goes through the tiers to the scripted LLM and the sandbox', async () => {
     llm.push('```python\nr = get_orders()\nemit_result(len(r.data))\n```');
     const r = await client.callTool({ name: 'delegate', arguments: { task: 'How many orders are there?' } });
     expect(JSON.parse(textOf(r))).toMatchObject({ status: 'succeeded', result: 6 });
-    const t = JSON.parse(textOf(await client.callTool({ name: 'list_templates', arguments: {} }))) as unknown[];
+    const t = JSON.parse(
+      textOf(await client.callTool({ name: 'list_templates', arguments: {} })),
+    ) as unknown[];
     expect(Array.isArray(t)).toBe(true);
   });
 });

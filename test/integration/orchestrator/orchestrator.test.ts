@@ -41,7 +41,13 @@ describe('PLAN mode', () => {
       fence('r = get_user(user_id="u1")\nemit_result(r.data[0])'),
       fence('r = get_user(user_id="u1")\nemit_result(r.data["name"])'),
     );
-    const { done } = runs.start({ task: 'What is the name of user u1?', sandbox: 'ecommerce', providers: providers(), maxRetries: 3, noTemplates: true });
+    const { done } = runs.start({
+      task: 'What is the name of user u1?',
+      sandbox: 'ecommerce',
+      providers: providers(),
+      maxRetries: 3,
+      noTemplates: true,
+    });
     const outcome = await done;
     expect(outcome).toMatchObject({ status: 'succeeded', result: 'Ada Lovelace' });
     const rec = runs.get(outcome.runId);
@@ -57,7 +63,10 @@ describe('PLAN mode', () => {
     expect(a2?.prompt?.kind).toBe('retry');
     expect(a2?.prompt?.user).toContain('[no-import]');
     expect(a2?.execution?.exitReason).toBe('error');
-    expect(a2?.execution?.error).toMatchObject({ type: 'KeyError', frames: [expect.objectContaining({ line: 2 })] });
+    expect(a2?.execution?.error).toMatchObject({
+      type: 'KeyError',
+      frames: [expect.objectContaining({ line: 2 })],
+    });
     expect(a2?.toolCalls.map((t) => t.name)).toEqual(['get_user']);
     // Attempt 3: the retry prompt carries the KeyError and its hint.
     expect(a3?.prompt?.user).toContain('KeyError');
@@ -70,7 +79,13 @@ describe('PLAN mode', () => {
 
   it('at the retry limit ends failed with the last error', async () => {
     llm.fallback = { text: fence('r = get_orders()\nemit_result(r.data["nope"])') };
-    const outcome = await runs.start({ task: 'orders', sandbox: 'ecommerce', providers: providers(), maxRetries: 1, noTemplates: true }).done;
+    const outcome = await runs.start({
+      task: 'orders',
+      sandbox: 'ecommerce',
+      providers: providers(),
+      maxRetries: 1,
+      noTemplates: true,
+    }).done;
     expect(outcome.status).toBe('failed');
     expect(outcome.error).toMatch(/TypeError: list indices must be integers/);
     expect(runs.get(outcome.runId).attempts).toHaveLength(2);
@@ -78,14 +93,25 @@ describe('PLAN mode', () => {
 
   it('a provider that is down ends in a failed record with a clear message, never a crash', async () => {
     const down = createProviders(svc.config, { baseUrl: 'http://127.0.0.1:9/v1', model: 'x' });
-    const outcome = await runs.start({ task: 'anything', sandbox: 'ecommerce', providers: down, maxRetries: 0, noTemplates: true }).done;
+    const outcome = await runs.start({
+      task: 'anything',
+      sandbox: 'ecommerce',
+      providers: down,
+      maxRetries: 0,
+      noTemplates: true,
+    }).done;
     expect(outcome.status).toBe('failed');
     expect(outcome.error).toMatch(/no provider produced a script: cli: connection failed/);
   }, 60_000);
 
   it('can be cancelled while the LLM streams', async () => {
     llm.push({ text: fence('emit_result(1)' + ' '.repeat(2000)), streamDelayMs: 100 });
-    const started = runs.start({ task: 'slow', sandbox: 'ecommerce', providers: providers(), noTemplates: true });
+    const started = runs.start({
+      task: 'slow',
+      sandbox: 'ecommerce',
+      providers: providers(),
+      noTemplates: true,
+    });
     const id = await started.runId;
     setTimeout(() => runs.cancel(id), 200);
     const outcome = await started.done;
@@ -94,8 +120,16 @@ describe('PLAN mode', () => {
   });
 
   it('replays a recorded run: the same scripts, zero requests to the LLM server', async () => {
-    llm.push(fence('r = get_user(user_id="u2")\nemit_result(r.data[0])'), fence('r = get_user(user_id="u2")\nemit_result(r.data["city"])'));
-    const original = await runs.start({ task: 'City of u2', sandbox: 'ecommerce', providers: providers(), noTemplates: true }).done;
+    llm.push(
+      fence('r = get_user(user_id="u2")\nemit_result(r.data[0])'),
+      fence('r = get_user(user_id="u2")\nemit_result(r.data["city"])'),
+    );
+    const original = await runs.start({
+      task: 'City of u2',
+      sandbox: 'ecommerce',
+      providers: providers(),
+      noTemplates: true,
+    }).done;
     expect(original.status).toBe('succeeded');
     const before = llm.requests.length;
     const replay = await runs.replay(original.runId).done;
@@ -110,9 +144,17 @@ describe('PLAN mode', () => {
 
 describe('INTERACTIVE mode', () => {
   it('stagnates and is forced to finish with `collected`', async () => {
-    const step = fence('r = get_orders()\nemit_intermediate([o["id"] for o in r.data if o["status"] == "pending"])');
+    const step = fence(
+      'r = get_orders()\nemit_intermediate([o["id"] for o in r.data if o["status"] == "pending"])',
+    );
     llm.push(step, step, fence('emit_result({"pending": collected[0]})'));
-    const outcome = await runs.start({ task: 'Which orders are pending?', sandbox: 'ecommerce', mode: 'interactive', providers: providers(), maxSteps: 6 }).done;
+    const outcome = await runs.start({
+      task: 'Which orders are pending?',
+      sandbox: 'ecommerce',
+      mode: 'interactive',
+      providers: providers(),
+      maxSteps: 6,
+    }).done;
     expect(outcome).toMatchObject({ status: 'succeeded', result: { pending: ['o2', 'o4'] } });
     const rec = runs.get(outcome.runId);
     expect(rec.attempts.map((a) => a.step?.stagnant)).toEqual([false, true, false]);
@@ -125,17 +167,29 @@ describe('INTERACTIVE mode', () => {
 describe('templates (the ratchet)', () => {
   it('a promoted script serves the next matching intent with zero LLM calls, counters update', async () => {
     llm.push(fence('r = get_user(user_id="u3")\nemit_result(r.data["email"])'));
-    const first = await runs.start({ task: 'email of user u3', sandbox: 'ecommerce', providers: providers() }).done;
+    const first = await runs.start({ task: 'email of user u3', sandbox: 'ecommerce', providers: providers() })
+      .done;
     expect(first.status).toBe('succeeded');
     const t = runs.createTemplate({ name: 'user-email', fromRun: first.runId });
     expect(t.pattern).toBe('email of user {slot1}');
     const before = llm.requests.length;
-    const second = await runs.start({ task: 'Email of user u1', sandbox: 'ecommerce', providers: providers() }).done;
+    const second = await runs.start({
+      task: 'Email of user u1',
+      sandbox: 'ecommerce',
+      providers: providers(),
+    }).done;
     expect(llm.requests.length).toBe(before);
     expect(second).toMatchObject({ status: 'succeeded', result: 'ada@example.com' });
     expect(runs.get(second.runId).tier).toBe('template');
-    expect(runs.listTemplates().find((x) => x.name === 'user-email')).toMatchObject({ successes: 1, failures: 0 });
-    const evil = await runs.start({ task: `email of user x');write_file('pwn','1');('`, sandbox: 'ecommerce', providers: [] }).done;
+    expect(runs.listTemplates().find((x) => x.name === 'user-email')).toMatchObject({
+      successes: 1,
+      failures: 0,
+    });
+    const evil = await runs.start({
+      task: `email of user x');write_file('pwn','1');('`,
+      sandbox: 'ecommerce',
+      providers: [],
+    }).done;
     const rec = runs.get(evil.runId);
     expect(rec.tier).toBe('template');
     expect(rec.attempts[0]?.toolCalls.map((c) => c.name)).toEqual(['get_user']);
@@ -147,7 +201,24 @@ describe('templates (the ratchet)', () => {
 describe('interrupted runs', () => {
   it('a CLI run killed mid-run reads as interrupted after restart, with what it wrote', async () => {
     llm.push({ text: fence('emit_result(1)'), delayMs: 30_000 });
-    const child = spawn(join(repoRoot, 'node_modules/.bin/node'), [join(repoRoot, 'bin/toolsmith.mjs'), '--workspace', ws, 'run', 'never finishes', '--sandbox', 'ecommerce', '--base-url', llm.openaiUrl, '--model', 'm', '--no-templates'], { stdio: 'pipe' });
+    const child = spawn(
+      join(repoRoot, 'node_modules/.bin/node'),
+      [
+        join(repoRoot, 'bin/toolsmith.mjs'),
+        '--workspace',
+        ws,
+        'run',
+        'never finishes',
+        '--sandbox',
+        'ecommerce',
+        '--base-url',
+        llm.openaiUrl,
+        '--model',
+        'm',
+        '--no-templates',
+      ],
+      { stdio: 'pipe' },
+    );
     await new Promise<void>((resolve) => {
       const t = setInterval(() => {
         if (llm.requests.length > 0) {

@@ -10,7 +10,11 @@ const root = new URL('../../../', import.meta.url).pathname;
 async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = '';
   let err = '';
-  const code = await main(argv, (t) => (out += t), (t) => (err += t));
+  const code = await main(
+    argv,
+    (t) => (out += t),
+    (t) => (err += t),
+  );
   return { code, out, err };
 }
 
@@ -21,7 +25,8 @@ function tmpFile(name: string, text: string): string {
   return f;
 }
 
-const GOOD = 'r = get_user(user_id="u1")\nif r.success:\n    emit_result(r.data["name"])\nelse:\n    emit_result(None)\n';
+const GOOD =
+  'r = get_user(user_id="u1")\nif r.success:\n    emit_result(r.data["name"])\nelse:\n    emit_result(None)\n';
 const BAD = 'import os\nx = get_user\n';
 
 describe('toolsmith CLI', () => {
@@ -29,14 +34,18 @@ describe('toolsmith CLI', () => {
     const r = spawnSync('npx', ['toolsmith', '--help'], { cwd: root, encoding: 'utf8' });
     expect(r.status).toBe(0);
     expect(r.stdout).toContain('Usage: toolsmith');
-    for (const verb of ['validate', 'prompt', 'tools', 'kit', 'sandboxes', 'serve']) expect(r.stdout).toContain(verb);
+    for (const verb of ['validate', 'prompt', 'tools', 'kit', 'sandboxes', 'serve'])
+      expect(r.stdout).toContain(verb);
   });
 
-  it.each(['validate', 'prompt', 'tools', 'kit', 'kit list', 'kit info', 'kit create', 'sandboxes', 'serve'])('%s --help exits 0', async (verb) => {
-    const r = await cli(...verb.split(' '), '--help');
-    expect(r.code).toBe(0);
-    expect(r.out).toMatch(/Usage: toolsmith/);
-  });
+  it.each(['validate', 'prompt', 'tools', 'kit', 'kit list', 'kit info', 'kit create', 'sandboxes', 'serve'])(
+    '%s --help exits 0',
+    async (verb) => {
+      const r = await cli(...verb.split(' '), '--help');
+      expect(r.code).toBe(0);
+      expect(r.out).toMatch(/Usage: toolsmith/);
+    },
+  );
 
   it.each([
     [['validate'], /missing required argument 'file'/],
@@ -47,7 +56,10 @@ describe('toolsmith CLI', () => {
     [['nope'], /unknown command 'nope'/],
     [['validate', '/does/not/exist.py'], /cannot read \/does\/not\/exist.py: ENOENT/],
     [['tools', '--sandbox', 'nope'], /no sandbox nope in .*; available: ecommerce, support/],
-    [['prompt', '--task', 't', '--sandbox', 'ecommerce', '--attempt', '0'], /--attempt must be an integer from 1 to 100/],
+    [
+      ['prompt', '--task', 't', '--sandbox', 'ecommerce', '--attempt', '0'],
+      /--attempt must be an integer from 1 to 100/,
+    ],
   ])('usage error %j exits 2 with one line', async (argv, msg) => {
     const r = await cli(...argv);
     expect(r.code).toBe(2);
@@ -63,7 +75,9 @@ describe('toolsmith CLI', () => {
     expect(r.code).toBe(1);
     const body = JSON.parse(r.out) as { valid: boolean; violations: { rule: string; line: number }[] };
     expect(body.valid).toBe(false);
-    expect(body.violations.map((v) => v.rule)).toEqual(expect.arrayContaining(['no-import', 'tool-not-called', 'missing-emit']));
+    expect(body.violations.map((v) => v.rule)).toEqual(
+      expect.arrayContaining(['no-import', 'tool-not-called', 'missing-emit']),
+    );
     const human = await cli('validate', bad, '--tools', 'get_user');
     expect(human.out).toMatch(/bad\.py:1:1: no-import: /);
   });
@@ -83,10 +97,16 @@ describe('toolsmith CLI', () => {
   it('tools: xml, openai and json formats', async () => {
     const xml = await cli('tools', '--sandbox', 'ecommerce');
     expect(xml.out).toMatch(/^<tools>\n {2}<tool name="get_orders"/);
-    const openai = JSON.parse((await cli('tools', '--sandbox', 'ecommerce', '--format', 'openai')).out) as { name: string; parameters: unknown }[];
+    const openai = JSON.parse((await cli('tools', '--sandbox', 'ecommerce', '--format', 'openai')).out) as {
+      name: string;
+      parameters: unknown;
+    }[];
     expect(openai.map((t) => t.name)).toEqual(['get_orders', 'get_user', 'check_inventory', 'get_product']);
     expect(Object.keys(openai[0]!)).toEqual(['name', 'description', 'parameters']);
-    const json = JSON.parse((await cli('tools', '--sandbox', 'support', '--format', 'json')).out) as { name: string; schema: { required: string[] } }[];
+    const json = JSON.parse((await cli('tools', '--sandbox', 'support', '--format', 'json')).out) as {
+      name: string;
+      schema: { required: string[] };
+    }[];
     expect(json.find((t) => t.name === 'get_ticket')?.schema.required).toEqual(['ticket_id']);
   });
 
@@ -97,7 +117,22 @@ describe('toolsmith CLI', () => {
     const script = tmpFile('prev.py', 'r = get_user(user_id="u1")\nemit_result(r.data[0])\n');
     const error = tmpFile('err.txt', 'KeyError: 0\n');
     const retry = JSON.parse(
-      (await cli('prompt', '--task', 't', '--sandbox', 'ecommerce', '--attempt', '2', '--previous-script', script, '--previous-error', error, '--json')).out,
+      (
+        await cli(
+          'prompt',
+          '--task',
+          't',
+          '--sandbox',
+          'ecommerce',
+          '--attempt',
+          '2',
+          '--previous-script',
+          script,
+          '--previous-error',
+          error,
+          '--json',
+        )
+      ).out,
     ) as { kind: string; hints: string[]; user: string };
     expect(retry.kind).toBe('retry');
     expect(retry.user).toContain('emit_result(r.data[0])');
@@ -116,16 +151,53 @@ describe('toolsmith CLI', () => {
   it('kit create writes a .kit file and refuses one above the maximum grade', async () => {
     const ws = mkdtempSync(join(tmpdir(), 'toolsmith-ws-'));
     cpSync(join(root, 'resources/workspace'), ws, { recursive: true });
-    writeFileSync(join(ws, 'sandboxes/ecommerce/tools.py'), readFileSync(join(ws, 'sandboxes/ecommerce/tools.py'), 'utf8') + '\n\n@tool(grade=(2, 2))\ndef wipe() -> ToolResponse:\n    """Irreversible."""\n    return ToolResponse(success=True)\n');
-    const ok = await cli('--workspace', ws, 'kit', 'create', 'mine', '--sandbox', 'ecommerce', '--tools', 'orders=get_orders,get_user');
+    writeFileSync(
+      join(ws, 'sandboxes/ecommerce/tools.py'),
+      readFileSync(join(ws, 'sandboxes/ecommerce/tools.py'), 'utf8') +
+        '\n\n@tool(grade=(2, 2))\ndef wipe() -> ToolResponse:\n    """Irreversible."""\n    return ToolResponse(success=True)\n',
+    );
+    const ok = await cli(
+      '--workspace',
+      ws,
+      'kit',
+      'create',
+      'mine',
+      '--sandbox',
+      'ecommerce',
+      '--tools',
+      'orders=get_orders,get_user',
+    );
     expect(ok.code).toBe(0);
     expect(readFileSync(join(ws, 'kits/mine.kit'), 'utf8')).toContain('orders = "get_orders"');
     const info = await cli('--workspace', ws, 'kit', 'info', 'mine', '--json');
-    expect((JSON.parse(info.out) as { tools: { alias: string }[] }).tools.map((t) => t.alias)).toEqual(['orders', 'get_user']);
-    const refused = await cli('--workspace', ws, 'kit', 'create', 'wiper', '--sandbox', 'ecommerce', '--tools', 'wipe');
+    expect((JSON.parse(info.out) as { tools: { alias: string }[] }).tools.map((t) => t.alias)).toEqual([
+      'orders',
+      'get_user',
+    ]);
+    const refused = await cli(
+      '--workspace',
+      ws,
+      'kit',
+      'create',
+      'wiper',
+      '--sandbox',
+      'ecommerce',
+      '--tools',
+      'wipe',
+    );
     expect(refused.code).toBe(3);
     expect(refused.err).toMatch(/grade \(w=2, d=2\), above the workspace maximum \(w=2, d=1\)/);
-    const traversal = await cli('--workspace', ws, 'kit', 'create', '../evil', '--sandbox', 'ecommerce', '--tools', 'get_orders');
+    const traversal = await cli(
+      '--workspace',
+      ws,
+      'kit',
+      'create',
+      '../evil',
+      '--sandbox',
+      'ecommerce',
+      '--tools',
+      'get_orders',
+    );
     expect(traversal.code).not.toBe(0);
   });
 
@@ -133,8 +205,15 @@ describe('toolsmith CLI', () => {
     const ws = mkdtempSync(join(tmpdir(), 'toolsmith-cwd-'));
     mkdirSync(join(ws, '.toolsmith'));
     mkdirSync(join(ws, 'sandboxes/mine'), { recursive: true });
-    writeFileSync(join(ws, 'sandboxes/mine/tools.py'), '@tool\ndef hello(name: str) -> ToolResponse:\n    """Say hello."""\n');
-    const r = spawnSync(join(root, 'node_modules/.bin/node'), [join(root, 'bin/toolsmith.mjs'), 'sandboxes', '--json'], { cwd: ws, encoding: 'utf8' });
+    writeFileSync(
+      join(ws, 'sandboxes/mine/tools.py'),
+      '@tool\ndef hello(name: str) -> ToolResponse:\n    """Say hello."""\n',
+    );
+    const r = spawnSync(
+      join(root, 'node_modules/.bin/node'),
+      [join(root, 'bin/toolsmith.mjs'), 'sandboxes', '--json'],
+      { cwd: ws, encoding: 'utf8' },
+    );
     expect(r.status).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ workspace: ws, sandboxes: [{ name: 'mine', tools: 1 }] });
   });

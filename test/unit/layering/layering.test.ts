@@ -28,9 +28,15 @@ describe('layering lint rule', () => {
 
   it.each([
     ['src-main/core/x.ts', "import { z } from 'zod';\nexport const a = z;\n"],
-    ['src-main/infra/x.ts', "import { readFileSync } from 'node:fs';\nimport { a } from '../core/tools/model.ts';\nexport const b = [a, readFileSync];\n"],
+    [
+      'src-main/infra/x.ts',
+      "import { readFileSync } from 'node:fs';\nimport { a } from '../core/tools/model.ts';\nexport const b = [a, readFileSync];\n",
+    ],
     ['src-main/app/x.ts', "import { a } from '../infra/workspace/files.ts';\nexport const b = a;\n"],
-    ['src-renderer/src/x.ts', "import type { Method } from '../../src-main/contract/api.ts';\nexport type B = Method;\n"],
+    [
+      'src-renderer/src/x.ts',
+      "import type { Method } from '../../src-main/contract/api.ts';\nexport type B = Method;\n",
+    ],
   ])('allows a legal import in %s', async (file, code) => {
     expect(await lint(file, code)).toEqual([]);
   });

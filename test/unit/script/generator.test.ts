@@ -1,15 +1,25 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { assembleScript, bodyLine, stripFences } from '../../../src-main/core/script/assemble.ts';
-import { formatExecutionError, PromptMissingError, ScriptGenerator } from '../../../src-main/core/script/generator.ts';
+import {
+  formatExecutionError,
+  PromptMissingError,
+  ScriptGenerator,
+} from '../../../src-main/core/script/generator.ts';
 import { editDistance, hintsFor } from '../../../src-main/core/script/hints.ts';
 import { PromptTemplateError, renderTemplate } from '../../../src-main/core/script/template.ts';
 import { extractTools } from '../../../src-main/core/tools/extract.ts';
 import { PYTHON_SAFE_BUILTINS } from '../../../src-main/core/lang/builtins.ts';
 
 const promptsDir = new URL('../../../resources/prompts/', import.meta.url);
-const prompts = Object.fromEntries(readdirSync(promptsDir).filter((f) => f.endsWith('.md')).map((f) => [f.slice(0, -3), readFileSync(new URL(f, promptsDir), 'utf8')]));
-const tools = extractTools(readFileSync(new URL('../../../resources/workspace/sandboxes/ecommerce/tools.py', import.meta.url), 'utf8')).tools;
+const prompts = Object.fromEntries(
+  readdirSync(promptsDir)
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => [f.slice(0, -3), readFileSync(new URL(f, promptsDir), 'utf8')]),
+);
+const tools = extractTools(
+  readFileSync(new URL('../../../resources/workspace/sandboxes/ecommerce/tools.py', import.meta.url), 'utf8'),
+).tools;
 const gen = new ScriptGenerator(prompts);
 const sandbox = { name: 'ecommerce', tools };
 
@@ -30,12 +40,18 @@ describe('buildPrompt', () => {
     const p = gen.buildPrompt('Name of user u1', sandbox, {
       attempt: 2,
       previousScript: 'r = get_user(user_id="u1")\nemit_result(r.data[0])\n',
-      previousError: { type: 'KeyError', message: '0', frames: [{ line: 2, name: '<script>', text: 'emit_result(r.data[0])' }] },
+      previousError: {
+        type: 'KeyError',
+        message: '0',
+        frames: [{ line: 2, name: '<script>', text: 'emit_result(r.data[0])' }],
+      },
     });
     expect(p.kind).toBe('retry');
     expect(p.user).toContain('Attempt 2. Your previous script failed.');
     expect(p.user).toContain('emit_result(r.data[0])');
-    expect(p.user).toContain('Traceback (most recent call last):\n  line 2, in <script>\n    emit_result(r.data[0])\nKeyError: 0');
+    expect(p.user).toContain(
+      'Traceback (most recent call last):\n  line 2, in <script>\n    emit_result(r.data[0])\nKeyError: 0',
+    );
     expect(p.hints[0]).toMatch(/indexed a dict with the integer 0/);
     expect(p.user).toContain('How to fix it:');
     expect(p.sections.map((s) => s.title)).toContain('Hints');
@@ -53,7 +69,14 @@ describe('buildPrompt', () => {
 
   it('validation feedback lists every violation with positions', () => {
     const msg = gen.validationErrorMessage([
-      { rule: 'no-import', message: 'imports are not available', line: 1, column: 1, endLine: 1, endColumn: 10 },
+      {
+        rule: 'no-import',
+        message: 'imports are not available',
+        line: 1,
+        column: 1,
+        endLine: 1,
+        endColumn: 10,
+      },
       { rule: 'missing-emit', message: 'call emit_result', line: 3, column: 1, endLine: 3, endColumn: 2 },
     ]);
     expect(msg).toContain('rejected before it ran');
@@ -112,7 +135,11 @@ describe('stripFences and assembleScript', () => {
   });
 
   it('assembles preamble, body and postamble and maps lines back to the body', () => {
-    const s = assembleScript('```python\na = get_orders()\nemit_result(a.data)\n```', { sandbox: 'ecommerce', tools: ['get_orders'], helpers: ['emit_result'] });
+    const s = assembleScript('```python\na = get_orders()\nemit_result(a.data)\n```', {
+      sandbox: 'ecommerce',
+      tools: ['get_orders'],
+      helpers: ['emit_result'],
+    });
     expect(s.body).toBe('a = get_orders()\nemit_result(a.data)\n');
     const lines = s.code.split('\n');
     expect(lines[s.bodyStartLine - 1]).toBe('a = get_orders()');

@@ -6,7 +6,12 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ToolsmithService } from '../../../src-main/app/service.ts';
 import { METHODS } from '../../../src-main/contract/api.ts';
-import { externalUrlToOpen, isAllowedRequestUrl, isTrustedSender, WEB_PREFERENCES } from '../../../src-main/electron/policy.ts';
+import {
+  externalUrlToOpen,
+  isAllowedRequestUrl,
+  isTrustedSender,
+  WEB_PREFERENCES,
+} from '../../../src-main/electron/policy.ts';
 import { CSP } from '../../../src-main/web/csp.ts';
 import { startWebServer } from '../../../src-main/web/server.ts';
 import type { WebServer } from '../../../src-main/web/server.ts';
@@ -16,17 +21,40 @@ const root = new URL('../../../', import.meta.url).pathname;
 
 describe('Electron policy', () => {
   it('window preferences are hardened', () => {
-    expect(WEB_PREFERENCES).toMatchObject({ contextIsolation: true, sandbox: true, nodeIntegration: false, webSecurity: true, webviewTag: false, allowRunningInsecureContent: false });
+    expect(WEB_PREFERENCES).toMatchObject({
+      contextIsolation: true,
+      sandbox: true,
+      nodeIntegration: false,
+      webSecurity: true,
+      webviewTag: false,
+      allowRunningInsecureContent: false,
+    });
   });
-  it.each(['https://evil.example/x.js', 'http://127.0.0.1:8080/', 'ws://x', 'ftp://x', 'javascript:alert(1)'])('blocks remote request %s', (url) => {
+  it.each([
+    'https://evil.example/x.js',
+    'http://127.0.0.1:8080/',
+    'ws://x',
+    'ftp://x',
+    'javascript:alert(1)',
+  ])('blocks remote request %s', (url) => {
     expect(isAllowedRequestUrl(url)).toBe(false);
   });
-  it.each(['file:///app/out/renderer/index.html', 'blob:file:///abc', 'data:image/png;base64,AA'])('allows local %s', (url) => {
-    expect(isAllowedRequestUrl(url)).toBe(true);
-  });
+  it.each(['file:///app/out/renderer/index.html', 'blob:file:///abc', 'data:image/png;base64,AA'])(
+    'allows local %s',
+    (url) => {
+      expect(isAllowedRequestUrl(url)).toBe(true);
+    },
+  );
   it('only opens https links externally', () => {
     expect(externalUrlToOpen('https://docs.example/x')).toBe('https://docs.example/x');
-    for (const u of ['file:///etc/passwd', 'javascript:alert(1)', 'http://x', 'smb://host/share', 'not a url']) expect(externalUrlToOpen(u)).toBeUndefined();
+    for (const u of [
+      'file:///etc/passwd',
+      'javascript:alert(1)',
+      'http://x',
+      'smb://host/share',
+      'not a url',
+    ])
+      expect(externalUrlToOpen(u)).toBeUndefined();
   });
   it('only the top-level renderer page is a trusted sender', () => {
     const r = 'file:///app/out/renderer/index.html';
@@ -67,7 +95,16 @@ describe('web front end', () => {
   });
   const origin = () => `http://127.0.0.1:${web.port}`;
   const call = (method: string, body: unknown, headers: Record<string, string> = {}) =>
-    fetch(`${origin()}/api/${method}`, { method: 'POST', headers: { origin: origin(), authorization: `Bearer ${web.token}`, 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+    fetch(`${origin()}/api/${method}`, {
+      method: 'POST',
+      headers: {
+        origin: origin(),
+        authorization: `Bearer ${web.token}`,
+        'content-type': 'application/json',
+        ...headers,
+      },
+      body: JSON.stringify(body),
+    });
 
   it('binds to 127.0.0.1 and prints a URL with the token', () => {
     expect(web.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?token=[A-Za-z0-9_-]{20,}$/);
@@ -86,20 +123,30 @@ describe('web front end', () => {
     expect((await call('sandboxes.list', {}, { origin: 'null' })).status).toBe(403);
   });
   it('validates payloads and reports errors as data', async () => {
-    const bad = (await (await call('tools.list', { sandbox: '../../etc' })).json()) as { ok: boolean; error: { code: string } };
+    const bad = (await (await call('tools.list', { sandbox: '../../etc' })).json()) as {
+      ok: boolean;
+      error: { code: string };
+    };
     expect(bad).toMatchObject({ ok: false, error: { code: 'invalid_argument' } });
     const extra = (await (await call('sandboxes.list', { evil: 1 })).json()) as { ok: boolean };
     expect(extra.ok).toBe(false);
-    const unknown = (await (await call('system.exec', {})).json()) as { ok: boolean; error: { message: string } };
+    const unknown = (await (await call('system.exec', {})).json()) as {
+      ok: boolean;
+      error: { message: string };
+    };
     expect(unknown.error.message).toMatch(/unknown method/);
-    const missing = (await (await call('tools.list', { sandbox: 'nope' })).json()) as { ok: boolean; error: { code: string; message: string } };
+    const missing = (await (await call('tools.list', { sandbox: 'nope' })).json()) as {
+      ok: boolean;
+      error: { code: string; message: string };
+    };
     expect(missing.error).toMatchObject({ code: 'not_found' });
     expect(JSON.stringify(missing)).not.toMatch(/at .*\.ts:\d+/);
   });
   it('serves static files with the CSP and never outside its folder', async () => {
     const ok = await fetch(`${origin()}/`);
     expect(ok.headers.get('content-security-policy')).toBe(CSP);
-    for (const p of ['/../package.json', '/%2e%2e/package.json', '/..%2fpackage.json']) expect((await fetch(`${origin()}${p}`)).status).toBe(404);
+    for (const p of ['/../package.json', '/%2e%2e/package.json', '/..%2fpackage.json'])
+      expect((await fetch(`${origin()}${p}`)).status).toBe(404);
   });
   it('the events socket needs the token and the origin', async () => {
     const open = (url: string, o: string) =>

@@ -11,10 +11,23 @@ import { RunStore, RunStoreError } from '../../../src-main/infra/store/run-store
 const root = new URL('../../../', import.meta.url).pathname;
 const dbFile = () => join(mkdtempSync(join(tmpdir(), 'toolsmith-store-')), 'runs.db');
 const started = (task: string, extra: Partial<RunStartedData> = {}): RunStartedData => ({
-  task, sandbox: 'ecommerce', mode: 'plan', language: 'python', maxRetries: 3, maxSteps: 8, ...extra,
+  task,
+  sandbox: 'ecommerce',
+  mode: 'plan',
+  language: 'python',
+  maxRetries: 3,
+  maxSteps: 8,
+  ...extra,
 });
 const failedExec = (type: string, message: string, line: number): ExecutionResult => ({
-  success: false, intermediates: [], logs: [], toolCalls: [], exitReason: 'error', isolation: 'docker', durationMs: 12, runtime: 'python',
+  success: false,
+  intermediates: [],
+  logs: [],
+  toolCalls: [],
+  exitReason: 'error',
+  isolation: 'docker',
+  durationMs: 12,
+  runtime: 'python',
   error: { type, message, frames: [{ line, name: '<script>', text: 'x' }] },
 });
 
@@ -22,11 +35,47 @@ function fullRun(store: RunStore): string {
   const id = store.createRun(started('Find pending orders', { provider: 'p', model: 'm' }));
   store.append(id, 'tier', { n: 1, tier: 'llm', provider: 'p' });
   store.append(id, 'prompt', { n: 1, kind: 'first', system: 's', user: 'u', sections: [], hints: [] });
-  store.append(id, 'llm_response', { n: 1, text: 'import os', promptTokens: 100, completionTokens: 20, model: 'm', provider: 'p', latencyMs: 50, retries: [] });
-  store.append(id, 'script', { n: 1, code: 'import os', body: 'import os', bodyStartLine: 1, language: 'python', source: 'llm' });
-  store.append(id, 'validation', { n: 1, valid: false, violations: [{ rule: 'no-import', message: 'no imports', line: 1, column: 1, endLine: 1, endColumn: 10 }] });
-  store.append(id, 'llm_response', { n: 2, text: 'x', promptTokens: 150, completionTokens: 30, model: 'm', provider: 'p', latencyMs: 40, retries: [{ attempt: 1, reason: '429', waitMs: 10 }] });
-  store.append(id, 'script', { n: 2, code: 'orders = get_orders()', body: 'orders = get_orders()\nemit_result(orders.data[0])', bodyStartLine: 1, language: 'python', source: 'llm' });
+  store.append(id, 'llm_response', {
+    n: 1,
+    text: 'import os',
+    promptTokens: 100,
+    completionTokens: 20,
+    model: 'm',
+    provider: 'p',
+    latencyMs: 50,
+    retries: [],
+  });
+  store.append(id, 'script', {
+    n: 1,
+    code: 'import os',
+    body: 'import os',
+    bodyStartLine: 1,
+    language: 'python',
+    source: 'llm',
+  });
+  store.append(id, 'validation', {
+    n: 1,
+    valid: false,
+    violations: [{ rule: 'no-import', message: 'no imports', line: 1, column: 1, endLine: 1, endColumn: 10 }],
+  });
+  store.append(id, 'llm_response', {
+    n: 2,
+    text: 'x',
+    promptTokens: 150,
+    completionTokens: 30,
+    model: 'm',
+    provider: 'p',
+    latencyMs: 40,
+    retries: [{ attempt: 1, reason: '429', waitMs: 10 }],
+  });
+  store.append(id, 'script', {
+    n: 2,
+    code: 'orders = get_orders()',
+    body: 'orders = get_orders()\nemit_result(orders.data[0])',
+    bodyStartLine: 1,
+    language: 'python',
+    source: 'llm',
+  });
   store.append(id, 'validation', { n: 2, valid: true, violations: [] });
   store.append(id, 'execution', { n: 2, result: failedExec('KeyError', '0', 2) });
   store.append(id, 'run_finished', { status: 'failed', error: 'KeyError: 0' });
@@ -45,7 +94,14 @@ describe('RunStore (real SQLite file)', () => {
     expect(rec?.tokens).toEqual({ prompt: 250, completion: 50, total: 300 });
     expect(rec?.tier).toBe('llm');
     expect(rec && lastTraceback(rec)).toMatchObject({ type: 'KeyError', attempt: 2, frames: [{ line: 2 }] });
-    expect(store.summary(id)).toMatchObject({ status: 'failed', attempts: 2, tokens: 300, model: 'm', tier: 'llm', error: 'KeyError: 0' });
+    expect(store.summary(id)).toMatchObject({
+      status: 'failed',
+      attempts: 2,
+      tokens: 300,
+      model: 'm',
+      tier: 'llm',
+      error: 'KeyError: 0',
+    });
   });
 
   it('filters by status, sandbox, mode, model, tier, date and free text over task, script and error', () => {
@@ -53,7 +109,11 @@ describe('RunStore (real SQLite file)', () => {
     const a = fullRun(store);
     const b = store.createRun(started('Check stock of p1', { sandbox: 'support', mode: 'interactive' }));
     store.append(b, 'run_finished', { status: 'succeeded', result: 3 });
-    const ids = (f: Parameters<RunStore['list']>[0]) => store.list(f).runs.map((r) => r.id).sort();
+    const ids = (f: Parameters<RunStore['list']>[0]) =>
+      store
+        .list(f)
+        .runs.map((r) => r.id)
+        .sort();
     expect(ids({ status: 'failed' })).toEqual([a]);
     expect(ids({ status: ['failed', 'succeeded'] })).toEqual([a, b].sort());
     expect(ids({ sandbox: 'support' })).toEqual([b]);

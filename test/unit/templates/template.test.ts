@@ -3,7 +3,15 @@ import { parsePython, walk } from '../../../src-main/core/lang/python/pyright.ts
 import { directCallRule } from '../../../src-main/core/inference/rules.ts';
 import { splitTemplateFile, templateFromParts } from '../../../src-main/core/templates/file.ts';
 import { templateSource } from '../../../src-main/core/templates/source.ts';
-import { checkTemplate, instantiate, literal, matchTemplate, proposePattern, templateBody, TemplateError } from '../../../src-main/core/templates/template.ts';
+import {
+  checkTemplate,
+  instantiate,
+  literal,
+  matchTemplate,
+  proposePattern,
+  templateBody,
+  TemplateError,
+} from '../../../src-main/core/templates/template.ts';
 import type { Template } from '../../../src-main/core/templates/template.ts';
 import type { Tool } from '../../../src-main/core/tools/model.ts';
 
@@ -30,7 +38,12 @@ describe('templates', () => {
     expect(matchTemplate(t, 'Name of  user u3')).toEqual({ user_id: 'u3' });
     expect(matchTemplate(t, 'name of user "u 4"')).toEqual({ user_id: 'u 4' });
     expect(matchTemplate(t, 'name of the user u3')).toBeUndefined();
-    const n: Template = { ...t, pattern: 'ticket {id} at {p}', slots: { id: 'int', p: 'float' }, body: 'emit_result([{{id}}, {{p}}])' };
+    const n: Template = {
+      ...t,
+      pattern: 'ticket {id} at {p}',
+      slots: { id: 'int', p: 'float' },
+      body: 'emit_result([{{id}}, {{p}}])',
+    };
     expect(matchTemplate(n, 'ticket 104 at 2.5')).toEqual({ id: 104, p: 2.5 });
     expect(matchTemplate(n, 'ticket abc at 2.5')).toBeUndefined();
   });
@@ -60,7 +73,9 @@ describe('templates', () => {
   it('checks consistency: slots, placeholders, names', () => {
     expect(checkTemplate(t)).toEqual([]);
     expect(checkTemplate({ ...t, slots: {} })).toContain('slot {user_id} has no type (add it to slots)');
-    expect(checkTemplate({ ...t, body: 'emit_result({{other}})' }).join()).toMatch(/\{\{other\}\}, which is not a slot/);
+    expect(checkTemplate({ ...t, body: 'emit_result({{other}})' }).join()).toMatch(
+      /\{\{other\}\}, which is not a slot/,
+    );
     expect(checkTemplate({ ...t, name: '../x' }).join()).toMatch(/invalid template name/);
   });
 
@@ -68,9 +83,9 @@ describe('templates', () => {
     const p = proposePattern('Total spend of user u1 over 2 orders "last week"');
     expect(p.pattern).toBe('Total spend of user {slot1} over {slot2} orders {slot3}');
     expect(p.slots).toEqual({ slot1: 'str', slot2: 'int', slot3: 'str' });
-    expect(templateBody('r = get_user(user_id="u1")\nx = 2\nemit_result("last week")', p.values, 'python')).toBe(
-      'r = get_user(user_id={{slot1}})\nx = {{slot2}}\nemit_result({{slot3}})',
-    );
+    expect(
+      templateBody('r = get_user(user_id="u1")\nx = 2\nemit_result("last week")', p.values, 'python'),
+    ).toBe('r = get_user(user_id={{slot1}})\nx = {{slot2}}\nemit_result({{slot3}})');
   });
 
   it('reads the .tmpl front matter shape and reports every problem', () => {
@@ -78,15 +93,21 @@ describe('templates', () => {
     expect(front).toBe('name = "a"');
     expect(body).toBe('emit_result(1)\n');
     expect(() => splitTemplateFile('no front matter')).toThrow(TemplateError);
-    expect(() => templateFromParts({ name: 'a', slots: { x: 'date' } }, 'emit_result(1)')).toThrow(/slot x has type "date"; use str, int or float; pattern is required; sandbox is required/);
+    expect(() => templateFromParts({ name: 'a', slots: { x: 'date' } }, 'emit_result(1)')).toThrow(
+      /slot x has type "date"; use str, int or float; pattern is required; sandbox is required/,
+    );
   });
 
   it('the template source serves only matching sandbox, kit and language', () => {
     const src = templateSource([t]);
     const tools: Tool[] = [];
-    expect(src.propose('name of user u2', { sandbox: 'ecommerce', language: 'python', tools })?.body).toContain('user_id="u2"');
+    expect(
+      src.propose('name of user u2', { sandbox: 'ecommerce', language: 'python', tools })?.body,
+    ).toContain('user_id="u2"');
     expect(src.propose('name of user u2', { sandbox: 'support', language: 'python', tools })).toBeUndefined();
-    expect(src.propose('name of user u2', { sandbox: 'ecommerce', kit: 'orders', language: 'python', tools })).toBeUndefined();
+    expect(
+      src.propose('name of user u2', { sandbox: 'ecommerce', kit: 'orders', language: 'python', tools }),
+    ).toBeUndefined();
   });
 });
 
@@ -99,10 +120,14 @@ describe('direct-call rule', () => {
     );
     expect(directCallRule.propose("get_user('u\\x31')", ctx)?.body).toContain('get_user("u1")');
   });
-  it.each(['get_user(user_id=x)', 'get_user("u1"); emit_result(1)', 'other("u1")', 'what is get_user("u1")', 'get_user(**{"a": 1})', 'get_user("a")\nimport os'])(
-    'ignores %j',
-    (task) => {
-      expect(directCallRule.propose(task, ctx)).toBeUndefined();
-    },
-  );
+  it.each([
+    'get_user(user_id=x)',
+    'get_user("u1"); emit_result(1)',
+    'other("u1")',
+    'what is get_user("u1")',
+    'get_user(**{"a": 1})',
+    'get_user("a")\nimport os',
+  ])('ignores %j', (task) => {
+    expect(directCallRule.propose(task, ctx)).toBeUndefined();
+  });
 });

@@ -4,20 +4,42 @@ import { annotationType, extractTools, parseDocstring } from '../../../src-main/
 import { parsePython } from '../../../src-main/core/lang/python/pyright.ts';
 import { ToolRegistry } from '../../../src-main/core/tools/registry.ts';
 
-const ecommerce = readFileSync(new URL('../../../resources/workspace/sandboxes/ecommerce/tools.py', import.meta.url), 'utf8');
+const ecommerce = readFileSync(
+  new URL('../../../resources/workspace/sandboxes/ecommerce/tools.py', import.meta.url),
+  'utf8',
+);
 
 describe('extractTools on the sample ecommerce sandbox', () => {
   const { tools, problems } = extractTools(ecommerce);
   it('finds the required tools without problems', () => {
     expect(problems).toEqual([]);
-    expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(['get_orders', 'get_user', 'check_inventory']));
+    expect(tools.map((t) => t.name)).toEqual(
+      expect.arrayContaining(['get_orders', 'get_user', 'check_inventory']),
+    );
   });
   it('derives parameters from signature, hints, defaults, docstring and decorator', () => {
     const inv = tools.find((t) => t.name === 'check_inventory');
     expect(inv?.description).toBe('Check how many units of a product a warehouse holds.');
     expect(inv?.parameters).toEqual([
-      { name: 'product_id', type: 'str', description: 'The product\'s id as it appears in orders (e.g. "p1").', required: true, source: 'all', examples: ['p1', 'p3'], displayName: 'Product ID' },
-      { name: 'warehouse', type: 'str', description: 'Which warehouse to look in.', required: false, default: 'New York', source: 'all', options: ['New York', 'Berlin', 'Tokyo'], displayName: 'Warehouse' },
+      {
+        name: 'product_id',
+        type: 'str',
+        description: 'The product\'s id as it appears in orders (e.g. "p1").',
+        required: true,
+        source: 'all',
+        examples: ['p1', 'p3'],
+        displayName: 'Product ID',
+      },
+      {
+        name: 'warehouse',
+        type: 'str',
+        description: 'Which warehouse to look in.',
+        required: false,
+        default: 'New York',
+        source: 'all',
+        options: ['New York', 'Berlin', 'Tokyo'],
+        displayName: 'Warehouse',
+      },
     ]);
     expect(inv?.grade).toEqual({ w: 1, d: 0 });
     expect(inv?.returns).toContain('in_stock');
@@ -57,7 +79,8 @@ def f(a: int, b: float = -1.5, c: bool = True, d: list[str] = [], e: Optional[st
   });
 
   it('reports unknown parameter names in decorator maps, bad sources and grades', () => {
-    const src = '@tool(examples={"nope": [1]}, source={"x": "everywhere"}, grade=(3, 0))\ndef t(x: str):\n    pass\n';
+    const src =
+      '@tool(examples={"nope": [1]}, source={"x": "everywhere"}, grade=(3, 0))\ndef t(x: str):\n    pass\n';
     const rules = extractTools(src).problems.map((p) => p.message);
     expect(rules.some((m) => m.includes('names nope, which is not a parameter'))).toBe(true);
     expect(rules.some((m) => m.includes('source for x must be one of'))).toBe(true);
@@ -70,7 +93,8 @@ def f(a: int, b: float = -1.5, c: bool = True, d: list[str] = [], e: Optional[st
   });
 
   it('maps unions with None', () => {
-    const ann = (s: string) => annotationType(parsePython(`x: ${s}`).module.children[0]?.children[0]?.children[1] ?? undefined);
+    const ann = (s: string) =>
+      annotationType(parsePython(`x: ${s}`).module.children[0]?.children[0]?.children[1] ?? undefined);
     expect(ann('str | None')).toEqual({ type: 'str', optional: true });
     expect(ann('Union[int, None]').type).toBe('int');
   });
@@ -78,8 +102,14 @@ def f(a: int, b: float = -1.5, c: bool = True, d: list[str] = [], e: Optional[st
 
 describe('parseDocstring', () => {
   it('reads description, Args (multi-line, typed) and Returns', () => {
-    const d = parseDocstring('Do a thing.\n\nMore detail.\n\nArgs:\n    a (int): First\n        continued.\n    b: Second\n\nReturns:\n    A dict.\n');
-    expect(d).toEqual({ description: 'Do a thing.', params: { a: 'First continued.', b: 'Second' }, returns: 'A dict.' });
+    const d = parseDocstring(
+      'Do a thing.\n\nMore detail.\n\nArgs:\n    a (int): First\n        continued.\n    b: Second\n\nReturns:\n    A dict.\n',
+    );
+    expect(d).toEqual({
+      description: 'Do a thing.',
+      params: { a: 'First continued.', b: 'Second' },
+      returns: 'A dict.',
+    });
   });
 });
 

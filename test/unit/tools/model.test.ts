@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { fail, findNonJsonValue, ok, toolResponse, ToolResponseError } from '../../../src-main/core/tools/model.ts';
+import {
+  fail,
+  findNonJsonValue,
+  ok,
+  toolResponse,
+  ToolResponseError,
+} from '../../../src-main/core/tools/model.ts';
 
 describe('ToolResponse', () => {
   it('requires a message when success is false', () => {

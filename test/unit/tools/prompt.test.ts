@@ -1,15 +1,42 @@
 import { describe, expect, it } from 'vitest';
 import type { Tool } from '../../../src-main/core/tools/model.ts';
-import { parameterPrompt, pyLiteral, toolPrompt, toolResponsePrompt, toolSignature, toolsPrompt } from '../../../src-main/core/tools/prompt.ts';
-import { openAiFunctionSchema, parametersSchema, toolJsonSchema } from '../../../src-main/core/tools/schema.ts';
+import {
+  parameterPrompt,
+  pyLiteral,
+  toolPrompt,
+  toolResponsePrompt,
+  toolSignature,
+  toolsPrompt,
+} from '../../../src-main/core/tools/prompt.ts';
+import {
+  openAiFunctionSchema,
+  parametersSchema,
+  toolJsonSchema,
+} from '../../../src-main/core/tools/schema.ts';
 
 const inventory: Tool = {
   name: 'check_inventory',
   description: 'Check stock.',
   location: 'sandbox',
   parameters: [
-    { name: 'product_id', type: 'str', description: 'The product id', required: true, source: 'history', examples: ['p1'], displayName: 'Product ID' },
-    { name: 'warehouse', type: 'str', description: 'Where', required: false, default: 'New York', options: ['New York', 'Berlin'], source: 'all' },
+    {
+      name: 'product_id',
+      type: 'str',
+      description: 'The product id',
+      required: true,
+      source: 'history',
+      examples: ['p1'],
+      displayName: 'Product ID',
+    },
+    {
+      name: 'warehouse',
+      type: 'str',
+      description: 'Where',
+      required: false,
+      default: 'New York',
+      options: ['New York', 'Berlin'],
+      source: 'all',
+    },
   ],
 };
 
@@ -42,7 +69,9 @@ describe('tool prompt XML', () => {
 
   it('shows a Python signature with defaults', () => {
     expect(toolSignature(inventory)).toBe('check_inventory(product_id: str, warehouse: str = "New York")');
-    expect(toolPrompt(inventory)).toContain('<signature>check_inventory(product_id: str, warehouse: str = "New York")</signature>');
+    expect(toolPrompt(inventory)).toContain(
+      '<signature>check_inventory(product_id: str, warehouse: str = "New York")</signature>',
+    );
   });
 
   it('writes Python literals', () => {
@@ -50,8 +79,12 @@ describe('tool prompt XML', () => {
   });
 
   it('renders a ToolResponse for the agent history', () => {
-    expect(toolResponsePrompt({ success: false, message: 'a < b' })).toBe('<tool_response success="false">\n  <message>a &lt; b</message>\n</tool_response>\n');
-    expect(toolResponsePrompt({ success: true, data: { k: '<v>' } })).toContain('<data>{"k":"&lt;v&gt;"}</data>');
+    expect(toolResponsePrompt({ success: false, message: 'a < b' })).toBe(
+      '<tool_response success="false">\n  <message>a &lt; b</message>\n</tool_response>\n',
+    );
+    expect(toolResponsePrompt({ success: true, data: { k: '<v>' } })).toContain(
+      '<data>{"k":"&lt;v&gt;"}</data>',
+    );
   });
 });
 
@@ -64,7 +97,12 @@ describe('schemas', () => {
       type: 'object',
       properties: {
         product_id: { type: 'string', description: 'The product id', title: 'Product ID', examples: ['p1'] },
-        warehouse: { type: 'string', description: 'Where', default: 'New York', enum: ['New York', 'Berlin'] },
+        warehouse: {
+          type: 'string',
+          description: 'Where',
+          default: 'New York',
+          enum: ['New York', 'Berlin'],
+        },
       },
       required: ['product_id'],
       additionalProperties: false,
@@ -73,12 +111,26 @@ describe('schemas', () => {
 
   it('maps every parameter type to JSON Schema', () => {
     const t: Tool = {
-      name: 't', description: '', location: 'sandbox',
-      parameters: (['str', 'int', 'float', 'bool', 'list', 'dict', 'any'] as const).map((type) => ({ name: type, type, description: '', required: true, source: 'all' as const })),
+      name: 't',
+      description: '',
+      location: 'sandbox',
+      parameters: (['str', 'int', 'float', 'bool', 'list', 'dict', 'any'] as const).map((type) => ({
+        name: type,
+        type,
+        description: '',
+        required: true,
+        source: 'all' as const,
+      })),
     };
     const props = parametersSchema(t).properties ?? {};
     expect(Object.fromEntries(Object.entries(props).map(([k, v]) => [k, v.type]))).toEqual({
-      str: 'string', int: 'integer', float: 'number', bool: 'boolean', list: 'array', dict: 'object', any: undefined,
+      str: 'string',
+      int: 'integer',
+      float: 'number',
+      bool: 'boolean',
+      list: 'array',
+      dict: 'object',
+      any: undefined,
     });
     expect(toolJsonSchema(t).$schema).toMatch(/json-schema.org/);
   });

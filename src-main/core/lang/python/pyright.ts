@@ -24,7 +24,8 @@ const enumNames = (e: RuntimeEnum): string[] => {
   for (const [k, v] of Object.entries(e)) if (typeof v === 'number') names[v] = k;
   return names;
 };
-const runtimeEnum = (mod: object, name: string): RuntimeEnum => (mod as Record<string, RuntimeEnum>)[name] ?? {};
+const runtimeEnum = (mod: object, name: string): RuntimeEnum =>
+  (mod as Record<string, RuntimeEnum>)[name] ?? {};
 const NODE_KINDS = enumNames(runtimeEnum(parseNodesModule, 'ParseNodeType'));
 const KEYWORDS = enumNames(runtimeEnum(tokenizerTypesModule, 'KeywordType'));
 const OPERATORS = enumNames(runtimeEnum(tokenizerTypesModule, 'OperatorType'));
@@ -80,8 +81,13 @@ const parseOptions = (() => {
 })();
 
 function isParseNode(v: unknown): v is ParseNode {
-  return typeof v === 'object' && v !== null && typeof (v as { nodeType?: unknown }).nodeType === 'number' &&
-    typeof (v as { start?: unknown }).start === 'number' && 'd' in v;
+  return (
+    typeof v === 'object' &&
+    v !== null &&
+    typeof (v as { nodeType?: unknown }).nodeType === 'number' &&
+    typeof (v as { start?: unknown }).start === 'number' &&
+    'd' in v
+  );
 }
 
 interface Data {
@@ -96,7 +102,11 @@ interface Data {
   middleTokens?: FStringMiddleToken[];
 }
 
-function textValue(kind: string, d: Data, fields: Record<string, PyField>): { value?: string; formatted?: boolean } {
+function textValue(
+  kind: string,
+  d: Data,
+  fields: Record<string, PyField>,
+): { value?: string; formatted?: boolean } {
   switch (kind) {
     case 'Name':
     case 'String':
@@ -117,10 +127,16 @@ function textValue(kind: string, d: Data, fields: Record<string, PyField>): { va
     case 'AugmentedAssignment':
       return { value: OPERATORS[d.operator ?? -1] };
     case 'FormatString':
-      return { value: (d.middleTokens ?? []).map((t) => getUnescapedString(t).value).join(''), formatted: true };
+      return {
+        value: (d.middleTokens ?? []).map((t) => getUnescapedString(t).value).join(''),
+        formatted: true,
+      };
     case 'StringList': {
       const parts = (fields['strings'] as PyNode[] | undefined) ?? [];
-      return { value: parts.map((p) => p.value ?? '').join(''), formatted: parts.some((p) => p.kind === 'FormatString') };
+      return {
+        value: parts.map((p) => p.value ?? '').join(''),
+        formatted: parts.some((p) => p.kind === 'FormatString'),
+      };
     }
     default:
       return {};
@@ -140,11 +156,14 @@ function convert(root: ParseNode): PyNode {
     memo.set(p, node);
     for (const [key, v] of Object.entries(d)) {
       if (isParseNode(v)) fields[key] = visit(v, node);
-      else if (Array.isArray(v) && v.length > 0 && isParseNode(v[0])) fields[key] = (v as ParseNode[]).map((c) => visit(c, node));
+      else if (Array.isArray(v) && v.length > 0 && isParseNode(v[0]))
+        fields[key] = (v as ParseNode[]).map((c) => visit(c, node));
     }
     for (const c of getChildNodes(p)) if (c) children.push(visit(c, node));
-    const extra: { value?: string; formatted?: boolean; num?: number | bigint; category?: string } = textValue(kind, d, fields);
-    if (kind === 'Number' && (typeof d.value === 'number' || typeof d.value === 'bigint')) extra.num = d.value;
+    const extra: { value?: string; formatted?: boolean; num?: number | bigint; category?: string } =
+      textValue(kind, d, fields);
+    if (kind === 'Number' && (typeof d.value === 'number' || typeof d.value === 'bigint'))
+      extra.num = d.value;
     if (kind === 'Argument') extra.category = ARG_CATEGORIES[d.argCategory ?? 0];
     if (kind === 'Parameter') extra.category = ['simple', 'args', 'kwargs'][d.category ?? 0];
     return Object.assign(node, extra);
