@@ -1,0 +1,345 @@
+/**
+ * The Python validator: parses with pyright (via pyright.ts) and walks the tree once, collecting every
+ * violation with its range and an instruction for the LLM. The container is the security boundary;
+ * these rules stop honest mistakes early and make the known AST-sandbox escapes fail before anything runs.
+ */
+import {
+  PYTHON_EMIT_NAMES,
+  PYTHON_FORBIDDEN_NAMES,
+  PYTHON_FRAMEWORK_NAMES,
+  PYTHON_PREIMPORTED_MODULES,
+  PYTHON_SAFE_BUILTINS,
+} from '../builtins.ts';
+import { sortViolations } from '../violation.ts';
+import type { ValidateOptions, ValidationResult, Violation } from '../violation.ts';
+import { field, fieldList, parsePython, walk } from './pyright.ts';
+import type { PyNode, PyParseResult } from './pyright.ts';
+import { STRICT_METHODS, STRICT_NODE_KINDS } from './strict.ts';
+
+/** Rule ids and what each catches (for docs and the UI). */
+export const PYTHON_RULES: Readonly<Record<string, string>> = {
+  syntax: 'the script does not parse',
+  'empty-script': 'the script has no statements',
+  'encoding-declaration': 'a source-encoding declaration on line 1 or 2 (changes how the bytes decode)',
+  'no-import': 'import / from-import statements',
+  'forbidden-name': 'a reference (not only a call) to exec, eval, open, globals, vars and the like',
+  'dunder-name': 'a name that starts and ends with double underscores',
+  'dunder-attribute': 'an attribute that starts with an underscore (dunder, private or name-mangled)',
+  'forbidden-attribute': 'frame, code and generator internals (gi_frame, f_globals, tb_frame, co_code, ...)',
+  'dunder-string': 'a string containing a double-underscore name, after escapes and implicit concatenation',
+  'format-attribute-walk': 'str.format / format_map replacement fields that walk attributes or keys',
+  'guarded-getattr': 'getattr/hasattr without a literal public attribute name, or passed as a value',
+  'guarded-type': 'type() with other than one argument (three arguments create classes)',
+  'match-dunder': 'a match class pattern keyword starting with an underscore',
+  'rebind-framework': 'rebinding emit_*, credential, collected or a tool name',
+  'tool-not-called': 'a tool referenced without being called',
+  'missing-emit': 'no call to emit_result or emit_intermediate',
+  'no-global': 'global / nonlocal statements',
+  'no-async': 'async functions, await, async for/with',
+  'no-yield': 'generators (yield)',
+  'class-keywords': 'class definitions with keywords (metaclass=...)',
+  'strict-node': 'strict mode: a construct outside the restricted subset',
+  'strict-call': 'strict mode: a call to something other than a tool, a helper or a whitelisted builtin/method',
+};
+
+/** Attributes that reach interpreter internals even without underscores. */
+const FORBIDDEN_ATTRIBUTES = new Set([
+  'gi_frame', 'gi_code', 'gi_yieldframe', 'gi_running', 'cr_frame', 'cr_code', 'cr_await', 'ag_frame', 'ag_code',
+  'f_back', 'f_globals', 'f_locals', 'f_builtins', 'f_code', 'f_trace', 'tb_frame', 'tb_next', 'tb_lasti',
+  'co_code', 'co_consts', 'co_names', 'co_varnames', 'co_filename', 'func_globals', 'func_code', 'mro',
+]);
+
+const ENCODING_DECL = /^[ \t\f]*#.*?coding[:=][ \t]*[-\w.]+/;
+const DUNDER_IDENT = /^__\w*__$/;
+const DUNDER_IN_STRING = /__[A-Za-z_]\w*/;
+const FRAMEWORK = new Set(PYTHON_FRAMEWORK_NAMES);
+const EMIT = new Set(PYTHON_EMIT_NAMES);
+const SAFE_BUILTINS = new Set(PYTHON_SAFE_BUILTINS);
+const MODULES = new Set(PYTHON_PREIMPORTED_MODULES);
+
+/** Replacement fields of a str.format template that walk attributes (`{0.__class__}`) or keys (`{a[x]}`). */
+export function formatWalks(template: string): string[] {
+  const walks: string[] = [];
+  const re = /\{\{|\}\}|\{([^{}!:]*)/g;
+  for (const m of template.matchAll(re)) {
+    const name = m[1];
+    if (name === undefined) continue;
+    if (/[.[]/.test(name)) walks.push(name);
+  }
+  return walks;
+}
+
+class Collector {
+  readonly violations: Violation[] = [];
+  private readonly parsed: PyParseResult;
+  constructor(parsed: PyParseResult) {
+    this.parsed = parsed;
+  }
+  at(node: PyNode, rule: string, message: string): void {
+    this.range(node.start, node.end, rule, message);
+  }
+  range(start: number, end: number, rule: string, message: string): void {
+    const s = this.parsed.position(start);
+    const e = this.parsed.position(Math.max(end, start));
+    this.violations.push({ rule, message, line: s.line, column: s.column, endLine: e.line, endColumn: e.column });
+  }
+}
+
+/** Name nodes that are not namespace lookups: attribute names, keyword-argument names, import paths. */
+function isLabel(n: PyNode): boolean {
+  const p = n.parent;
+  if (!p) return false;
+  switch (p.kind) {
+    case 'MemberAccess':
+      return field(p, 'member') === n;
+    case 'Argument':
+    case 'PatternClassArgument':
+    case 'ImportFromAs':
+      return field(p, 'name') === n;
+    case 'ModuleName':
+      return true;
+    default:
+      return false;
+  }
+}
+
+/** Collects the Name nodes a binding construct stores to. */
+function targets(n: PyNode | undefined, out: Set<PyNode>): void {
+  if (!n) return;
+  switch (n.kind) {
+    case 'Name':
+      out.add(n);
+      break;
+    case 'Tuple':
+    case 'List':
+      for (const c of fieldList(n, 'items')) targets(c, out);
+      break;
+    case 'Unpack':
+      targets(field(n, 'expr'), out);
+      break;
+    case 'TypeAnnotation':
+      targets(field(n, 'valueExpr'), out);
+      break;
+    default:
+      break;
+  }
+}
+
+function bindings(n: PyNode, out: Set<PyNode>): void {
+  switch (n.kind) {
+    case 'Assignment':
+      targets(field(n, 'leftExpr'), out);
+      break;
+    case 'AugmentedAssignment':
+      targets(field(n, 'leftExpr'), out);
+      break;
+    case 'AssignmentExpression':
+    case 'Function':
+    case 'Class':
+    case 'Parameter':
+    case 'Except':
+    case 'TypeAlias':
+      targets(field(n, 'name'), out);
+      break;
+    case 'For':
+    case 'ComprehensionFor':
+      targets(field(n, 'targetExpr'), out);
+      break;
+    case 'WithItem':
+      targets(field(n, 'target'), out);
+      break;
+    case 'Del':
+      for (const t of fieldList(n, 'targets')) targets(t, out);
+      break;
+    case 'Global':
+    case 'Nonlocal':
+      for (const t of fieldList(n, 'targets')) targets(t, out);
+      break;
+    case 'ImportAs':
+    case 'ImportFromAs':
+      targets(field(n, 'alias') ?? (n.kind === 'ImportFromAs' ? field(n, 'name') : undefined), out);
+      break;
+    case 'PatternCapture':
+    case 'PatternMappingExpandEntry':
+    case 'PatternAs':
+      targets(field(n, 'target'), out);
+      break;
+    default:
+      break;
+  }
+}
+
+const isCallee = (n: PyNode): boolean => n.parent?.kind === 'Call' && field(n.parent, 'leftExpr') === n;
+
+function callName(call: PyNode): string | undefined {
+  const f = field(call, 'leftExpr');
+  return f?.kind === 'Name' ? f.value : undefined;
+}
+
+function positionalArgs(call: PyNode): PyNode[] {
+  return fieldList(call, 'args');
+}
+
+export function validatePython(code: string, options: ValidateOptions): ValidationResult {
+  const parsed = parsePython(code);
+  const c = new Collector(parsed);
+  const tools = new Set(options.tools);
+  for (const e of parsed.syntaxErrors) {
+    c.violations.push({ rule: 'syntax', message: `syntax error: ${e.message}`, line: e.start.line, column: e.start.column, endLine: e.end.line, endColumn: Math.max(e.end.column, e.start.column + 1) });
+  }
+  const lines = code.split(/\r\n|\r|\n/, 2);
+  lines.forEach((l, i) => {
+    if (ENCODING_DECL.test(l)) {
+      c.violations.push({ rule: 'encoding-declaration', message: 'remove the source-encoding declaration: scripts are UTF-8 and nothing else', line: i + 1, column: 1, endLine: i + 1, endColumn: l.length + 1 });
+    }
+  });
+  const statements = fieldList(parsed.module, 'statements');
+  if (statements.length === 0) {
+    c.violations.push({ rule: 'empty-script', message: 'the script is empty: write the code that solves the task and ends with emit_result(...)', line: 1, column: 1, endLine: 1, endColumn: 1 });
+    return { valid: false, violations: sortViolations(c.violations) };
+  }
+  const stores = new Set<PyNode>();
+  let emits = 0;
+  walk(parsed.module, (n) => {
+    bindings(n, stores);
+    switch (n.kind) {
+      case 'Import':
+      case 'ImportFrom': {
+        const names = n.kind === 'Import' ? fieldList(n, 'list').map((a) => (field(a, 'module')?.children ?? []).map((x) => x.value).join('.')) : [];
+        const pre = names.filter((m) => MODULES.has(m));
+        c.at(
+          n,
+          'no-import',
+          `imports are not available; ${pre.length ? `${pre.join(', ')} is already available by name; ` : ''}the pre-imported modules are ${PYTHON_PREIMPORTED_MODULES.join(', ')}`,
+        );
+        return false;
+      }
+      case 'Name': {
+        const name = n.value ?? '';
+        if (isLabel(n)) break;
+        const why = PYTHON_FORBIDDEN_NAMES[name];
+        if (why !== undefined) c.at(n, 'forbidden-name', `${name} is not available: ${why}`);
+        else if (DUNDER_IDENT.test(name)) c.at(n, 'dunder-name', `${name}: names with double underscores reach interpreter internals and are not available`);
+        if (stores.has(n)) {
+          if (FRAMEWORK.has(name) || /^emit_/.test(name)) c.at(n, 'rebind-framework', `do not rebind ${name}: it is provided by the framework; use another variable name`);
+          else if (tools.has(name)) c.at(n, 'rebind-framework', `do not rebind the tool ${name}: use another variable name, e.g. ${name}_result`);
+        } else if (tools.has(name) && !isCallee(n)) {
+          c.at(n, 'tool-not-called', `the tool ${name} is referenced without being called; call it with its arguments, e.g. r = ${name}(...), and use r.data`);
+        }
+        if ((name === 'getattr' || name === 'hasattr') && !isCallee(n) && !stores.has(n)) {
+          c.at(n, 'guarded-getattr', `${name} can only be called directly with a literal attribute name, not passed as a value`);
+        }
+        break;
+      }
+      case 'MemberAccess': {
+        const attr = n.value ?? '';
+        const member = field(n, 'member') ?? n;
+        if (attr.startsWith('_')) {
+          c.at(member, 'dunder-attribute', `.${attr}: attributes starting with an underscore are not available; use the documented fields (a ToolResponse has .success, .message and .data)`);
+        } else if (FORBIDDEN_ATTRIBUTES.has(attr)) {
+          c.at(member, 'forbidden-attribute', `.${attr} reaches interpreter internals and is not available`);
+        }
+        break;
+      }
+      case 'StringList': {
+        const v = n.value ?? '';
+        if (DUNDER_IN_STRING.test(v)) c.at(n, 'dunder-string', 'strings may not contain double-underscore names (they are used to reach interpreter internals)');
+        break;
+      }
+      case 'Call': {
+        const fnName = callName(n);
+        const args = positionalArgs(n);
+        if (fnName && EMIT.has(fnName)) emits++;
+        if (fnName === 'getattr' || fnName === 'hasattr') {
+          const attrArg = args[1];
+          const lit = attrArg && attrArg.category === 'simple' && !attrArg.value ? field(attrArg, 'valueExpr') : undefined;
+          if (!lit || lit.kind !== 'StringList' || lit.formatted) c.at(n, 'guarded-getattr', `${fnName} needs a literal attribute name as its second argument, e.g. ${fnName}(obj, "name")`);
+          else if ((lit.value ?? '').startsWith('_')) c.at(lit, 'guarded-getattr', `${fnName} cannot reach attributes starting with an underscore`);
+        }
+        if (fnName === 'type' && args.length !== 1) c.at(n, 'guarded-type', 'type() takes exactly one argument here (it tells the type of a value)');
+        const f = field(n, 'leftExpr');
+        if (f?.kind === 'MemberAccess' && (f.value === 'format' || f.value === 'format_map')) {
+          const recv = field(f, 'leftExpr');
+          let template: string | undefined;
+          if (recv?.kind === 'StringList' && !recv.formatted) template = recv.value;
+          else if (recv?.kind === 'Name' && recv.value === 'str') {
+            const first = field(args[0] ?? f, 'valueExpr');
+            if (first?.kind === 'StringList') template = first.value;
+          }
+          if (template !== undefined) {
+            const walks = formatWalks(template);
+            if (walks.length) c.at(n, 'format-attribute-walk', `format fields may not walk attributes or keys ({${walks[0]}}); pass the values themselves: "{}".format(value)`);
+          } else if (f.value === 'format_map') {
+            c.at(n, 'format-attribute-walk', 'format_map is not available; use an f-string or "...".format(value) on a literal template');
+          }
+        }
+        break;
+      }
+      case 'PatternClassArgument': {
+        const kw = n.value ?? '';
+        if (kw.startsWith('_')) c.at(n, 'match-dunder', `match patterns may not capture attribute ${kw}; match on public fields or use dict patterns`);
+        break;
+      }
+      case 'Global':
+      case 'Nonlocal':
+        c.at(n, 'no-global', `${n.kind.toLowerCase()} statements are not needed: pass values as arguments and return them`);
+        break;
+      case 'Await':
+        c.at(n, 'no-async', 'await is not available: tools are called synchronously');
+        break;
+      case 'Yield':
+      case 'YieldFrom':
+        c.at(n, 'no-yield', 'generators are not available: build a list and return it');
+        break;
+      case 'Function': {
+        const first = parsed.source.slice(n.start, n.end);
+        if (/^\s*(@[^\n]*\n\s*)*async\b/.test(first)) c.at(field(n, 'name') ?? n, 'no-async', 'async functions are not available: write a plain def');
+        break;
+      }
+      case 'For':
+      case 'With': {
+        if (/^async\b/.test(parsed.source.slice(n.start, n.start + 6))) c.at(n, 'no-async', 'async for/with are not available');
+        break;
+      }
+      case 'Class': {
+        const kws = fieldList(n, 'arguments').filter((a) => a.value);
+        if (kws.length) c.at(kws[0] as PyNode, 'class-keywords', 'class keywords such as metaclass= are not available; use plain classes or dicts');
+        break;
+      }
+      default:
+        break;
+    }
+    if (options.strict) strictCheck(n, c, tools);
+    return true;
+  });
+  if (options.requireEmit !== false && emits === 0 && parsed.syntaxErrors.length === 0) {
+    const last = statements[statements.length - 1] as PyNode;
+    c.at(last, 'missing-emit', 'the script never calls emit_result(...) or emit_intermediate(...): end it with emit_result(answer)');
+  }
+  const violations = sortViolations(c.violations);
+  return { valid: violations.length === 0, violations };
+}
+
+function strictCheck(n: PyNode, c: Collector, tools: Set<string>): void {
+  if (!STRICT_NODE_KINDS.has(n.kind)) {
+    c.at(n, 'strict-node', `${n.kind === 'Function' ? 'def' : n.kind === 'Class' ? 'class' : n.kind} is not allowed in strict mode: use straight-line code, if/for and comprehensions`);
+    return;
+  }
+  if (n.kind === 'Lambda') {
+    const arg = n.parent;
+    if (arg?.kind !== 'Argument' || arg.value !== 'key') c.at(n, 'strict-node', 'lambda is only allowed as a key= argument (e.g. sorted(xs, key=lambda x: x["total"]))');
+  }
+  if (n.kind === 'Call') {
+    const f = field(n, 'leftExpr');
+    if (f?.kind === 'Name') {
+      const name = f.value ?? '';
+      if (!tools.has(name) && !FRAMEWORK.has(name) && !SAFE_BUILTINS.has(name)) c.at(f, 'strict-call', `${name}() is not callable in strict mode: call tools, emit_* helpers and listed builtins only`);
+    } else if (f?.kind === 'MemberAccess') {
+      const recv = field(f, 'leftExpr');
+      const moduleCall = recv?.kind === 'Name' && MODULES.has(recv.value ?? '');
+      if (!moduleCall && !STRICT_METHODS.has(f.value ?? '')) c.at(field(f, 'member') ?? f, 'strict-call', `.${f.value}() is not in the strict-mode method list`);
+    } else {
+      c.at(n, 'strict-call', 'in strict mode only named functions and methods can be called');
+    }
+  }
+}
