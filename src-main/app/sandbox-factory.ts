@@ -1,0 +1,130 @@
+/**
+ * Chooses and builds the sandbox backend for a service: Docker when an engine answers (images built on
+ * first use, with progress pushed to front ends), else the process fallback (bubblewrap or plain
+ * subprocess) with its weaker isolation recorded in every result. `TOOLSMITH_BACKEND=docker|process`
+ * forces one.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import Docker from 'dockerode';
+import { ToolsmithError } from './errors.ts';
+import type { SandboxManager } from './sandbox.ts';
+import type { ToolsmithService } from './service.ts';
+import type { ExecuteRequest } from '../core/ports/executor.ts';
+import { SandboxBackend } from '../infra/sandbox/backend.ts';
+import { DockerWorkerFactory } from '../infra/sandbox/docker.ts';
+import { buildImage, imageExists, imageTag } from '../infra/sandbox/images.ts';
+import type { ImagePaths, RuntimeImage } from '../infra/sandbox/images.ts';
+import { infraResult } from '../infra/sandbox/pool.ts';
+import type { SandboxSpec, WorkerFactory } from '../infra/sandbox/pool.ts';
+import { ProcessWorkerFactory } from '../infra/sandbox/process.ts';
+import { repoRoot } from '../infra/workspace/paths.ts';
+
+export function imagePaths(): ImagePaths {
+  const local = join(repoRoot(), 'node_modules', 'node', 'bin', 'node');
+  return { imagesDir: join(repoRoot(), 'sandbox-images'), nodeBinary: existsSync(local) ? local : process.execPath };
+}
+
+async function dockerAnswers(docker: Docker, timeoutMs = 3000): Promise<string | undefined> {
+  try {
+    const v = await Promise.race([docker.version(), new Promise<never>((_r, rej) => setTimeout(() => rej(new Error('timeout')), timeoutMs))]);
+    return v.Version;
+  } catch {
+    return undefined;
+  }
+}
+
+const runtimeOf = (language: string): RuntimeImage => (language === 'python' ? 'python' : 'node');
+
+export async function createSandboxManager(svc: ToolsmithService): Promise<SandboxManager> {
+  const paths = imagePaths();
+  const forced = process.env['TOOLSMITH_BACKEND'];
+  const docker = new Docker();
+  const version = forced === 'process' ? undefined : await dockerAnswers(docker);
+  if (forced === 'docker' && !version) throw new ToolsmithError('infra', 'TOOLSMITH_BACKEND=docker but no Docker engine answers: start dockerd (or install docker.io)');
+  const limits = svc.config.limits;
+  const building = new Map<RuntimeImage, Promise<string>>();
+  const ensureImage = (runtime: RuntimeImage): Promise<string> => {
+    let p = building.get(runtime);
+    if (!p) {
+      p = (async () => {
+        const tag = imageTag(runtime, paths);
+        if (await imageExists(docker, tag)) return tag;
+        svc.push({ type: 'image_progress', runtime, line: `image ${tag} is missing: building it now (first use)` });
+        process.stderr.write(`toolsmith: building the ${runtime} sandbox image ${tag} (first use)\n`);
+        const built = await buildImage(docker, runtime, paths, (line) => svc.push({ type: 'image_progress', runtime, line }));
+        svc.push({ type: 'image_progress', runtime, line: `built ${built}`, done: true });
+        return built;
+      })();
+      building.set(runtime, p);
+      p.catch(() => building.delete(runtime));
+    }
+    return p;
+  };
+  let factory: WorkerFactory & { dispose(): Promise<void> };
+  if (version) {
+    const f = new DockerWorkerFactory(docker, ensureImage, { memoryMb: limits.memory_mb, cpus: limits.cpus, pids: limits.pids, tmpfsMb: limits.tmpfs_mb });
+    await f.start();
+    factory = f;
+  } else {
+    factory = new ProcessWorkerFactory({ imagesDir: paths.imagesDir, nodeBinary: paths.nodeBinary, memoryMb: limits.memory_mb });
+  }
+  const specFor = (sandbox: string, runtime: 'python' | 'node'): SandboxSpec => {
+    const declared = svc.config.sandboxes[sandbox]?.credentials ?? {};
+    const credentials: Record<string, string> = {};
+    for (const [name, ref] of Object.entries(declared)) {
+      const value = process.env[ref.slice('env:'.length)];
+      if (value !== undefined) credentials[name] = value;
+    }
+    return { name: sandbox, runtime, toolsSource: svc.files.readTools(sandbox), hostTools: [], credentials };
+  };
+  const backend = new SandboxBackend({
+    factory,
+    pool: {
+      minSize: svc.config.pool.min_size,
+      maxSize: svc.config.pool.max_size,
+      maxJobsPerWorker: svc.config.pool.max_jobs_per_container,
+      idleMs: svc.config.pool.idle_seconds * 1000,
+      queueTimeoutMs: svc.config.pool.queue_timeout_ms,
+    },
+    maxOutputBytes: limits.output_kb * 1024,
+    specFor,
+  });
+  const enabled = svc.enabledRuntimes();
+  const executor = {
+    execute: async (req: ExecuteRequest) => {
+      const runtime = runtimeOf(req.language);
+      if (!enabled.includes(runtime)) return infraResult(factory.isolation, `runtime '${runtime}' is not enabled; available: ${enabled.join(', ')}`, runtime);
+      if (!svc.files.sandboxNames().includes(req.sandbox)) return infraResult(factory.isolation, `no sandbox ${req.sandbox}`, runtime);
+      return backend.execute(req);
+    },
+  };
+  return {
+    executor,
+    callTool: (sandbox, tool, args) => backend.callTool(sandbox, tool, args),
+    reload: async (sandbox) => {
+      await backend.reload(sandbox);
+    },
+    buildImage: async (runtime, onProgress) => {
+      if (!version) throw new ToolsmithError('infra', 'no Docker engine answers: install docker.io and start dockerd to build images');
+      return { tag: await buildImage(docker, runtime, paths, onProgress) };
+    },
+    status: async () => {
+      const images = [];
+      if (version) for (const rt of ['python', 'node'] as const) {
+        const tag = imageTag(rt, paths);
+        images.push({ runtime: rt, tag, present: await imageExists(docker, tag) });
+      }
+      return {
+        docker: version ? { available: true, version } : { available: false, error: 'no Docker engine answers', hint: 'Install Docker (Debian: apt-get install docker.io) and start it (systemctl start docker, or dockerd &). Until then scripts run in the process fallback with weaker isolation.' },
+        isolation: factory.isolation,
+        images,
+        pools: backend.status().map((p) => ({ sandbox: `${p.sandbox} (${p.runtime})`, size: p.size, idle: p.idle, busy: p.busy, queued: p.queued })),
+      };
+    },
+    dispose: async () => {
+      await backend.dispose();
+      await factory.dispose();
+    },
+  };
+}

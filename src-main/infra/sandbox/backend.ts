@@ -1,0 +1,115 @@
+/**
+ * The sandbox backend the service uses: one warm pool per sandbox over a worker factory (Docker, or the
+ * process fallback), the ScriptExecutor the orchestrator runs scripts through, one-off tool calls and
+ * hot reload of tools.py.
+ */
+import type { ExecuteRequest, ScriptExecutor } from '../../core/ports/executor.ts';
+import type { ExecutionResult } from '../../core/sandbox/execution.ts';
+import type { JsonValue, ToolResponse } from '../../core/tools/model.ts';
+import { pyLiteral } from '../../core/tools/prompt.ts';
+import type { HostToolHandler, ReadyInfo } from './connection.ts';
+import { infraResult, SandboxPool } from './pool.ts';
+import type { PoolLimits, PoolStatus, SandboxSpec, WorkerFactory } from './pool.ts';
+
+export interface BackendOptions {
+  factory: WorkerFactory;
+  pool: PoolLimits;
+  maxOutputBytes: number;
+  /** The sandbox's current spec (tools.py, host tools, credentials), read when a pool is made or reloaded. */
+  specFor: (sandbox: string, runtime: 'python' | 'node') => SandboxSpec;
+  /** Host-side tool handlers by tool name (shared by every sandbox). */
+  hostTools?: Record<string, HostToolHandler>;
+}
+
+export class SandboxBackend implements ScriptExecutor {
+  private readonly opts: BackendOptions;
+  private readonly pools = new Map<string, SandboxPool>();
+
+  constructor(opts: BackendOptions) {
+    this.opts = opts;
+  }
+
+  get isolation(): string {
+    return this.opts.factory.isolation;
+  }
+
+  private pool(sandbox: string, runtime: 'python' | 'node'): SandboxPool {
+    const key = `${sandbox}:${runtime}`;
+    let p = this.pools.get(key);
+    if (!p) {
+      p = new SandboxPool(this.opts.specFor(sandbox, runtime), this.opts.factory, this.opts.pool);
+      this.pools.set(key, p);
+    }
+    return p;
+  }
+
+  async execute(req: ExecuteRequest): Promise<ExecutionResult> {
+    const runtime = req.language === 'python' ? 'python' : 'node';
+    let pool: SandboxPool;
+    try {
+      pool = this.pool(req.sandbox, runtime);
+    } catch (e) {
+      return infraResult(this.opts.factory.isolation, e instanceof Error ? e.message : String(e), runtime);
+    }
+    const spec = pool.spec;
+    const result = await pool.run({
+      code: req.code,
+      tools: req.tools,
+      ...(req.inputs ? { inputs: req.inputs } : {}),
+      timeoutMs: Math.min(req.timeoutMs ?? 300_000, 600_000),
+      maxOutputBytes: this.opts.maxOutputBytes,
+      ...(this.opts.hostTools ? { hostTools: this.opts.hostTools } : {}),
+      ...(req.onEvent ? { onEvent: req.onEvent } : {}),
+      ...(req.signal ? { signal: req.signal } : {}),
+      redact: Object.values(spec.credentials),
+    });
+    return mapFrames(result, req.bodyStartLine);
+  }
+
+  /** Runs one tool in its sandbox: a tiny generated script that calls it and emits the response. */
+  async callTool(sandbox: string, tool: string, args: Record<string, JsonValue>): Promise<{ response?: ToolResponse; result: ExecutionResult }> {
+    const argText = Object.entries(args)
+      .map(([k, v]) => {
+        if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(k)) throw new Error(`invalid argument name ${JSON.stringify(k)}`);
+        return `${k}=${pyLiteral(v)}`;
+      })
+      .join(', ');
+    const code = `r = ${tool}(${argText})\nemit_result({"success": r.success, "message": r.message, "data": r.data})\n`;
+    const result = await this.execute({ sandbox, language: 'python', code, bodyStartLine: 1, tools: { [tool]: tool }, timeoutMs: 60_000 });
+    const d = result.data as { success?: boolean; message?: string | null; data?: JsonValue } | undefined;
+    const response: ToolResponse | undefined = result.success && d ? { success: !!d.success, ...(d.message ? { message: d.message } : {}), ...(d.data !== undefined && d.data !== null ? { data: d.data } : {}) } : undefined;
+    return { ...(response ? { response } : {}), result };
+  }
+
+  /** tools.py changed: reload the sandbox's pools (idle workers now, busy ones when they return). */
+  async reload(sandbox: string): Promise<ReadyInfo | undefined> {
+    let last: ReadyInfo | undefined;
+    for (const [key, p] of this.pools) {
+      if (!key.startsWith(`${sandbox}:`)) continue;
+      last = await p.reload(this.opts.specFor(sandbox, p.spec.runtime));
+    }
+    return last;
+  }
+
+  /** Starts the pool's minimum workers now (the first job then finds a warm worker). */
+  async warm(sandbox: string, runtime: 'python' | 'node' = 'python'): Promise<ReadyInfo | undefined> {
+    const p = this.pool(sandbox, runtime);
+    await p.warm();
+    return p.lastReady;
+  }
+
+  status(): PoolStatus[] {
+    return [...this.pools.values()].map((p) => p.status());
+  }
+
+  async dispose(): Promise<void> {
+    await Promise.all([...this.pools.values()].map((p) => p.dispose()));
+    this.pools.clear();
+  }
+}
+
+/** Frames come back in lines of the assembled script; report them in lines of the body. */
+export function mapFrames(r: ExecutionResult, bodyStartLine: number): ExecutionResult {
+  if (!r.error || bodyStartLine <= 1) return r;
+  return { ...r, error: { ...r.error, frames: r.error.frames.map((f) => ({ ...f, line: f.line - bodyStartLine + 1 })) } };
+}

@@ -1,0 +1,371 @@
+/**
+ * One worker process (in a container or on the host) and the NDJSON protocol with it. Every line from
+ * the worker is untrusted: size-capped, JSON-checked, job-id-checked; the host keeps its own watchdog
+ * and output cap. Shared by the Docker and the process backends.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Readable, Writable } from 'node:stream';
+import type { ExecutionError, ExecutionResult, ExitReason, IsolationLevel, ToolCallTrace } from '../../core/sandbox/execution.ts';
+import type { JsonValue, ToolResponse } from '../../core/tools/model.ts';
+import type { LiveExecutionEvent } from '../../core/ports/executor.ts';
+
+/** Largest line accepted from a worker; a longer one ends the job (output_limit) and the worker. */
+export const MAX_WORKER_LINE = 4 * 1024 * 1024;
+
+export interface ToolDescriptor {
+  name: string;
+  description: string;
+  parameters: unknown[];
+  location: string;
+  grade?: { w: number; d: number };
+  returns?: string;
+}
+
+export interface LoadRequest {
+  source: string;
+  hostTools: { name: string; params?: unknown[] }[];
+  credentials: string[];
+}
+
+export type HostToolHandler = (args: Record<string, JsonValue>) => Promise<ToolResponse> | ToolResponse;
+
+export interface JobRequest {
+  code: string;
+  /** Script-visible name -> tool name. */
+  tools: Record<string, string>;
+  inputs?: Record<string, JsonValue>;
+  timeoutMs: number;
+  maxOutputBytes: number;
+  /** Host-side tools the script may call, by tool name. */
+  hostTools?: Record<string, HostToolHandler>;
+  onEvent?: (e: LiveExecutionEvent) => void;
+  signal?: AbortSignal;
+  /** Secrets to blank out of anything the job reports. */
+  redact?: string[];
+}
+
+export interface ReadyInfo {
+  runtime: string;
+  version: string;
+  tools: ToolDescriptor[];
+}
+
+type Msg = Record<string, unknown> & { type?: unknown; id?: unknown };
+
+export class WorkerGone extends Error {
+  override name = 'WorkerGone';
+}
+
+/** Connects to a worker over its stdin/stdout; `kill` ends it (container or process) for good. */
+export class WorkerConnection {
+  readonly isolation: IsolationLevel;
+  private readonly stdin: Writable;
+  private buf = '';
+  private listeners = new Set<(m: Msg) => void>();
+  private closedReason: string | undefined;
+  private closeWaiters = new Set<(reason: string) => void>();
+  private readonly killFn: (reason: string) => Promise<void>;
+  jobs = 0;
+  ready: ReadyInfo | undefined;
+  /** Set when the host saw OOM for this worker (Docker events). */
+  oomKilled = false;
+
+  constructor(stdin: Writable, stdout: Readable, isolation: IsolationLevel, kill: (reason: string) => Promise<void>) {
+    this.stdin = stdin;
+    this.isolation = isolation;
+    this.killFn = kill;
+    stdout.setEncoding('utf8');
+    stdout.on('data', (chunk: string) => this.onData(chunk));
+    stdout.on('end', () => this.markClosed('the worker closed its output'));
+    stdout.on('error', (e) => this.markClosed(`worker stream error: ${e.message}`));
+    stdin.on('error', (e) => this.markClosed(`worker stdin error: ${e.message}`));
+  }
+
+  get alive(): boolean {
+    return this.closedReason === undefined;
+  }
+
+  markClosed(reason: string): void {
+    if (this.closedReason !== undefined) return;
+    this.closedReason = reason;
+    for (const w of this.closeWaiters) w(reason);
+    this.closeWaiters.clear();
+  }
+
+  private onData(chunk: string): void {
+    this.buf += chunk;
+    if (this.buf.length > MAX_WORKER_LINE && !this.buf.includes('\n')) {
+      this.buf = '';
+      this.emit({ type: '__oversize' });
+      return;
+    }
+    let nl: number;
+    while ((nl = this.buf.indexOf('\n')) >= 0) {
+      const line = this.buf.slice(0, nl);
+      this.buf = this.buf.slice(nl + 1);
+      if (line.length > MAX_WORKER_LINE) {
+        this.emit({ type: '__oversize' });
+        continue;
+      }
+      let msg: unknown;
+      try {
+        msg = JSON.parse(line);
+      } catch {
+        continue; // not JSON: ignored, never trusted
+      }
+      if (typeof msg === 'object' && msg !== null && !Array.isArray(msg)) this.emit(msg as Msg);
+    }
+  }
+
+  private emit(m: Msg): void {
+    for (const l of [...this.listeners]) l(m);
+  }
+
+  private send(msg: object): void {
+    if (!this.alive) throw new WorkerGone(this.closedReason ?? 'the worker is gone');
+    this.stdin.write(JSON.stringify(msg) + '\n');
+  }
+
+  private onClose(): Promise<string> {
+    if (this.closedReason !== undefined) return Promise.resolve(this.closedReason);
+    return new Promise((resolve) => this.closeWaiters.add(resolve));
+  }
+
+  /** Sends tools.py (and host tools, credential names); resolves with what the worker derived. */
+  load(req: LoadRequest, timeoutMs = 15_000): Promise<ReadyInfo> {
+    return new Promise<ReadyInfo>((resolve, reject) => {
+      const timer = setTimeout(() => finish(new Error(`the worker did not answer load within ${timeoutMs} ms`)), timeoutMs);
+      const finish = (err?: Error, info?: ReadyInfo) => {
+        clearTimeout(timer);
+        this.listeners.delete(listener);
+        if (err) reject(err);
+        else resolve(info as ReadyInfo);
+      };
+      const listener = (m: Msg) => {
+        if (m.type === 'ready') {
+          const info: ReadyInfo = { runtime: String(m['runtime'] ?? ''), version: String(m['version'] ?? ''), tools: Array.isArray(m['tools']) ? (m['tools'] as ToolDescriptor[]) : [] };
+          this.ready = info;
+          finish(undefined, info);
+        } else if (m.type === 'load_error') {
+          const e = (m['error'] ?? {}) as { type?: string; message?: string; line?: number };
+          finish(new Error(`tools.py failed to load${e.line ? ` (line ${e.line})` : ''}: ${e.type ?? 'Error'}: ${e.message ?? ''}`));
+        }
+      };
+      this.listeners.add(listener);
+      void this.onClose().then((r) => finish(new WorkerGone(`the worker died while loading tools: ${r}`)));
+      try {
+        this.send({ type: 'load', source: req.source, host_tools: req.hostTools, credentials: req.credentials });
+      } catch (e) {
+        finish(e as Error);
+      }
+    });
+  }
+
+  /** Liveness: a ping answered within the timeout. */
+  async ping(timeoutMs = 2000): Promise<boolean> {
+    if (!this.alive) return false;
+    return new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => done(false), timeoutMs);
+      const done = (v: boolean) => {
+        clearTimeout(timer);
+        this.listeners.delete(l);
+        resolve(v);
+      };
+      const l = (m: Msg) => m.type === 'pong' && done(true);
+      this.listeners.add(l);
+      try {
+        this.send({ type: 'ping' });
+      } catch {
+        done(false);
+      }
+    });
+  }
+
+  /** Runs one job. Never throws: every failure is an ExecutionResult. */
+  run(job: JobRequest): Promise<ExecutionResult & { workerBroken: boolean }> {
+    const id = randomUUID();
+    const started = performance.now();
+    const intermediates: JsonValue[] = [];
+    const logs: string[] = [];
+    const toolCalls: ToolCallTrace[] = [];
+    let data: JsonValue | undefined;
+    let hasResult = false;
+    let outBytes = 0;
+    this.jobs++;
+    const redact = (job.redact ?? []).filter((s) => s.length >= 4);
+    const clean = <T>(v: T): T => {
+      if (!redact.length) return v;
+      let s = JSON.stringify(v);
+      for (const r of redact) s = s.split(JSON.stringify(r).slice(1, -1)).join('***');
+      return JSON.parse(s) as T;
+    };
+    return new Promise((resolve) => {
+      let settled = false;
+      const finish = (exitReason: ExitReason, error?: ExecutionError, workerBroken = false) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        this.listeners.delete(listener);
+        job.signal?.removeEventListener('abort', onAbort);
+        const success = exitReason === 'ok';
+        const r: ExecutionResult & { workerBroken: boolean } = {
+          success,
+          intermediates,
+          logs,
+          toolCalls,
+          exitReason,
+          isolation: this.isolation,
+          durationMs: Math.round(performance.now() - started),
+          runtime: this.ready?.runtime ?? 'unknown',
+          workerBroken,
+          ...(hasResult ? { data: data as JsonValue } : {}),
+          ...(error ? { error } : {}),
+        };
+        resolve(clean(r));
+      };
+      const fail = (reason: ExitReason, type: string, message: string, broken: boolean) => finish(reason, { type, message, frames: [] }, broken);
+      // The host watchdog: a little longer than the worker's own timeout, then the worker is killed.
+      const timer = setTimeout(() => {
+        fail('timeout', 'Timeout', `the script ran past its ${Math.round(job.timeoutMs / 1000)} s limit (host watchdog)`, true);
+        void this.killFn('watchdog timeout');
+      }, job.timeoutMs + 2000);
+      const onAbort = () => {
+        try {
+          this.send({ type: 'cancel', id });
+        } catch {
+          /* already gone */
+        }
+        fail('error', 'Cancelled', 'the run was cancelled', false);
+      };
+      job.signal?.addEventListener('abort', onAbort, { once: true });
+      const capped = (n: number) => {
+        outBytes += n;
+        if (outBytes > job.maxOutputBytes) {
+          fail('output_limit', 'OutputLimit', `the script's output exceeded ${job.maxOutputBytes} bytes`, true);
+          void this.killFn('output limit');
+          return true;
+        }
+        return false;
+      };
+      const listener = (m: Msg) => {
+        if (m.type === '__oversize') {
+          fail('output_limit', 'OutputLimit', `the worker sent a line over ${MAX_WORKER_LINE} bytes`, true);
+          void this.killFn('oversize line');
+          return;
+        }
+        if (m.id !== id) return; // another job's (or a forged) line
+        switch (m.type) {
+          case 'emit': {
+            const kind = m['kind'];
+            const value = (m['data'] ?? null) as JsonValue;
+            if (capped(JSON.stringify(value).length)) return;
+            if (kind === 'result') {
+              data = value;
+              hasResult = true;
+            } else if (kind === 'intermediate') {
+              intermediates.push(value);
+              job.onEvent?.({ type: 'emit', kind: 'intermediate', data: clean(value) });
+            } else if (kind === 'log') {
+              logs.push(String(value));
+              job.onEvent?.({ type: 'emit', kind: 'log', data: clean(String(value)) });
+            }
+            break;
+          }
+          case 'trace': {
+            const t: ToolCallTrace = {
+              name: String(m['name'] ?? ''),
+              args: (m['args'] ?? {}) as Record<string, JsonValue>,
+              ms: Number(m['ms'] ?? 0),
+              location: m['location'] === 'host' ? 'host' : 'sandbox',
+              ...(m['result'] !== undefined ? { result: capResult(m['result'] as ToolResponse) } : {}),
+              ...(m['error'] !== undefined ? { error: String(m['error']) } : {}),
+              ...(m['refused'] ? { refused: true } : {}),
+            };
+            toolCalls.push(t);
+            job.onEvent?.({ type: 'tool_call', trace: clean(t) });
+            break;
+          }
+          case 'tool_call':
+            void this.hostCall(id, m, job, toolCalls);
+            break;
+          case 'done': {
+            if (m['ok'] === true) {
+              finish('ok');
+              break;
+            }
+            const e = (m['error'] ?? {}) as Partial<ExecutionError>;
+            const reason = m['reason'];
+            const error: ExecutionError = { type: String(e.type ?? 'Error'), message: String(e.message ?? ''), frames: Array.isArray(e.frames) ? e.frames : [] };
+            if (this.oomKilled || reason === 'oom' || error.type === 'MemoryError' || error.type === 'OutOfMemory') finish('oom', { ...error, type: 'OutOfMemory', message: error.type === 'OutOfMemory' ? error.message : `the script ran out of memory (${error.type}${error.message ? `: ${error.message}` : ''})` }, true);
+            else if (error.type === 'ValidationError') finish('rejected', error);
+            else if (reason === 'timeout') finish('timeout', error);
+            else if (reason === 'output_limit') finish('output_limit', error);
+            else if (reason === 'crashed') finish('crashed', error);
+            else finish('error', error);
+            break;
+          }
+          default:
+            break;
+        }
+      };
+      this.listeners.add(listener);
+      void this.onClose().then((why) => {
+        if (this.oomKilled) fail('oom', 'OutOfMemory', 'the sandbox ran out of memory and was killed', true);
+        else fail('crashed', 'Crashed', `the sandbox worker died: ${why}`, true);
+      });
+      try {
+        this.send({ type: 'job', id, code: job.code, tools: job.tools, inputs: job.inputs ?? {}, timeout_ms: job.timeoutMs, max_output_bytes: job.maxOutputBytes });
+      } catch (e) {
+        fail('crashed', 'Crashed', (e as Error).message, true);
+      }
+    });
+  }
+
+  /** Answers a tool_call for a host-side tool; a tool outside the job's tools is refused and recorded. */
+  private async hostCall(id: string, m: Msg, job: JobRequest, toolCalls: ToolCallTrace[]): Promise<void> {
+    const name = String(m['name'] ?? '');
+    const callId = String(m['call_id'] ?? '');
+    const args = (typeof m['args'] === 'object' && m['args'] !== null ? m['args'] : {}) as Record<string, JsonValue>;
+    const allowed = Object.values(job.tools).includes(name);
+    const handler = job.hostTools?.[name];
+    const started = performance.now();
+    let reply: Record<string, unknown>;
+    let trace: ToolCallTrace;
+    if (!allowed || !handler) {
+      const error = allowed ? `no host handler for ${name}` : `refused: ${name} is not one of this run's tools`;
+      reply = { type: 'tool_result', id, call_id: callId, error };
+      trace = { name, args, ms: 0, location: 'host', error, refused: !allowed };
+    } else {
+      try {
+        const response = await handler(args);
+        reply = { type: 'tool_result', id, call_id: callId, response };
+        trace = { name, args, ms: round(performance.now() - started), location: 'host', result: capResult(response) };
+      } catch (e) {
+        const error = e instanceof Error ? e.message : String(e);
+        reply = { type: 'tool_result', id, call_id: callId, error };
+        trace = { name, args, ms: round(performance.now() - started), location: 'host', error };
+      }
+    }
+    toolCalls.push(trace);
+    job.onEvent?.({ type: 'tool_call', trace });
+    try {
+      this.send(reply);
+    } catch {
+      /* the job ends through onClose */
+    }
+  }
+
+  async kill(reason: string): Promise<void> {
+    this.markClosed(reason);
+    await this.killFn(reason);
+  }
+}
+
+const round = (n: number) => Math.round(n * 1000) / 1000;
+
+/** Tool results kept in traces are capped (the script itself saw the whole value). */
+export function capResult(r: ToolResponse, max = 16_384): ToolResponse {
+  const s = JSON.stringify(r.data ?? null);
+  if (s.length <= max) return r;
+  return { success: r.success, ...(r.message !== undefined ? { message: r.message } : {}), data: `${s.slice(0, max)}… (${s.length} characters, truncated in the trace)` };
+}

@@ -1,0 +1,147 @@
+/**
+ * Docker workers: one hardened container per worker (no network, read-only root, tmpfs /tmp with a size,
+ * memory without swap, pids and CPU limits, all capabilities dropped, no-new-privileges, non-root, init,
+ * no logging), attached before start, watched for exit and OOM. Leftovers of a crashed earlier process
+ * are found by label and removed.
+ */
+import { PassThrough } from 'node:stream';
+import type { Duplex } from 'node:stream';
+import Docker from 'dockerode';
+import { WorkerConnection } from './connection.ts';
+import type { SandboxSpec, WorkerFactory } from './pool.ts';
+
+export const POOL_LABEL = 'toolsmith.pool';
+
+export interface ContainerLimits {
+  memoryMb: number;
+  cpus: number;
+  pids: number;
+  tmpfsMb: number;
+}
+
+export const DEFAULT_LIMITS: ContainerLimits = { memoryMb: 256, cpus: 1, pids: 64, tmpfsMb: 16 };
+
+export const credentialEnv = (name: string) => `TOOLSMITH_CRED_${name.replace(/\W/g, '_').toUpperCase()}`;
+
+/** The HostConfig every sandbox container gets: the limits are on by default. */
+export function hostConfig(l: ContainerLimits): Docker.HostConfig {
+  const memory = l.memoryMb * 1024 * 1024;
+  return {
+    NetworkMode: 'none',
+    ReadonlyRootfs: true,
+    Tmpfs: { '/tmp': `rw,nosuid,nodev,noexec,size=${l.tmpfsMb}m,mode=1777` },
+    Memory: memory,
+    MemorySwap: memory,
+    PidsLimit: l.pids,
+    NanoCpus: Math.round(l.cpus * 1e9),
+    CapDrop: ['ALL'],
+    SecurityOpt: ['no-new-privileges'],
+    Init: true,
+    LogConfig: { Type: 'none', Config: {} },
+    AutoRemove: false,
+  };
+}
+
+export class DockerWorkerFactory implements WorkerFactory {
+  readonly isolation = 'docker' as const;
+  readonly docker: Docker;
+  private readonly image: (runtime: 'python' | 'node') => Promise<string>;
+  private readonly limits: ContainerLimits;
+  private readonly conns = new Map<string, WorkerConnection>();
+  private events: NodeJS.ReadableStream | undefined;
+
+  constructor(docker: Docker, image: (runtime: 'python' | 'node') => Promise<string>, limits: ContainerLimits = DEFAULT_LIMITS) {
+    this.docker = docker;
+    this.image = image;
+    this.limits = limits;
+  }
+
+  /** Removes containers left by a Toolsmith process that no longer runs; subscribes to OOM events. */
+  async start(): Promise<number> {
+    const leftovers = await this.docker.listContainers({ all: true, filters: { label: [`${POOL_LABEL}=1`] } });
+    let removed = 0;
+    for (const c of leftovers) {
+      const owner = Number(c.Labels['toolsmith.owner'] ?? 0);
+      if (owner && owner !== process.pid && pidAlive(owner)) continue;
+      await this.docker.getContainer(c.Id).remove({ force: true }).catch(() => {});
+      removed++;
+    }
+    this.events = (await this.docker.getEvents({ filters: { type: ['container'], event: ['oom'], label: [`${POOL_LABEL}=1`] } })) as NodeJS.ReadableStream;
+    this.events.on('data', (buf: Buffer) => {
+      for (const line of buf.toString().split('\n')) {
+        if (!line.trim()) continue;
+        try {
+          const e = JSON.parse(line) as { id?: string; Actor?: { ID?: string } };
+          const conn = this.conns.get(e.id ?? e.Actor?.ID ?? '');
+          if (conn) conn.oomKilled = true;
+        } catch {
+          /* not an event line */
+        }
+      }
+    });
+    this.events.on('error', () => {});
+    return removed;
+  }
+
+  async spawn(spec: SandboxSpec): Promise<{ conn: WorkerConnection; id: string }> {
+    const image = await this.image(spec.runtime);
+    const container = await this.docker.createContainer({
+      Image: image,
+      OpenStdin: true,
+      StdinOnce: false,
+      AttachStdin: true,
+      AttachStdout: true,
+      AttachStderr: true,
+      Tty: false,
+      User: '65534:65534',
+      WorkingDir: '/tmp',
+      Env: Object.entries(spec.credentials).map(([k, v]) => `${credentialEnv(k)}=${v}`),
+      Labels: { [POOL_LABEL]: '1', 'toolsmith.owner': String(process.pid), 'toolsmith.sandbox': spec.name },
+      HostConfig: hostConfig(this.limits),
+    });
+    const remove = async () => {
+      this.conns.delete(container.id);
+      await container.remove({ force: true }).catch(() => {});
+    };
+    try {
+      const stream = await container.attach({ stream: true, stdin: true, stdout: true, stderr: true, hijack: true });
+      const stdout = new PassThrough();
+      const stderr = new PassThrough();
+      this.docker.modem.demuxStream(stream, stdout, stderr);
+      stderr.resume(); // the worker's own stderr is not part of the protocol
+      stream.on('end', () => stdout.end());
+      const conn = new WorkerConnection(stream as unknown as Duplex, stdout, 'docker', remove);
+      this.conns.set(container.id, conn);
+      const exited = container.wait({ condition: 'next-exit' });
+      await container.start();
+      void exited.then(
+        async (r: { StatusCode?: number }) => {
+          const state = await container.inspect().then((i) => i.State, () => undefined);
+          if (state?.OOMKilled) conn.oomKilled = true;
+          conn.markClosed(`container exited with status ${r.StatusCode ?? '?'}${state?.OOMKilled ? ' (OOM killed)' : ''}`);
+          await remove();
+        },
+        () => conn.markClosed('container wait failed'),
+      );
+      return { conn, id: container.id };
+    } catch (e) {
+      await remove();
+      throw e;
+    }
+  }
+
+  async dispose(): Promise<void> {
+    (this.events as unknown as { destroy?: () => void } | undefined)?.destroy?.();
+    const mine = await this.docker.listContainers({ all: true, filters: { label: [`${POOL_LABEL}=1`, `toolsmith.owner=${process.pid}`] } }).catch(() => []);
+    await Promise.all(mine.map((c) => this.docker.getContainer(c.Id).remove({ force: true }).catch(() => {})));
+  }
+}
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
