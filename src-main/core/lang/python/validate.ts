@@ -15,6 +15,7 @@ import type { ValidateOptions, ValidationResult, Violation } from '../violation.
 import { field, fieldList, parsePython, walk } from './pyright.ts';
 import type { PyNode, PyParseResult } from './pyright.ts';
 import { STRICT_METHODS, STRICT_NODE_KINDS } from './strict.ts';
+import { closest } from '../../script/hints.ts';
 
 /** Rule ids and what each catches (for docs and the UI). */
 export const PYTHON_RULES: Readonly<Record<string, string>> = {
@@ -33,6 +34,7 @@ export const PYTHON_RULES: Readonly<Record<string, string>> = {
   'match-dunder': 'a match class pattern keyword starting with an underscore',
   'rebind-framework': 'rebinding emit_*, credential, collected or a tool name',
   'tool-not-called': 'a tool referenced without being called',
+  'unknown-function': 'a call to a name that is not a tool, a helper, a builtin or defined in the script',
   'missing-emit': 'no call to emit_result or emit_intermediate',
   'no-global': 'global / nonlocal statements',
   'no-async': 'async functions, await, async for/with',
@@ -200,6 +202,7 @@ export function validatePython(code: string, options: ValidateOptions): Validati
   }
   const stores = new Set<PyNode>();
   let emits = 0;
+  const calledNames: PyNode[] = [];
   walk(parsed.module, (n) => {
     bindings(n, stores);
     switch (n.kind) {
@@ -250,6 +253,7 @@ export function validatePython(code: string, options: ValidateOptions): Validati
         const fnName = callName(n);
         const args = positionalArgs(n);
         if (fnName && EMIT.has(fnName)) emits++;
+        if (fnName) calledNames.push(field(n, 'leftExpr') as PyNode);
         if (fnName === 'getattr' || fnName === 'hasattr') {
           const attrArg = args[1];
           const lit = attrArg && attrArg.category === 'simple' && !attrArg.value ? field(attrArg, 'valueExpr') : undefined;
@@ -312,6 +316,13 @@ export function validatePython(code: string, options: ValidateOptions): Validati
     if (options.strict) strictCheck(n, c, tools);
     return true;
   });
+  const bound = new Set([...stores].map((s) => s.value ?? ''));
+  for (const callee of calledNames) {
+    const name = callee.value ?? '';
+    if (tools.has(name) || FRAMEWORK.has(name) || SAFE_BUILTINS.has(name) || MODULES.has(name) || bound.has(name) || name in PYTHON_FORBIDDEN_NAMES || DUNDER_IDENT.test(name)) continue;
+    const guess = closest(name, [...tools]);
+    c.at(callee, 'unknown-function', `${name}() is not defined: ${guess ? `did you mean the tool ${guess}? ` : ''}the tools are ${[...tools].join(', ') || '(none)'}`);
+  }
   if (options.requireEmit !== false && emits === 0 && parsed.syntaxErrors.length === 0) {
     const last = statements[statements.length - 1] as PyNode;
     c.at(last, 'missing-emit', 'the script never calls emit_result(...) or emit_intermediate(...): end it with emit_result(answer)');
