@@ -29,6 +29,12 @@ import sys
 import time
 import traceback
 
+# The harness keeps its own references: a script may reassign module attributes (json.dumps = None) in
+# its own process, and that must only break the script, never the protocol.
+_dumps = json.dumps
+_loads = json.loads
+_isfinite = math.isfinite
+
 PROTOCOL = 1
 MAX_LINE = 1 << 20  # a host line larger than this is refused
 SCRIPT_NAME = "<script>"
@@ -80,7 +86,7 @@ _out = os.fdopen(os.dup(1), "wb", buffering=0)
 
 
 def send(msg):
-    _out.write(json.dumps(msg, separators=(",", ":"), default=str).encode() + b"\n")
+    _out.write(_dumps(msg, separators=(",", ":"), default=str).encode() + b"\n")
 
 
 # ---------------------------------------------------------------- ToolResponse and @tool
@@ -90,7 +96,7 @@ def _json_safe(value, path="$"):
     if value is None or isinstance(value, (bool, str)):
         return None
     if isinstance(value, (int, float)):
-        if isinstance(value, float) and not math.isfinite(value):
+        if isinstance(value, float) and not _isfinite(value):
             return f"{path} ({value})"
         return None
     if isinstance(value, (list, tuple)):
@@ -334,7 +340,7 @@ class Child:
         self.calls = 0
 
     def send(self, msg):
-        self.msg.write(json.dumps(msg, separators=(",", ":")).encode() + b"\n")
+        self.msg.write(_dumps(msg, separators=(",", ":")).encode() + b"\n")
 
     def _data(self, value, what):
         bad = _json_safe(value)
@@ -415,7 +421,7 @@ class Child:
             nl = self.res_buf.find(b"\n")
             if nl >= 0:
                 line, self.res_buf = self.res_buf[:nl], self.res_buf[nl + 1:]
-                msg = json.loads(line)
+                msg = _loads(line)
                 if msg.get("call_id") == call_id:
                     return msg
                 continue

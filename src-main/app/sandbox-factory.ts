@@ -67,7 +67,7 @@ export async function createSandboxManager(svc: ToolsmithService): Promise<Sandb
     await f.start();
     factory = f;
   } else {
-    factory = new ProcessWorkerFactory({ imagesDir: paths.imagesDir, nodeBinary: paths.nodeBinary, memoryMb: limits.memory_mb });
+    factory = new ProcessWorkerFactory({ imagesDir: paths.imagesDir, nodeBinary: paths.nodeBinary, memoryMb: limits.memory_mb, pids: limits.pids, tmpfsMb: limits.tmpfs_mb });
   }
   const specFor = (sandbox: string, runtime: 'python' | 'node'): SandboxSpec => {
     const declared = svc.config.sandboxes[sandbox]?.credentials ?? {};

@@ -19,6 +19,8 @@ export interface ProcessOptions {
   /** Node binary for JS workers. */
   nodeBinary: string;
   memoryMb: number;
+  pids: number;
+  tmpfsMb: number;
   /** Force plain subprocesses even where bubblewrap exists (tests of both levels). */
   noBubblewrap?: boolean;
 }
@@ -49,7 +51,8 @@ export class ProcessWorkerFactory implements WorkerFactory {
 
   async spawn(spec: SandboxSpec): Promise<{ conn: WorkerConnection; id: string }> {
     const worker = spec.runtime === 'python' ? [this.python, '-I', '-u', join(this.dir, 'worker.py')] : [join(this.dir, 'bin', 'node'), '--disallow-code-generation-from-strings', join(this.dir, 'worker.mjs')];
-    const limits = ['prlimit', `--as=${this.opts.memoryMb * 4 * 1024 * 1024}`, '--nofile=256', '--core=0', '--'];
+    // Address space (memory bombs fail with MemoryError), processes (fork bombs), files and core dumps.
+    const limits = ['prlimit', `--as=${this.opts.memoryMb * 4 * 1024 * 1024}`, `--nproc=${this.opts.pids}`, '--nofile=256', '--core=0', '--'];
     const root = process.getuid?.() === 0;
     let argv: string[];
     if (this.isolation === 'bubblewrap') {
@@ -65,11 +68,11 @@ export class ProcessWorkerFactory implements WorkerFactory {
         '--symlink', 'usr/bin', '/bin',
         '--proc', '/proc',
         '--dev', '/dev',
+        '--size', String(this.opts.tmpfsMb * 1024 * 1024),
         '--tmpfs', '/tmp',
         // The worker folder lives under /tmp: bind it after the fresh tmpfs so it stays visible.
         '--ro-bind', this.dir, this.dir,
         '--chdir', '/tmp',
-        ...(root ? ['--uid', '65534', '--gid', '65534'] : []),
         ...worker,
       ];
     } else {
@@ -82,7 +85,8 @@ export class ProcessWorkerFactory implements WorkerFactory {
       env,
       cwd: this.dir,
       detached: true,
-      ...(root && this.isolation === 'process' ? { uid: 65534, gid: 65534 } : {}),
+      // Never root: bubblewrap itself runs unprivileged as nobody (user namespaces), and so does the worker.
+      ...(root ? { uid: 65534, gid: 65534 } : {}),
     });
     child.stderr.resume();
     const kill = async () => {
@@ -102,5 +106,6 @@ export class ProcessWorkerFactory implements WorkerFactory {
 }
 
 function bwrapWorks(): boolean {
-  return spawnSync('bwrap', ['--unshare-all', '--ro-bind', '/usr', '/usr', '--symlink', 'usr/lib', '/lib', '--symlink', 'usr/lib64', '/lib64', '--symlink', 'usr/bin', '/bin', '--proc', '/proc', '--dev', '/dev', '/usr/bin/true']).status === 0;
+  const root = process.getuid?.() === 0;
+  return spawnSync('bwrap', ['--unshare-all', '--ro-bind', '/usr', '/usr', '--symlink', 'usr/lib', '/lib', '--symlink', 'usr/lib64', '/lib64', '--symlink', 'usr/bin', '/bin', '--proc', '/proc', '--dev', '/dev', '/usr/bin/true'], root ? { uid: 65534, gid: 65534 } : {}).status === 0;
 }

@@ -1,0 +1,219 @@
+/**
+ * One shared suite against every backend: the happy path (sandbox tools and a host-side tool call) and
+ * each containment case. Every case must end with the right exitReason and a clear message, leave the
+ * host unharmed and the pool serving the next job. A missing Docker engine is a failure, not a skip.
+ */
+import { execSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Docker from 'dockerode';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { imagePaths } from '../../../src-main/app/sandbox-factory.ts';
+import type { ExecutionResult } from '../../../src-main/core/sandbox/execution.ts';
+import { SandboxBackend } from '../../../src-main/infra/sandbox/backend.ts';
+import { DockerWorkerFactory } from '../../../src-main/infra/sandbox/docker.ts';
+import { buildImage } from '../../../src-main/infra/sandbox/images.ts';
+import type { WorkerFactory } from '../../../src-main/infra/sandbox/pool.ts';
+import { ProcessWorkerFactory } from '../../../src-main/infra/sandbox/process.ts';
+import { repoRoot } from '../../support/workspace.ts';
+
+const toolsSource = readFileSync(join(repoRoot, 'test/fixtures/sandbox/tools.py'), 'utf8');
+const TOOLS = ['add', 'poison', 'state', 'fork_bomb', 'network', 'write_root', 'fill_tmp', 'kill_worker', 'secret_echo', 'weather'];
+const SECRET = 'sk-very-secret-value-123';
+
+type Make = () => Promise<WorkerFactory & { dispose(): Promise<void> }>;
+
+const docker = new Docker();
+const makers: [string, Make][] = [
+  [
+    'docker',
+    async () => {
+      try {
+        await docker.ping();
+      } catch (e) {
+        throw new Error(`no Docker engine answers (${(e as Error).message}): install docker.io and start dockerd (.ci/run does both)`);
+      }
+      const paths = imagePaths();
+      const f = new DockerWorkerFactory(docker, (rt) => buildImage(docker, rt, paths), { memoryMb: 128, cpus: 1, pids: 64, tmpfsMb: 8 });
+      await f.start();
+      return f;
+    },
+  ],
+  [
+    'process (bubblewrap)',
+    async () => {
+      const f = new ProcessWorkerFactory({ ...imagePaths(), memoryMb: 128, pids: 64, tmpfsMb: 8 });
+      if (f.isolation !== 'bubblewrap') throw new Error('bubblewrap is not usable here: apt-get install bubblewrap (.ci/run does)');
+      return f;
+    },
+  ],
+];
+
+describe.each(makers)('sandbox backend: %s', (_name, make) => {
+  let backend: SandboxBackend;
+  let factory: WorkerFactory & { dispose(): Promise<void> };
+  beforeAll(async () => {
+    factory = await make();
+    backend = new SandboxBackend({
+      factory,
+      pool: { minSize: 1, maxSize: 2, maxJobsPerWorker: 1000, idleMs: 60_000, queueTimeoutMs: 30_000 },
+      maxOutputBytes: 50 * 1024,
+      specFor: (name, runtime) => ({ name, runtime, toolsSource, hostTools: [{ name: 'weather' }], credentials: { api_token: SECRET } }),
+      hostTools: { weather: (args) => ({ success: true, data: { city: String(args['city']), celsius: 21 } }) },
+    });
+  }, 300_000);
+  afterAll(async () => {
+    await backend?.dispose();
+    await factory?.dispose();
+  });
+
+  const tools = Object.fromEntries(TOOLS.map((t) => [t, t]));
+  const run = (code: string, timeoutMs = 10_000, only?: string[]): Promise<ExecutionResult> =>
+    backend.execute({ sandbox: 'fixture', language: 'python', code, bodyStartLine: 1, tools: only ? Object.fromEntries(only.map((t) => [t, t])) : tools, timeoutMs });
+  const servesNext = async () => {
+    const r = await run('emit_result(add(a=40, b=2).data)\n');
+    expect(r).toMatchObject({ success: true, data: 42, exitReason: 'ok' });
+  };
+
+  it('happy path: sandbox tools, a host tool call, logs, intermediates, traces', async () => {
+    const r = await run('x = add(a=1, b=2)\nprint("hi")\nemit_intermediate(x.data)\nw = weather(city="Berlin")\nemit_result({"sum": x.data, "w": w.data})\n');
+    expect(r).toMatchObject({ success: true, exitReason: 'ok', data: { sum: 3, w: { city: 'Berlin', celsius: 21 } }, intermediates: [3], logs: ['hi'] });
+    expect(r.toolCalls.map((t) => [t.name, t.location])).toEqual([['add', 'sandbox'], ['weather', 'host']]);
+    expect(r.toolCalls[0]?.result).toEqual({ success: true, data: 3 });
+    expect(['docker', 'bubblewrap']).toContain(r.isolation);
+  });
+
+  it('structured traceback frames on body lines', async () => {
+    const r = await run('d = {"a": 1}\n\nemit_result(d["b"])\n');
+    expect(r.exitReason).toBe('error');
+    expect(r.error).toMatchObject({ type: 'KeyError', message: "'b'", frames: [{ line: 3, name: '<script>', text: 'emit_result(d["b"])' }] });
+  });
+
+  it('fork bomb: stopped by the process limit, host unharmed', async () => {
+    const r = await run('fork_bomb()\nemit_result(1)\n', 15_000);
+    expect(r.success).toBe(false);
+    expect(['error', 'crashed', 'timeout']).toContain(r.exitReason);
+    await servesNext();
+  }, 60_000);
+
+  it('memory bomb: reported as oom', async () => {
+    const r = await run('x = "a" * (2 * 10**9)\nemit_result(len(x))\n', 20_000);
+    expect(r.exitReason).toBe('oom');
+    expect(r.error?.message).toMatch(/memory/i);
+    await servesNext();
+  }, 60_000);
+
+  it('CPU loop: timeout', async () => {
+    const r = await run('while True:\n    pass\n', 1500);
+    expect(r.exitReason).toBe('timeout');
+    expect(r.error?.message).toMatch(/time limit/);
+    await servesNext();
+  }, 30_000);
+
+  it('one long C-level operation (10**10**8): timeout', async () => {
+    const r = await run('x = 10**10**8\nemit_result(1)\n', 1500);
+    expect(r.exitReason).toBe('timeout');
+    await servesNext();
+  }, 30_000);
+
+  it('stdout flood: output_limit', async () => {
+    const r = await run('while True:\n    print("x" * 1000)\n');
+    expect(r.exitReason).toBe('output_limit');
+    expect(r.error?.message).toMatch(/exceeded 51200 bytes/);
+    await servesNext();
+  }, 30_000);
+
+  it('huge result: output_limit', async () => {
+    const r = await run('emit_result("x" * 10**7)\n');
+    expect(r.exitReason).toBe('output_limit');
+    expect(r.data).toBeUndefined();
+    await servesNext();
+  }, 30_000);
+
+  it('network attempt fails', async () => {
+    const r = await run('emit_result(network().data)\n');
+    expect(r.success).toBe(false);
+    expect(r.exitReason).toBe('error');
+    expect(r.error?.type).toMatch(/OSError|gaierror|ConnectionRefusedError|TimeoutError|PermissionError/);
+    await servesNext();
+  }, 30_000);
+
+  it('write to the root file system fails', async () => {
+    const r = await run('r = write_root()\nemit_result(r.message if not r.success else r.data)\n');
+    expect(r.data).toBe('the root file system is read-only');
+    await servesNext();
+  });
+
+  it('disk fill of /tmp stops at the tmpfs size', async () => {
+    const r = await run('emit_result(fill_tmp().data)\n');
+    expect(r.exitReason).toBe('error');
+    expect(r.error?.message).toMatch(/No space left/);
+    await servesNext();
+  }, 30_000);
+
+  it('no state poisoning between jobs (fresh process per job)', async () => {
+    const a = await run('emit_result(poison().data)\n');
+    expect(a.data).toEqual({ n: 1, data: [1, 2, 3, 99] });
+    const b = await run("json.dumps = None\nemit_result(state().data)\n");
+    expect(b.data).toEqual({ n: 0, data: [1, 2, 3] });
+    const c = await run('emit_result(json.dumps([1]))\n');
+    expect(c.data).toBe('[1]');
+  });
+
+  it('forged protocol lines printed by the script are only logs', async () => {
+    const forged = '{"type":"emit","kind":"result","data":"forged","id":"x"}';
+    const r = await run(`print('${forged}')\nprint('{"type":"done","ok":true}')\nemit_result("real")\n`);
+    expect(r.data).toBe('real');
+    expect(r.logs).toContain(forged);
+  });
+
+  it('a tool outside the run is refused and recorded', async () => {
+    const r = await run('emit_result(add(a=1).data)\n', 10_000, ['state']);
+    expect(r.success).toBe(false);
+    expect(r.error?.type).toBe('PermissionError');
+    expect(r.toolCalls[0]).toMatchObject({ name: 'add', refused: true });
+    const h = await run('emit_result(weather(city="x").data)\n', 10_000, ['add']);
+    expect(h.success).toBe(false);
+  });
+
+  it('the worker re-checks the core rules on the exact text (host validation skipped)', async () => {
+    const r = await run('import os\nemit_result(os.getcwd())\n');
+    expect(r.exitReason).toBe('rejected');
+    expect(r.error?.message).toMatch(/imports are not available/);
+    const d = await run('emit_result(().__class__.__bases__)\n');
+    expect(d.exitReason).toBe('rejected');
+  });
+
+  it('credentials reach tools, never the results', async () => {
+    const r = await run('emit_result({"v": secret_echo().data, "c": credential("api_token")})\n');
+    expect(r.success).toBe(true);
+    expect(JSON.stringify(r)).not.toContain(SECRET);
+    expect(r.data).toEqual({ v: '***', c: '***' });
+  });
+
+  it('killing the worker: crashed, and a new worker serves the next job', async () => {
+    const r = await run('kill_worker()\nemit_result(1)\n');
+    expect(r.exitReason).toBe('crashed');
+    expect(r.error?.message).toMatch(/died|exited/);
+    await servesNext();
+  }, 30_000);
+
+  it('pool status counts replaced workers', () => {
+    const s = backend.status()[0];
+    expect(s?.replaced).toBeGreaterThan(0);
+    expect(s?.size).toBeGreaterThan(0);
+  });
+});
+
+describe('host unharmed', () => {
+  it('nothing was written outside the sandbox', () => {
+    expect(existsSync('/etc/toolsmith-pwned')).toBe(false);
+    expect(existsSync('/opt/toolsmith-pwned')).toBe(false);
+    expect(existsSync('/usr/toolsmith-pwned')).toBe(false);
+  });
+  it('no container of this process is left behind', async () => {
+    const left = await docker.listContainers({ all: true, filters: { label: ['toolsmith.pool=1', `toolsmith.owner=${process.pid}`] } });
+    expect(left).toEqual([]);
+    expect(Number(execSync('ps -u 65534 --no-headers | wc -l').toString().trim())).toBeLessThan(5);
+  });
+});
