@@ -12,6 +12,7 @@ checks and restricted builtins here make honest mistakes fail early and clearly.
 import ast
 import builtins
 import collections
+import gc
 import datetime
 import functools
 import inspect
@@ -207,6 +208,7 @@ def _parse_doc(doc):
 class ToolRegistry:
     def __init__(self):
         self.tools = {}  # name -> (function, descriptor)
+        self.signatures = {}  # name -> inspect.Signature, computed once at load
 
     def decorator(self, fn=None, **kw):
         allowed = {"name", "description", "options", "examples", "source", "display_name", "grade"}
@@ -216,6 +218,7 @@ class ToolRegistry:
 
         def register(f):
             self.tools[kw.get("name") or f.__name__] = (f, self._describe(f, kw))
+            self.signatures[kw.get("name") or f.__name__] = inspect.signature(f)
             return f
 
         return register(fn) if fn is not None else register
@@ -452,7 +455,7 @@ class Child:
         for alias, name in tools.items():
             if name in self.registry.tools:
                 fn, _ = self.registry.tools[name]
-                ns[alias] = self.sandbox_tool(alias, name, fn, inspect.signature(fn))
+                ns[alias] = self.sandbox_tool(alias, name, fn, self.registry.signatures[name])
             elif name in self.host_tools:
                 ns[alias] = self.host_tool(alias, name)
         for name in list(self.registry.tools) + list(self.host_tools):
@@ -466,16 +469,14 @@ class Child:
         sys.stdout.write(sep.join(str(a) for a in args) + end)
         sys.stdout.flush()
 
-    def run(self):
+    def run(self, compiled):
         code = self.job.get("code", "")
-        try:
-            tree = check_script(code)
-        except ValidationError as e:
-            self.send({"type": "done", "ok": False, "error": {"type": "ValidationError", "message": str(e), "frames": []}})
+        if isinstance(compiled, ValidationError):
+            self.send({"type": "done", "ok": False, "error": {"type": "ValidationError", "message": str(compiled), "frames": []}})
             return
         ns = self.namespace()
         try:
-            exec(compile(tree, SCRIPT_NAME, "exec"), ns)  # noqa: S102 - the sandboxed script itself
+            exec(compiled, ns)  # noqa: S102 - the sandboxed script itself
         except BaseException as e:  # noqa: BLE001 - every failure becomes a structured error
             frames = []
             lines = code.splitlines()
@@ -519,6 +520,8 @@ class Worker:
             return
         self.host_tools = {t["name"]: t for t in msg.get("host_tools") or []}
         self.credentials = set(msg.get("credentials") or [])
+        gc.collect()
+        gc.freeze()  # what exists now is shared with every forked job, untouched by their collectors
         send(
             {
                 "type": "ready",
@@ -535,6 +538,13 @@ class Worker:
         if self.job is not None:
             send({"type": "done", "id": job_id, "ok": False, "error": {"type": "Busy", "message": "a job is already running", "frames": []}})
             return
+        # Checked and compiled here, on the exact text, before the fork: the child inherits the code object.
+        try:
+            compiled = compile(check_script(msg.get("code", "")), SCRIPT_NAME, "exec")
+        except ValidationError as e:
+            compiled = e
+        except (SyntaxError, ValueError) as e:
+            compiled = ValidationError(str(e))
         msg_r, msg_w = os.pipe()
         res_r, res_w = os.pipe()
         out_r, out_w = os.pipe()
@@ -554,7 +564,8 @@ class Worker:
                 sys.stdout = os.fdopen(1, "w", buffering=1)
                 sys.stderr = sys.stdout
                 signal.signal(signal.SIGTERM, signal.SIG_DFL)
-                Child(msg, self.registry, self.host_tools, self.credentials, msg_w, res_r).run()
+                gc.disable()  # a short-lived process: no collector passes touching (copying) shared pages
+                Child(msg, self.registry, self.host_tools, self.credentials, msg_w, res_r).run(compiled)
             except BaseException as e:  # noqa: BLE001
                 try:
                     os.write(msg_w, json.dumps({"type": "done", "ok": False, "error": {"type": type(e).__name__, "message": str(e), "frames": []}}).encode() + b"\n")
