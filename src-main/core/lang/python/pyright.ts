@@ -10,7 +10,6 @@ import { pythonVersion3_12 } from '@zzzen/pyright-internal/dist/common/pythonVer
 import * as parseNodesModule from '@zzzen/pyright-internal/dist/parser/parseNodes.js';
 import type { ParseNode } from '@zzzen/pyright-internal/dist/parser/parseNodes.js';
 import { ParseOptions, Parser } from '@zzzen/pyright-internal/dist/parser/parser.js';
-import { getChildNodes } from '@zzzen/pyright-internal/dist/parser/parseTreeUtils.js';
 import { getUnescapedString } from '@zzzen/pyright-internal/dist/parser/stringTokenUtils.js';
 import * as tokenizerTypesModule from '@zzzen/pyright-internal/dist/parser/tokenizerTypes.js';
 import type { FStringMiddleToken } from '@zzzen/pyright-internal/dist/parser/tokenizerTypes.js';
@@ -41,7 +40,7 @@ export interface PyNode {
   readonly start: number;
   readonly end: number;
   parent: PyNode | undefined;
-  /** Child nodes in source order. */
+  /** Child nodes in field order (which follows the source for the constructs the rules inspect). */
   readonly children: PyNode[];
   /** Node-valued fields by pyright's field name (`leftExpr`, `args`, `member`, `valueExpr`, `targetExpr`...). */
   readonly fields: Readonly<Record<string, PyField>>;
@@ -81,13 +80,7 @@ const parseOptions = (() => {
 })();
 
 function isParseNode(v: unknown): v is ParseNode {
-  return (
-    typeof v === 'object' &&
-    v !== null &&
-    typeof (v as { nodeType?: unknown }).nodeType === 'number' &&
-    typeof (v as { start?: unknown }).start === 'number' &&
-    'd' in v
-  );
+  return typeof v === 'object' && v !== null && typeof (v as { nodeType?: unknown }).nodeType === 'number' && (v as { d?: unknown }).d !== undefined;
 }
 
 interface Data {
@@ -144,6 +137,8 @@ function textValue(
 }
 
 function convert(root: ParseNode): PyNode {
+  // Built from the node-valued fields of pyright's nodes (each node is reached once); children are kept
+  // in field order, which follows the source for every construct the rules look at.
   const memo = new Map<ParseNode, PyNode>();
   const visit = (p: ParseNode, parent: PyNode | undefined): PyNode => {
     const seen = memo.get(p);
@@ -154,18 +149,34 @@ function convert(root: ParseNode): PyNode {
     const d = p.d as Data & Record<string, unknown>;
     const node: PyNode = { kind, start: p.start, end: p.start + p.length, parent, children, fields };
     memo.set(p, node);
-    for (const [key, v] of Object.entries(d)) {
-      if (isParseNode(v)) fields[key] = visit(v, node);
-      else if (Array.isArray(v) && v.length > 0 && isParseNode(v[0]))
-        fields[key] = (v as ParseNode[]).map((c) => visit(c, node));
+    for (const key in d) {
+      // destExpr duplicates leftExpr of an augmented assignment (a synthesized node, not source).
+      if (key === 'destExpr') continue;
+      const v = d[key];
+      if (typeof v !== 'object' || v === null) continue;
+      if (Array.isArray(v)) {
+        if (v.length === 0 || !isParseNode(v[0])) continue;
+        const list: PyNode[] = [];
+        for (const c of v as ParseNode[]) {
+          if (!isParseNode(c)) continue;
+          const fresh = !memo.has(c);
+          const n = visit(c, node);
+          list.push(n);
+          if (fresh) children.push(n);
+        }
+        fields[key] = list;
+      } else if (isParseNode(v)) {
+        // A field may repeat another one (AugmentedAssignment's destExpr is its leftExpr): one child.
+        const fresh = !memo.has(v);
+        const n = visit(v, node);
+        fields[key] = n;
+        if (fresh) children.push(n);
+      }
     }
-    for (const c of getChildNodes(p)) if (c) children.push(visit(c, node));
-    const extra: { value?: string; formatted?: boolean; num?: number | bigint; category?: string } =
-      textValue(kind, d, fields);
-    if (kind === 'Number' && (typeof d.value === 'number' || typeof d.value === 'bigint'))
-      extra.num = d.value;
-    if (kind === 'Argument') extra.category = ARG_CATEGORIES[d.argCategory ?? 0];
-    if (kind === 'Parameter') extra.category = ['simple', 'args', 'kwargs'][d.category ?? 0];
+    const extra: { value?: string; formatted?: boolean; num?: number | bigint; category?: string } = textValue(kind, d, fields);
+    if (kind === 'Number' && (typeof d.value === 'number' || typeof d.value === 'bigint')) extra.num = d.value;
+    else if (kind === 'Argument') extra.category = ARG_CATEGORIES[d.argCategory ?? 0];
+    else if (kind === 'Parameter') extra.category = ['simple', 'args', 'kwargs'][d.category ?? 0];
     return Object.assign(node, extra);
   };
   return visit(root, undefined);

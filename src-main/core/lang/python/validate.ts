@@ -171,6 +171,14 @@ function bindings(n: PyNode, out: Set<PyNode>): void {
   }
 }
 
+/** `def __init__(self)` directly in a class body: defining a dunder method reaches nothing. */
+function isMethodName(n: PyNode): boolean {
+  const fn = n.parent;
+  if (fn?.kind !== 'Function' || field(fn, 'name') !== n) return false;
+  const suite = fn.parent?.kind === 'StatementList' ? fn.parent.parent : fn.parent;
+  return suite?.kind === 'Suite' && suite.parent?.kind === 'Class';
+}
+
 const isCallee = (n: PyNode): boolean => n.parent?.kind === 'Call' && field(n.parent, 'leftExpr') === n;
 
 function callName(call: PyNode): string | undefined {
@@ -222,7 +230,7 @@ export function validatePython(code: string, options: ValidateOptions): Validati
         if (isLabel(n)) break;
         const why = PYTHON_FORBIDDEN_NAMES[name];
         if (why !== undefined) c.at(n, 'forbidden-name', `${name} is not available: ${why}`);
-        else if (DUNDER_IDENT.test(name)) c.at(n, 'dunder-name', `${name}: names with double underscores reach interpreter internals and are not available`);
+        else if (DUNDER_IDENT.test(name) && !isMethodName(n)) c.at(n, 'dunder-name', `${name}: names with double underscores reach interpreter internals and are not available`);
         if (stores.has(n)) {
           if (FRAMEWORK.has(name) || /^emit_/.test(name)) c.at(n, 'rebind-framework', `do not rebind ${name}: it is provided by the framework; use another variable name`);
           else if (tools.has(name)) c.at(n, 'rebind-framework', `do not rebind the tool ${name}: use another variable name, e.g. ${name}_result`);

@@ -1,0 +1,96 @@
+/**
+ * The Python parser (pyright) must see the same calls, imports and attribute names as CPython's own `ast`
+ * on a sample of the installed standard library: the validator's rules are only as good as this.
+ */
+import { spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { field, fieldList, parsePython, walk } from '../../../src-main/core/lang/python/pyright.ts';
+
+const PY = '/usr/bin/python3';
+const probe = spawnSync(PY, ['-c', 'import sysconfig,sys; print(sysconfig.get_paths()["stdlib"]); print(sys.version_info[:2] >= (3, 10))'], { encoding: 'utf8' });
+if (probe.status !== 0) throw new Error(`${PY} is needed for this test (Debian: apt-get install python3)`);
+const stdlib = probe.stdout.split('\n')[0] as string;
+
+function sample(n: number): string[] {
+  const all: string[] = [];
+  const visit = (dir: string, depth: number) => {
+    for (const e of readdirSync(dir).sort()) {
+      if (/^(test|tests|idlelib|tkinter|turtledemo|lib2to3|site-packages|dist-packages|__pycache__)$/.test(e)) continue;
+      const p = join(dir, e);
+      const st = statSync(p);
+      if (st.isDirectory() && depth < 2) visit(p, depth + 1);
+      else if (e.endsWith('.py') && st.size < 400_000) all.push(p);
+    }
+  };
+  visit(stdlib, 0);
+  const step = Math.max(1, Math.floor(all.length / n));
+  return all.filter((_f, i) => i % step === 0).slice(0, n);
+}
+
+const CPYTHON = `
+import ast, json, sys
+out = {}
+for path in sys.argv[1:]:
+    try:
+        tree = ast.parse(open(path, encoding="utf-8").read())
+    except Exception:
+        continue
+    calls, imports, attrs = [], [], []
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Call):
+            f = n.func
+            calls.append(f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else "?")
+        elif isinstance(n, ast.Import):
+            imports += [a.name for a in n.names]
+        elif isinstance(n, ast.ImportFrom):
+            imports.append("." * n.level + (n.module or ""))
+        elif isinstance(n, ast.Attribute):
+            attrs.append(n.attr)
+    out[path] = {"calls": sorted(calls), "imports": sorted(imports), "attrs": sorted(attrs)}
+print(json.dumps(out))
+`;
+
+function fromPyright(source: string) {
+  const calls: string[] = [];
+  const imports: string[] = [];
+  const attrs: string[] = [];
+  walk(parsePython(source).module, (n) => {
+    if (n.kind === 'Call') {
+      const f = field(n, 'leftExpr');
+      calls.push(f?.kind === 'Name' || f?.kind === 'MemberAccess' ? (f.value ?? '?') : '?');
+    } else if (n.kind === 'ImportAs') {
+      imports.push(fieldList(field(n, 'module') ?? n, 'nameParts').map((p) => p.value).join('.'));
+    } else if (n.kind === 'ImportFrom') {
+      // Leading dots of relative imports are not nodes in pyright's tree; both sides are compared without them.
+      const m = field(n, 'module');
+      imports.push(m ? fieldList(m, 'nameParts').map((p) => p.value).join('.') : '');
+    } else if (n.kind === 'MemberAccess') {
+      attrs.push(n.value ?? '');
+    }
+  });
+  return { calls: calls.sort(), imports: imports.sort(), attrs: attrs.sort() };
+}
+
+describe('pyright parser vs CPython ast on the standard library', () => {
+  const files = sample(150);
+  const r = spawnSync(PY, ['-c', CPYTHON, ...files], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
+  const expected = JSON.parse(r.stdout) as Record<string, { calls: string[]; imports: string[]; attrs: string[] }>;
+
+  it('samples at least 100 files that CPython parses', () => {
+    expect(Object.keys(expected).length).toBeGreaterThanOrEqual(100);
+  });
+
+  it('agrees on every call, import and attribute name', () => {
+    const mismatches: string[] = [];
+    for (const [path, want] of Object.entries(expected)) {
+      const got = fromPyright(readFileSync(path, 'utf8'));
+      const stripDots = (xs: string[]) => xs.map((x) => x.replace(/^\.+/, '')).sort();
+      if (JSON.stringify(got.calls) !== JSON.stringify(want.calls)) mismatches.push(`${path}: calls differ`);
+      if (JSON.stringify(stripDots(got.imports)) !== JSON.stringify(stripDots(want.imports))) mismatches.push(`${path}: imports differ`);
+      if (JSON.stringify(got.attrs) !== JSON.stringify(want.attrs)) mismatches.push(`${path}: attributes differ`);
+    }
+    expect(mismatches).toEqual([]);
+  });
+});
