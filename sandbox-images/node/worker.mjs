@@ -1,1 +1,179 @@
-// placeholder replaced below
+// Toolsmith sandbox worker (Node). The same NDJSON protocol as the Python worker (docs/protocol.md).
+// Each job runs in a fresh forked Node process, in a vm context holding only the script's helpers;
+// code generation from strings is disabled. Tools are called through the host (tool_call), which runs
+// sandbox tools in the sandbox's Python pool and host tools on the host.
+import { fork } from 'node:child_process';
+import { stripTypeScriptTypes } from 'node:module';
+import { createInterface } from 'node:readline';
+import vm from 'node:vm';
+
+const PROTOCOL = 1;
+const isChild = process.argv[2] === '--job';
+
+function jsonSafe(v, path = '$', seen = new Set()) {
+  if (v === null || typeof v === 'string' || typeof v === 'boolean') return undefined;
+  if (typeof v === 'number') return Number.isFinite(v) ? undefined : `${path} (${v})`;
+  if (typeof v !== 'object') return `${path} (${typeof v})`;
+  if (seen.has(v)) return `${path} (circular)`;
+  seen.add(v);
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) {
+      const bad = jsonSafe(v[i], `${path}[${i}]`, seen);
+      if (bad) return bad;
+    }
+    return undefined;
+  }
+  // Objects made inside the script's vm context have that context's Object.prototype: accept any plain
+  // object (one whose prototype is a prototype of nothing else).
+  const proto = Object.getPrototypeOf(v);
+  if (proto !== null && (Object.prototype.toString.call(v) !== '[object Object]' || Object.getPrototypeOf(proto) !== null)) {
+    return `${path} (${v.constructor?.name ?? 'object'})`;
+  }
+  for (const [k, x] of Object.entries(v)) {
+    const bad = jsonSafe(x, `${path}.${k}`, seen);
+    if (bad) return bad;
+  }
+  return undefined;
+}
+
+if (isChild) {
+  // ---------------------------------------------------------------- one job
+  const send = (m, cb) => process.send(m, cb);
+  const pending = new Map();
+  let calls = 0;
+  process.on('message', (m) => {
+    if (m?.type === 'tool_result') {
+      const p = pending.get(m.call_id);
+      if (p) {
+        pending.delete(m.call_id);
+        p(m);
+      }
+    } else if (m?.type === 'job') run(m);
+  });
+  const checked = (v, what) => {
+    const bad = jsonSafe(v);
+    if (bad) throw new TypeError(`${what} takes JSON-safe data; ${bad} is not`);
+    return v;
+  };
+  function frames(err, lines) {
+    const out = [];
+    for (const l of String(err?.stack ?? '').split('\n')) {
+      const m = /<script>:(\d+):(\d+)/.exec(l);
+      if (m && Number(m[1]) <= lines.length) {
+        const line = Number(m[1]);
+        out.push({ line, name: /at (\S+) \(/.exec(l)?.[1] ?? '<script>', text: (lines[line - 1] ?? '').trim() });
+      }
+    }
+    return out;
+  }
+  async function run(job) {
+    const lines = String(job.code).split('\n');
+    const log = (...a) => send({ type: 'emit', kind: 'log', data: a.map((x) => (typeof x === 'string' ? x : JSON.stringify(x))).join(' ') });
+    const ctx = {
+      emitResult: (v) => send({ type: 'emit', kind: 'result', data: checked(v, 'emitResult') }),
+      emitIntermediate: (v) => send({ type: 'emit', kind: 'intermediate', data: checked(v, 'emitIntermediate') }),
+      emitLog: (t) => send({ type: 'emit', kind: 'log', data: String(t) }),
+      credential: (name) => {
+        if (!(job.credentials ?? []).includes(name)) throw new Error(`credential ${JSON.stringify(name)} is not declared for this sandbox`);
+        const v = process.env[`TOOLSMITH_CRED_${name.replace(/\W/g, '_').toUpperCase()}`];
+        if (v === undefined) throw new Error(`credential ${JSON.stringify(name)} has no value on the host`);
+        return v;
+      },
+      console: { log, info: log, warn: log, error: log },
+      ...(job.inputs ?? {}),
+    };
+    for (const [alias, name] of Object.entries(job.tools ?? {})) {
+      ctx[alias] = (args = {}) =>
+        new Promise((resolve, reject) => {
+          try {
+            checked(args, alias);
+          } catch (e) {
+            return reject(e);
+          }
+          const call_id = `c${++calls}`;
+          pending.set(call_id, (m) => (m.error ? reject(new Error(`${alias}: ${m.error}`)) : resolve(m.response)));
+          send({ type: 'tool_call', call_id, name, alias, args });
+        });
+    }
+    const context = vm.createContext(ctx, { codeGeneration: { strings: false, wasm: false } });
+    try {
+      let code = String(job.code);
+      if (job.language === 'ts') code = stripTypeScriptTypes(code, { mode: 'strip' });
+      const script = new vm.Script(`(async () => {${code}\n})()`, { filename: '<script>' });
+      await script.runInContext(context);
+      return send({ type: 'done', ok: true }, () => process.exit(0));
+    } catch (e) {
+      // Errors thrown inside the vm context come from another realm: duck-type them.
+      const err = e && typeof e === 'object' && typeof e.message === 'string' ? e : new Error(String(e));
+      send({ type: 'done', ok: false, error: { type: err.name || 'Error', message: err.message, frames: frames(err, lines) } }, () => process.exit(0));
+    }
+  }
+} else {
+  // ---------------------------------------------------------------- the persistent parent
+  const out = (m) => process.stdout.write(JSON.stringify(m) + '\n');
+  let credentials = [];
+  let job;
+  out({ type: 'hello', protocol: PROTOCOL, runtime: 'node', version: process.versions.node });
+  // Every handler names the job it belongs to: a late event of a finished job never touches the next one.
+  const finish = (which, done) => {
+    if (!which || which.finished) return;
+    which.finished = true;
+    clearTimeout(which.timer);
+    try {
+      which.child.kill('SIGKILL');
+    } catch {}
+    if (job === which) job = undefined;
+    out({ ...done, id: which.id });
+  };
+  const rl = createInterface({ input: process.stdin, crlfDelay: Infinity });
+  rl.on('line', (line) => {
+    if (line.length > 1 << 20) return;
+    let m;
+    try {
+      m = JSON.parse(line);
+    } catch {
+      return;
+    }
+    if (m.type === 'load') {
+      credentials = m.credentials ?? [];
+      out({ type: 'ready', protocol: PROTOCOL, runtime: 'node', version: process.versions.node, pid: process.pid, tools: [] });
+    } else if (m.type === 'ping') out({ type: 'pong', busy: !!job });
+    else if (m.type === 'job') {
+      if (job) return out({ type: 'done', id: m.id, ok: false, error: { type: 'Busy', message: 'a job is already running', frames: [] } });
+      const child = fork(new URL(import.meta.url).pathname, ['--job'], {
+        execArgv: ['--no-warnings', '--disallow-code-generation-from-strings', `--max-old-space-size=${m.max_old_space_mb ?? 192}`],
+        stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+        env: process.env,
+      });
+      const maxOutput = m.max_output_bytes ?? 51200;
+      job = { id: m.id, child, bytes: 0, finished: false };
+      const current = job;
+      const count = (n) => {
+        current.bytes += n;
+        if (current.bytes > maxOutput) finish(current, { type: 'done', ok: false, reason: 'output_limit', error: { type: 'OutputLimit', message: `the script's output exceeded ${maxOutput} bytes`, frames: [] } });
+        return current.finished;
+      };
+      job.timer = setTimeout(() => finish(current, { type: 'done', ok: false, reason: 'timeout', error: { type: 'Timeout', message: 'the script ran past its time limit', frames: [] } }), Math.min(m.timeout_ms ?? 300000, 600000));
+      const onOutput = (d) => {
+        if (count(d.length)) return;
+        for (const l of d.toString().split('\n')) if (l) out({ type: 'emit', id: current.id, kind: 'log', data: l });
+      };
+      child.stdout.on('data', onOutput);
+      child.stderr.on('data', onOutput);
+      child.on('message', (msg) => {
+        if (current.finished || typeof msg !== 'object' || msg === null) return;
+        if (msg.type === 'done') return finish(current, msg);
+        if (msg.type === 'emit' && count(JSON.stringify(msg.data ?? null).length)) return;
+        out({ ...msg, id: current.id });
+      });
+      // 'close' comes after every IPC message and output of the child has been delivered.
+      child.on('close', (code, sig) => finish(current, { type: 'done', ok: false, reason: 'crashed', error: { type: 'Crashed', message: `the script process died (${sig ?? code})`, frames: [] } }));
+      child.send({ type: 'job', code: m.code, language: m.language, tools: m.tools, inputs: m.inputs, credentials });
+    } else if (m.type === 'tool_result' && job && m.id === job.id) job.child.send(m);
+    else if (m.type === 'cancel' && job && m.id === job.id) finish(job, { type: 'done', ok: false, reason: 'cancelled', error: { type: 'Cancelled', message: 'cancelled by the host', frames: [] } });
+  });
+  rl.on('close', () => {
+    if (job) job.child.kill('SIGKILL');
+    process.exit(0);
+  });
+}

@@ -52,18 +52,42 @@ export class SandboxBackend implements ScriptExecutor {
       return infraResult(this.opts.factory.isolation, e instanceof Error ? e.message : String(e), runtime);
     }
     const spec = pool.spec;
+    const hostTools = runtime === 'node' ? this.forwardedTools(req.sandbox, req.tools) : this.opts.hostTools;
     const result = await pool.run({
       code: req.code,
+      language: req.language,
       tools: req.tools,
       ...(req.inputs ? { inputs: req.inputs } : {}),
       timeoutMs: Math.min(req.timeoutMs ?? 300_000, 600_000),
       maxOutputBytes: this.opts.maxOutputBytes,
-      ...(this.opts.hostTools ? { hostTools: this.opts.hostTools } : {}),
+      ...(hostTools ? { hostTools } : {}),
       ...(req.onEvent ? { onEvent: req.onEvent } : {}),
       ...(req.signal ? { signal: req.signal } : {}),
       redact: Object.values(spec.credentials),
     });
     return mapFrames(result, req.bodyStartLine);
+  }
+
+  /**
+   * For JS scripts every tool is a host call: host tools run here, sandbox tools (Python functions) run
+   * in the sandbox's Python pool, one call each.
+   */
+  private forwardedTools(sandbox: string, tools: Record<string, string>): Record<string, HostToolHandler> {
+    const out: Record<string, HostToolHandler> = {};
+    for (const name of new Set(Object.values(tools))) {
+      const host = this.opts.hostTools?.[name];
+      if (host) out[name] = host;
+      else {
+        const forward: HostToolHandler = async (args) => {
+          const r = await this.callTool(sandbox, name, args);
+          if (!r.response) throw new Error(r.result.error ? `${r.result.error.type}: ${r.result.error.message}` : 'the tool call failed');
+          return r.response;
+        };
+        forward.location = 'sandbox';
+        out[name] = forward;
+      }
+    }
+    return out;
   }
 
   /** Runs one tool in its sandbox: a tiny generated script that calls it and emits the response. */

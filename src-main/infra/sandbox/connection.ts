@@ -27,10 +27,15 @@ export interface LoadRequest {
   credentials: string[];
 }
 
-export type HostToolHandler = (args: Record<string, JsonValue>) => Promise<ToolResponse> | ToolResponse;
+export type HostToolHandler = ((args: Record<string, JsonValue>) => Promise<ToolResponse> | ToolResponse) & {
+  /** Where the tool really runs (a sandbox tool forwarded from a JS script runs in the Python sandbox). */
+  location?: 'sandbox' | 'host';
+};
 
 export interface JobRequest {
   code: string;
+  /** python | js | ts (the node worker strips TypeScript types). */
+  language?: string;
   /** Script-visible name -> tool name. */
   tools: Record<string, string>;
   inputs?: Record<string, JsonValue>;
@@ -314,7 +319,7 @@ export class WorkerConnection {
         else fail('crashed', 'Crashed', `the sandbox worker died: ${why}`, true);
       });
       try {
-        this.send({ type: 'job', id, code: job.code, tools: job.tools, inputs: job.inputs ?? {}, timeout_ms: job.timeoutMs, max_output_bytes: job.maxOutputBytes });
+        this.send({ type: 'job', id, code: job.code, language: job.language ?? 'python', tools: job.tools, inputs: job.inputs ?? {}, timeout_ms: job.timeoutMs, max_output_bytes: job.maxOutputBytes });
       } catch (e) {
         fail('crashed', 'Crashed', (e as Error).message, true);
       }
@@ -339,11 +344,11 @@ export class WorkerConnection {
       try {
         const response = await handler(args);
         reply = { type: 'tool_result', id, call_id: callId, response };
-        trace = { name, args, ms: round(performance.now() - started), location: 'host', result: capResult(response) };
+        trace = { name, args, ms: round(performance.now() - started), location: handler.location ?? 'host', result: capResult(response) };
       } catch (e) {
         const error = e instanceof Error ? e.message : String(e);
         reply = { type: 'tool_result', id, call_id: callId, error };
-        trace = { name, args, ms: round(performance.now() - started), location: 'host', error };
+        trace = { name, args, ms: round(performance.now() - started), location: handler.location ?? 'host', error };
       }
     }
     toolCalls.push(trace);

@@ -7,7 +7,7 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type Docker from 'dockerode';
@@ -148,7 +148,7 @@ export async function buildImage(docker: Docker, runtime: RuntimeImage, paths: I
       for (const lib of linkedLibraries(paths.nodeBinary)) {
         const dest = join(rootfs, lib);
         mkdirSync(dirname(dest), { recursive: true });
-        cpSync(lib, dest, { dereference: true });
+        copyFileSync(realpathSync(lib), dest);
       }
       mkdirSync(join(rootfs, 'opt/toolsmith'), { recursive: true });
       copyFileSync(join(paths.imagesDir, 'node', 'worker.mjs'), join(rootfs, 'opt/toolsmith/worker.mjs'));
