@@ -29,10 +29,17 @@ async function measure(factory: WorkerFactory & { dispose(): Promise<void> }) {
       factory,
       pool: { minSize: 2, maxSize: 2, maxJobsPerWorker: 100_000, idleMs: 600_000, queueTimeoutMs: 60_000 },
       maxOutputBytes: 1 << 20,
-      specFor: (name, runtime) => ({ name, runtime, toolsSource, hostTools: [{ name: 'echo' }], credentials: {} }),
+      specFor: (name, runtime) => ({
+        name,
+        runtime,
+        toolsSource,
+        hostTools: [{ name: 'echo' }],
+        credentials: {},
+      }),
       hostTools: { echo: (a) => ({ success: true, data: a['x'] ?? null }) },
     });
-  const run = (b: SandboxBackend, code: string) => b.execute({ sandbox: 'bench', language: 'python', code, bodyStartLine: 1, tools, timeoutMs: 60_000 });
+  const run = (b: SandboxBackend, code: string) =>
+    b.execute({ sandbox: 'bench', language: 'python', code, bodyStartLine: 1, tools, timeoutMs: 60_000 });
 
   // Cold start: the first job on an empty pool.
   const cold = make();

@@ -8,7 +8,9 @@ import { validateJs } from '../src-main/core/lang/js/validate.ts';
 import { validatePython } from '../src-main/core/lang/python/validate.ts';
 
 const dir = new URL('../test/fixtures/corpus/python/benign/', import.meta.url).pathname;
-const corpus = readdirSync(dir).sort().map((f) => readFileSync(join(dir, f), 'utf8'));
+const corpus = readdirSync(dir)
+  .sort()
+  .map((f) => readFileSync(join(dir, f), 'utf8'));
 const TOOLS = ['get_orders', 'get_user', 'check_inventory', 'get_product'];
 
 function script(lines: number): string {
@@ -16,10 +18,19 @@ function script(lines: number): string {
   let i = 0;
   while (out.split('\n').length < lines) {
     // Each benign script, its emit calls kept, wrapped so that names don't collide.
-    out += `def part_${i}():\n` + (corpus[i % corpus.length] as string).split('\n').map((l) => (l ? `    ${l}` : l)).join('\n') + '\n';
+    out +=
+      `def part_${i}():\n` +
+      (corpus[i % corpus.length] as string)
+        .split('\n')
+        .map((l) => (l ? `    ${l}` : l))
+        .join('\n') +
+      '\n';
     i++;
   }
-  const body = out.split('\n').slice(0, lines - 1).join('\n');
+  const body = out
+    .split('\n')
+    .slice(0, lines - 1)
+    .join('\n');
   return body + '\nemit_result(1)\n';
 }
 
@@ -39,7 +50,11 @@ function measure(code: string, iterations: number, fn: (c: string) => unknown) {
 const py = (c: string) => validatePython(c, { tools: TOOLS });
 const s50 = script(50);
 const s2000 = script(2000);
-const js50 = Array.from({ length: 25 }, (_v, i) => `const r${i} = await get_orders();\nemitIntermediate(r${i}.data.filter((o) => o.total > ${i}).length);`).join('\n');
+const js50 = Array.from(
+  { length: 25 },
+  (_v, i) =>
+    `const r${i} = await get_orders();\nemitIntermediate(r${i}.data.filter((o) => o.total > ${i}).length);`,
+).join('\n');
 const result = {
   python_50_lines: { ...measure(s50, 2000, py), target_p50_ms: 1, valid: py(s50) },
   python_2000_lines: { ...measure(s2000, 200, py), target_p50_ms: 15 },

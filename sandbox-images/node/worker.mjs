@@ -26,7 +26,10 @@ function jsonSafe(v, path = '$', seen = new Set()) {
   // Objects made inside the script's vm context have that context's Object.prototype: accept any plain
   // object (one whose prototype is a prototype of nothing else).
   const proto = Object.getPrototypeOf(v);
-  if (proto !== null && (Object.prototype.toString.call(v) !== '[object Object]' || Object.getPrototypeOf(proto) !== null)) {
+  if (
+    proto !== null &&
+    (Object.prototype.toString.call(v) !== '[object Object]' || Object.getPrototypeOf(proto) !== null)
+  ) {
     return `${path} (${v.constructor?.name ?? 'object'})`;
   }
   for (const [k, x] of Object.entries(v)) {
@@ -61,20 +64,31 @@ if (isChild) {
       const m = /<script>:(\d+):(\d+)/.exec(l);
       if (m && Number(m[1]) <= lines.length) {
         const line = Number(m[1]);
-        out.push({ line, name: /at (\S+) \(/.exec(l)?.[1] ?? '<script>', text: (lines[line - 1] ?? '').trim() });
+        out.push({
+          line,
+          name: /at (\S+) \(/.exec(l)?.[1] ?? '<script>',
+          text: (lines[line - 1] ?? '').trim(),
+        });
       }
     }
     return out;
   }
   async function run(job) {
     const lines = String(job.code).split('\n');
-    const log = (...a) => send({ type: 'emit', kind: 'log', data: a.map((x) => (typeof x === 'string' ? x : JSON.stringify(x))).join(' ') });
+    const log = (...a) =>
+      send({
+        type: 'emit',
+        kind: 'log',
+        data: a.map((x) => (typeof x === 'string' ? x : JSON.stringify(x))).join(' '),
+      });
     const ctx = {
       emitResult: (v) => send({ type: 'emit', kind: 'result', data: checked(v, 'emitResult') }),
-      emitIntermediate: (v) => send({ type: 'emit', kind: 'intermediate', data: checked(v, 'emitIntermediate') }),
+      emitIntermediate: (v) =>
+        send({ type: 'emit', kind: 'intermediate', data: checked(v, 'emitIntermediate') }),
       emitLog: (t) => send({ type: 'emit', kind: 'log', data: String(t) }),
       credential: (name) => {
-        if (!(job.credentials ?? []).includes(name)) throw new Error(`credential ${JSON.stringify(name)} is not declared for this sandbox`);
+        if (!(job.credentials ?? []).includes(name))
+          throw new Error(`credential ${JSON.stringify(name)} is not declared for this sandbox`);
         const v = process.env[`TOOLSMITH_CRED_${name.replace(/\W/g, '_').toUpperCase()}`];
         if (v === undefined) throw new Error(`credential ${JSON.stringify(name)} has no value on the host`);
         return v;
@@ -91,7 +105,9 @@ if (isChild) {
             return reject(e);
           }
           const call_id = `c${++calls}`;
-          pending.set(call_id, (m) => (m.error ? reject(new Error(`${alias}: ${m.error}`)) : resolve(m.response)));
+          pending.set(call_id, (m) =>
+            m.error ? reject(new Error(`${alias}: ${m.error}`)) : resolve(m.response),
+          );
           send({ type: 'tool_call', call_id, name, alias, args });
         });
     }
@@ -105,7 +121,14 @@ if (isChild) {
     } catch (e) {
       // Errors thrown inside the vm context come from another realm: duck-type them.
       const err = e && typeof e === 'object' && typeof e.message === 'string' ? e : new Error(String(e));
-      send({ type: 'done', ok: false, error: { type: err.name || 'Error', message: err.message, frames: frames(err, lines) } }, () => process.exit(0));
+      send(
+        {
+          type: 'done',
+          ok: false,
+          error: { type: err.name || 'Error', message: err.message, frames: frames(err, lines) },
+        },
+        () => process.exit(0),
+      );
     }
   }
 } else {
@@ -136,12 +159,29 @@ if (isChild) {
     }
     if (m.type === 'load') {
       credentials = m.credentials ?? [];
-      out({ type: 'ready', protocol: PROTOCOL, runtime: 'node', version: process.versions.node, pid: process.pid, tools: [] });
+      out({
+        type: 'ready',
+        protocol: PROTOCOL,
+        runtime: 'node',
+        version: process.versions.node,
+        pid: process.pid,
+        tools: [],
+      });
     } else if (m.type === 'ping') out({ type: 'pong', busy: !!job });
     else if (m.type === 'job') {
-      if (job) return out({ type: 'done', id: m.id, ok: false, error: { type: 'Busy', message: 'a job is already running', frames: [] } });
+      if (job)
+        return out({
+          type: 'done',
+          id: m.id,
+          ok: false,
+          error: { type: 'Busy', message: 'a job is already running', frames: [] },
+        });
       const child = fork(new URL(import.meta.url).pathname, ['--job'], {
-        execArgv: ['--no-warnings', '--disallow-code-generation-from-strings', `--max-old-space-size=${m.max_old_space_mb ?? 192}`],
+        execArgv: [
+          '--no-warnings',
+          '--disallow-code-generation-from-strings',
+          `--max-old-space-size=${m.max_old_space_mb ?? 192}`,
+        ],
         stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
         env: process.env,
       });
@@ -150,13 +190,33 @@ if (isChild) {
       const current = job;
       const count = (n) => {
         current.bytes += n;
-        if (current.bytes > maxOutput) finish(current, { type: 'done', ok: false, reason: 'output_limit', error: { type: 'OutputLimit', message: `the script's output exceeded ${maxOutput} bytes`, frames: [] } });
+        if (current.bytes > maxOutput)
+          finish(current, {
+            type: 'done',
+            ok: false,
+            reason: 'output_limit',
+            error: {
+              type: 'OutputLimit',
+              message: `the script's output exceeded ${maxOutput} bytes`,
+              frames: [],
+            },
+          });
         return current.finished;
       };
-      job.timer = setTimeout(() => finish(current, { type: 'done', ok: false, reason: 'timeout', error: { type: 'Timeout', message: 'the script ran past its time limit', frames: [] } }), Math.min(m.timeout_ms ?? 300000, 600000));
+      job.timer = setTimeout(
+        () =>
+          finish(current, {
+            type: 'done',
+            ok: false,
+            reason: 'timeout',
+            error: { type: 'Timeout', message: 'the script ran past its time limit', frames: [] },
+          }),
+        Math.min(m.timeout_ms ?? 300000, 600000),
+      );
       const onOutput = (d) => {
         if (count(d.length)) return;
-        for (const l of d.toString().split('\n')) if (l) out({ type: 'emit', id: current.id, kind: 'log', data: l });
+        for (const l of d.toString().split('\n'))
+          if (l) out({ type: 'emit', id: current.id, kind: 'log', data: l });
       };
       child.stdout.on('data', onOutput);
       child.stderr.on('data', onOutput);
@@ -167,10 +227,30 @@ if (isChild) {
         out({ ...msg, id: current.id });
       });
       // 'close' comes after every IPC message and output of the child has been delivered.
-      child.on('close', (code, sig) => finish(current, { type: 'done', ok: false, reason: 'crashed', error: { type: 'Crashed', message: `the script process died (${sig ?? code})`, frames: [] } }));
-      child.send({ type: 'job', code: m.code, language: m.language, tools: m.tools, inputs: m.inputs, credentials });
+      child.on('close', (code, sig) =>
+        finish(current, {
+          type: 'done',
+          ok: false,
+          reason: 'crashed',
+          error: { type: 'Crashed', message: `the script process died (${sig ?? code})`, frames: [] },
+        }),
+      );
+      child.send({
+        type: 'job',
+        code: m.code,
+        language: m.language,
+        tools: m.tools,
+        inputs: m.inputs,
+        credentials,
+      });
     } else if (m.type === 'tool_result' && job && m.id === job.id) job.child.send(m);
-    else if (m.type === 'cancel' && job && m.id === job.id) finish(job, { type: 'done', ok: false, reason: 'cancelled', error: { type: 'Cancelled', message: 'cancelled by the host', frames: [] } });
+    else if (m.type === 'cancel' && job && m.id === job.id)
+      finish(job, {
+        type: 'done',
+        ok: false,
+        reason: 'cancelled',
+        error: { type: 'Cancelled', message: 'cancelled by the host', frames: [] },
+      });
   });
   rl.on('close', () => {
     if (job) job.child.kill('SIGKILL');

@@ -335,21 +335,19 @@ export class RunService {
 
   listTemplates(): TemplateView[] {
     const stats = this.store.templateStats();
-    return this.templates
-      .list()
-      .flatMap((e: TemplateEntry) =>
-        e.template
-          ? [
-              {
-                ...e.template,
-                file: e.file,
-                successes: stats.get(e.template.name)?.successes ?? 0,
-                failures: stats.get(e.template.name)?.failures ?? 0,
-                lastUsed: stats.get(e.template.name)?.lastUsed ?? null,
-              },
-            ]
-          : [],
-      );
+    return this.templates.list().flatMap((e: TemplateEntry) =>
+      e.template
+        ? [
+            {
+              ...e.template,
+              file: e.file,
+              successes: stats.get(e.template.name)?.successes ?? 0,
+              failures: stats.get(e.template.name)?.failures ?? 0,
+              lastUsed: stats.get(e.template.name)?.lastUsed ?? null,
+            },
+          ]
+        : [],
+    );
   }
 
   templateProblems(): { file: string; error: string }[] {

@@ -22,12 +22,18 @@ import { repoRoot } from '../infra/workspace/paths.ts';
 
 export function imagePaths(): ImagePaths {
   const local = join(repoRoot(), 'node_modules', 'node', 'bin', 'node');
-  return { imagesDir: join(repoRoot(), 'sandbox-images'), nodeBinary: existsSync(local) ? local : process.execPath };
+  return {
+    imagesDir: join(repoRoot(), 'sandbox-images'),
+    nodeBinary: existsSync(local) ? local : process.execPath,
+  };
 }
 
 async function dockerAnswers(docker: Docker, timeoutMs = 3000): Promise<string | undefined> {
   try {
-    const v = await Promise.race([docker.version(), new Promise<never>((_r, rej) => setTimeout(() => rej(new Error('timeout')), timeoutMs))]);
+    const v = await Promise.race([
+      docker.version(),
+      new Promise<never>((_r, rej) => setTimeout(() => rej(new Error('timeout')), timeoutMs)),
+    ]);
     return v.Version;
   } catch {
     return undefined;
@@ -41,7 +47,11 @@ export async function createSandboxManager(svc: ToolsmithService): Promise<Sandb
   const forced = process.env['TOOLSMITH_BACKEND'];
   const docker = new Docker();
   const version = forced === 'process' ? undefined : await dockerAnswers(docker);
-  if (forced === 'docker' && !version) throw new ToolsmithError('infra', 'TOOLSMITH_BACKEND=docker but no Docker engine answers: start dockerd (or install docker.io)');
+  if (forced === 'docker' && !version)
+    throw new ToolsmithError(
+      'infra',
+      'TOOLSMITH_BACKEND=docker but no Docker engine answers: start dockerd (or install docker.io)',
+    );
   const limits = svc.config.limits;
   const building = new Map<RuntimeImage, Promise<string>>();
   const ensureImage = (runtime: RuntimeImage): Promise<string> => {
@@ -50,9 +60,15 @@ export async function createSandboxManager(svc: ToolsmithService): Promise<Sandb
       p = (async () => {
         const tag = imageTag(runtime, paths);
         if (await imageExists(docker, tag)) return tag;
-        svc.push({ type: 'image_progress', runtime, line: `image ${tag} is missing: building it now (first use)` });
+        svc.push({
+          type: 'image_progress',
+          runtime,
+          line: `image ${tag} is missing: building it now (first use)`,
+        });
         process.stderr.write(`toolsmith: building the ${runtime} sandbox image ${tag} (first use)\n`);
-        const built = await buildImage(docker, runtime, paths, (line) => svc.push({ type: 'image_progress', runtime, line }));
+        const built = await buildImage(docker, runtime, paths, (line) =>
+          svc.push({ type: 'image_progress', runtime, line }),
+        );
         svc.push({ type: 'image_progress', runtime, line: `built ${built}`, done: true });
         return built;
       })();
@@ -63,11 +79,22 @@ export async function createSandboxManager(svc: ToolsmithService): Promise<Sandb
   };
   let factory: WorkerFactory & { dispose(): Promise<void> };
   if (version) {
-    const f = new DockerWorkerFactory(docker, ensureImage, { memoryMb: limits.memory_mb, cpus: limits.cpus, pids: limits.pids, tmpfsMb: limits.tmpfs_mb });
+    const f = new DockerWorkerFactory(docker, ensureImage, {
+      memoryMb: limits.memory_mb,
+      cpus: limits.cpus,
+      pids: limits.pids,
+      tmpfsMb: limits.tmpfs_mb,
+    });
     await f.start();
     factory = f;
   } else {
-    factory = new ProcessWorkerFactory({ imagesDir: paths.imagesDir, nodeBinary: paths.nodeBinary, memoryMb: limits.memory_mb, pids: limits.pids, tmpfsMb: limits.tmpfs_mb });
+    factory = new ProcessWorkerFactory({
+      imagesDir: paths.imagesDir,
+      nodeBinary: paths.nodeBinary,
+      memoryMb: limits.memory_mb,
+      pids: limits.pids,
+      tmpfsMb: limits.tmpfs_mb,
+    });
   }
   const specFor = (sandbox: string, runtime: 'python' | 'node'): SandboxSpec => {
     const declared = svc.config.sandboxes[sandbox]?.credentials ?? {};
@@ -94,8 +121,14 @@ export async function createSandboxManager(svc: ToolsmithService): Promise<Sandb
   const executor = {
     execute: async (req: ExecuteRequest) => {
       const runtime = runtimeOf(req.language);
-      if (!enabled.includes(runtime)) return infraResult(factory.isolation, `runtime '${runtime}' is not enabled; available: ${enabled.join(', ')}`, runtime);
-      if (!svc.files.sandboxNames().includes(req.sandbox)) return infraResult(factory.isolation, `no sandbox ${req.sandbox}`, runtime);
+      if (!enabled.includes(runtime))
+        return infraResult(
+          factory.isolation,
+          `runtime '${runtime}' is not enabled; available: ${enabled.join(', ')}`,
+          runtime,
+        );
+      if (!svc.files.sandboxNames().includes(req.sandbox))
+        return infraResult(factory.isolation, `no sandbox ${req.sandbox}`, runtime);
       return backend.execute(req);
     },
   };
@@ -106,20 +139,39 @@ export async function createSandboxManager(svc: ToolsmithService): Promise<Sandb
       await backend.reload(sandbox);
     },
     buildImage: async (runtime, onProgress) => {
-      if (!version) throw new ToolsmithError('infra', 'no Docker engine answers: install docker.io and start dockerd to build images');
+      if (!version)
+        throw new ToolsmithError(
+          'infra',
+          'no Docker engine answers: install docker.io and start dockerd to build images',
+        );
       return { tag: await buildImage(docker, runtime, paths, onProgress) };
     },
     status: async () => {
       const images = [];
-      if (version) for (const rt of ['python', 'node'] as const) {
-        const tag = imageTag(rt, paths);
-        images.push({ runtime: rt, tag, present: await imageExists(docker, tag) });
-      }
+      if (version)
+        for (const rt of ['python', 'node'] as const) {
+          const tag = imageTag(rt, paths);
+          images.push({ runtime: rt, tag, present: await imageExists(docker, tag) });
+        }
       return {
-        docker: version ? { available: true, version } : { available: false, error: 'no Docker engine answers', hint: 'Install Docker (Debian: apt-get install docker.io) and start it (systemctl start docker, or dockerd &). Until then scripts run in the process fallback with weaker isolation.' },
+        docker: version
+          ? { available: true, version }
+          : {
+              available: false,
+              error: 'no Docker engine answers',
+              hint: 'Install Docker (Debian: apt-get install docker.io) and start it (systemctl start docker, or dockerd &). Until then scripts run in the process fallback with weaker isolation.',
+            },
         isolation: factory.isolation,
         images,
-        pools: backend.status().map((p) => ({ sandbox: `${p.sandbox} (${p.runtime})`, size: p.size, idle: p.idle, busy: p.busy, queued: p.queued })),
+        pools: backend
+          .status()
+          .map((p) => ({
+            sandbox: `${p.sandbox} (${p.runtime})`,
+            size: p.size,
+            idle: p.idle,
+            busy: p.busy,
+            queued: p.queued,
+          })),
       };
     },
     dispose: async () => {

@@ -179,16 +179,14 @@ export function createMcpServer(svc: ToolsmithService): McpServer {
       guard(async () => {
         const runs = await svc.runs();
         return text(
-          runs
-            .listTemplates()
-            .map((t) => ({
-              name: t.name,
-              pattern: t.pattern,
-              sandbox: t.sandbox,
-              kit: t.kit,
-              successes: t.successes,
-              failures: t.failures,
-            })),
+          runs.listTemplates().map((t) => ({
+            name: t.name,
+            pattern: t.pattern,
+            sandbox: t.sandbox,
+            kit: t.kit,
+            successes: t.successes,
+            failures: t.failures,
+          })),
         );
       }),
   );

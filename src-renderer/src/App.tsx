@@ -19,7 +19,9 @@ export function App() {
       <header>
         <strong>Toolsmith</strong>
         <span className="muted">{info ? `${info.name} · ${info.workspace}` : ''}</span>
-        <button onClick={toggleTheme} aria-label="toggle theme">{theme === 'dark' ? 'Light' : 'Dark'}</button>
+        <button onClick={toggleTheme} aria-label="toggle theme">
+          {theme === 'dark' ? 'Light' : 'Dark'}
+        </button>
       </header>
       <div className="body">
         <nav aria-label="sandboxes">
@@ -37,7 +39,11 @@ export function App() {
           </ul>
         </nav>
         <main>
-          {error && <div role="alert" className="error">{error}</div>}
+          {error && (
+            <div role="alert" className="error">
+              {error}
+            </div>
+          )}
           <ToolsView />
           <ValidateView />
         </main>

@@ -8,8 +8,13 @@ import type { CliContext } from '../context.ts';
 import { readInput } from './validate.ts';
 
 function printResult(ctx: CliContext, r: ExecutionResult): void {
-  ctx.out(`${r.success ? 'ok' : 'FAILED'} · ${r.exitReason} · ${r.durationMs} ms · isolation ${r.isolation} · ${r.runtime}\n`);
-  for (const t of r.toolCalls) ctx.out(`  tool ${t.name}(${JSON.stringify(t.args)}) ${t.error ? `error: ${t.error}` : 'ok'} ${t.ms} ms${t.refused ? ' REFUSED' : ''}\n`);
+  ctx.out(
+    `${r.success ? 'ok' : 'FAILED'} · ${r.exitReason} · ${r.durationMs} ms · isolation ${r.isolation} · ${r.runtime}\n`,
+  );
+  for (const t of r.toolCalls)
+    ctx.out(
+      `  tool ${t.name}(${JSON.stringify(t.args)}) ${t.error ? `error: ${t.error}` : 'ok'} ${t.ms} ms${t.refused ? ' REFUSED' : ''}\n`,
+    );
   for (const l of r.logs) ctx.out(`  log: ${l}\n`);
   for (const i of r.intermediates) ctx.out(`  intermediate: ${JSON.stringify(i)}\n`);
   if (r.data !== undefined) ctx.out(`result: ${JSON.stringify(r.data)}\n`);
@@ -22,38 +27,86 @@ function printResult(ctx: CliContext, r: ExecutionResult): void {
 export function registerExec(program: Command, ctx: CliContext): void {
   program
     .command('exec')
-    .description('run a script in a sandbox (validated first unless --no-validate); exit 0 on success, 1 otherwise')
+    .description(
+      'run a script in a sandbox (validated first unless --no-validate); exit 0 on success, 1 otherwise',
+    )
     .argument('<file>', 'script file, or - for standard input')
     .requiredOption('--sandbox <name>', 'the sandbox whose tools the script may call')
     .option('--kit <name>', 'only the tools of this kit')
-    .option('--runtime <runtime>', 'python | node (default: from the file name, else python; never guessed from the code)', oneOf('--runtime', ['python', 'node'] as const))
+    .option(
+      '--runtime <runtime>',
+      'python | node (default: from the file name, else python; never guessed from the code)',
+      oneOf('--runtime', ['python', 'node'] as const),
+    )
     .option('--no-validate', 'skip the host validator (the worker still re-checks its core rules)')
     .option('--timeout <s>', 'seconds (default 300, max 600)', parseIntOption('--timeout', 1, 600))
     .option('--json', 'print the ExecutionResult as JSON')
-    .action(async (file: string, o: { sandbox: string; kit?: string; runtime?: 'python' | 'node'; validate: boolean; timeout?: number; json?: boolean }, cmd: Command) => {
-      const body = readInput(file);
-      const fromName = file === '-' ? undefined : languageOfFile(file);
-      const language: ScriptLanguage = o.runtime === 'node' ? (fromName === 'ts' ? 'ts' : 'js') : o.runtime === 'python' ? 'python' : (fromName ?? 'python');
-      const r = await ctx.service(cmd).executeScript({ sandbox: o.sandbox, ...(o.kit ? { kit: o.kit } : {}), language, body, validate: o.validate, ...(o.timeout ? { timeoutMs: o.timeout * 1000 } : {}) });
-      if (o.json) ctx.out(json(r));
-      else printResult(ctx, r);
-      ctx.exitCode = r.success ? 0 : 1;
-    });
+    .action(
+      async (
+        file: string,
+        o: {
+          sandbox: string;
+          kit?: string;
+          runtime?: 'python' | 'node';
+          validate: boolean;
+          timeout?: number;
+          json?: boolean;
+        },
+        cmd: Command,
+      ) => {
+        const body = readInput(file);
+        const fromName = file === '-' ? undefined : languageOfFile(file);
+        const language: ScriptLanguage =
+          o.runtime === 'node'
+            ? fromName === 'ts'
+              ? 'ts'
+              : 'js'
+            : o.runtime === 'python'
+              ? 'python'
+              : (fromName ?? 'python');
+        const r = await ctx
+          .service(cmd)
+          .executeScript({
+            sandbox: o.sandbox,
+            ...(o.kit ? { kit: o.kit } : {}),
+            language,
+            body,
+            validate: o.validate,
+            ...(o.timeout ? { timeoutMs: o.timeout * 1000 } : {}),
+          });
+        if (o.json) ctx.out(json(r));
+        else printResult(ctx, r);
+        ctx.exitCode = r.success ? 0 : 1;
+      },
+    );
 
   const pool = program.command('pool').description('the sandbox pool');
   pool
     .command('status')
-    .description('Docker engine, isolation level, images and pools (warms the given sandbox first with --warm)')
+    .description(
+      'Docker engine, isolation level, images and pools (warms the given sandbox first with --warm)',
+    )
     .option('--warm <sandbox>', 'start the sandbox pool before reporting')
     .option('--json', 'print JSON')
     .action(async (o: { warm?: string; json?: boolean }, cmd: Command) => {
       const sandbox = await ctx.service(cmd).sandbox();
-      if (o.warm) await ctx.service(cmd).executeScript({ sandbox: o.warm, language: 'python', body: 'emit_result(1)\n' });
+      if (o.warm)
+        await ctx
+          .service(cmd)
+          .executeScript({ sandbox: o.warm, language: 'python', body: 'emit_result(1)\n' });
       const s = await sandbox.status();
       if (o.json) return ctx.out(json(s));
-      ctx.out(`docker: ${s.docker.available ? `engine ${s.docker.version}` : `not available (${s.docker.error}); ${s.docker.hint ?? ''}`}\nisolation: ${s.isolation}\n`);
-      for (const i of s.images) ctx.out(`image ${i.runtime}: ${i.tag} ${i.present ? 'present' : 'missing (built on first use, or: toolsmith image build)'}\n`);
-      for (const p of s.pools) ctx.out(`pool ${p.sandbox}: ${p.size} workers (${p.idle} idle, ${p.busy} busy), ${p.queued} queued\n`);
+      ctx.out(
+        `docker: ${s.docker.available ? `engine ${s.docker.version}` : `not available (${s.docker.error}); ${s.docker.hint ?? ''}`}\nisolation: ${s.isolation}\n`,
+      );
+      for (const i of s.images)
+        ctx.out(
+          `image ${i.runtime}: ${i.tag} ${i.present ? 'present' : 'missing (built on first use, or: toolsmith image build)'}\n`,
+        );
+      for (const p of s.pools)
+        ctx.out(
+          `pool ${p.sandbox}: ${p.size} workers (${p.idle} idle, ${p.busy} busy), ${p.queued} queued\n`,
+        );
       if (!s.pools.length) ctx.out('no pool started in this process\n');
     });
 
@@ -83,9 +136,16 @@ export function registerExec(program: Command, ctx: CliContext): void {
       } catch (e) {
         throw new UsageError(`--args must be a JSON object: ${(e as Error).message}`);
       }
-      if (typeof args !== 'object' || args === null || Array.isArray(args)) throw new UsageError('--args must be a JSON object');
+      if (typeof args !== 'object' || args === null || Array.isArray(args))
+        throw new UsageError('--args must be a JSON object');
       const svc = ctx.service(cmd);
-      if (!svc.registry(o.sandbox).get(name)) throw new UsageError(`no tool ${name} in sandbox ${o.sandbox}; available: ${svc.registry(o.sandbox).tools.map((t) => t.name).join(', ')}`);
+      if (!svc.registry(o.sandbox).get(name))
+        throw new UsageError(
+          `no tool ${name} in sandbox ${o.sandbox}; available: ${svc
+            .registry(o.sandbox)
+            .tools.map((t) => t.name)
+            .join(', ')}`,
+        );
       const r = await (await svc.sandbox()).callTool(o.sandbox, name, args as Record<string, JsonValue>);
       if (o.json) ctx.out(json(r));
       else {

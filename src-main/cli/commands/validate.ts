@@ -50,15 +50,13 @@ export function registerValidate(program: Command, ctx: CliContext): void {
           .map((t) => t.trim())
           .filter(Boolean);
         const result = opts.sandbox
-          ? ctx
-              .service(cmd)
-              .validate({
-                code,
-                language,
-                sandbox: opts.sandbox,
-                ...(opts.kit ? { kit: opts.kit } : {}),
-                strict: !!opts.strict,
-              })
+          ? ctx.service(cmd).validate({
+              code,
+              language,
+              sandbox: opts.sandbox,
+              ...(opts.kit ? { kit: opts.kit } : {}),
+              strict: !!opts.strict,
+            })
           : validateScript(code, language, { tools: tools ?? [], strict: !!opts.strict });
         if (opts.json) ctx.out(json(result));
         else if (result.valid) ctx.out(`${file}: valid (${language})\n`);

@@ -80,7 +80,10 @@ export class SandboxBackend implements ScriptExecutor {
       else {
         const forward: HostToolHandler = async (args) => {
           const r = await this.callTool(sandbox, name, args);
-          if (!r.response) throw new Error(r.result.error ? `${r.result.error.type}: ${r.result.error.message}` : 'the tool call failed');
+          if (!r.response)
+            throw new Error(
+              r.result.error ? `${r.result.error.type}: ${r.result.error.message}` : 'the tool call failed',
+            );
           return r.response;
         };
         forward.location = 'sandbox';
@@ -91,17 +94,36 @@ export class SandboxBackend implements ScriptExecutor {
   }
 
   /** Runs one tool in its sandbox: a tiny generated script that calls it and emits the response. */
-  async callTool(sandbox: string, tool: string, args: Record<string, JsonValue>): Promise<{ response?: ToolResponse; result: ExecutionResult }> {
+  async callTool(
+    sandbox: string,
+    tool: string,
+    args: Record<string, JsonValue>,
+  ): Promise<{ response?: ToolResponse; result: ExecutionResult }> {
     const argText = Object.entries(args)
       .map(([k, v]) => {
-        if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(k)) throw new Error(`invalid argument name ${JSON.stringify(k)}`);
+        if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(k))
+          throw new Error(`invalid argument name ${JSON.stringify(k)}`);
         return `${k}=${pyLiteral(v)}`;
       })
       .join(', ');
     const code = `r = ${tool}(${argText})\nemit_result({"success": r.success, "message": r.message, "data": r.data})\n`;
-    const result = await this.execute({ sandbox, language: 'python', code, bodyStartLine: 1, tools: { [tool]: tool }, timeoutMs: 60_000 });
+    const result = await this.execute({
+      sandbox,
+      language: 'python',
+      code,
+      bodyStartLine: 1,
+      tools: { [tool]: tool },
+      timeoutMs: 60_000,
+    });
     const d = result.data as { success?: boolean; message?: string | null; data?: JsonValue } | undefined;
-    const response: ToolResponse | undefined = result.success && d ? { success: !!d.success, ...(d.message ? { message: d.message } : {}), ...(d.data !== undefined && d.data !== null ? { data: d.data } : {}) } : undefined;
+    const response: ToolResponse | undefined =
+      result.success && d
+        ? {
+            success: !!d.success,
+            ...(d.message ? { message: d.message } : {}),
+            ...(d.data !== undefined && d.data !== null ? { data: d.data } : {}),
+          }
+        : undefined;
     return { ...(response ? { response } : {}), result };
   }
 
@@ -135,5 +157,8 @@ export class SandboxBackend implements ScriptExecutor {
 /** Frames come back in lines of the assembled script; report them in lines of the body. */
 export function mapFrames(r: ExecutionResult, bodyStartLine: number): ExecutionResult {
   if (!r.error || bodyStartLine <= 1) return r;
-  return { ...r, error: { ...r.error, frames: r.error.frames.map((f) => ({ ...f, line: f.line - bodyStartLine + 1 })) } };
+  return {
+    ...r,
+    error: { ...r.error, frames: r.error.frames.map((f) => ({ ...f, line: f.line - bodyStartLine + 1 })) },
+  };
 }

@@ -5,7 +5,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Readable, Writable } from 'node:stream';
-import type { ExecutionError, ExecutionResult, ExitReason, IsolationLevel, ToolCallTrace } from '../../core/sandbox/execution.ts';
+import type {
+  ExecutionError,
+  ExecutionResult,
+  ExitReason,
+  IsolationLevel,
+  ToolCallTrace,
+} from '../../core/sandbox/execution.ts';
 import type { JsonValue, ToolResponse } from '../../core/tools/model.ts';
 import type { LiveExecutionEvent } from '../../core/ports/executor.ts';
 
@@ -75,7 +81,12 @@ export class WorkerConnection {
   /** Set when the host saw OOM for this worker (Docker events). */
   oomKilled = false;
 
-  constructor(stdin: Writable, stdout: Readable, isolation: IsolationLevel, kill: (reason: string) => Promise<void>) {
+  constructor(
+    stdin: Writable,
+    stdout: Readable,
+    isolation: IsolationLevel,
+    kill: (reason: string) => Promise<void>,
+  ) {
     this.stdin = stdin;
     this.isolation = isolation;
     this.killFn = kill;
@@ -139,7 +150,10 @@ export class WorkerConnection {
   /** Sends tools.py (and host tools, credential names); resolves with what the worker derived. */
   load(req: LoadRequest, timeoutMs = 15_000): Promise<ReadyInfo> {
     return new Promise<ReadyInfo>((resolve, reject) => {
-      const timer = setTimeout(() => finish(new Error(`the worker did not answer load within ${timeoutMs} ms`)), timeoutMs);
+      const timer = setTimeout(
+        () => finish(new Error(`the worker did not answer load within ${timeoutMs} ms`)),
+        timeoutMs,
+      );
       const finish = (err?: Error, info?: ReadyInfo) => {
         clearTimeout(timer);
         this.listeners.delete(listener);
@@ -148,18 +162,31 @@ export class WorkerConnection {
       };
       const listener = (m: Msg) => {
         if (m.type === 'ready') {
-          const info: ReadyInfo = { runtime: String(m['runtime'] ?? ''), version: String(m['version'] ?? ''), tools: Array.isArray(m['tools']) ? (m['tools'] as ToolDescriptor[]) : [] };
+          const info: ReadyInfo = {
+            runtime: String(m['runtime'] ?? ''),
+            version: String(m['version'] ?? ''),
+            tools: Array.isArray(m['tools']) ? (m['tools'] as ToolDescriptor[]) : [],
+          };
           this.ready = info;
           finish(undefined, info);
         } else if (m.type === 'load_error') {
           const e = (m['error'] ?? {}) as { type?: string; message?: string; line?: number };
-          finish(new Error(`tools.py failed to load${e.line ? ` (line ${e.line})` : ''}: ${e.type ?? 'Error'}: ${e.message ?? ''}`));
+          finish(
+            new Error(
+              `tools.py failed to load${e.line ? ` (line ${e.line})` : ''}: ${e.type ?? 'Error'}: ${e.message ?? ''}`,
+            ),
+          );
         }
       };
       this.listeners.add(listener);
       void this.onClose().then((r) => finish(new WorkerGone(`the worker died while loading tools: ${r}`)));
       try {
-        this.send({ type: 'load', source: req.source, host_tools: req.hostTools, credentials: req.credentials });
+        this.send({
+          type: 'load',
+          source: req.source,
+          host_tools: req.hostTools,
+          credentials: req.credentials,
+        });
       } catch (e) {
         finish(e as Error);
       }
@@ -228,10 +255,16 @@ export class WorkerConnection {
         };
         resolve(clean(r));
       };
-      const fail = (reason: ExitReason, type: string, message: string, broken: boolean) => finish(reason, { type, message, frames: [] }, broken);
+      const fail = (reason: ExitReason, type: string, message: string, broken: boolean) =>
+        finish(reason, { type, message, frames: [] }, broken);
       // The host watchdog: a little longer than the worker's own timeout, then the worker is killed.
       const timer = setTimeout(() => {
-        fail('timeout', 'Timeout', `the script ran past its ${Math.round(job.timeoutMs / 1000)} s limit (host watchdog)`, true);
+        fail(
+          'timeout',
+          'Timeout',
+          `the script ran past its ${Math.round(job.timeoutMs / 1000)} s limit (host watchdog)`,
+          true,
+        );
         void this.killFn('watchdog timeout');
       }, job.timeoutMs + 2000);
       const onAbort = () => {
@@ -246,7 +279,12 @@ export class WorkerConnection {
       const capped = (n: number) => {
         outBytes += n;
         if (outBytes > job.maxOutputBytes) {
-          fail('output_limit', 'OutputLimit', `the script's output exceeded ${job.maxOutputBytes} bytes`, true);
+          fail(
+            'output_limit',
+            'OutputLimit',
+            `the script's output exceeded ${job.maxOutputBytes} bytes`,
+            true,
+          );
           void this.killFn('output limit');
           return true;
         }
@@ -300,8 +338,29 @@ export class WorkerConnection {
             }
             const e = (m['error'] ?? {}) as Partial<ExecutionError>;
             const reason = m['reason'];
-            const error: ExecutionError = { type: String(e.type ?? 'Error'), message: String(e.message ?? ''), frames: Array.isArray(e.frames) ? e.frames : [] };
-            if (this.oomKilled || reason === 'oom' || error.type === 'MemoryError' || error.type === 'OutOfMemory') finish('oom', { ...error, type: 'OutOfMemory', message: error.type === 'OutOfMemory' ? error.message : `the script ran out of memory (${error.type}${error.message ? `: ${error.message}` : ''})` }, true);
+            const error: ExecutionError = {
+              type: String(e.type ?? 'Error'),
+              message: String(e.message ?? ''),
+              frames: Array.isArray(e.frames) ? e.frames : [],
+            };
+            if (
+              this.oomKilled ||
+              reason === 'oom' ||
+              error.type === 'MemoryError' ||
+              error.type === 'OutOfMemory'
+            )
+              finish(
+                'oom',
+                {
+                  ...error,
+                  type: 'OutOfMemory',
+                  message:
+                    error.type === 'OutOfMemory'
+                      ? error.message
+                      : `the script ran out of memory (${error.type}${error.message ? `: ${error.message}` : ''})`,
+                },
+                true,
+              );
             else if (error.type === 'ValidationError') finish('rejected', error);
             else if (reason === 'timeout') finish('timeout', error);
             else if (reason === 'output_limit') finish('output_limit', error);
@@ -319,7 +378,16 @@ export class WorkerConnection {
         else fail('crashed', 'Crashed', `the sandbox worker died: ${why}`, true);
       });
       try {
-        this.send({ type: 'job', id, code: job.code, language: job.language ?? 'python', tools: job.tools, inputs: job.inputs ?? {}, timeout_ms: job.timeoutMs, max_output_bytes: job.maxOutputBytes });
+        this.send({
+          type: 'job',
+          id,
+          code: job.code,
+          language: job.language ?? 'python',
+          tools: job.tools,
+          inputs: job.inputs ?? {},
+          timeout_ms: job.timeoutMs,
+          max_output_bytes: job.maxOutputBytes,
+        });
       } catch (e) {
         fail('crashed', 'Crashed', (e as Error).message, true);
       }
@@ -330,25 +398,42 @@ export class WorkerConnection {
   private async hostCall(id: string, m: Msg, job: JobRequest, toolCalls: ToolCallTrace[]): Promise<void> {
     const name = String(m['name'] ?? '');
     const callId = String(m['call_id'] ?? '');
-    const args = (typeof m['args'] === 'object' && m['args'] !== null ? m['args'] : {}) as Record<string, JsonValue>;
+    const args = (typeof m['args'] === 'object' && m['args'] !== null ? m['args'] : {}) as Record<
+      string,
+      JsonValue
+    >;
     const allowed = Object.values(job.tools).includes(name);
     const handler = job.hostTools?.[name];
     const started = performance.now();
     let reply: Record<string, unknown>;
     let trace: ToolCallTrace;
     if (!allowed || !handler) {
-      const error = allowed ? `no host handler for ${name}` : `refused: ${name} is not one of this run's tools`;
+      const error = allowed
+        ? `no host handler for ${name}`
+        : `refused: ${name} is not one of this run's tools`;
       reply = { type: 'tool_result', id, call_id: callId, error };
       trace = { name, args, ms: 0, location: 'host', error, refused: !allowed };
     } else {
       try {
         const response = await handler(args);
         reply = { type: 'tool_result', id, call_id: callId, response };
-        trace = { name, args, ms: round(performance.now() - started), location: handler.location ?? 'host', result: capResult(response) };
+        trace = {
+          name,
+          args,
+          ms: round(performance.now() - started),
+          location: handler.location ?? 'host',
+          result: capResult(response),
+        };
       } catch (e) {
         const error = e instanceof Error ? e.message : String(e);
         reply = { type: 'tool_result', id, call_id: callId, error };
-        trace = { name, args, ms: round(performance.now() - started), location: handler.location ?? 'host', error };
+        trace = {
+          name,
+          args,
+          ms: round(performance.now() - started),
+          location: handler.location ?? 'host',
+          error,
+        };
       }
     }
     toolCalls.push(trace);
@@ -372,5 +457,9 @@ const round = (n: number) => Math.round(n * 1000) / 1000;
 export function capResult(r: ToolResponse, max = 16_384): ToolResponse {
   const s = JSON.stringify(r.data ?? null);
   if (s.length <= max) return r;
-  return { success: r.success, ...(r.message !== undefined ? { message: r.message } : {}), data: `${s.slice(0, max)}… (${s.length} characters, truncated in the trace)` };
+  return {
+    success: r.success,
+    ...(r.message !== undefined ? { message: r.message } : {}),
+    data: `${s.slice(0, max)}… (${s.length} characters, truncated in the trace)`,
+  };
 }

@@ -6,7 +6,7 @@
  */
 import { PassThrough } from 'node:stream';
 import type { Duplex } from 'node:stream';
-import Docker from 'dockerode';
+import type Docker from 'dockerode';
 import { WorkerConnection } from './connection.ts';
 import type { SandboxSpec, WorkerFactory } from './pool.ts';
 
@@ -50,7 +50,11 @@ export class DockerWorkerFactory implements WorkerFactory {
   private readonly conns = new Map<string, WorkerConnection>();
   private events: NodeJS.ReadableStream | undefined;
 
-  constructor(docker: Docker, image: (runtime: 'python' | 'node') => Promise<string>, limits: ContainerLimits = DEFAULT_LIMITS) {
+  constructor(
+    docker: Docker,
+    image: (runtime: 'python' | 'node') => Promise<string>,
+    limits: ContainerLimits = DEFAULT_LIMITS,
+  ) {
     this.docker = docker;
     this.image = image;
     this.limits = limits;
@@ -58,15 +62,23 @@ export class DockerWorkerFactory implements WorkerFactory {
 
   /** Removes containers left by a Toolsmith process that no longer runs; subscribes to OOM events. */
   async start(): Promise<number> {
-    const leftovers = await this.docker.listContainers({ all: true, filters: { label: [`${POOL_LABEL}=1`] } });
+    const leftovers = await this.docker.listContainers({
+      all: true,
+      filters: { label: [`${POOL_LABEL}=1`] },
+    });
     let removed = 0;
     for (const c of leftovers) {
       const owner = Number(c.Labels['toolsmith.owner'] ?? 0);
       if (owner && owner !== process.pid && pidAlive(owner)) continue;
-      await this.docker.getContainer(c.Id).remove({ force: true }).catch(() => {});
+      await this.docker
+        .getContainer(c.Id)
+        .remove({ force: true })
+        .catch(() => {});
       removed++;
     }
-    this.events = (await this.docker.getEvents({ filters: { type: ['container'], event: ['oom'], label: [`${POOL_LABEL}=1`] } })) as NodeJS.ReadableStream;
+    this.events = (await this.docker.getEvents({
+      filters: { type: ['container'], event: ['oom'], label: [`${POOL_LABEL}=1`] },
+    })) as NodeJS.ReadableStream;
     this.events.on('data', (buf: Buffer) => {
       for (const line of buf.toString().split('\n')) {
         if (!line.trim()) continue;
@@ -104,7 +116,13 @@ export class DockerWorkerFactory implements WorkerFactory {
       await container.remove({ force: true }).catch(() => {});
     };
     try {
-      const stream = await container.attach({ stream: true, stdin: true, stdout: true, stderr: true, hijack: true });
+      const stream = await container.attach({
+        stream: true,
+        stdin: true,
+        stdout: true,
+        stderr: true,
+        hijack: true,
+      });
       const stdout = new PassThrough();
       const stderr = new PassThrough();
       this.docker.modem.demuxStream(stream, stdout, stderr);
@@ -116,9 +134,14 @@ export class DockerWorkerFactory implements WorkerFactory {
       await container.start();
       void exited.then(
         async (r: { StatusCode?: number }) => {
-          const state = await container.inspect().then((i) => i.State, () => undefined);
+          const state = await container.inspect().then(
+            (i) => i.State,
+            () => undefined,
+          );
           if (state?.OOMKilled) conn.oomKilled = true;
-          conn.markClosed(`container exited with status ${r.StatusCode ?? '?'}${state?.OOMKilled ? ' (OOM killed)' : ''}`);
+          conn.markClosed(
+            `container exited with status ${r.StatusCode ?? '?'}${state?.OOMKilled ? ' (OOM killed)' : ''}`,
+          );
           await remove();
         },
         () => conn.markClosed('container wait failed'),
@@ -132,8 +155,20 @@ export class DockerWorkerFactory implements WorkerFactory {
 
   async dispose(): Promise<void> {
     (this.events as unknown as { destroy?: () => void } | undefined)?.destroy?.();
-    const mine = await this.docker.listContainers({ all: true, filters: { label: [`${POOL_LABEL}=1`, `toolsmith.owner=${process.pid}`] } }).catch(() => []);
-    await Promise.all(mine.map((c) => this.docker.getContainer(c.Id).remove({ force: true }).catch(() => {})));
+    const mine = await this.docker
+      .listContainers({
+        all: true,
+        filters: { label: [`${POOL_LABEL}=1`, `toolsmith.owner=${process.pid}`] },
+      })
+      .catch(() => []);
+    await Promise.all(
+      mine.map((c) =>
+        this.docker
+          .getContainer(c.Id)
+          .remove({ force: true })
+          .catch(() => {}),
+      ),
+    );
   }
 }
 

@@ -7,7 +7,16 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type Docker from 'dockerode';
@@ -16,9 +25,20 @@ export type RuntimeImage = 'python' | 'node';
 
 const RECIPE_VERSION = '1';
 const PYTHON_BASE_EXCLUDES = [
-  './usr/share/doc', './usr/share/man', './usr/share/locale', './usr/share/info', './var/cache/apt', './var/lib/apt/lists',
-  './usr/lib/python3.11/test', './usr/lib/python3.11/idlelib', './usr/lib/python3.11/tkinter', './usr/lib/python3.11/ensurepip',
-  './usr/lib/python3.11/lib2to3', './usr/lib/python3.11/turtledemo', './usr/lib/python3.11/pydoc_data', './usr/share/zoneinfo',
+  './usr/share/doc',
+  './usr/share/man',
+  './usr/share/locale',
+  './usr/share/info',
+  './var/cache/apt',
+  './var/lib/apt/lists',
+  './usr/lib/python3.11/test',
+  './usr/lib/python3.11/idlelib',
+  './usr/lib/python3.11/tkinter',
+  './usr/lib/python3.11/ensurepip',
+  './usr/lib/python3.11/lib2to3',
+  './usr/lib/python3.11/turtledemo',
+  './usr/lib/python3.11/pydoc_data',
+  './usr/share/zoneinfo',
 ];
 
 export interface ImagePaths {
@@ -69,20 +89,34 @@ function run(cmd: string, args: string[], progress: Progress): Promise<void> {
     p.stdout.on('data', onData);
     p.stderr.on('data', onData);
     p.on('error', reject);
-    p.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`${cmd} exited with ${code}: ${tail.split('\n').slice(-5).join(' | ')}`))));
+    p.on('close', (code) =>
+      code === 0
+        ? resolve()
+        : reject(new Error(`${cmd} exited with ${code}: ${tail.split('\n').slice(-5).join(' | ')}`)),
+    );
   });
 }
 
 /** Builds an image from a folder (its Dockerfile) through the Docker API, streaming the build log. */
 async function buildFromDir(docker: Docker, dir: string, tag: string, progress: Progress): Promise<void> {
   const tar = spawn('tar', ['-C', dir, '-cf', '-', '.'], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const stream = await docker.buildImage(tar.stdout, { t: tag, rm: true, forcerm: true, labels: { 'toolsmith.image': '1' } });
+  const stream = await docker.buildImage(tar.stdout, {
+    t: tag,
+    rm: true,
+    forcerm: true,
+    labels: { 'toolsmith.image': '1' },
+  });
   await new Promise<void>((resolve, reject) => {
     docker.modem.followProgress(
       stream,
       (err: Error | null, output: { error?: string }[]) => {
         const failed = err ?? output.find((o) => o.error);
-        if (failed) reject(new Error(`docker build ${tag} failed: ${err ? err.message : (failed as { error?: string }).error}`));
+        if (failed)
+          reject(
+            new Error(
+              `docker build ${tag} failed: ${err ? err.message : (failed as { error?: string }).error}`,
+            ),
+          );
         else resolve();
       },
       (e: { stream?: string; status?: string }) => {
@@ -99,18 +133,35 @@ async function pythonBase(docker: Docker, paths: ImagePaths, progress: Progress)
   const cache = paths.cacheDir ?? join(homedir(), '.cache', 'toolsmith');
   const root = join(cache, 'bookworm-python-minbase');
   if (!existsSync(join(root, '.toolsmith-complete'))) {
-    if (spawnSync('which', ['debootstrap']).status !== 0) throw new Error('debootstrap is not installed (apt-get install debootstrap)');
+    if (spawnSync('which', ['debootstrap']).status !== 0)
+      throw new Error('debootstrap is not installed (apt-get install debootstrap)');
     rmSync(root, { recursive: true, force: true });
     mkdirSync(cache, { recursive: true });
-    progress(`debootstrap --variant=minbase --include=python3 bookworm ${root} (about 90 s, cached afterwards)`);
+    progress(
+      `debootstrap --variant=minbase --include=python3 bookworm ${root} (about 90 s, cached afterwards)`,
+    );
     await run('debootstrap', ['--variant=minbase', '--include=python3', 'bookworm', root], progress);
     writeFileSync(join(root, '.toolsmith-complete'), new Date().toISOString());
   }
   progress(`importing the stripped root as ${tag}`);
-  const tar = spawn('tar', ['-C', root, ...PYTHON_BASE_EXCLUDES.map((e) => `--exclude=${e}`), '--exclude=./.toolsmith-complete', '-cf', '-', '.'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const tar = spawn(
+    'tar',
+    [
+      '-C',
+      root,
+      ...PYTHON_BASE_EXCLUDES.map((e) => `--exclude=${e}`),
+      '--exclude=./.toolsmith-complete',
+      '-cf',
+      '-',
+      '.',
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   const [repo, version] = tag.split(':') as [string, string];
   const stream = await docker.importImage(tar.stdout as unknown as string, { repo, tag: version });
-  await new Promise<void>((resolve, reject) => docker.modem.followProgress(stream, (err: Error | null) => (err ? reject(err) : resolve())));
+  await new Promise<void>((resolve, reject) =>
+    docker.modem.followProgress(stream, (err: Error | null) => (err ? reject(err) : resolve())),
+  );
   return tag;
 }
 
@@ -125,7 +176,12 @@ function linkedLibraries(binary: string): string[] {
   return [...libs];
 }
 
-export async function buildImage(docker: Docker, runtime: RuntimeImage, paths: ImagePaths, progress: Progress = () => {}): Promise<string> {
+export async function buildImage(
+  docker: Docker,
+  runtime: RuntimeImage,
+  paths: ImagePaths,
+  progress: Progress = () => {},
+): Promise<string> {
   const tag = imageTag(runtime, paths);
   if (await imageExists(docker, tag)) {
     progress(`${tag} is up to date`);

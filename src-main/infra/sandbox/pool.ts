@@ -60,7 +60,12 @@ export interface PoolStatus {
   jobs: number;
 }
 
-const hashOf = (spec: SandboxSpec) => createHash('sha256').update(spec.toolsSource).update(JSON.stringify(spec.hostTools)).update(JSON.stringify(Object.keys(spec.credentials))).digest('hex');
+const hashOf = (spec: SandboxSpec) =>
+  createHash('sha256')
+    .update(spec.toolsSource)
+    .update(JSON.stringify(spec.hostTools))
+    .update(JSON.stringify(Object.keys(spec.credentials)))
+    .digest('hex');
 
 export class SandboxPool {
   spec: SandboxSpec;
@@ -100,7 +105,9 @@ export class SandboxPool {
   /** Fills the pool to its minimum size. */
   async warm(): Promise<void> {
     const need = this.limits.minSize - this.workers.length - this.starting;
-    await Promise.all(Array.from({ length: Math.max(0, need) }, () => this.add().then((w) => this.release(w))));
+    await Promise.all(
+      Array.from({ length: Math.max(0, need) }, () => this.add().then((w) => this.release(w))),
+    );
   }
 
   /** New tools source: idle workers reload now, busy ones when they come back. */
@@ -113,7 +120,11 @@ export class SandboxPool {
   }
 
   private async load(w: PooledWorker): Promise<void> {
-    const info = await w.conn.load({ source: this.spec.toolsSource, hostTools: this.spec.hostTools, credentials: Object.keys(this.spec.credentials) });
+    const info = await w.conn.load({
+      source: this.spec.toolsSource,
+      hostTools: this.spec.hostTools,
+      credentials: Object.keys(this.spec.credentials),
+    });
     w.toolsHash = hashOf(this.spec);
     this.lastReady = info;
   }
@@ -160,7 +171,11 @@ export class SandboxPool {
         timer: setTimeout(() => {
           const i = this.waiters.indexOf(waiter);
           if (i >= 0) this.waiters.splice(i, 1);
-          reject(new PoolExhaustedError(`all ${this.limits.maxSize} sandbox workers stayed busy for ${this.limits.queueTimeoutMs} ms`));
+          reject(
+            new PoolExhaustedError(
+              `all ${this.limits.maxSize} sandbox workers stayed busy for ${this.limits.queueTimeoutMs} ms`,
+            ),
+          );
         }, this.limits.queueTimeoutMs),
       };
       this.waiters.push(waiter);
@@ -180,7 +195,11 @@ export class SandboxPool {
       clearTimeout(waiter.timer);
       w.busy = true;
       const hash = hashOf(this.spec);
-      if (w.toolsHash !== hash) this.load(w).then(() => waiter.resolve(w), (e: Error) => (this.destroy(w), waiter.reject(e)));
+      if (w.toolsHash !== hash)
+        this.load(w).then(
+          () => waiter.resolve(w),
+          (e: Error) => (this.destroy(w), waiter.reject(e)),
+        );
       else waiter.resolve(w);
       return;
     }
@@ -212,7 +231,8 @@ export class SandboxPool {
     for (const w of [...this.workers]) {
       if (w.busy) continue;
       if (!w.conn.alive) this.destroy(w);
-      else if (now - w.lastUsed > this.limits.idleMs && this.workers.length > this.limits.minSize) this.destroy(w);
+      else if (now - w.lastUsed > this.limits.idleMs && this.workers.length > this.limits.minSize)
+        this.destroy(w);
       else if (!(await w.conn.ping())) this.destroy(w);
     }
     await this.refill();
@@ -224,7 +244,11 @@ export class SandboxPool {
     try {
       w = await this.checkout();
     } catch (e) {
-      return infraResult(this.factory.isolation, e instanceof Error ? e.message : String(e), this.spec.runtime);
+      return infraResult(
+        this.factory.isolation,
+        e instanceof Error ? e.message : String(e),
+        this.spec.runtime,
+      );
     }
     this.jobs++;
     try {
@@ -248,5 +272,15 @@ export class SandboxPool {
 }
 
 export function infraResult(isolation: IsolationLevel, message: string, runtime: string): ExecutionResult {
-  return { success: false, intermediates: [], logs: [], toolCalls: [], exitReason: 'infra', isolation, durationMs: 0, runtime, error: { type: 'Infra', message, frames: [] } };
+  return {
+    success: false,
+    intermediates: [],
+    logs: [],
+    toolCalls: [],
+    exitReason: 'infra',
+    isolation,
+    durationMs: 0,
+    runtime,
+    error: { type: 'Infra', message, frames: [] },
+  };
 }

@@ -46,13 +46,30 @@ export class ProcessWorkerFactory implements WorkerFactory {
     }
     copyFileSync(opts.nodeBinary, join(this.dir, 'bin', 'node'));
     chmodSync(join(this.dir, 'bin', 'node'), 0o755);
-    this.python = ['/usr/bin/python3', '/usr/local/bin/python3'].find((p) => spawnSync(p, ['-c', 'import sys;sys.exit(sys.version_info<(3,11))']).status === 0) ?? 'python3';
+    this.python =
+      ['/usr/bin/python3', '/usr/local/bin/python3'].find(
+        (p) => spawnSync(p, ['-c', 'import sys;sys.exit(sys.version_info<(3,11))']).status === 0,
+      ) ?? 'python3';
   }
 
   async spawn(spec: SandboxSpec): Promise<{ conn: WorkerConnection; id: string }> {
-    const worker = spec.runtime === 'python' ? [this.python, '-I', '-u', join(this.dir, 'worker.py')] : [join(this.dir, 'bin', 'node'), '--disallow-code-generation-from-strings', join(this.dir, 'worker.mjs')];
+    const worker =
+      spec.runtime === 'python'
+        ? [this.python, '-I', '-u', join(this.dir, 'worker.py')]
+        : [
+            join(this.dir, 'bin', 'node'),
+            '--disallow-code-generation-from-strings',
+            join(this.dir, 'worker.mjs'),
+          ];
     // Address space (memory bombs fail with MemoryError), processes (fork bombs), files and core dumps.
-    const limits = ['prlimit', `--as=${this.opts.memoryMb * 4 * 1024 * 1024}`, `--nproc=${this.opts.pids}`, '--nofile=256', '--core=0', '--'];
+    const limits = [
+      'prlimit',
+      `--as=${this.opts.memoryMb * 4 * 1024 * 1024}`,
+      `--nproc=${this.opts.pids}`,
+      '--nofile=256',
+      '--core=0',
+      '--',
+    ];
     const root = process.getuid?.() === 0;
     let argv: string[];
     if (this.isolation === 'bubblewrap') {
@@ -62,23 +79,42 @@ export class ProcessWorkerFactory implements WorkerFactory {
         '--unshare-all',
         '--die-with-parent',
         '--new-session',
-        '--ro-bind', '/usr', '/usr',
-        '--symlink', 'usr/lib', '/lib',
-        '--symlink', 'usr/lib64', '/lib64',
-        '--symlink', 'usr/bin', '/bin',
-        '--proc', '/proc',
-        '--dev', '/dev',
-        '--size', String(this.opts.tmpfsMb * 1024 * 1024),
-        '--tmpfs', '/tmp',
+        '--ro-bind',
+        '/usr',
+        '/usr',
+        '--symlink',
+        'usr/lib',
+        '/lib',
+        '--symlink',
+        'usr/lib64',
+        '/lib64',
+        '--symlink',
+        'usr/bin',
+        '/bin',
+        '--proc',
+        '/proc',
+        '--dev',
+        '/dev',
+        '--size',
+        String(this.opts.tmpfsMb * 1024 * 1024),
+        '--tmpfs',
+        '/tmp',
         // The worker folder lives under /tmp: bind it after the fresh tmpfs so it stays visible.
-        '--ro-bind', this.dir, this.dir,
-        '--chdir', '/tmp',
+        '--ro-bind',
+        this.dir,
+        this.dir,
+        '--chdir',
+        '/tmp',
         ...worker,
       ];
     } else {
       argv = [...limits, ...worker];
     }
-    const env: Record<string, string> = { PATH: '/usr/bin:/bin', LANG: 'C.UTF-8', PYTHONDONTWRITEBYTECODE: '1' };
+    const env: Record<string, string> = {
+      PATH: '/usr/bin:/bin',
+      LANG: 'C.UTF-8',
+      PYTHONDONTWRITEBYTECODE: '1',
+    };
     for (const [k, v] of Object.entries(spec.credentials)) env[credentialEnv(k)] = v;
     const child = spawn(argv[0] as string, argv.slice(1), {
       stdio: ['pipe', 'pipe', 'pipe'],
@@ -107,5 +143,30 @@ export class ProcessWorkerFactory implements WorkerFactory {
 
 function bwrapWorks(): boolean {
   const root = process.getuid?.() === 0;
-  return spawnSync('bwrap', ['--unshare-all', '--ro-bind', '/usr', '/usr', '--symlink', 'usr/lib', '/lib', '--symlink', 'usr/lib64', '/lib64', '--symlink', 'usr/bin', '/bin', '--proc', '/proc', '--dev', '/dev', '/usr/bin/true'], root ? { uid: 65534, gid: 65534 } : {}).status === 0;
+  return (
+    spawnSync(
+      'bwrap',
+      [
+        '--unshare-all',
+        '--ro-bind',
+        '/usr',
+        '/usr',
+        '--symlink',
+        'usr/lib',
+        '/lib',
+        '--symlink',
+        'usr/lib64',
+        '/lib64',
+        '--symlink',
+        'usr/bin',
+        '/bin',
+        '--proc',
+        '/proc',
+        '--dev',
+        '/dev',
+        '/usr/bin/true',
+      ],
+      root ? { uid: 65534, gid: 65534 } : {},
+    ).status === 0
+  );
 }

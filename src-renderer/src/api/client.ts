@@ -19,7 +19,8 @@ export class ApiCallError extends Error {
 }
 
 function webClient(): ToolsmithApi {
-  const token = new URLSearchParams(location.search).get('token') ?? sessionStorage.getItem('toolsmith.token') ?? '';
+  const token =
+    new URLSearchParams(location.search).get('token') ?? sessionStorage.getItem('toolsmith.token') ?? '';
   if (token) sessionStorage.setItem('toolsmith.token', token);
   const call = async <M extends Method>(method: M, req: Request<M>): Promise<Response<M>> => {
     const res = await fetch(`/api/${method}`, {

@@ -27,14 +27,33 @@ export function ValidateView() {
   return (
     <section aria-label="validate">
       <h2>Validate a script</h2>
-      <textarea aria-label="script" value={code} onChange={(e) => setCode(e.target.value)} rows={10} spellCheck={false} />
-      <div><button onClick={() => void run()}>Validate</button></div>
-      {error && <div role="alert" className="error">{error}</div>}
-      {result && (result.valid ? <p className="ok">Valid</p> : (
-        <ul aria-label="violations">
-          {result.violations.map((v, i) => <li key={i}>line {v.line}:{v.column} <code>{v.rule}</code> {v.message}</li>)}
-        </ul>
-      ))}
+      <textarea
+        aria-label="script"
+        value={code}
+        onChange={(e) => setCode(e.target.value)}
+        rows={10}
+        spellCheck={false}
+      />
+      <div>
+        <button onClick={() => void run()}>Validate</button>
+      </div>
+      {error && (
+        <div role="alert" className="error">
+          {error}
+        </div>
+      )}
+      {result &&
+        (result.valid ? (
+          <p className="ok">Valid</p>
+        ) : (
+          <ul aria-label="violations">
+            {result.violations.map((v, i) => (
+              <li key={i}>
+                line {v.line}:{v.column} <code>{v.rule}</code> {v.message}
+              </li>
+            ))}
+          </ul>
+        ))}
     </section>
   );
 }

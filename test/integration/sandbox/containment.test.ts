@@ -18,7 +18,18 @@ import { ProcessWorkerFactory } from '../../../src-main/infra/sandbox/process.ts
 import { repoRoot } from '../../support/workspace.ts';
 
 const toolsSource = readFileSync(join(repoRoot, 'test/fixtures/sandbox/tools.py'), 'utf8');
-const TOOLS = ['add', 'poison', 'state', 'fork_bomb', 'network', 'write_root', 'fill_tmp', 'kill_worker', 'secret_echo', 'weather'];
+const TOOLS = [
+  'add',
+  'poison',
+  'state',
+  'fork_bomb',
+  'network',
+  'write_root',
+  'fill_tmp',
+  'kill_worker',
+  'secret_echo',
+  'weather',
+];
 const SECRET = 'sk-very-secret-value-123';
 
 type Make = () => Promise<WorkerFactory & { dispose(): Promise<void> }>;
@@ -31,10 +42,17 @@ const makers: [string, Make][] = [
       try {
         await docker.ping();
       } catch (e) {
-        throw new Error(`no Docker engine answers (${(e as Error).message}): install docker.io and start dockerd (.ci/run does both)`);
+        throw new Error(
+          `no Docker engine answers (${(e as Error).message}): install docker.io and start dockerd (.ci/run does both)`,
+        );
       }
       const paths = imagePaths();
-      const f = new DockerWorkerFactory(docker, (rt) => buildImage(docker, rt, paths), { memoryMb: 128, cpus: 1, pids: 64, tmpfsMb: 8 });
+      const f = new DockerWorkerFactory(docker, (rt) => buildImage(docker, rt, paths), {
+        memoryMb: 128,
+        cpus: 1,
+        pids: 64,
+        tmpfsMb: 8,
+      });
       await f.start();
       return f;
     },
@@ -43,7 +61,8 @@ const makers: [string, Make][] = [
     'process (bubblewrap)',
     async () => {
       const f = new ProcessWorkerFactory({ ...imagePaths(), memoryMb: 128, pids: 64, tmpfsMb: 8 });
-      if (f.isolation !== 'bubblewrap') throw new Error('bubblewrap is not usable here: apt-get install bubblewrap (.ci/run does)');
+      if (f.isolation !== 'bubblewrap')
+        throw new Error('bubblewrap is not usable here: apt-get install bubblewrap (.ci/run does)');
       return f;
     },
   ],
@@ -58,8 +77,16 @@ describe.each(makers)('sandbox backend: %s', (_name, make) => {
       factory,
       pool: { minSize: 1, maxSize: 2, maxJobsPerWorker: 1000, idleMs: 60_000, queueTimeoutMs: 30_000 },
       maxOutputBytes: 50 * 1024,
-      specFor: (name, runtime) => ({ name, runtime, toolsSource, hostTools: [{ name: 'weather' }], credentials: { api_token: SECRET } }),
-      hostTools: { weather: (args) => ({ success: true, data: { city: String(args['city']), celsius: 21 } }) },
+      specFor: (name, runtime) => ({
+        name,
+        runtime,
+        toolsSource,
+        hostTools: [{ name: 'weather' }],
+        credentials: { api_token: SECRET },
+      }),
+      hostTools: {
+        weather: (args) => ({ success: true, data: { city: String(args['city']), celsius: 21 } }),
+      },
     });
   }, 300_000);
   afterAll(async () => {
@@ -69,16 +96,34 @@ describe.each(makers)('sandbox backend: %s', (_name, make) => {
 
   const tools = Object.fromEntries(TOOLS.map((t) => [t, t]));
   const run = (code: string, timeoutMs = 10_000, only?: string[]): Promise<ExecutionResult> =>
-    backend.execute({ sandbox: 'fixture', language: 'python', code, bodyStartLine: 1, tools: only ? Object.fromEntries(only.map((t) => [t, t])) : tools, timeoutMs });
+    backend.execute({
+      sandbox: 'fixture',
+      language: 'python',
+      code,
+      bodyStartLine: 1,
+      tools: only ? Object.fromEntries(only.map((t) => [t, t])) : tools,
+      timeoutMs,
+    });
   const servesNext = async () => {
     const r = await run('emit_result(add(a=40, b=2).data)\n');
     expect(r).toMatchObject({ success: true, data: 42, exitReason: 'ok' });
   };
 
   it('happy path: sandbox tools, a host tool call, logs, intermediates, traces', async () => {
-    const r = await run('x = add(a=1, b=2)\nprint("hi")\nemit_intermediate(x.data)\nw = weather(city="Berlin")\nemit_result({"sum": x.data, "w": w.data})\n');
-    expect(r).toMatchObject({ success: true, exitReason: 'ok', data: { sum: 3, w: { city: 'Berlin', celsius: 21 } }, intermediates: [3], logs: ['hi'] });
-    expect(r.toolCalls.map((t) => [t.name, t.location])).toEqual([['add', 'sandbox'], ['weather', 'host']]);
+    const r = await run(
+      'x = add(a=1, b=2)\nprint("hi")\nemit_intermediate(x.data)\nw = weather(city="Berlin")\nemit_result({"sum": x.data, "w": w.data})\n',
+    );
+    expect(r).toMatchObject({
+      success: true,
+      exitReason: 'ok',
+      data: { sum: 3, w: { city: 'Berlin', celsius: 21 } },
+      intermediates: [3],
+      logs: ['hi'],
+    });
+    expect(r.toolCalls.map((t) => [t.name, t.location])).toEqual([
+      ['add', 'sandbox'],
+      ['weather', 'host'],
+    ]);
     expect(r.toolCalls[0]?.result).toEqual({ success: true, data: 3 });
     expect(['docker', 'bubblewrap']).toContain(r.isolation);
   });
@@ -86,7 +131,11 @@ describe.each(makers)('sandbox backend: %s', (_name, make) => {
   it('structured traceback frames on body lines', async () => {
     const r = await run('d = {"a": 1}\n\nemit_result(d["b"])\n');
     expect(r.exitReason).toBe('error');
-    expect(r.error).toMatchObject({ type: 'KeyError', message: "'b'", frames: [{ line: 3, name: '<script>', text: 'emit_result(d["b"])' }] });
+    expect(r.error).toMatchObject({
+      type: 'KeyError',
+      message: "'b'",
+      frames: [{ line: 3, name: '<script>', text: 'emit_result(d["b"])' }],
+    });
   });
 
   it('fork bomb: stopped by the process limit, host unharmed', async () => {
@@ -154,7 +203,7 @@ describe.each(makers)('sandbox backend: %s', (_name, make) => {
   it('no state poisoning between jobs (fresh process per job)', async () => {
     const a = await run('emit_result(poison().data)\n');
     expect(a.data).toEqual({ n: 1, data: [1, 2, 3, 99] });
-    const b = await run("json.dumps = None\nemit_result(state().data)\n");
+    const b = await run('json.dumps = None\nemit_result(state().data)\n');
     expect(b.data).toEqual({ n: 0, data: [1, 2, 3] });
     const c = await run('emit_result(json.dumps([1]))\n');
     expect(c.data).toBe('[1]');
@@ -212,7 +261,10 @@ describe('host unharmed', () => {
     expect(existsSync('/usr/toolsmith-pwned')).toBe(false);
   });
   it('no container of this process is left behind', async () => {
-    const left = await docker.listContainers({ all: true, filters: { label: ['toolsmith.pool=1', `toolsmith.owner=${process.pid}`] } });
+    const left = await docker.listContainers({
+      all: true,
+      filters: { label: ['toolsmith.pool=1', `toolsmith.owner=${process.pid}`] },
+    });
     expect(left).toEqual([]);
     expect(Number(execSync('ps -u 65534 --no-headers | wc -l').toString().trim())).toBeLessThan(5);
   });

@@ -24,14 +24,24 @@ const sources: [string, string][] = [
 ];
 
 describe('tool metadata: host extraction == worker derivation', () => {
-  it.each(sources)('%s', async (name, source) => {
-    const { conn } = await factory.spawn({ name, runtime: 'python', toolsSource: source, hostTools: [], credentials: {} });
-    try {
-      const ready = await conn.load({ source, hostTools: [], credentials: [] });
-      const host = extractTools(source).tools.map(({ line: _line, ...t }) => t);
-      expect(ready.tools).toEqual(JSON.parse(JSON.stringify(host)));
-    } finally {
-      await conn.kill('test done');
-    }
-  }, 120_000);
+  it.each(sources)(
+    '%s',
+    async (name, source) => {
+      const { conn } = await factory.spawn({
+        name,
+        runtime: 'python',
+        toolsSource: source,
+        hostTools: [],
+        credentials: {},
+      });
+      try {
+        const ready = await conn.load({ source, hostTools: [], credentials: [] });
+        const host = extractTools(source).tools.map(({ line: _line, ...t }) => t);
+        expect(ready.tools).toEqual(JSON.parse(JSON.stringify(host)));
+      } finally {
+        await conn.kill('test done');
+      }
+    },
+    120_000,
+  );
 });

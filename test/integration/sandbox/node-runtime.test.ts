@@ -10,13 +10,29 @@ beforeAll(() => {
 });
 afterAll(() => svc.close());
 
-const run = (body: string, language: 'js' | 'ts' = 'js', validate = true, timeoutMs = 20_000) => svc.executeScript({ sandbox: 'ecommerce', language, body, validate, timeoutMs });
+const run = (body: string, language: 'js' | 'ts' = 'js', validate = true, timeoutMs = 20_000) =>
+  svc.executeScript({ sandbox: 'ecommerce', language, body, validate, timeoutMs });
 
 describe('node runtime', () => {
   it('runs a JS script: awaited tools, logs, intermediates, result, traces', async () => {
-    const r = await run('const r = await get_user({ user_id: "u3" });\nconsole.log("looked up");\nemitIntermediate(r.success);\nemitResult(r.data.email);\n');
-    expect(r).toMatchObject({ success: true, data: 'grace@example.com', intermediates: [true], logs: ['looked up'], runtime: 'node', isolation: 'docker' });
-    expect(r.toolCalls).toEqual([expect.objectContaining({ name: 'get_user', location: 'sandbox', result: expect.objectContaining({ success: true }) })]);
+    const r = await run(
+      'const r = await get_user({ user_id: "u3" });\nconsole.log("looked up");\nemitIntermediate(r.success);\nemitResult(r.data.email);\n',
+    );
+    expect(r).toMatchObject({
+      success: true,
+      data: 'grace@example.com',
+      intermediates: [true],
+      logs: ['looked up'],
+      runtime: 'node',
+      isolation: 'docker',
+    });
+    expect(r.toolCalls).toEqual([
+      expect.objectContaining({
+        name: 'get_user',
+        location: 'sandbox',
+        result: expect.objectContaining({ success: true }),
+      }),
+    ]);
   }, 120_000);
 
   it('runs TypeScript (types stripped) and maps error frames to body lines', async () => {
@@ -28,7 +44,11 @@ describe('node runtime', () => {
   });
 
   it('the script context has no process, require or code generation from strings', async () => {
-    const p = await run('emitResult(typeof process + typeof require + typeof globalThis.fetch);\n', 'js', false);
+    const p = await run(
+      'emitResult(typeof process + typeof require + typeof globalThis.fetch);\n',
+      'js',
+      false,
+    );
     expect(p.data).toBe('undefinedundefinedundefined');
     const f = await run('emitResult([].map.constructor("return 1")());\n', 'js', false);
     expect(f.success).toBe(false);

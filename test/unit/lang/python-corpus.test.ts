@@ -9,7 +9,10 @@ import { validatePython } from '../../../src-main/core/lang/python/validate.ts';
 
 const dir = new URL('../../fixtures/corpus/python/', import.meta.url).pathname;
 const TOOLS = ['get_orders', 'get_user', 'check_inventory', 'get_product'];
-const files = (sub: string) => readdirSync(join(dir, sub)).filter((f) => f.endsWith('.py')).sort();
+const files = (sub: string) =>
+  readdirSync(join(dir, sub))
+    .filter((f) => f.endsWith('.py'))
+    .sort();
 
 describe('Python attack corpus', () => {
   const attacks = files('attack');

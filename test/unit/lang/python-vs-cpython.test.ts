@@ -9,7 +9,14 @@ import { describe, expect, it } from 'vitest';
 import { field, fieldList, parsePython, walk } from '../../../src-main/core/lang/python/pyright.ts';
 
 const PY = '/usr/bin/python3';
-const probe = spawnSync(PY, ['-c', 'import sysconfig,sys; print(sysconfig.get_paths()["stdlib"]); print(sys.version_info[:2] >= (3, 10))'], { encoding: 'utf8' });
+const probe = spawnSync(
+  PY,
+  [
+    '-c',
+    'import sysconfig,sys; print(sysconfig.get_paths()["stdlib"]); print(sys.version_info[:2] >= (3, 10))',
+  ],
+  { encoding: 'utf8' },
+);
 if (probe.status !== 0) throw new Error(`${PY} is needed for this test (Debian: apt-get install python3)`);
 const stdlib = probe.stdout.split('\n')[0] as string;
 
@@ -17,7 +24,8 @@ function sample(n: number): string[] {
   const all: string[] = [];
   const visit = (dir: string, depth: number) => {
     for (const e of readdirSync(dir).sort()) {
-      if (/^(test|tests|idlelib|tkinter|turtledemo|lib2to3|site-packages|dist-packages|__pycache__)$/.test(e)) continue;
+      if (/^(test|tests|idlelib|tkinter|turtledemo|lib2to3|site-packages|dist-packages|__pycache__)$/.test(e))
+        continue;
       const p = join(dir, e);
       const st = statSync(p);
       if (st.isDirectory() && depth < 2) visit(p, depth + 1);
@@ -61,11 +69,21 @@ function fromPyright(source: string) {
       const f = field(n, 'leftExpr');
       calls.push(f?.kind === 'Name' || f?.kind === 'MemberAccess' ? (f.value ?? '?') : '?');
     } else if (n.kind === 'ImportAs') {
-      imports.push(fieldList(field(n, 'module') ?? n, 'nameParts').map((p) => p.value).join('.'));
+      imports.push(
+        fieldList(field(n, 'module') ?? n, 'nameParts')
+          .map((p) => p.value)
+          .join('.'),
+      );
     } else if (n.kind === 'ImportFrom') {
       // Leading dots of relative imports are not nodes in pyright's tree; both sides are compared without them.
       const m = field(n, 'module');
-      imports.push(m ? fieldList(m, 'nameParts').map((p) => p.value).join('.') : '');
+      imports.push(
+        m
+          ? fieldList(m, 'nameParts')
+              .map((p) => p.value)
+              .join('.')
+          : '',
+      );
     } else if (n.kind === 'MemberAccess') {
       attrs.push(n.value ?? '');
     }
@@ -76,7 +94,10 @@ function fromPyright(source: string) {
 describe('pyright parser vs CPython ast on the standard library', () => {
   const files = sample(150);
   const r = spawnSync(PY, ['-c', CPYTHON, ...files], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
-  const expected = JSON.parse(r.stdout) as Record<string, { calls: string[]; imports: string[]; attrs: string[] }>;
+  const expected = JSON.parse(r.stdout) as Record<
+    string,
+    { calls: string[]; imports: string[]; attrs: string[] }
+  >;
 
   it('samples at least 100 files that CPython parses', () => {
     expect(Object.keys(expected).length).toBeGreaterThanOrEqual(100);
@@ -88,8 +109,10 @@ describe('pyright parser vs CPython ast on the standard library', () => {
       const got = fromPyright(readFileSync(path, 'utf8'));
       const stripDots = (xs: string[]) => xs.map((x) => x.replace(/^\.+/, '')).sort();
       if (JSON.stringify(got.calls) !== JSON.stringify(want.calls)) mismatches.push(`${path}: calls differ`);
-      if (JSON.stringify(stripDots(got.imports)) !== JSON.stringify(stripDots(want.imports))) mismatches.push(`${path}: imports differ`);
-      if (JSON.stringify(got.attrs) !== JSON.stringify(want.attrs)) mismatches.push(`${path}: attributes differ`);
+      if (JSON.stringify(stripDots(got.imports)) !== JSON.stringify(stripDots(want.imports)))
+        mismatches.push(`${path}: imports differ`);
+      if (JSON.stringify(got.attrs) !== JSON.stringify(want.attrs))
+        mismatches.push(`${path}: attributes differ`);
     }
     expect(mismatches).toEqual([]);
   });

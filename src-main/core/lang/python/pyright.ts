@@ -80,7 +80,12 @@ const parseOptions = (() => {
 })();
 
 function isParseNode(v: unknown): v is ParseNode {
-  return typeof v === 'object' && v !== null && typeof (v as { nodeType?: unknown }).nodeType === 'number' && (v as { d?: unknown }).d !== undefined;
+  return (
+    typeof v === 'object' &&
+    v !== null &&
+    typeof (v as { nodeType?: unknown }).nodeType === 'number' &&
+    (v as { d?: unknown }).d !== undefined
+  );
 }
 
 interface Data {
@@ -173,8 +178,10 @@ function convert(root: ParseNode): PyNode {
         if (fresh) children.push(n);
       }
     }
-    const extra: { value?: string; formatted?: boolean; num?: number | bigint; category?: string } = textValue(kind, d, fields);
-    if (kind === 'Number' && (typeof d.value === 'number' || typeof d.value === 'bigint')) extra.num = d.value;
+    const extra: { value?: string; formatted?: boolean; num?: number | bigint; category?: string } =
+      textValue(kind, d, fields);
+    if (kind === 'Number' && (typeof d.value === 'number' || typeof d.value === 'bigint'))
+      extra.num = d.value;
     else if (kind === 'Argument') extra.category = ARG_CATEGORIES[d.argCategory ?? 0];
     else if (kind === 'Parameter') extra.category = ['simple', 'args', 'kwargs'][d.category ?? 0];
     return Object.assign(node, extra);

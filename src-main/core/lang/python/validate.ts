@@ -41,14 +41,38 @@ export const PYTHON_RULES: Readonly<Record<string, string>> = {
   'no-yield': 'generators (yield)',
   'class-keywords': 'class definitions with keywords (metaclass=...)',
   'strict-node': 'strict mode: a construct outside the restricted subset',
-  'strict-call': 'strict mode: a call to something other than a tool, a helper or a whitelisted builtin/method',
+  'strict-call':
+    'strict mode: a call to something other than a tool, a helper or a whitelisted builtin/method',
 };
 
 /** Attributes that reach interpreter internals even without underscores. */
 const FORBIDDEN_ATTRIBUTES = new Set([
-  'gi_frame', 'gi_code', 'gi_yieldframe', 'gi_running', 'cr_frame', 'cr_code', 'cr_await', 'ag_frame', 'ag_code',
-  'f_back', 'f_globals', 'f_locals', 'f_builtins', 'f_code', 'f_trace', 'tb_frame', 'tb_next', 'tb_lasti',
-  'co_code', 'co_consts', 'co_names', 'co_varnames', 'co_filename', 'func_globals', 'func_code', 'mro',
+  'gi_frame',
+  'gi_code',
+  'gi_yieldframe',
+  'gi_running',
+  'cr_frame',
+  'cr_code',
+  'cr_await',
+  'ag_frame',
+  'ag_code',
+  'f_back',
+  'f_globals',
+  'f_locals',
+  'f_builtins',
+  'f_code',
+  'f_trace',
+  'tb_frame',
+  'tb_next',
+  'tb_lasti',
+  'co_code',
+  'co_consts',
+  'co_names',
+  'co_varnames',
+  'co_filename',
+  'func_globals',
+  'func_code',
+  'mro',
 ]);
 
 const ENCODING_DECL = /^[ \t\f]*#.*?coding[:=][ \t]*[-\w.]+/;
@@ -83,7 +107,14 @@ class Collector {
   range(start: number, end: number, rule: string, message: string): void {
     const s = this.parsed.position(start);
     const e = this.parsed.position(Math.max(end, start));
-    this.violations.push({ rule, message, line: s.line, column: s.column, endLine: e.line, endColumn: e.column });
+    this.violations.push({
+      rule,
+      message,
+      line: s.line,
+      column: s.column,
+      endLine: e.line,
+      endColumn: e.column,
+    });
   }
 }
 
@@ -195,17 +226,38 @@ export function validatePython(code: string, options: ValidateOptions): Validati
   const c = new Collector(parsed);
   const tools = new Set(options.tools);
   for (const e of parsed.syntaxErrors) {
-    c.violations.push({ rule: 'syntax', message: `syntax error: ${e.message}`, line: e.start.line, column: e.start.column, endLine: e.end.line, endColumn: Math.max(e.end.column, e.start.column + 1) });
+    c.violations.push({
+      rule: 'syntax',
+      message: `syntax error: ${e.message}`,
+      line: e.start.line,
+      column: e.start.column,
+      endLine: e.end.line,
+      endColumn: Math.max(e.end.column, e.start.column + 1),
+    });
   }
   const lines = code.split(/\r\n|\r|\n/, 2);
   lines.forEach((l, i) => {
     if (ENCODING_DECL.test(l)) {
-      c.violations.push({ rule: 'encoding-declaration', message: 'remove the source-encoding declaration: scripts are UTF-8 and nothing else', line: i + 1, column: 1, endLine: i + 1, endColumn: l.length + 1 });
+      c.violations.push({
+        rule: 'encoding-declaration',
+        message: 'remove the source-encoding declaration: scripts are UTF-8 and nothing else',
+        line: i + 1,
+        column: 1,
+        endLine: i + 1,
+        endColumn: l.length + 1,
+      });
     }
   });
   const statements = fieldList(parsed.module, 'statements');
   if (statements.length === 0) {
-    c.violations.push({ rule: 'empty-script', message: 'the script is empty: write the code that solves the task and ends with emit_result(...)', line: 1, column: 1, endLine: 1, endColumn: 1 });
+    c.violations.push({
+      rule: 'empty-script',
+      message: 'the script is empty: write the code that solves the task and ends with emit_result(...)',
+      line: 1,
+      column: 1,
+      endLine: 1,
+      endColumn: 1,
+    });
     return { valid: false, violations: sortViolations(c.violations) };
   }
   const stores = new Set<PyNode>();
@@ -216,7 +268,12 @@ export function validatePython(code: string, options: ValidateOptions): Validati
     switch (n.kind) {
       case 'Import':
       case 'ImportFrom': {
-        const names = n.kind === 'Import' ? fieldList(n, 'list').map((a) => (field(a, 'module')?.children ?? []).map((x) => x.value).join('.')) : [];
+        const names =
+          n.kind === 'Import'
+            ? fieldList(n, 'list').map((a) =>
+                (field(a, 'module')?.children ?? []).map((x) => x.value).join('.'),
+              )
+            : [];
         const pre = names.filter((m) => MODULES.has(m));
         c.at(
           n,
@@ -230,15 +287,38 @@ export function validatePython(code: string, options: ValidateOptions): Validati
         if (isLabel(n)) break;
         const why = PYTHON_FORBIDDEN_NAMES[name];
         if (why !== undefined) c.at(n, 'forbidden-name', `${name} is not available: ${why}`);
-        else if (DUNDER_IDENT.test(name) && !isMethodName(n)) c.at(n, 'dunder-name', `${name}: names with double underscores reach interpreter internals and are not available`);
+        else if (DUNDER_IDENT.test(name) && !isMethodName(n))
+          c.at(
+            n,
+            'dunder-name',
+            `${name}: names with double underscores reach interpreter internals and are not available`,
+          );
         if (stores.has(n)) {
-          if (FRAMEWORK.has(name) || /^emit_/.test(name)) c.at(n, 'rebind-framework', `do not rebind ${name}: it is provided by the framework; use another variable name`);
-          else if (tools.has(name)) c.at(n, 'rebind-framework', `do not rebind the tool ${name}: use another variable name, e.g. ${name}_result`);
+          if (FRAMEWORK.has(name) || /^emit_/.test(name))
+            c.at(
+              n,
+              'rebind-framework',
+              `do not rebind ${name}: it is provided by the framework; use another variable name`,
+            );
+          else if (tools.has(name))
+            c.at(
+              n,
+              'rebind-framework',
+              `do not rebind the tool ${name}: use another variable name, e.g. ${name}_result`,
+            );
         } else if (tools.has(name) && !isCallee(n)) {
-          c.at(n, 'tool-not-called', `the tool ${name} is referenced without being called; call it with its arguments, e.g. r = ${name}(...), and use r.data`);
+          c.at(
+            n,
+            'tool-not-called',
+            `the tool ${name} is referenced without being called; call it with its arguments, e.g. r = ${name}(...), and use r.data`,
+          );
         }
         if ((name === 'getattr' || name === 'hasattr') && !isCallee(n) && !stores.has(n)) {
-          c.at(n, 'guarded-getattr', `${name} can only be called directly with a literal attribute name, not passed as a value`);
+          c.at(
+            n,
+            'guarded-getattr',
+            `${name} can only be called directly with a literal attribute name, not passed as a value`,
+          );
         }
         break;
       }
@@ -246,7 +326,11 @@ export function validatePython(code: string, options: ValidateOptions): Validati
         const attr = n.value ?? '';
         const member = field(n, 'member') ?? n;
         if (attr.startsWith('_')) {
-          c.at(member, 'dunder-attribute', `.${attr}: attributes starting with an underscore are not available; use the documented fields (a ToolResponse has .success, .message and .data)`);
+          c.at(
+            member,
+            'dunder-attribute',
+            `.${attr}: attributes starting with an underscore are not available; use the documented fields (a ToolResponse has .success, .message and .data)`,
+          );
         } else if (FORBIDDEN_ATTRIBUTES.has(attr)) {
           c.at(member, 'forbidden-attribute', `.${attr} reaches interpreter internals and is not available`);
         }
@@ -254,7 +338,12 @@ export function validatePython(code: string, options: ValidateOptions): Validati
       }
       case 'StringList': {
         const v = n.value ?? '';
-        if (DUNDER_IN_STRING.test(v)) c.at(n, 'dunder-string', 'strings may not contain double-underscore names (they are used to reach interpreter internals)');
+        if (DUNDER_IN_STRING.test(v))
+          c.at(
+            n,
+            'dunder-string',
+            'strings may not contain double-underscore names (they are used to reach interpreter internals)',
+          );
         break;
       }
       case 'Call': {
@@ -264,11 +353,21 @@ export function validatePython(code: string, options: ValidateOptions): Validati
         if (fnName) calledNames.push(field(n, 'leftExpr') as PyNode);
         if (fnName === 'getattr' || fnName === 'hasattr') {
           const attrArg = args[1];
-          const lit = attrArg && attrArg.category === 'simple' && !attrArg.value ? field(attrArg, 'valueExpr') : undefined;
-          if (!lit || lit.kind !== 'StringList' || lit.formatted) c.at(n, 'guarded-getattr', `${fnName} needs a literal attribute name as its second argument, e.g. ${fnName}(obj, "name")`);
-          else if ((lit.value ?? '').startsWith('_')) c.at(lit, 'guarded-getattr', `${fnName} cannot reach attributes starting with an underscore`);
+          const lit =
+            attrArg && attrArg.category === 'simple' && !attrArg.value
+              ? field(attrArg, 'valueExpr')
+              : undefined;
+          if (!lit || lit.kind !== 'StringList' || lit.formatted)
+            c.at(
+              n,
+              'guarded-getattr',
+              `${fnName} needs a literal attribute name as its second argument, e.g. ${fnName}(obj, "name")`,
+            );
+          else if ((lit.value ?? '').startsWith('_'))
+            c.at(lit, 'guarded-getattr', `${fnName} cannot reach attributes starting with an underscore`);
         }
-        if (fnName === 'type' && args.length !== 1) c.at(n, 'guarded-type', 'type() takes exactly one argument here (it tells the type of a value)');
+        if (fnName === 'type' && args.length !== 1)
+          c.at(n, 'guarded-type', 'type() takes exactly one argument here (it tells the type of a value)');
         const f = field(n, 'leftExpr');
         if (f?.kind === 'MemberAccess' && (f.value === 'format' || f.value === 'format_map')) {
           const recv = field(f, 'leftExpr');
@@ -280,21 +379,39 @@ export function validatePython(code: string, options: ValidateOptions): Validati
           }
           if (template !== undefined) {
             const walks = formatWalks(template);
-            if (walks.length) c.at(n, 'format-attribute-walk', `format fields may not walk attributes or keys ({${walks[0]}}); pass the values themselves: "{}".format(value)`);
+            if (walks.length)
+              c.at(
+                n,
+                'format-attribute-walk',
+                `format fields may not walk attributes or keys ({${walks[0]}}); pass the values themselves: "{}".format(value)`,
+              );
           } else if (f.value === 'format_map') {
-            c.at(n, 'format-attribute-walk', 'format_map is not available; use an f-string or "...".format(value) on a literal template');
+            c.at(
+              n,
+              'format-attribute-walk',
+              'format_map is not available; use an f-string or "...".format(value) on a literal template',
+            );
           }
         }
         break;
       }
       case 'PatternClassArgument': {
         const kw = n.value ?? '';
-        if (kw.startsWith('_')) c.at(n, 'match-dunder', `match patterns may not capture attribute ${kw}; match on public fields or use dict patterns`);
+        if (kw.startsWith('_'))
+          c.at(
+            n,
+            'match-dunder',
+            `match patterns may not capture attribute ${kw}; match on public fields or use dict patterns`,
+          );
         break;
       }
       case 'Global':
       case 'Nonlocal':
-        c.at(n, 'no-global', `${n.kind.toLowerCase()} statements are not needed: pass values as arguments and return them`);
+        c.at(
+          n,
+          'no-global',
+          `${n.kind.toLowerCase()} statements are not needed: pass values as arguments and return them`,
+        );
         break;
       case 'Await':
         c.at(n, 'no-async', 'await is not available: tools are called synchronously');
@@ -305,17 +422,24 @@ export function validatePython(code: string, options: ValidateOptions): Validati
         break;
       case 'Function': {
         const first = parsed.source.slice(n.start, n.end);
-        if (/^\s*(@[^\n]*\n\s*)*async\b/.test(first)) c.at(field(n, 'name') ?? n, 'no-async', 'async functions are not available: write a plain def');
+        if (/^\s*(@[^\n]*\n\s*)*async\b/.test(first))
+          c.at(field(n, 'name') ?? n, 'no-async', 'async functions are not available: write a plain def');
         break;
       }
       case 'For':
       case 'With': {
-        if (/^async\b/.test(parsed.source.slice(n.start, n.start + 6))) c.at(n, 'no-async', 'async for/with are not available');
+        if (/^async\b/.test(parsed.source.slice(n.start, n.start + 6)))
+          c.at(n, 'no-async', 'async for/with are not available');
         break;
       }
       case 'Class': {
         const kws = fieldList(n, 'arguments').filter((a) => a.value);
-        if (kws.length) c.at(kws[0] as PyNode, 'class-keywords', 'class keywords such as metaclass= are not available; use plain classes or dicts');
+        if (kws.length)
+          c.at(
+            kws[0] as PyNode,
+            'class-keywords',
+            'class keywords such as metaclass= are not available; use plain classes or dicts',
+          );
         break;
       }
       default:
@@ -327,13 +451,30 @@ export function validatePython(code: string, options: ValidateOptions): Validati
   const bound = new Set([...stores].map((s) => s.value ?? ''));
   for (const callee of calledNames) {
     const name = callee.value ?? '';
-    if (tools.has(name) || FRAMEWORK.has(name) || SAFE_BUILTINS.has(name) || MODULES.has(name) || bound.has(name) || name in PYTHON_FORBIDDEN_NAMES || DUNDER_IDENT.test(name)) continue;
+    if (
+      tools.has(name) ||
+      FRAMEWORK.has(name) ||
+      SAFE_BUILTINS.has(name) ||
+      MODULES.has(name) ||
+      bound.has(name) ||
+      name in PYTHON_FORBIDDEN_NAMES ||
+      DUNDER_IDENT.test(name)
+    )
+      continue;
     const guess = closest(name, [...tools]);
-    c.at(callee, 'unknown-function', `${name}() is not defined: ${guess ? `did you mean the tool ${guess}? ` : ''}the tools are ${[...tools].join(', ') || '(none)'}`);
+    c.at(
+      callee,
+      'unknown-function',
+      `${name}() is not defined: ${guess ? `did you mean the tool ${guess}? ` : ''}the tools are ${[...tools].join(', ') || '(none)'}`,
+    );
   }
   if (options.requireEmit !== false && emits === 0 && parsed.syntaxErrors.length === 0) {
     const last = statements[statements.length - 1] as PyNode;
-    c.at(last, 'missing-emit', 'the script never calls emit_result(...) or emit_intermediate(...): end it with emit_result(answer)');
+    c.at(
+      last,
+      'missing-emit',
+      'the script never calls emit_result(...) or emit_intermediate(...): end it with emit_result(answer)',
+    );
   }
   const violations = sortViolations(c.violations);
   return { valid: violations.length === 0, violations };
@@ -341,22 +482,37 @@ export function validatePython(code: string, options: ValidateOptions): Validati
 
 function strictCheck(n: PyNode, c: Collector, tools: Set<string>): void {
   if (!STRICT_NODE_KINDS.has(n.kind)) {
-    c.at(n, 'strict-node', `${n.kind === 'Function' ? 'def' : n.kind === 'Class' ? 'class' : n.kind} is not allowed in strict mode: use straight-line code, if/for and comprehensions`);
+    c.at(
+      n,
+      'strict-node',
+      `${n.kind === 'Function' ? 'def' : n.kind === 'Class' ? 'class' : n.kind} is not allowed in strict mode: use straight-line code, if/for and comprehensions`,
+    );
     return;
   }
   if (n.kind === 'Lambda') {
     const arg = n.parent;
-    if (arg?.kind !== 'Argument' || arg.value !== 'key') c.at(n, 'strict-node', 'lambda is only allowed as a key= argument (e.g. sorted(xs, key=lambda x: x["total"]))');
+    if (arg?.kind !== 'Argument' || arg.value !== 'key')
+      c.at(
+        n,
+        'strict-node',
+        'lambda is only allowed as a key= argument (e.g. sorted(xs, key=lambda x: x["total"]))',
+      );
   }
   if (n.kind === 'Call') {
     const f = field(n, 'leftExpr');
     if (f?.kind === 'Name') {
       const name = f.value ?? '';
-      if (!tools.has(name) && !FRAMEWORK.has(name) && !SAFE_BUILTINS.has(name)) c.at(f, 'strict-call', `${name}() is not callable in strict mode: call tools, emit_* helpers and listed builtins only`);
+      if (!tools.has(name) && !FRAMEWORK.has(name) && !SAFE_BUILTINS.has(name))
+        c.at(
+          f,
+          'strict-call',
+          `${name}() is not callable in strict mode: call tools, emit_* helpers and listed builtins only`,
+        );
     } else if (f?.kind === 'MemberAccess') {
       const recv = field(f, 'leftExpr');
       const moduleCall = recv?.kind === 'Name' && MODULES.has(recv.value ?? '');
-      if (!moduleCall && !STRICT_METHODS.has(f.value ?? '')) c.at(field(f, 'member') ?? f, 'strict-call', `.${f.value}() is not in the strict-mode method list`);
+      if (!moduleCall && !STRICT_METHODS.has(f.value ?? ''))
+        c.at(field(f, 'member') ?? f, 'strict-call', `.${f.value}() is not in the strict-mode method list`);
     } else {
       c.at(n, 'strict-call', 'in strict mode only named functions and methods can be called');
     }
