@@ -163,15 +163,13 @@ export async function createSandboxManager(svc: ToolsmithService): Promise<Sandb
             },
         isolation: factory.isolation,
         images,
-        pools: backend
-          .status()
-          .map((p) => ({
-            sandbox: `${p.sandbox} (${p.runtime})`,
-            size: p.size,
-            idle: p.idle,
-            busy: p.busy,
-            queued: p.queued,
-          })),
+        pools: backend.status().map((p) => ({
+          sandbox: `${p.sandbox} (${p.runtime})`,
+          size: p.size,
+          idle: p.idle,
+          busy: p.busy,
+          queued: p.queued,
+        })),
       };
     },
     dispose: async () => {

@@ -64,16 +64,14 @@ export function registerExec(program: Command, ctx: CliContext): void {
             : o.runtime === 'python'
               ? 'python'
               : (fromName ?? 'python');
-        const r = await ctx
-          .service(cmd)
-          .executeScript({
-            sandbox: o.sandbox,
-            ...(o.kit ? { kit: o.kit } : {}),
-            language,
-            body,
-            validate: o.validate,
-            ...(o.timeout ? { timeoutMs: o.timeout * 1000 } : {}),
-          });
+        const r = await ctx.service(cmd).executeScript({
+          sandbox: o.sandbox,
+          ...(o.kit ? { kit: o.kit } : {}),
+          language,
+          body,
+          validate: o.validate,
+          ...(o.timeout ? { timeoutMs: o.timeout * 1000 } : {}),
+        });
         if (o.json) ctx.out(json(r));
         else printResult(ctx, r);
         ctx.exitCode = r.success ? 0 : 1;
