@@ -31,8 +31,6 @@ if ! docker info >/dev/null 2>&1; then
 fi
 log "docker $(docker version --format '{{.Server.Version}}') answers"
 
-if [ -f sandbox-images/build-offline.sh ] || [ -f src-main/cli/commands/image.ts ]; then
-  log "building sandbox images when missing"
-  npx toolsmith image build --runtime python
-  npx toolsmith image build --runtime node
-fi
+log "building the sandbox images when missing (offline: debootstrap, cached in ~/.cache/toolsmith)"
+npx toolsmith image build --runtime python
+npx toolsmith image build --runtime node

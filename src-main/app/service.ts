@@ -17,11 +17,14 @@ import { resourcesDir } from '../infra/workspace/paths.ts';
 import { parseConfig } from './config.ts';
 import type { Config } from './config.ts';
 import { ToolsmithError } from './errors.ts';
+import { createLogger } from './log.ts';
 import { RunService } from './runs.ts';
 import type { SandboxManager } from './sandbox.ts';
 import type { PushEvent } from '../contract/api.ts';
 import type { Logger } from '../core/ports/executor.ts';
 import type { ExecutionResult } from '../core/sandbox/execution.ts';
+import { runtimeRegistry } from '../core/sandbox/runtimes.ts';
+import type { RuntimeSpec } from '../core/sandbox/runtimes.ts';
 import { assembleScript } from '../core/script/assemble.ts';
 import { JS_FRAMEWORK_NAMES, PYTHON_FRAMEWORK_NAMES } from '../core/lang/builtins.ts';
 
@@ -107,11 +110,7 @@ export class ToolsmithService {
     if (!this.runService) {
       const sandbox = await this.sandbox();
       if (!this.runService) {
-        this.runService = new RunService(
-          this,
-          sandbox.executor,
-          this.options.log ? { log: this.options.log } : {},
-        );
+        this.runService = new RunService(this, sandbox.executor, { log: this.options.log ?? createLogger(this.files.dataDir) });
         this.runService.subscribe((e) => this.push(e.type === 'token' ? e : { type: 'run_event', event: e }));
       }
     }

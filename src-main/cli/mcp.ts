@@ -12,6 +12,7 @@ import type { ToolsmithService } from '../app/service.ts';
 import { validateScript } from '../core/lang/validate.ts';
 import { kitToolView } from '../core/kits/kit.ts';
 import { openAiFunctionSchema } from '../core/tools/schema.ts';
+import { resolveRuntime } from '../core/sandbox/runtimes.ts';
 
 type Content = {
   content: { type: 'text'; text: string }[];

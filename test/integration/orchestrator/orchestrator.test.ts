@@ -2,6 +2,7 @@
  * End-to-end orchestration against the scripted LLM server and a real sandbox container.
  */
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createProviders } from '../../../src-main/app/providers.ts';
@@ -75,6 +76,14 @@ describe('PLAN mode', () => {
     expect(rec.tokens.total).toBeGreaterThan(0);
     expect(rec.tier).toBe('llm');
     expect(llm.requests).toHaveLength(4);
+    // Structured logs: JSON lines carrying the run id, including script_generated and script_executed.
+    const lines = readFileSync(join(ws, '.toolsmith/logs/toolsmith.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { runId?: string; event?: string });
+    const mine = lines.filter((l) => l.runId === outcome.runId).map((l) => l.event);
+    expect(mine).toEqual(expect.arrayContaining(['run_started', 'script_generated', 'script_executed', 'run_finished']));
+    expect(mine.filter((e) => e === 'script_executed')).toHaveLength(2);
   });
 
   it('at the retry limit ends failed with the last error', async () => {
