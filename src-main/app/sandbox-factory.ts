@@ -29,14 +29,19 @@ export function imagePaths(): ImagePaths {
 }
 
 async function dockerAnswers(docker: Docker, timeoutMs = 3000): Promise<string | undefined> {
+  let timer: NodeJS.Timeout | undefined;
   try {
     const v = await Promise.race([
       docker.version(),
-      new Promise<never>((_r, rej) => setTimeout(() => rej(new Error('timeout')), timeoutMs)),
+      new Promise<never>((_r, rej) => {
+        timer = setTimeout(() => rej(new Error('timeout')), timeoutMs);
+      }),
     ]);
     return v.Version;
   } catch {
     return undefined;
+  } finally {
+    clearTimeout(timer);
   }
 }
 
