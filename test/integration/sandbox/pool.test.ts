@@ -1,0 +1,105 @@
+/** Pool behaviour and container hardening against the real Docker engine, plus the plain process level. */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Docker from 'dockerode';
+import { afterAll, describe, expect, it } from 'vitest';
+import { imagePaths } from '../../../src-main/app/sandbox-factory.ts';
+import { SandboxBackend } from '../../../src-main/infra/sandbox/backend.ts';
+import { DockerWorkerFactory, POOL_LABEL } from '../../../src-main/infra/sandbox/docker.ts';
+import { buildImage } from '../../../src-main/infra/sandbox/images.ts';
+import { ProcessWorkerFactory } from '../../../src-main/infra/sandbox/process.ts';
+import { repoRoot } from '../../support/workspace.ts';
+
+const docker = new Docker();
+const toolsSource = readFileSync(join(repoRoot, 'test/fixtures/sandbox/tools.py'), 'utf8');
+const image = (rt: 'python' | 'node') => buildImage(docker, rt, imagePaths());
+const cleanup: (() => Promise<void>)[] = [];
+afterAll(async () => {
+  for (const c of cleanup.reverse()) await c();
+});
+
+function backend(factory: DockerWorkerFactory | ProcessWorkerFactory, pool: Partial<{ minSize: number; maxSize: number; maxJobsPerWorker: number; queueTimeoutMs: number }> = {}, source = () => toolsSource) {
+  const b = new SandboxBackend({
+    factory,
+    pool: { minSize: 1, maxSize: 1, maxJobsPerWorker: 1000, idleMs: 60_000, queueTimeoutMs: 30_000, ...pool },
+    maxOutputBytes: 50 * 1024,
+    specFor: (name, runtime) => ({ name, runtime, toolsSource: source(), hostTools: [], credentials: {} }),
+  });
+  cleanup.push(() => b.dispose());
+  return b;
+}
+const run = (b: SandboxBackend, code: string, timeoutMs = 10_000) => b.execute({ sandbox: 's', language: 'python', code, bodyStartLine: 1, tools: { add: 'add', state: 'state' }, timeoutMs });
+
+describe('docker pool', () => {
+  it('removes leftovers of a crashed earlier process at start', async () => {
+    const tag = await image('python');
+    const orphan = await docker.createContainer({ Image: tag, Labels: { [POOL_LABEL]: '1', 'toolsmith.owner': '999999999' } });
+    const f = new DockerWorkerFactory(docker, image);
+    cleanup.push(() => f.dispose());
+    expect(await f.start()).toBeGreaterThanOrEqual(1);
+    await expect(docker.getContainer(orphan.id).inspect()).rejects.toThrow();
+  });
+
+  it('every container runs with the limits on', async () => {
+    const f = new DockerWorkerFactory(docker, image, { memoryMb: 96, cpus: 0.5, pids: 32, tmpfsMb: 4 });
+    cleanup.push(() => f.dispose());
+    await f.start();
+    const { conn, id } = await f.spawn({ name: 's', runtime: 'python', toolsSource, hostTools: [], credentials: {} });
+    const info = await docker.getContainer(id).inspect();
+    await conn.kill('inspected');
+    expect(info.Config.User).toBe('65534:65534');
+    expect(info.HostConfig).toMatchObject({
+      NetworkMode: 'none',
+      ReadonlyRootfs: true,
+      Memory: 96 * 1024 * 1024,
+      MemorySwap: 96 * 1024 * 1024,
+      PidsLimit: 32,
+      NanoCpus: 5e8,
+      CapDrop: ['ALL'],
+      SecurityOpt: ['no-new-privileges'],
+      Init: true,
+      LogConfig: { Type: 'none' },
+    });
+    expect(info.HostConfig.Tmpfs?.['/tmp']).toMatch(/size=4m/);
+  });
+
+  it('backpressure: a full pool queues, then times out with an infra result', async () => {
+    const f = new DockerWorkerFactory(docker, image);
+    cleanup.push(() => f.dispose());
+    const b = backend(f, { minSize: 0, maxSize: 1, queueTimeoutMs: 300 });
+    const slow = run(b, 'x = 0\nfor i in range(10**8):\n    x += i\nemit_result(x)\n', 1500);
+    await new Promise((r) => setTimeout(r, 400));
+    const queued = await run(b, 'emit_result(1)\n');
+    expect(queued).toMatchObject({ success: false, exitReason: 'infra', error: { message: expect.stringMatching(/all 1 sandbox workers stayed busy for 300 ms/) } });
+    expect((await slow).exitReason).toBe('timeout');
+    expect((await run(b, 'emit_result(2)\n')).data).toBe(2);
+  });
+
+  it('recycles a worker after N jobs and hot-reloads changed tools', async () => {
+    const f = new DockerWorkerFactory(docker, image);
+    cleanup.push(() => f.dispose());
+    let source = toolsSource;
+    const b = backend(f, { maxJobsPerWorker: 2 }, () => source);
+    for (let i = 0; i < 5; i++) expect((await run(b, 'emit_result(add(a=1).data)\n')).data).toBe(2);
+    expect(b.status()[0]?.replaced).toBeGreaterThanOrEqual(2);
+    source = toolsSource.replace('data=a + b', 'data=(a + b) * 100');
+    const t0 = performance.now();
+    await b.reload('s');
+    const ms = performance.now() - t0;
+    expect((await run(b, 'emit_result(add(a=1).data)\n')).data).toBe(200);
+    expect(ms).toBeLessThan(2000);
+  });
+});
+
+describe('plain process level (no bubblewrap)', () => {
+  it('records isolation "process", runs as nobody, and still enforces the memory and output limits', async () => {
+    const f = new ProcessWorkerFactory({ ...imagePaths(), memoryMb: 128, pids: 64, tmpfsMb: 8, noBubblewrap: true });
+    expect(f.isolation).toBe('process');
+    const b = backend(f);
+    const ok = await run(b, 'emit_result(add(a=2).data)\n');
+    expect(ok).toMatchObject({ success: true, data: 3, isolation: 'process' });
+    expect((await run(b, 'x = "a" * (2 * 10**9)\nemit_result(1)\n')).exitReason).toBe('oom');
+    expect((await run(b, 'while True:\n    print("y" * 500)\n')).exitReason).toBe('output_limit');
+    expect((await run(b, 'while True:\n    pass\n', 1000)).exitReason).toBe('timeout');
+  }, 60_000);
+});
