@@ -16,5 +16,8 @@ export function createLogger(dataDir: string, level = process.env['TOOLSMITH_LOG
   const file = workspaceLogFile(dataDir);
   mkdirSync(join(dataDir, 'logs'), { recursive: true });
   // Synchronous writes: a line is on disk when the call returns, even if the process dies next.
-  return pino({ level, base: { pid: process.pid }, timestamp: pino.stdTimeFunctions.isoTime }, pino.destination({ dest: file, sync: true, mkdir: true }));
+  return pino(
+    { level, base: { pid: process.pid }, timestamp: pino.stdTimeFunctions.isoTime },
+    pino.destination({ dest: file, sync: true, mkdir: true }),
+  );
 }

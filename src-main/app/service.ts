@@ -110,7 +110,9 @@ export class ToolsmithService {
     if (!this.runService) {
       const sandbox = await this.sandbox();
       if (!this.runService) {
-        this.runService = new RunService(this, sandbox.executor, { log: this.options.log ?? createLogger(this.files.dataDir) });
+        this.runService = new RunService(this, sandbox.executor, {
+          log: this.options.log ?? createLogger(this.files.dataDir),
+        });
         this.runService.subscribe((e) => this.push(e.type === 'token' ? e : { type: 'run_event', event: e }));
       }
     }

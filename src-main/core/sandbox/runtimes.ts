@@ -21,7 +21,8 @@ export const RUNTIMES: readonly RuntimeSpec[] = [
     id: 'python',
     enabled: true,
     extension: '.py',
-    preamble: 'emit_result, emit_intermediate, emit_log, credential(path), ToolResponse; json time math re datetime random statistics itertools functools collections',
+    preamble:
+      'emit_result, emit_intermediate, emit_log, credential(path), ToolResponse; json time math re datetime random statistics itertools functools collections',
     command: ['python3', '-I', '-u', '/opt/toolsmith/worker.py'],
     image: 'toolsmith/python',
   },
@@ -29,12 +30,27 @@ export const RUNTIMES: readonly RuntimeSpec[] = [
     id: 'node',
     enabled: true,
     extension: '.js',
-    preamble: 'emitResult, emitIntermediate, emitLog, credential(path); tools are async; JSON Math Date Map Set',
+    preamble:
+      'emitResult, emitIntermediate, emitLog, credential(path); tools are async; JSON Math Date Map Set',
     command: ['node', '--disallow-code-generation-from-strings', '/opt/toolsmith/worker.mjs'],
     image: 'toolsmith/node',
   },
-  { id: 'bun', enabled: false, extension: '.ts', preamble: 'as node', command: ['bun', '/opt/toolsmith/worker.mjs'], image: 'toolsmith/bun' },
-  { id: 'deno', enabled: false, extension: '.ts', preamble: 'as node', command: ['deno', 'run', '--no-prompt', '/opt/toolsmith/worker.mjs'], image: 'toolsmith/deno' },
+  {
+    id: 'bun',
+    enabled: false,
+    extension: '.ts',
+    preamble: 'as node',
+    command: ['bun', '/opt/toolsmith/worker.mjs'],
+    image: 'toolsmith/bun',
+  },
+  {
+    id: 'deno',
+    enabled: false,
+    extension: '.ts',
+    preamble: 'as node',
+    command: ['deno', 'run', '--no-prompt', '/opt/toolsmith/worker.mjs'],
+    image: 'toolsmith/deno',
+  },
 ];
 
 /** The registry with the workspace's `[runtimes.<id>] enabled = ...` applied. */
@@ -50,6 +66,9 @@ export function resolveRuntime(id: string, registry: readonly RuntimeSpec[]): Ru
   const r = registry.find((x) => x.id === id);
   if (!r) return { error: `unknown runtime '${id}'; available: ${enabled.join(', ')}` };
   if (!r.enabled) return { error: `runtime '${id}' is not enabled; available: ${enabled.join(', ')}` };
-  if (r.id === 'bun' || r.id === 'deno') return { error: `runtime '${id}' is enabled but this build has no ${id} image yet; available: python, node` };
+  if (r.id === 'bun' || r.id === 'deno')
+    return {
+      error: `runtime '${id}' is enabled but this build has no ${id} image yet; available: python, node`,
+    };
   return { runtime: r };
 }

@@ -14,7 +14,11 @@ const tmp = mkdtempSync(join(tmpdir(), 'toolsmith-cli-it-'));
 
 function cli(args: string[], input?: string): Promise<{ code: number; out: string; err: string }> {
   return new Promise((resolve) => {
-    const p = spawn(join(repoRoot, 'node_modules/.bin/node'), [join(repoRoot, 'bin/toolsmith.mjs'), '--workspace', ws, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const p = spawn(
+      join(repoRoot, 'node_modules/.bin/node'),
+      [join(repoRoot, 'bin/toolsmith.mjs'), '--workspace', ws, ...args],
+      { stdio: ['pipe', 'pipe', 'pipe'] },
+    );
     let out = '';
     let err = '';
     p.stdout.on('data', (d: Buffer) => (out += d.toString()));
@@ -37,47 +41,125 @@ afterAll(() => llm.close());
 
 describe('toolsmith CLI with containers', () => {
   it('exec: ExecutionResult as JSON, exit codes, --no-validate still re-checked by the worker', async () => {
-    const ok = await cli(['exec', file('a.py', 'r = check_inventory(product_id="p3")\nemit_result(r.data["in_stock"])\n'), '--sandbox', 'ecommerce', '--json']);
+    const ok = await cli([
+      'exec',
+      file('a.py', 'r = check_inventory(product_id="p3")\nemit_result(r.data["in_stock"])\n'),
+      '--sandbox',
+      'ecommerce',
+      '--json',
+    ]);
     expect(ok.code).toBe(0);
-    expect(JSON.parse(ok.out)).toMatchObject({ success: true, data: 4, exitReason: 'ok', isolation: 'docker' });
-    const rejected = await cli(['exec', file('b.py', 'import os\nemit_result(1)\n'), '--sandbox', 'ecommerce', '--json']);
+    expect(JSON.parse(ok.out)).toMatchObject({
+      success: true,
+      data: 4,
+      exitReason: 'ok',
+      isolation: 'docker',
+    });
+    const rejected = await cli([
+      'exec',
+      file('b.py', 'import os\nemit_result(1)\n'),
+      '--sandbox',
+      'ecommerce',
+      '--json',
+    ]);
     expect(rejected.code).toBe(1);
-    expect(JSON.parse(rejected.out)).toMatchObject({ exitReason: 'rejected', error: { type: 'ValidationError' } });
-    const worker = await cli(['exec', file('c.py', 'import os\nemit_result(1)\n'), '--sandbox', 'ecommerce', '--no-validate', '--json']);
-    expect(JSON.parse(worker.out)).toMatchObject({ exitReason: 'rejected', error: { message: expect.stringMatching(/imports are not available/) } });
-    const timeout = await cli(['exec', file('d.py', 'while True:\n    pass\nemit_result(1)\n'), '--sandbox', 'ecommerce', '--timeout', '1']);
+    expect(JSON.parse(rejected.out)).toMatchObject({
+      exitReason: 'rejected',
+      error: { type: 'ValidationError' },
+    });
+    const worker = await cli([
+      'exec',
+      file('c.py', 'import os\nemit_result(1)\n'),
+      '--sandbox',
+      'ecommerce',
+      '--no-validate',
+      '--json',
+    ]);
+    expect(JSON.parse(worker.out)).toMatchObject({
+      exitReason: 'rejected',
+      error: { message: expect.stringMatching(/imports are not available/) },
+    });
+    const timeout = await cli([
+      'exec',
+      file('d.py', 'while True:\n    pass\nemit_result(1)\n'),
+      '--sandbox',
+      'ecommerce',
+      '--timeout',
+      '1',
+    ]);
     expect(timeout.code).toBe(1);
     expect(timeout.out).toMatch(/FAILED · timeout/);
-    const js = await cli(['exec', file('e.js', 'const r = await get_orders();\nemitResult(r.data.length);\n'), '--sandbox', 'ecommerce', '--json']);
+    const js = await cli([
+      'exec',
+      file('e.js', 'const r = await get_orders();\nemitResult(r.data.length);\n'),
+      '--sandbox',
+      'ecommerce',
+      '--json',
+    ]);
     expect(JSON.parse(js.out)).toMatchObject({ success: true, data: 6, runtime: 'node' });
   }, 180_000);
 
   it('tool call and pool status', async () => {
-    const t = await cli(['tool', 'call', 'get_ticket', '--sandbox', 'support', '--args', '{"ticket_id": 104}', '--json']);
+    const t = await cli([
+      'tool',
+      'call',
+      'get_ticket',
+      '--sandbox',
+      'support',
+      '--args',
+      '{"ticket_id": 104}',
+      '--json',
+    ]);
     expect(t.code).toBe(0);
-    expect(JSON.parse(t.out)).toMatchObject({ response: { success: true, data: { id: 104, priority: 'high' } }, result: { toolCalls: [{ name: 'get_ticket' }] } });
+    expect(JSON.parse(t.out)).toMatchObject({
+      response: { success: true, data: { id: 104, priority: 'high' } },
+      result: { toolCalls: [{ name: 'get_ticket' }] },
+    });
     const bad = await cli(['tool', 'call', 'nope', '--sandbox', 'support']);
     expect(bad.code).toBe(2);
     const s = await cli(['pool', 'status', '--warm', 'ecommerce', '--json']);
-    expect(JSON.parse(s.out)).toMatchObject({ docker: { available: true }, isolation: 'docker', pools: [expect.objectContaining({ size: 1 })] });
+    expect(JSON.parse(s.out)).toMatchObject({
+      docker: { available: true },
+      isolation: 'docker',
+      pools: [expect.objectContaining({ size: 1 })],
+    });
   }, 120_000);
 
   it('run --json, runs list/show/export/import/replay, template create/list/test/delete', async () => {
     llm.push('```python\nr = get_user(user_id="u4")\nemit_result(r.data["tier"])\n```');
-    const run = await cli(['run', 'Tier of user u4', '--sandbox', 'ecommerce', '--base-url', llm.openaiUrl, '--model', 'scripted', '--json']);
+    const run = await cli([
+      'run',
+      'Tier of user u4',
+      '--sandbox',
+      'ecommerce',
+      '--base-url',
+      llm.openaiUrl,
+      '--model',
+      'scripted',
+      '--json',
+    ]);
     expect(run.code).toBe(0);
     expect(run.err).toMatch(/attempt 1: llm \(cli\)[\s\S]*validation: ok[\s\S]*execution: ok/);
     const rec = JSON.parse(run.out) as { id: string; status: string; result: unknown };
     expect(rec).toMatchObject({ status: 'succeeded', result: 'bronze' });
 
-    const list = JSON.parse((await cli(['runs', 'list', '--status', 'succeeded', '--search', 'Tier of', '--json'])).out) as { runs: { id: string }[] };
+    const list = JSON.parse(
+      (await cli(['runs', 'list', '--status', 'succeeded', '--search', 'Tier of', '--json'])).out,
+    ) as { runs: { id: string }[] };
     expect(list.runs.map((r) => r.id)).toContain(rec.id);
     expect((await cli(['runs', 'show', rec.id])).out).toContain('result: "bronze"');
     const exported = join(tmp, 'run.json');
     expect((await cli(['runs', 'export', rec.id, '-o', exported])).code).toBe(0);
     const other = tempWorkspace();
     const imp = await new Promise<{ code: number; out: string }>((resolve) => {
-      const p = spawn(join(repoRoot, 'node_modules/.bin/node'), [join(repoRoot, 'bin/toolsmith.mjs'), '--workspace', other, 'runs', 'import', exported]);
+      const p = spawn(join(repoRoot, 'node_modules/.bin/node'), [
+        join(repoRoot, 'bin/toolsmith.mjs'),
+        '--workspace',
+        other,
+        'runs',
+        'import',
+        exported,
+      ]);
       let out = '';
       p.stdout.on('data', (d: Buffer) => (out += d.toString()));
       p.on('close', (code) => resolve({ code: code ?? -1, out }));
@@ -85,20 +167,41 @@ describe('toolsmith CLI with containers', () => {
     expect(imp).toMatchObject({ code: 0, out: `imported run ${rec.id}\n` });
     const before = llm.requests.length;
     const replay = await cli(['runs', 'replay', rec.id, '--json']);
-    expect(JSON.parse(replay.out)).toMatchObject({ status: 'succeeded', result: 'bronze', started: { origin: { runId: rec.id, kind: 'replay' } } });
+    expect(JSON.parse(replay.out)).toMatchObject({
+      status: 'succeeded',
+      result: 'bronze',
+      started: { origin: { runId: rec.id, kind: 'replay' } },
+    });
     expect(llm.requests.length).toBe(before);
 
     const created = await cli(['template', 'create', 'user-tier', '--from-run', rec.id, '--json']);
     expect(created.code).toBe(0);
-    expect(JSON.parse(created.out)).toMatchObject({ pattern: 'Tier of user {slot1}', slots: { slot1: 'str' } });
-    expect(readFileSync(join(ws, 'templates/user-tier.tmpl'), 'utf8')).toMatch(/^\+\+\+\n[\s\S]*pattern = "Tier of user \{slot1\}"[\s\S]*\+\+\+\nr = get_user\(user_id=\{\{slot1\}\}\)/);
-    const served = await cli(['run', 'tier of user u1', '--sandbox', 'ecommerce', '--base-url', llm.openaiUrl, '--model', 'scripted', '--json']);
+    expect(JSON.parse(created.out)).toMatchObject({
+      pattern: 'Tier of user {slot1}',
+      slots: { slot1: 'str' },
+    });
+    expect(readFileSync(join(ws, 'templates/user-tier.tmpl'), 'utf8')).toMatch(
+      /^\+\+\+\n[\s\S]*pattern = "Tier of user \{slot1\}"[\s\S]*\+\+\+\nr = get_user\(user_id=\{\{slot1\}\}\)/,
+    );
+    const served = await cli([
+      'run',
+      'tier of user u1',
+      '--sandbox',
+      'ecommerce',
+      '--base-url',
+      llm.openaiUrl,
+      '--model',
+      'scripted',
+      '--json',
+    ]);
     expect(JSON.parse(served.out)).toMatchObject({ status: 'succeeded', result: 'gold', tier: 'template' });
     expect(llm.requests.length).toBe(before);
     const test = await cli(['template', 'test', 'user-tier']);
     expect(test).toMatchObject({ code: 0 });
     expect(test.out).toMatch(/^PASS Tier of user u4 -> "bronze"/);
-    const tl = JSON.parse((await cli(['template', 'list', '--json'])).out) as { templates: { name: string; successes: number }[] };
+    const tl = JSON.parse((await cli(['template', 'list', '--json'])).out) as {
+      templates: { name: string; successes: number }[];
+    };
     expect(tl.templates.find((t) => t.name === 'user-tier')?.successes).toBe(2);
     expect((await cli(['template', 'delete', 'user-tier'])).code).toBe(0);
     expect((await cli(['template', 'delete', 'user-tier'])).code).toBe(2);

@@ -82,7 +82,9 @@ describe('PLAN mode', () => {
       .split('\n')
       .map((l) => JSON.parse(l) as { runId?: string; event?: string });
     const mine = lines.filter((l) => l.runId === outcome.runId).map((l) => l.event);
-    expect(mine).toEqual(expect.arrayContaining(['run_started', 'script_generated', 'script_executed', 'run_finished']));
+    expect(mine).toEqual(
+      expect.arrayContaining(['run_started', 'script_generated', 'script_executed', 'run_finished']),
+    );
     expect(mine.filter((e) => e === 'script_executed')).toHaveLength(2);
   });
 

@@ -18,7 +18,11 @@ afterAll(async () => {
   for (const c of cleanup.reverse()) await c();
 });
 
-function backend(factory: DockerWorkerFactory | ProcessWorkerFactory, pool: Partial<{ minSize: number; maxSize: number; maxJobsPerWorker: number; queueTimeoutMs: number }> = {}, source = () => toolsSource) {
+function backend(
+  factory: DockerWorkerFactory | ProcessWorkerFactory,
+  pool: Partial<{ minSize: number; maxSize: number; maxJobsPerWorker: number; queueTimeoutMs: number }> = {},
+  source = () => toolsSource,
+) {
   const b = new SandboxBackend({
     factory,
     pool: { minSize: 1, maxSize: 1, maxJobsPerWorker: 1000, idleMs: 60_000, queueTimeoutMs: 30_000, ...pool },
@@ -28,12 +32,23 @@ function backend(factory: DockerWorkerFactory | ProcessWorkerFactory, pool: Part
   cleanup.push(() => b.dispose());
   return b;
 }
-const run = (b: SandboxBackend, code: string, timeoutMs = 10_000) => b.execute({ sandbox: 's', language: 'python', code, bodyStartLine: 1, tools: { add: 'add', state: 'state' }, timeoutMs });
+const run = (b: SandboxBackend, code: string, timeoutMs = 10_000) =>
+  b.execute({
+    sandbox: 's',
+    language: 'python',
+    code,
+    bodyStartLine: 1,
+    tools: { add: 'add', state: 'state' },
+    timeoutMs,
+  });
 
 describe('docker pool', () => {
   it('removes leftovers of a crashed earlier process at start', async () => {
     const tag = await image('python');
-    const orphan = await docker.createContainer({ Image: tag, Labels: { [POOL_LABEL]: '1', 'toolsmith.owner': '999999999' } });
+    const orphan = await docker.createContainer({
+      Image: tag,
+      Labels: { [POOL_LABEL]: '1', 'toolsmith.owner': '999999999' },
+    });
     const f = new DockerWorkerFactory(docker, image);
     cleanup.push(() => f.dispose());
     expect(await f.start()).toBeGreaterThanOrEqual(1);
@@ -44,7 +59,13 @@ describe('docker pool', () => {
     const f = new DockerWorkerFactory(docker, image, { memoryMb: 96, cpus: 0.5, pids: 32, tmpfsMb: 4 });
     cleanup.push(() => f.dispose());
     await f.start();
-    const { conn, id } = await f.spawn({ name: 's', runtime: 'python', toolsSource, hostTools: [], credentials: {} });
+    const { conn, id } = await f.spawn({
+      name: 's',
+      runtime: 'python',
+      toolsSource,
+      hostTools: [],
+      credentials: {},
+    });
     const info = await docker.getContainer(id).inspect();
     await conn.kill('inspected');
     expect(info.Config.User).toBe('65534:65534');
@@ -70,7 +91,11 @@ describe('docker pool', () => {
     const slow = run(b, 'x = 0\nfor i in range(10**8):\n    x += i\nemit_result(x)\n', 1500);
     await new Promise((r) => setTimeout(r, 400));
     const queued = await run(b, 'emit_result(1)\n');
-    expect(queued).toMatchObject({ success: false, exitReason: 'infra', error: { message: expect.stringMatching(/all 1 sandbox workers stayed busy for 300 ms/) } });
+    expect(queued).toMatchObject({
+      success: false,
+      exitReason: 'infra',
+      error: { message: expect.stringMatching(/all 1 sandbox workers stayed busy for 300 ms/) },
+    });
     expect((await slow).exitReason).toBe('timeout');
     expect((await run(b, 'emit_result(2)\n')).data).toBe(2);
   });
@@ -93,7 +118,13 @@ describe('docker pool', () => {
 
 describe('plain process level (no bubblewrap)', () => {
   it('records isolation "process", runs as nobody, and still enforces the memory and output limits', async () => {
-    const f = new ProcessWorkerFactory({ ...imagePaths(), memoryMb: 128, pids: 64, tmpfsMb: 8, noBubblewrap: true });
+    const f = new ProcessWorkerFactory({
+      ...imagePaths(),
+      memoryMb: 128,
+      pids: 64,
+      tmpfsMb: 8,
+      noBubblewrap: true,
+    });
     expect(f.isolation).toBe('process');
     const b = backend(f);
     const ok = await run(b, 'emit_result(add(a=2).data)\n');

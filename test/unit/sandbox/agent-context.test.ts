@@ -8,8 +8,15 @@ describe('toAgentContext', () => {
       success: false,
       intermediates: [{ a: '<b>' }],
       logs: ['x < y'],
-      toolCalls: [{ name: 'get_user', args: {}, ms: 1.5, location: 'sandbox', result: { success: true, data: 1 } }, { name: 'admin', args: {}, ms: 0, location: 'host', error: 'refused', refused: true }],
-      error: { type: 'KeyError', message: "'name'", frames: [{ line: 3, name: '<script>', text: 'emit_result(r.data["name"])' }] },
+      toolCalls: [
+        { name: 'get_user', args: {}, ms: 1.5, location: 'sandbox', result: { success: true, data: 1 } },
+        { name: 'admin', args: {}, ms: 0, location: 'host', error: 'refused', refused: true },
+      ],
+      error: {
+        type: 'KeyError',
+        message: "'name'",
+        frames: [{ line: 3, name: '<script>', text: 'emit_result(r.data["name"])' }],
+      },
       exitReason: 'error',
       isolation: 'docker',
       durationMs: 12,
@@ -36,16 +43,37 @@ describe('toAgentContext', () => {
     );
   });
   it('cuts long results', () => {
-    const xml = toAgentContext({ success: true, data: 'x'.repeat(100), intermediates: [], logs: [], toolCalls: [], exitReason: 'ok', isolation: 'docker', durationMs: 1, runtime: 'python' }, { maxChars: 10 });
+    const xml = toAgentContext(
+      {
+        success: true,
+        data: 'x'.repeat(100),
+        intermediates: [],
+        logs: [],
+        toolCalls: [],
+        exitReason: 'ok',
+        isolation: 'docker',
+        durationMs: 1,
+        runtime: 'python',
+      },
+      { maxChars: 10 },
+    );
     expect(xml).toContain('<result>"xxxxxxxxx… (92 more characters)</result>');
   });
 });
 
 describe('runtime registry', () => {
-  const reg = runtimeRegistry({ python: { enabled: true }, node: { enabled: true }, deno: { enabled: false } });
+  const reg = runtimeRegistry({
+    python: { enabled: true },
+    node: { enabled: true },
+    deno: { enabled: false },
+  });
   it('answers a disabled runtime with the exact error', () => {
-    expect(resolveRuntime('deno', reg)).toEqual({ error: "runtime 'deno' is not enabled; available: python, node" });
-    expect(resolveRuntime('cobol', reg)).toEqual({ error: "unknown runtime 'cobol'; available: python, node" });
+    expect(resolveRuntime('deno', reg)).toEqual({
+      error: "runtime 'deno' is not enabled; available: python, node",
+    });
+    expect(resolveRuntime('cobol', reg)).toEqual({
+      error: "unknown runtime 'cobol'; available: python, node",
+    });
   });
   it('has id, enabled, extension, preamble, command (argv, never a shell) and image for each', () => {
     for (const r of reg) {

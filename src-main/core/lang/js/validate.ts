@@ -302,6 +302,7 @@ export function validateJs(
         );
         return;
       case 'Import':
+      case 'ImportExpression':
         push(n, 'no-import', 'dynamic import() is not available');
         break;
       case 'MetaProperty':

@@ -1,0 +1,64 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { JS_RULES, staticString, validateJs } from '../../../src-main/core/lang/js/validate.ts';
+
+const dir = new URL('../../fixtures/corpus/js/', import.meta.url).pathname;
+const TOOLS = ['get_orders', 'get_user', 'check_inventory'];
+const files = (sub: string) => readdirSync(join(dir, sub)).sort();
+
+describe('JS attack corpus', () => {
+  const attacks = files('attack');
+  it('has at least 40 attacks', () => expect(attacks.length).toBeGreaterThanOrEqual(40));
+  it.each(attacks)('%s is refused with the expected rule', (f) => {
+    const code = readFileSync(join(dir, 'attack', f), 'utf8');
+    const expected = /^\/\/ expect: ([a-z-]+)/.exec(code)?.[1];
+    const r = validateJs(code, { tools: TOOLS });
+    expect(r.valid).toBe(false);
+    expect(r.violations.map((v) => v.rule)).toContain(expected);
+  });
+});
+
+describe('JS benign corpus', () => {
+  it.each(files('benign'))('%s passes with zero violations', (f) => {
+    const r = validateJs(readFileSync(join(dir, 'benign', f), 'utf8'), {
+      tools: TOOLS,
+      typescript: f.endsWith('.ts'),
+    });
+    expect(r.violations).toEqual([]);
+  });
+});
+
+describe('JS validator', () => {
+  it('collects all violations with 1-based positions', () => {
+    const r = validateJs('const a = eval;\nconst b = process;\n', { tools: [] });
+    expect(r.violations.map(({ rule, line, column }) => ({ rule, line, column }))).toEqual([
+      { rule: 'forbidden-name', line: 1, column: 11 },
+      { rule: 'missing-emit', line: 2, column: 1 },
+      { rule: 'forbidden-name', line: 2, column: 11 },
+    ]);
+  });
+  it('folds static strings', () => {
+    expect(staticString(undefined)).toBeUndefined();
+    expect(validateJs("emitResult(({})['__pro' + `to__`]);", { tools: [] }).violations[0]?.rule).toBe(
+      'forbidden-property',
+    );
+  });
+  it('strict mode: only callbacks as arrow functions, no function declarations', () => {
+    const ok =
+      'const { data } = await get_orders();\nemitResult(data.filter((o) => o.total > 10).map((o) => o.id));\n';
+    expect(validateJs(ok, { tools: TOOLS, strict: true }).violations).toEqual([]);
+    expect(
+      validateJs('function f() { return 1; }\nemitResult(f());', {
+        tools: TOOLS,
+        strict: true,
+      }).violations.map((v) => v.rule),
+    ).toContain('strict-node');
+    expect(
+      validateJs('const f = () => 1;\nemitResult(f());', { tools: TOOLS, strict: true }).violations.map(
+        (v) => v.rule,
+      ),
+    ).toContain('strict-node');
+  });
+  it('documents its rules', () => expect(Object.keys(JS_RULES)).toContain('tool-not-awaited'));
+});
