@@ -129,12 +129,16 @@ export class ToolsmithService {
     for (const l of this.pushListeners) l(e);
   }
 
-  /** Runtimes enabled in the config, python first (the default). */
+  /** The runtime registry with this workspace's settings. */
+  runtimes(): RuntimeSpec[] {
+    return runtimeRegistry(this.config.runtimes);
+  }
+
+  /** Runtimes enabled in the config, in registry order (python, the default, first). */
   enabledRuntimes(): string[] {
-    const ids = Object.entries(this.config.runtimes)
-      .filter(([, r]) => r.enabled)
-      .map(([id]) => id);
-    return ids.sort((a, b) => (a === 'python' ? -1 : b === 'python' ? 1 : a.localeCompare(b)));
+    return this.runtimes()
+      .filter((r) => r.enabled)
+      .map((r) => r.id);
   }
 
   /** Runs a script directly (no LLM, not recorded): `toolsmith exec` and MCP `execute_code`. */

@@ -102,11 +102,9 @@ export function createMcpServer(svc: ToolsmithService): McpServer {
     },
     ({ code, runtime, timeout, sandbox }) =>
       guard(async () => {
-        const enabled = svc.enabledRuntimes();
-        const rt = runtime ?? enabled[0] ?? 'python';
-        if (!enabled.includes(rt))
-          return text({ error: `runtime '${rt}' is not enabled; available: ${enabled.join(', ')}` }, true);
-        const language = rt === 'python' ? 'python' : 'js';
+        const found = resolveRuntime(runtime ?? svc.enabledRuntimes()[0] ?? 'python', svc.runtimes());
+        if ('error' in found) return text({ error: found.error }, true);
+        const language = found.runtime.id === 'python' ? 'python' : 'js';
         const result = await svc.executeScript({
           sandbox,
           language,
