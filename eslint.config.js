@@ -54,7 +54,16 @@ const forbid = (message, packages, layers) => ({
 
 export default tseslint.config(
   {
-    ignores: ['node_modules', 'out', 'dist', 'test-results', 'resources/workspace', 'test/fixtures', 'sandbox-images/**/*.py', '.scratch'],
+    ignores: [
+      'node_modules',
+      'out',
+      'dist',
+      'test-results',
+      'resources/workspace',
+      'test/fixtures',
+      'sandbox-images/**/*.py',
+      '.scratch',
+    ],
   },
   ...tseslint.configs.recommended,
   {
