@@ -1,53 +1,140 @@
 import { useEffect } from 'react';
-import { useStore } from './store/store.ts';
+import { api } from './api/client.ts';
+import { parseHash } from './store/app.ts';
+import type { View } from './store/app.ts';
+import { useStore } from './store/index.ts';
+import { KitsView } from './views/KitsView.tsx';
+import { NewRunView } from './views/NewRunView.tsx';
+import { RunDetailView } from './views/RunDetailView.tsx';
+import { RunsView } from './views/RunsView.tsx';
+import { SettingsView } from './views/SettingsView.tsx';
+import { TemplatesView } from './views/TemplatesView.tsx';
 import { ToolsView } from './views/ToolsView.tsx';
-import { ValidateView } from './views/ValidateView.tsx';
+import { useShortcuts } from './lib/shortcuts.ts';
+
+const NAV: { view: View; label: string; key: string }[] = [
+  { view: 'runs', label: 'Runs', key: 'g r' },
+  { view: 'new', label: 'New run', key: 'g n' },
+  { view: 'tools', label: 'Tools', key: 'g t' },
+  { view: 'templates', label: 'Templates', key: 'g m' },
+  { view: 'kits', label: 'Kits', key: 'g k' },
+  { view: 'settings', label: 'Settings', key: 'g s' },
+];
+
+function Notices() {
+  const notices = useStore((s) => s.notices);
+  const dismiss = useStore((s) => s.dismiss);
+  if (notices.length === 0) return null;
+  return (
+    <div className="notices" aria-live="polite">
+      {notices.map((n) => (
+        <div key={n.id} role={n.kind === 'error' ? 'alert' : 'status'} className={`notice notice-${n.kind}`}>
+          <span>{n.text}</span>
+          <button aria-label="dismiss" onClick={() => dismiss(n.id)}>
+            ×
+          </button>
+        </div>
+      ))}
+    </div>
+  );
+}
+
+function DockerState() {
+  const status = useStore((s) => s.status);
+  const statusError = useStore((s) => s.statusError);
+  const navigate = useStore((s) => s.navigate);
+  if (statusError)
+    return (
+      <span className="badge status-failed" title={statusError}>
+        service unreachable
+      </span>
+    );
+  if (!status) return <span className="muted">checking sandbox…</span>;
+  return (
+    <button
+      className={`badge ${status.docker.available ? 'status-succeeded' : 'status-failed'}`}
+      title={
+        status.docker.available
+          ? `Docker ${status.docker.version ?? ''}`
+          : (status.docker.hint ?? status.docker.error)
+      }
+      onClick={() => navigate({ view: 'settings' })}
+      data-testid="isolation-state"
+    >
+      {status.docker.available ? `docker ${status.docker.version ?? ''}` : 'no docker'} · isolation{' '}
+      {status.isolation}
+    </button>
+  );
+}
 
 export function App() {
-  const load = useStore((s) => s.load);
+  const loadApp = useStore((s) => s.loadApp);
   const info = useStore((s) => s.info);
-  const sandboxes = useStore((s) => s.sandboxes);
-  const selected = useStore((s) => s.selected);
-  const select = useStore((s) => s.select);
-  const error = useStore((s) => s.error);
-  const loading = useStore((s) => s.loading);
+  const route = useStore((s) => s.route);
+  const navigate = useStore((s) => s.navigate);
   const theme = useStore((s) => s.theme);
   const toggleTheme = useStore((s) => s.toggleTheme);
-  useEffect(() => void load(), [load]);
+
+  useEffect(() => {
+    void loadApp();
+    const off = api.onEvent((e) => useStore.getState().handlePush(e));
+    const onPop = () => useStore.setState({ route: parseHash(location.hash) });
+    window.addEventListener('popstate', onPop);
+    window.addEventListener('hashchange', onPop);
+    return () => {
+      off();
+      window.removeEventListener('popstate', onPop);
+      window.removeEventListener('hashchange', onPop);
+    };
+  }, [loadApp]);
+  useShortcuts();
+
+  const active = route.view === 'run' ? 'runs' : route.view;
   return (
     <div className={`app theme-${theme}`}>
       <header>
         <strong>Toolsmith</strong>
-        <span className="muted">{info ? `${info.name} · ${info.workspace}` : ''}</span>
-        <button onClick={toggleTheme} aria-label="toggle theme">
+        <span className="muted ellipsis" title={info?.workspace}>
+          {info ? `${info.name} · ${info.workspace}` : 'opening workspace…'}
+        </span>
+        <span className="spacer" />
+        <DockerState />
+        <button onClick={toggleTheme} aria-label="toggle theme" title="Toggle light/dark theme">
           {theme === 'dark' ? 'Light' : 'Dark'}
         </button>
       </header>
       <div className="body">
-        <nav aria-label="sandboxes">
-          <h2>Sandboxes</h2>
-          {loading && <p className="muted">Loading…</p>}
-          {!loading && sandboxes.length === 0 && <p className="muted">No sandboxes in this workspace.</p>}
+        <nav aria-label="main">
           <ul>
-            {sandboxes.map((s) => (
-              <li key={s.name}>
-                <button className={s.name === selected ? 'active' : ''} onClick={() => void select(s.name)}>
-                  {s.name} <span className="muted">({s.tools})</span>
+            {NAV.map((n) => (
+              <li key={n.view}>
+                <button
+                  className={n.view === active ? 'active' : ''}
+                  aria-current={n.view === active ? 'page' : undefined}
+                  onClick={() => navigate({ view: n.view })}
+                  title={`${n.label} (${n.key})`}
+                >
+                  {n.label}
                 </button>
               </li>
             ))}
           </ul>
+          <p className="muted small shortcuts-hint">
+            <kbd>/</kbd> search · <kbd>Ctrl</kbd>+<kbd>Enter</kbd> run · <kbd>j</kbd>/<kbd>k</kbd>{' '}
+            next/previous attempt
+          </p>
         </nav>
         <main>
-          {error && (
-            <div role="alert" className="error">
-              {error}
-            </div>
-          )}
-          <ToolsView />
-          <ValidateView />
+          {route.view === 'runs' && <RunsView />}
+          {route.view === 'run' && route.id && <RunDetailView runId={route.id} />}
+          {route.view === 'new' && <NewRunView />}
+          {route.view === 'tools' && <ToolsView />}
+          {route.view === 'templates' && <TemplatesView />}
+          {route.view === 'kits' && <KitsView />}
+          {route.view === 'settings' && <SettingsView />}
         </main>
       </div>
+      <Notices />
     </div>
   );
 }

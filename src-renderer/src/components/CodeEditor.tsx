@@ -1,0 +1,162 @@
+/**
+ * Monaco editor for scripts and tools.py: validation violations become markers, `jump` reveals and
+ * selects a line (traceback frames, violation list). The wrapper carries `data-cursor-line` so tests
+ * and people can see where the cursor is.
+ */
+import Editor from '@monaco-editor/react';
+import type { OnMount } from '@monaco-editor/react';
+import { useEffect, useRef, useState } from 'react';
+import type { Violation } from '../../../src-main/core/lang/violation.ts';
+import { monaco } from '../monaco.ts';
+import { useStore } from '../store/index.ts';
+
+type CodeEditor = Parameters<OnMount>[0];
+
+export const monacoLanguage = (lang: string | undefined): string =>
+  lang === 'js' ? 'javascript' : lang === 'ts' ? 'typescript' : 'python';
+
+export interface CodeEditorProps {
+  value: string;
+  language?: string;
+  onChange?: (value: string) => void;
+  readOnly?: boolean;
+  violations?: Violation[];
+  jump?: { line: number; column?: number; seq: number };
+  height?: number | string;
+  label: string;
+  /** Ctrl/Cmd+Enter inside the editor. */
+  onRun?: () => void;
+}
+
+export function CodeEditor(props: CodeEditorProps) {
+  const theme = useStore((s) => s.theme);
+  const editorRef = useRef<CodeEditor | null>(null);
+  const [cursorLine, setCursorLine] = useState(1);
+  const [ready, setReady] = useState(false);
+  const onRunRef = useRef(props.onRun);
+  onRunRef.current = props.onRun;
+
+  const onMount: OnMount = (editor) => {
+    editorRef.current = editor;
+    editor.onDidChangeCursorPosition((e) => setCursorLine(e.position.lineNumber));
+    editor.addCommand(monaco.KeyMod.CtrlCmd | monaco.KeyCode.Enter, () => onRunRef.current?.());
+    setReady(true);
+  };
+
+  useEffect(() => {
+    const model = editorRef.current?.getModel();
+    if (!model) return;
+    monaco.editor.setModelMarkers(
+      model,
+      'toolsmith',
+      (props.violations ?? []).map((v) => ({
+        severity: monaco.MarkerSeverity.Error,
+        message: `${v.message} (${v.rule})`,
+        source: v.rule,
+        startLineNumber: Math.max(1, v.line),
+        startColumn: Math.max(1, v.column),
+        endLineNumber: Math.max(1, v.endLine),
+        endColumn: v.endLine === v.line && v.endColumn <= v.column ? v.column + 1 : Math.max(1, v.endColumn),
+      })),
+    );
+  }, [props.violations, props.value, ready]);
+
+  useEffect(() => {
+    const editor = editorRef.current;
+    const j = props.jump;
+    if (!editor || !j) return;
+    editor.revealLineInCenter(j.line);
+    editor.setSelection({
+      startLineNumber: j.line,
+      startColumn: j.column ?? 1,
+      endLineNumber: j.line,
+      endColumn: j.column ?? editor.getModel()?.getLineMaxColumn(j.line) ?? 1,
+    });
+    editor.focus();
+  }, [props.jump, ready]);
+
+  return (
+    <div
+      className="code-editor"
+      data-testid={`editor-${props.label}`}
+      data-cursor-line={cursorLine}
+      data-ready={ready ? 'true' : 'false'}
+      aria-label={props.label}
+      style={{ height: props.height ?? 320 }}
+    >
+      <Editor
+        value={props.value}
+        language={monacoLanguage(props.language)}
+        theme={theme === 'dark' ? 'vs-dark' : 'vs'}
+        onMount={onMount}
+        onChange={(v) => props.onChange?.(v ?? '')}
+        loading={<div className="muted pad">Loading editor…</div>}
+        options={{
+          readOnly: props.readOnly ?? false,
+          minimap: { enabled: false },
+          fontSize: 13,
+          scrollBeyondLastLine: false,
+          automaticLayout: true,
+          glyphMargin: true,
+          renderValidationDecorations: 'on',
+          tabSize: 4,
+        }}
+      />
+    </div>
+  );
+}
+
+/**
+ * Monaco's diff editor, owned directly: its models are created here and released in the right order
+ * on unmount (the editor lets go of them before they are disposed).
+ */
+export function CodeDiff(props: {
+  original: string;
+  modified: string;
+  language?: string;
+  label: string;
+  height?: number;
+}) {
+  const theme = useStore((s) => s.theme);
+  const host = useRef<HTMLDivElement>(null);
+  const editorRef = useRef<monaco.editor.IStandaloneDiffEditor | null>(null);
+  useEffect(() => {
+    if (!host.current) return;
+    const editor = monaco.editor.createDiffEditor(host.current, {
+      readOnly: true,
+      renderSideBySide: true,
+      automaticLayout: true,
+      minimap: { enabled: false },
+    });
+    editorRef.current = editor;
+    return () => {
+      const model = editor.getModel();
+      editor.setModel(null);
+      model?.original.dispose();
+      model?.modified.dispose();
+      editor.dispose();
+      editorRef.current = null;
+    };
+  }, []);
+  useEffect(() => {
+    const editor = editorRef.current;
+    if (!editor) return;
+    const lang = monacoLanguage(props.language);
+    const previous = editor.getModel();
+    editor.setModel({
+      original: monaco.editor.createModel(props.original, lang),
+      modified: monaco.editor.createModel(props.modified, lang),
+    });
+    previous?.original.dispose();
+    previous?.modified.dispose();
+  }, [props.original, props.modified, props.language]);
+  useEffect(() => monaco.editor.setTheme(theme === 'dark' ? 'vs-dark' : 'vs'), [theme]);
+  return (
+    <div
+      className="code-editor"
+      data-testid={`diff-${props.label}`}
+      ref={host}
+      style={{ height: props.height ?? 360 }}
+    />
+  );
+}

@@ -1,0 +1,93 @@
+/** Workspace info, routing (hash based), theme, notices and the service's system status. */
+import type { StateCreator } from 'zustand';
+import type { Response } from '../../../src-main/contract/api.ts';
+import { api, errorMessage } from '../api/client.ts';
+import type { Store } from './index.ts';
+
+export type View = 'runs' | 'run' | 'new' | 'tools' | 'templates' | 'kits' | 'settings';
+export interface Route {
+  view: View;
+  /** Run id for `run`, sandbox for `tools`, template name for `templates`. */
+  id?: string;
+}
+
+export interface Notice {
+  id: number;
+  kind: 'error' | 'info';
+  text: string;
+}
+
+export interface AppSlice {
+  info?: Response<'workspace.info'>;
+  sandboxes: Response<'sandboxes.list'>;
+  status?: Response<'system.status'>;
+  statusError?: string;
+  route: Route;
+  theme: 'light' | 'dark';
+  notices: Notice[];
+  loadApp(): Promise<void>;
+  loadStatus(): Promise<void>;
+  navigate(route: Route): void;
+  toggleTheme(): void;
+  notify(kind: Notice['kind'], text: string): void;
+  dismiss(id: number): void;
+}
+
+export const parseHash = (hash: string): Route => {
+  const [view, ...rest] = hash.replace(/^#\/?/, '').split('/');
+  const id = rest.length ? decodeURIComponent(rest.join('/')) : undefined;
+  const views: View[] = ['runs', 'run', 'new', 'tools', 'templates', 'kits', 'settings'];
+  const v = views.includes(view as View) ? (view as View) : 'runs';
+  return id ? { view: v, id } : { view: v };
+};
+
+export const routeHash = (r: Route): string => `#/${r.view}${r.id ? '/' + encodeURIComponent(r.id) : ''}`;
+
+let noticeId = 0;
+
+const initialTheme = (): 'light' | 'dark' => {
+  const saved = localStorage.getItem('toolsmith.theme');
+  if (saved === 'light' || saved === 'dark') return saved;
+  return matchMedia?.('(prefers-color-scheme: dark)').matches ? 'dark' : 'light';
+};
+
+export const createAppSlice: StateCreator<Store, [], [], AppSlice> = (set, get) => ({
+  sandboxes: [],
+  route: parseHash(location.hash),
+  theme: initialTheme(),
+  notices: [],
+  async loadApp() {
+    try {
+      const [info, sandboxes] = await Promise.all([api['workspace.info']({}), api['sandboxes.list']({})]);
+      set({ info, sandboxes });
+    } catch (e) {
+      get().notify('error', `Could not open the workspace: ${errorMessage(e)}`);
+    }
+    void get().loadStatus();
+  },
+  async loadStatus() {
+    try {
+      set({ status: await api['system.status']({}), statusError: undefined });
+    } catch (e) {
+      set({ statusError: errorMessage(e) });
+    }
+  },
+  navigate(route) {
+    const hash = routeHash(route);
+    if (location.hash !== hash) history.pushState(null, '', hash);
+    set({ route });
+  },
+  toggleTheme() {
+    const theme = get().theme === 'dark' ? 'light' : 'dark';
+    localStorage.setItem('toolsmith.theme', theme);
+    set({ theme });
+  },
+  notify(kind, text) {
+    const id = ++noticeId;
+    set({ notices: [...get().notices, { id, kind, text }].slice(-5) });
+    if (kind === 'info') setTimeout(() => get().dismiss(id), 5000);
+  },
+  dismiss(id) {
+    set({ notices: get().notices.filter((n) => n.id !== id) });
+  },
+});

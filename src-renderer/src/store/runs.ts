@@ -1,0 +1,79 @@
+/**
+ * The run list: filters, the total, and pages fetched on demand. A list of 100,000 runs never loads
+ * whole: the virtualized list asks for the pages its visible rows fall in.
+ */
+import type { StateCreator } from 'zustand';
+import type { Request, RunSummaryView } from '../../../src-main/contract/api.ts';
+import { api, errorMessage } from '../api/client.ts';
+import type { Store } from './index.ts';
+
+export const PAGE_SIZE = 100;
+
+export type RunFilters = Omit<Request<'runs.list'>, 'limit' | 'offset'>;
+
+export interface RunsSlice {
+  filters: RunFilters;
+  total: number;
+  /** Page index -> rows. */
+  pages: Record<number, RunSummaryView[]>;
+  /** Bumped on every reload; a page answer from an older generation is dropped. */
+  listGeneration: number;
+  listLoading: boolean;
+  listError?: string;
+  setFilters(f: Partial<RunFilters>): void;
+  clearFilters(): void;
+  reloadRuns(): Promise<void>;
+  ensurePage(page: number): Promise<void>;
+}
+
+const inflight = new Set<string>();
+
+const clean = (f: RunFilters): RunFilters => {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(f))
+    if (v !== undefined && v !== '' && !(Array.isArray(v) && v.length === 0)) out[k] = v;
+  return out as RunFilters;
+};
+
+export const createRunsSlice: StateCreator<Store, [], [], RunsSlice> = (set, get) => ({
+  filters: {},
+  total: 0,
+  pages: {},
+  listGeneration: 0,
+  listLoading: false,
+  setFilters(f) {
+    set({ filters: clean({ ...get().filters, ...f }) });
+    void get().reloadRuns();
+  },
+  clearFilters() {
+    set({ filters: {} });
+    void get().reloadRuns();
+  },
+  async reloadRuns() {
+    const generation = get().listGeneration + 1;
+    set({ listGeneration: generation, listLoading: true, listError: undefined });
+    try {
+      const r = await api['runs.list']({ ...get().filters, limit: PAGE_SIZE, offset: 0 });
+      if (get().listGeneration !== generation) return;
+      set({ total: r.total, pages: { 0: r.runs }, listLoading: false });
+    } catch (e) {
+      if (get().listGeneration !== generation) return;
+      set({ listLoading: false, listError: errorMessage(e) });
+    }
+  },
+  async ensurePage(page) {
+    const generation = get().listGeneration;
+    const key = `${generation}:${page}`;
+    if (get().pages[page] || inflight.has(key)) return;
+    inflight.add(key);
+    try {
+      const r = await api['runs.list']({ ...get().filters, limit: PAGE_SIZE, offset: page * PAGE_SIZE });
+      if (get().listGeneration !== generation) return;
+      set({ total: r.total, pages: { ...get().pages, [page]: r.runs } });
+    } catch (e) {
+      if (get().listGeneration === generation) set({ listError: errorMessage(e) });
+    } finally {
+      inflight.delete(key);
+    }
+  },
+});

@@ -1,0 +1,156 @@
+/**
+ * The workbench in Chromium against the browser front end, the scripted LLM server and a real sandbox
+ * container: a PLAN run that fails validation, then at runtime, then succeeds, inspected attempt by
+ * attempt (markers, traceback jump, diff); the run list's search and filters.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fence, startWorld } from './support/app.ts';
+import type { E2eWorld } from './support/app.ts';
+
+let w: E2eWorld;
+
+beforeAll(async () => {
+  w = await startWorld();
+});
+afterAll(async () => {
+  await w?.close();
+});
+
+describe('runs in the workbench', () => {
+  it('a PLAN run: validation failure, runtime KeyError, success — each attempt inspectable', async () => {
+    const { page, llm } = w;
+    llm.push(
+      fence('import os\nemit_result(os.getcwd())'),
+      fence('import sys\nemit_result(1)'),
+      fence('r = get_user(user_id="u1")\nname = r.data[0]\nemit_result(name)'),
+      fence('r = get_user(user_id="u1")\nemit_result(r.data["name"])'),
+    );
+    await page.getByRole('button', { name: 'New run' }).first().click();
+    await page.getByLabel('task').fill('What is the name of user u1?');
+    await page.getByLabel('sandbox', { exact: true }).selectOption('ecommerce');
+    await page.getByText('skip templates and rules').click();
+    await w.screenshot('new-run');
+    await page.getByRole('button', { name: 'Start run' }).click();
+
+    const detail = page.locator('section.run-detail');
+    await detail
+      .locator('[data-run-status="succeeded"]')
+      .or(page.locator('.run-detail[data-run-status="succeeded"]'))
+      .first()
+      .waitFor({ timeout: 60_000 });
+    await expect.poll(() => page.locator('.run-detail').getAttribute('data-run-status')).toBe('succeeded');
+    await expect.poll(() => page.locator('[data-testid="run-result"]').innerText()).toContain('Ada Lovelace');
+    await expect.poll(() => page.locator('.timeline .tl-item').count()).toBe(3);
+
+    // Attempt 1: validation failed — violations listed and shown as Monaco markers.
+    await page.locator('.tl-item[data-attempt="1"]').click();
+    await expect.poll(() => page.locator('ul[aria-label="violations"]').innerText()).toContain('no-import');
+    await page.locator('[data-testid="editor-script"] .squiggly-error').first().waitFor();
+    expect(await page.locator('[data-testid="editor-script"] .squiggly-error').count()).toBeGreaterThan(0);
+    await page
+      .getByRole('button', { name: /^Rejected candidates/ })
+      .or(page.locator('summary', { hasText: 'Rejected candidates' }))
+      .first()
+      .click();
+    expect(await page.locator('.rejected').innerText()).toContain('import os');
+    await page.getByRole('tab', { name: 'Prompt' }).click();
+    expect(await page.locator('[data-testid="prompt-panel"]').innerText()).toContain(
+      'What is the name of user u1?',
+    );
+    await page.getByRole('tab', { name: 'LLM output' }).click();
+    expect(await page.locator('[data-testid="llm-panel"]').innerText()).toContain('import');
+    await w.screenshot('run-attempt-validation');
+
+    // Attempt 2: runtime KeyError — the traceback frame jumps to the script line.
+    await page.locator('.tl-item[data-attempt="2"]').click();
+    const tb = page.getByRole('region', { name: 'traceback' });
+    await expect.poll(() => tb.innerText()).toContain('KeyError');
+    const frame = tb.locator('[data-frame-line]').last();
+    const line = Number(await frame.getAttribute('data-frame-line'));
+    expect(line).toBe(2);
+    await frame.click();
+    await expect
+      .poll(() => page.locator('[data-testid="editor-script"]').getAttribute('data-cursor-line'))
+      .toBe(String(line));
+    await page.getByRole('tab', { name: 'Prompt' }).click();
+    expect(await page.locator('[data-testid="prompt-panel"]').innerText()).toContain('Previous script');
+    await page.getByRole('tab', { name: /Tool calls/ }).click();
+    expect(await page.locator('table[aria-label="tool calls"]').innerText()).toContain('get_user');
+    await w.screenshot('run-attempt-traceback');
+
+    // Attempt 3: success; diff against attempt 2 in the Monaco diff editor.
+    await page.locator('.tl-item[data-attempt="3"]').click();
+    await page.getByRole('tab', { name: 'Execution' }).click();
+    expect(await page.locator('[data-testid="execution-panel"]').innerText()).toContain('isolation: docker');
+    await page.getByRole('tab', { name: 'Diff' }).click();
+    await page.getByLabel('diff with').selectOption('2');
+    await page.locator('[data-testid="diff-attempts"] .monaco-diff-editor').waitFor();
+    await expect
+      .poll(() =>
+        page
+          .locator('[data-testid="diff-attempts"] .line-insert, [data-testid="diff-attempts"] .char-insert')
+          .count(),
+      )
+      .toBeGreaterThan(0);
+    await w.screenshot('run-attempt-diff');
+    expect(
+      Number((await page.locator('[data-testid="run-tokens"]').innerText()).split(' ')[0]),
+    ).toBeGreaterThan(0);
+
+    // Keyboard: previous attempt.
+    await page.locator('body').click({ position: { x: 5, y: 5 } });
+    await page.keyboard.press('k');
+    await expect
+      .poll(() => page.locator('[data-testid="attempt-view"]').getAttribute('data-attempt'))
+      .toBe('2');
+  });
+
+  it('the run list: search and filters find runs; failed runs are one click away', async () => {
+    const { page, llm } = w;
+    // A second run that fails for good (the LLM keeps writing an import).
+    llm.fallback = { text: fence('import os\nemit_result(1)') };
+    await page.getByRole('button', { name: 'New run' }).first().click();
+    await page.getByLabel('task').fill('List the pending orders of the shop');
+    await page.getByLabel('max retries').fill('1');
+    await page.getByText('skip templates and rules').click();
+    await page.getByRole('button', { name: 'Start run' }).click();
+    await expect
+      .poll(() => page.locator('.run-detail').getAttribute('data-run-status'), { timeout: 60_000 })
+      .toBe('failed');
+    llm.fallback = undefined;
+
+    await page.getByRole('navigation', { name: 'main' }).getByRole('button', { name: 'Runs' }).click();
+    await expect.poll(() => page.locator('.run-row[data-run-id]').count()).toBe(2);
+    await w.screenshot('runs-list');
+
+    await page.getByLabel('search runs').fill('pending orders');
+    await expect.poll(() => page.locator('.run-row[data-run-id]').count()).toBe(1);
+    expect(await page.locator('.run-row[data-run-id]').innerText()).toContain('List the pending orders');
+    await page.getByLabel('search runs').fill('');
+    await expect.poll(() => page.locator('.run-row[data-run-id]').count()).toBe(2);
+
+    await page.getByRole('button', { name: 'Failed only' }).click();
+    await expect.poll(() => page.locator('.run-row[data-run-id]').count()).toBe(1);
+    expect(await page.locator('.run-row[data-run-id] [data-status]').getAttribute('data-status')).toBe(
+      'failed',
+    );
+    await page.getByRole('button', { name: 'Failed only' }).click();
+
+    await page.getByLabel('search runs').fill('no such run anywhere');
+    await page.getByText('No run matches these filters.').waitFor();
+    await page.getByRole('button', { name: 'Clear' }).click();
+    await expect.poll(() => page.locator('.run-row[data-run-id]').count()).toBe(2);
+
+    // "/" focuses the search box.
+    await page.locator('body').click({ position: { x: 5, y: 5 } });
+    await page.keyboard.press('/');
+    expect(
+      await page.evaluate(() =>
+        (
+          globalThis as unknown as { document: { activeElement: { getAttribute(n: string): string | null } } }
+        ).document.activeElement.getAttribute('aria-label'),
+      ),
+    ).toBe('search runs');
+    expect(w.pageErrors.filter((e) => !/favicon/.test(e))).toEqual([]);
+  });
+});
