@@ -1,0 +1,133 @@
+/**
+ * Run flows in the workbench (Chromium, browser front end, scripted LLM server, real container): an
+ * INTERACTIVE run's step history, edit-and-rerun and continue from an attempt, deterministic replay,
+ * and a live run that streams tokens into the editor and is cancelled.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { fence, startWorld } from './support/app.ts';
+import type { E2eWorld } from './support/app.ts';
+
+let w: E2eWorld;
+
+beforeAll(async () => {
+  w = await startWorld();
+});
+afterAll(async () => {
+  await w?.close();
+});
+beforeEach(() => w.llm.reset());
+
+async function startRun(task: string, opts: { mode?: 'plan' | 'interactive'; maxRetries?: number } = {}) {
+  const { page } = w;
+  await page.getByRole('navigation', { name: 'main' }).getByRole('button', { name: 'New run' }).click();
+  await page.getByLabel('task').fill(task);
+  if (opts.mode) await page.getByLabel('mode', { exact: true }).selectOption(opts.mode);
+  if (opts.maxRetries !== undefined) await page.getByLabel('max retries').fill(String(opts.maxRetries));
+  await page.getByText('skip templates and rules').click();
+  await page.getByRole('button', { name: 'Start run' }).click();
+}
+
+const status = () => w.page.locator('.run-detail').getAttribute('data-run-status');
+const currentRunId = () => decodeURIComponent(w.page.url().split('#/run/')[1] ?? '');
+
+describe('run flows', () => {
+  it('an INTERACTIVE run: step history, stagnation, the forced final step with `collected`', async () => {
+    const { page, llm } = w;
+    const step = fence(
+      'r = get_orders()\nemit_intermediate([o["id"] for o in r.data if o["status"] == "pending"])',
+    );
+    llm.push(step, step, fence('emit_result({"pending": collected[0]})'));
+    await startRun('Which orders are pending?', { mode: 'interactive' });
+    await expect.poll(status, { timeout: 60_000 }).toBe('succeeded');
+    const steps = page.locator('ol[aria-label="steps"] .tl-item');
+    await expect.poll(() => steps.count()).toBe(3);
+    expect(await steps.nth(1).innerText()).toContain('stagnant');
+    expect(await steps.nth(2).innerText()).toContain('final');
+    await page.locator('.tl-item[data-attempt="3"]').click();
+    await page.getByRole('tab', { name: 'Prompt' }).click();
+    expect(await page.locator('[data-testid="prompt-panel"]').innerText()).toContain('final');
+    await page.getByRole('tab', { name: 'Execution' }).click();
+    expect(await page.locator('[data-testid="run-result"]').innerText()).toContain('o2');
+    await page.locator('.tl-item[data-attempt="1"]').click();
+    await page.getByRole('tab', { name: 'Execution' }).click();
+    expect(await page.locator('[data-testid="execution-panel"]').innerText()).toContain('Intermediate emits');
+    await w.screenshot('run-interactive-steps');
+  });
+
+  it('edit an attempt and run it directly (no LLM), then continue a run from an attempt', async () => {
+    const { page, llm } = w;
+    const wrong = fence('r = get_user(user_id="u1")\nemit_result(r.data[0])');
+    llm.push(wrong, wrong);
+    await startRun('Name of user u1, once', { maxRetries: 1 });
+    await expect.poll(status, { timeout: 60_000 }).toBe('failed');
+    const original = currentRunId();
+    const before = llm.requests.length;
+
+    // Fix attempt 1's script in Monaco and run it in the sandbox.
+    await page.locator('.tl-item[data-attempt="1"]').click();
+    await page.locator('[data-testid="editor-script"] .monaco-editor').click();
+    await page.keyboard.press('Control+A');
+    await page.keyboard.insertText('r = get_user(user_id="u1")\nemit_result(r.data["email"])\n');
+    expect(await page.locator('.editor-toolbar').innerText()).toContain('edited');
+    await page.getByRole('button', { name: 'Run script' }).click();
+    await expect.poll(currentRunId).not.toBe(original);
+    await expect.poll(status, { timeout: 60_000 }).toBe('succeeded');
+    expect(await page.locator('[data-testid="run-result"]').innerText()).toContain('ada@example.com');
+    expect(await page.locator('.run-detail .meta-line').first().innerText()).toContain(
+      `edit of ${original.slice(0, 8)}`,
+    );
+    expect(llm.requests.length).toBe(before);
+    await w.screenshot('run-edited');
+
+    // Back to the origin; continue from attempt 1 with an edited script that still fails: the LLM retries.
+    await page.getByRole('button', { name: `edit of ${original.slice(0, 8)} #1` }).click();
+    await expect.poll(currentRunId).toBe(original);
+    await page.locator('.tl-item[data-attempt="1"]').click();
+    llm.push(fence('r = get_user(user_id="u1")\nemit_result(r.data["city"])'));
+    await page.locator('[data-testid="editor-script"] .monaco-editor').click();
+    await page.keyboard.press('Control+A');
+    await page.keyboard.insertText('r = get_user(user_id="u1")\nemit_result(r.data["nope"])\n');
+    await page.getByRole('button', { name: 'Continue from here' }).click();
+    await expect.poll(currentRunId).not.toBe(original);
+    await expect.poll(status, { timeout: 60_000 }).toBe('succeeded');
+    expect(llm.requests.length).toBe(before + 1);
+    await expect.poll(() => page.locator('.timeline .tl-item').count()).toBe(2);
+    expect(await page.locator('.tl-item[data-attempt="1"]').innerText()).toContain('runtime error');
+  });
+
+  it('replays a run from its recorded LLM outputs with zero LLM requests', async () => {
+    const { page, llm } = w;
+    llm.push(
+      fence('r = get_user(user_id="u2")\nemit_result(r.data[0])'),
+      fence('r = get_user(user_id="u2")\nemit_result(r.data["city"])'),
+    );
+    await startRun('City of u2');
+    await expect.poll(status, { timeout: 60_000 }).toBe('succeeded');
+    const original = currentRunId();
+    const before = llm.requests.length;
+    await page.getByRole('button', { name: 'Replay' }).click();
+    await expect.poll(currentRunId).not.toBe(original);
+    await expect.poll(status, { timeout: 60_000 }).toBe('succeeded');
+    expect(await page.locator('[data-testid="run-result"]').innerText()).toContain('Manchester');
+    await expect.poll(() => page.locator('.timeline .tl-item').count()).toBe(2);
+    expect(llm.requests.length).toBe(before);
+  });
+
+  it('a live run streams tokens into the editor and can be cancelled', async () => {
+    const { page, llm } = w;
+    llm.push({ text: fence('emit_result(1)\n' + '# thinking\n'.repeat(200)), streamDelayMs: 60 });
+    await startRun('A slow answer');
+    await expect.poll(status).toBe('running');
+    await expect
+      .poll(() => page.locator('.editor-toolbar').innerText(), { timeout: 30_000 })
+      .toContain('Streaming from the LLM');
+    await expect
+      .poll(() => page.locator('[data-testid="editor-script"] .view-lines').innerText())
+      .toContain('emit_result');
+    await w.screenshot('run-live');
+    await page.getByRole('button', { name: 'Cancel' }).click();
+    await expect.poll(status, { timeout: 30_000 }).toBe('cancelled');
+    llm.reset();
+    expect(w.pageErrors.filter((e) => !/favicon/.test(e))).toEqual([]);
+  });
+});
