@@ -1,0 +1,99 @@
+/**
+ * The desktop app itself, driven by Playwright's Electron support. Runs where the Electron binary is
+ * installed (`npm run test:electron`); these machines cannot download it, so CI runs the same renderer
+ * in Chromium (test/e2e) and this spec fails with a clear message instead of skipping when the binary
+ * is missing.
+ */
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { _electron as electron } from 'playwright-core';
+import type { ElectronApplication, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { removeWorkspace, repoRoot, tempWorkspace } from '../support/workspace.ts';
+
+const require = createRequire(import.meta.url);
+let app: ElectronApplication;
+let page: Page;
+let ws: string;
+
+function electronBinary(): string {
+  let bin: unknown;
+  try {
+    bin = require('electron');
+  } catch {
+    bin = undefined;
+  }
+  if (typeof bin !== 'string' || !existsSync(bin))
+    throw new Error(
+      'the Electron binary is not installed (npm could not download it here); install it with `npx electron` on a machine with access to its download host',
+    );
+  return bin;
+}
+
+beforeAll(async () => {
+  const executablePath = electronBinary();
+  ws = tempWorkspace('toolsmith-electron-');
+  app = await electron.launch({
+    executablePath,
+    args: [join(repoRoot, 'out/main/index.js')],
+    env: { ...process.env, TOOLSMITH_WORKSPACE: ws },
+  });
+  page = await app.firstWindow();
+});
+afterAll(async () => {
+  await app?.close();
+  if (ws) removeWorkspace(ws);
+});
+
+describe('Electron app', () => {
+  it('opens the workbench on the workspace', async () => {
+    await page.getByRole('navigation', { name: 'main' }).waitFor();
+    await expect.poll(() => page.locator('header').innerText()).toContain('Toolsmith sample workspace');
+  });
+
+  it('is hardened: no Node in the page, only the named API methods on window.toolsmith', async () => {
+    const probe = await page.evaluate(() => {
+      const g = globalThis as unknown as Record<string, unknown> & { toolsmith: Record<string, unknown> };
+      return {
+        require: typeof g['require'],
+        process: typeof g['process'],
+        api: Object.keys(g.toolsmith).sort(),
+        invoke: typeof g.toolsmith['invoke'],
+      };
+    });
+    expect(probe.require).toBe('undefined');
+    expect(probe.process).toBe('undefined');
+    expect(probe.invoke).toBe('undefined');
+    expect(probe.api).toContain('runs.start');
+    expect(probe.api).toContain('onEvent');
+  });
+
+  it('blocks navigation away from the app and remote content', async () => {
+    const before = page.url();
+    await page.evaluate(() => {
+      (globalThis as unknown as { location: { href: string } }).location.href = 'https://example.com/';
+    });
+    await page.waitForTimeout(500);
+    expect(page.url()).toBe(before);
+    const fetched = await page.evaluate(async () => {
+      try {
+        await fetch('https://example.com/');
+        return 'loaded';
+      } catch {
+        return 'blocked';
+      }
+    });
+    expect(fetched).toBe('blocked');
+  });
+
+  it('lists sandboxes through IPC', async () => {
+    const names = await page.evaluate(async () => {
+      const api = (
+        globalThis as unknown as { toolsmith: { 'sandboxes.list'(r: object): Promise<{ name: string }[]> } }
+      ).toolsmith;
+      return (await api['sandboxes.list']({})).map((s) => s.name);
+    });
+    expect(names).toEqual(expect.arrayContaining(['ecommerce', 'support']));
+  });
+});
