@@ -1,8 +1,446 @@
-export function TemplatesView() {
+/**
+ * Templates, the ratchet: verified scripts saved with an intent pattern serve matching tasks with no
+ * LLM call. The list shows each template's pattern, slots and success/failure counters, and the files
+ * that do not parse; a run's script is promoted here (the run view sets `promote`), templates are
+ * tested against their examples, edited (re-created with `force`) and deleted.
+ */
+import { Fragment, useCallback, useEffect, useState } from 'react';
+import type { Response, TemplateInfo } from '../../../src-main/contract/api.ts';
+import { proposePattern, templateBody } from '../../../src-main/core/templates/template.ts';
+import { api, errorMessage } from '../api/client.ts';
+import { formatTime } from '../components/Badges.tsx';
+import { JsonTree } from '../components/JsonTree.tsx';
+import { suggestName, TemplateEditor } from '../components/manage/TemplateEditor.tsx';
+import type { TemplateDraft, TemplateEditorProps } from '../components/manage/TemplateEditor.tsx';
+import { useStore } from '../store/index.ts';
+import './manage.css';
+
+type EditorState =
+  | { kind: 'loading'; what: string }
+  | { kind: 'error'; what: string; error: string }
+  | {
+      kind: 'open';
+      key: string;
+      mode: 'promote' | 'edit';
+      draft: TemplateDraft;
+      fromRun?: TemplateEditorProps['fromRun'];
+    };
+
+type TestState = { running: true } | { running: false; result?: Response<'templates.test'>; error?: string };
+
+const draftOf = (t: TemplateInfo): TemplateDraft => ({
+  name: t.name,
+  pattern: t.pattern,
+  slots: { ...t.slots },
+  body: t.body,
+  sandbox: t.sandbox,
+  ...(t.kit ? { kit: t.kit } : {}),
+  language: t.language,
+  examples: t.examples.map((e) => ({
+    intent: e.intent,
+    expect: e.expect === undefined ? '' : JSON.stringify(e.expect),
+  })),
+  description: t.description ?? '',
+});
+
+function TestResults({ state }: { state: TestState }) {
+  if (state.running) return <p className="muted">Running the examples in the sandbox…</p>;
+  if (state.error)
+    return (
+      <div role="alert" className="error">
+        Test failed to run: {state.error}
+      </div>
+    );
+  const r = state.result;
+  if (!r) return null;
   return (
-    <section aria-label="templates">
-      <h1>Templates</h1>
-      <p className="muted">Coming in this change.</p>
+    <div className="test-results" data-testid="template-test-results" data-passed={r.passed}>
+      <strong className={r.passed ? 'ok' : 'error'}>
+        {r.passed
+          ? r.examples.length === 1
+            ? 'The example passed'
+            : `All ${r.examples.length} examples passed`
+          : `${r.examples.filter((e) => !e.success).length} of ${r.examples.length} example${
+              r.examples.length > 1 ? 's' : ''
+            } failed`}
+      </strong>
+      {r.examples.map((ex, i) => (
+        <div key={i} className={`example ${ex.success ? 'pass' : 'fail'}`} data-success={ex.success}>
+          <div className="meta-line">
+            <span>“{ex.intent}”</span>
+            <span className={`badge ${ex.matched ? '' : 'status-failed'}`}>
+              {ex.matched ? 'matched' : 'no match'}
+            </span>
+            <span className={`badge ${ex.success ? 'status-succeeded' : 'status-failed'}`}>
+              {ex.success ? 'success' : 'failure'}
+            </span>
+          </div>
+          {ex.error && <div className="error small">{ex.error}</div>}
+          <div className="grid">
+            <div>
+              <span className="muted small">result</span>
+              {'data' in ex ? (
+                <JsonTree value={ex.data} label={`result of example ${i + 1}`} />
+              ) : (
+                <p className="muted small">no result</p>
+              )}
+            </div>
+            <div>
+              <span className="muted small">expected</span>
+              {'expected' in ex ? (
+                <JsonTree value={ex.expected} label={`expected of example ${i + 1}`} />
+              ) : (
+                <p className="muted small">not checked (any successful result passes)</p>
+              )}
+            </div>
+          </div>
+        </div>
+      ))}
+    </div>
+  );
+}
+
+export function TemplatesView() {
+  const promote = useStore((s) => s.promote);
+  const setPromote = useStore((s) => s.setPromote);
+  const notify = useStore((s) => s.notify);
+  const navigate = useStore((s) => s.navigate);
+  const [list, setList] = useState<Response<'templates.list'>>();
+  const [loading, setLoading] = useState(true);
+  const [loadError, setLoadError] = useState<string>();
+  const [editor, setEditor] = useState<EditorState>();
+  const [tests, setTests] = useState<Record<string, TestState>>({});
+  const [confirmDelete, setConfirmDelete] = useState<string>();
+  const [deleting, setDeleting] = useState(false);
+
+  const reload = useCallback(async () => {
+    setLoading(true);
+    try {
+      setList(await api['templates.list']({}));
+      setLoadError(undefined);
+    } catch (e) {
+      setLoadError(errorMessage(e));
+    } finally {
+      setLoading(false);
+    }
+  }, []);
+  useEffect(() => void reload(), [reload]);
+
+  // "Promote to template" in a run: propose a pattern, slots and body from the run, open the editor.
+  useEffect(() => {
+    if (!promote) return;
+    let stale = false;
+    const what = `run ${promote.runId.slice(0, 8)}`;
+    setEditor({ kind: 'loading', what });
+    Promise.all([
+      api['templates.propose']({ runId: promote.runId }),
+      api['runs.get']({ runId: promote.runId }),
+    ])
+      .then(([p, rec]) => {
+        if (stale) return;
+        const chosen =
+          promote.attempt !== undefined ? rec.attempts.find((a) => a.n === promote.attempt) : undefined;
+        const lastOk = [...rec.attempts].reverse().find((a) => a.execution?.success);
+        const from = chosen?.script ? chosen : lastOk;
+        // The service proposes the body of the last successful attempt; another attempt was chosen.
+        const body =
+          chosen?.script && chosen.n !== lastOk?.n
+            ? templateBody(
+                chosen.script.body,
+                proposePattern(rec.started.task).values,
+                chosen.script.language,
+              )
+            : p.body;
+        const result = from?.execution?.success ? from.execution.data : undefined;
+        setEditor({
+          kind: 'open',
+          key: `promote-${promote.runId}-${promote.attempt ?? ''}`,
+          mode: 'promote',
+          draft: {
+            name: suggestName(p.pattern),
+            pattern: p.pattern,
+            slots: p.slots,
+            body,
+            sandbox: p.sandbox,
+            ...(p.kit ? { kit: p.kit } : {}),
+            language: from?.script?.language ?? rec.started.language,
+            examples: [{ intent: rec.started.task, expect: '' }],
+            description: '',
+          },
+          fromRun: {
+            runId: promote.runId,
+            ...(from ? { attempt: from.n } : {}),
+            task: rec.started.task,
+            ...(result !== undefined ? { result } : {}),
+          },
+        });
+      })
+      .catch((e: unknown) => {
+        if (!stale) setEditor({ kind: 'error', what, error: errorMessage(e) });
+      });
+    return () => {
+      stale = true;
+    };
+  }, [promote]);
+
+  const closeEditor = () => {
+    setEditor(undefined);
+    if (useStore.getState().promote) setPromote(undefined);
+  };
+
+  const test = async (name: string) => {
+    setTests((t) => ({ ...t, [name]: { running: true } }));
+    try {
+      const result = await api['templates.test']({ name });
+      setTests((t) => ({ ...t, [name]: { running: false, result } }));
+    } catch (e) {
+      setTests((t) => ({ ...t, [name]: { running: false, error: errorMessage(e) } }));
+    }
+    await reload();
+  };
+
+  const remove = async (name: string) => {
+    setDeleting(true);
+    try {
+      await api['templates.delete']({ name });
+      notify('info', `Template ${name} deleted.`);
+      setConfirmDelete(undefined);
+      setTests((t) => {
+        const { [name]: _gone, ...rest } = t;
+        return rest;
+      });
+      if (editor?.kind === 'open' && editor.mode === 'edit' && editor.draft.name === name)
+        setEditor(undefined);
+    } catch (e) {
+      notify('error', `Could not delete template ${name}: ${errorMessage(e)}`);
+    } finally {
+      setDeleting(false);
+    }
+    await reload();
+  };
+
+  const templates = list?.templates ?? [];
+  const problems = list?.problems ?? [];
+  return (
+    <section aria-label="templates" className="manage-view templates-view">
+      <div className="view-head">
+        <h1>Templates</h1>
+        <button onClick={() => void reload()} disabled={loading}>
+          {loading ? 'Loading…' : 'Reload'}
+        </button>
+      </div>
+      <p className="muted small">
+        A template is a verified script with an intent pattern: a task that matches it is served by the
+        script, with its slots filled in, and no LLM call. Promote a successful run from its run view.
+      </p>
+
+      {editor?.kind === 'loading' && (
+        <div className="manage-panel" data-testid="promote-loading">
+          Proposing a template from {editor.what}…
+        </div>
+      )}
+      {editor?.kind === 'error' && (
+        <div className="manage-panel">
+          <div role="alert" className="error">
+            Could not propose a template from {editor.what}: {editor.error}
+          </div>
+          <div className="actions">
+            <button onClick={closeEditor}>Close</button>
+            {promote && (
+              <button onClick={() => navigate({ view: 'run', id: promote.runId })}>Back to the run</button>
+            )}
+          </div>
+        </div>
+      )}
+      {editor?.kind === 'open' && (
+        <TemplateEditor
+          key={editor.key}
+          mode={editor.mode}
+          initial={editor.draft}
+          existing={templates.map((t) => t.name)}
+          {...(editor.fromRun ? { fromRun: editor.fromRun } : {})}
+          onCancel={closeEditor}
+          onSaved={(t) => {
+            notify(
+              'info',
+              editor.mode === 'promote' ? `Template ${t.name} created.` : `Template ${t.name} saved.`,
+            );
+            closeEditor();
+            void reload();
+          }}
+        />
+      )}
+
+      {loadError && (
+        <div role="alert" className="error callout bad">
+          Could not load the templates: {loadError} <button onClick={() => void reload()}>Retry</button>
+        </div>
+      )}
+      {problems.length > 0 && (
+        <div className="callout bad" data-testid="template-problems">
+          <strong>
+            {problems.length} template file{problems.length > 1 ? 's' : ''} could not be read (not served):
+          </strong>
+          <ul>
+            {problems.map((p) => (
+              <li key={p.file}>
+                <code>{p.file}</code>: <span className="error">{p.error}</span>
+              </li>
+            ))}
+          </ul>
+        </div>
+      )}
+      {!list && loading && <p className="muted">Loading templates…</p>}
+      {list && templates.length === 0 && (
+        <p className="muted empty" data-testid="templates-empty">
+          No templates yet. Open a run that succeeded and click <em>Promote to template</em>: the next task
+          that matches its pattern runs with zero LLM calls.
+        </p>
+      )}
+      {templates.length > 0 && (
+        <table className="manage-table" aria-label="templates list">
+          <thead>
+            <tr>
+              <th>Name</th>
+              <th>Pattern</th>
+              <th>Slots</th>
+              <th>Sandbox</th>
+              <th className="num">Examples</th>
+              <th className="num" title="successes / failures">
+                Uses ✓ / ✗
+              </th>
+              <th>Last used</th>
+              <th />
+            </tr>
+          </thead>
+          <tbody>
+            {templates.map((t) => {
+              const ts = tests[t.name];
+              return (
+                <Fragment key={t.name}>
+                  <tr data-template={t.name}>
+                    <td>
+                      <strong>{t.name}</strong>
+                      {t.description && <div className="small">{t.description}</div>}
+                      <div className="muted small ellipsis" title={t.file}>
+                        {t.file.replace(/^.*[/\\]/, '')}
+                      </div>
+                    </td>
+                    <td>
+                      <code>{t.pattern}</code>
+                    </td>
+                    <td>
+                      {Object.entries(t.slots).map(([k, v]) => (
+                        <span key={k} className="badge">
+                          {k}: {v}
+                        </span>
+                      ))}
+                      {Object.keys(t.slots).length === 0 && <span className="muted small">none</span>}
+                    </td>
+                    <td>
+                      {t.sandbox}
+                      {t.kit ? `/${t.kit}` : ''}
+                      <div className="muted small">{t.language}</div>
+                    </td>
+                    <td className="num">{t.examples.length}</td>
+                    <td className="num">
+                      <span className="counter-ok" data-testid="template-successes" title="successes">
+                        {t.successes}
+                      </span>{' '}
+                      /{' '}
+                      <span
+                        className={t.failures ? 'counter-bad' : 'muted'}
+                        data-testid="template-failures"
+                        title="failures"
+                      >
+                        {t.failures}
+                      </span>
+                    </td>
+                    <td className="small">
+                      {t.lastUsed ? formatTime(t.lastUsed) : <span className="muted">never</span>}
+                    </td>
+                    <td>
+                      <div className="row-actions">
+                        <button
+                          onClick={() => void test(t.name)}
+                          disabled={ts?.running || t.examples.length === 0}
+                          title={
+                            t.examples.length
+                              ? 'Run every example in the sandbox (counts as uses)'
+                              : 'This template has no examples to test'
+                          }
+                        >
+                          {ts?.running ? 'Testing…' : 'Test'}
+                        </button>
+                        <button
+                          onClick={() =>
+                            setEditor({
+                              kind: 'open',
+                              key: `edit-${t.name}-${Date.now()}`,
+                              mode: 'edit',
+                              draft: draftOf(t),
+                              ...(t.origin ? { fromRun: { runId: t.origin } } : {}),
+                            })
+                          }
+                        >
+                          Edit
+                        </button>
+                        {confirmDelete === t.name ? (
+                          <span
+                            className="inline-confirm"
+                            role="group"
+                            aria-label={`confirm delete ${t.name}`}
+                          >
+                            <span className="small">Delete the file and its counters?</span>
+                            <button
+                              className="danger"
+                              disabled={deleting}
+                              onClick={() => void remove(t.name)}
+                            >
+                              {deleting ? 'Deleting…' : 'Yes, delete'}
+                            </button>
+                            <button onClick={() => setConfirmDelete(undefined)} disabled={deleting}>
+                              Keep
+                            </button>
+                          </span>
+                        ) : (
+                          <button className="danger" onClick={() => setConfirmDelete(t.name)}>
+                            Delete
+                          </button>
+                        )}
+                      </div>
+                    </td>
+                  </tr>
+                  {ts && (
+                    <tr className="expanded" data-template-test={t.name}>
+                      <td colSpan={8}>
+                        <div className="meta-line">
+                          <strong className="small">Test of {t.name}</strong>
+                          <span className="spacer" />
+                          {!ts.running && (
+                            <button
+                              className="link"
+                              onClick={() =>
+                                setTests((x) => {
+                                  const { [t.name]: _closed, ...rest } = x;
+                                  return rest;
+                                })
+                              }
+                            >
+                              close
+                            </button>
+                          )}
+                        </div>
+                        <TestResults state={ts} />
+                      </td>
+                    </tr>
+                  )}
+                </Fragment>
+              );
+            })}
+          </tbody>
+        </table>
+      )}
     </section>
   );
 }
