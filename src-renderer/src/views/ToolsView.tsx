@@ -1,8 +1,443 @@
-export function ToolsView() {
+/**
+ * The workspace's sandboxes and, for the selected one, its tools.py in Monaco with the metadata
+ * extracted live as you type (parameters, XML prompt, OpenAI schemas, problems as markers and as a
+ * list), saving (which hot-reloads the sandbox) and "Try tool": a generated form whose call runs the
+ * tool in its real sandbox container.
+ */
+import { useCallback, useEffect, useRef, useState } from 'react';
+import type { Response } from '../../../src-main/contract/api.ts';
+import type { Violation } from '../../../src-main/core/lang/violation.ts';
+import { api, errorMessage } from '../api/client.ts';
+import { CodeEditor } from '../components/CodeEditor.tsx';
+import { ToolMetadata } from '../components/tools/ToolMetadata.tsx';
+import { TryTool } from '../components/tools/TryTool.tsx';
+import { useStore } from '../store/index.ts';
+import './tools.css';
+
+type Listed = Response<'tools.list'>;
+type Metadata = Response<'tools.extract'>;
+
+const EXTRACT_DEBOUNCE_MS = 250;
+
+/** Unsaved edits per sandbox: they outlive switching sandboxes and leaving the view (not a reload). */
+const drafts = new Map<string, string>();
+
+const metadataOf = (l: Listed | Response<'tools.save'>): Metadata => ({
+  tools: l.tools,
+  problems: l.problems,
+  prompt: l.prompt,
+  openai: l.openai,
+});
+
+function SandboxList({
+  selected,
+  onSelect,
+}: {
+  selected: string | undefined;
+  onSelect: (s: string) => void;
+}) {
+  const sandboxes = useStore((s) => s.sandboxes);
+  const info = useStore((s) => s.info);
+  const [refreshing, setRefreshing] = useState(false);
+  const [error, setError] = useState<string>();
+  const refresh = async () => {
+    setRefreshing(true);
+    try {
+      useStore.setState({ sandboxes: await api['sandboxes.list']({}) });
+      setError(undefined);
+    } catch (e) {
+      setError(errorMessage(e));
+    } finally {
+      setRefreshing(false);
+    }
+  };
   return (
-    <section aria-label="tools">
-      <h1>Tools</h1>
-      <p className="muted">Coming in this change.</p>
+    <aside className="sandbox-list" aria-label="sandboxes">
+      <div className="meta-line">
+        <strong>Sandboxes</strong>
+        <span className="spacer" />
+        <button className="link small" onClick={() => void refresh()} disabled={refreshing}>
+          {refreshing ? 'refreshing…' : 'refresh'}
+        </button>
+      </div>
+      {error && (
+        <div role="alert" className="error small">
+          Could not list sandboxes: {error}
+        </div>
+      )}
+      {sandboxes.length === 0 ? (
+        <p className="muted small">
+          {info ? (
+            <>
+              This workspace has no sandboxes. Create <code>sandboxes/&lt;name&gt;/tools.py</code> in{' '}
+              <code>{info.workspace}</code>.
+            </>
+          ) : (
+            'Loading sandboxes…'
+          )}
+        </p>
+      ) : (
+        <ul>
+          {sandboxes.map((s) => (
+            <li key={s.name}>
+              <button
+                className={`sandbox-item ${s.name === selected ? 'active' : ''}`}
+                aria-current={s.name === selected ? 'true' : undefined}
+                data-sandbox={s.name}
+                onClick={() => onSelect(s.name)}
+                title={s.description}
+              >
+                <span className="sandbox-name">
+                  {s.name}
+                  {drafts.has(s.name) && (
+                    <span className="dirty-dot" title="unsaved changes">
+                      {' '}
+                      ●
+                    </span>
+                  )}
+                </span>
+                <span className="muted small">
+                  {s.tools} tool{s.tools === 1 ? '' : 's'}
+                  {s.problems > 0 && <span className="error"> · {s.problems} problems</span>}
+                </span>
+                {s.description && <span className="small ellipsis muted">{s.description}</span>}
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+    </aside>
+  );
+}
+
+function ProblemList({ problems, onJump }: { problems: Violation[]; onJump: (v: Violation) => void }) {
+  if (problems.length === 0)
+    return (
+      <p className="small ok" data-testid="no-problems">
+        No problems in tools.py.
+      </p>
+    );
+  return (
+    <ul className="violations" aria-label="problems">
+      {problems.map((v, i) => (
+        <li key={i} data-rule={v.rule}>
+          <button className="link" onClick={() => onJump(v)}>
+            line {v.line}:{v.column}
+          </button>{' '}
+          <code>{v.rule}</code> {v.message}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+function SandboxTools({ sandbox, onDirtyChange }: { sandbox: string; onDirtyChange: () => void }) {
+  const description = useStore((s) => s.sandboxes.find((x) => x.name === sandbox)?.description);
+  const [listed, setListed] = useState<Listed>();
+  const [loadError, setLoadError] = useState<string>();
+  const [reloadSeq, setReloadSeq] = useState(0);
+  const [source, setSource] = useState('');
+  /**
+   * The text handed to the editor, changed only on load and revert (with a new `editorKey`): feeding
+   * every keystroke back as `value` lets a re-render that lags behind fast typing overwrite the newer
+   * text in Monaco and drop characters.
+   */
+  const [editorText, setEditorText] = useState('');
+  const [editorKey, setEditorKey] = useState(0);
+  const [saved, setSaved] = useState('');
+  /** Metadata of `metaFor` (the editor text it was extracted from). */
+  const [meta, setMeta] = useState<Metadata>();
+  const [metaFor, setMetaFor] = useState<string>();
+  const [extracting, setExtracting] = useState(false);
+  const [extractError, setExtractError] = useState<string>();
+  const [saving, setSaving] = useState(false);
+  const [saveError, setSaveError] = useState<string>();
+  const [jump, setJump] = useState<{ line: number; column?: number; seq: number }>();
+  const [toolName, setToolName] = useState<string>();
+  const extractSeq = useRef(0);
+
+  // Load the sandbox: its saved tools (tools.list) and source; an unsaved draft wins over the source.
+  useEffect(() => {
+    let cancelled = false;
+    setListed(undefined);
+    setLoadError(undefined);
+    setSaveError(undefined);
+    api['tools.list']({ sandbox })
+      .then((l) => {
+        if (cancelled) return;
+        setListed(l);
+        setSaved(l.source);
+        const draft = drafts.get(sandbox);
+        if (draft === l.source) drafts.delete(sandbox);
+        setSource(draft ?? l.source);
+        setEditorText(draft ?? l.source);
+        setMeta(metadataOf(l));
+        setMetaFor(l.source);
+      })
+      .catch((e: unknown) => {
+        if (!cancelled) setLoadError(errorMessage(e));
+      });
+    return () => {
+      cancelled = true;
+    };
+  }, [sandbox, reloadSeq]);
+
+  // Live extraction, debounced; only the answer to the latest request is kept.
+  useEffect(() => {
+    if (!listed || source === metaFor) {
+      setExtracting(false);
+      return;
+    }
+    setExtracting(true);
+    const seq = ++extractSeq.current;
+    const t = setTimeout(() => {
+      api['tools.extract']({ source })
+        .then((m) => {
+          if (seq !== extractSeq.current) return;
+          setMeta(m);
+          setMetaFor(source);
+          setExtractError(undefined);
+        })
+        .catch((e: unknown) => {
+          if (seq !== extractSeq.current) return;
+          setExtractError(errorMessage(e));
+        })
+        .finally(() => {
+          if (seq === extractSeq.current) setExtracting(false);
+        });
+    }, EXTRACT_DEBOUNCE_MS);
+    return () => clearTimeout(t);
+  }, [source, metaFor, listed]);
+
+  const dirty = !!listed && source !== saved;
+  useEffect(onDirtyChange, [dirty, onDirtyChange]);
+  const onChange = (v: string) => {
+    setSource(v);
+    if (listed && v !== saved) drafts.set(sandbox, v);
+    else drafts.delete(sandbox);
+  };
+
+  const save = useCallback(async () => {
+    if (!listed || saving) return;
+    const syntax = (metaFor === source ? (meta?.problems ?? []) : []).filter((p) => p.rule === 'syntax');
+    if (
+      syntax.length > 0 &&
+      !confirm(
+        `tools.py has ${syntax.length} syntax error${syntax.length > 1 ? 's' : ''}: the sandbox will not load its tools. Save anyway?`,
+      )
+    )
+      return;
+    setSaving(true);
+    setSaveError(undefined);
+    const text = source;
+    try {
+      const r = await api['tools.save']({ sandbox, source: text });
+      setListed({ ...r, source: text });
+      setSaved(text);
+      if (drafts.get(sandbox) === text) drafts.delete(sandbox);
+      if (metaFor === text || meta === undefined) {
+        setMeta(metadataOf(r));
+        setMetaFor(text);
+      }
+      useStore
+        .getState()
+        .notify('info', `Saved ${sandbox}/tools.py: ${r.tools.length} tools, sandbox reloaded.`);
+      // Keep the sandbox list's counts in step with the file.
+      api['sandboxes.list']({})
+        .then((sandboxes) => useStore.setState({ sandboxes }))
+        .catch((e: unknown) =>
+          useStore.getState().notify('error', `Could not refresh the sandboxes: ${errorMessage(e)}`),
+        );
+    } catch (e) {
+      const msg = errorMessage(e);
+      setSaveError(msg);
+      useStore.getState().notify('error', `Could not save ${sandbox}/tools.py: ${msg}`);
+    } finally {
+      setSaving(false);
+    }
+  }, [listed, saving, source, sandbox, meta, metaFor]);
+
+  const revert = () => {
+    setSource(saved);
+    setEditorText(saved);
+    setEditorKey((k) => k + 1);
+    drafts.delete(sandbox);
+  };
+
+  const jumpTo = (line: number, column?: number) =>
+    setJump((j) => ({ line, ...(column !== undefined ? { column } : {}), seq: (j?.seq ?? 0) + 1 }));
+
+  if (loadError)
+    return (
+      <div className="tools-main">
+        <div role="alert" className="error" data-testid="tools-load-error">
+          Could not load the tools of {sandbox}: {loadError}
+        </div>
+        <button onClick={() => setReloadSeq((n) => n + 1)}>Try again</button>
+      </div>
+    );
+  if (!listed)
+    return (
+      <div className="tools-main">
+        <p className="muted">Loading the tools of {sandbox}…</p>
+      </div>
+    );
+
+  const savedTools = listed.tools;
+  const selectedTool = savedTools.find((t) => t.name === toolName) ?? savedTools[0];
+  const problems = meta?.problems ?? [];
+  const syntaxErrors = problems.filter((p) => p.rule === 'syntax').length;
+  const stale = metaFor !== source;
+
+  return (
+    <div className="tools-main" data-sandbox={sandbox}>
+      <div className="view-head">
+        <h1>
+          Tools <span className="muted">· {sandbox}</span>
+        </h1>
+        {dirty ? (
+          <span className="badge dirty-badge" data-testid="dirty">
+            unsaved changes
+          </span>
+        ) : (
+          <span className="badge status-succeeded" data-testid="saved">
+            saved
+          </span>
+        )}
+        <span className="spacer" />
+        <button onClick={revert} disabled={!dirty || saving} title="Throw away the unsaved changes">
+          Revert
+        </button>
+        <button
+          className="primary"
+          onClick={() => void save()}
+          disabled={!dirty || saving}
+          title="Save tools.py and hot-reload the sandbox (Ctrl+S in the editor)"
+        >
+          {saving ? 'Saving…' : 'Save'}
+        </button>
+      </div>
+      <div className="meta-line small">
+        {description && <span>{description}</span>}
+        <span className="muted">
+          saved: {savedTools.length} tool{savedTools.length === 1 ? '' : 's'}
+          {listed.problems.length > 0 && `, ${listed.problems.length} problems`}
+        </span>
+        <span
+          className="muted"
+          data-testid="extract-state"
+          data-state={extracting ? 'extracting' : stale ? 'pending' : 'done'}
+        >
+          {extracting ? 'extracting…' : stale ? 'waiting…' : 'metadata up to date'}
+        </span>
+      </div>
+      {saveError && (
+        <div role="alert" className="error" data-testid="save-error">
+          Save failed: {saveError}
+        </div>
+      )}
+      {extractError && (
+        <div role="alert" className="error" data-testid="extract-error">
+          Live extraction failed (showing the last good metadata): {extractError}
+        </div>
+      )}
+      <div className="tools-panes">
+        <div
+          className="tools-editor"
+          onKeyDownCapture={(e) => {
+            if ((e.ctrlKey || e.metaKey) && !e.altKey && e.key.toLowerCase() === 's') {
+              e.preventDefault();
+              e.stopPropagation();
+              if (dirty) void save();
+            }
+          }}
+        >
+          <CodeEditor
+            label="tools.py"
+            language="python"
+            key={editorKey}
+            value={editorText}
+            onChange={onChange}
+            violations={problems}
+            jump={jump}
+            height={480}
+          />
+          <div className="tools-problems" data-testid="problems">
+            {syntaxErrors > 0 && (
+              <p className="error small" role="alert">
+                tools.py has {syntaxErrors} syntax error{syntaxErrors > 1 ? 's' : ''}; the metadata below
+                shows what could still be read.
+              </p>
+            )}
+            <ProblemList problems={problems} onJump={(v) => jumpTo(v.line, v.column)} />
+          </div>
+        </div>
+        {meta ? (
+          <ToolMetadata meta={meta} stale={stale} onJump={(line) => jumpTo(line)} />
+        ) : (
+          <p className="muted">No metadata yet.</p>
+        )}
+      </div>
+      <section className="try-section" aria-label="try tool">
+        <h2>Try tool</h2>
+        {savedTools.length === 0 ? (
+          <p className="muted">
+            The saved tools.py has no tools to call
+            {listed.problems.length > 0 ? ` (${listed.problems.length} problems)` : ''}.
+          </p>
+        ) : (
+          <>
+            <div className="tool-picker" role="tablist" aria-label="saved tools">
+              {savedTools.map((t) => (
+                <button
+                  key={t.name}
+                  role="tab"
+                  data-tool={t.name}
+                  aria-selected={t.name === selectedTool?.name}
+                  className={`chip ${t.name === selectedTool?.name ? 'active' : ''}`}
+                  onClick={() => setToolName(t.name)}
+                >
+                  {t.name}
+                </button>
+              ))}
+            </div>
+            {selectedTool && (
+              <TryTool
+                key={`${sandbox}/${selectedTool.name}/${JSON.stringify(selectedTool.parameters)}`}
+                sandbox={sandbox}
+                tool={selectedTool}
+                unsaved={dirty}
+              />
+            )}
+          </>
+        )}
+      </section>
+    </div>
+  );
+}
+
+export function ToolsView() {
+  const route = useStore((s) => s.route);
+  const sandboxes = useStore((s) => s.sandboxes);
+  const navigate = useStore((s) => s.navigate);
+  // Re-render the sandbox list (its unsaved-draft marks) when a sandbox becomes dirty or clean.
+  const [, setDraftTick] = useState(0);
+  const onDirtyChange = useCallback(() => setDraftTick((n) => n + 1), []);
+  const selected = route.view === 'tools' ? (route.id ?? sandboxes[0]?.name) : undefined;
+
+  return (
+    <section aria-label="tools" className="tools-view">
+      <SandboxList selected={selected} onSelect={(id) => navigate({ view: 'tools', id })} />
+      {selected ? (
+        <SandboxTools key={selected} sandbox={selected} onDirtyChange={onDirtyChange} />
+      ) : (
+        <div className="tools-main">
+          <h1>Tools</h1>
+          <p className="muted">
+            {sandboxes.length === 0 ? 'No sandbox to show yet.' : 'Pick a sandbox to see and edit its tools.'}
+          </p>
+        </div>
+      )}
     </section>
   );
 }

@@ -1,0 +1,343 @@
+/**
+ * "Try tool": a form generated from a saved tool's parameters (options become a select, examples
+ * become placeholders, required fields are checked and types coerced before sending), a real call in
+ * the sandbox container, and what came back: the ToolResponse and the execution trace.
+ */
+import { useState } from 'react';
+import type { Response } from '../../../../src-main/contract/api.ts';
+import type { SandboxTool } from '../../../../src-main/core/tools/extract.ts';
+import type { JsonValue, ToolParameter } from '../../../../src-main/core/tools/model.ts';
+import { api, errorMessage } from '../../api/client.ts';
+import { formatMs, IsolationBadge } from '../Badges.tsx';
+import { JsonTree } from '../JsonTree.tsx';
+import { checkForm, placeholderFor, showValue } from './coerce.ts';
+import type { FieldValue } from './coerce.ts';
+
+type CallResult = Response<'tools.call'>;
+
+const initialValue = (p: ToolParameter): FieldValue =>
+  p.options?.length ? { kind: 'option', index: undefined } : { kind: 'text', text: '' };
+
+function Field({
+  p,
+  value,
+  error,
+  onChange,
+}: {
+  p: ToolParameter;
+  value: FieldValue;
+  error: string | undefined;
+  onChange: (v: FieldValue) => void;
+}) {
+  const id = `try-${p.name}`;
+  const errId = `${id}-error`;
+  const common = {
+    id,
+    name: p.name,
+    'aria-invalid': error ? true : undefined,
+    'aria-describedby': error ? errId : undefined,
+    'aria-required': p.required,
+    'data-param': p.name,
+  };
+  let input: React.ReactNode;
+  if (value.kind === 'option') {
+    const defaultLabel =
+      !p.required && p.default !== undefined ? `default (${showValue(p.default)})` : '— choose —';
+    input = (
+      <select
+        {...common}
+        value={value.index === undefined ? '' : String(value.index)}
+        onChange={(e) =>
+          onChange({ kind: 'option', index: e.target.value === '' ? undefined : Number(e.target.value) })
+        }
+      >
+        <option value="">{defaultLabel}</option>
+        {(p.options ?? []).map((o, i) => (
+          <option key={i} value={String(i)}>
+            {typeof o === 'string' ? o : JSON.stringify(o)}
+          </option>
+        ))}
+      </select>
+    );
+  } else if (p.type === 'bool') {
+    input = (
+      <select
+        {...common}
+        value={value.text}
+        onChange={(e) => onChange({ kind: 'text', text: e.target.value })}
+      >
+        <option value="">
+          {!p.required && p.default !== undefined ? `default (${showValue(p.default)})` : '— choose —'}
+        </option>
+        <option value="true">true</option>
+        <option value="false">false</option>
+      </select>
+    );
+  } else if (p.type === 'list' || p.type === 'dict') {
+    input = (
+      <textarea
+        {...common}
+        rows={2}
+        value={value.text}
+        placeholder={placeholderFor(p)}
+        spellCheck={false}
+        onChange={(e) => onChange({ kind: 'text', text: e.target.value })}
+      />
+    );
+  } else {
+    input = (
+      <input
+        {...common}
+        value={value.text}
+        placeholder={placeholderFor(p)}
+        inputMode={p.type === 'int' ? 'numeric' : p.type === 'float' ? 'decimal' : undefined}
+        spellCheck={false}
+        onChange={(e) => onChange({ kind: 'text', text: e.target.value })}
+      />
+    );
+  }
+  return (
+    <div className={`try-field ${error ? 'invalid' : ''}`}>
+      <label htmlFor={id}>
+        {p.displayName ?? p.name}
+        {p.required && (
+          <span className="required-mark" title="required" aria-label="required">
+            {' '}
+            *
+          </span>
+        )}{' '}
+        <span className="muted small">
+          <code>{p.name}</code>: {p.type}
+        </span>
+      </label>
+      {input}
+      {p.description && <span className="muted small">{p.description}</span>}
+      {error && (
+        <span id={errId} className="error small field-error" role="alert">
+          {error}
+        </span>
+      )}
+    </div>
+  );
+}
+
+function CallOutcome({ call, args }: { call: CallResult; args: Record<string, JsonValue> }) {
+  const { response, result } = call;
+  return (
+    <div className="try-result" data-testid="try-result" data-success={response?.success ? 'true' : 'false'}>
+      <div className="meta-line">
+        {response ? (
+          <span
+            className={`badge ${response.success ? 'status-succeeded' : 'status-failed'}`}
+            data-testid="response-success"
+          >
+            success: {String(response.success)}
+          </span>
+        ) : (
+          <span className="badge status-failed">no ToolResponse</span>
+        )}
+        <span className={`badge exit-${result.exitReason}`} data-exit={result.exitReason}>
+          exit: {result.exitReason}
+        </span>
+        <IsolationBadge level={result.isolation} />
+        <span className="muted small">
+          {result.runtime} · {formatMs(result.durationMs)}
+        </span>
+      </div>
+      <p className="small">
+        <span className="muted">called with</span> <code>{JSON.stringify(args)}</code>
+      </p>
+      {response?.message && (
+        <p className={response.success ? '' : 'error'} data-testid="response-message">
+          <strong>message:</strong> {response.message}
+        </p>
+      )}
+      {response && (
+        <div data-testid="response-data">
+          <strong>data</strong>
+          {response.data === undefined ? (
+            <p className="muted">No data.</p>
+          ) : (
+            <JsonTree value={response.data} label="tool response data" />
+          )}
+        </div>
+      )}
+      {result.error && (
+        <div className="traceback" role="alert" data-testid="call-error">
+          <div className="error">
+            <strong>{result.error.type}</strong>: {result.error.message}
+          </div>
+          {result.error.frames.length > 0 && (
+            <ol className="frames">
+              {result.error.frames.map((f, i) => (
+                <li key={i} className="small">
+                  line {f.line}, in {f.name}
+                  {f.text && <code> {f.text}</code>}
+                </li>
+              ))}
+            </ol>
+          )}
+        </div>
+      )}
+      {!response && !result.error && (
+        <p className="error" role="alert">
+          The call ended ({result.exitReason}) without a ToolResponse.
+        </p>
+      )}
+      <details className="section" open data-testid="call-trace">
+        <summary>Trace ({result.toolCalls.length} tool calls)</summary>
+        <div className="section-body">
+          {result.toolCalls.length === 0 ? (
+            <p className="muted">No tool call was recorded.</p>
+          ) : (
+            <table className="tool-calls" aria-label="trace">
+              <thead>
+                <tr>
+                  <th>tool</th>
+                  <th>args</th>
+                  <th>ms</th>
+                  <th>where</th>
+                  <th>error</th>
+                </tr>
+              </thead>
+              <tbody>
+                {result.toolCalls.map((t, i) => (
+                  <tr key={i} className={t.error || t.refused ? 'row-error' : ''}>
+                    <td>
+                      <code>{t.name}</code>
+                    </td>
+                    <td>
+                      <code className="small">{JSON.stringify(t.args)}</code>
+                    </td>
+                    <td>{t.ms.toFixed(1)}</td>
+                    <td>{t.location}</td>
+                    <td>
+                      {t.error ? (
+                        `${t.refused ? 'refused: ' : ''}${t.error}`
+                      ) : (
+                        <span className="muted">—</span>
+                      )}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+          {result.logs.length > 0 && (
+            <>
+              <strong className="small">Logs</strong>
+              <pre className="logs">{result.logs.join('\n')}</pre>
+            </>
+          )}
+        </div>
+      </details>
+    </div>
+  );
+}
+
+/** The form and outcome for one tool; remount it (key) when the tool changes. */
+export function TryTool({
+  sandbox,
+  tool,
+  unsaved,
+}: {
+  sandbox: string;
+  tool: SandboxTool;
+  /** The editor holds changes that are not saved: the call runs the saved tools.py. */
+  unsaved: boolean;
+}) {
+  const [values, setValues] = useState<Record<string, FieldValue>>(() =>
+    Object.fromEntries(tool.parameters.map((p) => [p.name, initialValue(p)])),
+  );
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [busy, setBusy] = useState(false);
+  const [callError, setCallError] = useState<string>();
+  const [outcome, setOutcome] = useState<{ call: CallResult; args: Record<string, JsonValue> }>();
+
+  const submit = async () => {
+    if (busy) return;
+    const check = checkForm(tool.parameters, values);
+    setErrors(check.errors);
+    if (Object.keys(check.errors).length > 0) return;
+    setBusy(true);
+    setCallError(undefined);
+    try {
+      const call = await api['tools.call']({ sandbox, tool: tool.name, args: check.args });
+      setOutcome({ call, args: check.args });
+    } catch (e) {
+      setOutcome(undefined);
+      setCallError(errorMessage(e));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const errorCount = Object.keys(errors).length;
+  return (
+    <div className="try-tool" data-testid="try-tool" data-tool={tool.name}>
+      <p className="small">
+        <code>{tool.name}</code> {tool.description && <span className="muted">— {tool.description}</span>}
+      </p>
+      {unsaved && (
+        <p className="small warn-note">
+          The editor has unsaved changes: the call runs the saved <code>tools.py</code>.
+        </p>
+      )}
+      <form
+        className="try-form"
+        aria-label={`try ${tool.name}`}
+        noValidate
+        onSubmit={(e) => {
+          e.preventDefault();
+          void submit();
+        }}
+      >
+        {tool.parameters.length === 0 ? (
+          <p className="muted small">This tool takes no parameters.</p>
+        ) : (
+          <div className="grid">
+            {tool.parameters.map((p) => (
+              <Field
+                key={p.name}
+                p={p}
+                value={values[p.name] ?? initialValue(p)}
+                error={errors[p.name]}
+                onChange={(v) => {
+                  setValues((prev) => ({ ...prev, [p.name]: v }));
+                  if (errors[p.name])
+                    setErrors((prev) => {
+                      const next = { ...prev };
+                      delete next[p.name];
+                      return next;
+                    });
+                }}
+              />
+            ))}
+          </div>
+        )}
+        <div className="actions">
+          <button type="submit" className="primary" data-run-action disabled={busy}>
+            {busy ? 'Calling…' : `Call ${tool.name}`}
+          </button>
+          {tool.parameters.some((p) => p.required) && (
+            <span className="muted small">
+              <span className="required-mark">*</span> required
+            </span>
+          )}
+          {errorCount > 0 && (
+            <span className="error small" data-testid="form-errors">
+              Fix {errorCount} field{errorCount > 1 ? 's' : ''} before calling.
+            </span>
+          )}
+          {busy && <span className="muted small">running in the sandbox…</span>}
+        </div>
+      </form>
+      {callError && (
+        <div role="alert" className="error" data-testid="call-failed">
+          The call failed: {callError}
+        </div>
+      )}
+      {outcome && <CallOutcome call={outcome.call} args={outcome.args} />}
+    </div>
+  );
+}

@@ -1,0 +1,199 @@
+/**
+ * The Tools view in Chromium against the real service and a real sandbox container: the sandbox's
+ * tools and their parameters, live extraction while typing in Monaco (parameters, XML prompt,
+ * problems), saving with Ctrl+S (tools.list and the registry follow), and "Try tool": a generated form
+ * whose required fields and types are checked before the call runs in Docker.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startWorld } from './support/app.ts';
+import type { E2eWorld } from './support/app.ts';
+
+let w: E2eWorld;
+
+beforeAll(async () => {
+  w = await startWorld();
+});
+afterAll(async () => {
+  await w?.close();
+});
+
+const MEASURE = `
+
+@tool(grade=(0, 0), options={"unit": ["cm", "in"]}, examples={"size": [10, 25]})
+def measure(size: int, unit: str = "cm") -> ToolResponse:
+    """Echo a size with its unit.
+
+    Args:
+        size: How long the thing is.
+        unit: The unit of the size.
+    """
+    return ToolResponse(success=True, data={"size": size, "unit": unit, "double": size * 2})
+`;
+
+/** Runs in the page: pastes text into the focused element (Monaco's input) through a paste event. */
+const PASTE = `(text) => {
+  const data = new DataTransfer();
+  data.setData('text/plain', text);
+  document.activeElement.dispatchEvent(
+    new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }),
+  );
+}`;
+
+describe('tools in the workbench', () => {
+  it('shows tools, extracts live while typing, saves, and calls a tool in its sandbox', async () => {
+    const { page } = w;
+    const toolsFile = join(w.workspace, 'sandboxes', 'ecommerce', 'tools.py');
+    const original = readFileSync(toolsFile, 'utf8');
+
+    await page.getByRole('navigation', { name: 'main' }).getByRole('button', { name: 'Tools' }).click();
+    await page.locator('button[data-sandbox="ecommerce"]').click();
+    await expect
+      .poll(() =>
+        page.evaluate(() => (globalThis as unknown as { location: { hash: string } }).location.hash),
+      )
+      .toBe('#/tools/ecommerce');
+
+    // The saved tools and their parameters.
+    const live = page.locator('[data-testid="live-tools"]');
+    await live.locator('[data-tool="get_user"]').waitFor();
+    await live.locator('[data-tool="check_inventory"]').waitFor();
+    const warehouse = live.locator('[data-tool="check_inventory"] [data-param="warehouse"]');
+    expect(await warehouse.innerText()).toContain('"New York"');
+    expect(await warehouse.locator('[data-required]').getAttribute('data-required')).toBe('false');
+    expect(await warehouse.innerText()).toContain('"Berlin"');
+    const userId = live.locator('[data-tool="get_user"] [data-param="user_id"]');
+    expect(await userId.locator('[data-required]').getAttribute('data-required')).toBe('true');
+    expect(await userId.innerText()).toContain('User ID');
+    expect(await userId.innerText()).toContain('history');
+    await page.locator('[data-testid="editor-tools.py"][data-ready="true"]').waitFor();
+    await page.locator('[data-testid="no-problems"]').waitFor();
+    await w.screenshot('tools');
+
+    // Type a new @tool into tools.py: the metadata follows without saving.
+    const editor = page.locator('[data-testid="editor-tools.py"] .monaco-editor .view-lines');
+    // Replace the whole text as a paste: typed text would be auto-indented and auto-closed by Monaco.
+    const setSource = async (text: string) => {
+      await editor.click();
+      await page.keyboard.press('Control+A');
+      await page.evaluate(`(${PASTE})(${JSON.stringify(text)})`);
+    };
+
+    // Real keystrokes at the end of the file: a one-line tool shows up in the metadata while typing.
+    await editor.click();
+    await page.keyboard.press('Control+End');
+    await page.keyboard.type('@tool');
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('Enter');
+    await page.keyboard.type(
+      'def ping(host: str, count: int = 3) -> ToolResponse: return ToolResponse(success=True)',
+    );
+    await page.keyboard.press('Escape');
+    await live.locator('[data-tool="ping"]').waitFor({ timeout: 10_000 });
+    expect(await live.locator('[data-tool="ping"] [data-param="count"]').innerText()).toContain('3');
+    await page.locator('[data-testid="dirty"]').waitFor();
+    await page.locator('[data-testid="no-problems"]').waitFor();
+
+    await setSource(original + MEASURE);
+    await live.locator('[data-tool="ping"]').waitFor({ state: 'detached', timeout: 10_000 });
+    await live.locator('[data-tool="measure"]').waitFor({ timeout: 10_000 });
+    const unit = live.locator('[data-tool="measure"] [data-param="unit"]');
+    expect(await unit.innerText()).toContain('"cm"');
+    expect(await unit.innerText()).toContain('"in"');
+    expect(await live.locator('[data-tool="measure"] [data-param="size"]').innerText()).toContain('int');
+    await page.locator('[data-testid="dirty"]').waitFor();
+    expect(readFileSync(toolsFile, 'utf8')).toBe(original);
+    await page.getByRole('tab', { name: 'XML prompt' }).click();
+    await expect
+      .poll(() => page.locator('[data-testid="xml-preview"]').innerText())
+      .toContain('<tool name="measure"');
+    expect(await page.locator('[data-testid="xml-preview"]').innerText()).toContain(
+      'measure(size: int, unit: str = "cm")',
+    );
+    await page.getByRole('tab', { name: 'OpenAI schema' }).click();
+    expect(await page.locator('[data-testid="openai-preview"]').innerText()).toContain('"name": "measure"');
+    await page.getByRole('tab', { name: /^Parameters/ }).click();
+
+    // A syntax error: a problem in the list and a marker in the editor; then fixed.
+    await setSource(original + MEASURE + '\n\ndef broken(:\n    pass\n');
+    const problems = page.locator('ul[aria-label="problems"]');
+    await expect.poll(() => problems.innerText(), { timeout: 10_000 }).toContain('syntax');
+    await page.locator('[data-testid="editor-tools.py"] .squiggly-error').first().waitFor();
+    await problems.getByRole('button').first().click();
+    const problemLine = Number(
+      (await problems.getByRole('button').first().innerText()).match(/line (\d+)/)?.[1],
+    );
+    await expect
+      .poll(() => page.locator('[data-testid="editor-tools.py"]').getAttribute('data-cursor-line'))
+      .toBe(String(problemLine));
+    await setSource(original + MEASURE);
+    await page.locator('[data-testid="no-problems"]').waitFor({ timeout: 10_000 });
+
+    // Save with Ctrl+S in the editor: the file, the registry and tools.list follow.
+    await editor.click();
+    await page.keyboard.press('Control+S');
+    await page.locator('[data-testid="saved"]').waitFor({ timeout: 30_000 });
+    expect(readFileSync(toolsFile, 'utf8')).toBe(original + MEASURE);
+    expect(w.svc.registry('ecommerce').get('measure')).toBeTruthy();
+    await page.reload();
+    await page.locator('.tool-picker button[data-tool="measure"]').waitFor();
+    await expect
+      .poll(() => page.locator('button[data-sandbox="ecommerce"]').innerText())
+      .toContain('5 tools');
+
+    // Try check_inventory: the required product id is checked before anything is sent.
+    const tryTool = page.getByRole('region', { name: 'try tool' });
+    await tryTool.locator('.tool-picker button[data-tool="check_inventory"]').click();
+    const form = tryTool.locator('form[aria-label="try check_inventory"]');
+    const productId = form.locator('#try-product_id');
+    expect(await productId.getAttribute('placeholder')).toContain('p1');
+    expect(await form.locator('#try-warehouse').evaluate((e) => e.tagName)).toBe('SELECT');
+    expect(await form.locator('#try-warehouse option').allInnerTexts()).toEqual([
+      'default ("New York")',
+      'New York',
+      'Berlin',
+      'Tokyo',
+    ]);
+    await form.getByRole('button', { name: 'Call check_inventory' }).click();
+    await expect.poll(() => form.locator('#try-product_id-error').innerText()).toContain('required');
+    expect(await productId.getAttribute('aria-invalid')).toBe('true');
+    expect(await tryTool.locator('[data-testid="try-result"]').count()).toBe(0);
+
+    await productId.fill('p1');
+    await form.locator('#try-warehouse').selectOption({ label: 'Berlin' });
+    await form.getByRole('button', { name: 'Call check_inventory' }).click();
+    const result = tryTool.locator('[data-testid="try-result"]');
+    await result.waitFor({ timeout: 90_000 });
+    expect(await result.getAttribute('data-success')).toBe('true');
+    const data = await result.locator('[data-testid="response-data"]').innerText();
+    expect(data).toContain('"Mechanical keyboard"');
+    expect(data).toContain('in_stock');
+    expect(data).toContain('"Berlin"');
+    expect(data).toMatch(/in_stock: 3\b/);
+    expect(await result.locator('[data-isolation]').getAttribute('data-isolation')).toBe('docker');
+    const trace = await result.locator('table[aria-label="trace"]').innerText();
+    expect(trace).toContain('check_inventory');
+    expect(trace).toContain('"product_id":"p1"');
+    await result.scrollIntoViewIfNeeded();
+    await w.screenshot('try-tool');
+
+    // The freshly saved tool runs in the hot-reloaded sandbox; bad input is refused inline.
+    await tryTool.locator('.tool-picker button[data-tool="measure"]').click();
+    const measure = tryTool.locator('form[aria-label="try measure"]');
+    await measure.locator('#try-size').fill('twelve');
+    await measure.getByRole('button', { name: 'Call measure' }).click();
+    await expect.poll(() => measure.locator('#try-size-error').innerText()).toContain('integer');
+    await measure.locator('#try-size').fill('12');
+    await measure.locator('#try-unit').selectOption({ label: 'in' });
+    await measure.getByRole('button', { name: 'Call measure' }).click();
+    await expect
+      .poll(() => tryTool.locator('[data-testid="try-result"] [data-testid="response-data"]').innerText(), {
+        timeout: 60_000,
+      })
+      .toContain('double: 24');
+    expect(await tryTool.locator('[data-testid="try-result"]').innerText()).toContain('"unit":"in"');
+
+    expect(w.pageErrors.filter((e) => !/favicon/.test(e))).toEqual([]);
+  });
+});
