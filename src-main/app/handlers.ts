@@ -64,6 +64,7 @@ export const handlers: Handlers = {
     if (!svc.files.sandboxNames().includes(sandbox))
       throw new ToolsmithError('not_found', `no sandbox ${sandbox}`);
     svc.files.writeTools(sandbox, source);
+    svc.invalidateRegistry(sandbox);
     const r = svc.registry(sandbox);
     await (await svc.sandbox().catch(() => undefined))?.reload(sandbox);
     return {
@@ -179,12 +180,20 @@ export const handlers: Handlers = {
     const runs = await svc.runs();
     return { templates: runs.listTemplates(), problems: runs.templateProblems() };
   },
-  'templates.propose': async (svc, { runId }) => {
+  'templates.propose': async (svc, { runId, attempt: n }) => {
     const rec = (await svc.runs()).get(runId);
     const attempt =
-      [...rec.attempts].reverse().find((a) => a.execution?.success) ?? rec.attempts[rec.attempts.length - 1];
+      n !== undefined
+        ? rec.attempts.find((a) => a.n === n)
+        : ([...rec.attempts].reverse().find((a) => a.execution?.success) ??
+          rec.attempts[rec.attempts.length - 1]);
     if (!attempt?.script)
-      throw new ToolsmithError('invalid_argument', `run ${runId} has no script to promote`);
+      throw new ToolsmithError(
+        'invalid_argument',
+        n !== undefined
+          ? `run ${runId} has no script at attempt ${n}`
+          : `run ${runId} has no script to promote`,
+      );
     const p = proposePattern(rec.started.task);
     return {
       pattern: p.pattern,
@@ -204,6 +213,7 @@ export const handlers: Handlers = {
       ...opt('slots', r.slots),
       ...opt('sandbox', r.sandbox),
       ...opt('kit', r.kit),
+      ...opt('language', r.language),
       ...opt(
         'examples',
         r.examples?.map((e) => ({ intent: e.intent, ...opt('expect', e.expect as JsonValue | undefined) })),
@@ -223,7 +233,7 @@ export const handlers: Handlers = {
       model: p.model,
       ...opt('baseUrl', p.base_url),
       keySource: svc.providerKeys.has(p.id)
-        ? ('keychain' as const)
+        ? (svc.providerKeyWhere.get(p.id) ?? ('memory' as const))
         : p.api_key_env && process.env[p.api_key_env]
           ? ('env' as const)
           : ('none' as const),
@@ -238,6 +248,7 @@ export const handlers: Handlers = {
       throw new ToolsmithError('not_found', `no provider ${provider} in the config`);
     svc.providerKeys.set(provider, key);
     const where = fe.storeKey?.(provider, key) ?? 'memory';
+    svc.providerKeyWhere.set(provider, where);
     return { stored: true, where };
   },
   'system.status': async (svc) => {

@@ -66,6 +66,8 @@ export class ToolsmithService {
   private readonly pushListeners = new Set<(e: PushEvent) => void>();
   /** Provider keys set at run time (desktop: loaded from the keychain; browser/CLI: this process only). */
   readonly providerKeys = new Map<string, string>();
+  /** Where each key in `providerKeys` is kept: the desktop keychain, or this process only. */
+  readonly providerKeyWhere = new Map<string, 'keychain' | 'memory'>();
 
   private constructor(
     files: WorkspaceFiles,
@@ -215,6 +217,13 @@ export class ToolsmithService {
   }
 
   /** The sandbox's registry, re-extracted when tools.py changed on disk since the last call. */
+  /** Forgets the cached tools of a sandbox (after writing its tools.py: mtime and size alone can miss a
+   * same-size rewrite within the file system's timestamp resolution). */
+  invalidateRegistry(sandbox: string): void {
+    const entry = this.registries.get(sandbox);
+    if (entry) entry.mtimeMs = -1;
+  }
+
   registry(sandbox: string): ToolRegistry {
     let file: string;
     try {

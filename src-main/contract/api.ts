@@ -112,7 +112,7 @@ export const requests = {
     .object({ runId, attempt: z.number().int().min(1), body: z.string().min(1).max(1_000_000) })
     .strict(),
   'templates.list': z.object({}).strict(),
-  'templates.propose': z.object({ runId }).strict(),
+  'templates.propose': z.object({ runId, attempt: z.number().int().min(1).optional() }).strict(),
   'templates.create': z
     .object({
       name,
@@ -122,6 +122,7 @@ export const requests = {
       pattern: z.string().min(1).max(2000).optional(),
       slots: z.record(z.string(), slotType).optional(),
       sandbox: name.optional(),
+      language: language.optional(),
       kit: name.optional(),
       examples: z
         .array(z.object({ intent: z.string().min(1), expect: json.optional() }))
@@ -196,7 +197,8 @@ export interface SettingsView {
     kind: string;
     model: string;
     baseUrl?: string;
-    keySource: 'env' | 'keychain' | 'none';
+    /** Where the key in use comes from: set in the desktop keychain, set in this process only, the environment, or none. */
+    keySource: 'env' | 'keychain' | 'memory' | 'none';
   }[];
   pool: Record<string, number>;
   limits: Record<string, number>;

@@ -25,8 +25,10 @@ const keysFile = () => join(app.getPath('userData'), 'provider-keys.json');
 function loadKeys(svc: ToolsmithService): void {
   if (!existsSync(keysFile()) || !safeStorage.isEncryptionAvailable()) return;
   const stored = JSON.parse(readFileSync(keysFile(), 'utf8')) as Record<string, string>;
-  for (const [id, b64] of Object.entries(stored))
+  for (const [id, b64] of Object.entries(stored)) {
     svc.providerKeys.set(id, safeStorage.decryptString(Buffer.from(b64, 'base64')));
+    svc.providerKeyWhere.set(id, 'keychain');
+  }
 }
 
 function storeKey(provider: string, key: string): 'keychain' | 'memory' {

@@ -35,6 +35,10 @@ export function CodeEditor(props: CodeEditorProps) {
   const [ready, setReady] = useState(false);
   const onRunRef = useRef(props.onRun);
   onRunRef.current = props.onRun;
+  // The editor owns its text while people type: a parent that feeds onChange back into `value` must not
+  // overwrite newer keystrokes with an older render, so only a value that differs from what the editor
+  // last reported (a reset, a new attempt, streamed tokens) is pushed into the model.
+  const lastEmitted = useRef(props.value);
 
   const onMount: OnMount = (editor) => {
     editorRef.current = editor;
@@ -42,6 +46,13 @@ export function CodeEditor(props: CodeEditorProps) {
     editor.addCommand(monaco.KeyMod.CtrlCmd | monaco.KeyCode.Enter, () => onRunRef.current?.());
     setReady(true);
   };
+
+  useEffect(() => {
+    const model = editorRef.current?.getModel();
+    if (!model || props.value === lastEmitted.current || props.value === model.getValue()) return;
+    lastEmitted.current = props.value;
+    model.setValue(props.value);
+  }, [props.value, ready]);
 
   useEffect(() => {
     const model = editorRef.current?.getModel();
@@ -85,11 +96,14 @@ export function CodeEditor(props: CodeEditorProps) {
       style={{ height: props.height ?? 320 }}
     >
       <Editor
-        value={props.value}
+        defaultValue={props.value}
         language={monacoLanguage(props.language)}
         theme={theme === 'dark' ? 'vs-dark' : 'vs'}
         onMount={onMount}
-        onChange={(v) => props.onChange?.(v ?? '')}
+        onChange={(v) => {
+          lastEmitted.current = v ?? '';
+          props.onChange?.(v ?? '');
+        }}
         loading={<div className="muted pad">Loading editor…</div>}
         options={{
           readOnly: props.readOnly ?? false,

@@ -22,17 +22,13 @@ interface BuildState {
 }
 
 const MAX_LINES = 400;
-/** The browser front end keeps keys in the service process; Electron has the preload bridge. */
-const inBrowser = typeof window !== 'undefined' && !window.toolsmith;
-
 const KEY_SOURCE: Record<Settings['providers'][number]['keySource'], { label: string; title: string }> = {
   env: { label: 'environment', title: 'The key comes from the environment variable named in the config.' },
-  keychain: inBrowser
-    ? {
-        label: 'set in this process',
-        title: 'Set from this workbench: held in memory by the service process until it stops.',
-      }
-    : { label: 'keychain', title: 'Stored in the OS keychain by the desktop app.' },
+  keychain: { label: 'keychain', title: 'Stored in the OS keychain by the desktop app.' },
+  memory: {
+    label: 'set in this process',
+    title: 'Set from this workbench: held in memory by the service process until it stops.',
+  },
   none: { label: 'no key', title: 'No key: set one below, or export the environment variable.' },
 };
 

@@ -6,7 +6,6 @@
  */
 import { Fragment, useCallback, useEffect, useState } from 'react';
 import type { Response, TemplateInfo } from '../../../src-main/contract/api.ts';
-import { proposePattern, templateBody } from '../../../src-main/core/templates/template.ts';
 import { api, errorMessage } from '../api/client.ts';
 import { formatTime } from '../components/Badges.tsx';
 import { JsonTree } from '../components/JsonTree.tsx';
@@ -133,7 +132,10 @@ export function TemplatesView() {
     const what = `run ${promote.runId.slice(0, 8)}`;
     setEditor({ kind: 'loading', what });
     Promise.all([
-      api['templates.propose']({ runId: promote.runId }),
+      api['templates.propose']({
+        runId: promote.runId,
+        ...(promote.attempt !== undefined ? { attempt: promote.attempt } : {}),
+      }),
       api['runs.get']({ runId: promote.runId }),
     ])
       .then(([p, rec]) => {
@@ -142,15 +144,7 @@ export function TemplatesView() {
           promote.attempt !== undefined ? rec.attempts.find((a) => a.n === promote.attempt) : undefined;
         const lastOk = [...rec.attempts].reverse().find((a) => a.execution?.success);
         const from = chosen?.script ? chosen : lastOk;
-        // The service proposes the body of the last successful attempt; another attempt was chosen.
-        const body =
-          chosen?.script && chosen.n !== lastOk?.n
-            ? templateBody(
-                chosen.script.body,
-                proposePattern(rec.started.task).values,
-                chosen.script.language,
-              )
-            : p.body;
+        const body = p.body;
         const result = from?.execution?.success ? from.execution.data : undefined;
         setEditor({
           kind: 'open',

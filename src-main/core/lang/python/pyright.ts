@@ -141,19 +141,35 @@ function textValue(
   }
 }
 
+/** The PyNode made for a pyright node during the current conversion (nodes are fresh per parse). */
+const CONVERTED = Symbol('toolsmith.pynode');
+type Marked = ParseNode & { [CONVERTED]?: PyNode };
+
 function convert(root: ParseNode): PyNode {
   // Built from the node-valued fields of pyright's nodes (each node is reached once); children are kept
-  // in field order, which follows the source for every construct the rules look at.
-  const memo = new Map<ParseNode, PyNode>();
-  const visit = (p: ParseNode, parent: PyNode | undefined): PyNode => {
-    const seen = memo.get(p);
+  // in field order, which follows the source for every construct the rules look at. Every PyNode is
+  // created with the same shape (all properties present) so that the rules' property reads stay
+  // monomorphic.
+  const visit = (p: Marked, parent: PyNode | undefined): PyNode => {
+    const seen = p[CONVERTED];
     if (seen) return seen;
     const kind = NODE_KINDS[p.nodeType] ?? `Unknown${p.nodeType}`;
     const fields: Record<string, PyField> = {};
     const children: PyNode[] = [];
     const d = p.d as Data & Record<string, unknown>;
-    const node: PyNode = { kind, start: p.start, end: p.start + p.length, parent, children, fields };
-    memo.set(p, node);
+    const node = {
+      kind,
+      start: p.start,
+      end: p.start + p.length,
+      parent,
+      children,
+      fields,
+      value: undefined as string | undefined,
+      num: undefined as number | bigint | undefined,
+      category: undefined as string | undefined,
+      formatted: undefined as boolean | undefined,
+    };
+    p[CONVERTED] = node;
     for (const key in d) {
       // destExpr duplicates leftExpr of an augmented assignment (a synthesized node, not source).
       if (key === 'destExpr') continue;
@@ -162,29 +178,29 @@ function convert(root: ParseNode): PyNode {
       if (Array.isArray(v)) {
         if (v.length === 0 || !isParseNode(v[0])) continue;
         const list: PyNode[] = [];
-        for (const c of v as ParseNode[]) {
+        for (const c of v as Marked[]) {
           if (!isParseNode(c)) continue;
-          const fresh = !memo.has(c);
+          const fresh = c[CONVERTED] === undefined;
           const n = visit(c, node);
           list.push(n);
           if (fresh) children.push(n);
         }
         fields[key] = list;
       } else if (isParseNode(v)) {
-        // A field may repeat another one (AugmentedAssignment's destExpr is its leftExpr): one child.
-        const fresh = !memo.has(v);
+        // A field may repeat another one: one child.
+        const fresh = (v as Marked)[CONVERTED] === undefined;
         const n = visit(v, node);
         fields[key] = n;
         if (fresh) children.push(n);
       }
     }
-    const extra: { value?: string; formatted?: boolean; num?: number | bigint; category?: string } =
-      textValue(kind, d, fields);
-    if (kind === 'Number' && (typeof d.value === 'number' || typeof d.value === 'bigint'))
-      extra.num = d.value;
-    else if (kind === 'Argument') extra.category = ARG_CATEGORIES[d.argCategory ?? 0];
-    else if (kind === 'Parameter') extra.category = ['simple', 'args', 'kwargs'][d.category ?? 0];
-    return Object.assign(node, extra);
+    const text = textValue(kind, d, fields);
+    node.value = text.value;
+    node.formatted = text.formatted;
+    if (kind === 'Number' && (typeof d.value === 'number' || typeof d.value === 'bigint')) node.num = d.value;
+    else if (kind === 'Argument') node.category = ARG_CATEGORIES[d.argCategory ?? 0];
+    else if (kind === 'Parameter') node.category = ['simple', 'args', 'kwargs'][d.category ?? 0];
+    return node;
   };
   return visit(root, undefined);
 }

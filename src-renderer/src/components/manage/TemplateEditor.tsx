@@ -116,6 +116,7 @@ export function TemplateEditor({ mode, initial, existing, fromRun, onSaved, onCa
       slots: draft.slots,
       body: draft.body,
       sandbox: draft.sandbox,
+      language: draft.language,
       ...(draft.kit ? { kit: draft.kit } : {}),
       examples: draft.examples.map((e, i) => {
         const v = exampleChecks[i]?.expect.value;

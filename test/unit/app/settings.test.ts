@@ -1,0 +1,41 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { dispatch } from '../../../src-main/app/handlers.ts';
+import { ToolsmithService } from '../../../src-main/app/service.ts';
+import { removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
+
+const ws = tempWorkspace();
+const svc = ToolsmithService.open(ws);
+afterAll(() => removeWorkspace(ws));
+
+describe('provider keys', () => {
+  it('a key set without a keychain is reported as kept in memory, never as keychain', async () => {
+    const before = await dispatch(svc, 'settings.get', {});
+    expect(before).toMatchObject({ ok: true });
+    const set = await dispatch(svc, 'settings.setProviderKey', { provider: 'local', key: 'sk-test' });
+    expect(set).toEqual({ ok: true, value: { stored: true, where: 'memory' } });
+    const after = await dispatch(svc, 'settings.get', {});
+    if (!after.ok) throw new Error(after.error.message);
+    expect(after.value.providers.find((p) => p.id === 'local')?.keySource).toBe('memory');
+    expect(JSON.stringify(after.value)).not.toContain('sk-test');
+  });
+
+  it('a desktop front end that stores the key in the keychain is reported as such', async () => {
+    const set = await dispatch(
+      svc,
+      'settings.setProviderKey',
+      { provider: 'local', key: 'sk-2' },
+      {
+        storeKey: () => 'keychain',
+      },
+    );
+    expect(set).toEqual({ ok: true, value: { stored: true, where: 'keychain' } });
+    const after = await dispatch(svc, 'settings.get', {});
+    if (!after.ok) throw new Error(after.error.message);
+    expect(after.value.providers.find((p) => p.id === 'local')?.keySource).toBe('keychain');
+  });
+
+  it('refuses a provider the config does not declare', async () => {
+    const r = await dispatch(svc, 'settings.setProviderKey', { provider: 'nope', key: 'k' });
+    expect(r).toMatchObject({ ok: false, error: { code: 'not_found' } });
+  });
+});
