@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { dispatch } from '../../../src-main/app/handlers.ts';
 import { ToolsmithService } from '../../../src-main/app/service.ts';
+import type { SettingsView } from '../../../src-main/contract/api.ts';
 import { removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
 
 const ws = tempWorkspace();
@@ -15,7 +16,7 @@ describe('provider keys', () => {
     expect(set).toEqual({ ok: true, value: { stored: true, where: 'memory' } });
     const after = await dispatch(svc, 'settings.get', {});
     if (!after.ok) throw new Error(after.error.message);
-    expect(after.value.providers.find((p) => p.id === 'local')?.keySource).toBe('memory');
+    expect((after.value as SettingsView).providers.find((p) => p.id === 'local')?.keySource).toBe('memory');
     expect(JSON.stringify(after.value)).not.toContain('sk-test');
   });
 
@@ -31,7 +32,7 @@ describe('provider keys', () => {
     expect(set).toEqual({ ok: true, value: { stored: true, where: 'keychain' } });
     const after = await dispatch(svc, 'settings.get', {});
     if (!after.ok) throw new Error(after.error.message);
-    expect(after.value.providers.find((p) => p.id === 'local')?.keySource).toBe('keychain');
+    expect((after.value as SettingsView).providers.find((p) => p.id === 'local')?.keySource).toBe('keychain');
   });
 
   it('refuses a provider the config does not declare', async () => {
