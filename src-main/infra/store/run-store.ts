@@ -84,6 +84,13 @@ const MIGRATIONS: string[] = [
    CREATE VIRTUAL TABLE runs_fts USING fts5(run_id UNINDEXED, task, scripts, errors, tokenize='trigram');`,
   `CREATE TABLE template_stats (name TEXT PRIMARY KEY, successes INTEGER NOT NULL DEFAULT 0,
      failures INTEGER NOT NULL DEFAULT 0, last_used INTEGER);`,
+  // v3: each run knows its full-text row (fts5 rowids are stable): appending a script or an error updates
+  // one row by rowid instead of scanning the whole index for an UNINDEXED run_id (O(runs) per event).
+  `ALTER TABLE runs ADD COLUMN fts_id INTEGER;
+   CREATE TEMP TABLE fts_map AS SELECT run_id, rowid AS fid FROM runs_fts;
+   CREATE INDEX temp.fts_map_run ON fts_map(run_id);
+   UPDATE runs SET fts_id = (SELECT fid FROM fts_map WHERE fts_map.run_id = runs.id);
+   DROP TABLE temp.fts_map;`,
 ];
 
 const pidAlive = (pid: number | null): boolean => {
@@ -211,10 +218,13 @@ export class RunStore {
   /** Starts a run: writes its run_started event and summary row. Returns the new run id. */
   createRun(data: RunStartedData, id: string = randomUUID(), ts: number = this.now()): string {
     this.tx(() => {
+      const ftsId = this.db
+        .prepare('INSERT INTO runs_fts (run_id, task, scripts, errors) VALUES (?, ?, ?, ?)')
+        .run(id, data.task, '', '').lastInsertRowid;
       this.db
         .prepare(
-          `INSERT INTO runs (id, created_at, updated_at, status, task, sandbox, kit, mode, model, provider, owner_pid, origin_run, next_seq)
-           VALUES (?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, 1)`,
+          `INSERT INTO runs (id, created_at, updated_at, status, task, sandbox, kit, mode, model, provider, owner_pid, origin_run, next_seq, fts_id)
+           VALUES (?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, 1, ?)`,
         )
         .run(
           id,
@@ -228,11 +238,9 @@ export class RunStore {
           data.provider ?? null,
           process.pid,
           data.origin?.runId ?? null,
+          ftsId,
         );
       this.stmts['insertEvent']?.run(id, 0, 'run_started', EVENT_VERSION, ts, JSON.stringify(data));
-      this.db
-        .prepare('INSERT INTO runs_fts (run_id, task, scripts, errors) VALUES (?, ?, ?, ?)')
-        .run(id, data.task, '', '');
     });
     return id;
   }
@@ -273,7 +281,9 @@ export class RunStore {
         break;
       case 'script':
         this.db
-          .prepare('UPDATE runs_fts SET scripts = scripts || char(10) || ? WHERE run_id = ?')
+          .prepare(
+            'UPDATE runs_fts SET scripts = scripts || char(10) || ? WHERE rowid = (SELECT fts_id FROM runs WHERE id = ?)',
+          )
           .run(e.data.body, e.runId);
         break;
       case 'execution':
@@ -296,7 +306,11 @@ export class RunStore {
   }
 
   private appendError(runId: string, text: string): void {
-    this.db.prepare('UPDATE runs_fts SET errors = errors || char(10) || ? WHERE run_id = ?').run(text, runId);
+    this.db
+      .prepare(
+        'UPDATE runs_fts SET errors = errors || char(10) || ? WHERE rowid = (SELECT fts_id FROM runs WHERE id = ?)',
+      )
+      .run(text, runId);
   }
 
   private depth = 0;
@@ -440,9 +454,9 @@ export class RunStore {
   delete(runId: string): boolean {
     let deleted = false;
     this.tx(() => {
+      this.db.prepare('DELETE FROM runs_fts WHERE rowid = (SELECT fts_id FROM runs WHERE id = ?)').run(runId);
       deleted = Number(this.db.prepare('DELETE FROM runs WHERE id = ?').run(runId).changes) > 0;
       this.db.prepare('DELETE FROM events WHERE run_id = ?').run(runId);
-      this.db.prepare('DELETE FROM runs_fts WHERE run_id = ?').run(runId);
     });
     return deleted;
   }

@@ -192,3 +192,55 @@ process.kill(process.pid, 'SIGKILL');
     expect(() => new RunStore(file)).toThrow(/schema version 99, newer/);
   });
 });
+
+describe('full-text rows', () => {
+  it('a v2 store migrates: every run gets its full-text row, and appends update only that row', async () => {
+    const file = dbFile();
+    const { DatabaseSync } = await import('node:sqlite');
+    const old = new DatabaseSync(file);
+    // The schema as version 2 wrote it (before runs knew their full-text rowid).
+    old.exec(`CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+      INSERT INTO meta VALUES ('schema_version', '2');
+      CREATE TABLE runs (id TEXT PRIMARY KEY, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL, status TEXT NOT NULL,
+        task TEXT NOT NULL, sandbox TEXT NOT NULL, kit TEXT, mode TEXT NOT NULL, model TEXT, tier TEXT, provider TEXT,
+        attempts INTEGER NOT NULL DEFAULT 0, tokens INTEGER NOT NULL DEFAULT 0, duration_ms INTEGER NOT NULL DEFAULT 0,
+        error TEXT, owner_pid INTEGER, origin_run TEXT, next_seq INTEGER NOT NULL DEFAULT 0);
+      CREATE TABLE events (run_id TEXT NOT NULL, seq INTEGER NOT NULL, type TEXT NOT NULL, v INTEGER NOT NULL,
+        ts INTEGER NOT NULL, data TEXT NOT NULL, PRIMARY KEY (run_id, seq)) WITHOUT ROWID;
+      CREATE VIRTUAL TABLE runs_fts USING fts5(run_id UNINDEXED, task, scripts, errors, tokenize='trigram');
+      CREATE TABLE template_stats (name TEXT PRIMARY KEY, successes INTEGER NOT NULL DEFAULT 0,
+        failures INTEGER NOT NULL DEFAULT 0, last_used INTEGER);`);
+    for (const [id, task] of [
+      ['a', 'count the orders'],
+      ['b', 'check the warehouse'],
+    ] as const) {
+      old
+        .prepare(
+          `INSERT INTO runs (id, created_at, updated_at, status, task, sandbox, mode, next_seq) VALUES (?, 1, 1, 'succeeded', ?, 'ecommerce', 'plan', 1)`,
+        )
+        .run(id, task);
+      old
+        .prepare('INSERT INTO events VALUES (?, 0, ?, 1, 1, ?)')
+        .run(id, 'run_started', JSON.stringify(started(task)));
+      old.prepare(`INSERT INTO runs_fts (run_id, task, scripts, errors) VALUES (?, ?, '', '')`).run(id, task);
+    }
+    old.close();
+    const store = new RunStore(file);
+    expect(store.list({ text: 'warehouse' }).runs.map((r) => r.id)).toEqual(['b']);
+    store.append('a', 'script', {
+      n: 1,
+      code: '',
+      body: 'r = get_inventory_report()',
+      bodyStartLine: 1,
+      language: 'python',
+      source: 'llm',
+    });
+    expect(store.list({ text: 'inventory_report' }).runs.map((r) => r.id)).toEqual(['a']);
+    expect(store.list({ text: 'warehouse' }).runs.map((r) => r.id)).toEqual(['b']);
+    expect(store.delete('b')).toBe(true);
+    expect(store.list({ text: 'warehouse' }).total).toBe(0);
+    const id = store.createRun(started('a new warehouse run'));
+    expect(store.list({ text: 'warehouse' }).runs.map((r) => r.id)).toEqual([id]);
+    store.close();
+  });
+});
