@@ -91,6 +91,14 @@ const MIGRATIONS: string[] = [
    CREATE INDEX temp.fts_map_run ON fts_map(run_id);
    UPDATE runs SET fts_id = (SELECT fid FROM fts_map WHERE fts_map.run_id = runs.id);
    DROP TABLE temp.fts_map;`,
+  // v4: the list's order is (created_at DESC, id); indexes without the id tiebreak made SQLite sort every
+  // row before the OFFSET (a page at offset 99,900 of 100k runs: ~100 ms, now ~4 ms; bench:ui).
+  `DROP INDEX IF EXISTS runs_created;
+   CREATE INDEX runs_created ON runs(created_at DESC, id);
+   DROP INDEX IF EXISTS runs_status;
+   CREATE INDEX runs_status ON runs(status, created_at DESC, id);
+   DROP INDEX IF EXISTS runs_sandbox;
+   CREATE INDEX runs_sandbox ON runs(sandbox, created_at DESC, id);`,
 ];
 
 const pidAlive = (pid: number | null): boolean => {
