@@ -19,6 +19,7 @@ const methods: Method[] = [
   'prompts.build',
   'runs.list',
   'runs.get',
+  'runs.prompt',
   'runs.start',
   'runs.cancel',
   'runs.delete',

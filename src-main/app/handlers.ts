@@ -10,7 +10,7 @@ import { openAiFunctionSchema } from '../core/tools/schema.ts';
 import { proposePattern, templateBody } from '../core/templates/template.ts';
 import type { JsonValue } from '../core/tools/model.ts';
 import { requests } from '../contract/api.ts';
-import type { ApiResult, Method, Request, Response } from '../contract/api.ts';
+import type { ApiResult, Method, PromptHead, Request, Response } from '../contract/api.ts';
 import { ToolsmithError } from './errors.ts';
 import { createProviders } from './providers.ts';
 import type { ToolsmithService } from './service.ts';
@@ -119,7 +119,35 @@ export const handlers: Handlers = {
       ...opt('limit', f.limit),
       ...opt('offset', f.offset),
     }),
-  'runs.get': async (svc, { runId }) => (await svc.runs()).get(runId),
+  'runs.get': async (svc, { runId, prompts }) => {
+    const rec = (await svc.runs()).get(runId);
+    if (prompts) return rec;
+    return {
+      ...rec,
+      attempts: rec.attempts.map((a) => {
+        if (!a.prompt) return a;
+        const { n, kind, hints, correction, sections, user } = a.prompt;
+        const head: PromptHead = {
+          n,
+          kind,
+          hints,
+          ...opt('correction', correction),
+          titles: sections.map((x) => x.title),
+          chars: user.length,
+        };
+        return { ...a, prompt: head };
+      }),
+    };
+  },
+  'runs.prompt': async (svc, { runId, n }) => {
+    const a = (await svc.runs()).get(runId).attempts.find((x) => x.n === n);
+    if (!a?.prompt)
+      throw new ToolsmithError(
+        'not_found',
+        `run ${runId} has no prompt at ${a ? 'attempt' : 'unknown attempt'} ${n}`,
+      );
+    return a.prompt;
+  },
   'runs.start': async (svc, r) => {
     const started = (await svc.runs()).start({
       task: r.task,

@@ -6,7 +6,8 @@
 import { z } from 'zod';
 import type { ResolvedKit } from '../core/kits/kit.ts';
 import type { RunEvent } from '../core/records/events.ts';
-import type { RunRecord } from '../core/records/records.ts';
+import type { AttemptRecord, RunRecord } from '../core/records/records.ts';
+import type { EventPayloads } from '../core/records/events.ts';
 import type { ExecutionResult } from '../core/sandbox/execution.ts';
 import type { ToolResponse } from '../core/tools/model.ts';
 import type { ValidationResult, Violation } from '../core/lang/violation.ts';
@@ -74,7 +75,10 @@ export const requests = {
       offset: z.number().int().min(0).optional(),
     })
     .strict(),
-  'runs.get': z.object({ runId }).strict(),
+  /** A run's record. Prompts are large (the tools manual in every attempt): by default each attempt
+   * carries only its prompt's head; `runs.prompt` fetches one attempt's prompt whole. */
+  'runs.get': z.object({ runId, prompts: z.boolean().optional() }).strict(),
+  'runs.prompt': z.object({ runId, n: z.number().int().min(1) }).strict(),
   'runs.start': z
     .object({
       task: z.string().min(1).max(20_000),
@@ -167,6 +171,18 @@ export interface RunSummaryView {
   originRun: string | null;
 }
 
+/** An attempt's prompt without its text: what a timeline needs. */
+export type PromptHead = Pick<EventPayloads['prompt'], 'n' | 'kind' | 'hints' | 'correction'> & {
+  /** Section titles, in order. */
+  titles: string[];
+  /** Characters of the user message as sent. */
+  chars: number;
+};
+
+/** A run as front ends receive it: attempts carry their prompt whole only when asked. */
+export type AttemptView = Omit<AttemptRecord, 'prompt'> & { prompt?: EventPayloads['prompt'] | PromptHead };
+export type RunRecordView = Omit<RunRecord, 'attempts'> & { attempts: AttemptView[] };
+
 export interface TemplateInfo {
   name: string;
   pattern: string;
@@ -231,7 +247,8 @@ export interface Responses {
   'tools.call': { response?: ToolResponse; result: ExecutionResult };
   'tools.save': Omit<ToolsView, 'sandbox'> & { sandbox: string };
   'runs.list': { total: number; runs: RunSummaryView[] };
-  'runs.get': RunRecord;
+  'runs.get': RunRecordView;
+  'runs.prompt': EventPayloads['prompt'];
   'runs.start': { runId: string };
   'runs.cancel': { cancelled: boolean };
   'runs.delete': { deleted: true };

@@ -11,6 +11,7 @@ import { SettingsView } from './views/SettingsView.tsx';
 import { TemplatesView } from './views/TemplatesView.tsx';
 import { ToolsView } from './views/ToolsView.tsx';
 import { useShortcuts } from './lib/shortcuts.ts';
+import { preloadEditors } from './components/Editors.tsx';
 
 const NAV: { view: View; label: string; key: string }[] = [
   { view: 'runs', label: 'Runs', key: 'g r' },
@@ -77,6 +78,7 @@ export function App() {
 
   useEffect(() => {
     void loadApp();
+    preloadEditors();
     const off = api.onEvent((e) => useStore.getState().handlePush(e));
     const onPop = () => useStore.setState({ route: parseHash(location.hash) });
     window.addEventListener('popstate', onPop);

@@ -3,14 +3,13 @@
  * step, tokens streamed while the LLM writes, and the actions on a run (cancel, replay, edit, continue).
  */
 import type { StateCreator } from 'zustand';
-import type { PushEvent, Request } from '../../../src-main/contract/api.ts';
-import type { RunRecord } from '../../../src-main/core/records/records.ts';
+import type { PushEvent, Request, RunRecordView } from '../../../src-main/contract/api.ts';
 import { api, errorMessage } from '../api/client.ts';
 import type { Store } from './index.ts';
 
 export interface RunSlice {
   runId?: string;
-  run?: RunRecord;
+  run?: RunRecordView;
   runLoading: boolean;
   runError?: string;
   /** Selected attempt (PLAN) or step (INTERACTIVE) number. */

@@ -52,6 +52,9 @@ export const createRunsSlice: StateCreator<Store, [], [], RunsSlice> = (set, get
   async reloadRuns() {
     const generation = get().listGeneration + 1;
     set({ listGeneration: generation, listLoading: true, listError: undefined });
+    // Page 0 of this generation is being fetched here: ensurePage must not ask for it again.
+    const key = `${generation}:0`;
+    inflight.add(key);
     try {
       const r = await api['runs.list']({ ...get().filters, limit: PAGE_SIZE, offset: 0 });
       if (get().listGeneration !== generation) return;
@@ -59,6 +62,8 @@ export const createRunsSlice: StateCreator<Store, [], [], RunsSlice> = (set, get
     } catch (e) {
       if (get().listGeneration !== generation) return;
       set({ listLoading: false, listError: errorMessage(e) });
+    } finally {
+      inflight.delete(key);
     }
   },
   async ensurePage(page) {

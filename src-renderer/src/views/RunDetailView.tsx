@@ -6,9 +6,15 @@
  * can be edited and run directly, or the run continued from it.
  */
 import { memo, useEffect, useMemo, useState } from 'react';
-import type { AttemptRecord, RunRecord } from '../../../src-main/core/records/records.ts';
+import type {
+  AttemptView as AttemptRecord,
+  PromptHead,
+  RunRecordView as RunRecord,
+} from '../../../src-main/contract/api.ts';
+import type { EventPayloads } from '../../../src-main/core/records/events.ts';
+import { api, errorMessage } from '../api/client.ts';
 import { formatMs, formatTime, IsolationBadge, StatusBadge } from '../components/Badges.tsx';
-import { CodeDiff, CodeEditor } from '../components/CodeEditor.tsx';
+import { CodeDiff, CodeEditor } from '../components/Editors.tsx';
 import { JsonTree } from '../components/JsonTree.tsx';
 import { useStore } from '../store/index.ts';
 
@@ -93,25 +99,51 @@ function Section({
   );
 }
 
-function PromptPanel({ a }: { a: AttemptRecord }) {
-  if (!a.prompt)
+/** True when an attempt's prompt is only its head (runs.get); `runs.prompt` has the text. */
+const isPromptHead = (p: AttemptRecord['prompt']): p is PromptHead => !!p && !('user' in p);
+
+function PromptPanel({ runId, a }: { runId: string; a: AttemptRecord }) {
+  // runs.get carries only the prompt's head; the text is fetched when this panel opens.
+  const head = a.prompt;
+  const [full, setFull] = useState<EventPayloads['prompt'] | undefined>(
+    head && !isPromptHead(head) ? head : undefined,
+  );
+  const [error, setError] = useState<string>();
+  useEffect(() => {
+    if (!head || !isPromptHead(head)) return;
+    let stale = false;
+    api['runs.prompt']({ runId, n: a.n })
+      .then((p) => !stale && setFull(p))
+      .catch((e: unknown) => !stale && setError(errorMessage(e)));
+    return () => {
+      stale = true;
+    };
+  }, [runId, a.n, head]);
+  if (!head)
     return <p className="muted">No prompt: this attempt came from the {a.tier ?? 'unknown'} tier.</p>;
+  if (error)
+    return (
+      <div role="alert" className="error">
+        Could not load the prompt: {error}
+      </div>
+    );
+  if (!full) return <p className="muted">Loading the prompt…</p>;
   return (
     <div data-testid="prompt-panel">
       <p className="muted small">
-        kind: {a.prompt.kind}
-        {a.prompt.hints.length ? ` · hints: ${a.prompt.hints.length}` : ''}
+        kind: {full.kind}
+        {full.hints.length ? ` · hints: ${full.hints.length}` : ''} · {full.user.length} characters
       </p>
       <Section title="System" open={false}>
-        <pre>{a.prompt.system}</pre>
+        <pre>{full.system}</pre>
       </Section>
-      {a.prompt.sections.map((s, i) => (
+      {full.sections.map((s, i) => (
         <Section key={i} title={s.title} open={s.title !== 'Tools' && s.title !== 'Rules'}>
           <pre>{s.text}</pre>
         </Section>
       ))}
       <Section title="User message as sent" open={false}>
-        <pre>{a.prompt.user}</pre>
+        <pre>{full.user}</pre>
       </Section>
     </div>
   );
@@ -301,7 +333,7 @@ function AttemptView({ run, a }: { run: RunRecord; a: AttemptRecord }) {
   const streaming = !a.script && !!live;
   const violations = a.validation?.violations ?? [];
   const others = run.attempts.filter((x) => x.n !== a.n && x.script);
-  const diffTarget = run.attempts.find((x) => x.n === (diffWith ?? others[others.length - 1]?.n));
+  const diffTarget = others.find((x) => x.n === diffWith) ?? others[others.length - 1];
   const unit = run.started.mode === 'interactive' ? 'step' : 'attempt';
 
   return (
@@ -434,7 +466,7 @@ function AttemptView({ run, a }: { run: RunRecord; a: AttemptRecord }) {
       <div role="tabpanel" className="tabpanel">
         {tab === 'execution' && <ExecutionPanel a={a} />}
         {tab === 'tools' && <ToolCalls a={a} />}
-        {tab === 'prompt' && <PromptPanel a={a} />}
+        {tab === 'prompt' && <PromptPanel runId={run.id} a={a} />}
         {tab === 'llm' && <LlmPanel a={a} live={live} />}
         {tab === 'diff' &&
           (others.length === 0 ? (
@@ -581,7 +613,7 @@ export function RunDetailView({ runId }: { runId: string }) {
         <Timeline run={run} selected={attempt?.n} onSelect={selectAttempt} />
         <div className="detail-main">
           {attempt ? (
-            <AttemptView key={attempt.n} run={run} a={attempt} />
+            <AttemptView run={run} a={attempt} />
           ) : (
             <p className="muted">
               {run.status === 'running' ? 'Waiting for the first attempt…' : 'This run has no attempts.'}

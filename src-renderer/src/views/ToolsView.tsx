@@ -8,7 +8,7 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 import type { Response } from '../../../src-main/contract/api.ts';
 import type { Violation } from '../../../src-main/core/lang/violation.ts';
 import { api, errorMessage } from '../api/client.ts';
-import { CodeEditor } from '../components/CodeEditor.tsx';
+import { CodeEditor } from '../components/Editors.tsx';
 import { ToolMetadata } from '../components/tools/ToolMetadata.tsx';
 import { TryTool } from '../components/tools/TryTool.tsx';
 import { useStore } from '../store/index.ts';

@@ -9,7 +9,7 @@ import type { Request, TemplateInfo } from '../../../../src-main/contract/api.ts
 import { matchTemplate } from '../../../../src-main/core/templates/template.ts';
 import type { SlotType, Template } from '../../../../src-main/core/templates/template.ts';
 import { ApiCallError, api, errorMessage } from '../../api/client.ts';
-import { CodeEditor } from '../CodeEditor.tsx';
+import { CodeEditor } from '../Editors.tsx';
 import { analysePattern, blockingPatternProblems, PatternEditor } from './PatternEditor.tsx';
 
 export interface ExampleDraft {
