@@ -24,6 +24,7 @@ import random
 import re
 import resource
 import select
+import shutil
 import signal
 import statistics
 import sys
@@ -615,6 +616,9 @@ class Worker:
             _, status = os.waitpid(job["pid"], 0)
         except ChildProcessError:
             status = 0
+        reap_strays()
+        if PRIVATE_TMP:
+            wipe_tmp()
         d = job["done"]
         oom_before, oom_after = job["oom_before"], oom_kills()
         if d is None and oom_before is not None and oom_after is not None and oom_after > oom_before:
@@ -643,6 +647,9 @@ class Worker:
         msg["id"] = job["id"]
         if t == "done":
             job["done"] = msg
+            # The script is over: its output pipes should close now. A process it left behind may hold
+            # them open; after a short drain the job finishes anyway (and the leftovers are killed).
+            job["deadline"] = min(job["deadline"], time.monotonic() + DRAIN_S)
             return
         if t == "emit":
             size = len(line)
@@ -676,7 +683,10 @@ class Worker:
                 timeout = max(0.0, self.job["deadline"] - time.monotonic())
             ready, _, _ = select.select(fds, [], [], timeout)
             if self.job is not None and not ready and time.monotonic() >= self.job["deadline"]:
-                self.kill_job("timeout", "the script ran past its time limit")
+                if self.job["done"] is not None:
+                    self.finish(self.job["done"])
+                else:
+                    self.kill_job("timeout", "the script ran past its time limit")
                 continue
             for fd in ready:
                 if fd == in_fd:
@@ -734,7 +744,70 @@ class Worker:
             send({"type": "pong", "busy": self.job is not None})
 
 
+# After each job nothing it started may outlive it, and (where /tmp is the sandbox's own tmpfs) nothing it
+# wrote may meet the next job. The worker is a child subreaper: a job's daemonized grandchildren (setsid,
+# double fork) are re-parented to it instead of to init, so they can be found and killed.
+PRIVATE_TMP = os.environ.get("TOOLSMITH_PRIVATE_TMP") == "1"
+DRAIN_S = 0.25
+_OWN_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+def become_subreaper():
+    try:
+        import ctypes
+
+        return ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0) == 0  # PR_SET_CHILD_SUBREAPER
+    except Exception:  # noqa: BLE001
+        return False
+
+
+def _children():
+    try:
+        with open(f"/proc/self/task/{os.getpid()}/children") as f:
+            return [int(p) for p in f.read().split()]
+    except (OSError, ValueError):
+        return []
+
+
+def reap_strays():
+    """Kills and reaps every process the worker still has as a child once a job is over."""
+    for _ in range(50):
+        kids = _children()
+        if not kids:
+            return
+        for pid in kids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        for pid in kids:
+            try:
+                os.waitpid(pid, 0)
+            except ChildProcessError:
+                pass
+
+
+def wipe_tmp():
+    """Empties /tmp (the sandbox's private tmpfs), except the worker's own folder and mount points."""
+    try:
+        entries = list(os.scandir("/tmp"))
+    except OSError:
+        return
+    for e in entries:
+        p = e.path
+        if p == _OWN_DIR or _OWN_DIR.startswith(p + "/") or os.path.ismount(p):
+            continue
+        try:
+            if e.is_dir(follow_symlinks=False):
+                shutil.rmtree(p, ignore_errors=True)
+            else:
+                os.unlink(p)
+        except OSError:
+            pass
+
+
 def main():
+    become_subreaper()
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     os.dup2(os.open(os.devnull, os.O_WRONLY), 1)  # stray writes never reach the protocol stream

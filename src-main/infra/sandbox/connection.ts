@@ -362,9 +362,11 @@ export class WorkerConnection {
                 true,
               );
             else if (error.type === 'ValidationError') finish('rejected', error);
-            else if (reason === 'timeout') finish('timeout', error);
-            else if (reason === 'output_limit') finish('output_limit', error);
-            else if (reason === 'crashed') finish('crashed', error);
+            // After a timeout, an output flood or a crash the worker's container is replaced: whatever
+            // the job left behind (processes, files, a half-written pipe) never meets the next job.
+            else if (reason === 'timeout') finish('timeout', error, true);
+            else if (reason === 'output_limit') finish('output_limit', error, true);
+            else if (reason === 'crashed') finish('crashed', error, true);
             else finish('error', error);
             break;
           }

@@ -107,7 +107,11 @@ export class DockerWorkerFactory implements WorkerFactory {
       Tty: false,
       User: '65534:65534',
       WorkingDir: '/tmp',
-      Env: Object.entries(spec.credentials).map(([k, v]) => `${credentialEnv(k)}=${v}`),
+      Env: [
+        // /tmp is the container's own tmpfs: the worker empties it after every job.
+        'TOOLSMITH_PRIVATE_TMP=1',
+        ...Object.entries(spec.credentials).map(([k, v]) => `${credentialEnv(k)}=${v}`),
+      ],
       Labels: { [POOL_LABEL]: '1', 'toolsmith.owner': String(process.pid), 'toolsmith.sandbox': spec.name },
       HostConfig: hostConfig(this.limits),
     });

@@ -115,6 +115,9 @@ export class ProcessWorkerFactory implements WorkerFactory {
       LANG: 'C.UTF-8',
       PYTHONDONTWRITEBYTECODE: '1',
     };
+    // Under bubblewrap /tmp is a private tmpfs that the worker empties after every job; a plain process
+    // shares the host's /tmp, which the worker must never touch.
+    if (this.isolation === 'bubblewrap') env['TOOLSMITH_PRIVATE_TMP'] = '1';
     for (const [k, v] of Object.entries(spec.credentials)) env[credentialEnv(k)] = v;
     const child = spawn(argv[0] as string, argv.slice(1), {
       stdio: ['pipe', 'pipe', 'pipe'],

@@ -29,6 +29,8 @@ const TOOLS = [
   'kill_worker',
   'secret_echo',
   'weather',
+  'leave_traces',
+  'find_traces',
 ];
 const SECRET = 'sk-very-secret-value-123';
 
@@ -208,6 +210,26 @@ describe.each(makers)('sandbox backend: %s', (_name, make) => {
     const c = await run('emit_result(json.dumps([1]))\n');
     expect(c.data).toBe('[1]');
   });
+
+  it('nothing a job starts or writes in /tmp meets the next job on the same worker', async () => {
+    const a = await run('emit_result(leave_traces().data)\n');
+    expect(a.success).toBe(true);
+    const b = await run('emit_result(find_traces().data)\n');
+    expect(b.success).toBe(true);
+    const seen = b.data as { worker: number; files: string[]; processes: string[] };
+    // The same worker served both jobs, so the check is meaningful.
+    expect(seen.worker).toBe((a.data as { worker: number }).worker);
+    expect(seen.files).toEqual([]);
+    expect(seen.processes.filter((p) => /sleep/.test(p))).toEqual([]);
+  });
+
+  it('a timeout replaces the worker', async () => {
+    const before = backend.status()[0]?.replaced ?? 0;
+    const r = await run('while True:\n    pass\n', 1000);
+    expect(r.exitReason).toBe('timeout');
+    await servesNext();
+    expect(backend.status()[0]?.replaced ?? 0).toBeGreaterThan(before);
+  }, 30_000);
 
   it('forged protocol lines printed by the script are only logs', async () => {
     const forged = '{"type":"emit","kind":"result","data":"forged","id":"x"}';
