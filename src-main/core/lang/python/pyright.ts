@@ -141,22 +141,23 @@ function textValue(
   }
 }
 
-/** The PyNode made for a pyright node during the current conversion (nodes are fresh per parse). */
-const CONVERTED = Symbol('toolsmith.pynode');
-type Marked = ParseNode & { [CONVERTED]?: PyNode };
+const NO_CHILDREN: PyNode[] = Object.freeze([]) as unknown as PyNode[];
+const NO_FIELDS: Record<string, PyField> = Object.freeze({}) as Record<string, PyField>;
 
 function convert(root: ParseNode): PyNode {
   // Built from the node-valued fields of pyright's nodes (each node is reached once); children are kept
   // in field order, which follows the source for every construct the rules look at. Every PyNode is
   // created with the same shape (all properties present) so that the rules' property reads stay
   // monomorphic.
-  const visit = (p: Marked, parent: PyNode | undefined): PyNode => {
-    const seen = p[CONVERTED];
+  const memo = new Map<ParseNode, PyNode>();
+  const visit = (p: ParseNode, parent: PyNode | undefined): PyNode => {
+    const seen = memo.get(p);
     if (seen) return seen;
     const kind = NODE_KINDS[p.nodeType] ?? `Unknown${p.nodeType}`;
-    const fields: Record<string, PyField> = {};
-    const children: PyNode[] = [];
     const d = p.d as Data & Record<string, unknown>;
+    // Leaves (most nodes) share the empty children list and field map: fewer allocations, less GC.
+    let children = NO_CHILDREN;
+    let fields = NO_FIELDS;
     const node = {
       kind,
       start: p.start,
@@ -169,7 +170,7 @@ function convert(root: ParseNode): PyNode {
       category: undefined as string | undefined,
       formatted: undefined as boolean | undefined,
     };
-    p[CONVERTED] = node;
+    memo.set(p, node);
     for (const key in d) {
       // destExpr duplicates leftExpr of an augmented assignment (a synthesized node, not source).
       if (key === 'destExpr') continue;
@@ -178,20 +179,28 @@ function convert(root: ParseNode): PyNode {
       if (Array.isArray(v)) {
         if (v.length === 0 || !isParseNode(v[0])) continue;
         const list: PyNode[] = [];
-        for (const c of v as Marked[]) {
+        for (const c of v as ParseNode[]) {
           if (!isParseNode(c)) continue;
-          const fresh = c[CONVERTED] === undefined;
+          const fresh = !memo.has(c);
           const n = visit(c, node);
           list.push(n);
-          if (fresh) children.push(n);
+          if (fresh) {
+            if (children === NO_CHILDREN) node.children = children = [];
+            children.push(n);
+          }
         }
+        if (fields === NO_FIELDS) node.fields = fields = {};
         fields[key] = list;
       } else if (isParseNode(v)) {
         // A field may repeat another one: one child.
-        const fresh = (v as Marked)[CONVERTED] === undefined;
+        const fresh = !memo.has(v);
         const n = visit(v, node);
+        if (fields === NO_FIELDS) node.fields = fields = {};
         fields[key] = n;
-        if (fresh) children.push(n);
+        if (fresh) {
+          if (children === NO_CHILDREN) node.children = children = [];
+          children.push(n);
+        }
       }
     }
     const text = textValue(kind, d, fields);
