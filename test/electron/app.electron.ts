@@ -4,35 +4,28 @@
  * in Chromium (test/e2e) and this spec fails with a clear message instead of skipping when the binary
  * is missing.
  */
-import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { _electron as electron } from 'playwright-core';
 import type { ElectronApplication, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { electronBinary } from '../../scripts/electron-path.mjs';
 import { removeWorkspace, repoRoot, tempWorkspace } from '../support/workspace.ts';
 
-const require = createRequire(import.meta.url);
 let app: ElectronApplication;
 let page: Page;
 let ws: string;
 
-function electronBinary(): string {
-  let bin: unknown;
-  try {
-    bin = require('electron');
-  } catch {
-    bin = undefined;
-  }
-  if (typeof bin !== 'string' || !existsSync(bin))
+function electronPath(): string {
+  const bin = electronBinary();
+  if (!bin)
     throw new Error(
-      'the Electron binary is not installed (npm could not download it here); install it with `npx electron` on a machine with access to its download host',
+      'the Electron binary is not installed (npm could not download it here); install it with `npx install-electron` on a machine with access to its download host',
     );
   return bin;
 }
 
 beforeAll(async () => {
-  const executablePath = electronBinary();
+  const executablePath = electronPath();
   ws = tempWorkspace('toolsmith-electron-');
   app = await electron.launch({
     executablePath,
