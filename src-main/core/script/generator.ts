@@ -3,7 +3,7 @@
  * previous script and its error with hints), and the feedback text for validation failures. Prompt
  * texts come from resources/prompts (passed in as `PromptFiles`, loaded by infra or bundled by Vite).
  */
-import { JS_SAFE_GLOBALS, PYTHON_PREIMPORTED_MODULES, PYTHON_SAFE_BUILTINS } from '../lang/builtins.ts';
+import { JS_SAFE_GLOBALS, PYTHON_SAFE_BUILTINS, pythonModulesSummary } from '../lang/builtins.ts';
 import type { ScriptLanguage, Violation } from '../lang/violation.ts';
 import type { ExecutionError } from '../sandbox/execution.ts';
 import type { JsonValue, Tool } from '../tools/model.ts';
@@ -120,7 +120,7 @@ export class ScriptGenerator {
   rules(language: ScriptLanguage): string {
     return language === 'python'
       ? renderTemplate(this.file('rules-python'), {
-          modules: PYTHON_PREIMPORTED_MODULES.join(', '),
+          modules: pythonModulesSummary(),
           builtins: PYTHON_SAFE_BUILTINS.join(', '),
         })
       : renderTemplate(this.file('rules-js'), { modules: JS_SAFE_GLOBALS.join(', ') });

@@ -205,8 +205,12 @@ describe.each(makers)('sandbox backend: %s', (_name, make) => {
   it('no state poisoning between jobs (fresh process per job)', async () => {
     const a = await run('emit_result(poison().data)\n');
     expect(a.data).toEqual({ n: 1, data: [1, 2, 3, 99] });
-    const b = await run('json.dumps = None\nemit_result(state().data)\n');
+    const b = await run('emit_result(state().data)\n');
     expect(b.data).toEqual({ n: 0, data: [1, 2, 3] });
+    // Scripts see read-only module stand-ins: poisoning json.dumps is refused before it runs.
+    const p = await run('json.dumps = None\nemit_result(state().data)\n');
+    expect(p.exitReason).toBe('rejected');
+    expect(p.error?.message).toMatch(/json\.dumps is read-only/);
     const c = await run('emit_result(json.dumps([1]))\n');
     expect(c.data).toBe('[1]');
   });
@@ -273,6 +277,56 @@ describe.each(makers)('sandbox backend: %s', (_name, make) => {
     const s = backend.status()[0];
     expect(s?.replaced).toBeGreaterThan(0);
     expect(s?.size).toBeGreaterThan(0);
+  });
+
+  it('module attribute walks are refused by the worker itself (host validation skipped)', async () => {
+    const cases: [string, RegExp][] = [
+      [
+        'os = statistics.sys.modules["os"]\nemit_result(os.popen("id").read())\n',
+        /statistics\.sys is not available/,
+      ],
+      ['f = json.codecs.open("/etc/passwd")\nemit_result(f.read()[:200])\n', /json\.codecs is not available/],
+      ['b = re.enum.bltns\nemit_result(str(b.eval("1+1")))\n', /re\.enum is not available/],
+      ['emit_result(str(json.codecs.builtins.exec))\n', /json\.codecs is not available/],
+      ['emit_result(datetime.sys.version)\n', /datetime\.sys is not available/],
+      ['emit_result(dict(statistics.sys.modules["os"].environ))\n', /statistics\.sys is not available/],
+      ['m = statistics\nemit_result(m.sys.modules["os"].getcwd())\n', /statistics can only be used as/],
+      ['emit_result(getattr(json, "codecs").open("/etc/passwd").read())\n', /json can only be used as/],
+      ['def walk(m):\n    return m.sys\nemit_result(str(walk(datetime)))\n', /datetime can only be used as/],
+    ];
+    for (const [code, message] of cases) {
+      const r = await run(code);
+      expect(r.exitReason, code).toBe('rejected');
+      expect(r.error?.message, code).toMatch(message);
+      expect(JSON.stringify(r)).not.toMatch(/root:|uid=|PATH=/);
+    }
+    await servesNext();
+  });
+
+  it('computed str.format templates are refused by the worker itself (host validation skipped)', async () => {
+    const u = 'u = "_" * 2\n';
+    for (const code of [
+      `${u}t = "{0." + u + "class" + u + "." + u + "mro" + u + "}"\nemit_result(t.format(1))\n`,
+      `${u}t = "{0." + u + "init" + u + "." + u + "globals" + u + "[os].environ}"\nemit_result(t.format(ToolResponse))\n`,
+      `${u}emit_result(f"{{0.{u}class{u}}}".format(1))\n`,
+      `${u}emit_result(str.format("{0." + u + "class" + u + "}", 1))\n`,
+      `${u}t = "{t." + u + "init" + u + "}"\nemit_result(t.format_map({"t": ToolResponse}))\n`,
+      'emit_result("{0.real.imag}".format(1))\n',
+    ]) {
+      const r = await run(code);
+      expect(r.exitReason, code).toBe('rejected');
+      expect(r.error?.message, code).toMatch(/string literal template|may not walk attributes/);
+    }
+  });
+
+  it('scripts still get the allow-listed module attributes, and only those', async () => {
+    const r = await run(
+      'emit_result({"j": json.dumps({"a": 1}), "r": math.sqrt(16), "m": statistics.mean([1, 3]), "f": re.findall(r"\\d", "a1b2"), "d": (datetime.date(2026, 1, 1) + datetime.timedelta(days=1)).isoformat(), "c": collections.Counter("aab").most_common(1), "s": "{:.2f}".format(math.pi), "t": time.time() > 0})\n',
+    );
+    expect(r).toMatchObject({
+      success: true,
+      data: { j: '{"a": 1}', r: 4, m: 2, f: ['1', '2'], d: '2026-01-02', c: [['a', 2]], s: '3.14', t: true },
+    });
   });
 });
 

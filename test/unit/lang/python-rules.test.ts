@@ -1,5 +1,8 @@
+import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { PYTHON_MODULE_ATTRIBUTES } from '../../../src-main/core/lang/builtins.ts';
 import { formatWalks, PYTHON_RULES, validatePython } from '../../../src-main/core/lang/python/validate.ts';
+import { ScriptGenerator } from '../../../src-main/core/script/generator.ts';
 
 const TOOLS = ['get_user', 'get_orders'];
 const v = (code: string, strict = false) => validatePython(code, { tools: TOOLS, strict });
@@ -102,5 +105,142 @@ describe('strict mode', () => {
         'def f():\n    return 1\nwhile False:\n    pass\ntry:\n    x = f()\nexcept Exception:\n    x = 0\nemit_result(x)',
       ),
     ).toEqual([]);
+  });
+});
+
+describe('pre-imported modules: only their allow-listed attributes', () => {
+  it.each([
+    ['os = statistics.sys.modules["os"]\nemit_result(os.getcwd())', 'statistics.sys'],
+    ['emit_result(json.codecs.open("/etc/passwd").read())', 'json.codecs'],
+    ['emit_result(str(re.enum.bltns))', 're.enum'],
+    ['emit_result(datetime.sys.version)', 'datetime.sys'],
+    ['emit_result(json.load)', 'json.load'],
+  ])('refuses %j in default and strict mode', (code, what) => {
+    for (const strict of [false, true]) {
+      const found = v(code, strict).violations.filter((x) => x.rule === 'module-attribute');
+      expect(found).toHaveLength(1);
+      expect(found[0]?.message).toContain(`${what} is not available`);
+    }
+  });
+
+  it('the message lists what the module offers', () => {
+    const m = v('emit_result(statistics.sys)').violations[0]?.message ?? '';
+    expect(m).toContain(`statistics offers only ${PYTHON_MODULE_ATTRIBUTES['statistics']?.join(', ')}`);
+  });
+
+  it('the exact range is the attribute name', () => {
+    expect(v('x = json.codecs\nemit_result(x)').violations[0]).toMatchObject({
+      rule: 'module-attribute',
+      line: 1,
+      column: 10,
+      endLine: 1,
+      endColumn: 16,
+    });
+  });
+
+  it.each([
+    'm = statistics\nemit_result(m.sys)',
+    'emit_result(getattr(json, "codecs"))',
+    'emit_result(hasattr(re, "enum"))',
+    'mods = [statistics]\nemit_result(mods[0].sys)',
+    'f = lambda m=json: m.codecs\nemit_result(f())',
+    'def walk(m):\n    return m.sys\nemit_result(walk(datetime))',
+    'emit_result(type(math))',
+    'emit_result(json)',
+  ])('a module used as a value is refused: %j', (code) => {
+    const found = v(code).violations.filter((x) => x.rule === 'module-attribute');
+    expect(found.length).toBeGreaterThanOrEqual(1);
+    expect(found[0]?.message).toMatch(/can only be used as \w+\.<attribute>/);
+  });
+
+  it.each([
+    'json = statistics\nemit_result(json.mean([1]))',
+    'for time in [1, 2]:\n    pass\nemit_result(1)',
+    'def f(re):\n    return re\nemit_result(f(1))',
+    'del math\nemit_result(1)',
+    'emit_result([random for random in [1]])',
+  ])('rebinding a module name is refused: %j', (code) => {
+    const found = v(code).violations.filter((x) => x.rule === 'rebind-framework');
+    expect(found.length).toBeGreaterThanOrEqual(1);
+    expect(found[0]?.message).toMatch(/pre-imported \w+ module/);
+  });
+
+  it('module attributes are read-only', () => {
+    expect(rules('json.dumps = repr\nemit_result(1)')).toEqual(['module-attribute']);
+    expect(rules('math.pi += 1\nemit_result(1)')).toEqual(['module-attribute']);
+  });
+
+  it('every allow-listed attribute passes, in default and strict mode', () => {
+    for (const [m, attrs] of Object.entries(PYTHON_MODULE_ATTRIBUTES)) {
+      const code = `x = [${attrs.map((a) => `${m}.${a}`).join(', ')}]\nemit_result(len(x))`;
+      expect(v(code).violations).toEqual([]);
+      expect(v(code, true).violations).toEqual([]);
+    }
+  });
+
+  it('names that equal module names as keys, keywords and attributes are fine', () => {
+    expect(
+      rules('r = get_user(user_id="u1")\nd = dict(time=1, json=2)\nemit_result([d["time"], r.data, r.time])'),
+    ).toEqual([]);
+  });
+});
+
+describe('str.format / format_map: literal templates only', () => {
+  it.each([
+    'u = "_" * 2\nt = "{0." + u + "class" + u + "." + u + "mro" + u + "}"\nemit_result(t.format(1))',
+    'u = "_" * 2\nt = "{0." + u + "init" + u + "." + u + "globals" + u + "[os].environ}"\nemit_result(t.format(ToolResponse))',
+    'u = "_" * 2\nemit_result(f"{{0.{u}class{u}}}".format(1))',
+    'u = "_" * 2\nemit_result(str.format("{0." + u + "class" + u + "}", 1))',
+    't = "{}"\nemit_result(str.format_map(t, {}))',
+    'emit_result(str.format(*["{0.real}", 1]))',
+    't = "{}"\nf = t.format\nemit_result(f(1))',
+    'emit_result(list(map(str.format, ["{0.real}"], [1])))',
+    'emit_result(type("").format("{0.real}", 1))',
+    't = "{a}"\nemit_result(t.format_map({"a": 1}))',
+    'emit_result(getattr("{0.real}", "format")(1))',
+    'emit_result("{0.real}".format(1))',
+    'emit_result(str.format("{0[x]}", {"x": 1}))',
+  ])('refuses %j in default and strict mode', (code) => {
+    expect(rules(code)).toContain('format-attribute-walk');
+    expect(rules(code, true)).toContain('format-attribute-walk');
+  });
+
+  it('tells the LLM to use an f-string', () => {
+    const m = v('t = "{}"\nemit_result(t.format(1))').violations[0]?.message ?? '';
+    expect(m).toMatch(/string literal/);
+    expect(m).toMatch(/f-string/);
+  });
+
+  it.each([
+    'emit_result("{:.2f}".format(3.14159))',
+    'emit_result("{} and {name}".format(1, name="x"))',
+    'emit_result("a" "{}".format(1))',
+    'emit_result(str.format("{} {}", 1, 2))',
+    'emit_result(list(map("{:>4}".format, [1, 2])))',
+    'emit_result(", ".join(["a", "b"]))',
+    'x = 2.5\nemit_result(f"{x:.2f}")',
+    'emit_result(format(2.5, ".1f"))',
+  ])('allows %j', (code) => {
+    expect(rules(code)).toEqual([]);
+    expect(rules(code, true)).toEqual([]);
+  });
+
+  it('format_map on a literal template is fine outside strict mode', () => {
+    expect(rules('emit_result("{x}".format_map({"x": 1}))')).toEqual([]);
+  });
+});
+
+describe('the prompt shows the module allow-lists', () => {
+  it('rules-python lists every module with exactly its allowed attributes', () => {
+    const dir = new URL('../../../resources/prompts/', import.meta.url);
+    const prompts = Object.fromEntries(
+      readdirSync(dir)
+        .filter((f) => f.endsWith('.md'))
+        .map((f) => [f.slice(0, -3), readFileSync(new URL(f, dir), 'utf8')]),
+    );
+    const rulesText = new ScriptGenerator(prompts).rules('python');
+    for (const [m, attrs] of Object.entries(PYTHON_MODULE_ATTRIBUTES))
+      expect(rulesText).toContain(`${m} (${attrs.join(', ')})`);
+    expect(rulesText).toMatch(/f-strings/);
   });
 });

@@ -5,8 +5,10 @@
  */
 import {
   PYTHON_EMIT_NAMES,
+  PYTHON_FORBIDDEN_ATTRIBUTES,
   PYTHON_FORBIDDEN_NAMES,
   PYTHON_FRAMEWORK_NAMES,
+  PYTHON_MODULE_ATTRIBUTES,
   PYTHON_PREIMPORTED_MODULES,
   PYTHON_SAFE_BUILTINS,
 } from '../builtins.ts';
@@ -28,11 +30,14 @@ export const PYTHON_RULES: Readonly<Record<string, string>> = {
   'dunder-attribute': 'an attribute that starts with an underscore (dunder, private or name-mangled)',
   'forbidden-attribute': 'frame, code and generator internals (gi_frame, f_globals, tb_frame, co_code, ...)',
   'dunder-string': 'a string containing a double-underscore name, after escapes and implicit concatenation',
-  'format-attribute-walk': 'str.format / format_map replacement fields that walk attributes or keys',
+  'format-attribute-walk':
+    'str.format / format_map on a template that is not a plain string literal, or whose fields walk attributes or keys',
+  'module-attribute':
+    'an attribute of a pre-imported module outside its allow-list, a module used as a value (aliased, passed) or a module attribute assigned',
   'guarded-getattr': 'getattr/hasattr without a literal public attribute name, or passed as a value',
   'guarded-type': 'type() with other than one argument (three arguments create classes)',
   'match-dunder': 'a match class pattern keyword starting with an underscore',
-  'rebind-framework': 'rebinding emit_*, credential, collected or a tool name',
+  'rebind-framework': 'rebinding emit_*, credential, collected, a pre-imported module or a tool name',
   'tool-not-called': 'a tool referenced without being called',
   'unknown-function': 'a call to a name that is not a tool, a helper, a builtin or defined in the script',
   'missing-emit': 'no call to emit_result or emit_intermediate',
@@ -46,34 +51,7 @@ export const PYTHON_RULES: Readonly<Record<string, string>> = {
 };
 
 /** Attributes that reach interpreter internals even without underscores. */
-const FORBIDDEN_ATTRIBUTES = new Set([
-  'gi_frame',
-  'gi_code',
-  'gi_yieldframe',
-  'gi_running',
-  'cr_frame',
-  'cr_code',
-  'cr_await',
-  'ag_frame',
-  'ag_code',
-  'f_back',
-  'f_globals',
-  'f_locals',
-  'f_builtins',
-  'f_code',
-  'f_trace',
-  'tb_frame',
-  'tb_next',
-  'tb_lasti',
-  'co_code',
-  'co_consts',
-  'co_names',
-  'co_varnames',
-  'co_filename',
-  'func_globals',
-  'func_code',
-  'mro',
-]);
+const FORBIDDEN_ATTRIBUTES: ReadonlySet<string> = new Set(PYTHON_FORBIDDEN_ATTRIBUTES);
 
 const ENCODING_DECL = /^[ \t\f]*#.*?coding[:=][ \t]*[-\w.]+/;
 const DUNDER_IDENT = /^__\w*__$/;
@@ -82,12 +60,24 @@ const FRAMEWORK = new Set(PYTHON_FRAMEWORK_NAMES);
 const EMIT = new Set(PYTHON_EMIT_NAMES);
 const SAFE_BUILTINS = new Set(PYTHON_SAFE_BUILTINS);
 const MODULES = new Set(PYTHON_PREIMPORTED_MODULES);
+/** Each pre-imported module's allowed attributes, and the list as messages show it. */
+const MODULE_ATTRS: ReadonlyMap<string, { allowed: ReadonlySet<string>; shown: string }> = new Map(
+  Object.entries(PYTHON_MODULE_ATTRIBUTES).map(([m, attrs]) => [
+    m,
+    { allowed: new Set(attrs), shown: attrs.join(', ') },
+  ]),
+);
+const FORMAT_METHODS = new Set(['format', 'format_map']);
+const USE_FSTRING =
+  'build the text with an f-string (f"{name}: {total:.2f}") or call .format on a string literal ("{}: {:.2f}".format(name, total))';
+
+/** A str.format replacement field's name (group 1), skipping `{{` and `}}` (FORMAT_FIELD in the worker). */
+export const FORMAT_FIELD = /\{\{|\}\}|\{([^{}!:]*)/g;
 
 /** Replacement fields of a str.format template that walk attributes (`{0.__class__}`) or keys (`{a[x]}`). */
 export function formatWalks(template: string): string[] {
   const walks: string[] = [];
-  const re = /\{\{|\}\}|\{([^{}!:]*)/g;
-  for (const m of template.matchAll(re)) {
+  for (const m of template.matchAll(FORMAT_FIELD)) {
     const name = m[1];
     if (name === undefined) continue;
     if (/[.[]/.test(name)) walks.push(name);
@@ -221,6 +211,83 @@ function positionalArgs(call: PyNode): PyNode[] {
   return fieldList(call, 'args');
 }
 
+/** The text of a plain string literal (not an f-string), or undefined. */
+function literalString(n: PyNode | undefined): string | undefined {
+  return n?.kind === 'StringList' && !n.formatted ? (n.value ?? '') : undefined;
+}
+
+/**
+ * A pre-imported module name is only ever the receiver of an allowed attribute (`json.dumps`): used as a
+ * value (`m = json`, `getattr(json, "codecs")`, `f(json)`) it could be walked without the validator
+ * seeing which module it is.
+ */
+function checkModuleReference(n: PyNode, name: string, c: Collector): void {
+  const p = n.parent;
+  if (p?.kind === 'MemberAccess' && field(p, 'leftExpr') === n) return;
+  c.at(
+    n,
+    'module-attribute',
+    `${name} can only be used as ${name}.<attribute>, never aliased, passed or inspected; ${name} offers ${MODULE_ATTRS.get(name)?.shown ?? ''}`,
+  );
+}
+
+/** `json.dumps` is fine, `json.codecs` / `statistics.sys` (the module's own imports) are not. */
+function checkModuleAttribute(n: PyNode, module: string, attr: string, member: PyNode, c: Collector): void {
+  const m = MODULE_ATTRS.get(module);
+  if (!m) return;
+  if (!m.allowed.has(attr)) {
+    c.at(member, 'module-attribute', `${module}.${attr} is not available: ${module} offers only ${m.shown}`);
+    return;
+  }
+  const p = n.parent;
+  if (
+    ((p?.kind === 'Assignment' || p?.kind === 'AugmentedAssignment') && field(p, 'leftExpr') === n) ||
+    p?.kind === 'Del'
+  )
+    c.at(n, 'module-attribute', `${module}.${attr} is read-only: store the value in a variable of your own`);
+}
+
+/**
+ * `.format` / `.format_map` read attributes and keys named by the template, so the template must be a
+ * plain literal whose fields are checked here: a computed template ("{0." + u + "class" + u + "}"), an
+ * f-string receiver or a bound `t.format` passed around could walk to interpreter internals.
+ */
+function checkFormat(n: PyNode, attr: string, c: Collector): void {
+  const recv = field(n, 'leftExpr');
+  const call = isCallee(n) ? (n.parent as PyNode) : undefined;
+  let template = literalString(recv);
+  if (template === undefined && recv?.kind === 'Name' && recv.value === 'str' && call) {
+    const first = positionalArgs(call)[0];
+    template =
+      first && first.category === 'simple' && !first.value
+        ? literalString(field(first, 'valueExpr'))
+        : undefined;
+    if (template === undefined) {
+      c.at(
+        call,
+        'format-attribute-walk',
+        `str.${attr}(template, ...) needs a string literal as its first argument; ${USE_FSTRING}`,
+      );
+      return;
+    }
+  }
+  if (template === undefined) {
+    c.at(
+      call ?? n,
+      'format-attribute-walk',
+      `.${attr}(...) is only available directly on a string literal template (a computed template can walk attributes); ${USE_FSTRING}`,
+    );
+    return;
+  }
+  const walks = formatWalks(template);
+  if (walks.length)
+    c.at(
+      call ?? n,
+      'format-attribute-walk',
+      `format fields may not walk attributes or keys ({${walks[0]}}); pass the values themselves: "{}".format(value), or use an f-string`,
+    );
+}
+
 export function validatePython(code: string, options: ValidateOptions): ValidationResult {
   const parsed = parsePython(code);
   const c = new Collector(parsed);
@@ -300,12 +367,20 @@ export function validatePython(code: string, options: ValidateOptions): Validati
               'rebind-framework',
               `do not rebind ${name}: it is provided by the framework; use another variable name`,
             );
+          else if (MODULES.has(name))
+            c.at(
+              n,
+              'rebind-framework',
+              `do not rebind ${name}: it is the pre-imported ${name} module; use another variable name, e.g. ${name}_value`,
+            );
           else if (tools.has(name))
             c.at(
               n,
               'rebind-framework',
               `do not rebind the tool ${name}: use another variable name, e.g. ${name}_result`,
             );
+        } else if (MODULES.has(name)) {
+          checkModuleReference(n, name, c);
         } else if (tools.has(name) && !isCallee(n)) {
           c.at(
             n,
@@ -333,6 +408,11 @@ export function validatePython(code: string, options: ValidateOptions): Validati
           );
         } else if (FORBIDDEN_ATTRIBUTES.has(attr)) {
           c.at(member, 'forbidden-attribute', `.${attr} reaches interpreter internals and is not available`);
+        } else {
+          const recv = field(n, 'leftExpr');
+          if (recv?.kind === 'Name' && MODULES.has(recv.value ?? ''))
+            checkModuleAttribute(n, recv.value ?? '', attr, member, c);
+          if (FORMAT_METHODS.has(attr)) checkFormat(n, attr, c);
         }
         break;
       }
@@ -365,34 +445,21 @@ export function validatePython(code: string, options: ValidateOptions): Validati
             );
           else if ((lit.value ?? '').startsWith('_'))
             c.at(lit, 'guarded-getattr', `${fnName} cannot reach attributes starting with an underscore`);
+          else if (FORBIDDEN_ATTRIBUTES.has(lit.value ?? ''))
+            c.at(
+              lit,
+              'guarded-getattr',
+              `${fnName} cannot reach .${lit.value}: it is an interpreter internal`,
+            );
+          else if (FORMAT_METHODS.has(lit.value ?? ''))
+            c.at(
+              lit,
+              'format-attribute-walk',
+              `${fnName} cannot fetch .${lit.value} (a template's fields can walk attributes); ${USE_FSTRING}`,
+            );
         }
         if (fnName === 'type' && args.length !== 1)
           c.at(n, 'guarded-type', 'type() takes exactly one argument here (it tells the type of a value)');
-        const f = field(n, 'leftExpr');
-        if (f?.kind === 'MemberAccess' && (f.value === 'format' || f.value === 'format_map')) {
-          const recv = field(f, 'leftExpr');
-          let template: string | undefined;
-          if (recv?.kind === 'StringList' && !recv.formatted) template = recv.value;
-          else if (recv?.kind === 'Name' && recv.value === 'str') {
-            const first = field(args[0] ?? f, 'valueExpr');
-            if (first?.kind === 'StringList') template = first.value;
-          }
-          if (template !== undefined) {
-            const walks = formatWalks(template);
-            if (walks.length)
-              c.at(
-                n,
-                'format-attribute-walk',
-                `format fields may not walk attributes or keys ({${walks[0]}}); pass the values themselves: "{}".format(value)`,
-              );
-          } else if (f.value === 'format_map') {
-            c.at(
-              n,
-              'format-attribute-walk',
-              'format_map is not available; use an f-string or "...".format(value) on a literal template',
-            );
-          }
-        }
         break;
       }
       case 'PatternClassArgument': {
