@@ -5,6 +5,7 @@
  */
 import type { ExecuteRequest, ScriptExecutor } from '../../core/ports/executor.ts';
 import type { ExecutionResult } from '../../core/sandbox/execution.ts';
+import type { RuntimeId } from '../../core/sandbox/runtimes.ts';
 import type { JsonValue, ToolResponse } from '../../core/tools/model.ts';
 import { pyLiteral } from '../../core/tools/prompt.ts';
 import type { HostToolHandler, ReadyInfo } from './connection.ts';
@@ -16,7 +17,7 @@ export interface BackendOptions {
   pool: PoolLimits;
   maxOutputBytes: number;
   /** The sandbox's current spec (tools.py, host tools, credentials), read when a pool is made or reloaded. */
-  specFor: (sandbox: string, runtime: 'python' | 'node') => SandboxSpec;
+  specFor: (sandbox: string, runtime: RuntimeId) => SandboxSpec;
   /** Host-side tool handlers by tool name (shared by every sandbox). */
   hostTools?: Record<string, HostToolHandler>;
 }
@@ -33,7 +34,7 @@ export class SandboxBackend implements ScriptExecutor {
     return this.opts.factory.isolation;
   }
 
-  private pool(sandbox: string, runtime: 'python' | 'node'): SandboxPool {
+  private pool(sandbox: string, runtime: RuntimeId): SandboxPool {
     const key = `${sandbox}:${runtime}`;
     let p = this.pools.get(key);
     if (!p) {
@@ -44,7 +45,7 @@ export class SandboxBackend implements ScriptExecutor {
   }
 
   async execute(req: ExecuteRequest): Promise<ExecutionResult> {
-    const runtime = req.language === 'python' ? 'python' : 'node';
+    const runtime = req.runtime ?? (req.language === 'python' ? 'python' : 'node');
     let pool: SandboxPool;
     try {
       pool = this.pool(req.sandbox, runtime);
@@ -52,7 +53,8 @@ export class SandboxBackend implements ScriptExecutor {
       return infraResult(this.opts.factory.isolation, e instanceof Error ? e.message : String(e), runtime);
     }
     const spec = pool.spec;
-    const hostTools = runtime === 'node' ? this.forwardedTools(req.sandbox, req.tools) : this.opts.hostTools;
+    const hostTools =
+      runtime !== 'python' ? this.forwardedTools(req.sandbox, req.tools) : this.opts.hostTools;
     const result = await pool.run({
       code: req.code,
       language: req.language,
@@ -138,7 +140,7 @@ export class SandboxBackend implements ScriptExecutor {
   }
 
   /** Starts the pool's minimum workers now (the first job then finds a warm worker). */
-  async warm(sandbox: string, runtime: 'python' | 'node' = 'python'): Promise<ReadyInfo | undefined> {
+  async warm(sandbox: string, runtime: RuntimeId = 'python'): Promise<ReadyInfo | undefined> {
     const p = this.pool(sandbox, runtime);
     await p.warm();
     return p.lastReady;
@@ -154,11 +156,19 @@ export class SandboxBackend implements ScriptExecutor {
   }
 }
 
-/** Frames come back in lines of the assembled script; report them in lines of the body. */
+/**
+ * Frames come back in lines of the assembled script; report them in lines of the body. The worker's own
+ * validation messages (`line 6: ...`) are mapped the same way.
+ */
 export function mapFrames(r: ExecutionResult, bodyStartLine: number): ExecutionResult {
   if (!r.error || bodyStartLine <= 1) return r;
+  const toBody = (line: number) => line - bodyStartLine + 1;
+  const message =
+    r.error.type === 'ValidationError'
+      ? r.error.message.replace(/\bline (\d+)/g, (_m, n: string) => `line ${toBody(Number(n))}`)
+      : r.error.message;
   return {
     ...r,
-    error: { ...r.error, frames: r.error.frames.map((f) => ({ ...f, line: f.line - bodyStartLine + 1 })) },
+    error: { ...r.error, message, frames: r.error.frames.map((f) => ({ ...f, line: toBody(f.line) })) },
   };
 }
