@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
 import { ToolsmithService } from '../app/service.ts';
 import { createSandboxManager } from '../app/sandbox-factory.ts';
@@ -32,6 +33,8 @@ export function createContext(out: (t: string) => void, err: (t: string) => void
     },
     service(cmd: Command) {
       const opts = cmd.optsWithGlobals<{ workspace?: string }>();
+      if (opts.workspace !== undefined && !existsSync(opts.workspace))
+        throw new UsageError(`--workspace ${opts.workspace} does not exist`);
       service ??= ToolsmithService.open(resolveWorkspaceDir(opts.workspace), {
         sandboxFactory: createSandboxManager,
       });
