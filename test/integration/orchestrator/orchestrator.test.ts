@@ -2,7 +2,7 @@
  * End-to-end orchestration against the scripted LLM server and a real sandbox container.
  */
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createProviders } from '../../../src-main/app/providers.ts';
@@ -247,5 +247,62 @@ describe('interrupted runs', () => {
     expect(rec?.status).toBe('interrupted');
     expect(rec?.attempts[0]?.prompt?.user).toContain('never finishes');
     store.close();
+  });
+});
+
+describe('provider keys', () => {
+  it('a key reaches the LLM server and never the run store or the logs', async () => {
+    const KEY = 'sk-toolsmith-secret-key-0123456789';
+    llm.push(fence('emit_result(get_user(user_id="u1").data["name"])'));
+    const outcome = await runs.start({
+      task: 'Name of u1 (with a key)',
+      sandbox: 'ecommerce',
+      providers: createProviders(svc.config, { baseUrl: llm.openaiUrl, model: 'scripted-coder' }, () => KEY),
+      noTemplates: true,
+    }).done;
+    expect(outcome.status).toBe('succeeded');
+    expect(String(llm.requests.at(-1)?.headers['authorization'])).toBe(`Bearer ${KEY}`);
+    const stored = readdirSync(join(ws, '.toolsmith'), { recursive: true, withFileTypes: true })
+      .filter((e) => e.isFile())
+      .map((e) => readFileSync(join(e.parentPath, e.name)).toString('latin1'));
+    expect(stored.length).toBeGreaterThan(1);
+    for (const text of stored) expect(text).not.toContain(KEY);
+    expect(JSON.stringify(runs.export(outcome.runId))).not.toContain(KEY);
+  });
+});
+
+describe('inference tiers', () => {
+  it('a provider whose script stays invalid after its one correction hands over to the next provider', async () => {
+    llm.push(
+      fence('import os\nemit_result(1)'),
+      fence('import sys\nemit_result(1)'),
+      fence('emit_result(2)'),
+    );
+    const mk = (id: string) =>
+      createProviders(svc.config, { baseUrl: llm.openaiUrl, model: `model-${id}`, provider: id })[0]!;
+    const outcome = await runs.start({
+      task: 'two providers',
+      sandbox: 'ecommerce',
+      providers: [mk('first'), mk('second')],
+      maxRetries: 0,
+      noTemplates: true,
+    }).done;
+    expect(outcome).toMatchObject({ status: 'succeeded', result: 2 });
+    expect(llm.requests.map((r) => r.body['model'])).toEqual(['model-first', 'model-first', 'model-second']);
+    const rec = runs.get(outcome.runId);
+    expect(rec.attempts).toHaveLength(1);
+    expect(rec.attempts[0]?.provider).toBe('second');
+    expect(rec.attempts[0]?.rejected.map((r) => r.violations[0]?.rule)).toEqual(['no-import', 'no-import']);
+  });
+
+  it('the rules tier serves a task that is itself a tool call, with no LLM request', async () => {
+    const outcome = await runs.start({
+      task: 'get_user(user_id="u2")',
+      sandbox: 'ecommerce',
+      providers: providers(),
+    }).done;
+    expect(outcome.status).toBe('succeeded');
+    expect(llm.requests).toHaveLength(0);
+    expect(runs.get(outcome.runId).tier).toBe('rule');
   });
 });
