@@ -7,12 +7,13 @@ import { imagePaths } from '../../../src-main/app/sandbox-factory.ts';
 import { SandboxBackend } from '../../../src-main/infra/sandbox/backend.ts';
 import { DockerWorkerFactory, POOL_LABEL } from '../../../src-main/infra/sandbox/docker.ts';
 import { buildImage } from '../../../src-main/infra/sandbox/images.ts';
+import type { RuntimeImage } from '../../../src-main/infra/sandbox/images.ts';
 import { ProcessWorkerFactory } from '../../../src-main/infra/sandbox/process.ts';
 import { repoRoot } from '../../support/workspace.ts';
 
 const docker = new Docker();
 const toolsSource = readFileSync(join(repoRoot, 'test/fixtures/sandbox/tools.py'), 'utf8');
-const image = (rt: 'python' | 'node') => buildImage(docker, rt, imagePaths());
+const image = (rt: RuntimeImage) => buildImage(docker, rt, imagePaths());
 const cleanup: (() => Promise<void>)[] = [];
 afterAll(async () => {
   for (const c of cleanup.reverse()) await c();
@@ -114,6 +115,46 @@ describe('docker pool', () => {
     expect((await run(b, 'emit_result(add(a=1).data)\n')).data).toBe(200);
     expect(ms).toBeLessThan(2000);
   });
+});
+
+describe('docker pool maintenance', () => {
+  it('reaps idle workers down to the minimum, and replaces a worker that died while idle', async () => {
+    const f = new DockerWorkerFactory(docker, image);
+    cleanup.push(() => f.dispose());
+    const b = new SandboxBackend({
+      factory: f,
+      pool: { minSize: 1, maxSize: 2, maxJobsPerWorker: 1000, idleMs: 1000, queueTimeoutMs: 30_000 },
+      maxOutputBytes: 50 * 1024,
+      specFor: (name, runtime) => ({ name, runtime, toolsSource, hostTools: [], credentials: {} }),
+    });
+    cleanup.push(() => b.dispose());
+    const both = await Promise.all([
+      run(b, 'time.sleep(0.5)\nemit_result(1)\n'),
+      run(b, 'time.sleep(0.5)\nemit_result(2)\n'),
+    ]);
+    expect(both.map((r) => r.data)).toEqual([1, 2]);
+    expect(b.status()[0]?.size).toBe(2);
+    // Idle reaping: past idleMs the extra worker goes, the minimum stays.
+    await expect.poll(() => b.status()[0]?.size, { timeout: 10_000, interval: 200 }).toBe(1);
+    // Health check: the idle worker's container is killed from outside; the pool notices and refills.
+    const before = b.status()[0]?.replaced ?? 0;
+    const mine = await docker.listContainers({
+      filters: { label: [`${POOL_LABEL}=1`, `toolsmith.owner=${process.pid}`, 'toolsmith.sandbox=s'] },
+    });
+    expect(mine.length).toBeGreaterThan(0);
+    for (const c of mine)
+      await docker
+        .getContainer(c.Id)
+        .kill()
+        .catch(() => {});
+    await expect
+      .poll(() => (b.status()[0]?.replaced ?? 0) > before && b.status()[0]?.size === 1, {
+        timeout: 15_000,
+        interval: 200,
+      })
+      .toBe(true);
+    expect((await run(b, 'emit_result(3)\n')).data).toBe(3);
+  }, 60_000);
 });
 
 describe('plain process level (no bubblewrap)', () => {
