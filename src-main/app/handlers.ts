@@ -13,6 +13,7 @@ import { requests } from '../contract/api.ts';
 import type { ApiResult, Method, PromptHead, Request, Response } from '../contract/api.ts';
 import { ToolsmithError } from './errors.ts';
 import { createProviders } from './providers.ts';
+import { infraResult } from './service.ts';
 import type { ToolsmithService } from './service.ts';
 
 /** What a front end adds: where provider keys go (the desktop keychain, or this process only). */
@@ -78,7 +79,13 @@ export const handlers: Handlers = {
   'tools.call': async (svc, { sandbox, tool, args }) => {
     if (!svc.registry(sandbox).get(tool))
       throw new ToolsmithError('not_found', `no tool ${tool} in sandbox ${sandbox}`);
-    return (await svc.sandbox()).callTool(sandbox, tool, args as Record<string, JsonValue>);
+    let manager;
+    try {
+      manager = await svc.sandbox();
+    } catch (e) {
+      return { result: infraResult(e instanceof Error ? e.message : String(e), 'python') };
+    }
+    return manager.callTool(sandbox, tool, args as Record<string, JsonValue>);
   },
   'kits.list': (svc) =>
     svc

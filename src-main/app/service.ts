@@ -24,9 +24,22 @@ import type { PushEvent } from '../contract/api.ts';
 import type { Logger } from '../core/ports/executor.ts';
 import type { ExecutionResult } from '../core/sandbox/execution.ts';
 import { runtimeRegistry } from '../core/sandbox/runtimes.ts';
-import type { RuntimeSpec } from '../core/sandbox/runtimes.ts';
+import type { RuntimeId, RuntimeSpec } from '../core/sandbox/runtimes.ts';
 import { assembleScript } from '../core/script/assemble.ts';
 import { JS_FRAMEWORK_NAMES, PYTHON_FRAMEWORK_NAMES } from '../core/lang/builtins.ts';
+
+/** An ExecutionResult for a job that could not run at all (no sandbox backend). */
+export const infraResult = (message: string, runtime: string): ExecutionResult => ({
+  success: false,
+  intermediates: [],
+  logs: [],
+  toolCalls: [],
+  error: { type: 'Infra', message, frames: [] },
+  exitReason: 'infra',
+  isolation: 'none',
+  durationMs: 0,
+  runtime,
+});
 
 export type SandboxFactory = (svc: ToolsmithService) => Promise<SandboxManager>;
 
@@ -148,6 +161,8 @@ export class ToolsmithService {
     sandbox: string;
     kit?: string;
     language: ScriptLanguage;
+    /** python | node | bun | deno, given explicitly (default: python or node by the language). */
+    runtime?: RuntimeId;
     body: string;
     timeoutMs?: number;
     validate?: boolean;
@@ -176,15 +191,25 @@ export class ToolsmithService {
           exitReason: 'rejected',
           isolation: 'none',
           durationMs: 0,
-          runtime: req.language === 'python' ? 'python' : 'node',
+          runtime: req.runtime ?? (req.language === 'python' ? 'python' : 'node'),
         };
       }
     }
-    const sandbox = await this.sandbox();
+    let sandbox: SandboxManager;
+    try {
+      sandbox = await this.sandbox();
+    } catch (e) {
+      // No engine, no image, no backend: a result that says so, never an exception.
+      return infraResult(
+        e instanceof Error ? e.message : String(e),
+        req.language === 'python' ? 'python' : 'node',
+      );
+    }
     const timeoutMs = Math.min(req.timeoutMs ?? this.config.limits.timeout_s * 1000, 600_000);
     return sandbox.executor.execute({
       sandbox: req.sandbox,
       language: req.language,
+      ...(req.runtime ? { runtime: req.runtime } : {}),
       code: script.code,
       bodyStartLine: script.bodyStartLine,
       tools: toolMap,

@@ -12,12 +12,16 @@ let llm: LlmServer;
 let ws: string;
 const tmp = mkdtempSync(join(tmpdir(), 'toolsmith-cli-it-'));
 
-function cli(args: string[], input?: string): Promise<{ code: number; out: string; err: string }> {
+function cli(
+  args: string[],
+  input?: string,
+  env?: Record<string, string>,
+): Promise<{ code: number; out: string; err: string }> {
   return new Promise((resolve) => {
     const p = spawn(
       join(repoRoot, 'node_modules/.bin/node'),
       [join(repoRoot, 'bin/toolsmith.mjs'), '--workspace', ws, ...args],
-      { stdio: ['pipe', 'pipe', 'pipe'] },
+      { stdio: ['pipe', 'pipe', 'pipe'], ...(env ? { env: { ...process.env, ...env } } : {}) },
     );
     let out = '';
     let err = '';
@@ -40,6 +44,22 @@ beforeAll(async () => {
 afterAll(() => llm.close());
 
 describe('toolsmith CLI with containers', () => {
+  it('no Docker engine where Docker is required: an infra result with a clear message, not a crash', async () => {
+    const r = await cli(
+      ['exec', file('infra.py', 'emit_result(1)\n'), '--sandbox', 'ecommerce', '--json'],
+      '',
+      {
+        DOCKER_HOST: 'unix:///nonexistent/docker.sock',
+        TOOLSMITH_BACKEND: 'docker',
+      },
+    );
+    expect(r.code).toBe(1);
+    const result = JSON.parse(r.out) as { exitReason: string; isolation: string; error: { message: string } };
+    expect(result.exitReason).toBe('infra');
+    expect(result.isolation).toBe('none');
+    expect(result.error.message).toMatch(/no Docker engine answers: start dockerd/);
+  });
+
   it('exec: ExecutionResult as JSON, exit codes, --no-validate still re-checked by the worker', async () => {
     const ok = await cli([
       'exec',
