@@ -1,14 +1,23 @@
-// Toolsmith sandbox worker (Node). The same NDJSON protocol as the Python worker (docs/protocol.md).
-// Each job runs in a fresh forked Node process, in a vm context holding only the script's helpers;
-// code generation from strings is disabled. Tools are called through the host (tool_call), which runs
-// sandbox tools in the sandbox's Python pool and host tools on the host.
-import { fork } from 'node:child_process';
-import { stripTypeScriptTypes } from 'node:module';
+// Toolsmith sandbox worker (Node, and unchanged under bun and deno). The same NDJSON protocol as the
+// Python worker (docs/protocol.md). Each job runs in a fresh child process, in a vm context holding only
+// the script's helpers; code generation from strings is disabled. Tools are called through the host
+// (tool_call), which runs sandbox tools in the sandbox's Python pool and host tools on the host.
+import { fork, spawn } from 'node:child_process';
+import * as nodeModule from 'node:module';
 import { createInterface } from 'node:readline';
 import vm from 'node:vm';
 
 const PROTOCOL = 1;
 const isChild = process.argv[2] === '--job';
+// The runtime this file runs on: node, or bun / deno through their node compatibility.
+const RUNTIME = globalThis.Deno ? 'deno' : globalThis.Bun ? 'bun' : 'node';
+const VERSION =
+  RUNTIME === 'deno'
+    ? globalThis.Deno.version.deno
+    : RUNTIME === 'bun'
+      ? globalThis.Bun.version
+      : process.versions.node;
+const credentialEnv = (name) => `TOOLSMITH_CRED_${name.replace(/\W/g, '_').toUpperCase()}`;
 
 function jsonSafe(v, path = '$', seen = new Set()) {
   if (v === null || typeof v === 'string' || typeof v === 'boolean') return undefined;
@@ -89,7 +98,7 @@ if (isChild) {
       credential: (name) => {
         if (!(job.credentials ?? []).includes(name))
           throw new Error(`credential ${JSON.stringify(name)} is not declared for this sandbox`);
-        const v = process.env[`TOOLSMITH_CRED_${name.replace(/\W/g, '_').toUpperCase()}`];
+        const v = process.env[credentialEnv(name)];
         if (v === undefined) throw new Error(`credential ${JSON.stringify(name)} has no value on the host`);
         return v;
       },
@@ -114,7 +123,12 @@ if (isChild) {
     const context = vm.createContext(ctx, { codeGeneration: { strings: false, wasm: false } });
     try {
       let code = String(job.code);
-      if (job.language === 'ts') code = stripTypeScriptTypes(code, { mode: 'strip' });
+      if (job.language === 'ts') {
+        // bun has no stripTypeScriptTypes: its host strips the types and sends plain JS.
+        if (typeof nodeModule.stripTypeScriptTypes !== 'function')
+          throw new Error(`TypeScript must be stripped by the host on ${RUNTIME}`);
+        code = nodeModule.stripTypeScriptTypes(code, { mode: 'strip' });
+      }
       const script = new vm.Script(`(async () => {${code}\n})()`, { filename: '<script>' });
       await script.runInContext(context);
       return send({ type: 'done', ok: true }, () => process.exit(0));
@@ -136,7 +150,7 @@ if (isChild) {
   const out = (m) => process.stdout.write(JSON.stringify(m) + '\n');
   let credentials = [];
   let job;
-  out({ type: 'hello', protocol: PROTOCOL, runtime: 'node', version: process.versions.node });
+  out({ type: 'hello', protocol: PROTOCOL, runtime: RUNTIME, version: VERSION });
   // Every handler names the job it belongs to: a late event of a finished job never touches the next one.
   const finish = (which, done) => {
     if (!which || which.finished) return;
@@ -162,8 +176,8 @@ if (isChild) {
       out({
         type: 'ready',
         protocol: PROTOCOL,
-        runtime: 'node',
-        version: process.versions.node,
+        runtime: RUNTIME,
+        version: VERSION,
         pid: process.pid,
         tools: [],
       });
@@ -176,15 +190,42 @@ if (isChild) {
           ok: false,
           error: { type: 'Busy', message: 'a job is already running', frames: [] },
         });
-      const child = fork(new URL(import.meta.url).pathname, ['--job'], {
-        execArgv: [
-          '--no-warnings',
-          '--disallow-code-generation-from-strings',
-          `--max-old-space-size=${m.max_old_space_mb ?? 192}`,
-        ],
-        stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
-        env: process.env,
-      });
+      const self = new URL(import.meta.url).pathname;
+      const heapMb = m.max_old_space_mb ?? 192;
+      const child =
+        RUNTIME === 'deno'
+          ? // deno's fork() gives the child every permission (-A): spawn it with only what a job needs
+            // (its credentials' variables), the same flags as the parent and an IPC channel.
+            spawn(
+              process.execPath,
+              [
+                'run',
+                '--no-prompt',
+                '--no-config',
+                '--no-lock',
+                `--v8-flags=--disallow-code-generation-from-strings,--max-old-space-size=${heapMb}`,
+                '--allow-env=TOOLSMITH_CRED_*',
+                self,
+                '--job',
+              ],
+              {
+                stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+                env: Object.fromEntries(
+                  credentials
+                    .map((name) => [credentialEnv(name), process.env[credentialEnv(name)]])
+                    .filter(([, v]) => v !== undefined),
+                ),
+              },
+            )
+          : fork(self, ['--job'], {
+              execArgv: [
+                '--no-warnings',
+                '--disallow-code-generation-from-strings',
+                `--max-old-space-size=${heapMb}`,
+              ],
+              stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+              env: process.env,
+            });
       const maxOutput = m.max_output_bytes ?? 51200;
       job = { id: m.id, child, bytes: 0, finished: false };
       const current = job;

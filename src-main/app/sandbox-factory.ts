@@ -2,15 +2,18 @@
  * Chooses and builds the sandbox backend for a service: Docker when an engine answers (images built on
  * first use, with progress pushed to front ends), else the process fallback (bubblewrap or plain
  * subprocess) with its weaker isolation recorded in every result. `TOOLSMITH_BACKEND=docker|process`
- * forces one.
+ * forces one. bun and deno run only in Docker (their binaries live in their images).
  */
 import { existsSync } from 'node:fs';
+import { stripTypeScriptTypes } from 'node:module';
 import { join } from 'node:path';
 import Docker from 'dockerode';
 import { ToolsmithError } from './errors.ts';
 import type { SandboxManager } from './sandbox.ts';
 import type { ToolsmithService } from './service.ts';
 import type { ExecuteRequest } from '../core/ports/executor.ts';
+import type { ExecutionResult } from '../core/sandbox/execution.ts';
+import type { RuntimeId } from '../core/sandbox/runtimes.ts';
 import { SandboxBackend } from '../infra/sandbox/backend.ts';
 import { DockerWorkerFactory } from '../infra/sandbox/docker.ts';
 import { buildImage, imageExists, imageTag } from '../infra/sandbox/images.ts';
@@ -45,7 +48,38 @@ async function dockerAnswers(docker: Docker, timeoutMs = 3000): Promise<string |
   }
 }
 
-const runtimeOf = (language: string): RuntimeImage => (language === 'python' ? 'python' : 'node');
+/** The request's runtime: given explicitly, else python or node by the language (never from the code). */
+const runtimeOf = (req: ExecuteRequest): RuntimeId =>
+  req.runtime ?? (req.language === 'python' ? 'python' : 'node');
+
+/**
+ * bun has no `stripTypeScriptTypes`: its TypeScript is stripped here, the way node strips it in the
+ * worker (whitespace in place of types, so lines and columns stay where they were).
+ */
+function stripForBun(req: ExecuteRequest): ExecuteRequest | ExecutionResult {
+  if (req.language !== 'ts') return req;
+  try {
+    return { ...req, language: 'js', code: stripTypeScriptTypes(req.code, { mode: 'strip' }) };
+  } catch (e) {
+    const message = e instanceof Error ? e.message : String(e);
+    const line = /:(\d+):\d+/.exec(message)?.[1];
+    return {
+      success: false,
+      intermediates: [],
+      logs: [],
+      toolCalls: [],
+      exitReason: 'error',
+      isolation: 'docker',
+      durationMs: 0,
+      runtime: 'bun',
+      error: {
+        type: 'SyntaxError',
+        message,
+        frames: line ? [{ line: Number(line) - req.bodyStartLine + 1, name: '<script>' }] : [],
+      },
+    };
+  }
+}
 
 export async function createSandboxManager(svc: ToolsmithService): Promise<SandboxManager> {
   const paths = imagePaths();
@@ -101,7 +135,7 @@ export async function createSandboxManager(svc: ToolsmithService): Promise<Sandb
       tmpfsMb: limits.tmpfs_mb,
     });
   }
-  const specFor = (sandbox: string, runtime: 'python' | 'node'): SandboxSpec => {
+  const specFor = (sandbox: string, runtime: RuntimeId): SandboxSpec => {
     const declared = svc.config.sandboxes[sandbox]?.credentials ?? {};
     const credentials: Record<string, string> = {};
     for (const [name, ref] of Object.entries(declared)) {
@@ -125,7 +159,7 @@ export async function createSandboxManager(svc: ToolsmithService): Promise<Sandb
   const enabled = svc.enabledRuntimes();
   const executor = {
     execute: async (req: ExecuteRequest) => {
-      const runtime = runtimeOf(req.language);
+      const runtime = runtimeOf(req);
       if (!enabled.includes(runtime))
         return infraResult(
           factory.isolation,
@@ -134,6 +168,17 @@ export async function createSandboxManager(svc: ToolsmithService): Promise<Sandb
         );
       if (!svc.files.sandboxNames().includes(req.sandbox))
         return infraResult(factory.isolation, `no sandbox ${req.sandbox}`, runtime);
+      if ((runtime === 'bun' || runtime === 'deno') && !version)
+        return infraResult(
+          factory.isolation,
+          `runtime '${runtime}' runs only in Docker (its binary lives in the toolsmith/${runtime} image) and no Docker engine answers; the process fallback runs python and node`,
+          runtime,
+        );
+      if (runtime === 'bun') {
+        const stripped = stripForBun(req);
+        if ('success' in stripped) return stripped;
+        return backend.execute(stripped);
+      }
       return backend.execute(req);
     },
   };
@@ -154,7 +199,8 @@ export async function createSandboxManager(svc: ToolsmithService): Promise<Sandb
     status: async () => {
       const images = [];
       if (version)
-        for (const rt of ['python', 'node'] as const) {
+        for (const rt of ['python', 'node', 'bun', 'deno'] as const) {
+          if ((rt === 'bun' || rt === 'deno') && !enabled.includes(rt)) continue;
           const tag = imageTag(rt, paths);
           images.push({ runtime: rt, tag, present: await imageExists(docker, tag) });
         }

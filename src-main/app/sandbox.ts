@@ -4,6 +4,7 @@
  */
 import type { ScriptExecutor } from '../core/ports/executor.ts';
 import type { ExecutionResult } from '../core/sandbox/execution.ts';
+import type { RuntimeId } from '../core/sandbox/runtimes.ts';
 import type { JsonValue, ToolResponse } from '../core/tools/model.ts';
 import type { SystemStatus } from '../contract/api.ts';
 
@@ -16,7 +17,7 @@ export interface SandboxManager {
     args: Record<string, JsonValue>,
   ): Promise<{ response?: ToolResponse; result: ExecutionResult }>;
   status(): Promise<SystemStatus>;
-  buildImage(runtime: 'python' | 'node', onProgress: (line: string) => void): Promise<{ tag: string }>;
+  buildImage(runtime: RuntimeId, onProgress: (line: string) => void): Promise<{ tag: string }>;
   /** Tools.py changed: hot-reload the sandbox's workers. */
   reload(sandbox: string): Promise<void>;
   dispose(): Promise<void>;

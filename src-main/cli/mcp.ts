@@ -104,10 +104,13 @@ export function createMcpServer(svc: ToolsmithService): McpServer {
       guard(async () => {
         const found = resolveRuntime(runtime ?? svc.enabledRuntimes()[0] ?? 'python', svc.runtimes());
         if ('error' in found) return text({ error: found.error }, true);
-        const language = found.runtime.id === 'python' ? 'python' : 'js';
+        // bun and deno scripts are TypeScript (types stripped; plain JS is valid TS).
+        const r = found.runtime;
+        const language = r.id === 'python' ? 'python' : r.extension === '.ts' ? 'ts' : 'js';
         const result = await svc.executeScript({
           sandbox,
           language,
+          runtime: r.id,
           body: code,
           ...(timeout ? { timeoutMs: timeout * 1000 } : {}),
         });

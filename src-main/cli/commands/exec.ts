@@ -35,8 +35,8 @@ export function registerExec(program: Command, ctx: CliContext): void {
     .option('--kit <name>', 'only the tools of this kit')
     .option(
       '--runtime <runtime>',
-      'python | node (default: from the file name, else python; never guessed from the code)',
-      oneOf('--runtime', ['python', 'node'] as const),
+      'python | node | bun | deno (default: from the file name, else python; never guessed from the code; bun and deno must be enabled in .toolsmith/config.toml)',
+      oneOf('--runtime', ['python', 'node', 'bun', 'deno'] as const),
     )
     .option('--no-validate', 'skip the host validator (the worker still re-checks its core rules)')
     .option('--timeout <s>', 'seconds (default 300, max 600)', parseIntOption('--timeout', 1, 600))
@@ -47,7 +47,7 @@ export function registerExec(program: Command, ctx: CliContext): void {
         o: {
           sandbox: string;
           kit?: string;
-          runtime?: 'python' | 'node';
+          runtime?: 'python' | 'node' | 'bun' | 'deno';
           validate: boolean;
           timeout?: number;
           json?: boolean;
@@ -57,7 +57,7 @@ export function registerExec(program: Command, ctx: CliContext): void {
         const body = readInput(file);
         const fromName = file === '-' ? undefined : languageOfFile(file);
         const language: ScriptLanguage =
-          o.runtime === 'node'
+          o.runtime === 'node' || o.runtime === 'bun' || o.runtime === 'deno'
             ? fromName === 'ts'
               ? 'ts'
               : 'js'
@@ -68,6 +68,7 @@ export function registerExec(program: Command, ctx: CliContext): void {
           sandbox: o.sandbox,
           ...(o.kit ? { kit: o.kit } : {}),
           language,
+          ...(o.runtime ? { runtime: o.runtime } : {}),
           body,
           validate: o.validate,
           ...(o.timeout ? { timeoutMs: o.timeout * 1000 } : {}),
@@ -112,8 +113,13 @@ export function registerExec(program: Command, ctx: CliContext): void {
   image
     .command('build')
     .description('build the sandbox image for a runtime (a no-op when it is up to date)')
-    .option('--runtime <runtime>', 'python | node', oneOf('--runtime', ['python', 'node'] as const), 'python')
-    .action(async (o: { runtime: 'python' | 'node' }, cmd: Command) => {
+    .option(
+      '--runtime <runtime>',
+      'python | node | bun | deno (bun and deno download their pinned binary from the npm registry once)',
+      oneOf('--runtime', ['python', 'node', 'bun', 'deno'] as const),
+      'python',
+    )
+    .action(async (o: { runtime: 'python' | 'node' | 'bun' | 'deno' }, cmd: Command) => {
       const sandbox = await ctx.service(cmd).sandbox();
       const { tag } = await sandbox.buildImage(o.runtime, (line) => ctx.err(`  ${line}\n`));
       ctx.out(`${tag}\n`);

@@ -1,6 +1,7 @@
 /** The port the orchestrator runs scripts through (a Docker or process pool behind it). */
 import type { ScriptLanguage } from '../lang/violation.ts';
 import type { ExecutionResult, ToolCallTrace } from '../sandbox/execution.ts';
+import type { RuntimeId } from '../sandbox/runtimes.ts';
 import type { JsonValue } from '../tools/model.ts';
 
 export type LiveExecutionEvent =
@@ -10,6 +11,8 @@ export type LiveExecutionEvent =
 export interface ExecuteRequest {
   sandbox: string;
   language: ScriptLanguage;
+  /** The runtime to run it in (never guessed from the code); default python or node by the language. */
+  runtime?: RuntimeId;
   /** The assembled script (comments around the body). */
   code: string;
   /** 1-based line of `code` where the body starts: frames are reported in body lines. */

@@ -1,16 +1,20 @@
 /**
  * The runtime registry of the multi-runtime `execute_code` design: one entry per runtime, never a shell,
  * and the runtime is never guessed from the code. bun and deno are known but off by default; their
- * binaries come from the npm registry (`@oven/bun-linux-x64`, `@deno/linux-x64-glibc`) when enabled.
+ * binaries come from the npm registry (`@oven/bun-linux-x64`, `@deno/linux-x64-glibc`, exact versions
+ * pinned in infra/sandbox/images.ts) when their image is built. They run the Node worker unchanged
+ * (docs/protocol.md, "bun and deno").
  */
+export type RuntimeId = 'python' | 'node' | 'bun' | 'deno';
+
 export interface RuntimeSpec {
-  id: 'python' | 'node' | 'bun' | 'deno';
+  id: RuntimeId;
   enabled: boolean;
   /** File extension of its scripts. */
   extension: string;
   /** The helpers every script of this runtime gets (documented in the prompt rules). */
   preamble: string;
-  /** The worker command inside the image (an argv, never a shell line). */
+  /** The worker command inside the image (an argv, never a shell line; bun/deno: their image's entrypoint). */
   command: string[];
   /** The image family (tag carries a content hash). */
   image: string;
@@ -39,16 +43,31 @@ export const RUNTIMES: readonly RuntimeSpec[] = [
     id: 'bun',
     enabled: false,
     extension: '.ts',
-    preamble: 'as node',
-    command: ['bun', '/opt/toolsmith/worker.mjs'],
+    preamble:
+      'emitResult, emitIntermediate, emitLog, credential(path); tools are async; JSON Math Date Map Set; TypeScript types are stripped',
+    // bun (JavaScriptCore) honours this flag like node: Function/eval from strings throw in every realm.
+    command: ['bun', '--disallow-code-generation-from-strings', '/opt/toolsmith/worker.mjs'],
     image: 'toolsmith/bun',
   },
   {
     id: 'deno',
     enabled: false,
     extension: '.ts',
-    preamble: 'as node',
-    command: ['deno', 'run', '--no-prompt', '/opt/toolsmith/worker.mjs'],
+    preamble:
+      'emitResult, emitIntermediate, emitLog, credential(path); tools are async; JSON Math Date Map Set; TypeScript types are stripped',
+    // Permissions: the credentials' variables (NODE_V8_COVERAGE is read by node:child_process) and
+    // running deno itself (one process per job); no net, read, write, ffi or sys.
+    command: [
+      'deno',
+      'run',
+      '--no-prompt',
+      '--no-config',
+      '--no-lock',
+      '--v8-flags=--disallow-code-generation-from-strings',
+      '--allow-env=TOOLSMITH_CRED_*,NODE_V8_COVERAGE',
+      '--allow-run=/usr/local/bin/deno',
+      '/opt/toolsmith/worker.mjs',
+    ],
     image: 'toolsmith/deno',
   },
 ];
@@ -66,9 +85,5 @@ export function resolveRuntime(id: string, registry: readonly RuntimeSpec[]): Ru
   const r = registry.find((x) => x.id === id);
   if (!r) return { error: `unknown runtime '${id}'; available: ${enabled.join(', ')}` };
   if (!r.enabled) return { error: `runtime '${id}' is not enabled; available: ${enabled.join(', ')}` };
-  if (r.id === 'bun' || r.id === 'deno')
-    return {
-      error: `runtime '${id}' is enabled but this build has no ${id} image yet; available: python, node`,
-    };
   return { runtime: r };
 }

@@ -7,6 +7,7 @@
 import { PassThrough } from 'node:stream';
 import type { Duplex } from 'node:stream';
 import type Docker from 'dockerode';
+import type { RuntimeId } from '../../core/sandbox/runtimes.ts';
 import { WorkerConnection } from './connection.ts';
 import type { SandboxSpec, WorkerFactory } from './pool.ts';
 
@@ -45,14 +46,14 @@ export function hostConfig(l: ContainerLimits): Docker.HostConfig {
 export class DockerWorkerFactory implements WorkerFactory {
   readonly isolation = 'docker' as const;
   readonly docker: Docker;
-  private readonly image: (runtime: 'python' | 'node') => Promise<string>;
+  private readonly image: (runtime: RuntimeId) => Promise<string>;
   private readonly limits: ContainerLimits;
   private readonly conns = new Map<string, WorkerConnection>();
   private events: NodeJS.ReadableStream | undefined;
 
   constructor(
     docker: Docker,
-    image: (runtime: 'python' | 'node') => Promise<string>,
+    image: (runtime: RuntimeId) => Promise<string>,
     limits: ContainerLimits = DEFAULT_LIMITS,
   ) {
     this.docker = docker;

@@ -1,17 +1,21 @@
 /**
  * Sandbox images, built offline (no container registry is reachable here): the Python image from a
  * debootstrap'ed Debian root (cached), stripped, imported as a base, plus the worker; the Node image from
- * the Node 24 binary of the `node` npm package and its linked libraries, from scratch. Tags carry a hash
- * of their inputs, so an image is rebuilt only when the worker or the recipe changes. Images hold
- * runtimes only: tool code travels to the worker when it starts.
+ * the Node 24 binary of the `node` npm package and its linked libraries, from scratch; the bun and deno
+ * images the same way from their pinned npm packages (downloaded on first build, cached in
+ * ~/.cache/toolsmith/npm), running the Node worker unchanged. Tags carry a hash of their inputs, so an
+ * image is rebuilt only when the worker or the recipe changes. Images hold runtimes only: tool code
+ * travels to the worker when it starts.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
+  chmodSync,
   copyFileSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   realpathSync,
   rmSync,
@@ -20,8 +24,48 @@ import {
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type Docker from 'dockerode';
+import { RUNTIMES } from '../../core/sandbox/runtimes.ts';
+import type { RuntimeId } from '../../core/sandbox/runtimes.ts';
 
-export type RuntimeImage = 'python' | 'node';
+export type RuntimeImage = RuntimeId;
+
+/**
+ * The runtimes whose binary comes from the npm registry when their image is built (never a dependency of
+ * the project: ~100 MB each). Exact versions and the registry's integrity are pinned: a tarball that
+ * does not match is refused.
+ */
+export const NPM_RUNTIMES = {
+  bun: {
+    package: '@oven/bun-linux-x64',
+    version: '1.4.5',
+    integrity:
+      'sha512-IWX9BELoGHAUtMonkeSaNaZwXzRk+oDw6Mk+HBFXd3KHYIBNBsIGRupMZPcgNoDbJpLu6gAJjIoIVPZtt1aJ1g==',
+    /** The binary inside the package. */
+    binary: 'bin/bun',
+    env: { BUN_RUNTIME_TRANSPILER_CACHE_PATH: '0', NO_COLOR: '1' } as Record<string, string>,
+  },
+  deno: {
+    package: '@deno/linux-x64-glibc',
+    version: '2.9.6',
+    integrity:
+      'sha512-3md4TKLCuzsLDmfOoC5KN7NAZaxSVkMgm64vg6foD00JBADCpYS2/5QqXfzgnP5ZQz3iLP9vBQJtEgc116OAoQ==',
+    binary: 'deno',
+    env: {
+      DENO_DIR: '/tmp/.deno',
+      DENO_NO_UPDATE_CHECK: '1',
+      DENO_NO_PROMPT: '1',
+      NO_COLOR: '1',
+    } as Record<string, string>,
+  },
+} as const;
+export type NpmRuntime = keyof typeof NPM_RUNTIMES;
+const isNpmRuntime = (r: RuntimeImage): r is NpmRuntime => r === 'bun' || r === 'deno';
+
+/** The image's entrypoint: the registry's command (src-main/core/sandbox/runtimes.ts), binary absolute. */
+function entrypoint(runtime: NpmRuntime): string[] {
+  const command = RUNTIMES.find((r) => r.id === runtime)?.command ?? [];
+  return [`/usr/local/bin/${runtime}`, ...command.slice(1)];
+}
 
 const RECIPE_VERSION = '1';
 const PYTHON_BASE_EXCLUDES = [
@@ -46,7 +90,7 @@ export interface ImagePaths {
   imagesDir: string;
   /** The Node 24 binary to put in the node image. */
   nodeBinary: string;
-  /** Where the debootstrap'ed root is cached between builds. */
+  /** Where the debootstrap'ed root and the bun/deno npm packages are cached between builds. */
   cacheDir?: string;
 }
 
@@ -64,8 +108,49 @@ export function imageTag(runtime: RuntimeImage, paths: ImagePaths): string {
     return `toolsmith/python:${sha(RECIPE_VERSION, worker, PYTHON_BASE_EXCLUDES.join(','))}`;
   }
   const worker = readFileSync(join(paths.imagesDir, 'node', 'worker.mjs'));
+  if (isNpmRuntime(runtime)) {
+    const r = NPM_RUNTIMES[runtime];
+    return `toolsmith/${runtime}:${sha(RECIPE_VERSION, worker, r.package, r.version, r.integrity, JSON.stringify(entrypoint(runtime)), JSON.stringify(r.env))}`;
+  }
   const version = spawnSync(paths.nodeBinary, ['--version'], { encoding: 'utf8' }).stdout.trim();
   return `toolsmith/node:${sha(RECIPE_VERSION, worker, version)}`;
+}
+
+const cacheRoot = (paths: ImagePaths) => paths.cacheDir ?? join(homedir(), '.cache', 'toolsmith');
+
+/**
+ * The bun or deno binary of its pinned npm package, downloaded once per machine with `npm pack` (the
+ * registry npm is configured for), its integrity checked, unpacked under <cache>/npm/<pkg>-<version>.
+ */
+export async function npmRuntimeBinary(
+  runtime: NpmRuntime,
+  paths: ImagePaths,
+  progress: Progress = () => {},
+): Promise<string> {
+  const r = NPM_RUNTIMES[runtime];
+  const dir = join(cacheRoot(paths), 'npm', `${r.package.replace(/[@/]/g, '_')}-${r.version}`);
+  const binary = join(dir, 'package', r.binary);
+  if (existsSync(join(dir, '.toolsmith-complete'))) return binary;
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  progress(`npm pack ${r.package}@${r.version} (downloaded once, cached in ${dir})`);
+  await run('npm', ['pack', `${r.package}@${r.version}`, '--pack-destination', dir, '--silent'], progress);
+  const tarball = readdirSync(dir).find((f) => f.endsWith('.tgz'));
+  if (!tarball) throw new Error(`npm pack ${r.package}@${r.version} left no tarball in ${dir}`);
+  const integrity = `sha512-${createHash('sha512')
+    .update(readFileSync(join(dir, tarball)))
+    .digest('base64')}`;
+  if (integrity !== r.integrity) {
+    rmSync(dir, { recursive: true, force: true });
+    throw new Error(`${r.package}@${r.version}: integrity ${integrity} is not the pinned ${r.integrity}`);
+  }
+  await run('tar', ['-xzf', join(dir, tarball), '-C', dir], progress);
+  rmSync(join(dir, tarball));
+  const version = spawnSync(binary, ['--version'], { encoding: 'utf8' }).stdout ?? '';
+  if (!version.includes(r.version))
+    throw new Error(`${binary} --version answered ${JSON.stringify(version.trim())}, not ${r.version}`);
+  writeFileSync(join(dir, '.toolsmith-complete'), new Date().toISOString());
+  return binary;
 }
 
 export async function imageExists(docker: Docker, tag: string): Promise<boolean> {
@@ -130,7 +215,7 @@ async function buildFromDir(docker: Docker, dir: string, tag: string, progress: 
 async function pythonBase(docker: Docker, paths: ImagePaths, progress: Progress): Promise<string> {
   const tag = `toolsmith/python-base:${sha(RECIPE_VERSION, PYTHON_BASE_EXCLUDES.join(','))}`;
   if (await imageExists(docker, tag)) return tag;
-  const cache = paths.cacheDir ?? join(homedir(), '.cache', 'toolsmith');
+  const cache = cacheRoot(paths);
   const root = join(cache, 'bookworm-python-minbase');
   if (!existsSync(join(root, '.toolsmith-complete'))) {
     if (spawnSync('which', ['debootstrap']).status !== 0)
@@ -165,6 +250,15 @@ async function pythonBase(docker: Docker, paths: ImagePaths, progress: Progress)
   return tag;
 }
 
+/** Copies the libraries a binary links (and the dynamic loader) into a root, at their host paths. */
+function copyLinkedLibraries(binary: string, rootfs: string): void {
+  for (const lib of linkedLibraries(binary)) {
+    const dest = join(rootfs, lib);
+    mkdirSync(dirname(dest), { recursive: true });
+    copyFileSync(realpathSync(lib), dest);
+  }
+}
+
 /** The libraries a binary links (absolute paths), from ldd. */
 function linkedLibraries(binary: string): string[] {
   const out = spawnSync('ldd', [binary], { encoding: 'utf8' }).stdout;
@@ -195,6 +289,27 @@ export async function buildImage(
       writeFileSync(
         join(ctx, 'Dockerfile'),
         `FROM ${base}\nCOPY worker.py /opt/toolsmith/worker.py\nUSER 65534:65534\nWORKDIR /tmp\nENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1\nENTRYPOINT ["/usr/bin/python3", "-I", "-u", "/opt/toolsmith/worker.py"]\n`,
+      );
+    } else if (isNpmRuntime(runtime)) {
+      // bun / deno: the binary of the pinned npm package and the libraries it links, from scratch, with
+      // the node worker unchanged (docs/protocol.md, "bun and deno").
+      const r = NPM_RUNTIMES[runtime];
+      const binary = await npmRuntimeBinary(runtime, paths, progress);
+      const rootfs = join(ctx, 'rootfs');
+      mkdirSync(join(rootfs, 'usr/local/bin'), { recursive: true });
+      mkdirSync(join(rootfs, 'tmp'), { recursive: true });
+      mkdirSync(join(rootfs, 'etc'), { recursive: true });
+      copyFileSync(binary, join(rootfs, 'usr/local/bin', runtime));
+      chmodSync(join(rootfs, 'usr/local/bin', runtime), 0o755);
+      copyLinkedLibraries(binary, rootfs);
+      mkdirSync(join(rootfs, 'opt/toolsmith'), { recursive: true });
+      copyFileSync(join(paths.imagesDir, 'node', 'worker.mjs'), join(rootfs, 'opt/toolsmith/worker.mjs'));
+      writeFileSync(join(rootfs, 'etc/passwd'), 'nobody:x:65534:65534:nobody:/tmp:/nonexistent\n');
+      writeFileSync(join(rootfs, 'etc/group'), 'nogroup:x:65534:\n');
+      const env = Object.entries({ HOME: '/tmp', ...r.env }).map(([k, v]) => `${k}=${v}`);
+      writeFileSync(
+        join(ctx, 'Dockerfile'),
+        `FROM scratch\nCOPY rootfs/ /\nUSER 65534:65534\nWORKDIR /tmp\nENV ${env.join(' ')}\nENTRYPOINT ${JSON.stringify(entrypoint(runtime))}\n`,
       );
     } else {
       const rootfs = join(ctx, 'rootfs');

@@ -5,11 +5,12 @@
  */
 import { createHash } from 'node:crypto';
 import type { ExecutionResult, IsolationLevel } from '../../core/sandbox/execution.ts';
+import type { RuntimeId } from '../../core/sandbox/runtimes.ts';
 import type { JobRequest, ReadyInfo, WorkerConnection } from './connection.ts';
 
 export interface SandboxSpec {
   name: string;
-  runtime: 'python' | 'node';
+  runtime: RuntimeId;
   toolsSource: string;
   hostTools: { name: string }[];
   /** Credential name -> value (values go to the worker's environment only). */

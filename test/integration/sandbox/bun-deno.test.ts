@@ -1,0 +1,279 @@
+/**
+ * The bun and deno runtimes end to end: their images built offline (the first build on a machine
+ * downloads the pinned binaries from the npm registry into ~/.cache/toolsmith/npm), enabled in a temp
+ * workspace, scripts run through the service, the CLI and the MCP server; off, they answer the exact
+ * disabled-runtime error.
+ */
+import { spawn } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import Docker from 'dockerode';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSandboxManager, imagePaths } from '../../../src-main/app/sandbox-factory.ts';
+import { ToolsmithService } from '../../../src-main/app/service.ts';
+import { resolveRuntime } from '../../../src-main/core/sandbox/runtimes.ts';
+import { buildImage, imageExists, NPM_RUNTIMES } from '../../../src-main/infra/sandbox/images.ts';
+import { removeWorkspace, repoRoot, tempWorkspace } from '../../support/workspace.ts';
+
+const RUNTIMES = ['bun', 'deno'] as const;
+const docker = new Docker();
+const built: Record<string, { tag: string; ms: number }> = {};
+let ws: string;
+let off: string;
+let svc: ToolsmithService;
+let offSvc: ToolsmithService;
+
+/** A workspace with bun and deno enabled (the sample config has them off). */
+function enabledWorkspace(): string {
+  const dir = tempWorkspace('toolsmith-bun-deno-');
+  const cfg = join(dir, '.toolsmith/config.toml');
+  const text = readFileSync(cfg, 'utf8')
+    .replace('[runtimes.bun]\nenabled = false', '[runtimes.bun]\nenabled = true')
+    .replace('[runtimes.deno]\nenabled = false', '[runtimes.deno]\nenabled = true');
+  expect(text).toMatch(/\[runtimes\.bun\]\nenabled = true/);
+  expect(text).toMatch(/\[runtimes\.deno\]\nenabled = true/);
+  writeFileSync(cfg, text);
+  return dir;
+}
+
+function cli(dir: string, args: string[], input = ''): Promise<{ code: number; out: string; err: string }> {
+  return new Promise((resolve) => {
+    const p = spawn(
+      join(repoRoot, 'node_modules/.bin/node'),
+      [join(repoRoot, 'bin/toolsmith.mjs'), '--workspace', dir, ...args],
+      { stdio: ['pipe', 'pipe', 'pipe'] },
+    );
+    let out = '';
+    let err = '';
+    p.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    p.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    p.stdin.end(input);
+    p.on('close', (code) => resolve({ code: code ?? -1, out, err }));
+  });
+}
+
+async function mcpClient(dir: string): Promise<Client> {
+  const client = new Client({ name: 'toolsmith-test', version: '1.0.0' });
+  await client.connect(
+    new StdioClientTransport({
+      command: join(repoRoot, 'node_modules/.bin/node'),
+      args: [join(repoRoot, 'bin/toolsmith.mjs'), '--workspace', dir, 'mcp'],
+      stderr: 'pipe',
+    }),
+  );
+  return client;
+}
+const textOf = (r: unknown): string => (r as { content: { text: string }[] }).content[0]?.text ?? '';
+
+beforeAll(async () => {
+  for (const rt of RUNTIMES) {
+    const t0 = Date.now();
+    const tag = await buildImage(docker, rt, imagePaths(), (line) => {
+      if (/npm pack|building/.test(line)) process.stderr.write(`[${rt} image] ${line}\n`);
+    });
+    built[rt] = { tag, ms: Date.now() - t0 };
+    process.stderr.write(`[${rt} image] ${tag} ready in ${built[rt].ms} ms\n`);
+  }
+  // The credential reaches the workers' environment when their pool starts.
+  process.env['TOOLSMITH_SHOP_TOKEN'] = 'tok-bun-deno';
+  ws = enabledWorkspace();
+  off = tempWorkspace('toolsmith-bun-deno-off-');
+  svc = ToolsmithService.open(ws, { sandboxFactory: createSandboxManager });
+  offSvc = ToolsmithService.open(off, { sandboxFactory: createSandboxManager });
+});
+afterAll(async () => {
+  await svc?.close();
+  await offSvc?.close();
+  if (ws) removeWorkspace(ws);
+  if (off) removeWorkspace(off);
+});
+
+const run = (
+  runtime: 'bun' | 'deno',
+  body: string,
+  o: { language?: 'js' | 'ts'; validate?: boolean; timeoutMs?: number } = {},
+) =>
+  svc.executeScript({
+    sandbox: 'ecommerce',
+    runtime,
+    language: o.language ?? 'js',
+    body,
+    validate: o.validate ?? true,
+    timeoutMs: o.timeoutMs ?? 30_000,
+  });
+
+describe('bun and deno images', () => {
+  it('are tagged by content and present', async () => {
+    for (const rt of RUNTIMES) {
+      expect(built[rt]?.tag).toMatch(new RegExp(`^toolsmith/${rt}:[0-9a-f]{12}$`));
+      expect(await imageExists(docker, built[rt]?.tag ?? '')).toBe(true);
+      const info = await docker.getImage(built[rt]?.tag ?? '').inspect();
+      expect(info.Config.User).toBe('65534:65534');
+      const entrypoint = [info.Config.Entrypoint ?? []].flat();
+      expect(entrypoint[0]).toBe(`/usr/local/bin/${rt}`);
+      expect(entrypoint.join(' ')).toContain('disallow-code-generation-from-strings');
+    }
+    const deno = await docker.getImage(built['deno']?.tag ?? '').inspect();
+    // deno grants only env (credentials) and run (itself): no net, read, write, ffi, sys, no -A.
+    const flags = [deno.Config.Entrypoint ?? []].flat();
+    expect(flags.filter((f) => f.startsWith('--allow-')).sort()).toEqual([
+      '--allow-env=TOOLSMITH_CRED_*,NODE_V8_COVERAGE',
+      '--allow-run=/usr/local/bin/deno',
+    ]);
+    expect(flags).not.toContain('-A');
+  });
+});
+
+describe.each(RUNTIMES)('%s runtime', (rt) => {
+  it('runs a JS script: awaited sandbox tools, logs, intermediates, result, traces', async () => {
+    const r = await run(
+      rt,
+      'const u = await get_user({ user_id: "u3" });\nconsole.log("looked up", u.success);\nemitIntermediate({ step: 1 });\nconst orders = await get_orders();\nemitLog("orders: " + orders.data.length);\nemitIntermediate(orders.success);\nemitResult(u.data.email);\n',
+    );
+    expect(r).toMatchObject({
+      success: true,
+      exitReason: 'ok',
+      data: 'grace@example.com',
+      intermediates: [{ step: 1 }, true],
+      runtime: rt,
+      isolation: 'docker',
+    });
+    expect(r.logs[0]).toBe('looked up true');
+    expect(r.logs[1]).toMatch(/^orders: \d+$/);
+    expect(r.toolCalls.map((t) => [t.name, t.location, t.result?.success])).toEqual([
+      ['get_user', 'sandbox', true],
+      ['get_orders', 'sandbox', true],
+    ]);
+  });
+
+  it('strips TypeScript types and maps error frames to body lines', async () => {
+    const ok = await run(rt, 'interface P { n: number }\nconst p: P = { n: 2 };\nemitResult(p.n * 21);\n', {
+      language: 'ts',
+    });
+    expect(ok).toMatchObject({ success: true, data: 42, runtime: rt });
+    const bad = await run(rt, 'const r = await get_orders();\n\nemitResult(r.data.nope.x);\n');
+    expect(bad.exitReason).toBe('error');
+    expect(bad.error).toMatchObject({ type: 'TypeError', frames: [expect.objectContaining({ line: 3 })] });
+  });
+
+  it('reads a declared credential; the script sees no process, require, fetch, Bun or Deno', async () => {
+    // Results are redacted (the value would read ***): compare inside the sandbox.
+    const c = await run(rt, 'emitResult(credential("shop_api_token") === "tok-bun-deno");\n');
+    expect(c.data).toBe(true);
+    const g = await run(
+      rt,
+      'emitResult([typeof process, typeof require, typeof globalThis.fetch, typeof Bun, typeof Deno].join(","));\n',
+      { validate: false },
+    );
+    expect(g.data).toBe('undefined,undefined,undefined,undefined,undefined');
+  });
+
+  it('blocks code generation from strings in the script realm and in the worker realm', async () => {
+    for (const body of [
+      'emitResult([].map.constructor("return 1")());\n',
+      // A helper is a function of the worker's own realm: its Function constructor is blocked too.
+      'emitResult(emitResult.constructor("return typeof process")());\n',
+      'emitResult(eval("1 + 1"));\n',
+    ]) {
+      const r = await run(rt, body, { validate: false });
+      expect(r.success, body).toBe(false);
+      expect(r.error?.message, body).toMatch(/Code generation from strings disallowed/);
+    }
+  });
+
+  it('an endless loop ends with timeout, and the next job runs', async () => {
+    const r = await run(rt, 'while (true) {}\nemitResult(1);\n', { timeoutMs: 1500 });
+    expect(r).toMatchObject({ success: false, exitReason: 'timeout', runtime: rt });
+    expect((await run(rt, 'emitResult(1);\n')).data).toBe(1);
+  });
+});
+
+describe('bun and deno from the CLI and MCP', () => {
+  it('toolsmith image build --runtime bun|deno answers the built tag', async () => {
+    for (const rt of RUNTIMES) {
+      const r = await cli(ws, ['image', 'build', '--runtime', rt]);
+      expect(r.code, r.err).toBe(0);
+      expect(r.out.trim()).toBe(built[rt]?.tag);
+    }
+  });
+
+  it('toolsmith exec --runtime bun|deno runs a TypeScript file', async () => {
+    const file = join(ws, 'script.ts');
+    writeFileSync(
+      file,
+      'const u: { data: { email: string } } = await get_user({ user_id: "u3" });\nemitResult(u.data.email);\n',
+    );
+    for (const rt of RUNTIMES) {
+      const r = await cli(ws, ['exec', file, '--sandbox', 'ecommerce', '--runtime', rt, '--json']);
+      expect(r.code, r.err).toBe(0);
+      expect(JSON.parse(r.out)).toMatchObject({ success: true, data: 'grace@example.com', runtime: rt });
+    }
+  });
+
+  it('MCP execute_code runs runtime bun and deno when enabled', async () => {
+    const client = await mcpClient(ws);
+    try {
+      const { tools } = await client.listTools();
+      expect(tools.find((t) => t.name === 'execute_code')?.description).toMatch(
+        /enabled runtimes: python, node, bun, deno/,
+      );
+      for (const rt of RUNTIMES) {
+        const r = await client.callTool({
+          name: 'execute_code',
+          arguments: {
+            runtime: rt,
+            code: 'const p = await get_product({ product_id: "p1" });\nemitResult(p.success);\n',
+          },
+        });
+        expect(JSON.parse(textOf(r)), textOf(r)).toMatchObject({ success: true, data: true, runtime: rt });
+      }
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('a disabled runtime answers the exact error (registry, service, CLI, MCP)', async () => {
+    const error = "runtime 'deno' is not enabled; available: python, node";
+    expect(offSvc.enabledRuntimes()).toEqual(['python', 'node']);
+    expect(resolveRuntime('deno', offSvc.runtimes())).toEqual({ error });
+    const r = await offSvc.executeScript({
+      sandbox: 'ecommerce',
+      runtime: 'deno',
+      language: 'js',
+      body: 'emitResult(1);\n',
+    });
+    expect(r).toMatchObject({ success: false, exitReason: 'infra', error: { message: error } });
+    const bun = await offSvc.executeScript({
+      sandbox: 'ecommerce',
+      runtime: 'bun',
+      language: 'js',
+      body: 'emitResult(1);\n',
+    });
+    expect(bun.error?.message).toBe("runtime 'bun' is not enabled; available: python, node");
+    const c = await cli(
+      off,
+      ['exec', '-', '--sandbox', 'ecommerce', '--runtime', 'deno', '--json'],
+      'emitResult(1);\n',
+    );
+    expect(c.code).toBe(1);
+    expect((JSON.parse(c.out) as { error: { message: string } }).error.message).toBe(error);
+    const client = await mcpClient(off);
+    try {
+      const m = await client.callTool({
+        name: 'execute_code',
+        arguments: { runtime: 'deno', code: 'emitResult(1);' },
+      });
+      expect(m.isError).toBe(true);
+      expect(JSON.parse(textOf(m))).toEqual({ error });
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('pins exact versions of the npm packages', () => {
+    expect(NPM_RUNTIMES.bun).toMatchObject({ package: '@oven/bun-linux-x64', version: '1.4.5' });
+    expect(NPM_RUNTIMES.deno).toMatchObject({ package: '@deno/linux-x64-glibc', version: '2.9.6' });
+  });
+});
