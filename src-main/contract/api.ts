@@ -149,7 +149,7 @@ export const requests = {
   'settings.get': z.object({}).strict(),
   'settings.setProviderKey': z.object({ provider: name, key: z.string().min(1).max(1000) }).strict(),
   'system.status': z.object({}).strict(),
-  'system.buildImage': z.object({ runtime: z.enum(['python', 'node']) }).strict(),
+  'system.buildImage': z.object({ runtime: z.enum(['python', 'node', 'bun', 'deno']) }).strict(),
 } as const;
 
 export interface RunSummaryView {

@@ -13,7 +13,7 @@ import { useStore } from '../store/index.ts';
 import './manage.css';
 
 type Settings = Response<'settings.get'>;
-type Runtime = 'python' | 'node';
+type Runtime = 'python' | 'node' | 'bun' | 'deno';
 interface BuildState {
   running: boolean;
   lines: string[];
