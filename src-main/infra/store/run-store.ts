@@ -437,25 +437,35 @@ export class RunStore {
     const text = filter.text?.trim();
     if (text) {
       // Trigram FTS needs 3+ characters; shorter text falls back to a scan with LIKE.
+      // Matched by the FTS rowid each run keeps (fts_id): the index answers with rowids alone, without
+      // reading the run_id column of every match.
       if ([...text].length >= 3) {
-        where.push('r.id IN (SELECT run_id FROM runs_fts WHERE runs_fts MATCH ?)');
+        where.push('r.fts_id IN (SELECT rowid FROM runs_fts WHERE runs_fts MATCH ?)');
         args.push(`"${text.replace(/"/g, '""')}"`);
       } else {
         where.push(
-          "r.id IN (SELECT run_id FROM runs_fts WHERE task LIKE ? ESCAPE '\\' OR scripts LIKE ? ESCAPE '\\' OR errors LIKE ? ESCAPE '\\')",
+          "r.fts_id IN (SELECT rowid FROM runs_fts WHERE task LIKE ? ESCAPE '\\' OR scripts LIKE ? ESCAPE '\\' OR errors LIKE ? ESCAPE '\\')",
         );
         const like = `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
         args.push(like, like, like);
       }
     }
     const clause = where.length ? `WHERE ${where.join(' AND ')}` : '';
-    const total = (
-      this.db.prepare(`SELECT COUNT(*) AS n FROM runs r ${clause}`).get(...args) as { n: number }
-    ).n;
     const limit = Math.min(Math.max(filter.limit ?? 100, 1), 10_000);
+    const offset = Math.max(filter.offset ?? 0, 0);
+    // With text as the only filter the full-text index counts alone (each of its rows is one run; they
+    // are deleted together); otherwise the runs table counts with the same clause.
+    const ftsOnly = text !== undefined && text !== '' && where.length === 1 && [...text].length >= 3;
+    const total = ftsOnly
+      ? (
+          this.db.prepare('SELECT COUNT(*) AS n FROM runs_fts WHERE runs_fts MATCH ?').get(...args) as {
+            n: number;
+          }
+        ).n
+      : (this.db.prepare(`SELECT COUNT(*) AS n FROM runs r ${clause}`).get(...args) as { n: number }).n;
     const rows = this.db
       .prepare(`SELECT r.* FROM runs r ${clause} ORDER BY r.created_at DESC, r.id LIMIT ? OFFSET ?`)
-      .all(...args, limit, Math.max(filter.offset ?? 0, 0)) as unknown as RunRow[];
+      .all(...args, limit, offset) as unknown as RunRow[];
     return { total, runs: rows.map((r) => toSummary(this.liveStatus(r))) };
   }
 
