@@ -27,6 +27,18 @@ async function startRun(task: string, opts: { mode?: 'plan' | 'interactive'; max
   await page.getByRole('button', { name: 'Start run' }).click();
 }
 
+/** The editor's visible lines in line order (Monaco's DOM order is not the line order). */
+const editorLines = () =>
+  w.page.locator('[data-testid="editor-script"] .view-line').evaluateAll((els) =>
+    els
+      .map((e) => {
+        const el = e as unknown as { style: { top: string }; innerText: string };
+        return [parseFloat(el.style.top), el.innerText] as const;
+      })
+      .sort((a, b) => a[0] - b[0])
+      .map((x) => x[1]),
+  );
+
 const status = () => w.page.locator('.run-detail').getAttribute('data-run-status');
 const currentRunId = () => decodeURIComponent(w.page.url().split('#/run/')[1] ?? '');
 
@@ -121,9 +133,12 @@ describe('run flows', () => {
     await expect
       .poll(() => page.locator('.editor-toolbar').innerText(), { timeout: 30_000 })
       .toContain('Streaming from the LLM');
+    // Every streamed token, the first one included, reaches the editor (in line order).
     await expect
-      .poll(() => page.locator('[data-testid="editor-script"] .view-lines').innerText())
-      .toContain('emit_result');
+      .poll(() => editorLines().then((l) => l.slice(0, 2).join('\n')))
+      .toBe('```python\nemit_result(1)');
+    expect(await page.locator('.editor-toolbar').innerText()).not.toContain('edited');
+    await expect.poll(() => editorLines().then((l) => l.join('\n'))).toContain('emit_result');
     await w.screenshot('run-live');
     await page.getByRole('button', { name: 'Cancel' }).click();
     await expect.poll(status, { timeout: 30_000 }).toBe('cancelled');

@@ -39,6 +39,7 @@ export function CodeEditor(props: CodeEditorProps) {
   // overwrite newer keystrokes with an older render, so only a value that differs from what the editor
   // last reported (a reset, a new attempt, streamed tokens) is pushed into the model.
   const lastEmitted = useRef(props.value);
+  const applying = useRef(false);
 
   const onMount: OnMount = (editor) => {
     editorRef.current = editor;
@@ -51,7 +52,13 @@ export function CodeEditor(props: CodeEditorProps) {
     const model = editorRef.current?.getModel();
     if (!model || props.value === lastEmitted.current || props.value === model.getValue()) return;
     lastEmitted.current = props.value;
-    model.setValue(props.value);
+    // A value pushed from outside is not an edit: onChange stays quiet while it is applied.
+    applying.current = true;
+    try {
+      model.setValue(props.value);
+    } finally {
+      applying.current = false;
+    }
   }, [props.value, ready]);
 
   useEffect(() => {
@@ -101,6 +108,7 @@ export function CodeEditor(props: CodeEditorProps) {
         theme={theme === 'dark' ? 'vs-dark' : 'vs'}
         onMount={onMount}
         onChange={(v) => {
+          if (applying.current) return;
           lastEmitted.current = v ?? '';
           props.onChange?.(v ?? '');
         }}

@@ -37,6 +37,18 @@ export interface RunSlice {
   handlePush(e: PushEvent): void;
 }
 
+/**
+ * Tokens of runs that are not open yet: a run's first tokens can arrive before `runs.start` answers and
+ * the run view opens. Bounded: the most recent runs, each capped.
+ */
+const pending = new Map<string, Record<number, string>>();
+const MAX_PENDING_RUNS = 16;
+const MAX_LIVE_CHARS = 256 * 1024;
+const appendLive = (live: Record<number, string>, n: number, text: string): Record<number, string> => ({
+  ...live,
+  [n]: ((live[n] ?? '') + text).slice(-MAX_LIVE_CHARS),
+});
+
 let refreshTimer: ReturnType<typeof setTimeout> | undefined;
 let listTimer: ReturnType<typeof setTimeout> | undefined;
 let jumpSeq = 0;
@@ -54,7 +66,8 @@ export const createRunSlice: StateCreator<Store, [], [], RunSlice> = (set, get) 
     live: {},
     async openRun(runId) {
       if (get().runId !== runId)
-        set({ runId, run: undefined, attemptN: undefined, live: {}, jump: undefined });
+        set({ runId, run: undefined, attemptN: undefined, live: pending.get(runId) ?? {}, jump: undefined });
+      pending.delete(runId);
       set({ runLoading: true, runError: undefined });
       try {
         const run = await api['runs.get']({ runId });
@@ -181,9 +194,12 @@ export const createRunSlice: StateCreator<Store, [], [], RunSlice> = (set, get) 
     },
     handlePush(e) {
       if (e.type === 'token') {
-        if (e.runId !== get().runId) return;
-        const live = get().live;
-        set({ live: { ...live, [e.n]: (live[e.n] ?? '') + e.text } });
+        if (e.runId !== get().runId) {
+          pending.set(e.runId, appendLive(pending.get(e.runId) ?? {}, e.n, e.text));
+          if (pending.size > MAX_PENDING_RUNS) pending.delete(pending.keys().next().value as string);
+          return;
+        }
+        set({ live: appendLive(get().live, e.n, e.text) });
         return;
       }
       if (e.type !== 'run_event') return;
@@ -195,6 +211,7 @@ export const createRunSlice: StateCreator<Store, [], [], RunSlice> = (set, get) 
             void get().refreshRun();
           }, 120);
       }
+      if (ev.type === 'run_finished') pending.delete(ev.runId);
       if (ev.type === 'run_started' || ev.type === 'run_finished') {
         if (!listTimer)
           listTimer = setTimeout(() => {

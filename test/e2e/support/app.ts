@@ -24,6 +24,14 @@ export interface E2eWorld {
   workspace: string;
   /** Console errors and failed requests seen by the page (a test can assert there are none). */
   pageErrors: string[];
+  /** Every pushed event the page received over its WebSocket, in order (parsed). */
+  pushed: {
+    type: string;
+    runId?: string;
+    n?: number;
+    text?: string;
+    event?: { type: string; runId: string };
+  }[];
   screenshot(name: string): Promise<void>;
   close(): Promise<void>;
 }
@@ -49,6 +57,16 @@ export async function startWorld(): Promise<E2eWorld> {
   page.on('console', (m) => {
     if (m.type() === 'error') pageErrors.push(`console: ${m.text()}`);
   });
+  const pushed: E2eWorld['pushed'] = [];
+  page.on('websocket', (ws) =>
+    ws.on('framereceived', (f) => {
+      try {
+        pushed.push(JSON.parse(String(f.payload)) as E2eWorld['pushed'][number]);
+      } catch {
+        /* not JSON */
+      }
+    }),
+  );
   mkdirSync(SCREENSHOTS, { recursive: true });
   await page.goto(web.url);
   return {
@@ -59,6 +77,7 @@ export async function startWorld(): Promise<E2eWorld> {
     page,
     workspace,
     pageErrors,
+    pushed,
     screenshot: async (name) => {
       await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: false });
     },
