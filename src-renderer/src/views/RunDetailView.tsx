@@ -16,6 +16,8 @@ import { api, errorMessage } from '../api/client.ts';
 import { formatMs, formatTime, IsolationBadge, StatusBadge } from '../components/Badges.tsx';
 import { CodeDiff, CodeEditor } from '../components/Editors.tsx';
 import { JsonTree } from '../components/JsonTree.tsx';
+import { Tabs } from '../components/Tabs.tsx';
+import { ToolCallTable } from '../components/ToolCallTable.tsx';
 import { useStore } from '../store/index.ts';
 
 type Outcome = 'ok' | 'invalid' | 'error' | 'pending' | 'llm_error';
@@ -185,55 +187,6 @@ function LlmPanel({ a, live }: { a: AttemptRecord; live: string | undefined }) {
         </div>
       ))}
     </div>
-  );
-}
-
-function ToolCalls({ a }: { a: AttemptRecord }) {
-  if (a.toolCalls.length === 0) return <p className="muted">No tool calls.</p>;
-  return (
-    <table className="tool-calls" aria-label="tool calls">
-      <thead>
-        <tr>
-          <th>tool</th>
-          <th>args</th>
-          <th>result</th>
-          <th>ms</th>
-          <th>where</th>
-        </tr>
-      </thead>
-      <tbody>
-        {a.toolCalls.map((t, i) => (
-          <tr key={i} className={t.error || t.refused ? 'row-error' : ''}>
-            <td>
-              <code>{t.name}</code>
-            </td>
-            <td>
-              <code className="small">{JSON.stringify(t.args)}</code>
-            </td>
-            <td>
-              {t.error ? (
-                <span className="error">
-                  {t.refused ? 'refused: ' : ''}
-                  {t.error}
-                </span>
-              ) : t.result ? (
-                <details>
-                  <summary>
-                    {t.result.success ? 'success' : 'failure'}
-                    {t.result.message ? `: ${t.result.message}` : ''}
-                  </summary>
-                  <JsonTree value={t.result.data} label={`result of ${t.name}`} />
-                </details>
-              ) : (
-                '—'
-              )}
-            </td>
-            <td>{t.ms.toFixed(1)}</td>
-            <td>{t.location}</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
   );
 }
 
@@ -442,8 +395,8 @@ function AttemptView({ run, a }: { run: RunRecord; a: AttemptRecord }) {
         </Section>
       )}
       <Traceback a={a} onJump={(line) => jumpTo(line)} />
-      <div className="tabs" role="tablist">
-        {(
+      <Tabs
+        tabs={
           [
             ['execution', 'Execution'],
             ['tools', `Tool calls (${a.toolCalls.length})`],
@@ -451,21 +404,13 @@ function AttemptView({ run, a }: { run: RunRecord; a: AttemptRecord }) {
             ['llm', 'LLM output'],
             ['diff', 'Diff'],
           ] as const
-        ).map(([id, label]) => (
-          <button
-            key={id}
-            role="tab"
-            aria-selected={tab === id}
-            className={tab === id ? 'active' : ''}
-            onClick={() => setTab(id)}
-          >
-            {label}
-          </button>
-        ))}
-      </div>
+        }
+        selected={tab}
+        onSelect={setTab}
+      />
       <div role="tabpanel" className="tabpanel">
         {tab === 'execution' && <ExecutionPanel a={a} />}
-        {tab === 'tools' && <ToolCalls a={a} />}
+        {tab === 'tools' && <ToolCallTable calls={a.toolCalls} label="tool calls" />}
         {tab === 'prompt' && <PromptPanel runId={run.id} a={a} />}
         {tab === 'llm' && <LlmPanel a={a} live={live} />}
         {tab === 'diff' &&

@@ -2,6 +2,7 @@
  * What the extractor reads from tools.py, as the LLM and the function-calling APIs will see it: each
  * tool's parameters (the nine attributes), the XML prompt and the OpenAI function schemas.
  */
+import { Tabs } from '../Tabs.tsx';
 import { useState } from 'react';
 import type { Response } from '../../../../src-main/contract/api.ts';
 import type { SandboxTool } from '../../../../src-main/core/tools/extract.ts';
@@ -102,25 +103,18 @@ export function ToolMetadata({
   const [tab, setTab] = useState<'params' | 'xml' | 'openai'>('params');
   return (
     <div className="tools-meta" data-testid="live-metadata" data-stale={stale ? 'true' : 'false'}>
-      <div className="tabs" role="tablist" aria-label="metadata">
-        {(
+      <Tabs
+        label="metadata"
+        tabs={
           [
             ['params', `Parameters (${meta.tools.length} tools)`],
             ['xml', 'XML prompt'],
             ['openai', 'OpenAI schema'],
           ] as const
-        ).map(([id, label]) => (
-          <button
-            key={id}
-            role="tab"
-            aria-selected={tab === id}
-            className={tab === id ? 'active' : ''}
-            onClick={() => setTab(id)}
-          >
-            {label}
-          </button>
-        ))}
-      </div>
+        }
+        selected={tab}
+        onSelect={setTab}
+      />
       <div role="tabpanel" className="tabpanel tools-meta-body" aria-label={`${tab} preview`}>
         {tab === 'params' &&
           (meta.tools.length === 0 ? (

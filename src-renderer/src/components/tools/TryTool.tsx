@@ -3,6 +3,7 @@
  * become placeholders, required fields are checked and types coerced before sending), a real call in
  * the sandbox container, and what came back: the ToolResponse and the execution trace.
  */
+import { ToolCallTable } from '../ToolCallTable.tsx';
 import { useState } from 'react';
 import type { Response } from '../../../../src-main/contract/api.ts';
 import type { SandboxTool } from '../../../../src-main/core/tools/extract.ts';
@@ -187,42 +188,7 @@ function CallOutcome({ call, args }: { call: CallResult; args: Record<string, Js
       <details className="section" open data-testid="call-trace">
         <summary>Trace ({result.toolCalls.length} tool calls)</summary>
         <div className="section-body">
-          {result.toolCalls.length === 0 ? (
-            <p className="muted">No tool call was recorded.</p>
-          ) : (
-            <table className="tool-calls" aria-label="trace">
-              <thead>
-                <tr>
-                  <th>tool</th>
-                  <th>args</th>
-                  <th>ms</th>
-                  <th>where</th>
-                  <th>error</th>
-                </tr>
-              </thead>
-              <tbody>
-                {result.toolCalls.map((t, i) => (
-                  <tr key={i} className={t.error || t.refused ? 'row-error' : ''}>
-                    <td>
-                      <code>{t.name}</code>
-                    </td>
-                    <td>
-                      <code className="small">{JSON.stringify(t.args)}</code>
-                    </td>
-                    <td>{t.ms.toFixed(1)}</td>
-                    <td>{t.location}</td>
-                    <td>
-                      {t.error ? (
-                        `${t.refused ? 'refused: ' : ''}${t.error}`
-                      ) : (
-                        <span className="muted">—</span>
-                      )}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          )}
+          <ToolCallTable calls={result.toolCalls} label="trace" />
           {result.logs.length > 0 && (
             <>
               <strong className="small">Logs</strong>
