@@ -138,6 +138,9 @@ describe('run flows', () => {
       .poll(() => editorLines().then((l) => l.slice(0, 2).join('\n')))
       .toBe('```python\nemit_result(1)');
     expect(await page.locator('.editor-toolbar').innerText()).not.toContain('edited');
+    // The tokens came over the page's WebSocket (the push channel), not from the finished record.
+    const first = w.pushed.find((e) => e.type === 'token' && e.runId === currentRunId());
+    expect(first?.text?.startsWith('```python')).toBe(true);
     await expect.poll(() => editorLines().then((l) => l.join('\n'))).toContain('emit_result');
     await w.screenshot('run-live');
     await page.getByRole('button', { name: 'Cancel' }).click();

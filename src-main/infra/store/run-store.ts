@@ -22,7 +22,6 @@ import type {
 import { deriveRun } from '../../core/records/records.ts';
 import type { RunRecord } from '../../core/records/records.ts';
 
-export const SCHEMA_VERSION = 2;
 export const EXPORT_FORMAT = 'toolsmith-run';
 
 export interface RunSummary {
