@@ -8,8 +8,10 @@ import { DiagnosticSink } from '@zzzen/pyright-internal/dist/common/diagnosticSi
 import { convertOffsetToPosition } from '@zzzen/pyright-internal/dist/common/positionUtils.js';
 import { pythonVersion3_12 } from '@zzzen/pyright-internal/dist/common/pythonVersion.js';
 import * as parseNodesModule from '@zzzen/pyright-internal/dist/parser/parseNodes.js';
+import { getNextNodeId } from '@zzzen/pyright-internal/dist/parser/parseNodes.js';
 import type { ParseNode } from '@zzzen/pyright-internal/dist/parser/parseNodes.js';
 import { ParseOptions, Parser } from '@zzzen/pyright-internal/dist/parser/parser.js';
+import { forEachNodeField, PYRIGHT_NODE_TYPES } from './pyright-fields.ts';
 import { getUnescapedString } from '@zzzen/pyright-internal/dist/parser/stringTokenUtils.js';
 import * as tokenizerTypesModule from '@zzzen/pyright-internal/dist/parser/tokenizerTypes.js';
 import type { FStringMiddleToken } from '@zzzen/pyright-internal/dist/parser/tokenizerTypes.js';
@@ -28,34 +30,38 @@ const runtimeEnum = (mod: object, name: string): RuntimeEnum =>
 const NODE_KINDS = enumNames(runtimeEnum(parseNodesModule, 'ParseNodeType'));
 const KEYWORDS = enumNames(runtimeEnum(tokenizerTypesModule, 'KeywordType'));
 const OPERATORS = enumNames(runtimeEnum(tokenizerTypesModule, 'OperatorType'));
-const ARG_CATEGORIES = ['simple', 'list', 'dict'] as const;
-
 /** Node kinds are pyright's `ParseNodeType` names: `Name`, `Call`, `MemberAccess`, `StringList`, ... */
 export type PyKind = string;
-export type PyField = PyNode | PyNode[] | undefined;
-
 export interface PyNode {
   readonly kind: PyKind;
   /** UTF-16 offsets into the source, end exclusive. */
   readonly start: number;
   readonly end: number;
-  parent: PyNode | undefined;
+  readonly parent: PyNode | undefined;
+  /** The parent's field that holds this node (`leftExpr`, `member`, `args`, ...); '' for the module. */
+  readonly role: string;
   /** Child nodes in field order (which follows the source for the constructs the rules inspect). */
-  readonly children: PyNode[];
-  /** Node-valued fields by pyright's field name (`leftExpr`, `args`, `member`, `valueExpr`, `targetExpr`...). */
-  readonly fields: Readonly<Record<string, PyField>>;
+  readonly children: readonly PyNode[];
   /**
    * The node's text value: identifier (Name, after NFKC), attribute name (MemberAccess), decoded string
    * (String; StringList = implicit concatenation incl. f-string literal parts), keyword (Argument),
    * constant name (Constant: True/False/None/Debug), operator name (UnaryOperation/BinaryOperation),
    * function/class name, parameter name.
    */
-  readonly value?: string;
-  /** Numbers: the numeric value; Argument: 'simple' | 'list' | 'dict'; Parameter: 0 simple, 1 *args, 2 **kwargs. */
-  readonly num?: number | bigint;
-  readonly category?: string;
+  readonly value: string | undefined;
+  /** Numbers: the numeric value. */
+  readonly num: number | bigint | undefined;
+  /** Argument: 'simple' | 'list' | 'dict'; Parameter: 'simple' | 'args' | 'kwargs'. */
+  readonly category: string | undefined;
   /** StringList containing at least one f-string. */
-  readonly formatted?: boolean;
+  readonly formatted: boolean | undefined;
+  /** The parser's own node (read by `field()` / `fieldList()` only). */
+  readonly ref: PyRef;
+}
+
+/** Opaque to everything but this module. */
+export interface PyRef {
+  readonly __opaque: unique symbol;
 }
 
 export interface PySyntaxError {
@@ -90,7 +96,6 @@ function isParseNode(v: unknown): v is ParseNode {
 
 interface Data {
   value?: unknown;
-  strings?: ParseNode[];
   member?: { d: { value: string } };
   name?: { d: { value: string } };
   argCategory?: number;
@@ -100,118 +105,147 @@ interface Data {
   middleTokens?: FStringMiddleToken[];
 }
 
-function textValue(
-  kind: string,
-  d: Data,
-  fields: Record<string, PyField>,
-): { value?: string; formatted?: boolean } {
-  switch (kind) {
+/** The converted nodes of one parse, by pyright node id (ids of one parse are consecutive from the module's). */
+interface Table {
+  readonly base: number;
+  readonly nodes: (Node | undefined)[];
+}
+
+/** Each converted module's table, for the rare field that repeats a node held by another field. */
+const TABLES = new WeakMap<Node, Table>();
+
+/**
+ * A PyNode as stored. Every instance has the same fields (the rules' property reads stay monomorphic);
+ * the rarely read `num`, `category` and `formatted` are computed from pyright's node on access.
+ */
+class Node {
+  value: string | undefined = undefined;
+  children: Node[] = NO_CHILDREN;
+  readonly kind: PyKind;
+  readonly start: number;
+  readonly end: number;
+  readonly parent: Node | undefined;
+  readonly role: string;
+  readonly ref: ParseNode;
+  constructor(p: ParseNode, parent: Node | undefined, role: string) {
+    this.kind = NODE_KINDS[p.nodeType] ?? `Unknown${p.nodeType}`;
+    this.start = p.start;
+    this.end = p.start + p.length;
+    this.parent = parent;
+    this.role = role;
+    this.ref = p;
+  }
+  get num(): number | bigint | undefined {
+    const v = (this.ref.d as Data).value;
+    return this.kind === 'Number' && (typeof v === 'number' || typeof v === 'bigint') ? v : undefined;
+  }
+  get category(): string | undefined {
+    const d = this.ref.d as Data;
+    if (this.kind === 'Argument') return ARG_CATEGORIES[d.argCategory ?? 0];
+    if (this.kind === 'Parameter') return PARAM_CATEGORIES[d.category ?? 0];
+    return undefined;
+  }
+  get formatted(): boolean | undefined {
+    if (this.kind === 'FormatString') return true;
+    if (this.kind === 'StringList') return this.children.some((c) => c.kind === 'FormatString');
+    return undefined;
+  }
+}
+
+const ARG_CATEGORIES = ['simple', 'list', 'dict'] as const;
+const PARAM_CATEGORIES = ['simple', 'args', 'kwargs'] as const;
+const NO_CHILDREN: Node[] = Object.freeze([]) as unknown as Node[];
+
+// The generated field visitor is keyed by ParseNodeType numbers: it must match the installed pyright.
+for (const [name, n] of Object.entries(PYRIGHT_NODE_TYPES))
+  if (NODE_KINDS[n] !== name)
+    throw new Error(
+      'pyright-fields.ts does not match the installed pyright: run node scripts/gen-pyright-fields.ts',
+    );
+
+function textOf(node: Node, d: Data): string | undefined {
+  switch (node.kind) {
     case 'Name':
     case 'String':
-      return { value: String(d.value) };
+      return String(d.value);
     case 'MemberAccess':
-      return { value: d.member?.d.value };
+      return d.member?.d.value;
     case 'Function':
     case 'Class':
     case 'Parameter':
     case 'Argument':
     case 'PatternClassArgument':
     case 'ImportFromAs':
-      return { value: d.name?.d.value };
+      return d.name?.d.value;
     case 'Constant':
-      return { value: KEYWORDS[d.constType ?? -1] };
+      return KEYWORDS[d.constType ?? -1];
     case 'UnaryOperation':
     case 'BinaryOperation':
     case 'AugmentedAssignment':
-      return { value: OPERATORS[d.operator ?? -1] };
+      return OPERATORS[d.operator ?? -1];
     case 'FormatString':
-      return {
-        value: (d.middleTokens ?? []).map((t) => getUnescapedString(t).value).join(''),
-        formatted: true,
-      };
+      return (d.middleTokens ?? []).map((t) => getUnescapedString(t).value).join('');
     case 'StringList': {
-      const parts = (fields['strings'] as PyNode[] | undefined) ?? [];
-      return {
-        value: parts.map((p) => p.value ?? '').join(''),
-        formatted: parts.some((p) => p.kind === 'FormatString'),
-      };
+      let value = '';
+      for (const part of node.children) value += part.value ?? '';
+      return value;
     }
     default:
-      return {};
+      return undefined;
   }
 }
 
-const NO_CHILDREN: PyNode[] = Object.freeze([]) as unknown as PyNode[];
-const NO_FIELDS: Record<string, PyField> = Object.freeze({}) as Record<string, PyField>;
+/** The table of the parse being converted (conversion is synchronous and never re-entered). */
+let converting: Table = { base: 0, nodes: [] };
 
-function convert(root: ParseNode): PyNode {
-  // Built from the node-valued fields of pyright's nodes (each node is reached once); children are kept
-  // in field order, which follows the source for every construct the rules look at. Every PyNode is
-  // created with the same shape (all properties present) so that the rules' property reads stay
-  // monomorphic.
-  const memo = new Map<ParseNode, PyNode>();
-  const visit = (p: ParseNode, parent: PyNode | undefined): PyNode => {
-    const seen = memo.get(p);
-    if (seen) return seen;
-    const kind = NODE_KINDS[p.nodeType] ?? `Unknown${p.nodeType}`;
-    const d = p.d as Data & Record<string, unknown>;
-    // Leaves (most nodes) share the empty children list and field map: fewer allocations, less GC.
-    let children = NO_CHILDREN;
-    let fields = NO_FIELDS;
-    const node = {
-      kind,
-      start: p.start,
-      end: p.start + p.length,
-      parent,
-      children,
-      fields,
-      value: undefined as string | undefined,
-      num: undefined as number | bigint | undefined,
-      category: undefined as string | undefined,
-      formatted: undefined as boolean | undefined,
-    };
-    memo.set(p, node);
-    for (const key in d) {
-      // destExpr duplicates leftExpr of an augmented assignment (a synthesized node, not source).
-      if (key === 'destExpr') continue;
+/**
+ * Converts a pyright node and its subtree. Each pyright node is converted once, reached through the
+ * node-valued fields its type declares (the generated visitor in pyright-fields.ts); a field that repeats
+ * a node seen before adds no second child. Fields are not copied: field()/fieldList() find them among the
+ * children by role. Leaves share one empty children list: fewer allocations, less GC.
+ */
+function convertNode(p: ParseNode, parent: Node | undefined, role: string): Node {
+  const node = new Node(p, parent, role);
+  converting.nodes[p.id - converting.base] = node;
+  const d = p.d as Record<string, unknown>;
+  if (!forEachNodeField(p.nodeType, d, node, addChild)) {
+    // A node type the generated visitor does not know (a newer pyright): enumerate its fields.
+    for (const key of Object.keys(d)) {
       const v = d[key];
-      if (typeof v !== 'object' || v === null) continue;
-      if (Array.isArray(v)) {
-        if (v.length === 0 || !isParseNode(v[0])) continue;
-        const list: PyNode[] = [];
-        for (const c of v as ParseNode[]) {
-          if (!isParseNode(c)) continue;
-          const fresh = !memo.has(c);
-          const n = visit(c, node);
-          list.push(n);
-          if (fresh) {
-            if (children === NO_CHILDREN) node.children = children = [];
-            children.push(n);
-          }
-        }
-        if (fields === NO_FIELDS) node.fields = fields = {};
-        fields[key] = list;
-      } else if (isParseNode(v)) {
-        // A field may repeat another one: one child.
-        const fresh = !memo.has(v);
-        const n = visit(v, node);
-        if (fields === NO_FIELDS) node.fields = fields = {};
-        fields[key] = n;
-        if (fresh) {
-          if (children === NO_CHILDREN) node.children = children = [];
-          children.push(n);
-        }
-      }
+      if (Array.isArray(v)) for (const c of v as unknown[]) addChild(node, c, key);
+      else addChild(node, v, key);
     }
-    const text = textValue(kind, d, fields);
-    node.value = text.value;
-    node.formatted = text.formatted;
-    if (kind === 'Number' && (typeof d.value === 'number' || typeof d.value === 'bigint')) node.num = d.value;
-    else if (kind === 'Argument') node.category = ARG_CATEGORIES[d.argCategory ?? 0];
-    else if (kind === 'Parameter') node.category = ['simple', 'args', 'kwargs'][d.category ?? 0];
-    return node;
-  };
-  return visit(root, undefined);
+  }
+  node.value = textOf(node, d as Data);
+  return node;
+}
+
+function addChild(parent: Node, v: unknown, role: string): void {
+  if (!isParseNode(v) || converting.nodes[v.id - converting.base] !== undefined) return;
+  const child = convertNode(v, parent, role);
+  if (parent.children === NO_CHILDREN) parent.children = [child];
+  else parent.children.push(child);
+}
+
+function convert(root: ParseNode): Node {
+  // Node ids of one parse are consecutive from the module's; a table sized up front keeps fast elements.
+  const table: Table = { base: root.id, nodes: new Array<Node | undefined>(getNextNodeId() - root.id) };
+  converting = table;
+  try {
+    const module = convertNode(root, undefined, '');
+    TABLES.set(module, table);
+    return module;
+  } finally {
+    converting = { base: 0, nodes: [] };
+  }
+}
+
+/** The converted node for a pyright node of the same parse as `node`. */
+function converted(node: Node, p: ParseNode): Node | undefined {
+  let root = node;
+  while (root.parent) root = root.parent;
+  const table = TABLES.get(root);
+  return table?.nodes[p.id - table.base];
 }
 
 /** Parses Python 3.12 source. Never throws on bad input: syntax errors come back with positions. */
@@ -228,7 +262,8 @@ export function parsePython(source: string): PyParseResult {
     start: { line: e.range.start.line + 1, column: e.range.start.character + 1 },
     end: { line: e.range.end.line + 1, column: e.range.end.character + 1 },
   }));
-  return { module: convert(parsed.parserOutput.parseTree), syntaxErrors, position, source };
+  const root = parsed.parserOutput.parseTree;
+  return { module: convert(root) as unknown as PyNode, syntaxErrors, position, source };
 }
 
 /** Depth-first pre-order walk; return false from `visit` to skip a node's children. */
@@ -241,16 +276,30 @@ export function walk(node: PyNode, visit: (n: PyNode) => boolean | void): void {
   }
 }
 
-/** The field as a single node (or undefined). */
+/**
+ * A node-valued field by pyright's field name (`leftExpr`, `args`, `member`, `valueExpr`, `targetExpr`...)
+ * as a single node (undefined when absent; the first item of a list field).
+ */
 export function field(node: PyNode, name: string): PyNode | undefined {
-  const f = node.fields[name];
-  return Array.isArray(f) ? undefined : f;
+  const children = node.children;
+  for (let i = 0; i < children.length; i++) if ((children[i] as PyNode).role === name) return children[i];
+  // Not a child: absent, or a field repeating a node held by another field.
+  const v = ((node as unknown as Node).ref.d as Record<string, unknown>)[name];
+  return isParseNode(v) ? (converted(node as unknown as Node, v) as PyNode | undefined) : undefined;
 }
 
 /** The field as a list of nodes (empty when absent). */
 export function fieldList(node: PyNode, name: string): PyNode[] {
-  const f = node.fields[name];
-  return Array.isArray(f) ? f : f ? [f] : [];
+  const out: PyNode[] = [];
+  for (const c of node.children) if (c.role === name) out.push(c);
+  if (out.length > 0) return out;
+  const v = ((node as unknown as Node).ref.d as Record<string, unknown>)[name];
+  const items = Array.isArray(v) ? (v as unknown[]) : [v];
+  for (const c of items) {
+    const n = isParseNode(c) ? converted(node as unknown as Node, c) : undefined;
+    if (n) out.push(n as unknown as PyNode);
+  }
+  return out;
 }
 
 /** The docstring of a module/function/class suite, when its first statement is a string. */

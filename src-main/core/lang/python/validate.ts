@@ -54,7 +54,8 @@ export const PYTHON_RULES: Readonly<Record<string, string>> = {
 const FORBIDDEN_ATTRIBUTES: ReadonlySet<string> = new Set(PYTHON_FORBIDDEN_ATTRIBUTES);
 
 const ENCODING_DECL = /^[ \t\f]*#.*?coding[:=][ \t]*[-\w.]+/;
-const DUNDER_IDENT = /^__\w*__$/;
+/** `__name__`: a name that starts and ends with two underscores. */
+const isDunder = (name: string): boolean => name.length >= 4 && name.startsWith('__') && name.endsWith('__');
 const DUNDER_IN_STRING = /__[A-Za-z_]\w*/;
 const FRAMEWORK = new Set(PYTHON_FRAMEWORK_NAMES);
 const EMIT = new Set(PYTHON_EMIT_NAMES);
@@ -114,11 +115,11 @@ function isLabel(n: PyNode): boolean {
   if (!p) return false;
   switch (p.kind) {
     case 'MemberAccess':
-      return field(p, 'member') === n;
+      return n.role === 'member';
     case 'Argument':
     case 'PatternClassArgument':
     case 'ImportFromAs':
-      return field(p, 'name') === n;
+      return n.role === 'name';
     case 'ModuleName':
       return true;
     default:
@@ -200,7 +201,7 @@ function isMethodName(n: PyNode): boolean {
   return suite?.kind === 'Suite' && suite.parent?.kind === 'Class';
 }
 
-const isCallee = (n: PyNode): boolean => n.parent?.kind === 'Call' && field(n.parent, 'leftExpr') === n;
+const isCallee = (n: PyNode): boolean => n.role === 'leftExpr' && n.parent?.kind === 'Call';
 
 function callName(call: PyNode): string | undefined {
   const f = field(call, 'leftExpr');
@@ -354,7 +355,7 @@ export function validatePython(code: string, options: ValidateOptions): Validati
         if (isLabel(n)) break;
         const why = PYTHON_FORBIDDEN_NAMES[name];
         if (why !== undefined) c.at(n, 'forbidden-name', `${name} is not available: ${why}`);
-        else if (DUNDER_IDENT.test(name) && !isMethodName(n))
+        else if (isDunder(name) && !isMethodName(n))
           c.at(
             n,
             'dunder-name',
@@ -428,11 +429,10 @@ export function validatePython(code: string, options: ValidateOptions): Validati
       }
       case 'Call': {
         const fnName = callName(n);
-        const args = positionalArgs(n);
         if (fnName && EMIT.has(fnName)) emits++;
         if (fnName) calledNames.push(field(n, 'leftExpr') as PyNode);
         if (fnName === 'getattr' || fnName === 'hasattr') {
-          const attrArg = args[1];
+          const attrArg = positionalArgs(n)[1];
           const lit =
             attrArg && attrArg.category === 'simple' && !attrArg.value
               ? field(attrArg, 'valueExpr')
@@ -458,7 +458,7 @@ export function validatePython(code: string, options: ValidateOptions): Validati
               `${fnName} cannot fetch .${lit.value} (a template's fields can walk attributes); ${USE_FSTRING}`,
             );
         }
-        if (fnName === 'type' && args.length !== 1)
+        if (fnName === 'type' && positionalArgs(n).length !== 1)
           c.at(n, 'guarded-type', 'type() takes exactly one argument here (it tells the type of a value)');
         break;
       }
@@ -525,7 +525,7 @@ export function validatePython(code: string, options: ValidateOptions): Validati
       MODULES.has(name) ||
       bound.has(name) ||
       name in PYTHON_FORBIDDEN_NAMES ||
-      DUNDER_IDENT.test(name)
+      isDunder(name)
     )
       continue;
     const guess = closest(name, [...tools]);
