@@ -13,8 +13,24 @@ import { DiagnosticSink } from '@zzzen/pyright-internal/dist/common/diagnosticSi
 import { pythonVersion3_12 } from '@zzzen/pyright-internal/dist/common/pythonVersion.js';
 import type { ParseNode } from '@zzzen/pyright-internal/dist/parser/parseNodes.js';
 import { ParseOptions, Parser } from '@zzzen/pyright-internal/dist/parser/parser.js';
-import { field, fieldList, parsePython, walk } from '../../../src-main/core/lang/python/pyright.ts';
-import type { PyNode } from '../../../src-main/core/lang/python/pyright.ts';
+import {
+  categoryOf,
+  child,
+  childList,
+  endOf,
+  field,
+  fieldList,
+  isFormatted,
+  kindOf,
+  parentOf,
+  parsePython,
+  parsePythonTree,
+  startOf,
+  textOf,
+  walk,
+  walkTree,
+} from '../../../src-main/core/lang/python/pyright.ts';
+import type { PyNode, PyTreeNode } from '../../../src-main/core/lang/python/pyright.ts';
 import {
   PYRIGHT_NODE_FIELDS,
   PYRIGHT_NODE_TYPES,
@@ -159,5 +175,66 @@ describe('converted tree vs every node-valued field of pyright tree', () => {
     expect(byKind('MemberAccess').map((m) => [m.value, field(m, 'member')?.value])).toEqual([
       ['attr', 'attr'],
     ]);
+  });
+});
+
+describe('parsePythonTree (what the validator reads) vs parsePython (the converted tree)', () => {
+  const all = sources();
+  const FIELDS = [...new Set(Object.values(PYRIGHT_NODE_FIELDS).flat())];
+
+  it('visits the same nodes in the same order with the same kinds, ranges, values and parents', () => {
+    const mismatches: string[] = [];
+    for (const [name, src] of all) {
+      const converted: PyNode[] = [];
+      walk(parsePython(src).module, (n) => void converted.push(n));
+      const raw: PyTreeNode[] = [];
+      walkTree(parsePythonTree(src).root, (n) => void raw.push(n));
+      const index = new Map(raw.map((n, i) => [n, i]));
+      const convIndex = new Map(converted.map((n, i) => [n, i]));
+      const describe = (i: number) => {
+        const a = converted[i] as PyNode;
+        const b = raw[i] as PyTreeNode;
+        const pa = a.parent ? convIndex.get(a.parent) : -1;
+        const pb = parentOf(b) ? index.get(parentOf(b) as PyTreeNode) : -1;
+        return [
+          JSON.stringify([a.kind, a.start, a.end, a.value, a.category, !!a.formatted, pa]),
+          JSON.stringify([kindOf(b), startOf(b), endOf(b), textOf(b), categoryOf(b), isFormatted(b), pb]),
+        ];
+      };
+      if (raw.length !== converted.length) {
+        mismatches.push(`${name}: ${raw.length} nodes vs ${converted.length}`);
+        continue;
+      }
+      for (let i = 0; i < raw.length; i++) {
+        const [a, b] = describe(i);
+        if (a !== b) {
+          mismatches.push(`${name} node ${i}: ${b} vs ${a}`);
+          break;
+        }
+      }
+    }
+    expect(mismatches).toEqual([]);
+  });
+
+  it('child() and childList() agree with field() and fieldList() for every field name', () => {
+    for (const [, src] of all.slice(0, 40)) {
+      const converted: PyNode[] = [];
+      walk(parsePython(src).module, (n) => void converted.push(n));
+      const raw: PyTreeNode[] = [];
+      walkTree(parsePythonTree(src).root, (n) => void raw.push(n));
+      const index = new Map(raw.map((n, i) => [n, i]));
+      const convIndex = new Map(converted.map((n, i) => [n, i]));
+      converted.forEach((n, i) => {
+        const r = raw[i] as PyTreeNode;
+        for (const f of FIELDS) {
+          const a = field(n, f);
+          const b = child(r, f);
+          expect(b === undefined ? -1 : index.get(b)).toBe(a === undefined ? -1 : convIndex.get(a));
+          expect(childList(r, f).map((x) => index.get(x))).toEqual(
+            fieldList(n, f).map((x) => convIndex.get(x)),
+          );
+        }
+      });
+    }
   });
 });

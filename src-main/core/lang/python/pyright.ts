@@ -1,8 +1,13 @@
 /**
  * The one module that touches pyright's internal parser API (@zzzen/pyright-internal, pinned exactly).
- * It parses Python source and converts pyright's tree into a small, stable tree of our own (`PyNode`),
- * so that validators and the tool extractor never depend on pyright internals. Pyright applies NFKC to
- * identifiers and decodes string escapes, which the security rules rely on.
+ * Two views of one parse, so that validators and the tool extractor never depend on pyright internals:
+ * - `parsePython()`: a small, stable tree of our own (`PyNode` objects with properties), for the tool
+ *   extractor, template inference and tests;
+ * - `parsePythonTree()`: pyright's own nodes behind an opaque type (`PyTreeNode`) read through functions
+ *   (`kindOf`, `textOf`, `child`, `walkTree`...), for the validator: no second tree is built, which is
+ *   what validation of a large script spends most of its time on after the parse itself.
+ * Both read the same fields (the generated visitor in pyright-fields.ts) and give the same kinds and
+ * values. Pyright applies NFKC to identifiers and decodes string escapes, which the security rules rely on.
  */
 import { DiagnosticSink } from '@zzzen/pyright-internal/dist/common/diagnosticSink.js';
 import { convertOffsetToPosition } from '@zzzen/pyright-internal/dist/common/positionUtils.js';
@@ -103,6 +108,7 @@ interface Data {
   constType?: number;
   operator?: number;
   middleTokens?: FStringMiddleToken[];
+  strings?: ParseNode[];
 }
 
 /** The converted nodes of one parse, by pyright node id (ids of one parse are consecutive from the module's). */
@@ -163,36 +169,51 @@ for (const [name, n] of Object.entries(PYRIGHT_NODE_TYPES))
       'pyright-fields.ts does not match the installed pyright: run node scripts/gen-pyright-fields.ts',
     );
 
-function textOf(node: Node, d: Data): string | undefined {
-  switch (node.kind) {
+type TextReader = (d: Data) => string | undefined;
+const nameText: TextReader = (d) => d.name?.d.value;
+const operatorText: TextReader = (d) => OPERATORS[d.operator ?? -1];
+/**
+ * How each node kind's text value is read (see `PyNode.value`), by ParseNodeType: one small function per
+ * kind, so each read sees one shape of pyright's `d` (a switch over kinds would share one read site).
+ */
+const TEXT_READERS: (TextReader | undefined)[] = NODE_KINDS.map((kind) => {
+  switch (kind) {
     case 'Name':
+      return (d: Data) => String(d.value);
     case 'String':
-      return String(d.value);
+      return (d: Data) => String(d.value);
     case 'MemberAccess':
-      return d.member?.d.value;
+      return (d: Data) => d.member?.d.value;
     case 'Function':
     case 'Class':
     case 'Parameter':
     case 'Argument':
     case 'PatternClassArgument':
     case 'ImportFromAs':
-      return d.name?.d.value;
+      return nameText;
     case 'Constant':
-      return KEYWORDS[d.constType ?? -1];
+      return (d: Data) => KEYWORDS[d.constType ?? -1];
     case 'UnaryOperation':
     case 'BinaryOperation':
     case 'AugmentedAssignment':
-      return OPERATORS[d.operator ?? -1];
+      return operatorText;
     case 'FormatString':
-      return (d.middleTokens ?? []).map((t) => getUnescapedString(t).value).join('');
-    case 'StringList': {
-      let value = '';
-      for (const part of node.children) value += part.value ?? '';
-      return value;
-    }
+      return (d: Data) => (d.middleTokens ?? []).map((t) => getUnescapedString(t).value).join('');
+    case 'StringList':
+      return (d: Data) => {
+        let value = '';
+        for (const part of d.strings ?? []) value += rawText(part) ?? '';
+        return value;
+      };
     default:
       return undefined;
   }
+});
+
+/** The text value of a pyright node (see `PyNode.value`). */
+function rawText(p: ParseNode): string | undefined {
+  const read = TEXT_READERS[p.nodeType];
+  return read === undefined ? undefined : read(p.d as Data);
 }
 
 /** The table of the parse being converted (conversion is synchronous and never re-entered). */
@@ -216,7 +237,7 @@ function convertNode(p: ParseNode, parent: Node | undefined, role: string): Node
       else addChild(node, v, key);
     }
   }
-  node.value = textOf(node, d as Data);
+  node.value = rawText(p);
   return node;
 }
 
@@ -248,8 +269,20 @@ function converted(node: Node, p: ParseNode): Node | undefined {
   return table?.nodes[p.id - table.base];
 }
 
-/** Parses Python 3.12 source. Never throws on bad input: syntax errors come back with positions. */
-export function parsePython(source: string): PyParseResult {
+/** pyright's own node of a `parsePythonTree()` parse; opaque outside this module. */
+export interface PyTreeNode {
+  readonly __pyrightNode: unique symbol;
+}
+
+export interface PyTree {
+  root: PyTreeNode;
+  syntaxErrors: PySyntaxError[];
+  /** 1-based line and column of a UTF-16 offset. */
+  position(offset: number): { line: number; column: number };
+  source: string;
+}
+
+function parseRaw(source: string): PyTree & { raw: ParseNode } {
   const sink = new DiagnosticSink();
   const parsed = new Parser().parseSourceFile(source, parseOptions, sink);
   const lines: TextRangeCollection<TextRange> = parsed.tokenizerOutput.lines;
@@ -262,8 +295,124 @@ export function parsePython(source: string): PyParseResult {
     start: { line: e.range.start.line + 1, column: e.range.start.character + 1 },
     end: { line: e.range.end.line + 1, column: e.range.end.character + 1 },
   }));
-  const root = parsed.parserOutput.parseTree;
-  return { module: convert(root) as unknown as PyNode, syntaxErrors, position, source };
+  const raw = parsed.parserOutput.parseTree;
+  return { root: raw as unknown as PyTreeNode, raw, syntaxErrors, position, source };
+}
+
+/** Parses Python 3.12 source into our own tree. Never throws on bad input: syntax errors come back with positions. */
+export function parsePython(source: string): PyParseResult {
+  const { raw, syntaxErrors, position } = parseRaw(source);
+  return { module: convert(raw) as unknown as PyNode, syntaxErrors, position, source };
+}
+
+/** Parses Python 3.12 source, keeping pyright's tree (read it with the functions below). Never throws. */
+export function parsePythonTree(source: string): PyTree {
+  const { root, syntaxErrors, position } = parseRaw(source);
+  return { root, syntaxErrors, position, source };
+}
+
+const rawOf = (n: PyTreeNode) => n as unknown as ParseNode;
+const treeOf = (p: ParseNode | undefined) => p as unknown as PyTreeNode | undefined;
+
+/** The node's kind (pyright's ParseNodeType name, as `PyNode.kind`). */
+export function kindOf(n: PyTreeNode): PyKind {
+  const t = rawOf(n).nodeType;
+  return NODE_KINDS[t] ?? `Unknown${t}`;
+}
+/** UTF-16 offset of the node's first character. */
+export function startOf(n: PyTreeNode): number {
+  return rawOf(n).start;
+}
+/** UTF-16 offset after the node's last character. */
+export function endOf(n: PyTreeNode): number {
+  const p = rawOf(n);
+  return p.start + p.length;
+}
+export function parentOf(n: PyTreeNode): PyTreeNode | undefined {
+  return treeOf(rawOf(n).parent);
+}
+/** The node's text value, as `PyNode.value`. */
+export function textOf(n: PyTreeNode): string | undefined {
+  return rawText(rawOf(n));
+}
+/** Argument: 'simple' | 'list' | 'dict'; Parameter: 'simple' | 'args' | 'kwargs' (as `PyNode.category`). */
+export function categoryOf(n: PyTreeNode): string | undefined {
+  const p = rawOf(n);
+  const d = p.d as Data;
+  const kind = NODE_KINDS[p.nodeType];
+  if (kind === 'Argument') return ARG_CATEGORIES[d.argCategory ?? 0];
+  if (kind === 'Parameter') return PARAM_CATEGORIES[d.category ?? 0];
+  return undefined;
+}
+/** A StringList containing an f-string, or a FormatString (as `PyNode.formatted`). */
+export function isFormatted(n: PyTreeNode): boolean {
+  const p = rawOf(n);
+  const kind = NODE_KINDS[p.nodeType];
+  if (kind === 'FormatString') return true;
+  return (
+    kind === 'StringList' &&
+    ((p.d as Data).strings ?? []).some((s) => NODE_KINDS[s.nodeType] === 'FormatString')
+  );
+}
+// child()/childList() find a field through the generated visitor: its reads are per node type and stay
+// monomorphic, where reading `d[name]` with a variable name is a megamorphic keyed load on every call.
+let wanted = '';
+let picked: ParseNode | undefined;
+let pickedList: PyTreeNode[] | undefined;
+const pickFirst = (_ctx: undefined, v: unknown, role: string): void => {
+  if (picked === undefined && role === wanted && isParseNode(v)) picked = v;
+};
+const pickAll = (_ctx: undefined, v: unknown, role: string): void => {
+  if (role === wanted && isParseNode(v)) pickedList?.push(treeOf(v) as PyTreeNode);
+};
+
+function readFields(p: ParseNode, add: (ctx: undefined, v: unknown, role: string) => void): void {
+  const d = p.d as Record<string, unknown>;
+  if (forEachNodeField(p.nodeType, d, undefined, add)) return;
+  for (const key of Object.keys(d)) {
+    const v = d[key];
+    if (Array.isArray(v)) for (const c of v as unknown[]) add(undefined, c, key);
+    else add(undefined, v, key);
+  }
+}
+
+/** The node-valued field `name` (the first item of a list field), as `field()`. */
+export function child(n: PyTreeNode, name: string): PyTreeNode | undefined {
+  wanted = name;
+  picked = undefined;
+  readFields(rawOf(n), pickFirst);
+  const found = picked;
+  picked = undefined;
+  return treeOf(found);
+}
+/** The node-valued field `name` as a list (empty when absent), as `fieldList()`. */
+export function childList(n: PyTreeNode, name: string): PyTreeNode[] {
+  const out: PyTreeNode[] = [];
+  wanted = name;
+  pickedList = out;
+  readFields(rawOf(n), pickAll);
+  pickedList = undefined;
+  return out;
+}
+
+/**
+ * Depth-first pre-order walk over pyright's tree through the same fields as the conversion (each node
+ * once); return false from `visit` to skip a node's children.
+ */
+export function walkTree(root: PyTreeNode, visit: (n: PyTreeNode) => boolean | void): void {
+  const r = rawOf(root);
+  const seen = new Uint8Array(getNextNodeId() - r.id);
+  const enter = (_ctx: undefined, v: unknown): void => {
+    if (!isParseNode(v)) return;
+    const i = v.id - r.id;
+    if (i >= 0 && i < seen.length) {
+      if (seen[i] === 1) return;
+      seen[i] = 1;
+    }
+    if (visit(treeOf(v) as PyTreeNode) === false) return;
+    readFields(v, enter);
+  };
+  enter(undefined, r);
 }
 
 /** Depth-first pre-order walk; return false from `visit` to skip a node's children. */

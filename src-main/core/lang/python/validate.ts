@@ -14,8 +14,20 @@ import {
 } from '../builtins.ts';
 import { sortViolations } from '../violation.ts';
 import type { ValidateOptions, ValidationResult, Violation } from '../violation.ts';
-import { field, fieldList, parsePython, walk } from './pyright.ts';
-import type { PyNode, PyParseResult } from './pyright.ts';
+import {
+  categoryOf,
+  child,
+  childList,
+  endOf,
+  isFormatted,
+  kindOf,
+  parentOf,
+  parsePythonTree,
+  startOf,
+  textOf,
+  walkTree,
+} from './pyright.ts';
+import type { PyTree, PyTreeNode as PyNode } from './pyright.ts';
 import { STRICT_METHODS, STRICT_NODE_KINDS } from './strict.ts';
 import { closest } from '../../script/hints.ts';
 
@@ -88,12 +100,12 @@ export function formatWalks(template: string): string[] {
 
 class Collector {
   readonly violations: Violation[] = [];
-  private readonly parsed: PyParseResult;
-  constructor(parsed: PyParseResult) {
+  private readonly parsed: PyTree;
+  constructor(parsed: PyTree) {
     this.parsed = parsed;
   }
   at(node: PyNode, rule: string, message: string): void {
-    this.range(node.start, node.end, rule, message);
+    this.range(startOf(node), endOf(node), rule, message);
   }
   range(start: number, end: number, rule: string, message: string): void {
     const s = this.parsed.position(start);
@@ -111,15 +123,15 @@ class Collector {
 
 /** Name nodes that are not namespace lookups: attribute names, keyword-argument names, import paths. */
 function isLabel(n: PyNode): boolean {
-  const p = n.parent;
+  const p = parentOf(n);
   if (!p) return false;
-  switch (p.kind) {
+  switch (kindOf(p)) {
     case 'MemberAccess':
-      return n.role === 'member';
+      return child(p, 'member') === n;
     case 'Argument':
     case 'PatternClassArgument':
     case 'ImportFromAs':
-      return n.role === 'name';
+      return child(p, 'name') === n;
     case 'ModuleName':
       return true;
     default:
@@ -130,32 +142,32 @@ function isLabel(n: PyNode): boolean {
 /** Collects the Name nodes a binding construct stores to. */
 function targets(n: PyNode | undefined, out: Set<PyNode>): void {
   if (!n) return;
-  switch (n.kind) {
+  switch (kindOf(n)) {
     case 'Name':
       out.add(n);
       break;
     case 'Tuple':
     case 'List':
-      for (const c of fieldList(n, 'items')) targets(c, out);
+      for (const c of childList(n, 'items')) targets(c, out);
       break;
     case 'Unpack':
-      targets(field(n, 'expr'), out);
+      targets(child(n, 'expr'), out);
       break;
     case 'TypeAnnotation':
-      targets(field(n, 'valueExpr'), out);
+      targets(child(n, 'valueExpr'), out);
       break;
     default:
       break;
   }
 }
 
-function bindings(n: PyNode, out: Set<PyNode>): void {
-  switch (n.kind) {
+function bindings(n: PyNode, kind: string, out: Set<PyNode>): void {
+  switch (kind) {
     case 'Assignment':
-      targets(field(n, 'leftExpr'), out);
+      targets(child(n, 'leftExpr'), out);
       break;
     case 'AugmentedAssignment':
-      targets(field(n, 'leftExpr'), out);
+      targets(child(n, 'leftExpr'), out);
       break;
     case 'AssignmentExpression':
     case 'Function':
@@ -163,30 +175,30 @@ function bindings(n: PyNode, out: Set<PyNode>): void {
     case 'Parameter':
     case 'Except':
     case 'TypeAlias':
-      targets(field(n, 'name'), out);
+      targets(child(n, 'name'), out);
       break;
     case 'For':
     case 'ComprehensionFor':
-      targets(field(n, 'targetExpr'), out);
+      targets(child(n, 'targetExpr'), out);
       break;
     case 'WithItem':
-      targets(field(n, 'target'), out);
+      targets(child(n, 'target'), out);
       break;
     case 'Del':
-      for (const t of fieldList(n, 'targets')) targets(t, out);
+      for (const t of childList(n, 'targets')) targets(t, out);
       break;
     case 'Global':
     case 'Nonlocal':
-      for (const t of fieldList(n, 'targets')) targets(t, out);
+      for (const t of childList(n, 'targets')) targets(t, out);
       break;
     case 'ImportAs':
     case 'ImportFromAs':
-      targets(field(n, 'alias') ?? (n.kind === 'ImportFromAs' ? field(n, 'name') : undefined), out);
+      targets(child(n, 'alias') ?? (kind === 'ImportFromAs' ? child(n, 'name') : undefined), out);
       break;
     case 'PatternCapture':
     case 'PatternMappingExpandEntry':
     case 'PatternAs':
-      targets(field(n, 'target'), out);
+      targets(child(n, 'target'), out);
       break;
     default:
       break;
@@ -195,26 +207,33 @@ function bindings(n: PyNode, out: Set<PyNode>): void {
 
 /** `def __init__(self)` directly in a class body: defining a dunder method reaches nothing. */
 function isMethodName(n: PyNode): boolean {
-  const fn = n.parent;
-  if (fn?.kind !== 'Function' || field(fn, 'name') !== n) return false;
-  const suite = fn.parent?.kind === 'StatementList' ? fn.parent.parent : fn.parent;
-  return suite?.kind === 'Suite' && suite.parent?.kind === 'Class';
+  const fn = parentOf(n);
+  if (!fn || kindOf(fn) !== 'Function' || child(fn, 'name') !== n) return false;
+  const up = parentOf(fn);
+  const suite = up && kindOf(up) === 'StatementList' ? parentOf(up) : up;
+  const cls = suite && kindOf(suite) === 'Suite' ? parentOf(suite) : undefined;
+  return cls !== undefined && kindOf(cls) === 'Class';
 }
 
-const isCallee = (n: PyNode): boolean => n.role === 'leftExpr' && n.parent?.kind === 'Call';
+const kindIs = (n: PyNode | undefined, kind: string): n is PyNode => n !== undefined && kindOf(n) === kind;
+
+const isCallee = (n: PyNode): boolean => {
+  const p = parentOf(n);
+  return kindIs(p, 'Call') && child(p, 'leftExpr') === n;
+};
 
 function callName(call: PyNode): string | undefined {
-  const f = field(call, 'leftExpr');
-  return f?.kind === 'Name' ? f.value : undefined;
+  const f = child(call, 'leftExpr');
+  return kindIs(f, 'Name') ? textOf(f) : undefined;
 }
 
 function positionalArgs(call: PyNode): PyNode[] {
-  return fieldList(call, 'args');
+  return childList(call, 'args');
 }
 
 /** The text of a plain string literal (not an f-string), or undefined. */
 function literalString(n: PyNode | undefined): string | undefined {
-  return n?.kind === 'StringList' && !n.formatted ? (n.value ?? '') : undefined;
+  return kindIs(n, 'StringList') && !isFormatted(n) ? (textOf(n) ?? '') : undefined;
 }
 
 /**
@@ -223,8 +242,8 @@ function literalString(n: PyNode | undefined): string | undefined {
  * seeing which module it is.
  */
 function checkModuleReference(n: PyNode, name: string, c: Collector): void {
-  const p = n.parent;
-  if (p?.kind === 'MemberAccess' && field(p, 'leftExpr') === n) return;
+  const p = parentOf(n);
+  if (kindIs(p, 'MemberAccess') && child(p, 'leftExpr') === n) return;
   c.at(
     n,
     'module-attribute',
@@ -240,10 +259,11 @@ function checkModuleAttribute(n: PyNode, module: string, attr: string, member: P
     c.at(member, 'module-attribute', `${module}.${attr} is not available: ${module} offers only ${m.shown}`);
     return;
   }
-  const p = n.parent;
+  const p = parentOf(n);
+  const pk = p ? kindOf(p) : '';
   if (
-    ((p?.kind === 'Assignment' || p?.kind === 'AugmentedAssignment') && field(p, 'leftExpr') === n) ||
-    p?.kind === 'Del'
+    ((pk === 'Assignment' || pk === 'AugmentedAssignment') && child(p as PyNode, 'leftExpr') === n) ||
+    pk === 'Del'
   )
     c.at(n, 'module-attribute', `${module}.${attr} is read-only: store the value in a variable of your own`);
 }
@@ -254,14 +274,14 @@ function checkModuleAttribute(n: PyNode, module: string, attr: string, member: P
  * f-string receiver or a bound `t.format` passed around could walk to interpreter internals.
  */
 function checkFormat(n: PyNode, attr: string, c: Collector): void {
-  const recv = field(n, 'leftExpr');
-  const call = isCallee(n) ? (n.parent as PyNode) : undefined;
+  const recv = child(n, 'leftExpr');
+  const call = isCallee(n) ? (parentOf(n) as PyNode) : undefined;
   let template = literalString(recv);
-  if (template === undefined && recv?.kind === 'Name' && recv.value === 'str' && call) {
+  if (template === undefined && kindIs(recv, 'Name') && textOf(recv) === 'str' && call) {
     const first = positionalArgs(call)[0];
     template =
-      first && first.category === 'simple' && !first.value
-        ? literalString(field(first, 'valueExpr'))
+      first && categoryOf(first) === 'simple' && !textOf(first)
+        ? literalString(child(first, 'valueExpr'))
         : undefined;
     if (template === undefined) {
       c.at(
@@ -290,7 +310,7 @@ function checkFormat(n: PyNode, attr: string, c: Collector): void {
 }
 
 export function validatePython(code: string, options: ValidateOptions): ValidationResult {
-  const parsed = parsePython(code);
+  const parsed = parsePythonTree(code);
   const c = new Collector(parsed);
   const tools = new Set(options.tools);
   for (const e of parsed.syntaxErrors) {
@@ -316,7 +336,7 @@ export function validatePython(code: string, options: ValidateOptions): Validati
       });
     }
   });
-  const statements = fieldList(parsed.module, 'statements');
+  const statements = childList(parsed.root, 'statements');
   if (statements.length === 0) {
     c.violations.push({
       rule: 'empty-script',
@@ -331,15 +351,18 @@ export function validatePython(code: string, options: ValidateOptions): Validati
   const stores = new Set<PyNode>();
   let emits = 0;
   const calledNames: PyNode[] = [];
-  walk(parsed.module, (n) => {
-    bindings(n, stores);
-    switch (n.kind) {
+  walkTree(parsed.root, (n) => {
+    const kind = kindOf(n);
+    bindings(n, kind, stores);
+    switch (kind) {
       case 'Import':
       case 'ImportFrom': {
         const names =
-          n.kind === 'Import'
-            ? fieldList(n, 'list').map((a) =>
-                (field(a, 'module')?.children ?? []).map((x) => x.value).join('.'),
+          kind === 'Import'
+            ? childList(n, 'list').map((a) =>
+                childList(child(a, 'module') ?? a, 'nameParts')
+                  .map((x) => textOf(x))
+                  .join('.'),
               )
             : [];
         const pre = names.filter((m) => MODULES.has(m));
@@ -351,7 +374,7 @@ export function validatePython(code: string, options: ValidateOptions): Validati
         return false;
       }
       case 'Name': {
-        const name = n.value ?? '';
+        const name = textOf(n) ?? '';
         if (isLabel(n)) break;
         const why = PYTHON_FORBIDDEN_NAMES[name];
         if (why !== undefined) c.at(n, 'forbidden-name', `${name} is not available: ${why}`);
@@ -399,8 +422,8 @@ export function validatePython(code: string, options: ValidateOptions): Validati
         break;
       }
       case 'MemberAccess': {
-        const attr = n.value ?? '';
-        const member = field(n, 'member') ?? n;
+        const attr = textOf(n) ?? '';
+        const member = child(n, 'member') ?? n;
         if (attr.startsWith('_')) {
           c.at(
             member,
@@ -410,15 +433,15 @@ export function validatePython(code: string, options: ValidateOptions): Validati
         } else if (FORBIDDEN_ATTRIBUTES.has(attr)) {
           c.at(member, 'forbidden-attribute', `.${attr} reaches interpreter internals and is not available`);
         } else {
-          const recv = field(n, 'leftExpr');
-          if (recv?.kind === 'Name' && MODULES.has(recv.value ?? ''))
-            checkModuleAttribute(n, recv.value ?? '', attr, member, c);
+          const recv = child(n, 'leftExpr');
+          if (kindIs(recv, 'Name') && MODULES.has(textOf(recv) ?? ''))
+            checkModuleAttribute(n, textOf(recv) ?? '', attr, member, c);
           if (FORMAT_METHODS.has(attr)) checkFormat(n, attr, c);
         }
         break;
       }
       case 'StringList': {
-        const v = n.value ?? '';
+        const v = textOf(n) ?? '';
         if (DUNDER_IN_STRING.test(v))
           c.at(
             n,
@@ -430,32 +453,30 @@ export function validatePython(code: string, options: ValidateOptions): Validati
       case 'Call': {
         const fnName = callName(n);
         if (fnName && EMIT.has(fnName)) emits++;
-        if (fnName) calledNames.push(field(n, 'leftExpr') as PyNode);
+        if (fnName) calledNames.push(child(n, 'leftExpr') as PyNode);
         if (fnName === 'getattr' || fnName === 'hasattr') {
           const attrArg = positionalArgs(n)[1];
           const lit =
-            attrArg && attrArg.category === 'simple' && !attrArg.value
-              ? field(attrArg, 'valueExpr')
+            attrArg && categoryOf(attrArg) === 'simple' && !textOf(attrArg)
+              ? child(attrArg, 'valueExpr')
               : undefined;
-          if (!lit || lit.kind !== 'StringList' || lit.formatted)
+          const litText =
+            lit && kindOf(lit) === 'StringList' && !isFormatted(lit) ? (textOf(lit) ?? '') : undefined;
+          if (!lit || litText === undefined)
             c.at(
               n,
               'guarded-getattr',
               `${fnName} needs a literal attribute name as its second argument, e.g. ${fnName}(obj, "name")`,
             );
-          else if ((lit.value ?? '').startsWith('_'))
+          else if (litText.startsWith('_'))
             c.at(lit, 'guarded-getattr', `${fnName} cannot reach attributes starting with an underscore`);
-          else if (FORBIDDEN_ATTRIBUTES.has(lit.value ?? ''))
-            c.at(
-              lit,
-              'guarded-getattr',
-              `${fnName} cannot reach .${lit.value}: it is an interpreter internal`,
-            );
-          else if (FORMAT_METHODS.has(lit.value ?? ''))
+          else if (FORBIDDEN_ATTRIBUTES.has(litText))
+            c.at(lit, 'guarded-getattr', `${fnName} cannot reach .${litText}: it is an interpreter internal`);
+          else if (FORMAT_METHODS.has(litText))
             c.at(
               lit,
               'format-attribute-walk',
-              `${fnName} cannot fetch .${lit.value} (a template's fields can walk attributes); ${USE_FSTRING}`,
+              `${fnName} cannot fetch .${litText} (a template's fields can walk attributes); ${USE_FSTRING}`,
             );
         }
         if (fnName === 'type' && positionalArgs(n).length !== 1)
@@ -463,7 +484,7 @@ export function validatePython(code: string, options: ValidateOptions): Validati
         break;
       }
       case 'PatternClassArgument': {
-        const kw = n.value ?? '';
+        const kw = textOf(n) ?? '';
         if (kw.startsWith('_'))
           c.at(
             n,
@@ -477,7 +498,7 @@ export function validatePython(code: string, options: ValidateOptions): Validati
         c.at(
           n,
           'no-global',
-          `${n.kind.toLowerCase()} statements are not needed: pass values as arguments and return them`,
+          `${kind.toLowerCase()} statements are not needed: pass values as arguments and return them`,
         );
         break;
       case 'Await':
@@ -488,19 +509,19 @@ export function validatePython(code: string, options: ValidateOptions): Validati
         c.at(n, 'no-yield', 'generators are not available: build a list and return it');
         break;
       case 'Function': {
-        const first = parsed.source.slice(n.start, n.end);
+        const first = parsed.source.slice(startOf(n), endOf(n));
         if (/^\s*(@[^\n]*\n\s*)*async\b/.test(first))
-          c.at(field(n, 'name') ?? n, 'no-async', 'async functions are not available: write a plain def');
+          c.at(child(n, 'name') ?? n, 'no-async', 'async functions are not available: write a plain def');
         break;
       }
       case 'For':
       case 'With': {
-        if (/^async\b/.test(parsed.source.slice(n.start, n.start + 6)))
+        if (/^async\b/.test(parsed.source.slice(startOf(n), startOf(n) + 6)))
           c.at(n, 'no-async', 'async for/with are not available');
         break;
       }
       case 'Class': {
-        const kws = fieldList(n, 'arguments').filter((a) => a.value);
+        const kws = childList(n, 'arguments').filter((a) => textOf(a));
         if (kws.length)
           c.at(
             kws[0] as PyNode,
@@ -512,12 +533,12 @@ export function validatePython(code: string, options: ValidateOptions): Validati
       default:
         break;
     }
-    if (options.strict) strictCheck(n, c, tools);
+    if (options.strict) strictCheck(n, kind, c, tools);
     return true;
   });
-  const bound = new Set([...stores].map((s) => s.value ?? ''));
+  const bound = new Set([...stores].map((s) => textOf(s) ?? ''));
   for (const callee of calledNames) {
-    const name = callee.value ?? '';
+    const name = textOf(callee) ?? '';
     if (
       tools.has(name) ||
       FRAMEWORK.has(name) ||
@@ -547,39 +568,39 @@ export function validatePython(code: string, options: ValidateOptions): Validati
   return { valid: violations.length === 0, violations };
 }
 
-function strictCheck(n: PyNode, c: Collector, tools: Set<string>): void {
-  if (!STRICT_NODE_KINDS.has(n.kind)) {
+function strictCheck(n: PyNode, kind: string, c: Collector, tools: Set<string>): void {
+  if (!STRICT_NODE_KINDS.has(kind)) {
     c.at(
       n,
       'strict-node',
-      `${n.kind === 'Function' ? 'def' : n.kind === 'Class' ? 'class' : n.kind} is not allowed in strict mode: use straight-line code, if/for and comprehensions`,
+      `${kind === 'Function' ? 'def' : kind === 'Class' ? 'class' : kind} is not allowed in strict mode: use straight-line code, if/for and comprehensions`,
     );
     return;
   }
-  if (n.kind === 'Lambda') {
-    const arg = n.parent;
-    if (arg?.kind !== 'Argument' || arg.value !== 'key')
+  if (kind === 'Lambda') {
+    const arg = parentOf(n);
+    if (!kindIs(arg, 'Argument') || textOf(arg) !== 'key')
       c.at(
         n,
         'strict-node',
         'lambda is only allowed as a key= argument (e.g. sorted(xs, key=lambda x: x["total"]))',
       );
   }
-  if (n.kind === 'Call') {
-    const f = field(n, 'leftExpr');
-    if (f?.kind === 'Name') {
-      const name = f.value ?? '';
+  if (kind === 'Call') {
+    const f = child(n, 'leftExpr');
+    if (kindIs(f, 'Name')) {
+      const name = textOf(f) ?? '';
       if (!tools.has(name) && !FRAMEWORK.has(name) && !SAFE_BUILTINS.has(name))
         c.at(
           f,
           'strict-call',
           `${name}() is not callable in strict mode: call tools, emit_* helpers and listed builtins only`,
         );
-    } else if (f?.kind === 'MemberAccess') {
-      const recv = field(f, 'leftExpr');
-      const moduleCall = recv?.kind === 'Name' && MODULES.has(recv.value ?? '');
-      if (!moduleCall && !STRICT_METHODS.has(f.value ?? ''))
-        c.at(field(f, 'member') ?? f, 'strict-call', `.${f.value}() is not in the strict-mode method list`);
+    } else if (kindIs(f, 'MemberAccess')) {
+      const recv = child(f, 'leftExpr');
+      const moduleCall = kindIs(recv, 'Name') && MODULES.has(textOf(recv) ?? '');
+      if (!moduleCall && !STRICT_METHODS.has(textOf(f) ?? ''))
+        c.at(child(f, 'member') ?? f, 'strict-call', `.${textOf(f)}() is not in the strict-mode method list`);
     } else {
       c.at(n, 'strict-call', 'in strict mode only named functions and methods can be called');
     }
