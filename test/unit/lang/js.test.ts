@@ -38,6 +38,17 @@ describe('JS validator', () => {
       { rule: 'forbidden-name', line: 2, column: 11 },
     ]);
   });
+  it('destructures ordinary names that every object has, but never constructor', () => {
+    const ok = validateJs(
+      'const { toString, valueOf } = { toString: 1, valueOf: 2 };\nemitResult(toString + valueOf);',
+      {
+        tools: [],
+      },
+    );
+    expect(ok.violations).toEqual([]);
+    const bad = validateJs('const { constructor } = {};\nemitResult(constructor);', { tools: [] });
+    expect(bad.violations.map((x) => x.rule)).toContain('forbidden-property');
+  });
   it('folds static strings', () => {
     expect(staticString(undefined)).toBeUndefined();
     expect(validateJs("emitResult(({})['__pro' + `to__`]);", { tools: [] }).violations[0]?.rule).toBe(

@@ -30,6 +30,13 @@ describe('Python validator', () => {
     );
   });
 
+  it('names that are properties of every JavaScript object are ordinary Python names', () => {
+    const code =
+      'constructor = 1\nvalueOf = 2\ntoString = 3\nhasOwnProperty = 4\nemit_result(constructor + valueOf + toString + hasOwnProperty)\n';
+    expect(v(code)).toEqual({ valid: true, violations: [] });
+    expect(rules('emit_result(eval)')).toEqual(['forbidden-name']);
+  });
+
   it('every message tells what to do instead', () => {
     for (const x of v('import json\ne = exec\nemit_result = 1\n').violations)
       expect(x.message).toMatch(/available|use|rebind|call|write/);

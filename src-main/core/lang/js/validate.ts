@@ -361,7 +361,7 @@ export function validateJs(
         if (
           parent?.type === 'ObjectPattern' &&
           name !== undefined &&
-          JS_FORBIDDEN_PROPERTIES[name] !== undefined
+          Object.hasOwn(JS_FORBIDDEN_PROPERTIES, name)
         )
           push(k, 'forbidden-property', `destructuring ${name}: ${JS_FORBIDDEN_PROPERTIES[name]}`);
         break;

@@ -178,12 +178,12 @@ export type AddChild<P> = (parent: P, child: unknown, field: string) => void;
 
 function list<P>(parent: P, v: unknown, field: string, add: AddChild<P>): void {
   if (!Array.isArray(v)) return;
-  for (let i = 0; i < v.length; i++) add(parent, v[i], field);
+  for (let i = 0; i < v.length; i++) if (v[i] !== undefined && v[i] !== null) add(parent, v[i], field);
 }
 
 /**
- * Calls `add(parent, child, fieldName)` for each node-valued field of a pyright node (list items one by one), in
- * declaration order. Returns false for a node type this file does not know (a newer pyright).
+ * Calls `add(parent, child, fieldName)` for each node-valued field of a pyright node that holds a node
+ * (list items one by one), in declaration order. Returns false for a node type this file does not know (a newer pyright).
  */
 export function forEachNodeField<P>(
   nodeType: number,

@@ -360,19 +360,22 @@ let wanted = '';
 let picked: ParseNode | undefined;
 let pickedList: PyTreeNode[] | undefined;
 const pickFirst = (_ctx: undefined, v: unknown, role: string): void => {
-  if (picked === undefined && role === wanted && isParseNode(v)) picked = v;
+  if (picked === undefined && role === wanted) picked = v as ParseNode;
 };
 const pickAll = (_ctx: undefined, v: unknown, role: string): void => {
-  if (role === wanted && isParseNode(v)) pickedList?.push(treeOf(v) as PyTreeNode);
+  if (role === wanted) pickedList?.push(v as PyTreeNode);
 };
 
+/** Calls `add` with each node held by a node-valued field of `p` (never anything but a pyright node). */
 function readFields(p: ParseNode, add: (ctx: undefined, v: unknown, role: string) => void): void {
   const d = p.d as Record<string, unknown>;
   if (forEachNodeField(p.nodeType, d, undefined, add)) return;
+  // A node type the generated visitor does not know (a newer pyright): enumerate its fields.
   for (const key of Object.keys(d)) {
     const v = d[key];
-    if (Array.isArray(v)) for (const c of v as unknown[]) add(undefined, c, key);
-    else add(undefined, v, key);
+    if (Array.isArray(v)) {
+      for (const c of v as unknown[]) if (isParseNode(c)) add(undefined, c, key);
+    } else if (isParseNode(v)) add(undefined, v, key);
   }
 }
 
@@ -395,6 +398,27 @@ export function childList(n: PyTreeNode, name: string): PyTreeNode[] {
   return out;
 }
 
+/** A set of nodes of one `parsePythonTree()` parse (a bitmap by node id: no hashing). */
+export class PyTreeNodeSet {
+  private readonly base: number;
+  private readonly bits: Uint8Array;
+  /** The members, in the order they were added. */
+  readonly nodes: PyTreeNode[] = [];
+  constructor(tree: PyTree) {
+    this.base = rawOf(tree.root).id;
+    this.bits = new Uint8Array(getNextNodeId() - this.base);
+  }
+  add(n: PyTreeNode): void {
+    const i = rawOf(n).id - this.base;
+    if (this.bits[i] === 1) return;
+    this.bits[i] = 1;
+    this.nodes.push(n);
+  }
+  has(n: PyTreeNode): boolean {
+    return this.bits[rawOf(n).id - this.base] === 1;
+  }
+}
+
 /**
  * Depth-first pre-order walk over pyright's tree through the same fields as the conversion (each node
  * once); return false from `visit` to skip a node's children.
@@ -402,8 +426,8 @@ export function childList(n: PyTreeNode, name: string): PyTreeNode[] {
 export function walkTree(root: PyTreeNode, visit: (n: PyTreeNode) => boolean | void): void {
   const r = rawOf(root);
   const seen = new Uint8Array(getNextNodeId() - r.id);
-  const enter = (_ctx: undefined, v: unknown): void => {
-    if (!isParseNode(v)) return;
+  const enter = (_ctx: undefined, node: unknown): void => {
+    const v = node as ParseNode;
     const i = v.id - r.id;
     if (i >= 0 && i < seen.length) {
       if (seen[i] === 1) return;

@@ -23,6 +23,7 @@ import {
   kindOf,
   parentOf,
   parsePythonTree,
+  PyTreeNodeSet,
   startOf,
   textOf,
   walkTree,
@@ -69,6 +70,8 @@ const ENCODING_DECL = /^[ \t\f]*#.*?coding[:=][ \t]*[-\w.]+/;
 /** `__name__`: a name that starts and ends with two underscores. */
 const isDunder = (name: string): boolean => name.length >= 4 && name.startsWith('__') && name.endsWith('__');
 const DUNDER_IN_STRING = /__[A-Za-z_]\w*/;
+/** Forbidden names and why (a Map: a plain object would also answer `constructor`, `toString`...). */
+const FORBIDDEN_NAMES: ReadonlyMap<string, string> = new Map(Object.entries(PYTHON_FORBIDDEN_NAMES));
 const FRAMEWORK = new Set(PYTHON_FRAMEWORK_NAMES);
 const EMIT = new Set(PYTHON_EMIT_NAMES);
 const SAFE_BUILTINS = new Set(PYTHON_SAFE_BUILTINS);
@@ -140,7 +143,7 @@ function isLabel(n: PyNode): boolean {
 }
 
 /** Collects the Name nodes a binding construct stores to. */
-function targets(n: PyNode | undefined, out: Set<PyNode>): void {
+function targets(n: PyNode | undefined, out: PyTreeNodeSet): void {
   if (!n) return;
   switch (kindOf(n)) {
     case 'Name':
@@ -161,7 +164,7 @@ function targets(n: PyNode | undefined, out: Set<PyNode>): void {
   }
 }
 
-function bindings(n: PyNode, kind: string, out: Set<PyNode>): void {
+function bindings(n: PyNode, kind: string, out: PyTreeNodeSet): void {
   switch (kind) {
     case 'Assignment':
       targets(child(n, 'leftExpr'), out);
@@ -348,7 +351,7 @@ export function validatePython(code: string, options: ValidateOptions): Validati
     });
     return { valid: false, violations: sortViolations(c.violations) };
   }
-  const stores = new Set<PyNode>();
+  const stores = new PyTreeNodeSet(parsed);
   let emits = 0;
   const calledNames: PyNode[] = [];
   walkTree(parsed.root, (n) => {
@@ -376,7 +379,7 @@ export function validatePython(code: string, options: ValidateOptions): Validati
       case 'Name': {
         const name = textOf(n) ?? '';
         if (isLabel(n)) break;
-        const why = PYTHON_FORBIDDEN_NAMES[name];
+        const why = FORBIDDEN_NAMES.get(name);
         if (why !== undefined) c.at(n, 'forbidden-name', `${name} is not available: ${why}`);
         else if (isDunder(name) && !isMethodName(n))
           c.at(
@@ -385,7 +388,7 @@ export function validatePython(code: string, options: ValidateOptions): Validati
             `${name}: names with double underscores reach interpreter internals and are not available`,
           );
         if (stores.has(n)) {
-          if (FRAMEWORK.has(name) || /^emit_/.test(name))
+          if (FRAMEWORK.has(name) || name.startsWith('emit_'))
             c.at(
               n,
               'rebind-framework',
@@ -536,7 +539,7 @@ export function validatePython(code: string, options: ValidateOptions): Validati
     if (options.strict) strictCheck(n, kind, c, tools);
     return true;
   });
-  const bound = new Set([...stores].map((s) => textOf(s) ?? ''));
+  const bound = new Set(stores.nodes.map((s) => textOf(s) ?? ''));
   for (const callee of calledNames) {
     const name = textOf(callee) ?? '';
     if (
@@ -545,7 +548,7 @@ export function validatePython(code: string, options: ValidateOptions): Validati
       SAFE_BUILTINS.has(name) ||
       MODULES.has(name) ||
       bound.has(name) ||
-      name in PYTHON_FORBIDDEN_NAMES ||
+      FORBIDDEN_NAMES.has(name) ||
       isDunder(name)
     )
       continue;
