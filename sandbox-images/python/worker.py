@@ -5,6 +5,10 @@ Each job runs in a fresh forked child: no state leaks between jobs. The child's 
 pipe that the parent turns into capped `log` emits, so nothing a script prints can forge a protocol line;
 only this parent process writes to the real stdout.
 
+Three kinds of process (see "Processes" in docs/protocol.md): the worker (protocol, checks, relaying),
+its fork server (a copy of the worker made when tools are loaded, which only forks), and one child per
+job, forked by the fork server ahead of its job and used for exactly one.
+
 Stdlib only. The container (no network, read-only root, limits, non-root) is the security boundary; the
 checks and restricted builtins here make honest mistakes fail early and clearly.
 """
@@ -18,14 +22,15 @@ import functools
 import inspect
 import itertools
 import json
+import marshal
 import math
 import os
 import random
 import re
 import resource
 import select
-import shutil
 import signal
+import socket
 import statistics
 import sys
 import time
@@ -35,6 +40,25 @@ import traceback
 # its own process, and that must only break the script, never the protocol.
 _dumps = json.dumps
 _loads = json.loads
+
+
+def _not_serializable(o):
+    raise TypeError(f"Object of type {type(o).__name__} is not JSON serializable")
+
+
+def _compact_encoder(default):
+    """json.dumps(o, separators=(",", ":")) without building an encoder per call: the C encoder is made
+    once (no circular-reference markers: a circular value ends in RecursionError instead of ValueError)."""
+    make = getattr(json.encoder, "c_make_encoder", None)
+    if make is None:
+        return json.JSONEncoder(separators=(",", ":"), default=default).encode
+    encoder = make(None, default, json.encoder.encode_basestring_ascii, None, ":", ",", False, False, True)
+    join = "".join
+    return lambda o: join(encoder(o, 0))
+
+
+_encode = _compact_encoder(_not_serializable)
+_encode_out = _compact_encoder(str)
 _isfinite = math.isfinite
 
 PROTOCOL = 1
@@ -134,16 +158,32 @@ MODULES = {
 DUNDER_STR = re.compile(r"__[A-Za-z_]\w*")
 
 
+_OOM_FD = []  # the open counter file, found on first use (re-read with pread: no open per job)
+
+
 def oom_kills():
     """The container cgroup's OOM-kill counter (cgroup v2 or v1), or None where it cannot be read."""
-    for path in ("/sys/fs/cgroup/memory.events", "/sys/fs/cgroup/memory/memory.oom_control"):
-        try:
-            with open(path) as f:
-                for line in f:
-                    if line.startswith("oom_kill "):
-                        return int(line.split()[1])
-        except (OSError, ValueError):
-            continue
+    if not _OOM_FD:
+        for path in ("/sys/fs/cgroup/memory.events", "/sys/fs/cgroup/memory/memory.oom_control"):
+            try:
+                _OOM_FD.append(os.open(path, os.O_RDONLY | os.O_CLOEXEC))
+                break
+            except OSError:
+                continue
+        else:
+            _OOM_FD.append(-1)
+    if _OOM_FD[0] < 0:
+        return None
+    try:
+        text = os.pread(_OOM_FD[0], 4096, 0)
+    except OSError:
+        return None
+    for line in text.split(b"\n"):
+        if line.startswith(b"oom_kill "):
+            try:
+                return int(line.split()[1])
+            except (IndexError, ValueError):
+                return None
     return None
 
 
@@ -151,13 +191,41 @@ class ValidationError(Exception):
     """The worker's own AST check refused the script."""
 
 
-# ---------------------------------------------------------------- protocol out (parent only)
+# ---------------------------------------------------------------- protocol out (the worker only)
 
-_out = os.fdopen(os.dup(1), "wb", buffering=0)
+_OUT_FD = os.dup(1)
+_pending = []
 
 
 def send(msg):
-    _out.write(_dumps(msg, separators=(",", ":"), default=str).encode() + b"\n")
+    """Queues a protocol line; the loop writes what one turn produced with a single write (flush)."""
+    _pending.append(_encode_out(msg).encode() + b"\n")
+
+
+def flush():
+    if _pending:
+        data = b"".join(_pending)
+        _pending.clear()
+        try:
+            _write_all(_OUT_FD, data)
+        except OSError:  # the host went away
+            os._exit(0)
+
+
+def _write_all(fd, data):
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def _read_exact(fd, n):
+    buf = b""
+    while len(buf) < n:
+        chunk = os.read(fd, n - len(buf))
+        if not chunk:
+            break
+        buf += chunk
+    return buf
 
 
 # ---------------------------------------------------------------- ToolResponse and @tool
@@ -427,18 +495,36 @@ def safe_builtins(print_fn):
 
 
 class Child:
-    def __init__(self, job, registry, host_tools, credentials, msg_w, res_r):
-        self.job = job
+    """A job's side of the protocol. Made in the worker once per tools load, with everything a job's
+    namespace holds that does not depend on the job, so each child inherits it ready-made and only fills
+    in its job and pipes. A child changes only its own copy (copy-on-write): the next child starts again
+    from the fork server's untouched one."""
+
+    def __init__(self, registry, host_tools, credentials):
+        self.job = None
         self.registry = registry
         self.host_tools = host_tools
         self.credentials = credentials
-        self.msg = os.fdopen(msg_w, "wb", buffering=0)
-        self.res = os.fdopen(res_r, "rb", buffering=0)
+        self.msg_w = -1
+        self.res_r = -1
         self.res_buf = b""
         self.calls = 0
+        self.base = {"__builtins__": safe_builtins(self._print)}
+        self.base.update(MODULES)
+        self.base.update(
+            emit_result=self.emit_result,
+            emit_intermediate=self.emit_intermediate,
+            emit_log=self.emit_log,
+            credential=self.credential,
+            ToolResponse=ToolResponse,
+        )
+        # Each tool under its own name; a kit alias gets its own wrapper when a job uses it.
+        self.own = {name: self.sandbox_tool(name, name, fn, registry.signatures[name]) for name, (fn, _) in registry.tools.items()}
+        self.own_host = {name: self.host_tool(name, name) for name in host_tools}
+        self.refused = {name: self.refused_tool(name) for name in list(registry.tools) + list(host_tools)}
 
     def send(self, msg):
-        self.msg.write(_dumps(msg, separators=(",", ":")).encode() + b"\n")
+        _write_all(self.msg_w, _encode(msg).encode() + b"\n")
 
     def _data(self, value, what):
         bad = _json_safe(value)
@@ -473,7 +559,7 @@ class Child:
             msg["refused"] = True
         try:
             self.send(msg)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, RecursionError):
             msg["args"] = {k: repr(v) for k, v in args.items()}
             self.send(msg)
 
@@ -523,7 +609,7 @@ class Child:
                 if msg.get("call_id") == call_id:
                     return msg
                 continue
-            chunk = self.res.read(65536)
+            chunk = os.read(self.res_r, 65536)
             if not chunk:
                 raise RuntimeError("the host closed the tool channel")
             self.res_buf += chunk
@@ -537,25 +623,20 @@ class Child:
         return call
 
     def namespace(self):
-        ns = {"__builtins__": safe_builtins(self._print)}
-        ns.update(MODULES)
-        ns.update(
-            emit_result=self.emit_result,
-            emit_intermediate=self.emit_intermediate,
-            emit_log=self.emit_log,
-            credential=self.credential,
-            ToolResponse=ToolResponse,
-        )
+        ns = self.base  # this process's own copy, used by exactly one job
         tools = self.job.get("tools") or {}
         for alias, name in tools.items():
             if name in self.registry.tools:
-                fn, _ = self.registry.tools[name]
-                ns[alias] = self.sandbox_tool(alias, name, fn, self.registry.signatures[name])
+                if alias == name:
+                    ns[alias] = self.own[name]
+                else:
+                    fn, _ = self.registry.tools[name]
+                    ns[alias] = self.sandbox_tool(alias, name, fn, self.registry.signatures[name])
             elif name in self.host_tools:
-                ns[alias] = self.host_tool(alias, name)
-        for name in list(self.registry.tools) + list(self.host_tools):
+                ns[alias] = self.own_host[name] if alias == name else self.host_tool(alias, name)
+        for name, stub in self.refused.items():
             if name not in ns and name not in tools:
-                ns[name] = self.refused_tool(name)
+                ns[name] = stub
         for k, v in (self.job.get("inputs") or {}).items():
             ns[k] = v
         return ns
@@ -593,7 +674,116 @@ class Child:
         self.send({"type": "done", "ok": True})
 
 
-# ---------------------------------------------------------------- the parent: protocol loop
+# ---------------------------------------------------------------- the child: set up ahead, one job
+
+
+def child_main(job_r, msg_w, out_w):
+    """A fresh process, forked by the fork server before its job arrives. It gets ready (own session,
+    output to the worker's pipe, nothing of the protocol stream), waits for exactly one job, runs it and
+    exits. Nothing of the job's code runs before the job arrives."""
+    try:
+        os.setsid()
+        os.dup2(out_w, 1)
+        os.dup2(out_w, 2)
+        os.close(out_w)
+        if not getattr(sys.stdout, "write_through", False):  # not run with -u: line-buffer the output
+            sys.stdout = os.fdopen(1, "w", buffering=1)
+            sys.stderr = sys.stdout
+        gc.disable()  # a short-lived process: no collector passes touching (copying) shared pages
+        head = _read_exact(job_r, 4)
+        if len(head) < 4:
+            return  # withdrawn without a job (tools reloaded, worker shutting down)
+        compiled, job = marshal.loads(_read_exact(job_r, int.from_bytes(head, "little")))
+        if isinstance(compiled, str):
+            compiled = ValidationError(compiled)
+        child = WORKER.child
+        child.job, child.msg_w, child.res_r = job, msg_w, job_r
+        child.run(compiled)
+    except BaseException as e:  # noqa: BLE001
+        try:
+            _write_all(msg_w, _encode({"type": "done", "ok": False, "error": {"type": type(e).__name__, "message": str(e), "frames": []}}).encode() + b"\n")
+        except BaseException:  # noqa: BLE001
+            pass
+    finally:
+        os._exit(0)
+
+
+# ---------------------------------------------------------------- the fork server
+
+
+def fork_server(sock):
+    """Forks one child at a time when the worker asks ("f"), hands the worker the child's pipes ("c"),
+    reports the child's exit ("x") and answers pings ("p" -> "P"), also while a child runs. It is a copy
+    of the worker made right after the tools were loaded and does nothing else: the worker's own memory
+    is never shared with a job, so relaying a job never pays for copy-on-write, and a child is ready
+    before its job arrives."""
+    set_pdeathsig()
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # for the children: a write to a pipe nobody reads ends them
+    os.close(_OUT_FD)  # the protocol stream is the worker's alone
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    def request():
+        try:
+            r = sock.recv(16)
+        except OSError:
+            r = b""
+        if not r:
+            os._exit(0)  # the worker is gone
+        if r == b"p":
+            sock.send(b"P")
+        return r
+
+    wanted = False  # a fork asked for while the previous child still ran (the worker does not do that)
+    while True:
+        if not wanted and request() != b"f":
+            continue
+        wanted = False
+        job_r, job_w = os.pipe()  # worker -> child: the job, then tool results
+        msg_r, msg_w = os.pipe()  # child -> worker: protocol lines
+        out_r, out_w = os.pipe()  # the child's stdout/stderr
+        pid = os.fork()
+        if pid == 0:
+            sock.close()
+            os.close(job_w)
+            os.close(msg_r)
+            os.close(out_r)
+            child_main(job_r, msg_w, out_w)
+        os.close(job_r)
+        os.close(msg_w)
+        os.close(out_w)
+        try:
+            socket.send_fds(sock, [b"c" + pid.to_bytes(4, "little")], [job_w, msg_r, out_r])
+        except OSError:
+            os._exit(0)
+        os.close(job_w)
+        os.close(msg_r)
+        os.close(out_r)
+        try:
+            exited = os.pidfd_open(pid)  # readable once the child is gone
+        except (AttributeError, OSError):
+            exited = -1  # (no pidfd: pings wait until the child is gone)
+        if exited >= 0:
+            while True:
+                ready = select.select([sock.fileno(), exited], [], [])[0]
+                if sock.fileno() in ready and request() == b"f":
+                    wanted = True
+                if exited in ready:
+                    break
+            os.close(exited)
+        try:
+            _, status = os.waitpid(pid, 0)
+        except ChildProcessError:
+            status = 0
+        try:
+            sock.send(b"x" + pid.to_bytes(4, "little") + status.to_bytes(4, "little"))
+        except OSError:
+            os._exit(0)
+
+
+# ---------------------------------------------------------------- the worker: protocol loop
+
+_FDS_SPACE = socket.CMSG_SPACE(3 * 4)  # room for the three pipe ends of a child
 
 
 class Worker:
@@ -602,8 +792,138 @@ class Worker:
         self.host_tools = {}
         self.credentials = set()
         self.job = None  # current job state
+        self.server = None  # (pid, socket) of the fork server
+        self.child = None  # the job side every child inherits (Child), made with the fork server
+        self.spare = None  # a child forked ahead of its job: pid and the worker's ends of its pipes
+        self.pending_load = None  # a load that came during a job, applied when the job is over
+        self.lost = "the sandbox worker cannot fork"  # why jobs cannot run once the fork server is gone
+        self.pong = False  # the fork server answered the last ping
+
+    # ------------------------------------------------------------ the fork server
+
+    def start_server(self):
+        if self.child is None:
+            self.child = Child(self.registry, self.host_tools, self.credentials)
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        pid = os.fork()
+        if pid == 0:
+            try:
+                ours.close()
+                fork_server(theirs)
+            finally:
+                os._exit(0)
+        theirs.close()
+        self.server = (pid, ours)
+        self.ask_child()
+
+    def ask_child(self):
+        try:
+            self.server[1].send(b"f")
+        except OSError:
+            self.server_lost()
+
+    def stop_server(self):
+        """Ends the fork server and its waiting child (before tools are reloaded)."""
+        if self.server is None:
+            return
+        pid, sock = self.server
+        self.server = None
+        self.drop_spare()
+        try:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+        except OSError:
+            pass
+        sock.close()
+        reap_strays()  # a waiting child whose fork server died is ours now
+
+    def drop_spare(self):
+        spare, self.spare = self.spare, None
+        if spare is None:
+            return
+        for fd in (spare["job_w"], spare["msg_r"], spare["out_r"]):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        try:
+            os.kill(spare["pid"], signal.SIGKILL)
+        except OSError:
+            pass
+
+    def ping_server(self):
+        """True when the fork server answers a ping; False (and the server marked lost) when it is gone."""
+        try:
+            self.server[1].send(b"p")
+        except OSError:
+            self.server_lost()
+            return False
+        self.pong = False
+        while not self.pong and self.server is not None:
+            if not self.server_message():
+                self.server_lost()
+        return self.server is not None
+
+    def server_message(self, wait=True):
+        """Reads one message from the fork server (without waiting: if there is one); False when the
+        fork server is gone."""
+        try:
+            # (socket.recv_fds ignores its flags before Python 3.12)
+            data, ancdata, _flags, _addr = self.server[1].recvmsg(16, _FDS_SPACE, 0 if wait else socket.MSG_DONTWAIT)
+        except BlockingIOError:
+            return True  # already taken by a wait earlier in this turn
+        except OSError:
+            data, ancdata = b"", []
+        fds = []
+        for level, kind, payload in ancdata:
+            if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+                fds += [int.from_bytes(payload[i : i + 4], sys.byteorder, signed=True) for i in range(0, len(payload) - len(payload) % 4, 4)]
+        if not data:
+            for fd in fds:
+                os.close(fd)
+            return False
+        kind, pid = data[:1], int.from_bytes(data[1:5], "little")
+        if kind == b"P":
+            self.pong = True
+        elif kind == b"c" and len(fds) == 3:
+            self.spare = {"pid": pid, "job_w": fds[0], "msg_r": fds[1], "out_r": fds[2]}
+        elif kind == b"x":
+            status = int.from_bytes(data[5:9], "little")
+            if self.job is not None and self.job["pid"] == pid:
+                self.job["status"] = status
+            elif self.spare is not None and self.spare["pid"] == pid:
+                # The waiting child died before its job (killed from outside): fork another.
+                self.drop_spare()
+                reap_strays()
+                self.ask_child()
+        else:
+            for fd in fds:
+                os.close(fd)
+        return True
+
+    def server_lost(self):
+        """The fork server died (a job's tool killed it): this worker cannot run jobs any more."""
+        if self.server is None:
+            return
+        pid = self.server[0]
+        self.server[1].close()
+        self.server = None
+        self.drop_spare()
+        try:
+            _, status = os.waitpid(pid, 0)
+        except ChildProcessError:
+            status = 0
+        sig = os.WTERMSIG(status) if os.WIFSIGNALED(status) else 0
+        self.lost = f"the sandbox worker died: its fork server was killed{f' (signal {sig})' if sig else ''}"
+
+    # ------------------------------------------------------------ protocol
 
     def load(self, msg):
+        if self.job is not None:
+            self.pending_load = msg
+            return
+        self.stop_server()
+        self.child = None
         self.registry = ToolRegistry()
         ns = {"__builtins__": builtins, "tool": self.registry.decorator, "ToolResponse": ToolResponse, "__name__": "tools"}
         try:
@@ -615,8 +935,12 @@ class Worker:
             return
         self.host_tools = {t["name"]: t for t in msg.get("host_tools") or []}
         self.credentials = set(msg.get("credentials") or [])
+        self.child = Child(self.registry, self.host_tools, self.credentials)
         gc.collect()
         gc.freeze()  # what exists now is shared with every forked job, untouched by their collectors
+        trim_heap()  # freed memory goes back to the system: fewer pages for every fork to copy
+        # The fork server is a copy of the worker as it is now, tools loaded: every child comes from it.
+        self.start_server()
         send(
             {
                 "type": "ready",
@@ -633,59 +957,46 @@ class Worker:
         if self.job is not None:
             send({"type": "done", "id": job_id, "ok": False, "error": {"type": "Busy", "message": "a job is already running", "frames": []}})
             return
-        # Checked and compiled here, on the exact text, before the fork: the child inherits the code object.
+        # Checked and compiled here, on the exact text; the child gets exactly this code object.
+        code = msg.get("code", "")
         try:
-            compiled = compile(check_script(msg.get("code", "")), SCRIPT_NAME, "exec")
+            compiled = compile(check_script(code), SCRIPT_NAME, "exec")
         except ValidationError as e:
-            compiled = e
+            compiled = str(e)
         except (SyntaxError, ValueError) as e:
-            compiled = ValidationError(str(e))
-        msg_r, msg_w = os.pipe()
-        res_r, res_w = os.pipe()
-        out_r, out_w = os.pipe()
-        pid = os.fork()
-        if pid == 0:
-            try:
-                os.setsid()
-                os.close(_out.fileno())
-                os.close(msg_r)
-                os.close(res_w)
-                os.close(out_r)
-                os.dup2(out_w, 1)
-                os.dup2(out_w, 2)
-                os.close(out_w)
-                null = os.open(os.devnull, os.O_RDONLY)
-                os.dup2(null, 0)
-                sys.stdout = os.fdopen(1, "w", buffering=1)
-                sys.stderr = sys.stdout
-                signal.signal(signal.SIGTERM, signal.SIG_DFL)
-                gc.disable()  # a short-lived process: no collector passes touching (copying) shared pages
-                Child(msg, self.registry, self.host_tools, self.credentials, msg_w, res_r).run(compiled)
-            except BaseException as e:  # noqa: BLE001
-                try:
-                    os.write(msg_w, json.dumps({"type": "done", "ok": False, "error": {"type": type(e).__name__, "message": str(e), "frames": []}}).encode() + b"\n")
-                except OSError:
-                    pass
-            finally:
-                os._exit(0)
-        os.close(msg_w)
-        os.close(res_r)
-        os.close(out_w)
+            compiled = str(e)
+        if self.server is None:
+            self.start_server()
+        while self.spare is None and self.server is not None:
+            if not self.server_message():
+                self.server_lost()
         timeout = min(float(msg.get("timeout_ms") or 300000), 600000) / 1000.0
         self.job = {
             "id": job_id,
-            "pid": pid,
-            "msg_r": msg_r,
-            "res_w": res_w,
-            "out_r": out_r,
+            "pid": 0,
+            "msg_r": -1,
+            "res_w": -1,
+            "out_r": -1,
             "msg_buf": b"",
             "out_bytes": 0,
             "max_output": int(msg.get("max_output_bytes") or 51200),
             "deadline": time.monotonic() + timeout,
             "done": None,
-            "open": {msg_r, out_r},
+            "hold": 0,  # set while a result line waits for the job's done (HOLD_S)
+            "status": None,
+            "open": set(),
             "oom_before": oom_kills(),
         }
+        if self.spare is None:
+            self.finish({"type": "done", "ok": False, "reason": "crashed", "error": {"type": "Crashed", "message": self.lost, "frames": []}})
+            return
+        child, self.spare = self.spare, None
+        self.job.update(pid=child["pid"], msg_r=child["msg_r"], res_w=child["job_w"], out_r=child["out_r"], open={child["msg_r"], child["out_r"]})
+        blob = marshal.dumps((compiled, {"code": code, "tools": msg.get("tools") or {}, "inputs": msg.get("inputs") or {}}))
+        try:
+            _write_all(child["job_w"], len(blob).to_bytes(4, "little") + blob)
+        except OSError:
+            pass  # the child is gone: its pipes close and the job ends as crashed
 
     def finish(self, done):
         job = self.job
@@ -693,36 +1004,78 @@ class Worker:
             return
         if job["done"] is None:
             job["done"] = done
-        for fd in list(job["open"]):
+        if job["done"] is not None and job["out_r"] in job["open"]:
+            self.drain_output(job)  # what the script printed before it finished
+        for fd in job["open"]:
             try:
                 os.close(fd)
             except OSError:
                 pass
-        try:
-            os.close(job["res_w"])
-        except OSError:
-            pass
-        try:
-            os.killpg(job["pid"], signal.SIGKILL)
-        except OSError:
-            pass
-        try:
-            _, status = os.waitpid(job["pid"], 0)
-        except ChildProcessError:
-            status = 0
+        job["open"] = set()
+        if job["res_w"] >= 0:
+            try:
+                os.close(job["res_w"])
+            except OSError:
+                pass
+        sent = False
+        if job["pid"]:
+            try:
+                os.killpg(job["pid"], signal.SIGKILL)  # the child and whatever stayed in its session
+            except OSError:
+                pass
+            # A job that ended with a done (its own, or the worker's: timeout, output limit) has its
+            # result now, unless it killed the fork server on its way: a ping settles that (a killed
+            # process never answers again) without waiting for the child's exit.
+            if job["done"] is not None and self.ping_server():
+                d = job["done"]
+                d["id"] = job["id"]
+                send(d)
+                flush()
+                sent = True
+            # Wait until the child is gone (the fork server reports it): its orphans are ours by then.
+            while job["status"] is None and self.server is not None:
+                if not self.server_message():
+                    self.server_lost()
+        if not sent:
+            d = job["done"]
+            oom_before, oom_after = job["oom_before"], oom_kills()
+            if d is None and oom_before is not None and oom_after is not None and oom_after > oom_before:
+                d = {"type": "done", "ok": False, "reason": "oom", "error": {"type": "OutOfMemory", "message": "the script ran out of memory and was killed", "frames": []}}
+            if self.server is None and job["pid"]:
+                d = {"type": "done", "ok": False, "reason": "crashed", "error": {"type": "Crashed", "message": self.lost, "frames": []}}
+            if d is None:
+                status = job["status"] or 0
+                sig = os.WTERMSIG(status) if os.WIFSIGNALED(status) else 0
+                d = {"type": "done", "ok": False, "error": {"type": "Crashed", "message": f"the script process died (signal {sig})" if sig else "the script process exited without finishing", "frames": []}, "reason": "crashed"}
+            d["id"] = job["id"]
+            send(d)
+            flush()  # the result goes out now; the cleaning below happens before the next job is read
+        self.job = None
         reap_strays()
         if PRIVATE_TMP:
             wipe_tmp()
-        d = job["done"]
-        oom_before, oom_after = job["oom_before"], oom_kills()
-        if d is None and oom_before is not None and oom_after is not None and oom_after > oom_before:
-            d = {"type": "done", "ok": False, "reason": "oom", "error": {"type": "OutOfMemory", "message": "the script ran out of memory and was killed", "frames": []}}
-        if d is None:
-            sig = os.WTERMSIG(status) if os.WIFSIGNALED(status) else 0
-            d = {"type": "done", "ok": False, "error": {"type": "Crashed", "message": f"the script process died (signal {sig})" if sig else "the script process exited without finishing", "frames": []}, "reason": "crashed"}
-        d["id"] = job["id"]
-        self.job = None
-        send(d)
+        if self.server is None:
+            if job["pid"]:
+                os._exit(1)  # a job killed part of the worker: the host replaces it
+            return
+        self.ask_child()  # the next child is forked only now, after the leftovers are gone
+        if self.pending_load is not None:
+            pending, self.pending_load = self.pending_load, None
+            self.load(pending)
+
+    def drain_output(self, job):
+        fd = job["out_r"]
+        while select.select([fd], [], [], 0)[0]:
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                return
+            if not self.take_output(chunk):
+                job["done"] = self.limit_done(job)
+                return
+
+    @staticmethod
+    def limit_done(job):
+        return {"type": "done", "ok": False, "reason": "output_limit", "error": {"type": "OutputLimit", "message": f"the script's output exceeded {job['max_output']} bytes", "frames": []}}
 
     def kill_job(self, reason, message):
         job = self.job
@@ -734,53 +1087,56 @@ class Worker:
     def on_child_message(self, line):
         job = self.job
         try:
-            msg = json.loads(line)
-        except ValueError:
+            msg = _loads(line)
+        except (ValueError, RecursionError):
+            return
+        if not isinstance(msg, dict):
             return
         t = msg.get("type")
         msg["id"] = job["id"]
         if t == "done":
-            job["done"] = msg
-            # The script is over: its output pipes should close now. A process it left behind may hold
-            # them open; after a short drain the job finishes anyway (and the leftovers are killed).
-            job["deadline"] = min(job["deadline"], time.monotonic() + DRAIN_S)
+            # The script is over. What it printed is already in the output pipe; a process it left
+            # behind may hold the pipes open, but it is killed now and the result does not wait for it.
+            self.finish(msg)
             return
         if t == "emit":
-            size = len(line)
-            job["out_bytes"] += size
+            job["out_bytes"] += len(line)
             if job["out_bytes"] > job["max_output"]:
                 self.kill_job("output_limit", f"the script's output exceeded {job['max_output']} bytes")
                 return
+            if msg.get("kind") == "result" and not job["hold"]:
+                job["hold"] = time.monotonic() + HOLD_S
         send(msg)
 
-    def on_child_output(self, data):
+    def take_output(self, data):
+        """Relays what the script printed as log emits; False when the output cap is passed."""
         job = self.job
         job["out_bytes"] += len(data)
         if job["out_bytes"] > job["max_output"]:
-            self.kill_job("output_limit", f"the script's output exceeded {job['max_output']} bytes")
-            return
+            return False
         text = data.decode("utf-8", "replace")
         for line in text.splitlines():
             send({"type": "emit", "id": job["id"], "kind": "log", "data": line})
+        return True
 
     def loop(self):
-        stdin = sys.stdin.buffer.raw if hasattr(sys.stdin.buffer, "raw") else sys.stdin.buffer
-        in_fd = stdin.fileno()
+        in_fd = 0
         in_buf = b""
         send({"type": "hello", "protocol": PROTOCOL, "runtime": "python", "version": sys.version.split()[0]})
+        flush()
         while True:
+            job = self.job
             fds = [in_fd]
-            if self.job is not None:
-                fds += list(self.job["open"])
+            if self.server is not None:
+                fds.append(self.server[1].fileno())
             timeout = None
-            if self.job is not None:
-                timeout = max(0.0, self.job["deadline"] - time.monotonic())
+            if job is not None:
+                fds += list(job["open"])
+                timeout = max(0.0, min(job["deadline"], job["hold"] or job["deadline"]) - time.monotonic())
             ready, _, _ = select.select(fds, [], [], timeout)
-            if self.job is not None and not ready and time.monotonic() >= self.job["deadline"]:
-                if self.job["done"] is not None:
-                    self.finish(self.job["done"])
-                else:
-                    self.kill_job("timeout", "the script ran past its time limit")
+            if job is not None and not ready and time.monotonic() >= job["deadline"]:
+                self.kill_job("timeout", "the script ran past its time limit")
+                flush()
                 continue
             for fd in ready:
                 if fd == in_fd:
@@ -788,6 +1144,7 @@ class Worker:
                     if not chunk:
                         if self.job is not None:
                             self.kill_job("crashed", "the host went away")
+                        flush()
                         return
                     in_buf += chunk
                     while b"\n" in in_buf:
@@ -797,30 +1154,47 @@ class Worker:
                         self.on_host_message(line)
                     if len(in_buf) > MAX_LINE:
                         in_buf = b""
-                elif self.job is not None and fd == self.job["msg_r"]:
+                elif self.server is not None and fd == self.server[1].fileno():
+                    if not self.server_message(wait=False):
+                        self.server_lost()
+                        if self.job is not None:
+                            self.finish(None)
+                        else:
+                            flush()
+                            os._exit(1)
+                elif job is None or self.job is not job or fd not in job["open"]:
+                    continue  # a file of a job that ended during this turn
+                elif fd == job["msg_r"]:
                     chunk = os.read(fd, 65536)
                     if not chunk:
-                        self.job["open"].discard(fd)
+                        job["open"].discard(fd)
                         os.close(fd)
                     else:
-                        self.job["msg_buf"] += chunk
-                        while self.job is not None and b"\n" in self.job["msg_buf"]:
-                            line, self.job["msg_buf"] = self.job["msg_buf"].split(b"\n", 1)
+                        job["msg_buf"] += chunk
+                        while self.job is job and b"\n" in job["msg_buf"]:
+                            line, job["msg_buf"] = job["msg_buf"].split(b"\n", 1)
                             self.on_child_message(line)
-                elif self.job is not None and fd == self.job["out_r"]:
+                elif fd == job["out_r"]:
                     chunk = os.read(fd, 65536)
                     if not chunk:
-                        self.job["open"].discard(fd)
+                        job["open"].discard(fd)
                         os.close(fd)
-                    else:
-                        self.on_child_output(chunk)
-            if self.job is not None and not self.job["open"]:
-                self.finish(self.job["done"])
+                    elif not self.take_output(chunk):
+                        self.kill_job("output_limit", f"the script's output exceeded {job['max_output']} bytes")
+            if self.job is not None and self.job is job and not job["open"]:
+                self.finish(None)
+            if self.job is not None and self.job["hold"]:
+                if time.monotonic() < self.job["hold"]:
+                    continue  # a result waits a moment for its done: both go out in one write
+                self.job["hold"] = 0
+            flush()
 
     def on_host_message(self, line):
         try:
-            msg = json.loads(line)
-        except ValueError:
+            msg = _loads(line)
+        except (ValueError, RecursionError):
+            return
+        if not isinstance(msg, dict):
             return
         t = msg.get("type")
         if t == "load":
@@ -829,7 +1203,7 @@ class Worker:
             self.start_job(msg)
         elif t == "tool_result" and self.job is not None and msg.get("id") == self.job["id"]:
             try:
-                os.write(self.job["res_w"], json.dumps(msg).encode() + b"\n")
+                _write_all(self.job["res_w"], _encode(msg).encode() + b"\n")
             except OSError:
                 pass
         elif t == "cancel" and self.job is not None and msg.get("id") == self.job["id"]:
@@ -840,33 +1214,61 @@ class Worker:
 
 # After each job nothing it started may outlive it, and (where /tmp is the sandbox's own tmpfs) nothing it
 # wrote may meet the next job. The worker is a child subreaper: a job's daemonized grandchildren (setsid,
-# double fork) are re-parented to it instead of to init, so they can be found and killed.
+# double fork) are re-parented to it instead of to init, so they can be found and killed. The next job's
+# child is forked only after that.
 PRIVATE_TMP = os.environ.get("TOOLSMITH_PRIVATE_TMP") == "1"
-DRAIN_S = 0.25
+# A script's result is usually followed at once by its done; the worker holds the result line this long
+# so that both reach the host in one write (one trip through the container's attached stream).
+HOLD_S = 0.002
 _OWN_DIR = os.path.dirname(os.path.abspath(__file__))
+_LIBC = []
 
 
-def become_subreaper():
+def _prctl(option, value):
     try:
-        import ctypes
+        if not _LIBC:
+            import ctypes
 
-        return ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0) == 0  # PR_SET_CHILD_SUBREAPER
+            _LIBC.append(ctypes.CDLL(None, use_errno=True))
+        return _LIBC[0].prctl(option, value, 0, 0, 0) == 0
     except Exception:  # noqa: BLE001
         return False
 
 
+def trim_heap():
+    try:
+        if _LIBC:
+            _LIBC[0].malloc_trim(0)
+    except Exception:  # noqa: BLE001 - not glibc: nothing to trim
+        pass
+
+
+def become_subreaper():
+    return _prctl(36, 1)  # PR_SET_CHILD_SUBREAPER
+
+
+def set_pdeathsig():
+    return _prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG: die with the process that forked us
+
+
 def _children():
     try:
-        with open(f"/proc/self/task/{os.getpid()}/children") as f:
-            return [int(p) for p in f.read().split()]
+        fd = os.open(f"/proc/self/task/{os.getpid()}/children", os.O_RDONLY)
+        try:
+            text = os.read(fd, 65536)
+        finally:
+            os.close(fd)
+        return [int(p) for p in text.split()]
     except (OSError, ValueError):
         return []
 
 
 def reap_strays():
-    """Kills and reaps every process the worker still has as a child once a job is over."""
+    """Kills and reaps every process the worker still has as a child once a job is over (except its
+    fork server)."""
+    server = WORKER.server[0] if WORKER.server is not None else 0
     for _ in range(50):
-        kids = _children()
+        kids = [pid for pid in _children() if pid != server]
         if not kids:
             return
         for pid in kids:
@@ -893,6 +1295,8 @@ def wipe_tmp():
             continue
         try:
             if e.is_dir(follow_symlinks=False):
+                import shutil  # only when a job left a folder: never part of the fork server's memory
+
                 shutil.rmtree(p, ignore_errors=True)
             else:
                 os.unlink(p)
@@ -900,12 +1304,17 @@ def wipe_tmp():
             pass
 
 
+WORKER = Worker()
+
+
 def main():
     become_subreaper()
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    # SIGPIPE stays ignored (Python's default): a child that is gone makes a write fail, never kills the
+    # worker; the protocol stream going away ends the worker (flush).
     os.dup2(os.open(os.devnull, os.O_WRONLY), 1)  # stray writes never reach the protocol stream
-    Worker().loop()
+    oom_kills()
+    WORKER.loop()
 
 
 if __name__ == "__main__":
