@@ -42,6 +42,8 @@ export const configSchema = z.object({
       max_jobs_per_container: z.number().int().positive().default(500),
       idle_seconds: z.number().positive().default(300),
       queue_timeout_ms: z.number().int().positive().default(30_000),
+      /** Workers kept started and loaded beside the pool, promoted at once when one breaks (0: none). */
+      standby: z.number().int().min(0).max(4).default(1),
     })
     .default({
       min_size: 1,
@@ -49,6 +51,7 @@ export const configSchema = z.object({
       max_jobs_per_container: 500,
       idle_seconds: 300,
       queue_timeout_ms: 30_000,
+      standby: 1,
     }),
   limits: z
     .object({

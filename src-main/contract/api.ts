@@ -204,7 +204,20 @@ export interface SystemStatus {
   docker: { available: boolean; version?: string; error?: string; hint?: string };
   isolation: string;
   images: { runtime: string; tag: string; present: boolean }[];
-  pools: { sandbox: string; size: number; idle: number; busy: number; queued: number }[];
+  pools: {
+    sandbox: string;
+    size: number;
+    idle: number;
+    busy: number;
+    queued: number;
+    /** Standby workers ready to replace a broken one at once (not counted in size). */
+    standby: number;
+    standbyStarting: number;
+    /** The configured number of standbys (`[pool] standby`). */
+    standbyTarget: number;
+    /** Workers replaced so far (broken, recycled, reaped). */
+    replaced: number;
+  }[];
 }
 
 export interface SettingsView {

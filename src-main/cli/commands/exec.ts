@@ -7,6 +7,12 @@ import { json, oneOf, parseIntOption, UsageError } from '../context.ts';
 import type { CliContext } from '../context.ts';
 import { readInput } from './validate.ts';
 
+/** `1/1 ready`, `0/1 ready (1 starting)` or `off`. */
+function standbyText(p: { standby: number; standbyStarting: number; standbyTarget: number }): string {
+  if (p.standbyTarget === 0) return 'off';
+  return `${p.standby}/${p.standbyTarget} ready${p.standbyStarting ? ` (${p.standbyStarting} starting)` : ''}`;
+}
+
 function printResult(ctx: CliContext, r: ExecutionResult): void {
   ctx.out(
     `${r.success ? 'ok' : 'FAILED'} · ${r.exitReason} · ${r.durationMs} ms · isolation ${r.isolation} · ${r.runtime}\n`,
@@ -104,7 +110,7 @@ export function registerExec(program: Command, ctx: CliContext): void {
         );
       for (const p of s.pools)
         ctx.out(
-          `pool ${p.sandbox}: ${p.size} workers (${p.idle} idle, ${p.busy} busy), ${p.queued} queued\n`,
+          `pool ${p.sandbox}: ${p.size} workers (${p.idle} idle, ${p.busy} busy), ${p.queued} queued, standby ${standbyText(p)}, ${p.replaced} replaced\n`,
         );
       if (!s.pools.length) ctx.out('no pool started in this process\n');
     });

@@ -10,7 +10,7 @@ import type { JsonValue, ToolResponse } from '../../core/tools/model.ts';
 import { pyLiteral } from '../../core/tools/prompt.ts';
 import type { HostToolHandler, ReadyInfo } from './connection.ts';
 import { infraResult, SandboxPool } from './pool.ts';
-import type { PoolLimits, PoolStatus, SandboxSpec, WorkerFactory } from './pool.ts';
+import type { PoolLimits, PoolStatus, SandboxSpec, WorkerFactory, WorkerIds } from './pool.ts';
 
 export interface BackendOptions {
   factory: WorkerFactory;
@@ -139,7 +139,7 @@ export class SandboxBackend implements ScriptExecutor {
     return last;
   }
 
-  /** Starts the pool's minimum workers now (the first job then finds a warm worker). */
+  /** Starts the pool's minimum workers now (the first job then finds a warm worker), then its standbys. */
   async warm(sandbox: string, runtime: RuntimeId = 'python'): Promise<ReadyInfo | undefined> {
     const p = this.pool(sandbox, runtime);
     await p.warm();
@@ -148,6 +148,11 @@ export class SandboxBackend implements ScriptExecutor {
 
   status(): PoolStatus[] {
     return [...this.pools.values()].map((p) => p.status());
+  }
+
+  /** The ids of a started pool's workers and standbys (container ids, or process ids). */
+  workerIds(sandbox: string, runtime: RuntimeId = 'python'): WorkerIds | undefined {
+    return this.pools.get(`${sandbox}:${runtime}`)?.workerIds();
   }
 
   async dispose(): Promise<void> {

@@ -142,9 +142,18 @@ export class WorkerConnection {
     this.stdin.write(JSON.stringify(msg) + '\n');
   }
 
-  private onClose(): Promise<string> {
-    if (this.closedReason !== undefined) return Promise.resolve(this.closedReason);
-    return new Promise((resolve) => this.closeWaiters.add(resolve));
+  /**
+   * Calls `listener` once when the worker is gone (soon, if it already is); the returned function
+   * unsubscribes (a job that ended normally leaves nothing behind).
+   */
+  onClosed(listener: (reason: string) => void): () => void {
+    const reason = this.closedReason;
+    if (reason !== undefined) {
+      queueMicrotask(() => listener(reason));
+      return () => {};
+    }
+    this.closeWaiters.add(listener);
+    return () => this.closeWaiters.delete(listener);
   }
 
   /** Sends tools.py (and host tools, credential names); resolves with what the worker derived. */
@@ -157,6 +166,7 @@ export class WorkerConnection {
       const finish = (err?: Error, info?: ReadyInfo) => {
         clearTimeout(timer);
         this.listeners.delete(listener);
+        stopWatching();
         if (err) reject(err);
         else resolve(info as ReadyInfo);
       };
@@ -179,7 +189,9 @@ export class WorkerConnection {
         }
       };
       this.listeners.add(listener);
-      void this.onClose().then((r) => finish(new WorkerGone(`the worker died while loading tools: ${r}`)));
+      const stopWatching = this.onClosed((r) =>
+        finish(new WorkerGone(`the worker died while loading tools: ${r}`)),
+      );
       try {
         this.send({
           type: 'load',
@@ -238,6 +250,7 @@ export class WorkerConnection {
         settled = true;
         clearTimeout(timer);
         this.listeners.delete(listener);
+        stopWatching();
         job.signal?.removeEventListener('abort', onAbort);
         const success = exitReason === 'ok';
         const r: ExecutionResult & { workerBroken: boolean } = {
@@ -375,7 +388,7 @@ export class WorkerConnection {
         }
       };
       this.listeners.add(listener);
-      void this.onClose().then((why) => {
+      const stopWatching = this.onClosed((why) => {
         if (this.oomKilled) fail('oom', 'OutOfMemory', 'the sandbox ran out of memory and was killed', true);
         else fail('crashed', 'Crashed', `the sandbox worker died: ${why}`, true);
       });

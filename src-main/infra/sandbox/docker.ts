@@ -96,8 +96,9 @@ export class DockerWorkerFactory implements WorkerFactory {
     return removed;
   }
 
-  async spawn(spec: SandboxSpec): Promise<{ conn: WorkerConnection; id: string }> {
+  async spawn(spec: SandboxSpec, signal?: AbortSignal): Promise<{ conn: WorkerConnection; id: string }> {
     const image = await this.image(spec.runtime);
+    signal?.throwIfAborted();
     const container = await this.docker.createContainer({
       Image: image,
       OpenStdin: true,
@@ -120,8 +121,10 @@ export class DockerWorkerFactory implements WorkerFactory {
       this.conns.delete(container.id);
       await container.remove({ force: true }).catch(() => {});
     };
+    let stream: NodeJS.ReadWriteStream | undefined;
     try {
-      const stream = await container.attach({
+      signal?.throwIfAborted();
+      stream = await container.attach({
         stream: true,
         stdin: true,
         stdout: true,
@@ -133,10 +136,14 @@ export class DockerWorkerFactory implements WorkerFactory {
       this.docker.modem.demuxStream(stream, stdout, stderr);
       stderr.resume(); // the worker's own stderr is not part of the protocol
       stream.on('end', () => stdout.end());
+      stream.on('error', () => {});
       const conn = new WorkerConnection(stream as unknown as Duplex, stdout, 'docker', remove);
       this.conns.set(container.id, conn);
       const exited = container.wait({ condition: 'next-exit' });
+      exited.catch(() => {}); // (a spawn given up before start: the container is removed below)
+      signal?.throwIfAborted();
       await container.start();
+      signal?.throwIfAborted();
       void exited.then(
         async (r: { StatusCode?: number }) => {
           const state = await container.inspect().then(
@@ -153,6 +160,7 @@ export class DockerWorkerFactory implements WorkerFactory {
       );
       return { conn, id: container.id };
     } catch (e) {
+      (stream as unknown as Duplex | undefined)?.destroy();
       await remove();
       throw e;
     }

@@ -2,6 +2,12 @@
  * A warm pool of workers per sandbox: min/max size, a queue with timeout when all are busy
  * (backpressure), checkout/return released on every path, recycling after N jobs and after any
  * timeout/OOM/crash, health checks and idle reaping. Workers come from a backend (Docker or process).
+ *
+ * Beside the pool's workers it keeps `standby` more workers started, loaded and idle. Whenever the pool
+ * needs a worker (one broke, was recycled, died while idle, or demand grew) a standby is promoted at
+ * once and a new standby is started in the background: replacing a worker costs no spawn on the path
+ * of a job. A standby is never counted as a worker of the pool (size, idle, busy) and is only handed a
+ * job once it has loaded the sandbox's current tools.
  */
 import { createHash } from 'node:crypto';
 import type { ExecutionResult, IsolationLevel } from '../../core/sandbox/execution.ts';
@@ -23,20 +29,26 @@ export interface PoolLimits {
   maxJobsPerWorker: number;
   idleMs: number;
   queueTimeoutMs: number;
+  /** Workers kept started and loaded beside the pool, promoted when one is needed (default 0: none). */
+  standby?: number;
 }
 
 export interface WorkerFactory {
   readonly isolation: IsolationLevel;
-  /** Starts a worker for the spec (not yet loaded). */
-  spawn(spec: SandboxSpec): Promise<{ conn: WorkerConnection; id: string }>;
+  /** Starts a worker for the spec (not yet loaded); an aborted signal gives up and removes it. */
+  spawn(spec: SandboxSpec, signal?: AbortSignal): Promise<{ conn: WorkerConnection; id: string }>;
 }
 
 interface PooledWorker {
   conn: WorkerConnection;
   id: string;
   toolsHash: string;
+  /** A load in progress (the first one, or a reload after tools.py changed). */
+  loading: Promise<void> | undefined;
   lastUsed: number;
   busy: boolean;
+  /** Destroyed (removed from the pool, being killed). */
+  gone: boolean;
 }
 
 interface Waiter {
@@ -52,13 +64,27 @@ export class PoolExhaustedError extends Error {
 export interface PoolStatus {
   sandbox: string;
   runtime: string;
+  /** Workers of the pool (idle + busy); standbys are not counted. */
   size: number;
   idle: number;
   busy: number;
   queued: number;
   starting: number;
+  /** Standbys started, loaded and ready to be promoted. */
+  standby: number;
+  /** Standbys being started. */
+  standbyStarting: number;
+  /** How many standbys the pool keeps (its configuration). */
+  standbyTarget: number;
+  /** Standbys promoted to workers so far. */
+  promoted: number;
   replaced: number;
   jobs: number;
+}
+
+export interface WorkerIds {
+  workers: string[];
+  standbys: string[];
 }
 
 const hashOf = (spec: SandboxSpec) =>
@@ -69,102 +95,213 @@ const hashOf = (spec: SandboxSpec) =>
     .digest('hex');
 
 export class SandboxPool {
-  spec: SandboxSpec;
+  private currentSpec: SandboxSpec;
+  /** hashOf(currentSpec), computed when the spec changes (not per job). */
+  private hash: string;
   private readonly factory: WorkerFactory;
   private readonly limits: PoolLimits;
   private readonly workers: PooledWorker[] = [];
+  private readonly standbys: PooledWorker[] = [];
   private readonly waiters: Waiter[] = [];
+  /** Spawns in flight (workers and standbys): shutdown waits for them and removes what they made. */
+  private readonly inflight = new Set<Promise<unknown>>();
+  private readonly shutdown = new AbortController();
   private starting = 0;
+  private standbyStarting = 0;
   private replaced = 0;
+  private promoted = 0;
   private jobs = 0;
+  private lastJob = Date.now();
   private disposed = false;
+  private maintaining = false;
   private reaper: NodeJS.Timeout;
   lastReady: ReadyInfo | undefined;
 
   constructor(spec: SandboxSpec, factory: WorkerFactory, limits: PoolLimits) {
-    this.spec = spec;
+    this.currentSpec = spec;
+    this.hash = hashOf(spec);
     this.factory = factory;
     this.limits = limits;
     this.reaper = setInterval(() => void this.maintain(), Math.max(1000, Math.min(limits.idleMs, 30_000)));
     this.reaper.unref();
   }
 
+  get spec(): SandboxSpec {
+    return this.currentSpec;
+  }
+
+  private get standbyTarget(): number {
+    return Math.max(0, this.limits.standby ?? 0);
+  }
+
   status(): PoolStatus {
+    let busy = 0;
+    for (const w of this.workers) if (w.busy) busy++;
     return {
-      sandbox: this.spec.name,
-      runtime: this.spec.runtime,
+      sandbox: this.currentSpec.name,
+      runtime: this.currentSpec.runtime,
       size: this.workers.length,
-      idle: this.workers.filter((w) => !w.busy).length,
-      busy: this.workers.filter((w) => w.busy).length,
+      idle: this.workers.length - busy,
+      busy,
       queued: this.waiters.length,
       starting: this.starting,
+      standby: this.standbys.length,
+      standbyStarting: this.standbyStarting,
+      standbyTarget: this.standbyTarget,
+      promoted: this.promoted,
       replaced: this.replaced,
       jobs: this.jobs,
     };
   }
 
-  /** Fills the pool to its minimum size. */
+  /** The ids (container ids or process ids) of the pool's workers and of its standbys. */
+  workerIds(): WorkerIds {
+    return { workers: this.workers.map((w) => w.id), standbys: this.standbys.map((w) => w.id) };
+  }
+
+  /** Fills the pool to its minimum size, then starts its standbys (in the background). */
   async warm(): Promise<void> {
     const need = this.limits.minSize - this.workers.length - this.starting;
     await Promise.all(
-      Array.from({ length: Math.max(0, need) }, () => this.add().then((w) => this.release(w))),
+      Array.from({ length: Math.max(0, need) }, () => this.grow().then((w) => this.release(w))),
     );
+    this.fillStandby();
   }
 
-  /** New tools source: idle workers reload now, busy ones when they come back. */
+  /** New tools source: idle workers and standbys reload now, busy ones before their next job. */
   async reload(spec: SandboxSpec): Promise<ReadyInfo | undefined> {
-    this.spec = spec;
-    const hash = hashOf(spec);
-    const idle = this.workers.filter((w) => !w.busy && w.toolsHash !== hash);
+    this.currentSpec = spec;
+    this.hash = hashOf(spec);
+    const idle = [...this.workers.filter((w) => !w.busy), ...this.standbys].filter(
+      (w) => w.toolsHash !== this.hash,
+    );
     await Promise.all(idle.map((w) => this.load(w).catch(() => this.destroy(w))));
+    this.refill();
     return this.lastReady;
   }
 
-  private async load(w: PooledWorker): Promise<void> {
-    const info = await w.conn.load({
-      source: this.spec.toolsSource,
-      hostTools: this.spec.hostTools,
-      credentials: Object.keys(this.spec.credentials),
-    });
-    w.toolsHash = hashOf(this.spec);
-    this.lastReady = info;
+  /**
+   * Loads the current tools into the worker, again and again until what it loaded is what the pool has
+   * now (tools.py may change while a load is on its way); one load at a time per worker.
+   */
+  private load(w: PooledWorker): Promise<void> {
+    w.loading ??= (async () => {
+      try {
+        while (w.toolsHash !== this.hash) {
+          const spec = this.currentSpec;
+          const hash = this.hash;
+          const info = await w.conn.load({
+            source: spec.toolsSource,
+            hostTools: spec.hostTools,
+            credentials: Object.keys(spec.credentials),
+          });
+          w.toolsHash = hash;
+          this.lastReady = info;
+        }
+      } finally {
+        w.loading = undefined;
+      }
+    })();
+    return w.loading;
   }
 
-  private async add(): Promise<PooledWorker> {
-    this.starting++;
+  /** The worker with the current tools loaded (reloaded first if needed), or destroyed if that fails. */
+  private async prepare(w: PooledWorker): Promise<PooledWorker> {
+    if (w.toolsHash === this.hash && !w.loading) return w;
     try {
-      const { conn, id } = await this.factory.spawn(this.spec);
-      const w: PooledWorker = { conn, id, toolsHash: '', lastUsed: Date.now(), busy: true };
+      await this.load(w);
+    } catch (e) {
+      this.destroy(w);
+      this.refill();
+      throw e;
+    }
+    return w;
+  }
+
+  /**
+   * Starts a worker and loads the tools, then hands it to `adopt` (synchronously, so that a shutdown
+   * cannot slip in between); after a shutdown it is removed instead. Shutdown waits for these.
+   */
+  private spawnWorker(adopt: (w: PooledWorker) => void): Promise<PooledWorker> {
+    const made = (async () => {
+      const { conn, id } = await this.factory.spawn(this.currentSpec, this.shutdown.signal);
+      const w: PooledWorker = {
+        conn,
+        id,
+        toolsHash: '',
+        loading: undefined,
+        lastUsed: Date.now(),
+        busy: true,
+        gone: false,
+      };
       try {
+        if (this.disposed) throw new PoolExhaustedError('the sandbox pool is shut down');
         await this.load(w);
+        if (this.disposed) throw new PoolExhaustedError('the sandbox pool is shut down');
       } catch (e) {
-        await conn.kill('load failed').catch(() => {});
+        await conn.kill(this.disposed ? 'shutdown' : 'load failed').catch(() => {});
         throw e;
       }
-      this.workers.push(w);
+      conn.onClosed(() => this.closed(w));
+      adopt(w);
       return w;
-    } finally {
+    })();
+    this.inflight.add(made);
+    void made.then(
+      () => this.inflight.delete(made),
+      () => this.inflight.delete(made),
+    );
+    return made;
+  }
+
+  /** A new worker of the pool, busy: the standby at once when there is one, else a new one. */
+  private grow(): Promise<PooledWorker> {
+    const standby = this.standbys.shift();
+    if (standby) {
+      standby.busy = true;
+      this.workers.push(standby);
+      this.promoted++;
+      this.fillStandby();
+      return this.prepare(standby);
+    }
+    this.starting++;
+    return this.spawnWorker((w) => {
       this.starting--;
+      this.workers.push(w);
+      this.fillStandby();
+    }).catch((e: unknown) => {
+      this.starting--; // (adopt is the last step: a failure means it never ran)
+      throw e;
+    });
+  }
+
+  /** Starts standbys up to the target, in the background, while the pool has workers. */
+  private fillStandby(): void {
+    if (this.disposed || this.workers.length + this.starting === 0) return;
+    while (this.standbys.length + this.standbyStarting < this.standbyTarget) {
+      this.standbyStarting++;
+      this.spawnWorker((w) => {
+        this.standbyStarting--;
+        w.busy = false;
+        w.lastUsed = Date.now();
+        this.standbys.push(w);
+        this.serveWaiters();
+      }).catch(() => {
+        // Not adopted: started again by the next health check (every few seconds), not in a loop.
+        this.standbyStarting--;
+      });
     }
   }
 
   private async checkout(): Promise<PooledWorker> {
     if (this.disposed) throw new PoolExhaustedError('the sandbox pool is shut down');
-    const hash = hashOf(this.spec);
-    const idle = this.workers.find((w) => !w.busy && w.conn.alive);
-    if (idle) {
-      idle.busy = true;
-      if (idle.toolsHash !== hash) {
-        try {
-          await this.load(idle);
-        } catch (e) {
-          this.destroy(idle);
-          throw e;
-        }
-      }
-      return idle;
+    for (const w of this.workers) {
+      if (w.busy) continue;
+      if (!w.conn.alive) continue;
+      w.busy = true;
+      return this.prepare(w);
     }
-    if (this.workers.length + this.starting < this.limits.maxSize) return this.add();
+    if (this.workers.length + this.starting < this.limits.maxSize) return this.grow();
     return new Promise<PooledWorker>((resolve, reject) => {
       const waiter: Waiter = {
         resolve,
@@ -188,55 +325,87 @@ export class SandboxPool {
     w.lastUsed = Date.now();
     if (this.disposed || !w.conn.alive || w.conn.jobs >= this.limits.maxJobsPerWorker) {
       this.destroy(w);
-      void this.refill();
+      this.refill();
       return;
     }
     const waiter = this.waiters.shift();
     if (waiter) {
       clearTimeout(waiter.timer);
       w.busy = true;
-      const hash = hashOf(this.spec);
-      if (w.toolsHash !== hash)
-        this.load(w).then(
-          () => waiter.resolve(w),
-          (e: Error) => (this.destroy(w), waiter.reject(e)),
-        );
-      else waiter.resolve(w);
+      this.prepare(w).then(waiter.resolve, waiter.reject);
       return;
     }
     w.busy = false;
   }
 
+  /** A worker's connection closed: an idle worker or a standby is replaced now, a busy one after its job. */
+  private closed(w: PooledWorker): void {
+    if (this.disposed || w.busy || w.gone) return;
+    this.destroy(w);
+    this.refill();
+  }
+
   private destroy(w: PooledWorker): void {
-    const i = this.workers.indexOf(w);
+    if (w.gone) return;
+    w.gone = true;
+    let i = this.workers.indexOf(w);
     if (i >= 0) this.workers.splice(i, 1);
+    i = this.standbys.indexOf(w);
+    if (i >= 0) this.standbys.splice(i, 1);
     this.replaced++;
     void w.conn.kill('recycled').catch(() => {});
   }
 
-  /** Keeps the minimum size and serves waiters after a worker was destroyed. */
-  private async refill(): Promise<void> {
-    if (this.disposed) return;
+  /** Serves waiters while there is room (a standby first). */
+  private serveWaiters(): void {
     while (this.waiters.length > 0 && this.workers.length + this.starting < this.limits.maxSize) {
       const waiter = this.waiters.shift() as Waiter;
       clearTimeout(waiter.timer);
-      this.add().then(waiter.resolve, waiter.reject);
+      this.grow().then(waiter.resolve, waiter.reject);
     }
-    if (this.workers.length + this.starting < this.limits.minSize) await this.warm().catch(() => {});
   }
 
-  /** Health check and idle reaping. */
-  private async maintain(): Promise<void> {
+  /** Keeps the minimum size and the standbys, and serves waiters, after a worker was destroyed. */
+  private refill(): void {
     if (this.disposed) return;
-    const now = Date.now();
-    for (const w of [...this.workers]) {
-      if (w.busy) continue;
-      if (!w.conn.alive) this.destroy(w);
-      else if (now - w.lastUsed > this.limits.idleMs && this.workers.length > this.limits.minSize)
-        this.destroy(w);
-      else if (!(await w.conn.ping())) this.destroy(w);
+    this.serveWaiters();
+    while (this.workers.length + this.starting < this.limits.minSize) {
+      this.grow().then(
+        (w) => this.release(w),
+        () => {},
+      );
     }
-    await this.refill();
+    this.fillStandby();
+  }
+
+  /** Health check and idle reaping (standbys too). */
+  private async maintain(): Promise<void> {
+    if (this.disposed || this.maintaining) return;
+    this.maintaining = true;
+    try {
+      const now = Date.now();
+      // Idle (not busy, not loading) and still in the pool: checked again after every wait.
+      const idle = (w: PooledWorker) => !w.busy && !w.loading && !w.gone;
+      for (const w of [...this.workers]) {
+        if (!idle(w)) continue;
+        if (!w.conn.alive) this.destroy(w);
+        else if (now - w.lastUsed > this.limits.idleMs && this.workers.length > this.limits.minSize)
+          this.destroy(w);
+        else if (!(await w.conn.ping()) && idle(w)) this.destroy(w);
+      }
+      // A standby lives as long as the pool has workers: once idle reaping took them all (minimum
+      // size 0) and no job came for idleMs, the standbys go too, until the next job.
+      const poolIdle =
+        this.workers.length + this.starting === 0 && Date.now() - this.lastJob > this.limits.idleMs;
+      for (const s of [...this.standbys]) {
+        if (!idle(s) || !this.standbys.includes(s)) continue;
+        if (!s.conn.alive || poolIdle) this.destroy(s);
+        else if (!(await s.conn.ping()) && idle(s) && this.standbys.includes(s)) this.destroy(s);
+      }
+      this.refill();
+    } finally {
+      this.maintaining = false;
+    }
   }
 
   /** Runs one job on a pooled worker; the worker is returned (or replaced) on every path. */
@@ -248,27 +417,33 @@ export class SandboxPool {
       return infraResult(
         this.factory.isolation,
         e instanceof Error ? e.message : String(e),
-        this.spec.runtime,
+        this.currentSpec.runtime,
       );
     }
     this.jobs++;
+    this.lastJob = Date.now();
     try {
       const { workerBroken, ...result } = await w.conn.run(job);
       if (workerBroken) await w.conn.kill('broken after a job').catch(() => {});
       return result;
     } finally {
+      this.lastJob = Date.now();
       this.release(w);
     }
   }
 
   async dispose(): Promise<void> {
     this.disposed = true;
+    this.shutdown.abort();
     clearInterval(this.reaper);
     for (const waiter of this.waiters.splice(0)) {
       clearTimeout(waiter.timer);
       waiter.reject(new PoolExhaustedError('the sandbox pool is shut down'));
     }
-    await Promise.all(this.workers.splice(0).map((w) => w.conn.kill('shutdown').catch(() => {})));
+    const all = [...this.workers.splice(0), ...this.standbys.splice(0)];
+    await Promise.all(all.map((w) => w.conn.kill('shutdown').catch(() => {})));
+    // Workers still starting remove themselves once their spawn settles (they see the pool shut down).
+    await Promise.allSettled([...this.inflight]);
   }
 }
 

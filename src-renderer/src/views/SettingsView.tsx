@@ -441,6 +441,13 @@ function SandboxSection() {
                   <th className="num">idle</th>
                   <th className="num">busy</th>
                   <th className="num">queued</th>
+                  <th
+                    className="num"
+                    title="started and loaded beside the pool, promoted at once when a worker breaks"
+                  >
+                    standby
+                  </th>
+                  <th className="num">replaced</th>
                 </tr>
               </thead>
               <tbody>
@@ -451,6 +458,12 @@ function SandboxSection() {
                     <td className="num">{p.idle}</td>
                     <td className="num">{p.busy}</td>
                     <td className={`num ${p.queued ? 'warn' : ''}`}>{p.queued}</td>
+                    <td className="num">
+                      {p.standbyTarget === 0
+                        ? 'off'
+                        : `${p.standby}/${p.standbyTarget}${p.standbyStarting ? ' (starting)' : ''}`}
+                    </td>
+                    <td className="num">{p.replaced}</td>
                   </tr>
                 ))}
               </tbody>

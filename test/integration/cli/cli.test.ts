@@ -141,8 +141,11 @@ describe('toolsmith CLI with containers', () => {
     expect(JSON.parse(s.out)).toMatchObject({
       docker: { available: true },
       isolation: 'docker',
-      pools: [expect.objectContaining({ size: 1 })],
+      // The sample workspace keeps one standby beside the pool (not counted in its size).
+      pools: [expect.objectContaining({ size: 1, standbyTarget: 1 })],
     });
+    const text = await cli(['pool', 'status', '--warm', 'ecommerce']);
+    expect(text.out).toMatch(/pool ecommerce \(python\): 1 workers .*, standby [01]\/1 ready/);
   }, 120_000);
 
   it('run --json, runs list/show/export/import/replay, template create/list/test/delete', async () => {

@@ -77,7 +77,15 @@ describe.each(makers)('sandbox backend: %s', (_name, make) => {
     factory = await make();
     backend = new SandboxBackend({
       factory,
-      pool: { minSize: 1, maxSize: 2, maxJobsPerWorker: 1000, idleMs: 60_000, queueTimeoutMs: 30_000 },
+      // With a standby, as configured by default: every case that breaks a worker promotes it.
+      pool: {
+        minSize: 1,
+        maxSize: 2,
+        maxJobsPerWorker: 1000,
+        idleMs: 60_000,
+        queueTimeoutMs: 30_000,
+        standby: 1,
+      },
       maxOutputBytes: 50 * 1024,
       specFor: (name, runtime) => ({
         name,
