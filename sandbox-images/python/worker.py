@@ -36,9 +36,8 @@ import sys
 import time
 import traceback
 
-# The harness keeps its own references: a script may reassign module attributes (json.dumps = None) in
+# The harness keeps its own references: a script may reassign module attributes (json.loads = None) in
 # its own process, and that must only break the script, never the protocol.
-_dumps = json.dumps
 _loads = json.loads
 
 
