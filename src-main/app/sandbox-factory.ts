@@ -152,7 +152,7 @@ export async function createSandboxManager(svc: ToolsmithService): Promise<Sandb
       maxJobsPerWorker: svc.config.pool.max_jobs_per_container,
       idleMs: svc.config.pool.idle_seconds * 1000,
       queueTimeoutMs: svc.config.pool.queue_timeout_ms,
-      standby: svc.config.pool.standby,
+      standby: svc.oneShot ? 0 : svc.config.pool.standby,
     },
     maxOutputBytes: limits.output_kb * 1024,
     specFor,

@@ -46,6 +46,11 @@ export type SandboxFactory = (svc: ToolsmithService) => Promise<SandboxManager>;
 export interface ServiceOptions {
   sandboxFactory?: SandboxFactory;
   log?: Logger;
+  /**
+   * A process that runs one command and exits (most CLI verbs): pools keep no standby worker, which would
+   * only cost a container start that nothing uses. Servers (app, `serve`, `mcp`) leave this unset.
+   */
+  oneShot?: boolean;
 }
 
 export interface KitEntry {
@@ -74,6 +79,8 @@ export class ToolsmithService {
   readonly generator: ScriptGenerator;
   private readonly registries = new Map<string, { registry: ToolRegistry; mtimeMs: number; size: number }>();
   private readonly options: ServiceOptions;
+  /** See `ServiceOptions.oneShot`. */
+  readonly oneShot: boolean;
   private sandboxPromise: Promise<SandboxManager> | undefined;
   private runService: RunService | undefined;
   private readonly pushListeners = new Set<(e: PushEvent) => void>();
@@ -92,6 +99,7 @@ export class ToolsmithService {
     this.config = config;
     this.generator = generator;
     this.options = options;
+    this.oneShot = options.oneShot === true;
   }
 
   static open(workspaceDir: string, options: ServiceOptions = {}): ToolsmithService {

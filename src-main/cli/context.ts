@@ -20,6 +20,9 @@ export interface CliContext {
   close(): Promise<void>;
 }
 
+/** Commands whose process serves many jobs, or shows the pool as a server would run it. */
+const LONG_LIVED = new Set(['mcp', 'serve', 'status']);
+
 export function createContext(out: (t: string) => void, err: (t: string) => void): CliContext {
   let service: ToolsmithService | undefined;
   return {
@@ -37,6 +40,8 @@ export function createContext(out: (t: string) => void, err: (t: string) => void
         throw new UsageError(`--workspace ${opts.workspace} does not exist`);
       service ??= ToolsmithService.open(resolveWorkspaceDir(opts.workspace), {
         sandboxFactory: createSandboxManager,
+        // Servers and `pool status` (which shows the pool as configured) keep standby workers.
+        oneShot: !LONG_LIVED.has(cmd.name()),
       });
       return service;
     },
