@@ -104,23 +104,27 @@ export function formatWalks(template: string): string[] {
 class Collector {
   readonly violations: Violation[] = [];
   private readonly parsed: PyTree;
-  constructor(parsed: PyTree) {
+  /** Lines before the part being validated (0 for a whole script). */
+  private readonly lineOffset: number;
+  constructor(parsed: PyTree, lineOffset: number) {
     this.parsed = parsed;
+    this.lineOffset = lineOffset;
   }
   at(node: PyNode, rule: string, message: string): void {
     this.range(startOf(node), endOf(node), rule, message);
   }
   range(start: number, end: number, rule: string, message: string): void {
+    this.violations.push({ rule, message, ...this.span(start, end) });
+  }
+  span(start: number, end: number): Span {
     const s = this.parsed.position(start);
     const e = this.parsed.position(Math.max(end, start));
-    this.violations.push({
-      rule,
-      message,
-      line: s.line,
+    return {
+      line: s.line + this.lineOffset,
       column: s.column,
-      endLine: e.line,
+      endLine: e.line + this.lineOffset,
       endColumn: e.column,
-    });
+    };
   }
 }
 
@@ -312,45 +316,53 @@ function checkFormat(n: PyNode, attr: string, c: Collector): void {
     );
 }
 
-export function validatePython(code: string, options: ValidateOptions): ValidationResult {
+type Span = Pick<Violation, 'line' | 'column' | 'endLine' | 'endColumn'>;
+
+/**
+ * What validating one part of a script yields: a run of whole top-level statements, validated on its own
+ * (see `finishPython` for what needs the whole script). A whole script is one part.
+ */
+export interface PythonPart {
+  /** Violations found in the part alone, at their lines in the whole script. */
+  violations: Violation[];
+  syntaxErrors: number;
+  statements: number;
+  /** The range of the part's last top-level statement. */
+  last?: Span;
+  emits: number;
+  /** Names the part binds (assignments, defs, parameters, loop targets...). */
+  bound: string[];
+  /** Calls to plain names, checked against tools, builtins and every bound name by `finishPython`. */
+  called: { name: string; span: Span }[];
+}
+
+/** Validates a part of a script that starts at line `firstLine` (1 for a whole script). */
+export function validatePythonPart(code: string, options: ValidateOptions, firstLine = 1): PythonPart {
   const parsed = parsePythonTree(code);
-  const c = new Collector(parsed);
+  const c = new Collector(parsed, firstLine - 1);
   const tools = new Set(options.tools);
   for (const e of parsed.syntaxErrors) {
     c.violations.push({
       rule: 'syntax',
       message: `syntax error: ${e.message}`,
-      line: e.start.line,
+      line: e.start.line + firstLine - 1,
       column: e.start.column,
-      endLine: e.end.line,
+      endLine: e.end.line + firstLine - 1,
       endColumn: Math.max(e.end.column, e.start.column + 1),
     });
   }
-  const lines = code.split(/\r\n|\r|\n/, 2);
-  lines.forEach((l, i) => {
-    if (ENCODING_DECL.test(l)) {
-      c.violations.push({
-        rule: 'encoding-declaration',
-        message: 'remove the source-encoding declaration: scripts are UTF-8 and nothing else',
-        line: i + 1,
-        column: 1,
-        endLine: i + 1,
-        endColumn: l.length + 1,
-      });
-    }
-  });
   const statements = childList(parsed.root, 'statements');
-  if (statements.length === 0) {
-    c.violations.push({
-      rule: 'empty-script',
-      message: 'the script is empty: write the code that solves the task and ends with emit_result(...)',
-      line: 1,
-      column: 1,
-      endLine: 1,
-      endColumn: 1,
-    });
-    return { valid: false, violations: sortViolations(c.violations) };
-  }
+  const part: PythonPart = {
+    violations: c.violations,
+    syntaxErrors: parsed.syntaxErrors.length,
+    statements: statements.length,
+    emits: 0,
+    bound: [],
+    called: [],
+  };
+  if (statements.length === 0) return part;
+  const last = statements[statements.length - 1] as PyNode;
+  part.last = c.span(startOf(last), endOf(last));
   const stores = new PyTreeNodeSet(parsed);
   let emits = 0;
   const calledNames: PyNode[] = [];
@@ -539,9 +551,48 @@ export function validatePython(code: string, options: ValidateOptions): Validati
     if (options.strict) strictCheck(n, kind, c, tools);
     return true;
   });
-  const bound = new Set(stores.nodes.map((s) => textOf(s) ?? ''));
-  for (const callee of calledNames) {
-    const name = textOf(callee) ?? '';
+  part.emits = emits;
+  part.bound = stores.nodes.map((s) => textOf(s) ?? '');
+  part.called = calledNames.map((callee) => ({
+    name: textOf(callee) ?? '',
+    span: c.span(startOf(callee), endOf(callee)),
+  }));
+  return part;
+}
+
+/**
+ * The whole-script rules over the parts of one script, in order: encoding declaration, empty script,
+ * calls to names nothing defines, missing emit; then every violation, sorted.
+ */
+export function finishPython(code: string, options: ValidateOptions, parts: PythonPart[]): ValidationResult {
+  const tools = new Set(options.tools);
+  const violations: Violation[] = parts.flatMap((p) => p.violations);
+  const lines = code.split(/\r\n|\r|\n/, 2);
+  lines.forEach((l, i) => {
+    if (ENCODING_DECL.test(l)) {
+      violations.push({
+        rule: 'encoding-declaration',
+        message: 'remove the source-encoding declaration: scripts are UTF-8 and nothing else',
+        line: i + 1,
+        column: 1,
+        endLine: i + 1,
+        endColumn: l.length + 1,
+      });
+    }
+  });
+  if (parts.every((p) => p.statements === 0)) {
+    violations.push({
+      rule: 'empty-script',
+      message: 'the script is empty: write the code that solves the task and ends with emit_result(...)',
+      line: 1,
+      column: 1,
+      endLine: 1,
+      endColumn: 1,
+    });
+    return { valid: false, violations: sortViolations(violations) };
+  }
+  const bound = new Set(parts.flatMap((p) => p.bound));
+  for (const { name, span } of parts.flatMap((p) => p.called)) {
     if (
       tools.has(name) ||
       FRAMEWORK.has(name) ||
@@ -553,22 +604,30 @@ export function validatePython(code: string, options: ValidateOptions): Validati
     )
       continue;
     const guess = closest(name, [...tools]);
-    c.at(
-      callee,
-      'unknown-function',
-      `${name}() is not defined: ${guess ? `did you mean the tool ${guess}? ` : ''}the tools are ${[...tools].join(', ') || '(none)'}`,
-    );
+    violations.push({
+      rule: 'unknown-function',
+      message: `${name}() is not defined: ${guess ? `did you mean the tool ${guess}? ` : ''}the tools are ${[...tools].join(', ') || '(none)'}`,
+      ...span,
+    });
   }
-  if (options.requireEmit !== false && emits === 0 && parsed.syntaxErrors.length === 0) {
-    const last = statements[statements.length - 1] as PyNode;
-    c.at(
-      last,
-      'missing-emit',
-      'the script never calls emit_result(...) or emit_intermediate(...): end it with emit_result(answer)',
-    );
+  const emits = parts.reduce((n, p) => n + p.emits, 0);
+  const syntaxErrors = parts.reduce((n, p) => n + p.syntaxErrors, 0);
+  const last = parts.filter((p) => p.last).at(-1)?.last;
+  if (options.requireEmit !== false && emits === 0 && syntaxErrors === 0 && last) {
+    violations.push({
+      rule: 'missing-emit',
+      message:
+        'the script never calls emit_result(...) or emit_intermediate(...): end it with emit_result(answer)',
+      ...last,
+    });
   }
-  const violations = sortViolations(c.violations);
+  sortViolations(violations);
   return { valid: violations.length === 0, violations };
+}
+
+/** Validates a whole script (one part). */
+export function validatePython(code: string, options: ValidateOptions): ValidationResult {
+  return finishPython(code, options, [validatePythonPart(code, options)]);
 }
 
 function strictCheck(n: PyNode, kind: string, c: Collector, tools: Set<string>): void {
