@@ -178,6 +178,20 @@ describe('converted tree vs every node-valued field of pyright tree', () => {
   });
 });
 
+/** Both views of one parse, in walk order, with each node's position in that order. */
+function bothViews(src: string) {
+  const converted: PyNode[] = [];
+  walk(parsePython(src).module, (n) => void converted.push(n));
+  const raw: PyTreeNode[] = [];
+  walkTree(parsePythonTree(src).root, (n) => void raw.push(n));
+  return {
+    converted,
+    raw,
+    index: new Map(raw.map((n, i) => [n, i])),
+    convIndex: new Map(converted.map((n, i) => [n, i])),
+  };
+}
+
 describe('parsePythonTree (what the validator reads) vs parsePython (the converted tree)', () => {
   const all = sources();
   const FIELDS = [...new Set(Object.values(PYRIGHT_NODE_FIELDS).flat())];
@@ -185,12 +199,7 @@ describe('parsePythonTree (what the validator reads) vs parsePython (the convert
   it('visits the same nodes in the same order with the same kinds, ranges, values and parents', () => {
     const mismatches: string[] = [];
     for (const [name, src] of all) {
-      const converted: PyNode[] = [];
-      walk(parsePython(src).module, (n) => void converted.push(n));
-      const raw: PyTreeNode[] = [];
-      walkTree(parsePythonTree(src).root, (n) => void raw.push(n));
-      const index = new Map(raw.map((n, i) => [n, i]));
-      const convIndex = new Map(converted.map((n, i) => [n, i]));
+      const { converted, raw, index, convIndex } = bothViews(src);
       const describe = (i: number) => {
         const a = converted[i] as PyNode;
         const b = raw[i] as PyTreeNode;
@@ -218,12 +227,7 @@ describe('parsePythonTree (what the validator reads) vs parsePython (the convert
 
   it('child() and childList() agree with field() and fieldList() for every field name', () => {
     for (const [, src] of all.slice(0, 40)) {
-      const converted: PyNode[] = [];
-      walk(parsePython(src).module, (n) => void converted.push(n));
-      const raw: PyTreeNode[] = [];
-      walkTree(parsePythonTree(src).root, (n) => void raw.push(n));
-      const index = new Map(raw.map((n, i) => [n, i]));
-      const convIndex = new Map(converted.map((n, i) => [n, i]));
+      const { converted, raw, index, convIndex } = bothViews(src);
       converted.forEach((n, i) => {
         const r = raw[i] as PyTreeNode;
         for (const f of FIELDS) {

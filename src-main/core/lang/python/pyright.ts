@@ -228,15 +228,7 @@ let converting: Table = { base: 0, nodes: [] };
 function convertNode(p: ParseNode, parent: Node | undefined, role: string): Node {
   const node = new Node(p, parent, role);
   converting.nodes[p.id - converting.base] = node;
-  const d = p.d as Record<string, unknown>;
-  if (!forEachNodeField(p.nodeType, d, node, addChild)) {
-    // A node type the generated visitor does not know (a newer pyright): enumerate its fields.
-    for (const key of Object.keys(d)) {
-      const v = d[key];
-      if (Array.isArray(v)) for (const c of v as unknown[]) addChild(node, c, key);
-      else addChild(node, v, key);
-    }
-  }
+  readFields(p, node, addChild);
   node.value = rawText(p);
   return node;
 }
@@ -367,15 +359,15 @@ const pickAll = (_ctx: undefined, v: unknown, role: string): void => {
 };
 
 /** Calls `add` with each node held by a node-valued field of `p` (never anything but a pyright node). */
-function readFields(p: ParseNode, add: (ctx: undefined, v: unknown, role: string) => void): void {
+function readFields<P>(p: ParseNode, ctx: P, add: (ctx: P, v: unknown, role: string) => void): void {
   const d = p.d as Record<string, unknown>;
-  if (forEachNodeField(p.nodeType, d, undefined, add)) return;
+  if (forEachNodeField(p.nodeType, d, ctx, add)) return;
   // A node type the generated visitor does not know (a newer pyright): enumerate its fields.
   for (const key of Object.keys(d)) {
     const v = d[key];
     if (Array.isArray(v)) {
-      for (const c of v as unknown[]) if (isParseNode(c)) add(undefined, c, key);
-    } else if (isParseNode(v)) add(undefined, v, key);
+      for (const c of v as unknown[]) if (isParseNode(c)) add(ctx, c, key);
+    } else if (isParseNode(v)) add(ctx, v, key);
   }
 }
 
@@ -383,7 +375,7 @@ function readFields(p: ParseNode, add: (ctx: undefined, v: unknown, role: string
 export function child(n: PyTreeNode, name: string): PyTreeNode | undefined {
   wanted = name;
   picked = undefined;
-  readFields(rawOf(n), pickFirst);
+  readFields(rawOf(n), undefined, pickFirst);
   const found = picked;
   picked = undefined;
   return treeOf(found);
@@ -393,7 +385,7 @@ export function childList(n: PyTreeNode, name: string): PyTreeNode[] {
   const out: PyTreeNode[] = [];
   wanted = name;
   pickedList = out;
-  readFields(rawOf(n), pickAll);
+  readFields(rawOf(n), undefined, pickAll);
   pickedList = undefined;
   return out;
 }
@@ -434,7 +426,7 @@ export function walkTree(root: PyTreeNode, visit: (n: PyTreeNode) => boolean | v
       seen[i] = 1;
     }
     if (visit(treeOf(v) as PyTreeNode) === false) return;
-    readFields(v, enter);
+    readFields(v, undefined, enter);
   };
   enter(undefined, r);
 }
