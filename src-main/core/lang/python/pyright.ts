@@ -274,9 +274,12 @@ export interface PyTree {
   source: string;
 }
 
+const NO_HASH = { primary: 0, secondary: 0 };
+
 function parseRaw(source: string): PyTree & { raw: ParseNode } {
   const sink = new DiagnosticSink();
-  const parsed = new Parser().parseSourceFile(source, parseOptions, sink);
+  // The content hash is for pyright's file cache, which is not used here: skip computing it.
+  const parsed = new Parser().parseSourceFile(source, parseOptions, sink, NO_HASH);
   const lines: TextRangeCollection<TextRange> = parsed.tokenizerOutput.lines;
   const position = (offset: number) => {
     const p = convertOffsetToPosition(offset, lines);
@@ -310,6 +313,23 @@ const treeOf = (p: ParseNode | undefined) => p as unknown as PyTreeNode | undefi
 export function kindOf(n: PyTreeNode): PyKind {
   const t = rawOf(n).nodeType;
   return NODE_KINDS[t] ?? `Unknown${t}`;
+}
+/**
+ * Numeric kind ids (pyright's ParseNodeType values) by kind name, for hot code that compares kinds:
+ * `kindIdOf(n) === PY_KIND_ID.Name` is a small-integer compare where `kindOf(n) === 'Name'` is a string one.
+ */
+export const PY_KIND_ID: Readonly<Record<PyKind, number>> = Object.fromEntries(
+  NODE_KINDS.map((k, i) => [k, i] as const).filter(([k]) => k !== undefined),
+);
+/** The kind id of a node (see `PY_KIND_ID`). */
+export function kindIdOf(n: PyTreeNode): number {
+  return rawOf(n).nodeType;
+}
+/** The kind id of a kind name; throws for a name the installed pyright does not have. */
+export function pyKindId(kind: PyKind): number {
+  const id = PY_KIND_ID[kind];
+  if (id === undefined) throw new Error(`pyright has no node kind ${kind}`);
+  return id;
 }
 /** UTF-16 offset of the node's first character. */
 export function startOf(n: PyTreeNode): number {
@@ -413,22 +433,42 @@ export class PyTreeNodeSet {
 
 /**
  * Depth-first pre-order walk over pyright's tree through the same fields as the conversion (each node
- * once); return false from `visit` to skip a node's children.
+ * once); return false from `visit` to skip a node's children. `visit` also gets the node's parent and the
+ * parent's field that holds it (`role`, as `PyNode.role`: `member` for the attribute name of a
+ * MemberAccess, `leftExpr` for a callee...), so that rules need no field lookups to place a node.
  */
-export function walkTree(root: PyTreeNode, visit: (n: PyTreeNode) => boolean | void): void {
+export function walkTree(
+  root: PyTreeNode,
+  visit: (n: PyTreeNode, parent: PyTreeNode | undefined, role: string) => boolean | void,
+): void {
   const r = rawOf(root);
   const seen = new Uint8Array(getNextNodeId() - r.id);
-  const enter = (_ctx: undefined, node: unknown): void => {
+  const enter = (from: ParseNode | undefined, node: unknown, field: string): void => {
     const v = node as ParseNode;
     const i = v.id - r.id;
     if (i >= 0 && i < seen.length) {
       if (seen[i] === 1) return;
       seen[i] = 1;
     }
-    if (visit(treeOf(v) as PyTreeNode) === false) return;
-    readFields(v, undefined, enter);
+    // The role is relative to the node's own parent; a node reached through another node's field (not
+    // seen in practice) gets the field its parent holds it in.
+    const parent = v.parent;
+    const role = from === parent || parent === undefined ? field : roleIn(parent, v);
+    if (visit(treeOf(v) as PyTreeNode, treeOf(parent), role) === false) return;
+    readFields(v, v, enter);
   };
-  enter(undefined, r);
+  if (visit(root, treeOf(r.parent), '') === false) return;
+  seen[0] = 1;
+  readFields(r, r, enter);
+}
+
+/** The field of `parent` that holds `node` ('' when none does). */
+function roleIn(parent: ParseNode, node: ParseNode): string {
+  let role = '';
+  readFields(parent, undefined, (_ctx, v, field) => {
+    if (role === '' && v === node) role = field;
+  });
+  return role;
 }
 
 /** Depth-first pre-order walk; return false from `visit` to skip a node's children. */
