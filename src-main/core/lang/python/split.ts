@@ -1,14 +1,15 @@
 /**
- * Splitting a large Python script into runs of whole top-level statements, so that the parts can be
- * validated at the same time (one per thread) and merged by `finishPython`.
+ * Splitting a long Python script into runs of whole top-level statements, so that each can be parsed and
+ * checked on its own (`validatePythonPart`) and the results merged (`mergePythonParts`, `finishPython`).
  *
  * A split point is the start of a line that begins at column 0 with a letter, `_` or `@` (a statement
- * or a decorator), is not `else`/`elif`/`except`/`finally`, and does not follow a line ending in a
- * backslash. Such a line is a top-level statement boundary unless it lies inside a bracket or a
- * multi-line string; in that case the part before it does not parse on its own (unclosed bracket,
- * unterminated string), and the caller validates the whole script in one piece instead. So a wrong split
- * costs time, never a different answer (test/unit/lang/python-split.test.ts checks this on every
- * candidate split of the corpus and of standard-library files).
+ * or a decorator), is not `else`/`elif`/`except`/`finally`, and is outside any bracket, string or
+ * backslash continuation according to a light lexical scan. The scan only chooses where to cut: when it
+ * is wrong (a cut inside a bracket, a multi-line string or a backslash continuation), the part before the
+ * cut does not parse on its own (unclosed bracket, unterminated string, unexpected end of file) and the
+ * caller validates the whole script in one piece.
+ * So a wrong split costs time, never a different answer (test/unit/lang/python-split.test.ts checks this
+ * on every column-0 line of the corpus and of standard-library files, not only on the scan's choices).
  */
 
 export interface PythonChunk {
@@ -18,23 +19,76 @@ export interface PythonChunk {
   firstLine: number;
 }
 
-const NEWLINE = /\r\n|\r|\n/g;
+export interface PythonCut {
+  /** UTF-16 offset of the line start. */
+  offset: number;
+  /** 1-based line number. */
+  line: number;
+}
+
+const LF = 10;
+const CR = 13;
+const BACKSLASH = 92;
+const HASH = 35;
+const SINGLE = 39;
+const DOUBLE = 34;
 const STARTS_STATEMENT = /[A-Za-z_@]/;
 const CONTINUATION_KEYWORD = /^(?:else|elif|except|finally)\b/;
 
-/** UTF-16 offsets where a line that may start a top-level statement begins, and its 1-based line number. */
-export function pythonSplitCandidates(code: string): { offset: number; line: number }[] {
-  const out: { offset: number; line: number }[] = [];
+const startsStatement = (code: string, at: number): boolean =>
+  at < code.length &&
+  STARTS_STATEMENT.test(code[at] as string) &&
+  !CONTINUATION_KEYWORD.test(code.slice(at, at + 9));
+
+/** The split points of `code` (see above), in order. Lines are counted as pyright does (CRLF, CR, LF). */
+export function pythonSplitCandidates(code: string): PythonCut[] {
+  const out: PythonCut[] = [];
+  const n = code.length;
   let line = 1;
-  for (const m of code.matchAll(NEWLINE)) {
-    const nl = m.index;
-    const start = nl + m[0].length;
-    line++;
-    const lineEndsInBackslash = nl > 0 && code.charCodeAt(nl - 1) === 92; // '\\'
-    if (start >= code.length || lineEndsInBackslash) continue;
-    if (!STARTS_STATEMENT.test(code[start] as string)) continue;
-    if (CONTINUATION_KEYWORD.test(code.slice(start, start + 9))) continue;
-    out.push({ offset: start, line });
+  let depth = 0; // open brackets outside strings
+  let quote = 0; // the open string's quote character, 0 outside strings
+  let triple = false;
+  let escaped = false; // the previous character was a backslash
+  for (let i = 0; i < n; i++) {
+    const ch = code.charCodeAt(i);
+    if (ch === LF || ch === CR) {
+      if (ch === CR && code.charCodeAt(i + 1) === LF) i++;
+      line++;
+      const continued = escaped;
+      escaped = false;
+      if (quote !== 0 && !triple && !continued) quote = 0; // an unterminated one-line string ends here
+      if (quote === 0 && depth === 0 && !continued && startsStatement(code, i + 1))
+        out.push({ offset: i + 1, line });
+      continue;
+    }
+    if (escaped) {
+      escaped = false;
+      continue;
+    }
+    if (ch === BACKSLASH) {
+      escaped = true;
+      continue;
+    }
+    if (quote !== 0) {
+      if (ch === quote) {
+        if (!triple) quote = 0;
+        else if (code.charCodeAt(i + 1) === quote && code.charCodeAt(i + 2) === quote) {
+          quote = 0;
+          i += 2;
+        }
+      }
+      continue;
+    }
+    if (ch === HASH) {
+      // A comment runs to the end of the line (a backslash in it continues nothing).
+      while (i + 1 < n && code.charCodeAt(i + 1) !== LF && code.charCodeAt(i + 1) !== CR) i++;
+    } else if (ch === SINGLE || ch === DOUBLE) {
+      quote = ch;
+      triple = code.charCodeAt(i + 1) === ch && code.charCodeAt(i + 2) === ch;
+      if (triple) i += 2;
+    } else if (ch === 40 || ch === 91 || ch === 123)
+      depth++; // ( [ {
+    else if ((ch === 41 || ch === 93 || ch === 125) && depth > 0) depth--; // ) ] }
   }
   return out;
 }
@@ -46,13 +100,13 @@ export function pythonSplitCandidates(code: string): { offset: number; line: num
 export function splitPython(code: string, count: number): PythonChunk[] {
   if (count <= 1) return [{ code, firstLine: 1 }];
   const candidates = pythonSplitCandidates(code);
-  const cuts: { offset: number; line: number }[] = [];
+  const cuts: PythonCut[] = [];
   let from = 0;
   for (let k = 1; k < count; k++) {
     const target = (code.length * k) / count;
-    let best: { offset: number; line: number } | undefined;
+    let best: PythonCut | undefined;
     for (let i = from; i < candidates.length; i++) {
-      const c = candidates[i] as { offset: number; line: number };
+      const c = candidates[i] as PythonCut;
       if (best === undefined || Math.abs(c.offset - target) < Math.abs(best.offset - target)) {
         best = c;
         from = i + 1;
