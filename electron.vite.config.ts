@@ -6,7 +6,13 @@ export default defineConfig({
   main: {
     build: {
       outDir: 'out/main',
-      rollupOptions: { input: { index: resolve(__dirname, 'src-main/electron/main.ts') } },
+      rollupOptions: {
+        input: {
+          index: resolve(__dirname, 'src-main/electron/main.ts'),
+          // The ParallelValidator's thread entry (src-main/infra/validate/parallel.ts loads it by this name).
+          'validate-thread': resolve(__dirname, 'src-main/infra/validate/thread.ts'),
+        },
+      },
     },
   },
   preload: {

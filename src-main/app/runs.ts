@@ -3,7 +3,6 @@
  * replay from recorded LLM outputs, run an edited script directly, and the template ratchet.
  */
 import { randomUUID } from 'node:crypto';
-import { validateScript } from '../core/lang/validate.ts';
 import type { ScriptLanguage } from '../core/lang/violation.ts';
 import { directCallRule } from '../core/inference/rules.ts';
 import { Orchestrator } from '../core/orchestrator/orchestrator.ts';
@@ -104,7 +103,7 @@ export class RunService {
       sink: this.store,
       executor: this.executor,
       generator: this.svc.generator,
-      validate: (code, language, tools) => validateScript(code, language, { tools }),
+      validate: (code, language, tools) => this.svc.validateCode(code, language, { tools }),
       ...(this.log ? { log: this.log } : {}),
     });
   }
@@ -296,7 +295,7 @@ export class RunService {
       language,
       source: 'edit',
     });
-    const validation = validateScript(script.body, language, { tools: Object.keys(toolMap) });
+    const validation = this.svc.validateCode(script.body, language, { tools: Object.keys(toolMap) });
     emit('validation', { n: 1, valid: validation.valid, violations: validation.violations });
     if (!validation.valid) {
       const error = this.svc.generator.validationErrorMessage(validation.violations);
@@ -445,7 +444,7 @@ export class RunService {
           `the example ${JSON.stringify(ex.intent)} does not match the pattern ${JSON.stringify(t.pattern)}`,
         );
       const tools = this.svc.scriptTools(sandbox, kit).tools.map((x) => x.name);
-      const v = validateScript(instantiate(t, values), language, { tools });
+      const v = this.svc.validateCode(instantiate(t, values), language, { tools });
       if (!v.valid)
         throw new ToolsmithError(
           'invalid_argument',

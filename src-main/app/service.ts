@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { defaultKit, KitError, kitToolView, resolveKit } from '../core/kits/kit.ts';
 import type { KitDefinition, KitToolsSpec, ResolvedKit } from '../core/kits/kit.ts';
 import { validateScript } from '../core/lang/validate.ts';
-import type { ScriptLanguage, ValidationResult } from '../core/lang/violation.ts';
+import type { ScriptLanguage, ValidateOptions, ValidationResult } from '../core/lang/violation.ts';
+import { ParallelValidator } from '../infra/validate/parallel.ts';
 import { ScriptGenerator } from '../core/script/generator.ts';
 import type { BuiltPrompt, PromptOptions } from '../core/script/generator.ts';
 import type { SandboxTool } from '../core/tools/extract.ts';
@@ -88,6 +89,11 @@ export class ToolsmithService {
   readonly providerKeys = new Map<string, string>();
   /** Where each key in `providerKeys` is kept: the desktop keychain, or this process only. */
   readonly providerKeyWhere = new Map<string, 'keychain' | 'memory'>();
+  /**
+   * Long Python scripts validated on two threads at once in long-lived processes (app, `serve`, `mcp`);
+   * one-shot CLI verbs validate on their own thread (a thread start would cost more than it saves).
+   */
+  readonly validator: ParallelValidator | undefined;
 
   private constructor(
     files: WorkspaceFiles,
@@ -100,6 +106,14 @@ export class ToolsmithService {
     this.generator = generator;
     this.options = options;
     this.oneShot = options.oneShot === true;
+    this.validator = this.oneShot ? undefined : new ParallelValidator();
+  }
+
+  /** Validates a script: every validation in the service goes through here (see `validator`). */
+  validateCode(code: string, language: ScriptLanguage, options: ValidateOptions): ValidationResult {
+    return this.validator
+      ? this.validator.validate(code, language, options)
+      : validateScript(code, language, options);
   }
 
   static open(workspaceDir: string, options: ServiceOptions = {}): ToolsmithService {
@@ -184,7 +198,7 @@ export class ToolsmithService {
       language: req.language,
     });
     if (req.validate !== false) {
-      const v = validateScript(script.body, req.language, { tools: Object.keys(toolMap) });
+      const v = this.validateCode(script.body, req.language, { tools: Object.keys(toolMap) });
       if (!v.valid) {
         return {
           success: false,
@@ -226,6 +240,7 @@ export class ToolsmithService {
   }
 
   async close(): Promise<void> {
+    await this.validator?.close();
     this.runService?.close();
     this.runService = undefined;
     const s = this.sandboxPromise;
@@ -340,7 +355,7 @@ export class ToolsmithService {
   validate(req: ValidateRequest): ValidationResult {
     let tools: string[] = req.tools ?? [];
     if (req.sandbox) tools = this.scriptTools(req.sandbox, req.kit).tools.map((t) => t.name);
-    return validateScript(req.code, req.language, { tools, strict: req.strict ?? false });
+    return this.validateCode(req.code, req.language, { tools, strict: req.strict ?? false });
   }
 
   buildPrompt(

@@ -9,7 +9,6 @@ import { z } from 'zod';
 import { ToolsmithError } from '../app/errors.ts';
 import { createProviders } from '../app/providers.ts';
 import type { ToolsmithService } from '../app/service.ts';
-import { validateScript } from '../core/lang/validate.ts';
 import { kitToolView } from '../core/kits/kit.ts';
 import { openAiFunctionSchema } from '../core/tools/schema.ts';
 import { resolveRuntime } from '../core/sandbox/runtimes.ts';
@@ -134,7 +133,7 @@ export function createMcpServer(svc: ToolsmithService): McpServer {
     ({ code, language, sandbox, kit, strict }) =>
       guard(() => {
         const tools = svc.scriptTools(sandbox, kit).tools.map((t) => t.name);
-        return text(validateScript(code, language, { tools, strict }));
+        return text(svc.validateCode(code, language, { tools, strict }));
       }),
   );
 

@@ -32,13 +32,20 @@ const BACKSLASH = 92;
 const HASH = 35;
 const SINGLE = 39;
 const DOUBLE = 34;
-const STARTS_STATEMENT = /[A-Za-z_@]/;
-const CONTINUATION_KEYWORD = /^(?:else|elif|except|finally)\b/;
+const CONTINUATION_KEYWORDS = ['else', 'elif', 'except', 'finally'];
 
-const startsStatement = (code: string, at: number): boolean =>
-  at < code.length &&
-  STARTS_STATEMENT.test(code[at] as string) &&
-  !CONTINUATION_KEYWORD.test(code.slice(at, at + 9));
+const isIdentifierChar = (c: number): boolean =>
+  (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95 || c > 127;
+
+/** A line starting at `at` may start a top-level statement: a letter, `_` or `@`, and not else/elif/except/finally. */
+function startsStatement(code: string, at: number): boolean {
+  const c = code.charCodeAt(at);
+  if (!((c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95 || c === 64)) return false;
+  if (c !== 101 /* e */ && c !== 102 /* f */) return true;
+  for (const kw of CONTINUATION_KEYWORDS)
+    if (code.startsWith(kw, at) && !isIdentifierChar(code.charCodeAt(at + kw.length))) return false;
+  return true;
+}
 
 /** The split points of `code` (see above), in order. Lines are counted as pyright does (CRLF, CR, LF). */
 export function pythonSplitCandidates(code: string): PythonCut[] {

@@ -79,6 +79,14 @@ const FRAMEWORK = new Set(PYTHON_FRAMEWORK_NAMES);
 const EMIT = new Set(PYTHON_EMIT_NAMES);
 const SAFE_BUILTINS = new Set(PYTHON_SAFE_BUILTINS);
 const MODULES = new Set(PYTHON_PREIMPORTED_MODULES);
+/** Names some rule of the Name case applies to, whatever the tools (see the fast path there). */
+const SPECIAL_NAMES: ReadonlySet<string> = new Set([
+  ...Object.keys(PYTHON_FORBIDDEN_NAMES),
+  ...PYTHON_FRAMEWORK_NAMES,
+  ...PYTHON_PREIMPORTED_MODULES,
+  'getattr',
+  'hasattr',
+]);
 /** Names a call may use whatever the script defines (unknown-function never flags them). */
 const KNOWN_CALLABLE: ReadonlySet<string> = new Set([
   ...PYTHON_FRAMEWORK_NAMES,
@@ -202,6 +210,31 @@ function targets(n: PyNode | undefined, out: PyTreeNodeSet): void {
   else if (k === K.Unpack) targets(child(n, 'expr'), out);
   else if (k === K.TypeAnnotation) targets(child(n, 'valueExpr'), out);
 }
+
+/** The kinds `bindings` looks at (1), by kind id: most nodes bind nothing and skip the call. */
+const BINDS = new Uint8Array(Math.max(...Object.values(K)) + 1);
+for (const kind of [
+  K.Assignment,
+  K.AugmentedAssignment,
+  K.AssignmentExpression,
+  K.Function,
+  K.Class,
+  K.Parameter,
+  K.Except,
+  K.TypeAlias,
+  K.For,
+  K.ComprehensionFor,
+  K.WithItem,
+  K.Del,
+  K.Global,
+  K.Nonlocal,
+  K.ImportAs,
+  K.ImportFromAs,
+  K.PatternCapture,
+  K.PatternMappingExpandEntry,
+  K.PatternAs,
+])
+  BINDS[kind] = 1;
 
 function bindings(n: PyNode, k: number, out: PyTreeNodeSet): void {
   switch (k) {
@@ -402,7 +435,7 @@ export function validatePythonPart(code: string, options: ValidateOptions, first
   const calledNames: PyNode[] = [];
   walkTree(parsed.root, (n, parent, role) => {
     const k = kindIdOf(n);
-    bindings(n, k, stores);
+    if (BINDS[k] === 1) bindings(n, k, stores);
     switch (k) {
       case K.Import:
       case K.ImportFrom: {
@@ -424,6 +457,11 @@ export function validatePythonPart(code: string, options: ValidateOptions, first
       }
       case K.Name: {
         const name = textOf(n) ?? '';
+        // Most names are the script's own variables: no rule below applies to them (every rule needs a
+        // special name, a tool, a leading underscore or an `emit_` prefix).
+        const first = name.charCodeAt(0);
+        if (first !== 95 /* _ */ && first !== 101 /* e */ && !SPECIAL_NAMES.has(name) && !tools.has(name))
+          break;
         if (isLabel(parent, role)) break;
         const callee = role === 'leftExpr' && kindIs(parent, K.Call);
         const why = FORBIDDEN_NAMES.get(name);
