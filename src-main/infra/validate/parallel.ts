@@ -52,6 +52,8 @@ export interface ParallelValidatorOptions {
   timeoutMs?: number;
   /** The thread entry (default: `threadUrl()`). */
   entry?: URL;
+  /** Size of the pieces threads take (default `PYTHON_CHUNK_CHARS`). */
+  pieceChars?: number;
 }
 
 /** How the last `validate()` call went (for tests and benchmarks). */
@@ -82,6 +84,7 @@ export class ParallelValidator {
   readonly minChars: number;
   private readonly timeoutMs: number;
   private readonly entry: URL;
+  private readonly pieceChars: number;
   /** NEXT, SIGNAL and one READY slot per thread (see shared.ts). */
   private readonly state: Int32Array;
   private threads: (Thread | undefined)[] = [];
@@ -97,6 +100,7 @@ export class ParallelValidator {
     this.minChars = options.minChars ?? 12_000;
     this.timeoutMs = options.timeoutMs ?? 10_000;
     this.entry = options.entry ?? threadUrl();
+    this.pieceChars = options.pieceChars ?? PYTHON_CHUNK_CHARS;
     this.state = new Int32Array(new SharedArrayBuffer((READY + this.threadCount) * 4));
   }
 
@@ -106,7 +110,7 @@ export class ParallelValidator {
     if (language !== 'python' || code.length < this.minChars || this.threadCount === 0 || this.closed)
       return validateScript(code, language, options);
     const ready = this.readyThreads();
-    const pieces = splitPythonBySize(code, PYTHON_CHUNK_CHARS);
+    const pieces = splitPythonBySize(code, this.pieceChars);
     if (ready.length === 0 || pieces.length < 2 || pieces.length > 0xffff)
       return validatePython(code, options);
     const id = this.nextId++;

@@ -32,6 +32,9 @@ const BACKSLASH = 92;
 const HASH = 35;
 const SINGLE = 39;
 const DOUBLE = 34;
+/** ASCII characters that never change the scan's state (all but newlines, `\\`, `#`, quotes and brackets). */
+const PLAIN = new Uint8Array(128).fill(1);
+for (const c of '\n\r\\#\'"()[]{}') PLAIN[c.charCodeAt(0)] = 0;
 const CONTINUATION_KEYWORDS = ['else', 'elif', 'except', 'finally'];
 
 const isIdentifierChar = (c: number): boolean =>
@@ -58,6 +61,8 @@ export function pythonSplitCandidates(code: string): PythonCut[] {
   let escaped = false; // the previous character was a backslash
   for (let i = 0; i < n; i++) {
     const ch = code.charCodeAt(i);
+    // Most characters change nothing: one table lookup and on to the next.
+    if (ch < 128 && PLAIN[ch] === 1 && !escaped) continue;
     if (ch === LF || ch === CR) {
       if (ch === CR && code.charCodeAt(i + 1) === LF) i++;
       line++;
