@@ -1,9 +1,12 @@
 /**
- * The MCP server (`toolsmith mcp`): the same service over the Model Context Protocol, on stdio.
+ * The MCP server (`toolsmith mcp`): the same service over the Model Context Protocol, on stdio or over
+ * Streamable HTTP (`mcp-http.ts`); both build their servers from one tool table (`mcpToolTable`).
  * Tools: delegate (task -> result through the tiers), execute_code (the flat multi-runtime schema),
- * validate, list_tools, kit_info, list_templates.
+ * validate, list_tools, kit_info, list_templates, code (one script over the sandbox's tools, recorded).
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { ToolCallback } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { ZodRawShapeCompat } from '@modelcontextprotocol/sdk/server/zod-compat.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { z } from 'zod';
 import { ToolsmithError } from '../app/errors.ts';
@@ -12,6 +15,7 @@ import type { ToolsmithService } from '../app/service.ts';
 import { kitToolView } from '../core/kits/kit.ts';
 import { openAiFunctionSchema } from '../core/tools/schema.ts';
 import { resolveRuntime } from '../core/sandbox/runtimes.ts';
+import { codeToolDescription, runCodeTool } from './mcp-code.ts';
 
 type Content = {
   content: { type: 'text'; text: string }[];
@@ -45,10 +49,24 @@ export function executeCodeDescription(svc: ToolsmithService): string {
   );
 }
 
-export function createMcpServer(svc: ToolsmithService): McpServer {
-  const server = new McpServer({ name: 'toolsmith', version: '0.1.0' });
+/** Registers one tool on a server; the table is built once per process and applied to every session. */
+export type McpToolRegistration = (server: McpServer) => void;
+
+/** Every tool of the MCP server, shared by the stdio and the HTTP transports. */
+export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
+  const table: McpToolRegistration[] = [];
   const sandboxes = svc.files.sandboxNames();
   const defaultSandbox = svc.config.workspace.default_sandbox ?? sandboxes[0] ?? '';
+  // Collects the registrations with registerTool's own signature, so each handler keeps its typed args.
+  const server = {
+    registerTool<I extends ZodRawShapeCompat>(
+      name: string,
+      config: { description: string; inputSchema: I },
+      cb: ToolCallback<I>,
+    ): void {
+      table.push((s) => void s.registerTool(name, config, cb));
+    },
+  };
 
   server.registerTool(
     'delegate',
@@ -191,6 +209,46 @@ export function createMcpServer(svc: ToolsmithService): McpServer {
         );
       }),
   );
+  server.registerTool(
+    'code',
+    {
+      description: codeToolDescription(svc, defaultSandbox),
+      inputSchema: {
+        code: z.string().min(1).describe('the script body (no imports; ends with emit_result / emitResult)'),
+        language: z.enum(['python', 'ts', 'js']).default('python'),
+        sandbox: z
+          .string()
+          .default(defaultSandbox)
+          .describe(
+            `whose tools the script calls (default ${defaultSandbox}); available: ${sandboxes.join(', ')}`,
+          ),
+        kit: z.string().optional().describe("only this kit's tools, under its aliases"),
+        task: z.string().optional().describe('what the script is for, kept with the recorded run'),
+      },
+    },
+    ({ code, language, sandbox, kit, task }) =>
+      guard(async () => {
+        const answer = await runCodeTool(svc, {
+          code,
+          language,
+          sandbox,
+          ...(kit ? { kit } : {}),
+          ...(task ? { task } : {}),
+        });
+        return text(answer, answer.status !== 'succeeded');
+      }),
+  );
+  return table;
+}
+
+/** A server with every tool of the table (one per stdio process, one per HTTP session). */
+export function createMcpServer(
+  svc: ToolsmithService,
+  table: readonly McpToolRegistration[] = mcpToolTable(svc),
+): McpServer {
+  // `logging`: clients may set a level (logging/setLevel); the tools send no log messages yet.
+  const server = new McpServer({ name: 'toolsmith', version: '0.1.0' }, { capabilities: { logging: {} } });
+  for (const register of table) register(server);
   return server;
 }
 

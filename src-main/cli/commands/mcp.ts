@@ -1,14 +1,65 @@
+import { randomBytes } from 'node:crypto';
 import type { Command } from 'commander';
 import { serveMcpStdio } from '../mcp.ts';
+import { LOOPBACK_HOSTS, MIN_TOKEN_LENGTH, startMcpHttp } from '../mcp-http.ts';
+import { oneOf, parseIntOption, UsageError } from '../context.ts';
 import type { CliContext } from '../context.ts';
+
+interface McpOptions {
+  http?: boolean;
+  port?: number;
+  host?: (typeof LOOPBACK_HOSTS)[number];
+  tokenEnv?: string;
+}
 
 export function registerMcp(program: Command, ctx: CliContext): void {
   program
     .command('mcp')
     .description(
-      'serve Toolsmith as an MCP server on stdio (delegate, execute_code, validate, list_tools, kit_info, list_templates)',
+      'serve Toolsmith as an MCP server on stdio, or over Streamable HTTP with --http (delegate, execute_code, validate, list_tools, kit_info, list_templates, code)',
     )
-    .action(async (_o: unknown, cmd: Command) => {
-      await serveMcpStdio(ctx.service(cmd));
+    .option('--http', 'serve Streamable HTTP on 127.0.0.1 instead of stdio (bearer token, Origin checked)')
+    .option('--port <n>', 'with --http: port (default: a free one)', parseIntOption('--port', 0, 65535))
+    .option('--host <addr>', 'with --http: loopback address to listen on', oneOf('--host', LOOPBACK_HOSTS))
+    .option(
+      '--token-env <VAR>',
+      'with --http: take the bearer token from this environment variable (default: a random one, printed once on stderr)',
+    )
+    .action(async (opts: McpOptions, cmd: Command) => {
+      if (!opts.http) {
+        const stray = (['port', 'host', 'tokenEnv'] as const).filter((k) => opts[k] !== undefined);
+        if (stray.length)
+          throw new UsageError(`--${stray[0] === 'tokenEnv' ? 'token-env' : stray[0]} needs --http`);
+        await serveMcpStdio(ctx.service(cmd));
+        return;
+      }
+      let token: string;
+      if (opts.tokenEnv !== undefined) {
+        const value = process.env[opts.tokenEnv];
+        if (!value) throw new UsageError(`--token-env ${opts.tokenEnv}: the variable is not set or empty`);
+        if (value.length < MIN_TOKEN_LENGTH)
+          throw new UsageError(
+            `--token-env ${opts.tokenEnv}: the token must be at least ${MIN_TOKEN_LENGTH} characters long`,
+          );
+        token = value;
+      } else token = randomBytes(32).toString('base64url');
+      const svc = ctx.service(cmd);
+      const server = await startMcpHttp(svc, {
+        token,
+        ...(opts.port !== undefined ? { port: opts.port } : {}),
+        ...(opts.host !== undefined ? { host: opts.host } : {}),
+      });
+      ctx.err(
+        `toolsmith mcp: Streamable HTTP on ${server.url}\n` +
+          (opts.tokenEnv !== undefined
+            ? `bearer token: from $${opts.tokenEnv}\n`
+            : `bearer token (shown once): ${token}\n`) +
+          `workspace: ${svc.workspaceDir}\n`,
+      );
+      await new Promise<void>((resolve) => {
+        process.once('SIGINT', resolve);
+        process.once('SIGTERM', resolve);
+      });
+      await server.close();
     });
 }

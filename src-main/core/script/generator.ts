@@ -214,6 +214,32 @@ export class ScriptGenerator {
     return { kind: options.final ? 'final' : 'step', attempt: options.step, system, user, hints, sections };
   }
 
+  /**
+   * The description of the MCP `code` tool: how to write the script, the rules of both languages and the
+   * tools manual of every sandbox (signatures are written the Python way; TS/JS pass the same names in
+   * one object).
+   */
+  codeToolDescription(sandboxes: readonly SandboxContext[], defaultSandbox: string): string {
+    const tools = sandboxes
+      .map(
+        (s) =>
+          `Tools of the sandbox \`${s.name}\`${s.name === defaultSandbox ? ' (the default)' : ''}:\n` +
+          (s.toolsPrompt ?? toolsPrompt(s.tools)),
+      )
+      .join('\n');
+    return renderTemplate(
+      this.file('mcp-code'),
+      {
+        default_sandbox: defaultSandbox,
+        sandboxes: sandboxes.map((s) => s.name).join(', '),
+        rules_python: this.rules('python'),
+        rules_js: this.rules('js'),
+        tools,
+      },
+      'mcp-code',
+    ).trim();
+  }
+
   /** The text an LLM gets to correct a script the validator rejected. */
   validationErrorMessage(violations: readonly Violation[]): string {
     return renderTemplate(this.file('validation-feedback'), {

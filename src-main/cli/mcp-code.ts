@@ -1,0 +1,65 @@
+/**
+ * The MCP `code` tool ("code mode"): the client's model sends one script, Toolsmith validates it and runs it
+ * over the sandbox's tools through the service's recorded script path (`RunService.runScript`), and answers
+ * the result with the run id, so the run can be inspected in the workbench.
+ */
+import type { ToolsmithService } from '../app/service.ts';
+import { formatExecutionError } from '../core/script/generator.ts';
+import type { JsonValue } from '../core/tools/model.ts';
+import type { ScriptLanguage, Violation } from '../core/lang/violation.ts';
+
+/** What the `code` tool answers (as JSON text; `isError` unless `status` is `succeeded`). */
+export type CodeToolAnswer =
+  | { runId: string; status: 'succeeded'; result: JsonValue | null; logs: string[] }
+  | { runId: string; status: 'rejected'; error: string; violations: Violation[] }
+  | { runId: string; status: 'failed' | 'cancelled'; error: string; logs: string[] };
+
+/** The tool's description: the rules of both languages and the tools manual of every sandbox. */
+export function codeToolDescription(svc: ToolsmithService, defaultSandbox: string): string {
+  const sandboxes = svc.files.sandboxNames().map((name) => {
+    try {
+      const { tools } = svc.scriptTools(name);
+      return { name, tools, toolsPrompt: svc.registry(name).prompt(tools) };
+    } catch (e) {
+      // A sandbox whose tools cannot be read is named with the reason, not left out silently.
+      const reason = e instanceof Error ? e.message : String(e);
+      return { name, tools: [], toolsPrompt: `(its tools cannot be read: ${reason})\n` };
+    }
+  });
+  return svc.generator.codeToolDescription(sandboxes, defaultSandbox);
+}
+
+export async function runCodeTool(
+  svc: ToolsmithService,
+  req: { code: string; language: ScriptLanguage; sandbox: string; kit?: string; task?: string },
+): Promise<CodeToolAnswer> {
+  const runs = await svc.runs();
+  const outcome = await runs.runScript({
+    sandbox: req.sandbox,
+    ...(req.kit ? { kit: req.kit } : {}),
+    language: req.language,
+    body: req.code,
+    task: req.task ?? '(script sent to the MCP code tool)',
+  });
+  const attempt = runs.get(outcome.runId).attempts[0];
+  const validation = attempt?.validation;
+  if (validation && !validation.valid)
+    return {
+      runId: outcome.runId,
+      status: 'rejected',
+      error: 'the script was rejected by validation and did not run; fix every violation and send it again',
+      violations: validation.violations,
+    };
+  const execution = attempt?.execution;
+  const logs = execution?.logs ?? [];
+  if (outcome.status === 'succeeded')
+    return { runId: outcome.runId, status: 'succeeded', result: outcome.result ?? null, logs };
+  return {
+    runId: outcome.runId,
+    status: outcome.status,
+    error: execution?.error
+      ? formatExecutionError(execution.error)
+      : (outcome.error ?? execution?.exitReason ?? 'the run failed'),
+    logs,
+  };
+}

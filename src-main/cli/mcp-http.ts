@@ -1,0 +1,162 @@
+/**
+ * `toolsmith mcp --http`: the MCP server over Streamable HTTP (the SDK's server transport) on a loopback
+ * address. Every request passes three gates before the transport sees it: the Host header must name the
+ * server's own loopback address (DNS rebinding), an Origin header, when sent, must be the server's own
+ * origin (403), and the bearer token must match (401). One MCP session per client (`Mcp-Session-Id`),
+ * each with its own McpServer built from the shared tool table.
+ */
+import { randomUUID, timingSafeEqual } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { ToolsmithError } from '../app/errors.ts';
+import type { ToolsmithService } from '../app/service.ts';
+import { createMcpServer, mcpToolTable } from './mcp.ts';
+
+export const MCP_HTTP_PATH = '/mcp';
+/** Loopback names `--host` accepts: the server has no TLS and is meant for clients on this machine. */
+export const LOOPBACK_HOSTS = ['127.0.0.1', 'localhost', '::1'] as const;
+/** Shortest token `--token-env` accepts (the generated one is 32 random bytes). */
+export const MIN_TOKEN_LENGTH = 16;
+
+export interface McpHttpOptions {
+  token: string;
+  /** 0 or absent: a free port. */
+  port?: number;
+  host?: string;
+}
+
+export interface McpHttpServer {
+  /** `http://127.0.0.1:PORT/mcp` */
+  url: string;
+  port: number;
+  /** Open MCP sessions. */
+  sessions(): number;
+  close(): Promise<void>;
+}
+
+interface Session {
+  transport: StreamableHTTPServerTransport;
+  server: McpServer;
+}
+
+function tokenMatches(header: string | undefined, token: string): boolean {
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
+  if (!m?.[1]) return false;
+  const a = Buffer.from(m[1]);
+  const b = Buffer.from(token);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/** An HTTP-level refusal, with a JSON-RPC error body the way the SDK's transport answers its own. */
+function refuse(
+  res: ServerResponse,
+  status: number,
+  message: string,
+  headers: Record<string, string> = {},
+): void {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
+  res.end(
+    JSON.stringify({
+      jsonrpc: '2.0',
+      error: { code: -32000, message, data: { code: status === 404 ? 'not_found' : 'refused' } },
+      id: null,
+    }),
+  );
+}
+
+export async function startMcpHttp(svc: ToolsmithService, opts: McpHttpOptions): Promise<McpHttpServer> {
+  const host = opts.host ?? '127.0.0.1';
+  if (!(LOOPBACK_HOSTS as readonly string[]).includes(host))
+    throw new ToolsmithError(
+      'invalid_argument',
+      `--host must be a loopback address (${LOOPBACK_HOSTS.join(', ')}): the MCP server has no TLS and serves this machine only`,
+    );
+  if (opts.token.length < MIN_TOKEN_LENGTH)
+    throw new ToolsmithError(
+      'invalid_argument',
+      `the bearer token must be at least ${MIN_TOKEN_LENGTH} characters long`,
+    );
+  const table = mcpToolTable(svc);
+  const sessions = new Map<string, Session>();
+  let allowedHosts = new Set<string>();
+  let allowedOrigins = new Set<string>();
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    // DNS rebinding: a page on evil.example resolved to 127.0.0.1 still sends `Host: evil.example`.
+    if (!allowedHosts.has((req.headers.host ?? '').toLowerCase()))
+      return refuse(res, 403, `host ${JSON.stringify(req.headers.host ?? '')} not allowed`);
+    const origin = req.headers.origin;
+    if (origin !== undefined && !allowedOrigins.has(origin.toLowerCase()))
+      return refuse(res, 403, `origin ${JSON.stringify(origin)} not allowed`);
+    if (!tokenMatches(req.headers.authorization, opts.token))
+      return refuse(res, 401, 'missing or wrong bearer token', {
+        'www-authenticate': 'Bearer realm="toolsmith"',
+      });
+    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+    if (path !== MCP_HTTP_PATH) return refuse(res, 404, `no such path ${path}; the MCP endpoint is /mcp`);
+
+    const id = req.headers['mcp-session-id'];
+    if (typeof id === 'string') {
+      const session = sessions.get(id);
+      if (!session) return refuse(res, 404, 'session not found; initialize a new one');
+      return session.transport.handleRequest(req, res);
+    }
+    // No session yet: a new transport and server; the transport itself refuses anything but initialize.
+    const server = createMcpServer(svc, table);
+    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (sid) => void sessions.set(sid, { transport, server }),
+      onsessionclosed: (sid) => void sessions.delete(sid),
+    });
+    transport.onclose = () => {
+      if (transport.sessionId) sessions.delete(transport.sessionId);
+    };
+    await server.connect(transport);
+    await transport.handleRequest(req, res);
+    if (!transport.sessionId) await server.close();
+  };
+
+  const http = createServer((req, res) => {
+    handle(req, res).catch((e: unknown) => {
+      if (!res.headersSent) refuse(res, 500, `internal error: ${e instanceof Error ? e.message : String(e)}`);
+      else res.end();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    http.once('error', (e: NodeJS.ErrnoException) =>
+      reject(
+        e.code === 'EADDRINUSE'
+          ? new ToolsmithError(
+              'invalid_argument',
+              `port ${opts.port} on ${host} is in use; pick another with --port, or leave --port out for a free one`,
+            )
+          : e.code === 'EACCES'
+            ? new ToolsmithError('invalid_argument', `no permission to listen on port ${opts.port}`)
+            : new ToolsmithError('infra', `cannot listen on ${host}:${opts.port ?? 0}: ${e.message}`),
+      ),
+    );
+    http.listen(opts.port ?? 0, host, () => resolve());
+  });
+  const port = (http.address() as AddressInfo).port;
+  const names = ['127.0.0.1', 'localhost', '[::1]'];
+  allowedHosts = new Set(names.map((n) => `${n}:${port}`));
+  allowedOrigins = new Set(names.map((n) => `http://${n}:${port}`));
+  const urlHost = host === '::1' ? '[::1]' : host;
+  return {
+    url: `http://${urlHost}:${port}${MCP_HTTP_PATH}`,
+    port,
+    sessions: () => sessions.size,
+    async close() {
+      const open = [...sessions.values()];
+      sessions.clear();
+      await Promise.all(open.map((s) => s.server.close().catch(() => {})));
+      await new Promise<void>((resolve) => {
+        http.close(() => resolve());
+        http.closeAllConnections();
+      });
+    },
+  };
+}
