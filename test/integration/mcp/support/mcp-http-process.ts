@@ -1,0 +1,76 @@
+/** Starts `toolsmith mcp --http` as a real process and reads its URL and token from stderr. */
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import { repoRoot } from '../../../support/workspace.ts';
+
+export interface McpHttpProcess {
+  url: string;
+  port: number;
+  /** The token printed on stderr, when it was generated (not with --token-env). */
+  token: string | undefined;
+  stderr(): string;
+  stop(): Promise<void>;
+}
+
+export const toolsmithArgv = (ws: string, args: string[]): [string, string[]] => [
+  join(repoRoot, 'node_modules/.bin/node'),
+  [join(repoRoot, 'bin/toolsmith.mjs'), '--workspace', ws, ...args],
+];
+
+/** Runs `toolsmith ... ARGS` to its end: exit code and output. */
+export function runToolsmith(
+  ws: string,
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number; out: string; err: string }> {
+  const [cmd, argv] = toolsmithArgv(ws, args);
+  return new Promise((resolve) => {
+    const p = spawn(cmd, argv, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    p.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    p.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    p.on('close', (code) => resolve({ code: code ?? -1, out, err }));
+  });
+}
+
+export function startMcpHttpProcess(
+  ws: string,
+  args: string[] = [],
+  env: Record<string, string> = {},
+): Promise<McpHttpProcess> {
+  const [cmd, argv] = toolsmithArgv(ws, ['mcp', '--http', ...args]);
+  const child: ChildProcess = spawn(cmd, argv, {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let err = '';
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGTERM');
+      reject(new Error(`toolsmith mcp --http did not start in 60 s; stderr:\n${err}`));
+    }, 60_000);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`toolsmith mcp --http exited with ${code}; stderr:\n${err}`));
+    });
+    child.stderr?.on('data', (d: Buffer) => {
+      err += d.toString();
+      const url = /Streamable HTTP on (\S+)/.exec(err)?.[1];
+      if (!url || !/workspace: /.test(err)) return;
+      clearTimeout(timer);
+      resolve({
+        url,
+        port: Number(new URL(url).port),
+        token: /bearer token \(shown once\): (\S+)/.exec(err)?.[1],
+        stderr: () => err,
+        stop: async () => {
+          if (child.exitCode === null) child.kill('SIGTERM');
+          await exited;
+        },
+      });
+    });
+  });
+}
