@@ -34,9 +34,10 @@ afterAll(async () => {
 });
 
 describe('toolsmith mcp', () => {
-  it('lists the six tools; execute_code has the flat schema whose description states the runtimes', async () => {
+  it('lists the seven tools; execute_code has the flat schema whose description states the runtimes', async () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual([
+      'code',
       'delegate',
       'execute_code',
       'kit_info',
