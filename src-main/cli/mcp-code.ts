@@ -3,6 +3,7 @@
  * over the sandbox's tools through the service's recorded script path (`RunService.runScript`), and answers
  * the result with the run id, so the run can be inspected in the workbench.
  */
+import type { LiveEvent } from '../app/runs.ts';
 import type { ToolsmithService } from '../app/service.ts';
 import { formatExecutionError } from '../core/script/generator.ts';
 import type { JsonValue } from '../core/tools/model.ts';
@@ -29,17 +30,37 @@ export function codeToolDescription(svc: ToolsmithService, defaultSandbox: strin
   return svc.generator.codeToolDescription(sandboxes, defaultSandbox);
 }
 
+/**
+ * Runs the script as a recorded run. `progress`, when given (the client sent a progress token), hears of
+ * each tool call and each `emit_log` line as they happen: a long script is not silent until its end.
+ */
 export async function runCodeTool(
   svc: ToolsmithService,
   req: { code: string; language: ScriptLanguage; sandbox: string; kit?: string; task?: string },
+  progress?: (n: number, message: string) => void,
 ): Promise<CodeToolAnswer> {
   const runs = await svc.runs();
+  let n = 0;
   const outcome = await runs.runScript({
     sandbox: req.sandbox,
     ...(req.kit ? { kit: req.kit } : {}),
     language: req.language,
     body: req.code,
     task: req.task ?? '(script sent to the MCP code tool)',
+    ...(progress
+      ? {
+          onEvent: (e: LiveEvent) => {
+            if (e.type === 'tool_call') {
+              const t = e.data.trace;
+              progress(
+                ++n,
+                `${t.name}: ${t.error ? 'raised' : t.result?.success ? 'ok' : 'failed'} (${t.ms.toFixed(1)} ms)`,
+              );
+            } else if (e.type === 'emit' && e.data.kind === 'log')
+              progress(++n, `log: ${String(e.data.data)}`);
+          },
+        }
+      : {}),
   });
   const attempt = runs.get(outcome.runId).attempts[0];
   const validation = attempt?.validation;

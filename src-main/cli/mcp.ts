@@ -226,15 +226,24 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
         task: z.string().optional().describe('what the script is for, kept with the recorded run'),
       },
     },
-    ({ code, language, sandbox, kit, task }) =>
+    ({ code, language, sandbox, kit, task }, extra) =>
       guard(async () => {
-        const answer = await runCodeTool(svc, {
-          code,
-          language,
-          sandbox,
-          ...(kit ? { kit } : {}),
-          ...(task ? { task } : {}),
-        });
+        const token = extra._meta?.progressToken;
+        const progress =
+          token === undefined
+            ? undefined
+            : (n: number, message: string) =>
+                void extra
+                  .sendNotification({
+                    method: 'notifications/progress',
+                    params: { progressToken: token, progress: n, message },
+                  })
+                  .catch(() => {});
+        const answer = await runCodeTool(
+          svc,
+          { code, language, sandbox, ...(kit ? { kit } : {}), ...(task ? { task } : {}) },
+          progress,
+        );
         return text(answer, answer.status !== 'succeeded');
       }),
   );

@@ -163,17 +163,29 @@ describe('toolsmith mcp --http: the tools through the SDK client', () => {
   });
 
   it('code runs a Python script over the sandbox tools; its run id is in the run store', async () => {
-    const r = await client.callTool({
-      name: 'code',
-      arguments: {
-        code:
-          'total = 0\nfor w in ["Berlin", "New York"]:\n' +
-          '    r = check_inventory(product_id="p1", warehouse=w)\n' +
-          '    total += r.data["in_stock"]\nemit_log("summed")\nemit_result(total)',
-        task: 'units of p1 in all warehouses',
+    const progress: { progress: number; message?: string }[] = [];
+    const r = await client.callTool(
+      {
+        name: 'code',
+        arguments: {
+          code:
+            'total = 0\nfor w in ["Berlin", "New York"]:\n' +
+            '    r = check_inventory(product_id="p1", warehouse=w)\n' +
+            '    total += r.data["in_stock"]\nemit_log("summed")\nemit_result(total)',
+          task: 'units of p1 in all warehouses',
+        },
       },
-    });
+      undefined,
+      { onprogress: (p) => progress.push(p) },
+    );
     expect(r.isError).toBeFalsy();
+    // Each tool call and log line was reported while the script ran.
+    expect(progress.map((p) => p.progress)).toEqual([1, 2, 3]);
+    expect(progress.map((p) => p.message)).toEqual([
+      expect.stringMatching(/^check_inventory: ok \(\d+\.\d ms\)$/),
+      expect.stringMatching(/^check_inventory: ok/),
+      'log: summed',
+    ]);
     const answer = JSON.parse(textOf(r)) as { runId: string; status: string; result: number; logs: string[] };
     expect(answer).toMatchObject({ status: 'succeeded', logs: ['summed'] });
     expect(answer.result).toBeGreaterThan(3);
