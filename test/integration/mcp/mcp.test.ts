@@ -7,15 +7,17 @@ import { startLlmServer } from '../../support/llm-server.ts';
 import type { LlmServer } from '../../support/llm-server.ts';
 import { repoRoot, tempWorkspace } from '../../support/workspace.ts';
 import { writeFileSync, readFileSync } from 'node:fs';
+import { RunStore } from '../../../src-main/infra/store/run-store.ts';
 
 let client: Client;
+let ws: string;
 let llm: LlmServer;
 
 const textOf = (r: unknown): string => (r as { content: { text: string }[] }).content[0]?.text ?? '';
 
 beforeAll(async () => {
   llm = await startLlmServer();
-  const ws = tempWorkspace();
+  ws = tempWorkspace();
   // Point the workspace's provider at the scripted server.
   const cfg = join(ws, '.toolsmith/config.toml');
   writeFileSync(cfg, readFileSync(cfg, 'utf8').replace('http://127.0.0.1:11434/v1', llm.openaiUrl));
@@ -84,6 +86,21 @@ describe('toolsmith mcp', () => {
     expect(JSON.parse(textOf(d))).toEqual({
       error: "runtime 'deno' is not enabled; available: python, node",
     });
+  });
+
+  it('code runs a script as a recorded run over stdio too (the transports share one tool table)', async () => {
+    const r = await client.callTool({
+      name: 'code',
+      arguments: { code: 'emit_result(len(get_orders().data))' },
+    });
+    const answer = JSON.parse(textOf(r)) as { runId: string; status: string; result: unknown };
+    expect(answer).toMatchObject({ status: 'succeeded', result: 6 });
+    const store = new RunStore(join(ws, '.toolsmith', 'runs.db'));
+    try {
+      expect(store.get(answer.runId)).toMatchObject({ status: 'succeeded', result: 6, tier: 'edit' });
+    } finally {
+      store.close();
+    }
   });
 
   it('delegate goes through the tiers to the scripted LLM and the sandbox', async () => {
