@@ -14,12 +14,9 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { ToolsmithError } from '../app/errors.ts';
 import type { ToolsmithService } from '../app/service.ts';
 import { createMcpServer, mcpToolTable } from './mcp.ts';
+import { LOOPBACK_HOSTS, MIN_TOKEN_LENGTH } from './mcp-http-limits.ts';
 
 export const MCP_HTTP_PATH = '/mcp';
-/** Loopback names `--host` accepts: the server has no TLS and is meant for clients on this machine. */
-export const LOOPBACK_HOSTS = ['127.0.0.1', 'localhost', '::1'] as const;
-/** Shortest token `--token-env` accepts (the generated one is 32 random bytes). */
-export const MIN_TOKEN_LENGTH = 16;
 
 export interface McpHttpOptions {
   token: string;

@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Command } from 'commander';
-import { serveMcpStdio } from '../mcp.ts';
-import { LOOPBACK_HOSTS, MIN_TOKEN_LENGTH, startMcpHttp } from '../mcp-http.ts';
+import { LOOPBACK_HOSTS, MIN_TOKEN_LENGTH } from '../mcp-http-limits.ts';
 import { oneOf, parseIntOption, UsageError } from '../context.ts';
 import type { CliContext } from '../context.ts';
 
@@ -30,6 +29,8 @@ export function registerMcp(program: Command, ctx: CliContext): void {
         const stray = (['port', 'host', 'tokenEnv'] as const).filter((k) => opts[k] !== undefined);
         if (stray.length)
           throw new UsageError(`--${stray[0] === 'tokenEnv' ? 'token-env' : stray[0]} needs --http`);
+        // Loaded here: the MCP SDK's server modules cost every other verb's start time otherwise.
+        const { serveMcpStdio } = await import('../mcp.ts');
         await serveMcpStdio(ctx.service(cmd));
         return;
       }
@@ -44,6 +45,7 @@ export function registerMcp(program: Command, ctx: CliContext): void {
         token = value;
       } else token = randomBytes(32).toString('base64url');
       const svc = ctx.service(cmd);
+      const { startMcpHttp } = await import('../mcp-http.ts');
       const server = await startMcpHttp(svc, {
         token,
         ...(opts.port !== undefined ? { port: opts.port } : {}),
