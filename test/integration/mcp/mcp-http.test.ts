@@ -27,6 +27,7 @@ const INIT = JSON.stringify({
 function post(
   headers: Record<string, string>,
   path = '/mcp',
+  method = 'POST',
 ): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
   return new Promise((resolve, reject) => {
     const req = request(
@@ -34,7 +35,7 @@ function post(
         host: '127.0.0.1',
         port: server.port,
         path,
-        method: 'POST',
+        method,
         headers: {
           'content-type': 'application/json',
           accept: 'application/json, text/event-stream',
@@ -48,7 +49,7 @@ function post(
       },
     );
     req.on('error', reject);
-    req.end(INIT);
+    req.end(method === 'POST' ? INIT : undefined);
   });
 }
 
@@ -129,6 +130,19 @@ describe('toolsmith mcp --http: the gates', () => {
   it('404 for another path', async () => {
     const r = await post({ authorization: `Bearer ${server.token}` }, '/other');
     expect(r.status).toBe(404);
+  });
+
+  it('DELETE ends a session; its id is then unknown (404)', async () => {
+    const auth = { authorization: `Bearer ${server.token}` };
+    const init = await post(auth);
+    const sid = String(init.headers['mcp-session-id']);
+    const session = { ...auth, 'mcp-session-id': sid, 'mcp-protocol-version': '2025-06-18' };
+    expect((await post(session, '/mcp', 'DELETE')).status).toBe(200);
+    const after = await post(session);
+    expect(after.status).toBe(404);
+    expect(JSON.parse(after.body)).toMatchObject({
+      error: { message: 'session not found; initialize a new one' },
+    });
   });
 });
 
