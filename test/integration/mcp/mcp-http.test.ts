@@ -261,6 +261,20 @@ describe('toolsmith mcp --http: the tools through the SDK client', () => {
     expect(storedRun(answer.runId)?.status).toBe('failed');
   });
 
+  it("with a kit, the script calls the kit's aliases (and only those)", async () => {
+    const r = await client.callTool({
+      name: 'code',
+      arguments: { kit: 'orders', code: 'emit_result(user(user_id=orders().data[0]["user_id"]).data["id"])' },
+    });
+    expect(JSON.parse(textOf(r))).toMatchObject({ status: 'succeeded', result: 'u1' });
+    const outside = await client.callTool({
+      name: 'code',
+      arguments: { kit: 'orders', code: 'emit_result(check_inventory(product_id="p1").data)' },
+    });
+    expect(outside.isError).toBe(true);
+    expect(JSON.parse(textOf(outside))).toMatchObject({ status: 'rejected' });
+  });
+
   it('an unknown sandbox is a clear tool error', async () => {
     const r = await client.callTool({ name: 'code', arguments: { code: 'emit_result(1)', sandbox: 'nope' } });
     expect(r.isError).toBe(true);
