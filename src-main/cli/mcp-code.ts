@@ -27,7 +27,9 @@ export function codeToolDescription(svc: ToolsmithService, defaultSandbox: strin
       return { name, tools: [], toolsPrompt: `(its tools cannot be read: ${reason})\n` };
     }
   });
-  return svc.generator.codeToolDescription(sandboxes, defaultSandbox);
+  // Only kits that can be used (a kit above the workspace's maximum grade has an error instead).
+  const kits = svc.kits().filter((k) => k.kit && !k.error);
+  return svc.generator.codeToolDescription(sandboxes, defaultSandbox, kits);
 }
 
 /**

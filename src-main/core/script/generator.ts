@@ -219,7 +219,11 @@ export class ScriptGenerator {
    * tools manual of every sandbox (signatures are written the Python way; TS/JS pass the same names in
    * one object).
    */
-  codeToolDescription(sandboxes: readonly SandboxContext[], defaultSandbox: string): string {
+  codeToolDescription(
+    sandboxes: readonly SandboxContext[],
+    defaultSandbox: string,
+    kits: readonly { name: string; sandbox: string }[] = [],
+  ): string {
     const tools = sandboxes
       .map(
         (s) =>
@@ -232,6 +236,7 @@ export class ScriptGenerator {
       {
         default_sandbox: defaultSandbox,
         sandboxes: sandboxes.map((s) => s.name).join(', '),
+        kits: kits.map((k) => `${k.name} (${k.sandbox})`).join(', '),
         rules_python: this.rules('python'),
         rules_js: this.rules('js'),
         tools,

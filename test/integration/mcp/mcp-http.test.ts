@@ -161,6 +161,7 @@ describe('toolsmith mcp --http: the tools through the SDK client', () => {
     const code = tools.find((t) => t.name === 'code');
     expect(code?.description).toContain('check_inventory(product_id: str, warehouse: str = "New York")');
     expect(code?.description).toContain('Tools of the sandbox `support`');
+    expect(code?.description).toMatch(/kits: .*orders \(ecommerce\)/);
     expect(code?.description).toMatch(/No import statements/);
     expect(code?.description).toMatch(/No import, require or dynamic import/);
     expect(Object.keys(code?.inputSchema.properties ?? {})).toEqual(

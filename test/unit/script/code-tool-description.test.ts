@@ -27,6 +27,10 @@ describe('codeToolDescription', () => {
       { name: 'support', tools: toolsOf('support') },
     ],
     'ecommerce',
+    [
+      { name: 'orders', sandbox: 'ecommerce' },
+      { name: 'helpdesk', sandbox: 'support' },
+    ],
   );
 
   it('names the sandboxes and the default, and says the run id comes back', () => {
@@ -34,6 +38,13 @@ describe('codeToolDescription', () => {
     expect(text).toContain('Tools of the sandbox `ecommerce` (the default):');
     expect(text).toContain('Tools of the sandbox `support`:');
     expect(text).toMatch(/runId/);
+    expect(text).toContain('kits: orders (ecommerce), helpdesk (support);');
+  });
+
+  it('without kits, no kits list', () => {
+    const bare = gen.codeToolDescription([{ name: 'ecommerce', tools: toolsOf('ecommerce') }], 'ecommerce');
+    expect(bare).not.toContain('kits:');
+    expect(bare).toContain('the `kit_info` tool lists');
   });
 
   it("carries both languages' rules with their data filled in, and every tool's signature", () => {
