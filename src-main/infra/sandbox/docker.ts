@@ -9,6 +9,7 @@ import type { Duplex } from 'node:stream';
 import type Docker from 'dockerode';
 import type { RuntimeId } from '../../core/sandbox/runtimes.ts';
 import { WorkerConnection } from './connection.ts';
+import { EGRESS_MOUNT, EgressListener, egressEnv, parseAllow } from './egress.ts';
 import type { SandboxSpec, WorkerFactory } from './pool.ts';
 
 export const POOL_LABEL = 'toolsmith.pool';
@@ -46,14 +47,14 @@ export function hostConfig(l: ContainerLimits): Docker.HostConfig {
 export class DockerWorkerFactory implements WorkerFactory {
   readonly isolation = 'docker' as const;
   readonly docker: Docker;
-  private readonly image: (runtime: RuntimeId) => Promise<string>;
+  private readonly image: (runtime: RuntimeId, spec?: SandboxSpec) => Promise<string>;
   private readonly limits: ContainerLimits;
   private readonly conns = new Map<string, WorkerConnection>();
   private events: NodeJS.ReadableStream | undefined;
 
   constructor(
     docker: Docker,
-    image: (runtime: RuntimeId) => Promise<string>,
+    image: (runtime: RuntimeId, spec?: SandboxSpec) => Promise<string>,
     limits: ContainerLimits = DEFAULT_LIMITS,
   ) {
     this.docker = docker;
@@ -97,8 +98,12 @@ export class DockerWorkerFactory implements WorkerFactory {
   }
 
   async spawn(spec: SandboxSpec, signal?: AbortSignal): Promise<{ conn: WorkerConnection; id: string }> {
-    const image = await this.image(spec.runtime);
+    const image = await this.image(spec.runtime, spec);
     signal?.throwIfAborted();
+    // A tool container with egress: still no network; its one way out is the host proxy's socket.
+    const egress = spec.egress ? await EgressListener.start(parseAllow(spec.egress.allow)) : undefined;
+    const hc = hostConfig(this.limits);
+    if (egress) hc.Binds = [`${egress.dir}:${EGRESS_MOUNT}:ro`];
     const container = await this.docker.createContainer({
       Image: image,
       OpenStdin: true,
@@ -113,13 +118,18 @@ export class DockerWorkerFactory implements WorkerFactory {
         // /tmp is the container's own tmpfs: the worker empties it after every job.
         'TOOLSMITH_PRIVATE_TMP=1',
         ...Object.entries(spec.credentials).map(([k, v]) => `${credentialEnv(k)}=${v}`),
+        ...(egress ? egressEnv() : []),
       ],
       Labels: { [POOL_LABEL]: '1', 'toolsmith.owner': String(process.pid), 'toolsmith.sandbox': spec.name },
-      HostConfig: hostConfig(this.limits),
+      HostConfig: hc,
+    }).catch(async (e: unknown) => {
+      await egress?.close();
+      throw e;
     });
     const remove = async () => {
       this.conns.delete(container.id);
       await container.remove({ force: true }).catch(() => {});
+      await egress?.close();
     };
     let stream: NodeJS.ReadWriteStream | undefined;
     try {
@@ -139,6 +149,10 @@ export class DockerWorkerFactory implements WorkerFactory {
       stream.on('error', () => {});
       const conn = new WorkerConnection(stream as unknown as Duplex, stdout, 'docker', remove);
       this.conns.set(container.id, conn);
+      if (egress) {
+        egress.onRecord = (r) => conn.recordEgress(r);
+        conn.egressInFlight = () => egress.inFlight();
+      }
       const exited = container.wait({ condition: 'next-exit' });
       exited.catch(() => {}); // (a spawn given up before start: the container is removed below)
       signal?.throwIfAborted();
