@@ -239,8 +239,8 @@ async function buildNode(
     const missing = [
       ...new Set(
         [
-          ...text.matchAll(/404 Not Found - GET \S+\/((?:@[^/\s]+(?:\/|%2[fF]))?[^/\s]+) /g),
-          ...text.matchAll(/'([^'\s]+)' is not in this registry/g),
+          ...text.matchAll(/404 Not Found - GET https?:\/\/\S+?\/((?:@[^/\s]+(?:\/|%2[fF]))?[^/\s]+?)(?:\s|$)/gm),
+          ...text.matchAll(/'((?:@[^/\s']+\/)?[^@\s']+)(?:@[^'\s]*)?' (?:is not in this registry|could not be found)/g),
           ...text.matchAll(/No matching version found for (\S+)\./g),
         ].map((m) => decodeURIComponent(m[1] ?? '')),
       ),
