@@ -236,12 +236,17 @@ export async function createSandboxManager(svc: ToolsmithService): Promise<Sandb
       const base = await buildImage(docker, runtime, paths, onProgress);
       if (sandbox === undefined) return { tag: base };
       if (!svc.files.sandboxNames().includes(sandbox))
-        throw new ToolsmithError('not_found', `no sandbox ${sandbox}; available: ${svc.files.sandboxNames().join(', ')}`);
+        throw new ToolsmithError(
+          'not_found',
+          `no sandbox ${sandbox}; available: ${svc.files.sandboxNames().join(', ')}`,
+        );
       const dir = dirname(svc.files.toolsFile(sandbox));
       try {
         const deps = sandboxDeps(sandbox, dir, runtime);
         if (!deps) {
-          onProgress(`sandbox ${sandbox} has no ${runtime === 'python' ? 'requirements.txt' : 'package.json dependencies'}: it runs in ${base}`);
+          onProgress(
+            `sandbox ${sandbox} has no ${runtime === 'python' ? 'requirements.txt' : 'package.json dependencies'}: it runs in ${base}`,
+          );
           return { tag: base };
         }
         return { tag: await buildDepsImage(docker, base, deps, onProgress) };

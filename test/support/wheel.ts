@@ -13,7 +13,10 @@ export function writeWheel(
 ): string {
   const info = `${name}-${version}.dist-info`;
   const entries: [string, Buffer][] = Object.entries(files).map(([p, t]) => [p, Buffer.from(t)]);
-  entries.push([`${info}/METADATA`, Buffer.from(`Metadata-Version: 2.1\nName: ${name}\nVersion: ${version}\n`)]);
+  entries.push([
+    `${info}/METADATA`,
+    Buffer.from(`Metadata-Version: 2.1\nName: ${name}\nVersion: ${version}\n`),
+  ]);
   entries.push([
     `${info}/WHEEL`,
     Buffer.from('Wheel-Version: 1.0\nGenerator: toolsmith-test\nRoot-Is-Purelib: true\nTag: py3-none-any\n'),

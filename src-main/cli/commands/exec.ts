@@ -16,7 +16,10 @@ function standbyText(p: { standby: number; standbyStarting: number; standbyTarge
 }
 
 /** The runtimes a sandbox has dependency files for (python when none). */
-function depsRuntimes(svc: { files: { toolsFile(s: string): string } }, sandbox: string): ('python' | 'node')[] {
+function depsRuntimes(
+  svc: { files: { toolsFile(s: string): string } },
+  sandbox: string,
+): ('python' | 'node')[] {
   const dir = dirname(svc.files.toolsFile(sandbox));
   const out: ('python' | 'node')[] = [];
   if (existsSync(join(dir, 'requirements.txt'))) out.push('python');
@@ -38,7 +41,9 @@ function printResult(ctx: CliContext, r: ExecutionResult): void {
   );
   for (const t of r.toolCalls)
     ctx.out(
-      `  tool ${t.name}(${JSON.stringify(t.args)}) ${t.error ? `error: ${t.error}` : 'ok'} ${t.ms} ms${t.refused ? ' REFUSED' : ''}\n${egressLines(t)
+      `  tool ${t.name}(${JSON.stringify(t.args)}) ${t.error ? `error: ${t.error}` : 'ok'} ${t.ms} ms${t.refused ? ' REFUSED' : ''}\n${egressLines(
+        t,
+      )
         .map((l) => `${l}\n`)
         .join('')}`,
     );
@@ -140,7 +145,7 @@ export function registerExec(program: Command, ctx: CliContext): void {
   image
     .command('build')
     .description(
-      'build the sandbox image for a runtime, and with --sandbox its derived image with the sandbox\'s dependencies (a no-op when up to date)',
+      "build the sandbox image for a runtime, and with --sandbox its derived image with the sandbox's dependencies (a no-op when up to date)",
     )
     .option(
       '--runtime <runtime>',
@@ -148,17 +153,19 @@ export function registerExec(program: Command, ctx: CliContext): void {
       oneOf('--runtime', ['python', 'node', 'bun', 'deno'] as const),
     )
     .option('--sandbox <name>', "also build the sandbox's derived image (requirements.txt, package.json)")
-    .action(
-      async (o: { runtime?: 'python' | 'node' | 'bun' | 'deno'; sandbox?: string }, cmd: Command) => {
-        const svc = ctx.service(cmd);
-        const sandbox = await svc.sandbox();
-        const runtimes = o.runtime ? [o.runtime] : o.sandbox ? depsRuntimes(svc, o.sandbox) : ['python' as const];
-        for (const runtime of runtimes) {
-          const { tag } = await sandbox.buildImage(runtime, (line) => ctx.err(`  ${line}\n`), o.sandbox);
-          ctx.out(`${tag}\n`);
-        }
-      },
-    );
+    .action(async (o: { runtime?: 'python' | 'node' | 'bun' | 'deno'; sandbox?: string }, cmd: Command) => {
+      const svc = ctx.service(cmd);
+      const sandbox = await svc.sandbox();
+      const runtimes = o.runtime
+        ? [o.runtime]
+        : o.sandbox
+          ? depsRuntimes(svc, o.sandbox)
+          : ['python' as const];
+      for (const runtime of runtimes) {
+        const { tag } = await sandbox.buildImage(runtime, (line) => ctx.err(`  ${line}\n`), o.sandbox);
+        ctx.out(`${tag}\n`);
+      }
+    });
 
   const tool = program.command('tool').description('run one tool');
   tool

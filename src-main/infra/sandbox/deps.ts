@@ -12,7 +12,17 @@
  */
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type Docker from 'dockerode';
@@ -40,8 +50,7 @@ export interface SandboxDeps {
   files: [string, Buffer][];
 }
 
-const meaningful = (text: string) =>
-  text.split('\n').some((l) => l.replace(/#.*/, '').trim() !== '');
+const meaningful = (text: string) => text.split('\n').some((l) => l.replace(/#.*/, '').trim() !== '');
 
 /** The sandbox's dependency files for a runtime, or undefined when it has none (the runtime image is used). */
 export function sandboxDeps(sandbox: string, dir: string, runtime: RuntimeId): SandboxDeps | undefined {
@@ -93,7 +102,7 @@ export function pipWheel(): string {
   const found = existsSync(dir) ? readdirSync(dir).find((f) => /^pip-.*\.whl$/.test(f)) : undefined;
   if (!found)
     throw new DependencyError(
-      'installing requirements.txt needs pip\'s wheel: apt-get install python3-pip-whl (or set TOOLSMITH_PIP_WHEEL to a pip-*.whl)',
+      "installing requirements.txt needs pip's wheel: apt-get install python3-pip-whl (or set TOOLSMITH_PIP_WHEEL to a pip-*.whl)",
     );
   return join(dir, found);
 }
@@ -239,8 +248,12 @@ async function buildNode(
     const missing = [
       ...new Set(
         [
-          ...text.matchAll(/404 Not Found - GET https?:\/\/\S+?\/((?:@[^/\s]+(?:\/|%2[fF]))?[^/\s]+?)(?:\s|$)/gm),
-          ...text.matchAll(/'((?:@[^/\s']+\/)?[^@\s']+)(?:@[^'\s]*)?' (?:is not in this registry|could not be found)/g),
+          ...text.matchAll(
+            /404 Not Found - GET https?:\/\/\S+?\/((?:@[^/\s]+(?:\/|%2[fF]))?[^/\s]+?)(?:\s|$)/gm,
+          ),
+          ...text.matchAll(
+            /'((?:@[^/\s']+\/)?[^@\s']+)(?:@[^'\s]*)?' (?:is not in this registry|could not be found)/g,
+          ),
           ...text.matchAll(/No matching version found for (\S+)\./g),
         ].map((m) => decodeURIComponent(m[1] ?? '')),
       ),
@@ -252,11 +265,12 @@ async function buildNode(
       );
     if (/ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ETIMEDOUT|ENETUNREACH/.test(text))
       throw new DependencyError(
-        `sandbox ${deps.sandbox}: the npm registry does not answer, so package.json cannot be installed: ${out.filter((l) => /error/i.test(l)).slice(-3).join(' | ')}`,
+        `sandbox ${deps.sandbox}: the npm registry does not answer, so package.json cannot be installed: ${out
+          .filter((l) => /error/i.test(l))
+          .slice(-3)
+          .join(' | ')}`,
       );
-    throw new DependencyError(
-      `sandbox ${deps.sandbox}: npm ${args[0]} failed: ${out.slice(-5).join(' | ')}`,
-    );
+    throw new DependencyError(`sandbox ${deps.sandbox}: npm ${args[0]} failed: ${out.slice(-5).join(' | ')}`);
   }
   cpSync(join(work, 'node_modules'), join(ctx, 'node_modules'), { recursive: true });
   rmSync(work, { recursive: true, force: true });

@@ -104,28 +104,30 @@ export class DockerWorkerFactory implements WorkerFactory {
     const egress = spec.egress ? await EgressListener.start(parseAllow(spec.egress.allow)) : undefined;
     const hc = hostConfig(this.limits);
     if (egress) hc.Binds = [`${egress.dir}:${EGRESS_MOUNT}:ro`];
-    const container = await this.docker.createContainer({
-      Image: image,
-      OpenStdin: true,
-      StdinOnce: false,
-      AttachStdin: true,
-      AttachStdout: true,
-      AttachStderr: true,
-      Tty: false,
-      User: '65534:65534',
-      WorkingDir: '/tmp',
-      Env: [
-        // /tmp is the container's own tmpfs: the worker empties it after every job.
-        'TOOLSMITH_PRIVATE_TMP=1',
-        ...Object.entries(spec.credentials).map(([k, v]) => `${credentialEnv(k)}=${v}`),
-        ...(egress ? egressEnv() : []),
-      ],
-      Labels: { [POOL_LABEL]: '1', 'toolsmith.owner': String(process.pid), 'toolsmith.sandbox': spec.name },
-      HostConfig: hc,
-    }).catch(async (e: unknown) => {
-      await egress?.close();
-      throw e;
-    });
+    const container = await this.docker
+      .createContainer({
+        Image: image,
+        OpenStdin: true,
+        StdinOnce: false,
+        AttachStdin: true,
+        AttachStdout: true,
+        AttachStderr: true,
+        Tty: false,
+        User: '65534:65534',
+        WorkingDir: '/tmp',
+        Env: [
+          // /tmp is the container's own tmpfs: the worker empties it after every job.
+          'TOOLSMITH_PRIVATE_TMP=1',
+          ...Object.entries(spec.credentials).map(([k, v]) => `${credentialEnv(k)}=${v}`),
+          ...(egress ? egressEnv() : []),
+        ],
+        Labels: { [POOL_LABEL]: '1', 'toolsmith.owner': String(process.pid), 'toolsmith.sandbox': spec.name },
+        HostConfig: hc,
+      })
+      .catch(async (e: unknown) => {
+        await egress?.close();
+        throw e;
+      });
     const remove = async () => {
       this.conns.delete(container.id);
       await container.remove({ force: true }).catch(() => {});

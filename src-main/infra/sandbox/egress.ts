@@ -51,7 +51,10 @@ export function parseAllow(entries: string[]): AllowRule[] {
 }
 
 export function isAllowed(rules: AllowRule[], host: string, port: number): boolean {
-  const h = host.replace(/^\[|\]$/g, '').toLowerCase().replace(/\.$/, '');
+  const h = host
+    .replace(/^\[|\]$/g, '')
+    .toLowerCase()
+    .replace(/\.$/, '');
   return rules.some(
     (r) => r.port === port && (r.host === h || (r.host.startsWith('*.') && h.endsWith(r.host.slice(1)))),
   );
@@ -239,8 +242,12 @@ const ms = (started: number) => Math.round((performance.now() - started) * 1000)
 
 function reply(status: number, body: string): string {
   const text =
-    { 400: 'Bad Request', 403: 'Forbidden', 431: 'Request Header Fields Too Large', 502: 'Bad Gateway', 503: 'Service Unavailable' }[
-      status
-    ] ?? 'Error';
+    {
+      400: 'Bad Request',
+      403: 'Forbidden',
+      431: 'Request Header Fields Too Large',
+      502: 'Bad Gateway',
+      503: 'Service Unavailable',
+    }[status] ?? 'Error';
   return `HTTP/1.1 ${status} ${text}\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
 }

@@ -64,22 +64,37 @@ def noop() -> ToolResponse:
 
 beforeAll(() => {
   ws = tempWorkspace();
-  const dir = sandbox('pydeps', GREET_TOOLS, { 'requirements.txt': '# the local wheel\ntoolsmith-tiny==0.1.0\n' });
+  const dir = sandbox('pydeps', GREET_TOOLS, {
+    'requirements.txt': '# the local wheel\ntoolsmith-tiny==0.1.0\n',
+  });
   mkdirSync(join(dir, 'wheels'));
   writeWheel(join(dir, 'wheels'), 'toolsmith_tiny', '0.1.0', {
     'toolsmith_tiny/__init__.py': `NONCE = "${nonce}"\n\ndef greet(name):\n    return "hello " + name + " from a wheel"\n`,
   });
   sandbox('pymissing', PLAIN_TOOLS, { 'requirements.txt': `toolsmith-not-here-${nonce}==1.0\n` });
   sandbox('nodedeps', PLAIN_TOOLS, {
-    'package.json': JSON.stringify({ name: 'nodedeps', private: true, description: nonce, dependencies: { 'is-number': '7.0.0' } }),
+    'package.json': JSON.stringify({
+      name: 'nodedeps',
+      private: true,
+      description: nonce,
+      dependencies: { 'is-number': '7.0.0' },
+    }),
   });
   sandbox('nodemissing', PLAIN_TOOLS, {
-    'package.json': JSON.stringify({ name: 'nodemissing', private: true, dependencies: { [`toolsmith-no-such-package-${nonce}`]: '1.0.0' } }),
+    'package.json': JSON.stringify({
+      name: 'nodemissing',
+      private: true,
+      dependencies: { [`toolsmith-no-such-package-${nonce}`]: '1.0.0' },
+    }),
   });
 });
 
 afterAll(async () => {
-  for (const tag of built) await docker.getImage(tag).remove({ force: true }).catch(() => {});
+  for (const tag of built)
+    await docker
+      .getImage(tag)
+      .remove({ force: true })
+      .catch(() => {});
   if (ws) removeWorkspace(ws);
 });
 
@@ -134,7 +149,11 @@ describe('python dependencies from a local wheelhouse', () => {
     // the same error reaches a script run in that sandbox (the image is built on first use)
     const svc = ToolsmithService.open(ws, { sandboxFactory: createSandboxManager, oneShot: true });
     try {
-      const run = await svc.executeScript({ sandbox: 'pymissing', language: 'python', body: 'emit_result(1)\n' });
+      const run = await svc.executeScript({
+        sandbox: 'pymissing',
+        language: 'python',
+        body: 'emit_result(1)\n',
+      });
       expect(run.exitReason).toBe('infra');
       expect(run.error?.message).toContain(`toolsmith-not-here-${nonce}`);
     } finally {
@@ -152,7 +171,9 @@ describe('node dependencies from the npm registry', () => {
     expect(tag).toMatch(/^toolsmith\/node-deps:[0-9a-f]{16}$/);
     built.add(tag);
     // the dependency loads inside the image, with no network
-    expect(await runNode(tag, 'console.log(require("is-number")(5), require("is-number")("x"))')).toBe('true false');
+    expect(await runNode(tag, 'console.log(require("is-number")(5), require("is-number")("x"))')).toBe(
+      'true false',
+    );
     const again = await cli(['image', 'build', '--sandbox', 'nodedeps']);
     expect(tagOf(again.out)).toBe(tag);
     expect(again.err).toMatch(/is up to date/);

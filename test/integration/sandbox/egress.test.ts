@@ -97,7 +97,8 @@ beforeAll(async () => {
   allowedPort = port(allowed);
   deniedPort = port(denied);
   const bridge = await docker.getNetwork('bridge').inspect();
-  gateway = (bridge as { IPAM?: { Config?: { Gateway?: string }[] } }).IPAM?.Config?.[0]?.Gateway ?? '172.17.0.1';
+  gateway =
+    (bridge as { IPAM?: { Config?: { Gateway?: string }[] } }).IPAM?.Config?.[0]?.Gateway ?? '172.17.0.1';
   ws = tempWorkspace();
   mkdirSync(join(ws, 'sandboxes', 'web'));
   writeFileSync(join(ws, 'sandboxes', 'web', 'tools.py'), TOOLS);
@@ -125,16 +126,28 @@ describe('egress for tool code', () => {
     expect(r.data).toEqual({ status: 200, body: 'hello from /hello' });
     expect(r.toolCalls).toHaveLength(1);
     const [e] = r.toolCalls[0]?.egress ?? [];
-    expect(e).toMatchObject({ host: '127.0.0.1', port: allowedPort, method: 'GET', allowed: true, status: 200 });
+    expect(e).toMatchObject({
+      host: '127.0.0.1',
+      port: allowedPort,
+      method: 'GET',
+      allowed: true,
+      status: 200,
+    });
     expect(e?.bytesOut).toBeGreaterThan(0);
     expect(e?.bytesIn).toBeGreaterThan('hello from /hello'.length);
     expect(e?.ms).toBeGreaterThan(0);
   }, 180_000);
 
   it('CONNECT tunnels to an allowed host work and are traced', async () => {
-    const r = await run(`r = tunnel(host="127.0.0.1", port=${allowedPort}, path="/t")\nemit_result(r.data)\n`);
+    const r = await run(
+      `r = tunnel(host="127.0.0.1", port=${allowedPort}, path="/t")\nemit_result(r.data)\n`,
+    );
     expect(r.data).toEqual({ status: 200, body: 'hello from /t' });
-    expect(r.toolCalls[0]?.egress?.[0]).toMatchObject({ method: 'CONNECT', allowed: true, port: allowedPort });
+    expect(r.toolCalls[0]?.egress?.[0]).toMatchObject({
+      method: 'CONNECT',
+      allowed: true,
+      port: allowedPort,
+    });
   }, 60_000);
 
   it('a host outside the allow-list is refused by the proxy and traced as denied', async () => {
@@ -151,14 +164,18 @@ describe('egress for tool code', () => {
       status: 403,
       bytesIn: 0,
     });
-    const t = await run(`r = tunnel(host="127.0.0.1", port=${deniedPort}, path="/")\nemit_result(r.success)\n`);
+    const t = await run(
+      `r = tunnel(host="127.0.0.1", port=${deniedPort}, path="/")\nemit_result(r.success)\n`,
+    );
     expect(t.data).toBe(false);
     expect(t.toolCalls[0]?.egress?.[0]).toMatchObject({ method: 'CONNECT', allowed: false });
     expect(deniedHits).toBe(0);
   }, 60_000);
 
   it('tool code has no network besides the proxy: a direct connection to the host fails', async () => {
-    const r = await run(`r = direct(host="${gateway}", port=${allowedPort})\nemit_result({"ok": r.success, "message": r.message})\n`);
+    const r = await run(
+      `r = direct(host="${gateway}", port=${allowedPort})\nemit_result({"ok": r.success, "message": r.message})\n`,
+    );
     expect(r.data).toMatchObject({ ok: false });
     expect(String((r.data as { message: string }).message)).toMatch(/unreachable|OSError|Errno/i);
   }, 60_000);
@@ -214,7 +231,9 @@ print(" ".join(out))
 });
 
 async function execIn(id: string, cmd: string[]): Promise<string> {
-  const exec = await docker.getContainer(id).exec({ Cmd: cmd, AttachStdout: true, AttachStderr: true, User: '65534:65534' });
+  const exec = await docker
+    .getContainer(id)
+    .exec({ Cmd: cmd, AttachStdout: true, AttachStderr: true, User: '65534:65534' });
   const stream = await exec.start({ hijack: true, stdin: false });
   const chunks: Buffer[] = [];
   const { PassThrough } = await import('node:stream');
