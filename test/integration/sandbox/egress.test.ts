@@ -10,8 +10,10 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSandboxManager } from '../../../src-main/app/sandbox-factory.ts';
+import { createSandboxManager, imagePaths } from '../../../src-main/app/sandbox-factory.ts';
 import { ToolsmithService } from '../../../src-main/app/service.ts';
+import { SandboxBackend } from '../../../src-main/infra/sandbox/backend.ts';
+import { ProcessWorkerFactory } from '../../../src-main/infra/sandbox/process.ts';
 import { removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
 
 const TOOLS = `import http.client
@@ -228,6 +230,39 @@ print(" ".join(out))
     expect(r.data).toEqual({ status: 200, body: 'hello from /js' });
     expect(r.toolCalls[0]?.egress?.[0]).toMatchObject({ allowed: true, port: allowedPort });
   }, 120_000);
+});
+
+describe('egress without Docker', () => {
+  it('the process fallback refuses a sandbox with egress instead of running its tools unconfined', async () => {
+    const factory = new ProcessWorkerFactory({
+      ...imagePaths(),
+      memoryMb: 128,
+      pids: 64,
+      tmpfsMb: 8,
+      noBubblewrap: true,
+    });
+    const b = new SandboxBackend({
+      factory,
+      pool: { minSize: 0, maxSize: 1, maxJobsPerWorker: 10, idleMs: 60_000, queueTimeoutMs: 10_000 },
+      maxOutputBytes: 50 * 1024,
+      specFor: (name, runtime) => ({
+        name,
+        runtime,
+        toolsSource: TOOLS,
+        hostTools: [],
+        credentials: {},
+        egress: { allow: ['127.0.0.1:80'] },
+      }),
+    });
+    try {
+      const r = await b.callTool('web', 'get_url', { url: 'http://127.0.0.1/' });
+      expect(r.response).toBeUndefined();
+      expect(r.result.exitReason).toBe('infra');
+      expect(r.result.error?.message).toMatch(/egress, which is enforced only by the Docker backend/);
+    } finally {
+      await b.dispose();
+    }
+  }, 60_000);
 });
 
 async function execIn(id: string, cmd: string[]): Promise<string> {
