@@ -221,6 +221,25 @@ print(" ".join(out))
     }
   }, 60_000);
 
+  it("a run's record keeps the requests in its trace (rules tier: no LLM)", async () => {
+    const runs = await svc.runs();
+    const outcome = await runs.start({
+      task: `get_url(url="http://127.0.0.1:${allowedPort}/run")`,
+      sandbox: 'web',
+      providers: [],
+    }).done;
+    expect(outcome.status).toBe('succeeded');
+    const calls = runs.get(outcome.runId).attempts.flatMap((a) => a.toolCalls);
+    expect(calls.map((c) => c.name)).toEqual(['get_url']);
+    expect(calls[0]?.egress?.[0]).toMatchObject({
+      host: '127.0.0.1',
+      port: allowedPort,
+      method: 'GET',
+      allowed: true,
+      status: 200,
+    });
+  }, 60_000);
+
   it('a JS script calls the sandbox tool in the egress tool container too', async () => {
     const r = await run(
       `const r = await get_url({url: "http://127.0.0.1:${allowedPort}/js"});\nemitResult(r.data);\n`,
