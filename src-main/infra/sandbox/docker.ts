@@ -50,6 +50,7 @@ export class DockerWorkerFactory implements WorkerFactory {
   private readonly image: (runtime: RuntimeId, spec?: SandboxSpec) => Promise<string>;
   private readonly limits: ContainerLimits;
   private readonly conns = new Map<string, WorkerConnection>();
+  private readonly proxies = new Set<EgressListener>();
   private events: NodeJS.ReadableStream | undefined;
 
   constructor(
@@ -102,36 +103,32 @@ export class DockerWorkerFactory implements WorkerFactory {
     signal?.throwIfAborted();
     // A tool container with egress: still no network; its one way out is the host proxy's socket.
     const egress = spec.egress ? await EgressListener.start(parseAllow(spec.egress.allow)) : undefined;
+    if (egress) this.proxies.add(egress);
     const hc = hostConfig(this.limits);
     if (egress) hc.Binds = [`${egress.dir}:${EGRESS_MOUNT}:ro`];
-    const container = await this.docker
-      .createContainer({
-        Image: image,
-        OpenStdin: true,
-        StdinOnce: false,
-        AttachStdin: true,
-        AttachStdout: true,
-        AttachStderr: true,
-        Tty: false,
-        User: '65534:65534',
-        WorkingDir: '/tmp',
-        Env: [
-          // /tmp is the container's own tmpfs: the worker empties it after every job.
-          'TOOLSMITH_PRIVATE_TMP=1',
-          ...Object.entries(spec.credentials).map(([k, v]) => `${credentialEnv(k)}=${v}`),
-          ...(egress ? egressEnv() : []),
-        ],
-        Labels: { [POOL_LABEL]: '1', 'toolsmith.owner': String(process.pid), 'toolsmith.sandbox': spec.name },
-        HostConfig: hc,
-      })
-      .catch(async (e: unknown) => {
-        await egress?.close();
-        throw e;
-      });
+    const container = await this.docker.createContainer({
+      Image: image,
+      OpenStdin: true,
+      StdinOnce: false,
+      AttachStdin: true,
+      AttachStdout: true,
+      AttachStderr: true,
+      Tty: false,
+      User: '65534:65534',
+      WorkingDir: '/tmp',
+      Env: [
+        // /tmp is the container's own tmpfs: the worker empties it after every job.
+        'TOOLSMITH_PRIVATE_TMP=1',
+        ...Object.entries(spec.credentials).map(([k, v]) => `${credentialEnv(k)}=${v}`),
+        ...(egress ? egressEnv() : []),
+      ],
+      Labels: { [POOL_LABEL]: '1', 'toolsmith.owner': String(process.pid), 'toolsmith.sandbox': spec.name },
+      HostConfig: hc,
+    }); // (if this throws, the proxy stays in `proxies` until dispose)
     const remove = async () => {
       this.conns.delete(container.id);
       await container.remove({ force: true }).catch(() => {});
-      await egress?.close();
+      if (egress && this.proxies.delete(egress)) await egress.close();
     };
     let stream: NodeJS.ReadWriteStream | undefined;
     try {
@@ -198,6 +195,8 @@ export class DockerWorkerFactory implements WorkerFactory {
           .catch(() => {}),
       ),
     );
+    await Promise.all([...this.proxies].map((p) => p.close()));
+    this.proxies.clear();
   }
 }
 
