@@ -125,7 +125,10 @@ describe('the proxy', () => {
 
   it('tunnels CONNECT to an allowed host', async () => {
     const inner = `GET /t HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`;
-    const out = await exchange(`CONNECT 127.0.0.1:${port} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`, inner);
+    const out = await exchange(
+      `CONNECT 127.0.0.1:${port} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`,
+      inner,
+    );
     expect(out).toMatch(/^HTTP\/1\.1 200 Connection Established/);
     expect(out).toContain('GET /t ');
     const r = await nextRecord();
