@@ -83,12 +83,15 @@ describe('sandbox dependencies and egress in the workbench', () => {
     const row = page.locator('tr[data-deps="wheeled"]');
     await row.waitFor();
     await row.getByRole('button', { name: 'Build dependencies' }).click();
-    await expect
-      .poll(() => row.innerText(), { timeout: 240_000, interval: 500 })
-      .toMatch(/toolsmith\/python-deps:[0-9a-f]{16}/);
-    const text = await row.innerText();
+    const tags = row.locator('[data-deps-tags]');
+    await tags.waitFor({ timeout: 240_000 });
+    const text = await tags.innerText();
+    expect(text).toMatch(/toolsmith\/python-deps:[0-9a-f]{16}/);
     built.push(/toolsmith\/python-deps:[0-9a-f]{16}/.exec(text)?.[0] ?? '');
-    expect(await row.getByRole('log').innerText()).toMatch(/Successfully installed e2e[-_]tiny-1\.0/);
+    // the log stays in the row (folded once the build succeeded)
+    expect(await row.locator('pre.build-log').textContent()).toMatch(
+      /Successfully installed e2e[-_]tiny-1\.0/,
+    );
     expect(await row.getByRole('alert').count()).toBe(0);
     await w.screenshot('settings-sandbox-deps');
   }, 300_000);

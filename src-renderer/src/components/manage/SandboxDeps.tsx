@@ -65,7 +65,11 @@ export function SandboxDeps({ dockerAvailable }: { dockerAvailable: boolean }) {
               <tr key={s.name} data-deps={s.name}>
                 <td>{s.name}</td>
                 <td className="small">
-                  {b?.tags.length ? <code>{b.tags.join(', ')}</code> : <span className="muted">—</span>}
+                  {b?.tags.length ? (
+                    <code data-deps-tags="">{b.tags.join(', ')}</code>
+                  ) : (
+                    <span className="muted">—</span>
+                  )}
                   {b?.error && (
                     <div role="alert" className="error small">
                       {b.error}
