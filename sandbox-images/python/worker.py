@@ -1359,6 +1359,7 @@ def start_egress_relay():
             try:
                 client, _ = listener.accept()
             except OSError:
+                time.sleep(0.05)  # (out of file descriptors or threads: never a busy loop)
                 continue
             upstream = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
             try:
@@ -1376,7 +1377,11 @@ def start_egress_relay():
                 c.close()
                 u.close()
 
-            threading.Thread(target=both, daemon=True).start()
+            try:
+                threading.Thread(target=both, daemon=True).start()
+            except RuntimeError:  # no thread left under the pids limit: refuse this connection
+                client.close()
+                upstream.close()
 
     threading.Thread(target=serve, daemon=True, name="egress-relay").start()
 
