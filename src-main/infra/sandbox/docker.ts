@@ -102,6 +102,10 @@ export class DockerWorkerFactory implements WorkerFactory {
     const image = await this.image(spec.runtime, spec);
     signal?.throwIfAborted();
     // A tool container with egress: still no network; its one way out is the host proxy's socket.
+    if (spec.egress && (this.docker.modem as { host?: string }).host)
+      throw new Error(
+        `sandbox ${spec.name} has egress, whose proxy socket can only be mounted by a local Docker engine (this one is remote)`,
+      );
     const egress = spec.egress ? await EgressListener.start(parseAllow(spec.egress.allow)) : undefined;
     if (egress) this.proxies.add(egress);
     const hc = hostConfig(this.limits);
