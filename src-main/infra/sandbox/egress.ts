@@ -179,6 +179,7 @@ export class EgressListener {
       record.error = `not a proxy request: ${JSON.stringify((lines[0] ?? '').slice(0, 200))}`;
       record.status = 400;
       client.end(reply(400, 'toolsmith egress: only absolute http:// requests and CONNECT are proxied\n'));
+      finish(); // complete now: the tool's call may end before the host sees the socket close
       return;
     }
     if (!isAllowed(this.rules, host, port)) {
@@ -186,6 +187,7 @@ export class EgressListener {
       client.end(
         reply(403, `toolsmith egress: ${host}:${port} is not in this sandbox's egress allow-list\n`),
       );
+      finish();
       return;
     }
     record.allowed = true;
@@ -196,6 +198,7 @@ export class EgressListener {
       if (!connected) {
         record.status = 502;
         client.end(reply(502, `toolsmith egress: cannot reach ${host}:${port}: ${e.message}\n`));
+        finish();
       } else client.destroy();
     });
     upstream.on('connect', () => {
@@ -234,7 +237,11 @@ export class EgressListener {
       client.resume();
     });
     client.on('close', () => upstream.destroy());
-    upstream.on('close', () => client.end());
+    upstream.on('close', () => {
+      // The destination is done: every byte it sent is counted, nothing more can reach it.
+      finish();
+      client.end();
+    });
   }
 }
 
