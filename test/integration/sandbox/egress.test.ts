@@ -138,6 +138,7 @@ describe('egress for tool code', () => {
     expect(e?.bytesOut).toBeGreaterThan(0);
     expect(e?.bytesIn).toBeGreaterThan('hello from /hello'.length);
     expect(e?.ms).toBeGreaterThan(0);
+    expect(e?.open).toBeUndefined();
   }, 180_000);
 
   it('CONNECT tunnels to an allowed host work and are traced', async () => {
