@@ -14,6 +14,8 @@ command -v dockerd >/dev/null 2>&1 || need+=(docker.io)
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
 command -v bwrap >/dev/null 2>&1 || need+=(bubblewrap)
 command -v debootstrap >/dev/null 2>&1 || need+=(debootstrap)
+# pip's wheel: sandboxes' requirements.txt are installed with it inside the image build (docs/sandboxes.md)
+compgen -G '/usr/share/python-wheels/pip-*.whl' >/dev/null || need+=(python3-pip-whl)
 if [ ${#need[@]} -gt 0 ]; then
   log "installing ${need[*]}"
   $SUDO apt-get update -q >/dev/null

@@ -499,9 +499,12 @@ class Child:
     in its job and pipes. A child changes only its own copy (copy-on-write): the next child starts again
     from the fork server's untouched one."""
 
-    def __init__(self, registry, host_tools, credentials):
+    def __init__(self, registry, host_tools, credentials, forward=False):
         self.job = None
         self.registry = registry
+        # Forwarded: the sandbox's tools run in another container (egress, docs/sandboxes.md); here they
+        # are tool_calls to the host like host tools, with the same signature checks.
+        self.local = {} if forward else registry.tools
         self.host_tools = host_tools
         self.credentials = credentials
         self.msg_w = -1
@@ -518,7 +521,7 @@ class Child:
             ToolResponse=ToolResponse,
         )
         # Each tool under its own name; a kit alias gets its own wrapper when a job uses it.
-        self.own = {name: self.sandbox_tool(name, name, fn, registry.signatures[name]) for name, (fn, _) in registry.tools.items()}
+        self.own = {name: self.sandbox_tool(name, name, fn, registry.signatures[name]) for name, (fn, _) in self.local.items()}
         self.own_host = {name: self.host_tool(name, name) for name in host_tools}
         self.refused = {name: self.refused_tool(name) for name in list(registry.tools) + list(host_tools)}
 
@@ -585,7 +588,16 @@ class Child:
         return call
 
     def host_tool(self, alias, name):
-        def call(**kwargs):
+        sig = self.registry.signatures.get(name)
+
+        def call(*args, **kwargs):
+            if sig is not None:  # a forwarded sandbox tool: bound like a local one
+                try:
+                    kwargs = dict(sig.bind(*args, **kwargs).arguments)
+                except TypeError as e:
+                    raise TypeError(f"{alias}() {e}") from None
+            elif args:
+                raise TypeError(f"{alias}() takes keyword arguments only")
             self.calls += 1
             call_id = f"c{self.calls}"
             self._data(kwargs, alias)
@@ -625,7 +637,7 @@ class Child:
         ns = self.base  # this process's own copy, used by exactly one job
         tools = self.job.get("tools") or {}
         for alias, name in tools.items():
-            if name in self.registry.tools:
+            if name in self.local:
                 if alias == name:
                     ns[alias] = self.own[name]
                 else:
@@ -790,6 +802,7 @@ class Worker:
         self.registry = ToolRegistry()
         self.host_tools = {}
         self.credentials = set()
+        self.forward = False
         self.job = None  # current job state
         self.server = None  # (pid, socket) of the fork server
         self.child = None  # the job side every child inherits (Child), made with the fork server
@@ -802,7 +815,7 @@ class Worker:
 
     def start_server(self):
         if self.child is None:
-            self.child = Child(self.registry, self.host_tools, self.credentials)
+            self.child = Child(self.registry, self.host_tools, self.credentials, self.forward)
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         pid = os.fork()
         if pid == 0:
@@ -933,8 +946,12 @@ class Worker:
             send({"type": "load_error", "error": {"type": type(e).__name__, "message": str(e), "line": line}})
             return
         self.host_tools = {t["name"]: t for t in msg.get("host_tools") or []}
+        self.forward = bool(msg.get("forward_tools"))
+        if self.forward:
+            for name in self.registry.tools:
+                self.host_tools.setdefault(name, {"name": name})
         self.credentials = set(msg.get("credentials") or [])
-        self.child = Child(self.registry, self.host_tools, self.credentials)
+        self.child = Child(self.registry, self.host_tools, self.credentials, self.forward)
         gc.collect()
         gc.freeze()  # what exists now is shared with every forked job, untouched by their collectors
         trim_heap()  # freed memory goes back to the system: fewer pages for every fork to copy
@@ -1306,6 +1323,69 @@ def wipe_tmp():
 WORKER = Worker()
 
 
+def start_egress_relay():
+    """In a tool container with egress (docs/sandboxes.md): relays 127.0.0.1:PORT, where HTTP(S)_PROXY
+    point, to the host's proxy socket mounted in the container. The container has no other network; the
+    host's proxy decides what may pass. A thread of the worker, so it outlives every job."""
+    path = os.environ.get("TOOLSMITH_EGRESS_SOCKET")
+    if not path:
+        return
+    import threading
+
+    port = int(os.environ.get("TOOLSMITH_EGRESS_PORT") or "3128")
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    listener.bind(("127.0.0.1", port))
+    listener.listen(64)
+    os.set_inheritable(listener.fileno(), False)
+
+    def pump(src, dst):
+        try:
+            while True:
+                data = src.recv(65536)
+                if not data:
+                    break
+                dst.sendall(data)
+        except OSError:
+            pass
+        for s in (src, dst):
+            try:
+                s.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+    def serve():
+        while True:
+            try:
+                client, _ = listener.accept()
+            except OSError:
+                time.sleep(0.05)  # (out of file descriptors or threads: never a busy loop)
+                continue
+            upstream = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            try:
+                upstream.connect(path)
+            except OSError:
+                client.close()
+                upstream.close()
+                continue
+
+            def both(c=client, u=upstream):
+                t = threading.Thread(target=pump, args=(u, c), daemon=True)
+                t.start()
+                pump(c, u)
+                t.join()
+                c.close()
+                u.close()
+
+            try:
+                threading.Thread(target=both, daemon=True).start()
+            except RuntimeError:  # no thread left under the pids limit: refuse this connection
+                client.close()
+                upstream.close()
+
+    threading.Thread(target=serve, daemon=True, name="egress-relay").start()
+
+
 def main():
     become_subreaper()
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
@@ -1313,6 +1393,7 @@ def main():
     # worker; the protocol stream going away ends the worker (flush).
     os.dup2(os.open(os.devnull, os.O_WRONLY), 1)  # stray writes never reach the protocol stream
     oom_kills()
+    start_egress_relay()
     WORKER.loop()
 
 

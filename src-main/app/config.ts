@@ -24,6 +24,22 @@ const sandbox = z.object({
   credentials: z
     .record(z.string(), z.string().regex(/^env:[A-Za-z_][A-Za-z0-9_]*$/, 'use "env:VARIABLE"'))
     .default({}),
+  /** Outbound access for tool code (never script code), off by default: docs/sandboxes.md. */
+  egress: z
+    .object({
+      allow: z
+        .array(
+          z
+            .string()
+            .regex(
+              /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9]([A-Za-z0-9.-]*)|\*\.[A-Za-z0-9][A-Za-z0-9.-]*):\d{1,5}$/,
+              'use "host:port" (e.g. "api.example.com:443", "*.example.com:443")',
+            ),
+        )
+        .default([]),
+    })
+    .strict()
+    .optional(),
 });
 
 export const configSchema = z.object({

@@ -302,18 +302,21 @@ export const handlers: Handlers = {
       };
     }
   },
-  'system.buildImage': async (svc, { runtime }) => {
+  'system.buildImage': async (svc, { runtime, sandbox: name }) => {
     const sandbox = await svc.sandbox();
     try {
-      const r = await sandbox.buildImage(runtime, (line) =>
-        svc.push({ type: 'image_progress', runtime, line }),
+      const r = await sandbox.buildImage(
+        runtime,
+        (line) => svc.push({ type: 'image_progress', runtime, sandbox: name, line }),
+        name,
       );
-      svc.push({ type: 'image_progress', runtime, line: `built ${r.tag}`, done: true });
+      svc.push({ type: 'image_progress', runtime, sandbox: name, line: `built ${r.tag}`, done: true });
       return r;
     } catch (e) {
       svc.push({
         type: 'image_progress',
         runtime,
+        sandbox: name,
         line: 'build failed',
         done: true,
         error: (e as Error).message,

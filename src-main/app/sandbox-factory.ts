@@ -6,7 +6,7 @@
  */
 import { existsSync } from 'node:fs';
 import { stripTypeScriptTypes } from 'node:module';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import Docker from 'dockerode';
 import { ToolsmithError } from './errors.ts';
 import type { SandboxManager } from './sandbox.ts';
@@ -15,6 +15,7 @@ import type { ExecuteRequest } from '../core/ports/executor.ts';
 import type { ExecutionResult } from '../core/sandbox/execution.ts';
 import type { RuntimeId } from '../core/sandbox/runtimes.ts';
 import { SandboxBackend } from '../infra/sandbox/backend.ts';
+import { buildDepsImage, DependencyError, depsTag, sandboxDeps } from '../infra/sandbox/deps.ts';
 import { DockerWorkerFactory } from '../infra/sandbox/docker.ts';
 import { buildImage, imageExists, imageTag } from '../infra/sandbox/images.ts';
 import type { ImagePaths, RuntimeImage } from '../infra/sandbox/images.ts';
@@ -116,9 +117,37 @@ export async function createSandboxManager(svc: ToolsmithService): Promise<Sandb
     }
     return p;
   };
+  // A sandbox with requirements.txt / package.json runs in its derived image (built on first use).
+  const depsBuilding = new Map<string, Promise<string>>();
+  const ensureSandboxImage = async (runtime: RuntimeId, spec?: SandboxSpec): Promise<string> => {
+    const base = await ensureImage(runtime);
+    const deps = spec?.dir ? sandboxDeps(spec.name, spec.dir, runtime) : undefined;
+    if (!deps) return base;
+    const tag = depsTag(base, deps);
+    let p = depsBuilding.get(tag);
+    if (!p) {
+      p = (async () => {
+        if (await imageExists(docker, tag)) return tag;
+        const push = (line: string, extra: { done?: boolean; error?: string } = {}) =>
+          svc.push({ type: 'image_progress', runtime, sandbox: spec?.name, line, ...extra });
+        push(`image ${tag} (dependencies of sandbox ${deps.sandbox}) is missing: building it now`);
+        try {
+          const built = await buildDepsImage(docker, base, deps, (line) => push(line));
+          push(`built ${built}`, { done: true });
+          return built;
+        } catch (e) {
+          push('build failed', { done: true, error: (e as Error).message });
+          throw e;
+        }
+      })();
+      depsBuilding.set(tag, p);
+      p.catch(() => depsBuilding.delete(tag));
+    }
+    return p;
+  };
   let factory: WorkerFactory & { dispose(): Promise<void> };
   if (version) {
-    const f = new DockerWorkerFactory(docker, ensureImage, {
+    const f = new DockerWorkerFactory(docker, ensureSandboxImage, {
       memoryMb: limits.memory_mb,
       cpus: limits.cpus,
       pids: limits.pids,
@@ -142,7 +171,16 @@ export async function createSandboxManager(svc: ToolsmithService): Promise<Sandb
       const value = process.env[ref.slice('env:'.length)];
       if (value !== undefined) credentials[name] = value;
     }
-    return { name: sandbox, runtime, toolsSource: svc.files.readTools(sandbox), hostTools: [], credentials };
+    const egress = svc.config.sandboxes[sandbox]?.egress;
+    return {
+      name: sandbox,
+      runtime,
+      toolsSource: svc.files.readTools(sandbox),
+      hostTools: [],
+      credentials,
+      dir: dirname(svc.files.toolsFile(sandbox)),
+      ...(egress ? { egress: { allow: egress.allow } } : {}),
+    };
   };
   const backend = new SandboxBackend({
     factory,
@@ -189,13 +227,34 @@ export async function createSandboxManager(svc: ToolsmithService): Promise<Sandb
     reload: async (sandbox) => {
       await backend.reload(sandbox);
     },
-    buildImage: async (runtime, onProgress) => {
+    buildImage: async (runtime, onProgress, sandbox) => {
       if (!version)
         throw new ToolsmithError(
           'infra',
           'no Docker engine answers: install docker.io and start dockerd to build images',
         );
-      return { tag: await buildImage(docker, runtime, paths, onProgress) };
+      const base = await buildImage(docker, runtime, paths, onProgress);
+      if (sandbox === undefined) return { tag: base };
+      if (!svc.files.sandboxNames().includes(sandbox))
+        throw new ToolsmithError(
+          'not_found',
+          `no sandbox ${sandbox}; available: ${svc.files.sandboxNames().join(', ')}`,
+        );
+      const dir = dirname(svc.files.toolsFile(sandbox));
+      try {
+        const deps = sandboxDeps(sandbox, dir, runtime);
+        if (!deps) {
+          onProgress(
+            `sandbox ${sandbox} has no ${runtime === 'python' ? 'requirements.txt' : 'package.json dependencies'}: it runs in ${base}`,
+          );
+          return { tag: base };
+        }
+        return { tag: await buildDepsImage(docker, base, deps, onProgress) };
+      } catch (e) {
+        if (e instanceof DependencyError)
+          throw new ToolsmithError('invalid_config', e.message, { missing: e.missing });
+        throw e;
+      }
     },
     status: async () => {
       const images = [];

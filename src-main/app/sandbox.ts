@@ -17,7 +17,12 @@ export interface SandboxManager {
     args: Record<string, JsonValue>,
   ): Promise<{ response?: ToolResponse; result: ExecutionResult }>;
   status(): Promise<SystemStatus>;
-  buildImage(runtime: RuntimeId, onProgress: (line: string) => void): Promise<{ tag: string }>;
+  /** The runtime image, and with a sandbox its derived image (requirements.txt / package.json). */
+  buildImage(
+    runtime: RuntimeId,
+    onProgress: (line: string) => void,
+    sandbox?: string,
+  ): Promise<{ tag: string }>;
   /** Tools.py changed: hot-reload the sandbox's workers. */
   reload(sandbox: string): Promise<void>;
   dispose(): Promise<void>;

@@ -149,7 +149,9 @@ export const requests = {
   'settings.get': z.object({}).strict(),
   'settings.setProviderKey': z.object({ provider: name, key: z.string().min(1).max(1000) }).strict(),
   'system.status': z.object({}).strict(),
-  'system.buildImage': z.object({ runtime: z.enum(['python', 'node', 'bun', 'deno']) }).strict(),
+  'system.buildImage': z
+    .object({ runtime: z.enum(['python', 'node', 'bun', 'deno']), sandbox: z.string().min(1).optional() })
+    .strict(),
 } as const;
 
 export interface RunSummaryView {
@@ -239,7 +241,15 @@ export interface SettingsView {
 export type PushEvent =
   | { type: 'run_event'; event: RunEvent }
   | { type: 'token'; runId: string; n: number; text: string }
-  | { type: 'image_progress'; runtime: string; line: string; done?: boolean; error?: string };
+  | {
+      type: 'image_progress';
+      runtime: string;
+      line: string;
+      done?: boolean;
+      error?: string;
+      /** Set for a sandbox's derived image (its dependencies). */
+      sandbox?: string | undefined;
+    };
 
 export interface ToolsView {
   sandbox: string;

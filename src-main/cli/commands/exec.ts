@@ -1,7 +1,9 @@
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import type { Command } from 'commander';
 import { languageOfFile } from '../../core/lang/validate.ts';
 import type { ScriptLanguage } from '../../core/lang/violation.ts';
-import type { ExecutionResult } from '../../core/sandbox/execution.ts';
+import type { ExecutionResult, ToolCallTrace } from '../../core/sandbox/execution.ts';
 import type { JsonValue } from '../../core/tools/model.ts';
 import { json, oneOf, parseIntOption, UsageError } from '../context.ts';
 import type { CliContext } from '../context.ts';
@@ -13,13 +15,37 @@ function standbyText(p: { standby: number; standbyStarting: number; standbyTarge
   return `${p.standby}/${p.standbyTarget} ready${p.standbyStarting ? ` (${p.standbyStarting} starting)` : ''}`;
 }
 
+/** The runtimes a sandbox has dependency files for (python when none). */
+function depsRuntimes(
+  svc: { files: { toolsFile(s: string): string } },
+  sandbox: string,
+): ('python' | 'node')[] {
+  const dir = dirname(svc.files.toolsFile(sandbox));
+  const out: ('python' | 'node')[] = [];
+  if (existsSync(join(dir, 'requirements.txt'))) out.push('python');
+  if (existsSync(join(dir, 'package.json'))) out.push('node');
+  return out.length ? out : ['python'];
+}
+
+/** One line per outbound request of a tool (its sandbox's egress proxy). */
+export function egressLines(t: ToolCallTrace): string[] {
+  return (t.egress ?? []).map(
+    (e) =>
+      `    egress ${e.allowed ? 'allowed' : 'DENIED'} ${e.method} ${e.host}:${e.port}${e.status ? ` ${e.status}` : ''} · ${e.bytesOut} B out, ${e.bytesIn} B in · ${e.ms} ms${e.error ? ` · ${e.error}` : ''}${e.open ? ' (still open)' : ''}`,
+  );
+}
+
 function printResult(ctx: CliContext, r: ExecutionResult): void {
   ctx.out(
     `${r.success ? 'ok' : 'FAILED'} · ${r.exitReason} · ${r.durationMs} ms · isolation ${r.isolation} · ${r.runtime}\n`,
   );
   for (const t of r.toolCalls)
     ctx.out(
-      `  tool ${t.name}(${JSON.stringify(t.args)}) ${t.error ? `error: ${t.error}` : 'ok'} ${t.ms} ms${t.refused ? ' REFUSED' : ''}\n`,
+      `  tool ${t.name}(${JSON.stringify(t.args)}) ${t.error ? `error: ${t.error}` : 'ok'} ${t.ms} ms${t.refused ? ' REFUSED' : ''}\n${egressLines(
+        t,
+      )
+        .map((l) => `${l}\n`)
+        .join('')}`,
     );
   for (const l of r.logs) ctx.out(`  log: ${l}\n`);
   for (const i of r.intermediates) ctx.out(`  intermediate: ${JSON.stringify(i)}\n`);
@@ -118,17 +144,27 @@ export function registerExec(program: Command, ctx: CliContext): void {
   const image = program.command('image').description('sandbox images (built offline)');
   image
     .command('build')
-    .description('build the sandbox image for a runtime (a no-op when it is up to date)')
+    .description(
+      "build the sandbox image for a runtime, and with --sandbox its derived image with the sandbox's dependencies (a no-op when up to date)",
+    )
     .option(
       '--runtime <runtime>',
-      'python | node | bun | deno (bun and deno download their pinned binary from the npm registry once)',
+      'python | node | bun | deno (bun and deno download their pinned binary from the npm registry once); with --sandbox: default every runtime the sandbox has dependencies for',
       oneOf('--runtime', ['python', 'node', 'bun', 'deno'] as const),
-      'python',
     )
-    .action(async (o: { runtime: 'python' | 'node' | 'bun' | 'deno' }, cmd: Command) => {
-      const sandbox = await ctx.service(cmd).sandbox();
-      const { tag } = await sandbox.buildImage(o.runtime, (line) => ctx.err(`  ${line}\n`));
-      ctx.out(`${tag}\n`);
+    .option('--sandbox <name>', "also build the sandbox's derived image (requirements.txt, package.json)")
+    .action(async (o: { runtime?: 'python' | 'node' | 'bun' | 'deno'; sandbox?: string }, cmd: Command) => {
+      const svc = ctx.service(cmd);
+      const sandbox = await svc.sandbox();
+      const runtimes = o.runtime
+        ? [o.runtime]
+        : o.sandbox
+          ? depsRuntimes(svc, o.sandbox)
+          : ['python' as const];
+      for (const runtime of runtimes) {
+        const { tag } = await sandbox.buildImage(runtime, (line) => ctx.err(`  ${line}\n`), o.sandbox);
+        ctx.out(`${tag}\n`);
+      }
     });
 
   const tool = program.command('tool').description('run one tool');

@@ -12,9 +12,13 @@ export function registerSandboxes(program: Command, ctx: CliContext): void {
       const list = svc.sandboxes();
       if (opts.json) return ctx.out(json({ workspace: svc.workspaceDir, sandboxes: list }));
       ctx.out(`workspace ${svc.workspaceDir}\n`);
-      for (const s of list)
+      for (const s of list) {
         ctx.out(
           `${s.name.padEnd(16)} ${String(s.tools).padStart(3)} tools${s.problems ? ` (${s.problems} problems)` : ''}  ${s.description}\n`,
         );
+        const egress = svc.config.sandboxes[s.name]?.egress;
+        if (egress)
+          ctx.out(`${''.padEnd(16)} egress for its tools: ${egress.allow.join(', ') || 'none allowed'}\n`);
+      }
     });
 }

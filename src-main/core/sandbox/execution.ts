@@ -33,6 +33,26 @@ export interface ToolCallTrace {
   location: 'sandbox' | 'host' | 'mcp';
   /** True when the call was refused (tool outside the kit). */
   refused?: boolean;
+  /** Outbound requests the tool made through its sandbox's egress proxy (docs/sandboxes.md). */
+  egress?: EgressRecord[];
+}
+
+/** One outbound request of tool code, recorded by the host's egress proxy. */
+export interface EgressRecord {
+  host: string;
+  port: number;
+  /** The HTTP method, or CONNECT for a tunnel (HTTPS: the inner method is not visible). */
+  method: string;
+  allowed: boolean;
+  /** Bytes from the tool to the destination (request head included) and back. */
+  bytesOut: number;
+  bytesIn: number;
+  ms: number;
+  /** The proxy's or the destination's HTTP status, when one was seen. */
+  status?: number;
+  error?: string;
+  /** Still open when the tool call ended (bytes so far). */
+  open?: boolean;
 }
 
 export interface ExecutionResult {
@@ -47,4 +67,6 @@ export interface ExecutionResult {
   isolation: IsolationLevel;
   durationMs: number;
   runtime: string;
+  /** Outbound requests made through the egress proxy during this job (tool containers only). */
+  egress?: EgressRecord[];
 }

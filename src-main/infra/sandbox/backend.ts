@@ -34,11 +34,30 @@ export class SandboxBackend implements ScriptExecutor {
     return this.opts.factory.isolation;
   }
 
-  private pool(sandbox: string, runtime: RuntimeId): SandboxPool {
-    const key = `${sandbox}:${runtime}`;
+  /**
+   * A sandbox with egress has two kinds of pools: scripts run where they always do, with no network and
+   * with the sandbox's tools forwarded to the host; the tools themselves run in the `tools` pool, whose
+   * containers alone reach the host's egress proxy (docs/sandboxes.md). Other sandboxes: one kind.
+   */
+  private specOf(sandbox: string, runtime: RuntimeId, role: 'script' | 'tools'): SandboxSpec {
+    const spec = this.opts.specFor(sandbox, role === 'tools' ? 'python' : runtime);
+    if (!spec.egress) return spec;
+    if (role === 'tools') {
+      if (this.opts.factory.isolation !== 'docker')
+        throw new Error(
+          `sandbox ${sandbox} has egress, which is enforced only by the Docker backend (this one is ${this.opts.factory.isolation})`,
+        );
+      return spec;
+    }
+    const { egress: _egress, ...rest } = spec;
+    return runtime === 'python' ? { ...rest, forwardTools: true } : rest;
+  }
+
+  private pool(sandbox: string, runtime: RuntimeId, role: 'script' | 'tools' = 'script'): SandboxPool {
+    const key = role === 'tools' ? `${sandbox}:python:tools` : `${sandbox}:${runtime}`;
     let p = this.pools.get(key);
     if (!p) {
-      p = new SandboxPool(this.opts.specFor(sandbox, runtime), this.opts.factory, this.opts.pool);
+      p = new SandboxPool(this.specOf(sandbox, runtime, role), this.opts.factory, this.opts.pool);
       this.pools.set(key, p);
     }
     return p;
@@ -54,7 +73,9 @@ export class SandboxBackend implements ScriptExecutor {
     }
     const spec = pool.spec;
     const hostTools =
-      runtime !== 'python' ? this.forwardedTools(req.sandbox, req.tools) : this.opts.hostTools;
+      runtime !== 'python' || spec.forwardTools
+        ? this.forwardedTools(req.sandbox, req.tools)
+        : this.opts.hostTools;
     const result = await pool.run({
       code: req.code,
       language: req.language,
@@ -80,8 +101,9 @@ export class SandboxBackend implements ScriptExecutor {
       const host = this.opts.hostTools?.[name];
       if (host) out[name] = host;
       else {
-        const forward: HostToolHandler = async (args) => {
+        const forward: HostToolHandler = async (args, report) => {
           const r = await this.callTool(sandbox, name, args);
+          if (r.result.egress?.length) report?.({ egress: r.result.egress });
           if (!r.response)
             throw new Error(
               r.result.error ? `${r.result.error.type}: ${r.result.error.message}` : 'the tool call failed',
@@ -109,14 +131,36 @@ export class SandboxBackend implements ScriptExecutor {
       })
       .join(', ');
     const code = `r = ${tool}(${argText})\nemit_result({"success": r.success, "message": r.message, "data": r.data})\n`;
-    const result = await this.execute({
+    const request = {
       sandbox,
       language: 'python',
       code,
       bodyStartLine: 1,
       tools: { [tool]: tool },
       timeoutMs: 60_000,
-    });
+    } as const;
+    let result: ExecutionResult;
+    if (this.opts.specFor(sandbox, 'python').egress) {
+      let pool: SandboxPool;
+      try {
+        pool = this.pool(sandbox, 'python', 'tools');
+      } catch (e) {
+        const message = e instanceof Error ? e.message : String(e);
+        return { result: infraResult(this.opts.factory.isolation, message, 'python') };
+      }
+      result = await pool.run({
+        code,
+        language: 'python',
+        tools: request.tools,
+        timeoutMs: request.timeoutMs,
+        maxOutputBytes: this.opts.maxOutputBytes,
+        ...(this.opts.hostTools ? { hostTools: this.opts.hostTools } : {}),
+        redact: Object.values(pool.spec.credentials),
+      });
+      // The tool's outbound requests belong to its own trace entry too.
+      const own = [...result.toolCalls].reverse().find((t) => t.name === tool);
+      if (own && result.egress?.length) own.egress = result.egress;
+    } else result = await this.execute(request);
     const d = result.data as { success?: boolean; message?: string | null; data?: JsonValue } | undefined;
     const response: ToolResponse | undefined =
       result.success && d
@@ -134,7 +178,8 @@ export class SandboxBackend implements ScriptExecutor {
     let last: ReadyInfo | undefined;
     for (const [key, p] of this.pools) {
       if (!key.startsWith(`${sandbox}:`)) continue;
-      last = await p.reload(this.opts.specFor(sandbox, p.spec.runtime));
+      const role = key.endsWith(':tools') ? 'tools' : 'script';
+      last = await p.reload(this.specOf(sandbox, p.spec.runtime, role));
     }
     return last;
   }
@@ -147,12 +192,19 @@ export class SandboxBackend implements ScriptExecutor {
   }
 
   status(): PoolStatus[] {
-    return [...this.pools.values()].map((p) => p.status());
+    return [...this.pools].map(([key, p]) =>
+      key.endsWith(':tools') ? { ...p.status(), sandbox: `${p.spec.name} tools (egress)` } : p.status(),
+    );
   }
 
   /** The ids of a started pool's workers and standbys (container ids, or process ids). */
   workerIds(sandbox: string, runtime: RuntimeId = 'python'): WorkerIds | undefined {
     return this.pools.get(`${sandbox}:${runtime}`)?.workerIds();
+  }
+
+  /** The ids of a sandbox's egress tool containers, once started. */
+  toolsWorkerIds(sandbox: string): WorkerIds | undefined {
+    return this.pools.get(`${sandbox}:python:tools`)?.workerIds();
   }
 
   async dispose(): Promise<void> {

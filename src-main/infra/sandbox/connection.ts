@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Readable, Writable } from 'node:stream';
 import type {
+  EgressRecord,
   ExecutionError,
   ExecutionResult,
   ExitReason,
@@ -31,9 +32,15 @@ export interface LoadRequest {
   source: string;
   hostTools: { name: string; params?: unknown[] }[];
   credentials: string[];
+  /** The sandbox's own tools are called through tool_call too (they run in another container). */
+  forwardTools?: boolean;
 }
 
-export type HostToolHandler = ((args: Record<string, JsonValue>) => Promise<ToolResponse> | ToolResponse) & {
+export type HostToolHandler = ((
+  args: Record<string, JsonValue>,
+  /** Adds to the call's trace (a forwarded sandbox tool's outbound requests). */
+  report?: (extra: Pick<ToolCallTrace, 'egress'>) => void,
+) => Promise<ToolResponse> | ToolResponse) & {
   /** Where the tool really runs (a sandbox tool forwarded from a JS script runs in the Python sandbox). */
   location?: 'sandbox' | 'host';
 };
@@ -80,6 +87,9 @@ export class WorkerConnection {
   ready: ReadyInfo | undefined;
   /** Set when the host saw OOM for this worker (Docker events). */
   oomKilled = false;
+  /** The current job's outbound requests (egress proxy), and the requests still open. */
+  private egress: EgressRecord[] | undefined;
+  egressInFlight: (() => EgressRecord[]) | undefined;
 
   constructor(
     stdin: Writable,
@@ -106,6 +116,11 @@ export class WorkerConnection {
     this.closedReason = reason;
     for (const w of this.closeWaiters) w(reason);
     this.closeWaiters.clear();
+  }
+
+  /** The egress proxy saw a request of this worker: it belongs to the job running now (if any). */
+  recordEgress(r: EgressRecord): void {
+    this.egress?.push(r);
   }
 
   private onData(chunk: string): void {
@@ -198,6 +213,7 @@ export class WorkerConnection {
           source: req.source,
           host_tools: req.hostTools,
           credentials: req.credentials,
+          ...(req.forwardTools ? { forward_tools: true } : {}),
         });
       } catch (e) {
         finish(e as Error);
@@ -235,6 +251,8 @@ export class WorkerConnection {
     let data: JsonValue | undefined;
     let hasResult = false;
     let outBytes = 0;
+    const egress: EgressRecord[] = [];
+    this.egress = egress;
     this.jobs++;
     const redact = (job.redact ?? []).filter((s) => s.length >= 4);
     const clean = <T>(v: T): T => {
@@ -252,6 +270,8 @@ export class WorkerConnection {
         this.listeners.delete(listener);
         stopWatching();
         job.signal?.removeEventListener('abort', onAbort);
+        if (this.egress === egress) this.egress = undefined;
+        if (this.egressInFlight) egress.push(...this.egressInFlight());
         const success = exitReason === 'ok';
         const r: ExecutionResult & { workerBroken: boolean } = {
           success,
@@ -265,6 +285,7 @@ export class WorkerConnection {
           workerBroken,
           ...(hasResult ? { data: data as JsonValue } : {}),
           ...(error ? { error } : {}),
+          ...(egress.length ? { egress } : {}),
         };
         resolve(clean(r));
       };
@@ -422,6 +443,7 @@ export class WorkerConnection {
     const started = performance.now();
     let reply: Record<string, unknown>;
     let trace: ToolCallTrace;
+    let extra: Pick<ToolCallTrace, 'egress'> = {};
     if (!allowed || !handler) {
       const error = allowed
         ? `no host handler for ${name}`
@@ -430,7 +452,9 @@ export class WorkerConnection {
       trace = { name, args, ms: 0, location: 'host', error, refused: !allowed };
     } else {
       try {
-        const response = await handler(args);
+        const response = await handler(args, (x) => {
+          extra = { ...extra, ...x };
+        });
         reply = { type: 'tool_result', id, call_id: callId, response };
         trace = {
           name,
@@ -451,6 +475,7 @@ export class WorkerConnection {
         };
       }
     }
+    if (extra.egress?.length) trace.egress = extra.egress;
     toolCalls.push(trace);
     job.onEvent?.({ type: 'tool_call', trace });
     try {

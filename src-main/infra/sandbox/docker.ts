@@ -9,6 +9,7 @@ import type { Duplex } from 'node:stream';
 import type Docker from 'dockerode';
 import type { RuntimeId } from '../../core/sandbox/runtimes.ts';
 import { WorkerConnection } from './connection.ts';
+import { EGRESS_MOUNT, EgressListener, egressEnv, parseAllow } from './egress.ts';
 import type { SandboxSpec, WorkerFactory } from './pool.ts';
 
 export const POOL_LABEL = 'toolsmith.pool';
@@ -46,14 +47,15 @@ export function hostConfig(l: ContainerLimits): Docker.HostConfig {
 export class DockerWorkerFactory implements WorkerFactory {
   readonly isolation = 'docker' as const;
   readonly docker: Docker;
-  private readonly image: (runtime: RuntimeId) => Promise<string>;
+  private readonly image: (runtime: RuntimeId, spec?: SandboxSpec) => Promise<string>;
   private readonly limits: ContainerLimits;
   private readonly conns = new Map<string, WorkerConnection>();
+  private readonly proxies = new Set<EgressListener>();
   private events: NodeJS.ReadableStream | undefined;
 
   constructor(
     docker: Docker,
-    image: (runtime: RuntimeId) => Promise<string>,
+    image: (runtime: RuntimeId, spec?: SandboxSpec) => Promise<string>,
     limits: ContainerLimits = DEFAULT_LIMITS,
   ) {
     this.docker = docker;
@@ -97,8 +99,17 @@ export class DockerWorkerFactory implements WorkerFactory {
   }
 
   async spawn(spec: SandboxSpec, signal?: AbortSignal): Promise<{ conn: WorkerConnection; id: string }> {
-    const image = await this.image(spec.runtime);
+    const image = await this.image(spec.runtime, spec);
     signal?.throwIfAborted();
+    // A tool container with egress: still no network; its one way out is the host proxy's socket.
+    if (spec.egress && (this.docker.modem as { host?: string }).host)
+      throw new Error(
+        `sandbox ${spec.name} has egress, whose proxy socket can only be mounted by a local Docker engine (this one is remote)`,
+      );
+    const egress = spec.egress ? await EgressListener.start(parseAllow(spec.egress.allow)) : undefined;
+    if (egress) this.proxies.add(egress);
+    const hc = hostConfig(this.limits);
+    if (egress) hc.Binds = [`${egress.dir}:${EGRESS_MOUNT}:ro`];
     const container = await this.docker.createContainer({
       Image: image,
       OpenStdin: true,
@@ -113,13 +124,15 @@ export class DockerWorkerFactory implements WorkerFactory {
         // /tmp is the container's own tmpfs: the worker empties it after every job.
         'TOOLSMITH_PRIVATE_TMP=1',
         ...Object.entries(spec.credentials).map(([k, v]) => `${credentialEnv(k)}=${v}`),
+        ...(egress ? egressEnv() : []),
       ],
       Labels: { [POOL_LABEL]: '1', 'toolsmith.owner': String(process.pid), 'toolsmith.sandbox': spec.name },
-      HostConfig: hostConfig(this.limits),
-    });
+      HostConfig: hc,
+    }); // (if this throws, the proxy stays in `proxies` until dispose)
     const remove = async () => {
       this.conns.delete(container.id);
       await container.remove({ force: true }).catch(() => {});
+      if (egress && this.proxies.delete(egress)) await egress.close();
     };
     let stream: NodeJS.ReadWriteStream | undefined;
     try {
@@ -139,6 +152,10 @@ export class DockerWorkerFactory implements WorkerFactory {
       stream.on('error', () => {});
       const conn = new WorkerConnection(stream as unknown as Duplex, stdout, 'docker', remove);
       this.conns.set(container.id, conn);
+      if (egress) {
+        egress.onRecord = (r) => conn.recordEgress(r);
+        conn.egressInFlight = () => egress.inFlight();
+      }
       const exited = container.wait({ condition: 'next-exit' });
       exited.catch(() => {}); // (a spawn given up before start: the container is removed below)
       signal?.throwIfAborted();
@@ -182,6 +199,8 @@ export class DockerWorkerFactory implements WorkerFactory {
           .catch(() => {}),
       ),
     );
+    await Promise.all([...this.proxies].map((p) => p.close()));
+    this.proxies.clear();
   }
 }
 

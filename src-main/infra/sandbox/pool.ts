@@ -21,6 +21,12 @@ export interface SandboxSpec {
   hostTools: { name: string }[];
   /** Credential name -> value (values go to the worker's environment only). */
   credentials: Record<string, string>;
+  /** The sandbox's own tools are forwarded to the host (they run in its egress tool containers). */
+  forwardTools?: boolean;
+  /** Outbound access for tool code through the host's proxy (tool containers only; docs/sandboxes.md). */
+  egress?: { allow: string[] };
+  /** The sandbox's folder (its requirements.txt / package.json make a derived image). */
+  dir?: string;
 }
 
 export interface PoolLimits {
@@ -92,6 +98,7 @@ const hashOf = (spec: SandboxSpec) =>
     .update(spec.toolsSource)
     .update(JSON.stringify(spec.hostTools))
     .update(JSON.stringify(Object.keys(spec.credentials)))
+    .update(spec.forwardTools ? 'forward' : '')
     .digest('hex');
 
 export class SandboxPool {
@@ -194,6 +201,7 @@ export class SandboxPool {
             source: spec.toolsSource,
             hostTools: spec.hostTools,
             credentials: Object.keys(spec.credentials),
+            ...(spec.forwardTools ? { forwardTools: true } : {}),
           });
           w.toolsHash = hash;
           this.lastReady = info;

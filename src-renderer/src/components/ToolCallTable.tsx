@@ -1,5 +1,9 @@
-/** The tool-call trace of a job: name, arguments, response, duration, where it ran, error or refusal. */
-import type { ToolCallTrace } from '../../../src-main/core/sandbox/execution.ts';
+/**
+ * The tool-call trace of a job: name, arguments, response, duration, where it ran, error or refusal, and
+ * under a call the outbound requests its tool made through the sandbox's egress proxy.
+ */
+import { Fragment } from 'react';
+import type { EgressRecord, ToolCallTrace } from '../../../src-main/core/sandbox/execution.ts';
 import { JsonTree } from './JsonTree.tsx';
 
 export function ToolCallTable({ calls, label }: { calls: ToolCallTrace[]; label: string }) {
@@ -17,36 +21,64 @@ export function ToolCallTable({ calls, label }: { calls: ToolCallTrace[]; label:
       </thead>
       <tbody>
         {calls.map((t, i) => (
-          <tr key={i} className={t.error || t.refused ? 'row-error' : ''}>
-            <td>
-              <code>{t.name}</code>
-            </td>
-            <td>
-              <code className="small">{JSON.stringify(t.args)}</code>
-            </td>
-            <td>
-              {t.error ? (
-                <span className="error">
-                  {t.refused ? 'refused: ' : ''}
-                  {t.error}
-                </span>
-              ) : t.result ? (
-                <details>
-                  <summary>
-                    {t.result.success ? 'success' : 'failure'}
-                    {t.result.message ? `: ${t.result.message}` : ''}
-                  </summary>
-                  <JsonTree value={t.result.data} label={`result of ${t.name}`} />
-                </details>
-              ) : (
-                <span className="muted">—</span>
-              )}
-            </td>
-            <td>{t.ms.toFixed(1)}</td>
-            <td>{t.location}</td>
-          </tr>
+          <Fragment key={i}>
+            <tr className={t.error || t.refused ? 'row-error' : ''}>
+              <td>
+                <code>{t.name}</code>
+              </td>
+              <td>
+                <code className="small">{JSON.stringify(t.args)}</code>
+              </td>
+              <td>
+                {t.error ? (
+                  <span className="error">
+                    {t.refused ? 'refused: ' : ''}
+                    {t.error}
+                  </span>
+                ) : t.result ? (
+                  <details>
+                    <summary>
+                      {t.result.success ? 'success' : 'failure'}
+                      {t.result.message ? `: ${t.result.message}` : ''}
+                    </summary>
+                    <JsonTree value={t.result.data} label={`result of ${t.name}`} />
+                  </details>
+                ) : (
+                  <span className="muted">—</span>
+                )}
+              </td>
+              <td>{t.ms.toFixed(1)}</td>
+              <td>{t.location}</td>
+            </tr>
+            {t.egress?.length ? (
+              <tr className="egress-row">
+                <td colSpan={5}>
+                  <EgressList records={t.egress} tool={t.name} />
+                </td>
+              </tr>
+            ) : null}
+          </Fragment>
         ))}
       </tbody>
     </table>
+  );
+}
+
+/** One line per outbound request: allowed or denied, method, destination, status, bytes, time. */
+export function EgressList({ records, tool }: { records: EgressRecord[]; tool: string }) {
+  return (
+    <ul className="egress" aria-label={`outbound requests of ${tool}`}>
+      {records.map((e, i) => (
+        <li key={i} className={e.allowed ? '' : 'error'}>
+          <strong>{e.allowed ? 'allowed' : 'denied'}</strong> <code>{e.method}</code>{' '}
+          <code>
+            {e.host}:{e.port}
+          </code>
+          {e.status ? ` ${e.status}` : ''} · {e.bytesOut} B out, {e.bytesIn} B in · {e.ms.toFixed(1)} ms
+          {e.error ? ` · ${e.error}` : ''}
+          {e.open ? ' (still open)' : ''}
+        </li>
+      ))}
+    </ul>
   );
 }

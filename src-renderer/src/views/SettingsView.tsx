@@ -9,6 +9,7 @@ import type { IsolationLevel } from '../../../src-main/core/sandbox/execution.ts
 import { api, errorMessage } from '../api/client.ts';
 import { IsolationBadge } from '../components/Badges.tsx';
 import { GradeBadge } from '../components/manage/GradeBadge.tsx';
+import { SandboxDeps } from '../components/manage/SandboxDeps.tsx';
 import { useStore } from '../store/index.ts';
 import './manage.css';
 
@@ -249,7 +250,7 @@ function SandboxSection() {
   useEffect(
     () =>
       api.onEvent((e: PushEvent) => {
-        if (e.type !== 'image_progress') return;
+        if (e.type !== 'image_progress' || e.sandbox) return; // (a sandbox's build: SandboxDeps)
         setBuilds((b) => {
           const cur = b[e.runtime] ?? { running: true, lines: [] };
           return {
@@ -426,6 +427,7 @@ function SandboxSection() {
               </div>
             ) : null,
           )}
+          <SandboxDeps dockerAvailable={status.docker.available} />
 
           <h3 className="small">Pools</h3>
           {status.pools.length === 0 ? (

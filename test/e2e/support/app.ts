@@ -40,7 +40,8 @@ export const SCREENSHOTS = join(repoRoot, 'test-results', 'screenshots');
 
 export const fence = (code: string) => '```python\n' + code + '\n```';
 
-export async function startWorld(): Promise<E2eWorld> {
+/** `prepare` changes the temp workspace (sandboxes, config) before the service opens it. */
+export async function startWorld(prepare?: (workspace: string) => void): Promise<E2eWorld> {
   const llm = await startLlmServer();
   const workspace = tempWorkspace('toolsmith-e2e-');
   const configFile = join(workspace, '.toolsmith', 'config.toml');
@@ -48,6 +49,7 @@ export async function startWorld(): Promise<E2eWorld> {
     .replace(/base_url = "[^"]*"/, `base_url = "${llm.openaiUrl}"`)
     .replace(/model = "qwen2.5-coder:7b"/, 'model = "scripted-coder"');
   writeFileSync(configFile, config);
+  prepare?.(workspace);
   const svc = ToolsmithService.open(workspace, { sandboxFactory: createSandboxManager });
   const web = await startWebServer(svc, { staticDir: join(repoRoot, 'out', 'renderer') });
   const browser = await launchChromium();

@@ -1,0 +1,260 @@
+/**
+ * Controlled egress for tool code: an HTTP forward / CONNECT proxy in the host process, one listener per
+ * tool container on a unix socket that is bind-mounted into that container (which otherwise has no
+ * network at all: `NetworkMode: none`). The worker relays 127.0.0.1:3128 inside the container to the
+ * socket, and the container's HTTP(S)_PROXY point there. The allow-list (`host:port`) is enforced here,
+ * outside the container; every request (host, port, method, bytes, allowed or denied, ms) is recorded.
+ */
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { createConnection, createServer } from 'node:net';
+import type { Server, Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { EgressRecord } from '../../core/sandbox/execution.ts';
+
+/** Where the socket folder is mounted in a tool container, and the relay port the worker listens on. */
+export const EGRESS_MOUNT = '/run/toolsmith-egress';
+export const EGRESS_SOCKET = `${EGRESS_MOUNT}/proxy.sock`;
+export const EGRESS_PORT = 3128;
+
+/** The environment a tool container gets: its HTTP clients go through the relay, nothing else exists. */
+export function egressEnv(): string[] {
+  const proxy = `http://127.0.0.1:${EGRESS_PORT}`;
+  return [
+    `TOOLSMITH_EGRESS_SOCKET=${EGRESS_SOCKET}`,
+    `TOOLSMITH_EGRESS_PORT=${EGRESS_PORT}`,
+    `HTTP_PROXY=${proxy}`,
+    `HTTPS_PROXY=${proxy}`,
+    `http_proxy=${proxy}`,
+    `https_proxy=${proxy}`,
+  ];
+}
+
+export interface AllowRule {
+  /** Lower-case host name or IP literal; `*.example.com` matches every subdomain (not the apex). */
+  host: string;
+  port: number;
+}
+
+/** Parses `host:port` entries (`[::1]:443` for IPv6, `*.example.com:443` for subdomains). */
+export function parseAllow(entries: string[]): AllowRule[] {
+  return entries.map((entry) => {
+    const m = /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9*][A-Za-z0-9.*-]*):(\d{1,5})$/.exec(entry.trim());
+    const port = Number(m?.[2]);
+    const host = (m?.[1] ?? '').replace(/^\[|\]$/g, '').toLowerCase();
+    if (!m || port < 1 || port > 65535 || (host.includes('*') && !/^\*\.[^*]+$/.test(host)))
+      throw new Error(
+        `egress allow entry ${JSON.stringify(entry)} is not "host:port" (e.g. "api.example.com:443", "*.example.com:443", "[::1]:8080")`,
+      );
+    return { host, port };
+  });
+}
+
+export function isAllowed(rules: AllowRule[], host: string, port: number): boolean {
+  const h = host
+    .replace(/^\[|\]$/g, '')
+    .toLowerCase()
+    .replace(/\.$/, '');
+  return rules.some(
+    (r) => r.port === port && (r.host === h || (r.host.startsWith('*.') && h.endsWith(r.host.slice(1)))),
+  );
+}
+
+const MAX_HEAD = 64 * 1024;
+const MAX_CONNECTIONS = 32;
+
+interface Open {
+  record: EgressRecord;
+  started: number;
+}
+
+/**
+ * One tool container's proxy: listens on `<dir>/proxy.sock` (the folder is what the container mounts).
+ * `onRecord` gets each request when its connection closes; `inFlight()` the ones still open.
+ */
+export class EgressListener {
+  readonly dir: string;
+  private readonly server: Server;
+  private readonly rules: AllowRule[];
+  private readonly open = new Set<Open>();
+  private readonly sockets = new Set<Socket>();
+  onRecord: (r: EgressRecord) => void = () => {};
+
+  private constructor(dir: string, rules: AllowRule[]) {
+    this.dir = dir;
+    this.rules = rules;
+    this.server = createServer((s) => this.accept(s));
+  }
+
+  static async start(rules: AllowRule[]): Promise<EgressListener> {
+    const dir = mkdtempSync(join(tmpdir(), 'toolsmith-egress-'));
+    chmodSync(dir, 0o755);
+    const l = new EgressListener(dir, rules);
+    await new Promise<void>((resolve, reject) => {
+      l.server.once('error', reject);
+      l.server.listen(join(dir, 'proxy.sock'), () => resolve());
+    });
+    // The container's user (65534) connects; nothing else can reach the folder's socket from outside.
+    chmodSync(join(dir, 'proxy.sock'), 0o666);
+    return l;
+  }
+
+  /** Requests whose connection is still open (bytes so far), marked `open`. */
+  inFlight(): EgressRecord[] {
+    return [...this.open].map((o) => ({ ...o.record, ms: ms(o.started), open: true }));
+  }
+
+  async close(): Promise<void> {
+    for (const s of this.sockets) s.destroy();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+
+  private accept(client: Socket): void {
+    this.sockets.add(client);
+    client.on('close', () => this.sockets.delete(client));
+    client.on('error', () => {});
+    if (this.sockets.size > MAX_CONNECTIONS) {
+      client.end(reply(503, `toolsmith egress: more than ${MAX_CONNECTIONS} connections at once\n`));
+      return;
+    }
+    let head = Buffer.alloc(0);
+    const onData = (chunk: Buffer) => {
+      head = Buffer.concat([head, chunk]);
+      const end = head.indexOf('\r\n\r\n');
+      if (end < 0) {
+        if (head.length > MAX_HEAD) {
+          client.off('data', onData);
+          client.end(reply(431, 'toolsmith egress: request head too large\n'));
+        }
+        return;
+      }
+      client.off('data', onData);
+      client.pause();
+      this.handle(client, head.subarray(0, end).toString('latin1'), head.subarray(end + 4));
+    };
+    client.on('data', onData);
+  }
+
+  private handle(client: Socket, head: string, rest: Buffer): void {
+    const lines = head.split('\r\n');
+    const [method = '', target = '', version = 'HTTP/1.1'] = (lines[0] ?? '').split(' ');
+    let host = '';
+    let port = 0;
+    let path = '/';
+    if (method === 'CONNECT') {
+      const m = /^(\[[^\]]+\]|[^:]+):(\d+)$/.exec(target);
+      host = m?.[1] ?? '';
+      port = Number(m?.[2] ?? 0);
+    } else {
+      try {
+        const u = new URL(target);
+        if (u.protocol === 'http:') {
+          host = u.hostname;
+          port = Number(u.port || 80);
+          path = `${u.pathname}${u.search}`;
+        }
+      } catch {
+        /* not an absolute http URL: refused below */
+      }
+    }
+    const record: EgressRecord = {
+      host: host.replace(/^\[|\]$/g, ''),
+      port,
+      method: method.slice(0, 16),
+      allowed: false,
+      bytesOut: 0,
+      bytesIn: 0,
+      ms: 0,
+    };
+    const o: Open = { record, started: performance.now() };
+    const finish = () => {
+      if (!this.open.delete(o)) return;
+      record.ms = ms(o.started);
+      this.onRecord(record);
+    };
+    this.open.add(o);
+    client.on('close', finish);
+    if (!host || !port) {
+      record.error = `not a proxy request: ${JSON.stringify((lines[0] ?? '').slice(0, 200))}`;
+      record.status = 400;
+      client.end(reply(400, 'toolsmith egress: only absolute http:// requests and CONNECT are proxied\n'));
+      finish(); // complete now: the tool's call may end before the host sees the socket close
+      return;
+    }
+    if (!isAllowed(this.rules, host, port)) {
+      record.status = 403;
+      client.end(
+        reply(403, `toolsmith egress: ${host}:${port} is not in this sandbox's egress allow-list\n`),
+      );
+      finish();
+      return;
+    }
+    record.allowed = true;
+    const upstream = createConnection({ host: record.host, port });
+    let connected = false;
+    upstream.on('error', (e) => {
+      record.error = e.message;
+      if (!connected) {
+        record.status = 502;
+        client.end(reply(502, `toolsmith egress: cannot reach ${host}:${port}: ${e.message}\n`));
+        finish();
+      } else client.destroy();
+    });
+    upstream.on('connect', () => {
+      connected = true;
+      upstream.on('data', (d: Buffer) => {
+        if (record.bytesIn === 0 && method !== 'CONNECT') {
+          const status = /^HTTP\/\d(?:\.\d)? (\d{3})/.exec(d.subarray(0, 32).toString('latin1'));
+          if (status) record.status = Number(status[1]);
+        }
+        record.bytesIn += d.length;
+      });
+      client.on('data', (d: Buffer) => {
+        record.bytesOut += d.length;
+      });
+      if (method === 'CONNECT') {
+        record.status = 200;
+        client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+      } else {
+        // origin-form request line, proxy headers dropped, one request per connection
+        const headers = lines
+          .slice(1)
+          .filter((l) => !/^(proxy-connection|proxy-authorization|connection|keep-alive):/i.test(l));
+        const out = Buffer.from(
+          [`${method} ${path} ${version}`, ...headers, 'Connection: close', '', ''].join('\r\n'),
+          'latin1',
+        );
+        record.bytesOut += out.length;
+        upstream.write(out);
+      }
+      if (rest.length) {
+        record.bytesOut += rest.length;
+        upstream.write(rest);
+      }
+      client.pipe(upstream);
+      upstream.pipe(client);
+      client.resume();
+    });
+    client.on('close', () => upstream.destroy());
+    upstream.on('close', () => {
+      // The destination is done: every byte it sent is counted, nothing more can reach it.
+      finish();
+      client.end();
+    });
+  }
+}
+
+const ms = (started: number) => Math.round((performance.now() - started) * 1000) / 1000;
+
+function reply(status: number, body: string): string {
+  const text =
+    {
+      400: 'Bad Request',
+      403: 'Forbidden',
+      431: 'Request Header Fields Too Large',
+      502: 'Bad Gateway',
+      503: 'Service Unavailable',
+    }[status] ?? 'Error';
+  return `HTTP/1.1 ${status} ${text}\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
+}

@@ -1,0 +1,210 @@
+/**
+ * Per-sandbox dependencies (docs/sandboxes.md): requirements.txt with a local wheelhouse (no package
+ * index answers here), package.json from the npm registry, the content-hash cache and the errors that
+ * name a missing package. Through the real CLI, the service and the Docker engine.
+ */
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import Docker from 'dockerode';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSandboxManager } from '../../../src-main/app/sandbox-factory.ts';
+import { ToolsmithService } from '../../../src-main/app/service.ts';
+import { writeWheel } from '../../support/wheel.ts';
+import { removeWorkspace, repoRoot, tempWorkspace } from '../../support/workspace.ts';
+
+const docker = new Docker();
+const nonce = randomBytes(6).toString('hex');
+let ws: string;
+const built = new Set<string>();
+
+function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
+  return new Promise((resolve) => {
+    const p = spawn(
+      join(repoRoot, 'node_modules/.bin/node'),
+      [join(repoRoot, 'bin/toolsmith.mjs'), '--workspace', ws, ...args],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let out = '';
+    let err = '';
+    p.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    p.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    p.on('close', (code) => resolve({ code: code ?? -1, out, err }));
+  });
+}
+
+function sandbox(name: string, tools: string, files: Record<string, string> = {}): string {
+  const dir = join(ws, 'sandboxes', name);
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'tools.py'), tools);
+  for (const [f, text] of Object.entries(files)) writeFileSync(join(dir, f), text);
+  appendFileSync(join(ws, '.toolsmith', 'config.toml'), `\n[sandboxes.${name}]\ndescription = "deps test"\n`);
+  return dir;
+}
+
+const GREET_TOOLS = `import toolsmith_tiny
+
+
+@tool(grade=(0, 0))
+def greet(name: str) -> ToolResponse:
+    """Greets with the wheel's module.
+
+    Args:
+        name: Who.
+    """
+    return ToolResponse(success=True, data=toolsmith_tiny.greet(name))
+`;
+const PLAIN_TOOLS = `@tool(grade=(0, 0))
+def noop() -> ToolResponse:
+    """Does nothing."""
+    return ToolResponse(success=True, data=None)
+`;
+
+beforeAll(() => {
+  ws = tempWorkspace();
+  const dir = sandbox('pydeps', GREET_TOOLS, {
+    'requirements.txt': '# the local wheel\ntoolsmith-tiny==0.1.0\n',
+  });
+  mkdirSync(join(dir, 'wheels'));
+  writeWheel(join(dir, 'wheels'), 'toolsmith_tiny', '0.1.0', {
+    'toolsmith_tiny/__init__.py': `NONCE = "${nonce}"\n\ndef greet(name):\n    return "hello " + name + " from a wheel"\n`,
+  });
+  sandbox('pymissing', PLAIN_TOOLS, { 'requirements.txt': `toolsmith-not-here-${nonce}==1.0\n` });
+  sandbox('nodedeps', PLAIN_TOOLS, {
+    'package.json': JSON.stringify({
+      name: 'nodedeps',
+      private: true,
+      description: nonce,
+      dependencies: { 'is-number': '7.0.0' },
+    }),
+  });
+  sandbox('nodemissing', PLAIN_TOOLS, {
+    'package.json': JSON.stringify({
+      name: 'nodemissing',
+      private: true,
+      dependencies: { [`toolsmith-no-such-package-${nonce}`]: '1.0.0' },
+    }),
+  });
+});
+
+afterAll(async () => {
+  for (const tag of built)
+    await docker
+      .getImage(tag)
+      .remove({ force: true })
+      .catch(() => {});
+  if (ws) removeWorkspace(ws);
+});
+
+const tagOf = (out: string) => out.trim().split('\n').pop() ?? '';
+
+describe('python dependencies from a local wheelhouse', () => {
+  it('image build --sandbox installs the wheel offline into a derived image, with progress', async () => {
+    const r = await cli(['image', 'build', '--sandbox', 'pydeps']);
+    expect(r.err).toMatch(/offline from wheels\//);
+    expect(r.err).toMatch(/Successfully installed toolsmith[-_]tiny-0\.1\.0/);
+    expect(r.code, r.err).toBe(0);
+    const tag = tagOf(r.out);
+    expect(tag).toMatch(/^toolsmith\/python-deps:[0-9a-f]{16}$/);
+    built.add(tag);
+    const info = await docker.getImage(tag).inspect();
+    expect(info.Config.User).toBe('65534:65534');
+  }, 300_000);
+
+  it('unchanged files: the second build is a cache hit (same image, nothing rebuilt)', async () => {
+    const first = await cli(['image', 'build', '--sandbox', 'pydeps']);
+    const tag = tagOf(first.out);
+    const id = (await docker.getImage(tag).inspect()).Id;
+    const again = await cli(['image', 'build', '--sandbox', 'pydeps']);
+    expect(again.code).toBe(0);
+    expect(tagOf(again.out)).toBe(tag);
+    expect(again.err).toMatch(/is up to date/);
+    expect(again.err).not.toMatch(/building toolsmith\/python-deps/);
+    expect((await docker.getImage(tag).inspect()).Id).toBe(id);
+  }, 300_000);
+
+  it('tool code imports the installed package in the sandbox', async () => {
+    const svc = ToolsmithService.open(ws, { sandboxFactory: createSandboxManager, oneShot: true });
+    try {
+      const r = await svc.executeScript({
+        sandbox: 'pydeps',
+        language: 'python',
+        body: 'r = greet(name="Ada")\nemit_result(r.data)\n',
+      });
+      expect(r.error).toBeUndefined();
+      expect(r.data).toBe('hello Ada from a wheel');
+    } finally {
+      await svc.close();
+    }
+  }, 300_000);
+
+  it('a package with no wheel and no index: a clear error naming it', async () => {
+    const r = await cli(['image', 'build', '--sandbox', 'pymissing']);
+    expect(r.code).not.toBe(0);
+    expect(r.err).toContain(`"toolsmith-not-here-${nonce}==1.0"`);
+    expect(r.err).toMatch(/no package index answers here/);
+    expect(r.err).toContain('sandboxes/pymissing/wheels/');
+    // the same error reaches a script run in that sandbox (the image is built on first use)
+    const svc = ToolsmithService.open(ws, { sandboxFactory: createSandboxManager, oneShot: true });
+    try {
+      const run = await svc.executeScript({
+        sandbox: 'pymissing',
+        language: 'python',
+        body: 'emit_result(1)\n',
+      });
+      expect(run.exitReason).toBe('infra');
+      expect(run.error?.message).toContain(`toolsmith-not-here-${nonce}`);
+    } finally {
+      await svc.close();
+    }
+  }, 300_000);
+});
+
+describe('node dependencies from the npm registry', () => {
+  it('package.json is installed (no install scripts) into a derived node image, cached by hash', async () => {
+    const r = await cli(['image', 'build', '--sandbox', 'nodedeps', '--runtime', 'node']);
+    expect(r.code, r.err).toBe(0);
+    expect(r.err).toMatch(/--ignore-scripts/);
+    const tag = tagOf(r.out);
+    expect(tag).toMatch(/^toolsmith\/node-deps:[0-9a-f]{16}$/);
+    built.add(tag);
+    // the dependency loads inside the image, with no network
+    expect(await runNode(tag, 'console.log(require("is-number")(5), require("is-number")("x"))')).toBe(
+      'true false',
+    );
+    const again = await cli(['image', 'build', '--sandbox', 'nodedeps']);
+    expect(tagOf(again.out)).toBe(tag);
+    expect(again.err).toMatch(/is up to date/);
+  }, 300_000);
+
+  it('a package the registry does not have: a clear error naming it', async () => {
+    const r = await cli(['image', 'build', '--sandbox', 'nodemissing', '--runtime', 'node']);
+    expect(r.code).not.toBe(0);
+    expect(r.err).toContain(`"toolsmith-no-such-package-${nonce}"`);
+    expect(r.err).toMatch(/npm registry does not have/);
+  }, 300_000);
+});
+
+async function runNode(image: string, code: string): Promise<string> {
+  const c = await docker.createContainer({
+    Image: image,
+    Entrypoint: ['/usr/local/bin/node'],
+    Cmd: ['-e', code],
+    HostConfig: { NetworkMode: 'none', AutoRemove: false },
+  });
+  try {
+    const stream = await c.attach({ stream: true, stdout: true, stderr: true });
+    const out = new PassThrough();
+    let text = '';
+    out.on('data', (d: Buffer) => (text += d.toString()));
+    docker.modem.demuxStream(stream, out, out);
+    await c.start();
+    await c.wait();
+    await new Promise((r) => setTimeout(r, 100));
+    return text.trim();
+  } finally {
+    await c.remove({ force: true }).catch(() => {});
+  }
+}

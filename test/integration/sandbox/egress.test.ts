@@ -1,0 +1,300 @@
+/**
+ * Egress for tool code (docs/sandboxes.md): a sandbox with `[sandboxes.S.egress] allow = [...]` runs its
+ * tools in containers whose only way out is the host's proxy; scripts run where they always do, without
+ * any network. Loopback HTTP servers started here are the outside world.
+ */
+import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import Docker from 'dockerode';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSandboxManager, imagePaths } from '../../../src-main/app/sandbox-factory.ts';
+import { ToolsmithService } from '../../../src-main/app/service.ts';
+import { SandboxBackend } from '../../../src-main/infra/sandbox/backend.ts';
+import { ProcessWorkerFactory } from '../../../src-main/infra/sandbox/process.ts';
+import { removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
+
+const TOOLS = `import http.client
+import socket
+import urllib.request
+
+
+@tool(grade=(2, 0))
+def get_url(url: str) -> ToolResponse:
+    """Fetch a URL (through the proxy the environment names).
+
+    Args:
+        url: The URL.
+    """
+    try:
+        with urllib.request.urlopen(url, timeout=10) as r:
+            return ToolResponse(success=True, data={"status": r.status, "body": r.read().decode()})
+    except Exception as e:  # noqa: BLE001
+        return ToolResponse(success=False, message=f"{type(e).__name__}: {e}")
+
+
+@tool(grade=(2, 0))
+def tunnel(host: str, port: int, path: str) -> ToolResponse:
+    """GET through a CONNECT tunnel of the proxy.
+
+    Args:
+        host: Destination host.
+        port: Destination port.
+        path: The path.
+    """
+    try:
+        c = http.client.HTTPConnection("127.0.0.1", 3128, timeout=10)
+        c.set_tunnel(host, port)
+        c.request("GET", path)
+        r = c.getresponse()
+        return ToolResponse(success=True, data={"status": r.status, "body": r.read().decode()})
+    except Exception as e:  # noqa: BLE001
+        return ToolResponse(success=False, message=f"{type(e).__name__}: {e}")
+
+
+@tool(grade=(2, 0))
+def direct(host: str, port: int) -> ToolResponse:
+    """Connect without the proxy.
+
+    Args:
+        host: Host.
+        port: Port.
+    """
+    try:
+        socket.create_connection((host, port), timeout=3).close()
+        return ToolResponse(success=True, data="connected")
+    except Exception as e:  # noqa: BLE001
+        return ToolResponse(success=False, message=f"{type(e).__name__}: {e}")
+`;
+
+const docker = new Docker();
+let ws: string;
+let svc: ToolsmithService;
+let allowed: Server;
+let denied: Server;
+let allowedPort: number;
+let deniedPort: number;
+let deniedHits = 0;
+let gateway = '';
+
+function listen(handler: Parameters<typeof createServer>[1]): Promise<Server> {
+  return new Promise((resolve) => {
+    const s = createServer(handler);
+    // on every interface: a container with any network route to the host could reach it directly
+    s.listen(0, '0.0.0.0', () => resolve(s));
+  });
+}
+const port = (s: Server) => (s.address() as AddressInfo).port;
+
+beforeAll(async () => {
+  allowed = await listen((req, res) => {
+    res.end(`hello from ${req.url}`);
+  });
+  denied = await listen((_req, res) => {
+    deniedHits++;
+    res.end('should never be reached');
+  });
+  allowedPort = port(allowed);
+  deniedPort = port(denied);
+  const bridge = await docker.getNetwork('bridge').inspect();
+  gateway =
+    (bridge as { IPAM?: { Config?: { Gateway?: string }[] } }).IPAM?.Config?.[0]?.Gateway ?? '172.17.0.1';
+  ws = tempWorkspace();
+  mkdirSync(join(ws, 'sandboxes', 'web'));
+  writeFileSync(join(ws, 'sandboxes', 'web', 'tools.py'), TOOLS);
+  appendFileSync(
+    join(ws, '.toolsmith', 'config.toml'),
+    `\n[sandboxes.web]\ndescription = "egress test"\n[sandboxes.web.egress]\nallow = ["127.0.0.1:${allowedPort}"]\n`,
+  );
+  svc = ToolsmithService.open(ws, { sandboxFactory: createSandboxManager, oneShot: true });
+}, 60_000);
+
+afterAll(async () => {
+  await svc?.close();
+  allowed?.close();
+  denied?.close();
+  if (ws) removeWorkspace(ws);
+});
+
+const run = (body: string, language: 'python' | 'js' = 'python') =>
+  svc.executeScript({ sandbox: 'web', language, body });
+
+describe('egress for tool code', () => {
+  it('an allowed host answers through the proxy, and the request is in the trace', async () => {
+    const r = await run(`r = get_url(url="http://127.0.0.1:${allowedPort}/hello")\nemit_result(r.data)\n`);
+    expect(r.error).toBeUndefined();
+    expect(r.data).toEqual({ status: 200, body: 'hello from /hello' });
+    expect(r.toolCalls).toHaveLength(1);
+    const [e] = r.toolCalls[0]?.egress ?? [];
+    expect(e).toMatchObject({
+      host: '127.0.0.1',
+      port: allowedPort,
+      method: 'GET',
+      allowed: true,
+      status: 200,
+    });
+    expect(e?.bytesOut).toBeGreaterThan(0);
+    expect(e?.bytesIn).toBeGreaterThan('hello from /hello'.length);
+    expect(e?.ms).toBeGreaterThan(0);
+    expect(e?.open).toBeUndefined();
+  }, 180_000);
+
+  it('CONNECT tunnels to an allowed host work and are traced', async () => {
+    const r = await run(
+      `r = tunnel(host="127.0.0.1", port=${allowedPort}, path="/t")\nemit_result(r.data)\n`,
+    );
+    expect(r.data).toEqual({ status: 200, body: 'hello from /t' });
+    expect(r.toolCalls[0]?.egress?.[0]).toMatchObject({
+      method: 'CONNECT',
+      allowed: true,
+      port: allowedPort,
+    });
+  }, 60_000);
+
+  it('a host outside the allow-list is refused by the proxy and traced as denied', async () => {
+    const r = await run(
+      `r = get_url(url="http://127.0.0.1:${deniedPort}/x")\nemit_result({"ok": r.success, "message": r.message})\n`,
+    );
+    expect(r.data).toMatchObject({ ok: false });
+    expect(String((r.data as { message: string }).message)).toMatch(/403/);
+    expect(r.toolCalls[0]?.egress?.[0]).toMatchObject({
+      host: '127.0.0.1',
+      port: deniedPort,
+      method: 'GET',
+      allowed: false,
+      status: 403,
+      bytesIn: 0,
+    });
+    const t = await run(
+      `r = tunnel(host="127.0.0.1", port=${deniedPort}, path="/")\nemit_result(r.success)\n`,
+    );
+    expect(t.data).toBe(false);
+    expect(t.toolCalls[0]?.egress?.[0]).toMatchObject({ method: 'CONNECT', allowed: false });
+    expect(deniedHits).toBe(0);
+  }, 60_000);
+
+  it('tool code has no network besides the proxy: a direct connection to the host fails', async () => {
+    const r = await run(
+      `r = direct(host="${gateway}", port=${allowedPort})\nemit_result({"ok": r.success, "message": r.message})\n`,
+    );
+    expect(r.data).toMatchObject({ ok: false });
+    expect(String((r.data as { message: string }).message)).toMatch(/unreachable|OSError|Errno/i);
+  }, 60_000);
+
+  it('script code runs in a container with no network, no proxy and no socket: not even the allowed host', async () => {
+    await run('emit_result(1)\n');
+    const mine = await docker.listContainers({
+      filters: { label: ['toolsmith.sandbox=web', `toolsmith.owner=${process.pid}`] },
+    });
+    const inspected = await Promise.all(mine.map((c) => docker.getContainer(c.Id).inspect()));
+    const isTools = (i: Docker.ContainerInspectInfo) => i.Config.Env.some((e) => e.startsWith('HTTP_PROXY='));
+    const scripts = inspected.filter((i) => !isTools(i));
+    const tools = inspected.filter(isTools);
+    expect(scripts.length).toBeGreaterThan(0);
+    expect(tools.length).toBeGreaterThan(0);
+    for (const i of [...scripts, ...tools]) expect(i.HostConfig.NetworkMode).toBe('none');
+    for (const i of scripts) {
+      expect(i.HostConfig.Binds ?? []).toEqual([]);
+      // From inside the script container: the host (where the allowed server listens on every interface),
+      // the proxy relay's port and the proxy's socket are all out of reach.
+      const probe = `
+import socket
+out = []
+for target in [("${gateway}", ${allowedPort}), ("127.0.0.1", 3128), ("127.0.0.1", ${allowedPort})]:
+    try:
+        socket.create_connection(target, timeout=2).close()
+        out.append("connected")
+    except OSError as e:
+        out.append(type(e).__name__)
+try:
+    s = socket.socket(socket.AF_UNIX)
+    s.connect("/run/toolsmith-egress/proxy.sock")
+    out.append("connected")
+except OSError as e:
+    out.append(type(e).__name__)
+print(" ".join(out))
+`;
+      const text = await execIn(i.Id, ['/usr/bin/python3', '-c', probe]);
+      expect(text.trim().split(' ')).toHaveLength(4);
+      expect(text).not.toMatch(/connected/);
+    }
+  }, 60_000);
+
+  it("a run's record keeps the requests in its trace (rules tier: no LLM)", async () => {
+    const runs = await svc.runs();
+    const outcome = await runs.start({
+      task: `get_url(url="http://127.0.0.1:${allowedPort}/run")`,
+      sandbox: 'web',
+      providers: [],
+    }).done;
+    expect(outcome.status).toBe('succeeded');
+    const calls = runs.get(outcome.runId).attempts.flatMap((a) => a.toolCalls);
+    expect(calls.map((c) => c.name)).toEqual(['get_url']);
+    expect(calls[0]?.egress?.[0]).toMatchObject({
+      host: '127.0.0.1',
+      port: allowedPort,
+      method: 'GET',
+      allowed: true,
+      status: 200,
+    });
+  }, 60_000);
+
+  it('a JS script calls the sandbox tool in the egress tool container too', async () => {
+    const r = await run(
+      `const r = await get_url({url: "http://127.0.0.1:${allowedPort}/js"});\nemitResult(r.data);\n`,
+      'js',
+    );
+    expect(r.error).toBeUndefined();
+    expect(r.data).toEqual({ status: 200, body: 'hello from /js' });
+    expect(r.toolCalls[0]?.egress?.[0]).toMatchObject({ allowed: true, port: allowedPort });
+  }, 120_000);
+});
+
+describe('egress without Docker', () => {
+  it('the process fallback refuses a sandbox with egress instead of running its tools unconfined', async () => {
+    const factory = new ProcessWorkerFactory({
+      ...imagePaths(),
+      memoryMb: 128,
+      pids: 64,
+      tmpfsMb: 8,
+      noBubblewrap: true,
+    });
+    const b = new SandboxBackend({
+      factory,
+      pool: { minSize: 0, maxSize: 1, maxJobsPerWorker: 10, idleMs: 60_000, queueTimeoutMs: 10_000 },
+      maxOutputBytes: 50 * 1024,
+      specFor: (name, runtime) => ({
+        name,
+        runtime,
+        toolsSource: TOOLS,
+        hostTools: [],
+        credentials: {},
+        egress: { allow: ['127.0.0.1:80'] },
+      }),
+    });
+    try {
+      const r = await b.callTool('web', 'get_url', { url: 'http://127.0.0.1/' });
+      expect(r.response).toBeUndefined();
+      expect(r.result.exitReason).toBe('infra');
+      expect(r.result.error?.message).toMatch(/egress, which is enforced only by the Docker backend/);
+    } finally {
+      await b.dispose();
+    }
+  }, 60_000);
+});
+
+async function execIn(id: string, cmd: string[]): Promise<string> {
+  const exec = await docker
+    .getContainer(id)
+    .exec({ Cmd: cmd, AttachStdout: true, AttachStderr: true, User: '65534:65534' });
+  const stream = await exec.start({ hijack: true, stdin: false });
+  const chunks: Buffer[] = [];
+  const { PassThrough } = await import('node:stream');
+  const out = new PassThrough();
+  out.on('data', (d: Buffer) => chunks.push(d));
+  docker.modem.demuxStream(stream, out, out);
+  await new Promise<void>((resolve) => stream.on('end', () => resolve()));
+  return Buffer.concat(chunks).toString();
+}
