@@ -14,6 +14,10 @@ import type { ValidationResult, Violation } from '../core/lang/violation.ts';
 import type { BuiltPrompt } from '../core/script/generator.ts';
 import type { SandboxTool } from '../core/tools/extract.ts';
 import type { OpenAiFunctionSchema } from '../core/tools/schema.ts';
+import { suiteRequests } from './suites.ts';
+import type { SuiteProgressView, SuiteResponses } from './suites.ts';
+
+export type * from './suites.ts';
 
 const name = z
   .string()
@@ -73,6 +77,7 @@ export const requests = {
       text: z.string().max(500).optional(),
       limit: z.number().int().min(1).max(1000).optional(),
       offset: z.number().int().min(0).optional(),
+      suiteRun: runId.optional(),
     })
     .strict(),
   /** A run's record. Prompts are large (the tools manual in every attempt): by default each attempt
@@ -150,6 +155,7 @@ export const requests = {
   'settings.setProviderKey': z.object({ provider: name, key: z.string().min(1).max(1000) }).strict(),
   'system.status': z.object({}).strict(),
   'system.buildImage': z.object({ runtime: z.enum(['python', 'node', 'bun', 'deno']) }).strict(),
+  ...suiteRequests,
 } as const;
 
 export interface RunSummaryView {
@@ -169,6 +175,7 @@ export interface RunSummaryView {
   durationMs: number;
   error: string | null;
   originRun: string | null;
+  suiteRun: string | null;
 }
 
 /** An attempt's prompt without its text: what a timeline needs. */
@@ -239,7 +246,8 @@ export interface SettingsView {
 export type PushEvent =
   | { type: 'run_event'; event: RunEvent }
   | { type: 'token'; runId: string; n: number; text: string }
-  | { type: 'image_progress'; runtime: string; line: string; done?: boolean; error?: string };
+  | { type: 'image_progress'; runtime: string; line: string; done?: boolean; error?: string }
+  | { type: 'suite_progress'; progress: SuiteProgressView };
 
 export interface ToolsView {
   sandbox: string;
@@ -249,7 +257,7 @@ export interface ToolsView {
   openai: OpenAiFunctionSchema[];
 }
 
-export interface Responses {
+export interface Responses extends SuiteResponses {
   'workspace.info': { workspace: string; name: string; version: string };
   'sandboxes.list': { name: string; description: string; tools: number; problems: number }[];
   'tools.list': ToolsView & { source: string };
