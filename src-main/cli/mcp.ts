@@ -12,6 +12,7 @@ import type { ToolsmithService } from '../app/service.ts';
 import { kitToolView } from '../core/kits/kit.ts';
 import { openAiFunctionSchema } from '../core/tools/schema.ts';
 import { resolveRuntime } from '../core/sandbox/runtimes.ts';
+import { registerSuiteTools } from './mcp-suites.ts';
 
 type Content = {
   content: { type: 'text'; text: string }[];
@@ -191,6 +192,7 @@ export function createMcpServer(svc: ToolsmithService): McpServer {
         );
       }),
   );
+  registerSuiteTools(server, svc);
   return server;
 }
 

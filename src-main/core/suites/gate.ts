@@ -65,9 +65,14 @@ export class GatedProvider implements LlmProvider {
   async generate(req: LlmRequest): Promise<LlmResponse> {
     await this.gate.wait(req.signal);
     try {
-      const r = await this.inner.generate(req);
-      this.gate.noteRetries(r.retries);
-      return r;
+      // A 429 pauses every case at once, while this one waits out its own retry.
+      return await this.inner.generate({
+        ...req,
+        onRetry: (r) => {
+          this.gate.noteRetries([r]);
+          req.onRetry?.(r);
+        },
+      });
     } catch (e) {
       if (e instanceof LlmError) {
         this.gate.noteRetries(e.retries);
