@@ -11,7 +11,7 @@ import type { AssertionVerdict, CaseOutcome } from '../core/suites/assert.ts';
 import { GatedProvider, RateGate } from '../core/suites/gate.ts';
 import { buildMatrix, compareMatrices, costOf } from '../core/suites/matrix.ts';
 import type { CaseResult, SuiteColumn, SuiteComparison, SuiteMatrix } from '../core/suites/matrix.ts';
-import { expandCases, locateInSuite, parseSuite } from '../core/suites/schema.ts';
+import { expandCases, formatPath, locateInSuite, parseSuite } from '../core/suites/schema.ts';
 import type { Assertion, CaseInstance, Suite, SuiteProblem } from '../core/suites/schema.ts';
 import { SuiteStore } from '../infra/store/suite-store.ts';
 import type { SuiteRunRow, SuiteRunSpec } from '../infra/store/suite-store.ts';
@@ -69,7 +69,7 @@ export function checkSuiteText(
   if (!r.ok) return { problems: r.problems };
   const problems: SuiteProblem[] = [];
   const at = (path: (string | number)[], message: string) =>
-    problems.push({ ...locateInSuite(text, path), path: path.join('.'), message });
+    problems.push({ ...locateInSuite(text, path), path: formatPath(path), message });
   let tools: string[] = [];
   try {
     tools = svc.scriptTools(r.suite.sandbox, r.suite.kit).tools.map((t) => t.name);

@@ -2,6 +2,8 @@
  * Scripted LLM answers for the sample suites (resources/workspace/suites): a correct script per task, so
  * the suites run against the scripted LLM server; tests make one "model" answer differently.
  */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { RecordedRequest } from './llm-server.ts';
 
 export const fence = (code: string): string => '```python\n' + code + '\n```';
@@ -66,3 +68,16 @@ export const ORACLE: Record<string, string> = {
   'What does the refund policy say?': 'emit_result(search_kb(query="refund").data[0]["body"])',
   'How many tickets are pending?': 'emit_result(len(list_tickets(status="pending").data))',
 };
+
+/** Points the sample workspace's provider at the scripted server and adds prices. */
+export function scriptedConfig(dir: string, url: string): void {
+  const file = join(dir, '.toolsmith/config.toml');
+  const text = readFileSync(file, 'utf8')
+    .replace('base_url = "http://127.0.0.1:11434/v1"', `base_url = "${url}"`)
+    .replace('standby = 1', 'standby = 0');
+  writeFileSync(
+    file,
+    `${text}\n[prices.good]\nprompt = 1.0\ncompletion = 2.0\n\n[prices.weak]\nprompt = 0.5\ncompletion = 1.0\n`,
+  );
+}
+

@@ -1,7 +1,10 @@
 /** `toolsmith eval SUITE`: run a test suite, print its matrix (or JSON, or JUnit XML); exit 0 only when every case meets its threshold. */
 import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
+import { ToolsmithError } from '../../app/errors.ts';
+import { checkSuiteText } from '../../app/suites.ts';
 import type { SuiteProgress, SuiteRunView } from '../../app/suites.ts';
+import { SuiteFiles } from '../../infra/workspace/suite-files.ts';
 import type { SuiteComparison } from '../../core/suites/matrix.ts';
 import { json, parseIntOption, UsageError } from '../context.ts';
 import type { CliContext } from '../context.ts';
@@ -104,6 +107,21 @@ export function registerEval(program: Command, ctx: CliContext): void {
         cmd: Command,
       ) => {
         const svc = ctx.service(cmd);
+        if (suite) {
+          // Refuse a missing or broken suite before the sandbox pool starts.
+          const files = new SuiteFiles(svc.workspaceDir);
+          if (!files.exists(suite))
+            throw new ToolsmithError(
+              'not_found',
+              `no suite ${suite} in ${files.dir}; available: ${files.names().join(', ') || 'none'}`,
+            );
+          const { problems } = checkSuiteText(svc, files.read(suite));
+          if (problems.length)
+            throw new ToolsmithError(
+              'invalid_argument',
+              `suites/${suite}.toml: ${problems.map((p) => `line ${p.line}: ${p.path ? `${p.path}: ` : ''}${p.message}`).join('; ')}`,
+            );
+        }
         const suites = await svc.suites();
         if (!suite) {
           const list = suites.list();
