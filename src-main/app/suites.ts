@@ -341,7 +341,9 @@ export class SuiteService {
         this.store.tagRun(id, suiteRun);
         runIds.add(id);
       });
+      const tStarted = performance.now();
       const outcome = await started.done;
+      const tDone = performance.now();
       runId = outcome.runId;
       runIds.delete(runId);
       this.store.tagRun(runId, suiteRun);
@@ -368,6 +370,7 @@ export class SuiteService {
         finishedAt: Date.now(),
         overheadMs:
           performance.now() - t0 - llmMs - rec.attempts.reduce((a, x) => a + (x.execution?.durationMs ?? 0), 0),
+        suiteMs: tStarted - t0 + (performance.now() - tDone),
       };
     } catch (e) {
       return {

@@ -32,6 +32,8 @@ export interface CaseResult {
   finishedAt: number;
   /** Wall time of the case beyond the LLM's and the sandbox's own time (suite + orchestrator + store). */
   overheadMs?: number;
+  /** The suite runner's own time for the case (starting it, reading its record, assertions). */
+  suiteMs?: number;
 }
 
 export interface MatrixCell {
