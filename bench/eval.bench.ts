@@ -21,7 +21,10 @@ const ws = tempWorkspace('toolsmith-bench-eval-');
 const cfg = join(ws, '.toolsmith/config.toml');
 writeFileSync(
   cfg,
-  readFileSync(cfg, 'utf8').replace('base_url = "http://127.0.0.1:11434/v1"', `base_url = "${llm.openaiUrl}"`),
+  readFileSync(cfg, 'utf8').replace(
+    'base_url = "http://127.0.0.1:11434/v1"',
+    `base_url = "${llm.openaiUrl}"`,
+  ),
 );
 const suite = (n: number, concurrency: number) =>
   `sandbox = "ecommerce"\nmodels = ["local:bench"]\nconcurrency = ${concurrency}\n\n[[cases]]\nid = "n"\ntask = "Number {i}"\nvars = [${Array.from({ length: n }, (_, i) => `{ i = ${i} }`).join(', ')}]\n[[cases.assert]]\ntype = "equals"\nvalue = "{i}"\n[[cases.assert]]\ntype = "max_attempts"\nvalue = 1\n`;
@@ -67,13 +70,33 @@ try {
           targetMs: 3000,
           /** Beyond LLM and sandbox time: includes waiting for a free sandbox worker (pool max_size). */
           overheadMs: {
-            p50: r3(percentile(w.results.map((r) => r.overheadMs ?? 0), 50)),
-            p95: r3(percentile(w.results.map((r) => r.overheadMs ?? 0), 95)),
+            p50: r3(
+              percentile(
+                w.results.map((r) => r.overheadMs ?? 0),
+                50,
+              ),
+            ),
+            p95: r3(
+              percentile(
+                w.results.map((r) => r.overheadMs ?? 0),
+                95,
+              ),
+            ),
           },
           loadAverage: Number((await import('node:os')).loadavg()[0]?.toFixed(1)),
           caseLatencyMs: {
-            p50: r3(percentile(w.results.map((r) => r.latencyMs), 50)),
-            p95: r3(percentile(w.results.map((r) => r.latencyMs), 95)),
+            p50: r3(
+              percentile(
+                w.results.map((r) => r.latencyMs),
+                50,
+              ),
+            ),
+            p95: r3(
+              percentile(
+                w.results.map((r) => r.latencyMs),
+                95,
+              ),
+            ),
           },
         },
       },

@@ -11,7 +11,8 @@ import type { AssertionVerdict, CaseOutcome } from '../core/suites/assert.ts';
 import { GatedProvider, RateGate } from '../core/suites/gate.ts';
 import { buildMatrix, compareMatrices, costOf } from '../core/suites/matrix.ts';
 import type { CaseResult, SuiteColumn, SuiteComparison, SuiteMatrix } from '../core/suites/matrix.ts';
-import { expandCases, formatPath, locateInSuite, parseSuite } from '../core/suites/schema.ts';
+import { expandCases, formatPath, locateInSuite } from '../core/suites/schema.ts';
+import { parseSuite } from '../infra/workspace/suite-toml.ts';
 import type { Assertion, CaseInstance, Suite, SuiteProblem } from '../core/suites/schema.ts';
 import { SuiteStore } from '../infra/store/suite-store.ts';
 import type { SuiteRunRow, SuiteRunSpec } from '../infra/store/suite-store.ts';
@@ -85,7 +86,10 @@ export function checkSuiteText(
           at(['cases', i, 'assert', j, 'script'], `predicate line ${x.line - 1}: [${x.rule}] ${x.message}`);
       }
       if ((a.type === 'tool_called' || a.type === 'tool_not_called') && !tools.includes(a.tool))
-        at(['cases', i, 'assert', j, 'tool'], `no tool ${a.tool} in ${r.suite.sandbox}; tools: ${tools.join(', ')}`);
+        at(
+          ['cases', i, 'assert', j, 'tool'],
+          `no tool ${a.tool} in ${r.suite.sandbox}; tools: ${tools.join(', ')}`,
+        );
     }),
   );
   return { suite: r.suite, problems };
@@ -154,7 +158,10 @@ export class SuiteService {
   }
 
   /** The suite, ready to run: parsed, checked, with its columns. */
-  private load(req: StartSuiteRequest): { suite: Suite; columns: { column: SuiteColumn; provider: LlmProvider }[] } {
+  private load(req: StartSuiteRequest): {
+    suite: Suite;
+    columns: { column: SuiteColumn; provider: LlmProvider }[];
+  } {
     const text = this.read(req.suite);
     const { suite, problems } = checkSuiteText(this.svc, text);
     if (!suite || problems.length)
@@ -180,7 +187,10 @@ export class SuiteService {
     return { suite, columns };
   }
 
-  private resolveModels(entries: string[], req: StartSuiteRequest): { config: ProviderConfig; key: string | undefined }[] {
+  private resolveModels(
+    entries: string[],
+    req: StartSuiteRequest,
+  ): { config: ProviderConfig; key: string | undefined }[] {
     const providers = this.svc.config.providers;
     const keyFor = req.keyFor ?? envKey;
     const first = req.baseUrl
@@ -202,7 +212,8 @@ export class SuiteService {
       if (byId) return { config: byId, key: keyFor(byId) };
       const colon = entry.indexOf(':');
       const prefix = colon > 0 ? providers.find((p) => p.id === entry.slice(0, colon)) : undefined;
-      if (prefix && !req.baseUrl) return { config: { ...prefix, model: entry.slice(colon + 1) }, key: keyFor(prefix) };
+      if (prefix && !req.baseUrl)
+        return { config: { ...prefix, model: entry.slice(colon + 1) }, key: keyFor(prefix) };
       return { config: { ...first, model: entry }, key: keyFor(first) };
     });
   }
@@ -215,7 +226,8 @@ export class SuiteService {
     const jobs: Job[] = [];
     for (const instance of instances)
       for (const { column, provider } of columns)
-        for (let rep = 0; rep < (repeatOverride ?? instance.repeat); rep++) jobs.push({ instance, column, provider, rep });
+        for (let rep = 0; rep < (repeatOverride ?? instance.repeat); rep++)
+          jobs.push({ instance, column, provider, rep });
     const concurrency = Math.max(1, Math.min(req.concurrency ?? suite.concurrency, 64));
     const spec: SuiteRunSpec = {
       suite: req.suite,
@@ -369,7 +381,10 @@ export class SuiteService {
         ...(rec.error ? { error: rec.error } : {}),
         finishedAt: Date.now(),
         overheadMs:
-          performance.now() - t0 - llmMs - rec.attempts.reduce((a, x) => a + (x.execution?.durationMs ?? 0), 0),
+          performance.now() -
+          t0 -
+          llmMs -
+          rec.attempts.reduce((a, x) => a + (x.execution?.durationMs ?? 0), 0),
         suiteMs: tStarted - t0 + (performance.now() - tDone),
       };
     } catch (e) {
@@ -409,7 +424,11 @@ export class SuiteService {
         timeoutMs: 30_000,
       });
       if (r.exitReason === 'rejected')
-        out.push({ type: 'predicate', passed: false, message: `predicate refused: ${r.error?.message ?? ''}` });
+        out.push({
+          type: 'predicate',
+          passed: false,
+          message: `predicate refused: ${r.error?.message ?? ''}`,
+        });
       else if (!r.success)
         out.push({
           type: 'predicate',

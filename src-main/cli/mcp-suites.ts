@@ -17,7 +17,10 @@ export function registerSuiteTools(server: McpServer, svc: ToolsmithService): vo
         `Suites: ${names.join(', ') || 'none'}.`,
       inputSchema: {
         suite: z.string().min(1).describe('the suite name'),
-        models: z.array(z.string().min(1)).optional().describe('provider ids, provider:model, or model names'),
+        models: z
+          .array(z.string().min(1))
+          .optional()
+          .describe('provider ids, provider:model, or model names'),
         repeat: z.number().int().min(1).max(100).optional().describe('runs per case and model'),
         concurrency: z.number().int().min(1).max(64).optional(),
       },

@@ -28,7 +28,9 @@ export const suiteRequests = {
     })
     .strict(),
   'suites.cancel': z.object({ suiteRun }).strict(),
-  'suites.runs': z.object({ suite: suiteName.optional(), limit: z.number().int().min(1).max(500).optional() }).strict(),
+  'suites.runs': z
+    .object({ suite: suiteName.optional(), limit: z.number().int().min(1).max(500).optional() })
+    .strict(),
   'suites.get': z.object({ suiteRun }).strict(),
   'suites.compare': z.object({ head: suiteRun, base: suiteRun.optional() }).strict(),
 } as const;

@@ -80,4 +80,3 @@ export function scriptedConfig(dir: string, url: string): void {
     `${text}\n[prices.good]\nprompt = 1.0\ncompletion = 2.0\n\n[prices.weak]\nprompt = 0.5\ncompletion = 1.0\n`,
   );
 }
-

@@ -32,10 +32,16 @@ export function formatMatrix(v: SuiteRunView): string {
   ];
   const all = [head, ...rows, totals];
   const widths = head.map((_, i) => Math.max(...all.map((r) => (r[i] ?? '').length)));
-  const line = (r: string[]) => r.map((x, i) => x.padEnd(widths[i] ?? 0)).join('  ').trimEnd();
+  const line = (r: string[]) =>
+    r
+      .map((x, i) => x.padEnd(widths[i] ?? 0))
+      .join('  ')
+      .trimEnd();
   const failures = m.cells
     .filter((c) => !c.meets)
-    .map((c) => `  ${c.caseId} @ ${c.column}: ${c.failure ?? 'below threshold'} (runs: ${c.runIds.join(', ')})`);
+    .map(
+      (c) => `  ${c.caseId} @ ${c.column}: ${c.failure ?? 'below threshold'} (runs: ${c.runIds.join(', ')})`,
+    );
   return (
     [
       `suite ${v.suite} · run ${v.id} · ${v.status} · ${m.overall.met}/${m.overall.cells} cells met · tools ${v.spec.toolsHash}`,
@@ -58,7 +64,10 @@ export function formatComparison(c: SuiteComparison): string {
 }
 
 const xml = (s: string) =>
-  s.replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c] ?? c);
+  s.replace(
+    /[<>&"']/g,
+    (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c] ?? c,
+  );
 
 /** JUnit XML: one testsuite per column, one testcase per case instance (its threshold over repeats). */
 export function junitXml(v: SuiteRunView): string {
@@ -85,7 +94,10 @@ export function registerEval(program: Command, ctx: CliContext): void {
     .command('eval')
     .description('run a test suite (suites/NAME.toml): cases x models, pass rates, tokens, cost, latency')
     .argument('[suite]', 'the suite name (suites/NAME.toml); without one, list the suites')
-    .option('--models <list>', 'comma-separated: provider ids, provider:model, or models of the first provider')
+    .option(
+      '--models <list>',
+      'comma-separated: provider ids, provider:model, or models of the first provider',
+    )
     .option('--repeat <n>', 'runs per case and model', parseIntOption('--repeat', 1, 100))
     .option('--concurrency <n>', 'cases in parallel', parseIntOption('--concurrency', 1, 64))
     .option('--base-url <url>', 'an OpenAI-compatible endpoint for the models given by name')

@@ -116,7 +116,10 @@ const argsMatch = (call: { args: Record<string, unknown> }, args?: Record<string
   !args || Object.entries(args).every(([k, v]) => jsonEqual(call.args[k], v));
 
 /** Evaluates one non-predicate assertion. */
-export function evaluateAssertion(a: Exclude<Assertion, { type: 'predicate' }>, o: CaseOutcome): AssertionVerdict {
+export function evaluateAssertion(
+  a: Exclude<Assertion, { type: 'predicate' }>,
+  o: CaseOutcome,
+): AssertionVerdict {
   const v = (passed: boolean, message: string): AssertionVerdict => ({ type: a.type, passed, message });
   try {
     switch (a.type) {

@@ -222,7 +222,11 @@ export function compareMatrices(
     newFailures: cells.filter((c) => c.change === 'new_failure').length,
     fixed: cells.filter((c) => c.change === 'fixed').length,
     tokens: { before: tb, after: ta, delta: ta - tb },
-    latencyP50: { before: lat(base.matrix), after: lat(head.matrix), delta: lat(head.matrix) - lat(base.matrix) },
+    latencyP50: {
+      before: lat(base.matrix),
+      after: lat(head.matrix),
+      delta: lat(head.matrix) - lat(base.matrix),
+    },
     cost: { before: base.matrix.overall.cost, after: head.matrix.overall.cost },
   };
 }

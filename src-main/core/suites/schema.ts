@@ -2,7 +2,6 @@
  * Test suites (`suites/NAME.toml`): the schema, parsing with line numbers for TOML and schema errors, and
  * the expansion of cases (table rows feeding one task pattern) into concrete case instances.
  */
-import { parse, TomlError } from 'smol-toml';
 import { z } from 'zod';
 
 const json = z.unknown();
@@ -16,7 +15,10 @@ export const assertionSchema = z.discriminatedUnion('type', [
     .object({
       type: z.literal('matches'),
       pattern: z.string().min(1),
-      flags: z.string().regex(/^[imsu]*$/, 'flags among i, m, s, u').optional(),
+      flags: z
+        .string()
+        .regex(/^[imsu]*$/, 'flags among i, m, s, u')
+        .optional(),
       path: jsonPath.optional(),
     })
     .strict(),
@@ -132,22 +134,11 @@ export type SuiteParse = { ok: true; suite: Suite } | { ok: false; problems: Sui
 const placeholders = (s: string): string[] =>
   [...s.matchAll(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g)].map((m) => m[1] as string);
 
-/** Parses and validates a suite file's text; every problem carries a line number. */
-export function parseSuite(text: string): SuiteParse {
-  let raw: unknown;
-  try {
-    raw = parse(text);
-  } catch (e) {
-    if (e instanceof TomlError) {
-      return {
-        ok: false,
-        problems: [
-          { line: e.line, column: e.column, path: '', message: e.message.split('\n')[0] ?? e.message },
-        ],
-      };
-    }
-    throw e;
-  }
+/**
+ * Validates a suite's parsed TOML (`raw`); `text` is the file's text, for the line of each problem.
+ * Parsing the TOML itself is infra's (infra/workspace/suite-toml.ts).
+ */
+export function validateSuite(raw: unknown, text: string): SuiteParse {
   const r = suiteSchema.safeParse(raw);
   if (r.success) return { ok: true, suite: r.data };
   const locate = locator(text);

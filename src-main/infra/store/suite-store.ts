@@ -107,24 +107,23 @@ export class SuiteStore {
 
   get(id: string): SuiteRunRow | undefined {
     const r = this.db.prepare(`SELECT s.*, ${SuiteStore.COUNTS} FROM suite_runs s WHERE s.id = ?`).get(id) as
-      | Row
-      | undefined;
+      Row | undefined;
     return r ? this.view(r) : undefined;
   }
 
   /** Suite runs, newest first; of one suite when given. */
   list(suite?: string, limit = 50): SuiteRunRow[] {
-    const rows = (
-      suite
-        ? this.db
-            .prepare(
-              `SELECT s.*, ${SuiteStore.COUNTS} FROM suite_runs s WHERE s.suite = ? ORDER BY s.created_at DESC, s.id LIMIT ?`,
-            )
-            .all(suite, limit)
-        : this.db
-            .prepare(`SELECT s.*, ${SuiteStore.COUNTS} FROM suite_runs s ORDER BY s.created_at DESC, s.id LIMIT ?`)
-            .all(limit)
-    ) as unknown as Row[];
+    const rows = (suite
+      ? this.db
+          .prepare(
+            `SELECT s.*, ${SuiteStore.COUNTS} FROM suite_runs s WHERE s.suite = ? ORDER BY s.created_at DESC, s.id LIMIT ?`,
+          )
+          .all(suite, limit)
+      : this.db
+          .prepare(
+            `SELECT s.*, ${SuiteStore.COUNTS} FROM suite_runs s ORDER BY s.created_at DESC, s.id LIMIT ?`,
+          )
+          .all(limit)) as unknown as Row[];
     return rows.map((r) => this.view(r));
   }
 

@@ -20,7 +20,10 @@ import { repoRoot, tempWorkspace } from '../../support/workspace.ts';
 let llm: LlmServer;
 let ws: string;
 
-function cli(args: string[]): { child: ChildProcess; done: Promise<{ code: number; out: string; err: string }> } {
+function cli(args: string[]): {
+  child: ChildProcess;
+  done: Promise<{ code: number; out: string; err: string }>;
+} {
   const child = spawn(
     join(repoRoot, 'node_modules/.bin/node'),
     [join(repoRoot, 'bin/toolsmith.mjs'), '--workspace', ws, ...args],

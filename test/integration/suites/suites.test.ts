@@ -245,7 +245,8 @@ describe('assertions of every kind', () => {
       // The failing model: a KeyError first, an invalid script first, many tokens, a slow answer.
       if (task === 'T-attempts')
         return { text: fence(n === 1 ? 'emit_result({}["missing"])' : 'emit_result(1)') };
-      if (task === 'T-valid') return { text: fence(n === 1 ? 'import os\nemit_result(1)' : 'emit_result(1)') };
+      if (task === 'T-valid')
+        return { text: fence(n === 1 ? 'import os\nemit_result(1)' : 'emit_result(1)') };
       if (task === 'T-tokens') return { text: fence('emit_result(1)'), promptTokens: 50_000 };
       if (task === 'T-ms') return { text: fence('emit_result(1)'), delayMs: 1700 };
       return fail[task] ? { text: fence(fail[task]) } : undefined;
@@ -269,12 +270,18 @@ describe('assertions of every kind', () => {
       const p = verdict(k, 'local:pass+templates');
       const f = verdict(k, 'local:fail+templates');
       expect({ k, passed: p?.passed, why: p?.verdicts }).toMatchObject({ k, passed: true });
-      expect({ k, passed: f?.passed, status: f?.status }).toMatchObject({ k, passed: false, status: 'succeeded' });
+      expect({ k, passed: f?.passed, status: f?.status }).toMatchObject({
+        k,
+        passed: false,
+        status: 'succeeded',
+      });
       expect(f?.verdicts[0]?.passed).toBe(false);
     }
     expect(verdict('attempts', 'local:fail+templates')?.attempts).toBe(2);
     expect(verdict('ms', 'local:fail+templates')?.verdicts[0]?.message).toMatch(/ms, at most 1500/);
-    expect(verdict('called', 'local:fail+templates')?.verdicts[0]?.message).toMatch(/called 2 time\(s\), expected at most 1/);
+    expect(verdict('called', 'local:fail+templates')?.verdicts[0]?.message).toMatch(
+      /called 2 time\(s\), expected at most 1/,
+    );
     // The template serves its task in both columns (no LLM); the other task is served by the LLM.
     for (const col of ['local:pass+templates', 'local:fail+templates']) {
       const hit = verdict('served-hit', col);
@@ -300,14 +307,19 @@ describe('assertions of every kind', () => {
       err = e;
     }
     expect(err).toBeInstanceOf(ToolsmithError);
-    expect((err as ToolsmithError).message).toMatch(/line 10: cases\[0\]\.assert\[0\]\.script: predicate line 1: \[/);
+    expect((err as ToolsmithError).message).toMatch(
+      /line 10: cases\[0\]\.assert\[0\]\.script: predicate line 1: \[/,
+    );
     expect(llm.requests.length).toBe(before);
     expect(suites.check(readFileSync(join(ws, 'suites/escape.toml'), 'utf8')).problems[0]?.line).toBe(10);
   });
 
   it('schema errors name their line', () => {
     expect(() => suites.start({ suite: 'nope' })).toThrow(/no suite nope/);
-    writeSuite('broken', 'sandbox = "ecommerce"\n\n[[cases]]\nid = "a"\ntask = "x"\n\n[[cases.assert]]\ntype = "equal"\n');
+    writeSuite(
+      'broken',
+      'sandbox = "ecommerce"\n\n[[cases]]\nid = "a"\ntask = "x"\n\n[[cases.assert]]\ntype = "equal"\n',
+    );
     expect(() => suites.start({ suite: 'broken' })).toThrow(/line 8: cases\[0\]\.assert\[0\]\.type/);
   });
 });
