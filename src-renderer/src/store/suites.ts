@@ -122,10 +122,12 @@ export const createSuitesSlice: StateCreator<Store, [], [], SuitesSlice> = (set,
         refreshTimer = setTimeout(() => {
           refreshTimer = undefined;
           void get().selectSuiteRun(p.suiteRun);
-          if (get().suiteProgress?.status !== 'running' && get().suiteName)
+          if (get().suiteProgress?.status !== 'running' && get().suiteName) {
             void api['suites.runs']({ suite: get().suiteName as string, limit: 50 }).then((h) =>
               set({ suiteHistory: h }),
             );
+            void get().loadSuites();
+          }
         }, 300);
     },
   };
