@@ -348,8 +348,10 @@ export class SuiteService {
         noTemplates: !job.column.templates,
       });
       // The id is known as soon as the run is recorded: tag it and let cancel reach it.
+      let tagged = false;
       void started.runId.then((id) => {
         runId = id;
+        tagged = true;
         this.store.tagRun(id, suiteRun);
         runIds.add(id);
       });
@@ -358,7 +360,9 @@ export class SuiteService {
       const tDone = performance.now();
       runId = outcome.runId;
       runIds.delete(runId);
-      this.store.tagRun(runId, suiteRun);
+      // Tagged already when its id resolved (before it finished); a run created and finished before
+      // that callback ran is tagged here.
+      if (!tagged) this.store.tagRun(runId, suiteRun);
       const events = this.runs.store.events(runId);
       const rec = deriveRun(events);
       let template: string | undefined;
