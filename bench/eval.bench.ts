@@ -42,7 +42,12 @@ const r3 = (x: number) => Number(x.toFixed(3));
 try {
   // Warm up: the pool's containers, the validator threads.
   await suites.start({ suite: 'overhead', repeat: 1, concurrency: 2 }).done;
+  const cpu0 = process.cpuUsage();
   const o = await suites.start({ suite: 'overhead' }).done;
+  const cpu = process.cpuUsage(cpu0);
+  // CPU of this process per case (service, orchestrator, validation, HTTP, store, suite): less sensitive
+  // than wall time to other processes on a shared machine.
+  const cpuMsPerCase = (cpu.user + cpu.system) / 1000 / o.results.length;
   const overhead = o.results.map((r) => r.overheadMs ?? 0);
   const own = o.results.map((r) => r.suiteMs ?? 0);
   delayMs = 50;
@@ -58,6 +63,7 @@ try {
           passed: o.results.filter((r) => r.passed).length,
           overheadMs: { p50: r3(percentile(overhead, 50)), p95: r3(percentile(overhead, 95)) },
           suiteRunnerMs: { p50: r3(percentile(own, 50)), p95: r3(percentile(own, 95)) },
+          hostCpuMsPerCase: r3(cpuMsPerCase),
           targetP50Ms: 5,
         },
         cases200: {
