@@ -324,6 +324,31 @@ describe('assertions of every kind', () => {
   });
 });
 
+describe('repeats and thresholds', () => {
+  it('a case repeated N times gets a pass rate, compared with its threshold; save refuses a broken suite', async () => {
+    const text = `sandbox = "ecommerce"\nmodels = ["local:flaky"]\nrepeat = 4\nconcurrency = 1\n\n[[cases]]\nid = "half"\ntask = "Flaky half"\nthreshold = 0.5\n[[cases.assert]]\ntype = "equals"\nvalue = 1\n\n[[cases]]\nid = "strict"\ntask = "Flaky strict"\nthreshold = 0.75\n[[cases.assert]]\ntype = "equals"\nvalue = 1\n`;
+    expect(() => suites.save('flaky', text.replace('repeat = 4', 'repeat = 0'))).toThrow(/1 problem/);
+    expect(suites.save('flaky', text).problems).toEqual([]);
+    const n = new Map<string, number>();
+    llm.responder = (req) => {
+      const task = taskOf(req);
+      const i = (n.get(task) ?? 0) + 1;
+      n.set(task, i);
+      // Every other run answers 2: a 50% pass rate.
+      return fence(`emit_result(${i % 2 === 0 ? 1 : 2})`);
+    };
+    const v = await suites.start({ suite: 'flaky' }).done;
+    expect(v.results).toHaveLength(8);
+    const cells = Object.fromEntries(v.matrix.cells.map((c) => [c.caseId, [c.runs, c.passRate, c.meets]]));
+    expect(cells).toEqual({ half: [4, 0.5, true], strict: [4, 0.5, false] });
+    expect(v.status).toBe('failed');
+    // --repeat overrides the file.
+    n.clear();
+    const once = await suites.start({ suite: 'flaky', repeat: 1 }).done;
+    expect(once.results).toHaveLength(2);
+  });
+});
+
 describe('concurrency, rate limits and cancellation', () => {
   const many = (n: number) =>
     `sandbox = "ecommerce"\nmodels = ["local:good"]\nconcurrency = 4\n\n[[cases]]\nid = "n"\ntask = "Number {i}"\nvars = [${Array.from({ length: n }, (_, i) => `{ i = ${i} }`).join(', ')}]\n[[cases.assert]]\ntype = "equals"\nvalue = "{i}"\n`;
