@@ -476,7 +476,10 @@ export class SuiteService {
       base ?? this.store.list(h.suite, 500).find((r) => r.createdAt < h.createdAt && r.id !== h.id)?.id;
     if (!baseId) throw new ToolsmithError('not_found', `no earlier run of suite ${h.suite} to compare with`);
     const b = this.get(baseId);
-    return compareMatrices({ id: b.id, matrix: b.matrix }, { id: h.id, matrix: h.matrix });
+    return {
+      ...compareMatrices({ id: b.id, matrix: b.matrix }, { id: h.id, matrix: h.matrix }),
+      tools: { before: b.spec.toolsHash, after: h.spec.toolsHash },
+    };
   }
 
   close(): void {

@@ -57,6 +57,12 @@ export function formatComparison(c: SuiteComparison): string {
   const lines = [
     `compared with ${c.base}: ${c.newFailures} new failure(s), ${c.fixed} fixed, tokens ${c.tokens.before} -> ${c.tokens.after} (${c.tokens.delta >= 0 ? '+' : ''}${c.tokens.delta}), latency p50 ${Math.round(c.latencyP50.before)} -> ${Math.round(c.latencyP50.after)} ms`,
   ];
+  if (c.tools)
+    lines.push(
+      c.tools.before === c.tools.after
+        ? `  tools.py unchanged (${c.tools.after})`
+        : `  tools.py changed: ${c.tools.before} -> ${c.tools.after}`,
+    );
   for (const x of c.cells)
     if (x.change === 'new_failure' || x.change === 'fixed' || x.change === 'added' || x.change === 'removed')
       lines.push(`  ${x.change.replace('_', ' ')}: ${x.caseId} @ ${x.column}`);

@@ -178,6 +178,8 @@ export interface SuiteComparison {
   tokens: { before: number; after: number; delta: number };
   latencyP50: { before: number; after: number; delta: number };
   cost: { before: number | null; after: number | null };
+  /** Hashes of the sandbox's tools.py at each run (set by the service): tool versions compared. */
+  tools?: { before: string; after: string };
 }
 
 /** The difference from `base` (an earlier suite run's matrix) to `head`. */

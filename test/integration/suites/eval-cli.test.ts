@@ -85,6 +85,7 @@ describe('toolsmith eval', () => {
     expect(r.out).toMatch(/stock-tokyo @ local:weak: expected 9, got 4/);
     expect(r.out).toMatch(/compared with [0-9a-f-]+: 0 new failure\(s\), 0 fixed/);
     expect(r.out).toMatch(/added: stock-tokyo @ local:weak/);
+    expect(r.out).toMatch(/tools\.py unchanged \([0-9a-f]{12}\)/);
     const xml = readFileSync(junit, 'utf8');
     expect(xml).toMatch(/<testsuite name="ecommerce @ local:weak" tests="8" failures="1"/);
     expect(xml).toMatch(/<failure message="expected 9, got 4"/);

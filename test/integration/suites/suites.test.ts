@@ -85,12 +85,17 @@ describe('a suite over two models', () => {
     expect(cellRun.model).toBe('weak');
 
     fixed = true;
+    // A new version of the tools (a comment: same behaviour) between the two suite runs.
+    const tools = join(ws, 'sandboxes/ecommerce/tools.py');
+    writeFileSync(tools, `${readFileSync(tools, 'utf8')}\n# v2\n`);
     const second = await suites.start({ suite: 'ecommerce', models: ['local:good', 'local:weak'] }).done;
     expect(second.status).toBe('passed');
     const cmp = suites.compare(second.id);
     expect(cmp.base).toBe(suiteRun);
     expect(cmp.fixed).toBe(2);
     expect(cmp.newFailures).toBe(0);
+    expect(cmp.tools?.before).toMatch(/^[0-9a-f]{12}$/);
+    expect(cmp.tools?.after).not.toBe(cmp.tools?.before);
     expect(suites.compare(suiteRun, second.id).newFailures).toBe(2);
   });
 

@@ -49,6 +49,15 @@ export function SuiteComparison(props: {
             <span className={c.fixed ? 'badge status-succeeded' : 'badge'}>{c.fixed} fixed</span> tokens{' '}
             {c.tokens.before} → {c.tokens.after} ({signed(c.tokens.delta, String)}) · latency p50{' '}
             {ms(c.latencyP50.before)} → {ms(c.latencyP50.after)} ({signed(c.latencyP50.delta, ms)})
+            {c.tools && (
+              <span data-testid="tools-change">
+                {' '}
+                ·{' '}
+                {c.tools.before === c.tools.after
+                  ? `same tools.py (${c.tools.after})`
+                  : `tools.py changed ${c.tools.before} → ${c.tools.after}`}
+              </span>
+            )}
           </p>
           <table className="comparison">
             <thead>
