@@ -184,7 +184,9 @@ export class SuiteService {
         provider: makeProvider(config, key),
       })),
     );
-    return { suite, columns };
+    // The same model named twice is one column (its results would share keys).
+    const unique = columns.filter((c, i) => columns.findIndex((x) => x.column.id === c.column.id) === i);
+    return { suite, columns: unique };
   }
 
   private resolveModels(
