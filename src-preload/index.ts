@@ -37,6 +37,15 @@ const methods: Method[] = [
   'settings.setProviderKey',
   'system.status',
   'system.buildImage',
+  'suites.list',
+  'suites.read',
+  'suites.check',
+  'suites.save',
+  'suites.start',
+  'suites.cancel',
+  'suites.runs',
+  'suites.get',
+  'suites.compare',
 ];
 
 function call(method: Method) {

@@ -81,6 +81,10 @@ export const configSchema = z.object({
     .default({ timeout_s: 300, memory_mb: 256, cpus: 1, pids: 64, tmpfs_mb: 16, output_kb: 50 }),
   runtimes: z.record(z.string(), runtime).default({ python: { enabled: true }, node: { enabled: true } }),
   sandboxes: z.record(z.string(), sandbox).default({}),
+  /** Prices per million tokens by model name, for the cost column of suite results. */
+  prices: z
+    .record(z.string(), z.object({ prompt: z.number().min(0), completion: z.number().min(0) }).strict())
+    .default({}),
 });
 
 export type Config = z.infer<typeof configSchema>;

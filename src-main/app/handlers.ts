@@ -13,6 +13,7 @@ import { requests } from '../contract/api.ts';
 import type { ApiResult, Method, PromptHead, Request, Response } from '../contract/api.ts';
 import { ToolsmithError } from './errors.ts';
 import { createProviders } from './providers.ts';
+import { suiteHandlers } from './suite-handlers.ts';
 import { infraResult } from './service.ts';
 import type { ToolsmithService } from './service.ts';
 
@@ -125,6 +126,7 @@ export const handlers: Handlers = {
       ...opt('text', f.text),
       ...opt('limit', f.limit),
       ...opt('offset', f.offset),
+      ...opt('suiteRun', f.suiteRun),
     }),
   'runs.get': async (svc, { runId, prompts }) => {
     const rec = (await svc.runs()).get(runId);
@@ -324,6 +326,7 @@ export const handlers: Handlers = {
       throw e;
     }
   },
+  ...suiteHandlers,
 };
 
 /** Validates `payload` against the method's schema and runs its handler; never throws. */

@@ -20,6 +20,7 @@ import type { Config } from './config.ts';
 import { ToolsmithError } from './errors.ts';
 import { createLogger } from './log.ts';
 import { RunService } from './runs.ts';
+import { SuiteService } from './suites.ts';
 import type { SandboxManager } from './sandbox.ts';
 import type { PushEvent } from '../contract/api.ts';
 import type { Logger } from '../core/ports/executor.ts';
@@ -84,6 +85,7 @@ export class ToolsmithService {
   readonly oneShot: boolean;
   private sandboxPromise: Promise<SandboxManager> | undefined;
   private runService: RunService | undefined;
+  private suiteService: SuiteService | undefined;
   private readonly pushListeners = new Set<(e: PushEvent) => void>();
   /** Provider keys set at run time (desktop: loaded from the keychain; browser/CLI: this process only). */
   readonly providerKeys = new Map<string, string>();
@@ -154,6 +156,13 @@ export class ToolsmithService {
       }
     }
     return this.runService;
+  }
+
+  /** Test suites over the run store (see app/suites.ts). */
+  async suites(): Promise<SuiteService> {
+    const runs = await this.runs();
+    this.suiteService ??= new SuiteService(this, runs);
+    return this.suiteService;
   }
 
   /** Subscribes to events pushed to front ends; returns the unsubscribe function. */
@@ -241,6 +250,8 @@ export class ToolsmithService {
 
   async close(): Promise<void> {
     await this.validator?.close();
+    this.suiteService?.close();
+    this.suiteService = undefined;
     this.runService?.close();
     this.runService = undefined;
     const s = this.sandboxPromise;

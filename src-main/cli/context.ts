@@ -21,7 +21,7 @@ export interface CliContext {
 }
 
 /** Commands whose process serves many jobs, or shows the pool as a server would run it. */
-const LONG_LIVED = new Set(['mcp', 'serve', 'status']);
+const LONG_LIVED = new Set(['mcp', 'serve', 'status', 'eval']);
 
 export function createContext(out: (t: string) => void, err: (t: string) => void): CliContext {
   let service: ToolsmithService | undefined;

@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { ToolsmithError } from '../app/errors.ts';
+import { registerEval } from './commands/eval.ts';
 import { registerExec } from './commands/exec.ts';
 import { registerKit } from './commands/kit.ts';
 import { registerMcp } from './commands/mcp.ts';
@@ -44,6 +45,7 @@ export function buildProgram(ctx: CliContext): Command {
   registerTemplate(program, ctx);
   registerMcp(program, ctx);
   registerExec(program, ctx);
+  registerEval(program, ctx);
   for (const cmd of allCommands(program)) {
     cmd.exitOverride();
     cmd.configureOutput({ writeOut: ctx.out, writeErr: ctx.err, outputError: () => {} });

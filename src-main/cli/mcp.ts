@@ -16,6 +16,7 @@ import { kitToolView } from '../core/kits/kit.ts';
 import { openAiFunctionSchema } from '../core/tools/schema.ts';
 import { resolveRuntime } from '../core/sandbox/runtimes.ts';
 import { codeToolDescription, runCodeTool } from './mcp-code.ts';
+import { registerSuiteTools } from './mcp-suites.ts';
 
 type Content = {
   content: { type: 'text'; text: string }[];
@@ -247,6 +248,7 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
         return text(answer, answer.status !== 'succeeded');
       }),
   );
+  table.push((s) => registerSuiteTools(s, svc));
   return table;
 }
 

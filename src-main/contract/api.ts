@@ -14,6 +14,10 @@ import type { ValidationResult, Violation } from '../core/lang/violation.ts';
 import type { BuiltPrompt } from '../core/script/generator.ts';
 import type { SandboxTool } from '../core/tools/extract.ts';
 import type { OpenAiFunctionSchema } from '../core/tools/schema.ts';
+import { suiteRequests } from './suites.ts';
+import type { SuiteProgressView, SuiteResponses } from './suites.ts';
+
+export type * from './suites.ts';
 
 const name = z
   .string()
@@ -73,6 +77,7 @@ export const requests = {
       text: z.string().max(500).optional(),
       limit: z.number().int().min(1).max(1000).optional(),
       offset: z.number().int().min(0).optional(),
+      suiteRun: runId.optional(),
     })
     .strict(),
   /** A run's record. Prompts are large (the tools manual in every attempt): by default each attempt
@@ -152,6 +157,7 @@ export const requests = {
   'system.buildImage': z
     .object({ runtime: z.enum(['python', 'node', 'bun', 'deno']), sandbox: z.string().min(1).optional() })
     .strict(),
+  ...suiteRequests,
 } as const;
 
 export interface RunSummaryView {
@@ -171,6 +177,7 @@ export interface RunSummaryView {
   durationMs: number;
   error: string | null;
   originRun: string | null;
+  suiteRun: string | null;
 }
 
 /** An attempt's prompt without its text: what a timeline needs. */
@@ -249,7 +256,8 @@ export type PushEvent =
       error?: string;
       /** Set for a sandbox's derived image (its dependencies). */
       sandbox?: string | undefined;
-    };
+    }
+  | { type: 'suite_progress'; progress: SuiteProgressView };
 
 export interface ToolsView {
   sandbox: string;
@@ -259,7 +267,7 @@ export interface ToolsView {
   openai: OpenAiFunctionSchema[];
 }
 
-export interface Responses {
+export interface Responses extends SuiteResponses {
   'workspace.info': { workspace: string; name: string; version: string };
   'sandboxes.list': { name: string; description: string; tools: number; problems: number }[];
   'tools.list': ToolsView & { source: string };

@@ -8,6 +8,7 @@ import { NewRunView } from './views/NewRunView.tsx';
 import { RunDetailView } from './views/RunDetailView.tsx';
 import { RunsView } from './views/RunsView.tsx';
 import { SettingsView } from './views/SettingsView.tsx';
+import { SuitesView } from './views/suites/SuitesView.tsx';
 import { TemplatesView } from './views/TemplatesView.tsx';
 import { ToolsView } from './views/ToolsView.tsx';
 import { useShortcuts } from './lib/shortcuts.ts';
@@ -19,6 +20,7 @@ const NAV: { view: View; label: string; key: string }[] = [
   { view: 'tools', label: 'Tools', key: 'g t' },
   { view: 'templates', label: 'Templates', key: 'g m' },
   { view: 'kits', label: 'Kits', key: 'g k' },
+  { view: 'suites', label: 'Suites', key: 'g u' },
   { view: 'settings', label: 'Settings', key: 'g s' },
 ];
 
@@ -79,7 +81,10 @@ export function App() {
   useEffect(() => {
     void loadApp();
     preloadEditors();
-    const off = api.onEvent((e) => useStore.getState().handlePush(e));
+    const off = api.onEvent((e) => {
+      useStore.getState().handlePush(e);
+      if (e.type === 'suite_progress') useStore.getState().onSuiteProgress(e.progress);
+    });
     const onPop = () => useStore.setState({ route: parseHash(location.hash) });
     window.addEventListener('popstate', onPop);
     window.addEventListener('hashchange', onPop);
@@ -134,6 +139,7 @@ export function App() {
           {route.view === 'templates' && <TemplatesView />}
           {route.view === 'kits' && <KitsView />}
           {route.view === 'settings' && <SettingsView />}
+          {route.view === 'suites' && <SuitesView name={route.id} />}
         </main>
       </div>
       <Notices />

@@ -36,6 +36,11 @@ export interface LlmServer {
   /** Queue answers; when the queue is empty the `fallback` answers (or a 500 if none). */
   push(...answers: (ScriptedAnswer | string)[]): void;
   fallback: ScriptedAnswer | undefined;
+  /**
+   * Answers by request (e.g. by model and task, for concurrent runs where a queue's order is not
+   * deterministic); consulted before the queue; `undefined` falls through to the queue.
+   */
+  responder: ((req: RecordedRequest) => ScriptedAnswer | string | undefined) | undefined;
   /** Drops queued answers, the fallback and recorded requests. */
   reset(): void;
   close(): Promise<void>;
@@ -58,7 +63,10 @@ function chunks(text: string): string[] {
 export async function startLlmServer(): Promise<LlmServer> {
   const queue: ScriptedAnswer[] = [];
   const requests: RecordedRequest[] = [];
-  const state: { fallback: ScriptedAnswer | undefined } = { fallback: undefined };
+  const state: {
+    fallback: ScriptedAnswer | undefined;
+    responder: ((req: RecordedRequest) => ScriptedAnswer | string | undefined) | undefined;
+  } = { fallback: undefined, responder: undefined };
 
   async function openai(res: ServerResponse, b: Record<string, unknown>, a: ScriptedAnswer): Promise<void> {
     const text = a.text ?? '';
@@ -170,8 +178,11 @@ export async function startLlmServer(): Promise<LlmServer> {
         return res.end(JSON.stringify({ error: { message: `no route ${req.method} ${path}` } }));
       }
       const b = await body(req);
-      requests.push({ api, path, body: b, headers: req.headers });
-      const a = queue.shift() ??
+      const recorded: RecordedRequest = { api, path, body: b, headers: req.headers };
+      requests.push(recorded);
+      const byRequest = state.responder?.(recorded);
+      const a = (typeof byRequest === 'string' ? { text: byRequest } : byRequest) ??
+        queue.shift() ??
         state.fallback ?? { status: 500, text: 'the scripted LLM server has no answer left' };
       if (a.delayMs) await sleep(a.delayMs);
       if (a.status && a.status !== 200) {
@@ -210,6 +221,7 @@ export async function startLlmServer(): Promise<LlmServer> {
       queue.length = 0;
       requests.length = 0;
       state.fallback = undefined;
+      state.responder = undefined;
     },
     push: (...answers) => queue.push(...answers.map((a) => (typeof a === 'string' ? { text: a } : a))),
     get fallback() {
@@ -217,6 +229,12 @@ export async function startLlmServer(): Promise<LlmServer> {
     },
     set fallback(a) {
       state.fallback = a;
+    },
+    get responder() {
+      return state.responder;
+    },
+    set responder(f) {
+      state.responder = f;
     },
     close: () =>
       new Promise<void>((resolve) => {

@@ -180,6 +180,7 @@ export function registerRuns(program: Command, ctx: CliContext): void {
     .option('--since <date>', 'started at or after (ISO date)')
     .option('--until <date>', 'started at or before (ISO date)')
     .option('--search <text>', 'free text over task, scripts and errors')
+    .option('--suite-run <id>', 'only the runs of this suite run (toolsmith eval)')
     .option('--limit <n>', 'at most this many', parseIntOption('--limit', 1, 10000), 50)
     .option('--json', 'print JSON')
     .action(
@@ -193,6 +194,7 @@ export function registerRuns(program: Command, ctx: CliContext): void {
           since?: string;
           until?: string;
           search?: string;
+          suiteRun?: string;
           limit: number;
           json?: boolean;
         },
@@ -216,6 +218,7 @@ export function registerRuns(program: Command, ctx: CliContext): void {
           ...(from !== undefined ? { from } : {}),
           ...(to !== undefined ? { to } : {}),
           ...(o.search ? { text: o.search } : {}),
+          ...(o.suiteRun ? { suiteRun: o.suiteRun } : {}),
           limit: o.limit,
         });
         if (o.json) return ctx.out(json(r));

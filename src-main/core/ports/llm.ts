@@ -10,6 +10,8 @@ export interface LlmRequest {
   signal?: AbortSignal;
   /** Called with each streamed piece of text. */
   onToken?: (text: string) => void;
+  /** Called before each wait for a retry (a suite's rate gate pauses other cases on a 429). */
+  onRetry?: (retry: LlmRetry) => void;
 }
 
 /** One wait before a retry (429, 5xx, timeout, connection error). */

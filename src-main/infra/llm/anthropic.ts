@@ -73,6 +73,7 @@ export class AnthropicProvider implements LlmProvider {
         };
       },
       req.signal,
+      req.onRetry,
     );
   }
 }

@@ -134,6 +134,7 @@ export class OpenAiProvider implements LlmProvider {
         };
       },
       req.signal,
+      req.onRetry,
     );
   }
 }

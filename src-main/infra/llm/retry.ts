@@ -39,6 +39,7 @@ export async function withRetries<T>(
   classify: (e: unknown) => Classified,
   fn: (retries: LlmRetry[]) => Promise<T>,
   signal?: AbortSignal,
+  onRetry?: (retry: LlmRetry) => void,
 ): Promise<T> {
   const retries: LlmRetry[] = [];
   for (let attempt = 0; ; attempt++) {
@@ -60,7 +61,9 @@ export async function withRetries<T>(
       const waitMs = Math.round(
         Math.min(policy.maxDelayMs, c.retryAfterMs ?? backoff * (0.75 + Math.random() * 0.5)),
       );
-      retries.push({ attempt: attempt + 1, reason: c.reason, waitMs });
+      const retry = { attempt: attempt + 1, reason: c.reason, waitMs };
+      retries.push(retry);
+      onRetry?.(retry);
       await sleep(waitMs, signal);
     }
   }

@@ -41,6 +41,8 @@ export interface RunSummary {
   durationMs: number;
   error: string | null;
   originRun: string | null;
+  /** The suite run this run is a case of. */
+  suiteRun: string | null;
 }
 
 export interface RunFilter {
@@ -54,6 +56,8 @@ export interface RunFilter {
   to?: number;
   /** Free text over task, scripts and errors (case-insensitive substring). */
   text?: string;
+  /** Only the runs of this suite run. */
+  suiteRun?: string;
   limit?: number;
   offset?: number;
 }
@@ -98,9 +102,18 @@ const MIGRATIONS: string[] = [
    CREATE INDEX runs_status ON runs(status, created_at DESC, id);
    DROP INDEX IF EXISTS runs_sandbox;
    CREATE INDEX runs_sandbox ON runs(sandbox, created_at DESC, id);`,
+  // Test suites: each case's run is tagged with its suite run; a suite run's results are one row per
+  // case instance x column x repeat (see infra/store/suite-store.ts).
+  `ALTER TABLE runs ADD COLUMN suite_run TEXT;
+   CREATE INDEX runs_suite ON runs(suite_run, created_at DESC, id);
+   CREATE TABLE suite_runs (id TEXT PRIMARY KEY, suite TEXT NOT NULL, created_at INTEGER NOT NULL,
+     finished_at INTEGER, status TEXT NOT NULL, owner_pid INTEGER, spec TEXT NOT NULL, error TEXT);
+   CREATE INDEX suite_runs_suite ON suite_runs(suite, created_at DESC);
+   CREATE TABLE suite_results (suite_run TEXT NOT NULL, case_id TEXT NOT NULL, col TEXT NOT NULL,
+     rep INTEGER NOT NULL, run_id TEXT, data TEXT NOT NULL, PRIMARY KEY (suite_run, case_id, col, rep)) WITHOUT ROWID;`,
 ];
 
-const pidAlive = (pid: number | null): boolean => {
+export const pidAlive = (pid: number | null): boolean => {
   if (!pid) return false;
   if (pid === process.pid) return true;
   try {
@@ -130,6 +143,7 @@ interface RunRow {
   owner_pid: number | null;
   origin_run: string | null;
   next_seq: number;
+  suite_run?: string | null;
 }
 
 const toSummary = (r: RunRow): RunSummary => ({
@@ -149,11 +163,13 @@ const toSummary = (r: RunRow): RunSummary => ({
   durationMs: r.duration_ms,
   error: r.error,
   originRun: r.origin_run,
+  suiteRun: r.suite_run ?? null,
 });
 
 export class RunStore {
   readonly file: string;
-  private readonly db: DatabaseSync;
+  /** The connection, shared with SuiteStore (same file, same transactions). */
+  readonly db: DatabaseSync;
   private readonly stmts: Record<string, StatementSync>;
   private readonly now: () => number;
 
@@ -419,6 +435,7 @@ export class RunStore {
       ['mode', filter.mode],
       ['model', filter.model],
       ['tier', filter.tier],
+      ['suite_run', filter.suiteRun],
     ] as const) {
       if (v !== undefined) {
         where.push(`r.${col} = ?`);

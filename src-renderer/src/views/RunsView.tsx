@@ -94,6 +94,17 @@ function Filters() {
           e.key === 'Enter' && setFilters({ model: (e.target as HTMLInputElement).value || undefined })
         }
       />
+      <input
+        key={filters.suiteRun ?? ''}
+        aria-label="suite run filter"
+        placeholder="suite run"
+        defaultValue={filters.suiteRun ?? ''}
+        onBlur={(e) => setFilters({ suiteRun: e.target.value.trim() || undefined })}
+        onKeyDown={(e) =>
+          e.key === 'Enter' &&
+          setFilters({ suiteRun: (e.target as HTMLInputElement).value.trim() || undefined })
+        }
+      />
       <button onClick={clearFilters}>Clear</button>
     </div>
   );

@@ -156,6 +156,7 @@ describe('toolsmith mcp --http: the tools through the SDK client', () => {
       'kit_info',
       'list_templates',
       'list_tools',
+      'run_suite',
       'validate',
     ]);
     const code = tools.find((t) => t.name === 'code');

@@ -36,7 +36,7 @@ afterAll(async () => {
 });
 
 describe('toolsmith mcp', () => {
-  it('lists the seven tools; execute_code has the flat schema whose description states the runtimes', async () => {
+  it('lists the tools; execute_code has the flat schema whose description states the runtimes', async () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual([
       'code',
@@ -45,6 +45,7 @@ describe('toolsmith mcp', () => {
       'kit_info',
       'list_templates',
       'list_tools',
+      'run_suite',
       'validate',
     ]);
     const exec = tools.find((t) => t.name === 'execute_code');

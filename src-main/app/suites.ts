@@ -1,0 +1,490 @@
+/**
+ * Test suites: load and check suite files, run every case instance x column x repeat as a normal recorded
+ * run (tagged with the suite run) with bounded concurrency, evaluate assertions (predicates in the
+ * sandbox), store each result as it ends, and derive matrices and comparisons.
+ */
+import { createHash } from 'node:crypto';
+import type { LlmProvider } from '../core/ports/llm.ts';
+import { deriveRun } from '../core/records/records.ts';
+import { evaluateAssertion, outcomeOf, pythonLiteral } from '../core/suites/assert.ts';
+import type { AssertionVerdict, CaseOutcome } from '../core/suites/assert.ts';
+import { GatedProvider, RateGate } from '../core/suites/gate.ts';
+import { buildMatrix, compareMatrices, costOf } from '../core/suites/matrix.ts';
+import type { CaseResult, SuiteColumn, SuiteComparison, SuiteMatrix } from '../core/suites/matrix.ts';
+import { expandCases, formatPath, locateInSuite } from '../core/suites/schema.ts';
+import { parseSuite } from '../infra/workspace/suite-toml.ts';
+import type { Assertion, CaseInstance, Suite, SuiteProblem } from '../core/suites/schema.ts';
+import { SuiteStore } from '../infra/store/suite-store.ts';
+import type { SuiteRunRow, SuiteRunSpec } from '../infra/store/suite-store.ts';
+import { WorkspaceError } from '../infra/workspace/files.ts';
+import { SuiteFiles } from '../infra/workspace/suite-files.ts';
+import type { ProviderConfig } from './config.ts';
+import { ToolsmithError } from './errors.ts';
+import { envKey, makeProvider } from './providers.ts';
+import type { KeyLookup } from './providers.ts';
+import type { RunService } from './runs.ts';
+import type { ToolsmithService } from './service.ts';
+
+export interface SuiteProgress {
+  suiteRun: string;
+  suite: string;
+  planned: number;
+  done: number;
+  passed: number;
+  failed: number;
+  running: number;
+  last?: CaseResult;
+  status: SuiteRunRow['status'];
+}
+
+export interface StartSuiteRequest {
+  suite: string;
+  /** Overrides the suite's models: provider ids, `provider:model`, or models of the first provider. */
+  models?: string[];
+  repeat?: number;
+  concurrency?: number;
+  /** An OpenAI-compatible endpoint used for every model given as a bare name (CLI `--base-url`). */
+  baseUrl?: string;
+  keyFor?: KeyLookup;
+  onProgress?: (p: SuiteProgress) => void;
+}
+
+export interface SuiteRunView extends SuiteRunRow {
+  results: CaseResult[];
+  matrix: SuiteMatrix;
+}
+
+interface Job {
+  instance: CaseInstance;
+  column: SuiteColumn;
+  provider: LlmProvider;
+  rep: number;
+}
+
+/** Parses a suite; problems (TOML, schema, predicate validation) carry line numbers. */
+export function checkSuiteText(
+  svc: ToolsmithService,
+  text: string,
+): { suite?: Suite; problems: SuiteProblem[] } {
+  const r = parseSuite(text);
+  if (!r.ok) return { problems: r.problems };
+  const problems: SuiteProblem[] = [];
+  const at = (path: (string | number)[], message: string) =>
+    problems.push({ ...locateInSuite(text, path), path: formatPath(path), message });
+  let tools: string[] = [];
+  try {
+    tools = svc.scriptTools(r.suite.sandbox, r.suite.kit).tools.map((t) => t.name);
+  } catch (e) {
+    at([r.suite.kit ? 'kit' : 'sandbox'], (e as Error).message);
+    return { suite: r.suite, problems };
+  }
+  r.suite.cases.forEach((c, i) =>
+    c.assert.forEach((a, j) => {
+      if (a.type === 'predicate') {
+        const v = svc.validateCode(predicateBody(a.script, null), 'python', { tools });
+        for (const x of v.violations)
+          at(['cases', i, 'assert', j, 'script'], `predicate line ${x.line - 1}: [${x.rule}] ${x.message}`);
+      }
+      if ((a.type === 'tool_called' || a.type === 'tool_not_called') && !tools.includes(a.tool))
+        at(
+          ['cases', i, 'assert', j, 'tool'],
+          `no tool ${a.tool} in ${r.suite.sandbox}; tools: ${tools.join(', ')}`,
+        );
+    }),
+  );
+  return { suite: r.suite, problems };
+}
+
+const predicateBody = (script: string, result: unknown) => `result = ${pythonLiteral(result)}\n${script}`;
+
+export class SuiteService {
+  readonly files: SuiteFiles;
+  readonly store: SuiteStore;
+  private readonly svc: ToolsmithService;
+  private readonly runs: RunService;
+  private readonly active = new Map<string, { abort: AbortController; runIds: Set<string> }>();
+
+  constructor(svc: ToolsmithService, runs: RunService) {
+    this.svc = svc;
+    this.runs = runs;
+    this.files = new SuiteFiles(svc.workspaceDir);
+    this.store = new SuiteStore(runs.store);
+  }
+
+  list(): { name: string; cases: number; error?: string; last?: SuiteRunRow }[] {
+    return this.files.names().map((name) => {
+      const r = parseSuite(this.files.read(name));
+      const last = this.store.list(name, 1)[0];
+      return {
+        name,
+        cases: r.ok ? expandCases(r.suite).length : 0,
+        ...(r.ok ? {} : { error: r.problems.map((p) => `${p.line}:${p.column} ${p.message}`).join('; ') }),
+        ...(last ? { last } : {}),
+      };
+    });
+  }
+
+  read(name: string): string {
+    try {
+      if (!this.files.exists(name))
+        throw new ToolsmithError(
+          'not_found',
+          `no suite ${name} in ${this.files.dir}; available: ${this.files.names().join(', ') || 'none'}`,
+        );
+      return this.files.read(name);
+    } catch (e) {
+      if (e instanceof WorkspaceError) throw new ToolsmithError('invalid_argument', e.message);
+      throw e;
+    }
+  }
+
+  check(text: string): { problems: SuiteProblem[] } {
+    return { problems: checkSuiteText(this.svc, text).problems };
+  }
+
+  /** Saves a suite file; refused while it has problems unless `force`. */
+  save(name: string, text: string, force = false): { file: string; problems: SuiteProblem[] } {
+    const { problems } = this.check(text);
+    if (problems.length && !force)
+      throw new ToolsmithError('invalid_argument', `suite ${name} has ${problems.length} problem(s)`, {
+        problems,
+      });
+    try {
+      return { file: this.files.write(name, text), problems };
+    } catch (e) {
+      if (e instanceof WorkspaceError) throw new ToolsmithError('invalid_argument', e.message);
+      throw e;
+    }
+  }
+
+  /** The suite, ready to run: parsed, checked, with its columns. */
+  private load(req: StartSuiteRequest): {
+    suite: Suite;
+    columns: { column: SuiteColumn; provider: LlmProvider }[];
+  } {
+    const text = this.read(req.suite);
+    const { suite, problems } = checkSuiteText(this.svc, text);
+    if (!suite || problems.length)
+      throw new ToolsmithError(
+        'invalid_argument',
+        `suites/${req.suite}.toml: ${problems.map((p) => `line ${p.line}: ${p.path ? `${p.path}: ` : ''}${p.message}`).join('; ')}`,
+        { problems },
+      );
+    const entries = req.models?.length ? req.models : suite.models;
+    const variants = suite.templates === 'both' ? [false, true] : [suite.templates === 'on'];
+    const resolved = this.resolveModels(entries, req);
+    const columns = resolved.flatMap(({ config, key }) =>
+      variants.map((templates) => ({
+        column: {
+          id: `${config.id}:${config.model}${templates ? '+templates' : ''}`,
+          provider: config.id,
+          model: config.model,
+          templates,
+        },
+        provider: makeProvider(config, key),
+      })),
+    );
+    // The same model named twice is one column (its results would share keys).
+    const unique = columns.filter((c, i) => columns.findIndex((x) => x.column.id === c.column.id) === i);
+    return { suite, columns: unique };
+  }
+
+  private resolveModels(
+    entries: string[],
+    req: StartSuiteRequest,
+  ): { config: ProviderConfig; key: string | undefined }[] {
+    const providers = this.svc.config.providers;
+    const keyFor = req.keyFor ?? envKey;
+    const first = req.baseUrl
+      ? ({
+          id: 'cli',
+          kind: 'openai',
+          base_url: req.baseUrl.replace(/\/$/, ''),
+          model: 'default',
+          max_tokens: 2048,
+          temperature: 0,
+          timeout_ms: 120_000,
+        } satisfies ProviderConfig)
+      : providers[0];
+    const list = entries.length ? entries : providers.map((p) => p.id);
+    if (!list.length || !first)
+      throw new ToolsmithError('invalid_argument', 'no models to run: configure a provider or pass --models');
+    return list.map((entry) => {
+      const byId = req.baseUrl ? undefined : providers.find((p) => p.id === entry);
+      if (byId) return { config: byId, key: keyFor(byId) };
+      const colon = entry.indexOf(':');
+      const prefix = colon > 0 ? providers.find((p) => p.id === entry.slice(0, colon)) : undefined;
+      if (prefix && !req.baseUrl)
+        return { config: { ...prefix, model: entry.slice(colon + 1) }, key: keyFor(prefix) };
+      return { config: { ...first, model: entry }, key: keyFor(first) };
+    });
+  }
+
+  /** Starts a suite run; `suiteRun` is known at once, `done` resolves with the whole view. */
+  start(req: StartSuiteRequest): { suiteRun: string; done: Promise<SuiteRunView> } {
+    const { suite, columns } = this.load(req);
+    const instances = expandCases(suite);
+    const repeatOverride = req.repeat;
+    const jobs: Job[] = [];
+    for (const instance of instances)
+      for (const { column, provider } of columns)
+        for (let rep = 0; rep < (repeatOverride ?? instance.repeat); rep++)
+          jobs.push({ instance, column, provider, rep });
+    const concurrency = Math.max(1, Math.min(req.concurrency ?? suite.concurrency, 64));
+    const spec: SuiteRunSpec = {
+      suite: req.suite,
+      sandbox: suite.sandbox,
+      columns: columns.map((c) => c.column),
+      cases: instances.map((i) => ({
+        id: i.id,
+        task: i.task,
+        threshold: i.threshold,
+        repeat: repeatOverride ?? i.repeat,
+      })),
+      concurrency,
+      planned: jobs.length,
+      toolsHash: createHash('sha256')
+        .update(this.svc.files.readTools(suite.sandbox))
+        .digest('hex')
+        .slice(0, 12),
+    };
+    const suiteRun = this.store.create(spec);
+    const abort = new AbortController();
+    const runIds = new Set<string>();
+    this.active.set(suiteRun, { abort, runIds });
+    // One gate per provider endpoint: a 429 for one case slows every case that uses it.
+    const gates = new Map<string, RateGate>();
+    const gated = (p: LlmProvider) => {
+      let g = gates.get(p.id);
+      if (!g) gates.set(p.id, (g = new RateGate()));
+      return new GatedProvider(p, g);
+    };
+    const progress: SuiteProgress = {
+      suiteRun,
+      suite: req.suite,
+      planned: jobs.length,
+      done: 0,
+      passed: 0,
+      failed: 0,
+      running: 0,
+      status: 'running',
+    };
+    const report = (last?: CaseResult) => {
+      const p = { ...progress, ...(last ? { last } : {}) };
+      req.onProgress?.(p);
+      this.svc.push({ type: 'suite_progress', progress: p });
+    };
+    let next = 0;
+    const worker = async () => {
+      while (!abort.signal.aborted && next < jobs.length) {
+        const job = jobs[next++] as Job;
+        progress.running++;
+        const result = await this.runCase(suite, job, gated(job.provider), suiteRun, runIds);
+        progress.running--;
+        if (abort.signal.aborted && result.status === 'cancelled') continue;
+        this.store.addResult(suiteRun, result);
+        progress.done++;
+        if (result.passed) progress.passed++;
+        else progress.failed++;
+        report(result);
+      }
+    };
+    const done = (async () => {
+      try {
+        await Promise.all(Array.from({ length: Math.min(concurrency, jobs.length) }, worker));
+        const view = this.get(suiteRun);
+        const status = abort.signal.aborted
+          ? 'cancelled'
+          : view.matrix.overall.met === view.matrix.overall.cells && view.results.length === jobs.length
+            ? 'passed'
+            : 'failed';
+        this.store.finish(suiteRun, status);
+        progress.status = status;
+        report();
+        return this.get(suiteRun);
+      } catch (e) {
+        this.store.finish(suiteRun, 'error', e instanceof Error ? e.message : String(e));
+        throw e;
+      } finally {
+        this.active.delete(suiteRun);
+      }
+    })();
+    report();
+    return { suiteRun, done };
+  }
+
+  /** Cancels a running suite run: no new case starts and running cases are cancelled. */
+  cancel(suiteRun: string): boolean {
+    const a = this.active.get(suiteRun);
+    if (!a) return false;
+    a.abort.abort();
+    for (const id of a.runIds) this.runs.cancel(id);
+    return true;
+  }
+
+  private async runCase(
+    suite: Suite,
+    job: Job,
+    provider: LlmProvider,
+    suiteRun: string,
+    runIds: Set<string>,
+  ): Promise<CaseResult> {
+    const t0 = performance.now();
+    const base = {
+      caseId: job.instance.id,
+      column: job.column.id,
+      rep: job.rep,
+    };
+    let runId: string | null = null;
+    try {
+      const started = this.runs.start({
+        task: job.instance.task,
+        sandbox: suite.sandbox,
+        ...(suite.kit ? { kit: suite.kit } : {}),
+        mode: suite.mode,
+        language: suite.language,
+        providers: [provider],
+        maxRetries: job.instance.maxRetries,
+        ...(suite.defaults.max_steps !== undefined ? { maxSteps: suite.defaults.max_steps } : {}),
+        timeoutMs: job.instance.timeoutS * 1000,
+        noTemplates: !job.column.templates,
+      });
+      // The id is known as soon as the run is recorded: tag it and let cancel reach it.
+      let tagged = false;
+      void started.runId.then((id) => {
+        runId = id;
+        tagged = true;
+        this.store.tagRun(id, suiteRun);
+        runIds.add(id);
+      });
+      const tStarted = performance.now();
+      const outcome = await started.done;
+      const tDone = performance.now();
+      runId = outcome.runId;
+      runIds.delete(runId);
+      // Tagged already when its id resolved (before it finished); a run created and finished before
+      // that callback ran is tagged here.
+      if (!tagged) this.store.tagRun(runId, suiteRun);
+      const events = this.runs.store.events(runId);
+      const rec = deriveRun(events);
+      let template: string | undefined;
+      for (const e of events) if (e.type === 'tier' && e.data.template) template = e.data.template;
+      const o = outcomeOf(rec, template);
+      const verdicts = await this.verdicts(suite, job.instance.assert, o);
+      const llmMs = rec.attempts.reduce((a, x) => a + x.llmLatencyMs, 0);
+      const model = rec.model ?? job.column.model;
+      return {
+        ...base,
+        runId,
+        status: rec.status,
+        passed: rec.status === 'succeeded' && verdicts.every((v) => v.passed),
+        attempts: o.attempts,
+        promptTokens: rec.tokens.prompt,
+        completionTokens: rec.tokens.completion,
+        cost: costOf(this.svc.config.prices, model, rec.tokens.prompt, rec.tokens.completion),
+        latencyMs: o.durationMs,
+        verdicts,
+        ...(rec.error ? { error: rec.error } : {}),
+        finishedAt: Date.now(),
+        overheadMs:
+          performance.now() -
+          t0 -
+          llmMs -
+          rec.attempts.reduce((a, x) => a + (x.execution?.durationMs ?? 0), 0),
+        suiteMs: tStarted - t0 + (performance.now() - tDone),
+      };
+    } catch (e) {
+      return {
+        ...base,
+        runId,
+        status: 'error',
+        passed: false,
+        attempts: 0,
+        promptTokens: 0,
+        completionTokens: 0,
+        cost: null,
+        latencyMs: Math.round(performance.now() - t0),
+        verdicts: [],
+        error: e instanceof Error ? e.message : String(e),
+        finishedAt: Date.now(),
+      };
+    }
+  }
+
+  private async verdicts(suite: Suite, asserts: Assertion[], o: CaseOutcome): Promise<AssertionVerdict[]> {
+    const out: AssertionVerdict[] = [];
+    for (const a of asserts) {
+      if (a.type !== 'predicate') {
+        out.push(evaluateAssertion(a, o));
+        continue;
+      }
+      if (o.status !== 'succeeded') {
+        out.push({ type: 'predicate', passed: false, message: `no result: the run ${o.status}` });
+        continue;
+      }
+      const r = await this.svc.executeScript({
+        sandbox: suite.sandbox,
+        ...(suite.kit ? { kit: suite.kit } : {}),
+        language: 'python',
+        body: predicateBody(a.script, o.result),
+        timeoutMs: 30_000,
+      });
+      if (r.exitReason === 'rejected')
+        out.push({
+          type: 'predicate',
+          passed: false,
+          message: `predicate refused: ${r.error?.message ?? ''}`,
+        });
+      else if (!r.success)
+        out.push({
+          type: 'predicate',
+          passed: false,
+          message: `predicate failed: ${r.error ? `${r.error.type}: ${r.error.message}` : r.exitReason}`,
+        });
+      else
+        out.push({
+          type: 'predicate',
+          passed: r.data === true,
+          message: r.data === true ? 'predicate true' : `predicate returned ${JSON.stringify(r.data)}`,
+        });
+    }
+    return out;
+  }
+
+  /** One suite run with its results and matrix. */
+  get(suiteRun: string): SuiteRunView {
+    const row = this.store.get(suiteRun);
+    if (!row) throw new ToolsmithError('not_found', `no suite run ${suiteRun}`);
+    const results = this.store.results(suiteRun);
+    const thresholds = Object.fromEntries(row.spec.cases.map((c) => [c.id, c.threshold]));
+    const matrix = buildMatrix(
+      row.spec.cases.map((c) => c.id),
+      row.spec.columns,
+      results,
+      thresholds,
+    );
+    return { ...row, results, matrix };
+  }
+
+  /** Suite runs (newest first), of one suite when given. */
+  history(suite?: string, limit = 50): SuiteRunRow[] {
+    return this.store.list(suite, limit);
+  }
+
+  /** The difference from `base` to `head`; `base` defaults to the suite run before `head`. */
+  compare(head: string, base?: string): SuiteComparison {
+    const h = this.get(head);
+    const baseId =
+      base ?? this.store.list(h.suite, 500).find((r) => r.createdAt < h.createdAt && r.id !== h.id)?.id;
+    if (!baseId) throw new ToolsmithError('not_found', `no earlier run of suite ${h.suite} to compare with`);
+    const b = this.get(baseId);
+    return {
+      ...compareMatrices({ id: b.id, matrix: b.matrix }, { id: h.id, matrix: h.matrix }),
+      tools: { before: b.spec.toolsHash, after: h.spec.toolsHash },
+    };
+  }
+
+  close(): void {
+    for (const id of this.active.keys()) this.cancel(id);
+  }
+}

@@ -1,0 +1,211 @@
+/** `toolsmith eval SUITE`: run a test suite, print its matrix (or JSON, or JUnit XML); exit 0 only when every case meets its threshold. */
+import { writeFileSync } from 'node:fs';
+import type { Command } from 'commander';
+import { ToolsmithError } from '../../app/errors.ts';
+import { checkSuiteText } from '../../app/suites.ts';
+import type { SuiteProgress, SuiteRunView } from '../../app/suites.ts';
+import { SuiteFiles } from '../../infra/workspace/suite-files.ts';
+import type { SuiteComparison } from '../../core/suites/matrix.ts';
+import { json, parseIntOption, UsageError } from '../context.ts';
+import type { CliContext } from '../context.ts';
+
+const pct = (x: number) => `${Math.round(x * 100)}%`;
+
+/** The matrix as text: one row per case, one column per model. */
+export function formatMatrix(v: SuiteRunView): string {
+  const m = v.matrix;
+  const head = ['case', ...m.columns.map((c) => c.id)];
+  const rows = m.cases.map((c) => [
+    c,
+    ...m.columns.map((col) => {
+      const cell = m.cells.find((x) => x.caseId === c && x.column === col.id);
+      if (!cell) return '-';
+      return `${cell.meets ? 'pass' : 'FAIL'} ${cell.passes}/${cell.runs} ${cell.attempts.toFixed(1)}att ${cell.tokens}tok ${Math.round(cell.latencyMs)}ms`;
+    }),
+  ]);
+  const totals = [
+    'total',
+    ...m.totals.map(
+      (t) =>
+        `${t.met}/${t.cases} met, ${pct(t.passRate)} runs, ${t.tokens}tok${t.cost !== null ? ` $${t.cost.toFixed(4)}` : ''}, p50 ${Math.round(t.latencyP50)}ms`,
+    ),
+  ];
+  const all = [head, ...rows, totals];
+  const widths = head.map((_, i) => Math.max(...all.map((r) => (r[i] ?? '').length)));
+  const line = (r: string[]) =>
+    r
+      .map((x, i) => x.padEnd(widths[i] ?? 0))
+      .join('  ')
+      .trimEnd();
+  const failures = m.cells
+    .filter((c) => !c.meets)
+    .map(
+      (c) => `  ${c.caseId} @ ${c.column}: ${c.failure ?? 'below threshold'} (runs: ${c.runIds.join(', ')})`,
+    );
+  return (
+    [
+      `suite ${v.suite} · run ${v.id} · ${v.status} · ${m.overall.met}/${m.overall.cells} cells met · tools ${v.spec.toolsHash}`,
+      line(head),
+      ...rows.map(line),
+      line(totals),
+      ...(failures.length ? ['failures:', ...failures] : []),
+    ].join('\n') + '\n'
+  );
+}
+
+export function formatComparison(c: SuiteComparison): string {
+  const lines = [
+    `compared with ${c.base}: ${c.newFailures} new failure(s), ${c.fixed} fixed, tokens ${c.tokens.before} -> ${c.tokens.after} (${c.tokens.delta >= 0 ? '+' : ''}${c.tokens.delta}), latency p50 ${Math.round(c.latencyP50.before)} -> ${Math.round(c.latencyP50.after)} ms`,
+  ];
+  if (c.tools)
+    lines.push(
+      c.tools.before === c.tools.after
+        ? `  tools.py unchanged (${c.tools.after})`
+        : `  tools.py changed: ${c.tools.before} -> ${c.tools.after}`,
+    );
+  for (const x of c.cells)
+    if (x.change === 'new_failure' || x.change === 'fixed' || x.change === 'added' || x.change === 'removed')
+      lines.push(`  ${x.change.replace('_', ' ')}: ${x.caseId} @ ${x.column}`);
+  return lines.join('\n') + '\n';
+}
+
+const xml = (s: string) =>
+  s.replace(
+    /[<>&"']/g,
+    (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c] ?? c,
+  );
+
+/** JUnit XML: one testsuite per column, one testcase per case instance (its threshold over repeats). */
+export function junitXml(v: SuiteRunView): string {
+  const m = v.matrix;
+  const suites = m.columns.map((col) => {
+    const cells = m.cells.filter((c) => c.column === col.id);
+    const failures = cells.filter((c) => !c.meets).length;
+    const time = cells.reduce((a, c) => a + (c.latencyMs * c.runs) / 1000, 0);
+    const cases = cells.map((c) => {
+      const attrs = `name="${xml(c.caseId)}" classname="${xml(`${v.suite}.${col.id}`)}" time="${((c.latencyMs * c.runs) / 1000).toFixed(3)}"`;
+      const props = `<system-out>${xml(`pass rate ${c.passes}/${c.runs} (threshold ${c.threshold}); runs ${c.runIds.join(' ')}`)}</system-out>`;
+      return c.meets
+        ? `    <testcase ${attrs}>${props}</testcase>`
+        : `    <testcase ${attrs}><failure message="${xml(c.failure ?? 'below threshold')}" type="suite">${xml(`passed ${c.passes} of ${c.runs}, needs ${pct(c.threshold)}`)}</failure>${props}</testcase>`;
+    });
+    return `  <testsuite name="${xml(`${v.suite} @ ${col.id}`)}" tests="${cells.length}" failures="${failures}" errors="0" time="${time.toFixed(3)}">\n${cases.join('\n')}\n  </testsuite>`;
+  });
+  const failures = m.cells.filter((c) => !c.meets).length;
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="${xml(v.suite)}" tests="${m.cells.length}" failures="${failures}">\n${suites.join('\n')}\n</testsuites>\n`;
+}
+
+export function registerEval(program: Command, ctx: CliContext): void {
+  program
+    .command('eval')
+    .description('run a test suite (suites/NAME.toml): cases x models, pass rates, tokens, cost, latency')
+    .argument('[suite]', 'the suite name (suites/NAME.toml); without one, list the suites')
+    .option(
+      '--models <list>',
+      'comma-separated: provider ids, provider:model, or models of the first provider',
+    )
+    .option('--repeat <n>', 'runs per case and model', parseIntOption('--repeat', 1, 100))
+    .option('--concurrency <n>', 'cases in parallel', parseIntOption('--concurrency', 1, 64))
+    .option('--base-url <url>', 'an OpenAI-compatible endpoint for the models given by name')
+    .option('--compare [suiteRun]', 'compare with an earlier suite run (default: the previous one)')
+    .option('--json', 'print the suite run (matrix, results) as JSON')
+    .option('--junit <file>', 'write JUnit XML for CI systems')
+    .action(
+      async (
+        suite: string | undefined,
+        o: {
+          models?: string;
+          repeat?: number;
+          concurrency?: number;
+          baseUrl?: string;
+          compare?: string | true;
+          json?: boolean;
+          junit?: string;
+        },
+        cmd: Command,
+      ) => {
+        const svc = ctx.service(cmd);
+        if (suite) {
+          // Refuse a missing or broken suite before the sandbox pool starts.
+          const files = new SuiteFiles(svc.workspaceDir);
+          if (!files.exists(suite))
+            throw new ToolsmithError(
+              'not_found',
+              `no suite ${suite} in ${files.dir}; available: ${files.names().join(', ') || 'none'}`,
+            );
+          const { problems } = checkSuiteText(svc, files.read(suite));
+          if (problems.length)
+            throw new ToolsmithError(
+              'invalid_argument',
+              `suites/${suite}.toml: ${problems.map((p) => `line ${p.line}: ${p.path ? `${p.path}: ` : ''}${p.message}`).join('; ')}`,
+            );
+        }
+        const suites = await svc.suites();
+        if (!suite) {
+          const list = suites.list();
+          ctx.out(
+            o.json
+              ? json(list)
+              : list
+                  .map(
+                    (s) =>
+                      `${s.name}\t${s.cases} case(s)${s.last ? `\tlast ${s.last.status} ${s.last.id}` : ''}${s.error ? `\tERROR ${s.error}` : ''}\n`,
+                  )
+                  .join('') || 'no suites (suites/*.toml)\n',
+          );
+          return;
+        }
+        if (o.baseUrl) {
+          try {
+            new URL(o.baseUrl);
+          } catch {
+            throw new UsageError(`--base-url ${JSON.stringify(o.baseUrl)} is not a URL`);
+          }
+        }
+        const models = o.models
+          ?.split(',')
+          .map((s) => s.trim())
+          .filter(Boolean);
+        const tty = process.stderr.isTTY === true;
+        const progress = (p: SuiteProgress) => {
+          if (p.last) {
+            const r = p.last;
+            const what = `[${p.done}/${p.planned}] ${p.passed} passed, ${p.failed} failed, ${p.running} running`;
+            if (tty) ctx.err(`\r${what} — ${r.caseId} @ ${r.column}: ${r.passed ? 'pass' : 'FAIL'}\u001b[K`);
+            else
+              ctx.err(
+                `${what} — ${r.caseId} @ ${r.column}#${r.rep}: ${r.passed ? 'pass' : `FAIL ${r.error ?? r.verdicts.find((v) => !v.passed)?.message ?? r.status}`}\n`,
+              );
+          }
+        };
+        const started = suites.start({
+          suite,
+          ...(models?.length ? { models } : {}),
+          ...(o.repeat !== undefined ? { repeat: o.repeat } : {}),
+          ...(o.concurrency !== undefined ? { concurrency: o.concurrency } : {}),
+          ...(o.baseUrl ? { baseUrl: o.baseUrl } : {}),
+          onProgress: progress,
+        });
+        ctx.err(`suite run ${started.suiteRun}\n`);
+        const onSignal = () => suites.cancel(started.suiteRun);
+        process.once('SIGINT', onSignal);
+        const view = await started.done.finally(() => process.off('SIGINT', onSignal));
+        if (tty) ctx.err('\n');
+        let comparison: SuiteComparison | undefined;
+        if (o.compare !== undefined) {
+          try {
+            comparison = suites.compare(view.id, o.compare === true ? undefined : o.compare);
+          } catch (e) {
+            ctx.err(`toolsmith: ${(e as Error).message}\n`);
+          }
+        }
+        if (o.junit) writeFileSync(o.junit, junitXml(view));
+        ctx.out(
+          o.json
+            ? json(comparison ? { ...view, comparison } : view)
+            : formatMatrix(view) + (comparison ? formatComparison(comparison) : ''),
+        );
+        ctx.exitCode = view.status === 'passed' ? 0 : 1;
+      },
+    );
+}

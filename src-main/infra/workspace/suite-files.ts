@@ -1,0 +1,39 @@
+/** Suite files in the workspace: `suites/NAME.toml`. */
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { atomicWrite, checkName } from './files.ts';
+
+export class SuiteFiles {
+  readonly dir: string;
+
+  constructor(workspaceRoot: string) {
+    this.dir = join(workspaceRoot, 'suites');
+  }
+
+  names(): string[] {
+    if (!existsSync(this.dir)) return [];
+    return readdirSync(this.dir)
+      .filter((f) => f.endsWith('.toml') && !f.startsWith('.'))
+      .map((f) => f.slice(0, -5))
+      .sort();
+  }
+
+  file(name: string): string {
+    return join(this.dir, `${checkName('suite', name)}.toml`);
+  }
+
+  exists(name: string): boolean {
+    return existsSync(this.file(name));
+  }
+
+  read(name: string): string {
+    return readFileSync(this.file(name), 'utf8');
+  }
+
+  write(name: string, text: string): string {
+    const file = this.file(name);
+    mkdirSync(this.dir, { recursive: true });
+    atomicWrite(file, text);
+    return file;
+  }
+}

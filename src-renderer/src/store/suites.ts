@@ -1,0 +1,134 @@
+/**
+ * The Suites view's state: suite files, the open suite's text and problems, its suite runs, the selected
+ * run (matrix, results), live progress and a comparison with an earlier run.
+ */
+import type { StateCreator } from 'zustand';
+import type { Response, SuiteProgressView } from '../../../src-main/contract/api.ts';
+import { api, errorMessage } from '../api/client.ts';
+import type { Store } from './index.ts';
+
+export interface SuitesSlice {
+  suiteList: Response<'suites.list'>;
+  suiteName?: string;
+  suiteText: string;
+  suiteSaved: string;
+  suiteProblems: Response<'suites.check'>['problems'];
+  suiteHistory: Response<'suites.runs'>;
+  suiteRun?: Response<'suites.get'>;
+  suiteProgress?: SuiteProgressView;
+  comparison?: Response<'suites.compare'>;
+  loadSuites(): Promise<void>;
+  openSuite(name: string): Promise<void>;
+  editSuite(text: string): void;
+  saveSuite(): Promise<void>;
+  startSuite(opts: { models?: string[]; repeat?: number; concurrency?: number }): Promise<void>;
+  cancelSuite(): Promise<void>;
+  selectSuiteRun(id: string): Promise<void>;
+  compareWith(base: string | undefined): Promise<void>;
+  onSuiteProgress(p: SuiteProgressView): void;
+}
+
+let checkTimer: ReturnType<typeof setTimeout> | undefined;
+let refreshTimer: ReturnType<typeof setTimeout> | undefined;
+
+export const createSuitesSlice: StateCreator<Store, [], [], SuitesSlice> = (set, get) => {
+  const act = async (what: string, fn: () => Promise<void>) => {
+    try {
+      await fn();
+    } catch (e) {
+      get().notify('error', `${what}: ${errorMessage(e)}`);
+    }
+  };
+  return {
+    suiteList: [],
+    suiteText: '',
+    suiteSaved: '',
+    suiteProblems: [],
+    suiteHistory: [],
+    loadSuites: () =>
+      act('Could not list the suites', async () => {
+        set({ suiteList: await api['suites.list']({}) });
+      }),
+    openSuite: (name) =>
+      act(`Could not open suite ${name}`, async () => {
+        const [file, history] = await Promise.all([
+          api['suites.read']({ name }),
+          api['suites.runs']({ suite: name, limit: 50 }),
+        ]);
+        set({
+          suiteName: name,
+          suiteText: file.text,
+          suiteSaved: file.text,
+          suiteProblems: file.problems,
+          suiteHistory: history,
+          suiteRun: undefined,
+          comparison: undefined,
+        });
+        const last = history[0];
+        if (last) await get().selectSuiteRun(last.id);
+      }),
+    editSuite(text) {
+      set({ suiteText: text });
+      clearTimeout(checkTimer);
+      checkTimer = setTimeout(() => {
+        void api['suites.check']({ text })
+          .then((r) => {
+            if (get().suiteText === text) set({ suiteProblems: r.problems });
+          })
+          .catch(() => {});
+      }, 250);
+    },
+    saveSuite: () =>
+      act('Could not save the suite', async () => {
+        const name = get().suiteName;
+        if (!name) return;
+        const text = get().suiteText;
+        const r = await api['suites.save']({ name, text });
+        set({ suiteSaved: text, suiteProblems: r.problems });
+        get().notify('info', `Saved ${r.file}`);
+        await get().loadSuites();
+      }),
+    startSuite: (opts) =>
+      act('Could not start the suite', async () => {
+        const name = get().suiteName;
+        if (!name) return;
+        if (get().suiteText !== get().suiteSaved) await get().saveSuite();
+        const { suiteRun } = await api['suites.start']({ name, ...opts });
+        set({ suiteProgress: undefined, comparison: undefined });
+        await get().selectSuiteRun(suiteRun);
+        set({ suiteHistory: await api['suites.runs']({ suite: name, limit: 50 }) });
+      }),
+    cancelSuite: () =>
+      act('Could not cancel', async () => {
+        const id = get().suiteRun?.id;
+        if (id) await api['suites.cancel']({ suiteRun: id });
+      }),
+    selectSuiteRun: (id) =>
+      act('Could not load the suite run', async () => {
+        const run = await api['suites.get']({ suiteRun: id });
+        set({ suiteRun: run });
+      }),
+    compareWith: (base) =>
+      act('Could not compare', async () => {
+        const head = get().suiteRun?.id;
+        if (!head || !base) return set({ comparison: undefined });
+        set({ comparison: await api['suites.compare']({ head, base }) });
+      }),
+    onSuiteProgress(p) {
+      if (p.suiteRun !== get().suiteRun?.id) return;
+      set({ suiteProgress: p });
+      // Results arrive case by case: refresh the matrix at most a few times a second.
+      if (!refreshTimer)
+        refreshTimer = setTimeout(() => {
+          refreshTimer = undefined;
+          void get().selectSuiteRun(p.suiteRun);
+          if (get().suiteProgress?.status !== 'running' && get().suiteName) {
+            void api['suites.runs']({ suite: get().suiteName as string, limit: 50 }).then((h) =>
+              set({ suiteHistory: h }),
+            );
+            void get().loadSuites();
+          }
+        }, 300);
+    },
+  };
+};

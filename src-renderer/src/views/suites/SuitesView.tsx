@@ -1,0 +1,223 @@
+/**
+ * Suites: the workspace's test suites (suites/*.toml). Edit a suite in Monaco with its schema problems as
+ * markers, start it with live progress, and read a suite run as a matrix (filters, cells open their
+ * runs), as charts, or against an earlier run.
+ */
+import { useEffect, useMemo, useState } from 'react';
+import type { Violation } from '../../../../src-main/core/lang/violation.ts';
+import { CodeEditor } from '../../components/Editors.tsx';
+import { SuiteCharts } from '../../components/suites/SuiteCharts.tsx';
+import { SuiteComparison } from '../../components/suites/SuiteComparison.tsx';
+import { SuiteMatrix } from '../../components/suites/SuiteMatrix.tsx';
+import { useStore } from '../../store/index.ts';
+import './suites.css';
+
+type Tab = 'matrix' | 'charts' | 'compare';
+
+export function SuitesView({ name }: { name?: string | undefined }) {
+  const list = useStore((s) => s.suiteList);
+  const loadSuites = useStore((s) => s.loadSuites);
+  const openSuite = useStore((s) => s.openSuite);
+  const current = useStore((s) => s.suiteName);
+  const navigate = useStore((s) => s.navigate);
+
+  useEffect(() => void loadSuites(), [loadSuites]);
+  useEffect(() => {
+    const target = name ?? list[0]?.name;
+    if (target && target !== current) void openSuite(target);
+  }, [name, list, current, openSuite]);
+
+  return (
+    <section aria-label="suites" className="suites-view">
+      <aside className="suite-list">
+        <h1>Suites</h1>
+        {list.length === 0 && (
+          <p className="muted small">No suites: add suites/NAME.toml to the workspace.</p>
+        )}
+        <ul>
+          {list.map((s) => (
+            <li key={s.name}>
+              <button
+                className={s.name === current ? 'active' : ''}
+                aria-current={s.name === current ? 'page' : undefined}
+                onClick={() => navigate({ view: 'suites', id: s.name })}
+              >
+                {s.name}
+                <span className="small muted">
+                  {' '}
+                  {s.cases} cases{s.last ? ` · ${s.last.status}` : ''}
+                </span>
+                {s.error && <span className="small error"> · problems</span>}
+              </button>
+            </li>
+          ))}
+        </ul>
+      </aside>
+      {current ? <SuiteDetail /> : <p className="muted pad">Pick a suite.</p>}
+    </section>
+  );
+}
+
+function SuiteDetail() {
+  const name = useStore((s) => s.suiteName);
+  const text = useStore((s) => s.suiteText);
+  const saved = useStore((s) => s.suiteSaved);
+  const problems = useStore((s) => s.suiteProblems);
+  const edit = useStore((s) => s.editSuite);
+  const save = useStore((s) => s.saveSuite);
+  const start = useStore((s) => s.startSuite);
+  const cancel = useStore((s) => s.cancelSuite);
+  const run = useStore((s) => s.suiteRun);
+  const progress = useStore((s) => s.suiteProgress);
+  const history = useStore((s) => s.suiteHistory);
+  const select = useStore((s) => s.selectSuiteRun);
+  const comparison = useStore((s) => s.comparison);
+  const compareWith = useStore((s) => s.compareWith);
+  const [models, setModels] = useState('');
+  const [repeat, setRepeat] = useState('');
+  const [concurrency, setConcurrency] = useState('');
+  const [tab, setTab] = useState<Tab>('matrix');
+  const markers = useMemo<Violation[]>(
+    () =>
+      problems.map((p) => ({
+        rule: 'suite',
+        message: `${p.path ? `${p.path}: ` : ''}${p.message}`,
+        line: p.line,
+        column: p.column,
+        endLine: p.line,
+        endColumn: 1000,
+      })),
+    [problems],
+  );
+  const running = run?.status === 'running';
+  const live = progress && progress.suiteRun === run?.id ? progress : undefined;
+  const done = live?.done ?? run?.done ?? 0;
+  const planned = run?.spec.planned ?? 0;
+
+  return (
+    <div className="suite-detail">
+      <div className="view-head">
+        <h2>{name}</h2>
+        <span className="muted small">suites/{name}.toml</span>
+        <span className="spacer" />
+        <button onClick={() => void save()} disabled={text === saved}>
+          Save
+        </button>
+      </div>
+      <CodeEditor
+        label="suite"
+        language="toml"
+        value={text}
+        onChange={edit}
+        violations={markers}
+        height={260}
+      />
+      <ul className="suite-problems" data-testid="suite-problems">
+        {problems.map((p, i) => (
+          <li key={i} className="error small">
+            line {p.line}:{p.column} {p.path ? `${p.path}: ` : ''}
+            {p.message}
+          </li>
+        ))}
+      </ul>
+      <form
+        className="toolbar suite-start"
+        onSubmit={(e) => {
+          e.preventDefault();
+          const m = models
+            .split(',')
+            .map((x) => x.trim())
+            .filter(Boolean);
+          void start({
+            ...(m.length ? { models: m } : {}),
+            ...(repeat ? { repeat: Number(repeat) } : {}),
+            ...(concurrency ? { concurrency: Number(concurrency) } : {}),
+          });
+        }}
+      >
+        <input
+          aria-label="models"
+          placeholder="models (default: the suite's)"
+          value={models}
+          onChange={(e) => setModels(e.target.value)}
+        />
+        <input
+          aria-label="repeat"
+          type="number"
+          min={1}
+          max={100}
+          placeholder="repeat"
+          value={repeat}
+          onChange={(e) => setRepeat(e.target.value)}
+        />
+        <input
+          aria-label="concurrency"
+          type="number"
+          min={1}
+          max={64}
+          placeholder="concurrency"
+          value={concurrency}
+          onChange={(e) => setConcurrency(e.target.value)}
+        />
+        <button className="primary" type="submit" disabled={running || problems.length > 0} data-run-action>
+          Start suite
+        </button>
+        {running && (
+          <button type="button" onClick={() => void cancel()}>
+            Cancel
+          </button>
+        )}
+        <span className="spacer" />
+        <label className="small">
+          Suite run{' '}
+          <select aria-label="suite run" value={run?.id ?? ''} onChange={(e) => void select(e.target.value)}>
+            {history.map((r) => (
+              <option key={r.id} value={r.id}>
+                {new Date(r.createdAt).toLocaleString()} · {r.status} · {r.passed}/{r.done}
+              </option>
+            ))}
+          </select>
+        </label>
+      </form>
+      {run && (
+        <>
+          <div className="suite-progress" data-testid="suite-progress" data-status={run.status}>
+            <progress max={planned || 1} value={done} />
+            <span>
+              <span className={`badge status-${run.status === 'passed' ? 'succeeded' : run.status}`}>
+                {run.status}
+              </span>{' '}
+              {done}/{planned} runs · {live?.passed ?? run.passed} passed ·{' '}
+              {live ? live.failed : done - run.passed} failed
+              {live?.running ? ` · ${live.running} running` : ''} · {run.matrix.overall.met}/
+              {run.matrix.overall.cells} cells meet their threshold · tools {run.spec.toolsHash}
+            </span>
+          </div>
+          <div role="tablist" className="tabs">
+            {(['matrix', 'charts', 'compare'] as const).map((t) => (
+              <button
+                key={t}
+                role="tab"
+                aria-selected={tab === t}
+                className={tab === t ? 'active' : ''}
+                onClick={() => setTab(t)}
+              >
+                {t === 'matrix' ? 'Matrix' : t === 'charts' ? 'Charts' : 'Compare'}
+              </button>
+            ))}
+          </div>
+          {tab === 'matrix' && <SuiteMatrix run={run} />}
+          {tab === 'charts' && <SuiteCharts run={run} history={history} />}
+          {tab === 'compare' && (
+            <SuiteComparison
+              history={history}
+              head={run.id}
+              comparison={comparison}
+              onBase={(id) => void compareWith(id)}
+            />
+          )}
+        </>
+      )}
+    </div>
+  );
+}

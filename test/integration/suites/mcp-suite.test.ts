@@ -1,0 +1,50 @@
+/** The MCP `run_suite` tool over stdio, driven by the official MCP SDK client, against the scripted LLM. */
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startLlmServer } from '../../support/llm-server.ts';
+import type { LlmServer } from '../../support/llm-server.ts';
+import { fence, ORACLE, scriptedConfig, taskOf } from '../../support/suite-oracle.ts';
+import { repoRoot, tempWorkspace } from '../../support/workspace.ts';
+
+let client: Client;
+let llm: LlmServer;
+
+beforeAll(async () => {
+  llm = await startLlmServer();
+  const ws = tempWorkspace();
+  scriptedConfig(ws, llm.openaiUrl);
+  client = new Client({ name: 'toolsmith-test', version: '1.0.0' });
+  await client.connect(
+    new StdioClientTransport({
+      command: join(repoRoot, 'node_modules/.bin/node'),
+      args: [join(repoRoot, 'bin/toolsmith.mjs'), '--workspace', ws, 'mcp'],
+      stderr: 'pipe',
+    }),
+  );
+}, 120_000);
+afterAll(async () => {
+  await client?.close();
+  await llm?.close();
+});
+
+describe('MCP run_suite', () => {
+  it('names the suites, runs one and answers with the matrix; an unknown suite is an error result', async () => {
+    const { tools } = await client.listTools();
+    expect(tools.find((t) => t.name === 'run_suite')?.description).toMatch(/Suites: ecommerce, support/);
+    llm.responder = (req) => (ORACLE[taskOf(req)] ? fence(ORACLE[taskOf(req)] as string) : undefined);
+    const r = (await client.callTool({
+      name: 'run_suite',
+      arguments: { suite: 'support', models: ['local:good'] },
+    })) as { isError?: boolean; structuredContent?: { status: string; met: number; cells: number } };
+    expect(r.isError).toBeFalsy();
+    expect(r.structuredContent).toMatchObject({ status: 'passed', met: 7, cells: 7 });
+    const bad = (await client.callTool({ name: 'run_suite', arguments: { suite: 'nope' } })) as {
+      isError?: boolean;
+      content: { text: string }[];
+    };
+    expect(bad.isError).toBe(true);
+    expect(bad.content[0]?.text).toMatch(/no suite nope/);
+  });
+});
