@@ -8,6 +8,7 @@ import { ToolsmithError } from '../app/errors.ts';
 import { registerExec } from './commands/exec.ts';
 import { registerKit } from './commands/kit.ts';
 import { registerMcp } from './commands/mcp.ts';
+import { prepareMcpForCommand, registerMcpServers } from './commands/mcp-servers.ts';
 import { registerRun, registerRuns } from './commands/run.ts';
 import { registerTemplate } from './commands/template.ts';
 import { registerPrompt } from './commands/prompt.ts';
@@ -44,6 +45,8 @@ export function buildProgram(ctx: CliContext): Command {
   registerTemplate(program, ctx);
   registerMcp(program, ctx);
   registerExec(program, ctx);
+  registerMcpServers(program, ctx);
+  program.hook('preAction', (_p, action) => prepareMcpForCommand(ctx, action));
   for (const cmd of allCommands(program)) {
     cmd.exitOverride();
     cmd.configureOutput({ writeOut: ctx.out, writeErr: ctx.err, outputError: () => {} });

@@ -143,7 +143,11 @@ export function createMcpServer(svc: ToolsmithService): McpServer {
       description: 'The tools of a sandbox (or kit) as flat OpenAI function schemas.',
       inputSchema: { sandbox: z.string().default(defaultSandbox), kit: z.string().optional() },
     },
-    ({ sandbox, kit }) => guard(() => text(svc.scriptTools(sandbox, kit).tools.map(openAiFunctionSchema))),
+    ({ sandbox, kit }) =>
+      guard(async () => {
+        await svc.prepareMcp(sandbox);
+        return text(svc.scriptTools(sandbox, kit).tools.map(openAiFunctionSchema));
+      }),
   );
 
   server.registerTool(
@@ -153,7 +157,9 @@ export function createMcpServer(svc: ToolsmithService): McpServer {
       inputSchema: { name: z.string() },
     },
     ({ name }) =>
-      guard(() => {
+      guard(async () => {
+        const sb = svc.kits().find((x) => x.name === name)?.sandbox;
+        if (sb) await svc.prepareMcp(sb);
         const k = svc.kit(name);
         return text({
           name: k.name,

@@ -33,9 +33,12 @@ export interface LoadRequest {
   credentials: string[];
 }
 
-export type HostToolHandler = ((args: Record<string, JsonValue>) => Promise<ToolResponse> | ToolResponse) & {
+export type HostToolHandler = ((
+  args: Record<string, JsonValue>,
+  ctx?: { signal?: AbortSignal },
+) => Promise<ToolResponse> | ToolResponse) & {
   /** Where the tool really runs (a sandbox tool forwarded from a JS script runs in the Python sandbox). */
-  location?: 'sandbox' | 'host';
+  location?: ToolCallTrace['location'];
 };
 
 export interface JobRequest {
@@ -430,7 +433,7 @@ export class WorkerConnection {
       trace = { name, args, ms: 0, location: 'host', error, refused: !allowed };
     } else {
       try {
-        const response = await handler(args);
+        const response = await handler(args, job.signal ? { signal: job.signal } : {});
         reply = { type: 'tool_result', id, call_id: callId, response };
         trace = {
           name,
