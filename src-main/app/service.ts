@@ -137,7 +137,9 @@ export class ToolsmithService {
       servers.map((s) =>
         this.mcp()
           .refresh(s)
-          .catch((e: unknown) => failed.push({ server: s, error: e instanceof Error ? e.message : String(e) })),
+          .catch((e: unknown) =>
+            failed.push({ server: s, error: e instanceof Error ? e.message : String(e) }),
+          ),
       ),
     );
     return failed;

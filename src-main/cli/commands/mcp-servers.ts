@@ -50,7 +50,8 @@ export function registerMcpServers(program: Command, ctx: CliContext): void {
             .map(([n]) => n),
         }));
       if (o.json) return ctx.out(json(rows));
-      if (rows.length === 0) ctx.out('no MCP servers declared ([mcp_servers.NAME] in .toolsmith/config.toml)\n');
+      if (rows.length === 0)
+        ctx.out('no MCP servers declared ([mcp_servers.NAME] in .toolsmith/config.toml)\n');
       for (const r of rows)
         ctx.out(`${r.name}\t${r.transport}\t${r.target}\tsandboxes: ${r.sandboxes.join(', ') || '-'}\n`);
     });

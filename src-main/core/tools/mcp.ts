@@ -76,12 +76,17 @@ function deref(s: Schema, root: Schema, depth = 0): Schema {
 
 function typeNames(s: Schema): string[] {
   const t = s['type'];
-  return typeof t === 'string' ? [t] : Array.isArray(t) ? t.filter((x): x is string => typeof x === 'string') : [];
+  return typeof t === 'string'
+    ? [t]
+    : Array.isArray(t)
+      ? t.filter((x): x is string => typeof x === 'string')
+      : [];
 }
 
 function paramType(s: Schema): ParamType {
   const types = typeNames(s).filter((t) => t !== 'null');
-  if (types.length !== 1) return Array.isArray(s['enum']) && s['enum'].every((x) => typeof x === 'string') ? 'str' : 'any';
+  if (types.length !== 1)
+    return Array.isArray(s['enum']) && s['enum'].every((x) => typeof x === 'string') ? 'str' : 'any';
   const map: Record<string, ParamType> = {
     string: 'str',
     integer: 'int',
@@ -138,7 +143,8 @@ class PyTypes {
       return `Literal[${s['enum'].map((v) => JSON.stringify(v)).join(', ')}]`;
     for (const key of ['anyOf', 'oneOf']) {
       const alts = s[key];
-      if (Array.isArray(alts)) return [...new Set(alts.map((a, i) => this.type(a, `${hint}${i}`)))].join(' | ');
+      if (Array.isArray(alts))
+        return [...new Set(alts.map((a, i) => this.type(a, `${hint}${i}`)))].join(' | ');
     }
     const types = typeNames(s);
     const nullable = types.includes('null');
@@ -192,7 +198,10 @@ function pyDefault(v: JsonValue): string {
   if (v === true) return 'True';
   if (v === false) return 'False';
   if (typeof v === 'number' || typeof v === 'string') return JSON.stringify(v);
-  return JSON.stringify(v).replace(/\btrue\b/g, 'True').replace(/\bfalse\b/g, 'False').replace(/\bnull\b/g, 'None');
+  return JSON.stringify(v)
+    .replace(/\btrue\b/g, 'True')
+    .replace(/\bfalse\b/g, 'False')
+    .replace(/\bnull\b/g, 'None');
 }
 
 /** `def name(*, a: int, b: list[Entity] = None) -> ToolResponse` with the TypedDicts it needs. */
@@ -219,7 +228,8 @@ export function pythonStub(name: string, input: Schema, description = '', output
 export function tsType(raw: unknown, root: Schema, depth = 0): string {
   if (!isObj(raw) || depth > 6) return 'unknown';
   const s = deref(raw, root);
-  if (Array.isArray(s['enum']) && s['enum'].length > 0) return s['enum'].map((v) => JSON.stringify(v)).join(' | ');
+  if (Array.isArray(s['enum']) && s['enum'].length > 0)
+    return s['enum'].map((v) => JSON.stringify(v)).join(' | ');
   for (const key of ['anyOf', 'oneOf']) {
     const alts = s[key];
     if (Array.isArray(alts)) return [...new Set(alts.map((a) => tsType(a, root, depth + 1)))].join(' | ');

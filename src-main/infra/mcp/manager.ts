@@ -62,7 +62,11 @@ function resolveRef(server: string, what: string, v: string): string {
   const name = v.slice(4);
   const value = process.env[name];
   if (value === undefined)
-    throw new McpError(server, 'mcp_unavailable', `MCP server ${server}: ${what} needs $${name}, which is not set`);
+    throw new McpError(
+      server,
+      'mcp_unavailable',
+      `MCP server ${server}: ${what} needs $${name}, which is not set`,
+    );
   return value;
 }
 
@@ -127,7 +131,8 @@ export class McpManager {
 
   /** A live connection (connecting, or reconnecting after the old one broke). */
   private connection(name: string): Promise<Conn> {
-    if (this.closed) return Promise.reject(new McpError(name, 'mcp_unavailable', 'the MCP connections are closed'));
+    if (this.closed)
+      return Promise.reject(new McpError(name, 'mcp_unavailable', 'the MCP connections are closed'));
     const def = this.defs[name];
     if (!def) return Promise.reject(new McpError(name, 'mcp_unavailable', this.unknown(name)));
     const existing = this.conns.get(name);
@@ -179,8 +184,15 @@ export class McpManager {
     };
     const timeout = def.timeout_ms;
     try {
-      await withTimeout(client.connect(transport, { timeout }), timeout, () =>
-        new McpError(name, 'mcp_timeout', `MCP server ${name} did not answer initialize within ${timeout} ms`),
+      await withTimeout(
+        client.connect(transport, { timeout }),
+        timeout,
+        () =>
+          new McpError(
+            name,
+            'mcp_timeout',
+            `MCP server ${name} did not answer initialize within ${timeout} ms`,
+          ),
       );
       const listed = await client.listTools(undefined, { timeout });
       conn.tools = listed.tools as McpToolListing[];
@@ -189,7 +201,10 @@ export class McpManager {
     } catch (e) {
       conn.alive = false;
       await client.close().catch(() => undefined);
-      const base = e instanceof McpError ? e.message : `MCP server ${name} (${this.target(def)}) failed to start: ${describe(e)}`;
+      const base =
+        e instanceof McpError
+          ? e.message
+          : `MCP server ${name} (${this.target(def)}) failed to start: ${describe(e)}`;
       const message = base + tail(stderr);
       this.setStatus(name, { state: 'error', error: message });
       throw new McpError(name, e instanceof McpError ? e.code : 'mcp_unavailable', message);
@@ -201,7 +216,8 @@ export class McpManager {
       tools: conn.tools.length,
       ...(v ? { server: { name: v.name, version: v.version } } : {}),
     });
-    for (const key of [...this.validators.keys()]) if (key.startsWith(`${name}\0`)) this.validators.delete(key);
+    for (const key of [...this.validators.keys()])
+      if (key.startsWith(`${name}\0`)) this.validators.delete(key);
     return conn;
   }
 
@@ -280,7 +296,11 @@ export class McpManager {
       );
     const bad = this.checkArgs(name, listing, args);
     if (bad)
-      throw new McpError(name, 'mcp_invalid_args', `invalid arguments for ${name}.${tool} (not sent): ${bad}`);
+      throw new McpError(
+        name,
+        'mcp_invalid_args',
+        `invalid arguments for ${name}.${tool} (not sent): ${bad}`,
+      );
     const timeout = opts.timeoutMs ?? this.defs[name]!.timeout_ms;
     try {
       const r = await conn.client.callTool({ name: tool, arguments: args }, undefined, {
@@ -292,7 +312,11 @@ export class McpManager {
       const msg = describe(e);
       if (opts.signal?.aborted) throw new McpError(name, 'mcp_error', `${name}.${tool}: cancelled`);
       if (/timed out|timeout/i.test(msg))
-        throw new McpError(name, 'mcp_timeout', `MCP server ${name} did not answer ${tool} within ${timeout} ms`);
+        throw new McpError(
+          name,
+          'mcp_timeout',
+          `MCP server ${name} did not answer ${tool} within ${timeout} ms`,
+        );
       if (!conn.alive || /closed/i.test(msg)) {
         const st = this.status(name);
         throw new McpError(
