@@ -37,6 +37,9 @@ const methods: Method[] = [
   'settings.setProviderKey',
   'system.status',
   'system.buildImage',
+  'mcp.servers',
+  'mcp.test',
+  'mcp.save',
 ];
 
 function call(method: Method) {

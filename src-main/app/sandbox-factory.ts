@@ -181,6 +181,11 @@ export async function createSandboxManager(svc: ToolsmithService): Promise<Sandb
           `runtime '${runtime}' runs only in Docker (its binary lives in the toolsmith/${runtime} image) and no Docker engine answers; the process fallback runs python and node`,
           runtime,
         );
+      if (Object.keys(svc.config.sandboxes[req.sandbox]?.mcp ?? {}).length > 0) {
+        const down = await svc.prepareMcp(req.sandbox);
+        if (down.length > 0)
+          return infraResult(factory.isolation, down.map((d) => d.error).join('; '), runtime);
+      }
       const loaded = mcpNames.get(req.sandbox);
       if (
         loaded !== undefined &&

@@ -150,6 +150,22 @@ export const requests = {
   'settings.setProviderKey': z.object({ provider: name, key: z.string().min(1).max(1000) }).strict(),
   'system.status': z.object({}).strict(),
   'system.buildImage': z.object({ runtime: z.enum(['python', 'node', 'bun', 'deno']) }).strict(),
+  'mcp.servers': z.object({}).strict(),
+  'mcp.test': z.object({ name }).strict(),
+  /** Adds or edits `[mcp_servers.NAME]` (stdio: command/args/env; HTTP: url/headers), optionally used by a sandbox. */
+  'mcp.save': z
+    .object({
+      name,
+      command: z.string().min(1).max(4096).optional(),
+      args: z.array(z.string().max(4096)).max(100).optional(),
+      env: z.record(z.string(), z.string().max(4096)).optional(),
+      url: z.string().max(4096).optional(),
+      headers: z.record(z.string(), z.string().max(200)).optional(),
+      timeout_ms: z.number().int().positive().max(600_000).optional(),
+      description: z.string().max(2000).optional(),
+      sandbox: name.optional(),
+    })
+    .strict(),
 } as const;
 
 export interface RunSummaryView {
@@ -241,6 +257,29 @@ export type PushEvent =
   | { type: 'token'; runId: string; n: number; text: string }
   | { type: 'image_progress'; runtime: string; line: string; done?: boolean; error?: string };
 
+/** One declared server as front ends see it: its definition, connection status and who uses it. */
+export interface McpServerView {
+  name: string;
+  transport: 'stdio' | 'http';
+  /** The command line or URL (env and headers are `env:VAR` references, never secrets). */
+  target: string;
+  state: 'idle' | 'connecting' | 'connected' | 'error' | 'closed';
+  error?: string;
+  server?: { name: string; version: string };
+  tools?: number;
+  connects: number;
+  description: string;
+  def: {
+    command?: string;
+    args: string[];
+    env: Record<string, string>;
+    url?: string;
+    headers: Record<string, string>;
+    timeout_ms: number;
+  };
+  sandboxes: string[];
+}
+
 export interface ToolsView {
   sandbox: string;
   tools: SandboxTool[];
@@ -297,6 +336,9 @@ export interface Responses {
   'settings.setProviderKey': { stored: boolean; where: 'keychain' | 'memory' };
   'system.status': SystemStatus;
   'system.buildImage': { tag: string };
+  'mcp.servers': McpServerView[];
+  'mcp.test': { server: McpServerView; tools: SandboxTool[]; ms: number };
+  'mcp.save': McpServerView;
 }
 
 export type Method = keyof typeof requests;

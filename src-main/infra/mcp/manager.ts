@@ -99,6 +99,7 @@ export class McpManager {
     this.defs[name] = def;
     await this.disconnect(name);
     this.status_.delete(name);
+    this.version++;
   }
 
   private target(def: McpServerDef): string {
