@@ -3,6 +3,7 @@ import { api } from './api/client.ts';
 import { parseHash } from './store/app.ts';
 import type { View } from './store/app.ts';
 import { useStore } from './store/index.ts';
+import { ConnectionsView } from './views/ConnectionsView.tsx';
 import { KitsView } from './views/KitsView.tsx';
 import { NewRunView } from './views/NewRunView.tsx';
 import { RunDetailView } from './views/RunDetailView.tsx';
@@ -20,6 +21,7 @@ const NAV: { view: View; label: string; key: string }[] = [
   { view: 'templates', label: 'Templates', key: 'g m' },
   { view: 'kits', label: 'Kits', key: 'g k' },
   { view: 'settings', label: 'Settings', key: 'g s' },
+  { view: 'connections', label: 'Connections', key: 'g c' },
 ];
 
 function Notices() {
@@ -134,6 +136,7 @@ export function App() {
           {route.view === 'templates' && <TemplatesView />}
           {route.view === 'kits' && <KitsView />}
           {route.view === 'settings' && <SettingsView />}
+          {route.view === 'connections' && <ConnectionsView />}
         </main>
       </div>
       <Notices />

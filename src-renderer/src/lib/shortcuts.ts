@@ -14,6 +14,7 @@ const GOTO: Record<string, View> = {
   m: 'templates',
   k: 'kits',
   s: 'settings',
+  c: 'connections',
 };
 
 const inField = (t: EventTarget | null): boolean => {
