@@ -4,7 +4,6 @@
  */
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { stringify } from 'smol-toml';
 import { mcpServerSchema, parseConfig } from './config.ts';
 import type { SandboxMcpConfig } from './config.ts';
 import { ToolsmithError } from './errors.ts';
@@ -132,6 +131,15 @@ export async function testMcpServer(
 
 const tomlKey = (k: string) => (/^[A-Za-z0-9_-]+$/.test(k) ? k : JSON.stringify(k));
 
+/** A string, number, string list or string table as an inline TOML value (JSON strings are TOML strings). */
+function tomlValue(v: unknown): string {
+  if (typeof v === 'string' || typeof v === 'number') return JSON.stringify(v);
+  if (Array.isArray(v)) return `[${v.map(tomlValue).join(', ')}]`;
+  return `{ ${Object.entries(v as Record<string, unknown>)
+    .map(([k, x]) => `${tomlKey(k)} = ${tomlValue(x)}`)
+    .join(', ')} }`;
+}
+
 /** Removes a `[header]` table (up to the next table header) from TOML text. */
 function dropTable(text: string, header: string): string {
   const lines = text.split('\n');
@@ -176,7 +184,9 @@ export async function saveMcpServer(
   if (Object.keys(def.headers).length) table['headers'] = def.headers;
   table['timeout_ms'] = def.timeout_ms;
   if (def.description) table['description'] = def.description;
-  text += `\n${header}\n${stringify(table)}\n`;
+  text += `\n${header}\n${Object.entries(table)
+    .map(([k, v]) => `${k} = ${tomlValue(v)}`)
+    .join('\n')}\n`;
   const usesAlready = sandbox !== undefined && svc.config.sandboxes[sandbox]?.mcp[name] !== undefined;
   if (sandbox !== undefined && !usesAlready) {
     if (!svc.config.sandboxes[sandbox]) text += `\n[sandboxes.${tomlKey(sandbox)}]\ndescription = ""\n`;

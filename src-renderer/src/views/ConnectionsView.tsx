@@ -85,7 +85,10 @@ function ServerForm({
   const [d, setD] = useState(initial);
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
-  const set = (k: keyof Draft) => (e: { target: { value: string } }) => setD({ ...d, [k]: e.target.value });
+  const set = (k: keyof Draft) => (e: { target: { value: string } }) => {
+    const value = e.target.value;
+    setD((prev) => ({ ...prev, [k]: value }));
+  };
   const save = async () => {
     setError(undefined);
     let req: Parameters<(typeof api)['mcp.save']>[0];
