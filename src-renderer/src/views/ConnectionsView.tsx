@@ -226,7 +226,7 @@ function ToolCard({
 }) {
   return (
     <article
-      className="kit-card"
+      className={`kit-card mcp-tool${trying ? ' trying' : ''}`}
       data-mcp-tool={tool.mcp?.tool ?? tool.name}
       aria-label={`tool ${tool.name}`}
     >
