@@ -216,7 +216,8 @@ export function pythonStub(name: string, input: Schema, description = '', output
     const ty = py.type(v, `${name}_${k}`);
     if (required.includes(k)) return `${k}: ${ty}`;
     const d = isObj(v) ? v['default'] : undefined;
-    return d !== undefined ? `${k}: ${ty} = ${pyDefault(d)}` : `${k}: ${ty} | None = None`;
+    if (d !== undefined) return `${k}: ${ty} = ${pyDefault(d)}`;
+    return /(^| )None( |$)/.test(ty) ? `${k}: ${ty} = None` : `${k}: ${ty} | None = None`;
   });
   const ret = output ? `  # data: ${py.type(output, `${name}_result`)}` : '';
   const doc = description ? `\n    """${description.split('\n')[0]!.replace(/"""/g, "'''")}"""` : '';
