@@ -4,12 +4,9 @@
  * connection broke, and closed with the service. Every request has a time limit and takes the caller's
  * AbortSignal (a run's cancellation), so a server that does not start or answer gives an error, never a hang.
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { Ajv } from 'ajv';
-import type { ValidateFunction } from 'ajv';
+import type { Ajv, ValidateFunction } from 'ajv';
 import type { McpCallResult, McpToolListing } from '../../core/tools/mcp.ts';
 
 export interface McpServerDef {
@@ -77,7 +74,8 @@ export class McpManager {
   private readonly conns = new Map<string, Promise<Conn>>();
   private readonly status_ = new Map<string, McpServerStatus>();
   private readonly validators = new Map<string, ValidateFunction>();
-  private readonly ajv = new Ajv({ allErrors: true, strict: false });
+  /** Loaded with the SDK on the first connection (CLI verbs that never connect do not pay for them). */
+  private ajv: Ajv | undefined;
   private closed = false;
   /** Increments whenever a listing is (re)loaded: registries rebuild their MCP tools when it moves. */
   version = 0;
@@ -148,6 +146,18 @@ export class McpManager {
 
   private async connect(name: string, def: McpServerDef): Promise<Conn> {
     this.setStatus(name, { state: 'connecting' });
+    const [
+      { Client },
+      { getDefaultEnvironment, StdioClientTransport },
+      { StreamableHTTPClientTransport },
+      ajv,
+    ] = await Promise.all([
+      import('@modelcontextprotocol/sdk/client/index.js'),
+      import('@modelcontextprotocol/sdk/client/stdio.js'),
+      import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
+      import('ajv'),
+    ]);
+    this.ajv ??= new ajv.Ajv({ allErrors: true, strict: false });
     let transport: Transport;
     const stderr: string[] = [];
     try {
@@ -250,6 +260,7 @@ export class McpManager {
     const key = `${name}\0${tool.name}`;
     let v = this.validators.get(key);
     if (!v) {
+      if (!this.ajv) return undefined; // not connected yet: nothing to call either
       try {
         v = this.ajv.compile(tool.inputSchema);
       } catch {
