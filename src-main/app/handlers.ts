@@ -352,6 +352,10 @@ export async function dispatch(
     // A sandbox's MCP servers are connected before anything lists or runs its tools.
     const sb = (parsed.data as { sandbox?: unknown }).sandbox;
     if (typeof sb === 'string' && svc.config.sandboxes[sb]?.mcp) await svc.prepareMcp(sb);
+    if (m === 'runs.replay' || m === 'runs.continue') {
+      const run = (await svc.runs()).get((parsed.data as { runId: string }).runId);
+      await svc.prepareMcp(run.started.sandbox);
+    }
     return { ok: true, value: (await handler(svc, parsed.data, fe)) as Response<Method> };
   } catch (e) {
     if (e instanceof ToolsmithError) return { ok: false, error: e.toData() };

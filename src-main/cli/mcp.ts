@@ -67,6 +67,7 @@ export function createMcpServer(svc: ToolsmithService): McpServer {
     },
     ({ task, sandbox, kit, mode }) =>
       guard(async () => {
+        await svc.prepareMcp(sandbox);
         const runs = await svc.runs();
         const started = runs.start({
           task,
@@ -131,7 +132,8 @@ export function createMcpServer(svc: ToolsmithService): McpServer {
       },
     },
     ({ code, language, sandbox, kit, strict }) =>
-      guard(() => {
+      guard(async () => {
+        await svc.prepareMcp(sandbox);
         const tools = svc.scriptTools(sandbox, kit).tools.map((t) => t.name);
         return text(svc.validateCode(code, language, { tools, strict }));
       }),
