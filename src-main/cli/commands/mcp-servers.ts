@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { sandboxMcpTools } from '../../app/mcp.ts';
 import { json } from '../context.ts';
 import type { CliContext } from '../context.ts';
 
@@ -26,7 +27,12 @@ export async function prepareMcpForCommand(ctx: CliContext, cmd: Command): Promi
         : [];
   for (const s of sandboxes) {
     if (Object.keys(svc.config.sandboxes[s]?.mcp ?? {}).length === 0) continue;
-    for (const f of await svc.prepareMcp(s)) ctx.err(`toolsmith: ${f.error}\n`);
+    const down = await svc.prepareMcp(s);
+    for (const f of down) ctx.err(`toolsmith: ${f.error}\n`);
+    // Selections that name tools a server lacks (a typo in tools = [...] or an alias).
+    if (down.length === 0)
+      for (const p of sandboxMcpTools(svc.mcp(), svc.config.sandboxes[s]?.mcp ?? {}).problems)
+        ctx.err(`toolsmith: sandboxes.${s}.mcp: ${p}\n`);
   }
 }
 
