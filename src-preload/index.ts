@@ -46,6 +46,9 @@ const methods: Method[] = [
   'suites.runs',
   'suites.get',
   'suites.compare',
+  'mcp.servers',
+  'mcp.test',
+  'mcp.save',
 ];
 
 function call(method: Method) {

@@ -17,8 +17,42 @@ const provider = z.object({
 
 const runtime = z.object({ enabled: z.boolean().default(true), image: z.string().optional() });
 
+const envRef = z.string().regex(/^env:[A-Za-z_][A-Za-z0-9_]*$/, 'use "env:VARIABLE"');
+
+/** An MCP server the workspace imports tools from: stdio (command) or Streamable HTTP (url). */
+export const mcpServerSchema = z
+  .object({
+    command: z.string().min(1).optional(),
+    args: z.array(z.string()).default([]),
+    /** Environment of a stdio server: literal values or `env:VAR` (read from the host's environment). */
+    env: z.record(z.string(), z.string()).default({}),
+    cwd: z.string().optional(),
+    url: z.string().url().optional(),
+    /** HTTP headers, each `env:VAR` (secrets never live in the config file). */
+    headers: z.record(z.string(), envRef).default({}),
+    /** Per-request time limit (connect, list, call). */
+    timeout_ms: z.number().int().positive().max(600_000).default(30_000),
+    description: z.string().default(''),
+  })
+  .refine((s) => (s.command === undefined) !== (s.url === undefined), {
+    message: 'an MCP server needs either command (stdio) or url (Streamable HTTP), not both',
+  });
+
+/** Which tools of an MCP server a sandbox uses, under which names, with which grades. */
+const sandboxMcp = z.object({
+  /** Only these tools of the server (default: all). */
+  tools: z.array(z.string().min(1)).optional(),
+  /** script name -> the server's tool name. */
+  aliases: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an identifier'), z.string()).default({}),
+  /** A grade for every tool of the server, or per tool (by the server's tool name). */
+  grade: grade.optional(),
+  grades: z.record(z.string(), grade).default({}),
+});
+
 const sandbox = z.object({
   description: z.string().default(''),
+  /** MCP servers whose tools this sandbox offers beside (or instead of) tools.py. */
+  mcp: z.record(z.string(), sandboxMcp).default({}),
   runtime: z.string().default('python'),
   /** name -> `env:VAR`: credentials a script may read with credential("name"). */
   credentials: z
@@ -85,10 +119,13 @@ export const configSchema = z.object({
   prices: z
     .record(z.string(), z.object({ prompt: z.number().min(0), completion: z.number().min(0) }).strict())
     .default({}),
+  mcp_servers: z.record(z.string(), mcpServerSchema).default({}),
 });
 
 export type Config = z.infer<typeof configSchema>;
 export type ProviderConfig = z.infer<typeof provider>;
+export type McpServerConfig = z.infer<typeof mcpServerSchema>;
+export type SandboxMcpConfig = z.infer<typeof sandboxMcp>;
 
 export function parseConfig(raw: unknown, file = '.toolsmith/config.toml'): Config {
   const r = configSchema.safeParse(raw);
@@ -99,5 +136,12 @@ export function parseConfig(raw: unknown, file = '.toolsmith/config.toml'): Conf
   const c = r.data;
   if (c.pool.min_size > c.pool.max_size)
     throw new ToolsmithError('invalid_config', `${file}: pool.min_size is above pool.max_size`);
+  for (const [sb, def] of Object.entries(c.sandboxes))
+    for (const server of Object.keys(def.mcp))
+      if (!c.mcp_servers[server])
+        throw new ToolsmithError(
+          'invalid_config',
+          `${file}: sandboxes.${sb}.mcp.${server}: no [mcp_servers.${server}] is declared; declared: ${Object.keys(c.mcp_servers).join(', ') || 'none'}`,
+        );
   return c;
 }

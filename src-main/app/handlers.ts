@@ -14,6 +14,7 @@ import type { ApiResult, Method, PromptHead, Request, Response } from '../contra
 import { ToolsmithError } from './errors.ts';
 import { createProviders } from './providers.ts';
 import { suiteHandlers } from './suite-handlers.ts';
+import { mcpServersView, saveMcpServer, testMcpServer } from './mcp.ts';
 import { infraResult } from './service.ts';
 import type { ToolsmithService } from './service.ts';
 
@@ -327,6 +328,9 @@ export const handlers: Handlers = {
     }
   },
   ...suiteHandlers,
+  'mcp.servers': (svc) => mcpServersView(svc),
+  'mcp.test': (svc, { name }) => testMcpServer(svc, name),
+  'mcp.save': (svc, { name, sandbox, ...def }) => saveMcpServer(svc, name, def, sandbox),
 };
 
 /** Validates `payload` against the method's schema and runs its handler; never throws. */
@@ -351,6 +355,13 @@ export async function dispatch(
   }
   try {
     const handler = handlers[m] as (svc: ToolsmithService, req: unknown, fe: FrontEndContext) => unknown;
+    // A sandbox's MCP servers are connected before anything lists or runs its tools.
+    const sb = (parsed.data as { sandbox?: unknown }).sandbox;
+    if (typeof sb === 'string' && svc.config.sandboxes[sb]?.mcp) await svc.prepareMcp(sb);
+    if (m === 'runs.replay' || m === 'runs.continue') {
+      const run = (await svc.runs()).get((parsed.data as { runId: string }).runId);
+      await svc.prepareMcp(run.started.sandbox);
+    }
     return { ok: true, value: (await handler(svc, parsed.data, fe)) as Response<Method> };
   } catch (e) {
     if (e instanceof ToolsmithError) return { ok: false, error: e.toData() };

@@ -9,6 +9,7 @@ import { stripTypeScriptTypes } from 'node:module';
 import { dirname, join } from 'node:path';
 import Docker from 'dockerode';
 import { ToolsmithError } from './errors.ts';
+import { mcpHostToolNames, mcpHostTools } from './mcp.ts';
 import type { SandboxManager } from './sandbox.ts';
 import type { ToolsmithService } from './service.ts';
 import type { ExecuteRequest } from '../core/ports/executor.ts';
@@ -164,6 +165,8 @@ export async function createSandboxManager(svc: ToolsmithService): Promise<Sandb
       tmpfsMb: limits.tmpfs_mb,
     });
   }
+  /** The MCP tool names each sandbox's pools were loaded with (a changed listing reloads them). */
+  const mcpNames = new Map<string, string>();
   const specFor = (sandbox: string, runtime: RuntimeId): SandboxSpec => {
     const declared = svc.config.sandboxes[sandbox]?.credentials ?? {};
     const credentials: Record<string, string> = {};
@@ -172,11 +175,13 @@ export async function createSandboxManager(svc: ToolsmithService): Promise<Sandb
       if (value !== undefined) credentials[name] = value;
     }
     const egress = svc.config.sandboxes[sandbox]?.egress;
+    const hostTools = mcpHostToolNames(svc, sandbox);
+    mcpNames.set(sandbox, hostTools.map((t) => t.name).join(','));
     return {
       name: sandbox,
       runtime,
       toolsSource: svc.files.readTools(sandbox),
-      hostTools: [],
+      hostTools,
       credentials,
       dir: dirname(svc.files.toolsFile(sandbox)),
       ...(egress ? { egress: { allow: egress.allow } } : {}),
@@ -194,6 +199,7 @@ export async function createSandboxManager(svc: ToolsmithService): Promise<Sandb
     },
     maxOutputBytes: limits.output_kb * 1024,
     specFor,
+    hostToolsFor: (sandbox) => mcpHostTools(svc, sandbox),
   });
   const enabled = svc.enabledRuntimes();
   const executor = {
@@ -213,6 +219,20 @@ export async function createSandboxManager(svc: ToolsmithService): Promise<Sandb
           `runtime '${runtime}' runs only in Docker (its binary lives in the toolsmith/${runtime} image) and no Docker engine answers; the process fallback runs python and node`,
           runtime,
         );
+      if (Object.keys(svc.config.sandboxes[req.sandbox]?.mcp ?? {}).length > 0) {
+        const down = await svc.prepareMcp(req.sandbox);
+        if (down.length > 0)
+          return infraResult(factory.isolation, down.map((d) => d.error).join('; '), runtime);
+      }
+      const loaded = mcpNames.get(req.sandbox);
+      if (
+        loaded !== undefined &&
+        loaded !==
+          mcpHostToolNames(svc, req.sandbox)
+            .map((t) => t.name)
+            .join(',')
+      )
+        await backend.reload(req.sandbox);
       if (runtime === 'bun') {
         const stripped = stripForBun(req);
         if ('success' in stripped) return stripped;

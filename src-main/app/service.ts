@@ -29,6 +29,8 @@ import { runtimeRegistry } from '../core/sandbox/runtimes.ts';
 import type { RuntimeId, RuntimeSpec } from '../core/sandbox/runtimes.ts';
 import { assembleScript } from '../core/script/assemble.ts';
 import { JS_FRAMEWORK_NAMES, PYTHON_FRAMEWORK_NAMES } from '../core/lang/builtins.ts';
+import { McpManager } from '../infra/mcp/manager.ts';
+import { sandboxMcpTools } from './mcp.ts';
 
 /** An ExecutionResult for a job that could not run at all (no sandbox backend). */
 export const infraResult = (message: string, runtime: string): ExecutionResult => ({
@@ -79,7 +81,11 @@ export class ToolsmithService {
   readonly files: WorkspaceFiles;
   readonly config: Config;
   readonly generator: ScriptGenerator;
-  private readonly registries = new Map<string, { registry: ToolRegistry; mtimeMs: number; size: number }>();
+  private readonly registries = new Map<
+    string,
+    { registry: ToolRegistry; mtimeMs: number; size: number; mcpVersion?: number }
+  >();
+  private mcpManager: McpManager | undefined;
   private readonly options: ServiceOptions;
   /** See `ServiceOptions.oneShot`. */
   readonly oneShot: boolean;
@@ -109,6 +115,36 @@ export class ToolsmithService {
     this.options = options;
     this.oneShot = options.oneShot === true;
     this.validator = this.oneShot ? undefined : new ParallelValidator();
+    files.declaredSandboxes = new Set(
+      Object.entries(config.sandboxes)
+        .filter(([, s]) => Object.keys(s.mcp).length > 0)
+        .map(([n]) => n),
+    );
+  }
+
+  /** The connections to the workspace's MCP servers (none is opened before a tool needs it). */
+  mcp(): McpManager {
+    this.mcpManager ??= new McpManager(this.config.mcp_servers);
+    return this.mcpManager;
+  }
+
+  /**
+   * Connects the MCP servers a sandbox uses (lazily, once) so that its registry lists their tools.
+   * Returns the servers that could not be reached, each with the reason.
+   */
+  async prepareMcp(sandbox: string): Promise<{ server: string; error: string }[]> {
+    const servers = Object.keys(this.config.sandboxes[sandbox]?.mcp ?? {});
+    const failed: { server: string; error: string }[] = [];
+    await Promise.all(
+      servers.map((s) =>
+        this.mcp()
+          .refresh(s)
+          .catch((e: unknown) =>
+            failed.push({ server: s, error: e instanceof Error ? e.message : String(e) }),
+          ),
+      ),
+    );
+    return failed;
   }
 
   /** Validates a script: every validation in the service goes through here (see `validator`). */
@@ -198,6 +234,12 @@ export class ToolsmithService {
     timeoutMs?: number;
     validate?: boolean;
   }): Promise<ExecutionResult> {
+    const mcpDown = await this.prepareMcp(req.sandbox);
+    if (mcpDown.length > 0)
+      return infraResult(
+        mcpDown.map((f) => f.error).join('; '),
+        req.runtime ?? (req.language === 'python' ? 'python' : 'node'),
+      );
     const { kit } = this.scriptTools(req.sandbox, req.kit);
     const toolMap = Object.fromEntries(kit.tools.map((k) => [k.alias, k.tool.name]));
     const script = assembleScript(req.body, {
@@ -257,6 +299,8 @@ export class ToolsmithService {
     const s = this.sandboxPromise;
     this.sandboxPromise = undefined;
     if (s) await (await s.catch(() => undefined))?.dispose();
+    await this.mcpManager?.close();
+    this.mcpManager = undefined;
   }
 
   get workspaceDir(): string {
@@ -292,7 +336,7 @@ export class ToolsmithService {
     }
     let st;
     try {
-      st = statSync(file);
+      st = this.files.declaredSandboxes.has(sandbox) ? statOrEmpty(file) : statSync(file);
     } catch {
       throw new ToolsmithError(
         'not_found',
@@ -305,6 +349,11 @@ export class ToolsmithService {
       registry.update(this.files.readTools(sandbox));
       entry = { registry, mtimeMs: st.mtimeMs, size: st.size };
       this.registries.set(sandbox, entry);
+    }
+    const mcpConfig = this.config.sandboxes[sandbox]?.mcp ?? {};
+    if (Object.keys(mcpConfig).length > 0 && entry.mcpVersion !== this.mcp().version) {
+      entry.mcpVersion = this.mcp().version;
+      entry.registry.setHostTools(sandboxMcpTools(this.mcp(), mcpConfig).tools);
     }
     return entry.registry;
   }
@@ -387,6 +436,15 @@ export class ToolsmithService {
       },
       options,
     );
+  }
+}
+
+/** A missing tools.py of an MCP-only sandbox reads as an empty file. */
+function statOrEmpty(file: string): { mtimeMs: number; size: number } {
+  try {
+    return statSync(file);
+  } catch {
+    return { mtimeMs: 0, size: 0 };
   }
 }
 

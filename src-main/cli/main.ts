@@ -9,6 +9,7 @@ import { registerEval } from './commands/eval.ts';
 import { registerExec } from './commands/exec.ts';
 import { registerKit } from './commands/kit.ts';
 import { registerMcp } from './commands/mcp.ts';
+import { prepareMcpForCommand, registerMcpServers } from './commands/mcp-servers.ts';
 import { registerRun, registerRuns } from './commands/run.ts';
 import { registerTemplate } from './commands/template.ts';
 import { registerPrompt } from './commands/prompt.ts';
@@ -46,6 +47,8 @@ export function buildProgram(ctx: CliContext): Command {
   registerMcp(program, ctx);
   registerExec(program, ctx);
   registerEval(program, ctx);
+  registerMcpServers(program, ctx);
+  program.hook('preAction', (_p, action) => prepareMcpForCommand(ctx, action));
   for (const cmd of allCommands(program)) {
     cmd.exitOverride();
     cmd.configureOutput({ writeOut: ctx.out, writeErr: ctx.err, outputError: () => {} });

@@ -86,6 +86,7 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
     },
     ({ task, sandbox, kit, mode }) =>
       guard(async () => {
+        await svc.prepareMcp(sandbox);
         const runs = await svc.runs();
         const started = runs.start({
           task,
@@ -150,7 +151,8 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
       },
     },
     ({ code, language, sandbox, kit, strict }) =>
-      guard(() => {
+      guard(async () => {
+        await svc.prepareMcp(sandbox);
         const tools = svc.scriptTools(sandbox, kit).tools.map((t) => t.name);
         return text(svc.validateCode(code, language, { tools, strict }));
       }),
@@ -162,7 +164,11 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
       description: 'The tools of a sandbox (or kit) as flat OpenAI function schemas.',
       inputSchema: { sandbox: z.string().default(defaultSandbox), kit: z.string().optional() },
     },
-    ({ sandbox, kit }) => guard(() => text(svc.scriptTools(sandbox, kit).tools.map(openAiFunctionSchema))),
+    ({ sandbox, kit }) =>
+      guard(async () => {
+        await svc.prepareMcp(sandbox);
+        return text(svc.scriptTools(sandbox, kit).tools.map(openAiFunctionSchema));
+      }),
   );
 
   server.registerTool(
@@ -172,7 +178,9 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
       inputSchema: { name: z.string() },
     },
     ({ name }) =>
-      guard(() => {
+      guard(async () => {
+        const sb = svc.kits().find((x) => x.name === name)?.sandbox;
+        if (sb) await svc.prepareMcp(sb);
         const k = svc.kit(name);
         return text({
           name: k.name,

@@ -158,6 +158,22 @@ export const requests = {
     .object({ runtime: z.enum(['python', 'node', 'bun', 'deno']), sandbox: z.string().min(1).optional() })
     .strict(),
   ...suiteRequests,
+  'mcp.servers': z.object({}).strict(),
+  'mcp.test': z.object({ name }).strict(),
+  /** Adds or edits `[mcp_servers.NAME]` (stdio: command/args/env; HTTP: url/headers), optionally used by a sandbox. */
+  'mcp.save': z
+    .object({
+      name,
+      command: z.string().min(1).max(4096).optional(),
+      args: z.array(z.string().max(4096)).max(100).optional(),
+      env: z.record(z.string(), z.string().max(4096)).optional(),
+      url: z.string().max(4096).optional(),
+      headers: z.record(z.string(), z.string().max(200)).optional(),
+      timeout_ms: z.number().int().positive().max(600_000).optional(),
+      description: z.string().max(2000).optional(),
+      sandbox: name.optional(),
+    })
+    .strict(),
 } as const;
 
 export interface RunSummaryView {
@@ -259,6 +275,29 @@ export type PushEvent =
     }
   | { type: 'suite_progress'; progress: SuiteProgressView };
 
+/** One declared server as front ends see it: its definition, connection status and who uses it. */
+export interface McpServerView {
+  name: string;
+  transport: 'stdio' | 'http';
+  /** The command line or URL (env and headers are `env:VAR` references, never secrets). */
+  target: string;
+  state: 'idle' | 'connecting' | 'connected' | 'error' | 'closed';
+  error?: string;
+  server?: { name: string; version: string };
+  tools?: number;
+  connects: number;
+  description: string;
+  def: {
+    command?: string;
+    args: string[];
+    env: Record<string, string>;
+    url?: string;
+    headers: Record<string, string>;
+    timeout_ms: number;
+  };
+  sandboxes: string[];
+}
+
 export interface ToolsView {
   sandbox: string;
   tools: SandboxTool[];
@@ -315,6 +354,9 @@ export interface Responses extends SuiteResponses {
   'settings.setProviderKey': { stored: boolean; where: 'keychain' | 'memory' };
   'system.status': SystemStatus;
   'system.buildImage': { tag: string };
+  'mcp.servers': McpServerView[];
+  'mcp.test': { server: McpServerView; tools: SandboxTool[]; ms: number };
+  'mcp.save': McpServerView;
 }
 
 export type Method = keyof typeof requests;

@@ -3,6 +3,7 @@ import { api } from './api/client.ts';
 import { parseHash } from './store/app.ts';
 import type { View } from './store/app.ts';
 import { useStore } from './store/index.ts';
+import { ConnectionsView } from './views/ConnectionsView.tsx';
 import { KitsView } from './views/KitsView.tsx';
 import { NewRunView } from './views/NewRunView.tsx';
 import { RunDetailView } from './views/RunDetailView.tsx';
@@ -22,6 +23,7 @@ const NAV: { view: View; label: string; key: string }[] = [
   { view: 'kits', label: 'Kits', key: 'g k' },
   { view: 'suites', label: 'Suites', key: 'g u' },
   { view: 'settings', label: 'Settings', key: 'g s' },
+  { view: 'connections', label: 'Connections', key: 'g c' },
 ];
 
 function Notices() {
@@ -140,6 +142,7 @@ export function App() {
           {route.view === 'kits' && <KitsView />}
           {route.view === 'settings' && <SettingsView />}
           {route.view === 'suites' && <SuitesView name={route.id} />}
+          {route.view === 'connections' && <ConnectionsView />}
         </main>
       </div>
       <Notices />

@@ -30,7 +30,8 @@ export interface ToolCallTrace {
   result?: ToolResponse;
   ms: number;
   error?: string;
-  location: 'sandbox' | 'host' | 'mcp';
+  /** `mcp:<server>` for a call proxied to an MCP server. */
+  location: 'sandbox' | 'host' | 'mcp' | `mcp:${string}`;
   /** True when the call was refused (tool outside the kit). */
   refused?: boolean;
   /** Outbound requests the tool made through its sandbox's egress proxy (docs/sandboxes.md). */

@@ -37,6 +37,14 @@ export interface Tool {
   location: ToolLocation;
   /** 1-based line of the definition in its source, when known. */
   line?: number;
+  /** The JSON Schema of the arguments as the tool's source gave it (MCP tools); else derived from `parameters`. */
+  inputSchema?: { [key: string]: JsonValue };
+  /** The JSON Schema of `data` on success, when the source documents it (MCP output schemas). */
+  outputSchema?: { [key: string]: JsonValue };
+  /** Typed stubs for the script languages (MCP tools): Python signature/TypedDicts and a TS declaration. */
+  stubs?: { python: string; ts: string };
+  /** The MCP server the tool comes from and its name there (location `mcp`). */
+  mcp?: { server: string; tool: string };
 }
 
 /** The uniform result of every tool call. */

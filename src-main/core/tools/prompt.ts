@@ -53,6 +53,8 @@ export function toolPrompt(tool: Tool, indent = ''): string {
     element('description', tool.description, inner) +
     (params ? `${inner}<parameters>\n${params}${inner}</parameters>\n` : `${inner}<parameters/>\n`) +
     element('returns', tool.returns ?? 'ToolResponse with success, message and data', inner) +
+    element('python_stub', tool.stubs?.python, inner) +
+    element('ts_stub', tool.stubs?.ts, inner) +
     `${indent}</tool>\n`
   );
 }

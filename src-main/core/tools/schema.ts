@@ -26,6 +26,10 @@ const JSON_TYPES: Record<ParamType, string | undefined> = {
 
 /** JSON Schema of a tool's arguments object. */
 export function parametersSchema(tool: Tool): JsonSchema {
+  if (tool.inputSchema) {
+    const { $schema: _drop, ...rest } = tool.inputSchema;
+    return rest as JsonSchema;
+  }
   const properties: Record<string, JsonSchema> = {};
   for (const p of tool.parameters) {
     const s: JsonSchema = {};

@@ -20,6 +20,8 @@ export interface BackendOptions {
   specFor: (sandbox: string, runtime: RuntimeId) => SandboxSpec;
   /** Host-side tool handlers by tool name (shared by every sandbox). */
   hostTools?: Record<string, HostToolHandler>;
+  /** Host-side tools of one sandbox (its MCP tools), by tool name. */
+  hostToolsFor?: (sandbox: string) => Record<string, HostToolHandler>;
 }
 
 export class SandboxBackend implements ScriptExecutor {
@@ -75,7 +77,9 @@ export class SandboxBackend implements ScriptExecutor {
     const hostTools =
       runtime !== 'python' || spec.forwardTools
         ? this.forwardedTools(req.sandbox, req.tools)
-        : this.opts.hostTools;
+        : this.opts.hostToolsFor
+          ? { ...this.opts.hostTools, ...this.opts.hostToolsFor(req.sandbox) }
+          : this.opts.hostTools;
     const result = await pool.run({
       code: req.code,
       language: req.language,
@@ -97,8 +101,9 @@ export class SandboxBackend implements ScriptExecutor {
    */
   private forwardedTools(sandbox: string, tools: Record<string, string>): Record<string, HostToolHandler> {
     const out: Record<string, HostToolHandler> = {};
+    const own = this.opts.hostToolsFor?.(sandbox);
     for (const name of new Set(Object.values(tools))) {
-      const host = this.opts.hostTools?.[name];
+      const host = own?.[name] ?? this.opts.hostTools?.[name];
       if (host) out[name] = host;
       else {
         const forward: HostToolHandler = async (args, report) => {

@@ -40,9 +40,10 @@ export type HostToolHandler = ((
   args: Record<string, JsonValue>,
   /** Adds to the call's trace (a forwarded sandbox tool's outbound requests). */
   report?: (extra: Pick<ToolCallTrace, 'egress'>) => void,
+  ctx?: { signal?: AbortSignal },
 ) => Promise<ToolResponse> | ToolResponse) & {
   /** Where the tool really runs (a sandbox tool forwarded from a JS script runs in the Python sandbox). */
-  location?: 'sandbox' | 'host';
+  location?: ToolCallTrace['location'];
 };
 
 export interface JobRequest {
@@ -452,9 +453,13 @@ export class WorkerConnection {
       trace = { name, args, ms: 0, location: 'host', error, refused: !allowed };
     } else {
       try {
-        const response = await handler(args, (x) => {
-          extra = { ...extra, ...x };
-        });
+        const response = await handler(
+          args,
+          (x) => {
+            extra = { ...extra, ...x };
+          },
+          job.signal ? { signal: job.signal } : {},
+        );
         reply = { type: 'tool_result', id, call_id: callId, response };
         trace = {
           name,

@@ -48,6 +48,8 @@ export function parseTomlFile(file: string, text: string): Record<string, unknow
 
 export class WorkspaceFiles {
   readonly root: string;
+  /** Sandboxes the config declares without a tools.py (MCP tools only). */
+  declaredSandboxes: ReadonlySet<string> = new Set();
 
   constructor(root: string) {
     if (!existsSync(root) || !statSync(root).isDirectory())
@@ -70,10 +72,11 @@ export class WorkspaceFiles {
 
   sandboxNames(): string[] {
     const dir = join(this.root, 'sandboxes');
-    if (!existsSync(dir)) return [];
+    if (!existsSync(dir)) return [...this.declaredSandboxes].sort();
     return readdirSync(dir, { withFileTypes: true })
       .filter((d) => d.isDirectory() && existsSync(join(dir, d.name, 'tools.py')))
       .map((d) => d.name)
+      .concat([...this.declaredSandboxes].filter((n) => !existsSync(join(dir, n, 'tools.py'))))
       .sort();
   }
 
@@ -83,6 +86,7 @@ export class WorkspaceFiles {
 
   readTools(sandbox: string): string {
     const file = this.toolsFile(sandbox);
+    if (!existsSync(file) && this.declaredSandboxes.has(sandbox)) return '';
     if (!existsSync(file)) {
       throw new WorkspaceError(
         `no sandbox ${sandbox} in ${this.root}; available: ${this.sandboxNames().join(', ') || 'none'}`,

@@ -15,6 +15,7 @@ const GOTO: Record<string, View> = {
   k: 'kits',
   s: 'settings',
   u: 'suites',
+  c: 'connections',
 };
 
 const inField = (t: EventTarget | null): boolean => {

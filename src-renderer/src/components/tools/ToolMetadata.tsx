@@ -18,6 +18,15 @@ function ToolParameters({ tool, onJump }: { tool: SandboxTool; onJump: (line: nu
         <span className="badge" title="grade: world coupling w, effects ceiling d">
           w{tool.grade.w} d{tool.grade.d}
         </span>
+        {tool.mcp && (
+          <span
+            className="badge"
+            data-testid="mcp-source"
+            title={`MCP tool ${tool.mcp.tool} of server ${tool.mcp.server}`}
+          >
+            mcp:{tool.mcp.server}
+          </span>
+        )}
         {tool.line !== undefined && (
           <button className="link small" onClick={() => onJump(tool.line ?? 1)}>
             line {tool.line}

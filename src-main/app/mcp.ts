@@ -1,0 +1,206 @@
+/**
+ * MCP servers as tool sources of a sandbox: the sandbox tools its selected servers contribute (from the
+ * cached listings), and the host-side handlers that proxy a script's calls to the servers.
+ */
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { mcpServerSchema, parseConfig } from './config.ts';
+import type { SandboxMcpConfig } from './config.ts';
+import { ToolsmithError } from './errors.ts';
+import type { ToolsmithService } from './service.ts';
+import type { SandboxTool } from '../core/tools/extract.ts';
+import { mcpResultToResponse, mcpSandboxTools } from '../core/tools/mcp.ts';
+import type { JsonValue, ToolResponse } from '../core/tools/model.ts';
+import type { McpManager } from '../infra/mcp/manager.ts';
+import type { McpServerView } from '../contract/api.ts';
+import { atomicWrite, parseTomlFile } from '../infra/workspace/files.ts';
+import type { HostToolHandler } from '../infra/sandbox/connection.ts';
+
+/** The tools a sandbox gets from its MCP servers; a name already taken gets the server's prefix. */
+export function sandboxMcpTools(
+  mgr: McpManager,
+  selection: Record<string, SandboxMcpConfig>,
+): { tools: SandboxTool[]; problems: string[] } {
+  const tools: SandboxTool[] = [];
+  const problems: string[] = [];
+  const taken = new Set<string>();
+  for (const [server, sel] of Object.entries(selection)) {
+    const listing = mgr.cachedTools(server);
+    if (!listing) {
+      const st = mgr.def(server) ? mgr.status(server) : undefined;
+      if (st?.error) problems.push(st.error);
+      continue;
+    }
+    const r = mcpSandboxTools(server, listing, sel);
+    problems.push(...r.problems);
+    for (const t of r.tools) {
+      if (taken.has(t.name)) {
+        const renamed = `${server.replace(/[^A-Za-z0-9_]/g, '_')}_${t.name}`;
+        problems.push(`${server}: tool ${t.name} is already taken in this sandbox; it is called ${renamed}`);
+        t.name = renamed;
+      }
+      taken.add(t.name);
+      tools.push(t);
+    }
+  }
+  return { tools, problems };
+}
+
+/** Calls one MCP tool of a sandbox (by its script-side name) and maps the result to a ToolResponse. */
+export async function callMcpTool(
+  svc: ToolsmithService,
+  tool: SandboxTool,
+  args: Record<string, JsonValue>,
+  signal?: AbortSignal,
+): Promise<ToolResponse> {
+  if (!tool.mcp) throw new Error(`${tool.name} is not an MCP tool`);
+  const r = await svc.mcp().callTool(tool.mcp.server, tool.mcp.tool, args, signal ? { signal } : {});
+  return mcpResultToResponse(r);
+}
+
+/** Host-side handlers for a sandbox's MCP tools: location `mcp:<server>` in every trace. */
+export function mcpHostTools(svc: ToolsmithService, sandbox: string): Record<string, HostToolHandler> {
+  if (Object.keys(svc.config.sandboxes[sandbox]?.mcp ?? {}).length === 0) return {};
+  const out: Record<string, HostToolHandler> = {};
+  for (const tool of svc.registry(sandbox).tools) {
+    if (tool.location !== 'mcp' || !tool.mcp) continue;
+    const handler: HostToolHandler = (args, _report, ctx) => callMcpTool(svc, tool, args, ctx?.signal);
+    handler.location = `mcp:${tool.mcp.server}`;
+    out[tool.name] = handler;
+  }
+  return out;
+}
+
+/** The names of a sandbox's MCP tools, for the worker's `load` (it defines a function for each). */
+export function mcpHostToolNames(svc: ToolsmithService, sandbox: string): { name: string }[] {
+  if (Object.keys(svc.config.sandboxes[sandbox]?.mcp ?? {}).length === 0) return [];
+  return svc
+    .registry(sandbox)
+    .tools.filter((t) => t.location === 'mcp')
+    .map((t) => ({ name: t.name }));
+}
+
+export function mcpServersView(svc: ToolsmithService): McpServerView[] {
+  return svc
+    .mcp()
+    .names()
+    .map((name) => {
+      const d = svc.config.mcp_servers[name]!;
+      return {
+        ...svc.mcp().status(name),
+        description: d.description,
+        def: {
+          ...(d.command !== undefined ? { command: d.command } : {}),
+          args: d.args,
+          env: d.env,
+          ...(d.url !== undefined ? { url: d.url } : {}),
+          headers: d.headers,
+          timeout_ms: d.timeout_ms,
+        },
+        sandboxes: Object.entries(svc.config.sandboxes)
+          .filter(([, s]) => name in s.mcp)
+          .map(([n]) => n),
+      };
+    });
+}
+
+/** Connects (or reconnects) a server and returns its tools as a sandbox would see them (all, default names). */
+export async function testMcpServer(
+  svc: ToolsmithService,
+  name: string,
+): Promise<{ server: McpServerView; tools: SandboxTool[]; ms: number }> {
+  if (!svc.config.mcp_servers[name])
+    throw new ToolsmithError(
+      'not_found',
+      `no MCP server ${name}; declared: ${svc.mcp().names().join(', ') || 'none'}`,
+    );
+  const started = performance.now();
+  let listing;
+  try {
+    listing = await svc.mcp().listTools(name);
+  } catch (e) {
+    throw new ToolsmithError('infra', e instanceof Error ? e.message : String(e));
+  }
+  const ms = Math.round(performance.now() - started);
+  return {
+    server: mcpServersView(svc).find((s) => s.name === name)!,
+    tools: mcpSandboxTools(name, listing).tools,
+    ms,
+  };
+}
+
+const tomlKey = (k: string) => (/^[A-Za-z0-9_-]+$/.test(k) ? k : JSON.stringify(k));
+
+/** A string, number, string list or string table as an inline TOML value (JSON strings are TOML strings). */
+function tomlValue(v: unknown): string {
+  if (typeof v === 'string' || typeof v === 'number') return JSON.stringify(v);
+  if (Array.isArray(v)) return `[${v.map(tomlValue).join(', ')}]`;
+  return `{ ${Object.entries(v as Record<string, unknown>)
+    .map(([k, x]) => `${tomlKey(k)} = ${tomlValue(x)}`)
+    .join(', ')} }`;
+}
+
+/** Removes a `[header]` table (up to the next table header) from TOML text. */
+function dropTable(text: string, header: string): string {
+  const lines = text.split('\n');
+  const out: string[] = [];
+  let skipping = false;
+  for (const line of lines) {
+    const t = line.trim();
+    if (t.startsWith('[')) skipping = t === header;
+    if (!skipping) out.push(line);
+  }
+  return out.join('\n');
+}
+
+/**
+ * Adds or replaces `[mcp_servers.NAME]` in `.toolsmith/config.toml` (other text and comments stay) and,
+ * when `sandbox` is given, makes that sandbox use the server (declaring the sandbox when it is new). The
+ * running service picks the change up at once: no restart.
+ */
+export async function saveMcpServer(
+  svc: ToolsmithService,
+  name: string,
+  raw: Record<string, unknown>,
+  sandbox?: string,
+): Promise<McpServerView> {
+  const parsed = mcpServerSchema.safeParse(raw);
+  if (!parsed.success)
+    throw new ToolsmithError(
+      'invalid_argument',
+      parsed.error.issues.map((i) => `${i.path.join('.') || 'server'}: ${i.message}`).join('; '),
+    );
+  const def = parsed.data;
+  const header = `[mcp_servers.${tomlKey(name)}]`;
+  const file = svc.files.configFile;
+  let text = existsSync(file) ? readFileSync(file, 'utf8') : '';
+  text = dropTable(text, header).replace(/\n+$/, '\n');
+  const table: Record<string, unknown> = {};
+  if (def.command !== undefined) table['command'] = def.command;
+  if (def.args.length) table['args'] = def.args;
+  if (Object.keys(def.env).length) table['env'] = def.env;
+  if (def.cwd !== undefined) table['cwd'] = def.cwd;
+  if (def.url !== undefined) table['url'] = def.url;
+  if (Object.keys(def.headers).length) table['headers'] = def.headers;
+  table['timeout_ms'] = def.timeout_ms;
+  if (def.description) table['description'] = def.description;
+  text += `\n${header}\n${Object.entries(table)
+    .map(([k, v]) => `${k} = ${tomlValue(v)}`)
+    .join('\n')}\n`;
+  const usesAlready = sandbox !== undefined && svc.config.sandboxes[sandbox]?.mcp[name] !== undefined;
+  if (sandbox !== undefined && !usesAlready) {
+    if (!svc.config.sandboxes[sandbox]) text += `\n[sandboxes.${tomlKey(sandbox)}]\ndescription = ""\n`;
+    text += `\n[sandboxes.${tomlKey(sandbox)}.mcp.${tomlKey(name)}]\n`;
+  }
+  // The whole file must still parse and validate before it is written.
+  const config = parseConfig(parseTomlFile(file, text), file);
+  mkdirSync(dirname(file), { recursive: true });
+  atomicWrite(file, text);
+  svc.config.mcp_servers[name] = config.mcp_servers[name]!;
+  if (sandbox !== undefined) {
+    svc.config.sandboxes[sandbox] = config.sandboxes[sandbox]!;
+    svc.files.declaredSandboxes = new Set([...svc.files.declaredSandboxes, sandbox]);
+  }
+  await svc.mcp().setServer(name, config.mcp_servers[name]!);
+  return mcpServersView(svc).find((s) => s.name === name)!;
+}

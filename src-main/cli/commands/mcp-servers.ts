@@ -1,0 +1,87 @@
+import type { Command } from 'commander';
+import { sandboxMcpTools } from '../../app/mcp.ts';
+import { json } from '../context.ts';
+import type { CliContext } from '../context.ts';
+
+/** Verbs whose sandbox's MCP servers are connected before they run (so its MCP tools are listed). */
+const USES_TOOLS = new Set(['tools', 'call', 'exec', 'run', 'prompt', 'validate', 'info', 'list', 'create']);
+
+/**
+ * A preAction hook: connects the MCP servers of the sandbox a verb names (`--sandbox`, or every sandbox
+ * with MCP servers for `kit`), so `tools`, `tool call`, `exec`, `run`... work unchanged on MCP sandboxes.
+ * A server that cannot be reached is reported on stderr with the reason; the verb then decides.
+ */
+export async function prepareMcpForCommand(ctx: CliContext, cmd: Command): Promise<void> {
+  if (!USES_TOOLS.has(cmd.name())) return;
+  const parent = cmd.parent?.name();
+  if (cmd.name() === 'list' && parent !== 'kit') return;
+  if (cmd.name() === 'info' && parent !== 'kit') return;
+  if (cmd.name() === 'create' && parent !== 'kit') return;
+  const opts = cmd.opts<{ sandbox?: unknown }>();
+  const svc = ctx.service(cmd);
+  const sandboxes =
+    typeof opts.sandbox === 'string'
+      ? [opts.sandbox]
+      : parent === 'kit' || cmd.name() === 'run'
+        ? Object.keys(svc.config.sandboxes)
+        : [];
+  for (const s of sandboxes) {
+    if (Object.keys(svc.config.sandboxes[s]?.mcp ?? {}).length === 0) continue;
+    const down = await svc.prepareMcp(s);
+    for (const f of down) ctx.err(`toolsmith: ${f.error}\n`);
+    // Selections that name tools a server lacks (a typo in tools = [...] or an alias).
+    if (down.length === 0)
+      for (const p of sandboxMcpTools(svc.mcp(), svc.config.sandboxes[s]?.mcp ?? {}).problems)
+        ctx.err(`toolsmith: sandboxes.${s}.mcp: ${p}\n`);
+  }
+}
+
+export function registerMcpServers(program: Command, ctx: CliContext): void {
+  const cmd = program
+    .command('mcp-servers')
+    .description('the MCP servers the workspace imports tools from ([mcp_servers.NAME] in config.toml)');
+  cmd
+    .command('list')
+    .description('the declared servers, their transport and which sandboxes use them (connects to none)')
+    .option('--json', 'print JSON')
+    .action((o: { json?: boolean }, c: Command) => {
+      const svc = ctx.service(c);
+      const rows = svc
+        .mcp()
+        .names()
+        .map((name) => ({
+          ...svc.mcp().status(name),
+          sandboxes: Object.entries(svc.config.sandboxes)
+            .filter(([, s]) => name in s.mcp)
+            .map(([n]) => n),
+        }));
+      if (o.json) return ctx.out(json(rows));
+      if (rows.length === 0)
+        ctx.out('no MCP servers declared ([mcp_servers.NAME] in .toolsmith/config.toml)\n');
+      for (const r of rows)
+        ctx.out(`${r.name}\t${r.transport}\t${r.target}\tsandboxes: ${r.sandboxes.join(', ') || '-'}\n`);
+    });
+  cmd
+    .command('test')
+    .description('connect to a server and list its tools with their grades; exit 1 when it cannot be reached')
+    .argument('<name>', 'the server')
+    .option('--json', 'print JSON')
+    .action(async (name: string, o: { json?: boolean }, c: Command) => {
+      const svc = ctx.service(c);
+      const started = performance.now();
+      try {
+        const tools = await svc.mcp().listTools(name);
+        const st = svc.mcp().status(name);
+        const ms = Math.round(performance.now() - started);
+        if (o.json) return ctx.out(json({ ...st, ms, toolList: tools }));
+        ctx.out(
+          `${name}: connected in ${ms} ms${st.server ? ` (${st.server.name} ${st.server.version})` : ''}, ${tools.length} tools\n`,
+        );
+        for (const t of tools) ctx.out(`  ${t.name}\t${(t.description ?? '').split('\n')[0]}\n`);
+      } catch (e) {
+        ctx.err(`toolsmith: ${e instanceof Error ? e.message : String(e)}\n`);
+        if (o.json) ctx.out(json(svc.mcp().def(name) ? svc.mcp().status(name) : { name, state: 'error' }));
+        ctx.exitCode = 1;
+      }
+    });
+}

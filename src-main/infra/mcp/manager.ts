@@ -1,0 +1,378 @@
+/**
+ * Connections to the workspace's MCP servers, owned by the service: each server is connected on first
+ * use with the official SDK client (stdio or Streamable HTTP), its tool list cached, reconnected when the
+ * connection broke, and closed with the service. Every request has a time limit and takes the caller's
+ * AbortSignal (a run's cancellation), so a server that does not start or answer gives an error, never a hang.
+ */
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { Ajv, ValidateFunction } from 'ajv';
+import type { McpCallResult, McpToolListing } from '../../core/tools/mcp.ts';
+
+export interface McpServerDef {
+  command?: string | undefined;
+  args: string[];
+  env: Record<string, string>;
+  cwd?: string | undefined;
+  url?: string | undefined;
+  headers: Record<string, string>;
+  timeout_ms: number;
+  description?: string;
+}
+
+export type McpState = 'idle' | 'connecting' | 'connected' | 'error' | 'closed';
+
+export interface McpServerStatus {
+  name: string;
+  transport: 'stdio' | 'http';
+  /** The command line or URL (no secrets: env and headers are references). */
+  target: string;
+  state: McpState;
+  error?: string;
+  server?: { name: string; version: string };
+  tools?: number;
+  /** Times the connection was (re)established. */
+  connects: number;
+}
+
+export class McpError extends Error {
+  override name = 'McpError';
+  readonly server: string;
+  readonly code: 'mcp_unavailable' | 'mcp_timeout' | 'mcp_invalid_args' | 'mcp_unknown_tool' | 'mcp_error';
+  constructor(server: string, code: McpError['code'], message: string) {
+    super(message);
+    this.server = server;
+    this.code = code;
+  }
+}
+
+interface Conn {
+  client: Client;
+  transport: Transport;
+  tools: McpToolListing[];
+  alive: boolean;
+}
+
+/** `env:VAR` -> the host's value (missing: an error naming the variable); other strings are literal. */
+function resolveRef(server: string, what: string, v: string): string {
+  if (!v.startsWith('env:')) return v;
+  const name = v.slice(4);
+  const value = process.env[name];
+  if (value === undefined)
+    throw new McpError(
+      server,
+      'mcp_unavailable',
+      `MCP server ${server}: ${what} needs $${name}, which is not set`,
+    );
+  return value;
+}
+
+const describe = (e: unknown): string => (e instanceof Error ? e.message : String(e));
+
+export class McpManager {
+  private defs: Record<string, McpServerDef>;
+  private readonly conns = new Map<string, Promise<Conn>>();
+  private readonly status_ = new Map<string, McpServerStatus>();
+  private readonly validators = new Map<string, ValidateFunction>();
+  /** Loaded with the SDK on the first connection (CLI verbs that never connect do not pay for them). */
+  private ajv: Ajv | undefined;
+  private closed = false;
+  /** Increments whenever a listing is (re)loaded: registries rebuild their MCP tools when it moves. */
+  version = 0;
+
+  constructor(defs: Record<string, McpServerDef>) {
+    this.defs = { ...defs };
+  }
+
+  names(): string[] {
+    return Object.keys(this.defs).sort();
+  }
+
+  def(name: string): McpServerDef | undefined {
+    return this.defs[name];
+  }
+
+  /** Adds or replaces a server definition; an open connection to the old one is closed. */
+  async setServer(name: string, def: McpServerDef): Promise<void> {
+    this.defs[name] = def;
+    await this.disconnect(name);
+    this.status_.delete(name);
+    this.version++;
+  }
+
+  private target(def: McpServerDef): string {
+    return def.url ?? [def.command, ...def.args].join(' ');
+  }
+
+  status(name: string): McpServerStatus {
+    const def = this.defs[name];
+    if (!def) throw new McpError(name, 'mcp_unavailable', this.unknown(name));
+    return (
+      this.status_.get(name) ?? {
+        name,
+        transport: def.url ? 'http' : 'stdio',
+        target: this.target(def),
+        state: 'idle',
+        connects: 0,
+      }
+    );
+  }
+
+  private setStatus(name: string, patch: Partial<McpServerStatus>): void {
+    const s = { ...this.status(name), ...patch };
+    if (patch.state && patch.state !== 'error') delete s.error;
+    this.status_.set(name, s);
+  }
+
+  private unknown(name: string): string {
+    return `no MCP server ${name}; declared: ${this.names().join(', ') || 'none'} ([mcp_servers.NAME] in .toolsmith/config.toml)`;
+  }
+
+  /** A live connection (connecting, or reconnecting after the old one broke). */
+  private connection(name: string): Promise<Conn> {
+    if (this.closed)
+      return Promise.reject(new McpError(name, 'mcp_unavailable', 'the MCP connections are closed'));
+    const def = this.defs[name];
+    if (!def) return Promise.reject(new McpError(name, 'mcp_unavailable', this.unknown(name)));
+    const existing = this.conns.get(name);
+    if (existing) return existing;
+    const p = this.connect(name, def);
+    this.conns.set(name, p);
+    p.catch(() => {
+      if (this.conns.get(name) === p) this.conns.delete(name);
+    });
+    return p;
+  }
+
+  private async connect(name: string, def: McpServerDef): Promise<Conn> {
+    this.setStatus(name, { state: 'connecting' });
+    const [
+      { Client },
+      { getDefaultEnvironment, StdioClientTransport },
+      { StreamableHTTPClientTransport },
+      ajv,
+    ] = await Promise.all([
+      import('@modelcontextprotocol/sdk/client/index.js'),
+      import('@modelcontextprotocol/sdk/client/stdio.js'),
+      import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
+      import('ajv'),
+    ]);
+    this.ajv ??= new ajv.Ajv({ allErrors: true, strict: false });
+    let transport: Transport;
+    const stderr: string[] = [];
+    try {
+      if (def.url) {
+        const headers: Record<string, string> = {};
+        for (const [k, v] of Object.entries(def.headers)) headers[k] = resolveRef(name, `header ${k}`, v);
+        transport = new StreamableHTTPClientTransport(new URL(def.url), { requestInit: { headers } });
+      } else {
+        const env: Record<string, string> = { ...getDefaultEnvironment() };
+        for (const [k, v] of Object.entries(def.env)) env[k] = resolveRef(name, `env ${k}`, v);
+        const stdio = new StdioClientTransport({
+          command: def.command!,
+          args: def.args,
+          env,
+          ...(def.cwd ? { cwd: def.cwd } : {}),
+          stderr: 'pipe',
+        });
+        stdio.stderr?.on('data', (b: Buffer) => {
+          stderr.push(b.toString());
+          if (stderr.length > 20) stderr.shift();
+        });
+        transport = stdio;
+      }
+    } catch (e) {
+      this.setStatus(name, { state: 'error', error: describe(e) });
+      throw e instanceof McpError ? e : new McpError(name, 'mcp_unavailable', describe(e));
+    }
+    const client = new Client({ name: 'toolsmith', version: '0.1.0' });
+    const conn: Conn = { client, transport, tools: [], alive: true };
+    client.onclose = () => {
+      conn.alive = false;
+      if (this.conns.get(name) && this.status_.get(name)?.state === 'connected')
+        this.setStatus(name, { state: 'error', error: `the server closed the connection${tail(stderr)}` });
+      void this.dropIfCurrent(name, conn);
+    };
+    const timeout = def.timeout_ms;
+    try {
+      await withTimeout(
+        client.connect(transport, { timeout }),
+        timeout,
+        () =>
+          new McpError(
+            name,
+            'mcp_timeout',
+            `MCP server ${name} did not answer initialize within ${timeout} ms`,
+          ),
+      );
+      const listed = await client.listTools(undefined, { timeout });
+      conn.tools = listed.tools as McpToolListing[];
+      this.cache.set(name, conn.tools);
+      this.version++;
+    } catch (e) {
+      conn.alive = false;
+      await client.close().catch(() => undefined);
+      const base =
+        e instanceof McpError
+          ? e.message
+          : `MCP server ${name} (${this.target(def)}) failed to start: ${describe(e)}`;
+      const message = base + tail(stderr);
+      this.setStatus(name, { state: 'error', error: message });
+      throw new McpError(name, e instanceof McpError ? e.code : 'mcp_unavailable', message);
+    }
+    const v = client.getServerVersion();
+    this.setStatus(name, {
+      state: 'connected',
+      connects: this.status(name).connects + 1,
+      tools: conn.tools.length,
+      ...(v ? { server: { name: v.name, version: v.version } } : {}),
+    });
+    for (const key of [...this.validators.keys()])
+      if (key.startsWith(`${name}\0`)) this.validators.delete(key);
+    return conn;
+  }
+
+  private async dropIfCurrent(name: string, conn: Conn): Promise<void> {
+    const current = this.conns.get(name);
+    if (!current) return;
+    const c = await current.catch(() => undefined);
+    if (c === conn) this.conns.delete(name);
+  }
+
+  /** The server's tools (connecting first when needed). */
+  async listTools(name: string): Promise<McpToolListing[]> {
+    return (await this.connection(name)).tools;
+  }
+
+  /** The cached listing, when connected once (sync: the tools manual is built from it). */
+  cachedTools(name: string): McpToolListing[] | undefined {
+    return this.cache.get(name);
+  }
+  private readonly cache = new Map<string, McpToolListing[]>();
+
+  /** Connects (or reuses the connection) and caches the listing; errors are in `status(name)`. */
+  async refresh(name: string): Promise<McpToolListing[]> {
+    return this.listTools(name);
+  }
+
+  /** Checks `args` against the tool's input schema; returns the problems, or undefined when they fit. */
+  checkArgs(name: string, tool: McpToolListing, args: unknown): string | undefined {
+    const key = `${name}\0${tool.name}`;
+    let v = this.validators.get(key);
+    if (!v) {
+      if (!this.ajv) return undefined; // not connected yet: nothing to call either
+      try {
+        v = this.ajv.compile(tool.inputSchema);
+      } catch {
+        return undefined; // a schema ajv cannot compile: the server checks
+      }
+      this.validators.set(key, v);
+    }
+    if (v(args)) return undefined;
+    return (v.errors ?? [])
+      .map((e) => {
+        const where = e.instancePath ? `${e.instancePath.slice(1).replace(/\//g, '.')}` : 'arguments';
+        const extra =
+          e.keyword === 'enum' && Array.isArray((e.params as { allowedValues?: unknown[] }).allowedValues)
+            ? ` (${JSON.stringify((e.params as { allowedValues: unknown[] }).allowedValues)})`
+            : e.keyword === 'additionalProperties'
+              ? ` (${(e.params as { additionalProperty: string }).additionalProperty})`
+              : '';
+        return `${where} ${e.message ?? 'is invalid'}${extra}`;
+      })
+      .join('; ');
+  }
+
+  /**
+   * Calls a tool: arguments checked against its input schema first (refused without a call when they do
+   * not fit), then `tools/call` with the server's time limit and the caller's signal. A broken connection
+   * is reconnected once before the call is given up.
+   */
+  async callTool(
+    name: string,
+    tool: string,
+    args: Record<string, unknown>,
+    opts: { signal?: AbortSignal; timeoutMs?: number } = {},
+  ): Promise<McpCallResult> {
+    let conn = await this.connection(name);
+    if (!conn.alive) {
+      await this.dropIfCurrent(name, conn);
+      conn = await this.connection(name);
+    }
+    const listing = conn.tools.find((t) => t.name === tool);
+    if (!listing)
+      throw new McpError(
+        name,
+        'mcp_unknown_tool',
+        `MCP server ${name} has no tool ${tool}; it has: ${conn.tools.map((t) => t.name).join(', ')}`,
+      );
+    const bad = this.checkArgs(name, listing, args);
+    if (bad)
+      throw new McpError(
+        name,
+        'mcp_invalid_args',
+        `invalid arguments for ${name}.${tool} (not sent): ${bad}`,
+      );
+    const timeout = opts.timeoutMs ?? this.defs[name]!.timeout_ms;
+    try {
+      const r = await conn.client.callTool({ name: tool, arguments: args }, undefined, {
+        timeout,
+        ...(opts.signal ? { signal: opts.signal } : {}),
+      });
+      return r as McpCallResult;
+    } catch (e) {
+      const msg = describe(e);
+      if (opts.signal?.aborted) throw new McpError(name, 'mcp_error', `${name}.${tool}: cancelled`);
+      if (/timed out|timeout/i.test(msg))
+        throw new McpError(
+          name,
+          'mcp_timeout',
+          `MCP server ${name} did not answer ${tool} within ${timeout} ms`,
+        );
+      if (!conn.alive || /closed/i.test(msg)) {
+        const st = this.status(name);
+        throw new McpError(
+          name,
+          'mcp_unavailable',
+          `MCP server ${name} went away during ${tool}: ${st.error ?? msg} (it is restarted on the next call)`,
+        );
+      }
+      throw new McpError(name, 'mcp_error', `${name}.${tool}: ${msg}`);
+    }
+  }
+
+  private async disconnect(name: string): Promise<void> {
+    const p = this.conns.get(name);
+    this.conns.delete(name);
+    this.cache.delete(name);
+    const c = await p?.catch(() => undefined);
+    if (c) {
+      c.alive = false;
+      await c.client.close().catch(() => undefined);
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await Promise.all([...this.conns.keys()].map((n) => this.disconnect(n)));
+  }
+}
+
+function tail(lines: string[]): string {
+  const t = lines.join('').trim().split('\n').slice(-3).join(' | ').slice(0, 500);
+  return t ? ` (stderr: ${t})` : '';
+}
+
+async function withTimeout<T>(p: Promise<T>, ms: number, err: () => Error): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      p,
+      new Promise<never>((_r, rej) => {
+        timer = setTimeout(() => rej(err()), ms);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
