@@ -77,8 +77,7 @@ export const handlers: Handlers = {
     };
   },
   'tools.call': async (svc, { sandbox, tool, args }) => {
-    if (!svc.registry(sandbox).get(tool))
-      throw new ToolsmithError('not_found', `no tool ${tool} in sandbox ${sandbox}`);
+    svc.callableTool(sandbox, tool);
     let manager;
     try {
       manager = await svc.sandbox();

@@ -125,7 +125,13 @@ export class RunService {
     const registry = this.svc.registry(req.sandbox);
     const ac = new AbortController();
     let resolveId: (id: string) => void = () => {};
-    const runId = new Promise<string>((r) => (resolveId = r));
+    let rejectId: (e: unknown) => void = () => {};
+    const runId = new Promise<string>((res, rej) => {
+      resolveId = res;
+      rejectId = rej;
+    });
+    // Callers that only wait for the id must not wait on the run: swallow here, `done` still rejects.
+    runId.catch(() => {});
     const toolMap = Object.fromEntries(kit.tools.map((k) => [k.alias, k.tool.name]));
     const request: RunRequest = {
       task: req.task,
@@ -133,7 +139,7 @@ export class RunService {
         name: req.sandbox,
         tools,
         language,
-        ...(req.kit ? { kit: req.kit } : { toolsPrompt: registry.prompt() }),
+        ...(req.kit ? { kit: req.kit } : { toolsPrompt: registry.prompt(kit.tools.map((k) => k.tool)) }),
       },
       toolMap,
       mode: req.mode ?? 'plan',
@@ -157,6 +163,19 @@ export class RunService {
     };
     const done = this.orchestrator()
       .run(request)
+      // A run that could not even be recorded (store closed, disk full) has no id: say so to whoever
+      // waits for one instead of leaving them waiting forever. A no-op once the id is known.
+      .catch((e: unknown) => {
+        rejectId(
+          e instanceof ToolsmithError
+            ? e
+            : new ToolsmithError(
+                'internal',
+                `the run could not be recorded: ${e instanceof Error ? e.message : String(e)}`,
+              ),
+        );
+        throw e;
+      })
       .finally(() => {
         for (const [id, c] of this.active) if (c === ac) this.active.delete(id);
       });

@@ -149,13 +149,7 @@ export function registerExec(program: Command, ctx: CliContext): void {
       if (typeof args !== 'object' || args === null || Array.isArray(args))
         throw new UsageError('--args must be a JSON object');
       const svc = ctx.service(cmd);
-      if (!svc.registry(o.sandbox).get(name))
-        throw new UsageError(
-          `no tool ${name} in sandbox ${o.sandbox}; available: ${svc
-            .registry(o.sandbox)
-            .tools.map((t) => t.name)
-            .join(', ')}`,
-        );
+      svc.callableTool(o.sandbox, name);
       const r = await (await svc.sandbox()).callTool(o.sandbox, name, args as Record<string, JsonValue>);
       if (o.json) ctx.out(json(r));
       else {
