@@ -30,6 +30,29 @@ function printResult(ctx: CliContext, r: ExecutionResult): void {
   }
 }
 
+/**
+ * One tool call for a person: the tool's own verdict and message, its data once, then how it ran. The
+ * generated calling script's result (the same response again) and its "ok" are not repeated.
+ */
+function printToolCall(
+  ctx: CliContext,
+  name: string,
+  r: { response?: { success: boolean; message?: string; data?: JsonValue }; result: ExecutionResult },
+): void {
+  const x = r.result;
+  if (r.response) {
+    ctx.out(
+      `${name}: ${r.response.success ? 'ok' : 'FAILED'}${r.response.message ? ` — ${r.response.message}` : ''}\n`,
+    );
+    if (r.response.data !== undefined) ctx.out(`${JSON.stringify(r.response.data, null, 2)}\n`);
+  } else {
+    ctx.out(`${name}: FAILED — ${x.error ? `${x.error.type}: ${x.error.message}` : x.exitReason}\n`);
+    for (const f of x.error?.frames ?? []) ctx.out(`  line ${f.line}, in ${f.name}${f.text ? `: ${f.text}` : ''}\n`);
+  }
+  for (const l of x.logs) ctx.out(`  log: ${l}\n`);
+  ctx.out(`  ${x.exitReason} · ${x.durationMs} ms · isolation ${x.isolation} · ${x.runtime}\n`);
+}
+
 export function registerExec(program: Command, ctx: CliContext): void {
   program
     .command('exec')
@@ -152,10 +175,7 @@ export function registerExec(program: Command, ctx: CliContext): void {
       svc.callableTool(o.sandbox, name);
       const r = await (await svc.sandbox()).callTool(o.sandbox, name, args as Record<string, JsonValue>);
       if (o.json) ctx.out(json(r));
-      else {
-        ctx.out(r.response ? `${JSON.stringify(r.response, null, 2)}\n` : 'no ToolResponse\n');
-        printResult(ctx, r.result);
-      }
+      else printToolCall(ctx, name, r);
       ctx.exitCode = r.response?.success ? 0 : 1;
     });
 }

@@ -50,9 +50,10 @@ export function progressPrinter(ctx: CliContext): (e: LiveEvent) => void {
           `  step ${e.data.n}: ${e.data.summary}${e.data.stagnant ? ' (stagnant: forcing a final step)' : ''}\n`,
         );
         break;
-      case 'run_finished':
-        ctx.err(`run ${e.runId}: ${e.data.status}${e.data.error ? ` — ${e.data.error}` : ''}\n`);
+      case 'template_miss':
+        ctx.err(`  templates: ${e.data.reason}\n`);
         break;
+      // run_finished: the summary printed when the run ends says the status (once).
       default:
         break;
     }

@@ -278,7 +278,14 @@ export class RunStore {
     switch (e.type) {
       case 'tier':
         this.db
-          .prepare('UPDATE runs SET tier = ?, provider = COALESCE(?, provider) WHERE id = ?')
+          .prepare(
+            // Template, rule and edit tiers use no model (see deriveRun); an LLM tier restores the one the
+            // run started with until its answer names the model.
+            `UPDATE runs SET tier = ?1, provider = CASE WHEN ?1 IN ('template', 'rule', 'edit') THEN NULL ELSE COALESCE(?2, provider) END,
+               model = CASE WHEN ?1 IN ('template', 'rule', 'edit') THEN NULL
+                 ELSE COALESCE(model, (SELECT json_extract(data, '$.model') FROM events WHERE run_id = ?3 AND seq = 0)) END
+             WHERE id = ?3`,
+          )
           .run(e.data.tier, e.data.provider ?? null, e.runId);
         break;
       case 'llm_response':
@@ -396,6 +403,19 @@ export class RunStore {
 
   private liveStatus(row: RunRow): RunRow {
     return row.status === 'running' && !pidAlive(row.owner_pid) ? { ...row, status: 'interrupted' } : row;
+  }
+
+  has(runId: string): boolean {
+    return this.stmts['getRun']?.get(runId) !== undefined;
+  }
+
+  /** Up to `limit` run ids starting with `prefix` (a short id as the workbench shows it). */
+  idsStartingWith(prefix: string, limit: number): string[] {
+    // A range on the primary key: no LIKE (whose wildcards a prefix could hold) and no scan.
+    const rows = this.db
+      .prepare('SELECT id FROM runs WHERE id >= ? AND id < ? ORDER BY id LIMIT ?')
+      .all(prefix, `${prefix}\uffff`, limit) as { id: string }[];
+    return rows.map((r) => r.id);
   }
 
   /** One run whole, derived from its events. */
