@@ -209,7 +209,10 @@ export class RunService {
     if (this.store.has(idOrPrefix) || idOrPrefix.length < 4) return idOrPrefix;
     const ids = this.store.idsStartingWith(idOrPrefix, 2);
     if (ids.length > 1)
-      throw new ToolsmithError('invalid_argument', `${idOrPrefix} is the start of more than one run id; give more of it`);
+      throw new ToolsmithError(
+        'invalid_argument',
+        `${idOrPrefix} is the start of more than one run id; give more of it`,
+      );
     return ids[0] ?? idOrPrefix;
   }
 
@@ -525,7 +528,9 @@ export class RunService {
         language: t.language,
         body: instantiate(t, values),
         task: `template test ${name}: ${ex.intent}`,
-        ...(t.origin && this.store.get(t.origin) ? { origin: { runId: t.origin, kind: 'test' as const } } : {}),
+        ...(t.origin && this.store.get(t.origin)
+          ? { origin: { runId: t.origin, kind: 'test' as const } }
+          : {}),
       });
       const data = o.result;
       const ok =

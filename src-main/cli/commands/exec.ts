@@ -47,10 +47,14 @@ function printToolCall(
     if (r.response.data !== undefined) ctx.out(`${JSON.stringify(r.response.data, null, 2)}\n`);
   } else {
     ctx.out(`${name}: FAILED — ${x.error ? `${x.error.type}: ${x.error.message}` : x.exitReason}\n`);
-    for (const f of x.error?.frames ?? []) ctx.out(`  line ${f.line}, in ${f.name}${f.text ? `: ${f.text}` : ''}\n`);
+    for (const f of x.error?.frames ?? [])
+      ctx.out(`  line ${f.line}, in ${f.name}${f.text ? `: ${f.text}` : ''}\n`);
   }
   for (const l of x.logs) ctx.out(`  log: ${l}\n`);
-  ctx.out(`  ${x.exitReason} · ${x.durationMs} ms · isolation ${x.isolation} · ${x.runtime}\n`);
+  // How it ran, without "ok": the tool's verdict above is the only one.
+  ctx.out(
+    `  ${x.exitReason === 'ok' ? 'ran' : `exit ${x.exitReason},`} in ${x.durationMs} ms · isolation ${x.isolation} · ${x.runtime}\n`,
+  );
 }
 
 export function registerExec(program: Command, ctx: CliContext): void {

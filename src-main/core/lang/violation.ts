@@ -42,7 +42,9 @@ export function sortViolations(violations: Violation[]): Violation[] {
 export function describeViolations(violations: readonly Violation[]): string {
   if (!violations.length) return 'the script failed validation';
   const first = (m: string) => /^.*?[.;:](?=\s|$)/.exec(m)?.[0].replace(/[.;:]$/, '') ?? m;
-  const shown = violations.slice(0, 3).map((v) => `line ${v.line}:${v.column} ${v.rule} (${first(v.message)})`);
+  const shown = violations
+    .slice(0, 3)
+    .map((v) => `line ${v.line}:${v.column} ${v.rule} (${first(v.message)})`);
   const more = violations.length > 3 ? `, and ${violations.length - 3} more` : '';
   return `the script failed validation: ${shown.join('; ')}${more}`;
 }

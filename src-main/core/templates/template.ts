@@ -93,9 +93,12 @@ function pieces(t: Template): { re: string; slot?: string; at: number }[] {
 }
 
 function compile(t: Template): RegExp {
-  return new RegExp(`^${pieces(t)
-    .map((p) => p.re)
-    .join('')}$`, 'i');
+  return new RegExp(
+    `^${pieces(t)
+      .map((p) => p.re)
+      .join('')}$`,
+    'i',
+  );
 }
 
 /** Why an intent misses a template: how far it matches and what the pattern expected there. */

@@ -52,7 +52,10 @@ export function diffPair(
 }
 
 /** The attempt a diff compares with by default: the previous one with a script, else the next. */
-export function defaultDiffTarget(current: AttemptView, others: readonly AttemptView[]): AttemptView | undefined {
+export function defaultDiffTarget(
+  current: AttemptView,
+  others: readonly AttemptView[],
+): AttemptView | undefined {
   const earlier = others.filter((x) => x.n < current.n);
   return earlier[earlier.length - 1] ?? others.find((x) => x.n > current.n);
 }
