@@ -124,6 +124,8 @@ export const handlers: Handlers = {
       ...opt('text', f.text),
       ...opt('limit', f.limit),
       ...opt('offset', f.offset),
+      ...opt('sort', f.sort),
+      ...opt('dir', f.dir),
     }),
   'runs.get': async (svc, { runId, prompts }) => {
     const rec = (await svc.runs()).get(runId);

@@ -20,6 +20,7 @@ import type {
   Tier,
 } from '../../core/records/events.ts';
 import { deriveRun } from '../../core/records/records.ts';
+import type { RunSortKey } from '../../core/records/sort.ts';
 import type { RunRecord } from '../../core/records/records.ts';
 
 export const EXPORT_FORMAT = 'toolsmith-run';
@@ -56,6 +57,33 @@ export interface RunFilter {
   text?: string;
   limit?: number;
   offset?: number;
+  /** Sort column (default `created`, the start time) and direction (default `desc`). */
+  sort?: RunSortKey;
+  dir?: 'asc' | 'desc';
+}
+
+const SORT_COLUMNS: Record<Exclude<RunSortKey, 'created'>, string> = {
+  status: 'status',
+  task: 'task',
+  sandbox: 'sandbox',
+  mode: 'mode',
+  model: 'model',
+  tier: 'tier',
+  attempts: 'attempts',
+  tokens: 'tokens',
+  duration: 'duration_ms',
+};
+
+/**
+ * ORDER BY for a sort: the column, then the start time and id, all in one direction so that SQLite walks
+ * one index (`runs_sort_<col>`, or `runs_created` backwards for the oldest first) instead of sorting every
+ * row before the OFFSET.
+ */
+function orderBy(sort: RunSortKey | undefined, dir: 'asc' | 'desc' | undefined): string {
+  if (!sort || sort === 'created')
+    return dir === 'asc' ? 'r.created_at ASC, r.id DESC' : 'r.created_at DESC, r.id';
+  const d = dir === 'desc' ? 'DESC' : 'ASC';
+  return `r.${SORT_COLUMNS[sort]} ${d}, r.created_at ${d}, r.id ${d}`;
 }
 
 export interface RunExport {
@@ -98,6 +126,17 @@ const MIGRATIONS: string[] = [
    CREATE INDEX runs_status ON runs(status, created_at DESC, id);
    DROP INDEX IF EXISTS runs_sandbox;
    CREATE INDEX runs_sandbox ON runs(sandbox, created_at DESC, id);`,
+  // Sortable run list: one index per sort column (see orderBy), so a page deep in a sorted list of 100k
+  // runs is an index walk, not a sort of every row.
+  `CREATE INDEX runs_sort_status ON runs(status, created_at, id);
+   CREATE INDEX runs_sort_task ON runs(task, created_at, id);
+   CREATE INDEX runs_sort_sandbox ON runs(sandbox, created_at, id);
+   CREATE INDEX runs_sort_mode ON runs(mode, created_at, id);
+   CREATE INDEX runs_sort_model ON runs(model, created_at, id);
+   CREATE INDEX runs_sort_tier ON runs(tier, created_at, id);
+   CREATE INDEX runs_sort_attempts ON runs(attempts, created_at, id);
+   CREATE INDEX runs_sort_tokens ON runs(tokens, created_at, id);
+   CREATE INDEX runs_sort_duration ON runs(duration_ms, created_at, id);`,
 ];
 
 const pidAlive = (pid: number | null): boolean => {
@@ -483,7 +522,7 @@ export class RunStore {
         ).n
       : (this.db.prepare(`SELECT COUNT(*) AS n FROM runs r ${clause}`).get(...args) as { n: number }).n;
     const rows = this.db
-      .prepare(`SELECT r.* FROM runs r ${clause} ORDER BY r.created_at DESC, r.id LIMIT ? OFFSET ?`)
+      .prepare(`SELECT r.* FROM runs r ${clause} ORDER BY ${orderBy(filter.sort, filter.dir)} LIMIT ? OFFSET ?`)
       .all(...args, limit, offset) as unknown as RunRow[];
     return { total, runs: rows.map((r) => toSummary(this.liveStatus(r))) };
   }
