@@ -4,6 +4,8 @@ import type { LiveEvent } from '../../app/runs.ts';
 import { createProviders } from '../../app/providers.ts';
 import type { RunMode } from '../../core/records/events.ts';
 import type { RunRecord } from '../../core/records/records.ts';
+import { RUN_SORT_KEYS } from '../../core/records/sort.ts';
+import type { RunSortKey } from '../../core/records/sort.ts';
 import type { ScriptLanguage } from '../../core/lang/violation.ts';
 import { json, oneOf, parseIntOption, UsageError } from '../context.ts';
 import type { CliContext } from '../context.ts';
@@ -182,10 +184,22 @@ export function registerRuns(program: Command, ctx: CliContext): void {
     .option('--until <date>', 'started at or before (ISO date)')
     .option('--search <text>', 'free text over task, scripts and errors')
     .option('--limit <n>', 'at most this many', parseIntOption('--limit', 1, 10000), 50)
+    .option(
+      '--sort <column>',
+      `sort by ${RUN_SORT_KEYS.join(' | ')} (default created)`,
+      oneOf('--sort', RUN_SORT_KEYS),
+    )
+    .option(
+      '--dir <dir>',
+      'asc | desc (default desc for created, else asc)',
+      oneOf('--dir', ['asc', 'desc'] as const),
+    )
     .option('--json', 'print JSON')
     .action(
       async (
         o: {
+          sort?: RunSortKey;
+          dir?: 'asc' | 'desc';
           status?: 'running';
           sandbox?: string;
           mode?: RunMode;
@@ -218,6 +232,8 @@ export function registerRuns(program: Command, ctx: CliContext): void {
           ...(to !== undefined ? { to } : {}),
           ...(o.search ? { text: o.search } : {}),
           limit: o.limit,
+          ...(o.sort ? { sort: o.sort } : {}),
+          ...(o.dir ? { dir: o.dir } : {}),
         });
         if (o.json) return ctx.out(json(r));
         for (const s of r.runs) {

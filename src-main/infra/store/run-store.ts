@@ -79,7 +79,7 @@ const SORT_COLUMNS: Record<Exclude<RunSortKey, 'created'>, string> = {
  * one index (`runs_sort_<col>`, or `runs_created` backwards for the oldest first) instead of sorting every
  * row before the OFFSET.
  */
-function orderBy(sort: RunSortKey | undefined, dir: 'asc' | 'desc' | undefined): string {
+export function orderBy(sort: RunSortKey | undefined, dir: 'asc' | 'desc' | undefined): string {
   if (!sort || sort === 'created')
     return dir === 'asc' ? 'r.created_at ASC, r.id DESC' : 'r.created_at DESC, r.id';
   const d = dir === 'desc' ? 'DESC' : 'ASC';
@@ -522,7 +522,9 @@ export class RunStore {
         ).n
       : (this.db.prepare(`SELECT COUNT(*) AS n FROM runs r ${clause}`).get(...args) as { n: number }).n;
     const rows = this.db
-      .prepare(`SELECT r.* FROM runs r ${clause} ORDER BY ${orderBy(filter.sort, filter.dir)} LIMIT ? OFFSET ?`)
+      .prepare(
+        `SELECT r.* FROM runs r ${clause} ORDER BY ${orderBy(filter.sort, filter.dir)} LIMIT ? OFFSET ?`,
+      )
       .all(...args, limit, offset) as unknown as RunRow[];
     return { total, runs: rows.map((r) => toSummary(this.liveStatus(r))) };
   }

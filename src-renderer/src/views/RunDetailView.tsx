@@ -563,6 +563,11 @@ export function RunDetailView({ runId }: { runId: string }) {
           Delete
         </button>
       </div>
+      {run.templateMiss && (
+        <p className="template-miss small" data-testid="template-miss">
+          <strong>No template matched:</strong> {run.templateMiss.reason}
+        </p>
+      )}
       {run.status === 'succeeded' && (
         <div className="outcome ok" data-testid="run-result">
           <strong>Result</strong>
