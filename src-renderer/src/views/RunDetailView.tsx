@@ -387,7 +387,7 @@ function AttemptView({ run, a }: { run: RunRecord; a: AttemptRecord }) {
         </ul>
       )}
       {a.rejected.length > 0 && (
-        <Section title={`Rejected candidates (${a.rejected.length})`} open>
+        <Section title={`Rejected candidates (${a.rejected.length})`} open={false}>
           {a.rejected.map((r, i) => (
             <div key={i} className="rejected" data-testid="rejected-candidate">
               <p className="muted small">
