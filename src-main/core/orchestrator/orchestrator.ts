@@ -179,6 +179,8 @@ export class Orchestrator {
         continue;
       }
       const result = await this.execute(ctx, n, cand.script);
+      // Cancel during execution: the job ended as `Cancelled`; the run is cancelled, not failed.
+      this.checkCancel(ctx);
       if (cand.name) this.sourceOutcome(req, cand, result.success);
       if (result.success)
         return {
@@ -224,6 +226,7 @@ export class Orchestrator {
         continue;
       }
       const result = await this.execute(ctx, n, cand.script, { collected });
+      this.checkCancel(ctx);
       if (result.success && result.data !== undefined) {
         ctx.emit('step', {
           n,
