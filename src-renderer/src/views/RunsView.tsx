@@ -119,9 +119,19 @@ const COLUMNS: [RunSortKey, string, string][] = [
  * rows already fetched would be wrong). First click: descending for numbers and dates, ascending for
  * text; the next click flips it.
  */
-function SortHeader({ sortKey, label, className }: { sortKey: RunSortKey; label: string; className: string }) {
+function SortHeader({
+  sortKey,
+  label,
+  className,
+}: {
+  sortKey: RunSortKey;
+  label: string;
+  className: string;
+}) {
   const sort = useStore((s) => s.filters.sort ?? 'created');
-  const dir = useStore((s) => s.filters.dir ?? (s.filters.sort && s.filters.sort !== 'created' ? 'asc' : 'desc'));
+  const dir = useStore(
+    (s) => s.filters.dir ?? (s.filters.sort && s.filters.sort !== 'created' ? 'asc' : 'desc'),
+  );
   const setFilters = useStore((s) => s.setFilters);
   const active = sort === sortKey;
   const firstDir = ['attempts', 'tokens', 'duration', 'created'].includes(sortKey) ? 'desc' : 'asc';
