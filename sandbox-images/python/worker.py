@@ -63,6 +63,9 @@ _isfinite = math.isfinite
 PROTOCOL = 1
 MAX_LINE = 1 << 20  # a host line larger than this is refused
 SCRIPT_NAME = "<script>"
+TOOLS_FILE = "tools.py"
+# The loaded tools.py, by line (one slot: set on load, read in forked jobs' tracebacks).
+TOOLS_LINES = [[]]
 
 FORBIDDEN_NAMES = {
     "exec", "eval", "compile", "open", "__import__", "__builtins__", "__loader__", "__spec__", "exit", "quit",
@@ -671,6 +674,11 @@ class Child:
                 if fs.filename == SCRIPT_NAME:
                     text = lines[fs.lineno - 1].strip() if fs.lineno and 0 < fs.lineno <= len(lines) else ""
                     frames.append({"line": fs.lineno, "name": "<script>" if fs.name == "<module>" else fs.name, "text": text})
+                elif fs.filename == TOOLS_FILE:
+                    # A tool that raised: its own lines, so a person can jump into tools.py.
+                    src = TOOLS_LINES[0]
+                    text = src[fs.lineno - 1].strip() if fs.lineno and 0 < fs.lineno <= len(src) else ""
+                    frames.append({"line": fs.lineno, "name": fs.name, "text": text, "file": TOOLS_FILE})
             if isinstance(e, SyntaxError):
                 frames.append({"line": e.lineno or 0, "name": "<script>", "text": (e.text or "").strip()})
             if isinstance(e, MemoryError):
@@ -939,10 +947,11 @@ class Worker:
         self.registry = ToolRegistry()
         ns = {"__builtins__": builtins, "tool": self.registry.decorator, "ToolResponse": ToolResponse, "__name__": "tools"}
         try:
-            exec(compile(msg.get("source", ""), "tools.py", "exec"), ns)  # noqa: S102 - the sandbox's own tools
+            TOOLS_LINES[0] = msg.get("source", "").splitlines()
+            exec(compile(msg.get("source", ""), TOOLS_FILE, "exec"), ns)  # noqa: S102 - the sandbox's own tools
         except BaseException as e:  # noqa: BLE001
             tb = traceback.extract_tb(e.__traceback__)
-            line = next((f.lineno for f in reversed(tb) if f.filename == "tools.py"), getattr(e, "lineno", None))
+            line = next((f.lineno for f in reversed(tb) if f.filename == TOOLS_FILE), getattr(e, "lineno", None))
             send({"type": "load_error", "error": {"type": type(e).__name__, "message": str(e), "line": line}})
             return
         self.host_tools = {t["name"]: t for t in msg.get("host_tools") or []}

@@ -79,8 +79,7 @@ export const handlers: Handlers = {
     };
   },
   'tools.call': async (svc, { sandbox, tool, args }) => {
-    if (!svc.registry(sandbox).get(tool))
-      throw new ToolsmithError('not_found', `no tool ${tool} in sandbox ${sandbox}`);
+    svc.callableTool(sandbox, tool);
     let manager;
     try {
       manager = await svc.sandbox();
@@ -128,6 +127,8 @@ export const handlers: Handlers = {
       ...opt('limit', f.limit),
       ...opt('offset', f.offset),
       ...opt('suiteRun', f.suiteRun),
+      ...opt('sort', f.sort),
+      ...opt('dir', f.dir),
     }),
   'runs.get': async (svc, { runId, prompts }) => {
     const rec = (await svc.runs()).get(runId);

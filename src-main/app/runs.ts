@@ -3,6 +3,7 @@
  * replay from recorded LLM outputs, run an edited script directly, and the template ratchet.
  */
 import { randomUUID } from 'node:crypto';
+import { describeViolations } from '../core/lang/violation.ts';
 import type { ScriptLanguage } from '../core/lang/violation.ts';
 import { directCallRule } from '../core/inference/rules.ts';
 import { Orchestrator } from '../core/orchestrator/orchestrator.ts';
@@ -125,7 +126,13 @@ export class RunService {
     const registry = this.svc.registry(req.sandbox);
     const ac = new AbortController();
     let resolveId: (id: string) => void = () => {};
-    const runId = new Promise<string>((r) => (resolveId = r));
+    let rejectId: (e: unknown) => void = () => {};
+    const runId = new Promise<string>((res, rej) => {
+      resolveId = res;
+      rejectId = rej;
+    });
+    // Callers that only wait for the id must not wait on the run: swallow here, `done` still rejects.
+    runId.catch(() => {});
     const toolMap = Object.fromEntries(kit.tools.map((k) => [k.alias, k.tool.name]));
     const request: RunRequest = {
       task: req.task,
@@ -133,7 +140,7 @@ export class RunService {
         name: req.sandbox,
         tools,
         language,
-        ...(req.kit ? { kit: req.kit } : { toolsPrompt: registry.prompt() }),
+        ...(req.kit ? { kit: req.kit } : { toolsPrompt: registry.prompt(kit.tools.map((k) => k.tool)) }),
       },
       toolMap,
       mode: req.mode ?? 'plan',
@@ -157,6 +164,19 @@ export class RunService {
     };
     const done = this.orchestrator()
       .run(request)
+      // A run that could not even be recorded (store closed, disk full) has no id: say so to whoever
+      // waits for one instead of leaving them waiting forever. A no-op once the id is known.
+      .catch((e: unknown) => {
+        rejectId(
+          e instanceof ToolsmithError
+            ? e
+            : new ToolsmithError(
+                'internal',
+                `the run could not be recorded: ${e instanceof Error ? e.message : String(e)}`,
+              ),
+        );
+        throw e;
+      })
       .finally(() => {
         for (const [id, c] of this.active) if (c === ac) this.active.delete(id);
       });
@@ -179,20 +199,32 @@ export class RunService {
   }
 
   get(runId: string): RunRecord {
-    const rec = this.store.get(runId);
+    const rec = this.store.get(this.resolveId(runId));
     if (!rec) throw new ToolsmithError('not_found', `no run ${runId}`);
     return rec;
   }
 
-  delete(runId: string): void {
+  /** A run id, or the start of one (the 8 characters the workbench shows) that names one run. */
+  resolveId(idOrPrefix: string): string {
+    if (this.store.has(idOrPrefix) || idOrPrefix.length < 4) return idOrPrefix;
+    const ids = this.store.idsStartingWith(idOrPrefix, 2);
+    if (ids.length > 1)
+      throw new ToolsmithError(
+        'invalid_argument',
+        `${idOrPrefix} is the start of more than one run id; give more of it`,
+      );
+    return ids[0] ?? idOrPrefix;
+  }
+
+  delete(idOrPrefix: string): void {
+    const runId = this.resolveId(idOrPrefix);
     if (this.active.has(runId))
       throw new ToolsmithError('refused', `run ${runId} is still running; cancel it first`);
     if (!this.store.delete(runId)) throw new ToolsmithError('not_found', `no run ${runId}`);
   }
 
-  export(runId: string): RunExport {
-    this.get(runId);
-    return this.store.export(runId);
+  export(idOrPrefix: string): RunExport {
+    return this.store.export(this.get(idOrPrefix).id);
   }
 
   import(doc: unknown): string {
@@ -209,7 +241,7 @@ export class RunService {
     onEvent?: (e: LiveEvent) => void,
   ): { runId: Promise<string>; done: Promise<RunOutcome> } {
     const rec = this.get(runId);
-    const events = this.store.events(runId);
+    const events = this.store.events(rec.id);
     return this.start({
       task: rec.started.task,
       sandbox: rec.started.sandbox,
@@ -220,7 +252,7 @@ export class RunService {
       maxRetries: rec.started.maxRetries,
       maxSteps: rec.started.maxSteps,
       noTemplates: true,
-      origin: { runId, kind: 'replay' },
+      origin: { runId: rec.id, kind: 'replay' },
       ...(onEvent ? { onEvent } : {}),
     });
   }
@@ -245,7 +277,7 @@ export class RunService {
       maxRetries: rec.started.maxRetries,
       noTemplates: true,
       initialScript: body,
-      origin: { runId, attempt, kind: 'continue' },
+      origin: { runId: rec.id, attempt, kind: 'continue' },
     });
   }
 
@@ -298,7 +330,7 @@ export class RunService {
     const validation = this.svc.validateCode(script.body, language, { tools: Object.keys(toolMap) });
     emit('validation', { n: 1, valid: validation.valid, violations: validation.violations });
     if (!validation.valid) {
-      const error = this.svc.generator.validationErrorMessage(validation.violations);
+      const error = describeViolations(validation.violations);
       emit('run_finished', { status: 'failed', error });
       return { runId, status: 'failed', error };
     }
@@ -464,7 +496,7 @@ export class RunService {
     this.store.resetTemplateStats(name);
   }
 
-  /** Runs a template against its saved examples in the sandbox; counters update as on any use. */
+  /** Runs a template against its saved examples in the sandbox (not counted as uses of the template). */
   async testTemplate(name: string): Promise<TemplateTestResult> {
     const t = this.listTemplates().find((x) => x.name === name);
     if (!t)
@@ -496,12 +528,15 @@ export class RunService {
         language: t.language,
         body: instantiate(t, values),
         task: `template test ${name}: ${ex.intent}`,
+        ...(t.origin && this.store.get(t.origin)
+          ? { origin: { runId: t.origin, kind: 'test' as const } }
+          : {}),
       });
       const data = o.result;
       const ok =
         o.status === 'succeeded' &&
         (ex.expect === undefined || JSON.stringify(data) === JSON.stringify(ex.expect));
-      this.store.recordTemplateUse(name, ok);
+      // A test is not a use: the counters say how the template served real tasks.
       out.push({
         intent: ex.intent,
         matched: true,

@@ -4,7 +4,7 @@
  */
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import { defaultKit, KitError, kitToolView, resolveKit } from '../core/kits/kit.ts';
+import { defaultKit, gradeRefusal, KitError, kitToolView, resolveKit } from '../core/kits/kit.ts';
 import type { KitDefinition, KitToolsSpec, ResolvedKit } from '../core/kits/kit.ts';
 import { validateScript } from '../core/lang/validate.ts';
 import type { ScriptLanguage, ValidateOptions, ValidationResult } from '../core/lang/violation.ts';
@@ -23,7 +23,7 @@ import { RunService } from './runs.ts';
 import { SuiteService } from './suites.ts';
 import type { SandboxManager } from './sandbox.ts';
 import type { PushEvent } from '../contract/api.ts';
-import type { Logger } from '../core/ports/executor.ts';
+import type { Logger, ScriptExecutor } from '../core/ports/executor.ts';
 import type { ExecutionResult } from '../core/sandbox/execution.ts';
 import { runtimeRegistry } from '../core/sandbox/runtimes.ts';
 import type { RuntimeId, RuntimeSpec } from '../core/sandbox/runtimes.ts';
@@ -183,13 +183,26 @@ export class ToolsmithService {
   /** Runs, templates and replay, over the workspace's run store. */
   async runs(): Promise<RunService> {
     if (!this.runService) {
-      const sandbox = await this.sandbox();
-      if (!this.runService) {
-        this.runService = new RunService(this, sandbox.executor, {
-          log: this.options.log ?? createLogger(this.files.dataDir),
-        });
-        this.runService.subscribe((e) => this.push(e.type === 'token' ? e : { type: 'run_event', event: e }));
-      }
+      // The run store is SQLite only: listing or showing runs needs no sandbox. The sandbox is asked for
+      // when a script runs, and a missing engine then becomes an `infra` result of that run.
+      const executor: ScriptExecutor = {
+        execute: async (req) => {
+          let sandbox: SandboxManager;
+          try {
+            sandbox = await this.sandbox();
+          } catch (e) {
+            return infraResult(
+              e instanceof Error ? e.message : String(e),
+              req.runtime ?? (req.language === 'python' ? 'python' : 'node'),
+            );
+          }
+          return sandbox.executor.execute(req);
+        },
+      };
+      this.runService = new RunService(this, executor, {
+        log: this.options.log ?? createLogger(this.files.dataDir),
+      });
+      this.runService.subscribe((e) => this.push(e.type === 'token' ? e : { type: 'run_event', event: e }));
     }
     return this.runService;
   }
@@ -403,7 +416,9 @@ export class ToolsmithService {
 
   /** The tools a script sees: the kit's aliases, or every tool of the sandbox. */
   scriptTools(sandbox: string, kitName?: string): { tools: SandboxTool[]; kit: ResolvedKit } {
-    const kit = kitName ? this.kit(kitName) : defaultKit(sandbox, this.registry(sandbox).tools);
+    const kit = kitName
+      ? this.kit(kitName)
+      : defaultKit(sandbox, this.registry(sandbox).tools, this.config.workspace.max_grade);
     if (kit.sandbox !== sandbox)
       throw new ToolsmithError(
         'invalid_argument',
@@ -432,10 +447,27 @@ export class ToolsmithService {
         name: sandbox,
         tools,
         language: options.language ?? 'python',
-        ...(options.kit ? { kit: kit.name } : { toolsPrompt: registry.prompt() }),
+        ...(options.kit ? { kit: kit.name } : { toolsPrompt: registry.prompt(kit.tools.map((k) => k.tool)) }),
       },
       options,
     );
+  }
+
+  /** A tool a person calls directly (`tool call`, Try tool): refused above the workspace's maximum grade. */
+  callableTool(sandbox: string, name: string): SandboxTool {
+    const t = this.registry(sandbox).get(name);
+    if (!t)
+      throw new ToolsmithError(
+        'not_found',
+        `no tool ${name} in sandbox ${sandbox}; available: ${
+          this.registry(sandbox)
+            .tools.map((x) => x.name)
+            .join(', ') || 'none'
+        }`,
+      );
+    const refusal = gradeRefusal(t, this.config.workspace.max_grade);
+    if (refusal) throw new ToolsmithError('refused', refusal);
+    return t;
   }
 }
 

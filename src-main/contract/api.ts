@@ -8,6 +8,7 @@ import type { ResolvedKit } from '../core/kits/kit.ts';
 import type { RunEvent } from '../core/records/events.ts';
 import type { AttemptRecord, RunRecord } from '../core/records/records.ts';
 import type { EventPayloads } from '../core/records/events.ts';
+import { RUN_SORT_KEYS } from '../core/records/sort.ts';
 import type { ExecutionResult } from '../core/sandbox/execution.ts';
 import type { ToolResponse } from '../core/tools/model.ts';
 import type { ValidationResult, Violation } from '../core/lang/violation.ts';
@@ -78,6 +79,8 @@ export const requests = {
       limit: z.number().int().min(1).max(1000).optional(),
       offset: z.number().int().min(0).optional(),
       suiteRun: runId.optional(),
+      sort: z.enum(RUN_SORT_KEYS).optional(),
+      dir: z.enum(['asc', 'desc']).optional(),
     })
     .strict(),
   /** A run's record. Prompts are large (the tools manual in every attempt): by default each attempt

@@ -93,8 +93,8 @@ describe('templates, kits and settings', () => {
     expect(await results.getAttribute('data-passed')).toBe('true');
     expect(await results.innerText()).toContain('Ada Lovelace');
     expect(await results.innerText()).toContain('matched');
-    // A test counts as a use.
-    await expect.poll(() => row.getByTestId('template-successes').innerText()).toBe('1');
+    // A test is not a use (issue 10): the counters stay at 0.
+    expect(await row.getByTestId('template-successes').innerText()).toBe('0');
     await dismissNotices();
     await w.screenshot('templates');
 
@@ -107,11 +107,11 @@ describe('templates, kits and settings', () => {
     expect(await page.locator('[data-testid="attempt-view"]').innerText()).toContain('tier: template');
     expect(llm.requests.length).toBe(before);
 
-    // The run counted one more success (reloading the view reads the counters again).
+    // The run counted a success (reloading the view reads the counters again).
     await nav('Templates');
     await expect
       .poll(() => page.locator('tr[data-template="user-name"]').getByTestId('template-successes').innerText())
-      .toBe('2');
+      .toBe('1');
     expect(
       await page.locator('tr[data-template="user-name"]').getByTestId('template-failures').innerText(),
     ).toBe('0');

@@ -56,6 +56,33 @@ function printResult(ctx: CliContext, r: ExecutionResult): void {
   }
 }
 
+/**
+ * One tool call for a person: the tool's own verdict and message, its data once, then how it ran. The
+ * generated calling script's result (the same response again) and its "ok" are not repeated.
+ */
+function printToolCall(
+  ctx: CliContext,
+  name: string,
+  r: { response?: { success: boolean; message?: string; data?: JsonValue }; result: ExecutionResult },
+): void {
+  const x = r.result;
+  if (r.response) {
+    ctx.out(
+      `${name}: ${r.response.success ? 'ok' : 'FAILED'}${r.response.message ? ` — ${r.response.message}` : ''}\n`,
+    );
+    if (r.response.data !== undefined) ctx.out(`${JSON.stringify(r.response.data, null, 2)}\n`);
+  } else {
+    ctx.out(`${name}: FAILED — ${x.error ? `${x.error.type}: ${x.error.message}` : x.exitReason}\n`);
+    for (const f of x.error?.frames ?? [])
+      ctx.out(`  line ${f.line}, in ${f.name}${f.text ? `: ${f.text}` : ''}\n`);
+  }
+  for (const l of x.logs) ctx.out(`  log: ${l}\n`);
+  // How it ran, without "ok": the tool's verdict above is the only one.
+  ctx.out(
+    `  ${x.exitReason === 'ok' ? 'ran' : `exit ${x.exitReason},`} in ${x.durationMs} ms · isolation ${x.isolation} · ${x.runtime}\n`,
+  );
+}
+
 export function registerExec(program: Command, ctx: CliContext): void {
   program
     .command('exec')
@@ -185,19 +212,10 @@ export function registerExec(program: Command, ctx: CliContext): void {
       if (typeof args !== 'object' || args === null || Array.isArray(args))
         throw new UsageError('--args must be a JSON object');
       const svc = ctx.service(cmd);
-      if (!svc.registry(o.sandbox).get(name))
-        throw new UsageError(
-          `no tool ${name} in sandbox ${o.sandbox}; available: ${svc
-            .registry(o.sandbox)
-            .tools.map((t) => t.name)
-            .join(', ')}`,
-        );
+      svc.callableTool(o.sandbox, name);
       const r = await (await svc.sandbox()).callTool(o.sandbox, name, args as Record<string, JsonValue>);
       if (o.json) ctx.out(json(r));
-      else {
-        ctx.out(r.response ? `${JSON.stringify(r.response, null, 2)}\n` : 'no ToolResponse\n');
-        printResult(ctx, r.result);
-      }
+      else printToolCall(ctx, name, r);
       ctx.exitCode = r.response?.success ? 0 : 1;
     });
 }

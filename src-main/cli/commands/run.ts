@@ -4,6 +4,8 @@ import type { LiveEvent } from '../../app/runs.ts';
 import { createProviders } from '../../app/providers.ts';
 import type { RunMode } from '../../core/records/events.ts';
 import type { RunRecord } from '../../core/records/records.ts';
+import { RUN_SORT_KEYS } from '../../core/records/sort.ts';
+import type { RunSortKey } from '../../core/records/sort.ts';
 import type { ScriptLanguage } from '../../core/lang/violation.ts';
 import { json, oneOf, parseIntOption, UsageError } from '../context.ts';
 import type { CliContext } from '../context.ts';
@@ -50,9 +52,10 @@ export function progressPrinter(ctx: CliContext): (e: LiveEvent) => void {
           `  step ${e.data.n}: ${e.data.summary}${e.data.stagnant ? ' (stagnant: forcing a final step)' : ''}\n`,
         );
         break;
-      case 'run_finished':
-        ctx.err(`run ${e.runId}: ${e.data.status}${e.data.error ? ` — ${e.data.error}` : ''}\n`);
+      case 'template_miss':
+        ctx.err(`  templates: ${e.data.reason}\n`);
         break;
+      // run_finished: the summary printed when the run ends says the status (once).
       default:
         break;
     }
@@ -182,10 +185,22 @@ export function registerRuns(program: Command, ctx: CliContext): void {
     .option('--search <text>', 'free text over task, scripts and errors')
     .option('--suite-run <id>', 'only the runs of this suite run (toolsmith eval)')
     .option('--limit <n>', 'at most this many', parseIntOption('--limit', 1, 10000), 50)
+    .option(
+      '--sort <column>',
+      `sort by ${RUN_SORT_KEYS.join(' | ')} (default created)`,
+      oneOf('--sort', RUN_SORT_KEYS),
+    )
+    .option(
+      '--dir <dir>',
+      'asc | desc (default desc for created, else asc)',
+      oneOf('--dir', ['asc', 'desc'] as const),
+    )
     .option('--json', 'print JSON')
     .action(
       async (
         o: {
+          sort?: RunSortKey;
+          dir?: 'asc' | 'desc';
           status?: 'running';
           sandbox?: string;
           mode?: RunMode;
@@ -220,6 +235,8 @@ export function registerRuns(program: Command, ctx: CliContext): void {
           ...(o.search ? { text: o.search } : {}),
           ...(o.suiteRun ? { suiteRun: o.suiteRun } : {}),
           limit: o.limit,
+          ...(o.sort ? { sort: o.sort } : {}),
+          ...(o.dir ? { dir: o.dir } : {}),
         });
         if (o.json) return ctx.out(json(r));
         for (const s of r.runs) {

@@ -23,7 +23,10 @@ export function registerValidate(program: Command, ctx: CliContext): void {
       'python | js | ts (default: from the file name, else python)',
       oneOf('--lang', ['python', 'js', 'ts'] as const),
     )
-    .option('--sandbox <name>', 'allow the tools of this sandbox')
+    .option(
+      '--sandbox <name>',
+      "allow the tools of this sandbox (default without --tools: the workspace's default sandbox)",
+    )
     .option('--kit <name>', 'with --sandbox: only the tools of this kit (by alias)')
     .option('--tools <a,b>', 'allow exactly these tool names (instead of --sandbox)')
     .option('--strict', 'restricted subset: no def/class/while/try, calls only to tools and builtins')
@@ -49,11 +52,14 @@ export function registerValidate(program: Command, ctx: CliContext): void {
           ?.split(',')
           .map((t) => t.trim())
           .filter(Boolean);
-        const result = opts.sandbox
+        // Without --sandbox or --tools a script is checked against the tools it would run with: the
+        // workspace's default sandbox (its config's default_sandbox, else the first sandbox).
+        const sandbox = opts.sandbox ?? (tools ? undefined : defaultSandbox(ctx, cmd));
+        const result = sandbox
           ? ctx.service(cmd).validate({
               code,
               language,
-              sandbox: opts.sandbox,
+              sandbox,
               ...(opts.kit ? { kit: opts.kit } : {}),
               strict: !!opts.strict,
             })
@@ -68,4 +74,10 @@ export function registerValidate(program: Command, ctx: CliContext): void {
         ctx.exitCode = result.valid ? 0 : 1;
       },
     );
+}
+
+/** The workspace's default sandbox: `default_sandbox` in its config, else its first sandbox. */
+export function defaultSandbox(ctx: CliContext, cmd: Command): string | undefined {
+  const svc = ctx.service(cmd);
+  return svc.config.workspace.default_sandbox ?? svc.files.sandboxNames()[0];
 }

@@ -104,13 +104,26 @@ export function kitToolView(kit: ResolvedKit): SandboxTool[] {
   return kit.tools.map((k) => ({ ...k.tool, name: k.alias }));
 }
 
-/** A kit covering every tool of a sandbox, used when no kit is chosen. */
-export function defaultKit(sandbox: string, tools: readonly SandboxTool[]): ResolvedKit {
+/**
+ * A kit covering every tool of a sandbox, used when no kit is chosen. With the workspace's maximum
+ * grade, tools above it are left out: a script cannot call them, with a kit or without one.
+ */
+export function defaultKit(sandbox: string, tools: readonly SandboxTool[], limit?: Grade): ResolvedKit {
+  const allowed = limit ? tools.filter((t) => gradeWithin(t.grade, limit)) : tools;
+  const over = tools.length - allowed.length;
   return {
     name: `${sandbox} (all tools)`,
     sandbox,
-    description: `every tool of ${sandbox}`,
-    tools: tools.map((tool) => ({ alias: tool.name, tool, group: '' })),
-    grade: maxGrade(tools.map((t) => t.grade)),
+    description: over
+      ? `every tool of ${sandbox} within the workspace maximum grade ${formatGrade(limit as Grade)} (${over} above it left out)`
+      : `every tool of ${sandbox}`,
+    tools: allowed.map((tool) => ({ alias: tool.name, tool, group: '' })),
+    grade: maxGrade(allowed.map((t) => t.grade)),
   };
+}
+
+/** Why a tool may not be called under the workspace's maximum grade, or undefined when it may. */
+export function gradeRefusal(tool: SandboxTool, limit: Grade | undefined): string | undefined {
+  if (!limit || gradeWithin(tool.grade, limit)) return undefined;
+  return `tool ${tool.name} has grade ${formatGrade(tool.grade)}, above the workspace maximum ${formatGrade(limit)}`;
 }

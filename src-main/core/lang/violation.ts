@@ -34,3 +34,17 @@ export interface ValidateOptions {
 export function sortViolations(violations: Violation[]): Violation[] {
   return violations.sort((a, b) => a.line - b.line || a.column - b.column || a.rule.localeCompare(b.rule));
 }
+
+/**
+ * Violations as a person reads them (run errors, the CLI): one short line, `line:column rule` and the
+ * message's first sentence, never the paragraph written to make an LLM rewrite its script.
+ */
+export function describeViolations(violations: readonly Violation[]): string {
+  if (!violations.length) return 'the script failed validation';
+  const first = (m: string) => /^.*?[.;:](?=\s|$)/.exec(m)?.[0].replace(/[.;:]$/, '') ?? m;
+  const shown = violations
+    .slice(0, 3)
+    .map((v) => `line ${v.line}:${v.column} ${v.rule} (${first(v.message)})`);
+  const more = violations.length > 3 ? `, and ${violations.length - 3} more` : '';
+  return `the script failed validation: ${shown.join('; ')}${more}`;
+}

@@ -5,6 +5,7 @@
  * validated, a provider's invalid script corrected once before the next tier.
  */
 import { PYTHON_FRAMEWORK_NAMES, JS_FRAMEWORK_NAMES } from '../lang/builtins.ts';
+import { describeViolations } from '../lang/violation.ts';
 import type { ScriptLanguage, ValidationResult } from '../lang/violation.ts';
 import { CancelledError, LlmError } from '../ports/llm.ts';
 import type { LlmProvider } from '../ports/llm.ts';
@@ -33,6 +34,11 @@ export interface ScriptSource {
   ): { body: string; name: string } | undefined;
   /** Told after the script ran (template counters). */
   outcome?(name: string, success: boolean): void;
+  /** Why this source proposed nothing for the task (recorded as a `template_miss` event). */
+  explainMiss?(
+    task: string,
+    ctx: { sandbox: string; kit?: string; language: ScriptLanguage },
+  ): Omit<EventPayloads['template_miss'], 'n'>;
 }
 
 export type Validate = (code: string, language: ScriptLanguage, tools: readonly string[]) => ValidationResult;
@@ -164,11 +170,17 @@ export class Orchestrator {
           : await this.candidate(ctx, n, prompt, n === 1 ? (req.sources ?? []) : []);
       if (!cand) return { runId, status: 'failed', error: lastErrorOrProviders(ctx, lastError) };
       if (!cand.validation.valid) {
-        lastError = this.deps.generator.validationErrorMessage(cand.validation.violations);
-        previous = { script: cand.script.body, error: lastError };
+        // The LLM gets the corrective paragraph; the run's error is for people.
+        lastError = describeViolations(cand.validation.violations);
+        previous = {
+          script: cand.script.body,
+          error: this.deps.generator.validationErrorMessage(cand.validation.violations),
+        };
         continue;
       }
       const result = await this.execute(ctx, n, cand.script);
+      // Cancel during execution: the job ended as `Cancelled`; the run is cancelled, not failed.
+      this.checkCancel(ctx);
       if (cand.name) this.sourceOutcome(req, cand, result.success);
       if (result.success)
         return {
@@ -214,6 +226,7 @@ export class Orchestrator {
         continue;
       }
       const result = await this.execute(ctx, n, cand.script, { collected });
+      this.checkCancel(ctx);
       if (result.success && result.data !== undefined) {
         ctx.emit('step', {
           n,
@@ -330,7 +343,15 @@ export class Orchestrator {
         language,
         tools: req.sandbox.tools,
       });
-      if (!proposal) continue;
+      if (!proposal) {
+        const miss = source.explainMiss?.(req.task, {
+          sandbox: req.sandbox.name,
+          ...(req.kit ? { kit: req.kit } : {}),
+          language,
+        });
+        if (miss) ctx.emit('template_miss', { n, ...miss });
+        continue;
+      }
       ctx.emit('tier', { n, tier: source.tier, template: proposal.name });
       const c = check(source.tier, assemble(proposal.body), proposal.name);
       if (c.validation.valid) return c;

@@ -22,10 +22,11 @@ export class ReplayProvider implements LlmProvider {
     const a = this.answers[this.next++];
     if (!a) return Promise.reject(new LlmError(this.id, 'replay: the recorded run has no more LLM answers'));
     req.onToken?.(a.text);
+    // A replay sends nothing to any LLM: it spends no tokens (the recorded counts stay on the source run).
     return Promise.resolve({
       text: a.text,
-      promptTokens: a.promptTokens,
-      completionTokens: a.completionTokens,
+      promptTokens: 0,
+      completionTokens: 0,
       model: a.model,
       latencyMs: 0,
       provider: this.id,

@@ -25,8 +25,8 @@ export interface RunStartedData {
   model?: string;
   maxRetries: number;
   maxSteps: number;
-  /** The run (and attempt) this one was replayed, edited or continued from. */
-  origin?: { runId: string; attempt?: number; kind: 'replay' | 'edit' | 'continue' };
+  /** The run (and attempt) this one was replayed, edited or continued from, or whose template it tests. */
+  origin?: { runId: string; attempt?: number; kind: 'replay' | 'edit' | 'continue' | 'test' };
 }
 
 export interface EventPayloads {
@@ -68,6 +68,16 @@ export interface EventPayloads {
   emit: { n: number; kind: 'intermediate' | 'log'; data: JsonValue };
   execution: { n: number; result: ExecutionResult };
   step: { n: number; summary: string; data?: JsonValue; stagnant: boolean; final: boolean };
+  /** Why no template served the task: the nearest template and where the task parts from its pattern. */
+  template_miss: {
+    n: number;
+    reason: string;
+    template?: string;
+    pattern?: string;
+    position?: number;
+    expected?: string;
+    found?: string;
+  };
   run_finished: { status: Exclude<RunStatus, 'running' | 'interrupted'>; result?: JsonValue; error?: string };
 }
 

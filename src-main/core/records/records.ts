@@ -41,6 +41,8 @@ export interface RunRecord {
   model?: string;
   tier?: Tier;
   events: number;
+  /** Why no template served the run (the templates tier ran and proposed nothing). */
+  templateMiss?: EventPayloads['template_miss'];
 }
 
 function attempt(rec: RunRecord, n: number): AttemptRecord {
@@ -85,6 +87,10 @@ export function deriveRun(events: readonly RunEvent[], live = false): RunRecord 
         a.tier = e.data.tier;
         if (e.data.provider) a.provider = e.data.provider;
         rec.tier = e.data.tier;
+        // A run served by a template, a rule or an edited script used no model; an LLM tier after one
+        // (the template's script was invalid) brings the configured model back until its answer names one.
+        if (e.data.tier === 'template' || e.data.tier === 'rule' || e.data.tier === 'edit') delete rec.model;
+        else if (!rec.model && first.data.model) rec.model = first.data.model;
         break;
       }
       case 'prompt': {
@@ -133,6 +139,9 @@ export function deriveRun(events: readonly RunEvent[], live = false): RunRecord 
       }
       case 'step':
         attempt(rec, e.data.n).step = e.data;
+        break;
+      case 'template_miss':
+        rec.templateMiss = e.data;
         break;
       case 'run_finished':
         rec.status = e.data.status;

@@ -8,8 +8,10 @@ export type ExitReason =
 export type IsolationLevel = 'docker' | 'bubblewrap' | 'process' | 'none';
 
 export interface TraceFrame {
-  /** 1-based line in the script body as the user/LLM wrote it. */
+  /** 1-based line in the script body as the user/LLM wrote it (in `file` when set). */
   line: number;
+  /** Set for a frame in the sandbox's own tools (a tool that raised): its line is in tools.py. */
+  file?: 'tools.py';
   /** Function name, `<script>` for module level. */
   name: string;
   /** The source line, when available. */

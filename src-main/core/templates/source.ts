@@ -1,6 +1,6 @@
 /** The templates tier: the first template whose pattern matches the intent serves it without an LLM. */
 import type { ScriptSource } from '../orchestrator/orchestrator.ts';
-import { instantiate, matchTemplate } from './template.ts';
+import { instantiate, matchTemplate, nearestTemplate } from './template.ts';
 import type { Template } from './template.ts';
 
 export function templateSource(
@@ -17,6 +17,26 @@ export function templateSource(
         if (values) return { name: t.name, body: instantiate(t, values) };
       }
       return undefined;
+    },
+    explainMiss(task, ctx) {
+      const eligible = templates.filter(
+        (t) => t.sandbox === ctx.sandbox && t.language === ctx.language && (t.kit ?? '') === (ctx.kit ?? ''),
+      );
+      const where = `sandbox ${ctx.sandbox}${ctx.kit ? `, kit ${ctx.kit}` : ''}, ${ctx.language}`;
+      if (!templates.length) return { reason: 'no template is saved' };
+      const near = nearestTemplate(eligible, task);
+      if (!near) {
+        const other = templates.find((t) => matchTemplate(t, task));
+        return {
+          reason: other
+            ? `no template for ${where}; template ${other.name} matches the task but is for sandbox ${other.sandbox}${other.kit ? `, kit ${other.kit}` : ''}, ${other.language}`
+            : `no template for ${where}`,
+        };
+      }
+      return {
+        reason: `nearest template ${near.template} ("${near.pattern}") differs at character ${near.position + 1} of the task: expected "${near.expected}", found "${near.found}"`,
+        ...near,
+      };
     },
     ...(onOutcome ? { outcome: onOutcome } : {}),
   };

@@ -66,24 +66,95 @@ export function checkTemplate(t: Template): string[] {
   return problems;
 }
 
-function compile(t: Template): RegExp {
-  let re = '';
+/** Trailing `.`, `!` or `?` (and spaces) are not part of an intent: "... u1?" and "... u1" are one intent. */
+const stripEnd = (s: string) => s.replace(/[\s.!?]+$/, '');
+/** What is matched: whitespace-normalized, the sentence's closing punctuation dropped. */
+const matchText = (s: string) => stripEnd(normalize(s));
+
+/** A pattern as pieces: each literal character, or a slot (its regex source). */
+function pieces(t: Template): { re: string; slot?: string; at: number }[] {
+  const out: { re: string; slot?: string; at: number }[] = [];
+  const pattern = matchText(t.pattern);
   let last = 0;
-  const pattern = normalize(t.pattern);
+  const literal = (from: number, to: number) => {
+    for (let i = from; i < to; i++) {
+      const c = pattern[i] as string;
+      out.push({ re: c === ' ' ? '\\s+' : escapeRe(c), at: i });
+    }
+  };
   for (const m of pattern.matchAll(SLOT)) {
-    re += escapeRe(pattern.slice(last, m.index)).replace(/ /g, '\\s+');
-    re += SLOT_PATTERNS[t.slots[m[1] as string] ?? 'str'];
+    literal(last, m.index ?? 0);
+    const name = m[1] as string;
+    out.push({ re: SLOT_PATTERNS[t.slots[name] ?? 'str'], slot: name, at: m.index ?? 0 });
     last = (m.index ?? 0) + m[0].length;
   }
-  re += escapeRe(pattern.slice(last)).replace(/ /g, '\\s+');
-  return new RegExp(`^${re}[.!?]?$`, 'i');
+  literal(last, pattern.length);
+  return out;
+}
+
+function compile(t: Template): RegExp {
+  return new RegExp(
+    `^${pieces(t)
+      .map((p) => p.re)
+      .join('')}$`,
+    'i',
+  );
+}
+
+/** Why an intent misses a template: how far it matches and what the pattern expected there. */
+export interface TemplateMiss {
+  template: string;
+  pattern: string;
+  /** 0-based position in the (whitespace-normalized) intent where it stops matching the pattern. */
+  position: number;
+  /** The pattern from the point where the intent differs. */
+  expected: string;
+  /** The intent from that point. */
+  found: string;
+}
+
+/**
+ * How an intent differs from one template: the longest prefix of the pattern (up to a literal character)
+ * that a prefix of the intent matches, and the first position where they part.
+ */
+export function templateMiss(t: Template, intent: string): TemplateMiss {
+  const text = matchText(intent);
+  const ps = pieces(t);
+  const pattern = matchText(t.pattern);
+  let best = { pieces: 0, position: 0 };
+  let re = '';
+  for (let i = 0; i < ps.length; i++) {
+    re += (ps[i] as { re: string }).re;
+    if ((ps[i] as { slot?: string }).slot) continue;
+    const m = new RegExp(`^${re}`, 'i').exec(text);
+    if (m) best = { pieces: i + 1, position: m[0].length };
+  }
+  // All of the pattern matched a prefix: the intent goes on past its end.
+  const at = best.pieces < ps.length ? (ps[best.pieces] as { at: number }).at : pattern.length;
+  return {
+    template: t.name,
+    pattern: t.pattern,
+    position: best.position,
+    expected: pattern.slice(at) || '(the end of the pattern)',
+    found: text.slice(best.position) || '(the end of the task)',
+  };
+}
+
+/** The template an intent came closest to (the longest matched prefix), with where it differs. */
+export function nearestTemplate(templates: readonly Template[], intent: string): TemplateMiss | undefined {
+  let best: TemplateMiss | undefined;
+  for (const t of templates) {
+    const m = templateMiss(t, intent);
+    if (!best || m.position > best.position) best = m;
+  }
+  return best;
 }
 
 /** Matches an intent; returns the typed slot values, or undefined. */
 export function matchTemplate(t: Template, intent: string): Record<string, JsonValue> | undefined {
-  const m = compile(t).exec(normalize(intent));
+  const m = compile(t).exec(matchText(intent));
   if (!m) return undefined;
-  const names = patternSlots(normalize(t.pattern));
+  const names = patternSlots(matchText(t.pattern));
   const values: Record<string, JsonValue> = {};
   for (let i = 0; i < names.length; i++) {
     const name = names[i] as string;

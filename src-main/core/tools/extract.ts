@@ -92,6 +92,8 @@ interface TypeInfo {
   type: ParamType;
   options?: JsonValue[];
   optional?: boolean;
+  /** The item type of `list[X]` / `List[X]` / `Sequence[X]` (X not Any). */
+  items?: ParamType;
 }
 
 /** Maps a type annotation to a parameter type (and Literal[...] to options). */
@@ -130,7 +132,12 @@ export function annotationType(node: PyNode | undefined): TypeInfo {
         ? { ...nonNone[0], optional: parts.length > 1 }
         : { type: 'any' };
     }
-    return { type: SIMPLE_TYPES[base ?? ''] ?? 'any' };
+    const type = SIMPLE_TYPES[base ?? ''] ?? 'any';
+    if (type === 'list' && args.length === 1 && base !== 'tuple' && base !== 'Tuple') {
+      const item = annotationType(args[0]).type;
+      if (item !== 'any') return { type, items: item };
+    }
+    return { type };
   }
   if (node.kind === 'BinaryOperation' && node.value === 'BitwiseOr') {
     const l = annotationType(field(node, 'leftExpr'));
@@ -281,6 +288,8 @@ export function extractTools(source: string, parsed: PyParseResult = parsePython
         description: doc.params[p.value] ?? '',
         required: !defNode,
         source: 'all',
+        ...(t.items ? { items: t.items } : {}),
+        ...(t.optional ? { nullable: true } : {}),
       };
       if (defNode) {
         const d = literalValue(defNode);

@@ -23,6 +23,10 @@ export interface ToolParameter {
   source: ParamSource;
   /** Human-readable label for forms. */
   displayName?: string;
+  /** A list's item type (`list[float]`), when the annotation says it. */
+  items?: ParamType;
+  /** `Optional[...]`, `X | None`: the argument may be None (null). */
+  nullable?: boolean;
 }
 
 /** Where a tool executes: in the sandbox (tools.py), on the host, or on an MCP server. */

@@ -8,10 +8,14 @@ import { attrs, element, escapeText } from './xml.ts';
 const json = (v: JsonValue | undefined): string | undefined =>
   v === undefined ? undefined : JSON.stringify(v);
 
+/** A parameter's type as Python spells it: `list[float]`, `str | None`. */
+export const paramTypeText = (p: ToolParameter): string =>
+  `${p.type}${p.type === 'list' && p.items ? `[${p.items}]` : ''}${p.nullable ? ' | None' : ''}`;
+
 export function parameterPrompt(p: ToolParameter, indent = ''): string {
   const inner = indent + '  ';
   return (
-    `${indent}<parameter${attrs({ name: p.name, type: p.type, required: p.required })}>\n` +
+    `${indent}<parameter${attrs({ name: p.name, type: paramTypeText(p), required: p.required })}>\n` +
     element('description', p.description, inner) +
     element('source', p.source, inner) +
     element('display_name', p.displayName, inner) +
@@ -25,7 +29,7 @@ export function parameterPrompt(p: ToolParameter, indent = ''): string {
 /** Signature line shown to the LLM: `check_inventory(product_id: str, warehouse: str = "New York")`. */
 export function toolSignature(tool: Tool): string {
   const params = tool.parameters.map((p) => {
-    const base = `${p.name}: ${p.type}`;
+    const base = `${p.name}: ${paramTypeText(p)}`;
     return p.required ? base : `${base} = ${pyLiteral(p.default ?? null)}`;
   });
   return `${tool.name}(${params.join(', ')})`;

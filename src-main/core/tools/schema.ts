@@ -34,7 +34,10 @@ export function parametersSchema(tool: Tool): JsonSchema {
   for (const p of tool.parameters) {
     const s: JsonSchema = {};
     const t = JSON_TYPES[p.type];
-    if (t) s.type = t;
+    // Optional[...] is a nullable type (OpenAI strict mode needs it spelled: ["number", "null"]).
+    if (t) s.type = p.nullable ? [t, 'null'] : t;
+    const item = p.items ? JSON_TYPES[p.items] : undefined;
+    if (p.type === 'list' && item) s.items = { type: item };
     if (p.description) s.description = p.description;
     if (p.displayName) s.title = p.displayName;
     if (!p.required && p.default !== undefined) s.default = p.default;

@@ -231,6 +231,11 @@ export function mapFrames(r: ExecutionResult, bodyStartLine: number): ExecutionR
       : r.error.message;
   return {
     ...r,
-    error: { ...r.error, message, frames: r.error.frames.map((f) => ({ ...f, line: toBody(f.line) })) },
+    error: {
+      ...r.error,
+      message,
+      // tools.py frames keep their own lines.
+      frames: r.error.frames.map((f) => (f.file ? f : { ...f, line: toBody(f.line) })),
+    },
   };
 }

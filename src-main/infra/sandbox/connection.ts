@@ -311,6 +311,8 @@ export class WorkerConnection {
         fail('error', 'Cancelled', 'the run was cancelled', false);
       };
       job.signal?.addEventListener('abort', onAbort, { once: true });
+      // Cancelled while the job waited for a worker: an aborted signal fires no event any more.
+      if (job.signal?.aborted) queueMicrotask(onAbort);
       const capped = (n: number) => {
         outBytes += n;
         if (outBytes > job.maxOutputBytes) {

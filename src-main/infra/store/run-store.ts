@@ -20,6 +20,7 @@ import type {
   Tier,
 } from '../../core/records/events.ts';
 import { deriveRun } from '../../core/records/records.ts';
+import type { RunSortKey } from '../../core/records/sort.ts';
 import type { RunRecord } from '../../core/records/records.ts';
 
 export const EXPORT_FORMAT = 'toolsmith-run';
@@ -60,6 +61,33 @@ export interface RunFilter {
   suiteRun?: string;
   limit?: number;
   offset?: number;
+  /** Sort column (default `created`, the start time) and direction (default `desc`). */
+  sort?: RunSortKey;
+  dir?: 'asc' | 'desc';
+}
+
+const SORT_COLUMNS: Record<Exclude<RunSortKey, 'created'>, string> = {
+  status: 'status',
+  task: 'task',
+  sandbox: 'sandbox',
+  mode: 'mode',
+  model: 'model',
+  tier: 'tier',
+  attempts: 'attempts',
+  tokens: 'tokens',
+  duration: 'duration_ms',
+};
+
+/**
+ * ORDER BY for a sort: the column, then the start time and id, all in one direction so that SQLite walks
+ * one index (`runs_sort_<col>`, or `runs_created` backwards for the oldest first) instead of sorting every
+ * row before the OFFSET.
+ */
+export function orderBy(sort: RunSortKey | undefined, dir: 'asc' | 'desc' | undefined): string {
+  if (!sort || sort === 'created')
+    return dir === 'asc' ? 'r.created_at ASC, r.id DESC' : 'r.created_at DESC, r.id';
+  const d = dir === 'desc' ? 'DESC' : 'ASC';
+  return `r.${SORT_COLUMNS[sort]} ${d}, r.created_at ${d}, r.id ${d}`;
 }
 
 export interface RunExport {
@@ -111,6 +139,17 @@ const MIGRATIONS: string[] = [
    CREATE INDEX suite_runs_suite ON suite_runs(suite, created_at DESC);
    CREATE TABLE suite_results (suite_run TEXT NOT NULL, case_id TEXT NOT NULL, col TEXT NOT NULL,
      rep INTEGER NOT NULL, run_id TEXT, data TEXT NOT NULL, PRIMARY KEY (suite_run, case_id, col, rep)) WITHOUT ROWID;`,
+  // Sortable run list: one index per sort column (see orderBy), so a page deep in a sorted list of 100k
+  // runs is an index walk, not a sort of every row.
+  `CREATE INDEX runs_sort_status ON runs(status, created_at, id);
+   CREATE INDEX runs_sort_task ON runs(task, created_at, id);
+   CREATE INDEX runs_sort_sandbox ON runs(sandbox, created_at, id);
+   CREATE INDEX runs_sort_mode ON runs(mode, created_at, id);
+   CREATE INDEX runs_sort_model ON runs(model, created_at, id);
+   CREATE INDEX runs_sort_tier ON runs(tier, created_at, id);
+   CREATE INDEX runs_sort_attempts ON runs(attempts, created_at, id);
+   CREATE INDEX runs_sort_tokens ON runs(tokens, created_at, id);
+   CREATE INDEX runs_sort_duration ON runs(duration_ms, created_at, id);`,
 ];
 
 export const pidAlive = (pid: number | null): boolean => {
@@ -294,7 +333,14 @@ export class RunStore {
     switch (e.type) {
       case 'tier':
         this.db
-          .prepare('UPDATE runs SET tier = ?, provider = COALESCE(?, provider) WHERE id = ?')
+          .prepare(
+            // Template, rule and edit tiers use no model (see deriveRun); an LLM tier restores the one the
+            // run started with until its answer names the model.
+            `UPDATE runs SET tier = ?1, provider = CASE WHEN ?1 IN ('template', 'rule', 'edit') THEN NULL ELSE COALESCE(?2, provider) END,
+               model = CASE WHEN ?1 IN ('template', 'rule', 'edit') THEN NULL
+                 ELSE COALESCE(model, (SELECT json_extract(data, '$.model') FROM events WHERE run_id = ?3 AND seq = 0)) END
+             WHERE id = ?3`,
+          )
           .run(e.data.tier, e.data.provider ?? null, e.runId);
         break;
       case 'llm_response':
@@ -414,6 +460,19 @@ export class RunStore {
     return row.status === 'running' && !pidAlive(row.owner_pid) ? { ...row, status: 'interrupted' } : row;
   }
 
+  has(runId: string): boolean {
+    return this.stmts['getRun']?.get(runId) !== undefined;
+  }
+
+  /** Up to `limit` run ids starting with `prefix` (a short id as the workbench shows it). */
+  idsStartingWith(prefix: string, limit: number): string[] {
+    // A range on the primary key: no LIKE (whose wildcards a prefix could hold) and no scan.
+    const rows = this.db
+      .prepare('SELECT id FROM runs WHERE id >= ? AND id < ? ORDER BY id LIMIT ?')
+      .all(prefix, `${prefix}\uffff`, limit) as { id: string }[];
+    return rows.map((r) => r.id);
+  }
+
   /** One run whole, derived from its events. */
   get(runId: string): RunRecord | undefined {
     const row = this.stmts['getRun']?.get(runId) as RunRow | undefined;
@@ -480,7 +539,9 @@ export class RunStore {
         ).n
       : (this.db.prepare(`SELECT COUNT(*) AS n FROM runs r ${clause}`).get(...args) as { n: number }).n;
     const rows = this.db
-      .prepare(`SELECT r.* FROM runs r ${clause} ORDER BY r.created_at DESC, r.id LIMIT ? OFFSET ?`)
+      .prepare(
+        `SELECT r.* FROM runs r ${clause} ORDER BY ${orderBy(filter.sort, filter.dir)} LIMIT ? OFFSET ?`,
+      )
       .all(...args, limit, offset) as unknown as RunRow[];
     return { total, runs: rows.map((r) => toSummary(this.liveStatus(r))) };
   }

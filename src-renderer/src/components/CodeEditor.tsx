@@ -26,6 +26,8 @@ export interface CodeEditorProps {
   label: string;
   /** Ctrl/Cmd+Enter inside the editor. */
   onRun?: () => void;
+  /** Wrap long lines at the editor's width (tools.py's docstrings) instead of scrolling sideways. */
+  wordWrap?: boolean;
 }
 
 export function CodeEditor(props: CodeEditorProps) {
@@ -99,6 +101,7 @@ export function CodeEditor(props: CodeEditorProps) {
       data-testid={`editor-${props.label}`}
       data-cursor-line={cursorLine}
       data-ready={ready ? 'true' : 'false'}
+      data-word-wrap={props.wordWrap ? 'on' : 'off'}
       aria-label={props.label}
       style={{ height: props.height ?? 320 }}
     >
@@ -122,6 +125,7 @@ export function CodeEditor(props: CodeEditorProps) {
           glyphMargin: true,
           renderValidationDecorations: 'on',
           tabSize: 4,
+          wordWrap: props.wordWrap ? 'on' : 'off',
         }}
       />
     </div>

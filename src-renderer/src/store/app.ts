@@ -10,6 +10,8 @@ export interface Route {
   view: View;
   /** Run id for `run`, sandbox for `tools`, template name for `templates`. */
   id?: string;
+  /** `tools`: the tools.py line to reveal (a traceback frame inside a tool). */
+  line?: number;
 }
 
 export interface Notice {
@@ -35,7 +37,8 @@ export interface AppSlice {
 }
 
 export const parseHash = (hash: string): Route => {
-  const [view, ...rest] = hash.replace(/^#\/?/, '').split('/');
+  const [path = '', query = ''] = hash.replace(/^#\/?/, '').split('?');
+  const [view, ...rest] = path.split('/');
   const id = rest.length ? decodeURIComponent(rest.join('/')) : undefined;
   const views: View[] = [
     'runs',
@@ -49,10 +52,12 @@ export const parseHash = (hash: string): Route => {
     'connections',
   ];
   const v = views.includes(view as View) ? (view as View) : 'runs';
-  return id ? { view: v, id } : { view: v };
+  const line = Number(new URLSearchParams(query).get('line'));
+  return { view: v, ...(id ? { id } : {}), ...(Number.isInteger(line) && line > 0 ? { line } : {}) };
 };
 
-export const routeHash = (r: Route): string => `#/${r.view}${r.id ? '/' + encodeURIComponent(r.id) : ''}`;
+export const routeHash = (r: Route): string =>
+  `#/${r.view}${r.id ? '/' + encodeURIComponent(r.id) : ''}${r.line ? `?line=${r.line}` : ''}`;
 
 let noticeId = 0;
 

@@ -19,23 +19,7 @@ import { JsonTree } from '../components/JsonTree.tsx';
 import { Tabs } from '../components/Tabs.tsx';
 import { ToolCallTable } from '../components/ToolCallTable.tsx';
 import { useStore } from '../store/index.ts';
-
-type Outcome = 'ok' | 'invalid' | 'error' | 'pending' | 'llm_error';
-
-export const attemptOutcome = (a: AttemptRecord): Outcome => {
-  if (a.execution) return a.execution.success ? 'ok' : 'error';
-  if (a.validation && !a.validation.valid) return 'invalid';
-  if (a.llmErrors.length && !a.script) return 'llm_error';
-  return 'pending';
-};
-
-const OUTCOME_LABEL: Record<Outcome, string> = {
-  ok: 'succeeded',
-  invalid: 'validation failed',
-  error: 'runtime error',
-  pending: 'in progress',
-  llm_error: 'LLM error',
-};
+import { attemptOutcome, defaultDiffTarget, diffPair, OUTCOME_LABEL } from './run/attempts.ts';
 
 const Timeline = memo(function Timeline({
   run,
@@ -50,7 +34,7 @@ const Timeline = memo(function Timeline({
   return (
     <ol className="timeline" aria-label={run.started.mode === 'interactive' ? 'steps' : 'attempts'}>
       {run.attempts.map((a) => {
-        const o = attemptOutcome(a);
+        const o = attemptOutcome(a, run);
         return (
           <li key={a.n}>
             <button
@@ -245,7 +229,16 @@ function ExecutionPanel({ a }: { a: AttemptRecord }) {
   );
 }
 
-function Traceback({ a, onJump }: { a: AttemptRecord; onJump: (line: number) => void }) {
+function Traceback({
+  a,
+  onJump,
+  onJumpTools,
+}: {
+  a: AttemptRecord;
+  onJump: (line: number) => void;
+  /** A frame inside tools.py (a tool that raised): open the sandbox's tools at that line. */
+  onJumpTools: (line: number) => void;
+}) {
   const err = a.execution?.error;
   if (!err) return null;
   return (
@@ -257,9 +250,21 @@ function Traceback({ a, onJump }: { a: AttemptRecord; onJump: (line: number) => 
         <ol className="frames">
           {err.frames.map((f, i) => (
             <li key={i}>
-              <button className="link" data-frame-line={f.line} onClick={() => onJump(f.line)}>
-                line {f.line}, in {f.name}
-              </button>
+              {f.file ? (
+                <button
+                  className="link"
+                  data-frame-file={f.file}
+                  data-frame-line={f.line}
+                  title="Open tools.py at this line"
+                  onClick={() => onJumpTools(f.line)}
+                >
+                  {f.file} line {f.line}, in {f.name}
+                </button>
+              ) : (
+                <button className="link" data-frame-line={f.line} onClick={() => onJump(f.line)}>
+                  line {f.line}, in {f.name}
+                </button>
+              )}
               {f.text && <code className="small"> {f.text}</code>}
             </li>
           ))}
@@ -286,8 +291,9 @@ function AttemptView({ run, a }: { run: RunRecord; a: AttemptRecord }) {
   const streaming = !a.script && !!live;
   const violations = a.validation?.violations ?? [];
   const others = run.attempts.filter((x) => x.n !== a.n && x.script);
-  const diffTarget = others.find((x) => x.n === diffWith) ?? others[others.length - 1];
   const unit = run.started.mode === 'interactive' ? 'step' : 'attempt';
+  const diffTarget = others.find((x) => x.n === diffWith) ?? defaultDiffTarget(a, others);
+  const diff = diffTarget ? diffPair(a, diffTarget, unit) : undefined;
 
   return (
     <div className="attempt" data-testid="attempt-view" data-attempt={a.n}>
@@ -295,7 +301,9 @@ function AttemptView({ run, a }: { run: RunRecord; a: AttemptRecord }) {
         <strong>
           {unit === 'step' ? 'Step' : 'Attempt'} {a.n}
         </strong>
-        <span className={`tl-outcome outcome-${attemptOutcome(a)}`}>{OUTCOME_LABEL[attemptOutcome(a)]}</span>
+        <span className={`tl-outcome outcome-${attemptOutcome(a, run)}`}>
+          {OUTCOME_LABEL[attemptOutcome(a, run)]}
+        </span>
         {a.tier && <span className="badge">tier: {a.tier}</span>}
         {a.provider && <span className="muted small">provider {a.provider}</span>}
         {a.llm && <span className="muted small">model {a.llm.model}</span>}
@@ -381,8 +389,18 @@ function AttemptView({ run, a }: { run: RunRecord; a: AttemptRecord }) {
       {a.rejected.length > 0 && (
         <Section title={`Rejected candidates (${a.rejected.length})`} open={false}>
           {a.rejected.map((r, i) => (
-            <div key={i} className="rejected">
-              <pre>{r.script.body}</pre>
+            <div key={i} className="rejected" data-testid="rejected-candidate">
+              <p className="muted small">
+                candidate {i + 1} from {r.script.source}, redone after validation
+              </p>
+              <CodeEditor
+                label={`rejected-${i + 1}`}
+                value={r.script.body}
+                readOnly
+                language={r.script.language}
+                violations={r.violations}
+                height={Math.min(60 + 19 * r.script.body.split('\n').length, 260)}
+              />
               <ul>
                 {r.violations.map((v, j) => (
                   <li key={j}>
@@ -394,7 +412,11 @@ function AttemptView({ run, a }: { run: RunRecord; a: AttemptRecord }) {
           ))}
         </Section>
       )}
-      <Traceback a={a} onJump={(line) => jumpTo(line)} />
+      <Traceback
+        a={a}
+        onJump={(line) => jumpTo(line)}
+        onJumpTools={(line) => navigate({ view: 'tools', id: run.started.sandbox, line })}
+      />
       <Tabs
         tabs={
           [
@@ -432,10 +454,14 @@ function AttemptView({ run, a }: { run: RunRecord; a: AttemptRecord }) {
                   ))}
                 </select>
               </label>
+              <div className="diff-labels" data-testid="diff-labels">
+                <span data-testid="diff-original-label">{diff?.originalLabel}</span>
+                <span data-testid="diff-modified-label">{diff?.modifiedLabel}</span>
+              </div>
               <CodeDiff
                 label="attempts"
-                original={diffTarget?.script?.body ?? ''}
-                modified={a.script?.body ?? ''}
+                original={diff?.original ?? ''}
+                modified={diff?.modified ?? ''}
                 language={run.started.language}
               />
             </div>
@@ -537,6 +563,11 @@ export function RunDetailView({ runId }: { runId: string }) {
           Delete
         </button>
       </div>
+      {run.templateMiss && (
+        <p className="template-miss small" data-testid="template-miss">
+          <strong>No template matched:</strong> {run.templateMiss.reason}
+        </p>
+      )}
       {run.status === 'succeeded' && (
         <div className="outcome ok" data-testid="run-result">
           <strong>Result</strong>

@@ -5,7 +5,8 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useRef, useState } from 'react';
 import type { RunSummaryView } from '../../../src-main/contract/api.ts';
-import { formatMs, formatTime, StatusBadge } from '../components/Badges.tsx';
+import { formatDateTime, formatMs, StatusBadge } from '../components/Badges.tsx';
+import type { RunSortKey } from '../../../src-main/core/records/sort.ts';
 import { PAGE_SIZE } from '../store/runs.ts';
 import { useStore } from '../store/index.ts';
 
@@ -110,6 +111,62 @@ function Filters() {
   );
 }
 
+/** Columns: sort key, header, cell class. */
+const COLUMNS: [RunSortKey, string, string][] = [
+  ['status', 'status', 'c-status'],
+  ['task', 'task', 'c-task'],
+  ['sandbox', 'sandbox', 'c-sandbox'],
+  ['mode', 'mode', 'c-mode'],
+  ['model', 'model', 'c-model'],
+  ['tier', 'tier', 'c-tier'],
+  ['attempts', 'attempts', 'c-num'],
+  ['tokens', 'tokens', 'c-num'],
+  ['duration', 'duration', 'c-num'],
+  ['created', 'started', 'c-time'],
+];
+
+/**
+ * A column header that sorts the list on the server (the list pages through SQLite; sorting only the
+ * rows already fetched would be wrong). First click: descending for numbers and dates, ascending for
+ * text; the next click flips it.
+ */
+function SortHeader({
+  sortKey,
+  label,
+  className,
+}: {
+  sortKey: RunSortKey;
+  label: string;
+  className: string;
+}) {
+  const sort = useStore((s) => s.filters.sort ?? 'created');
+  const dir = useStore(
+    (s) => s.filters.dir ?? (s.filters.sort && s.filters.sort !== 'created' ? 'asc' : 'desc'),
+  );
+  const setFilters = useStore((s) => s.setFilters);
+  const active = sort === sortKey;
+  const firstDir = ['attempts', 'tokens', 'duration', 'created'].includes(sortKey) ? 'desc' : 'asc';
+  return (
+    <span
+      role="columnheader"
+      className={className}
+      aria-sort={active ? (dir === 'asc' ? 'ascending' : 'descending') : 'none'}
+    >
+      <button
+        className="link sort-button"
+        data-sort={sortKey}
+        title={`Sort by ${label}`}
+        onClick={() =>
+          setFilters({ sort: sortKey, dir: active ? (dir === 'asc' ? 'desc' : 'asc') : firstDir })
+        }
+      >
+        {label}
+        {active ? (dir === 'asc' ? ' ▲' : ' ▼') : ''}
+      </button>
+    </span>
+  );
+}
+
 function Row({
   run,
   index,
@@ -139,7 +196,19 @@ function Row({
         <StatusBadge status={run.status} />
       </span>
       <span role="cell" className="c-task" title={run.error ? `${run.task}\n\n${run.error}` : run.task}>
-        {run.originRun && <span title="edited, replayed or continued from another run">↳ </span>}
+        {run.originRun && (
+          <button
+            className="link origin-link"
+            title={`edited, replayed, continued or tested from run ${run.originRun.slice(0, 8)}: open it`}
+            data-origin-run={run.originRun}
+            onClick={(e) => {
+              e.stopPropagation();
+              onOpen(run.originRun as string);
+            }}
+          >
+            ↳
+          </button>
+        )}{' '}
         {run.task}
         {run.error && <span className="muted small"> — {run.error}</span>}
       </span>
@@ -165,8 +234,8 @@ function Row({
       <span role="cell" className="c-num">
         {formatMs(run.durationMs)}
       </span>
-      <span role="cell" className="c-time">
-        {formatTime(run.createdAt)}
+      <span role="cell" className="c-time" title={new Date(run.createdAt).toString()}>
+        {formatDateTime(run.createdAt)}
       </span>
     </div>
   );
@@ -201,7 +270,7 @@ export function RunsView() {
   }, [first, last, ensurePage, pages]);
 
   const open = (id: string) => navigate({ view: 'run', id });
-  const filtered = Object.keys(filters).length > 0;
+  const filtered = Object.keys(filters).some((k) => k !== 'sort' && k !== 'dir');
   return (
     <section aria-label="runs" className="runs-view">
       <div className="view-head">
@@ -234,36 +303,9 @@ export function RunsView() {
       )}
       <div className="run-table" role="table" aria-label="run list" aria-rowcount={total + 1}>
         <div className="run-row head" role="row" aria-rowindex={1}>
-          <span role="columnheader" className="c-status">
-            status
-          </span>
-          <span role="columnheader" className="c-task">
-            task
-          </span>
-          <span role="columnheader" className="c-sandbox">
-            sandbox
-          </span>
-          <span role="columnheader" className="c-mode">
-            mode
-          </span>
-          <span role="columnheader" className="c-model">
-            model
-          </span>
-          <span role="columnheader" className="c-tier">
-            tier
-          </span>
-          <span role="columnheader" className="c-num">
-            attempts
-          </span>
-          <span role="columnheader" className="c-num">
-            tokens
-          </span>
-          <span role="columnheader" className="c-num">
-            duration
-          </span>
-          <span role="columnheader" className="c-time">
-            started
-          </span>
+          {COLUMNS.map(([key, label, cls]) => (
+            <SortHeader key={key} sortKey={key} label={label} className={cls} />
+          ))}
         </div>
         {!listLoading && total === 0 && !listError && (
           <div className="empty">

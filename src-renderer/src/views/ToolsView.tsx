@@ -131,7 +131,16 @@ function ProblemList({ problems, onJump }: { problems: Violation[]; onJump: (v: 
   );
 }
 
-function SandboxTools({ sandbox, onDirtyChange }: { sandbox: string; onDirtyChange: () => void }) {
+function SandboxTools({
+  sandbox,
+  line,
+  onDirtyChange,
+}: {
+  sandbox: string;
+  /** A tools.py line to reveal once loaded (from a traceback frame). */
+  line?: number | undefined;
+  onDirtyChange: () => void;
+}) {
   const description = useStore((s) => s.sandboxes.find((x) => x.name === sandbox)?.description);
   const [listed, setListed] = useState<Listed>();
   const [loadError, setLoadError] = useState<string>();
@@ -266,6 +275,10 @@ function SandboxTools({ sandbox, onDirtyChange }: { sandbox: string; onDirtyChan
 
   const jumpTo = (line: number, column?: number) =>
     setJump((j) => ({ line, ...(column !== undefined ? { column } : {}), seq: (j?.seq ?? 0) + 1 }));
+  // Opened from a traceback frame inside a tool: reveal that line once the source is in the editor.
+  useEffect(() => {
+    if (listed && line) setJump((j) => ({ line, seq: (j?.seq ?? 0) + 1 }));
+  }, [listed, line]);
 
   if (loadError)
     return (
@@ -360,7 +373,8 @@ function SandboxTools({ sandbox, onDirtyChange }: { sandbox: string; onDirtyChan
             onChange={onChange}
             violations={problems}
             jump={jump}
-            height={480}
+            height={640}
+            wordWrap
           />
           <div className="tools-problems" data-testid="problems">
             {syntaxErrors > 0 && (
@@ -429,7 +443,7 @@ export function ToolsView() {
     <section aria-label="tools" className="tools-view">
       <SandboxList selected={selected} onSelect={(id) => navigate({ view: 'tools', id })} />
       {selected ? (
-        <SandboxTools key={selected} sandbox={selected} onDirtyChange={onDirtyChange} />
+        <SandboxTools key={selected} sandbox={selected} line={route.line} onDirtyChange={onDirtyChange} />
       ) : (
         <div className="tools-main">
           <h1>Tools</h1>

@@ -17,6 +17,7 @@ import { getNextNodeId } from '@zzzen/pyright-internal/dist/parser/parseNodes.js
 import type { ParseNode } from '@zzzen/pyright-internal/dist/parser/parseNodes.js';
 import { ParseOptions, Parser } from '@zzzen/pyright-internal/dist/parser/parser.js';
 import { forEachNodeField, PYRIGHT_NODE_TYPES } from './pyright-fields.ts';
+import { decodePythonEscapes } from './escapes.ts';
 import { getUnescapedString } from '@zzzen/pyright-internal/dist/parser/stringTokenUtils.js';
 import * as tokenizerTypesModule from '@zzzen/pyright-internal/dist/parser/tokenizerTypes.js';
 import type { FStringMiddleToken } from '@zzzen/pyright-internal/dist/parser/tokenizerTypes.js';
@@ -109,6 +110,7 @@ interface Data {
   operator?: number;
   middleTokens?: FStringMiddleToken[];
   strings?: ParseNode[];
+  token?: { escapedValue: string; flags: number };
 }
 
 /** The converted nodes of one parse, by pyright node id (ids of one parse are consecutive from the module's). */
@@ -169,6 +171,16 @@ for (const [name, n] of Object.entries(PYRIGHT_NODE_TYPES))
       'pyright-fields.ts does not match the installed pyright: run node scripts/gen-pyright-fields.ts',
     );
 
+// StringTokenFlags (a const enum in pyright): Raw, Bytes, NamedUnicodeEscape.
+const RAW = 8;
+const BYTES = 32;
+const NAMED_ESCAPE = 1024;
+/** Pyright decodes `\N{...}` as "-" and `\U` above U+FFFF as one UTF-16 unit: those get ours. */
+const needsOwnDecoding = (t: { escapedValue: string; flags: number }): boolean =>
+  (t.flags & RAW) === 0 && ((t.flags & NAMED_ESCAPE) !== 0 || t.escapedValue.includes('\\U'));
+const decodeToken = (t: { escapedValue: string; flags: number }): string =>
+  decodePythonEscapes(t.escapedValue, { bytes: (t.flags & BYTES) !== 0 });
+
 type TextReader = (d: Data) => string | undefined;
 const nameText: TextReader = (d) => d.name?.d.value;
 const operatorText: TextReader = (d) => OPERATORS[d.operator ?? -1];
@@ -181,7 +193,7 @@ const TEXT_READERS: (TextReader | undefined)[] = NODE_KINDS.map((kind) => {
     case 'Name':
       return (d: Data) => String(d.value);
     case 'String':
-      return (d: Data) => String(d.value);
+      return (d: Data) => (d.token && needsOwnDecoding(d.token) ? decodeToken(d.token) : String(d.value));
     case 'MemberAccess':
       return (d: Data) => d.member?.d.value;
     case 'Function':
@@ -198,7 +210,10 @@ const TEXT_READERS: (TextReader | undefined)[] = NODE_KINDS.map((kind) => {
     case 'AugmentedAssignment':
       return operatorText;
     case 'FormatString':
-      return (d: Data) => (d.middleTokens ?? []).map((t) => getUnescapedString(t).value).join('');
+      return (d: Data) =>
+        (d.middleTokens ?? [])
+          .map((t) => (needsOwnDecoding(t) ? decodeToken(t) : getUnescapedString(t).value))
+          .join('');
     case 'StringList':
       return (d: Data) => {
         let value = '';

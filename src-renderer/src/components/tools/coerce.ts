@@ -60,6 +60,54 @@ export function coerceText(type: ParamType, text: string): Coerced {
   }
 }
 
+const ITEM_NAMES: Record<ParamType, string> = {
+  str: 'strings',
+  int: 'integers',
+  float: 'numbers',
+  bool: 'true/false values',
+  list: 'lists',
+  dict: 'JSON objects',
+  any: 'values',
+};
+
+/** A list item fits `type` (JSON numbers for float, whole numbers for int...). */
+function itemFits(type: ParamType, v: JsonValue): boolean {
+  switch (type) {
+    case 'str':
+      return typeof v === 'string';
+    case 'int':
+      return typeof v === 'number' && Number.isInteger(v);
+    case 'float':
+      return typeof v === 'number';
+    case 'bool':
+      return typeof v === 'boolean';
+    case 'list':
+      return Array.isArray(v);
+    case 'dict':
+      return v !== null && typeof v === 'object' && !Array.isArray(v);
+    case 'any':
+      return true;
+  }
+}
+
+/**
+ * Coerces a field's text for its parameter: the type, then a list's item type (`list[float]` refuses
+ * `["a"]`), and `None`/`null` for an Optional parameter.
+ */
+export function coerceParam(p: ToolParameter, text: string): Coerced {
+  if (p.nullable && /^(None|null)$/.test(text.trim())) return { ok: true, value: null };
+  const c = coerceText(p.type, text);
+  if (!c.ok || p.type !== 'list' || !p.items || !Array.isArray(c.value)) return c;
+  const items = p.items;
+  const bad = c.value.findIndex((v) => !itemFits(items, v));
+  if (bad >= 0)
+    return {
+      ok: false,
+      error: `expects a list of ${ITEM_NAMES[items]} (list[${items}]); item ${bad + 1} is ${JSON.stringify(c.value[bad])}`,
+    };
+  return c;
+}
+
 /** What the form holds for one parameter: free text, or the index of a chosen option. */
 export type FieldValue = { kind: 'text'; text: string } | { kind: 'option'; index: number | undefined };
 
@@ -90,7 +138,7 @@ export function checkForm(params: ToolParameter[], values: Record<string, FieldV
       else args[p.name] = opt;
       continue;
     }
-    const c = coerceText(p.type, v.text);
+    const c = coerceParam(p, v.text);
     if (c.ok) args[p.name] = c.value;
     else errors[p.name] = c.error;
   }
@@ -108,7 +156,9 @@ export function placeholderFor(p: ToolParameter): string {
   const def = !p.required && p.default !== undefined ? `default ${JSON.stringify(p.default)}` : '';
   const shape =
     p.type === 'list'
-      ? 'JSON list'
+      ? p.items
+        ? `JSON list of ${ITEM_NAMES[p.items]}`
+        : 'JSON list'
       : p.type === 'dict'
         ? 'JSON object'
         : p.type === 'bool'

@@ -1,0 +1,60 @@
+/**
+ * Issue 10: a tool that raises shows the lines inside tools.py in the traceback (marked `file: tools.py`,
+ * with their source text), after the script's own frame in body lines.
+ */
+import { appendFileSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createSandboxManager } from '../../../src-main/app/sandbox-factory.ts';
+import { ToolsmithService } from '../../../src-main/app/service.ts';
+import { removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
+
+const ws = tempWorkspace();
+const tools = join(ws, 'sandboxes/ecommerce/tools.py');
+appendFileSync(
+  tools,
+  `
+
+def _lookup(table, key):
+    return table[key]
+
+
+@tool(grade=(0, 0))
+def broken(key: str) -> ToolResponse:
+    """A tool that raises.
+
+    Args:
+        key: Any key.
+    """
+    return ToolResponse(success=True, data=_lookup({}, key))
+`,
+);
+const lines = readFileSync(tools, 'utf8').split('\n');
+const lineOf = (text: string) => lines.findIndex((l) => l.includes(text)) + 1;
+const svc = ToolsmithService.open(ws, { sandboxFactory: createSandboxManager, oneShot: true });
+afterAll(async () => {
+  await svc.close();
+  removeWorkspace(ws);
+});
+
+describe('tracebacks through tools.py', () => {
+  it('name the tool frames in tools.py with their lines and text', async () => {
+    const r = await svc.executeScript({
+      sandbox: 'ecommerce',
+      language: 'python',
+      body: 'x = 1\nr = broken(key="nope")\nemit_result(r.data)\n',
+    });
+    expect(r).toMatchObject({ success: false, exitReason: 'error', error: { type: 'KeyError' } });
+    const frames = r.error?.frames ?? [];
+    expect(frames[0]).toMatchObject({ line: 2, name: '<script>', text: 'r = broken(key="nope")' });
+    expect(frames.filter((f) => f.file === 'tools.py')).toEqual([
+      {
+        file: 'tools.py',
+        line: lineOf('data=_lookup({}, key)'),
+        name: 'broken',
+        text: 'return ToolResponse(success=True, data=_lookup({}, key))',
+      },
+      { file: 'tools.py', line: lineOf('return table[key]'), name: '_lookup', text: 'return table[key]' },
+    ]);
+  }, 300_000);
+});

@@ -1,0 +1,37 @@
+/** Issue 10, CLI: `validate` without --sandbox checks against the workspace's default sandbox. */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { main } from '../../../src-main/cli/main.ts';
+
+async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  const code = await main(
+    argv,
+    (t) => (out += t),
+    (t) => (err += t),
+  );
+  return { code, out, err };
+}
+
+const file = (text: string) => {
+  const f = join(mkdtempSync(join(tmpdir(), 'toolsmith-cli-bugs-')), 'script.py');
+  writeFileSync(f, text);
+  return f;
+};
+
+describe('validate without --sandbox', () => {
+  it("accepts a script calling the default sandbox's tools (ecommerce in the sample workspace)", async () => {
+    const r = await cli('validate', file('r = get_user(user_id="u1")\nemit_result(r.data)\n'));
+    expect(r).toMatchObject({ code: 0, out: expect.stringMatching(/: valid \(python\)\n$/) });
+  });
+
+  it('refuses a tool of another sandbox; --tools still names the tools exactly', async () => {
+    const other = file('r = get_ticket(ticket_id=1)\nemit_result(r.data)\n');
+    expect((await cli('validate', other)).code).toBe(1);
+    expect((await cli('validate', other, '--tools', 'get_ticket')).code).toBe(0);
+    expect((await cli('validate', other, '--sandbox', 'support')).code).toBe(0);
+  });
+});
