@@ -37,6 +37,14 @@ const methods: Method[] = [
   'settings.setProviderKey',
   'system.status',
   'system.buildImage',
+  'providers.save',
+  'providers.remove',
+  'providers.test',
+  'workspace.recent',
+  'workspace.open',
+  'workspace.init',
+  'workspace.choose',
+  'sandboxes.create',
 ];
 
 function call(method: Method) {

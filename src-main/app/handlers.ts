@@ -14,14 +14,19 @@ import type { ApiResult, Method, PromptHead, Request, Response } from '../contra
 import { ToolsmithError } from './errors.ts';
 import { createProviders } from './providers.ts';
 import { infraResult } from './service.ts';
+import { setupHandlers } from './handlers-setup.ts';
 import type { ToolsmithService } from './service.ts';
 
 /** What a front end adds: where provider keys go (the desktop keychain, or this process only). */
 export interface FrontEndContext {
   storeKey?: (provider: string, key: string) => 'keychain' | 'memory';
+  /** Switches the front end to the service of another workspace (app and `serve`; not CLI/MCP). */
+  openWorkspace?: (dir: string) => Promise<ToolsmithService>;
+  /** A native folder dialog (desktop only). */
+  chooseFolder?: () => Promise<string | undefined>;
 }
 
-type Handlers = {
+export type Handlers = {
   [M in Method]: (
     svc: ToolsmithService,
     req: Request<M>,
@@ -267,6 +272,7 @@ export const handlers: Handlers = {
       kind: p.kind,
       model: p.model,
       ...opt('baseUrl', p.base_url),
+      ...opt('apiKeyEnv', p.api_key_env),
       keySource: svc.providerKeys.has(p.id)
         ? (svc.providerKeyWhere.get(p.id) ?? ('memory' as const))
         : p.api_key_env && process.env[p.api_key_env]
@@ -321,6 +327,7 @@ export const handlers: Handlers = {
       throw e;
     }
   },
+  ...setupHandlers,
 };
 
 /** Validates `payload` against the method's schema and runs its handler; never throws. */

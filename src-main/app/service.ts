@@ -76,7 +76,8 @@ export interface ValidateRequest {
 
 export class ToolsmithService {
   readonly files: WorkspaceFiles;
-  readonly config: Config;
+  /** The parsed config; replaced by `reloadConfig()` after the workbench edits the file. */
+  config: Config;
   readonly generator: ScriptGenerator;
   private readonly registries = new Map<string, { registry: ToolRegistry; mtimeMs: number; size: number }>();
   private readonly options: ServiceOptions;
@@ -376,6 +377,22 @@ export class ToolsmithService {
       },
       options,
     );
+  }
+
+  /** Opens another workspace with this service's options (sandbox backend, one-shot, log). */
+  openOther(workspaceDir: string): ToolsmithService {
+    return ToolsmithService.open(workspaceDir, this.options);
+  }
+
+  /** Re-reads `.toolsmith/config.toml` (providers, sandboxes...) without a restart; throws when invalid. */
+  reloadConfig(): Config {
+    try {
+      this.config = parseConfig(this.files.readConfig(), this.files.configFile);
+    } catch (e) {
+      if (e instanceof WorkspaceError) throw new ToolsmithError('invalid_config', e.message);
+      throw e;
+    }
+    return this.config;
   }
 }
 

@@ -1,7 +1,6 @@
 import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
 import { ToolsmithService } from '../app/service.ts';
-import { createSandboxManager } from '../app/sandbox-factory.ts';
 import { resolveWorkspaceDir } from '../infra/workspace/paths.ts';
 
 /** Thrown for bad command-line usage: printed as one line, exit code 2. */
@@ -39,7 +38,8 @@ export function createContext(out: (t: string) => void, err: (t: string) => void
       if (opts.workspace !== undefined && !existsSync(opts.workspace))
         throw new UsageError(`--workspace ${opts.workspace} does not exist`);
       service ??= ToolsmithService.open(resolveWorkspaceDir(opts.workspace), {
-        sandboxFactory: createSandboxManager,
+        // Docker's client (and its gRPC and SSH modules) loads only when a verb needs a sandbox.
+        sandboxFactory: async (s) => (await import('../app/sandbox-factory.ts')).createSandboxManager(s),
         // Servers and `pool status` (which shows the pool as configured) keep standby workers.
         oneShot: !LONG_LIVED.has(cmd.name()),
       });

@@ -10,6 +10,7 @@ import { RunsView } from './views/RunsView.tsx';
 import { SettingsView } from './views/SettingsView.tsx';
 import { TemplatesView } from './views/TemplatesView.tsx';
 import { ToolsView } from './views/ToolsView.tsx';
+import { WorkspaceView } from './views/WorkspaceView.tsx';
 import { useShortcuts } from './lib/shortcuts.ts';
 import { preloadEditors } from './components/Editors.tsx';
 
@@ -20,6 +21,7 @@ const NAV: { view: View; label: string; key: string }[] = [
   { view: 'templates', label: 'Templates', key: 'g m' },
   { view: 'kits', label: 'Kits', key: 'g k' },
   { view: 'settings', label: 'Settings', key: 'g s' },
+  { view: 'workspace', label: 'Workspace', key: 'g w' },
 ];
 
 function Notices() {
@@ -96,9 +98,14 @@ export function App() {
     <div className={`app theme-${theme}`}>
       <header>
         <strong>Toolsmith</strong>
-        <span className="muted ellipsis" title={info?.workspace}>
+        <button
+          className="link muted ellipsis"
+          title={`${info?.workspace ?? ''} (switch or create workspaces)`}
+          onClick={() => navigate({ view: 'workspace' })}
+          data-testid="workspace-name"
+        >
           {info ? `${info.name} · ${info.workspace}` : 'opening workspace…'}
-        </span>
+        </button>
         <span className="spacer" />
         <DockerState />
         <button onClick={toggleTheme} aria-label="toggle theme" title="Toggle light/dark theme">
@@ -134,6 +141,7 @@ export function App() {
           {route.view === 'templates' && <TemplatesView />}
           {route.view === 'kits' && <KitsView />}
           {route.view === 'settings' && <SettingsView />}
+          {route.view === 'workspace' && <WorkspaceView />}
         </main>
       </div>
       <Notices />

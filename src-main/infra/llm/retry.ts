@@ -39,6 +39,8 @@ export async function withRetries<T>(
   classify: (e: unknown) => Classified,
   fn: (retries: LlmRetry[]) => Promise<T>,
   signal?: AbortSignal,
+  /** The endpoint, named in every error message. */
+  url?: string,
 ): Promise<T> {
   const retries: LlmRetry[] = [];
   for (let attempt = 0; ; attempt++) {
@@ -51,7 +53,8 @@ export async function withRetries<T>(
         const tail = retries.length
           ? ` (after ${retries.length} retr${retries.length === 1 ? 'y' : 'ies'})`
           : '';
-        throw new LlmError(provider, `${provider}: ${c.reason}${tail}`, {
+        const where = url && !c.reason.includes(url) ? ` from ${url}` : '';
+        throw new LlmError(provider, `${provider}: ${c.reason}${tail}${where}`, {
           ...(c.status !== undefined ? { status: c.status } : {}),
           retries,
         });

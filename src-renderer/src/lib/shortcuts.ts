@@ -14,6 +14,7 @@ const GOTO: Record<string, View> = {
   m: 'templates',
   k: 'kits',
   s: 'settings',
+  w: 'workspace',
 };
 
 const inField = (t: EventTarget | null): boolean => {

@@ -4,7 +4,7 @@ import type { Response } from '../../../src-main/contract/api.ts';
 import { api, errorMessage } from '../api/client.ts';
 import type { Store } from './index.ts';
 
-export type View = 'runs' | 'run' | 'new' | 'tools' | 'templates' | 'kits' | 'settings';
+export type View = 'runs' | 'run' | 'new' | 'tools' | 'templates' | 'kits' | 'settings' | 'workspace';
 export interface Route {
   view: View;
   /** Run id for `run`, sandbox for `tools`, template name for `templates`. */
@@ -36,7 +36,7 @@ export interface AppSlice {
 export const parseHash = (hash: string): Route => {
   const [view, ...rest] = hash.replace(/^#\/?/, '').split('/');
   const id = rest.length ? decodeURIComponent(rest.join('/')) : undefined;
-  const views: View[] = ['runs', 'run', 'new', 'tools', 'templates', 'kits', 'settings'];
+  const views: View[] = ['runs', 'run', 'new', 'tools', 'templates', 'kits', 'settings', 'workspace'];
   const v = views.includes(view as View) ? (view as View) : 'runs';
   return id ? { view: v, id } : { view: v };
 };
