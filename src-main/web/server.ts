@@ -169,6 +169,13 @@ export async function startWebServer(
     if (rel === undefined || rel.includes('\0')) return send(res, 404, 'not found', 'text/plain');
     const file = normalize(join(opts.staticDir, rel));
     if (!file.startsWith(normalize(opts.staticDir) + sep) || !existsSync(file) || !statSync(file).isFile()) {
+      if (rel === 'index.html')
+        return send(
+          res,
+          404,
+          `The workbench is not built in ${opts.staticDir}: run \`npm run build\` (or restart \`toolsmith serve\`, which builds it).`,
+          'text/plain; charset=utf-8',
+        );
       return send(res, 404, 'not found', 'text/plain');
     }
     send(res, 200, readFileSync(file), MIME[extname(file)] ?? 'application/octet-stream');
