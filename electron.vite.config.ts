@@ -3,7 +3,9 @@ import react from '@vitejs/plugin-react';
 import { defineConfig } from 'electron-vite';
 
 // TOOLSMITH_OUT_DIR builds somewhere else than out/ (a test of `serve` building a missing renderer).
-const out = process.env['TOOLSMITH_OUT_DIR'] ? resolve(process.env['TOOLSMITH_OUT_DIR']) : resolve(__dirname, 'out');
+const out = process.env['TOOLSMITH_OUT_DIR']
+  ? resolve(process.env['TOOLSMITH_OUT_DIR'])
+  : resolve(__dirname, 'out');
 
 export default defineConfig({
   main: {

@@ -18,7 +18,6 @@ import { resourcesDir } from '../infra/workspace/paths.ts';
 import { parseConfig } from './config.ts';
 import type { Config } from './config.ts';
 import { ToolsmithError } from './errors.ts';
-import { createLogger } from './log.ts';
 import { RunService } from './runs.ts';
 import type { SandboxManager } from './sandbox.ts';
 import type { PushEvent } from '../contract/api.ts';
@@ -147,9 +146,11 @@ export class ToolsmithService {
   async runs(): Promise<RunService> {
     if (!this.runService) {
       const sandbox = await this.sandbox();
+      // pino loads only when runs are opened (one-shot verbs such as `sandboxes` never log).
+      const logModule = this.options.log ? undefined : await import('./log.ts');
       if (!this.runService) {
         this.runService = new RunService(this, sandbox.executor, {
-          log: this.options.log ?? createLogger(this.files.dataDir),
+          log: this.options.log ?? logModule!.createLogger(this.files.dataDir),
         });
         this.runService.subscribe((e) => this.push(e.type === 'token' ? e : { type: 'run_event', event: e }));
       }

@@ -29,7 +29,8 @@ const VERBS: [string[], () => Promise<Register>][] = [
   [['runs'], async () => (await import('./commands/run.ts')).registerRuns],
   [['template'], async () => (await import('./commands/template.ts')).registerTemplate],
   [['mcp'], async () => (await import('./commands/mcp.ts')).registerMcp],
-  [['exec', 'pool', 'image', 'tool'], async () => (await import('./commands/exec.ts')).registerExec],
+  [['exec', 'pool', 'tool'], async () => (await import('./commands/exec.ts')).registerExec],
+  [['image'], async () => (await import('./commands/image.ts')).registerImage],
   [['init'], async () => (await import('./commands/init.ts')).registerInit],
 ];
 
@@ -48,9 +49,14 @@ export function verbOf(argv: string[]): string | undefined {
 }
 
 /** The program with the verbs `argv` needs (every verb when it names none, or an unknown one). */
+/** Verbs that open no service (or only on a slow path, loading it themselves). */
+const LIGHT = new Set(['init', 'image']);
+
 export async function buildProgram(ctx: CliContext, argv: string[] = []): Promise<Command> {
   const verb = verbOf(argv);
   const one = VERBS.find(([names]) => verb !== undefined && names.includes(verb));
+  const help = argv.includes('--help') || argv.includes('-h');
+  if (one && !help && !LIGHT.has(verb ?? '')) await ctx.loadService();
   const registers = await Promise.all((one ? [one] : VERBS).map(([, load]) => load()));
   const program = new Command('toolsmith')
     .description('Build, test and debug the tools and scripts that LLM agents run')

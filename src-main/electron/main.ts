@@ -126,7 +126,7 @@ void app.whenReady().then(async () => {
   });
   rememberWorkspace(svc.workspaceDir);
   loadKeys(svc);
-  let win: BrowserWindow | undefined;
+  let win: BrowserWindow | undefined = undefined;
   let offPush = () => {};
   const wirePush = () => {
     offPush();
@@ -145,7 +145,10 @@ void app.whenReady().then(async () => {
   };
   const chooseFolder = async (): Promise<string | undefined> => {
     const r = win
-      ? await dialog.showOpenDialog(win, { title: 'Open a Toolsmith workspace', properties: ['openDirectory'] })
+      ? await dialog.showOpenDialog(win, {
+          title: 'Open a Toolsmith workspace',
+          properties: ['openDirectory'],
+        })
       : await dialog.showOpenDialog({ title: 'Open a Toolsmith workspace', properties: ['openDirectory'] });
     return r.canceled ? undefined : r.filePaths[0];
   };

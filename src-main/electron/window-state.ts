@@ -44,5 +44,7 @@ export function restoreWindowState(raw: unknown, displays: Area[]): WindowState 
   const visible = displays.some(
     (d) => x + width > d.x + 40 && x < d.x + d.width - 40 && y >= d.y && y + 40 <= d.y + d.height,
   );
-  return visible ? { x, y, width, height, maximized: s.maximized } : { width, height, maximized: s.maximized };
+  return visible
+    ? { x, y, width, height, maximized: s.maximized }
+    : { width, height, maximized: s.maximized };
 }

@@ -115,22 +115,6 @@ export function registerExec(program: Command, ctx: CliContext): void {
       if (!s.pools.length) ctx.out('no pool started in this process\n');
     });
 
-  const image = program.command('image').description('sandbox images (built offline)');
-  image
-    .command('build')
-    .description('build the sandbox image for a runtime (a no-op when it is up to date)')
-    .option(
-      '--runtime <runtime>',
-      'python | node | bun | deno (bun and deno download their pinned binary from the npm registry once)',
-      oneOf('--runtime', ['python', 'node', 'bun', 'deno'] as const),
-      'python',
-    )
-    .action(async (o: { runtime: 'python' | 'node' | 'bun' | 'deno' }, cmd: Command) => {
-      const sandbox = await ctx.service(cmd).sandbox();
-      const { tag } = await sandbox.buildImage(o.runtime, (line) => ctx.err(`  ${line}\n`));
-      ctx.out(`${tag}\n`);
-    });
-
   const tool = program.command('tool').description('run one tool');
   tool
     .command('call')

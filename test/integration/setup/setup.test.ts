@@ -135,9 +135,9 @@ describe('providers from the workbench', () => {
 
   it('refuses bad input with clear errors', async () => {
     await expect(call('providers.save', { id: 'a b', kind: 'openai', model: 'm' })).rejects.toThrow(/id/);
-    await expect(call('providers.save', { id: 'x', kind: 'openai', model: 'm', baseUrl: 'not a url' })).rejects.toThrow(
-      /baseUrl/,
-    );
+    await expect(
+      call('providers.save', { id: 'x', kind: 'openai', model: 'm', baseUrl: 'not a url' }),
+    ).rejects.toThrow(/baseUrl/);
     await expect(call('providers.remove', { id: 'ghost' })).rejects.toThrow(/no provider ghost/);
     await expect(
       call('providers.save', { id: 'scripted2', kind: 'openai', model: 'm', previousId: 'ghost' }),
@@ -153,7 +153,9 @@ describe('an unreachable provider is skipped quickly', () => {
     const first = performance.now() - t0;
     expect(e1).toBeInstanceOf(LlmError);
     expect((e1 as LlmError).message).toContain(deadUrl);
-    expect((e1 as LlmError).message).toMatch(/dead: connection failed: cannot connect to .*connection refused/);
+    expect((e1 as LlmError).message).toMatch(
+      /dead: connection failed: cannot connect to .*connection refused/,
+    );
     expect((e1 as LlmError).retries).toEqual([]);
     expect(first).toBeLessThan(1500);
     const t1 = performance.now();
@@ -164,13 +166,11 @@ describe('an unreachable provider is skipped quickly', () => {
 
   it('a run whose only provider is a dead default fails at once (no retry waits), naming the URL', async () => {
     const file = join(ws, '.toolsmith', 'config.toml');
-    writeFileSync(
-      file,
-      readFileSync(file, 'utf8').replace(/base_url = "[^"]*"/, `base_url = "${deadUrl}"`),
-    );
+    writeFileSync(file, readFileSync(file, 'utf8').replace(/base_url = "[^"]*"/, `base_url = "${deadUrl}"`));
     svc.reloadConfig();
     const runsSvc = ToolsmithService.open(ws, {
-      sandboxFactory: async (s) => (await import('../../../src-main/app/sandbox-factory.ts')).createSandboxManager(s),
+      sandboxFactory: async (s) =>
+        (await import('../../../src-main/app/sandbox-factory.ts')).createSandboxManager(s),
       oneShot: true,
     });
     try {
@@ -206,9 +206,9 @@ describe('sandboxes and workspaces from the workbench', () => {
     const tools = await call('tools.list', { sandbox: 'billing' });
     expect(tools.tools.map((t) => t.name)).toEqual(['echo']);
     expect(tools.source).toContain('"""Invoices"""');
-    await expect(call('sandboxes.create', { name: 'billing', runtime: 'python', description: '' })).rejects.toThrow(
-      /already exists/,
-    );
+    await expect(
+      call('sandboxes.create', { name: 'billing', runtime: 'python', description: '' }),
+    ).rejects.toThrow(/already exists/);
     await expect(call('sandboxes.create', { name: 'x', runtime: 'deno', description: '' })).rejects.toThrow(
       /runtime deno is not enabled/,
     );
@@ -230,7 +230,11 @@ describe('sandboxes and workspaces from the workbench', () => {
           headers: { origin, authorization: `Bearer ${web.token}`, 'content-type': 'application/json' },
           body: JSON.stringify(body),
         })
-      ).json()) as { ok: boolean; value?: Record<string, unknown>; error?: { code: string; message: string } };
+      ).json()) as {
+        ok: boolean;
+        value?: Record<string, unknown>;
+        error?: { code: string; message: string };
+      };
     const fresh = join(mkdtempSync(join(tmpdir(), 'toolsmith-new-')), 'my tools');
     try {
       const created = await api('workspace.init', { path: fresh, empty: true });
@@ -241,12 +245,12 @@ describe('sandboxes and workspaces from the workbench', () => {
       expect(recent.value).toMatchObject({ current: fresh, canOpen: true, canChoose: false });
       const opened = await api('workspace.open', { path: ws });
       expect(opened).toMatchObject({ ok: true, value: { workspace: ws } });
-      expect(((await api('sandboxes.list', {})).value as unknown as { name: string }[]).map((s) => s.name)).toContain(
-        'ecommerce',
-      );
-      expect(((await api('workspace.recent', {})).value as { recent: { path: string }[] }).recent[0]?.path).toBe(
-        fresh,
-      );
+      expect(
+        ((await api('sandboxes.list', {})).value as unknown as { name: string }[]).map((s) => s.name),
+      ).toContain('ecommerce');
+      expect(
+        ((await api('workspace.recent', {})).value as { recent: { path: string }[] }).recent[0]?.path,
+      ).toBe(fresh);
       const notWs = await api('workspace.open', { path: tmpdir() });
       expect(notWs.error?.message).toMatch(/is not a Toolsmith workspace/);
       const relative = await api('workspace.open', { path: 'some/where' });

@@ -40,12 +40,20 @@ describe('config edits keep the rest of the file', () => {
   });
 
   it('quotes values that need it (a model with a colon, a URL)', () => {
-    const text = replaceProviders('', [{ id: 'a', kind: 'openai', model: 'x:"7b"', base_url: 'http://h:1/v1' }]);
-    expect(parseConfig(parse(text)).providers[0]).toMatchObject({ model: 'x:"7b"', base_url: 'http://h:1/v1' });
+    const text = replaceProviders('', [
+      { id: 'a', kind: 'openai', model: 'x:"7b"', base_url: 'http://h:1/v1' },
+    ]);
+    expect(parseConfig(parse(text)).providers[0]).toMatchObject({
+      model: 'x:"7b"',
+      base_url: 'http://h:1/v1',
+    });
   });
 
   it('appends a sandbox table with its description and runtime', () => {
-    const text = appendSandbox(sample, 'billing-2', { description: 'Invoices "and" refunds', runtime: 'node' });
+    const text = appendSandbox(sample, 'billing-2', {
+      description: 'Invoices "and" refunds',
+      runtime: 'node',
+    });
     const config = parseConfig(parse(text));
     expect(config.sandboxes['billing-2']).toEqual({
       description: 'Invoices "and" refunds',

@@ -30,7 +30,7 @@ const lib = (await import(
 const quiet = { isEnabled: false, add() {} };
 
 describe('electron-builder configuration', () => {
-  it('loads from electron-builder.yml and passes electron-builder\'s schema validation', async () => {
+  it("loads from electron-builder.yml and passes electron-builder's schema validation", async () => {
     const config = await lib.getConfig(repoRoot, null, null);
     expect(config.appId).toBe('dev.toolsmith.workbench');
     expect(config.productName).toBe('Toolsmith');
@@ -53,15 +53,21 @@ describe('electron-builder configuration', () => {
 
   it('every folder and file it names exists, and the app entry is among the packaged files', async () => {
     const config = await lib.getConfig(repoRoot, null, null);
-    for (const r of config.extraResources ?? []) expect(existsSync(join(repoRoot, r.from)), r.from).toBe(true);
+    for (const r of config.extraResources ?? [])
+      expect(existsSync(join(repoRoot, r.from)), r.from).toBe(true);
     const patterns = (config.files ?? []).flatMap((f) => (typeof f === 'string' ? [f] : (f.filter ?? [])));
-    for (const p of patterns.filter((x) => !/[*!]/.test(x))) expect(existsSync(join(repoRoot, p)), p).toBe(true);
+    for (const p of patterns.filter((x) => !/[*!]/.test(x)))
+      expect(existsSync(join(repoRoot, p)), p).toBe(true);
     const pkg = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { main: string };
     expect(pkg.main).toBe('out/main/index.js');
     expect(patterns).toContain('out/**');
     // electron-vite writes the main bundle where package.json's main points.
-    expect(readFileSync(join(repoRoot, 'electron.vite.config.ts'), 'utf8')).toMatch(/outDir: resolve\(out, 'main'\)/);
+    expect(readFileSync(join(repoRoot, 'electron.vite.config.ts'), 'utf8')).toMatch(
+      /outDir: resolve\(out, 'main'\)/,
+    );
     // The preload and renderer the window loads are built into out/ too.
-    expect(readFileSync(join(repoRoot, 'src-main/electron/main.ts'), 'utf8')).toMatch(/\.\.\/preload\/index\.cjs/);
+    expect(readFileSync(join(repoRoot, 'src-main/electron/main.ts'), 'utf8')).toMatch(
+      /\.\.\/preload\/index\.cjs/,
+    );
   });
 });

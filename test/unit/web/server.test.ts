@@ -41,13 +41,20 @@ describe('web server paths', () => {
     removeWorkspace(ws);
   });
 
-  it.each(['//', '///x', '//api/x', '/%', '/%E0%A4%A', '/a%2', '/%00', '/..%2f..%2fetc%2fpasswd', '/nope.js'])(
-    'GET %s answers 404, not 500',
-    async (path) => {
-      const r = await raw(web.port, path);
-      expect(r.status).toBe(404);
-    },
-  );
+  it.each([
+    '//',
+    '///x',
+    '//api/x',
+    '/%',
+    '/%E0%A4%A',
+    '/a%2',
+    '/%00',
+    '/..%2f..%2fetc%2fpasswd',
+    '/nope.js',
+  ])('GET %s answers 404, not 500', async (path) => {
+    const r = await raw(web.port, path);
+    expect(r.status).toBe(404);
+  });
 
   it('an API method name that does not decode answers 404 as data', async () => {
     const origin = `http://127.0.0.1:${web.port}`;
@@ -61,7 +68,9 @@ describe('web server paths', () => {
     const origin = `http://127.0.0.1:${web.port}`;
     const r = await raw(web.port, '/api/sandboxes.list', 'POST', { origin });
     expect(r.status).toBe(401);
-    expect(JSON.parse(r.body).error.message).toMatch(/open the URL that `toolsmith serve` printed in its terminal/);
+    expect(JSON.parse(r.body).error.message).toMatch(
+      /open the URL that `toolsmith serve` printed in its terminal/,
+    );
   });
 
   it('without a renderer build the page says how to build it', async () => {
