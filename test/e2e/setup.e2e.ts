@@ -149,7 +149,7 @@ describe('workspaces and sandboxes', () => {
     // The empty workspace has no sandboxes.
     expect(await page.locator('[aria-label="sandbox list"] li').count()).toBe(0);
     // Opening a folder that is not a workspace says so.
-    await page.getByLabel('workspace path').fill(scratch);
+    await page.getByLabel('workspace path', { exact: true }).fill(scratch);
     await page.getByRole('form', { name: 'open workspace' }).getByRole('button', { name: 'Open' }).click();
     await expect
       .poll(() => page.getByRole('alert').first().innerText())
