@@ -94,6 +94,8 @@ export const setupHandlers: Pick<Handlers, SetupMethod> = {
         'invalid_argument',
         `${dir} is not a Toolsmith workspace (no .toolsmith/config.toml); create one with "New workspace" or \`toolsmith init\``,
       );
+    // The one left behind is listed too, so the recent list leads back to it.
+    rememberWorkspace(svc.workspaceDir);
     const next = await fe.openWorkspace(dir);
     rememberWorkspace(dir);
     return info(next);
@@ -108,6 +110,8 @@ export const setupHandlers: Pick<Handlers, SetupMethod> = {
       if (e instanceof WorkspaceError) throw new ToolsmithError('invalid_argument', e.message);
       throw e;
     }
+    // The one left behind is listed too, so the recent list leads back to it.
+    rememberWorkspace(svc.workspaceDir);
     const next = await fe.openWorkspace(dir);
     rememberWorkspace(dir);
     return info(next);
