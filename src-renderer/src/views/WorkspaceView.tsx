@@ -253,6 +253,9 @@ export function WorkspaceView() {
       </div>
       <div className="manage-panel" role="region" aria-label="sandboxes">
         <h2>Sandboxes</h2>
+        {sandboxes.length === 0 && (
+          <p className="muted small">No sandboxes yet: create the first one below.</p>
+        )}
         <ul className="workspace-list" aria-label="sandbox list">
           {sandboxes.map((s) => (
             <li key={s.name} data-sandbox={s.name}>
