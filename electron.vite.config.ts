@@ -2,10 +2,15 @@ import { resolve } from 'node:path';
 import react from '@vitejs/plugin-react';
 import { defineConfig } from 'electron-vite';
 
+// TOOLSMITH_OUT_DIR builds somewhere else than out/ (a test of `serve` building a missing renderer).
+const out = process.env['TOOLSMITH_OUT_DIR']
+  ? resolve(process.env['TOOLSMITH_OUT_DIR'])
+  : resolve(__dirname, 'out');
+
 export default defineConfig({
   main: {
     build: {
-      outDir: 'out/main',
+      outDir: resolve(out, 'main'),
       rollupOptions: {
         input: {
           index: resolve(__dirname, 'src-main/electron/main.ts'),
@@ -17,7 +22,7 @@ export default defineConfig({
   },
   preload: {
     build: {
-      outDir: 'out/preload',
+      outDir: resolve(out, 'preload'),
       rollupOptions: {
         input: { index: resolve(__dirname, 'src-preload/index.ts') },
         output: { format: 'cjs', entryFileNames: '[name].cjs' },
@@ -28,7 +33,7 @@ export default defineConfig({
     root: resolve(__dirname, 'src-renderer'),
     plugins: [react()],
     build: {
-      outDir: resolve(__dirname, 'out/renderer'),
+      outDir: resolve(out, 'renderer'),
       rollupOptions: { input: { index: resolve(__dirname, 'src-renderer/index.html') } },
     },
   },

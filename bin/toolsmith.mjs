@@ -8,5 +8,10 @@ if (major < 24) {
   );
   process.exit(2);
 }
+// V8's compile cache also keeps the type-stripped sources: without it every start loads the
+// TypeScript stripper (amaro, WebAssembly) and strips each module again, which is most of a one-shot
+// verb's time. Kept in $NODE_COMPILE_CACHE, else the OS temp folder; stale entries are ignored.
+const { enableCompileCache } = await import('node:module');
+enableCompileCache?.();
 const { main } = await import('../src-main/cli/main.ts');
 process.exitCode = await main(process.argv.slice(2));

@@ -49,6 +49,14 @@ const methods: Method[] = [
   'mcp.servers',
   'mcp.test',
   'mcp.save',
+  'providers.save',
+  'providers.remove',
+  'providers.test',
+  'workspace.recent',
+  'workspace.open',
+  'workspace.init',
+  'workspace.choose',
+  'sandboxes.create',
 ];
 
 function call(method: Method) {

@@ -16,14 +16,19 @@ import { createProviders } from './providers.ts';
 import { suiteHandlers } from './suite-handlers.ts';
 import { mcpServersView, saveMcpServer, testMcpServer } from './mcp.ts';
 import { infraResult } from './service.ts';
+import { setupHandlers } from './handlers-setup.ts';
 import type { ToolsmithService } from './service.ts';
 
 /** What a front end adds: where provider keys go (the desktop keychain, or this process only). */
 export interface FrontEndContext {
   storeKey?: (provider: string, key: string) => 'keychain' | 'memory';
+  /** Switches the front end to the service of another workspace (app and `serve`; not CLI/MCP). */
+  openWorkspace?: (dir: string) => Promise<ToolsmithService>;
+  /** A native folder dialog (desktop only). */
+  chooseFolder?: () => Promise<string | undefined>;
 }
 
-type Handlers = {
+export type Handlers = {
   [M in Method]: (
     svc: ToolsmithService,
     req: Request<M>,
@@ -271,6 +276,7 @@ export const handlers: Handlers = {
       kind: p.kind,
       model: p.model,
       ...opt('baseUrl', p.base_url),
+      ...opt('apiKeyEnv', p.api_key_env),
       keySource: svc.providerKeys.has(p.id)
         ? (svc.providerKeyWhere.get(p.id) ?? ('memory' as const))
         : p.api_key_env && process.env[p.api_key_env]
@@ -332,6 +338,7 @@ export const handlers: Handlers = {
   'mcp.servers': (svc) => mcpServersView(svc),
   'mcp.test': (svc, { name }) => testMcpServer(svc, name),
   'mcp.save': (svc, { name, sandbox, ...def }) => saveMcpServer(svc, name, def, sandbox),
+  ...setupHandlers,
 };
 
 /** Validates `payload` against the method's schema and runs its handler; never throws. */

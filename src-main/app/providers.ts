@@ -4,8 +4,9 @@
  * a key is never written to a record or a log.
  */
 import type { LlmProvider } from '../core/ports/llm.ts';
-import { AnthropicProvider } from '../infra/llm/anthropic.ts';
-import { OpenAiProvider } from '../infra/llm/openai.ts';
+import { ANTHROPIC_DEFAULT_URL, AnthropicProvider } from '../infra/llm/anthropic.ts';
+import { OPENAI_DEFAULT_URL, OpenAiProvider } from '../infra/llm/openai.ts';
+import type { RetryPolicy } from '../infra/llm/retry.ts';
 import type { Config, ProviderConfig } from './config.ts';
 import { ToolsmithError } from './errors.ts';
 
@@ -21,8 +22,17 @@ export type KeyLookup = (p: ProviderConfig) => string | undefined;
 
 export const envKey: KeyLookup = (p) => (p.api_key_env ? process.env[p.api_key_env] : undefined);
 
-export function makeProvider(p: ProviderConfig, key: string | undefined): LlmProvider {
+/** The endpoint a provider's requests go to (its base_url, else the vendor's default). */
+export const providerUrl = (p: Pick<ProviderConfig, 'kind' | 'base_url'>): string =>
+  p.base_url ?? (p.kind === 'anthropic' ? ANTHROPIC_DEFAULT_URL : OPENAI_DEFAULT_URL);
+
+export function makeProvider(
+  p: ProviderConfig,
+  key: string | undefined,
+  extra: { retry?: RetryPolicy } = {},
+): LlmProvider {
   const common = {
+    ...extra,
     id: p.id,
     model: p.model,
     ...(p.base_url ? { baseUrl: p.base_url } : {}),

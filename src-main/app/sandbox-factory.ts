@@ -4,7 +4,6 @@
  * subprocess) with its weaker isolation recorded in every result. `TOOLSMITH_BACKEND=docker|process`
  * forces one. bun and deno run only in Docker (their binaries live in their images).
  */
-import { existsSync } from 'node:fs';
 import { stripTypeScriptTypes } from 'node:module';
 import { dirname, join } from 'node:path';
 import Docker from 'dockerode';
@@ -19,19 +18,13 @@ import { SandboxBackend } from '../infra/sandbox/backend.ts';
 import { buildDepsImage, DependencyError, depsTag, sandboxDeps } from '../infra/sandbox/deps.ts';
 import { DockerWorkerFactory } from '../infra/sandbox/docker.ts';
 import { buildImage, imageExists, imageTag } from '../infra/sandbox/images.ts';
-import type { ImagePaths, RuntimeImage } from '../infra/sandbox/images.ts';
+import type { RuntimeImage } from '../infra/sandbox/images.ts';
 import { infraResult } from '../infra/sandbox/pool.ts';
 import type { SandboxSpec, WorkerFactory } from '../infra/sandbox/pool.ts';
 import { ProcessWorkerFactory } from '../infra/sandbox/process.ts';
-import { repoRoot } from '../infra/workspace/paths.ts';
+import { imagePaths } from './images-light.ts';
 
-export function imagePaths(): ImagePaths {
-  const local = join(repoRoot(), 'node_modules', 'node', 'bin', 'node');
-  return {
-    imagesDir: join(repoRoot(), 'sandbox-images'),
-    nodeBinary: existsSync(local) ? local : process.execPath,
-  };
-}
+export { imagePaths } from './images-light.ts';
 
 async function dockerAnswers(docker: Docker, timeoutMs = 3000): Promise<string | undefined> {
   let timer: NodeJS.Timeout | undefined;

@@ -18,7 +18,6 @@ import { resourcesDir } from '../infra/workspace/paths.ts';
 import { parseConfig } from './config.ts';
 import type { Config } from './config.ts';
 import { ToolsmithError } from './errors.ts';
-import { createLogger } from './log.ts';
 import { RunService } from './runs.ts';
 import { SuiteService } from './suites.ts';
 import type { SandboxManager } from './sandbox.ts';
@@ -79,7 +78,8 @@ export interface ValidateRequest {
 
 export class ToolsmithService {
   readonly files: WorkspaceFiles;
-  readonly config: Config;
+  /** The parsed config; replaced by `reloadConfig()` after the workbench edits the file. */
+  config: Config;
   readonly generator: ScriptGenerator;
   private readonly registries = new Map<
     string,
@@ -199,8 +199,10 @@ export class ToolsmithService {
           return sandbox.executor.execute(req);
         },
       };
+      // pino loads only when runs are opened (one-shot verbs such as `sandboxes` never log).
+      const logModule = this.options.log ? undefined : await import('./log.ts');
       this.runService = new RunService(this, executor, {
-        log: this.options.log ?? createLogger(this.files.dataDir),
+        log: this.options.log ?? logModule!.createLogger(this.files.dataDir),
       });
       this.runService.subscribe((e) => this.push(e.type === 'token' ? e : { type: 'run_event', event: e }));
     }
@@ -468,6 +470,22 @@ export class ToolsmithService {
     const refusal = gradeRefusal(t, this.config.workspace.max_grade);
     if (refusal) throw new ToolsmithError('refused', refusal);
     return t;
+  }
+
+  /** Opens another workspace with this service's options (sandbox backend, one-shot, log). */
+  openOther(workspaceDir: string): ToolsmithService {
+    return ToolsmithService.open(workspaceDir, this.options);
+  }
+
+  /** Re-reads `.toolsmith/config.toml` (providers, sandboxes...) without a restart; throws when invalid. */
+  reloadConfig(): Config {
+    try {
+      this.config = parseConfig(this.files.readConfig(), this.files.configFile);
+    } catch (e) {
+      if (e instanceof WorkspaceError) throw new ToolsmithError('invalid_config', e.message);
+      throw e;
+    }
+    return this.config;
   }
 }
 

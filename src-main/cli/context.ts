@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
-import { ToolsmithService } from '../app/service.ts';
-import { createSandboxManager } from '../app/sandbox-factory.ts';
+import type { ToolsmithService } from '../app/service.ts';
+import type * as ServiceModule from '../app/service.ts';
 import { resolveWorkspaceDir } from '../infra/workspace/paths.ts';
 
 /** Thrown for bad command-line usage: printed as one line, exit code 2. */
@@ -14,6 +14,11 @@ export interface CliContext {
   out: (text: string) => void;
   err: (text: string) => void;
   service(cmd: Command): ToolsmithService;
+  /**
+   * Loads the service's module (validators, stores, config schemas). main() does it before every verb
+   * but the light ones (`init`, `image`, help), which call it only when they need the service.
+   */
+  loadService(): Promise<void>;
   /** Set to 1 by a command whose answer is negative (invalid script, failed run). */
   exitCode: number;
   /** Disposes the service (pool containers, store) if a command opened it. */
@@ -25,10 +30,14 @@ const LONG_LIVED = new Set(['mcp', 'serve', 'status', 'eval']);
 
 export function createContext(out: (t: string) => void, err: (t: string) => void): CliContext {
   let service: ToolsmithService | undefined;
+  let serviceModule: typeof ServiceModule | undefined;
   return {
     out,
     err,
     exitCode: 0,
+    async loadService() {
+      serviceModule ??= await import('../app/service.ts');
+    },
     async close() {
       const s = service;
       service = undefined;
@@ -38,8 +47,10 @@ export function createContext(out: (t: string) => void, err: (t: string) => void
       const opts = cmd.optsWithGlobals<{ workspace?: string }>();
       if (opts.workspace !== undefined && !existsSync(opts.workspace))
         throw new UsageError(`--workspace ${opts.workspace} does not exist`);
-      service ??= ToolsmithService.open(resolveWorkspaceDir(opts.workspace), {
-        sandboxFactory: createSandboxManager,
+      if (!serviceModule) throw new Error('the service module is not loaded (call ctx.loadService() first)');
+      service ??= serviceModule.ToolsmithService.open(resolveWorkspaceDir(opts.workspace), {
+        // Docker's client (and its gRPC and SSH modules) loads only when a verb needs a sandbox.
+        sandboxFactory: async (s) => (await import('../app/sandbox-factory.ts')).createSandboxManager(s),
         // Servers and `pool status` (which shows the pool as configured) keep standby workers.
         oneShot: !LONG_LIVED.has(cmd.name()),
       });

@@ -5,18 +5,6 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { ToolsmithError } from '../app/errors.ts';
-import { registerEval } from './commands/eval.ts';
-import { registerExec } from './commands/exec.ts';
-import { registerKit } from './commands/kit.ts';
-import { registerMcp } from './commands/mcp.ts';
-import { prepareMcpForCommand, registerMcpServers } from './commands/mcp-servers.ts';
-import { registerRun, registerRuns } from './commands/run.ts';
-import { registerTemplate } from './commands/template.ts';
-import { registerPrompt } from './commands/prompt.ts';
-import { registerSandboxes } from './commands/sandboxes.ts';
-import { registerServe } from './commands/serve.ts';
-import { registerTools } from './commands/tools.ts';
-import { registerValidate } from './commands/validate.ts';
 import { createContext, UsageError } from './context.ts';
 import type { CliContext } from './context.ts';
 
@@ -24,7 +12,54 @@ const version = (
   JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
 ).version;
 
-export function buildProgram(ctx: CliContext): Command {
+type Register = (program: Command, ctx: CliContext) => void;
+
+/**
+ * Each verb's module, loaded only when that verb runs (all of them for the top-level help): a one-shot
+ * verb pays for its own imports, not for every SDK the others use.
+ */
+const VERBS: [string[], () => Promise<Register>][] = [
+  [['validate'], async () => (await import('./commands/validate.ts')).registerValidate],
+  [['prompt'], async () => (await import('./commands/prompt.ts')).registerPrompt],
+  [['tools'], async () => (await import('./commands/tools.ts')).registerTools],
+  [['kit'], async () => (await import('./commands/kit.ts')).registerKit],
+  [['sandboxes'], async () => (await import('./commands/sandboxes.ts')).registerSandboxes],
+  [['serve'], async () => (await import('./commands/serve.ts')).registerServe],
+  [['run'], async () => (await import('./commands/run.ts')).registerRun],
+  [['runs'], async () => (await import('./commands/run.ts')).registerRuns],
+  [['template'], async () => (await import('./commands/template.ts')).registerTemplate],
+  [['mcp'], async () => (await import('./commands/mcp.ts')).registerMcp],
+  [['exec', 'pool', 'tool'], async () => (await import('./commands/exec.ts')).registerExec],
+  [['image'], async () => (await import('./commands/image.ts')).registerImage],
+  [['init'], async () => (await import('./commands/init.ts')).registerInit],
+  [['eval'], async () => (await import('./commands/eval.ts')).registerEval],
+  [['mcp-servers'], async () => (await import('./commands/mcp-servers.ts')).registerMcpServers],
+];
+
+/** The verb in `argv` (the first word that is not an option or the global option's value). */
+export function verbOf(argv: string[]): string | undefined {
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i] ?? '';
+    if (a === '-w' || a === '--workspace') {
+      i++;
+      continue;
+    }
+    if (a.startsWith('-')) continue;
+    return a;
+  }
+  return undefined;
+}
+
+/** The program with the verbs `argv` needs (every verb when it names none, or an unknown one). */
+/** Verbs that open no service (or only on a slow path, loading it themselves). */
+const LIGHT = new Set(['init', 'image']);
+
+export async function buildProgram(ctx: CliContext, argv: string[] = []): Promise<Command> {
+  const verb = verbOf(argv);
+  const one = VERBS.find(([names]) => verb !== undefined && names.includes(verb));
+  const help = argv.includes('--help') || argv.includes('-h');
+  if (one && !help && !LIGHT.has(verb ?? '')) await ctx.loadService();
+  const registers = await Promise.all((one ? [one] : VERBS).map(([, load]) => load()));
   const program = new Command('toolsmith')
     .description('Build, test and debug the tools and scripts that LLM agents run')
     .version(version)
@@ -35,20 +70,12 @@ export function buildProgram(ctx: CliContext): Command {
     .showHelpAfterError(false)
     .configureOutput({ writeOut: ctx.out, writeErr: ctx.err, outputError: () => {} });
   program.exitOverride();
-  registerValidate(program, ctx);
-  registerPrompt(program, ctx);
-  registerTools(program, ctx);
-  registerKit(program, ctx);
-  registerSandboxes(program, ctx);
-  registerServe(program, ctx);
-  registerRun(program, ctx);
-  registerRuns(program, ctx);
-  registerTemplate(program, ctx);
-  registerMcp(program, ctx);
-  registerExec(program, ctx);
-  registerEval(program, ctx);
-  registerMcpServers(program, ctx);
-  program.hook('preAction', (_p, action) => prepareMcpForCommand(ctx, action));
+  for (const register of registers) register(program, ctx);
+  // Connects the MCP servers of the sandbox a verb uses first, so MCP tools are listed like native ones.
+  program.hook('preAction', async (_p, action) => {
+    if (LIGHT.has(verb ?? '')) return;
+    await (await import('./commands/mcp-servers.ts')).prepareMcpForCommand(ctx, action);
+  });
   for (const cmd of allCommands(program)) {
     cmd.exitOverride();
     cmd.configureOutput({ writeOut: ctx.out, writeErr: ctx.err, outputError: () => {} });
@@ -68,8 +95,8 @@ export async function main(
   err: (t: string) => void = (t) => process.stderr.write(t),
 ): Promise<number> {
   const ctx = createContext(out, err);
-  const program = buildProgram(ctx);
   try {
+    const program = await buildProgram(ctx, argv);
     if (argv.length === 0) {
       out(program.helpInformation());
       return 0;

@@ -177,6 +177,47 @@ export const requests = {
       sandbox: name.optional(),
     })
     .strict(),
+  /** Providers edited from Settings: written to `.toolsmith/config.toml` and used at once. */
+  'providers.save': z
+    .object({
+      id: name,
+      kind: z.enum(['openai', 'anthropic']),
+      baseUrl: z.string().url().max(2000).optional(),
+      model: z.string().min(1).max(200),
+      apiKeyEnv: z
+        .string()
+        .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name')
+        .max(200)
+        .optional(),
+      apiKey: z.string().min(1).max(1000).optional(),
+      previousId: name.optional(),
+    })
+    .strict(),
+  'providers.remove': z.object({ id: name }).strict(),
+  /** A saved provider by id, or a form's values (kind and model, optionally base URL and key). */
+  'providers.test': z
+    .object({
+      id: name.optional(),
+      kind: z.enum(['openai', 'anthropic']).optional(),
+      baseUrl: z.string().url().max(2000).optional(),
+      model: z.string().min(1).max(200).optional(),
+      apiKey: z.string().min(1).max(1000).optional(),
+    })
+    .strict(),
+  'workspace.recent': z.object({}).strict(),
+  /** Opens another workspace (an absolute path to a folder holding .toolsmith/config.toml). */
+  'workspace.open': z.object({ path: z.string().min(1).max(4096) }).strict(),
+  /** Creates a workspace in a new or empty folder (a copy of the sample, or an empty skeleton) and opens it. */
+  'workspace.init': z.object({ path: z.string().min(1).max(4096), empty: z.boolean().optional() }).strict(),
+  /** The desktop's folder dialog (the browser front end has none: it answers `refused`). */
+  'workspace.choose': z.object({}).strict(),
+  'sandboxes.create': z
+    .object({
+      name,
+      runtime: z.enum(['python', 'node', 'bun', 'deno']),
+      description: z.string().max(2000),
+    })
+    .strict(),
 } as const;
 
 export interface RunSummaryView {
@@ -254,6 +295,8 @@ export interface SettingsView {
     kind: string;
     model: string;
     baseUrl?: string;
+    /** The environment variable the key is read from (CLI), when the config names one. */
+    apiKeyEnv?: string;
     /** Where the key in use comes from: set in the desktop keychain, set in this process only, the environment, or none. */
     keySource: 'env' | 'keychain' | 'memory' | 'none';
   }[];
@@ -360,6 +403,28 @@ export interface Responses extends SuiteResponses {
   'mcp.servers': McpServerView[];
   'mcp.test': { server: McpServerView; tools: SandboxTool[]; ms: number };
   'mcp.save': McpServerView;
+  'providers.save': { id: string; keyStored?: 'keychain' | 'memory' };
+  'providers.remove': { removed: true };
+  'providers.test': {
+    ok: boolean;
+    url: string;
+    model: string;
+    latencyMs: number;
+    reply?: string;
+    error?: string;
+  };
+  'workspace.recent': {
+    current: string;
+    recent: { path: string; exists: boolean }[];
+    /** A folder dialog exists (desktop). */
+    canChoose: boolean;
+    /** Switching workspaces is possible in this front end. */
+    canOpen: boolean;
+  };
+  'workspace.open': { workspace: string; name: string; version: string };
+  'workspace.init': { workspace: string; name: string; version: string };
+  'workspace.choose': { path?: string };
+  'sandboxes.create': { name: string; file: string };
 }
 
 export type Method = keyof typeof requests;

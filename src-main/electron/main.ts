@@ -6,15 +6,18 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { app, BrowserWindow, ipcMain, safeStorage, session, shell } from 'electron';
+import { app, BrowserWindow, dialog, ipcMain, Menu, safeStorage, screen, session, shell } from 'electron';
 import type { IpcMainInvokeEvent } from 'electron';
 import { dispatch } from '../app/handlers.ts';
 import { createSandboxManager } from '../app/sandbox-factory.ts';
 import { ToolsmithService } from '../app/service.ts';
 import { METHODS } from '../contract/api.ts';
+import { isWorkspace, recentWorkspaces, rememberWorkspace } from '../infra/workspace/init.ts';
 import { resolveWorkspaceDir } from '../infra/workspace/paths.ts';
 import { CSP } from '../web/csp.ts';
+import { menuTemplate } from './menu.ts';
 import { externalUrlToOpen, isAllowedRequestUrl, isTrustedSender, WEB_PREFERENCES } from './policy.ts';
+import { restoreWindowState } from './window-state.ts';
 
 const rendererIndex = join(import.meta.dirname, '../renderer/index.html');
 const rendererUrl = pathToFileURL(rendererIndex).toString();
@@ -47,10 +50,47 @@ function trustedSender(e: IpcMainInvokeEvent): boolean {
   return isTrustedSender(frame?.url, !!frame && frame === e.sender.mainFrame, rendererUrl);
 }
 
+const windowStateFile = () => join(app.getPath('userData'), 'window-state.json');
+
+function readWindowState() {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(windowStateFile(), 'utf8'));
+  } catch {
+    raw = undefined;
+  }
+  return restoreWindowState(
+    raw,
+    screen.getAllDisplays().map((d) => d.workArea),
+  );
+}
+
+/** Saves the window's normal bounds (not the maximized ones) on move, resize and close. */
+function keepWindowState(win: BrowserWindow): void {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const save = () => {
+    if (win.isDestroyed()) return;
+    const b = win.getNormalBounds();
+    writeFileSync(windowStateFile(), JSON.stringify({ ...b, maximized: win.isMaximized() }));
+  };
+  const later = () => {
+    clearTimeout(timer);
+    timer = setTimeout(save, 500);
+  };
+  win.on('resize', later);
+  win.on('move', later);
+  win.on('close', () => {
+    clearTimeout(timer);
+    save();
+  });
+}
+
 async function createWindow(svc: ToolsmithService): Promise<BrowserWindow> {
+  const state = readWindowState();
   const win = new BrowserWindow({
-    width: 1400,
-    height: 900,
+    width: state.width,
+    height: state.height,
+    ...(state.x !== undefined && state.y !== undefined ? { x: state.x, y: state.y } : {}),
     title: 'Toolsmith',
     webPreferences: { ...WEB_PREFERENCES, preload: join(import.meta.dirname, '../preload/index.cjs') },
   });
@@ -61,16 +101,87 @@ async function createWindow(svc: ToolsmithService): Promise<BrowserWindow> {
   });
   win.webContents.on('will-navigate', (e) => e.preventDefault());
   win.webContents.on('will-attach-webview', (e) => e.preventDefault());
+  if (state.maximized) win.maximize();
+  keepWindowState(win);
   await win.loadFile(rendererIndex);
   void svc;
   return win;
 }
 
+/** $TOOLSMITH_WORKSPACE, else the last workspace opened, else the user's copy of the sample. */
+function startWorkspace(): string {
+  const env = process.env['TOOLSMITH_WORKSPACE'];
+  if (env) return resolveWorkspaceDir(env);
+  const last = recentWorkspaces().find(isWorkspace);
+  return last ?? resolveWorkspaceDir(undefined, app.getPath('home'));
+}
+
+// One app instance: a second start focuses the first window instead of opening another service on
+// the same run store.
+if (!app.requestSingleInstanceLock()) app.quit();
+
 void app.whenReady().then(async () => {
-  const svc = ToolsmithService.open(resolveWorkspaceDir(process.env['TOOLSMITH_WORKSPACE']), {
+  let svc = ToolsmithService.open(startWorkspace(), {
     sandboxFactory: createSandboxManager,
   });
+  rememberWorkspace(svc.workspaceDir);
   loadKeys(svc);
+  let win: BrowserWindow | undefined = undefined;
+  let offPush = () => {};
+  const wirePush = () => {
+    offPush();
+    offPush = svc.onPush((e) => {
+      if (win && !win.isDestroyed()) win.webContents.send('toolsmith:event', e);
+    });
+  };
+  const openWorkspace = async (dir: string): Promise<ToolsmithService> => {
+    const next = svc.openOther(dir);
+    const prev = svc;
+    svc = next;
+    loadKeys(svc);
+    wirePush();
+    await prev.close();
+    return next;
+  };
+  const chooseFolder = async (): Promise<string | undefined> => {
+    const r = win
+      ? await dialog.showOpenDialog(win, {
+          title: 'Open a Toolsmith workspace',
+          properties: ['openDirectory'],
+        })
+      : await dialog.showOpenDialog({ title: 'Open a Toolsmith workspace', properties: ['openDirectory'] });
+    return r.canceled ? undefined : r.filePaths[0];
+  };
+  Menu.setApplicationMenu(
+    Menu.buildFromTemplate(
+      menuTemplate(process.platform, {
+        openWorkspace: () => {
+          void chooseFolder().then(async (dir) => {
+            if (!dir) return;
+            if (!isWorkspace(dir)) {
+              await dialog.showMessageBox({
+                type: 'warning',
+                message: `${dir} is not a Toolsmith workspace (no .toolsmith/config.toml).`,
+                detail: 'Create one from Workspace > New workspace, or with `toolsmith init DIR`.',
+              });
+              return;
+            }
+            await openWorkspace(dir);
+            rememberWorkspace(dir);
+            win?.webContents.reload();
+          });
+        },
+        showWorkspaces: () => {
+          void win?.webContents.executeJavaScript("location.hash = '#/workspace'");
+        },
+      }),
+    ),
+  );
+  app.on('second-instance', () => {
+    if (!win || win.isDestroyed()) return;
+    if (win.isMinimized()) win.restore();
+    win.focus();
+  });
   session.defaultSession.webRequest.onHeadersReceived((details, cb) => {
     cb({ responseHeaders: { ...details.responseHeaders, 'Content-Security-Policy': [CSP] } });
   });
@@ -81,13 +192,11 @@ void app.whenReady().then(async () => {
   for (const method of METHODS) {
     ipcMain.handle(`toolsmith:${method}`, (e, payload: unknown) => {
       if (!trustedSender(e)) return { ok: false, error: { code: 'refused', message: 'untrusted sender' } };
-      return dispatch(svc, method, payload, { storeKey });
+      return dispatch(svc, method, payload, { storeKey, openWorkspace, chooseFolder });
     });
   }
-  const win = await createWindow(svc);
-  svc.onPush((e) => {
-    if (!win.isDestroyed()) win.webContents.send('toolsmith:event', e);
-  });
+  win = await createWindow(svc);
+  wirePush();
 });
 
 app.on('window-all-closed', () => app.quit());

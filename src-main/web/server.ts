@@ -11,6 +11,7 @@ import { extname, join, normalize, sep } from 'node:path';
 import { WebSocketServer } from 'ws';
 import { dispatch } from '../app/handlers.ts';
 import type { ToolsmithService } from '../app/service.ts';
+import type { PushEvent } from '../contract/api.ts';
 import { CSP } from './csp.ts';
 
 export interface WebServer {
@@ -18,6 +19,8 @@ export interface WebServer {
   token: string;
   port: number;
   server: Server;
+  /** The service answering now (another one after the page opened a different workspace). */
+  service(): ToolsmithService;
   close(): Promise<void>;
 }
 
@@ -63,19 +66,50 @@ function tokenMatches(given: string | undefined, token: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
+/** A path segment that `decodeURIComponent` cannot decode (a lone `%`) is a 404, never a 500. */
+function decodePath(p: string): string | undefined {
+  try {
+    return decodeURIComponent(p);
+  } catch {
+    return undefined;
+  }
+}
+
 export async function startWebServer(
-  svc: ToolsmithService,
+  initial: ToolsmithService,
   opts: { port?: number; staticDir?: string; token?: string } = {},
 ): Promise<WebServer> {
   const token = opts.token ?? randomBytes(24).toString('base64url');
   let origin = '';
+  // The page can switch workspaces: the server then answers from (and pushes events of) the new service.
+  let svc = initial;
+  const sockets = new Set<(e: PushEvent) => void>();
+  const relay = (e: PushEvent) => {
+    for (const s of sockets) s(e);
+  };
+  let unsubscribe = svc.onPush(relay);
+  const openWorkspace = async (dir: string): Promise<ToolsmithService> => {
+    const next = svc.openOther(dir);
+    const prev = svc;
+    unsubscribe();
+    svc = next;
+    unsubscribe = svc.onPush(relay);
+    await prev.close();
+    return next;
+  };
   const server = createServer((req, res) => {
     void handle(req, res).catch((e: unknown) =>
       send(res, 500, JSON.stringify({ ok: false, error: { code: 'internal', message: String(e) } })),
     );
   });
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const url = new URL(req.url ?? '/', origin);
+    // Parsed against the origin as a string prefix: `new URL('//x', base)` would read `//x` as a host.
+    let url: URL;
+    try {
+      url = new URL(origin + (req.url?.startsWith('/') ? req.url : '/'));
+    } catch {
+      return send(res, 404, 'not found', 'text/plain');
+    }
     if (url.pathname.startsWith('/api/')) {
       if (req.method !== 'POST')
         return send(
@@ -95,7 +129,14 @@ export async function startWebServer(
         return send(
           res,
           401,
-          JSON.stringify({ ok: false, error: { code: 'refused', message: 'missing or wrong token' } }),
+          JSON.stringify({
+            ok: false,
+            error: {
+              code: 'refused',
+              message:
+                'missing or wrong token: open the URL that `toolsmith serve` printed in its terminal (it carries ?token=...)',
+            },
+          }),
         );
       let payload: unknown;
       try {
@@ -111,15 +152,30 @@ export async function startWebServer(
           }),
         );
       }
-      const result = await dispatch(svc, decodeURIComponent(url.pathname.slice(5)), payload);
+      const method = decodePath(url.pathname.slice(5));
+      if (method === undefined)
+        return send(
+          res,
+          404,
+          JSON.stringify({ ok: false, error: { code: 'not_found', message: 'no such method' } }),
+        );
+      const result = await dispatch(svc, method, payload, { openWorkspace });
       return send(res, 200, JSON.stringify(result));
     }
     if (req.method !== 'GET' && req.method !== 'HEAD')
       return send(res, 405, 'method not allowed', 'text/plain');
     if (!opts.staticDir) return send(res, 404, 'no renderer build', 'text/plain');
-    const rel = url.pathname === '/' ? 'index.html' : decodeURIComponent(url.pathname.slice(1));
+    const rel = url.pathname === '/' ? 'index.html' : decodePath(url.pathname.slice(1));
+    if (rel === undefined || rel.includes('\0')) return send(res, 404, 'not found', 'text/plain');
     const file = normalize(join(opts.staticDir, rel));
     if (!file.startsWith(normalize(opts.staticDir) + sep) || !existsSync(file) || !statSync(file).isFile()) {
+      if (rel === 'index.html')
+        return send(
+          res,
+          404,
+          `The workbench is not built in ${opts.staticDir}: run \`npm run build\` (or restart \`toolsmith serve\`, which builds it).`,
+          'text/plain; charset=utf-8',
+        );
       return send(res, 404, 'not found', 'text/plain');
     }
     send(res, 200, readFileSync(file), MIME[extname(file)] ?? 'application/octet-stream');
@@ -127,8 +183,14 @@ export async function startWebServer(
   // Pushed events (run events, streamed tokens, image build progress) over a WebSocket.
   const wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
   server.on('upgrade', (req, socket, head) => {
-    const url = new URL(req.url ?? '/', origin);
+    let url: URL | undefined;
+    try {
+      url = new URL(origin + (req.url?.startsWith('/') ? req.url : '/'));
+    } catch {
+      url = undefined;
+    }
     if (
+      !url ||
       url.pathname !== '/api/events' ||
       req.headers.origin !== origin ||
       !tokenMatches(url.searchParams.get('token') ?? undefined, token)
@@ -138,9 +200,11 @@ export async function startWebServer(
       return;
     }
     wss.handleUpgrade(req, socket, head, (ws) => {
-      const off = svc.onPush((e) => {
+      const push = (e: PushEvent) => {
         if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(e));
-      });
+      };
+      sockets.add(push);
+      const off = () => sockets.delete(push);
       ws.on('close', off);
       ws.on('error', off);
       // The channel is one-way: anything the page sends is ignored.
@@ -158,12 +222,17 @@ export async function startWebServer(
     token,
     port,
     server,
-    close: () =>
-      new Promise<void>((resolve) => {
+    service: () => svc,
+    close: async () => {
+      unsubscribe();
+      await new Promise<void>((resolve) => {
         for (const c of wss.clients) c.terminate();
         wss.close();
         server.closeAllConnections();
         server.close(() => resolve());
-      }),
+      });
+      // A service opened by the page belongs to the server; the initial one to the caller.
+      if (svc !== initial) await svc.close();
+    },
   };
 }

@@ -12,6 +12,7 @@ import { SettingsView } from './views/SettingsView.tsx';
 import { SuitesView } from './views/suites/SuitesView.tsx';
 import { TemplatesView } from './views/TemplatesView.tsx';
 import { ToolsView } from './views/ToolsView.tsx';
+import { WorkspaceView } from './views/WorkspaceView.tsx';
 import { useShortcuts } from './lib/shortcuts.ts';
 import { preloadEditors } from './components/Editors.tsx';
 
@@ -24,6 +25,7 @@ const NAV: { view: View; label: string; key: string }[] = [
   { view: 'suites', label: 'Suites', key: 'g u' },
   { view: 'settings', label: 'Settings', key: 'g s' },
   { view: 'connections', label: 'Connections', key: 'g c' },
+  { view: 'workspace', label: 'Workspace', key: 'g w' },
 ];
 
 function Notices() {
@@ -103,9 +105,14 @@ export function App() {
     <div className={`app theme-${theme}`}>
       <header>
         <strong>Toolsmith</strong>
-        <span className="muted ellipsis" title={info?.workspace}>
+        <button
+          className="link muted ellipsis"
+          title={`${info?.workspace ?? ''} (switch or create workspaces)`}
+          onClick={() => navigate({ view: 'workspace' })}
+          data-testid="workspace-name"
+        >
           {info ? `${info.name} · ${info.workspace}` : 'opening workspace…'}
-        </span>
+        </button>
         <span className="spacer" />
         <DockerState />
         <button onClick={toggleTheme} aria-label="toggle theme" title="Toggle light/dark theme">
@@ -143,6 +150,7 @@ export function App() {
           {route.view === 'settings' && <SettingsView />}
           {route.view === 'suites' && <SuitesView name={route.id} />}
           {route.view === 'connections' && <ConnectionsView />}
+          {route.view === 'workspace' && <WorkspaceView />}
         </main>
       </div>
       <Notices />

@@ -29,8 +29,9 @@ beforeAll(async () => {
   ws = tempWorkspace('toolsmith-electron-');
   app = await electron.launch({
     executablePath,
-    args: [join(repoRoot, 'out/main/index.js')],
-    env: { ...process.env, TOOLSMITH_WORKSPACE: ws },
+    // A fresh user-data folder: the single-instance lock and the saved window state are per folder.
+    args: [join(repoRoot, 'out/main/index.js'), `--user-data-dir=${join(ws, '.electron-user-data')}`],
+    env: { ...process.env, TOOLSMITH_WORKSPACE: ws, TOOLSMITH_HOME: join(ws, '.toolsmith-home') },
   });
   page = await app.firstWindow();
 });
@@ -88,5 +89,21 @@ describe('Electron app', () => {
       return (await api['sandboxes.list']({})).map((s) => s.name);
     });
     expect(names).toEqual(expect.arrayContaining(['ecommerce', 'support']));
+  });
+
+  it('has the standard Edit menu (copy and paste in Monaco) and File > Open Workspace', async () => {
+    const menu = await app.evaluate(({ Menu }) =>
+      (Menu.getApplicationMenu()?.items ?? []).map((m) => ({
+        label: m.label,
+        items: (m.submenu?.items ?? []).map((i) => String(i.role ?? i.label).toLowerCase()),
+      })),
+    );
+    const edit = menu.find((m) => m.label === 'Edit')?.items ?? [];
+    for (const role of ['undo', 'redo', 'cut', 'copy', 'paste', 'selectall']) expect(edit).toContain(role);
+    expect(menu.find((m) => m.label === 'File')?.items).toContain('open workspace…');
+  });
+
+  it('keeps one instance: the lock is held by this app', async () => {
+    expect(await app.evaluate(({ app: a }) => a.hasSingleInstanceLock())).toBe(true);
   });
 });

@@ -1,5 +1,3 @@
-import { existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
 import type { Command } from 'commander';
 import { languageOfFile } from '../../core/lang/validate.ts';
 import type { ScriptLanguage } from '../../core/lang/violation.ts';
@@ -13,18 +11,6 @@ import { readInput } from './validate.ts';
 function standbyText(p: { standby: number; standbyStarting: number; standbyTarget: number }): string {
   if (p.standbyTarget === 0) return 'off';
   return `${p.standby}/${p.standbyTarget} ready${p.standbyStarting ? ` (${p.standbyStarting} starting)` : ''}`;
-}
-
-/** The runtimes a sandbox has dependency files for (python when none). */
-function depsRuntimes(
-  svc: { files: { toolsFile(s: string): string } },
-  sandbox: string,
-): ('python' | 'node')[] {
-  const dir = dirname(svc.files.toolsFile(sandbox));
-  const out: ('python' | 'node')[] = [];
-  if (existsSync(join(dir, 'requirements.txt'))) out.push('python');
-  if (existsSync(join(dir, 'package.json'))) out.push('node');
-  return out.length ? out : ['python'];
 }
 
 /** One line per outbound request of a tool (its sandbox's egress proxy). */
@@ -166,32 +152,6 @@ export function registerExec(program: Command, ctx: CliContext): void {
           `pool ${p.sandbox}: ${p.size} workers (${p.idle} idle, ${p.busy} busy), ${p.queued} queued, standby ${standbyText(p)}, ${p.replaced} replaced\n`,
         );
       if (!s.pools.length) ctx.out('no pool started in this process\n');
-    });
-
-  const image = program.command('image').description('sandbox images (built offline)');
-  image
-    .command('build')
-    .description(
-      "build the sandbox image for a runtime, and with --sandbox its derived image with the sandbox's dependencies (a no-op when up to date)",
-    )
-    .option(
-      '--runtime <runtime>',
-      'python | node | bun | deno (bun and deno download their pinned binary from the npm registry once); with --sandbox: default every runtime the sandbox has dependencies for',
-      oneOf('--runtime', ['python', 'node', 'bun', 'deno'] as const),
-    )
-    .option('--sandbox <name>', "also build the sandbox's derived image (requirements.txt, package.json)")
-    .action(async (o: { runtime?: 'python' | 'node' | 'bun' | 'deno'; sandbox?: string }, cmd: Command) => {
-      const svc = ctx.service(cmd);
-      const sandbox = await svc.sandbox();
-      const runtimes = o.runtime
-        ? [o.runtime]
-        : o.sandbox
-          ? depsRuntimes(svc, o.sandbox)
-          : ['python' as const];
-      for (const runtime of runtimes) {
-        const { tag } = await sandbox.buildImage(runtime, (line) => ctx.err(`  ${line}\n`), o.sandbox);
-        ctx.out(`${tag}\n`);
-      }
     });
 
   const tool = program.command('tool').description('run one tool');

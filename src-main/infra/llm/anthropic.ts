@@ -1,8 +1,8 @@
 /** Anthropic's Messages API through the official SDK, streamed; our retry policy records every wait. */
-import Anthropic from '@anthropic-ai/sdk';
+import type Anthropic from '@anthropic-ai/sdk';
 import { CancelledError } from '../../core/ports/llm.ts';
 import type { LlmProvider, LlmRequest, LlmResponse } from '../../core/ports/llm.ts';
-import { classifyHttpError } from './openai.ts';
+import { assertReachable, classifyHttpError } from './openai.ts';
 import { DEFAULT_RETRY, withRetries } from './retry.ts';
 import type { RetryPolicy } from './retry.ts';
 
@@ -17,33 +17,51 @@ export interface AnthropicProviderOptions {
   retry?: RetryPolicy;
 }
 
+export const ANTHROPIC_DEFAULT_URL = 'https://api.anthropic.com';
+
 export class AnthropicProvider implements LlmProvider {
   readonly id: string;
   readonly model: string;
-  private readonly client: Anthropic;
+  private clientPromise: Promise<Anthropic> | undefined;
   private readonly opts: AnthropicProviderOptions;
 
   constructor(opts: AnthropicProviderOptions) {
     this.id = opts.id;
     this.model = opts.model;
     this.opts = opts;
-    this.client = new Anthropic({
-      apiKey: opts.apiKey ?? 'not-set',
-      ...(opts.baseUrl ? { baseURL: opts.baseUrl } : {}),
-      maxRetries: 0,
-      timeout: opts.timeoutMs ?? 120_000,
-    });
   }
 
-  generate(req: LlmRequest): Promise<LlmResponse> {
+  /** The SDK is loaded on first use (see OpenAiProvider). */
+  private client(): Promise<Anthropic> {
+    const opts = this.opts;
+    this.clientPromise ??= import('@anthropic-ai/sdk').then(
+      ({ default: AnthropicClient }) =>
+        new AnthropicClient({
+          apiKey: opts.apiKey ?? 'not-set',
+          ...(opts.baseUrl ? { baseURL: opts.baseUrl } : {}),
+          maxRetries: 0,
+          timeout: opts.timeoutMs ?? 120_000,
+        }),
+    );
+    return this.clientPromise;
+  }
+
+  /** The endpoint requests go to. */
+  get url(): string {
+    return this.opts.baseUrl ?? ANTHROPIC_DEFAULT_URL;
+  }
+
+  async generate(req: LlmRequest): Promise<LlmResponse> {
     const model = req.model ?? this.model;
+    await assertReachable(this.id, this.url);
+    const client = await this.client();
     return withRetries(
       this.id,
       this.opts.retry ?? DEFAULT_RETRY,
       classifyHttpError,
       async (retries) => {
         const started = performance.now();
-        const stream = this.client.messages.stream(
+        const stream = client.messages.stream(
           {
             model,
             system: req.system,
@@ -74,6 +92,7 @@ export class AnthropicProvider implements LlmProvider {
       },
       req.signal,
       req.onRetry,
+      this.url,
     );
   }
 }

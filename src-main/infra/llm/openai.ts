@@ -3,9 +3,10 @@
  * OpenRouter...) through the official `openai` SDK, streamed. The SDK's own retries are off: ours record
  * every wait.
  */
-import OpenAI from 'openai';
-import { CancelledError } from '../../core/ports/llm.ts';
+import type OpenAI from 'openai';
+import { CancelledError, LlmError } from '../../core/ports/llm.ts';
 import type { LlmProvider, LlmRequest, LlmResponse } from '../../core/ports/llm.ts';
+import { checkReachable, connectErrorReason } from './reachability.ts';
 import { DEFAULT_RETRY, retryAfterMs, withRetries } from './retry.ts';
 import type { Classified, RetryPolicy } from './retry.ts';
 
@@ -36,6 +37,10 @@ export function classifyHttpError(e: unknown): Classified {
   const after = retryAfterMs(header);
   const name = `${err.name ?? ''} ${(e as { constructor?: { name?: string } })?.constructor?.name ?? ''}`;
   const message = err.message ?? '';
+  // A refused connection or an unknown host will not fix itself within a backoff: fail at once.
+  const code = causeCode(e);
+  if (code && FATAL_CONNECT.has(code))
+    return { retryable: false, reason: `connection failed: ${connectErrorReason(code, message)}` };
   if (status === 429)
     return {
       retryable: true,
@@ -67,33 +72,72 @@ export function classifyHttpError(e: unknown): Classified {
   return { retryable: false, reason: `malformed answer: ${(err.message ?? String(e)).slice(0, 300)}` };
 }
 
+const FATAL_CONNECT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
+
+/** The socket error code anywhere in an error's cause chain (fetch wraps it twice). */
+function causeCode(e: unknown): string | undefined {
+  for (let c: unknown = e, i = 0; c && typeof c === 'object' && i < 5; i++) {
+    const code = (c as { code?: unknown }).code;
+    if (typeof code === 'string' && /^E[A-Z_]+$/.test(code)) return code;
+    c = (c as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+/**
+ * Fails at once, naming the URL, when the endpoint refuses connections or does not answer a TCP connect
+ * within a short timeout (remembered for a while: see reachability.ts).
+ */
+export async function assertReachable(provider: string, url: string): Promise<void> {
+  const r = await checkReachable(url);
+  if (!r.ok) throw new LlmError(provider, `${provider}: connection failed: ${r.reason ?? url}`);
+}
+
+export const OPENAI_DEFAULT_URL = 'https://api.openai.com/v1';
+
 export class OpenAiProvider implements LlmProvider {
   readonly id: string;
   readonly model: string;
-  private readonly client: OpenAI;
+  private clientPromise: Promise<OpenAI> | undefined;
   private readonly opts: OpenAiProviderOptions;
 
   constructor(opts: OpenAiProviderOptions) {
     this.id = opts.id;
     this.model = opts.model;
     this.opts = opts;
-    this.client = new OpenAI({
-      apiKey: opts.apiKey ?? 'not-needed',
-      ...(opts.baseUrl ? { baseURL: opts.baseUrl } : {}),
-      maxRetries: 0,
-      timeout: opts.timeoutMs ?? 120_000,
-    });
   }
 
-  generate(req: LlmRequest): Promise<LlmResponse> {
+  /** The SDK is loaded on first use: one-shot CLI verbs that never call an LLM do not pay for it. */
+  private client(): Promise<OpenAI> {
+    const opts = this.opts;
+    this.clientPromise ??= import('openai').then(
+      ({ default: OpenAIClient }) =>
+        new OpenAIClient({
+          apiKey: opts.apiKey ?? 'not-needed',
+          ...(opts.baseUrl ? { baseURL: opts.baseUrl } : {}),
+          maxRetries: 0,
+          timeout: opts.timeoutMs ?? 120_000,
+        }),
+    );
+    return this.clientPromise;
+  }
+
+  /** The endpoint requests go to. */
+  get url(): string {
+    return this.opts.baseUrl ?? OPENAI_DEFAULT_URL;
+  }
+
+  async generate(req: LlmRequest): Promise<LlmResponse> {
     const model = req.model ?? this.model;
+    await assertReachable(this.id, this.url);
+    const client = await this.client();
     return withRetries(
       this.id,
       this.opts.retry ?? DEFAULT_RETRY,
       classifyHttpError,
       async (retries) => {
         const started = performance.now();
-        const stream = await this.client.chat.completions.create(
+        const stream = await client.chat.completions.create(
           {
             model,
             messages: [
@@ -135,6 +179,7 @@ export class OpenAiProvider implements LlmProvider {
       },
       req.signal,
       req.onRetry,
+      this.url,
     );
   }
 }

@@ -40,6 +40,8 @@ export async function withRetries<T>(
   fn: (retries: LlmRetry[]) => Promise<T>,
   signal?: AbortSignal,
   onRetry?: (retry: LlmRetry) => void,
+  /** The endpoint, named in every error message. */
+  url?: string,
 ): Promise<T> {
   const retries: LlmRetry[] = [];
   for (let attempt = 0; ; attempt++) {
@@ -52,7 +54,8 @@ export async function withRetries<T>(
         const tail = retries.length
           ? ` (after ${retries.length} retr${retries.length === 1 ? 'y' : 'ies'})`
           : '';
-        throw new LlmError(provider, `${provider}: ${c.reason}${tail}`, {
+        const where = url && !c.reason.includes(url) ? ` from ${url}` : '';
+        throw new LlmError(provider, `${provider}: ${c.reason}${tail}${where}`, {
           ...(c.status !== undefined ? { status: c.status } : {}),
           retries,
         });

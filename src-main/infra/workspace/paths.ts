@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { defaultWorkspaceDir } from './init.ts';
 
 let cached: string | undefined;
 
@@ -27,9 +28,12 @@ export const repoRoot = (): string => dirname(resourcesDir());
 
 export const sampleWorkspaceDir = (): string => join(resourcesDir(), 'workspace');
 
-/** `--workspace DIR` if given, else the current directory when it holds `.toolsmith/`, else the sample. */
+/**
+ * `--workspace DIR` if given, else the current directory when it holds `.toolsmith/`, else the user's
+ * copy of the sample workspace (made on first use; the bundled one is never edited in place).
+ */
 export function resolveWorkspaceDir(option: string | undefined, cwd = process.cwd()): string {
   if (option) return resolve(cwd, option);
   if (existsSync(join(cwd, '.toolsmith'))) return resolve(cwd);
-  return sampleWorkspaceDir();
+  return defaultWorkspaceDir();
 }

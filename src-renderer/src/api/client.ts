@@ -96,5 +96,14 @@ function webClient(): ToolsmithApi {
 
 export const api: ToolsmithApi = window.toolsmith ?? webClient();
 
+/**
+ * A browser page opened without the server's token (e.g. the bare http://127.0.0.1:PORT/): nothing it
+ * calls would be answered, so the page says where the right URL is instead.
+ */
+export const missingToken = (): boolean =>
+  !window.toolsmith &&
+  !new URLSearchParams(location.search).get('token') &&
+  !sessionStorage.getItem('toolsmith.token');
+
 /** A short, human message for any thrown value. */
 export const errorMessage = (e: unknown): string => (e instanceof Error ? e.message : String(e));

@@ -16,6 +16,7 @@ const GOTO: Record<string, View> = {
   s: 'settings',
   u: 'suites',
   c: 'connections',
+  w: 'workspace',
 };
 
 const inField = (t: EventTarget | null): boolean => {

@@ -5,7 +5,16 @@ import { api, errorMessage } from '../api/client.ts';
 import type { Store } from './index.ts';
 
 export type View =
-  'runs' | 'run' | 'new' | 'tools' | 'templates' | 'kits' | 'settings' | 'suites' | 'connections';
+  | 'runs'
+  | 'run'
+  | 'new'
+  | 'tools'
+  | 'templates'
+  | 'kits'
+  | 'settings'
+  | 'suites'
+  | 'connections'
+  | 'workspace';
 export interface Route {
   view: View;
   /** Run id for `run`, sandbox for `tools`, template name for `templates`. */
@@ -50,6 +59,7 @@ export const parseHash = (hash: string): Route => {
     'settings',
     'suites',
     'connections',
+    'workspace',
   ];
   const v = views.includes(view as View) ? (view as View) : 'runs';
   const line = Number(new URLSearchParams(query).get('line'));

@@ -10,6 +10,7 @@ import { api, errorMessage } from '../api/client.ts';
 import { IsolationBadge } from '../components/Badges.tsx';
 import { GradeBadge } from '../components/manage/GradeBadge.tsx';
 import { SandboxDeps } from '../components/manage/SandboxDeps.tsx';
+import { ProvidersEditor } from '../components/settings/ProvidersEditor.tsx';
 import { useStore } from '../store/index.ts';
 import './manage.css';
 
@@ -140,49 +141,22 @@ function ProvidersSection({ settings, onStored }: { settings: Settings; onStored
     <div className="manage-panel" role="region" aria-label="providers">
       <h2>LLM providers</h2>
       <p className="muted small">
-        Tried in this order by the LLM tier. Keys are never written to the config file.
+        Tried in this order by the LLM tier. Changes are saved to <code>.toolsmith/config.toml</code> and used
+        by the next run; keys are never written to the config file.
       </p>
-      {settings.providers.length === 0 ? (
-        <p className="warn">
-          No provider is configured: add a <code>[[providers]]</code> table to{' '}
-          <code>.toolsmith/config.toml</code>.
-        </p>
-      ) : (
-        <table className="manage-table" aria-label="providers list">
-          <thead>
-            <tr>
-              <th>id</th>
-              <th>kind</th>
-              <th>model</th>
-              <th>base URL</th>
-              <th>key</th>
-            </tr>
-          </thead>
-          <tbody>
-            {settings.providers.map((p) => (
-              <tr key={p.id} data-provider={p.id}>
-                <td>
-                  <strong>{p.id}</strong>
-                </td>
-                <td>{p.kind}</td>
-                <td>
-                  <code>{p.model}</code>
-                </td>
-                <td className="small">{p.baseUrl ?? <span className="muted">default</span>}</td>
-                <td>
-                  <span
-                    className={`badge ${p.keySource === 'none' ? 'status-cancelled' : 'status-succeeded'}`}
-                    title={KEY_SOURCE[p.keySource].title}
-                    data-key-source={p.keySource}
-                  >
-                    {KEY_SOURCE[p.keySource].label}
-                  </span>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      <ProvidersEditor
+        settings={settings}
+        onChanged={onStored}
+        keyBadge={(p) => (
+          <span
+            className={`badge ${p.keySource === 'none' ? 'status-cancelled' : 'status-succeeded'}`}
+            title={KEY_SOURCE[p.keySource].title}
+            data-key-source={p.keySource}
+          >
+            {KEY_SOURCE[p.keySource].label}
+          </span>
+        )}
+      />
       <ProviderKeyForm settings={settings} onStored={onStored} />
     </div>
   );

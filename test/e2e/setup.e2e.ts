@@ -1,0 +1,172 @@
+/**
+ * Setup in the workbench (Chromium, browser front end, scripted LLM server): a provider added and
+ * tested (against the scripted server and a dead URL), a sandbox created, a workspace created, opened
+ * and switched back from the recent list, and the page a browser shows without the token.
+ */
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { forgetDownEndpoints } from '../../src-main/infra/llm/reachability.ts';
+import { startWorld } from './support/app.ts';
+import type { E2eWorld } from './support/app.ts';
+import { removeWorkspace } from '../support/workspace.ts';
+
+let w: E2eWorld;
+let deadUrl: string;
+const scratch = mkdtempSync(join(tmpdir(), 'toolsmith-e2e-setup-'));
+
+async function freePort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  const port = (s.address() as { port: number }).port;
+  await new Promise<void>((r) => s.close(() => r()));
+  return port;
+}
+
+beforeAll(async () => {
+  process.env['TOOLSMITH_HOME'] = join(scratch, 'home');
+  deadUrl = `http://127.0.0.1:${await freePort()}/v1`;
+  w = await startWorld();
+});
+afterAll(async () => {
+  await w?.close();
+  removeWorkspace(scratch);
+});
+beforeEach(() => {
+  w.llm.reset();
+  forgetDownEndpoints();
+});
+
+/** Polls long enough for a page under load (a busy CI machine), not vitest's default second. */
+const poll = <T>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 30_000 });
+
+const go = (label: string) =>
+  w.page.getByRole('navigation', { name: 'main' }).getByRole('button', { name: label }).click();
+
+describe('providers in Settings', () => {
+  it('adds a provider after testing it against the scripted LLM server; saved to config.toml', async () => {
+    const { page, llm } = w;
+    await go('Settings');
+    await page.getByTestId('add-provider').click();
+    const form = page.getByRole('form', { name: 'add provider' });
+    await form.getByLabel('provider id').fill('scripted');
+    await form.getByLabel('provider base url').fill(llm.openaiUrl);
+    await form.getByLabel('provider model').fill('scripted-coder');
+    llm.push('OK');
+    await form.getByRole('button', { name: 'Test connection' }).click();
+    const result = form.getByTestId('provider-test-result');
+    await poll(() => result.getAttribute('data-ok')).toBe('true');
+    expect(await result.innerText()).toContain(`Connected to ${llm.openaiUrl}`);
+    expect(llm.requests.at(-1)?.body['model']).toBe('scripted-coder');
+    await w.screenshot('setup-provider-test-ok');
+    await form.getByRole('button', { name: 'Add provider' }).click();
+    await poll(() => page.getByTestId('provider-notice').innerText()).toContain('Provider scripted saved');
+    await poll(() => page.locator('tr[data-provider="scripted"]').count()).toBe(1);
+    const config = readFileSync(join(w.workspace, '.toolsmith', 'config.toml'), 'utf8');
+    expect(config).toContain('id = "scripted"');
+    expect(config).toContain(`base_url = "${llm.openaiUrl}"`);
+    // The service uses it without a restart.
+    expect(w.web.service().config.providers.map((p) => p.id)).toContain('scripted');
+  });
+
+  it('"test connection" on a dead URL fails quickly and names the URL and the failure', async () => {
+    const { page } = w;
+    await page.getByTestId('add-provider').click();
+    const form = page.getByRole('form', { name: 'add provider' });
+    await form.getByLabel('provider id').fill('dead');
+    await form.getByLabel('provider base url').fill(deadUrl);
+    await form.getByLabel('provider model').fill('nothing');
+    await form.getByRole('button', { name: 'Test connection' }).click();
+    const result = form.getByTestId('provider-test-result');
+    await poll(() => result.getAttribute('data-ok')).toBe('false');
+    const text = await result.innerText();
+    // The service's own timing: a refused connect fails at once (no retry waits).
+    expect(Number(/Failed after (\d+) ms/.exec(text)?.[1])).toBeLessThan(1500);
+    expect(text).toContain(`cannot connect to ${deadUrl}`);
+    expect(text).toContain('connection refused');
+    await w.screenshot('setup-provider-test-dead');
+    await form.getByRole('button', { name: 'Cancel' }).click();
+    // The saved provider's own Test button, and Remove.
+    w.llm.push('OK');
+    await page.getByRole('button', { name: 'test scripted' }).click();
+    await poll(() =>
+      page
+        .locator('tr[data-provider="scripted"] [data-testid="provider-test-result"]')
+        .getAttribute('data-ok'),
+    ).toBe('true');
+    page.once('dialog', (d) => void d.accept());
+    await page.getByRole('button', { name: 'remove scripted' }).click();
+    await poll(() => page.locator('tr[data-provider="scripted"]').count()).toBe(0);
+    expect(readFileSync(join(w.workspace, '.toolsmith', 'config.toml'), 'utf8')).not.toContain(
+      'id = "scripted"',
+    );
+  });
+});
+
+describe('workspaces and sandboxes', () => {
+  it('creates a sandbox from the UI: it opens in the Tools view with its skeleton tool', async () => {
+    const { page } = w;
+    await go('Workspace');
+    const form = page.getByRole('form', { name: 'create sandbox' });
+    await form.getByLabel('sandbox name').fill('billing');
+    await form.getByLabel('sandbox description').fill('Invoices and refunds');
+    await form.getByRole('button', { name: 'Create sandbox' }).click();
+    await poll(() => page.url()).toContain('#/tools/billing');
+    await poll(() => page.getByText('Invoices and refunds').count()).toBeGreaterThan(0);
+    await poll(() => page.getByText('echo', { exact: true }).count()).toBeGreaterThan(0);
+    await w.screenshot('setup-sandbox-created');
+    expect(readFileSync(join(w.workspace, '.toolsmith', 'config.toml'), 'utf8')).toContain(
+      '[sandboxes.billing]',
+    );
+    // A bad name is refused with the reason.
+    await go('Workspace');
+    await form.getByLabel('sandbox name').fill('billing');
+    await form.getByRole('button', { name: 'Create sandbox' }).click();
+    await poll(() => form.getByRole('alert').innerText()).toContain('already exists');
+  });
+
+  it('creates a new workspace, opens it, and switches back from the recent list', async () => {
+    const { page } = w;
+    const fresh = join(scratch, 'fresh-ws');
+    await go('Workspace');
+    await page.getByLabel('new workspace path').fill(fresh);
+    await page.getByLabel('empty workspace').check();
+    await w.screenshot('setup-workspace-new');
+    await page.getByRole('button', { name: 'Create and open' }).click();
+    await poll(() => page.getByTestId('workspace-name').innerText()).toContain(fresh);
+    expect(w.web.service().workspaceDir).toBe(fresh);
+    await go('Workspace');
+    await poll(() => page.getByTestId('current-workspace').innerText()).toBe(fresh);
+    // The empty workspace has no sandboxes.
+    expect(await page.locator('[aria-label="sandbox list"] li').count()).toBe(0);
+    // Opening a folder that is not a workspace says so.
+    await page.getByLabel('workspace path', { exact: true }).fill(scratch);
+    await page.getByRole('form', { name: 'open workspace' }).getByRole('button', { name: 'Open' }).click();
+    await poll(() => page.getByRole('alert').first().innerText()).toContain('is not a Toolsmith workspace');
+    await w.screenshot('setup-workspace-open');
+    // Back to the first workspace through the recent list.
+    await page.getByRole('button', { name: `open ${w.workspace}` }).click();
+    await poll(() => page.getByTestId('workspace-name').innerText()).toContain(w.workspace);
+    expect(w.web.service().workspaceDir).toBe(w.workspace);
+  });
+
+  it('a page opened without the token says to open the URL printed in the terminal', async () => {
+    const page = await w.browser.newPage();
+    try {
+      await page.goto(`http://127.0.0.1:${w.web.port}/`);
+      await poll(() => page.getByTestId('no-token').innerText()).toContain(
+        'Open the URL printed in the terminal',
+      );
+      await page.screenshot({
+        path: join(
+          new URL('../../', import.meta.url).pathname,
+          'test-results/screenshots/setup-no-token.png',
+        ),
+      });
+    } finally {
+      await page.close();
+    }
+  });
+});
