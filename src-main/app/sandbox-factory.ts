@@ -5,7 +5,7 @@
  * forces one. bun and deno run only in Docker (their binaries live in their images).
  */
 import { stripTypeScriptTypes } from 'node:module';
-import { dirname, join } from 'node:path';
+import { dirname } from 'node:path';
 import Docker from 'dockerode';
 import { ToolsmithError } from './errors.ts';
 import { mcpHostToolNames, mcpHostTools } from './mcp.ts';
