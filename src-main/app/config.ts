@@ -24,6 +24,23 @@ const sandbox = z.object({
   credentials: z
     .record(z.string(), z.string().regex(/^env:[A-Za-z_][A-Za-z0-9_]*$/, 'use "env:VARIABLE"'))
     .default({}),
+  /**
+   * How the sandbox's workers are isolated: `process` (bubblewrap), `docker` (runc) or `gvisor` (Docker's
+   * runsc runtime). Absent: docker, or the process fallback when no Docker engine answers (recorded in
+   * every result). A level set here that is not available is an error, never a fallback.
+   */
+  isolation: z.enum(['process', 'docker', 'gvisor']).optional(),
+  /** Engines (names under [engines]) the sandbox's pool places workers on, by load; absent: the local one. */
+  engines: z.array(z.string().min(1)).min(1).optional(),
+});
+
+/** A Docker engine (or Podman's Docker-compatible API): unix socket, or tcp with TLS client certificates. */
+const engine = z.object({
+  host: z.string().regex(/^(unix|tcp):\/\//, 'use unix:///path.sock or tcp://host:port'),
+  tls_ca: z.string().optional(),
+  tls_cert: z.string().optional(),
+  tls_key: z.string().optional(),
+  max_workers: z.number().int().min(1).max(256).default(8),
 });
 
 export const configSchema = z.object({
@@ -65,6 +82,7 @@ export const configSchema = z.object({
     .default({ timeout_s: 300, memory_mb: 256, cpus: 1, pids: 64, tmpfs_mb: 16, output_kb: 50 }),
   runtimes: z.record(z.string(), runtime).default({ python: { enabled: true }, node: { enabled: true } }),
   sandboxes: z.record(z.string(), sandbox).default({}),
+  engines: z.record(z.string(), engine).default({}),
 });
 
 export type Config = z.infer<typeof configSchema>;
@@ -79,5 +97,18 @@ export function parseConfig(raw: unknown, file = '.toolsmith/config.toml'): Conf
   const c = r.data;
   if (c.pool.min_size > c.pool.max_size)
     throw new ToolsmithError('invalid_config', `${file}: pool.min_size is above pool.max_size`);
+  for (const [name, sb] of Object.entries(c.sandboxes)) {
+    for (const e of sb.engines ?? [])
+      if (!c.engines[e] && e !== 'local')
+        throw new ToolsmithError(
+          'invalid_config',
+          `${file}: sandboxes.${name}.engines: no engine '${e}' (define it under [engines.${e}])`,
+        );
+    if (sb.engines && sb.isolation === 'process')
+      throw new ToolsmithError(
+        'invalid_config',
+        `${file}: sandboxes.${name}: isolation "process" runs on this machine, not on engines`,
+      );
+  }
   return c;
 }

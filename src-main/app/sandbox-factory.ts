@@ -2,13 +2,16 @@
  * Chooses and builds the sandbox backend for a service: Docker when an engine answers (images built on
  * first use, with progress pushed to front ends), else the process fallback (bubblewrap or plain
  * subprocess) with its weaker isolation recorded in every result. `TOOLSMITH_BACKEND=docker|process`
- * forces one. bun and deno run only in Docker (their binaries live in their images).
+ * forces one for sandboxes without an isolation level of their own. A sandbox with `isolation` or
+ * `engines` gets its own factory (isolation.ts): that level, on those engines, or an error. bun and deno
+ * run only in Docker (their binaries live in their images).
  */
 import { existsSync } from 'node:fs';
 import { stripTypeScriptTypes } from 'node:module';
 import { join } from 'node:path';
 import Docker from 'dockerode';
 import { ToolsmithError } from './errors.ts';
+import { SandboxFactories } from './isolation.ts';
 import type { SandboxManager } from './sandbox.ts';
 import type { ToolsmithService } from './service.ts';
 import type { ExecuteRequest } from '../core/ports/executor.ts';
@@ -18,6 +21,7 @@ import { SandboxBackend } from '../infra/sandbox/backend.ts';
 import { DockerWorkerFactory } from '../infra/sandbox/docker.ts';
 import { buildImage, imageExists, imageTag } from '../infra/sandbox/images.ts';
 import type { ImagePaths, RuntimeImage } from '../infra/sandbox/images.ts';
+import { Installation } from '../infra/sandbox/installation.ts';
 import { infraResult } from '../infra/sandbox/pool.ts';
 import type { SandboxSpec, WorkerFactory } from '../infra/sandbox/pool.ts';
 import { ProcessWorkerFactory } from '../infra/sandbox/process.ts';
@@ -92,38 +96,58 @@ export async function createSandboxManager(svc: ToolsmithService): Promise<Sandb
       'TOOLSMITH_BACKEND=docker but no Docker engine answers: start dockerd (or install docker.io)',
     );
   const limits = svc.config.limits;
-  const building = new Map<RuntimeImage, Promise<string>>();
-  const ensureImage = (runtime: RuntimeImage): Promise<string> => {
-    let p = building.get(runtime);
+  const building = new Map<string, Promise<string>>();
+  const ensureImageOn = (on: Docker, engine: string, runtime: RuntimeImage): Promise<string> => {
+    const key = `${engine}:${runtime}`;
+    let p = building.get(key);
     if (!p) {
       p = (async () => {
         const tag = imageTag(runtime, paths);
-        if (await imageExists(docker, tag)) return tag;
+        if (await imageExists(on, tag)) return tag;
         svc.push({
           type: 'image_progress',
           runtime,
           line: `image ${tag} is missing: building it now (first use)`,
         });
-        process.stderr.write(`toolsmith: building the ${runtime} sandbox image ${tag} (first use)\n`);
-        const built = await buildImage(docker, runtime, paths, (line) =>
+        process.stderr.write(
+          `toolsmith: building the ${runtime} sandbox image ${tag} on engine ${engine} (first use)\n`,
+        );
+        const built = await buildImage(on, runtime, paths, (line) =>
           svc.push({ type: 'image_progress', runtime, line }),
         );
         svc.push({ type: 'image_progress', runtime, line: `built ${built}`, done: true });
         return built;
       })();
-      building.set(runtime, p);
-      p.catch(() => building.delete(runtime));
+      building.set(key, p);
+      p.catch(() => building.delete(key));
     }
     return p;
   };
-  let factory: WorkerFactory & { dispose(): Promise<void> };
-  if (version) {
-    const f = new DockerWorkerFactory(docker, ensureImage, {
+  const ensureImage = (runtime: RuntimeImage) => ensureImageOn(docker, 'local', runtime);
+  const installation = new Installation();
+  const containerLimits = {
+    memoryMb: limits.memory_mb,
+    cpus: limits.cpus,
+    pids: limits.pids,
+    tmpfsMb: limits.tmpfs_mb,
+  };
+  const own = new SandboxFactories({
+    config: svc.config,
+    installation,
+    limits: containerLimits,
+    process: {
+      imagesDir: paths.imagesDir,
+      nodeBinary: paths.nodeBinary,
       memoryMb: limits.memory_mb,
-      cpus: limits.cpus,
       pids: limits.pids,
       tmpfsMb: limits.tmpfs_mb,
-    });
+    },
+    localDocker: docker,
+    image: ensureImageOn,
+  });
+  let factory: WorkerFactory & { dispose(): Promise<void> };
+  if (version) {
+    const f = new DockerWorkerFactory(docker, ensureImage, containerLimits, { installation });
     await f.start();
     factory = f;
   } else {
@@ -146,6 +170,7 @@ export async function createSandboxManager(svc: ToolsmithService): Promise<Sandb
   };
   const backend = new SandboxBackend({
     factory,
+    factoryFor: (sandbox) => own.factoryFor(sandbox) ?? factory,
     pool: {
       minSize: svc.config.pool.min_size,
       maxSize: svc.config.pool.max_size,
@@ -161,18 +186,19 @@ export async function createSandboxManager(svc: ToolsmithService): Promise<Sandb
   const executor = {
     execute: async (req: ExecuteRequest) => {
       const runtime = runtimeOf(req);
+      const level = own.factoryFor(req.sandbox)?.isolation ?? factory.isolation;
       if (!enabled.includes(runtime))
         return infraResult(
-          factory.isolation,
+          level,
           `runtime '${runtime}' is not enabled; available: ${enabled.join(', ')}`,
           runtime,
         );
       if (!svc.files.sandboxNames().includes(req.sandbox))
-        return infraResult(factory.isolation, `no sandbox ${req.sandbox}`, runtime);
-      if ((runtime === 'bun' || runtime === 'deno') && !version)
+        return infraResult(level, `no sandbox ${req.sandbox}`, runtime);
+      if ((runtime === 'bun' || runtime === 'deno') && (level === 'bubblewrap' || level === 'process'))
         return infraResult(
-          factory.isolation,
-          `runtime '${runtime}' runs only in Docker (its binary lives in the toolsmith/${runtime} image) and no Docker engine answers; the process fallback runs python and node`,
+          level,
+          `runtime '${runtime}' runs only in Docker (its binary lives in the toolsmith/${runtime} image) and sandbox '${req.sandbox}' runs as a host process (${own.levelOf(req.sandbox) === 'process' ? 'isolation = "process"' : 'no Docker engine answers'}), which runs python and node`,
           runtime,
         );
       if (runtime === 'bun') {
@@ -230,7 +256,9 @@ export async function createSandboxManager(svc: ToolsmithService): Promise<Sandb
     },
     dispose: async () => {
       await backend.dispose();
+      await own.dispose();
       await factory.dispose();
+      installation.unregister();
     },
   };
 }

@@ -1,14 +1,18 @@
 /**
  * Docker workers: one hardened container per worker (no network, read-only root, tmpfs /tmp with a size,
  * memory without swap, pids and CPU limits, all capabilities dropped, no-new-privileges, non-root, init,
- * no logging), attached before start, watched for exit and OOM. Leftovers of a crashed earlier process
- * are found by label and removed.
+ * no logging), attached before start, watched for exit and OOM. With the OCI runtime `runsc` the container
+ * runs under gVisor (isolation `gvisor`), else under runc (`docker`). Every container is labelled with
+ * its installation and instance (installation.ts): leftovers of a crashed earlier process of this
+ * installation are removed at start, containers of other installations never.
  */
 import { PassThrough } from 'node:stream';
 import type { Duplex } from 'node:stream';
+import { randomUUID } from 'node:crypto';
 import type Docker from 'dockerode';
 import type { RuntimeId } from '../../core/sandbox/runtimes.ts';
 import { WorkerConnection } from './connection.ts';
+import { Installation, INSTALLATION_LABEL, INSTANCE_LABEL } from './installation.ts';
 import type { SandboxSpec, WorkerFactory } from './pool.ts';
 
 export const POOL_LABEL = 'toolsmith.pool';
@@ -43,34 +47,72 @@ export function hostConfig(l: ContainerLimits): Docker.HostConfig {
   };
 }
 
+export interface DockerFactoryOptions {
+  /** The OCI runtime: `runsc` runs the containers under gVisor; absent: the engine's default (runc). */
+  runtime?: string;
+  /** Who owns the containers (default: this user's installation, a new instance). */
+  installation?: Installation;
+  /** The engine's name, recorded on each container (several engines in one pool). */
+  engine?: string;
+}
+
 export class DockerWorkerFactory implements WorkerFactory {
-  readonly isolation = 'docker' as const;
+  readonly isolation: 'docker' | 'gvisor';
   readonly docker: Docker;
+  readonly installation: Installation;
+  readonly engine: string;
+  private readonly runtime: string | undefined;
   private readonly image: (runtime: RuntimeId) => Promise<string>;
   private readonly limits: ContainerLimits;
   private readonly conns = new Map<string, WorkerConnection>();
   private events: NodeJS.ReadableStream | undefined;
+  /** This factory's own id (dispose removes its containers only: factories may share an instance). */
+  private readonly factoryId = randomUUID();
+  private readonly ownsInstallation: boolean;
 
   constructor(
     docker: Docker,
     image: (runtime: RuntimeId) => Promise<string>,
     limits: ContainerLimits = DEFAULT_LIMITS,
+    opts: DockerFactoryOptions = {},
   ) {
     this.docker = docker;
     this.image = image;
     this.limits = limits;
+    this.runtime = opts.runtime;
+    this.isolation = opts.runtime === 'runsc' ? 'gvisor' : 'docker';
+    this.ownsInstallation = !opts.installation;
+    this.installation = opts.installation ?? new Installation();
+    this.engine = opts.engine ?? 'local';
   }
 
-  /** Removes containers left by a Toolsmith process that no longer runs; subscribes to OOM events. */
+  /** Workers of this factory alive now (the load placement counts). */
+  get live(): number {
+    return this.conns.size;
+  }
+
+  /**
+   * Checks that the engine answers (and has the runtime), registers this instance, removes leftovers of
+   * this installation's processes that no longer run, subscribes to OOM events. Returns how many
+   * leftovers it removed. A broken engine or a missing runtime is an error.
+   */
   async start(): Promise<number> {
+    await withTimeout(this.docker.ping(), 5000, `the Docker engine '${this.engine}' does not answer`);
+    if (this.runtime) {
+      const info = (await this.docker.info()) as { Runtimes?: Record<string, unknown> };
+      if (!info.Runtimes?.[this.runtime])
+        throw new Error(
+          `the Docker engine '${this.engine}' has no '${this.runtime}' runtime (it has: ${Object.keys(info.Runtimes ?? {}).join(', ')})${this.runtime === 'runsc' ? ': install runsc (Debian: apt-get install runsc) and register it in /etc/docker/daemon.json (scripts/ensure-env.sh does both)' : ''}`,
+        );
+    }
+    this.installation.register();
     const leftovers = await this.docker.listContainers({
       all: true,
-      filters: { label: [`${POOL_LABEL}=1`] },
+      filters: { label: [`${POOL_LABEL}=1`, `${INSTALLATION_LABEL}=${this.installation.id}`] },
     });
     let removed = 0;
     for (const c of leftovers) {
-      const owner = Number(c.Labels['toolsmith.owner'] ?? 0);
-      if (owner && owner !== process.pid && pidAlive(owner)) continue;
+      if (this.installation.instanceRunning(c.Labels[INSTANCE_LABEL] ?? '')) continue;
       await this.docker
         .getContainer(c.Id)
         .remove({ force: true })
@@ -114,8 +156,17 @@ export class DockerWorkerFactory implements WorkerFactory {
         'TOOLSMITH_PRIVATE_TMP=1',
         ...Object.entries(spec.credentials).map(([k, v]) => `${credentialEnv(k)}=${v}`),
       ],
-      Labels: { [POOL_LABEL]: '1', 'toolsmith.owner': String(process.pid), 'toolsmith.sandbox': spec.name },
-      HostConfig: hostConfig(this.limits),
+      Labels: {
+        [POOL_LABEL]: '1',
+        [INSTALLATION_LABEL]: this.installation.id,
+        [INSTANCE_LABEL]: this.installation.instance,
+        // Informational only (never used to decide what to remove).
+        'toolsmith.owner': String(process.pid),
+        'toolsmith.sandbox': spec.name,
+        'toolsmith.engine': this.engine,
+        'toolsmith.factory': this.factoryId,
+      },
+      HostConfig: { ...hostConfig(this.limits), ...(this.runtime ? { Runtime: this.runtime } : {}) },
     });
     const remove = async () => {
       this.conns.delete(container.id);
@@ -137,7 +188,7 @@ export class DockerWorkerFactory implements WorkerFactory {
       stderr.resume(); // the worker's own stderr is not part of the protocol
       stream.on('end', () => stdout.end());
       stream.on('error', () => {});
-      const conn = new WorkerConnection(stream as unknown as Duplex, stdout, 'docker', remove);
+      const conn = new WorkerConnection(stream as unknown as Duplex, stdout, this.isolation, remove);
       this.conns.set(container.id, conn);
       const exited = container.wait({ condition: 'next-exit' });
       exited.catch(() => {}); // (a spawn given up before start: the container is removed below)
@@ -171,7 +222,14 @@ export class DockerWorkerFactory implements WorkerFactory {
     const mine = await this.docker
       .listContainers({
         all: true,
-        filters: { label: [`${POOL_LABEL}=1`, `toolsmith.owner=${process.pid}`] },
+        filters: {
+          label: [
+            `${POOL_LABEL}=1`,
+            `${INSTALLATION_LABEL}=${this.installation.id}`,
+            `${INSTANCE_LABEL}=${this.installation.instance}`,
+            `toolsmith.factory=${this.factoryId}`,
+          ],
+        },
       })
       .catch(() => []);
     await Promise.all(
@@ -182,14 +240,23 @@ export class DockerWorkerFactory implements WorkerFactory {
           .catch(() => {}),
       ),
     );
+    if (this.ownsInstallation) this.installation.unregister();
   }
 }
 
-function pidAlive(pid: number): boolean {
+async function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
   try {
-    process.kill(pid, 0);
-    return true;
+    return await Promise.race([
+      p,
+      new Promise<never>((_r, reject) => {
+        timer = setTimeout(() => reject(new Error(`${what} within ${ms} ms`)), ms);
+      }),
+    ]);
   } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
+    const msg = e instanceof Error ? e.message : String(e);
+    throw new Error(msg.startsWith(what) ? msg : `${what}: ${msg}`);
+  } finally {
+    clearTimeout(timer);
   }
 }
