@@ -24,6 +24,9 @@ export interface ContainerLimits {
   tmpfsMb: number;
 }
 
+/** Host tasks of the gVisor sandbox kernel counted in the container's pids limit beside the script's. */
+export const GVISOR_PIDS = 96;
+
 export const DEFAULT_LIMITS: ContainerLimits = { memoryMb: 256, cpus: 1, pids: 64, tmpfsMb: 16 };
 
 export const credentialEnv = (name: string) => `TOOLSMITH_CRED_${name.replace(/\W/g, '_').toUpperCase()}`;
@@ -166,7 +169,14 @@ export class DockerWorkerFactory implements WorkerFactory {
         'toolsmith.engine': this.engine,
         'toolsmith.factory': this.factoryId,
       },
-      HostConfig: { ...hostConfig(this.limits), ...(this.runtime ? { Runtime: this.runtime } : {}) },
+      HostConfig: {
+        ...hostConfig(this.limits),
+        ...(this.runtime ? { Runtime: this.runtime } : {}),
+        // Under gVisor the container's host cgroup also holds the sandbox kernel itself (the sentry's and
+        // gofer's threads: ~40 when idle, more under load; with 64 in all the worker cannot even fork);
+        // the script's own processes are still bounded, by the rest.
+        ...(this.isolation === 'gvisor' ? { PidsLimit: this.limits.pids + GVISOR_PIDS } : {}),
+      },
     });
     const remove = async () => {
       this.conns.delete(container.id);
