@@ -62,6 +62,7 @@ _isfinite = math.isfinite
 
 PROTOCOL = 1
 MAX_LINE = 1 << 20  # a host line larger than this is refused
+HOST_MAX_LINE = 4 << 20  # the host refuses a worker line larger than this (MAX_WORKER_LINE)
 SCRIPT_NAME = "<script>"
 
 FORBIDDEN_NAMES = {
@@ -1170,9 +1171,14 @@ class Worker:
                         os.close(fd)
                     else:
                         job["msg_buf"] += chunk
-                        while self.job is job and b"\n" in job["msg_buf"]:
+                        while self.job is job and b"\n" in chunk and b"\n" in job["msg_buf"]:
                             line, job["msg_buf"] = job["msg_buf"].split(b"\n", 1)
                             self.on_child_message(line)
+                        # A line still coming that is already past what the host takes (the output cap for
+                        # an emit, the line limit for any line) is stopped now, not read to its end: a 10 MB
+                        # result arrives in many small reads where pipes are slow (gVisor).
+                        if self.job is job and len(job["msg_buf"]) > max(job["max_output"], HOST_MAX_LINE):
+                            self.kill_job("output_limit", f"the script's output exceeded {job['max_output']} bytes")
                 elif fd == job["out_r"]:
                     chunk = os.read(fd, 65536)
                     if not chunk:

@@ -22,7 +22,13 @@ import type { SandboxSpec } from '../../../src-main/infra/sandbox/pool.ts';
 
 const docker = new Docker();
 const paths = imagePaths();
-const spec: SandboxSpec = { name: 'owned', runtime: 'python', toolsSource: '', hostTools: [], credentials: {} };
+const spec: SandboxSpec = {
+  name: 'owned',
+  runtime: 'python',
+  toolsSource: '',
+  hostTools: [],
+  credentials: {},
+};
 const dirs: string[] = [];
 const factories: DockerWorkerFactory[] = [];
 const extra: string[] = [];
