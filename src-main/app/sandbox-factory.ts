@@ -239,7 +239,14 @@ export async function createSandboxManager(svc: ToolsmithService): Promise<Sandb
               error: 'no Docker engine answers',
               hint: 'Install Docker (Debian: apt-get install docker.io) and start it (systemctl start docker, or dockerd &). Until then scripts run in the process fallback with weaker isolation.',
             },
-        isolation: factory.isolation,
+        // The default level, then the sandboxes with a level of their own (`docker; gvisor: ecommerce`).
+        isolation: [
+          factory.isolation,
+          ...svc.files.sandboxNames().flatMap((s) => {
+            const f = own.factoryFor(s);
+            return f ? [`${f.isolation}: ${s}`] : [];
+          }),
+        ].join('; '),
         images,
         pools: backend.status().map((p) => ({
           sandbox: `${p.sandbox} (${p.runtime})`,
