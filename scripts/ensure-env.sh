@@ -16,6 +16,9 @@ command -v bwrap >/dev/null 2>&1 || need+=(bubblewrap)
 command -v debootstrap >/dev/null 2>&1 || need+=(debootstrap)
 command -v runsc >/dev/null 2>&1 || need+=(runsc)
 command -v openssl >/dev/null 2>&1 || need+=(openssl)
+# Podman's Docker-compatible API as an engine (`[engines.X] kind = "podman"`); catatonit is its init.
+command -v podman >/dev/null 2>&1 || need+=(podman)
+[ -x /usr/libexec/podman/catatonit ] || need+=(catatonit)
 if [ ${#need[@]} -gt 0 ]; then
   log "installing ${need[*]}"
   $SUDO apt-get update -q >/dev/null

@@ -41,6 +41,8 @@ const engine = z.object({
   tls_cert: z.string().optional(),
   tls_key: z.string().optional(),
   max_workers: z.number().int().min(1).max(256).default(8),
+  /** `podman`: Podman's Docker-compatible API (`podman system service`), with its differences handled. */
+  kind: z.enum(['docker', 'podman']).default('docker'),
 });
 
 export const configSchema = z.object({

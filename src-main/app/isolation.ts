@@ -113,6 +113,7 @@ export class SandboxFactories {
           ...(level === 'gvisor' ? { runtime: 'runsc' } : {}),
           installation: d.installation,
           engine: name,
+          ...(cfg?.kind === 'podman' ? { podman: true } : {}),
         }),
       };
     });

@@ -57,7 +57,18 @@ export interface DockerFactoryOptions {
   installation?: Installation;
   /** The engine's name, recorded on each container (several engines in one pool). */
   engine?: string;
+  /**
+   * Podman's Docker-compatible API: it raises the containers' nofile/nproc rlimits to values a host
+   * with lower hard limits refuses, so they are given explicitly.
+   */
+  podman?: boolean;
 }
+
+/** The rlimits a Podman engine's containers get (nproc counts the sandbox user's processes host-wide). */
+export const PODMAN_ULIMITS = [
+  { Name: 'nofile', Soft: 1024, Hard: 1024 },
+  { Name: 'nproc', Soft: 4096, Hard: 4096 },
+];
 
 export class DockerWorkerFactory implements WorkerFactory {
   readonly isolation: 'docker' | 'gvisor';
@@ -65,6 +76,7 @@ export class DockerWorkerFactory implements WorkerFactory {
   readonly installation: Installation;
   readonly engine: string;
   private readonly runtime: string | undefined;
+  private readonly podman: boolean;
   private readonly image: (runtime: RuntimeId) => Promise<string>;
   private readonly limits: ContainerLimits;
   private readonly conns = new Map<string, WorkerConnection>();
@@ -83,6 +95,7 @@ export class DockerWorkerFactory implements WorkerFactory {
     this.image = image;
     this.limits = limits;
     this.runtime = opts.runtime;
+    this.podman = !!opts.podman;
     this.isolation = opts.runtime === 'runsc' ? 'gvisor' : 'docker';
     this.ownsInstallation = !opts.installation;
     this.installation = opts.installation ?? new Installation();
@@ -176,6 +189,7 @@ export class DockerWorkerFactory implements WorkerFactory {
         // gofer's threads: ~40 when idle, more under load; with 64 in all the worker cannot even fork);
         // the script's own processes are still bounded, by the rest.
         ...(this.isolation === 'gvisor' ? { PidsLimit: this.limits.pids + GVISOR_PIDS } : {}),
+        ...(this.podman ? { Ulimits: PODMAN_ULIMITS } : {}),
       },
     });
     const remove = async () => {
@@ -192,6 +206,10 @@ export class DockerWorkerFactory implements WorkerFactory {
         stderr: true,
         hijack: true,
       });
+      // dockerode sends the attach options as a request body too, and Podman passes that body on to the
+      // container's stdin: a newline ends it as a line of its own, which the worker ignores (as it does
+      // an empty line on Docker).
+      stream.write('\n');
       const stdout = new PassThrough();
       const stderr = new PassThrough();
       this.docker.modem.demuxStream(stream, stdout, stderr);

@@ -18,6 +18,7 @@ export interface EngineConfig {
   tls_key?: string;
   /** Workers this engine takes at most at once (placement divides live workers by this). */
   max_workers: number;
+  kind?: 'docker' | 'podman';
 }
 
 export class EngineError extends Error {
