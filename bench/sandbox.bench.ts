@@ -1,5 +1,6 @@
 /**
- * `npm run bench:sandbox`: prints JSON for the Docker backend (and the bubblewrap fallback for comparison).
+ * `npm run bench:sandbox`: prints JSON for each isolation level side by side: docker (runc), gvisor (Docker's
+ * runsc runtime) and process (bubblewrap). `BENCH_LEVELS=docker,gvisor` picks levels.
  * - per-job overhead for a trivial script on a warm pool (fresh forked process per job), host round trip;
  * - host tool-call round trip, timed inside the script;
  * - throughput with a pool of 2 containers;
@@ -7,7 +8,10 @@
  *   its container, SIGKILL of its process) until the pool runs as many jobs at once as before, the
  *   standby promoted in its place (`replace_broken_worker_ms`); and, separately, what starting a new
  *   worker costs (create + start + ready + tools load: `spawn_ms`), which the standby keeps off that path;
- * - cold start (first job on an empty pool).
+ * - cold start (first job on an empty pool);
+ * - a job whose worker breaks (an over-cap result): how long until its result is back
+ *   (`broken_worker_result_ms`), and how long after that the worker's container/process is gone
+ *   (`removal_after_result_ms`): the result does not wait for the removal.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -89,7 +93,14 @@ const until = async (what: string, ok: () => boolean, ms = 30_000) => {
 async function measure(
   factory: WorkerFactory & { dispose(): Promise<void> },
   kill: (id: string) => Promise<void>,
+  exists: (id: string) => Promise<boolean>,
 ) {
+  // (polled: the last answer of a check started in the background)
+  const known = new Map<string, boolean>();
+  const workerExists = (id: string) => {
+    void exists(id).then((v) => known.set(id, v));
+    return known.get(id) ?? true;
+  };
   const size = 2;
   const make = () =>
     new SandboxBackend({
@@ -135,6 +146,24 @@ async function measure(
     perJob.push(performance.now() - t0);
   }
 
+  // A job that breaks its worker: the result is back at once, the removal happens after.
+  const broken: number[] = [];
+  const removalAfter: number[] = [];
+  for (let i = 0; i < 10; i++) {
+    await until('a standby', () => status()?.standby === 1 && status()?.size === size);
+    const before = new Set(b.workerIds('bench')?.workers ?? []);
+    t0 = performance.now();
+    const r = await run(b, 'emit_result("x" * (2 * 1024 * 1024))\n');
+    const back = performance.now();
+    broken.push(back - t0);
+    if (r.exitReason !== 'output_limit') throw new Error(`over-cap job ended ${r.exitReason}`);
+    const victim = [...before].find((id) => !b.workerIds('bench')?.workers.includes(id));
+    if (victim) {
+      await until('the broken worker removed', () => !workerExists(victim), 30_000);
+      removalAfter.push(performance.now() - back);
+    }
+  }
+
   const tc = await run(
     b,
     'ts = []\nfor i in range(500):\n    t = time.perf_counter()\n    echo(x=i)\n    ts.append((time.perf_counter() - t) * 1000)\nts.sort()\nemit_result({"p50": ts[250], "p95": ts[475]})\n',
@@ -146,7 +175,7 @@ async function measure(
 
   const jobs = 1000;
   const ids = b.workerIds('bench')?.workers ?? [];
-  const cpu0 = factory.isolation === 'docker' ? containerCpu(ids) : undefined;
+  const cpu0 = factory.isolation !== 'bubblewrap' ? containerCpu(ids) : undefined;
   const host0 = process.cpuUsage();
   t0 = performance.now();
   let next = 0;
@@ -220,19 +249,54 @@ async function measure(
       target: 300,
     },
     spawn_ms: { p50: pct(spawn, 50), max: Number(Math.max(...spawn).toFixed(1)) },
+    broken_worker_result_ms: {
+      p50: pct(broken, 50),
+      max: Number(Math.max(...broken).toFixed(1)),
+      runs: broken.length,
+    },
+    removal_after_result_ms: { p50: pct(removalAfter, 50), runs: removalAfter.length },
   };
 }
 
 const docker = new Docker();
 const paths = imagePaths();
-const df = new DockerWorkerFactory(docker, (rt) => buildImage(docker, rt, paths));
-await df.start();
-const result: Record<string, unknown> = {
-  docker: await measure(df, (id) => docker.getContainer(id).kill()),
-};
-await df.dispose();
-const pf = new ProcessWorkerFactory({ ...paths, memoryMb: 256, pids: 64, tmpfsMb: 16 });
-result['process'] = await measure(pf, async (pid) => {
-  process.kill(-Number(pid), 'SIGKILL');
-});
+const levels = (process.env['BENCH_LEVELS'] ?? 'docker,gvisor,process').split(',');
+const containerExists = (id: string) =>
+  docker
+    .getContainer(id)
+    .inspect()
+    .then(
+      () => true,
+      () => false,
+    );
+const result: Record<string, unknown> = {};
+for (const level of levels) {
+  if (level === 'docker' || level === 'gvisor') {
+    const df = new DockerWorkerFactory(
+      docker,
+      (rt) => buildImage(docker, rt, paths),
+      undefined,
+      level === 'gvisor' ? { runtime: 'runsc' } : {},
+    );
+    await df.start();
+    result[level] = await measure(df, (id) => docker.getContainer(id).kill(), containerExists);
+    await df.dispose();
+  } else if (level === 'process') {
+    const pf = new ProcessWorkerFactory({ ...paths, memoryMb: 256, pids: 64, tmpfsMb: 16 });
+    result['process'] = await measure(
+      pf,
+      async (pid) => {
+        process.kill(-Number(pid), 'SIGKILL');
+      },
+      async (pid) => {
+        try {
+          process.kill(Number(pid), 0);
+          return true;
+        } catch {
+          return false;
+        }
+      },
+    );
+  } else throw new Error(`unknown level ${level} (docker, gvisor, process)`);
+}
 process.stdout.write(JSON.stringify(result, null, 2) + '\n');

@@ -16,6 +16,11 @@ command -v bwrap >/dev/null 2>&1 || need+=(bubblewrap)
 command -v debootstrap >/dev/null 2>&1 || need+=(debootstrap)
 # pip's wheel: sandboxes' requirements.txt are installed with it inside the image build (docs/sandboxes.md)
 compgen -G '/usr/share/python-wheels/pip-*.whl' >/dev/null || need+=(python3-pip-whl)
+command -v runsc >/dev/null 2>&1 || need+=(runsc)
+command -v openssl >/dev/null 2>&1 || need+=(openssl)
+# Podman's Docker-compatible API as an engine (`[engines.X] kind = "podman"`); catatonit is its init.
+command -v podman >/dev/null 2>&1 || need+=(podman)
+[ -x /usr/libexec/podman/catatonit ] || need+=(catatonit)
 if [ ${#need[@]} -gt 0 ]; then
   log "installing ${need[*]}"
   $SUDO apt-get update -q >/dev/null
@@ -31,6 +36,24 @@ if ! docker info >/dev/null 2>&1; then
   done
   docker info >/dev/null 2>&1 || { log "dockerd did not start; see /tmp/toolsmith-dockerd.log"; tail -20 /tmp/toolsmith-dockerd.log; exit 1; }
 fi
+# gVisor for `isolation = "gvisor"`: Docker's runtime `runsc` (ptrace platform: works without KVM; no
+# network at all). Registered in /etc/docker/daemon.json, then dockerd reloads its configuration (SIGHUP:
+# runtimes are reloadable, running containers are not touched).
+if ! docker info --format '{{json .Runtimes}}' 2>/dev/null | grep -q '"runsc"'; then
+  log "registering the runsc (gVisor) runtime with dockerd"
+  $SUDO node -e '
+    const fs = require("fs"); const f = "/etc/docker/daemon.json";
+    let c = {}; try { c = JSON.parse(fs.readFileSync(f, "utf8")); } catch {}
+    c.runtimes = { ...(c.runtimes || {}), runsc: { path: "/usr/bin/runsc", runtimeArgs: ["--platform=ptrace", "--network=none"] } };
+    fs.mkdirSync("/etc/docker", { recursive: true }); fs.writeFileSync(f, JSON.stringify(c, null, 2) + "\n");'
+  $SUDO kill -HUP "$(pgrep -o -x dockerd)"
+  for _ in $(seq 1 20); do
+    docker info --format '{{json .Runtimes}}' 2>/dev/null | grep -q '"runsc"' && break
+    sleep 0.5
+  done
+  docker info --format '{{json .Runtimes}}' | grep -q '"runsc"' || { log "dockerd did not pick up the runsc runtime"; exit 1; }
+fi
+
 log "docker $(docker version --format '{{.Server.Version}}') answers"
 
 log "building the sandbox images when missing (offline: debootstrap, cached in ~/.cache/toolsmith)"

@@ -62,6 +62,7 @@ _isfinite = math.isfinite
 
 PROTOCOL = 1
 MAX_LINE = 1 << 20  # a host line larger than this is refused
+HOST_MAX_LINE = 4 << 20  # the host refuses a worker line larger than this (MAX_WORKER_LINE)
 SCRIPT_NAME = "<script>"
 TOOLS_FILE = "tools.py"
 # The loaded tools.py, by line (one slot: set on load, read in forked jobs' tracebacks).
@@ -1196,9 +1197,14 @@ class Worker:
                         os.close(fd)
                     else:
                         job["msg_buf"] += chunk
-                        while self.job is job and b"\n" in job["msg_buf"]:
+                        while self.job is job and b"\n" in chunk and b"\n" in job["msg_buf"]:
                             line, job["msg_buf"] = job["msg_buf"].split(b"\n", 1)
                             self.on_child_message(line)
+                        # A line still coming that is already past what the host takes (the output cap for
+                        # an emit, the line limit for any line) is stopped now, not read to its end: a 10 MB
+                        # result arrives in many small reads where pipes are slow (gVisor).
+                        if self.job is job and len(job["msg_buf"]) > max(job["max_output"], HOST_MAX_LINE):
+                            self.kill_job("output_limit", f"the script's output exceeded {job['max_output']} bytes")
                 elif fd == job["out_r"]:
                     chunk = os.read(fd, 65536)
                     if not chunk:
@@ -1288,12 +1294,32 @@ def _children():
         return []
 
 
+# False where the kernel has no child subreapers (gVisor): a job's daemonized grandchildren are then
+# re-parented to the container's init instead of to the worker.
+SUBREAPER = True
+
+
+def _strays():
+    """The processes to end after a job: the worker's children; without a subreaper, inside the sandbox's
+    own pid namespace (a private /tmp means a container or bubblewrap, never the host's processes), every
+    process but init and the worker."""
+    kids = _children()
+    if SUBREAPER or not PRIVATE_TMP:
+        return kids
+    me = os.getpid()
+    others = set(kids)
+    for p in os.listdir("/proc"):
+        if p.isdigit() and int(p) not in (1, me):
+            others.add(int(p))
+    return sorted(others)
+
+
 def reap_strays():
     """Kills and reaps every process the worker still has as a child once a job is over (except its
-    fork server)."""
+    fork server); without a subreaper, every other process in the sandbox too."""
     server = WORKER.server[0] if WORKER.server is not None else 0
     for _ in range(50):
-        kids = [pid for pid in _children() if pid != server]
+        kids = [pid for pid in _strays() if pid != server]
         if not kids:
             return
         for pid in kids:
@@ -1305,7 +1331,21 @@ def reap_strays():
             try:
                 os.waitpid(pid, 0)
             except ChildProcessError:
-                pass
+                if not SUBREAPER:
+                    _gone(pid)
+
+
+def _gone(pid, timeout=1.0):
+    """Waits (briefly) until a process that is not our child is gone (init reaps it)."""
+    end = time.monotonic() + timeout
+    while os.path.exists(f"/proc/{pid}") and time.monotonic() < end:
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as f:
+                if f.read().rsplit(b")", 1)[-1].split()[0] == b"Z":
+                    return
+        except OSError:
+            return
+        time.sleep(0.002)
 
 
 def wipe_tmp():
@@ -1396,7 +1436,8 @@ def start_egress_relay():
 
 
 def main():
-    become_subreaper()
+    global SUBREAPER
+    SUBREAPER = become_subreaper()
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     # SIGPIPE stays ignored (Python's default): a child that is gone makes a write fail, never kills the
     # worker; the protocol stream going away ends the worker (flush).

@@ -74,6 +74,25 @@ const sandbox = z.object({
     })
     .strict()
     .optional(),
+  /**
+   * How the sandbox's workers are isolated: `process` (bubblewrap), `docker` (runc) or `gvisor` (Docker's
+   * runsc runtime). Absent: docker, or the process fallback when no Docker engine answers (recorded in
+   * every result). A level set here that is not available is an error, never a fallback.
+   */
+  isolation: z.enum(['process', 'docker', 'gvisor']).optional(),
+  /** Engines (names under [engines]) the sandbox's pool places workers on, by load; absent: the local one. */
+  engines: z.array(z.string().min(1)).min(1).optional(),
+});
+
+/** A Docker engine (or Podman's Docker-compatible API): unix socket, or tcp with TLS client certificates. */
+const engine = z.object({
+  host: z.string().regex(/^(unix|tcp):\/\//, 'use unix:///path.sock or tcp://host:port'),
+  tls_ca: z.string().optional(),
+  tls_cert: z.string().optional(),
+  tls_key: z.string().optional(),
+  max_workers: z.number().int().min(1).max(256).default(8),
+  /** `podman`: Podman's Docker-compatible API (`podman system service`), with its differences handled. */
+  kind: z.enum(['docker', 'podman']).default('docker'),
 });
 
 export const configSchema = z.object({
@@ -120,6 +139,7 @@ export const configSchema = z.object({
     .record(z.string(), z.object({ prompt: z.number().min(0), completion: z.number().min(0) }).strict())
     .default({}),
   mcp_servers: z.record(z.string(), mcpServerSchema).default({}),
+  engines: z.record(z.string(), engine).default({}),
 });
 
 export type Config = z.infer<typeof configSchema>;
@@ -143,5 +163,18 @@ export function parseConfig(raw: unknown, file = '.toolsmith/config.toml'): Conf
           'invalid_config',
           `${file}: sandboxes.${sb}.mcp.${server}: no [mcp_servers.${server}] is declared; declared: ${Object.keys(c.mcp_servers).join(', ') || 'none'}`,
         );
+  for (const [name, sb] of Object.entries(c.sandboxes)) {
+    for (const e of sb.engines ?? [])
+      if (!c.engines[e] && e !== 'local')
+        throw new ToolsmithError(
+          'invalid_config',
+          `${file}: sandboxes.${name}.engines: no engine '${e}' (define it under [engines.${e}])`,
+        );
+    if (sb.engines && sb.isolation === 'process')
+      throw new ToolsmithError(
+        'invalid_config',
+        `${file}: sandboxes.${name}: isolation "process" runs on this machine, not on engines`,
+      );
+  }
   return c;
 }

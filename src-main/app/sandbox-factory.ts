@@ -2,13 +2,16 @@
  * Chooses and builds the sandbox backend for a service: Docker when an engine answers (images built on
  * first use, with progress pushed to front ends), else the process fallback (bubblewrap or plain
  * subprocess) with its weaker isolation recorded in every result. `TOOLSMITH_BACKEND=docker|process`
- * forces one. bun and deno run only in Docker (their binaries live in their images).
+ * forces one for sandboxes without an isolation level of their own. A sandbox with `isolation` or
+ * `engines` gets its own factory (isolation.ts): that level, on those engines, or an error. bun and deno
+ * run only in Docker (their binaries live in their images).
  */
 import { stripTypeScriptTypes } from 'node:module';
 import { dirname } from 'node:path';
 import Docker from 'dockerode';
 import { ToolsmithError } from './errors.ts';
 import { mcpHostToolNames, mcpHostTools } from './mcp.ts';
+import { SandboxFactories } from './isolation.ts';
 import type { SandboxManager } from './sandbox.ts';
 import type { ToolsmithService } from './service.ts';
 import type { ExecuteRequest } from '../core/ports/executor.ts';
@@ -18,7 +21,8 @@ import { SandboxBackend } from '../infra/sandbox/backend.ts';
 import { buildDepsImage, DependencyError, depsTag, sandboxDeps } from '../infra/sandbox/deps.ts';
 import { DockerWorkerFactory } from '../infra/sandbox/docker.ts';
 import { buildImage, imageExists, imageTag } from '../infra/sandbox/images.ts';
-import type { RuntimeImage } from '../infra/sandbox/images.ts';
+import type { ImagePaths, RuntimeImage } from '../infra/sandbox/images.ts';
+import { Installation } from '../infra/sandbox/installation.ts';
 import { infraResult } from '../infra/sandbox/pool.ts';
 import type { SandboxSpec, WorkerFactory } from '../infra/sandbox/pool.ts';
 import { ProcessWorkerFactory } from '../infra/sandbox/process.ts';
@@ -87,30 +91,55 @@ export async function createSandboxManager(svc: ToolsmithService): Promise<Sandb
       'TOOLSMITH_BACKEND=docker but no Docker engine answers: start dockerd (or install docker.io)',
     );
   const limits = svc.config.limits;
-  const building = new Map<RuntimeImage, Promise<string>>();
-  const ensureImage = (runtime: RuntimeImage): Promise<string> => {
-    let p = building.get(runtime);
+  const building = new Map<string, Promise<string>>();
+  const ensureImageOn = (on: Docker, engine: string, runtime: RuntimeImage): Promise<string> => {
+    const key = `${engine}:${runtime}`;
+    let p = building.get(key);
     if (!p) {
       p = (async () => {
         const tag = imageTag(runtime, paths);
-        if (await imageExists(docker, tag)) return tag;
+        if (await imageExists(on, tag)) return tag;
         svc.push({
           type: 'image_progress',
           runtime,
           line: `image ${tag} is missing: building it now (first use)`,
         });
-        process.stderr.write(`toolsmith: building the ${runtime} sandbox image ${tag} (first use)\n`);
-        const built = await buildImage(docker, runtime, paths, (line) =>
+        process.stderr.write(
+          `toolsmith: building the ${runtime} sandbox image ${tag} on engine ${engine} (first use)\n`,
+        );
+        const built = await buildImage(on, runtime, paths, (line) =>
           svc.push({ type: 'image_progress', runtime, line }),
         );
         svc.push({ type: 'image_progress', runtime, line: `built ${built}`, done: true });
         return built;
       })();
-      building.set(runtime, p);
-      p.catch(() => building.delete(runtime));
+      building.set(key, p);
+      p.catch(() => building.delete(key));
     }
     return p;
   };
+  const ensureImage = (runtime: RuntimeImage) => ensureImageOn(docker, 'local', runtime);
+  const installation = new Installation();
+  const containerLimits = {
+    memoryMb: limits.memory_mb,
+    cpus: limits.cpus,
+    pids: limits.pids,
+    tmpfsMb: limits.tmpfs_mb,
+  };
+  const own = new SandboxFactories({
+    config: svc.config,
+    installation,
+    limits: containerLimits,
+    process: {
+      imagesDir: paths.imagesDir,
+      nodeBinary: paths.nodeBinary,
+      memoryMb: limits.memory_mb,
+      pids: limits.pids,
+      tmpfsMb: limits.tmpfs_mb,
+    },
+    localDocker: docker,
+    image: ensureImageOn,
+  });
   // A sandbox with requirements.txt / package.json runs in its derived image (built on first use).
   const depsBuilding = new Map<string, Promise<string>>();
   const ensureSandboxImage = async (runtime: RuntimeId, spec?: SandboxSpec): Promise<string> => {
@@ -141,12 +170,7 @@ export async function createSandboxManager(svc: ToolsmithService): Promise<Sandb
   };
   let factory: WorkerFactory & { dispose(): Promise<void> };
   if (version) {
-    const f = new DockerWorkerFactory(docker, ensureSandboxImage, {
-      memoryMb: limits.memory_mb,
-      cpus: limits.cpus,
-      pids: limits.pids,
-      tmpfsMb: limits.tmpfs_mb,
-    });
+    const f = new DockerWorkerFactory(docker, ensureSandboxImage, containerLimits, { installation });
     await f.start();
     factory = f;
   } else {
@@ -182,6 +206,7 @@ export async function createSandboxManager(svc: ToolsmithService): Promise<Sandb
   };
   const backend = new SandboxBackend({
     factory,
+    factoryFor: (sandbox) => own.factoryFor(sandbox) ?? factory,
     pool: {
       minSize: svc.config.pool.min_size,
       maxSize: svc.config.pool.max_size,
@@ -198,18 +223,19 @@ export async function createSandboxManager(svc: ToolsmithService): Promise<Sandb
   const executor = {
     execute: async (req: ExecuteRequest) => {
       const runtime = runtimeOf(req);
+      const level = own.factoryFor(req.sandbox)?.isolation ?? factory.isolation;
       if (!enabled.includes(runtime))
         return infraResult(
-          factory.isolation,
+          level,
           `runtime '${runtime}' is not enabled; available: ${enabled.join(', ')}`,
           runtime,
         );
       if (!svc.files.sandboxNames().includes(req.sandbox))
-        return infraResult(factory.isolation, `no sandbox ${req.sandbox}`, runtime);
-      if ((runtime === 'bun' || runtime === 'deno') && !version)
+        return infraResult(level, `no sandbox ${req.sandbox}`, runtime);
+      if ((runtime === 'bun' || runtime === 'deno') && (level === 'bubblewrap' || level === 'process'))
         return infraResult(
-          factory.isolation,
-          `runtime '${runtime}' runs only in Docker (its binary lives in the toolsmith/${runtime} image) and no Docker engine answers; the process fallback runs python and node`,
+          level,
+          `runtime '${runtime}' runs only in Docker (its binary lives in the toolsmith/${runtime} image) and sandbox '${req.sandbox}' runs as a host process (${own.levelOf(req.sandbox) === 'process' ? 'isolation = "process"' : 'no Docker engine answers'}), which runs python and node`,
           runtime,
         );
       if (Object.keys(svc.config.sandboxes[req.sandbox]?.mcp ?? {}).length > 0) {
@@ -285,7 +311,14 @@ export async function createSandboxManager(svc: ToolsmithService): Promise<Sandb
               error: 'no Docker engine answers',
               hint: 'Install Docker (Debian: apt-get install docker.io) and start it (systemctl start docker, or dockerd &). Until then scripts run in the process fallback with weaker isolation.',
             },
-        isolation: factory.isolation,
+        // The default level, then the sandboxes with a level of their own (`docker; gvisor: ecommerce`).
+        isolation: [
+          factory.isolation,
+          ...svc.files.sandboxNames().flatMap((s) => {
+            const f = own.factoryFor(s);
+            return f ? [`${f.isolation}: ${s}`] : [];
+          }),
+        ].join('; '),
         images,
         pools: backend.status().map((p) => ({
           sandbox: `${p.sandbox} (${p.runtime})`,
@@ -302,7 +335,9 @@ export async function createSandboxManager(svc: ToolsmithService): Promise<Sandb
     },
     dispose: async () => {
       await backend.dispose();
+      await own.dispose();
       await factory.dispose();
+      installation.unregister();
     },
   };
 }

@@ -5,7 +5,7 @@ export type ExitReason =
   'ok' | 'error' | 'timeout' | 'oom' | 'output_limit' | 'crashed' | 'rejected' | 'infra';
 
 /** How strongly the job was isolated; recorded in every result and shown wherever results are shown. */
-export type IsolationLevel = 'docker' | 'bubblewrap' | 'process' | 'none';
+export type IsolationLevel = 'docker' | 'gvisor' | 'bubblewrap' | 'process' | 'none';
 
 export interface TraceFrame {
   /** 1-based line in the script body as the user/LLM wrote it (in `file` when set). */

@@ -14,6 +14,8 @@ import type { PoolLimits, PoolStatus, SandboxSpec, WorkerFactory, WorkerIds } fr
 
 export interface BackendOptions {
   factory: WorkerFactory;
+  /** The factory of a sandbox with its own isolation level / engines (default: `factory`). */
+  factoryFor?: (sandbox: string) => WorkerFactory;
   pool: PoolLimits;
   maxOutputBytes: number;
   /** The sandbox's current spec (tools.py, host tools, credentials), read when a pool is made or reloaded. */
@@ -59,7 +61,8 @@ export class SandboxBackend implements ScriptExecutor {
     const key = role === 'tools' ? `${sandbox}:python:tools` : `${sandbox}:${runtime}`;
     let p = this.pools.get(key);
     if (!p) {
-      p = new SandboxPool(this.specOf(sandbox, runtime, role), this.opts.factory, this.opts.pool);
+      const factory = this.opts.factoryFor?.(sandbox) ?? this.opts.factory;
+      p = new SandboxPool(this.specOf(sandbox, runtime, role), factory, this.opts.pool);
       this.pools.set(key, p);
     }
     return p;
@@ -71,7 +74,11 @@ export class SandboxBackend implements ScriptExecutor {
     try {
       pool = this.pool(req.sandbox, runtime);
     } catch (e) {
-      return infraResult(this.opts.factory.isolation, e instanceof Error ? e.message : String(e), runtime);
+      return infraResult(
+        (this.opts.factoryFor?.(req.sandbox) ?? this.opts.factory).isolation,
+        e instanceof Error ? e.message : String(e),
+        runtime,
+      );
     }
     const spec = pool.spec;
     const hostTools =

@@ -1,15 +1,19 @@
 /**
  * Docker workers: one hardened container per worker (no network, read-only root, tmpfs /tmp with a size,
  * memory without swap, pids and CPU limits, all capabilities dropped, no-new-privileges, non-root, init,
- * no logging), attached before start, watched for exit and OOM. Leftovers of a crashed earlier process
- * are found by label and removed.
+ * no logging), attached before start, watched for exit and OOM. With the OCI runtime `runsc` the container
+ * runs under gVisor (isolation `gvisor`), else under runc (`docker`). Every container is labelled with
+ * its installation and instance (installation.ts): leftovers of a crashed earlier process of this
+ * installation are removed at start, containers of other installations never.
  */
 import { PassThrough } from 'node:stream';
 import type { Duplex } from 'node:stream';
+import { randomUUID } from 'node:crypto';
 import type Docker from 'dockerode';
 import type { RuntimeId } from '../../core/sandbox/runtimes.ts';
 import { WorkerConnection } from './connection.ts';
 import { EGRESS_MOUNT, EgressListener, egressEnv, parseAllow } from './egress.ts';
+import { Installation, INSTALLATION_LABEL, INSTANCE_LABEL } from './installation.ts';
 import type { SandboxSpec, WorkerFactory } from './pool.ts';
 
 export const POOL_LABEL = 'toolsmith.pool';
@@ -20,6 +24,9 @@ export interface ContainerLimits {
   pids: number;
   tmpfsMb: number;
 }
+
+/** Host tasks of the gVisor sandbox kernel counted in the container's pids limit beside the script's. */
+export const GVISOR_PIDS = 96;
 
 export const DEFAULT_LIMITS: ContainerLimits = { memoryMb: 256, cpus: 1, pids: 64, tmpfsMb: 16 };
 
@@ -44,35 +51,86 @@ export function hostConfig(l: ContainerLimits): Docker.HostConfig {
   };
 }
 
+export interface DockerFactoryOptions {
+  /** The OCI runtime: `runsc` runs the containers under gVisor; absent: the engine's default (runc). */
+  runtime?: string;
+  /** Who owns the containers (default: this user's installation, a new instance). */
+  installation?: Installation;
+  /** The engine's name, recorded on each container (several engines in one pool). */
+  engine?: string;
+  /**
+   * Podman's Docker-compatible API: it raises the containers' nofile/nproc rlimits to values a host
+   * with lower hard limits refuses, so they are given explicitly.
+   */
+  podman?: boolean;
+}
+
+/** The rlimits a Podman engine's containers get (nproc counts the sandbox user's processes host-wide). */
+export const PODMAN_ULIMITS = [
+  { Name: 'nofile', Soft: 1024, Hard: 1024 },
+  { Name: 'nproc', Soft: 4096, Hard: 4096 },
+];
+
 export class DockerWorkerFactory implements WorkerFactory {
-  readonly isolation = 'docker' as const;
+  readonly isolation: 'docker' | 'gvisor';
   readonly docker: Docker;
+  readonly installation: Installation;
+  readonly engine: string;
+  private readonly runtime: string | undefined;
+  private readonly podman: boolean;
   private readonly image: (runtime: RuntimeId, spec?: SandboxSpec) => Promise<string>;
   private readonly limits: ContainerLimits;
   private readonly conns = new Map<string, WorkerConnection>();
   private readonly proxies = new Set<EgressListener>();
   private events: NodeJS.ReadableStream | undefined;
+  /** This factory's own id (dispose removes its containers only: factories may share an instance). */
+  private readonly factoryId = randomUUID();
+  private readonly ownsInstallation: boolean;
 
   constructor(
     docker: Docker,
     image: (runtime: RuntimeId, spec?: SandboxSpec) => Promise<string>,
     limits: ContainerLimits = DEFAULT_LIMITS,
+    opts: DockerFactoryOptions = {},
   ) {
     this.docker = docker;
     this.image = image;
     this.limits = limits;
+    this.runtime = opts.runtime;
+    this.podman = !!opts.podman;
+    this.isolation = opts.runtime === 'runsc' ? 'gvisor' : 'docker';
+    this.ownsInstallation = !opts.installation;
+    this.installation = opts.installation ?? new Installation();
+    this.engine = opts.engine ?? 'local';
   }
 
-  /** Removes containers left by a Toolsmith process that no longer runs; subscribes to OOM events. */
+  /** Workers of this factory alive now (the load placement counts). */
+  get live(): number {
+    return this.conns.size;
+  }
+
+  /**
+   * Checks that the engine answers (and has the runtime), registers this instance, removes leftovers of
+   * this installation's processes that no longer run, subscribes to OOM events. Returns how many
+   * leftovers it removed. A broken engine or a missing runtime is an error.
+   */
   async start(): Promise<number> {
+    await withTimeout(this.docker.ping(), 5000, `the Docker engine '${this.engine}' does not answer`);
+    if (this.runtime) {
+      const info = (await this.docker.info()) as { Runtimes?: Record<string, unknown> };
+      if (!info.Runtimes?.[this.runtime])
+        throw new Error(
+          `the Docker engine '${this.engine}' has no '${this.runtime}' runtime (it has: ${Object.keys(info.Runtimes ?? {}).join(', ')})${this.runtime === 'runsc' ? ': install runsc (Debian: apt-get install runsc) and register it in /etc/docker/daemon.json (scripts/ensure-env.sh does both)' : ''}`,
+        );
+    }
+    this.installation.register();
     const leftovers = await this.docker.listContainers({
       all: true,
-      filters: { label: [`${POOL_LABEL}=1`] },
+      filters: { label: [`${POOL_LABEL}=1`, `${INSTALLATION_LABEL}=${this.installation.id}`] },
     });
     let removed = 0;
     for (const c of leftovers) {
-      const owner = Number(c.Labels['toolsmith.owner'] ?? 0);
-      if (owner && owner !== process.pid && pidAlive(owner)) continue;
+      if (this.installation.instanceRunning(c.Labels[INSTANCE_LABEL] ?? '')) continue;
       await this.docker
         .getContainer(c.Id)
         .remove({ force: true })
@@ -126,8 +184,25 @@ export class DockerWorkerFactory implements WorkerFactory {
         ...Object.entries(spec.credentials).map(([k, v]) => `${credentialEnv(k)}=${v}`),
         ...(egress ? egressEnv() : []),
       ],
-      Labels: { [POOL_LABEL]: '1', 'toolsmith.owner': String(process.pid), 'toolsmith.sandbox': spec.name },
-      HostConfig: hc,
+      Labels: {
+        [POOL_LABEL]: '1',
+        [INSTALLATION_LABEL]: this.installation.id,
+        [INSTANCE_LABEL]: this.installation.instance,
+        // Informational only (never used to decide what to remove).
+        'toolsmith.owner': String(process.pid),
+        'toolsmith.sandbox': spec.name,
+        'toolsmith.engine': this.engine,
+        'toolsmith.factory': this.factoryId,
+      },
+      HostConfig: {
+        ...hc,
+        ...(this.runtime ? { Runtime: this.runtime } : {}),
+        // Under gVisor the container's host cgroup also holds the sandbox kernel itself (the sentry's and
+        // gofer's threads: ~40 when idle, more under load; with 64 in all the worker cannot even fork);
+        // the script's own processes are still bounded, by the rest.
+        ...(this.isolation === 'gvisor' ? { PidsLimit: this.limits.pids + GVISOR_PIDS } : {}),
+        ...(this.podman ? { Ulimits: PODMAN_ULIMITS } : {}),
+      },
     }); // (if this throws, the proxy stays in `proxies` until dispose)
     const remove = async () => {
       this.conns.delete(container.id);
@@ -144,13 +219,17 @@ export class DockerWorkerFactory implements WorkerFactory {
         stderr: true,
         hijack: true,
       });
+      // dockerode sends the attach options as a request body too, and Podman passes that body on to the
+      // container's stdin: a newline ends it as a line of its own, which the worker ignores (as it does
+      // an empty line on Docker).
+      stream.write('\n');
       const stdout = new PassThrough();
       const stderr = new PassThrough();
       this.docker.modem.demuxStream(stream, stdout, stderr);
       stderr.resume(); // the worker's own stderr is not part of the protocol
       stream.on('end', () => stdout.end());
       stream.on('error', () => {});
-      const conn = new WorkerConnection(stream as unknown as Duplex, stdout, 'docker', remove);
+      const conn = new WorkerConnection(stream as unknown as Duplex, stdout, this.isolation, remove);
       this.conns.set(container.id, conn);
       if (egress) {
         egress.onRecord = (r) => conn.recordEgress(r);
@@ -188,7 +267,14 @@ export class DockerWorkerFactory implements WorkerFactory {
     const mine = await this.docker
       .listContainers({
         all: true,
-        filters: { label: [`${POOL_LABEL}=1`, `toolsmith.owner=${process.pid}`] },
+        filters: {
+          label: [
+            `${POOL_LABEL}=1`,
+            `${INSTALLATION_LABEL}=${this.installation.id}`,
+            `${INSTANCE_LABEL}=${this.installation.instance}`,
+            `toolsmith.factory=${this.factoryId}`,
+          ],
+        },
       })
       .catch(() => []);
     await Promise.all(
@@ -201,14 +287,23 @@ export class DockerWorkerFactory implements WorkerFactory {
     );
     await Promise.all([...this.proxies].map((p) => p.close()));
     this.proxies.clear();
+    if (this.ownsInstallation) this.installation.unregister();
   }
 }
 
-function pidAlive(pid: number): boolean {
+async function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
   try {
-    process.kill(pid, 0);
-    return true;
+    return await Promise.race([
+      p,
+      new Promise<never>((_r, reject) => {
+        timer = setTimeout(() => reject(new Error(`${what} within ${ms} ms`)), ms);
+      }),
+    ]);
   } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
+    const msg = e instanceof Error ? e.message : String(e);
+    throw new Error(msg.startsWith(what) ? msg : `${what}: ${msg}`);
+  } finally {
+    clearTimeout(timer);
   }
 }

@@ -10,6 +10,8 @@ export function StatusBadge({ status }: { status: string }) {
 
 const ISOLATION_NOTE: Record<IsolationLevel, string> = {
   docker: 'hardened Docker container',
+  gvisor:
+    'hardened Docker container under gVisor (runsc): a user-space kernel between the script and the host',
   bubblewrap: 'bubblewrap (no cgroup limits): weaker than Docker',
   process: 'plain process with rlimits: weak isolation',
   none: 'not executed',

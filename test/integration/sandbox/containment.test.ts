@@ -1,5 +1,6 @@
 /**
- * One shared suite against every backend: the happy path (sandbox tools and a host-side tool call) and
+ * One shared suite against every isolation level (docker = runc, gvisor = Docker's runsc runtime,
+ * process = bubblewrap): the happy path (sandbox tools and a host-side tool call) and
  * each containment case. Every case must end with the right exitReason and a clear message, leave the
  * host unharmed and the pool serving the next job. A missing Docker engine is a failure, not a skip.
  */
@@ -9,7 +10,7 @@ import { join } from 'node:path';
 import Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { imagePaths } from '../../../src-main/app/sandbox-factory.ts';
-import type { ExecutionResult } from '../../../src-main/core/sandbox/execution.ts';
+import type { ExecutionResult, IsolationLevel } from '../../../src-main/core/sandbox/execution.ts';
 import { SandboxBackend } from '../../../src-main/infra/sandbox/backend.ts';
 import { DockerWorkerFactory } from '../../../src-main/infra/sandbox/docker.ts';
 import { buildImage } from '../../../src-main/infra/sandbox/images.ts';
@@ -37,30 +38,30 @@ const SECRET = 'sk-very-secret-value-123';
 type Make = () => Promise<WorkerFactory & { dispose(): Promise<void> }>;
 
 const docker = new Docker();
-const makers: [string, Make][] = [
-  [
-    'docker',
-    async () => {
-      try {
-        await docker.ping();
-      } catch (e) {
-        throw new Error(
-          `no Docker engine answers (${(e as Error).message}): install docker.io and start dockerd (.ci/run does both)`,
-        );
-      }
-      const paths = imagePaths();
-      const f = new DockerWorkerFactory(docker, (rt) => buildImage(docker, rt, paths), {
-        memoryMb: 128,
-        cpus: 1,
-        pids: 64,
-        tmpfsMb: 8,
-      });
-      await f.start();
-      return f;
-    },
-  ],
+const dockerFactory = async (runtime?: string) => {
+  try {
+    await docker.ping();
+  } catch (e) {
+    throw new Error(
+      `no Docker engine answers (${(e as Error).message}): install docker.io and start dockerd (.ci/run does both)`,
+    );
+  }
+  const paths = imagePaths();
+  const f = new DockerWorkerFactory(
+    docker,
+    (rt) => buildImage(docker, rt, paths),
+    { memoryMb: 128, cpus: 1, pids: 64, tmpfsMb: 8 },
+    runtime ? { runtime } : {},
+  );
+  await f.start(); // (a missing runsc runtime is an error here: scripts/ensure-env.sh registers it)
+  return f;
+};
+const makers: [string, IsolationLevel, Make][] = [
+  ['docker', 'docker', () => dockerFactory()],
+  ['gvisor', 'gvisor', () => dockerFactory('runsc')],
   [
     'process (bubblewrap)',
+    'bubblewrap',
     async () => {
       const f = new ProcessWorkerFactory({ ...imagePaths(), memoryMb: 128, pids: 64, tmpfsMb: 8 });
       if (f.isolation !== 'bubblewrap')
@@ -69,8 +70,7 @@ const makers: [string, Make][] = [
     },
   ],
 ];
-
-describe.each(makers)('sandbox backend: %s', (_name, make) => {
+describe.each(makers)('sandbox backend: %s', (_name, level, make) => {
   let backend: SandboxBackend;
   let factory: WorkerFactory & { dispose(): Promise<void> };
   beforeAll(async () => {
@@ -135,7 +135,7 @@ describe.each(makers)('sandbox backend: %s', (_name, make) => {
       ['weather', 'host'],
     ]);
     expect(r.toolCalls[0]?.result).toEqual({ success: true, data: 3 });
-    expect(['docker', 'bubblewrap']).toContain(r.isolation);
+    expect(r.isolation).toBe(level);
   });
 
   it('structured traceback frames on body lines', async () => {

@@ -1,5 +1,6 @@
 /** Pool behaviour and container hardening against the real Docker engine, plus the plain process level. */
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Docker from 'dockerode';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -8,6 +9,11 @@ import { SandboxBackend } from '../../../src-main/infra/sandbox/backend.ts';
 import { DockerWorkerFactory, POOL_LABEL } from '../../../src-main/infra/sandbox/docker.ts';
 import { buildImage } from '../../../src-main/infra/sandbox/images.ts';
 import type { RuntimeImage } from '../../../src-main/infra/sandbox/images.ts';
+import {
+  Installation,
+  INSTALLATION_LABEL,
+  INSTANCE_LABEL,
+} from '../../../src-main/infra/sandbox/installation.ts';
 import { ProcessWorkerFactory } from '../../../src-main/infra/sandbox/process.ts';
 import { repoRoot } from '../../support/workspace.ts';
 
@@ -44,13 +50,20 @@ const run = (b: SandboxBackend, code: string, timeoutMs = 10_000) =>
   });
 
 describe('docker pool', () => {
-  it('removes leftovers of a crashed earlier process at start', async () => {
+  it('removes leftovers of a crashed earlier process (of this installation) at start', async () => {
     const tag = await image('python');
+    const installation = new Installation(mkdtempSync(join(tmpdir(), 'toolsmith-install-')));
     const orphan = await docker.createContainer({
       Image: tag,
-      Labels: { [POOL_LABEL]: '1', 'toolsmith.owner': '999999999' },
+      // An instance of this installation that is not running (never registered, or its process died).
+      Labels: {
+        [POOL_LABEL]: '1',
+        [INSTALLATION_LABEL]: installation.id,
+        [INSTANCE_LABEL]: 'a-crashed-instance',
+        'toolsmith.owner': '999999999',
+      },
     });
-    const f = new DockerWorkerFactory(docker, image);
+    const f = new DockerWorkerFactory(docker, image, undefined, { installation });
     cleanup.push(() => f.dispose());
     expect(await f.start()).toBeGreaterThanOrEqual(1);
     await expect(docker.getContainer(orphan.id).inspect()).rejects.toThrow();

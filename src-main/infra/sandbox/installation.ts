@@ -1,0 +1,116 @@
+/**
+ * Who owns a sandbox container. Every container carries the installation's id (a random id written once
+ * to the user data dir) and the id of the Toolsmith process (instance) that made it. Leftover cleanup
+ * only ever looks at containers of its own installation: containers of another installation on a shared
+ * or remote engine are never touched, whatever their labels say. Within the installation, a container
+ * is a leftover when its instance is no longer registered as running in this installation's data dir
+ * (`instances/<id>.json`, written at start and removed at dispose; an entry whose process is gone is
+ * stale). Container labels are never compared with local process ids.
+ */
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+
+export const INSTALLATION_LABEL = 'toolsmith.installation';
+export const INSTANCE_LABEL = 'toolsmith.instance';
+
+/** The user data dir: `$TOOLSMITH_DATA_DIR`, else `$XDG_DATA_HOME/toolsmith`, else `~/.local/share/toolsmith`. */
+export function userDataDir(): string {
+  const env = process.env['TOOLSMITH_DATA_DIR'];
+  if (env) return env;
+  const xdg = process.env['XDG_DATA_HOME'];
+  return join(xdg || join(homedir(), '.local', 'share'), 'toolsmith');
+}
+
+const ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{7,127}$/;
+
+export class Installation {
+  readonly dir: string;
+  readonly id: string;
+  /** This process's instance id (one per Installation object). */
+  readonly instance: string;
+  private registered = false;
+
+  constructor(dir: string = userDataDir()) {
+    this.dir = dir;
+    this.id = readOrCreateId(dir);
+    this.instance = randomUUID();
+  }
+
+  private get instancesDir(): string {
+    return join(this.dir, 'instances');
+  }
+
+  /** Records this instance as running (its containers are not leftovers while it lives). */
+  register(): void {
+    if (this.registered) return;
+    mkdirSync(this.instancesDir, { recursive: true });
+    writeFileSync(
+      join(this.instancesDir, `${this.instance}.json`),
+      JSON.stringify({ pid: process.pid, started: new Date().toISOString() }) + '\n',
+    );
+    this.registered = true;
+  }
+
+  unregister(): void {
+    if (!this.registered) return;
+    rmSync(join(this.instancesDir, `${this.instance}.json`), { force: true });
+    this.registered = false;
+  }
+
+  /**
+   * True while the instance (of this installation) runs: its entry exists and its process is alive.
+   * Entries of processes that died are removed on the way.
+   */
+  instanceRunning(instance: string): boolean {
+    if (instance === this.instance) return true;
+    if (!ID.test(instance)) return false;
+    const file = join(this.instancesDir, `${instance}.json`);
+    if (!existsSync(file)) return false;
+    try {
+      const { pid } = JSON.parse(readFileSync(file, 'utf8')) as { pid?: number };
+      if (typeof pid === 'number' && pidAlive(pid)) return true;
+    } catch {
+      /* unreadable: stale */
+    }
+    rmSync(file, { force: true });
+    return false;
+  }
+
+  /** The instances registered as running (stale entries dropped). */
+  runningInstances(): string[] {
+    if (!existsSync(this.instancesDir)) return [];
+    return readdirSync(this.instancesDir)
+      .filter((f) => f.endsWith('.json'))
+      .map((f) => f.slice(0, -'.json'.length))
+      .filter((i) => this.instanceRunning(i));
+  }
+}
+
+function readOrCreateId(dir: string): string {
+  const file = join(dir, 'installation-id');
+  if (existsSync(file)) {
+    const id = readFileSync(file, 'utf8').trim();
+    if (ID.test(id)) return id;
+    throw new Error(`${file} does not hold an installation id (got ${JSON.stringify(id.slice(0, 40))})`);
+  }
+  mkdirSync(dir, { recursive: true });
+  const id = randomUUID();
+  try {
+    writeFileSync(file, id + '\n', { flag: 'wx' });
+    return id;
+  } catch {
+    // Another process wrote it first.
+    return readFileSync(file, 'utf8').trim();
+  }
+}
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
