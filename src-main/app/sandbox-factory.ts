@@ -21,7 +21,7 @@ import { SandboxBackend } from '../infra/sandbox/backend.ts';
 import { buildDepsImage, DependencyError, depsTag, sandboxDeps } from '../infra/sandbox/deps.ts';
 import { DockerWorkerFactory } from '../infra/sandbox/docker.ts';
 import { buildImage, imageExists, imageTag } from '../infra/sandbox/images.ts';
-import type { ImagePaths, RuntimeImage } from '../infra/sandbox/images.ts';
+import type { RuntimeImage } from '../infra/sandbox/images.ts';
 import { Installation } from '../infra/sandbox/installation.ts';
 import { infraResult } from '../infra/sandbox/pool.ts';
 import type { SandboxSpec, WorkerFactory } from '../infra/sandbox/pool.ts';
