@@ -16,6 +16,7 @@ checks and restricted builtins here make honest mistakes fail early and clearly.
 import ast
 import builtins
 import collections
+import collections.abc
 import gc
 import datetime
 import functools
@@ -291,30 +292,34 @@ _TYPES = {str: "str", int: "int", float: "float", bool: "bool", list: "list", di
 
 
 def _type_name(ann):
+    """(type, options, optional, items): as the host's extractor reads the annotation (tools/extract.ts)."""
     if ann is inspect.Parameter.empty:
-        return "any", None, False
+        return "any", None, False, None
     if isinstance(ann, str):
         ann = {"str": str, "int": int, "float": float, "bool": bool, "list": list, "dict": dict}.get(ann, ann)
     if ann in _TYPES:
-        return _TYPES[ann], None, False
+        return _TYPES[ann], None, False, None
     origin = getattr(ann, "__origin__", None)
     args = getattr(ann, "__args__", ()) or ()
     name = getattr(origin, "_name", None) or getattr(ann, "_name", None) or ""
-    if origin in (list, tuple):
-        return "list", None, False
+    if origin is tuple:
+        return "list", None, False, None
+    if origin is list or origin is collections.abc.Sequence:
+        item = _type_name(args[0])[0] if len(args) == 1 else "any"
+        return "list", None, False, (item if item != "any" else None)
     if origin is dict:
-        return "dict", None, False
+        return "dict", None, False, None
     if name == "Literal" or str(origin) == "typing.Literal":
         opts = list(args)
         first = opts[0] if opts else ""
         t = "bool" if isinstance(first, bool) else "int" if isinstance(first, int) else "float" if isinstance(first, float) else "str"
-        return t, opts, False
+        return t, opts, False, None
     if args and type(None) in args:
         rest = [a for a in args if a is not type(None)]
         if len(rest) == 1:
-            t, opts, _ = _type_name(rest[0])
-            return t, opts, True
-    return "any", None, False
+            t, opts, _, items = _type_name(rest[0])
+            return t, opts, True, items
+    return "any", None, False, None
 
 
 def _parse_doc(doc):
@@ -372,7 +377,7 @@ class ToolRegistry:
         for p in sig.parameters.values():
             if p.kind not in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY):
                 continue
-            t, opts, _optional = _type_name(p.annotation)
+            t, opts, optional, items = _type_name(p.annotation)
             d = {
                 "name": p.name,
                 "type": t,
@@ -380,6 +385,10 @@ class ToolRegistry:
                 "required": p.default is inspect.Parameter.empty,
                 "source": "all",
             }
+            if items is not None:
+                d["items"] = items
+            if optional:
+                d["nullable"] = True
             if p.default is not inspect.Parameter.empty:
                 d["default"] = list(p.default) if isinstance(p.default, tuple) else p.default
             o = (kw.get("options") or {}).get(p.name, opts)

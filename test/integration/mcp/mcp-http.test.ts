@@ -293,7 +293,7 @@ describe('toolsmith mcp --http: options and errors', () => {
       expect(s.stderr()).not.toContain(token);
       expect(s.stderr()).toContain('bearer token: from $TS_MCP_TOKEN');
       const c = await connect(s.url, token);
-      expect((await c.listTools()).tools.length).toBe(7);
+      expect((await c.listTools()).tools.length).toBe(8);
       await c.close();
       // The port is now taken: a second server on it says so (exit 2).
       const busy = await runToolsmith(ws, ['mcp', '--http', '--port', String(s.port)]);

@@ -59,6 +59,7 @@ describe('config edits keep the rest of the file', () => {
       description: 'Invoices "and" refunds',
       runtime: 'node',
       credentials: {},
+      mcp: {},
     });
     expect(text.startsWith(sample.trimEnd())).toBe(true);
   });
