@@ -136,10 +136,16 @@ export const handlers: Handlers = {
       ...opt('dir', f.dir),
     }),
   'runs.get': async (svc, { runId, prompts }) => {
-    const rec = (await svc.runs()).get(runId);
-    if (prompts) return rec;
+    const runs = await svc.runs();
+    const rec = runs.get(runId);
+    // A case of a suite run links back to it (the suite and the suite run's id).
+    const suiteRun = runs.store.summary(rec.id)?.suiteRun;
+    const row = suiteRun ? (await svc.suites()).store.get(suiteRun) : undefined;
+    const suite = row ? { suite: { id: row.id, name: row.suite } } : {};
+    if (prompts) return { ...rec, ...suite };
     return {
       ...rec,
+      ...suite,
       attempts: rec.attempts.map((a) => {
         if (!a.prompt) return a;
         const { n, kind, hints, correction, sections, user } = a.prompt;

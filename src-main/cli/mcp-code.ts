@@ -3,6 +3,7 @@
  * over the sandbox's tools through the service's recorded script path (`RunService.runScript`), and answers
  * the result with the run id, so the run can be inspected in the workbench.
  */
+import { ToolsmithError } from '../app/errors.ts';
 import type { LiveEvent } from '../app/runs.ts';
 import type { ToolsmithService } from '../app/service.ts';
 import { formatExecutionError } from '../core/script/generator.ts';
@@ -41,6 +42,12 @@ export async function runCodeTool(
   req: { code: string; language: ScriptLanguage; sandbox: string; kit?: string; task?: string },
   progress?: (n: number, message: string) => void,
 ): Promise<CodeToolAnswer> {
+  // The sandbox's MCP servers first: validation needs their tools, and a server that is down is named.
+  const down = await svc.prepareMcp(req.sandbox);
+  if (down.length > 0)
+    throw new ToolsmithError('infra', `sandbox ${req.sandbox}: ${down.map((d) => d.error).join('; ')}`, {
+      servers: down.map((d) => d.server),
+    });
   const runs = await svc.runs();
   let n = 0;
   const outcome = await runs.runScript({

@@ -13,7 +13,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { ToolsmithError } from '../app/errors.ts';
 import type { ToolsmithService } from '../app/service.ts';
-import { createMcpServer, mcpToolTable } from './mcp.ts';
+import { createMcpServer, mcpToolTable, prepareAllMcp } from './mcp.ts';
 import { LOOPBACK_HOSTS, MIN_TOKEN_LENGTH } from './mcp-http-limits.ts';
 
 export const MCP_HTTP_PATH = '/mcp';
@@ -76,6 +76,7 @@ export async function startMcpHttp(svc: ToolsmithService, opts: McpHttpOptions):
       'invalid_argument',
       `the bearer token must be at least ${MIN_TOKEN_LENGTH} characters long`,
     );
+  await prepareAllMcp(svc);
   const table = mcpToolTable(svc);
   const sessions = new Map<string, Session>();
   let allowedHosts = new Set<string>();

@@ -271,7 +271,23 @@ export function createMcpServer(
   return server;
 }
 
+/**
+ * Connects the MCP servers of every sandbox before the tool table is built, so the `code` tool's manual
+ * lists their tools (with their typed stubs). A server that cannot be reached is named on stderr; its
+ * sandbox's calls then fail with that reason.
+ */
+export async function prepareAllMcp(svc: ToolsmithService): Promise<void> {
+  const down = await Promise.all(svc.files.sandboxNames().map((s) => svc.prepareMcp(s)));
+  const seen = new Set<string>();
+  for (const f of down.flat())
+    if (!seen.has(f.server)) {
+      seen.add(f.server);
+      process.stderr.write(`toolsmith mcp: ${f.error}\n`);
+    }
+}
+
 export async function serveMcpStdio(svc: ToolsmithService): Promise<void> {
+  await prepareAllMcp(svc);
   const server = createMcpServer(svc);
   await server.connect(new StdioServerTransport());
   await new Promise<void>((resolve) => {

@@ -250,7 +250,11 @@ export type PromptHead = Pick<EventPayloads['prompt'], 'n' | 'kind' | 'hints' | 
 
 /** A run as front ends receive it: attempts carry their prompt whole only when asked. */
 export type AttemptView = Omit<AttemptRecord, 'prompt'> & { prompt?: EventPayloads['prompt'] | PromptHead };
-export type RunRecordView = Omit<RunRecord, 'attempts'> & { attempts: AttemptView[] };
+export type RunRecordView = Omit<RunRecord, 'attempts'> & {
+  attempts: AttemptView[];
+  /** Set for a case of a suite run: the suite and the suite run it belongs to. */
+  suite?: { id: string; name: string };
+};
 
 export interface TemplateInfo {
   name: string;

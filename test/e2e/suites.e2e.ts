@@ -77,7 +77,10 @@ describe('the Suites view', () => {
     await detail.getByRole('button', { name: /^run / }).click();
     await expect.poll(() => page.locator('.run-detail').getAttribute('data-run-status')).toBe('succeeded');
     await expect.poll(() => page.locator('[data-testid="run-result"]').innerText()).toContain('4');
-    await page.goBack();
+    // The run links back to its suite run.
+    await page.locator('[data-testid="run-suite-link"]').click();
+    await expect.poll(() => page.url()).toContain('#/suites/');
+    await expect.poll(() => page.locator('[data-testid="cell-stock-tokyo-local:weak"]').count()).toBe(1);
 
     // A second run with the weak model fixed: charts and the comparison with the first run.
     weakWrong = false;

@@ -539,6 +539,7 @@ export function RunDetailView({ runId }: { runId: string }) {
             {origin.attempt ? ` #${origin.attempt}` : ''}
           </button>
         )}
+        {run.suite && <SuiteRunLink suite={run.suite} />}
         <span className="spacer" />
         {run.status === 'running' && (
           <button className="danger" onClick={() => void cancelRun()}>
@@ -598,5 +599,28 @@ export function RunDetailView({ runId }: { runId: string }) {
         </div>
       </div>
     </section>
+  );
+}
+
+/** A case of a suite run: opens the Suites view on that suite run (its matrix, charts and comparison). */
+function SuiteRunLink({ suite }: { suite: { id: string; name: string } }) {
+  const openSuite = useStore((s) => s.openSuite);
+  const selectSuiteRun = useStore((s) => s.selectSuiteRun);
+  const navigate = useStore((s) => s.navigate);
+  return (
+    <button
+      className="link"
+      data-testid="run-suite-link"
+      title="Open the suite run this run is a case of"
+      onClick={() =>
+        void (async () => {
+          await openSuite(suite.name);
+          await selectSuiteRun(suite.id);
+          navigate({ view: 'suites', id: suite.name });
+        })()
+      }
+    >
+      suite {suite.name} · run {suite.id.slice(0, 8)}
+    </button>
   );
 }
