@@ -20,6 +20,7 @@ const methods: Method[] = [
   'runs.list',
   'runs.get',
   'runs.prompt',
+  'runs.events',
   'runs.start',
   'runs.cancel',
   'runs.delete',

@@ -10,7 +10,8 @@ import { openAiFunctionSchema } from '../core/tools/schema.ts';
 import { proposePattern, templateBody } from '../core/templates/template.ts';
 import type { JsonValue } from '../core/tools/model.ts';
 import { requests } from '../contract/api.ts';
-import type { ApiResult, Method, PromptHead, Request, Response } from '../contract/api.ts';
+import type { ApiResult, Method, Request, Response } from '../contract/api.ts';
+import { eventView, promptHead } from './run-view.ts';
 import { ToolsmithError } from './errors.ts';
 import { createProviders } from './providers.ts';
 import { suiteHandlers } from './suite-handlers.ts';
@@ -146,19 +147,7 @@ export const handlers: Handlers = {
     return {
       ...rec,
       ...suite,
-      attempts: rec.attempts.map((a) => {
-        if (!a.prompt) return a;
-        const { n, kind, hints, correction, sections, user } = a.prompt;
-        const head: PromptHead = {
-          n,
-          kind,
-          hints,
-          ...opt('correction', correction),
-          titles: sections.map((x) => x.title),
-          chars: user.length,
-        };
-        return { ...a, prompt: head };
-      }),
+      attempts: rec.attempts.map((a) => (a.prompt ? { ...a, prompt: promptHead(a.prompt) } : a)),
     };
   },
   'runs.prompt': async (svc, { runId, n }) => {
@@ -169,6 +158,14 @@ export const handlers: Handlers = {
         `run ${runId} has no prompt at ${a ? 'attempt' : 'unknown attempt'} ${n}`,
       );
     return a.prompt;
+  },
+  'runs.events': async (svc, { runId, afterSeq }) => {
+    const runs = await svc.runs();
+    const id = runs.resolveId(runId);
+    const summary = runs.store.summary(id);
+    if (!summary) throw new ToolsmithError('not_found', `no run ${runId}`);
+    const events = runs.store.events(id).filter((e) => afterSeq === undefined || e.seq > afterSeq);
+    return { events: events.map(eventView), live: summary.status === 'running' };
   },
   'runs.start': async (svc, r) => {
     const started = (await svc.runs()).start({

@@ -2,6 +2,7 @@
  * The one service every front end uses (CLI, MCP server, Electron IPC, web). Composition root: it
  * wires workspace files, the pure core and the infrastructure adapters.
  */
+import { eventView } from './run-view.ts';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { defaultKit, gradeRefusal, KitError, kitToolView, resolveKit } from '../core/kits/kit.ts';
@@ -204,7 +205,9 @@ export class ToolsmithService {
       this.runService = new RunService(this, executor, {
         log: this.options.log ?? logModule!.createLogger(this.files.dataDir),
       });
-      this.runService.subscribe((e) => this.push(e.type === 'token' ? e : { type: 'run_event', event: e }));
+      this.runService.subscribe((e) =>
+        this.push(e.type === 'token' ? e : { type: 'run_event', event: eventView(e) }),
+      );
     }
     return this.runService;
   }

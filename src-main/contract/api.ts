@@ -87,6 +87,9 @@ export const requests = {
    * carries only its prompt's head; `runs.prompt` fetches one attempt's prompt whole. */
   'runs.get': z.object({ runId, prompts: z.boolean().optional() }).strict(),
   'runs.prompt': z.object({ runId, n: z.number().int().min(1) }).strict(),
+  /** A run's events after `afterSeq` (all of them without it), prompts as heads: a live view's catch-up
+   * after it loaded the record or after its push connection came back. */
+  'runs.events': z.object({ runId, afterSeq: z.number().int().min(-1).optional() }).strict(),
   'runs.start': z
     .object({
       task: z.string().min(1).max(20_000),
@@ -310,9 +313,16 @@ export interface SettingsView {
   maxGrade?: { w: number; d: number };
 }
 
+/** A run event as pushed to front ends and as `runs.events` returns it: a prompt carries its head only. */
+export type RunEventView =
+  | Exclude<RunEvent, { type: 'prompt' }>
+  | (Omit<Extract<RunEvent, { type: 'prompt' }>, 'data'> & { data: PromptHead });
+
 /** Events pushed from the service to front ends. */
 export type PushEvent =
-  | { type: 'run_event'; event: RunEvent }
+  | { type: 'run_event'; event: RunEventView }
+  /** The web client's push connection came back after a drop (events may have been missed). */
+  | { type: 'reconnected' }
   | { type: 'token'; runId: string; n: number; text: string }
   | {
       type: 'image_progress';
@@ -369,6 +379,7 @@ export interface Responses extends SuiteResponses {
   'runs.list': { total: number; runs: RunSummaryView[] };
   'runs.get': RunRecordView;
   'runs.prompt': EventPayloads['prompt'];
+  'runs.events': { events: RunEventView[]; live: boolean };
   'runs.start': { runId: string };
   'runs.cancel': { cancelled: boolean };
   'runs.delete': { deleted: true };

@@ -64,10 +64,9 @@ function attempt(rec: RunRecord, n: number): AttemptRecord {
   return a;
 }
 
-/** Folds events (in sequence order) into a RunRecord. `live` says whether a process still owns the run. */
-export function deriveRun(events: readonly RunEvent[], live = false): RunRecord {
-  const first = events[0];
-  if (!first || first.type !== 'run_started') throw new Error('a run starts with a run_started event');
+/** A run's record before any event past `run_started` is folded in. */
+function startRecord(first: RunEvent): RunRecord {
+  if (first.type !== 'run_started') throw new Error('a run starts with a run_started event');
   const rec: RunRecord = {
     id: first.runId,
     started: first.data,
@@ -75,85 +74,129 @@ export function deriveRun(events: readonly RunEvent[], live = false): RunRecord 
     startedAt: first.ts,
     attempts: [],
     tokens: { prompt: 0, completion: 0, total: 0 },
-    events: events.length,
+    events: 0,
   };
   if (first.data.model) rec.model = first.data.model;
-  for (const e of events) {
-    switch (e.type) {
-      case 'run_started':
-        break;
-      case 'tier': {
-        const a = attempt(rec, e.data.n);
-        a.tier = e.data.tier;
-        if (e.data.provider) a.provider = e.data.provider;
-        rec.tier = e.data.tier;
-        // A run served by a template, a rule or an edited script used no model; an LLM tier after one
-        // (the template's script was invalid) brings the configured model back until its answer names one.
-        if (e.data.tier === 'template' || e.data.tier === 'rule' || e.data.tier === 'edit') delete rec.model;
-        else if (!rec.model && first.data.model) rec.model = first.data.model;
-        break;
-      }
-      case 'prompt': {
-        const a = attempt(rec, e.data.n);
-        if (!a.prompt || !e.data.correction) a.prompt = e.data;
-        break;
-      }
-      case 'llm_response': {
-        const a = attempt(rec, e.data.n);
-        if (e.data.correction || a.llm) a.corrections.push(e.data);
-        else a.llm = e.data;
-        a.tokens.prompt += e.data.promptTokens;
-        a.tokens.completion += e.data.completionTokens;
-        a.llmLatencyMs += e.data.latencyMs;
-        rec.tokens.prompt += e.data.promptTokens;
-        rec.tokens.completion += e.data.completionTokens;
-        rec.model = e.data.model;
-        break;
-      }
-      case 'llm_error':
-        attempt(rec, e.data.n).llmErrors.push(e.data);
-        break;
-      case 'script': {
-        const a = attempt(rec, e.data.n);
-        if (a.script && a.validation && !a.validation.valid)
-          a.rejected.push({ script: a.script, violations: a.validation.violations });
-        a.script = e.data;
-        delete a.validation;
-        break;
-      }
-      case 'validation':
-        attempt(rec, e.data.n).validation = { valid: e.data.valid, violations: e.data.violations };
-        break;
-      case 'tool_call':
-        attempt(rec, e.data.n).toolCalls.push(e.data.trace);
-        break;
-      case 'emit':
-        attempt(rec, e.data.n).emits.push(e.data);
-        break;
-      case 'execution': {
-        const a = attempt(rec, e.data.n);
-        a.execution = e.data.result;
-        // The execution result carries the full trace; live tool_call events were a preview.
-        a.toolCalls = e.data.result.toolCalls;
-        break;
-      }
-      case 'step':
-        attempt(rec, e.data.n).step = e.data;
-        break;
-      case 'template_miss':
-        rec.templateMiss = e.data;
-        break;
-      case 'run_finished':
-        rec.status = e.data.status;
-        rec.endedAt = e.ts;
-        if (e.data.result !== undefined) rec.result = e.data.result;
-        if (e.data.error !== undefined) rec.error = e.data.error;
-        break;
+  return rec;
+}
+
+/** Folds one event into `rec` in place (the record's own arrays and attempts are mutated). */
+function applyEvent(rec: RunRecord, e: RunEvent): void {
+  switch (e.type) {
+    case 'run_started':
+      break;
+    case 'tier': {
+      const a = attempt(rec, e.data.n);
+      a.tier = e.data.tier;
+      if (e.data.provider) a.provider = e.data.provider;
+      rec.tier = e.data.tier;
+      // A run served by a template, a rule or an edited script used no model; an LLM tier after one
+      // (the template's script was invalid) brings the configured model back until its answer names one.
+      if (e.data.tier === 'template' || e.data.tier === 'rule' || e.data.tier === 'edit') delete rec.model;
+      else if (!rec.model && rec.started.model) rec.model = rec.started.model;
+      break;
     }
+    case 'prompt': {
+      const a = attempt(rec, e.data.n);
+      if (!a.prompt || !e.data.correction) a.prompt = e.data;
+      break;
+    }
+    case 'llm_response': {
+      const a = attempt(rec, e.data.n);
+      if (e.data.correction || a.llm) a.corrections.push(e.data);
+      else a.llm = e.data;
+      a.tokens.prompt += e.data.promptTokens;
+      a.tokens.completion += e.data.completionTokens;
+      a.llmLatencyMs += e.data.latencyMs;
+      rec.tokens.prompt += e.data.promptTokens;
+      rec.tokens.completion += e.data.completionTokens;
+      rec.model = e.data.model;
+      break;
+    }
+    case 'llm_error':
+      attempt(rec, e.data.n).llmErrors.push(e.data);
+      break;
+    case 'script': {
+      const a = attempt(rec, e.data.n);
+      if (a.script && a.validation && !a.validation.valid)
+        a.rejected.push({ script: a.script, violations: a.validation.violations });
+      a.script = e.data;
+      delete a.validation;
+      break;
+    }
+    case 'validation':
+      attempt(rec, e.data.n).validation = { valid: e.data.valid, violations: e.data.violations };
+      break;
+    case 'tool_call':
+      attempt(rec, e.data.n).toolCalls.push(e.data.trace);
+      break;
+    case 'emit':
+      attempt(rec, e.data.n).emits.push(e.data);
+      break;
+    case 'execution': {
+      const a = attempt(rec, e.data.n);
+      a.execution = e.data.result;
+      // The execution result carries the full trace; live tool_call events were a preview.
+      a.toolCalls = e.data.result.toolCalls;
+      break;
+    }
+    case 'step':
+      attempt(rec, e.data.n).step = e.data;
+      break;
+    case 'template_miss':
+      rec.templateMiss = e.data;
+      break;
+    case 'run_finished':
+      rec.status = e.data.status;
+      rec.endedAt = e.ts;
+      if (e.data.result !== undefined) rec.result = e.data.result;
+      if (e.data.error !== undefined) rec.error = e.data.error;
+      break;
   }
+  rec.events++;
   rec.tokens.total = rec.tokens.prompt + rec.tokens.completion;
+}
+
+/** Folds events (in sequence order) into a RunRecord. `live` says whether a process still owns the run. */
+export function deriveRun(events: readonly RunEvent[], live = false): RunRecord {
+  const first = events[0];
+  if (!first) throw new Error('a run starts with a run_started event');
+  const rec = startRecord(first);
+  for (const e of events) applyEvent(rec, e);
   if (rec.status === 'running' && !live) rec.status = 'interrupted';
   return rec;
+}
+
+/**
+ * Folds one more event into a run's record without touching the given record: a new record that shares
+ * every attempt but the one the event changes (a live view folds pushed events one by one). Folding a
+ * run's events one by one from `run_started` gives what `deriveRun(events, true)` gives.
+ * A record that is not a run's yet (`undefined`) takes the `run_started` event.
+ */
+export function foldEvent(rec: RunRecord | undefined, e: RunEvent): RunRecord {
+  if (!rec) {
+    const fresh = startRecord(e);
+    applyEvent(fresh, e);
+    return fresh;
+  }
+  const n = 'n' in e.data && typeof e.data.n === 'number' ? e.data.n : undefined;
+  const next: RunRecord = { ...rec, tokens: { ...rec.tokens }, attempts: rec.attempts.slice() };
+  if (n !== undefined) {
+    const i = next.attempts.findIndex((a) => a.n === n);
+    const a = next.attempts[i];
+    if (a)
+      next.attempts[i] = {
+        ...a,
+        corrections: a.corrections.slice(),
+        rejected: a.rejected.slice(),
+        llmErrors: a.llmErrors.slice(),
+        toolCalls: a.toolCalls.slice(),
+        emits: a.emits.slice(),
+        tokens: { ...a.tokens },
+      };
+  }
+  applyEvent(next, e);
+  return next;
 }
 
 /** The last runtime error of a run, with its frames (what a person opens first on a failed run). */

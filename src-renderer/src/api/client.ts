@@ -54,11 +54,17 @@ function webClient(): ToolsmithApi {
   const listeners = new Set<(e: PushEvent) => void>();
   let socket: WebSocket | undefined;
   let retry: ReturnType<typeof setTimeout> | undefined;
+  let dropped = false;
   const open = () => {
     if (socket || listeners.size === 0) return;
     const proto = location.protocol === 'https:' ? 'wss' : 'ws';
     const ws = new WebSocket(`${proto}://${location.host}/api/events?token=${encodeURIComponent(token)}`);
     socket = ws;
+    // After a drop, listeners catch up on what was pushed meanwhile.
+    if (dropped)
+      ws.onopen = () => {
+        for (const l of listeners) l({ type: 'reconnected' });
+      };
     ws.onmessage = (m) => {
       let e: PushEvent;
       try {
@@ -70,6 +76,7 @@ function webClient(): ToolsmithApi {
     };
     ws.onclose = () => {
       socket = undefined;
+      dropped = true;
       if (listeners.size > 0 && !retry)
         retry = setTimeout(() => {
           retry = undefined;

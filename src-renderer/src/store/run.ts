@@ -1,9 +1,15 @@
 /**
  * The open run: its record (derived by the service from the run's events), the selected attempt or
  * step, tokens streamed while the LLM writes, and the actions on a run (cancel, replay, edit, continue).
+ * A live run is loaded once (`runs.get`); pushed events are then folded into the record with core's
+ * `foldEvent` (what `deriveRun` does, one event at a time). A gap in the events' sequence numbers, or
+ * the push connection coming back, fetches only the missed events (`runs.events` after the last one).
  */
 import type { StateCreator } from 'zustand';
-import type { PushEvent, Request, RunRecordView } from '../../../src-main/contract/api.ts';
+import type { PushEvent, Request, RunEventView, RunRecordView } from '../../../src-main/contract/api.ts';
+import type { RunEvent } from '../../../src-main/core/records/events.ts';
+import { foldEvent } from '../../../src-main/core/records/records.ts';
+import type { RunRecord } from '../../../src-main/core/records/records.ts';
 import { api, errorMessage } from '../api/client.ts';
 import type { Store } from './index.ts';
 
@@ -49,7 +55,17 @@ const appendLive = (live: Record<number, string>, n: number, text: string): Reco
   [n]: ((live[n] ?? '') + text).slice(-MAX_LIVE_CHARS),
 });
 
-let refreshTimer: ReturnType<typeof setTimeout> | undefined;
+/**
+ * Folds one pushed event into the open run's record. A prompt event carries its prompt's head, as the
+ * attempts of `runs.get` do; the fold only stores a prompt, whatever its shape.
+ */
+const foldView = (run: RunRecordView, e: RunEventView): RunRecordView =>
+  foldEvent(run as unknown as RunRecord, e as unknown as RunEvent) as unknown as RunRecordView;
+
+/** Pushed events of the open run not folded yet: batched, and kept while its record is loading. */
+let queued: RunEventView[] = [];
+let foldTimer: ReturnType<typeof setTimeout> | undefined;
+let catchingUp: Promise<void> | undefined;
 let listTimer: ReturnType<typeof setTimeout> | undefined;
 let jumpSeq = 0;
 
@@ -65,8 +81,10 @@ export const createRunSlice: StateCreator<Store, [], [], RunSlice> = (set, get) 
     runLoading: false,
     live: {},
     async openRun(runId) {
-      if (get().runId !== runId)
+      if (get().runId !== runId) {
         set({ runId, run: undefined, attemptN: undefined, live: pending.get(runId) ?? {}, jump: undefined });
+        queued = [];
+      }
       pending.delete(runId);
       set({ runLoading: true, runError: undefined });
       try {
@@ -74,6 +92,8 @@ export const createRunSlice: StateCreator<Store, [], [], RunSlice> = (set, get) 
         if (get().runId !== runId) return;
         const last = run.attempts[run.attempts.length - 1]?.n;
         set({ run, runLoading: false, attemptN: get().attemptN ?? last });
+        // Events pushed while the record was on its way.
+        flushEvents(get, set);
       } catch (e) {
         if (get().runId === runId) set({ runLoading: false, runError: errorMessage(e) });
       }
@@ -81,6 +101,7 @@ export const createRunSlice: StateCreator<Store, [], [], RunSlice> = (set, get) 
     async refreshRun() {
       const runId = get().runId;
       if (!runId) return;
+      if (get().run?.id === runId) return catchUp(get, set);
       try {
         const run = await api['runs.get']({ runId });
         if (get().runId !== runId) return;
@@ -202,14 +223,20 @@ export const createRunSlice: StateCreator<Store, [], [], RunSlice> = (set, get) 
         set({ live: appendLive(get().live, e.n, e.text) });
         return;
       }
+      if (e.type === 'reconnected') {
+        // Events may have been pushed while the connection was down.
+        if (get().run) void catchUp(get, set);
+        void get().reloadRuns();
+        return;
+      }
       if (e.type !== 'run_event') return;
       const ev = e.event;
       if (ev.runId === get().runId) {
-        if (!refreshTimer)
-          refreshTimer = setTimeout(() => {
-            refreshTimer = undefined;
-            void get().refreshRun();
-          }, 120);
+        queued.push(ev);
+        foldTimer ??= setTimeout(() => {
+          foldTimer = undefined;
+          flushEvents(get, set);
+        }, 50);
       }
       if (ev.type === 'run_finished') pending.delete(ev.runId);
       if (ev.type === 'run_started' || ev.type === 'run_finished') {
@@ -222,3 +249,64 @@ export const createRunSlice: StateCreator<Store, [], [], RunSlice> = (set, get) 
     },
   };
 };
+
+type Get = () => Store;
+type Set = (partial: Partial<Store>) => void;
+
+/** Selects the newest attempt when the last one was selected (follows a live run). */
+function follow(get: Get, prev: RunRecordView | undefined, run: RunRecordView): Partial<Store> {
+  const prevLast = prev?.attempts[prev.attempts.length - 1]?.n;
+  const last = run.attempts[run.attempts.length - 1]?.n;
+  const following = get().attemptN === undefined || get().attemptN === prevLast;
+  return following && last !== undefined ? { attemptN: last } : {};
+}
+
+/**
+ * Folds the queued events of the open run into its record, in sequence order. The record holds
+ * `run.events` events (sequence numbers 0..events-1): older events are already in it; a later one
+ * than the next expected means events were missed, and the missing ones are fetched instead.
+ */
+function flushEvents(get: Get, set: Set, mayCatchUp = true): void {
+  const prev = get().run;
+  if (!prev || prev.id !== get().runId) return; // still loading: openRun flushes when it arrives
+  const events = queued.sort((a, b) => a.seq - b.seq);
+  queued = [];
+  let run = prev;
+  for (const [i, e] of events.entries()) {
+    if (e.runId !== run.id || e.seq < run.events) continue;
+    if (e.seq > run.events) {
+      // Kept: folded after the catch-up if it did not bring them (dropped if one did not help).
+      if (!mayCatchUp) break;
+      queued = events.slice(i);
+      void catchUp(get, set);
+      break;
+    }
+    run = foldView(run, e);
+  }
+  if (run !== prev) set({ run, ...follow(get, prev, run) });
+}
+
+/** Fetches and folds the open run's events after the last one its record holds. */
+function catchUp(get: Get, set: Set): Promise<void> {
+  catchingUp ??= (async () => {
+    try {
+      const runId = get().runId;
+      const from = get().run;
+      if (!runId || !from || from.id !== runId) return;
+      const r = await api['runs.events']({ runId, afterSeq: from.events - 1 });
+      const prev = get().run;
+      if (get().runId !== runId || !prev || prev.id !== runId) return;
+      let run = prev;
+      for (const e of r.events) if (e.seq === run.events) run = foldView(run, e);
+      // No process owns the run any more and it never finished.
+      if (!r.live && run.status === 'running') run = { ...run, status: 'interrupted' };
+      if (run !== prev) set({ run, ...follow(get, prev, run) });
+    } catch (e) {
+      set({ runError: errorMessage(e) });
+    } finally {
+      catchingUp = undefined;
+    }
+    if (queued.length > 0) flushEvents(get, set, false);
+  })();
+  return catchingUp;
+}
