@@ -1,11 +1,13 @@
 /**
  * Run flows in the workbench (Chromium, browser front end, scripted LLM server, real container): an
  * INTERACTIVE run's step history, edit-and-rerun and continue from an attempt, deterministic replay,
- * and a live run that streams tokens into the editor and is cancelled.
+ * and a live run that streams tokens into the editor and is cancelled; a live run view that folds pushed
+ * events and catches up after a dropped push connection (`runs.events` after its last event).
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { fence, startWorld } from './support/app.ts';
 import type { E2eWorld } from './support/app.ts';
+import type { WebSocketRoute } from 'playwright-core';
 
 let w: E2eWorld;
 
@@ -147,5 +149,59 @@ describe('run flows', () => {
     await expect.poll(status, { timeout: 30_000 }).toBe('cancelled');
     llm.reset();
     expect(w.pageErrors.filter((e) => !/favicon/.test(e))).toEqual([]);
+  });
+  it('a live run folds pushed events; after a dropped push connection it fetches only the missed events', async () => {
+    const { page, llm } = w;
+    // The page's push socket goes through a route that can hold back the server's messages and drop.
+    let hold = false;
+    let route: WebSocketRoute | undefined;
+    await page.routeWebSocket(/\/api\/events/, (ws) => {
+      route = ws;
+      const server = ws.connectToServer();
+      server.onMessage((m) => {
+        if (!hold) ws.send(m);
+      });
+    });
+    await page.reload();
+    await page.locator('nav[aria-label="main"]').waitFor();
+    const calls: { method: string; body: Record<string, unknown> }[] = [];
+    page.on('request', (r) => {
+      const m = /\/api\/(runs\.[a-z]+)/i.exec(r.url());
+      if (m?.[1])
+        calls.push({ method: m[1], body: JSON.parse(r.postData() ?? '{}') as Record<string, unknown> });
+    });
+    llm.push(
+      { text: fence('r = get_user(user_id="u1")\nname = r.data[0]\nemit_result(name)'), streamDelayMs: 30 },
+      fence('r = get_user(user_id="u1")\nemit_result(r.data["name"])'),
+    );
+    await startRun('Name of user u1, live');
+    await expect.poll(status).toBe('running');
+    const runId = currentRunId();
+    await expect
+      .poll(() => page.locator('.editor-toolbar').innerText(), { timeout: 30_000 })
+      .toContain('Streaming from the LLM');
+    const loads = calls.filter((c) => c.method === 'runs.get' && c.body['runId'] === runId).length;
+    expect(loads).toBeGreaterThan(0);
+    // Hold the pushes back: the rest of the run (attempt 1 fails at runtime, attempt 2 succeeds) happens
+    // while the page hears nothing.
+    hold = true;
+    const runs = await w.svc.runs();
+    await expect.poll(() => runs.store.summary(runId)?.status, { timeout: 60_000 }).toBe('succeeded');
+    expect(await status()).toBe('running');
+    const seen = (await runs.get(runId)).events;
+    // Drop the connection: the client reconnects and the view asks for the events after its last one.
+    hold = false;
+    await route?.close();
+    await expect.poll(status, { timeout: 30_000 }).toBe('succeeded');
+    await expect.poll(() => page.locator('[data-testid="run-result"]').innerText()).toContain('Ada Lovelace');
+    await expect.poll(() => page.locator('.timeline .tl-item').count()).toBe(2);
+    const catchUps = calls.filter((c) => c.method === 'runs.events' && c.body['runId'] === runId);
+    expect(catchUps.length).toBeGreaterThan(0);
+    const afterSeq = Number(catchUps[catchUps.length - 1]?.body['afterSeq']);
+    expect(afterSeq).toBeGreaterThan(0);
+    expect(afterSeq).toBeLessThan(seen - 1);
+    // The whole run was fetched only when the view opened, never once per event.
+    expect(calls.filter((c) => c.method === 'runs.get' && c.body['runId'] === runId).length).toBe(loads);
+    expect(w.pageErrors.filter((e) => !/favicon|WebSocket/.test(e))).toEqual([]);
   });
 });

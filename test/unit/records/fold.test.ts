@@ -106,7 +106,6 @@ function events(): RunEvent[] {
   return out;
 }
 
-const foldAll = (evs: RunEvent[]) => evs.reduce<RunRecord | undefined>(foldEvent, undefined);
 const snapshot = (x: unknown) => JSON.parse(JSON.stringify(x)) as unknown;
 
 describe('foldEvent', () => {
