@@ -7,14 +7,17 @@
  *   breakdown (runs.get fetch, long tasks) to tell server, transfer and rendering apart;
  * - run_list_100k: the virtualized run list over 100,000 stored runs — rows rendered, rows fetched,
  *   time per scroll step until the rows at that position show real data, time to first rows;
- * - server: runs.get and runs.list measured in-process (events read, derivation, JSON size).
+ * - server: runs.get and runs.list measured in-process (events read, derivation, JSON size);
+ * - live_run_bytes_200: bytes a view receives while following the 200-attempt run live, re-fetching
+ *   the run per pushed event (before) vs folding pushed events (after), see bench/live-bytes.ts.
  * The two 200-attempt/step runs are written by the real orchestrator (scripted LLM, an executor that
  * answers realistic ExecutionResults), so their events are exactly what the app records.
  * A what-if (same server work, runs.get without the other attempts' prompts) shows what the payload costs.
  * Env: `TOOLSMITH_BENCH_NO_BUILD=1` skips the renderer rebuild (otherwise done under
  * /tmp/toolsmith-build.lock when out/renderer is missing or older than src-renderer);
  * `TOOLSMITH_BENCH_RUNS=N` seeds N list runs instead of 100,000; `TOOLSMITH_BENCH_PROFILE=1` adds a V8
- * CPU profile and a Chromium trace of one open per run (test-results/ui-bench-*.cpuprofile).
+ * CPU profile and a Chromium trace of one open per run (test-results/ui-bench-*.cpuprofile);
+ * `TOOLSMITH_BENCH_ONLY=live` seeds the two big runs only and prints live_run_bytes_200 (no browser).
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
@@ -33,6 +36,7 @@ import type { ExecutionResult, ToolCallTrace } from '../src-main/core/sandbox/ex
 import type { JsonValue } from '../src-main/core/tools/model.ts';
 import { RunStore } from '../src-main/infra/store/run-store.ts';
 import { startWebServer } from '../src-main/web/server.ts';
+import { liveRunBytes } from './live-bytes.ts';
 import type { WebServer } from '../src-main/web/server.ts';
 import { CHROMIUM, launchChromium } from '../test/e2e/support/browser.ts';
 import { removeWorkspace, repoRoot, tempWorkspace } from '../test/support/workspace.ts';
@@ -1069,6 +1073,8 @@ let web: WebServer | undefined;
 let browser: Browser | undefined;
 let workspace: string | undefined;
 let closing: Promise<void> | undefined;
+/** Thrown after printing under TOOLSMITH_BENCH_ONLY=live: the rest of the bench is skipped. */
+const ONLY_LIVE = Symbol('only live');
 
 function cleanup(): Promise<void> {
   closing ??= (async () => {
@@ -1097,6 +1103,12 @@ try {
   const store = new RunStore(join(svc.files.dataDir, 'runs.db'));
   const ids = await seedBigRuns(svc, store);
   const seedBig = performance.now() - seed0;
+  const liveBytes = liveRunBytes(store.events(ids.plan));
+  if (process.env['TOOLSMITH_BENCH_ONLY'] === 'live') {
+    store.close();
+    writeStdout(JSON.stringify({ live_run_bytes_200: liveBytes }, null, 2) + '\n');
+    throw ONLY_LIVE;
+  }
   seedManyRuns(store, LIST_RUNS);
   const seedList = performance.now() - seed0 - seedBig;
   store.close();
@@ -1129,6 +1141,7 @@ try {
     ...open,
     run_list_100k: list,
     server,
+    live_run_bytes_200: liveBytes,
     seed_s: { runs_200_attempts: round(seedBig / 1000), runs_list: round(seedList / 1000) },
     page_errors: pageErrors.length,
     machine: {
@@ -1140,8 +1153,10 @@ try {
   };
   writeStdout(JSON.stringify(result, null, 2) + '\n');
 } catch (e) {
-  process.exitCode = 1;
-  log(`failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+  if (e !== ONLY_LIVE) {
+    process.exitCode = 1;
+    log(`failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+  }
 } finally {
   await cleanup();
 }
