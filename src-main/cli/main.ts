@@ -52,7 +52,7 @@ export function verbOf(argv: string[]): string | undefined {
 
 /** The program with the verbs `argv` needs (every verb when it names none, or an unknown one). */
 /** Verbs that open no service (or only on a slow path, loading it themselves). */
-const LIGHT = new Set(['init', 'image']);
+const LIGHT = new Set(['init', 'image', 'sandboxes']);
 
 export async function buildProgram(ctx: CliContext, argv: string[] = []): Promise<Command> {
   const verb = verbOf(argv);

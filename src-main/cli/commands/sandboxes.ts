@@ -1,24 +1,43 @@
+import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
+import { resolveWorkspaceDir } from '../../infra/workspace/paths.ts';
 import { json } from '../context.ts';
 import type { CliContext } from '../context.ts';
+import { readSnapshot, snapshotKey, writeSnapshot } from '../sandboxes-cache.ts';
+import type { SandboxesSnapshot } from '../sandboxes-cache.ts';
+
+function print(ctx: CliContext, s: Omit<SandboxesSnapshot, 'version' | 'key'>, asJson: boolean): void {
+  if (asJson) return ctx.out(json({ workspace: s.workspace, sandboxes: s.sandboxes }));
+  ctx.out(`workspace ${s.workspace}\n`);
+  for (const x of s.sandboxes) {
+    ctx.out(
+      `${x.name.padEnd(16)} ${String(x.tools).padStart(3)} tools${x.problems ? ` (${x.problems} problems)` : ''}  ${x.description}\n`,
+    );
+    const egress = s.egress[x.name];
+    if (egress) ctx.out(`${''.padEnd(16)} egress for its tools: ${egress.join(', ') || 'none allowed'}\n`);
+  }
+}
 
 export function registerSandboxes(program: Command, ctx: CliContext): void {
   program
     .command('sandboxes')
     .description('list the sandboxes of the workspace')
     .option('--json', 'print JSON')
-    .action((opts: { json?: boolean }, cmd: Command) => {
+    .action(async (opts: { json?: boolean }, cmd: Command) => {
+      // A light verb (main.ts loads no service for it): unchanged workspaces answer from the last snapshot.
+      const option = cmd.optsWithGlobals<{ workspace?: string }>().workspace;
+      const dir = option === undefined || existsSync(option) ? resolveWorkspaceDir(option) : undefined;
+      const cached = dir ? readSnapshot(dir) : undefined;
+      if (cached) return print(ctx, cached, !!opts.json);
+      const key = dir ? snapshotKey(dir) : undefined;
+      await ctx.loadService();
       const svc = ctx.service(cmd);
-      const list = svc.sandboxes();
-      if (opts.json) return ctx.out(json({ workspace: svc.workspaceDir, sandboxes: list }));
-      ctx.out(`workspace ${svc.workspaceDir}\n`);
-      for (const s of list) {
-        ctx.out(
-          `${s.name.padEnd(16)} ${String(s.tools).padStart(3)} tools${s.problems ? ` (${s.problems} problems)` : ''}  ${s.description}\n`,
-        );
-        const egress = svc.config.sandboxes[s.name]?.egress;
-        if (egress)
-          ctx.out(`${''.padEnd(16)} egress for its tools: ${egress.allow.join(', ') || 'none allowed'}\n`);
-      }
+      const egress: Record<string, string[]> = {};
+      for (const [name, sb] of Object.entries(svc.config.sandboxes))
+        if (sb.egress) egress[name] = sb.egress.allow;
+      const answer = { workspace: svc.workspaceDir, sandboxes: svc.sandboxes(), egress };
+      const usesMcp = Object.values(svc.config.sandboxes).some((sb) => Object.keys(sb.mcp).length > 0);
+      if (key && !usesMcp && svc.workspaceDir === dir) writeSnapshot({ version: 1, key, ...answer });
+      print(ctx, answer, !!opts.json);
     });
 }

@@ -1,0 +1,76 @@
+/**
+ * `toolsmith sandboxes` without the service: the last full answer for this workspace, kept in the user's
+ * cache folder (never in the workspace) under a key hashed from everything the answer depends on — the
+ * config file's bytes, the names under `sandboxes/` and each `tools.py`'s bytes. Any change to one of
+ * them misses the cache, and the verb takes the full path (config validated, tools extracted) and writes
+ * a new snapshot. Workspaces with MCP sandboxes are never cached (their tools come from live servers).
+ * Only node: modules here: loading the service (zod, pyright) is what this saves (~300 ms).
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, join } from 'node:path';
+
+export interface SandboxLine {
+  name: string;
+  description: string;
+  tools: number;
+  problems: number;
+}
+
+export interface SandboxesSnapshot {
+  version: 1;
+  key: string;
+  workspace: string;
+  sandboxes: SandboxLine[];
+  /** Sandbox name -> its egress allow-list (only sandboxes with egress). */
+  egress: Record<string, string[]>;
+}
+
+const cacheFile = (workspace: string): string =>
+  join(
+    process.env['XDG_CACHE_HOME'] || join(homedir(), '.cache'),
+    'toolsmith',
+    `sandboxes-${createHash('sha256').update(workspace).digest('hex').slice(0, 16)}.json`,
+  );
+
+/** The key of the workspace's current state; undefined when it cannot be read (the full path says why). */
+export function snapshotKey(workspace: string): string | undefined {
+  try {
+    const h = createHash('sha256');
+    h.update(readFileSync(join(workspace, '.toolsmith', 'config.toml')));
+    const dir = join(workspace, 'sandboxes');
+    for (const name of existsSync(dir) ? readdirSync(dir).sort() : []) {
+      h.update(`\0${name}\0`);
+      const tools = join(dir, name, 'tools.py');
+      if (existsSync(tools)) h.update(readFileSync(tools));
+    }
+    return h.digest('hex');
+  } catch {
+    return undefined;
+  }
+}
+
+export function readSnapshot(workspace: string): SandboxesSnapshot | undefined {
+  const key = snapshotKey(workspace);
+  if (!key) return undefined;
+  try {
+    const s = JSON.parse(readFileSync(cacheFile(workspace), 'utf8')) as SandboxesSnapshot;
+    return s.version === 1 && s.key === key && s.workspace === workspace ? s : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Best effort: a cache that cannot be written only costs the next call its speed. */
+export function writeSnapshot(snapshot: SandboxesSnapshot): void {
+  const file = cacheFile(snapshot.workspace);
+  try {
+    mkdirSync(dirname(file), { recursive: true });
+    const tmp = `${file}.${process.pid}.tmp`;
+    writeFileSync(tmp, JSON.stringify(snapshot));
+    renameSync(tmp, file);
+  } catch {
+    /* read-only home: no cache */
+  }
+}

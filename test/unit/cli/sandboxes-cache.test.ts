@@ -1,0 +1,87 @@
+/**
+ * `toolsmith sandboxes` answers from a snapshot in the user's cache folder only while nothing it depends on
+ * changed (config, sandbox folders, tools.py); any change takes the full path, which validates and rewrites it.
+ */
+import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { main } from '../../../src-main/cli/main.ts';
+import { removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
+
+let ws: string;
+let cache: string;
+const saved = process.env['XDG_CACHE_HOME'];
+
+async function sandboxes(...extra: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  const code = await main(
+    ['--workspace', ws, 'sandboxes', ...extra],
+    (t) => (out += t),
+    (t) => (err += t),
+  );
+  return { code, out, err };
+}
+
+const snapshotFile = () => join(cache, 'toolsmith', readdirSync(join(cache, 'toolsmith'))[0] ?? '');
+
+beforeAll(() => {
+  ws = tempWorkspace('toolsmith-sandboxes-cache-');
+  cache = mkdtempSync(join(tmpdir(), 'toolsmith-cache-'));
+  process.env['XDG_CACHE_HOME'] = cache;
+});
+
+afterAll(() => {
+  if (saved === undefined) delete process.env['XDG_CACHE_HOME'];
+  else process.env['XDG_CACHE_HOME'] = saved;
+  removeWorkspace(ws);
+  rmSync(cache, { recursive: true, force: true });
+});
+
+describe('sandboxes snapshot', () => {
+  it('the first call writes a snapshot; the next answers from it with the same output', async () => {
+    const full = await sandboxes('--json');
+    expect(full.code).toBe(0);
+    const snap = JSON.parse(readFileSync(snapshotFile(), 'utf8')) as { workspace: string };
+    expect(snap.workspace).toBe(ws);
+    // Prove the second answer comes from the snapshot: a count only the snapshot holds shows up.
+    const doctored = JSON.parse(readFileSync(snapshotFile(), 'utf8')) as {
+      sandboxes: { name: string; tools: number }[];
+    };
+    doctored.sandboxes[0]!.tools = 99;
+    writeFileSync(snapshotFile(), JSON.stringify(doctored));
+    const cached = await sandboxes('--json');
+    expect(JSON.parse(cached.out).sandboxes[0].tools).toBe(99);
+    // The real answer again, from the full path, once the snapshot is put back.
+    doctored.sandboxes[0]!.tools = JSON.parse(full.out).sandboxes[0].tools;
+    writeFileSync(snapshotFile(), JSON.stringify(doctored));
+    expect((await sandboxes('--json')).out).toBe(full.out);
+  });
+
+  it('a changed tools.py misses the snapshot: the new tool is counted', async () => {
+    const before = JSON.parse((await sandboxes('--json')).out) as {
+      sandboxes: { name: string; tools: number }[];
+    };
+    const first = before.sandboxes[0]!;
+    appendFileSync(
+      join(ws, 'sandboxes', first.name, 'tools.py'),
+      '\n\n@tool\ndef cache_probe(x: int) -> ToolResponse:\n    """Probe."""\n    return ToolResponse(success=True, data=x)\n',
+    );
+    const after = JSON.parse((await sandboxes('--json')).out) as {
+      sandboxes: { name: string; tools: number }[];
+    };
+    expect(after.sandboxes[0]!.tools).toBe(first.tools + 1);
+  });
+
+  it('a changed config misses the snapshot: an invalid config is reported as before', async () => {
+    expect((await sandboxes()).code).toBe(0);
+    appendFileSync(
+      join(ws, '.toolsmith', 'config.toml'),
+      '\n[[providers]]\nid = "bad"\nkind = "nope"\nmodel = "m"\n',
+    );
+    const r = await sandboxes();
+    expect(r.code).not.toBe(0);
+    expect(r.err).toMatch(/providers\.\d+\.kind/);
+  });
+});
