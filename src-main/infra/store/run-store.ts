@@ -64,6 +64,18 @@ export interface RunFilter {
   /** Sort column (default `created`, the start time) and direction (default `desc`). */
   sort?: RunSortKey;
   dir?: 'asc' | 'desc';
+  /** Count the matching runs exactly (O(matches)); by default a filtered list counts only up to its page. */
+  count?: boolean;
+}
+
+/**
+ * A page of the run list. `total` is exact when `totalExact`; otherwise it is the number of runs known
+ * to match up to the end of this page, and more match after it (ask again with `count: true`).
+ */
+export interface RunPage {
+  total: number;
+  totalExact: boolean;
+  runs: RunSummary[];
 }
 
 const SORT_COLUMNS: Record<Exclude<RunSortKey, 'created'>, string> = {
@@ -150,6 +162,20 @@ const MIGRATIONS: string[] = [
    CREATE INDEX runs_sort_attempts ON runs(attempts, created_at, id);
    CREATE INDEX runs_sort_tokens ON runs(tokens, created_at, id);
    CREATE INDEX runs_sort_duration ON runs(duration_ms, created_at, id);`,
+  // Run counts per status, kept by triggers: the unfiltered list and a status-only filter know their exact
+  // total without a COUNT(*) over every run (O(runs) per page; issue 14).
+  `CREATE TABLE run_counts (status TEXT PRIMARY KEY, n INTEGER NOT NULL) WITHOUT ROWID;
+   INSERT INTO run_counts (status, n) SELECT status, COUNT(*) FROM runs GROUP BY status;
+   CREATE TRIGGER runs_count_insert AFTER INSERT ON runs BEGIN
+     INSERT INTO run_counts (status, n) VALUES (new.status, 1) ON CONFLICT(status) DO UPDATE SET n = n + 1;
+   END;
+   CREATE TRIGGER runs_count_delete AFTER DELETE ON runs BEGIN
+     UPDATE run_counts SET n = n - 1 WHERE status = old.status;
+   END;
+   CREATE TRIGGER runs_count_status AFTER UPDATE OF status ON runs WHEN old.status IS NOT new.status BEGIN
+     UPDATE run_counts SET n = n - 1 WHERE status = old.status;
+     INSERT INTO run_counts (status, n) VALUES (new.status, 1) ON CONFLICT(status) DO UPDATE SET n = n + 1;
+   END;`,
 ];
 
 export const pidAlive = (pid: number | null): boolean => {
@@ -480,7 +506,12 @@ export class RunStore {
     return deriveRun(this.events(runId), row.status === 'running' && pidAlive(row.owner_pid));
   }
 
-  list(filter: RunFilter = {}): { total: number; runs: RunSummary[] } {
+  /**
+   * A page of runs, O(page) by default: the page is fetched with one row more (is there a next page?)
+   * and the total is exact only when that is cheap (no filter but status, or the last page);
+   * `count: true` counts every match.
+   */
+  list(filter: RunFilter = {}): RunPage {
     const where: string[] = [];
     const args: (string | number)[] = [];
     const statuses =
@@ -528,6 +559,30 @@ export class RunStore {
     const clause = where.length ? `WHERE ${where.join(' AND ')}` : '';
     const limit = Math.min(Math.max(filter.limit ?? 100, 1), 10_000);
     const offset = Math.max(filter.offset ?? 0, 0);
+    // One row more than the page: whether any run matches after it, without counting them all.
+    const rows = this.db
+      .prepare(
+        `SELECT r.* FROM runs r ${clause} ORDER BY ${orderBy(filter.sort, filter.dir)} LIMIT ? OFFSET ?`,
+      )
+      .all(...args, limit + 1, offset) as unknown as RunRow[];
+    const more = rows.length > limit;
+    const runs = rows.slice(0, limit).map((r) => toSummary(this.liveStatus(r)));
+    const page = (total: number, totalExact: boolean): RunPage => ({ total, totalExact, runs });
+    // No filter but status: the trigger-kept counts answer exactly in O(statuses).
+    if (where.length === statuses.length && !text && !filter.count) {
+      const counts = this.db.prepare('SELECT status, n FROM run_counts').all() as { status: string; n: number }[];
+      const keep = new Set<string>(statuses);
+      return page(
+        counts.reduce((sum, c) => sum + (keep.size === 0 || keep.has(c.status) ? c.n : 0), 0),
+        true,
+      );
+    }
+    if (!filter.count) {
+      // More after this page: a lower bound. The last page (or the only one) tells the exact total.
+      if (more) return page(offset + runs.length, false);
+      if (runs.length > 0 || offset === 0) return page(offset + runs.length, true);
+      // Past the end (runs deleted since the list was shown): counted below.
+    }
     // With text as the only filter the full-text index counts alone (each of its rows is one run; they
     // are deleted together); otherwise the runs table counts with the same clause.
     const ftsOnly = text !== undefined && text !== '' && where.length === 1 && [...text].length >= 3;
@@ -538,12 +593,7 @@ export class RunStore {
           }
         ).n
       : (this.db.prepare(`SELECT COUNT(*) AS n FROM runs r ${clause}`).get(...args) as { n: number }).n;
-    const rows = this.db
-      .prepare(
-        `SELECT r.* FROM runs r ${clause} ORDER BY ${orderBy(filter.sort, filter.dir)} LIMIT ? OFFSET ?`,
-      )
-      .all(...args, limit, offset) as unknown as RunRow[];
-    return { total, runs: rows.map((r) => toSummary(this.liveStatus(r))) };
+    return page(total, true);
   }
 
   delete(runId: string): boolean {
