@@ -569,7 +569,7 @@ export class RunStore {
     const runs = rows.slice(0, limit).map((r) => toSummary(this.liveStatus(r)));
     const page = (total: number, totalExact: boolean): RunPage => ({ total, totalExact, runs });
     // No filter but status: the trigger-kept counts answer exactly in O(statuses).
-    if (where.length === statuses.length && !text && !filter.count) {
+    if (where.length === (statuses.length ? 1 : 0) && !text && !filter.count) {
       const counts = this.db.prepare('SELECT status, n FROM run_counts').all() as { status: string; n: number }[];
       const keep = new Set<string>(statuses);
       return page(
