@@ -5,7 +5,16 @@
 import type { RunStore } from '../../src-main/infra/store/run-store.ts';
 
 const fence = (body: string) => '```python\n' + body + '\n```';
-export const SEED_WORDS = ['orders', 'inventory', 'tickets', 'refund', 'users', 'warehouse', 'monitor', 'keyboard'];
+export const SEED_WORDS = [
+  'orders',
+  'inventory',
+  'tickets',
+  'refund',
+  'users',
+  'warehouse',
+  'monitor',
+  'keyboard',
+];
 const STATUSES = ['succeeded', 'failed', 'cancelled', 'succeeded'] as const;
 
 export function seedManyRuns(

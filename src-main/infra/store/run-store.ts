@@ -570,7 +570,10 @@ export class RunStore {
     const page = (total: number, totalExact: boolean): RunPage => ({ total, totalExact, runs });
     // No filter but status: the trigger-kept counts answer exactly in O(statuses).
     if (where.length === (statuses.length ? 1 : 0) && !text && !filter.count) {
-      const counts = this.db.prepare('SELECT status, n FROM run_counts').all() as { status: string; n: number }[];
+      const counts = this.db.prepare('SELECT status, n FROM run_counts').all() as {
+        status: string;
+        n: number;
+      }[];
       const keep = new Set<string>(statuses);
       return page(
         counts.reduce((sum, c) => sum + (keep.size === 0 || keep.has(c.status) ? c.n : 0), 0),

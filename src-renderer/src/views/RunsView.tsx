@@ -319,7 +319,12 @@ export function RunsView() {
           Could not list runs: {listError} <button onClick={() => void reloadRuns()}>Retry</button>
         </div>
       )}
-      <div className="run-table" role="table" aria-label="run list" aria-rowcount={totalExact ? total + 1 : -1}>
+      <div
+        className="run-table"
+        role="table"
+        aria-label="run list"
+        aria-rowcount={totalExact ? total + 1 : -1}
+      >
         <div className="run-row head" role="row" aria-rowindex={1}>
           {COLUMNS.map(([key, label, cls]) => (
             <SortHeader key={key} sortKey={key} label={label} className={cls} />
