@@ -176,6 +176,14 @@ const MIGRATIONS: string[] = [
      UPDATE run_counts SET n = n - 1 WHERE status = old.status;
      INSERT INTO run_counts (status, n) VALUES (new.status, 1) ON CONFLICT(status) DO UPDATE SET n = n + 1;
    END;`,
+  // Text search in the list's default order streams full-text matches by rowid (see list): runs by their
+  // full-text row, and whether full-text rowids still follow the start times (an import or a clock set
+  // back clears it for good; the search then collects every match as before).
+  `CREATE INDEX runs_fts_id ON runs(fts_id);
+   INSERT INTO meta (key, value) SELECT 'fts_in_created_order',
+     CASE WHEN EXISTS (SELECT 1 FROM (SELECT created_at, LAG(created_at) OVER (ORDER BY fts_id) AS prev FROM runs)
+       WHERE created_at < prev) THEN '0' ELSE '1' END
+   ON CONFLICT(key) DO UPDATE SET value = excluded.value;`,
 ];
 
 export const pidAlive = (pid: number | null): boolean => {
@@ -306,6 +314,9 @@ export class RunStore {
   /** Starts a run: writes its run_started event and summary row. Returns the new run id. */
   createRun(data: RunStartedData, id: string = randomUUID(), ts: number = this.now()): string {
     this.tx(() => {
+      const newest = this.db.prepare('SELECT MAX(created_at) AS t FROM runs').get() as { t: number | null };
+      if (newest.t !== null && ts < newest.t)
+        this.db.prepare("UPDATE meta SET value = '0' WHERE key = 'fts_in_created_order'").run();
       const ftsId = this.db
         .prepare('INSERT INTO runs_fts (run_id, task, scripts, errors) VALUES (?, ?, ?, ?)')
         .run(id, data.task, '', '').lastInsertRowid;
@@ -541,6 +552,7 @@ export class RunStore {
       args.push(filter.to);
     }
     const text = filter.text?.trim();
+    let ftsText: string | undefined;
     if (text) {
       // Trigram FTS needs 3+ characters; shorter text falls back to a scan with LIKE.
       // Matched by the FTS rowid each run keeps (fts_id): the index answers with rowids alone, without
@@ -548,6 +560,7 @@ export class RunStore {
       if ([...text].length >= 3) {
         where.push('r.fts_id IN (SELECT rowid FROM runs_fts WHERE runs_fts MATCH ?)');
         args.push(`"${text.replace(/"/g, '""')}"`);
+        if (!filter.sort || filter.sort === 'created') ftsText = args[args.length - 1] as string;
       } else {
         where.push(
           "r.fts_id IN (SELECT rowid FROM runs_fts WHERE task LIKE ? ESCAPE '\\' OR scripts LIKE ? ESCAPE '\\' OR errors LIKE ? ESCAPE '\\')",
@@ -560,11 +573,14 @@ export class RunStore {
     const limit = Math.min(Math.max(filter.limit ?? 100, 1), 10_000);
     const offset = Math.max(filter.offset ?? 0, 0);
     // One row more than the page: whether any run matches after it, without counting them all.
-    const rows = this.db
-      .prepare(
-        `SELECT r.* FROM runs r ${clause} ORDER BY ${orderBy(filter.sort, filter.dir)} LIMIT ? OFFSET ?`,
-      )
-      .all(...args, limit + 1, offset) as unknown as RunRow[];
+    const rows =
+      (ftsText &&
+        this.streamText(where.slice(0, -1), args.slice(0, -1), ftsText, filter.dir, offset, limit + 1)) ||
+      (this.db
+        .prepare(
+          `SELECT r.* FROM runs r ${clause} ORDER BY ${orderBy(filter.sort, filter.dir)} LIMIT ? OFFSET ?`,
+        )
+        .all(...args, limit + 1, offset) as unknown as RunRow[]);
     const more = rows.length > limit;
     const runs = rows.slice(0, limit).map((r) => toSummary(this.liveStatus(r)));
     const page = (total: number, totalExact: boolean): RunPage => ({ total, totalExact, runs });
@@ -597,6 +613,40 @@ export class RunStore {
         ).n
       : (this.db.prepare(`SELECT COUNT(*) AS n FROM runs r ${clause}`).get(...args) as { n: number }).n;
     return page(total, true);
+  }
+
+  /**
+   * Text search in the default order (start time) without collecting every match: full-text rowids
+   * follow the start times (checked at every createRun), so FTS5 streams the matches newest (or oldest)
+   * first and stops after the page. Runs started in the same millisecond are contiguous in that stream
+   * and are put in the list's id order here. Undefined when the rowids do not follow the start times.
+   */
+  private streamText(
+    where: string[],
+    args: (string | number)[],
+    match: string,
+    dir: 'asc' | 'desc' | undefined,
+    offset: number,
+    count: number,
+  ): RunRow[] | undefined {
+    const ordered = this.db.prepare("SELECT value FROM meta WHERE key = 'fts_in_created_order'").get() as
+      { value: string } | undefined;
+    if (ordered?.value !== '1') return undefined;
+    const asc = dir === 'asc';
+    const sql = `SELECT r.* FROM runs_fts f JOIN runs r ON r.fts_id = f.rowid
+      WHERE runs_fts MATCH ?${where.map((w) => ` AND ${w}`).join('')} ORDER BY f.rowid ${asc ? 'ASC' : 'DESC'}`;
+    const need = offset + count;
+    const got: RunRow[] = [];
+    for (const row of this.db.prepare(sql).iterate(match, ...args) as Iterable<RunRow>) {
+      // Past the page and the millisecond of its last row: nothing after can come before them.
+      if (got.length >= need && row.created_at !== got[got.length - 1]?.created_at) break;
+      got.push(row);
+    }
+    const byId = (a: RunRow, b: RunRow) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+    got.sort((a, b) =>
+      asc ? a.created_at - b.created_at || byId(b, a) : b.created_at - a.created_at || byId(a, b),
+    );
+    return got.slice(offset, need);
   }
 
   delete(runId: string): boolean {

@@ -113,6 +113,61 @@ describe('run list totals', () => {
     store.close();
   });
 
+  it('text search in start-time order streams the matches: same pages as the full order, ties by id, both ways', () => {
+    const store = newStore();
+    const data = (task: string) => ({
+      task,
+      sandbox: 'ecommerce',
+      mode: 'plan' as const,
+      language: 'python' as const,
+      maxRetries: 0,
+      maxSteps: 1,
+    });
+    // Several runs per millisecond, inserted in an id order unlike the list's tie order.
+    const rows: { id: string; ts: number; task: string }[] = [];
+    for (let i = 0; i < 40; i++) {
+      const ts = 10_000 + Math.floor(i / 3);
+      const id = `run-${String((i * 7) % 40).padStart(2, '0')}`;
+      const task = i % 4 === 3 ? `other ${i}` : `find inventory ${i}`;
+      store.createRun(data(task), id, ts);
+      rows.push({ id, ts, task });
+    }
+    const expected = (dir: 'asc' | 'desc') =>
+      rows
+        .filter((r) => r.task.includes('inventory'))
+        .sort((a, b) =>
+          dir === 'desc' ? b.ts - a.ts || (a.id < b.id ? -1 : 1) : a.ts - b.ts || (a.id < b.id ? 1 : -1),
+        )
+        .map((r) => r.id);
+    const pages = (dir: 'asc' | 'desc') => {
+      const out: string[] = [];
+      for (let offset = 0; offset < 40; offset += 4)
+        out.push(...store.list({ text: 'inventory', dir, limit: 4, offset }).runs.map((r) => r.id));
+      return out;
+    };
+    const flag = () =>
+      (
+        store.db.prepare("SELECT value FROM meta WHERE key = 'fts_in_created_order'").get() as {
+          value: string;
+        }
+      ).value;
+    expect(flag()).toBe('1');
+    expect(pages('desc')).toEqual(expected('desc'));
+    expect(pages('asc')).toEqual(expected('asc'));
+    expect(store.list({ text: 'inventory', limit: 4, offset: 28 })).toMatchObject({
+      total: 30,
+      totalExact: true,
+    });
+    // A run started earlier than the newest (an import): the rowids no longer follow the start times,
+    // and the search collects its matches as before, in the same order.
+    store.createRun(data('late inventory'), 'run-zz', 10_005);
+    rows.push({ id: 'run-zz', ts: 10_005, task: 'late inventory' });
+    expect(flag()).toBe('0');
+    expect(pages('desc')).toEqual(expected('desc'));
+    expect(pages('asc')).toEqual(expected('asc'));
+    store.close();
+  });
+
   it('keeps server-side sort and the suite-run filter with paging', () => {
     const store = newStore();
     const ids = ['delta', 'alpha', 'charlie', 'bravo', 'echo'].map((t) =>
