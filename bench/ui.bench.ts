@@ -35,6 +35,8 @@ import { deriveRun } from '../src-main/core/records/records.ts';
 import type { ExecutionResult, ToolCallTrace } from '../src-main/core/sandbox/execution.ts';
 import type { JsonValue } from '../src-main/core/tools/model.ts';
 import { RunStore } from '../src-main/infra/store/run-store.ts';
+import { measureListPages } from './support/list-bench.ts';
+import { seedManyRuns } from './support/seed-runs.ts';
 import { startWebServer } from '../src-main/web/server.ts';
 import { liveRunBytes } from './live-bytes.ts';
 import type { WebServer } from '../src-main/web/server.ts';
@@ -50,6 +52,8 @@ const OPEN_TARGET_MS = 300;
 const OPEN_REPEATS = 12;
 const LIST_RUNS = Number(process.env['TOOLSMITH_BENCH_RUNS'] ?? 100_000);
 const ATTEMPTS = 200;
+/** Runs in the separate store of `run_list_1m` (TOOLSMITH_BENCH_BIG_RUNS=0 leaves it out). */
+const BIG_RUNS = Number(process.env['TOOLSMITH_BENCH_BIG_RUNS'] ?? 1_000_000);
 
 const pct = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -347,57 +351,6 @@ async function seedBigRuns(svc: ToolsmithService, store: RunStore): Promise<{ pl
       throw new Error(`the ${what} run has ${rec?.attempts.length} attempts and status ${o.status}`);
   }
   return { plan: plan.runId, steps: steps.runId };
-}
-
-/** 100,000 small runs straight through the store, in batches (oldest first, a second apart). */
-function seedManyRuns(store: RunStore, count: number): void {
-  const words = ['orders', 'inventory', 'tickets', 'refund', 'users', 'warehouse', 'monitor', 'keyboard'];
-  const statuses = ['succeeded', 'failed', 'cancelled', 'succeeded'] as const;
-  const t0 = Date.now() - count * 1000 - 60_000;
-  for (let start = 0; start < count; start += 10_000) {
-    store.batch(() => {
-      for (let i = start; i < Math.min(count, start + 10_000); i++) {
-        const ts = t0 + i * 1000;
-        const id = store.createRun(
-          {
-            task: `check ${words[i % 8]} number ${i}`,
-            sandbox: i % 2 ? 'ecommerce' : 'support',
-            mode: i % 5 === 0 ? 'interactive' : 'plan',
-            language: 'python',
-            maxRetries: 3,
-            maxSteps: 8,
-            provider: 'openai',
-            model: 'qwen2.5-coder:7b',
-          },
-          undefined,
-          ts,
-        );
-        store.append(id, 'tier', { n: 1, tier: 'llm', provider: 'openai' }, ts + 1);
-        store.append(
-          id,
-          'llm_response',
-          {
-            n: 1,
-            text: fence(`r = get_${words[(i * 7) % 8]}()\nemit_result(r.data)`),
-            promptTokens: 900 + (i % 300),
-            completionTokens: 40 + (i % 60),
-            model: 'qwen2.5-coder:7b',
-            provider: 'openai',
-            latencyMs: 800 + (i % 700),
-            retries: [],
-          },
-          ts + 2,
-        );
-        const status = statuses[i % 4] as 'failed';
-        store.append(
-          id,
-          'run_finished',
-          { status, ...(status === 'failed' ? { error: `KeyError: 'k${i % 97}'` } : {}) },
-          ts + 400 + (i % 900),
-        );
-      }
-    });
-  }
 }
 
 // ---------------------------------------------------------------- in-page instrumentation
@@ -1135,6 +1088,21 @@ try {
     { id: ids.steps, key: 'steps' },
   ]);
   const server = await measureServer(svc, ids);
+  let bigList: Record<string, unknown> | undefined;
+  if (BIG_RUNS > 0) {
+    log(`run list pages over ${BIG_RUNS} runs (a separate store)`);
+    const big = new RunStore(join(workspace, 'big-runs.db'));
+    const s0 = performance.now();
+    seedManyRuns(big, BIG_RUNS);
+    const seeded = (performance.now() - s0) / 1000;
+    bigList = {
+      runs: BIG_RUNS,
+      seed_s: round(seeded),
+      ...measureListPages(big, BIG_RUNS),
+      note: 'in-process list() of one page of 100; with_exact_count = count: true (the COUNT every page made before issue 14)',
+    };
+    big.close();
+  }
   if (pageErrors.length) log(`page errors:\n${pageErrors.join('\n')}`);
 
   const result = {
@@ -1142,6 +1110,7 @@ try {
     run_list_100k: list,
     server,
     live_run_bytes_200: liveBytes,
+    ...(bigList ? { run_list_1m: bigList } : {}),
     seed_s: { runs_200_attempts: round(seedBig / 1000), runs_list: round(seedList / 1000) },
     page_errors: pageErrors.length,
     machine: {

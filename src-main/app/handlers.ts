@@ -135,6 +135,7 @@ export const handlers: Handlers = {
       ...opt('suiteRun', f.suiteRun),
       ...opt('sort', f.sort),
       ...opt('dir', f.dir),
+      ...opt('count', f.count),
     }),
   'runs.get': async (svc, { runId, prompts }) => {
     const runs = await svc.runs();

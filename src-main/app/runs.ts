@@ -27,7 +27,7 @@ import type { SlotType, Template, TemplateExample } from '../core/templates/temp
 import type { JsonValue } from '../core/tools/model.ts';
 import { PYTHON_FRAMEWORK_NAMES, JS_FRAMEWORK_NAMES } from '../core/lang/builtins.ts';
 import { RunStore } from '../infra/store/run-store.ts';
-import type { RunExport, RunFilter, RunSummary } from '../infra/store/run-store.ts';
+import type { RunExport, RunFilter, RunPage } from '../infra/store/run-store.ts';
 import { TemplateFiles } from '../infra/workspace/files.ts';
 import type { TemplateEntry } from '../infra/workspace/files.ts';
 import { ToolsmithError } from './errors.ts';
@@ -194,7 +194,7 @@ export class RunService {
     return this.active.has(runId);
   }
 
-  list(filter: RunFilter = {}): { total: number; runs: RunSummary[] } {
+  list(filter: RunFilter = {}): RunPage {
     return this.store.list(filter);
   }
 

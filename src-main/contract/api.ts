@@ -81,6 +81,8 @@ export const requests = {
       suiteRun: runId.optional(),
       sort: z.enum(RUN_SORT_KEYS).optional(),
       dir: z.enum(['asc', 'desc']).optional(),
+      /** Count every match exactly (O(matches)); by default a filtered list counts up to its page. */
+      count: z.boolean().optional(),
     })
     .strict(),
   /** A run's record. Prompts are large (the tools manual in every attempt): by default each attempt
@@ -376,7 +378,8 @@ export interface Responses extends SuiteResponses {
   'prompts.build': BuiltPrompt;
   'tools.call': { response?: ToolResponse; result: ExecutionResult };
   'tools.save': Omit<ToolsView, 'sandbox'> & { sandbox: string };
-  'runs.list': { total: number; runs: RunSummaryView[] };
+  /** `total` is exact when `totalExact`; otherwise the runs known to match through this page, with more after. */
+  'runs.list': { total: number; totalExact: boolean; runs: RunSummaryView[] };
   'runs.get': RunRecordView;
   'runs.prompt': EventPayloads['prompt'];
   'runs.events': { events: RunEventView[]; live: boolean };

@@ -4,6 +4,7 @@
  * attempt (markers, traceback jump, diff); the run list's search and filters.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { seedManyRuns } from '../../bench/support/seed-runs.ts';
 import { fence, startWorld } from './support/app.ts';
 import type { E2eWorld } from './support/app.ts';
 
@@ -152,6 +153,38 @@ describe('runs in the workbench', () => {
         ).document.activeElement.getAttribute('aria-label'),
       ),
     ).toBe('search runs');
+    expect(w.pageErrors.filter((e) => !/favicon/.test(e))).toEqual([]);
+  });
+
+  it('a search over many runs counts up to its pages ("100+"), grows as it scrolls, counts on demand', async () => {
+    const { page } = w;
+    seedManyRuns((await w.svc.runs()).store, 250); // tasks "check <word> number <i>", older than the runs above
+    await page.getByLabel('search runs').fill('check');
+    const total = page.locator('[data-testid="runs-total"]');
+    await expect.poll(() => total.innerText()).toBe('100+ runs matching');
+    await expect
+      .poll(() => page.locator('.run-row[data-run-id]').first().innerText())
+      .toContain('number 249');
+    await page.getByTestId('runs-count').click();
+    await expect.poll(() => total.innerText()).toBe('250 runs matching');
+    expect(await page.getByTestId('runs-count').count()).toBe(0);
+    // A new search: a lower bound again; scrolled to the end of what is known, the next pages load, the
+    // bound grows, and the last page makes the total exact by itself.
+    await page.getByLabel('search runs').fill('check ');
+    await expect.poll(() => total.innerText()).toBe('100+ runs matching');
+    await expect
+      .poll(
+        async () => {
+          await page.locator('[data-testid="run-scroll"]').evaluate((el) => (el.scrollTop = el.scrollHeight));
+          return total.innerText();
+        },
+        { timeout: 30_000 },
+      )
+      .toBe('250 runs matching');
+    expect(await page.locator('.run-row[data-run-id]').last().innerText()).toContain('number 0');
+    // Unfiltered, the total is exact from the first page.
+    await page.getByLabel('search runs').fill('');
+    await expect.poll(() => total.innerText()).toBe('252 runs');
     expect(w.pageErrors.filter((e) => !/favicon/.test(e))).toEqual([]);
   });
 });

@@ -195,6 +195,7 @@ export function registerRuns(program: Command, ctx: CliContext): void {
       'asc | desc (default desc for created, else asc)',
       oneOf('--dir', ['asc', 'desc'] as const),
     )
+    .option('--count', 'count every matching run exactly (by default a filtered list counts up to its page)')
     .option('--json', 'print JSON')
     .action(
       async (
@@ -212,6 +213,7 @@ export function registerRuns(program: Command, ctx: CliContext): void {
           suiteRun?: string;
           limit: number;
           json?: boolean;
+          count?: boolean;
         },
         cmd: Command,
       ) => {
@@ -237,6 +239,7 @@ export function registerRuns(program: Command, ctx: CliContext): void {
           limit: o.limit,
           ...(o.sort ? { sort: o.sort } : {}),
           ...(o.dir ? { dir: o.dir } : {}),
+          ...(o.count ? { count: true } : {}),
         });
         if (o.json) return ctx.out(json(r));
         for (const s of r.runs) {
@@ -244,7 +247,11 @@ export function registerRuns(program: Command, ctx: CliContext): void {
             `${s.id}  ${new Date(s.createdAt).toISOString().slice(0, 19)}  ${s.status.padEnd(11)} ${s.sandbox.padEnd(10)} ${s.mode.padEnd(11)} ${String(s.attempts).padStart(2)} att ${String(s.tokens).padStart(6)} tok  ${s.tier ?? '-'}  ${s.task.slice(0, 60)}\n`,
           );
         }
-        ctx.out(`${r.runs.length} of ${r.total} run(s)\n`);
+        ctx.out(
+          r.totalExact
+            ? `${r.runs.length} of ${r.total} run(s)\n`
+            : `${r.runs.length} of ${r.total}+ run(s) (--count for the exact number)\n`,
+        );
       },
     );
   runs

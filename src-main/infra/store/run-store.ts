@@ -64,6 +64,18 @@ export interface RunFilter {
   /** Sort column (default `created`, the start time) and direction (default `desc`). */
   sort?: RunSortKey;
   dir?: 'asc' | 'desc';
+  /** Count the matching runs exactly (O(matches)); by default a filtered list counts only up to its page. */
+  count?: boolean;
+}
+
+/**
+ * A page of the run list. `total` is exact when `totalExact`; otherwise it is the number of runs known
+ * to match up to the end of this page, and more match after it (ask again with `count: true`).
+ */
+export interface RunPage {
+  total: number;
+  totalExact: boolean;
+  runs: RunSummary[];
 }
 
 const SORT_COLUMNS: Record<Exclude<RunSortKey, 'created'>, string> = {
@@ -150,6 +162,28 @@ const MIGRATIONS: string[] = [
    CREATE INDEX runs_sort_attempts ON runs(attempts, created_at, id);
    CREATE INDEX runs_sort_tokens ON runs(tokens, created_at, id);
    CREATE INDEX runs_sort_duration ON runs(duration_ms, created_at, id);`,
+  // Run counts per status, kept by triggers: the unfiltered list and a status-only filter know their exact
+  // total without a COUNT(*) over every run (O(runs) per page; issue 14).
+  `CREATE TABLE run_counts (status TEXT PRIMARY KEY, n INTEGER NOT NULL) WITHOUT ROWID;
+   INSERT INTO run_counts (status, n) SELECT status, COUNT(*) FROM runs GROUP BY status;
+   CREATE TRIGGER runs_count_insert AFTER INSERT ON runs BEGIN
+     INSERT INTO run_counts (status, n) VALUES (new.status, 1) ON CONFLICT(status) DO UPDATE SET n = n + 1;
+   END;
+   CREATE TRIGGER runs_count_delete AFTER DELETE ON runs BEGIN
+     UPDATE run_counts SET n = n - 1 WHERE status = old.status;
+   END;
+   CREATE TRIGGER runs_count_status AFTER UPDATE OF status ON runs WHEN old.status IS NOT new.status BEGIN
+     UPDATE run_counts SET n = n - 1 WHERE status = old.status;
+     INSERT INTO run_counts (status, n) VALUES (new.status, 1) ON CONFLICT(status) DO UPDATE SET n = n + 1;
+   END;`,
+  // Text search in the list's default order streams full-text matches by rowid (see list): runs by their
+  // full-text row, and whether full-text rowids still follow the start times (an import or a clock set
+  // back clears it for good; the search then collects every match as before).
+  `CREATE INDEX runs_fts_id ON runs(fts_id);
+   INSERT INTO meta (key, value) SELECT 'fts_in_created_order',
+     CASE WHEN EXISTS (SELECT 1 FROM (SELECT created_at, LAG(created_at) OVER (ORDER BY fts_id) AS prev FROM runs)
+       WHERE created_at < prev) THEN '0' ELSE '1' END
+   ON CONFLICT(key) DO UPDATE SET value = excluded.value;`,
 ];
 
 export const pidAlive = (pid: number | null): boolean => {
@@ -280,6 +314,9 @@ export class RunStore {
   /** Starts a run: writes its run_started event and summary row. Returns the new run id. */
   createRun(data: RunStartedData, id: string = randomUUID(), ts: number = this.now()): string {
     this.tx(() => {
+      const newest = this.db.prepare('SELECT MAX(created_at) AS t FROM runs').get() as { t: number | null };
+      if (newest.t !== null && ts < newest.t)
+        this.db.prepare("UPDATE meta SET value = '0' WHERE key = 'fts_in_created_order'").run();
       const ftsId = this.db
         .prepare('INSERT INTO runs_fts (run_id, task, scripts, errors) VALUES (?, ?, ?, ?)')
         .run(id, data.task, '', '').lastInsertRowid;
@@ -480,7 +517,12 @@ export class RunStore {
     return deriveRun(this.events(runId), row.status === 'running' && pidAlive(row.owner_pid));
   }
 
-  list(filter: RunFilter = {}): { total: number; runs: RunSummary[] } {
+  /**
+   * A page of runs, O(page) by default: the page is fetched with one row more (is there a next page?)
+   * and the total is exact only when that is cheap (no filter but status, or the last page);
+   * `count: true` counts every match.
+   */
+  list(filter: RunFilter = {}): RunPage {
     const where: string[] = [];
     const args: (string | number)[] = [];
     const statuses =
@@ -510,6 +552,7 @@ export class RunStore {
       args.push(filter.to);
     }
     const text = filter.text?.trim();
+    let ftsText: string | undefined;
     if (text) {
       // Trigram FTS needs 3+ characters; shorter text falls back to a scan with LIKE.
       // Matched by the FTS rowid each run keeps (fts_id): the index answers with rowids alone, without
@@ -517,6 +560,7 @@ export class RunStore {
       if ([...text].length >= 3) {
         where.push('r.fts_id IN (SELECT rowid FROM runs_fts WHERE runs_fts MATCH ?)');
         args.push(`"${text.replace(/"/g, '""')}"`);
+        if (!filter.sort || filter.sort === 'created') ftsText = args[args.length - 1] as string;
       } else {
         where.push(
           "r.fts_id IN (SELECT rowid FROM runs_fts WHERE task LIKE ? ESCAPE '\\' OR scripts LIKE ? ESCAPE '\\' OR errors LIKE ? ESCAPE '\\')",
@@ -528,6 +572,36 @@ export class RunStore {
     const clause = where.length ? `WHERE ${where.join(' AND ')}` : '';
     const limit = Math.min(Math.max(filter.limit ?? 100, 1), 10_000);
     const offset = Math.max(filter.offset ?? 0, 0);
+    // One row more than the page: whether any run matches after it, without counting them all.
+    const rows =
+      (ftsText &&
+        this.streamText(where.slice(0, -1), args.slice(0, -1), ftsText, filter.dir, offset, limit + 1)) ||
+      (this.db
+        .prepare(
+          `SELECT r.* FROM runs r ${clause} ORDER BY ${orderBy(filter.sort, filter.dir)} LIMIT ? OFFSET ?`,
+        )
+        .all(...args, limit + 1, offset) as unknown as RunRow[]);
+    const more = rows.length > limit;
+    const runs = rows.slice(0, limit).map((r) => toSummary(this.liveStatus(r)));
+    const page = (total: number, totalExact: boolean): RunPage => ({ total, totalExact, runs });
+    // No filter but status: the trigger-kept counts answer exactly in O(statuses).
+    if (where.length === (statuses.length ? 1 : 0) && !text && !filter.count) {
+      const counts = this.db.prepare('SELECT status, n FROM run_counts').all() as {
+        status: string;
+        n: number;
+      }[];
+      const keep = new Set<string>(statuses);
+      return page(
+        counts.reduce((sum, c) => sum + (keep.size === 0 || keep.has(c.status) ? c.n : 0), 0),
+        true,
+      );
+    }
+    if (!filter.count) {
+      // More after this page: a lower bound. The last page (or the only one) tells the exact total.
+      if (more) return page(offset + runs.length, false);
+      if (runs.length > 0 || offset === 0) return page(offset + runs.length, true);
+      // Past the end (runs deleted since the list was shown): counted below.
+    }
     // With text as the only filter the full-text index counts alone (each of its rows is one run; they
     // are deleted together); otherwise the runs table counts with the same clause.
     const ftsOnly = text !== undefined && text !== '' && where.length === 1 && [...text].length >= 3;
@@ -538,12 +612,41 @@ export class RunStore {
           }
         ).n
       : (this.db.prepare(`SELECT COUNT(*) AS n FROM runs r ${clause}`).get(...args) as { n: number }).n;
-    const rows = this.db
-      .prepare(
-        `SELECT r.* FROM runs r ${clause} ORDER BY ${orderBy(filter.sort, filter.dir)} LIMIT ? OFFSET ?`,
-      )
-      .all(...args, limit, offset) as unknown as RunRow[];
-    return { total, runs: rows.map((r) => toSummary(this.liveStatus(r))) };
+    return page(total, true);
+  }
+
+  /**
+   * Text search in the default order (start time) without collecting every match: full-text rowids
+   * follow the start times (checked at every createRun), so FTS5 streams the matches newest (or oldest)
+   * first and stops after the page. Runs started in the same millisecond are contiguous in that stream
+   * and are put in the list's id order here. Undefined when the rowids do not follow the start times.
+   */
+  private streamText(
+    where: string[],
+    args: (string | number)[],
+    match: string,
+    dir: 'asc' | 'desc' | undefined,
+    offset: number,
+    count: number,
+  ): RunRow[] | undefined {
+    const ordered = this.db.prepare("SELECT value FROM meta WHERE key = 'fts_in_created_order'").get() as
+      { value: string } | undefined;
+    if (ordered?.value !== '1') return undefined;
+    const asc = dir === 'asc';
+    const sql = `SELECT r.* FROM runs_fts f JOIN runs r ON r.fts_id = f.rowid
+      WHERE runs_fts MATCH ?${where.map((w) => ` AND ${w}`).join('')} ORDER BY f.rowid ${asc ? 'ASC' : 'DESC'}`;
+    const need = offset + count;
+    const got: RunRow[] = [];
+    for (const row of this.db.prepare(sql).iterate(match, ...args) as Iterable<RunRow>) {
+      // Past the page and the millisecond of its last row: nothing after can come before them.
+      if (got.length >= need && row.created_at !== got[got.length - 1]?.created_at) break;
+      got.push(row);
+    }
+    const byId = (a: RunRow, b: RunRow) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+    got.sort((a, b) =>
+      asc ? a.created_at - b.created_at || byId(b, a) : b.created_at - a.created_at || byId(a, b),
+    );
+    return got.slice(offset, need);
   }
 
   delete(runId: string): boolean {

@@ -13,7 +13,11 @@ export type RunFilters = Omit<Request<'runs.list'>, 'limit' | 'offset'>;
 
 export interface RunsSlice {
   filters: RunFilters;
+  /** Exact when `totalExact`; otherwise the runs known to match so far, with more after them. */
   total: number;
+  totalExact: boolean;
+  /** An exact count asked for (the "count" button) is on its way. */
+  counting: boolean;
   /** Page index -> rows. */
   pages: Record<number, RunSummaryView[]>;
   /** Bumped on every reload; a page answer from an older generation is dropped. */
@@ -24,6 +28,8 @@ export interface RunsSlice {
   clearFilters(): void;
   reloadRuns(): Promise<void>;
   ensurePage(page: number): Promise<void>;
+  /** Counts the runs matching the filters exactly (a filtered list knows its total up to its pages). */
+  countRuns(): Promise<void>;
 }
 
 const inflight = new Set<string>();
@@ -38,6 +44,8 @@ const clean = (f: RunFilters): RunFilters => {
 export const createRunsSlice: StateCreator<Store, [], [], RunsSlice> = (set, get) => ({
   filters: {},
   total: 0,
+  totalExact: true,
+  counting: false,
   pages: {},
   listGeneration: 0,
   listLoading: false,
@@ -51,14 +59,14 @@ export const createRunsSlice: StateCreator<Store, [], [], RunsSlice> = (set, get
   },
   async reloadRuns() {
     const generation = get().listGeneration + 1;
-    set({ listGeneration: generation, listLoading: true, listError: undefined });
+    set({ listGeneration: generation, listLoading: true, listError: undefined, counting: false });
     // Page 0 of this generation is being fetched here: ensurePage must not ask for it again.
     const key = `${generation}:0`;
     inflight.add(key);
     try {
       const r = await api['runs.list']({ ...get().filters, limit: PAGE_SIZE, offset: 0 });
       if (get().listGeneration !== generation) return;
-      set({ total: r.total, pages: { 0: r.runs }, listLoading: false });
+      set({ total: r.total, totalExact: r.totalExact, pages: { 0: r.runs }, listLoading: false });
     } catch (e) {
       if (get().listGeneration !== generation) return;
       set({ listLoading: false, listError: errorMessage(e) });
@@ -74,11 +82,32 @@ export const createRunsSlice: StateCreator<Store, [], [], RunsSlice> = (set, get
     try {
       const r = await api['runs.list']({ ...get().filters, limit: PAGE_SIZE, offset: page * PAGE_SIZE });
       if (get().listGeneration !== generation) return;
-      set({ total: r.total, pages: { ...get().pages, [page]: r.runs } });
+      // An exact total (a last page) replaces the known one; a lower bound only grows it and leaves an
+      // exact count (the "count" button) that it does not contradict.
+      const cur = get();
+      set({
+        ...(r.totalExact
+          ? { total: r.total, totalExact: true }
+          : cur.totalExact && cur.total > r.total
+            ? {}
+            : { total: Math.max(cur.total, r.total), totalExact: false }),
+        pages: { ...get().pages, [page]: r.runs },
+      });
     } catch (e) {
       if (get().listGeneration === generation) set({ listError: errorMessage(e) });
     } finally {
       inflight.delete(key);
+    }
+  },
+  async countRuns() {
+    const generation = get().listGeneration;
+    set({ counting: true });
+    try {
+      const r = await api['runs.list']({ ...get().filters, limit: 1, offset: 0, count: true });
+      if (get().listGeneration !== generation) return;
+      set({ total: r.total, totalExact: true, counting: false });
+    } catch (e) {
+      if (get().listGeneration === generation) set({ counting: false, listError: errorMessage(e) });
     }
   },
 });

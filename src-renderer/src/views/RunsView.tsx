@@ -243,6 +243,9 @@ function Row({
 
 export function RunsView() {
   const total = useStore((s) => s.total);
+  const totalExact = useStore((s) => s.totalExact);
+  const counting = useStore((s) => s.counting);
+  const countRuns = useStore((s) => s.countRuns);
   const pages = useStore((s) => s.pages);
   const listLoading = useStore((s) => s.listLoading);
   const listError = useStore((s) => s.listError);
@@ -256,8 +259,11 @@ export function RunsView() {
 
   useEffect(() => void reloadRuns(), [reloadRuns]);
 
+  // Not counted yet (a filtered list counts up to its pages): one page of placeholder rows after the
+  // known runs, fetched when it scrolls into view, grows the list.
+  const rowCount = totalExact ? total : total + PAGE_SIZE;
   const virtualizer = useVirtualizer({
-    count: total,
+    count: rowCount,
     getScrollElement: () => parentRef.current,
     estimateSize: () => ROW_HEIGHT,
     overscan: 10,
@@ -276,9 +282,21 @@ export function RunsView() {
       <div className="view-head">
         <h1>Runs</h1>
         <span className="muted" data-testid="runs-total">
-          {total} run{total === 1 ? '' : 's'}
+          {total}
+          {totalExact ? '' : '+'} run{total === 1 && totalExact ? '' : 's'}
           {filtered ? ' matching' : ''}
         </span>
+        {!totalExact && (
+          <button
+            className="link"
+            data-testid="runs-count"
+            disabled={counting}
+            title="Count every matching run (the list counts as far as it has fetched)"
+            onClick={() => void countRuns()}
+          >
+            {counting ? 'counting…' : 'count'}
+          </button>
+        )}
         <span className="spacer" />
         <button onClick={() => navigate({ view: 'new' })}>New run</button>
         <button onClick={() => fileRef.current?.click()}>Import…</button>
@@ -301,7 +319,12 @@ export function RunsView() {
           Could not list runs: {listError} <button onClick={() => void reloadRuns()}>Retry</button>
         </div>
       )}
-      <div className="run-table" role="table" aria-label="run list" aria-rowcount={total + 1}>
+      <div
+        className="run-table"
+        role="table"
+        aria-label="run list"
+        aria-rowcount={totalExact ? total + 1 : -1}
+      >
         <div className="run-row head" role="row" aria-rowindex={1}>
           {COLUMNS.map(([key, label, cls]) => (
             <SortHeader key={key} sortKey={key} label={label} className={cls} />

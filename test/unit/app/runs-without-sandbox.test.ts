@@ -66,7 +66,9 @@ describe('runs list without a sandbox backend', () => {
   it('the service lists, gets and exports runs with no sandbox backend', async () => {
     const svc = ToolsmithService.open(workspace());
     const r = await dispatch(svc, 'runs.list', {});
-    expect(r).toEqual({ ok: true, value: { total: 0, runs: [] } });
+    expect(r).toEqual({ ok: true, value: { total: 0, totalExact: true, runs: [] } });
+    const counted = await dispatch(svc, 'runs.list', { text: 'anything', count: true });
+    expect(counted).toEqual({ ok: true, value: { total: 0, totalExact: true, runs: [] } });
   });
 
   it('`toolsmith runs list` exits 0 when no Docker engine answers', async () => {
@@ -81,6 +83,35 @@ describe('runs list without a sandbox backend', () => {
       const r = await cli('--workspace', ws, 'runs', 'list');
       expect(r.err).toBe('');
       expect(r).toMatchObject({ code: 0, out: '0 of 0 run(s)\n' });
+      const c = await cli('--workspace', ws, 'runs', 'list', '--search', 'orders', '--count');
+      expect(c).toMatchObject({ code: 0, out: '0 of 0 run(s)\n' });
+      // A filtered list counts up to its page; --count counts every match.
+      const svc = ToolsmithService.open(ws);
+      const store = (await svc.runs()).store;
+      for (let i = 0; i < 3; i++)
+        store.createRun({
+          task: `check orders ${i}`,
+          sandbox: 'ecommerce',
+          mode: 'plan',
+          language: 'python',
+          maxRetries: 0,
+          maxSteps: 1,
+        });
+      await svc.close();
+      const some = await cli('--workspace', ws, 'runs', 'list', '--search', 'orders', '--limit', '2');
+      expect(some.out).toMatch(/\n2 of 2\+ run\(s\) \(--count for the exact number\)\n$/);
+      const all = await cli(
+        '--workspace',
+        ws,
+        'runs',
+        'list',
+        '--search',
+        'orders',
+        '--limit',
+        '2',
+        '--count',
+      );
+      expect(all.out).toMatch(/\n2 of 3 run\(s\)\n$/);
     } finally {
       for (const [k, v] of Object.entries(env)) {
         if (v === undefined) delete process.env[k];
