@@ -61,7 +61,7 @@ export interface LevelDeps {
   /** The local engine's client (DOCKER_HOST or the default socket). */
   localDocker: Docker;
   /** The image for a runtime on an engine (built there when missing). */
-  image: (docker: Docker, engine: string, runtime: RuntimeId) => Promise<string>;
+  image: (docker: Docker, engine: string, runtime: RuntimeId, spec?: SandboxSpec) => Promise<string>;
 }
 
 /** The factories of sandboxes with an explicit isolation level or engines, shared by (level, engines). */
@@ -109,7 +109,7 @@ export class SandboxFactories {
       return {
         name,
         maxWorkers: cfg?.max_workers ?? 8,
-        factory: new DockerWorkerFactory(docker, (rt) => d.image(docker, name, rt), d.limits, {
+        factory: new DockerWorkerFactory(docker, (rt, spec) => d.image(docker, name, rt, spec), d.limits, {
           ...(level === 'gvisor' ? { runtime: 'runsc' } : {}),
           installation: d.installation,
           engine: name,

@@ -118,7 +118,6 @@ export async function createSandboxManager(svc: ToolsmithService): Promise<Sandb
     }
     return p;
   };
-  const ensureImage = (runtime: RuntimeImage) => ensureImageOn(docker, 'local', runtime);
   const installation = new Installation();
   const containerLimits = {
     memoryMb: limits.memory_mb,
@@ -138,24 +137,31 @@ export async function createSandboxManager(svc: ToolsmithService): Promise<Sandb
       tmpfsMb: limits.tmpfs_mb,
     },
     localDocker: docker,
-    image: ensureImageOn,
+    // Every level and engine runs a sandbox in its derived image when it has dependencies.
+    image: (on, engine, runtime, spec) => ensureSandboxImageOn(on, engine, runtime, spec),
   });
   // A sandbox with requirements.txt / package.json runs in its derived image (built on first use).
   const depsBuilding = new Map<string, Promise<string>>();
-  const ensureSandboxImage = async (runtime: RuntimeId, spec?: SandboxSpec): Promise<string> => {
-    const base = await ensureImage(runtime);
+  const ensureSandboxImageOn = async (
+    on: Docker,
+    engine: string,
+    runtime: RuntimeId,
+    spec?: SandboxSpec,
+  ): Promise<string> => {
+    const base = await ensureImageOn(on, engine, runtime);
     const deps = spec?.dir ? sandboxDeps(spec.name, spec.dir, runtime) : undefined;
     if (!deps) return base;
     const tag = depsTag(base, deps);
-    let p = depsBuilding.get(tag);
+    const key = `${engine}:${tag}`;
+    let p = depsBuilding.get(key);
     if (!p) {
       p = (async () => {
-        if (await imageExists(docker, tag)) return tag;
+        if (await imageExists(on, tag)) return tag;
         const push = (line: string, extra: { done?: boolean; error?: string } = {}) =>
           svc.push({ type: 'image_progress', runtime, sandbox: spec?.name, line, ...extra });
         push(`image ${tag} (dependencies of sandbox ${deps.sandbox}) is missing: building it now`);
         try {
-          const built = await buildDepsImage(docker, base, deps, (line) => push(line));
+          const built = await buildDepsImage(on, base, deps, (line) => push(line));
           push(`built ${built}`, { done: true });
           return built;
         } catch (e) {
@@ -163,11 +169,13 @@ export async function createSandboxManager(svc: ToolsmithService): Promise<Sandb
           throw e;
         }
       })();
-      depsBuilding.set(tag, p);
-      p.catch(() => depsBuilding.delete(tag));
+      depsBuilding.set(key, p);
+      p.catch(() => depsBuilding.delete(key));
     }
     return p;
   };
+  const ensureSandboxImage = (runtime: RuntimeId, spec?: SandboxSpec) =>
+    ensureSandboxImageOn(docker, 'local', runtime, spec);
   let factory: WorkerFactory & { dispose(): Promise<void> };
   if (version) {
     const f = new DockerWorkerFactory(docker, ensureSandboxImage, containerLimits, { installation });

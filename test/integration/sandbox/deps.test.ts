@@ -71,6 +71,15 @@ beforeAll(() => {
   writeWheel(join(dir, 'wheels'), 'toolsmith_tiny', '0.1.0', {
     'toolsmith_tiny/__init__.py': `NONCE = "${nonce}"\n\ndef greet(name):\n    return "hello " + name + " from a wheel"\n`,
   });
+  // The same dependencies on another isolation level: its factory runs the derived image too.
+  const gdir = sandbox('pydepsgvisor', GREET_TOOLS, {
+    'requirements.txt': '# the local wheel\ntoolsmith-tiny==0.1.0\n',
+  });
+  appendFileSync(join(ws, '.toolsmith', 'config.toml'), 'isolation = "gvisor"\n');
+  mkdirSync(join(gdir, 'wheels'));
+  writeWheel(join(gdir, 'wheels'), 'toolsmith_tiny', '0.1.0', {
+    'toolsmith_tiny/__init__.py': `NONCE = "${nonce}"\n\ndef greet(name):\n    return "hello " + name + " from a wheel"\n`,
+  });
   sandbox('pymissing', PLAIN_TOOLS, { 'requirements.txt': `toolsmith-not-here-${nonce}==1.0\n` });
   sandbox('nodedeps', PLAIN_TOOLS, {
     'package.json': JSON.stringify({
@@ -135,6 +144,22 @@ describe('python dependencies from a local wheelhouse', () => {
       });
       expect(r.error).toBeUndefined();
       expect(r.data).toBe('hello Ada from a wheel');
+    } finally {
+      await svc.close();
+    }
+  }, 300_000);
+
+  it('a sandbox with its own isolation level (gVisor) runs in its derived image too', async () => {
+    const svc = ToolsmithService.open(ws, { sandboxFactory: createSandboxManager, oneShot: true });
+    try {
+      const r = await svc.executeScript({
+        sandbox: 'pydepsgvisor',
+        language: 'python',
+        body: 'r = greet(name="Grace")\nemit_result(r.data)\n',
+      });
+      expect(r.error).toBeUndefined();
+      expect(r.isolation).toBe('gvisor');
+      expect(r.data).toBe('hello Grace from a wheel');
     } finally {
       await svc.close();
     }
