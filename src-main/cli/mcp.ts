@@ -273,17 +273,22 @@ export function createMcpServer(
 
 /**
  * Connects the MCP servers of every sandbox before the tool table is built, so the `code` tool's manual
- * lists their tools (with their typed stubs). A server that cannot be reached is named on stderr; its
- * sandbox's calls then fail with that reason.
+ * lists their tools (with their typed stubs). Waits at most `waitMs`: a slow or dead server (its own
+ * timeout can be 30 s) must not keep an MCP client waiting for `initialize`; its sandbox's calls then
+ * connect on first use or fail with the reason, which is also named on stderr.
  */
-export async function prepareAllMcp(svc: ToolsmithService): Promise<void> {
-  const down = await Promise.all(svc.files.sandboxNames().map((s) => svc.prepareMcp(s)));
-  const seen = new Set<string>();
-  for (const f of down.flat())
-    if (!seen.has(f.server)) {
-      seen.add(f.server);
-      process.stderr.write(`toolsmith mcp: ${f.error}\n`);
-    }
+export async function prepareAllMcp(svc: ToolsmithService, waitMs = 5000): Promise<void> {
+  const all = Promise.all(svc.files.sandboxNames().map((s) => svc.prepareMcp(s))).then((down) => {
+    const seen = new Set<string>();
+    for (const f of down.flat())
+      if (!seen.has(f.server)) {
+        seen.add(f.server);
+        process.stderr.write(`toolsmith mcp: ${f.error}\n`);
+      }
+  });
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([all, new Promise<void>((resolve) => (timer = setTimeout(resolve, waitMs)))]);
+  clearTimeout(timer);
 }
 
 export async function serveMcpStdio(svc: ToolsmithService): Promise<void> {
