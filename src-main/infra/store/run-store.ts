@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import type { StatementSync } from 'node:sqlite';
+import type { SQLInputValue } from 'node:sqlite';
 import { EVENT_VERSION, upgradeEvent } from '../../core/records/events.ts';
 import type {
   EventPayloads,
@@ -22,6 +22,7 @@ import type {
 import { deriveRun } from '../../core/records/records.ts';
 import type { RunSortKey } from '../../core/records/sort.ts';
 import type { RunRecord } from '../../core/records/records.ts';
+import { StatementCache, stmt } from './statements.ts';
 
 export const EXPORT_FORMAT = 'toolsmith-run';
 
@@ -239,11 +240,142 @@ const toSummary = (r: RunRow): RunSummary => ({
   suiteRun: r.suite_run ?? null,
 });
 
+interface EventRow {
+  run_id: string;
+  seq: number;
+  type: EventType;
+  v: number;
+  ts: number;
+  data: string;
+}
+
+interface TemplateStatRow {
+  name: string;
+  successes: number;
+  failures: number;
+  last_used: number | null;
+}
+
+type Id = [id: string];
+
+/** Every fixed statement of the run store, prepared once per store (after the migrations). */
+const runStatements = (db: DatabaseSync) => ({
+  begin: stmt(db, 'BEGIN IMMEDIATE'),
+  commit: stmt(db, 'COMMIT'),
+  rollback: stmt(db, 'ROLLBACK'),
+  running: stmt<[], { id: string; owner_pid: number | null }>(
+    db,
+    "SELECT id, owner_pid FROM runs WHERE status = 'running'",
+  ),
+  markInterrupted: stmt<Id, never>(
+    db,
+    "UPDATE runs SET status = 'interrupted' WHERE id = ? AND status = 'running'",
+  ),
+  newest: stmt<[], { t: number | null }>(db, 'SELECT MAX(created_at) AS t FROM runs'),
+  clearFtsOrder: stmt(db, "UPDATE meta SET value = '0' WHERE key = 'fts_in_created_order'"),
+  ftsInCreatedOrder: stmt<[], { value: string }>(
+    db,
+    "SELECT value FROM meta WHERE key = 'fts_in_created_order'",
+  ),
+  insertFts: stmt<[runId: string, task: string, scripts: string, errors: string], never>(
+    db,
+    'INSERT INTO runs_fts (run_id, task, scripts, errors) VALUES (?, ?, ?, ?)',
+  ),
+  insertRun: stmt<
+    [
+      id: string,
+      createdAt: number,
+      updatedAt: number,
+      task: string,
+      sandbox: string,
+      kit: string | null,
+      mode: RunMode,
+      model: string | null,
+      provider: string | null,
+      ownerPid: number,
+      originRun: string | null,
+      ftsId: number | bigint,
+    ],
+    never
+  >(
+    db,
+    `INSERT INTO runs (id, created_at, updated_at, status, task, sandbox, kit, mode, model, provider, owner_pid, origin_run, next_seq, fts_id)
+     VALUES (?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, 1, ?)`,
+  ),
+  insertEvent: stmt<
+    [runId: string, seq: number, type: EventType, v: number, ts: number, data: string],
+    never
+  >(db, 'INSERT INTO events (run_id, seq, type, v, ts, data) VALUES (?, ?, ?, ?, ?, ?)'),
+  bumpSeq: stmt<[ts: number, id: string], { next_seq: number }>(
+    db,
+    'UPDATE runs SET next_seq = next_seq + 1, updated_at = ? WHERE id = ? RETURNING next_seq',
+  ),
+  attempts: stmt<[n: number, id: string], never>(
+    db,
+    'UPDATE runs SET attempts = MAX(attempts, ?) WHERE id = ?',
+  ),
+  // Template, rule and edit tiers use no model (see deriveRun); an LLM tier restores the one the run
+  // started with until its answer names the model.
+  tier: stmt<[tier: Tier, provider: string | null, id: string], never>(
+    db,
+    `UPDATE runs SET tier = ?1, provider = CASE WHEN ?1 IN ('template', 'rule', 'edit') THEN NULL ELSE COALESCE(?2, provider) END,
+       model = CASE WHEN ?1 IN ('template', 'rule', 'edit') THEN NULL
+         ELSE COALESCE(model, (SELECT json_extract(data, '$.model') FROM events WHERE run_id = ?3 AND seq = 0)) END
+     WHERE id = ?3`,
+  ),
+  llmResponse: stmt<[tokens: number, model: string, provider: string, id: string], never>(
+    db,
+    'UPDATE runs SET tokens = tokens + ?, model = ?, provider = ? WHERE id = ?',
+  ),
+  appendScript: stmt<[body: string, id: string], never>(
+    db,
+    'UPDATE runs_fts SET scripts = scripts || char(10) || ? WHERE rowid = (SELECT fts_id FROM runs WHERE id = ?)',
+  ),
+  appendError: stmt<[text: string, id: string], never>(
+    db,
+    'UPDATE runs_fts SET errors = errors || char(10) || ? WHERE rowid = (SELECT fts_id FROM runs WHERE id = ?)',
+  ),
+  finish: stmt<[status: RunStatus, error: string | null, ts: number, id: string], never>(
+    db,
+    'UPDATE runs SET status = ?, error = ?, duration_ms = ? - created_at WHERE id = ?',
+  ),
+  useTemplate: stmt<[name: string, successes: number, failures: number, lastUsed: number], never>(
+    db,
+    `INSERT INTO template_stats (name, successes, failures, last_used) VALUES (?, ?, ?, ?)
+     ON CONFLICT(name) DO UPDATE SET successes = successes + excluded.successes, failures = failures + excluded.failures, last_used = excluded.last_used`,
+  ),
+  templateStats: stmt<[], TemplateStatRow>(db, 'SELECT * FROM template_stats'),
+  resetTemplate: stmt<[name: string], never>(db, 'DELETE FROM template_stats WHERE name = ?'),
+  events: stmt<Id, EventRow>(db, 'SELECT * FROM events WHERE run_id = ? ORDER BY seq'),
+  getRun: stmt<Id, RunRow>(db, 'SELECT * FROM runs WHERE id = ?'),
+  hasRun: stmt<Id, { one: 1 }>(db, 'SELECT 1 AS one FROM runs WHERE id = ?'),
+  // A range on the primary key: no LIKE (whose wildcards a prefix could hold) and no scan.
+  idsFrom: stmt<[from: string, to: string, limit: number], { id: string }>(
+    db,
+    'SELECT id FROM runs WHERE id >= ? AND id < ? ORDER BY id LIMIT ?',
+  ),
+  runCounts: stmt<[], { status: RunStatus; n: number }>(db, 'SELECT status, n FROM run_counts'),
+  countFts: stmt<[match: string], { n: number }>(
+    db,
+    'SELECT COUNT(*) AS n FROM runs_fts WHERE runs_fts MATCH ?',
+  ),
+  deleteFts: stmt<Id, never>(db, 'DELETE FROM runs_fts WHERE rowid = (SELECT fts_id FROM runs WHERE id = ?)'),
+  deleteRun: stmt<Id, never>(db, 'DELETE FROM runs WHERE id = ?'),
+  deleteEvents: stmt<Id, never>(db, 'DELETE FROM events WHERE run_id = ?'),
+  importedUnfinished: stmt<Id, never>(
+    db,
+    "UPDATE runs SET status = 'interrupted', owner_pid = NULL WHERE id = ?",
+  ),
+  importedFinished: stmt<Id, never>(db, 'UPDATE runs SET owner_pid = NULL WHERE id = ?'),
+});
+
 export class RunStore {
   readonly file: string;
   /** The connection, shared with SuiteStore (same file, same transactions). */
   readonly db: DatabaseSync;
-  private readonly stmts: Record<string, StatementSync>;
+  private readonly stmts: ReturnType<typeof runStatements>;
+  /** The run list's statements (their WHERE and ORDER BY depend on the filter), by SQL text. */
+  private readonly dynamic: StatementCache;
   private readonly now: () => number;
 
   constructor(file: string, opts: { now?: () => number } = {}) {
@@ -255,38 +387,33 @@ export class RunStore {
       'PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000; PRAGMA foreign_keys = ON;',
     );
     this.migrate();
-    this.stmts = {
-      insertEvent: this.db.prepare(
-        'INSERT INTO events (run_id, seq, type, v, ts, data) VALUES (?, ?, ?, ?, ?, ?)',
-      ),
-      getRun: this.db.prepare('SELECT * FROM runs WHERE id = ?'),
-      events: this.db.prepare('SELECT * FROM events WHERE run_id = ? ORDER BY seq'),
-      bumpSeq: this.db.prepare(
-        'UPDATE runs SET next_seq = next_seq + 1, updated_at = ? WHERE id = ? RETURNING next_seq',
-      ),
-    };
+    this.stmts = runStatements(this.db);
+    this.dynamic = new StatementCache(this.db);
     this.markInterrupted();
   }
 
   private migrate(): void {
     this.db.exec('CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)');
-    const row = this.db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as
-      { value: string } | undefined;
+    const row = stmt<[], { value: string }>(
+      this.db,
+      "SELECT value FROM meta WHERE key = 'schema_version'",
+    ).get();
     const current = row ? Number(row.value) : 0;
     if (current > MIGRATIONS.length) {
       throw new RunStoreError(
         `${this.file} has schema version ${current}, newer than this Toolsmith (${MIGRATIONS.length}); upgrade Toolsmith`,
       );
     }
+    if (current === MIGRATIONS.length) return;
+    const setVersion = stmt<[version: string], never>(
+      this.db,
+      "INSERT INTO meta (key, value) VALUES ('schema_version', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+    );
     for (let v = current; v < MIGRATIONS.length; v++) {
       this.db.exec('BEGIN IMMEDIATE');
       try {
         this.db.exec(MIGRATIONS[v] as string);
-        this.db
-          .prepare(
-            "INSERT INTO meta (key, value) VALUES ('schema_version', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-          )
-          .run(String(v + 1));
+        setVersion.run(String(v + 1));
         this.db.exec('COMMIT');
       } catch (e) {
         this.db.exec('ROLLBACK');
@@ -297,14 +424,8 @@ export class RunStore {
 
   /** Runs left `running` by a process that no longer exists become `interrupted`. */
   private markInterrupted(): void {
-    const rows = this.db.prepare("SELECT id, owner_pid FROM runs WHERE status = 'running'").all() as {
-      id: string;
-      owner_pid: number | null;
-    }[];
-    const mark = this.db.prepare(
-      "UPDATE runs SET status = 'interrupted' WHERE id = ? AND status = 'running'",
-    );
-    for (const r of rows) if (!pidAlive(r.owner_pid)) mark.run(r.id);
+    for (const r of this.stmts.running.all())
+      if (!pidAlive(r.owner_pid)) this.stmts.markInterrupted.run(r.id);
   }
 
   close(): void {
@@ -314,32 +435,24 @@ export class RunStore {
   /** Starts a run: writes its run_started event and summary row. Returns the new run id. */
   createRun(data: RunStartedData, id: string = randomUUID(), ts: number = this.now()): string {
     this.tx(() => {
-      const newest = this.db.prepare('SELECT MAX(created_at) AS t FROM runs').get() as { t: number | null };
-      if (newest.t !== null && ts < newest.t)
-        this.db.prepare("UPDATE meta SET value = '0' WHERE key = 'fts_in_created_order'").run();
-      const ftsId = this.db
-        .prepare('INSERT INTO runs_fts (run_id, task, scripts, errors) VALUES (?, ?, ?, ?)')
-        .run(id, data.task, '', '').lastInsertRowid;
-      this.db
-        .prepare(
-          `INSERT INTO runs (id, created_at, updated_at, status, task, sandbox, kit, mode, model, provider, owner_pid, origin_run, next_seq, fts_id)
-           VALUES (?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, 1, ?)`,
-        )
-        .run(
-          id,
-          ts,
-          ts,
-          data.task,
-          data.sandbox,
-          data.kit ?? null,
-          data.mode,
-          data.model ?? null,
-          data.provider ?? null,
-          process.pid,
-          data.origin?.runId ?? null,
-          ftsId,
-        );
-      this.stmts['insertEvent']?.run(id, 0, 'run_started', EVENT_VERSION, ts, JSON.stringify(data));
+      const newest = this.stmts.newest.get()?.t ?? null;
+      if (newest !== null && ts < newest) this.stmts.clearFtsOrder.run();
+      const ftsId = this.stmts.insertFts.run(id, data.task, '', '').lastInsertRowid;
+      this.stmts.insertRun.run(
+        id,
+        ts,
+        ts,
+        data.task,
+        data.sandbox,
+        data.kit ?? null,
+        data.mode,
+        data.model ?? null,
+        data.provider ?? null,
+        process.pid,
+        data.origin?.runId ?? null,
+        ftsId,
+      );
+      this.stmts.insertEvent.run(id, 0, 'run_started', EVENT_VERSION, ts, JSON.stringify(data));
     });
     return id;
   }
@@ -353,10 +466,10 @@ export class RunStore {
   ): RunEvent {
     let event: RunEvent | undefined;
     this.tx(() => {
-      const bumped = this.stmts['bumpSeq']?.get(ts, runId) as { next_seq: number } | undefined;
+      const bumped = this.stmts.bumpSeq.get(ts, runId);
       if (!bumped) throw new RunStoreError(`no run ${runId}`);
       const seq = bumped.next_seq - 1;
-      this.stmts['insertEvent']?.run(runId, seq, type, EVENT_VERSION, ts, JSON.stringify(data));
+      this.stmts.insertEvent.run(runId, seq, type, EVENT_VERSION, ts, JSON.stringify(data));
       event = { v: EVENT_VERSION, runId, seq, ts, type, data } as RunEvent;
       this.summarize(event);
     });
@@ -365,32 +478,21 @@ export class RunStore {
 
   private summarize(e: RunEvent): void {
     const d = e.data as { n?: number };
-    if (typeof d.n === 'number')
-      this.db.prepare('UPDATE runs SET attempts = MAX(attempts, ?) WHERE id = ?').run(d.n, e.runId);
+    if (typeof d.n === 'number') this.stmts.attempts.run(d.n, e.runId);
     switch (e.type) {
       case 'tier':
-        this.db
-          .prepare(
-            // Template, rule and edit tiers use no model (see deriveRun); an LLM tier restores the one the
-            // run started with until its answer names the model.
-            `UPDATE runs SET tier = ?1, provider = CASE WHEN ?1 IN ('template', 'rule', 'edit') THEN NULL ELSE COALESCE(?2, provider) END,
-               model = CASE WHEN ?1 IN ('template', 'rule', 'edit') THEN NULL
-                 ELSE COALESCE(model, (SELECT json_extract(data, '$.model') FROM events WHERE run_id = ?3 AND seq = 0)) END
-             WHERE id = ?3`,
-          )
-          .run(e.data.tier, e.data.provider ?? null, e.runId);
+        this.stmts.tier.run(e.data.tier, e.data.provider ?? null, e.runId);
         break;
       case 'llm_response':
-        this.db
-          .prepare('UPDATE runs SET tokens = tokens + ?, model = ?, provider = ? WHERE id = ?')
-          .run(e.data.promptTokens + e.data.completionTokens, e.data.model, e.data.provider, e.runId);
+        this.stmts.llmResponse.run(
+          e.data.promptTokens + e.data.completionTokens,
+          e.data.model,
+          e.data.provider,
+          e.runId,
+        );
         break;
       case 'script':
-        this.db
-          .prepare(
-            'UPDATE runs_fts SET scripts = scripts || char(10) || ? WHERE rowid = (SELECT fts_id FROM runs WHERE id = ?)',
-          )
-          .run(e.data.body, e.runId);
+        this.stmts.appendScript.run(e.data.body, e.runId);
         break;
       case 'execution':
         if (e.data.result.error)
@@ -401,9 +503,7 @@ export class RunStore {
           this.appendError(e.runId, e.data.violations.map((v) => `${v.rule}: ${v.message}`).join('\n'));
         break;
       case 'run_finished':
-        this.db
-          .prepare('UPDATE runs SET status = ?, error = ?, duration_ms = ? - created_at WHERE id = ?')
-          .run(e.data.status, e.data.error ?? null, e.ts, e.runId);
+        this.stmts.finish.run(e.data.status, e.data.error ?? null, e.ts, e.runId);
         if (e.data.error) this.appendError(e.runId, e.data.error);
         break;
       default:
@@ -412,24 +512,20 @@ export class RunStore {
   }
 
   private appendError(runId: string, text: string): void {
-    this.db
-      .prepare(
-        'UPDATE runs_fts SET errors = errors || char(10) || ? WHERE rowid = (SELECT fts_id FROM runs WHERE id = ?)',
-      )
-      .run(text, runId);
+    this.stmts.appendError.run(text, runId);
   }
 
   private depth = 0;
 
   private tx(fn: () => void): void {
     if (this.depth > 0) return fn();
-    this.db.exec('BEGIN IMMEDIATE');
+    this.stmts.begin.run();
     this.depth++;
     try {
       fn();
-      this.db.exec('COMMIT');
+      this.stmts.commit.run();
     } catch (e) {
-      this.db.exec('ROLLBACK');
+      this.stmts.rollback.run();
       throw e;
     } finally {
       this.depth--;
@@ -443,40 +539,23 @@ export class RunStore {
 
   /** Counts one use of a template (the ratchet's counters). */
   recordTemplateUse(name: string, success: boolean): void {
-    this.db
-      .prepare(
-        `INSERT INTO template_stats (name, successes, failures, last_used) VALUES (?, ?, ?, ?)
-         ON CONFLICT(name) DO UPDATE SET successes = successes + excluded.successes, failures = failures + excluded.failures, last_used = excluded.last_used`,
-      )
-      .run(name, success ? 1 : 0, success ? 0 : 1, this.now());
+    this.stmts.useTemplate.run(name, success ? 1 : 0, success ? 0 : 1, this.now());
   }
 
   templateStats(): Map<string, { successes: number; failures: number; lastUsed: number | null }> {
-    const rows = this.db.prepare('SELECT * FROM template_stats').all() as {
-      name: string;
-      successes: number;
-      failures: number;
-      last_used: number | null;
-    }[];
     return new Map(
-      rows.map((r) => [r.name, { successes: r.successes, failures: r.failures, lastUsed: r.last_used }]),
+      this.stmts.templateStats
+        .all()
+        .map((r) => [r.name, { successes: r.successes, failures: r.failures, lastUsed: r.last_used }]),
     );
   }
 
   resetTemplateStats(name: string): void {
-    this.db.prepare('DELETE FROM template_stats WHERE name = ?').run(name);
+    this.stmts.resetTemplate.run(name);
   }
 
   events(runId: string): RunEvent[] {
-    const rows = this.stmts['events']?.all(runId) as {
-      run_id: string;
-      seq: number;
-      type: EventType;
-      v: number;
-      ts: number;
-      data: string;
-    }[];
-    return rows.map((r) =>
+    return this.stmts.events.all(runId).map((r) =>
       upgradeEvent({
         v: r.v,
         runId: r.run_id,
@@ -489,7 +568,7 @@ export class RunStore {
   }
 
   summary(runId: string): RunSummary | undefined {
-    const row = this.stmts['getRun']?.get(runId) as RunRow | undefined;
+    const row = this.stmts.getRun.get(runId);
     return row ? toSummary(this.liveStatus(row)) : undefined;
   }
 
@@ -498,21 +577,17 @@ export class RunStore {
   }
 
   has(runId: string): boolean {
-    return this.stmts['getRun']?.get(runId) !== undefined;
+    return this.stmts.hasRun.get(runId) !== undefined;
   }
 
   /** Up to `limit` run ids starting with `prefix` (a short id as the workbench shows it). */
   idsStartingWith(prefix: string, limit: number): string[] {
-    // A range on the primary key: no LIKE (whose wildcards a prefix could hold) and no scan.
-    const rows = this.db
-      .prepare('SELECT id FROM runs WHERE id >= ? AND id < ? ORDER BY id LIMIT ?')
-      .all(prefix, `${prefix}\uffff`, limit) as { id: string }[];
-    return rows.map((r) => r.id);
+    return this.stmts.idsFrom.all(prefix, `${prefix}\uffff`, limit).map((r) => r.id);
   }
 
   /** One run whole, derived from its events. */
   get(runId: string): RunRecord | undefined {
-    const row = this.stmts['getRun']?.get(runId) as RunRow | undefined;
+    const row = this.stmts.getRun.get(runId);
     if (!row) return undefined;
     return deriveRun(this.events(runId), row.status === 'running' && pidAlive(row.owner_pid));
   }
@@ -524,7 +599,7 @@ export class RunStore {
    */
   list(filter: RunFilter = {}): RunPage {
     const where: string[] = [];
-    const args: (string | number)[] = [];
+    const args: SQLInputValue[] = [];
     const statuses =
       filter.status === undefined ? [] : Array.isArray(filter.status) ? filter.status : [filter.status];
     if (statuses.length) {
@@ -576,20 +651,17 @@ export class RunStore {
     const rows =
       (ftsText &&
         this.streamText(where.slice(0, -1), args.slice(0, -1), ftsText, filter.dir, offset, limit + 1)) ||
-      (this.db
-        .prepare(
+      this.dynamic
+        .get<SQLInputValue[], RunRow>(
           `SELECT r.* FROM runs r ${clause} ORDER BY ${orderBy(filter.sort, filter.dir)} LIMIT ? OFFSET ?`,
         )
-        .all(...args, limit + 1, offset) as unknown as RunRow[]);
+        .all(...args, limit + 1, offset);
     const more = rows.length > limit;
     const runs = rows.slice(0, limit).map((r) => toSummary(this.liveStatus(r)));
     const page = (total: number, totalExact: boolean): RunPage => ({ total, totalExact, runs });
     // No filter but status: the trigger-kept counts answer exactly in O(statuses).
     if (where.length === (statuses.length ? 1 : 0) && !text && !filter.count) {
-      const counts = this.db.prepare('SELECT status, n FROM run_counts').all() as {
-        status: string;
-        n: number;
-      }[];
+      const counts = this.stmts.runCounts.all();
       const keep = new Set<string>(statuses);
       return page(
         counts.reduce((sum, c) => sum + (keep.size === 0 || keep.has(c.status) ? c.n : 0), 0),
@@ -606,12 +678,10 @@ export class RunStore {
     // are deleted together); otherwise the runs table counts with the same clause.
     const ftsOnly = text !== undefined && text !== '' && where.length === 1 && [...text].length >= 3;
     const total = ftsOnly
-      ? (
-          this.db.prepare('SELECT COUNT(*) AS n FROM runs_fts WHERE runs_fts MATCH ?').get(...args) as {
-            n: number;
-          }
-        ).n
-      : (this.db.prepare(`SELECT COUNT(*) AS n FROM runs r ${clause}`).get(...args) as { n: number }).n;
+      ? (this.stmts.countFts.get(args[0] as string)?.n ?? 0)
+      : (this.dynamic
+          .get<SQLInputValue[], { n: number }>(`SELECT COUNT(*) AS n FROM runs r ${clause}`)
+          .get(...args)?.n ?? 0);
     return page(total, true);
   }
 
@@ -623,21 +693,19 @@ export class RunStore {
    */
   private streamText(
     where: string[],
-    args: (string | number)[],
+    args: SQLInputValue[],
     match: string,
     dir: 'asc' | 'desc' | undefined,
     offset: number,
     count: number,
   ): RunRow[] | undefined {
-    const ordered = this.db.prepare("SELECT value FROM meta WHERE key = 'fts_in_created_order'").get() as
-      { value: string } | undefined;
-    if (ordered?.value !== '1') return undefined;
+    if (this.stmts.ftsInCreatedOrder.get()?.value !== '1') return undefined;
     const asc = dir === 'asc';
     const sql = `SELECT r.* FROM runs_fts f JOIN runs r ON r.fts_id = f.rowid
       WHERE runs_fts MATCH ?${where.map((w) => ` AND ${w}`).join('')} ORDER BY f.rowid ${asc ? 'ASC' : 'DESC'}`;
     const need = offset + count;
     const got: RunRow[] = [];
-    for (const row of this.db.prepare(sql).iterate(match, ...args) as Iterable<RunRow>) {
+    for (const row of this.dynamic.get<SQLInputValue[], RunRow>(sql).iterate(match, ...args)) {
       // Past the page and the millisecond of its last row: nothing after can come before them.
       if (got.length >= need && row.created_at !== got[got.length - 1]?.created_at) break;
       got.push(row);
@@ -652,9 +720,9 @@ export class RunStore {
   delete(runId: string): boolean {
     let deleted = false;
     this.tx(() => {
-      this.db.prepare('DELETE FROM runs_fts WHERE rowid = (SELECT fts_id FROM runs WHERE id = ?)').run(runId);
-      deleted = Number(this.db.prepare('DELETE FROM runs WHERE id = ?').run(runId).changes) > 0;
-      this.db.prepare('DELETE FROM events WHERE run_id = ?').run(runId);
+      this.stmts.deleteFts.run(runId);
+      deleted = Number(this.stmts.deleteRun.run(runId).changes) > 0;
+      this.stmts.deleteEvents.run(runId);
     });
     return deleted;
   }
@@ -688,9 +756,8 @@ export class RunStore {
     for (const e of rest) this.append(id, e.type, e.data as never, e.ts);
     const finished = rest.some((e) => e.type === 'run_finished');
     // An imported run is never live here: without run_finished it reads as interrupted.
-    if (!finished)
-      this.db.prepare("UPDATE runs SET status = 'interrupted', owner_pid = NULL WHERE id = ?").run(id);
-    else this.db.prepare('UPDATE runs SET owner_pid = NULL WHERE id = ?').run(id);
+    if (!finished) this.stmts.importedUnfinished.run(id);
+    else this.stmts.importedFinished.run(id);
     return id;
   }
 }

@@ -8,6 +8,7 @@ import type { DatabaseSync } from 'node:sqlite';
 import type { CaseResult, SuiteColumn } from '../../core/suites/matrix.ts';
 import { pidAlive } from './run-store.ts';
 import type { RunStore } from './run-store.ts';
+import { stmt } from './statements.ts';
 
 export type SuiteRunStatus = 'running' | 'passed' | 'failed' | 'cancelled' | 'interrupted' | 'error';
 
@@ -50,41 +51,67 @@ interface Row {
   passed?: number;
 }
 
+const COUNTS = `(SELECT COUNT(*) FROM suite_results x WHERE x.suite_run = s.id) AS done,
+    (SELECT COUNT(*) FROM suite_results x WHERE x.suite_run = s.id AND json_extract(x.data, '$.passed')) AS passed`;
+
+/** Every statement of the suite store, prepared once per store. */
+const suiteStatements = (db: DatabaseSync) => ({
+  create: stmt<[id: string, suite: string, createdAt: number, ownerPid: number, spec: string], never>(
+    db,
+    `INSERT INTO suite_runs (id, suite, created_at, status, owner_pid, spec) VALUES (?, ?, ?, 'running', ?, ?)`,
+  ),
+  tagRun: stmt<[suiteRun: string, runId: string], never>(db, 'UPDATE runs SET suite_run = ? WHERE id = ?'),
+  addResult: stmt<
+    [suiteRun: string, caseId: string, col: string, rep: number, runId: string | null, data: string],
+    never
+  >(
+    db,
+    `INSERT OR REPLACE INTO suite_results (suite_run, case_id, col, rep, run_id, data) VALUES (?, ?, ?, ?, ?, ?)`,
+  ),
+  finish: stmt<[status: SuiteRunStatus, finishedAt: number, error: string | null, id: string], never>(
+    db,
+    'UPDATE suite_runs SET status = ?, finished_at = ?, error = ? WHERE id = ?',
+  ),
+  get: stmt<[id: string], Row>(db, `SELECT s.*, ${COUNTS} FROM suite_runs s WHERE s.id = ?`),
+  listOf: stmt<[suite: string, limit: number], Row>(
+    db,
+    `SELECT s.*, ${COUNTS} FROM suite_runs s WHERE s.suite = ? ORDER BY s.created_at DESC, s.id LIMIT ?`,
+  ),
+  list: stmt<[limit: number], Row>(
+    db,
+    `SELECT s.*, ${COUNTS} FROM suite_runs s ORDER BY s.created_at DESC, s.id LIMIT ?`,
+  ),
+  results: stmt<[suiteRun: string], { data: string }>(
+    db,
+    'SELECT data FROM suite_results WHERE suite_run = ? ORDER BY case_id, col, rep',
+  ),
+});
+
 export class SuiteStore {
-  private readonly db: DatabaseSync;
+  private readonly stmts: ReturnType<typeof suiteStatements>;
   private readonly now: () => number;
 
   constructor(runs: RunStore, now: () => number = Date.now) {
-    this.db = runs.db;
+    this.stmts = suiteStatements(runs.db);
     this.now = now;
   }
 
   create(spec: SuiteRunSpec, id: string = randomUUID()): string {
-    this.db
-      .prepare(
-        `INSERT INTO suite_runs (id, suite, created_at, status, owner_pid, spec) VALUES (?, ?, ?, 'running', ?, ?)`,
-      )
-      .run(id, spec.suite, this.now(), process.pid, JSON.stringify(spec));
+    this.stmts.create.run(id, spec.suite, this.now(), process.pid, JSON.stringify(spec));
     return id;
   }
 
   /** Tags a case's run with its suite run (the runs list filters by it). */
   tagRun(runId: string, suiteRun: string): void {
-    this.db.prepare('UPDATE runs SET suite_run = ? WHERE id = ?').run(suiteRun, runId);
+    this.stmts.tagRun.run(suiteRun, runId);
   }
 
   addResult(suiteRun: string, r: CaseResult): void {
-    this.db
-      .prepare(
-        `INSERT OR REPLACE INTO suite_results (suite_run, case_id, col, rep, run_id, data) VALUES (?, ?, ?, ?, ?, ?)`,
-      )
-      .run(suiteRun, r.caseId, r.column, r.rep, r.runId, JSON.stringify(r));
+    this.stmts.addResult.run(suiteRun, r.caseId, r.column, r.rep, r.runId, JSON.stringify(r));
   }
 
   finish(id: string, status: Exclude<SuiteRunStatus, 'running' | 'interrupted'>, error?: string): void {
-    this.db
-      .prepare('UPDATE suite_runs SET status = ?, finished_at = ?, error = ? WHERE id = ?')
-      .run(status, this.now(), error ?? null, id);
+    this.stmts.finish.run(status, this.now(), error ?? null, id);
   }
 
   private view(r: Row): SuiteRunRow {
@@ -102,35 +129,18 @@ export class SuiteStore {
     };
   }
 
-  private static readonly COUNTS = `(SELECT COUNT(*) FROM suite_results x WHERE x.suite_run = s.id) AS done,
-    (SELECT COUNT(*) FROM suite_results x WHERE x.suite_run = s.id AND json_extract(x.data, '$.passed')) AS passed`;
-
   get(id: string): SuiteRunRow | undefined {
-    const r = this.db.prepare(`SELECT s.*, ${SuiteStore.COUNTS} FROM suite_runs s WHERE s.id = ?`).get(id) as
-      Row | undefined;
+    const r = this.stmts.get.get(id);
     return r ? this.view(r) : undefined;
   }
 
   /** Suite runs, newest first; of one suite when given. */
   list(suite?: string, limit = 50): SuiteRunRow[] {
-    const rows = (suite
-      ? this.db
-          .prepare(
-            `SELECT s.*, ${SuiteStore.COUNTS} FROM suite_runs s WHERE s.suite = ? ORDER BY s.created_at DESC, s.id LIMIT ?`,
-          )
-          .all(suite, limit)
-      : this.db
-          .prepare(
-            `SELECT s.*, ${SuiteStore.COUNTS} FROM suite_runs s ORDER BY s.created_at DESC, s.id LIMIT ?`,
-          )
-          .all(limit)) as unknown as Row[];
+    const rows = suite ? this.stmts.listOf.all(suite, limit) : this.stmts.list.all(limit);
     return rows.map((r) => this.view(r));
   }
 
   results(suiteRun: string): CaseResult[] {
-    const rows = this.db
-      .prepare('SELECT data FROM suite_results WHERE suite_run = ? ORDER BY case_id, col, rep')
-      .all(suiteRun) as { data: string }[];
-    return rows.map((r) => JSON.parse(r.data) as CaseResult);
+    return this.stmts.results.all(suiteRun).map((r) => JSON.parse(r.data) as CaseResult);
   }
 }
