@@ -103,6 +103,11 @@ export function orderBy(sort: RunSortKey | undefined, dir: 'asc' | 'desc' | unde
   return `r.${SORT_COLUMNS[sort]} ${d}, r.created_at ${d}, r.id ${d}`;
 }
 
+/** Runs (in list order) a text search walks for its page before it collects every match instead. */
+const TEXT_WINDOW = 20_000;
+/** Full-text matches below which a text search collects them all (sorting a few is cheap). */
+const FEW_MATCHES = 2_000;
+
 export interface RunExport {
   format: typeof EXPORT_FORMAT;
   version: number;
@@ -355,6 +360,10 @@ const runStatements = (db: DatabaseSync) => ({
     'SELECT id FROM runs WHERE id >= ? AND id < ? ORDER BY id LIMIT ?',
   ),
   runCounts: stmt<[], { status: RunStatus; n: number }>(db, 'SELECT status, n FROM run_counts'),
+  fewMatches: stmt<[match: string, limit: number], { n: number }>(
+    db,
+    'SELECT COUNT(*) AS n FROM (SELECT rowid FROM runs_fts WHERE runs_fts MATCH ? LIMIT ?)',
+  ),
   countFts: stmt<[match: string], { n: number }>(
     db,
     'SELECT COUNT(*) AS n FROM runs_fts WHERE runs_fts MATCH ?',
@@ -377,10 +386,17 @@ export class RunStore {
   /** The run list's statements (their WHERE and ORDER BY depend on the filter), by SQL text. */
   private readonly dynamic: StatementCache;
   private readonly now: () => number;
+  private readonly textWindow: number;
+  private readonly fewMatches: number;
 
-  constructor(file: string, opts: { now?: () => number } = {}) {
+  /**
+   * `textWindow` and `fewMatches` tune the windowed text search (see windowText; tests make them small).
+   */
+  constructor(file: string, opts: { now?: () => number; textWindow?: number; fewMatches?: number } = {}) {
     this.file = file;
     this.now = opts.now ?? Date.now;
+    this.textWindow = opts.textWindow ?? TEXT_WINDOW;
+    this.fewMatches = opts.fewMatches ?? FEW_MATCHES;
     if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
     this.db = new DatabaseSync(file);
     this.db.exec(
@@ -628,14 +644,18 @@ export class RunStore {
     }
     const text = filter.text?.trim();
     let ftsText: string | undefined;
+    // The filters but text (the windowed text search adds its own test; see windowText).
+    const plain = { where: where.length, args: args.length };
+    let match: string | undefined;
     if (text) {
       // Trigram FTS needs 3+ characters; shorter text falls back to a scan with LIKE.
       // Matched by the FTS rowid each run keeps (fts_id): the index answers with rowids alone, without
       // reading the run_id column of every match.
       if ([...text].length >= 3) {
         where.push('r.fts_id IN (SELECT rowid FROM runs_fts WHERE runs_fts MATCH ?)');
-        args.push(`"${text.replace(/"/g, '""')}"`);
-        if (!filter.sort || filter.sort === 'created') ftsText = args[args.length - 1] as string;
+        match = `"${text.replace(/"/g, '""')}"`;
+        args.push(match);
+        if (!filter.sort || filter.sort === 'created') ftsText = match;
       } else {
         where.push(
           "r.fts_id IN (SELECT rowid FROM runs_fts WHERE task LIKE ? ESCAPE '\\' OR scripts LIKE ? ESCAPE '\\' OR errors LIKE ? ESCAPE '\\')",
@@ -651,6 +671,17 @@ export class RunStore {
     const rows =
       (ftsText &&
         this.streamText(where.slice(0, -1), args.slice(0, -1), ftsText, filter.dir, offset, limit + 1)) ||
+      (text &&
+        filter.suiteRun === undefined &&
+        this.windowText(
+          where.slice(0, plain.where),
+          args.slice(0, plain.args),
+          text,
+          match,
+          filter,
+          offset,
+          limit + 1,
+        )) ||
       this.dynamic
         .get<SQLInputValue[], RunRow>(
           `SELECT r.* FROM runs r ${clause} ORDER BY ${orderBy(filter.sort, filter.dir)} LIMIT ? OFFSET ?`,
@@ -715,6 +746,54 @@ export class RunStore {
       asc ? a.created_at - b.created_at || byId(b, a) : b.created_at - a.created_at || byId(a, b),
     );
     return got.slice(offset, need);
+  }
+
+  /**
+   * Text search in any order without collecting every match: walks the list's order (its sort index,
+   * rowids only) through a window of at most `textWindow` runs and tests each run's text where it is
+   * stored (the full-text index's content table, by rowid) with LIKE, until the page is full.
+   * Undefined, and the caller collects every match as before, when that would not be cheaper: few
+   * full-text matches (counted up to `fewMatches`, streamed), a page deeper than the window, text with
+   * non-ASCII characters (the index folds case beyond ASCII), or a window that ends before the page does.
+   *
+   * The same runs as the full-text search: for ASCII text the trigram index matches a case-insensitive
+   * substring, which LIKE matches too, except through the two non-ASCII characters the index folds to
+   * ASCII letters (K U+212A to k, ſ U+017F to s); a run holding one is asked of the index itself.
+   */
+  private windowText(
+    where: string[],
+    args: SQLInputValue[],
+    text: string,
+    match: string | undefined,
+    filter: RunFilter,
+    offset: number,
+    count: number,
+  ): RunRow[] | undefined {
+    if (offset + count > this.textWindow) return undefined;
+    if (match !== undefined) {
+      if (!/^\p{ASCII}*$/u.test(text)) return undefined;
+      if ((this.stmts.fewMatches.get(match, this.fewMatches)?.n ?? 0) < this.fewMatches) return undefined;
+    }
+    const like = `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    const folded = match !== undefined && /[ks]/i.test(text);
+    const probe = `(c.c1 LIKE ? ESCAPE '\\' OR c.c2 LIKE ? ESCAPE '\\' OR c.c3 LIKE ? ESCAPE '\\'${
+      folded
+        ? ` OR ((instr(c.c1, '\u212a') OR instr(c.c1, '\u017f') OR instr(c.c2, '\u212a') OR instr(c.c2, '\u017f') OR instr(c.c3, '\u212a') OR instr(c.c3, '\u017f')) AND c.id IN (SELECT rowid FROM runs_fts WHERE runs_fts MATCH ?))`
+        : ''
+    })`;
+    // runs_fts_content is FTS5's own table of the indexed text (c1..c3: task, scripts, errors), one
+    // B-tree lookup by rowid; the virtual table's rowid lookup costs about twice as much.
+    const sql = `SELECT r.* FROM (SELECT r.rowid AS rid FROM runs r ORDER BY ${orderBy(filter.sort, filter.dir)} LIMIT ?) w
+      CROSS JOIN runs r ON r.rowid = w.rid CROSS JOIN runs_fts_content c ON c.id = r.fts_id
+      WHERE ${[...where, probe].join(' AND ')} LIMIT ? OFFSET ?`;
+    const rows = this.dynamic
+      .get<SQLInputValue[], RunRow>(sql)
+      .all(this.textWindow, ...args, like, like, like, ...(folded ? [match] : []), count, offset);
+    if (rows.length < count) {
+      const runs = this.stmts.runCounts.all().reduce((sum, c) => sum + c.n, 0);
+      if (runs > this.textWindow) return undefined;
+    }
+    return rows;
   }
 
   delete(runId: string): boolean {
