@@ -108,6 +108,37 @@ const TEXT_WINDOW = 20_000;
 /** Full-text matches below which a text search collects them all (sorting a few is cheap). */
 const FEW_MATCHES = 2_000;
 
+/** Pages from this offset on remember where they end (see pageAt); above it an OFFSET walk is cheap. */
+const ANCHOR_FROM = 1_000;
+/** List queries (filter and order) and anchors per query kept (least recently used out first). */
+const ANCHOR_LISTS = 16;
+const ANCHORS_PER_LIST = 256;
+
+/**
+ * The WHERE term for "at or after `row` in this order" (the list's order is total: it ends with the id),
+ * written so that the sort index seeks to it. Undefined where a NULL would need an OR (model and tier
+ * may be NULL: first ascending, last descending).
+ */
+function seekFrom(
+  filter: Pick<RunFilter, 'sort' | 'dir'>,
+  row: RunRow,
+): { sql: string; args: SQLInputValue[] } | undefined {
+  const { sort, dir } = filter;
+  const c = row.created_at;
+  if (!sort || sort === 'created')
+    return dir === 'asc'
+      ? { sql: '(r.created_at >= ? AND (r.created_at > ? OR r.id <= ?))', args: [c, c, row.id] }
+      : { sql: '(r.created_at <= ? AND (r.created_at < ? OR r.id >= ?))', args: [c, c, row.id] };
+  const col = SORT_COLUMNS[sort];
+  const v = row[col as keyof RunRow] as SQLInputValue | undefined;
+  if (v === null || v === undefined) return undefined;
+  if (dir === 'desc') {
+    if (sort === 'model' || sort === 'tier') return undefined;
+    return { sql: `(r.${col}, r.created_at, r.id) <= (?, ?, ?)`, args: [v, c, row.id] };
+  }
+  return { sql: `(r.${col}, r.created_at, r.id) >= (?, ?, ?)`, args: [v, c, row.id] };
+}
+
 export interface RunExport {
   format: typeof EXPORT_FORMAT;
   version: number;
@@ -359,6 +390,11 @@ const runStatements = (db: DatabaseSync) => ({
     db,
     'SELECT id FROM runs WHERE id >= ? AND id < ? ORDER BY id LIMIT ?',
   ),
+  // What changed since: rows written on this connection, commits by any other.
+  version: stmt<[], { c: number; v: number }>(
+    db,
+    'SELECT total_changes() AS c, data_version AS v FROM pragma_data_version',
+  ),
   runCounts: stmt<[], { status: RunStatus; n: number }>(db, 'SELECT status, n FROM run_counts'),
   fewMatches: stmt<[match: string, limit: number], { n: number }>(
     db,
@@ -387,6 +423,8 @@ export class RunStore {
   private readonly dynamic: StatementCache;
   private readonly now: () => number;
   private readonly textWindow: number;
+  /** Keyset anchors of deep pages, per list query (see pageAt). */
+  private readonly anchors = new Map<string, { version: string; at: Map<number, RunRow> }>();
   private readonly fewMatches: number;
 
   /**
@@ -682,11 +720,13 @@ export class RunStore {
           offset,
           limit + 1,
         )) ||
-      this.dynamic
-        .get<SQLInputValue[], RunRow>(
-          `SELECT r.* FROM runs r ${clause} ORDER BY ${orderBy(filter.sort, filter.dir)} LIMIT ? OFFSET ?`,
-        )
-        .all(...args, limit + 1, offset);
+      (text
+        ? this.dynamic
+            .get<SQLInputValue[], RunRow>(
+              `SELECT r.* FROM runs r ${clause} ORDER BY ${orderBy(filter.sort, filter.dir)} LIMIT ? OFFSET ?`,
+            )
+            .all(...args, limit + 1, offset)
+        : this.pageAt(where, args, filter, offset, limit + 1));
     const more = rows.length > limit;
     const runs = rows.slice(0, limit).map((r) => toSummary(this.liveStatus(r)));
     const page = (total: number, totalExact: boolean): RunPage => ({ total, totalExact, runs });
@@ -746,6 +786,50 @@ export class RunStore {
       asc ? a.created_at - b.created_at || byId(b, a) : b.created_at - a.created_at || byId(a, b),
     );
     return got.slice(offset, need);
+  }
+
+  /**
+   * A page deep in the list (no text) from the nearest page already fetched for the same filter and
+   * order while nothing was written since (no change on this connection, `total_changes()`, nor on any
+   * other, `data_version`): the row that ended that page is a keyset anchor, and the OFFSET walk starts
+   * there instead of at the top. A virtualized list scrolled page by page asks each page once, one page
+   * after the last: O(page) at any depth. A first jump deep into the list still walks its OFFSET.
+   */
+  private pageAt(
+    where: string[],
+    args: SQLInputValue[],
+    filter: RunFilter,
+    offset: number,
+    count: number,
+  ): RunRow[] {
+    const order = orderBy(filter.sort, filter.dir);
+    const sql = (seek?: string) =>
+      `SELECT r.* FROM runs r ${seek || where.length ? `WHERE ${[...where, ...(seek ? [seek] : [])].join(' AND ')}` : ''} ORDER BY ${order} LIMIT ? OFFSET ?`;
+    if (offset < ANCHOR_FROM)
+      return this.dynamic.get<SQLInputValue[], RunRow>(sql()).all(...args, count, offset);
+    const key = `${sql()}\n${JSON.stringify(args)}`;
+    const v = this.stmts.version.get();
+    const version = `${v?.c}:${v?.v}`;
+    let anchors = this.anchors.get(key);
+    this.anchors.delete(key);
+    if (anchors?.version !== version) anchors = { version, at: new Map() };
+    this.anchors.set(key, anchors);
+    if (this.anchors.size > ANCHOR_LISTS) this.anchors.delete(this.anchors.keys().next().value as string);
+    let from: number | undefined;
+    for (const at of anchors.at.keys()) if (at <= offset && (from === undefined || at > from)) from = at;
+    const seek = from === undefined ? undefined : seekFrom(filter, anchors.at.get(from) as RunRow);
+    const rows = seek
+      ? this.dynamic
+          .get<SQLInputValue[], RunRow>(sql(seek.sql))
+          .all(...args, ...seek.args, count, offset - (from as number))
+      : this.dynamic.get<SQLInputValue[], RunRow>(sql()).all(...args, count, offset);
+    const last = rows[rows.length - 1];
+    if (last && seekFrom(filter, last)) {
+      anchors.at.delete(offset + rows.length - 1);
+      anchors.at.set(offset + rows.length - 1, last);
+      if (anchors.at.size > ANCHORS_PER_LIST) anchors.at.delete(anchors.at.keys().next().value as number);
+    }
+    return rows;
   }
 
   /**
