@@ -12,10 +12,14 @@ const median = (xs: number[]) => {
 
 const CASES: Record<string, RunFilter> = {
   all: {},
+  // A jump to the middle (an OFFSET walk), and the page after a page fetched before (a list scrolled
+  // page by page: from that page's keyset anchor).
   all_offset_half: { offset: -1 },
+  all_offset_half_next: { offset: -2 },
   status_failed: { status: 'failed' },
   text: { text: 'inventory' },
   text_status: { text: 'inventory', status: ['failed', 'interrupted'] },
+  text_sorted_tokens: { text: 'inventory', sort: 'tokens', dir: 'desc' },
   text_status_sorted_tokens: {
     text: 'inventory',
     status: ['failed', 'interrupted'],
@@ -24,6 +28,8 @@ const CASES: Record<string, RunFilter> = {
   },
   sandbox: { sandbox: 'support' },
   text_rare: { text: 'number 4242' },
+  text_rare_sorted_tokens: { text: 'number 4242', sort: 'tokens', dir: 'desc' },
+  text_short: { text: '42' },
 };
 
 export function measureListPages(store: RunStore, runs: number, repeats = 7) {
@@ -32,8 +38,11 @@ export function measureListPages(store: RunStore, runs: number, repeats = 7) {
     { page_p50_ms: number; total: number; total_exact: boolean; with_exact_count_p50_ms: number }
   > = {};
   for (const [name, f0] of Object.entries(CASES)) {
-    const f: RunFilter = { ...f0, limit: 100, offset: f0.offset === -1 ? Math.floor(runs / 2) : 0 };
+    const half = Math.floor(runs / 2);
+    const offset = f0.offset === -1 ? half : f0.offset === -2 ? half + 100 : 0;
+    const f: RunFilter = { ...f0, limit: 100, offset };
     const time = (filter: RunFilter) => {
+      if (f0.offset === -2) store.list({ ...filter, offset: half });
       const t: number[] = [];
       let r = store.list(filter); // warm
       for (let i = 0; i < repeats; i++) {
