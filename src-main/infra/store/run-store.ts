@@ -837,7 +837,8 @@ export class RunStore {
    * rowids only) through a window of at most `textWindow` runs and tests each run's text where it is
    * stored (the full-text index's content table, by rowid) with LIKE, until the page is full.
    * Undefined, and the caller collects every match as before, when that would not be cheaper: few
-   * full-text matches (counted up to `fewMatches`, streamed), a page deeper than the window, text with
+   * full-text matches (counted up to `fewMatches`, streamed) or few runs of the statuses asked for (the
+   * trigger-kept counts; the status index finds them), a page deeper than the window, text with
    * non-ASCII characters (the index folds case beyond ASCII), or a window that ends before the page does.
    *
    * The same runs as the full-text search: for ASCII text the trigram index matches a case-insensitive
@@ -854,6 +855,12 @@ export class RunStore {
     count: number,
   ): RunRow[] | undefined {
     if (offset + count > this.textWindow) return undefined;
+    const counts = this.stmts.runCounts.all();
+    if (filter.status !== undefined) {
+      const statuses = new Set<string>(Array.isArray(filter.status) ? filter.status : [filter.status]);
+      const runs = counts.reduce((sum, c) => sum + (statuses.has(c.status) ? c.n : 0), 0);
+      if (runs < this.fewMatches) return undefined;
+    }
     if (match !== undefined) {
       if (!/^\p{ASCII}*$/u.test(text)) return undefined;
       if ((this.stmts.fewMatches.get(match, this.fewMatches)?.n ?? 0) < this.fewMatches) return undefined;
@@ -873,10 +880,7 @@ export class RunStore {
     const rows = this.dynamic
       .get<SQLInputValue[], RunRow>(sql)
       .all(this.textWindow, ...args, like, like, like, ...(folded ? [match] : []), count, offset);
-    if (rows.length < count) {
-      const runs = this.stmts.runCounts.all().reduce((sum, c) => sum + c.n, 0);
-      if (runs > this.textWindow) return undefined;
-    }
+    if (rows.length < count && counts.reduce((sum, c) => sum + c.n, 0) > this.textWindow) return undefined;
     return rows;
   }
 
