@@ -838,7 +838,8 @@ export class RunStore {
    * stored (the full-text index's content table, by rowid) with LIKE, until the page is full.
    * Undefined, and the caller collects every match as before, when that would not be cheaper: few
    * full-text matches (counted up to `fewMatches`, streamed) or few runs of the statuses asked for (the
-   * trigger-kept counts; the status index finds them), a page deeper than the window, text with
+   * trigger-kept counts) or of any other filter alone (counted up to `fewMatches` along its index), a
+   * page deeper than the window, text with
    * non-ASCII characters (the index folds case beyond ASCII), or a window that ends before the page does.
    *
    * The same runs as the full-text search: for ASCII text the trigram index matches a case-insensitive
@@ -860,6 +861,27 @@ export class RunStore {
       const statuses = new Set<string>(Array.isArray(filter.status) ? filter.status : [filter.status]);
       const runs = counts.reduce((sum, c) => sum + (statuses.has(c.status) ? c.n : 0), 0);
       if (runs < this.fewMatches) return undefined;
+    }
+    // Each other filter alone, counted up to `fewMatches` along its index: few runs, collect them.
+    const narrow: [string, SQLInputValue][][] = [];
+    for (const [col, v] of [
+      ['sandbox', filter.sandbox],
+      ['mode', filter.mode],
+      ['model', filter.model],
+      ['tier', filter.tier],
+    ] as const)
+      if (v !== undefined) narrow.push([[`${col} = ?`, v]]);
+    const range: [string, SQLInputValue][] = [];
+    if (filter.from !== undefined) range.push(['created_at >= ?', filter.from]);
+    if (filter.to !== undefined) range.push(['created_at <= ?', filter.to]);
+    if (range.length) narrow.push(range);
+    for (const terms of narrow) {
+      const few = this.dynamic
+        .get<SQLInputValue[], { n: number }>(
+          `SELECT COUNT(*) AS n FROM (SELECT 1 FROM runs WHERE ${terms.map((t) => t[0]).join(' AND ')} LIMIT ?)`,
+        )
+        .get(...terms.map((t) => t[1]), this.fewMatches);
+      if ((few?.n ?? 0) < this.fewMatches) return undefined;
     }
     if (match !== undefined) {
       if (!/^\p{ASCII}*$/u.test(text)) return undefined;

@@ -87,7 +87,7 @@ const widely = vi.spyOn(wide as unknown as { windowText: () => unknown }, 'windo
 /** The page as the collecting query answers it (every match, then the order). */
 const collected = (f: RunFilter): string[] => {
   const where: string[] = [];
-  const args: string[] = [];
+  const args: (string | number)[] = [];
   const text = f.text ?? '';
   if ([...text].length >= 3) {
     where.push('r.fts_id IN (SELECT rowid FROM runs_fts WHERE runs_fts MATCH ?)');
@@ -107,6 +107,14 @@ const collected = (f: RunFilter): string[] => {
     where.push('r.sandbox = ?');
     args.push(f.sandbox);
   }
+  for (const [term, v] of [
+    ['r.created_at >= ?', f.from],
+    ['r.created_at <= ?', f.to],
+  ] as const)
+    if (v !== undefined) {
+      where.push(term);
+      args.push(v);
+    }
   const sql = `SELECT r.id FROM runs r WHERE ${where.join(' AND ')} ORDER BY ${orderBy(f.sort, f.dir)} LIMIT ? OFFSET ?`;
   return (store.db.prepare(sql).all(...args, f.limit ?? 100, f.offset ?? 0) as { id: string }[]).map(
     (r) => r.id,
@@ -156,6 +164,9 @@ describe('windowed text search', () => {
       { text: '%', limit: 10 },
       { text: 'inventory', sort: 'attempts', limit: 100, offset: 1_200 },
       { text: 'number 12', sort: 'task', limit: 20 },
+      // Few runs in the date range (the window would walk past them all): collected.
+      { text: 'inventory', sort: 'tokens', from: 1_010_000, to: 1_012_000, limit: 20 },
+      { text: 'inventory', sort: 'tokens', from: 1_010_000, limit: 20, offset: 40 },
     ] as RunFilter[])
       expect(ids(filter), JSON.stringify(filter)).toEqual(collected(filter));
     // Totals keep their meaning: a lower bound while more match, exact on the last page.
