@@ -31,6 +31,17 @@ import { assembleScript } from '../core/script/assemble.ts';
 import { JS_FRAMEWORK_NAMES, PYTHON_FRAMEWORK_NAMES } from '../core/lang/builtins.ts';
 import { McpManager } from '../infra/mcp/manager.ts';
 import { sandboxMcpTools } from './mcp.ts';
+import type { Response } from '../contract/api.ts';
+import type { JsonValue } from '../core/tools/model.ts';
+import type { LlmProvider } from '../core/ports/llm.ts';
+import type { ProviderConfig } from './config.ts';
+import type { ProviderOverrides } from './providers.ts';
+import { callTool, extractToolsView, listTools, saveTools } from './tools-service.ts';
+import { listKits, saveKit } from './kits-service.ts';
+import type { SaveKitOptions, SavedKit } from './kits-service.ts';
+import { providerKey, providersFor, setProviderKey, settingsView } from './settings.ts';
+import type { KeyStore } from './settings.ts';
+import { buildImage, systemStatus } from './system.ts';
 
 /** An ExecutionResult for a job that could not run at all (no sandbox backend). */
 export const infraResult = (message: string, runtime: string): ExecutionResult => ({
@@ -473,6 +484,73 @@ export class ToolsmithService {
     const refusal = gradeRefusal(t, this.config.workspace.max_grade);
     if (refusal) throw new ToolsmithError('refused', refusal);
     return t;
+  }
+
+  // Tools, kits, settings and the sandbox system: the logic lives in tools-service.ts, kits-service.ts,
+  // settings.ts and system.ts; every front end (IPC, web, CLI, MCP) calls it through these members.
+
+  /** A sandbox's tools, problems, manual and OpenAI schemas, with its tools.py source. */
+  listTools(sandbox: string): Response<'tools.list'> {
+    return listTools(this, sandbox);
+  }
+
+  /** The tools of an unsaved tools.py source. */
+  extractTools(source: string): Response<'tools.extract'> {
+    return extractToolsView(source);
+  }
+
+  /** Writes a sandbox's tools.py and reloads its tools (and workers). */
+  saveTools(sandbox: string, source: string): Promise<Response<'tools.save'>> {
+    return saveTools(this, sandbox, source);
+  }
+
+  /** Calls one tool directly (refused above the maximum grade; an infra result without a backend). */
+  callTool(sandbox: string, tool: string, args: Record<string, JsonValue>): Promise<Response<'tools.call'>> {
+    return callTool(this, sandbox, tool, args);
+  }
+
+  /** The kits as front ends list them (resolved, or with the reason they cannot be used). */
+  listKits(): Response<'kits.list'> {
+    return listKits(this);
+  }
+
+  /** Writes a kit file; an existing kit is replaced only with `overwrite` (see kits-service.ts). */
+  saveKit(def: KitDefinition, options: SaveKitOptions = {}): SavedKit {
+    return saveKit(this, def, options);
+  }
+
+  /** Providers (with where each key comes from), pool, limits, runtimes and the maximum grade. */
+  settings(): Response<'settings.get'> {
+    return settingsView(this);
+  }
+
+  /** A provider's key: set at run time, else from its environment variable. */
+  providerKey(p: ProviderConfig): string | undefined {
+    return providerKey(this, p);
+  }
+
+  /** The LLM providers a run uses (optionally overridden), with their keys. */
+  providersFor(overrides: ProviderOverrides = {}): LlmProvider[] {
+    return providersFor(this, overrides);
+  }
+
+  /** Sets a configured provider's key (in the front end's keychain when it has one, else in memory). */
+  setProviderKey(provider: string, key: string, store?: KeyStore): Response<'settings.setProviderKey'> {
+    return setProviderKey(this, provider, key, store);
+  }
+
+  /** Docker, isolation, images and pools (a status saying why when no backend starts). */
+  status(): Promise<Response<'system.status'>> {
+    return systemStatus(this);
+  }
+
+  /** Builds a runtime's image (and a sandbox's derived one), progress pushed and given to `onLine`. */
+  buildImage(
+    runtime: RuntimeId,
+    sandbox?: string,
+    onLine?: (line: string) => void,
+  ): Promise<{ tag: string }> {
+    return buildImage(this, runtime, sandbox, onLine);
   }
 
   /** Opens another workspace with this service's options (sandbox backend, one-shot, log). */

@@ -10,7 +10,6 @@ import type { ZodRawShapeCompat } from '@modelcontextprotocol/sdk/server/zod-com
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { z } from 'zod';
 import { ToolsmithError } from '../app/errors.ts';
-import { createProviders } from '../app/providers.ts';
 import type { ToolsmithService } from '../app/service.ts';
 import { kitToolView } from '../core/kits/kit.ts';
 import { openAiFunctionSchema } from '../core/tools/schema.ts';
@@ -93,7 +92,7 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
           sandbox,
           ...(kit ? { kit } : {}),
           mode,
-          providers: createProviders(svc.config),
+          providers: svc.providersFor(),
         });
         const outcome = await started.done;
         return text(outcome, outcome.status !== 'succeeded');

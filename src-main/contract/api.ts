@@ -5,10 +5,12 @@
  */
 import { z } from 'zod';
 import type { ResolvedKit } from '../core/kits/kit.ts';
+import { RUN_MODES, RUN_STATUSES, TIERS } from '../core/records/events.ts';
 import type { RunEvent } from '../core/records/events.ts';
 import type { AttemptRecord, RunRecord } from '../core/records/records.ts';
 import type { EventPayloads } from '../core/records/events.ts';
 import { RUN_SORT_KEYS } from '../core/records/sort.ts';
+import type { RunSummary } from '../core/records/summary.ts';
 import type { ExecutionResult } from '../core/sandbox/execution.ts';
 import type { ToolResponse } from '../core/tools/model.ts';
 import type { ValidationResult, Violation } from '../core/lang/violation.ts';
@@ -31,9 +33,9 @@ const runId = z
   .min(1)
   .max(64)
   .regex(/^[A-Za-z0-9-]+$/, 'a run id');
-const status = z.enum(['running', 'succeeded', 'failed', 'cancelled', 'interrupted']);
-const tier = z.enum(['template', 'rule', 'llm', 'replay', 'edit']);
-const mode = z.enum(['plan', 'interactive']);
+const status = z.enum(RUN_STATUSES);
+const tier = z.enum(TIERS);
+const mode = z.enum(RUN_MODES);
 const slotType = z.enum(['str', 'int', 'float']);
 const json: z.ZodType<unknown> = z.unknown();
 
@@ -225,25 +227,8 @@ export const requests = {
     .strict(),
 } as const;
 
-export interface RunSummaryView {
-  id: string;
-  createdAt: number;
-  updatedAt: number;
-  status: 'running' | 'succeeded' | 'failed' | 'cancelled' | 'interrupted';
-  task: string;
-  sandbox: string;
-  kit: string | null;
-  mode: 'plan' | 'interactive';
-  model: string | null;
-  tier: string | null;
-  provider: string | null;
-  attempts: number;
-  tokens: number;
-  durationMs: number;
-  error: string | null;
-  originRun: string | null;
-  suiteRun: string | null;
-}
+/** A run in the run list: the run store's summary row, defined once in core/records/summary.ts. */
+export type RunSummaryView = RunSummary;
 
 /** An attempt's prompt without its text: what a timeline needs. */
 export type PromptHead = Pick<EventPayloads['prompt'], 'n' | 'kind' | 'hints' | 'correction'> & {
@@ -449,9 +434,20 @@ export type Method = keyof typeof requests;
 export type Request<M extends Method> = z.infer<(typeof requests)[M]>;
 export type Response<M extends Method> = Responses[M];
 
+/** The codes of every error that crosses a boundary (ToolsmithError, ApiError, the renderer's ApiCallError). */
+export const ERROR_CODES = [
+  'invalid_argument',
+  'not_found',
+  'invalid_config',
+  'refused',
+  'infra',
+  'internal',
+] as const;
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
 /** Errors cross every boundary as data. */
 export interface ApiError {
-  code: string;
+  code: ErrorCode;
   message: string;
   details?: unknown;
 }

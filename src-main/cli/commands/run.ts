@@ -1,7 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import type { LiveEvent } from '../../app/runs.ts';
-import { createProviders } from '../../app/providers.ts';
 import type { RunMode } from '../../core/records/events.ts';
 import type { RunRecord } from '../../core/records/records.ts';
 import { RUN_SORT_KEYS } from '../../core/records/sort.ts';
@@ -131,7 +130,7 @@ export function registerRun(program: Command, ctx: CliContext): void {
       ) => {
         if (o.kind && !o.baseUrl) throw new UsageError('--kind goes with --base-url');
         const svc = ctx.service(cmd);
-        const providers = createProviders(svc.config, {
+        const providers = svc.providersFor({
           ...(o.provider ? { provider: o.provider } : {}),
           ...(o.baseUrl ? { baseUrl: o.baseUrl } : {}),
           ...(o.model ? { model: o.model } : {}),

@@ -22,29 +22,11 @@ import type {
 import { deriveRun } from '../../core/records/records.ts';
 import type { RunSortKey } from '../../core/records/sort.ts';
 import type { RunRecord } from '../../core/records/records.ts';
+import type { RunSummary } from '../../core/records/summary.ts';
 
 export const EXPORT_FORMAT = 'toolsmith-run';
 
-export interface RunSummary {
-  id: string;
-  createdAt: number;
-  updatedAt: number;
-  status: RunStatus;
-  task: string;
-  sandbox: string;
-  kit: string | null;
-  mode: RunMode;
-  model: string | null;
-  tier: Tier | null;
-  provider: string | null;
-  attempts: number;
-  tokens: number;
-  durationMs: number;
-  error: string | null;
-  originRun: string | null;
-  /** The suite run this run is a case of. */
-  suiteRun: string | null;
-}
+export type { RunSummary };
 
 export interface RunFilter {
   status?: RunStatus | RunStatus[];
