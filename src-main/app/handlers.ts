@@ -2,7 +2,6 @@
  * The handler table behind the contract: one entry per method, typed so that every method must have a
  * handler. Front ends (IPC, HTTP) validate the payload with the contract's schema, then call these.
  */
-import { readFileSync } from 'node:fs';
 import { proposePattern, templateBody } from '../core/templates/template.ts';
 import type { JsonValue } from '../core/tools/model.ts';
 import { requests } from '../contract/api.ts';
@@ -14,12 +13,14 @@ import { mcpServersView, saveMcpServer, testMcpServer } from './mcp.ts';
 import { setupHandlers } from './handlers-setup.ts';
 import type { ToolsmithService } from './service.ts';
 import type { KeyStore } from './settings.ts';
+import { workspaceInfo } from './workspaces.ts';
+import type { OpenWorkspace } from './workspaces.ts';
 
 /** What a front end adds: where provider keys go (the desktop keychain, or this process only). */
 export interface FrontEndContext {
   storeKey?: KeyStore;
   /** Switches the front end to the service of another workspace (app and `serve`; not CLI/MCP). */
-  openWorkspace?: (dir: string) => Promise<ToolsmithService>;
+  openWorkspace?: OpenWorkspace;
   /** A native folder dialog (desktop only). */
   chooseFolder?: () => Promise<string | undefined>;
 }
@@ -32,15 +33,11 @@ export type Handlers = {
   ) => Response<M> | Promise<Response<M>>;
 };
 
-const version = (
-  JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
-).version;
-
 const opt = <K extends string, V>(key: K, v: V | undefined): { [P in K]?: V } =>
   v === undefined ? {} : ({ [key]: v } as { [P in K]: V });
 
 export const handlers: Handlers = {
-  'workspace.info': (svc) => ({ workspace: svc.workspaceDir, name: svc.config.workspace.name, version }),
+  'workspace.info': (svc) => workspaceInfo(svc),
   'sandboxes.list': (svc) => svc.sandboxes(),
   'tools.list': (svc, { sandbox }) => svc.listTools(sandbox),
   'tools.extract': (svc, { source }) => svc.extractTools(source),

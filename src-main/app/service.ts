@@ -31,7 +31,7 @@ import { assembleScript } from '../core/script/assemble.ts';
 import { JS_FRAMEWORK_NAMES, PYTHON_FRAMEWORK_NAMES } from '../core/lang/builtins.ts';
 import { McpManager } from '../infra/mcp/manager.ts';
 import { sandboxMcpTools } from './mcp.ts';
-import type { Response } from '../contract/api.ts';
+import type { KeyPlace, Response } from '../contract/api.ts';
 import type { JsonValue } from '../core/tools/model.ts';
 import type { LlmProvider } from '../core/ports/llm.ts';
 import type { ProviderConfig } from './config.ts';
@@ -108,7 +108,7 @@ export class ToolsmithService {
   /** Provider keys set at run time (desktop: loaded from the keychain; browser/CLI: this process only). */
   readonly providerKeys = new Map<string, string>();
   /** Where each key in `providerKeys` is kept: the desktop keychain, or this process only. */
-  readonly providerKeyWhere = new Map<string, 'keychain' | 'memory'>();
+  readonly providerKeyWhere = new Map<string, KeyPlace>();
   /**
    * Long Python scripts validated on two threads at once in long-lived processes (app, `serve`, `mcp`);
    * one-shot CLI verbs validate on their own thread (a thread start would cost more than it saves).

@@ -3,7 +3,7 @@
  * limits, runtimes), provider keys set at run time, and the LLM providers a run uses with those keys.
  */
 import type { LlmProvider } from '../core/ports/llm.ts';
-import type { Response } from '../contract/api.ts';
+import type { KeyPlace, Response } from '../contract/api.ts';
 import type { ProviderConfig } from './config.ts';
 import { ToolsmithError } from './errors.ts';
 import { createProviders } from './providers.ts';
@@ -11,7 +11,7 @@ import type { ProviderOverrides } from './providers.ts';
 import type { ToolsmithService } from './service.ts';
 
 /** Where a front end keeps a provider key: the desktop keychain, or this process only. */
-export type KeyStore = (provider: string, key: string) => 'keychain' | 'memory';
+export type KeyStore = (provider: string, key: string) => KeyPlace;
 
 /** A provider's key: one set at run time (keychain or this process), else its environment variable. */
 export function providerKey(svc: ToolsmithService, p: ProviderConfig): string | undefined {

@@ -283,6 +283,9 @@ export interface SystemStatus {
   }[];
 }
 
+/** Where a provider key set at run time is kept: the desktop keychain, or this process only. */
+export type KeyPlace = 'keychain' | 'memory';
+
 export interface SettingsView {
   providers: {
     id: string;
@@ -292,7 +295,7 @@ export interface SettingsView {
     /** The environment variable the key is read from (CLI), when the config names one. */
     apiKeyEnv?: string;
     /** Where the key in use comes from: set in the desktop keychain, set in this process only, the environment, or none. */
-    keySource: 'env' | 'keychain' | 'memory' | 'none';
+    keySource: KeyPlace | 'env' | 'none';
   }[];
   pool: Record<string, number>;
   limits: Record<string, number>;
@@ -400,20 +403,22 @@ export interface Responses extends SuiteResponses {
   'templates.delete': { deleted: true };
   'kits.save': { name: string; file: string };
   'settings.get': SettingsView;
-  'settings.setProviderKey': { stored: boolean; where: 'keychain' | 'memory' };
+  'settings.setProviderKey': { stored: boolean; where: KeyPlace };
   'system.status': SystemStatus;
   'system.buildImage': { tag: string };
   'mcp.servers': McpServerView[];
   'mcp.test': { server: McpServerView; tools: SandboxTool[]; ms: number };
   'mcp.save': McpServerView;
-  'providers.save': { id: string; keyStored?: 'keychain' | 'memory' };
+  'providers.save': { id: string; keyStored?: KeyPlace };
   'providers.remove': { removed: true };
   'providers.test': {
     ok: boolean;
     url: string;
     model: string;
     latencyMs: number;
+    /** What the model answered (cut short). */
     reply?: string;
+    /** Why it failed; always names the URL. */
     error?: string;
   };
   'workspace.recent': {
