@@ -152,8 +152,7 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
     ({ code, language, sandbox, kit, strict }) =>
       guard(async () => {
         await svc.prepareMcp(sandbox);
-        const tools = svc.scriptTools(sandbox, kit).tools.map((t) => t.name);
-        return text(svc.validateCode(code, language, { tools, strict }));
+        return text(svc.validate({ code, language, sandbox, ...(kit ? { kit } : {}), strict }));
       }),
   );
 

@@ -12,8 +12,9 @@ import type { EventPayloads } from '../core/records/events.ts';
 import { RUN_SORT_KEYS } from '../core/records/sort.ts';
 import type { RunSummary } from '../core/records/summary.ts';
 import type { ExecutionResult } from '../core/sandbox/execution.ts';
+import type { RuntimeId } from '../core/sandbox/runtimes.ts';
 import type { ToolResponse } from '../core/tools/model.ts';
-import type { ValidationResult, Violation } from '../core/lang/violation.ts';
+import type { ScriptLanguage, ValidationResult, Violation } from '../core/lang/violation.ts';
 import type { BuiltPrompt } from '../core/script/generator.ts';
 import type { SandboxTool } from '../core/tools/extract.ts';
 import type { OpenAiFunctionSchema } from '../core/tools/schema.ts';
@@ -27,7 +28,8 @@ const name = z
   .min(1)
   .max(64)
   .regex(/^[A-Za-z0-9_][A-Za-z0-9_.-]*$/, 'letters, digits, _ . - only');
-const language = z.enum(['python', 'js', 'ts']);
+const language = z.enum(['python', 'js', 'ts']) satisfies z.ZodType<ScriptLanguage>;
+const runtime = z.enum(['python', 'node', 'bun', 'deno']) satisfies z.ZodType<RuntimeId>;
 const runId = z
   .string()
   .min(1)
@@ -164,9 +166,7 @@ export const requests = {
   'settings.get': z.object({}).strict(),
   'settings.setProviderKey': z.object({ provider: name, key: z.string().min(1).max(1000) }).strict(),
   'system.status': z.object({}).strict(),
-  'system.buildImage': z
-    .object({ runtime: z.enum(['python', 'node', 'bun', 'deno']), sandbox: z.string().min(1).optional() })
-    .strict(),
+  'system.buildImage': z.object({ runtime: runtime, sandbox: z.string().min(1).optional() }).strict(),
   ...suiteRequests,
   'mcp.servers': z.object({}).strict(),
   'mcp.test': z.object({ name }).strict(),
@@ -221,7 +221,7 @@ export const requests = {
   'sandboxes.create': z
     .object({
       name,
-      runtime: z.enum(['python', 'node', 'bun', 'deno']),
+      runtime: runtime,
       description: z.string().max(2000),
     })
     .strict(),
