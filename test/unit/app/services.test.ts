@@ -354,3 +354,42 @@ describe('shapes defined once', () => {
     expect(ERROR_CODES).toContain(new ToolsmithError('refused', 'x').toData().code);
   });
 });
+
+describe('the CLI without the engine it requires reads like the other front ends', () => {
+  const saved = { backend: process.env['TOOLSMITH_BACKEND'], host: process.env['DOCKER_HOST'] };
+  afterEach(() => {
+    for (const [k, v] of [
+      ['TOOLSMITH_BACKEND', saved.backend],
+      ['DOCKER_HOST', saved.host],
+    ] as const) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+  });
+
+  it('tool call prints the infra result, pool status says Docker is unavailable', async () => {
+    const svc = open();
+    process.env['TOOLSMITH_BACKEND'] = 'docker';
+    process.env['DOCKER_HOST'] = 'unix:///nonexistent/docker.sock';
+    const call = await cli(
+      '--workspace',
+      svc.workspaceDir,
+      'tool',
+      'call',
+      'get_orders',
+      '--sandbox',
+      'ecommerce',
+      '--json',
+    );
+    expect(call.code).toBe(1);
+    expect(JSON.parse(call.out)).toMatchObject({
+      result: { exitReason: 'infra', error: { message: expect.stringMatching(/no Docker engine answers/) } },
+    });
+    const status = await cli('--workspace', svc.workspaceDir, 'pool', 'status', '--json');
+    expect(status.code).toBe(0);
+    expect(JSON.parse(status.out)).toMatchObject({
+      docker: { available: false, hint: expect.stringMatching(/docker\.io/) },
+      pools: [],
+    });
+  });
+});
