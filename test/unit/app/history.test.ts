@@ -37,7 +37,7 @@ describe('replays', () => {
         retries: [],
       },
     } as RunEvent;
-    const r = await new ReplayProvider([recorded]).generate({ system: '', user: '' } as never);
+    const r = await new ReplayProvider([recorded]).generate({ system: '', user: '' });
     expect(r).toMatchObject({ text: 'emit_result(1)', promptTokens: 0, completionTokens: 0 });
   });
 });
