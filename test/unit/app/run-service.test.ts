@@ -1,7 +1,9 @@
 /**
- * RunService over a fake sandbox (no Docker): start() records the run before it runs; a script run
- * directly (edit-and-rerun, tier `edit`) goes through the orchestrator and records the events it
- * always recorded (statuses and error strings included).
+ * RunService over a scripted executor at the sandbox port (the real orchestrator and SQLite run store):
+ * start() records the run before it runs; a script run directly (edit-and-rerun, tier `edit`) goes
+ * through the orchestrator and records the events it always recorded, statuses and error strings
+ * included. The executor is scripted to hold a job open and to return results a real sandbox gives only
+ * by accident (an infra failure, a crash); test/integration covers the same paths on Docker.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ToolsmithService } from '../../../src-main/app/service.ts';
@@ -33,15 +35,20 @@ let job: Job = () => Promise.resolve(ok());
 const jobs: ExecuteRequest[] = [];
 
 beforeAll(() => {
-  const manager = {
+  const unused = () => Promise.reject(new Error('not used by these tests'));
+  const manager: SandboxManager = {
     executor: {
       execute: (req: ExecuteRequest) => {
         jobs.push(req);
         return job(req);
       },
     },
+    callTool: unused,
+    status: unused,
+    buildImage: unused,
+    reload: unused,
     dispose: () => Promise.resolve(),
-  } as unknown as SandboxManager;
+  };
   svc = ToolsmithService.open(ws, { sandboxFactory: () => Promise.resolve(manager), log: silentLogger });
 });
 afterEach(() => {

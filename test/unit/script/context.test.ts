@@ -17,7 +17,13 @@ import {
 import type { SandboxTool } from '../../../src-main/core/tools/extract.ts';
 import { removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
 
-const tool = (name: string): SandboxTool => ({ name, description: `${name} tool` }) as unknown as SandboxTool;
+const tool = (name: string): SandboxTool => ({
+  name,
+  description: `${name} tool`,
+  parameters: [],
+  location: 'sandbox',
+  grade: { w: 0, d: 0 },
+});
 const kit: ResolvedKit = {
   name: 'orders',
   sandbox: 'shop',
@@ -27,7 +33,7 @@ const kit: ResolvedKit = {
     { alias: 'user', tool: tool('get_user'), group: '' },
   ],
   grade: { w: 0, d: 0 },
-} as unknown as ResolvedKit;
+};
 
 describe('scriptContext', () => {
   it('with a kit: aliased tools and map, no cached manual (the prompt renders the kit)', () => {
