@@ -4,7 +4,6 @@
  * the same orchestrator). RunService sees only its narrow `RunDeps`, which the composition root
  * (ToolsmithService) builds; templates live in app/templates.ts.
  */
-import { randomUUID } from 'node:crypto';
 import type { ScriptLanguage } from '../core/lang/violation.ts';
 import { directCallRule } from '../core/inference/rules.ts';
 import { Orchestrator, runStartedData } from '../core/orchestrator/orchestrator.ts';
@@ -14,7 +13,6 @@ import type { Logger, ScriptExecutor } from '../core/ports/executor.ts';
 import type { LlmProvider } from '../core/ports/llm.ts';
 import type { RunEvent, RunMode } from '../core/records/events.ts';
 import type { RunRecord } from '../core/records/records.ts';
-import type { ExecutionResult } from '../core/sandbox/execution.ts';
 import { sandboxContext } from '../core/script/context.ts';
 import type { ScriptContext } from '../core/script/context.ts';
 import type { ScriptGenerator } from '../core/script/generator.ts';
@@ -297,6 +295,3 @@ export class RunService {
     this.store.close();
   }
 }
-
-export const newRunId = (): string => randomUUID();
-export type { ExecutionResult };

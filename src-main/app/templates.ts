@@ -186,7 +186,8 @@ export class TemplateService {
     const problems = checkTemplate(t);
     if (problems.length)
       throw new ToolsmithError('invalid_argument', `template ${req.name}: ${problems.join('; ')}`);
-    const ctx = this.deps.scriptContext(sandbox, kit, language);
+    // The sandbox's tools are resolved only when an example is checked against them.
+    let tools: string[] | undefined;
     for (const ex of t.examples) {
       const values = matchTemplate(t, ex.intent);
       if (!values)
@@ -194,7 +195,8 @@ export class TemplateService {
           'invalid_argument',
           `the example ${JSON.stringify(ex.intent)} does not match the pattern ${JSON.stringify(t.pattern)}`,
         );
-      const v = this.deps.validate(instantiate(t, values), language, scriptToolNames(ctx));
+      tools ??= scriptToolNames(this.deps.scriptContext(sandbox, kit, language));
+      const v = this.deps.validate(instantiate(t, values), language, tools);
       if (!v.valid)
         throw new ToolsmithError(
           'invalid_argument',
