@@ -2,7 +2,6 @@
  * The handler table behind the contract: one entry per method, typed so that every method must have a
  * handler. Front ends (IPC, HTTP) validate the payload with the contract's schema, then call these.
  */
-import { proposePattern, templateBody } from '../core/templates/template.ts';
 import type { JsonValue } from '../core/tools/model.ts';
 import { requests } from '../contract/api.ts';
 import type { ApiResult, Method, Request, Response } from '../contract/api.ts';
@@ -119,7 +118,9 @@ export const handlers: Handlers = {
     return { events: events.map(eventView), live: summary.status === 'running' };
   },
   'runs.start': async (svc, r) => {
-    const started = (await svc.runs()).start({
+    const started = await (
+      await svc.runs()
+    ).start({
       task: r.task,
       sandbox: r.sandbox,
       ...opt('kit', r.kit),
@@ -132,7 +133,7 @@ export const handlers: Handlers = {
       ...opt('noTemplates', r.noTemplates),
     });
     started.done.catch(() => {});
-    return { runId: await started.runId };
+    return { runId: started.runId };
   },
   'runs.cancel': async (svc, { runId }) => ({ cancelled: (await svc.runs()).cancel(runId) }),
   'runs.delete': async (svc, { runId }) => {
@@ -140,9 +141,9 @@ export const handlers: Handlers = {
     return { deleted: true as const };
   },
   'runs.replay': async (svc, { runId }) => {
-    const r = (await svc.runs()).replay(runId);
+    const r = await (await svc.runs()).replay(runId);
     r.done.catch(() => {});
-    return { runId: await r.runId };
+    return { runId: r.runId };
   },
   'runs.export': async (svc, { runId }) => (await svc.runs()).export(runId),
   'runs.import': async (svc, { doc }) => ({ runId: (await svc.runs()).import(doc) }),
@@ -152,62 +153,32 @@ export const handlers: Handlers = {
       ? { runId: r.originRun, kind: 'edit' as const, ...opt('attempt', r.originAttempt) }
       : undefined;
     const task = r.task ?? (r.originRun ? `${runs.get(r.originRun).started.task} (edited)` : undefined);
-    let resolveId: (id: string) => void = () => {};
-    const id = new Promise<string>((res) => (resolveId = res));
-    const done = runs.runScript({
+    const started = await runs.startScript({
       sandbox: r.sandbox,
       ...opt('kit', r.kit),
       ...opt('language', r.language),
       body: r.body,
       ...opt('task', task),
       ...opt('origin', origin),
-      onEvent: (e) => {
-        if (e.type === 'run_started' || ('runId' in e && e.type === 'tier')) resolveId(e.runId);
-      },
     });
-    done.then((o) => resolveId(o.runId)).catch(() => {});
-    return { runId: await Promise.race([id, done.then((o) => o.runId)]) };
+    started.done.catch(() => {});
+    return { runId: started.runId };
   },
   'runs.continue': async (svc, { runId, attempt, body }) => {
     const rec = (await svc.runs()).get(runId);
-    const r = (await svc.runs()).continueFrom(
-      runId,
-      attempt,
-      body,
-      svc.providersFor(opt('provider', rec.started.provider)),
-    );
+    const r = await (
+      await svc.runs()
+    ).continueFrom(runId, attempt, body, svc.providersFor(opt('provider', rec.started.provider)));
     r.done.catch(() => {});
-    return { runId: await r.runId };
+    return { runId: r.runId };
   },
   'templates.list': async (svc) => {
-    const runs = await svc.runs();
-    return { templates: runs.listTemplates(), problems: runs.templateProblems() };
+    const templates = await svc.templates();
+    return { templates: templates.list(), problems: templates.problems() };
   },
-  'templates.propose': async (svc, { runId, attempt: n }) => {
-    const rec = (await svc.runs()).get(runId);
-    const attempt =
-      n !== undefined
-        ? rec.attempts.find((a) => a.n === n)
-        : ([...rec.attempts].reverse().find((a) => a.execution?.success) ??
-          rec.attempts[rec.attempts.length - 1]);
-    if (!attempt?.script)
-      throw new ToolsmithError(
-        'invalid_argument',
-        n !== undefined
-          ? `run ${runId} has no script at attempt ${n}`
-          : `run ${runId} has no script to promote`,
-      );
-    const p = proposePattern(rec.started.task);
-    return {
-      pattern: p.pattern,
-      slots: p.slots,
-      body: templateBody(attempt.script.body, p.values, attempt.script.language),
-      sandbox: rec.started.sandbox,
-      ...opt('kit', rec.started.kit),
-    };
-  },
+  'templates.propose': async (svc, { runId, attempt }) => (await svc.templates()).propose(runId, attempt),
   'templates.create': async (svc, r) =>
-    (await svc.runs()).createTemplate({
+    (await svc.templates()).create({
       name: r.name,
       ...opt('fromRun', r.fromRun),
       ...opt('attempt', r.attempt),
@@ -224,9 +195,9 @@ export const handlers: Handlers = {
       ...opt('description', r.description),
       ...opt('force', r.force),
     }),
-  'templates.test': async (svc, { name }) => (await svc.runs()).testTemplate(name),
+  'templates.test': async (svc, { name }) => (await svc.templates()).test(name),
   'templates.delete': async (svc, { name }) => {
-    (await svc.runs()).deleteTemplate(name);
+    (await svc.templates()).delete(name);
     return { deleted: true as const };
   },
   'settings.get': (svc) => svc.settings(),

@@ -20,15 +20,19 @@ import { parseConfig } from './config.ts';
 import type { Config } from './config.ts';
 import { ToolsmithError } from './errors.ts';
 import { RunService } from './runs.ts';
+import { TemplateService } from './templates.ts';
+import { TemplateFiles } from '../infra/workspace/files.ts';
+import { RunStore } from '../infra/store/run-store.ts';
 import { SuiteService } from './suites.ts';
 import type { SandboxManager } from './sandbox.ts';
 import type { PushEvent } from '../contract/api.ts';
 import type { Logger, ScriptExecutor } from '../core/ports/executor.ts';
+import { failedResult, infraResult } from '../core/sandbox/execution.ts';
 import type { ExecutionResult } from '../core/sandbox/execution.ts';
 import { runtimeRegistry } from '../core/sandbox/runtimes.ts';
 import type { RuntimeId, RuntimeSpec } from '../core/sandbox/runtimes.ts';
-import { assembleScript } from '../core/script/assemble.ts';
-import { JS_FRAMEWORK_NAMES, PYTHON_FRAMEWORK_NAMES } from '../core/lang/builtins.ts';
+import { assembleIn, sandboxContext, scriptContext, scriptToolNames } from '../core/script/context.ts';
+import type { ScriptContext } from '../core/script/context.ts';
 import { McpManager } from '../infra/mcp/manager.ts';
 import { sandboxMcpTools } from './mcp.ts';
 import type { KeyPlace, Response } from '../contract/api.ts';
@@ -43,18 +47,8 @@ import { providerKey, providersFor, setProviderKey, settingsView } from './setti
 import type { KeyStore } from './settings.ts';
 import { buildImage, systemStatus } from './system.ts';
 
-/** An ExecutionResult for a job that could not run at all (no sandbox backend). */
-export const infraResult = (message: string, runtime: string): ExecutionResult => ({
-  success: false,
-  intermediates: [],
-  logs: [],
-  toolCalls: [],
-  error: { type: 'Infra', message, frames: [] },
-  exitReason: 'infra',
-  isolation: 'none',
-  durationMs: 0,
-  runtime,
-});
+/** An ExecutionResult for a job that could not run at all (core/sandbox/execution.ts). */
+export { infraResult };
 
 export type SandboxFactory = (svc: ToolsmithService) => Promise<SandboxManager>;
 
@@ -103,6 +97,7 @@ export class ToolsmithService {
   readonly oneShot: boolean;
   private sandboxPromise: Promise<SandboxManager> | undefined;
   private runService: RunService | undefined;
+  private templateService: TemplateService | undefined;
   private suiteService: SuiteService | undefined;
   private readonly pushListeners = new Set<(e: PushEvent) => void>();
   /** Provider keys set at run time (desktop: loaded from the keychain; browser/CLI: this process only). */
@@ -213,14 +208,41 @@ export class ToolsmithService {
       };
       // pino loads only when runs are opened (one-shot verbs such as `sandboxes` never log).
       const logModule = this.options.log ? undefined : await import('./log.ts');
-      this.runService = new RunService(this, executor, {
+      const store = new RunStore(`${this.files.dataDir}/runs.db`);
+      const validate = (code: string, language: ScriptLanguage, tools: readonly string[]) =>
+        this.validateCode(code, language, { tools });
+      const context = (sandbox: string, kit: string | undefined, language: ScriptLanguage) =>
+        this.scriptContext(sandbox, kit, language);
+      const runs: RunService = new RunService({
+        store,
+        executor,
+        generator: this.generator,
+        validate,
+        scriptContext: context,
+        limits: () => this.config.limits,
+        templates: () => templates.list(),
         log: this.options.log ?? logModule!.createLogger(this.files.dataDir),
       });
+      const templates: TemplateService = new TemplateService({
+        files: new TemplateFiles(this.workspaceDir),
+        store,
+        runs,
+        validate,
+        scriptContext: context,
+      });
+      this.runService = runs;
+      this.templateService = templates;
       this.runService.subscribe((e) =>
         this.push(e.type === 'token' ? e : { type: 'run_event', event: eventView(e) }),
       );
     }
     return this.runService;
+  }
+
+  /** The template ratchet over the workspace's `templates/` and the run store's counters. */
+  async templates(): Promise<TemplateService> {
+    await this.runs();
+    return this.templateService as TemplateService;
   }
 
   /** Test suites over the run store (see app/suites.ts). */
@@ -269,33 +291,16 @@ export class ToolsmithService {
         mcpDown.map((f) => f.error).join('; '),
         req.runtime ?? (req.language === 'python' ? 'python' : 'node'),
       );
-    const { kit } = this.scriptTools(req.sandbox, req.kit);
-    const toolMap = Object.fromEntries(kit.tools.map((k) => [k.alias, k.tool.name]));
-    const script = assembleScript(req.body, {
-      sandbox: req.sandbox,
-      tools: Object.keys(toolMap),
-      helpers: req.language === 'python' ? PYTHON_FRAMEWORK_NAMES : JS_FRAMEWORK_NAMES,
-      language: req.language,
-    });
+    const ctx = this.scriptContext(req.sandbox, req.kit, req.language);
+    const script = assembleIn(ctx, req.body);
     if (req.validate !== false) {
-      const v = this.validateCode(script.body, req.language, { tools: Object.keys(toolMap) });
-      if (!v.valid) {
-        return {
-          success: false,
-          intermediates: [],
-          logs: [],
-          toolCalls: [],
-          error: {
-            type: 'ValidationError',
-            message: this.generator.validationErrorMessage(v.violations),
-            frames: [],
-          },
-          exitReason: 'rejected',
-          isolation: 'none',
-          durationMs: 0,
-          runtime: req.runtime ?? (req.language === 'python' ? 'python' : 'node'),
-        };
-      }
+      const v = this.validateCode(script.body, req.language, { tools: scriptToolNames(ctx) });
+      if (!v.valid)
+        return failedResult(
+          'rejected',
+          { type: 'ValidationError', message: this.generator.validationErrorMessage(v.violations) },
+          req.runtime ?? (req.language === 'python' ? 'python' : 'node'),
+        );
     }
     let sandbox: SandboxManager;
     try {
@@ -314,7 +319,7 @@ export class ToolsmithService {
       ...(req.runtime ? { runtime: req.runtime } : {}),
       code: script.code,
       bodyStartLine: script.bodyStartLine,
-      tools: toolMap,
+      tools: ctx.toolMap,
       timeoutMs,
     });
   }
@@ -325,6 +330,7 @@ export class ToolsmithService {
     this.suiteService = undefined;
     this.runService?.close();
     this.runService = undefined;
+    this.templateService = undefined;
     const s = this.sandboxPromise;
     this.sandboxPromise = undefined;
     if (s) await (await s.catch(() => undefined))?.dispose();
@@ -443,6 +449,22 @@ export class ToolsmithService {
     return { tools: kitToolView(kit), kit };
   }
 
+  /**
+   * The one script context of a sandbox, kit and language: the tools under their aliases, the alias ->
+   * tool map, the helpers and the tools manual (core/script/context.ts). Used by runs, edited scripts,
+   * `exec`, prompts and templates.
+   */
+  scriptContext(sandbox: string, kitName: string | undefined, language: ScriptLanguage): ScriptContext {
+    const { kit } = this.scriptTools(sandbox, kitName);
+    return scriptContext({
+      sandbox,
+      kit,
+      kitName,
+      language,
+      manual: (tools) => this.registry(sandbox).prompt(tools),
+    });
+  }
+
   validate(req: ValidateRequest): ValidationResult {
     let tools: string[] = req.tools ?? [];
     if (req.sandbox) tools = this.scriptTools(req.sandbox, req.kit).tools.map((t) => t.name);
@@ -455,18 +477,8 @@ export class ToolsmithService {
     options: PromptOptions & { kit?: string; language?: ScriptLanguage } = {},
   ): BuiltPrompt {
     if (!task.trim()) throw new ToolsmithError('invalid_argument', 'the task is empty');
-    const { tools, kit } = this.scriptTools(sandbox, options.kit);
-    const registry = this.registry(sandbox);
-    return this.generator.buildPrompt(
-      task,
-      {
-        name: sandbox,
-        tools,
-        language: options.language ?? 'python',
-        ...(options.kit ? { kit: kit.name } : { toolsPrompt: registry.prompt(kit.tools.map((k) => k.tool)) }),
-      },
-      options,
-    );
+    const ctx = this.scriptContext(sandbox, options.kit, options.language ?? 'python');
+    return this.generator.buildPrompt(task, sandboxContext(ctx), options);
   }
 
   /** A tool a person calls directly (`tool call`, Try tool): refused above the workspace's maximum grade. */

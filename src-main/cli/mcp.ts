@@ -87,7 +87,7 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
       guard(async () => {
         await svc.prepareMcp(sandbox);
         const runs = await svc.runs();
-        const started = runs.start({
+        const started = await runs.start({
           task,
           sandbox,
           ...(kit ? { kit } : {}),
@@ -203,9 +203,9 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
     },
     () =>
       guard(async () => {
-        const runs = await svc.runs();
+        const templates = await svc.templates();
         return text(
-          runs.listTemplates().map((t) => ({
+          templates.list().map((t) => ({
             name: t.name,
             pattern: t.pattern,
             sandbox: t.sandbox,

@@ -18,6 +18,7 @@ import type { ScriptLanguage, ValidationResult, Violation } from '../core/lang/v
 import type { BuiltPrompt } from '../core/script/generator.ts';
 import type { SandboxTool } from '../core/tools/extract.ts';
 import type { OpenAiFunctionSchema } from '../core/tools/schema.ts';
+import type { TemplateProposal, TemplateTestResult, TemplateView } from '../core/templates/template.ts';
 import { suiteRequests } from './suites.ts';
 import type { SuiteProgressView, SuiteResponses } from './suites.ts';
 
@@ -246,22 +247,8 @@ export type RunRecordView = Omit<RunRecord, 'attempts'> & {
   suite?: { id: string; name: string };
 };
 
-export interface TemplateInfo {
-  name: string;
-  pattern: string;
-  slots: Record<string, 'str' | 'int' | 'float'>;
-  sandbox: string;
-  kit?: string;
-  language: 'python' | 'js' | 'ts';
-  body: string;
-  examples: { intent: string; expect?: unknown }[];
-  description?: string;
-  origin?: string;
-  file: string;
-  successes: number;
-  failures: number;
-  lastUsed: number | null;
-}
+/** A saved template with its counters (the one shape, core/templates/template.ts). */
+export type TemplateInfo = TemplateView;
 
 export interface SystemStatus {
   docker: { available: boolean; version?: string; error?: string; hint?: string };
@@ -380,26 +367,9 @@ export interface Responses extends SuiteResponses {
   'runs.runScript': { runId: string };
   'runs.continue': { runId: string };
   'templates.list': { templates: TemplateInfo[]; problems: { file: string; error: string }[] };
-  'templates.propose': {
-    pattern: string;
-    slots: Record<string, 'str' | 'int' | 'float'>;
-    body: string;
-    sandbox: string;
-    kit?: string;
-  };
+  'templates.propose': TemplateProposal;
   'templates.create': TemplateInfo;
-  'templates.test': {
-    name: string;
-    passed: boolean;
-    examples: {
-      intent: string;
-      matched: boolean;
-      success: boolean;
-      data?: unknown;
-      expected?: unknown;
-      error?: string;
-    }[];
-  };
+  'templates.test': TemplateTestResult;
   'templates.delete': { deleted: true };
   'kits.save': { name: string; file: string };
   'settings.get': SettingsView;

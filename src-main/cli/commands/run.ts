@@ -137,7 +137,7 @@ export function registerRun(program: Command, ctx: CliContext): void {
           ...(o.kind ? { kind: o.kind } : {}),
         });
         const runs = await svc.runs();
-        const started = runs.start({
+        const started = await runs.start({
           task,
           sandbox: o.sandbox,
           ...(o.kit ? { kit: o.kit } : {}),
@@ -150,8 +150,7 @@ export function registerRun(program: Command, ctx: CliContext): void {
           noTemplates: !o.templates,
           onEvent: progressPrinter(ctx),
         });
-        const runId = await started.runId;
-        const onSignal = () => runs.cancel(runId);
+        const onSignal = () => runs.cancel(started.runId);
         process.once('SIGINT', onSignal);
         const outcome = await started.done.finally(() => process.off('SIGINT', onSignal));
         const rec = runs.get(outcome.runId);
@@ -294,7 +293,7 @@ export function registerRuns(program: Command, ctx: CliContext): void {
     .argument('<id>', 'run id')
     .option('--json', 'print the new record as JSON')
     .action(async (id: string, o: { json?: boolean }, cmd: Command) => {
-      const r = (await ctx.service(cmd).runs()).replay(id, progressPrinter(ctx));
+      const r = await (await ctx.service(cmd).runs()).replay(id, progressPrinter(ctx));
       const outcome = await r.done;
       const rec = (await ctx.service(cmd).runs()).get(outcome.runId);
       ctx.out(o.json ? json(rec) : summarizeRecord(rec));
