@@ -83,7 +83,7 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
         mode: z.enum(['plan', 'interactive']).default('plan'),
       },
     },
-    ({ task, sandbox, kit, mode }) =>
+    ({ task, sandbox, kit, mode }, extra) =>
       guard(async () => {
         await svc.prepareMcp(sandbox);
         const runs = await svc.runs();
@@ -94,7 +94,11 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
           mode,
           providers: svc.providersFor(),
         });
-        const outcome = await started.done;
+        // A cancelled call cancels its run (LLM requests and the running job stop).
+        const cancel = () => void runs.cancel(started.runId);
+        if (extra.signal.aborted) cancel();
+        extra.signal.addEventListener('abort', cancel, { once: true });
+        const outcome = await started.done.finally(() => extra.signal.removeEventListener('abort', cancel));
         return text(outcome, outcome.status !== 'succeeded');
       }),
   );
@@ -250,6 +254,7 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
           svc,
           { code, language, sandbox, ...(kit ? { kit } : {}), ...(task ? { task } : {}) },
           progress,
+          extra.signal,
         );
         return text(answer, answer.status !== 'succeeded');
       }),
