@@ -342,7 +342,7 @@ class Worker:
 
     @staticmethod
     def limit_done(job):
-        return {"type": "done", "ok": False, "reason": "output_limit", "error": {"type": "OutputLimit", "message": f"the script's output exceeded {job['max_output']} bytes", "frames": []}}
+        return {"type": "done", "ok": False, "reason": "output_limit", "error": {"type": "OutputLimit", "message": f"the script's output exceeded {job.max_output} bytes", "frames": []}}
 
     def kill_job(self, reason, message):
         job = self.job
@@ -369,7 +369,7 @@ class Worker:
         if t == "emit":
             job.out_bytes += len(line)
             if job.out_bytes > job.max_output:
-                self.kill_job("output_limit", f"the script's output exceeded {job['max_output']} bytes")
+                self.kill_job("output_limit", f"the script's output exceeded {job.max_output} bytes")
                 return
             if msg.get("kind") == "result" and not job.hold:
                 job.hold = time.monotonic() + HOLD_S
@@ -445,14 +445,14 @@ class Worker:
                         # an emit, the line limit for any line) is stopped now, not read to its end: a 10 MB
                         # result arrives in many small reads where pipes are slow (gVisor).
                         if self.job is job and len(job.msg_buf) > max(job.max_output, HOST_MAX_LINE):
-                            self.kill_job("output_limit", f"the script's output exceeded {job['max_output']} bytes")
+                            self.kill_job("output_limit", f"the script's output exceeded {job.max_output} bytes")
                 elif fd == job.out_r:
                     chunk = os.read(fd, 65536)
                     if not chunk:
                         job.open.discard(fd)
                         os.close(fd)
                     elif not self.take_output(chunk):
-                        self.kill_job("output_limit", f"the script's output exceeded {job['max_output']} bytes")
+                        self.kill_job("output_limit", f"the script's output exceeded {job.max_output} bytes")
             if self.job is not None and self.job is job and not job.open:
                 self.finish(None)
             if self.job is not None and self.job.hold:
