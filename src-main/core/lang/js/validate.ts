@@ -110,11 +110,10 @@ export function validateJs(
     };
   }
   for (const e of file.errors) {
-    const loc = (e as unknown as { loc: { line: number; column: number } }).loc;
+    const loc = e.loc;
     violations.push({
       rule: 'syntax',
-      message:
-        `syntax error: ${e.reasonCode}: ${(e as unknown as { message?: string }).message ?? ''}`.trim(),
+      message: `syntax error: ${e.reasonCode}: ${e.message ?? ''}`.trim(),
       line: loc.line,
       column: loc.column + 1,
       endLine: loc.line,
