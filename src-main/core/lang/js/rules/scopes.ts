@@ -20,10 +20,17 @@ export function patternTargets(p: t.Node | null | undefined, ctx: JsRuleContext)
   else if (t.isTSParameterProperty(p)) patternTargets(p.parameter, ctx);
 }
 
+type Declares =
+  | t.FunctionDeclaration
+  | t.FunctionExpression
+  | t.ArrowFunctionExpression
+  | t.ClassDeclaration
+  | t.ClassExpression;
+
 /** Functions bind their name and their parameters, classes their name. */
-function bindsFunction(n: t.Function | t.Class, ctx: JsRuleContext): void {
-  if (n.id) ctx.stores.add(n.id);
-  if (t.isFunction(n)) for (const p of n.params) patternTargets(p, ctx);
+function bindsFunction(n: Declares, ctx: JsRuleContext): void {
+  if (!t.isArrowFunctionExpression(n) && n.id) ctx.stores.add(n.id);
+  if (!t.isClass(n)) for (const p of n.params) patternTargets(p, ctx);
 }
 
 /** `for (x of xs)` binds x; `for (const x of xs)` binds it in its VariableDeclarator. */
