@@ -1,4 +1,4 @@
-/** Imports: no import or export declaration, require-free dynamic import(), import.meta. */
+/** Imports: no import or export declaration, no dynamic import(), no import.meta. */
 import * as t from '@babel/types';
 import type { JsRuleContext, JsRuleModule } from './context.ts';
 

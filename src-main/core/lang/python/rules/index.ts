@@ -3,10 +3,9 @@
  * scopes first (a node's bindings are known before the rules look at its children), strict mode last.
  */
 import { mergeRules } from '../../rules.ts';
-import type { PyRuleModule } from './context.ts';
 import { PY_KIND_ID } from '../pyright.ts';
 import type { PyTreeNode as PyNode } from '../pyright.ts';
-import type { PyHandler, PyRuleContext } from './context.ts';
+import type { PyHandler, PyRuleContext, PyRuleModule } from './context.ts';
 import { attributeRules } from './attributes.ts';
 import { callRules } from './calls.ts';
 import { constructRules } from './constructs.ts';
