@@ -74,6 +74,21 @@ export default tseslint.config(
     },
   },
   {
+    // Type-aware rules (issue 14): a forgotten await and a cast the types already make are bugs to catch.
+    files: ['src-main/**/*.ts', 'src-preload/**/*.ts', 'src-renderer/**/*.ts', 'src-renderer/**/*.tsx', 'test/**/*.ts', 'bench/**/*.ts', 'scripts/**/*.ts'],
+    ignores: ['test/fixtures/**'],
+    languageOptions: {
+      parserOptions: {
+        project: ['./tsconfig.node.json', './tsconfig.web.json'],
+        tsconfigRootDir: import.meta.dirname,
+      },
+    },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-unnecessary-type-assertion': 'error',
+    },
+  },
+  {
     files: ['src-main/core/**/*.ts'],
     rules: forbid(
       'core is pure: no Node, Electron, Docker or network imports, and no higher layer',

@@ -1,6 +1,7 @@
 /** Errors crossing a boundary are data: `{code, message, details}`; stacks stay in logs. */
-export type ErrorCode =
-  'invalid_argument' | 'not_found' | 'invalid_config' | 'refused' | 'infra' | 'internal';
+import type { ApiError, ErrorCode } from '../contract/api.ts';
+
+export type { ErrorCode };
 
 export class ToolsmithError extends Error {
   override name = 'ToolsmithError';
@@ -11,7 +12,7 @@ export class ToolsmithError extends Error {
     this.code = code;
     this.details = details;
   }
-  toData(): { code: ErrorCode; message: string; details?: unknown } {
+  toData(): ApiError {
     return this.details === undefined
       ? { code: this.code, message: this.message }
       : { code: this.code, message: this.message, details: this.details };

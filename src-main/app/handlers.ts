@@ -2,29 +2,24 @@
  * The handler table behind the contract: one entry per method, typed so that every method must have a
  * handler. Front ends (IPC, HTTP) validate the payload with the contract's schema, then call these.
  */
-import { readFileSync } from 'node:fs';
-import { stringify } from 'smol-toml';
-import { extractTools } from '../core/tools/extract.ts';
-import { toolsPrompt } from '../core/tools/prompt.ts';
-import { openAiFunctionSchema } from '../core/tools/schema.ts';
-import { proposePattern, templateBody } from '../core/templates/template.ts';
 import type { JsonValue } from '../core/tools/model.ts';
 import { requests } from '../contract/api.ts';
 import type { ApiResult, Method, Request, Response } from '../contract/api.ts';
 import { eventView, promptHead } from './run-view.ts';
 import { ToolsmithError } from './errors.ts';
-import { createProviders } from './providers.ts';
 import { suiteHandlers } from './suite-handlers.ts';
 import { mcpServersView, saveMcpServer, testMcpServer } from './mcp.ts';
-import { infraResult } from './service.ts';
 import { setupHandlers } from './handlers-setup.ts';
 import type { ToolsmithService } from './service.ts';
+import type { KeyStore } from './settings.ts';
+import { workspaceInfo } from './workspaces.ts';
+import type { OpenWorkspace } from './workspaces.ts';
 
 /** What a front end adds: where provider keys go (the desktop keychain, or this process only). */
 export interface FrontEndContext {
-  storeKey?: (provider: string, key: string) => 'keychain' | 'memory';
+  storeKey?: KeyStore;
   /** Switches the front end to the service of another workspace (app and `serve`; not CLI/MCP). */
-  openWorkspace?: (dir: string) => Promise<ToolsmithService>;
+  openWorkspace?: OpenWorkspace;
   /** A native folder dialog (desktop only). */
   chooseFolder?: () => Promise<string | undefined>;
 }
@@ -37,71 +32,25 @@ export type Handlers = {
   ) => Response<M> | Promise<Response<M>>;
 };
 
-const version = (
-  JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
-).version;
-
-const providersFor = (svc: ToolsmithService, provider?: string, model?: string) =>
-  createProviders(
-    svc.config,
-    { ...(provider ? { provider } : {}), ...(model ? { model } : {}) },
-    (p) => svc.providerKeys.get(p.id) ?? (p.api_key_env ? process.env[p.api_key_env] : undefined),
-  );
-
 const opt = <K extends string, V>(key: K, v: V | undefined): { [P in K]?: V } =>
   v === undefined ? {} : ({ [key]: v } as { [P in K]: V });
 
 export const handlers: Handlers = {
-  'workspace.info': (svc) => ({ workspace: svc.workspaceDir, name: svc.config.workspace.name, version }),
+  'workspace.info': (svc) => workspaceInfo(svc),
   'sandboxes.list': (svc) => svc.sandboxes(),
-  'tools.list': (svc, { sandbox }) => {
-    const r = svc.registry(sandbox);
-    return {
-      sandbox,
-      tools: r.tools,
-      problems: r.problems,
-      prompt: r.prompt(),
-      openai: r.tools.map(openAiFunctionSchema),
-      source: svc.files.readTools(sandbox),
-    };
-  },
-  'tools.extract': (_svc, { source }) => {
-    const { tools, problems } = extractTools(source);
-    return { tools, problems, prompt: toolsPrompt(tools), openai: tools.map(openAiFunctionSchema) };
-  },
-  'tools.save': async (svc, { sandbox, source }) => {
-    if (!svc.files.sandboxNames().includes(sandbox))
-      throw new ToolsmithError('not_found', `no sandbox ${sandbox}`);
-    svc.files.writeTools(sandbox, source);
-    svc.invalidateRegistry(sandbox);
-    const r = svc.registry(sandbox);
-    await (await svc.sandbox().catch(() => undefined))?.reload(sandbox);
-    return {
-      sandbox,
-      tools: r.tools,
-      problems: r.problems,
-      prompt: r.prompt(),
-      openai: r.tools.map(openAiFunctionSchema),
-    };
-  },
-  'tools.call': async (svc, { sandbox, tool, args }) => {
-    svc.callableTool(sandbox, tool);
-    let manager;
-    try {
-      manager = await svc.sandbox();
-    } catch (e) {
-      return { result: infraResult(e instanceof Error ? e.message : String(e), 'python') };
-    }
-    return manager.callTool(sandbox, tool, args as Record<string, JsonValue>);
-  },
-  'kits.list': (svc) =>
-    svc
-      .kits()
-      .map((k) => ({ name: k.name, sandbox: k.sandbox, ...opt('kit', k.kit), ...opt('error', k.error) })),
+  'tools.list': (svc, { sandbox }) => svc.listTools(sandbox),
+  'tools.extract': (svc, { source }) => svc.extractTools(source),
+  'tools.save': (svc, { sandbox, source }) => svc.saveTools(sandbox, source),
+  'tools.call': (svc, { sandbox, tool, args }) =>
+    svc.callTool(sandbox, tool, args as Record<string, JsonValue>),
+  'kits.list': (svc) => svc.listKits(),
+  // The kit editor saves over an existing kit (editing is saving over; a new kit's form warns first).
   'kits.save': (svc, { name, sandbox, description, tools }) => {
-    const def = { name, sandbox, ...opt('description', description), tools };
-    svc.resolveKitDefinition(def);
-    return { name, file: svc.files.writeKit(name, stringify(def) + '\n') };
+    const saved = svc.saveKit(
+      { name, sandbox, ...opt('description', description), tools },
+      { overwrite: true },
+    );
+    return { name: saved.name, file: saved.file };
   },
   'scripts.validate': (svc, req) =>
     svc.validate({
@@ -169,20 +118,22 @@ export const handlers: Handlers = {
     return { events: events.map(eventView), live: summary.status === 'running' };
   },
   'runs.start': async (svc, r) => {
-    const started = (await svc.runs()).start({
+    const started = await (
+      await svc.runs()
+    ).start({
       task: r.task,
       sandbox: r.sandbox,
       ...opt('kit', r.kit),
       ...opt('mode', r.mode),
       ...opt('language', r.language),
-      providers: providersFor(svc, r.provider, r.model),
+      providers: svc.providersFor({ ...opt('provider', r.provider), ...opt('model', r.model) }),
       ...opt('maxRetries', r.maxRetries),
       ...opt('maxSteps', r.maxSteps),
       ...opt('timeoutMs', r.timeoutS === undefined ? undefined : r.timeoutS * 1000),
       ...opt('noTemplates', r.noTemplates),
     });
     started.done.catch(() => {});
-    return { runId: await started.runId };
+    return { runId: started.runId };
   },
   'runs.cancel': async (svc, { runId }) => ({ cancelled: (await svc.runs()).cancel(runId) }),
   'runs.delete': async (svc, { runId }) => {
@@ -190,9 +141,9 @@ export const handlers: Handlers = {
     return { deleted: true as const };
   },
   'runs.replay': async (svc, { runId }) => {
-    const r = (await svc.runs()).replay(runId);
+    const r = await (await svc.runs()).replay(runId);
     r.done.catch(() => {});
-    return { runId: await r.runId };
+    return { runId: r.runId };
   },
   'runs.export': async (svc, { runId }) => (await svc.runs()).export(runId),
   'runs.import': async (svc, { doc }) => ({ runId: (await svc.runs()).import(doc) }),
@@ -202,57 +153,32 @@ export const handlers: Handlers = {
       ? { runId: r.originRun, kind: 'edit' as const, ...opt('attempt', r.originAttempt) }
       : undefined;
     const task = r.task ?? (r.originRun ? `${runs.get(r.originRun).started.task} (edited)` : undefined);
-    let resolveId: (id: string) => void = () => {};
-    const id = new Promise<string>((res) => (resolveId = res));
-    const done = runs.runScript({
+    const started = await runs.startScript({
       sandbox: r.sandbox,
       ...opt('kit', r.kit),
       ...opt('language', r.language),
       body: r.body,
       ...opt('task', task),
       ...opt('origin', origin),
-      onEvent: (e) => {
-        if (e.type === 'run_started' || ('runId' in e && e.type === 'tier')) resolveId(e.runId);
-      },
     });
-    done.then((o) => resolveId(o.runId)).catch(() => {});
-    return { runId: await Promise.race([id, done.then((o) => o.runId)]) };
+    started.done.catch(() => {});
+    return { runId: started.runId };
   },
   'runs.continue': async (svc, { runId, attempt, body }) => {
     const rec = (await svc.runs()).get(runId);
-    const r = (await svc.runs()).continueFrom(runId, attempt, body, providersFor(svc, rec.started.provider));
+    const r = await (
+      await svc.runs()
+    ).continueFrom(runId, attempt, body, svc.providersFor(opt('provider', rec.started.provider)));
     r.done.catch(() => {});
-    return { runId: await r.runId };
+    return { runId: r.runId };
   },
   'templates.list': async (svc) => {
-    const runs = await svc.runs();
-    return { templates: runs.listTemplates(), problems: runs.templateProblems() };
+    const templates = await svc.templates();
+    return { templates: templates.list(), problems: templates.problems() };
   },
-  'templates.propose': async (svc, { runId, attempt: n }) => {
-    const rec = (await svc.runs()).get(runId);
-    const attempt =
-      n !== undefined
-        ? rec.attempts.find((a) => a.n === n)
-        : ([...rec.attempts].reverse().find((a) => a.execution?.success) ??
-          rec.attempts[rec.attempts.length - 1]);
-    if (!attempt?.script)
-      throw new ToolsmithError(
-        'invalid_argument',
-        n !== undefined
-          ? `run ${runId} has no script at attempt ${n}`
-          : `run ${runId} has no script to promote`,
-      );
-    const p = proposePattern(rec.started.task);
-    return {
-      pattern: p.pattern,
-      slots: p.slots,
-      body: templateBody(attempt.script.body, p.values, attempt.script.language),
-      sandbox: rec.started.sandbox,
-      ...opt('kit', rec.started.kit),
-    };
-  },
+  'templates.propose': async (svc, { runId, attempt }) => (await svc.templates()).propose(runId, attempt),
   'templates.create': async (svc, r) =>
-    (await svc.runs()).createTemplate({
+    (await svc.templates()).create({
       name: r.name,
       ...opt('fromRun', r.fromRun),
       ...opt('attempt', r.attempt),
@@ -269,75 +195,15 @@ export const handlers: Handlers = {
       ...opt('description', r.description),
       ...opt('force', r.force),
     }),
-  'templates.test': async (svc, { name }) => (await svc.runs()).testTemplate(name),
+  'templates.test': async (svc, { name }) => (await svc.templates()).test(name),
   'templates.delete': async (svc, { name }) => {
-    (await svc.runs()).deleteTemplate(name);
+    (await svc.templates()).delete(name);
     return { deleted: true as const };
   },
-  'settings.get': (svc) => ({
-    providers: svc.config.providers.map((p) => ({
-      id: p.id,
-      kind: p.kind,
-      model: p.model,
-      ...opt('baseUrl', p.base_url),
-      ...opt('apiKeyEnv', p.api_key_env),
-      keySource: svc.providerKeys.has(p.id)
-        ? (svc.providerKeyWhere.get(p.id) ?? ('memory' as const))
-        : p.api_key_env && process.env[p.api_key_env]
-          ? ('env' as const)
-          : ('none' as const),
-    })),
-    pool: { ...svc.config.pool },
-    limits: { ...svc.config.limits },
-    runtimes: Object.entries(svc.config.runtimes).map(([id, r]) => ({ id, enabled: r.enabled })),
-    ...opt('maxGrade', svc.config.workspace.max_grade),
-  }),
-  'settings.setProviderKey': (svc, { provider, key }, fe) => {
-    if (!svc.config.providers.some((p) => p.id === provider))
-      throw new ToolsmithError('not_found', `no provider ${provider} in the config`);
-    svc.providerKeys.set(provider, key);
-    const where = fe.storeKey?.(provider, key) ?? 'memory';
-    svc.providerKeyWhere.set(provider, where);
-    return { stored: true, where };
-  },
-  'system.status': async (svc) => {
-    try {
-      return await (await svc.sandbox()).status();
-    } catch (e) {
-      return {
-        docker: {
-          available: false,
-          error: e instanceof Error ? e.message : String(e),
-          hint: 'Install Docker (Debian: apt-get install docker.io) and start it (systemctl start docker, or dockerd &).',
-        },
-        isolation: 'none',
-        images: [],
-        pools: [],
-      };
-    }
-  },
-  'system.buildImage': async (svc, { runtime, sandbox: name }) => {
-    const sandbox = await svc.sandbox();
-    try {
-      const r = await sandbox.buildImage(
-        runtime,
-        (line) => svc.push({ type: 'image_progress', runtime, sandbox: name, line }),
-        name,
-      );
-      svc.push({ type: 'image_progress', runtime, sandbox: name, line: `built ${r.tag}`, done: true });
-      return r;
-    } catch (e) {
-      svc.push({
-        type: 'image_progress',
-        runtime,
-        sandbox: name,
-        line: 'build failed',
-        done: true,
-        error: (e as Error).message,
-      });
-      throw e;
-    }
-  },
+  'settings.get': (svc) => svc.settings(),
+  'settings.setProviderKey': (svc, { provider, key }, fe) => svc.setProviderKey(provider, key, fe.storeKey),
+  'system.status': (svc) => svc.status(),
+  'system.buildImage': (svc, { runtime, sandbox }) => svc.buildImage(runtime, sandbox),
   ...suiteHandlers,
   'mcp.servers': (svc) => mcpServersView(svc),
   'mcp.test': (svc, { name }) => testMcpServer(svc, name),

@@ -1,39 +1,43 @@
 /**
  * Runs: start (PLAN or INTERACTIVE) through the orchestrator, cancel, list, inspect, export/import,
- * replay from recorded LLM outputs, run an edited script directly, and the template ratchet.
+ * replay from recorded LLM outputs, and run an edited script directly (one attempt, tier `edit`, through
+ * the same orchestrator). RunService sees only its narrow `RunDeps`, which the composition root
+ * (ToolsmithService) builds; templates live in app/templates.ts.
  */
-import { randomUUID } from 'node:crypto';
-import { describeViolations } from '../core/lang/violation.ts';
 import type { ScriptLanguage } from '../core/lang/violation.ts';
 import { directCallRule } from '../core/inference/rules.ts';
-import { Orchestrator } from '../core/orchestrator/orchestrator.ts';
-import type { RunOutcome, RunRequest, ScriptSource } from '../core/orchestrator/orchestrator.ts';
+import { Orchestrator, runStartedData } from '../core/orchestrator/orchestrator.ts';
+import type { RunOutcome, RunRequest, ScriptSource, Validate } from '../core/orchestrator/orchestrator.ts';
 import { ReplayProvider } from '../core/orchestrator/replay.ts';
 import type { Logger, ScriptExecutor } from '../core/ports/executor.ts';
 import type { LlmProvider } from '../core/ports/llm.ts';
-import type { EventPayloads, EventType, RunEvent, RunMode } from '../core/records/events.ts';
+import type { RunEvent, RunMode } from '../core/records/events.ts';
 import type { RunRecord } from '../core/records/records.ts';
-import { assembleScript } from '../core/script/assemble.ts';
-import type { ExecutionResult } from '../core/sandbox/execution.ts';
+import { sandboxContext } from '../core/script/context.ts';
+import type { ScriptContext } from '../core/script/context.ts';
+import type { ScriptGenerator } from '../core/script/generator.ts';
 import { templateSource } from '../core/templates/source.ts';
-import {
-  checkTemplate,
-  instantiate,
-  matchTemplate,
-  proposePattern,
-  templateBody,
-} from '../core/templates/template.ts';
-import type { SlotType, Template, TemplateExample } from '../core/templates/template.ts';
-import type { JsonValue } from '../core/tools/model.ts';
-import { PYTHON_FRAMEWORK_NAMES, JS_FRAMEWORK_NAMES } from '../core/lang/builtins.ts';
-import { RunStore } from '../infra/store/run-store.ts';
+import type { Template } from '../core/templates/template.ts';
+import type { RunStore } from '../infra/store/run-store.ts';
 import type { RunExport, RunFilter, RunPage } from '../infra/store/run-store.ts';
-import { TemplateFiles } from '../infra/workspace/files.ts';
-import type { TemplateEntry } from '../infra/workspace/files.ts';
 import { ToolsmithError } from './errors.ts';
-import type { ToolsmithService } from './service.ts';
 
 export type LiveEvent = RunEvent | { type: 'token'; runId: string; n: number; text: string };
+
+/** What RunService needs, and nothing more (ToolsmithService builds it). */
+export interface RunDeps {
+  store: RunStore;
+  executor: ScriptExecutor;
+  generator: ScriptGenerator;
+  validate: Validate;
+  /** The script context of a sandbox, kit and language (see core/script/context.ts). */
+  scriptContext(sandbox: string, kit: string | undefined, language: ScriptLanguage): ScriptContext;
+  /** The workspace's limits, read per run (the config can be reloaded). */
+  limits(): { timeout_s: number };
+  /** The saved templates the template tier serves from. */
+  templates(): readonly Template[];
+  log?: Logger;
+}
 
 export interface StartRunRequest {
   task: string;
@@ -52,45 +56,39 @@ export interface StartRunRequest {
   onEvent?: (e: LiveEvent) => void;
 }
 
-export interface TemplateView extends Template {
-  file: string;
-  successes: number;
-  failures: number;
-  lastUsed: number | null;
+export interface RunScriptRequest {
+  sandbox: string;
+  kit?: string;
+  language?: ScriptLanguage;
+  body: string;
+  task?: string;
+  origin?: RunRecord['started']['origin'];
+  onEvent?: (e: LiveEvent) => void;
 }
 
-export interface TemplateTestResult {
-  name: string;
-  examples: {
-    intent: string;
-    matched: boolean;
-    success: boolean;
-    data?: JsonValue;
-    expected?: JsonValue;
-    error?: string;
-  }[];
-  passed: boolean;
+/** A run that is recorded and going: its id, and its outcome when it ends. */
+export interface StartedRun {
+  runId: string;
+  done: Promise<RunOutcome>;
 }
 
 export class RunService {
   readonly store: RunStore;
-  readonly templates: TemplateFiles;
-  private readonly svc: ToolsmithService;
-  private readonly executor: ScriptExecutor;
-  private readonly log: Logger | undefined;
+  private readonly deps: RunDeps;
+  private readonly orchestrator: Orchestrator;
   private readonly active = new Map<string, AbortController>();
   private readonly listeners = new Set<(e: LiveEvent) => void>();
 
-  constructor(
-    svc: ToolsmithService,
-    executor: ScriptExecutor,
-    opts: { store?: RunStore; log?: Logger } = {},
-  ) {
-    this.svc = svc;
-    this.executor = executor;
-    this.store = opts.store ?? new RunStore(`${svc.files.dataDir}/runs.db`);
-    this.templates = new TemplateFiles(svc.workspaceDir);
-    this.log = opts.log;
+  constructor(deps: RunDeps) {
+    this.deps = deps;
+    this.store = deps.store;
+    this.orchestrator = new Orchestrator({
+      sink: deps.store,
+      executor: deps.executor,
+      generator: deps.generator,
+      validate: deps.validate,
+      ...(deps.log ? { log: deps.log } : {}),
+    });
   }
 
   /** Subscribes to every live event of every run in this process; returns the unsubscribe function. */
@@ -99,88 +97,71 @@ export class RunService {
     return () => this.listeners.delete(fn);
   }
 
-  private orchestrator(): Orchestrator {
-    return new Orchestrator({
-      sink: this.store,
-      executor: this.executor,
-      generator: this.svc.generator,
-      validate: (code, language, tools) => this.svc.validateCode(code, language, { tools }),
-      ...(this.log ? { log: this.log } : {}),
-    });
-  }
-
   private sources(noTemplates: boolean | undefined): ScriptSource[] {
     if (noTemplates) return [];
-    const templates = this.listTemplates().filter((t) => t.successes >= 0);
     return [
-      templateSource(templates, (name, success) => this.store.recordTemplateUse(name, success)),
+      templateSource(this.deps.templates(), (name, success) => this.store.recordTemplateUse(name, success)),
       directCallRule,
     ];
   }
 
-  /** Starts a run; resolves `runId` as soon as it is recorded and `done` when it ends. */
-  start(req: StartRunRequest): { runId: Promise<string>; done: Promise<RunOutcome> } {
-    if (!req.task.trim()) throw new ToolsmithError('invalid_argument', 'the task is empty');
-    const { tools, kit } = this.svc.scriptTools(req.sandbox, req.kit);
-    const language = req.language ?? 'python';
-    const registry = this.svc.registry(req.sandbox);
+  /**
+   * Records the run, then starts the orchestrator on it: the id is known (and the run listed) before
+   * anything runs; `done` resolves when it ends. Rejects when the run cannot be recorded.
+   */
+  private launch(
+    request: Omit<RunRequest, 'signal' | 'onEvent' | 'runId'>,
+    onEvent: ((e: LiveEvent) => void) | undefined,
+  ): StartedRun {
+    let runId: string;
+    try {
+      runId = this.store.createRun(runStartedData(request));
+    } catch (e) {
+      if (e instanceof ToolsmithError) throw e;
+      throw new ToolsmithError(
+        'internal',
+        `the run could not be recorded: ${e instanceof Error ? e.message : String(e)}`,
+      );
+    }
     const ac = new AbortController();
-    let resolveId: (id: string) => void = () => {};
-    let rejectId: (e: unknown) => void = () => {};
-    const runId = new Promise<string>((res, rej) => {
-      resolveId = res;
-      rejectId = rej;
-    });
-    // Callers that only wait for the id must not wait on the run: swallow here, `done` still rejects.
-    runId.catch(() => {});
-    const toolMap = Object.fromEntries(kit.tools.map((k) => [k.alias, k.tool.name]));
-    const request: RunRequest = {
-      task: req.task,
-      sandbox: {
-        name: req.sandbox,
-        tools,
-        language,
-        ...(req.kit ? { kit: req.kit } : { toolsPrompt: registry.prompt(kit.tools.map((k) => k.tool)) }),
-      },
-      toolMap,
-      mode: req.mode ?? 'plan',
-      providers: req.providers,
-      sources: this.sources(req.noTemplates || (req.mode ?? 'plan') !== 'plan'),
-      ...(req.kit ? { kit: req.kit } : {}),
-      ...(req.maxRetries !== undefined ? { maxRetries: req.maxRetries } : {}),
-      ...(req.maxSteps !== undefined ? { maxSteps: req.maxSteps } : {}),
-      timeoutMs: req.timeoutMs ?? this.svc.config.limits.timeout_s * 1000,
-      ...(req.origin ? { origin: req.origin } : {}),
-      ...(req.initialScript !== undefined ? { initialScript: req.initialScript } : {}),
-      signal: ac.signal,
-      onStart: (id) => {
-        this.active.set(id, ac);
-        resolveId(id);
-      },
-      onEvent: (e) => {
-        req.onEvent?.(e);
-        for (const l of this.listeners) l(e);
-      },
-    };
-    const done = this.orchestrator()
-      .run(request)
-      // A run that could not even be recorded (store closed, disk full) has no id: say so to whoever
-      // waits for one instead of leaving them waiting forever. A no-op once the id is known.
-      .catch((e: unknown) => {
-        rejectId(
-          e instanceof ToolsmithError
-            ? e
-            : new ToolsmithError(
-                'internal',
-                `the run could not be recorded: ${e instanceof Error ? e.message : String(e)}`,
-              ),
-        );
-        throw e;
+    this.active.set(runId, ac);
+    const done = this.orchestrator
+      .run({
+        ...request,
+        runId,
+        signal: ac.signal,
+        onEvent: (e) => {
+          onEvent?.(e);
+          for (const l of this.listeners) l(e);
+        },
       })
-      .finally(() => {
-        for (const [id, c] of this.active) if (c === ac) this.active.delete(id);
-      });
+      .finally(() => this.active.delete(runId));
     return { runId, done };
+  }
+
+  /** Starts a run; resolves once it is recorded, with its id and `done` (resolves when it ends). */
+  async start(req: StartRunRequest): Promise<StartedRun> {
+    if (!req.task.trim()) throw new ToolsmithError('invalid_argument', 'the task is empty');
+    const language = req.language ?? 'python';
+    const ctx = this.deps.scriptContext(req.sandbox, req.kit, language);
+    const mode = req.mode ?? 'plan';
+    return this.launch(
+      {
+        task: req.task,
+        sandbox: sandboxContext(ctx),
+        toolMap: ctx.toolMap,
+        mode,
+        providers: req.providers,
+        sources: this.sources(req.noTemplates || mode !== 'plan'),
+        ...(req.kit ? { kit: req.kit } : {}),
+        ...(req.maxRetries !== undefined ? { maxRetries: req.maxRetries } : {}),
+        ...(req.maxSteps !== undefined ? { maxSteps: req.maxSteps } : {}),
+        timeoutMs: req.timeoutMs ?? this.deps.limits().timeout_s * 1000,
+        ...(req.origin ? { origin: req.origin } : {}),
+        ...(req.initialScript !== undefined ? { initialScript: req.initialScript } : {}),
+      },
+      req.onEvent,
+    );
   }
 
   cancel(runId: string): boolean {
@@ -236,10 +217,7 @@ export class RunService {
   }
 
   /** Replays a run from its recorded LLM outputs, in order, with no request to any LLM. */
-  replay(
-    runId: string,
-    onEvent?: (e: LiveEvent) => void,
-  ): { runId: Promise<string>; done: Promise<RunOutcome> } {
+  async replay(runId: string, onEvent?: (e: LiveEvent) => void): Promise<StartedRun> {
     const rec = this.get(runId);
     const events = this.store.events(rec.id);
     return this.start({
@@ -258,12 +236,12 @@ export class RunService {
   }
 
   /** Continues a run from an attempt with an edited script; PLAN retries go on with the providers. */
-  continueFrom(
+  async continueFrom(
     runId: string,
     attempt: number,
     body: string,
     providers: LlmProvider[],
-  ): { runId: Promise<string>; done: Promise<RunOutcome> } {
+  ): Promise<StartedRun> {
     const rec = this.get(runId);
     if (!rec.attempts.some((a) => a.n === attempt))
       throw new ToolsmithError('not_found', `run ${runId} has no attempt ${attempt}`);
@@ -282,271 +260,34 @@ export class RunService {
   }
 
   /**
-   * Runs a script directly in the sandbox, no LLM (edit-and-rerun, `toolsmith exec`-like); recorded as a
-   * one-attempt run with tier `edit`, linked to its origin when given.
+   * Starts a script run directly in the sandbox, no LLM (edit-and-rerun, `template test`, MCP `code`):
+   * a one-attempt run with tier `edit` through the orchestrator, linked to its origin when given.
    */
-  async runScript(req: {
-    sandbox: string;
-    kit?: string;
-    language?: ScriptLanguage;
-    body: string;
-    task?: string;
-    origin?: RunRecord['started']['origin'];
-    onEvent?: (e: LiveEvent) => void;
-  }): Promise<RunOutcome> {
+  async startScript(req: RunScriptRequest): Promise<StartedRun> {
     const language = req.language ?? 'python';
-    const { kit } = this.svc.scriptTools(req.sandbox, req.kit);
-    const toolMap = Object.fromEntries(kit.tools.map((k) => [k.alias, k.tool.name]));
-    const runId = this.store.createRun({
-      task: req.task ?? '(script run directly)',
-      sandbox: req.sandbox,
-      mode: 'plan',
-      language,
-      maxRetries: 0,
-      maxSteps: 1,
-      ...(req.kit ? { kit: req.kit } : {}),
-      ...(req.origin ? { origin: req.origin } : {}),
-    });
-    const emit = <T extends EventType>(type: T, data: EventPayloads[T]) => {
-      const e = this.store.append(runId, type, data);
-      req.onEvent?.(e);
-      for (const l of this.listeners) l(e);
-    };
-    const script = assembleScript(req.body, {
-      sandbox: req.sandbox,
-      tools: Object.keys(toolMap),
-      helpers: language === 'python' ? PYTHON_FRAMEWORK_NAMES : JS_FRAMEWORK_NAMES,
-      language,
-    });
-    emit('tier', { n: 1, tier: 'edit' });
-    emit('script', {
-      n: 1,
-      code: script.code,
-      body: script.body,
-      bodyStartLine: script.bodyStartLine,
-      language,
-      source: 'edit',
-    });
-    const validation = this.svc.validateCode(script.body, language, { tools: Object.keys(toolMap) });
-    emit('validation', { n: 1, valid: validation.valid, violations: validation.violations });
-    if (!validation.valid) {
-      const error = describeViolations(validation.violations);
-      emit('run_finished', { status: 'failed', error });
-      return { runId, status: 'failed', error };
-    }
-    const result = await this.executor.execute({
-      sandbox: req.sandbox,
-      language,
-      code: script.code,
-      bodyStartLine: script.bodyStartLine,
-      tools: toolMap,
-      timeoutMs: this.svc.config.limits.timeout_s * 1000,
-      onEvent: (e) =>
-        e.type === 'tool_call'
-          ? emit('tool_call', { n: 1, trace: e.trace })
-          : emit('emit', { n: 1, kind: e.kind, data: e.data }),
-    });
-    emit('execution', { n: 1, result });
-    const outcome: RunOutcome = result.success
-      ? { runId, status: 'succeeded', ...(result.data !== undefined ? { result: result.data } : {}) }
-      : {
-          runId,
-          status: 'failed',
-          error: result.error ? `${result.error.type}: ${result.error.message}` : result.exitReason,
-        };
-    emit('run_finished', {
-      status: outcome.status as 'succeeded' | 'failed',
-      ...(outcome.result !== undefined ? { result: outcome.result } : {}),
-      ...(outcome.error ? { error: outcome.error } : {}),
-    });
-    return outcome;
-  }
-
-  // ---- templates (the ratchet) ----
-
-  listTemplates(): TemplateView[] {
-    const stats = this.store.templateStats();
-    return this.templates.list().flatMap((e: TemplateEntry) =>
-      e.template
-        ? [
-            {
-              ...e.template,
-              file: e.file,
-              successes: stats.get(e.template.name)?.successes ?? 0,
-              failures: stats.get(e.template.name)?.failures ?? 0,
-              lastUsed: stats.get(e.template.name)?.lastUsed ?? null,
-            },
-          ]
-        : [],
+    const ctx = this.deps.scriptContext(req.sandbox, req.kit, language);
+    return this.launch(
+      {
+        task: req.task ?? '(script run directly)',
+        sandbox: sandboxContext(ctx),
+        toolMap: ctx.toolMap,
+        mode: 'plan',
+        providers: [],
+        maxRetries: 0,
+        maxSteps: 1,
+        initialScript: req.body,
+        direct: true,
+        timeoutMs: this.deps.limits().timeout_s * 1000,
+        ...(req.kit ? { kit: req.kit } : {}),
+        ...(req.origin ? { origin: req.origin } : {}),
+      },
+      req.onEvent,
     );
   }
 
-  templateProblems(): { file: string; error: string }[] {
-    return this.templates.list().flatMap((e) => (e.error ? [{ file: e.file, error: e.error }] : []));
-  }
-
-  /**
-   * Promotes a script to a template. From a run: its last successful attempt's script (or `attempt`);
-   * the pattern defaults to the run's task with proposed slots. Refused unless the body validates.
-   */
-  createTemplate(req: {
-    name: string;
-    fromRun?: string;
-    attempt?: number;
-    body?: string;
-    pattern?: string;
-    slots?: Record<string, SlotType>;
-    sandbox?: string;
-    kit?: string;
-    language?: ScriptLanguage;
-    examples?: TemplateExample[];
-    description?: string;
-    force?: boolean;
-  }): TemplateView {
-    let body = req.body;
-    let sandbox = req.sandbox;
-    let kit = req.kit;
-    let language = req.language ?? 'python';
-    let task: string | undefined;
-    if (req.fromRun) {
-      const rec = this.get(req.fromRun);
-      const attempt =
-        req.attempt !== undefined
-          ? rec.attempts.find((a) => a.n === req.attempt)
-          : [...rec.attempts].reverse().find((a) => a.execution?.success);
-      if (!attempt?.script)
-        throw new ToolsmithError(
-          'invalid_argument',
-          req.attempt !== undefined
-            ? `run ${req.fromRun} has no script at attempt ${req.attempt}`
-            : `run ${req.fromRun} has no successful attempt to promote`,
-        );
-      body ??= attempt.script.body;
-      sandbox ??= rec.started.sandbox;
-      kit ??= rec.started.kit;
-      language = attempt.script.language;
-      task = rec.started.task;
-    }
-    if (!body || !sandbox)
-      throw new ToolsmithError(
-        'invalid_argument',
-        'a template needs a script (--from-run or --file) and a sandbox',
-      );
-    let pattern = req.pattern;
-    let slots = req.slots;
-    if (!pattern) {
-      if (!task)
-        throw new ToolsmithError(
-          'invalid_argument',
-          'a template needs --pattern (or --from-run to propose one from the task)',
-        );
-      const proposal = proposePattern(task);
-      pattern = proposal.pattern;
-      slots ??= proposal.slots;
-      body = templateBody(body, proposal.values, language);
-    } else if (!slots) {
-      slots = Object.fromEntries(
-        [...pattern.matchAll(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g)].map((m) => [
-          m[1] as string,
-          'str' as SlotType,
-        ]),
-      );
-    }
-    const examples = req.examples ?? (task ? [{ intent: task }] : []);
-    const t: Template = {
-      name: req.name,
-      pattern,
-      slots: slots ?? {},
-      sandbox,
-      language,
-      body,
-      examples,
-      ...(kit ? { kit } : {}),
-      ...(req.description ? { description: req.description } : {}),
-      ...(req.fromRun ? { origin: req.fromRun } : {}),
-    };
-    const problems = checkTemplate(t);
-    if (problems.length)
-      throw new ToolsmithError('invalid_argument', `template ${req.name}: ${problems.join('; ')}`);
-    for (const ex of t.examples) {
-      const values = matchTemplate(t, ex.intent);
-      if (!values)
-        throw new ToolsmithError(
-          'invalid_argument',
-          `the example ${JSON.stringify(ex.intent)} does not match the pattern ${JSON.stringify(t.pattern)}`,
-        );
-      const tools = this.svc.scriptTools(sandbox, kit).tools.map((x) => x.name);
-      const v = this.svc.validateCode(instantiate(t, values), language, { tools });
-      if (!v.valid)
-        throw new ToolsmithError(
-          'invalid_argument',
-          `the template's script does not validate: ${v.violations.map((x) => `${x.line}:${x.column} ${x.rule}`).join(', ')}`,
-        );
-    }
-    if (!req.force && this.templates.list().some((e) => e.template?.name === t.name)) {
-      throw new ToolsmithError('refused', `template ${t.name} exists; use --force to replace it`);
-    }
-    const file = this.templates.write(t);
-    this.store.resetTemplateStats(t.name);
-    return { ...t, file, successes: 0, failures: 0, lastUsed: null };
-  }
-
-  deleteTemplate(name: string): void {
-    if (!this.templates.delete(name)) throw new ToolsmithError('not_found', `no template ${name}`);
-    this.store.resetTemplateStats(name);
-  }
-
-  /** Runs a template against its saved examples in the sandbox (not counted as uses of the template). */
-  async testTemplate(name: string): Promise<TemplateTestResult> {
-    const t = this.listTemplates().find((x) => x.name === name);
-    if (!t)
-      throw new ToolsmithError(
-        'not_found',
-        `no template ${name}; available: ${
-          this.listTemplates()
-            .map((x) => x.name)
-            .join(', ') || 'none'
-        }`,
-      );
-    if (!t.examples.length)
-      throw new ToolsmithError('invalid_argument', `template ${name} has no examples to test`);
-    const out: TemplateTestResult['examples'] = [];
-    for (const ex of t.examples) {
-      const values = matchTemplate(t, ex.intent);
-      if (!values) {
-        out.push({
-          intent: ex.intent,
-          matched: false,
-          success: false,
-          error: 'the example does not match the pattern',
-        });
-        continue;
-      }
-      const o = await this.runScript({
-        sandbox: t.sandbox,
-        ...(t.kit ? { kit: t.kit } : {}),
-        language: t.language,
-        body: instantiate(t, values),
-        task: `template test ${name}: ${ex.intent}`,
-        ...(t.origin && this.store.get(t.origin)
-          ? { origin: { runId: t.origin, kind: 'test' as const } }
-          : {}),
-      });
-      const data = o.result;
-      const ok =
-        o.status === 'succeeded' &&
-        (ex.expect === undefined || JSON.stringify(data) === JSON.stringify(ex.expect));
-      // A test is not a use: the counters say how the template served real tasks.
-      out.push({
-        intent: ex.intent,
-        matched: true,
-        success: ok,
-        ...(data !== undefined ? { data } : {}),
-        ...(ex.expect !== undefined ? { expected: ex.expect } : {}),
-        ...(o.error ? { error: o.error } : !ok ? { error: 'the result differs from the expected one' } : {}),
-      });
-    }
-    return { name, examples: out, passed: out.every((e) => e.success) };
+  /** `startScript`, waiting for the run to end. */
+  async runScript(req: RunScriptRequest): Promise<RunOutcome> {
+    return (await this.startScript(req)).done;
   }
 
   close(): void {
@@ -554,6 +295,3 @@ export class RunService {
     this.store.close();
   }
 }
-
-export const newRunId = (): string => randomUUID();
-export type { ExecutionResult };

@@ -23,7 +23,7 @@ import { DockerWorkerFactory } from '../infra/sandbox/docker.ts';
 import { buildImage, imageExists, imageTag } from '../infra/sandbox/images.ts';
 import type { RuntimeImage } from '../infra/sandbox/images.ts';
 import { Installation } from '../infra/sandbox/installation.ts';
-import { infraResult } from '../infra/sandbox/pool.ts';
+import { failedResult, infraResult } from '../core/sandbox/execution.ts';
 import type { SandboxSpec, WorkerFactory } from '../infra/sandbox/pool.ts';
 import { ProcessWorkerFactory } from '../infra/sandbox/process.ts';
 import { imagePaths } from './images-light.ts';
@@ -62,21 +62,16 @@ function stripForBun(req: ExecuteRequest): ExecuteRequest | ExecutionResult {
   } catch (e) {
     const message = e instanceof Error ? e.message : String(e);
     const line = /:(\d+):\d+/.exec(message)?.[1];
-    return {
-      success: false,
-      intermediates: [],
-      logs: [],
-      toolCalls: [],
-      exitReason: 'error',
-      isolation: 'docker',
-      durationMs: 0,
-      runtime: 'bun',
-      error: {
+    return failedResult(
+      'error',
+      {
         type: 'SyntaxError',
         message,
         frames: line ? [{ line: Number(line) - req.bodyStartLine + 1, name: '<script>' }] : [],
       },
-    };
+      'bun',
+      'docker',
+    );
   }
 }
 
@@ -234,22 +229,22 @@ export async function createSandboxManager(svc: ToolsmithService): Promise<Sandb
       const level = own.factoryFor(req.sandbox)?.isolation ?? factory.isolation;
       if (!enabled.includes(runtime))
         return infraResult(
-          level,
           `runtime '${runtime}' is not enabled; available: ${enabled.join(', ')}`,
           runtime,
+          level,
         );
       if (!svc.files.sandboxNames().includes(req.sandbox))
-        return infraResult(level, `no sandbox ${req.sandbox}`, runtime);
+        return infraResult(`no sandbox ${req.sandbox}`, runtime, level);
       if ((runtime === 'bun' || runtime === 'deno') && (level === 'bubblewrap' || level === 'process'))
         return infraResult(
-          level,
           `runtime '${runtime}' runs only in Docker (its binary lives in the toolsmith/${runtime} image) and sandbox '${req.sandbox}' runs as a host process (${own.levelOf(req.sandbox) === 'process' ? 'isolation = "process"' : 'no Docker engine answers'}), which runs python and node`,
           runtime,
+          level,
         );
       if (Object.keys(svc.config.sandboxes[req.sandbox]?.mcp ?? {}).length > 0) {
         const down = await svc.prepareMcp(req.sandbox);
         if (down.length > 0)
-          return infraResult(factory.isolation, down.map((d) => d.error).join('; '), runtime);
+          return infraResult(down.map((d) => d.error).join('; '), runtime, factory.isolation);
       }
       const loaded = mcpNames.get(req.sandbox);
       if (

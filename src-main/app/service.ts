@@ -20,30 +20,35 @@ import { parseConfig } from './config.ts';
 import type { Config } from './config.ts';
 import { ToolsmithError } from './errors.ts';
 import { RunService } from './runs.ts';
+import { TemplateService } from './templates.ts';
+import { TemplateFiles } from '../infra/workspace/files.ts';
+import { RunStore } from '../infra/store/run-store.ts';
 import { SuiteService } from './suites.ts';
 import type { SandboxManager } from './sandbox.ts';
 import type { PushEvent } from '../contract/api.ts';
 import type { Logger, ScriptExecutor } from '../core/ports/executor.ts';
+import { failedResult, infraResult } from '../core/sandbox/execution.ts';
 import type { ExecutionResult } from '../core/sandbox/execution.ts';
 import { runtimeRegistry } from '../core/sandbox/runtimes.ts';
 import type { RuntimeId, RuntimeSpec } from '../core/sandbox/runtimes.ts';
-import { assembleScript } from '../core/script/assemble.ts';
-import { JS_FRAMEWORK_NAMES, PYTHON_FRAMEWORK_NAMES } from '../core/lang/builtins.ts';
+import { assembleIn, sandboxContext, scriptContext, scriptToolNames } from '../core/script/context.ts';
+import type { ScriptContext } from '../core/script/context.ts';
 import { McpManager } from '../infra/mcp/manager.ts';
 import { sandboxMcpTools } from './mcp.ts';
+import type { KeyPlace, Response } from '../contract/api.ts';
+import type { JsonValue } from '../core/tools/model.ts';
+import type { LlmProvider } from '../core/ports/llm.ts';
+import type { ProviderConfig } from './config.ts';
+import type { ProviderOverrides } from './providers.ts';
+import { callTool, extractToolsView, listTools, saveTools } from './tools-service.ts';
+import { listKits, saveKit } from './kits-service.ts';
+import type { SaveKitOptions, SavedKit } from './kits-service.ts';
+import { providerKey, providersFor, setProviderKey, settingsView } from './settings.ts';
+import type { KeyStore } from './settings.ts';
+import { buildImage, systemStatus } from './system.ts';
 
-/** An ExecutionResult for a job that could not run at all (no sandbox backend). */
-export const infraResult = (message: string, runtime: string): ExecutionResult => ({
-  success: false,
-  intermediates: [],
-  logs: [],
-  toolCalls: [],
-  error: { type: 'Infra', message, frames: [] },
-  exitReason: 'infra',
-  isolation: 'none',
-  durationMs: 0,
-  runtime,
-});
+/** An ExecutionResult for a job that could not run at all (core/sandbox/execution.ts). */
+export { infraResult };
 
 export type SandboxFactory = (svc: ToolsmithService) => Promise<SandboxManager>;
 
@@ -92,12 +97,13 @@ export class ToolsmithService {
   readonly oneShot: boolean;
   private sandboxPromise: Promise<SandboxManager> | undefined;
   private runService: RunService | undefined;
+  private templateService: TemplateService | undefined;
   private suiteService: SuiteService | undefined;
   private readonly pushListeners = new Set<(e: PushEvent) => void>();
   /** Provider keys set at run time (desktop: loaded from the keychain; browser/CLI: this process only). */
   readonly providerKeys = new Map<string, string>();
   /** Where each key in `providerKeys` is kept: the desktop keychain, or this process only. */
-  readonly providerKeyWhere = new Map<string, 'keychain' | 'memory'>();
+  readonly providerKeyWhere = new Map<string, KeyPlace>();
   /**
    * Long Python scripts validated on two threads at once in long-lived processes (app, `serve`, `mcp`);
    * one-shot CLI verbs validate on their own thread (a thread start would cost more than it saves).
@@ -202,14 +208,41 @@ export class ToolsmithService {
       };
       // pino loads only when runs are opened (one-shot verbs such as `sandboxes` never log).
       const logModule = this.options.log ? undefined : await import('./log.ts');
-      this.runService = new RunService(this, executor, {
+      const store = new RunStore(`${this.files.dataDir}/runs.db`);
+      const validate = (code: string, language: ScriptLanguage, tools: readonly string[]) =>
+        this.validateCode(code, language, { tools });
+      const context = (sandbox: string, kit: string | undefined, language: ScriptLanguage) =>
+        this.scriptContext(sandbox, kit, language);
+      const runs: RunService = new RunService({
+        store,
+        executor,
+        generator: this.generator,
+        validate,
+        scriptContext: context,
+        limits: () => this.config.limits,
+        templates: () => templates.list(),
         log: this.options.log ?? logModule!.createLogger(this.files.dataDir),
       });
+      const templates: TemplateService = new TemplateService({
+        files: new TemplateFiles(this.workspaceDir),
+        store,
+        runs,
+        validate,
+        scriptContext: context,
+      });
+      this.runService = runs;
+      this.templateService = templates;
       this.runService.subscribe((e) =>
         this.push(e.type === 'token' ? e : { type: 'run_event', event: eventView(e) }),
       );
     }
     return this.runService;
+  }
+
+  /** The template ratchet over the workspace's `templates/` and the run store's counters. */
+  async templates(): Promise<TemplateService> {
+    await this.runs();
+    return this.templateService as TemplateService;
   }
 
   /** Test suites over the run store (see app/suites.ts). */
@@ -258,33 +291,16 @@ export class ToolsmithService {
         mcpDown.map((f) => f.error).join('; '),
         req.runtime ?? (req.language === 'python' ? 'python' : 'node'),
       );
-    const { kit } = this.scriptTools(req.sandbox, req.kit);
-    const toolMap = Object.fromEntries(kit.tools.map((k) => [k.alias, k.tool.name]));
-    const script = assembleScript(req.body, {
-      sandbox: req.sandbox,
-      tools: Object.keys(toolMap),
-      helpers: req.language === 'python' ? PYTHON_FRAMEWORK_NAMES : JS_FRAMEWORK_NAMES,
-      language: req.language,
-    });
+    const ctx = this.scriptContext(req.sandbox, req.kit, req.language);
+    const script = assembleIn(ctx, req.body);
     if (req.validate !== false) {
-      const v = this.validateCode(script.body, req.language, { tools: Object.keys(toolMap) });
-      if (!v.valid) {
-        return {
-          success: false,
-          intermediates: [],
-          logs: [],
-          toolCalls: [],
-          error: {
-            type: 'ValidationError',
-            message: this.generator.validationErrorMessage(v.violations),
-            frames: [],
-          },
-          exitReason: 'rejected',
-          isolation: 'none',
-          durationMs: 0,
-          runtime: req.runtime ?? (req.language === 'python' ? 'python' : 'node'),
-        };
-      }
+      const v = this.validateCode(script.body, req.language, { tools: scriptToolNames(ctx) });
+      if (!v.valid)
+        return failedResult(
+          'rejected',
+          { type: 'ValidationError', message: this.generator.validationErrorMessage(v.violations) },
+          req.runtime ?? (req.language === 'python' ? 'python' : 'node'),
+        );
     }
     let sandbox: SandboxManager;
     try {
@@ -303,7 +319,7 @@ export class ToolsmithService {
       ...(req.runtime ? { runtime: req.runtime } : {}),
       code: script.code,
       bodyStartLine: script.bodyStartLine,
-      tools: toolMap,
+      tools: ctx.toolMap,
       timeoutMs,
     });
   }
@@ -314,6 +330,7 @@ export class ToolsmithService {
     this.suiteService = undefined;
     this.runService?.close();
     this.runService = undefined;
+    this.templateService = undefined;
     const s = this.sandboxPromise;
     this.sandboxPromise = undefined;
     if (s) await (await s.catch(() => undefined))?.dispose();
@@ -432,6 +449,22 @@ export class ToolsmithService {
     return { tools: kitToolView(kit), kit };
   }
 
+  /**
+   * The one script context of a sandbox, kit and language: the tools under their aliases, the alias ->
+   * tool map, the helpers and the tools manual (core/script/context.ts). Used by runs, edited scripts,
+   * `exec`, prompts and templates.
+   */
+  scriptContext(sandbox: string, kitName: string | undefined, language: ScriptLanguage): ScriptContext {
+    const { kit } = this.scriptTools(sandbox, kitName);
+    return scriptContext({
+      sandbox,
+      kit,
+      kitName,
+      language,
+      manual: (tools) => this.registry(sandbox).prompt(tools),
+    });
+  }
+
   validate(req: ValidateRequest): ValidationResult {
     let tools: string[] = req.tools ?? [];
     if (req.sandbox) tools = this.scriptTools(req.sandbox, req.kit).tools.map((t) => t.name);
@@ -444,18 +477,8 @@ export class ToolsmithService {
     options: PromptOptions & { kit?: string; language?: ScriptLanguage } = {},
   ): BuiltPrompt {
     if (!task.trim()) throw new ToolsmithError('invalid_argument', 'the task is empty');
-    const { tools, kit } = this.scriptTools(sandbox, options.kit);
-    const registry = this.registry(sandbox);
-    return this.generator.buildPrompt(
-      task,
-      {
-        name: sandbox,
-        tools,
-        language: options.language ?? 'python',
-        ...(options.kit ? { kit: kit.name } : { toolsPrompt: registry.prompt(kit.tools.map((k) => k.tool)) }),
-      },
-      options,
-    );
+    const ctx = this.scriptContext(sandbox, options.kit, options.language ?? 'python');
+    return this.generator.buildPrompt(task, sandboxContext(ctx), options);
   }
 
   /** A tool a person calls directly (`tool call`, Try tool): refused above the workspace's maximum grade. */
@@ -473,6 +496,73 @@ export class ToolsmithService {
     const refusal = gradeRefusal(t, this.config.workspace.max_grade);
     if (refusal) throw new ToolsmithError('refused', refusal);
     return t;
+  }
+
+  // Tools, kits, settings and the sandbox system: the logic lives in tools-service.ts, kits-service.ts,
+  // settings.ts and system.ts; every front end (IPC, web, CLI, MCP) calls it through these members.
+
+  /** A sandbox's tools, problems, manual and OpenAI schemas, with its tools.py source. */
+  listTools(sandbox: string): Response<'tools.list'> {
+    return listTools(this, sandbox);
+  }
+
+  /** The tools of an unsaved tools.py source. */
+  extractTools(source: string): Response<'tools.extract'> {
+    return extractToolsView(source);
+  }
+
+  /** Writes a sandbox's tools.py and reloads its tools (and workers). */
+  saveTools(sandbox: string, source: string): Promise<Response<'tools.save'>> {
+    return saveTools(this, sandbox, source);
+  }
+
+  /** Calls one tool directly (refused above the maximum grade; an infra result without a backend). */
+  callTool(sandbox: string, tool: string, args: Record<string, JsonValue>): Promise<Response<'tools.call'>> {
+    return callTool(this, sandbox, tool, args);
+  }
+
+  /** The kits as front ends list them (resolved, or with the reason they cannot be used). */
+  listKits(): Response<'kits.list'> {
+    return listKits(this);
+  }
+
+  /** Writes a kit file; an existing kit is replaced only with `overwrite` (see kits-service.ts). */
+  saveKit(def: KitDefinition, options: SaveKitOptions = {}): SavedKit {
+    return saveKit(this, def, options);
+  }
+
+  /** Providers (with where each key comes from), pool, limits, runtimes and the maximum grade. */
+  settings(): Response<'settings.get'> {
+    return settingsView(this);
+  }
+
+  /** A provider's key: set at run time, else from its environment variable. */
+  providerKey(p: ProviderConfig): string | undefined {
+    return providerKey(this, p);
+  }
+
+  /** The LLM providers a run uses (optionally overridden), with their keys. */
+  providersFor(overrides: ProviderOverrides = {}): LlmProvider[] {
+    return providersFor(this, overrides);
+  }
+
+  /** Sets a configured provider's key (in the front end's keychain when it has one, else in memory). */
+  setProviderKey(provider: string, key: string, store?: KeyStore): Response<'settings.setProviderKey'> {
+    return setProviderKey(this, provider, key, store);
+  }
+
+  /** Docker, isolation, images and pools (a status saying why when no backend starts). */
+  status(): Promise<Response<'system.status'>> {
+    return systemStatus(this);
+  }
+
+  /** Builds a runtime's image (and a sandbox's derived one), progress pushed and given to `onLine`. */
+  buildImage(
+    runtime: RuntimeId,
+    sandbox?: string,
+    onLine?: (line: string) => void,
+  ): Promise<{ tag: string }> {
+    return buildImage(this, runtime, sandbox, onLine);
   }
 
   /** Opens another workspace with this service's options (sandbox backend, one-shot, log). */

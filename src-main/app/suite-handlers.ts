@@ -23,7 +23,7 @@ export const suiteHandlers: SuiteHandlers = {
       ...(r.models ? { models: r.models } : {}),
       ...(r.repeat !== undefined ? { repeat: r.repeat } : {}),
       ...(r.concurrency !== undefined ? { concurrency: r.concurrency } : {}),
-      keyFor: (p) => svc.providerKeys.get(p.id) ?? (p.api_key_env ? process.env[p.api_key_env] : undefined),
+      keyFor: (p) => svc.providerKey(p),
     });
     // The outcome reaches the front end through suite_progress events; errors are recorded on the run.
     done.catch(() => {});

@@ -337,7 +337,7 @@ export class SuiteService {
     };
     let runId: string | null = null;
     try {
-      const started = this.runs.start({
+      const started = await this.runs.start({
         task: job.instance.task,
         sandbox: suite.sandbox,
         ...(suite.kit ? { kit: suite.kit } : {}),
@@ -349,23 +349,16 @@ export class SuiteService {
         timeoutMs: job.instance.timeoutS * 1000,
         noTemplates: !job.column.templates,
       });
-      // The id is known as soon as the run is recorded: tag it and let cancel reach it.
-      let tagged = false;
-      void started.runId.then((id) => {
-        runId = id;
-        tagged = true;
-        this.store.tagRun(id, suiteRun);
-        runIds.add(id);
-      });
+      // The run is recorded before it starts: tag it and let cancel reach it.
+      const id = started.runId;
+      runId = id;
+      this.store.tagRun(id, suiteRun);
+      runIds.add(id);
       const tStarted = performance.now();
-      const outcome = await started.done;
+      await started.done;
       const tDone = performance.now();
-      runId = outcome.runId;
-      runIds.delete(runId);
-      // Tagged already when its id resolved (before it finished); a run created and finished before
-      // that callback ran is tagged here.
-      if (!tagged) this.store.tagRun(runId, suiteRun);
-      const events = this.runs.store.events(runId);
+      runIds.delete(id);
+      const events = this.runs.store.events(id);
       const rec = deriveRun(events);
       let template: string | undefined;
       for (const e of events) if (e.type === 'tier' && e.data.template) template = e.data.template;
@@ -375,7 +368,7 @@ export class SuiteService {
       const model = rec.model ?? job.column.model;
       return {
         ...base,
-        runId,
+        runId: id,
         status: rec.status,
         passed: rec.status === 'succeeded' && verdicts.every((v) => v.passed),
         attempts: o.attempts,

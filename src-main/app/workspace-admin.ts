@@ -16,6 +16,8 @@ import type { ProviderConfig } from './config.ts';
 import { ToolsmithError } from './errors.ts';
 import { makeProvider, providerUrl } from './providers.ts';
 import type { ToolsmithService } from './service.ts';
+import type { KeyStore } from './settings.ts';
+import type { Response } from '../contract/api.ts';
 
 export interface ProviderInput {
   id: string;
@@ -29,7 +31,7 @@ export interface ProviderInput {
   previousId?: string;
 }
 
-export type KeyStore = (provider: string, key: string) => 'keychain' | 'memory';
+export type { KeyStore };
 
 function readConfigText(svc: ToolsmithService): string {
   return existsSync(svc.files.configFile) ? readFileSync(svc.files.configFile, 'utf8') : '';
@@ -69,7 +71,7 @@ export function saveProvider(
   svc: ToolsmithService,
   input: ProviderInput,
   storeKey?: KeyStore,
-): { id: string; keyStored?: 'keychain' | 'memory' } {
+): Response<'providers.save'> {
   const list = svc.config.providers.map(entryOf);
   const target = input.previousId ?? input.id;
   const index = list.findIndex((p) => p.id === target);
@@ -121,16 +123,7 @@ export function removeProvider(svc: ToolsmithService, id: string): void {
   svc.providerKeyWhere.delete(id);
 }
 
-export interface ProviderTestResult {
-  ok: boolean;
-  url: string;
-  model: string;
-  latencyMs: number;
-  /** What the model answered (cut short). */
-  reply?: string;
-  /** Why it failed; always names the URL. */
-  error?: string;
-}
+export type ProviderTestResult = Response<'providers.test'>;
 
 /**
  * "Test connection": a TCP connect to the endpoint (short timeout), then a one-line completion with no
@@ -163,10 +156,8 @@ export async function testProvider(
   const reach = await checkReachable(url, { fresh: true });
   if (!reach.ok)
     return { ok: false, url, model, latencyMs: ms(), error: reach.reason ?? `cannot reach ${url}` };
-  const key =
-    req.apiKey ??
-    (req.id ? svc.providerKeys.get(req.id) : undefined) ??
-    (p.api_key_env ? process.env[p.api_key_env] : undefined);
+  // Without an id there is no saved provider, hence no key but the one given.
+  const key = req.apiKey ?? (req.id ? svc.providerKey(p) : undefined);
   const llm = makeProvider(p, key, { retry: { maxRetries: 0, baseDelayMs: 0, maxDelayMs: 0 } });
   try {
     const r = await llm.generate({

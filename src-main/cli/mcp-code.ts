@@ -41,6 +41,7 @@ export async function runCodeTool(
   svc: ToolsmithService,
   req: { code: string; language: ScriptLanguage; sandbox: string; kit?: string; task?: string },
   progress?: (n: number, message: string) => void,
+  signal?: AbortSignal,
 ): Promise<CodeToolAnswer> {
   // The sandbox's MCP servers first: validation needs their tools, and a server that is down is named.
   const down = await svc.prepareMcp(req.sandbox);
@@ -50,7 +51,7 @@ export async function runCodeTool(
     });
   const runs = await svc.runs();
   let n = 0;
-  const outcome = await runs.runScript({
+  const started = await runs.startScript({
     sandbox: req.sandbox,
     ...(req.kit ? { kit: req.kit } : {}),
     language: req.language,
@@ -71,6 +72,12 @@ export async function runCodeTool(
         }
       : {}),
   });
+  // The client cancelled the call (notifications/cancelled, or its HTTP request went away): the run is
+  // cancelled too, and its job stopped, instead of running on for nobody.
+  const cancel = () => void runs.cancel(started.runId);
+  if (signal?.aborted) cancel();
+  signal?.addEventListener('abort', cancel, { once: true });
+  const outcome = await started.done.finally(() => signal?.removeEventListener('abort', cancel));
   const attempt = runs.get(outcome.runId).attempts[0];
   const validation = attempt?.validation;
   if (validation && !validation.valid)

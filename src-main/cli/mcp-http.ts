@@ -3,7 +3,10 @@
  * address. Every request passes three gates before the transport sees it: the Host header must name the
  * server's own loopback address (DNS rebinding), an Origin header, when sent, must be the server's own
  * origin (403), and the bearer token must match (401). One MCP session per client (`Mcp-Session-Id`),
- * each with its own McpServer built from the shared tool table.
+ * each with its own McpServer built from the shared tool table. Sessions a client never ends (a crashed
+ * agent sends no DELETE) are reaped: one idle (no request in flight, none for `sessionIdleMs`) is closed,
+ * and at `maxSessions` a new initialize first closes the longest-idle session, or is refused (503) when
+ * every session is busy.
  */
 import { randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer } from 'node:http';
@@ -23,7 +26,14 @@ export interface McpHttpOptions {
   /** 0 or absent: a free port. */
   port?: number;
   host?: string;
+  /** A session with no request in flight for this long is closed (default 30 minutes). */
+  sessionIdleMs?: number;
+  /** At most this many open sessions (default 64). */
+  maxSessions?: number;
 }
+
+export const DEFAULT_SESSION_IDLE_MS = 30 * 60_000;
+export const DEFAULT_MAX_SESSIONS = 64;
 
 export interface McpHttpServer {
   /** `http://127.0.0.1:PORT/mcp` */
@@ -37,6 +47,10 @@ export interface McpHttpServer {
 interface Session {
   transport: StreamableHTTPServerTransport;
   server: McpServer;
+  /** Requests of this session still open (a long `code` call, the GET event stream). */
+  inFlight: number;
+  /** When its last request ended (or began, while none has ended). */
+  lastSeen: number;
 }
 
 function tokenMatches(header: string | undefined, token: string): boolean {
@@ -79,6 +93,39 @@ export async function startMcpHttp(svc: ToolsmithService, opts: McpHttpOptions):
   await prepareAllMcp(svc);
   const table = mcpToolTable(svc);
   const sessions = new Map<string, Session>();
+  const idleMs = opts.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS;
+  const maxSessions = opts.maxSessions ?? DEFAULT_MAX_SESSIONS;
+  const closeSession = (sid: string, s: Session): void => {
+    sessions.delete(sid);
+    // Closing the server closes its transport; a client that comes back gets 404 and initializes anew.
+    s.server.close().catch(() => {});
+  };
+  /** Closes every idle session; at capacity, the longest-idle one too. False when none could be freed. */
+  const reap = (needRoom: boolean): boolean => {
+    const now = Date.now();
+    let oldest: [string, Session] | undefined;
+    for (const entry of sessions) {
+      const s = entry[1];
+      if (s.inFlight > 0) continue;
+      if (now - s.lastSeen >= idleMs) closeSession(entry[0], s);
+      else if (!oldest || s.lastSeen < oldest[1].lastSeen) oldest = entry;
+    }
+    if (!needRoom || sessions.size < maxSessions) return true;
+    if (!oldest) return false;
+    closeSession(oldest[0], oldest[1]);
+    return true;
+  };
+  const sweep = setInterval(() => reap(false), Math.max(Math.min(idleMs / 4, 60_000), 10));
+  sweep.unref();
+  /** Counts a request against its session until the response is closed. */
+  const track = (s: Session, res: ServerResponse): void => {
+    s.inFlight++;
+    s.lastSeen = Date.now();
+    res.once('close', () => {
+      s.inFlight--;
+      s.lastSeen = Date.now();
+    });
+  };
   let allowedHosts = new Set<string>();
   let allowedOrigins = new Set<string>();
 
@@ -100,13 +147,22 @@ export async function startMcpHttp(svc: ToolsmithService, opts: McpHttpOptions):
     if (typeof id === 'string') {
       const session = sessions.get(id);
       if (!session) return refuse(res, 404, 'session not found; initialize a new one');
+      track(session, res);
       return session.transport.handleRequest(req, res);
     }
+    if (!reap(true))
+      return refuse(
+        res,
+        503,
+        `${maxSessions} MCP sessions are open and busy; end one (DELETE /mcp) or retry later`,
+        { 'retry-after': '5' },
+      );
     // No session yet: a new transport and server; the transport itself refuses anything but initialize.
     const server = createMcpServer(svc, table);
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (sid) => void sessions.set(sid, { transport, server }),
+      onsessioninitialized: (sid) =>
+        void sessions.set(sid, { transport, server, inFlight: 0, lastSeen: Date.now() }),
       onsessionclosed: (sid) => void sessions.delete(sid),
     });
     transport.onclose = () => {
@@ -148,6 +204,7 @@ export async function startMcpHttp(svc: ToolsmithService, opts: McpHttpOptions):
     port,
     sessions: () => sessions.size,
     async close() {
+      clearInterval(sweep);
       const open = [...sessions.values()];
       sessions.clear();
       await Promise.all(open.map((s) => s.server.close().catch(() => {})));

@@ -10,7 +10,6 @@ import type { ZodRawShapeCompat } from '@modelcontextprotocol/sdk/server/zod-com
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { z } from 'zod';
 import { ToolsmithError } from '../app/errors.ts';
-import { createProviders } from '../app/providers.ts';
 import type { ToolsmithService } from '../app/service.ts';
 import { kitToolView } from '../core/kits/kit.ts';
 import { openAiFunctionSchema } from '../core/tools/schema.ts';
@@ -84,18 +83,22 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
         mode: z.enum(['plan', 'interactive']).default('plan'),
       },
     },
-    ({ task, sandbox, kit, mode }) =>
+    ({ task, sandbox, kit, mode }, extra) =>
       guard(async () => {
         await svc.prepareMcp(sandbox);
         const runs = await svc.runs();
-        const started = runs.start({
+        const started = await runs.start({
           task,
           sandbox,
           ...(kit ? { kit } : {}),
           mode,
-          providers: createProviders(svc.config),
+          providers: svc.providersFor(),
         });
-        const outcome = await started.done;
+        // A cancelled call cancels its run (LLM requests and the running job stop).
+        const cancel = () => void runs.cancel(started.runId);
+        if (extra.signal.aborted) cancel();
+        extra.signal.addEventListener('abort', cancel, { once: true });
+        const outcome = await started.done.finally(() => extra.signal.removeEventListener('abort', cancel));
         return text(outcome, outcome.status !== 'succeeded');
       }),
   );
@@ -153,8 +156,7 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
     ({ code, language, sandbox, kit, strict }) =>
       guard(async () => {
         await svc.prepareMcp(sandbox);
-        const tools = svc.scriptTools(sandbox, kit).tools.map((t) => t.name);
-        return text(svc.validateCode(code, language, { tools, strict }));
+        return text(svc.validate({ code, language, sandbox, ...(kit ? { kit } : {}), strict }));
       }),
   );
 
@@ -205,9 +207,9 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
     },
     () =>
       guard(async () => {
-        const runs = await svc.runs();
+        const templates = await svc.templates();
         return text(
-          runs.listTemplates().map((t) => ({
+          templates.list().map((t) => ({
             name: t.name,
             pattern: t.pattern,
             sandbox: t.sandbox,
@@ -252,6 +254,7 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
           svc,
           { code, language, sandbox, ...(kit ? { kit } : {}), ...(task ? { task } : {}) },
           progress,
+          extra.signal,
         );
         return text(answer, answer.status !== 'succeeded');
       }),

@@ -5,16 +5,20 @@
  */
 import { z } from 'zod';
 import type { ResolvedKit } from '../core/kits/kit.ts';
+import { RUN_MODES, RUN_STATUSES, TIERS } from '../core/records/events.ts';
 import type { RunEvent } from '../core/records/events.ts';
 import type { AttemptRecord, RunRecord } from '../core/records/records.ts';
 import type { EventPayloads } from '../core/records/events.ts';
 import { RUN_SORT_KEYS } from '../core/records/sort.ts';
+import type { RunSummary } from '../core/records/summary.ts';
 import type { ExecutionResult } from '../core/sandbox/execution.ts';
+import type { RuntimeId } from '../core/sandbox/runtimes.ts';
 import type { ToolResponse } from '../core/tools/model.ts';
-import type { ValidationResult, Violation } from '../core/lang/violation.ts';
+import type { ScriptLanguage, ValidationResult, Violation } from '../core/lang/violation.ts';
 import type { BuiltPrompt } from '../core/script/generator.ts';
 import type { SandboxTool } from '../core/tools/extract.ts';
 import type { OpenAiFunctionSchema } from '../core/tools/schema.ts';
+import type { TemplateProposal, TemplateTestResult, TemplateView } from '../core/templates/template.ts';
 import { suiteRequests } from './suites.ts';
 import type { SuiteProgressView, SuiteResponses } from './suites.ts';
 
@@ -25,15 +29,16 @@ const name = z
   .min(1)
   .max(64)
   .regex(/^[A-Za-z0-9_][A-Za-z0-9_.-]*$/, 'letters, digits, _ . - only');
-const language = z.enum(['python', 'js', 'ts']);
+const language = z.enum(['python', 'js', 'ts']) satisfies z.ZodType<ScriptLanguage>;
+const runtime = z.enum(['python', 'node', 'bun', 'deno']) satisfies z.ZodType<RuntimeId>;
 const runId = z
   .string()
   .min(1)
   .max(64)
   .regex(/^[A-Za-z0-9-]+$/, 'a run id');
-const status = z.enum(['running', 'succeeded', 'failed', 'cancelled', 'interrupted']);
-const tier = z.enum(['template', 'rule', 'llm', 'replay', 'edit']);
-const mode = z.enum(['plan', 'interactive']);
+const status = z.enum(RUN_STATUSES);
+const tier = z.enum(TIERS);
+const mode = z.enum(RUN_MODES);
 const slotType = z.enum(['str', 'int', 'float']);
 const json: z.ZodType<unknown> = z.unknown();
 
@@ -162,9 +167,7 @@ export const requests = {
   'settings.get': z.object({}).strict(),
   'settings.setProviderKey': z.object({ provider: name, key: z.string().min(1).max(1000) }).strict(),
   'system.status': z.object({}).strict(),
-  'system.buildImage': z
-    .object({ runtime: z.enum(['python', 'node', 'bun', 'deno']), sandbox: z.string().min(1).optional() })
-    .strict(),
+  'system.buildImage': z.object({ runtime: runtime, sandbox: z.string().min(1).optional() }).strict(),
   ...suiteRequests,
   'mcp.servers': z.object({}).strict(),
   'mcp.test': z.object({ name }).strict(),
@@ -219,31 +222,14 @@ export const requests = {
   'sandboxes.create': z
     .object({
       name,
-      runtime: z.enum(['python', 'node', 'bun', 'deno']),
+      runtime: runtime,
       description: z.string().max(2000),
     })
     .strict(),
 } as const;
 
-export interface RunSummaryView {
-  id: string;
-  createdAt: number;
-  updatedAt: number;
-  status: 'running' | 'succeeded' | 'failed' | 'cancelled' | 'interrupted';
-  task: string;
-  sandbox: string;
-  kit: string | null;
-  mode: 'plan' | 'interactive';
-  model: string | null;
-  tier: string | null;
-  provider: string | null;
-  attempts: number;
-  tokens: number;
-  durationMs: number;
-  error: string | null;
-  originRun: string | null;
-  suiteRun: string | null;
-}
+/** A run in the run list: the run store's summary row, defined once in core/records/summary.ts. */
+export type RunSummaryView = RunSummary;
 
 /** An attempt's prompt without its text: what a timeline needs. */
 export type PromptHead = Pick<EventPayloads['prompt'], 'n' | 'kind' | 'hints' | 'correction'> & {
@@ -261,22 +247,8 @@ export type RunRecordView = Omit<RunRecord, 'attempts'> & {
   suite?: { id: string; name: string };
 };
 
-export interface TemplateInfo {
-  name: string;
-  pattern: string;
-  slots: Record<string, 'str' | 'int' | 'float'>;
-  sandbox: string;
-  kit?: string;
-  language: 'python' | 'js' | 'ts';
-  body: string;
-  examples: { intent: string; expect?: unknown }[];
-  description?: string;
-  origin?: string;
-  file: string;
-  successes: number;
-  failures: number;
-  lastUsed: number | null;
-}
+/** A saved template with its counters (the one shape, core/templates/template.ts). */
+export type TemplateInfo = TemplateView;
 
 export interface SystemStatus {
   docker: { available: boolean; version?: string; error?: string; hint?: string };
@@ -298,6 +270,9 @@ export interface SystemStatus {
   }[];
 }
 
+/** Where a provider key set at run time is kept: the desktop keychain, or this process only. */
+export type KeyPlace = 'keychain' | 'memory';
+
 export interface SettingsView {
   providers: {
     id: string;
@@ -307,7 +282,7 @@ export interface SettingsView {
     /** The environment variable the key is read from (CLI), when the config names one. */
     apiKeyEnv?: string;
     /** Where the key in use comes from: set in the desktop keychain, set in this process only, the environment, or none. */
-    keySource: 'env' | 'keychain' | 'memory' | 'none';
+    keySource: KeyPlace | 'env' | 'none';
   }[];
   pool: Record<string, number>;
   limits: Record<string, number>;
@@ -392,43 +367,28 @@ export interface Responses extends SuiteResponses {
   'runs.runScript': { runId: string };
   'runs.continue': { runId: string };
   'templates.list': { templates: TemplateInfo[]; problems: { file: string; error: string }[] };
-  'templates.propose': {
-    pattern: string;
-    slots: Record<string, 'str' | 'int' | 'float'>;
-    body: string;
-    sandbox: string;
-    kit?: string;
-  };
+  'templates.propose': TemplateProposal;
   'templates.create': TemplateInfo;
-  'templates.test': {
-    name: string;
-    passed: boolean;
-    examples: {
-      intent: string;
-      matched: boolean;
-      success: boolean;
-      data?: unknown;
-      expected?: unknown;
-      error?: string;
-    }[];
-  };
+  'templates.test': TemplateTestResult;
   'templates.delete': { deleted: true };
   'kits.save': { name: string; file: string };
   'settings.get': SettingsView;
-  'settings.setProviderKey': { stored: boolean; where: 'keychain' | 'memory' };
+  'settings.setProviderKey': { stored: boolean; where: KeyPlace };
   'system.status': SystemStatus;
   'system.buildImage': { tag: string };
   'mcp.servers': McpServerView[];
   'mcp.test': { server: McpServerView; tools: SandboxTool[]; ms: number };
   'mcp.save': McpServerView;
-  'providers.save': { id: string; keyStored?: 'keychain' | 'memory' };
+  'providers.save': { id: string; keyStored?: KeyPlace };
   'providers.remove': { removed: true };
   'providers.test': {
     ok: boolean;
     url: string;
     model: string;
     latencyMs: number;
+    /** What the model answered (cut short). */
     reply?: string;
+    /** Why it failed; always names the URL. */
     error?: string;
   };
   'workspace.recent': {
@@ -449,9 +409,20 @@ export type Method = keyof typeof requests;
 export type Request<M extends Method> = z.infer<(typeof requests)[M]>;
 export type Response<M extends Method> = Responses[M];
 
+/** The codes of every error that crosses a boundary (ToolsmithError, ApiError, the renderer's ApiCallError). */
+export const ERROR_CODES = [
+  'invalid_argument',
+  'not_found',
+  'invalid_config',
+  'refused',
+  'infra',
+  'internal',
+] as const;
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
 /** Errors cross every boundary as data. */
 export interface ApiError {
-  code: string;
+  code: ErrorCode;
   message: string;
   details?: unknown;
 }

@@ -126,7 +126,7 @@ describe('run view', () => {
 
   it('a run says why no template matched', async () => {
     const { page, llm } = w;
-    (await w.svc.runs()).templates.write({
+    (await w.svc.templates()).files.write({
       name: 'user-name',
       pattern: 'What is the name of user {user_id}?',
       slots: { user_id: 'str' },

@@ -98,11 +98,13 @@ describe('sandbox dependencies and egress in the workbench', () => {
 
   it("a run's tool-call trace lists the tool's outbound requests", async () => {
     const runs = await w.svc.runs();
-    const outcome = await runs.start({
-      task: `get_url(url="http://127.0.0.1:${port}/e2e")`,
-      sandbox: 'web',
-      providers: [],
-    }).done;
+    const outcome = await (
+      await runs.start({
+        task: `get_url(url="http://127.0.0.1:${port}/e2e")`,
+        sandbox: 'web',
+        providers: [],
+      })
+    ).done;
     expect(outcome.status).toBe('succeeded');
     const { page } = w;
     await page.goto(`${w.web.url.split('#')[0]}#/run/${outcome.runId}`);

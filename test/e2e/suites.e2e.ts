@@ -27,7 +27,7 @@ describe('the Suites view', () => {
       const task = taskOf(req);
       if (weakWrong && modelOf(req) === 'weak' && task.startsWith('How many units'))
         return fence('emit_result(check_inventory(product_id="p3").data["in_stock"])');
-      return ORACLE[task] ? fence(ORACLE[task] as string) : undefined;
+      return ORACLE[task] ? fence(ORACLE[task]) : undefined;
     };
     await page.getByRole('button', { name: 'Suites' }).first().click();
     await expect.poll(() => page.locator('.suite-list').innerText()).toContain('support');

@@ -133,12 +133,9 @@ export function registerExec(program: Command, ctx: CliContext): void {
     .option('--warm <sandbox>', 'start the sandbox pool before reporting')
     .option('--json', 'print JSON')
     .action(async (o: { warm?: string; json?: boolean }, cmd: Command) => {
-      const sandbox = await ctx.service(cmd).sandbox();
-      if (o.warm)
-        await ctx
-          .service(cmd)
-          .executeScript({ sandbox: o.warm, language: 'python', body: 'emit_result(1)\n' });
-      const s = await sandbox.status();
+      const svc = ctx.service(cmd);
+      if (o.warm) await svc.executeScript({ sandbox: o.warm, language: 'python', body: 'emit_result(1)\n' });
+      const s = await svc.status();
       if (o.json) return ctx.out(json(s));
       ctx.out(
         `docker: ${s.docker.available ? `engine ${s.docker.version}` : `not available (${s.docker.error}); ${s.docker.hint ?? ''}`}\nisolation: ${s.isolation}\n`,
@@ -172,8 +169,7 @@ export function registerExec(program: Command, ctx: CliContext): void {
       if (typeof args !== 'object' || args === null || Array.isArray(args))
         throw new UsageError('--args must be a JSON object');
       const svc = ctx.service(cmd);
-      svc.callableTool(o.sandbox, name);
-      const r = await (await svc.sandbox()).callTool(o.sandbox, name, args as Record<string, JsonValue>);
+      const r = await svc.callTool(o.sandbox, name, args as Record<string, JsonValue>);
       if (o.json) ctx.out(json(r));
       else printToolCall(ctx, name, r);
       ctx.exitCode = r.response?.success ? 0 : 1;

@@ -39,14 +39,13 @@ export function registerImage(program: Command, ctx: CliContext): void {
       }
       await ctx.loadService();
       const svc = ctx.service(cmd);
-      const sandbox = await svc.sandbox();
       const runtimes = o.runtime
         ? [o.runtime]
         : o.sandbox
           ? depsRuntimes(svc, o.sandbox)
           : ['python' as const];
       for (const runtime of runtimes) {
-        const { tag } = await sandbox.buildImage(runtime, (line) => ctx.err(`  ${line}\n`), o.sandbox);
+        const { tag } = await svc.buildImage(runtime, o.sandbox, (line) => ctx.err(`  ${line}\n`));
         ctx.out(`${tag}\n`);
       }
     });

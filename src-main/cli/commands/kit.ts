@@ -1,6 +1,5 @@
-import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
-import { stringify } from 'smol-toml';
+import { ToolsmithError } from '../../app/errors.ts';
 import { formatGrade } from '../../core/tools/grade.ts';
 import { json, UsageError } from '../context.ts';
 import type { CliContext } from '../context.ts';
@@ -89,19 +88,24 @@ export function registerKit(program: Command, ctx: CliContext): void {
           if (!alias || !tool) throw new UsageError(`bad --tools entry ${JSON.stringify(part)}`);
           tools[alias] = tool;
         }
-        const file = svc.files.kitFile(name);
-        if (existsSync(file) && !opts.force)
-          throw new UsageError(`kit ${name} exists (${file}); use --force to overwrite`);
         const def = {
           name,
           sandbox: opts.sandbox,
           ...(opts.description ? { description: opts.description } : {}),
           tools,
         };
-        const resolved = svc.resolveKitDefinition(def);
-        svc.files.writeKit(name, stringify(def) + '\n');
+        let saved;
+        try {
+          saved = svc.saveKit(def, { overwrite: opts.force === true });
+        } catch (e) {
+          // The one overwrite rule (app/kits-service.ts); the CLI's way to say "replace it" is --force.
+          const exists =
+            e instanceof ToolsmithError && (e.details as { exists?: string } | undefined)?.exists;
+          if (exists) throw new UsageError(`kit ${name} exists (${exists}); use --force to overwrite`);
+          throw e;
+        }
         ctx.out(
-          `created ${file}: grade ${formatGrade(resolved.grade)}, tools ${resolved.tools.map((t) => t.alias).join(', ')}\n`,
+          `${saved.replaced ? 'replaced' : 'created'} ${saved.file}: grade ${formatGrade(saved.kit.grade)}, tools ${saved.kit.tools.map((t) => t.alias).join(', ')}\n`,
         );
       },
     );

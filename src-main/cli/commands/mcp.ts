@@ -9,6 +9,8 @@ interface McpOptions {
   port?: number;
   host?: (typeof LOOPBACK_HOSTS)[number];
   tokenEnv?: string;
+  sessionIdle?: number;
+  maxSessions?: number;
 }
 
 export function registerMcp(program: Command, ctx: CliContext): void {
@@ -24,11 +26,27 @@ export function registerMcp(program: Command, ctx: CliContext): void {
       '--token-env <VAR>',
       'with --http: take the bearer token from this environment variable (default: a random one, printed once on stderr)',
     )
+    .option(
+      '--session-idle <seconds>',
+      'with --http: close a session with no request open for this long (default 1800)',
+      parseIntOption('--session-idle', 1, 7 * 24 * 3600),
+    )
+    .option(
+      '--max-sessions <n>',
+      'with --http: at most this many sessions; a new one displaces the longest-idle (default 64)',
+      parseIntOption('--max-sessions', 1, 10_000),
+    )
     .action(async (opts: McpOptions, cmd: Command) => {
       if (!opts.http) {
-        const stray = (['port', 'host', 'tokenEnv'] as const).filter((k) => opts[k] !== undefined);
-        if (stray.length)
-          throw new UsageError(`--${stray[0] === 'tokenEnv' ? 'token-env' : stray[0]} needs --http`);
+        const flags = {
+          port: '--port',
+          host: '--host',
+          tokenEnv: '--token-env',
+          sessionIdle: '--session-idle',
+          maxSessions: '--max-sessions',
+        } as const;
+        const stray = (Object.keys(flags) as (keyof typeof flags)[]).filter((k) => opts[k] !== undefined);
+        if (stray[0]) throw new UsageError(`${flags[stray[0]]} needs --http`);
         // Loaded here: the MCP SDK's server modules cost every other verb's start time otherwise.
         const { serveMcpStdio } = await import('../mcp.ts');
         await serveMcpStdio(ctx.service(cmd));
@@ -50,6 +68,8 @@ export function registerMcp(program: Command, ctx: CliContext): void {
         token,
         ...(opts.port !== undefined ? { port: opts.port } : {}),
         ...(opts.host !== undefined ? { host: opts.host } : {}),
+        ...(opts.sessionIdle !== undefined ? { sessionIdleMs: opts.sessionIdle * 1000 } : {}),
+        ...(opts.maxSessions !== undefined ? { maxSessions: opts.maxSessions } : {}),
       });
       ctx.err(
         `toolsmith mcp: Streamable HTTP on ${server.url}\n` +

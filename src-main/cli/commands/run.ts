@@ -1,7 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import type { LiveEvent } from '../../app/runs.ts';
-import { createProviders } from '../../app/providers.ts';
 import type { RunMode } from '../../core/records/events.ts';
 import type { RunRecord } from '../../core/records/records.ts';
 import { RUN_SORT_KEYS } from '../../core/records/sort.ts';
@@ -131,14 +130,14 @@ export function registerRun(program: Command, ctx: CliContext): void {
       ) => {
         if (o.kind && !o.baseUrl) throw new UsageError('--kind goes with --base-url');
         const svc = ctx.service(cmd);
-        const providers = createProviders(svc.config, {
+        const providers = svc.providersFor({
           ...(o.provider ? { provider: o.provider } : {}),
           ...(o.baseUrl ? { baseUrl: o.baseUrl } : {}),
           ...(o.model ? { model: o.model } : {}),
           ...(o.kind ? { kind: o.kind } : {}),
         });
         const runs = await svc.runs();
-        const started = runs.start({
+        const started = await runs.start({
           task,
           sandbox: o.sandbox,
           ...(o.kit ? { kit: o.kit } : {}),
@@ -151,8 +150,7 @@ export function registerRun(program: Command, ctx: CliContext): void {
           noTemplates: !o.templates,
           onEvent: progressPrinter(ctx),
         });
-        const runId = await started.runId;
-        const onSignal = () => runs.cancel(runId);
+        const onSignal = () => runs.cancel(started.runId);
         process.once('SIGINT', onSignal);
         const outcome = await started.done.finally(() => process.off('SIGINT', onSignal));
         const rec = runs.get(outcome.runId);
@@ -295,7 +293,7 @@ export function registerRuns(program: Command, ctx: CliContext): void {
     .argument('<id>', 'run id')
     .option('--json', 'print the new record as JSON')
     .action(async (id: string, o: { json?: boolean }, cmd: Command) => {
-      const r = (await ctx.service(cmd).runs()).replay(id, progressPrinter(ctx));
+      const r = await (await ctx.service(cmd).runs()).replay(id, progressPrinter(ctx));
       const outcome = await r.done;
       const rec = (await ctx.service(cmd).runs()).get(outcome.runId);
       ctx.out(o.json ? json(rec) : summarizeRecord(rec));

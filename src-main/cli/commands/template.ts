@@ -67,7 +67,7 @@ export function registerTemplate(program: Command, ctx: CliContext): void {
             throw new UsageError(`--slot takes name=str|int|float, got ${JSON.stringify(s)}`);
           (slots ??= {})[k] = v;
         }
-        const t = (await ctx.service(cmd).runs()).createTemplate({
+        const t = (await ctx.service(cmd).templates()).create({
           name,
           ...(o.fromRun ? { fromRun: o.fromRun } : {}),
           ...(o.attempt !== undefined ? { attempt: o.attempt } : {}),
@@ -89,14 +89,14 @@ export function registerTemplate(program: Command, ctx: CliContext): void {
     .description('list templates with their success and failure counts')
     .option('--json', 'print JSON')
     .action(async (o: { json?: boolean }, cmd: Command) => {
-      const runs = await ctx.service(cmd).runs();
-      const list = runs.listTemplates();
-      if (o.json) return ctx.out(json({ templates: list, problems: runs.templateProblems() }));
+      const templates = await ctx.service(cmd).templates();
+      const list = templates.list();
+      if (o.json) return ctx.out(json({ templates: list, problems: templates.problems() }));
       for (const t of list)
         ctx.out(
           `${t.name.padEnd(20)} ${t.sandbox.padEnd(10)} ok ${String(t.successes).padStart(3)} fail ${String(t.failures).padStart(3)}  ${t.pattern}\n`,
         );
-      for (const p of runs.templateProblems()) ctx.err(`${p.error}\n`);
+      for (const p of templates.problems()) ctx.err(`${p.error}\n`);
     });
   tmpl
     .command('test')
@@ -104,7 +104,7 @@ export function registerTemplate(program: Command, ctx: CliContext): void {
     .argument('<name>', 'template name')
     .option('--json', 'print JSON')
     .action(async (name: string, o: { json?: boolean }, cmd: Command) => {
-      const r = await (await ctx.service(cmd).runs()).testTemplate(name);
+      const r = await (await ctx.service(cmd).templates()).test(name);
       if (o.json) ctx.out(json(r));
       else
         for (const e of r.examples)
@@ -118,7 +118,7 @@ export function registerTemplate(program: Command, ctx: CliContext): void {
     .description('delete a template and its counters')
     .argument('<name>', 'template name')
     .action(async (name: string, _o: unknown, cmd: Command) => {
-      (await ctx.service(cmd).runs()).deleteTemplate(name);
+      (await ctx.service(cmd).templates()).delete(name);
       ctx.out(`deleted template ${name}\n`);
     });
 }

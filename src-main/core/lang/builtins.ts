@@ -1,6 +1,6 @@
 /**
  * The language surface scripts may use, as data: shown in the prompt, enforced by the validators and
- * mirrored by the sandbox worker's builtins whitelist (sandbox-images/python/worker.py).
+ * mirrored by the sandbox worker's builtins whitelist (sandbox-images/python/toolsmith_worker/checks.py).
  */
 
 /** Python builtins available to scripts. getattr/hasattr/type are guarded (literal, non-underscore names). */
@@ -74,7 +74,7 @@ export const PYTHON_SAFE_BUILTINS: readonly string[] = [
  * Modules pre-imported into the script namespace (scripts must not import anything), each with the only
  * attributes scripts may use. Real modules carry their own imports (`statistics.sys`, `json.codecs`,
  * `re.enum.bltns`), so any other attribute is refused by the validators, and the worker hands scripts
- * stand-ins that hold exactly these attributes (MODULE_ATTRS in sandbox-images/python/worker.py; a parity
+ * stand-ins that hold exactly these attributes (MODULE_ATTRS in sandbox-images/python/toolsmith_worker/checks.py; a parity
  * test keeps the two equal). Names must exist in the sandbox's CPython 3.11. Left out on purpose: file
  * and stream functions (json.load/dump), process clocks and settings (time.tzset, clock_settime),
  * random state (getstate/setstate, SystemRandom), attribute copiers (functools.wraps/update_wrapper copy

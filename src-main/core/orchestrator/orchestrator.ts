@@ -4,7 +4,6 @@
  * detection. Inference tiers per attempt: templates -> rules -> LLM providers in order, each candidate
  * validated, a provider's invalid script corrected once before the next tier.
  */
-import { PYTHON_FRAMEWORK_NAMES, JS_FRAMEWORK_NAMES } from '../lang/builtins.ts';
 import { describeViolations } from '../lang/violation.ts';
 import type { ScriptLanguage, ValidationResult } from '../lang/violation.ts';
 import { CancelledError, LlmError } from '../ports/llm.ts';
@@ -12,9 +11,10 @@ import type { LlmProvider } from '../ports/llm.ts';
 import type { Logger, ScriptExecutor } from '../ports/executor.ts';
 import { silentLogger } from '../ports/executor.ts';
 import type { EventPayloads, EventType, RunEvent, RunMode, RunStartedData, Tier } from '../records/events.ts';
-import { assembleScript } from '../script/assemble.ts';
 import type { AssembledScript } from '../script/assemble.ts';
+import { assembleIn } from '../script/context.ts';
 import type { BuiltPrompt, ScriptGenerator, SandboxContext } from '../script/generator.ts';
+import { failureMessage } from '../sandbox/execution.ts';
 import type { ExecutionError, ExecutionResult } from '../sandbox/execution.ts';
 import type { JsonValue, Tool } from '../tools/model.ts';
 
@@ -69,8 +69,13 @@ export interface RunRequest {
   signal?: AbortSignal;
   /** A first-attempt script given by a person (continue-from-attempt with an edited script). */
   initialScript?: string;
-  /** Called as soon as the run id exists (before any LLM call). */
-  onStart?: (runId: string) => void;
+  /**
+   * A script run directly (edit-and-rerun, `template test`, the MCP `code` tool): `initialScript` with no
+   * retry; the outcome is the execution's own (the emitted result only; a failure as `Type: message`).
+   */
+  direct?: boolean;
+  /** The run, already recorded by the caller with `runStartedData(req)`; created here when absent. */
+  runId?: string;
 }
 
 export interface RunOutcome {
@@ -89,6 +94,34 @@ interface Candidate {
 
 const sameJson = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
+/** The `run_started` record of a request (what the run store creates the run from). */
+export function runStartedData(req: RunRequest): RunStartedData {
+  return {
+    task: req.task,
+    sandbox: req.sandbox.name,
+    mode: req.mode,
+    language: req.sandbox.language ?? 'python',
+    maxRetries: req.maxRetries ?? 3,
+    maxSteps: req.maxSteps ?? 8,
+    ...(req.kit ? { kit: req.kit } : {}),
+    ...(req.providers[0] ? { provider: req.providers[0].id, model: req.providers[0].model } : {}),
+    ...(req.origin ? { origin: req.origin } : {}),
+  };
+}
+
+/** A run that ended without a result. */
+export const failedOutcome = (
+  runId: string,
+  error: string,
+  status: 'failed' | 'cancelled' = 'failed',
+): RunOutcome => ({ runId, status, error });
+
+/** The outcome of a script run directly: its emitted result, or its failure as `Type: message`. */
+export const directOutcome = (runId: string, result: ExecutionResult): RunOutcome =>
+  result.success
+    ? { runId, status: 'succeeded', ...(result.data !== undefined ? { result: result.data } : {}) }
+    : failedOutcome(runId, failureMessage(result));
+
 export class Orchestrator {
   private readonly deps: OrchestratorDeps;
   private readonly log: Logger;
@@ -99,20 +132,9 @@ export class Orchestrator {
   }
 
   async run(req: RunRequest): Promise<RunOutcome> {
-    const language = req.sandbox.language ?? 'python';
-    const started: RunStartedData = {
-      task: req.task,
-      sandbox: req.sandbox.name,
-      mode: req.mode,
-      language,
-      maxRetries: req.maxRetries ?? 3,
-      maxSteps: req.maxSteps ?? 8,
-      ...(req.kit ? { kit: req.kit } : {}),
-      ...(req.providers[0] ? { provider: req.providers[0].id, model: req.providers[0].model } : {}),
-      ...(req.origin ? { origin: req.origin } : {}),
-    };
-    const runId = this.deps.sink.createRun(started);
-    req.onStart?.(runId);
+    const started = runStartedData(req);
+    const language = started.language;
+    const runId = req.runId ?? this.deps.sink.createRun(started);
     const log = this.log.child({ runId });
     log.info(
       { event: 'run_started', task: req.task, sandbox: req.sandbox.name, mode: req.mode },
@@ -134,7 +156,7 @@ export class Orchestrator {
       const error = cancelled ? 'cancelled' : `internal error: ${e instanceof Error ? e.message : String(e)}`;
       if (!cancelled)
         log.error({ event: 'run_crashed', err: e instanceof Error ? e.stack : String(e) }, 'run crashed');
-      outcome = { runId, status: cancelled ? 'cancelled' : 'failed', error };
+      outcome = failedOutcome(runId, error, cancelled ? 'cancelled' : 'failed');
     }
     ctx.emit('run_finished', {
       status: outcome.status,
@@ -160,15 +182,19 @@ export class Orchestrator {
     let lastError = 'no attempt was made';
     for (let n = 1; n <= started.maxRetries + 1; n++) {
       this.checkCancel(ctx);
-      const prompt = this.deps.generator.buildPrompt(req.task, req.sandbox, {
-        attempt: n,
-        ...(previous ? { previousScript: previous.script, previousError: previous.error } : {}),
-      });
       const cand =
         n === 1 && req.initialScript !== undefined
           ? this.given(ctx, req.initialScript)
-          : await this.candidate(ctx, n, prompt, n === 1 ? (req.sources ?? []) : []);
-      if (!cand) return { runId, status: 'failed', error: lastErrorOrProviders(ctx, lastError) };
+          : await this.candidate(
+              ctx,
+              n,
+              this.deps.generator.buildPrompt(req.task, req.sandbox, {
+                attempt: n,
+                ...(previous ? { previousScript: previous.script, previousError: previous.error } : {}),
+              }),
+              n === 1 ? (req.sources ?? []) : [],
+            );
+      if (!cand) return failedOutcome(runId, lastErrorOrProviders(ctx, lastError));
       if (!cand.validation.valid) {
         // The LLM gets the corrective paragraph; the run's error is for people.
         lastError = describeViolations(cand.validation.violations);
@@ -182,6 +208,7 @@ export class Orchestrator {
       // Cancel during execution: the job ended as `Cancelled`; the run is cancelled, not failed.
       this.checkCancel(ctx);
       if (cand.name) this.sourceOutcome(req, cand, result.success);
+      if (req.direct) return directOutcome(runId, result);
       if (result.success)
         return {
           runId,
@@ -189,12 +216,12 @@ export class Orchestrator {
           ...(resultValue(result) !== undefined ? { result: resultValue(result) as JsonValue } : {}),
         };
       if (result.exitReason === 'infra')
-        return { runId, status: 'failed', error: result.error?.message ?? 'the sandbox is not available' };
+        return failedOutcome(runId, result.error?.message ?? 'the sandbox is not available');
       const err = result.error ?? { type: result.exitReason, message: 'the script failed', frames: [] };
       lastError = `${err.type}: ${err.message}`;
       previous = { script: cand.script.body, error: err };
     }
-    return { runId, status: 'failed', error: lastError };
+    return failedOutcome(runId, lastError);
   }
 
   private async interactive(ctx: RunCtx, started: RunStartedData): Promise<RunOutcome> {
@@ -216,8 +243,7 @@ export class Orchestrator {
         ...(previous ? { previousScript: previous.script, previousError: previous.error } : {}),
       });
       const cand = await this.candidate(ctx, n, prompt, []);
-      if (!cand)
-        return { runId, status: 'failed', error: lastErrorOrProviders(ctx, 'no provider produced a script') };
+      if (!cand) return failedOutcome(runId, lastErrorOrProviders(ctx, 'no provider produced a script'));
       if (!cand.validation.valid) {
         const msg = this.deps.generator.validationErrorMessage(cand.validation.violations);
         previous = { script: cand.script.body, error: msg };
@@ -239,17 +265,13 @@ export class Orchestrator {
       }
       if (!result.success) {
         if (result.exitReason === 'infra')
-          return { runId, status: 'failed', error: result.error?.message ?? 'the sandbox is not available' };
+          return failedOutcome(runId, result.error?.message ?? 'the sandbox is not available');
         const err = result.error ?? { type: result.exitReason, message: 'the script failed', frames: [] };
         previous = { script: cand.script.body, error: err };
         history.push(`step ${n}: failed with ${err.type}: ${err.message.slice(0, 200)}`);
         ctx.emit('step', { n, summary: `failed with ${err.type}`, stagnant: false, final });
         if (forceFinal)
-          return {
-            runId,
-            status: 'failed',
-            error: `the forced final step failed: ${err.type}: ${err.message}`,
-          };
+          return failedOutcome(runId, `the forced final step failed: ${err.type}: ${err.message}`);
         continue;
       }
       previous = undefined;
@@ -262,25 +284,26 @@ export class Orchestrator {
         : `reported ${data.length} item${data.length === 1 ? '' : 's'}`;
       history.push(`step ${n}: ${summary}`);
       ctx.emit('step', { n, summary, data, stagnant, final });
-      if (forceFinal)
-        return { runId, status: 'failed', error: 'the forced final step did not call emit_result' };
+      if (forceFinal) return failedOutcome(runId, 'the forced final step did not call emit_result');
       if (stagnant) {
         forceFinal = true;
         ctx.log.warn({ event: 'stagnation', step: n }, 'two identical steps: forcing a final step');
       }
     }
-    return { runId, status: 'failed', error: `no result after ${started.maxSteps} steps (max_steps)` };
+    return failedOutcome(runId, `no result after ${started.maxSteps} steps (max_steps)`);
+  }
+
+  private assemble(ctx: RunCtx, body: string): AssembledScript {
+    return assembleIn(
+      { sandbox: ctx.req.sandbox.name, toolMap: ctx.req.toolMap, language: ctx.language },
+      body,
+    );
   }
 
   /** The person-edited first script: recorded with tier `edit`, validated like any other. */
   private given(ctx: RunCtx, body: string): Candidate {
     const tools = Object.keys(ctx.req.toolMap);
-    const script = assembleScript(body, {
-      sandbox: ctx.req.sandbox.name,
-      tools,
-      helpers: ctx.language === 'python' ? PYTHON_FRAMEWORK_NAMES : JS_FRAMEWORK_NAMES,
-      language: ctx.language,
-    });
+    const script = this.assemble(ctx, body);
     const validation = this.deps.validate(script.body, ctx.language, tools);
     ctx.emit('tier', { n: 1, tier: 'edit' });
     ctx.emit('script', {
@@ -304,13 +327,7 @@ export class Orchestrator {
   ): Promise<Candidate | undefined> {
     const { req, language } = ctx;
     const tools = Object.keys(ctx.req.toolMap);
-    const assemble = (body: string) =>
-      assembleScript(body, {
-        sandbox: req.sandbox.name,
-        tools,
-        helpers: language === 'python' ? PYTHON_FRAMEWORK_NAMES : JS_FRAMEWORK_NAMES,
-        language,
-      });
+    const assemble = (body: string) => this.assemble(ctx, body);
     let last: Candidate | undefined;
     const check = (tier: Tier, script: AssembledScript, name?: string): Candidate => {
       const validation = this.deps.validate(script.body, language, tools);

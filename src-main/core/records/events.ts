@@ -11,9 +11,13 @@ import type { PromptSection } from '../script/generator.ts';
 
 export const EVENT_VERSION = 1;
 
-export type RunMode = 'plan' | 'interactive';
-export type Tier = 'template' | 'rule' | 'llm' | 'replay' | 'edit';
-export type RunStatus = 'running' | 'succeeded' | 'failed' | 'cancelled' | 'interrupted';
+/** The literal lists behind these types, shared with the contract's request schemas. */
+export const RUN_MODES = ['plan', 'interactive'] as const;
+export const TIERS = ['template', 'rule', 'llm', 'replay', 'edit'] as const;
+export const RUN_STATUSES = ['running', 'succeeded', 'failed', 'cancelled', 'interrupted'] as const;
+export type RunMode = (typeof RUN_MODES)[number];
+export type Tier = (typeof TIERS)[number];
+export type RunStatus = (typeof RUN_STATUSES)[number];
 
 export interface RunStartedData {
   task: string;

@@ -73,3 +73,37 @@ export interface ExecutionResult {
   /** Outbound requests made through the egress proxy during this job (tool containers only). */
   egress?: EgressRecord[];
 }
+
+/**
+ * An ExecutionResult for a job that failed before or without running its script (no backend, a runtime
+ * not enabled, a rejected or unparsable script): the one constructor every layer uses.
+ */
+export function failedResult(
+  exitReason: Exclude<ExitReason, 'ok'>,
+  error: { type: string; message: string; frames?: TraceFrame[] },
+  runtime: string,
+  isolation: IsolationLevel = 'none',
+): ExecutionResult {
+  return {
+    success: false,
+    intermediates: [],
+    logs: [],
+    toolCalls: [],
+    exitReason,
+    isolation,
+    durationMs: 0,
+    runtime,
+    error: { type: error.type, message: error.message, frames: error.frames ?? [] },
+  };
+}
+
+/** A job that could not run at all (no engine, no image, no pool, a server down): exit reason `infra`. */
+export const infraResult = (
+  message: string,
+  runtime: string,
+  isolation: IsolationLevel = 'none',
+): ExecutionResult => failedResult('infra', { type: 'Infra', message }, runtime, isolation);
+
+/** How a script run directly reports a failed result: `Type: message`, or the exit reason alone. */
+export const failureMessage = (r: ExecutionResult): string =>
+  r.error ? `${r.error.type}: ${r.error.message}` : r.exitReason;

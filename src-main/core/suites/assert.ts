@@ -35,7 +35,7 @@ export interface AssertionVerdict {
 export function outcomeOf(rec: RunRecord, template?: string): CaseOutcome {
   const last = rec.attempts[rec.attempts.length - 1];
   const calls = (a: RunRecord['attempts'][number]) =>
-    a.toolCalls.map((t) => ({ name: t.name, args: t.args as Record<string, unknown> }));
+    a.toolCalls.map((t) => ({ name: t.name, args: t.args }));
   return {
     status: rec.status,
     ...(rec.result !== undefined ? { result: rec.result } : {}),
@@ -95,7 +95,7 @@ export function select(value: unknown, path: string | undefined): { found: boole
   if (!path || path === '$') return { found: value !== undefined, value };
   let matches: unknown[];
   try {
-    matches = JSONPath({ path, json: value as object, wrap: true, eval: false }) as unknown[];
+    matches = JSONPath<unknown[]>({ path, json: value as object, wrap: true, eval: false });
   } catch (e) {
     throw new SuiteAssertionError(`JSONPath ${path}: ${e instanceof Error ? e.message : String(e)}`);
   }

@@ -31,6 +31,37 @@ export interface Template {
   origin?: string;
 }
 
+/** A saved template as front ends see it: where it is saved and how it served real tasks. */
+export interface TemplateView extends Template {
+  file: string;
+  successes: number;
+  failures: number;
+  lastUsed: number | null;
+}
+
+/** `template test`: each saved example run in the sandbox. */
+export interface TemplateTestResult {
+  name: string;
+  examples: {
+    intent: string;
+    matched: boolean;
+    success: boolean;
+    data?: JsonValue;
+    expected?: JsonValue;
+    error?: string;
+  }[];
+  passed: boolean;
+}
+
+/** A template proposed from a run's script (the editor's starting point). */
+export interface TemplateProposal {
+  pattern: string;
+  slots: Record<string, SlotType>;
+  body: string;
+  sandbox: string;
+  kit?: string;
+}
+
 export class TemplateError extends Error {
   override name = 'TemplateError';
 }

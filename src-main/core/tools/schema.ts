@@ -28,7 +28,7 @@ const JSON_TYPES: Record<ParamType, string | undefined> = {
 export function parametersSchema(tool: Tool): JsonSchema {
   if (tool.inputSchema) {
     const { $schema: _drop, ...rest } = tool.inputSchema;
-    return rest as JsonSchema;
+    return rest;
   }
   const properties: Record<string, JsonSchema> = {};
   for (const p of tool.parameters) {

@@ -4,12 +4,13 @@
  * hot reload of tools.py.
  */
 import type { ExecuteRequest, ScriptExecutor } from '../../core/ports/executor.ts';
+import { infraResult } from '../../core/sandbox/execution.ts';
 import type { ExecutionResult } from '../../core/sandbox/execution.ts';
 import type { RuntimeId } from '../../core/sandbox/runtimes.ts';
 import type { JsonValue, ToolResponse } from '../../core/tools/model.ts';
 import { pyLiteral } from '../../core/tools/prompt.ts';
 import type { HostToolHandler, ReadyInfo } from './connection.ts';
-import { infraResult, SandboxPool } from './pool.ts';
+import { SandboxPool } from './pool.ts';
 import type { PoolLimits, PoolStatus, SandboxSpec, WorkerFactory, WorkerIds } from './pool.ts';
 
 export interface BackendOptions {
@@ -75,9 +76,9 @@ export class SandboxBackend implements ScriptExecutor {
       pool = this.pool(req.sandbox, runtime);
     } catch (e) {
       return infraResult(
-        (this.opts.factoryFor?.(req.sandbox) ?? this.opts.factory).isolation,
         e instanceof Error ? e.message : String(e),
         runtime,
+        (this.opts.factoryFor?.(req.sandbox) ?? this.opts.factory).isolation,
       );
     }
     const spec = pool.spec;
@@ -158,7 +159,7 @@ export class SandboxBackend implements ScriptExecutor {
         pool = this.pool(sandbox, 'python', 'tools');
       } catch (e) {
         const message = e instanceof Error ? e.message : String(e);
-        return { result: infraResult(this.opts.factory.isolation, message, 'python') };
+        return { result: infraResult(message, 'python', this.opts.factory.isolation) };
       }
       result = await pool.run({
         code,

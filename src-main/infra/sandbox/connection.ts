@@ -1,7 +1,8 @@
 /**
  * One worker process (in a container or on the host) and the NDJSON protocol with it. Every line from
- * the worker is untrusted: size-capped, JSON-checked, job-id-checked; the host keeps its own watchdog
- * and output cap. Shared by the Docker and the process backends.
+ * the worker is untrusted: size-capped, parsed once into a WorkerMessage (worker-messages.ts: anything
+ * else is ignored), job-id-checked; the host keeps its own watchdog and output cap. Shared by the Docker
+ * and the process backends.
  */
 import { randomUUID } from 'node:crypto';
 import type { Readable, Writable } from 'node:stream';
@@ -15,18 +16,12 @@ import type {
 } from '../../core/sandbox/execution.ts';
 import type { JsonValue, ToolResponse } from '../../core/tools/model.ts';
 import type { LiveExecutionEvent } from '../../core/ports/executor.ts';
+import { parseWorkerLine, type ToolDescriptor, type WorkerMessage } from './worker-messages.ts';
+
+export type { ToolDescriptor, WorkerMessage } from './worker-messages.ts';
 
 /** Largest line accepted from a worker; a longer one ends the job (output_limit) and the worker. */
 export const MAX_WORKER_LINE = 4 * 1024 * 1024;
-
-export interface ToolDescriptor {
-  name: string;
-  description: string;
-  parameters: unknown[];
-  location: string;
-  grade?: { w: number; d: number };
-  returns?: string;
-}
 
 export interface LoadRequest {
   source: string;
@@ -69,7 +64,8 @@ export interface ReadyInfo {
   tools: ToolDescriptor[];
 }
 
-type Msg = Record<string, unknown> & { type?: unknown; id?: unknown };
+/** What listeners get: the worker's messages, and the host's own word that a line was over MAX_WORKER_LINE. */
+type Msg = WorkerMessage | { type: '__oversize' };
 
 export class WorkerGone extends Error {
   override name = 'WorkerGone';
@@ -139,13 +135,8 @@ export class WorkerConnection {
         this.emit({ type: '__oversize' });
         continue;
       }
-      let msg: unknown;
-      try {
-        msg = JSON.parse(line);
-      } catch {
-        continue; // not JSON: ignored, never trusted
-      }
-      if (typeof msg === 'object' && msg !== null && !Array.isArray(msg)) this.emit(msg as Msg);
+      const msg = parseWorkerLine(line);
+      if (msg !== undefined) this.emit(msg); // anything else is ignored, never trusted
     }
   }
 
@@ -188,15 +179,11 @@ export class WorkerConnection {
       };
       const listener = (m: Msg) => {
         if (m.type === 'ready') {
-          const info: ReadyInfo = {
-            runtime: String(m['runtime'] ?? ''),
-            version: String(m['version'] ?? ''),
-            tools: Array.isArray(m['tools']) ? (m['tools'] as ToolDescriptor[]) : [],
-          };
+          const info: ReadyInfo = { runtime: m.runtime, version: m.version, tools: m.tools };
           this.ready = info;
           finish(undefined, info);
         } else if (m.type === 'load_error') {
-          const e = (m['error'] ?? {}) as { type?: string; message?: string; line?: number };
+          const e = m.error;
           finish(
             new Error(
               `tools.py failed to load${e.line ? ` (line ${e.line})` : ''}: ${e.type ?? 'Error'}: ${e.message ?? ''}`,
@@ -284,7 +271,7 @@ export class WorkerConnection {
           durationMs: Math.round(performance.now() - started),
           runtime: this.ready?.runtime ?? 'unknown',
           workerBroken,
-          ...(hasResult ? { data: data as JsonValue } : {}),
+          ...(hasResult ? { data: data } : {}),
           ...(error ? { error } : {}),
           ...(egress.length ? { egress } : {}),
         };
@@ -333,11 +320,10 @@ export class WorkerConnection {
           void this.killFn('oversize line');
           return;
         }
-        if (m.id !== id) return; // another job's (or a forged) line
+        if (!('id' in m) || m.id !== id) return; // another job's (or a forged) line
         switch (m.type) {
           case 'emit': {
-            const kind = m['kind'];
-            const value = (m['data'] ?? null) as JsonValue;
+            const { kind, data: value } = m;
             if (capped(JSON.stringify(value).length)) return;
             if (kind === 'result') {
               data = value;
@@ -353,13 +339,13 @@ export class WorkerConnection {
           }
           case 'trace': {
             const t: ToolCallTrace = {
-              name: String(m['name'] ?? ''),
-              args: (m['args'] ?? {}) as Record<string, JsonValue>,
-              ms: Number(m['ms'] ?? 0),
-              location: m['location'] === 'host' ? 'host' : 'sandbox',
-              ...(m['result'] !== undefined ? { result: capResult(m['result'] as ToolResponse) } : {}),
-              ...(m['error'] !== undefined ? { error: String(m['error']) } : {}),
-              ...(m['refused'] ? { refused: true } : {}),
+              name: m.name,
+              args: m.args,
+              ms: m.ms,
+              location: m.location,
+              ...(m.result !== undefined ? { result: capResult(m.result) } : {}),
+              ...(m.error !== undefined ? { error: m.error } : {}),
+              ...(m.refused ? { refused: true } : {}),
             };
             toolCalls.push(t);
             job.onEvent?.({ type: 'tool_call', trace: clean(t) });
@@ -369,17 +355,11 @@ export class WorkerConnection {
             void this.hostCall(id, m, job, toolCalls);
             break;
           case 'done': {
-            if (m['ok'] === true) {
+            if (m.ok) {
               finish('ok');
               break;
             }
-            const e = (m['error'] ?? {}) as Partial<ExecutionError>;
-            const reason = m['reason'];
-            const error: ExecutionError = {
-              type: String(e.type ?? 'Error'),
-              message: String(e.message ?? ''),
-              frames: Array.isArray(e.frames) ? e.frames : [],
-            };
+            const { reason, error } = m;
             if (
               this.oomKilled ||
               reason === 'oom' ||
@@ -434,13 +414,13 @@ export class WorkerConnection {
   }
 
   /** Answers a tool_call for a host-side tool; a tool outside the job's tools is refused and recorded. */
-  private async hostCall(id: string, m: Msg, job: JobRequest, toolCalls: ToolCallTrace[]): Promise<void> {
-    const name = String(m['name'] ?? '');
-    const callId = String(m['call_id'] ?? '');
-    const args = (typeof m['args'] === 'object' && m['args'] !== null ? m['args'] : {}) as Record<
-      string,
-      JsonValue
-    >;
+  private async hostCall(
+    id: string,
+    m: Extract<WorkerMessage, { type: 'tool_call' }>,
+    job: JobRequest,
+    toolCalls: ToolCallTrace[],
+  ): Promise<void> {
+    const { name, call_id: callId, args } = m;
     const allowed = Object.values(job.tools).includes(name);
     const handler = job.hostTools?.[name];
     const started = performance.now();

@@ -137,9 +137,9 @@ export class DockerWorkerFactory implements WorkerFactory {
         .catch(() => {});
       removed++;
     }
-    this.events = (await this.docker.getEvents({
+    this.events = await this.docker.getEvents({
       filters: { type: ['container'], event: ['oom'], label: [`${POOL_LABEL}=1`] },
-    })) as NodeJS.ReadableStream;
+    });
     this.events.on('data', (buf: Buffer) => {
       for (const line of buf.toString().split('\n')) {
         if (!line.trim()) continue;

@@ -102,10 +102,36 @@ const sha = (...parts: (string | Buffer)[]) => {
   return h.digest('hex').slice(0, 12);
 };
 
+/** The Python worker's package folder, beside its entry worker.py (docs/protocol.md). */
+export const PYTHON_WORKER_PACKAGE = 'toolsmith_worker';
+
+/**
+ * The Python worker's files, relative to sandbox-images/python, in a stable order: the entry worker.py,
+ * then every .py file of its package (sorted by name; caches left out). The image and the process
+ * backend hold exactly these, under /opt/toolsmith (resp. the backend's folder).
+ */
+export function pythonWorkerFiles(imagesDir: string): string[] {
+  const pkg = join(imagesDir, 'python', PYTHON_WORKER_PACKAGE);
+  const modules = readdirSync(pkg)
+    .filter((f) => f.endsWith('.py'))
+    .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  return ['worker.py', ...modules.map((f) => `${PYTHON_WORKER_PACKAGE}/${f}`)];
+}
+
+/** Copies the Python worker's files (pythonWorkerFiles) from sandbox-images/python into dir. */
+export function copyPythonWorker(imagesDir: string, dir: string): void {
+  mkdirSync(join(dir, PYTHON_WORKER_PACKAGE), { recursive: true });
+  for (const f of pythonWorkerFiles(imagesDir)) copyFileSync(join(imagesDir, 'python', f), join(dir, f));
+}
+
 export function imageTag(runtime: RuntimeImage, paths: ImagePaths): string {
   if (runtime === 'python') {
-    const worker = readFileSync(join(paths.imagesDir, 'python', 'worker.py'));
-    return `toolsmith/python:${sha(RECIPE_VERSION, worker, PYTHON_BASE_EXCLUDES.join(','))}`;
+    // Every file of the worker, each by its path and its content, in a stable order.
+    const worker = pythonWorkerFiles(paths.imagesDir).flatMap((f) => [
+      `${f}\0`,
+      readFileSync(join(paths.imagesDir, 'python', f)),
+    ]);
+    return `toolsmith/python:${sha(RECIPE_VERSION, ...worker, PYTHON_BASE_EXCLUDES.join(','))}`;
   }
   const worker = readFileSync(join(paths.imagesDir, 'node', 'worker.mjs'));
   if (isNpmRuntime(runtime)) {
@@ -243,7 +269,7 @@ async function pythonBase(docker: Docker, paths: ImagePaths, progress: Progress)
     { stdio: ['ignore', 'pipe', 'inherit'] },
   );
   const [repo, version] = tag.split(':') as [string, string];
-  const stream = await docker.importImage(tar.stdout as unknown as string, { repo, tag: version });
+  const stream = await docker.importImage(tar.stdout, { repo, tag: version });
   await new Promise<void>((resolve, reject) =>
     docker.modem.followProgress(stream, (err: Error | null) => (err ? reject(err) : resolve())),
   );
@@ -285,10 +311,10 @@ export async function buildImage(
   try {
     if (runtime === 'python') {
       const base = await pythonBase(docker, paths, progress);
-      copyFileSync(join(paths.imagesDir, 'python', 'worker.py'), join(ctx, 'worker.py'));
+      copyPythonWorker(paths.imagesDir, join(ctx, 'worker'));
       writeFileSync(
         join(ctx, 'Dockerfile'),
-        `FROM ${base}\nCOPY worker.py /opt/toolsmith/worker.py\nUSER 65534:65534\nWORKDIR /tmp\nENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1\nENTRYPOINT ["/usr/bin/python3", "-I", "-u", "/opt/toolsmith/worker.py"]\n`,
+        `FROM ${base}\nCOPY worker/ /opt/toolsmith/\nUSER 65534:65534\nWORKDIR /tmp\nENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1\nENTRYPOINT ["/usr/bin/python3", "-I", "-u", "/opt/toolsmith/worker.py"]\n`,
       );
     } else if (isNpmRuntime(runtime)) {
       // bun / deno: the binary of the pinned npm package and the libraries it links, from scratch, with

@@ -10,6 +10,7 @@
  * job once it has loaded the sandbox's current tools.
  */
 import { createHash } from 'node:crypto';
+import { infraResult } from '../../core/sandbox/execution.ts';
 import type { ExecutionResult, IsolationLevel } from '../../core/sandbox/execution.ts';
 import type { RuntimeId } from '../../core/sandbox/runtimes.ts';
 import type { JobRequest, ReadyInfo, WorkerConnection } from './connection.ts';
@@ -423,9 +424,9 @@ export class SandboxPool {
       w = await this.checkout();
     } catch (e) {
       return infraResult(
-        this.factory.isolation,
         e instanceof Error ? e.message : String(e),
         this.currentSpec.runtime,
+        this.factory.isolation,
       );
     }
     this.jobs++;
@@ -455,18 +456,4 @@ export class SandboxPool {
     // Workers still starting remove themselves once their spawn settles (they see the pool shut down).
     await Promise.allSettled([...this.inflight]);
   }
-}
-
-export function infraResult(isolation: IsolationLevel, message: string, runtime: string): ExecutionResult {
-  return {
-    success: false,
-    intermediates: [],
-    logs: [],
-    toolCalls: [],
-    exitReason: 'infra',
-    isolation,
-    durationMs: 0,
-    runtime,
-    error: { type: 'Infra', message, frames: [] },
-  };
 }

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { credentialEnv } from './docker.ts';
 import { WorkerConnection } from './connection.ts';
+import { copyPythonWorker } from './images.ts';
 import type { SandboxSpec, WorkerFactory } from './pool.ts';
 
 const has = (cmd: string) => spawnSync('which', [cmd]).status === 0;
@@ -38,7 +39,7 @@ export class ProcessWorkerFactory implements WorkerFactory {
     this.dir = mkdtempSync(join(tmpdir(), 'toolsmith-worker-'));
     chmodSync(this.dir, 0o755);
     mkdirSync(join(this.dir, 'bin'), { recursive: true });
-    copyFileSync(join(opts.imagesDir, 'python', 'worker.py'), join(this.dir, 'worker.py'));
+    copyPythonWorker(opts.imagesDir, this.dir); // worker.py and its package folder
     try {
       copyFileSync(join(opts.imagesDir, 'node', 'worker.mjs'), join(this.dir, 'worker.mjs'));
     } catch {

@@ -22,30 +22,12 @@ import type {
 import { deriveRun } from '../../core/records/records.ts';
 import type { RunSortKey } from '../../core/records/sort.ts';
 import type { RunRecord } from '../../core/records/records.ts';
+import type { RunSummary } from '../../core/records/summary.ts';
 import { StatementCache, stmt } from './statements.ts';
 
 export const EXPORT_FORMAT = 'toolsmith-run';
 
-export interface RunSummary {
-  id: string;
-  createdAt: number;
-  updatedAt: number;
-  status: RunStatus;
-  task: string;
-  sandbox: string;
-  kit: string | null;
-  mode: RunMode;
-  model: string | null;
-  tier: Tier | null;
-  provider: string | null;
-  attempts: number;
-  tokens: number;
-  durationMs: number;
-  error: string | null;
-  originRun: string | null;
-  /** The suite run this run is a case of. */
-  suiteRun: string | null;
-}
+export type { RunSummary };
 
 export interface RunFilter {
   status?: RunStatus | RunStatus[];
@@ -617,7 +599,7 @@ export class RunStore {
         ts: r.ts,
         type: r.type,
         data: JSON.parse(r.data),
-      } as RunEvent),
+      }),
     );
   }
 
@@ -942,7 +924,7 @@ export class RunStore {
       throw new RunStoreError('an exported run must start with run_started');
     const id = this.summary(first.runId) ? randomUUID() : first.runId;
     this.createRun(first.data, id, first.ts);
-    for (const e of rest) this.append(id, e.type, e.data as never, e.ts);
+    for (const e of rest) this.append(id, e.type, e.data, e.ts);
     const finished = rest.some((e) => e.type === 'run_finished');
     // An imported run is never live here: without run_finished it reads as interrupted.
     if (!finished) this.stmts.importedUnfinished.run(id);

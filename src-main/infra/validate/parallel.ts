@@ -196,7 +196,7 @@ export class ParallelValidator {
     let filled = 0;
     for (const t of threads)
       for (;;) {
-        const m = receiveMessageOnPort(t.port) as { message: PieceReply } | undefined;
+        const m: { message: PieceReply } | undefined = receiveMessageOnPort(t.port);
         if (!m) break;
         const r = m.message;
         if (r.id !== id || parts[r.index] !== undefined) continue; // a late answer to an earlier job

@@ -38,7 +38,7 @@ export function checkName(kind: string, name: string): string {
 
 export function parseTomlFile(file: string, text: string): Record<string, unknown> {
   try {
-    return parseToml(text) as Record<string, unknown>;
+    return parseToml(text);
   } catch (e) {
     if (e instanceof TomlError)
       throw new WorkspaceError(`${file}:${e.line}:${e.column}: ${e.message.split('\n')[0]}`, file);
@@ -177,7 +177,7 @@ export function parseTemplateText(text: string, file: string): Template {
   const { front, body } = splitTemplateFile(text, file);
   let data: Record<string, unknown>;
   try {
-    data = parseToml(front) as Record<string, unknown>;
+    data = parseToml(front);
   } catch (e) {
     throw new TemplateError(`${file}: front matter: ${(e as Error).message.split('\n')[0]}`);
   }

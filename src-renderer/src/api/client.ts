@@ -4,6 +4,7 @@
  */
 import type {
   ApiResult,
+  ErrorCode,
   Method,
   PushEvent,
   Request,
@@ -18,8 +19,8 @@ declare global {
 }
 
 export class ApiCallError extends Error {
-  readonly code: string;
-  constructor(code: string, message: string) {
+  readonly code: ErrorCode;
+  constructor(code: ErrorCode, message: string) {
     super(message);
     this.code = code;
   }

@@ -215,6 +215,47 @@ describe('toolsmith mcp --http: the tools through the SDK client', () => {
     expect(rec?.attempts[0]?.toolCalls.map((c) => c.name)).toEqual(['check_inventory', 'check_inventory']);
   });
 
+  it('a client that cancels a code call cancels its run: the job stops, the run reads cancelled', async () => {
+    const ac = new AbortController();
+    const task = `spin until cancelled ${Date.now()}`;
+    const call = client.callTool(
+      {
+        name: 'code',
+        // Minutes of pure Python: only a cancel ends it before the 300 s limit.
+        arguments: { code: 'n = 0\nwhile n < 10 ** 10:\n    n += 1\nemit_result(n)', task },
+      },
+      undefined,
+      { signal: ac.signal, timeout: 120_000 },
+    );
+    const runOf = () => {
+      const store = new RunStore(join(ws, '.toolsmith', 'runs.db'));
+      try {
+        const id = store.list({ text: task, limit: 1 }).runs[0]?.id;
+        return id ? store.get(id) : undefined;
+      } finally {
+        store.close();
+      }
+    };
+    const until = async (cond: () => boolean, what: string) => {
+      const end = Date.now() + 60_000;
+      while (!cond()) {
+        if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    };
+    // The script is executing (its run is recorded with an attempt under way) before the client cancels.
+    await until(() => runOf()?.status === 'running' && (runOf()?.attempts.length ?? 0) > 0, 'the run');
+    await new Promise((r) => setTimeout(r, 500));
+    const cancelledAt = Date.now();
+    ac.abort();
+    await expect(call).rejects.toThrow();
+    await until(() => runOf()?.status === 'cancelled', 'the run to be cancelled');
+    expect(Date.now() - cancelledAt).toBeLessThan(30_000);
+    // The pool is free again: the next call runs at once.
+    const next = await client.callTool({ name: 'code', arguments: { code: 'emit_result(1 + 1)' } });
+    expect(JSON.parse(textOf(next))).toMatchObject({ status: 'succeeded', result: 2 });
+  });
+
   it('code runs a TypeScript script', async () => {
     const r = await client.callTool({
       name: 'code',

@@ -29,14 +29,14 @@ afterAll(async () => {
 async function cancelAfter(ms: number) {
   const runs = await svc.runs();
   llm.push(LOOP);
-  const s = runs.start({
+  const s = await runs.start({
     task: 'count for a long time',
     sandbox: 'ecommerce',
     providers: createProviders(svc.config, { baseUrl: llm.openaiUrl, model: 'scripted' }),
     maxRetries: 0,
     noTemplates: true,
   });
-  const id = await s.runId;
+  const id = s.runId;
   await new Promise((r) => setTimeout(r, ms));
   expect(runs.cancel(id)).toBe(true);
   const t0 = Date.now();

@@ -42,7 +42,7 @@ describe('PLAN mode', () => {
       fence('r = get_user(user_id="u1")\nemit_result(r.data[0])'),
       fence('r = get_user(user_id="u1")\nemit_result(r.data["name"])'),
     );
-    const { done } = runs.start({
+    const { done } = await runs.start({
       task: 'What is the name of user u1?',
       sandbox: 'ecommerce',
       providers: providers(),
@@ -90,13 +90,15 @@ describe('PLAN mode', () => {
 
   it('at the retry limit ends failed with the last error', async () => {
     llm.fallback = { text: fence('r = get_orders()\nemit_result(r.data["nope"])') };
-    const outcome = await runs.start({
-      task: 'orders',
-      sandbox: 'ecommerce',
-      providers: providers(),
-      maxRetries: 1,
-      noTemplates: true,
-    }).done;
+    const outcome = await (
+      await runs.start({
+        task: 'orders',
+        sandbox: 'ecommerce',
+        providers: providers(),
+        maxRetries: 1,
+        noTemplates: true,
+      })
+    ).done;
     expect(outcome.status).toBe('failed');
     expect(outcome.error).toMatch(/TypeError: list indices must be integers/);
     expect(runs.get(outcome.runId).attempts).toHaveLength(2);
@@ -104,26 +106,28 @@ describe('PLAN mode', () => {
 
   it('a provider that is down ends in a failed record with a clear message, never a crash', async () => {
     const down = createProviders(svc.config, { baseUrl: 'http://127.0.0.1:9/v1', model: 'x' });
-    const outcome = await runs.start({
-      task: 'anything',
-      sandbox: 'ecommerce',
-      providers: down,
-      maxRetries: 0,
-      noTemplates: true,
-    }).done;
+    const outcome = await (
+      await runs.start({
+        task: 'anything',
+        sandbox: 'ecommerce',
+        providers: down,
+        maxRetries: 0,
+        noTemplates: true,
+      })
+    ).done;
     expect(outcome.status).toBe('failed');
     expect(outcome.error).toMatch(/no provider produced a script: cli: connection failed/);
   }, 60_000);
 
   it('can be cancelled while the LLM streams', async () => {
     llm.push({ text: fence('emit_result(1)' + ' '.repeat(2000)), streamDelayMs: 100 });
-    const started = runs.start({
+    const started = await runs.start({
       task: 'slow',
       sandbox: 'ecommerce',
       providers: providers(),
       noTemplates: true,
     });
-    const id = await started.runId;
+    const id = started.runId;
     setTimeout(() => runs.cancel(id), 200);
     const outcome = await started.done;
     expect(outcome.status).toBe('cancelled');
@@ -135,15 +139,17 @@ describe('PLAN mode', () => {
       fence('r = get_user(user_id="u2")\nemit_result(r.data[0])'),
       fence('r = get_user(user_id="u2")\nemit_result(r.data["city"])'),
     );
-    const original = await runs.start({
-      task: 'City of u2',
-      sandbox: 'ecommerce',
-      providers: providers(),
-      noTemplates: true,
-    }).done;
+    const original = await (
+      await runs.start({
+        task: 'City of u2',
+        sandbox: 'ecommerce',
+        providers: providers(),
+        noTemplates: true,
+      })
+    ).done;
     expect(original.status).toBe('succeeded');
     const before = llm.requests.length;
-    const replay = await runs.replay(original.runId).done;
+    const replay = await (await runs.replay(original.runId)).done;
     expect(llm.requests.length).toBe(before);
     expect(replay).toMatchObject({ status: 'succeeded', result: 'Manchester' });
     const a = runs.get(original.runId).attempts.map((x) => x.script?.code);
@@ -159,13 +165,15 @@ describe('INTERACTIVE mode', () => {
       'r = get_orders()\nemit_intermediate([o["id"] for o in r.data if o["status"] == "pending"])',
     );
     llm.push(step, step, fence('emit_result({"pending": collected[0]})'));
-    const outcome = await runs.start({
-      task: 'Which orders are pending?',
-      sandbox: 'ecommerce',
-      mode: 'interactive',
-      providers: providers(),
-      maxSteps: 6,
-    }).done;
+    const outcome = await (
+      await runs.start({
+        task: 'Which orders are pending?',
+        sandbox: 'ecommerce',
+        mode: 'interactive',
+        providers: providers(),
+        maxSteps: 6,
+      })
+    ).done;
     expect(outcome).toMatchObject({ status: 'succeeded', result: { pending: ['o2', 'o4'] } });
     const rec = runs.get(outcome.runId);
     expect(rec.attempts.map((a) => a.step?.stagnant)).toEqual([false, true, false]);
@@ -178,33 +186,39 @@ describe('INTERACTIVE mode', () => {
 describe('templates (the ratchet)', () => {
   it('a promoted script serves the next matching intent with zero LLM calls, counters update', async () => {
     llm.push(fence('r = get_user(user_id="u3")\nemit_result(r.data["email"])'));
-    const first = await runs.start({ task: 'email of user u3', sandbox: 'ecommerce', providers: providers() })
-      .done;
+    const first = await (
+      await runs.start({ task: 'email of user u3', sandbox: 'ecommerce', providers: providers() })
+    ).done;
     expect(first.status).toBe('succeeded');
-    const t = runs.createTemplate({ name: 'user-email', fromRun: first.runId });
+    const templates = await svc.templates();
+    const t = templates.create({ name: 'user-email', fromRun: first.runId });
     expect(t.pattern).toBe('email of user {slot1}');
     const before = llm.requests.length;
-    const second = await runs.start({
-      task: 'Email of user u1',
-      sandbox: 'ecommerce',
-      providers: providers(),
-    }).done;
+    const second = await (
+      await runs.start({
+        task: 'Email of user u1',
+        sandbox: 'ecommerce',
+        providers: providers(),
+      })
+    ).done;
     expect(llm.requests.length).toBe(before);
     expect(second).toMatchObject({ status: 'succeeded', result: 'ada@example.com' });
     expect(runs.get(second.runId).tier).toBe('template');
-    expect(runs.listTemplates().find((x) => x.name === 'user-email')).toMatchObject({
+    expect(templates.list().find((x) => x.name === 'user-email')).toMatchObject({
       successes: 1,
       failures: 0,
     });
-    const evil = await runs.start({
-      task: `email of user x');write_file('pwn','1');('`,
-      sandbox: 'ecommerce',
-      providers: [],
-    }).done;
+    const evil = await (
+      await runs.start({
+        task: `email of user x');write_file('pwn','1');('`,
+        sandbox: 'ecommerce',
+        providers: [],
+      })
+    ).done;
     const rec = runs.get(evil.runId);
     expect(rec.tier).toBe('template');
     expect(rec.attempts[0]?.toolCalls.map((c) => c.name)).toEqual(['get_user']);
-    const test = await runs.testTemplate('user-email');
+    const test = await templates.test('user-email');
     expect(test.passed).toBe(true);
   });
 });
@@ -254,12 +268,18 @@ describe('provider keys', () => {
   it('a key reaches the LLM server and never the run store or the logs', async () => {
     const KEY = 'sk-toolsmith-secret-key-0123456789';
     llm.push(fence('emit_result(get_user(user_id="u1").data["name"])'));
-    const outcome = await runs.start({
-      task: 'Name of u1 (with a key)',
-      sandbox: 'ecommerce',
-      providers: createProviders(svc.config, { baseUrl: llm.openaiUrl, model: 'scripted-coder' }, () => KEY),
-      noTemplates: true,
-    }).done;
+    const outcome = await (
+      await runs.start({
+        task: 'Name of u1 (with a key)',
+        sandbox: 'ecommerce',
+        providers: createProviders(
+          svc.config,
+          { baseUrl: llm.openaiUrl, model: 'scripted-coder' },
+          () => KEY,
+        ),
+        noTemplates: true,
+      })
+    ).done;
     expect(outcome.status).toBe('succeeded');
     expect(String(llm.requests.at(-1)?.headers['authorization'])).toBe(`Bearer ${KEY}`);
     const stored = readdirSync(join(ws, '.toolsmith'), { recursive: true, withFileTypes: true })
@@ -280,13 +300,15 @@ describe('inference tiers', () => {
     );
     const mk = (id: string) =>
       createProviders(svc.config, { baseUrl: llm.openaiUrl, model: `model-${id}`, provider: id })[0]!;
-    const outcome = await runs.start({
-      task: 'two providers',
-      sandbox: 'ecommerce',
-      providers: [mk('first'), mk('second')],
-      maxRetries: 0,
-      noTemplates: true,
-    }).done;
+    const outcome = await (
+      await runs.start({
+        task: 'two providers',
+        sandbox: 'ecommerce',
+        providers: [mk('first'), mk('second')],
+        maxRetries: 0,
+        noTemplates: true,
+      })
+    ).done;
     expect(outcome).toMatchObject({ status: 'succeeded', result: 2 });
     expect(llm.requests.map((r) => r.body['model'])).toEqual(['model-first', 'model-first', 'model-second']);
     const rec = runs.get(outcome.runId);
@@ -296,11 +318,13 @@ describe('inference tiers', () => {
   });
 
   it('the rules tier serves a task that is itself a tool call, with no LLM request', async () => {
-    const outcome = await runs.start({
-      task: 'get_user(user_id="u2")',
-      sandbox: 'ecommerce',
-      providers: providers(),
-    }).done;
+    const outcome = await (
+      await runs.start({
+        task: 'get_user(user_id="u2")',
+        sandbox: 'ecommerce',
+        providers: providers(),
+      })
+    ).done;
     expect(outcome.status).toBe('succeeded');
     expect(llm.requests).toHaveLength(0);
     expect(runs.get(outcome.runId).tier).toBe('rule');

@@ -224,11 +224,13 @@ print(" ".join(out))
 
   it("a run's record keeps the requests in its trace (rules tier: no LLM)", async () => {
     const runs = await svc.runs();
-    const outcome = await runs.start({
-      task: `get_url(url="http://127.0.0.1:${allowedPort}/run")`,
-      sandbox: 'web',
-      providers: [],
-    }).done;
+    const outcome = await (
+      await runs.start({
+        task: `get_url(url="http://127.0.0.1:${allowedPort}/run")`,
+        sandbox: 'web',
+        providers: [],
+      })
+    ).done;
     expect(outcome.status).toBe('succeeded');
     const calls = runs.get(outcome.runId).attempts.flatMap((a) => a.toolCalls);
     expect(calls.map((c) => c.name)).toEqual(['get_url']);

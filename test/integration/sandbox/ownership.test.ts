@@ -47,7 +47,7 @@ const factory = async (inst: Installation, start = true) => {
   return f;
 };
 /** A pid no process has now (a process that ran and exited). */
-const deadPid = () => spawnSync('true').pid as number;
+const deadPid = () => spawnSync('true').pid;
 /** The instance's process died without cleaning up: its registry entry names a process that is gone. */
 const crash = (inst: Installation) =>
   writeFileSync(join(inst.dir, 'instances', `${inst.instance}.json`), JSON.stringify({ pid: deadPid() }));

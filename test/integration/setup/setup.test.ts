@@ -177,12 +177,14 @@ describe('an unreachable provider is skipped quickly', () => {
       const runs = await runsSvc.runs();
       const { createProviders } = await import('../../../src-main/app/providers.ts');
       const t0 = performance.now();
-      const outcome = await runs.start({
-        task: 'count the orders',
-        sandbox: 'ecommerce',
-        providers: createProviders(runsSvc.config),
-        noTemplates: true,
-      }).done;
+      const outcome = await (
+        await runs.start({
+          task: 'count the orders',
+          sandbox: 'ecommerce',
+          providers: createProviders(runsSvc.config),
+          noTemplates: true,
+        })
+      ).done;
       expect(performance.now() - t0).toBeLessThan(2500);
       expect(outcome.status).toBe('failed');
       expect(outcome.error).toContain(deadUrl);

@@ -67,7 +67,7 @@ describe('toolsmith eval', () => {
       const task = taskOf(req);
       if (modelOf(req) === 'weak' && task.startsWith('How many units'))
         return fence('emit_result(check_inventory(product_id="p3").data["in_stock"])');
-      return ORACLE[task] ? fence(ORACLE[task] as string) : undefined;
+      return ORACLE[task] ? fence(ORACLE[task]) : undefined;
     };
     const junit = join(ws, 'junit2.xml');
     const r = await cli([

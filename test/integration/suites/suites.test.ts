@@ -206,7 +206,7 @@ type = "served_by_template"
 
 describe('assertions of every kind', () => {
   it('pass and fail where they should', async () => {
-    (await svc.runs()).createTemplate({
+    (await svc.templates()).create({
       name: 'tokyo-stock',
       pattern: 'Stock of {product} in Tokyo',
       slots: { product: 'str' },

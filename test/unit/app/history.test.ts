@@ -37,7 +37,7 @@ describe('replays', () => {
         retries: [],
       },
     } as RunEvent;
-    const r = await new ReplayProvider([recorded]).generate({ system: '', user: '' } as never);
+    const r = await new ReplayProvider([recorded]).generate({ system: '', user: '' });
     expect(r).toMatchObject({ text: 'emit_result(1)', promptTokens: 0, completionTokens: 0 });
   });
 });
@@ -83,7 +83,7 @@ describe('templates in the run store', () => {
 
   it('a run records why no template matched', async () => {
     const runs = await svc.runs();
-    runs.templates.write({
+    (await svc.templates()).files.write({
       name: 'user-name',
       pattern: 'What is the name of user {user_id}?',
       slots: { user_id: 'str' },
@@ -92,8 +92,9 @@ describe('templates in the run store', () => {
       body: 'r = get_user(user_id={{user_id}})\nemit_result(r.data["name"])\n',
       examples: [],
     });
-    const o = await runs.start({ task: 'What is the email of user u1?', sandbox: 'ecommerce', providers: [] })
-      .done;
+    const o = await (
+      await runs.start({ task: 'What is the email of user u1?', sandbox: 'ecommerce', providers: [] })
+    ).done;
     const rec = runs.get(o.runId);
     expect(rec.templateMiss).toMatchObject({ template: 'user-name', position: 12 });
     expect(rec.templateMiss?.reason).toMatch(/differs at character 13 of the task: expected "name of user/);
@@ -103,7 +104,7 @@ describe('templates in the run store', () => {
     const runs = await svc.runs();
     // A source run (the script fails validation: no sandbox is needed).
     const src = await runs.runScript({ sandbox: 'ecommerce', body: 'import os\n', task: 'source' });
-    runs.templates.write({
+    (await svc.templates()).files.write({
       name: 'broken',
       pattern: 'broken {x}',
       slots: { x: 'str' },
@@ -113,9 +114,9 @@ describe('templates in the run store', () => {
       examples: [{ intent: 'broken a' }],
       origin: src.runId,
     });
-    const r = await runs.testTemplate('broken');
+    const r = await (await svc.templates()).test('broken');
     expect(r.passed).toBe(false);
-    const view = runs.listTemplates().find((t) => t.name === 'broken');
+    const view = (await svc.templates()).list().find((t) => t.name === 'broken');
     expect(view).toMatchObject({ successes: 0, failures: 0, lastUsed: null });
     const test = runs.list({ text: 'template test broken' }).runs[0];
     expect(test?.originRun).toBe(src.runId);

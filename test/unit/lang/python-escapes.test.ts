@@ -102,7 +102,7 @@ describe('a dunder spelled with \\N{...}: refused by the host as by the worker',
     const out = python(
       `
 import importlib.util, sys
-spec = importlib.util.spec_from_file_location("toolsmith_worker", sys.argv[1])
+spec = importlib.util.spec_from_file_location("toolsmith_worker_checks", sys.argv[1])
 w = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(w)
 try:
@@ -111,7 +111,7 @@ try:
 except w.ValidationError as e:
     print("refused:", e)
 `,
-      [join(repoRoot, 'sandbox-images/python/worker.py')],
+      [join(repoRoot, 'sandbox-images/python/toolsmith_worker/checks.py')],
       script,
     );
     expect(out).toMatch(/^refused:/);

@@ -1,8 +1,8 @@
 /**
- * The sandbox worker (sandbox-images/python/worker.py) keeps its own copy of the language surface: the
+ * The sandbox worker (sandbox-images/python/toolsmith_worker/checks.py) keeps its own copy of the language surface: the
  * safe builtins, the forbidden names and attributes, each pre-imported module's allowed attributes and the
  * str.format field pattern. They must equal the host's data in builtins.ts, and its own AST re-check must
- * refuse what the host refuses for modules and format templates. worker.py is read with CPython's `ast`
+ * refuse what the host refuses for modules and format templates. checks.py is read with CPython's `ast`
  * (literal constants, never executed) and its check_script is called in a separate python3 process.
  */
 import { spawnSync } from 'node:child_process';
@@ -20,7 +20,7 @@ import { FORMAT_FIELD } from '../../../src-main/core/lang/python/validate.ts';
 import { repoRoot } from '../../support/workspace.ts';
 
 const PY = '/usr/bin/python3';
-const WORKER = join(repoRoot, 'sandbox-images/python/worker.py');
+const WORKER = join(repoRoot, 'sandbox-images/python/toolsmith_worker/checks.py');
 const CORPUS = join(repoRoot, 'test/fixtures/corpus/python');
 
 function python(script: string, args: string[] = [], input?: string): string {
@@ -61,7 +61,7 @@ const worker = JSON.parse(python(CONSTANTS, [WORKER])) as {
 };
 const sorted = (xs: Iterable<string>) => [...xs].sort();
 
-describe('worker.py and builtins.ts hold the same lists', () => {
+describe("the worker's checks.py and builtins.ts hold the same lists", () => {
   it('module allow-lists (same modules, same attributes, same order)', () => {
     expect(worker.MODULE_ATTRS).toEqual(PYTHON_MODULE_ATTRIBUTES);
     expect(worker.MODULES).toEqual(PYTHON_PREIMPORTED_MODULES);
@@ -94,10 +94,10 @@ describe('worker.py and builtins.ts hold the same lists', () => {
 });
 
 describe("the worker's own AST re-check and module stand-ins", () => {
-  // Imports worker.py as a module (main() does not run) and reports, per file, whether check_script refused it.
+  // Imports checks.py as a module (stdlib only, loadable on its own) and reports, per file, whether check_script refused it.
   const CHECK = `
 import importlib.util, json, sys
-spec = importlib.util.spec_from_file_location("toolsmith_worker", sys.argv[1])
+spec = importlib.util.spec_from_file_location("toolsmith_worker_checks", sys.argv[1])
 w = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(w)
 out = {}
@@ -136,7 +136,7 @@ print(json.dumps(out))
     const out = python(
       `
 import importlib.util, json, sys
-spec = importlib.util.spec_from_file_location("toolsmith_worker", sys.argv[1])
+spec = importlib.util.spec_from_file_location("toolsmith_worker_checks", sys.argv[1])
 w = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(w)
 res = {}

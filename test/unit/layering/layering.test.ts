@@ -2,7 +2,18 @@ import { ESLint } from 'eslint';
 import { describe, expect, it } from 'vitest';
 
 const root = new URL('../../../', import.meta.url).pathname;
-const eslint = new ESLint({ cwd: root });
+// The snippets are files that do not exist, so no TypeScript project holds them: lint them without the
+// type-aware rules (this test is about the layering rule only).
+const eslint = new ESLint({
+  cwd: root,
+  overrideConfig: {
+    languageOptions: { parserOptions: { project: null } },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'off',
+      '@typescript-eslint/no-unnecessary-type-assertion': 'off',
+    },
+  },
+});
 
 async function lint(file: string, code: string): Promise<string[]> {
   const [r] = await eslint.lintText(code, { filePath: `${root}${file}` });
@@ -39,5 +50,30 @@ describe('layering lint rule', () => {
     ],
   ])('allows a legal import in %s', async (file, code) => {
     expect(await lint(file, code)).toEqual([]);
+  });
+});
+
+describe('type-aware lint rules', () => {
+  const typed = new ESLint({ cwd: root });
+  const rules = async (code: string) => {
+    // An existing file of the project, so the TypeScript program knows it; the text is ours.
+    const [r] = await typed.lintText(code, { filePath: `${root}src-main/core/records/sort.ts` });
+    return (r?.messages ?? []).map((m) => m.ruleId);
+  };
+
+  // The first typed lint builds the TypeScript program of the project: seconds on a busy machine.
+  it('flags a floating promise and a cast the types already make', { timeout: 120_000 }, async () => {
+    const found = await rules(
+      'const p = (): Promise<number> => Promise.resolve(1);\nexport function f(): void {\n  p();\n}\nconst s: string = String(1);\nexport const n = s as string;\n',
+    );
+    expect(found).toContain('@typescript-eslint/no-floating-promises');
+    expect(found).toContain('@typescript-eslint/no-unnecessary-type-assertion');
+  });
+
+  it('accepts an awaited or explicitly voided promise', { timeout: 60_000 }, async () => {
+    const found = await rules(
+      'const p = (): Promise<number> => Promise.resolve(1);\nexport async function f(): Promise<void> {\n  await p();\n  void p();\n}\n',
+    );
+    expect(found).toEqual([]);
   });
 });

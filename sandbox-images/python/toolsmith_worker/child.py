@@ -1,0 +1,255 @@
+"""The child: one job, in a process forked (by the fork server) before its job arrives."""
+
+import gc
+import marshal
+import os
+import re
+import sys
+import time
+import traceback
+from dataclasses import dataclass
+
+from .checks import MODULES, SCRIPT_NAME, ValidationError, safe_builtins
+from .protocol import encode, loads, read_exact, write_all
+from .tools import TOOLS_FILE, TOOLS_LINES, ToolResponse, json_safe
+
+
+@dataclass(slots=True, eq=False)
+class ChildJob:
+    """What one child knows of its job: the script and its tools and inputs, and its pipes to the worker."""
+
+    code: str
+    tools: dict
+    inputs: dict
+    msg_w: int  # child -> worker: protocol lines
+    res_r: int  # worker -> child: the job (read already), then tool results
+    res_buf: bytes = b""  # tool-result bytes read past the line being waited for
+    calls: int = 0  # tool calls to the host so far (their call ids)
+
+
+class Child:
+    """A job's side of the protocol. Made in the worker once per tools load, with everything a job's
+    namespace holds that does not depend on the job, so each child inherits it ready-made and only fills
+    in its job and pipes. A child changes only its own copy (copy-on-write): the next child starts again
+    from the fork server's untouched one."""
+
+    def __init__(self, registry, host_tools, credentials, forward=False):
+        self.job = None  # this child's job (ChildJob): set once, in the child process
+        self.registry = registry
+        # Forwarded: the sandbox's tools run in another container (egress, docs/sandboxes.md); here they
+        # are tool_calls to the host like host tools, with the same signature checks.
+        self.local = {} if forward else registry.tools
+        self.host_tools = host_tools
+        self.credentials = credentials
+        self.base = {"__builtins__": safe_builtins(self._print)}
+        self.base.update(MODULES)
+        self.base.update(
+            emit_result=self.emit_result,
+            emit_intermediate=self.emit_intermediate,
+            emit_log=self.emit_log,
+            credential=self.credential,
+            ToolResponse=ToolResponse,
+        )
+        # Each tool under its own name; a kit alias gets its own wrapper when a job uses it.
+        self.own = {name: self.sandbox_tool(name, name, fn, registry.signatures[name]) for name, (fn, _) in self.local.items()}
+        self.own_host = {name: self.host_tool(name, name) for name in host_tools}
+        self.refused = {name: self.refused_tool(name) for name in list(registry.tools) + list(host_tools)}
+
+    def send(self, msg):
+        write_all(self.job.msg_w, encode(msg).encode() + b"\n")
+
+    def _data(self, value, what):
+        bad = json_safe(value)
+        if bad:
+            raise TypeError(f"{what} takes JSON-safe data (dict, list, str, int, float, bool, None); {bad} is not")
+        return value
+
+    def emit_result(self, value):
+        self.send({"type": "emit", "kind": "result", "data": self._data(value, "emit_result")})
+
+    def emit_intermediate(self, value):
+        self.send({"type": "emit", "kind": "intermediate", "data": self._data(value, "emit_intermediate")})
+
+    def emit_log(self, text):
+        self.send({"type": "emit", "kind": "log", "data": str(text)})
+
+    def credential(self, name):
+        if name not in self.credentials:
+            raise KeyError(f"credential {name!r} is not declared for this sandbox; declared: {sorted(self.credentials)}")
+        value = os.environ.get("TOOLSMITH_CRED_" + re.sub(r"\W", "_", name).upper())
+        if value is None:
+            raise KeyError(f"credential {name!r} is declared but has no value on the host")
+        return value
+
+    def trace(self, name, args, started, result=None, error=None, location="sandbox", refused=False):
+        msg = {"type": "trace", "name": name, "args": args, "ms": round((time.perf_counter() - started) * 1000, 3), "location": location}
+        if result is not None:
+            msg["result"] = result
+        if error is not None:
+            msg["error"] = error
+        if refused:
+            msg["refused"] = True
+        try:
+            self.send(msg)
+        except (TypeError, ValueError, RecursionError):
+            msg["args"] = {k: repr(v) for k, v in args.items()}
+            self.send(msg)
+
+    def sandbox_tool(self, alias, name, fn, sig):
+        def call(*args, **kwargs):
+            started = time.perf_counter()
+            try:
+                bound = sig.bind(*args, **kwargs)
+            except TypeError as e:
+                self.trace(alias, {"args": [repr(a) for a in args], **{k: repr(v) for k, v in kwargs.items()}}, started, error=str(e))
+                raise TypeError(f"{alias}() {e}") from None
+            traced = dict(bound.arguments)
+            try:
+                r = fn(*bound.args, **bound.kwargs)
+                if not isinstance(r, ToolResponse):
+                    raise TypeError(f"tool {name} returned {type(r).__name__}, not a ToolResponse")
+            except Exception as e:  # noqa: BLE001 - traced, then re-raised to the script
+                self.trace(alias, traced, started, error=f"{type(e).__name__}: {e}")
+                raise
+            self.trace(alias, traced, started, result=r.to_dict())
+            return r
+
+        call.__name__ = alias
+        return call
+
+    def host_tool(self, alias, name):
+        sig = self.registry.signatures.get(name)
+
+        def call(*args, **kwargs):
+            if sig is not None:  # a forwarded sandbox tool: bound like a local one
+                try:
+                    kwargs = dict(sig.bind(*args, **kwargs).arguments)
+                except TypeError as e:
+                    raise TypeError(f"{alias}() {e}") from None
+            elif args:
+                raise TypeError(f"{alias}() takes keyword arguments only")
+            job = self.job
+            job.calls += 1
+            call_id = f"c{job.calls}"
+            self._data(kwargs, alias)
+            self.send({"type": "tool_call", "call_id": call_id, "name": name, "alias": alias, "args": kwargs})
+            reply = self._read_result(call_id)
+            r = reply.get("response") or {}
+            if reply.get("error"):
+                raise RuntimeError(f"{alias}: {reply['error']}")
+            return ToolResponse(bool(r.get("success")), r.get("message") or (None if r.get("success") else "failed"), r.get("data"))
+
+        call.__name__ = alias
+        return call
+
+    def _read_result(self, call_id):
+        job = self.job
+        while True:
+            nl = job.res_buf.find(b"\n")
+            if nl >= 0:
+                line, job.res_buf = job.res_buf[:nl], job.res_buf[nl + 1 :]
+                msg = loads(line)
+                if msg.get("call_id") == call_id:
+                    return msg
+                continue
+            chunk = os.read(job.res_r, 65536)
+            if not chunk:
+                raise RuntimeError("the host closed the tool channel")
+            job.res_buf += chunk
+
+    def refused_tool(self, alias):
+        def call(*args, **kwargs):
+            started = time.perf_counter()
+            self.trace(alias, {k: repr(v) for k, v in kwargs.items()}, started, error="refused: not in this run's tools", refused=True)
+            raise PermissionError(f"{alias} is not one of the tools of this run")
+
+        return call
+
+    def namespace(self):
+        ns = self.base  # this process's own copy, used by exactly one job
+        tools = self.job.tools
+        for alias, name in tools.items():
+            if name in self.local:
+                if alias == name:
+                    ns[alias] = self.own[name]
+                else:
+                    fn, _ = self.registry.tools[name]
+                    ns[alias] = self.sandbox_tool(alias, name, fn, self.registry.signatures[name])
+            elif name in self.host_tools:
+                ns[alias] = self.own_host[name] if alias == name else self.host_tool(alias, name)
+        for name, stub in self.refused.items():
+            if name not in ns and name not in tools:
+                ns[name] = stub
+        for k, v in self.job.inputs.items():
+            ns[k] = v
+        return ns
+
+    def _print(self, *args, sep=" ", end="\n", **_kw):
+        sys.stdout.write(sep.join(str(a) for a in args) + end)
+        sys.stdout.flush()
+
+    def run(self, compiled):
+        code = self.job.code
+        if isinstance(compiled, ValidationError):
+            self.send({"type": "done", "ok": False, "error": {"type": "ValidationError", "message": str(compiled), "frames": []}})
+            return
+        ns = self.namespace()
+        try:
+            exec(compiled, ns)  # noqa: S102 - the sandboxed script itself
+        except BaseException as e:  # noqa: BLE001 - every failure becomes a structured error
+            frames = []
+            lines = code.splitlines()
+            for fs in traceback.extract_tb(e.__traceback__):
+                if fs.filename == SCRIPT_NAME:
+                    text = lines[fs.lineno - 1].strip() if fs.lineno and 0 < fs.lineno <= len(lines) else ""
+                    frames.append({"line": fs.lineno, "name": "<script>" if fs.name == "<module>" else fs.name, "text": text})
+                elif fs.filename == TOOLS_FILE:
+                    # A tool that raised: its own lines, so a person can jump into tools.py.
+                    src = TOOLS_LINES[0]
+                    text = src[fs.lineno - 1].strip() if fs.lineno and 0 < fs.lineno <= len(src) else ""
+                    frames.append({"line": fs.lineno, "name": fs.name, "text": text, "file": TOOLS_FILE})
+            if isinstance(e, SyntaxError):
+                frames.append({"line": e.lineno or 0, "name": "<script>", "text": (e.text or "").strip()})
+            if isinstance(e, MemoryError):
+                kind = "MemoryError"
+            else:
+                kind = type(e).__name__
+            message = str(e)
+            if isinstance(e, KeyError) and e.args:
+                message = repr(e.args[0])
+            self.send({"type": "done", "ok": False, "error": {"type": kind, "message": message, "frames": frames}})
+            return
+        self.send({"type": "done", "ok": True})
+
+
+# ---------------------------------------------------------------- the child: set up ahead, one job
+
+
+def child_main(child, job_r, msg_w, out_w):
+    """A fresh process, forked by the fork server before its job arrives. It gets ready (own session,
+    output to the worker's pipe, nothing of the protocol stream), waits for exactly one job, runs it and
+    exits. Nothing of the job's code runs before the job arrives."""
+    try:
+        os.setsid()
+        os.dup2(out_w, 1)
+        os.dup2(out_w, 2)
+        os.close(out_w)
+        if not getattr(sys.stdout, "write_through", False):  # not run with -u: line-buffer the output
+            sys.stdout = os.fdopen(1, "w", buffering=1)
+            sys.stderr = sys.stdout
+        gc.disable()  # a short-lived process: no collector passes touching (copying) shared pages
+        head = read_exact(job_r, 4)
+        if len(head) < 4:
+            return  # withdrawn without a job (tools reloaded, worker shutting down)
+        compiled, job = marshal.loads(read_exact(job_r, int.from_bytes(head, "little")))
+        if isinstance(compiled, str):
+            compiled = ValidationError(compiled)
+        child.job = ChildJob(job["code"], job["tools"], job["inputs"], msg_w, job_r)
+        child.run(compiled)
+    except BaseException as e:  # noqa: BLE001
+        try:
+            write_all(msg_w, encode({"type": "done", "ok": False, "error": {"type": type(e).__name__, "message": str(e), "frames": []}}).encode() + b"\n")
+        except BaseException:  # noqa: BLE001
+            pass
+    finally:
+        os._exit(0)

@@ -1,0 +1,80 @@
+"""The fork server: a copy of the worker that only forks children."""
+
+import os
+import select
+import signal
+import socket
+
+from .child import child_main
+from .hygiene import set_pdeathsig
+from .protocol import OUT_FD
+
+
+def fork_server(sock, child):
+    """Forks one child at a time when the worker asks ("f"), hands the worker the child's pipes ("c"),
+    reports the child's exit ("x") and answers pings ("p" -> "P"), also while a child runs. It is a copy
+    of the worker made right after the tools were loaded and does nothing else: the worker's own memory
+    is never shared with a job, so relaying a job never pays for copy-on-write, and a child is ready
+    before its job arrives."""
+    set_pdeathsig()
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # for the children: a write to a pipe nobody reads ends them
+    os.close(OUT_FD)  # the protocol stream is the worker's alone
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    def request():
+        try:
+            r = sock.recv(16)
+        except OSError:
+            r = b""
+        if not r:
+            os._exit(0)  # the worker is gone
+        if r == b"p":
+            sock.send(b"P")
+        return r
+
+    wanted = False  # a fork asked for while the previous child still ran (the worker does not do that)
+    while True:
+        if not wanted and request() != b"f":
+            continue
+        wanted = False
+        job_r, job_w = os.pipe()  # worker -> child: the job, then tool results
+        msg_r, msg_w = os.pipe()  # child -> worker: protocol lines
+        out_r, out_w = os.pipe()  # the child's stdout/stderr
+        pid = os.fork()
+        if pid == 0:
+            sock.close()
+            os.close(job_w)
+            os.close(msg_r)
+            os.close(out_r)
+            child_main(child, job_r, msg_w, out_w)
+        os.close(job_r)
+        os.close(msg_w)
+        os.close(out_w)
+        try:
+            socket.send_fds(sock, [b"c" + pid.to_bytes(4, "little")], [job_w, msg_r, out_r])
+        except OSError:
+            os._exit(0)
+        os.close(job_w)
+        os.close(msg_r)
+        os.close(out_r)
+        try:
+            exited = os.pidfd_open(pid)  # readable once the child is gone
+        except (AttributeError, OSError):
+            exited = -1  # (no pidfd: pings wait until the child is gone)
+        if exited >= 0:
+            while True:
+                ready = select.select([sock.fileno(), exited], [], [])[0]
+                if sock.fileno() in ready and request() == b"f":
+                    wanted = True
+                if exited in ready:
+                    break
+            os.close(exited)
+        try:
+            _, status = os.waitpid(pid, 0)
+        except ChildProcessError:
+            status = 0
+        try:
+            sock.send(b"x" + pid.to_bytes(4, "little") + status.to_bytes(4, "little"))
+        except OSError:
+            os._exit(0)

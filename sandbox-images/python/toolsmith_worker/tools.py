@@ -1,0 +1,194 @@
+"""ToolResponse, @tool and the registry of a sandbox's tools.py (its descriptors as the host's extractor
+reads them: src-main/core/tools/extract.ts)."""
+
+import collections.abc
+import inspect
+import math
+import re
+
+TOOLS_FILE = "tools.py"
+# The loaded tools.py, by line (one slot: set on load, read in forked jobs' tracebacks).
+TOOLS_LINES = [[]]
+_isfinite = math.isfinite
+
+def json_safe(value, path="$"):
+    if value is None or isinstance(value, (bool, str)):
+        return None
+    if isinstance(value, (int, float)):
+        if isinstance(value, float) and not _isfinite(value):
+            return f"{path} ({value})"
+        return None
+    if isinstance(value, (list, tuple)):
+        for i, v in enumerate(value):
+            bad = json_safe(v, f"{path}[{i}]")
+            if bad:
+                return bad
+        return None
+    if isinstance(value, dict):
+        for k, v in value.items():
+            if not isinstance(k, str):
+                return f"{path} (key {k!r} is not a string)"
+            bad = json_safe(v, f"{path}.{k}")
+            if bad:
+                return bad
+        return None
+    return f"{path} ({type(value).__name__})"
+
+
+class ToolResponse:
+    """The uniform result of every tool: success, message (mandatory on failure), data (JSON-safe)."""
+
+    __slots__ = ("success", "message", "data")
+
+    def __init__(self, success, message=None, data=None):
+        if not isinstance(success, bool):
+            raise TypeError("ToolResponse.success must be True or False")
+        if not success and not (isinstance(message, str) and message.strip()):
+            raise ValueError("a failed ToolResponse needs a message saying what went wrong")
+        bad = json_safe(data)
+        if bad:
+            raise TypeError(f"ToolResponse data must be JSON-safe; {bad} is not")
+        self.success = success
+        self.message = message
+        self.data = data
+
+    def to_dict(self):
+        d = {"success": self.success}
+        if self.message is not None:
+            d["message"] = self.message
+        if self.data is not None:
+            d["data"] = self.data
+        return d
+
+    def __repr__(self):
+        return f"ToolResponse(success={self.success!r}, message={self.message!r}, data={self.data!r})"
+
+
+_TYPES = {str: "str", int: "int", float: "float", bool: "bool", list: "list", dict: "dict"}
+
+
+def _type_name(ann):
+    """(type, options, optional, items): as the host's extractor reads the annotation (tools/extract.ts)."""
+    if ann is inspect.Parameter.empty:
+        return "any", None, False, None
+    if isinstance(ann, str):
+        ann = {"str": str, "int": int, "float": float, "bool": bool, "list": list, "dict": dict}.get(ann, ann)
+    if ann in _TYPES:
+        return _TYPES[ann], None, False, None
+    origin = getattr(ann, "__origin__", None)
+    args = getattr(ann, "__args__", ()) or ()
+    name = getattr(origin, "_name", None) or getattr(ann, "_name", None) or ""
+    if origin is tuple:
+        return "list", None, False, None
+    if origin is list or origin is collections.abc.Sequence:
+        item = _type_name(args[0])[0] if len(args) == 1 else "any"
+        return "list", None, False, (item if item != "any" else None)
+    if origin is dict:
+        return "dict", None, False, None
+    if name == "Literal" or str(origin) == "typing.Literal":
+        opts = list(args)
+        first = opts[0] if opts else ""
+        t = "bool" if isinstance(first, bool) else "int" if isinstance(first, int) else "float" if isinstance(first, float) else "str"
+        return t, opts, False, None
+    if args and type(None) in args:
+        rest = [a for a in args if a is not type(None)]
+        if len(rest) == 1:
+            t, opts, _, items = _type_name(rest[0])
+            return t, opts, True, items
+    return "any", None, False, None
+
+
+def _parse_doc(doc):
+    desc, params, returns = [], {}, []
+    section, current = "desc", None
+    for raw in (doc or "").replace("\r\n", "\n").split("\n"):
+        line = raw.rstrip()
+        m = re.match(r"^\s*(Args|Arguments|Parameters|Params|Returns|Return|Yields|Raises|Examples?|Notes?)\s*:\s*$", line)
+        if m:
+            h = m.group(1)
+            section = "args" if h in ("Args", "Arguments", "Parameters", "Params") else "returns" if h in ("Returns", "Return") else "other"
+            current = None
+            continue
+        if section == "desc":
+            desc.append(line.strip())
+        elif section == "returns":
+            returns.append(line.strip())
+        elif section == "args":
+            pm = re.match(r"^\s*\*{0,2}([A-Za-z_]\w*)\s*(?:\([^)]*\))?\s*:\s*(.*)$", line)
+            indent = len(line) - len(line.lstrip())
+            if pm and (current is None or indent <= 8):
+                current = pm.group(1)
+                params[current] = pm.group(2).strip()
+            elif current and line.strip():
+                params[current] = (params[current] + " " + line.strip()).strip()
+    paragraphs = re.split(r"\n\s*\n", "\n".join(desc).strip())
+    description = re.sub(r"\s*\n\s*", " ", paragraphs[0] if paragraphs else "").strip()
+    ret = " ".join(r for r in returns if r)
+    return description, params, ret or None
+
+
+class ToolRegistry:
+    def __init__(self):
+        self.tools = {}  # name -> (function, descriptor)
+        self.signatures = {}  # name -> inspect.Signature, computed once at load
+
+    def decorator(self, fn=None, **kw):
+        allowed = {"name", "description", "options", "examples", "source", "display_name", "grade"}
+        unknown = set(kw) - allowed
+        if unknown:
+            raise TypeError(f"@tool got unknown arguments {sorted(unknown)}")
+
+        def register(f):
+            self.tools[kw.get("name") or f.__name__] = (f, self._describe(f, kw))
+            self.signatures[kw.get("name") or f.__name__] = inspect.signature(f)
+            return f
+
+        return register(fn) if fn is not None else register
+
+    @staticmethod
+    def _describe(f, kw):
+        description, docs, returns = _parse_doc(inspect.getdoc(f))
+        sig = inspect.signature(f)
+        params = []
+        for p in sig.parameters.values():
+            if p.kind not in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY):
+                continue
+            t, opts, optional, items = _type_name(p.annotation)
+            d = {
+                "name": p.name,
+                "type": t,
+                "description": docs.get(p.name, ""),
+                "required": p.default is inspect.Parameter.empty,
+                "source": "all",
+            }
+            if items is not None:
+                d["items"] = items
+            if optional:
+                d["nullable"] = True
+            if p.default is not inspect.Parameter.empty:
+                d["default"] = list(p.default) if isinstance(p.default, tuple) else p.default
+            o = (kw.get("options") or {}).get(p.name, opts)
+            if o is not None:
+                d["options"] = list(o)
+            ex = (kw.get("examples") or {}).get(p.name)
+            if ex is not None:
+                d["examples"] = list(ex) if isinstance(ex, (list, tuple)) else [ex]
+            src = (kw.get("source") or {}).get(p.name)
+            if src in ("context", "history", "all"):
+                d["source"] = src
+            dn = (kw.get("display_name") or {}).get(p.name)
+            if isinstance(dn, str):
+                d["displayName"] = dn
+            params.append(d)
+        g = kw.get("grade")
+        grade = {"w": g[0], "d": g[1]} if isinstance(g, (list, tuple)) and len(g) == 2 else {"w": 2, "d": 2}
+        desc = {
+            "name": kw.get("name") or f.__name__,
+            "description": kw.get("description") or description,
+            "parameters": params,
+            "location": "sandbox",
+            "grade": grade,
+        }
+        if returns:
+            desc["returns"] = returns
+        return desc

@@ -1,0 +1,495 @@
+"""The worker: the protocol loop with the host, the fork server's client, and main."""
+
+import builtins
+import gc
+import marshal
+import os
+import resource
+import select
+import signal
+import socket
+import sys
+import time
+import traceback
+from dataclasses import dataclass, field
+
+from . import hygiene
+from .checks import SCRIPT_NAME, ValidationError, check_script
+from .child import Child
+from .forkserver import fork_server
+from .hygiene import oom_kills, reap_strays, start_egress_relay, trim_heap, wipe_tmp
+from .protocol import HOST_MAX_LINE, MAX_LINE, PROTOCOL, encode, flush, loads, send, write_all
+from .tools import TOOLS_FILE, TOOLS_LINES, ToolRegistry, ToolResponse
+
+# A script's result is usually followed at once by its done; the worker holds the result line this long
+# so that both reach the host in one write (one trip through the container's attached stream).
+HOLD_S = 0.002
+
+_FDS_SPACE = socket.CMSG_SPACE(3 * 4)  # room for the three pipe ends of a child
+
+
+@dataclass(slots=True, eq=False)
+class Spare:
+    """A child forked ahead of its job: its pid and the worker's ends of its pipes."""
+
+    pid: int
+    job_w: int  # worker -> child: the job, then tool results
+    msg_r: int  # child -> worker: protocol lines
+    out_r: int  # the child's stdout/stderr
+
+
+@dataclass(slots=True, eq=False)
+class JobState:
+    """The worker's side of the job that runs now (at most one)."""
+
+    id: object
+    max_output: int
+    deadline: float  # time.monotonic() past which the job is killed
+    oom_before: int | None  # the cgroup's OOM-kill count when the job started
+    pid: int = 0  # the child's (0: no child could run it)
+    msg_r: int = -1
+    res_w: int = -1
+    out_r: int = -1
+    msg_buf: bytes = b""  # the child's protocol bytes not yet split into lines
+    out_bytes: int = 0  # what counts against max_output so far
+    done: dict | None = None  # the job's done, once known
+    hold: float = 0  # set while a result line waits for the job's done (HOLD_S)
+    status: int | None = None  # the child's wait status, once the fork server reports its exit
+    open: set = field(default_factory=set)  # msg_r and out_r while they are open
+
+
+class Worker:
+    def __init__(self):
+        self.registry = ToolRegistry()
+        self.host_tools = {}
+        self.credentials = set()
+        self.forward = False
+        self.job = None  # the job that runs now (JobState)
+        self.server = None  # (pid, socket) of the fork server
+        self.child = None  # the job side every child inherits (Child), made with the fork server
+        self.spare = None  # a child forked ahead of its job (Spare)
+        self.pending_load = None  # a load that came during a job, applied when the job is over
+        self.lost = "the sandbox worker cannot fork"  # why jobs cannot run once the fork server is gone
+        self.pong = False  # the fork server answered the last ping
+
+    # ------------------------------------------------------------ the fork server
+
+    def start_server(self):
+        if self.child is None:
+            self.child = Child(self.registry, self.host_tools, self.credentials, self.forward)
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        pid = os.fork()
+        if pid == 0:
+            try:
+                ours.close()
+                fork_server(theirs, self.child)
+            finally:
+                os._exit(0)
+        theirs.close()
+        self.server = (pid, ours)
+        self.ask_child()
+
+    def ask_child(self):
+        try:
+            self.server[1].send(b"f")
+        except OSError:
+            self.server_lost()
+
+    def stop_server(self):
+        """Ends the fork server and its waiting child (before tools are reloaded)."""
+        if self.server is None:
+            return
+        pid, sock = self.server
+        self.server = None
+        self.drop_spare()
+        try:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+        except OSError:
+            pass
+        sock.close()
+        self.reap()  # a waiting child whose fork server died is ours now
+
+    def drop_spare(self):
+        spare, self.spare = self.spare, None
+        if spare is None:
+            return
+        for fd in (spare.job_w, spare.msg_r, spare.out_r):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        try:
+            os.kill(spare.pid, signal.SIGKILL)
+        except OSError:
+            pass
+
+    def ping_server(self):
+        """True when the fork server answers a ping; False (and the server marked lost) when it is gone."""
+        try:
+            self.server[1].send(b"p")
+        except OSError:
+            self.server_lost()
+            return False
+        self.pong = False
+        while not self.pong and self.server is not None:
+            if not self.server_message():
+                self.server_lost()
+        return self.server is not None
+
+    def server_message(self, wait=True):
+        """Reads one message from the fork server (without waiting: if there is one); False when the
+        fork server is gone."""
+        try:
+            # (socket.recv_fds ignores its flags before Python 3.12)
+            data, ancdata, _flags, _addr = self.server[1].recvmsg(16, _FDS_SPACE, 0 if wait else socket.MSG_DONTWAIT)
+        except BlockingIOError:
+            return True  # already taken by a wait earlier in this turn
+        except OSError:
+            data, ancdata = b"", []
+        fds = []
+        for level, kind, payload in ancdata:
+            if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+                fds += [int.from_bytes(payload[i : i + 4], sys.byteorder, signed=True) for i in range(0, len(payload) - len(payload) % 4, 4)]
+        if not data:
+            for fd in fds:
+                os.close(fd)
+            return False
+        kind, pid = data[:1], int.from_bytes(data[1:5], "little")
+        if kind == b"P":
+            self.pong = True
+        elif kind == b"c" and len(fds) == 3:
+            self.spare = Spare(pid, fds[0], fds[1], fds[2])
+        elif kind == b"x":
+            status = int.from_bytes(data[5:9], "little")
+            if self.job is not None and self.job.pid == pid:
+                self.job.status = status
+            elif self.spare is not None and self.spare.pid == pid:
+                # The waiting child died before its job (killed from outside): fork another.
+                self.drop_spare()
+                self.reap()
+                self.ask_child()
+        else:
+            for fd in fds:
+                os.close(fd)
+        return True
+
+    def server_lost(self):
+        """The fork server died (a job's tool killed it): this worker cannot run jobs any more."""
+        if self.server is None:
+            return
+        pid = self.server[0]
+        self.server[1].close()
+        self.server = None
+        self.drop_spare()
+        try:
+            _, status = os.waitpid(pid, 0)
+        except ChildProcessError:
+            status = 0
+        sig = os.WTERMSIG(status) if os.WIFSIGNALED(status) else 0
+        self.lost = f"the sandbox worker died: its fork server was killed{f' (signal {sig})' if sig else ''}"
+
+    # ------------------------------------------------------------ protocol
+
+    def load(self, msg):
+        if self.job is not None:
+            self.pending_load = msg
+            return
+        self.stop_server()
+        self.child = None
+        self.registry = ToolRegistry()
+        ns = {"__builtins__": builtins, "tool": self.registry.decorator, "ToolResponse": ToolResponse, "__name__": "tools"}
+        try:
+            TOOLS_LINES[0] = msg.get("source", "").splitlines()
+            exec(compile(msg.get("source", ""), TOOLS_FILE, "exec"), ns)  # noqa: S102 - the sandbox's own tools
+        except BaseException as e:  # noqa: BLE001
+            tb = traceback.extract_tb(e.__traceback__)
+            line = next((f.lineno for f in reversed(tb) if f.filename == TOOLS_FILE), getattr(e, "lineno", None))
+            send({"type": "load_error", "error": {"type": type(e).__name__, "message": str(e), "line": line}})
+            return
+        self.host_tools = {t["name"]: t for t in msg.get("host_tools") or []}
+        self.forward = bool(msg.get("forward_tools"))
+        if self.forward:
+            for name in self.registry.tools:
+                self.host_tools.setdefault(name, {"name": name})
+        self.credentials = set(msg.get("credentials") or [])
+        self.child = Child(self.registry, self.host_tools, self.credentials, self.forward)
+        gc.collect()
+        gc.freeze()  # what exists now is shared with every forked job, untouched by their collectors
+        trim_heap()  # freed memory goes back to the system: fewer pages for every fork to copy
+        # The fork server is a copy of the worker as it is now, tools loaded: every child comes from it.
+        self.start_server()
+        send(
+            {
+                "type": "ready",
+                "protocol": PROTOCOL,
+                "runtime": "python",
+                "version": sys.version.split()[0],
+                "pid": os.getpid(),
+                "tools": [d for _, d in self.registry.tools.values()],
+            }
+        )
+
+    def reap(self):
+        """Kills and reaps what a job left behind (every process but the fork server)."""
+        reap_strays(self.server[0] if self.server is not None else 0)
+
+    def start_job(self, msg):
+        job_id = msg.get("id")
+        if self.job is not None:
+            send({"type": "done", "id": job_id, "ok": False, "error": {"type": "Busy", "message": "a job is already running", "frames": []}})
+            return
+        # Checked and compiled here, on the exact text; the child gets exactly this code object.
+        code = msg.get("code", "")
+        try:
+            compiled = compile(check_script(code), SCRIPT_NAME, "exec")
+        except ValidationError as e:
+            compiled = str(e)
+        except (SyntaxError, ValueError) as e:
+            compiled = str(e)
+        if self.server is None:
+            self.start_server()
+        while self.spare is None and self.server is not None:
+            if not self.server_message():
+                self.server_lost()
+        timeout = min(float(msg.get("timeout_ms") or 300000), 600000) / 1000.0
+        job = self.job = JobState(job_id, int(msg.get("max_output_bytes") or 51200), time.monotonic() + timeout, oom_kills())
+        if self.spare is None:
+            self.finish({"type": "done", "ok": False, "reason": "crashed", "error": {"type": "Crashed", "message": self.lost, "frames": []}})
+            return
+        child, self.spare = self.spare, None
+        job.pid, job.msg_r, job.res_w, job.out_r, job.open = child.pid, child.msg_r, child.job_w, child.out_r, {child.msg_r, child.out_r}
+        blob = marshal.dumps((compiled, {"code": code, "tools": msg.get("tools") or {}, "inputs": msg.get("inputs") or {}}))
+        try:
+            write_all(child.job_w, len(blob).to_bytes(4, "little") + blob)
+        except OSError:
+            pass  # the child is gone: its pipes close and the job ends as crashed
+
+    def finish(self, done):
+        job = self.job
+        if job is None:
+            return
+        if job.done is None:
+            job.done = done
+        if job.done is not None and job.out_r in job.open:
+            self.drain_output(job)  # what the script printed before it finished
+        for fd in job.open:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        job.open = set()
+        if job.res_w >= 0:
+            try:
+                os.close(job.res_w)
+            except OSError:
+                pass
+        sent = False
+        if job.pid:
+            try:
+                os.killpg(job.pid, signal.SIGKILL)  # the child and whatever stayed in its session
+            except OSError:
+                pass
+            # A job that ended with a done (its own, or the worker's: timeout, output limit) has its
+            # result now, unless it killed the fork server on its way: a ping settles that (a killed
+            # process never answers again) without waiting for the child's exit.
+            if job.done is not None and self.ping_server():
+                d = job.done
+                d["id"] = job.id
+                send(d)
+                flush()
+                sent = True
+            # Wait until the child is gone (the fork server reports it): its orphans are ours by then.
+            while job.status is None and self.server is not None:
+                if not self.server_message():
+                    self.server_lost()
+        if not sent:
+            d = job.done
+            oom_before, oom_after = job.oom_before, oom_kills()
+            if d is None and oom_before is not None and oom_after is not None and oom_after > oom_before:
+                d = {"type": "done", "ok": False, "reason": "oom", "error": {"type": "OutOfMemory", "message": "the script ran out of memory and was killed", "frames": []}}
+            if self.server is None and job.pid:
+                d = {"type": "done", "ok": False, "reason": "crashed", "error": {"type": "Crashed", "message": self.lost, "frames": []}}
+            if d is None:
+                status = job.status or 0
+                sig = os.WTERMSIG(status) if os.WIFSIGNALED(status) else 0
+                d = {"type": "done", "ok": False, "error": {"type": "Crashed", "message": f"the script process died (signal {sig})" if sig else "the script process exited without finishing", "frames": []}, "reason": "crashed"}
+            d["id"] = job.id
+            send(d)
+            flush()  # the result goes out now; the cleaning below happens before the next job is read
+        self.job = None
+        self.reap()
+        if hygiene.PRIVATE_TMP:
+            wipe_tmp()
+        if self.server is None:
+            if job.pid:
+                os._exit(1)  # a job killed part of the worker: the host replaces it
+            return
+        self.ask_child()  # the next child is forked only now, after the leftovers are gone
+        if self.pending_load is not None:
+            pending, self.pending_load = self.pending_load, None
+            self.load(pending)
+
+    def drain_output(self, job):
+        fd = job.out_r
+        while select.select([fd], [], [], 0)[0]:
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                return
+            if not self.take_output(chunk):
+                job.done = self.limit_done(job)
+                return
+
+    @staticmethod
+    def limit_done(job):
+        return {"type": "done", "ok": False, "reason": "output_limit", "error": {"type": "OutputLimit", "message": f"the script's output exceeded {job.max_output} bytes", "frames": []}}
+
+    def kill_job(self, reason, message):
+        job = self.job
+        if job is None:
+            return
+        job.done = {"type": "done", "ok": False, "reason": reason, "error": {"type": {"timeout": "Timeout", "output_limit": "OutputLimit"}.get(reason, "Error"), "message": message, "frames": []}}
+        self.finish(job.done)
+
+    def on_child_message(self, line):
+        job = self.job
+        try:
+            msg = loads(line)
+        except (ValueError, RecursionError):
+            return
+        if not isinstance(msg, dict):
+            return
+        t = msg.get("type")
+        msg["id"] = job.id
+        if t == "done":
+            # The script is over. What it printed is already in the output pipe; a process it left
+            # behind may hold the pipes open, but it is killed now and the result does not wait for it.
+            self.finish(msg)
+            return
+        if t == "emit":
+            job.out_bytes += len(line)
+            if job.out_bytes > job.max_output:
+                self.kill_job("output_limit", f"the script's output exceeded {job.max_output} bytes")
+                return
+            if msg.get("kind") == "result" and not job.hold:
+                job.hold = time.monotonic() + HOLD_S
+        send(msg)
+
+    def take_output(self, data):
+        """Relays what the script printed as log emits; False when the output cap is passed."""
+        job = self.job
+        job.out_bytes += len(data)
+        if job.out_bytes > job.max_output:
+            return False
+        text = data.decode("utf-8", "replace")
+        for line in text.splitlines():
+            send({"type": "emit", "id": job.id, "kind": "log", "data": line})
+        return True
+
+    def loop(self):
+        in_fd = 0
+        in_buf = b""
+        send({"type": "hello", "protocol": PROTOCOL, "runtime": "python", "version": sys.version.split()[0]})
+        flush()
+        while True:
+            job = self.job
+            fds = [in_fd]
+            if self.server is not None:
+                fds.append(self.server[1].fileno())
+            timeout = None
+            if job is not None:
+                fds += list(job.open)
+                timeout = max(0.0, min(job.deadline, job.hold or job.deadline) - time.monotonic())
+            ready, _, _ = select.select(fds, [], [], timeout)
+            if job is not None and not ready and time.monotonic() >= job.deadline:
+                self.kill_job("timeout", "the script ran past its time limit")
+                flush()
+                continue
+            for fd in ready:
+                if fd == in_fd:
+                    chunk = os.read(in_fd, 65536)
+                    if not chunk:
+                        if self.job is not None:
+                            self.kill_job("crashed", "the host went away")
+                        flush()
+                        return
+                    in_buf += chunk
+                    while b"\n" in in_buf:
+                        line, in_buf = in_buf.split(b"\n", 1)
+                        if len(line) > MAX_LINE:
+                            continue
+                        self.on_host_message(line)
+                    if len(in_buf) > MAX_LINE:
+                        in_buf = b""
+                elif self.server is not None and fd == self.server[1].fileno():
+                    if not self.server_message(wait=False):
+                        self.server_lost()
+                        if self.job is not None:
+                            self.finish(None)
+                        else:
+                            flush()
+                            os._exit(1)
+                elif job is None or self.job is not job or fd not in job.open:
+                    continue  # a file of a job that ended during this turn
+                elif fd == job.msg_r:
+                    chunk = os.read(fd, 65536)
+                    if not chunk:
+                        job.open.discard(fd)
+                        os.close(fd)
+                    else:
+                        job.msg_buf += chunk
+                        while self.job is job and b"\n" in chunk and b"\n" in job.msg_buf:
+                            line, job.msg_buf = job.msg_buf.split(b"\n", 1)
+                            self.on_child_message(line)
+                        # A line still coming that is already past what the host takes (the output cap for
+                        # an emit, the line limit for any line) is stopped now, not read to its end: a 10 MB
+                        # result arrives in many small reads where pipes are slow (gVisor).
+                        if self.job is job and len(job.msg_buf) > max(job.max_output, HOST_MAX_LINE):
+                            self.kill_job("output_limit", f"the script's output exceeded {job.max_output} bytes")
+                elif fd == job.out_r:
+                    chunk = os.read(fd, 65536)
+                    if not chunk:
+                        job.open.discard(fd)
+                        os.close(fd)
+                    elif not self.take_output(chunk):
+                        self.kill_job("output_limit", f"the script's output exceeded {job.max_output} bytes")
+            if self.job is not None and self.job is job and not job.open:
+                self.finish(None)
+            if self.job is not None and self.job.hold:
+                if time.monotonic() < self.job.hold:
+                    continue  # a result waits a moment for its done: both go out in one write
+                self.job.hold = 0
+            flush()
+
+    def on_host_message(self, line):
+        try:
+            msg = loads(line)
+        except (ValueError, RecursionError):
+            return
+        if not isinstance(msg, dict):
+            return
+        t = msg.get("type")
+        if t == "load":
+            self.load(msg)
+        elif t == "job":
+            self.start_job(msg)
+        elif t == "tool_result" and self.job is not None and msg.get("id") == self.job.id:
+            try:
+                write_all(self.job.res_w, encode(msg).encode() + b"\n")
+            except OSError:
+                pass
+        elif t == "cancel" and self.job is not None and msg.get("id") == self.job.id:
+            self.kill_job("cancelled", "cancelled by the host")
+        elif t == "ping":
+            send({"type": "pong", "busy": self.job is not None})
+
+
+def main():
+    hygiene.SUBREAPER = hygiene.become_subreaper()
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    # SIGPIPE stays ignored (Python's default): a child that is gone makes a write fail, never kills the
+    # worker; the protocol stream going away ends the worker (flush).
+    os.dup2(os.open(os.devnull, os.O_WRONLY), 1)  # stray writes never reach the protocol stream
+    oom_kills()
+    start_egress_relay()
+    Worker().loop()

@@ -1,0 +1,60 @@
+/**
+ * The sandbox system for every front end: its status (a status that says Docker is missing when no
+ * backend starts), and building a runtime's image with its progress pushed to front ends.
+ */
+import type { RuntimeId } from '../core/sandbox/runtimes.ts';
+import type { Response } from '../contract/api.ts';
+import type { ToolsmithService } from './service.ts';
+
+export const NO_DOCKER_HINT =
+  'Install Docker (Debian: apt-get install docker.io) and start it (systemctl start docker, or dockerd &).';
+
+/** Engine, isolation, images and pools; without a sandbox backend, a status that says why. */
+export async function systemStatus(svc: ToolsmithService): Promise<Response<'system.status'>> {
+  try {
+    return await (await svc.sandbox()).status();
+  } catch (e) {
+    return {
+      docker: { available: false, error: e instanceof Error ? e.message : String(e), hint: NO_DOCKER_HINT },
+      isolation: 'none',
+      images: [],
+      pools: [],
+    };
+  }
+}
+
+/**
+ * Builds a runtime's image and, with `sandbox`, that sandbox's derived image. Every output line is pushed
+ * to front ends (`image_progress`, the last one `done`, with the error when the build failed) and given
+ * to `onLine`.
+ */
+export async function buildImage(
+  svc: ToolsmithService,
+  runtime: RuntimeId,
+  sandbox?: string,
+  onLine?: (line: string) => void,
+): Promise<Response<'system.buildImage'>> {
+  const manager = await svc.sandbox();
+  try {
+    const r = await manager.buildImage(
+      runtime,
+      (line) => {
+        svc.push({ type: 'image_progress', runtime, sandbox, line });
+        onLine?.(line);
+      },
+      sandbox,
+    );
+    svc.push({ type: 'image_progress', runtime, sandbox, line: `built ${r.tag}`, done: true });
+    return r;
+  } catch (e) {
+    svc.push({
+      type: 'image_progress',
+      runtime,
+      sandbox,
+      line: 'build failed',
+      done: true,
+      error: (e as Error).message,
+    });
+    throw e;
+  }
+}

@@ -1,0 +1,268 @@
+/**
+ * Templates, the ratchet: list, propose from a run, create (validated), delete, and test against their
+ * saved examples. TemplateService sees only its narrow `TemplateDeps`; ToolsmithService builds them.
+ */
+import type { ScriptLanguage } from '../core/lang/violation.ts';
+import type { RunOutcome, Validate } from '../core/orchestrator/orchestrator.ts';
+import type { RunRecord } from '../core/records/records.ts';
+import { scriptToolNames } from '../core/script/context.ts';
+import type { ScriptContext } from '../core/script/context.ts';
+import {
+  checkTemplate,
+  instantiate,
+  matchTemplate,
+  proposePattern,
+  templateBody,
+} from '../core/templates/template.ts';
+import type {
+  SlotType,
+  Template,
+  TemplateExample,
+  TemplateProposal,
+  TemplateTestResult,
+  TemplateView,
+} from '../core/templates/template.ts';
+import type { RunStore } from '../infra/store/run-store.ts';
+import type { TemplateEntry, TemplateFiles } from '../infra/workspace/files.ts';
+import { ToolsmithError } from './errors.ts';
+import type { RunScriptRequest } from './runs.ts';
+
+export type { TemplateProposal, TemplateTestResult, TemplateView };
+
+/** What TemplateService needs, and nothing more. */
+export interface TemplateDeps {
+  /** The workspace's `templates/` folder. */
+  files: TemplateFiles;
+  /** The counters of template uses, and the runs templates are promoted from. */
+  store: Pick<RunStore, 'templateStats' | 'resetTemplateStats' | 'get'>;
+  runs: {
+    get(runId: string): RunRecord;
+    runScript(req: RunScriptRequest): Promise<RunOutcome>;
+  };
+  validate: Validate;
+  scriptContext(sandbox: string, kit: string | undefined, language: ScriptLanguage): ScriptContext;
+}
+
+export class TemplateService {
+  readonly files: TemplateFiles;
+  private readonly deps: TemplateDeps;
+
+  constructor(deps: TemplateDeps) {
+    this.deps = deps;
+    this.files = deps.files;
+  }
+
+  /** The saved templates with their counters (files that do not parse are in `problems()`). */
+  list(): TemplateView[] {
+    const stats = this.deps.store.templateStats();
+    return this.files.list().flatMap((e: TemplateEntry) =>
+      e.template
+        ? [
+            {
+              ...e.template,
+              file: e.file,
+              successes: stats.get(e.template.name)?.successes ?? 0,
+              failures: stats.get(e.template.name)?.failures ?? 0,
+              lastUsed: stats.get(e.template.name)?.lastUsed ?? null,
+            },
+          ]
+        : [],
+    );
+  }
+
+  /** The template files that do not parse, each with the reason. */
+  problems(): { file: string; error: string }[] {
+    return this.files.list().flatMap((e) => (e.error ? [{ file: e.file, error: e.error }] : []));
+  }
+
+  /**
+   * A template proposed from a run: the pattern and slots from its task, the body from its last
+   * successful attempt's script (else its last attempt's, or `attempt`'s) with the slot values replaced.
+   */
+  propose(runId: string, attempt?: number): TemplateProposal {
+    const rec = this.deps.runs.get(runId);
+    const a =
+      attempt !== undefined
+        ? rec.attempts.find((x) => x.n === attempt)
+        : ([...rec.attempts].reverse().find((x) => x.execution?.success) ??
+          rec.attempts[rec.attempts.length - 1]);
+    if (!a?.script)
+      throw new ToolsmithError(
+        'invalid_argument',
+        attempt !== undefined
+          ? `run ${runId} has no script at attempt ${attempt}`
+          : `run ${runId} has no script to promote`,
+      );
+    const p = proposePattern(rec.started.task);
+    return {
+      pattern: p.pattern,
+      slots: p.slots,
+      body: templateBody(a.script.body, p.values, a.script.language),
+      sandbox: rec.started.sandbox,
+      ...(rec.started.kit ? { kit: rec.started.kit } : {}),
+    };
+  }
+
+  /**
+   * Promotes a script to a template. From a run: its last successful attempt's script (or `attempt`);
+   * the pattern defaults to the run's task with proposed slots. Refused unless the body validates.
+   */
+  create(req: {
+    name: string;
+    fromRun?: string;
+    attempt?: number;
+    body?: string;
+    pattern?: string;
+    slots?: Record<string, SlotType>;
+    sandbox?: string;
+    kit?: string;
+    language?: ScriptLanguage;
+    examples?: TemplateExample[];
+    description?: string;
+    force?: boolean;
+  }): TemplateView {
+    let body = req.body;
+    let sandbox = req.sandbox;
+    let kit = req.kit;
+    let language = req.language ?? 'python';
+    let task: string | undefined;
+    if (req.fromRun) {
+      const rec = this.deps.runs.get(req.fromRun);
+      const attempt =
+        req.attempt !== undefined
+          ? rec.attempts.find((a) => a.n === req.attempt)
+          : [...rec.attempts].reverse().find((a) => a.execution?.success);
+      if (!attempt?.script)
+        throw new ToolsmithError(
+          'invalid_argument',
+          req.attempt !== undefined
+            ? `run ${req.fromRun} has no script at attempt ${req.attempt}`
+            : `run ${req.fromRun} has no successful attempt to promote`,
+        );
+      body ??= attempt.script.body;
+      sandbox ??= rec.started.sandbox;
+      kit ??= rec.started.kit;
+      language = attempt.script.language;
+      task = rec.started.task;
+    }
+    if (!body || !sandbox)
+      throw new ToolsmithError(
+        'invalid_argument',
+        'a template needs a script (--from-run or --file) and a sandbox',
+      );
+    let pattern = req.pattern;
+    let slots = req.slots;
+    if (!pattern) {
+      if (!task)
+        throw new ToolsmithError(
+          'invalid_argument',
+          'a template needs --pattern (or --from-run to propose one from the task)',
+        );
+      const proposal = proposePattern(task);
+      pattern = proposal.pattern;
+      slots ??= proposal.slots;
+      body = templateBody(body, proposal.values, language);
+    } else if (!slots) {
+      slots = Object.fromEntries(
+        [...pattern.matchAll(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g)].map((m) => [m[1] as string, 'str']),
+      );
+    }
+    const examples = req.examples ?? (task ? [{ intent: task }] : []);
+    const t: Template = {
+      name: req.name,
+      pattern,
+      slots: slots ?? {},
+      sandbox,
+      language,
+      body,
+      examples,
+      ...(kit ? { kit } : {}),
+      ...(req.description ? { description: req.description } : {}),
+      ...(req.fromRun ? { origin: req.fromRun } : {}),
+    };
+    const problems = checkTemplate(t);
+    if (problems.length)
+      throw new ToolsmithError('invalid_argument', `template ${req.name}: ${problems.join('; ')}`);
+    // The sandbox's tools are resolved only when an example is checked against them.
+    let tools: string[] | undefined;
+    for (const ex of t.examples) {
+      const values = matchTemplate(t, ex.intent);
+      if (!values)
+        throw new ToolsmithError(
+          'invalid_argument',
+          `the example ${JSON.stringify(ex.intent)} does not match the pattern ${JSON.stringify(t.pattern)}`,
+        );
+      tools ??= scriptToolNames(this.deps.scriptContext(sandbox, kit, language));
+      const v = this.deps.validate(instantiate(t, values), language, tools);
+      if (!v.valid)
+        throw new ToolsmithError(
+          'invalid_argument',
+          `the template's script does not validate: ${v.violations.map((x) => `${x.line}:${x.column} ${x.rule}`).join(', ')}`,
+        );
+    }
+    if (!req.force && this.files.list().some((e) => e.template?.name === t.name)) {
+      throw new ToolsmithError('refused', `template ${t.name} exists; use --force to replace it`);
+    }
+    const file = this.files.write(t);
+    this.deps.store.resetTemplateStats(t.name);
+    return { ...t, file, successes: 0, failures: 0, lastUsed: null };
+  }
+
+  delete(name: string): void {
+    if (!this.files.delete(name)) throw new ToolsmithError('not_found', `no template ${name}`);
+    this.deps.store.resetTemplateStats(name);
+  }
+
+  /** Runs a template against its saved examples in the sandbox (not counted as uses of the template). */
+  async test(name: string): Promise<TemplateTestResult> {
+    const t = this.list().find((x) => x.name === name);
+    if (!t)
+      throw new ToolsmithError(
+        'not_found',
+        `no template ${name}; available: ${
+          this.list()
+            .map((x) => x.name)
+            .join(', ') || 'none'
+        }`,
+      );
+    if (!t.examples.length)
+      throw new ToolsmithError('invalid_argument', `template ${name} has no examples to test`);
+    const out: TemplateTestResult['examples'] = [];
+    for (const ex of t.examples) {
+      const values = matchTemplate(t, ex.intent);
+      if (!values) {
+        out.push({
+          intent: ex.intent,
+          matched: false,
+          success: false,
+          error: 'the example does not match the pattern',
+        });
+        continue;
+      }
+      const o = await this.deps.runs.runScript({
+        sandbox: t.sandbox,
+        ...(t.kit ? { kit: t.kit } : {}),
+        language: t.language,
+        body: instantiate(t, values),
+        task: `template test ${name}: ${ex.intent}`,
+        ...(t.origin && this.deps.store.get(t.origin)
+          ? { origin: { runId: t.origin, kind: 'test' as const } }
+          : {}),
+      });
+      const data = o.result;
+      const ok =
+        o.status === 'succeeded' &&
+        (ex.expect === undefined || JSON.stringify(data) === JSON.stringify(ex.expect));
+      // A test is not a use: the counters say how the template served real tasks.
+      out.push({
+        intent: ex.intent,
+        matched: true,
+        success: ok,
+        ...(data !== undefined ? { data } : {}),
+        ...(ex.expect !== undefined ? { expected: ex.expect } : {}),
+        ...(o.error ? { error: o.error } : !ok ? { error: 'the result differs from the expected one' } : {}),
+      });
+    }
+    return { name, examples: out, passed: out.every((e) => e.success) };
+  }
+}

@@ -1,0 +1,70 @@
+/**
+ * A sandbox's tools for every front end: the view of its tools.py (tools, problems, the manual and the
+ * OpenAI schemas), saving tools.py, and calling one tool directly (`tool call`, Try tool).
+ */
+import { extractTools } from '../core/tools/extract.ts';
+import type { JsonValue } from '../core/tools/model.ts';
+import { toolsPrompt } from '../core/tools/prompt.ts';
+import { openAiFunctionSchema } from '../core/tools/schema.ts';
+import type { ToolRegistry } from '../core/tools/registry.ts';
+import type { Response, ToolsView } from '../contract/api.ts';
+import { ToolsmithError } from './errors.ts';
+import type { ToolsmithService } from './service.ts';
+import { infraResult } from './service.ts';
+
+const view = (sandbox: string, r: ToolRegistry): ToolsView => ({
+  sandbox,
+  tools: r.tools,
+  problems: r.problems,
+  prompt: r.prompt(),
+  openai: r.tools.map(openAiFunctionSchema),
+});
+
+/** A sandbox's tools as the workbench shows them, with the source of its tools.py. */
+export function listTools(svc: ToolsmithService, sandbox: string): Response<'tools.list'> {
+  return { ...view(sandbox, svc.registry(sandbox)), source: svc.files.readTools(sandbox) };
+}
+
+/** The tools of a tools.py source that is not saved (the editor's live view). */
+export function extractToolsView(source: string): Response<'tools.extract'> {
+  const { tools, problems } = extractTools(source);
+  return { tools, problems, prompt: toolsPrompt(tools), openai: tools.map(openAiFunctionSchema) };
+}
+
+/**
+ * Writes a sandbox's tools.py, forgets its cached tools and reloads its workers (when a sandbox backend
+ * runs); returns the tools as extracted from the new source.
+ */
+export async function saveTools(
+  svc: ToolsmithService,
+  sandbox: string,
+  source: string,
+): Promise<Response<'tools.save'>> {
+  if (!svc.files.sandboxNames().includes(sandbox))
+    throw new ToolsmithError('not_found', `no sandbox ${sandbox}`);
+  svc.files.writeTools(sandbox, source);
+  svc.invalidateRegistry(sandbox);
+  const r = svc.registry(sandbox);
+  await (await svc.sandbox().catch(() => undefined))?.reload(sandbox);
+  return view(sandbox, r);
+}
+
+/**
+ * Calls one tool in its sandbox; refused above the workspace's maximum grade. Without a sandbox backend
+ * the answer is an `infra` result that says why, never an exception.
+ */
+export async function callTool(
+  svc: ToolsmithService,
+  sandbox: string,
+  tool: string,
+  args: Record<string, JsonValue>,
+): Promise<Response<'tools.call'>> {
+  svc.callableTool(sandbox, tool);
+  let manager;
+  try {
+    manager = await svc.sandbox();
+  } catch (e) {
+    return { result: infraResult(e instanceof Error ? e.message : String(e), 'python') };
+  }
+  return manager.callTool(sandbox, tool, args);
+}

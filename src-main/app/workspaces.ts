@@ -1,0 +1,96 @@
+/**
+ * Workspaces for the front ends that can switch between them (app, `serve`): what the open one is, the
+ * recent ones, and opening or creating another. The switch itself is the front end's (`open`).
+ */
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { isAbsolute, resolve } from 'node:path';
+import type { Response } from '../contract/api.ts';
+import { WorkspaceError } from '../infra/workspace/files.ts';
+import { initWorkspace, isWorkspace, recentWorkspaces, rememberWorkspace } from '../infra/workspace/init.ts';
+import { ToolsmithError } from './errors.ts';
+import type { ToolsmithService } from './service.ts';
+
+/** Toolsmith's version (package.json). */
+export const version = (
+  JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
+).version;
+
+export type WorkspaceInfo = Response<'workspace.info'>;
+
+export const workspaceInfo = (svc: ToolsmithService): WorkspaceInfo => ({
+  workspace: svc.workspaceDir,
+  name: svc.config.workspace.name,
+  version,
+});
+
+/** The front end's way to switch to the service of another workspace. */
+export type OpenWorkspace = (dir: string) => Promise<ToolsmithService>;
+
+/** The recently opened workspaces (not the open one), and what this front end can do about them. */
+export function recentView(
+  svc: ToolsmithService,
+  can: { choose: boolean; open: boolean },
+): Response<'workspace.recent'> {
+  return {
+    current: svc.workspaceDir,
+    recent: recentWorkspaces()
+      .filter((p) => p !== svc.workspaceDir)
+      .map((path) => ({ path, exists: isWorkspace(path) })),
+    canChoose: can.choose,
+    canOpen: can.open,
+  };
+}
+
+/** A path typed by the user: absolute (no guessing against the service's working folder). */
+function absolute(path: string): string {
+  const p = path.trim().replace(/^~(?=\/|$)/, process.env['HOME'] ?? '~');
+  if (!isAbsolute(p))
+    throw new ToolsmithError('invalid_argument', `use an absolute path, not ${JSON.stringify(path)}`);
+  return resolve(p);
+}
+
+/** Switches to `dir`; the one left behind is listed too, so the recent list leads back to it. */
+async function switchTo(svc: ToolsmithService, dir: string, open: OpenWorkspace): Promise<WorkspaceInfo> {
+  rememberWorkspace(svc.workspaceDir);
+  const next = await open(dir);
+  rememberWorkspace(dir);
+  return workspaceInfo(next);
+}
+
+/** Opens an existing workspace (an absolute path to a folder holding .toolsmith/config.toml). */
+export async function openWorkspace(
+  svc: ToolsmithService,
+  path: string,
+  open: OpenWorkspace | undefined,
+): Promise<WorkspaceInfo> {
+  if (!open)
+    throw new ToolsmithError('refused', 'this front end cannot switch workspaces; start it with --workspace');
+  const dir = absolute(path);
+  if (!existsSync(dir) || !statSync(dir).isDirectory())
+    throw new ToolsmithError('not_found', `${dir} does not exist or is not a folder`);
+  if (!isWorkspace(dir))
+    throw new ToolsmithError(
+      'invalid_argument',
+      `${dir} is not a Toolsmith workspace (no .toolsmith/config.toml); create one with "New workspace" or \`toolsmith init\``,
+    );
+  return switchTo(svc, dir, open);
+}
+
+/** Creates a workspace in a new or empty folder (a copy of the sample, or an empty skeleton) and opens it. */
+export async function createAndOpenWorkspace(
+  svc: ToolsmithService,
+  path: string,
+  options: { empty?: boolean },
+  open: OpenWorkspace | undefined,
+): Promise<WorkspaceInfo> {
+  if (!open)
+    throw new ToolsmithError('refused', 'this front end cannot switch workspaces; use `toolsmith init`');
+  const dir = absolute(path);
+  try {
+    initWorkspace(dir, options);
+  } catch (e) {
+    if (e instanceof WorkspaceError) throw new ToolsmithError('invalid_argument', e.message);
+    throw e;
+  }
+  return switchTo(svc, dir, open);
+}

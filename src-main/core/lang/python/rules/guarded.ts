@@ -1,0 +1,53 @@
+/**
+ * Guarded builtins: getattr / hasattr only called directly with a literal public attribute name, type()
+ * only with one argument (three create classes).
+ */
+import { categoryOf, child, isFormatted, kindOf, textOf } from '../pyright.ts';
+import { callName, isCalleeHere, isLabel, positionalArgs } from './context.ts';
+import type { PyRuleModule } from './context.ts';
+import { FORBIDDEN_ATTRIBUTES, USE_FSTRING } from './known.ts';
+
+const FORMAT_METHODS = new Set(['format', 'format_map']);
+
+export const guardedRules: PyRuleModule = {
+  Name: (n, ctx) => {
+    const name = textOf(n) ?? '';
+    if (name !== 'getattr' && name !== 'hasattr') return;
+    if (isLabel(ctx.parent, ctx.role) || isCalleeHere(ctx) || ctx.stores.has(n)) return;
+    ctx.at(
+      n,
+      'guarded-getattr',
+      `${name} can only be called directly with a literal attribute name, not passed as a value`,
+    );
+  },
+  Call: (n, ctx) => {
+    const fnName = callName(n);
+    if (fnName === 'getattr' || fnName === 'hasattr') {
+      const attrArg = positionalArgs(n)[1];
+      const lit =
+        attrArg && categoryOf(attrArg) === 'simple' && !textOf(attrArg)
+          ? child(attrArg, 'valueExpr')
+          : undefined;
+      const litText =
+        lit && kindOf(lit) === 'StringList' && !isFormatted(lit) ? (textOf(lit) ?? '') : undefined;
+      if (!lit || litText === undefined)
+        ctx.at(
+          n,
+          'guarded-getattr',
+          `${fnName} needs a literal attribute name as its second argument, e.g. ${fnName}(obj, "name")`,
+        );
+      else if (litText.startsWith('_'))
+        ctx.at(lit, 'guarded-getattr', `${fnName} cannot reach attributes starting with an underscore`);
+      else if (FORBIDDEN_ATTRIBUTES.has(litText))
+        ctx.at(lit, 'guarded-getattr', `${fnName} cannot reach .${litText}: it is an interpreter internal`);
+      else if (FORMAT_METHODS.has(litText))
+        ctx.at(
+          lit,
+          'format-attribute-walk',
+          `${fnName} cannot fetch .${litText} (a template's fields can walk attributes); ${USE_FSTRING}`,
+        );
+    }
+    if (fnName === 'type' && positionalArgs(n).length !== 1)
+      ctx.at(n, 'guarded-type', 'type() takes exactly one argument here (it tells the type of a value)');
+  },
+};

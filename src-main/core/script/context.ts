@@ -1,0 +1,82 @@
+/**
+ * The script context: what a script for one sandbox, kit and language sees (its tools under their kit
+ * aliases, the alias -> tool map the sandbox resolves calls with, the framework helpers) and the tools
+ * manual its prompt shows. Computed here only, for runs, edited scripts, `exec`, prompts and templates.
+ */
+import type { ResolvedKit } from '../kits/kit.ts';
+import { kitToolView } from '../kits/kit.ts';
+import { JS_FRAMEWORK_NAMES, PYTHON_FRAMEWORK_NAMES } from '../lang/builtins.ts';
+import type { ScriptLanguage } from '../lang/violation.ts';
+import type { SandboxTool } from '../tools/extract.ts';
+import { assembleScript } from './assemble.ts';
+import type { AssembledScript } from './assemble.ts';
+import type { SandboxContext } from './generator.ts';
+
+export interface ScriptContext {
+  sandbox: string;
+  /** The kit chosen by name; absent for the sandbox's default kit (every tool within the maximum grade). */
+  kit?: string;
+  language: ScriptLanguage;
+  /** The tools as scripts call them (kit aliases applied). */
+  tools: SandboxTool[];
+  /** Script-visible name -> tool name (kit aliases; identity otherwise). */
+  toolMap: Record<string, string>;
+  /** The framework helpers a script may call (`emit_result`...). */
+  helpers: readonly string[];
+  /**
+   * The registry's cached tools manual, rendered on first call (a script that only runs needs none);
+   * absent with a kit, whose manual the prompt builder renders from its aliased tools.
+   */
+  toolsPrompt?: () => string;
+}
+
+/** The framework helpers of a language. */
+export const frameworkHelpers = (language: ScriptLanguage): readonly string[] =>
+  language === 'python' ? PYTHON_FRAMEWORK_NAMES : JS_FRAMEWORK_NAMES;
+
+/**
+ * The context of a script for a sandbox: `kit` is the resolved kit (the default kit when `kitName` is
+ * absent); `manual` renders the registry's cached tools manual for the default kit's tools.
+ */
+export function scriptContext(opts: {
+  sandbox: string;
+  kit: ResolvedKit;
+  kitName?: string | undefined;
+  language: ScriptLanguage;
+  manual: (tools: SandboxTool[]) => string;
+}): ScriptContext {
+  return {
+    sandbox: opts.sandbox,
+    ...(opts.kitName ? { kit: opts.kitName } : {}),
+    language: opts.language,
+    tools: kitToolView(opts.kit),
+    toolMap: Object.fromEntries(opts.kit.tools.map((k) => [k.alias, k.tool.name])),
+    helpers: frameworkHelpers(opts.language),
+    ...(opts.kitName ? {} : { toolsPrompt: () => opts.manual(opts.kit.tools.map((k) => k.tool)) }),
+  };
+}
+
+/** The script-visible tool names. */
+export const scriptToolNames = (ctx: Pick<ScriptContext, 'toolMap'>): string[] => Object.keys(ctx.toolMap);
+
+/** What the prompt builder needs of a script context. */
+export function sandboxContext(ctx: ScriptContext): SandboxContext {
+  return {
+    name: ctx.sandbox,
+    tools: ctx.tools,
+    language: ctx.language,
+    ...(ctx.kit ? { kit: ctx.kit } : ctx.toolsPrompt ? { toolsPrompt: ctx.toolsPrompt() } : {}),
+  };
+}
+
+/** A script body (or an LLM answer) assembled for this context: preamble, body, postamble. */
+export const assembleIn = (
+  ctx: Pick<ScriptContext, 'sandbox' | 'toolMap' | 'language'>,
+  body: string,
+): AssembledScript =>
+  assembleScript(body, {
+    sandbox: ctx.sandbox,
+    tools: scriptToolNames(ctx),
+    helpers: frameworkHelpers(ctx.language),
+    language: ctx.language,
+  });

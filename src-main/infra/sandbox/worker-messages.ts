@@ -1,0 +1,120 @@
+/**
+ * The messages a sandbox worker sends the host (docs/protocol.md), as one zod discriminated union on
+ * `type`, parsed once per line by parseWorkerLine. Every line is untrusted, and the host has always read
+ * the fields of a known message leniently (a missing name is '', a missing error is {}, anything but
+ * "host" is a sandbox location...): the schemas do exactly that, so a message of a known type always
+ * parses, already normalized. A line that is not JSON, not an object, or of an unknown type is ignored.
+ * Payloads (`data`, `args`, `result`, `tools`, `frames`) are passed through as they are, never walked.
+ */
+import { z } from 'zod';
+import type { ExecutionError, ToolCallTrace } from '../../core/sandbox/execution.ts';
+import type { JsonValue, ToolResponse } from '../../core/tools/model.ts';
+
+export interface ToolDescriptor {
+  name: string;
+  description: string;
+  parameters: unknown[];
+  location: string;
+  grade?: { w: number; d: number };
+  returns?: string;
+}
+
+/** Any value, or none (a missing key). */
+const any = z.unknown().optional();
+/** String(v), with a missing value as ''. */
+const text = any.transform((v) => String(v ?? ''));
+/** The value itself, with a missing one as `fallback`. */
+const or = <T>(fallback: T) => any.transform((v) => (v ?? fallback) as T);
+/** A JSON object (arguments), anything else as {}. */
+const record = any.transform(
+  (v) => (typeof v === 'object' && v !== null ? v : {}) as Record<string, JsonValue>,
+);
+/** An array, anything else as []. */
+const list = <T>() => any.transform((v) => (Array.isArray(v) ? (v as T[]) : []));
+
+const hello = z.object({
+  type: z.literal('hello'),
+  protocol: any,
+  runtime: text,
+  version: text,
+});
+
+const ready = z.object({
+  type: z.literal('ready'),
+  runtime: text,
+  version: text,
+  tools: list<ToolDescriptor>(),
+});
+
+const loadError = z.object({
+  type: z.literal('load_error'),
+  error: or<{ type?: string; message?: string; line?: number }>({}),
+});
+
+const pong = z.object({ type: z.literal('pong'), busy: any });
+
+const emit = z.object({
+  type: z.literal('emit'),
+  id: any,
+  kind: any,
+  data: or<JsonValue>(null),
+});
+
+const trace = z.object({
+  type: z.literal('trace'),
+  id: any,
+  name: text,
+  args: or<Record<string, JsonValue>>({}),
+  ms: any.transform((v) => Number(v ?? 0)),
+  location: any.transform((v): ToolCallTrace['location'] => (v === 'host' ? 'host' : 'sandbox')),
+  result: any.transform((v) => v as ToolResponse | undefined),
+  error: any.transform((v) => (v !== undefined ? String(v) : undefined)),
+  refused: any.transform((v) => Boolean(v)),
+});
+
+const toolCall = z.object({
+  type: z.literal('tool_call'),
+  id: any,
+  call_id: text,
+  name: text,
+  args: record,
+});
+
+const done = z.object({
+  type: z.literal('done'),
+  id: any,
+  ok: any.transform((v) => v === true),
+  reason: any,
+  error: any.transform((v): ExecutionError => {
+    const e = (v ?? {}) as Partial<ExecutionError>;
+    return {
+      type: String(e.type ?? 'Error'),
+      message: String(e.message ?? ''),
+      frames: Array.isArray(e.frames) ? e.frames : [],
+    };
+  }),
+});
+
+export const WorkerMessage = z.discriminatedUnion('type', [
+  hello,
+  ready,
+  loadError,
+  pong,
+  emit,
+  trace,
+  toolCall,
+  done,
+]);
+export type WorkerMessage = z.output<typeof WorkerMessage>;
+
+/** The message a worker's line holds, or undefined for a line to ignore (not JSON, not a known message). */
+export function parseWorkerLine(line: string): WorkerMessage | undefined {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(line);
+  } catch {
+    return undefined; // not JSON: ignored, never trusted
+  }
+  const r = WorkerMessage.safeParse(raw);
+  return r.success ? r.data : undefined;
+}
