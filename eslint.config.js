@@ -75,7 +75,15 @@ export default tseslint.config(
   },
   {
     // Type-aware rules (issue 14): a forgotten await and a cast the types already make are bugs to catch.
-    files: ['src-main/**/*.ts', 'src-preload/**/*.ts', 'src-renderer/**/*.ts', 'src-renderer/**/*.tsx', 'test/**/*.ts', 'bench/**/*.ts', 'scripts/**/*.ts'],
+    files: [
+      'src-main/**/*.ts',
+      'src-preload/**/*.ts',
+      'src-renderer/**/*.ts',
+      'src-renderer/**/*.tsx',
+      'test/**/*.ts',
+      'bench/**/*.ts',
+      'scripts/**/*.ts',
+    ],
     ignores: ['test/fixtures/**'],
     languageOptions: {
       parserOptions: {

@@ -45,7 +45,7 @@ import { removeWorkspace, repoRoot, tempWorkspace } from '../test/support/worksp
 
 // stdout carries the JSON result only: anything else written there goes to stderr.
 const writeStdout = process.stdout.write.bind(process.stdout);
-process.stdout.write = process.stderr.write.bind(process.stderr) as typeof process.stdout.write;
+process.stdout.write = process.stderr.write.bind<typeof process.stdout.write>(process.stderr);
 const log = (msg: string) => process.stderr.write(`[bench:ui] ${msg}\n`);
 
 const OPEN_TARGET_MS = 300;
@@ -574,8 +574,7 @@ interface FlingSample {
   top: number;
 }
 /** Evaluates an expression over the page's `__bench` helpers (awaited when it is a promise). */
-const inPage = <T>(page: Page, expr: string): Promise<T> =>
-  page.evaluate(`window.__bench.${expr}`) as Promise<T>;
+const inPage = <T>(page: Page, expr: string): Promise<T> => page.evaluate<T>(`window.__bench.${expr}`);
 
 // ---------------------------------------------------------------- measurements
 
