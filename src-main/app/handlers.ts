@@ -5,7 +5,6 @@
 import type { JsonValue } from '../core/tools/model.ts';
 import { requests } from '../contract/api.ts';
 import type { ApiResult, Method, Request, Response } from '../contract/api.ts';
-import { eventView, promptHead } from './run-view.ts';
 import { ToolsmithError } from './errors.ts';
 import { suiteHandlers } from './suite-handlers.ts';
 import { mcpServersView, saveMcpServer, testMcpServer } from './mcp.ts';
@@ -86,37 +85,9 @@ export const handlers: Handlers = {
       ...opt('dir', f.dir),
       ...opt('count', f.count),
     }),
-  'runs.get': async (svc, { runId, prompts }) => {
-    const runs = await svc.runs();
-    const rec = runs.get(runId);
-    // A case of a suite run links back to it (the suite and the suite run's id).
-    const suiteRun = runs.store.summary(rec.id)?.suiteRun;
-    const row = suiteRun ? (await svc.suites()).store.get(suiteRun) : undefined;
-    const suite = row ? { suite: { id: row.id, name: row.suite } } : {};
-    if (prompts) return { ...rec, ...suite };
-    return {
-      ...rec,
-      ...suite,
-      attempts: rec.attempts.map((a) => (a.prompt ? { ...a, prompt: promptHead(a.prompt) } : a)),
-    };
-  },
-  'runs.prompt': async (svc, { runId, n }) => {
-    const a = (await svc.runs()).get(runId).attempts.find((x) => x.n === n);
-    if (!a?.prompt)
-      throw new ToolsmithError(
-        'not_found',
-        `run ${runId} has no prompt at ${a ? 'attempt' : 'unknown attempt'} ${n}`,
-      );
-    return a.prompt;
-  },
-  'runs.events': async (svc, { runId, afterSeq }) => {
-    const runs = await svc.runs();
-    const id = runs.resolveId(runId);
-    const summary = runs.store.summary(id);
-    if (!summary) throw new ToolsmithError('not_found', `no run ${runId}`);
-    const events = runs.store.events(id).filter((e) => afterSeq === undefined || e.seq > afterSeq);
-    return { events: events.map(eventView), live: summary.status === 'running' };
-  },
+  'runs.get': async (svc, { runId, prompts }) => svc.runDetail(runId, prompts),
+  'runs.prompt': async (svc, { runId, n }) => (await svc.runs()).prompt(runId, n),
+  'runs.events': async (svc, { runId, afterSeq }) => (await svc.runs()).eventViews(runId, afterSeq),
   'runs.start': async (svc, r) => {
     const started = await (
       await svc.runs()
@@ -148,29 +119,24 @@ export const handlers: Handlers = {
   'runs.export': async (svc, { runId }) => (await svc.runs()).export(runId),
   'runs.import': async (svc, { doc }) => ({ runId: (await svc.runs()).import(doc) }),
   'runs.runScript': async (svc, r) => {
-    const runs = await svc.runs();
-    const origin = r.originRun
-      ? { runId: r.originRun, kind: 'edit' as const, ...opt('attempt', r.originAttempt) }
-      : undefined;
-    const task = r.task ?? (r.originRun ? `${runs.get(r.originRun).started.task} (edited)` : undefined);
-    const started = await runs.startScript({
+    const started = await (
+      await svc.runs()
+    ).startEdit({
       sandbox: r.sandbox,
       ...opt('kit', r.kit),
       ...opt('language', r.language),
       body: r.body,
-      ...opt('task', task),
-      ...opt('origin', origin),
+      ...opt('task', r.task),
+      ...opt('originRun', r.originRun),
+      ...opt('originAttempt', r.originAttempt),
     });
     started.done.catch(() => {});
     return { runId: started.runId };
   },
   'runs.continue': async (svc, { runId, attempt, body }) => {
-    const rec = (await svc.runs()).get(runId);
-    const r = await (
-      await svc.runs()
-    ).continueFrom(runId, attempt, body, svc.providersFor(opt('provider', rec.started.provider)));
-    r.done.catch(() => {});
-    return { runId: r.runId };
+    const started = await svc.continueRun(runId, attempt, body);
+    started.done.catch(() => {});
+    return { runId: started.runId };
   },
   'templates.list': async (svc) => {
     const templates = await svc.templates();

@@ -3,7 +3,9 @@
  * pushed events and `runs.events` carry a prompt's head; `runs.prompt` fetches one prompt whole.
  */
 import type { EventPayloads, RunEvent } from '../core/records/events.ts';
-import type { PromptHead, RunEventView } from '../contract/api.ts';
+import type { PromptHead, Response, RunEventView } from '../contract/api.ts';
+import type { RunService } from './runs.ts';
+import type { SuiteStore } from '../infra/store/suite-store.ts';
 
 /** An attempt's prompt without its text: what a timeline needs. */
 export function promptHead(p: EventPayloads['prompt'] | PromptHead): PromptHead {
@@ -22,3 +24,25 @@ export function promptHead(p: EventPayloads['prompt'] | PromptHead): PromptHead 
 /** A run event as pushed: a prompt event carries its prompt's head. */
 export const eventView = (e: RunEvent): RunEventView =>
   e.type === 'prompt' ? { ...e, data: promptHead(e.data) } : e;
+
+/**
+ * A run as the detail view loads it: prompts as heads unless asked for whole, and a case of a suite run
+ * linked back to its suite run.
+ */
+export function runDetail(
+  runs: RunService,
+  suiteRuns: SuiteStore,
+  runId: string,
+  prompts: boolean | undefined,
+): Response<'runs.get'> {
+  const rec = runs.get(runId);
+  const suiteRun = runs.store.summary(rec.id)?.suiteRun;
+  const row = suiteRun ? suiteRuns.get(suiteRun) : undefined;
+  const suite = row ? { suite: { id: row.id, name: row.suite } } : {};
+  if (prompts) return { ...rec, ...suite };
+  return {
+    ...rec,
+    ...suite,
+    attempts: rec.attempts.map((a) => (a.prompt ? { ...a, prompt: promptHead(a.prompt) } : a)),
+  };
+}

@@ -21,6 +21,9 @@ import type { Template } from '../core/templates/template.ts';
 import type { RunStore } from '../infra/store/run-store.ts';
 import type { RunExport, RunFilter, RunPage } from '../infra/store/run-store.ts';
 import { ToolsmithError } from './errors.ts';
+import { eventView } from './run-view.ts';
+import type { EventPayloads } from '../core/records/events.ts';
+import type { RunEventView } from '../contract/api.ts';
 
 export type LiveEvent = RunEvent | { type: 'token'; runId: string; n: number; text: string };
 
@@ -256,6 +259,49 @@ export class RunService {
       noTemplates: true,
       initialScript: body,
       origin: { runId: rec.id, attempt, kind: 'continue' },
+    });
+  }
+
+  /** One attempt's prompt, whole (records and pushed events carry its head only). */
+  prompt(runId: string, n: number): EventPayloads['prompt'] {
+    const a = this.get(runId).attempts.find((x) => x.n === n);
+    if (!a?.prompt)
+      throw new ToolsmithError(
+        'not_found',
+        `run ${runId} has no prompt at ${a ? 'attempt' : 'unknown attempt'} ${n}`,
+      );
+    return a.prompt;
+  }
+
+  /** A run's events after `afterSeq` (all without it) as front ends see them, and whether it is live. */
+  eventViews(runId: string, afterSeq?: number): { events: RunEventView[]; live: boolean } {
+    const id = this.resolveId(runId);
+    const summary = this.store.summary(id);
+    if (!summary) throw new ToolsmithError('not_found', `no run ${runId}`);
+    const events = this.store.events(id).filter((e) => afterSeq === undefined || e.seq > afterSeq);
+    return { events: events.map(eventView), live: summary.status === 'running' };
+  }
+
+  /**
+   * An edited script run from the workbench: linked to the run (and attempt) it was edited from, whose
+   * task it keeps with "(edited)" unless a task is given.
+   */
+  async startEdit(
+    req: Omit<RunScriptRequest, 'origin'> & { originRun?: string; originAttempt?: number },
+  ): Promise<StartedRun> {
+    const { originRun, originAttempt, ...rest } = req;
+    const origin = originRun
+      ? {
+          runId: originRun,
+          kind: 'edit' as const,
+          ...(originAttempt !== undefined ? { attempt: originAttempt } : {}),
+        }
+      : undefined;
+    const task = req.task ?? (originRun ? `${this.get(originRun).started.task} (edited)` : undefined);
+    return this.startScript({
+      ...rest,
+      ...(task !== undefined ? { task } : {}),
+      ...(origin ? { origin } : {}),
     });
   }
 

@@ -2,7 +2,7 @@
  * The one service every front end uses (CLI, MCP server, Electron IPC, web). Composition root: it
  * wires workspace files, the pure core and the infrastructure adapters.
  */
-import { eventView } from './run-view.ts';
+import { eventView, runDetail } from './run-view.ts';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { defaultKit, gradeRefusal, KitError, kitToolView, resolveKit } from '../core/kits/kit.ts';
@@ -20,6 +20,7 @@ import { parseConfig } from './config.ts';
 import type { Config } from './config.ts';
 import { ToolsmithError } from './errors.ts';
 import { RunService } from './runs.ts';
+import type { StartedRun } from './runs.ts';
 import { TemplateService } from './templates.ts';
 import { TemplateFiles } from '../infra/workspace/files.ts';
 import { RunStore } from '../infra/store/run-store.ts';
@@ -250,6 +251,18 @@ export class ToolsmithService {
     const runs = await this.runs();
     this.suiteService ??= new SuiteService(this, runs);
     return this.suiteService;
+  }
+
+  /** A run for the detail view (prompt heads unless `prompts`, the suite run it belongs to). */
+  async runDetail(runId: string, prompts?: boolean): Promise<Response<'runs.get'>> {
+    return runDetail(await this.runs(), (await this.suites()).store, runId, prompts);
+  }
+
+  /** Continues a run from an attempt with an edited script, on the provider the run used. */
+  async continueRun(runId: string, attempt: number, body: string): Promise<StartedRun> {
+    const runs = await this.runs();
+    const provider = runs.get(runId).started.provider;
+    return runs.continueFrom(runId, attempt, body, this.providersFor(provider ? { provider } : {}));
   }
 
   /** Subscribes to events pushed to front ends; returns the unsubscribe function. */
