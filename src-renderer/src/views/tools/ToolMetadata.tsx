@@ -2,7 +2,7 @@
  * What the extractor reads from tools.py, as the LLM and the function-calling APIs will see it: each
  * tool's parameters (the nine attributes), the XML prompt and the OpenAI function schemas.
  */
-import { Tabs } from '../Tabs.tsx';
+import { Tabs } from '../../components/Tabs.tsx';
 import { useState } from 'react';
 import type { Response } from '../../../../src-main/contract/api.ts';
 import type { SandboxTool } from '../../../../src-main/core/tools/extract.ts';

@@ -7,7 +7,7 @@ import { useEffect, useState } from 'react';
 import type { Response } from '../../../../src-main/contract/api.ts';
 import type { SandboxTool } from '../../../../src-main/core/tools/extract.ts';
 import { api, errorMessage } from '../../api/client.ts';
-import { GradeBadge } from './GradeBadge.tsx';
+import { GradeBadge } from '../../components/GradeBadge.tsx';
 
 export interface KitDraft {
   name: string;

@@ -5,10 +5,10 @@
  * Opening or creating a workspace switches the service, then reloads the page on it.
  */
 import { useCallback, useEffect, useState } from 'react';
-import type { Response } from '../../../src-main/contract/api.ts';
-import { api, errorMessage } from '../api/client.ts';
-import { useStore } from '../store/index.ts';
-import './manage.css';
+import type { Response } from '../../../../src-main/contract/api.ts';
+import { api, errorMessage } from '../../api/client.ts';
+import { useStore } from '../../store/index.ts';
+import '../manage.css';
 
 type Recent = Response<'workspace.recent'>;
 type Runtime = 'python' | 'node' | 'bun' | 'deno';

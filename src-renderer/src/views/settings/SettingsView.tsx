@@ -4,15 +4,15 @@
  * isolation level, images (built here, with the build's output streamed as pushed events) and pools.
  */
 import { useCallback, useEffect, useRef, useState } from 'react';
-import type { PushEvent, Response } from '../../../src-main/contract/api.ts';
-import type { IsolationLevel } from '../../../src-main/core/sandbox/execution.ts';
-import { api, errorMessage } from '../api/client.ts';
-import { IsolationBadge } from '../components/Badges.tsx';
-import { GradeBadge } from '../components/manage/GradeBadge.tsx';
-import { SandboxDeps } from '../components/manage/SandboxDeps.tsx';
-import { ProvidersEditor } from '../components/settings/ProvidersEditor.tsx';
-import { useStore } from '../store/index.ts';
-import './manage.css';
+import type { PushEvent, Response } from '../../../../src-main/contract/api.ts';
+import type { IsolationLevel } from '../../../../src-main/core/sandbox/execution.ts';
+import { api, errorMessage } from '../../api/client.ts';
+import { IsolationBadge } from '../../components/Badges.tsx';
+import { GradeBadge } from '../../components/GradeBadge.tsx';
+import { SandboxDeps } from './SandboxDeps.tsx';
+import { ProvidersEditor } from './ProvidersEditor.tsx';
+import { useStore } from '../../store/index.ts';
+import '../manage.css';
 
 type Settings = Response<'settings.get'>;
 type Runtime = 'python' | 'node' | 'bun' | 'deno';

@@ -5,13 +5,13 @@
  * tool in its real sandbox container.
  */
 import { useCallback, useEffect, useRef, useState } from 'react';
-import type { Response } from '../../../src-main/contract/api.ts';
-import type { Violation } from '../../../src-main/core/lang/violation.ts';
-import { api, errorMessage } from '../api/client.ts';
-import { CodeEditor } from '../components/Editors.tsx';
-import { ToolMetadata } from '../components/tools/ToolMetadata.tsx';
-import { TryTool } from '../components/tools/TryTool.tsx';
-import { useStore } from '../store/index.ts';
+import type { Response } from '../../../../src-main/contract/api.ts';
+import type { Violation } from '../../../../src-main/core/lang/violation.ts';
+import { api, errorMessage } from '../../api/client.ts';
+import { CodeEditor } from '../../components/Editors.tsx';
+import { ToolMetadata } from './ToolMetadata.tsx';
+import { TryTool } from './TryTool.tsx';
+import { useStore } from '../../store/index.ts';
 import './tools.css';
 
 type Listed = Response<'tools.list'>;

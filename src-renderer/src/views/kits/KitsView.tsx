@@ -4,13 +4,13 @@
  * and edits kits as `alias -> tool` rows.
  */
 import { useCallback, useEffect, useState } from 'react';
-import type { Response } from '../../../src-main/contract/api.ts';
-import { api, errorMessage } from '../api/client.ts';
-import { GradeBadge } from '../components/manage/GradeBadge.tsx';
-import { KitEditor } from '../components/manage/KitEditor.tsx';
-import type { KitDraft } from '../components/manage/KitEditor.tsx';
-import { useStore } from '../store/index.ts';
-import './manage.css';
+import type { Response } from '../../../../src-main/contract/api.ts';
+import { api, errorMessage } from '../../api/client.ts';
+import { GradeBadge } from '../../components/GradeBadge.tsx';
+import { KitEditor } from './KitEditor.tsx';
+import type { KitDraft } from './KitEditor.tsx';
+import { useStore } from '../../store/index.ts';
+import '../manage.css';
 
 type Kit = Response<'kits.list'>[number];
 type EditorState = { key: string; mode: 'new' | 'edit'; draft: KitDraft; note?: string };

@@ -9,8 +9,9 @@ import type { Request, TemplateInfo } from '../../../../src-main/contract/api.ts
 import { matchTemplate } from '../../../../src-main/core/templates/template.ts';
 import type { SlotType, Template } from '../../../../src-main/core/templates/template.ts';
 import { ApiCallError, api, errorMessage } from '../../api/client.ts';
-import { CodeEditor } from '../Editors.tsx';
-import { analysePattern, blockingPatternProblems, PatternEditor } from './PatternEditor.tsx';
+import { CodeEditor } from '../../components/Editors.tsx';
+import { PatternEditor } from './PatternEditor.tsx';
+import { analysePattern, blockingPatternProblems } from './pattern.ts';
 
 export interface ExampleDraft {
   intent: string;
@@ -42,16 +43,6 @@ export interface TemplateEditorProps {
 }
 
 const NAME = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}$/;
-
-/** A template name from a pattern: its words without the slots, lowercased and dashed. */
-export const suggestName = (pattern: string): string =>
-  pattern
-    .replace(/\{[^{}]*\}/g, ' ')
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, 48)
-    .replace(/-+$/, '') || 'template';
 
 const parseExpect = (text: string): { value?: unknown; error?: string } => {
   if (!text.trim()) return {};

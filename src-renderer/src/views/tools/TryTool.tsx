@@ -3,14 +3,14 @@
  * become placeholders, required fields are checked and types coerced before sending), a real call in
  * the sandbox container, and what came back: the ToolResponse and the execution trace.
  */
-import { ToolCallTable } from '../ToolCallTable.tsx';
+import { ToolCallTable } from '../../components/ToolCallTable.tsx';
 import { useState } from 'react';
 import type { Response } from '../../../../src-main/contract/api.ts';
 import type { SandboxTool } from '../../../../src-main/core/tools/extract.ts';
 import type { JsonValue, ToolParameter } from '../../../../src-main/core/tools/model.ts';
 import { api, errorMessage } from '../../api/client.ts';
-import { formatMs, IsolationBadge } from '../Badges.tsx';
-import { JsonTree } from '../JsonTree.tsx';
+import { formatMs, IsolationBadge } from '../../components/Badges.tsx';
+import { JsonTree } from '../../components/JsonTree.tsx';
 import { checkForm, placeholderFor, showValue } from './coerce.ts';
 import type { FieldValue } from './coerce.ts';
 

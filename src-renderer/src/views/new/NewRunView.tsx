@@ -1,8 +1,8 @@
 /** Start a run: task, sandbox, kit, mode, provider/model and limits; opens the live run. */
 import { useEffect, useState } from 'react';
-import type { Response } from '../../../src-main/contract/api.ts';
-import { api, errorMessage } from '../api/client.ts';
-import { useStore } from '../store/index.ts';
+import type { Response } from '../../../../src-main/contract/api.ts';
+import { api, errorMessage } from '../../api/client.ts';
+import { useStore } from '../../store/index.ts';
 
 export function NewRunView() {
   const sandboxes = useStore((s) => s.sandboxes);

@@ -5,14 +5,15 @@
  * tested against their examples, edited (re-created with `force`) and deleted.
  */
 import { Fragment, useCallback, useEffect, useState } from 'react';
-import type { Response, TemplateInfo } from '../../../src-main/contract/api.ts';
-import { api, errorMessage } from '../api/client.ts';
-import { formatTime } from '../components/Badges.tsx';
-import { JsonTree } from '../components/JsonTree.tsx';
-import { suggestName, TemplateEditor } from '../components/manage/TemplateEditor.tsx';
-import type { TemplateDraft, TemplateEditorProps } from '../components/manage/TemplateEditor.tsx';
-import { useStore } from '../store/index.ts';
-import './manage.css';
+import type { Response, TemplateInfo } from '../../../../src-main/contract/api.ts';
+import { api, errorMessage } from '../../api/client.ts';
+import { formatTime } from '../../components/Badges.tsx';
+import { JsonTree } from '../../components/JsonTree.tsx';
+import { suggestName } from './pattern.ts';
+import { TemplateEditor } from './TemplateEditor.tsx';
+import type { TemplateDraft, TemplateEditorProps } from './TemplateEditor.tsx';
+import { useStore } from '../../store/index.ts';
+import '../manage.css';
 
 type EditorState =
   | { kind: 'loading'; what: string }

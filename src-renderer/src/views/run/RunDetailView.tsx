@@ -10,16 +10,16 @@ import type {
   AttemptView as AttemptRecord,
   PromptHead,
   RunRecordView as RunRecord,
-} from '../../../src-main/contract/api.ts';
-import type { EventPayloads } from '../../../src-main/core/records/events.ts';
-import { api, errorMessage } from '../api/client.ts';
-import { formatMs, formatTime, IsolationBadge, StatusBadge } from '../components/Badges.tsx';
-import { CodeDiff, CodeEditor } from '../components/Editors.tsx';
-import { JsonTree } from '../components/JsonTree.tsx';
-import { Tabs } from '../components/Tabs.tsx';
-import { ToolCallTable } from '../components/ToolCallTable.tsx';
-import { useStore } from '../store/index.ts';
-import { attemptOutcome, defaultDiffTarget, diffPair, OUTCOME_LABEL } from './run/attempts.ts';
+} from '../../../../src-main/contract/api.ts';
+import type { EventPayloads } from '../../../../src-main/core/records/events.ts';
+import { api, errorMessage } from '../../api/client.ts';
+import { formatMs, formatTime, IsolationBadge, StatusBadge } from '../../components/Badges.tsx';
+import { CodeDiff, CodeEditor } from '../../components/Editors.tsx';
+import { JsonTree } from '../../components/JsonTree.tsx';
+import { Tabs } from '../../components/Tabs.tsx';
+import { ToolCallTable } from '../../components/ToolCallTable.tsx';
+import { useStore } from '../../store/index.ts';
+import { attemptOutcome, defaultDiffTarget, diffPair, OUTCOME_LABEL } from './attempts.ts';
 
 const Timeline = memo(function Timeline({
   run,

@@ -6,13 +6,13 @@
  * script over the server's tools as a recorded run.
  */
 import { useCallback, useEffect, useState } from 'react';
-import type { McpServerView, Response } from '../../../src-main/contract/api.ts';
-import type { SandboxTool } from '../../../src-main/core/tools/extract.ts';
-import { api, errorMessage } from '../api/client.ts';
-import { GradeBadge } from '../components/manage/GradeBadge.tsx';
-import { TryTool } from '../components/tools/TryTool.tsx';
-import { useStore } from '../store/index.ts';
-import './manage.css';
+import type { McpServerView, Response } from '../../../../src-main/contract/api.ts';
+import type { SandboxTool } from '../../../../src-main/core/tools/extract.ts';
+import { api, errorMessage } from '../../api/client.ts';
+import { GradeBadge } from '../../components/GradeBadge.tsx';
+import { TryTool } from '../tools/TryTool.tsx';
+import { useStore } from '../../store/index.ts';
+import '../manage.css';
 
 interface Draft {
   name: string;

@@ -4,11 +4,11 @@
  */
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useRef, useState } from 'react';
-import type { RunSummaryView } from '../../../src-main/contract/api.ts';
-import { formatDateTime, formatMs, StatusBadge } from '../components/Badges.tsx';
-import type { RunSortKey } from '../../../src-main/core/records/sort.ts';
-import { PAGE_SIZE } from '../store/runs.ts';
-import { useStore } from '../store/index.ts';
+import type { RunSummaryView } from '../../../../src-main/contract/api.ts';
+import { formatDateTime, formatMs, StatusBadge } from '../../components/Badges.tsx';
+import type { RunSortKey } from '../../../../src-main/core/records/sort.ts';
+import { PAGE_SIZE } from '../../store/runs.ts';
+import { useStore } from '../../store/index.ts';
 
 const STATUSES = ['running', 'succeeded', 'failed', 'cancelled', 'interrupted'] as const;
 const ROW_HEIGHT = 34;
