@@ -3,6 +3,7 @@ import { api } from './api/client.ts';
 import { activeNav, parseHash } from './lib/routing.ts';
 import type { View } from './store/app.ts';
 import { useStore } from './store/index.ts';
+import { installPush } from './store/push.ts';
 import { ConnectionsView } from './views/connections/ConnectionsView.tsx';
 import { KitsView } from './views/kits/KitsView.tsx';
 import { NewRunView } from './views/new/NewRunView.tsx';
@@ -85,10 +86,7 @@ export function App() {
   useEffect(() => {
     void loadApp();
     preloadEditors();
-    const off = api.onEvent((e) => {
-      useStore.getState().handlePush(e);
-      if (e.type === 'suite_progress') useStore.getState().onSuiteProgress(e.progress);
-    });
+    const off = installPush(api.onEvent, useStore.getState);
     const onPop = () => useStore.setState({ route: parseHash(location.hash) });
     window.addEventListener('popstate', onPop);
     window.addEventListener('hashchange', onPop);

@@ -374,8 +374,9 @@ export function ConnectionsView() {
   const sandboxes = useStore((s) => s.sandboxes);
   const loadApp = useStore((s) => s.loadApp);
   const notify = useStore((s) => s.notify);
-  const [servers, setServers] = useState<McpServerView[]>();
-  const [loadError, setLoadError] = useState<string>();
+  const servers = useStore((s) => s.mcpServers);
+  const loadError = useStore((s) => s.mcpServersError);
+  const reload = useStore((s) => s.loadMcpServers);
   const [selected, setSelected] = useState<string>();
   const [form, setForm] = useState<{ key: string; draft: Draft; editing: boolean }>();
   const [tested, setTested] = useState<Response<'mcp.test'>>();
@@ -384,17 +385,6 @@ export function ConnectionsView() {
   const [sandboxTools, setSandboxTools] = useState<SandboxTool[]>([]);
   const [trying, setTrying] = useState<string>();
 
-  const reload = useCallback(async () => {
-    try {
-      const list = await api['mcp.servers']({});
-      setServers(list);
-      setLoadError(undefined);
-      return list;
-    } catch (e) {
-      setLoadError(errorMessage(e));
-      return undefined;
-    }
-  }, []);
   useEffect(() => void reload(), [reload]);
 
   const server = servers?.find((s) => s.name === selected);

@@ -3,16 +3,15 @@
  * enforces against the workspace's maximum. Lists every kit (a refused one with its reason), creates
  * and edits kits as `alias -> tool` rows.
  */
-import { useCallback, useEffect, useState } from 'react';
-import type { Response } from '../../../../src-main/contract/api.ts';
-import { api, errorMessage } from '../../api/client.ts';
+import { useEffect, useState } from 'react';
 import { GradeBadge } from '../../components/GradeBadge.tsx';
 import { KitEditor } from './KitEditor.tsx';
 import type { KitDraft } from './KitEditor.tsx';
 import { useStore } from '../../store/index.ts';
+import type { KitList } from '../../store/settings.ts';
 import '../manage.css';
 
-type Kit = Response<'kits.list'>[number];
+type Kit = KitList[number];
 type EditorState = { key: string; mode: 'new' | 'edit'; draft: KitDraft; note?: string };
 
 const draftOf = (k: Kit): { draft: KitDraft; note?: string } => {
@@ -39,26 +38,13 @@ const draftOf = (k: Kit): { draft: KitDraft; note?: string } => {
 export function KitsView() {
   const sandboxes = useStore((s) => s.sandboxes);
   const notify = useStore((s) => s.notify);
-  const [kits, setKits] = useState<Response<'kits.list'>>();
-  const [settings, setSettings] = useState<Response<'settings.get'>>();
-  const [loading, setLoading] = useState(true);
-  const [loadError, setLoadError] = useState<string>();
-  const [settingsError, setSettingsError] = useState<string>();
+  const kits = useStore((s) => s.kits);
+  const settings = useStore((s) => s.settings);
+  const loading = useStore((s) => s.kitsLoading);
+  const loadError = useStore((s) => s.kitsError);
+  const settingsError = useStore((s) => s.settingsError);
+  const reload = useStore((s) => s.loadKits);
   const [editor, setEditor] = useState<EditorState>();
-
-  const reload = useCallback(async () => {
-    setLoading(true);
-    const [k, s] = await Promise.allSettled([api['kits.list']({}), api['settings.get']({})]);
-    if (k.status === 'fulfilled') {
-      setKits(k.value);
-      setLoadError(undefined);
-    } else setLoadError(errorMessage(k.reason));
-    if (s.status === 'fulfilled') {
-      setSettings(s.value);
-      setSettingsError(undefined);
-    } else setSettingsError(errorMessage(s.reason));
-    setLoading(false);
-  }, []);
   useEffect(() => void reload(), [reload]);
 
   const maxGrade = settings?.maxGrade;

@@ -2,51 +2,12 @@
  * Settings › Sandbox: each sandbox's derived image (requirements.txt, package.json), built on demand with
  * the build log streamed from the image-build progress push (docs/sandboxes.md).
  */
-import { useEffect, useState } from 'react';
-import type { PushEvent } from '../../../../src-main/contract/api.ts';
-import { api, errorMessage } from '../../api/client.ts';
 import { useStore } from '../../store/index.ts';
-
-interface DepsBuild {
-  running: boolean;
-  lines: string[];
-  tags: string[];
-  error?: string;
-}
-
-const MAX_LINES = 400;
 
 export function SandboxDeps({ dockerAvailable }: { dockerAvailable: boolean }) {
   const sandboxes = useStore((s) => s.sandboxes);
-  const [builds, setBuilds] = useState<Partial<Record<string, DepsBuild>>>({});
-
-  useEffect(
-    () =>
-      api.onEvent((e: PushEvent) => {
-        if (e.type !== 'image_progress' || !e.sandbox) return;
-        const name = e.sandbox;
-        setBuilds((b) => {
-          const cur = b[name] ?? { running: true, lines: [], tags: [] };
-          return { ...b, [name]: { ...cur, lines: [...cur.lines, e.line].slice(-MAX_LINES) } };
-        });
-      }),
-    [],
-  );
-
-  const build = async (sandbox: string) => {
-    setBuilds((b) => ({ ...b, [sandbox]: { running: true, lines: [], tags: [] } }));
-    const tags: string[] = [];
-    try {
-      for (const runtime of ['python', 'node'] as const)
-        tags.push((await api['system.buildImage']({ runtime, sandbox })).tag);
-      setBuilds((b) => ({ ...b, [sandbox]: { ...(b[sandbox] ?? { lines: [] }), running: false, tags } }));
-    } catch (e) {
-      setBuilds((b) => ({
-        ...b,
-        [sandbox]: { ...(b[sandbox] ?? { lines: [] }), running: false, tags, error: errorMessage(e) },
-      }));
-    }
-  };
+  const builds = useStore((s) => s.depsBuilds);
+  const build = useStore((s) => s.buildDeps);
 
   if (!sandboxes.length) return null;
   return (

@@ -4,26 +4,17 @@
  * isolation level, images (built here, with the build's output streamed as pushed events) and pools.
  */
 import { useCallback, useEffect, useRef, useState } from 'react';
-import type { PushEvent, Response } from '../../../../src-main/contract/api.ts';
 import type { IsolationLevel } from '../../../../src-main/core/sandbox/execution.ts';
 import { api, errorMessage } from '../../api/client.ts';
 import { IsolationBadge } from '../../components/Badges.tsx';
 import { GradeBadge } from '../../components/GradeBadge.tsx';
 import { SandboxDeps } from './SandboxDeps.tsx';
 import { ProvidersEditor } from './ProvidersEditor.tsx';
+import type { Runtime } from '../../store/images.ts';
 import { useStore } from '../../store/index.ts';
+import type { Settings } from '../../store/settings.ts';
 import '../manage.css';
 
-type Settings = Response<'settings.get'>;
-type Runtime = 'python' | 'node' | 'bun' | 'deno';
-interface BuildState {
-  running: boolean;
-  lines: string[];
-  error?: string;
-  tag?: string;
-}
-
-const MAX_LINES = 400;
 const KEY_SOURCE: Record<Settings['providers'][number]['keySource'], { label: string; title: string }> = {
   env: { label: 'environment', title: 'The key comes from the environment variable named in the config.' },
   keychain: { label: 'keychain', title: 'Stored in the OS keychain by the desktop app.' },
@@ -210,8 +201,10 @@ function SandboxSection() {
   const status = useStore((s) => s.status);
   const statusError = useStore((s) => s.statusError);
   const loadStatus = useStore((s) => s.loadStatus);
+  const builds = useStore((s) => s.imageBuilds);
+  const build = useStore((s) => s.buildImage);
+  const clearBuilds = useStore((s) => s.clearBuilds);
   const [refreshing, setRefreshing] = useState(false);
-  const [builds, setBuilds] = useState<Partial<Record<string, BuildState>>>({});
   const logRefs = useRef<Record<string, HTMLPreElement | null>>({});
 
   const refresh = useCallback(async () => {
@@ -221,46 +214,14 @@ function SandboxSection() {
   }, [loadStatus]);
   useEffect(() => void refresh(), [refresh]);
 
-  useEffect(
-    () =>
-      api.onEvent((e: PushEvent) => {
-        if (e.type !== 'image_progress' || e.sandbox) return; // (a sandbox's build: SandboxDeps)
-        setBuilds((b) => {
-          const cur = b[e.runtime] ?? { running: true, lines: [] };
-          return {
-            ...b,
-            [e.runtime]: {
-              ...cur,
-              running: e.done ? false : cur.running,
-              lines: [...cur.lines, e.line].slice(-MAX_LINES),
-              ...(e.error ? { error: e.error } : {}),
-            },
-          };
-        });
-        if (e.done) void loadStatus();
-      }),
-    [loadStatus],
-  );
+  // The view starts without builds, and forgets them when it closes (their logs arrive as pushes).
+  useEffect(() => {
+    clearBuilds();
+    return clearBuilds;
+  }, [clearBuilds]);
   useEffect(() => {
     for (const el of Object.values(logRefs.current)) if (el) el.scrollTop = el.scrollHeight;
   }, [builds]);
-
-  const build = async (runtime: Runtime) => {
-    setBuilds((b) => ({ ...b, [runtime]: { running: true, lines: [`building the ${runtime} image…`] } }));
-    try {
-      const r = await api['system.buildImage']({ runtime });
-      setBuilds((b) => ({
-        ...b,
-        [runtime]: { ...(b[runtime] ?? { lines: [] }), running: false, tag: r.tag },
-      }));
-    } catch (e) {
-      setBuilds((b) => ({
-        ...b,
-        [runtime]: { ...(b[runtime] ?? { lines: [] }), running: false, error: errorMessage(e) },
-      }));
-    }
-    await loadStatus();
-  };
 
   const runtimes: { runtime: string; tag?: string; present?: boolean }[] = status?.images.length
     ? status.images
@@ -453,21 +414,10 @@ function SandboxSection() {
 
 export function SettingsView() {
   const info = useStore((s) => s.info);
-  const [settings, setSettings] = useState<Settings>();
-  const [loading, setLoading] = useState(true);
-  const [error, setError] = useState<string>();
-
-  const reload = useCallback(async () => {
-    setLoading(true);
-    try {
-      setSettings(await api['settings.get']({}));
-      setError(undefined);
-    } catch (e) {
-      setError(errorMessage(e));
-    } finally {
-      setLoading(false);
-    }
-  }, []);
+  const settings = useStore((s) => s.settings);
+  const loading = useStore((s) => s.settingsLoading);
+  const error = useStore((s) => s.settingsError);
+  const reload = useStore((s) => s.loadSettings);
   useEffect(() => void reload(), [reload]);
 
   return (

@@ -4,8 +4,8 @@
  * that do not parse; a run's script is promoted here (the run view sets `promote`), templates are
  * tested against their examples, edited (re-created with `force`) and deleted.
  */
-import { Fragment, useCallback, useEffect, useState } from 'react';
-import type { Response, TemplateInfo } from '../../../../src-main/contract/api.ts';
+import { Fragment, useEffect, useState } from 'react';
+import type { TemplateInfo } from '../../../../src-main/contract/api.ts';
 import { api, errorMessage } from '../../api/client.ts';
 import { formatTime } from '../../components/Badges.tsx';
 import { JsonTree } from '../../components/JsonTree.tsx';
@@ -13,6 +13,7 @@ import { suggestName } from './pattern.ts';
 import { TemplateEditor } from './TemplateEditor.tsx';
 import type { TemplateDraft, TemplateEditorProps } from './TemplateEditor.tsx';
 import { useStore } from '../../store/index.ts';
+import type { TemplateTest } from '../../store/templates.ts';
 import '../manage.css';
 
 type EditorState =
@@ -25,8 +26,6 @@ type EditorState =
       draft: TemplateDraft;
       fromRun?: TemplateEditorProps['fromRun'];
     };
-
-type TestState = { running: true } | { running: false; result?: Response<'templates.test'>; error?: string };
 
 const draftOf = (t: TemplateInfo): TemplateDraft => ({
   name: t.name,
@@ -43,7 +42,7 @@ const draftOf = (t: TemplateInfo): TemplateDraft => ({
   description: t.description ?? '',
 });
 
-function TestResults({ state }: { state: TestState }) {
+function TestResults({ state }: { state: TemplateTest }) {
   if (state.running) return <p className="muted">Running the examples in the sandbox…</p>;
   if (state.error)
     return (
@@ -105,26 +104,25 @@ export function TemplatesView() {
   const setPromote = useStore((s) => s.setPromote);
   const notify = useStore((s) => s.notify);
   const navigate = useStore((s) => s.navigate);
-  const [list, setList] = useState<Response<'templates.list'>>();
-  const [loading, setLoading] = useState(true);
-  const [loadError, setLoadError] = useState<string>();
+  const list = useStore((s) => s.templateList);
+  const loading = useStore((s) => s.templatesLoading);
+  const loadError = useStore((s) => s.templatesError);
+  const tests = useStore((s) => s.templateTests);
+  const reload = useStore((s) => s.loadTemplates);
+  const test = useStore((s) => s.testTemplate);
+  const closeTest = useStore((s) => s.closeTemplateTest);
+  const clearTests = useStore((s) => s.clearTemplateTests);
+  const deleteTemplate = useStore((s) => s.deleteTemplate);
   const [editor, setEditor] = useState<EditorState>();
-  const [tests, setTests] = useState<Record<string, TestState>>({});
   const [confirmDelete, setConfirmDelete] = useState<string>();
   const [deleting, setDeleting] = useState(false);
 
-  const reload = useCallback(async () => {
-    setLoading(true);
-    try {
-      setList(await api['templates.list']({}));
-      setLoadError(undefined);
-    } catch (e) {
-      setLoadError(errorMessage(e));
-    } finally {
-      setLoading(false);
-    }
-  }, []);
   useEffect(() => void reload(), [reload]);
+  // The view starts without test results, and forgets them when it closes.
+  useEffect(() => {
+    clearTests();
+    return clearTests;
+  }, [clearTests]);
 
   // "Promote to template" in a run: propose a pattern, slots and body from the run, open the editor.
   useEffect(() => {
@@ -183,34 +181,14 @@ export function TemplatesView() {
     if (useStore.getState().promote) setPromote(undefined);
   };
 
-  const test = async (name: string) => {
-    setTests((t) => ({ ...t, [name]: { running: true } }));
-    try {
-      const result = await api['templates.test']({ name });
-      setTests((t) => ({ ...t, [name]: { running: false, result } }));
-    } catch (e) {
-      setTests((t) => ({ ...t, [name]: { running: false, error: errorMessage(e) } }));
-    }
-    await reload();
-  };
-
   const remove = async (name: string) => {
     setDeleting(true);
-    try {
-      await api['templates.delete']({ name });
-      notify('info', `Template ${name} deleted.`);
+    if (await deleteTemplate(name)) {
       setConfirmDelete(undefined);
-      setTests((t) => {
-        const { [name]: _gone, ...rest } = t;
-        return rest;
-      });
       if (editor?.kind === 'open' && editor.mode === 'edit' && editor.draft.name === name)
         setEditor(undefined);
-    } catch (e) {
-      notify('error', `Could not delete template ${name}: ${errorMessage(e)}`);
-    } finally {
-      setDeleting(false);
     }
+    setDeleting(false);
     await reload();
   };
 
@@ -413,15 +391,7 @@ export function TemplatesView() {
                           <strong className="small">Test of {t.name}</strong>
                           <span className="spacer" />
                           {!ts.running && (
-                            <button
-                              className="link"
-                              onClick={() =>
-                                setTests((x) => {
-                                  const { [t.name]: _closed, ...rest } = x;
-                                  return rest;
-                                })
-                              }
-                            >
+                            <button className="link" onClick={() => closeTest(t.name)}>
                               close
                             </button>
                           )}

@@ -8,6 +8,7 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 import type { Response } from '../../../../src-main/contract/api.ts';
 import type { Violation } from '../../../../src-main/core/lang/violation.ts';
 import { api, errorMessage } from '../../api/client.ts';
+import { useSubmit } from '../../lib/useSubmit.ts';
 import { CodeEditor } from '../../components/Editors.tsx';
 import { ToolMetadata } from './ToolMetadata.tsx';
 import { TryTool } from './TryTool.tsx';
@@ -38,19 +39,8 @@ function SandboxList({
 }) {
   const sandboxes = useStore((s) => s.sandboxes);
   const info = useStore((s) => s.info);
-  const [refreshing, setRefreshing] = useState(false);
-  const [error, setError] = useState<string>();
-  const refresh = async () => {
-    setRefreshing(true);
-    try {
-      useStore.setState({ sandboxes: await api['sandboxes.list']({}) });
-      setError(undefined);
-    } catch (e) {
-      setError(errorMessage(e));
-    } finally {
-      setRefreshing(false);
-    }
-  };
+  const reloadSandboxes = useStore((s) => s.reloadSandboxes);
+  const { busy: refreshing, error, run: refresh } = useSubmit(reloadSandboxes);
   return (
     <aside className="sandbox-list" aria-label="sandboxes">
       <div className="meta-line">
@@ -142,8 +132,11 @@ function SandboxTools({
   onDirtyChange: () => void;
 }) {
   const description = useStore((s) => s.sandboxes.find((x) => x.name === sandbox)?.description);
-  const [listed, setListed] = useState<Listed>();
-  const [loadError, setLoadError] = useState<string>();
+  const listed = useStore((s) => (s.toolsSandbox === sandbox ? s.toolsListed : undefined));
+  const loadError = useStore((s) => (s.toolsSandbox === sandbox ? s.toolsLoadError : undefined));
+  const loadTools = useStore((s) => s.loadTools);
+  const closeTools = useStore((s) => s.closeTools);
+  const saveTools = useStore((s) => s.saveTools);
   const [reloadSeq, setReloadSeq] = useState(0);
   const [source, setSource] = useState('');
   /**
@@ -159,8 +152,13 @@ function SandboxTools({
   const [metaFor, setMetaFor] = useState<string>();
   const [extracting, setExtracting] = useState(false);
   const [extractError, setExtractError] = useState<string>();
-  const [saving, setSaving] = useState(false);
-  const [saveError, setSaveError] = useState<string>();
+  // Saving announces its outcome (saveTools); a failure also stays on the page.
+  const {
+    busy: saving,
+    error: saveError,
+    setError: setSaveError,
+    run: runSave,
+  } = useSubmit((text: string) => saveTools(sandbox, text));
   const [jump, setJump] = useState<{ line: number; column?: number; seq: number }>();
   const [toolName, setToolName] = useState<string>();
   const extractSeq = useRef(0);
@@ -168,28 +166,22 @@ function SandboxTools({
   // Load the sandbox: its saved tools (tools.list) and source; an unsaved draft wins over the source.
   useEffect(() => {
     let cancelled = false;
-    setListed(undefined);
-    setLoadError(undefined);
     setSaveError(undefined);
-    api['tools.list']({ sandbox })
-      .then((l) => {
-        if (cancelled) return;
-        setListed(l);
-        setSaved(l.source);
-        const draft = drafts.get(sandbox);
-        if (draft === l.source) drafts.delete(sandbox);
-        setSource(draft ?? l.source);
-        setEditorText(draft ?? l.source);
-        setMeta(metadataOf(l));
-        setMetaFor(l.source);
-      })
-      .catch((e: unknown) => {
-        if (!cancelled) setLoadError(errorMessage(e));
-      });
+    void loadTools(sandbox).then((l) => {
+      if (cancelled || !l) return;
+      setSaved(l.source);
+      const draft = drafts.get(sandbox);
+      if (draft === l.source) drafts.delete(sandbox);
+      setSource(draft ?? l.source);
+      setEditorText(draft ?? l.source);
+      setMeta(metadataOf(l));
+      setMetaFor(l.source);
+    });
     return () => {
       cancelled = true;
+      closeTools(sandbox);
     };
-  }, [sandbox, reloadSeq]);
+  }, [sandbox, reloadSeq, loadTools, closeTools]);
 
   // Live extraction, debounced; only the answer to the latest request is kept.
   useEffect(() => {
@@ -236,35 +228,16 @@ function SandboxTools({
       )
     )
       return;
-    setSaving(true);
-    setSaveError(undefined);
     const text = source;
-    try {
-      const r = await api['tools.save']({ sandbox, source: text });
-      setListed({ ...r, source: text });
-      setSaved(text);
-      if (drafts.get(sandbox) === text) drafts.delete(sandbox);
-      if (metaFor === text || meta === undefined) {
-        setMeta(metadataOf(r));
-        setMetaFor(text);
-      }
-      useStore
-        .getState()
-        .notify('info', `Saved ${sandbox}/tools.py: ${r.tools.length} tools, sandbox reloaded.`);
-      // Keep the sandbox list's counts in step with the file.
-      api['sandboxes.list']({})
-        .then((sandboxes) => useStore.setState({ sandboxes }))
-        .catch((e: unknown) =>
-          useStore.getState().notify('error', `Could not refresh the sandboxes: ${errorMessage(e)}`),
-        );
-    } catch (e) {
-      const msg = errorMessage(e);
-      setSaveError(msg);
-      useStore.getState().notify('error', `Could not save ${sandbox}/tools.py: ${msg}`);
-    } finally {
-      setSaving(false);
+    const r = await runSave(text);
+    if (!r) return;
+    setSaved(text);
+    if (drafts.get(sandbox) === text) drafts.delete(sandbox);
+    if (metaFor === text || meta === undefined) {
+      setMeta(metadataOf(r));
+      setMetaFor(text);
     }
-  }, [listed, saving, source, sandbox, meta, metaFor]);
+  }, [listed, saving, source, sandbox, meta, metaFor, runSave]);
 
   const revert = () => {
     setSource(saved);

@@ -8,7 +8,8 @@ import { useState } from 'react';
 import type { Response } from '../../../../src-main/contract/api.ts';
 import type { SandboxTool } from '../../../../src-main/core/tools/extract.ts';
 import type { JsonValue, ToolParameter } from '../../../../src-main/core/tools/model.ts';
-import { api, errorMessage } from '../../api/client.ts';
+import { api } from '../../api/client.ts';
+import { useSubmit } from '../../lib/useSubmit.ts';
 import { formatMs, IsolationBadge } from '../../components/Badges.tsx';
 import { JsonTree } from '../../components/JsonTree.tsx';
 import { checkForm, placeholderFor, showValue } from './coerce.ts';
@@ -216,26 +217,26 @@ export function TryTool({
     Object.fromEntries(tool.parameters.map((p) => [p.name, initialValue(p)])),
   );
   const [errors, setErrors] = useState<Record<string, string>>({});
-  const [busy, setBusy] = useState(false);
-  const [callError, setCallError] = useState<string>();
   const [outcome, setOutcome] = useState<{ call: CallResult; args: Record<string, JsonValue> }>();
+  const {
+    busy,
+    error: callError,
+    run: call,
+  } = useSubmit(async (args: Record<string, JsonValue>) => {
+    try {
+      setOutcome({ call: await api['tools.call']({ sandbox, tool: tool.name, args }), args });
+    } catch (e) {
+      setOutcome(undefined);
+      throw e;
+    }
+  });
 
   const submit = async () => {
     if (busy) return;
     const check = checkForm(tool.parameters, values);
     setErrors(check.errors);
     if (Object.keys(check.errors).length > 0) return;
-    setBusy(true);
-    setCallError(undefined);
-    try {
-      const call = await api['tools.call']({ sandbox, tool: tool.name, args: check.args });
-      setOutcome({ call, args: check.args });
-    } catch (e) {
-      setOutcome(undefined);
-      setCallError(errorMessage(e));
-    } finally {
-      setBusy(false);
-    }
+    await call(check.args);
   };
 
   const errorCount = Object.keys(errors).length;
