@@ -11,6 +11,7 @@ import type { SandboxTool } from '../../../../src-main/core/tools/extract.ts';
 import { api, errorMessage } from '../../api/client.ts';
 import { GradeBadge } from '../../components/GradeBadge.tsx';
 import { TryTool } from '../tools/TryTool.tsx';
+import { useSubmit } from '../../lib/useSubmit.ts';
 import { useStore } from '../../store/index.ts';
 import '../manage.css';
 
@@ -83,8 +84,12 @@ function ServerForm({
   onCancel: () => void;
 }) {
   const [d, setD] = useState(initial);
-  const [error, setError] = useState<string>();
-  const [busy, setBusy] = useState(false);
+  const {
+    busy,
+    error,
+    setError,
+    run: submit,
+  } = useSubmit(async (req: Parameters<(typeof api)['mcp.save']>[0]) => onSaved(await api['mcp.save'](req)));
   const set = (k: keyof Draft) => (e: { target: { value: string } }) => {
     const value = e.target.value;
     setD((prev) => ({ ...prev, [k]: value }));
@@ -110,14 +115,7 @@ function ServerForm({
       setError(errorMessage(e));
       return;
     }
-    setBusy(true);
-    try {
-      onSaved(await api['mcp.save'](req));
-    } catch (e) {
-      setError(errorMessage(e));
-    } finally {
-      setBusy(false);
-    }
+    await submit(req);
   };
   return (
     <form
@@ -291,26 +289,16 @@ function ScriptRunner({ server }: { server: McpServerView }) {
   const [sandbox, setSandbox] = useState(server.sandboxes[0] ?? '');
   const [language, setLanguage] = useState<'python' | 'ts'>('python');
   const [body, setBody] = useState('');
-  const [error, setError] = useState<string>();
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run } = useSubmit(async () => {
+    const { runId } = await api['runs.runScript']({
+      sandbox,
+      language,
+      body,
+      task: `script over MCP server ${server.name}`,
+    });
+    navigate({ view: 'run', id: runId });
+  });
   if (server.sandboxes.length === 0) return null;
-  const run = async () => {
-    setBusy(true);
-    setError(undefined);
-    try {
-      const { runId } = await api['runs.runScript']({
-        sandbox,
-        language,
-        body,
-        task: `script over MCP server ${server.name}`,
-      });
-      navigate({ view: 'run', id: runId });
-    } catch (e) {
-      setError(errorMessage(e));
-    } finally {
-      setBusy(false);
-    }
-  };
   return (
     <form
       className="manage-panel"
@@ -389,6 +377,7 @@ export function ConnectionsView() {
 
   const server = servers?.find((s) => s.name === selected);
 
+  // Not a useSubmit: selecting another server while one is being tested tests it at once.
   const test = useCallback(
     async (name: string) => {
       setTesting(true);

@@ -7,6 +7,7 @@ import { useEffect, useState } from 'react';
 import type { Response } from '../../../../src-main/contract/api.ts';
 import type { SandboxTool } from '../../../../src-main/core/tools/extract.ts';
 import { api, errorMessage } from '../../api/client.ts';
+import { useSubmit } from '../../lib/useSubmit.ts';
 import { GradeBadge } from '../../components/GradeBadge.tsx';
 
 export interface KitDraft {
@@ -39,10 +40,22 @@ export function KitEditor({
   onCancel: () => void;
 }) {
   const [draft, setDraft] = useState<KitDraft>(initial);
+  const {
+    busy: saving,
+    error,
+    run: runSave,
+  } = useSubmit(async () =>
+    onSaved(
+      await api['kits.save']({
+        name: draft.name,
+        sandbox: draft.sandbox,
+        ...(draft.description.trim() ? { description: draft.description.trim() } : {}),
+        tools: Object.fromEntries(draft.rows.map((row) => [row.alias.trim(), row.tool])),
+      }),
+    ),
+  );
   const [tools, setTools] = useState<SandboxTool[]>();
   const [toolsError, setToolsError] = useState<string>();
-  const [saving, setSaving] = useState(false);
-  const [error, setError] = useState<string>();
   const set = (patch: Partial<KitDraft>) => setDraft((d) => ({ ...d, ...patch }));
   const setRow = (i: number, patch: Partial<KitDraft['rows'][number]>) =>
     set({ rows: draft.rows.map((r, j) => (j === i ? { ...r, ...patch } : r)) });
@@ -89,21 +102,7 @@ export function KitEditor({
 
   const save = async () => {
     if (problems.length || saving) return;
-    setSaving(true);
-    setError(undefined);
-    try {
-      const r = await api['kits.save']({
-        name: draft.name,
-        sandbox: draft.sandbox,
-        ...(draft.description.trim() ? { description: draft.description.trim() } : {}),
-        tools: Object.fromEntries(draft.rows.map((row) => [row.alias.trim(), row.tool])),
-      });
-      onSaved(r);
-    } catch (e) {
-      setError(errorMessage(e));
-    } finally {
-      setSaving(false);
-    }
+    await runSave();
   };
 
   return (

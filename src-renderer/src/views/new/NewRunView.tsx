@@ -1,15 +1,17 @@
 /** Start a run: task, sandbox, kit, mode, provider/model and limits; opens the live run. */
 import { useEffect, useState } from 'react';
-import type { Response } from '../../../../src-main/contract/api.ts';
-import { api, errorMessage } from '../../api/client.ts';
 import { useStore } from '../../store/index.ts';
+import type { KitList } from '../../store/settings.ts';
+
+const NO_KITS: KitList = [];
 
 export function NewRunView() {
   const sandboxes = useStore((s) => s.sandboxes);
   const startRun = useStore((s) => s.startRun);
-  const [kits, setKits] = useState<Response<'kits.list'>>([]);
-  const [settings, setSettings] = useState<Response<'settings.get'>>();
-  const [loadError, setLoadError] = useState<string>();
+  const kits = useStore((s) => s.kits) ?? NO_KITS;
+  const settings = useStore((s) => s.settings);
+  const loadError = useStore((s) => s.kitsError ?? s.settingsError);
+  const loadKits = useStore((s) => s.loadKits);
   const [task, setTask] = useState('');
   const [sandbox, setSandbox] = useState('');
   const [kit, setKit] = useState('');
@@ -23,14 +25,7 @@ export function NewRunView() {
   const [noTemplates, setNoTemplates] = useState(false);
   const [busy, setBusy] = useState(false);
 
-  useEffect(() => {
-    Promise.all([api['kits.list']({}), api['settings.get']({})])
-      .then(([k, s]) => {
-        setKits(k);
-        setSettings(s);
-      })
-      .catch((e: unknown) => setLoadError(errorMessage(e)));
-  }, []);
+  useEffect(() => void loadKits(), [loadKits]);
   useEffect(() => {
     if (!sandbox && sandboxes[0]) setSandbox(sandboxes[0].name);
   }, [sandbox, sandboxes]);

@@ -5,12 +5,13 @@
  */
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { IsolationLevel } from '../../../../src-main/core/sandbox/execution.ts';
-import { api, errorMessage } from '../../api/client.ts';
+import { api } from '../../api/client.ts';
 import { IsolationBadge } from '../../components/Badges.tsx';
 import { GradeBadge } from '../../components/GradeBadge.tsx';
 import { SandboxDeps } from './SandboxDeps.tsx';
 import { ProvidersEditor } from './ProvidersEditor.tsx';
 import type { Runtime } from '../../store/images.ts';
+import { useSubmit } from '../../lib/useSubmit.ts';
 import { useStore } from '../../store/index.ts';
 import type { Settings } from '../../store/settings.ts';
 import '../manage.css';
@@ -53,28 +54,21 @@ function KeyValues({ label, values }: { label: string; values: Record<string, nu
 function ProviderKeyForm({ settings, onStored }: { settings: Settings; onStored: () => void }) {
   const [provider, setProvider] = useState(settings.providers[0]?.id ?? '');
   const [key, setKey] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string>();
   const [stored, setStored] = useState<{ provider: string; where: 'keychain' | 'memory' }>();
+  const { busy, error, run } = useSubmit(async () => {
+    setStored(undefined);
+    const r = await api['settings.setProviderKey']({ provider, key });
+    setStored({ provider, where: r.where });
+    setKey('');
+    onStored();
+  });
   useEffect(() => {
     if (!settings.providers.some((p) => p.id === provider)) setProvider(settings.providers[0]?.id ?? '');
   }, [settings, provider]);
   if (settings.providers.length === 0) return null;
   const submit = async () => {
     if (!provider || !key || busy) return;
-    setBusy(true);
-    setError(undefined);
-    setStored(undefined);
-    try {
-      const r = await api['settings.setProviderKey']({ provider, key });
-      setStored({ provider, where: r.where });
-      setKey('');
-      onStored();
-    } catch (e) {
-      setError(errorMessage(e));
-    } finally {
-      setBusy(false);
-    }
+    await run();
   };
   return (
     <form

@@ -9,6 +9,7 @@ import type { Request, TemplateInfo } from '../../../../src-main/contract/api.ts
 import { matchTemplate } from '../../../../src-main/core/templates/template.ts';
 import type { SlotType, Template } from '../../../../src-main/core/templates/template.ts';
 import { ApiCallError, api, errorMessage } from '../../api/client.ts';
+import { useSubmit } from '../../lib/useSubmit.ts';
 import { CodeEditor } from '../../components/Editors.tsx';
 import { PatternEditor } from './PatternEditor.tsx';
 import { analysePattern, blockingPatternProblems } from './pattern.ts';
@@ -56,9 +57,23 @@ const parseExpect = (text: string): { value?: unknown; error?: string } => {
 export function TemplateEditor({ mode, initial, existing, fromRun, onSaved, onCancel }: TemplateEditorProps) {
   const [draft, setDraft] = useState<TemplateDraft>(initial);
   const [replace, setReplace] = useState(false);
-  const [saving, setSaving] = useState(false);
-  const [error, setError] = useState<string>();
   const set = (patch: Partial<TemplateDraft>) => setDraft((d) => ({ ...d, ...patch }));
+  const {
+    busy: saving,
+    error,
+    run: runSave,
+  } = useSubmit(async (base: Request<'templates.create'>, withRun: Request<'templates.create'>) => {
+    let saved: TemplateInfo;
+    try {
+      saved = await api['templates.create'](withRun);
+    } catch (e) {
+      // Editing a template whose origin run was deleted: save it without the link.
+      if (mode === 'edit' && fromRun && e instanceof ApiCallError && e.code === 'not_found')
+        saved = await api['templates.create'](base);
+      else throw e;
+    }
+    onSaved(saved);
+  });
 
   const analysis = analysePattern(draft);
   const asTemplate = useMemo(
@@ -99,8 +114,6 @@ export function TemplateEditor({ mode, initial, existing, fromRun, onSaved, onCa
 
   const save = async () => {
     if (problems.length || saving) return;
-    setSaving(true);
-    setError(undefined);
     const base: Request<'templates.create'> = {
       name: draft.name,
       pattern: draft.pattern.trim(),
@@ -123,22 +136,7 @@ export function TemplateEditor({ mode, initial, existing, fromRun, onSaved, onCa
           ...(mode === 'promote' && fromRun.attempt !== undefined ? { attempt: fromRun.attempt } : {}),
         }
       : base;
-    try {
-      let saved: TemplateInfo;
-      try {
-        saved = await api['templates.create'](withRun);
-      } catch (e) {
-        // Editing a template whose origin run was deleted: save it without the link.
-        if (mode === 'edit' && fromRun && e instanceof ApiCallError && e.code === 'not_found')
-          saved = await api['templates.create'](base);
-        else throw e;
-      }
-      onSaved(saved);
-    } catch (e) {
-      setError(errorMessage(e));
-    } finally {
-      setSaving(false);
-    }
+    await runSave(base, withRun);
   };
 
   const result = fromRun?.result;

@@ -7,6 +7,7 @@
 import { useCallback, useEffect, useState } from 'react';
 import type { Response } from '../../../../src-main/contract/api.ts';
 import { api, errorMessage } from '../../api/client.ts';
+import { useSubmit } from '../../lib/useSubmit.ts';
 import { useStore } from '../../store/index.ts';
 import '../manage.css';
 
@@ -147,22 +148,16 @@ function CreateSandbox({ runtimes, onCreated }: { runtimes: string[]; onCreated:
   const [name, setName] = useState('');
   const [runtime, setRuntime] = useState<Runtime>('python');
   const [description, setDescription] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string>();
-  const submit = async () => {
-    setBusy(true);
-    setError(undefined);
-    try {
-      const r = await api['sandboxes.create']({ name: name.trim(), runtime, description });
-      setName('');
-      setDescription('');
-      onCreated(r.name);
-    } catch (e) {
-      setError(errorMessage(e));
-    } finally {
-      setBusy(false);
-    }
-  };
+  const {
+    busy,
+    error,
+    run: submit,
+  } = useSubmit(async () => {
+    const r = await api['sandboxes.create']({ name: name.trim(), runtime, description });
+    setName('');
+    setDescription('');
+    onCreated(r.name);
+  });
   return (
     <form
       className="inline-form"
