@@ -12,63 +12,10 @@ import { api, errorMessage } from '../../api/client.ts';
 import { GradeBadge } from '../../components/GradeBadge.tsx';
 import { TryTool } from '../tools/TryTool.tsx';
 import { useSubmit } from '../../lib/useSubmit.ts';
+import { draftOf, emptyDraft, saveRequest } from './server.ts';
+import type { Draft, SaveRequest } from './server.ts';
 import { useStore } from '../../store/index.ts';
 import '../manage.css';
-
-interface Draft {
-  name: string;
-  transport: 'stdio' | 'http';
-  command: string;
-  args: string;
-  env: string;
-  url: string;
-  headers: string;
-  timeoutMs: string;
-  description: string;
-  sandbox: string;
-}
-
-const emptyDraft = (sandbox: string): Draft => ({
-  name: '',
-  transport: 'stdio',
-  command: '',
-  args: '',
-  env: '',
-  url: '',
-  headers: '',
-  timeoutMs: '30000',
-  description: '',
-  sandbox,
-});
-
-const draftOf = (s: McpServerView): Draft => ({
-  name: s.name,
-  transport: s.transport,
-  command: s.def.command ?? '',
-  args: s.def.args.join('\n'),
-  env: Object.entries(s.def.env)
-    .map(([k, v]) => `${k}=${v}`)
-    .join('\n'),
-  url: s.def.url ?? '',
-  headers: Object.entries(s.def.headers)
-    .map(([k, v]) => `${k}=${v}`)
-    .join('\n'),
-  timeoutMs: String(s.def.timeout_ms),
-  description: s.description,
-  sandbox: s.sandboxes[0] ?? '',
-});
-
-/** `KEY=value` lines -> a record; an error names the first bad line. */
-function pairs(text: string, what: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [i, line] of text.split('\n').entries()) {
-    if (!line.trim()) continue;
-    const eq = line.indexOf('=');
-    if (eq <= 0) throw new Error(`${what} line ${i + 1}: write KEY=value`);
-    out[line.slice(0, eq).trim()] = line.slice(eq + 1).trim();
-  }
-  return out;
-}
 
 function ServerForm({
   initial,
@@ -89,28 +36,16 @@ function ServerForm({
     error,
     setError,
     run: submit,
-  } = useSubmit(async (req: Parameters<(typeof api)['mcp.save']>[0]) => onSaved(await api['mcp.save'](req)));
+  } = useSubmit(async (req: SaveRequest) => onSaved(await api['mcp.save'](req)));
   const set = (k: keyof Draft) => (e: { target: { value: string } }) => {
     const value = e.target.value;
     setD((prev) => ({ ...prev, [k]: value }));
   };
   const save = async () => {
     setError(undefined);
-    let req: Parameters<(typeof api)['mcp.save']>[0];
+    let req: SaveRequest;
     try {
-      req = {
-        name: d.name.trim(),
-        ...(d.description ? { description: d.description } : {}),
-        timeout_ms: Number(d.timeoutMs) || 30000,
-        ...(d.sandbox.trim() ? { sandbox: d.sandbox.trim() } : {}),
-        ...(d.transport === 'stdio'
-          ? {
-              command: d.command.trim(),
-              args: d.args.split('\n').filter((a) => a.trim() !== ''),
-              env: pairs(d.env, 'env'),
-            }
-          : { url: d.url.trim(), headers: pairs(d.headers, 'headers') }),
-      };
+      req = saveRequest(d);
     } catch (e) {
       setError(errorMessage(e));
       return;

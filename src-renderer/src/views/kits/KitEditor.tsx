@@ -9,16 +9,10 @@ import type { SandboxTool } from '../../../../src-main/core/tools/extract.ts';
 import { api, errorMessage } from '../../api/client.ts';
 import { useSubmit } from '../../lib/useSubmit.ts';
 import { GradeBadge } from '../../components/GradeBadge.tsx';
+import { kitGrade, kitProblems, kitTools, overMax } from './kit.ts';
+import type { KitDraft } from './kit.ts';
 
-export interface KitDraft {
-  name: string;
-  sandbox: string;
-  description: string;
-  rows: { alias: string; tool: string }[];
-}
-
-const NAME = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}$/;
-const IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
+export type { KitDraft } from './kit.ts';
 
 export function KitEditor({
   mode,
@@ -50,7 +44,7 @@ export function KitEditor({
         name: draft.name,
         sandbox: draft.sandbox,
         ...(draft.description.trim() ? { description: draft.description.trim() } : {}),
-        tools: Object.fromEntries(draft.rows.map((row) => [row.alias.trim(), row.tool])),
+        tools: kitTools(draft),
       }),
     ),
   );
@@ -75,23 +69,10 @@ export function KitEditor({
 
   const byName = new Map((tools ?? []).map((t) => [t.name, t]));
   const chosen = draft.rows.map((r) => byName.get(r.tool)).filter((t): t is SandboxTool => !!t);
-  const grade = chosen.reduce((g, t) => ({ w: Math.max(g.w, t.grade.w), d: Math.max(g.d, t.grade.d) }), {
-    w: 0,
-    d: 0,
-  });
-  const over = !!maxGrade && (grade.w > maxGrade.w || grade.d > maxGrade.d);
+  const grade = kitGrade(chosen);
+  const over = overMax(grade, maxGrade);
 
-  const problems: string[] = [];
-  if (!NAME.test(draft.name)) problems.push('The name is letters, digits, _ . - (up to 64).');
-  if (!draft.sandbox) problems.push('Pick a sandbox.');
-  if (draft.rows.length === 0) problems.push('Add at least one tool.');
-  const aliases = draft.rows.map((r) => r.alias.trim());
-  draft.rows.forEach((r, i) => {
-    const a = r.alias.trim();
-    if (!IDENT.test(a)) problems.push(`Row ${i + 1}: the alias must be an identifier (letters, digits, _).`);
-    else if (aliases.indexOf(a) !== i) problems.push(`Row ${i + 1}: alias ${a} is used twice.`);
-    if (!r.tool) problems.push(`Row ${i + 1}: pick a tool.`);
-  });
+  const problems = kitProblems(draft);
   const taken = mode === 'new' && existing.includes(draft.name);
 
   const addRow = () => {

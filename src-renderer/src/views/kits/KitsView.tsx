@@ -6,34 +6,12 @@
 import { useEffect, useState } from 'react';
 import { GradeBadge } from '../../components/GradeBadge.tsx';
 import { KitEditor } from './KitEditor.tsx';
-import type { KitDraft } from './KitEditor.tsx';
 import { useStore } from '../../store/index.ts';
-import type { KitList } from '../../store/settings.ts';
+import { draftOf, overMax } from './kit.ts';
+import type { KitDraft } from './kit.ts';
 import '../manage.css';
 
-type Kit = KitList[number];
 type EditorState = { key: string; mode: 'new' | 'edit'; draft: KitDraft; note?: string };
-
-const draftOf = (k: Kit): { draft: KitDraft; note?: string } => {
-  const grouped = k.kit?.tools.some((t) => t.group) ?? false;
-  return {
-    draft: {
-      name: k.name,
-      sandbox: k.sandbox,
-      description: k.kit?.description ?? '',
-      rows: (k.kit?.tools ?? []).map((t) => ({ alias: t.alias, tool: t.tool.name })),
-    },
-    ...(!k.kit
-      ? {
-          note: `This kit is refused (${k.error ?? 'unknown reason'}), so its tools cannot be shown: pick them again to replace it.`,
-        }
-      : grouped
-        ? {
-            note: 'This kit groups its aliases; saving here writes the plain alias → tool form (groups are dropped).',
-          }
-        : {}),
-  };
-};
 
 export function KitsView() {
   const sandboxes = useStore((s) => s.sandboxes);
@@ -152,12 +130,7 @@ export function KitsView() {
                 >
                   <div className="kit-head">
                     <h2>{k.name}</h2>
-                    {k.kit && (
-                      <GradeBadge
-                        grade={k.kit.grade}
-                        over={!!maxGrade && (k.kit.grade.w > maxGrade.w || k.kit.grade.d > maxGrade.d)}
-                      />
-                    )}
+                    {k.kit && <GradeBadge grade={k.kit.grade} over={overMax(k.kit.grade, maxGrade)} />}
                     {k.error && <span className="badge status-failed">refused</span>}
                     <span className="spacer" />
                     <button
