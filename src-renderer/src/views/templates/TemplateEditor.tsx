@@ -7,30 +7,16 @@
 import { useMemo, useState } from 'react';
 import type { Request, TemplateInfo } from '../../../../src-main/contract/api.ts';
 import { matchTemplate } from '../../../../src-main/core/templates/template.ts';
-import type { SlotType, Template } from '../../../../src-main/core/templates/template.ts';
-import { ApiCallError, api, errorMessage } from '../../api/client.ts';
+import type { Template } from '../../../../src-main/core/templates/template.ts';
+import { ApiCallError, api } from '../../api/client.ts';
 import { useSubmit } from '../../lib/useSubmit.ts';
 import { CodeEditor } from '../../components/Editors.tsx';
 import { PatternEditor } from './PatternEditor.tsx';
+import { parseExpect } from './drafts.ts';
+import type { FromRun, TemplateDraft } from './drafts.ts';
 import { analysePattern, blockingPatternProblems } from './pattern.ts';
 
-export interface ExampleDraft {
-  intent: string;
-  /** JSON text; empty means "no expected value". */
-  expect: string;
-}
-
-export interface TemplateDraft {
-  name: string;
-  pattern: string;
-  slots: Record<string, SlotType>;
-  body: string;
-  sandbox: string;
-  kit?: string;
-  language: 'python' | 'js' | 'ts';
-  examples: ExampleDraft[];
-  description: string;
-}
+export type { ExampleDraft, TemplateDraft } from './drafts.ts';
 
 export interface TemplateEditorProps {
   mode: 'promote' | 'edit';
@@ -38,21 +24,12 @@ export interface TemplateEditorProps {
   /** Names of the templates that exist (a promotion under a taken name needs "replace"). */
   existing: string[];
   /** Promote: the run and attempt the script comes from. Edit: the template's origin run, if any. */
-  fromRun?: { runId: string; attempt?: number; task?: string; result?: unknown };
+  fromRun?: FromRun;
   onSaved: (t: TemplateInfo) => void;
   onCancel: () => void;
 }
 
 const NAME = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}$/;
-
-const parseExpect = (text: string): { value?: unknown; error?: string } => {
-  if (!text.trim()) return {};
-  try {
-    return { value: JSON.parse(text) as unknown };
-  } catch (e) {
-    return { error: `not JSON: ${errorMessage(e)}` };
-  }
-};
 
 export function TemplateEditor({ mode, initial, existing, fromRun, onSaved, onCancel }: TemplateEditorProps) {
   const [draft, setDraft] = useState<TemplateDraft>(initial);

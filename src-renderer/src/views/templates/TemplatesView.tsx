@@ -5,13 +5,12 @@
  * tested against their examples, edited (re-created with `force`) and deleted.
  */
 import { Fragment, useEffect, useState } from 'react';
-import type { TemplateInfo } from '../../../../src-main/contract/api.ts';
 import { api, errorMessage } from '../../api/client.ts';
 import { formatTime } from '../../components/Badges.tsx';
 import { JsonTree } from '../../components/JsonTree.tsx';
-import { suggestName } from './pattern.ts';
+import { draftOf, promoteDraft } from './drafts.ts';
+import type { FromRun, TemplateDraft } from './drafts.ts';
 import { TemplateEditor } from './TemplateEditor.tsx';
-import type { TemplateDraft, TemplateEditorProps } from './TemplateEditor.tsx';
 import { useStore } from '../../store/index.ts';
 import type { TemplateTest } from '../../store/templates.ts';
 import '../manage.css';
@@ -24,23 +23,8 @@ type EditorState =
       key: string;
       mode: 'promote' | 'edit';
       draft: TemplateDraft;
-      fromRun?: TemplateEditorProps['fromRun'];
+      fromRun?: FromRun;
     };
-
-const draftOf = (t: TemplateInfo): TemplateDraft => ({
-  name: t.name,
-  pattern: t.pattern,
-  slots: { ...t.slots },
-  body: t.body,
-  sandbox: t.sandbox,
-  ...(t.kit ? { kit: t.kit } : {}),
-  language: t.language,
-  examples: t.examples.map((e) => ({
-    intent: e.intent,
-    expect: e.expect === undefined ? '' : JSON.stringify(e.expect),
-  })),
-  description: t.description ?? '',
-});
 
 function TestResults({ state }: { state: TemplateTest }) {
   if (state.running) return <p className="muted">Running the examples in the sandbox…</p>;
@@ -139,33 +123,11 @@ export function TemplatesView() {
     ])
       .then(([p, rec]) => {
         if (stale) return;
-        const chosen =
-          promote.attempt !== undefined ? rec.attempts.find((a) => a.n === promote.attempt) : undefined;
-        const lastOk = [...rec.attempts].reverse().find((a) => a.execution?.success);
-        const from = chosen?.script ? chosen : lastOk;
-        const body = p.body;
-        const result = from?.execution?.success ? from.execution.data : undefined;
         setEditor({
           kind: 'open',
           key: `promote-${promote.runId}-${promote.attempt ?? ''}`,
           mode: 'promote',
-          draft: {
-            name: suggestName(p.pattern),
-            pattern: p.pattern,
-            slots: p.slots,
-            body,
-            sandbox: p.sandbox,
-            ...(p.kit ? { kit: p.kit } : {}),
-            language: from?.script?.language ?? rec.started.language,
-            examples: [{ intent: rec.started.task, expect: '' }],
-            description: '',
-          },
-          fromRun: {
-            runId: promote.runId,
-            ...(from ? { attempt: from.n } : {}),
-            task: rec.started.task,
-            ...(result !== undefined ? { result } : {}),
-          },
+          ...promoteDraft(p, rec, promote),
         });
       })
       .catch((e: unknown) => {
