@@ -7,12 +7,11 @@
 import { Fragment, useEffect, useState } from 'react';
 import { api, errorMessage } from '../../api/client.ts';
 import { formatTime } from '../../components/Badges.tsx';
-import { JsonTree } from '../../components/JsonTree.tsx';
 import { draftOf, promoteDraft } from './drafts.ts';
 import type { FromRun, TemplateDraft } from './drafts.ts';
 import { TemplateEditor } from './TemplateEditor.tsx';
 import { useStore } from '../../store/index.ts';
-import type { TemplateTest } from '../../store/templates.ts';
+import { TestResults } from './TestResults.tsx';
 import '../manage.css';
 
 type EditorState =
@@ -25,63 +24,6 @@ type EditorState =
       draft: TemplateDraft;
       fromRun?: FromRun;
     };
-
-function TestResults({ state }: { state: TemplateTest }) {
-  if (state.running) return <p className="muted">Running the examples in the sandbox…</p>;
-  if (state.error)
-    return (
-      <div role="alert" className="error">
-        Test failed to run: {state.error}
-      </div>
-    );
-  const r = state.result;
-  if (!r) return null;
-  return (
-    <div className="test-results" data-testid="template-test-results" data-passed={r.passed}>
-      <strong className={r.passed ? 'ok' : 'error'}>
-        {r.passed
-          ? r.examples.length === 1
-            ? 'The example passed'
-            : `All ${r.examples.length} examples passed`
-          : `${r.examples.filter((e) => !e.success).length} of ${r.examples.length} example${
-              r.examples.length > 1 ? 's' : ''
-            } failed`}
-      </strong>
-      {r.examples.map((ex, i) => (
-        <div key={i} className={`example ${ex.success ? 'pass' : 'fail'}`} data-success={ex.success}>
-          <div className="meta-line">
-            <span>“{ex.intent}”</span>
-            <span className={`badge ${ex.matched ? '' : 'status-failed'}`}>
-              {ex.matched ? 'matched' : 'no match'}
-            </span>
-            <span className={`badge ${ex.success ? 'status-succeeded' : 'status-failed'}`}>
-              {ex.success ? 'success' : 'failure'}
-            </span>
-          </div>
-          {ex.error && <div className="error small">{ex.error}</div>}
-          <div className="grid">
-            <div>
-              <span className="muted small">result</span>
-              {'data' in ex ? (
-                <JsonTree value={ex.data} label={`result of example ${i + 1}`} />
-              ) : (
-                <p className="muted small">no result</p>
-              )}
-            </div>
-            <div>
-              <span className="muted small">expected</span>
-              {'expected' in ex ? (
-                <JsonTree value={ex.expected} label={`expected of example ${i + 1}`} />
-              ) : (
-                <p className="muted small">not checked (any successful result passes)</p>
-              )}
-            </div>
-          </div>
-        </div>
-      ))}
-    </div>
-  );
-}
 
 export function TemplatesView() {
   const promote = useStore((s) => s.promote);
