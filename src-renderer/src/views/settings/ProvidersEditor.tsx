@@ -7,6 +7,7 @@
 import { useState } from 'react';
 import type { Response } from '../../../../src-main/contract/api.ts';
 import { api, errorMessage } from '../../api/client.ts';
+import { useSubmit } from '../../lib/useSubmit.ts';
 
 type Settings = Response<'settings.get'>;
 type Provider = Settings['providers'][number];
@@ -90,8 +91,6 @@ function ProviderForm({
   onDone: (message?: string) => void;
 }) {
   const [d, setD] = useState<Draft>(initial);
-  const [busy, setBusy] = useState<'save' | 'test'>();
-  const [error, setError] = useState<string>();
   const [tested, setTested] = useState<TestResult>();
   const set = (patch: Partial<Draft>) => setD((x) => ({ ...x, ...patch }));
   const valid = d.id.trim() !== '' && d.model.trim() !== '';
@@ -101,36 +100,31 @@ function ProviderForm({
     ...(d.baseUrl.trim() ? { baseUrl: d.baseUrl.trim() } : {}),
     ...(d.apiKey ? { apiKey: d.apiKey } : {}),
   });
-  const test = async () => {
-    setBusy('test');
-    setError(undefined);
+  const testing = useSubmit(async () => {
     setTested(undefined);
-    try {
-      setTested(await api['providers.test']({ ...(d.id.trim() ? { id: d.id.trim() } : {}), ...fields() }));
-    } catch (e) {
-      setError(errorMessage(e));
-    } finally {
-      setBusy(undefined);
-    }
+    setTested(await api['providers.test']({ ...(d.id.trim() ? { id: d.id.trim() } : {}), ...fields() }));
+  });
+  const saving = useSubmit(async () => {
+    const r = await api['providers.save']({
+      id: d.id.trim(),
+      ...fields(),
+      ...(d.apiKeyEnv.trim() ? { apiKeyEnv: d.apiKeyEnv.trim() } : {}),
+      ...(editing ? { previousId: editing } : {}),
+    });
+    onDone(
+      `Provider ${r.id} saved to the workspace config${r.keyStored ? ` (key kept in ${r.keyStored})` : ''}.`,
+    );
+  });
+  // One error line for both actions: starting either clears it.
+  const busy = saving.busy ? 'save' : testing.busy ? 'test' : undefined;
+  const error = testing.error ?? saving.error;
+  const test = () => {
+    saving.setError(undefined);
+    return testing.run();
   };
-  const save = async () => {
-    setBusy('save');
-    setError(undefined);
-    try {
-      const r = await api['providers.save']({
-        id: d.id.trim(),
-        ...fields(),
-        ...(d.apiKeyEnv.trim() ? { apiKeyEnv: d.apiKeyEnv.trim() } : {}),
-        ...(editing ? { previousId: editing } : {}),
-      });
-      onDone(
-        `Provider ${r.id} saved to the workspace config${r.keyStored ? ` (key kept in ${r.keyStored})` : ''}.`,
-      );
-    } catch (e) {
-      setError(errorMessage(e));
-    } finally {
-      setBusy(undefined);
-    }
+  const save = () => {
+    testing.setError(undefined);
+    return saving.run();
   };
   return (
     <form
