@@ -58,7 +58,10 @@ export function SandboxTools({
   onDirtyChange: () => void;
 }) {
   const description = useStore((s) => s.sandboxes.find((x) => x.name === sandbox)?.description);
-  const listed = useStore((s) => (s.toolsSandbox === sandbox ? s.toolsListed : undefined));
+  const stored = useStore((s) => (s.toolsSandbox === sandbox ? s.toolsListed : undefined));
+  /** The editor holds the loaded source (set with it: the listing is shown only from then on). */
+  const [ready, setReady] = useState(false);
+  const listed = ready ? stored : undefined;
   const loadError = useStore((s) => (s.toolsSandbox === sandbox ? s.toolsLoadError : undefined));
   const loadTools = useStore((s) => s.loadTools);
   const closeTools = useStore((s) => s.closeTools);
@@ -92,9 +95,11 @@ export function SandboxTools({
   // Load the sandbox: its saved tools (tools.list) and source; an unsaved draft wins over the source.
   useEffect(() => {
     let cancelled = false;
+    setReady(false);
     setSaveError(undefined);
     void loadTools(sandbox).then((l) => {
       if (cancelled || !l) return;
+      setReady(true);
       setSaved(l.source);
       const draft = drafts.get(sandbox);
       if (draft === l.source) drafts.delete(sandbox);
