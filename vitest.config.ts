@@ -13,6 +13,13 @@ export default defineConfig({
       },
       {
         test: {
+          name: 'renderer',
+          include: ['src-renderer/**/*.test.ts'],
+          environment: 'node',
+        },
+      },
+      {
+        test: {
           name: 'integration',
           include: ['test/integration/**/*.test.ts'],
           environment: 'node',

@@ -1,18 +1,19 @@
 import { useEffect } from 'react';
 import { api } from './api/client.ts';
-import { parseHash } from './store/app.ts';
+import { activeNav, parseHash } from './lib/routing.ts';
 import type { View } from './store/app.ts';
 import { useStore } from './store/index.ts';
-import { ConnectionsView } from './views/ConnectionsView.tsx';
-import { KitsView } from './views/KitsView.tsx';
-import { NewRunView } from './views/NewRunView.tsx';
-import { RunDetailView } from './views/RunDetailView.tsx';
-import { RunsView } from './views/RunsView.tsx';
-import { SettingsView } from './views/SettingsView.tsx';
+import { installPush } from './store/push.ts';
+import { ConnectionsView } from './views/connections/ConnectionsView.tsx';
+import { KitsView } from './views/kits/KitsView.tsx';
+import { NewRunView } from './views/new/NewRunView.tsx';
+import { RunDetailView } from './views/run/RunDetailView.tsx';
+import { RunsView } from './views/runs/RunsView.tsx';
+import { SettingsView } from './views/settings/SettingsView.tsx';
 import { SuitesView } from './views/suites/SuitesView.tsx';
-import { TemplatesView } from './views/TemplatesView.tsx';
-import { ToolsView } from './views/ToolsView.tsx';
-import { WorkspaceView } from './views/WorkspaceView.tsx';
+import { TemplatesView } from './views/templates/TemplatesView.tsx';
+import { ToolsView } from './views/tools/ToolsView.tsx';
+import { WorkspaceView } from './views/workspace/WorkspaceView.tsx';
 import { useShortcuts } from './lib/shortcuts.ts';
 import { preloadEditors } from './components/Editors.tsx';
 
@@ -85,10 +86,7 @@ export function App() {
   useEffect(() => {
     void loadApp();
     preloadEditors();
-    const off = api.onEvent((e) => {
-      useStore.getState().handlePush(e);
-      if (e.type === 'suite_progress') useStore.getState().onSuiteProgress(e.progress);
-    });
+    const off = installPush(api.onEvent, useStore.getState);
     const onPop = () => useStore.setState({ route: parseHash(location.hash) });
     window.addEventListener('popstate', onPop);
     window.addEventListener('hashchange', onPop);
@@ -100,7 +98,7 @@ export function App() {
   }, [loadApp]);
   useShortcuts();
 
-  const active = route.view === 'run' ? 'runs' : route.view;
+  const active = activeNav(route);
   return (
     <div className={`app theme-${theme}`}>
       <header>

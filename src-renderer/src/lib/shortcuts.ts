@@ -4,20 +4,8 @@
  * Ctrl/Cmd+Enter runs (start a run, run the edited script): views register it with `data-run-action`.
  */
 import { useEffect } from 'react';
-import type { View } from '../store/app.ts';
 import { useStore } from '../store/index.ts';
-
-const GOTO: Record<string, View> = {
-  r: 'runs',
-  n: 'new',
-  t: 'tools',
-  m: 'templates',
-  k: 'kits',
-  s: 'settings',
-  u: 'suites',
-  c: 'connections',
-  w: 'workspace',
-};
+import { gotoView } from './routing.ts';
 
 const inField = (t: EventTarget | null): boolean => {
   const el = t as HTMLElement | null;
@@ -65,9 +53,10 @@ export function useShortcuts(): void {
         pendingG = Date.now();
         return;
       }
-      if (pendingG && Date.now() - pendingG < 1000 && GOTO[e.key]) {
+      const view = gotoView(pendingG, e.key, Date.now());
+      if (view) {
         pendingG = 0;
-        s.navigate({ view: GOTO[e.key] as View });
+        s.navigate({ view });
         return;
       }
       if (s.route.view === 'run' && (e.key === 'j' || e.key === 'k')) s.stepAttempt(e.key === 'j' ? 1 : -1);

@@ -2,26 +2,11 @@
 import type { StateCreator } from 'zustand';
 import type { Response } from '../../../src-main/contract/api.ts';
 import { api, errorMessage } from '../api/client.ts';
+import { parseHash, routeHash } from '../lib/routing.ts';
+import type { Route } from '../lib/routing.ts';
 import type { Store } from './index.ts';
 
-export type View =
-  | 'runs'
-  | 'run'
-  | 'new'
-  | 'tools'
-  | 'templates'
-  | 'kits'
-  | 'settings'
-  | 'suites'
-  | 'connections'
-  | 'workspace';
-export interface Route {
-  view: View;
-  /** Run id for `run`, sandbox for `tools`, template name for `templates`. */
-  id?: string;
-  /** `tools`: the tools.py line to reveal (a traceback frame inside a tool). */
-  line?: number;
-}
+export type { Route, View } from '../lib/routing.ts';
 
 export interface Notice {
   id: number;
@@ -44,30 +29,6 @@ export interface AppSlice {
   notify(kind: Notice['kind'], text: string): void;
   dismiss(id: number): void;
 }
-
-export const parseHash = (hash: string): Route => {
-  const [path = '', query = ''] = hash.replace(/^#\/?/, '').split('?');
-  const [view, ...rest] = path.split('/');
-  const id = rest.length ? decodeURIComponent(rest.join('/')) : undefined;
-  const views: View[] = [
-    'runs',
-    'run',
-    'new',
-    'tools',
-    'templates',
-    'kits',
-    'settings',
-    'suites',
-    'connections',
-    'workspace',
-  ];
-  const v = views.includes(view as View) ? (view as View) : 'runs';
-  const line = Number(new URLSearchParams(query).get('line'));
-  return { view: v, ...(id ? { id } : {}), ...(Number.isInteger(line) && line > 0 ? { line } : {}) };
-};
-
-export const routeHash = (r: Route): string =>
-  `#/${r.view}${r.id ? '/' + encodeURIComponent(r.id) : ''}${r.line ? `?line=${r.line}` : ''}`;
 
 let noticeId = 0;
 

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { extractTools } from '../../../src-main/core/tools/extract.ts';
 import { toolSignature } from '../../../src-main/core/tools/prompt.ts';
 import { openAiFunctionSchema } from '../../../src-main/core/tools/schema.ts';
-import { checkForm, coerceParam } from '../../../src-renderer/src/components/tools/coerce.ts';
+import { checkForm, coerceParam } from '../../../src-renderer/src/views/tools/coerce.ts';
 
 const SRC = `
 @tool(grade=(0, 0))

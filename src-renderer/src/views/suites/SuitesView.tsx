@@ -6,9 +6,9 @@
 import { useEffect, useMemo, useState } from 'react';
 import type { Violation } from '../../../../src-main/core/lang/violation.ts';
 import { CodeEditor } from '../../components/Editors.tsx';
-import { SuiteCharts } from '../../components/suites/SuiteCharts.tsx';
-import { SuiteComparison } from '../../components/suites/SuiteComparison.tsx';
-import { SuiteMatrix } from '../../components/suites/SuiteMatrix.tsx';
+import { SuiteCharts } from './SuiteCharts.tsx';
+import { SuiteComparison } from './SuiteComparison.tsx';
+import { SuiteMatrix } from './SuiteMatrix.tsx';
 import { useStore } from '../../store/index.ts';
 import './suites.css';
 

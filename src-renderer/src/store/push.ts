@@ -1,0 +1,34 @@
+/**
+ * The one receiver of pushed events (run events, LLM tokens, reconnection, image-build progress, suite
+ * progress): each goes to the slice that owns it. Installed once, by the App.
+ */
+import type { PushEvent } from '../../../src-main/contract/api.ts';
+import type { Store } from './index.ts';
+
+/** The slice actions pushed events are routed to. */
+export type PushTarget = Pick<Store, 'handlePush' | 'onSuiteProgress' | 'onImageProgress'>;
+
+export function routePush(e: PushEvent, to: PushTarget): void {
+  switch (e.type) {
+    case 'run_event':
+    case 'token':
+    case 'reconnected':
+      to.handlePush(e);
+      return;
+    case 'suite_progress':
+      to.onSuiteProgress(e.progress);
+      return;
+    case 'image_progress':
+      to.onImageProgress(e);
+      return;
+  }
+}
+
+/**
+ * Subscribes the router to the API's pushed events (`subscribe` is `api.onEvent`); the slices are read
+ * when an event arrives. Returns the unsubscribe.
+ */
+export const installPush = (
+  subscribe: (fn: (e: PushEvent) => void) => () => void,
+  target: () => PushTarget,
+): (() => void) => subscribe((e) => routePush(e, target()));

@@ -1,0 +1,67 @@
+/**
+ * The Tools view's server state: the sandbox list's refresh, and the saved tools.py of the open sandbox
+ * (its tools, problems, prompt and schemas as `tools.list` returns them) with loading and saving. The
+ * editor's text, drafts and live extraction stay in the view.
+ */
+import type { StateCreator } from 'zustand';
+import type { Response } from '../../../src-main/contract/api.ts';
+import { api, errorMessage } from '../api/client.ts';
+import type { Store } from './index.ts';
+
+export type ToolsListing = Response<'tools.list'>;
+
+export interface ToolsSlice {
+  /** The sandbox whose listing is loaded or loading (the one open in the Tools view). */
+  toolsSandbox?: string;
+  toolsListed?: ToolsListing;
+  toolsLoadError?: string;
+  /** Re-reads the sandbox list; throws when the service does not answer. */
+  reloadSandboxes(): Promise<void>;
+  /** Loads a sandbox's saved tools; resolves to the listing, or undefined on failure or when superseded. */
+  loadTools(sandbox: string): Promise<ToolsListing | undefined>;
+  /** Forgets the listing of a sandbox the view no longer shows. */
+  closeTools(sandbox: string): void;
+  /**
+   * Saves tools.py (the service hot-reloads the sandbox), announces it and refreshes the sandbox list's
+   * counts; throws (after announcing) when the save fails.
+   */
+  saveTools(sandbox: string, source: string): Promise<Response<'tools.save'>>;
+}
+
+export const createToolsSlice: StateCreator<Store, [], [], ToolsSlice> = (set, get) => ({
+  async reloadSandboxes() {
+    set({ sandboxes: await api['sandboxes.list']({}) });
+  },
+  async loadTools(sandbox) {
+    set({ toolsSandbox: sandbox, toolsListed: undefined, toolsLoadError: undefined });
+    try {
+      const listed = await api['tools.list']({ sandbox });
+      if (get().toolsSandbox !== sandbox) return undefined;
+      set({ toolsListed: listed });
+      return listed;
+    } catch (e) {
+      if (get().toolsSandbox === sandbox) set({ toolsLoadError: errorMessage(e) });
+      return undefined;
+    }
+  },
+  closeTools(sandbox) {
+    if (get().toolsSandbox === sandbox)
+      set({ toolsSandbox: undefined, toolsListed: undefined, toolsLoadError: undefined });
+  },
+  async saveTools(sandbox, source) {
+    let r: Response<'tools.save'>;
+    try {
+      r = await api['tools.save']({ sandbox, source });
+    } catch (e) {
+      get().notify('error', `Could not save ${sandbox}/tools.py: ${errorMessage(e)}`);
+      throw e;
+    }
+    if (get().toolsSandbox === sandbox) set({ toolsListed: { ...r, source } });
+    get().notify('info', `Saved ${sandbox}/tools.py: ${r.tools.length} tools, sandbox reloaded.`);
+    // Keep the sandbox list's counts in step with the file.
+    get()
+      .reloadSandboxes()
+      .catch((e: unknown) => get().notify('error', `Could not refresh the sandboxes: ${errorMessage(e)}`));
+    return r;
+  },
+});

@@ -1,0 +1,219 @@
+/**
+ * The panels of an attempt in the run view: a collapsible section, the prompt (its head, the full text on
+ * demand), the LLM's answer (streamed while it writes), the execution (result, tool calls, logs) and a
+ * traceback whose frames reveal their line.
+ */
+import { useEffect, useState } from 'react';
+import type { AttemptView as AttemptRecord, PromptHead } from '../../../../src-main/contract/api.ts';
+import type { EventPayloads } from '../../../../src-main/core/records/events.ts';
+import { api, errorMessage } from '../../api/client.ts';
+import { formatMs, IsolationBadge } from '../../components/Badges.tsx';
+import { JsonTree } from '../../components/JsonTree.tsx';
+
+export function Section({
+  title,
+  children,
+  open = true,
+  testId,
+}: {
+  title: string;
+  children: React.ReactNode;
+  open?: boolean;
+  testId?: string;
+}) {
+  return (
+    <details className="section" open={open} data-testid={testId}>
+      <summary>{title}</summary>
+      <div className="section-body">{children}</div>
+    </details>
+  );
+}
+
+/** True when an attempt's prompt is only its head (runs.get); `runs.prompt` has the text. */
+const isPromptHead = (p: AttemptRecord['prompt']): p is PromptHead => !!p && !('user' in p);
+
+export function PromptPanel({ runId, a }: { runId: string; a: AttemptRecord }) {
+  // runs.get carries only the prompt's head; the text is fetched when this panel opens.
+  const head = a.prompt;
+  const [full, setFull] = useState<EventPayloads['prompt'] | undefined>(
+    head && !isPromptHead(head) ? head : undefined,
+  );
+  const [error, setError] = useState<string>();
+  useEffect(() => {
+    if (!head || !isPromptHead(head)) return;
+    let stale = false;
+    api['runs.prompt']({ runId, n: a.n })
+      .then((p) => !stale && setFull(p))
+      .catch((e: unknown) => !stale && setError(errorMessage(e)));
+    return () => {
+      stale = true;
+    };
+  }, [runId, a.n, head]);
+  if (!head)
+    return <p className="muted">No prompt: this attempt came from the {a.tier ?? 'unknown'} tier.</p>;
+  if (error)
+    return (
+      <div role="alert" className="error">
+        Could not load the prompt: {error}
+      </div>
+    );
+  if (!full) return <p className="muted">Loading the prompt…</p>;
+  return (
+    <div data-testid="prompt-panel">
+      <p className="muted small">
+        kind: {full.kind}
+        {full.hints.length ? ` · hints: ${full.hints.length}` : ''} · {full.user.length} characters
+      </p>
+      <Section title="System" open={false}>
+        <pre>{full.system}</pre>
+      </Section>
+      {full.sections.map((s, i) => (
+        <Section key={i} title={s.title} open={s.title !== 'Tools' && s.title !== 'Rules'}>
+          <pre>{s.text}</pre>
+        </Section>
+      ))}
+      <Section title="User message as sent" open={false}>
+        <pre>{full.user}</pre>
+      </Section>
+    </div>
+  );
+}
+
+export function LlmPanel({ a, live }: { a: AttemptRecord; live: string | undefined }) {
+  return (
+    <div data-testid="llm-panel">
+      {!a.llm && live && (
+        <Section title="Streaming…">
+          <pre>{live}</pre>
+        </Section>
+      )}
+      {a.llm ? (
+        <Section title={`Output of ${a.llm.provider} (${a.llm.model})`}>
+          <p className="muted small">
+            {a.llm.promptTokens} prompt + {a.llm.completionTokens} completion tokens ·{' '}
+            {formatMs(a.llm.latencyMs)}
+            {a.llm.retries.length ? ` · ${a.llm.retries.length} retries` : ''}
+          </p>
+          <pre className="raw-output">{a.llm.text}</pre>
+        </Section>
+      ) : (
+        !live && <p className="muted">No LLM output for this attempt.</p>
+      )}
+      {a.corrections.map((c, i) => (
+        <Section key={i} title={`Correction ${i + 1} (${c.provider})`} open={false}>
+          <pre>{c.text}</pre>
+        </Section>
+      ))}
+      {a.llmErrors.map((e, i) => (
+        <div key={i} className="error">
+          {e.provider}: {e.message}
+        </div>
+      ))}
+      {[...(a.llm?.retries ?? []), ...a.llmErrors.flatMap((e) => e.retries)].map((r, i) => (
+        <div key={`r${i}`} className="muted small">
+          retry {r.attempt}: {r.reason}, waited {formatMs(r.waitMs)}
+        </div>
+      ))}
+    </div>
+  );
+}
+
+export function ExecutionPanel({ a }: { a: AttemptRecord }) {
+  const ex = a.execution;
+  const emits = a.emits;
+  if (!ex && emits.length === 0)
+    return (
+      <p className="muted">
+        {a.validation?.valid === false ? 'Not executed: the script failed validation.' : 'Not executed yet.'}
+      </p>
+    );
+  return (
+    <div data-testid="execution-panel">
+      {ex && (
+        <p className="meta-line">
+          <span className={`badge exit-${ex.exitReason}`} data-exit={ex.exitReason}>
+            exit: {ex.exitReason}
+          </span>
+          <IsolationBadge level={ex.isolation} />
+          <span className="muted small">
+            {ex.runtime} · {formatMs(ex.durationMs)}
+          </span>
+        </p>
+      )}
+      {ex?.success && (
+        <Section title="Result">
+          <JsonTree value={ex.data} label="result" />
+        </Section>
+      )}
+      {(ex?.intermediates.length ?? 0) > 0 && (
+        <Section title={`Intermediate emits (${ex?.intermediates.length})`}>
+          {ex?.intermediates.map((d, i) => (
+            <JsonTree key={i} value={d} label={`intermediate ${i + 1}`} />
+          ))}
+        </Section>
+      )}
+      {!ex && emits.length > 0 && (
+        <Section title="Live emits">
+          {emits.map((e, i) => (
+            <div key={i}>
+              <span className="muted small">{e.kind}</span>{' '}
+              <JsonTree value={e.data} label={`emit ${i + 1}`} />
+            </div>
+          ))}
+        </Section>
+      )}
+      <Section title={`Logs (${ex?.logs.length ?? 0})`} open={(ex?.logs.length ?? 0) > 0}>
+        {ex?.logs.length ? (
+          <pre className="logs">{ex.logs.join('\n')}</pre>
+        ) : (
+          <p className="muted">No logs.</p>
+        )}
+      </Section>
+    </div>
+  );
+}
+
+export function Traceback({
+  a,
+  onJump,
+  onJumpTools,
+}: {
+  a: AttemptRecord;
+  onJump: (line: number) => void;
+  /** A frame inside tools.py (a tool that raised): open the sandbox's tools at that line. */
+  onJumpTools: (line: number) => void;
+}) {
+  const err = a.execution?.error;
+  if (!err) return null;
+  return (
+    <div className="traceback" role="region" aria-label="traceback">
+      <div className="error">
+        <strong>{err.type}</strong>: {err.message}
+      </div>
+      {err.frames.length > 0 && (
+        <ol className="frames">
+          {err.frames.map((f, i) => (
+            <li key={i}>
+              {f.file ? (
+                <button
+                  className="link"
+                  data-frame-file={f.file}
+                  data-frame-line={f.line}
+                  title="Open tools.py at this line"
+                  onClick={() => onJumpTools(f.line)}
+                >
+                  {f.file} line {f.line}, in {f.name}
+                </button>
+              ) : (
+                <button className="link" data-frame-line={f.line} onClick={() => onJump(f.line)}>
+                  line {f.line}, in {f.name}
+                </button>
+              )}
+              {f.text && <code className="small"> {f.text}</code>}
+            </li>
+          ))}
+        </ol>
+      )}
+    </div>
+  );
+}

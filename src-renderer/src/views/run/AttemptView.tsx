@@ -1,0 +1,214 @@
+/**
+ * One attempt (PLAN) or step (INTERACTIVE) of a run: its script in Monaco (edit and run it, continue
+ * from it), the diff against another attempt, validation violations, and its prompt, LLM and execution
+ * panels.
+ */
+import { useEffect, useState } from 'react';
+import type {
+  AttemptView as AttemptRecord,
+  RunRecordView as RunRecord,
+} from '../../../../src-main/contract/api.ts';
+import { formatMs, IsolationBadge } from '../../components/Badges.tsx';
+import { CodeDiff, CodeEditor } from '../../components/Editors.tsx';
+import { Tabs } from '../../components/Tabs.tsx';
+import { ToolCallTable } from '../../components/ToolCallTable.tsx';
+import { useStore } from '../../store/index.ts';
+import { attemptOutcome, defaultDiffTarget, diffPair, OUTCOME_LABEL } from './attempts.ts';
+import { ExecutionPanel, LlmPanel, PromptPanel, Section, Traceback } from './AttemptPanels.tsx';
+
+export function AttemptView({ run, a }: { run: RunRecord; a: AttemptRecord }) {
+  const live = useStore((s) => s.live[a.n]);
+  const jump = useStore((s) => s.jump);
+  const jumpTo = useStore((s) => s.jumpTo);
+  const runEdited = useStore((s) => s.runEdited);
+  const continueRun = useStore((s) => s.continueRun);
+  const setPromote = useStore((s) => s.setPromote);
+  const navigate = useStore((s) => s.navigate);
+  const original = a.script?.body ?? '';
+  const [edited, setEdited] = useState(original);
+  const [tab, setTab] = useState<'execution' | 'tools' | 'prompt' | 'llm' | 'diff'>('execution');
+  const [diffWith, setDiffWith] = useState<number>();
+  useEffect(() => setEdited(original), [original, a.n]);
+  const dirty = edited !== original && edited.trim() !== '';
+  const streaming = !a.script && !!live;
+  const violations = a.validation?.violations ?? [];
+  const others = run.attempts.filter((x) => x.n !== a.n && x.script);
+  const unit = run.started.mode === 'interactive' ? 'step' : 'attempt';
+  const diffTarget = others.find((x) => x.n === diffWith) ?? defaultDiffTarget(a, others);
+  const diff = diffTarget ? diffPair(a, diffTarget, unit) : undefined;
+
+  return (
+    <div className="attempt" data-testid="attempt-view" data-attempt={a.n}>
+      <div className="meta-line">
+        <strong>
+          {unit === 'step' ? 'Step' : 'Attempt'} {a.n}
+        </strong>
+        <span className={`tl-outcome outcome-${attemptOutcome(a, run)}`}>
+          {OUTCOME_LABEL[attemptOutcome(a, run)]}
+        </span>
+        {a.tier && <span className="badge">tier: {a.tier}</span>}
+        {a.provider && <span className="muted small">provider {a.provider}</span>}
+        {a.llm && <span className="muted small">model {a.llm.model}</span>}
+        <span className="muted small" data-testid="attempt-tokens">
+          tokens {a.tokens.prompt}+{a.tokens.completion}
+        </span>
+        {a.llmLatencyMs > 0 && <span className="muted small">LLM {formatMs(a.llmLatencyMs)}</span>}
+        {a.execution && <IsolationBadge level={a.execution.isolation} />}
+      </div>
+      {a.step && (
+        <p className="step-summary">
+          {a.step.summary}
+          {a.step.stagnant && <span className="badge status-interrupted"> stagnant</span>}
+          {a.step.final && <span className="badge"> final</span>}
+        </p>
+      )}
+      <div className="editor-toolbar">
+        <span className="muted small">
+          {streaming
+            ? 'Streaming from the LLM…'
+            : a.script
+              ? `script (${a.script.language}, from ${a.script.source})`
+              : 'no script'}
+          {dirty ? ' · edited' : ''}
+        </span>
+        <span className="spacer" />
+        <button
+          data-run-action
+          disabled={!edited.trim() || streaming}
+          onClick={() => void runEdited(edited, a.n)}
+          title="Run this script directly in the sandbox, no LLM (Ctrl+Enter)"
+        >
+          Run script
+        </button>
+        {run.started.mode === 'plan' && (
+          <button
+            disabled={!edited.trim() || streaming || run.status === 'running'}
+            onClick={() => void continueRun(edited, a.n)}
+            title="Continue this run from here with this script; the LLM retries after it if it fails"
+          >
+            Continue from here
+          </button>
+        )}
+        {dirty && <button onClick={() => setEdited(original)}>Reset</button>}
+        <button
+          disabled={!a.execution?.success}
+          title={
+            a.execution?.success
+              ? 'Save this script as a template'
+              : 'Only a script that succeeded can become a template'
+          }
+          onClick={() => {
+            setPromote({ runId: run.id, attempt: a.n });
+            navigate({ view: 'templates' });
+          }}
+        >
+          Promote to template
+        </button>
+      </div>
+      <CodeEditor
+        label="script"
+        value={streaming ? (live ?? '') : edited}
+        readOnly={streaming}
+        language={run.started.language}
+        onChange={setEdited}
+        violations={dirty ? [] : violations}
+        jump={jump}
+        onRun={() => !streaming && edited.trim() && void runEdited(edited, a.n)}
+        height={300}
+      />
+      {violations.length > 0 && (
+        <ul className="violations" aria-label="violations">
+          {violations.map((v, i) => (
+            <li key={i}>
+              <button className="link" onClick={() => jumpTo(v.line, v.column)}>
+                line {v.line}:{v.column}
+              </button>{' '}
+              <code>{v.rule}</code> {v.message}
+            </li>
+          ))}
+        </ul>
+      )}
+      {a.rejected.length > 0 && (
+        <Section title={`Rejected candidates (${a.rejected.length})`} open={false}>
+          {a.rejected.map((r, i) => (
+            <div key={i} className="rejected" data-testid="rejected-candidate">
+              <p className="muted small">
+                candidate {i + 1} from {r.script.source}, redone after validation
+              </p>
+              <CodeEditor
+                label={`rejected-${i + 1}`}
+                value={r.script.body}
+                readOnly
+                language={r.script.language}
+                violations={r.violations}
+                height={Math.min(60 + 19 * r.script.body.split('\n').length, 260)}
+              />
+              <ul>
+                {r.violations.map((v, j) => (
+                  <li key={j}>
+                    line {v.line}:{v.column} <code>{v.rule}</code> {v.message}
+                  </li>
+                ))}
+              </ul>
+            </div>
+          ))}
+        </Section>
+      )}
+      <Traceback
+        a={a}
+        onJump={(line) => jumpTo(line)}
+        onJumpTools={(line) => navigate({ view: 'tools', id: run.started.sandbox, line })}
+      />
+      <Tabs
+        tabs={
+          [
+            ['execution', 'Execution'],
+            ['tools', `Tool calls (${a.toolCalls.length})`],
+            ['prompt', 'Prompt'],
+            ['llm', 'LLM output'],
+            ['diff', 'Diff'],
+          ] as const
+        }
+        selected={tab}
+        onSelect={setTab}
+      />
+      <div role="tabpanel" className="tabpanel">
+        {tab === 'execution' && <ExecutionPanel a={a} />}
+        {tab === 'tools' && <ToolCallTable calls={a.toolCalls} label="tool calls" />}
+        {tab === 'prompt' && <PromptPanel runId={run.id} a={a} />}
+        {tab === 'llm' && <LlmPanel a={a} live={live} />}
+        {tab === 'diff' &&
+          (others.length === 0 ? (
+            <p className="muted">No other {unit} with a script to compare.</p>
+          ) : (
+            <div>
+              <label>
+                Compare {unit} {a.n} with{' '}
+                <select
+                  aria-label="diff with"
+                  value={diffTarget?.n ?? ''}
+                  onChange={(e) => setDiffWith(Number(e.target.value))}
+                >
+                  {others.map((x) => (
+                    <option key={x.n} value={x.n}>
+                      {unit} {x.n}
+                    </option>
+                  ))}
+                </select>
+              </label>
+              <div className="diff-labels" data-testid="diff-labels">
+                <span data-testid="diff-original-label">{diff?.originalLabel}</span>
+                <span data-testid="diff-modified-label">{diff?.modifiedLabel}</span>
+              </div>
+              <CodeDiff
+                label="attempts"
+                original={diff?.original ?? ''}
+                modified={diff?.modified ?? ''}
+                language={run.started.language}
+              />
+            </div>
+          ))}
+      </div>
+    </div>
+  );
+}

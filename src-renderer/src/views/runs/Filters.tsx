@@ -1,0 +1,106 @@
+/**
+ * The run list's filters: text search, status (and "only failed"), sandbox, mode, tier, model and suite
+ * run; changing one reloads the list (runs slice).
+ */
+import { useEffect, useState } from 'react';
+import { useStore } from '../../store/index.ts';
+
+const STATUSES = ['running', 'succeeded', 'failed', 'cancelled', 'interrupted'] as const;
+
+export function Filters() {
+  const filters = useStore((s) => s.filters);
+  const setFilters = useStore((s) => s.setFilters);
+  const clearFilters = useStore((s) => s.clearFilters);
+  const sandboxes = useStore((s) => s.sandboxes);
+  const [text, setText] = useState(filters.text ?? '');
+  useEffect(() => setText(filters.text ?? ''), [filters.text]);
+  useEffect(() => {
+    if ((filters.text ?? '') === text) return;
+    const t = setTimeout(() => setFilters({ text }), 200);
+    return () => clearTimeout(t);
+  }, [text, filters.text, setFilters]);
+  const statuses = filters.status ?? [];
+  const toggle = (s: (typeof STATUSES)[number]) =>
+    setFilters({ status: statuses.includes(s) ? statuses.filter((x) => x !== s) : [...statuses, s] });
+  const onlyFailed = statuses.length === 2 && statuses.includes('failed') && statuses.includes('interrupted');
+  return (
+    <div className="filters" role="search">
+      <input
+        type="search"
+        data-search
+        aria-label="search runs"
+        placeholder="Search task, script, error…  (/)"
+        value={text}
+        onChange={(e) => setText(e.target.value)}
+      />
+      <button
+        className={onlyFailed ? 'chip active' : 'chip'}
+        onClick={() => setFilters({ status: onlyFailed ? [] : ['failed', 'interrupted'] })}
+        title="Failed and interrupted runs"
+      >
+        Failed only
+      </button>
+      <span className="chips" aria-label="status filter">
+        {STATUSES.map((s) => (
+          <label key={s} className={`chip ${statuses.includes(s) ? 'active' : ''}`}>
+            <input type="checkbox" checked={statuses.includes(s)} onChange={() => toggle(s)} /> {s}
+          </label>
+        ))}
+      </span>
+      <select
+        aria-label="sandbox filter"
+        value={filters.sandbox ?? ''}
+        onChange={(e) => setFilters({ sandbox: e.target.value || undefined })}
+      >
+        <option value="">all sandboxes</option>
+        {sandboxes.map((s) => (
+          <option key={s.name}>{s.name}</option>
+        ))}
+      </select>
+      <select
+        aria-label="mode filter"
+        value={filters.mode ?? ''}
+        onChange={(e) =>
+          setFilters({ mode: (e.target.value || undefined) as 'plan' | 'interactive' | undefined })
+        }
+      >
+        <option value="">all modes</option>
+        <option value="plan">plan</option>
+        <option value="interactive">interactive</option>
+      </select>
+      <select
+        aria-label="tier filter"
+        value={filters.tier ?? ''}
+        onChange={(e) =>
+          setFilters({ tier: (e.target.value || undefined) as 'template' | 'rule' | 'llm' | undefined })
+        }
+      >
+        <option value="">all tiers</option>
+        {['template', 'rule', 'llm', 'replay', 'edit'].map((t) => (
+          <option key={t}>{t}</option>
+        ))}
+      </select>
+      <input
+        aria-label="model filter"
+        placeholder="model"
+        defaultValue={filters.model ?? ''}
+        onBlur={(e) => setFilters({ model: e.target.value || undefined })}
+        onKeyDown={(e) =>
+          e.key === 'Enter' && setFilters({ model: (e.target as HTMLInputElement).value || undefined })
+        }
+      />
+      <input
+        key={filters.suiteRun ?? ''}
+        aria-label="suite run filter"
+        placeholder="suite run"
+        defaultValue={filters.suiteRun ?? ''}
+        onBlur={(e) => setFilters({ suiteRun: e.target.value.trim() || undefined })}
+        onKeyDown={(e) =>
+          e.key === 'Enter' &&
+          setFilters({ suiteRun: (e.target as HTMLInputElement).value.trim() || undefined })
+        }
+      />
+      <button onClick={clearFilters}>Clear</button>
+    </div>
+  );
+}

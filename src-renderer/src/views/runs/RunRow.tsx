@@ -1,0 +1,137 @@
+/**
+ * A row of the run list and its sortable column headers.
+ */
+import type { RunSummaryView } from '../../../../src-main/contract/api.ts';
+import { formatDateTime, formatMs, StatusBadge } from '../../components/Badges.tsx';
+import type { RunSortKey } from '../../../../src-main/core/records/sort.ts';
+import { useStore } from '../../store/index.ts';
+
+/** Columns: sort key, header, cell class. */
+export const COLUMNS: [RunSortKey, string, string][] = [
+  ['status', 'status', 'c-status'],
+  ['task', 'task', 'c-task'],
+  ['sandbox', 'sandbox', 'c-sandbox'],
+  ['mode', 'mode', 'c-mode'],
+  ['model', 'model', 'c-model'],
+  ['tier', 'tier', 'c-tier'],
+  ['attempts', 'attempts', 'c-num'],
+  ['tokens', 'tokens', 'c-num'],
+  ['duration', 'duration', 'c-num'],
+  ['created', 'started', 'c-time'],
+];
+
+/**
+ * A column header that sorts the list on the server (the list pages through SQLite; sorting only the
+ * rows already fetched would be wrong). First click: descending for numbers and dates, ascending for
+ * text; the next click flips it.
+ */
+export function SortHeader({
+  sortKey,
+  label,
+  className,
+}: {
+  sortKey: RunSortKey;
+  label: string;
+  className: string;
+}) {
+  const sort = useStore((s) => s.filters.sort ?? 'created');
+  const dir = useStore(
+    (s) => s.filters.dir ?? (s.filters.sort && s.filters.sort !== 'created' ? 'asc' : 'desc'),
+  );
+  const setFilters = useStore((s) => s.setFilters);
+  const active = sort === sortKey;
+  const firstDir = ['attempts', 'tokens', 'duration', 'created'].includes(sortKey) ? 'desc' : 'asc';
+  return (
+    <span
+      role="columnheader"
+      className={className}
+      aria-sort={active ? (dir === 'asc' ? 'ascending' : 'descending') : 'none'}
+    >
+      <button
+        className="link sort-button"
+        data-sort={sortKey}
+        title={`Sort by ${label}`}
+        onClick={() =>
+          setFilters({ sort: sortKey, dir: active ? (dir === 'asc' ? 'desc' : 'asc') : firstDir })
+        }
+      >
+        {label}
+        {active ? (dir === 'asc' ? ' ▲' : ' ▼') : ''}
+      </button>
+    </span>
+  );
+}
+
+export function Row({
+  run,
+  index,
+  onOpen,
+}: {
+  run: RunSummaryView | undefined;
+  index: number;
+  onOpen: (id: string) => void;
+}) {
+  if (!run)
+    return (
+      <div className="run-row placeholder" role="row" aria-rowindex={index + 2}>
+        <span className="muted">loading…</span>
+      </div>
+    );
+  return (
+    <div
+      className={`run-row status-row-${run.status}`}
+      role="row"
+      aria-rowindex={index + 2}
+      tabIndex={0}
+      data-run-id={run.id}
+      onClick={() => onOpen(run.id)}
+      onKeyDown={(e) => e.key === 'Enter' && onOpen(run.id)}
+    >
+      <span role="cell" className="c-status">
+        <StatusBadge status={run.status} />
+      </span>
+      <span role="cell" className="c-task" title={run.error ? `${run.task}\n\n${run.error}` : run.task}>
+        {run.originRun && (
+          <button
+            className="link origin-link"
+            title={`edited, replayed, continued or tested from run ${run.originRun.slice(0, 8)}: open it`}
+            data-origin-run={run.originRun}
+            onClick={(e) => {
+              e.stopPropagation();
+              onOpen(run.originRun as string);
+            }}
+          >
+            ↳
+          </button>
+        )}{' '}
+        {run.task}
+        {run.error && <span className="muted small"> — {run.error}</span>}
+      </span>
+      <span role="cell" className="c-sandbox">
+        {run.sandbox}
+        {run.kit ? `/${run.kit}` : ''}
+      </span>
+      <span role="cell" className="c-mode">
+        {run.mode}
+      </span>
+      <span role="cell" className="c-model">
+        {run.model ?? '—'}
+      </span>
+      <span role="cell" className="c-tier">
+        {run.tier ?? '—'}
+      </span>
+      <span role="cell" className="c-num">
+        {run.attempts}
+      </span>
+      <span role="cell" className="c-num">
+        {run.tokens}
+      </span>
+      <span role="cell" className="c-num">
+        {formatMs(run.durationMs)}
+      </span>
+      <span role="cell" className="c-time" title={new Date(run.createdAt).toString()}>
+        {formatDateTime(run.createdAt)}
+      </span>
+    </div>
+  );
+}

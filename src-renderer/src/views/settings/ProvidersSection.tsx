@@ -1,0 +1,115 @@
+/**
+ * Settings › LLM providers: the provider list and editor (ProvidersEditor), each provider's key source,
+ * and the form that sets a provider's API key.
+ */
+import { useEffect, useState } from 'react';
+import { api } from '../../api/client.ts';
+import { ProvidersEditor } from './ProvidersEditor.tsx';
+import { useSubmit } from '../../lib/useSubmit.ts';
+import type { Settings } from '../../store/settings.ts';
+
+const KEY_SOURCE: Record<Settings['providers'][number]['keySource'], { label: string; title: string }> = {
+  env: { label: 'environment', title: 'The key comes from the environment variable named in the config.' },
+  keychain: { label: 'keychain', title: 'Stored in the OS keychain by the desktop app.' },
+  memory: {
+    label: 'set in this process',
+    title: 'Set from this workbench: held in memory by the service process until it stops.',
+  },
+  none: { label: 'no key', title: 'No key: set one below, or export the environment variable.' },
+};
+
+function ProviderKeyForm({ settings, onStored }: { settings: Settings; onStored: () => void }) {
+  const [provider, setProvider] = useState(settings.providers[0]?.id ?? '');
+  const [key, setKey] = useState('');
+  const [stored, setStored] = useState<{ provider: string; where: 'keychain' | 'memory' }>();
+  const { busy, error, run } = useSubmit(async () => {
+    setStored(undefined);
+    const r = await api['settings.setProviderKey']({ provider, key });
+    setStored({ provider, where: r.where });
+    setKey('');
+    onStored();
+  });
+  useEffect(() => {
+    if (!settings.providers.some((p) => p.id === provider)) setProvider(settings.providers[0]?.id ?? '');
+  }, [settings, provider]);
+  if (settings.providers.length === 0) return null;
+  const submit = async () => {
+    if (!provider || !key || busy) return;
+    await run();
+  };
+  return (
+    <form
+      className="key-form"
+      aria-label="set provider key"
+      onSubmit={(e) => {
+        e.preventDefault();
+        void submit();
+      }}
+    >
+      <label className="field">
+        Provider
+        <select aria-label="key provider" value={provider} onChange={(e) => setProvider(e.target.value)}>
+          {settings.providers.map((p) => (
+            <option key={p.id} value={p.id}>
+              {p.id}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label className="field">
+        API key
+        <input
+          aria-label="api key"
+          type="password"
+          autoComplete="off"
+          value={key}
+          placeholder="paste the key"
+          onChange={(e) => setKey(e.target.value)}
+        />
+      </label>
+      <button type="submit" className="primary" disabled={!provider || !key || busy}>
+        {busy ? 'Storing…' : 'Set key'}
+      </button>
+      {error && (
+        <div role="alert" className="error" style={{ flexBasis: '100%' }}>
+          Could not set the key: {error}
+        </div>
+      )}
+      {stored && (
+        <div role="status" className="callout good" style={{ flexBasis: '100%' }} data-testid="key-stored">
+          Key for <strong>{stored.provider}</strong> stored in{' '}
+          <strong data-testid="key-stored-where">{stored.where}</strong>
+          {stored.where === 'memory'
+            ? ': this process only. In the browser front end keys live in the Toolsmith service process (never in the page or on disk) and are gone when it stops; for a lasting key, export the environment variable named in the config (api_key_env) or use the desktop app, which stores keys in the OS keychain.'
+            : ': the OS keychain of this desktop, used again the next time the app starts.'}
+        </div>
+      )}
+    </form>
+  );
+}
+
+export function ProvidersSection({ settings, onStored }: { settings: Settings; onStored: () => void }) {
+  return (
+    <div className="manage-panel" role="region" aria-label="providers">
+      <h2>LLM providers</h2>
+      <p className="muted small">
+        Tried in this order by the LLM tier. Changes are saved to <code>.toolsmith/config.toml</code> and used
+        by the next run; keys are never written to the config file.
+      </p>
+      <ProvidersEditor
+        settings={settings}
+        onChanged={onStored}
+        keyBadge={(p) => (
+          <span
+            className={`badge ${p.keySource === 'none' ? 'status-cancelled' : 'status-succeeded'}`}
+            title={KEY_SOURCE[p.keySource].title}
+            data-key-source={p.keySource}
+          >
+            {KEY_SOURCE[p.keySource].label}
+          </span>
+        )}
+      />
+      <ProviderKeyForm settings={settings} onStored={onStored} />
+    </div>
+  );
+}
