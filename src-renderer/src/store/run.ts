@@ -60,7 +60,7 @@ const appendLive = (live: Record<number, string>, n: number, text: string): Reco
  * attempts of `runs.get` do; the fold only stores a prompt, whatever its shape.
  */
 const foldView = (run: RunRecordView, e: RunEventView): RunRecordView =>
-  foldEvent(run as unknown as RunRecord, e as unknown as RunEvent) as unknown as RunRecordView;
+  foldEvent(run as unknown as RunRecord, e as unknown as RunEvent);
 
 /** Pushed events of the open run not folded yet: batched, and kept while its record is loading. */
 let queued: RunEventView[] = [];

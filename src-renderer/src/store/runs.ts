@@ -38,7 +38,7 @@ const clean = (f: RunFilters): RunFilters => {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(f))
     if (v !== undefined && v !== '' && !(Array.isArray(v) && v.length === 0)) out[k] = v;
-  return out as RunFilters;
+  return out;
 };
 
 export const createRunsSlice: StateCreator<Store, [], [], RunsSlice> = (set, get) => ({

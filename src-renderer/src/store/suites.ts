@@ -123,7 +123,7 @@ export const createSuitesSlice: StateCreator<Store, [], [], SuitesSlice> = (set,
           refreshTimer = undefined;
           void get().selectSuiteRun(p.suiteRun);
           if (get().suiteProgress?.status !== 'running' && get().suiteName) {
-            void api['suites.runs']({ suite: get().suiteName as string, limit: 50 }).then((h) =>
+            void api['suites.runs']({ suite: get().suiteName, limit: 50 }).then((h) =>
               set({ suiteHistory: h }),
             );
             void get().loadSuites();
