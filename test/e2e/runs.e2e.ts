@@ -181,7 +181,13 @@ describe('runs in the workbench', () => {
         { timeout: 30_000 },
       )
       .toBe('250 runs matching');
-    expect(await page.locator('.run-row[data-run-id]').last().innerText()).toContain('number 0');
+    // The last page arrived with the exact total; the rows at the new end render after it (scrolled there).
+    await expect
+      .poll(async () => {
+        await page.locator('[data-testid="run-scroll"]').evaluate((el) => (el.scrollTop = el.scrollHeight));
+        return page.locator('.run-row[data-run-id]').last().innerText();
+      })
+      .toContain('number 0');
     // Unfiltered, the total is exact from the first page.
     await page.getByLabel('search runs').fill('');
     await expect.poll(() => total.innerText()).toBe('252 runs');
