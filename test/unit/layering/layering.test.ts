@@ -54,7 +54,12 @@ describe('layering lint rule', () => {
 });
 
 describe('type-aware lint rules', () => {
-  const typed = new ESLint({ cwd: root });
+  // With CI=true typescript-eslint infers a single run and reads files from disk, not the text given
+  // here: this test asks for the usual (editor-like) program.
+  const typed = new ESLint({
+    cwd: root,
+    overrideConfig: { languageOptions: { parserOptions: { disallowAutomaticSingleRunInference: true } } },
+  });
   const rules = async (code: string) => {
     // An existing file of the project, so the TypeScript program knows it; the text is ours.
     const [r] = await typed.lintText(code, { filePath: `${root}src-main/core/records/sort.ts` });
