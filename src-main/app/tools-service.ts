@@ -10,7 +10,7 @@ import type { ToolRegistry } from '../core/tools/registry.ts';
 import type { Response, ToolsView } from '../contract/api.ts';
 import { ToolsmithError } from './errors.ts';
 import type { ToolsmithService } from './service.ts';
-import { infraResult } from './service.ts';
+import { infraResult } from '../core/sandbox/execution.ts';
 
 const view = (sandbox: string, r: ToolRegistry): ToolsView => ({
   sandbox,

@@ -10,7 +10,7 @@ import type { RunEvent } from '../core/records/events.ts';
 import type { AttemptRecord, RunRecord } from '../core/records/records.ts';
 import type { EventPayloads } from '../core/records/events.ts';
 import { RUN_SORT_KEYS } from '../core/records/sort.ts';
-import type { RunSummary } from '../core/records/summary.ts';
+import type { RunPage, RunSummary } from '../core/records/summary.ts';
 import type { ExecutionResult } from '../core/sandbox/execution.ts';
 import type { RuntimeId } from '../core/sandbox/runtimes.ts';
 import type { ToolResponse } from '../core/tools/model.ts';
@@ -354,7 +354,7 @@ export interface Responses extends SuiteResponses {
   'tools.call': { response?: ToolResponse; result: ExecutionResult };
   'tools.save': Omit<ToolsView, 'sandbox'> & { sandbox: string };
   /** `total` is exact when `totalExact`; otherwise the runs known to match through this page, with more after. */
-  'runs.list': { total: number; totalExact: boolean; runs: RunSummaryView[] };
+  'runs.list': RunPage;
   'runs.get': RunRecordView;
   'runs.prompt': EventPayloads['prompt'];
   'runs.events': { events: RunEventView[]; live: boolean };

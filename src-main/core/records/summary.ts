@@ -24,3 +24,13 @@ export interface RunSummary {
   /** The suite run this run is a case of. */
   suiteRun: string | null;
 }
+
+/**
+ * A page of the run list. `total` is exact when `totalExact`; otherwise it is the number of runs known
+ * to match up to the end of this page, and more match after it (ask again with `count: true`).
+ */
+export interface RunPage {
+  total: number;
+  totalExact: boolean;
+  runs: RunSummary[];
+}

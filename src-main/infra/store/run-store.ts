@@ -22,12 +22,12 @@ import type {
 import { deriveRun } from '../../core/records/records.ts';
 import type { RunSortKey } from '../../core/records/sort.ts';
 import type { RunRecord } from '../../core/records/records.ts';
-import type { RunSummary } from '../../core/records/summary.ts';
+import type { RunPage, RunSummary } from '../../core/records/summary.ts';
 import { StatementCache, stmt } from './statements.ts';
 
 export const EXPORT_FORMAT = 'toolsmith-run';
 
-export type { RunSummary };
+export type { RunPage, RunSummary };
 
 export interface RunFilter {
   status?: RunStatus | RunStatus[];
@@ -49,16 +49,6 @@ export interface RunFilter {
   dir?: 'asc' | 'desc';
   /** Count the matching runs exactly (O(matches)); by default a filtered list counts only up to its page. */
   count?: boolean;
-}
-
-/**
- * A page of the run list. `total` is exact when `totalExact`; otherwise it is the number of runs known
- * to match up to the end of this page, and more match after it (ask again with `count: true`).
- */
-export interface RunPage {
-  total: number;
-  totalExact: boolean;
-  runs: RunSummary[];
 }
 
 const SORT_COLUMNS: Record<Exclude<RunSortKey, 'created'>, string> = {

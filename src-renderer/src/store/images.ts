@@ -3,12 +3,13 @@
  * derived image (its dependencies), each with the build log streamed by `image_progress` pushes.
  */
 import type { StateCreator } from 'zustand';
+import type { RuntimeId } from '../../../src-main/core/sandbox/runtimes.ts';
 import { api, errorMessage } from '../api/client.ts';
 import { foldImageProgress } from '../lib/builds.ts';
 import type { Builds, DepsBuild, ImageBuild, ImageProgress } from '../lib/builds.ts';
 import type { Store } from './index.ts';
 
-export type Runtime = 'python' | 'node' | 'bun' | 'deno';
+export type Runtime = RuntimeId;
 
 export type { DepsBuild, ImageBuild, ImageProgress } from '../lib/builds.ts';
 

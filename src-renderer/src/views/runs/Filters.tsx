@@ -3,6 +3,8 @@
  * run; changing one reloads the list (runs slice).
  */
 import { useEffect, useState } from 'react';
+import { TIERS } from '../../../../src-main/core/records/events.ts';
+import type { Tier } from '../../../../src-main/core/records/events.ts';
 import { useStore } from '../../store/index.ts';
 
 const STATUSES = ['running', 'succeeded', 'failed', 'cancelled', 'interrupted'] as const;
@@ -71,12 +73,10 @@ export function Filters() {
       <select
         aria-label="tier filter"
         value={filters.tier ?? ''}
-        onChange={(e) =>
-          setFilters({ tier: (e.target.value || undefined) as 'template' | 'rule' | 'llm' | undefined })
-        }
+        onChange={(e) => setFilters({ tier: (e.target.value || undefined) as Tier | undefined })}
       >
         <option value="">all tiers</option>
-        {['template', 'rule', 'llm', 'replay', 'edit'].map((t) => (
+        {TIERS.map((t) => (
           <option key={t}>{t}</option>
         ))}
       </select>

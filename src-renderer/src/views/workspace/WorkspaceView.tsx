@@ -6,13 +6,13 @@
  */
 import { useCallback, useEffect, useState } from 'react';
 import type { Response } from '../../../../src-main/contract/api.ts';
+import type { Runtime } from '../../store/images.ts';
 import { api, errorMessage } from '../../api/client.ts';
 import { useSubmit } from '../../lib/useSubmit.ts';
 import { useStore } from '../../store/index.ts';
 import '../manage.css';
 
 type Recent = Response<'workspace.recent'>;
-type Runtime = 'python' | 'node' | 'bun' | 'deno';
 
 const reloadOnRuns = () => {
   location.hash = '#/runs';
