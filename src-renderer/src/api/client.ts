@@ -114,4 +114,5 @@ export const missingToken = (): boolean =>
   !sessionStorage.getItem('toolsmith.token');
 
 /** A short, human message for any thrown value. */
-export const errorMessage = (e: unknown): string => (e instanceof Error ? e.message : String(e));
+/** An error's message for the UI (one definition, in lib/submit.ts, where the renderer tests reach it). */
+export { messageOf as errorMessage } from '../lib/submit.ts';
