@@ -54,7 +54,10 @@ describe('Connections view', () => {
     expect(config).toContain('[sandboxes.notes.mcp.memory]');
     expect(config).toContain('# Toolsmith workspace configuration'); // comments kept
     const row = page.locator('tr[data-server="memory"]');
-    expect(await row.locator('[data-testid="mcp-state"]').getAttribute('data-state')).toBe('connected');
+    // The list reloads once the test connect has answered (the detail shows it first).
+    await expect
+      .poll(() => row.locator('[data-testid="mcp-state"]').getAttribute('data-state'))
+      .toBe('connected');
     expect(await row.innerText()).toContain('notes');
     const create = detail.locator('[data-mcp-tool="create_entities"]');
     await create.locator('summary').click();
