@@ -190,6 +190,9 @@ export class ToolsmithService {
 
   /** Runs, templates and replay, over the workspace's run store. */
   async runs(): Promise<RunService> {
+    // pino loads only when runs are opened (one-shot verbs such as `sandboxes` never log). The only
+    // await comes first: two first calls at once (the window's first requests) open one store.
+    const logModule = this.runService || this.options.log ? undefined : await import('./log.ts');
     if (!this.runService) {
       // The run store is SQLite only: listing or showing runs needs no sandbox. The sandbox is asked for
       // when a script runs, and a missing engine then becomes an `infra` result of that run.
@@ -207,8 +210,6 @@ export class ToolsmithService {
           return sandbox.executor.execute(req);
         },
       };
-      // pino loads only when runs are opened (one-shot verbs such as `sandboxes` never log).
-      const logModule = this.options.log ? undefined : await import('./log.ts');
       const store = new RunStore(`${this.files.dataDir}/runs.db`);
       const validate = (code: string, language: ScriptLanguage, tools: readonly string[]) =>
         this.validateCode(code, language, { tools });

@@ -393,3 +393,15 @@ describe('the CLI without the engine it requires reads like the other front ends
     });
   });
 });
+
+describe('opening runs', () => {
+  it('two first calls at once (no logger given: pino is loaded first) open one run service and store', async () => {
+    const svc = open();
+    const [a, b, t] = await Promise.all([svc.runs(), svc.runs(), svc.templates()]);
+    expect(a).toBe(b);
+    expect(a).toBe(await svc.runs());
+    // The template service works over the same run service: a run it knows is the one listed here.
+    expect(t).toBe(await svc.templates());
+    expect(a.store).toBe((await svc.runs()).store);
+  });
+});
