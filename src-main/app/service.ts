@@ -298,13 +298,12 @@ export class ToolsmithService {
     body: string;
     timeoutMs?: number;
     validate?: boolean;
+    /** Aborts the job (a client that cancelled its call). */
+    signal?: AbortSignal;
   }): Promise<ExecutionResult> {
+    const runtime = req.runtime ?? (req.language === 'python' ? 'python' : 'node');
     const mcpDown = await this.prepareMcp(req.sandbox);
-    if (mcpDown.length > 0)
-      return infraResult(
-        mcpDown.map((f) => f.error).join('; '),
-        req.runtime ?? (req.language === 'python' ? 'python' : 'node'),
-      );
+    if (mcpDown.length > 0) return infraResult(mcpDown.map((f) => f.error).join('; '), runtime);
     const ctx = this.scriptContext(req.sandbox, req.kit, req.language);
     const script = assembleIn(ctx, req.body);
     if (req.validate !== false) {
@@ -313,7 +312,7 @@ export class ToolsmithService {
         return failedResult(
           'rejected',
           { type: 'ValidationError', message: this.generator.validationErrorMessage(v.violations) },
-          req.runtime ?? (req.language === 'python' ? 'python' : 'node'),
+          runtime,
         );
     }
     let sandbox: SandboxManager;
@@ -321,10 +320,7 @@ export class ToolsmithService {
       sandbox = await this.sandbox();
     } catch (e) {
       // No engine, no image, no backend: a result that says so, never an exception.
-      return infraResult(
-        e instanceof Error ? e.message : String(e),
-        req.language === 'python' ? 'python' : 'node',
-      );
+      return infraResult(e instanceof Error ? e.message : String(e), runtime);
     }
     const timeoutMs = Math.min(req.timeoutMs ?? this.config.limits.timeout_s * 1000, 600_000);
     return sandbox.executor.execute({
@@ -335,6 +331,7 @@ export class ToolsmithService {
       bodyStartLine: script.bodyStartLine,
       tools: ctx.toolMap,
       timeoutMs,
+      ...(req.signal ? { signal: req.signal } : {}),
     });
   }
 

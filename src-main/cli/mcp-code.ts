@@ -4,7 +4,8 @@
  * the result with the run id, so the run can be inspected in the workbench.
  */
 import { ToolsmithError } from '../app/errors.ts';
-import type { LiveEvent } from '../app/runs.ts';
+import type { LiveEvent, RunService, StartedRun } from '../app/runs.ts';
+import type { RunOutcome } from '../core/orchestrator/orchestrator.ts';
 import type { ToolsmithService } from '../app/service.ts';
 import { formatExecutionError } from '../core/script/generator.ts';
 import type { JsonValue } from '../core/tools/model.ts';
@@ -31,6 +32,21 @@ export function codeToolDescription(svc: ToolsmithService, defaultSandbox: strin
   // Only kits that can be used (a kit above the workspace's maximum grade has an error instead).
   const kits = svc.kits().filter((k) => k.kit && !k.error);
   return svc.generator.codeToolDescription(sandboxes, defaultSandbox, kits);
+}
+
+/**
+ * The run's outcome; a client that cancels its call (notifications/cancelled) cancels the run too, so
+ * its LLM requests and its job stop instead of running on for nobody.
+ */
+export async function cancelledWith(
+  signal: AbortSignal | undefined,
+  runs: RunService,
+  started: StartedRun,
+): Promise<RunOutcome> {
+  const cancel = () => void runs.cancel(started.runId);
+  if (signal?.aborted) cancel();
+  signal?.addEventListener('abort', cancel, { once: true });
+  return started.done.finally(() => signal?.removeEventListener('abort', cancel));
 }
 
 /**
@@ -72,12 +88,7 @@ export async function runCodeTool(
         }
       : {}),
   });
-  // The client cancelled the call (notifications/cancelled, or its HTTP request went away): the run is
-  // cancelled too, and its job stopped, instead of running on for nobody.
-  const cancel = () => void runs.cancel(started.runId);
-  if (signal?.aborted) cancel();
-  signal?.addEventListener('abort', cancel, { once: true });
-  const outcome = await started.done.finally(() => signal?.removeEventListener('abort', cancel));
+  const outcome = await cancelledWith(signal, runs, started);
   const attempt = runs.get(outcome.runId).attempts[0];
   const validation = attempt?.validation;
   if (validation && !validation.valid)

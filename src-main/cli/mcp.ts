@@ -14,7 +14,7 @@ import type { ToolsmithService } from '../app/service.ts';
 import { kitToolView } from '../core/kits/kit.ts';
 import { openAiFunctionSchema } from '../core/tools/schema.ts';
 import { resolveRuntime } from '../core/sandbox/runtimes.ts';
-import { codeToolDescription, runCodeTool } from './mcp-code.ts';
+import { cancelledWith, codeToolDescription, runCodeTool } from './mcp-code.ts';
 import { registerSuiteTools } from './mcp-suites.ts';
 
 type Content = {
@@ -94,11 +94,7 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
           mode,
           providers: svc.providersFor(),
         });
-        // A cancelled call cancels its run (LLM requests and the running job stop).
-        const cancel = () => void runs.cancel(started.runId);
-        if (extra.signal.aborted) cancel();
-        extra.signal.addEventListener('abort', cancel, { once: true });
-        const outcome = await started.done.finally(() => extra.signal.removeEventListener('abort', cancel));
+        const outcome = await cancelledWith(extra.signal, runs, started);
         return text(outcome, outcome.status !== 'succeeded');
       }),
   );
@@ -122,7 +118,7 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
           .describe(`whose tools the script may call (default ${defaultSandbox})`),
       },
     },
-    ({ code, runtime, timeout, sandbox }) =>
+    ({ code, runtime, timeout, sandbox }, extra) =>
       guard(async () => {
         const found = resolveRuntime(runtime ?? svc.enabledRuntimes()[0] ?? 'python', svc.runtimes());
         if ('error' in found) return text({ error: found.error }, true);
@@ -135,6 +131,7 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
           runtime: r.id,
           body: code,
           ...(timeout ? { timeoutMs: timeout * 1000 } : {}),
+          signal: extra.signal,
         });
         return text(result, !result.success);
       }),

@@ -256,6 +256,29 @@ describe('toolsmith mcp --http: the tools through the SDK client', () => {
     expect(JSON.parse(textOf(next))).toMatchObject({ status: 'succeeded', result: 2 });
   });
 
+  it('a cancelled execute_code call stops its job: the pool serves the next call at once', async () => {
+    // Both workers of the pool (max_size 2) get a job of minutes; both calls are cancelled.
+    const calls = [new AbortController(), new AbortController()].map((ac) => ({
+      ac,
+      call: client.callTool(
+        {
+          name: 'execute_code',
+          arguments: { code: 'n = 0\nwhile n < 10 ** 10:\n    n += 1\nemit_result(n)', timeout: 600 },
+        },
+        undefined,
+        { signal: ac.signal, timeout: 120_000 },
+      ),
+    }));
+    await new Promise((r) => setTimeout(r, 2500));
+    for (const c of calls) c.ac.abort();
+    for (const c of calls) await expect(c.call).rejects.toThrow();
+    // Were the jobs still running, this call would wait for a worker until the queue timeout (30 s).
+    const t0 = Date.now();
+    const next = await client.callTool({ name: 'execute_code', arguments: { code: 'emit_result(3)' } });
+    expect(JSON.parse(textOf(next))).toMatchObject({ success: true, data: 3 });
+    expect(Date.now() - t0).toBeLessThan(20_000);
+  });
+
   it('code runs a TypeScript script', async () => {
     const r = await client.callTool({
       name: 'code',
