@@ -14,6 +14,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { ToolsmithError } from '../app/errors.ts';
 import type { ToolsmithService } from '../app/service.ts';
 import { createMcpServer, mcpToolTable, prepareAllMcp } from './mcp.ts';
@@ -41,6 +42,8 @@ export interface McpHttpServer {
   port: number;
   /** Open MCP sessions. */
   sessions(): number;
+  /** Open sessions with a request open (a call running, the client's event stream held). */
+  busySessions(): number;
   close(): Promise<void>;
 }
 
@@ -78,6 +81,28 @@ function refuse(
   );
 }
 
+/** The largest request body read (the SDK's transport allows the same). */
+const MAX_BODY_BYTES = 4 * 1024 * 1024;
+
+/** Reads a JSON request body, or says why it cannot be used (413, 400). */
+async function readJson(
+  req: IncomingMessage,
+): Promise<{ value: unknown } | { status: number; error: string }> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_BODY_BYTES)
+      return { status: 413, error: `request body larger than ${MAX_BODY_BYTES} bytes` };
+    chunks.push(chunk);
+  }
+  try {
+    return { value: JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown };
+  } catch (e) {
+    return { status: 400, error: `request body is not JSON: ${e instanceof Error ? e.message : String(e)}` };
+  }
+}
+
 export async function startMcpHttp(svc: ToolsmithService, opts: McpHttpOptions): Promise<McpHttpServer> {
   const host = opts.host ?? '127.0.0.1';
   if (!(LOOPBACK_HOSTS as readonly string[]).includes(host))
@@ -93,6 +118,8 @@ export async function startMcpHttp(svc: ToolsmithService, opts: McpHttpOptions):
   await prepareAllMcp(svc);
   const table = mcpToolTable(svc);
   const sessions = new Map<string, Session>();
+  /** Initialize requests being answered (their session is not in `sessions` yet). */
+  let pending = 0;
   const idleMs = opts.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS;
   const maxSessions = opts.maxSessions ?? DEFAULT_MAX_SESSIONS;
   const closeSession = (sid: string, s: Session): void => {
@@ -110,7 +137,8 @@ export async function startMcpHttp(svc: ToolsmithService, opts: McpHttpOptions):
       if (now - s.lastSeen >= idleMs) closeSession(entry[0], s);
       else if (!oldest || s.lastSeen < oldest[1].lastSeen) oldest = entry;
     }
-    if (!needRoom || sessions.size < maxSessions) return true;
+    // Initializes under way count: N at once at the cap do not all get in.
+    if (!needRoom || sessions.size + pending < maxSessions) return true;
     if (!oldest) return false;
     closeSession(oldest[0], oldest[1]);
     return true;
@@ -150,14 +178,32 @@ export async function startMcpHttp(svc: ToolsmithService, opts: McpHttpOptions):
       track(session, res);
       return session.transport.handleRequest(req, res);
     }
-    if (!reap(true))
+    // No session yet: only an initialize may open one (the transport refuses anything else), and only
+    // an initialize may make room for itself at the cap.
+    let body: unknown;
+    if (req.method === 'POST') {
+      const read = await readJson(req);
+      if ('error' in read) return refuse(res, read.status, read.error);
+      body = read.value;
+    }
+    const initialize = Array.isArray(body) ? body.some(isInitializeRequest) : isInitializeRequest(body);
+    if (initialize && !reap(true))
       return refuse(
         res,
         503,
         `${maxSessions} MCP sessions are open and busy; end one (DELETE /mcp) or retry later`,
         { 'retry-after': '5' },
       );
-    // No session yet: a new transport and server; the transport itself refuses anything but initialize.
+    if (initialize) pending++;
+    try {
+      await openSession(req, res, body);
+    } finally {
+      if (initialize) pending--;
+    }
+  };
+
+  /** A new transport and server for a request without a session. */
+  const openSession = async (req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> => {
     const server = createMcpServer(svc, table);
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
@@ -169,7 +215,7 @@ export async function startMcpHttp(svc: ToolsmithService, opts: McpHttpOptions):
       if (transport.sessionId) sessions.delete(transport.sessionId);
     };
     await server.connect(transport);
-    await transport.handleRequest(req, res);
+    await transport.handleRequest(req, res, body);
     if (!transport.sessionId) await server.close();
   };
 
@@ -203,6 +249,7 @@ export async function startMcpHttp(svc: ToolsmithService, opts: McpHttpOptions):
     url: `http://${urlHost}:${port}${MCP_HTTP_PATH}`,
     port,
     sessions: () => sessions.size,
+    busySessions: () => [...sessions.values()].filter((x) => x.inFlight > 0).length,
     async close() {
       clearInterval(sweep);
       const open = [...sessions.values()];

@@ -66,6 +66,31 @@ function post(
   });
 }
 
+/** A POST of raw text (no session). */
+function rawPost(text: string): Promise<{ status: number }> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port: server?.port,
+        path: '/mcp',
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          authorization: `Bearer ${TOKEN}`,
+        },
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve({ status: res.statusCode ?? 0 }));
+      },
+    );
+    req.on('error', reject);
+    req.end(text);
+  });
+}
+
 /** A client that initializes and then vanishes without a DELETE (a crashed agent). */
 async function abandonedSession(): Promise<string> {
   const init = await post({
@@ -143,9 +168,37 @@ describe('mcp --http sessions', () => {
     expect((await listTools(third)).status).toBe(200);
   });
 
+  it('at the cap, only an initialize displaces a session: other requests without a session do not', async () => {
+    server = await startMcpHttp(svc, { token: TOKEN, maxSessions: 1 });
+    const idle = await abandonedSession();
+    // A tools/list without a session id: refused by the transport (not initialized), nothing closed.
+    const stray = await post({ jsonrpc: '2.0', id: 9, method: 'tools/list' });
+    expect(stray.status).toBe(400);
+    const notJson = await rawPost('{ not json');
+    expect(notJson.status).toBe(400);
+    expect(server.sessions()).toBe(1);
+    expect((await listTools(idle)).status).toBe(200);
+  });
+
+  it('many initializes at once leave at most the cap of sessions open', async () => {
+    server = await startMcpHttp(svc, { token: TOKEN, maxSessions: 2 });
+    const init = () =>
+      post({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'n', version: '1' } },
+      });
+    const answers = await Promise.all([init(), init(), init(), init(), init(), init()]);
+    expect(answers.every((a) => a.status === 200 || a.status === 503)).toBe(true);
+    expect(server.sessions()).toBeLessThanOrEqual(2);
+  });
+
   it('at the cap with every session busy, initialize is refused with 503 and a reason', async () => {
     server = await startMcpHttp(svc, { token: TOKEN, maxSessions: 1 });
     const live = await sdkClient();
+    // The SDK client opens its event stream just after connecting: then its session is in use.
+    await until(() => server?.busySessions() === 1);
     const refused = await post({
       jsonrpc: '2.0',
       id: 1,
