@@ -31,6 +31,19 @@ describe('JS rule modules', () => {
     expect(isLabel(undefined, '')).toBe(false);
   });
 
+  it('TypeScript wrappers of a value do not hide a forbidden name (<T>x, f<T>, enum initializers)', () => {
+    const ts = (code: string) =>
+      validateJs(code, { tools: [], typescript: true }).violations.map(
+        (v) => `${v.rule}@${v.line}:${v.column}`,
+      );
+    expect(ts('const e = <any>eval;\nemitResult(e("1"));')).toEqual(['forbidden-name@1:16']);
+    expect(ts('const e = eval<string>;\nemitResult(1);')).toEqual(['forbidden-name@1:11']);
+    expect(ts('enum E { A = eval }\nemitResult(1);')).toEqual(['forbidden-name@1:14']);
+    expect(ts('const f = <any>globalThis;\nemitResult(1);')).toEqual(['forbidden-name@1:16']);
+    // The names of types, enum members and type arguments stay names, not references.
+    expect(ts('enum eval2 { eval = 1 }\ntype T = Array<string>;\nemitResult(<number>1);')).toEqual([]);
+  });
+
   it('scopes: a rebound framework name or tool is reported wherever it is bound', () => {
     expect(
       found(

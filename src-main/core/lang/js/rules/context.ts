@@ -102,11 +102,16 @@ export function isLabel(parent: t.Node | undefined, key: string): boolean {
   )
     return true;
   // Type positions: every TS node (@babel/types' TypeScript alias is every TS* node type) but the
-  // expressions that wrap a value.
+  // expressions that wrap a value (`x as T`, `x!`, `x satisfies T`, `<T>x`, `f<T>`, `export = x`) and an
+  // enum member's initializer (`enum E { A = x }`): there the name is a value, `eval` as much as anywhere.
+  if (t.isTSEnumMember(parent)) return key !== 'initializer';
   return (
     t.isTypeScript(parent) &&
     !t.isTSAsExpression(parent) &&
     !t.isTSNonNullExpression(parent) &&
-    !t.isTSSatisfiesExpression(parent)
+    !t.isTSSatisfiesExpression(parent) &&
+    !t.isTSTypeAssertion(parent) &&
+    !t.isTSInstantiationExpression(parent) &&
+    !t.isTSExportAssignment(parent)
   );
 }
