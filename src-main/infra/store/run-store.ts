@@ -386,6 +386,9 @@ const runStatements = (db: DatabaseSync) => ({
   importedFinished: stmt<Id, never>(db, 'UPDATE runs SET owner_pid = NULL WHERE id = ?'),
 });
 
+/** A LIKE pattern (with `ESCAPE '\'`) matching text that contains `text` literally. */
+export const likeContaining = (text: string): string => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
 export class RunStore {
   readonly file: string;
   /** The connection, shared with SuiteStore (same file, same transactions). */
@@ -670,7 +673,7 @@ export class RunStore {
         where.push(
           "r.fts_id IN (SELECT rowid FROM runs_fts WHERE task LIKE ? ESCAPE '\\' OR scripts LIKE ? ESCAPE '\\' OR errors LIKE ? ESCAPE '\\')",
         );
-        const like = `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+        const like = likeContaining(text);
         args.push(like, like, like);
       }
     }
@@ -859,13 +862,17 @@ export class RunStore {
       if (!/^\p{ASCII}*$/u.test(text)) return undefined;
       if ((this.stmts.fewMatches.get(match, this.fewMatches)?.n ?? 0) < this.fewMatches) return undefined;
     }
-    const like = `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    const like = likeContaining(text);
     const folded = match !== undefined && /[ks]/i.test(text);
     const probe = `(c.c1 LIKE ? ESCAPE '\\' OR c.c2 LIKE ? ESCAPE '\\' OR c.c3 LIKE ? ESCAPE '\\'${
       folded
         ? ` OR ((instr(c.c1, '\u212a') OR instr(c.c1, '\u017f') OR instr(c.c2, '\u212a') OR instr(c.c2, '\u017f') OR instr(c.c3, '\u212a') OR instr(c.c3, '\u017f')) AND c.id IN (SELECT rowid FROM runs_fts WHERE runs_fts MATCH ?))`
         : ''
     })`;
+    // The window is read in the sort order of its ORDER BY ... LIMIT subquery: SQLite runs it as a
+    // co-routine and the joins keep its order (no outer ORDER BY, which would sort the rows again).
+    // `run-list-window.test.ts` compares every sort, both ways, with the collecting query: a planner that
+    // stopped keeping that order fails it.
     // runs_fts_content is FTS5's own table of the indexed text (c1..c3: task, scripts, errors), one
     // B-tree lookup by rowid; the virtual table's rowid lookup costs about twice as much.
     const sql = `SELECT r.* FROM (SELECT r.rowid AS rid FROM runs r ORDER BY ${orderBy(filter.sort, filter.dir)} LIMIT ?) w

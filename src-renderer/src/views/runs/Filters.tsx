@@ -3,11 +3,9 @@
  * run; changing one reloads the list (runs slice).
  */
 import { useEffect, useState } from 'react';
-import { TIERS } from '../../../../src-main/core/records/events.ts';
-import type { Tier } from '../../../../src-main/core/records/events.ts';
+import { RUN_STATUSES, TIERS } from '../../../../src-main/core/records/events.ts';
+import type { RunStatus, Tier } from '../../../../src-main/core/records/events.ts';
 import { useStore } from '../../store/index.ts';
-
-const STATUSES = ['running', 'succeeded', 'failed', 'cancelled', 'interrupted'] as const;
 
 export function Filters() {
   const filters = useStore((s) => s.filters);
@@ -22,7 +20,7 @@ export function Filters() {
     return () => clearTimeout(t);
   }, [text, filters.text, setFilters]);
   const statuses = filters.status ?? [];
-  const toggle = (s: (typeof STATUSES)[number]) =>
+  const toggle = (s: RunStatus) =>
     setFilters({ status: statuses.includes(s) ? statuses.filter((x) => x !== s) : [...statuses, s] });
   const onlyFailed = statuses.length === 2 && statuses.includes('failed') && statuses.includes('interrupted');
   return (
@@ -43,7 +41,7 @@ export function Filters() {
         Failed only
       </button>
       <span className="chips" aria-label="status filter">
-        {STATUSES.map((s) => (
+        {RUN_STATUSES.map((s) => (
           <label key={s} className={`chip ${statuses.includes(s) ? 'active' : ''}`}>
             <input type="checkbox" checked={statuses.includes(s)} onChange={() => toggle(s)} /> {s}
           </label>
