@@ -16,6 +16,7 @@ import type { SandboxManager } from './sandbox.ts';
 import type { ToolsmithService } from './service.ts';
 import type { ExecuteRequest } from '../core/ports/executor.ts';
 import type { ExecutionResult } from '../core/sandbox/execution.ts';
+import { runtimeOf } from '../core/sandbox/runtimes.ts';
 import type { RuntimeId } from '../core/sandbox/runtimes.ts';
 import { SandboxBackend } from '../infra/sandbox/backend.ts';
 import { buildDepsImage, DependencyError, depsTag, sandboxDeps } from '../infra/sandbox/deps.ts';
@@ -46,10 +47,6 @@ async function dockerAnswers(docker: Docker, timeoutMs = 3000): Promise<string |
     clearTimeout(timer);
   }
 }
-
-/** The request's runtime: given explicitly, else python or node by the language (never from the code). */
-const runtimeOf = (req: ExecuteRequest): RuntimeId =>
-  req.runtime ?? (req.language === 'python' ? 'python' : 'node');
 
 /**
  * bun has no `stripTypeScriptTypes`: its TypeScript is stripped here, the way node strips it in the

@@ -30,7 +30,7 @@ import type { PushEvent } from '../contract/api.ts';
 import type { Logger, ScriptExecutor } from '../core/ports/executor.ts';
 import { failedResult, infraResult } from '../core/sandbox/execution.ts';
 import type { ExecutionResult } from '../core/sandbox/execution.ts';
-import { runtimeRegistry } from '../core/sandbox/runtimes.ts';
+import { runtimeOf, runtimeRegistry } from '../core/sandbox/runtimes.ts';
 import type { RuntimeId, RuntimeSpec } from '../core/sandbox/runtimes.ts';
 import { assembleIn, sandboxContext, scriptContext, scriptToolNames } from '../core/script/context.ts';
 import type { ScriptContext } from '../core/script/context.ts';
@@ -202,10 +202,7 @@ export class ToolsmithService {
           try {
             sandbox = await this.sandbox();
           } catch (e) {
-            return infraResult(
-              e instanceof Error ? e.message : String(e),
-              req.runtime ?? (req.language === 'python' ? 'python' : 'node'),
-            );
+            return infraResult(e instanceof Error ? e.message : String(e), runtimeOf(req));
           }
           return sandbox.executor.execute(req);
         },
@@ -301,7 +298,7 @@ export class ToolsmithService {
     /** Aborts the job (a client that cancelled its call). */
     signal?: AbortSignal;
   }): Promise<ExecutionResult> {
-    const runtime = req.runtime ?? (req.language === 'python' ? 'python' : 'node');
+    const runtime = runtimeOf(req);
     const mcpDown = await this.prepareMcp(req.sandbox);
     if (mcpDown.length > 0) return infraResult(mcpDown.map((f) => f.error).join('; '), runtime);
     const ctx = this.scriptContext(req.sandbox, req.kit, req.language);
@@ -478,7 +475,7 @@ export class ToolsmithService {
 
   validate(req: ValidateRequest): ValidationResult {
     let tools: string[] = req.tools ?? [];
-    if (req.sandbox) tools = this.scriptTools(req.sandbox, req.kit).tools.map((t) => t.name);
+    if (req.sandbox) tools = scriptToolNames(this.scriptContext(req.sandbox, req.kit, req.language));
     return this.validateCode(req.code, req.language, { tools, strict: req.strict ?? false });
   }
 

@@ -87,3 +87,7 @@ export function resolveRuntime(id: string, registry: readonly RuntimeSpec[]): Ru
   if (!r.enabled) return { error: `runtime '${id}' is not enabled; available: ${enabled.join(', ')}` };
   return { runtime: r };
 }
+
+/** A request's runtime: given explicitly, else python or node by the language (never from the code). */
+export const runtimeOf = (req: { runtime?: RuntimeId | undefined; language: string }): RuntimeId =>
+  req.runtime ?? (req.language === 'python' ? 'python' : 'node');

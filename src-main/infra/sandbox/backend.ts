@@ -6,6 +6,7 @@
 import type { ExecuteRequest, ScriptExecutor } from '../../core/ports/executor.ts';
 import { infraResult } from '../../core/sandbox/execution.ts';
 import type { ExecutionResult } from '../../core/sandbox/execution.ts';
+import { runtimeOf } from '../../core/sandbox/runtimes.ts';
 import type { RuntimeId } from '../../core/sandbox/runtimes.ts';
 import type { JsonValue, ToolResponse } from '../../core/tools/model.ts';
 import { pyLiteral } from '../../core/tools/prompt.ts';
@@ -70,7 +71,7 @@ export class SandboxBackend implements ScriptExecutor {
   }
 
   async execute(req: ExecuteRequest): Promise<ExecutionResult> {
-    const runtime = req.runtime ?? (req.language === 'python' ? 'python' : 'node');
+    const runtime = runtimeOf(req);
     let pool: SandboxPool;
     try {
       pool = this.pool(req.sandbox, runtime);
