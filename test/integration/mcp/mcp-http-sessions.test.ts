@@ -29,7 +29,7 @@ async function until(cond: () => boolean, ms = 3000): Promise<void> {
   }
 }
 
-/** A raw JSON-RPC POST; returns status, session id header and body. */
+/** A raw JSON-RPC POST (a string is sent as it is); returns status, session id header and body. */
 function post(
   body: unknown,
   sessionId?: string,
@@ -62,32 +62,7 @@ function post(
       },
     );
     req.on('error', reject);
-    req.end(JSON.stringify(body));
-  });
-}
-
-/** A POST of raw text (no session). */
-function rawPost(text: string): Promise<{ status: number }> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      {
-        host: '127.0.0.1',
-        port: server?.port,
-        path: '/mcp',
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          authorization: `Bearer ${TOKEN}`,
-        },
-      },
-      (res) => {
-        res.resume();
-        res.on('end', () => resolve({ status: res.statusCode ?? 0 }));
-      },
-    );
-    req.on('error', reject);
-    req.end(text);
+    req.end(typeof body === 'string' ? body : JSON.stringify(body));
   });
 }
 
@@ -174,7 +149,7 @@ describe('mcp --http sessions', () => {
     // A tools/list without a session id: refused by the transport (not initialized), nothing closed.
     const stray = await post({ jsonrpc: '2.0', id: 9, method: 'tools/list' });
     expect(stray.status).toBe(400);
-    const notJson = await rawPost('{ not json');
+    const notJson = await post('{ not json');
     expect(notJson.status).toBe(400);
     expect(server.sessions()).toBe(1);
     expect((await listTools(idle)).status).toBe(200);
