@@ -48,9 +48,6 @@ import { providerKey, providersFor, setProviderKey, settingsView } from './setti
 import type { KeyStore } from './settings.ts';
 import { buildImage, systemStatus } from './system.ts';
 
-/** An ExecutionResult for a job that could not run at all (core/sandbox/execution.ts). */
-export { infraResult };
-
 export type SandboxFactory = (svc: ToolsmithService) => Promise<SandboxManager>;
 
 export interface ServiceOptions {
