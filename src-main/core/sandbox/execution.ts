@@ -68,6 +68,8 @@ export interface ExecutionResult {
   error?: ExecutionError;
   exitReason: ExitReason;
   isolation: IsolationLevel;
+  /** What the level's limits are made of where it varies by machine (the process backend: cgroup, uid, seccomp). */
+  isolationDetails?: string;
   durationMs: number;
   runtime: string;
   /** Outbound requests made through the egress proxy during this job (tool containers only). */

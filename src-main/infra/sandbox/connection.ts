@@ -16,6 +16,7 @@ import type {
 } from '../../core/sandbox/execution.ts';
 import type { JsonValue, ToolResponse } from '../../core/tools/model.ts';
 import type { LiveExecutionEvent } from '../../core/ports/executor.ts';
+import { StderrTail } from './stderr-tail.ts';
 import { parseWorkerLine, type ToolDescriptor, type WorkerMessage } from './worker-messages.ts';
 
 export type { ToolDescriptor, WorkerMessage } from './worker-messages.ts';
@@ -71,14 +72,34 @@ export class WorkerGone extends Error {
   override name = 'WorkerGone';
 }
 
+export interface ConnectionOptions {
+  /** The worker's stderr: its last lines are kept and added to the reason it is gone. */
+  stderr?: Readable;
+  /** Values blanked out of those lines (the sandbox's credential values). */
+  redact?: string[];
+  /** What this level's limits are made of, recorded in every result (ExecutionResult.isolationDetails). */
+  isolationDetails?: string;
+  /** Asked when a job fails or the worker dies: did the kernel's OOM killer act (a cgroup's counter)? */
+  oomProbe?: () => boolean;
+}
+
+/** How long a worker that is gone may take to close its stderr before the reason is given without it. */
+const STDERR_GRACE_MS = 500;
+
 /** Connects to a worker over its stdin/stdout; `kill` ends it (container or process) for good. */
 export class WorkerConnection {
   readonly isolation: IsolationLevel;
   private readonly stdin: Writable;
   private buf = '';
   private listeners = new Set<(m: Msg) => void>();
+  /** Set as soon as the worker is gone (nothing more is sent to it). */
   private closedReason: string | undefined;
+  /** The reason with the worker's last stderr lines, given to waiters once stderr has ended. */
+  private finalReason: string | undefined;
   private closeWaiters = new Set<(reason: string) => void>();
+  private readonly stderr: StderrTail | undefined;
+  private readonly isolationDetails: string | undefined;
+  private readonly oomProbe: (() => boolean) | undefined;
   private readonly killFn: (reason: string) => Promise<void>;
   jobs = 0;
   ready: ReadyInfo | undefined;
@@ -93,10 +114,14 @@ export class WorkerConnection {
     stdout: Readable,
     isolation: IsolationLevel,
     kill: (reason: string) => Promise<void>,
+    opts: ConnectionOptions = {},
   ) {
     this.stdin = stdin;
     this.isolation = isolation;
     this.killFn = kill;
+    this.stderr = opts.stderr ? new StderrTail(opts.stderr, opts.redact) : undefined;
+    this.isolationDetails = opts.isolationDetails;
+    this.oomProbe = opts.oomProbe;
     stdout.setEncoding('utf8');
     stdout.on('data', (chunk: string) => this.onData(chunk));
     stdout.on('end', () => this.markClosed('the worker closed its output'));
@@ -108,11 +133,28 @@ export class WorkerConnection {
     return this.closedReason === undefined;
   }
 
-  markClosed(reason: string): void {
+  /**
+   * The worker is gone. Waiters hear why once its stderr has ended (bounded by a grace period), with its
+   * last stderr lines; `withStderr: false` (the host ended it on purpose) tells them at once.
+   */
+  markClosed(reason: string, withStderr = true): void {
     if (this.closedReason !== undefined) return;
     this.closedReason = reason;
-    for (const w of this.closeWaiters) w(reason);
-    this.closeWaiters.clear();
+    const notify = () => {
+      if (this.finalReason !== undefined) return;
+      const r = withStderr && this.stderr ? this.stderr.describe(reason) : reason;
+      this.finalReason = r;
+      for (const w of this.closeWaiters) w(r);
+      this.closeWaiters.clear();
+    };
+    if (withStderr && this.stderr) void this.stderr.settled(STDERR_GRACE_MS).then(notify);
+    else notify();
+  }
+
+  /** The OOM killer acted on this worker (Docker's event, or the process backend's cgroup counter). */
+  private sawOom(): boolean {
+    if (!this.oomKilled && this.oomProbe?.()) this.oomKilled = true;
+    return this.oomKilled;
   }
 
   /** The egress proxy saw a request of this worker: it belongs to the job running now (if any). */
@@ -145,7 +187,7 @@ export class WorkerConnection {
   }
 
   private send(msg: object): void {
-    if (!this.alive) throw new WorkerGone(this.closedReason ?? 'the worker is gone');
+    if (!this.alive) throw new WorkerGone(this.finalReason ?? this.closedReason ?? 'the worker is gone');
     this.stdin.write(JSON.stringify(msg) + '\n');
   }
 
@@ -154,7 +196,7 @@ export class WorkerConnection {
    * unsubscribes (a job that ended normally leaves nothing behind).
    */
   onClosed(listener: (reason: string) => void): () => void {
-    const reason = this.closedReason;
+    const reason = this.finalReason;
     if (reason !== undefined) {
       queueMicrotask(() => listener(reason));
       return () => {};
@@ -268,6 +310,7 @@ export class WorkerConnection {
           toolCalls,
           exitReason,
           isolation: this.isolation,
+          ...(this.isolationDetails ? { isolationDetails: this.isolationDetails } : {}),
           durationMs: Math.round(performance.now() - started),
           runtime: this.ready?.runtime ?? 'unknown',
           workerBroken,
@@ -361,7 +404,7 @@ export class WorkerConnection {
             }
             const { reason, error } = m;
             if (
-              this.oomKilled ||
+              this.sawOom() ||
               reason === 'oom' ||
               error.type === 'MemoryError' ||
               error.type === 'OutOfMemory'
@@ -393,7 +436,7 @@ export class WorkerConnection {
       };
       this.listeners.add(listener);
       const stopWatching = this.onClosed((why) => {
-        if (this.oomKilled) fail('oom', 'OutOfMemory', 'the sandbox ran out of memory and was killed', true);
+        if (this.sawOom()) fail('oom', 'OutOfMemory', 'the sandbox ran out of memory and was killed', true);
         else fail('crashed', 'Crashed', `the sandbox worker died: ${why}`, true);
       });
       try {
@@ -473,7 +516,7 @@ export class WorkerConnection {
   }
 
   async kill(reason: string): Promise<void> {
-    this.markClosed(reason);
+    this.markClosed(reason, false);
     await this.killFn(reason);
   }
 }

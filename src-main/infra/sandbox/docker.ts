@@ -226,10 +226,17 @@ export class DockerWorkerFactory implements WorkerFactory {
       const stdout = new PassThrough();
       const stderr = new PassThrough();
       this.docker.modem.demuxStream(stream, stdout, stderr);
-      stderr.resume(); // the worker's own stderr is not part of the protocol
-      stream.on('end', () => stdout.end());
+      // The worker's own stderr is not part of the protocol: its last lines go into the reason the worker
+      // is gone (connection.ts), with the credential values blanked.
+      stream.on('end', () => {
+        stdout.end();
+        stderr.end();
+      });
       stream.on('error', () => {});
-      const conn = new WorkerConnection(stream as unknown as Duplex, stdout, this.isolation, remove);
+      const conn = new WorkerConnection(stream as unknown as Duplex, stdout, this.isolation, remove, {
+        stderr,
+        redact: Object.values(spec.credentials),
+      });
       this.conns.set(container.id, conn);
       if (egress) {
         egress.onRecord = (r) => conn.recordEgress(r);

@@ -1,19 +1,54 @@
 /**
- * The fallback for machines without a Docker engine: the same worker as a host process, inside
- * bubblewrap when it is installed (no network, read-only binds, its own /tmp), else a plain subprocess;
- * always as uid/gid 65534 when Toolsmith runs as root, with rlimits (address space, files, core) set by
- * prlimit. The isolation level (`bubblewrap` | `process`) is recorded in every result.
+ * The fallback for machines without a Docker engine, and the `process` isolation level: the same worker
+ * as a host process, inside bubblewrap when it is installed (no network, read-only binds, its own /tmp,
+ * a seccomp filter, /usr/local hidden), else a plain subprocess. Its limits count only its own processes
+ * and cap memory as memory (docs/sandboxes.md, "The process level"):
+ * - a cgroup per worker (pids.max, memory without swap) where Toolsmith can make one (cgroups.ts);
+ * - a uid of its own per worker from a reserved range when Toolsmith runs as root (never root, never the
+ *   uid 65534 that Docker's workers share), so RLIMIT_NPROC counts only that worker;
+ * - under bubblewrap, rlimits set inside the sandbox's user namespace, where RLIMIT_NPROC counts only the
+ *   namespace's processes (Linux >= 5.14);
+ * - RLIMIT_DATA at the memory limit (python; node needs room for V8's reservations), files and core.
+ * The isolation level (`bubblewrap` | `process`) and what its limits are made of here
+ * (`isolationDetails`) are recorded in every result.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, copyFileSync, mkdirSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import type { ChildProcess } from 'node:child_process';
+import {
+  chmodSync,
+  closeSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { release, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { RuntimeId } from '../../core/sandbox/runtimes.ts';
+import { WorkerCgroups } from './cgroups.ts';
+import type { WorkerCgroup } from './cgroups.ts';
 import { credentialEnv } from './docker.ts';
 import { WorkerConnection } from './connection.ts';
 import { copyPythonWorker } from './images.ts';
 import type { SandboxSpec, WorkerFactory } from './pool.ts';
+import { hostSeccompFilter } from './seccomp.ts';
 
 const has = (cmd: string) => spawnSync('which', [cmd]).status === 0;
+
+/** The uids workers run under when Toolsmith runs as root: systemd's unused 0x70000000 block. */
+export const WORKER_UID_BASE = 0x70000000;
+export const WORKER_UID_COUNT = 65536;
+/**
+ * Node 24 reserves about 570 MiB of writable address space before running any code (measured: it does
+ * not start under RLIMIT_DATA 560 MiB, does under 570): its data limit is the memory limit plus this.
+ */
+export const NODE_DATA_RESERVE_MB = 640;
 
 export interface ProcessOptions {
   imagesDir: string;
@@ -24,18 +59,38 @@ export interface ProcessOptions {
   tmpfsMb: number;
   /** Force plain subprocesses even where bubblewrap exists (tests of both levels). */
   noBubblewrap?: boolean;
+  /** Make no cgroups even where they can be made (tests of the other limits). */
+  noCgroups?: boolean;
+  /** The reserved uid range (when running as root); default WORKER_UID_BASE / WORKER_UID_COUNT. */
+  uidBase?: number;
+  uidCount?: number;
 }
+
+/** uids of live workers in this process (factories share the range). */
+const uidsInUse = new Set<number>();
 
 export class ProcessWorkerFactory implements WorkerFactory {
   readonly isolation: 'bubblewrap' | 'process';
+  /** What the limits are made of on this machine (recorded in every result). */
+  readonly details: string;
   private readonly opts: ProcessOptions;
   private readonly dir: string;
   private readonly python: string;
+  private readonly root: boolean;
+  private readonly cgroups: WorkerCgroups | undefined;
+  /** Which processes RLIMIT_NPROC counts, when it is set: a worker's own uid, or its user namespace. */
+  private readonly nprocScope: 'uid' | 'userns' | undefined;
+  private readonly prlimit: string;
+  private readonly seccompFile: string | undefined;
+  private readonly disableUserns: boolean;
+  private readonly usrLocalBinds: string[];
+  private readonly cleanups = new Set<Promise<void>>();
 
   constructor(opts: ProcessOptions) {
     this.opts = opts;
+    this.root = process.getuid?.() === 0;
     this.isolation = !opts.noBubblewrap && has('bwrap') && bwrapWorks() ? 'bubblewrap' : 'process';
-    // A world-readable copy of the workers: the repository may live where uid 65534 cannot read.
+    // A world-readable copy of the workers: the repository may live where the workers' uids cannot read.
     this.dir = mkdtempSync(join(tmpdir(), 'toolsmith-worker-'));
     chmodSync(this.dir, 0o755);
     mkdirSync(join(this.dir, 'bin'), { recursive: true });
@@ -51,6 +106,47 @@ export class ProcessWorkerFactory implements WorkerFactory {
       ['/usr/bin/python3', '/usr/local/bin/python3'].find(
         (p) => spawnSync(p, ['-c', 'import sys;sys.exit(sys.version_info<(3,11))']).status === 0,
       ) ?? 'python3';
+    this.prlimit = ['/usr/bin/prlimit', '/bin/prlimit'].find((p) => existsSync(p)) ?? 'prlimit';
+
+    const cg = opts.noCgroups ? { reason: 'cgroups turned off' } : WorkerCgroups.detect();
+    this.cgroups = cg.cgroups;
+    this.nprocScope = this.root
+      ? 'uid'
+      : this.isolation === 'bubblewrap' && kernelAtLeast(5, 14)
+        ? 'userns'
+        : undefined;
+
+    const filter = this.isolation === 'bubblewrap' ? hostSeccompFilter() : undefined;
+    if (filter) {
+      this.seccompFile = join(this.dir, 'seccomp.bpf');
+      writeFileSync(this.seccompFile, filter, { mode: 0o644 });
+    }
+    this.usrLocalBinds = this.python.startsWith('/usr/local/') ? pythonFiles(this.python) : [];
+    this.disableUserns = this.isolation === 'bubblewrap' && bwrapHardeningWorks(this.hardeningArgs(true));
+
+    const mb = opts.memoryMb;
+    this.details = [
+      this.isolation,
+      this.cgroups
+        ? `${this.cgroups.description}: ${opts.pids} tasks, ${mb} MiB`
+        : `no cgroup (${cg.reason ?? 'unavailable'})`,
+      this.root ? `a uid of its own per worker (from ${opts.uidBase ?? WORKER_UID_BASE})` : "the user's uid",
+      this.nprocScope
+        ? `RLIMIT_NPROC ${opts.pids} (${this.nprocScope === 'uid' ? 'its own uid' : 'its user namespace'})`
+        : this.cgroups
+          ? ''
+          : 'no process-count limit (RLIMIT_NPROC would count all of the user’s processes)',
+      `RLIMIT_DATA ${mb} MiB (node: +${NODE_DATA_RESERVE_MB} MiB)`,
+      ...(this.isolation === 'bubblewrap'
+        ? [
+            filter ? `seccomp deny-list (${process.arch})` : `no seccomp filter for ${process.arch}`,
+            ...(this.disableUserns ? ['no user namespaces inside'] : []),
+            '/usr/local hidden',
+          ]
+        : ['no seccomp, host file system']),
+    ]
+      .filter(Boolean)
+      .join('; ');
   }
 
   async spawn(spec: SandboxSpec): Promise<{ conn: WorkerConnection; id: string }> {
@@ -62,20 +158,10 @@ export class ProcessWorkerFactory implements WorkerFactory {
             '--disallow-code-generation-from-strings',
             join(this.dir, 'worker.mjs'),
           ];
-    // Address space (memory bombs fail with MemoryError), processes (fork bombs), files and core dumps.
-    const limits = [
-      'prlimit',
-      `--as=${this.opts.memoryMb * 4 * 1024 * 1024}`,
-      `--nproc=${this.opts.pids}`,
-      '--nofile=256',
-      '--core=0',
-      '--',
-    ];
-    const root = process.getuid?.() === 0;
+    const limited = [...this.rlimits(spec.runtime), ...worker];
     let argv: string[];
     if (this.isolation === 'bubblewrap') {
       argv = [
-        ...limits,
         'bwrap',
         '--unshare-all',
         '--die-with-parent',
@@ -104,12 +190,15 @@ export class ProcessWorkerFactory implements WorkerFactory {
         '--ro-bind',
         this.dir,
         this.dir,
+        ...this.hardeningArgs(this.disableUserns),
         '--chdir',
         '/tmp',
-        ...worker,
+        '--',
+        // The rlimits are set inside, in the sandbox's user namespace (see rlimits()).
+        ...limited,
       ];
     } else {
-      argv = [...limits, ...worker];
+      argv = limited;
     }
     const env: Record<string, string> = {
       PATH: '/usr/bin:/bin',
@@ -120,56 +209,234 @@ export class ProcessWorkerFactory implements WorkerFactory {
     // shares the host's /tmp, which the worker must never touch.
     if (this.isolation === 'bubblewrap') env['TOOLSMITH_PRIVATE_TMP'] = '1';
     for (const [k, v] of Object.entries(spec.credentials)) env[credentialEnv(k)] = v;
-    const child = spawn(argv[0] as string, argv.slice(1), {
-      stdio: ['pipe', 'pipe', 'pipe'],
-      env,
-      cwd: this.dir,
-      detached: true,
-      // Never root: bubblewrap itself runs unprivileged as nobody (user namespaces), and so does the worker.
-      ...(root ? { uid: 65534, gid: 65534 } : {}),
-    });
-    child.stderr.resume();
+
+    // Never root and never the uid Docker's workers share: a uid of this worker's own.
+    const uid = this.root
+      ? takeUid(this.opts.uidBase ?? WORKER_UID_BASE, this.opts.uidCount ?? WORKER_UID_COUNT)
+      : undefined;
+    let cg: WorkerCgroup | undefined;
+    try {
+      cg = this.cgroups?.create(String(uid ?? process.pid), {
+        pids: this.opts.pids,
+        memoryBytes: this.opts.memoryMb * 1024 * 1024,
+      });
+    } catch (e) {
+      if (uid !== undefined) uidsInUse.delete(uid);
+      throw new Error(`could not make the worker's cgroup: ${(e as Error).message}`);
+    }
+    // With a cgroup the worker waits at a gate (one line on its stdin) until it is in the group, so that
+    // nothing it forks starts outside.
+    if (cg) argv = ['/bin/sh', '-c', 'read -r go && exec "$@"', 'toolsmith-worker', ...argv];
+    const seccompFd =
+      this.isolation === 'bubblewrap' && this.seccompFile ? openSync(this.seccompFile, 'r') : undefined;
+    let child: ChildProcess;
+    try {
+      child = spawn(argv[0] as string, argv.slice(1), {
+        stdio: ['pipe', 'pipe', 'pipe', ...(seccompFd !== undefined ? [seccompFd] : [])],
+        env,
+        cwd: this.dir,
+        detached: true,
+        ...(uid !== undefined ? { uid, gid: uid } : {}),
+      });
+    } finally {
+      if (seccompFd !== undefined) closeSync(seccompFd); // the child has its own copy (fd 3)
+    }
     const kill = async () => {
       try {
         if (child.pid) process.kill(-child.pid, 'SIGKILL');
       } catch {
         /* already gone */
       }
+      cg?.killAll();
     };
-    const conn = new WorkerConnection(child.stdin, child.stdout, this.isolation, kill);
-    child.on('exit', (code, sig) => conn.markClosed(`worker process exited (${sig ?? code})`));
-    child.on('error', (e) => conn.markClosed(`worker process failed to start: ${e.message}`));
+    const { stdin, stdout, stderr } = child;
+    if (!stdin || !stdout || !stderr) throw new Error('the worker process has no stdio pipes');
+    const conn = new WorkerConnection(stdin, stdout, this.isolation, kill, {
+      stderr,
+      redact: Object.values(spec.credentials),
+      isolationDetails: this.details,
+      ...(cg ? { oomProbe: () => (cg?.oomKills() ?? 0) > 0 } : {}),
+    });
+    let cleaned: Promise<void> | undefined;
+    const cleanup = () => {
+      cleaned ??= (async () => {
+        const done = await clearWorker(cg, uid, this.isolation === 'bubblewrap');
+        // A uid (and its RLIMIT_NPROC count) is given to another worker only once nothing runs under it.
+        if (uid !== undefined && done) uidsInUse.delete(uid);
+      })();
+      this.cleanups.add(cleaned);
+      void cleaned.finally(() => this.cleanups.delete(cleaned as Promise<void>));
+    };
+    child.on('exit', (code, sig) => {
+      conn.markClosed(`worker process exited (${sig ?? code})`);
+      cleanup();
+    });
+    child.on('error', (e) => {
+      conn.markClosed(`worker process failed to start: ${e.message}`);
+      cleanup();
+    });
+    if (cg && child.pid) {
+      try {
+        cg.enter(child.pid);
+      } catch (e) {
+        await kill();
+        conn.markClosed(`could not move the worker into its cgroup: ${(e as Error).message}`, false);
+        throw new Error(`could not move the worker into its cgroup: ${(e as Error).message}`);
+      }
+      stdin.write('\n'); // through the gate
+    }
     return { conn, id: String(child.pid ?? '') };
   }
 
-  async dispose(): Promise<void> {}
+  /**
+   * The bubblewrap arguments of this level beyond the file system layout: /usr/local hidden (an empty
+   * read-only tmpfs; the python in use put back when it lives there), the seccomp filter (fd 3), no
+   * user namespaces inside the sandbox (a second wall beside the filter's unshare/clone rule).
+   */
+  private hardeningArgs(disableUserns: boolean): string[] {
+    return [
+      '--tmpfs',
+      '/usr/local',
+      ...this.usrLocalBinds.flatMap((p) => ['--ro-bind', p, p]),
+      '--remount-ro',
+      '/usr/local',
+      ...(this.seccompFile ? ['--seccomp', '3'] : []),
+      ...(disableUserns ? ['--unshare-user', '--disable-userns'] : []),
+    ];
+  }
+
+  /** prlimit: data (memory), processes where the count is the worker's own, files, core dumps. */
+  private rlimits(runtime: RuntimeId): string[] {
+    const dataMb = this.opts.memoryMb + (runtime === 'python' ? 0 : NODE_DATA_RESERVE_MB);
+    return [
+      this.prlimit,
+      `--data=${dataMb * 1024 * 1024}`,
+      ...(this.nprocScope ? [`--nproc=${this.opts.pids}`] : []),
+      '--nofile=256',
+      '--core=0',
+      '--',
+    ];
+  }
+
+  async dispose(): Promise<void> {
+    await Promise.all([...this.cleanups]);
+    this.cgroups?.dispose();
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * After a worker exits: everything left in its cgroup (or, for a plain process without one, under its
+ * uid) is killed, then the cgroup removed. Answers whether nothing of the worker is left.
+ */
+async function clearWorker(
+  cg: WorkerCgroup | undefined,
+  uid: number | undefined,
+  bwrap: boolean,
+): Promise<boolean> {
+  for (let i = 0; i < 40; i++) {
+    if (cg) {
+      cg.killAll();
+      if (cg.remove()) return true;
+    } else if (uid !== undefined && !bwrap) {
+      if (killUid(uid) === 0) return true;
+    } else return true; // bubblewrap: its pid namespace died with it
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return false;
+}
+
+/** SIGKILLs every process whose real uid is `uid` (a worker's own uid); answers how many there were. */
+function killUid(uid: number): number {
+  let n = 0;
+  for (const p of readdirSync('/proc')) {
+    if (!/^\d+$/.test(p)) continue;
+    try {
+      const m = /^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${p}/status`, 'utf8'));
+      if (Number(m?.[1]) !== uid) continue;
+      n++;
+      process.kill(Number(p), 'SIGKILL');
+    } catch {
+      /* gone */
+    }
+  }
+  return n;
+}
+
+/** A uid of the range no live worker of this process has (a random start: other processes use it too). */
+function takeUid(base: number, count: number): number {
+  const start = Math.floor(Math.random() * count);
+  for (let i = 0; i < count; i++) {
+    const uid = base + ((start + i) % count);
+    if (!uidsInUse.has(uid)) {
+      uidsInUse.add(uid);
+      return uid;
+    }
+  }
+  throw new Error(`every uid of ${base}..${base + count - 1} is in use by a worker`);
+}
+
+function kernelAtLeast(major: number, minor: number): boolean {
+  const [a = 0, b = 0] = release()
+    .split('.')
+    .map((x) => parseInt(x, 10));
+  return a > major || (a === major && b >= minor);
+}
+
+/** The files of a python that lives under /usr/local: its binary, standard library and libpython. */
+function pythonFiles(python: string): string[] {
+  const r = spawnSync(
+    python,
+    [
+      '-c',
+      'import sys,sysconfig,os;v=sysconfig.get_config_var;print(os.path.realpath(sys.executable));print(sysconfig.get_paths()["stdlib"]);print(sysconfig.get_paths()["platstdlib"]);print(os.path.join(v("LIBDIR") or "", v("LDLIBRARY") or ""))',
+    ],
+    { encoding: 'utf8' },
+  );
+  const paths = new Set<string>();
+  for (const line of r.stdout.split('\n')) {
+    if (!line.startsWith('/usr/local/') || !existsSync(line)) continue;
+    paths.add(realpathSync(line));
+  }
+  if (python.startsWith('/usr/local/')) paths.add(python);
+  return [...paths];
 }
 
 function bwrapWorks(): boolean {
   const root = process.getuid?.() === 0;
   return (
+    spawnSync('bwrap', [...BASE_PROBE, '/usr/bin/true'], root ? { uid: 65534, gid: 65534 } : {}).status === 0
+  );
+}
+
+const BASE_PROBE = [
+  '--unshare-all',
+  '--ro-bind',
+  '/usr',
+  '/usr',
+  '--symlink',
+  'usr/lib',
+  '/lib',
+  '--symlink',
+  'usr/lib64',
+  '/lib64',
+  '--symlink',
+  'usr/bin',
+  '/bin',
+  '--proc',
+  '/proc',
+  '--dev',
+  '/dev',
+];
+
+/** Whether this bubblewrap takes the hardening arguments (`--disable-userns` needs bubblewrap >= 0.8). */
+function bwrapHardeningWorks(args: string[]): boolean {
+  const root = process.getuid?.() === 0;
+  const withoutSeccomp = args.filter((a, i) => a !== '--seccomp' && args[i - 1] !== '--seccomp');
+  return (
     spawnSync(
       'bwrap',
-      [
-        '--unshare-all',
-        '--ro-bind',
-        '/usr',
-        '/usr',
-        '--symlink',
-        'usr/lib',
-        '/lib',
-        '--symlink',
-        'usr/lib64',
-        '/lib64',
-        '--symlink',
-        'usr/bin',
-        '/bin',
-        '--proc',
-        '/proc',
-        '--dev',
-        '/dev',
-        '/usr/bin/true',
-      ],
+      [...BASE_PROBE, ...withoutSeccomp, '/usr/bin/true'],
       root ? { uid: 65534, gid: 65534 } : {},
     ).status === 0
   );

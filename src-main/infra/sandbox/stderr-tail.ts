@@ -1,0 +1,85 @@
+/**
+ * The last lines a worker wrote to its stderr (not part of the protocol), kept so that an infra error of
+ * that worker (it died while loading tools, closed its output, failed to start) can say why. Bounded:
+ * the last 4096 characters and 20 lines; credential values are blanked out and control characters
+ * replaced (the text is untrusted and ends up in terminals and the workbench).
+ */
+import type { Readable } from 'node:stream';
+
+export const STDERR_TAIL_CHARS = 4096;
+export const STDERR_TAIL_LINES = 20;
+
+export class StderrTail {
+  private buf = '';
+  private ended = false;
+  private readonly waiters = new Set<() => void>();
+  private readonly secrets: string[];
+  /** Characters kept: the tail plus room for a secret that straddles two chunks. */
+  private readonly keep: number;
+
+  constructor(stream: Readable, secrets: string[] = []) {
+    // The same rule as a job's results: values of 4 characters or more are blanked (shorter ones would
+    // blank ordinary text), raw and as they appear inside a JSON or Python string.
+    const forms = secrets.filter((s) => s.length >= 4).flatMap((s) => [s, JSON.stringify(s).slice(1, -1)]);
+    this.secrets = [...new Set(forms)].sort((a, b) => b.length - a.length);
+    this.keep = STDERR_TAIL_CHARS + Math.max(0, ...this.secrets.map((s) => s.length));
+    stream.setEncoding('utf8');
+    stream.on('data', (chunk: string) => {
+      this.buf += chunk;
+      // Redacted before it is cut, so a cut never leaves part of a secret behind.
+      if (this.buf.length > 2 * this.keep) this.buf = this.redact(this.buf).slice(-this.keep);
+    });
+    const end = () => {
+      if (this.ended) return;
+      this.ended = true;
+      for (const w of this.waiters) w();
+      this.waiters.clear();
+    };
+    stream.on('end', end);
+    stream.on('close', end);
+    stream.on('error', end);
+  }
+
+  /** Resolves when the stream has ended (everything the worker wrote is in), or after `ms`. */
+  settled(ms: number): Promise<void> {
+    if (this.ended) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.waiters.add(() => done());
+    });
+  }
+
+  private redact(text: string): string {
+    for (const s of this.secrets) text = text.split(s).join('***');
+    return text;
+  }
+
+  /** The last lines, redacted and bounded. */
+  lines(): string[] {
+    let text = this.redact(this.buf);
+    // The worker may have died in the middle of writing a secret: its beginning is blanked too.
+    for (const s of this.secrets)
+      for (let k = s.length - 1; k >= 4; k--)
+        if (text.endsWith(s.slice(0, k))) {
+          text = `${text.slice(0, -k)}***`;
+          break;
+        }
+    if (text.length > STDERR_TAIL_CHARS) text = text.slice(-STDERR_TAIL_CHARS);
+    return text
+      .split(/\r?\n/)
+      .map((l) => l.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, '?').trimEnd())
+      .filter((l) => l.trim() !== '')
+      .slice(-STDERR_TAIL_LINES);
+  }
+
+  /** `reason`, followed by the last stderr lines when there are any. */
+  describe(reason: string): string {
+    const lines = this.lines();
+    if (!lines.length) return reason;
+    return `${reason}; the worker's stderr ended with:\n${lines.map((l) => `  ${l}`).join('\n')}`;
+  }
+}
