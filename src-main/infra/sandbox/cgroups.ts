@@ -14,12 +14,12 @@
  * `WorkerCgroups.detect()` answers undefined when neither can be made here (not root and no writable
  * hierarchy); the process backend then says which weaker limits apply.
  */
-import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 
 export type CgroupKind = 'v2' | 'v1';
 
-interface Layout {
+export interface CgroupLayout {
   kind: CgroupKind;
   /** v2: the one parent folder; v1: the pids parent and the memory parent. */
   parents: string[];
@@ -31,7 +31,11 @@ export interface CgroupLimits {
 }
 
 /** /proc/self/mountinfo and /proc/self/cgroup, parsed into where a worker's group can be made. */
-export function cgroupLayout(mountinfo: string, selfCgroup: string, pid = process.pid): Layout | undefined {
+export function cgroupLayout(
+  mountinfo: string,
+  selfCgroup: string,
+  pid = process.pid,
+): CgroupLayout | undefined {
   const mounts = mountinfo
     .split('\n')
     .filter(Boolean)
@@ -90,7 +94,7 @@ export class WorkerCgroups {
   private readonly memsw: boolean;
   private n = 0;
 
-  private constructor(layout: Layout) {
+  private constructor(layout: CgroupLayout) {
     this.kind = layout.kind;
     this.parents = layout.parents;
     this.memsw = layout.kind === 'v1' && existsSync(join(this.memoryParent, 'memory.memsw.limit_in_bytes'));
@@ -103,6 +107,7 @@ export class WorkerCgroups {
   static detect(): { cgroups?: WorkerCgroups; reason?: string } {
     const layout = cgroupLayout(safeRead('/proc/self/mountinfo'), safeRead('/proc/self/cgroup'));
     if (!layout) return { reason: 'no cgroup hierarchy with the pids and memory controllers' };
+    removeStaleParents(layout.parents);
     try {
       for (const p of layout.parents) mkdirSync(p, { recursive: true });
       if (layout.kind === 'v2') {
@@ -233,6 +238,44 @@ export class WorkerCgroup {
     let ok = true;
     for (const d of this.dirs) ok = tryRmdir(d) && ok;
     return ok;
+  }
+}
+
+/**
+ * Parents left by Toolsmith processes that no longer run (a crash): their empty worker groups and the
+ * parent are removed. A group that still has processes is left alone.
+ */
+function removeStaleParents(parents: string[]): void {
+  for (const p of parents) {
+    const dir = dirname(p);
+    let names: string[];
+    try {
+      names = readdirSync(dir);
+    } catch {
+      continue;
+    }
+    for (const n of names) {
+      const pid = /^toolsmith-(\d+)$/.exec(n)?.[1];
+      if (!pid || Number(pid) === process.pid || alive(Number(pid))) continue;
+      const stale = join(dir, n);
+      try {
+        for (const w of readdirSync(stale, { withFileTypes: true }))
+          if (w.isDirectory() && !safeRead(join(stale, w.name, 'cgroup.procs')).trim())
+            tryRmdir(join(stale, w.name));
+      } catch {
+        /* gone */
+      }
+      tryRmdir(stale);
+    }
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

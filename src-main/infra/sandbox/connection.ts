@@ -79,8 +79,8 @@ export interface ConnectionOptions {
   redact?: string[];
   /** What this level's limits are made of, recorded in every result (ExecutionResult.isolationDetails). */
   isolationDetails?: string;
-  /** Asked when a job fails or the worker dies: did the kernel's OOM killer act (a cgroup's counter)? */
-  oomProbe?: () => boolean;
+  /** How many processes of the worker the kernel's OOM killer has killed so far (a cgroup's counter). */
+  oomKills?: () => number;
 }
 
 /** How long a worker that is gone may take to close its stderr before the reason is given without it. */
@@ -99,7 +99,7 @@ export class WorkerConnection {
   private closeWaiters = new Set<(reason: string) => void>();
   private readonly stderr: StderrTail | undefined;
   private readonly isolationDetails: string | undefined;
-  private readonly oomProbe: (() => boolean) | undefined;
+  private readonly oomKills: (() => number) | undefined;
   private readonly killFn: (reason: string) => Promise<void>;
   jobs = 0;
   ready: ReadyInfo | undefined;
@@ -121,7 +121,7 @@ export class WorkerConnection {
     this.killFn = kill;
     this.stderr = opts.stderr ? new StderrTail(opts.stderr, opts.redact) : undefined;
     this.isolationDetails = opts.isolationDetails;
-    this.oomProbe = opts.oomProbe;
+    this.oomKills = opts.oomKills;
     stdout.setEncoding('utf8');
     stdout.on('data', (chunk: string) => this.onData(chunk));
     stdout.on('end', () => this.markClosed('the worker closed its output'));
@@ -151,9 +151,12 @@ export class WorkerConnection {
     else notify();
   }
 
-  /** The OOM killer acted on this worker (Docker's event, or the process backend's cgroup counter). */
-  private sawOom(): boolean {
-    if (!this.oomKilled && this.oomProbe?.()) this.oomKilled = true;
+  /**
+   * The OOM killer acted on this worker: Docker's event, or (process backend) its cgroup's counter grew
+   * since `since` (the count when the job started: a job whose own child was killed may still succeed).
+   */
+  private sawOom(since: number): boolean {
+    if (!this.oomKilled && this.oomKills && this.oomKills() > since) this.oomKilled = true;
     return this.oomKilled;
   }
 
@@ -284,6 +287,7 @@ export class WorkerConnection {
     const egress: EgressRecord[] = [];
     this.egress = egress;
     this.jobs++;
+    const oomBase = this.oomKills?.() ?? 0;
     const redact = (job.redact ?? []).filter((s) => s.length >= 4);
     const clean = <T>(v: T): T => {
       if (!redact.length) return v;
@@ -404,7 +408,7 @@ export class WorkerConnection {
             }
             const { reason, error } = m;
             if (
-              this.sawOom() ||
+              this.sawOom(oomBase) ||
               reason === 'oom' ||
               error.type === 'MemoryError' ||
               error.type === 'OutOfMemory'
@@ -436,7 +440,8 @@ export class WorkerConnection {
       };
       this.listeners.add(listener);
       const stopWatching = this.onClosed((why) => {
-        if (this.sawOom()) fail('oom', 'OutOfMemory', 'the sandbox ran out of memory and was killed', true);
+        if (this.sawOom(oomBase))
+          fail('oom', 'OutOfMemory', 'the sandbox ran out of memory and was killed', true);
         else fail('crashed', 'Crashed', `the sandbox worker died: ${why}`, true);
       });
       try {

@@ -84,7 +84,8 @@ export class ProcessWorkerFactory implements WorkerFactory {
   private readonly seccompFile: string | undefined;
   private readonly disableUserns: boolean;
   private readonly usrLocalBinds: string[];
-  private readonly cleanups = new Set<Promise<void>>();
+  /** Live workers: ended and cleared (cgroup removed, uid released) by dispose. */
+  private readonly live = new Map<ChildProcess, { kill: () => Promise<void>; gone: Promise<void> }>();
 
   constructor(opts: ProcessOptions) {
     this.opts = opts;
@@ -255,17 +256,22 @@ export class ProcessWorkerFactory implements WorkerFactory {
       stderr,
       redact: Object.values(spec.credentials),
       isolationDetails: this.details,
-      ...(cg ? { oomProbe: () => (cg?.oomKills() ?? 0) > 0 } : {}),
+      ...(cg ? { oomKills: () => cg.oomKills() } : {}),
     });
-    let cleaned: Promise<void> | undefined;
+    let ended = () => {};
+    const gone = new Promise<void>((resolve) => (ended = resolve));
+    this.live.set(child, { kill, gone });
+    let cleaning = false;
     const cleanup = () => {
-      cleaned ??= (async () => {
+      if (cleaning) return;
+      cleaning = true;
+      void (async () => {
         const done = await clearWorker(cg, uid, this.isolation === 'bubblewrap');
         // A uid (and its RLIMIT_NPROC count) is given to another worker only once nothing runs under it.
         if (uid !== undefined && done) uidsInUse.delete(uid);
+        this.live.delete(child);
+        ended();
       })();
-      this.cleanups.add(cleaned);
-      void cleaned.finally(() => this.cleanups.delete(cleaned as Promise<void>));
     };
     child.on('exit', (code, sig) => {
       conn.markClosed(`worker process exited (${sig ?? code})`);
@@ -318,8 +324,11 @@ export class ProcessWorkerFactory implements WorkerFactory {
     ];
   }
 
+  /** Ends every worker still alive, waits until each is cleared, then removes the cgroup parents. */
   async dispose(): Promise<void> {
-    await Promise.all([...this.cleanups]);
+    const live = [...this.live.values()];
+    await Promise.all(live.map((w) => w.kill()));
+    await Promise.all(live.map((w) => w.gone));
     this.cgroups?.dispose();
     rmSync(this.dir, { recursive: true, force: true });
   }

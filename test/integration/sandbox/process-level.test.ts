@@ -1,0 +1,453 @@
+/**
+ * The process (bubblewrap) isolation level beside Docker, written as the attacks and faults: its limits
+ * count only its own processes (many processes of uid 65534 elsewhere, a fork bomb in a Docker sandbox),
+ * memory is capped as memory (one big allocation; several processes together), denied system calls fail
+ * with EPERM, /usr/local is not visible; and a worker that writes to stderr and dies while loading its
+ * tools says so in the infra error, on the process and the Docker backends.
+ */
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import Docker from 'dockerode';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { imagePaths } from '../../../src-main/app/sandbox-factory.ts';
+import type { ExecutionResult } from '../../../src-main/core/sandbox/execution.ts';
+import { SandboxBackend } from '../../../src-main/infra/sandbox/backend.ts';
+import { DockerWorkerFactory } from '../../../src-main/infra/sandbox/docker.ts';
+import { buildImage } from '../../../src-main/infra/sandbox/images.ts';
+import type { WorkerFactory } from '../../../src-main/infra/sandbox/pool.ts';
+import { cgroupLayout } from '../../../src-main/infra/sandbox/cgroups.ts';
+import {
+  ProcessWorkerFactory,
+  WORKER_UID_BASE,
+  WORKER_UID_COUNT,
+} from '../../../src-main/infra/sandbox/process.ts';
+import type { ProcessOptions } from '../../../src-main/infra/sandbox/process.ts';
+
+const SECRET = 'sk-stderr-secret-4242';
+
+/** Tool code is trusted (it may import): the hostile behaviour lives here, scripts just call it. */
+const TOOLS = `
+import ctypes
+import os
+import signal
+import time
+
+libc = ctypes.CDLL(None, use_errno=True)
+
+
+def _sys(nr, *args):
+    r = libc.syscall(ctypes.c_long(nr), *[ctypes.c_long(a) for a in args])
+    return 0 if r >= 0 else ctypes.get_errno()
+
+
+@tool(grade=(0, 0))
+def add(a: int, b: int = 1) -> ToolResponse:
+    """Add two numbers."""
+    return ToolResponse(success=True, data=a + b)
+
+
+@tool(grade=(2, 2))
+def fork_some(n: int = 8) -> ToolResponse:
+    """Fork n children that exit at once."""
+    pids = [os.fork() or os._exit(0) for _ in range(n)]
+    for p in pids:
+        os.waitpid(p, 0)
+    return ToolResponse(success=True, data=len(pids))
+
+
+@tool(grade=(2, 2))
+def fork_bomb() -> ToolResponse:
+    """Fork until the process limit stops it; answers how many children it got (then ends them)."""
+    kids = []
+    while True:
+        try:
+            pid = os.fork()
+        except OSError:
+            break
+        if pid == 0:
+            time.sleep(600)
+            os._exit(0)
+        kids.append(pid)
+    for k in kids:
+        os.kill(k, signal.SIGKILL)
+        os.waitpid(k, 0)
+    return ToolResponse(success=True, data=len(kids))
+
+
+@tool(grade=(2, 2))
+def hold_pids(seconds: float = 20) -> ToolResponse:
+    """Fork until the process limit, hold the processes for a while, then end them."""
+    kids = []
+    while True:
+        try:
+            pid = os.fork()
+        except OSError:
+            break
+        if pid == 0:
+            time.sleep(seconds + 5)
+            os._exit(0)
+        kids.append(pid)
+    time.sleep(seconds)
+    for k in kids:
+        os.kill(k, signal.SIGKILL)
+        os.waitpid(k, 0)
+    return ToolResponse(success=True, data=len(kids))
+
+
+@tool(grade=(2, 2))
+def alloc(mb: int) -> ToolResponse:
+    """Allocate (and write) mb MiB."""
+    b = b"x" * (mb << 20)
+    return ToolResponse(success=True, data=len(b) >> 20)
+
+
+@tool(grade=(2, 2))
+def alloc_in_children(n: int, mb: int) -> ToolResponse:
+    """n children each hold mb MiB at once (each under the per-process data limit); their exit statuses."""
+    r, w = os.pipe()
+    kids = []
+    for _ in range(n):
+        pid = os.fork()
+        if pid == 0:
+            try:
+                b = b"x" * (mb << 20)
+                os.write(w, b"1")
+                time.sleep(3)
+                os._exit(0)
+            except MemoryError:
+                os._exit(2)
+        kids.append(pid)
+    statuses = []
+    for k in kids:
+        _, st = os.waitpid(k, 0)
+        statuses.append(-os.WTERMSIG(st) if os.WIFSIGNALED(st) else os.WEXITSTATUS(st))
+    return ToolResponse(success=True, data=statuses)
+
+
+@tool(grade=(2, 2))
+def syscalls() -> ToolResponse:
+    """errno of system calls a sandbox must not make (0: it worked)."""
+    out = {}
+    # ptrace: attach to a child of our own, which made itself dumpable again.
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        libc.prctl(4, 1, 0, 0, 0)  # PR_SET_DUMPABLE 1
+        os.write(w, b"1")
+        time.sleep(30)
+        os._exit(0)
+    os.read(r, 1)
+    out["ptrace"] = _sys(101, 16, pid, 0, 0)  # PTRACE_ATTACH
+    os.kill(pid, signal.SIGKILL)
+    os.waitpid(pid, 0)
+    out["ptrace_x32"] = _sys(0x40000000 | 101, 16, os.getpid(), 0, 0)
+    out["unshare_user"] = _sys(272, 0x10000000)
+    child = libc.syscall(ctypes.c_long(56), ctypes.c_long(0x10000000 | signal.SIGCHLD), 0, 0, 0, 0)
+    if child == 0:
+        os._exit(0)  # (only where clone with CLONE_NEWUSER is not refused)
+    out["clone_newuser"] = ctypes.get_errno() if child < 0 else 0
+    if child > 0:
+        os.waitpid(child, 0)
+    buf = ctypes.create_string_buffer(8)
+    iov = (ctypes.c_void_p * 2)(ctypes.addressof(buf), 8)
+    out["process_vm_readv"] = _sys(310, os.getppid(), ctypes.addressof(iov), 1, ctypes.addressof(iov), 1, 0)
+    out["bpf"] = _sys(321, 0, 0, 0)
+    out["keyctl"] = _sys(250, 0, -3, 0)  # KEYCTL_GET_KEYRING_ID of the session keyring
+    out["userfaultfd"] = _sys(323, 0)
+    out["personality"] = _sys(135, 0x0040000)  # ADDR_NO_RANDOMIZE
+    out["mount"] = _sys(165, 0, 0, 0, 0, 0)
+    out["clone3"] = _sys(435, 0, 0)
+    return ToolResponse(success=True, data=out)
+
+
+@tool(grade=(1, 0))
+def usr_local() -> ToolResponse:
+    """What the sandbox sees of /usr/local."""
+    return ToolResponse(success=True, data=sorted(os.listdir("/usr/local")) if os.path.isdir("/usr/local") else None)
+
+
+@tool(grade=(1, 0))
+def whoami() -> ToolResponse:
+    """The uid and the RLIMIT_NPROC, RLIMIT_DATA of this job."""
+    import resource
+    return ToolResponse(success=True, data={"uid": os.getuid(), "nproc": resource.getrlimit(resource.RLIMIT_NPROC)[0], "data": resource.getrlimit(resource.RLIMIT_DATA)[0]})
+`;
+
+/** tools.py that writes to stderr and exits while it loads (credential value in it, to be blanked). */
+const DIES_LOADING = `
+import os, sys
+sys.stderr.write("starting up\\n")
+sys.stderr.write("tools.py: cannot read /etc/weather.conf: no such file\\n")
+sys.stderr.write("token in use: " + os.environ.get("TOOLSMITH_CRED_API_TOKEN", "none") + "\\n")
+sys.stderr.flush()
+os._exit(3)
+`;
+
+const TOOL_NAMES = [
+  'add',
+  'fork_some',
+  'fork_bomb',
+  'hold_pids',
+  'alloc',
+  'alloc_in_children',
+  'syscalls',
+  'usr_local',
+  'whoami',
+];
+const docker = new Docker();
+const paths = imagePaths();
+const disposers: (() => Promise<void>)[] = [];
+afterAll(async () => {
+  for (const d of disposers.reverse()) await d();
+});
+
+function processFactory(opts: Partial<ProcessOptions> = {}): ProcessWorkerFactory {
+  const f = new ProcessWorkerFactory({ ...paths, memoryMb: 256, pids: 64, tmpfsMb: 8, ...opts });
+  if (f.isolation !== 'bubblewrap' && !opts.noBubblewrap)
+    throw new Error('bubblewrap is not usable here: apt-get install bubblewrap (.ci/run does)');
+  disposers.push(() => f.dispose());
+  return f;
+}
+
+async function dockerFactory(): Promise<DockerWorkerFactory> {
+  try {
+    await docker.ping();
+  } catch (e) {
+    throw new Error(
+      `no Docker engine answers (${(e as Error).message}): install docker.io and start dockerd (.ci/run does both)`,
+    );
+  }
+  const f = new DockerWorkerFactory(docker, (rt) => buildImage(docker, rt, paths), {
+    memoryMb: 256,
+    cpus: 1,
+    pids: 64,
+    tmpfsMb: 8,
+  });
+  await f.start();
+  disposers.push(() => f.dispose());
+  return f;
+}
+
+function backend(factory: WorkerFactory, source = TOOLS, credentials: Record<string, string> = {}) {
+  const b = new SandboxBackend({
+    factory,
+    pool: { minSize: 1, maxSize: 2, maxJobsPerWorker: 1000, idleMs: 60_000, queueTimeoutMs: 30_000 },
+    maxOutputBytes: 50 * 1024,
+    specFor: (name, runtime) => ({ name, runtime, toolsSource: source, hostTools: [], credentials }),
+  });
+  disposers.push(() => b.dispose());
+  return b;
+}
+
+const run = (b: SandboxBackend, code: string, timeoutMs = 20_000): Promise<ExecutionResult> =>
+  b.execute({
+    sandbox: 's',
+    language: 'python',
+    code,
+    bodyStartLine: 1,
+    tools: Object.fromEntries(TOOL_NAMES.map((t) => [t, t])),
+    timeoutMs,
+  });
+
+/** Processes of uid 65534 now: all of them, and those inside Docker's containers. */
+function nobodyProcesses(): { all: number; docker: number } {
+  let all = 0;
+  let inDocker = 0;
+  for (const p of readdirSync('/proc')) {
+    if (!/^\d+$/.test(p)) continue;
+    try {
+      if (!/^Uid:\s+65534\s/m.test(readFileSync(`/proc/${p}/status`, 'utf8'))) continue;
+      all++;
+      if (/docker|containerd/.test(readFileSync(`/proc/${p}/cgroup`, 'utf8'))) inDocker++;
+    } catch {
+      /* gone */
+    }
+  }
+  return { all, docker: inDocker };
+}
+
+/** Processes running under the reserved worker uid range (none may outlive their factory). */
+function workerUidProcesses(): string[] {
+  const out: string[] = [];
+  for (const p of readdirSync('/proc')) {
+    if (!/^\d+$/.test(p)) continue;
+    try {
+      const uid = Number(/^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${p}/status`, 'utf8'))?.[1]);
+      if (uid >= WORKER_UID_BASE && uid < WORKER_UID_BASE + WORKER_UID_COUNT) out.push(`${p} uid ${uid}`);
+    } catch {
+      /* gone */
+    }
+  }
+  return out;
+}
+
+describe('limits that count only the sandbox’s own processes', () => {
+  const sleepers: ChildProcess[] = [];
+  afterEach(() => {
+    for (const s of sleepers.splice(0)) {
+      try {
+        if (s.pid) process.kill(s.pid, 'SIGKILL');
+      } catch {
+        /* gone */
+      }
+    }
+  });
+
+  it.each<[string, Partial<ProcessOptions>]>([
+    ['with its cgroup', {}],
+    ['without cgroups (its own uid / user namespace)', { noCgroups: true }],
+  ])(
+    'a bubblewrap worker keeps working while >100 other uid-65534 processes exist (%s)',
+    async (_name, opts) => {
+      if (process.getuid?.() !== 0)
+        throw new Error('this test starts processes as uid 65534 and needs root (as the test machines run)');
+      for (let i = 0; i < 110; i++)
+        sleepers.push(spawn('sleep', ['600'], { uid: 65534, gid: 65534, stdio: 'ignore' }));
+      await expect.poll(() => nobodyProcesses().all, { timeout: 10_000 }).toBeGreaterThan(100);
+      const f = processFactory(opts);
+      const b = backend(f);
+      const r = await run(b, 'emit_result({"n": fork_some(n=8).data, "sum": add(a=2).data})\n');
+      expect(r.error?.message ?? '').toBe('');
+      expect(r).toMatchObject({ success: true, data: { n: 8, sum: 3 }, isolation: 'bubblewrap' });
+      // A uid of its own (as root), its process limit still in force, counting only itself.
+      const who = await run(b, 'emit_result(whoami().data)\n');
+      const me = who.data as { uid: number; nproc: number; data: number };
+      expect(me.uid).toBeGreaterThanOrEqual(WORKER_UID_BASE);
+      expect(me.nproc).toBe(64);
+      expect(me.data).toBe(256 * 1024 * 1024);
+      expect(who.isolationDetails).toMatch(opts.noCgroups ? /no cgroup/ : /cgroup v[12] per worker/);
+      // …and a fork bomb inside it is still stopped, the worker still serving.
+      const bomb = await run(b, 'emit_result(fork_bomb().data)\n');
+      expect(bomb.success).toBe(true);
+      expect(bomb.data as number).toBeLessThan(64);
+      expect((await run(b, 'emit_result(add(a=40, b=2).data)\n')).data).toBe(42);
+    },
+    120_000,
+  );
+
+  it('a fork bomb in a Docker sandbox does not break a process sandbox', async () => {
+    const d = backend(await dockerFactory());
+    expect((await run(d, 'emit_result(add(a=1).data)\n')).data).toBe(2); // image built, worker warm
+    const bomb = run(d, 'emit_result(hold_pids(seconds=25).data)\n', 60_000);
+    // The Docker sandbox is at its process limit (64, all uid 65534) …
+    await expect.poll(() => nobodyProcesses().docker, { timeout: 30_000, interval: 200 }).toBeGreaterThan(55);
+    // … while a process sandbox starts a worker, loads its tools and forks.
+    const p = backend(processFactory());
+    const r = await run(p, 'emit_result(fork_some(n=4).data)\n');
+    expect(r.error?.message ?? '').toBe('');
+    expect(r).toMatchObject({ success: true, data: 4 });
+    expect(nobodyProcesses().docker).toBeGreaterThan(55); // (still at its limit when the job ran)
+    const held = await bomb;
+    expect(held.success).toBe(true);
+    expect(held.data as number).toBeGreaterThan(50);
+  }, 180_000);
+});
+
+describe('memory capped as memory (limit 256 MiB)', () => {
+  let b: SandboxBackend;
+  beforeAll(() => {
+    b = backend(processFactory());
+  });
+
+  it.each([700, 1024])(
+    'a %i MiB allocation fails as oom, and the worker is replaced',
+    async (mb) => {
+      const r = await run(b, `emit_result(alloc(mb=${mb}).data)\n`);
+      expect(r.exitReason).toBe('oom');
+      expect(r.error?.message).toMatch(/memory/i);
+      expect((await run(b, 'emit_result(alloc(mb=100).data)\n')).data).toBe(100);
+    },
+    60_000,
+  );
+
+  it('several processes under the per-process limit together are stopped by the cgroup', async () => {
+    // Three children of 150 MiB each: each one fits RLIMIT_DATA, the three of them do not fit 256 MiB.
+    const r = await run(b, 'emit_result(alloc_in_children(n=3, mb=150).data)\n', 30_000);
+    expect(r.isolationDetails).toMatch(/cgroup v[12] per worker/);
+    expect(r.success).toBe(true);
+    const statuses = r.data as number[];
+    expect(statuses).toContain(-9); // the kernel's OOM killer, inside the worker's cgroup
+    expect(statuses.filter((s) => s === 0).length).toBeLessThan(3);
+    // A later failing job is not mistaken for an OOM of this one.
+    const e = await run(b, 'emit_result(add(a="x").data)\n');
+    expect(e.exitReason).toBe('error');
+  }, 60_000);
+});
+
+describe('bubblewrap level: system calls and file system', () => {
+  let b: SandboxBackend;
+  beforeAll(() => {
+    b = backend(processFactory());
+  });
+
+  it('denied system calls fail with EPERM (clone3 with ENOSYS, so glibc falls back to clone)', async () => {
+    const r = await run(b, 'emit_result(syscalls().data)\n');
+    expect(r.error?.message ?? '').toBe('');
+    expect(r.isolationDetails).toMatch(/seccomp deny-list/);
+    const EPERM = 1;
+    expect(r.data).toEqual({
+      ptrace: EPERM,
+      ptrace_x32: EPERM,
+      unshare_user: EPERM,
+      clone_newuser: EPERM,
+      process_vm_readv: EPERM,
+      bpf: EPERM,
+      keyctl: EPERM,
+      userfaultfd: EPERM,
+      personality: EPERM,
+      mount: EPERM,
+      clone3: 38,
+    });
+    // Ordinary forks and threads still work.
+    expect((await run(b, 'emit_result(fork_some(n=3).data)\n')).data).toBe(3);
+  }, 60_000);
+
+  it('/usr/local is not visible', async () => {
+    // Something to hide, even on a machine whose /usr/local is empty.
+    const marker = `/usr/local/toolsmith-probe-${process.pid}`;
+    writeFileSync(marker, 'host only');
+    try {
+      expect(readdirSync('/usr/local').length).toBeGreaterThan(0);
+      const r = await run(b, 'emit_result(usr_local().data)\n');
+      expect(r).toMatchObject({ success: true, data: [] });
+      expect(r.isolationDetails).toMatch(/\/usr\/local hidden/);
+    } finally {
+      rmSync(marker, { force: true });
+    }
+  }, 30_000);
+});
+
+describe("a worker's last stderr lines are in its infra errors", () => {
+  it.each([
+    ['process (bubblewrap)', async () => processFactory()],
+    ['docker', dockerFactory],
+  ])(
+    '%s: tools.py that writes to stderr and exits while loading',
+    async (_name, make) => {
+      const b = backend(await make(), DIES_LOADING, { api_token: SECRET });
+      const r = await run(b, 'emit_result(1)\n', 30_000);
+      expect(r.exitReason).toBe('infra');
+      const msg = r.error?.message ?? '';
+      expect(msg).toMatch(/died while loading tools/);
+      expect(msg).toMatch(/stderr ended with:/);
+      expect(msg).toContain('tools.py: cannot read /etc/weather.conf: no such file');
+      expect(msg).toContain('token in use: ***');
+      expect(JSON.stringify(r)).not.toContain(SECRET);
+    },
+    180_000,
+  );
+});
+
+describe('nothing left behind', () => {
+  it('no process of the worker uid range and no cgroup outlives the factories', async () => {
+    for (const d of disposers.splice(0).reverse()) await d();
+    await expect.poll(() => workerUidProcesses(), { timeout: 10_000, interval: 250 }).toEqual([]);
+    const layout = cgroupLayout(
+      readFileSync('/proc/self/mountinfo', 'utf8'),
+      readFileSync('/proc/self/cgroup', 'utf8'),
+    );
+    expect(layout, 'this machine offers a cgroup hierarchy with pids and memory').toBeDefined();
+    expect((layout?.parents ?? []).filter((d) => existsSync(d))).toEqual([]);
+  }, 60_000);
+});
