@@ -373,6 +373,17 @@ describe('memory capped as memory (limit 256 MiB)', () => {
     const e = await run(b, 'emit_result(add(a="x").data)\n');
     expect(e.exitReason).toBe('error');
   }, 60_000);
+
+  it('a node job filling 1.6 GB of buffers is stopped (its data limit has room for V8, the cgroup does not)', async () => {
+    const js = (code: string) =>
+      b.execute({ sandbox: 's', language: 'js', code, bodyStartLine: 1, tools: {}, timeoutMs: 20_000 });
+    expect((await js('emitResult(6 * 7);\n')).data).toBe(42);
+    const r = await js(
+      'const a = [];\nfor (let i = 0; i < 100; i++) a.push(new Uint8Array(16 << 20).fill(1));\nemitResult(a.length);\n',
+    );
+    expect(r.exitReason).toBe('oom');
+    expect((await js('emitResult(1 + 1);\n')).data).toBe(2);
+  }, 60_000);
 });
 
 describe('bubblewrap level: system calls and file system', () => {
