@@ -6,7 +6,7 @@
  * can be edited and run directly, or the run continued from it.
  */
 import { useEffect, useMemo, useState } from 'react';
-import { formatMs, formatTime, StatusBadge } from '../../components/Badges.tsx';
+import { formatMs, formatDateTime, StatusBadge } from '../../components/Badges.tsx';
 import { JsonTree } from '../../components/JsonTree.tsx';
 import { useStore } from '../../store/index.ts';
 import { AttemptView } from './AttemptView.tsx';
@@ -72,7 +72,7 @@ export function RunDetailView({ runId }: { runId: string }) {
         {run.tier && <span>tier {run.tier}</span>}
         <span data-testid="run-tokens">{run.tokens.total} tokens</span>
         <span>{formatMs((run.endedAt ?? now) - run.startedAt)}</span>
-        <span className="muted">{formatTime(run.startedAt)}</span>
+        <span className="muted">{formatDateTime(run.startedAt, { seconds: true })}</span>
         <span className="muted small">{run.id}</span>
         {origin && (
           <button className="link" onClick={() => navigate({ view: 'run', id: origin.runId })}>

@@ -2,6 +2,7 @@
  * Charts of a suite run (SVG, no library): pass rate per model, latency and token distributions per
  * model, and the pass rate of this suite's runs over time.
  */
+import { formatDateTime } from '../../lib/dates.ts';
 import type { SuiteRunFullView, SuiteRunSummaryView } from '../../../../src-main/contract/api.ts';
 import { bins, ms, pct, scale } from './derive.ts';
 
@@ -117,7 +118,7 @@ function Trend({ history, current }: { history: SuiteRunSummaryView[]; current: 
             r={r.id === current ? 5 : 3}
             className={r.id === current ? 'trend-current' : 'trend-point'}
           >
-            <title>{`${new Date(r.createdAt).toLocaleString()} · ${r.status} · ${r.passed}/${r.done}`}</title>
+            <title>{`${formatDateTime(r.createdAt)} · ${r.status} · ${r.passed}/${r.done}`}</title>
           </circle>
         ))}
       </svg>

@@ -3,6 +3,7 @@
  * markers, start it with live progress, and read a suite run as a matrix (filters, cells open their
  * runs), as charts, or against an earlier run.
  */
+import { formatDateTime } from '../../lib/dates.ts';
 import { useEffect, useMemo, useState } from 'react';
 import type { Violation } from '../../../../src-main/core/lang/violation.ts';
 import { CodeEditor } from '../../components/Editors.tsx';
@@ -173,7 +174,7 @@ function SuiteDetail() {
           <select aria-label="suite run" value={run?.id ?? ''} onChange={(e) => void select(e.target.value)}>
             {history.map((r) => (
               <option key={r.id} value={r.id}>
-                {new Date(r.createdAt).toLocaleString()} · {r.status} · {r.passed}/{r.done}
+                {formatDateTime(r.createdAt)} · {r.status} · {r.passed}/{r.done}
               </option>
             ))}
           </select>
