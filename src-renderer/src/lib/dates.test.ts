@@ -17,7 +17,9 @@ describe('formatDateTime', () => {
     expect(formatDateTime(ts, { locale: 'en-US', timeZone: 'UTC', seconds: true })).toBe(
       'Nov 27, 2026, 12:30:08 AM',
     );
-    expect(formatDateTime(ts, { locale: 'en-GB', timeZone: 'UTC', seconds: true })).toBe('27 Nov 2026, 00:30:08');
+    expect(formatDateTime(ts, { locale: 'en-GB', timeZone: 'UTC', seconds: true })).toBe(
+      '27 Nov 2026, 00:30:08',
+    );
   });
   it('always shows the date, also for today (the list and the run view agree)', () => {
     const now = Date.now();

@@ -11,8 +11,10 @@ function formatter(locale: string | undefined, seconds: boolean, timeZone?: stri
   let f = cache.get(key);
   if (!f) {
     // 24-hour locales read `00:30`, 12-hour ones `12:30 AM` (a 2-digit hour there would read `08:30 AM`).
-    const cycle = new Intl.DateTimeFormat(locale, { hour: 'numeric', ...(timeZone ? { timeZone } : {}) }).resolvedOptions()
-      .hourCycle;
+    const cycle = new Intl.DateTimeFormat(locale, {
+      hour: 'numeric',
+      ...(timeZone ? { timeZone } : {}),
+    }).resolvedOptions().hourCycle;
     f = new Intl.DateTimeFormat(locale, {
       year: 'numeric',
       month: 'short',

@@ -3,6 +3,7 @@
  * markers, start it with live progress, and read a suite run as a matrix (filters, cells open their
  * runs), as charts, or against an earlier run.
  */
+import { fitEditorHeight } from '../../lib/editor-size.ts';
 import { formatDateTime } from '../../lib/dates.ts';
 import { useEffect, useMemo, useState } from 'react';
 import type { Violation } from '../../../../src-main/core/lang/violation.ts';
@@ -111,7 +112,7 @@ function SuiteDetail() {
         value={text}
         onChange={edit}
         violations={markers}
-        height={260}
+        height={fitEditorHeight(text, { min: 160, max: 420 })}
       />
       <ul className="suite-problems" data-testid="suite-problems">
         {problems.map((p, i) => (
