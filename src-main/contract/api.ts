@@ -283,6 +283,8 @@ export interface SettingsView {
     apiKeyEnv?: string;
     /** Where the key in use comes from: set in the desktop keychain, set in this process only, the environment, or none. */
     keySource: KeyPlace | 'env' | 'none';
+    /** Whether this provider needs a key at all: a server on this machine (Ollama, llama.cpp) does not. */
+    keyNeeded: boolean;
   }[];
   pool: Record<string, number>;
   limits: Record<string, number>;
