@@ -51,9 +51,9 @@ describe('providers in Settings', () => {
     await go('Settings');
     await page.getByTestId('add-provider').click();
     const form = page.getByRole('form', { name: 'add provider' });
-    await form.getByLabel('provider id').fill('scripted');
-    await form.getByLabel('provider base url').fill(llm.openaiUrl);
-    await form.getByLabel('provider model').fill('scripted-coder');
+    await form.getByLabel('Provider id', { exact: true }).fill('scripted');
+    await form.getByLabel('Base URL', { exact: true }).fill(llm.openaiUrl);
+    await form.getByLabel('Model', { exact: true }).fill('scripted-coder');
     llm.push('OK');
     await form.getByRole('button', { name: 'Test connection' }).click();
     const result = form.getByTestId('provider-test-result');
@@ -75,9 +75,9 @@ describe('providers in Settings', () => {
     const { page } = w;
     await page.getByTestId('add-provider').click();
     const form = page.getByRole('form', { name: 'add provider' });
-    await form.getByLabel('provider id').fill('dead');
-    await form.getByLabel('provider base url').fill(deadUrl);
-    await form.getByLabel('provider model').fill('nothing');
+    await form.getByLabel('Provider id', { exact: true }).fill('dead');
+    await form.getByLabel('Base URL', { exact: true }).fill(deadUrl);
+    await form.getByLabel('Model', { exact: true }).fill('nothing');
     await form.getByRole('button', { name: 'Test connection' }).click();
     const result = form.getByTestId('provider-test-result');
     await poll(() => result.getAttribute('data-ok')).toBe('false');

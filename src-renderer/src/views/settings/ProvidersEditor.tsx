@@ -147,21 +147,12 @@ function ProviderForm({
       )}
       <div className="provider-fields">
         <label className="field">
-          Id
-          <input
-            aria-label="provider id"
-            value={d.id}
-            onChange={(e) => set({ id: e.target.value })}
-            placeholder="local"
-          />
+          Provider id
+          <input value={d.id} onChange={(e) => set({ id: e.target.value })} placeholder="local" />
         </label>
         <label className="field">
           Kind
-          <select
-            aria-label="provider kind"
-            value={d.kind}
-            onChange={(e) => set({ kind: e.target.value as Kind })}
-          >
+          <select value={d.kind} onChange={(e) => set({ kind: e.target.value as Kind })}>
             <option value="openai">openai (OpenAI-compatible)</option>
             <option value="anthropic">anthropic</option>
           </select>
@@ -169,7 +160,6 @@ function ProviderForm({
         <label className="field wide">
           Base URL
           <input
-            aria-label="provider base url"
             value={d.baseUrl}
             onChange={(e) => set({ baseUrl: e.target.value })}
             placeholder={
@@ -181,16 +171,11 @@ function ProviderForm({
         </label>
         <label className="field">
           Model
-          <input
-            aria-label="provider model"
-            value={d.model}
-            onChange={(e) => set({ model: e.target.value })}
-          />
+          <input value={d.model} onChange={(e) => set({ model: e.target.value })} />
         </label>
         <label className="field">
           Key variable
           <input
-            aria-label="provider key env"
             value={d.apiKeyEnv}
             onChange={(e) => set({ apiKeyEnv: e.target.value })}
             placeholder="OPENAI_API_KEY"
@@ -199,7 +184,6 @@ function ProviderForm({
         <label className="field">
           API key
           <input
-            aria-label="provider api key"
             type="password"
             autoComplete="off"
             value={d.apiKey}
