@@ -3,6 +3,7 @@
  * markers, start it with live progress, and read a suite run as a matrix (filters, cells open their
  * runs), as charts, or against an earlier run.
  */
+import { defaultBase } from './derive.ts';
 import { fitEditorHeight } from '../../lib/editor-size.ts';
 import { formatDateTime } from '../../lib/dates.ts';
 import { useEffect, useMemo, useState } from 'react';
@@ -92,6 +93,11 @@ function SuiteDetail() {
     [problems],
   );
   const running = run?.status === 'running';
+  // Compare opens on the previous run of the suite (the base `eval --compare` uses) until one is chosen.
+  const base = run ? defaultBase(history, run) : undefined;
+  useEffect(() => {
+    if (tab === 'compare' && run && base && comparison?.head !== run.id) void compareWith(base);
+  }, [tab, run, base, comparison?.head, compareWith]);
   const live = progress && progress.suiteRun === run?.id ? progress : undefined;
   const done = live?.done ?? run?.done ?? 0;
   const planned = run?.spec.planned ?? 0;
