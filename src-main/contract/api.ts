@@ -202,6 +202,8 @@ export const requests = {
     })
     .strict(),
   'providers.remove': z.object({ id: name }).strict(),
+  /** Moves a provider to position `to` (0 = first: the default, tried first by the LLM tier). */
+  'providers.move': z.object({ id: name, to: z.number().int().min(0).max(1000) }).strict(),
   /** A saved provider by id, or a form's values (kind and model, optionally base URL and key). */
   'providers.test': z
     .object({
@@ -383,6 +385,7 @@ export interface Responses extends SuiteResponses {
   'mcp.save': McpServerView;
   'providers.save': { id: string; keyStored?: KeyPlace };
   'providers.remove': { removed: true };
+  'providers.move': { order: string[] };
   'providers.test': {
     ok: boolean;
     url: string;
