@@ -48,6 +48,15 @@ export function AttemptView({ run, a }: { run: RunRecord; a: AttemptRecord }) {
           {OUTCOME_LABEL[attemptOutcome(a, run)]}
         </span>
         {a.tier && <span className="badge">tier: {a.tier}</span>}
+        {a.template && (
+          <button
+            className="link small"
+            data-testid="attempt-template"
+            onClick={() => navigate({ view: 'templates', id: a.template as string })}
+          >
+            template {a.template}
+          </button>
+        )}
         {a.provider && <span className="muted small">provider {a.provider}</span>}
         {a.llm && <span className="muted small">model {a.llm.model}</span>}
         <span className="muted small" data-testid="attempt-tokens">

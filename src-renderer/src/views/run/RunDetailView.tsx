@@ -70,6 +70,18 @@ export function RunDetailView({ runId }: { runId: string }) {
         <span>{run.started.language}</span>
         {run.model && <span>model {run.model}</span>}
         {run.tier && <span>tier {run.tier}</span>}
+        {run.template && (
+          <span data-testid="served-by-template">
+            served by template{' '}
+            <button
+              className="link"
+              onClick={() => navigate({ view: 'templates', id: run.template as string })}
+              title="Open the template that served this run (no LLM call)"
+            >
+              {run.template}
+            </button>
+          </span>
+        )}
         <span data-testid="run-tokens">{run.tokens.total} tokens</span>
         <span>{formatMs((run.endedAt ?? now) - run.startedAt)}</span>
         <span className="muted">{formatDateTime(run.startedAt, { seconds: true })}</span>
