@@ -311,7 +311,7 @@ export function ProvidersEditor({
               return (
                 <tr key={p.id} data-provider={p.id} data-default={i === 0 ? 'true' : undefined}>
                   <td>
-                    <strong>{p.id}</strong>
+                    <strong>{p.id}</strong>{' '}
                     {i === 0 && last > 0 && (
                       <span
                         className="badge"
