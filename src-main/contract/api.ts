@@ -349,7 +349,18 @@ export interface ToolsView {
 
 export interface Responses extends SuiteResponses {
   'workspace.info': { workspace: string; name: string; version: string };
-  'sandboxes.list': { name: string; description: string; tools: number; problems: number }[];
+  /**
+   * `tools` counts every tool a script of the sandbox can call: tools.py's and those of its MCP servers
+   * (connected ones; `mcpServers` names every server it uses).
+   */
+  'sandboxes.list': {
+    name: string;
+    description: string;
+    tools: number;
+    problems: number;
+    fromMcp?: number;
+    mcpServers?: string[];
+  }[];
   'tools.list': ToolsView & { source: string };
   'tools.extract': Omit<ToolsView, 'sandbox'>;
   'kits.list': { name: string; sandbox: string; kit?: ResolvedKit; error?: string }[];

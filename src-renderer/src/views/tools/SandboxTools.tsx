@@ -211,6 +211,9 @@ export function SandboxTools({
   const problems = meta?.problems ?? [];
   const syntaxErrors = problems.filter((p) => p.rule === 'syntax').length;
   const stale = metaFor !== source;
+  // Tools from the sandbox's MCP servers: callable like tools.py's, listed beside them (not editable here).
+  const mcpTools = savedTools.filter((t) => t.mcp);
+  const mcpOnly = mcpTools.length > 0 && listed.source.trim() === '' && !dirty;
 
   return (
     <div className="tools-main" data-sandbox={sandbox}>
@@ -221,6 +224,10 @@ export function SandboxTools({
         {dirty ? (
           <span className="badge dirty-badge" data-testid="dirty">
             unsaved changes
+          </span>
+        ) : mcpOnly ? (
+          <span className="badge" data-testid="no-tools-file">
+            no tools.py
           </span>
         ) : (
           <span className="badge status-succeeded" data-testid="saved">
@@ -264,6 +271,15 @@ export function SandboxTools({
             Save anyway
           </button>
         </div>
+      )}
+      {mcpTools.length > 0 && (
+        <section className="callout" data-testid="mcp-tools" aria-label="tools from MCP servers">
+          <p className="small">
+            {mcpOnly
+              ? `This sandbox has no tools.py: its ${mcpTools.length} tools come from MCP servers (listed with their server on the right; Connections manages the servers). Type Python tools below to add some: saving creates tools.py.`
+              : `Besides tools.py, ${mcpTools.length} tools come from MCP servers (marked with their server on the right).`}
+          </p>
+        </section>
       )}
       {saveError && (
         <div role="alert" className="error" data-testid="save-error">
