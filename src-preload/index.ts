@@ -52,6 +52,7 @@ const methods: Method[] = [
   'mcp.save',
   'providers.save',
   'providers.remove',
+  'providers.move',
   'providers.test',
   'workspace.recent',
   'workspace.open',

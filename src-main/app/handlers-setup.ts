@@ -5,13 +5,20 @@
 import type { Method } from '../contract/api.ts';
 import { ToolsmithError } from './errors.ts';
 import type { Handlers } from './handlers.ts';
-import { createSandbox, removeProvider, saveProvider, testProvider } from './workspace-admin.ts';
+import {
+  createSandbox,
+  moveProvider,
+  removeProvider,
+  saveProvider,
+  testProvider,
+} from './workspace-admin.ts';
 import { createAndOpenWorkspace, openWorkspace, recentView } from './workspaces.ts';
 
 type SetupMethod = Extract<
   Method,
   | 'providers.save'
   | 'providers.remove'
+  | 'providers.move'
   | 'providers.test'
   | 'workspace.recent'
   | 'workspace.open'
@@ -42,6 +49,7 @@ export const setupHandlers: Pick<Handlers, SetupMethod> = {
     removeProvider(svc, id);
     return { removed: true as const };
   },
+  'providers.move': (svc, { id, to }) => ({ order: moveProvider(svc, id, to) }),
   'providers.test': (svc, r) =>
     testProvider(svc, {
       ...optional('id', r.id),

@@ -347,14 +347,19 @@ export class ToolsmithService {
     return this.files.root;
   }
 
-  sandboxes(): { name: string; description: string; tools: number; problems: number }[] {
+  /** Every sandbox with its tool count from every source (tools.py and connected MCP servers). */
+  sandboxes(): Response<'sandboxes.list'> {
     return this.files.sandboxNames().map((name) => {
       const r = this.registry(name);
+      const servers = Object.keys(this.config.sandboxes[name]?.mcp ?? {});
       return {
         name,
         description: this.config.sandboxes[name]?.description ?? '',
         tools: r.tools.length,
         problems: r.problems.length,
+        ...(servers.length
+          ? { fromMcp: r.tools.filter((t) => t.mcp).length, mcpServers: servers }
+          : {}),
       };
     });
   }

@@ -6,7 +6,7 @@ import type { LlmProvider } from '../core/ports/llm.ts';
 import type { KeyPlace, Response } from '../contract/api.ts';
 import type { ProviderConfig } from './config.ts';
 import { ToolsmithError } from './errors.ts';
-import { createProviders } from './providers.ts';
+import { createProviders, providerUrl } from './providers.ts';
 import type { ProviderOverrides } from './providers.ts';
 import type { ToolsmithService } from './service.ts';
 
@@ -23,6 +23,20 @@ export function providersFor(svc: ToolsmithService, overrides: ProviderOverrides
   return createProviders(svc.config, overrides, (p) => providerKey(svc, p));
 }
 
+/**
+ * A provider needs a key unless it is a server on this machine (loopback base URL: Ollama, llama.cpp,
+ * a local proxy), which takes none; the hosted APIs (no base URL, or a remote one) always do.
+ */
+export function keyNeeded(p: Pick<ProviderConfig, 'kind' | 'base_url'>): boolean {
+  let host: string;
+  try {
+    host = new URL(providerUrl(p)).hostname.replace(/^\[|\]$/g, '');
+  } catch {
+    return true;
+  }
+  return !(host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host));
+}
+
 export function settingsView(svc: ToolsmithService): Response<'settings.get'> {
   const c = svc.config;
   return {
@@ -37,6 +51,7 @@ export function settingsView(svc: ToolsmithService): Response<'settings.get'> {
         : p.api_key_env && process.env[p.api_key_env]
           ? 'env'
           : 'none',
+      keyNeeded: keyNeeded(p),
     })),
     pool: { ...c.pool },
     limits: { ...c.limits },

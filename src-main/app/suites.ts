@@ -279,6 +279,7 @@ export class SuiteService {
       while (!abort.signal.aborted && next < jobs.length) {
         const job = jobs[next++] as Job;
         progress.running++;
+        report(); // a case started: "N running" counts every worker busy, not one less
         const result = await this.runCase(suite, job, gated(job.provider), suiteRun, runIds);
         progress.running--;
         if (abort.signal.aborted && result.status === 'cancelled') continue;

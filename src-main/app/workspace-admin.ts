@@ -123,6 +123,20 @@ export function removeProvider(svc: ToolsmithService, id: string): void {
   svc.providerKeyWhere.delete(id);
 }
 
+/**
+ * Moves a provider to position `to` (clamped to the list): the LLM tier tries providers in this order,
+ * so the first is the default. Rewrites only the providers of config.toml; returns the new order.
+ */
+export function moveProvider(svc: ToolsmithService, id: string, to: number): string[] {
+  const list = svc.config.providers.map(entryOf);
+  const from = list.findIndex((p) => p.id === id);
+  if (from < 0) throw new ToolsmithError('not_found', `no provider ${id}`);
+  const [entry] = list.splice(from, 1);
+  list.splice(Math.min(to, list.length), 0, entry as ProviderEntry);
+  if (from !== Math.min(to, list.length - 1)) writeConfig(svc, replaceProviders(readConfigText(svc), list));
+  return list.map((p) => p.id);
+}
+
 export type ProviderTestResult = Response<'providers.test'>;
 
 /**

@@ -83,6 +83,49 @@ export async function buildProgram(ctx: CliContext, argv: string[] = []): Promis
   return program;
 }
 
+/**
+ * The first required argument missing from `argv` for the command it names, as a usage message, or
+ * undefined. Commander checks required options before arguments, so `toolsmith exec` alone would only
+ * say `--sandbox` is missing; the missing FILE (or TASK, NAME) is what a person forgot first.
+ */
+export function missingArgument(program: Command, argv: string[]): string | undefined {
+  let cmd = program;
+  let i = 0;
+  const operands: string[] = [];
+  const takesValue = (c: Command, a: string) => {
+    const name = a.includes('=') ? undefined : a;
+    const opt = [...c.options, ...program.options].find((o) => o.long === name || o.short === name);
+    return !!opt && (opt.required || opt.optional);
+  };
+  for (; i < argv.length; i++) {
+    const a = argv[i] ?? '';
+    if (a === '--') {
+      operands.push(...argv.slice(i + 1));
+      break;
+    }
+    if (a.startsWith('-') && a !== '-') {
+      if (a === '-h' || a === '--help') return undefined;
+      if (takesValue(cmd, a)) i++;
+      continue;
+    }
+    const sub =
+      operands.length === 0 ? cmd.commands.find((c) => c.name() === a || c.aliases().includes(a)) : undefined;
+    if (sub) {
+      cmd = sub;
+      continue;
+    }
+    operands.push(a);
+  }
+  if (cmd === program) return undefined;
+  const needed = cmd.registeredArguments.filter((r) => r.required);
+  const missing = needed[operands.length];
+  if (!missing) return undefined;
+  const path: string[] = [];
+  for (let c: Command | null = cmd; c && c !== program; c = c.parent) path.unshift(c.name());
+  const what = missing.name().toUpperCase();
+  return `${path.join(' ')}: missing ${what}${missing.description ? ` (${missing.description})` : ''}; usage: toolsmith ${path.join(' ')} ${cmd.usage()}`;
+}
+
 function allCommands(c: Command): Command[] {
   return c.commands.flatMap((s) => [s, ...allCommands(s)]);
 }
@@ -101,6 +144,8 @@ export async function main(
       out(program.helpInformation());
       return 0;
     }
+    const missing = missingArgument(program, argv);
+    if (missing) throw new UsageError(missing);
     await program.parseAsync(argv, { from: 'user' });
     await ctx.close();
     return ctx.exitCode;

@@ -16,6 +16,8 @@ export interface SandboxLine {
   description: string;
   tools: number;
   problems: number;
+  fromMcp?: number;
+  mcpServers?: string[];
 }
 
 export interface SandboxesSnapshot {

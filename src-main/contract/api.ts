@@ -202,6 +202,8 @@ export const requests = {
     })
     .strict(),
   'providers.remove': z.object({ id: name }).strict(),
+  /** Moves a provider to position `to` (0 = first: the default, tried first by the LLM tier). */
+  'providers.move': z.object({ id: name, to: z.number().int().min(0).max(1000) }).strict(),
   /** A saved provider by id, or a form's values (kind and model, optionally base URL and key). */
   'providers.test': z
     .object({
@@ -283,6 +285,8 @@ export interface SettingsView {
     apiKeyEnv?: string;
     /** Where the key in use comes from: set in the desktop keychain, set in this process only, the environment, or none. */
     keySource: KeyPlace | 'env' | 'none';
+    /** Whether this provider needs a key at all: a server on this machine (Ollama, llama.cpp) does not. */
+    keyNeeded: boolean;
   }[];
   pool: Record<string, number>;
   limits: Record<string, number>;
@@ -345,7 +349,18 @@ export interface ToolsView {
 
 export interface Responses extends SuiteResponses {
   'workspace.info': { workspace: string; name: string; version: string };
-  'sandboxes.list': { name: string; description: string; tools: number; problems: number }[];
+  /**
+   * `tools` counts every tool a script of the sandbox can call: tools.py's and those of its MCP servers
+   * (connected ones; `mcpServers` names every server it uses).
+   */
+  'sandboxes.list': {
+    name: string;
+    description: string;
+    tools: number;
+    problems: number;
+    fromMcp?: number;
+    mcpServers?: string[];
+  }[];
   'tools.list': ToolsView & { source: string };
   'tools.extract': Omit<ToolsView, 'sandbox'>;
   'kits.list': { name: string; sandbox: string; kit?: ResolvedKit; error?: string }[];
@@ -381,6 +396,7 @@ export interface Responses extends SuiteResponses {
   'mcp.save': McpServerView;
   'providers.save': { id: string; keyStored?: KeyPlace };
   'providers.remove': { removed: true };
+  'providers.move': { order: string[] };
   'providers.test': {
     ok: boolean;
     url: string;

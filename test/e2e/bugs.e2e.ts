@@ -167,9 +167,9 @@ describe('run list and Tools editor', () => {
     await expect
       .poll(() => page.locator('[role="columnheader"]:has([data-sort="tokens"])').getAttribute('aria-sort'))
       .toBe('descending');
-    // Dates, and the whole task on hover.
+    // Dates: always with the date, in the browser's locale (en-US here), the same format as the run view.
     expect(await page.locator('.run-row[data-run-id] .c-time').first().innerText()).toMatch(
-      /^\d{4}-\d\d-\d\d \d\d:\d\d$/,
+      /^[A-Z][a-z]{2} \d{1,2}, \d{4}, \d{1,2}:\d\d\s?[AP]M$/,
     );
     const long = page.locator('.run-row[data-run-id] .c-task', { hasText: 'Name of user u1' });
     expect(await long.getAttribute('title')).toContain('Name of user u1 through a broken tool');

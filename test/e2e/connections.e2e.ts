@@ -105,6 +105,13 @@ describe('Connections view', () => {
     expect(await live.locator('[data-tool="read_graph"] [data-testid="mcp-source"]').innerText()).toBe(
       'mcp:memory',
     );
+    // An MCP-only sandbox: no empty tools.py marked "saved", but a word on where its tools come from.
+    await page.getByTestId('no-tools-file').waitFor();
+    expect(await page.locator('[data-testid="saved"]').count()).toBe(0);
+    expect(await page.getByTestId('mcp-tools').innerText()).toMatch(
+      /no tools\.py: its \d+ tools come from MCP servers/,
+    );
+    await w.screenshot('tools-mcp-only');
     expect(w.pageErrors).toEqual([]);
   });
 

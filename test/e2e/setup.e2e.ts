@@ -51,9 +51,9 @@ describe('providers in Settings', () => {
     await go('Settings');
     await page.getByTestId('add-provider').click();
     const form = page.getByRole('form', { name: 'add provider' });
-    await form.getByLabel('provider id').fill('scripted');
-    await form.getByLabel('provider base url').fill(llm.openaiUrl);
-    await form.getByLabel('provider model').fill('scripted-coder');
+    await form.getByLabel('Provider id', { exact: true }).fill('scripted');
+    await form.getByLabel('Base URL', { exact: true }).fill(llm.openaiUrl);
+    await form.getByLabel('Model', { exact: true }).fill('scripted-coder');
     llm.push('OK');
     await form.getByRole('button', { name: 'Test connection' }).click();
     const result = form.getByTestId('provider-test-result');
@@ -67,17 +67,37 @@ describe('providers in Settings', () => {
     const config = readFileSync(join(w.workspace, '.toolsmith', 'config.toml'), 'utf8');
     expect(config).toContain('id = "scripted"');
     expect(config).toContain(`base_url = "${llm.openaiUrl}"`);
-    // The service uses it without a restart.
-    expect(w.web.service().config.providers.map((p) => p.id)).toContain('scripted');
+    // The service uses it without a restart, first: a new provider is the default unless unticked.
+    expect(w.web.service().config.providers.map((p) => p.id)).toEqual(['scripted', 'local']);
+    await poll(() => page.locator('tr[data-default="true"]').getAttribute('data-provider')).toBe('scripted');
+    await w.screenshot('setup-provider-default');
+    // Reorder: down, then "Make default" brings it back; config.toml follows each time.
+    await page.getByRole('button', { name: 'move scripted down' }).click();
+    await poll(() => w.web.service().config.providers.map((p) => p.id)).toEqual(['local', 'scripted']);
+    await poll(() => page.locator('tr[data-default="true"]').getAttribute('data-provider')).toBe('local');
+    expect(
+      readFileSync(join(w.workspace, '.toolsmith', 'config.toml'), 'utf8').indexOf('id = "local"'),
+    ).toBeLessThan(
+      readFileSync(join(w.workspace, '.toolsmith', 'config.toml'), 'utf8').indexOf('id = "scripted"'),
+    );
+    await page.getByRole('button', { name: 'make scripted the default' }).click();
+    await poll(() => w.web.service().config.providers.map((p) => p.id)).toEqual(['scripted', 'local']);
+    await poll(() => page.getByTestId('provider-notice').innerText()).toContain(
+      'scripted is now the default',
+    );
+    // The local server's chip says it needs no key (no orange warning).
+    expect(
+      await page.locator('tr[data-provider="local"] [data-key-tone]').getAttribute('data-key-tone'),
+    ).toBe('plain');
   });
 
   it('"test connection" on a dead URL fails quickly and names the URL and the failure', async () => {
     const { page } = w;
     await page.getByTestId('add-provider').click();
     const form = page.getByRole('form', { name: 'add provider' });
-    await form.getByLabel('provider id').fill('dead');
-    await form.getByLabel('provider base url').fill(deadUrl);
-    await form.getByLabel('provider model').fill('nothing');
+    await form.getByLabel('Provider id', { exact: true }).fill('dead');
+    await form.getByLabel('Base URL', { exact: true }).fill(deadUrl);
+    await form.getByLabel('Model', { exact: true }).fill('nothing');
     await form.getByRole('button', { name: 'Test connection' }).click();
     const result = form.getByTestId('provider-test-result');
     await poll(() => result.getAttribute('data-ok')).toBe('false');

@@ -106,6 +106,15 @@ describe('templates, kits and settings', () => {
     expect(await page.locator('.run-detail .meta-line').first().innerText()).toContain('tier template');
     expect(await page.locator('[data-testid="attempt-view"]').innerText()).toContain('tier: template');
     expect(llm.requests.length).toBe(before);
+    // The run names its template, and the name opens it.
+    expect(await page.getByTestId('served-by-template').innerText()).toBe('served by template user-name');
+    await w.screenshot('run-served-by-template');
+    await page.getByTestId('served-by-template').getByRole('button').click();
+    await expect
+      .poll(() =>
+        page.evaluate(() => (globalThis as unknown as { location: { hash: string } }).location.hash),
+      )
+      .toBe('#/templates/user-name');
 
     // The run counted a success (reloading the view reads the counters again).
     await nav('Templates');

@@ -127,7 +127,20 @@ describe('tools in the workbench', () => {
     await expect
       .poll(() => page.locator('[data-testid="editor-tools.py"]').getAttribute('data-cursor-line'))
       .toBe(String(problemLine));
+    // Save with the syntax error: held back with a message naming the count and the first line, the
+    // cursor on it, and the file untouched.
+    await editor.click();
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    const held = page.locator('[data-testid="save-held"]');
+    await held.waitFor();
+    expect(await held.innerText()).toMatch(
+      /Not saved: tools\.py has \d+ syntax errors?, the first at line \d+:\d+/,
+    );
+    expect(await held.innerText()).toContain(`line ${problemLine}`);
+    await w.screenshot('tools-save-held');
+    expect(readFileSync(toolsFile, 'utf8')).toBe(original);
     await setSource(original + MEASURE);
+    await held.waitFor({ state: 'detached' });
     await page.locator('[data-testid="no-problems"]').waitFor({ timeout: 10_000 });
 
     // Save with Ctrl+S in the editor: the file, the registry and tools.list follow.

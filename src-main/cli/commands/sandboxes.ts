@@ -10,8 +10,9 @@ function print(ctx: CliContext, s: Omit<SandboxesSnapshot, 'version' | 'key'>, a
   if (asJson) return ctx.out(json({ workspace: s.workspace, sandboxes: s.sandboxes }));
   ctx.out(`workspace ${s.workspace}\n`);
   for (const x of s.sandboxes) {
+    const mcp = x.mcpServers?.length ? ` (${x.fromMcp ?? 0} from MCP: ${x.mcpServers.join(', ')})` : '';
     ctx.out(
-      `${x.name.padEnd(16)} ${String(x.tools).padStart(3)} tools${x.problems ? ` (${x.problems} problems)` : ''}  ${x.description}\n`,
+      `${x.name.padEnd(16)} ${String(x.tools).padStart(3)} tools${mcp}${x.problems ? ` (${x.problems} problems)` : ''}  ${x.description}\n`,
     );
     const egress = s.egress[x.name];
     if (egress) ctx.out(`${''.padEnd(16)} egress for its tools: ${egress.join(', ') || 'none allowed'}\n`);
@@ -35,6 +36,12 @@ export function registerSandboxes(program: Command, ctx: CliContext): void {
       const egress: Record<string, string[]> = {};
       for (const [name, sb] of Object.entries(svc.config.sandboxes))
         if (sb.egress) egress[name] = sb.egress.allow;
+      // MCP tools count like tools.py's (the workbench's count): connect the servers the sandboxes use.
+      for (const [name, sb] of Object.entries(svc.config.sandboxes)) {
+        if (Object.keys(sb.mcp).length === 0) continue;
+        for (const f of await svc.prepareMcp(name))
+          ctx.err(`toolsmith: sandbox ${name}: ${f.error} (its tools are not counted)\n`);
+      }
       const answer = { workspace: svc.workspaceDir, sandboxes: svc.sandboxes(), egress };
       const usesMcp = Object.values(svc.config.sandboxes).some((sb) => Object.keys(sb.mcp).length > 0);
       if (key && !usesMcp && svc.workspaceDir === dir) writeSnapshot({ version: 1, key, ...answer });

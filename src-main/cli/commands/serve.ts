@@ -1,3 +1,4 @@
+import { spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { repoRoot } from '../../infra/workspace/paths.ts';
@@ -6,13 +7,25 @@ import { parseIntOption } from '../context.ts';
 import type { CliContext } from '../context.ts';
 import { buildRenderer, hasRenderer, outDir } from '../renderer-build.ts';
 
+/** Opens `url` with the platform's opener; false when there is none. */
+function openInBrowser(url: string): boolean {
+  const opener =
+    process.platform === 'darwin' ? 'open' : process.platform === 'win32' ? 'explorer.exe' : 'xdg-open';
+  if (process.platform === 'linux' && spawnSync('which', [opener]).status !== 0) return false;
+  const p = spawn(opener, [url], { stdio: 'ignore', detached: true });
+  p.on('error', () => {});
+  p.unref();
+  return true;
+}
+
 export function registerServe(program: Command, ctx: CliContext): void {
   program
     .command('serve')
     .description('serve the workbench to a browser on 127.0.0.1 (prints a URL with a one-time token)')
     .option('--port <n>', 'port (default: a free one)', parseIntOption('--port', 0, 65535))
     .option('--renderer <dir>', 'built renderer folder (default: out/renderer, built first when missing)')
-    .action(async (opts: { port?: number; renderer?: string }, cmd: Command) => {
+    .option('--open', 'open the URL in the default browser')
+    .action(async (opts: { port?: number; renderer?: string; open?: boolean }, cmd: Command) => {
       const svc = ctx.service(cmd);
       const staticDir = opts.renderer ?? join(outDir(repoRoot()), 'renderer');
       if (!hasRenderer(staticDir)) {
@@ -21,7 +34,7 @@ export function registerServe(program: Command, ctx: CliContext): void {
         } else {
           ctx.err(`toolsmith: the workbench is not built yet; building it (electron-vite build)...\n`);
           try {
-            await buildRenderer(repoRoot(), (line) => ctx.err(`  ${line}\n`));
+            await buildRenderer(repoRoot(), () => {}); // (its log is in the error when it fails)
             ctx.err(`toolsmith: built ${staticDir}\n`);
           } catch (e) {
             ctx.err(
@@ -34,7 +47,13 @@ export function registerServe(program: Command, ctx: CliContext): void {
         ...(opts.port !== undefined ? { port: opts.port } : {}),
         staticDir,
       });
-      ctx.out(`Toolsmith workbench: ${web.url}\nworkspace: ${svc.workspaceDir}\n`);
+      // The URL last: the line a person looks for.
+      ctx.out(`workspace: ${svc.workspaceDir}\nToolsmith workbench: ${web.url}\n`);
+      if (opts.open) {
+        const opened = openInBrowser(web.url);
+        if (!opened)
+          ctx.err(`toolsmith: no browser opener found (xdg-open, open); open the URL above yourself\n`);
+      }
       await new Promise<void>((resolve) => {
         const stop = () => void web.close().then(resolve);
         process.once('SIGINT', stop);

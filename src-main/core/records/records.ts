@@ -8,6 +8,8 @@ export interface AttemptRecord {
   n: number;
   tier?: Tier;
   provider?: string;
+  /** The template that served this attempt (tier `template`). */
+  template?: string;
   prompt?: EventPayloads['prompt'];
   llm?: EventPayloads['llm_response'];
   /** Corrective LLM answers within the same tier (after an invalid script). */
@@ -40,6 +42,8 @@ export interface RunRecord {
   error?: string;
   model?: string;
   tier?: Tier;
+  /** The template that served the run's last attempt (tier `template`). */
+  template?: string;
   events: number;
   /** Why no template served the run (the templates tier ran and proposed nothing). */
   templateMiss?: EventPayloads['template_miss'];
@@ -89,7 +93,10 @@ function applyEvent(rec: RunRecord, e: RunEvent): void {
       const a = attempt(rec, e.data.n);
       a.tier = e.data.tier;
       if (e.data.provider) a.provider = e.data.provider;
+      if (e.data.template) a.template = e.data.template;
       rec.tier = e.data.tier;
+      if (e.data.tier === 'template' && e.data.template) rec.template = e.data.template;
+      else delete rec.template;
       // A run served by a template, a rule or an edited script used no model; an LLM tier after one
       // (the template's script was invalid) brings the configured model back until its answer names one.
       if (e.data.tier === 'template' || e.data.tier === 'rule' || e.data.tier === 'edit') delete rec.model;

@@ -32,15 +32,4 @@ export const formatMs = (ms: number): string =>
       ? `${(ms / 1000).toFixed(1)} s`
       : `${(ms / 60_000).toFixed(1)} min`;
 
-export const formatTime = (ts: number): string => {
-  const d = new Date(ts);
-  const today = new Date();
-  return d.toDateString() === today.toDateString() ? d.toLocaleTimeString() : d.toLocaleString();
-};
-
-/** A date and time, always with the date (the run list): `2026-11-24 13:05`, local time. */
-export const formatDateTime = (ts: number): string => {
-  const d = new Date(ts);
-  const p = (n: number) => String(n).padStart(2, '0');
-  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}`;
-};
+export { formatDateTime } from '../lib/dates.ts';

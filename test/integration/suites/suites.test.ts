@@ -379,9 +379,11 @@ describe('concurrency, rate limits and cancellation', () => {
       return { text: fence(`emit_result(${i})`), delayMs: 300 };
     };
     let cancelAt = 0;
+    let reportedRunning = 0;
     const started = suites.start({
       suite: 'many',
       onProgress: (p) => {
+        reportedRunning = Math.max(reportedRunning, p.running);
         if (p.done === 8 && !cancelAt) {
           cancelAt = Date.now();
           suites.cancel(p.suiteRun);
@@ -392,6 +394,8 @@ describe('concurrency, rate limits and cancellation', () => {
     expect(v.status).toBe('cancelled');
     expect(maxInFlight).toBeLessThanOrEqual(4);
     expect(maxInFlight).toBeGreaterThanOrEqual(3);
+    // Progress counts every busy worker: with concurrency 4 it says "4 running" at some point.
+    expect(reportedRunning).toBe(4);
     expect(v.results.length).toBeGreaterThanOrEqual(8);
     expect(v.results.length).toBeLessThan(24);
     expect(v.results.every((r) => r.passed)).toBe(true);

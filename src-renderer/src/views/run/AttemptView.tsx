@@ -10,6 +10,7 @@ import type {
 } from '../../../../src-main/contract/api.ts';
 import { formatMs, IsolationBadge } from '../../components/Badges.tsx';
 import { CodeDiff, CodeEditor } from '../../components/Editors.tsx';
+import { fitDiffHeight, fitEditorHeight } from '../../lib/editor-size.ts';
 import { Tabs } from '../../components/Tabs.tsx';
 import { ToolCallTable } from '../../components/ToolCallTable.tsx';
 import { useStore } from '../../store/index.ts';
@@ -47,6 +48,15 @@ export function AttemptView({ run, a }: { run: RunRecord; a: AttemptRecord }) {
           {OUTCOME_LABEL[attemptOutcome(a, run)]}
         </span>
         {a.tier && <span className="badge">tier: {a.tier}</span>}
+        {a.template && (
+          <button
+            className="link small"
+            data-testid="attempt-template"
+            onClick={() => navigate({ view: 'templates', id: a.template as string })}
+          >
+            template {a.template}
+          </button>
+        )}
         {a.provider && <span className="muted small">provider {a.provider}</span>}
         {a.llm && <span className="muted small">model {a.llm.model}</span>}
         <span className="muted small" data-testid="attempt-tokens">
@@ -114,7 +124,7 @@ export function AttemptView({ run, a }: { run: RunRecord; a: AttemptRecord }) {
         violations={dirty ? [] : violations}
         jump={jump}
         onRun={() => !streaming && edited.trim() && void runEdited(edited, a.n)}
-        height={300}
+        height={fitEditorHeight(streaming ? (live ?? '') : edited, { max: 420 })}
       />
       {violations.length > 0 && (
         <ul className="violations" aria-label="violations">
@@ -141,7 +151,7 @@ export function AttemptView({ run, a }: { run: RunRecord; a: AttemptRecord }) {
                 readOnly
                 language={r.script.language}
                 violations={r.violations}
-                height={Math.min(60 + 19 * r.script.body.split('\n').length, 260)}
+                height={fitEditorHeight(r.script.body, { max: 260, spare: 0 })}
               />
               <ul>
                 {r.violations.map((v, j) => (
@@ -205,6 +215,7 @@ export function AttemptView({ run, a }: { run: RunRecord; a: AttemptRecord }) {
                 original={diff?.original ?? ''}
                 modified={diff?.modified ?? ''}
                 language={run.started.language}
+                height={fitDiffHeight(diff?.original ?? '', diff?.modified ?? '', window.innerHeight)}
               />
             </div>
           ))}

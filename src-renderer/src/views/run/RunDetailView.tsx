@@ -6,7 +6,7 @@
  * can be edited and run directly, or the run continued from it.
  */
 import { useEffect, useMemo, useState } from 'react';
-import { formatMs, formatTime, StatusBadge } from '../../components/Badges.tsx';
+import { formatMs, formatDateTime, StatusBadge } from '../../components/Badges.tsx';
 import { JsonTree } from '../../components/JsonTree.tsx';
 import { useStore } from '../../store/index.ts';
 import { AttemptView } from './AttemptView.tsx';
@@ -70,9 +70,21 @@ export function RunDetailView({ runId }: { runId: string }) {
         <span>{run.started.language}</span>
         {run.model && <span>model {run.model}</span>}
         {run.tier && <span>tier {run.tier}</span>}
+        {run.template && (
+          <span data-testid="served-by-template">
+            served by template{' '}
+            <button
+              className="link"
+              onClick={() => navigate({ view: 'templates', id: run.template as string })}
+              title="Open the template that served this run (no LLM call)"
+            >
+              {run.template}
+            </button>
+          </span>
+        )}
         <span data-testid="run-tokens">{run.tokens.total} tokens</span>
         <span>{formatMs((run.endedAt ?? now) - run.startedAt)}</span>
-        <span className="muted">{formatTime(run.startedAt)}</span>
+        <span className="muted">{formatDateTime(run.startedAt, { seconds: true })}</span>
         <span className="muted small">{run.id}</span>
         {origin && (
           <button className="link" onClick={() => navigate({ view: 'run', id: origin.runId })}>

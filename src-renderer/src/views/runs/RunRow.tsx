@@ -129,7 +129,7 @@ export function Row({
       <span role="cell" className="c-num">
         {formatMs(run.durationMs)}
       </span>
-      <span role="cell" className="c-time" title={new Date(run.createdAt).toString()}>
+      <span role="cell" className="c-time" title={formatDateTime(run.createdAt, { seconds: true })}>
         {formatDateTime(run.createdAt)}
       </span>
     </div>

@@ -92,6 +92,8 @@ function ProviderForm({
 }) {
   const [d, setD] = useState<Draft>(initial);
   const [tested, setTested] = useState<TestResult>();
+  /** A new provider: try it first (the default) rather than last. */
+  const [first, setFirst] = useState(true);
   const set = (patch: Partial<Draft>) => setD((x) => ({ ...x, ...patch }));
   const valid = d.id.trim() !== '' && d.model.trim() !== '';
   const fields = () => ({
@@ -111,8 +113,9 @@ function ProviderForm({
       ...(d.apiKeyEnv.trim() ? { apiKeyEnv: d.apiKeyEnv.trim() } : {}),
       ...(editing ? { previousId: editing } : {}),
     });
+    if (!editing && first) await api['providers.move']({ id: r.id, to: 0 });
     onDone(
-      `Provider ${r.id} saved to the workspace config${r.keyStored ? ` (key kept in ${r.keyStored})` : ''}.`,
+      `Provider ${r.id} saved to the workspace config${r.keyStored ? ` (key kept in ${r.keyStored})` : ''}${!editing && first ? ', as the default (tried first)' : ''}.`,
     );
   });
   // One error line for both actions: starting either clears it.
@@ -147,21 +150,12 @@ function ProviderForm({
       )}
       <div className="provider-fields">
         <label className="field">
-          Id
-          <input
-            aria-label="provider id"
-            value={d.id}
-            onChange={(e) => set({ id: e.target.value })}
-            placeholder="local"
-          />
+          Provider id
+          <input value={d.id} onChange={(e) => set({ id: e.target.value })} placeholder="local" />
         </label>
         <label className="field">
           Kind
-          <select
-            aria-label="provider kind"
-            value={d.kind}
-            onChange={(e) => set({ kind: e.target.value as Kind })}
-          >
+          <select value={d.kind} onChange={(e) => set({ kind: e.target.value as Kind })}>
             <option value="openai">openai (OpenAI-compatible)</option>
             <option value="anthropic">anthropic</option>
           </select>
@@ -169,7 +163,6 @@ function ProviderForm({
         <label className="field wide">
           Base URL
           <input
-            aria-label="provider base url"
             value={d.baseUrl}
             onChange={(e) => set({ baseUrl: e.target.value })}
             placeholder={
@@ -181,16 +174,11 @@ function ProviderForm({
         </label>
         <label className="field">
           Model
-          <input
-            aria-label="provider model"
-            value={d.model}
-            onChange={(e) => set({ model: e.target.value })}
-          />
+          <input value={d.model} onChange={(e) => set({ model: e.target.value })} />
         </label>
         <label className="field">
           Key variable
           <input
-            aria-label="provider key env"
             value={d.apiKeyEnv}
             onChange={(e) => set({ apiKeyEnv: e.target.value })}
             placeholder="OPENAI_API_KEY"
@@ -199,7 +187,6 @@ function ProviderForm({
         <label className="field">
           API key
           <input
-            aria-label="provider api key"
             type="password"
             autoComplete="off"
             value={d.apiKey}
@@ -208,6 +195,12 @@ function ProviderForm({
           />
         </label>
       </div>
+      {!editing && (
+        <label className="check">
+          <input type="checkbox" checked={first} onChange={(e) => setFirst(e.target.checked)} /> Make it the
+          default (tried first)
+        </label>
+      )}
       <div className="row-actions">
         <button type="button" onClick={() => void test()} disabled={!valid || !!busy}>
           {busy === 'test' ? 'Testing…' : 'Test connection'}
@@ -272,6 +265,18 @@ export function ProvidersEditor({
       });
     }
   };
+  const move = async (id: string, to: number) => {
+    setError(undefined);
+    try {
+      const r = await api['providers.move']({ id, to });
+      setNotice(
+        to === 0 ? `${id} is now the default provider (tried first).` : `Order: ${r.order.join(', ')}.`,
+      );
+      onChanged();
+    } catch (e) {
+      setError(errorMessage(e));
+    }
+  };
   const remove = async (id: string) => {
     if (!confirm(`Remove provider ${id} from the workspace config?`)) return;
     setError(undefined);
@@ -300,12 +305,22 @@ export function ProvidersEditor({
             </tr>
           </thead>
           <tbody>
-            {settings.providers.map((p) => {
+            {settings.providers.map((p, i) => {
               const t = tests[p.id];
+              const last = settings.providers.length - 1;
               return (
-                <tr key={p.id} data-provider={p.id}>
+                <tr key={p.id} data-provider={p.id} data-default={i === 0 ? 'true' : undefined}>
                   <td>
-                    <strong>{p.id}</strong>
+                    <strong>{p.id}</strong>{' '}
+                    {i === 0 && last > 0 && (
+                      <span
+                        className="badge"
+                        title="Tried first by the LLM tier"
+                        data-testid="default-provider"
+                      >
+                        default
+                      </span>
+                    )}
                   </td>
                   <td>{p.kind}</td>
                   <td>
@@ -314,6 +329,31 @@ export function ProvidersEditor({
                   <td className="small">{p.baseUrl ?? <span className="muted">default</span>}</td>
                   <td>{keyBadge(p)}</td>
                   <td className="row-actions">
+                    {last > 0 && (
+                      <>
+                        <button
+                          onClick={() => void move(p.id, i - 1)}
+                          disabled={i === 0}
+                          aria-label={`move ${p.id} up`}
+                          title="Try this provider earlier"
+                        >
+                          ↑
+                        </button>
+                        <button
+                          onClick={() => void move(p.id, i + 1)}
+                          disabled={i === last}
+                          aria-label={`move ${p.id} down`}
+                          title="Try this provider later"
+                        >
+                          ↓
+                        </button>
+                        {i > 0 && (
+                          <button onClick={() => void move(p.id, 0)} aria-label={`make ${p.id} the default`}>
+                            Make default
+                          </button>
+                        )}
+                      </>
+                    )}
                     <button
                       onClick={() => void test(p.id)}
                       disabled={t === 'running'}

@@ -7,16 +7,7 @@ import { api } from '../../api/client.ts';
 import { ProvidersEditor } from './ProvidersEditor.tsx';
 import { useSubmit } from '../../lib/useSubmit.ts';
 import type { Settings } from '../../store/settings.ts';
-
-const KEY_SOURCE: Record<Settings['providers'][number]['keySource'], { label: string; title: string }> = {
-  env: { label: 'environment', title: 'The key comes from the environment variable named in the config.' },
-  keychain: { label: 'keychain', title: 'Stored in the OS keychain by the desktop app.' },
-  memory: {
-    label: 'set in this process',
-    title: 'Set from this workbench: held in memory by the service process until it stops.',
-  },
-  none: { label: 'no key', title: 'No key: set one below, or export the environment variable.' },
-};
+import { keyChip } from './key-chip.ts';
 
 function ProviderKeyForm({ settings, onStored }: { settings: Settings; onStored: () => void }) {
   const [provider, setProvider] = useState(settings.providers[0]?.id ?? '');
@@ -99,15 +90,19 @@ export function ProvidersSection({ settings, onStored }: { settings: Settings; o
       <ProvidersEditor
         settings={settings}
         onChanged={onStored}
-        keyBadge={(p) => (
-          <span
-            className={`badge ${p.keySource === 'none' ? 'status-cancelled' : 'status-succeeded'}`}
-            title={KEY_SOURCE[p.keySource].title}
-            data-key-source={p.keySource}
-          >
-            {KEY_SOURCE[p.keySource].label}
-          </span>
-        )}
+        keyBadge={(p) => {
+          const chip = keyChip(p);
+          return (
+            <span
+              className={`badge ${chip.tone === 'warn' ? 'status-cancelled' : chip.tone === 'good' ? 'status-succeeded' : 'muted'}`}
+              title={chip.title}
+              data-key-source={p.keySource}
+              data-key-tone={chip.tone}
+            >
+              {chip.label}
+            </span>
+          );
+        }}
       />
       <ProviderKeyForm settings={settings} onStored={onStored} />
     </div>

@@ -2,12 +2,15 @@
  * Charts of a suite run (SVG, no library): pass rate per model, latency and token distributions per
  * model, and the pass rate of this suite's runs over time.
  */
+import { formatDateTime } from '../../lib/dates.ts';
 import type { SuiteRunFullView, SuiteRunSummaryView } from '../../../../src-main/contract/api.ts';
 import { bins, ms, pct, scale } from './derive.ts';
 
-const W = 360;
+const W = 600;
 const ROW = 26;
-const LABEL = 150;
+/** A model label that fits the label column (about 36 characters at the chart's font size); the full name is its tooltip. */
+const shortLabel = (s: string) => (s.length > 36 ? `${s.slice(0, 35)}…` : s);
+const LABEL = 240;
 
 function PassRate({ run }: { run: SuiteRunFullView }) {
   const x = scale(1, W - LABEL - 50);
@@ -19,7 +22,8 @@ function PassRate({ run }: { run: SuiteRunFullView }) {
         {run.matrix.totals.map((t, i) => (
           <g key={t.column} transform={`translate(0, ${i * ROW + 5})`}>
             <text x={0} y={15} className="chart-label">
-              {t.column.length > 22 ? `${t.column.slice(0, 21)}…` : t.column}
+              <title>{t.column}</title>
+              {shortLabel(t.column)}
             </text>
             <rect x={LABEL} y={2} width={x(1)} height={ROW - 8} className="bar-bg" />
             <rect x={LABEL} y={2} width={x(t.passRate)} height={ROW - 8} className="bar-ok" />
@@ -59,7 +63,8 @@ function Distribution(props: {
         {rows.map((counts, i) => (
           <g key={run.matrix.columns[i]?.id} transform={`translate(0, ${i * (ROW + 6)})`}>
             <text x={0} y={ROW - 6} className="chart-label">
-              {(run.matrix.columns[i]?.id ?? '').slice(0, 22)}
+              <title>{run.matrix.columns[i]?.id ?? ''}</title>
+              {shortLabel(run.matrix.columns[i]?.id ?? '')}
             </text>
             {counts.map((n, j) => (
               <rect
@@ -117,7 +122,7 @@ function Trend({ history, current }: { history: SuiteRunSummaryView[]; current: 
             r={r.id === current ? 5 : 3}
             className={r.id === current ? 'trend-current' : 'trend-point'}
           >
-            <title>{`${new Date(r.createdAt).toLocaleString()} · ${r.status} · ${r.passed}/${r.done}`}</title>
+            <title>{`${formatDateTime(r.createdAt)} · ${r.status} · ${r.passed}/${r.done}`}</title>
           </circle>
         ))}
       </svg>

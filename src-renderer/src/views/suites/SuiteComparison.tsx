@@ -1,4 +1,5 @@
 /** The difference from an earlier suite run: new failures, fixed cases, tokens and latency up or down. */
+import { formatDateTime } from '../../lib/dates.ts';
 import type { Response, SuiteRunSummaryView } from '../../../../src-main/contract/api.ts';
 import { ms, pct } from './derive.ts';
 
@@ -35,7 +36,7 @@ export function SuiteComparison(props: {
           <option value="">(choose an earlier run)</option>
           {earlier.map((r) => (
             <option key={r.id} value={r.id}>
-              {new Date(r.createdAt).toLocaleString()} · {r.status} · {r.passed}/{r.done} · {r.id.slice(0, 8)}
+              {formatDateTime(r.createdAt)} · {r.status} · {r.passed}/{r.done} · {r.id.slice(0, 8)}
             </option>
           ))}
         </select>

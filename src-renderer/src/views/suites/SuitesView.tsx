@@ -3,6 +3,9 @@
  * markers, start it with live progress, and read a suite run as a matrix (filters, cells open their
  * runs), as charts, or against an earlier run.
  */
+import { defaultBase } from './derive.ts';
+import { fitEditorHeight } from '../../lib/editor-size.ts';
+import { formatDateTime } from '../../lib/dates.ts';
 import { useEffect, useMemo, useState } from 'react';
 import type { Violation } from '../../../../src-main/core/lang/violation.ts';
 import { CodeEditor } from '../../components/Editors.tsx';
@@ -90,6 +93,11 @@ function SuiteDetail() {
     [problems],
   );
   const running = run?.status === 'running';
+  // Compare opens on the previous run of the suite (the base `eval --compare` uses) until one is chosen.
+  const base = run ? defaultBase(history, run) : undefined;
+  useEffect(() => {
+    if (tab === 'compare' && run && base && comparison?.head !== run.id) void compareWith(base);
+  }, [tab, run, base, comparison?.head, compareWith]);
   const live = progress && progress.suiteRun === run?.id ? progress : undefined;
   const done = live?.done ?? run?.done ?? 0;
   const planned = run?.spec.planned ?? 0;
@@ -110,7 +118,7 @@ function SuiteDetail() {
         value={text}
         onChange={edit}
         violations={markers}
-        height={260}
+        height={fitEditorHeight(text, { min: 160, max: 420 })}
       />
       <ul className="suite-problems" data-testid="suite-problems">
         {problems.map((p, i) => (
@@ -173,7 +181,7 @@ function SuiteDetail() {
           <select aria-label="suite run" value={run?.id ?? ''} onChange={(e) => void select(e.target.value)}>
             {history.map((r) => (
               <option key={r.id} value={r.id}>
-                {new Date(r.createdAt).toLocaleString()} · {r.status} · {r.passed}/{r.done}
+                {formatDateTime(r.createdAt)} · {r.status} · {r.passed}/{r.done}
               </option>
             ))}
           </select>

@@ -38,3 +38,17 @@ export function bins(values: number[], count: number, max: number): number[] {
   }
   return out;
 }
+
+/**
+ * The run a suite run is compared with by default: the latest run of the same suite made before it
+ * (what `toolsmith eval --compare` uses), or undefined for the first run.
+ */
+export function defaultBase(
+  history: readonly { id: string; createdAt: number }[],
+  head: { id: string; createdAt: number },
+): string | undefined {
+  let best: { id: string; createdAt: number } | undefined;
+  for (const r of history)
+    if (r.id !== head.id && r.createdAt < head.createdAt && (!best || r.createdAt > best.createdAt)) best = r;
+  return best?.id;
+}

@@ -4,6 +4,7 @@
  * (intent + optional expected JSON) checked live against the pattern; the service's refusal (body does
  * not validate, example does not match, name taken) is shown inline.
  */
+import { fitEditorHeight } from '../../lib/editor-size.ts';
 import { useMemo, useState } from 'react';
 import type { Request, TemplateInfo } from '../../../../src-main/contract/api.ts';
 import { matchTemplate } from '../../../../src-main/core/templates/template.ts';
@@ -197,7 +198,7 @@ export function TemplateEditor({ mode, initial, existing, fromRun, onSaved, onCa
           language={draft.language}
           onChange={(body) => set({ body })}
           onRun={() => void save()}
-          height={220}
+          height={fitEditorHeight(draft.body, { max: 360 })}
         />
         <h3 className="small">Examples</h3>
         <p className="muted small">

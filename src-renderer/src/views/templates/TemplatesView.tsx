@@ -6,7 +6,7 @@
  */
 import { Fragment, useEffect, useState } from 'react';
 import { api, errorMessage } from '../../api/client.ts';
-import { formatTime } from '../../components/Badges.tsx';
+import { formatDateTime } from '../../components/Badges.tsx';
 import { draftOf, promoteDraft } from './drafts.ts';
 import type { FromRun, TemplateDraft } from './drafts.ts';
 import { TemplateEditor } from './TemplateEditor.tsx';
@@ -234,7 +234,7 @@ export function TemplatesView() {
                       </span>
                     </td>
                     <td className="small">
-                      {t.lastUsed ? formatTime(t.lastUsed) : <span className="muted">never</span>}
+                      {t.lastUsed ? formatDateTime(t.lastUsed) : <span className="muted">never</span>}
                     </td>
                     <td>
                       <div className="row-actions">

@@ -12,6 +12,8 @@ import { ToolMetadata } from './ToolMetadata.tsx';
 import { TryTool } from './TryTool.tsx';
 import { useStore } from '../../store/index.ts';
 import { drafts } from './drafts.ts';
+import { saveHold } from './save-check.ts';
+import type { SaveHold } from './save-check.ts';
 
 type Listed = Response<'tools.list'>;
 
@@ -145,30 +147,34 @@ export function SandboxTools({
   useEffect(onDirtyChange, [dirty, onDirtyChange]);
   const onChange = (v: string) => {
     setSource(v);
+    setHold(undefined);
     if (listed && v !== saved) drafts.set(sandbox, v);
     else drafts.delete(sandbox);
   };
 
-  const save = useCallback(async () => {
-    if (!listed || saving) return;
-    const syntax = (metaFor === source ? (meta?.problems ?? []) : []).filter((p) => p.rule === 'syntax');
-    if (
-      syntax.length > 0 &&
-      !confirm(
-        `tools.py has ${syntax.length} syntax error${syntax.length > 1 ? 's' : ''}: the sandbox will not load its tools. Save anyway?`,
-      )
-    )
-      return;
-    const text = source;
-    const r = await runSave(text);
-    if (!r) return;
-    setSaved(text);
-    if (drafts.get(sandbox) === text) drafts.delete(sandbox);
-    if (metaFor === text || meta === undefined) {
-      setMeta(metadataOf(r));
-      setMetaFor(text);
-    }
-  }, [listed, saving, source, sandbox, meta, metaFor, runSave]);
+  /** A Save held back by syntax errors (cleared by the next edit). */
+  const [hold, setHold] = useState<SaveHold>();
+  const save = useCallback(
+    async (anyway = false) => {
+      if (!listed || saving) return;
+      const h = anyway ? undefined : saveHold(metaFor === source ? (meta?.problems ?? []) : []);
+      setHold(h);
+      if (h) {
+        setJump((j) => ({ line: h.first.line, column: h.first.column, seq: (j?.seq ?? 0) + 1 }));
+        return;
+      }
+      const text = source;
+      const r = await runSave(text);
+      if (!r) return;
+      setSaved(text);
+      if (drafts.get(sandbox) === text) drafts.delete(sandbox);
+      if (metaFor === text || meta === undefined) {
+        setMeta(metadataOf(r));
+        setMetaFor(text);
+      }
+    },
+    [listed, saving, source, sandbox, meta, metaFor, runSave],
+  );
 
   const revert = () => {
     setSource(saved);
@@ -205,6 +211,9 @@ export function SandboxTools({
   const problems = meta?.problems ?? [];
   const syntaxErrors = problems.filter((p) => p.rule === 'syntax').length;
   const stale = metaFor !== source;
+  // Tools from the sandbox's MCP servers: callable like tools.py's, listed beside them (not editable here).
+  const mcpTools = savedTools.filter((t) => t.mcp);
+  const mcpOnly = mcpTools.length > 0 && listed.source.trim() === '' && !dirty;
 
   return (
     <div className="tools-main" data-sandbox={sandbox}>
@@ -215,6 +224,10 @@ export function SandboxTools({
         {dirty ? (
           <span className="badge dirty-badge" data-testid="dirty">
             unsaved changes
+          </span>
+        ) : mcpOnly ? (
+          <span className="badge" data-testid="no-tools-file">
+            no tools.py
           </span>
         ) : (
           <span className="badge status-succeeded" data-testid="saved">
@@ -248,6 +261,26 @@ export function SandboxTools({
           {extracting ? 'extracting…' : stale ? 'waiting…' : 'metadata up to date'}
         </span>
       </div>
+      {hold && (
+        <div role="alert" className="error" data-testid="save-held">
+          {hold.message}{' '}
+          <button className="link" onClick={() => jumpTo(hold.first.line, hold.first.column)}>
+            Go to line {hold.first.line}
+          </button>{' '}
+          <button onClick={() => void save(true)} title="Save tools.py with its syntax errors (a draft)">
+            Save anyway
+          </button>
+        </div>
+      )}
+      {mcpTools.length > 0 && (
+        <section className="callout" data-testid="mcp-tools" aria-label="tools from MCP servers">
+          <p className="small">
+            {mcpOnly
+              ? `This sandbox has no tools.py: its ${mcpTools.length} tools come from MCP servers (listed with their server on the right; Connections manages the servers). Type Python tools below to add some: saving creates tools.py.`
+              : `Besides tools.py, ${mcpTools.length} tools come from MCP servers (marked with their server on the right).`}
+          </p>
+        </section>
+      )}
       {saveError && (
         <div role="alert" className="error" data-testid="save-error">
           Save failed: {saveError}
