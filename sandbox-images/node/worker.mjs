@@ -106,7 +106,9 @@ function contextRuntime(host, inputsJson, aliasesJson, limitJson) {
     const c = proto === null ? undefined : own(proto, 'constructor');
     const f = c !== undefined && hasOwn(c, 'value') ? c.value : undefined;
     const n = typeof f === 'function' ? own(f, 'name') : undefined;
-    return n !== undefined && hasOwn(n, 'value') && typeof n.value === 'string' && n.value ? n.value : 'object';
+    return n !== undefined && hasOwn(n, 'value') && typeof n.value === 'string' && n.value
+      ? n.value
+      : 'object';
   }
   function encode(v, lenient) {
     let size = 0;
@@ -256,9 +258,21 @@ function contextRuntime(host, inputsJson, aliasesJson, limitJson) {
   fixed(globalThis, 'Error', E);
   const inputs = parse(inputsJson);
   for (const k of keys(inputs))
-    defineProperty(globalThis, k, { __proto__: null, value: inputs[k], writable: true, enumerable: false, configurable: true });
+    defineProperty(globalThis, k, {
+      __proto__: null,
+      value: inputs[k],
+      writable: true,
+      enumerable: false,
+      configurable: true,
+    });
   for (const k of keys(helpers))
-    defineProperty(globalThis, k, { __proto__: null, value: helpers[k], writable: false, enumerable: false, configurable: false });
+    defineProperty(globalThis, k, {
+      __proto__: null,
+      value: helpers[k],
+      writable: false,
+      enumerable: false,
+      configurable: false,
+    });
 
   function deliver(id, text) {
     const p = mapGet(pending, id);
@@ -294,7 +308,11 @@ function contextRuntime(host, inputsJson, aliasesJson, limitJson) {
       }
     }
     const stack = object ? field('stack') : '';
-    call('done', 'error', `{"type":${stringify(type)},"message":${stringify(message)},"stack":${stringify(stack)}}`);
+    call(
+      'done',
+      'error',
+      `{"type":${stringify(type)},"message":${stringify(message)},"stack":${stringify(stack)}}`,
+    );
   }
   function start(script) {
     let p;
@@ -486,8 +504,7 @@ if (isChild) {
       const context = vm.createContext(vm.constants?.DONT_CONTEXTIFY ?? {}, {
         codeGeneration: { strings: false, wasm: false },
       });
-      const compile = (body, filename) =>
-        vm.compileFunction(body, [], { parsingContext: context, filename });
+      const compile = (body, filename) => vm.compileFunction(body, [], { parsingContext: context, filename });
       // Where line 1 of a compiled body is in its frames (bun puts a header line first). Read before any
       // script code ran: the context's Error.prepareStackTrace is still the default.
       const probe = compile('return new Error()', '<script>')();

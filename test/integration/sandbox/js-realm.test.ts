@@ -146,7 +146,7 @@ describe.each(RUNTIMES)('%s: scripts never reach the worker realm (validation of
     expect(r.toolCalls).toEqual([]);
   }, 60_000);
 
-  it('a thenable left as the completion of code outside the wrapper is never called with the worker\'s functions', async () => {
+  it("a thenable left as the completion of code outside the wrapper is never called with the worker's functions", async () => {
     // Ends the wrapper, then leaves a thenable as what the compiled code returns or completes with: a
     // worker that awaited it would call then() with resolve functions of its own realm.
     const r = await run(

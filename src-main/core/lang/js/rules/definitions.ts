@@ -152,7 +152,10 @@ function checkIdentifier(n: t.Identifier, ctx: JsRuleContext): void {
   ctx.at(n, DEFINE, `${n.name} is only available through its listed methods (e.g. Object.keys(x))`);
 }
 
-function checkKey(n: t.ObjectMethod | t.ObjectProperty | t.ClassMethod | t.ClassProperty, ctx: JsRuleContext) {
+function checkKey(
+  n: t.ObjectMethod | t.ObjectProperty | t.ClassMethod | t.ClassProperty,
+  ctx: JsRuleContext,
+) {
   const name = keyName(n);
   if (name === undefined || !HOOK_KEYS.has(name)) return;
   const fn =
@@ -160,7 +163,8 @@ function checkKey(n: t.ObjectMethod | t.ObjectProperty | t.ClassMethod | t.Class
     t.isClassMethod(n) ||
     t.isFunctionExpression(n.value) ||
     t.isArrowFunctionExpression(n.value);
-  if (fn) ctx.at(n.key, DEFINE, `do not define a ${name}() method: it changes how the runtime treats the object`);
+  if (fn)
+    ctx.at(n.key, DEFINE, `do not define a ${name}() method: it changes how the runtime treats the object`);
 }
 
 /** True inside a class body (class code is always strict: `this` is the instance or undefined). */
