@@ -20,9 +20,9 @@ function inside(): void {
   const compile = (body: string, filename: string) =>
     vm.compileFunction(body, [], { parsingContext: context, filename });
   void (compile('return new Error()', '<script>')() as Error).stack;
-  const runtime = compile(`return (${runtimeSource});`, '<runtime>')() as (
-    ...a: unknown[]
-  ) => { start: (f: unknown) => void };
+  const runtime = compile(`return (${runtimeSource});`, '<runtime>')() as (...a: unknown[]) => {
+    start: (f: unknown) => void;
+  };
   const script = compile(`'use strict'; return (async function () {${code}\n}).call(undefined);`, '<script>');
   runtime(bridge, '{}', '["get_user","get_orders"]', '51200').start(script);
 }
@@ -43,7 +43,10 @@ function handedIn(): void {
 
 const n = Number(process.env['BENCH_JOBS'] ?? 300);
 const times: Record<string, number[]> = { inside: [], handed_in: [] };
-for (let i = 0; i < 20; i++) (inside(), handedIn());
+for (let i = 0; i < 20; i++) {
+  inside();
+  handedIn();
+}
 for (let i = 0; i < n; i++) {
   for (const [name, f] of [
     ['inside', inside],
@@ -58,7 +61,9 @@ const pct = (xs: number[], p: number) =>
   Number(([...xs].sort((a, b) => a - b)[Math.floor((p / 100) * xs.length)] ?? 0).toFixed(3));
 console.log(
   JSON.stringify(
-    Object.fromEntries(Object.entries(times).map(([k, v]) => [k, { p50_ms: pct(v, 50), p95_ms: pct(v, 95) }])),
+    Object.fromEntries(
+      Object.entries(times).map(([k, v]) => [k, { p50_ms: pct(v, 50), p95_ms: pct(v, 95) }]),
+    ),
     null,
     2,
   ),

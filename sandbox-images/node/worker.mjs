@@ -17,7 +17,8 @@ const VERSION =
     : RUNTIME === 'bun'
       ? globalThis.Bun.version
       : process.versions.node;
-const EMIT_KINDS = new Set(['result', 'intermediate', 'log']);
+const EMIT_HELPERS = { result: 'emitResult', intermediate: 'emitIntermediate', log: 'emitLog' };
+const EMIT_KINDS = new Set(Object.keys(EMIT_HELPERS));
 const credentialEnv = (name) => `TOOLSMITH_CRED_${name.replace(/\W/g, '_').toUpperCase()}`;
 
 /**
@@ -438,7 +439,7 @@ if (isChild) {
         if (!EMIT_KINDS.has(a)) return '-unknown emit kind';
         const data = a === 'log' ? b : JSON.parse(b);
         const bad = jsonSafe(data);
-        if (bad) return `-emit${a} takes JSON-safe data; ${bad} is not`;
+        if (bad) return `-${EMIT_HELPERS[a]} takes JSON-safe data; ${bad} is not`;
         send({ type: 'emit', kind: a, data });
         return '+';
       }
