@@ -330,7 +330,8 @@ function contextRuntime(host, inputsJson, aliasesJson, limitJson) {
       done();
     }
   }
-  return freeze({ __proto__: null, deliver, start });
+  const importRefused = () => new TE('import() is not available: scripts have no modules');
+  return freeze({ __proto__: null, deliver, start, importRefused });
 }
 
 /**
@@ -494,6 +495,7 @@ if (isChild) {
   function run(m) {
     if (job) return;
     job = m;
+    let start;
     try {
       let code = String(job.code);
       if (job.language === 'ts') {
@@ -505,7 +507,14 @@ if (isChild) {
       const context = vm.createContext(vm.constants?.DONT_CONTEXTIFY ?? {}, {
         codeGeneration: { strings: false, wasm: false },
       });
-      const compile = (body, filename) => vm.compileFunction(body, [], { parsingContext: context, filename });
+      let api;
+      // import() would reject with an error of this realm (node's and bun's "no dynamic import
+      // callback"): refuse it with an error made in the context.
+      const importModuleDynamically = () => {
+        throw api.importRefused();
+      };
+      const compile = (body, filename) =>
+        vm.compileFunction(body, [], { parsingContext: context, filename, importModuleDynamically });
       // Where line 1 of a compiled body is in its frames (bun puts a header line first). Read before any
       // script code ran: the context's Error.prepareStackTrace is still the default.
       const probe = compile('return new Error()', '<script>')();
@@ -515,26 +524,43 @@ if (isChild) {
       const limit = JSON.stringify(Number(job.max_output_bytes) || 51200);
       const runtime = compile(`return (${contextRuntime});`, '<runtime>')();
       // The script: the body of a strict async function called with `this` undefined, compiled as a
-      // function body (a `})` in it cannot close the wrapper: it is a syntax error), so even code that
-      // skipped validation has no top-level `this`, no sloppy-mode function and no `arguments.callee`.
-      const script = compile(
-        `'use strict'; return (async function () {${code}\n}).call(undefined);`,
-        '<script>',
-      );
-      const api = runtime(bridge, inputs, aliases, limit);
+      // function body; code that closes the wrapper (`}), ...`) still runs inside that outer strict
+      // function, so even code that skipped validation has no top-level `this`, no sloppy-mode function
+      // and no `arguments.callee`.
+      let script;
+      try {
+        script = compile(`'use strict'; return (async function () {${code}\n}).call(undefined);`, '<script>');
+      } catch (e) {
+        // bun's compileFunction says only "Failed to compile function": compile (never run) the same
+        // code as a script for the parser's own message.
+        if (RUNTIME === 'bun') new vm.Script(`(async function () {${code}\n})`, { filename: '<script>' });
+        throw e;
+      }
+      api = runtime(bridge, inputs, aliases, limit);
       deliver = api.deliver;
-      api.start(script);
+      start = () => api.start(script);
     } catch (e) {
-      // Only errors of this realm get here (compilation, setup): the script has not run.
-      const stack = e instanceof Error ? String(e.stack) : '';
-      finish({
+      // Setup and compilation (a syntax error is an error of the context): no script code has run yet,
+      // so reading the error runs nothing of the script.
+      const err = e && typeof e === 'object' && typeof e.message === 'string' ? e : undefined;
+      return finish({
         type: 'done',
         ok: false,
         error: {
-          type: e instanceof Error ? e.name : 'Error',
-          message: e instanceof Error ? e.message : 'the job could not start',
-          frames: frames(stack, String(job.code).split('\n')),
+          type: typeof err?.name === 'string' ? err.name : 'Error',
+          message: err ? err.message : 'the job could not start',
+          frames: frames(String(err?.stack ?? ''), String(job.code).split('\n')),
         },
+      });
+    }
+    // From here on the script runs: whatever it throws stays in the context (start catches it there).
+    try {
+      start();
+    } catch {
+      finish({
+        type: 'done',
+        ok: false,
+        error: { type: 'Error', message: 'the script could not start', frames: [] },
       });
     }
   }
@@ -615,6 +641,8 @@ if (isChild) {
                 '--no-warnings',
                 '--disallow-code-generation-from-strings',
                 `--max-old-space-size=${heapMb}`,
+                // node calls the job's import() refusal (an error of the script's context) only with it.
+                ...(RUNTIME === 'node' ? ['--experimental-vm-modules'] : []),
               ],
               stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
               env: process.env,

@@ -77,12 +77,23 @@ const proxy = new Proxy({ a: 1 }, {
   getOwnPropertyDescriptor(t, k) { trapArgs.push(t); return Reflect.getOwnPropertyDescriptor(t, k); },
 });
 emitIntermediate(proxy);
+// Errors the engine or the runtime's hooks make: import() (node and bun rejected it with an error of
+// the worker's realm), code generation from strings, WebAssembly compilation.
+const hostErrors = [
+  await import('node:fs').catch((e) => e),
+  await import('data:text/javascript,export default 1').catch((e) => e),
+  caught(() => eval('1')),
+  caught(() => Function('return 1')),
+  await WebAssembly.compile(new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0])).catch((e) => e),
+  caught(() => new WebAssembly.Module(new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0]))),
+];
 const overflow = [];
 (function deep() { try { deep(); } catch { overflow.push(caught(() => emitLog('at the stack limit'))); } })();
 const self = this;
 visit({ emitResult, emitIntermediate, emitLog, credential, console, get_user, user, pending, toolError, emitError,
-  credentialError, sites, trapArgs, overflow, args: arguments, global: globalThis }, '$', 0);
-emitResult({ foreign, visited: seen.size, thisType: typeof self, pstRefused, traps: trapArgs.length });
+  credentialError, sites, trapArgs, overflow, hostErrors, args: arguments, global: globalThis }, '$', 0);
+emitResult({ foreign, visited: seen.size, thisType: typeof self, pstRefused, traps: trapArgs.length,
+  hostErrors: hostErrors.map((e) => typeof e === 'object' && e !== null) });
 `;
 
 /** Everything a script can poison in its own realm, then the ordinary work: one call, one of each emit. */
@@ -111,6 +122,7 @@ describe.each(RUNTIMES)('%s: scripts never reach the worker realm (validation of
     const r = await run(rt, REALM_PROBE);
     expect(r.error).toBeUndefined();
     expect(r.data).toMatchObject({ foreign: [], thisType: 'undefined', pstRefused: true });
+    expect((r.data as { hostErrors: boolean[] }).hostErrors).toEqual([true, true, true, true, true, true]);
     expect((r.data as { visited: number }).visited).toBeGreaterThan(300);
     expect((r.data as { traps: number }).traps).toBeGreaterThan(0);
     expect(r.toolCalls.map((c) => [c.name, c.args])).toEqual([
