@@ -1,7 +1,9 @@
 // Toolsmith sandbox worker (Node, and unchanged under bun and deno). The same NDJSON protocol as the
-// Python worker (docs/protocol.md). Each job runs in a fresh child process, in a vm context holding only
-// the script's helpers; code generation from strings is disabled. Tools are called through the host
-// (tool_call), which runs sandbox tools in the sandbox's Python pool and host tools on the host.
+// Python worker (docs/protocol.md). Each job runs in a fresh child process, in a vm context whose every
+// object (helpers, tool results, errors, promises) is made inside it by `contextRuntime`, talking to this
+// realm through one string-only function; code generation from strings is disabled. Tools are called
+// through the host (tool_call), which runs sandbox tools in the sandbox's Python pool and host tools on
+// the host. docs/decisions.md, "JavaScript validation limits", has the runtime wall and its reasons.
 import { fork, spawn } from 'node:child_process';
 import * as nodeModule from 'node:module';
 import { createInterface } from 'node:readline';
