@@ -36,7 +36,7 @@ import { assembleIn, sandboxContext, scriptContext, scriptToolNames } from '../c
 import type { ScriptContext } from '../core/script/context.ts';
 import { McpManager } from '../infra/mcp/manager.ts';
 import { sandboxMcpTools } from './mcp.ts';
-import type { KeyPlace, Response } from '../contract/api.ts';
+import type { Response } from '../contract/api.ts';
 import type { JsonValue } from '../core/tools/model.ts';
 import type { LlmProvider } from '../core/ports/llm.ts';
 import type { ProviderConfig } from './config.ts';
@@ -44,7 +44,14 @@ import type { ProviderOverrides } from './providers.ts';
 import { callTool, extractToolsView, listTools, saveTools } from './tools-service.ts';
 import { listKits, saveKit } from './kits-service.ts';
 import type { SaveKitOptions, SavedKit } from './kits-service.ts';
-import { providerKey, providersFor, setProviderKey, settingsView } from './settings.ts';
+import {
+  learnConfigSecrets,
+  ProviderKeys,
+  providerKey,
+  providersFor,
+  setProviderKey,
+  settingsView,
+} from './settings.ts';
 import type { KeyStore } from './settings.ts';
 import { buildImage, systemStatus } from './system.ts';
 
@@ -99,9 +106,8 @@ export class ToolsmithService {
   private suiteService: SuiteService | undefined;
   private readonly pushListeners = new Set<(e: PushEvent) => void>();
   /** Provider keys set at run time (desktop: loaded from the keychain; browser/CLI: this process only). */
-  readonly providerKeys = new Map<string, string>();
-  /** Where each key in `providerKeys` is kept: the desktop keychain, or this process only. */
-  readonly providerKeyWhere = new Map<string, KeyPlace>();
+  /** Each bound to the endpoint it was saved for (see settings.ts). */
+  readonly providerKeys = new ProviderKeys();
   /**
    * Long Python scripts validated on two threads at once in long-lived processes (app, `serve`, `mcp`);
    * one-shot CLI verbs validate on their own thread (a thread start would cost more than it saves).
@@ -116,6 +122,7 @@ export class ToolsmithService {
   ) {
     this.files = files;
     this.config = config;
+    learnConfigSecrets(config);
     this.generator = generator;
     this.options = options;
     this.oneShot = options.oneShot === true;
@@ -579,6 +586,7 @@ export class ToolsmithService {
   reloadConfig(): Config {
     try {
       this.config = parseConfig(this.files.readConfig(), this.files.configFile);
+      learnConfigSecrets(this.config);
     } catch (e) {
       if (e instanceof WorkspaceError) throw new ToolsmithError('invalid_config', e.message);
       throw e;

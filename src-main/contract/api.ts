@@ -283,6 +283,8 @@ export interface SettingsView {
     apiKeyEnv?: string;
     /** Where the key in use comes from: set in the desktop keychain, set in this process only, the environment, or none. */
     keySource: KeyPlace | 'env' | 'none';
+    /** A stored key saved for another URL (not sent to this provider's URL until given again). */
+    keyFor?: string;
   }[];
   pool: Record<string, number>;
   limits: Record<string, number>;

@@ -11,6 +11,7 @@ import type { IpcMainInvokeEvent } from 'electron';
 import { dispatch } from '../app/handlers.ts';
 import { createSandboxManager } from '../app/sandbox-factory.ts';
 import { ToolsmithService } from '../app/service.ts';
+import { providerEndpoint } from '../app/settings.ts';
 import { METHODS } from '../contract/api.ts';
 import { isWorkspace, recentWorkspaces, rememberWorkspace } from '../infra/workspace/init.ts';
 import { resolveWorkspaceDir } from '../infra/workspace/paths.ts';
@@ -25,21 +26,32 @@ const rendererUrl = pathToFileURL(rendererIndex).toString();
 /** Provider keys, encrypted with the OS keychain through safeStorage, in the app's user-data folder. */
 const keysFile = () => join(app.getPath('userData'), 'provider-keys.json');
 
+type StoredKeys = Record<string, string | { key: string; endpoint: string }>;
+
+function readStoredKeys(): StoredKeys {
+  return existsSync(keysFile()) ? (JSON.parse(readFileSync(keysFile(), 'utf8')) as StoredKeys) : {};
+}
+
+/**
+ * Each key with the endpoint it was saved for (a key stored before keys were bound is bound to the
+ * provider's endpoint in the config as it is now).
+ */
 function loadKeys(svc: ToolsmithService): void {
   if (!existsSync(keysFile()) || !safeStorage.isEncryptionAvailable()) return;
-  const stored = JSON.parse(readFileSync(keysFile(), 'utf8')) as Record<string, string>;
-  for (const [id, b64] of Object.entries(stored)) {
-    svc.providerKeys.set(id, safeStorage.decryptString(Buffer.from(b64, 'base64')));
-    svc.providerKeyWhere.set(id, 'keychain');
+  for (const [id, v] of Object.entries(readStoredKeys())) {
+    const b64 = typeof v === 'string' ? v : v.key;
+    const configured = svc.config.providers.find((p) => p.id === id);
+    const endpoint =
+      typeof v === 'string' ? (configured ? providerEndpoint(configured) : undefined) : v.endpoint;
+    if (!endpoint) continue;
+    svc.providerKeys.set(id, safeStorage.decryptString(Buffer.from(b64, 'base64')), endpoint, 'keychain');
   }
 }
 
-function storeKey(provider: string, key: string): 'keychain' | 'memory' {
+function storeKey(provider: string, key: string, endpoint: string): 'keychain' | 'memory' {
   if (!safeStorage.isEncryptionAvailable()) return 'memory';
-  const stored = existsSync(keysFile())
-    ? (JSON.parse(readFileSync(keysFile(), 'utf8')) as Record<string, string>)
-    : {};
-  stored[provider] = safeStorage.encryptString(key).toString('base64');
+  const stored = readStoredKeys();
+  stored[provider] = { key: safeStorage.encryptString(key).toString('base64'), endpoint };
   writeFileSync(keysFile(), JSON.stringify(stored), { mode: 0o600 });
   return 'keychain';
 }
