@@ -84,10 +84,7 @@ export function makeProvider(
     temperature: p.temperature,
     timeoutMs: p.timeout_ms,
   };
-  return redacting(
-    p.kind === 'anthropic' ? new AnthropicProvider(common) : new OpenAiProvider(common),
-    key,
-  );
+  return redacting(p.kind === 'anthropic' ? new AnthropicProvider(common) : new OpenAiProvider(common), key);
 }
 
 export function createProviders(

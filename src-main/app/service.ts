@@ -35,6 +35,7 @@ import type { RuntimeId, RuntimeSpec } from '../core/sandbox/runtimes.ts';
 import { assembleIn, sandboxContext, scriptContext, scriptToolNames } from '../core/script/context.ts';
 import type { ScriptContext } from '../core/script/context.ts';
 import { McpManager } from '../infra/mcp/manager.ts';
+import type { HostCommand } from '../infra/mcp/manager.ts';
 import { sandboxMcpTools } from './mcp.ts';
 import type { Response } from '../contract/api.ts';
 import type { JsonValue } from '../core/tools/model.ts';
@@ -65,6 +66,11 @@ export interface ServiceOptions {
    * only cost a container start that nothing uses. Servers (app, `serve`, `mcp`) leave this unset.
    */
   oneShot?: boolean;
+  /**
+   * Asked before a command starts on the host (a stdio MCP server); throws a ToolsmithError to refuse.
+   * The desktop shows a native dialog; the browser front end refuses unless started to allow them.
+   */
+  approveHostCommand?: (c: HostCommand) => Promise<void>;
 }
 
 export interface KitEntry {
@@ -108,6 +114,8 @@ export class ToolsmithService {
   /** Provider keys set at run time (desktop: loaded from the keychain; browser/CLI: this process only). */
   /** Each bound to the endpoint it was saved for (see settings.ts). */
   readonly providerKeys = new ProviderKeys();
+  /** See `ServiceOptions.approveHostCommand`; a front end that wraps an existing service sets this. */
+  approveHostCommand: ((c: HostCommand) => Promise<void>) | undefined;
   /**
    * Long Python scripts validated on two threads at once in long-lived processes (app, `serve`, `mcp`);
    * one-shot CLI verbs validate on their own thread (a thread start would cost more than it saves).
@@ -136,7 +144,12 @@ export class ToolsmithService {
 
   /** The connections to the workspace's MCP servers (none is opened before a tool needs it). */
   mcp(): McpManager {
-    this.mcpManager ??= new McpManager(this.config.mcp_servers);
+    this.mcpManager ??= new McpManager(this.config.mcp_servers, {
+      approve: async (c) => {
+        const gate = this.options.approveHostCommand ?? this.approveHostCommand;
+        if (gate) await gate(c);
+      },
+    });
     return this.mcpManager;
   }
 
@@ -579,7 +592,9 @@ export class ToolsmithService {
 
   /** Opens another workspace with this service's options (sandbox backend, one-shot, log). */
   openOther(workspaceDir: string): ToolsmithService {
-    return ToolsmithService.open(workspaceDir, this.options);
+    const next = ToolsmithService.open(workspaceDir, this.options);
+    next.approveHostCommand = this.approveHostCommand;
+    return next;
   }
 
   /** Re-reads `.toolsmith/config.toml` (providers, sandboxes...) without a restart; throws when invalid. */

@@ -69,7 +69,8 @@ export function learnConfigSecrets(config: Config): void {
     if (name) knownSecrets.add(process.env[name]);
   };
   for (const p of config.providers) fromEnv(p.api_key_env);
-  for (const s of Object.values(config.sandboxes)) for (const ref of Object.values(s.credentials)) fromEnv(ref);
+  for (const s of Object.values(config.sandboxes))
+    for (const ref of Object.values(s.credentials)) fromEnv(ref);
   for (const m of Object.values(config.mcp_servers)) {
     for (const ref of Object.values(m.headers)) fromEnv(ref);
     for (const v of Object.values(m.env)) if (v.startsWith('env:')) fromEnv(v);

@@ -92,7 +92,21 @@ export function saveProvider(
   if (input.baseUrl) entry.base_url = input.baseUrl.replace(/\/+$/, '');
   if (input.apiKeyEnv) entry.api_key_env = input.apiKeyEnv;
   // A stored key goes only to the URL it was saved for: a new URL needs the key again.
-  const endpoint = providerEndpoint({ kind: entry.kind, ...(entry.base_url ? { base_url: entry.base_url } : {}) });
+  const endpoint = providerEndpoint({
+    kind: entry.kind,
+    ...(entry.base_url ? { base_url: entry.base_url } : {}),
+  });
+  // An environment variable's value goes only where the person who wrote the config file sent it: the
+  // workbench (a renderer, a browser page) cannot point a set variable at a new URL.
+  if (
+    entry.api_key_env &&
+    process.env[entry.api_key_env] &&
+    !svc.config.providers.some((p) => p.api_key_env === entry.api_key_env && providerEndpoint(p) === endpoint)
+  )
+    throw new ToolsmithError(
+      'refused',
+      `$${entry.api_key_env} is set in this process and is not configured for ${endpoint}: enter the key in the form instead, or write api_key_env into .toolsmith/config.toml yourself`,
+    );
   const stored = svc.providerKeys.entry(target);
   if (stored && input.apiKey === undefined && stored.endpoint !== endpoint)
     throw new ToolsmithError(

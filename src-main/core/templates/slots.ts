@@ -53,7 +53,9 @@ export function slotLiteral(value: JsonValue, language: ScriptLanguage): string 
   if (typeof value === 'string')
     return language === 'python'
       ? pyString(value)
-      : JSON.stringify(value).replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+      : JSON.stringify(value)
+          .replace(/\u2028/g, '\\u2028')
+          .replace(/\u2029/g, '\\u2029');
   if (typeof value === 'number') {
     if (!Number.isFinite(value)) throw new SlotError(`slot value ${String(value)} is not a finite number`);
     const text = String(value);
@@ -137,7 +139,11 @@ function pyMarkers(marked: Marked): PyNode {
   return tree;
 }
 
-function pySame(a: PyNode, b: PyNode, slotValue: (marker: string) => JsonValue | undefined): string | undefined {
+function pySame(
+  a: PyNode,
+  b: PyNode,
+  slotValue: (marker: string) => JsonValue | undefined,
+): string | undefined {
   if (a.kind === 'Name' && a.value !== undefined) {
     const want = slotValue(a.value);
     if (want !== undefined) {
@@ -217,7 +223,8 @@ function jsMarkers(marked: Marked, language: ScriptLanguage): JsNode {
     if (v.type === 'Identifier') {
       const m = marked.marks.find((x) => x.marker === v['name']);
       if (m && v.start === m.start && v.end === m.end) {
-        if (t) throw new SlotError(`slot ${where(m)} is inside a template literal; assign it to a name first`);
+        if (t)
+          throw new SlotError(`slot ${where(m)} is inside a template literal; assign it to a name first`);
         found.add(m.marker);
       }
     }
@@ -232,7 +239,11 @@ function jsMarkers(marked: Marked, language: ScriptLanguage): JsNode {
   return tree;
 }
 
-function jsSame(a: unknown, b: unknown, slotValue: (marker: string) => JsonValue | undefined): string | undefined {
+function jsSame(
+  a: unknown,
+  b: unknown,
+  slotValue: (marker: string) => JsonValue | undefined,
+): string | undefined {
   if (Array.isArray(a)) {
     if (!Array.isArray(b) || a.length !== b.length) return 'a list differs in length';
     for (let i = 0; i < a.length; i++) {

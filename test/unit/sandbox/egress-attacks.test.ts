@@ -66,7 +66,9 @@ describe('egress proxy: Host header', () => {
       await raw([`GET http://127.0.0.1:${port}/ HTTP/1.1\r\nHost : internal-admin.example\r\n\r\n`]),
     ).toMatch(/^HTTP\/1\.1 400/);
     expect(
-      await raw([`GET http://127.0.0.1:${port}/ HTTP/1.1\r\nX-A: 1\r\n Host: internal-admin.example\r\n\r\n`]),
+      await raw([
+        `GET http://127.0.0.1:${port}/ HTTP/1.1\r\nX-A: 1\r\n Host: internal-admin.example\r\n\r\n`,
+      ]),
     ).toMatch(/^HTTP\/1\.1 400/);
     expect(seen).toEqual([]);
   });
