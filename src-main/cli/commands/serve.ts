@@ -12,7 +12,11 @@ export function registerServe(program: Command, ctx: CliContext): void {
     .description('serve the workbench to a browser on 127.0.0.1 (prints a URL with a one-time token)')
     .option('--port <n>', 'port (default: a free one)', parseIntOption('--port', 0, 65535))
     .option('--renderer <dir>', 'built renderer folder (default: out/renderer, built first when missing)')
-    .action(async (opts: { port?: number; renderer?: string }, cmd: Command) => {
+    .option(
+      '--allow-host-commands',
+      'let the page start commands on this computer (stdio MCP servers): the browser cannot ask you first',
+    )
+    .action(async (opts: { port?: number; renderer?: string; allowHostCommands?: boolean }, cmd: Command) => {
       const svc = ctx.service(cmd);
       const staticDir = opts.renderer ?? join(outDir(repoRoot()), 'renderer');
       if (!hasRenderer(staticDir)) {
@@ -33,6 +37,7 @@ export function registerServe(program: Command, ctx: CliContext): void {
       const web = await startWebServer(svc, {
         ...(opts.port !== undefined ? { port: opts.port } : {}),
         staticDir,
+        ...(opts.allowHostCommands ? { allowHostCommands: true } : {}),
       });
       ctx.out(`Toolsmith workbench: ${web.url}\nworkspace: ${svc.workspaceDir}\n`);
       await new Promise<void>((resolve) => {
