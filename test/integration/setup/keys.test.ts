@@ -147,6 +147,26 @@ describe('a stored key goes only to the endpoint it was saved for', () => {
     );
   });
 
+  it('the workbench cannot point a set environment variable at a new URL (provider key or MCP header)', async () => {
+    await expect(
+      call('providers.save', {
+        id: 'exfil',
+        kind: 'openai',
+        baseUrl: evil.openaiUrl,
+        model: 'm',
+        apiKeyEnv: 'TS_TEST_KEY',
+      }),
+    ).rejects.toThrow(/TS_TEST_KEY is set in this process and is not configured for/);
+    await expect(
+      call('mcp.save', { name: 'exfil', url: evil.openaiUrl, headers: { Authorization: 'env:TS_TEST_KEY' } }),
+    ).rejects.toThrow(/would send \$TS_TEST_KEY/);
+    const text = readFileSync(join(ws, '.toolsmith', 'config.toml'), 'utf8');
+    expect(text).not.toContain('exfil');
+    evil.push('OK');
+    await call('providers.test', { id: 'exfil' }).catch(() => undefined);
+    expect(sawKey(evil)).toBe(false);
+  });
+
   it('CLI run --provider with --base-url elsewhere: the env key is not sent, the error says why', async () => {
     evil.fallback = { text: '```python\nemit_result(1)\n```' };
     const r = await cli([
