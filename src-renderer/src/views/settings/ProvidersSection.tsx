@@ -99,15 +99,25 @@ export function ProvidersSection({ settings, onStored }: { settings: Settings; o
       <ProvidersEditor
         settings={settings}
         onChanged={onStored}
-        keyBadge={(p) => (
-          <span
-            className={`badge ${p.keySource === 'none' ? 'status-cancelled' : 'status-succeeded'}`}
-            title={KEY_SOURCE[p.keySource].title}
-            data-key-source={p.keySource}
-          >
-            {KEY_SOURCE[p.keySource].label}
-          </span>
-        )}
+        keyBadge={(p) =>
+          p.keyFor ? (
+            <span
+              className="badge status-cancelled"
+              title={`The stored key was saved for ${p.keyFor}; it is not sent to this provider's URL. Enter the key again.`}
+              data-key-source="other-url"
+            >
+              key saved for another URL
+            </span>
+          ) : (
+            <span
+              className={`badge ${p.keySource === 'none' ? 'status-cancelled' : 'status-succeeded'}`}
+              title={KEY_SOURCE[p.keySource].title}
+              data-key-source={p.keySource}
+            >
+              {KEY_SOURCE[p.keySource].label}
+            </span>
+          )
+        }
       />
       <ProviderKeyForm settings={settings} onStored={onStored} />
     </div>
