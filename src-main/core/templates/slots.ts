@@ -276,6 +276,19 @@ function jsSame(
 
 // ---------------------------------------------------------------- both
 
+/** Checked template trees by language and body (a template serves many tasks; its parse is reused). */
+const TREES = new Map<string, PyNode | JsNode>();
+function templateTree(marked: Marked, language: ScriptLanguage): PyNode | JsNode {
+  const key = `${language}\0${marked.text}`;
+  let tree = TREES.get(key);
+  if (!tree) {
+    tree = language === 'python' ? pyMarkers(marked) : jsMarkers(marked, language);
+    if (TREES.size >= 64) TREES.delete(TREES.keys().next().value as string);
+    TREES.set(key, tree);
+  }
+  return tree;
+}
+
 /** Values every slot position must take as plain literals (quotes, escapes, separators, negatives). */
 const PROBES: Record<'str' | 'int' | 'float', JsonValue[]> = {
   str: ['q\'"\\\n\u2028\u0000x'],
@@ -322,7 +335,7 @@ export function substituteSlots(
 ): string {
   const marked = mark(body);
   if (!marked.marks.length) return body;
-  const template = language === 'python' ? pyMarkers(marked) : jsMarkers(marked, language);
+  const template = templateTree(marked, language);
   let script = '';
   let last = 0;
   const byMarker = new Map<string, JsonValue>();
