@@ -6,17 +6,20 @@ import signal
 import socket
 
 from .child import child_main
-from .hygiene import set_pdeathsig
+from .hygiene import deny_ipc, set_pdeathsig
 from .protocol import OUT_FD
 
 
 def fork_server(sock, child):
     """Forks one child at a time when the worker asks ("f"), hands the worker the child's pipes ("c"),
-    reports the child's exit ("x") and answers pings ("p" -> "P"), also while a child runs. It is a copy
+    reports the child's exit ("x"), answers pings ("p" -> "P"), also while a child runs, and reaps every
+    exited child of its own when asked between jobs ("r" -> "R": processes a job made its siblings with
+    clone(CLONE_PARENT), killed by the worker). It is a copy
     of the worker made right after the tools were loaded and does nothing else: the worker's own memory
     is never shared with a job, so relaying a job never pays for copy-on-write, and a child is ready
     before its job arrives."""
     set_pdeathsig()
+    deny_ipc()  # for every child: no SysV IPC object or POSIX message queue outlives a job
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # for the children: a write to a pipe nobody reads ends them
     os.close(OUT_FD)  # the protocol stream is the worker's alone
     null = os.open(os.devnull, os.O_RDONLY)
@@ -31,7 +34,18 @@ def fork_server(sock, child):
             os._exit(0)  # the worker is gone
         if r == b"p":
             sock.send(b"P")
+        elif r == b"r":
+            reap()
+            sock.send(b"R")
         return r
+
+    def reap():
+        while True:
+            try:
+                if os.waitpid(-1, os.WNOHANG)[0] == 0:
+                    return
+            except ChildProcessError:
+                return
 
     wanted = False  # a fork asked for while the previous child still ran (the worker does not do that)
     while True:
