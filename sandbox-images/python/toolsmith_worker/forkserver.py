@@ -4,10 +4,22 @@ import os
 import select
 import signal
 import socket
+import time
 
 from .child import child_main
 from .hygiene import deny_ipc, set_pdeathsig
 from .protocol import OUT_FD
+
+
+def _fork():
+    """os.fork, retried for a moment while the pids limit is reached: processes a job left are killed
+    just before, and the last of them may still be waiting for init to reap them."""
+    for _ in range(200):
+        try:
+            return os.fork()
+        except BlockingIOError:
+            time.sleep(0.005)
+    return os.fork()
 
 
 def fork_server(sock, child):
@@ -55,7 +67,7 @@ def fork_server(sock, child):
         job_r, job_w = os.pipe()  # worker -> child: the job, then tool results
         msg_r, msg_w = os.pipe()  # child -> worker: protocol lines
         out_r, out_w = os.pipe()  # the child's stdout/stderr
-        pid = os.fork()
+        pid = _fork()
         if pid == 0:
             sock.close()
             os.close(job_w)

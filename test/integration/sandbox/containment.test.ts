@@ -279,7 +279,7 @@ describe.each(makers)('sandbox backend: %s', (_name, level, make) => {
     const a = await run('emit_result(fork_loop(seconds=20).data)\n');
     expect(a.success, JSON.stringify(a.error)).toBe(true);
     const b = await run('emit_result(other_processes().data)\n');
-    expect(b.success).toBe(true);
+    expect(b.success, JSON.stringify(b.error)).toBe(true);
     expect((b.data as { others: string[] }).others).toEqual([]);
     const c = await sameWorker(b);
     expect(c.others).toEqual([]);
