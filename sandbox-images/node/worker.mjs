@@ -319,7 +319,10 @@ if (isChild) {
  * non-dumpable.
  */
 function betweenJobs() {
-  if (process.env.TOOLSMITH_PRIVATE_TMP !== '1') return { clean: () => true };
+  // deno: the worker and its job processes have no read, write or run permission but deno itself (the
+  // runtime's command line), so a job can neither start a process nor write a file, and the worker could
+  // not look: nothing to clean.
+  if (process.env.TOOLSMITH_PRIVATE_TMP !== '1' || RUNTIME === 'deno') return { clean: () => true };
   const me = process.pid;
   const wipe = [];
   const points = [];
@@ -378,6 +381,13 @@ function betweenJobs() {
     return found;
   };
   const clean = () => {
+    try {
+      return sweep();
+    } catch {
+      return false; // what cannot be checked is not clean
+    }
+  };
+  const sweep = () => {
     const end = Date.now() + 2000;
     for (;;) {
       try {
