@@ -143,8 +143,19 @@ def _sweep(keep):
     """Stops every process of the namespace at once, kills all but `keep`, then lets `keep` go on.
     kill(-1) reaches every process this user may signal except the caller and init, in one step that a
     fork cannot slip past (a child forked meanwhile gets the signal too), so a fork loop cannot outrun it.
-    It runs in a short-lived child of the worker, because the worker and fork server are stopped too."""
-    pid = os.fork()
+    It runs in a short-lived child of the worker, because the worker and fork server are stopped too; when
+    no process can be forked (the pids limit, reached by what is to be killed), the worker kills what it
+    sees itself and the caller looks again."""
+    try:
+        pid = os.fork()
+    except OSError:
+        for p, (state, _) in _others(keep).items():
+            if state not in (b"Z", b"X"):
+                try:
+                    os.kill(p, signal.SIGKILL)
+                except OSError:
+                    pass
+        return
     if pid == 0:
         me = os.getpid()
         try:
@@ -200,7 +211,7 @@ def clean_namespace(server, reap_server):
     (`_sweep`). False when the namespace could not be proven clean: the caller ends the worker."""
     me = os.getpid()
     keep = {1, me, server} if server else {1, me}
-    for attempt in range(4):
+    for attempt in range(6):
         live, exact = _look(keep, me, server, reap_server)
         if not live and (exact or (_last_pid() is None and not _look(keep, me, server, reap_server)[0])):
             return True
