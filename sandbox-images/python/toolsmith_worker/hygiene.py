@@ -241,13 +241,16 @@ def deny_ipc():
     if arch is None:
         return False
     audit, calls = arch
+    # Only loads, jumps with constants and returns: the kernel's seccomp cache then knows every other
+    # call is always allowed and skips the filters for it (an ALU instruction would make it run Docker's
+    # long default filter on every system call: measured 1.3-1.7x per job).
     n = len(calls)
     allow, deny = 4 + n, 5 + n
     prog = [
         (0x20, 0, 0, 4),  # ld [arch]
         (0x15, 0, allow - 2, audit),  # another arch: allow
         (0x20, 0, 0, 0),  # ld [nr]
-        (0x54, 0, 0, 0xBFFFFFFF),  # and ~__X32_SYSCALL_BIT
+        (0x35, deny - 4, 0, 0x40000000),  # jge __X32_SYSCALL_BIT: the x32 ABI, denied as a whole
     ]
     for i, nr in enumerate(calls):
         prog.append((0x15, deny - (4 + i) - 1, 0, nr))  # jeq nr: deny
