@@ -7,7 +7,7 @@ import socket
 import time
 
 from .child import child_main
-from .hygiene import deny_ipc, set_pdeathsig
+from .hygiene import deny_ipc, set_pdeathsig, stop_and_kill
 from .protocol import OUT_FD
 
 
@@ -26,7 +26,8 @@ def fork_server(sock, child):
     """Forks one child at a time when the worker asks ("f"), hands the worker the child's pipes ("c"),
     reports the child's exit ("x"), answers pings ("p" -> "P"), also while a child runs, and reaps every
     exited child of its own when asked between jobs ("r" -> "R": processes a job made its siblings with
-    clone(CLONE_PARENT), killed by the worker). It is a copy
+    clone(CLONE_PARENT), killed by the worker), or stops and kills every other process of the namespace
+    ("k" -> "K": hygiene.stop_and_kill, which needs no fork). It is a copy
     of the worker made right after the tools were loaded and does nothing else: the worker's own memory
     is never shared with a job, so relaying a job never pays for copy-on-write, and a child is ready
     before its job arrives."""
@@ -49,6 +50,10 @@ def fork_server(sock, child):
         elif r == b"r":
             reap()
             sock.send(b"R")
+        elif r == b"k":
+            stop_and_kill({1, os.getppid()})  # everything but init, the worker and this process
+            reap()
+            sock.send(b"K")
         return r
 
     def reap():

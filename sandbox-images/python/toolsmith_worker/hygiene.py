@@ -139,13 +139,41 @@ def _others(keep):
     return found
 
 
-def _sweep(keep):
-    """Stops every process of the namespace at once, kills all but `keep`, then lets `keep` go on.
-    kill(-1) reaches every process this user may signal except the caller and init, in one step that a
-    fork cannot slip past (a child forked meanwhile gets the signal too), so a fork loop cannot outrun it.
-    It runs in a short-lived child of the worker, because the worker and fork server are stopped too; when
-    no process can be forked (the pids limit, reached by what is to be killed), the worker kills what it
-    sees itself and the caller looks again."""
+def stop_and_kill(keep):
+    """Stops every process of the namespace at once, kills all but `keep` (and the caller), then lets
+    `keep` go on. kill(-1) reaches every process this user may signal except the caller and init, in one
+    step that a fork cannot slip past (a child forked meanwhile gets the signal too), so a fork loop
+    cannot outrun it. Run by the fork server (the worker asks it: no fork needed, even at the pids limit),
+    or by a short-lived child of the worker when there is no fork server: the worker is stopped too."""
+    me = os.getpid()
+    try:
+        os.kill(-1, signal.SIGSTOP)
+        mine = keep | {me}
+        end = time.monotonic() + 2.0
+        while time.monotonic() < end:
+            live = [p for p, (state, _) in _others(mine).items() if state not in (b"Z", b"X")]
+            if not live:
+                break
+            for p in live:
+                try:
+                    os.kill(p, signal.SIGKILL)
+                except OSError:
+                    pass
+            time.sleep(0.001)
+    finally:
+        for p in keep:
+            if p not in (1, me):
+                try:
+                    os.kill(p, signal.SIGCONT)
+                except OSError:
+                    pass
+
+
+def _sweep(keep, by_server):
+    """stop_and_kill, by the fork server (`by_server()`, False when it cannot) or else by a child of the
+    worker; when neither can be had, the worker kills what it sees itself and the caller looks again."""
+    if by_server():
+        return
     try:
         pid = os.fork()
     except OSError:
@@ -157,28 +185,9 @@ def _sweep(keep):
                     pass
         return
     if pid == 0:
-        me = os.getpid()
         try:
-            os.kill(-1, signal.SIGSTOP)
-            mine = keep | {me}
-            end = time.monotonic() + 2.0
-            while time.monotonic() < end:
-                live = [p for p, (state, _) in _others(mine).items() if state not in (b"Z", b"X")]
-                if not live:
-                    break
-                for p in live:
-                    try:
-                        os.kill(p, signal.SIGKILL)
-                    except OSError:
-                        pass
-                time.sleep(0.001)
+            stop_and_kill(keep)
         finally:
-            for p in keep:
-                if p != 1:
-                    try:
-                        os.kill(p, signal.SIGCONT)
-                    except OSError:
-                        pass
             os._exit(0)
     try:
         os.waitpid(pid, 0)
@@ -204,11 +213,12 @@ def _look(keep, me, server, reap_server):
     return live, exact
 
 
-def clean_namespace(server, reap_server):
+def clean_namespace(server, reap_server, sweep_by_server):
     """After a job, in the sandbox's own pid namespace: makes init, the worker and its fork server (pid
     `server`) the only live processes left, and proves it: a scan of /proc during which no pid was handed
     out (where the kernel does not tell, gVisor: two empty scans in a row). Anything else found is swept
-    (`_sweep`). False when the namespace could not be proven clean: the caller ends the worker."""
+    (`stop_and_kill`, by the fork server: `sweep_by_server()`). False when the namespace could not be
+    proven clean: the caller ends the worker."""
     me = os.getpid()
     keep = {1, me, server} if server else {1, me}
     for attempt in range(6):
@@ -218,7 +228,7 @@ def clean_namespace(server, reap_server):
         if attempt:
             time.sleep(0.002 * attempt)  # (zombies of init: it reaps them in a moment)
         if live:
-            _sweep(keep)
+            _sweep(keep, sweep_by_server)
     return False
 
 

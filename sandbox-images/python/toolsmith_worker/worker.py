@@ -72,6 +72,7 @@ class Worker:
         self.lost = "the sandbox worker cannot fork"  # why jobs cannot run once the fork server is gone
         self.pong = False  # the fork server answered the last ping
         self.reaped = False  # the fork server answered the last reap request
+        self.swept = False  # the fork server answered the last sweep request
 
     # ------------------------------------------------------------ the fork server
 
@@ -161,6 +162,8 @@ class Worker:
             self.pong = True
         elif kind == b"R":
             self.reaped = True
+        elif kind == b"K":
+            self.swept = True
         elif kind == b"c" and len(fds) == 3:
             self.spare = Spare(pid, fds[0], fds[1], fds[2])
         elif kind == b"x":
@@ -247,6 +250,22 @@ class Worker:
             if not self.server_message():
                 self.server_lost()
 
+    def sweep_by_server(self):
+        """Has the fork server stop and kill every other process of the namespace; False when there is
+        no fork server to ask."""
+        if self.server is None:
+            return False
+        try:
+            self.server[1].send(b"k")
+        except OSError:
+            self.server_lost()
+            return False
+        self.swept = False
+        while not self.swept and self.server is not None:
+            if not self.server_message():
+                self.server_lost()
+        return self.swept
+
     def reap(self):
         """Kills and reaps what a job left behind (every process but init, the worker and the fork
         server). In the sandbox's own pid namespace a namespace that cannot be proven clean ends the
@@ -255,7 +274,7 @@ class Worker:
         if not hygiene.PRIVATE_TMP:
             reap_strays(server)
             return
-        if not clean_namespace(server, self.reap_server):
+        if not clean_namespace(server, self.reap_server, self.sweep_by_server):
             os.write(2, b"toolsmith worker: a job left processes that could not be ended; the worker stops\n")
             flush()
             os._exit(1)
