@@ -113,9 +113,10 @@ c.on('exit', () => console.log('planted'));`;
     expect((await run('emitResult(0);\n')).data).toBe(0); // (the image is built, a worker is up)
     // A job that stays alive while its leftovers are planted.
     const running = run(
-      'const t = Date.now();\nwhile (Date.now() - t < 4000) {}\nemitResult(1);\n',
+      'const t = Date.now();\nwhile (Date.now() - t < 12000) {}\nemitResult(1);\n',
       'js',
       false,
+      40_000,
     );
     let id = '';
     let worker = 0;
