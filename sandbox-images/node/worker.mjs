@@ -322,7 +322,7 @@ function betweenJobs() {
   // deno: the worker and its job processes have no read, write or run permission but deno itself (the
   // runtime's command line), so a job can neither start a process nor write a file, and the worker could
   // not look: nothing to clean.
-  if (process.env.TOOLSMITH_PRIVATE_TMP !== '1' || RUNTIME === 'deno') return { clean: () => true };
+  if (RUNTIME === 'deno' || process.env.TOOLSMITH_PRIVATE_TMP !== '1') return { clean: () => true };
   const me = process.pid;
   const wipe = [];
   const points = [];
