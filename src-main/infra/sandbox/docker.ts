@@ -1,6 +1,6 @@
 /**
  * Docker workers: one hardened container per worker (no network, read-only root, tmpfs /tmp with a size,
- * memory without swap, pids and CPU limits, all capabilities dropped, no-new-privileges, non-root, init,
+ * a 1 MiB /dev/shm, no SysV IPC or POSIX message queues, memory without swap, pids and CPU limits, all capabilities dropped, no-new-privileges, non-root, init,
  * no logging), attached before start, watched for exit and OOM. With the OCI runtime `runsc` the container
  * runs under gVisor (isolation `gvisor`), else under runc (`docker`). Every container is labelled with
  * its installation and instance (installation.ts): leftovers of a crashed earlier process of this
