@@ -5,6 +5,7 @@
 // through the host (tool_call), which runs sandbox tools in the sandbox's Python pool and host tools on
 // the host. docs/decisions.md, "JavaScript validation limits", has the runtime wall and its reasons.
 import { fork, spawn } from 'node:child_process';
+import { openSync, readdirSync, readFileSync, readSync, rmSync, statSync } from 'node:fs';
 import * as nodeModule from 'node:module';
 import { createInterface } from 'node:readline';
 import vm from 'node:vm';
@@ -569,6 +570,7 @@ if (isChild) {
 } else {
   // ---------------------------------------------------------------- the persistent parent
   const out = (m) => process.stdout.write(JSON.stringify(m) + '\n');
+  const hygiene = betweenJobs();
   let credentials = [];
   let job;
   out({ type: 'hello', protocol: PROTOCOL, runtime: RUNTIME, version: VERSION });
@@ -582,6 +584,13 @@ if (isChild) {
     } catch {}
     if (job === which) job = undefined;
     out({ ...done, id: which.id });
+    // Before the next line is read (so before the next job): nothing of this job may be left.
+    if (!hygiene.clean()) {
+      process.stderr.write(
+        'toolsmith worker: a job left processes that could not be ended; the worker stops\n',
+      );
+      process.exit(1);
+    }
   };
   const rl = createInterface({ input: process.stdin, crlfDelay: Infinity });
   rl.on('line', (line) => {
@@ -721,4 +730,118 @@ if (isChild) {
     if (job) job.child.kill('SIGKILL');
     process.exit(0);
   });
+}
+
+/**
+ * Between jobs (docs/sandboxes.md, "Between jobs"). Where the sandbox has its own pid namespace and mounts
+ * (a container or bubblewrap: TOOLSMITH_PRIVATE_TMP=1), after every job: every process but init and this
+ * parent is killed with one kill(-1, SIGKILL) (a fork cannot slip past it), the namespace is proven
+ * empty (a scan of /proc during which no pid was handed out; where the kernel does not say, two empty
+ * scans), and every writable mount is emptied back to what it held when the worker started. Elsewhere
+ * (a plain process on the host) nothing of this runs. The job processes cannot read this one's memory:
+ * the binary is execute-only in the images, and the kernel makes a process of an unreadable binary
+ * non-dumpable.
+ */
+function betweenJobs() {
+  // deno: the worker and its job processes have no read, write or run permission but deno itself (the
+  // runtime's command line), so a job can neither start a process nor write a file, and the worker could
+  // not look: nothing to clean.
+  if (RUNTIME === 'deno' || process.env.TOOLSMITH_PRIVATE_TMP !== '1') return { clean: () => true };
+  const me = process.pid;
+  const wipe = [];
+  const points = [];
+  try {
+    for (const line of readFileSync('/proc/self/mountinfo', 'utf8').split('\n')) {
+      const [head, tail] = line.split(' - ');
+      const f = (head ?? '').split(' ');
+      if (f.length < 6 || !tail) continue;
+      const point = f[4].replace(/\\(\d{3})/g, (_, o) => String.fromCharCode(parseInt(o, 8)));
+      const fstype = tail.split(' ')[0];
+      if (!f[5].split(',').includes('rw')) continue;
+      if (['proc', 'sysfs', 'cgroup', 'cgroup2', 'devpts', 'devtmpfs'].includes(fstype)) continue;
+      if (/^\/(proc|sys)(\/|$)/.test(point)) continue;
+      points.push(point);
+    }
+  } catch {}
+  points.push(process.cwd());
+  const mounts = new Set(points);
+  for (const dir of new Set(points)) {
+    try {
+      if (!statSync(dir).isDirectory()) continue;
+      // Writable by this user? (an empty write probe would itself leave something)
+      if ((statSync(dir).mode & 0o002) === 0 && statSync(dir).uid !== process.getuid?.()) continue;
+      wipe.push([dir, new Set(readdirSync(dir))]);
+    } catch {}
+  }
+  const nap = new Int32Array(new SharedArrayBuffer(4));
+  let lastPidFd = -1;
+  try {
+    lastPidFd = openSync('/proc/sys/kernel/ns_last_pid', 'r');
+  } catch {}
+  const buf = Buffer.alloc(32);
+  const lastPid = () => {
+    if (lastPidFd < 0) return undefined;
+    try {
+      return Number(buf.toString('latin1', 0, readSync(lastPidFd, buf, 0, 32, 0)).trim());
+    } catch {
+      return undefined;
+    }
+  };
+  const live = () => {
+    const found = [];
+    for (const name of readdirSync('/proc')) {
+      if (!/^\d+$/.test(name)) continue;
+      const pid = Number(name);
+      if (pid === 1 || pid === me) continue;
+      let stat;
+      try {
+        stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+      } catch {
+        continue; // gone
+      }
+      const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+      if (state !== 'Z' && state !== 'X') found.push(pid);
+    }
+    return found;
+  };
+  const clean = () => {
+    try {
+      return sweep();
+    } catch {
+      return false; // what cannot be checked is not clean
+    }
+  };
+  const sweep = () => {
+    const end = Date.now() + 2000;
+    for (;;) {
+      try {
+        process.kill(-1, 'SIGKILL'); // every process of this user but this one and init
+      } catch {}
+      const before = lastPid();
+      const left = live();
+      if (left.length === 0) {
+        const after = lastPid();
+        if (before !== undefined ? before === after : live().length === 0) break;
+      }
+      if (Date.now() > end) return false;
+      Atomics.wait(nap, 0, 0, 1);
+    }
+    for (const [dir, keep] of wipe) {
+      let names;
+      try {
+        names = readdirSync(dir);
+      } catch {
+        continue;
+      }
+      for (const name of names) {
+        const p = `${dir === '/' ? '' : dir}/${name}`;
+        if (keep.has(name) || mounts.has(p)) continue;
+        try {
+          rmSync(p, { recursive: true, force: true });
+        } catch {}
+      }
+    }
+    return true;
+  };
+  return { clean };
 }

@@ -10,6 +10,7 @@ import traceback
 from dataclasses import dataclass
 
 from .checks import MODULES, SCRIPT_NAME, ValidationError, safe_builtins
+from .hygiene import no_dump
 from .protocol import encode, loads, read_exact, write_all
 from .tools import TOOLS_FILE, TOOLS_LINES, ToolResponse, json_safe
 
@@ -231,6 +232,7 @@ def child_main(child, job_r, msg_w, out_w):
     exits. Nothing of the job's code runs before the job arrives."""
     try:
         os.setsid()
+        no_dump()  # inherited from the fork server; set again before any job code: no later job reads this one
         os.dup2(out_w, 1)
         os.dup2(out_w, 2)
         os.close(out_w)

@@ -4,19 +4,35 @@ import os
 import select
 import signal
 import socket
+import time
 
 from .child import child_main
-from .hygiene import set_pdeathsig
+from .hygiene import deny_ipc, set_pdeathsig, stop_and_kill
 from .protocol import OUT_FD
+
+
+def _fork():
+    """os.fork, retried for a moment while the pids limit is reached: processes a job left are killed
+    just before, and the last of them may still be waiting for init to reap them."""
+    for _ in range(200):
+        try:
+            return os.fork()
+        except BlockingIOError:
+            time.sleep(0.005)
+    return os.fork()
 
 
 def fork_server(sock, child):
     """Forks one child at a time when the worker asks ("f"), hands the worker the child's pipes ("c"),
-    reports the child's exit ("x") and answers pings ("p" -> "P"), also while a child runs. It is a copy
+    reports the child's exit ("x"), answers pings ("p" -> "P"), also while a child runs, and reaps every
+    exited child of its own when asked between jobs ("r" -> "R": processes a job made its siblings with
+    clone(CLONE_PARENT), killed by the worker), or stops and kills every other process of the namespace
+    ("k" -> "K": hygiene.stop_and_kill, which needs no fork). It is a copy
     of the worker made right after the tools were loaded and does nothing else: the worker's own memory
     is never shared with a job, so relaying a job never pays for copy-on-write, and a child is ready
     before its job arrives."""
     set_pdeathsig()
+    deny_ipc()  # for every child: no SysV IPC object or POSIX message queue outlives a job
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # for the children: a write to a pipe nobody reads ends them
     os.close(OUT_FD)  # the protocol stream is the worker's alone
     null = os.open(os.devnull, os.O_RDONLY)
@@ -31,7 +47,22 @@ def fork_server(sock, child):
             os._exit(0)  # the worker is gone
         if r == b"p":
             sock.send(b"P")
+        elif r == b"r":
+            reap()
+            sock.send(b"R")
+        elif r == b"k":
+            stop_and_kill({1, os.getppid()})  # everything but init, the worker and this process
+            reap()
+            sock.send(b"K")
         return r
+
+    def reap():
+        while True:
+            try:
+                if os.waitpid(-1, os.WNOHANG)[0] == 0:
+                    return
+            except ChildProcessError:
+                return
 
     wanted = False  # a fork asked for while the previous child still ran (the worker does not do that)
     while True:
@@ -41,7 +72,7 @@ def fork_server(sock, child):
         job_r, job_w = os.pipe()  # worker -> child: the job, then tool results
         msg_r, msg_w = os.pipe()  # child -> worker: protocol lines
         out_r, out_w = os.pipe()  # the child's stdout/stderr
-        pid = os.fork()
+        pid = _fork()
         if pid == 0:
             sock.close()
             os.close(job_w)

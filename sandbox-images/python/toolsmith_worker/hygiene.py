@@ -1,28 +1,35 @@
-"""What keeps jobs apart and the sandbox clean: the subreaper, stray processes, the private /tmp, the OOM
-counter, and the egress relay of a tool container."""
+"""What keeps jobs apart and the sandbox clean: the subreaper, stray processes, the writable mounts, no
+dumps, the OOM counter, and the egress relay of a tool container."""
 
 import os
 import signal
 import socket
 import time
 
-# After each job nothing it started may outlive it, and (where /tmp is the sandbox's own tmpfs) nothing it
-# wrote may meet the next job. The worker is a child subreaper: a job's daemonized grandchildren (setsid,
-# double fork) are re-parented to it instead of to init, so they can be found and killed. The next job's
-# child is forked only after that.
+# Between jobs on one warm sandbox (docs/sandboxes.md, "Between jobs"): nothing a job started may outlive
+# it, nothing it wrote anywhere may meet the next job, and no job may read the worker's memory or a later
+# job's. Where the sandbox has its own pid namespace and mounts (a container or bubblewrap:
+# TOOLSMITH_PRIVATE_TMP=1) every process but init, the worker and its fork server is a job's leftover and
+# is killed after each job, and every writable mount is emptied; the next job's child is forked only after
+# that, and a namespace that cannot be proven clean ends the worker (the host replaces it). A plain
+# process (no namespace of its own) only ends the worker's own children and never touches /tmp.
 PRIVATE_TMP = os.environ.get("TOOLSMITH_PRIVATE_TMP") == "1"
 # The folder holding the worker (its entry and this package): under /tmp in the process backend.
 _OWN_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _LIBC = []
 
 
+def _libc():
+    if not _LIBC:
+        import ctypes
+
+        _LIBC.append(ctypes.CDLL(None, use_errno=True))
+    return _LIBC[0]
+
+
 def _prctl(option, value):
     try:
-        if not _LIBC:
-            import ctypes
-
-            _LIBC.append(ctypes.CDLL(None, use_errno=True))
-        return _LIBC[0].prctl(option, value, 0, 0, 0) == 0
+        return _libc().prctl(option, value, 0, 0, 0) == 0
     except Exception:  # noqa: BLE001
         return False
 
@@ -43,6 +50,13 @@ def set_pdeathsig():
     return _prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG: die with the process that forked us
 
 
+def no_dump():
+    """PR_SET_DUMPABLE 0: no process of the same user may read this one's memory (/proc/<pid>/mem,
+    environ, fds) or ptrace it. Set by the worker (and so inherited by the fork server and every child,
+    fork keeps it) and again by each child before its job's code runs."""
+    return _prctl(4, 0)
+
+
 def _children():
     try:
         fd = os.open(f"/proc/self/task/{os.getpid()}/children", os.O_RDONLY)
@@ -60,26 +74,11 @@ def _children():
 SUBREAPER = True
 
 
-def _strays():
-    """The processes to end after a job: the worker's children; without a subreaper, inside the sandbox's
-    own pid namespace (a private /tmp means a container or bubblewrap, never the host's processes), every
-    process but init and the worker."""
-    kids = _children()
-    if SUBREAPER or not PRIVATE_TMP:
-        return kids
-    me = os.getpid()
-    others = set(kids)
-    for p in os.listdir("/proc"):
-        if p.isdigit() and int(p) not in (1, me):
-            others.add(int(p))
-    return sorted(others)
-
-
 def reap_strays(server=0):
-    """Kills and reaps every process the worker still has as a child once a job is over (except its
-    fork server, pid `server`); without a subreaper, every other process in the sandbox too."""
+    """The process backend (no namespace of its own): kills and reaps every process the worker still has
+    as a child once a job is over (except its fork server, pid `server`)."""
     for _ in range(50):
-        kids = [pid for pid in _strays() if pid != server]
+        kids = [pid for pid in _children() if pid != server]
         if not kids:
             return
         for pid in kids:
@@ -91,42 +90,302 @@ def reap_strays(server=0):
             try:
                 os.waitpid(pid, 0)
             except ChildProcessError:
-                if not SUBREAPER:
-                    _gone(pid)
+                pass
 
 
-def _gone(pid, timeout=1.0):
-    """Waits (briefly) until a process that is not our child is gone (init reaps it)."""
-    end = time.monotonic() + timeout
-    while os.path.exists(f"/proc/{pid}") and time.monotonic() < end:
+# ---------------------------------------------------------------- the sandbox's pid namespace
+
+_LAST_PID = []  # /proc/sys/kernel/ns_last_pid, open (-1 where the kernel has none: gVisor)
+
+
+def _last_pid():
+    """The last pid handed out in this pid namespace (None where unknown): unchanged across a scan of
+    /proc, no process was created during the scan, so what the scan saw is the whole namespace."""
+    if not _LAST_PID:
         try:
-            with open(f"/proc/{pid}/stat", "rb") as f:
-                if f.read().rsplit(b")", 1)[-1].split()[0] == b"Z":
-                    return
+            _LAST_PID.append(os.open("/proc/sys/kernel/ns_last_pid", os.O_RDONLY | os.O_CLOEXEC))
         except OSError:
-            return
-        time.sleep(0.002)
-
-
-def wipe_tmp():
-    """Empties /tmp (the sandbox's private tmpfs), except the worker's own folder and mount points."""
+            _LAST_PID.append(-1)
+    if _LAST_PID[0] < 0:
+        return None
     try:
-        entries = list(os.scandir("/tmp"))
-    except OSError:
-        return
-    for e in entries:
-        p = e.path
-        if p == _OWN_DIR or _OWN_DIR.startswith(p + "/") or os.path.ismount(p):
-            continue
-        try:
-            if e.is_dir(follow_symlinks=False):
-                import shutil  # only when a job left a folder: never part of the fork server's memory
+        return int(os.pread(_LAST_PID[0], 32, 0))
+    except (OSError, ValueError):
+        return None
 
-                shutil.rmtree(p, ignore_errors=True)
-            else:
-                os.unlink(p)
+
+def _stat(pid):
+    """(state, parent pid) of a process, None when it is gone."""
+    try:
+        fd = os.open(f"/proc/{pid}/stat", os.O_RDONLY)
+        try:
+            text = os.read(fd, 4096)
+        finally:
+            os.close(fd)
+        fields = text.rsplit(b")", 1)[1].split()
+        return fields[0], int(fields[1])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def _others(keep):
+    """Every process of the namespace outside `keep`, as {pid: (state, parent)} (the gone left out)."""
+    found = {}
+    for name in os.listdir("/proc"):
+        if name.isdigit() and int(name) not in keep:
+            st = _stat(int(name))
+            if st is not None:
+                found[int(name)] = st
+    return found
+
+
+def stop_and_kill(keep):
+    """Stops every process of the namespace at once, kills all but `keep` (and the caller), then lets
+    `keep` go on. kill(-1) reaches every process this user may signal except the caller and init, in one
+    step that a fork cannot slip past (a child forked meanwhile gets the signal too), so a fork loop
+    cannot outrun it. Run by the fork server (the worker asks it: no fork needed, even at the pids limit),
+    or by a short-lived child of the worker when there is no fork server: the worker is stopped too."""
+    me = os.getpid()
+    try:
+        os.kill(-1, signal.SIGSTOP)
+        mine = keep | {me}
+        end = time.monotonic() + 2.0
+        while time.monotonic() < end:
+            live = [p for p, (state, _) in _others(mine).items() if state not in (b"Z", b"X")]
+            if not live:
+                break
+            for p in live:
+                try:
+                    os.kill(p, signal.SIGKILL)
+                except OSError:
+                    pass
+            time.sleep(0.001)
+    finally:
+        for p in keep:
+            if p not in (1, me):
+                try:
+                    os.kill(p, signal.SIGCONT)
+                except OSError:
+                    pass
+
+
+def _sweep(keep, by_server):
+    """stop_and_kill, by the fork server (`by_server()`, False when it cannot) or else by a child of the
+    worker; when neither can be had, the worker kills what it sees itself and the caller looks again."""
+    if by_server():
+        return
+    try:
+        pid = os.fork()
+    except OSError:
+        for p, (state, _) in _others(keep).items():
+            if state not in (b"Z", b"X"):
+                try:
+                    os.kill(p, signal.SIGKILL)
+                except OSError:
+                    pass
+        return
+    if pid == 0:
+        try:
+            stop_and_kill(keep)
+        finally:
+            os._exit(0)
+    try:
+        os.waitpid(pid, 0)
+    except ChildProcessError:
+        pass
+
+
+def _look(keep, me, server, reap_server):
+    """One scan of the namespace: the live processes outside `keep`, and whether the scan is exact (no pid
+    was handed out while it ran). Zombies are reaped on the way (the fork server's by `reap_server()`)."""
+    before = _last_pid()
+    others = _others(keep)
+    exact = before is not None and before == _last_pid()
+    live = [p for p, (state, _) in others.items() if state not in (b"Z", b"X")]
+    for p, (state, parent) in others.items():
+        if state == b"Z" and parent == me:
+            try:
+                os.waitpid(p, os.WNOHANG)
+            except ChildProcessError:
+                pass
+    if server and any(state == b"Z" and parent == server for state, parent in others.values()):
+        reap_server()
+    return live, exact
+
+
+def clean_namespace(server, reap_server, sweep_by_server):
+    """After a job, in the sandbox's own pid namespace: makes init, the worker and its fork server (pid
+    `server`) the only live processes left, and proves it: a scan of /proc during which no pid was handed
+    out (where the kernel does not tell, gVisor: two empty scans in a row). Anything else found is swept
+    (`stop_and_kill`, by the fork server: `sweep_by_server()`). False when the namespace could not be
+    proven clean: the caller ends the worker."""
+    me = os.getpid()
+    keep = {1, me, server} if server else {1, me}
+    for attempt in range(6):
+        live, exact = _look(keep, me, server, reap_server)
+        if not live and (exact or (_last_pid() is None and not _look(keep, me, server, reap_server)[0])):
+            return True
+        if attempt:
+            time.sleep(0.002 * attempt)  # (zombies of init: it reaps them in a moment)
+        if live:
+            _sweep(keep, sweep_by_server)
+    return False
+
+
+# ---------------------------------------------------------------- IPC objects
+
+# The system calls that make or open SysV IPC objects and POSIX message queues, per architecture (the
+# audit arch of seccomp_data, then shmget, semget, msgget, mq_open). These objects live in the sandbox's
+# IPC namespace, shared by every job, and no file system lists them everywhere (gVisor has no
+# /proc/sysvipc, bubblewrap no /dev/mqueue): job processes may not make or open them at all.
+_IPC_CALLS = {"x86_64": (0xC000003E, (29, 64, 68, 240)), "aarch64": (0xC00000B7, (194, 190, 186, 180))}
+
+
+def deny_ipc():
+    """Installs a seccomp filter (inherited by every process forked after) that fails those calls with
+    EPERM. True when it is in place."""
+    import ctypes
+    import platform
+
+    arch = _IPC_CALLS.get(platform.machine())
+    if arch is None:
+        return False
+    audit, calls = arch
+    # Only loads, jumps with constants and returns, which the kernel's seccomp cache can evaluate: every
+    # other call stays "always allowed" and skips the filters (measured: getppid costs the same with it).
+    n = len(calls)
+    allow, deny = 4 + n, 5 + n
+    prog = [
+        (0x20, 0, 0, 4),  # ld [arch]
+        (0x15, 0, allow - 2, audit),  # another arch: allow
+        (0x20, 0, 0, 0),  # ld [nr]
+        (0x35, deny - 4, 0, 0x40000000),  # jge __X32_SYSCALL_BIT: the x32 ABI, denied as a whole
+    ]
+    for i, nr in enumerate(calls):
+        prog.append((0x15, deny - (4 + i) - 1, 0, nr))  # jeq nr: deny
+    prog += [(0x06, 0, 0, 0x7FFF0000), (0x06, 0, 0, 0x00050000 | 1)]  # allow; errno EPERM
+
+    class Filter(ctypes.Structure):
+        _fields_ = [("code", ctypes.c_ushort), ("jt", ctypes.c_ubyte), ("jf", ctypes.c_ubyte), ("k", ctypes.c_uint)]
+
+    class Prog(ctypes.Structure):
+        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.POINTER(Filter))]
+
+    filters = (Filter * len(prog))(*prog)
+    fprog = Prog(len(prog), filters)
+    try:
+        libc = _libc()
+        if libc.prctl(38, 1, 0, 0, 0) != 0:  # PR_SET_NO_NEW_PRIVS (Docker's no-new-privileges sets it too)
+            return False
+        return libc.prctl(22, 2, ctypes.byref(fprog), 0, 0) == 0  # PR_SET_SECCOMP, SECCOMP_MODE_FILTER
+    except Exception:  # noqa: BLE001
+        return False
+
+
+# ---------------------------------------------------------------- writable paths
+
+_WIPE = []  # [(folder, names there when the worker started)]: every writable mount, found once
+_SYSVIPC = []  # open /proc/sysvipc/{shm,msg,sem} (where the kernel has them)
+
+
+def find_writable():
+    """Every writable mount of the sandbox (from /proc/self/mountinfo: /tmp, /dev/shm, /dev/mqueue, the
+    cwd's mount, any tmpfs or read-write mount this user can write), with what each holds now."""
+    _WIPE.clear()
+    seen = set()
+    try:
+        with open("/proc/self/mountinfo", "rb") as f:
+            lines = f.read().decode("utf-8", "replace").splitlines()
+    except OSError:
+        lines = []
+    points = []
+    for line in lines:
+        parts = line.split(" - ", 1)
+        head = parts[0].split()
+        if len(head) < 6 or len(parts) < 2:
+            continue
+        point = head[4].replace("\\040", " ").replace("\\011", "\t").replace("\\012", "\n").replace("\\134", "\\")
+        fstype = parts[1].split()[0]
+        if "rw" not in head[5].split(","):
+            continue
+        if fstype in ("proc", "sysfs", "cgroup", "cgroup2", "devpts", "devtmpfs") or point.startswith(("/proc/", "/sys/")) or point in ("/proc", "/sys"):
+            continue
+        points.append(point)
+    try:
+        points.append(os.getcwd())
+    except OSError:
+        pass
+    for point in points:
+        if point in seen or not os.path.isdir(point) or not os.access(point, os.W_OK | os.X_OK):
+            continue
+        seen.add(point)
+        try:
+            names = frozenset(os.listdir(point))
+        except OSError:
+            continue
+        _WIPE.append((point, names))
+    _SYSVIPC.clear()
+    for kind in ("shm", "msg", "sem"):
+        try:
+            _SYSVIPC.append((kind, os.open(f"/proc/sysvipc/{kind}", os.O_RDONLY | os.O_CLOEXEC)))
         except OSError:
             pass
+    return [p for p, _ in _WIPE]
+
+
+def _remove(path):
+    try:
+        if os.path.isdir(path) and not os.path.islink(path):
+            import shutil  # only when a job left a folder: never part of the fork server's memory
+
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            os.unlink(path)
+    except OSError:
+        pass
+
+
+def wipe_writable():
+    """Empties every writable mount back to what it held when the worker started (the worker's own folder
+    and mount points stay), and removes SysV IPC objects (shared memory, message queues, semaphores) a job
+    made: the next job finds nothing of the last one. POSIX message queues are files of /dev/mqueue."""
+    for folder, keep in _WIPE:
+        try:
+            names = os.listdir(folder)
+        except OSError:
+            continue
+        for name in names:
+            if name in keep:
+                continue
+            p = os.path.join(folder, name)
+            if p == _OWN_DIR or _OWN_DIR.startswith(p + "/") or os.path.ismount(p):
+                continue
+            _remove(p)
+    for kind, fd in _SYSVIPC:
+        try:
+            text = os.pread(fd, 1 << 16, 0)
+        except OSError:
+            continue
+        rows = text.split(b"\n")[1:]
+        ids = []
+        for row in rows:
+            cols = row.split()
+            if len(cols) > 1:
+                try:
+                    ids.append(int(cols[1]))
+                except ValueError:
+                    pass
+        for ipc_id in ids:
+            try:
+                libc = _libc()
+                if kind == "shm":
+                    libc.shmctl(ipc_id, 0, None)  # IPC_RMID
+                elif kind == "msg":
+                    libc.msgctl(ipc_id, 0, None)
+                else:
+                    libc.semctl(ipc_id, 0, 0)
+            except Exception:  # noqa: BLE001
+                pass
 
 
 _OOM_FD = []  # the open counter file, found on first use (re-read with pread: no open per job)

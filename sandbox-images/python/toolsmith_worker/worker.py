@@ -17,7 +17,7 @@ from . import hygiene
 from .checks import SCRIPT_NAME, ValidationError, check_script
 from .child import Child
 from .forkserver import fork_server
-from .hygiene import oom_kills, reap_strays, start_egress_relay, trim_heap, wipe_tmp
+from .hygiene import clean_namespace, find_writable, no_dump, oom_kills, reap_strays, start_egress_relay, trim_heap, wipe_writable
 from .protocol import HOST_MAX_LINE, MAX_LINE, PROTOCOL, encode, flush, loads, send, write_all
 from .tools import TOOLS_FILE, TOOLS_LINES, ToolRegistry, ToolResponse
 
@@ -71,6 +71,8 @@ class Worker:
         self.pending_load = None  # a load that came during a job, applied when the job is over
         self.lost = "the sandbox worker cannot fork"  # why jobs cannot run once the fork server is gone
         self.pong = False  # the fork server answered the last ping
+        self.reaped = False  # the fork server answered the last reap request
+        self.swept = False  # the fork server answered the last sweep request
 
     # ------------------------------------------------------------ the fork server
 
@@ -158,6 +160,10 @@ class Worker:
         kind, pid = data[:1], int.from_bytes(data[1:5], "little")
         if kind == b"P":
             self.pong = True
+        elif kind == b"R":
+            self.reaped = True
+        elif kind == b"K":
+            self.swept = True
         elif kind == b"c" and len(fds) == 3:
             self.spare = Spare(pid, fds[0], fds[1], fds[2])
         elif kind == b"x":
@@ -230,9 +236,48 @@ class Worker:
             }
         )
 
+    def reap_server(self):
+        """Has the fork server reap its exited children (processes a job made its siblings)."""
+        if self.server is None:
+            return
+        try:
+            self.server[1].send(b"r")
+        except OSError:
+            self.server_lost()
+            return
+        self.reaped = False
+        while not self.reaped and self.server is not None:
+            if not self.server_message():
+                self.server_lost()
+
+    def sweep_by_server(self):
+        """Has the fork server stop and kill every other process of the namespace; False when there is
+        no fork server to ask."""
+        if self.server is None:
+            return False
+        try:
+            self.server[1].send(b"k")
+        except OSError:
+            self.server_lost()
+            return False
+        self.swept = False
+        while not self.swept and self.server is not None:
+            if not self.server_message():
+                self.server_lost()
+        return self.swept
+
     def reap(self):
-        """Kills and reaps what a job left behind (every process but the fork server)."""
-        reap_strays(self.server[0] if self.server is not None else 0)
+        """Kills and reaps what a job left behind (every process but init, the worker and the fork
+        server). In the sandbox's own pid namespace a namespace that cannot be proven clean ends the
+        worker: the host replaces it (docs/sandboxes.md, "Between jobs")."""
+        server = self.server[0] if self.server is not None else 0
+        if not hygiene.PRIVATE_TMP:
+            reap_strays(server)
+            return
+        if not clean_namespace(server, self.reap_server, self.sweep_by_server):
+            os.write(2, b"toolsmith worker: a job left processes that could not be ended; the worker stops\n")
+            flush()
+            os._exit(1)
 
     def start_job(self, msg):
         job_id = msg.get("id")
@@ -320,7 +365,7 @@ class Worker:
         self.job = None
         self.reap()
         if hygiene.PRIVATE_TMP:
-            wipe_tmp()
+            wipe_writable()
         if self.server is None:
             if job.pid:
                 os._exit(1)  # a job killed part of the worker: the host replaces it
@@ -486,6 +531,9 @@ class Worker:
 
 def main():
     hygiene.SUBREAPER = hygiene.become_subreaper()
+    no_dump()  # before the fork server and every child are made: they inherit it
+    if hygiene.PRIVATE_TMP:
+        find_writable()
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     # SIGPIPE stays ignored (Python's default): a child that is gone makes a write fail, never kills the
     # worker; the protocol stream going away ends the worker (flush).

@@ -1,6 +1,6 @@
 /**
  * Docker workers: one hardened container per worker (no network, read-only root, tmpfs /tmp with a size,
- * memory without swap, pids and CPU limits, all capabilities dropped, no-new-privileges, non-root, init,
+ * a 1 MiB /dev/shm, no SysV IPC or POSIX message queues, memory without swap, pids and CPU limits, all capabilities dropped, no-new-privileges, non-root, init,
  * no logging), attached before start, watched for exit and OOM. With the OCI runtime `runsc` the container
  * runs under gVisor (isolation `gvisor`), else under runc (`docker`). Every container is labelled with
  * its installation and instance (installation.ts): leftovers of a crashed earlier process of this
@@ -28,6 +28,25 @@ export interface ContainerLimits {
 /** Host tasks of the gVisor sandbox kernel counted in the container's pids limit beside the script's. */
 export const GVISOR_PIDS = 96;
 
+/**
+ * /dev/shm of every sandbox (MiB): small, because its pages count against the memory limit like any
+ * tmpfs and a job's files there are emptied after the job anyway (docs/sandboxes.md, "Between jobs").
+ */
+export const SHM_MB = 1;
+
+/**
+ * SysV IPC and POSIX message queues live in the container's IPC namespace, shared by every job of the
+ * container: nothing may create them (runc applies these; gVisor ignores them, and the worker's seccomp
+ * filter refuses the calls on every level).
+ */
+export const NO_IPC_SYSCTLS: Record<string, string> = {
+  'kernel.shmmax': '0',
+  'kernel.shmall': '0',
+  'kernel.msgmni': '0',
+  'kernel.sem': '0 0 0 0',
+  'fs.mqueue.queues_max': '0',
+};
+
 export const DEFAULT_LIMITS: ContainerLimits = { memoryMb: 256, cpus: 1, pids: 64, tmpfsMb: 16 };
 
 export const credentialEnv = (name: string) => `TOOLSMITH_CRED_${name.replace(/\W/g, '_').toUpperCase()}`;
@@ -39,6 +58,8 @@ export function hostConfig(l: ContainerLimits): Docker.HostConfig {
     NetworkMode: 'none',
     ReadonlyRootfs: true,
     Tmpfs: { '/tmp': `rw,nosuid,nodev,noexec,size=${l.tmpfsMb}m,mode=1777` },
+    ShmSize: SHM_MB * 1024 * 1024,
+    Sysctls: { ...NO_IPC_SYSCTLS },
     Memory: memory,
     MemorySwap: memory,
     PidsLimit: l.pids,

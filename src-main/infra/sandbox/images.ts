@@ -139,7 +139,8 @@ export function imageTag(runtime: RuntimeImage, paths: ImagePaths): string {
     return `toolsmith/${runtime}:${sha(RECIPE_VERSION, worker, r.package, r.version, r.integrity, JSON.stringify(entrypoint(runtime)), JSON.stringify(r.env))}`;
   }
   const version = spawnSync(paths.nodeBinary, ['--version'], { encoding: 'utf8' }).stdout.trim();
-  return `toolsmith/node:${sha(RECIPE_VERSION, worker, version)}`;
+  // (the binary execute-only and /tmp 1777 are part of the recipe)
+  return `toolsmith/node:${sha(RECIPE_VERSION, worker, version, 'node 0711, /tmp 1777')}`;
 }
 
 const cacheRoot = (paths: ImagePaths) => paths.cacheDir ?? join(homedir(), '.cache', 'toolsmith');
@@ -324,6 +325,7 @@ export async function buildImage(
       const rootfs = join(ctx, 'rootfs');
       mkdirSync(join(rootfs, 'usr/local/bin'), { recursive: true });
       mkdirSync(join(rootfs, 'tmp'), { recursive: true });
+      chmodSync(join(rootfs, 'tmp'), 0o1777); // (Docker's tmpfs on /tmp takes this folder's mode)
       mkdirSync(join(rootfs, 'etc'), { recursive: true });
       copyFileSync(binary, join(rootfs, 'usr/local/bin', runtime));
       chmodSync(join(rootfs, 'usr/local/bin', runtime), 0o755);
@@ -341,7 +343,11 @@ export async function buildImage(
       const rootfs = join(ctx, 'rootfs');
       mkdirSync(join(rootfs, 'usr/local/bin'), { recursive: true });
       mkdirSync(join(rootfs, 'tmp'), { recursive: true });
+      chmodSync(join(rootfs, 'tmp'), 0o1777); // (Docker's tmpfs on /tmp takes this folder's mode)
       copyFileSync(paths.nodeBinary, join(rootfs, 'usr/local/bin/node'));
+      // Execute-only for the sandbox user: the kernel makes a process of a binary it cannot read
+      // non-dumpable, so no job reads the worker's or a later job's memory (docs/sandboxes.md).
+      chmodSync(join(rootfs, 'usr/local/bin/node'), 0o711);
       for (const lib of linkedLibraries(paths.nodeBinary)) {
         const dest = join(rootfs, lib);
         mkdirSync(dirname(dest), { recursive: true });

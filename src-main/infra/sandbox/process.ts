@@ -33,7 +33,7 @@ import { join } from 'node:path';
 import type { RuntimeId } from '../../core/sandbox/runtimes.ts';
 import { WorkerCgroups } from './cgroups.ts';
 import type { WorkerCgroup } from './cgroups.ts';
-import { credentialEnv } from './docker.ts';
+import { credentialEnv, SHM_MB } from './docker.ts';
 import { WorkerConnection } from './connection.ts';
 import { copyPythonWorker } from './images.ts';
 import type { SandboxSpec, WorkerFactory } from './pool.ts';
@@ -102,7 +102,9 @@ export class ProcessWorkerFactory implements WorkerFactory {
       /* the node worker is optional for this backend */
     }
     copyFileSync(opts.nodeBinary, join(this.dir, 'bin', 'node'));
-    chmodSync(join(this.dir, 'bin', 'node'), 0o755);
+    // Execute-only: a process started from a binary it cannot read is not dumpable (the kernel's rule),
+    // so no job reads the node worker's or another job's memory (docs/sandboxes.md, "Between jobs").
+    chmodSync(join(this.dir, 'bin', 'node'), 0o111);
     this.python =
       ['/usr/bin/python3', '/usr/local/bin/python3'].find(
         (p) => spawnSync(p, ['-c', 'import sys;sys.exit(sys.version_info<(3,11))']).status === 0,
@@ -183,6 +185,16 @@ export class ProcessWorkerFactory implements WorkerFactory {
         '/proc',
         '--dev',
         '/dev',
+        // Between jobs (docs/sandboxes.md): a small private /dev/shm, then /dev and / read-only, so /tmp
+        // and /dev/shm are the only writable places (the worker empties both after every job).
+        '--perms',
+        '1777',
+        '--size',
+        String(SHM_MB * 1024 * 1024),
+        '--tmpfs',
+        '/dev/shm',
+        '--remount-ro',
+        '/dev',
         '--size',
         String(this.opts.tmpfsMb * 1024 * 1024),
         '--tmpfs',
@@ -192,6 +204,8 @@ export class ProcessWorkerFactory implements WorkerFactory {
         this.dir,
         this.dir,
         ...this.hardeningArgs(this.disableUserns),
+        '--remount-ro',
+        '/',
         '--chdir',
         '/tmp',
         '--',

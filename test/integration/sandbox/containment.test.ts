@@ -32,6 +32,14 @@ const TOOLS = [
   'weather',
   'leave_traces',
   'find_traces',
+  'spy_later_jobs',
+  'nap',
+  'read_leak',
+  'fork_loop',
+  'other_processes',
+  'leave_everywhere',
+  'find_everywhere',
+  'read_worker',
 ];
 const SECRET = 'sk-very-secret-value-123';
 
@@ -236,6 +244,73 @@ describe.each(makers)('sandbox backend: %s', (_name, level, make) => {
     expect(seen.files).toEqual([]);
     expect(seen.processes.filter((p) => /sleep/.test(p))).toEqual([]);
   });
+
+  // Between jobs on one warm worker (docs/sandboxes.md, "Between jobs"): each case is the attack of a job
+  // that escaped the language rules (its tool may do anything), and the next job on the same worker looks.
+  const sameWorker = async (first: ExecutionResult) => {
+    const w = (first.data as { worker: number }).worker;
+    const next = await run('emit_result(other_processes().data)\n');
+    expect(next.success).toBe(true);
+    expect((next.data as { worker: number }).worker, 'the next job ran on the same worker').toBe(w);
+    return next.data as { worker: number; others: string[] };
+  };
+
+  it.each(['clone_parent', 'double_fork'])(
+    'a %s + setsid survivor is gone before the next job and reads none of its memory',
+    async (how) => {
+      const a = await run(`emit_result(spy_later_jobs(how="${how}", seconds=20).data)\n`);
+      expect(a.success, JSON.stringify(a.error)).toBe(true);
+      // The next job holds a secret and stays alive while a survivor would scan its memory.
+      const b = await run(
+        'secret = "LATER-SECRET-" + str(4000 + 242)\nemit_intermediate(len(secret))\nnap(seconds=2)\nemit_result({"leak": read_leak().data, "ps": other_processes().data})\n',
+        15_000,
+      );
+      expect(b.success, JSON.stringify(b.error)).toBe(true);
+      const seen = b.data as { leak: string[]; ps: { worker: number; others: string[] } };
+      expect(seen.ps.worker, 'the same worker served both jobs').toBe((a.data as { worker: number }).worker);
+      expect(seen.leak).toEqual([]);
+      expect(seen.ps.others).toEqual([]);
+      await servesNext();
+    },
+    60_000,
+  );
+
+  it('a fork loop racing the cleanup: nothing of it is left for the next job', async () => {
+    const a = await run('emit_result(fork_loop(seconds=20).data)\n');
+    expect(a.success, JSON.stringify(a.error)).toBe(true);
+    const b = await run('emit_result(other_processes().data)\n');
+    expect(b.success, JSON.stringify(b.error)).toBe(true);
+    expect((b.data as { others: string[] }).others).toEqual([]);
+    const c = await sameWorker(b);
+    expect(c.others).toEqual([]);
+    await servesNext();
+  }, 60_000);
+
+  it('nothing a job writes in any writable path or IPC object meets the next job', async () => {
+    const a = await run('emit_result(leave_everywhere().data)\n');
+    expect(a.success, JSON.stringify(a.error)).toBe(true);
+    const wrote = (a.data as { wrote: string[] }).wrote;
+    // The job could write somewhere (so the check below is meaningful), never to / or /dev themselves.
+    expect(wrote).toEqual(expect.arrayContaining(['/tmp', '/dev/shm']));
+    expect(wrote).not.toContain('/');
+    expect(wrote).not.toContain('/dev');
+    const b = await run('emit_result(find_everywhere().data)\n');
+    expect(b.success, JSON.stringify(b.error)).toBe(true);
+    expect(b.data).toEqual({ files: [], ipc: [] });
+    await servesNext();
+  }, 30_000);
+
+  it('a job can neither ptrace nor read the memory of the worker or its fork server', async () => {
+    const r = await run('emit_result(read_worker().data)\n');
+    expect(r.success, JSON.stringify(r.error)).toBe(true);
+    // gVisor lets /proc/<pid>/environ of a non-dumpable process be read: it is the container's
+    // environment, which every job has as its own anyway. Memory and ptrace are refused everywhere.
+    const bad = level === 'gvisor' ? ['ptrace', 'mem'] : ['ptrace', 'mem', 'environ'];
+    const got = r.data as { server: string[]; worker: string[] };
+    expect(got.server.filter((x) => bad.includes(x))).toEqual([]);
+    expect(got.worker.filter((x) => bad.includes(x))).toEqual([]);
+    await servesNext();
+  }, 30_000);
 
   it('a timeout replaces the worker', async () => {
     const before = backend.status()[0]?.replaced ?? 0;

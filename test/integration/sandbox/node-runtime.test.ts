@@ -1,4 +1,6 @@
 /** JS/TS scripts in the Node runtime container, through the service (tools forwarded to the Python sandbox). */
+import { PassThrough } from 'node:stream';
+import Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSandboxManager } from '../../../src-main/app/sandbox-factory.ts';
 import { ToolsmithService } from '../../../src-main/app/service.ts';
@@ -66,4 +68,103 @@ describe('node runtime', () => {
     expect(r.success).toBe(true);
     expect(svc.enabledRuntimes()).toEqual(['python', 'node']);
   });
+});
+
+// Between jobs on one warm node container (docs/sandboxes.md, "Between jobs"). A script's vm context has
+// no way to start a process or write a file, so what an escaped script would leave is planted from
+// outside, as the sandbox user, while the job runs; the worker must remove all of it before the next job.
+describe('node runtime: nothing of a job outlives it', () => {
+  const docker = new Docker();
+  const exec = async (id: string, user: string, cmd: string[]) => {
+    const e = await docker
+      .getContainer(id)
+      .exec({ Cmd: cmd, User: user, AttachStdout: true, AttachStderr: true });
+    const stream = await e.start({ hijack: true, stdin: false });
+    const out = new PassThrough();
+    docker.modem.demuxStream(stream, out, out);
+    const chunks: Buffer[] = [];
+    out.on('data', (c: Buffer) => chunks.push(c));
+    await new Promise((r) => stream.on('end', r));
+    return Buffer.concat(chunks).toString();
+  };
+  const nodeContainers = async () =>
+    (
+      await docker.listContainers({
+        filters: { label: ['toolsmith.pool=1', `toolsmith.owner=${process.pid}`] },
+      })
+    ).filter((c) => c.Image.startsWith('toolsmith/node'));
+  // What a later job would find: live processes but init and the worker, files in the writable folders.
+  const LOOK = `const fs = require('node:fs');
+const me = process.pid;
+const w = Number(process.argv[1]);
+const procs = fs.readdirSync('/proc').filter((p) => /^\\d+$/.test(p) && ![1, me, w].includes(Number(p)))
+  .filter((p) => { try { const s = fs.readFileSync('/proc/' + p + '/stat', 'latin1'); return !/\\) [ZX] /.test(s); } catch { return false; } });
+const files = ['/tmp', '/dev/shm', '/dev/mqueue'].flatMap((d) => { try { return fs.readdirSync(d).map((n) => d + '/' + n); } catch { return []; } });
+let mem = 'denied'; try { fs.readFileSync('/proc/' + w + '/environ'); mem = 'readable'; } catch {}
+console.log(JSON.stringify({ procs, files, mem }));`;
+  const PLANT = `const { spawn } = require('node:child_process');
+const fs = require('node:fs');
+for (const d of ['/tmp', '/dev/shm']) fs.writeFileSync(d + '/left-by-an-earlier-job', 'secret');
+// setsid (detached) and a double fork: an orphan in a new session.
+const c = spawn(process.execPath, ['-e', "require('node:child_process').spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { detached: true, stdio: 'ignore' }).unref()"], { detached: true, stdio: 'ignore' });
+c.on('exit', () => console.log('planted'));`;
+
+  it('a daemonized survivor and files in /tmp and /dev/shm are gone before the next job; the worker is unreadable', async () => {
+    expect((await run('emitResult(0);\n')).data).toBe(0); // (the image is built, a worker is up)
+    // A job that stays alive while its leftovers are planted.
+    const running = run(
+      'const t = Date.now();\nwhile (Date.now() - t < 12000) {}\nemitResult(1);\n',
+      'js',
+      false,
+      40_000,
+    );
+    let id = '';
+    let worker = 0;
+    for (let i = 0; i < 200 && !worker; i++) {
+      for (const c of await nodeContainers()) {
+        const ps = await exec(c.Id, '0', [
+          '/usr/local/bin/node',
+          '-e',
+          "const fs=require('node:fs');console.log(fs.readdirSync('/proc').filter(p=>/^\\d+$/.test(p)).map(p=>p+' '+fs.readFileSync('/proc/'+p+'/cmdline','latin1').replace(/\\0/g,' ')).join('\\n'))",
+        ]);
+        // The worker's job child (--job) runs now: this is the container of the running job.
+        if (/--job/.test(ps)) {
+          id = c.Id;
+          worker = Number(
+            /^(\d+) \S*node --disallow-code-generation-from-strings \/opt\/toolsmith\/worker\.mjs\s*$/m.exec(
+              ps,
+            )?.[1],
+          );
+        }
+      }
+      if (!worker) await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(worker, 'found the running job and its worker').toBeGreaterThan(0);
+    expect(await exec(id, '65534', ['/usr/local/bin/node', '-e', PLANT])).toMatch(/planted/);
+    const during = JSON.parse(await exec(id, '0', ['/usr/local/bin/node', '-e', LOOK, String(worker)])) as {
+      procs: string[];
+      files: string[];
+    };
+    // The attack is in place while the job runs (so the check after it is meaningful).
+    expect(during.files).toEqual(
+      expect.arrayContaining(['/tmp/left-by-an-earlier-job', '/dev/shm/left-by-an-earlier-job']),
+    );
+    expect(during.procs.length).toBeGreaterThan(1);
+    expect((await running).data).toBe(1);
+    // The worker cleans right after it sends the result, before it reads the next line.
+    const look = async (user: string) =>
+      JSON.parse(await exec(id, user, ['/usr/local/bin/node', '-e', LOOK, String(worker)])) as {
+        procs: string[];
+        files: string[];
+        mem: string;
+      };
+    await expect
+      .poll(async () => look('0'), { timeout: 10_000, interval: 200 })
+      .toMatchObject({ procs: [], files: [] });
+    const sandboxUser = await look('65534');
+    // The worker runs an execute-only binary: the kernel makes it non-dumpable, so the sandbox user
+    // cannot read its /proc files (memory, environment).
+    expect(sandboxUser.mem).toBe('denied');
+    expect((await run('emitResult(2);\n')).data).toBe(2);
+  }, 120_000);
 });
