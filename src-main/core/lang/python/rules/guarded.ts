@@ -5,9 +5,7 @@
 import { categoryOf, child, isFormatted, kindOf, textOf } from '../pyright.ts';
 import { callName, isCalleeHere, isLabel, positionalArgs } from './context.ts';
 import type { PyRuleModule } from './context.ts';
-import { FORBIDDEN_ATTRIBUTES, USE_FSTRING } from './known.ts';
-
-const FORMAT_METHODS = new Set(['format', 'format_map']);
+import { attributeRefusal, USE_FSTRING } from './known.ts';
 
 export const guardedRules: PyRuleModule = {
   Name: (n, ctx) => {
@@ -36,11 +34,11 @@ export const guardedRules: PyRuleModule = {
           'guarded-getattr',
           `${fnName} needs a literal attribute name as its second argument, e.g. ${fnName}(obj, "name")`,
         );
-      else if (litText.startsWith('_'))
+      else if (attributeRefusal(litText) === 'underscore')
         ctx.at(lit, 'guarded-getattr', `${fnName} cannot reach attributes starting with an underscore`);
-      else if (FORBIDDEN_ATTRIBUTES.has(litText))
+      else if (attributeRefusal(litText) === 'internal')
         ctx.at(lit, 'guarded-getattr', `${fnName} cannot reach .${litText}: it is an interpreter internal`);
-      else if (FORMAT_METHODS.has(litText))
+      else if (attributeRefusal(litText) === 'template')
         ctx.at(
           lit,
           'format-attribute-walk',
