@@ -171,7 +171,7 @@ def check_script(code):
                     problems.append(f"{where}: do not rebind the pre-imported module {node.id}")
                 elif id(node) not in receivers:
                     problems.append(f"{where}: {node.id} can only be used as {node.id}.<attribute>, never as a value")
-            elif node.id in ("getattr", "hasattr") and id(node) not in callees:
+            elif node.id in ("getattr", "hasattr", "type") and isinstance(node.ctx, ast.Load) and id(node) not in callees:
                 problems.append(f"{where}: {node.id} can only be called directly, not passed as a value")
         elif kind is ast.Constant and isinstance(node.value, str) and DUNDER_STR.search(node.value):
             problems.append(f"{where}: strings may not contain double-underscore names")
