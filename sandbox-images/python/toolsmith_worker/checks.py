@@ -237,9 +237,22 @@ def _runtime_wall(event, args):
         raise PermissionError(f"{what} is not available to scripts (interpreter internals)")
 
 
+_real_import = builtins.__import__
+
+
+def _guarded_import(name, globals=None, locals=None, fromlist=(), level=0):  # noqa: A002 - __import__'s own names
+    # A module already imported raises no audit event: script code must not get one even so (through
+    # the real builtins, had it reached them, `len.__self__.__import__("os")`).
+    if _getframe(1).f_builtins is not _REAL_BUILTINS:
+        raise PermissionError(f"import {name} is not available to scripts")
+    return _real_import(name, globals, locals, fromlist, level)
+
+
 def install_runtime_wall():
-    """Installs the audit hook once per process (children forked afterwards inherit it; it cannot be
-    removed). Its cost is one call per audit event, and scripts raise none."""
+    """Installs the audit hook and the import guard once per process (children forked afterwards inherit
+    them; the hook cannot be removed). Cost: one call per audit event (scripts raise none) and one frame
+    check per import statement of trusted code."""
     if not _installed:
         sys.addaudithook(_runtime_wall)
+        builtins.__import__ = _guarded_import
         _installed.append(True)
