@@ -313,7 +313,15 @@ export const PYTHON_FORBIDDEN_NAMES: Readonly<Record<string, string>> = {
  * `cr_`, async generators `ag_` and tracebacks `tb_`) or is one of the names (the same internals listed
  * one by one, so that messages and docs can name them, and the few without a prefix).
  */
-export const PYTHON_FORBIDDEN_ATTRIBUTE_PREFIXES: readonly string[] = ['_', 'f_', 'co_', 'gi_', 'cr_', 'ag_', 'tb_'];
+export const PYTHON_FORBIDDEN_ATTRIBUTE_PREFIXES: readonly string[] = [
+  '_',
+  'f_',
+  'co_',
+  'gi_',
+  'cr_',
+  'ag_',
+  'tb_',
+];
 export const PYTHON_FORBIDDEN_ATTRIBUTES: readonly string[] = [
   'gi_frame',
   'gi_code',

@@ -163,9 +163,22 @@ describe.each(makers)('Python red team, host validation off: %s', (name, level, 
     factory = await make();
     backend = new SandboxBackend({
       factory,
-      pool: { minSize: 1, maxSize: 1, maxJobsPerWorker: 10_000, idleMs: 60_000, queueTimeoutMs: 60_000, standby: 0 },
+      pool: {
+        minSize: 1,
+        maxSize: 1,
+        maxJobsPerWorker: 10_000,
+        idleMs: 60_000,
+        queueTimeoutMs: 60_000,
+        standby: 0,
+      },
       maxOutputBytes: 50 * 1024,
-      specFor: (sandbox, runtime) => ({ name: sandbox, runtime, toolsSource, hostTools: [], credentials: {} }),
+      specFor: (sandbox, runtime) => ({
+        name: sandbox,
+        runtime,
+        toolsSource,
+        hostTools: [],
+        credentials: {},
+      }),
       hostTools: {},
     });
   }, 300_000);
@@ -189,16 +202,20 @@ describe.each(makers)('Python red team, host validation off: %s', (name, level, 
     expect(r).toMatchObject({ success: true, data: 10.5, isolation: level });
   }, 60_000);
 
-  it.each(Object.keys(WORST))('%s: refused by the worker re-check, and stopped at run time', async (file) => {
-    const attack = attacks.find((a) => a.name === file);
-    expect(attack, `${file} is in the corpus`).toBeDefined();
-    const direct = await run(attack!.code);
-    expect(direct.exitReason, why(direct)).toBe('rejected');
-    expect(direct.error?.type).toBe('ValidationError');
-    const r = await run(uncheckedScript(attack!.code));
-    expect(r.success, `${file} ran to its end: ${JSON.stringify(r.data)}`).toBe(false);
-    expect(why(r)).toMatch(WORST[file]!);
-  }, 60_000);
+  it.each(Object.keys(WORST))(
+    '%s: refused by the worker re-check, and stopped at run time',
+    async (file) => {
+      const attack = attacks.find((a) => a.name === file);
+      expect(attack, `${file} is in the corpus`).toBeDefined();
+      const direct = await run(attack!.code);
+      expect(direct.exitReason, why(direct)).toBe('rejected');
+      expect(direct.error?.type).toBe('ValidationError');
+      const r = await run(uncheckedScript(attack!.code));
+      expect(r.success, `${file} ran to its end: ${JSON.stringify(r.data)}`).toBe(false);
+      expect(why(r)).toMatch(WORST[file]!);
+    },
+    60_000,
+  );
 
   it("a class patched past every check still cannot change a tool's record (built from the boundary)", async () => {
     // type.__setattr__ (the real type: the metaclass's own type) goes round the sealed metaclass: only the trace's own reading of the slots keeps
@@ -228,7 +245,9 @@ describe.each(makers)('Python red team, host validation off: %s', (name, level, 
   );
 
   it('the tool record holds the arguments as they crossed, whatever happens to them later', async () => {
-    const r = await run('a = ["pending"]\nx = get_orders(status=a[0])\na.append("later")\nemit_result(len(a))\n');
+    const r = await run(
+      'a = ["pending"]\nx = get_orders(status=a[0])\na.append("later")\nemit_result(len(a))\n',
+    );
     expect(r.success, why(r)).toBe(true);
     expect(r.toolCalls[0]).toMatchObject({ name: 'get_orders', args: { status: 'pending' } });
   }, 60_000);
@@ -256,7 +275,9 @@ describe.each(makers)('Python red team, host validation off: %s', (name, level, 
         if (!r.success) counts.runtime++;
         else ran.push(a.name);
       }
-      console.log(`python red team (${level}): ${JSON.stringify(counts)}; ran to their end unchecked: ${ran.join(' ')}`);
+      console.log(
+        `python red team (${level}): ${JSON.stringify(counts)}; ran to their end unchecked: ${ran.join(' ')}`,
+      );
       expect(escaped).toEqual([]);
       expect(counts.host).toBe(counts.tried);
       expect(counts.tried).toBeGreaterThanOrEqual(160);

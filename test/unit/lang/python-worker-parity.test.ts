@@ -69,9 +69,11 @@ describe("the worker's surface.py is generated from builtins.ts", () => {
       'clear',
     ];
     const worker = JSON.parse(
-      python(`${IMPORT_CHECKS}print(json.dumps({n: w.attribute_refusal(n) for n in json.load(sys.stdin)}))`, [
-        PACKAGE_DIR,
-      ], JSON.stringify(names)),
+      python(
+        `${IMPORT_CHECKS}print(json.dumps({n: w.attribute_refusal(n) for n in json.load(sys.stdin)}))`,
+        [PACKAGE_DIR],
+        JSON.stringify(names),
+      ),
     ) as Record<string, string | null>;
     const host = Object.fromEntries(names.map((n) => [n, pythonAttributeRefusal(n) ?? null]));
     expect(worker).toEqual(host);

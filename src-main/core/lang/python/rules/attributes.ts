@@ -24,7 +24,8 @@ function attributeTargets(n: PyNode | undefined, ctx: PyRuleContext, verb: strin
       'attribute-assign',
       `attributes cannot be ${verb} (.${attr}): keep values in variables, lists and dicts of your own`,
     );
-  } else if (k === K.Tuple || k === K.List) for (const c of childList(n, 'items')) attributeTargets(c, ctx, verb);
+  } else if (k === K.Tuple || k === K.List)
+    for (const c of childList(n, 'items')) attributeTargets(c, ctx, verb);
   else if (k === K.Unpack) attributeTargets(child(n, 'expr'), ctx, verb);
   else if (k === K.TypeAnnotation) attributeTargets(child(n, 'valueExpr'), ctx, verb);
 }

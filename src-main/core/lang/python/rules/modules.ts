@@ -2,7 +2,7 @@
  * The pre-imported modules (json, math, re...): only ever the receiver of an allowed attribute
  * (`json.dumps`), never a value (their attributes are read-only: attribute-assign, attributes.ts).
  */
-import { child, kindOf, parentOf, textOf } from '../pyright.ts';
+import { child, parentOf, textOf } from '../pyright.ts';
 import type { PyTreeNode as PyNode } from '../pyright.ts';
 import { isLabel, K, kindIs } from './context.ts';
 import type { PyRuleContext, PyRuleModule } from './context.ts';
@@ -23,12 +23,7 @@ function checkModuleReference(n: PyNode, name: string, ctx: PyRuleContext): void
 }
 
 /** `json.dumps` is fine, `json.codecs` / `statistics.sys` (the module's own imports) are not. */
-function checkModuleAttribute(
-  module: string,
-  attr: string,
-  member: PyNode,
-  ctx: PyRuleContext,
-): void {
+function checkModuleAttribute(module: string, attr: string, member: PyNode, ctx: PyRuleContext): void {
   const m = MODULE_ATTRS.get(module);
   if (!m) return;
   if (!m.allowed.has(attr)) {
