@@ -249,9 +249,9 @@ def _guarded_import(name, globals=None, locals=None, fromlist=(), level=0):  # n
 
 
 def install_runtime_wall():
-    """Installs the audit hook and the import guard once per process (children forked afterwards inherit
-    them; the hook cannot be removed). Cost: one call per audit event (scripts raise none) and one frame
-    check per import statement of trusted code."""
+    """Installs the audit hook and the import guard once per process (it cannot be removed; the worker
+    calls it in each job's process right before the script). Cost: one call per audit event of the job
+    (a script raises none itself) and one frame check per import statement of trusted code."""
     if not _installed:
         sys.addaudithook(_runtime_wall)
         builtins.__import__ = _guarded_import

@@ -43,7 +43,6 @@ class Child:
     from the fork server's untouched one."""
 
     def __init__(self, registry, host_tools, credentials, forward=False):
-        install_runtime_wall()  # once per process: the fork server and every child inherit it
         self.job = None  # this child's job (ChildJob): set once, in the child process
         self.registry = registry
         # Forwarded: the sandbox's tools run in another container (egress, docs/sandboxes.md); here they
@@ -207,6 +206,9 @@ class Child:
             self.send({"type": "done", "ok": False, "error": {"type": "ValidationError", "message": str(compiled), "frames": []}})
             return
         ns = self.namespace()
+        # In this job's own process only, right before its script: the worker and the fork server pay
+        # nothing for the hook's calls (an addaudithook here costs about a microsecond).
+        install_runtime_wall()
         try:
             exec(compiled, ns)  # noqa: S102 - the sandboxed script itself
         except BaseException as e:  # noqa: BLE001 - every failure becomes a structured error
