@@ -154,7 +154,10 @@ def check_script(code):
                 if node.attr not in MODULE_ATTRS[node.value.id]:
                     problems.append(f"{where}: {node.value.id}.{node.attr} is not available")
             if not isinstance(node.ctx, ast.Load):
-                problems.append(f"{where}: attributes cannot be assigned or deleted ({node.attr}); keep values in variables, lists and dicts")
+                if isinstance(node.value, ast.Name) and node.value.id in MODULE_ATTRS:
+                    problems.append(f"{where}: {node.value.id}.{node.attr} is read-only")
+                else:
+                    problems.append(f"{where}: attributes cannot be assigned or deleted ({node.attr}); keep values in variables, lists and dicts")
         elif kind is ast.Call:
             callees[id(node.func)] = node
             if isinstance(node.func, ast.Name) and node.func.id in ("getattr", "hasattr"):
