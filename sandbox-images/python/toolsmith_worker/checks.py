@@ -1,9 +1,10 @@
-"""The worker's own AST re-check of a script and the restricted namespace scripts run with.
+"""The worker's own AST re-check of a script, the restricted namespace scripts run with, and the
+runtime wall (an audit hook) that refuses interpreter internals to script code.
 
 The host validates every script first (src-main/core/lang); this is the same core rules again, on the
-exact text that runs, plus the guarded builtins and read-only module stand-ins. The lists here equal
-src-main/core/lang/builtins.ts (a parity test reads this file). Stdlib only, no package imports: the
-parity test loads this file on its own.
+exact text that runs, plus the guarded builtins and read-only module stand-ins. The lists (forbidden
+names, the attribute table, builtins, module attributes) are surface.py, generated from
+src-main/core/lang/builtins.ts; a parity test asks both sides the same questions. Stdlib only.
 """
 
 import ast
@@ -17,63 +18,22 @@ import math
 import random
 import re
 import statistics
+import sys
 import time
+
+from .surface import (
+    FORBIDDEN_ATTRIBUTE_PREFIXES,
+    FORBIDDEN_ATTRS,
+    FORBIDDEN_NAMES,
+    MODULE_ATTRS,
+    SAFE_BUILTIN_NAMES,
+    TEMPLATE_METHODS,
+)
+from .surface import FORMAT_FIELD as FORMAT_FIELD_SOURCE
 
 SCRIPT_NAME = "<script>"
 
-FORBIDDEN_NAMES = {
-    "exec", "eval", "compile", "open", "__import__", "__builtins__", "__loader__", "__spec__", "exit", "quit",
-    "input", "breakpoint", "help", "globals", "locals", "vars", "dir", "setattr", "delattr", "memoryview",
-    "bytearray", "object", "super", "classmethod", "staticmethod", "property", "callable", "id", "aiter", "anext",
-    "copyright", "credits", "license",
-}
-FORBIDDEN_ATTRS = {
-    "gi_frame", "gi_code", "gi_yieldframe", "gi_running", "cr_frame", "cr_code", "cr_await", "ag_frame", "ag_code",
-    "f_back", "f_globals", "f_locals", "f_builtins", "f_code", "f_trace", "tb_frame", "tb_next", "tb_lasti",
-    "co_code", "co_consts", "co_names", "co_varnames", "co_filename", "func_globals", "func_code", "mro",
-}
-SAFE_BUILTIN_NAMES = [
-    "abs", "all", "any", "ascii", "bin", "bool", "chr", "dict", "divmod", "enumerate", "filter", "float",
-    "format", "frozenset", "hash", "hex", "int", "isinstance", "issubclass", "iter", "len", "list", "map",
-    "max", "min", "next", "oct", "ord", "pow", "range", "repr", "reversed", "round", "set", "slice", "sorted",
-    "str", "sum", "tuple", "zip", "bytes", "Exception", "ArithmeticError", "AssertionError", "AttributeError",
-    "IndexError", "KeyError", "LookupError", "NameError", "NotImplementedError", "OverflowError", "RuntimeError",
-    "StopIteration", "TypeError", "ValueError", "ZeroDivisionError",
-]
-# The only attributes scripts get from each pre-imported module (PYTHON_MODULE_ATTRIBUTES in
-# src-main/core/lang/builtins.ts; a parity test keeps them equal). Real modules carry their own imports
-# (statistics.sys, json.codecs, re.enum.bltns): scripts get read-only stand-ins holding just these.
-MODULE_ATTRS = {
-    "json": ["dumps", "loads", "JSONDecodeError"],
-    "time": ["time", "time_ns", "monotonic", "perf_counter", "sleep", "strftime", "strptime", "gmtime", "localtime", "mktime"],
-    "math": [
-        "acos", "acosh", "asin", "asinh", "atan", "atan2", "atanh", "cbrt", "ceil", "comb", "copysign", "cos", "cosh",
-        "degrees", "dist", "e", "erf", "erfc", "exp", "exp2", "expm1", "fabs", "factorial", "floor", "fmod", "frexp",
-        "fsum", "gamma", "gcd", "hypot", "inf", "isclose", "isfinite", "isinf", "isnan", "isqrt", "lcm", "ldexp",
-        "lgamma", "log", "log10", "log1p", "log2", "modf", "nan", "nextafter", "perm", "pi", "pow", "prod", "radians",
-        "remainder", "sin", "sinh", "sqrt", "tan", "tanh", "tau", "trunc", "ulp",
-    ],
-    "re": [
-        "match", "search", "fullmatch", "findall", "finditer", "sub", "subn", "split", "compile", "escape", "error",
-        "IGNORECASE", "I", "MULTILINE", "M", "DOTALL", "S", "VERBOSE", "X", "ASCII", "A",
-    ],
-    "datetime": ["date", "datetime", "time", "timedelta", "timezone", "UTC", "MINYEAR", "MAXYEAR"],
-    "random": ["random", "randint", "randrange", "choice", "choices", "sample", "shuffle", "uniform", "gauss", "seed"],
-    "statistics": [
-        "mean", "fmean", "geometric_mean", "harmonic_mean", "median", "median_low", "median_high", "median_grouped",
-        "mode", "multimode", "quantiles", "stdev", "pstdev", "variance", "pvariance", "covariance", "correlation",
-        "linear_regression", "NormalDist", "StatisticsError",
-    ],
-    "itertools": [
-        "accumulate", "chain", "combinations", "combinations_with_replacement", "compress", "count", "cycle",
-        "dropwhile", "filterfalse", "groupby", "islice", "pairwise", "permutations", "product", "repeat", "starmap",
-        "takewhile", "tee", "zip_longest",
-    ],
-    "functools": ["reduce", "partial", "cmp_to_key", "lru_cache", "cache"],
-    "collections": ["Counter", "defaultdict", "OrderedDict", "deque", "namedtuple", "ChainMap"],
-}
-FORMAT_METHODS = ("format", "format_map")
-FORMAT_FIELD = re.compile(r"\{\{|\}\}|\{([^{}!:]*)")
+FORMAT_FIELD = re.compile(FORMAT_FIELD_SOURCE)
 
 
 class ModuleView:
@@ -118,6 +78,52 @@ class ValidationError(Exception):
     """The worker's own AST check refused the script."""
 
 
+def attribute_refusal(name):
+    """The attribute table as one question (pythonAttributeRefusal in builtins.ts answers it the same way):
+    "underscore", "internal", "template" or None."""
+    if name.startswith("_"):
+        return "underscore"
+    if name in FORBIDDEN_ATTRS or name.startswith(FORBIDDEN_ATTRIBUTE_PREFIXES):
+        return "internal"
+    if name in TEMPLATE_METHODS:
+        return "template"
+    return None
+
+
+_REFUSAL_TEXT = {
+    "underscore": "attributes starting with an underscore are not available",
+    "internal": "it reaches interpreter internals",
+    "template": "a template method is only available called directly on a string literal",
+}
+
+
+def _template_call_ok(node, call):
+    """`"{}".format(x)` (or the bound `"{}".format`) / `str.format("{}", x)`: a literal template whose
+    fields walk nothing."""
+    template = node.value
+    if isinstance(template, ast.Name) and template.id == "str" and call is not None and call.args:
+        template = call.args[0]
+    if not (isinstance(template, ast.Constant) and isinstance(template.value, str)):
+        return f".{node.attr} needs a string literal template; use an f-string"
+    if any(m.group(1) is not None and ("." in m.group(1) or "[" in m.group(1)) for m in FORMAT_FIELD.finditer(template.value)):
+        return "format fields may not walk attributes or keys"
+    return None
+
+
+_CONSTRUCTS = {
+    ast.ClassDef: "class definitions are not available; use functions and dicts",
+    ast.AsyncFunctionDef: "async functions are not available; write a plain def",
+    ast.Await: "await is not available",
+    ast.AsyncFor: "async for is not available",
+    ast.AsyncWith: "async with is not available",
+    ast.Yield: "generators (yield) are not available; build a list",
+    ast.YieldFrom: "generators (yield from) are not available; build a list",
+    ast.Global: "global statements are not available",
+    ast.Nonlocal: "nonlocal statements are not available",
+    ast.Import: "imports are not available",
+    ast.ImportFrom: "imports are not available",
+}
+
 
 def check_script(code):
     """The core rules on the exact text that will run. Raises ValidationError listing every problem."""
@@ -132,59 +138,66 @@ def check_script(code):
     receivers, callees = set(), {}  # ast.walk is breadth-first: a parent is seen before its children
     for node in ast.walk(tree):
         where = f"line {getattr(node, 'lineno', '?')}"
-        if isinstance(node, ast.Attribute):
+        kind = type(node)
+        if kind in _CONSTRUCTS:
+            problems.append(f"{where}: {_CONSTRUCTS[kind]}")
+        elif kind is ast.Attribute:
             receivers.add(id(node.value))
-        elif isinstance(node, ast.Call):
-            callees[id(node.func)] = node
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
-            problems.append(f"{where}: imports are not available")
-        elif isinstance(node, ast.Name) and (node.id in FORBIDDEN_NAMES or (node.id.startswith("__") and node.id.endswith("__"))):
-            problems.append(f"{where}: {node.id} is not available")
-        elif isinstance(node, ast.Name) and node.id in MODULE_ATTRS:
+            refusal = attribute_refusal(node.attr)
+            if refusal == "template":
+                bad = _template_call_ok(node, callees.get(id(node)))
+                if bad:
+                    problems.append(f"{where}: {bad}")
+            elif refusal:
+                problems.append(f"{where}: attribute {node.attr} is not available: {_REFUSAL_TEXT[refusal]}")
+            elif isinstance(node.value, ast.Name) and node.value.id in MODULE_ATTRS:
+                if node.attr not in MODULE_ATTRS[node.value.id]:
+                    problems.append(f"{where}: {node.value.id}.{node.attr} is not available")
             if not isinstance(node.ctx, ast.Load):
-                problems.append(f"{where}: do not rebind the pre-imported module {node.id}")
-            elif id(node) not in receivers:
-                problems.append(f"{where}: {node.id} can only be used as {node.id}.<attribute>, never as a value")
-        elif isinstance(node, ast.Attribute) and (node.attr.startswith("_") or node.attr in FORBIDDEN_ATTRS):
-            problems.append(f"{where}: attribute {node.attr} is not available")
-        elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in MODULE_ATTRS:
-            if node.attr not in MODULE_ATTRS[node.value.id]:
-                problems.append(f"{where}: {node.value.id}.{node.attr} is not available")
-            elif not isinstance(node.ctx, ast.Load):
-                problems.append(f"{where}: {node.value.id}.{node.attr} is read-only")
-        elif isinstance(node, ast.Attribute) and node.attr in FORMAT_METHODS:
-            template, call = node.value, callees.get(id(node))
-            if isinstance(template, ast.Name) and template.id == "str" and call is not None and call.args:
-                template = call.args[0]
-            if not (isinstance(template, ast.Constant) and isinstance(template.value, str)):
-                problems.append(f"{where}: .{node.attr} needs a string literal template; use an f-string")
-            elif any(m.group(1) is not None and ("." in m.group(1) or "[" in m.group(1)) for m in FORMAT_FIELD.finditer(template.value)):
-                problems.append(f"{where}: format fields may not walk attributes or keys")
-        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and DUNDER_STR.search(node.value):
+                if isinstance(node.value, ast.Name) and node.value.id in MODULE_ATTRS:
+                    problems.append(f"{where}: {node.value.id}.{node.attr} is read-only")
+                else:
+                    problems.append(f"{where}: attributes cannot be assigned or deleted ({node.attr}); keep values in variables, lists and dicts")
+        elif kind is ast.Call:
+            callees[id(node.func)] = node
+            if isinstance(node.func, ast.Name) and node.func.id in ("getattr", "hasattr"):
+                a = node.args[1] if len(node.args) > 1 else None
+                if not (isinstance(a, ast.Constant) and isinstance(a.value, str)):
+                    problems.append(f"{where}: {node.func.id} needs a literal attribute name")
+                elif attribute_refusal(a.value):
+                    problems.append(f"{where}: {node.func.id} cannot fetch {a.value}")
+        elif kind is ast.Name:
+            if node.id in FORBIDDEN_NAMES or (node.id.startswith("__") and node.id.endswith("__")):
+                problems.append(f"{where}: {node.id} is not available")
+            elif node.id in MODULE_ATTRS:
+                if not isinstance(node.ctx, ast.Load):
+                    problems.append(f"{where}: do not rebind the pre-imported module {node.id}")
+                elif id(node) not in receivers:
+                    problems.append(f"{where}: {node.id} can only be used as {node.id}.<attribute>, never as a value")
+            elif node.id in ("getattr", "hasattr", "type") and isinstance(node.ctx, ast.Load) and id(node) not in callees:
+                problems.append(f"{where}: {node.id} can only be called directly, not passed as a value")
+        elif kind is ast.Constant and isinstance(node.value, str) and DUNDER_STR.search(node.value):
             problems.append(f"{where}: strings may not contain double-underscore names")
-        elif isinstance(node, ast.MatchClass):
+        elif kind is ast.MatchClass:
             for kw in node.kwd_attrs:
-                if kw.startswith("_"):
-                    problems.append(f"{where}: match pattern attribute {kw} is not available")
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("getattr", "hasattr"):
-            a = node.args[1] if len(node.args) > 1 else None
-            if not (isinstance(a, ast.Constant) and isinstance(a.value, str) and not a.value.startswith("_")):
-                problems.append(f"{where}: {node.func.id} needs a literal public attribute name")
-            elif a.value in FORBIDDEN_ATTRS or a.value in FORMAT_METHODS:
-                problems.append(f"{where}: {node.func.id} cannot fetch {a.value}")
+                refusal = attribute_refusal(kw)
+                if refusal:
+                    problems.append(f"{where}: match pattern attribute {kw} is not available: {_REFUSAL_TEXT[refusal]}")
+        elif kind is ast.comprehension and node.is_async:
+            problems.append(f"{where}: async comprehensions are not available")
     if problems:
         raise ValidationError("; ".join(problems))
     return tree
 
 
 def _guarded_getattr(obj, name, *default):
-    if not isinstance(name, str) or name.startswith("_") or name in FORBIDDEN_ATTRS or name in FORMAT_METHODS:
+    if type(name) is not str or attribute_refusal(name):
         raise AttributeError(f"attribute {name!r} is not available")
     return getattr(obj, name, *default)
 
 
 def _guarded_hasattr(obj, name):
-    if not isinstance(name, str) or name.startswith("_") or name in FORBIDDEN_ATTRS:
+    if type(name) is not str or attribute_refusal(name):
         raise AttributeError(f"attribute {name!r} is not available")
     return hasattr(obj, name)
 
@@ -196,6 +209,53 @@ def _guarded_type(obj):
 def safe_builtins(print_fn):
     b = {name: getattr(builtins, name) for name in SAFE_BUILTIN_NAMES}
     b.update(getattr=_guarded_getattr, hasattr=_guarded_hasattr, type=_guarded_type, print=print_fn)
-    b.update(True_=True)
-    del b["True_"]
     return b
+
+
+# ---------------------------------------------------------------- the runtime wall
+
+# Audit events script code may raise itself (a C function it calls directly); every other event whose
+# innermost Python frame is script code is refused. Among the refused: object.__getattr__ (CPython raises
+# it on reading gi_frame, gi_code, cr_frame, cr_code, ag_frame, ag_code, f_code, tb_frame and __code__,
+# that is on every way to a frame or a code object, whichever syntax or C path reads the attribute),
+# object.__setattr__ / __delattr__, code.__new__ and function.__new__ (crafted code), exec, compile,
+# import, open, os.*, sys.*, gc.*, ctypes.*, socket.*.
+SCRIPT_EVENTS = frozenset({"time.sleep"})
+_REAL_BUILTINS = builtins.__dict__
+_getframe = sys._getframe
+_installed = []
+
+
+def _runtime_wall(event, args):
+    if event == "sys._getframe" or event in SCRIPT_EVENTS:
+        return  # (sys._getframe: the look-up below raises it; scripts cannot reach sys)
+    # Script code runs with the safe builtins, every trusted frame with the real ones: a frame's
+    # builtins tell who raised the event (reading f_builtins raises no event itself).
+    try:
+        frame = _getframe(1)
+    except ValueError:
+        return  # raised by C with no Python frame at all: not a script's
+    if frame.f_builtins is not _REAL_BUILTINS:
+        what = f"{args[1]}" if event.startswith("object.") and len(args) > 1 else event
+        raise PermissionError(f"{what} is not available to scripts (interpreter internals)")
+
+
+_real_import = builtins.__import__
+
+
+def _guarded_import(name, globals=None, locals=None, fromlist=(), level=0):  # noqa: A002 - __import__'s own names
+    # A module already imported raises no audit event: script code must not get one even so (through
+    # the real builtins, had it reached them, `len.__self__.__import__("os")`).
+    if _getframe(1).f_builtins is not _REAL_BUILTINS:
+        raise PermissionError(f"import {name} is not available to scripts")
+    return _real_import(name, globals, locals, fromlist, level)
+
+
+def install_runtime_wall():
+    """Installs the audit hook and the import guard once per process (it cannot be removed; the worker
+    calls it in each job's process right before the script). Cost: one call per audit event of the job
+    (a script raises none itself) and one frame check per import statement of trusted code."""
+    if not _installed:
+        sys.addaudithook(_runtime_wall)
+        builtins.__import__ = _guarded_import
+        _installed.append(True)

@@ -9,10 +9,19 @@ import time
 import traceback
 from dataclasses import dataclass
 
-from .checks import MODULES, SCRIPT_NAME, ValidationError, safe_builtins
+from .checks import MODULES, SCRIPT_NAME, ValidationError, install_runtime_wall, safe_builtins
 from .hygiene import no_dump
 from .protocol import encode, loads, read_exact, write_all
-from .tools import TOOLS_FILE, TOOLS_LINES, ToolResponse, json_safe
+from .tools import TOOLS_FILE, TOOLS_LINES, ToolResponse, json_safe, response_dict
+
+
+def _snapshot(arguments):
+    """A tool call's arguments as a JSON copy taken when they cross into the tool (their repr when they
+    are not JSON data): what the trace records, whatever the tool or the script does with them later."""
+    try:
+        return loads(encode(dict(arguments)))
+    except (TypeError, ValueError, RecursionError):
+        return {k: repr(v) for k, v in arguments.items()}
 
 
 @dataclass(slots=True, eq=False)
@@ -104,15 +113,18 @@ class Child:
             except TypeError as e:
                 self.trace(alias, {"args": [repr(a) for a in args], **{k: repr(v) for k, v in kwargs.items()}}, started, error=str(e))
                 raise TypeError(f"{alias}() {e}") from None
-            traced = dict(bound.arguments)
+            traced = _snapshot(bound.arguments)  # as they crossed, before the tool can change them
             try:
                 r = fn(*bound.args, **bound.kwargs)
                 if not isinstance(r, ToolResponse):
                     raise TypeError(f"tool {name} returned {type(r).__name__}, not a ToolResponse")
+                # The record of the result is made here, by trusted code, before the script holds r:
+                # read through the slots' own descriptors, encoded at once by the send.
+                result = response_dict(r)
             except Exception as e:  # noqa: BLE001 - traced, then re-raised to the script
                 self.trace(alias, traced, started, error=f"{type(e).__name__}: {e}")
                 raise
-            self.trace(alias, traced, started, result=r.to_dict())
+            self.trace(alias, traced, started, result=result)
             return r
 
         call.__name__ = alias
@@ -195,6 +207,9 @@ class Child:
             self.send({"type": "done", "ok": False, "error": {"type": "ValidationError", "message": str(compiled), "frames": []}})
             return
         ns = self.namespace()
+        # In this job's own process only, right before its script: the worker and the fork server pay
+        # nothing for the hook's calls (an addaudithook here costs about a microsecond).
+        install_runtime_wall()
         try:
             exec(compiled, ns)  # noqa: S102 - the sandboxed script itself
         except BaseException as e:  # noqa: BLE001 - every failure becomes a structured error

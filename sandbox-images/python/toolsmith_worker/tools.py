@@ -35,10 +35,23 @@ def json_safe(value, path="$"):
     return f"{path} ({type(value).__name__})"
 
 
-class ToolResponse:
-    """The uniform result of every tool: success, message (mandatory on failure), data (JSON-safe)."""
+class _Sealed(type):
+    """ToolResponse's metaclass: the class's attributes (its methods included) cannot be set or deleted, so
+    no script (nor tool) can replace ToolResponse.to_dict or __repr__ for every response."""
+
+    def __setattr__(cls, name, value):
+        raise AttributeError(f"{cls.__name__} is read-only: its attributes cannot be set")
+
+    def __delattr__(cls, name):
+        raise AttributeError(f"{cls.__name__} is read-only: its attributes cannot be deleted")
+
+
+class ToolResponse(metaclass=_Sealed):
+    """The uniform result of every tool: success, message (mandatory on failure), data (JSON-safe).
+    Immutable: its fields are set once by the constructor; the data itself is the caller's to copy."""
 
     __slots__ = ("success", "message", "data")
+    __match_args__ = ("success", "message", "data")
 
     def __init__(self, success, message=None, data=None):
         if not isinstance(success, bool):
@@ -48,20 +61,47 @@ class ToolResponse:
         bad = json_safe(data)
         if bad:
             raise TypeError(f"ToolResponse data must be JSON-safe; {bad} is not")
-        self.success = success
-        self.message = message
-        self.data = data
+        try:
+            _SUCCESS.__get__(self)
+        except AttributeError:
+            pass
+        else:
+            raise AttributeError("a ToolResponse is read-only: it cannot be initialised twice")
+        _SUCCESS.__set__(self, success)
+        _MESSAGE.__set__(self, message)
+        _DATA.__set__(self, data)
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"a ToolResponse is read-only: .{name} cannot be set; build a dict of your own")
+
+    def __delattr__(self, name):
+        raise AttributeError(f"a ToolResponse is read-only: .{name} cannot be deleted")
 
     def to_dict(self):
-        d = {"success": self.success}
-        if self.message is not None:
-            d["message"] = self.message
-        if self.data is not None:
-            d["data"] = self.data
-        return d
+        return response_dict(self)
 
     def __repr__(self):
-        return f"ToolResponse(success={self.success!r}, message={self.message!r}, data={self.data!r})"
+        success, message, data = _SUCCESS.__get__(self), _MESSAGE.__get__(self), _DATA.__get__(self)
+        return f"ToolResponse(success={success!r}, message={message!r}, data={data!r})"
+
+
+# The slots' own descriptors, taken when the class is made: trusted code reads a response through these,
+# never through a method or attribute look-up a script could have reached.
+_SUCCESS = ToolResponse.__dict__["success"]
+_MESSAGE = ToolResponse.__dict__["message"]
+_DATA = ToolResponse.__dict__["data"]
+
+
+def response_dict(r):
+    """The record of a ToolResponse (what the trace and the host see), read through the slot descriptors."""
+    d = {"success": _SUCCESS.__get__(r)}
+    message = _MESSAGE.__get__(r)
+    if message is not None:
+        d["message"] = message
+    data = _DATA.__get__(r)
+    if data is not None:
+        d["data"] = data
+    return d
 
 
 _TYPES = {str: "str", int: "int", float: "float", bool: "bool", list: "list", dict: "dict"}

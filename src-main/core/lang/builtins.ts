@@ -301,37 +301,94 @@ export const PYTHON_FORBIDDEN_NAMES: Readonly<Record<string, string>> = {
 };
 
 /**
- * Attributes that reach interpreter internals even without a leading underscore (frames, code objects,
- * generator and traceback internals, the MRO). Mirrored by FORBIDDEN_ATTRS in the worker.
+ * The attribute table: the one list of attribute names no script may read, write or delete, whatever the
+ * receiver and whichever way Python reads the attribute: attribute syntax (`x.a`, `x.a = v`, `del x.a`),
+ * getattr/hasattr, match class-pattern keywords (`case G(gi_frame=f)` is a real attribute read), str.format
+ * fields. The host validator (rules/known.ts `attributeRefusal`), the worker's AST re-check and the
+ * worker's guarded getattr/hasattr all apply it; the worker's copy (sandbox-images/python/toolsmith_worker/
+ * surface.py) is generated from this module (`npm run gen:python-surface`) and a test keeps them equal.
+ *
+ * An attribute is refused when it starts with one of the prefixes (private and dunder names, and the
+ * namespaces CPython gives the internals of frames `f_`, code objects `co_`, generators `gi_`, coroutines
+ * `cr_`, async generators `ag_` and tracebacks `tb_`) or is one of the names (the same internals listed
+ * one by one, so that messages and docs can name them, and the few without a prefix).
  */
+export const PYTHON_FORBIDDEN_ATTRIBUTE_PREFIXES: readonly string[] = [
+  '_',
+  'f_',
+  'co_',
+  'gi_',
+  'cr_',
+  'ag_',
+  'tb_',
+];
 export const PYTHON_FORBIDDEN_ATTRIBUTES: readonly string[] = [
   'gi_frame',
   'gi_code',
   'gi_yieldframe',
+  'gi_yieldfrom',
   'gi_running',
+  'gi_suspended',
   'cr_frame',
   'cr_code',
   'cr_await',
+  'cr_origin',
+  'cr_running',
+  'cr_suspended',
   'ag_frame',
   'ag_code',
+  'ag_await',
+  'ag_running',
   'f_back',
   'f_globals',
   'f_locals',
   'f_builtins',
   'f_code',
   'f_trace',
+  'f_lasti',
+  'f_lineno',
   'tb_frame',
   'tb_next',
   'tb_lasti',
+  'tb_lineno',
   'co_code',
   'co_consts',
   'co_names',
   'co_varnames',
   'co_filename',
+  'cell_contents',
   'func_globals',
   'func_code',
+  'func_closure',
+  'im_func',
+  'im_self',
   'mro',
 ];
+/**
+ * Methods that read the attributes and keys their template names (`"{0.gi_frame}".format(g)`): only ever
+ * called directly on a string literal template whose fields walk nothing. Any other read of them (a
+ * reference, getattr, a match keyword `case str(format=f)`) is refused.
+ */
+export const PYTHON_TEMPLATE_METHODS: readonly string[] = ['format', 'format_map'];
+
+/** Why the attribute table refuses an attribute: a leading underscore, an interpreter internal, a template method. */
+export type PythonAttributeRefusal = 'underscore' | 'internal' | 'template';
+
+const FORBIDDEN_ATTRIBUTE_SET: ReadonlySet<string> = new Set(PYTHON_FORBIDDEN_ATTRIBUTES);
+const TEMPLATE_METHOD_SET: ReadonlySet<string> = new Set(PYTHON_TEMPLATE_METHODS);
+
+/**
+ * The attribute table as one question (the worker's `attribute_refusal` answers it the same way; a parity
+ * test asks both). A template method is refused here too: the one allowed form, a direct call on a string
+ * literal, is decided by the format rules.
+ */
+export function pythonAttributeRefusal(attr: string): PythonAttributeRefusal | undefined {
+  if (attr.startsWith('_')) return 'underscore';
+  if (FORBIDDEN_ATTRIBUTE_SET.has(attr)) return 'internal';
+  for (const p of PYTHON_FORBIDDEN_ATTRIBUTE_PREFIXES) if (attr.startsWith(p)) return 'internal';
+  if (TEMPLATE_METHOD_SET.has(attr)) return 'template';
+  return undefined;
+}
 
 /** JS/TS globals that may not be referenced. */
 export const JS_FORBIDDEN_NAMES: Readonly<Record<string, string>> = {

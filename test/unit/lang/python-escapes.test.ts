@@ -101,17 +101,16 @@ describe('a dunder spelled with \\N{...}: refused by the host as by the worker',
   it("the worker's check_script refuses it", () => {
     const out = python(
       `
-import importlib.util, sys
-spec = importlib.util.spec_from_file_location("toolsmith_worker_checks", sys.argv[1])
-w = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(w)
+import sys
+sys.path.insert(0, sys.argv[1])
+from toolsmith_worker import checks as w
 try:
     w.check_script(sys.stdin.read())
     print("accepted")
 except w.ValidationError as e:
     print("refused:", e)
 `,
-      [join(repoRoot, 'sandbox-images/python/toolsmith_worker/checks.py')],
+      [join(repoRoot, 'sandbox-images/python')],
       script,
     );
     expect(out).toMatch(/^refused:/);

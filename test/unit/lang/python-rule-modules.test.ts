@@ -80,6 +80,7 @@ describe('Python rule modules', () => {
     ).toEqual([
       'forbidden-name@1:1',
       'dunder-name@2:5',
+      'no-class@3:7',
       'dunder-name@6:5',
       'rebind-framework@8:1',
       'rebind-framework@9:1',
@@ -92,7 +93,7 @@ describe('Python rule modules', () => {
     ).toEqual([
       'module-attribute@1:5',
       'module-attribute@3:6',
-      'module-attribute@4:1',
+      'attribute-assign@4:1',
       'unknown-function@5:1',
       'module-attribute@5:5',
     ]);
@@ -158,7 +159,12 @@ describe('Python rule modules', () => {
     ).toEqual(['dunder-string@1:5', 'dunder-string@2:5', 'dunder-string@3:5']);
   });
 
-  it('constructs: async, await, global/nonlocal, generators, class keywords', () => {
+  it('constructs: async (by the node, whatever the decorators), await, global/nonlocal, generators, classes', () => {
+    expect(
+      found(
+        'd = e = len\n@d(\n    1)\n# note\n@e\nasync def f():\n    return [x async for x in y]\nemit_result(1)',
+      ),
+    ).toEqual(['no-async@6:11', 'no-async@7:15']);
     expect(
       found(
         'async def f():\n    await g()\n    async for x in y:\n        pass\n    async with z:\n        pass\ndef h():\n    global a\n    nonlocal b\n    yield 1\n    yield from c\nclass K(metaclass=M):\n    pass\nemit_result(1)',
@@ -173,7 +179,7 @@ describe('Python rule modules', () => {
       'no-global@9:5',
       'no-yield@10:5',
       'no-yield@11:5',
-      'class-keywords@12:9',
+      'no-class@12:7',
     ]);
   });
 

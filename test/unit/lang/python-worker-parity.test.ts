@@ -1,26 +1,28 @@
 /**
- * The sandbox worker (sandbox-images/python/toolsmith_worker/checks.py) keeps its own copy of the language surface: the
- * safe builtins, the forbidden names and attributes, each pre-imported module's allowed attributes and the
- * str.format field pattern. They must equal the host's data in builtins.ts, and its own AST re-check must
- * refuse what the host refuses for modules and format templates. checks.py is read with CPython's `ast`
- * (literal constants, never executed) and its check_script is called in a separate python3 process.
+ * The sandbox worker (sandbox-images/python/toolsmith_worker/) applies the same language surface as the
+ * host: its lists are surface.py, generated from builtins.ts (this test fails when the file is stale),
+ * its attribute table answers every name as the host's does, and its own AST re-check refuses what the
+ * host refuses for every escape in the attack corpus. The worker's checks are imported in a separate
+ * python3 process and only asked to parse (never to run) the corpus.
  */
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
+  pythonAttributeRefusal,
+  PYTHON_FORBIDDEN_ATTRIBUTE_PREFIXES,
   PYTHON_FORBIDDEN_ATTRIBUTES,
-  PYTHON_FORBIDDEN_NAMES,
   PYTHON_MODULE_ATTRIBUTES,
-  PYTHON_PREIMPORTED_MODULES,
   PYTHON_SAFE_BUILTINS,
+  PYTHON_TEMPLATE_METHODS,
 } from '../../../src-main/core/lang/builtins.ts';
-import { FORMAT_FIELD } from '../../../src-main/core/lang/python/validate.ts';
+import { pythonSurfaceSource } from '../../../src-main/core/lang/python/surface.ts';
 import { repoRoot } from '../../support/workspace.ts';
 
 const PY = '/usr/bin/python3';
-const WORKER = join(repoRoot, 'sandbox-images/python/toolsmith_worker/checks.py');
+const PACKAGE_DIR = join(repoRoot, 'sandbox-images/python');
+const SURFACE = join(PACKAGE_DIR, 'toolsmith_worker/surface.py');
 const CORPUS = join(repoRoot, 'test/fixtures/corpus/python');
 
 function python(script: string, args: string[] = [], input?: string): string {
@@ -28,59 +30,56 @@ function python(script: string, args: string[] = [], input?: string): string {
   if (r.status !== 0) throw new Error(`${PY} failed (Debian: apt-get install python3): ${r.stderr}`);
   return r.stdout;
 }
-
-/** The worker's top-level literal constants, by name. */
-const CONSTANTS = `
-import ast, json, sys
-tree = ast.parse(open(sys.argv[1], encoding="utf-8").read())
-out = {}
-for node in tree.body:
-    if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-        name, value = node.targets[0].id, node.value
-        if name == "FORMAT_FIELD":
-            out[name] = value.args[0].value
-            continue
-        if name == "MODULES":
-            out[name] = [e.elts[0].value for e in value.generators[0].iter.elts]
-            continue
-        try:
-            v = ast.literal_eval(value)
-        except ValueError:
-            continue
-        out[name] = sorted(v) if isinstance(v, (set, frozenset)) else v
-print(json.dumps(out))
+/** A python3 prelude importing the worker's checks module as `w` (argv[1]: the package's folder). */
+const IMPORT_CHECKS = `
+import json, sys
+sys.path.insert(0, sys.argv[1])
+from toolsmith_worker import checks as w
 `;
-const worker = JSON.parse(python(CONSTANTS, [WORKER])) as {
-  FORBIDDEN_NAMES: string[];
-  FORBIDDEN_ATTRS: string[];
-  SAFE_BUILTIN_NAMES: string[];
-  MODULE_ATTRS: Record<string, string[]>;
-  MODULES: string[];
-  FORMAT_METHODS: string[];
-  FORMAT_FIELD: string;
-};
-const sorted = (xs: Iterable<string>) => [...xs].sort();
 
-describe("the worker's checks.py and builtins.ts hold the same lists", () => {
-  it('module allow-lists (same modules, same attributes, same order)', () => {
-    expect(worker.MODULE_ATTRS).toEqual(PYTHON_MODULE_ATTRIBUTES);
-    expect(worker.MODULES).toEqual(PYTHON_PREIMPORTED_MODULES);
+describe("the worker's surface.py is generated from builtins.ts", () => {
+  it('surface.py is what scripts/gen-python-surface.ts writes (run it after changing builtins.ts)', () => {
+    expect(readFileSync(SURFACE, 'utf8')).toBe(pythonSurfaceSource());
   });
 
-  it('safe builtins (getattr/hasattr/type/print are added guarded; True/False/None are keywords)', () => {
-    const added = ['getattr', 'hasattr', 'type', 'print', 'True', 'False', 'None'];
-    expect(sorted(new Set([...worker.SAFE_BUILTIN_NAMES, ...added]))).toEqual(sorted(PYTHON_SAFE_BUILTINS));
-    expect(worker.SAFE_BUILTIN_NAMES.length + added.length).toBe(PYTHON_SAFE_BUILTINS.length);
-  });
-
-  it('forbidden names and attributes', () => {
-    expect(worker.FORBIDDEN_NAMES).toEqual(sorted(Object.keys(PYTHON_FORBIDDEN_NAMES)));
-    expect(worker.FORBIDDEN_ATTRS).toEqual(sorted(PYTHON_FORBIDDEN_ATTRIBUTES));
-  });
-
-  it('the str.format field pattern', () => {
-    expect(worker.FORMAT_FIELD).toBe(FORMAT_FIELD.source);
-    expect(sorted(worker.FORMAT_METHODS)).toEqual(['format', 'format_map']);
+  it('the attribute table answers every name the same way on both sides', () => {
+    const names = [
+      ...PYTHON_FORBIDDEN_ATTRIBUTES,
+      ...PYTHON_TEMPLATE_METHODS,
+      ...PYTHON_FORBIDDEN_ATTRIBUTE_PREFIXES.map((p) => `${p}anything`),
+      ...Object.values(PYTHON_MODULE_ATTRIBUTES).flat(),
+      ...PYTHON_SAFE_BUILTINS,
+      '__class__',
+      '_private',
+      'success',
+      'message',
+      'data',
+      'items',
+      'get',
+      'append',
+      'upper',
+      'fromisoformat',
+      'frame',
+      'code',
+      'globals',
+      'gi',
+      'formats',
+      'format_spec',
+      'replace',
+      'clear',
+    ];
+    const worker = JSON.parse(
+      python(
+        `${IMPORT_CHECKS}print(json.dumps({n: w.attribute_refusal(n) for n in json.load(sys.stdin)}))`,
+        [PACKAGE_DIR],
+        JSON.stringify(names),
+      ),
+    ) as Record<string, string | null>;
+    const host = Object.fromEntries(names.map((n) => [n, pythonAttributeRefusal(n) ?? null]));
+    expect(worker).toEqual(host);
+    expect(host['gi_frame']).toBe('internal');
+    expect(host['format']).toBe('template');
+    expect(host['data']).toBeNull();
   });
 
   it("every allow-listed attribute exists in this machine's CPython", () => {
@@ -94,12 +93,8 @@ describe("the worker's checks.py and builtins.ts hold the same lists", () => {
 });
 
 describe("the worker's own AST re-check and module stand-ins", () => {
-  // Imports checks.py as a module (stdlib only, loadable on its own) and reports, per file, whether check_script refused it.
-  const CHECK = `
-import importlib.util, json, sys
-spec = importlib.util.spec_from_file_location("toolsmith_worker_checks", sys.argv[1])
-w = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(w)
+  // Reports, per file, whether the worker's check_script refused it (and why).
+  const CHECK = `${IMPORT_CHECKS}
 out = {}
 for path in sys.argv[2:]:
     try:
@@ -114,13 +109,25 @@ print(json.dumps(out))
       .filter((f) => f.endsWith('.py'))
       .sort()
       .map((f) => join(CORPUS, sub, f));
-  const attacks = files('attack').filter((f) =>
-    /^# expect: (module-attribute|format-attribute-walk)/.test(readFileSync(f, 'utf8')),
-  );
+  /**
+   * Host rules the worker does not repeat: they keep scripts tidy (a missing emit, an unknown function,
+   * a rebound emit_result that only breaks the script itself) or are guards at run time (type() with
+   * three arguments: the worker's type takes one). Every other attack must be refused by the worker too.
+   */
+  const HOST_ONLY = new Set([
+    'rebind-framework',
+    'tool-not-called',
+    'missing-emit',
+    'empty-script',
+    'unknown-function',
+    'guarded-type',
+  ]);
+  const expected = (f: string) => /^# expect: ([a-z-]+)/.exec(readFileSync(f, 'utf8'))?.[1] ?? '';
 
-  it('refuses every module-attribute and format-attribute-walk attack in the corpus', () => {
-    expect(attacks.length).toBeGreaterThanOrEqual(20);
-    const r = JSON.parse(python(CHECK, [WORKER, ...attacks])) as Record<string, string | null>;
+  it('refuses every attack of the corpus whose rule is a core rule (all but the host-only ones)', () => {
+    const attacks = files('attack').filter((f) => !HOST_ONLY.has(expected(f)));
+    expect(attacks.length).toBeGreaterThanOrEqual(145);
+    const r = JSON.parse(python(CHECK, [PACKAGE_DIR, ...attacks])) as Record<string, string | null>;
     const passed = Object.entries(r)
       .filter(([, v]) => v === null)
       .map(([f]) => f);
@@ -128,17 +135,13 @@ print(json.dumps(out))
   });
 
   it('accepts every benign script in the corpus', () => {
-    const r = JSON.parse(python(CHECK, [WORKER, ...files('benign')])) as Record<string, string | null>;
+    const r = JSON.parse(python(CHECK, [PACKAGE_DIR, ...files('benign')])) as Record<string, string | null>;
     expect(Object.entries(r).filter(([, v]) => v !== null)).toEqual([]);
   });
 
   it('scripts get stand-ins holding only the allowed attributes, read-only', () => {
     const out = python(
-      `
-import importlib.util, json, sys
-spec = importlib.util.spec_from_file_location("toolsmith_worker_checks", sys.argv[1])
-w = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(w)
+      `${IMPORT_CHECKS}
 res = {}
 for expr in ["statistics.sys", "json.codecs", "re.enum", "datetime.sys", "json.__dict__", "math.__class__"]:
     m, a = expr.split(".")
@@ -156,7 +159,7 @@ res["dumps"] = w.MODULES["json"].dumps([1])
 res["sqrt"] = w.MODULES["math"].sqrt(16)
 print(json.dumps(res))
 `,
-      [WORKER],
+      [PACKAGE_DIR],
     );
     const r = JSON.parse(out) as Record<string, unknown>;
     expect(r['statistics.sys']).toMatch(/^statistics\.sys is not available: statistics offers only mean,/);

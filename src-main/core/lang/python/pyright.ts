@@ -381,6 +381,10 @@ export function isFormatted(n: PyTreeNode): boolean {
     ((p.d as Data).strings ?? []).some((s) => NODE_KINDS[s.nodeType] === 'FormatString')
   );
 }
+/** A Function, For, With or ComprehensionFor written with `async` (pyright's own flag on the node). */
+export function isAsync(n: PyTreeNode): boolean {
+  return (rawOf(n).d as { isAsync?: boolean }).isAsync === true;
+}
 // child()/childList() find a field through the generated visitor: its reads are per node type and stay
 // monomorphic, where reading `d[name]` with a variable name is a megamorphic keyed load on every call.
 let wanted = '';

@@ -36,7 +36,8 @@ export const PYTHON_RULES: Readonly<Record<string, string>> = {
   'forbidden-name': 'a reference (not only a call) to exec, eval, open, globals, vars and the like',
   'dunder-name': 'a name that starts and ends with double underscores',
   'dunder-attribute': 'an attribute that starts with an underscore (dunder, private or name-mangled)',
-  'forbidden-attribute': 'frame, code and generator internals (gi_frame, f_globals, tb_frame, co_code, ...)',
+  'forbidden-attribute':
+    'frame, code, generator and traceback internals (gi_frame, f_globals, tb_frame, co_code, ...), by attribute or match keyword',
   'dunder-string': 'a string containing a double-underscore name, after escapes and implicit concatenation',
   'format-attribute-walk':
     'str.format / format_map on a template that is not a plain string literal, or whose fields walk attributes or keys',
@@ -45,14 +46,16 @@ export const PYTHON_RULES: Readonly<Record<string, string>> = {
   'guarded-getattr': 'getattr/hasattr without a literal public attribute name, or passed as a value',
   'guarded-type': 'type() with other than one argument (three arguments create classes)',
   'match-dunder': 'a match class pattern keyword starting with an underscore',
+  'attribute-assign':
+    'an attribute assigned or deleted (x.a = v, x.a += v, del x.a, for x.a in ...): scripts keep values in variables, lists and dicts',
   'rebind-framework': 'rebinding emit_*, credential, collected, a pre-imported module or a tool name',
   'tool-not-called': 'a tool referenced without being called',
   'unknown-function': 'a call to a name that is not a tool, a helper, a builtin or defined in the script',
   'missing-emit': 'no call to emit_result or emit_intermediate',
   'no-global': 'global / nonlocal statements',
-  'no-async': 'async functions, await, async for/with',
+  'no-async': 'async functions, await, async for/with, async comprehensions',
   'no-yield': 'generators (yield)',
-  'class-keywords': 'class definitions with keywords (metaclass=...)',
+  'no-class': 'class definitions',
   'strict-node': 'strict mode: a construct outside the restricted subset',
   'strict-call':
     'strict mode: a call to something other than a tool, a helper or a whitelisted builtin/method',

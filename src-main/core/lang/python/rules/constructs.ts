@@ -1,9 +1,10 @@
 /**
- * Constructs scripts do not need: global / nonlocal, async and await, generators, class keywords
- * (metaclass=...).
+ * Constructs scripts do not need and that reach machinery they must not: global / nonlocal, async and
+ * await (coroutines carry frames), generators (yield: generator objects carry frames), and classes (the
+ * sandbox has no `__build_class__`, so a class could only fail at run time; and a class is where dunder
+ * methods, metaclasses and attribute assignment would live).
  */
-import { child, childList, endOf, startOf, textOf } from '../pyright.ts';
-import type { PyTreeNode as PyNode } from '../pyright.ts';
+import { child, isAsync } from '../pyright.ts';
 import type { PyHandler, PyRuleModule } from './context.ts';
 
 const noGlobal =
@@ -14,12 +15,12 @@ const noGlobal =
 const noYield: PyHandler = (n, ctx) =>
   ctx.at(n, 'no-yield', 'generators are not available: build a list and return it');
 
-/** `async for` / `async with`: the tree marks neither, the source text does. */
-const noAsyncBlock: PyHandler = (n, ctx) => {
-  const source = ctx.parsed.source;
-  if (/^async\b/.test(source.slice(startOf(n), startOf(n) + 6)))
-    ctx.at(n, 'no-async', 'async for/with are not available');
-};
+/** `async for` / `async with` / `[x async for x in y]`: pyright flags the node itself. */
+const noAsyncBlock =
+  (what: string): PyHandler =>
+  (n, ctx) => {
+    if (isAsync(n)) ctx.at(n, 'no-async', `${what} is not available: tools are called synchronously`);
+  };
 
 export const constructRules: PyRuleModule = {
   Global: noGlobal('global'),
@@ -27,20 +28,19 @@ export const constructRules: PyRuleModule = {
   Await: (n, ctx) => ctx.at(n, 'no-async', 'await is not available: tools are called synchronously'),
   Yield: noYield,
   YieldFrom: noYield,
+  // The flag, not the source text: decorators spanning lines, comments and line continuations between
+  // them and `async def` change nothing.
   Function: (n, ctx) => {
-    const first = ctx.parsed.source.slice(startOf(n), endOf(n));
-    if (/^\s*(@[^\n]*\n\s*)*async\b/.test(first))
+    if (isAsync(n))
       ctx.at(child(n, 'name') ?? n, 'no-async', 'async functions are not available: write a plain def');
   },
-  For: noAsyncBlock,
-  With: noAsyncBlock,
-  Class: (n, ctx) => {
-    const kws = childList(n, 'arguments').filter((a) => textOf(a));
-    if (kws.length)
-      ctx.at(
-        kws[0] as PyNode,
-        'class-keywords',
-        'class keywords such as metaclass= are not available; use plain classes or dicts',
-      );
-  },
+  For: noAsyncBlock('async for'),
+  With: noAsyncBlock('async with'),
+  ComprehensionFor: noAsyncBlock('an async comprehension'),
+  Class: (n, ctx) =>
+    ctx.at(
+      child(n, 'name') ?? n,
+      'no-class',
+      'class definitions are not available: keep records in dicts and write plain functions',
+    ),
 };

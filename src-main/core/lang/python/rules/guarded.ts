@@ -1,24 +1,27 @@
 /**
- * Guarded builtins: getattr / hasattr only called directly with a literal public attribute name, type()
- * only with one argument (three create classes).
+ * Guarded builtins: getattr / hasattr only called directly with a literal attribute name the attribute
+ * table allows, type() only called directly with one argument (three create classes); none of them passed
+ * around as a value (`t = type; t("K", (), {})`).
  */
 import { categoryOf, child, isFormatted, kindOf, textOf } from '../pyright.ts';
 import { callName, isCalleeHere, isLabel, positionalArgs } from './context.ts';
 import type { PyRuleModule } from './context.ts';
-import { FORBIDDEN_ATTRIBUTES, USE_FSTRING } from './known.ts';
-
-const FORMAT_METHODS = new Set(['format', 'format_map']);
+import { attributeRefusal, USE_FSTRING } from './known.ts';
 
 export const guardedRules: PyRuleModule = {
   Name: (n, ctx) => {
     const name = textOf(n) ?? '';
-    if (name !== 'getattr' && name !== 'hasattr') return;
+    if (name !== 'getattr' && name !== 'hasattr' && name !== 'type') return;
     if (isLabel(ctx.parent, ctx.role) || isCalleeHere(ctx) || ctx.stores.has(n)) return;
-    ctx.at(
-      n,
-      'guarded-getattr',
-      `${name} can only be called directly with a literal attribute name, not passed as a value`,
-    );
+    // As a value the guard could be called where the validator cannot see its arguments.
+    if (name === 'type')
+      ctx.at(n, 'guarded-type', 'type can only be called directly with one argument, not passed as a value');
+    else
+      ctx.at(
+        n,
+        'guarded-getattr',
+        `${name} can only be called directly with a literal attribute name, not passed as a value`,
+      );
   },
   Call: (n, ctx) => {
     const fnName = callName(n);
@@ -36,11 +39,11 @@ export const guardedRules: PyRuleModule = {
           'guarded-getattr',
           `${fnName} needs a literal attribute name as its second argument, e.g. ${fnName}(obj, "name")`,
         );
-      else if (litText.startsWith('_'))
+      else if (attributeRefusal(litText) === 'underscore')
         ctx.at(lit, 'guarded-getattr', `${fnName} cannot reach attributes starting with an underscore`);
-      else if (FORBIDDEN_ATTRIBUTES.has(litText))
+      else if (attributeRefusal(litText) === 'internal')
         ctx.at(lit, 'guarded-getattr', `${fnName} cannot reach .${litText}: it is an interpreter internal`);
-      else if (FORMAT_METHODS.has(litText))
+      else if (attributeRefusal(litText) === 'template')
         ctx.at(
           lit,
           'format-attribute-walk',

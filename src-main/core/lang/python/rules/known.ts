@@ -1,7 +1,7 @@
 /** The name and attribute lists of builtins.ts as the Python rules look them up. */
 import {
+  pythonAttributeRefusal,
   PYTHON_EMIT_NAMES,
-  PYTHON_FORBIDDEN_ATTRIBUTES,
   PYTHON_FORBIDDEN_NAMES,
   PYTHON_FRAMEWORK_NAMES,
   PYTHON_MODULE_ATTRIBUTES,
@@ -9,8 +9,8 @@ import {
   PYTHON_SAFE_BUILTINS,
 } from '../../builtins.ts';
 
-/** Attributes that reach interpreter internals even without underscores. */
-export const FORBIDDEN_ATTRIBUTES: ReadonlySet<string> = new Set(PYTHON_FORBIDDEN_ATTRIBUTES);
+/** The attribute table (builtins.ts): why an attribute is refused, or undefined. */
+export const attributeRefusal = pythonAttributeRefusal;
 /** Forbidden names and why (a Map: a plain object would also answer `constructor`, `toString`...). */
 export const FORBIDDEN_NAMES: ReadonlyMap<string, string> = new Map(Object.entries(PYTHON_FORBIDDEN_NAMES));
 export const FRAMEWORK: ReadonlySet<string> = new Set(PYTHON_FRAMEWORK_NAMES);
@@ -32,7 +32,9 @@ export const MODULE_ATTRS: ReadonlyMap<string, { allowed: ReadonlySet<string>; s
   ]),
 );
 /** An attribute the attribute rules refuse whatever the receiver: underscores, interpreter internals. */
-export const isInternalAttribute = (attr: string): boolean =>
-  attr.startsWith('_') || FORBIDDEN_ATTRIBUTES.has(attr);
+export const isInternalAttribute = (attr: string): boolean => {
+  const r = pythonAttributeRefusal(attr);
+  return r === 'underscore' || r === 'internal';
+};
 export const USE_FSTRING =
   'build the text with an f-string (f"{name}: {total:.2f}") or call .format on a string literal ("{}: {:.2f}".format(name, total))';

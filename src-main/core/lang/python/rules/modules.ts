@@ -1,8 +1,8 @@
 /**
  * The pre-imported modules (json, math, re...): only ever the receiver of an allowed attribute
- * (`json.dumps`), never a value, and their attributes are read-only.
+ * (`json.dumps`), never a value (their attributes are read-only: attribute-assign, attributes.ts).
  */
-import { child, kindOf, parentOf, textOf } from '../pyright.ts';
+import { child, parentOf, textOf } from '../pyright.ts';
 import type { PyTreeNode as PyNode } from '../pyright.ts';
 import { isLabel, K, kindIs } from './context.ts';
 import type { PyRuleContext, PyRuleModule } from './context.ts';
@@ -23,13 +23,7 @@ function checkModuleReference(n: PyNode, name: string, ctx: PyRuleContext): void
 }
 
 /** `json.dumps` is fine, `json.codecs` / `statistics.sys` (the module's own imports) are not. */
-function checkModuleAttribute(
-  n: PyNode,
-  module: string,
-  attr: string,
-  member: PyNode,
-  ctx: PyRuleContext,
-): void {
+function checkModuleAttribute(module: string, attr: string, member: PyNode, ctx: PyRuleContext): void {
   const m = MODULE_ATTRS.get(module);
   if (!m) return;
   if (!m.allowed.has(attr)) {
@@ -38,19 +32,8 @@ function checkModuleAttribute(
       'module-attribute',
       `${module}.${attr} is not available: ${module} offers only ${m.shown}`,
     );
-    return;
   }
-  const p = parentOf(n);
-  const pk = p ? kindOf(p) : '';
-  if (
-    ((pk === 'Assignment' || pk === 'AugmentedAssignment') && child(p as PyNode, 'leftExpr') === n) ||
-    pk === 'Del'
-  )
-    ctx.at(
-      n,
-      'module-attribute',
-      `${module}.${attr} is read-only: store the value in a variable of your own`,
-    );
+  // Assigning one (`json.dumps = repr`) is attribute-assign's: no attribute is ever assigned.
 }
 
 export const moduleRules: PyRuleModule = {
@@ -64,6 +47,6 @@ export const moduleRules: PyRuleModule = {
     if (isInternalAttribute(attr)) return;
     const recv = child(n, 'leftExpr');
     if (kindIs(recv, K.Name) && MODULES.has(textOf(recv) ?? ''))
-      checkModuleAttribute(n, textOf(recv) ?? '', attr, child(n, 'member') ?? n, ctx);
+      checkModuleAttribute(textOf(recv) ?? '', attr, child(n, 'member') ?? n, ctx);
   },
 };

@@ -1,0 +1,285 @@
+/**
+ * The Python red-team corpus (test/fixtures/corpus/python/attack) against the real worker, with the host
+ * validator OFF: the worker's own AST re-check must refuse every escape, and when a syntactic path is
+ * missed by both checks the runtime wall must still give the script nothing (frames, code objects,
+ * forged tool records).
+ *
+ * "Missed by both checks" is played by a test-only sandbox tool, `unchecked`: trusted tool code that runs
+ * the attack's source in the calling script's own namespace (its safe builtins, module stand-ins, tools and
+ * emit_*), compiled as `<script>` but never re-checked, exactly as the script itself would run had the
+ * re-check let it through. Run on docker (runc) and bubblewrap; the whole corpus is counted on docker.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Docker from 'dockerode';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { imagePaths } from '../../../src-main/app/sandbox-factory.ts';
+import type { ExecutionResult, IsolationLevel } from '../../../src-main/core/sandbox/execution.ts';
+import { SandboxBackend } from '../../../src-main/infra/sandbox/backend.ts';
+import { DockerWorkerFactory } from '../../../src-main/infra/sandbox/docker.ts';
+import { buildImage } from '../../../src-main/infra/sandbox/images.ts';
+import type { WorkerFactory } from '../../../src-main/infra/sandbox/pool.ts';
+import { ProcessWorkerFactory } from '../../../src-main/infra/sandbox/process.ts';
+import { validatePython } from '../../../src-main/core/lang/python/validate.ts';
+import { repoRoot } from '../../support/workspace.ts';
+
+const CORPUS = join(repoRoot, 'test/fixtures/corpus/python');
+const ORDERS = [{ id: 'o1', status: 'pending', total: 10.5, user_id: 'u1', quantity: 2, name: 'pen' }];
+const toolsSource = `
+import sys
+
+
+@tool(grade=(0, 0))
+def get_orders(status: str = "") -> ToolResponse:
+    """Orders."""
+    return ToolResponse(success=True, data=${JSON.stringify(ORDERS)})
+
+
+@tool(grade=(0, 0))
+def get_user(user_id: str = "") -> ToolResponse:
+    """A user."""
+    return ToolResponse(success=True, data={"id": "u1", "name": "Ada"})
+
+
+@tool(grade=(0, 0))
+def check_inventory(product_id: str = "") -> ToolResponse:
+    """Stock."""
+    return ToolResponse(success=True, data={"product_id": "p1", "quantity": 3})
+
+
+@tool(grade=(0, 0))
+def get_product(product_id: str = "") -> ToolResponse:
+    """A product."""
+    return ToolResponse(success=True, data={"id": "p1", "name": "pen", "price": 1.5})
+
+
+@tool(grade=(0, 0))
+def unchecked(source_hex: str) -> ToolResponse:
+    """Test only: runs the source in the calling script's namespace, compiled as <script>, not re-checked."""
+    script_globals = sys._getframe(2).f_globals  # 0: this tool, 1: the tool-call wrapper, 2: the script
+    exec(compile(bytes.fromhex(source_hex).decode(), "<script>", "exec"), script_globals)
+    return ToolResponse(success=True)
+`;
+const TOOLS = ['get_orders', 'get_user', 'check_inventory', 'get_product', 'unchecked'];
+
+/** Host rules the worker does not repeat (tidiness, or a guard at run time): see python-worker-parity. */
+const HOST_ONLY = new Set([
+  'rebind-framework',
+  'tool-not-called',
+  'missing-emit',
+  'empty-script',
+  'unknown-function',
+  'guarded-type',
+]);
+const corpus = (sub: string) =>
+  readdirSync(join(CORPUS, sub))
+    .filter((f) => f.endsWith('.py'))
+    .sort()
+    .map((f) => ({ name: f, code: readFileSync(join(CORPUS, sub, f), 'utf8') }));
+const attacks = corpus('attack').map((a) => ({
+  ...a,
+  rule: /^# expect: ([a-z-]+)/.exec(a.code)?.[1] ?? '',
+}));
+const uncheckedScript = (code: string) =>
+  `unchecked(source_hex="${Buffer.from(code, 'utf8').toString('hex')}")\n`;
+
+/**
+ * The worst ones: each reaches a frame, a code object or the worker's globals, or forges a tool record,
+ * when nothing refuses it. At run time each must end in the wall's PermissionError or a read-only
+ * ToolResponse.
+ */
+const WORST: Record<string, RegExp> = {
+  '004-gen-frame-walk.py': /^PermissionError: gi_frame is not available to scripts/,
+  '005-tb-frame.py': /^PermissionError: tb_frame is not available to scripts/,
+  '058-gi-code.py': /^PermissionError: gi_code is not available to scripts/,
+  '101-match-gen-frame.py': /^PermissionError: gi_frame is not available to scripts/,
+  '102-match-frame-back-globals.py': /^PermissionError: gi_frame is not available to scripts/,
+  '103-match-frame-builtins.py': /^PermissionError: gi_frame/,
+  '104-match-exception-traceback.py': /^PermissionError: tb_frame/,
+  '105-match-str-format.py': /^PermissionError: gi_frame/,
+  '106-match-str-format-map.py': /^PermissionError: gi_frame/,
+  '107-match-func-code.py': /^PermissionError: __code__/,
+  '108-match-gi-code.py': /^PermissionError: gi_code/,
+  '113-getattr-gi-frame.py': /^AttributeError: attribute 'gi_frame' is not available/,
+  '117-format-literal-frame-walk.py': /^PermissionError: gi_frame/,
+  '118-format-map-key-walk.py': /^PermissionError: gi_frame/,
+  '119-str-format-unbound-alias.py': /^PermissionError: gi_frame/,
+  '122-patch-tool-response-to-dict.py': /^AttributeError: ToolResponse is read-only/,
+  '123-patch-tool-response-alias.py': /^AttributeError: ToolResponse is read-only/,
+  '124-patch-type-of-response.py': /^AttributeError: ToolResponse is read-only/,
+  '125-response-data-overwrite.py': /^AttributeError: a ToolResponse is read-only/,
+  '142-walrus-comprehension-frame.py': /^PermissionError: gi_frame/,
+  '144-nfkc-attribute.py': /^PermissionError: gi_frame/,
+  '145-nfkc-match-keyword.py': /^PermissionError: gi_frame/,
+  '151-reduce-getattr-chain.py': /^AttributeError: attribute 'gi_frame' is not available/,
+  '154-fstring-conversion-frame.py': /^PermissionError: gi_frame/,
+  '156-annotation-frame.py': /^PermissionError: gi_frame/,
+  '157-default-arg-frame.py': /^PermissionError: gi_frame/,
+  '162-response-reinit.py': /^AttributeError: a ToolResponse is read-only/,
+  '163-tool-code-swap.py': /^PermissionError: __code__/,
+};
+
+type Make = () => Promise<WorkerFactory & { dispose(): Promise<void> }>;
+const docker = new Docker();
+const makers: [string, IsolationLevel, Make][] = [
+  [
+    'docker',
+    'docker',
+    async () => {
+      try {
+        await docker.ping();
+      } catch (e) {
+        throw new Error(
+          `no Docker engine answers (${(e as Error).message}): install docker.io and start dockerd (.ci/run does both)`,
+        );
+      }
+      const paths = imagePaths();
+      const f = new DockerWorkerFactory(
+        docker,
+        (rt) => buildImage(docker, rt, paths),
+        { memoryMb: 128, cpus: 1, pids: 64, tmpfsMb: 8 },
+        {},
+      );
+      await f.start();
+      return f;
+    },
+  ],
+  [
+    'process (bubblewrap)',
+    'bubblewrap',
+    async () => {
+      const f = new ProcessWorkerFactory({ ...imagePaths(), memoryMb: 128, pids: 64, tmpfsMb: 8 });
+      if (f.isolation !== 'bubblewrap')
+        throw new Error('bubblewrap is not usable here: apt-get install bubblewrap (.ci/run does)');
+      return f;
+    },
+  ],
+];
+
+describe.each(makers)('Python red team, host validation off: %s', (name, level, make) => {
+  let backend: SandboxBackend;
+  let factory: WorkerFactory & { dispose(): Promise<void> };
+  beforeAll(async () => {
+    factory = await make();
+    backend = new SandboxBackend({
+      factory,
+      pool: {
+        minSize: 1,
+        maxSize: 1,
+        maxJobsPerWorker: 10_000,
+        idleMs: 60_000,
+        queueTimeoutMs: 60_000,
+        standby: 0,
+      },
+      maxOutputBytes: 50 * 1024,
+      specFor: (sandbox, runtime) => ({
+        name: sandbox,
+        runtime,
+        toolsSource,
+        hostTools: [],
+        credentials: {},
+      }),
+      hostTools: {},
+    });
+  }, 300_000);
+  afterAll(async () => {
+    await backend?.dispose();
+    await factory?.dispose();
+  });
+  const run = (code: string): Promise<ExecutionResult> =>
+    backend.execute({
+      sandbox: 'redteam',
+      language: 'python',
+      code,
+      bodyStartLine: 1,
+      tools: Object.fromEntries(TOOLS.map((t) => [t, t])),
+      timeoutMs: 10_000,
+    });
+  const why = (r: ExecutionResult) => `${r.error?.type ?? ''}: ${r.error?.message ?? ''}`;
+
+  it('the wall lets honest code through: the unchecked path runs a plain script', async () => {
+    const r = await run(uncheckedScript('r = get_orders()\nemit_result(r.data[0]["total"])\n'));
+    expect(r).toMatchObject({ success: true, data: 10.5, isolation: level });
+  }, 60_000);
+
+  it.each(Object.keys(WORST))(
+    '%s: refused by the worker re-check, and stopped at run time',
+    async (file) => {
+      const attack = attacks.find((a) => a.name === file);
+      expect(attack, `${file} is in the corpus`).toBeDefined();
+      const direct = await run(attack!.code);
+      expect(direct.exitReason, why(direct)).toBe('rejected');
+      expect(direct.error?.type).toBe('ValidationError');
+      const r = await run(uncheckedScript(attack!.code));
+      expect(r.success, `${file} ran to its end: ${JSON.stringify(r.data)}`).toBe(false);
+      expect(why(r)).toMatch(WORST[file]!);
+    },
+    60_000,
+  );
+
+  it("a class patched past every check still cannot change a tool's record (built from the boundary)", async () => {
+    // type.__setattr__ (the real type: the metaclass's own type) goes round the sealed metaclass: only the trace's own reading of the slots keeps
+    // the record true. The script's own answer is its own business.
+    const forged =
+      'T = type(type(ToolResponse))\nT.__setattr__(ToolResponse, "to_dict", lambda self: {"success": True, "data": "forged"})\nr = get_orders()\nemit_result(r.to_dict())\n';
+    const r = await run(uncheckedScript(forged));
+    expect(r.success, why(r)).toBe(true);
+    const trace = r.toolCalls.find((t) => t.name === 'get_orders');
+    expect(trace?.result).toEqual({ success: true, data: ORDERS });
+  }, 60_000);
+
+  it.each([
+    ['os.system', 'os = random.seed.__func__.__globals__["_os"]\nos.system("true")\nemit_result(1)\n'],
+    ['open', 'b = len.__self__\nemit_result(b.open("/etc/hostname").read())\n'],
+    ['compile', 'b = len.__self__\nb.exec("x = 1")\nemit_result(1)\n'],
+    ['import ctypes', 'b = len.__self__\nemit_result(str(b.__import__("ctypes")))\n'],
+    ['import os', 'emit_result(len.__self__.__import__("os").getcwd())\n'],
+  ])(
+    'past both checks, an audited operation (%s) is still refused to script code',
+    async (what, code) => {
+      const r = await run(uncheckedScript(code));
+      expect(r.success).toBe(false);
+      expect(why(r)).toMatch(new RegExp(`^PermissionError: ${what} is not available to scripts`));
+    },
+    60_000,
+  );
+
+  it('the tool record holds the arguments as they crossed, whatever happens to them later', async () => {
+    const r = await run(
+      'a = ["pending"]\nx = get_orders(status=a[0])\na.append("later")\nemit_result(len(a))\n',
+    );
+    expect(r.success, why(r)).toBe(true);
+    expect(r.toolCalls[0]).toMatchObject({ name: 'get_orders', args: { status: 'pending' } });
+  }, 60_000);
+
+  it('honest scripts never meet the wall (the benign corpus raises no PermissionError)', async () => {
+    for (const b of corpus('benign')) {
+      const r = await run(b.code);
+      expect(r.error?.type, `${b.name}: ${why(r)}`).not.toBe('PermissionError');
+      expect(r.exitReason, `${b.name}: ${why(r)}`).not.toBe('rejected');
+    }
+  }, 300_000);
+
+  if (name === 'docker')
+    it('the whole corpus: refused by the host, by the worker re-check, stopped at run time', async () => {
+      const counts = { tried: 0, host: 0, worker: 0, runtime: 0 };
+      const escaped: string[] = [];
+      const ran: string[] = [];
+      for (const a of attacks) {
+        counts.tried++;
+        if (!validatePython(a.code, { tools: TOOLS }).valid) counts.host++;
+        const direct = await run(a.code);
+        if (direct.exitReason === 'rejected') counts.worker++;
+        else if (!HOST_ONLY.has(a.rule)) escaped.push(`${a.name} passed the worker re-check: ${why(direct)}`);
+        const r = await run(uncheckedScript(a.code));
+        if (!r.success) counts.runtime++;
+        else ran.push(a.name);
+      }
+      console.log(
+        `python red team (${level}): ${JSON.stringify(counts)}; ran to their end unchecked: ${ran.join(' ')}`,
+      );
+      expect(escaped).toEqual([]);
+      expect(counts.host).toBe(counts.tried);
+      expect(counts.tried).toBeGreaterThanOrEqual(160);
+    }, 600_000);
+});
