@@ -269,7 +269,8 @@ export const PYTHON_FORBIDDEN_NAMES: Readonly<Record<string, string>> = {
   eval: 'dynamic code execution is not available; parse values with json.loads or int()/float()',
   compile: 'dynamic code execution is not available; write the logic directly',
   open: 'there is no file system access; get data through the tools',
-  __import__: 'imports are not available; json, time, math, re, datetime and collections are pre-imported',
+  // (the same list as the no-import rule's message: PYTHON_PREIMPORTED_MODULES)
+  __import__: `imports are not available; the pre-imported modules are ${Object.keys(PYTHON_MODULE_ATTRIBUTES).join(', ')}`,
   __builtins__: 'the builtins module is not reachable; use the listed builtins directly',
   __loader__: 'interpreter internals are not reachable',
   __spec__: 'interpreter internals are not reachable',
