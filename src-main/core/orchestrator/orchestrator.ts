@@ -153,16 +153,33 @@ export class Orchestrator {
       outcome = req.mode === 'plan' ? await this.plan(ctx, started) : await this.interactive(ctx, started);
     } catch (e) {
       const cancelled = e instanceof CancelledError || req.signal?.aborted;
-      const error = cancelled ? 'cancelled' : `internal error: ${e instanceof Error ? e.message : String(e)}`;
+      const message = e instanceof Error ? e.message : String(e);
+      // A store that cannot write (disk full) names its cause itself: not an internal error.
+      const error = cancelled
+        ? 'cancelled'
+        : /^disk full\b/.test(message)
+          ? message
+          : `internal error: ${message}`;
       if (!cancelled)
         log.error({ event: 'run_crashed', err: e instanceof Error ? e.stack : String(e) }, 'run crashed');
       outcome = failedOutcome(runId, error, cancelled ? 'cancelled' : 'failed');
     }
-    ctx.emit('run_finished', {
-      status: outcome.status,
-      ...(outcome.result !== undefined ? { result: outcome.result } : {}),
-      ...(outcome.error !== undefined ? { error: outcome.error } : {}),
-    });
+    try {
+      ctx.emit('run_finished', {
+        status: outcome.status,
+        ...(outcome.result !== undefined ? { result: outcome.result } : {}),
+        ...(outcome.error !== undefined ? { error: outcome.error } : {}),
+      });
+    } catch (e) {
+      // The end could not be recorded (a full disk past what the store holds in memory): the caller
+      // still gets the outcome, with the reason the record is incomplete.
+      const why = e instanceof Error ? e.message : String(e);
+      log.error({ event: 'run_finished_unrecorded', err: why }, 'the end of the run could not be recorded');
+      outcome = {
+        ...outcome,
+        error: outcome.error ? `${outcome.error}; ${why}` : `the run's end was not recorded: ${why}`,
+      };
+    }
     log.info({ event: 'run_finished', status: outcome.status }, 'run finished');
     return outcome;
   }
