@@ -18,6 +18,7 @@ import { SuiteStore } from '../infra/store/suite-store.ts';
 import type { SuiteRunRow, SuiteRunSpec } from '../infra/store/suite-store.ts';
 import { WorkspaceError } from '../infra/workspace/files.ts';
 import { SuiteFiles } from '../infra/workspace/suite-files.ts';
+import { PROVIDER_DEFAULTS } from './config.ts';
 import type { ProviderConfig } from './config.ts';
 import { ToolsmithError } from './errors.ts';
 import { envKey, makeProvider } from './providers.ts';
@@ -201,9 +202,7 @@ export class SuiteService {
           kind: 'openai',
           base_url: req.baseUrl.replace(/\/$/, ''),
           model: 'default',
-          max_tokens: 2048,
-          temperature: 0,
-          timeout_ms: 120_000,
+          ...PROVIDER_DEFAULTS,
         } satisfies ProviderConfig)
       : providers[0];
     const list = entries.length ? entries : providers.map((p) => p.id);

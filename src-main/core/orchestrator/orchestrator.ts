@@ -441,6 +441,9 @@ export class Orchestrator {
         user,
         ...(ctx.req.signal ? { signal: ctx.req.signal } : {}),
         onToken: (text) => ctx.req.onEvent?.({ type: 'token', runId: ctx.runId, n, text }),
+        // Every wait before a retry is in the run's history as it starts: no silent minutes.
+        onRetry: (retry) =>
+          ctx.emit('llm_retry', { n, provider: provider.id, model: provider.model, ...retry }),
       });
       ctx.emit('llm_response', {
         n,

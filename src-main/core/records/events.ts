@@ -59,6 +59,8 @@ export interface EventPayloads {
     correction?: boolean;
   };
   llm_error: { n: number; provider: string; message: string; retries: LlmRetry[] };
+  /** A provider's call failed for a transient cause and is tried again after `waitMs` (told live). */
+  llm_retry: { n: number; provider: string; model?: string } & LlmRetry;
   script: {
     n: number;
     code: string;

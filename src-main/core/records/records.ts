@@ -13,6 +13,8 @@ export interface AttemptRecord {
   /** Corrective LLM answers within the same tier (after an invalid script). */
   corrections: EventPayloads['llm_response'][];
   llmErrors: EventPayloads['llm_error'][];
+  /** Each wait before a provider's retry, recorded as it started (a 429, a 5xx, a stall, a cut stream). */
+  retries: EventPayloads['llm_retry'][];
   script?: EventPayloads['script'];
   validation?: { valid: boolean; violations: Violation[] };
   /** Earlier candidates of this attempt that failed validation (a provider's first try, another tier). */
@@ -53,6 +55,7 @@ function attempt(rec: RunRecord, n: number): AttemptRecord {
       corrections: [],
       rejected: [],
       llmErrors: [],
+      retries: [],
       toolCalls: [],
       emits: [],
       tokens: { prompt: 0, completion: 0 },
@@ -115,6 +118,9 @@ function applyEvent(rec: RunRecord, e: RunEvent): void {
     }
     case 'llm_error':
       attempt(rec, e.data.n).llmErrors.push(e.data);
+      break;
+    case 'llm_retry':
+      attempt(rec, e.data.n).retries.push(e.data);
       break;
     case 'script': {
       const a = attempt(rec, e.data.n);
