@@ -7,7 +7,12 @@ import type { EventPayloads, RunEvent, RunStartedData, RunStatus, Tier } from '.
 export interface AttemptRecord {
   n: number;
   tier?: Tier;
+  /**
+   * The provider (and model) whose answer is the attempt's script; while no script has come, the
+   * provider being asked. Unset for a template, rule or edited script.
+   */
   provider?: string;
+  model?: string;
   prompt?: EventPayloads['prompt'];
   llm?: EventPayloads['llm_response'];
   /** Corrective LLM answers within the same tier (after an invalid script). */
@@ -91,7 +96,7 @@ function applyEvent(rec: RunRecord, e: RunEvent): void {
     case 'tier': {
       const a = attempt(rec, e.data.n);
       a.tier = e.data.tier;
-      if (e.data.provider) a.provider = e.data.provider;
+      if (e.data.provider && !a.script) a.provider = e.data.provider;
       rec.tier = e.data.tier;
       // A run served by a template, a rule or an edited script used no model; an LLM tier after one
       // (the template's script was invalid) brings the configured model back until its answer names one.
@@ -128,6 +133,15 @@ function applyEvent(rec: RunRecord, e: RunEvent): void {
         a.rejected.push({ script: a.script, violations: a.validation.violations });
       a.script = e.data;
       delete a.validation;
+      // The script's producer: the latest answer of this attempt (its first, then its corrections).
+      const answer = e.data.source === 'llm' ? (a.corrections[a.corrections.length - 1] ?? a.llm) : undefined;
+      if (answer) {
+        a.provider = answer.provider;
+        a.model = answer.model;
+      } else {
+        delete a.provider;
+        delete a.model;
+      }
       break;
     }
     case 'validation':
@@ -216,3 +230,21 @@ export function lastTraceback(rec: RunRecord): (ExecutionError & { attempt: numb
 
 /** Wall time of a run (to now when it is still running). */
 export const runDuration = (rec: RunRecord, now: number): number => (rec.endedAt ?? now) - rec.startedAt;
+
+/**
+ * The providers a run's answers came from, as it ran: the one that wrote attempt `from` first, then
+ * every other that answered, in order, each with the model it answered with. Empty when no provider
+ * answered (a template, a rule, an edited script); then the run's configured chain is all there is.
+ */
+export function providerChain(rec: RunRecord, from?: number): { id: string; model: string }[] {
+  const out: { id: string; model: string }[] = [];
+  const add = (id: string | undefined, model: string | undefined) => {
+    if (!id || !model || id === 'replay' || out.some((p) => p.id === id && p.model === model)) return;
+    out.push({ id, model });
+  };
+  const start = rec.attempts.find((a) => a.n === from);
+  add(start?.provider, start?.model);
+  for (const a of rec.attempts)
+    for (const r of [...(a.llm ? [a.llm] : []), ...a.corrections]) add(r.provider, r.model);
+  return out;
+}
