@@ -105,9 +105,7 @@ export function runStartedData(req: RunRequest): RunStartedData {
     maxSteps: req.maxSteps ?? 8,
     ...(req.kit ? { kit: req.kit } : {}),
     ...(req.providers[0] ? { provider: req.providers[0].id, model: req.providers[0].model } : {}),
-    ...(req.providers.length
-      ? { providers: req.providers.map((p) => ({ id: p.id, model: p.model })) }
-      : {}),
+    ...(req.providers.length ? { providers: req.providers.map((p) => ({ id: p.id, model: p.model })) } : {}),
     ...(req.origin ? { origin: req.origin } : {}),
   };
 }

@@ -99,7 +99,9 @@ describe.each(kinds)('%s: deadlines, cut streams and waits', (_name, make, api) 
     server.push({ text: ANSWER, cutAfterChunks: 2 }, { text: ANSWER });
     const r = await make({}).generate({ system: 's', user: 'u' });
     expect(r.text).toBe(ANSWER);
-    expect(r.retries[0]?.reason).toMatch(/^connection failed: the answer stream ended before the answer was complete/);
+    expect(r.retries[0]?.reason).toMatch(
+      /^connection failed: the answer stream ended before the answer was complete/,
+    );
     expect(r.retries[0]?.reason).toMatch(api.endMarker);
   }, 30_000);
 
