@@ -349,7 +349,14 @@ export class ToolsmithService {
     await this.validator?.close();
     this.suiteService?.close();
     this.suiteService = undefined;
-    this.runService?.close();
+    // The run store may fail to close (events held while the disk was full, still unwritable): the
+    // sandboxes and MCP servers are closed all the same, then that error is reported.
+    let storeError: unknown;
+    try {
+      this.runService?.close();
+    } catch (e) {
+      storeError = e;
+    }
     this.runService = undefined;
     this.templateService = undefined;
     const s = this.sandboxPromise;
@@ -357,6 +364,7 @@ export class ToolsmithService {
     if (s) await (await s.catch(() => undefined))?.dispose();
     await this.mcpManager?.close();
     this.mcpManager = undefined;
+    if (storeError) throw storeError;
   }
 
   get workspaceDir(): string {

@@ -143,7 +143,7 @@ describe('continue and replay use the providers as the run used them', () => {
           body: 'emit_result(still_missing)\n',
         });
         if (!cont.ok) throw new Error(cont.error.message);
-        const contRec = await waitForEnd(svc, cont.value.runId);
+        const contRec = await waitForEnd(svc, (cont.value as { runId: string }).runId);
         expect(contRec.status).toBe('succeeded');
         expect(contRec.started.providers).toEqual([{ id: 'up', model: 'up-model' }]);
         expect(contRec.attempts.flatMap((a) => a.llmErrors)).toEqual([]);
