@@ -302,7 +302,11 @@ export class SuiteService {
         report();
         return this.get(suiteRun);
       } catch (e) {
-        this.store.finish(suiteRun, 'error', e instanceof Error ? e.message : String(e));
+        try {
+          this.store.finish(suiteRun, 'error', e instanceof Error ? e.message : String(e));
+        } catch {
+          // A full disk refuses this too; `e` (the first write that failed) is the cause to report.
+        }
         throw e;
       } finally {
         this.active.delete(suiteRun);

@@ -16,7 +16,9 @@ import { atomicWrite } from '../../../src-main/infra/workspace/files.ts';
 import { startLlmServer } from '../../support/llm-server.ts';
 import type { LlmServer } from '../../support/llm-server.ts';
 import { removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
-import { runToolsmith } from '../mcp/support/mcp-http-process.ts';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { runToolsmith, startMcpHttpProcess } from '../mcp/support/mcp-http-process.ts';
 
 let llm: LlmServer;
 let ws: string;
@@ -100,6 +102,36 @@ describe('toolsmith run meets a misbehaving LLM endpoint', () => {
     expect(rec.attempts[0]?.rejected).toEqual([]);
     expect(rec.attempts[0]?.retries[0]?.reason).toMatch(/^connection failed: the answer stream ended/);
   }, 120_000);
+});
+
+describe('MCP delegate tells each LLM retry as progress', () => {
+  it('a stalled stream: the client hears the retry and its wait before the result', async () => {
+    const server = await startMcpHttpProcess(ws);
+    const client = new Client({ name: 'llm-faults', version: '1.0.0' });
+    try {
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(server.url), {
+          requestInit: { headers: { authorization: `Bearer ${server.token ?? ''}` } },
+        }),
+      );
+      llm.push({ text: ANSWER, stallAfterChunks: 1 }, { text: ANSWER });
+      const heard: string[] = [];
+      const r = await client.callTool(
+        { name: 'delegate', arguments: { task: 'how many p3 are in stock (mcp)', sandbox: 'ecommerce' } },
+        undefined,
+        { timeout: 120_000, onprogress: (p) => heard.push(String(p.message)) },
+      );
+      expect(r.isError).not.toBe(true);
+      expect(heard).toContainEqual(
+        expect.stringMatching(
+          /^attempt 1: scripted retry 1: timed out: the answer stalled: no data for 500 ms \(idle_timeout_ms\); retrying in /,
+        ),
+      );
+    } finally {
+      await client.close();
+      await server.stop();
+    }
+  }, 180_000);
 });
 
 describe('continue and replay use the providers as the run used them', () => {
