@@ -1176,6 +1176,12 @@ export class RunStore {
       deleted = Number(this.stmts.deleteRun.run(runId).changes) > 0;
       this.stmts.deleteEvents.run(runId);
     });
+    // Its events held in memory (a full disk) go with it.
+    const held = this.pending.get(runId);
+    if (held) {
+      this.pending.delete(runId);
+      this.pendingBytes -= held.bytes;
+    }
     return deleted;
   }
 

@@ -135,3 +135,23 @@ describe.each(kinds)('%s: deadlines, cut streams and waits', (_name, make, api) 
     expect(server.requests).toHaveLength(1);
   });
 });
+
+describe('waits within the whole deadline', () => {
+  it('a retry whose wait would pass total_timeout_ms fails at once instead of waiting', async () => {
+    server.push({ status: 503, retryAfter: '5' }, { text: ANSWER });
+    const told: LlmRetry[] = [];
+    const p = new OpenAiProvider({
+      id: 'oa',
+      model: 'gpt-test',
+      baseUrl: server.openaiUrl,
+      retry: { maxRetries: 2, baseDelayMs: 5, maxDelayMs: 10_000 },
+      totalTimeoutMs: 1_000,
+    });
+    const err = await failure(p.generate({ system: 's', user: 'u', onRetry: (x) => told.push(x) }));
+    expect(err?.message).toMatch(
+      /^oa: server error \(503\); no time left to wait 5 s and retry within the call's total_timeout_ms from http/,
+    );
+    expect(told).toEqual([]);
+    expect(server.requests).toHaveLength(1);
+  });
+});
