@@ -210,6 +210,7 @@ export function foldEvent(rec: RunRecord | undefined, e: RunEvent): RunRecord {
         corrections: a.corrections.slice(),
         rejected: a.rejected.slice(),
         llmErrors: a.llmErrors.slice(),
+        retries: a.retries.slice(),
         toolCalls: a.toolCalls.slice(),
         emits: a.emits.slice(),
         tokens: { ...a.tokens },
