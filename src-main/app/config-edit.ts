@@ -7,7 +7,20 @@ import type { ProviderConfig } from './config.ts';
 
 /** What a provider edit writes: defaults (max_tokens, temperature, timeout) are left out unless set. */
 export type ProviderEntry = Pick<ProviderConfig, 'id' | 'kind' | 'model'> &
-  Partial<Pick<ProviderConfig, 'base_url' | 'api_key_env' | 'max_tokens' | 'temperature' | 'timeout_ms'>>;
+  Partial<
+    Pick<
+      ProviderConfig,
+      | 'base_url'
+      | 'api_key_env'
+      | 'max_tokens'
+      | 'temperature'
+      | 'timeout_ms'
+      | 'idle_timeout_ms'
+      | 'total_timeout_ms'
+      | 'max_retries'
+      | 'max_retry_wait_ms'
+    >
+  >;
 
 const isHeader = (line: string) => /^\s*\[/.test(line);
 const isProvidersHeader = (line: string) => /^\s*\[\[\s*providers\s*\]\]/.test(line);
@@ -23,7 +36,14 @@ export function providersToml(providers: ProviderEntry[]): string {
       if (p.api_key_env) table['api_key_env'] = p.api_key_env;
       if (p.max_tokens !== undefined) table['max_tokens'] = p.max_tokens;
       if (p.temperature !== undefined) table['temperature'] = p.temperature;
-      if (p.timeout_ms !== undefined) table['timeout_ms'] = p.timeout_ms;
+      for (const k of [
+        'timeout_ms',
+        'idle_timeout_ms',
+        'total_timeout_ms',
+        'max_retries',
+        'max_retry_wait_ms',
+      ] as const)
+        if (p[k] !== undefined) table[k] = p[k];
       return '[[providers]]\n' + stringify(table).trimEnd() + '\n';
     })
     .join('\n');

@@ -4,15 +4,34 @@ import { ToolsmithError } from './errors.ts';
 
 const grade = z.object({ w: z.number().int().min(0).max(2), d: z.number().int().min(0).max(2) });
 
+/** A provider's settings when the config leaves them out (deadlines and retries: docs/reliability.md). */
+export const PROVIDER_DEFAULTS = {
+  max_tokens: 2048,
+  temperature: 0,
+  timeout_ms: 30_000,
+  idle_timeout_ms: 60_000,
+  total_timeout_ms: 180_000,
+  max_retries: 2,
+  max_retry_wait_ms: 20_000,
+} as const;
+
 const provider = z.object({
   id: z.string().min(1),
   kind: z.enum(['openai', 'anthropic']),
   base_url: z.string().url().optional(),
   model: z.string().min(1),
   api_key_env: z.string().optional(),
-  max_tokens: z.number().int().positive().default(2048),
-  temperature: z.number().min(0).max(2).default(0),
-  timeout_ms: z.number().int().positive().default(120_000),
+  max_tokens: z.number().int().positive().default(PROVIDER_DEFAULTS.max_tokens),
+  temperature: z.number().min(0).max(2).default(PROVIDER_DEFAULTS.temperature),
+  /** Connect and response headers; then `idle_timeout_ms` between chunks; the whole call (retries and
+   * their waits included) within `total_timeout_ms` (see docs/reliability.md). */
+  timeout_ms: z.number().int().positive().max(600_000).default(PROVIDER_DEFAULTS.timeout_ms),
+  idle_timeout_ms: z.number().int().positive().max(600_000).default(PROVIDER_DEFAULTS.idle_timeout_ms),
+  total_timeout_ms: z.number().int().positive().max(3_600_000).default(PROVIDER_DEFAULTS.total_timeout_ms),
+  /** Retries of a 429, a 5xx, a timeout or a dropped connection. */
+  max_retries: z.number().int().min(0).max(10).default(PROVIDER_DEFAULTS.max_retries),
+  /** The longest wait before a retry; a Retry-After asking for more fails at once, saying when to retry. */
+  max_retry_wait_ms: z.number().int().min(0).max(600_000).default(PROVIDER_DEFAULTS.max_retry_wait_ms),
 });
 
 const runtime = z.object({ enabled: z.boolean().default(true), image: z.string().optional() });

@@ -7,7 +7,9 @@ import type { LlmProvider, LlmRequest, LlmResponse } from '../core/ports/llm.ts'
 import { knownSecrets } from '../core/records/redact.ts';
 import { ANTHROPIC_DEFAULT_URL, AnthropicProvider } from '../infra/llm/anthropic.ts';
 import { OPENAI_DEFAULT_URL, OpenAiProvider } from '../infra/llm/openai.ts';
+import { DEFAULT_RETRY } from '../infra/llm/retry.ts';
 import type { RetryPolicy } from '../infra/llm/retry.ts';
+import { PROVIDER_DEFAULTS } from './config.ts';
 import type { Config, ProviderConfig } from './config.ts';
 import { ToolsmithError } from './errors.ts';
 
@@ -75,7 +77,6 @@ export function makeProvider(
   extra: { retry?: RetryPolicy } = {},
 ): LlmProvider {
   const common = {
-    ...extra,
     id: p.id,
     model: p.model,
     ...(p.base_url ? { baseUrl: p.base_url } : {}),
@@ -83,6 +84,13 @@ export function makeProvider(
     maxTokens: p.max_tokens,
     temperature: p.temperature,
     timeoutMs: p.timeout_ms,
+    idleTimeoutMs: p.idle_timeout_ms,
+    totalTimeoutMs: p.total_timeout_ms,
+    retry: extra.retry ?? {
+      maxRetries: p.max_retries,
+      baseDelayMs: DEFAULT_RETRY.baseDelayMs,
+      maxDelayMs: p.max_retry_wait_ms,
+    },
   };
   return redacting(p.kind === 'anthropic' ? new AnthropicProvider(common) : new OpenAiProvider(common), key);
 }
@@ -106,9 +114,18 @@ export function createProviders(
       kind: o.kind ?? base?.kind ?? 'openai',
       base_url: url.toString().replace(/\/$/, ''),
       model: o.model,
-      max_tokens: base?.max_tokens ?? 2048,
-      temperature: base?.temperature ?? 0,
-      timeout_ms: base?.timeout_ms ?? 120_000,
+      ...PROVIDER_DEFAULTS,
+      ...(base
+        ? {
+            max_tokens: base.max_tokens,
+            temperature: base.temperature,
+            timeout_ms: base.timeout_ms,
+            idle_timeout_ms: base.idle_timeout_ms,
+            total_timeout_ms: base.total_timeout_ms,
+            max_retries: base.max_retries,
+            max_retry_wait_ms: base.max_retry_wait_ms,
+          }
+        : {}),
       ...(base?.api_key_env ? { api_key_env: base.api_key_env } : {}),
     };
     // A configured provider's key goes only to its own endpoint, never to an override's.

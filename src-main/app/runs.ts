@@ -18,6 +18,7 @@ import type { ScriptContext } from '../core/script/context.ts';
 import type { ScriptGenerator } from '../core/script/generator.ts';
 import { templateSource } from '../core/templates/source.ts';
 import type { Template } from '../core/templates/template.ts';
+import { DiskFullError } from '../infra/store/run-store.ts';
 import type { RunStore } from '../infra/store/run-store.ts';
 import type { RunExport, RunFilter } from '../infra/store/run-store.ts';
 import type { RunPage } from '../core/records/summary.ts';
@@ -123,7 +124,7 @@ export class RunService {
     } catch (e) {
       if (e instanceof ToolsmithError) throw e;
       throw new ToolsmithError(
-        'internal',
+        e instanceof DiskFullError ? 'infra' : 'internal',
         `the run could not be recorded: ${e instanceof Error ? e.message : String(e)}`,
       );
     }
@@ -138,6 +139,11 @@ export class RunService {
           onEvent?.(e);
           for (const l of this.listeners) l(e);
         },
+      })
+      // A second wall: whatever escapes the orchestrator ends this run, never the process.
+      .catch((e: unknown): RunOutcome => {
+        this.deps.log?.error({ event: 'run_crashed', runId, err: String(e) }, 'run crashed');
+        return { runId, status: 'failed', error: e instanceof Error ? e.message : String(e) };
       })
       .finally(() => this.active.delete(runId));
     return { runId, done };

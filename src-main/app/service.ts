@@ -19,6 +19,7 @@ import { resourcesDir } from '../infra/workspace/paths.ts';
 import { parseConfig } from './config.ts';
 import type { Config } from './config.ts';
 import { ToolsmithError } from './errors.ts';
+import { providerChain } from '../core/records/records.ts';
 import { RunService } from './runs.ts';
 import type { StartedRun } from './runs.ts';
 import { TemplateService } from './templates.ts';
@@ -273,11 +274,26 @@ export class ToolsmithService {
     return runDetail(await this.runs(), (await this.suites()).store, runId, prompts);
   }
 
-  /** Continues a run from an attempt with an edited script, on the provider the run used. */
+  /**
+   * Continues a run from an attempt with an edited script, on the providers as the run used them: the
+   * one (and model) that wrote that attempt first, then every other that answered (see providerChain);
+   * a run no provider answered goes on with the configured ones.
+   */
   async continueRun(runId: string, attempt: number, body: string): Promise<StartedRun> {
     const runs = await this.runs();
-    const provider = runs.get(runId).started.provider;
-    return runs.continueFrom(runId, attempt, body, this.providersFor(provider ? { provider } : {}));
+    const rec = runs.get(runId);
+    const chain = providerChain(rec, attempt);
+    const configured = new Set(this.config.providers.map((p) => p.id));
+    const usable = chain.filter((p) => configured.has(p.id));
+    if (chain.length && !usable.length)
+      throw new ToolsmithError(
+        'not_found',
+        `run ${rec.id} was answered by ${chain.map((p) => `${p.id} (${p.model})`).join(', ')}, no longer configured; configured: ${[...configured].join(', ') || 'none'}`,
+      );
+    const providers = usable.length
+      ? usable.flatMap((p) => this.providersFor({ provider: p.id, model: p.model }))
+      : this.providersFor();
+    return runs.continueFrom(rec.id, attempt, body, providers);
   }
 
   /** Subscribes to events pushed to front ends; returns the unsubscribe function. */
@@ -353,7 +369,14 @@ export class ToolsmithService {
     await this.validator?.close();
     this.suiteService?.close();
     this.suiteService = undefined;
-    this.runService?.close();
+    // The run store may fail to close (events held while the disk was full, still unwritable): the
+    // sandboxes and MCP servers are closed all the same, then that error is reported.
+    let storeError: unknown;
+    try {
+      this.runService?.close();
+    } catch (e) {
+      storeError = e;
+    }
     this.runService = undefined;
     this.templateService = undefined;
     const s = this.sandboxPromise;
@@ -361,6 +384,7 @@ export class ToolsmithService {
     if (s) await (await s.catch(() => undefined))?.dispose();
     await this.mcpManager?.close();
     this.mcpManager = undefined;
+    if (storeError) throw storeError;
   }
 
   get workspaceDir(): string {

@@ -18,6 +18,7 @@ import { SuiteStore } from '../infra/store/suite-store.ts';
 import type { SuiteRunRow, SuiteRunSpec } from '../infra/store/suite-store.ts';
 import { WorkspaceError } from '../infra/workspace/files.ts';
 import { SuiteFiles } from '../infra/workspace/suite-files.ts';
+import { PROVIDER_DEFAULTS } from './config.ts';
 import type { ProviderConfig } from './config.ts';
 import { ToolsmithError } from './errors.ts';
 import { envKey, makeProvider } from './providers.ts';
@@ -201,9 +202,7 @@ export class SuiteService {
           kind: 'openai',
           base_url: req.baseUrl.replace(/\/$/, ''),
           model: 'default',
-          max_tokens: 2048,
-          temperature: 0,
-          timeout_ms: 120_000,
+          ...PROVIDER_DEFAULTS,
         } satisfies ProviderConfig)
       : providers[0];
     const list = entries.length ? entries : providers.map((p) => p.id);
@@ -304,7 +303,11 @@ export class SuiteService {
         report();
         return this.get(suiteRun);
       } catch (e) {
-        this.store.finish(suiteRun, 'error', e instanceof Error ? e.message : String(e));
+        try {
+          this.store.finish(suiteRun, 'error', e instanceof Error ? e.message : String(e));
+        } catch {
+          // A full disk refuses this too; `e` (the first write that failed) is the cause to report.
+        }
         throw e;
       } finally {
         this.active.delete(suiteRun);

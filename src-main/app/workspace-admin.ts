@@ -11,7 +11,7 @@ import { TOOLS_SKELETON } from '../infra/workspace/init.ts';
 import { checkReachable, forgetDownEndpoints } from '../infra/llm/reachability.ts';
 import { appendSandbox, replaceProviders } from './config-edit.ts';
 import type { ProviderEntry } from './config-edit.ts';
-import { parseConfig } from './config.ts';
+import { parseConfig, PROVIDER_DEFAULTS } from './config.ts';
 import type { ProviderConfig } from './config.ts';
 import { ToolsmithError } from './errors.ts';
 import { makeProvider, providerUrl } from './providers.ts';
@@ -57,16 +57,19 @@ function writeConfig(svc: ToolsmithService, text: string): void {
   forgetDownEndpoints();
 }
 
-const entryOf = (p: ProviderConfig): ProviderEntry => ({
-  id: p.id,
-  kind: p.kind,
-  model: p.model,
-  ...(p.base_url ? { base_url: p.base_url } : {}),
-  ...(p.api_key_env ? { api_key_env: p.api_key_env } : {}),
-  ...(p.max_tokens !== 2048 ? { max_tokens: p.max_tokens } : {}),
-  ...(p.temperature !== 0 ? { temperature: p.temperature } : {}),
-  ...(p.timeout_ms !== 120_000 ? { timeout_ms: p.timeout_ms } : {}),
-});
+/** A provider as the config file holds it: the settings that differ from the defaults. */
+const entryOf = (p: ProviderConfig): ProviderEntry => {
+  const entry: ProviderEntry = {
+    id: p.id,
+    kind: p.kind,
+    model: p.model,
+    ...(p.base_url ? { base_url: p.base_url } : {}),
+    ...(p.api_key_env ? { api_key_env: p.api_key_env } : {}),
+  };
+  for (const k of Object.keys(PROVIDER_DEFAULTS) as (keyof typeof PROVIDER_DEFAULTS)[])
+    if (p[k] !== PROVIDER_DEFAULTS[k]) entry[k] = p[k];
+  return entry;
+};
 
 /** Adds a provider, or replaces the one named `previousId ?? id` (keeping its other settings). */
 export function saveProvider(
@@ -183,6 +186,10 @@ export async function testProvider(
     max_tokens: 16,
     temperature: 0,
     timeout_ms: 20_000,
+    idle_timeout_ms: 20_000,
+    total_timeout_ms: 30_000,
+    max_retries: 0,
+    max_retry_wait_ms: 0,
   };
   const url = providerUrl(p);
   const started = performance.now();
@@ -204,6 +211,8 @@ export async function testProvider(
       system: 'You are a connection test.',
       user: 'Reply with the word OK.',
       maxTokens: 16,
+      // Any answer proves the connection, even one cut at these 16 tokens.
+      acceptTruncated: true,
     });
     return { ok: true, url, model: r.model, latencyMs: ms(), reply: r.text.slice(0, 200) };
   } catch (e) {

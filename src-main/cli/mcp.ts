@@ -15,6 +15,8 @@ import { kitToolView } from '../core/kits/kit.ts';
 import { openAiFunctionSchema } from '../core/tools/schema.ts';
 import { resolveRuntime } from '../core/sandbox/runtimes.ts';
 import { cancelledWith, codeToolDescription, runCodeTool } from './mcp-code.ts';
+import { retryLine } from './commands/run.ts';
+import type { LiveEvent } from '../app/runs.ts';
 import { registerSuiteTools } from './mcp-suites.ts';
 
 type Content = {
@@ -87,12 +89,37 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
       guard(async () => {
         await svc.prepareMcp(sandbox);
         const runs = await svc.runs();
+        // With a progress token, each attempt and each LLM retry (and its wait) is told as it starts.
+        const token = extra._meta?.progressToken;
+        let n = 0;
+        const progress = (message: string) =>
+          void extra
+            .sendNotification({
+              method: 'notifications/progress',
+              params: { progressToken: token as string | number, progress: ++n, message },
+            })
+            .catch(() => {});
         const started = await runs.start({
           task,
           sandbox,
           ...(kit ? { kit } : {}),
           mode,
           providers: svc.providersFor(),
+          ...(token === undefined
+            ? {}
+            : {
+                onEvent: (e: LiveEvent) => {
+                  if (e.type === 'llm_retry')
+                    progress(
+                      `attempt ${e.data.n}: ${e.data.provider} retry ${e.data.attempt}: ${retryLine(e.data)}`,
+                    );
+                  else if (e.type === 'llm_error') progress(`attempt ${e.data.n}: ${e.data.message}`);
+                  else if (e.type === 'tier')
+                    progress(
+                      `attempt ${e.data.n}: ${e.data.tier}${e.data.provider ? ` (${e.data.provider})` : ''}`,
+                    );
+                },
+              }),
         });
         const outcome = await cancelledWith(extra.signal, runs, started);
         return text(outcome, outcome.status !== 'succeeded');

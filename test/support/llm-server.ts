@@ -17,6 +17,13 @@ export interface ScriptedAnswer {
   streamDelayMs?: number;
   /** Send a body that is not valid JSON / not a valid stream. */
   malformed?: boolean;
+  /** Streamed: send this many text chunks, then nothing more (the connection stays open). */
+  stallAfterChunks?: number;
+  /** Streamed: send this many text chunks, then end the response with no finish (a cut stream). */
+  cutAfterChunks?: number;
+  /** Why the answer ended: OpenAI `finish_reason` (default `stop`; `length` = cut at max_tokens) or
+   * Anthropic `stop_reason` (default `end_turn`; `max_tokens`). */
+  finishReason?: string;
   promptTokens?: number;
   completionTokens?: number;
 }
@@ -53,6 +60,22 @@ async function body(req: IncomingMessage): Promise<Record<string, unknown>> {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * What a fault asks of chunk `i` of a streamed answer: go on, stall (wait until the client goes away)
+ * or cut (end the response with no finish); true when the answer must stop here.
+ */
+async function faultAt(res: ServerResponse, a: ScriptedAnswer, i: number): Promise<boolean> {
+  if (a.stallAfterChunks !== undefined && i >= a.stallAfterChunks) {
+    if (!res.destroyed) await new Promise((resolve) => res.once('close', resolve));
+    return true;
+  }
+  if (a.cutAfterChunks !== undefined && i >= a.cutAfterChunks) {
+    res.end();
+    return true;
+  }
+  return false;
+}
 
 function chunks(text: string): string[] {
   const out: string[] = [];
@@ -92,14 +115,17 @@ export async function startLlmServer(): Promise<LlmServer> {
       return;
     }
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-    for (const piece of chunks(text)) {
+    const pieces = chunks(text);
+    for (const [i, piece] of pieces.entries()) {
+      if (await faultAt(res, a, i)) return;
       res.write(
         `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 0, model, choices: [{ index: 0, delta: { content: piece }, finish_reason: null }] })}\n\n`,
       );
       if (a.streamDelayMs) await sleep(a.streamDelayMs);
     }
+    if (await faultAt(res, a, pieces.length)) return;
     res.write(
-      `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 0, model, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\n`,
+      `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 0, model, choices: [{ index: 0, delta: {}, finish_reason: a.finishReason ?? 'stop' }] })}\n\n`,
     );
     res.write(
       `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 0, model, choices: [], usage })}\n\n`,
@@ -147,7 +173,9 @@ export async function startLlmServer(): Promise<LlmServer> {
       index: 0,
       content_block: { type: 'text', text: '' },
     });
-    for (const piece of chunks(text)) {
+    const pieces = chunks(text);
+    for (const [i, piece] of pieces.entries()) {
+      if (await faultAt(res, a, i)) return;
       ev('content_block_delta', {
         type: 'content_block_delta',
         index: 0,
@@ -155,10 +183,11 @@ export async function startLlmServer(): Promise<LlmServer> {
       });
       if (a.streamDelayMs) await sleep(a.streamDelayMs);
     }
+    if (await faultAt(res, a, pieces.length)) return;
     ev('content_block_stop', { type: 'content_block_stop', index: 0 });
     ev('message_delta', {
       type: 'message_delta',
-      delta: { stop_reason: 'end_turn', stop_sequence: null },
+      delta: { stop_reason: a.finishReason ?? 'end_turn', stop_sequence: null },
       usage: { output_tokens: output },
     });
     ev('message_stop', { type: 'message_stop' });

@@ -10,6 +10,10 @@ import { json, oneOf, parseIntOption, UsageError } from '../context.ts';
 import type { CliContext } from '../context.ts';
 import { readInput } from './validate.ts';
 
+/** A retry in words: why, and how long the wait before it is. */
+export const retryLine = (r: { reason: string; waitMs: number }): string =>
+  `${r.reason}; retrying in ${r.waitMs >= 1000 ? `${Math.round(r.waitMs / 100) / 10} s` : `${r.waitMs} ms`}`;
+
 /** Live progress for a terminal: one line per attempt/step milestone, on stderr. */
 export function progressPrinter(ctx: CliContext): (e: LiveEvent) => void {
   return (e) => {
@@ -26,6 +30,9 @@ export function progressPrinter(ctx: CliContext): (e: LiveEvent) => void {
         break;
       case 'llm_error':
         ctx.err(`  llm error: ${e.data.message}\n`);
+        break;
+      case 'llm_retry':
+        ctx.err(`  llm retry ${e.data.attempt} (${e.data.provider}): ${retryLine(e.data)}\n`);
         break;
       case 'validation':
         ctx.err(

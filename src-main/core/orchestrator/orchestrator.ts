@@ -105,6 +105,7 @@ export function runStartedData(req: RunRequest): RunStartedData {
     maxSteps: req.maxSteps ?? 8,
     ...(req.kit ? { kit: req.kit } : {}),
     ...(req.providers[0] ? { provider: req.providers[0].id, model: req.providers[0].model } : {}),
+    ...(req.providers.length ? { providers: req.providers.map((p) => ({ id: p.id, model: p.model })) } : {}),
     ...(req.origin ? { origin: req.origin } : {}),
   };
 }
@@ -153,16 +154,33 @@ export class Orchestrator {
       outcome = req.mode === 'plan' ? await this.plan(ctx, started) : await this.interactive(ctx, started);
     } catch (e) {
       const cancelled = e instanceof CancelledError || req.signal?.aborted;
-      const error = cancelled ? 'cancelled' : `internal error: ${e instanceof Error ? e.message : String(e)}`;
+      const message = e instanceof Error ? e.message : String(e);
+      // A store that cannot write (disk full) names its cause itself: not an internal error.
+      const error = cancelled
+        ? 'cancelled'
+        : /^disk full\b/.test(message)
+          ? message
+          : `internal error: ${message}`;
       if (!cancelled)
         log.error({ event: 'run_crashed', err: e instanceof Error ? e.stack : String(e) }, 'run crashed');
       outcome = failedOutcome(runId, error, cancelled ? 'cancelled' : 'failed');
     }
-    ctx.emit('run_finished', {
-      status: outcome.status,
-      ...(outcome.result !== undefined ? { result: outcome.result } : {}),
-      ...(outcome.error !== undefined ? { error: outcome.error } : {}),
-    });
+    try {
+      ctx.emit('run_finished', {
+        status: outcome.status,
+        ...(outcome.result !== undefined ? { result: outcome.result } : {}),
+        ...(outcome.error !== undefined ? { error: outcome.error } : {}),
+      });
+    } catch (e) {
+      // The end could not be recorded (a full disk past what the store holds in memory): the caller
+      // still gets the outcome, with the reason the record is incomplete.
+      const why = e instanceof Error ? e.message : String(e);
+      log.error({ event: 'run_finished_unrecorded', err: why }, 'the end of the run could not be recorded');
+      outcome = {
+        ...outcome,
+        error: outcome.error ? `${outcome.error}; ${why}` : `the run's end was not recorded: ${why}`,
+      };
+    }
     log.info({ event: 'run_finished', status: outcome.status }, 'run finished');
     return outcome;
   }
@@ -424,6 +442,9 @@ export class Orchestrator {
         user,
         ...(ctx.req.signal ? { signal: ctx.req.signal } : {}),
         onToken: (text) => ctx.req.onEvent?.({ type: 'token', runId: ctx.runId, n, text }),
+        // Every wait before a retry is in the run's history as it starts: no silent minutes.
+        onRetry: (retry) =>
+          ctx.emit('llm_retry', { n, provider: provider.id, model: provider.model, ...retry }),
       });
       ctx.emit('llm_response', {
         n,

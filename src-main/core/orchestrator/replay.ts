@@ -6,7 +6,13 @@ import type { RunEvent } from '../records/events.ts';
 export class ReplayProvider implements LlmProvider {
   readonly id = 'replay';
   readonly model: string;
-  private readonly answers: { text: string; model: string; promptTokens: number; completionTokens: number }[];
+  private readonly answers: {
+    text: string;
+    model: string;
+    provider: string;
+    promptTokens: number;
+    completionTokens: number;
+  }[];
   private next = 0;
 
   constructor(events: readonly RunEvent[]) {
@@ -23,13 +29,14 @@ export class ReplayProvider implements LlmProvider {
     if (!a) return Promise.reject(new LlmError(this.id, 'replay: the recorded run has no more LLM answers'));
     req.onToken?.(a.text);
     // A replay sends nothing to any LLM: it spends no tokens (the recorded counts stay on the source run).
+    // Each answer names the provider and model that wrote it when the run ran (the tier says `replay`).
     return Promise.resolve({
       text: a.text,
       promptTokens: 0,
       completionTokens: 0,
       model: a.model,
       latencyMs: 0,
-      provider: this.id,
+      provider: a.provider,
       retries: [],
     });
   }

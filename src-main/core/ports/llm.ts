@@ -10,6 +10,8 @@ export interface LlmRequest {
   signal?: AbortSignal;
   /** Called with each streamed piece of text. */
   onToken?: (text: string) => void;
+  /** An answer cut at the token limit is returned as it is (a connection test), not failed as truncated. */
+  acceptTruncated?: boolean;
   /** Called before each wait for a retry (a suite's rate gate pauses other cases on a 429). */
   onRetry?: (retry: LlmRetry) => void;
 }

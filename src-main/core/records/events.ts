@@ -25,8 +25,11 @@ export interface RunStartedData {
   kit?: string;
   mode: RunMode;
   language: ScriptLanguage;
+  /** The first provider asked and its model (the chain's head; which one answered is per attempt). */
   provider?: string;
   model?: string;
+  /** Every provider the run may ask, in order, with its model. */
+  providers?: { id: string; model: string }[];
   maxRetries: number;
   maxSteps: number;
   /** The run (and attempt) this one was replayed, edited or continued from, or whose template it tests. */
@@ -59,6 +62,8 @@ export interface EventPayloads {
     correction?: boolean;
   };
   llm_error: { n: number; provider: string; message: string; retries: LlmRetry[] };
+  /** A provider's call failed for a transient cause and is tried again after `waitMs` (told live). */
+  llm_retry: { n: number; provider: string; model?: string } & LlmRetry;
   script: {
     n: number;
     code: string;

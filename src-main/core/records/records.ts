@@ -7,7 +7,12 @@ import type { EventPayloads, RunEvent, RunStartedData, RunStatus, Tier } from '.
 export interface AttemptRecord {
   n: number;
   tier?: Tier;
+  /**
+   * The provider (and model) whose answer is the attempt's script; while no script has come, the
+   * provider being asked. Unset for a template, rule or edited script.
+   */
   provider?: string;
+  model?: string;
   /** The template that served this attempt (tier `template`). */
   template?: string;
   prompt?: EventPayloads['prompt'];
@@ -15,6 +20,8 @@ export interface AttemptRecord {
   /** Corrective LLM answers within the same tier (after an invalid script). */
   corrections: EventPayloads['llm_response'][];
   llmErrors: EventPayloads['llm_error'][];
+  /** Each wait before a provider's retry, recorded as it started (a 429, a 5xx, a stall, a cut stream). */
+  retries: EventPayloads['llm_retry'][];
   script?: EventPayloads['script'];
   validation?: { valid: boolean; violations: Violation[] };
   /** Earlier candidates of this attempt that failed validation (a provider's first try, another tier). */
@@ -57,6 +64,7 @@ function attempt(rec: RunRecord, n: number): AttemptRecord {
       corrections: [],
       rejected: [],
       llmErrors: [],
+      retries: [],
       toolCalls: [],
       emits: [],
       tokens: { prompt: 0, completion: 0 },
@@ -92,7 +100,7 @@ function applyEvent(rec: RunRecord, e: RunEvent): void {
     case 'tier': {
       const a = attempt(rec, e.data.n);
       a.tier = e.data.tier;
-      if (e.data.provider) a.provider = e.data.provider;
+      if (e.data.provider && !a.script) a.provider = e.data.provider;
       if (e.data.template) a.template = e.data.template;
       rec.tier = e.data.tier;
       if (e.data.tier === 'template' && e.data.template) rec.template = e.data.template;
@@ -123,12 +131,24 @@ function applyEvent(rec: RunRecord, e: RunEvent): void {
     case 'llm_error':
       attempt(rec, e.data.n).llmErrors.push(e.data);
       break;
+    case 'llm_retry':
+      attempt(rec, e.data.n).retries.push(e.data);
+      break;
     case 'script': {
       const a = attempt(rec, e.data.n);
       if (a.script && a.validation && !a.validation.valid)
         a.rejected.push({ script: a.script, violations: a.validation.violations });
       a.script = e.data;
       delete a.validation;
+      // The script's producer: the latest answer of this attempt (its first, then its corrections).
+      const answer = e.data.source === 'llm' ? (a.corrections[a.corrections.length - 1] ?? a.llm) : undefined;
+      if (answer) {
+        a.provider = answer.provider;
+        a.model = answer.model;
+      } else {
+        delete a.provider;
+        delete a.model;
+      }
       break;
     }
     case 'validation':
@@ -197,6 +217,7 @@ export function foldEvent(rec: RunRecord | undefined, e: RunEvent): RunRecord {
         corrections: a.corrections.slice(),
         rejected: a.rejected.slice(),
         llmErrors: a.llmErrors.slice(),
+        retries: a.retries.slice(),
         toolCalls: a.toolCalls.slice(),
         emits: a.emits.slice(),
         tokens: { ...a.tokens },
@@ -217,3 +238,21 @@ export function lastTraceback(rec: RunRecord): (ExecutionError & { attempt: numb
 
 /** Wall time of a run (to now when it is still running). */
 export const runDuration = (rec: RunRecord, now: number): number => (rec.endedAt ?? now) - rec.startedAt;
+
+/**
+ * The providers a run's answers came from, as it ran: the one that wrote attempt `from` first, then
+ * every other that answered, in order, each with the model it answered with. Empty when no provider
+ * answered (a template, a rule, an edited script); then the run's configured chain is all there is.
+ */
+export function providerChain(rec: RunRecord, from?: number): { id: string; model: string }[] {
+  const out: { id: string; model: string }[] = [];
+  const add = (id: string | undefined, model: string | undefined) => {
+    if (!id || !model || id === 'replay' || out.some((p) => p.id === id && p.model === model)) return;
+    out.push({ id, model });
+  };
+  const start = rec.attempts.find((a) => a.n === from);
+  add(start?.provider, start?.model);
+  for (const a of rec.attempts)
+    for (const r of [...(a.llm ? [a.llm] : []), ...a.corrections]) add(r.provider, r.model);
+  return out;
+}

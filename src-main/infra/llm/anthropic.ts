@@ -1,8 +1,13 @@
-/** Anthropic's Messages API through the official SDK, streamed; our retry policy records every wait. */
+/**
+ * Anthropic's Messages API through the official SDK, streamed as raw events; our retry policy records
+ * every wait and the SDK logs nothing. An answer counts as whole only with its `message_stop`; one cut
+ * before it is a dropped connection (retried), one stopped at `max_tokens` is reported as truncated.
+ */
 import type Anthropic from '@anthropic-ai/sdk';
 import { CancelledError } from '../../core/ports/llm.ts';
 import type { LlmProvider, LlmRequest, LlmResponse } from '../../core/ports/llm.ts';
-import { assertReachable, classifyHttpError } from './openai.ts';
+import { CutStreamError, TruncatedError, watchTry } from './deadline.ts';
+import { SILENT_SDK_LOGGER, assertReachable, classifyHttpError, deadlinesOf } from './openai.ts';
 import { DEFAULT_RETRY, withRetries } from './retry.ts';
 import type { RetryPolicy } from './retry.ts';
 
@@ -13,7 +18,10 @@ export interface AnthropicProviderOptions {
   apiKey?: string;
   maxTokens?: number;
   temperature?: number;
+  /** Connect and response headers (config `timeout_ms`); see Deadlines. */
   timeoutMs?: number;
+  idleTimeoutMs?: number;
+  totalTimeoutMs?: number;
   retry?: RetryPolicy;
 }
 
@@ -40,7 +48,10 @@ export class AnthropicProvider implements LlmProvider {
           apiKey: opts.apiKey ?? 'not-set',
           ...(opts.baseUrl ? { baseURL: opts.baseUrl } : {}),
           maxRetries: 0,
-          timeout: opts.timeoutMs ?? 120_000,
+          // A backstop only: our deadlines (watchTry) end a request first, naming which one passed.
+          timeout: deadlinesOf(opts).totalMs + 1_000,
+          logLevel: 'off',
+          logger: SILENT_SDK_LOGGER,
         }),
     );
     return this.clientPromise;
@@ -53,46 +64,90 @@ export class AnthropicProvider implements LlmProvider {
 
   async generate(req: LlmRequest): Promise<LlmResponse> {
     const model = req.model ?? this.model;
+    const deadlines = deadlinesOf(this.opts);
+    const deadlineAt = Date.now() + deadlines.totalMs;
     await assertReachable(this.id, this.url);
     const client = await this.client();
+    const maxTokens = req.maxTokens ?? this.opts.maxTokens ?? 2048;
     return withRetries(
       this.id,
       this.opts.retry ?? DEFAULT_RETRY,
       classifyHttpError,
       async (retries) => {
         const started = performance.now();
-        const stream = client.messages.stream(
-          {
+        const watch = watchTry(req.signal, deadlines, deadlineAt);
+        try {
+          // `temperature` is sent as before; this SDK version's types no longer list it.
+          const body = {
             model,
             system: req.system,
             messages: [{ role: 'user', content: req.user }],
-            max_tokens: req.maxTokens ?? this.opts.maxTokens ?? 2048,
+            max_tokens: maxTokens,
             temperature: req.temperature ?? this.opts.temperature ?? 0,
-          },
-          req.signal ? { signal: req.signal } : {},
-        );
-        let text = '';
-        stream.on('text', (piece: string) => {
-          text += piece;
-          req.onToken?.(piece);
-        });
-        const final = await stream.finalMessage();
-        if (req.signal?.aborted) throw new CancelledError();
-        if (!text.trim())
-          throw Object.assign(new Error('the model returned no text'), { name: 'EmptyAnswer' });
-        return {
-          text,
-          promptTokens: final.usage.input_tokens,
-          completionTokens: final.usage.output_tokens,
-          model: final.model || model,
-          latencyMs: Math.round(performance.now() - started),
-          provider: this.id,
-          retries: [...retries],
-        };
+            stream: true,
+          } as Anthropic.MessageCreateParamsStreaming;
+          const stream = await client.messages.create(body, { signal: watch.signal });
+          watch.alive();
+          let text = '';
+          let answeredModel = model;
+          let inputTokens = 0;
+          let outputTokens = 0;
+          let stopReason: string | null | undefined;
+          let stopped = false;
+          for await (const ev of stream) {
+            watch.alive();
+            switch (ev.type) {
+              case 'message_start':
+                answeredModel = ev.message.model || model;
+                inputTokens = ev.message.usage.input_tokens;
+                outputTokens = ev.message.usage.output_tokens;
+                break;
+              case 'content_block_delta':
+                if (ev.delta.type === 'text_delta') {
+                  text += ev.delta.text;
+                  req.onToken?.(ev.delta.text);
+                }
+                break;
+              case 'message_delta':
+                stopReason = ev.delta.stop_reason;
+                outputTokens = ev.usage.output_tokens;
+                break;
+              case 'message_stop':
+                stopped = true;
+                break;
+              default:
+                break;
+            }
+          }
+          watch.check();
+          if (req.signal?.aborted) throw new CancelledError();
+          if (!stopped)
+            throw new CutStreamError(
+              `the answer stream ended before the answer was complete (no message_stop), after ${text.length} characters`,
+            );
+          if (stopReason === 'max_tokens' && !req.acceptTruncated)
+            throw new TruncatedError(
+              `the model stopped at max_tokens (${maxTokens}) before finishing (stop_reason: max_tokens); raise max_tokens for provider ${this.id}`,
+            );
+          if (!text.trim())
+            throw Object.assign(new Error('the model returned no text'), { name: 'EmptyAnswer' });
+          return {
+            text,
+            promptTokens: inputTokens,
+            completionTokens: outputTokens,
+            model: answeredModel,
+            latencyMs: Math.round(performance.now() - started),
+            provider: this.id,
+            retries: [...retries],
+          };
+        } catch (e) {
+          watch.check();
+          throw e;
+        } finally {
+          watch.done();
+        }
       },
-      req.signal,
-      req.onRetry,
-      this.url,
+      { signal: req.signal, onRetry: req.onRetry, url: this.url, deadlineAt },
     );
   }
 }

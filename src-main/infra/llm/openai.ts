@@ -1,11 +1,15 @@
 /**
  * Any OpenAI-compatible chat-completions endpoint (OpenAI, Ollama, vLLM, LM Studio, llama.cpp server,
- * OpenRouter...) through the official `openai` SDK, streamed. The SDK's own retries are off: ours record
- * every wait.
+ * OpenRouter...) through the official `openai` SDK, streamed. The SDK's own retries and its logging are
+ * off: ours record every wait, and errors reach people through Toolsmith only. An answer counts as whole
+ * only with its `finish_reason`; one cut before it is a dropped connection (retried), one stopped at
+ * `max_tokens` is reported as truncated.
  */
 import type OpenAI from 'openai';
 import { CancelledError, LlmError } from '../../core/ports/llm.ts';
 import type { LlmProvider, LlmRequest, LlmResponse } from '../../core/ports/llm.ts';
+import { CutStreamError, DEFAULT_DEADLINES, DeadlineError, TruncatedError, watchTry } from './deadline.ts';
+import type { Deadlines } from './deadline.ts';
 import { checkReachable, connectErrorReason } from './reachability.ts';
 import { DEFAULT_RETRY, retryAfterMs, withRetries } from './retry.ts';
 import type { Classified, RetryPolicy } from './retry.ts';
@@ -17,9 +21,33 @@ export interface OpenAiProviderOptions {
   apiKey?: string;
   maxTokens?: number;
   temperature?: number;
+  /** Connect and response headers (config `timeout_ms`); see Deadlines. */
   timeoutMs?: number;
+  idleTimeoutMs?: number;
+  totalTimeoutMs?: number;
   retry?: RetryPolicy;
 }
+
+/** The deadlines of a provider's options, defaults filling the gaps. */
+export function deadlinesOf(o: {
+  timeoutMs?: number | undefined;
+  idleTimeoutMs?: number | undefined;
+  totalTimeoutMs?: number | undefined;
+}): Deadlines {
+  return {
+    headersMs: o.timeoutMs ?? DEFAULT_DEADLINES.headersMs,
+    idleMs: o.idleTimeoutMs ?? DEFAULT_DEADLINES.idleMs,
+    totalMs: o.totalTimeoutMs ?? DEFAULT_DEADLINES.totalMs,
+  };
+}
+
+/** The SDKs log nothing themselves (e.g. `Could not parse message into JSON` on stderr). */
+export const SILENT_SDK_LOGGER = {
+  error: () => {},
+  warn: () => {},
+  info: () => {},
+  debug: () => {},
+};
 
 /** Rough token estimate for servers that do not report usage. */
 export const estimateTokens = (text: string): number => Math.ceil(text.length / 4);
@@ -37,6 +65,15 @@ export function classifyHttpError(e: unknown): Classified {
   const after = retryAfterMs(header);
   const name = `${err.name ?? ''} ${(e as { constructor?: { name?: string } })?.constructor?.name ?? ''}`;
   const message = err.message ?? '';
+  if (e instanceof DeadlineError) return { retryable: e.retryable, reason: `timed out: ${e.message}` };
+  if (e instanceof CutStreamError) return { retryable: true, reason: `connection failed: ${e.message}` };
+  if (e instanceof TruncatedError) return { retryable: false, reason: `truncated answer: ${e.message}` };
+  // A stream whose data is not JSON: the server sent garbage (the SDK's parse error, in words).
+  if (e instanceof SyntaxError)
+    return {
+      retryable: false,
+      reason: `malformed answer: the stream held data that is not JSON (${message.slice(0, 200)})`,
+    };
   // A refused connection or an unknown host will not fix itself within a backoff: fail at once.
   const code = causeCode(e);
   if (code && FATAL_CONNECT.has(code))
@@ -116,7 +153,10 @@ export class OpenAiProvider implements LlmProvider {
           apiKey: opts.apiKey ?? 'not-needed',
           ...(opts.baseUrl ? { baseURL: opts.baseUrl } : {}),
           maxRetries: 0,
-          timeout: opts.timeoutMs ?? 120_000,
+          // A backstop only: our deadlines (watchTry) end a request first, naming which one passed.
+          timeout: deadlinesOf(opts).totalMs + 1_000,
+          logLevel: 'off',
+          logger: SILENT_SDK_LOGGER,
         }),
     );
     return this.clientPromise;
@@ -129,57 +169,80 @@ export class OpenAiProvider implements LlmProvider {
 
   async generate(req: LlmRequest): Promise<LlmResponse> {
     const model = req.model ?? this.model;
+    const deadlines = deadlinesOf(this.opts);
+    const deadlineAt = Date.now() + deadlines.totalMs;
     await assertReachable(this.id, this.url);
     const client = await this.client();
+    const maxTokens = req.maxTokens ?? this.opts.maxTokens ?? 2048;
     return withRetries(
       this.id,
       this.opts.retry ?? DEFAULT_RETRY,
       classifyHttpError,
       async (retries) => {
         const started = performance.now();
-        const stream = await client.chat.completions.create(
-          {
-            model,
-            messages: [
-              { role: 'system', content: req.system },
-              { role: 'user', content: req.user },
-            ],
-            stream: true,
-            stream_options: { include_usage: true },
-            max_tokens: req.maxTokens ?? this.opts.maxTokens ?? 2048,
-            temperature: req.temperature ?? this.opts.temperature ?? 0,
-          },
-          req.signal ? { signal: req.signal } : {},
-        );
-        let text = '';
-        let usage: { prompt_tokens?: number; completion_tokens?: number } | undefined;
-        let answeredModel = model;
-        for await (const chunk of stream) {
-          if (chunk.model) answeredModel = chunk.model;
-          const piece = chunk.choices?.[0]?.delta?.content;
-          if (piece) {
-            text += piece;
-            req.onToken?.(piece);
+        const watch = watchTry(req.signal, deadlines, deadlineAt);
+        try {
+          const stream = await client.chat.completions.create(
+            {
+              model,
+              messages: [
+                { role: 'system', content: req.system },
+                { role: 'user', content: req.user },
+              ],
+              stream: true,
+              stream_options: { include_usage: true },
+              max_tokens: maxTokens,
+              temperature: req.temperature ?? this.opts.temperature ?? 0,
+            },
+            { signal: watch.signal },
+          );
+          watch.alive();
+          let text = '';
+          let usage: { prompt_tokens?: number; completion_tokens?: number } | undefined;
+          let answeredModel = model;
+          let finish: string | null | undefined;
+          for await (const chunk of stream) {
+            watch.alive();
+            if (chunk.model) answeredModel = chunk.model;
+            const choice = chunk.choices?.[0];
+            const piece = choice?.delta?.content;
+            if (piece) {
+              text += piece;
+              req.onToken?.(piece);
+            }
+            if (choice?.finish_reason) finish = choice.finish_reason;
+            if (chunk.usage) usage = chunk.usage;
           }
-          if (chunk.usage) usage = chunk.usage;
+          // The SDK ends the iteration quietly on abort: a deadline or a cancel must not pass as an answer.
+          watch.check();
+          if (req.signal?.aborted) throw new CancelledError();
+          if (!finish)
+            throw new CutStreamError(
+              `the answer stream ended before the answer was complete (no finish_reason), after ${text.length} characters`,
+            );
+          if (finish === 'length' && !req.acceptTruncated)
+            throw new TruncatedError(
+              `the model stopped at max_tokens (${maxTokens}) before finishing (finish_reason: length); raise max_tokens for provider ${this.id}`,
+            );
+          if (!text.trim())
+            throw Object.assign(new Error('the model returned no text'), { name: 'EmptyAnswer' });
+          return {
+            text,
+            promptTokens: usage?.prompt_tokens ?? estimateTokens(req.system + req.user),
+            completionTokens: usage?.completion_tokens ?? estimateTokens(text),
+            model: answeredModel,
+            latencyMs: Math.round(performance.now() - started),
+            provider: this.id,
+            retries: [...retries],
+          };
+        } catch (e) {
+          watch.check();
+          throw e;
+        } finally {
+          watch.done();
         }
-        // The SDK ends the iteration quietly on abort; a cut-off answer must not pass as complete.
-        if (req.signal?.aborted) throw new CancelledError();
-        if (!text.trim())
-          throw Object.assign(new Error('the model returned no text'), { name: 'EmptyAnswer' });
-        return {
-          text,
-          promptTokens: usage?.prompt_tokens ?? estimateTokens(req.system + req.user),
-          completionTokens: usage?.completion_tokens ?? estimateTokens(text),
-          model: answeredModel,
-          latencyMs: Math.round(performance.now() - started),
-          provider: this.id,
-          retries: [...retries],
-        };
       },
-      req.signal,
-      req.onRetry,
-      this.url,
+      { signal: req.signal, onRetry: req.onRetry, url: this.url, deadlineAt },
     );
   }
 }

@@ -1,14 +1,21 @@
-/** Retries with exponential backoff on 429, 5xx, timeouts and connection errors; every wait is recorded. */
+/**
+ * Retries with exponential backoff on 429, 5xx, timeouts and connection errors; every wait is recorded
+ * and told to the caller before it starts (`onRetry`: the run's history shows it live). A server that asks
+ * (Retry-After) for a longer wait than the policy's cap fails at once, saying when to try again; no wait
+ * runs past the call's whole deadline.
+ */
 import { CancelledError, LlmError } from '../../core/ports/llm.ts';
 import type { LlmRetry } from '../../core/ports/llm.ts';
+import { seconds } from './deadline.ts';
 
 export interface RetryPolicy {
   maxRetries: number;
   baseDelayMs: number;
+  /** The longest wait before a retry, Retry-After included (config `max_retry_wait_ms`). */
   maxDelayMs: number;
 }
 
-export const DEFAULT_RETRY: RetryPolicy = { maxRetries: 3, baseDelayMs: 500, maxDelayMs: 20_000 };
+export const DEFAULT_RETRY: RetryPolicy = { maxRetries: 2, baseDelayMs: 1_000, maxDelayMs: 20_000 };
 
 export interface Classified {
   retryable: boolean;
@@ -33,37 +40,57 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
+export interface RetryOptions {
+  signal?: AbortSignal | undefined;
+  onRetry?: ((retry: LlmRetry) => void) | undefined;
+  /** The endpoint, named in every error message. */
+  url?: string | undefined;
+  /** The call's whole deadline (epoch ms): no wait runs past it. */
+  deadlineAt?: number | undefined;
+  now?: () => number;
+}
+
 export async function withRetries<T>(
   provider: string,
   policy: RetryPolicy,
   classify: (e: unknown) => Classified,
   fn: (retries: LlmRetry[]) => Promise<T>,
-  signal?: AbortSignal,
-  onRetry?: (retry: LlmRetry) => void,
-  /** The endpoint, named in every error message. */
-  url?: string,
+  opts: RetryOptions = {},
 ): Promise<T> {
+  const { signal, onRetry, url, deadlineAt } = opts;
+  const now = opts.now ?? Date.now;
   const retries: LlmRetry[] = [];
+  const fail = (c: Classified, extra = ''): LlmError => {
+    const tail = retries.length ? ` (after ${retries.length} retr${retries.length === 1 ? 'y' : 'ies'})` : '';
+    const where = url && !c.reason.includes(url) ? ` from ${url}` : '';
+    return new LlmError(provider, `${provider}: ${c.reason}${extra}${tail}${where}`, {
+      ...(c.status !== undefined ? { status: c.status } : {}),
+      retries,
+    });
+  };
   for (let attempt = 0; ; attempt++) {
     try {
       return await fn(retries);
     } catch (e) {
       if (signal?.aborted || e instanceof CancelledError) throw new CancelledError();
       const c = classify(e);
-      if (!c.retryable || attempt >= policy.maxRetries) {
-        const tail = retries.length
-          ? ` (after ${retries.length} retr${retries.length === 1 ? 'y' : 'ies'})`
-          : '';
-        const where = url && !c.reason.includes(url) ? ` from ${url}` : '';
-        throw new LlmError(provider, `${provider}: ${c.reason}${tail}${where}`, {
-          ...(c.status !== undefined ? { status: c.status } : {}),
-          retries,
-        });
+      if (!c.retryable || attempt >= policy.maxRetries) throw fail(c);
+      if (c.retryAfterMs !== undefined && c.retryAfterMs > policy.maxDelayMs) {
+        const at = new Date(now() + c.retryAfterMs).toISOString().replace(/\.\d+Z$/, 'Z');
+        throw fail(
+          c,
+          `: the server asks to wait ${seconds(c.retryAfterMs)} (Retry-After), longer than the ${seconds(policy.maxDelayMs)} this provider waits (max_retry_wait_ms); try again after ${at}`,
+        );
       }
       const backoff = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** attempt);
       const waitMs = Math.round(
         Math.min(policy.maxDelayMs, c.retryAfterMs ?? backoff * (0.75 + Math.random() * 0.5)),
       );
+      if (deadlineAt !== undefined && now() + waitMs >= deadlineAt)
+        throw fail(
+          c,
+          `; no time left to wait ${seconds(waitMs)} and retry within the call's total_timeout_ms`,
+        );
       const retry = { attempt: attempt + 1, reason: c.reason, waitMs };
       retries.push(retry);
       onRetry?.(retry);

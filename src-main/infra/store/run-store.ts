@@ -6,8 +6,9 @@
  */
 import { knownSecrets } from '../../core/records/redact.ts';
 import { randomUUID } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, statfsSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { DatabaseSync } from 'node:sqlite';
 import type { SQLInputValue } from 'node:sqlite';
 import { EVENT_VERSION, upgradeEvent } from '../../core/records/events.ts';
@@ -121,6 +122,81 @@ export interface RunExport {
 
 export class RunStoreError extends Error {
   override name = 'RunStoreError';
+}
+
+/** A write refused because the disk (or the file system holding the store) is full. */
+export class DiskFullError extends RunStoreError {
+  override name = 'DiskFullError';
+  readonly file: string;
+  constructor(file: string, what: string, cause: string) {
+    super(`disk full: ${what} could not be written to ${file} (${cause}); free space on that disk`);
+    this.file = file;
+  }
+}
+
+/**
+ * SQLITE_FULL (13, any extended code), ENOSPC/EDQUOT, or an SQLite I/O error (10: growing the WAL or
+ * its shared-memory file) while the file system of `file` has no space left.
+ */
+export function isDiskFull(e: unknown, file?: string): boolean {
+  const err = e as { errcode?: unknown; code?: unknown; message?: unknown };
+  if (e instanceof DiskFullError) return true;
+  if (typeof err?.errcode === 'number' && (err.errcode & 0xff) === 13) return true;
+  if (err?.code === 'ENOSPC' || err?.code === 'EDQUOT') return true;
+  if (typeof err?.errcode === 'number' && (err.errcode & 0xff) === 10 && file) return noSpaceLeft(file);
+  return (
+    typeof err?.message === 'string' && /database or disk is full|ENOSPC|no space left/i.test(err.message)
+  );
+}
+
+/** Whether the file system holding `file` has no block left for this user. */
+function noSpaceLeft(file: string): boolean {
+  try {
+    return statfsSync(dirname(file)).bavail === 0;
+  } catch {
+    return false;
+  }
+}
+
+/** The cause of a disk-full error in words: the SQLite code or the errno, and what it means. */
+function fullCause(e: unknown): string {
+  const err = e as { errcode?: unknown; code?: unknown };
+  if (typeof err?.errcode === 'number' && (err.errcode & 0xff) === 10)
+    return 'SQLITE_IOERR with no space left on the device';
+  if (typeof err?.errcode === 'number') return 'SQLITE_FULL: database or disk is full';
+  if (err?.code === 'EDQUOT') return 'EDQUOT: disk quota exceeded';
+  return 'ENOSPC: no space left on device';
+}
+
+/**
+ * Runs one store write, naming a full disk in words (with the file) instead of SQLite's bare message.
+ * Other errors pass through unchanged.
+ */
+export function storeWrite<T>(file: string, what: string, fn: () => T): T {
+  try {
+    return fn();
+  } catch (e) {
+    if (isDiskFull(e, file) && !(e instanceof DiskFullError))
+      throw new DiskFullError(file, what, fullCause(e));
+    if (readOnlyStores.has(file) && (e as { errcode?: number }).errcode === SQLITE_READONLY)
+      throw new DiskFullError(file, what, readOnlyStores.get(file) as string);
+    throw e;
+  }
+}
+
+const SQLITE_READONLY = 8;
+/** Stores opened read-only because the disk was full (see RunStore's constructor), with the reason. */
+const readOnlyStores = new Map<string, string>();
+
+/** Events held in memory while the disk is full, at most this many bytes (JSON) over all runs. */
+export const MAX_PENDING_BYTES = 32 * 1024 * 1024;
+/** How often held events are tried again while the disk is full. */
+export const FLUSH_EVERY_MS = 1_000;
+
+interface PendingRun {
+  /** The events not yet on disk, in order, with the seq each will have. */
+  events: RunEvent[];
+  bytes: number;
 }
 
 const MIGRATIONS: string[] = [
@@ -412,14 +488,37 @@ export class RunStore {
     this.textWindow = opts.textWindow ?? TEXT_WINDOW;
     this.fewMatches = opts.fewMatches ?? FEW_MATCHES;
     if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
-    this.db = new DatabaseSync(file);
-    this.db.exec(
-      'PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000; PRAGMA foreign_keys = ON;',
-    );
+    this.db = this.open(file);
     this.migrate();
     this.stmts = runStatements(this.db);
     this.dynamic = new StatementCache(this.db);
     this.markInterrupted();
+  }
+
+  /**
+   * Opens the file (WAL). When the disk is too full for SQLite to create the WAL's shared-memory file,
+   * an existing store opens read-only and immutable (no WAL is live then: no other process has it open),
+   * so listing and reading runs goes on; every write says the disk is full.
+   */
+  private open(file: string): DatabaseSync {
+    let db: DatabaseSync | undefined;
+    try {
+      db = new DatabaseSync(file);
+      db.exec(
+        'PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000; PRAGMA foreign_keys = ON;',
+      );
+      readOnlyStores.delete(file);
+      return db;
+    } catch (e) {
+      db?.close();
+      if (file === ':memory:' || !existsSync(file) || !isDiskFull(e, file)) throw e;
+      const ro = new DatabaseSync(new URL(`${pathToFileURL(file).href}?immutable=1`), { readOnly: true });
+      readOnlyStores.set(
+        file,
+        `${fullCause(e)}: the store was opened read-only because the disk was full when it was opened`,
+      );
+      return ro;
+    }
   }
 
   private migrate(): void {
@@ -452,21 +551,111 @@ export class RunStore {
     }
   }
 
-  /** Runs left `running` by a process that no longer exists become `interrupted`. */
+  /**
+   * Runs left `running` by a process that no longer exists become `interrupted`. On a full disk the
+   * rows stay as they are (reads derive the same status; see liveStatus): opening the store to read
+   * must not fail for want of space.
+   */
   private markInterrupted(): void {
-    for (const r of this.stmts.running.all())
-      if (!pidAlive(r.owner_pid)) this.stmts.markInterrupted.run(r.id);
+    for (const r of this.stmts.running.all()) {
+      if (pidAlive(r.owner_pid)) continue;
+      try {
+        storeWrite(this.file, 'an interrupted run', () => this.stmts.markInterrupted.run(r.id));
+      } catch (e) {
+        if (!isDiskFull(e, this.file)) throw e;
+        return;
+      }
+    }
   }
 
+  /** Events held in memory while the disk is full, by run (see append). */
+  private readonly pending = new Map<string, PendingRun>();
+  private pendingBytes = 0;
+  /** Template uses not yet counted on disk (disk full). */
+  private readonly pendingTemplateUses: [name: string, success: boolean, at: number][] = [];
+  private flushTimer: ReturnType<typeof setInterval> | undefined;
+
+  /** How many events are held in memory, not yet on disk (the disk was full). */
+  pendingEvents(): number {
+    let n = 0;
+    for (const p of this.pending.values()) n += p.events.length;
+    return n;
+  }
+
+  /**
+   * Writes every held event and template count (in order, one transaction per run). Returns whether
+   * nothing is left held; a disk still full leaves them held.
+   */
+  flush(): boolean {
+    for (const runId of [...this.pending.keys()]) {
+      try {
+        this.flushRun(runId);
+      } catch (e) {
+        if (!isDiskFull(e, this.file)) throw e;
+        return false;
+      }
+    }
+    while (this.pendingTemplateUses.length) {
+      const [name, success, at] = this.pendingTemplateUses[0] as [string, boolean, number];
+      try {
+        this.stmts.useTemplate.run(name, success ? 1 : 0, success ? 0 : 1, at);
+      } catch (e) {
+        if (!isDiskFull(e, this.file)) throw e;
+        return false;
+      }
+      this.pendingTemplateUses.shift();
+    }
+    this.stopFlushTimer();
+    return true;
+  }
+
+  private flushRun(runId: string): void {
+    const p = this.pending.get(runId);
+    if (!p) return;
+    this.tx('events of a run', () => {
+      for (const e of p.events) this.write(e);
+    });
+    this.pending.delete(runId);
+    this.pendingBytes -= p.bytes;
+  }
+
+  private startFlushTimer(): void {
+    if (this.flushTimer) return;
+    this.flushTimer = setInterval(() => {
+      try {
+        this.flush();
+      } catch {
+        // Not a full disk: the next append of that run reports it.
+      }
+    }, FLUSH_EVERY_MS);
+    this.flushTimer.unref();
+  }
+
+  private stopFlushTimer(): void {
+    if (this.flushTimer) clearInterval(this.flushTimer);
+    this.flushTimer = undefined;
+  }
+
+  /**
+   * Closes the store after one last try at writing held events; when the disk is still full they
+   * cannot be kept, and the error says how many of which runs are lost.
+   */
   close(): void {
+    this.stopFlushTimer();
+    let lost: string | undefined;
+    if (!this.flush()) {
+      const runs = [...this.pending.keys()];
+      lost = `${this.pendingEvents()} event(s) of run(s) ${runs.join(', ')} were never written (disk full) and are lost`;
+    }
     this.db.close();
+    if (lost) throw new DiskFullError(this.file, 'run events', lost);
   }
 
   /** Starts a run: writes its run_started event and summary row. Returns the new run id. */
   createRun(data: RunStartedData, id: string = randomUUID(), ts: number = this.now()): string {
     // No known secret is ever written (see core/records/redact.ts).
     data = knownSecrets.value(data);
-    this.tx(() => {
+    this.tx('a new run', () => {
       const newest = this.stmts.newest.get()?.t ?? null;
       if (newest !== null && ts < newest) this.stmts.clearFtsOrder.run();
       const ftsId = this.stmts.insertFts.run(id, data.task, '', '').lastInsertRowid;
@@ -489,7 +678,13 @@ export class RunStore {
     return id;
   }
 
-  /** Appends one event and updates the run's summary; durable when it returns. */
+  /**
+   * Appends one event and updates the run's summary; durable when it returns, unless the disk is full:
+   * then the event (and every later one of the run) is held in memory, in order, and written when space
+   * returns (tried at each append of the run and every FLUSH_EVERY_MS), so a run goes on and loses
+   * nothing while its process lives. Beyond MAX_PENDING_BYTES held, the append throws DiskFullError
+   * (the run ends with that error). A run's reads (`events`, `get`) include its held events.
+   */
   append<T extends EventType>(
     runId: string,
     type: T,
@@ -498,16 +693,74 @@ export class RunStore {
   ): RunEvent {
     // No known secret is ever written (see core/records/redact.ts).
     data = knownSecrets.value(data);
+    const held = this.pending.get(runId);
+    if (held) {
+      const last = held.events[held.events.length - 1] as RunEvent;
+      const event = { v: EVENT_VERSION, runId, seq: last.seq + 1, ts, type, data } as RunEvent;
+      this.hold(held, event);
+      try {
+        this.flushRun(runId);
+      } catch (e) {
+        if (!isDiskFull(e, this.file)) throw e;
+      }
+      return event;
+    }
     let event: RunEvent | undefined;
-    this.tx(() => {
-      const bumped = this.stmts.bumpSeq.get(ts, runId);
-      if (!bumped) throw new RunStoreError(`no run ${runId}`);
-      const seq = bumped.next_seq - 1;
-      this.stmts.insertEvent.run(runId, seq, type, EVENT_VERSION, ts, JSON.stringify(data));
-      event = { v: EVENT_VERSION, runId, seq, ts, type, data } as RunEvent;
-      this.summarize(event);
-    });
+    try {
+      this.tx('a run event', () => {
+        const bumped = this.stmts.bumpSeq.get(ts, runId);
+        if (!bumped) throw new RunStoreError(`no run ${runId}`);
+        event = { v: EVENT_VERSION, runId, seq: bumped.next_seq - 1, ts, type, data } as RunEvent;
+        this.write(event, false);
+      });
+    } catch (e) {
+      if (!isDiskFull(e, this.file) || this.depth > 0) throw e;
+      const row = this.stmts.getRun.get(runId);
+      if (!row) throw e;
+      event = { v: EVENT_VERSION, runId, seq: row.next_seq, ts, type, data } as RunEvent;
+      const p: PendingRun = { events: [], bytes: 0 };
+      this.hold(p, event, e);
+      this.pending.set(runId, p);
+      this.startFlushTimer();
+    }
     return event as RunEvent;
+  }
+
+  /** Holds `event` in memory, within MAX_PENDING_BYTES (else throws the disk-full error). */
+  private hold(p: PendingRun, event: RunEvent, cause?: unknown): void {
+    const bytes = JSON.stringify(event.data).length;
+    if (this.pendingBytes + bytes > MAX_PENDING_BYTES)
+      throw cause instanceof DiskFullError
+        ? cause
+        : new DiskFullError(
+            this.file,
+            'run events',
+            `SQLITE_FULL; ${this.pendingEvents()} events already held in memory, up to the limit of ${MAX_PENDING_BYTES / 1024 / 1024} MB`,
+          );
+    p.events.push(event);
+    p.bytes += bytes;
+    this.pendingBytes += bytes;
+  }
+
+  /** Writes one event (inside a transaction); `bump` advances the run's next seq to past it. */
+  private write(event: RunEvent, bump = true): void {
+    if (bump) {
+      const bumped = this.stmts.bumpSeq.get(event.ts, event.runId);
+      if (!bumped) throw new RunStoreError(`no run ${event.runId}`);
+      if (bumped.next_seq - 1 !== event.seq)
+        throw new RunStoreError(
+          `run ${event.runId}: held event ${event.seq} does not follow the stored ones (${bumped.next_seq - 1})`,
+        );
+    }
+    this.stmts.insertEvent.run(
+      event.runId,
+      event.seq,
+      event.type,
+      EVENT_VERSION,
+      event.ts,
+      JSON.stringify(event.data),
+    );
+    this.summarize(event);
   }
 
   private summarize(e: RunEvent): void {
@@ -551,29 +804,53 @@ export class RunStore {
 
   private depth = 0;
 
-  private tx(fn: () => void): void {
+  /**
+   * One transaction. A failed COMMIT (a full disk) may already have rolled back inside SQLite: the
+   * ROLLBACK runs only while a transaction is open, and its own failure never hides the cause.
+   * A full disk is thrown as DiskFullError naming the file and `what` was being written.
+   */
+  private tx(what: string, fn: () => void): void {
     if (this.depth > 0) return fn();
-    this.stmts.begin.run();
-    this.depth++;
-    try {
-      fn();
-      this.stmts.commit.run();
-    } catch (e) {
-      this.stmts.rollback.run();
-      throw e;
-    } finally {
-      this.depth--;
-    }
+    storeWrite(this.file, what, () => {
+      this.stmts.begin.run();
+      this.depth++;
+      try {
+        fn();
+        this.stmts.commit.run();
+      } catch (e) {
+        if (this.db.isTransaction) {
+          try {
+            this.stmts.rollback.run();
+          } catch {
+            // The cause is `e`; SQLite rolls an unfinished transaction back on its own.
+          }
+        }
+        throw e;
+      } finally {
+        this.depth--;
+      }
+    });
   }
 
   /** Runs many writes in one transaction (imports, seeding); each append inside is not durable alone. */
   batch(fn: () => void): void {
-    this.tx(fn);
+    this.tx('a batch of runs', fn);
   }
 
-  /** Counts one use of a template (the ratchet's counters). */
+  /** Counts one use of a template (the ratchet's counters); held in memory while the disk is full. */
   recordTemplateUse(name: string, success: boolean): void {
-    this.stmts.useTemplate.run(name, success ? 1 : 0, success ? 0 : 1, this.now());
+    const at = this.now();
+    if (this.pendingTemplateUses.length) {
+      this.pendingTemplateUses.push([name, success, at]);
+      return;
+    }
+    try {
+      this.stmts.useTemplate.run(name, success ? 1 : 0, success ? 0 : 1, at);
+    } catch (e) {
+      if (!isDiskFull(e, this.file)) throw e;
+      this.pendingTemplateUses.push([name, success, at]);
+      this.startFlushTimer();
+    }
   }
 
   templateStats(): Map<string, { successes: number; failures: number; lastUsed: number | null }> {
@@ -585,10 +862,17 @@ export class RunStore {
   }
 
   resetTemplateStats(name: string): void {
-    this.stmts.resetTemplate.run(name);
+    storeWrite(this.file, "a template's counters", () => this.stmts.resetTemplate.run(name));
   }
 
+  /** A run's events, with those held in memory (disk full) after the stored ones. */
   events(runId: string): RunEvent[] {
+    const stored = this.storedEvents(runId);
+    const held = this.pending.get(runId);
+    return held ? [...stored, ...held.events] : stored;
+  }
+
+  private storedEvents(runId: string): RunEvent[] {
     return this.stmts.events.all(runId).map((r) =>
       upgradeEvent({
         v: r.v,
@@ -892,11 +1176,17 @@ export class RunStore {
 
   delete(runId: string): boolean {
     let deleted = false;
-    this.tx(() => {
+    this.tx('a run deletion', () => {
       this.stmts.deleteFts.run(runId);
       deleted = Number(this.stmts.deleteRun.run(runId).changes) > 0;
       this.stmts.deleteEvents.run(runId);
     });
+    // Its events held in memory (a full disk) go with it.
+    const held = this.pending.get(runId);
+    if (held) {
+      this.pending.delete(runId);
+      this.pendingBytes -= held.bytes;
+    }
     return deleted;
   }
 

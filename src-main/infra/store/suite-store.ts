@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { DatabaseSync } from 'node:sqlite';
 import type { CaseResult, SuiteColumn } from '../../core/suites/matrix.ts';
-import { pidAlive } from './run-store.ts';
+import { pidAlive, storeWrite } from './run-store.ts';
 import type { RunStore } from './run-store.ts';
 import { stmt } from './statements.ts';
 
@@ -94,24 +94,34 @@ export class SuiteStore {
   constructor(runs: RunStore, now: () => number = Date.now) {
     this.stmts = suiteStatements(runs.db);
     this.now = now;
+    this.file = runs.file;
   }
 
+  /** The store's file, named by a disk-full error (see storeWrite). */
+  private readonly file: string;
+
   create(spec: SuiteRunSpec, id: string = randomUUID()): string {
-    this.stmts.create.run(id, spec.suite, this.now(), process.pid, JSON.stringify(spec));
+    storeWrite(this.file, 'a new suite run', () =>
+      this.stmts.create.run(id, spec.suite, this.now(), process.pid, JSON.stringify(spec)),
+    );
     return id;
   }
 
   /** Tags a case's run with its suite run (the runs list filters by it). */
   tagRun(runId: string, suiteRun: string): void {
-    this.stmts.tagRun.run(suiteRun, runId);
+    storeWrite(this.file, "a case run's suite tag", () => this.stmts.tagRun.run(suiteRun, runId));
   }
 
   addResult(suiteRun: string, r: CaseResult): void {
-    this.stmts.addResult.run(suiteRun, r.caseId, r.column, r.rep, r.runId, JSON.stringify(r));
+    storeWrite(this.file, 'a suite result', () =>
+      this.stmts.addResult.run(suiteRun, r.caseId, r.column, r.rep, r.runId, JSON.stringify(r)),
+    );
   }
 
   finish(id: string, status: Exclude<SuiteRunStatus, 'running' | 'interrupted'>, error?: string): void {
-    this.stmts.finish.run(status, this.now(), error ?? null, id);
+    storeWrite(this.file, "a suite run's end", () =>
+      this.stmts.finish.run(status, this.now(), error ?? null, id),
+    );
   }
 
   private view(r: Row): SuiteRunRow {

@@ -184,11 +184,25 @@ export function parseTemplateText(text: string, file: string): Template {
   return templateFromParts(data, body, file);
 }
 
-/** Writes through a temporary file and a rename, so a crash never leaves half a file. */
+/**
+ * Writes through a temporary file and a rename, so a crash never leaves half a file; a failed write
+ * (a full disk) leaves the old file as it was, removes the temporary one and says why in words.
+ */
 export function atomicWrite(file: string, text: string): void {
   const tmp = join(file, '..', `.${basename(file)}.${process.pid}.tmp`);
-  writeFileSync(tmp, text);
-  renameSync(tmp, file);
+  try {
+    writeFileSync(tmp, text);
+    renameSync(tmp, file);
+  } catch (e) {
+    rmSync(tmp, { force: true });
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ENOSPC' || code === 'EDQUOT')
+      throw new Error(
+        `disk full: ${file} could not be written (${code === 'ENOSPC' ? 'ENOSPC: no space left on device' : 'EDQUOT: disk quota exceeded'}); the file was left as it was; free space on that disk`,
+        { cause: e },
+      );
+    throw e;
+  }
 }
 
 /** Reads every `*.md` in a prompts folder into `{name: text}`. */

@@ -132,6 +132,7 @@ describe('attempts in the run view', () => {
     n,
     corrections: [],
     llmErrors: [],
+    retries: [],
     rejected: [],
     toolCalls: [],
     emits: [],

@@ -82,6 +82,7 @@ function events(): RunEvent[] {
   add('validation', { n: 1, valid: false, violations: [] });
   add('tier', { n: 1, tier: 'llm', provider: 'openai' });
   add('prompt', prompt(1, 'first'));
+  add('llm_retry', { n: 1, provider: 'openai', attempt: 1, reason: 'rate limited (429)', waitMs: 1000 });
   add('llm_error', { n: 1, provider: 'openai', message: '429', retries: [] });
   add('llm_response', llm(1));
   add('script', script(1, 'import os\nemit_result(1)'));
@@ -135,14 +136,34 @@ describe('foldEvent', () => {
 
   it('leaves the record it folds into untouched and shares the attempts the event does not change', () => {
     const evs = events();
-    const before = deriveRun(evs.slice(0, 23), true);
+    const before = deriveRun(evs.slice(0, 24), true);
     const frozen = snapshot(before);
-    const after = foldEvent(before, evs[23] as RunEvent); // tool_call of attempt 2
+    const after = foldEvent(before, evs[24] as RunEvent); // tool_call of attempt 2
     expect(snapshot(before)).toEqual(frozen);
     expect(after.attempts[1]?.toolCalls).toHaveLength(1);
     expect(before.attempts[1]?.toolCalls).toHaveLength(0);
     expect(after.attempts[0]).toBe(before.attempts[0]);
     expect(after.attempts[1]).not.toBe(before.attempts[1]);
+  });
+
+  it('an llm_retry folds into its attempt without touching the record it folds into', () => {
+    const evs = events();
+    const i = evs.findIndex((e) => e.type === 'llm_retry');
+    const before = deriveRun(evs.slice(0, i), true);
+    const frozen = snapshot(before);
+    const after = foldEvent(before, evs[i] as RunEvent);
+    expect(snapshot(before)).toEqual(frozen);
+    expect(after.attempts[0]?.retries).toEqual([
+      { n: 1, provider: 'openai', attempt: 1, reason: 'rate limited (429)', waitMs: 1000 },
+    ]);
+  });
+
+  it('each attempt names the provider and model whose answer is its script', () => {
+    const rec = deriveRun(events());
+    expect(rec.attempts.map((a) => [a.n, a.tier, a.provider, a.model])).toEqual([
+      [1, 'llm', 'openai', 'qwen2.5-coder:7b'],
+      [2, 'llm', 'openai', 'qwen2.5-coder:7b'],
+    ]);
   });
 
   it('a run starts with run_started', () => {

@@ -109,9 +109,12 @@ export function LlmPanel({ a, live }: { a: AttemptRecord; live: string | undefin
           {e.provider}: {e.message}
         </div>
       ))}
-      {[...(a.llm?.retries ?? []), ...a.llmErrors.flatMap((e) => e.retries)].map((r, i) => (
-        <div key={`r${i}`} className="muted small">
-          retry {r.attempt}: {r.reason}, waited {formatMs(r.waitMs)}
+      {(a.retries.length
+        ? a.retries
+        : [...(a.llm?.retries ?? []), ...a.llmErrors.flatMap((e) => e.retries)]
+      ).map((r, i) => (
+        <div key={`r${i}`} className="muted small" data-testid="llm-retry">
+          {'provider' in r ? `${r.provider}: ` : ''}retry {r.attempt}: {r.reason}, wait {formatMs(r.waitMs)}
         </div>
       ))}
     </div>

@@ -1,0 +1,98 @@
+/**
+ * Deadlines of one LLM call, for streams and non-streams alike: the response headers within
+ * `headersMs` (connect and first byte), then no gap between two chunks longer than `idleMs`, and the
+ * whole call (every try and every wait between tries) within `totalMs`. A deadline that passes aborts
+ * the request and names itself; the SDK's own abort error never stands in for it.
+ */
+export interface Deadlines {
+  /** Connect and response headers (config `timeout_ms`). */
+  headersMs: number;
+  /** The longest silence between two chunks of a streamed answer (config `idle_timeout_ms`). */
+  idleMs: number;
+  /** The whole call, retries and their waits included (config `total_timeout_ms`). */
+  totalMs: number;
+}
+
+export const DEFAULT_DEADLINES: Deadlines = { headersMs: 30_000, idleMs: 60_000, totalMs: 180_000 };
+
+/** A deadline that passed; `retryable` is false for the whole call's deadline (no time is left). */
+export class DeadlineError extends Error {
+  override name = 'DeadlineError';
+  readonly retryable: boolean;
+  constructor(message: string, retryable: boolean) {
+    super(message);
+    this.retryable = retryable;
+  }
+}
+
+export const seconds = (ms: number): string =>
+  ms >= 1000 ? `${Math.round(ms / 100) / 10} s` : `${Math.round(ms)} ms`;
+
+export interface TryWatch {
+  /** Aborts the request when a deadline passes or the caller cancels. */
+  readonly signal: AbortSignal;
+  /** Headers arrived or a chunk came: the idle deadline starts again. */
+  alive(): void;
+  /** Throws the deadline that passed, if one did (call after the SDK returned or threw). */
+  check(): void;
+  /** Clears the timers. */
+  done(): void;
+}
+
+/**
+ * Watches one try of a call whose whole deadline is `deadlineAt` (epoch ms). `outer` is the caller's
+ * cancellation: it aborts the request too, but is no deadline (`check` does not throw for it).
+ */
+export function watchTry(outer: AbortSignal | undefined, d: Deadlines, deadlineAt: number): TryWatch {
+  const ac = new AbortController();
+  let passed: DeadlineError | undefined;
+  const fire = (e: DeadlineError) => {
+    passed ??= e;
+    ac.abort(e);
+  };
+  const onOuter = () => ac.abort(outer?.reason);
+  if (outer?.aborted) ac.abort(outer.reason);
+  else outer?.addEventListener('abort', onOuter, { once: true });
+  const total = setTimeout(
+    () =>
+      fire(new DeadlineError(`no complete answer within ${seconds(d.totalMs)} (total_timeout_ms)`, false)),
+    Math.max(0, deadlineAt - Date.now()),
+  );
+  let idle: ReturnType<typeof setTimeout> | undefined = setTimeout(
+    () => fire(new DeadlineError(`no response within ${seconds(d.headersMs)} (timeout_ms)`, true)),
+    d.headersMs,
+  );
+  return {
+    signal: ac.signal,
+    alive() {
+      if (passed || ac.signal.aborted) return;
+      clearTimeout(idle);
+      idle = setTimeout(
+        () =>
+          fire(
+            new DeadlineError(`the answer stalled: no data for ${seconds(d.idleMs)} (idle_timeout_ms)`, true),
+          ),
+        d.idleMs,
+      );
+    },
+    check() {
+      if (passed) throw passed;
+    },
+    done() {
+      clearTimeout(total);
+      clearTimeout(idle);
+      idle = undefined;
+      outer?.removeEventListener('abort', onOuter);
+    },
+  };
+}
+
+/** An answer that ended before its end marker (a cut connection): retried as a connection error. */
+export class CutStreamError extends Error {
+  override name = 'CutStreamError';
+}
+
+/** An answer the model stopped at its token limit: complete as sent, but cut; not retried. */
+export class TruncatedError extends Error {
+  override name = 'TruncatedError';
+}

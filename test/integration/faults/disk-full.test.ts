@@ -1,0 +1,245 @@
+/**
+ * A full disk, as a user's machine meets it: the workspace lives on a small tmpfs that fills up while a
+ * real `toolsmith mcp --http` process has runs in it. The affected write fails saying "disk full" with the
+ * path; the process and its other runs stay alive; reads go on; a run's events held while the disk was
+ * full are written when space returns. Needs root (mount).
+ */
+import { execFileSync } from 'node:child_process';
+import {
+  closeSync,
+  cpSync,
+  existsSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DiskFullError, RunStore } from '../../../src-main/infra/store/run-store.ts';
+import { atomicWrite } from '../../../src-main/infra/workspace/files.ts';
+import { startLlmServer } from '../../support/llm-server.ts';
+import type { LlmServer } from '../../support/llm-server.ts';
+import { repoRoot } from '../../support/workspace.ts';
+import { runToolsmith, startMcpHttpProcess } from '../mcp/support/mcp-http-process.ts';
+import type { McpHttpProcess } from '../mcp/support/mcp-http-process.ts';
+
+const root = mkdtempSync(join(tmpdir(), 'toolsmith-diskfull-'));
+const ws = join(root, 'ws');
+const filler = join(root, 'filler');
+let llm: LlmServer;
+let server: McpHttpProcess | undefined;
+let client: Client | undefined;
+
+/** Writes `filler` until the tmpfs refuses (ENOSPC): the disk is full. */
+function fillDisk(): void {
+  const fd = openSync(filler, 'a');
+  const block = Buffer.alloc(64 * 1024, 1);
+  try {
+    for (;;) writeSync(fd, block);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOSPC') throw e;
+  } finally {
+    closeSync(fd);
+  }
+  // The last partial blocks too: nothing is left.
+  const small = openSync(filler, 'a');
+  try {
+    for (;;) writeSync(small, Buffer.alloc(512, 1));
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOSPC') throw e;
+  } finally {
+    closeSync(small);
+  }
+}
+const freeDisk = () => rmSync(filler, { force: true });
+
+const SCRIPT = '```python\nr = check_inventory(product_id="p3")\nemit_result(r.data["in_stock"])\n```';
+
+beforeAll(async () => {
+  if (process.getuid?.() !== 0) throw new Error('the disk-full tests mount a tmpfs: run them as root');
+  execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=4m', 'tmpfs', root]);
+  cpSync(join(repoRoot, 'resources/workspace'), ws, { recursive: true, filter: (s) => !/runs\.db/.test(s) });
+  llm = await startLlmServer();
+  const configFile = join(ws, '.toolsmith', 'config.toml');
+  const config = readFileSync(configFile, 'utf8').replace(
+    /\[\[providers\]\][\s\S]*?api_key_env = "OPENAI_API_KEY"\n/,
+    `[[providers]]\nid = "scripted"\nkind = "openai"\nbase_url = "${llm.openaiUrl}"\nmodel = "scripted-model"\n`,
+  );
+  atomicWrite(configFile, config);
+  server = await startMcpHttpProcess(ws);
+  client = new Client({ name: 'disk-full-test', version: '1.0.0' });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(server.url), {
+      requestInit: { headers: { authorization: `Bearer ${server.token ?? ''}` } },
+    }),
+  );
+}, 120_000);
+
+afterAll(async () => {
+  await client?.close();
+  await server?.stop();
+  await llm?.close();
+  try {
+    execFileSync('umount', [root]);
+  } catch {
+    execFileSync('umount', ['-l', root]);
+  }
+  rmSync(root, { recursive: true, force: true });
+});
+
+const textOf = (r: unknown): string => (r as { content: { text: string }[] }).content[0]?.text ?? '';
+
+async function delegate(task: string): Promise<{ isError: boolean; body: Record<string, unknown> }> {
+  const r = await (client as Client).callTool(
+    { name: 'delegate', arguments: { task, sandbox: 'ecommerce' } },
+    undefined,
+    { timeout: 120_000 },
+  );
+  return { isError: r.isError === true, body: JSON.parse(textOf(r)) as Record<string, unknown> };
+}
+
+async function showRun(runId: string): Promise<{ status: string; result?: unknown; attempts: unknown[] }> {
+  const r = await runToolsmith(ws, ['runs', 'show', runId, '--json']);
+  if (r.code !== 0) throw new Error(`runs show failed (${r.code}): ${r.err}`);
+  return JSON.parse(r.out) as { status: string; result?: unknown; attempts: unknown[] };
+}
+
+describe('a full disk under a live toolsmith mcp --http', () => {
+  it('a run in flight when the disk fills goes on; a new run fails saying disk full; reads go on; nothing is lost when space returns', async () => {
+    // The disk fills while the model is answering: the run is recorded, its next events cannot be.
+    llm.responder = (req) => {
+      if (JSON.stringify(req.body).includes('in flight')) fillDisk();
+      return SCRIPT;
+    };
+    const inFlight = await delegate('how many p3 are in stock (in flight)');
+    expect(inFlight.isError).toBe(false);
+    expect(inFlight.body).toMatchObject({ status: 'succeeded', result: 4 });
+    const runId = String(inFlight.body['runId']);
+
+    // Reads go on from another process while the disk is full.
+    const list = await runToolsmith(ws, ['runs', 'list']);
+    expect(list.err).not.toMatch(/\n\s+at /);
+    expect(list.code).toBe(0);
+    expect(list.out).toContain(runId);
+
+    // A new run cannot be recorded: the error names the cause and the file; the process lives on.
+    const refused = await delegate('how many p3 are in stock (refused)');
+    expect(refused.isError).toBe(true);
+    expect(String(refused.body['error'])).toMatch(
+      /disk full: a new run could not be written to \S+runs\.db \(SQLITE_FULL|SQLITE_IOERR.*free space on that disk/,
+    );
+    expect(String(refused.body['error'])).not.toMatch(/rollback|internal error/);
+    const tools = await (client as Client).listTools();
+    expect(tools.tools.map((t) => t.name)).toContain('delegate');
+
+    // Space returns: the held events are written, in order; the run reads as it ran.
+    freeDisk();
+    let shown = await showRun(runId);
+    for (let i = 0; i < 100 && shown.status !== 'succeeded'; i++) {
+      await new Promise((r) => setTimeout(r, 200));
+      shown = await showRun(runId);
+    }
+    expect(shown.status).toBe('succeeded');
+    expect(shown.result).toBe(4);
+    expect(shown.attempts).toHaveLength(1);
+
+    // And the process still runs and records new runs.
+    llm.responder = () => SCRIPT;
+    const after = await delegate('how many p3 are in stock (after)');
+    expect(after.body).toMatchObject({ status: 'succeeded', result: 4 });
+    expect((await showRun(String(after.body['runId']))).status).toBe('succeeded');
+    expect(server?.stderr()).not.toMatch(/cannot rollback|Uncaught|unhandled/i);
+  }, 240_000);
+});
+
+describe('the run store and workspace files on a full disk', () => {
+  it('append holds events in memory and flushes them in order; createRun fails with DiskFullError; no rollback error', () => {
+    const file = join(root, 'direct', 'runs.db');
+    const store = new RunStore(file);
+    try {
+      const id = store.createRun({
+        task: 't',
+        sandbox: 's',
+        mode: 'plan',
+        language: 'python',
+        maxRetries: 0,
+        maxSteps: 1,
+      });
+      store.append(id, 'tier', { n: 1, tier: 'llm', provider: 'p' });
+      fillDisk();
+      const held = store.append(id, 'prompt', {
+        n: 1,
+        kind: 'first',
+        system: 'x'.repeat(200_000),
+        user: 'u',
+        sections: [],
+        hints: [],
+      });
+      store.append(id, 'run_finished', { status: 'failed', error: 'e' });
+      expect(held.seq).toBe(2);
+      expect(store.pendingEvents()).toBe(2);
+      expect(store.events(id).map((e) => e.type)).toEqual(['run_started', 'tier', 'prompt', 'run_finished']);
+      const err = (() => {
+        try {
+          store.createRun({
+            task: 't2',
+            sandbox: 's',
+            mode: 'plan',
+            language: 'python',
+            maxRetries: 0,
+            maxSteps: 1,
+          });
+        } catch (e) {
+          return e;
+        }
+        return undefined;
+      })();
+      expect(err).toBeInstanceOf(DiskFullError);
+      expect((err as Error).message).toMatch(/^disk full: a new run could not be written to .*runs\.db \(/);
+      expect(store.flush()).toBe(false);
+      freeDisk();
+      expect(store.flush()).toBe(true);
+      expect(store.pendingEvents()).toBe(0);
+    } finally {
+      freeDisk();
+      store.close();
+    }
+    const again = new RunStore(file);
+    try {
+      const [run] = again.list().runs;
+      expect(run?.status).toBe('failed');
+      expect(again.events(run?.id ?? '').map((e) => [e.seq, e.type])).toEqual([
+        [0, 'run_started'],
+        [1, 'tier'],
+        [2, 'prompt'],
+        [3, 'run_finished'],
+      ]);
+    } finally {
+      again.close();
+    }
+  });
+
+  it('a workspace file written on a full disk keeps its old content, leaves no temporary file and says disk full', () => {
+    const dir = join(root, 'files');
+    execFileSync('mkdir', ['-p', dir]);
+    const file = join(dir, 'config.toml');
+    atomicWrite(file, 'old = 1\n');
+    fillDisk();
+    try {
+      expect(() => atomicWrite(file, `new = "${'x'.repeat(100_000)}"\n`)).toThrow(
+        /^disk full: .*config\.toml could not be written \(ENOSPC: no space left on device\); the file was left as it was/,
+      );
+      expect(readFileSync(file, 'utf8')).toBe('old = 1\n');
+      expect(readdirSync(dir)).toEqual(['config.toml']);
+    } finally {
+      freeDisk();
+    }
+    expect(existsSync(filler)).toBe(false);
+  });
+});
