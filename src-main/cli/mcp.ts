@@ -14,7 +14,7 @@ import type { ToolsmithService } from '../app/service.ts';
 import { kitToolView } from '../core/kits/kit.ts';
 import { openAiFunctionSchema } from '../core/tools/schema.ts';
 import { resolveRuntime } from '../core/sandbox/runtimes.ts';
-import { cancelledWith, codeToolDescription, runCodeTool } from './mcp-code.ts';
+import { cancelledWith, CodeManual, codeToolDescription, runCodeTool } from './mcp-code.ts';
 import { registerSuiteTools } from './mcp-suites.ts';
 
 type Content = {
@@ -57,6 +57,11 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
   const table: McpToolRegistration[] = [];
   const sandboxes = svc.files.sandboxNames();
   const defaultSandbox = svc.config.workspace.default_sandbox ?? sandboxes[0] ?? '';
+  // The manual follows the upstream MCP servers as they connect (see CodeManual).
+  const manual = new CodeManual(
+    () => codeToolDescription(svc, defaultSandbox),
+    (listener) => svc.mcp().subscribe(listener),
+  );
   // Collects the registrations with registerTool's own signature, so each handler keeps its typed args.
   const server = {
     registerTool<I extends ZodRawShapeCompat>(
@@ -64,7 +69,21 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
       config: { description: string; inputSchema: I },
       cb: ToolCallback<I>,
     ): void {
-      table.push((s) => void s.registerTool(name, config, cb));
+      table.push((s) => {
+        // The manual's current text when the session starts; kept current afterwards.
+        const tool = s.registerTool(
+          name,
+          name === 'code' ? { ...config, description: manual.text } : config,
+          cb,
+        );
+        if (name !== 'code') return;
+        const detach = manual.attach(tool);
+        const previous = s.server.onclose;
+        s.server.onclose = () => {
+          detach();
+          previous?.();
+        };
+      });
     },
   };
 
@@ -220,7 +239,7 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
   server.registerTool(
     'code',
     {
-      description: codeToolDescription(svc, defaultSandbox),
+      description: manual.text,
       inputSchema: {
         code: z.string().min(1).describe('the script body (no imports; ends with emit_result / emitResult)'),
         language: z.enum(['python', 'ts', 'js']).default('python'),
@@ -272,12 +291,13 @@ export function createMcpServer(
 }
 
 /**
- * Connects the MCP servers of every sandbox before the tool table is built, so the `code` tool's manual
- * lists their tools (with their typed stubs). Waits at most `waitMs`: a slow or dead server (its own
- * timeout can be 30 s) must not keep an MCP client waiting for `initialize`; its sandbox's calls then
- * connect on first use or fail with the reason, which is also named on stderr.
+ * Connects the MCP servers of every sandbox, waiting at most `waitMs` before the server answers
+ * `initialize` (clients that ignore notifications/tools/list_changed then see most tools at once). The
+ * `code` manual does not depend on that wait: it is rebuilt as each server connects or fails, and says
+ * which are still connecting or failed (CodeManual). A server that fails is also named on stderr.
+ * `$TOOLSMITH_MCP_UPSTREAM_WAIT_MS` sets the wait (default 5000; 0 answers at once).
  */
-export async function prepareAllMcp(svc: ToolsmithService, waitMs = 5000): Promise<void> {
+export async function prepareAllMcp(svc: ToolsmithService, waitMs = upstreamWaitMs()): Promise<void> {
   const all = Promise.all(svc.files.sandboxNames().map((s) => svc.prepareMcp(s))).then((down) => {
     const seen = new Set<string>();
     for (const f of down.flat())
@@ -289,6 +309,11 @@ export async function prepareAllMcp(svc: ToolsmithService, waitMs = 5000): Promi
   let timer: NodeJS.Timeout | undefined;
   await Promise.race([all, new Promise<void>((resolve) => (timer = setTimeout(resolve, waitMs)))]);
   clearTimeout(timer);
+}
+
+function upstreamWaitMs(): number {
+  const v = Number(process.env['TOOLSMITH_MCP_UPSTREAM_WAIT_MS']);
+  return Number.isFinite(v) && v >= 0 ? v : 5000;
 }
 
 export async function serveMcpStdio(svc: ToolsmithService): Promise<void> {

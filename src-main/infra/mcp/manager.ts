@@ -79,6 +79,26 @@ export class McpManager {
   private closed = false;
   /** Increments whenever a listing is (re)loaded: registries rebuild their MCP tools when it moves. */
   version = 0;
+  private readonly listeners = new Set<() => void>();
+
+  /**
+   * Calls `listener` after any server's state or listing changed (connecting, connected, failed, a new
+   * tool list); returns the unsubscribe function. The MCP server's `code` manual is rebuilt from it.
+   */
+  subscribe(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private changed(): void {
+    for (const l of this.listeners) {
+      try {
+        l();
+      } catch {
+        // A listener's failure is its own; the connection goes on.
+      }
+    }
+  }
 
   constructor(defs: Record<string, McpServerDef>) {
     this.defs = { ...defs };
@@ -98,6 +118,7 @@ export class McpManager {
     await this.disconnect(name);
     this.status_.delete(name);
     this.version++;
+    this.changed();
   }
 
   private target(def: McpServerDef): string {
@@ -122,6 +143,7 @@ export class McpManager {
     const s = { ...this.status(name), ...patch };
     if (patch.state && patch.state !== 'error') delete s.error;
     this.status_.set(name, s);
+    this.changed();
   }
 
   private unknown(name: string): string {
