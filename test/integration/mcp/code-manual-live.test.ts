@@ -49,7 +49,7 @@ description = "Tools from a server that fails."
     new StdioClientTransport({
       command: nodeBin,
       args: [join(repoRoot, 'bin/toolsmith.mjs'), '--workspace', ws, 'mcp'],
-      env: { ...process.env, TOOLSMITH_MCP_UPSTREAM_WAIT_MS: '0' } as Record<string, string>,
+      env: { ...process.env, TOOLSMITH_MCP_UPSTREAM_WAIT_MS: '0' },
       stderr: 'pipe',
     }),
   );
