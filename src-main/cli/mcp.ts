@@ -28,6 +28,60 @@ const text = (value: unknown, isError = false): Content => ({
   ...(isError ? { isError: true } : {}),
 });
 
+/**
+ * A tool answer with `structuredContent` (the object the tool's output schema describes) and the same
+ * value as JSON text for clients that read text only.
+ */
+const structured = (value: Record<string, unknown>, isError = false): Content => ({
+  ...text(value, isError),
+  structuredContent: value,
+});
+
+// Output schemas of Toolsmith's own tools (clients validate `structuredContent` against them).
+const violationShape = z.looseObject({
+  rule: z.string(),
+  message: z.string(),
+  line: z.number(),
+  column: z.number(),
+  endLine: z.number(),
+  endColumn: z.number(),
+});
+const VALIDATE_OUTPUT = { valid: z.boolean(), violations: z.array(violationShape) };
+const CODE_OUTPUT = {
+  runId: z.string(),
+  status: z.enum(['succeeded', 'rejected', 'failed', 'cancelled']),
+  result: z.unknown().optional().describe('what the script emitted (succeeded)'),
+  logs: z.array(z.string()).optional(),
+  error: z.string().optional(),
+  violations: z.array(violationShape).optional(),
+};
+const EXECUTE_OUTPUT = {
+  success: z.boolean(),
+  data: z.unknown().optional().describe('what the script emitted'),
+  intermediates: z.array(z.unknown()),
+  logs: z.array(z.string()),
+  error: z.unknown().optional(),
+  exitReason: z.string(),
+  isolation: z.string(),
+  durationMs: z.number(),
+  runtime: z.string(),
+  egress: z.array(z.unknown()).optional(),
+  toolCallCount: z.number().describe('tool calls the script made'),
+  toolCalls: z
+    .array(z.unknown())
+    .optional()
+    .describe('every call with its arguments and result (include_trace)'),
+};
+const LIST_TOOLS_OUTPUT = { tools: z.array(z.record(z.string(), z.unknown())) };
+const KIT_OUTPUT = {
+  name: z.string(),
+  sandbox: z.string(),
+  description: z.string().optional(),
+  grade: z.unknown(),
+  tools: z.array(z.record(z.string(), z.unknown())),
+};
+const TEMPLATES_OUTPUT = { templates: z.array(z.record(z.string(), z.unknown())) };
+
 async function guard(fn: () => Promise<Content> | Content): Promise<Content> {
   try {
     return await fn();
@@ -66,7 +120,7 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
   const server = {
     registerTool<I extends ZodRawShapeCompat>(
       name: string,
-      config: { description: string; inputSchema: I },
+      config: { description: string; inputSchema: I; outputSchema?: ZodRawShapeCompat },
       cb: ToolCallback<I>,
     ): void {
       table.push((s) => {
@@ -135,9 +189,14 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
           .string()
           .default(defaultSandbox)
           .describe(`whose tools the script may call (default ${defaultSandbox})`),
+        include_trace: z
+          .boolean()
+          .default(false)
+          .describe('also answer every tool call with its arguments and result (large; default false)'),
       },
+      outputSchema: EXECUTE_OUTPUT,
     },
-    ({ code, runtime, timeout, sandbox }, extra) =>
+    ({ code, runtime, timeout, sandbox, include_trace }, extra) =>
       guard(async () => {
         const found = resolveRuntime(runtime ?? svc.enabledRuntimes()[0] ?? 'python', svc.runtimes());
         if ('error' in found) return text({ error: found.error }, true);
@@ -152,7 +211,14 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
           ...(timeout ? { timeoutMs: timeout * 1000 } : {}),
           signal: extra.signal,
         });
-        return text(result, !result.success);
+        // The trace (every call's arguments and result) is most of an answer's size: only on request.
+        const { toolCalls, ...rest } = result;
+        const answer = {
+          ...rest,
+          toolCallCount: toolCalls.length,
+          ...(include_trace ? { toolCalls } : {}),
+        };
+        return structured(answer, !result.success);
       }),
   );
 
@@ -168,11 +234,13 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
         kit: z.string().optional(),
         strict: z.boolean().default(false),
       },
+      outputSchema: VALIDATE_OUTPUT,
     },
     ({ code, language, sandbox, kit, strict }) =>
       guard(async () => {
         await svc.prepareMcp(sandbox);
-        return text(svc.validate({ code, language, sandbox, ...(kit ? { kit } : {}), strict }));
+        const r = svc.validate({ code, language, sandbox, ...(kit ? { kit } : {}), strict });
+        return structured({ valid: r.valid, violations: r.violations });
       }),
   );
 
@@ -181,11 +249,14 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
     {
       description: 'The tools of a sandbox (or kit) as flat OpenAI function schemas.',
       inputSchema: { sandbox: z.string().default(defaultSandbox), kit: z.string().optional() },
+      outputSchema: LIST_TOOLS_OUTPUT,
     },
     ({ sandbox, kit }) =>
       guard(async () => {
         await svc.prepareMcp(sandbox);
-        return text(svc.scriptTools(sandbox, kit).tools.map(openAiFunctionSchema));
+        const tools = svc.scriptTools(sandbox, kit).tools.map(openAiFunctionSchema);
+        // The text stays the bare list (as before); the structured answer wraps it in an object.
+        return { ...text(tools), structuredContent: { tools } };
       }),
   );
 
@@ -194,13 +265,14 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
     {
       description: 'A kit: its tools with aliases, groups and grade (w, d).',
       inputSchema: { name: z.string() },
+      outputSchema: KIT_OUTPUT,
     },
     ({ name }) =>
       guard(async () => {
         const sb = svc.kits().find((x) => x.name === name)?.sandbox;
         if (sb) await svc.prepareMcp(sb);
         const k = svc.kit(name);
-        return text({
+        return structured({
           name: k.name,
           sandbox: k.sandbox,
           description: k.description,
@@ -220,20 +292,20 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
     {
       description: 'Templates: intent patterns served without an LLM, with success and failure counts.',
       inputSchema: {},
+      outputSchema: TEMPLATES_OUTPUT,
     },
     () =>
       guard(async () => {
         const templates = await svc.templates();
-        return text(
-          templates.list().map((t) => ({
-            name: t.name,
-            pattern: t.pattern,
-            sandbox: t.sandbox,
-            kit: t.kit,
-            successes: t.successes,
-            failures: t.failures,
-          })),
-        );
+        const list = templates.list().map((t) => ({
+          name: t.name,
+          pattern: t.pattern,
+          sandbox: t.sandbox,
+          kit: t.kit,
+          successes: t.successes,
+          failures: t.failures,
+        }));
+        return { ...text(list), structuredContent: { templates: list } };
       }),
   );
   server.registerTool(
@@ -252,6 +324,7 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
         kit: z.string().optional().describe("only this kit's tools, under its aliases"),
         task: z.string().optional().describe('what the script is for, kept with the recorded run'),
       },
+      outputSchema: CODE_OUTPUT,
     },
     ({ code, language, sandbox, kit, task }, extra) =>
       guard(async () => {
@@ -272,7 +345,7 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
           progress,
           extra.signal,
         );
-        return text(answer, answer.status !== 'succeeded');
+        return structured(answer, answer.status !== 'succeeded');
       }),
   );
   table.push((s) => registerSuiteTools(s, svc));
