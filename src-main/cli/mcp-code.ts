@@ -8,6 +8,7 @@ import type { LiveEvent, RunService, StartedRun } from '../app/runs.ts';
 import type { RunOutcome } from '../core/orchestrator/orchestrator.ts';
 import type { ToolsmithService } from '../app/service.ts';
 import { formatExecutionError } from '../core/script/generator.ts';
+import { disclosedManual, FULL_MANUAL_MAX_TOOLS } from '../core/tools/disclosure.ts';
 import type { JsonValue } from '../core/tools/model.ts';
 import type { ScriptLanguage, Violation } from '../core/lang/violation.ts';
 
@@ -19,10 +20,16 @@ export type CodeToolAnswer =
 
 /** The tool's description: the rules of both languages and the tools manual of every sandbox. */
 export function codeToolDescription(svc: ToolsmithService, defaultSandbox: string): string {
+  const maxFull = fullManualMaxTools();
   const sandboxes = svc.files.sandboxNames().map((name) => {
     try {
       const { tools } = svc.scriptTools(name);
-      return { name, tools, toolsPrompt: svc.registry(name).prompt(tools) };
+      const manual = disclosedManual(tools, maxFull, () => svc.registry(name).prompt(tools));
+      const toolsPrompt =
+        manual.kind === 'full'
+          ? manual.text
+          : `${manual.text}(an index: ${tools.length} tools. Call the MCP tools \`search_tools\` {query, sandbox} and \`describe_tool\` {name, sandbox} for a tool's parameters and types before using it.)\n`;
+      return { name, tools, toolsPrompt };
     } catch (e) {
       // A sandbox whose tools cannot be read is named with the reason, not left out silently.
       const reason = e instanceof Error ? e.message : String(e);
@@ -33,6 +40,15 @@ export function codeToolDescription(svc: ToolsmithService, defaultSandbox: strin
   const kits = svc.kits().filter((k) => k.kit && !k.error);
   const notes = mcpServerNotes(svc);
   return svc.generator.codeToolDescription(sandboxes, defaultSandbox, kits) + (notes ? `\n\n${notes}` : '');
+}
+
+/**
+ * Sandboxes with more tools than this get an index in the `code` manual instead of the full manual
+ * (`$TOOLSMITH_MCP_FULL_MANUAL_MAX`, default FULL_MANUAL_MAX_TOOLS).
+ */
+export function fullManualMaxTools(): number {
+  const v = Number(process.env['TOOLSMITH_MCP_FULL_MANUAL_MAX']);
+  return Number.isInteger(v) && v >= 0 ? v : FULL_MANUAL_MAX_TOOLS;
 }
 
 /**

@@ -11,6 +11,8 @@ export const MCP_TOOL_NAMES = [
   'kit_info',
   'list_templates',
   'run_suite',
+  'search_tools',
+  'describe_tool',
 ] as const;
 
 export const MCP_DESCRIPTION = `serve Toolsmith as an MCP server on stdio, or over Streamable HTTP with --http (tools: ${MCP_TOOL_NAMES.join(', ')})`;

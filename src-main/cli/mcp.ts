@@ -13,6 +13,7 @@ import { ToolsmithError } from '../app/errors.ts';
 import type { ToolsmithService } from '../app/service.ts';
 import { kitToolView } from '../core/kits/kit.ts';
 import { openAiFunctionSchema } from '../core/tools/schema.ts';
+import { searchTools } from '../core/tools/disclosure.ts';
 import { resolveRuntime } from '../core/sandbox/runtimes.ts';
 import { cancelledWith, CodeManual, codeToolDescription, runCodeTool } from './mcp-code.ts';
 import { registerSuiteTools } from './mcp-suites.ts';
@@ -346,6 +347,49 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
           extra.signal,
         );
         return structured(answer, answer.status !== 'succeeded');
+      }),
+  );
+  server.registerTool(
+    'search_tools',
+    {
+      description:
+        "Find a sandbox's tools by words in their names and descriptions (for sandboxes whose `code` manual shows an index): one line per tool, its signature and first sentence.",
+      inputSchema: {
+        query: z.string().min(1).describe('words the tool name or description holds'),
+        sandbox: z.string().default(defaultSandbox),
+        limit: z.number().int().min(1).max(100).default(20),
+      },
+      outputSchema: { tools: z.array(z.object({ name: z.string(), line: z.string() })) },
+    },
+    ({ query, sandbox, limit }) =>
+      guard(async () => {
+        await svc.prepareMcp(sandbox);
+        const tools = searchTools(svc.scriptTools(sandbox).tools, query, limit);
+        return structured({ tools });
+      }),
+  );
+  server.registerTool(
+    'describe_tool',
+    {
+      description:
+        "One tool's full manual entry (parameters with types, defaults, options, examples; typed stubs for MCP tools), as the `code` manual would show it.",
+      inputSchema: { name: z.string().min(1), sandbox: z.string().default(defaultSandbox) },
+      outputSchema: { name: z.string(), manual: z.string() },
+    },
+    ({ name, sandbox }) =>
+      guard(async () => {
+        await svc.prepareMcp(sandbox);
+        const tools = svc.scriptTools(sandbox).tools;
+        const tool = tools.find((t) => t.name === name);
+        if (!tool)
+          return text(
+            {
+              error: `no tool ${name} in sandbox ${sandbox}; search_tools finds tools by words`,
+              code: 'not_found',
+            },
+            true,
+          );
+        return structured({ name, manual: svc.registry(sandbox).prompt([tool]) });
       }),
   );
   table.push((s) => registerSuiteTools(s, svc));
