@@ -51,7 +51,7 @@ describe('lazy verbs', () => {
     for (const v of VERBS) expect(r.out).toMatch(new RegExp(`\\n  ${v}\\b`));
   });
 
-  it('the top-level help, printed from the summary table without loading verbs, is the real verbs\' help', async () => {
+  it("the top-level help, printed from the summary table without loading verbs, is the real verbs' help", async () => {
     const ctx = createContext(
       () => {},
       () => {},

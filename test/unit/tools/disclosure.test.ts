@@ -13,8 +13,8 @@ const tool = (i: number): Tool => ({
   name: `fetch_record_${i}`,
   description: `Fetch record ${i} from the archive. Long details follow about pagination and errors.\nMore.`,
   parameters: [
-    { name: 'record_id', type: 'str', description: 'the id', required: true },
-    { name: 'limit', type: 'int', description: 'at most', required: false, default: 10 },
+    { name: 'record_id', type: 'str', description: 'the id', required: true, source: 'all' },
+    { name: 'limit', type: 'int', description: 'at most', required: false, default: 10, source: 'all' },
   ],
   location: 'mcp',
 });
