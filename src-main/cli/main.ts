@@ -8,6 +8,7 @@ import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { ToolsmithError } from '../app/errors.ts';
 import { createContext, UsageError } from './context.ts';
 import type { CliContext } from './context.ts';
+import { MCP_DESCRIPTION } from './mcp-tool-names.ts';
 
 const version = (
   JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
@@ -51,16 +52,73 @@ export function verbOf(argv: string[]): string | undefined {
   return undefined;
 }
 
-/** The program with the verbs `argv` needs (every verb when it names none, or an unknown one). */
 /** Verbs that open no service (or only on a slow path, loading it themselves). */
-const LIGHT = new Set(['init', 'image', 'sandboxes']);
+const LIGHT = new Set(['init', 'image', 'sandboxes', 'validate']);
 
-export async function buildProgram(ctx: CliContext, argv: string[] = []): Promise<Command> {
+/**
+ * The top-level help's line per verb (`toolsmith --help`, no verb, an unknown verb): printed from this
+ * table without loading any verb's module. A unit test compares it with the help of the real verbs.
+ */
+export const VERB_SUMMARIES: [name: string, term: string, description: string][] = [
+  ['validate', 'validate [options] <file>', 'check a script statically; exit 0 when valid, 1 when not'],
+  ['prompt', 'prompt [options]', 'print the prompt an LLM gets for a task (first attempt, or a retry)'],
+  [
+    'tools',
+    'tools [options]',
+    "print a sandbox's tools as the LLM reads them (xml), as OpenAI function schemas, or as JSON",
+  ],
+  ['kit', 'kit', 'list, inspect and create kits (named subsets of tools with aliases)'],
+  ['sandboxes', 'sandboxes [options]', 'list the sandboxes of the workspace'],
+  [
+    'serve',
+    'serve [options]',
+    'serve the workbench to a browser on 127.0.0.1 (prints a URL with a one-time token)',
+  ],
+  [
+    'run',
+    'run [options] <task>',
+    'turn a task into a verified result: templates -> rules -> LLM, validated and run in the sandbox',
+  ],
+  ['runs', 'runs', 'list, inspect, export, import and replay recorded runs'],
+  ['template', 'template', 'templates: verified scripts that serve a matching intent with no LLM call'],
+  ['mcp', 'mcp [options]', MCP_DESCRIPTION],
+  [
+    'exec',
+    'exec [options] <file>',
+    'run a script in a sandbox (validated first unless --no-validate); exit 0 on success, 1 otherwise',
+  ],
+  ['pool', 'pool', 'the sandbox pool'],
+  ['tool', 'tool', 'run one tool'],
+  ['image', 'image', 'sandbox images (built offline)'],
+  [
+    'init',
+    'init [options] [dir]',
+    'create a workspace in DIR (default: the current folder): a copy of the sample, or --empty',
+  ],
+  [
+    'eval',
+    'eval [options] [suite]',
+    'run a test suite (suites/NAME.toml): cases x models, pass rates, tokens, cost, latency',
+  ],
+  [
+    'mcp-servers',
+    'mcp-servers',
+    'the MCP servers the workspace imports tools from ([mcp_servers.NAME] in config.toml)',
+  ],
+];
+
+/**
+ * The program with the verbs `argv` needs: the one verb it names, loaded; else (no verb, an unknown
+ * one, `help`) every verb as a stub from VERB_SUMMARIES, enough for the top-level help and for
+ * commander's "unknown command" error. `full` registers every real verb (tests compare the two).
+ */
+export async function buildProgram(ctx: CliContext, argv: string[] = [], full = false): Promise<Command> {
   const verb = verbOf(argv);
   const one = VERBS.find(([names]) => verb !== undefined && names.includes(verb));
   const help = argv.includes('--help') || argv.includes('-h');
   if (one && !help && !LIGHT.has(verb ?? '')) await ctx.loadService();
-  const registers = await Promise.all((one ? [one] : VERBS).map(([, load]) => load()));
+  const registers =
+    full || one ? await Promise.all((one && !full ? [one] : VERBS).map(([, load]) => load())) : [];
   const program = new Command('toolsmith')
     .description('Build, test and debug the tools and scripts that LLM agents run')
     .version(version)
@@ -72,6 +130,22 @@ export async function buildProgram(ctx: CliContext, argv: string[] = []): Promis
     .configureOutput({ writeOut: ctx.out, writeErr: ctx.err, outputError: () => {} });
   program.exitOverride();
   for (const register of registers) register(program, ctx);
+  if (!full && !one) {
+    const terms = new Map<string, string>();
+    for (const [name, term, description] of VERB_SUMMARIES) {
+      program.command(name).description(description);
+      terms.set(name, term);
+    }
+    program.configureHelp({
+      subcommandTerm: (cmd) => terms.get(cmd.name()) ?? `${cmd.name()} [command]`,
+    });
+    // `help VERB`: the verb's own help, with its module loaded.
+    if (verb === 'help') {
+      const named = argv[argv.indexOf('help') + 1];
+      if (named && VERBS.some(([names]) => names.includes(named)))
+        return buildProgram(ctx, [named, '--help'], full);
+    }
+  }
   // Connects the MCP servers of the sandbox a verb uses first, so MCP tools are listed like native ones.
   program.hook('preAction', async (_p, action) => {
     if (LIGHT.has(verb ?? '')) return;

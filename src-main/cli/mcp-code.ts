@@ -8,6 +8,7 @@ import type { LiveEvent, RunService, StartedRun } from '../app/runs.ts';
 import type { RunOutcome } from '../core/orchestrator/orchestrator.ts';
 import type { ToolsmithService } from '../app/service.ts';
 import { formatExecutionError } from '../core/script/generator.ts';
+import { disclosedManual, FULL_MANUAL_MAX_TOOLS } from '../core/tools/disclosure.ts';
 import type { JsonValue } from '../core/tools/model.ts';
 import type { ScriptLanguage, Violation } from '../core/lang/violation.ts';
 
@@ -19,10 +20,16 @@ export type CodeToolAnswer =
 
 /** The tool's description: the rules of both languages and the tools manual of every sandbox. */
 export function codeToolDescription(svc: ToolsmithService, defaultSandbox: string): string {
+  const maxFull = fullManualMaxTools();
   const sandboxes = svc.files.sandboxNames().map((name) => {
     try {
       const { tools } = svc.scriptTools(name);
-      return { name, tools, toolsPrompt: svc.registry(name).prompt(tools) };
+      const manual = disclosedManual(tools, maxFull, () => svc.registry(name).prompt(tools));
+      const toolsPrompt =
+        manual.kind === 'full'
+          ? manual.text
+          : `${manual.text}(an index: ${tools.length} tools. Call the MCP tools \`search_tools\` {query, sandbox} and \`describe_tool\` {name, sandbox} for a tool's parameters and types before using it.)\n`;
+      return { name, tools, toolsPrompt };
     } catch (e) {
       // A sandbox whose tools cannot be read is named with the reason, not left out silently.
       const reason = e instanceof Error ? e.message : String(e);
@@ -31,7 +38,99 @@ export function codeToolDescription(svc: ToolsmithService, defaultSandbox: strin
   });
   // Only kits that can be used (a kit above the workspace's maximum grade has an error instead).
   const kits = svc.kits().filter((k) => k.kit && !k.error);
-  return svc.generator.codeToolDescription(sandboxes, defaultSandbox, kits);
+  const notes = mcpServerNotes(svc);
+  return svc.generator.codeToolDescription(sandboxes, defaultSandbox, kits) + (notes ? `\n\n${notes}` : '');
+}
+
+/**
+ * Sandboxes with more tools than this get an index in the `code` manual instead of the full manual
+ * (`$TOOLSMITH_MCP_FULL_MANUAL_MAX`, default FULL_MANUAL_MAX_TOOLS).
+ */
+export function fullManualMaxTools(): number {
+  const v = Number(process.env['TOOLSMITH_MCP_FULL_MANUAL_MAX']);
+  return Number.isInteger(v) && v >= 0 ? v : FULL_MANUAL_MAX_TOOLS;
+}
+
+/**
+ * What the manual says about the MCP servers whose tools it cannot list yet: still connecting (the
+ * tools are added when they connect, and the client is told with notifications/tools/list_changed)
+ * or failed (with the reason). Empty when every server of every sandbox is connected.
+ */
+export function mcpServerNotes(svc: ToolsmithService): string {
+  const lines: string[] = [];
+  for (const [sandbox, sb] of Object.entries(svc.config.sandboxes)) {
+    for (const server of Object.keys(sb.mcp)) {
+      if (!svc.mcp().def(server)) continue;
+      const st = svc.mcp().status(server);
+      if (st.state === 'connected') continue;
+      lines.push(
+        st.state === 'error'
+          ? `- ${server} (sandbox ${sandbox}): failed: ${st.error ?? 'unknown error'}; its tools are missing above, and calling them retries the connection`
+          : `- ${server} (sandbox ${sandbox}): still connecting; its tools are added to this manual when it connects`,
+      );
+    }
+  }
+  return lines.length ? `MCP servers not (yet) listed:\n${lines.join('\n')}` : '';
+}
+
+/** The part of a registered tool the manual updates (the SDK's RegisteredTool). */
+interface UpdatableTool {
+  update(updates: { description?: string }): void;
+}
+
+/**
+ * The `code` tool's manual, kept current: rebuilt whenever an upstream MCP server connects, fails or
+ * changes its tools, and pushed to every server object that registered the tool (one per stdio process,
+ * one per HTTP session). `update` makes the SDK send notifications/tools/list_changed to that client.
+ */
+export class CodeManual {
+  text: string;
+  private readonly tools = new Set<UpdatableTool>();
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private readonly unsubscribe: () => void;
+  private readonly build: () => string;
+
+  constructor(build: () => string, subscribe: (listener: () => void) => () => void) {
+    this.build = build;
+    this.text = build();
+    this.unsubscribe = subscribe(() => this.schedule());
+  }
+
+  /** Registers a tool to keep current; returns the function that forgets it (its session ended). */
+  attach(tool: UpdatableTool): () => void {
+    this.tools.add(tool);
+    return () => this.tools.delete(tool);
+  }
+
+  /** Several servers changing at once make one rebuild. */
+  private schedule(): void {
+    if (this.timer) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.refresh();
+    }, 25);
+    this.timer.unref?.();
+  }
+
+  /** Rebuilds the manual; true when it changed (and the tools were updated). */
+  refresh(): boolean {
+    let next: string;
+    try {
+      next = this.build();
+    } catch {
+      return false;
+    }
+    if (next === this.text) return false;
+    this.text = next;
+    for (const t of this.tools) t.update({ description: next });
+    return true;
+  }
+
+  close(): void {
+    this.unsubscribe();
+    if (this.timer) clearTimeout(this.timer);
+    this.tools.clear();
+  }
 }
 
 /**

@@ -13,8 +13,9 @@ import { ToolsmithError } from '../app/errors.ts';
 import type { ToolsmithService } from '../app/service.ts';
 import { kitToolView } from '../core/kits/kit.ts';
 import { openAiFunctionSchema } from '../core/tools/schema.ts';
+import { searchTools } from '../core/tools/disclosure.ts';
 import { resolveRuntime } from '../core/sandbox/runtimes.ts';
-import { cancelledWith, codeToolDescription, runCodeTool } from './mcp-code.ts';
+import { cancelledWith, CodeManual, codeToolDescription, runCodeTool } from './mcp-code.ts';
 import { retryLine } from './commands/run.ts';
 import type { LiveEvent } from '../app/runs.ts';
 import { registerSuiteTools } from './mcp-suites.ts';
@@ -29,6 +30,60 @@ const text = (value: unknown, isError = false): Content => ({
   content: [{ type: 'text', text: typeof value === 'string' ? value : JSON.stringify(value, null, 2) }],
   ...(isError ? { isError: true } : {}),
 });
+
+/**
+ * A tool answer with `structuredContent` (the object the tool's output schema describes) and the same
+ * value as JSON text for clients that read text only.
+ */
+const structured = (value: Record<string, unknown>, isError = false): Content => ({
+  ...text(value, isError),
+  structuredContent: value,
+});
+
+// Output schemas of Toolsmith's own tools (clients validate `structuredContent` against them).
+const violationShape = z.looseObject({
+  rule: z.string(),
+  message: z.string(),
+  line: z.number(),
+  column: z.number(),
+  endLine: z.number(),
+  endColumn: z.number(),
+});
+const VALIDATE_OUTPUT = { valid: z.boolean(), violations: z.array(violationShape) };
+const CODE_OUTPUT = {
+  runId: z.string(),
+  status: z.enum(['succeeded', 'rejected', 'failed', 'cancelled']),
+  result: z.unknown().optional().describe('what the script emitted (succeeded)'),
+  logs: z.array(z.string()).optional(),
+  error: z.string().optional(),
+  violations: z.array(violationShape).optional(),
+};
+const EXECUTE_OUTPUT = {
+  success: z.boolean(),
+  data: z.unknown().optional().describe('what the script emitted'),
+  intermediates: z.array(z.unknown()),
+  logs: z.array(z.string()),
+  error: z.unknown().optional(),
+  exitReason: z.string(),
+  isolation: z.string(),
+  durationMs: z.number(),
+  runtime: z.string(),
+  egress: z.array(z.unknown()).optional(),
+  toolCallCount: z.number().describe('tool calls the script made'),
+  toolCalls: z
+    .array(z.unknown())
+    .optional()
+    .describe('every call with its arguments and result (include_trace)'),
+};
+const LIST_TOOLS_OUTPUT = { tools: z.array(z.record(z.string(), z.unknown())) };
+const KIT_OUTPUT = {
+  name: z.string(),
+  sandbox: z.string(),
+  description: z.string().optional(),
+  grade: z.unknown(),
+  tools: z.array(z.record(z.string(), z.unknown())),
+};
+const TEMPLATES_OUTPUT = { templates: z.array(z.record(z.string(), z.unknown())) };
 
 async function guard(fn: () => Promise<Content> | Content): Promise<Content> {
   try {
@@ -59,14 +114,33 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
   const table: McpToolRegistration[] = [];
   const sandboxes = svc.files.sandboxNames();
   const defaultSandbox = svc.config.workspace.default_sandbox ?? sandboxes[0] ?? '';
+  // The manual follows the upstream MCP servers as they connect (see CodeManual).
+  const manual = new CodeManual(
+    () => codeToolDescription(svc, defaultSandbox),
+    (listener) => svc.mcp().subscribe(listener),
+  );
   // Collects the registrations with registerTool's own signature, so each handler keeps its typed args.
   const server = {
     registerTool<I extends ZodRawShapeCompat>(
       name: string,
-      config: { description: string; inputSchema: I },
+      config: { description: string; inputSchema: I; outputSchema?: ZodRawShapeCompat },
       cb: ToolCallback<I>,
     ): void {
-      table.push((s) => void s.registerTool(name, config, cb));
+      table.push((s) => {
+        // The manual's current text when the session starts; kept current afterwards.
+        const tool = s.registerTool(
+          name,
+          name === 'code' ? { ...config, description: manual.text } : config,
+          cb,
+        );
+        if (name !== 'code') return;
+        const detach = manual.attach(tool);
+        const previous = s.server.onclose;
+        s.server.onclose = () => {
+          detach();
+          previous?.();
+        };
+      });
     },
   };
 
@@ -143,9 +217,14 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
           .string()
           .default(defaultSandbox)
           .describe(`whose tools the script may call (default ${defaultSandbox})`),
+        include_trace: z
+          .boolean()
+          .default(false)
+          .describe('also answer every tool call with its arguments and result (large; default false)'),
       },
+      outputSchema: EXECUTE_OUTPUT,
     },
-    ({ code, runtime, timeout, sandbox }, extra) =>
+    ({ code, runtime, timeout, sandbox, include_trace }, extra) =>
       guard(async () => {
         const found = resolveRuntime(runtime ?? svc.enabledRuntimes()[0] ?? 'python', svc.runtimes());
         if ('error' in found) return text({ error: found.error }, true);
@@ -160,7 +239,14 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
           ...(timeout ? { timeoutMs: timeout * 1000 } : {}),
           signal: extra.signal,
         });
-        return text(result, !result.success);
+        // The trace (every call's arguments and result) is most of an answer's size: only on request.
+        const { toolCalls, ...rest } = result;
+        const answer = {
+          ...rest,
+          toolCallCount: toolCalls.length,
+          ...(include_trace ? { toolCalls } : {}),
+        };
+        return structured(answer, !result.success);
       }),
   );
 
@@ -176,11 +262,13 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
         kit: z.string().optional(),
         strict: z.boolean().default(false),
       },
+      outputSchema: VALIDATE_OUTPUT,
     },
     ({ code, language, sandbox, kit, strict }) =>
       guard(async () => {
         await svc.prepareMcp(sandbox);
-        return text(svc.validate({ code, language, sandbox, ...(kit ? { kit } : {}), strict }));
+        const r = svc.validate({ code, language, sandbox, ...(kit ? { kit } : {}), strict });
+        return structured({ valid: r.valid, violations: r.violations });
       }),
   );
 
@@ -189,11 +277,14 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
     {
       description: 'The tools of a sandbox (or kit) as flat OpenAI function schemas.',
       inputSchema: { sandbox: z.string().default(defaultSandbox), kit: z.string().optional() },
+      outputSchema: LIST_TOOLS_OUTPUT,
     },
     ({ sandbox, kit }) =>
       guard(async () => {
         await svc.prepareMcp(sandbox);
-        return text(svc.scriptTools(sandbox, kit).tools.map(openAiFunctionSchema));
+        const tools = svc.scriptTools(sandbox, kit).tools.map(openAiFunctionSchema);
+        // The text stays the bare list (as before); the structured answer wraps it in an object.
+        return { ...text(tools), structuredContent: { tools } };
       }),
   );
 
@@ -202,13 +293,14 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
     {
       description: 'A kit: its tools with aliases, groups and grade (w, d).',
       inputSchema: { name: z.string() },
+      outputSchema: KIT_OUTPUT,
     },
     ({ name }) =>
       guard(async () => {
         const sb = svc.kits().find((x) => x.name === name)?.sandbox;
         if (sb) await svc.prepareMcp(sb);
         const k = svc.kit(name);
-        return text({
+        return structured({
           name: k.name,
           sandbox: k.sandbox,
           description: k.description,
@@ -228,26 +320,26 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
     {
       description: 'Templates: intent patterns served without an LLM, with success and failure counts.',
       inputSchema: {},
+      outputSchema: TEMPLATES_OUTPUT,
     },
     () =>
       guard(async () => {
         const templates = await svc.templates();
-        return text(
-          templates.list().map((t) => ({
-            name: t.name,
-            pattern: t.pattern,
-            sandbox: t.sandbox,
-            kit: t.kit,
-            successes: t.successes,
-            failures: t.failures,
-          })),
-        );
+        const list = templates.list().map((t) => ({
+          name: t.name,
+          pattern: t.pattern,
+          sandbox: t.sandbox,
+          kit: t.kit,
+          successes: t.successes,
+          failures: t.failures,
+        }));
+        return { ...text(list), structuredContent: { templates: list } };
       }),
   );
   server.registerTool(
     'code',
     {
-      description: codeToolDescription(svc, defaultSandbox),
+      description: manual.text,
       inputSchema: {
         code: z.string().min(1).describe('the script body (no imports; ends with emit_result / emitResult)'),
         language: z.enum(['python', 'ts', 'js']).default('python'),
@@ -260,6 +352,7 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
         kit: z.string().optional().describe("only this kit's tools, under its aliases"),
         task: z.string().optional().describe('what the script is for, kept with the recorded run'),
       },
+      outputSchema: CODE_OUTPUT,
     },
     ({ code, language, sandbox, kit, task }, extra) =>
       guard(async () => {
@@ -280,7 +373,50 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
           progress,
           extra.signal,
         );
-        return text(answer, answer.status !== 'succeeded');
+        return structured(answer, answer.status !== 'succeeded');
+      }),
+  );
+  server.registerTool(
+    'search_tools',
+    {
+      description:
+        "Find a sandbox's tools by words in their names and descriptions (for sandboxes whose `code` manual shows an index): one line per tool, its signature and first sentence.",
+      inputSchema: {
+        query: z.string().min(1).describe('words the tool name or description holds'),
+        sandbox: z.string().default(defaultSandbox),
+        limit: z.number().int().min(1).max(100).default(20),
+      },
+      outputSchema: { tools: z.array(z.object({ name: z.string(), line: z.string() })) },
+    },
+    ({ query, sandbox, limit }) =>
+      guard(async () => {
+        await svc.prepareMcp(sandbox);
+        const tools = searchTools(svc.scriptTools(sandbox).tools, query, limit);
+        return structured({ tools });
+      }),
+  );
+  server.registerTool(
+    'describe_tool',
+    {
+      description:
+        "One tool's full manual entry (parameters with types, defaults, options, examples; typed stubs for MCP tools), as the `code` manual would show it.",
+      inputSchema: { name: z.string().min(1), sandbox: z.string().default(defaultSandbox) },
+      outputSchema: { name: z.string(), manual: z.string() },
+    },
+    ({ name, sandbox }) =>
+      guard(async () => {
+        await svc.prepareMcp(sandbox);
+        const tools = svc.scriptTools(sandbox).tools;
+        const tool = tools.find((t) => t.name === name);
+        if (!tool)
+          return text(
+            {
+              error: `no tool ${name} in sandbox ${sandbox}; search_tools finds tools by words`,
+              code: 'not_found',
+            },
+            true,
+          );
+        return structured({ name, manual: svc.registry(sandbox).prompt([tool]) });
       }),
   );
   table.push((s) => registerSuiteTools(s, svc));
@@ -299,12 +435,13 @@ export function createMcpServer(
 }
 
 /**
- * Connects the MCP servers of every sandbox before the tool table is built, so the `code` tool's manual
- * lists their tools (with their typed stubs). Waits at most `waitMs`: a slow or dead server (its own
- * timeout can be 30 s) must not keep an MCP client waiting for `initialize`; its sandbox's calls then
- * connect on first use or fail with the reason, which is also named on stderr.
+ * Connects the MCP servers of every sandbox, waiting at most `waitMs` before the server answers
+ * `initialize` (clients that ignore notifications/tools/list_changed then see most tools at once). The
+ * `code` manual does not depend on that wait: it is rebuilt as each server connects or fails, and says
+ * which are still connecting or failed (CodeManual). A server that fails is also named on stderr.
+ * `$TOOLSMITH_MCP_UPSTREAM_WAIT_MS` sets the wait (default 5000; 0 answers at once).
  */
-export async function prepareAllMcp(svc: ToolsmithService, waitMs = 5000): Promise<void> {
+export async function prepareAllMcp(svc: ToolsmithService, waitMs = upstreamWaitMs()): Promise<void> {
   const all = Promise.all(svc.files.sandboxNames().map((s) => svc.prepareMcp(s))).then((down) => {
     const seen = new Set<string>();
     for (const f of down.flat())
@@ -316,6 +453,11 @@ export async function prepareAllMcp(svc: ToolsmithService, waitMs = 5000): Promi
   let timer: NodeJS.Timeout | undefined;
   await Promise.race([all, new Promise<void>((resolve) => (timer = setTimeout(resolve, waitMs)))]);
   clearTimeout(timer);
+}
+
+function upstreamWaitMs(): number {
+  const v = Number(process.env['TOOLSMITH_MCP_UPSTREAM_WAIT_MS']);
+  return Number.isFinite(v) && v >= 0 ? v : 5000;
 }
 
 export async function serveMcpStdio(svc: ToolsmithService): Promise<void> {

@@ -1,5 +1,5 @@
 /**
- * `toolsmith sandboxes` without the service: the last full answer for this workspace, kept in the user's
+ * `toolsmith sandboxes` and `toolsmith validate FILE` without the service: the last full answer for this workspace, kept in the user's
  * cache folder (never in the workspace) under a key hashed from everything the answer depends on — the
  * config file's bytes, the names under `sandboxes/` and each `tools.py`'s bytes. Any change to one of
  * them misses the cache, and the verb takes the full path (config validated, tools extracted) and writes
@@ -21,12 +21,17 @@ export interface SandboxLine {
 }
 
 export interface SandboxesSnapshot {
-  version: 1;
+  version: 2;
   key: string;
   workspace: string;
   sandboxes: SandboxLine[];
   /** Sandbox name -> its egress allow-list (only sandboxes with egress). */
   egress: Record<string, string[]>;
+  /** What `validate` needs: the default sandbox and the names a script may call, per sandbox and language. */
+  validate: {
+    defaultSandbox: string | undefined;
+    scriptTools: Record<string, Partial<Record<'python' | 'js' | 'ts', string[]>>>;
+  };
 }
 
 const cacheFile = (workspace: string): string =>
@@ -58,7 +63,7 @@ export function readSnapshot(workspace: string): SandboxesSnapshot | undefined {
   if (!key) return undefined;
   try {
     const s = JSON.parse(readFileSync(cacheFile(workspace), 'utf8')) as SandboxesSnapshot;
-    return s.version === 1 && s.key === key && s.workspace === workspace ? s : undefined;
+    return s.version === 2 && s.key === key && s.workspace === workspace ? s : undefined;
   } catch {
     return undefined;
   }

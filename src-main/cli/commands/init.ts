@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { WorkspaceError } from '../../infra/workspace/files.ts';
 import { initWorkspace, rememberWorkspace } from '../../infra/workspace/init.ts';
 import { json, UsageError } from '../context.ts';
+import { commandHint } from '../invocation.ts';
 import type { CliContext } from '../context.ts';
 
 export function registerInit(program: Command, ctx: CliContext): void {
@@ -27,7 +28,7 @@ export function registerInit(program: Command, ctx: CliContext): void {
       if (opts.json) return ctx.out(json({ workspace: root, kind: opts.empty ? 'empty' : 'sample' }));
       ctx.out(
         `created workspace ${root} (${opts.empty ? 'empty skeleton' : 'a copy of the sample workspace'})\n` +
-          `next: cd ${JSON.stringify(root)} && npx toolsmith sandboxes   (add an LLM provider: see the README's "LLM setup")\n`,
+          `next: cd ${JSON.stringify(root)} && ${commandHint()} sandboxes   (add an LLM provider: see the README's "LLM setup")\n`,
       );
     });
 }

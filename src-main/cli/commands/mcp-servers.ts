@@ -9,9 +9,10 @@ const USES_TOOLS = new Set(['tools', 'call', 'exec', 'run', 'prompt', 'validate'
 /**
  * A preAction hook: connects the MCP servers of the sandbox a verb names (`--sandbox`, or every sandbox
  * with MCP servers for `kit`), so `tools`, `tool call`, `exec`, `run`... work unchanged on MCP sandboxes.
- * A server that cannot be reached is reported on stderr with the reason; the verb then decides.
+ * A server that cannot be reached is reported on stderr with the reason; the verb then decides. Light
+ * verbs (no hook) call it themselves with the sandboxes they use (`only`).
  */
-export async function prepareMcpForCommand(ctx: CliContext, cmd: Command): Promise<void> {
+export async function prepareMcpForCommand(ctx: CliContext, cmd: Command, only?: string[]): Promise<void> {
   if (!USES_TOOLS.has(cmd.name())) return;
   const parent = cmd.parent?.name();
   if (cmd.name() === 'list' && parent !== 'kit') return;
@@ -19,8 +20,9 @@ export async function prepareMcpForCommand(ctx: CliContext, cmd: Command): Promi
   if (cmd.name() === 'create' && parent !== 'kit') return;
   const opts = cmd.opts<{ sandbox?: unknown }>();
   const svc = ctx.service(cmd);
-  const sandboxes =
-    typeof opts.sandbox === 'string'
+  const sandboxes = only
+    ? only
+    : typeof opts.sandbox === 'string'
       ? [opts.sandbox]
       : parent === 'kit' || cmd.name() === 'run'
         ? Object.keys(svc.config.sandboxes)

@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { LOOPBACK_HOSTS, MIN_TOKEN_LENGTH } from '../mcp-http-limits.ts';
 import { oneOf, parseIntOption, UsageError } from '../context.ts';
 import type { CliContext } from '../context.ts';
+import { MCP_DESCRIPTION } from '../mcp-tool-names.ts';
 
 interface McpOptions {
   http?: boolean;
@@ -16,9 +17,7 @@ interface McpOptions {
 export function registerMcp(program: Command, ctx: CliContext): void {
   program
     .command('mcp')
-    .description(
-      'serve Toolsmith as an MCP server on stdio, or over Streamable HTTP with --http (delegate, execute_code, validate, list_tools, kit_info, list_templates, code)',
-    )
+    .description(MCP_DESCRIPTION)
     .option('--http', 'serve Streamable HTTP on 127.0.0.1 instead of stdio (bearer token, Origin checked)')
     .option('--port <n>', 'with --http: port (default: a free one)', parseIntOption('--port', 0, 65535))
     .option('--host <addr>', 'with --http: loopback address to listen on', oneOf('--host', LOOPBACK_HOSTS))

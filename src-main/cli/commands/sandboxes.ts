@@ -3,10 +3,14 @@ import type { Command } from 'commander';
 import { resolveWorkspaceDir } from '../../infra/workspace/paths.ts';
 import { json } from '../context.ts';
 import type { CliContext } from '../context.ts';
-import { readSnapshot, snapshotKey, writeSnapshot } from '../sandboxes-cache.ts';
+import { readSnapshot, snapshotKey } from '../sandboxes-cache.ts';
 import type { SandboxesSnapshot } from '../sandboxes-cache.ts';
 
-function print(ctx: CliContext, s: Omit<SandboxesSnapshot, 'version' | 'key'>, asJson: boolean): void {
+function print(
+  ctx: CliContext,
+  s: Omit<SandboxesSnapshot, 'version' | 'key' | 'validate'>,
+  asJson: boolean,
+): void {
   if (asJson) return ctx.out(json({ workspace: s.workspace, sandboxes: s.sandboxes }));
   ctx.out(`workspace ${s.workspace}\n`);
   for (const x of s.sandboxes) {
@@ -33,18 +37,14 @@ export function registerSandboxes(program: Command, ctx: CliContext): void {
       const key = dir ? snapshotKey(dir) : undefined;
       await ctx.loadService();
       const svc = ctx.service(cmd);
-      const egress: Record<string, string[]> = {};
-      for (const [name, sb] of Object.entries(svc.config.sandboxes))
-        if (sb.egress) egress[name] = sb.egress.allow;
       // MCP tools count like tools.py's (the workbench's count): connect the servers the sandboxes use.
       for (const [name, sb] of Object.entries(svc.config.sandboxes)) {
         if (Object.keys(sb.mcp).length === 0) continue;
         for (const f of await svc.prepareMcp(name))
           ctx.err(`toolsmith: sandbox ${name}: ${f.error} (its tools are not counted)\n`);
       }
-      const answer = { workspace: svc.workspaceDir, sandboxes: svc.sandboxes(), egress };
-      const usesMcp = Object.values(svc.config.sandboxes).some((sb) => Object.keys(sb.mcp).length > 0);
-      if (key && !usesMcp && svc.workspaceDir === dir) writeSnapshot({ version: 1, key, ...answer });
+      const { snapshotFromService } = await import('../sandboxes-snapshot.ts');
+      const answer = snapshotFromService(svc, key, dir);
       print(ctx, answer, !!opts.json);
     });
 }

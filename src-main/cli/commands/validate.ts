@@ -1,8 +1,10 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { languageOfFile, validateScript } from '../../core/lang/validate.ts';
+import { languageOfFile, loadValidator } from '../../core/lang/validate-lazy.ts';
 import type { ScriptLanguage } from '../../core/lang/violation.ts';
+import { resolveWorkspaceDir } from '../../infra/workspace/paths.ts';
 import { json, oneOf, UsageError } from '../context.ts';
+import { readSnapshot, snapshotKey } from '../sandboxes-cache.ts';
 import type { CliContext } from '../context.ts';
 
 export function readInput(file: string): string {
@@ -32,7 +34,7 @@ export function registerValidate(program: Command, ctx: CliContext): void {
     .option('--strict', 'restricted subset: no def/class/while/try, calls only to tools and builtins')
     .option('--json', 'print {"valid": bool, "violations": [...]}')
     .action(
-      (
+      async (
         file: string,
         opts: {
           lang?: ScriptLanguage;
@@ -52,18 +54,28 @@ export function registerValidate(program: Command, ctx: CliContext): void {
           ?.split(',')
           .map((t) => t.trim())
           .filter(Boolean);
-        // Without --sandbox or --tools a script is checked against the tools it would run with: the
-        // workspace's default sandbox (its config's default_sandbox, else the first sandbox).
-        const sandbox = opts.sandbox ?? (tools ? undefined : defaultSandbox(ctx, cmd));
-        const result = sandbox
-          ? ctx.service(cmd).validate({
-              code,
-              language,
-              sandbox,
-              ...(opts.kit ? { kit: opts.kit } : {}),
-              strict: !!opts.strict,
-            })
-          : validateScript(code, language, { tools: tools ?? [], strict: !!opts.strict });
+        const strict = !!opts.strict;
+        // A light verb: with --tools, or a workspace unchanged since the last snapshot
+        // (sandboxes-cache.ts), the script is checked without opening the service.
+        const fast = tools ?? (opts.kit ? undefined : snapshotTools(cmd, opts.sandbox, language));
+        let result;
+        if (fast) result = (await loadValidator(language))(code, { tools: fast, strict });
+        else {
+          const dir = workspaceDir(cmd);
+          const key = dir ? snapshotKey(dir) : undefined;
+          await ctx.loadService();
+          const svc = ctx.service(cmd);
+          // Without --sandbox a script is checked against the tools it would run with: the
+          // workspace's default sandbox (its config's default_sandbox, else the first sandbox).
+          const sandbox = opts.sandbox ?? defaultSandbox(ctx, cmd);
+          const { prepareMcpForCommand } = await import('./mcp-servers.ts');
+          if (sandbox) await prepareMcpForCommand(ctx, cmd, [sandbox]);
+          // Refreshes the snapshot the next call answers from (never for workspaces with MCP servers).
+          if (key) (await import('../sandboxes-snapshot.ts')).snapshotFromService(svc, key, dir);
+          result = sandbox
+            ? svc.validate({ code, language, sandbox, ...(opts.kit ? { kit: opts.kit } : {}), strict })
+            : (await loadValidator(language))(code, { tools: [], strict });
+        }
         if (opts.json) ctx.out(json(result));
         else if (result.valid) ctx.out(`${file}: valid (${language})\n`);
         else {
@@ -74,6 +86,24 @@ export function registerValidate(program: Command, ctx: CliContext): void {
         ctx.exitCode = result.valid ? 0 : 1;
       },
     );
+}
+
+/** The workspace folder `--workspace` (or the current folder) names; undefined when it does not exist. */
+function workspaceDir(cmd: Command): string | undefined {
+  const option = cmd.optsWithGlobals<{ workspace?: string }>().workspace;
+  return option === undefined || existsSync(option) ? resolveWorkspaceDir(option) : undefined;
+}
+
+/** The names a script in `sandbox` (default: the workspace's) may call, from the snapshot; undefined on a miss. */
+function snapshotTools(
+  cmd: Command,
+  sandbox: string | undefined,
+  language: ScriptLanguage,
+): string[] | undefined {
+  const dir = workspaceDir(cmd);
+  const snap = dir ? readSnapshot(dir) : undefined;
+  const name = sandbox ?? snap?.validate.defaultSandbox;
+  return name ? snap?.validate.scriptTools[name]?.[language] : undefined;
 }
 
 /** The workspace's default sandbox: `default_sandbox` in its config, else its first sandbox. */

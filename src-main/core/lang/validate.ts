@@ -12,10 +12,4 @@ export function validateScript(
   return validateJs(code, { ...options, typescript: language === 'ts' });
 }
 
-/** The language of a file name, or undefined (the runtime is never guessed from the code itself). */
-export function languageOfFile(file: string): ScriptLanguage | undefined {
-  if (/\.py$/i.test(file)) return 'python';
-  if (/\.(m|c)?js$/i.test(file)) return 'js';
-  if (/\.(m|c)?ts$/i.test(file)) return 'ts';
-  return undefined;
-}
+export { languageOfFile } from './validate-lazy.ts';

@@ -46,10 +46,25 @@ const PY_KEYWORDS = new Set(
   ),
 );
 
-/** A tool name as a script can call it: characters outside identifiers become `_`. */
+/** Words neither a Python nor a JavaScript/TypeScript script can use as a function name. */
+const JS_RESERVED = new Set(
+  'await break case catch class const continue debugger default delete do else enum export extends false finally for function if implements import in instanceof interface let new null package private protected public return static super switch this throw true try typeof var void while with yield'.split(
+    ' ',
+  ),
+);
+
+/** True when `name` is a keyword in Python or JavaScript (a tool named so gets a `_` alias). */
+export const isScriptKeyword = (name: string): boolean => PY_KEYWORDS.has(name) || JS_RESERVED.has(name);
+
+/**
+ * A tool name as a script can call it: characters outside identifiers become `_`, and a Python or
+ * JavaScript keyword (`class`, `from`, `lambda`…) gets a trailing `_` (`class_`), the convention both
+ * languages' style guides use.
+ */
 export function scriptName(name: string): string {
   const s = name.replace(/[^A-Za-z0-9_]/g, '_');
-  return /^[0-9]/.test(s) ? `_${s}` : s;
+  const id = /^[0-9]/.test(s) ? `_${s}` : s;
+  return isScriptKeyword(id) ? `${id}_` : id;
 }
 
 /**
@@ -309,7 +324,12 @@ export function mcpSandboxTools(
   }
   const tools = wanted.map(({ script, tool }) => {
     const output = tool.outputSchema;
-    const description = tool.description ?? tool.title ?? tool.annotations?.title ?? '';
+    const given = tool.description ?? tool.title ?? tool.annotations?.title ?? '';
+    // A keyword renamed for scripts says which tool it calls, so the manual shows both names.
+    const description =
+      script !== tool.name && isScriptKeyword(tool.name)
+        ? `${given}${given ? ' ' : ''}(the server's tool \`${tool.name}\`; \`${tool.name}\` is a keyword in scripts)`
+        : given;
     const st: SandboxTool = {
       name: script,
       description,

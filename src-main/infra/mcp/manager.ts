@@ -89,6 +89,26 @@ export class McpManager {
   private closed = false;
   /** Increments whenever a listing is (re)loaded: registries rebuild their MCP tools when it moves. */
   version = 0;
+  private readonly listeners = new Set<() => void>();
+
+  /**
+   * Calls `listener` after any server's state or listing changed (connecting, connected, failed, a new
+   * tool list); returns the unsubscribe function. The MCP server's `code` manual is rebuilt from it.
+   */
+  subscribe(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private changed(): void {
+    for (const l of this.listeners) {
+      try {
+        l();
+      } catch {
+        // A listener's failure is its own; the connection goes on.
+      }
+    }
+  }
 
   /**
    * Asked before a stdio server's command starts on the host (the front end's confirmation: a native
@@ -119,6 +139,7 @@ export class McpManager {
     await this.disconnect(name);
     this.status_.delete(name);
     this.version++;
+    this.changed();
   }
 
   private target(def: McpServerDef): string {
@@ -143,6 +164,7 @@ export class McpManager {
     const s = { ...this.status(name), ...patch };
     if (patch.state && patch.state !== 'error') delete s.error;
     this.status_.set(name, s);
+    this.changed();
   }
 
   private unknown(name: string): string {
@@ -233,10 +255,24 @@ export class McpManager {
             `MCP server ${name} did not answer initialize within ${timeout} ms`,
           ),
       );
-      const listed = await client.listTools(undefined, { timeout });
-      conn.tools = listed.tools as McpToolListing[];
+      conn.tools = await listAllTools(client, timeout);
       this.cache.set(name, conn.tools);
       this.version++;
+      // A server that announces a new tool list is listed again (every page); registries and the
+      // MCP server's `code` manual follow through `version` and `subscribe`.
+      const { ToolListChangedNotificationSchema } = await import('@modelcontextprotocol/sdk/types.js');
+      client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+        if (!conn.alive) return;
+        try {
+          conn.tools = await listAllTools(client, timeout);
+        } catch {
+          return; // the next call reconnects and lists again
+        }
+        if (this.conns.get(name) === undefined) return;
+        this.cache.set(name, conn.tools);
+        this.version++;
+        this.setStatus(name, { tools: conn.tools.length });
+      });
     } catch (e) {
       conn.alive = false;
       await client.close().catch(() => undefined);
@@ -343,8 +379,12 @@ export class McpManager {
       );
     const timeout = opts.timeoutMs ?? this.defs[name]!.timeout_ms;
     try {
+      // Asks for progress (a progressToken is sent with an `onprogress`): a server that reports
+      // progress keeps the call alive, the time limit counting from its last report.
       const r = await conn.client.callTool({ name: tool, arguments: args }, undefined, {
         timeout,
+        resetTimeoutOnProgress: true,
+        onprogress: () => {},
         ...(opts.signal ? { signal: opts.signal } : {}),
       });
       return r as McpCallResult;
@@ -384,6 +424,19 @@ export class McpManager {
     this.closed = true;
     await Promise.all([...this.conns.keys()].map((n) => this.disconnect(n)));
   }
+}
+
+/** Every page of `tools/list` (a server may answer with a `nextCursor`); at most 1,000 pages. */
+async function listAllTools(client: Client, timeout: number): Promise<McpToolListing[]> {
+  const tools: McpToolListing[] = [];
+  let cursor: string | undefined;
+  for (let page = 0; page < 1000; page++) {
+    const listed = await client.listTools(cursor === undefined ? undefined : { cursor }, { timeout });
+    tools.push(...(listed.tools as McpToolListing[]));
+    cursor = listed.nextCursor;
+    if (!cursor) return tools;
+  }
+  throw new Error('tools/list did not end after 1,000 pages');
 }
 
 function tail(lines: string[]): string {

@@ -25,7 +25,7 @@
  */
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { MessageChannel, receiveMessageOnPort, Worker } from 'node:worker_threads';
 import type { MessagePort } from 'node:worker_threads';
 import { splitPythonBySize } from '../../core/lang/python/split.ts';
@@ -77,6 +77,21 @@ export function threadUrl(): URL {
   const file = 'validate-thread.js';
   const here = new URL('./' + file, import.meta.url);
   return existsSync(fileURLToPath(here)) ? here : new URL('../' + file, import.meta.url);
+}
+
+/**
+ * The Worker's entry and whether it is code: when the package runs from a node_modules folder, its
+ * TypeScript is stripped by a load hook (bin/strip-hook.mjs) that threads do not inherit, so the
+ * thread installs it before loading its entry.
+ */
+function threadEntry(entry: URL): [URL | string, { eval?: boolean }] {
+  const hook = process.env['TOOLSMITH_STRIP_HOOK'];
+  const root = process.env['TOOLSMITH_STRIP_ROOT'];
+  if (!hook || !root || !entry.href.endsWith('.ts')) return [entry, {}];
+  const code =
+    `import(${JSON.stringify(pathToFileURL(hook).href)})` +
+    `.then((m) => { m.installStripHook(${JSON.stringify(root)}); return import(${JSON.stringify(entry.href)}); })`;
+  return [code, { eval: true }];
 }
 
 export class ParallelValidator {
@@ -227,7 +242,9 @@ export class ParallelValidator {
 
   private spawn(slot: number): Thread {
     const { port1, port2 } = new MessageChannel();
-    const worker = new Worker(this.entry, {
+    const [entry, how] = threadEntry(this.entry);
+    const worker = new Worker(entry, {
+      ...how,
       workerData: { state: this.state.buffer, port: port2, slot },
       transferList: [port2],
       name: 'toolsmith-validate',

@@ -152,11 +152,13 @@ describe('toolsmith mcp --http: the tools through the SDK client', () => {
     expect(tools.map((t) => t.name).sort()).toEqual([
       'code',
       'delegate',
+      'describe_tool',
       'execute_code',
       'kit_info',
       'list_templates',
       'list_tools',
       'run_suite',
+      'search_tools',
       'validate',
     ]);
     const code = tools.find((t) => t.name === 'code');

@@ -41,11 +41,13 @@ describe('toolsmith mcp', () => {
     expect(tools.map((t) => t.name).sort()).toEqual([
       'code',
       'delegate',
+      'describe_tool',
       'execute_code',
       'kit_info',
       'list_templates',
       'list_tools',
       'run_suite',
+      'search_tools',
       'validate',
     ]);
     const exec = tools.find((t) => t.name === 'execute_code');

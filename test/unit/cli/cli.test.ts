@@ -30,13 +30,22 @@ const GOOD =
 const BAD = 'import os\nx = get_user\n';
 
 describe('toolsmith CLI', () => {
-  it('runs through the bin on Node 24 via npx, with --help on every verb', () => {
-    const r = spawnSync('npx', ['toolsmith', '--help'], { cwd: root, encoding: 'utf8' });
+  it("runs through the bin on the machine's Node 20, which starts the Node 24 of node_modules", () => {
+    // /usr/bin/node is Debian's Node 20 on these machines; the bin must not need npx nor Node 24 on PATH.
+    const machineNode = '/usr/bin/node';
+    const v = spawnSync(machineNode, ['--version'], { encoding: 'utf8' });
+    expect(v.status, `${machineNode} is needed for this test (Debian's nodejs)`).toBe(0);
+    const r = spawnSync(machineNode, [join(root, 'bin/toolsmith.mjs'), '--help'], {
+      cwd: tmpdir(),
+      encoding: 'utf8',
+      env: { ...process.env, PATH: '/usr/bin:/bin' },
+    });
+    expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
     expect(r.stdout).toContain('Usage: toolsmith');
     for (const verb of ['validate', 'prompt', 'tools', 'kit', 'sandboxes', 'serve'])
       expect(r.stdout).toContain(verb);
-  });
+  }, 30_000);
 
   it.each(['validate', 'prompt', 'tools', 'kit', 'kit list', 'kit info', 'kit create', 'sandboxes', 'serve'])(
     '%s --help exits 0',

@@ -6,7 +6,8 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { main, verbOf } from '../../../src-main/cli/main.ts';
+import { createContext } from '../../../src-main/cli/context.ts';
+import { buildProgram, main, verbOf } from '../../../src-main/cli/main.ts';
 
 async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = '';
@@ -48,6 +49,16 @@ describe('lazy verbs', () => {
     const r = await cli('--help');
     expect(r.code).toBe(0);
     for (const v of VERBS) expect(r.out).toMatch(new RegExp(`\\n  ${v}\\b`));
+  });
+
+  it("the top-level help, printed from the summary table without loading verbs, is the real verbs' help", async () => {
+    const ctx = createContext(
+      () => {},
+      () => {},
+    );
+    const light = await buildProgram(ctx, ['--help']);
+    const full = await buildProgram(ctx, ['--help'], true);
+    expect(light.helpInformation()).toBe(full.helpInformation());
   });
 
   it.each(VERBS)('`%s --help` works with only that verb loaded', async (verb) => {

@@ -85,3 +85,44 @@ describe('sandboxes snapshot', () => {
     expect(r.err).toMatch(/providers\.\d+\.kind/);
   });
 });
+
+describe('validate from the snapshot', () => {
+  let vws: string;
+  beforeAll(() => {
+    vws = tempWorkspace('toolsmith-validate-cache-');
+  });
+  afterAll(() => removeWorkspace(vws));
+
+  async function validate(file: string, ...extra: string[]): Promise<{ code: number; out: string }> {
+    let out = '';
+    const code = await main(
+      ['--workspace', vws, 'validate', file, ...extra],
+      (t) => (out += t),
+      () => {},
+    );
+    return { code, out };
+  }
+
+  it('answers with the names the snapshot holds, and takes the full path again once tools.py changes', async () => {
+    const script = join(vws, 'probe.py');
+    writeFileSync(script, 'emit_result(snapshot_only_tool())\n');
+    // Full path: the tool does not exist, and the snapshot is written.
+    const first = await validate(script, '--sandbox', 'ecommerce');
+    expect(first.code).toBe(1);
+    expect(first.out).toMatch(/snapshot_only_tool\(\) is not defined/);
+    const file = readdirSync(join(cache, 'toolsmith'))
+      .map((f) => join(cache, 'toolsmith', f))
+      .find((f) => readFileSync(f, 'utf8').includes(JSON.stringify(vws)));
+    expect(file).toBeDefined();
+    // A name only the snapshot holds is accepted: the answer came from the snapshot, not the service.
+    const snap = JSON.parse(readFileSync(file!, 'utf8')) as {
+      validate: { scriptTools: Record<string, Record<string, string[]>> };
+    };
+    snap.validate.scriptTools['ecommerce']!['python']!.push('snapshot_only_tool');
+    writeFileSync(file!, JSON.stringify(snap));
+    expect((await validate(script, '--sandbox', 'ecommerce')).code).toBe(0);
+    // Any change to tools.py misses the snapshot: the real tools answer again.
+    appendFileSync(join(vws, 'sandboxes', 'ecommerce', 'tools.py'), '\n# changed\n');
+    expect((await validate(script, '--sandbox', 'ecommerce')).code).toBe(1);
+  });
+});

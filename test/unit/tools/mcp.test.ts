@@ -89,10 +89,18 @@ describe('MCP tools as sandbox tools', () => {
     const other: McpToolListing = { name: 'delete', inputSchema: { type: 'object' } };
     expect(scriptName('search-issues')).toBe('search_issues');
     expect(scriptName('2fa.check')).toBe('_2fa_check');
+    // Keywords of either script language get a `_`: `delete` cannot be called in JS, `from` in Python.
+    expect(['class', 'from', 'delete', 'lambda', 'match'].map(scriptName)).toEqual([
+      'class_',
+      'from_',
+      'delete_',
+      'lambda_',
+      'match',
+    ]);
     const all = mcpSandboxTools('gh', [search, other]);
     expect(all.tools.map((t) => [t.name, t.grade])).toEqual([
       ['search_issues', { w: 2, d: 0 }],
-      ['delete', { w: 2, d: 2 }],
+      ['delete_', { w: 2, d: 2 }],
     ]);
     expect(all.tools[0]).toMatchObject({ location: 'mcp', mcp: { server: 'gh', tool: 'search-issues' } });
     expect(all.tools[0]!.returns).toBe('data: { items?: Array<{ id?: number }> }');
@@ -103,7 +111,7 @@ describe('MCP tools as sandbox tools', () => {
     });
     expect(sel.tools.map((t) => [t.name, t.grade])).toEqual([
       ['find', { w: 2, d: 0 }],
-      ['delete', { w: 1, d: 1 }],
+      ['delete_', { w: 1, d: 1 }],
     ]);
     expect(sel.problems).toEqual([
       'alias gone: server gh has no tool missing',

@@ -1,0 +1,46 @@
+/**
+ * The slow path of the snapshot (sandboxes-cache.ts): the full answer computed by the service. Loaded
+ * only when the snapshot misses, so the fast path imports nothing but node: modules.
+ */
+import type { ToolsmithService } from '../app/service.ts';
+import { scriptToolNames } from '../core/script/context.ts';
+import { writeSnapshot } from './sandboxes-cache.ts';
+import type { SandboxesSnapshot } from './sandboxes-cache.ts';
+
+/**
+ * The full answer from the service, written as the workspace's snapshot when `key` (taken before the
+ * service read the files) still names it. Workspaces with MCP sandboxes are never cached.
+ */
+export function snapshotFromService(
+  svc: ToolsmithService,
+  key: string | undefined,
+  dir: string | undefined,
+): Omit<SandboxesSnapshot, 'version' | 'key'> {
+  const egress: Record<string, string[]> = {};
+  for (const [name, sb] of Object.entries(svc.config.sandboxes))
+    if (sb.egress) egress[name] = sb.egress.allow;
+  const scriptTools: SandboxesSnapshot['validate']['scriptTools'] = {};
+  for (const name of svc.files.sandboxNames()) {
+    const perLanguage: Partial<Record<'python' | 'js' | 'ts', string[]>> = {};
+    for (const language of ['python', 'js', 'ts'] as const) {
+      try {
+        perLanguage[language] = scriptToolNames(svc.scriptContext(name, undefined, language));
+      } catch {
+        // A sandbox whose tools cannot be read: validate takes the full path and says why.
+      }
+    }
+    scriptTools[name] = perLanguage;
+  }
+  const answer = {
+    workspace: svc.workspaceDir,
+    sandboxes: svc.sandboxes(),
+    egress,
+    validate: {
+      defaultSandbox: svc.config.workspace.default_sandbox ?? svc.files.sandboxNames()[0],
+      scriptTools,
+    },
+  };
+  const usesMcp = Object.values(svc.config.sandboxes).some((sb) => Object.keys(sb.mcp).length > 0);
+  if (key && !usesMcp && svc.workspaceDir === dir) writeSnapshot({ version: 2, key, ...answer });
+  return answer;
+}

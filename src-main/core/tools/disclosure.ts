@@ -1,0 +1,59 @@
+/**
+ * Progressive disclosure of a large tool set: instead of the full manual (every tool with its
+ * parameters, types, examples and stubs), an index — one line per tool, its signature and the first
+ * sentence of its description — and two tools the client's model calls for the rest: `search_tools`
+ * (names and lines matching words) and `describe_tool` (one tool's full manual entry).
+ */
+import type { Tool } from './model.ts';
+import { toolSignature, toolsPrompt } from './prompt.ts';
+
+/** Sandboxes with more tools than this get the index instead of the full manual (default). */
+export const FULL_MANUAL_MAX_TOOLS = 30;
+
+/** The first sentence (or line) of a description, at most 160 characters. */
+export function firstLine(description: string): string {
+  const line = description.trim().split('\n')[0] ?? '';
+  const sentence = /^(.+?[.!?])(\s|$)/.exec(line)?.[1] ?? line;
+  return sentence.length > 160 ? `${sentence.slice(0, 157)}...` : sentence;
+}
+
+/** The index: one line per tool, `signature: first sentence`. */
+export function toolsIndex(tools: readonly Tool[]): string {
+  return `<tools-index count="${tools.length}">\n${tools.map((t) => `  ${toolSignature(t)}: ${firstLine(t.description)}`).join('\n')}\n</tools-index>\n`;
+}
+
+/** The full manual, or the index when there are more than `maxFull` tools. */
+export function disclosedManual(
+  tools: readonly Tool[],
+  maxFull: number = FULL_MANUAL_MAX_TOOLS,
+  full: () => string = () => toolsPrompt(tools),
+): { kind: 'full' | 'index'; text: string } {
+  return tools.length > maxFull ? { kind: 'index', text: toolsIndex(tools) } : { kind: 'full', text: full() };
+}
+
+/** Tools whose name or description holds every word of `query` (case-insensitive), best first. */
+export function searchTools(
+  tools: readonly Tool[],
+  query: string,
+  limit = 20,
+): { name: string; line: string }[] {
+  const words = query
+    .toLowerCase()
+    .split(/[^a-z0-9_]+/)
+    .filter(Boolean);
+  return tools
+    .map((t) => {
+      const name = t.name.toLowerCase();
+      const text = `${name} ${t.description.toLowerCase()}`;
+      if (!words.every((w) => text.includes(w))) return undefined;
+      const score = words.filter((w) => name.includes(w)).length;
+      return { t, score };
+    })
+    .filter((x): x is { t: Tool; score: number } => x !== undefined)
+    .sort((a, b) => b.score - a.score)
+    .slice(0, limit)
+    .map(({ t }) => ({ name: t.name, line: `${toolSignature(t)}: ${firstLine(t.description)}` }));
+}
+
+/** A rough token count (about four characters per token for English and code). */
+export const estimateTokens = (text: string): number => Math.ceil(text.length / 4);

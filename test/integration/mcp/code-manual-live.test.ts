@@ -1,0 +1,86 @@
+/**
+ * The `code` tool's manual follows the upstream MCP servers: the server answers before a slow upstream
+ * has connected (its wait set to 0), the manual then says that server is still connecting and names the
+ * one that failed with its reason; once the slow one connects, the client gets
+ * notifications/tools/list_changed and the listed manual holds its tools.
+ */
+import { appendFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { nodeBin } from '../../support/mcp-workspace.ts';
+import { removeWorkspace, repoRoot, tempWorkspace } from '../../support/workspace.ts';
+
+const upstream = join(repoRoot, 'test/integration/mcp/support/upstream-server.mjs');
+const q = (s: string) => JSON.stringify(s);
+let ws: string;
+let client: Client;
+let changes = 0;
+
+beforeAll(async () => {
+  ws = tempWorkspace('toolsmith-code-manual-');
+  appendFileSync(
+    join(ws, '.toolsmith/config.toml'),
+    `
+[mcp_servers.slow]
+command = ${q(nodeBin)}
+args = [${q(upstream)}, "--delay", "4000", "--tools", "2"]
+timeout_ms = 30000
+
+[mcp_servers.broken]
+command = ${q(nodeBin)}
+args = ["-e", "console.error('cannot open the database'); process.exit(3)"]
+timeout_ms = 30000
+
+[sandboxes.later]
+description = "Tools from a server that starts slowly."
+[sandboxes.later.mcp.slow]
+
+[sandboxes.down]
+description = "Tools from a server that fails."
+[sandboxes.down.mcp.broken]
+`,
+  );
+  client = new Client({ name: 'manual-test', version: '1.0.0' });
+  client.setNotificationHandler(ToolListChangedNotificationSchema, () => void changes++);
+  await client.connect(
+    new StdioClientTransport({
+      command: nodeBin,
+      args: [join(repoRoot, 'bin/toolsmith.mjs'), '--workspace', ws, 'mcp'],
+      env: { ...process.env, TOOLSMITH_MCP_UPSTREAM_WAIT_MS: '0' },
+      stderr: 'pipe',
+    }),
+  );
+}, 120_000);
+
+afterAll(async () => {
+  await client?.close();
+  removeWorkspace(ws);
+});
+
+const codeManual = async () =>
+  (await client.listTools()).tools.find((t) => t.name === 'code')?.description ?? '';
+
+describe('the code manual as upstream servers connect', () => {
+  it('says which server is still connecting and which failed, then lists the late tools after list_changed', async () => {
+    const first = await codeManual();
+    expect(first).toMatch(/slow \(sandbox later\): still connecting/);
+    expect(first).not.toMatch(/tool_0/);
+    // The failing server is reported with its reason once it has failed.
+    const deadline = Date.now() + 60_000;
+    let manual = first;
+    while (
+      Date.now() < deadline &&
+      !(/tool_0/.test(manual) && /broken \(sandbox down\): failed/.test(manual))
+    ) {
+      await new Promise((r) => setTimeout(r, 200));
+      manual = await codeManual();
+    }
+    expect(manual).toMatch(/broken \(sandbox down\): failed: .*cannot open the database/);
+    expect(manual).toMatch(/tool_0\(/);
+    expect(manual).not.toMatch(/still connecting/);
+    expect(changes).toBeGreaterThan(0);
+  }, 90_000);
+});
