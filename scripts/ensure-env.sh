@@ -57,9 +57,9 @@ fi
 log "docker $(docker version --format '{{.Server.Version}}') answers"
 
 log "building the sandbox images when missing (offline: debootstrap, cached in ~/.cache/toolsmith)"
-npx toolsmith image build --runtime python
-npx toolsmith image build --runtime node
+node_modules/.bin/node bin/toolsmith.mjs image build --runtime python
+node_modules/.bin/node bin/toolsmith.mjs image build --runtime node
 # bun and deno (off by default; their tests need them): the pinned binaries come from the npm registry on
 # the first build (~15 s each, cached in ~/.cache/toolsmith/npm), ~3 s each when up to date.
-npx toolsmith image build --runtime bun
-npx toolsmith image build --runtime deno
+node_modules/.bin/node bin/toolsmith.mjs image build --runtime bun
+node_modules/.bin/node bin/toolsmith.mjs image build --runtime deno
