@@ -15,7 +15,11 @@ import { SandboxBackend } from '../../../src-main/infra/sandbox/backend.ts';
 import { DockerWorkerFactory } from '../../../src-main/infra/sandbox/docker.ts';
 import { buildImage } from '../../../src-main/infra/sandbox/images.ts';
 import type { WorkerFactory } from '../../../src-main/infra/sandbox/pool.ts';
-import { ProcessWorkerFactory } from '../../../src-main/infra/sandbox/process.ts';
+import {
+  ProcessWorkerFactory,
+  WORKER_UID_BASE,
+  WORKER_UID_COUNT,
+} from '../../../src-main/infra/sandbox/process.ts';
 import { repoRoot } from '../../support/workspace.ts';
 
 const toolsSource = readFileSync(join(repoRoot, 'test/fixtures/sandbox/tools.py'), 'utf8');
@@ -430,12 +434,17 @@ describe('host unharmed', () => {
     // Processes of the sandbox user outside any container (the process backend's workers and whatever
     // they forked, e.g. the fork bomb): none may survive. Containers of other test files running at the
     // same time are Docker's and are not counted.
+    // The sandbox users: 65534 (Docker's workers and, without root, the process backend's) and the range
+    // of uids the process backend gives its workers when it runs as root.
+    const sandboxUid = (uid: number) =>
+      uid === 65534 || (uid >= WORKER_UID_BASE && uid < WORKER_UID_BASE + WORKER_UID_COUNT);
     const strays = () =>
-      execSync('ps -u 65534 -o pid= || true')
+      execSync('ps -eo pid=,uid=')
         .toString()
         .split('\n')
-        .map((l) => l.trim())
-        .filter(Boolean)
+        .map((l) => l.trim().split(/\s+/))
+        .filter(([pid, uid]) => pid && sandboxUid(Number(uid)))
+        .map(([pid]) => pid as string)
         .flatMap((pid) => {
           try {
             if (/docker|containerd/.test(readFileSync(`/proc/${pid}/cgroup`, 'utf8'))) return [];
