@@ -1,7 +1,9 @@
 // Toolsmith sandbox worker (Node, and unchanged under bun and deno). The same NDJSON protocol as the
-// Python worker (docs/protocol.md). Each job runs in a fresh child process, in a vm context holding only
-// the script's helpers; code generation from strings is disabled. Tools are called through the host
-// (tool_call), which runs sandbox tools in the sandbox's Python pool and host tools on the host.
+// Python worker (docs/protocol.md). Each job runs in a fresh child process, in a vm context whose every
+// object (helpers, tool results, errors, promises) is made inside it by `contextRuntime`, talking to this
+// realm through one string-only function; code generation from strings is disabled. Tools are called
+// through the host (tool_call), which runs sandbox tools in the sandbox's Python pool and host tools on
+// the host. docs/decisions.md, "JavaScript validation limits", has the runtime wall and its reasons.
 import { fork, spawn } from 'node:child_process';
 import * as nodeModule from 'node:module';
 import { createInterface } from 'node:readline';
@@ -17,110 +19,485 @@ const VERSION =
     : RUNTIME === 'bun'
       ? globalThis.Bun.version
       : process.versions.node;
+const EMIT_HELPERS = { result: 'emitResult', intermediate: 'emitIntermediate', log: 'emitLog' };
+const EMIT_KINDS = new Set(Object.keys(EMIT_HELPERS));
 const credentialEnv = (name) => `TOOLSMITH_CRED_${name.replace(/\W/g, '_').toUpperCase()}`;
 
-function jsonSafe(v, path = '$', seen = new Set()) {
+/**
+ * Where a value of this realm (parsed from the context's JSON text) is not JSON-safe: the second wall
+ * behind the context's own encoder. Only plain objects of this realm, arrays and JSON primitives pass.
+ */
+function jsonSafe(v, path = '$', depth = 0) {
+  if (depth > 1000) return `${path} (nested too deep)`;
   if (v === null || typeof v === 'string' || typeof v === 'boolean') return undefined;
   if (typeof v === 'number') return Number.isFinite(v) ? undefined : `${path} (${v})`;
   if (typeof v !== 'object') return `${path} (${typeof v})`;
-  if (seen.has(v)) return `${path} (circular)`;
-  seen.add(v);
   if (Array.isArray(v)) {
     for (let i = 0; i < v.length; i++) {
-      const bad = jsonSafe(v[i], `${path}[${i}]`, seen);
+      const bad = jsonSafe(v[i], `${path}[${i}]`, depth + 1);
       if (bad) return bad;
     }
     return undefined;
   }
-  // Objects made inside the script's vm context have that context's Object.prototype: accept any plain
-  // object (one whose prototype is a prototype of nothing else).
-  const proto = Object.getPrototypeOf(v);
-  if (
-    proto !== null &&
-    (Object.prototype.toString.call(v) !== '[object Object]' || Object.getPrototypeOf(proto) !== null)
-  ) {
-    return `${path} (${v.constructor?.name ?? 'object'})`;
-  }
-  for (const [k, x] of Object.entries(v)) {
-    const bad = jsonSafe(x, `${path}.${k}`, seen);
+  if (Object.getPrototypeOf(v) !== Object.prototype) return `${path} (object)`;
+  for (const k of Object.keys(v)) {
+    const bad = jsonSafe(v[k], `${path}.${k}`, depth + 1);
     if (bad) return bad;
   }
   return undefined;
 }
 
+/**
+ * The script's runtime, made inside its vm context from this function's source text (never called in the
+ * worker's realm): every helper, result, error and promise the script sees is an object of the context.
+ * It reaches the worker only through `host(op, a, b)`: string arguments, a string answer ('+value' or
+ * '-error message'). What it needs later (JSON, Promise, property reflection...) it takes now, before the
+ * script runs, so a script that rewrites a prototype or a global cannot change what it sends.
+ */
+function contextRuntime(host, inputsJson, aliasesJson, limitJson) {
+  'use strict';
+  const { Object: O, Array: A, JSON: J, Promise: P, Error: E, TypeError: TE, Reflect: R } = globalThis;
+  const { Set: S, Map: M, String: Str, Number: N, Function: F } = globalThis;
+  const uncurry = F.prototype.bind.bind(F.prototype.call);
+  const { getPrototypeOf, getOwnPropertyDescriptor: own, hasOwn, defineProperty, freeze, keys } = O;
+  const { ownKeys } = R;
+  const { isArray } = A;
+  const { isFinite } = N;
+  const { stringify, parse } = J;
+  const then = uncurry(P.prototype.then);
+  const slice = uncurry(Str.prototype.slice);
+  const setHas = uncurry(S.prototype.has);
+  const setAdd = uncurry(S.prototype.add);
+  const setDelete = uncurry(S.prototype.delete);
+  const mapGet = uncurry(M.prototype.get);
+  const mapSet = uncurry(M.prototype.set);
+  const mapDelete = uncurry(M.prototype.delete);
+  const OBJECT = O.prototype;
+  const limit = parse(limitJson);
+  const pending = new M();
+  let closed = false;
+
+  /** A call to the worker; its errors (even one of its realm, e.g. a stack overflow) never get through. */
+  function call(op, a, b) {
+    let r;
+    try {
+      r = host(op, a, b);
+    } catch {
+      r = undefined;
+    }
+    if (typeof r !== 'string' || r.length === 0) throw new E('the worker did not answer');
+    if (r[0] === '+') return slice(r, 1);
+    throw new E(slice(r, 1));
+  }
+  function live(what) {
+    if (closed) throw new E(`${what}: the script has already finished`);
+  }
+
+  // JSON text of a value, read only through own data properties (no getter, toJSON or toString runs):
+  // strict for emitted data and tool arguments, lenient (like JSON.stringify) for console logs.
+  const OVER = {};
+  const bads = new WeakSet();
+  const badAdd = uncurry(WeakSet.prototype.add);
+  const isBad = uncurry(WeakSet.prototype.has);
+  /** Where a value is not JSON-safe (thrown through encode, recognised by identity). */
+  function bad(where) {
+    const b = { __proto__: null, where };
+    badAdd(bads, b);
+    return b;
+  }
+  function nameOf(proto) {
+    const c = proto === null ? undefined : own(proto, 'constructor');
+    const f = c !== undefined && hasOwn(c, 'value') ? c.value : undefined;
+    const n = typeof f === 'function' ? own(f, 'name') : undefined;
+    return n !== undefined && hasOwn(n, 'value') && typeof n.value === 'string' && n.value
+      ? n.value
+      : 'object';
+  }
+  function encode(v, lenient) {
+    let size = 0;
+    const seen = new S();
+    const add = (s) => {
+      size += s.length;
+      if (size > limit) throw OVER;
+      return s;
+    };
+    const value = (v, path) => {
+      if (v === null) return add('null');
+      const t = typeof v;
+      if (t === 'string' || t === 'boolean') return add(stringify(v));
+      if (t === 'number') {
+        if (isFinite(v)) return add(stringify(v));
+        if (lenient) return add('null');
+        throw bad(`${path} (${Str(v)})`);
+      }
+      if (t !== 'object') {
+        if (lenient) return undefined;
+        throw bad(`${path} (${t})`);
+      }
+      if (setHas(seen, v)) {
+        if (lenient) return add('"[circular]"');
+        throw bad(`${path} (circular)`);
+      }
+      setAdd(seen, v);
+      let out;
+      if (isArray(v)) {
+        const d = own(v, 'length');
+        const n = d !== undefined && hasOwn(d, 'value') ? d.value : 0;
+        out = add('[');
+        for (let i = 0; i < n; i++) {
+          const e = own(v, `${i}`);
+          let x;
+          if (e === undefined) {
+            if (!lenient) throw bad(`${path}[${i}] (undefined)`);
+          } else if (!hasOwn(e, 'value')) {
+            if (!lenient) throw bad(`${path}[${i}] (a getter)`);
+          } else x = value(e.value, `${path}[${i}]`);
+          out += (i ? add(',') : '') + (x === undefined ? add('null') : x);
+        }
+        out += add(']');
+      } else {
+        const proto = getPrototypeOf(v);
+        if (!lenient && proto !== OBJECT && proto !== null) throw bad(`${path} (${nameOf(proto)})`);
+        const ks = ownKeys(v);
+        out = add('{');
+        let first = true;
+        for (let i = 0; i < ks.length; i++) {
+          const k = ks[i];
+          if (typeof k !== 'string') continue;
+          const e = own(v, k);
+          if (e === undefined || !e.enumerable) continue;
+          if (!hasOwn(e, 'value')) {
+            if (lenient) continue;
+            throw bad(`${path}.${k} (a getter)`);
+          }
+          const x = value(e.value, `${path}.${k}`);
+          if (x === undefined) continue;
+          out += (first ? '' : add(',')) + add(stringify(k)) + add(':') + x;
+          first = false;
+        }
+        out += add('}');
+      }
+      setDelete(seen, v);
+      return out;
+    };
+    return value(v, '$');
+  }
+  /** The JSON text of data a helper takes, or the error the script gets. */
+  function data(v, what) {
+    try {
+      return encode(v, false);
+    } catch (e) {
+      if (e === OVER) {
+        closed = true;
+        call('done', 'output_limit', '');
+        throw new E(`${what}: the script's output exceeded its limit`);
+      }
+      if (isBad(bads, e)) throw new TE(`${what} takes JSON-safe data; ${e.where} is not`);
+      throw e;
+    }
+  }
+  function logText(args) {
+    let s = '';
+    for (let i = 0; i < args.length; i++) {
+      const x = args[i];
+      let t;
+      if (typeof x === 'string') t = x;
+      else {
+        try {
+          t = encode(x, true);
+        } catch (e) {
+          if (e === OVER) t = '';
+          else t = '[unserializable]';
+        }
+        if (t === undefined) t = typeof x === 'symbol' ? '' : Str(x);
+      }
+      s += (i ? ' ' : '') + t;
+    }
+    return s;
+  }
+  const emit = (kind, text) => {
+    if (text.length > limit) {
+      closed = true;
+      call('done', 'output_limit', '');
+      throw new E(`the script's output exceeded its limit`);
+    }
+    call('emit', kind, text);
+  };
+  const log = (...args) => {
+    live('console.log');
+    emit('log', logText(args));
+  };
+  const helpers = {
+    emitResult: (v) => {
+      live('emitResult');
+      emit('result', data(v, 'emitResult'));
+    },
+    emitIntermediate: (v) => {
+      live('emitIntermediate');
+      emit('intermediate', data(v, 'emitIntermediate'));
+    },
+    emitLog: (t) => {
+      live('emitLog');
+      emit('log', Str(t));
+    },
+    credential: (name) => {
+      live('credential');
+      return call('credential', Str(name), '');
+    },
+    console: freeze({ __proto__: null, log, info: log, warn: log, error: log, debug: log }),
+  };
+  for (const alias of parse(aliasesJson)) {
+    helpers[alias] = (args = {}) =>
+      new P((resolve, reject) => {
+        live(alias);
+        const id = call('tool', alias, data(args, alias));
+        mapSet(pending, id, { __proto__: null, resolve, reject });
+      });
+  }
+  // bun and deno hand Error.prepareStackTrace call sites of the worker's realm: the script never sets it.
+  const fixed = (o, k, value) =>
+    defineProperty(o, k, { __proto__: null, value, writable: false, enumerable: false, configurable: false });
+  fixed(E, 'prepareStackTrace', undefined);
+  fixed(globalThis, 'Error', E);
+  const inputs = parse(inputsJson);
+  for (const k of keys(inputs))
+    defineProperty(globalThis, k, {
+      __proto__: null,
+      value: inputs[k],
+      writable: true,
+      enumerable: false,
+      configurable: true,
+    });
+  for (const k of keys(helpers))
+    defineProperty(globalThis, k, {
+      __proto__: null,
+      value: helpers[k],
+      writable: false,
+      enumerable: false,
+      configurable: false,
+    });
+
+  function deliver(id, text) {
+    const p = mapGet(pending, id);
+    if (p === undefined) return;
+    mapDelete(pending, id);
+    if (text[0] === '+') p.resolve(parse(slice(text, 1)));
+    else p.reject(new E(slice(text, 1)));
+  }
+  function done() {
+    if (closed) return;
+    closed = true;
+    call('done', 'ok', '');
+  }
+  function failed(e) {
+    if (closed) return;
+    closed = true;
+    const field = (k) => {
+      try {
+        const v = e[k];
+        return typeof v === 'string' ? v : '';
+      } catch {
+        return '';
+      }
+    };
+    const object = (typeof e === 'object' && e !== null) || typeof e === 'function';
+    const type = object ? field('name') : '';
+    let message = object ? field('message') : '';
+    if (!object) {
+      try {
+        message = Str(e);
+      } catch {
+        message = '';
+      }
+    }
+    const stack = object ? field('stack') : '';
+    call(
+      'done',
+      'error',
+      `{"type":${stringify(type)},"message":${stringify(message)},"stack":${stringify(stack)}}`,
+    );
+  }
+  function start(script) {
+    let p;
+    try {
+      p = script();
+    } catch (e) {
+      return failed(e);
+    }
+    // The script's own promise, through the captured then (a script that replaced Promise.prototype.then
+    // cannot keep its job from ending); anything else is code that left the wrapper and returned.
+    try {
+      then(p, done, failed);
+    } catch {
+      done();
+    }
+  }
+  const importRefused = () => new TE('import() is not available: scripts have no modules');
+  return freeze({ __proto__: null, deliver, start, importRefused });
+}
+
+/**
+ * The shapes a job process may send (the second wall behind its trusted runtime): emit of a known kind,
+ * tool_call of a string name with an object of arguments, done. Anything else is dropped.
+ */
+function childMessage(m) {
+  if (typeof m !== 'object' || m === null || Array.isArray(m)) return false;
+  const keys = Object.keys(m).sort().join(',');
+  if (m.type === 'emit') return keys === 'data,kind,type' && EMIT_KINDS.has(m.kind);
+  if (m.type === 'tool_call')
+    return (
+      keys === 'alias,args,call_id,name,type' &&
+      typeof m.call_id === 'string' &&
+      typeof m.name === 'string' &&
+      typeof m.alias === 'string' &&
+      typeof m.args === 'object' &&
+      m.args !== null &&
+      !Array.isArray(m.args)
+    );
+  if (m.type === 'done')
+    return (
+      typeof m.ok === 'boolean' &&
+      (m.ok
+        ? keys === 'ok,type'
+        : typeof m.error === 'object' &&
+          m.error !== null &&
+          typeof m.error.type === 'string' &&
+          typeof m.error.message === 'string' &&
+          Array.isArray(m.error.frames) &&
+          (m.reason === undefined || m.reason === 'output_limit'))
+    );
+  return false;
+}
+
 if (isChild) {
   // ---------------------------------------------------------------- one job
+  // Nothing of this realm (the worker's) may reach the script: its helpers, their results, the errors and
+  // promises it sees are all made inside the script's vm context by `contextRuntime` (below), which talks
+  // to this realm only through `bridge`: strings in, strings out. This realm never reads a property of a
+  // value made in the context (a getter, a Proxy trap, `toJSON`, `then`, `Error.prepareStackTrace` would
+  // run the script with this realm's objects as arguments); it builds every message it sends from
+  // primitives, with its own JSON.
   const send = (m, cb) => process.send(m, cb);
-  const pending = new Map();
-  let calls = 0;
+  // The script's floating promises: its own business, never read here (reading a rejection's reason
+  // would format its stack with the script's prepareStackTrace and this realm's arrays).
+  process.on('unhandledRejection', () => {});
   process.on('message', (m) => {
-    if (m?.type === 'tool_result') {
-      const p = pending.get(m.call_id);
-      if (p) {
-        pending.delete(m.call_id);
-        p(m);
-      }
-    } else if (m?.type === 'job') run(m);
+    if (m?.type === 'tool_result') deliverResult(m);
+    else if (m?.type === 'job') run(m);
   });
-  const checked = (v, what) => {
-    const bad = jsonSafe(v);
-    if (bad) throw new TypeError(`${what} takes JSON-safe data; ${bad} is not`);
-    return v;
+  let job;
+  let deliver; // the context's deliver(call_id, text): resolves or rejects a pending tool call
+  let calls = 0;
+  const pending = new Map(); // call_id -> alias
+  let finished = false;
+  let lineOffset = 0;
+  const finish = (m) => {
+    if (finished) return;
+    finished = true;
+    send(m, () => process.exit(0));
   };
-  function frames(err, lines) {
+  function deliverResult(m) {
+    const alias = pending.get(m.call_id);
+    if (alias === undefined || finished) return;
+    pending.delete(m.call_id);
+    let text;
+    if (m.error) text = `-${alias}: ${String(m.error)}`;
+    else {
+      try {
+        text = `+${JSON.stringify(m.response ?? null)}`;
+      } catch {
+        text = `-${alias}: the tool's response is not JSON`;
+      }
+    }
+    try {
+      deliver(String(m.call_id), text);
+    } catch {}
+  }
+  function frames(stack, lines) {
     const out = [];
-    for (const l of String(err?.stack ?? '').split('\n')) {
+    for (const l of stack.split('\n')) {
       const m = /<script>:(\d+):(\d+)/.exec(l);
-      if (m && Number(m[1]) <= lines.length) {
-        const line = Number(m[1]);
+      const line = m ? Number(m[1]) - lineOffset : 0;
+      if (m && line >= 1 && line <= lines.length) {
+        const name = /at (\S+) \(/.exec(l)?.[1];
         out.push({
           line,
-          name: /at (\S+) \(/.exec(l)?.[1] ?? '<script>',
+          name: name && name !== '<anonymous>' ? name : '<script>',
           text: (lines[line - 1] ?? '').trim(),
         });
       }
     }
     return out;
   }
-  async function run(job) {
-    const lines = String(job.code).split('\n');
-    const log = (...a) =>
-      send({
-        type: 'emit',
-        kind: 'log',
-        data: a.map((x) => (typeof x === 'string' ? x : JSON.stringify(x))).join(' '),
-      });
-    const ctx = {
-      emitResult: (v) => send({ type: 'emit', kind: 'result', data: checked(v, 'emitResult') }),
-      emitIntermediate: (v) =>
-        send({ type: 'emit', kind: 'intermediate', data: checked(v, 'emitIntermediate') }),
-      emitLog: (t) => send({ type: 'emit', kind: 'log', data: String(t) }),
-      credential: (name) => {
-        if (!(job.credentials ?? []).includes(name))
-          throw new Error(`credential ${JSON.stringify(name)} is not declared for this sandbox`);
-        const v = process.env[credentialEnv(name)];
-        if (v === undefined) throw new Error(`credential ${JSON.stringify(name)} has no value on the host`);
-        return v;
-      },
-      console: { log, info: log, warn: log, error: log },
-      ...(job.inputs ?? {}),
-    };
-    for (const [alias, name] of Object.entries(job.tools ?? {})) {
-      ctx[alias] = (args = {}) =>
-        new Promise((resolve, reject) => {
-          try {
-            checked(args, alias);
-          } catch (e) {
-            return reject(e);
-          }
-          const call_id = `c${++calls}`;
-          pending.set(call_id, (m) =>
-            m.error ? reject(new Error(`${alias}: ${m.error}`)) : resolve(m.response),
-          );
-          send({ type: 'tool_call', call_id, name, alias, args });
-        });
+  const str = (v) => (typeof v === 'string' ? v : '');
+  // The one function of this realm the context holds (closed over by contextRuntime, never exposed): its
+  // arguments are read only as strings, it returns only strings and never throws.
+  function bridge(op, a, b) {
+    try {
+      if (finished) return '-the script has finished';
+      op = str(op);
+      a = str(a);
+      b = str(b);
+      if (op === 'emit') {
+        if (!EMIT_KINDS.has(a)) return '-unknown emit kind';
+        const data = a === 'log' ? b : JSON.parse(b);
+        const bad = jsonSafe(data);
+        if (bad) return `-${EMIT_HELPERS[a]} takes JSON-safe data; ${bad} is not`;
+        send({ type: 'emit', kind: a, data });
+        return '+';
+      }
+      if (op === 'tool') {
+        const name = Object.hasOwn(job.tools ?? {}, a) ? job.tools[a] : undefined;
+        if (typeof name !== 'string') return `-${a} is not a tool of this sandbox`;
+        const args = JSON.parse(b);
+        if (typeof args !== 'object' || args === null || Array.isArray(args))
+          return `-${a} takes one object of arguments`;
+        const bad = jsonSafe(args);
+        if (bad) return `-${a} takes JSON-safe data; ${bad} is not`;
+        const call_id = `c${++calls}`;
+        pending.set(call_id, a);
+        send({ type: 'tool_call', call_id, name, alias: a, args });
+        return `+${call_id}`;
+      }
+      if (op === 'credential') {
+        if (!(job.credentials ?? []).includes(a))
+          return `-credential ${JSON.stringify(a)} is not declared for this sandbox`;
+        const v = process.env[credentialEnv(a)];
+        if (typeof v !== 'string') return `-credential ${JSON.stringify(a)} has no value on the host`;
+        return `+${v}`;
+      }
+      if (op === 'done') {
+        if (a === 'ok') finish({ type: 'done', ok: true });
+        else if (a === 'output_limit')
+          finish({
+            type: 'done',
+            ok: false,
+            reason: 'output_limit',
+            error: { type: 'OutputLimit', message: "the script's output exceeded its limit", frames: [] },
+          });
+        else {
+          const e = JSON.parse(b);
+          finish({
+            type: 'done',
+            ok: false,
+            error: {
+              type: str(e?.type) || 'Error',
+              message: str(e?.message),
+              frames: frames(str(e?.stack), String(job.code).split('\n')),
+            },
+          });
+        }
+        return '+';
+      }
+      return '-unknown operation';
+    } catch {
+      return '-the worker could not handle the call';
     }
-    const context = vm.createContext(ctx, { codeGeneration: { strings: false, wasm: false } });
+  }
+  function run(m) {
+    if (job) return;
+    job = m;
+    let start;
     try {
       let code = String(job.code);
       if (job.language === 'ts') {
@@ -129,20 +506,64 @@ if (isChild) {
           throw new Error(`TypeScript must be stripped by the host on ${RUNTIME}`);
         code = nodeModule.stripTypeScriptTypes(code, { mode: 'strip' });
       }
-      const script = new vm.Script(`(async () => {${code}\n})()`, { filename: '<script>' });
-      await script.runInContext(context);
-      return send({ type: 'done', ok: true }, () => process.exit(0));
+      const context = vm.createContext(vm.constants?.DONT_CONTEXTIFY ?? {}, {
+        codeGeneration: { strings: false, wasm: false },
+      });
+      let api;
+      // import() would reject with an error of this realm (node's and bun's "no dynamic import
+      // callback"): refuse it with an error made in the context.
+      const importModuleDynamically = () => {
+        throw api.importRefused();
+      };
+      const compile = (body, filename) =>
+        vm.compileFunction(body, [], { parsingContext: context, filename, importModuleDynamically });
+      // Where line 1 of a compiled body is in its frames (bun puts a header line first). Read before any
+      // script code ran: the context's Error.prepareStackTrace is still the default.
+      const probe = compile('return new Error()', '<script>')();
+      lineOffset = Number(/<script>:(\d+)/.exec(String(probe.stack))?.[1] ?? 1) - 1;
+      const inputs = JSON.stringify(job.inputs ?? {});
+      const aliases = JSON.stringify(Object.keys(job.tools ?? {}));
+      const limit = JSON.stringify(Number(job.max_output_bytes) || 51200);
+      const runtime = compile(`return (${contextRuntime});`, '<runtime>')();
+      // The script: the body of a strict async function called with `this` undefined, compiled as a
+      // function body; code that closes the wrapper (`}), ...`) still runs inside that outer strict
+      // function, so even code that skipped validation has no top-level `this`, no sloppy-mode function
+      // and no `arguments.callee`.
+      let script;
+      try {
+        script = compile(`'use strict'; return (async function () {${code}\n}).call(undefined);`, '<script>');
+      } catch (e) {
+        // bun's compileFunction says only "Failed to compile function": compile (never run) the same
+        // code as a script for the parser's own message.
+        if (RUNTIME === 'bun') new vm.Script(`(async function () {${code}\n})`, { filename: '<script>' });
+        throw e;
+      }
+      api = runtime(bridge, inputs, aliases, limit);
+      deliver = api.deliver;
+      start = () => api.start(script);
     } catch (e) {
-      // Errors thrown inside the vm context come from another realm: duck-type them.
-      const err = e && typeof e === 'object' && typeof e.message === 'string' ? e : new Error(String(e));
-      send(
-        {
-          type: 'done',
-          ok: false,
-          error: { type: err.name || 'Error', message: err.message, frames: frames(err, lines) },
+      // Setup and compilation (a syntax error is an error of the context): no script code has run yet,
+      // so reading the error runs nothing of the script.
+      const err = e && typeof e === 'object' && typeof e.message === 'string' ? e : undefined;
+      return finish({
+        type: 'done',
+        ok: false,
+        error: {
+          type: typeof err?.name === 'string' ? err.name : 'Error',
+          message: err ? err.message : 'the job could not start',
+          frames: frames(String(err?.stack ?? ''), String(job.code).split('\n')),
         },
-        () => process.exit(0),
-      );
+      });
+    }
+    // From here on the script runs: whatever it throws stays in the context (start catches it there).
+    try {
+      start();
+    } catch {
+      finish({
+        type: 'done',
+        ok: false,
+        error: { type: 'Error', message: 'the script could not start', frames: [] },
+      });
     }
   }
 } else {
@@ -222,6 +643,8 @@ if (isChild) {
                 '--no-warnings',
                 '--disallow-code-generation-from-strings',
                 `--max-old-space-size=${heapMb}`,
+                // node calls the job's import() refusal (an error of the script's context) only with it.
+                ...(RUNTIME === 'node' ? ['--experimental-vm-modules'] : []),
               ],
               stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
               env: process.env,
@@ -262,7 +685,7 @@ if (isChild) {
       child.stdout.on('data', onOutput);
       child.stderr.on('data', onOutput);
       child.on('message', (msg) => {
-        if (current.finished || typeof msg !== 'object' || msg === null) return;
+        if (current.finished || !childMessage(msg)) return;
         if (msg.type === 'done') return finish(current, msg);
         if (msg.type === 'emit' && count(JSON.stringify(msg.data ?? null).length)) return;
         out({ ...msg, id: current.id });
@@ -283,6 +706,7 @@ if (isChild) {
         tools: m.tools,
         inputs: m.inputs,
         credentials,
+        max_output_bytes: maxOutput,
       });
     } else if (m.type === 'tool_result' && job && m.id === job.id) job.child.send(m);
     else if (m.type === 'cancel' && job && m.id === job.id)

@@ -365,6 +365,7 @@ export const JS_FORBIDDEN_NAMES: Readonly<Record<string, string>> = {
   WebSocket: 'there is no network access',
   importScripts: 'modules are not available',
   Buffer: 'raw buffers are not available; use strings',
+  arguments: 'not available; declare the parameters (or ...rest)',
 };
 
 /** JS property names that walk to the runtime's internals. */
@@ -379,6 +380,9 @@ export const JS_FORBIDDEN_PROPERTIES: Readonly<Record<string, string>> = {
   caller: 'not available',
   callee: 'not available',
   arguments: 'not available',
+  prepareStackTrace: 'stack trace hooks are not available',
+  captureStackTrace: 'stack trace hooks are not available',
+  stackTraceLimit: 'stack trace hooks are not available',
 };
 
 export const JS_FRAMEWORK_NAMES: readonly string[] = [

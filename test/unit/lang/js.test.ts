@@ -9,11 +9,11 @@ const files = (sub: string) => readdirSync(join(dir, sub)).sort();
 
 describe('JS attack corpus', () => {
   const attacks = files('attack');
-  it('has at least 40 attacks', () => expect(attacks.length).toBeGreaterThanOrEqual(40));
+  it('has at least 88 attacks', () => expect(attacks.length).toBeGreaterThanOrEqual(88));
   it.each(attacks)('%s is refused with the expected rule', (f) => {
     const code = readFileSync(join(dir, 'attack', f), 'utf8');
     const expected = /^\/\/ expect: ([a-z-]+)/.exec(code)?.[1];
-    const r = validateJs(code, { tools: TOOLS });
+    const r = validateJs(code, { tools: TOOLS, typescript: f.endsWith('.ts') });
     expect(r.valid).toBe(false);
     expect(r.violations.map((v) => v.rule)).toContain(expected);
   });

@@ -18,9 +18,12 @@ export const JS_RULES: Readonly<Record<string, string>> = {
   'empty-script': 'the script has no statements',
   'no-import': 'import/export declarations, require(), dynamic import(), import.meta',
   'forbidden-name':
-    'a reference to eval, Function, process, globalThis, require, Reflect, timers, fetch and the like',
+    'a reference to eval, Function, process, globalThis, require, Reflect, arguments, timers, fetch and the like',
   'forbidden-property': 'constructor, prototype, __proto__ and other properties that reach the runtime',
-  'forbidden-syntax': 'with, debugger, new.target, getters/setters, labels on internals',
+  'forbidden-syntax':
+    'with, debugger, new.target, getters/setters, `this` and `super` outside a class, decorators, accessors',
+  'property-definition':
+    'defining properties or prototypes (Object.defineProperty, Object.setPrototypeOf, ...), well-known symbols, then/toJSON methods, writing to built-in or framework objects',
   'rebind-framework': 'rebinding emitResult, emitIntermediate, emitLog, credential, collected or a tool name',
   'tool-not-called': 'a tool referenced without being called',
   'tool-not-awaited': 'a tool call that is not awaited',

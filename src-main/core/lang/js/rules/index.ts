@@ -7,6 +7,7 @@ import { mergeRules } from '../../rules.ts';
 import type { MergedRules } from '../../rules.ts';
 import { asRuleModules } from './context.ts';
 import type { JsRuleContext, JsRuleModule } from './context.ts';
+import { definitionRules } from './definitions.ts';
 import { importRules } from './imports.ts';
 import { nameRules } from './names.ts';
 import { propertyRules } from './properties.ts';
@@ -20,6 +21,7 @@ export const JS_RULE_MODULES: readonly JsRuleModule[] = [
   importRules,
   syntaxRules,
   propertyRules,
+  definitionRules,
   nameRules,
   toolRules,
 ];
