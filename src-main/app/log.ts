@@ -7,6 +7,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import type { Logger } from '../core/ports/executor.ts';
+import { knownSecrets } from '../core/records/redact.ts';
 
 export function workspaceLogFile(dataDir: string): string {
   return join(dataDir, 'logs', 'toolsmith.jsonl');
@@ -16,8 +17,8 @@ export function createLogger(dataDir: string, level = process.env['TOOLSMITH_LOG
   const file = workspaceLogFile(dataDir);
   mkdirSync(join(dataDir, 'logs'), { recursive: true });
   // Synchronous writes: a line is on disk when the call returns, even if the process dies next.
-  return pino(
-    { level, base: { pid: process.pid }, timestamp: pino.stdTimeFunctions.isoTime },
-    pino.destination({ dest: file, sync: true, mkdir: true }),
-  );
+  const dest = pino.destination({ dest: file, sync: true, mkdir: true });
+  // Every line passes the redactor of known secrets before it reaches the file.
+  const redacted = { write: (line: string) => dest.write(knownSecrets.text(line)) };
+  return pino({ level, base: { pid: process.pid }, timestamp: pino.stdTimeFunctions.isoTime }, redacted);
 }

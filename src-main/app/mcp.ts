@@ -2,6 +2,7 @@
  * MCP servers as tool sources of a sandbox: the sandbox tools its selected servers contribute (from the
  * cached listings), and the host-side handlers that proxy a script's calls to the servers.
  */
+import { endpointOf } from './providers.ts';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { mcpServerSchema, parseConfig } from './config.ts';
@@ -171,6 +172,23 @@ export async function saveMcpServer(
       parsed.error.issues.map((i) => `${i.path.join('.') || 'server'}: ${i.message}`).join('; '),
     );
   const def = parsed.data;
+  // A header read from a set environment variable goes only to the URL the config file already sends it
+  // to: the workbench (a renderer, a browser page) cannot point a host secret at a new URL.
+  if (def.url !== undefined) {
+    const target = endpointOf(def.url);
+    for (const [h, ref] of Object.entries(def.headers)) {
+      const v = ref.slice('env:'.length);
+      if (!process.env[v]) continue;
+      const configured = Object.values(svc.config.mcp_servers).some(
+        (m) => m.url !== undefined && endpointOf(m.url) === target && m.headers[h] === ref,
+      );
+      if (!configured)
+        throw new ToolsmithError(
+          'refused',
+          `header ${h} would send $${v} (set in this process) to ${target}, which the config does not send it to: write this server into .toolsmith/config.toml yourself`,
+        );
+    }
+  }
   const header = `[mcp_servers.${tomlKey(name)}]`;
   const file = svc.files.configFile;
   let text = existsSync(file) ? readFileSync(file, 'utf8') : '';

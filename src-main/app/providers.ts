@@ -3,7 +3,8 @@
  * the environment variable each provider names (CLI) or from the OS keychain (desktop, via `keyFor`);
  * a key is never written to a record or a log.
  */
-import type { LlmProvider } from '../core/ports/llm.ts';
+import type { LlmProvider, LlmRequest, LlmResponse } from '../core/ports/llm.ts';
+import { knownSecrets } from '../core/records/redact.ts';
 import { ANTHROPIC_DEFAULT_URL, AnthropicProvider } from '../infra/llm/anthropic.ts';
 import { OPENAI_DEFAULT_URL, OpenAiProvider } from '../infra/llm/openai.ts';
 import type { RetryPolicy } from '../infra/llm/retry.ts';
@@ -26,6 +27,48 @@ export const envKey: KeyLookup = (p) => (p.api_key_env ? process.env[p.api_key_e
 export const providerUrl = (p: Pick<ProviderConfig, 'kind' | 'base_url'>): string =>
   p.base_url ?? (p.kind === 'anthropic' ? ANTHROPIC_DEFAULT_URL : OPENAI_DEFAULT_URL);
 
+/** The endpoint a key is bound to: the URL's origin and path (no trailing slash, query or fragment). */
+export function endpointOf(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.origin}${u.pathname.replace(/\/+$/, '')}`;
+  } catch {
+    return url.replace(/\/+$/, '');
+  }
+}
+
+/**
+ * An LLM provider whose errors and answers never carry its key (nor any other key the process knows):
+ * an endpoint that echoes the Authorization header in a 401 body or in a completion gets it redacted
+ * here, at the edge, before anything records or shows it. Streamed tokens are redacted across pieces.
+ */
+export function redacting(llm: LlmProvider, key: string | undefined): LlmProvider {
+  knownSecrets.add(key);
+  const clean = (s: string) => knownSecrets.text(s);
+  return Object.assign(Object.create(llm) as LlmProvider, {
+    async generate(req: LlmRequest): Promise<LlmResponse> {
+      const onToken = req.onToken;
+      const tokens = onToken ? knownSecrets.stream(onToken) : undefined;
+      try {
+        const r = await llm.generate(tokens ? { ...req, onToken: (t: string) => tokens.push(t) } : req);
+        tokens?.end();
+        return knownSecrets.value({ ...r, text: clean(r.text) });
+      } catch (e) {
+        tokens?.end();
+        if (e instanceof Error) {
+          e.message = clean(e.message);
+          if (e.stack) e.stack = clean(e.stack);
+          // Every own field too (retries' reasons, the SDK's parsed body in `error`...).
+          const fields = e as unknown as Record<string, unknown>;
+          for (const k of Object.keys(fields)) fields[k] = knownSecrets.value(fields[k]);
+          if (e.cause instanceof Error) e.cause.message = clean(e.cause.message);
+        }
+        throw e;
+      }
+    },
+  });
+}
+
 export function makeProvider(
   p: ProviderConfig,
   key: string | undefined,
@@ -41,7 +84,7 @@ export function makeProvider(
     temperature: p.temperature,
     timeoutMs: p.timeout_ms,
   };
-  return p.kind === 'anthropic' ? new AnthropicProvider(common) : new OpenAiProvider(common);
+  return redacting(p.kind === 'anthropic' ? new AnthropicProvider(common) : new OpenAiProvider(common), key);
 }
 
 export function createProviders(
@@ -68,6 +111,15 @@ export function createProviders(
       timeout_ms: base?.timeout_ms ?? 120_000,
       ...(base?.api_key_env ? { api_key_env: base.api_key_env } : {}),
     };
+    // A configured provider's key goes only to its own endpoint, never to an override's.
+    if (base && endpointOf(providerUrl(base)) !== endpointOf(providerUrl(p))) {
+      if (keyFor(base) !== undefined)
+        throw new ToolsmithError(
+          'invalid_argument',
+          `the key of provider ${base.id} goes only to ${endpointOf(providerUrl(base))}, not --base-url ${endpointOf(providerUrl(p))}; run without --provider (no key is sent), or add a provider for that URL with its own key`,
+        );
+      return [makeProvider(p, undefined)];
+    }
     return [makeProvider(p, keyFor(p))];
   }
   let list = config.providers;

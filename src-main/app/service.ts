@@ -35,8 +35,9 @@ import type { RuntimeId, RuntimeSpec } from '../core/sandbox/runtimes.ts';
 import { assembleIn, sandboxContext, scriptContext, scriptToolNames } from '../core/script/context.ts';
 import type { ScriptContext } from '../core/script/context.ts';
 import { McpManager } from '../infra/mcp/manager.ts';
+import type { HostCommand } from '../infra/mcp/manager.ts';
 import { sandboxMcpTools } from './mcp.ts';
-import type { KeyPlace, Response } from '../contract/api.ts';
+import type { Response } from '../contract/api.ts';
 import type { JsonValue } from '../core/tools/model.ts';
 import type { LlmProvider } from '../core/ports/llm.ts';
 import type { ProviderConfig } from './config.ts';
@@ -44,7 +45,14 @@ import type { ProviderOverrides } from './providers.ts';
 import { callTool, extractToolsView, listTools, saveTools } from './tools-service.ts';
 import { listKits, saveKit } from './kits-service.ts';
 import type { SaveKitOptions, SavedKit } from './kits-service.ts';
-import { providerKey, providersFor, setProviderKey, settingsView } from './settings.ts';
+import {
+  learnConfigSecrets,
+  ProviderKeys,
+  providerKey,
+  providersFor,
+  setProviderKey,
+  settingsView,
+} from './settings.ts';
 import type { KeyStore } from './settings.ts';
 import { buildImage, systemStatus } from './system.ts';
 
@@ -58,6 +66,11 @@ export interface ServiceOptions {
    * only cost a container start that nothing uses. Servers (app, `serve`, `mcp`) leave this unset.
    */
   oneShot?: boolean;
+  /**
+   * Asked before a command starts on the host (a stdio MCP server); throws a ToolsmithError to refuse.
+   * The desktop shows a native dialog; the browser front end refuses unless started to allow them.
+   */
+  approveHostCommand?: (c: HostCommand) => Promise<void>;
 }
 
 export interface KitEntry {
@@ -99,9 +112,10 @@ export class ToolsmithService {
   private suiteService: SuiteService | undefined;
   private readonly pushListeners = new Set<(e: PushEvent) => void>();
   /** Provider keys set at run time (desktop: loaded from the keychain; browser/CLI: this process only). */
-  readonly providerKeys = new Map<string, string>();
-  /** Where each key in `providerKeys` is kept: the desktop keychain, or this process only. */
-  readonly providerKeyWhere = new Map<string, KeyPlace>();
+  /** Each bound to the endpoint it was saved for (see settings.ts). */
+  readonly providerKeys = new ProviderKeys();
+  /** See `ServiceOptions.approveHostCommand`; a front end that wraps an existing service sets this. */
+  approveHostCommand: ((c: HostCommand) => Promise<void>) | undefined;
   /**
    * Long Python scripts validated on two threads at once in long-lived processes (app, `serve`, `mcp`);
    * one-shot CLI verbs validate on their own thread (a thread start would cost more than it saves).
@@ -116,6 +130,7 @@ export class ToolsmithService {
   ) {
     this.files = files;
     this.config = config;
+    learnConfigSecrets(config);
     this.generator = generator;
     this.options = options;
     this.oneShot = options.oneShot === true;
@@ -129,7 +144,12 @@ export class ToolsmithService {
 
   /** The connections to the workspace's MCP servers (none is opened before a tool needs it). */
   mcp(): McpManager {
-    this.mcpManager ??= new McpManager(this.config.mcp_servers);
+    this.mcpManager ??= new McpManager(this.config.mcp_servers, {
+      approve: async (c) => {
+        const gate = this.options.approveHostCommand ?? this.approveHostCommand;
+        if (gate) await gate(c);
+      },
+    });
     return this.mcpManager;
   }
 
@@ -577,13 +597,16 @@ export class ToolsmithService {
 
   /** Opens another workspace with this service's options (sandbox backend, one-shot, log). */
   openOther(workspaceDir: string): ToolsmithService {
-    return ToolsmithService.open(workspaceDir, this.options);
+    const next = ToolsmithService.open(workspaceDir, this.options);
+    next.approveHostCommand = this.approveHostCommand;
+    return next;
   }
 
   /** Re-reads `.toolsmith/config.toml` (providers, sandboxes...) without a restart; throws when invalid. */
   reloadConfig(): Config {
     try {
       this.config = parseConfig(this.files.readConfig(), this.files.configFile);
+      learnConfigSecrets(this.config);
     } catch (e) {
       if (e instanceof WorkspaceError) throw new ToolsmithError('invalid_config', e.message);
       throw e;

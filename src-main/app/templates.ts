@@ -7,13 +7,8 @@ import type { RunOutcome, Validate } from '../core/orchestrator/orchestrator.ts'
 import type { RunRecord } from '../core/records/records.ts';
 import { scriptToolNames } from '../core/script/context.ts';
 import type { ScriptContext } from '../core/script/context.ts';
-import {
-  checkTemplate,
-  instantiate,
-  matchTemplate,
-  proposePattern,
-  templateBody,
-} from '../core/templates/template.ts';
+import { checkTemplate, instantiate, templateBody } from '../core/templates/slots.ts';
+import { matchTemplate, proposePattern } from '../core/templates/template.ts';
 import type {
   SlotType,
   Template,

@@ -16,7 +16,9 @@ import type { ProviderConfig } from './config.ts';
 import { ToolsmithError } from './errors.ts';
 import { makeProvider, providerUrl } from './providers.ts';
 import type { ToolsmithService } from './service.ts';
+import { keyMismatch, providerEndpoint } from './settings.ts';
 import type { KeyStore } from './settings.ts';
+import { knownSecrets } from '../core/records/redact.ts';
 import type { Response } from '../contract/api.ts';
 
 export interface ProviderInput {
@@ -89,23 +91,42 @@ export function saveProvider(
   delete entry.api_key_env;
   if (input.baseUrl) entry.base_url = input.baseUrl.replace(/\/+$/, '');
   if (input.apiKeyEnv) entry.api_key_env = input.apiKeyEnv;
+  // A stored key goes only to the URL it was saved for: a new URL needs the key again.
+  const endpoint = providerEndpoint({
+    kind: entry.kind,
+    ...(entry.base_url ? { base_url: entry.base_url } : {}),
+  });
+  // An environment variable's value goes only where the person who wrote the config file sent it: the
+  // workbench (a renderer, a browser page) cannot point a set variable at a new URL.
+  if (
+    entry.api_key_env &&
+    process.env[entry.api_key_env] &&
+    !svc.config.providers.some((p) => p.api_key_env === entry.api_key_env && providerEndpoint(p) === endpoint)
+  )
+    throw new ToolsmithError(
+      'refused',
+      `$${entry.api_key_env} is set in this process and is not configured for ${endpoint}: enter the key in the form instead, or write api_key_env into .toolsmith/config.toml yourself`,
+    );
+  const stored = svc.providerKeys.entry(target);
+  if (stored && input.apiKey === undefined && stored.endpoint !== endpoint)
+    throw new ToolsmithError(
+      'invalid_argument',
+      `the stored key of provider ${target} was saved for ${stored.endpoint}; enter the key again to use it with ${endpoint} (a key goes only to the URL it was saved for)`,
+    );
   if (index >= 0) list[index] = entry;
   else list.push(entry);
   writeConfig(svc, replaceProviders(readConfigText(svc), list));
   if (target !== input.id) {
-    const key = svc.providerKeys.get(target);
-    const where = svc.providerKeyWhere.get(target);
     svc.providerKeys.delete(target);
-    svc.providerKeyWhere.delete(target);
-    if (key !== undefined && input.apiKey === undefined) {
-      svc.providerKeys.set(input.id, key);
-      svc.providerKeyWhere.set(input.id, storeKey?.(input.id, key) ?? where ?? 'memory');
+    if (stored && input.apiKey === undefined) {
+      const where = storeKey?.(input.id, stored.key, endpoint) ?? stored.where;
+      svc.providerKeys.set(input.id, stored.key, endpoint, where);
     }
   }
   if (input.apiKey === undefined) return { id: input.id };
-  const where = storeKey?.(input.id, input.apiKey) ?? 'memory';
-  svc.providerKeys.set(input.id, input.apiKey);
-  svc.providerKeyWhere.set(input.id, where);
+  knownSecrets.add(input.apiKey);
+  const where = storeKey?.(input.id, input.apiKey, endpoint) ?? 'memory';
+  svc.providerKeys.set(input.id, input.apiKey, endpoint, where);
   return { id: input.id, keyStored: where };
 }
 
@@ -120,7 +141,6 @@ export function removeProvider(svc: ToolsmithService, id: string): void {
     ),
   );
   svc.providerKeys.delete(id);
-  svc.providerKeyWhere.delete(id);
 }
 
 /**
@@ -170,7 +190,13 @@ export async function testProvider(
   const reach = await checkReachable(url, { fresh: true });
   if (!reach.ok)
     return { ok: false, url, model, latencyMs: ms(), error: reach.reason ?? `cannot reach ${url}` };
-  // Without an id there is no saved provider, hence no key but the one given.
+  // Without an id there is no saved provider, hence no key but the one given. A saved key goes only to
+  // the URL it was saved for: testing another URL needs the key again.
+  if (req.apiKey === undefined && req.id && saved) {
+    const why = keyMismatch(svc, p);
+    if (why) return { ok: false, url, model, latencyMs: ms(), error: why };
+  }
+  if (req.apiKey !== undefined) knownSecrets.add(req.apiKey);
   const key = req.apiKey ?? (req.id ? svc.providerKey(p) : undefined);
   const llm = makeProvider(p, key, { retry: { maxRetries: 0, baseDelayMs: 0, maxDelayMs: 0 } });
   try {

@@ -2,6 +2,7 @@
  * The `toolsmith` command. Usage errors exit 2 with a one-line reason; `--help` works on every verb.
  * Exit codes: 0 success, 1 a negative answer (invalid script, failed run), 2 usage, 3 other errors.
  */
+import { knownSecrets } from '../core/records/redact.ts';
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { ToolsmithError } from '../app/errors.ts';
@@ -134,9 +135,12 @@ const firstLine = (s: string) => s.split('\n')[0]?.replace(/^error: /, '') ?? s;
 
 export async function main(
   argv: string[],
-  out: (t: string) => void = (t) => process.stdout.write(t),
-  err: (t: string) => void = (t) => process.stderr.write(t),
+  rawOut: (t: string) => void = (t) => process.stdout.write(t),
+  rawErr: (t: string) => void = (t) => process.stderr.write(t),
 ): Promise<number> {
+  // What the CLI prints passes the redactor of known secrets (keys, credentials) like stored records.
+  const out = (t: string) => rawOut(knownSecrets.text(t));
+  const err = (t: string) => rawErr(knownSecrets.text(t));
   const ctx = createContext(out, err);
   try {
     const program = await buildProgram(ctx, argv);

@@ -287,6 +287,8 @@ export interface SettingsView {
     keySource: KeyPlace | 'env' | 'none';
     /** Whether this provider needs a key at all: a server on this machine (Ollama, llama.cpp) does not. */
     keyNeeded: boolean;
+    /** A stored key saved for another URL (not sent to this provider's URL until given again). */
+    keyFor?: string;
   }[];
   pool: Record<string, number>;
   limits: Record<string, number>;

@@ -11,35 +11,56 @@ import type { IpcMainInvokeEvent } from 'electron';
 import { dispatch } from '../app/handlers.ts';
 import { createSandboxManager } from '../app/sandbox-factory.ts';
 import { ToolsmithService } from '../app/service.ts';
+import { providerEndpoint } from '../app/settings.ts';
 import { METHODS } from '../contract/api.ts';
 import { isWorkspace, recentWorkspaces, rememberWorkspace } from '../infra/workspace/init.ts';
 import { resolveWorkspaceDir } from '../infra/workspace/paths.ts';
 import { CSP } from '../web/csp.ts';
 import { menuTemplate } from './menu.ts';
-import { externalUrlToOpen, isAllowedRequestUrl, isTrustedSender, WEB_PREFERENCES } from './policy.ts';
+import { CommandApprovals } from './confirm.ts';
+import {
+  devToolsAllowed,
+  externalUrlToOpen,
+  isAllowedRequestUrl,
+  isTrustedSender,
+  WEB_PREFERENCES,
+} from './policy.ts';
 import { restoreWindowState } from './window-state.ts';
 
-const rendererIndex = join(import.meta.dirname, '../renderer/index.html');
+const rendererDir = join(import.meta.dirname, '../renderer');
+const rendererIndex = join(rendererDir, 'index.html');
+const devTools = devToolsAllowed(app.isPackaged, process.env['NODE_ENV']);
 const rendererUrl = pathToFileURL(rendererIndex).toString();
 
 /** Provider keys, encrypted with the OS keychain through safeStorage, in the app's user-data folder. */
 const keysFile = () => join(app.getPath('userData'), 'provider-keys.json');
 
+type StoredKeys = Record<string, string | { key: string; endpoint: string }>;
+
+function readStoredKeys(): StoredKeys {
+  return existsSync(keysFile()) ? (JSON.parse(readFileSync(keysFile(), 'utf8')) as StoredKeys) : {};
+}
+
+/**
+ * Each key with the endpoint it was saved for (a key stored before keys were bound is bound to the
+ * provider's endpoint in the config as it is now).
+ */
 function loadKeys(svc: ToolsmithService): void {
   if (!existsSync(keysFile()) || !safeStorage.isEncryptionAvailable()) return;
-  const stored = JSON.parse(readFileSync(keysFile(), 'utf8')) as Record<string, string>;
-  for (const [id, b64] of Object.entries(stored)) {
-    svc.providerKeys.set(id, safeStorage.decryptString(Buffer.from(b64, 'base64')));
-    svc.providerKeyWhere.set(id, 'keychain');
+  for (const [id, v] of Object.entries(readStoredKeys())) {
+    const b64 = typeof v === 'string' ? v : v.key;
+    const configured = svc.config.providers.find((p) => p.id === id);
+    const endpoint =
+      typeof v === 'string' ? (configured ? providerEndpoint(configured) : undefined) : v.endpoint;
+    if (!endpoint) continue;
+    svc.providerKeys.set(id, safeStorage.decryptString(Buffer.from(b64, 'base64')), endpoint, 'keychain');
   }
 }
 
-function storeKey(provider: string, key: string): 'keychain' | 'memory' {
+function storeKey(provider: string, key: string, endpoint: string): 'keychain' | 'memory' {
   if (!safeStorage.isEncryptionAvailable()) return 'memory';
-  const stored = existsSync(keysFile())
-    ? (JSON.parse(readFileSync(keysFile(), 'utf8')) as Record<string, string>)
-    : {};
-  stored[provider] = safeStorage.encryptString(key).toString('base64');
+  const stored = readStoredKeys();
+  stored[provider] = { key: safeStorage.encryptString(key).toString('base64'), endpoint };
   writeFileSync(keysFile(), JSON.stringify(stored), { mode: 0o600 });
   return 'keychain';
 }
@@ -101,6 +122,8 @@ async function createWindow(svc: ToolsmithService): Promise<BrowserWindow> {
   });
   win.webContents.on('will-navigate', (e) => e.preventDefault());
   win.webContents.on('will-attach-webview', (e) => e.preventDefault());
+  // No menu item opens devtools outside development; nothing else may either.
+  if (!devTools) win.webContents.on('devtools-opened', () => win.webContents.closeDevTools());
   if (state.maximized) win.maximize();
   keepWindowState(win);
   await win.loadFile(rendererIndex);
@@ -121,12 +144,17 @@ function startWorkspace(): string {
 if (!app.requestSingleInstanceLock()) app.quit();
 
 void app.whenReady().then(async () => {
+  let win: BrowserWindow | undefined = undefined;
+  // Host commands (stdio MCP servers) start only after a person confirms them in a native dialog.
+  const approvals = new CommandApprovals((opts) =>
+    win && !win.isDestroyed() ? dialog.showMessageBox(win, opts) : dialog.showMessageBox(opts),
+  );
   let svc = ToolsmithService.open(startWorkspace(), {
     sandboxFactory: createSandboxManager,
+    approveHostCommand: (c) => approvals.approve(c),
   });
   rememberWorkspace(svc.workspaceDir);
   loadKeys(svc);
-  let win: BrowserWindow | undefined = undefined;
   let offPush = () => {};
   const wirePush = () => {
     offPush();
@@ -154,27 +182,31 @@ void app.whenReady().then(async () => {
   };
   Menu.setApplicationMenu(
     Menu.buildFromTemplate(
-      menuTemplate(process.platform, {
-        openWorkspace: () => {
-          void chooseFolder().then(async (dir) => {
-            if (!dir) return;
-            if (!isWorkspace(dir)) {
-              await dialog.showMessageBox({
-                type: 'warning',
-                message: `${dir} is not a Toolsmith workspace (no .toolsmith/config.toml).`,
-                detail: 'Create one from Workspace > New workspace, or with `toolsmith init DIR`.',
-              });
-              return;
-            }
-            await openWorkspace(dir);
-            rememberWorkspace(dir);
-            win?.webContents.reload();
-          });
+      menuTemplate(
+        process.platform,
+        {
+          openWorkspace: () => {
+            void chooseFolder().then(async (dir) => {
+              if (!dir) return;
+              if (!isWorkspace(dir)) {
+                await dialog.showMessageBox({
+                  type: 'warning',
+                  message: `${dir} is not a Toolsmith workspace (no .toolsmith/config.toml).`,
+                  detail: 'Create one from Workspace > New workspace, or with `toolsmith init DIR`.',
+                });
+                return;
+              }
+              await openWorkspace(dir);
+              rememberWorkspace(dir);
+              win?.webContents.reload();
+            });
+          },
+          showWorkspaces: () => {
+            void win?.webContents.executeJavaScript("location.hash = '#/workspace'");
+          },
         },
-        showWorkspaces: () => {
-          void win?.webContents.executeJavaScript("location.hash = '#/workspace'");
-        },
-      }),
+        { devTools },
+      ),
     ),
   );
   app.on('second-instance', () => {
@@ -187,7 +219,7 @@ void app.whenReady().then(async () => {
   });
   session.defaultSession.setPermissionRequestHandler((_wc, _perm, cb) => cb(false));
   session.defaultSession.webRequest.onBeforeRequest((details, cb) => {
-    cb({ cancel: !isAllowedRequestUrl(details.url) });
+    cb({ cancel: !isAllowedRequestUrl(details.url, rendererDir, devTools) });
   });
   for (const method of METHODS) {
     ipcMain.handle(`toolsmith:${method}`, (e, payload: unknown) => {

@@ -10,7 +10,12 @@ export interface MenuActions {
   showWorkspaces(): void;
 }
 
-export function menuTemplate(platform: string, actions: MenuActions): MenuItemConstructorOptions[] {
+/** `devTools`: the View menu offers Toggle Developer Tools (development only: see policy.ts). */
+export function menuTemplate(
+  platform: string,
+  actions: MenuActions,
+  opts: { devTools?: boolean } = {},
+): MenuItemConstructorOptions[] {
   const mac = platform === 'darwin';
   return [
     ...(mac ? [{ role: 'appMenu' as const }] : []),
@@ -41,7 +46,7 @@ export function menuTemplate(platform: string, actions: MenuActions): MenuItemCo
       label: 'View',
       submenu: [
         { role: 'reload' },
-        { role: 'toggleDevTools' },
+        ...(opts.devTools ? [{ role: 'toggleDevTools' as const }] : []),
         { type: 'separator' },
         { role: 'resetZoom' },
         { role: 'zoomIn' },

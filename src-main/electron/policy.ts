@@ -15,9 +15,41 @@ export const WEB_PREFERENCES = {
   experimentalFeatures: false,
 } as const;
 
-/** No remote content: only the app's own files and in-page data/blob URLs (Monaco workers). */
-export function isAllowedRequestUrl(url: string): boolean {
-  return /^(file|devtools|blob|data):/i.test(url);
+/**
+ * No remote content: only the app's own files (under the renderer folder: any other `file:` URL, such
+ * as a user's document or /etc/passwd, is refused), in-page data/blob URLs (Monaco workers), and the
+ * devtools' own pages when devtools are allowed (development only).
+ */
+export function isAllowedRequestUrl(url: string, rendererDir: string, devTools = false): boolean {
+  if (/^(blob|data):/i.test(url)) return true;
+  if (/^devtools:/i.test(url)) return devTools;
+  if (!/^file:/i.test(url)) return false;
+  let path: string;
+  try {
+    const u = new URL(url);
+    if (u.host !== '' && u.host !== 'localhost') return false;
+    path = decodeURIComponent(u.pathname);
+  } catch {
+    return false;
+  }
+  // Normalized: `..`, `.` and repeated slashes cannot walk out of the folder.
+  const parts: string[] = [];
+  for (const p of path.replace(/\\/g, '/').split('/')) {
+    if (p === '' || p === '.') continue;
+    if (p === '..') parts.pop();
+    else parts.push(p);
+  }
+  const root = rendererDir
+    .replace(/\\/g, '/')
+    .split('/')
+    .filter((p) => p !== '' && p !== '.');
+  if (path.includes('\0')) return false;
+  return parts.length > root.length && root.every((p, i) => parts[i] === p);
+}
+
+/** Devtools are for development: never in a packaged app or with NODE_ENV=production. */
+export function devToolsAllowed(isPackaged: boolean, nodeEnv: string | undefined): boolean {
+  return !isPackaged && nodeEnv !== 'production';
 }
 
 /** Navigation away from the app page is never allowed (links open nothing; http(s) goes to the OS browser). */

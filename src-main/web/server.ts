@@ -2,6 +2,7 @@
  * The browser front end: the same contract as Electron's IPC, over HTTP on 127.0.0.1 with a random
  * token (printed in the URL) and an Origin check, plus the built renderer as static files.
  */
+import { ToolsmithError } from '../app/errors.ts';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -77,9 +78,28 @@ function decodePath(p: string): string | undefined {
 
 export async function startWebServer(
   initial: ToolsmithService,
-  opts: { port?: number; staticDir?: string; token?: string } = {},
+  opts: {
+    port?: number;
+    staticDir?: string;
+    token?: string;
+    /**
+     * The browser has no native dialog to confirm a command that starts on the host (a stdio MCP
+     * server): such commands are refused unless the person starting the server allowed them
+     * (`toolsmith serve --allow-host-commands`).
+     */
+    allowHostCommands?: boolean;
+  } = {},
 ): Promise<WebServer> {
   const token = opts.token ?? randomBytes(24).toString('base64url');
+  initial.approveHostCommand = opts.allowHostCommands
+    ? undefined
+    : (c) =>
+        Promise.reject(
+          new ToolsmithError(
+            'refused',
+            `the browser front end does not start commands on this computer (MCP server ${c.server}: ${c.command}); start it with \`toolsmith serve --allow-host-commands\` or use the desktop app, which asks you first`,
+          ),
+        );
   let origin = '';
   // The page can switch workspaces: the server then answers from (and pushes events of) the new service.
   let svc = initial;

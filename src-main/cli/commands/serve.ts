@@ -25,39 +25,49 @@ export function registerServe(program: Command, ctx: CliContext): void {
     .option('--port <n>', 'port (default: a free one)', parseIntOption('--port', 0, 65535))
     .option('--renderer <dir>', 'built renderer folder (default: out/renderer, built first when missing)')
     .option('--open', 'open the URL in the default browser')
-    .action(async (opts: { port?: number; renderer?: string; open?: boolean }, cmd: Command) => {
-      const svc = ctx.service(cmd);
-      const staticDir = opts.renderer ?? join(outDir(repoRoot()), 'renderer');
-      if (!hasRenderer(staticDir)) {
-        if (opts.renderer) {
-          ctx.err(`toolsmith: no renderer build in ${staticDir} (the API still answers)\n`);
-        } else {
-          ctx.err(`toolsmith: the workbench is not built yet; building it (electron-vite build)...\n`);
-          try {
-            await buildRenderer(repoRoot(), () => {}); // (its log is in the error when it fails)
-            ctx.err(`toolsmith: built ${staticDir}\n`);
-          } catch (e) {
-            ctx.err(
-              `toolsmith: could not build the workbench: ${(e as Error).message}\nrun \`npm run build\`; the API still answers\n`,
-            );
+    .option(
+      '--allow-host-commands',
+      'let the page start commands on this computer (stdio MCP servers): the browser cannot ask you first',
+    )
+    .action(
+      async (
+        opts: { port?: number; renderer?: string; open?: boolean; allowHostCommands?: boolean },
+        cmd: Command,
+      ) => {
+        const svc = ctx.service(cmd);
+        const staticDir = opts.renderer ?? join(outDir(repoRoot()), 'renderer');
+        if (!hasRenderer(staticDir)) {
+          if (opts.renderer) {
+            ctx.err(`toolsmith: no renderer build in ${staticDir} (the API still answers)\n`);
+          } else {
+            ctx.err(`toolsmith: the workbench is not built yet; building it (electron-vite build)...\n`);
+            try {
+              await buildRenderer(repoRoot(), () => {}); // (its log is in the error when it fails)
+              ctx.err(`toolsmith: built ${staticDir}\n`);
+            } catch (e) {
+              ctx.err(
+                `toolsmith: could not build the workbench: ${(e as Error).message}\nrun \`npm run build\`; the API still answers\n`,
+              );
+            }
           }
         }
-      }
-      const web = await startWebServer(svc, {
-        ...(opts.port !== undefined ? { port: opts.port } : {}),
-        staticDir,
-      });
-      // The URL last: the line a person looks for.
-      ctx.out(`workspace: ${svc.workspaceDir}\nToolsmith workbench: ${web.url}\n`);
-      if (opts.open) {
-        const opened = openInBrowser(web.url);
-        if (!opened)
-          ctx.err(`toolsmith: no browser opener found (xdg-open, open); open the URL above yourself\n`);
-      }
-      await new Promise<void>((resolve) => {
-        const stop = () => void web.close().then(resolve);
-        process.once('SIGINT', stop);
-        process.once('SIGTERM', stop);
-      });
-    });
+        const web = await startWebServer(svc, {
+          ...(opts.port !== undefined ? { port: opts.port } : {}),
+          staticDir,
+          ...(opts.allowHostCommands ? { allowHostCommands: true } : {}),
+        });
+        // The URL last: the line a person looks for.
+        ctx.out(`workspace: ${svc.workspaceDir}\nToolsmith workbench: ${web.url}\n`);
+        if (opts.open) {
+          const opened = openInBrowser(web.url);
+          if (!opened)
+            ctx.err(`toolsmith: no browser opener found (xdg-open, open); open the URL above yourself\n`);
+        }
+        await new Promise<void>((resolve) => {
+          const stop = () => void web.close().then(resolve);
+          process.once('SIGINT', stop);
+          process.once('SIGTERM', stop);
+        });
+      },
+    );
 }

@@ -3,7 +3,8 @@
  * Parsing TOML is the caller's (infra) job; this module splits and validates the shape.
  */
 import type { JsonValue } from '../tools/model.ts';
-import { checkTemplate, TemplateError } from './template.ts';
+import { checkTemplate } from './slots.ts';
+import { TemplateError } from './template.ts';
 import type { SlotType, Template, TemplateExample } from './template.ts';
 
 export function splitTemplateFile(text: string, file = 'template'): { front: string; body: string } {

@@ -1,6 +1,7 @@
 /** The templates tier: the first template whose pattern matches the intent serves it without an LLM. */
 import type { ScriptSource } from '../orchestrator/orchestrator.ts';
-import { instantiate, matchTemplate, nearestTemplate } from './template.ts';
+import { instantiate } from './slots.ts';
+import { matchTemplate, nearestTemplate } from './template.ts';
 import type { Template } from './template.ts';
 
 export function templateSource(

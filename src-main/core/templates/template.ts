@@ -1,11 +1,12 @@
 /**
  * Templates, the ratchet: a verified script saved with an intent pattern (`total spend of user {user_id}`)
- * serves a matching intent later with no LLM call. Slot values enter the script only as escaped literals
- * (`{{user_id}}` in the body becomes `"u1"`), never as code: an intent cannot add a call.
+ * serves a matching intent later with no LLM call. Slot values enter the script only as literals
+ * (`{{user_id}}` in the body becomes `"u1"`), never as code: a placeholder must stand alone where a value
+ * goes, and the substituted script must have the template's structure (slots.ts). An intent cannot add a
+ * call.
  */
 import type { ScriptLanguage } from '../lang/violation.ts';
 import type { JsonValue } from '../tools/model.ts';
-import { pyLiteral } from '../tools/prompt.ts';
 
 export type SlotType = 'str' | 'int' | 'float';
 
@@ -80,8 +81,11 @@ export function patternSlots(pattern: string): string[] {
   return [...pattern.matchAll(SLOT)].map((m) => m[1] as string);
 }
 
-/** Checks a template's internal consistency; returns the problems (empty when fine). */
-export function checkTemplate(t: Template): string[] {
+/**
+ * Checks a template's internal consistency (names, pattern, slots); returns the problems (empty when
+ * fine). Where its placeholders sit is checked by `checkTemplate` (slots.ts), which parses the body.
+ */
+export function checkTemplateShape(t: Template): string[] {
   const problems: string[] = [];
   if (!/^[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}$/.test(t.name))
     problems.push(`invalid template name ${JSON.stringify(t.name)}`);
@@ -204,19 +208,6 @@ export function matchTemplate(t: Template, intent: string): Record<string, JsonV
   return values;
 }
 
-/** A JSON value as a literal of the script language (strings fully escaped). */
-export function literal(value: JsonValue, language: ScriptLanguage): string {
-  return language === 'python' ? pyLiteral(value) : JSON.stringify(value);
-}
-
-/** The script for matched slot values: each `{{slot}}` replaced by an escaped literal, nothing else. */
-export function instantiate(t: Template, values: Record<string, JsonValue>): string {
-  return t.body.replace(/\{\{([A-Za-z_][A-Za-z0-9_]*)\}\}/g, (whole, name: string) => {
-    if (!(name in values)) throw new TemplateError(`no value for slot ${name}`);
-    return literal(values[name] as JsonValue, t.language);
-  });
-}
-
 /** Proposes a pattern and slots from a task: quoted strings, ids like u1/p3/#104 and numbers become slots. */
 export function proposePattern(task: string): {
   pattern: string;
@@ -242,18 +233,4 @@ export function proposePattern(task: string): {
     },
   );
   return { pattern, slots, values };
-}
-
-/** Turns a concrete script into a template body: the proposed slot values' literals become placeholders. */
-export function templateBody(
-  script: string,
-  values: Record<string, JsonValue>,
-  language: ScriptLanguage,
-): string {
-  let body = script;
-  for (const [name, v] of Object.entries(values)) {
-    const lits = new Set([literal(v, language), ...(typeof v === 'string' ? [`'${v}'`] : [])]);
-    for (const lit of lits) body = body.split(lit).join(`{{${name}}}`);
-  }
-  return body;
 }

@@ -35,6 +35,16 @@ export interface McpServerStatus {
   connects: number;
 }
 
+/** A command a stdio MCP server starts on the host, as a person confirms it. */
+export interface HostCommand {
+  server: string;
+  command: string;
+  args: string[];
+  cwd: string;
+  /** Names of the environment variables it is given (values are not shown). */
+  env: string[];
+}
+
 export class McpError extends Error {
   override name = 'McpError';
   readonly server: string;
@@ -80,8 +90,19 @@ export class McpManager {
   /** Increments whenever a listing is (re)loaded: registries rebuild their MCP tools when it moves. */
   version = 0;
 
-  constructor(defs: Record<string, McpServerDef>) {
+  /**
+   * Asked before a stdio server's command starts on the host (the front end's confirmation: a native
+   * dialog on the desktop, a start flag for the browser front end); throws to refuse. Unset: allowed
+   * (the CLI and the MCP server run the config of the person who started them).
+   */
+  private readonly approve: ((c: HostCommand) => Promise<void>) | undefined;
+
+  constructor(
+    defs: Record<string, McpServerDef>,
+    opts: { approve?: (c: HostCommand) => Promise<void> } = {},
+  ) {
     this.defs = { ...defs };
+    this.approve = opts.approve;
   }
 
   names(): string[] {
@@ -166,6 +187,13 @@ export class McpManager {
         for (const [k, v] of Object.entries(def.headers)) headers[k] = resolveRef(name, `header ${k}`, v);
         transport = new StreamableHTTPClientTransport(new URL(def.url), { requestInit: { headers } });
       } else {
+        await this.approve?.({
+          server: name,
+          command: def.command!,
+          args: [...def.args],
+          cwd: def.cwd ?? process.cwd(),
+          env: Object.keys(def.env).sort(),
+        });
         const env: Record<string, string> = { ...getDefaultEnvironment() };
         for (const [k, v] of Object.entries(def.env)) env[k] = resolveRef(name, `env ${k}`, v);
         const stdio = new StdioClientTransport({

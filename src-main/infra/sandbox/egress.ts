@@ -122,13 +122,13 @@ export class EgressListener {
     const onData = (chunk: Buffer) => {
       head = Buffer.concat([head, chunk]);
       const end = head.indexOf('\r\n\r\n');
-      if (end < 0) {
-        if (head.length > MAX_HEAD) {
-          client.off('data', onData);
-          client.end(reply(431, 'toolsmith egress: request head too large\n'));
-        }
+      // The limit holds however the head arrives: in many small chunks or in one large one.
+      if ((end < 0 && head.length > MAX_HEAD) || end + 4 > MAX_HEAD) {
+        client.off('data', onData);
+        client.end(reply(431, `toolsmith egress: request head over ${MAX_HEAD} bytes\n`));
         return;
       }
+      if (end < 0) return;
       client.off('data', onData);
       client.pause();
       this.handle(client, head.subarray(0, end).toString('latin1'), head.subarray(end + 4));
@@ -182,6 +182,20 @@ export class EgressListener {
       finish(); // complete now: the tool's call may end before the host sees the socket close
       return;
     }
+    // Plain HTTP: the header lines must be well-formed (no folding, no space before the colon), so that
+    // what this proxy reads as Host is what the destination reads; the body is framed by Content-Length.
+    let bodyLength = 0;
+    if (method !== 'CONNECT') {
+      const bad = checkHeaders(lines.slice(1));
+      if (bad) {
+        record.error = bad;
+        record.status = bad.startsWith('411') ? 411 : 400;
+        client.end(reply(record.status, `toolsmith egress: ${bad.replace(/^\d+ /, '')}\n`));
+        finish();
+        return;
+      }
+      bodyLength = contentLength(lines.slice(1));
+    }
     if (!isAllowed(this.rules, host, port)) {
       record.status = 403;
       client.end(
@@ -210,29 +224,47 @@ export class EgressListener {
         }
         record.bytesIn += d.length;
       });
-      client.on('data', (d: Buffer) => {
-        record.bytesOut += d.length;
-      });
       if (method === 'CONNECT') {
+        client.on('data', (d: Buffer) => {
+          record.bytesOut += d.length;
+        });
         record.status = 200;
         client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
       } else {
-        // origin-form request line, proxy headers dropped, one request per connection
+        // origin-form request line, proxy headers dropped, one request per connection; Host is the
+        // allowed destination's, whatever the client sent (another virtual host behind an allowed
+        // address is not reachable by naming it).
         const headers = lines
           .slice(1)
-          .filter((l) => !/^(proxy-connection|proxy-authorization|connection|keep-alive):/i.test(l));
+          .filter((l) => !/^(proxy-connection|proxy-authorization|connection|keep-alive|host):/i.test(l));
+        const hostHeader = `Host: ${host.includes(':') && !host.startsWith('[') ? `[${host}]` : host}${port === 80 ? '' : `:${port}`}`;
         const out = Buffer.from(
-          [`${method} ${path} ${version}`, ...headers, 'Connection: close', '', ''].join('\r\n'),
+          [`${method} ${path} ${version}`, hostHeader, ...headers, 'Connection: close', '', ''].join('\r\n'),
           'latin1',
         );
         record.bytesOut += out.length;
         upstream.write(out);
       }
-      if (rest.length) {
-        record.bytesOut += rest.length;
-        upstream.write(rest);
+      if (method === 'CONNECT') {
+        if (rest.length) {
+          record.bytesOut += rest.length;
+          upstream.write(rest);
+        }
+        client.pipe(upstream);
+      } else {
+        // Exactly the request's body, then nothing: a second request pipelined after it (with its own
+        // Host) never reaches the destination.
+        let left = bodyLength;
+        const forward = (d: Buffer) => {
+          if (left <= 0) return;
+          const part = d.subarray(0, left);
+          left -= part.length;
+          record.bytesOut += part.length;
+          upstream.write(part);
+        };
+        forward(rest);
+        client.on('data', forward);
       }
-      client.pipe(upstream);
       upstream.pipe(client);
       client.resume();
     });
@@ -245,6 +277,27 @@ export class EgressListener {
   }
 }
 
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+:/;
+
+/** Why a plain HTTP request's header lines are refused (undefined when they are fine). */
+function checkHeaders(lines: string[]): string | undefined {
+  for (const l of lines) {
+    if (/^[ \t]/.test(l)) return '400 folded header lines are not accepted';
+    if (!TOKEN.test(l)) return `400 malformed header line ${JSON.stringify(l.slice(0, 80))}`;
+  }
+  if (lines.some((l) => /^transfer-encoding:/i.test(l)))
+    return '411 a request body must have a Content-Length (Transfer-Encoding is not proxied)';
+  const lengths = lines.filter((l) => /^content-length:/i.test(l)).map((l) => l.slice(15).trim());
+  if (lengths.length > 1 || lengths.some((v) => !/^\d{1,15}$/.test(v)))
+    return '400 one numeric Content-Length at most';
+  return undefined;
+}
+
+function contentLength(lines: string[]): number {
+  const l = lines.find((x) => /^content-length:/i.test(x));
+  return l ? Number(l.slice(15).trim()) : 0;
+}
+
 const ms = (started: number) => Math.round((performance.now() - started) * 1000) / 1000;
 
 function reply(status: number, body: string): string {
@@ -252,6 +305,7 @@ function reply(status: number, body: string): string {
     {
       400: 'Bad Request',
       403: 'Forbidden',
+      411: 'Length Required',
       431: 'Request Header Fields Too Large',
       502: 'Bad Gateway',
       503: 'Service Unavailable',

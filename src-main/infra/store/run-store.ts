@@ -4,6 +4,7 @@
  * and `runs_fts` a trigram full-text index over task, scripts and errors. A run whose owning process died
  * before its run_finished event reads as interrupted.
  */
+import { knownSecrets } from '../../core/records/redact.ts';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -463,6 +464,8 @@ export class RunStore {
 
   /** Starts a run: writes its run_started event and summary row. Returns the new run id. */
   createRun(data: RunStartedData, id: string = randomUUID(), ts: number = this.now()): string {
+    // No known secret is ever written (see core/records/redact.ts).
+    data = knownSecrets.value(data);
     this.tx(() => {
       const newest = this.stmts.newest.get()?.t ?? null;
       if (newest !== null && ts < newest) this.stmts.clearFtsOrder.run();
@@ -493,6 +496,8 @@ export class RunStore {
     data: EventPayloads[T],
     ts: number = this.now(),
   ): RunEvent {
+    // No known secret is ever written (see core/records/redact.ts).
+    data = knownSecrets.value(data);
     let event: RunEvent | undefined;
     this.tx(() => {
       const bumped = this.stmts.bumpSeq.get(ts, runId);
@@ -896,7 +901,8 @@ export class RunStore {
   }
 
   export(runId: string): RunExport {
-    const events = this.events(runId);
+    // Redacted again: a key learnt after the run was recorded is not exported either.
+    const events = knownSecrets.value(this.events(runId));
     if (events.length === 0) throw new RunStoreError(`no run ${runId}`);
     return { format: EXPORT_FORMAT, version: EVENT_VERSION, exportedAt: this.now(), events };
   }

@@ -51,7 +51,11 @@ export async function startWorld(prepare?: (workspace: string) => void): Promise
   writeFileSync(configFile, config);
   prepare?.(workspace);
   const svc = ToolsmithService.open(workspace, { sandboxFactory: createSandboxManager });
-  const web = await startWebServer(svc, { staticDir: join(repoRoot, 'out', 'renderer') });
+  // The e2e world starts its own MCP servers (as `serve --allow-host-commands` would).
+  const web = await startWebServer(svc, {
+    staticDir: join(repoRoot, 'out', 'renderer'),
+    allowHostCommands: true,
+  });
   const browser = await launchChromium();
   const page = await browser.newPage({ viewport: { width: 1440, height: 900 }, locale: 'en-US' });
   const pageErrors: string[] = [];

@@ -124,7 +124,7 @@ describe('providers from the workbench', () => {
       ['scripted2', 'other-model'],
     ]);
     // The key moved with the rename.
-    expect(svc.providerKeys.get('scripted2')).toBe('sk-secret-1');
+    expect(svc.providerKeys.entry('scripted2')?.key).toBe('sk-secret-1');
     await call('providers.remove', { id: 'local' });
     expect(svc.config.providers.map((p) => p.id)).toEqual(['scripted2']);
     const onDisk = parse(readFileSync(join(ws, '.toolsmith', 'config.toml'), 'utf8')) as {

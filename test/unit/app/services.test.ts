@@ -256,6 +256,7 @@ describe('settings', () => {
       baseUrl: 'http://127.0.0.1:11434/v1',
       apiKeyEnv: 'OPENAI_API_KEY',
       keySource: 'none',
+      keyNeeded: false, // a server on this machine
     });
     const config = svc.config.providers[0]!;
     expect(svc.providerKey(config)).toBeUndefined();

@@ -48,7 +48,7 @@ describe('toolsmith CLI', () => {
   );
 
   it.each([
-    [['validate'], /missing required argument 'file'/],
+    [['validate'], /validate: missing FILE/],
     [['validate', 'x.py', '--bogus'], /unknown option '--bogus'/],
     [['validate', 'x.py', '--lang', 'cobol'], /--lang must be one of python, js, ts/],
     [['tools', '--sandbox', 'ecommerce', '--format', 'yaml'], /--format must be one of xml, openai, json/],

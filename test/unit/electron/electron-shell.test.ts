@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { MenuItemConstructorOptions } from 'electron';
 import { menuTemplate } from '../../../src-main/electron/menu.ts';
+import { CommandApprovals, commandKey } from '../../../src-main/electron/confirm.ts';
 import { DEFAULT_WINDOW, restoreWindowState } from '../../../src-main/electron/window-state.ts';
 
 const roles = (items: MenuItemConstructorOptions[]): string[] =>
@@ -30,6 +31,57 @@ describe('application menu', () => {
       expect(calls).toEqual(['open']);
     });
   }
+});
+
+describe('devtools', () => {
+  const actions = { openWorkspace: () => {}, showWorkspaces: () => {} };
+  it('a production menu has no Toggle Developer Tools (nor its accelerator)', () => {
+    for (const platform of ['linux', 'darwin', 'win32']) {
+      expect(roles(menuTemplate(platform, actions))).not.toContain('toggleDevTools');
+      expect(roles(menuTemplate(platform, actions, { devTools: false }))).not.toContain('toggleDevTools');
+    }
+  });
+  it('a development menu has it', () => {
+    expect(roles(menuTemplate('linux', actions, { devTools: true }))).toContain('toggleDevTools');
+  });
+});
+
+describe('host commands need a person in a native dialog', () => {
+  const cmd = {
+    server: 'memory',
+    command: '/usr/bin/node',
+    args: ['server.js', '--x'],
+    cwd: '/w',
+    env: ['TOKEN'],
+  };
+  it('the dialog shows the exact command, arguments, folder and environment names; Cancel refuses', async () => {
+    const shown: { message: string; detail: string; cancelId: number; defaultId: number }[] = [];
+    const a = new CommandApprovals(async (o) => {
+      shown.push(o);
+      return { response: o.cancelId };
+    });
+    await expect(a.approve(cmd)).rejects.toThrow(/not confirmed/);
+    expect(shown[0]?.message).toContain('memory');
+    expect(shown[0]?.detail).toContain('"/usr/bin/node"');
+    expect(shown[0]?.detail).toContain('"server.js" "--x"');
+    expect(shown[0]?.detail).toContain('Working folder: /w');
+    expect(shown[0]?.detail).toContain('TOKEN');
+    expect(shown[0]?.defaultId).toBe(shown[0]?.cancelId); // Enter does not run it
+  });
+  it('a confirmation is remembered per exact command for the session; another argument asks again', async () => {
+    let asked = 0;
+    const a = new CommandApprovals(async () => {
+      asked++;
+      return { response: 0 };
+    });
+    await a.approve(cmd);
+    await a.approve({ ...cmd });
+    expect(asked).toBe(1);
+    await a.approve({ ...cmd, args: ['server.js', '--y'] });
+    await a.approve({ ...cmd, cwd: '/other' });
+    expect(asked).toBe(3);
+    expect(commandKey(cmd)).not.toBe(commandKey({ ...cmd, env: ['TOKEN', 'MORE'] }));
+  });
 });
 
 describe('window state', () => {

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ToolsmithService } from '../../../src-main/app/service.ts';
 import { METHODS } from '../../../src-main/contract/api.ts';
 import {
+  devToolsAllowed,
   externalUrlToOpen,
   isAllowedRequestUrl,
   isTrustedSender,
@@ -37,14 +38,37 @@ describe('Electron policy', () => {
     'ftp://x',
     'javascript:alert(1)',
   ])('blocks remote request %s', (url) => {
-    expect(isAllowedRequestUrl(url)).toBe(false);
+    expect(isAllowedRequestUrl(url, '/app/out/renderer')).toBe(false);
   });
-  it.each(['file:///app/out/renderer/index.html', 'blob:file:///abc', 'data:image/png;base64,AA'])(
-    'allows local %s',
-    (url) => {
-      expect(isAllowedRequestUrl(url)).toBe(true);
-    },
-  );
+  it.each([
+    'file:///app/out/renderer/index.html',
+    'file:///app/out/renderer/assets/index-abc.js',
+    'blob:file:///abc',
+    'data:image/png;base64,AA',
+  ])('allows local %s', (url) => {
+    expect(isAllowedRequestUrl(url, '/app/out/renderer')).toBe(true);
+  });
+  it.each([
+    'file:///etc/passwd',
+    'file:///home/user/.ssh/id_rsa',
+    'file:///app/out/renderer/../../secrets.txt',
+    'file:///app/out/renderer/%2e%2e/%2e%2e/secrets.txt',
+    'file:///app/out/renderer-evil/x.js',
+    'file:///app/out/renderer',
+    'file://remote-host/app/out/renderer/index.html',
+    'file:///app/out/renderer/x%00.js',
+  ])('blocks a file: URL outside the renderer folder: %s', (url) => {
+    expect(isAllowedRequestUrl(url, '/app/out/renderer')).toBe(false);
+  });
+  it('devtools: pages load only when devtools are allowed (development)', () => {
+    expect(isAllowedRequestUrl('devtools://devtools/bundled/x.html', '/app/out/renderer')).toBe(false);
+    expect(isAllowedRequestUrl('devtools://devtools/bundled/x.html', '/app/out/renderer', true)).toBe(true);
+  });
+  it('devtools are allowed only unpackaged and outside NODE_ENV=production', () => {
+    expect(devToolsAllowed(true, undefined)).toBe(false);
+    expect(devToolsAllowed(false, 'production')).toBe(false);
+    expect(devToolsAllowed(false, 'development')).toBe(true);
+  });
   it('only opens https links externally', () => {
     expect(externalUrlToOpen('https://docs.example/x')).toBe('https://docs.example/x');
     for (const u of [

@@ -6,12 +6,10 @@ import { templateSource } from '../../../src-main/core/templates/source.ts';
 import {
   checkTemplate,
   instantiate,
-  literal,
-  matchTemplate,
-  proposePattern,
+  slotLiteral as literal,
   templateBody,
-  TemplateError,
-} from '../../../src-main/core/templates/template.ts';
+} from '../../../src-main/core/templates/slots.ts';
+import { matchTemplate, proposePattern, TemplateError } from '../../../src-main/core/templates/template.ts';
 import type { Template } from '../../../src-main/core/templates/template.ts';
 import type { Tool } from '../../../src-main/core/tools/model.ts';
 

@@ -193,6 +193,11 @@ function ProviderForm({
             onChange={(e) => set({ apiKey: e.target.value })}
             placeholder={editing ? 'unchanged' : 'optional'}
           />
+          {editing && d.baseUrl.trim() !== initial.baseUrl.trim() && !d.apiKey && (
+            <span className="muted small" data-testid="key-again">
+              A stored key goes only to the URL it was saved for: enter it again for this URL.
+            </span>
+          )}
         </label>
       </div>
       {!editing && (

@@ -91,6 +91,16 @@ export function ProvidersSection({ settings, onStored }: { settings: Settings; o
         settings={settings}
         onChanged={onStored}
         keyBadge={(p) => {
+          if (p.keyFor)
+            return (
+              <span
+                className="badge status-cancelled"
+                title={`The stored key was saved for ${p.keyFor}; it is not sent to this provider's URL. Enter the key again.`}
+                data-key-source="other-url"
+              >
+                key saved for another URL
+              </span>
+            );
           const chip = keyChip(p);
           return (
             <span

@@ -1,0 +1,125 @@
+/**
+ * Secrets out of everything stored, exported, logged or shown. A `Redactor` holds every secret the
+ * process knows (provider keys set at run time or read from the environment, sandbox credentials, MCP
+ * header values) and replaces each occurrence with `[redacted]`. It is the second wall: the LLM clients
+ * already redact their own key from error messages and answers; the run store, exports, logs and the CLI
+ * pass everything through `knownSecrets` again, so a key echoed by an endpoint never reaches a disk or a
+ * screen whatever path it took.
+ */
+export const REDACTED = '[redacted]';
+
+/**
+ * Shorter values are not redacted: a secret of a few characters would rewrite ordinary words and
+ * numbers everywhere, and is no secret anyway.
+ */
+export const MIN_SECRET_LENGTH = 8;
+
+const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+export class Redactor {
+  private readonly secrets = new Set<string>();
+  private pattern: RegExp | null | undefined;
+  private longest = 0;
+
+  /** Remembers a secret (and the forms it takes inside URLs and JSON text). */
+  add(secret: string | undefined | null): void {
+    if (typeof secret !== 'string' || secret.length < MIN_SECRET_LENGTH) return;
+    const forms = [secret, encodeURIComponent(secret), JSON.stringify(secret).slice(1, -1)];
+    for (const f of forms) {
+      if (this.secrets.has(f)) continue;
+      this.secrets.add(f);
+      this.longest = Math.max(this.longest, f.length);
+      this.pattern = undefined;
+    }
+  }
+
+  /** How many secret forms are held. */
+  get size(): number {
+    return this.secrets.size;
+  }
+
+  private regex(): RegExp | null {
+    if (this.pattern === undefined)
+      this.pattern = this.secrets.size
+        ? new RegExp(
+            [...this.secrets]
+              .sort((a, b) => b.length - a.length)
+              .map(escapeRe)
+              .join('|'),
+            'g',
+          )
+        : null;
+    return this.pattern;
+  }
+
+  /** The text with every known secret replaced. */
+  text(s: string): string {
+    const re = this.regex();
+    if (!re || typeof s !== 'string') return s;
+    re.lastIndex = 0;
+    return re.test(s) ? s.replace(re, REDACTED) : s;
+  }
+
+  /** True when the text holds a known secret. */
+  holds(s: string): boolean {
+    const re = this.regex();
+    if (!re) return false;
+    re.lastIndex = 0;
+    return re.test(s);
+  }
+
+  /** A copy of a JSON-like value with every string (and object key) redacted; unchanged parts are shared. */
+  value<T>(v: T): T {
+    if (!this.regex()) return v;
+    return this.walk(v, 0) as T;
+  }
+
+  private walk(v: unknown, depth: number): unknown {
+    if (typeof v === 'string') return this.text(v);
+    if (v === null || typeof v !== 'object' || depth > 200) return v;
+    if (Array.isArray(v)) {
+      let out: unknown[] | undefined;
+      for (let i = 0; i < v.length; i++) {
+        const r = this.walk(v[i], depth + 1);
+        if (r !== v[i]) (out ??= [...v])[i] = r;
+      }
+      return out ?? v;
+    }
+    if (Object.getPrototypeOf(v) !== Object.prototype && Object.getPrototypeOf(v) !== null) return v;
+    let changed = false;
+    const out: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
+      const rk = this.text(k);
+      const rx = this.walk(x, depth + 1);
+      if (rk !== k || rx !== x) changed = true;
+      out[rk] = rx;
+    }
+    return changed ? out : v;
+  }
+
+  /**
+   * A redactor for text that arrives in pieces (streamed tokens): a secret split across pieces is still
+   * caught, because the last characters that could start a secret are held back until the next piece or
+   * `end()`.
+   */
+  stream(emit: (piece: string) => void): { push(piece: string): void; end(): void } {
+    let held = '';
+    return {
+      push: (piece: string) => {
+        held = this.text(held + piece);
+        const keep = Math.max(0, this.longest - 1);
+        if (held.length > keep) {
+          emit(held.slice(0, held.length - keep));
+          held = held.slice(held.length - keep);
+        }
+      },
+      end: () => {
+        if (held) emit(this.text(held));
+        held = '';
+      },
+    };
+  }
+}
+
+/** Every secret this process knows; the run store, exports, logs and front ends redact with it. */
+export const knownSecrets = new Redactor();

@@ -1,0 +1,42 @@
+/** The redactor of known secrets: every form a key takes in text, JSON and streamed pieces. */
+import { describe, expect, it } from 'vitest';
+import { REDACTED, Redactor } from '../../../src-main/core/records/redact.ts';
+
+const KEY = 'sk-live-0123456789"abc/+=';
+
+describe('Redactor', () => {
+  it('replaces the key, its URL-encoded and JSON-escaped forms', () => {
+    const r = new Redactor();
+    r.add(KEY);
+    expect(r.text(`Bearer ${KEY}`)).toBe(`Bearer ${REDACTED}`);
+    expect(r.text(`?key=${encodeURIComponent(KEY)}`)).toBe(`?key=${REDACTED}`);
+    expect(r.text(JSON.stringify({ a: KEY }))).not.toContain('0123456789');
+  });
+  it('redacts deep values and object keys, sharing what is unchanged', () => {
+    const r = new Redactor();
+    r.add(KEY);
+    const clean = { a: [1, 'x'] };
+    const v = { clean, deep: { list: [`x ${KEY} y`] }, [KEY]: 1 };
+    const out = r.value(v);
+    expect(JSON.stringify(out)).not.toContain('0123456789');
+    expect(out.clean).toBe(clean);
+  });
+  it('a key split across streamed pieces is still caught', () => {
+    const r = new Redactor();
+    r.add(KEY);
+    let shown = '';
+    const s = r.stream((p) => (shown += p));
+    const text = `hello ${KEY} bye`;
+    for (let i = 0; i < text.length; i += 3) s.push(text.slice(i, i + 3));
+    s.end();
+    expect(shown).toBe(`hello ${REDACTED} bye`);
+  });
+  it('short values are not secrets (they would rewrite ordinary text)', () => {
+    const r = new Redactor();
+    r.add('abc');
+    r.add('');
+    r.add(undefined);
+    expect(r.size).toBe(0);
+    expect(r.text('abc')).toBe('abc');
+  });
+});
