@@ -401,9 +401,7 @@ export class ToolsmithService {
         description: this.config.sandboxes[name]?.description ?? '',
         tools: r.tools.length,
         problems: r.problems.length,
-        ...(servers.length
-          ? { fromMcp: r.tools.filter((t) => t.mcp).length, mcpServers: servers }
-          : {}),
+        ...(servers.length ? { fromMcp: r.tools.filter((t) => t.mcp).length, mcpServers: servers } : {}),
       };
     });
   }

@@ -52,7 +52,7 @@ export function AttemptView({ run, a }: { run: RunRecord; a: AttemptRecord }) {
           <button
             className="link small"
             data-testid="attempt-template"
-            onClick={() => navigate({ view: 'templates', id: a.template as string })}
+            onClick={() => navigate({ view: 'templates', id: a.template })}
           >
             template {a.template}
           </button>

@@ -75,7 +75,7 @@ export function RunDetailView({ runId }: { runId: string }) {
             served by template{' '}
             <button
               className="link"
-              onClick={() => navigate({ view: 'templates', id: run.template as string })}
+              onClick={() => navigate({ view: 'templates', id: run.template })}
               title="Open the template that served this run (no LLM call)"
             >
               {run.template}
