@@ -220,6 +220,12 @@ export async function createSandboxManager(svc: ToolsmithService): Promise<Sandb
     hostToolsFor: (sandbox) => mcpHostTools(svc, sandbox),
   });
   const enabled = svc.enabledRuntimes();
+  const dispose = async () => {
+    await backend.dispose();
+    await own.dispose();
+    await factory.dispose();
+    installation.unregister();
+  };
   const executor = {
     execute: async (req: ExecuteRequest) => {
       const runtime = runtimeOf(req);
@@ -333,11 +339,11 @@ export async function createSandboxManager(svc: ToolsmithService): Promise<Sandb
         })),
       };
     },
-    dispose: async () => {
-      await backend.dispose();
-      await own.dispose();
-      await factory.dispose();
-      installation.unregister();
+    dispose,
+    retire: async () => {
+      while (backend.status().some((p) => p.busy > 0 || p.queued > 0))
+        await new Promise((r) => setTimeout(r, 250));
+      await dispose();
     },
   };
 }

@@ -53,6 +53,8 @@ export function createContext(out: (t: string) => void, err: (t: string) => void
         sandboxFactory: async (s) => (await import('../app/sandbox-factory.ts')).createSandboxManager(s),
         // Servers and `pool status` (which shows the pool as configured) keep standby workers.
         oneShot: !LONG_LIVED.has(cmd.name()),
+        // Servers follow hand edits of the workspace's files (app/watch.ts).
+        watch: cmd.name() === 'serve' || cmd.name() === 'mcp',
       });
       return service;
     },

@@ -310,7 +310,19 @@ export type PushEvent =
       /** Set for a sandbox's derived image (its dependencies). */
       sandbox?: string | undefined;
     }
-  | { type: 'suite_progress'; progress: SuiteProgressView };
+  | { type: 'suite_progress'; progress: SuiteProgressView }
+  /** A workspace file changed on disk and was applied (or refused: `error`, the last good state kept). */
+  | ({ type: 'workspace_changed' } & WorkspaceChange);
+
+/** What changed in the workspace: its config, a sandbox's tools, the suites, kits or templates. */
+export interface WorkspaceChange {
+  what: 'config' | 'tools' | 'suites' | 'kits' | 'templates';
+  /** The file that changed, when one is known. */
+  file?: string;
+  sandbox?: string;
+  /** Why the change was not applied (file, line, field), the last good state staying in use. */
+  error?: string;
+}
 
 /** One declared server as front ends see it: its definition, connection status and who uses it. */
 export interface McpServerView {

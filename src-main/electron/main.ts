@@ -123,6 +123,7 @@ if (!app.requestSingleInstanceLock()) app.quit();
 void app.whenReady().then(async () => {
   let svc = ToolsmithService.open(startWorkspace(), {
     sandboxFactory: createSandboxManager,
+    watch: true,
   });
   rememberWorkspace(svc.workspaceDir);
   loadKeys(svc);

@@ -100,6 +100,23 @@ export class McpManager {
     this.version++;
   }
 
+  /**
+   * Replaces every definition (the config file changed): servers removed or changed are disconnected,
+   * unchanged ones keep their connection. Returns the names whose definition changed.
+   */
+  async setDefs(defs: Record<string, McpServerDef>): Promise<string[]> {
+    const changed = new Set<string>();
+    for (const name of new Set([...Object.keys(this.defs), ...Object.keys(defs)]))
+      if (JSON.stringify(this.defs[name]) !== JSON.stringify(defs[name])) changed.add(name);
+    this.defs = { ...defs };
+    for (const name of changed) {
+      await this.disconnect(name);
+      this.status_.delete(name);
+    }
+    if (changed.size > 0) this.version++;
+    return [...changed].sort();
+  }
+
   private target(def: McpServerDef): string {
     return def.url ?? [def.command, ...def.args].join(' ');
   }
