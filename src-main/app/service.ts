@@ -659,12 +659,20 @@ export class ToolsmithService {
     }
     void this.mcpManager?.setDefs(next.mcp_servers);
     const backendOf = (c: Config) => JSON.stringify([c.pool, c.limits, c.runtimes, c.sandboxes, c.engines]);
-    if (this.sandboxPromise && backendOf(old) !== backendOf(next)) {
-      const retired = this.sandboxPromise;
-      this.sandboxPromise = undefined;
-      void retired.then((m) => m.retire?.() ?? m.dispose()).catch(() => {});
-    }
+    if (backendOf(old) !== backendOf(next)) this.retireSandbox();
     return this.config;
+  }
+
+  /**
+   * New jobs go to a new sandbox backend (made on their first use); the current one is disposed once its
+   * running jobs end. Used when the config changed and when a Docker engine appeared while the process
+   * fallback ran.
+   */
+  retireSandbox(): void {
+    const retired = this.sandboxPromise;
+    if (!retired) return;
+    this.sandboxPromise = undefined;
+    void retired.then((m) => m.retire?.() ?? m.dispose()).catch(() => {});
   }
 }
 

@@ -253,6 +253,8 @@ export type TemplateInfo = TemplateView;
 export interface SystemStatus {
   docker: { available: boolean; version?: string; error?: string; hint?: string };
   isolation: string;
+  /** Why the default level is the one running (the process fallback: no engine answered, since when). */
+  isolationReason?: string;
   images: { runtime: string; tag: string; present: boolean }[];
   pools: {
     sandbox: string;
@@ -312,7 +314,9 @@ export type PushEvent =
     }
   | { type: 'suite_progress'; progress: SuiteProgressView }
   /** A workspace file changed on disk and was applied (or refused: `error`, the last good state kept). */
-  | ({ type: 'workspace_changed' } & WorkspaceChange);
+  | ({ type: 'workspace_changed' } & WorkspaceChange)
+  /** The sandbox backend changed level (a Docker engine answered while the process fallback ran). */
+  | { type: 'engine_changed'; isolation: string; message: string };
 
 /** What changed in the workspace: its config, a sandbox's tools, the suites, kits or templates. */
 export interface WorkspaceChange {

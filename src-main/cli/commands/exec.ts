@@ -23,7 +23,7 @@ export function egressLines(t: ToolCallTrace): string[] {
 
 function printResult(ctx: CliContext, r: ExecutionResult): void {
   ctx.out(
-    `${r.success ? 'ok' : 'FAILED'} · ${r.exitReason} · ${r.durationMs} ms · isolation ${r.isolation} · ${r.runtime}\n`,
+    `${r.success ? 'ok' : 'FAILED'} · ${r.exitReason} · ${r.durationMs} ms · isolation ${r.isolation} · ${r.runtime}\n${r.isolationReason ? `  isolation ${r.isolation}: ${r.isolationReason}\n` : ''}`,
   );
   for (const t of r.toolCalls)
     ctx.out(
@@ -138,7 +138,7 @@ export function registerExec(program: Command, ctx: CliContext): void {
       const s = await svc.status();
       if (o.json) return ctx.out(json(s));
       ctx.out(
-        `docker: ${s.docker.available ? `engine ${s.docker.version}` : `not available (${s.docker.error}); ${s.docker.hint ?? ''}`}\nisolation: ${s.isolation}\n`,
+        `docker: ${s.docker.available ? `engine ${s.docker.version}` : `not available (${s.docker.error}); ${s.docker.hint ?? ''}`}\nisolation: ${s.isolation}\n${s.isolationReason ? `  why: ${s.isolationReason}\n` : ''}`,
       );
       for (const i of s.images)
         ctx.out(

@@ -42,7 +42,7 @@ export function progressPrinter(ctx: CliContext): (e: LiveEvent) => void {
       case 'execution': {
         const r = e.data.result;
         ctx.err(
-          `  execution: ${r.exitReason} in ${r.durationMs} ms [${r.isolation}]${r.error ? ` — ${r.error.type}: ${r.error.message}` : ''}\n`,
+          `  execution: ${r.exitReason} in ${r.durationMs} ms [${r.isolation}]${r.error ? ` — ${r.error.type}: ${r.error.message}` : ''}\n${r.isolationReason ? `  isolation ${r.isolation}: ${r.isolationReason}\n` : ''}`,
         );
         break;
       }

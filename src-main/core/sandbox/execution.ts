@@ -68,6 +68,8 @@ export interface ExecutionResult {
   error?: ExecutionError;
   exitReason: ExitReason;
   isolation: IsolationLevel;
+  /** Why this level ran when it is not the one asked for (the process fallback: no Docker engine answered). */
+  isolationReason?: string;
   durationMs: number;
   runtime: string;
   /** Outbound requests made through the egress proxy during this job (tool containers only). */

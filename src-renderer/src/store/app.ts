@@ -30,6 +30,8 @@ export interface AppSlice {
   dismiss(id: number): void;
   /** A workspace file changed on disk: says so (or why it was refused) and reloads what it feeds. */
   onWorkspaceChanged(c: WorkspaceChange): void;
+  /** The sandbox backend changed level (a Docker engine appeared): says so and refreshes the status. */
+  onEngineChanged(message: string): void;
 }
 
 let noticeId = 0;
@@ -78,6 +80,10 @@ export const createAppSlice: StateCreator<Store, [], [], AppSlice> = (set, get) 
   },
   dismiss(id) {
     set({ notices: get().notices.filter((n) => n.id !== id) });
+  },
+  onEngineChanged(message) {
+    get().notify('info', message);
+    void get().loadStatus();
   },
   onWorkspaceChanged(c) {
     const what =

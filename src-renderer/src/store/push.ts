@@ -8,7 +8,7 @@ import type { Store } from './index.ts';
 /** The slice actions pushed events are routed to. */
 export type PushTarget = Pick<
   Store,
-  'handlePush' | 'onSuiteProgress' | 'onImageProgress' | 'onWorkspaceChanged'
+  'handlePush' | 'onSuiteProgress' | 'onImageProgress' | 'onWorkspaceChanged' | 'onEngineChanged'
 >;
 
 export function routePush(e: PushEvent, to: PushTarget): void {
@@ -26,6 +26,9 @@ export function routePush(e: PushEvent, to: PushTarget): void {
       return;
     case 'workspace_changed':
       to.onWorkspaceChanged(e);
+      return;
+    case 'engine_changed':
+      to.onEngineChanged(e.message);
       return;
   }
 }
