@@ -6,6 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import type { SQLInputValue } from 'node:sqlite';
@@ -271,13 +272,13 @@ const runStatements = (db: DatabaseSync) => ({
   begin: stmt(db, 'BEGIN IMMEDIATE'),
   commit: stmt(db, 'COMMIT'),
   rollback: stmt(db, 'ROLLBACK'),
-  running: stmt<[], { id: string; owner_pid: number | null }>(
+  running: stmt<[], { id: string; owner_pid: number | null; updated_at: number }>(
     db,
-    "SELECT id, owner_pid FROM runs WHERE status = 'running'",
+    "SELECT id, owner_pid, updated_at FROM runs WHERE status = 'running'",
   ),
-  markInterrupted: stmt<Id, never>(
+  markInterrupted: stmt<[error: string, id: string], never>(
     db,
-    "UPDATE runs SET status = 'interrupted' WHERE id = ? AND status = 'running'",
+    "UPDATE runs SET status = 'interrupted', error = COALESCE(error, ?) WHERE id = ? AND status = 'running'",
   ),
   newest: stmt<[], { t: number | null }>(db, 'SELECT MAX(created_at) AS t FROM runs'),
   clearFtsOrder: stmt(db, "UPDATE meta SET value = '0' WHERE key = 'fts_in_created_order'"),
@@ -386,6 +387,16 @@ const runStatements = (db: DatabaseSync) => ({
   importedFinished: stmt<Id, never>(db, 'UPDATE runs SET owner_pid = NULL WHERE id = ?'),
 });
 
+/**
+ * Why a run reads as interrupted: the process that owned it ended before its run_finished event (killed,
+ * crashed, the machine stopped), with the pid, this host and when the run last wrote an event.
+ */
+export function interruptedReason(pid: number | null, lastSeen: number): string {
+  return pid === null
+    ? `no process owns the run and it never finished (last event ${new Date(lastSeen).toISOString()})`
+    : `its process (pid ${pid} on ${hostname()}) ended before the run finished; last seen ${new Date(lastSeen).toISOString()}`;
+}
+
 /** A LIKE pattern (with `ESCAPE '\'`) matching text that contains `text` literally. */
 export const likeContaining = (text: string): string => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
@@ -454,7 +465,8 @@ export class RunStore {
   /** Runs left `running` by a process that no longer exists become `interrupted`. */
   private markInterrupted(): void {
     for (const r of this.stmts.running.all())
-      if (!pidAlive(r.owner_pid)) this.stmts.markInterrupted.run(r.id);
+      if (!pidAlive(r.owner_pid))
+        this.stmts.markInterrupted.run(interruptedReason(r.owner_pid, r.updated_at), r.id);
   }
 
   close(): void {
@@ -602,7 +614,13 @@ export class RunStore {
   }
 
   private liveStatus(row: RunRow): RunRow {
-    return row.status === 'running' && !pidAlive(row.owner_pid) ? { ...row, status: 'interrupted' } : row;
+    return row.status === 'running' && !pidAlive(row.owner_pid)
+      ? {
+          ...row,
+          status: 'interrupted',
+          error: row.error ?? interruptedReason(row.owner_pid, row.updated_at),
+        }
+      : row;
   }
 
   has(runId: string): boolean {
@@ -618,7 +636,11 @@ export class RunStore {
   get(runId: string): RunRecord | undefined {
     const row = this.stmts.getRun.get(runId);
     if (!row) return undefined;
-    return deriveRun(this.events(runId), row.status === 'running' && pidAlive(row.owner_pid));
+    const rec = deriveRun(this.events(runId), row.status === 'running' && pidAlive(row.owner_pid));
+    // An interrupted run has no run_finished event: the reason is the store's (its process died).
+    if (rec.status === 'interrupted' && rec.error === undefined)
+      rec.error = this.liveStatus(row).error ?? interruptedReason(row.owner_pid, row.updated_at);
+    return rec;
   }
 
   /**
