@@ -390,9 +390,14 @@ export class ToolsmithService {
     return out;
   }
 
-  async close(): Promise<void> {
+  /**
+   * Ends the service: runs and suite runs in flight are cancelled with `reason` and recorded, then the
+   * pools (their containers removed), the store and the MCP connections are closed.
+   */
+  async close(reason = 'the service was closed'): Promise<void> {
     this.watcher?.close();
     this.watcher = undefined;
+    await Promise.all([this.suiteService?.shutdown(reason), this.runService?.shutdown(reason)]);
     await this.validator?.close();
     this.suiteService?.close();
     this.suiteService = undefined;

@@ -104,7 +104,10 @@ export class SuiteService {
   readonly store: SuiteStore;
   private readonly svc: ToolsmithService;
   private readonly runs: RunService;
-  private readonly active = new Map<string, { abort: AbortController; runIds: Set<string> }>();
+  private readonly active = new Map<
+    string,
+    { abort: AbortController; runIds: Set<string>; done?: Promise<unknown> }
+  >();
 
   constructor(svc: ToolsmithService, runs: RunService) {
     this.svc = svc;
@@ -324,6 +327,8 @@ export class SuiteService {
         this.active.delete(suiteRun);
       }
     })();
+    const entry = this.active.get(suiteRun);
+    if (entry) entry.done = done;
     report();
     return { suiteRun, done };
   }
@@ -497,5 +502,21 @@ export class SuiteService {
 
   close(): void {
     for (const id of this.active.keys()) this.cancel(id);
+  }
+
+  /** Cancels every suite run in flight and waits (at most `waitMs`) for each to record its end. */
+  async shutdown(reason: string, waitMs = 15_000): Promise<void> {
+    const dones = [...this.active.values()].flatMap((a) => (a.done ? [a.done] : []));
+    for (const a of this.active.values()) {
+      a.abort.abort(reason);
+      for (const r of a.runIds) this.runs.cancel(r, reason);
+    }
+    if (dones.length === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.allSettled(dones),
+      new Promise<void>((r) => (timer = setTimeout(r, waitMs))),
+    ]);
+    clearTimeout(timer);
   }
 }

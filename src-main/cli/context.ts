@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import type { ToolsmithService } from '../app/service.ts';
 import type * as ServiceModule from '../app/service.ts';
 import { resolveWorkspaceDir } from '../infra/workspace/paths.ts';
+import { stopReason, stopSignal } from './signals.ts';
 
 /** Thrown for bad command-line usage: printed as one line, exit code 2. */
 export class UsageError extends Error {
@@ -41,7 +42,8 @@ export function createContext(out: (t: string) => void, err: (t: string) => void
     async close() {
       const s = service;
       service = undefined;
-      await s?.close();
+      const sig = stopSignal();
+      await s?.close(sig ? stopReason(sig) : undefined);
     },
     service(cmd: Command) {
       const opts = cmd.optsWithGlobals<{ workspace?: string }>();

@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { ToolsmithError } from '../app/errors.ts';
 import { createContext, UsageError } from './context.ts';
+import { onUnhandledStop, signalExitCode } from './signals.ts';
 import type { CliContext } from './context.ts';
 
 const version = (
@@ -95,6 +96,14 @@ export async function main(
   err: (t: string) => void = (t) => process.stderr.write(t),
 ): Promise<number> {
   const ctx = createContext(out, err);
+  // A stop signal before a command handles its own (or for a verb with nothing to cancel): close the
+  // service (pools' containers removed, runs recorded) and exit 128+n.
+  const offStop = onUnhandledStop((sig) => {
+    void ctx
+      .close()
+      .catch(() => {})
+      .finally(() => process.exit(signalExitCode(sig)));
+  });
   try {
     const program = await buildProgram(ctx, argv);
     if (argv.length === 0) {
@@ -103,9 +112,11 @@ export async function main(
     }
     await program.parseAsync(argv, { from: 'user' });
     await ctx.close();
+    offStop();
     return ctx.exitCode;
   } catch (e) {
     await ctx.close().catch(() => {});
+    offStop();
     if (e instanceof CommanderError) {
       if (
         e.code === 'commander.helpDisplayed' ||

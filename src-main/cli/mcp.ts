@@ -8,6 +8,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { ToolCallback } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { ZodRawShapeCompat } from '@modelcontextprotocol/sdk/server/zod-compat.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { stopReason, untilStopped } from './signals.ts';
 import { z } from 'zod';
 import { ToolsmithError } from '../app/errors.ts';
 import type { ToolsmithService } from '../app/service.ts';
@@ -295,11 +296,10 @@ export async function serveMcpStdio(svc: ToolsmithService): Promise<void> {
   await prepareAllMcp(svc);
   const server = createMcpServer(svc);
   await server.connect(new StdioServerTransport());
-  await new Promise<void>((resolve) => {
-    process.stdin.once('end', resolve);
-    process.once('SIGTERM', resolve);
-    process.once('SIGINT', resolve);
+  const reason = await new Promise<string>((resolve) => {
+    process.stdin.once('end', () => resolve('the MCP client closed its input'));
+    void untilStopped().then((sig) => resolve(stopReason(sig)));
   });
   await server.close();
-  await svc.close();
+  await svc.close(reason);
 }

@@ -7,6 +7,8 @@ import type { SuiteProgress, SuiteRunView } from '../../app/suites.ts';
 import { SuiteFiles } from '../../infra/workspace/suite-files.ts';
 import type { SuiteComparison } from '../../core/suites/matrix.ts';
 import { json, parseIntOption, UsageError } from '../context.ts';
+import { onStop, signalExitCode, stopReason } from '../signals.ts';
+import type { StopSignal } from '../signals.ts';
 import type { CliContext } from '../context.ts';
 
 const pct = (x: number) => `${Math.round(x * 100)}%`;
@@ -198,9 +200,13 @@ export function registerEval(program: Command, ctx: CliContext): void {
           onProgress: progress,
         });
         ctx.err(`suite run ${started.suiteRun}\n`);
-        const onSignal = () => suites.cancel(started.suiteRun);
-        process.once('SIGINT', onSignal);
-        const view = await started.done.finally(() => process.off('SIGINT', onSignal));
+        // SIGINT, SIGTERM and SIGHUP alike: cancel the suite run (its running cases too), then exit.
+        let stoppedBy: StopSignal | undefined;
+        const off = onStop((sig) => {
+          stoppedBy = sig;
+          void suites.shutdown(stopReason(sig));
+        });
+        const view = await started.done.finally(off);
         if (tty) ctx.err('\n');
         let comparison: SuiteComparison | undefined;
         if (o.compare !== undefined) {
@@ -217,7 +223,13 @@ export function registerEval(program: Command, ctx: CliContext): void {
             : formatMatrix(view) + (comparison ? formatComparison(comparison) : ''),
         );
         // 0 every case met; 1 a case failed; 3 no case failed but some could not be judged (infrastructure).
-        ctx.exitCode = view.status === 'passed' ? 0 : view.status === 'error' ? 3 : 1;
+        ctx.exitCode = stoppedBy
+          ? signalExitCode(stoppedBy)
+          : view.status === 'passed'
+            ? 0
+            : view.status === 'error'
+              ? 3
+              : 1;
       },
     );
 }

@@ -6,6 +6,8 @@ import type { JsonValue } from '../../core/tools/model.ts';
 import { json, oneOf, parseIntOption, UsageError } from '../context.ts';
 import type { CliContext } from '../context.ts';
 import { readInput } from './validate.ts';
+import { onStop, signalExitCode, stopReason } from '../signals.ts';
+import type { StopSignal } from '../signals.ts';
 
 /** `1/1 ready`, `0/1 ready (1 starting)` or `off`. */
 function standbyText(p: { standby: number; standbyStarting: number; standbyTarget: number }): string {
@@ -109,18 +111,29 @@ export function registerExec(program: Command, ctx: CliContext): void {
             : o.runtime === 'python'
               ? 'python'
               : (fromName ?? 'python');
-        const r = await ctx.service(cmd).executeScript({
-          sandbox: o.sandbox,
-          ...(o.kit ? { kit: o.kit } : {}),
-          language,
-          ...(o.runtime ? { runtime: o.runtime } : {}),
-          body,
-          validate: o.validate,
-          ...(o.timeout ? { timeoutMs: o.timeout * 1000 } : {}),
+        // A stop signal aborts the job (its container is replaced) before the process exits.
+        const abort = new AbortController();
+        let stoppedBy: StopSignal | undefined;
+        const off = onStop((sig) => {
+          stoppedBy = sig;
+          abort.abort(stopReason(sig));
         });
+        const r = await ctx
+          .service(cmd)
+          .executeScript({
+            signal: abort.signal,
+            sandbox: o.sandbox,
+            ...(o.kit ? { kit: o.kit } : {}),
+            language,
+            ...(o.runtime ? { runtime: o.runtime } : {}),
+            body,
+            validate: o.validate,
+            ...(o.timeout ? { timeoutMs: o.timeout * 1000 } : {}),
+          })
+          .finally(off);
         if (o.json) ctx.out(json(r));
         else printResult(ctx, r);
-        ctx.exitCode = r.success ? 0 : 1;
+        ctx.exitCode = stoppedBy ? signalExitCode(stoppedBy) : r.success ? 0 : 1;
       },
     );
 

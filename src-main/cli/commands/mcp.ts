@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { LOOPBACK_HOSTS, MIN_TOKEN_LENGTH } from '../mcp-http-limits.ts';
 import { oneOf, parseIntOption, UsageError } from '../context.ts';
 import type { CliContext } from '../context.ts';
+import { untilStopped } from '../signals.ts';
 
 interface McpOptions {
   http?: boolean;
@@ -78,10 +79,7 @@ export function registerMcp(program: Command, ctx: CliContext): void {
             : `bearer token (shown once): ${token}\n`) +
           `workspace: ${svc.workspaceDir}\n`,
       );
-      await new Promise<void>((resolve) => {
-        process.once('SIGINT', resolve);
-        process.once('SIGTERM', resolve);
-      });
+      await untilStopped();
       await server.close();
     });
 }

@@ -8,6 +8,8 @@ import type { RunSortKey } from '../../core/records/sort.ts';
 import type { ScriptLanguage } from '../../core/lang/violation.ts';
 import { json, oneOf, parseIntOption, UsageError } from '../context.ts';
 import type { CliContext } from '../context.ts';
+import { onStop, signalExitCode, stopReason } from '../signals.ts';
+import type { StopSignal } from '../signals.ts';
 import { readInput } from './validate.ts';
 
 /** Live progress for a terminal: one line per attempt/step milestone, on stderr. */
@@ -150,12 +152,16 @@ export function registerRun(program: Command, ctx: CliContext): void {
           noTemplates: !o.templates,
           onEvent: progressPrinter(ctx),
         });
-        const onSignal = () => runs.cancel(started.runId);
-        process.once('SIGINT', onSignal);
-        const outcome = await started.done.finally(() => process.off('SIGINT', onSignal));
+        // SIGINT, SIGTERM and SIGHUP alike: cancel the run (recorded with the signal), then exit.
+        let stoppedBy: StopSignal | undefined;
+        const off = onStop((sig) => {
+          stoppedBy = sig;
+          runs.cancel(started.runId, stopReason(sig));
+        });
+        const outcome = await started.done.finally(off);
         const rec = runs.get(outcome.runId);
         ctx.out(o.json ? json(rec) : summarizeRecord(rec));
-        ctx.exitCode = outcome.status === 'succeeded' ? 0 : 1;
+        ctx.exitCode = stoppedBy ? signalExitCode(stoppedBy) : outcome.status === 'succeeded' ? 0 : 1;
       },
     );
 }

@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { repoRoot } from '../../infra/workspace/paths.ts';
 import { startWebServer } from '../../web/server.ts';
 import { parseIntOption } from '../context.ts';
+import { untilStopped } from '../signals.ts';
 import type { CliContext } from '../context.ts';
 import { buildRenderer, hasRenderer, outDir } from '../renderer-build.ts';
 
@@ -35,10 +36,9 @@ export function registerServe(program: Command, ctx: CliContext): void {
         staticDir,
       });
       ctx.out(`Toolsmith workbench: ${web.url}\nworkspace: ${svc.workspaceDir}\n`);
-      await new Promise<void>((resolve) => {
-        const stop = () => void web.close().then(resolve);
-        process.once('SIGINT', stop);
-        process.once('SIGTERM', stop);
-      });
+      // SIGINT, SIGTERM, SIGHUP: stop serving; runs in flight are cancelled and recorded when the
+      // service closes (main), and the pools' containers removed.
+      await untilStopped();
+      await web.close();
     });
 }

@@ -153,7 +153,13 @@ export class Orchestrator {
       outcome = req.mode === 'plan' ? await this.plan(ctx, started) : await this.interactive(ctx, started);
     } catch (e) {
       const cancelled = e instanceof CancelledError || req.signal?.aborted;
-      const error = cancelled ? 'cancelled' : `internal error: ${e instanceof Error ? e.message : String(e)}`;
+      // A cancel with a reason (the process got SIGTERM, the server is stopping) keeps it in the record.
+      const why = typeof req.signal?.reason === 'string' ? req.signal.reason : undefined;
+      const error = cancelled
+        ? why
+          ? `cancelled: ${why}`
+          : 'cancelled'
+        : `internal error: ${e instanceof Error ? e.message : String(e)}`;
       if (!cancelled)
         log.error({ event: 'run_crashed', err: e instanceof Error ? e.stack : String(e) }, 'run crashed');
       outcome = failedOutcome(runId, error, cancelled ? 'cancelled' : 'failed');

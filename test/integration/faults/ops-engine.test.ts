@@ -89,7 +89,7 @@ describe('a long-lived service follows the Docker engine', () => {
   it('names the engine when it dies mid-job, and runs in Docker again once it is back', async () => {
     expect(second).toBeDefined();
     const engine = second!;
-    const job = run('while True:\n    pass\n', 120_000);
+    const job = run('while True:\n    pass\nemit_result(0)\n', 120_000);
     // The job is running in a container of the second engine: kill the engine under it.
     const client = new Docker({ socketPath: engine.socket });
     await vi.waitFor(async () => expect((await client.listContainers()).length).toBeGreaterThan(0), {
