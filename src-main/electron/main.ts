@@ -9,7 +9,7 @@ import { pathToFileURL } from 'node:url';
 import { app, BrowserWindow, dialog, ipcMain, Menu, safeStorage, screen, session, shell } from 'electron';
 import type { IpcMainInvokeEvent } from 'electron';
 import { dispatch } from '../app/handlers.ts';
-import { createSandboxManager } from '../app/sandbox-factory.ts';
+import { createSandboxManager, pruneLeftoverContainers } from '../app/sandbox-factory.ts';
 import { ToolsmithService } from '../app/service.ts';
 import { METHODS } from '../contract/api.ts';
 import { isWorkspace, recentWorkspaces, rememberWorkspace } from '../infra/workspace/init.ts';
@@ -125,6 +125,8 @@ void app.whenReady().then(async () => {
     sandboxFactory: createSandboxManager,
     watch: true,
   });
+  // Containers this installation's killed or crashed processes left: removed at every start.
+  void pruneLeftoverContainers().catch(() => {});
   rememberWorkspace(svc.workspaceDir);
   loadKeys(svc);
   let win: BrowserWindow | undefined = undefined;

@@ -6,6 +6,7 @@ import type { JsonValue } from '../../core/tools/model.ts';
 import { json, oneOf, parseIntOption, UsageError } from '../context.ts';
 import type { CliContext } from '../context.ts';
 import { readInput } from './validate.ts';
+import { ToolsmithError } from '../../app/errors.ts';
 import { onStop, signalExitCode, stopReason } from '../signals.ts';
 import type { StopSignal } from '../signals.ts';
 
@@ -138,6 +139,35 @@ export function registerExec(program: Command, ctx: CliContext): void {
     );
 
   const pool = program.command('pool').description('the sandbox pool');
+  pool
+    .command('prune')
+    .description(
+      "remove the containers this installation's stopped or killed Toolsmith processes left (never another installation's)",
+    )
+    .option('--dry-run', 'only list them')
+    .option('--json', 'print JSON')
+    .action(async (o: { dryRun?: boolean; json?: boolean }) => {
+      const { pruneLeftoverContainers } = await import('../../app/sandbox-factory.ts');
+      let gone;
+      try {
+        gone = await pruneLeftoverContainers(o.dryRun ? { dryRun: true } : {});
+      } catch (e) {
+        throw new ToolsmithError(
+          'infra',
+          `could not list the installation's containers: the Docker engine does not answer (${(e as Error).message})`,
+        );
+      }
+      if (o.json) return ctx.out(json({ removed: o.dryRun ? [] : gone, leftovers: gone }));
+      for (const c of gone)
+        ctx.out(
+          `${o.dryRun ? 'leftover' : 'removed'} ${c.id.slice(0, 12)} ${c.name} sandbox ${c.sandbox || '-'} ${c.state}, made by pid ${c.ownerPid ?? '?'} at ${c.created}\n`,
+        );
+      ctx.out(
+        gone.length
+          ? `${gone.length} container(s) ${o.dryRun ? 'left by stopped processes' : 'removed'}\n`
+          : 'no leftover containers\n',
+      );
+    });
   pool
     .command('status')
     .description(

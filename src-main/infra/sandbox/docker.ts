@@ -13,7 +13,7 @@ import type Docker from 'dockerode';
 import type { RuntimeId } from '../../core/sandbox/runtimes.ts';
 import { WorkerConnection } from './connection.ts';
 import { EGRESS_MOUNT, EgressListener, egressEnv, parseAllow } from './egress.ts';
-import { Installation, INSTALLATION_LABEL, INSTANCE_LABEL } from './installation.ts';
+import { Installation, INSTALLATION_LABEL, INSTANCE_LABEL, pruneLeftovers } from './installation.ts';
 import type { SandboxSpec, WorkerFactory } from './pool.ts';
 
 export const POOL_LABEL = 'toolsmith.pool';
@@ -124,19 +124,7 @@ export class DockerWorkerFactory implements WorkerFactory {
         );
     }
     this.installation.register();
-    const leftovers = await this.docker.listContainers({
-      all: true,
-      filters: { label: [`${POOL_LABEL}=1`, `${INSTALLATION_LABEL}=${this.installation.id}`] },
-    });
-    let removed = 0;
-    for (const c of leftovers) {
-      if (this.installation.instanceRunning(c.Labels[INSTANCE_LABEL] ?? '')) continue;
-      await this.docker
-        .getContainer(c.Id)
-        .remove({ force: true })
-        .catch(() => {});
-      removed++;
-    }
+    const removed = (await pruneLeftovers(this.docker, this.installation).catch(() => [])).length;
     this.events = await this.docker.getEvents({
       filters: { type: ['container'], event: ['oom'], label: [`${POOL_LABEL}=1`] },
     });
