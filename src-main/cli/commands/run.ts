@@ -6,6 +6,7 @@ import type { RunRecord } from '../../core/records/records.ts';
 import { RUN_SORT_KEYS } from '../../core/records/sort.ts';
 import type { RunSortKey } from '../../core/records/sort.ts';
 import type { ScriptLanguage } from '../../core/lang/violation.ts';
+import { ToolsmithError } from '../../app/errors.ts';
 import { json, oneOf, parseIntOption, UsageError } from '../context.ts';
 import type { CliContext } from '../context.ts';
 import { onStop, signalExitCode, stopReason } from '../signals.ts';
@@ -291,7 +292,15 @@ export function registerRuns(program: Command, ctx: CliContext): void {
         if (e instanceof UsageError) throw e;
         throw new UsageError(`${file} is not JSON: ${(e as Error).message}`);
       }
-      ctx.out(`imported run ${(await ctx.service(cmd).runs()).import(doc)}\n`);
+      const runs = await ctx.service(cmd).runs();
+      let id: string;
+      try {
+        id = runs.import(doc);
+      } catch (e) {
+        if (e instanceof ToolsmithError) throw new ToolsmithError(e.code, `${file}: ${e.message}`);
+        throw e;
+      }
+      ctx.out(`imported run ${id}\n`);
     });
   runs
     .command('replay')

@@ -21,6 +21,7 @@ import type {
   Tier,
 } from '../../core/records/events.ts';
 import { deriveRun } from '../../core/records/records.ts';
+import { checkRunExport } from '../../core/records/schemas.ts';
 import type { RunSortKey } from '../../core/records/sort.ts';
 import type { RunRecord } from '../../core/records/records.ts';
 import type { RunPage, RunSummary } from '../../core/records/summary.ts';
@@ -382,7 +383,7 @@ const runStatements = (db: DatabaseSync) => ({
   deleteEvents: stmt<Id, never>(db, 'DELETE FROM events WHERE run_id = ?'),
   importedUnfinished: stmt<Id, never>(
     db,
-    "UPDATE runs SET status = 'interrupted', owner_pid = NULL WHERE id = ?",
+    "UPDATE runs SET status = 'interrupted', owner_pid = NULL, error = COALESCE(error, 'imported without a run_finished event: its process ended before the run finished') WHERE id = ?",
   ),
   importedFinished: stmt<Id, never>(db, 'UPDATE runs SET owner_pid = NULL WHERE id = ?'),
 });
@@ -927,27 +928,32 @@ export class RunStore {
    * Imports an exported run (keeping its id unless that id exists here, then under a new id). The events
    * are replayed through `append`, so the summary and the search index are rebuilt, not trusted.
    */
+  /**
+   * Imports an exported run: every event is checked first (core/records/schemas.ts), then all are written
+   * in one transaction. A bad file changes nothing and the error names the run, the event's index and
+   * the field at fault.
+   */
   import(doc: unknown): string {
-    const d = doc as Partial<RunExport>;
-    if (!d || d.format !== EXPORT_FORMAT || !Array.isArray(d.events) || d.events.length === 0) {
-      throw new RunStoreError(
-        `not a ${EXPORT_FORMAT} export (expected {"format": "${EXPORT_FORMAT}", "events": [...]})`,
-      );
-    }
-    if (typeof d.version !== 'number' || d.version > EVENT_VERSION)
-      throw new RunStoreError(
-        `export version ${String(d.version)} is newer than this Toolsmith supports (${EVENT_VERSION})`,
-      );
-    const [first, ...rest] = d.events.map(upgradeEvent);
+    const checked = checkRunExport(doc);
+    if ('error' in checked) throw new RunStoreError(checked.error);
+    const [first, ...rest] = checked.events.map(upgradeEvent);
     if (!first || first.type !== 'run_started')
       throw new RunStoreError('an exported run must start with run_started');
     const id = this.summary(first.runId) ? randomUUID() : first.runId;
-    this.createRun(first.data, id, first.ts);
-    for (const e of rest) this.append(id, e.type, e.data, e.ts);
-    const finished = rest.some((e) => e.type === 'run_finished');
-    // An imported run is never live here: without run_finished it reads as interrupted.
-    if (!finished) this.stmts.importedUnfinished.run(id);
-    else this.stmts.importedFinished.run(id);
+    try {
+      this.tx(() => {
+        this.createRun(first.data, id, first.ts);
+        for (const e of rest) this.append(id, e.type, e.data, e.ts);
+        const finished = rest.some((e) => e.type === 'run_finished');
+        // An imported run is never live here: without run_finished it reads as interrupted.
+        if (!finished) this.stmts.importedUnfinished.run(id);
+        else this.stmts.importedFinished.run(id);
+      });
+    } catch (e) {
+      throw new RunStoreError(
+        `run ${first.runId}: the import was rolled back, nothing was written: ${e instanceof Error ? e.message : String(e)}`,
+      );
+    }
     return id;
   }
 }
