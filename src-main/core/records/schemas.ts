@@ -7,10 +7,11 @@
 import { z } from 'zod';
 import { EVENT_VERSION, RUN_MODES, RUN_STATUSES, TIERS } from './events.ts';
 import type { EventPayloads, EventType, RunEvent } from './events.ts';
+import type { JsonValue } from '../tools/model.ts';
 
 const obj = <T extends z.ZodRawShape>(shape: T) => z.looseObject(shape);
 
-export const jsonValueSchema: z.ZodType<import('../tools/model.ts').JsonValue> = z.lazy(() =>
+export const jsonValueSchema: z.ZodType<JsonValue> = z.lazy(() =>
   z.union([
     z.null(),
     z.boolean(),
@@ -182,7 +183,7 @@ export const eventEnvelopeSchema = obj({
 /** One event, checked whole: its envelope, then its data by its type. */
 export const runEventSchema: z.ZodType<RunEvent> = eventEnvelopeSchema.superRefine((e, ctx) => {
   const r = eventPayloadSchemas[e.type].safeParse(e.data);
-  if (!r.success) for (const i of r.error.issues) ctx.addIssue({ ...i, path: ['data', ...i.path] } as never);
+  if (!r.success) for (const i of r.error.issues) ctx.addIssue({ ...i, path: ['data', ...i.path] });
 }) as unknown as z.ZodType<RunEvent>;
 
 /** A run export file (`toolsmith runs export`). */
