@@ -22,6 +22,7 @@ import type { RunStore } from '../infra/store/run-store.ts';
 import type { RunExport, RunFilter } from '../infra/store/run-store.ts';
 import type { RunPage } from '../core/records/summary.ts';
 import { ToolsmithError } from './errors.ts';
+import { taskTooLong } from '../core/records/events.ts';
 import { eventView } from './run-view.ts';
 import type { EventPayloads } from '../core/records/events.ts';
 import type { RunEventView } from '../contract/api.ts';
@@ -119,6 +120,9 @@ export class RunService {
     request: Omit<RunRequest, 'signal' | 'onEvent' | 'runId'>,
     onEvent: ((e: LiveEvent) => void) | undefined,
   ): StartedRun {
+    // Every run starts here (CLI, MCP, web, desktop, suites, replays): the one size check of the task.
+    const tooLong = taskTooLong(request.task);
+    if (tooLong) throw new ToolsmithError('invalid_argument', tooLong);
     let runId: string;
     try {
       runId = this.store.createRun(runStartedData(request));

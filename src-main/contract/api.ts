@@ -5,7 +5,13 @@
  */
 import { z } from 'zod';
 import type { ResolvedKit } from '../core/kits/kit.ts';
-import { RUN_MODES, RUN_STATUSES, TIERS } from '../core/records/events.ts';
+import {
+  MAX_TASK_CHARS,
+  RUN_MODES,
+  RUN_STATUSES,
+  TASK_LIMIT_MESSAGE,
+  TIERS,
+} from '../core/records/events.ts';
 import type { RunEvent } from '../core/records/events.ts';
 import type { AttemptRecord, RunRecord } from '../core/records/records.ts';
 import type { EventPayloads } from '../core/records/events.ts';
@@ -60,7 +66,7 @@ export const requests = {
     .strict(),
   'prompts.build': z
     .object({
-      task: z.string().min(1).max(20_000),
+      task: z.string().min(1).max(MAX_TASK_CHARS, TASK_LIMIT_MESSAGE),
       sandbox: name,
       kit: name.optional(),
       language: language.optional(),
@@ -99,7 +105,7 @@ export const requests = {
   'runs.events': z.object({ runId, afterSeq: z.number().int().min(-1).optional() }).strict(),
   'runs.start': z
     .object({
-      task: z.string().min(1).max(20_000),
+      task: z.string().min(1).max(MAX_TASK_CHARS, TASK_LIMIT_MESSAGE),
       sandbox: name,
       kit: name.optional(),
       mode: mode.optional(),
@@ -124,7 +130,7 @@ export const requests = {
       kit: name.optional(),
       language: language.optional(),
       body: z.string().min(1).max(1_000_000),
-      task: z.string().max(20_000).optional(),
+      task: z.string().max(MAX_TASK_CHARS, TASK_LIMIT_MESSAGE).optional(),
       originRun: runId.optional(),
       originAttempt: z.number().int().min(1).optional(),
     })
