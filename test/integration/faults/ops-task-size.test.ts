@@ -82,7 +82,7 @@ describe('one task size limit everywhere', () => {
   it('the contract (web and desktop IPC) and suite cases refuse it too', async () => {
     const svc = ToolsmithService.open(ws);
     try {
-      const r = await dispatch(svc, 'runs.start', { task: long, sandbox: 'ecommerce' }, {} as never);
+      const r = await dispatch(svc, 'runs.start', { task: long, sandbox: 'ecommerce' }, {});
       expect(r.ok).toBe(false);
       expect(JSON.stringify(r)).toMatch(limit);
       const suite = checkSuiteText(
