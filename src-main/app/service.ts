@@ -311,7 +311,10 @@ export class ToolsmithService {
     const ctx = this.scriptContext(req.sandbox, req.kit, req.language);
     const script = assembleIn(ctx, req.body);
     if (req.validate !== false) {
-      const v = this.validateCode(script.body, req.language, { tools: scriptToolNames(ctx) });
+      const v = this.validateCode(script.body, req.language, {
+        tools: scriptToolNames(ctx),
+        excluded: this.excludedTools(req.sandbox, scriptToolNames(ctx)),
+      });
       if (!v.valid)
         return failedResult(
           'rejected',
@@ -541,7 +544,26 @@ export class ToolsmithService {
   validate(req: ValidateRequest): ValidationResult {
     let tools: string[] = req.tools ?? [];
     if (req.sandbox) tools = scriptToolNames(this.scriptContext(req.sandbox, req.kit, req.language));
-    return this.validateCode(req.code, req.language, { tools, strict: req.strict ?? false });
+    return this.validateCode(req.code, req.language, {
+      tools,
+      strict: req.strict ?? false,
+      ...(req.sandbox ? { excluded: this.excludedTools(req.sandbox, tools) } : {}),
+    });
+  }
+
+  /**
+   * The sandbox's tools a script with `allowed` tools may not call, each with why: above the workspace's
+   * maximum grade, or outside the kit. The same words as `tool call` uses.
+   */
+  excludedTools(sandbox: string, allowed: readonly string[]): Record<string, string> {
+    const ok = new Set(allowed);
+    const out: Record<string, string> = {};
+    for (const t of this.registry(sandbox).tools) {
+      if (ok.has(t.name)) continue;
+      out[t.name] =
+        gradeRefusal(t, this.config.workspace.max_grade) ?? `tool ${t.name} is not in the script's kit`;
+    }
+    return out;
   }
 
   buildPrompt(

@@ -219,6 +219,26 @@ export class DockerWorkerFactory implements WorkerFactory {
       stream.on('error', () => {});
       const conn = new WorkerConnection(stream as unknown as Duplex, stdout, this.isolation, remove);
       this.conns.set(container.id, conn);
+      // A job that times out or loses its stream: was it the engine, or the container's state?
+      conn.diagnose = async () => {
+        try {
+          await this.docker.ping();
+        } catch (e) {
+          return `the Docker engine '${this.engine}' stopped answering during the job (${(e as Error).message})`;
+        }
+        try {
+          const s = (await container.inspect()).State;
+          if (s.Paused)
+            return `the sandbox container ${container.id.slice(0, 12)} was paused (docker pause) on engine '${this.engine}'`;
+          if (s.Status === 'removing' || s.Status === 'dead')
+            return `the sandbox container ${container.id.slice(0, 12)} was ${s.Status === 'dead' ? 'found dead' : 'being removed'} by engine '${this.engine}'`;
+        } catch (e) {
+          if ((e as { statusCode?: number }).statusCode === 404)
+            return `the sandbox container ${container.id.slice(0, 12)} was removed from engine '${this.engine}' during the job`;
+          return `the Docker engine '${this.engine}' could not report the container (${(e as Error).message})`;
+        }
+        return undefined;
+      };
       if (egress) {
         egress.onRecord = (r) => conn.recordEgress(r);
         conn.egressInFlight = () => egress.inFlight();

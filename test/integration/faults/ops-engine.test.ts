@@ -109,5 +109,18 @@ describe('a long-lived service follows the Docker engine', () => {
     expect(after.error).toBeUndefined();
     expect(after.data).toBe(3);
     expect(after.isolation).toBe('docker');
+
+    // A `docker pause`d worker: the timeout names the pause, not the script.
+    const client2 = new Docker({ socketPath: engine.socket });
+    const spin = run('while True:\n    pass\nemit_result(0)\n', 4000);
+    await new Promise((r) => setTimeout(r, 1000));
+    for (const c of await client2.listContainers())
+      await client2
+        .getContainer(c.Id)
+        .pause()
+        .catch(() => {});
+    const paused = await spin;
+    expect(paused.exitReason).toBe('infra');
+    expect(paused.error?.message).toMatch(/was paused \(docker pause\)/);
   }, 300_000);
 });

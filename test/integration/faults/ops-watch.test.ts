@@ -112,3 +112,35 @@ describe('workspace files edited by hand while the service runs', () => {
     await vi.waitFor(() => expect(events.some((e) => e.what === 'kits')).toBe(true), { timeout: 10_000 });
   });
 });
+
+describe('a tool excluded by the maximum grade', () => {
+  it('exec/validate say the tool is above the maximum, as tool call does (not "is not defined")', async () => {
+    const ws = tempWorkspace();
+    const file = join(ws, 'sandboxes', 'ecommerce', 'tools.py');
+    writeFileSync(
+      file,
+      `${readFileSync(file, 'utf8')}\n@tool(grade=(2, 2))\ndef crash() -> ToolResponse:\n    """Breaks things."""\n    return ToolResponse(success=True)\n`,
+    );
+    const svc = ToolsmithService.open(ws);
+    try {
+      const v = svc.validate({ code: 'emit_result(crash())\n', language: 'python', sandbox: 'ecommerce' });
+      expect(v.valid).toBe(false);
+      const msg = v.violations.map((x) => x.message).join('\n');
+      expect(msg).toMatch(
+        /crash\(\) is a tool of this sandbox but this script may not call it: tool crash has grade \(w=2, d=2\), above the workspace maximum/,
+      );
+      expect(msg).not.toMatch(/is not defined/);
+      const r = await svc.executeScript({
+        sandbox: 'ecommerce',
+        language: 'python',
+        body: 'emit_result(crash())\n',
+      });
+      expect(r.exitReason).toBe('rejected');
+      expect(r.error?.message).toMatch(/above the workspace maximum/);
+      expect(() => svc.callableTool('ecommerce', 'crash')).toThrow(/above the workspace maximum/);
+    } finally {
+      await svc.close();
+      removeWorkspace(ws);
+    }
+  });
+});
