@@ -182,6 +182,24 @@ export async function startSecondDockerd(
   const kill = async () => {
     child.kill('SIGKILL');
     await exited;
+    // Its own containerd (started by this dockerd, pid in its exec root) would keep the socket a
+    // restarted dockerd needs: it dies with the engine, as on a machine that lost power.
+    try {
+      const pid = Number(readFileSync(join(dir, 'exec', 'containerd', 'containerd.pid'), 'utf8').trim());
+      if (pid > 1) {
+        process.kill(pid, 'SIGKILL');
+        for (let i = 0; i < 100; i++) {
+          try {
+            process.kill(pid, 0);
+          } catch {
+            break;
+          }
+          await new Promise((r) => setTimeout(r, 100));
+        }
+      }
+    } catch {
+      /* no containerd of its own */
+    }
   };
   const restart = async () => {
     child = launch();
