@@ -23,8 +23,7 @@ import { buildDepsImage, DependencyError, depsTag, sandboxDeps } from '../infra/
 import { DockerWorkerFactory } from '../infra/sandbox/docker.ts';
 import { buildImage, imageExists, imageTag } from '../infra/sandbox/images.ts';
 import type { RuntimeImage } from '../infra/sandbox/images.ts';
-import { Installation, pruneLeftovers } from '../infra/sandbox/installation.ts';
-import type { Leftover } from '../infra/sandbox/installation.ts';
+import { Installation } from '../infra/sandbox/installation.ts';
 import { failedResult, infraResult } from '../core/sandbox/execution.ts';
 import type { SandboxSpec, WorkerFactory } from '../infra/sandbox/pool.ts';
 import { ProcessWorkerFactory } from '../infra/sandbox/process.ts';
@@ -386,12 +385,4 @@ export async function createSandboxManager(svc: ToolsmithService): Promise<Sandb
   };
 }
 
-/**
- * Removes (or with `dryRun` only lists) the containers this installation's dead processes left on the
- * local engine: run at every start of the service (CLI verbs, `serve`, `mcp`, the workbench) and by
- * `toolsmith pool prune`. Never touches another installation's containers.
- */
-export async function pruneLeftoverContainers(opts: { dryRun?: boolean } = {}): Promise<Leftover[]> {
-  const docker = new Docker();
-  return pruneLeftovers(docker, new Installation(), opts);
-}
+export { pruneLeftoverContainers } from './prune.ts';

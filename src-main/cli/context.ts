@@ -54,7 +54,7 @@ export function createContext(out: (t: string) => void, err: (t: string) => void
         throw new UsageError(`--workspace ${opts.workspace} does not exist`);
       if (!serviceModule) throw new Error('the service module is not loaded (call ctx.loadService() first)');
       if (!service && !pruning && process.env['TOOLSMITH_BACKEND'] !== 'process' && cmd.name() !== 'prune')
-        pruning = import('../app/sandbox-factory.ts')
+        pruning = import('../app/prune.ts')
           .then((m) => m.pruneLeftoverContainers())
           .then((gone) => {
             if (gone.length)

@@ -147,7 +147,7 @@ export function registerExec(program: Command, ctx: CliContext): void {
     .option('--dry-run', 'only list them')
     .option('--json', 'print JSON')
     .action(async (o: { dryRun?: boolean; json?: boolean }) => {
-      const { pruneLeftoverContainers } = await import('../../app/sandbox-factory.ts');
+      const { pruneLeftoverContainers } = await import('../../app/prune.ts');
       let gone;
       try {
         gone = await pruneLeftoverContainers(o.dryRun ? { dryRun: true } : {});
