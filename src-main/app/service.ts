@@ -471,10 +471,15 @@ export class ToolsmithService {
 
   kits(): KitEntry[] {
     const out: KitEntry[] = [];
-    for (const { file, data } of this.files.kitFiles()) {
+    for (const { file, data, error } of this.files.kitFiles()) {
       const name = typeof data['name'] === 'string' ? data['name'] : file.replace(/^.*\/|\.kit$/g, '');
       const sandbox = typeof data['sandbox'] === 'string' ? data['sandbox'] : '';
       const entry: KitEntry = { name, sandbox, file };
+      // A kit file that does not parse is listed with its error; the other kits stay usable.
+      if (error !== undefined) {
+        out.push({ ...entry, error });
+        continue;
+      }
       try {
         entry.kit = this.resolveKitDefinition(kitDefinition(name, sandbox, data, file));
       } catch (e) {

@@ -144,3 +144,21 @@ describe('a tool excluded by the maximum grade', () => {
     }
   });
 });
+
+describe('a kit file that does not parse', () => {
+  it('is listed with its file and line; the other kits stay usable', () => {
+    const ws = tempWorkspace();
+    writeFileSync(join(ws, 'kits', 'broken.kit'), 'name = "broken"\nsandbox = "ecommerce"\ntools = [\n');
+    const svc = ToolsmithService.open(ws);
+    try {
+      const kits = svc.kits();
+      const broken = kits.find((k) => k.file.endsWith('broken.kit'));
+      expect(broken?.error).toMatch(/broken\.kit:\d+:\d+: /);
+      expect(kits.filter((k) => k.kit).length).toBeGreaterThan(0);
+      expect(svc.kit('orders').name).toBe('orders');
+    } finally {
+      void svc.close();
+      removeWorkspace(ws);
+    }
+  });
+});
