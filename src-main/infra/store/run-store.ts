@@ -450,9 +450,21 @@ export class RunStore {
       this.db,
       "INSERT INTO meta (key, value) VALUES ('schema_version', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
     );
-    for (let v = current; v < MIGRATIONS.length; v++) {
+    const versionNow = stmt<[], { value: string }>(
+      this.db,
+      "SELECT value FROM meta WHERE key = 'schema_version'",
+    );
+    for (;;) {
+      // The version is read again inside the write lock: two processes opening a new store at once
+      // would otherwise both apply the same migration.
       this.db.exec('BEGIN IMMEDIATE');
       try {
+        const row = versionNow.get();
+        const v = row ? Number(row.value) : 0;
+        if (v >= MIGRATIONS.length) {
+          this.db.exec('COMMIT');
+          break;
+        }
         this.db.exec(MIGRATIONS[v] as string);
         setVersion.run(String(v + 1));
         this.db.exec('COMMIT');
