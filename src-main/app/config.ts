@@ -166,33 +166,98 @@ export type ProviderConfig = z.infer<typeof provider>;
 export type McpServerConfig = z.infer<typeof mcpServerSchema>;
 export type SandboxMcpConfig = z.infer<typeof sandboxMcp>;
 
-export function parseConfig(raw: unknown, file = '.toolsmith/config.toml'): Config {
+/**
+ * The line of a field in the config's TOML text (1-based): the line of the key itself, else of the
+ * nearest table or key above it on its path (`[pool]` for a missing pool.max_size). Undefined when the
+ * text holds no part of the path.
+ */
+export function lineOfField(text: string, path: readonly PropertyKey[]): number | undefined {
+  const want = path.map(String);
+  const unquote = (k: string) => k.trim().replace(/^"(.*)"$|^'(.*)'$/, '$1$2');
+  const keysOf = (dotted: string) => dotted.split('.').map(unquote);
+  let table: string[] = [];
+  const arrays = new Map<string, number>();
+  let best: { line: number; depth: number } | undefined;
+  const consider = (full: string[], line: number) => {
+    let depth = 0;
+    while (depth < full.length && depth < want.length && full[depth] === want[depth]) depth++;
+    if (depth < full.length) return; // not on the path
+    if (!best || depth > best.depth) best = { line, depth };
+  };
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const l = (lines[i] ?? '').trim();
+    let m: RegExpExecArray | null;
+    if ((m = /^\[\[([^\]]+)\]\]/.exec(l))) {
+      const name = keysOf(m[1] ?? '');
+      const key = name.join('.');
+      const n = arrays.get(key) ?? 0;
+      arrays.set(key, n + 1);
+      table = [...name, String(n)];
+      consider(table, i + 1);
+    } else if ((m = /^\[([^\]]+)\]/.exec(l))) {
+      table = keysOf(m[1] ?? '');
+      consider(table, i + 1);
+    } else if ((m = /^((?:"[^"]*"|'[^']*'|[A-Za-z0-9_.\s-])+?)\s*=/.exec(l))) {
+      consider([...table, ...keysOf(m[1] ?? '')], i + 1);
+    }
+  }
+  return best?.line;
+}
+
+/** `file:line: field: message` for each issue (the line when the config's text is given). */
+function issueText(file: string, text: string | undefined, path: readonly PropertyKey[], msg: string) {
+  const line = text !== undefined ? lineOfField(text, path) : undefined;
+  return `${file}${line ? `:${line}` : ''}: ${path.map(String).join('.') || '(root)'}: ${msg}`;
+}
+
+/** Parses and validates the config; `text` (the file's TOML) puts line numbers in error messages. */
+export function parseConfig(raw: unknown, file = '.toolsmith/config.toml', text?: string): Config {
   const r = configSchema.safeParse(raw);
   if (!r.success) {
     const issues = r.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`);
-    throw new ToolsmithError('invalid_config', `${file}: ${issues.join('; ')}`, { issues });
+    const located = r.error.issues.map((i) => issueText(file, text, i.path, i.message));
+    throw new ToolsmithError('invalid_config', located.join('; '), { issues });
   }
   const c = r.data;
   if (c.pool.min_size > c.pool.max_size)
-    throw new ToolsmithError('invalid_config', `${file}: pool.min_size is above pool.max_size`);
+    throw new ToolsmithError(
+      'invalid_config',
+      issueText(file, text, ['pool', 'min_size'], 'pool.min_size is above pool.max_size'),
+    );
   for (const [sb, def] of Object.entries(c.sandboxes))
     for (const server of Object.keys(def.mcp))
       if (!c.mcp_servers[server])
         throw new ToolsmithError(
           'invalid_config',
-          `${file}: sandboxes.${sb}.mcp.${server}: no [mcp_servers.${server}] is declared; declared: ${Object.keys(c.mcp_servers).join(', ') || 'none'}`,
+          issueText(
+            file,
+            text,
+            ['sandboxes', sb, 'mcp', server],
+            `no [mcp_servers.${server}] is declared; declared: ${Object.keys(c.mcp_servers).join(', ') || 'none'}`,
+          ),
         );
   for (const [name, sb] of Object.entries(c.sandboxes)) {
     for (const e of sb.engines ?? [])
       if (!c.engines[e] && e !== 'local')
         throw new ToolsmithError(
           'invalid_config',
-          `${file}: sandboxes.${name}.engines: no engine '${e}' (define it under [engines.${e}])`,
+          issueText(
+            file,
+            text,
+            ['sandboxes', name, 'engines'],
+            `no engine '${e}' (define it under [engines.${e}])`,
+          ),
         );
     if (sb.engines && sb.isolation === 'process')
       throw new ToolsmithError(
         'invalid_config',
-        `${file}: sandboxes.${name}: isolation "process" runs on this machine, not on engines`,
+        issueText(
+          file,
+          text,
+          ['sandboxes', name, 'isolation'],
+          'isolation "process" runs on this machine, not on engines',
+        ),
       );
   }
   return c;

@@ -23,6 +23,7 @@ import type { RunStore } from '../infra/store/run-store.ts';
 import type { RunExport, RunFilter } from '../infra/store/run-store.ts';
 import type { RunPage } from '../core/records/summary.ts';
 import { ToolsmithError } from './errors.ts';
+import { taskTooLong } from '../core/records/events.ts';
 import { eventView } from './run-view.ts';
 import type { EventPayloads } from '../core/records/events.ts';
 import type { RunEventView } from '../contract/api.ts';
@@ -82,6 +83,8 @@ export class RunService {
   private readonly deps: RunDeps;
   private readonly orchestrator: Orchestrator;
   private readonly active = new Map<string, AbortController>();
+  /** The `done` of every run in flight (shutdown waits for them to record their end). */
+  private readonly inFlight = new Set<Promise<unknown>>();
   private readonly listeners = new Set<(e: LiveEvent) => void>();
 
   constructor(deps: RunDeps) {
@@ -118,6 +121,9 @@ export class RunService {
     request: Omit<RunRequest, 'signal' | 'onEvent' | 'runId'>,
     onEvent: ((e: LiveEvent) => void) | undefined,
   ): StartedRun {
+    // Every run starts here (CLI, MCP, web, desktop, suites, replays): the one size check of the task.
+    const tooLong = taskTooLong(request.task);
+    if (tooLong) throw new ToolsmithError('invalid_argument', tooLong);
     let runId: string;
     try {
       runId = this.store.createRun(runStartedData(request));
@@ -146,6 +152,11 @@ export class RunService {
         return { runId, status: 'failed', error: e instanceof Error ? e.message : String(e) };
       })
       .finally(() => this.active.delete(runId));
+    this.inFlight.add(done);
+    void done.then(
+      () => this.inFlight.delete(done),
+      () => this.inFlight.delete(done),
+    );
     return { runId, done };
   }
 
@@ -174,11 +185,27 @@ export class RunService {
     );
   }
 
-  cancel(runId: string): boolean {
+  /** Cancels a run; a `reason` (why it was cancelled) is recorded in its error. */
+  cancel(runId: string, reason?: string): boolean {
     const ac = this.active.get(runId);
     if (!ac) return false;
-    ac.abort();
+    ac.abort(reason);
     return true;
+  }
+
+  /**
+   * Cancels every run in flight with `reason` and waits (at most `waitMs`) for each to record its end,
+   * so that a stopping process leaves runs `cancelled` with the reason, never `interrupted`.
+   */
+  async shutdown(reason: string, waitMs = 15_000): Promise<void> {
+    for (const ac of this.active.values()) ac.abort(reason);
+    if (this.inFlight.size === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.allSettled([...this.inFlight]),
+      new Promise<void>((r) => (timer = setTimeout(r, waitMs))),
+    ]);
+    clearTimeout(timer);
   }
 
   isActive(runId: string): boolean {

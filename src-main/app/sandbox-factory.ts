@@ -182,6 +182,38 @@ export async function createSandboxManager(svc: ToolsmithService): Promise<Sandb
       tmpfsMb: limits.tmpfs_mb,
     });
   }
+  // Why the default level runs: recorded in every result of the fallback and shown by the status.
+  const since = new Date().toISOString();
+  const probing = !version && forced !== 'process' && !svc.oneShot;
+  const fallbackReason = version
+    ? undefined
+    : forced === 'process'
+      ? `TOOLSMITH_BACKEND=process: the process fallback (${factory.isolation}) runs, weaker than a Docker container`
+      : `no Docker engine answered (${process.env['DOCKER_HOST'] ?? 'the default socket'}) at ${since}: the process fallback (${factory.isolation}) runs, weaker than a Docker container${probing ? '; the engine is probed and new jobs go to Docker once it answers' : ''}`;
+  // On the fallback, a long-lived process probes the engine with backoff; once it answers, this backend
+  // is retired (running jobs end here) and the next job makes a Docker one.
+  const probe = new AbortController();
+  if (probing)
+    void (async () => {
+      for (let delay = 1000; !probe.signal.aborted; delay = Math.min(delay * 2, 30_000)) {
+        await new Promise<void>((r) => {
+          const t = setTimeout(r, delay);
+          t.unref();
+          probe.signal.addEventListener('abort', () => (clearTimeout(t), r()), { once: true });
+        });
+        if (probe.signal.aborted) return;
+        const v = await dockerAnswers(docker);
+        if (!v || probe.signal.aborted) continue;
+        probe.abort();
+        svc.retireSandbox();
+        svc.push({
+          type: 'engine_changed',
+          isolation: 'docker',
+          message: `Docker engine ${v} answers: new jobs run in Docker containers (jobs already running finish in the ${factory.isolation} fallback)`,
+        });
+        return;
+      }
+    })();
   /** The MCP tool names each sandbox's pools were loaded with (a changed listing reloads them). */
   const mcpNames = new Map<string, string>();
   const specFor = (sandbox: string, runtime: RuntimeId): SandboxSpec => {
@@ -220,6 +252,13 @@ export async function createSandboxManager(svc: ToolsmithService): Promise<Sandb
     hostToolsFor: (sandbox) => mcpHostTools(svc, sandbox),
   });
   const enabled = svc.enabledRuntimes();
+  const dispose = async () => {
+    probe.abort();
+    await backend.dispose();
+    await own.dispose();
+    await factory.dispose();
+    installation.unregister();
+  };
   const executor = {
     execute: async (req: ExecuteRequest) => {
       const runtime = runtimeOf(req);
@@ -257,7 +296,10 @@ export async function createSandboxManager(svc: ToolsmithService): Promise<Sandb
         if ('success' in stripped) return stripped;
         return backend.execute(stripped);
       }
-      return backend.execute(req);
+      const r = await backend.execute(req);
+      return fallbackReason && r.isolation === factory.isolation && level === factory.isolation
+        ? { ...r, isolationReason: fallbackReason }
+        : r;
     },
   };
   return {
@@ -319,6 +361,7 @@ export async function createSandboxManager(svc: ToolsmithService): Promise<Sandb
             return f ? [`${f.isolation}: ${s}`] : [];
           }),
         ].join('; '),
+        ...(fallbackReason ? { isolationReason: fallbackReason } : {}),
         images,
         pools: backend.status().map((p) => ({
           sandbox: `${p.sandbox} (${p.runtime})`,
@@ -333,11 +376,13 @@ export async function createSandboxManager(svc: ToolsmithService): Promise<Sandb
         })),
       };
     },
-    dispose: async () => {
-      await backend.dispose();
-      await own.dispose();
-      await factory.dispose();
-      installation.unregister();
+    dispose,
+    retire: async () => {
+      while (backend.status().some((p) => p.busy > 0 || p.queued > 0))
+        await new Promise((r) => setTimeout(r, 250));
+      await dispose();
     },
   };
 }
+
+export { pruneLeftoverContainers } from './prune.ts';

@@ -26,4 +26,6 @@ export interface SandboxManager {
   /** Tools.py changed: hot-reload the sandbox's workers. */
   reload(sandbox: string): Promise<void>;
   dispose(): Promise<void>;
+  /** Disposes once the jobs it is running have ended (the config changed: new jobs go to a new one). */
+  retire?(): Promise<void>;
 }

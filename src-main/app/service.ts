@@ -3,7 +3,7 @@
  * wires workspace files, the pure core and the infrastructure adapters.
  */
 import { eventView, runDetail } from './run-view.ts';
-import { statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { defaultKit, gradeRefusal, KitError, kitToolView, resolveKit } from '../core/kits/kit.ts';
 import type { KitDefinition, KitToolsSpec, ResolvedKit } from '../core/kits/kit.ts';
@@ -14,7 +14,7 @@ import { ScriptGenerator } from '../core/script/generator.ts';
 import type { BuiltPrompt, PromptOptions } from '../core/script/generator.ts';
 import type { SandboxTool } from '../core/tools/extract.ts';
 import { ToolRegistry } from '../core/tools/registry.ts';
-import { readPromptFiles, WorkspaceError, WorkspaceFiles } from '../infra/workspace/files.ts';
+import { parseTomlFile, readPromptFiles, WorkspaceError, WorkspaceFiles } from '../infra/workspace/files.ts';
 import { resourcesDir } from '../infra/workspace/paths.ts';
 import { parseConfig } from './config.ts';
 import type { Config } from './config.ts';
@@ -56,6 +56,8 @@ import {
 } from './settings.ts';
 import type { KeyStore } from './settings.ts';
 import { buildImage, systemStatus } from './system.ts';
+import { watchWorkspace } from './watch.ts';
+import type { WorkspaceWatcher } from './watch.ts';
 
 export type SandboxFactory = (svc: ToolsmithService) => Promise<SandboxManager>;
 
@@ -72,6 +74,11 @@ export interface ServiceOptions {
    * The desktop shows a native dialog; the browser front end refuses unless started to allow them.
    */
   approveHostCommand?: (c: HostCommand) => Promise<void>;
+  /**
+   * Follow hand edits of the workspace's files (config.toml, tools.py, suites, kits, templates) and
+   * apply them live (app/watch.ts). Long-lived processes only.
+   */
+  watch?: boolean;
 }
 
 export interface KitEntry {
@@ -112,6 +119,7 @@ export class ToolsmithService {
   private templateService: TemplateService | undefined;
   private suiteService: SuiteService | undefined;
   private readonly pushListeners = new Set<(e: PushEvent) => void>();
+  private watcher: WorkspaceWatcher | undefined;
   /** Provider keys set at run time (desktop: loaded from the keychain; browser/CLI: this process only). */
   /** Each bound to the endpoint it was saved for (see settings.ts). */
   readonly providerKeys = new ProviderKeys();
@@ -183,9 +191,11 @@ export class ToolsmithService {
   static open(workspaceDir: string, options: ServiceOptions = {}): ToolsmithService {
     try {
       const files = new WorkspaceFiles(workspaceDir);
-      const config = parseConfig(files.readConfig(), files.configFile);
+      const config = loadConfig(files);
       const generator = new ScriptGenerator(readPromptFiles(join(resourcesDir(), 'prompts')));
-      return new ToolsmithService(files, config, generator, options);
+      const svc = new ToolsmithService(files, config, generator, options);
+      if (options.watch) svc.watcher = watchWorkspace(svc);
+      return svc;
     } catch (e) {
       if (e instanceof WorkspaceError) throw new ToolsmithError('invalid_config', e.message);
       throw e;
@@ -337,7 +347,10 @@ export class ToolsmithService {
     const ctx = this.scriptContext(req.sandbox, req.kit, req.language);
     const script = assembleIn(ctx, req.body);
     if (req.validate !== false) {
-      const v = this.validateCode(script.body, req.language, { tools: scriptToolNames(ctx) });
+      const v = this.validateCode(script.body, req.language, {
+        tools: scriptToolNames(ctx),
+        excluded: this.excludedTools(req.sandbox, scriptToolNames(ctx)),
+      });
       if (!v.valid)
         return failedResult(
           'rejected',
@@ -365,7 +378,65 @@ export class ToolsmithService {
     });
   }
 
-  async close(): Promise<void> {
+  /** Applies the workspace's pending file changes now (see app/watch.ts); no-op without watching. */
+  async flushChanges(): Promise<void> {
+    await this.watcher?.flush();
+  }
+
+  /** The sandbox manager when one was started (or is starting), without starting one. */
+  startedSandbox(): Promise<SandboxManager | undefined> {
+    return this.sandboxPromise ? this.sandboxPromise.catch(() => undefined) : Promise.resolve(undefined);
+  }
+
+  /**
+   * A sandbox's files changed on disk (or all sandboxes' when none is named): its tools are re-extracted
+   * and its workers reloaded. A tools.py that does not parse is reported (file and line) and the
+   * workers keep the tools they have until it parses again.
+   */
+  async toolsChanged(sandbox?: string): Promise<{ sandbox: string; error?: string }[]> {
+    const names = sandbox ? [sandbox] : this.files.sandboxNames();
+    const out: { sandbox: string; error?: string }[] = [];
+    const manager = await this.startedSandbox();
+    for (const name of names) {
+      this.invalidateRegistry(name);
+      if (!this.files.sandboxNames().includes(name)) {
+        this.registries.delete(name);
+        out.push({ sandbox: name });
+        continue;
+      }
+      let problems;
+      try {
+        problems = this.registry(name).problems;
+      } catch (e) {
+        out.push({ sandbox: name, error: (e as Error).message });
+        continue;
+      }
+      const syntax = problems.filter((p) => p.rule === 'syntax');
+      if (syntax.length > 0) {
+        const file = this.files.toolsFile(name);
+        out.push({
+          sandbox: name,
+          error: `${syntax
+            .slice(0, 3)
+            .map((p) => `${file}:${p.line}:${p.column}: ${p.message}`)
+            .join('; ')} (the sandbox's workers keep the tools they loaded until tools.py parses again)`,
+        });
+        continue;
+      }
+      await manager?.reload(name);
+      out.push({ sandbox: name });
+    }
+    return out;
+  }
+
+  /**
+   * Ends the service: runs and suite runs in flight are cancelled with `reason` and recorded, then the
+   * pools (their containers removed), the store and the MCP connections are closed.
+   */
+  async close(reason = 'the service was closed'): Promise<void> {
+    this.watcher?.close();
+    this.watcher = undefined;
+    await Promise.all([this.suiteService?.shutdown(reason), this.runService?.shutdown(reason)]);
     await this.validator?.close();
     this.suiteService?.close();
     this.suiteService = undefined;
@@ -447,10 +518,15 @@ export class ToolsmithService {
 
   kits(): KitEntry[] {
     const out: KitEntry[] = [];
-    for (const { file, data } of this.files.kitFiles()) {
+    for (const { file, data, error } of this.files.kitFiles()) {
       const name = typeof data['name'] === 'string' ? data['name'] : file.replace(/^.*\/|\.kit$/g, '');
       const sandbox = typeof data['sandbox'] === 'string' ? data['sandbox'] : '';
       const entry: KitEntry = { name, sandbox, file };
+      // A kit file that does not parse is listed with its error; the other kits stay usable.
+      if (error !== undefined) {
+        out.push({ ...entry, error });
+        continue;
+      }
       try {
         entry.kit = this.resolveKitDefinition(kitDefinition(name, sandbox, data, file));
       } catch (e) {
@@ -520,7 +596,26 @@ export class ToolsmithService {
   validate(req: ValidateRequest): ValidationResult {
     let tools: string[] = req.tools ?? [];
     if (req.sandbox) tools = scriptToolNames(this.scriptContext(req.sandbox, req.kit, req.language));
-    return this.validateCode(req.code, req.language, { tools, strict: req.strict ?? false });
+    return this.validateCode(req.code, req.language, {
+      tools,
+      strict: req.strict ?? false,
+      ...(req.sandbox ? { excluded: this.excludedTools(req.sandbox, tools) } : {}),
+    });
+  }
+
+  /**
+   * The sandbox's tools a script with `allowed` tools may not call, each with why: above the workspace's
+   * maximum grade, or outside the kit. The same words as `tool call` uses.
+   */
+  excludedTools(sandbox: string, allowed: readonly string[]): Record<string, string> {
+    const ok = new Set(allowed);
+    const out: Record<string, string> = {};
+    for (const t of this.registry(sandbox).tools) {
+      if (ok.has(t.name)) continue;
+      out[t.name] =
+        gradeRefusal(t, this.config.workspace.max_grade) ?? `tool ${t.name} is not in the script's kit`;
+    }
+    return out;
   }
 
   buildPrompt(
@@ -624,16 +719,59 @@ export class ToolsmithService {
     return next;
   }
 
-  /** Re-reads `.toolsmith/config.toml` (providers, sandboxes...) without a restart; throws when invalid. */
+  /**
+   * Re-reads `.toolsmith/config.toml` without a restart and applies it: MCP server definitions (changed
+   * servers reconnect on next use), sandboxes and kits (tools re-resolved), and, when pool, limits,
+   * runtimes, sandboxes or engines changed, a new sandbox backend for the next jobs (the old one is
+   * disposed once its running jobs end). Throws when invalid, keeping the running config.
+   */
   reloadConfig(): Config {
-    try {
-      this.config = parseConfig(this.files.readConfig(), this.files.configFile);
-      learnConfigSecrets(this.config);
-    } catch (e) {
-      if (e instanceof WorkspaceError) throw new ToolsmithError('invalid_config', e.message);
-      throw e;
+    const old = this.config;
+    const next = loadConfig(this.files);
+    this.config = next;
+    learnConfigSecrets(next);
+    this.files.declaredSandboxes = new Set(
+      Object.entries(next.sandboxes)
+        .filter(([, s]) => Object.keys(s.mcp).length > 0)
+        .map(([n]) => n),
+    );
+    for (const entry of this.registries.values()) {
+      entry.mtimeMs = -1;
+      delete entry.mcpVersion;
     }
+    void this.mcpManager?.setDefs(next.mcp_servers);
+    const backendOf = (c: Config) => JSON.stringify([c.pool, c.limits, c.runtimes, c.sandboxes, c.engines]);
+    if (backendOf(old) !== backendOf(next)) this.retireSandbox();
     return this.config;
+  }
+
+  /**
+   * New jobs go to a new sandbox backend (made on their first use); the current one is disposed once its
+   * running jobs end. Used when the config changed and when a Docker engine appeared while the process
+   * fallback ran.
+   */
+  retireSandbox(): void {
+    const retired = this.sandboxPromise;
+    if (!retired) return;
+    this.sandboxPromise = undefined;
+    void retired.then((m) => m.retire?.() ?? m.dispose()).catch(() => {});
+  }
+}
+
+/** Reads, parses and validates the workspace's config (errors name the file, line and field). */
+function loadConfig(files: WorkspaceFiles): Config {
+  let text: string | undefined;
+  try {
+    text = readFileSync(files.configFile, 'utf8');
+  } catch {
+    text = undefined;
+  }
+  try {
+    const raw = text === undefined ? {} : parseTomlFile(files.configFile, text);
+    return parseConfig(raw, files.configFile, text);
+  } catch (e) {
+    if (e instanceof WorkspaceError) throw new ToolsmithError('invalid_config', e.message);
+    throw e;
   }
 }
 

@@ -9,7 +9,7 @@ import { deriveRun } from '../core/records/records.ts';
 import { evaluateAssertion, outcomeOf, pythonLiteral } from '../core/suites/assert.ts';
 import type { AssertionVerdict, CaseOutcome } from '../core/suites/assert.ts';
 import { GatedProvider, RateGate } from '../core/suites/gate.ts';
-import { buildMatrix, compareMatrices, costOf } from '../core/suites/matrix.ts';
+import { buildMatrix, compareMatrices, costOf, infraErrorOf } from '../core/suites/matrix.ts';
 import type { CaseResult, SuiteColumn, SuiteComparison, SuiteMatrix } from '../core/suites/matrix.ts';
 import { expandCases, formatPath, locateInSuite } from '../core/suites/schema.ts';
 import { parseSuite } from '../infra/workspace/suite-toml.ts';
@@ -33,6 +33,8 @@ export interface SuiteProgress {
   done: number;
   passed: number;
   failed: number;
+  /** Cases that could not be judged (infrastructure errors): neither passed nor failed. */
+  errors: number;
   running: number;
   last?: CaseResult;
   status: SuiteRunRow['status'];
@@ -103,7 +105,10 @@ export class SuiteService {
   readonly store: SuiteStore;
   private readonly svc: ToolsmithService;
   private readonly runs: RunService;
-  private readonly active = new Map<string, { abort: AbortController; runIds: Set<string> }>();
+  private readonly active = new Map<
+    string,
+    { abort: AbortController; runIds: Set<string>; done?: Promise<unknown> }
+  >();
 
   constructor(svc: ToolsmithService, runs: RunService) {
     this.svc = svc;
@@ -265,6 +270,7 @@ export class SuiteService {
       done: 0,
       passed: 0,
       failed: 0,
+      errors: 0,
       running: 0,
       status: 'running',
     };
@@ -285,6 +291,7 @@ export class SuiteService {
         this.store.addResult(suiteRun, result);
         progress.done++;
         if (result.passed) progress.passed++;
+        else if (result.infra !== undefined) progress.errors++;
         else progress.failed++;
         report(result);
       }
@@ -293,12 +300,23 @@ export class SuiteService {
       try {
         await Promise.all(Array.from({ length: Math.min(concurrency, jobs.length) }, worker));
         const view = this.get(suiteRun);
+        const m = view.matrix.overall;
+        // Failed cells make the run failed; cells that only hit infrastructure errors make it an error.
         const status = abort.signal.aborted
           ? 'cancelled'
-          : view.matrix.overall.met === view.matrix.overall.cells && view.results.length === jobs.length
+          : m.met === m.cells && view.results.length === jobs.length
             ? 'passed'
-            : 'failed';
-        this.store.finish(suiteRun, status);
+            : m.cells - m.met - m.errors > 0 || view.results.length !== jobs.length
+              ? 'failed'
+              : 'error';
+        const firstInfra = view.results.find((r) => r.infra !== undefined)?.infra;
+        if (status === 'error')
+          this.store.finish(
+            suiteRun,
+            status,
+            `${m.errors} case(s) could not be judged (infrastructure): ${firstInfra ?? ''}`,
+          );
+        else this.store.finish(suiteRun, status);
         progress.status = status;
         report();
         return this.get(suiteRun);
@@ -313,6 +331,8 @@ export class SuiteService {
         this.active.delete(suiteRun);
       }
     })();
+    const entry = this.active.get(suiteRun);
+    if (entry) entry.done = done;
     report();
     return { suiteRun, done };
   }
@@ -369,6 +389,7 @@ export class SuiteService {
       const o = outcomeOf(rec, template);
       const verdicts = await this.verdicts(suite, job.instance.assert, o);
       const llmMs = rec.attempts.reduce((a, x) => a + x.llmLatencyMs, 0);
+      const infra = infraErrorOf(rec);
       const model = rec.model ?? job.column.model;
       return {
         ...base,
@@ -382,6 +403,7 @@ export class SuiteService {
         latencyMs: o.durationMs,
         verdicts,
         ...(rec.error ? { error: rec.error } : {}),
+        ...(infra !== undefined ? { infra } : {}),
         finishedAt: Date.now(),
         overheadMs:
           performance.now() -
@@ -403,6 +425,7 @@ export class SuiteService {
         latencyMs: Math.round(performance.now() - t0),
         verdicts: [],
         error: e instanceof Error ? e.message : String(e),
+        infra: `the case could not start: ${e instanceof Error ? e.message : String(e)}`,
         finishedAt: Date.now(),
       };
     }
@@ -483,5 +506,21 @@ export class SuiteService {
 
   close(): void {
     for (const id of this.active.keys()) this.cancel(id);
+  }
+
+  /** Cancels every suite run in flight and waits (at most `waitMs`) for each to record its end. */
+  async shutdown(reason: string, waitMs = 15_000): Promise<void> {
+    const dones = [...this.active.values()].flatMap((a) => (a.done ? [a.done] : []));
+    for (const a of this.active.values()) {
+      a.abort.abort(reason);
+      for (const r of a.runIds) this.runs.cancel(r, reason);
+    }
+    if (dones.length === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.allSettled(dones),
+      new Promise<void>((r) => (timer = setTimeout(r, waitMs))),
+    ]);
+    clearTimeout(timer);
   }
 }

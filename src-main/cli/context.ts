@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import type { ToolsmithService } from '../app/service.ts';
 import type * as ServiceModule from '../app/service.ts';
 import { resolveWorkspaceDir } from '../infra/workspace/paths.ts';
+import { stopReason, stopSignal } from './signals.ts';
 
 /** Thrown for bad command-line usage: printed as one line, exit code 2. */
 export class UsageError extends Error {
@@ -31,6 +32,8 @@ const LONG_LIVED = new Set(['mcp', 'serve', 'status', 'eval']);
 export function createContext(out: (t: string) => void, err: (t: string) => void): CliContext {
   let service: ToolsmithService | undefined;
   let serviceModule: typeof ServiceModule | undefined;
+  /** Leftover containers of this installation's dead processes, removed at every start (see close). */
+  let pruning: Promise<unknown> | undefined;
   return {
     out,
     err,
@@ -41,18 +44,32 @@ export function createContext(out: (t: string) => void, err: (t: string) => void
     async close() {
       const s = service;
       service = undefined;
-      await s?.close();
+      const sig = stopSignal();
+      await s?.close(sig ? stopReason(sig) : undefined);
+      await pruning;
     },
     service(cmd: Command) {
       const opts = cmd.optsWithGlobals<{ workspace?: string }>();
       if (opts.workspace !== undefined && !existsSync(opts.workspace))
         throw new UsageError(`--workspace ${opts.workspace} does not exist`);
       if (!serviceModule) throw new Error('the service module is not loaded (call ctx.loadService() first)');
+      if (!service && !pruning && process.env['TOOLSMITH_BACKEND'] !== 'process' && cmd.name() !== 'prune')
+        pruning = import('../app/prune.ts')
+          .then((m) => m.pruneLeftoverContainers())
+          .then((gone) => {
+            if (gone.length)
+              err(
+                `toolsmith: removed ${gone.length} container(s) left by stopped Toolsmith processes of this installation\n`,
+              );
+          })
+          .catch(() => {}); // no engine: nothing to clean
       service ??= serviceModule.ToolsmithService.open(resolveWorkspaceDir(opts.workspace), {
         // Docker's client (and its gRPC and SSH modules) loads only when a verb needs a sandbox.
         sandboxFactory: async (s) => (await import('../app/sandbox-factory.ts')).createSandboxManager(s),
         // Servers and `pool status` (which shows the pool as configured) keep standby workers.
         oneShot: !LONG_LIVED.has(cmd.name()),
+        // Servers follow hand edits of the workspace's files (app/watch.ts).
+        watch: cmd.name() === 'serve' || cmd.name() === 'mcp',
       });
       return service;
     },

@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { ToolsmithError } from '../app/errors.ts';
 import { createContext, UsageError } from './context.ts';
+import { onUnhandledStop, signalExitCode } from './signals.ts';
 import type { CliContext } from './context.ts';
 import { MCP_DESCRIPTION } from './mcp-tool-names.ts';
 
@@ -216,6 +217,14 @@ export async function main(
   const out = (t: string) => rawOut(knownSecrets.text(t));
   const err = (t: string) => rawErr(knownSecrets.text(t));
   const ctx = createContext(out, err);
+  // A stop signal before a command handles its own (or for a verb with nothing to cancel): close the
+  // service (pools' containers removed, runs recorded) and exit 128+n.
+  const offStop = onUnhandledStop((sig) => {
+    void ctx
+      .close()
+      .catch(() => {})
+      .finally(() => process.exit(signalExitCode(sig)));
+  });
   try {
     const program = await buildProgram(ctx, argv);
     if (argv.length === 0) {
@@ -226,9 +235,11 @@ export async function main(
     if (missing) throw new UsageError(missing);
     await program.parseAsync(argv, { from: 'user' });
     await ctx.close();
+    offStop();
     return ctx.exitCode;
   } catch (e) {
     await ctx.close().catch(() => {});
+    offStop();
     if (e instanceof CommanderError) {
       if (
         e.code === 'commander.helpDisplayed' ||

@@ -8,6 +8,8 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { ToolCallback } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { ZodRawShapeCompat } from '@modelcontextprotocol/sdk/server/zod-compat.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { stopReason, untilStopped } from './signals.ts';
+import { MAX_TASK_CHARS, TASK_LIMIT_MESSAGE } from '../core/records/events.ts';
 import { z } from 'zod';
 import { ToolsmithError } from '../app/errors.ts';
 import type { ToolsmithService } from '../app/service.ts';
@@ -150,7 +152,11 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
       description:
         'Solve a task with the sandbox tools: templates, rules, then the configured LLM write a script that is validated and run. Returns the result and the run id.',
       inputSchema: {
-        task: z.string().min(1).describe('what to do, in words'),
+        task: z
+          .string()
+          .min(1)
+          .max(MAX_TASK_CHARS, TASK_LIMIT_MESSAGE)
+          .describe(`what to do, in words (at most ${MAX_TASK_CHARS} characters)`),
         sandbox: z
           .string()
           .default(defaultSandbox)
@@ -350,7 +356,11 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
             `whose tools the script calls (default ${defaultSandbox}); available: ${sandboxes.join(', ')}`,
           ),
         kit: z.string().optional().describe("only this kit's tools, under its aliases"),
-        task: z.string().optional().describe('what the script is for, kept with the recorded run'),
+        task: z
+          .string()
+          .max(MAX_TASK_CHARS, TASK_LIMIT_MESSAGE)
+          .optional()
+          .describe('what the script is for, kept with the recorded run'),
       },
       outputSchema: CODE_OUTPUT,
     },
@@ -464,11 +474,10 @@ export async function serveMcpStdio(svc: ToolsmithService): Promise<void> {
   await prepareAllMcp(svc);
   const server = createMcpServer(svc);
   await server.connect(new StdioServerTransport());
-  await new Promise<void>((resolve) => {
-    process.stdin.once('end', resolve);
-    process.once('SIGTERM', resolve);
-    process.once('SIGINT', resolve);
+  const reason = await new Promise<string>((resolve) => {
+    process.stdin.once('end', () => resolve('the MCP client closed its input'));
+    void untilStopped().then((sig) => resolve(stopReason(sig)));
   });
   await server.close();
-  await svc.close();
+  await svc.close(reason);
 }

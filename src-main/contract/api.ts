@@ -5,7 +5,13 @@
  */
 import { z } from 'zod';
 import type { ResolvedKit } from '../core/kits/kit.ts';
-import { RUN_MODES, RUN_STATUSES, TIERS } from '../core/records/events.ts';
+import {
+  MAX_TASK_CHARS,
+  RUN_MODES,
+  RUN_STATUSES,
+  TASK_LIMIT_MESSAGE,
+  TIERS,
+} from '../core/records/events.ts';
 import type { RunEvent } from '../core/records/events.ts';
 import type { AttemptRecord, RunRecord } from '../core/records/records.ts';
 import type { EventPayloads } from '../core/records/events.ts';
@@ -60,7 +66,7 @@ export const requests = {
     .strict(),
   'prompts.build': z
     .object({
-      task: z.string().min(1).max(20_000),
+      task: z.string().min(1).max(MAX_TASK_CHARS, TASK_LIMIT_MESSAGE),
       sandbox: name,
       kit: name.optional(),
       language: language.optional(),
@@ -99,7 +105,7 @@ export const requests = {
   'runs.events': z.object({ runId, afterSeq: z.number().int().min(-1).optional() }).strict(),
   'runs.start': z
     .object({
-      task: z.string().min(1).max(20_000),
+      task: z.string().min(1).max(MAX_TASK_CHARS, TASK_LIMIT_MESSAGE),
       sandbox: name,
       kit: name.optional(),
       mode: mode.optional(),
@@ -124,7 +130,7 @@ export const requests = {
       kit: name.optional(),
       language: language.optional(),
       body: z.string().min(1).max(1_000_000),
-      task: z.string().max(20_000).optional(),
+      task: z.string().max(MAX_TASK_CHARS, TASK_LIMIT_MESSAGE).optional(),
       originRun: runId.optional(),
       originAttempt: z.number().int().min(1).optional(),
     })
@@ -255,6 +261,8 @@ export type TemplateInfo = TemplateView;
 export interface SystemStatus {
   docker: { available: boolean; version?: string; error?: string; hint?: string };
   isolation: string;
+  /** Why the default level is the one running (the process fallback: no engine answered, since when). */
+  isolationReason?: string;
   images: { runtime: string; tag: string; present: boolean }[];
   pools: {
     sandbox: string;
@@ -316,7 +324,21 @@ export type PushEvent =
       /** Set for a sandbox's derived image (its dependencies). */
       sandbox?: string | undefined;
     }
-  | { type: 'suite_progress'; progress: SuiteProgressView };
+  | { type: 'suite_progress'; progress: SuiteProgressView }
+  /** A workspace file changed on disk and was applied (or refused: `error`, the last good state kept). */
+  | ({ type: 'workspace_changed' } & WorkspaceChange)
+  /** The sandbox backend changed level (a Docker engine answered while the process fallback ran). */
+  | { type: 'engine_changed'; isolation: string; message: string };
+
+/** What changed in the workspace: its config, a sandbox's tools, the suites, kits or templates. */
+export interface WorkspaceChange {
+  what: 'config' | 'tools' | 'suites' | 'kits' | 'templates';
+  /** The file that changed, when one is known. */
+  file?: string;
+  sandbox?: string;
+  /** Why the change was not applied (file, line, field), the last good state staying in use. */
+  error?: string;
+}
 
 /** One declared server as front ends see it: its definition, connection status and who uses it. */
 export interface McpServerView {

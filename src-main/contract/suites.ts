@@ -69,6 +69,8 @@ export interface SuiteProgressView {
   done: number;
   passed: number;
   failed: number;
+  /** Cases that could not be judged (infrastructure errors). */
+  errors: number;
   running: number;
   last?: CaseResult;
   status: SuiteRunStatusView;

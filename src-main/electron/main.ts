@@ -9,7 +9,7 @@ import { pathToFileURL } from 'node:url';
 import { app, BrowserWindow, dialog, ipcMain, Menu, safeStorage, screen, session, shell } from 'electron';
 import type { IpcMainInvokeEvent } from 'electron';
 import { dispatch } from '../app/handlers.ts';
-import { createSandboxManager } from '../app/sandbox-factory.ts';
+import { createSandboxManager, pruneLeftoverContainers } from '../app/sandbox-factory.ts';
 import { ToolsmithService } from '../app/service.ts';
 import { providerEndpoint } from '../app/settings.ts';
 import { METHODS } from '../contract/api.ts';
@@ -152,7 +152,10 @@ void app.whenReady().then(async () => {
   let svc = ToolsmithService.open(startWorkspace(), {
     sandboxFactory: createSandboxManager,
     approveHostCommand: (c) => approvals.approve(c),
+    watch: true,
   });
+  // Containers this installation's killed or crashed processes left: removed at every start.
+  void pruneLeftoverContainers().catch(() => {});
   rememberWorkspace(svc.workspaceDir);
   loadKeys(svc);
   let offPush = () => {};

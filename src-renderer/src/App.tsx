@@ -64,7 +64,7 @@ function DockerState() {
       title={
         status.docker.available
           ? `Docker ${status.docker.version ?? ''}`
-          : (status.docker.hint ?? status.docker.error)
+          : [status.isolationReason, status.docker.hint ?? status.docker.error].filter(Boolean).join('\n')
       }
       onClick={() => navigate({ view: 'settings' })}
       data-testid="isolation-state"

@@ -1,4 +1,4 @@
-/** `toolsmith eval SUITE`: run a test suite, print its matrix (or JSON, or JUnit XML); exit 0 only when every case meets its threshold. */
+/** `toolsmith eval SUITE`: run a test suite, print its matrix (or JSON, or JUnit XML); exit 0 only when every case meets its threshold, 1 when one fails, 3 when cases could not be judged (infrastructure errors, counted as errors, not failures). */
 import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { ToolsmithError } from '../../app/errors.ts';
@@ -7,6 +7,8 @@ import type { SuiteProgress, SuiteRunView } from '../../app/suites.ts';
 import { SuiteFiles } from '../../infra/workspace/suite-files.ts';
 import type { SuiteComparison } from '../../core/suites/matrix.ts';
 import { json, parseIntOption, UsageError } from '../context.ts';
+import { onStop, signalExitCode, stopReason } from '../signals.ts';
+import type { StopSignal } from '../signals.ts';
 import type { CliContext } from '../context.ts';
 
 const pct = (x: number) => `${Math.round(x * 100)}%`;
@@ -20,7 +22,7 @@ export function formatMatrix(v: SuiteRunView): string {
     ...m.columns.map((col) => {
       const cell = m.cells.find((x) => x.caseId === c && x.column === col.id);
       if (!cell) return '-';
-      return `${cell.meets ? 'pass' : 'FAIL'} ${cell.passes}/${cell.runs} ${cell.attempts.toFixed(1)}att ${cell.tokens}tok ${Math.round(cell.latencyMs)}ms`;
+      return `${cell.meets ? 'pass' : cell.outcome === 'error' ? 'ERROR' : 'FAIL'} ${cell.passes}/${cell.runs} ${cell.attempts.toFixed(1)}att ${cell.tokens}tok ${Math.round(cell.latencyMs)}ms`;
     }),
   ]);
   const totals = [
@@ -37,18 +39,25 @@ export function formatMatrix(v: SuiteRunView): string {
       .map((x, i) => x.padEnd(widths[i] ?? 0))
       .join('  ')
       .trimEnd();
+  const errors = m.cells
+    .filter((c) => c.outcome === 'error')
+    .map(
+      (c) =>
+        `  ${c.caseId} @ ${c.column}: could not be judged (${c.errors} of ${c.runs} run(s) hit an infrastructure error): ${c.failure ?? ''}`,
+    );
   const failures = m.cells
-    .filter((c) => !c.meets)
+    .filter((c) => c.outcome === 'failed')
     .map(
       (c) => `  ${c.caseId} @ ${c.column}: ${c.failure ?? 'below threshold'} (runs: ${c.runIds.join(', ')})`,
     );
   return (
     [
-      `suite ${v.suite} · run ${v.id} · ${v.status} · ${m.overall.met}/${m.overall.cells} cells met · tools ${v.spec.toolsHash}`,
+      `suite ${v.suite} · run ${v.id} · ${v.status} · ${m.overall.met}/${m.overall.cells} cells met${m.overall.errors ? ` · ${m.overall.errors} error(s)` : ''} · tools ${v.spec.toolsHash}`,
       line(head),
       ...rows.map(line),
       line(totals),
       ...(failures.length ? ['failures:', ...failures] : []),
+      ...(errors.length ? ['errors (infrastructure, not failures):', ...errors] : []),
     ].join('\n') + '\n'
   );
 }
@@ -80,19 +89,22 @@ export function junitXml(v: SuiteRunView): string {
   const m = v.matrix;
   const suites = m.columns.map((col) => {
     const cells = m.cells.filter((c) => c.column === col.id);
-    const failures = cells.filter((c) => !c.meets).length;
+    const failures = cells.filter((c) => c.outcome === 'failed').length;
+    const errors = cells.filter((c) => c.outcome === 'error').length;
     const time = cells.reduce((a, c) => a + (c.latencyMs * c.runs) / 1000, 0);
     const cases = cells.map((c) => {
       const attrs = `name="${xml(c.caseId)}" classname="${xml(`${v.suite}.${col.id}`)}" time="${((c.latencyMs * c.runs) / 1000).toFixed(3)}"`;
       const props = `<system-out>${xml(`pass rate ${c.passes}/${c.runs} (threshold ${c.threshold}); runs ${c.runIds.join(' ')}`)}</system-out>`;
+      if (c.outcome === 'error')
+        return `    <testcase ${attrs}><error message="${xml(c.failure ?? 'infrastructure error')}" type="infrastructure">${xml(`${c.errors} of ${c.runs} run(s) could not be judged`)}</error>${props}</testcase>`;
       return c.meets
         ? `    <testcase ${attrs}>${props}</testcase>`
         : `    <testcase ${attrs}><failure message="${xml(c.failure ?? 'below threshold')}" type="suite">${xml(`passed ${c.passes} of ${c.runs}, needs ${pct(c.threshold)}`)}</failure>${props}</testcase>`;
     });
-    return `  <testsuite name="${xml(`${v.suite} @ ${col.id}`)}" tests="${cells.length}" failures="${failures}" errors="0" time="${time.toFixed(3)}">\n${cases.join('\n')}\n  </testsuite>`;
+    return `  <testsuite name="${xml(`${v.suite} @ ${col.id}`)}" tests="${cells.length}" failures="${failures}" errors="${errors}" time="${time.toFixed(3)}">\n${cases.join('\n')}\n  </testsuite>`;
   });
-  const failures = m.cells.filter((c) => !c.meets).length;
-  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="${xml(v.suite)}" tests="${m.cells.length}" failures="${failures}">\n${suites.join('\n')}\n</testsuites>\n`;
+  const failures = m.cells.filter((c) => c.outcome === 'failed').length;
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="${xml(v.suite)}" tests="${m.cells.length}" failures="${failures}" errors="${m.overall.errors}">\n${suites.join('\n')}\n</testsuites>\n`;
 }
 
 export function registerEval(program: Command, ctx: CliContext): void {
@@ -170,11 +182,12 @@ export function registerEval(program: Command, ctx: CliContext): void {
         const progress = (p: SuiteProgress) => {
           if (p.last) {
             const r = p.last;
-            const what = `[${p.done}/${p.planned}] ${p.passed} passed, ${p.failed} failed, ${p.running} running`;
-            if (tty) ctx.err(`\r${what} — ${r.caseId} @ ${r.column}: ${r.passed ? 'pass' : 'FAIL'}\u001b[K`);
+            const what = `[${p.done}/${p.planned}] ${p.passed} passed, ${p.failed} failed, ${p.errors} error(s), ${p.running} running`;
+            const verdict = r.passed ? 'pass' : r.infra !== undefined ? 'ERROR' : 'FAIL';
+            if (tty) ctx.err(`\r${what} — ${r.caseId} @ ${r.column}: ${verdict}\u001b[K`);
             else
               ctx.err(
-                `${what} — ${r.caseId} @ ${r.column}#${r.rep}: ${r.passed ? 'pass' : `FAIL ${r.error ?? r.verdicts.find((v) => !v.passed)?.message ?? r.status}`}\n`,
+                `${what} — ${r.caseId} @ ${r.column}#${r.rep}: ${r.passed ? 'pass' : `${verdict} ${r.infra ?? r.error ?? r.verdicts.find((v) => !v.passed)?.message ?? r.status}`}\n`,
               );
           }
         };
@@ -187,9 +200,13 @@ export function registerEval(program: Command, ctx: CliContext): void {
           onProgress: progress,
         });
         ctx.err(`suite run ${started.suiteRun}\n`);
-        const onSignal = () => suites.cancel(started.suiteRun);
-        process.once('SIGINT', onSignal);
-        const view = await started.done.finally(() => process.off('SIGINT', onSignal));
+        // SIGINT, SIGTERM and SIGHUP alike: cancel the suite run (its running cases too), then exit.
+        let stoppedBy: StopSignal | undefined;
+        const off = onStop((sig) => {
+          stoppedBy = sig;
+          void suites.shutdown(stopReason(sig));
+        });
+        const view = await started.done.finally(off);
         if (tty) ctx.err('\n');
         let comparison: SuiteComparison | undefined;
         if (o.compare !== undefined) {
@@ -205,7 +222,14 @@ export function registerEval(program: Command, ctx: CliContext): void {
             ? json(comparison ? { ...view, comparison } : view)
             : formatMatrix(view) + (comparison ? formatComparison(comparison) : ''),
         );
-        ctx.exitCode = view.status === 'passed' ? 0 : 1;
+        // 0 every case met; 1 a case failed; 3 no case failed but some could not be judged (infrastructure).
+        ctx.exitCode = stoppedBy
+          ? signalExitCode(stoppedBy)
+          : view.status === 'passed'
+            ? 0
+            : view.status === 'error'
+              ? 3
+              : 1;
       },
     );
 }

@@ -6,6 +6,9 @@ import type { JsonValue } from '../../core/tools/model.ts';
 import { json, oneOf, parseIntOption, UsageError } from '../context.ts';
 import type { CliContext } from '../context.ts';
 import { readInput } from './validate.ts';
+import { ToolsmithError } from '../../app/errors.ts';
+import { onStop, signalExitCode, stopReason } from '../signals.ts';
+import type { StopSignal } from '../signals.ts';
 
 /** `1/1 ready`, `0/1 ready (1 starting)` or `off`. */
 function standbyText(p: { standby: number; standbyStarting: number; standbyTarget: number }): string {
@@ -23,7 +26,7 @@ export function egressLines(t: ToolCallTrace): string[] {
 
 function printResult(ctx: CliContext, r: ExecutionResult): void {
   ctx.out(
-    `${r.success ? 'ok' : 'FAILED'} · ${r.exitReason} · ${r.durationMs} ms · isolation ${r.isolation} · ${r.runtime}\n`,
+    `${r.success ? 'ok' : 'FAILED'} · ${r.exitReason} · ${r.durationMs} ms · isolation ${r.isolation} · ${r.runtime}\n${r.isolationReason ? `  isolation ${r.isolation}: ${r.isolationReason}\n` : ''}`,
   );
   for (const t of r.toolCalls)
     ctx.out(
@@ -109,22 +112,62 @@ export function registerExec(program: Command, ctx: CliContext): void {
             : o.runtime === 'python'
               ? 'python'
               : (fromName ?? 'python');
-        const r = await ctx.service(cmd).executeScript({
-          sandbox: o.sandbox,
-          ...(o.kit ? { kit: o.kit } : {}),
-          language,
-          ...(o.runtime ? { runtime: o.runtime } : {}),
-          body,
-          validate: o.validate,
-          ...(o.timeout ? { timeoutMs: o.timeout * 1000 } : {}),
+        // A stop signal aborts the job (its container is replaced) before the process exits.
+        const abort = new AbortController();
+        let stoppedBy: StopSignal | undefined;
+        const off = onStop((sig) => {
+          stoppedBy = sig;
+          abort.abort(stopReason(sig));
         });
+        const r = await ctx
+          .service(cmd)
+          .executeScript({
+            signal: abort.signal,
+            sandbox: o.sandbox,
+            ...(o.kit ? { kit: o.kit } : {}),
+            language,
+            ...(o.runtime ? { runtime: o.runtime } : {}),
+            body,
+            validate: o.validate,
+            ...(o.timeout ? { timeoutMs: o.timeout * 1000 } : {}),
+          })
+          .finally(off);
         if (o.json) ctx.out(json(r));
         else printResult(ctx, r);
-        ctx.exitCode = r.success ? 0 : 1;
+        ctx.exitCode = stoppedBy ? signalExitCode(stoppedBy) : r.success ? 0 : 1;
       },
     );
 
   const pool = program.command('pool').description('the sandbox pool');
+  pool
+    .command('prune')
+    .description(
+      "remove the containers this installation's stopped or killed Toolsmith processes left (never another installation's)",
+    )
+    .option('--dry-run', 'only list them')
+    .option('--json', 'print JSON')
+    .action(async (o: { dryRun?: boolean; json?: boolean }) => {
+      const { pruneLeftoverContainers } = await import('../../app/prune.ts');
+      let gone;
+      try {
+        gone = await pruneLeftoverContainers(o.dryRun ? { dryRun: true } : {});
+      } catch (e) {
+        throw new ToolsmithError(
+          'infra',
+          `could not list the installation's containers: the Docker engine does not answer (${(e as Error).message})`,
+        );
+      }
+      if (o.json) return ctx.out(json({ removed: o.dryRun ? [] : gone, leftovers: gone }));
+      for (const c of gone)
+        ctx.out(
+          `${o.dryRun ? 'leftover' : 'removed'} ${c.id.slice(0, 12)} ${c.name} sandbox ${c.sandbox || '-'} ${c.state}, made by pid ${c.ownerPid ?? '?'} at ${c.created}\n`,
+        );
+      ctx.out(
+        gone.length
+          ? `${gone.length} container(s) ${o.dryRun ? 'left by stopped processes' : 'removed'}\n`
+          : 'no leftover containers\n',
+      );
+    });
   pool
     .command('status')
     .description(
@@ -138,7 +181,7 @@ export function registerExec(program: Command, ctx: CliContext): void {
       const s = await svc.status();
       if (o.json) return ctx.out(json(s));
       ctx.out(
-        `docker: ${s.docker.available ? `engine ${s.docker.version}` : `not available (${s.docker.error}); ${s.docker.hint ?? ''}`}\nisolation: ${s.isolation}\n`,
+        `docker: ${s.docker.available ? `engine ${s.docker.version}` : `not available (${s.docker.error}); ${s.docker.hint ?? ''}`}\nisolation: ${s.isolation}\n${s.isolationReason ? `  why: ${s.isolationReason}\n` : ''}`,
       );
       for (const i of s.images)
         ctx.out(

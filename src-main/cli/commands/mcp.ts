@@ -4,6 +4,7 @@ import { LOOPBACK_HOSTS, MIN_TOKEN_LENGTH } from '../mcp-http-limits.ts';
 import { oneOf, parseIntOption, UsageError } from '../context.ts';
 import type { CliContext } from '../context.ts';
 import { MCP_DESCRIPTION } from '../mcp-tool-names.ts';
+import { untilStopped } from '../signals.ts';
 
 interface McpOptions {
   http?: boolean;
@@ -77,10 +78,7 @@ export function registerMcp(program: Command, ctx: CliContext): void {
             : `bearer token (shown once): ${token}\n`) +
           `workspace: ${svc.workspaceDir}\n`,
       );
-      await new Promise<void>((resolve) => {
-        process.once('SIGINT', resolve);
-        process.once('SIGTERM', resolve);
-      });
+      await untilStopped();
       await server.close();
     });
 }

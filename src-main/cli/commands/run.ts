@@ -6,8 +6,11 @@ import type { RunRecord } from '../../core/records/records.ts';
 import { RUN_SORT_KEYS } from '../../core/records/sort.ts';
 import type { RunSortKey } from '../../core/records/sort.ts';
 import type { ScriptLanguage } from '../../core/lang/violation.ts';
+import { ToolsmithError } from '../../app/errors.ts';
 import { json, oneOf, parseIntOption, UsageError } from '../context.ts';
 import type { CliContext } from '../context.ts';
+import { onStop, signalExitCode, stopReason } from '../signals.ts';
+import type { StopSignal } from '../signals.ts';
 import { readInput } from './validate.ts';
 
 /** A retry in words: why, and how long the wait before it is. */
@@ -49,7 +52,7 @@ export function progressPrinter(ctx: CliContext): (e: LiveEvent) => void {
       case 'execution': {
         const r = e.data.result;
         ctx.err(
-          `  execution: ${r.exitReason} in ${r.durationMs} ms [${r.isolation}]${r.error ? ` — ${r.error.type}: ${r.error.message}` : ''}\n`,
+          `  execution: ${r.exitReason} in ${r.durationMs} ms [${r.isolation}]${r.error ? ` — ${r.error.type}: ${r.error.message}` : ''}\n${r.isolationReason ? `  isolation ${r.isolation}: ${r.isolationReason}\n` : ''}`,
         );
         break;
       }
@@ -157,12 +160,16 @@ export function registerRun(program: Command, ctx: CliContext): void {
           noTemplates: !o.templates,
           onEvent: progressPrinter(ctx),
         });
-        const onSignal = () => runs.cancel(started.runId);
-        process.once('SIGINT', onSignal);
-        const outcome = await started.done.finally(() => process.off('SIGINT', onSignal));
+        // SIGINT, SIGTERM and SIGHUP alike: cancel the run (recorded with the signal), then exit.
+        let stoppedBy: StopSignal | undefined;
+        const off = onStop((sig) => {
+          stoppedBy = sig;
+          runs.cancel(started.runId, stopReason(sig));
+        });
+        const outcome = await started.done.finally(off);
         const rec = runs.get(outcome.runId);
         ctx.out(o.json ? json(rec) : summarizeRecord(rec));
-        ctx.exitCode = outcome.status === 'succeeded' ? 0 : 1;
+        ctx.exitCode = stoppedBy ? signalExitCode(stoppedBy) : outcome.status === 'succeeded' ? 0 : 1;
       },
     );
 }
@@ -292,7 +299,15 @@ export function registerRuns(program: Command, ctx: CliContext): void {
         if (e instanceof UsageError) throw e;
         throw new UsageError(`${file} is not JSON: ${(e as Error).message}`);
       }
-      ctx.out(`imported run ${(await ctx.service(cmd).runs()).import(doc)}\n`);
+      const runs = await ctx.service(cmd).runs();
+      let id: string;
+      try {
+        id = runs.import(doc);
+      } catch (e) {
+        if (e instanceof ToolsmithError) throw new ToolsmithError(e.code, `${file}: ${e.message}`);
+        throw e;
+      }
+      ctx.out(`imported run ${id}\n`);
     });
   runs
     .command('replay')

@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import { repoRoot } from '../../infra/workspace/paths.ts';
 import { startWebServer } from '../../web/server.ts';
 import { parseIntOption } from '../context.ts';
+import { untilStopped } from '../signals.ts';
 import type { CliContext } from '../context.ts';
 import { buildRenderer, hasRenderer, outDir } from '../renderer-build.ts';
 
@@ -63,11 +64,10 @@ export function registerServe(program: Command, ctx: CliContext): void {
           if (!opened)
             ctx.err(`toolsmith: no browser opener found (xdg-open, open); open the URL above yourself\n`);
         }
-        await new Promise<void>((resolve) => {
-          const stop = () => void web.close().then(resolve);
-          process.once('SIGINT', stop);
-          process.once('SIGTERM', stop);
-        });
+        // SIGINT, SIGTERM, SIGHUP: stop serving; runs in flight are cancelled and recorded when the
+        // service closes (main), and the pools' containers removed.
+        await untilStopped();
+        await web.close();
       },
     );
 }

@@ -28,6 +28,11 @@ export interface ValidateOptions {
   strict?: boolean;
   /** Require at least one emit call (default true). */
   requireEmit?: boolean;
+  /**
+   * Tools of the sandbox the script may not call, each with the reason (above the workspace's maximum
+   * grade, outside the kit): a call says so instead of "is not defined".
+   */
+  excluded?: Readonly<Record<string, string>>;
 }
 
 /** Sorts violations by position, the order every front end shows them in. */

@@ -155,9 +155,13 @@ export class Orchestrator {
     } catch (e) {
       const cancelled = e instanceof CancelledError || req.signal?.aborted;
       const message = e instanceof Error ? e.message : String(e);
-      // A store that cannot write (disk full) names its cause itself: not an internal error.
+      // A cancel with a reason (the process got SIGTERM, the server is stopping) keeps it in the record;
+      // a store that cannot write (disk full) names its cause itself: not an internal error.
+      const why = typeof req.signal?.reason === 'string' ? req.signal.reason : undefined;
       const error = cancelled
-        ? 'cancelled'
+        ? why
+          ? `cancelled: ${why}`
+          : 'cancelled'
         : /^disk full\b/.test(message)
           ? message
           : `internal error: ${message}`;

@@ -11,6 +11,22 @@ import type { PromptSection } from '../script/generator.ts';
 
 export const EVENT_VERSION = 1;
 
+/**
+ * The longest task a run accepts, in characters, on every way in (CLI, MCP delegate and code, web,
+ * desktop IPC, suite cases): a task is an instruction, not a data channel (data belongs in tools).
+ */
+export const MAX_TASK_CHARS = 20_000;
+
+/** Why a task is refused for its size (undefined when it fits), naming the limit. */
+export function taskTooLong(task: string): string | undefined {
+  return task.length > MAX_TASK_CHARS
+    ? `the task is ${task.length} characters long; the limit is ${MAX_TASK_CHARS} characters: shorten it (data a script needs belongs in a tool, not in the task)`
+    : undefined;
+}
+
+/** The refusal as a zod message (request schemas), when the length is not known there. */
+export const TASK_LIMIT_MESSAGE = `the task is longer than the limit of ${MAX_TASK_CHARS} characters: shorten it (data a script needs belongs in a tool, not in the task)`;
+
 /** The literal lists behind these types, shared with the contract's request schemas. */
 export const RUN_MODES = ['plan', 'interactive'] as const;
 export const TIERS = ['template', 'rule', 'llm', 'replay', 'edit'] as const;

@@ -70,6 +70,8 @@ export interface ExecutionResult {
   isolation: IsolationLevel;
   /** What the level's limits are made of where it varies by machine (the process backend: cgroup, uid, seccomp). */
   isolationDetails?: string;
+  /** Why this level ran when it is not the one asked for (the process fallback: no Docker engine answered). */
+  isolationReason?: string;
   durationMs: number;
   runtime: string;
   /** Outbound requests made through the egress proxy during this job (tool containers only). */

@@ -3,6 +3,7 @@
  * rates over repeats, totals, and the comparison of two suite runs.
  */
 import type { AssertionVerdict } from './assert.ts';
+import type { RunRecord } from '../records/records.ts';
 
 /** A matrix column: one model (provider + model), with the template tier on or off. */
 export interface SuiteColumn {
@@ -29,6 +30,11 @@ export interface CaseResult {
   latencyMs: number;
   verdicts: AssertionVerdict[];
   error?: string;
+  /**
+   * Set when the case could not be judged because the infrastructure failed (no sandbox engine, the
+   * engine went away, the LLM endpoint unreachable): an error of the run, never a failure of the case.
+   */
+  infra?: string;
   finishedAt: number;
   /** Wall time of the case beyond the LLM's and the sandbox's own time (suite + orchestrator + store). */
   overheadMs?: number;
@@ -52,12 +58,21 @@ export interface MatrixCell {
   runIds: string[];
   /** The first failing verdict or error, for a tooltip. */
   failure?: string;
+  /** Repeats that could not be judged (infrastructure errors, `CaseResult.infra`). */
+  errors: number;
+  /**
+   * met: the threshold is reached; failed: it is not, on runs that were judged; error: it is not and
+   * some repeats hit an infrastructure error (the case could not be judged: an error, not a failure).
+   */
+  outcome: 'met' | 'failed' | 'error';
 }
 
 export interface ColumnTotals {
   column: string;
   cases: number;
   met: number;
+  /** Cells that could not be judged (infrastructure errors). */
+  errors: number;
   passRate: number;
   tokens: number;
   cost: number | null;
@@ -70,7 +85,16 @@ export interface SuiteMatrix {
   columns: SuiteColumn[];
   cells: MatrixCell[];
   totals: ColumnTotals[];
-  overall: { cells: number; met: number; runs: number; passes: number; tokens: number; cost: number | null };
+  overall: {
+    cells: number;
+    met: number;
+    /** Cells whose outcome is `error` (infrastructure), not counted as failures. */
+    errors: number;
+    runs: number;
+    passes: number;
+    tokens: number;
+    cost: number | null;
+  };
 }
 
 export const percentile = (values: number[], p: number): number => {
@@ -104,6 +128,8 @@ export function buildMatrix(
       const passes = rs.filter((r) => r.passed).length;
       const threshold = thresholds[c] ?? 1;
       const fail = rs.find((r) => !r.passed);
+      const errors = rs.filter((r) => r.infra !== undefined).length;
+      const meets = passes / rs.length >= threshold - 1e-9;
       cells.push({
         caseId: c,
         column: col.id,
@@ -111,7 +137,9 @@ export function buildMatrix(
         passes,
         passRate: passes / rs.length,
         threshold,
-        meets: passes / rs.length >= threshold - 1e-9,
+        meets,
+        errors,
+        outcome: meets ? 'met' : errors > 0 ? 'error' : 'failed',
         attempts: rs.reduce((a, r) => a + r.attempts, 0) / rs.length,
         tokens: rs.reduce((a, r) => a + r.promptTokens + r.completionTokens, 0),
         cost: sumCost(rs.map((r) => r.cost)),
@@ -121,7 +149,13 @@ export function buildMatrix(
         ),
         runIds: rs.flatMap((r) => (r.runId ? [r.runId] : [])),
         ...(fail
-          ? { failure: fail.error ?? fail.verdicts.find((v) => !v.passed)?.message ?? `run ${fail.status}` }
+          ? {
+              failure:
+                fail.infra ??
+                fail.error ??
+                fail.verdicts.find((v) => !v.passed)?.message ??
+                `run ${fail.status}`,
+            }
           : {}),
       });
     }
@@ -132,6 +166,7 @@ export function buildMatrix(
       column: col.id,
       cases: cs.length,
       met: cs.filter((x) => x.meets).length,
+      errors: cs.filter((x) => x.outcome === 'error').length,
       passRate: rs.length ? rs.filter((r) => r.passed).length / rs.length : 0,
       tokens: cs.reduce((a, x) => a + x.tokens, 0),
       cost: sumCost(cs.map((x) => x.cost)),
@@ -153,6 +188,7 @@ export function buildMatrix(
     overall: {
       cells: cells.length,
       met: cells.filter((x) => x.meets).length,
+      errors: cells.filter((x) => x.outcome === 'error').length,
       runs: results.length,
       passes: results.filter((r) => r.passed).length,
       tokens: cells.reduce((a, x) => a + x.tokens, 0),
@@ -166,7 +202,8 @@ export interface CellChange {
   column: string;
   before: { passRate: number; meets: boolean; tokens: number; latencyMs: number } | null;
   after: { passRate: number; meets: boolean; tokens: number; latencyMs: number } | null;
-  change: 'new_failure' | 'fixed' | 'still_failing' | 'still_passing' | 'added' | 'removed';
+  /** `error`: the head's cell could not be judged (infrastructure), neither a failure nor a fix. */
+  change: 'new_failure' | 'fixed' | 'still_failing' | 'still_passing' | 'added' | 'removed' | 'error';
 }
 
 export interface SuiteComparison {
@@ -201,13 +238,15 @@ export function compareMatrices(
       ? 'added'
       : !a
         ? 'removed'
-        : b.meets && !a.meets
-          ? 'new_failure'
-          : !b.meets && a.meets
-            ? 'fixed'
-            : a.meets
-              ? 'still_passing'
-              : 'still_failing';
+        : a.outcome === 'error'
+          ? 'error'
+          : b.meets && !a.meets
+            ? 'new_failure'
+            : !b.meets && a.meets
+              ? 'fixed'
+              : a.meets
+                ? 'still_passing'
+                : 'still_failing';
     cells.push({ caseId: ref.caseId, column: ref.column, before: view(b), after: view(a), change });
   }
   const lat = (m: SuiteMatrix) =>
@@ -243,4 +282,22 @@ export function costOf(
   const p = prices[model];
   if (!p) return null;
   return (promptTokens * p.prompt + completionTokens * p.completion) / 1_000_000;
+}
+
+/**
+ * Why a run that did not succeed could not be judged, when the cause is the infrastructure rather than
+ * the script: the sandbox (no engine, the engine went away, a pool that could not start), the LLM
+ * endpoint (no answer at all), or the run's process dying. Undefined for a run that succeeded or that
+ * failed on its own (a script error, a failed assertion, an invalid script).
+ */
+export function infraErrorOf(rec: Pick<RunRecord, 'status' | 'attempts' | 'error'>): string | undefined {
+  if (rec.status === 'succeeded' || rec.status === 'running' || rec.status === 'cancelled') return undefined;
+  if (rec.status === 'interrupted') return `the run was interrupted: ${rec.error ?? 'its process ended'}`;
+  const last = rec.attempts.at(-1);
+  if (!last) return undefined;
+  if (last.execution?.exitReason === 'infra')
+    return `the sandbox could not run the script: ${last.execution.error?.message ?? 'infrastructure error'}`;
+  if (!last.llm && !last.script && last.llmErrors.length > 0)
+    return `the LLM provider did not answer: ${last.llmErrors.at(-1)?.message ?? ''}`;
+  return undefined;
 }

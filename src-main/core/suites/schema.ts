@@ -3,6 +3,7 @@
  * the expansion of cases (table rows feeding one task pattern) into concrete case instances.
  */
 import { z } from 'zod';
+import { MAX_TASK_CHARS, TASK_LIMIT_MESSAGE } from '../records/events.ts';
 
 const json = z.unknown();
 const jsonPath = z.string().min(1).startsWith('$', 'a JSONPath starts with $');
@@ -64,7 +65,7 @@ const caseId = z
 export const caseSchema = z
   .object({
     id: caseId,
-    task: z.string().min(1).max(20_000),
+    task: z.string().min(1).max(MAX_TASK_CHARS, TASK_LIMIT_MESSAGE),
     /** Rows of variables: one case instance per row, `{name}` in the task and assertions filled in. */
     vars: z.array(z.record(z.string(), json)).min(1).optional(),
     assert: z.array(assertionSchema).default([]),

@@ -61,6 +61,10 @@ interface Conn {
   transport: Transport;
   tools: McpToolListing[];
   alive: boolean;
+  /** What the server sent that is not MCP (a line that is not JSON-RPC...), newest last, bounded. */
+  garbage: string[];
+  /** Count of garbage seen so far (a call compares it before and after). */
+  garbageSeen: number;
 }
 
 /** `env:VAR` -> the host's value (missing: an error naming the variable); other strings are literal. */
@@ -77,7 +81,28 @@ function resolveRef(server: string, what: string, v: string): string {
   return value;
 }
 
-const describe = (e: unknown): string => (e instanceof Error ? e.message : String(e));
+const describe = (e: unknown): string => {
+  // A result of the wrong shape: the SDK's schema issues, said in a line instead of a JSON dump.
+  const issues = (e as { issues?: unknown } | null)?.issues;
+  if (Array.isArray(issues) && issues.length > 0)
+    return `an answer of the wrong shape: ${issues
+      .slice(0, 3)
+      .map(
+        (i: { path?: PropertyKey[]; message?: string }) =>
+          `${(i.path ?? []).map(String).join('.') || '(root)'}: ${i.message ?? '?'}`,
+      )
+      .join('; ')}`;
+  const msg = e instanceof Error ? e.message : String(e);
+  // The SDK puts the issues in its message as JSON ("Invalid tools/call result: [...]").
+  const m = /Invalid ([\w/]+) result:\s*(\[[\s\S]*\])\s*$/.exec(msg);
+  if (m)
+    try {
+      return `${describe({ issues: JSON.parse(m[2]!) as unknown[] })} (in its ${m[1]} result)`;
+    } catch {
+      /* not JSON after all */
+    }
+  return msg;
+};
 
 export class McpManager {
   private defs: Record<string, McpServerDef>;
@@ -140,6 +165,23 @@ export class McpManager {
     this.status_.delete(name);
     this.version++;
     this.changed();
+  }
+
+  /**
+   * Replaces every definition (the config file changed): servers removed or changed are disconnected,
+   * unchanged ones keep their connection. Returns the names whose definition changed.
+   */
+  async setDefs(defs: Record<string, McpServerDef>): Promise<string[]> {
+    const changed = new Set<string>();
+    for (const name of new Set([...Object.keys(this.defs), ...Object.keys(defs)]))
+      if (JSON.stringify(this.defs[name]) !== JSON.stringify(defs[name])) changed.add(name);
+    this.defs = { ...defs };
+    for (const name of changed) {
+      await this.disconnect(name);
+      this.status_.delete(name);
+    }
+    if (changed.size > 0) this.version++;
+    return [...changed].sort();
   }
 
   private target(def: McpServerDef): string {
@@ -236,7 +278,13 @@ export class McpManager {
       throw e instanceof McpError ? e : new McpError(name, 'mcp_unavailable', describe(e));
     }
     const client = new Client({ name: 'toolsmith', version: '0.1.0' });
-    const conn: Conn = { client, transport, tools: [], alive: true };
+    const conn: Conn = { client, transport, tools: [], alive: true, garbage: [], garbageSeen: 0 };
+    // The transport reports lines it could not parse as MCP here (they never answer a request).
+    client.onerror = (e) => {
+      conn.garbageSeen++;
+      conn.garbage.push(describe(e).slice(0, 300));
+      if (conn.garbage.length > 5) conn.garbage.shift();
+    };
     client.onclose = () => {
       conn.alive = false;
       if (this.conns.get(name) && this.status_.get(name)?.state === 'connected')
@@ -378,6 +426,7 @@ export class McpManager {
         `invalid arguments for ${name}.${tool} (not sent): ${bad}`,
       );
     const timeout = opts.timeoutMs ?? this.defs[name]!.timeout_ms;
+    const garbageBefore = conn.garbageSeen;
     try {
       // Asks for progress (a progressToken is sent with an `onprogress`): a server that reports
       // progress keeps the call alive, the time limit counting from its last report.
@@ -391,6 +440,12 @@ export class McpManager {
     } catch (e) {
       const msg = describe(e);
       if (opts.signal?.aborted) throw new McpError(name, 'mcp_error', `${name}.${tool}: cancelled`);
+      if (conn.garbageSeen > garbageBefore)
+        throw new McpError(
+          name,
+          'mcp_error',
+          `MCP server ${name} sent output that is not MCP (JSON-RPC) instead of answering ${tool}: ${conn.garbage.at(-1) ?? ''}`,
+        );
       if (/timed out|timeout/i.test(msg))
         throw new McpError(
           name,
@@ -405,7 +460,11 @@ export class McpManager {
           `MCP server ${name} went away during ${tool}: ${st.error ?? msg} (it is restarted on the next call)`,
         );
       }
-      throw new McpError(name, 'mcp_error', `${name}.${tool}: ${msg}`);
+      throw new McpError(
+        name,
+        'mcp_error',
+        `MCP server ${name} answered ${tool} with ${msg.startsWith('an answer of the wrong shape') ? msg : `an error: ${msg}`}`,
+      );
     }
   }
 

@@ -105,6 +105,28 @@ export class WorkerConnection {
   ready: ReadyInfo | undefined;
   /** Set when the host saw OOM for this worker (Docker events). */
   oomKilled = false;
+  /**
+   * Asks the backend whether the worker's environment, not the script, is at fault (the engine stopped
+   * answering, the container was paused or removed); resolves to the cause in words, or undefined.
+   * Consulted when a job times out or the worker's stream closes mid-job.
+   */
+  diagnose: (() => Promise<string | undefined>) | undefined;
+
+  /** The backend's diagnosis, bounded in time (an engine that hangs is itself the answer). */
+  private async environmentFault(): Promise<string | undefined> {
+    if (!this.diagnose) return undefined;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      return await Promise.race([
+        this.diagnose().catch((e: unknown) => `the engine could not be asked: ${(e as Error).message}`),
+        new Promise<string>((r) => {
+          timer = setTimeout(() => r('the Docker engine does not answer (no reply within 3 s)'), 3000);
+        }),
+      ]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
   /** The current job's outbound requests (egress proxy), and the requests still open. */
   private egress: EgressRecord[] | undefined;
   egressInFlight: (() => EgressRecord[]) | undefined;
@@ -328,13 +350,18 @@ export class WorkerConnection {
         finish(reason, { type, message, frames: [] }, broken);
       // The host watchdog: a little longer than the worker's own timeout, then the worker is killed.
       const timer = setTimeout(() => {
-        fail(
-          'timeout',
-          'Timeout',
-          `the script ran past its ${Math.round(job.timeoutMs / 1000)} s limit (host watchdog)`,
-          true,
-        );
-        void this.killFn('watchdog timeout');
+        // A paused container or a dead engine also looks like a script that never ends: ask first.
+        void this.environmentFault().then((fault) => {
+          if (fault) fail('infra', 'Infra', `${fault}; the script was not at fault`, true);
+          else
+            fail(
+              'timeout',
+              'Timeout',
+              `the script ran past its ${Math.round(job.timeoutMs / 1000)} s limit (host watchdog)`,
+              true,
+            );
+          void this.killFn('watchdog timeout');
+        });
       }, job.timeoutMs + 2000);
       const onAbort = () => {
         try {
@@ -442,7 +469,12 @@ export class WorkerConnection {
       const stopWatching = this.onClosed((why) => {
         if (this.sawOom(oomBase))
           fail('oom', 'OutOfMemory', 'the sandbox ran out of memory and was killed', true);
-        else fail('crashed', 'Crashed', `the sandbox worker died: ${why}`, true);
+        else
+          void this.environmentFault().then((fault) =>
+            fault
+              ? fail('infra', 'Infra', `${fault}; the script was not at fault`, true)
+              : fail('crashed', 'Crashed', `the sandbox worker died: ${why}`, true),
+          );
       });
       try {
         this.send({

@@ -13,7 +13,7 @@ import type Docker from 'dockerode';
 import type { RuntimeId } from '../../core/sandbox/runtimes.ts';
 import { WorkerConnection } from './connection.ts';
 import { EGRESS_MOUNT, EgressListener, egressEnv, parseAllow } from './egress.ts';
-import { Installation, INSTALLATION_LABEL, INSTANCE_LABEL } from './installation.ts';
+import { Installation, INSTALLATION_LABEL, INSTANCE_LABEL, pruneLeftovers } from './installation.ts';
 import type { SandboxSpec, WorkerFactory } from './pool.ts';
 
 export const POOL_LABEL = 'toolsmith.pool';
@@ -145,19 +145,7 @@ export class DockerWorkerFactory implements WorkerFactory {
         );
     }
     this.installation.register();
-    const leftovers = await this.docker.listContainers({
-      all: true,
-      filters: { label: [`${POOL_LABEL}=1`, `${INSTALLATION_LABEL}=${this.installation.id}`] },
-    });
-    let removed = 0;
-    for (const c of leftovers) {
-      if (this.installation.instanceRunning(c.Labels[INSTANCE_LABEL] ?? '')) continue;
-      await this.docker
-        .getContainer(c.Id)
-        .remove({ force: true })
-        .catch(() => {});
-      removed++;
-    }
+    const removed = (await pruneLeftovers(this.docker, this.installation).catch(() => [])).length;
     this.events = await this.docker.getEvents({
       filters: { type: ['container'], event: ['oom'], label: [`${POOL_LABEL}=1`] },
     });
@@ -259,6 +247,26 @@ export class DockerWorkerFactory implements WorkerFactory {
         redact: Object.values(spec.credentials),
       });
       this.conns.set(container.id, conn);
+      // A job that times out or loses its stream: was it the engine, or the container's state?
+      conn.diagnose = async () => {
+        try {
+          await this.docker.ping();
+        } catch (e) {
+          return `the Docker engine '${this.engine}' stopped answering during the job (${(e as Error).message})`;
+        }
+        try {
+          const s = (await container.inspect()).State;
+          if (s.Paused)
+            return `the sandbox container ${container.id.slice(0, 12)} was paused (docker pause) on engine '${this.engine}'`;
+          if (s.Status === 'removing' || s.Status === 'dead')
+            return `the sandbox container ${container.id.slice(0, 12)} was ${s.Status === 'dead' ? 'found dead' : 'being removed'} by engine '${this.engine}'`;
+        } catch (e) {
+          if ((e as { statusCode?: number }).statusCode === 404)
+            return `the sandbox container ${container.id.slice(0, 12)} was removed from engine '${this.engine}' during the job`;
+          return `the Docker engine '${this.engine}' could not report the container (${(e as Error).message})`;
+        }
+        return undefined;
+      };
       if (egress) {
         egress.onRecord = (r) => conn.recordEgress(r);
         conn.egressInFlight = () => egress.inFlight();

@@ -11,6 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import type Docker from 'dockerode';
 
 export const INSTALLATION_LABEL = 'toolsmith.installation';
 export const INSTANCE_LABEL = 'toolsmith.instance';
@@ -113,4 +114,58 @@ function pidAlive(pid: number): boolean {
   } catch (e) {
     return (e as NodeJS.ErrnoException).code === 'EPERM';
   }
+}
+
+/** A container of this installation whose process is gone (see `pruneLeftovers`). */
+export interface Leftover {
+  id: string;
+  name: string;
+  sandbox: string;
+  /** The instance (Toolsmith process) that made it, and that process's pid when it was recorded. */
+  instance: string;
+  ownerPid: number | null;
+  /** running, exited, created... as the engine says. */
+  state: string;
+  created: string;
+}
+
+/**
+ * The containers of `installation` on `docker` whose instance no longer runs (its process was killed or
+ * crashed), removed unless `dryRun`. Containers of other installations are never listed, whatever
+ * their labels say about pids; containers of instances that still run are kept.
+ */
+export async function pruneLeftovers(
+  docker: Docker,
+  installation: Installation,
+  opts: { dryRun?: boolean } = {},
+): Promise<Leftover[]> {
+  const all = await docker.listContainers({
+    all: true,
+    filters: { label: [`toolsmith.pool=1`, `${INSTALLATION_LABEL}=${installation.id}`] },
+  });
+  const out: Leftover[] = [];
+  for (const c of all) {
+    // The label filter is the engine's; checked again here (a second wall against a filter ignored).
+    if (c.Labels[INSTALLATION_LABEL] !== installation.id) continue;
+    const instance = c.Labels[INSTANCE_LABEL] ?? '';
+    if (installation.instanceRunning(instance)) continue;
+    const owner = Number(c.Labels['toolsmith.owner']);
+    out.push({
+      id: c.Id,
+      name: (c.Names[0] ?? '').replace(/^\//, ''),
+      sandbox: c.Labels['toolsmith.sandbox'] ?? '',
+      instance,
+      ownerPid: Number.isInteger(owner) ? owner : null,
+      state: c.State,
+      created: new Date(c.Created * 1000).toISOString(),
+    });
+    if (!opts.dryRun)
+      await docker
+        .getContainer(c.Id)
+        .remove({ force: true })
+        .catch((e: { statusCode?: number }) => {
+          if (e.statusCode !== 404) throw e;
+        });
+  }
+  return out;
 }

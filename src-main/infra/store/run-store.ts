@@ -7,6 +7,7 @@
 import { knownSecrets } from '../../core/records/redact.ts';
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, statfsSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { DatabaseSync } from 'node:sqlite';
@@ -22,6 +23,7 @@ import type {
   Tier,
 } from '../../core/records/events.ts';
 import { deriveRun } from '../../core/records/records.ts';
+import { checkRunExport } from '../../core/records/schemas.ts';
 import type { RunSortKey } from '../../core/records/sort.ts';
 import type { RunRecord } from '../../core/records/records.ts';
 import type { RunPage, RunSummary } from '../../core/records/summary.ts';
@@ -348,13 +350,13 @@ const runStatements = (db: DatabaseSync) => ({
   begin: stmt(db, 'BEGIN IMMEDIATE'),
   commit: stmt(db, 'COMMIT'),
   rollback: stmt(db, 'ROLLBACK'),
-  running: stmt<[], { id: string; owner_pid: number | null }>(
+  running: stmt<[], { id: string; owner_pid: number | null; updated_at: number }>(
     db,
-    "SELECT id, owner_pid FROM runs WHERE status = 'running'",
+    "SELECT id, owner_pid, updated_at FROM runs WHERE status = 'running'",
   ),
-  markInterrupted: stmt<Id, never>(
+  markInterrupted: stmt<[error: string, id: string], never>(
     db,
-    "UPDATE runs SET status = 'interrupted' WHERE id = ? AND status = 'running'",
+    "UPDATE runs SET status = 'interrupted', error = COALESCE(error, ?) WHERE id = ? AND status = 'running'",
   ),
   newest: stmt<[], { t: number | null }>(db, 'SELECT MAX(created_at) AS t FROM runs'),
   clearFtsOrder: stmt(db, "UPDATE meta SET value = '0' WHERE key = 'fts_in_created_order'"),
@@ -458,10 +460,20 @@ const runStatements = (db: DatabaseSync) => ({
   deleteEvents: stmt<Id, never>(db, 'DELETE FROM events WHERE run_id = ?'),
   importedUnfinished: stmt<Id, never>(
     db,
-    "UPDATE runs SET status = 'interrupted', owner_pid = NULL WHERE id = ?",
+    "UPDATE runs SET status = 'interrupted', owner_pid = NULL, error = COALESCE(error, 'imported without a run_finished event: its process ended before the run finished') WHERE id = ?",
   ),
   importedFinished: stmt<Id, never>(db, 'UPDATE runs SET owner_pid = NULL WHERE id = ?'),
 });
+
+/**
+ * Why a run reads as interrupted: the process that owned it ended before its run_finished event (killed,
+ * crashed, the machine stopped), with the pid, this host and when the run last wrote an event.
+ */
+export function interruptedReason(pid: number | null, lastSeen: number): string {
+  return pid === null
+    ? `no process owns the run and it never finished (last event ${new Date(lastSeen).toISOString()})`
+    : `its process (pid ${pid} on ${hostname()}) ended before the run finished; last seen ${new Date(lastSeen).toISOString()}`;
+}
 
 /** A LIKE pattern (with `ESCAPE '\'`) matching text that contains `text` literally. */
 export const likeContaining = (text: string): string => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
@@ -538,9 +550,21 @@ export class RunStore {
       this.db,
       "INSERT INTO meta (key, value) VALUES ('schema_version', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
     );
-    for (let v = current; v < MIGRATIONS.length; v++) {
+    const versionNow = stmt<[], { value: string }>(
+      this.db,
+      "SELECT value FROM meta WHERE key = 'schema_version'",
+    );
+    for (;;) {
+      // The version is read again inside the write lock: two processes opening a new store at once
+      // would otherwise both apply the same migration.
       this.db.exec('BEGIN IMMEDIATE');
       try {
+        const row = versionNow.get();
+        const v = row ? Number(row.value) : 0;
+        if (v >= MIGRATIONS.length) {
+          this.db.exec('COMMIT');
+          break;
+        }
         this.db.exec(MIGRATIONS[v] as string);
         setVersion.run(String(v + 1));
         this.db.exec('COMMIT');
@@ -560,7 +584,9 @@ export class RunStore {
     for (const r of this.stmts.running.all()) {
       if (pidAlive(r.owner_pid)) continue;
       try {
-        storeWrite(this.file, 'an interrupted run', () => this.stmts.markInterrupted.run(r.id));
+        storeWrite(this.file, 'an interrupted run', () =>
+          this.stmts.markInterrupted.run(interruptedReason(r.owner_pid, r.updated_at), r.id),
+        );
       } catch (e) {
         if (!isDiskFull(e, this.file)) throw e;
         return;
@@ -891,7 +917,13 @@ export class RunStore {
   }
 
   private liveStatus(row: RunRow): RunRow {
-    return row.status === 'running' && !pidAlive(row.owner_pid) ? { ...row, status: 'interrupted' } : row;
+    return row.status === 'running' && !pidAlive(row.owner_pid)
+      ? {
+          ...row,
+          status: 'interrupted',
+          error: row.error ?? interruptedReason(row.owner_pid, row.updated_at),
+        }
+      : row;
   }
 
   has(runId: string): boolean {
@@ -907,7 +939,11 @@ export class RunStore {
   get(runId: string): RunRecord | undefined {
     const row = this.stmts.getRun.get(runId);
     if (!row) return undefined;
-    return deriveRun(this.events(runId), row.status === 'running' && pidAlive(row.owner_pid));
+    const rec = deriveRun(this.events(runId), row.status === 'running' && pidAlive(row.owner_pid));
+    // An interrupted run has no run_finished event: the reason is the store's (its process died).
+    if (rec.status === 'interrupted' && rec.error === undefined)
+      rec.error = this.liveStatus(row).error ?? interruptedReason(row.owner_pid, row.updated_at);
+    return rec;
   }
 
   /**
@@ -1201,27 +1237,32 @@ export class RunStore {
    * Imports an exported run (keeping its id unless that id exists here, then under a new id). The events
    * are replayed through `append`, so the summary and the search index are rebuilt, not trusted.
    */
+  /**
+   * Imports an exported run: every event is checked first (core/records/schemas.ts), then all are written
+   * in one transaction. A bad file changes nothing and the error names the run, the event's index and
+   * the field at fault.
+   */
   import(doc: unknown): string {
-    const d = doc as Partial<RunExport>;
-    if (!d || d.format !== EXPORT_FORMAT || !Array.isArray(d.events) || d.events.length === 0) {
-      throw new RunStoreError(
-        `not a ${EXPORT_FORMAT} export (expected {"format": "${EXPORT_FORMAT}", "events": [...]})`,
-      );
-    }
-    if (typeof d.version !== 'number' || d.version > EVENT_VERSION)
-      throw new RunStoreError(
-        `export version ${String(d.version)} is newer than this Toolsmith supports (${EVENT_VERSION})`,
-      );
-    const [first, ...rest] = d.events.map(upgradeEvent);
+    const checked = checkRunExport(doc);
+    if ('error' in checked) throw new RunStoreError(checked.error);
+    const [first, ...rest] = checked.events.map(upgradeEvent);
     if (!first || first.type !== 'run_started')
       throw new RunStoreError('an exported run must start with run_started');
     const id = this.summary(first.runId) ? randomUUID() : first.runId;
-    this.createRun(first.data, id, first.ts);
-    for (const e of rest) this.append(id, e.type, e.data, e.ts);
-    const finished = rest.some((e) => e.type === 'run_finished');
-    // An imported run is never live here: without run_finished it reads as interrupted.
-    if (!finished) this.stmts.importedUnfinished.run(id);
-    else this.stmts.importedFinished.run(id);
+    try {
+      this.tx('an imported run', () => {
+        this.createRun(first.data, id, first.ts);
+        for (const e of rest) this.append(id, e.type, e.data, e.ts);
+        const finished = rest.some((e) => e.type === 'run_finished');
+        // An imported run is never live here: without run_finished it reads as interrupted.
+        if (!finished) this.stmts.importedUnfinished.run(id);
+        else this.stmts.importedFinished.run(id);
+      });
+    } catch (e) {
+      throw new RunStoreError(
+        `run ${first.runId}: the import was rolled back, nothing was written: ${e instanceof Error ? e.message : String(e)}`,
+      );
+    }
     return id;
   }
 }

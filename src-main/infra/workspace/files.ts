@@ -102,16 +102,21 @@ export class WorkspaceFiles {
   }
 
   /** `.kit` files as parsed TOML, with their file names. */
-  kitFiles(): { file: string; data: Record<string, unknown> }[] {
+  /** Every kit file, parsed; one that does not parse carries its error (file:line:column) instead. */
+  kitFiles(): { file: string; data: Record<string, unknown>; error?: string }[] {
     const dir = join(this.root, 'kits');
     if (!existsSync(dir)) return [];
     return readdirSync(dir)
       .filter((f) => f.endsWith('.kit'))
       .sort()
-      .map((f) => ({
-        file: join(dir, f),
-        data: parseTomlFile(join(dir, f), readFileSync(join(dir, f), 'utf8')),
-      }));
+      .map((f) => {
+        const file = join(dir, f);
+        try {
+          return { file, data: parseTomlFile(file, readFileSync(file, 'utf8')) };
+        } catch (e) {
+          return { file, data: {}, error: (e as Error).message };
+        }
+      });
   }
 
   kitFile(name: string): string {

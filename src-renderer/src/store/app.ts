@@ -1,6 +1,6 @@
 /** Workspace info, routing (hash based), theme, notices and the service's system status. */
 import type { StateCreator } from 'zustand';
-import type { Response } from '../../../src-main/contract/api.ts';
+import type { Response, WorkspaceChange } from '../../../src-main/contract/api.ts';
 import { api, errorMessage } from '../api/client.ts';
 import { parseHash, routeHash } from '../lib/routing.ts';
 import type { Route } from '../lib/routing.ts';
@@ -28,6 +28,10 @@ export interface AppSlice {
   toggleTheme(): void;
   notify(kind: Notice['kind'], text: string): void;
   dismiss(id: number): void;
+  /** A workspace file changed on disk: says so (or why it was refused) and reloads what it feeds. */
+  onWorkspaceChanged(c: WorkspaceChange): void;
+  /** The sandbox backend changed level (a Docker engine appeared): says so and refreshes the status. */
+  onEngineChanged(message: string): void;
 }
 
 let noticeId = 0;
@@ -76,5 +80,31 @@ export const createAppSlice: StateCreator<Store, [], [], AppSlice> = (set, get) 
   },
   dismiss(id) {
     set({ notices: get().notices.filter((n) => n.id !== id) });
+  },
+  onEngineChanged(message) {
+    get().notify('info', message);
+    void get().loadStatus();
+  },
+  onWorkspaceChanged(c) {
+    const what =
+      c.what === 'config'
+        ? 'config.toml'
+        : c.what === 'tools'
+          ? `the tools of sandbox ${c.sandbox ?? '?'}`
+          : `the ${c.what}`;
+    if (c.error) get().notify('error', `${what} changed on disk but was not applied: ${c.error}`);
+    else get().notify('info', `${what} changed on disk: applied`);
+    if (c.error) return;
+    const s = get();
+    const reloads: Promise<unknown>[] = [];
+    if (c.what === 'config') reloads.push(s.loadApp(), s.loadMcpServers(), s.loadSettings(), s.loadKits());
+    if (c.what === 'tools') {
+      reloads.push(s.reloadSandboxes());
+      if (c.sandbox && s.toolsSandbox === c.sandbox) reloads.push(s.loadTools(c.sandbox));
+    }
+    if (c.what === 'kits') reloads.push(s.loadKits());
+    if (c.what === 'suites') reloads.push(s.loadSuites());
+    if (c.what === 'templates') reloads.push(s.loadTemplates());
+    void Promise.allSettled(reloads);
   },
 });

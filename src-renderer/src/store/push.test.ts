@@ -9,6 +9,8 @@ const target = () => {
     handlePush: (e) => got.push(`run ${e.type}`),
     onSuiteProgress: (p) => got.push(`suite ${p.suiteRun}`),
     onImageProgress: (e) => got.push(`image ${e.runtime}${e.sandbox ? ` ${e.sandbox}` : ''}`),
+    onEngineChanged: () => got.push('engine'),
+    onWorkspaceChanged: (c) => got.push(`workspace ${c.what}${c.error ? ' error' : ''}`),
   };
   return { got, t };
 };
@@ -22,6 +24,12 @@ const EVENTS: [PushEvent, string][] = [
   [{ type: 'suite_progress', progress }, 'suite s1'],
   [{ type: 'image_progress', runtime: 'python', line: 'step 1' }, 'image python'],
   [{ type: 'image_progress', runtime: 'node', line: 'npm i', sandbox: 'web' }, 'image node web'],
+  [{ type: 'workspace_changed', what: 'config' }, 'workspace config'],
+  [{ type: 'engine_changed', isolation: 'docker', message: 'Docker answers' }, 'engine'],
+  [
+    { type: 'workspace_changed', what: 'config', error: 'config.toml:3: pool.max_size' },
+    'workspace config error',
+  ],
 ];
 
 describe('routePush', () => {

@@ -1,12 +1,15 @@
 /**
  * The one receiver of pushed events (run events, LLM tokens, reconnection, image-build progress, suite
- * progress): each goes to the slice that owns it. Installed once, by the App.
+ * progress, workspace files changed on disk): each goes to the slice that owns it. Installed once, by the App.
  */
 import type { PushEvent } from '../../../src-main/contract/api.ts';
 import type { Store } from './index.ts';
 
 /** The slice actions pushed events are routed to. */
-export type PushTarget = Pick<Store, 'handlePush' | 'onSuiteProgress' | 'onImageProgress'>;
+export type PushTarget = Pick<
+  Store,
+  'handlePush' | 'onSuiteProgress' | 'onImageProgress' | 'onWorkspaceChanged' | 'onEngineChanged'
+>;
 
 export function routePush(e: PushEvent, to: PushTarget): void {
   switch (e.type) {
@@ -20,6 +23,12 @@ export function routePush(e: PushEvent, to: PushTarget): void {
       return;
     case 'image_progress':
       to.onImageProgress(e);
+      return;
+    case 'workspace_changed':
+      to.onWorkspaceChanged(e);
+      return;
+    case 'engine_changed':
+      to.onEngineChanged(e.message);
       return;
   }
 }

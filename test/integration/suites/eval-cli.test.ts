@@ -58,7 +58,7 @@ describe('toolsmith eval', () => {
     expect(v.status).toBe('passed');
     expect(v.matrix.overall).toMatchObject({ met: 8, cells: 8 });
     const xml = readFileSync(junit, 'utf8');
-    expect(xml).toMatch(/<testsuites name="ecommerce" tests="8" failures="0">/);
+    expect(xml).toMatch(/<testsuites name="ecommerce" tests="8" failures="0" errors="0">/);
     expect(xml.match(/<testcase /g)).toHaveLength(8);
   });
 

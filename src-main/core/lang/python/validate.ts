@@ -170,6 +170,15 @@ export function finishPython(code: string, options: ValidateOptions, parts: Pyth
       isDunder(name)
     )
       continue;
+    const excluded = options.excluded?.[name];
+    if (excluded !== undefined) {
+      violations.push({
+        rule: 'tool-excluded',
+        message: `${name}() is a tool of this sandbox but this script may not call it: ${excluded}`,
+        ...span,
+      });
+      continue;
+    }
     const guess = closest(name, [...tools]);
     violations.push({
       rule: 'unknown-function',

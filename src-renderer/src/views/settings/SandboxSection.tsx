@@ -84,6 +84,7 @@ export function SandboxSection() {
                   No Docker engine answers{status.docker.error ? `: ${status.docker.error}` : '.'}
                 </strong>
               </p>
+              {status.isolationReason && <p data-testid="isolation-reason">{status.isolationReason}</p>}
               {status.docker.hint && <p>What to do: {status.docker.hint}</p>}
               <p>
                 Until then scripts run in the{' '}

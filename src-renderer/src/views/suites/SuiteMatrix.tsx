@@ -77,7 +77,10 @@ export function SuiteMatrix({ run }: { run: SuiteRunFullView }) {
                       </td>
                     );
                   return (
-                    <td key={col.id} className={`cell ${cell.meets ? 'cell-pass' : 'cell-fail'}`}>
+                    <td
+                      key={col.id}
+                      className={`cell ${cell.meets ? 'cell-pass' : cell.outcome === 'error' ? 'cell-error' : 'cell-fail'}`}
+                    >
                       <button
                         className="cell-button"
                         data-testid={`cell-${caseId}-${col.id}`}
@@ -85,7 +88,14 @@ export function SuiteMatrix({ run }: { run: SuiteRunFullView }) {
                         title={cell.failure ?? 'passed'}
                         onClick={() => setOpen(open === key ? undefined : key)}
                       >
-                        <strong>{cell.meets ? '✓' : '✗'}</strong> {cell.passes}/{cell.runs}
+                        <strong
+                          title={
+                            cell.outcome === 'error' ? 'could not be judged: infrastructure error' : undefined
+                          }
+                        >
+                          {cell.meets ? '✓' : cell.outcome === 'error' ? '⚠ error' : '✗'}
+                        </strong>{' '}
+                        {cell.passes}/{cell.runs}
                         <span className="small muted">
                           {' '}
                           {cell.attempts.toFixed(1)} att · {cell.tokens} tok · {ms(cell.latencyMs)}

@@ -196,7 +196,13 @@ function SuiteDetail() {
                 {run.status}
               </span>{' '}
               {done}/{planned} runs · {live?.passed ?? run.passed} passed ·{' '}
-              {live ? live.failed : done - run.passed} failed
+              {live
+                ? live.failed
+                : done - run.passed - run.results.filter((r) => r.infra !== undefined).length}{' '}
+              failed
+              {(live?.errors ?? run.matrix.overall.errors) > 0
+                ? ` · ${live?.errors ?? run.results.filter((r) => r.infra !== undefined).length} error(s) (infrastructure)`
+                : ''}
               {live?.running ? ` · ${live.running} running` : ''} · {run.matrix.overall.met}/
               {run.matrix.overall.cells} cells meet their threshold · tools {run.spec.toolsHash}
             </span>

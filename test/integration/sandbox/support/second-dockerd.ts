@@ -18,6 +18,10 @@ export interface SecondEngine {
   /** Certificates of a CA the engine does not trust (a client it must refuse). */
   foreign: { tls_ca: string; tls_cert: string; tls_key: string };
   stop(): Promise<void>;
+  /** SIGKILLs the engine (its containers' processes may outlive it), keeping its folder for `restart`. */
+  kill(): Promise<void>;
+  /** Starts the engine again on the same folder, socket and port (after `kill`). */
+  restart(): Promise<void>;
 }
 
 const freePort = () =>
@@ -85,55 +89,66 @@ function makeCerts(dir: string, prefix: string): void {
   }
 }
 
-export async function startSecondDockerd(images: string[]): Promise<SecondEngine> {
-  const dir = mkdtempSync('/tmp/tsd-');
+/**
+ * Starts the engine; `dir` (an empty folder) fixes where its socket will be, so that a client can be
+ * pointed at an engine that does not answer yet.
+ */
+export async function startSecondDockerd(
+  images: string[],
+  opts: { dir?: string; sourceHost?: string } = {},
+): Promise<SecondEngine> {
+  const dir = opts.dir ?? mkdtempSync('/tmp/tsd-');
   makeCerts(dir, '');
   makeCerts(dir, 'foreign-');
   const port = await freePort();
   const socket = join(dir, 'docker.sock');
   writeFileSync(join(dir, 'daemon.json'), '{}\n');
-  mkdirSync(join(dir, 'data'));
+  mkdirSync(join(dir, 'data'), { recursive: true });
   const log = openSync(join(dir, 'dockerd.log'), 'a');
-  const child: ChildProcess = spawn(
-    'dockerd',
-    [
-      '--config-file',
-      join(dir, 'daemon.json'),
-      '--data-root',
-      join(dir, 'data'),
-      '--exec-root',
-      join(dir, 'exec'),
-      '--pidfile',
-      join(dir, 'docker.pid'),
-      '--containerd-namespace',
-      `tsd-${port}`,
-      '--containerd-plugins-namespace',
-      `tsd-${port}-plugins`,
-      '-H',
-      `unix://${socket}`,
-      '-H',
-      `tcp://127.0.0.1:${port}`,
-      '--tlsverify',
-      '--tlscacert',
-      join(dir, 'ca.pem'),
-      '--tlscert',
-      join(dir, 'server-cert.pem'),
-      '--tlskey',
-      join(dir, 'server-key.pem'),
-      '--bridge',
-      'none',
-      '--iptables=false',
-      '--ip-masq=false',
-      '--userland-proxy=false',
-    ],
-    { stdio: ['ignore', log, log] },
-  );
-  const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  const launch = (): ChildProcess =>
+    spawn(
+      'dockerd',
+      [
+        '--config-file',
+        join(dir, 'daemon.json'),
+        '--data-root',
+        join(dir, 'data'),
+        '--exec-root',
+        join(dir, 'exec'),
+        '--pidfile',
+        join(dir, 'docker.pid'),
+        '--containerd-namespace',
+        `tsd-${port}`,
+        '--containerd-plugins-namespace',
+        `tsd-${port}-plugins`,
+        '-H',
+        `unix://${socket}`,
+        '-H',
+        `tcp://127.0.0.1:${port}`,
+        '--tlsverify',
+        '--tlscacert',
+        join(dir, 'ca.pem'),
+        '--tlscert',
+        join(dir, 'server-cert.pem'),
+        '--tlskey',
+        join(dir, 'server-key.pem'),
+        '--bridge',
+        'none',
+        '--iptables=false',
+        '--ip-masq=false',
+        '--userland-proxy=false',
+      ],
+      { stdio: ['ignore', log, log] },
+    );
+  let child = launch();
+  let exited = new Promise<void>((r) => child.once('exit', () => r()));
   const stop = async () => {
-    child.kill('SIGTERM');
-    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
-    await exited;
-    clearTimeout(timer);
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+      await exited;
+      clearTimeout(timer);
+    }
     try {
       execSync(`grep ' ${dir}/' /proc/mounts | cut -d' ' -f2 | sort -r | xargs -r umount -l`, {
         stdio: 'ignore',
@@ -144,25 +159,59 @@ export async function startSecondDockerd(images: string[]): Promise<SecondEngine
     rmSync(dir, { recursive: true, force: true });
   };
   const docker = `docker -H unix://${socket}`;
-  const end = Date.now() + 60_000;
-  for (;;) {
-    if (child.exitCode !== null)
-      throw new Error(
-        `the second dockerd exited: ${readFileSync(join(dir, 'dockerd.log'), 'utf8').slice(-2000)}`,
-      );
-    try {
-      execSync(`${docker} info`, { stdio: 'ignore' });
-      break;
-    } catch {
-      if (Date.now() > end) {
-        await stop();
-        throw new Error('the second dockerd did not answer within 60 s');
+  const answered = async () => {
+    const end = Date.now() + 60_000;
+    for (;;) {
+      if (child.exitCode !== null)
+        throw new Error(
+          `the second dockerd exited: ${readFileSync(join(dir, 'dockerd.log'), 'utf8').slice(-2000)}`,
+        );
+      try {
+        execSync(`${docker} info`, { stdio: 'ignore' });
+        return;
+      } catch {
+        if (Date.now() > end) {
+          await stop();
+          throw new Error('the second dockerd did not answer within 60 s');
+        }
+        await new Promise((r) => setTimeout(r, 250));
       }
-      await new Promise((r) => setTimeout(r, 250));
     }
-  }
+  };
+  await answered();
+  const kill = async () => {
+    child.kill('SIGKILL');
+    await exited;
+    // Its own containerd (started by this dockerd, pid in its exec root) would keep the socket a
+    // restarted dockerd needs: it dies with the engine, as on a machine that lost power.
+    try {
+      const pid = Number(readFileSync(join(dir, 'exec', 'containerd', 'containerd.pid'), 'utf8').trim());
+      if (pid > 1) {
+        process.kill(pid, 'SIGKILL');
+        for (let i = 0; i < 100; i++) {
+          try {
+            process.kill(pid, 0);
+          } catch {
+            break;
+          }
+          await new Promise((r) => setTimeout(r, 100));
+        }
+      }
+    } catch {
+      /* no containerd of its own */
+    }
+  };
+  const restart = async () => {
+    child = launch();
+    exited = new Promise<void>((r) => child.once('exit', () => r()));
+    await answered();
+  };
   try {
-    for (const image of images) execSync(`docker save ${image} | ${docker} load`, { stdio: 'ignore' });
+    // Saved from the engine the test runs on (DOCKER_HOST may already point at this one).
+    const env = { ...process.env };
+    if (opts.sourceHost) env['DOCKER_HOST'] = opts.sourceHost;
+    else delete env['DOCKER_HOST'];
+    for (const image of images) execSync(`docker save ${image} | ${docker} load`, { stdio: 'ignore', env });
   } catch (e) {
     await stop();
     throw e;
@@ -172,5 +221,14 @@ export async function startSecondDockerd(images: string[]): Promise<SecondEngine
     tls_cert: join(dir, `${p}client-cert.pem`),
     tls_key: join(dir, `${p}client-key.pem`),
   });
-  return { host: `tcp://127.0.0.1:${port}`, socket, tls: files(''), foreign: files('foreign-'), dir, stop };
+  return {
+    host: `tcp://127.0.0.1:${port}`,
+    socket,
+    tls: files(''),
+    foreign: files('foreign-'),
+    dir,
+    stop,
+    kill,
+    restart,
+  };
 }

@@ -1,0 +1,167 @@
+/**
+ * Follows hand edits of the workspace's files in long-lived processes (the workbench, `serve`, `mcp`):
+ * `.toolsmith/config.toml`, `sandboxes/<name>/` (tools.py, requirements.txt, package.json; one watcher per folder), `suites/`,
+ * `kits/` and `templates/`. Editors save by writing a new file and renaming it over the old one, so the
+ * folders are watched, not the files. Changes are gathered for a short debounce, then applied: a config
+ * that parses and validates replaces the running one (MCP servers, pools, limits); a broken one is
+ * refused with its file, line and field, and the last good config stays in use. Every outcome is pushed
+ * to the front ends as a `workspace_changed` event.
+ */
+import { existsSync, readdirSync, readFileSync, watch } from 'node:fs';
+import type { FSWatcher } from 'node:fs';
+import { join, sep } from 'node:path';
+import type { WorkspaceChange } from '../contract/api.ts';
+import type { ToolsmithService } from './service.ts';
+
+export interface WorkspaceWatcher {
+  close(): void;
+  /** Applies what changed so far now (tests, and a front end's explicit Reload). */
+  flush(): Promise<void>;
+}
+
+const DIRS = ['sandboxes', 'suites', 'kits', 'templates'] as const;
+
+export function watchWorkspace(svc: ToolsmithService, debounceMs = 150): WorkspaceWatcher {
+  const root = svc.workspaceDir;
+  const watchers = new Map<string, FSWatcher>();
+  const pending = new Set<string>();
+  let timer: NodeJS.Timeout | undefined;
+  let closed = false;
+  let running: Promise<void> = Promise.resolve();
+  let lastConfigText = readText(svc.files.configFile);
+
+  const schedule = (what: string) => {
+    if (closed) return;
+    pending.add(what);
+    clearTimeout(timer);
+    timer = setTimeout(() => void flush(), debounceMs);
+  };
+
+  const add = (key: string, dir: string, recursive: boolean, on: (name: string) => void) => {
+    if (watchers.has(key) || !existsSync(dir)) return;
+    try {
+      const w = watch(dir, { recursive, persistent: false }, (_event, name) =>
+        on(name === null ? '' : String(name)),
+      );
+      w.on('error', () => {
+        // The folder went away (renamed or deleted): watched again when the root sees it come back.
+        w.close();
+        watchers.delete(key);
+      });
+      watchers.set(key, w);
+    } catch {
+      /* gone between the check and the watch: the root watcher picks it up */
+    }
+  };
+
+  const watchAll = () => {
+    add('.toolsmith', join(root, '.toolsmith'), false, (name) => {
+      if (name === 'config.toml' || name === '') schedule('config');
+    });
+    for (const d of DIRS)
+      add(d, join(root, d), false, (name) => {
+        if (d !== 'sandboxes') return schedule(d);
+        // A sandbox folder added, removed or renamed: watch the new ones.
+        watchSandboxes();
+        if (name) schedule(`tools:${name}`);
+      });
+    watchSandboxes();
+  };
+
+  // One watcher per sandbox folder (Node's recursive watch on Linux follows files, which editors replace).
+  const watchSandboxes = () => {
+    const dir = join(root, 'sandboxes');
+    let names: string[] = [];
+    try {
+      names = readdirSync(dir, { withFileTypes: true })
+        .filter((e) => e.isDirectory())
+        .map((e) => e.name);
+    } catch {
+      /* no sandboxes folder yet */
+    }
+    for (const [key, w] of watchers)
+      if (key.startsWith(`sandboxes${sep}`) && !names.includes(key.slice(`sandboxes${sep}`.length))) {
+        w.close();
+        watchers.delete(key);
+      }
+    for (const n of names) add(`sandboxes${sep}${n}`, join(dir, n), false, () => schedule(`tools:${n}`));
+  };
+
+  // The root itself: a watched folder created (or re-created) later is watched from then on.
+  add('', root, false, (name) => {
+    if (name === '.toolsmith' || (DIRS as readonly string[]).includes(name)) {
+      const w = watchers.get(name);
+      if (w && !existsSync(join(root, name))) {
+        w.close();
+        watchers.delete(name);
+      }
+      watchAll();
+      schedule(name === '.toolsmith' ? 'config' : name === 'sandboxes' ? 'tools:' : name);
+    }
+  });
+  watchAll();
+
+  const apply = async (what: string) => {
+    const push = (c: WorkspaceChange) => svc.push({ type: 'workspace_changed', ...c });
+    if (what === 'config') {
+      const text = readText(svc.files.configFile);
+      if (text === lastConfigText) return;
+      try {
+        svc.reloadConfig();
+        lastConfigText = text;
+        push({ what: 'config', file: svc.files.configFile });
+      } catch (e) {
+        push({
+          what: 'config',
+          file: svc.files.configFile,
+          error: `${(e as Error).message} (the last good config stays in use)`,
+        });
+      }
+      return;
+    }
+    if (what.startsWith('tools:')) {
+      const sandbox = what.slice('tools:'.length);
+      const r = await svc.toolsChanged(sandbox || undefined);
+      for (const s of r) push({ what: 'tools', sandbox: s.sandbox, ...(s.error ? { error: s.error } : {}) });
+      return;
+    }
+    push({ what: what as WorkspaceChange['what'] });
+  };
+
+  const flush = (): Promise<void> => {
+    clearTimeout(timer);
+    const batch = [...pending];
+    pending.clear();
+    running = running.then(async () => {
+      for (const what of batch) {
+        if (closed) return;
+        await apply(what).catch((e: unknown) =>
+          svc.push({
+            type: 'workspace_changed',
+            what: 'config',
+            error: `could not apply a change of ${what}: ${(e as Error).message}`,
+          }),
+        );
+      }
+    });
+    return running;
+  };
+
+  return {
+    close() {
+      closed = true;
+      clearTimeout(timer);
+      for (const w of watchers.values()) w.close();
+      watchers.clear();
+    },
+    flush,
+  };
+}
+
+function readText(file: string): string | undefined {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,164 @@
+/**
+ * Hand edits of the workspace's files reach a running service (the workbench, `serve`, `mcp`): a good
+ * config edit is applied live and announced; a broken one is refused with its file, line and field and
+ * the last good config stays; a tools.py that does not parse is reported and the last good tools stay.
+ */
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { ToolsmithService } from '../../../src-main/app/service.ts';
+import { mcpServersView } from '../../../src-main/app/mcp.ts';
+import type { PushEvent } from '../../../src-main/contract/api.ts';
+import { removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
+
+/** Saves the way editors do: a new file renamed over the old one. */
+function editorSave(file: string, text: string): void {
+  writeFileSync(`${file}.tmp~`, text);
+  renameSync(`${file}.tmp~`, file);
+}
+
+describe('workspace files edited by hand while the service runs', () => {
+  let ws: string;
+  let svc: ToolsmithService;
+  let events: Extract<PushEvent, { type: 'workspace_changed' }>[];
+
+  beforeEach(() => {
+    ws = tempWorkspace();
+    svc = ToolsmithService.open(ws, { watch: true });
+    events = [];
+    svc.onPush((e) => {
+      if (e.type === 'workspace_changed') events.push(e);
+    });
+  });
+  afterEach(async () => {
+    await svc.close();
+    removeWorkspace(ws);
+  });
+
+  const configFile = () => join(ws, '.toolsmith', 'config.toml');
+
+  it('applies a good config edit live: a new MCP server is listed and announced', async () => {
+    expect(mcpServersView(svc).map((s) => s.name)).toEqual([]);
+    const text = readFileSync(configFile(), 'utf8');
+    editorSave(
+      configFile(),
+      `${text}\n[mcp_servers.notes]\ncommand = "node"\nargs = ["server.js"]\ndescription = "hand-added"\n`,
+    );
+    await vi.waitFor(() => expect(events.some((e) => e.what === 'config' && !e.error)).toBe(true), {
+      timeout: 10_000,
+    });
+    expect(mcpServersView(svc).map((s) => s.name)).toEqual(['notes']);
+    expect(svc.mcp().names()).toEqual(['notes']);
+  });
+
+  it('refuses a broken edit with file, line and field, keeping the last good config', async () => {
+    const text = readFileSync(configFile(), 'utf8');
+    const before = svc.config.pool.max_size;
+    const broken = text.replace(/max_size = 2/, 'max_size = "lots"');
+    expect(broken).not.toBe(text);
+    editorSave(configFile(), broken);
+    await vi.waitFor(() => expect(events.some((e) => e.error)).toBe(true), { timeout: 10_000 });
+    const err = events.find((e) => e.error)!;
+    const line = broken.split('\n').findIndex((l) => l.startsWith('max_size')) + 1;
+    expect(err.what).toBe('config');
+    expect(err.error).toContain(`${configFile()}:${line}: pool.max_size:`);
+    expect(err.error).toContain('the last good config stays in use');
+    expect(svc.config.pool.max_size).toBe(before);
+
+    // A TOML syntax error: file, line and column.
+    events.length = 0;
+    editorSave(configFile(), `${text}\n[pool\n`);
+    await vi.waitFor(() => expect(events.some((e) => e.error)).toBe(true), { timeout: 10_000 });
+    const lines = text.split('\n').length;
+    expect(events.find((e) => e.error)!.error).toMatch(new RegExp(`config\\.toml:${lines + 1}:\\d+: `));
+    expect(svc.config.pool.max_size).toBe(before);
+
+    // Fixed again: applied.
+    events.length = 0;
+    editorSave(configFile(), text.replace(/max_size = 2/, 'max_size = 3'));
+    await vi.waitFor(() => expect(events.some((e) => e.what === 'config' && !e.error)).toBe(true), {
+      timeout: 10_000,
+    });
+    expect(svc.config.pool.max_size).toBe(3);
+  });
+
+  it('reports a tools.py that does not parse (file and line) and picks up the fixed one', async () => {
+    const file = join(ws, 'sandboxes', 'ecommerce', 'tools.py');
+    const good = readFileSync(file, 'utf8');
+    const toolsBefore = svc.registry('ecommerce').tools.length;
+    editorSave(file, `${good}\ndef broken(:\n`);
+    await vi.waitFor(
+      () => expect(events.some((e) => e.what === 'tools' && e.sandbox === 'ecommerce' && e.error)).toBe(true),
+      { timeout: 10_000 },
+    );
+    const line = good.split('\n').length + 1;
+    expect(events.find((e) => e.error)!.error).toContain(`${file}:${line}:`);
+
+    events.length = 0;
+    editorSave(
+      file,
+      `${good}\n@tool\ndef added(x: int) -> ToolResponse:\n    """Adds one."""\n    return ToolResponse(success=True, data=x + 1)\n`,
+    );
+    await vi.waitFor(
+      () =>
+        expect(events.some((e) => e.what === 'tools' && e.sandbox === 'ecommerce' && !e.error)).toBe(true),
+      { timeout: 10_000 },
+    );
+    expect(svc.registry('ecommerce').tools.length).toBe(toolsBefore + 1);
+  });
+
+  it('announces suites, kits and templates changed on disk', async () => {
+    writeFileSync(join(ws, 'kits', 'extra.kit'), 'name = "extra"\nsandbox = "ecommerce"\ntools = []\n');
+    await vi.waitFor(() => expect(events.some((e) => e.what === 'kits')).toBe(true), { timeout: 10_000 });
+  });
+});
+
+describe('a tool excluded by the maximum grade', () => {
+  it('exec/validate say the tool is above the maximum, as tool call does (not "is not defined")', async () => {
+    const ws = tempWorkspace();
+    const file = join(ws, 'sandboxes', 'ecommerce', 'tools.py');
+    writeFileSync(
+      file,
+      `${readFileSync(file, 'utf8')}\n@tool(grade=(2, 2))\ndef crash() -> ToolResponse:\n    """Breaks things."""\n    return ToolResponse(success=True)\n`,
+    );
+    const svc = ToolsmithService.open(ws);
+    try {
+      const v = svc.validate({ code: 'emit_result(crash())\n', language: 'python', sandbox: 'ecommerce' });
+      expect(v.valid).toBe(false);
+      const msg = v.violations.map((x) => x.message).join('\n');
+      expect(msg).toMatch(
+        /crash\(\) is a tool of this sandbox but this script may not call it: tool crash has grade \(w=2, d=2\), above the workspace maximum/,
+      );
+      expect(msg).not.toMatch(/is not defined/);
+      const r = await svc.executeScript({
+        sandbox: 'ecommerce',
+        language: 'python',
+        body: 'emit_result(crash())\n',
+      });
+      expect(r.exitReason).toBe('rejected');
+      expect(r.error?.message).toMatch(/above the workspace maximum/);
+      expect(() => svc.callableTool('ecommerce', 'crash')).toThrow(/above the workspace maximum/);
+    } finally {
+      await svc.close();
+      removeWorkspace(ws);
+    }
+  });
+});
+
+describe('a kit file that does not parse', () => {
+  it('is listed with its file and line; the other kits stay usable', () => {
+    const ws = tempWorkspace();
+    writeFileSync(join(ws, 'kits', 'broken.kit'), 'name = "broken"\nsandbox = "ecommerce"\ntools = [\n');
+    const svc = ToolsmithService.open(ws);
+    try {
+      const kits = svc.kits();
+      const broken = kits.find((k) => k.file.endsWith('broken.kit'));
+      expect(broken?.error).toMatch(/broken\.kit:\d+:\d+: /);
+      expect(kits.filter((k) => k.kit).length).toBeGreaterThan(0);
+      expect(svc.kit('orders').name).toBe('orders');
+    } finally {
+      void svc.close();
+      removeWorkspace(ws);
+    }
+  });
+});
