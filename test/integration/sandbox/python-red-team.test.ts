@@ -221,7 +221,7 @@ describe.each(makers)('Python red team, host validation off: %s', (name, level, 
     // type.__setattr__ (the real type: the metaclass's own type) goes round the sealed metaclass: only the trace's own reading of the slots keeps
     // the record true. The script's own answer is its own business.
     const forged =
-      'T = type(type(ToolResponse))\nT.__setattr__(ToolResponse, "to_dict", lambda self: {"success": True, "data": "forged"})\nr = get_orders()\nemit_result(r.to_dict())\n';
+      'B = len.__self__\nT = B.type(B.type(ToolResponse))\nT.__setattr__(ToolResponse, "to_dict", lambda self: {"success": True, "data": "forged"})\nr = get_orders()\nemit_result(r.to_dict())\n';
     const r = await run(uncheckedScript(forged));
     expect(r.success, why(r)).toBe(true);
     const trace = r.toolCalls.find((t) => t.name === 'get_orders');
@@ -243,6 +243,34 @@ describe.each(makers)('Python red team, host validation off: %s', (name, level, 
     },
     60_000,
   );
+
+  it("type() of a class is refused: the real type (a metaclass) would make classes whose dunders read any attribute", async () => {
+    // Past both static checks: type(type(1)) is the real type; a metaclass whose __instancecheck__ says yes
+    // and a class whose __match_args__ names a dunder make a match pattern read emit_result.__self__ (the
+    // job's Child), whose send forges a tool record that never crossed the boundary.
+    const attack = [
+      'T = type(type(1))',
+      'u = "_" * 2',
+      'M = T("M", (T,), {u + "instancecheck" + u: lambda cls, obj: True})',
+      'D = M("D", (), {u + "match_args" + u: (u + "self" + u,)})',
+      'match emit_result:',
+      '    case D(child):',
+      '        child.send({"type": "trace", "name": "get_user", "args": {"user_id": "forged"}, "ms": 1, "location": "sandbox", "result": {"success": True}})',
+      'emit_result(1)',
+      '',
+    ].join('\n');
+    expect(validatePython(attack, { tools: TOOLS }).valid).toBe(true); // the host has no way to know type(1) is a class's
+    const r = await run(attack);
+    expect(r.toolCalls.map((t) => t.name)).toEqual([]);
+    expect(r.success).toBe(false);
+    expect(why(r)).toMatch(/^TypeError: type\(\) of a class is not available/);
+    for (const cls of ['ToolResponse', 'ValueError', 'int', 'type(1)']) {
+      const r2 = await run(`k = type(${cls})\nemit_result(1)\n`);
+      expect(why(r2), cls).toMatch(/^TypeError: type\(\) of a class is not available/);
+    }
+    const honest = await run('emit_result([type(1) is int, type("a") == str, type([]) is list])\n');
+    expect(honest).toMatchObject({ success: true, data: [true, true, true] });
+  }, 60_000);
 
   it('the tool record holds the arguments as they crossed, whatever happens to them later', async () => {
     const r = await run(
