@@ -123,9 +123,36 @@ def _stat(pid):
         finally:
             os.close(fd)
         fields = text.rsplit(b")", 1)[1].split()
-        return fields[0], int(fields[1])
+        state = fields[0]
+        if state == b"Z" and _live_thread(pid):
+            # The leader thread exited on its own (exit, not exit_group) and another thread runs on: the
+            # process is alive although its stat says zombie.
+            state = b"R"
+        return state, int(fields[1])
     except (OSError, IndexError, ValueError):
         return None
+
+
+def _live_thread(pid):
+    """True when a thread of the process other than its (zombie) leader is still alive."""
+    try:
+        tids = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return False
+    for tid in tids:
+        if tid == str(pid):
+            continue
+        try:
+            fd = os.open(f"/proc/{pid}/task/{tid}/stat", os.O_RDONLY)
+            try:
+                text = os.read(fd, 4096)
+            finally:
+                os.close(fd)
+            if text.rsplit(b")", 1)[1].split()[0] not in (b"Z", b"X"):
+                return True
+        except (OSError, IndexError):
+            continue
+    return False
 
 
 def _others(keep):

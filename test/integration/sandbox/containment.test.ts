@@ -40,6 +40,8 @@ const TOOLS = [
   'leave_everywhere',
   'find_everywhere',
   'read_worker',
+  'zombie_leader',
+  'live_tasks',
 ];
 const SECRET = 'sk-very-secret-value-123';
 
@@ -283,6 +285,18 @@ describe.each(makers)('sandbox backend: %s', (_name, level, make) => {
     expect((b.data as { others: string[] }).others).toEqual([]);
     const c = await sameWorker(b);
     expect(c.others).toEqual([]);
+    await servesNext();
+  }, 60_000);
+
+  it('a process whose main thread exited (a zombie-looking leader) with a live thread is gone before the next job', async () => {
+    const a = await run('emit_result(zombie_leader(seconds=20).data)\n');
+    expect(a.success, JSON.stringify(a.error)).toBe(true);
+    const b = await run('emit_result(live_tasks().data)\n');
+    expect(b.success, JSON.stringify(b.error)).toBe(true);
+    expect((b.data as { worker: number }).worker, 'the same worker served both jobs').toBe(
+      (a.data as { worker: number }).worker,
+    );
+    expect((b.data as { tasks: string[] }).tasks).toEqual([]);
     await servesNext();
   }, 60_000);
 
