@@ -4,6 +4,7 @@ dumps, the OOM counter, and the egress relay of a tool container."""
 import os
 import signal
 import socket
+import stat
 import time
 
 # Between jobs on one warm sandbox (docs/sandboxes.md, "Between jobs"): nothing a job started may outlive
@@ -361,15 +362,51 @@ def find_writable():
 
 
 def _remove(path):
+    """Removes a file or a whole tree a job left, whatever it did to it: folders it made unreadable or
+    read-only are given their owner's permissions back first (a job runs as the worker's user), any depth
+    is walked without recursion (a tree deeper than the recursion limit is no way to crash the worker),
+    symbolic links are removed, never followed, and another mount is never entered."""
     try:
-        if os.path.isdir(path) and not os.path.islink(path):
-            import shutil  # only when a job left a folder: never part of the fork server's memory
-
-            shutil.rmtree(path, ignore_errors=True)
-        else:
-            os.unlink(path)
+        top = os.lstat(path)
     except OSError:
-        pass
+        return
+    if not stat.S_ISDIR(top.st_mode):
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
+        return
+    stack = [(path, False)]
+    while stack:
+        p, listed = stack.pop()
+        if listed:
+            try:
+                os.rmdir(p)
+            except OSError:
+                pass
+            continue
+        try:
+            os.chmod(p, 0o700)
+        except OSError:
+            pass
+        stack.append((p, True))
+        try:
+            names = os.listdir(p)
+        except OSError:
+            continue
+        for name in names:
+            child = os.path.join(p, name)
+            try:
+                st = os.lstat(child)
+            except OSError:
+                continue
+            if stat.S_ISDIR(st.st_mode) and st.st_dev == top.st_dev:
+                stack.append((child, False))
+            elif not stat.S_ISDIR(st.st_mode):
+                try:
+                    os.unlink(child)
+                except OSError:
+                    pass
 
 
 def wipe_writable():

@@ -42,6 +42,8 @@ const TOOLS = [
   'read_worker',
   'zombie_leader',
   'live_tasks',
+  'leave_locked',
+  'find_locked',
 ];
 const SECRET = 'sk-very-secret-value-123';
 
@@ -313,6 +315,16 @@ describe.each(makers)('sandbox backend: %s', (_name, level, make) => {
     expect(b.data).toEqual({ files: [], ipc: [] });
     await servesNext();
   }, 30_000);
+
+  it('locked folders, FIFOs and a tree deeper than the recursion limit are emptied before the next job', async () => {
+    const a = await run('emit_result(leave_locked().data)\n', 30_000);
+    expect(a.success, JSON.stringify(a.error)).toBe(true);
+    expect((a.data as { wrote: string[] }).wrote).toEqual(expect.arrayContaining(['/tmp']));
+    const b = await run('emit_result(find_locked().data)\n');
+    expect(b.success, JSON.stringify(b.error)).toBe(true);
+    expect(b.data).toEqual({ files: [] });
+    await servesNext();
+  }, 60_000);
 
   it('a job can neither ptrace nor read the memory of the worker or its fork server', async () => {
     const r = await run('emit_result(read_worker().data)\n');
