@@ -363,9 +363,9 @@ def find_writable():
 
 def _remove(path):
     """Removes a file or a whole tree a job left, whatever it did to it: folders it made unreadable or
-    read-only are given their owner's permissions back first (a job runs as the worker's user), any depth
-    is walked without recursion (a tree deeper than the recursion limit is no way to crash the worker),
-    symbolic links are removed, never followed, and another mount is never entered."""
+    read-only get their owner's permissions back first (a job runs as the worker's user); every folder of
+    the tree is first moved up beside `path` (so no path ever grows past PATH_MAX however deep the tree,
+    and nothing recurses); symbolic links are removed, never followed; another mount is never entered."""
     try:
         top = os.lstat(path)
     except OSError:
@@ -376,37 +376,43 @@ def _remove(path):
         except OSError:
             pass
         return
-    stack = [(path, False)]
-    while stack:
-        p, listed = stack.pop()
-        if listed:
-            try:
-                os.rmdir(p)
-            except OSError:
-                pass
-            continue
+    folder = os.path.dirname(path)
+    queue = [path]
+    n = 0
+    while queue:
+        d = queue.pop()
         try:
-            os.chmod(p, 0o700)
+            os.chmod(d, 0o700)
+            names = os.listdir(d)
         except OSError:
-            pass
-        stack.append((p, True))
-        try:
-            names = os.listdir(p)
-        except OSError:
-            continue
+            names = []
         for name in names:
-            child = os.path.join(p, name)
+            child = os.path.join(d, name)
             try:
                 st = os.lstat(child)
             except OSError:
                 continue
-            if stat.S_ISDIR(st.st_mode) and st.st_dev == top.st_dev:
-                stack.append((child, False))
-            elif not stat.S_ISDIR(st.st_mode):
+            if not stat.S_ISDIR(st.st_mode):
                 try:
                     os.unlink(child)
                 except OSError:
                     pass
+            elif st.st_dev == top.st_dev:
+                while True:
+                    n += 1
+                    flat = os.path.join(folder, f".toolsmith-wipe-{os.getpid()}-{n}")
+                    if not os.path.lexists(flat):
+                        break
+                try:
+                    os.chmod(child, 0o700)
+                    os.rename(child, flat)
+                    queue.append(flat)
+                except OSError:
+                    pass
+        try:
+            os.rmdir(d)
+        except OSError:
+            pass
 
 
 def wipe_writable():
