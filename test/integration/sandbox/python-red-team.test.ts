@@ -244,7 +244,7 @@ describe.each(makers)('Python red team, host validation off: %s', (name, level, 
     60_000,
   );
 
-  it("type() of a class is refused: the real type (a metaclass) would make classes whose dunders read any attribute", async () => {
+  it('type() of a class is refused: the real type (a metaclass) would make classes whose dunders read any attribute', async () => {
     // Past both static checks: type(type(1)) is the real type; a metaclass whose __instancecheck__ says yes
     // and a class whose __match_args__ names a dunder make a match pattern read emit_result.__self__ (the
     // job's Child), whose send forges a tool record that never crossed the boundary.
