@@ -338,6 +338,31 @@ describe.each(makers)('sandbox backend: %s', (_name, level, make) => {
     await servesNext();
   }, 30_000);
 
+  it('a tool call made at the edge of the recursion limit is recorded whenever the tool ran', async () => {
+    // The script recurses to just short of the limit before each call: where the tool can still run but
+    // the wrapper's own recording cannot, the call would be one the record never shows.
+    const r = await run(
+      [
+        'def at(n):',
+        '    if n == 0:',
+        '        return poison()',
+        '    return at(n - 1)',
+        'for d in range(1000, 940, -1):',
+        '    try:',
+        '        at(d)',
+        '    except RuntimeError:',
+        '        pass',
+        'emit_result(state().data["n"])',
+        '',
+      ].join('\n'),
+      30_000,
+    );
+    expect(r.success, JSON.stringify(r.error)).toBe(true);
+    const ran = r.data as number;
+    expect(ran, 'the tool ran at least once near the limit').toBeGreaterThan(0);
+    expect(r.toolCalls.filter((t) => t.name === 'poison')).toHaveLength(ran);
+  }, 60_000);
+
   it('a timeout replaces the worker', async () => {
     const before = backend.status()[0]?.replaced ?? 0;
     const r = await run('while True:\n    pass\n', 1000);
