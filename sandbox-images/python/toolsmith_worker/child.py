@@ -14,7 +14,6 @@ from .hygiene import no_dump
 from .protocol import encode, loads, read_exact, write_all
 from .tools import TOOLS_FILE, TOOLS_LINES, ToolResponse, json_safe, response_dict
 
-
 # Frames a sandbox tool call may use past the recursion limit: enough for its own recording.
 RECORD_HEADROOM = 100
 
