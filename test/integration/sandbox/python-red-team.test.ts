@@ -56,7 +56,10 @@ def get_product(product_id: str = "") -> ToolResponse:
 @tool(grade=(0, 0))
 def unchecked(source_hex: str) -> ToolResponse:
     """Test only: runs the source in the calling script's namespace, compiled as <script>, not re-checked."""
-    script_globals = sys._getframe(2).f_globals  # 0: this tool, 1: the tool-call wrapper, 2: the script
+    caller = sys._getframe(1)
+    while caller.f_code.co_filename != "<script>":  # past the tool-call wrapper's frames
+        caller = caller.f_back
+    script_globals = caller.f_globals
     exec(compile(bytes.fromhex(source_hex).decode(), "<script>", "exec"), script_globals)
     return ToolResponse(success=True)
 `;
@@ -249,7 +252,8 @@ describe.each(makers)('Python red team, host validation off: %s', (name, level, 
     // and a class whose __match_args__ names a dunder make a match pattern read emit_result.__self__ (the
     // job's Child), whose send forges a tool record that never crossed the boundary.
     const attack = [
-      'T = type(type(1))',
+      'k = type(1)',
+      'T = type(k)',
       'u = "_" * 2',
       'M = T("M", (T,), {u + "instancecheck" + u: lambda cls, obj: True})',
       'D = M("D", (), {u + "match_args" + u: (u + "self" + u,)})',
@@ -259,7 +263,8 @@ describe.each(makers)('Python red team, host validation off: %s', (name, level, 
       'emit_result(1)',
       '',
     ].join('\n');
-    expect(validatePython(attack, { tools: TOOLS }).valid).toBe(true); // the host has no way to know type(1) is a class's
+    // The host refuses type() of a plain class (165-type-of-type.py), not of a variable holding one.
+    expect(validatePython(attack, { tools: TOOLS }).valid).toBe(true);
     const r = await run(attack);
     expect(r.toolCalls.map((t) => t.name)).toEqual([]);
     expect(r.success).toBe(false);
