@@ -5,7 +5,18 @@
 // through the host (tool_call), which runs sandbox tools in the sandbox's Python pool and host tools on
 // the host. docs/decisions.md, "JavaScript validation limits", has the runtime wall and its reasons.
 import { fork, spawn } from 'node:child_process';
-import { openSync, readdirSync, readFileSync, readSync, rmSync, statSync } from 'node:fs';
+import {
+  chmodSync,
+  lstatSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  renameSync,
+  rmdirSync,
+  statSync,
+  unlinkSync,
+} from 'node:fs';
 import * as nodeModule from 'node:module';
 import { createInterface } from 'node:readline';
 import vm from 'node:vm';
@@ -804,6 +815,69 @@ function betweenJobs() {
     }
     return found;
   };
+  // A file or a whole tree a job left, whatever it did to it: folders it made unreadable or read-only get
+  // their owner's permissions back first (jobs run as the worker's user); every folder of the tree is first
+  // moved up beside `top` (no path ever grows past PATH_MAX however deep the tree, and nothing recurses);
+  // links are removed and never followed; another mount is never entered.
+  let flatCount = 0;
+  const remove = (top) => {
+    let root;
+    try {
+      root = lstatSync(top);
+    } catch {
+      return;
+    }
+    if (!root.isDirectory()) {
+      try {
+        unlinkSync(top);
+      } catch {}
+      return;
+    }
+    const folder = top.slice(0, top.lastIndexOf('/')) || '/';
+    const queue = [top];
+    while (queue.length) {
+      const d = queue.pop();
+      let names = [];
+      try {
+        chmodSync(d, 0o700);
+        names = readdirSync(d);
+      } catch {}
+      for (const name of names) {
+        const child = `${d}/${name}`;
+        let st;
+        try {
+          st = lstatSync(child);
+        } catch {
+          continue;
+        }
+        if (!st.isDirectory()) {
+          try {
+            unlinkSync(child);
+          } catch {}
+        } else if (st.dev === root.dev) {
+          let flat;
+          do flat = `${folder === '/' ? '' : folder}/.toolsmith-wipe-${process.pid}-${++flatCount}`;
+          while (exists(flat));
+          try {
+            chmodSync(child, 0o700);
+            renameSync(child, flat);
+            queue.push(flat);
+          } catch {}
+        }
+      }
+      try {
+        rmdirSync(d);
+      } catch {}
+    }
+  };
+  const exists = (p) => {
+    try {
+      lstatSync(p);
+      return true;
+    } catch {
+      return false;
+    }
+  };
   const clean = () => {
     try {
       return sweep();
@@ -836,9 +910,7 @@ function betweenJobs() {
       for (const name of names) {
         const p = `${dir === '/' ? '' : dir}/${name}`;
         if (keep.has(name) || mounts.has(p)) continue;
-        try {
-          rmSync(p, { recursive: true, force: true });
-        } catch {}
+        remove(p);
       }
     }
     return true;

@@ -203,6 +203,11 @@ def _guarded_hasattr(obj, name):
 
 
 def _guarded_type(obj):
+    # The type of a class is a metaclass (type itself, or ToolResponse's): called with three arguments it
+    # makes classes, and a made class's dunders (a metaclass's __instancecheck__, a class's __match_args__
+    # naming a dunder) read any attribute past both static checks. Scripts get the types of values only.
+    if isinstance(obj, type):
+        raise TypeError("type() of a class is not available: type(x) tells the type of a value")
     return type(obj)
 
 

@@ -14,6 +14,9 @@ from .hygiene import no_dump
 from .protocol import encode, loads, read_exact, write_all
 from .tools import TOOLS_FILE, TOOLS_LINES, ToolResponse, json_safe, response_dict
 
+# Frames a sandbox tool call may use past the recursion limit: enough for its own recording.
+RECORD_HEADROOM = 100
+
 
 def _snapshot(arguments):
     """A tool call's arguments as a JSON copy taken when they cross into the tool (their repr when they
@@ -107,6 +110,17 @@ class Child:
 
     def sandbox_tool(self, alias, name, fn, sig):
         def call(*args, **kwargs):
+            # The call's record must be made whenever the tool ran: a script that recursed to just short of
+            # the limit would otherwise have the tool run and the recording hit RecursionError. Frames are
+            # added for this call only (trusted code; the script's own depth stays bounded by the limit).
+            limit = sys.getrecursionlimit()
+            sys.setrecursionlimit(limit + RECORD_HEADROOM)
+            try:
+                return traced_call(args, kwargs)
+            finally:
+                sys.setrecursionlimit(limit)
+
+        def traced_call(args, kwargs):
             started = time.perf_counter()
             try:
                 bound = sig.bind(*args, **kwargs)

@@ -4,6 +4,7 @@ dumps, the OOM counter, and the egress relay of a tool container."""
 import os
 import signal
 import socket
+import stat
 import time
 
 # Between jobs on one warm sandbox (docs/sandboxes.md, "Between jobs"): nothing a job started may outlive
@@ -123,9 +124,36 @@ def _stat(pid):
         finally:
             os.close(fd)
         fields = text.rsplit(b")", 1)[1].split()
-        return fields[0], int(fields[1])
+        state = fields[0]
+        if state == b"Z" and _live_thread(pid):
+            # The leader thread exited on its own (exit, not exit_group) and another thread runs on: the
+            # process is alive although its stat says zombie.
+            state = b"R"
+        return state, int(fields[1])
     except (OSError, IndexError, ValueError):
         return None
+
+
+def _live_thread(pid):
+    """True when a thread of the process other than its (zombie) leader is still alive."""
+    try:
+        tids = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return False
+    for tid in tids:
+        if tid == str(pid):
+            continue
+        try:
+            fd = os.open(f"/proc/{pid}/task/{tid}/stat", os.O_RDONLY)
+            try:
+                text = os.read(fd, 4096)
+            finally:
+                os.close(fd)
+            if text.rsplit(b")", 1)[1].split()[0] not in (b"Z", b"X"):
+                return True
+        except (OSError, IndexError):
+            continue
+    return False
 
 
 def _others(keep):
@@ -334,15 +362,57 @@ def find_writable():
 
 
 def _remove(path):
+    """Removes a file or a whole tree a job left, whatever it did to it: folders it made unreadable or
+    read-only get their owner's permissions back first (a job runs as the worker's user); every folder of
+    the tree is first moved up beside `path` (so no path ever grows past PATH_MAX however deep the tree,
+    and nothing recurses); symbolic links are removed, never followed; another mount is never entered."""
     try:
-        if os.path.isdir(path) and not os.path.islink(path):
-            import shutil  # only when a job left a folder: never part of the fork server's memory
-
-            shutil.rmtree(path, ignore_errors=True)
-        else:
-            os.unlink(path)
+        top = os.lstat(path)
     except OSError:
-        pass
+        return
+    if not stat.S_ISDIR(top.st_mode):
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
+        return
+    folder = os.path.dirname(path)
+    queue = [path]
+    n = 0
+    while queue:
+        d = queue.pop()
+        try:
+            os.chmod(d, 0o700)
+            names = os.listdir(d)
+        except OSError:
+            names = []
+        for name in names:
+            child = os.path.join(d, name)
+            try:
+                st = os.lstat(child)
+            except OSError:
+                continue
+            if not stat.S_ISDIR(st.st_mode):
+                try:
+                    os.unlink(child)
+                except OSError:
+                    pass
+            elif st.st_dev == top.st_dev:
+                while True:
+                    n += 1
+                    flat = os.path.join(folder, f".toolsmith-wipe-{os.getpid()}-{n}")
+                    if not os.path.lexists(flat):
+                        break
+                try:
+                    os.chmod(child, 0o700)
+                    os.rename(child, flat)
+                    queue.append(flat)
+                except OSError:
+                    pass
+        try:
+            os.rmdir(d)
+        except OSError:
+            pass
 
 
 def wipe_writable():

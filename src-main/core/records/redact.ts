@@ -92,7 +92,9 @@ export class Redactor {
       const rk = this.text(k);
       const rx = this.walk(x, depth + 1);
       if (rk !== k || rx !== x) changed = true;
-      out[rk] = rx;
+      // Defined, not assigned: a "__proto__" key (JSON.parse makes it an own key) would otherwise set the
+      // copy's prototype, dropping the key and lending its fields to the copy.
+      Object.defineProperty(out, rk, { value: rx, enumerable: true, writable: true, configurable: true });
     }
     return changed ? out : v;
   }

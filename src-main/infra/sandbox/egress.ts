@@ -175,6 +175,10 @@ export class EgressListener {
     };
     this.open.add(o);
     client.on('close', finish);
+    // A destination is a host name (letters, digits, '-', '_', '.') or an IP literal, nothing else: a
+    // CONNECT target is taken as written, and a NUL, '#', '/' or '@' in it would otherwise meet the
+    // allow-list's suffix match and the resolver (a NUL made net.createConnection throw in this process).
+    if (host && !HOST_NAME.test(host) && !/^\[[0-9A-Fa-f:.]+\]$/.test(host)) host = '';
     if (!host || !port) {
       record.error = `not a proxy request: ${JSON.stringify((lines[0] ?? '').slice(0, 200))}`;
       record.status = 400;
@@ -205,7 +209,16 @@ export class EgressListener {
       return;
     }
     record.allowed = true;
-    const upstream = createConnection({ host: record.host, port });
+    let upstream: Socket;
+    try {
+      upstream = createConnection({ host: record.host, port });
+    } catch (e) {
+      record.error = (e as Error).message;
+      record.status = 502;
+      client.end(reply(502, `toolsmith egress: cannot reach ${host}:${port}\n`));
+      finish();
+      return;
+    }
     let connected = false;
     upstream.on('error', (e) => {
       record.error = e.message;
@@ -277,6 +290,7 @@ export class EgressListener {
   }
 }
 
+const HOST_NAME = /^[A-Za-z0-9_.-]+$/;
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+:/;
 
 /** Why a plain HTTP request's header lines are refused (undefined when they are fine). */

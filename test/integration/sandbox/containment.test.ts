@@ -44,6 +44,10 @@ const TOOLS = [
   'leave_everywhere',
   'find_everywhere',
   'read_worker',
+  'zombie_leader',
+  'live_tasks',
+  'leave_locked',
+  'find_locked',
 ];
 const SECRET = 'sk-very-secret-value-123';
 
@@ -290,6 +294,18 @@ describe.each(makers)('sandbox backend: %s', (_name, level, make) => {
     await servesNext();
   }, 60_000);
 
+  it('a process whose main thread exited (a zombie-looking leader) with a live thread is gone before the next job', async () => {
+    const a = await run('emit_result(zombie_leader(seconds=20).data)\n');
+    expect(a.success, JSON.stringify(a.error)).toBe(true);
+    const b = await run('emit_result(live_tasks().data)\n');
+    expect(b.success, JSON.stringify(b.error)).toBe(true);
+    expect((b.data as { worker: number }).worker, 'the same worker served both jobs').toBe(
+      (a.data as { worker: number }).worker,
+    );
+    expect((b.data as { tasks: string[] }).tasks).toEqual([]);
+    await servesNext();
+  }, 60_000);
+
   it('nothing a job writes in any writable path or IPC object meets the next job', async () => {
     const a = await run('emit_result(leave_everywhere().data)\n');
     expect(a.success, JSON.stringify(a.error)).toBe(true);
@@ -304,6 +320,16 @@ describe.each(makers)('sandbox backend: %s', (_name, level, make) => {
     await servesNext();
   }, 30_000);
 
+  it('locked folders, FIFOs and a tree deeper than the recursion limit are emptied before the next job', async () => {
+    const a = await run('emit_result(leave_locked().data)\n', 30_000);
+    expect(a.success, JSON.stringify(a.error)).toBe(true);
+    expect((a.data as { wrote: string[] }).wrote).toEqual(expect.arrayContaining(['/tmp']));
+    const b = await run('emit_result(find_locked().data)\n');
+    expect(b.success, JSON.stringify(b.error)).toBe(true);
+    expect(b.data).toEqual({ files: [] });
+    await servesNext();
+  }, 60_000);
+
   it('a job can neither ptrace nor read the memory of the worker or its fork server', async () => {
     const r = await run('emit_result(read_worker().data)\n');
     expect(r.success, JSON.stringify(r.error)).toBe(true);
@@ -315,6 +341,31 @@ describe.each(makers)('sandbox backend: %s', (_name, level, make) => {
     expect(got.worker.filter((x) => bad.includes(x))).toEqual([]);
     await servesNext();
   }, 30_000);
+
+  it('a tool call made at the edge of the recursion limit is recorded whenever the tool ran', async () => {
+    // The script recurses to just short of the limit before each call: where the tool can still run but
+    // the wrapper's own recording cannot, the call would be one the record never shows.
+    const r = await run(
+      [
+        'def at(n):',
+        '    if n == 0:',
+        '        return poison()',
+        '    return at(n - 1)',
+        'for d in range(1000, 940, -1):',
+        '    try:',
+        '        at(d)',
+        '    except RuntimeError:',
+        '        pass',
+        'emit_result(state().data["n"])',
+        '',
+      ].join('\n'),
+      30_000,
+    );
+    expect(r.success, JSON.stringify(r.error)).toBe(true);
+    const ran = r.data as number;
+    expect(ran, 'the tool ran at least once near the limit').toBeGreaterThan(0);
+    expect(r.toolCalls.filter((t) => t.name === 'poison')).toHaveLength(ran);
+  }, 60_000);
 
   it('a timeout replaces the worker', async () => {
     const before = backend.status()[0]?.replaced ?? 0;

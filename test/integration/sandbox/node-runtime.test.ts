@@ -105,6 +105,23 @@ console.log(JSON.stringify({ procs, files, mem }));`;
   const PLANT = `const { spawn } = require('node:child_process');
 const fs = require('node:fs');
 for (const d of ['/tmp', '/dev/shm']) fs.writeFileSync(d + '/left-by-an-earlier-job', 'secret');
+// What a plain recursive delete cannot remove: folders with no permissions and read-only ones, a FIFO-free
+// tree deeper than any recursion limit.
+for (const d of ['/tmp', '/dev/shm']) {
+  for (const mode of [0o000, 0o500]) {
+    const f = d + '/left-by-an-earlier-job-d' + mode.toString(8);
+    fs.mkdirSync(f + '/inner', { recursive: true });
+    fs.writeFileSync(f + '/inner/secret', 'secret');
+    fs.chmodSync(f + '/inner', mode);
+    fs.chmodSync(f, mode);
+  }
+  const here = process.cwd();
+  fs.mkdirSync(d + '/left-by-an-earlier-job-deep');
+  process.chdir(d + '/left-by-an-earlier-job-deep');
+  for (let i = 0; i < 3000; i++) { fs.mkdirSync('a'); process.chdir('a'); }
+  fs.writeFileSync('secret', 'secret');
+  process.chdir(here);
+}
 // setsid (detached) and a double fork: an orphan in a new session.
 const c = spawn(process.execPath, ['-e', "require('node:child_process').spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { detached: true, stdio: 'ignore' }).unref()"], { detached: true, stdio: 'ignore' });
 c.on('exit', () => console.log('planted'));`;

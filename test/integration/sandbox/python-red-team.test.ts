@@ -56,7 +56,10 @@ def get_product(product_id: str = "") -> ToolResponse:
 @tool(grade=(0, 0))
 def unchecked(source_hex: str) -> ToolResponse:
     """Test only: runs the source in the calling script's namespace, compiled as <script>, not re-checked."""
-    script_globals = sys._getframe(2).f_globals  # 0: this tool, 1: the tool-call wrapper, 2: the script
+    caller = sys._getframe(1)
+    while caller.f_code.co_filename != "<script>":  # past the tool-call wrapper's frames
+        caller = caller.f_back
+    script_globals = caller.f_globals
     exec(compile(bytes.fromhex(source_hex).decode(), "<script>", "exec"), script_globals)
     return ToolResponse(success=True)
 `;
@@ -221,7 +224,7 @@ describe.each(makers)('Python red team, host validation off: %s', (name, level, 
     // type.__setattr__ (the real type: the metaclass's own type) goes round the sealed metaclass: only the trace's own reading of the slots keeps
     // the record true. The script's own answer is its own business.
     const forged =
-      'T = type(type(ToolResponse))\nT.__setattr__(ToolResponse, "to_dict", lambda self: {"success": True, "data": "forged"})\nr = get_orders()\nemit_result(r.to_dict())\n';
+      'B = len.__self__\nT = B.type(B.type(ToolResponse))\nT.__setattr__(ToolResponse, "to_dict", lambda self: {"success": True, "data": "forged"})\nr = get_orders()\nemit_result(r.to_dict())\n';
     const r = await run(uncheckedScript(forged));
     expect(r.success, why(r)).toBe(true);
     const trace = r.toolCalls.find((t) => t.name === 'get_orders');
@@ -243,6 +246,36 @@ describe.each(makers)('Python red team, host validation off: %s', (name, level, 
     },
     60_000,
   );
+
+  it('type() of a class is refused: the real type (a metaclass) would make classes whose dunders read any attribute', async () => {
+    // Past both static checks: type(type(1)) is the real type; a metaclass whose __instancecheck__ says yes
+    // and a class whose __match_args__ names a dunder make a match pattern read emit_result.__self__ (the
+    // job's Child), whose send forges a tool record that never crossed the boundary.
+    const attack = [
+      'k = type(1)',
+      'T = type(k)',
+      'u = "_" * 2',
+      'M = T("M", (T,), {u + "instancecheck" + u: lambda cls, obj: True})',
+      'D = M("D", (), {u + "match_args" + u: (u + "self" + u,)})',
+      'match emit_result:',
+      '    case D(child):',
+      '        child.send({"type": "trace", "name": "get_user", "args": {"user_id": "forged"}, "ms": 1, "location": "sandbox", "result": {"success": True}})',
+      'emit_result(1)',
+      '',
+    ].join('\n');
+    // The host refuses type() of a plain class (165-type-of-type.py), not of a variable holding one.
+    expect(validatePython(attack, { tools: TOOLS }).valid).toBe(true);
+    const r = await run(attack);
+    expect(r.toolCalls.map((t) => t.name)).toEqual([]);
+    expect(r.success).toBe(false);
+    expect(why(r)).toMatch(/^TypeError: type\(\) of a class is not available/);
+    for (const cls of ['ToolResponse', 'ValueError', 'int', 'type(1)']) {
+      const r2 = await run(`k = type(${cls})\nemit_result(1)\n`);
+      expect(why(r2), cls).toMatch(/^TypeError: type\(\) of a class is not available/);
+    }
+    const honest = await run('emit_result([type(1) is int, type("a") == str, type([]) is list])\n');
+    expect(honest).toMatchObject({ success: true, data: [true, true, true] });
+  }, 60_000);
 
   it('the tool record holds the arguments as they crossed, whatever happens to them later', async () => {
     const r = await run(

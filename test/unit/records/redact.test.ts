@@ -40,3 +40,19 @@ describe('Redactor', () => {
     expect(r.text('abc')).toBe('abc');
   });
 });
+
+describe('Redactor.value: keys that are special to JS objects', () => {
+  it('a "__proto__" key stays an own key of the copy and gives it no prototype', () => {
+    const r = new Redactor();
+    r.add('sk-secret-value-1234');
+    const input = JSON.parse(
+      '{"__proto__": {"isAdmin": true, "k": "sk-secret-value-1234"}, "a": "sk-secret-value-1234"}',
+    ) as Record<string, unknown>;
+    const out = r.value(input);
+    expect(Object.getPrototypeOf(out)).toBe(Object.prototype);
+    expect((out as { isAdmin?: boolean }).isAdmin).toBeUndefined();
+    expect(JSON.parse(JSON.stringify(out))).toEqual(
+      JSON.parse('{"__proto__": {"isAdmin": true, "k": "[redacted]"}, "a": "[redacted]"}'),
+    );
+  });
+});

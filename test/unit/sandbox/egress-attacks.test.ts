@@ -114,3 +114,43 @@ describe('egress proxy: request head limit', () => {
     expect(seen.map((s) => s.url)).toEqual(['/ok']);
   });
 });
+
+describe('egress proxy: destination names', () => {
+  let wild: EgressListener;
+  beforeAll(async () => {
+    wild = await EgressListener.start(parseAllow(['*.example.test:443']));
+  });
+  afterAll(async () => {
+    await wild.close();
+  });
+  const send = (text: string): Promise<string> =>
+    new Promise((resolve, reject) => {
+      const s = createConnection(join(wild.dir, 'proxy.sock'));
+      let out = '';
+      s.on('data', (d: Buffer) => (out += d.toString('latin1')));
+      s.on('error', (e) => (out ? resolve(out) : reject(e)));
+      s.on('close', () => resolve(out));
+      s.on('connect', () => s.write(Buffer.from(text, 'latin1')));
+    });
+  // A NUL in a CONNECT target under a wildcard rule made net.createConnection throw inside the socket's
+  // data handler: an uncaught exception in the host process (the workbench, serve or the CLI).
+  it.each([
+    ['a NUL byte', 'a\0b.example.test:443'],
+    ['a fragment mark', 'evil.invalid#.example.test:443'],
+    ['a slash', 'evil.invalid/.example.test:443'],
+    ['an at sign', 'evil.invalid@x.example.test:443'],
+  ])('a CONNECT target holding %s is refused as no host name', async (_what, target) => {
+    const records: string[] = [];
+    wild.onRecord = (r) => records.push(`${r.status} ${r.allowed}`);
+    const out = await send(`CONNECT ${target} HTTP/1.1\r\n\r\n`);
+    expect(out).toMatch(/^HTTP\/1\.1 400/);
+    expect(records).toEqual(['400 false']);
+  });
+  it('a well-formed name under the wildcard is still allowed (and only fails to resolve)', async () => {
+    const records: string[] = [];
+    wild.onRecord = (r) => records.push(`${r.status} ${r.allowed}`);
+    const out = await send('CONNECT api.example.test:443 HTTP/1.1\r\n\r\n');
+    expect(out).toMatch(/^HTTP\/1\.1 502/);
+    expect(records).toEqual(['502 true']);
+  });
+});

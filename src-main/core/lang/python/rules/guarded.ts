@@ -6,7 +6,31 @@
 import { categoryOf, child, isFormatted, kindOf, textOf } from '../pyright.ts';
 import { callName, isCalleeHere, isLabel, positionalArgs } from './context.ts';
 import type { PyRuleModule } from './context.ts';
+import { PYTHON_SAFE_BUILTINS } from '../../builtins.ts';
 import { attributeRefusal, USE_FSTRING } from './known.ts';
+
+/** Names that are classes in every script (builtin types, exceptions, ToolResponse). */
+const CLASS_NAMES = new Set([
+  ...PYTHON_SAFE_BUILTINS.filter((b) => /^[A-Z]/.test(b)),
+  'bool',
+  'bytes',
+  'dict',
+  'float',
+  'frozenset',
+  'int',
+  'list',
+  'range',
+  'set',
+  'slice',
+  'str',
+  'tuple',
+  'enumerate',
+  'filter',
+  'map',
+  'reversed',
+  'zip',
+  'ToolResponse',
+]);
 
 export const guardedRules: PyRuleModule = {
   Name: (n, ctx) => {
@@ -52,5 +76,16 @@ export const guardedRules: PyRuleModule = {
     }
     if (fnName === 'type' && positionalArgs(n).length !== 1)
       ctx.at(n, 'guarded-type', 'type() takes exactly one argument here (it tells the type of a value)');
+    else if (fnName === 'type') {
+      // The type of a class is a metaclass, which makes classes (and with them dunders no check sees):
+      // refused here where the argument is plainly a class; the worker's type() refuses every class.
+      const a = positionalArgs(n)[0];
+      const v = a ? child(a, 'valueExpr') : undefined;
+      const cls =
+        v && kindOf(v) === 'Call'
+          ? callName(v) === 'type'
+          : v && kindOf(v) === 'Name' && CLASS_NAMES.has(textOf(v) ?? '');
+      if (cls) ctx.at(n, 'guarded-type', 'type() of a class is not available: it tells the type of a value');
+    }
   },
 };
