@@ -57,7 +57,28 @@ export class Redactor {
     const re = this.regex();
     if (!re || typeof s !== 'string') return s;
     re.lastIndex = 0;
-    return re.test(s) ? s.replace(re, REDACTED) : s;
+    if (!re.test(s)) return s;
+    // Every occurrence of every secret, overlapping ones too (two secrets that share characters, or one
+    // inside another), merged into spans: a regex replace would end the first match and leave the rest of
+    // an overlapping second secret in the clear.
+    const spans: [number, number][] = [];
+    for (const secret of this.secrets)
+      for (let i = s.indexOf(secret); i >= 0; i = s.indexOf(secret, i + 1))
+        spans.push([i, i + secret.length]);
+    spans.sort((a, b) => a[0] - b[0]);
+    let out = '';
+    let at = 0;
+    let end = -1;
+    for (const [from, to] of spans) {
+      if (from > end) {
+        if (end >= 0) out += REDACTED;
+        out += s.slice(at, from);
+      }
+      end = Math.max(end, to);
+      at = end;
+    }
+    if (end >= 0) out += REDACTED;
+    return out + s.slice(at);
   }
 
   /** True when the text holds a known secret. */

@@ -56,3 +56,17 @@ describe('Redactor.value: keys that are special to JS objects', () => {
     );
   });
 });
+
+describe('overlapping secrets', () => {
+  it('two secrets that share characters are both hidden, whole', () => {
+    const r = new Redactor();
+    r.add('abcdefgh12');
+    r.add('gh12345678');
+    expect(r.text('key abcdefgh12345678 end')).toBe('key [redacted] end');
+    expect(r.text('x gh12345678 y abcdefgh12 z')).toBe('x [redacted] y [redacted] z');
+    // One secret inside another.
+    r.add('cdefgh12');
+    expect(r.text('abcdefgh12')).toBe('[redacted]');
+    expect(r.text('nothing here')).toBe('nothing here');
+  });
+});
