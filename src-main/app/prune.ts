@@ -5,9 +5,14 @@
  * client and the installation only): every CLI verb loads it.
  */
 import Docker from 'dockerode';
-import { Installation, pruneLeftovers } from '../infra/sandbox/installation.ts';
-import type { Leftover } from '../infra/sandbox/installation.ts';
+import { Installation, installationContainers, pruneLeftovers } from '../infra/sandbox/installation.ts';
+import type { InstallationContainer, Leftover } from '../infra/sandbox/installation.ts';
 
 export async function pruneLeftoverContainers(opts: { dryRun?: boolean } = {}): Promise<Leftover[]> {
   return pruneLeftovers(new Docker(), new Installation(), opts);
+}
+
+/** Every sandbox container of this installation (any Toolsmith process), for `pool status`. */
+export async function listInstallationContainers(): Promise<InstallationContainer[]> {
+  return installationContainers(new Docker(), new Installation());
 }

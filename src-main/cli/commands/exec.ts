@@ -191,7 +191,28 @@ export function registerExec(program: Command, ctx: CliContext): void {
         ctx.out(
           `pool ${p.sandbox}: ${p.size} workers (${p.idle} idle, ${p.busy} busy), ${p.queued} queued, standby ${standbyText(p)}, ${p.replaced} replaced\n`,
         );
-      if (!s.pools.length) ctx.out('no pool started in this process\n');
+      if (!s.pools.length) ctx.out('no pool in this process\n');
+      // The pools of the whole installation: containers by owner (the workbench, serve, mcp, other verbs).
+      const { listInstallationContainers } = await import('../../app/prune.ts');
+      const all = await listInstallationContainers().catch(() => undefined);
+      if (all === undefined) return;
+      const byOwner = new Map<string, typeof all>();
+      for (const c of all) {
+        const key = `${c.ownerPid ?? '?'}|${c.sandbox || '-'}|${c.live ? 'live' : 'leftover'}`;
+        byOwner.set(key, [...(byOwner.get(key) ?? []), c]);
+      }
+      ctx.out(
+        all.length
+          ? `containers of this installation (every Toolsmith process): ${all.length}\n`
+          : 'no container of this installation is running\n',
+      );
+      for (const [key, cs] of byOwner) {
+        const [pid, sandbox, live] = key.split('|');
+        const states = [...new Set(cs.map((c) => c.state))].join(', ');
+        ctx.out(
+          `  pid ${pid} sandbox ${sandbox}: ${cs.length} container(s) (${states})${live === 'leftover' ? ' left by a stopped process: toolsmith pool prune' : ''}\n`,
+        );
+      }
     });
 
   const tool = program.command('tool').description('run one tool');

@@ -134,6 +134,41 @@ export interface Leftover {
  * crashed), removed unless `dryRun`. Containers of other installations are never listed, whatever
  * their labels say about pids; containers of instances that still run are kept.
  */
+/** A container of this installation with whether the process that made it still runs. */
+export interface InstallationContainer extends Leftover {
+  live: boolean;
+}
+
+/**
+ * Every sandbox container of this installation on the engine, whichever Toolsmith process made it (the
+ * workbench, `serve`, `mcp`, a CLI verb): what `pool status` shows beside the pools of its own process.
+ */
+export async function installationContainers(
+  docker: Docker,
+  installation: Installation,
+): Promise<InstallationContainer[]> {
+  const all = await docker.listContainers({
+    all: true,
+    filters: { label: [`toolsmith.pool=1`, `${INSTALLATION_LABEL}=${installation.id}`] },
+  });
+  return all
+    .filter((c) => c.Labels[INSTALLATION_LABEL] === installation.id)
+    .map((c) => {
+      const instance = c.Labels[INSTANCE_LABEL] ?? '';
+      const owner = Number(c.Labels['toolsmith.owner']);
+      return {
+        id: c.Id,
+        name: (c.Names[0] ?? '').replace(/^\//, ''),
+        sandbox: c.Labels['toolsmith.sandbox'] ?? '',
+        instance,
+        ownerPid: Number.isInteger(owner) ? owner : null,
+        state: c.State,
+        created: new Date(c.Created * 1000).toISOString(),
+        live: installation.instanceRunning(instance),
+      };
+    });
+}
+
 export async function pruneLeftovers(
   docker: Docker,
   installation: Installation,
