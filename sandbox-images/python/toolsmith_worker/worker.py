@@ -520,7 +520,8 @@ class Worker:
             self.start_job(msg)
         elif t == "tool_result" and self.job is not None and msg.get("id") == self.job.id:
             try:
-                write_all(self.job.res_w, encode(msg).encode() + b"\n")
+                # The host's own line as it came (already checked to be this job's): no second encode.
+                write_all(self.job.res_w, line + b"\n")
             except OSError:
                 pass
         elif t == "cancel" and self.job is not None and msg.get("id") == self.job.id:
