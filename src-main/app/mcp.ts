@@ -10,6 +10,7 @@ import type { SandboxMcpConfig } from './config.ts';
 import { ToolsmithError } from './errors.ts';
 import type { ToolsmithService } from './service.ts';
 import type { SandboxTool } from '../core/tools/extract.ts';
+import { searchTools } from '../core/tools/disclosure.ts';
 import { mcpResultToResponse, mcpSandboxTools } from '../core/tools/mcp.ts';
 import type { JsonValue, ToolResponse } from '../core/tools/model.ts';
 import type { McpManager } from '../infra/mcp/manager.ts';
@@ -70,6 +71,42 @@ export function mcpHostTools(svc: ToolsmithService, sandbox: string): Record<str
     out[tool.name] = handler;
   }
   return out;
+}
+
+/**
+ * A script's run-time tool lookups (core/tools/disclosure.ts DISCOVERY_CALLS), over the tools the job
+ * may call (`names`, tool names): `search_tools {query, limit?}` answers a list of {name, summary};
+ * `describe_tool {name}` the tool's full manual entry, as the `code` manual shows it. A tool the job
+ * cannot call is neither found nor described.
+ */
+export function discoveryHostTools(
+  svc: ToolsmithService,
+  sandbox: string,
+  names: readonly string[],
+): Record<string, HostToolHandler> {
+  const allowed = new Set(names);
+  const tools = () => svc.scriptTools(sandbox).tools.filter((t) => allowed.has(t.name));
+  const search: HostToolHandler = (args) => {
+    const { query, limit } = args;
+    if (typeof query !== 'string' || !query.trim())
+      return { success: false, message: 'search_tools takes a query: words a tool name or description holds' };
+    const n = typeof limit === 'number' && Number.isInteger(limit) && limit >= 1 ? Math.min(limit, 100) : 20;
+    return {
+      success: true,
+      data: searchTools(tools(), query, n).map((t) => ({ name: t.name, summary: t.line })),
+    };
+  };
+  const describe: HostToolHandler = (args) => {
+    const { name } = args;
+    const tool = typeof name === 'string' ? tools().find((t) => t.name === name) : undefined;
+    if (!tool)
+      return {
+        success: false,
+        message: `no tool ${JSON.stringify(name)} in sandbox ${sandbox}; search_tools finds tools by words`,
+      };
+    return { success: true, data: svc.registry(sandbox).prompt([tool]) };
+  };
+  return { search_tools: search, describe_tool: describe };
 }
 
 /** The names of a sandbox's MCP tools, for the worker's `load` (it defines a function for each). */

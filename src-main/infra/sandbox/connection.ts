@@ -15,6 +15,7 @@ import type {
   ToolCallTrace,
 } from '../../core/sandbox/execution.ts';
 import type { JsonValue, ToolResponse } from '../../core/tools/model.ts';
+import { DISCOVERY_CALLS } from '../../core/tools/disclosure.ts';
 import type { LiveExecutionEvent } from '../../core/ports/executor.ts';
 import { StderrTail } from './stderr-tail.ts';
 import { parseWorkerLine, type ToolDescriptor, type WorkerMessage } from './worker-messages.ts';
@@ -469,7 +470,8 @@ export class WorkerConnection {
     toolCalls: ToolCallTrace[],
   ): Promise<void> {
     const { name, call_id: callId, args } = m;
-    const allowed = Object.values(job.tools).includes(name);
+    // The discovery calls (search_tools, describe_tool) are framework helpers every script has.
+    const allowed = Object.values(job.tools).includes(name) || DISCOVERY_CALLS.includes(name);
     const handler = job.hostTools?.[name];
     const started = performance.now();
     let reply: Record<string, unknown>;
