@@ -260,7 +260,8 @@ function contextRuntime(host, inputsJson, aliasesJson, limitJson) {
           resolve(v !== undefined && hasOwn(v, 'value') ? v.value : null);
         } else {
           const m = r !== null && typeof r === 'object' ? own(r, 'message') : undefined;
-          const text = m !== undefined && hasOwn(m, 'value') && typeof m.value === 'string' ? m.value : 'failed';
+          const text =
+            m !== undefined && hasOwn(m, 'value') && typeof m.value === 'string' ? m.value : 'failed';
           reject(new E(`${what}: ${text}`));
         }
       };

@@ -89,7 +89,10 @@ export function discoveryHostTools(
   const search: HostToolHandler = (args) => {
     const { query, limit } = args;
     if (typeof query !== 'string' || !query.trim())
-      return { success: false, message: 'search_tools takes a query: words a tool name or description holds' };
+      return {
+        success: false,
+        message: 'search_tools takes a query: words a tool name or description holds',
+      };
     const n = typeof limit === 'number' && Number.isInteger(limit) && limit >= 1 ? Math.min(limit, 100) : 20;
     return {
       success: true,
