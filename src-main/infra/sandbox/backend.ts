@@ -103,7 +103,8 @@ export class SandboxBackend implements ScriptExecutor {
       ...(req.inputs ? { inputs: req.inputs } : {}),
       timeoutMs: Math.min(req.timeoutMs ?? 300_000, 600_000),
       maxOutputBytes: this.opts.maxOutputBytes,
-      ...(hostTools || discovery ? { hostTools: { ...hostTools, ...discovery } } : {}),
+      // A tool of the job under a lookup's name keeps it (the script's namespace binds the tool too).
+      ...(hostTools || discovery ? { hostTools: { ...discovery, ...hostTools } } : {}),
       ...(req.onEvent ? { onEvent: req.onEvent } : {}),
       ...(req.signal ? { signal: req.signal } : {}),
       redact: Object.values(spec.credentials),
