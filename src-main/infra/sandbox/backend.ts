@@ -28,9 +28,13 @@ export interface BackendOptions {
   hostToolsFor?: (sandbox: string) => Record<string, HostToolHandler>;
   /**
    * The handlers of a script's run-time tool lookups (`search_tools`, `describe_tool`), over the job's
-   * tools (`tools`, by tool name); without them those calls fail with "no host handler".
+   * tools (`tools`: script-visible name -> tool name); without them those calls fail with "no host
+   * handler".
    */
-  discoveryFor?: (sandbox: string, tools: readonly string[]) => Record<string, HostToolHandler>;
+  discoveryFor?: (
+    sandbox: string,
+    tools: Readonly<Record<string, string>>,
+  ) => Record<string, HostToolHandler>;
 }
 
 export class SandboxBackend implements ScriptExecutor {
@@ -95,7 +99,7 @@ export class SandboxBackend implements ScriptExecutor {
           ? { ...this.opts.hostTools, ...this.opts.hostToolsFor(req.sandbox) }
           : this.opts.hostTools;
     // The run-time tool lookups answer for this job's tools only.
-    const discovery = this.opts.discoveryFor?.(req.sandbox, Object.values(req.tools));
+    const discovery = this.opts.discoveryFor?.(req.sandbox, req.tools);
     const result = await pool.run({
       code: req.code,
       language: req.language,

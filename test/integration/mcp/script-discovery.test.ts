@@ -115,4 +115,25 @@ describe('tool discovery from scripts', () => {
       expect(s.result['missing']).toMatch(/no tool "get_user" in sandbox big/);
     }
   }, 240_000);
+
+  it("with a kit, finds and describes the kit's tools under their aliases, and nothing else", async () => {
+    const client = clients[0] ?? (await connect({}));
+    const code = [
+      'names = [t["name"] for t in search_tools("user")]',
+      'manual = describe_tool("user")',
+      'outside = "found"',
+      'try:',
+      '    describe_tool("check_inventory")',
+      'except LookupError as e:',
+      '    outside = str(e)',
+      'emit_result({"names": names, "manual": manual, "outside": outside})',
+    ].join('\n');
+    const answer = (await client.callTool({ name: 'code', arguments: { code, kit: 'orders' } })) as Answer;
+    const s = answer.structuredContent as { status: string; result: Record<string, unknown> };
+    expect(s?.status, answer.content[0]?.text).toBe('succeeded');
+    expect(s.result['names']).toContain('user');
+    expect(s.result['names']).not.toContain('get_user');
+    expect(s.result['manual']).toMatch(/<tool name="user"/);
+    expect(s.result['outside']).toMatch(/no tool "check_inventory"/);
+  }, 120_000);
 });
