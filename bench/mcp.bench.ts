@@ -5,6 +5,8 @@
  * - `through_sandbox`: the same tool called from a Python script in the Docker sandbox, timed inside the
  *   script (container -> host -> MCP server and back), and `host_proxy` (the host side of it: the
  *   argument check, the request and the result mapping, from the traces);
+ * - `container_round_trip_ms`: a call answered on the host without any MCP server (`search_tools` for a
+ *   word no tool has), timed inside the script: the container <-> host path alone;
  * - `overhead_ms`: through_sandbox minus direct (target p50 <= 1 ms); `proxy_only_overhead_ms`: the
  *   host's MCP proxy called directly (`manager_only_ms`, no container) minus direct;
  * - `code_mode`: one script doing 20 chained calls vs 20 separate round trips (one job per tool call, as
@@ -61,6 +63,7 @@ try {
   const through: number[] = [];
   const hostProxy: number[] = [];
   const manager: number[] = [];
+  const roundTrip: number[] = [];
   let isolation = '';
   for (let round = 0; round < ROUNDS; round++) {
     for (let i = 0; i < per; i++) {
@@ -82,6 +85,12 @@ try {
     through.push(...(inside.data as number[]));
     hostProxy.push(...inside.toolCalls.map((c) => c.ms));
     isolation = inside.isolation;
+    // The container path alone: a framework call the host answers itself.
+    const bare = await exec(
+      `ts = []\nfor i in range(${per}):\n    t = time.perf_counter()\n    search_tools("zzzz")\n    ts.append((time.perf_counter() - t) * 1000)\nemit_result(ts)\n`,
+    );
+    if (!bare.success) throw new Error(JSON.stringify(bare.error));
+    roundTrip.push(...(bare.data as number[]));
   }
 
   // Code mode: 20 chained calls in one script vs 20 separate round trips.
@@ -116,6 +125,7 @@ try {
         direct_ms: d,
         through_sandbox_ms: s,
         host_proxy_ms: stats(hostProxy),
+        container_round_trip_ms: stats(roundTrip),
         manager_only_ms: stats(manager),
         overhead_ms: {
           p50: Number((s.p50 - d.p50).toFixed(3)),

@@ -258,6 +258,35 @@ function contextRuntime(host, inputsJson, aliasesJson, limitJson) {
     },
     console: freeze({ __proto__: null, log, info: log, warn: log, error: log, debug: log }),
   };
+  // The run-time tool lookups: tool_calls the host answers from this job's tools; they resolve with the
+  // answer's data (made here, by parse), and reject with the host's reason.
+  const lookup = (op, what, args) =>
+    new P((resolve, reject) => {
+      live(what);
+      const id = call('lookup', op, data(args, what));
+      const ok = (r) => {
+        const d = r !== null && typeof r === 'object' ? own(r, 'success') : undefined;
+        if (d !== undefined && hasOwn(d, 'value') && d.value === true) {
+          const v = own(r, 'data');
+          resolve(v !== undefined && hasOwn(v, 'value') ? v.value : null);
+        } else {
+          const m = r !== null && typeof r === 'object' ? own(r, 'message') : undefined;
+          const text =
+            m !== undefined && hasOwn(m, 'value') && typeof m.value === 'string' ? m.value : 'failed';
+          reject(new E(`${what}: ${text}`));
+        }
+      };
+      mapSet(pending, id, { __proto__: null, resolve: ok, reject });
+    });
+  helpers.searchTools = (query, limit = 20) => {
+    if (typeof query !== 'string') throw new TE('searchTools(query) takes a string of words');
+    if (typeof limit !== 'number') throw new TE('searchTools(query, limit) takes a number limit');
+    return lookup('search_tools', 'searchTools', { __proto__: null, query, limit });
+  };
+  helpers.describeTool = (name) => {
+    if (typeof name !== 'string') throw new TE('describeTool(name) takes a tool name (a string)');
+    return lookup('describe_tool', 'describeTool', { __proto__: null, name });
+  };
   for (const alias of parse(aliasesJson)) {
     helpers[alias] = (args = {}) =>
       new P((resolve, reject) => {
@@ -469,6 +498,18 @@ if (isChild) {
         const call_id = `c${++calls}`;
         pending.set(call_id, a);
         send({ type: 'tool_call', call_id, name, alias: a, args });
+        return `+${call_id}`;
+      }
+      if (op === 'lookup') {
+        // search_tools / describe_tool: framework calls every job has (answered by the host).
+        if (a !== 'search_tools' && a !== 'describe_tool') return '-unknown lookup';
+        const args = JSON.parse(b);
+        if (typeof args !== 'object' || args === null || Array.isArray(args)) return '-bad lookup arguments';
+        const bad = jsonSafe(args);
+        if (bad) return `-${a} takes JSON-safe data; ${bad} is not`;
+        const call_id = `c${++calls}`;
+        pending.set(call_id, a);
+        send({ type: 'tool_call', call_id, name: a, alias: a, args });
         return `+${call_id}`;
       }
       if (op === 'credential') {

@@ -1,6 +1,7 @@
 /** The workspace configuration (`.toolsmith/config.toml`), validated with zod; defaults fill the gaps. */
 import { z } from 'zod';
 import { ToolsmithError } from './errors.ts';
+import { FULL_MANUAL_MAX_TOOLS } from '../core/tools/disclosure.ts';
 
 const grade = z.object({ w: z.number().int().min(0).max(2), d: z.number().int().min(0).max(2) });
 
@@ -158,6 +159,11 @@ export const configSchema = z.object({
     .record(z.string(), z.object({ prompt: z.number().min(0), completion: z.number().min(0) }).strict())
     .default({}),
   mcp_servers: z.record(z.string(), mcpServerSchema).default({}),
+  /** Toolsmith as an MCP server: a sandbox with more tools than `full_manual_max` gets the index. */
+  mcp: z
+    .object({ full_manual_max: z.number().int().min(0).default(FULL_MANUAL_MAX_TOOLS) })
+    .strict()
+    .default({ full_manual_max: FULL_MANUAL_MAX_TOOLS }),
   engines: z.record(z.string(), engine).default({}),
 });
 

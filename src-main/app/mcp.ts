@@ -10,6 +10,8 @@ import type { SandboxMcpConfig } from './config.ts';
 import { ToolsmithError } from './errors.ts';
 import type { ToolsmithService } from './service.ts';
 import type { SandboxTool } from '../core/tools/extract.ts';
+import { searchTools } from '../core/tools/disclosure.ts';
+import { toolsPrompt } from '../core/tools/prompt.ts';
 import { mcpResultToResponse, mcpSandboxTools } from '../core/tools/mcp.ts';
 import type { JsonValue, ToolResponse } from '../core/tools/model.ts';
 import type { McpManager } from '../infra/mcp/manager.ts';
@@ -70,6 +72,56 @@ export function mcpHostTools(svc: ToolsmithService, sandbox: string): Record<str
     out[tool.name] = handler;
   }
   return out;
+}
+
+/**
+ * A script's run-time tool lookups (core/tools/disclosure.ts DISCOVERY_CALLS), over the tools the job
+ * may call (`tools`: script-visible name -> tool name, so a kit's tools are found and described under
+ * the aliases the script calls): `search_tools {query, limit?}` answers a list of {name, summary};
+ * `describe_tool {name}` the tool's full manual entry, as the `code` manual shows it. A tool the job
+ * cannot call is neither found nor described.
+ */
+export function discoveryHostTools(
+  svc: ToolsmithService,
+  sandbox: string,
+  jobTools: Readonly<Record<string, string>>,
+): Record<string, HostToolHandler> {
+  let cached: SandboxTool[] | undefined;
+  const tools = () => {
+    if (!cached) {
+      const byName = new Map(svc.registry(sandbox).tools.map((t) => [t.name, t]));
+      cached = Object.entries(jobTools).flatMap(([alias, name]) => {
+        const t = byName.get(name);
+        return t ? [{ ...t, name: alias }] : [];
+      });
+    }
+    return cached;
+  };
+  const search: HostToolHandler = (args) => {
+    const { query, limit } = args;
+    if (typeof query !== 'string' || !query.trim())
+      return {
+        success: false,
+        message: 'search_tools takes a query: words a tool name or description holds',
+      };
+    const n = typeof limit === 'number' && Number.isInteger(limit) && limit >= 1 ? Math.min(limit, 100) : 20;
+    return {
+      success: true,
+      data: searchTools(tools(), query, n).map((t) => ({ name: t.name, summary: t.line })),
+    };
+  };
+  const describe: HostToolHandler = (args) => {
+    const { name } = args;
+    const tool = typeof name === 'string' ? tools().find((t) => t.name === name) : undefined;
+    if (!tool)
+      return {
+        success: false,
+        message: `no tool ${JSON.stringify(name)} in sandbox ${sandbox}; search_tools finds tools by words`,
+      };
+    // Rendered for this tool as the script sees it (a kit's alias is not a key of the registry's cache).
+    return { success: true, data: toolsPrompt([tool]) };
+  };
+  return { search_tools: search, describe_tool: describe };
 }
 
 /** The names of a sandbox's MCP tools, for the worker's `load` (it defines a function for each). */

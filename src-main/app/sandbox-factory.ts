@@ -10,7 +10,7 @@ import { stripTypeScriptTypes } from 'node:module';
 import { dirname } from 'node:path';
 import Docker from 'dockerode';
 import { ToolsmithError } from './errors.ts';
-import { mcpHostToolNames, mcpHostTools } from './mcp.ts';
+import { discoveryHostTools, mcpHostToolNames, mcpHostTools } from './mcp.ts';
 import { SandboxFactories } from './isolation.ts';
 import type { SandboxManager } from './sandbox.ts';
 import type { ToolsmithService } from './service.ts';
@@ -250,6 +250,7 @@ export async function createSandboxManager(svc: ToolsmithService): Promise<Sandb
     maxOutputBytes: limits.output_kb * 1024,
     specFor,
     hostToolsFor: (sandbox) => mcpHostTools(svc, sandbox),
+    discoveryFor: (sandbox, tools) => discoveryHostTools(svc, sandbox, tools),
   });
   const enabled = svc.enabledRuntimes();
   const dispose = async () => {

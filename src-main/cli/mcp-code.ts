@@ -20,7 +20,7 @@ export type CodeToolAnswer =
 
 /** The tool's description: the rules of both languages and the tools manual of every sandbox. */
 export function codeToolDescription(svc: ToolsmithService, defaultSandbox: string): string {
-  const maxFull = fullManualMaxTools();
+  const maxFull = fullManualMaxTools(svc.config.mcp.full_manual_max);
   const sandboxes = svc.files.sandboxNames().map((name) => {
     try {
       const { tools } = svc.scriptTools(name);
@@ -29,7 +29,7 @@ export function codeToolDescription(svc: ToolsmithService, defaultSandbox: strin
         manual.kind === 'full'
           ? manual.text
           : `${manual.text}(an index: ${tools.length} tools. Call the MCP tools \`search_tools\` {query, sandbox} and \`describe_tool\` {name, sandbox} for a tool's parameters and types before using it.)\n`;
-      return { name, tools, toolsPrompt };
+      return { name, tools, toolsPrompt, ...(manual.kind === 'index' ? { indexed: true } : {}) };
     } catch (e) {
       // A sandbox whose tools cannot be read is named with the reason, not left out silently.
       const reason = e instanceof Error ? e.message : String(e);
@@ -43,12 +43,14 @@ export function codeToolDescription(svc: ToolsmithService, defaultSandbox: strin
 }
 
 /**
- * Sandboxes with more tools than this get an index in the `code` manual instead of the full manual
- * (`$TOOLSMITH_MCP_FULL_MANUAL_MAX`, default FULL_MANUAL_MAX_TOOLS).
+ * Sandboxes with more tools than this get an index in the `code` manual instead of the full manual:
+ * `$TOOLSMITH_MCP_FULL_MANUAL_MAX` when set (a whole number), else config.toml's `[mcp] full_manual_max`
+ * (`configured`), else FULL_MANUAL_MAX_TOOLS.
  */
-export function fullManualMaxTools(): number {
-  const v = Number(process.env['TOOLSMITH_MCP_FULL_MANUAL_MAX']);
-  return Number.isInteger(v) && v >= 0 ? v : FULL_MANUAL_MAX_TOOLS;
+export function fullManualMaxTools(configured: number = FULL_MANUAL_MAX_TOOLS): number {
+  const raw = process.env['TOOLSMITH_MCP_FULL_MANUAL_MAX'];
+  const v = raw === undefined || raw.trim() === '' ? NaN : Number(raw);
+  return Number.isInteger(v) && v >= 0 ? v : configured;
 }
 
 /**

@@ -62,6 +62,8 @@ class Child:
             emit_log=self.emit_log,
             credential=self.credential,
             ToolResponse=ToolResponse,
+            search_tools=self.search_tools,
+            describe_tool=self.describe_tool,
         )
         # Each tool under its own name; a kit alias gets its own wrapper when a job uses it.
         self.own = {name: self.sandbox_tool(name, name, fn, registry.signatures[name]) for name, (fn, _) in self.local.items()}
@@ -93,6 +95,34 @@ class Child:
         if value is None:
             raise KeyError(f"credential {name!r} is declared but has no value on the host")
         return value
+
+    def _lookup(self, name, args):
+        """A run-time tool lookup: a tool_call the host answers from this job's tools (app/mcp.ts)."""
+        job = self.job
+        job.calls += 1
+        call_id = f"c{job.calls}"
+        self.send({"type": "tool_call", "call_id": call_id, "name": name, "alias": name, "args": args})
+        reply = self._read_result(call_id)
+        if reply.get("error"):
+            raise RuntimeError(f"{name}: {reply['error']}")
+        r = reply.get("response") or {}
+        if not r.get("success"):
+            raise LookupError(f"{name}: {r.get('message') or 'failed'}")
+        return r.get("data")
+
+    def search_tools(self, query, limit=20):
+        """The tools whose name or description holds every word of query: a list of {name, summary}."""
+        if not isinstance(query, str):
+            raise TypeError("search_tools(query) takes a string of words")
+        if type(limit) is not int:
+            raise TypeError("search_tools(query, limit) takes an int limit")
+        return self._lookup("search_tools", {"query": query, "limit": limit})
+
+    def describe_tool(self, name):
+        """One tool's full manual entry (its parameters, types, defaults and examples), as a string."""
+        if not isinstance(name, str):
+            raise TypeError("describe_tool(name) takes a tool name (a string)")
+        return self._lookup("describe_tool", {"name": name})
 
     def trace(self, name, args, started, result=None, error=None, location="sandbox", refused=False):
         msg = {"type": "trace", "name": name, "args": args, "ms": round((time.perf_counter() - started) * 1000, 3), "location": location}

@@ -18,7 +18,7 @@ from .checks import SCRIPT_NAME, ValidationError, check_script
 from .child import Child
 from .forkserver import fork_server
 from .hygiene import clean_namespace, find_writable, no_dump, oom_kills, reap_strays, start_egress_relay, trim_heap, wipe_writable
-from .protocol import HOST_MAX_LINE, MAX_LINE, PROTOCOL, encode, flush, loads, send, write_all
+from .protocol import HOST_MAX_LINE, MAX_LINE, PROTOCOL, flush, loads, send, write_all
 from .tools import TOOLS_FILE, TOOLS_LINES, ToolRegistry, ToolResponse
 
 # A script's result is usually followed at once by its done; the worker holds the result line this long
@@ -520,7 +520,8 @@ class Worker:
             self.start_job(msg)
         elif t == "tool_result" and self.job is not None and msg.get("id") == self.job.id:
             try:
-                write_all(self.job.res_w, encode(msg).encode() + b"\n")
+                # The host's own line as it came (already checked to be this job's): no second encode.
+                write_all(self.job.res_w, line + b"\n")
             except OSError:
                 pass
         elif t == "cancel" and self.job is not None and msg.get("id") == self.job.id:

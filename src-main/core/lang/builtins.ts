@@ -257,6 +257,8 @@ export const PYTHON_FRAMEWORK_NAMES: readonly string[] = [
   'credential',
   'ToolResponse',
   'collected',
+  'search_tools',
+  'describe_tool',
 ];
 export const PYTHON_EMIT_NAMES: readonly string[] = ['emit_result', 'emit_intermediate'];
 
@@ -449,6 +451,8 @@ export const JS_FRAMEWORK_NAMES: readonly string[] = [
   'emitLog',
   'credential',
   'collected',
+  'searchTools',
+  'describeTool',
 ];
 export const JS_EMIT_NAMES: readonly string[] = ['emitResult', 'emitIntermediate'];
 

@@ -34,6 +34,8 @@ export interface SandboxContext {
   kit?: string;
   /** A cached tools manual (ToolRegistry.prompt); rendered from `tools` when absent. */
   toolsPrompt?: string;
+  /** The manual shows an index of the tools (core/tools/disclosure.ts), not every tool in full. */
+  indexed?: boolean;
 }
 
 export interface PromptOptions {
@@ -237,6 +239,8 @@ export class ScriptGenerator {
         default_sandbox: defaultSandbox,
         sandboxes: sandboxes.map((s) => s.name).join(', '),
         kits: kits.map((k) => `${k.name} (${k.sandbox})`).join(', '),
+        // The run-time lookups are named only where a sandbox's tools are shown as an index.
+        index: sandboxes.some((s) => s.indexed) ? 'yes' : '',
         rules_python: this.rules('python'),
         rules_js: this.rules('js'),
         tools,

@@ -7,6 +7,13 @@
 import type { Tool } from './model.ts';
 import { toolSignature, toolsPrompt } from './prompt.ts';
 
+/**
+ * The framework calls a script makes to discover its sandbox's tools at run time (Python
+ * `search_tools`/`describe_tool`, JS `searchTools`/`describeTool`): tool_calls under these names, always
+ * allowed, answered on the host from the sandbox's tool list (app/mcp.ts discoveryHostTools).
+ */
+export const DISCOVERY_CALLS: readonly string[] = ['search_tools', 'describe_tool'];
+
 /** Sandboxes with more tools than this get the index instead of the full manual (default). */
 export const FULL_MANUAL_MAX_TOOLS = 30;
 

@@ -26,6 +26,15 @@ export interface BackendOptions {
   hostTools?: Record<string, HostToolHandler>;
   /** Host-side tools of one sandbox (its MCP tools), by tool name. */
   hostToolsFor?: (sandbox: string) => Record<string, HostToolHandler>;
+  /**
+   * The handlers of a script's run-time tool lookups (`search_tools`, `describe_tool`), over the job's
+   * tools (`tools`: script-visible name -> tool name); without them those calls fail with "no host
+   * handler".
+   */
+  discoveryFor?: (
+    sandbox: string,
+    tools: Readonly<Record<string, string>>,
+  ) => Record<string, HostToolHandler>;
 }
 
 export class SandboxBackend implements ScriptExecutor {
@@ -89,6 +98,8 @@ export class SandboxBackend implements ScriptExecutor {
         : this.opts.hostToolsFor
           ? { ...this.opts.hostTools, ...this.opts.hostToolsFor(req.sandbox) }
           : this.opts.hostTools;
+    // The run-time tool lookups answer for this job's tools only.
+    const discovery = this.opts.discoveryFor?.(req.sandbox, req.tools);
     const result = await pool.run({
       code: req.code,
       language: req.language,
@@ -96,7 +107,8 @@ export class SandboxBackend implements ScriptExecutor {
       ...(req.inputs ? { inputs: req.inputs } : {}),
       timeoutMs: Math.min(req.timeoutMs ?? 300_000, 600_000),
       maxOutputBytes: this.opts.maxOutputBytes,
-      ...(hostTools ? { hostTools } : {}),
+      // A tool of the job under a lookup's name keeps it (the script's namespace binds the tool too).
+      ...(hostTools || discovery ? { hostTools: { ...discovery, ...hostTools } } : {}),
       ...(req.onEvent ? { onEvent: req.onEvent } : {}),
       ...(req.signal ? { signal: req.signal } : {}),
       redact: Object.values(spec.credentials),

@@ -15,6 +15,7 @@ import type {
   ToolCallTrace,
 } from '../../core/sandbox/execution.ts';
 import type { JsonValue, ToolResponse } from '../../core/tools/model.ts';
+import { DISCOVERY_CALLS } from '../../core/tools/disclosure.ts';
 import type { LiveExecutionEvent } from '../../core/ports/executor.ts';
 import { StderrTail } from './stderr-tail.ts';
 import { parseWorkerLine, type ToolDescriptor, type WorkerMessage } from './worker-messages.ts';
@@ -501,19 +502,21 @@ export class WorkerConnection {
     toolCalls: ToolCallTrace[],
   ): Promise<void> {
     const { name, call_id: callId, args } = m;
-    const allowed = Object.values(job.tools).includes(name);
+    // The discovery calls (search_tools, describe_tool) are framework helpers every script has.
+    const allowed = Object.values(job.tools).includes(name) || DISCOVERY_CALLS.includes(name);
     const handler = job.hostTools?.[name];
     const started = performance.now();
     let reply: Record<string, unknown>;
-    let trace: ToolCallTrace;
+    let trace: () => ToolCallTrace;
     let extra: Pick<ToolCallTrace, 'egress'> = {};
     if (!allowed || !handler) {
       const error = allowed
         ? `no host handler for ${name}`
         : `refused: ${name} is not one of this run's tools`;
       reply = { type: 'tool_result', id, call_id: callId, error };
-      trace = { name, args, ms: 0, location: 'host', error, refused: !allowed };
+      trace = () => ({ name, args, ms: 0, location: 'host', error, refused: !allowed });
     } else {
+      const location = handler.location ?? 'host';
       try {
         const response = await handler(
           args,
@@ -522,34 +525,28 @@ export class WorkerConnection {
           },
           job.signal ? { signal: job.signal } : {},
         );
+        const ms = round(performance.now() - started);
         reply = { type: 'tool_result', id, call_id: callId, response };
-        trace = {
-          name,
-          args,
-          ms: round(performance.now() - started),
-          location: handler.location ?? 'host',
-          result: capResult(response),
-        };
+        trace = () => ({ name, args, ms, location, result: capResult(response) });
       } catch (e) {
+        const ms = round(performance.now() - started);
         const error = e instanceof Error ? e.message : String(e);
         reply = { type: 'tool_result', id, call_id: callId, error };
-        trace = {
-          name,
-          args,
-          ms: round(performance.now() - started),
-          location: handler.location ?? 'host',
-          error,
-        };
+        trace = () => ({ name, args, ms, location, error });
       }
     }
-    if (extra.egress?.length) trace.egress = extra.egress;
-    toolCalls.push(trace);
-    job.onEvent?.({ type: 'tool_call', trace });
+    // The script waits for the reply: it goes out first, and the call's trace is made and recorded right
+    // after it (the trace's copy of the result and the live event are host work the script need not
+    // wait for; the trace is in the job's list before any later line of the worker is read).
     try {
       this.send(reply);
     } catch {
       /* the job ends through onClose */
     }
+    const t = trace();
+    if (extra.egress?.length) t.egress = extra.egress;
+    toolCalls.push(t);
+    job.onEvent?.({ type: 'tool_call', trace: t });
   }
 
   async kill(reason: string): Promise<void> {

@@ -232,6 +232,9 @@ export class DockerWorkerFactory implements WorkerFactory {
       // container's stdin: a newline ends it as a line of its own, which the worker ignores (as it does
       // an empty line on Docker).
       stream.write('\n');
+      // An engine over TCP: the protocol's small lines (a tool call and its reply) go out at once, not
+      // held back by Nagle's algorithm waiting for the previous segment's ack (a no-op on a Unix socket).
+      (stream as unknown as { setNoDelay?: (on: boolean) => void }).setNoDelay?.(true);
       const stdout = new PassThrough();
       const stderr = new PassThrough();
       this.docker.modem.demuxStream(stream, stdout, stderr);
