@@ -113,3 +113,30 @@ describe('a process killed with SIGKILL mid-run', () => {
     expect(await installationContainers(data)).toEqual([]);
   }, 240_000);
 });
+
+describe('pool status of the installation', () => {
+  it("shows another process's live pool by owner and sandbox, and what a killed one left", async () => {
+    const p = cliProcess(ws, data, ['run', 'spin', '--sandbox', 'ecommerce', '--timeout', '300']);
+    await spinning();
+    const pid = p.child.pid!;
+    const live = await cliProcess(ws, data, ['pool', 'status']).done;
+    expect(live.code).toBe(0);
+    expect(live.out).toContain('no pool in this process');
+    expect(live.out).toMatch(/containers of this installation \(every Toolsmith process\): \d+/);
+    expect(live.out).toMatch(
+      new RegExp(`pid ${pid} sandbox ecommerce: \\d+ container\\(s\\) \\([^)]*running[^)]*\\)\\n`),
+    );
+    p.child.kill('SIGKILL');
+    await p.done;
+    const left = await cliProcess(ws, data, ['pool', 'status']).done;
+    // (every start prunes leftovers: a verb that starts the service would already have removed them;
+    // `pool status` lists before anything else runs, or finds them gone)
+    expect(left.out).toMatch(
+      new RegExp(
+        `pid ${pid} sandbox ecommerce: .* left by a stopped process: toolsmith pool prune|no container of this installation is running`,
+      ),
+    );
+    await cliProcess(ws, data, ['pool', 'prune']).done;
+    expect(await installationContainers(data)).toEqual([]);
+  }, 240_000);
+});
