@@ -516,8 +516,10 @@ export class RunStore {
     let db: DatabaseSync | undefined;
     try {
       db = new DatabaseSync(file);
+      // The busy timeout first: switching a new file to WAL takes a lock another process opening the same
+      // store may hold for a moment ("database is locked" without a wait).
       db.exec(
-        'PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000; PRAGMA foreign_keys = ON;',
+        'PRAGMA busy_timeout = 5000; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;',
       );
       readOnlyStores.delete(file);
       return db;

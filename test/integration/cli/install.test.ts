@@ -124,7 +124,7 @@ describe('toolsmith installed from the packed tarball', () => {
     expect(r.status).toBe(0);
     const usage = run(['validate']);
     expect(usage.status).toBe(2);
-    expect(usage.stderr).toMatch(/missing required argument 'file'/);
+    expect(usage.stderr).toMatch(/validate: missing FILE/);
     const installed = JSON.parse(
       readFileSync(join(prefix, 'lib', 'node_modules', 'toolsmith-workbench', 'package.json'), 'utf8'),
     ) as { name: string };
