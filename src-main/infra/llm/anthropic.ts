@@ -6,7 +6,7 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import { CancelledError } from '../../core/ports/llm.ts';
 import type { LlmProvider, LlmRequest, LlmResponse } from '../../core/ports/llm.ts';
-import { CutStreamError, TruncatedError, watchTry } from './deadline.ts';
+import { checkAnswerEnd, watchTry } from './deadline.ts';
 import { SILENT_SDK_LOGGER, assertReachable, classifyHttpError, deadlinesOf } from './openai.ts';
 import { DEFAULT_RETRY, withRetries } from './retry.ts';
 import type { RetryPolicy } from './retry.ts';
@@ -121,16 +121,15 @@ export class AnthropicProvider implements LlmProvider {
           }
           watch.check();
           if (req.signal?.aborted) throw new CancelledError();
-          if (!stopped)
-            throw new CutStreamError(
-              `the answer stream ended before the answer was complete (no message_stop), after ${text.length} characters`,
-            );
-          if (stopReason === 'max_tokens' && !req.acceptTruncated)
-            throw new TruncatedError(
-              `the model stopped at max_tokens (${maxTokens}) before finishing (stop_reason: max_tokens); raise max_tokens for provider ${this.id}`,
-            );
-          if (!text.trim())
-            throw Object.assign(new Error('the model returned no text'), { name: 'EmptyAnswer' });
+          checkAnswerEnd({
+            text,
+            ended: stopped,
+            marker: 'message_stop',
+            ...(stopReason === 'max_tokens' ? { hitLimit: 'stop_reason: max_tokens' } : {}),
+            maxTokens,
+            provider: this.id,
+            ...(req.acceptTruncated ? { acceptTruncated: true } : {}),
+          });
           return {
             text,
             promptTokens: inputTokens,

@@ -96,3 +96,31 @@ export class CutStreamError extends Error {
 export class TruncatedError extends Error {
   override name = 'TruncatedError';
 }
+
+/**
+ * The checks every streamed answer passes at its end, for both APIs: the stream carried its end marker
+ * (else a cut connection, retried), did not stop at the token limit (unless the caller takes a cut
+ * answer), and holds text.
+ */
+export function checkAnswerEnd(a: {
+  text: string;
+  /** The API's end marker, when the stream carried it (`finish_reason`, `message_stop`). */
+  ended: boolean;
+  /** The marker's name, for the message. */
+  marker: string;
+  /** The stop reason when it was the token limit (`length`, `max_tokens`). */
+  hitLimit?: string;
+  maxTokens: number;
+  provider: string;
+  acceptTruncated?: boolean;
+}): void {
+  if (!a.ended)
+    throw new CutStreamError(
+      `the answer stream ended before the answer was complete (no ${a.marker}), after ${a.text.length} characters`,
+    );
+  if (a.hitLimit && !a.acceptTruncated)
+    throw new TruncatedError(
+      `the model stopped at max_tokens (${a.maxTokens}) before finishing (${a.hitLimit}); raise max_tokens for provider ${a.provider}`,
+    );
+  if (!a.text.trim()) throw Object.assign(new Error('the model returned no text'), { name: 'EmptyAnswer' });
+}

@@ -8,7 +8,14 @@
 import type OpenAI from 'openai';
 import { CancelledError, LlmError } from '../../core/ports/llm.ts';
 import type { LlmProvider, LlmRequest, LlmResponse } from '../../core/ports/llm.ts';
-import { CutStreamError, DEFAULT_DEADLINES, DeadlineError, TruncatedError, watchTry } from './deadline.ts';
+import {
+  checkAnswerEnd,
+  CutStreamError,
+  DEFAULT_DEADLINES,
+  DeadlineError,
+  TruncatedError,
+  watchTry,
+} from './deadline.ts';
 import type { Deadlines } from './deadline.ts';
 import { checkReachable, connectErrorReason } from './reachability.ts';
 import { DEFAULT_RETRY, retryAfterMs, withRetries } from './retry.ts';
@@ -216,16 +223,15 @@ export class OpenAiProvider implements LlmProvider {
           // The SDK ends the iteration quietly on abort: a deadline or a cancel must not pass as an answer.
           watch.check();
           if (req.signal?.aborted) throw new CancelledError();
-          if (!finish)
-            throw new CutStreamError(
-              `the answer stream ended before the answer was complete (no finish_reason), after ${text.length} characters`,
-            );
-          if (finish === 'length' && !req.acceptTruncated)
-            throw new TruncatedError(
-              `the model stopped at max_tokens (${maxTokens}) before finishing (finish_reason: length); raise max_tokens for provider ${this.id}`,
-            );
-          if (!text.trim())
-            throw Object.assign(new Error('the model returned no text'), { name: 'EmptyAnswer' });
+          checkAnswerEnd({
+            text,
+            ended: !!finish,
+            marker: 'finish_reason',
+            ...(finish === 'length' ? { hitLimit: 'finish_reason: length' } : {}),
+            maxTokens,
+            provider: this.id,
+            ...(req.acceptTruncated ? { acceptTruncated: true } : {}),
+          });
           return {
             text,
             promptTokens: usage?.prompt_tokens ?? estimateTokens(req.system + req.user),
