@@ -13,6 +13,7 @@ import type { ToolsmithService } from './service.ts';
 import type { KeyStore } from './settings.ts';
 import { workspaceInfo } from './workspaces.ts';
 import type { OpenWorkspace } from './workspaces.ts';
+import { errorMessage } from '../core/errors.ts';
 
 /** What a front end adds: where provider keys go (the desktop keychain, or this process only). */
 export interface FrontEndContext {
@@ -212,6 +213,6 @@ export async function dispatch(
     process.stderr.write(
       `toolsmith: ${method} failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`,
     );
-    return { ok: false, error: { code: 'internal', message: e instanceof Error ? e.message : String(e) } };
+    return { ok: false, error: { code: 'internal', message: errorMessage(e) } };
   }
 }

@@ -15,6 +15,7 @@ import type { Installation } from '../infra/sandbox/installation.ts';
 import type { SandboxSpec, WorkerFactory } from '../infra/sandbox/pool.ts';
 import { ProcessWorkerFactory } from '../infra/sandbox/process.ts';
 import type { ProcessOptions } from '../infra/sandbox/process.ts';
+import { errorMessage } from '../core/errors.ts';
 
 export type ConfiguredLevel = 'process' | 'docker' | 'gvisor';
 type Disposable = WorkerFactory & { dispose(): Promise<void> };
@@ -122,7 +123,7 @@ export class SandboxFactories {
       await f.start();
     } catch (e) {
       await f.dispose().catch(() => {});
-      throw new Error(`isolation "${level}": ${(e as Error).message}`);
+      throw new Error(`isolation "${level}": ${errorMessage(e)}`);
     }
     return f;
   }

@@ -18,6 +18,7 @@ import type { McpManager } from '../infra/mcp/manager.ts';
 import type { McpServerView } from '../contract/api.ts';
 import { atomicWrite, parseTomlFile } from '../infra/workspace/files.ts';
 import type { HostToolHandler } from '../infra/sandbox/connection.ts';
+import { errorMessage } from '../core/errors.ts';
 
 /** The tools a sandbox gets from its MCP servers; a name already taken gets the server's prefix. */
 export function sandboxMcpTools(
@@ -172,7 +173,7 @@ export async function testMcpServer(
   try {
     listing = await svc.mcp().listTools(name);
   } catch (e) {
-    throw new ToolsmithError('infra', e instanceof Error ? e.message : String(e));
+    throw new ToolsmithError('infra', errorMessage(e));
   }
   const ms = Math.round(performance.now() - started);
   return {

@@ -27,6 +27,7 @@ import { taskTooLong } from '../core/records/events.ts';
 import { eventView } from './run-view.ts';
 import type { EventPayloads } from '../core/records/events.ts';
 import type { RunEventView } from '../contract/api.ts';
+import { errorMessage } from '../core/errors.ts';
 
 export type LiveEvent = RunEvent | { type: 'token'; runId: string; n: number; text: string };
 
@@ -131,7 +132,7 @@ export class RunService {
       if (e instanceof ToolsmithError) throw e;
       throw new ToolsmithError(
         e instanceof DiskFullError ? 'infra' : 'internal',
-        `the run could not be recorded: ${e instanceof Error ? e.message : String(e)}`,
+        `the run could not be recorded: ${errorMessage(e)}`,
       );
     }
     const ac = new AbortController();
@@ -149,7 +150,7 @@ export class RunService {
       // A second wall: whatever escapes the orchestrator ends this run, never the process.
       .catch((e: unknown): RunOutcome => {
         this.deps.log?.error({ event: 'run_crashed', runId, err: String(e) }, 'run crashed');
-        return { runId, status: 'failed', error: e instanceof Error ? e.message : String(e) };
+        return { runId, status: 'failed', error: errorMessage(e) };
       })
       .finally(() => this.active.delete(runId));
     this.inFlight.add(done);
@@ -249,7 +250,7 @@ export class RunService {
     try {
       return this.store.import(doc);
     } catch (e) {
-      throw new ToolsmithError('invalid_argument', (e as Error).message);
+      throw new ToolsmithError('invalid_argument', errorMessage(e));
     }
   }
 

@@ -28,6 +28,7 @@ import { failedResult, infraResult } from '../core/sandbox/execution.ts';
 import type { SandboxSpec, WorkerFactory } from '../infra/sandbox/pool.ts';
 import { ProcessWorkerFactory } from '../infra/sandbox/process.ts';
 import { imagePaths } from './images-light.ts';
+import { errorMessage } from '../core/errors.ts';
 
 export { imagePaths } from './images-light.ts';
 
@@ -57,7 +58,7 @@ function stripForBun(req: ExecuteRequest): ExecuteRequest | ExecutionResult {
   try {
     return { ...req, language: 'js', code: stripTypeScriptTypes(req.code, { mode: 'strip' }) };
   } catch (e) {
-    const message = e instanceof Error ? e.message : String(e);
+    const message = errorMessage(e);
     const line = /:(\d+):\d+/.exec(message)?.[1];
     return failedResult(
       'error',
@@ -157,7 +158,7 @@ export async function createSandboxManager(svc: ToolsmithService): Promise<Sandb
           push(`built ${built}`, { done: true });
           return built;
         } catch (e) {
-          push('build failed', { done: true, error: (e as Error).message });
+          push('build failed', { done: true, error: errorMessage(e) });
           throw e;
         }
       })();

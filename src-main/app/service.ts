@@ -58,6 +58,7 @@ import type { KeyStore } from './settings.ts';
 import { buildImage, systemStatus } from './system.ts';
 import { watchWorkspace } from './watch.ts';
 import type { WorkspaceWatcher } from './watch.ts';
+import { errorMessage } from '../core/errors.ts';
 
 export type SandboxFactory = (svc: ToolsmithService) => Promise<SandboxManager>;
 
@@ -173,9 +174,7 @@ export class ToolsmithService {
       servers.map((s) =>
         this.mcp()
           .refresh(s)
-          .catch((e: unknown) =>
-            failed.push({ server: s, error: e instanceof Error ? e.message : String(e) }),
-          ),
+          .catch((e: unknown) => failed.push({ server: s, error: errorMessage(e) })),
       ),
     );
     return failed;
@@ -230,7 +229,7 @@ export class ToolsmithService {
           try {
             sandbox = await this.sandbox();
           } catch (e) {
-            return infraResult(e instanceof Error ? e.message : String(e), runtimeOf(req));
+            return infraResult(errorMessage(e), runtimeOf(req));
           }
           return sandbox.executor.execute(req);
         },
@@ -363,7 +362,7 @@ export class ToolsmithService {
       sandbox = await this.sandbox();
     } catch (e) {
       // No engine, no image, no backend: a result that says so, never an exception.
-      return infraResult(e instanceof Error ? e.message : String(e), runtime);
+      return infraResult(errorMessage(e), runtime);
     }
     const timeoutMs = Math.min(req.timeoutMs ?? this.config.limits.timeout_s * 1000, 600_000);
     return sandbox.executor.execute({
@@ -408,7 +407,7 @@ export class ToolsmithService {
       try {
         problems = this.registry(name).problems;
       } catch (e) {
-        out.push({ sandbox: name, error: (e as Error).message });
+        out.push({ sandbox: name, error: errorMessage(e) });
         continue;
       }
       const syntax = problems.filter((p) => p.rule === 'syntax');
@@ -490,7 +489,7 @@ export class ToolsmithService {
     try {
       file = this.files.toolsFile(sandbox);
     } catch (e) {
-      throw new ToolsmithError('invalid_argument', (e as Error).message);
+      throw new ToolsmithError('invalid_argument', errorMessage(e));
     }
     let st;
     try {

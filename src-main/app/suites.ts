@@ -25,6 +25,7 @@ import { envKey, makeProvider } from './providers.ts';
 import type { KeyLookup } from './providers.ts';
 import type { RunService } from './runs.ts';
 import type { ToolsmithService } from './service.ts';
+import { errorMessage } from '../core/errors.ts';
 
 export interface SuiteProgress {
   suiteRun: string;
@@ -78,7 +79,7 @@ export function checkSuiteText(
   try {
     tools = svc.scriptTools(r.suite.sandbox, r.suite.kit).tools.map((t) => t.name);
   } catch (e) {
-    at([r.suite.kit ? 'kit' : 'sandbox'], (e as Error).message);
+    at([r.suite.kit ? 'kit' : 'sandbox'], errorMessage(e));
     return { suite: r.suite, problems };
   }
   r.suite.cases.forEach((c, i) =>
@@ -322,7 +323,7 @@ export class SuiteService {
         return this.get(suiteRun);
       } catch (e) {
         try {
-          this.store.finish(suiteRun, 'error', e instanceof Error ? e.message : String(e));
+          this.store.finish(suiteRun, 'error', errorMessage(e));
         } catch {
           // A full disk refuses this too; `e` (the first write that failed) is the cause to report.
         }
@@ -424,8 +425,8 @@ export class SuiteService {
         cost: null,
         latencyMs: Math.round(performance.now() - t0),
         verdicts: [],
-        error: e instanceof Error ? e.message : String(e),
-        infra: `the case could not start: ${e instanceof Error ? e.message : String(e)}`,
+        error: errorMessage(e),
+        infra: `the case could not start: ${errorMessage(e)}`,
         finishedAt: Date.now(),
       };
     }

@@ -5,6 +5,7 @@
 import type { RuntimeId } from '../core/sandbox/runtimes.ts';
 import type { Response } from '../contract/api.ts';
 import type { ToolsmithService } from './service.ts';
+import { errorMessage } from '../core/errors.ts';
 
 export const NO_DOCKER_HINT =
   'Install Docker (Debian: apt-get install docker.io) and start it (systemctl start docker, or dockerd &).';
@@ -15,7 +16,7 @@ export async function systemStatus(svc: ToolsmithService): Promise<Response<'sys
     return await (await svc.sandbox()).status();
   } catch (e) {
     return {
-      docker: { available: false, error: e instanceof Error ? e.message : String(e), hint: NO_DOCKER_HINT },
+      docker: { available: false, error: errorMessage(e), hint: NO_DOCKER_HINT },
       isolation: 'none',
       images: [],
       pools: [],
@@ -53,7 +54,7 @@ export async function buildImage(
       sandbox,
       line: 'build failed',
       done: true,
-      error: (e as Error).message,
+      error: errorMessage(e),
     });
     throw e;
   }

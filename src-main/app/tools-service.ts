@@ -11,6 +11,7 @@ import type { Response, ToolsView } from '../contract/api.ts';
 import { ToolsmithError } from './errors.ts';
 import type { ToolsmithService } from './service.ts';
 import { infraResult } from '../core/sandbox/execution.ts';
+import { errorMessage } from '../core/errors.ts';
 
 const view = (sandbox: string, r: ToolRegistry): ToolsView => ({
   sandbox,
@@ -64,7 +65,7 @@ export async function callTool(
   try {
     manager = await svc.sandbox();
   } catch (e) {
-    return { result: infraResult(e instanceof Error ? e.message : String(e), 'python') };
+    return { result: infraResult(errorMessage(e), 'python') };
   }
   return manager.callTool(sandbox, tool, args);
 }

@@ -12,6 +12,7 @@ import type { FSWatcher } from 'node:fs';
 import { join, sep } from 'node:path';
 import type { WorkspaceChange } from '../contract/api.ts';
 import type { ToolsmithService } from './service.ts';
+import { errorMessage } from '../core/errors.ts';
 
 export interface WorkspaceWatcher {
   close(): void;
@@ -114,7 +115,7 @@ export function watchWorkspace(svc: ToolsmithService, debounceMs = 150): Workspa
         push({
           what: 'config',
           file: svc.files.configFile,
-          error: `${(e as Error).message} (the last good config stays in use)`,
+          error: `${errorMessage(e)} (the last good config stays in use)`,
         });
       }
       return;
@@ -139,7 +140,7 @@ export function watchWorkspace(svc: ToolsmithService, debounceMs = 150): Workspa
           svc.push({
             type: 'workspace_changed',
             what: 'config',
-            error: `could not apply a change of ${what}: ${(e as Error).message}`,
+            error: `could not apply a change of ${what}: ${errorMessage(e)}`,
           }),
         );
       }

@@ -20,6 +20,7 @@ import { keyMismatch, providerEndpoint } from './settings.ts';
 import type { KeyStore } from './settings.ts';
 import { knownSecrets } from '../core/records/redact.ts';
 import type { Response } from '../contract/api.ts';
+import { errorMessage } from '../core/errors.ts';
 
 export interface ProviderInput {
   id: string;
@@ -45,12 +46,12 @@ function writeConfig(svc: ToolsmithService, text: string): void {
   try {
     raw = parse(text);
   } catch (e) {
-    throw new ToolsmithError('internal', `the edited config does not parse: ${(e as Error).message}`);
+    throw new ToolsmithError('internal', `the edited config does not parse: ${errorMessage(e)}`);
   }
   try {
     parseConfig(raw, svc.files.configFile);
   } catch (e) {
-    throw new ToolsmithError('invalid_argument', (e as Error).message);
+    throw new ToolsmithError('invalid_argument', errorMessage(e));
   }
   atomicWrite(svc.files.configFile, text);
   svc.reloadConfig();
@@ -216,7 +217,7 @@ export async function testProvider(
     });
     return { ok: true, url, model: r.model, latencyMs: ms(), reply: r.text.slice(0, 200) };
   } catch (e) {
-    const message = e instanceof Error ? e.message : String(e);
+    const message = errorMessage(e);
     return {
       ok: false,
       url,
@@ -235,7 +236,7 @@ export function createSandbox(
   try {
     checkName('sandbox', req.name);
   } catch (e) {
-    throw new ToolsmithError('invalid_argument', (e as Error).message);
+    throw new ToolsmithError('invalid_argument', errorMessage(e));
   }
   if (
     svc.files.sandboxNames().includes(req.name) ||

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
 import type { ToolsmithService } from '../app/service.ts';
 import type * as ServiceModule from '../app/service.ts';
-import { resolveWorkspaceDir } from '../infra/workspace/paths.ts';
+import { resolveWorkspaceDir } from '../infra/workspace/init.ts';
 import { stopReason, stopSignal } from './signals.ts';
 
 /** Thrown for bad command-line usage: printed as one line, exit code 2. */

@@ -11,6 +11,7 @@ import { formatExecutionError } from '../core/script/generator.ts';
 import { disclosedManual, FULL_MANUAL_MAX_TOOLS } from '../core/tools/disclosure.ts';
 import type { JsonValue } from '../core/tools/model.ts';
 import type { ScriptLanguage, Violation } from '../core/lang/violation.ts';
+import { errorMessage } from '../core/errors.ts';
 
 /** What the `code` tool answers (as JSON text; `isError` unless `status` is `succeeded`). */
 export type CodeToolAnswer =
@@ -32,7 +33,7 @@ export function codeToolDescription(svc: ToolsmithService, defaultSandbox: strin
       return { name, tools, toolsPrompt, ...(manual.kind === 'index' ? { indexed: true } : {}) };
     } catch (e) {
       // A sandbox whose tools cannot be read is named with the reason, not left out silently.
-      const reason = e instanceof Error ? e.message : String(e);
+      const reason = errorMessage(e);
       return { name, tools: [], toolsPrompt: `(its tools cannot be read: ${reason})\n` };
     }
   });

@@ -19,6 +19,7 @@ import { ToolsmithError } from '../app/errors.ts';
 import type { ToolsmithService } from '../app/service.ts';
 import { createMcpServer, mcpToolTable, prepareAllMcp } from './mcp.ts';
 import { LOOPBACK_HOSTS, MIN_TOKEN_LENGTH } from './mcp-http-limits.ts';
+import { errorMessage } from '../core/errors.ts';
 
 export const MCP_HTTP_PATH = '/mcp';
 
@@ -99,7 +100,7 @@ async function readJson(
   try {
     return { value: JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown };
   } catch (e) {
-    return { status: 400, error: `request body is not JSON: ${e instanceof Error ? e.message : String(e)}` };
+    return { status: 400, error: `request body is not JSON: ${errorMessage(e)}` };
   }
 }
 
@@ -221,7 +222,7 @@ export async function startMcpHttp(svc: ToolsmithService, opts: McpHttpOptions):
 
   const http = createServer((req, res) => {
     handle(req, res).catch((e: unknown) => {
-      if (!res.headersSent) refuse(res, 500, `internal error: ${e instanceof Error ? e.message : String(e)}`);
+      if (!res.headersSent) refuse(res, 500, `internal error: ${errorMessage(e)}`);
       else res.end();
     });
   });

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { ToolsmithError } from '../app/errors.ts';
 import type { ToolsmithService } from '../app/service.ts';
 import { SuiteFiles } from '../infra/workspace/suite-files.ts';
+import { errorMessage } from '../core/errors.ts';
 
 export function registerSuiteTools(server: McpServer, svc: ToolsmithService): void {
   // Listed from the files alone: describing the tool needs neither the run store nor a sandbox.
@@ -62,7 +63,7 @@ export function registerSuiteTools(server: McpServer, svc: ToolsmithService): vo
         const err =
           e instanceof ToolsmithError
             ? { error: e.message, code: e.code }
-            : { error: e instanceof Error ? e.message : String(e), code: 'internal' };
+            : { error: errorMessage(e), code: 'internal' };
         return { content: [{ type: 'text' as const, text: JSON.stringify(err, null, 2) }], isError: true };
       }
     },

@@ -21,6 +21,7 @@ import { cancelledWith, CodeManual, codeToolDescription, runCodeTool } from './m
 import { retryLine } from './commands/run.ts';
 import type { LiveEvent } from '../app/runs.ts';
 import { registerSuiteTools } from './mcp-suites.ts';
+import { errorMessage } from '../core/errors.ts';
 
 type Content = {
   content: { type: 'text'; text: string }[];
@@ -92,7 +93,7 @@ async function guard(fn: () => Promise<Content> | Content): Promise<Content> {
     return await fn();
   } catch (e) {
     if (e instanceof ToolsmithError) return text({ error: e.message, code: e.code }, true);
-    return text({ error: e instanceof Error ? e.message : String(e), code: 'internal' }, true);
+    return text({ error: errorMessage(e), code: 'internal' }, true);
   }
 }
 

@@ -14,7 +14,7 @@ import { ToolsmithService } from '../app/service.ts';
 import { providerEndpoint } from '../app/settings.ts';
 import { METHODS } from '../contract/api.ts';
 import { isWorkspace, recentWorkspaces, rememberWorkspace } from '../infra/workspace/init.ts';
-import { resolveWorkspaceDir } from '../infra/workspace/paths.ts';
+import { resolveWorkspaceDir } from '../infra/workspace/init.ts';
 import { CSP } from '../web/csp.ts';
 import { menuTemplate } from './menu.ts';
 import { CommandApprovals } from './confirm.ts';

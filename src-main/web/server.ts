@@ -14,6 +14,7 @@ import { dispatch } from '../app/handlers.ts';
 import type { ToolsmithService } from '../app/service.ts';
 import type { PushEvent } from '../contract/api.ts';
 import { CSP } from './csp.ts';
+import { errorMessage } from '../core/errors.ts';
 
 export interface WebServer {
   url: string;
@@ -168,7 +169,7 @@ export async function startWebServer(
           400,
           JSON.stringify({
             ok: false,
-            error: { code: 'invalid_argument', message: `bad request body: ${(e as Error).message}` },
+            error: { code: 'invalid_argument', message: `bad request body: ${errorMessage(e)}` },
           }),
         );
       }

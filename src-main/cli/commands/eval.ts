@@ -10,6 +10,7 @@ import { json, parseIntOption, UsageError } from '../context.ts';
 import { onStop, signalExitCode, stopReason } from '../signals.ts';
 import type { StopSignal } from '../signals.ts';
 import type { CliContext } from '../context.ts';
+import { errorMessage } from '../../core/errors.ts';
 
 const pct = (x: number) => `${Math.round(x * 100)}%`;
 
@@ -213,7 +214,7 @@ export function registerEval(program: Command, ctx: CliContext): void {
           try {
             comparison = suites.compare(view.id, o.compare === true ? undefined : o.compare);
           } catch (e) {
-            ctx.err(`toolsmith: ${(e as Error).message}\n`);
+            ctx.err(`toolsmith: ${errorMessage(e)}\n`);
           }
         }
         if (o.junit) writeFileSync(o.junit, junitXml(view));

@@ -9,6 +9,7 @@ import { readInput } from './validate.ts';
 import { ToolsmithError } from '../../app/errors.ts';
 import { onStop, signalExitCode, stopReason } from '../signals.ts';
 import type { StopSignal } from '../signals.ts';
+import { errorMessage } from '../../core/errors.ts';
 
 /** `1/1 ready`, `0/1 ready (1 starting)` or `off`. */
 function standbyText(p: { standby: number; standbyStarting: number; standbyTarget: number }): string {
@@ -154,7 +155,7 @@ export function registerExec(program: Command, ctx: CliContext): void {
       } catch (e) {
         throw new ToolsmithError(
           'infra',
-          `could not list the installation's containers: the Docker engine does not answer (${(e as Error).message})`,
+          `could not list the installation's containers: the Docker engine does not answer (${errorMessage(e)})`,
         );
       }
       if (o.json) return ctx.out(json({ removed: o.dryRun ? [] : gone, leftovers: gone }));
@@ -228,7 +229,7 @@ export function registerExec(program: Command, ctx: CliContext): void {
       try {
         args = JSON.parse(o.args);
       } catch (e) {
-        throw new UsageError(`--args must be a JSON object: ${(e as Error).message}`);
+        throw new UsageError(`--args must be a JSON object: ${errorMessage(e)}`);
       }
       if (typeof args !== 'object' || args === null || Array.isArray(args))
         throw new UsageError('--args must be a JSON object');

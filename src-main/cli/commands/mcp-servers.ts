@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { sandboxMcpTools } from '../../app/mcp.ts';
 import { json } from '../context.ts';
 import type { CliContext } from '../context.ts';
+import { errorMessage } from '../../core/errors.ts';
 
 /** Verbs whose sandbox's MCP servers are connected before they run (so its MCP tools are listed). */
 const USES_TOOLS = new Set(['tools', 'call', 'exec', 'run', 'prompt', 'validate', 'info', 'list', 'create']);
@@ -81,7 +82,7 @@ export function registerMcpServers(program: Command, ctx: CliContext): void {
         );
         for (const t of tools) ctx.out(`  ${t.name}\t${(t.description ?? '').split('\n')[0]}\n`);
       } catch (e) {
-        ctx.err(`toolsmith: ${e instanceof Error ? e.message : String(e)}\n`);
+        ctx.err(`toolsmith: ${errorMessage(e)}\n`);
         if (o.json) ctx.out(json(svc.mcp().def(name) ? svc.mcp().status(name) : { name, state: 'error' }));
         ctx.exitCode = 1;
       }

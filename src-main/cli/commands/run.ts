@@ -12,6 +12,7 @@ import type { CliContext } from '../context.ts';
 import { onStop, signalExitCode, stopReason } from '../signals.ts';
 import type { StopSignal } from '../signals.ts';
 import { readInput } from './validate.ts';
+import { errorMessage } from '../../core/errors.ts';
 
 /** A retry in words: why, and how long the wait before it is. */
 export const retryLine = (r: { reason: string; waitMs: number }): string =>
@@ -297,7 +298,7 @@ export function registerRuns(program: Command, ctx: CliContext): void {
         doc = JSON.parse(readInput(file));
       } catch (e) {
         if (e instanceof UsageError) throw e;
-        throw new UsageError(`${file} is not JSON: ${(e as Error).message}`);
+        throw new UsageError(`${file} is not JSON: ${errorMessage(e)}`);
       }
       const runs = await ctx.service(cmd).runs();
       let id: string;

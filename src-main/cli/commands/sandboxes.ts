@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
-import { resolveWorkspaceDir } from '../../infra/workspace/paths.ts';
+import { resolveWorkspaceDir } from '../../infra/workspace/init.ts';
 import { json } from '../context.ts';
 import type { CliContext } from '../context.ts';
 import { readSnapshot, snapshotKey } from '../sandboxes-cache.ts';

@@ -7,6 +7,7 @@ import { parseIntOption } from '../context.ts';
 import { untilStopped } from '../signals.ts';
 import type { CliContext } from '../context.ts';
 import { buildRenderer, hasRenderer, outDir } from '../renderer-build.ts';
+import { errorMessage } from '../../core/errors.ts';
 
 /** Opens `url` with the platform's opener; false when there is none. */
 function openInBrowser(url: string): boolean {
@@ -47,7 +48,7 @@ export function registerServe(program: Command, ctx: CliContext): void {
               ctx.err(`toolsmith: built ${staticDir}\n`);
             } catch (e) {
               ctx.err(
-                `toolsmith: could not build the workbench: ${(e as Error).message}\nrun \`npm run build\`; the API still answers\n`,
+                `toolsmith: could not build the workbench: ${errorMessage(e)}\nrun \`npm run build\`; the API still answers\n`,
               );
             }
           }

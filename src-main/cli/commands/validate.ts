@@ -2,16 +2,17 @@ import { existsSync, readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { languageOfFile, loadValidator } from '../../core/lang/validate-lazy.ts';
 import type { ScriptLanguage } from '../../core/lang/violation.ts';
-import { resolveWorkspaceDir } from '../../infra/workspace/paths.ts';
+import { resolveWorkspaceDir } from '../../infra/workspace/init.ts';
 import { json, oneOf, UsageError } from '../context.ts';
 import { readSnapshot, snapshotKey } from '../sandboxes-cache.ts';
 import type { CliContext } from '../context.ts';
+import { errorMessage } from '../../core/errors.ts';
 
 export function readInput(file: string): string {
   try {
     return readFileSync(file === '-' ? 0 : file, 'utf8');
   } catch (e) {
-    throw new UsageError(`cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    throw new UsageError(`cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? errorMessage(e)}`);
   }
 }
 

@@ -17,6 +17,7 @@ import type { BuiltPrompt, ScriptGenerator, SandboxContext } from '../script/gen
 import { failureMessage } from '../sandbox/execution.ts';
 import type { ExecutionError, ExecutionResult } from '../sandbox/execution.ts';
 import type { JsonValue, Tool } from '../tools/model.ts';
+import { errorMessage } from '../errors.ts';
 
 /** Where events go: the run store (append is durable when it returns). */
 export interface RunSink {
@@ -154,7 +155,7 @@ export class Orchestrator {
       outcome = req.mode === 'plan' ? await this.plan(ctx, started) : await this.interactive(ctx, started);
     } catch (e) {
       const cancelled = e instanceof CancelledError || req.signal?.aborted;
-      const message = e instanceof Error ? e.message : String(e);
+      const message = errorMessage(e);
       // A cancel with a reason (the process got SIGTERM, the server is stopping) keeps it in the record;
       // a store that cannot write (disk full) names its cause itself: not an internal error.
       const why = typeof req.signal?.reason === 'string' ? req.signal.reason : undefined;
@@ -178,7 +179,7 @@ export class Orchestrator {
     } catch (e) {
       // The end could not be recorded (a full disk past what the store holds in memory): the caller
       // still gets the outcome, with the reason the record is incomplete.
-      const why = e instanceof Error ? e.message : String(e);
+      const why = errorMessage(e);
       log.error({ event: 'run_finished_unrecorded', err: why }, 'the end of the run could not be recorded');
       outcome = {
         ...outcome,
@@ -464,7 +465,7 @@ export class Orchestrator {
       return r.text;
     } catch (e) {
       if (e instanceof CancelledError || ctx.req.signal?.aborted) throw new CancelledError();
-      const message = e instanceof Error ? e.message : String(e);
+      const message = errorMessage(e);
       ctx.emit('llm_error', {
         n,
         provider: provider.id,

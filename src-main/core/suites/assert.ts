@@ -5,6 +5,7 @@
 import { JSONPath } from 'jsonpath-plus';
 import type { RunRecord } from '../records/records.ts';
 import type { Assertion } from './schema.ts';
+import { errorMessage } from '../errors.ts';
 
 /** What assertions look at: derived from the case's recorded run. */
 export interface CaseOutcome {
@@ -97,7 +98,7 @@ export function select(value: unknown, path: string | undefined): { found: boole
   try {
     matches = JSONPath<unknown[]>({ path, json: value as object, wrap: true, eval: false });
   } catch (e) {
-    throw new SuiteAssertionError(`JSONPath ${path}: ${e instanceof Error ? e.message : String(e)}`);
+    throw new SuiteAssertionError(`JSONPath ${path}: ${errorMessage(e)}`);
   }
   if (!matches.length) return { found: false, value: undefined };
   return { found: true, value: matches.length === 1 ? matches[0] : matches };
@@ -142,7 +143,7 @@ export function evaluateAssertion(
         try {
           re = new RegExp(a.pattern, a.flags ?? '');
         } catch (e) {
-          return v(false, `bad pattern /${a.pattern}/: ${(e as Error).message}`);
+          return v(false, `bad pattern /${a.pattern}/: ${errorMessage(e)}`);
         }
         const text = typeof sel.value === 'string' ? sel.value : JSON.stringify(sel.value);
         return re.test(text)
@@ -185,7 +186,7 @@ export function evaluateAssertion(
           : v(false, `${o.validationFailures} script(s) failed validation`);
     }
   } catch (e) {
-    return v(false, e instanceof Error ? e.message : String(e));
+    return v(false, errorMessage(e));
   }
 }
 

@@ -17,6 +17,7 @@ import type { PyNode } from '../lang/python/pyright.ts';
 import type { JsonValue } from '../tools/model.ts';
 import { checkTemplateShape, TemplateError } from './template.ts';
 import type { Template } from './template.ts';
+import { errorMessage } from '../errors.ts';
 
 export const PLACEHOLDER = /\{\{([A-Za-z_][A-Za-z0-9_]*)\}\}/g;
 
@@ -196,7 +197,7 @@ function jsTree(text: string, language: ScriptLanguage, what: string): JsNode {
       plugins: language === 'ts' ? ['typescript'] : [],
     }).program as unknown as JsNode;
   } catch (e) {
-    throw new SlotError(`${what} does not parse: ${(e as Error).message}`);
+    throw new SlotError(`${what} does not parse: ${errorMessage(e)}`);
   }
 }
 
@@ -320,7 +321,7 @@ export function slotPlacementProblems(
     }
     return [];
   } catch (e) {
-    return [(e as Error).message];
+    return [errorMessage(e)];
   }
 }
 

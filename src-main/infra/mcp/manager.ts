@@ -8,6 +8,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Ajv, ValidateFunction } from 'ajv';
 import type { McpCallResult, McpToolListing } from '../../core/tools/mcp.ts';
+import { errorMessage } from '../../core/errors.ts';
 
 export interface McpServerDef {
   command?: string | undefined;
@@ -92,7 +93,7 @@ const describe = (e: unknown): string => {
           `${(i.path ?? []).map(String).join('.') || '(root)'}: ${i.message ?? '?'}`,
       )
       .join('; ')}`;
-  const msg = e instanceof Error ? e.message : String(e);
+  const msg = errorMessage(e);
   // The SDK puts the issues in its message as JSON ("Invalid tools/call result: [...]").
   const m = /Invalid ([\w/]+) result:\s*(\[[\s\S]*\])\s*$/.exec(msg);
   if (m)

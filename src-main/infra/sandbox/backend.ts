@@ -13,6 +13,7 @@ import { pyLiteral } from '../../core/tools/prompt.ts';
 import type { HostToolHandler, ReadyInfo } from './connection.ts';
 import { SandboxPool } from './pool.ts';
 import type { PoolLimits, PoolStatus, SandboxSpec, WorkerFactory, WorkerIds } from './pool.ts';
+import { errorMessage } from '../../core/errors.ts';
 
 export interface BackendOptions {
   factory: WorkerFactory;
@@ -86,7 +87,7 @@ export class SandboxBackend implements ScriptExecutor {
       pool = this.pool(req.sandbox, runtime);
     } catch (e) {
       return infraResult(
-        e instanceof Error ? e.message : String(e),
+        errorMessage(e),
         runtime,
         (this.opts.factoryFor?.(req.sandbox) ?? this.opts.factory).isolation,
       );
@@ -171,7 +172,7 @@ export class SandboxBackend implements ScriptExecutor {
       try {
         pool = this.pool(sandbox, 'python', 'tools');
       } catch (e) {
-        const message = e instanceof Error ? e.message : String(e);
+        const message = errorMessage(e);
         return { result: infraResult(message, 'python', this.opts.factory.isolation) };
       }
       result = await pool.run({

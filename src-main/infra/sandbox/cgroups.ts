@@ -16,6 +16,7 @@
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { errorMessage } from '../../core/errors.ts';
 
 export type CgroupKind = 'v2' | 'v1';
 
@@ -122,7 +123,7 @@ export class WorkerCgroups {
       return { cgroups: cg };
     } catch (e) {
       for (const p of layout.parents) tryRmdir(p);
-      return { reason: `cgroup ${layout.kind} not writable here (${(e as Error).message})` };
+      return { reason: `cgroup ${layout.kind} not writable here (${errorMessage(e)})` };
     }
   }
 

@@ -19,6 +19,7 @@ import { DISCOVERY_CALLS } from '../../core/tools/disclosure.ts';
 import type { LiveExecutionEvent } from '../../core/ports/executor.ts';
 import { StderrTail } from './stderr-tail.ts';
 import { parseWorkerLine, type ToolDescriptor, type WorkerMessage } from './worker-messages.ts';
+import { errorMessage } from '../../core/errors.ts';
 
 export type { ToolDescriptor, WorkerMessage } from './worker-messages.ts';
 
@@ -119,7 +120,7 @@ export class WorkerConnection {
     let timer: NodeJS.Timeout | undefined;
     try {
       return await Promise.race([
-        this.diagnose().catch((e: unknown) => `the engine could not be asked: ${(e as Error).message}`),
+        this.diagnose().catch((e: unknown) => `the engine could not be asked: ${errorMessage(e)}`),
         new Promise<string>((r) => {
           timer = setTimeout(() => r('the Docker engine does not answer (no reply within 3 s)'), 3000);
         }),
@@ -489,7 +490,7 @@ export class WorkerConnection {
           max_output_bytes: job.maxOutputBytes,
         });
       } catch (e) {
-        fail('crashed', 'Crashed', (e as Error).message, true);
+        fail('crashed', 'Crashed', errorMessage(e), true);
       }
     });
   }
@@ -530,7 +531,7 @@ export class WorkerConnection {
         trace = () => ({ name, args, ms, location, result: capResult(response) });
       } catch (e) {
         const ms = round(performance.now() - started);
-        const error = e instanceof Error ? e.message : String(e);
+        const error = errorMessage(e);
         reply = { type: 'tool_result', id, call_id: callId, error };
         trace = () => ({ name, args, ms, location, error });
       }

@@ -29,6 +29,7 @@ import type Docker from 'dockerode';
 import type { RuntimeId } from '../../core/sandbox/runtimes.ts';
 import { imageExists } from './images.ts';
 import type { Progress } from './images.ts';
+import { errorMessage } from '../../core/errors.ts';
 
 const DEPS_RECIPE = '1';
 
@@ -68,7 +69,7 @@ export function sandboxDeps(sandbox: string, dir: string, runtime: RuntimeId): S
     try {
       parsed = JSON.parse(readFileSync(pkg, 'utf8')) as typeof parsed;
     } catch (e) {
-      throw new DependencyError(`sandbox ${sandbox}: package.json is not JSON: ${(e as Error).message}`);
+      throw new DependencyError(`sandbox ${sandbox}: package.json is not JSON: ${errorMessage(e)}`);
     }
     if (!parsed.dependencies || !Object.keys(parsed.dependencies).length) return undefined;
     const files: [string, Buffer][] = [['package.json', readFileSync(pkg)]];
@@ -206,7 +207,7 @@ async function buildPython(
       );
     const pipError = log.filter((l) => /^ERROR:/.test(l)).join(' | ');
     throw new DependencyError(
-      `sandbox ${deps.sandbox}: installing requirements.txt failed: ${pipError || (e as Error).message}`,
+      `sandbox ${deps.sandbox}: installing requirements.txt failed: ${pipError || errorMessage(e)}`,
     );
   }
   return tag;

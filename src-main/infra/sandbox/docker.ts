@@ -15,6 +15,7 @@ import { WorkerConnection } from './connection.ts';
 import { EGRESS_MOUNT, EgressListener, egressEnv, parseAllow } from './egress.ts';
 import { Installation, INSTALLATION_LABEL, INSTANCE_LABEL, pruneLeftovers } from './installation.ts';
 import type { SandboxSpec, WorkerFactory } from './pool.ts';
+import { errorMessage } from '../../core/errors.ts';
 
 export const POOL_LABEL = 'toolsmith.pool';
 
@@ -255,7 +256,7 @@ export class DockerWorkerFactory implements WorkerFactory {
         try {
           await this.docker.ping();
         } catch (e) {
-          return `the Docker engine '${this.engine}' stopped answering during the job (${(e as Error).message})`;
+          return `the Docker engine '${this.engine}' stopped answering during the job (${errorMessage(e)})`;
         }
         try {
           const s = (await container.inspect()).State;
@@ -266,7 +267,7 @@ export class DockerWorkerFactory implements WorkerFactory {
         } catch (e) {
           if ((e as { statusCode?: number }).statusCode === 404)
             return `the sandbox container ${container.id.slice(0, 12)} was removed from engine '${this.engine}' during the job`;
-          return `the Docker engine '${this.engine}' could not report the container (${(e as Error).message})`;
+          return `the Docker engine '${this.engine}' could not report the container (${errorMessage(e)})`;
         }
         return undefined;
       };
@@ -340,7 +341,7 @@ async function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<
       }),
     ]);
   } catch (e) {
-    const msg = e instanceof Error ? e.message : String(e);
+    const msg = errorMessage(e);
     throw new Error(msg.startsWith(what) ? msg : `${what}: ${msg}`);
   } finally {
     clearTimeout(timer);

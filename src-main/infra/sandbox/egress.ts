@@ -11,6 +11,7 @@ import type { Server, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { EgressRecord } from '../../core/sandbox/execution.ts';
+import { errorMessage } from '../../core/errors.ts';
 
 /** Where the socket folder is mounted in a tool container, and the relay port the worker listens on. */
 export const EGRESS_MOUNT = '/run/toolsmith-egress';
@@ -213,7 +214,7 @@ export class EgressListener {
     try {
       upstream = createConnection({ host: record.host, port });
     } catch (e) {
-      record.error = (e as Error).message;
+      record.error = errorMessage(e);
       record.status = 502;
       client.end(reply(502, `toolsmith egress: cannot reach ${host}:${port}\n`));
       finish();

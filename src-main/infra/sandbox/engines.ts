@@ -9,6 +9,7 @@ import Docker from 'dockerode';
 import type { DockerWorkerFactory } from './docker.ts';
 import type { WorkerConnection } from './connection.ts';
 import type { SandboxSpec, WorkerFactory } from './pool.ts';
+import { errorMessage } from '../../core/errors.ts';
 
 export interface EngineConfig {
   /** `unix:///path.sock`, `tcp://host:port` (TLS), or absent: DOCKER_HOST / the default socket. */
@@ -51,7 +52,7 @@ export function dockerFor(
     try {
       return readFileSync(e[k] as string);
     } catch (err) {
-      throw new EngineError(`engine '${name}': cannot read ${k} ${e[k]}: ${(err as Error).message}`);
+      throw new EngineError(`engine '${name}': cannot read ${k} ${e[k]}: ${errorMessage(err)}`);
     }
   };
   return new Docker({
@@ -101,7 +102,7 @@ export class MultiEngineFactory implements WorkerFactory {
       try {
         removed += await e.factory.start();
       } catch (err) {
-        throw new EngineError(`engine '${e.name}' is not usable: ${(err as Error).message}`);
+        throw new EngineError(`engine '${e.name}' is not usable: ${errorMessage(err)}`);
       }
     }
     return removed;
@@ -139,7 +140,7 @@ export class MultiEngineFactory implements WorkerFactory {
       made.conn.onClosed(() => this.placement.delete(made.id));
       return made;
     } catch (err) {
-      throw new EngineError(`engine '${e.name}': ${(err as Error).message}`);
+      throw new EngineError(`engine '${e.name}': ${errorMessage(err)}`);
     } finally {
       this.pending.set(e.name, (this.pending.get(e.name) ?? 1) - 1);
     }

@@ -14,6 +14,7 @@ import { infraResult } from '../../core/sandbox/execution.ts';
 import type { ExecutionResult, IsolationLevel } from '../../core/sandbox/execution.ts';
 import type { RuntimeId } from '../../core/sandbox/runtimes.ts';
 import type { JobRequest, ReadyInfo, WorkerConnection } from './connection.ts';
+import { errorMessage } from '../../core/errors.ts';
 
 export interface SandboxSpec {
   name: string;
@@ -423,11 +424,7 @@ export class SandboxPool {
     try {
       w = await this.checkout();
     } catch (e) {
-      return infraResult(
-        e instanceof Error ? e.message : String(e),
-        this.currentSpec.runtime,
-        this.factory.isolation,
-      );
+      return infraResult(errorMessage(e), this.currentSpec.runtime, this.factory.isolation);
     }
     this.jobs++;
     this.lastJob = Date.now();

@@ -38,6 +38,7 @@ import { WorkerConnection } from './connection.ts';
 import { copyPythonWorker } from './images.ts';
 import type { SandboxSpec, WorkerFactory } from './pool.ts';
 import { hostSeccompFilter } from './seccomp.ts';
+import { errorMessage } from '../../core/errors.ts';
 
 const has = (cmd: string) => spawnSync('which', [cmd]).status === 0;
 
@@ -237,7 +238,7 @@ export class ProcessWorkerFactory implements WorkerFactory {
       });
     } catch (e) {
       if (uid !== undefined) uidsInUse.delete(uid);
-      throw new Error(`could not make the worker's cgroup: ${(e as Error).message}`);
+      throw new Error(`could not make the worker's cgroup: ${errorMessage(e)}`);
     }
     // With a cgroup the worker waits at a gate (one line on its stdin) until it is in the group, so that
     // nothing it forks starts outside.
@@ -300,8 +301,8 @@ export class ProcessWorkerFactory implements WorkerFactory {
         cg.enter(child.pid);
       } catch (e) {
         await kill();
-        conn.markClosed(`could not move the worker into its cgroup: ${(e as Error).message}`, false);
-        throw new Error(`could not move the worker into its cgroup: ${(e as Error).message}`);
+        conn.markClosed(`could not move the worker into its cgroup: ${errorMessage(e)}`, false);
+        throw new Error(`could not move the worker into its cgroup: ${errorMessage(e)}`);
       }
       stdin.write('\n'); // through the gate
     }

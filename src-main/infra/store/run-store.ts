@@ -28,6 +28,7 @@ import type { RunSortKey } from '../../core/records/sort.ts';
 import type { RunRecord } from '../../core/records/records.ts';
 import type { RunPage, RunSummary } from '../../core/records/summary.ts';
 import { StatementCache, stmt } from './statements.ts';
+import { errorMessage } from '../../core/errors.ts';
 
 export const EXPORT_FORMAT = 'toolsmith-run';
 
@@ -1262,7 +1263,7 @@ export class RunStore {
       });
     } catch (e) {
       throw new RunStoreError(
-        `run ${first.runId}: the import was rolled back, nothing was written: ${e instanceof Error ? e.message : String(e)}`,
+        `run ${first.runId}: the import was rolled back, nothing was written: ${errorMessage(e)}`,
       );
     }
     return id;

@@ -9,6 +9,7 @@ import type { MessagePort } from 'node:worker_threads';
 import { validatePythonChunked, validatePythonPart } from '../../core/lang/python/validate.ts';
 import { READY, SIGNAL, takePiece, warmUpScript } from './shared.ts';
 import type { JobRequest, PieceReply } from './shared.ts';
+import { errorMessage } from '../../core/errors.ts';
 
 const {
   state: buffer,
@@ -30,7 +31,7 @@ port.on('message', (job: JobRequest) => {
     try {
       reply = { id: job.id, index, part: validatePythonPart(piece.code, job.options, piece.firstLine) };
     } catch (e) {
-      reply = { id: job.id, index, error: e instanceof Error ? e.message : String(e) };
+      reply = { id: job.id, index, error: errorMessage(e) };
     }
     port.postMessage(reply);
     Atomics.add(state, SIGNAL, 1);

@@ -17,6 +17,7 @@ import { parse as parseToml, stringify as stringifyToml, TomlError } from 'smol-
 import { splitTemplateFile, templateFromParts, templateFrontMatter } from '../../core/templates/file.ts';
 import { TemplateError } from '../../core/templates/template.ts';
 import type { Template } from '../../core/templates/template.ts';
+import { errorMessage } from '../../core/errors.ts';
 
 export class WorkspaceError extends Error {
   override name = 'WorkspaceError';
@@ -114,7 +115,7 @@ export class WorkspaceFiles {
         try {
           return { file, data: parseTomlFile(file, readFileSync(file, 'utf8')) };
         } catch (e) {
-          return { file, data: {}, error: (e as Error).message };
+          return { file, data: {}, error: errorMessage(e) };
         }
       });
   }
@@ -158,7 +159,7 @@ export class TemplateFiles {
         try {
           return { file, template: parseTemplateText(readFileSync(file, 'utf8'), file) };
         } catch (e) {
-          return { file, error: (e as Error).message };
+          return { file, error: errorMessage(e) };
         }
       });
   }
@@ -184,7 +185,7 @@ export function parseTemplateText(text: string, file: string): Template {
   try {
     data = parseToml(front);
   } catch (e) {
-    throw new TemplateError(`${file}: front matter: ${(e as Error).message.split('\n')[0]}`);
+    throw new TemplateError(`${file}: front matter: ${errorMessage(e).split('\n')[0]}`);
   }
   return templateFromParts(data, body, file);
 }

@@ -36,6 +36,16 @@ export function defaultWorkspaceDir(): string {
   return dir;
 }
 
+/**
+ * `--workspace DIR` if given, else the current directory when it holds `.toolsmith/`, else the user's
+ * copy of the sample workspace (made on first use; the bundled one is never edited in place).
+ */
+export function resolveWorkspaceDir(option: string | undefined, cwd = process.cwd()): string {
+  if (option) return resolve(cwd, option);
+  if (existsSync(join(cwd, '.toolsmith'))) return resolve(cwd);
+  return defaultWorkspaceDir();
+}
+
 const EMPTY_CONFIG = `# Toolsmith workspace configuration.
 
 [workspace]

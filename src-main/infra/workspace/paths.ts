@@ -1,7 +1,6 @@
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { defaultWorkspaceDir } from './init.ts';
 
 let cached: string | undefined;
 
@@ -27,13 +26,3 @@ export function resourcesDir(): string {
 export const repoRoot = (): string => dirname(resourcesDir());
 
 export const sampleWorkspaceDir = (): string => join(resourcesDir(), 'workspace');
-
-/**
- * `--workspace DIR` if given, else the current directory when it holds `.toolsmith/`, else the user's
- * copy of the sample workspace (made on first use; the bundled one is never edited in place).
- */
-export function resolveWorkspaceDir(option: string | undefined, cwd = process.cwd()): string {
-  if (option) return resolve(cwd, option);
-  if (existsSync(join(cwd, '.toolsmith'))) return resolve(cwd);
-  return defaultWorkspaceDir();
-}

@@ -3,6 +3,7 @@
  * the previous error, records a failure's message and clears busy whatever happens. `useSubmit`
  * (lib/useSubmit.ts) binds it to React state.
  */
+import { errorMessage } from '../../../src-main/core/errors.ts';
 
 export interface SubmitState {
   /** Whether an action is running now (read synchronously: a second submit is ignored). */
@@ -11,8 +12,8 @@ export interface SubmitState {
   setError(error: string | undefined): void;
 }
 
-/** A short, human message for any thrown value. */
-export const messageOf = (e: unknown): string => (e instanceof Error ? e.message : String(e));
+/** A short, human message for any thrown value (the one rule, shared with the main process). */
+export const messageOf = errorMessage;
 
 /**
  * Runs `action` unless one is running: busy while it runs, the error cleared before and set to its

@@ -5,6 +5,7 @@
 import type { Response, RunRecordView, TemplateInfo } from '../../../../src-main/contract/api.ts';
 import type { SlotType } from '../../../../src-main/core/templates/template.ts';
 import { suggestName } from './pattern.ts';
+import { messageOf } from '../../lib/submit.ts';
 
 export interface ExampleDraft {
   intent: string;
@@ -90,6 +91,6 @@ export const parseExpect = (text: string): { value?: unknown; error?: string } =
   try {
     return { value: JSON.parse(text) as unknown };
   } catch (e) {
-    return { error: `not JSON: ${e instanceof Error ? e.message : String(e)}` };
+    return { error: `not JSON: ${messageOf(e)}` };
   }
 };
