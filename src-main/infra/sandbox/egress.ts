@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { EgressRecord } from '../../core/sandbox/execution.ts';
 import { errorMessage } from '../../core/errors.ts';
+import { readClientHello, serverNameMismatch } from './tls-hello.ts';
 
 /** Where the socket folder is mounted in a tool container, and the relay port the worker listens on. */
 export const EGRESS_MOUNT = '/run/toolsmith-egress';
@@ -63,6 +64,8 @@ export function isAllowed(rules: AllowRule[], host: string, port: number): boole
 
 const MAX_HEAD = 64 * 1024;
 const MAX_CONNECTIONS = 32;
+/** How long a CONNECT tunnel may wait for its client's TLS ClientHello. */
+const HELLO_TIMEOUT_MS = 30_000;
 
 interface Open {
   record: EgressRecord;
@@ -239,9 +242,6 @@ export class EgressListener {
         record.bytesIn += d.length;
       });
       if (method === 'CONNECT') {
-        client.on('data', (d: Buffer) => {
-          record.bytesOut += d.length;
-        });
         record.status = 200;
         client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
       } else {
@@ -260,11 +260,42 @@ export class EgressListener {
         upstream.write(out);
       }
       if (method === 'CONNECT') {
-        if (rest.length) {
-          record.bytesOut += rest.length;
-          upstream.write(rest);
-        }
-        client.pipe(upstream);
+        // Nothing reaches the destination before the tunnel's first TLS record is read: it must be a
+        // ClientHello naming the host the tunnel was opened to (see tls-hello.ts), so an allowed address
+        // cannot carry plain HTTP with another Host, or TLS to another virtual host behind it.
+        let hello = rest;
+        const refuse = (why: string) => {
+          client.off('data', onHello);
+          clearTimeout(timer);
+          record.allowed = false;
+          record.status = 403;
+          record.error = `tunnel refused: ${why}`;
+          upstream.destroy();
+          client.destroy();
+        };
+        const timer = setTimeout(
+          () => refuse(`no TLS ClientHello within ${HELLO_TIMEOUT_MS / 1000} s`),
+          HELLO_TIMEOUT_MS,
+        );
+        const onHello = (d?: Buffer) => {
+          if (d) hello = Buffer.concat([hello, d]);
+          const r = readClientHello(hello);
+          if (r.state === 'more') return;
+          if (r.state === 'refused') return refuse(r.reason);
+          const why = serverNameMismatch(record.host, r.serverName);
+          if (why) return refuse(why);
+          client.off('data', onHello);
+          clearTimeout(timer);
+          record.bytesOut += hello.length;
+          upstream.write(hello);
+          client.on('data', (c: Buffer) => {
+            record.bytesOut += c.length;
+          });
+          client.pipe(upstream);
+        };
+        client.on('data', onHello);
+        client.on('close', () => clearTimeout(timer));
+        onHello();
       } else {
         // Exactly the request's body, then nothing: a second request pipelined after it (with its own
         // Host) never reaches the destination.

@@ -3,8 +3,9 @@
  * tools in containers whose only way out is the host's proxy; scripts run where they always do, without
  * any network. Loopback HTTP servers started here are the outside world.
  */
-import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -18,6 +19,7 @@ import { removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
 
 const TOOLS = `import http.client
 import socket
+import ssl
 import urllib.request
 
 
@@ -36,16 +38,23 @@ def get_url(url: str) -> ToolResponse:
 
 
 @tool(grade=(2, 0))
-def tunnel(host: str, port: int, path: str) -> ToolResponse:
-    """GET through a CONNECT tunnel of the proxy.
+def tunnel(host: str, port: int, path: str, tls: bool = True) -> ToolResponse:
+    """GET through a CONNECT tunnel of the proxy (HTTPS, or plain HTTP inside the tunnel).
 
     Args:
         host: Destination host.
         port: Destination port.
         path: The path.
+        tls: Speak TLS inside the tunnel (the test's certificate is self-signed: not verified).
     """
     try:
-        c = http.client.HTTPConnection("127.0.0.1", 3128, timeout=10)
+        if tls:
+            ctx = ssl.create_default_context()
+            ctx.check_hostname = False
+            ctx.verify_mode = ssl.CERT_NONE
+            c = http.client.HTTPSConnection("127.0.0.1", 3128, timeout=10, context=ctx)
+        else:
+            c = http.client.HTTPConnection("127.0.0.1", 3128, timeout=10)
         c.set_tunnel(host, port)
         c.request("GET", path)
         r = c.getresponse()
@@ -73,6 +82,8 @@ const docker = new Docker();
 let ws: string;
 let svc: ToolsmithService;
 let allowed: Server;
+let allowedTls: Server;
+let allowedTlsPort: number;
 let denied: Server;
 let allowedPort: number;
 let deniedPort: number;
@@ -96,6 +107,13 @@ beforeAll(async () => {
     deniedHits++;
     res.end('should never be reached');
   });
+  const tlsFiles = new URL('../../fixtures/tls/', import.meta.url).pathname;
+  allowedTls = createHttpsServer(
+    { cert: readFileSync(join(tlsFiles, 'cert.pem')), key: readFileSync(join(tlsFiles, 'key.pem')) },
+    (req, res) => res.end(`hello from ${req.url}`),
+  );
+  await new Promise<void>((r) => allowedTls.listen(0, '0.0.0.0', r));
+  allowedTlsPort = port(allowedTls);
   allowedPort = port(allowed);
   deniedPort = port(denied);
   const bridge = await docker.getNetwork('bridge').inspect();
@@ -106,7 +124,7 @@ beforeAll(async () => {
   writeFileSync(join(ws, 'sandboxes', 'web', 'tools.py'), TOOLS);
   appendFileSync(
     join(ws, '.toolsmith', 'config.toml'),
-    `\n[sandboxes.web]\ndescription = "egress test"\n[sandboxes.web.egress]\nallow = ["127.0.0.1:${allowedPort}"]\n`,
+    `\n[sandboxes.web]\ndescription = "egress test"\n[sandboxes.web.egress]\nallow = ["127.0.0.1:${allowedPort}", "127.0.0.1:${allowedTlsPort}"]\n`,
   );
   svc = ToolsmithService.open(ws, { sandboxFactory: createSandboxManager, oneShot: true });
 }, 60_000);
@@ -114,6 +132,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await svc?.close();
   allowed?.close();
+  allowedTls?.close();
   denied?.close();
   if (ws) removeWorkspace(ws);
 });
@@ -141,16 +160,22 @@ describe('egress for tool code', () => {
     expect(e?.open).toBeUndefined();
   }, 180_000);
 
-  it('CONNECT tunnels to an allowed host work and are traced', async () => {
+  it('CONNECT tunnels carry TLS to an allowed host and are traced; plain HTTP inside a tunnel is refused', async () => {
     const r = await run(
-      `r = tunnel(host="127.0.0.1", port=${allowedPort}, path="/t")\nemit_result(r.data)\n`,
+      `r = tunnel(host="127.0.0.1", port=${allowedTlsPort}, path="/t")\nemit_result(r.data)\n`,
     );
     expect(r.data).toEqual({ status: 200, body: 'hello from /t' });
     expect(r.toolCalls[0]?.egress?.[0]).toMatchObject({
       method: 'CONNECT',
       allowed: true,
-      port: allowedPort,
+      port: allowedTlsPort,
     });
+    const plain = await run(
+      `r = tunnel(host="127.0.0.1", port=${allowedPort}, path="/t", tls=False)\nemit_result(r.success)\n`,
+    );
+    expect(plain.data).toBe(false);
+    expect(plain.toolCalls[0]?.egress?.[0]).toMatchObject({ method: 'CONNECT', allowed: false, status: 403 });
+    expect(plain.toolCalls[0]?.egress?.[0]?.error).toMatch(/does not start with a TLS handshake/);
   }, 60_000);
 
   it('a host outside the allow-list is refused by the proxy and traced as denied', async () => {

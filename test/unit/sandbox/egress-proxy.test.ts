@@ -123,16 +123,17 @@ describe('the proxy', () => {
     expect(r?.ms).toBeGreaterThan(0);
   });
 
-  it('tunnels CONNECT to an allowed host', async () => {
+  it('opens a CONNECT tunnel to an allowed host, but closes it when it carries plain HTTP (TLS only: egress-tls.test.ts)', async () => {
     const inner = `GET /t HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`;
     const out = await exchange(
       `CONNECT 127.0.0.1:${port} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`,
       inner,
     );
     expect(out).toMatch(/^HTTP\/1\.1 200 Connection Established/);
-    expect(out).toContain('GET /t ');
+    expect(out).not.toContain('GET /t ');
     const r = await nextRecord();
-    expect(r).toMatchObject({ method: 'CONNECT', allowed: true, port, bytesOut: inner.length });
+    expect(r).toMatchObject({ method: 'CONNECT', allowed: false, port, status: 403, bytesOut: 0 });
+    expect(r?.error).toMatch(/does not start with a TLS handshake/);
   });
 
   it('refuses a host:port outside the list (plain and CONNECT) without touching it', async () => {
