@@ -153,13 +153,15 @@ describe('run flows', () => {
   it('a live run folds pushed events; after a dropped push connection it fetches only the missed events', async () => {
     const { page, llm } = w;
     // The page's push socket goes through a route that can hold back the server's messages and drop.
-    let hold = false;
+    // Holding is per connection, not a moment in time: a message the held connection's route handles
+    // late (Playwright relays them asynchronously, later under load) is still dropped.
+    const held = new Set<WebSocketRoute>();
     let route: WebSocketRoute | undefined;
     await page.routeWebSocket(/\/api\/events/, (ws) => {
       route = ws;
       const server = ws.connectToServer();
       server.onMessage((m) => {
-        if (!hold) ws.send(m);
+        if (!held.has(ws)) ws.send(m);
       });
     });
     await page.reload();
@@ -184,13 +186,13 @@ describe('run flows', () => {
     expect(loads).toBeGreaterThan(0);
     // Hold the pushes back: the rest of the run (attempt 1 fails at runtime, attempt 2 succeeds) happens
     // while the page hears nothing.
-    hold = true;
+    if (route) held.add(route);
     const runs = await w.svc.runs();
     await expect.poll(() => runs.store.summary(runId)?.status, { timeout: 60_000 }).toBe('succeeded');
     expect(await status()).toBe('running');
     const seen = (await runs.get(runId)).events;
-    // Drop the connection: the client reconnects and the view asks for the events after its last one.
-    hold = false;
+    // Drop the connection: the client reconnects (a new, unheld route) and the view asks for the events
+    // after its last one.
     await route?.close();
     await expect.poll(status, { timeout: 30_000 }).toBe('succeeded');
     await expect.poll(() => page.locator('[data-testid="run-result"]').innerText()).toContain('Ada Lovelace');
