@@ -12,16 +12,18 @@ import { dirname } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { DatabaseSync } from 'node:sqlite';
 import type { SQLInputValue } from 'node:sqlite';
-import { EVENT_VERSION, upgradeEvent } from '../../core/records/events.ts';
+import { DEFAULT_RUN_KINDS, EVENT_VERSION, RUN_KINDS, upgradeEvent } from '../../core/records/events.ts';
 import type {
   EventPayloads,
   EventType,
   RunEvent,
+  RunKind,
   RunMode,
   RunStartedData,
   RunStatus,
   Tier,
 } from '../../core/records/events.ts';
+import { foldSummary, startSummary } from '../../core/records/summary.ts';
 import { deriveRun } from '../../core/records/records.ts';
 import { checkRunExport } from '../../core/records/schemas.ts';
 import type { RunSortKey } from '../../core/records/sort.ts';
@@ -36,6 +38,8 @@ export type { RunPage, RunSummary };
 
 export interface RunFilter {
   status?: RunStatus | RunStatus[];
+  /** The kinds of run listed; by default DEFAULT_RUN_KINDS (template tests are hidden). */
+  kind?: RunKind | RunKind[];
   sandbox?: string;
   mode?: RunMode;
   model?: string;
@@ -273,6 +277,35 @@ const MIGRATIONS: string[] = [
      CASE WHEN EXISTS (SELECT 1 FROM (SELECT created_at, LAG(created_at) OVER (ORDER BY fts_id) AS prev FROM runs)
        WHERE created_at < prev) THEN '0' ELSE '1' END
    ON CONFLICT(key) DO UPDATE SET value = excluded.value;`,
+  // Run kinds (RUN_KINDS): a template test is its own kind, hidden from the list by default. Runs
+  // recorded before are `run`, but for template tests that named the template's run as their origin
+  // (origin kind `test`), found by primary key from the runs that have an origin. The per-status counts
+  // become per kind and status, so a list that hides a kind still knows its exact total. No index on
+  // kind: the list's sort indexes keep serving its order (an index on kind would win the plan for the
+  // default `kind IN ('run')` and sort every row), and the kind is tested on the rows they walk.
+  `ALTER TABLE runs ADD COLUMN kind TEXT NOT NULL DEFAULT 'run';
+   UPDATE runs SET kind = 'template_test' WHERE origin_run IS NOT NULL
+     AND (SELECT json_extract(data, '$.origin.kind') FROM events WHERE run_id = runs.id AND seq = 0) = 'test';
+   DROP TRIGGER runs_count_insert;
+   DROP TRIGGER runs_count_delete;
+   DROP TRIGGER runs_count_status;
+   DROP TABLE run_counts;
+   CREATE TABLE run_counts (kind TEXT NOT NULL, status TEXT NOT NULL, n INTEGER NOT NULL,
+     PRIMARY KEY (kind, status)) WITHOUT ROWID;
+   INSERT INTO run_counts (kind, status, n) SELECT kind, status, COUNT(*) FROM runs GROUP BY kind, status;
+   CREATE TRIGGER runs_count_insert AFTER INSERT ON runs BEGIN
+     INSERT INTO run_counts (kind, status, n) VALUES (new.kind, new.status, 1)
+       ON CONFLICT(kind, status) DO UPDATE SET n = n + 1;
+   END;
+   CREATE TRIGGER runs_count_delete AFTER DELETE ON runs BEGIN
+     UPDATE run_counts SET n = n - 1 WHERE kind = old.kind AND status = old.status;
+   END;
+   CREATE TRIGGER runs_count_status AFTER UPDATE OF status, kind ON runs
+     WHEN old.status IS NOT new.status OR old.kind IS NOT new.kind BEGIN
+     UPDATE run_counts SET n = n - 1 WHERE kind = old.kind AND status = old.status;
+     INSERT INTO run_counts (kind, status, n) VALUES (new.kind, new.status, 1)
+       ON CONFLICT(kind, status) DO UPDATE SET n = n + 1;
+   END;`,
 ];
 
 export const pidAlive = (pid: number | null): boolean => {
@@ -295,6 +328,7 @@ interface RunRow {
   sandbox: string;
   kit: string | null;
   mode: RunMode;
+  kind: RunKind;
   model: string | null;
   tier: Tier | null;
   provider: string | null;
@@ -317,6 +351,7 @@ const toSummary = (r: RunRow): RunSummary => ({
   sandbox: r.sandbox,
   kit: r.kit,
   mode: r.mode,
+  kind: r.kind ?? 'run',
   model: r.model,
   tier: r.tier,
   provider: r.provider,
@@ -378,6 +413,7 @@ const runStatements = (db: DatabaseSync) => ({
       sandbox: string,
       kit: string | null,
       mode: RunMode,
+      kind: RunKind,
       model: string | null,
       provider: string | null,
       ownerPid: number,
@@ -387,33 +423,39 @@ const runStatements = (db: DatabaseSync) => ({
     never
   >(
     db,
-    `INSERT INTO runs (id, created_at, updated_at, status, task, sandbox, kit, mode, model, provider, owner_pid, origin_run, next_seq, fts_id)
-     VALUES (?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, 1, ?)`,
+    `INSERT INTO runs (id, created_at, updated_at, status, task, sandbox, kit, mode, kind, model, provider, owner_pid, origin_run, next_seq, fts_id)
+     VALUES (?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?)`,
   ),
   insertEvent: stmt<
     [runId: string, seq: number, type: EventType, v: number, ts: number, data: string],
     never
   >(db, 'INSERT INTO events (run_id, seq, type, v, ts, data) VALUES (?, ?, ?, ?, ?, ?)'),
-  bumpSeq: stmt<[ts: number, id: string], { next_seq: number }>(
+  // The row as it is after the bump: the summary the next event folds into.
+  bumpSeq: stmt<[ts: number, id: string], RunRow>(
     db,
-    'UPDATE runs SET next_seq = next_seq + 1, updated_at = ? WHERE id = ? RETURNING next_seq',
+    'UPDATE runs SET next_seq = next_seq + 1, updated_at = ? WHERE id = ? RETURNING *',
   ),
-  attempts: stmt<[n: number, id: string], never>(
+  startedModel: stmt<Id, { model: string | null }>(
     db,
-    'UPDATE runs SET attempts = MAX(attempts, ?) WHERE id = ?',
+    "SELECT json_extract(data, '$.model') AS model FROM events WHERE run_id = ? AND seq = 0",
   ),
-  // Template, rule and edit tiers use no model (see deriveRun); an LLM tier restores the one the run
-  // started with until its answer names the model.
-  tier: stmt<[tier: Tier, provider: string | null, id: string], never>(
+  // The summary fields an event may change (core/records/summary.ts, foldSummary).
+  setSummary: stmt<
+    [
+      status: RunStatus,
+      model: string | null,
+      tier: Tier | null,
+      provider: string | null,
+      attempts: number,
+      tokens: number,
+      durationMs: number,
+      error: string | null,
+      id: string,
+    ],
+    never
+  >(
     db,
-    `UPDATE runs SET tier = ?1, provider = CASE WHEN ?1 IN ('template', 'rule', 'edit') THEN NULL ELSE COALESCE(?2, provider) END,
-       model = CASE WHEN ?1 IN ('template', 'rule', 'edit') THEN NULL
-         ELSE COALESCE(model, (SELECT json_extract(data, '$.model') FROM events WHERE run_id = ?3 AND seq = 0)) END
-     WHERE id = ?3`,
-  ),
-  llmResponse: stmt<[tokens: number, model: string, provider: string, id: string], never>(
-    db,
-    'UPDATE runs SET tokens = tokens + ?, model = ?, provider = ? WHERE id = ?',
+    'UPDATE runs SET status = ?, model = ?, tier = ?, provider = ?, attempts = ?, tokens = ?, duration_ms = ?, error = ? WHERE id = ?',
   ),
   appendScript: stmt<[body: string, id: string], never>(
     db,
@@ -422,10 +464,6 @@ const runStatements = (db: DatabaseSync) => ({
   appendError: stmt<[text: string, id: string], never>(
     db,
     'UPDATE runs_fts SET errors = errors || char(10) || ? WHERE rowid = (SELECT fts_id FROM runs WHERE id = ?)',
-  ),
-  finish: stmt<[status: RunStatus, error: string | null, ts: number, id: string], never>(
-    db,
-    'UPDATE runs SET status = ?, error = ?, duration_ms = ? - created_at WHERE id = ?',
   ),
   useTemplate: stmt<[name: string, successes: number, failures: number, lastUsed: number], never>(
     db,
@@ -447,7 +485,10 @@ const runStatements = (db: DatabaseSync) => ({
     db,
     'SELECT total_changes() AS c, data_version AS v FROM pragma_data_version',
   ),
-  runCounts: stmt<[], { status: RunStatus; n: number }>(db, 'SELECT status, n FROM run_counts'),
+  runCounts: stmt<[], { kind: RunKind; status: RunStatus; n: number }>(
+    db,
+    'SELECT kind, status, n FROM run_counts',
+  ),
   fewMatches: stmt<[match: string, limit: number], { n: number }>(
     db,
     'SELECT COUNT(*) AS n FROM (SELECT rowid FROM runs_fts WHERE runs_fts MATCH ? LIMIT ?)',
@@ -684,22 +725,24 @@ export class RunStore {
   createRun(data: RunStartedData, id: string = randomUUID(), ts: number = this.now()): string {
     // No known secret is ever written (see core/records/redact.ts).
     data = knownSecrets.value(data);
+    const s = startSummary({ v: EVENT_VERSION, runId: id, seq: 0, ts, type: 'run_started', data });
     this.tx('a new run', () => {
       const newest = this.stmts.newest.get()?.t ?? null;
       if (newest !== null && ts < newest) this.stmts.clearFtsOrder.run();
       const ftsId = this.stmts.insertFts.run(id, data.task, '', '').lastInsertRowid;
       this.stmts.insertRun.run(
         id,
-        ts,
-        ts,
-        data.task,
-        data.sandbox,
-        data.kit ?? null,
-        data.mode,
-        data.model ?? null,
-        data.provider ?? null,
+        s.createdAt,
+        s.updatedAt,
+        s.task,
+        s.sandbox,
+        s.kit,
+        s.mode,
+        s.kind,
+        s.model,
+        s.provider,
         process.pid,
-        data.origin?.runId ?? null,
+        s.originRun,
         ftsId,
       );
       this.stmts.insertEvent.run(id, 0, 'run_started', EVENT_VERSION, ts, JSON.stringify(data));
@@ -740,7 +783,7 @@ export class RunStore {
         const bumped = this.stmts.bumpSeq.get(ts, runId);
         if (!bumped) throw new RunStoreError(`no run ${runId}`);
         event = { v: EVENT_VERSION, runId, seq: bumped.next_seq - 1, ts, type, data } as RunEvent;
-        this.write(event, false);
+        this.write(event, bumped);
       });
     } catch (e) {
       if (!isDiskFull(e, this.file) || this.depth > 0) throw e;
@@ -771,14 +814,17 @@ export class RunStore {
     this.pendingBytes += bytes;
   }
 
-  /** Writes one event (inside a transaction); `bump` advances the run's next seq to past it. */
-  private write(event: RunEvent, bump = true): void {
-    if (bump) {
-      const bumped = this.stmts.bumpSeq.get(event.ts, event.runId);
-      if (!bumped) throw new RunStoreError(`no run ${event.runId}`);
-      if (bumped.next_seq - 1 !== event.seq)
+  /**
+   * Writes one event (inside a transaction) and folds it into the run's summary row. `row` is the run's
+   * row with its next seq already past the event; without it the seq is advanced here.
+   */
+  private write(event: RunEvent, row?: RunRow): void {
+    if (!row) {
+      row = this.stmts.bumpSeq.get(event.ts, event.runId);
+      if (!row) throw new RunStoreError(`no run ${event.runId}`);
+      if (row.next_seq - 1 !== event.seq)
         throw new RunStoreError(
-          `run ${event.runId}: held event ${event.seq} does not follow the stored ones (${bumped.next_seq - 1})`,
+          `run ${event.runId}: held event ${event.seq} does not follow the stored ones (${row.next_seq - 1})`,
         );
     }
     this.stmts.insertEvent.run(
@@ -789,24 +835,41 @@ export class RunStore {
       event.ts,
       JSON.stringify(event.data),
     );
-    this.summarize(event);
+    this.summarize(event, row);
   }
 
-  private summarize(e: RunEvent): void {
-    const d = e.data as { n?: number };
-    if (typeof d.n === 'number') this.stmts.attempts.run(d.n, e.runId);
+  /**
+   * The run's summary row after `e` (core/records/summary.ts, foldSummary: the one place it is
+   * computed), and the event's text in the search index.
+   */
+  private summarize(e: RunEvent, row: RunRow): void {
+    const before = toSummary(row);
+    const s = foldSummary(before, e, () => {
+      const model = this.stmts.startedModel.get(e.runId)?.model;
+      return typeof model === 'string' ? { model } : {};
+    });
+    if (
+      s.status !== before.status ||
+      s.model !== before.model ||
+      s.tier !== before.tier ||
+      s.provider !== before.provider ||
+      s.attempts !== before.attempts ||
+      s.tokens !== before.tokens ||
+      s.durationMs !== before.durationMs ||
+      s.error !== before.error
+    )
+      this.stmts.setSummary.run(
+        s.status,
+        s.model,
+        s.tier,
+        s.provider,
+        s.attempts,
+        s.tokens,
+        s.durationMs,
+        s.error,
+        e.runId,
+      );
     switch (e.type) {
-      case 'tier':
-        this.stmts.tier.run(e.data.tier, e.data.provider ?? null, e.runId);
-        break;
-      case 'llm_response':
-        this.stmts.llmResponse.run(
-          e.data.promptTokens + e.data.completionTokens,
-          e.data.model,
-          e.data.provider,
-          e.runId,
-        );
-        break;
       case 'script':
         this.stmts.appendScript.run(e.data.body, e.runId);
         break;
@@ -819,7 +882,6 @@ export class RunStore {
           this.appendError(e.runId, e.data.violations.map((v) => `${v.rule}: ${v.message}`).join('\n'));
         break;
       case 'run_finished':
-        this.stmts.finish.run(e.data.status, e.data.error ?? null, e.ts, e.runId);
         if (e.data.error) this.appendError(e.runId, e.data.error);
         break;
       default:
@@ -963,6 +1025,12 @@ export class RunStore {
       where.push(`r.status IN (${statuses.map(() => '?').join(', ')})`);
       args.push(...statuses);
     }
+    const counts = this.stmts.runCounts.all();
+    const kinds = this.kindTerm(filter, counts);
+    if (kinds.term) {
+      where.push(kinds.term);
+      args.push(...kinds.kinds);
+    }
     for (const [col, v] of [
       ['sandbox', filter.sandbox],
       ['mode', filter.mode],
@@ -1033,12 +1101,15 @@ export class RunStore {
     const more = rows.length > limit;
     const runs = rows.slice(0, limit).map((r) => toSummary(this.liveStatus(r)));
     const page = (total: number, totalExact: boolean): RunPage => ({ total, totalExact, runs });
-    // No filter but status: the trigger-kept counts answer exactly in O(statuses).
-    if (where.length === (statuses.length ? 1 : 0) && !text && !filter.count) {
-      const counts = this.stmts.runCounts.all();
+    // No filter but status and kind: the trigger-kept counts answer exactly in O(kinds x statuses).
+    if (where.length === (statuses.length ? 1 : 0) + (kinds.term ? 1 : 0) && !text && !filter.count) {
       const keep = new Set<string>(statuses);
+      const kept = new Set<string>(kinds.kinds);
       return page(
-        counts.reduce((sum, c) => sum + (keep.size === 0 || keep.has(c.status) ? c.n : 0), 0),
+        counts.reduce(
+          (sum, c) => sum + ((keep.size === 0 || keep.has(c.status)) && kept.has(c.kind) ? c.n : 0),
+          0,
+        ),
         true,
       );
     }
@@ -1051,12 +1122,28 @@ export class RunStore {
     // With text as the only filter the full-text index counts alone (each of its rows is one run; they
     // are deleted together); otherwise the runs table counts with the same clause.
     const ftsOnly = text !== undefined && text !== '' && where.length === 1 && [...text].length >= 3;
+    // (A kind term, when there is one, is in `where`: then the runs table counts.)
     const total = ftsOnly
       ? (this.stmts.countFts.get(args[0] as string)?.n ?? 0)
       : (this.dynamic
           .get<SQLInputValue[], { n: number }>(`SELECT COUNT(*) AS n FROM runs r ${clause}`)
           .get(...args)?.n ?? 0);
     return page(total, true);
+  }
+
+  /**
+   * The list's kind term: the kinds asked for (DEFAULT_RUN_KINDS when none), and the WHERE term that
+   * keeps them, undefined when it would keep every run (all kinds asked for, or no run of a kind left
+   * out: then the queries are those of a store without kinds, and their plans too).
+   */
+  private kindTerm(
+    filter: RunFilter,
+    counts: { kind: RunKind; n: number }[],
+  ): { kinds: RunKind[]; term?: string } {
+    const asked = filter.kind === undefined ? DEFAULT_RUN_KINDS : [filter.kind].flat();
+    const kinds = RUN_KINDS.filter((k) => asked.includes(k));
+    const hidesSome = counts.some((c) => c.n > 0 && !kinds.includes(c.kind));
+    return hidesSome ? { kinds, term: `r.kind IN (${kinds.map(() => '?').join(', ')})` } : { kinds };
   }
 
   /**
@@ -1160,9 +1247,18 @@ export class RunStore {
   ): RunRow[] | undefined {
     if (offset + count > this.textWindow) return undefined;
     const counts = this.stmts.runCounts.all();
-    if (filter.status !== undefined) {
-      const statuses = new Set<string>(Array.isArray(filter.status) ? filter.status : [filter.status]);
-      const runs = counts.reduce((sum, c) => sum + (statuses.has(c.status) ? c.n : 0), 0);
+    // Few runs of the statuses and kinds asked for: collect them.
+    const kind = this.kindTerm(filter, counts);
+    const kinds = new Set<string>(kind.kinds);
+    const statuses =
+      filter.status === undefined
+        ? undefined
+        : new Set<string>(Array.isArray(filter.status) ? filter.status : [filter.status]);
+    if (statuses || kind.term) {
+      const runs = counts.reduce(
+        (sum, c) => sum + ((!statuses || statuses.has(c.status)) && kinds.has(c.kind) ? c.n : 0),
+        0,
+      );
       if (runs < this.fewMatches) return undefined;
     }
     // Each other filter alone, counted up to `fewMatches` along its index: few runs, collect them.
