@@ -47,7 +47,9 @@ export const DEFAULT_RUN_KINDS: readonly RunKind[] = ['run'];
 export type RunStartedData = z.output<typeof runStartedSchema>;
 
 /** Each event type's data. */
-export type EventPayloads = { [K in keyof typeof eventPayloadSchemas]: z.output<(typeof eventPayloadSchemas)[K]> };
+export type EventPayloads = {
+  [K in keyof typeof eventPayloadSchemas]: z.output<(typeof eventPayloadSchemas)[K]>;
+};
 
 export type EventType = keyof EventPayloads;
 

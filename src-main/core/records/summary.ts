@@ -114,7 +114,11 @@ export function foldSummary(
  * The summary of a whole run from its events (in sequence order). `live` says whether a process still
  * owns the run: a run without `run_finished` that no process owns reads as interrupted.
  */
-export function summarize(events: readonly RunEvent[], live = false, suiteRun: string | null = null): RunSummary {
+export function summarize(
+  events: readonly RunEvent[],
+  live = false,
+  suiteRun: string | null = null,
+): RunSummary {
   const first = events[0];
   if (first?.type !== 'run_started') throw new Error('a run starts with a run_started event');
   let s = startSummary(first, suiteRun);
