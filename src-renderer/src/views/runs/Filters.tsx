@@ -50,6 +50,7 @@ export function Filters() {
         ))}
       </span>
       <label
+        data-filter="template-tests"
         className={`chip ${withTests ? 'active' : ''}`}
         title="Runs of a template against its examples (Templates view: Test); hidden unless this is on"
       >
