@@ -170,10 +170,52 @@ export class RunQueries {
 
   /**
    * A page of runs, O(page) by default: the page is fetched with one row more (is there a next page?)
-   * and the total is exact only when that is cheap (no filter but status, or the last page);
-   * `count: true` counts every match.
+   * and the total is exact only when that is cheap (no filter but status and kind, or the last page);
+   * `count: true` counts every match. The strategies are named at the top of this file.
    */
   list(filter: RunFilter = {}): RunPage {
+    const counts = this.stmts.runCounts.all();
+    const { where, args, statuses, kinds, text, match, ftsText, plain } = this.filterTerms(filter, counts);
+    const clause = where.length ? `WHERE ${where.join(' AND ')}` : '';
+    const limit = Math.min(Math.max(filter.limit ?? 100, 1), 10_000);
+    const offset = Math.max(filter.offset ?? 0, 0);
+    // One row more than the page: whether any run matches after it, without counting them all.
+    const rows =
+      (ftsText &&
+        this.streamText(where.slice(0, -1), args.slice(0, -1), ftsText, filter.dir, offset, limit + 1)) ||
+      (text &&
+        filter.suiteRun === undefined &&
+        this.windowText(
+          where.slice(0, plain.where),
+          args.slice(0, plain.args),
+          text,
+          match,
+          filter,
+          offset,
+          limit + 1,
+        )) ||
+      (text
+        ? this.collectText(clause, args, filter, offset, limit + 1)
+        : this.pageAt(where, args, filter, offset, limit + 1));
+    const more = rows.length > limit;
+    const runs = rows.slice(0, limit).map((r) => toSummary(liveStatus(r)));
+    const page = (t: { total: number; totalExact: boolean }): RunPage => ({ ...t, runs });
+    if (where.length === (statuses.length ? 1 : 0) + (kinds.term ? 1 : 0) && !text && !filter.count)
+      return page(this.totalFromCounts(counts, statuses, kinds.kinds));
+    const bound = filter.count ? undefined : this.totalFromPage(offset, runs.length, more);
+    if (bound) return page(bound);
+    // With text as the only filter the full-text index counts alone (a kind term, when there is one,
+    // is in `where`: then the runs table counts).
+    const ftsOnly = text !== undefined && text !== '' && where.length === 1 && [...text].length >= 3;
+    return page({ total: this.countEvery(clause, args, ftsOnly), totalExact: true });
+  }
+
+  /**
+   * The list's WHERE terms and their arguments, in this order: status, kind, the column filters, the
+   * start-time range, then the text term last (streamText drops it; `plain` counts the terms before it,
+   * which windowText keeps).
+   */
+  private filterTerms(filter: RunFilter, counts: { kind: RunKind; n: number }[]) {
     const where: string[] = [];
     const args: SQLInputValue[] = [];
     const statuses =
@@ -182,7 +224,6 @@ export class RunQueries {
       where.push(`r.status IN (${statuses.map(() => '?').join(', ')})`);
       args.push(...statuses);
     }
-    const counts = this.stmts.runCounts.all();
     const kinds = this.kindTerm(filter, counts);
     if (kinds.term) {
       where.push(kinds.term);
@@ -230,38 +271,7 @@ export class RunQueries {
         args.push(like, like, like);
       }
     }
-    const clause = where.length ? `WHERE ${where.join(' AND ')}` : '';
-    const limit = Math.min(Math.max(filter.limit ?? 100, 1), 10_000);
-    const offset = Math.max(filter.offset ?? 0, 0);
-    // One row more than the page: whether any run matches after it, without counting them all.
-    const rows =
-      (ftsText &&
-        this.streamText(where.slice(0, -1), args.slice(0, -1), ftsText, filter.dir, offset, limit + 1)) ||
-      (text &&
-        filter.suiteRun === undefined &&
-        this.windowText(
-          where.slice(0, plain.where),
-          args.slice(0, plain.args),
-          text,
-          match,
-          filter,
-          offset,
-          limit + 1,
-        )) ||
-      (text
-        ? this.collectText(clause, args, filter, offset, limit + 1)
-        : this.pageAt(where, args, filter, offset, limit + 1));
-    const more = rows.length > limit;
-    const runs = rows.slice(0, limit).map((r) => toSummary(liveStatus(r)));
-    const page = (t: { total: number; totalExact: boolean }): RunPage => ({ ...t, runs });
-    if (where.length === (statuses.length ? 1 : 0) + (kinds.term ? 1 : 0) && !text && !filter.count)
-      return page(this.totalFromCounts(counts, statuses, kinds.kinds));
-    const bound = filter.count ? undefined : this.totalFromPage(offset, runs.length, more);
-    if (bound) return page(bound);
-    // With text as the only filter the full-text index counts alone (a kind term, when there is one,
-    // is in `where`: then the runs table counts).
-    const ftsOnly = text !== undefined && text !== '' && where.length === 1 && [...text].length >= 3;
-    return page({ total: this.countEvery(clause, args, ftsOnly), totalExact: true });
+    return { where, args, statuses, kinds, text, match, ftsText, plain };
   }
 
   /**
