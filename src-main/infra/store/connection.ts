@@ -77,7 +77,7 @@ export function storeWrite<T>(file: string, what: string, fn: () => T): T {
 }
 
 const SQLITE_READONLY = 8;
-/** Stores opened read-only because the disk was full (see RunStore's constructor), with the reason. */
+/** Stores opened read-only because the disk was full (see openFile), with the reason. */
 const readOnlyStores = new Map<string, string>();
 
 export const MIGRATIONS: string[] = [
@@ -143,7 +143,7 @@ export const MIGRATIONS: string[] = [
      UPDATE run_counts SET n = n - 1 WHERE status = old.status;
      INSERT INTO run_counts (status, n) VALUES (new.status, 1) ON CONFLICT(status) DO UPDATE SET n = n + 1;
    END;`,
-  // Text search in the list's default order streams full-text matches by rowid (see list): runs by their
+  // Text search in the list's default order streams full-text matches by rowid (run-queries.ts, streamText): runs by their
   // full-text row, and whether full-text rowids still follow the start times (an import or a clock set
   // back clears it for good; the search then collects every match as before).
   `CREATE INDEX runs_fts_id ON runs(fts_id);
