@@ -72,6 +72,7 @@ export const handlers: Handlers = {
   'runs.list': async (svc, f) =>
     (await svc.runs()).list({
       ...opt('status', f.status),
+      ...opt('kind', f.kind),
       ...opt('sandbox', f.sandbox),
       ...opt('mode', f.mode),
       ...opt('model', f.model),

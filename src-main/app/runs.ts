@@ -70,6 +70,8 @@ export interface RunScriptRequest {
   body: string;
   task?: string;
   origin?: RunRecord['started']['origin'];
+  /** What the run is for (RUN_KINDS): a template's test is `template_test`. */
+  kind?: RunRecord['started']['kind'];
   onEvent?: (e: LiveEvent) => void;
 }
 
@@ -361,6 +363,7 @@ export class RunService {
         timeoutMs: this.deps.limits().timeout_s * 1000,
         ...(req.kit ? { kit: req.kit } : {}),
         ...(req.origin ? { origin: req.origin } : {}),
+        ...(req.kind ? { kind: req.kind } : {}),
       },
       req.onEvent,
     );

@@ -240,6 +240,8 @@ export class TemplateService {
         language: t.language,
         body: instantiate(t, values),
         task: `template test ${name}: ${ex.intent}`,
+        // Its own kind: the run list hides template tests unless asked (they check a template).
+        kind: 'template_test',
         ...(t.origin && this.deps.store.get(t.origin)
           ? { origin: { runId: t.origin, kind: 'test' as const } }
           : {}),

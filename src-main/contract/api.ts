@@ -7,6 +7,7 @@ import { z } from 'zod';
 import type { ResolvedKit } from '../core/kits/kit.ts';
 import {
   MAX_TASK_CHARS,
+  RUN_KINDS,
   RUN_MODES,
   RUN_STATUSES,
   TASK_LIMIT_MESSAGE,
@@ -80,6 +81,8 @@ export const requests = {
   'runs.list': z
     .object({
       status: z.array(status).optional(),
+      /** The kinds of run listed (RUN_KINDS); by default `run` only (template tests are hidden). */
+      kind: z.array(z.enum(RUN_KINDS)).min(1).optional(),
       sandbox: name.optional(),
       mode: mode.optional(),
       model: z.string().max(200).optional(),

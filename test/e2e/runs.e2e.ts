@@ -193,4 +193,55 @@ describe('runs in the workbench', () => {
     await expect.poll(() => total.innerText()).toBe('252 runs');
     expect(w.pageErrors.filter((e) => !/favicon/.test(e))).toEqual([]);
   });
+  it('a template test is its own kind: hidden from the run list until the filter shows it', async () => {
+    const { page } = w;
+    const nav = (label: string) =>
+      page.getByRole('navigation', { name: 'main' }).getByRole('button', { name: label }).click();
+    (await w.svc.templates()).create({
+      name: 'user-name-check',
+      pattern: 'name of user {user_id}',
+      slots: { user_id: 'str' },
+      sandbox: 'ecommerce',
+      language: 'python',
+      body: 'r = get_user(user_id={{user_id}})\nemit_result(r.data["name"])\n',
+      examples: [{ intent: 'name of user u1', expect: 'Ada Lovelace' }],
+    });
+    await nav('Runs');
+    await page.locator('.filters').getByRole('button', { name: 'Clear' }).click();
+    const total = page.getByTestId('runs-total');
+    await expect.poll(() => total.innerText()).toMatch(/^\d+ runs?$/);
+    const before = Number.parseInt(await total.innerText(), 10);
+    const runs = (n: number) => (n === 1 ? '1 run' : `${n} runs`);
+
+    // Test the template in the Templates view: its example runs in the sandbox.
+    await nav('Templates');
+    const row = page.locator('tr[data-template="user-name-check"]');
+    await row.getByRole('button', { name: 'Test' }).click();
+    const results = page.getByTestId('template-test-results');
+    await results.waitFor({ timeout: 60_000 });
+    expect(await results.getAttribute('data-passed')).toBe('true');
+
+    // The run list does not show it, nor count it, even when searched for.
+    await nav('Runs');
+    await expect.poll(() => total.innerText()).toBe(runs(before));
+    await page.getByLabel('search runs').fill('template test user-name-check');
+    await expect.poll(() => total.innerText()).toBe('0 runs matching');
+    expect(await page.getByText('No run matches these filters.').count()).toBe(1);
+
+    // The filter shows it, marked as a template test, and the totals count it.
+    const filter = page.locator('label[data-filter="template-tests"]');
+    await filter.click();
+    expect(await page.getByLabel('show template tests').isChecked()).toBe(true);
+    await expect.poll(() => total.innerText()).toBe('1 run matching');
+    const shown = page.locator('.run-row[data-run-id]');
+    await expect.poll(() => shown.count()).toBe(1);
+    expect(await shown.first().innerText()).toContain('template test user-name-check: name of user u1');
+    expect(await shown.first().locator('[data-kind="template_test"]').innerText()).toBe('template test');
+    await w.screenshot('runs-template-tests');
+    await page.getByLabel('search runs').fill('');
+    await expect.poll(() => total.innerText()).toBe(`${runs(before + 1)} matching`);
+    await filter.click();
+    await expect.poll(() => total.innerText()).toBe(runs(before));
+    expect(w.pageErrors.filter((e) => !/favicon/.test(e))).toEqual([]);
+  }, 120_000);
 });

@@ -1,7 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import type { LiveEvent } from '../../app/runs.ts';
-import type { RunMode } from '../../core/records/events.ts';
+import { RUN_KINDS } from '../../core/records/events.ts';
+import type { RunKind, RunMode } from '../../core/records/events.ts';
 import type { RunRecord } from '../../core/records/records.ts';
 import { RUN_SORT_KEYS } from '../../core/records/sort.ts';
 import type { RunSortKey } from '../../core/records/sort.ts';
@@ -186,6 +187,11 @@ export function registerRuns(program: Command, ctx: CliContext): void {
       oneOf('--status', ['running', 'succeeded', 'failed', 'cancelled', 'interrupted'] as const),
     )
     .option('--sandbox <name>', 'only this sandbox')
+    .option(
+      '--kind <k>',
+      'run | template_test | all (default run: template tests are hidden)',
+      oneOf('--kind', [...RUN_KINDS, 'all'] as const),
+    )
     .option('--mode <mode>', 'plan | interactive', oneOf('--mode', ['plan', 'interactive'] as const))
     .option('--model <m>', 'only this model')
     .option(
@@ -217,6 +223,7 @@ export function registerRuns(program: Command, ctx: CliContext): void {
           dir?: 'asc' | 'desc';
           status?: 'running';
           sandbox?: string;
+          kind?: RunKind | 'all';
           mode?: RunMode;
           model?: string;
           tier?: 'llm';
@@ -242,6 +249,7 @@ export function registerRuns(program: Command, ctx: CliContext): void {
         const r = (await ctx.service(cmd).runs()).list({
           ...(o.status ? { status: o.status } : {}),
           ...(o.sandbox ? { sandbox: o.sandbox } : {}),
+          ...(o.kind ? { kind: o.kind === 'all' ? [...RUN_KINDS] : o.kind } : {}),
           ...(o.mode ? { mode: o.mode } : {}),
           ...(o.model ? { model: o.model } : {}),
           ...(o.tier ? { tier: o.tier } : {}),
@@ -257,7 +265,7 @@ export function registerRuns(program: Command, ctx: CliContext): void {
         if (o.json) return ctx.out(json(r));
         for (const s of r.runs) {
           ctx.out(
-            `${s.id}  ${new Date(s.createdAt).toISOString().slice(0, 19)}  ${s.status.padEnd(11)} ${s.sandbox.padEnd(10)} ${s.mode.padEnd(11)} ${String(s.attempts).padStart(2)} att ${String(s.tokens).padStart(6)} tok  ${s.tier ?? '-'}  ${s.task.slice(0, 60)}\n`,
+            `${s.id}  ${new Date(s.createdAt).toISOString().slice(0, 19)}  ${s.status.padEnd(11)} ${s.sandbox.padEnd(10)} ${s.mode.padEnd(11)} ${String(s.attempts).padStart(2)} att ${String(s.tokens).padStart(6)} tok  ${s.tier ?? '-'}  ${s.kind === 'template_test' ? '[template test] ' : ''}${s.task.slice(0, 60)}\n`,
           );
         }
         ctx.out(

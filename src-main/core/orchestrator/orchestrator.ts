@@ -65,6 +65,8 @@ export interface RunRequest {
   maxSteps?: number;
   timeoutMs?: number;
   origin?: RunStartedData['origin'];
+  /** What the run is for (RUN_KINDS); `run` when absent. */
+  kind?: RunStartedData['kind'];
   /** Live stream: every recorded event, plus streamed LLM tokens. */
   onEvent?: (e: RunEvent | { type: 'token'; runId: string; n: number; text: string }) => void;
   signal?: AbortSignal;
@@ -108,6 +110,7 @@ export function runStartedData(req: RunRequest): RunStartedData {
     ...(req.providers[0] ? { provider: req.providers[0].id, model: req.providers[0].model } : {}),
     ...(req.providers.length ? { providers: req.providers.map((p) => ({ id: p.id, model: p.model })) } : {}),
     ...(req.origin ? { origin: req.origin } : {}),
+    ...(req.kind && req.kind !== 'run' ? { kind: req.kind } : {}),
   };
 }
 

@@ -3,11 +3,8 @@
  * Records (RunRecord, AttemptRecord, StepRecord) are derived from these events, never stored twice.
  * `n` is the attempt number in PLAN mode and the step number in INTERACTIVE mode.
  */
-import type { Violation, ScriptLanguage } from '../lang/violation.ts';
-import type { ExecutionResult, ToolCallTrace } from '../sandbox/execution.ts';
-import type { JsonValue } from '../tools/model.ts';
-import type { LlmRetry } from '../ports/llm.ts';
-import type { PromptSection } from '../script/generator.ts';
+import type { z } from 'zod';
+import type { eventPayloadSchemas, runStartedSchema } from './schemas.ts';
 
 export const EVENT_VERSION = 1;
 
@@ -35,76 +32,24 @@ export type RunMode = (typeof RUN_MODES)[number];
 export type Tier = (typeof TIERS)[number];
 export type RunStatus = (typeof RUN_STATUSES)[number];
 
-export interface RunStartedData {
-  task: string;
-  sandbox: string;
-  kit?: string;
-  mode: RunMode;
-  language: ScriptLanguage;
-  /** The first provider asked and its model (the chain's head; which one answered is per attempt). */
-  provider?: string;
-  model?: string;
-  /** Every provider the run may ask, in order, with its model. */
-  providers?: { id: string; model: string }[];
-  maxRetries: number;
-  maxSteps: number;
-  /** The run (and attempt) this one was replayed, edited or continued from, or whose template it tests. */
-  origin?: { runId: string; attempt?: number; kind: 'replay' | 'edit' | 'continue' | 'test' };
-}
+/**
+ * What a run is for: `run`, a task or script someone ran; `template_test`, a template run against its
+ * saved examples (the Templates view's test, `toolsmith template test`). The run list hides template
+ * tests unless asked (they are checks of a template, not work). Runs recorded before kinds are `run`.
+ */
+export const RUN_KINDS = ['run', 'template_test'] as const;
+export type RunKind = (typeof RUN_KINDS)[number];
+/** The kinds the run list shows when no kind is asked for. */
+export const DEFAULT_RUN_KINDS: readonly RunKind[] = ['run'];
 
-export interface EventPayloads {
-  run_started: RunStartedData;
-  tier: { n: number; tier: Tier; provider?: string; template?: string };
-  prompt: {
-    n: number;
-    kind: 'first' | 'retry' | 'step' | 'final';
-    system: string;
-    user: string;
-    sections: PromptSection[];
-    hints: string[];
-    /** The corrective prompt a provider gets after an invalid script (same attempt, same tier). */
-    correction?: boolean;
-  };
-  llm_response: {
-    n: number;
-    text: string;
-    promptTokens: number;
-    completionTokens: number;
-    model: string;
-    provider: string;
-    latencyMs: number;
-    retries: LlmRetry[];
-    /** A provider's corrective retry after an invalid script (same tier). */
-    correction?: boolean;
-  };
-  llm_error: { n: number; provider: string; message: string; retries: LlmRetry[] };
-  /** A provider's call failed for a transient cause and is tried again after `waitMs` (told live). */
-  llm_retry: { n: number; provider: string; model?: string } & LlmRetry;
-  script: {
-    n: number;
-    code: string;
-    body: string;
-    bodyStartLine: number;
-    language: ScriptLanguage;
-    source: Tier;
-  };
-  validation: { n: number; valid: boolean; violations: Violation[] };
-  tool_call: { n: number; trace: ToolCallTrace };
-  emit: { n: number; kind: 'intermediate' | 'log'; data: JsonValue };
-  execution: { n: number; result: ExecutionResult };
-  step: { n: number; summary: string; data?: JsonValue; stagnant: boolean; final: boolean };
-  /** Why no template served the task: the nearest template and where the task parts from its pattern. */
-  template_miss: {
-    n: number;
-    reason: string;
-    template?: string;
-    pattern?: string;
-    position?: number;
-    expected?: string;
-    found?: string;
-  };
-  run_finished: { status: Exclude<RunStatus, 'running' | 'interrupted'>; result?: JsonValue; error?: string };
-}
+// The types below are the schemas' outputs (schemas.ts): one definition of what an event holds. Type
+// imports only, so this module (and the renderer that imports it) loads no zod at run time.
+export type RunStartedData = z.output<typeof runStartedSchema>;
+
+/** Each event type's data. */
+export type EventPayloads = {
+  [K in keyof typeof eventPayloadSchemas]: z.output<(typeof eventPayloadSchemas)[K]>;
+};
 
 export type EventType = keyof EventPayloads;
 

@@ -1,15 +1,19 @@
 /**
- * Run events as zod schemas: the one definition of what an event may hold, used wherever events come
- * from outside this process (an imported export file) and checked against the event types of events.ts
- * at compile time (a schema whose output is not a valid event does not build). Objects accept fields
- * they do not know (a later version may add some) but every field they know must have its type.
+ * Run events as zod schemas: the one definition of what an event holds. The event types of events.ts
+ * (RunStartedData, EventPayloads, RunEvent) and the execution types of core/sandbox/execution.ts
+ * (ExecutionResult, ToolCallTrace, the worker's error and trace shapes) are `z.output` of these schemas,
+ * so a field exists in the types exactly when the schema knows it. Used at run time wherever events come
+ * from outside this process (an imported export file). An object accepts fields it does not know (a
+ * later version may add some) and drops them; every field it knows must have its type.
+ *
+ * Runtime zod lives here only: the renderer imports events.ts (constants and types) and never this file.
  */
 import { z } from 'zod';
-import { EVENT_VERSION, RUN_MODES, RUN_STATUSES, TIERS } from './events.ts';
+import { EVENT_VERSION, RUN_KINDS, RUN_MODES, RUN_STATUSES, TIERS } from './events.ts';
 import type { EventPayloads, EventType, RunEvent } from './events.ts';
 import type { JsonValue } from '../tools/model.ts';
 
-const obj = <T extends z.ZodRawShape>(shape: T) => z.looseObject(shape);
+const obj = <T extends z.ZodRawShape>(shape: T) => z.object(shape);
 
 export const jsonValueSchema: z.ZodType<JsonValue> = z.lazy(() =>
   z.union([
@@ -23,10 +27,11 @@ export const jsonValueSchema: z.ZodType<JsonValue> = z.lazy(() =>
 );
 
 const n = z.number().int().min(0);
-const language = z.enum(['python', 'js', 'ts']);
+export const languageSchema = z.enum(['python', 'js', 'ts']);
+const language = languageSchema;
 const tier = z.enum(TIERS);
-const retry = obj({ attempt: z.number(), reason: z.string(), waitMs: z.number() });
-const violation = obj({
+export const llmRetrySchema = obj({ attempt: z.number(), reason: z.string(), waitMs: z.number() });
+export const violationSchema = obj({
   rule: z.string(),
   message: z.string(),
   line: z.number(),
@@ -34,78 +39,118 @@ const violation = obj({
   endLine: z.number(),
   endColumn: z.number(),
 });
-const toolResponse = obj({
+export const toolResponseSchema = obj({
   success: z.boolean(),
   message: z.string().optional(),
   data: jsonValueSchema.optional(),
 });
-const egress = obj({
+/** One outbound request of tool code, recorded by the host's egress proxy (docs/sandboxes.md). */
+export const egressRecordSchema = obj({
   host: z.string(),
   port: z.number(),
+  /** The HTTP method, or CONNECT for a tunnel (HTTPS: the inner method is not visible). */
   method: z.string(),
   allowed: z.boolean(),
+  /** Bytes from the tool to the destination (request head included) and back. */
   bytesOut: z.number(),
   bytesIn: z.number(),
   ms: z.number(),
+  /** The proxy's or the destination's HTTP status, when one was seen. */
   status: z.number().optional(),
   error: z.string().optional(),
+  /** Still open when the tool call ended (bytes so far). */
   open: z.boolean().optional(),
 });
-const toolCall = obj({
+export const toolCallTraceSchema = obj({
   name: z.string(),
   args: z.record(z.string(), jsonValueSchema),
-  result: toolResponse.optional(),
+  /** The (size-capped) ToolResponse, absent when the call raised. */
+  result: toolResponseSchema.optional(),
   ms: z.number(),
   error: z.string().optional(),
+  /** `mcp:<server>` for a call proxied to an MCP server. */
   location: z.union([z.enum(['sandbox', 'host', 'mcp']), z.templateLiteral(['mcp:', z.string()])]),
+  /** True when the call was refused (tool outside the kit). */
   refused: z.boolean().optional(),
-  egress: z.array(egress).optional(),
+  /** Outbound requests the tool made through its sandbox's egress proxy (docs/sandboxes.md). */
+  egress: z.array(egressRecordSchema).optional(),
 });
-const execution = obj({
+export const exitReasonSchema = z.enum([
+  'ok',
+  'error',
+  'timeout',
+  'oom',
+  'output_limit',
+  'crashed',
+  'rejected',
+  'infra',
+]);
+export const isolationLevelSchema = z.enum(['docker', 'gvisor', 'bubblewrap', 'process', 'none']);
+export const traceFrameSchema = obj({
+  /** 1-based line in the script body as the user/LLM wrote it (in `file` when set). */
+  line: z.number(),
+  /** Set for a frame in the sandbox's own tools (a tool that raised): its line is in tools.py. */
+  file: z.literal('tools.py').optional(),
+  /** Function name, `<script>` for module level. */
+  name: z.string(),
+  /** The source line, when available. */
+  text: z.string().optional(),
+});
+export const executionErrorSchema = obj({
+  /** Python/JS exception type (`KeyError`), or a harness category (`Timeout`, `OutOfMemory`, `Infra`...). */
+  type: z.string(),
+  message: z.string(),
+  frames: z.array(traceFrameSchema),
+});
+export const executionResultSchema = obj({
   success: z.boolean(),
+  /** The value passed to emit_result, when any. */
   data: jsonValueSchema.optional(),
   intermediates: z.array(jsonValueSchema),
   logs: z.array(z.string()),
-  toolCalls: z.array(toolCall),
-  error: obj({
-    type: z.string(),
-    message: z.string(),
-    frames: z.array(
-      obj({
-        line: z.number(),
-        file: z.literal('tools.py').optional(),
-        name: z.string(),
-        text: z.string().optional(),
-      }),
-    ),
-  }).optional(),
-  exitReason: z.enum(['ok', 'error', 'timeout', 'oom', 'output_limit', 'crashed', 'rejected', 'infra']),
-  isolation: z.enum(['docker', 'gvisor', 'bubblewrap', 'process', 'none']),
+  toolCalls: z.array(toolCallTraceSchema),
+  error: executionErrorSchema.optional(),
+  exitReason: exitReasonSchema,
+  isolation: isolationLevelSchema,
+  /** What the level's limits are made of where it varies by machine (the process backend: cgroup, uid, seccomp). */
+  isolationDetails: z.string().optional(),
+  /** Why this level ran when it is not the one asked for (the process fallback: no Docker engine answered). */
   isolationReason: z.string().optional(),
   durationMs: z.number(),
   runtime: z.string(),
-  egress: z.array(egress).optional(),
+  /** Outbound requests made through the egress proxy during this job (tool containers only). */
+  egress: z.array(egressRecordSchema).optional(),
 });
 
-/** One schema per event type: its `data`. */
+export const runStartedSchema = obj({
+  task: z.string().min(1),
+  sandbox: z.string().min(1),
+  kit: z.string().optional(),
+  mode: z.enum(RUN_MODES),
+  language,
+  /** What the run is for (absent in runs recorded before kinds: a `run`). See RUN_KINDS. */
+  kind: z.enum(RUN_KINDS).optional(),
+  /** The first provider asked and its model (the chain's head; which one answered is per attempt). */
+  provider: z.string().optional(),
+  model: z.string().optional(),
+  /** Every provider the run may ask, in order, with its model. */
+  providers: z.array(obj({ id: z.string(), model: z.string() })).optional(),
+  maxRetries: n,
+  maxSteps: n,
+  /** The run (and attempt) this one was replayed, edited or continued from, or whose template it tests. */
+  origin: obj({
+    runId: z.string(),
+    attempt: z.number().optional(),
+    kind: z.enum(['replay', 'edit', 'continue', 'test']),
+  }).optional(),
+});
+
+/**
+ * One schema per event type: its `data`. `n` is the attempt number in PLAN mode and the step number in
+ * INTERACTIVE mode.
+ */
 export const eventPayloadSchemas = {
-  run_started: obj({
-    task: z.string().min(1),
-    sandbox: z.string().min(1),
-    kit: z.string().optional(),
-    mode: z.enum(RUN_MODES),
-    language,
-    provider: z.string().optional(),
-    model: z.string().optional(),
-    providers: z.array(obj({ id: z.string(), model: z.string() })).optional(),
-    maxRetries: n,
-    maxSteps: n,
-    origin: obj({
-      runId: z.string(),
-      attempt: z.number().optional(),
-      kind: z.enum(['replay', 'edit', 'continue', 'test']),
-    }).optional(),
-  }),
+  run_started: runStartedSchema,
   tier: obj({ n, tier, provider: z.string().optional(), template: z.string().optional() }),
   prompt: obj({
     n,
@@ -114,6 +159,7 @@ export const eventPayloadSchemas = {
     user: z.string(),
     sections: z.array(obj({ title: z.string(), text: z.string() })),
     hints: z.array(z.string()),
+    /** The corrective prompt a provider gets after an invalid script (same attempt, same tier). */
     correction: z.boolean().optional(),
   }),
   llm_response: obj({
@@ -124,10 +170,12 @@ export const eventPayloadSchemas = {
     model: z.string(),
     provider: z.string(),
     latencyMs: z.number().min(0),
-    retries: z.array(retry),
+    retries: z.array(llmRetrySchema),
+    /** A provider's corrective retry after an invalid script (same tier). */
     correction: z.boolean().optional(),
   }),
-  llm_error: obj({ n, provider: z.string(), message: z.string(), retries: z.array(retry) }),
+  llm_error: obj({ n, provider: z.string(), message: z.string(), retries: z.array(llmRetrySchema) }),
+  /** A provider's call failed for a transient cause and is tried again after `waitMs` (told live). */
   llm_retry: obj({
     n,
     provider: z.string(),
@@ -144,10 +192,10 @@ export const eventPayloadSchemas = {
     language,
     source: tier,
   }),
-  validation: obj({ n, valid: z.boolean(), violations: z.array(violation) }),
-  tool_call: obj({ n, trace: toolCall }),
+  validation: obj({ n, valid: z.boolean(), violations: z.array(violationSchema) }),
+  tool_call: obj({ n, trace: toolCallTraceSchema }),
   emit: obj({ n, kind: z.enum(['intermediate', 'log']), data: jsonValueSchema }),
-  execution: obj({ n, result: execution }),
+  execution: obj({ n, result: executionResultSchema }),
   step: obj({
     n,
     summary: z.string(),
@@ -155,6 +203,7 @@ export const eventPayloadSchemas = {
     stagnant: z.boolean(),
     final: z.boolean(),
   }),
+  /** Why no template served the task: the nearest template and where the task parts from its pattern. */
   template_miss: obj({
     n,
     reason: z.string(),
@@ -175,9 +224,12 @@ export const eventPayloadSchemas = {
     result: jsonValueSchema.optional(),
     error: z.string().optional(),
   }),
-} satisfies { [K in EventType]: z.ZodType<EventPayloads[K]> };
+};
 
 export const EVENT_TYPES = Object.keys(eventPayloadSchemas) as EventType[];
+
+// The type of each event's data is its schema's output (events.ts); this keeps the map complete.
+eventPayloadSchemas satisfies { [K in EventType]: z.ZodType<EventPayloads[K]> };
 
 /** The envelope of an event (its `data` is checked by its type's schema). */
 export const eventEnvelopeSchema = obj({

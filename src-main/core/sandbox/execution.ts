@@ -1,82 +1,34 @@
-import type { JsonValue, ToolResponse } from '../tools/model.ts';
+import type { z } from 'zod';
+import type {
+  egressRecordSchema,
+  executionErrorSchema,
+  executionResultSchema,
+  exitReasonSchema,
+  isolationLevelSchema,
+  toolCallTraceSchema,
+  traceFrameSchema,
+} from '../records/schemas.ts';
+
+// The shapes of a job's result and traces are the run-event schemas' outputs (core/records/schemas.ts,
+// where each field is described): a result is recorded in a run's `execution` event as it is.
 
 /** Why a job ended. */
-export type ExitReason =
-  'ok' | 'error' | 'timeout' | 'oom' | 'output_limit' | 'crashed' | 'rejected' | 'infra';
+export type ExitReason = z.output<typeof exitReasonSchema>;
 
 /** How strongly the job was isolated; recorded in every result and shown wherever results are shown. */
-export type IsolationLevel = 'docker' | 'gvisor' | 'bubblewrap' | 'process' | 'none';
+export type IsolationLevel = z.output<typeof isolationLevelSchema>;
 
-export interface TraceFrame {
-  /** 1-based line in the script body as the user/LLM wrote it (in `file` when set). */
-  line: number;
-  /** Set for a frame in the sandbox's own tools (a tool that raised): its line is in tools.py. */
-  file?: 'tools.py';
-  /** Function name, `<script>` for module level. */
-  name: string;
-  /** The source line, when available. */
-  text?: string;
-}
+export type TraceFrame = z.output<typeof traceFrameSchema>;
 
-export interface ExecutionError {
-  /** Python/JS exception type (`KeyError`), or a harness category (`Timeout`, `OutOfMemory`, `Infra`...). */
-  type: string;
-  message: string;
-  frames: TraceFrame[];
-}
+export type ExecutionError = z.output<typeof executionErrorSchema>;
 
-export interface ToolCallTrace {
-  name: string;
-  args: Record<string, JsonValue>;
-  /** The (size-capped) ToolResponse, absent when the call raised. */
-  result?: ToolResponse;
-  ms: number;
-  error?: string;
-  /** `mcp:<server>` for a call proxied to an MCP server. */
-  location: 'sandbox' | 'host' | 'mcp' | `mcp:${string}`;
-  /** True when the call was refused (tool outside the kit). */
-  refused?: boolean;
-  /** Outbound requests the tool made through its sandbox's egress proxy (docs/sandboxes.md). */
-  egress?: EgressRecord[];
-}
+/** One tool call of a job: name, arguments, result (absent when the call raised), ms, where it ran. */
+export type ToolCallTrace = z.output<typeof toolCallTraceSchema>;
 
 /** One outbound request of tool code, recorded by the host's egress proxy. */
-export interface EgressRecord {
-  host: string;
-  port: number;
-  /** The HTTP method, or CONNECT for a tunnel (HTTPS: the inner method is not visible). */
-  method: string;
-  allowed: boolean;
-  /** Bytes from the tool to the destination (request head included) and back. */
-  bytesOut: number;
-  bytesIn: number;
-  ms: number;
-  /** The proxy's or the destination's HTTP status, when one was seen. */
-  status?: number;
-  error?: string;
-  /** Still open when the tool call ended (bytes so far). */
-  open?: boolean;
-}
+export type EgressRecord = z.output<typeof egressRecordSchema>;
 
-export interface ExecutionResult {
-  success: boolean;
-  /** The value passed to emit_result, when any. */
-  data?: JsonValue;
-  intermediates: JsonValue[];
-  logs: string[];
-  toolCalls: ToolCallTrace[];
-  error?: ExecutionError;
-  exitReason: ExitReason;
-  isolation: IsolationLevel;
-  /** What the level's limits are made of where it varies by machine (the process backend: cgroup, uid, seccomp). */
-  isolationDetails?: string;
-  /** Why this level ran when it is not the one asked for (the process fallback: no Docker engine answered). */
-  isolationReason?: string;
-  durationMs: number;
-  runtime: string;
-  /** Outbound requests made through the egress proxy during this job (tool containers only). */
-  egress?: EgressRecord[];
-}
+export type ExecutionResult = z.output<typeof executionResultSchema>;
 
 /**
  * An ExecutionResult for a job that failed before or without running its script (no backend, a runtime

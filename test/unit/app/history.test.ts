@@ -118,7 +118,18 @@ describe('templates in the run store', () => {
     expect(r.passed).toBe(false);
     const view = (await svc.templates()).list().find((t) => t.name === 'broken');
     expect(view).toMatchObject({ successes: 0, failures: 0, lastUsed: null });
-    const test = runs.list({ text: 'template test broken' }).runs[0];
+    // A template test is its own kind: hidden from the list (and its totals) unless asked for.
+    expect(runs.list({ text: 'template test broken' }).runs).toEqual([]);
+    const shown = runs.list();
+    const all = runs.list({ kind: ['run', 'template_test'] });
+    expect(shown.totalExact && all.totalExact).toBe(true);
+    expect(all.total).toBe(shown.total + 1);
+    expect(runs.list({ kind: 'template_test' }).runs.map((x) => x.task)).toEqual([
+      'template test broken: broken a',
+    ]);
+    const test = runs.list({ text: 'template test broken', kind: 'template_test' }).runs[0];
+    expect(test?.kind).toBe('template_test');
+    expect(runs.get(test?.id ?? '').started.kind).toBe('template_test');
     expect(test?.originRun).toBe(src.runId);
     expect(runs.get(test?.id ?? '').started.origin).toEqual({ runId: src.runId, kind: 'test' });
     // People read a short validation error, not the paragraph written for the LLM.

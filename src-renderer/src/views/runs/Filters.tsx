@@ -1,9 +1,9 @@
 /**
- * The run list's filters: text search, status (and "only failed"), sandbox, mode, tier, model and suite
- * run; changing one reloads the list (runs slice).
+ * The run list's filters: text search, status (and "only failed"), template tests (a kind hidden by
+ * default), sandbox, mode, tier, model and suite run; changing one reloads the list (runs slice).
  */
 import { useEffect, useState } from 'react';
-import { RUN_STATUSES, TIERS } from '../../../../src-main/core/records/events.ts';
+import { RUN_KINDS, RUN_STATUSES, TIERS } from '../../../../src-main/core/records/events.ts';
 import type { RunStatus, Tier } from '../../../../src-main/core/records/events.ts';
 import { useStore } from '../../store/index.ts';
 
@@ -23,6 +23,8 @@ export function Filters() {
   const toggle = (s: RunStatus) =>
     setFilters({ status: statuses.includes(s) ? statuses.filter((x) => x !== s) : [...statuses, s] });
   const onlyFailed = statuses.length === 2 && statuses.includes('failed') && statuses.includes('interrupted');
+  // Template tests are a kind of run the list hides unless this is on (then it lists every kind).
+  const withTests = filters.kind?.includes('template_test') ?? false;
   return (
     <div className="filters" role="search">
       <input
@@ -47,6 +49,19 @@ export function Filters() {
           </label>
         ))}
       </span>
+      <label
+        data-filter="template-tests"
+        className={`chip ${withTests ? 'active' : ''}`}
+        title="Runs of a template against its examples (Templates view: Test); hidden unless this is on"
+      >
+        <input
+          type="checkbox"
+          aria-label="show template tests"
+          checked={withTests}
+          onChange={() => setFilters({ kind: withTests ? undefined : [...RUN_KINDS] })}
+        />{' '}
+        template tests
+      </label>
       <select
         aria-label="sandbox filter"
         value={filters.sandbox ?? ''}

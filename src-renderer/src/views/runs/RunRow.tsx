@@ -104,6 +104,11 @@ export function Row({
             ↳
           </button>
         )}{' '}
+        {run.kind === 'template_test' && (
+          <span className="badge kind-badge" data-kind={run.kind} title="a template run against its examples">
+            template test
+          </span>
+        )}{' '}
         {run.task}
         {run.error && <span className="muted small"> — {run.error}</span>}
       </span>

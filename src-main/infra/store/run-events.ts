@@ -1,0 +1,446 @@
+/**
+ * A run's events: created with its run_started event, appended one by one as they happen (each folded
+ * into the run's summary row by core/records/summary.ts and into the search index), read back in
+ * order, exported and imported, deleted. While the disk is full, appends are held in memory and written
+ * when space returns. Template counters (the ratchet's) are written here too, under the same rule.
+ */
+import { randomUUID } from 'node:crypto';
+import type { DatabaseSync } from 'node:sqlite';
+import { EVENT_VERSION, upgradeEvent } from '../../core/records/events.ts';
+import type { EventPayloads, EventType, RunEvent, RunStartedData } from '../../core/records/events.ts';
+import { knownSecrets } from '../../core/records/redact.ts';
+import { checkRunExport } from '../../core/records/schemas.ts';
+import { foldSummary, startSummary } from '../../core/records/summary.ts';
+import { errorMessage } from '../../core/errors.ts';
+import { DiskFullError, isDiskFull, RunStoreError, storeWrite } from './connection.ts';
+import { toSummary } from './run-statements.ts';
+import type { RunRow, RunStatements } from './run-statements.ts';
+
+export const EXPORT_FORMAT = 'toolsmith-run';
+
+export interface RunExport {
+  format: typeof EXPORT_FORMAT;
+  version: number;
+  exportedAt: number;
+  events: RunEvent[];
+}
+
+/** Events held in memory while the disk is full, at most this many bytes (JSON) over all runs. */
+export const MAX_PENDING_BYTES = 32 * 1024 * 1024;
+/** How often held events are tried again while the disk is full. */
+export const FLUSH_EVERY_MS = 1_000;
+
+interface PendingRun {
+  /** The events not yet on disk, in order, with the seq each will have. */
+  events: RunEvent[];
+  bytes: number;
+}
+
+/** What the event log works on: the store's file and connection, its statements and clock. */
+export interface StoreParts {
+  file: string;
+  db: DatabaseSync;
+  stmts: RunStatements;
+  now: () => number;
+}
+
+export class RunEvents {
+  private readonly file: string;
+  private readonly db: DatabaseSync;
+  private readonly stmts: RunStatements;
+  private readonly now: () => number;
+
+  constructor(parts: StoreParts) {
+    this.file = parts.file;
+    this.db = parts.db;
+    this.stmts = parts.stmts;
+    this.now = parts.now;
+  }
+
+  /** Events held in memory while the disk is full, by run (see append). */
+  private readonly pending = new Map<string, PendingRun>();
+  private pendingBytes = 0;
+  /** Template uses not yet counted on disk (disk full). */
+  private readonly pendingTemplateUses: [name: string, success: boolean, at: number][] = [];
+  private flushTimer: ReturnType<typeof setInterval> | undefined;
+
+  /** How many events are held in memory, not yet on disk (the disk was full). */
+  pendingEvents(): number {
+    let n = 0;
+    for (const p of this.pending.values()) n += p.events.length;
+    return n;
+  }
+
+  /**
+   * Writes every held event and template count (in order, one transaction per run). Returns whether
+   * nothing is left held; a disk still full leaves them held.
+   */
+  flush(): boolean {
+    for (const runId of [...this.pending.keys()]) {
+      try {
+        this.flushRun(runId);
+      } catch (e) {
+        if (!isDiskFull(e, this.file)) throw e;
+        return false;
+      }
+    }
+    while (this.pendingTemplateUses.length) {
+      const [name, success, at] = this.pendingTemplateUses[0] as [string, boolean, number];
+      try {
+        this.stmts.useTemplate.run(name, success ? 1 : 0, success ? 0 : 1, at);
+      } catch (e) {
+        if (!isDiskFull(e, this.file)) throw e;
+        return false;
+      }
+      this.pendingTemplateUses.shift();
+    }
+    this.stopFlushTimer();
+    return true;
+  }
+
+  private flushRun(runId: string): void {
+    const p = this.pending.get(runId);
+    if (!p) return;
+    this.tx('events of a run', () => {
+      for (const e of p.events) this.write(e);
+    });
+    this.pending.delete(runId);
+    this.pendingBytes -= p.bytes;
+  }
+
+  private startFlushTimer(): void {
+    if (this.flushTimer) return;
+    this.flushTimer = setInterval(() => {
+      try {
+        this.flush();
+      } catch {
+        // Not a full disk: the next append of that run reports it.
+      }
+    }, FLUSH_EVERY_MS);
+    this.flushTimer.unref();
+  }
+
+  private stopFlushTimer(): void {
+    if (this.flushTimer) clearInterval(this.flushTimer);
+    this.flushTimer = undefined;
+  }
+
+  /**
+   * Before the store closes: one last try at writing held events. Returns what is lost when the disk
+   * is still full (how many events of which runs), undefined when nothing is.
+   */
+  release(): string | undefined {
+    this.stopFlushTimer();
+    if (this.flush()) return undefined;
+    const runs = [...this.pending.keys()];
+    return `${this.pendingEvents()} event(s) of run(s) ${runs.join(', ')} were never written (disk full) and are lost`;
+  }
+
+  /** Starts a run: writes its run_started event and summary row. Returns the new run id. */
+  createRun(data: RunStartedData, id: string = randomUUID(), ts: number = this.now()): string {
+    // No known secret is ever written (see core/records/redact.ts).
+    data = knownSecrets.value(data);
+    const s = startSummary({ v: EVENT_VERSION, runId: id, seq: 0, ts, type: 'run_started', data });
+    this.tx('a new run', () => {
+      const newest = this.stmts.newest.get()?.t ?? null;
+      if (newest !== null && ts < newest) this.stmts.clearFtsOrder.run();
+      const ftsId = this.stmts.insertFts.run(id, data.task, '', '').lastInsertRowid;
+      this.stmts.insertRun.run(
+        id,
+        s.createdAt,
+        s.updatedAt,
+        s.task,
+        s.sandbox,
+        s.kit,
+        s.mode,
+        s.kind,
+        s.model,
+        s.provider,
+        process.pid,
+        s.originRun,
+        ftsId,
+      );
+      this.stmts.insertEvent.run(id, 0, 'run_started', EVENT_VERSION, ts, JSON.stringify(data));
+    });
+    return id;
+  }
+
+  /**
+   * Appends one event and updates the run's summary; durable when it returns, unless the disk is full:
+   * then the event (and every later one of the run) is held in memory, in order, and written when space
+   * returns (tried at each append of the run and every FLUSH_EVERY_MS), so a run goes on and loses
+   * nothing while its process lives. Beyond MAX_PENDING_BYTES held, the append throws DiskFullError
+   * (the run ends with that error). A run's reads (`events`, `get`) include its held events.
+   */
+  append<T extends EventType>(
+    runId: string,
+    type: T,
+    data: EventPayloads[T],
+    ts: number = this.now(),
+  ): RunEvent {
+    // No known secret is ever written (see core/records/redact.ts).
+    data = knownSecrets.value(data);
+    const held = this.pending.get(runId);
+    if (held) {
+      const last = held.events[held.events.length - 1] as RunEvent;
+      const event = { v: EVENT_VERSION, runId, seq: last.seq + 1, ts, type, data } as RunEvent;
+      this.hold(held, event);
+      try {
+        this.flushRun(runId);
+      } catch (e) {
+        if (!isDiskFull(e, this.file)) throw e;
+      }
+      return event;
+    }
+    let event: RunEvent | undefined;
+    try {
+      this.tx('a run event', () => {
+        const bumped = this.stmts.bumpSeq.get(ts, runId);
+        if (!bumped) throw new RunStoreError(`no run ${runId}`);
+        event = { v: EVENT_VERSION, runId, seq: bumped.next_seq - 1, ts, type, data } as RunEvent;
+        this.write(event, bumped);
+      });
+    } catch (e) {
+      if (!isDiskFull(e, this.file) || this.depth > 0) throw e;
+      const row = this.stmts.getRun.get(runId);
+      if (!row) throw e;
+      event = { v: EVENT_VERSION, runId, seq: row.next_seq, ts, type, data } as RunEvent;
+      const p: PendingRun = { events: [], bytes: 0 };
+      this.hold(p, event, e);
+      this.pending.set(runId, p);
+      this.startFlushTimer();
+    }
+    return event as RunEvent;
+  }
+
+  /** Holds `event` in memory, within MAX_PENDING_BYTES (else throws the disk-full error). */
+  private hold(p: PendingRun, event: RunEvent, cause?: unknown): void {
+    const bytes = JSON.stringify(event.data).length;
+    if (this.pendingBytes + bytes > MAX_PENDING_BYTES)
+      throw cause instanceof DiskFullError
+        ? cause
+        : new DiskFullError(
+            this.file,
+            'run events',
+            `SQLITE_FULL; ${this.pendingEvents()} events already held in memory, up to the limit of ${MAX_PENDING_BYTES / 1024 / 1024} MB`,
+          );
+    p.events.push(event);
+    p.bytes += bytes;
+    this.pendingBytes += bytes;
+  }
+
+  /**
+   * Writes one event (inside a transaction) and folds it into the run's summary row. `row` is the run's
+   * row with its next seq already past the event; without it the seq is advanced here.
+   */
+  private write(event: RunEvent, row?: RunRow): void {
+    if (!row) {
+      row = this.stmts.bumpSeq.get(event.ts, event.runId);
+      if (!row) throw new RunStoreError(`no run ${event.runId}`);
+      if (row.next_seq - 1 !== event.seq)
+        throw new RunStoreError(
+          `run ${event.runId}: held event ${event.seq} does not follow the stored ones (${row.next_seq - 1})`,
+        );
+    }
+    this.stmts.insertEvent.run(
+      event.runId,
+      event.seq,
+      event.type,
+      EVENT_VERSION,
+      event.ts,
+      JSON.stringify(event.data),
+    );
+    this.summarize(event, row);
+  }
+
+  /**
+   * The run's summary row after `e` (core/records/summary.ts, foldSummary: the one place it is
+   * computed), and the event's text in the search index.
+   */
+  private summarize(e: RunEvent, row: RunRow): void {
+    const before = toSummary(row);
+    const s = foldSummary(before, e, () => {
+      const model = this.stmts.startedModel.get(e.runId)?.model;
+      return typeof model === 'string' ? { model } : {};
+    });
+    if (
+      s.status !== before.status ||
+      s.model !== before.model ||
+      s.tier !== before.tier ||
+      s.provider !== before.provider ||
+      s.attempts !== before.attempts ||
+      s.tokens !== before.tokens ||
+      s.durationMs !== before.durationMs ||
+      s.error !== before.error
+    )
+      this.stmts.setSummary.run(
+        s.status,
+        s.model,
+        s.tier,
+        s.provider,
+        s.attempts,
+        s.tokens,
+        s.durationMs,
+        s.error,
+        e.runId,
+      );
+    switch (e.type) {
+      case 'script':
+        this.stmts.appendScript.run(e.data.body, e.runId);
+        break;
+      case 'execution':
+        if (e.data.result.error)
+          this.appendError(e.runId, `${e.data.result.error.type}: ${e.data.result.error.message}`);
+        break;
+      case 'validation':
+        if (!e.data.valid)
+          this.appendError(e.runId, e.data.violations.map((v) => `${v.rule}: ${v.message}`).join('\n'));
+        break;
+      case 'run_finished':
+        if (e.data.error) this.appendError(e.runId, e.data.error);
+        break;
+      default:
+        break;
+    }
+  }
+
+  private appendError(runId: string, text: string): void {
+    this.stmts.appendError.run(text, runId);
+  }
+
+  private depth = 0;
+
+  /**
+   * One transaction. A failed COMMIT (a full disk) may already have rolled back inside SQLite: the
+   * ROLLBACK runs only while a transaction is open, and its own failure never hides the cause.
+   * A full disk is thrown as DiskFullError naming the file and `what` was being written.
+   */
+  private tx(what: string, fn: () => void): void {
+    if (this.depth > 0) return fn();
+    storeWrite(this.file, what, () => {
+      this.stmts.begin.run();
+      this.depth++;
+      try {
+        fn();
+        this.stmts.commit.run();
+      } catch (e) {
+        if (this.db.isTransaction) {
+          try {
+            this.stmts.rollback.run();
+          } catch {
+            // The cause is `e`; SQLite rolls an unfinished transaction back on its own.
+          }
+        }
+        throw e;
+      } finally {
+        this.depth--;
+      }
+    });
+  }
+
+  /** Runs many writes in one transaction (imports, seeding); each append inside is not durable alone. */
+  batch(fn: () => void): void {
+    this.tx('a batch of runs', fn);
+  }
+
+  /** Counts one use of a template (the ratchet's counters); held in memory while the disk is full. */
+  recordTemplateUse(name: string, success: boolean): void {
+    const at = this.now();
+    if (this.pendingTemplateUses.length) {
+      this.pendingTemplateUses.push([name, success, at]);
+      return;
+    }
+    try {
+      this.stmts.useTemplate.run(name, success ? 1 : 0, success ? 0 : 1, at);
+    } catch (e) {
+      if (!isDiskFull(e, this.file)) throw e;
+      this.pendingTemplateUses.push([name, success, at]);
+      this.startFlushTimer();
+    }
+  }
+
+  templateStats(): Map<string, { successes: number; failures: number; lastUsed: number | null }> {
+    return new Map(
+      this.stmts.templateStats
+        .all()
+        .map((r) => [r.name, { successes: r.successes, failures: r.failures, lastUsed: r.last_used }]),
+    );
+  }
+
+  resetTemplateStats(name: string): void {
+    storeWrite(this.file, "a template's counters", () => this.stmts.resetTemplate.run(name));
+  }
+
+  /** A run's events, with those held in memory (disk full) after the stored ones. */
+  events(runId: string): RunEvent[] {
+    const stored = this.storedEvents(runId);
+    const held = this.pending.get(runId);
+    return held ? [...stored, ...held.events] : stored;
+  }
+
+  private storedEvents(runId: string): RunEvent[] {
+    return this.stmts.events.all(runId).map((r) =>
+      upgradeEvent({
+        v: r.v,
+        runId: r.run_id,
+        seq: r.seq,
+        ts: r.ts,
+        type: r.type,
+        data: JSON.parse(r.data),
+      }),
+    );
+  }
+
+  delete(runId: string): boolean {
+    let deleted = false;
+    this.tx('a run deletion', () => {
+      this.stmts.deleteFts.run(runId);
+      deleted = Number(this.stmts.deleteRun.run(runId).changes) > 0;
+      this.stmts.deleteEvents.run(runId);
+    });
+    // Its events held in memory (a full disk) go with it.
+    const held = this.pending.get(runId);
+    if (held) {
+      this.pending.delete(runId);
+      this.pendingBytes -= held.bytes;
+    }
+    return deleted;
+  }
+
+  export(runId: string): RunExport {
+    // Redacted again: a key learnt after the run was recorded is not exported either.
+    const events = knownSecrets.value(this.events(runId));
+    if (events.length === 0) throw new RunStoreError(`no run ${runId}`);
+    return { format: EXPORT_FORMAT, version: EVENT_VERSION, exportedAt: this.now(), events };
+  }
+
+  /**
+   * Imports an exported run: every event is checked first (core/records/schemas.ts), then all are written
+   * in one transaction, replayed through `append` (the summary and the search index are rebuilt, not
+   * trusted), under its own id unless that id exists here (then a new one). A bad file changes nothing
+   * and the error names the run, the event's index and the field at fault.
+   */
+  import(doc: unknown): string {
+    const checked = checkRunExport(doc);
+    if ('error' in checked) throw new RunStoreError(checked.error);
+    const [first, ...rest] = checked.events.map(upgradeEvent);
+    if (!first || first.type !== 'run_started')
+      throw new RunStoreError('an exported run must start with run_started');
+    const id = this.stmts.hasRun.get(first.runId) ? randomUUID() : first.runId;
+    try {
+      this.tx('an imported run', () => {
+        this.createRun(first.data, id, first.ts);
+        for (const e of rest) this.append(id, e.type, e.data, e.ts);
+        const finished = rest.some((e) => e.type === 'run_finished');
+        // An imported run is never live here: without run_finished it reads as interrupted.
+        if (!finished) this.stmts.importedUnfinished.run(id);
+        else this.stmts.importedFinished.run(id);
+      });
+    } catch (e) {
+      throw new RunStoreError(
+        `run ${first.runId}: the import was rolled back, nothing was written: ${errorMessage(e)}`,
+      );
+    }
+    return id;
+  }
+}
