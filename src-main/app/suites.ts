@@ -10,7 +10,7 @@ import { evaluateAssertion, outcomeOf, pythonLiteral } from '../core/suites/asse
 import type { AssertionVerdict, CaseOutcome } from '../core/suites/assert.ts';
 import { GatedProvider, RateGate } from '../core/suites/gate.ts';
 import { buildMatrix, compareMatrices, costOf, infraErrorOf } from '../core/suites/matrix.ts';
-import type { CaseResult, SuiteColumn, SuiteComparison, SuiteMatrix } from '../core/suites/matrix.ts';
+import type { CaseResult, SuiteColumn, SuiteComparison } from '../core/suites/matrix.ts';
 import { expandCases, formatPath, locateInSuite } from '../core/suites/schema.ts';
 import { parseSuite } from '../infra/workspace/suite-toml.ts';
 import type { Assertion, CaseInstance, Suite, SuiteProblem } from '../core/suites/schema.ts';
