@@ -14,6 +14,7 @@ import {
 } from '../../../src-main/core/lang/python/validate.ts';
 import type { ValidateOptions } from '../../../src-main/core/lang/violation.ts';
 import { ParallelValidator } from '../../../src-main/infra/validate/parallel.ts';
+import { STARTS_PROCESSES_MS } from '../../support/budgets.ts';
 
 const corpusDir = new URL('../../fixtures/corpus/python/', import.meta.url).pathname;
 const read = (sub: string) =>
@@ -138,12 +139,10 @@ describe('ParallelValidator', () => {
       await v.warmUp();
       const code = longScript(40_000);
       for (let i = 0; i < 3; i++) {
-        const t0 = performance.now();
         expect(v.validate(code, 'python', OPTS)).toEqual(onePiece(code));
         expect(v.lastPath).toBe('parallel');
-        // Every piece was done here, without waiting anywhere near the 10 s timeout.
+        // Every piece was done here (how long the caller waited first is a matter of speed: bench/).
         expect(v.lastLocalPieces).toBe(Math.round(code.length / PYTHON_CHUNK_CHARS));
-        expect(performance.now() - t0).toBeLessThan(2_000);
       }
     },
     STARTS_PROCESSES_MS,
