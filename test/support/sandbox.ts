@@ -71,6 +71,7 @@ export function testBackend(
   factory: WorkerFactory,
   opts: {
     toolsSource: string;
+    factoryFor?: BackendOptions['factoryFor'];
     pool?: Partial<PoolLimits>;
     hostTools?: BackendOptions['hostTools'];
     credentials?: Record<string, string>;
@@ -79,6 +80,7 @@ export function testBackend(
   const hostTools = opts.hostTools ?? {};
   return new SandboxBackend({
     factory,
+    ...(opts.factoryFor ? { factoryFor: opts.factoryFor } : {}),
     pool: {
       minSize: 1,
       maxSize: 2,
