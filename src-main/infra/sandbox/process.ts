@@ -40,7 +40,12 @@ import type { SandboxSpec, WorkerFactory } from './pool.ts';
 import { hostSeccompFilter } from './seccomp.ts';
 import { errorMessage } from '../../core/errors.ts';
 
-const has = (cmd: string) => spawnSync('which', [cmd]).status === 0;
+/** A command's absolute path on the PATH, or undefined. */
+function which(cmd: string): string | undefined {
+  const r = spawnSync('which', [cmd], { encoding: 'utf8' });
+  const path = r.status === 0 ? r.stdout.trim().split('\n')[0] : undefined;
+  return path || undefined;
+}
 
 /** The uids workers run under when Toolsmith runs as root: systemd's unused 0x70000000 block. */
 export const WORKER_UID_BASE = 0x70000000;
@@ -85,6 +90,7 @@ export class ProcessWorkerFactory implements WorkerFactory {
   private readonly seccompFile: string | undefined;
   private readonly disableUserns: boolean;
   private readonly usrLocalBinds: string[];
+  private readonly bwrapPath: string | undefined;
   /** Live workers: ended and cleared (cgroup removed, uid released) by dispose. */
   private readonly live = new Map<ChildProcess, { kill: () => Promise<void>; gone: Promise<void> }>();
 
@@ -114,7 +120,10 @@ export class ProcessWorkerFactory implements WorkerFactory {
     // Bubblewrap is used when the exact command line a worker gets starts here (bwrapStarts): the same
     // layout, the same hardening, the same seccomp filter on fd 3; user namespaces are turned off inside
     // where this bubblewrap can (`--disable-userns` needs bubblewrap >= 0.8).
-    const bwrap = !opts.noBubblewrap && has('bwrap');
+    // One bubblewrap binary, by its absolute path, for the probe and every spawn (the workers get a PATH
+    // of their own, which must not pick another one).
+    this.bwrapPath = opts.noBubblewrap ? undefined : which('bwrap');
+    const bwrap = this.bwrapPath !== undefined;
     const filter = bwrap ? hostSeccompFilter() : undefined;
     if (filter) {
       this.seccompFile = join(this.dir, 'seccomp.bpf');
@@ -277,7 +286,7 @@ export class ProcessWorkerFactory implements WorkerFactory {
    */
   private bwrapArgs(disableUserns: boolean): string[] {
     return [
-      'bwrap',
+      this.bwrapPath ?? 'bwrap',
       '--unshare-all',
       '--die-with-parent',
       '--new-session',
