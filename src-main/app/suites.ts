@@ -10,12 +10,13 @@ import { evaluateAssertion, outcomeOf, pythonLiteral } from '../core/suites/asse
 import type { AssertionVerdict, CaseOutcome } from '../core/suites/assert.ts';
 import { GatedProvider, RateGate } from '../core/suites/gate.ts';
 import { buildMatrix, compareMatrices, costOf, infraErrorOf } from '../core/suites/matrix.ts';
-import type { CaseResult, SuiteColumn, SuiteComparison, SuiteMatrix } from '../core/suites/matrix.ts';
+import type { CaseResult, SuiteColumn, SuiteComparison } from '../core/suites/matrix.ts';
 import { expandCases, formatPath, locateInSuite } from '../core/suites/schema.ts';
 import { parseSuite } from '../infra/workspace/suite-toml.ts';
 import type { Assertion, CaseInstance, Suite, SuiteProblem } from '../core/suites/schema.ts';
 import { SuiteStore } from '../infra/store/suite-store.ts';
-import type { SuiteRunRow, SuiteRunSpec } from '../infra/store/suite-store.ts';
+import type { SuiteProgress, SuiteRunFull, SuiteRunSpec, SuiteRunSummary } from '../core/suites/run.ts';
+import type { Request } from '../contract/api.ts';
 import { WorkspaceError } from '../infra/workspace/files.ts';
 import { SuiteFiles } from '../infra/workspace/suite-files.ts';
 import { PROVIDER_DEFAULTS } from './config.ts';
@@ -27,36 +28,18 @@ import type { RunService } from './runs.ts';
 import type { ToolsmithService } from './service.ts';
 import { errorMessage } from '../core/errors.ts';
 
-export interface SuiteProgress {
-  suiteRun: string;
-  suite: string;
-  planned: number;
-  done: number;
-  passed: number;
-  failed: number;
-  /** Cases that could not be judged (infrastructure errors): neither passed nor failed. */
-  errors: number;
-  running: number;
-  last?: CaseResult;
-  status: SuiteRunRow['status'];
-}
+export type { SuiteProgress };
+/** A suite run with its results and matrix, as `get` and `start` answer it. */
+export type SuiteRunView = SuiteRunFull;
 
-export interface StartSuiteRequest {
+/** `suites.start` of the contract (the suite by its name), plus what only in-process callers give. */
+export type StartSuiteRequest = Omit<Request<'suites.start'>, 'name'> & {
   suite: string;
-  /** Overrides the suite's models: provider ids, `provider:model`, or models of the first provider. */
-  models?: string[];
-  repeat?: number;
-  concurrency?: number;
   /** An OpenAI-compatible endpoint used for every model given as a bare name (CLI `--base-url`). */
   baseUrl?: string;
   keyFor?: KeyLookup;
   onProgress?: (p: SuiteProgress) => void;
-}
-
-export interface SuiteRunView extends SuiteRunRow {
-  results: CaseResult[];
-  matrix: SuiteMatrix;
-}
+};
 
 interface Job {
   instance: CaseInstance;
@@ -118,7 +101,7 @@ export class SuiteService {
     this.store = new SuiteStore(runs.store);
   }
 
-  list(): { name: string; cases: number; error?: string; last?: SuiteRunRow }[] {
+  list(): { name: string; cases: number; error?: string; last?: SuiteRunSummary }[] {
     return this.files.names().map((name) => {
       const r = parseSuite(this.files.read(name));
       const last = this.store.list(name, 1)[0];
@@ -488,7 +471,7 @@ export class SuiteService {
   }
 
   /** Suite runs (newest first), of one suite when given. */
-  history(suite?: string, limit = 50): SuiteRunRow[] {
+  history(suite?: string, limit = 50): SuiteRunSummary[] {
     return this.store.list(suite, limit);
   }
 

@@ -1,6 +1,7 @@
 /** The suites part of the contract: requests (zod) and responses for the Suites view. */
 import { z } from 'zod';
-import type { CaseResult, SuiteColumn, SuiteComparison, SuiteMatrix } from '../core/suites/matrix.ts';
+import type { SuiteComparison } from '../core/suites/matrix.ts';
+import type { SuiteRunFull, SuiteRunSummary } from '../core/suites/run.ts';
 import type { SuiteProblem } from '../core/suites/schema.ts';
 
 const suiteName = z
@@ -22,6 +23,7 @@ export const suiteRequests = {
   'suites.start': z
     .object({
       name: suiteName,
+      /** Overrides the suite's models: provider ids, `provider:model`, or models of the first provider. */
       models: z.array(z.string().min(1).max(200)).max(20).optional(),
       repeat: z.number().int().min(1).max(100).optional(),
       concurrency: z.number().int().min(1).max(64).optional(),
@@ -35,55 +37,22 @@ export const suiteRequests = {
   'suites.compare': z.object({ head: suiteRun, base: suiteRun.optional() }).strict(),
 } as const;
 
-export type SuiteRunStatusView = 'running' | 'passed' | 'failed' | 'cancelled' | 'interrupted' | 'error';
-
-export interface SuiteRunSummaryView {
-  id: string;
-  suite: string;
-  createdAt: number;
-  finishedAt: number | null;
-  status: SuiteRunStatusView;
-  spec: {
-    suite: string;
-    sandbox: string;
-    columns: SuiteColumn[];
-    cases: { id: string; task: string; threshold: number; repeat: number }[];
-    concurrency: number;
-    planned: number;
-    toolsHash: string;
-  };
-  error: string | null;
-  done: number;
-  passed: number;
-}
-
-export interface SuiteRunFullView extends SuiteRunSummaryView {
-  results: CaseResult[];
-  matrix: SuiteMatrix;
-}
-
-export interface SuiteProgressView {
-  suiteRun: string;
-  suite: string;
-  planned: number;
-  done: number;
-  passed: number;
-  failed: number;
-  /** Cases that could not be judged (infrastructure errors). */
-  errors: number;
-  running: number;
-  last?: CaseResult;
-  status: SuiteRunStatusView;
-}
+/** The suite run shapes are defined once, in core/suites/run.ts; the contract names them as views. */
+export type {
+  SuiteRunStatus as SuiteRunStatusView,
+  SuiteRunSummary as SuiteRunSummaryView,
+  SuiteRunFull as SuiteRunFullView,
+  SuiteProgress as SuiteProgressView,
+} from '../core/suites/run.ts';
 
 export interface SuiteResponses {
-  'suites.list': { name: string; cases: number; error?: string; last?: SuiteRunSummaryView }[];
+  'suites.list': { name: string; cases: number; error?: string; last?: SuiteRunSummary }[];
   'suites.read': { name: string; text: string; problems: SuiteProblem[] };
   'suites.check': { problems: SuiteProblem[] };
   'suites.save': { file: string; problems: SuiteProblem[] };
   'suites.start': { suiteRun: string };
   'suites.cancel': { cancelled: boolean };
-  'suites.runs': SuiteRunSummaryView[];
-  'suites.get': SuiteRunFullView;
+  'suites.runs': SuiteRunSummary[];
+  'suites.get': SuiteRunFull;
   'suites.compare': SuiteComparison;
 }

@@ -69,6 +69,15 @@ export const ORACLE: Record<string, string> = {
   'How many tickets are pending?': 'emit_result(len(list_tickets(status="pending").data))',
 };
 
+/** The scripted server's answer to a suite task: the oracle's script, fenced (none for other tasks). */
+export const oracleAnswer = (req: RecordedRequest): string | undefined => {
+  const body = ORACLE[taskOf(req)];
+  return body === undefined ? undefined : fence(body);
+};
+
+/** An answer whose script spins until something ends it (a timeout, a signal, a kill). */
+export const SPIN_FOREVER = fence('while True:\n    pass\nemit_result(1)\n');
+
 /** Points the sample workspace's provider at the scripted server and adds prices. */
 export function scriptedConfig(dir: string, url: string): void {
   const file = join(dir, '.toolsmith/config.toml');

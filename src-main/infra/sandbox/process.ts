@@ -40,7 +40,12 @@ import type { SandboxSpec, WorkerFactory } from './pool.ts';
 import { hostSeccompFilter } from './seccomp.ts';
 import { errorMessage } from '../../core/errors.ts';
 
-const has = (cmd: string) => spawnSync('which', [cmd]).status === 0;
+/** A command's absolute path on the PATH, or undefined. */
+function which(cmd: string): string | undefined {
+  const r = spawnSync('which', [cmd], { encoding: 'utf8' });
+  const path = r.status === 0 ? r.stdout.trim().split('\n')[0] : undefined;
+  return path || undefined;
+}
 
 /** The uids workers run under when Toolsmith runs as root: systemd's unused 0x70000000 block. */
 export const WORKER_UID_BASE = 0x70000000;
@@ -85,13 +90,13 @@ export class ProcessWorkerFactory implements WorkerFactory {
   private readonly seccompFile: string | undefined;
   private readonly disableUserns: boolean;
   private readonly usrLocalBinds: string[];
+  private readonly bwrapPath: string | undefined;
   /** Live workers: ended and cleared (cgroup removed, uid released) by dispose. */
   private readonly live = new Map<ChildProcess, { kill: () => Promise<void>; gone: Promise<void> }>();
 
   constructor(opts: ProcessOptions) {
     this.opts = opts;
     this.root = process.getuid?.() === 0;
-    this.isolation = !opts.noBubblewrap && has('bwrap') && bwrapWorks() ? 'bubblewrap' : 'process';
     // A world-readable copy of the workers: the repository may live where the workers' uids cannot read.
     this.dir = mkdtempSync(join(tmpdir(), 'toolsmith-worker-'));
     chmodSync(this.dir, 0o755);
@@ -112,6 +117,26 @@ export class ProcessWorkerFactory implements WorkerFactory {
       ) ?? 'python3';
     this.prlimit = ['/usr/bin/prlimit', '/bin/prlimit'].find((p) => existsSync(p)) ?? 'prlimit';
 
+    // Bubblewrap is used when the exact command line a worker gets starts here (bwrapStarts): the same
+    // layout, the same hardening, the same seccomp filter on fd 3; user namespaces are turned off inside
+    // where this bubblewrap can (`--disable-userns` needs bubblewrap >= 0.8).
+    // One bubblewrap binary, by its absolute path, for the probe and every spawn (the workers get a PATH
+    // of their own, which must not pick another one).
+    this.bwrapPath = opts.noBubblewrap ? undefined : which('bwrap');
+    const bwrap = this.bwrapPath !== undefined;
+    const filter = bwrap ? hostSeccompFilter() : undefined;
+    if (filter) {
+      this.seccompFile = join(this.dir, 'seccomp.bpf');
+      writeFileSync(this.seccompFile, filter, { mode: 0o644 });
+    }
+    this.usrLocalBinds = this.python.startsWith('/usr/local/') ? pythonFiles(this.python) : [];
+    this.disableUserns = bwrap && this.bwrapStarts(true);
+    this.isolation = bwrap && (this.disableUserns || this.bwrapStarts(false)) ? 'bubblewrap' : 'process';
+    if (this.isolation === 'process' && this.seccompFile) {
+      rmSync(this.seccompFile, { force: true });
+      this.seccompFile = undefined;
+    }
+
     const cg = opts.noCgroups ? { reason: 'cgroups turned off' } : WorkerCgroups.detect();
     this.cgroups = cg.cgroups;
     this.nprocScope = this.root
@@ -119,14 +144,6 @@ export class ProcessWorkerFactory implements WorkerFactory {
       : this.isolation === 'bubblewrap' && kernelAtLeast(5, 14)
         ? 'userns'
         : undefined;
-
-    const filter = this.isolation === 'bubblewrap' ? hostSeccompFilter() : undefined;
-    if (filter) {
-      this.seccompFile = join(this.dir, 'seccomp.bpf');
-      writeFileSync(this.seccompFile, filter, { mode: 0o644 });
-    }
-    this.usrLocalBinds = this.python.startsWith('/usr/local/') ? pythonFiles(this.python) : [];
-    this.disableUserns = this.isolation === 'bubblewrap' && bwrapHardeningWorks(this.hardeningArgs(true));
 
     const mb = opts.memoryMb;
     this.details = [
@@ -165,54 +182,8 @@ export class ProcessWorkerFactory implements WorkerFactory {
     const limited = [...this.rlimits(spec.runtime), ...worker];
     let argv: string[];
     if (this.isolation === 'bubblewrap') {
-      argv = [
-        'bwrap',
-        '--unshare-all',
-        '--die-with-parent',
-        '--new-session',
-        '--ro-bind',
-        '/usr',
-        '/usr',
-        '--symlink',
-        'usr/lib',
-        '/lib',
-        '--symlink',
-        'usr/lib64',
-        '/lib64',
-        '--symlink',
-        'usr/bin',
-        '/bin',
-        '--proc',
-        '/proc',
-        '--dev',
-        '/dev',
-        // Between jobs (docs/sandboxes.md): a small private /dev/shm, then /dev and / read-only, so /tmp
-        // and /dev/shm are the only writable places (the worker empties both after every job).
-        '--perms',
-        '1777',
-        '--size',
-        String(SHM_MB * 1024 * 1024),
-        '--tmpfs',
-        '/dev/shm',
-        '--remount-ro',
-        '/dev',
-        '--size',
-        String(this.opts.tmpfsMb * 1024 * 1024),
-        '--tmpfs',
-        '/tmp',
-        // The worker folder lives under /tmp: bind it after the fresh tmpfs so it stays visible.
-        '--ro-bind',
-        this.dir,
-        this.dir,
-        ...this.hardeningArgs(this.disableUserns),
-        '--remount-ro',
-        '/',
-        '--chdir',
-        '/tmp',
-        '--',
-        // The rlimits are set inside, in the sandbox's user namespace (see rlimits()).
-        ...limited,
-      ];
+      // The rlimits are set inside, in the sandbox's user namespace (see rlimits()).
+      argv = [...this.bwrapArgs(this.disableUserns), '--', ...limited];
     } else {
       argv = limited;
     }
@@ -307,6 +278,77 @@ export class ProcessWorkerFactory implements WorkerFactory {
       stdin.write('\n'); // through the gate
     }
     return { conn, id: String(child.pid ?? '') };
+  }
+
+  /**
+   * The bubblewrap command line of a worker up to its `--`: the one definition that both the spawn of
+   * every worker and the probe that chooses this level (bwrapStarts) use.
+   */
+  private bwrapArgs(disableUserns: boolean): string[] {
+    return [
+      this.bwrapPath ?? 'bwrap',
+      '--unshare-all',
+      '--die-with-parent',
+      '--new-session',
+      '--ro-bind',
+      '/usr',
+      '/usr',
+      '--symlink',
+      'usr/lib',
+      '/lib',
+      '--symlink',
+      'usr/lib64',
+      '/lib64',
+      '--symlink',
+      'usr/bin',
+      '/bin',
+      '--proc',
+      '/proc',
+      '--dev',
+      '/dev',
+      // Between jobs (docs/sandboxes.md): a small private /dev/shm, then /dev and / read-only, so /tmp
+      // and /dev/shm are the only writable places (the worker empties both after every job).
+      '--perms',
+      '1777',
+      '--size',
+      String(SHM_MB * 1024 * 1024),
+      '--tmpfs',
+      '/dev/shm',
+      '--remount-ro',
+      '/dev',
+      '--size',
+      String(this.opts.tmpfsMb * 1024 * 1024),
+      '--tmpfs',
+      '/tmp',
+      // The worker folder lives under /tmp: bind it after the fresh tmpfs so it stays visible.
+      '--ro-bind',
+      this.dir,
+      this.dir,
+      ...this.hardeningArgs(disableUserns),
+      '--remount-ro',
+      '/',
+      '--chdir',
+      '/tmp',
+    ];
+  }
+
+  /**
+   * Whether a worker's bubblewrap command line (bwrapArgs, the seccomp filter on fd 3) starts a program
+   * here, as the user workers run as (nobody when Toolsmith runs as root: no user namespace needs root).
+   */
+  private bwrapStarts(disableUserns: boolean): boolean {
+    const [cmd = 'bwrap', ...args] = this.bwrapArgs(disableUserns);
+    const fd = this.seccompFile ? openSync(this.seccompFile, 'r') : undefined;
+    try {
+      return (
+        spawnSync(cmd, [...args, '--', '/usr/bin/true'], {
+          stdio: ['ignore', 'ignore', 'ignore', ...(fd !== undefined ? [fd] : [])],
+          ...(this.root ? { uid: 65534, gid: 65534 } : {}),
+        }).status === 0
+      );
+    } finally {
+      if (fd !== undefined) closeSync(fd);
+    }
   }
 
   /**
@@ -424,44 +466,4 @@ function pythonFiles(python: string): string[] {
   }
   if (python.startsWith('/usr/local/')) paths.add(python);
   return [...paths];
-}
-
-function bwrapWorks(): boolean {
-  const root = process.getuid?.() === 0;
-  return (
-    spawnSync('bwrap', [...BASE_PROBE, '/usr/bin/true'], root ? { uid: 65534, gid: 65534 } : {}).status === 0
-  );
-}
-
-const BASE_PROBE = [
-  '--unshare-all',
-  '--ro-bind',
-  '/usr',
-  '/usr',
-  '--symlink',
-  'usr/lib',
-  '/lib',
-  '--symlink',
-  'usr/lib64',
-  '/lib64',
-  '--symlink',
-  'usr/bin',
-  '/bin',
-  '--proc',
-  '/proc',
-  '--dev',
-  '/dev',
-];
-
-/** Whether this bubblewrap takes the hardening arguments (`--disable-userns` needs bubblewrap >= 0.8). */
-function bwrapHardeningWorks(args: string[]): boolean {
-  const root = process.getuid?.() === 0;
-  const withoutSeccomp = args.filter((a, i) => a !== '--seccomp' && args[i - 1] !== '--seccomp');
-  return (
-    spawnSync(
-      'bwrap',
-      [...BASE_PROBE, ...withoutSeccomp, '/usr/bin/true'],
-      root ? { uid: 65534, gid: 65534 } : {},
-    ).status === 0
-  );
 }

@@ -4,36 +4,20 @@
  * the process exits 3 (not 1, which says a case failed).
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLlmServer } from '../../support/llm-server.ts';
-import type { LlmServer } from '../../support/llm-server.ts';
-import { fence, ORACLE, scriptedConfig, taskOf } from '../../support/suite-oracle.ts';
-import { removeWorkspace, repoRoot, tempWorkspace } from '../../support/workspace.ts';
+import { describe, expect, it } from 'vitest';
+import { oracleAnswer } from '../../support/suite-oracle.ts';
+import { useScriptedWorkspace } from '../../support/scripted-workspace.ts';
+import { repoRoot } from '../../support/workspace.ts';
 
-let llm: LlmServer;
-let ws: string;
-let data: string;
-
-beforeAll(async () => {
-  llm = await startLlmServer();
-  ws = tempWorkspace();
-  data = mkdtempSync(join(tmpdir(), 'toolsmith-data-'));
-  scriptedConfig(ws, llm.openaiUrl);
-});
-afterAll(async () => {
-  await llm.close();
-  removeWorkspace(ws);
-  rmSync(data, { recursive: true, force: true });
-});
+const fx = useScriptedWorkspace();
 
 function cli(args: string[], env: Record<string, string>) {
   const child = spawn(
     join(repoRoot, 'node_modules/.bin/node'),
-    [join(repoRoot, 'bin/toolsmith.mjs'), '--workspace', ws, ...args],
-    { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, TOOLSMITH_DATA_DIR: data, ...env } },
+    [join(repoRoot, 'bin/toolsmith.mjs'), '--workspace', fx.ws, ...args],
+    { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, TOOLSMITH_DATA_DIR: fx.data, ...env } },
   );
   let out = '';
   let err = '';
@@ -46,10 +30,10 @@ function cli(args: string[], env: Record<string, string>) {
 
 describe('eval while the sandbox engine is down', () => {
   it('counts infrastructure errors as errors, not failures, in the matrix, JSON and JUnit', async () => {
-    llm.responder = (req) => (ORACLE[taskOf(req)] ? fence(ORACLE[taskOf(req)] as string) : undefined);
-    const junit = join(ws, 'junit-outage.xml');
+    fx.llm.responder = oracleAnswer;
+    const junit = join(fx.ws, 'junit-outage.xml');
     const r = await cli(['eval', 'ecommerce', '--models', 'local:good', '--json', '--junit', junit], {
-      DOCKER_HOST: `unix://${join(data, 'no-engine.sock')}`,
+      DOCKER_HOST: `unix://${join(fx.data, 'no-engine.sock')}`,
       TOOLSMITH_BACKEND: 'docker',
     });
     expect(r.err).toMatch(/\[8\/8\] 0 passed, 0 failed, 8 error\(s\)/);
@@ -75,7 +59,7 @@ describe('eval while the sandbox engine is down', () => {
 
     // The text matrix says ERROR, with the cause, under its own heading.
     const t = await cli(['eval', 'ecommerce', '--models', 'local:good'], {
-      DOCKER_HOST: `unix://${join(data, 'no-engine.sock')}`,
+      DOCKER_HOST: `unix://${join(fx.data, 'no-engine.sock')}`,
       TOOLSMITH_BACKEND: 'docker',
     });
     expect(t.code).toBe(3);

@@ -5,47 +5,28 @@
  * the same installation. Each test has its own installation (TOOLSMITH_DATA_DIR): nobody else's
  * containers are ever listed or removed.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { RunStore } from '../../../src-main/infra/store/run-store.ts';
-import { startLlmServer } from '../../support/llm-server.ts';
-import type { LlmServer } from '../../support/llm-server.ts';
-import { fence, scriptedConfig } from '../../support/suite-oracle.ts';
-import { removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
-import { cliProcess, installationContainers, requireDocker } from './support/processes.ts';
+import { SPIN_FOREVER } from '../../support/suite-oracle.ts';
+import { useScriptedWorkspace } from '../../support/scripted-workspace.ts';
+import { cliProcess, installationContainers } from './support/processes.ts';
 
-let llm: LlmServer;
-let ws: string;
-let data: string;
-
-beforeAll(async () => {
-  await requireDocker();
-  llm = await startLlmServer();
-  ws = tempWorkspace();
-  scriptedConfig(ws, llm.openaiUrl);
+// Each test its own installation: nobody else's containers are ever listed or removed.
+const fx = useScriptedWorkspace({
+  docker: true,
+  dataPerTest: true,
+  eachTest: (llm) => (llm.fallback = { text: SPIN_FOREVER }),
 });
-afterAll(async () => {
-  await llm.close();
-  removeWorkspace(ws);
-});
-beforeEach(() => {
-  llm.reset();
-  llm.fallback = { text: fence('while True:\n    pass\nemit_result(1)\n') };
-  if (data) rmSync(data, { recursive: true, force: true });
-  data = mkdtempSync(join(tmpdir(), 'toolsmith-data-'));
-});
-afterAll(() => rmSync(data, { recursive: true, force: true }));
 
 const spinning = () =>
   vi.waitFor(
-    async () => expect((await installationContainers(data)).some((c) => c.State === 'running')).toBe(true),
+    async () => expect((await installationContainers(fx.data)).some((c) => c.State === 'running')).toBe(true),
     { timeout: 90_000, interval: 200 },
   );
 
 function lastRun() {
-  const store = new RunStore(join(ws, '.toolsmith', 'runs.db'));
+  const store = new RunStore(join(fx.ws, '.toolsmith', 'runs.db'));
   try {
     return store.list({}).runs[0];
   } finally {
@@ -55,9 +36,9 @@ function lastRun() {
 
 describe('a process killed with SIGKILL mid-run', () => {
   it('CLI run: the run reads interrupted with its reason; pool prune lists and removes the container', async () => {
-    const p = cliProcess(ws, data, ['run', 'spin', '--sandbox', 'ecommerce', '--timeout', '300']);
+    const p = cliProcess(fx.ws, fx.data, ['run', 'spin', '--sandbox', 'ecommerce', '--timeout', '300']);
     await spinning();
-    await vi.waitFor(() => expect(llm.requests.length).toBeGreaterThan(0), { timeout: 60_000 });
+    await vi.waitFor(() => expect(fx.llm.requests.length).toBeGreaterThan(0), { timeout: 60_000 });
     const pid = p.child.pid!;
     p.child.kill('SIGKILL');
     await p.done;
@@ -67,23 +48,29 @@ describe('a process killed with SIGKILL mid-run', () => {
       new RegExp(`^its process \\(pid ${pid} on .+\\) ended before the run finished; last seen \\d{4}-`),
     );
     // The container is still there (nothing could remove it) ...
-    expect((await installationContainers(data)).length).toBeGreaterThan(0);
+    expect((await installationContainers(fx.data)).length).toBeGreaterThan(0);
     // ... until `pool prune`, which names it and its process.
-    const dry = await cliProcess(ws, data, ['pool', 'prune', '--dry-run', '--json']).done;
+    const dry = await cliProcess(fx.ws, fx.data, ['pool', 'prune', '--dry-run', '--json']).done;
     expect(dry.code).toBe(0);
     const listed = JSON.parse(dry.out) as { leftovers: { ownerPid: number; sandbox: string }[] };
     expect(listed.leftovers.length).toBeGreaterThan(0);
     expect(listed.leftovers.every((c) => c.ownerPid === pid && c.sandbox === 'ecommerce')).toBe(true);
-    const pruned = await cliProcess(ws, data, ['pool', 'prune']).done;
+    const pruned = await cliProcess(fx.ws, fx.data, ['pool', 'prune']).done;
     expect(pruned.code).toBe(0);
     expect(pruned.out).toMatch(/removed [0-9a-f]{12} .* made by pid \d+/);
-    expect(await installationContainers(data)).toEqual([]);
-    const again = await cliProcess(ws, data, ['pool', 'prune']).done;
+    expect(await installationContainers(fx.data)).toEqual([]);
+    const again = await cliProcess(fx.ws, fx.data, ['pool', 'prune']).done;
     expect(again.out).toBe('no leftover containers\n');
   }, 240_000);
 
   it('serve: the run reads interrupted; the next start of any verb removes the container', async () => {
-    const p = cliProcess(ws, data, ['serve', '--port', '0', '--renderer', join(data, 'no-renderer')]);
+    const p = cliProcess(fx.ws, fx.data, [
+      'serve',
+      '--port',
+      '0',
+      '--renderer',
+      join(fx.data, 'no-renderer'),
+    ]);
     await vi.waitFor(() => expect(p.out()).toMatch(/\?token=/), { timeout: 60_000 });
     const url = new URL(/(http:\/\/\S+)/.exec(p.out())![1]!);
     const token = url.searchParams.get('token')!;
@@ -98,28 +85,28 @@ describe('a process killed with SIGKILL mid-run', () => {
     const pid = p.child.pid!;
     p.child.kill('SIGKILL');
     await p.done;
-    const store = new RunStore(join(ws, '.toolsmith', 'runs.db'));
+    const store = new RunStore(join(fx.ws, '.toolsmith', 'runs.db'));
     const rec = store.get(started.value.runId);
     store.close();
     expect(rec?.status).toBe('interrupted');
     expect(rec?.error).toMatch(new RegExp(`pid ${pid} on `));
-    expect((await installationContainers(data)).length).toBeGreaterThan(0);
+    expect((await installationContainers(fx.data)).length).toBeGreaterThan(0);
     // Any start of the installation's service cleans up (here: listing runs).
-    const list = await cliProcess(ws, data, ['runs', 'list', '--status', 'interrupted']).done;
+    const list = await cliProcess(fx.ws, fx.data, ['runs', 'list', '--status', 'interrupted']).done;
     expect(list.code).toBe(0);
     expect(list.err).toMatch(
       /removed \d+ container\(s\) left by stopped Toolsmith processes of this installation/,
     );
-    expect(await installationContainers(data)).toEqual([]);
+    expect(await installationContainers(fx.data)).toEqual([]);
   }, 240_000);
 });
 
 describe('pool status of the installation', () => {
   it("shows another process's live pool by owner and sandbox, and what a killed one left", async () => {
-    const p = cliProcess(ws, data, ['run', 'spin', '--sandbox', 'ecommerce', '--timeout', '300']);
+    const p = cliProcess(fx.ws, fx.data, ['run', 'spin', '--sandbox', 'ecommerce', '--timeout', '300']);
     await spinning();
     const pid = p.child.pid!;
-    const live = await cliProcess(ws, data, ['pool', 'status']).done;
+    const live = await cliProcess(fx.ws, fx.data, ['pool', 'status']).done;
     expect(live.code).toBe(0);
     expect(live.out).toContain('no pool in this process');
     expect(live.out).toMatch(/containers of this installation \(every Toolsmith process\): \d+/);
@@ -128,7 +115,7 @@ describe('pool status of the installation', () => {
     );
     p.child.kill('SIGKILL');
     await p.done;
-    const left = await cliProcess(ws, data, ['pool', 'status']).done;
+    const left = await cliProcess(fx.ws, fx.data, ['pool', 'status']).done;
     // (every start prunes leftovers: a verb that starts the service would already have removed them;
     // `pool status` lists before anything else runs, or finds them gone)
     expect(left.out).toMatch(
@@ -136,7 +123,7 @@ describe('pool status of the installation', () => {
         `pid ${pid} sandbox ecommerce: .* left by a stopped process: toolsmith pool prune|no container of this installation is running`,
       ),
     );
-    await cliProcess(ws, data, ['pool', 'prune']).done;
-    expect(await installationContainers(data)).toEqual([]);
+    await cliProcess(fx.ws, fx.data, ['pool', 'prune']).done;
+    expect(await installationContainers(fx.data)).toEqual([]);
   }, 240_000);
 });

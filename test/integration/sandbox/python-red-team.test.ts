@@ -11,16 +11,12 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { imagePaths } from '../../../src-main/app/sandbox-factory.ts';
-import type { ExecutionResult, IsolationLevel } from '../../../src-main/core/sandbox/execution.ts';
-import { SandboxBackend } from '../../../src-main/infra/sandbox/backend.ts';
-import { DockerWorkerFactory } from '../../../src-main/infra/sandbox/docker.ts';
-import { buildImage } from '../../../src-main/infra/sandbox/images.ts';
-import type { WorkerFactory } from '../../../src-main/infra/sandbox/pool.ts';
-import { ProcessWorkerFactory } from '../../../src-main/infra/sandbox/process.ts';
+import type { ExecutionResult } from '../../../src-main/core/sandbox/execution.ts';
+import type { SandboxBackend } from '../../../src-main/infra/sandbox/backend.ts';
 import { validatePython } from '../../../src-main/core/lang/python/validate.ts';
+import { ISOLATION_LEVELS, runPython, testBackend } from '../../support/sandbox.ts';
+import type { TestFactory } from '../../support/sandbox.ts';
 import { repoRoot } from '../../support/workspace.ts';
 
 const CORPUS = join(repoRoot, 'test/fixtures/corpus/python');
@@ -122,67 +118,15 @@ const WORST: Record<string, RegExp> = {
   '163-tool-code-swap.py': /^PermissionError: __code__/,
 };
 
-type Make = () => Promise<WorkerFactory & { dispose(): Promise<void> }>;
-const docker = new Docker();
-const makers: [string, IsolationLevel, Make][] = [
-  [
-    'docker',
-    'docker',
-    async () => {
-      try {
-        await docker.ping();
-      } catch (e) {
-        throw new Error(
-          `no Docker engine answers (${(e as Error).message}): install docker.io and start dockerd (.ci/run does both)`,
-        );
-      }
-      const paths = imagePaths();
-      const f = new DockerWorkerFactory(
-        docker,
-        (rt) => buildImage(docker, rt, paths),
-        { memoryMb: 128, cpus: 1, pids: 64, tmpfsMb: 8 },
-        {},
-      );
-      await f.start();
-      return f;
-    },
-  ],
-  [
-    'process (bubblewrap)',
-    'bubblewrap',
-    async () => {
-      const f = new ProcessWorkerFactory({ ...imagePaths(), memoryMb: 128, pids: 64, tmpfsMb: 8 });
-      if (f.isolation !== 'bubblewrap')
-        throw new Error('bubblewrap is not usable here: apt-get install bubblewrap (.ci/run does)');
-      return f;
-    },
-  ],
-];
-
-describe.each(makers)('Python red team, host validation off: %s', (name, level, make) => {
+const { docker, bubblewrap } = ISOLATION_LEVELS;
+describe.each([docker, bubblewrap])('Python red team, host validation off: %s', (name, level, make) => {
   let backend: SandboxBackend;
-  let factory: WorkerFactory & { dispose(): Promise<void> };
+  let factory: TestFactory;
   beforeAll(async () => {
     factory = await make();
-    backend = new SandboxBackend({
-      factory,
-      pool: {
-        minSize: 1,
-        maxSize: 1,
-        maxJobsPerWorker: 10_000,
-        idleMs: 60_000,
-        queueTimeoutMs: 60_000,
-        standby: 0,
-      },
-      maxOutputBytes: 50 * 1024,
-      specFor: (sandbox, runtime) => ({
-        name: sandbox,
-        runtime,
-        toolsSource,
-        hostTools: [],
-        credentials: {},
-      }),
-      hostTools: {},
+    backend = testBackend(factory, {
+      toolsSource,
+      pool: { maxSize: 1, maxJobsPerWorker: 10_000, queueTimeoutMs: 60_000, standby: 0 },
     });
   }, 300_000);
   afterAll(async () => {
@@ -190,14 +134,7 @@ describe.each(makers)('Python red team, host validation off: %s', (name, level, 
     await factory?.dispose();
   });
   const run = (code: string): Promise<ExecutionResult> =>
-    backend.execute({
-      sandbox: 'redteam',
-      language: 'python',
-      code,
-      bodyStartLine: 1,
-      tools: Object.fromEntries(TOOLS.map((t) => [t, t])),
-      timeoutMs: 10_000,
-    });
+    runPython(backend, code, { sandbox: 'redteam', tools: TOOLS, timeoutMs: 10_000 });
   const why = (r: ExecutionResult) => `${r.error?.type ?? ''}: ${r.error?.message ?? ''}`;
 
   it('the wall lets honest code through: the unchecked path runs a plain script', async () => {

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { main } from '../../../src-main/cli/main.ts';
+import { STARTS_PROCESSES_MS } from '../../support/budgets.ts';
 
 const root = new URL('../../../', import.meta.url).pathname;
 
@@ -54,6 +55,7 @@ describe('toolsmith CLI', () => {
       expect(r.code).toBe(0);
       expect(r.out).toMatch(/Usage: toolsmith/);
     },
+    STARTS_PROCESSES_MS,
   );
 
   it.each([
@@ -70,12 +72,16 @@ describe('toolsmith CLI', () => {
       ['prompt', '--task', 't', '--sandbox', 'ecommerce', '--attempt', '0'],
       /--attempt must be an integer from 1 to 100/,
     ],
-  ])('usage error %j exits 2 with one line', async (argv, msg) => {
-    const r = await cli(...argv);
-    expect(r.code).toBe(2);
-    expect(r.err).toMatch(msg);
-    expect(r.err.trim().split('\n')).toHaveLength(1);
-  });
+  ])(
+    'usage error %j exits 2 with one line',
+    async (argv, msg) => {
+      const r = await cli(...argv);
+      expect(r.code).toBe(2);
+      expect(r.err).toMatch(msg);
+      expect(r.err.trim().split('\n')).toHaveLength(1);
+    },
+    STARTS_PROCESSES_MS,
+  );
 
   it('validate: exit 0 when valid, 1 with violations, --json shape', async () => {
     const good = tmpFile('good.py', GOOD);
@@ -211,20 +217,24 @@ describe('toolsmith CLI', () => {
     expect(traversal.code).not.toBe(0);
   });
 
-  it('--workspace defaults to the current folder when it holds .toolsmith/', () => {
-    const ws = mkdtempSync(join(tmpdir(), 'toolsmith-cwd-'));
-    mkdirSync(join(ws, '.toolsmith'));
-    mkdirSync(join(ws, 'sandboxes/mine'), { recursive: true });
-    writeFileSync(
-      join(ws, 'sandboxes/mine/tools.py'),
-      '@tool\ndef hello(name: str) -> ToolResponse:\n    """Say hello."""\n',
-    );
-    const r = spawnSync(
-      join(root, 'node_modules/.bin/node'),
-      [join(root, 'bin/toolsmith.mjs'), 'sandboxes', '--json'],
-      { cwd: ws, encoding: 'utf8' },
-    );
-    expect(r.status).toBe(0);
-    expect(JSON.parse(r.stdout)).toMatchObject({ workspace: ws, sandboxes: [{ name: 'mine', tools: 1 }] });
-  });
+  it(
+    '--workspace defaults to the current folder when it holds .toolsmith/',
+    () => {
+      const ws = mkdtempSync(join(tmpdir(), 'toolsmith-cwd-'));
+      mkdirSync(join(ws, '.toolsmith'));
+      mkdirSync(join(ws, 'sandboxes/mine'), { recursive: true });
+      writeFileSync(
+        join(ws, 'sandboxes/mine/tools.py'),
+        '@tool\ndef hello(name: str) -> ToolResponse:\n    """Say hello."""\n',
+      );
+      const r = spawnSync(
+        join(root, 'node_modules/.bin/node'),
+        [join(root, 'bin/toolsmith.mjs'), 'sandboxes', '--json'],
+        { cwd: ws, encoding: 'utf8' },
+      );
+      expect(r.status).toBe(0);
+      expect(JSON.parse(r.stdout)).toMatchObject({ workspace: ws, sandboxes: [{ name: 'mine', tools: 1 }] });
+    },
+    STARTS_PROCESSES_MS,
+  );
 });

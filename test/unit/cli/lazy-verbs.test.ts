@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createContext } from '../../../src-main/cli/context.ts';
 import { buildProgram, main, verbOf } from '../../../src-main/cli/main.ts';
+import { STARTS_PROCESSES_MS } from '../../support/budgets.ts';
 
 async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = '';
@@ -51,15 +52,19 @@ describe('lazy verbs', () => {
     for (const v of VERBS) expect(r.out).toMatch(new RegExp(`\\n  ${v}\\b`));
   });
 
-  it("the top-level help, printed from the summary table without loading verbs, is the real verbs' help", async () => {
-    const ctx = createContext(
-      () => {},
-      () => {},
-    );
-    const light = await buildProgram(ctx, ['--help']);
-    const full = await buildProgram(ctx, ['--help'], true);
-    expect(light.helpInformation()).toBe(full.helpInformation());
-  });
+  it(
+    "the top-level help, printed from the summary table without loading verbs, is the real verbs' help",
+    async () => {
+      const ctx = createContext(
+        () => {},
+        () => {},
+      );
+      const light = await buildProgram(ctx, ['--help']);
+      const full = await buildProgram(ctx, ['--help'], true);
+      expect(light.helpInformation()).toBe(full.helpInformation());
+    },
+    STARTS_PROCESSES_MS,
+  );
 
   it.each(VERBS)('`%s --help` works with only that verb loaded', async (verb) => {
     const r = await cli(verb, '--help');

@@ -1,6 +1,7 @@
 /** A verb run without its argument names that argument first, not a required option. */
 import { describe, expect, it } from 'vitest';
 import { main } from '../../../src-main/cli/main.ts';
+import { STARTS_PROCESSES_MS } from '../../support/budgets.ts';
 
 async function cli(...argv: string[]): Promise<{ code: number; err: string }> {
   let err = '';
@@ -21,13 +22,17 @@ describe('a verb without its argument', () => {
     [['tool', 'call', '--args', '{}'], 'tool call: missing NAME'],
     [['validate', '--lang', 'python'], 'validate: missing FILE'],
     [['-w', '/nonexistent', 'runs', 'show'], 'runs show: missing ID'],
-  ])('toolsmith %j says which argument is missing, with the usage, and exits 2', async (argv, message) => {
-    const r = await cli(...argv);
-    expect(r.code).toBe(2);
-    expect(r.err).toContain(message);
-    expect(r.err).toContain('usage: toolsmith ');
-    expect(r.err).not.toContain("--sandbox <name>' not specified");
-  });
+  ])(
+    'toolsmith %j says which argument is missing, with the usage, and exits 2',
+    async (argv, message) => {
+      const r = await cli(...argv);
+      expect(r.code).toBe(2);
+      expect(r.err).toContain(message);
+      expect(r.err).toContain('usage: toolsmith ');
+      expect(r.err).not.toContain("--sandbox <name>' not specified");
+    },
+    STARTS_PROCESSES_MS,
+  );
   it('an argument given still leads to the missing option', async () => {
     const r = await cli('exec', 'script.py');
     expect(r.code).toBe(2);

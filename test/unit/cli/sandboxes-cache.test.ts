@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../../src-main/cli/main.ts';
 import { removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
+import { STARTS_PROCESSES_MS } from '../../support/budgets.ts';
 
 let ws: string;
 let cache: string;
@@ -40,24 +41,28 @@ afterAll(() => {
 });
 
 describe('sandboxes snapshot', () => {
-  it('the first call writes a snapshot; the next answers from it with the same output', async () => {
-    const full = await sandboxes('--json');
-    expect(full.code).toBe(0);
-    const snap = JSON.parse(readFileSync(snapshotFile(), 'utf8')) as { workspace: string };
-    expect(snap.workspace).toBe(ws);
-    // Prove the second answer comes from the snapshot: a count only the snapshot holds shows up.
-    const doctored = JSON.parse(readFileSync(snapshotFile(), 'utf8')) as {
-      sandboxes: { name: string; tools: number }[];
-    };
-    doctored.sandboxes[0]!.tools = 99;
-    writeFileSync(snapshotFile(), JSON.stringify(doctored));
-    const cached = await sandboxes('--json');
-    expect(JSON.parse(cached.out).sandboxes[0].tools).toBe(99);
-    // The real answer again, from the full path, once the snapshot is put back.
-    doctored.sandboxes[0]!.tools = JSON.parse(full.out).sandboxes[0].tools;
-    writeFileSync(snapshotFile(), JSON.stringify(doctored));
-    expect((await sandboxes('--json')).out).toBe(full.out);
-  });
+  it(
+    'the first call writes a snapshot; the next answers from it with the same output',
+    async () => {
+      const full = await sandboxes('--json');
+      expect(full.code).toBe(0);
+      const snap = JSON.parse(readFileSync(snapshotFile(), 'utf8')) as { workspace: string };
+      expect(snap.workspace).toBe(ws);
+      // Prove the second answer comes from the snapshot: a count only the snapshot holds shows up.
+      const doctored = JSON.parse(readFileSync(snapshotFile(), 'utf8')) as {
+        sandboxes: { name: string; tools: number }[];
+      };
+      doctored.sandboxes[0]!.tools = 99;
+      writeFileSync(snapshotFile(), JSON.stringify(doctored));
+      const cached = await sandboxes('--json');
+      expect(JSON.parse(cached.out).sandboxes[0].tools).toBe(99);
+      // The real answer again, from the full path, once the snapshot is put back.
+      doctored.sandboxes[0]!.tools = JSON.parse(full.out).sandboxes[0].tools;
+      writeFileSync(snapshotFile(), JSON.stringify(doctored));
+      expect((await sandboxes('--json')).out).toBe(full.out);
+    },
+    STARTS_PROCESSES_MS,
+  );
 
   it('a changed tools.py misses the snapshot: the new tool is counted', async () => {
     const before = JSON.parse((await sandboxes('--json')).out) as {

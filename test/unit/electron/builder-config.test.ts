@@ -7,6 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { repoRoot } from '../../support/workspace.ts';
+import { STARTS_PROCESSES_MS } from '../../support/budgets.ts';
 
 interface BuilderConfig {
   appId?: string;
@@ -30,12 +31,16 @@ const lib = (await import(
 const quiet = { isEnabled: false, add() {} };
 
 describe('electron-builder configuration', () => {
-  it("loads from electron-builder.yml and passes electron-builder's schema validation", async () => {
-    const config = await lib.getConfig(repoRoot, null, null);
-    expect(config.appId).toBe('dev.toolsmith.workbench');
-    expect(config.productName).toBe('Toolsmith');
-    await expect(lib.validateConfiguration(config, quiet)).resolves.toBeUndefined();
-  });
+  it(
+    "loads from electron-builder.yml and passes electron-builder's schema validation",
+    async () => {
+      const config = await lib.getConfig(repoRoot, null, null);
+      expect(config.appId).toBe('dev.toolsmith.workbench');
+      expect(config.productName).toBe('Toolsmith');
+      await expect(lib.validateConfiguration(config, quiet)).resolves.toBeUndefined();
+    },
+    STARTS_PROCESSES_MS,
+  );
 
   it('a config with a wrong field fails the same validation (the check can fail)', async () => {
     const config = await lib.getConfig(repoRoot, null, null);

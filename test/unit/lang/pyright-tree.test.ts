@@ -36,6 +36,7 @@ import {
   PYRIGHT_NODE_TYPES,
 } from '../../../src-main/core/lang/python/pyright-fields.ts';
 import { generate, OUTPUT } from '../../../scripts/gen-pyright-fields.ts';
+import { HEAVY_PARSE_MS } from '../../support/budgets.ts';
 
 const NODE_KINDS: string[] = [];
 for (const [name, n] of Object.entries(PYRIGHT_NODE_TYPES)) NODE_KINDS[n] = name;
@@ -111,11 +112,15 @@ function sources(): [string, string][] {
 }
 
 describe('pyright-fields.ts', () => {
-  it('is what scripts/gen-pyright-fields.ts generates from the installed pyright', async () => {
-    const config = (await prettier.resolveConfig(OUTPUT)) ?? {};
-    const expected = await prettier.format(generate(), { ...config, filepath: OUTPUT });
-    expect(readFileSync(OUTPUT, 'utf8'), 'run: node scripts/gen-pyright-fields.ts').toBe(expected);
-  });
+  it(
+    'is what scripts/gen-pyright-fields.ts generates from the installed pyright',
+    async () => {
+      const config = (await prettier.resolveConfig(OUTPUT)) ?? {};
+      const expected = await prettier.format(generate(), { ...config, filepath: OUTPUT });
+      expect(readFileSync(OUTPUT, 'utf8'), 'run: node scripts/gen-pyright-fields.ts').toBe(expected);
+    },
+    HEAVY_PARSE_MS,
+  );
 });
 
 describe('converted tree vs every node-valued field of pyright tree', () => {
@@ -125,34 +130,42 @@ describe('converted tree vs every node-valued field of pyright tree', () => {
     expect(all.length).toBeGreaterThan(150);
   });
 
-  it('has the same nodes with the same parents and roles', () => {
-    const mismatches: string[] = [];
-    for (const [name, src] of all) {
-      const want = reference(src);
-      const got = converted(src).refs;
-      const i = want.findIndex((w, k) => JSON.stringify(w) !== JSON.stringify(got[k]));
-      if (i >= 0 || got.length !== want.length)
-        mismatches.push(
-          `${name}: node ${i} is ${JSON.stringify(got[i])}, reference ${JSON.stringify(want[i])}`,
-        );
-    }
-    expect(mismatches).toEqual([]);
-  });
-
-  it('field() and fieldList() return the children held by each field', () => {
-    for (const [, src] of all.slice(0, 60)) {
-      for (const n of converted(src).nodes) {
-        const roles = new Set(n.children.map((c) => c.role));
-        for (const role of roles) {
-          const held = n.children.filter((c) => c.role === role);
-          expect(fieldList(n, role)).toEqual(held);
-          expect(field(n, role)).toBe(held[0]);
-        }
-        expect(field(n, 'noSuchField')).toBeUndefined();
-        expect(fieldList(n, 'noSuchField')).toEqual([]);
+  it(
+    'has the same nodes with the same parents and roles',
+    () => {
+      const mismatches: string[] = [];
+      for (const [name, src] of all) {
+        const want = reference(src);
+        const got = converted(src).refs;
+        const i = want.findIndex((w, k) => JSON.stringify(w) !== JSON.stringify(got[k]));
+        if (i >= 0 || got.length !== want.length)
+          mismatches.push(
+            `${name}: node ${i} is ${JSON.stringify(got[i])}, reference ${JSON.stringify(want[i])}`,
+          );
       }
-    }
-  });
+      expect(mismatches).toEqual([]);
+    },
+    HEAVY_PARSE_MS,
+  );
+
+  it(
+    'field() and fieldList() return the children held by each field',
+    () => {
+      for (const [, src] of all.slice(0, 60)) {
+        for (const n of converted(src).nodes) {
+          const roles = new Set(n.children.map((c) => c.role));
+          for (const role of roles) {
+            const held = n.children.filter((c) => c.role === role);
+            expect(fieldList(n, role)).toEqual(held);
+            expect(field(n, role)).toBe(held[0]);
+          }
+          expect(field(n, 'noSuchField')).toBeUndefined();
+          expect(fieldList(n, 'noSuchField')).toEqual([]);
+        }
+      }
+    },
+    HEAVY_PARSE_MS,
+  );
 
   it('keeps the values the rules read (names, strings, numbers, categories)', () => {
     const { nodes } = converted(
@@ -196,49 +209,57 @@ describe('parsePythonTree (what the validator reads) vs parsePython (the convert
   const all = sources();
   const FIELDS = [...new Set(Object.values(PYRIGHT_NODE_FIELDS).flat())];
 
-  it('visits the same nodes in the same order with the same kinds, ranges, values and parents', () => {
-    const mismatches: string[] = [];
-    for (const [name, src] of all) {
-      const { converted, raw, index, convIndex } = bothViews(src);
-      const describe = (i: number) => {
-        const a = converted[i] as PyNode;
-        const b = raw[i] as PyTreeNode;
-        const pa = a.parent ? convIndex.get(a.parent) : -1;
-        const pb = parentOf(b) ? index.get(parentOf(b) as PyTreeNode) : -1;
-        return [
-          JSON.stringify([a.kind, a.start, a.end, a.value, a.category, !!a.formatted, pa]),
-          JSON.stringify([kindOf(b), startOf(b), endOf(b), textOf(b), categoryOf(b), isFormatted(b), pb]),
-        ];
-      };
-      if (raw.length !== converted.length) {
-        mismatches.push(`${name}: ${raw.length} nodes vs ${converted.length}`);
-        continue;
-      }
-      for (let i = 0; i < raw.length; i++) {
-        const [a, b] = describe(i);
-        if (a !== b) {
-          mismatches.push(`${name} node ${i}: ${b} vs ${a}`);
-          break;
+  it(
+    'visits the same nodes in the same order with the same kinds, ranges, values and parents',
+    () => {
+      const mismatches: string[] = [];
+      for (const [name, src] of all) {
+        const { converted, raw, index, convIndex } = bothViews(src);
+        const describe = (i: number) => {
+          const a = converted[i] as PyNode;
+          const b = raw[i] as PyTreeNode;
+          const pa = a.parent ? convIndex.get(a.parent) : -1;
+          const pb = parentOf(b) ? index.get(parentOf(b) as PyTreeNode) : -1;
+          return [
+            JSON.stringify([a.kind, a.start, a.end, a.value, a.category, !!a.formatted, pa]),
+            JSON.stringify([kindOf(b), startOf(b), endOf(b), textOf(b), categoryOf(b), isFormatted(b), pb]),
+          ];
+        };
+        if (raw.length !== converted.length) {
+          mismatches.push(`${name}: ${raw.length} nodes vs ${converted.length}`);
+          continue;
+        }
+        for (let i = 0; i < raw.length; i++) {
+          const [a, b] = describe(i);
+          if (a !== b) {
+            mismatches.push(`${name} node ${i}: ${b} vs ${a}`);
+            break;
+          }
         }
       }
-    }
-    expect(mismatches).toEqual([]);
-  });
+      expect(mismatches).toEqual([]);
+    },
+    HEAVY_PARSE_MS,
+  );
 
-  it('child() and childList() agree with field() and fieldList() for every field name', () => {
-    for (const [, src] of all.slice(0, 40)) {
-      const { converted, raw, index, convIndex } = bothViews(src);
-      converted.forEach((n, i) => {
-        const r = raw[i] as PyTreeNode;
-        for (const f of FIELDS) {
-          const a = field(n, f);
-          const b = child(r, f);
-          expect(b === undefined ? -1 : index.get(b)).toBe(a === undefined ? -1 : convIndex.get(a));
-          expect(childList(r, f).map((x) => index.get(x))).toEqual(
-            fieldList(n, f).map((x) => convIndex.get(x)),
-          );
-        }
-      });
-    }
-  });
+  it(
+    'child() and childList() agree with field() and fieldList() for every field name',
+    () => {
+      for (const [, src] of all.slice(0, 40)) {
+        const { converted, raw, index, convIndex } = bothViews(src);
+        converted.forEach((n, i) => {
+          const r = raw[i] as PyTreeNode;
+          for (const f of FIELDS) {
+            const a = field(n, f);
+            const b = child(r, f);
+            expect(b === undefined ? -1 : index.get(b)).toBe(a === undefined ? -1 : convIndex.get(a));
+            expect(childList(r, f).map((x) => index.get(x))).toEqual(
+              fieldList(n, f).map((x) => convIndex.get(x)),
+            );
+          }
+        });
+      }
+    },
+    HEAVY_PARSE_MS,
+  );
 });

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { PYTHON_MODULE_ATTRIBUTES } from '../../../src-main/core/lang/builtins.ts';
 import { formatWalks, PYTHON_RULES, validatePython } from '../../../src-main/core/lang/python/validate.ts';
 import { ScriptGenerator } from '../../../src-main/core/script/generator.ts';
+import { HEAVY_PARSE_MS } from '../../support/budgets.ts';
 
 const TOOLS = ['get_user', 'get_orders'];
 const v = (code: string, strict = false) => validatePython(code, { tools: TOOLS, strict });
@@ -45,11 +46,15 @@ describe('Python validator', () => {
     );
   });
 
-  it('reports syntax errors with positions and never throws', () => {
-    const r = v('def f(:\n  emit_result(1)\n');
-    expect(r.violations[0]).toMatchObject({ rule: 'syntax', line: 1 });
-    expect(() => v('\u0000\ufeff)))(((')).not.toThrow();
-  });
+  it(
+    'reports syntax errors with positions and never throws',
+    () => {
+      const r = v('def f(:\n  emit_result(1)\n');
+      expect(r.violations[0]).toMatchObject({ rule: 'syntax', line: 1 });
+      expect(() => v('\u0000\ufeff)))(((')).not.toThrow();
+    },
+    HEAVY_PARSE_MS,
+  );
 
   it('flags references, not only calls', () => {
     expect(rules('f = eval\nemit_result(1)')).toEqual(['forbidden-name']);

@@ -20,6 +20,7 @@ import {
   validatePythonPart,
 } from '../../../src-main/core/lang/python/validate.ts';
 import type { ValidateOptions } from '../../../src-main/core/lang/violation.ts';
+import { HEAVY_PARSE_MS } from '../../support/budgets.ts';
 
 const corpusDir = new URL('../../fixtures/corpus/python/', import.meta.url).pathname;
 const read = (sub: string) =>
@@ -123,35 +124,44 @@ describe('splitPython', () => {
 });
 
 describe('validating in parts equals validating whole', () => {
-  it('on every candidate split of each corpus script (benign and attack, normal and strict)', () => {
-    let compared = 0;
-    for (const options of OPTIONS)
-      for (const { code } of [...benign, ...attack]) compared += checkEveryCandidate(code, options).compared;
-    expect(compared).toBeGreaterThan(200);
-  });
-
-  it('on concatenations of attack and benign scripts split into 2-4 parts', () => {
-    const all = [...attack, ...benign];
-    for (let i = 0; i < all.length; i += 3) {
-      const code = all
-        .slice(i, i + 6)
-        .map((s) => s.code)
-        .join('\n');
+  it(
+    'on every candidate split of each corpus script (benign and attack, normal and strict)',
+    () => {
+      let compared = 0;
       for (const options of OPTIONS)
-        for (const n of [2, 3, 4]) {
-          const parts = splitPython(code, n);
-          expect(parts.map((p) => p.code).join('')).toBe(code);
-          const offsets: number[] = [];
-          let at = 0;
-          for (const p of parts) {
-            if (at > 0) offsets.push(at);
-            at += p.code.length;
+        for (const { code } of [...benign, ...attack])
+          compared += checkEveryCandidate(code, options).compared;
+      expect(compared).toBeGreaterThan(200);
+    },
+    HEAVY_PARSE_MS,
+  );
+
+  it(
+    'on concatenations of attack and benign scripts split into 2-4 parts',
+    () => {
+      const all = [...attack, ...benign];
+      for (let i = 0; i < all.length; i += 3) {
+        const code = all
+          .slice(i, i + 6)
+          .map((s) => s.code)
+          .join('\n');
+        for (const options of OPTIONS)
+          for (const n of [2, 3, 4]) {
+            const parts = splitPython(code, n);
+            expect(parts.map((p) => p.code).join('')).toBe(code);
+            const offsets: number[] = [];
+            let at = 0;
+            for (const p of parts) {
+              if (at > 0) offsets.push(at);
+              at += p.code.length;
+            }
+            const split = validateAt(code, offsets, options);
+            if (split) expect(split).toEqual(onePiece(code, options));
           }
-          const split = validateAt(code, offsets, options);
-          if (split) expect(split).toEqual(onePiece(code, options));
-        }
-    }
-  });
+      }
+    },
+    HEAVY_PARSE_MS,
+  );
 
   it('a cut inside a bracket, a multi-line string or after a backslash leaves a part that does not parse', () => {
     const cases = [
@@ -230,58 +240,67 @@ describe('validating in parts equals validating whole', () => {
     expect(compared).toBeGreaterThan(100);
   }, 120_000);
 
-  it('validatePython validates long scripts in pieces and answers as one piece would', () => {
-    const opts = OPTIONS[0] as ValidateOptions;
-    const parses = (code: string) => !onePiece(code, opts).violations.some((v) => v.rule === 'syntax');
-    const attacks = attack.map((x) => x.code).filter(parses);
-    const all = [...attacks, ...benign.map((x) => x.code)];
-    // Long scripts made of corpus scripts (attacks included), with and without a syntax error in the middle.
-    const long = [...all, ...all, ...all].join('\n');
-    expect(long.length).toBeGreaterThan(PYTHON_CHUNK_CHARS * 3);
-    const broken = [long.slice(0, long.length / 2), 'x = (1,\n', long.slice(long.length / 2)].join('\n');
-    const unterminated = `${long}\ns = '''\n${long}`;
-    for (const code of [long, broken, unterminated, long.replace(/\n/g, '\r\n')]) {
-      expect(validatePythonChunked(code, opts).pieces).toBeGreaterThan(2);
-      expect(validatePython(code, opts)).toEqual(onePiece(code, opts));
-    }
-    // The long script's answer came from the pieces (none had a syntax error), and caught every attack.
-    expect(validatePythonChunked(long, opts).syntaxErrors).toBe(0);
-    expect(parses(long)).toBe(true);
-    expect(validatePython(long, opts).violations.length).toBeGreaterThanOrEqual(attacks.length * 3);
-    expect(validatePython(broken, opts).violations.some((v) => v.rule === 'syntax')).toBe(true);
-    // Short scripts are one piece.
-    expect(validatePythonChunked(benign[0]?.code ?? '', opts).pieces).toBe(1);
-  });
+  it(
+    'validatePython validates long scripts in pieces and answers as one piece would',
+    () => {
+      const opts = OPTIONS[0] as ValidateOptions;
+      const parses = (code: string) => !onePiece(code, opts).violations.some((v) => v.rule === 'syntax');
+      const attacks = attack.map((x) => x.code).filter(parses);
+      const all = [...attacks, ...benign.map((x) => x.code)];
+      // Long scripts made of corpus scripts (attacks included), with and without a syntax error in the middle.
+      const long = [...all, ...all, ...all].join('\n');
+      expect(long.length).toBeGreaterThan(PYTHON_CHUNK_CHARS * 3);
+      const broken = [long.slice(0, long.length / 2), 'x = (1,\n', long.slice(long.length / 2)].join('\n');
+      const unterminated = `${long}\ns = '''\n${long}`;
+      for (const code of [long, broken, unterminated, long.replace(/\n/g, '\r\n')]) {
+        expect(validatePythonChunked(code, opts).pieces).toBeGreaterThan(2);
+        expect(validatePython(code, opts)).toEqual(onePiece(code, opts));
+      }
+      // The long script's answer came from the pieces (none had a syntax error), and caught every attack.
+      expect(validatePythonChunked(long, opts).syntaxErrors).toBe(0);
+      expect(parses(long)).toBe(true);
+      expect(validatePython(long, opts).violations.length).toBeGreaterThanOrEqual(attacks.length * 3);
+      expect(validatePython(broken, opts).violations.some((v) => v.rule === 'syntax')).toBe(true);
+      // Short scripts are one piece.
+      expect(validatePythonChunked(benign[0]?.code ?? '', opts).pieces).toBe(1);
+    },
+    HEAVY_PARSE_MS,
+  );
 
-  it('carries names across pieces: helpers defined in one piece and called in another, unknown calls, emits', () => {
-    const opts = OPTIONS[0] as ValidateOptions;
-    const filler = (i: number) =>
-      `def filler_${i}(rows):\n` +
-      Array.from({ length: 40 }, (_v, j) => `    rows = [r for r in rows if r.get("k${j}") != ${j}]\n`).join(
-        '',
-      ) +
-      '    return rows\n';
-    const pieces = [
-      'def early(x):\n    return later(x) + 1\n', // calls a helper defined in a later piece
-      ...Array.from({ length: 12 }, (_v, i) => filler(i)),
-      'def later(x):\n    return x * 2\n',
-      ...Array.from({ length: 12 }, (_v, i) => filler(100 + i)),
-      'total = early(1) + nowhere(2)\n', // nowhere() is defined by no piece
-      'emit_result(total)\n',
-    ];
-    const code = pieces.join('');
-    expect(validatePythonChunked(code, opts).pieces).toBeGreaterThan(2);
-    const result = validatePython(code, opts);
-    expect(result).toEqual(onePiece(code, opts));
-    expect(result.violations.map((v) => `${v.rule}:${v.line}`)).toEqual([
-      `unknown-function:${code.split('\n').findIndex((l) => l.startsWith('total =')) + 1}`,
-    ]);
-    // Without the emit (in the last piece) the script is refused, pointing at its last statement.
-    const noEmit = pieces.slice(0, -1).join('');
-    expect(validatePython(noEmit, opts).violations.map((v) => v.rule)).toEqual([
-      'missing-emit',
-      'unknown-function',
-    ]);
-    expect(validatePython(noEmit, opts)).toEqual(onePiece(noEmit, opts));
-  });
+  it(
+    'carries names across pieces: helpers defined in one piece and called in another, unknown calls, emits',
+    () => {
+      const opts = OPTIONS[0] as ValidateOptions;
+      const filler = (i: number) =>
+        `def filler_${i}(rows):\n` +
+        Array.from(
+          { length: 40 },
+          (_v, j) => `    rows = [r for r in rows if r.get("k${j}") != ${j}]\n`,
+        ).join('') +
+        '    return rows\n';
+      const pieces = [
+        'def early(x):\n    return later(x) + 1\n', // calls a helper defined in a later piece
+        ...Array.from({ length: 12 }, (_v, i) => filler(i)),
+        'def later(x):\n    return x * 2\n',
+        ...Array.from({ length: 12 }, (_v, i) => filler(100 + i)),
+        'total = early(1) + nowhere(2)\n', // nowhere() is defined by no piece
+        'emit_result(total)\n',
+      ];
+      const code = pieces.join('');
+      expect(validatePythonChunked(code, opts).pieces).toBeGreaterThan(2);
+      const result = validatePython(code, opts);
+      expect(result).toEqual(onePiece(code, opts));
+      expect(result.violations.map((v) => `${v.rule}:${v.line}`)).toEqual([
+        `unknown-function:${code.split('\n').findIndex((l) => l.startsWith('total =')) + 1}`,
+      ]);
+      // Without the emit (in the last piece) the script is refused, pointing at its last statement.
+      const noEmit = pieces.slice(0, -1).join('');
+      expect(validatePython(noEmit, opts).violations.map((v) => v.rule)).toEqual([
+        'missing-emit',
+        'unknown-function',
+      ]);
+      expect(validatePython(noEmit, opts)).toEqual(onePiece(noEmit, opts));
+    },
+    HEAVY_PARSE_MS,
+  );
 });

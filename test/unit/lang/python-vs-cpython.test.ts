@@ -7,6 +7,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { field, fieldList, parsePython, walk } from '../../../src-main/core/lang/python/pyright.ts';
+import { HEAVY_PARSE_MS } from '../../support/budgets.ts';
 
 const PY = '/usr/bin/python3';
 const probe = spawnSync(
@@ -103,17 +104,22 @@ describe('pyright parser vs CPython ast on the standard library', () => {
     expect(Object.keys(expected).length).toBeGreaterThanOrEqual(100);
   });
 
-  it('agrees on every call, import and attribute name', () => {
-    const mismatches: string[] = [];
-    for (const [path, want] of Object.entries(expected)) {
-      const got = fromPyright(readFileSync(path, 'utf8'));
-      const stripDots = (xs: string[]) => xs.map((x) => x.replace(/^\.+/, '')).sort();
-      if (JSON.stringify(got.calls) !== JSON.stringify(want.calls)) mismatches.push(`${path}: calls differ`);
-      if (JSON.stringify(stripDots(got.imports)) !== JSON.stringify(stripDots(want.imports)))
-        mismatches.push(`${path}: imports differ`);
-      if (JSON.stringify(got.attrs) !== JSON.stringify(want.attrs))
-        mismatches.push(`${path}: attributes differ`);
-    }
-    expect(mismatches).toEqual([]);
-  });
+  it(
+    'agrees on every call, import and attribute name',
+    () => {
+      const mismatches: string[] = [];
+      for (const [path, want] of Object.entries(expected)) {
+        const got = fromPyright(readFileSync(path, 'utf8'));
+        const stripDots = (xs: string[]) => xs.map((x) => x.replace(/^\.+/, '')).sort();
+        if (JSON.stringify(got.calls) !== JSON.stringify(want.calls))
+          mismatches.push(`${path}: calls differ`);
+        if (JSON.stringify(stripDots(got.imports)) !== JSON.stringify(stripDots(want.imports)))
+          mismatches.push(`${path}: imports differ`);
+        if (JSON.stringify(got.attrs) !== JSON.stringify(want.attrs))
+          mismatches.push(`${path}: attributes differ`);
+      }
+      expect(mismatches).toEqual([]);
+    },
+    HEAVY_PARSE_MS,
+  );
 });

@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { RUN_SORT_KEYS } from '../../../src-main/core/records/sort.ts';
 import type { RunFilter } from '../../../src-main/infra/store/run-store.ts';
 import { orderBy, RunStore } from '../../../src-main/infra/store/run-store.ts';
+import { LARGE_STORE_MS } from '../../support/budgets.ts';
 
 const RUNS = 2_600;
 const file = join(mkdtempSync(join(tmpdir(), 'toolsmith-anchors-')), 'runs.db');
@@ -65,20 +66,24 @@ const byOffset = (f: RunFilter): string[] => {
 const page = (s: RunStore, f: RunFilter) => s.list(f).runs.map((r) => r.id);
 
 describe('deep pages from keyset anchors', () => {
-  it('scrolling page by page, and back, gives the OFFSET pages in every order', () => {
-    for (const sort of RUN_SORT_KEYS)
-      for (const dir of ['asc', 'desc'] as const)
-        for (const status of [undefined, 'succeeded' as const]) {
-          const base: RunFilter = { sort, dir, limit: 100, ...(status ? { status } : {}) };
-          for (const offset of [1_000, 1_100, 1_200, 1_300, 1_250, 1_900, 2_500, 1_050, 2_600])
-            expect(page(store, { ...base, offset }), `${sort} ${dir} ${status} ${offset}`).toEqual(
-              byOffset({ ...base, offset }),
-            );
-        }
-    // The pages were anchored (a query whose anchors were all dropped would pass the above too).
-    const anchors = (store as unknown as { anchors: Map<string, { at: Map<number, unknown> }> }).anchors;
-    expect(Math.max(...[...anchors.values()].map((a) => a.at.size))).toBeGreaterThanOrEqual(8);
-  });
+  it(
+    'scrolling page by page, and back, gives the OFFSET pages in every order',
+    () => {
+      for (const sort of RUN_SORT_KEYS)
+        for (const dir of ['asc', 'desc'] as const)
+          for (const status of [undefined, 'succeeded' as const]) {
+            const base: RunFilter = { sort, dir, limit: 100, ...(status ? { status } : {}) };
+            for (const offset of [1_000, 1_100, 1_200, 1_300, 1_250, 1_900, 2_500, 1_050, 2_600])
+              expect(page(store, { ...base, offset }), `${sort} ${dir} ${status} ${offset}`).toEqual(
+                byOffset({ ...base, offset }),
+              );
+          }
+      // The pages were anchored (a query whose anchors were all dropped would pass the above too).
+      const anchors = (store as unknown as { anchors: Map<string, { at: Map<number, unknown> }> }).anchors;
+      expect(Math.max(...[...anchors.values()].map((a) => a.at.size))).toBeGreaterThanOrEqual(8);
+    },
+    LARGE_STORE_MS,
+  );
 
   it('a write here or on another connection drops the anchors', () => {
     const f: RunFilter = { sort: 'tokens', dir: 'desc', limit: 50 };

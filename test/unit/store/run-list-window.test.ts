@@ -10,6 +10,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { RUN_SORT_KEYS } from '../../../src-main/core/records/sort.ts';
 import type { RunFilter } from '../../../src-main/infra/store/run-store.ts';
 import { orderBy, RunStore } from '../../../src-main/infra/store/run-store.ts';
+import { LARGE_STORE_MS } from '../../support/budgets.ts';
 
 const RUNS = 3_000;
 const file = join(mkdtempSync(join(tmpdir(), 'toolsmith-window-')), 'runs.db');
@@ -123,24 +124,28 @@ const collected = (f: RunFilter): string[] => {
 const ids = (f: RunFilter) => store.list(f).runs.map((r) => r.id);
 
 describe('windowed text search', () => {
-  it('pages like the collecting query in every sort, both ways, with filters', () => {
-    for (const sort of RUN_SORT_KEYS)
-      for (const dir of ['asc', 'desc'] as const)
-        for (const f of [
-          { text: 'inventory' },
-          { text: 'INVENTORY', status: 'failed' as const },
-          { text: 'inventory', sandbox: 'support' },
-          { text: 'emit_result' },
-        ])
-          for (const offset of [0, 150]) {
-            const filter: RunFilter = { ...f, sort, dir, limit: 50, offset };
-            expect(ids(filter), JSON.stringify(filter)).toEqual(collected(filter));
-          }
-    // Both ways were taken: pages walked in a window, and pages collected (deeper than the window).
-    const answers = windowed.mock.results.map((r) => r.value as unknown[] | undefined);
-    expect(answers.filter((a) => a !== undefined).length).toBeGreaterThan(50);
-    expect(answers.filter((a) => a === undefined).length).toBeGreaterThan(0);
-  });
+  it(
+    'pages like the collecting query in every sort, both ways, with filters',
+    () => {
+      for (const sort of RUN_SORT_KEYS)
+        for (const dir of ['asc', 'desc'] as const)
+          for (const f of [
+            { text: 'inventory' },
+            { text: 'INVENTORY', status: 'failed' as const },
+            { text: 'inventory', sandbox: 'support' },
+            { text: 'emit_result' },
+          ])
+            for (const offset of [0, 150]) {
+              const filter: RunFilter = { ...f, sort, dir, limit: 50, offset };
+              expect(ids(filter), JSON.stringify(filter)).toEqual(collected(filter));
+            }
+      // Both ways were taken: pages walked in a window, and pages collected (deeper than the window).
+      const answers = windowed.mock.results.map((r) => r.value as unknown[] | undefined);
+      expect(answers.filter((a) => a !== undefined).length).toBeGreaterThan(50);
+      expect(answers.filter((a) => a === undefined).length).toBeGreaterThan(0);
+    },
+    LARGE_STORE_MS,
+  );
 
   it('finds the runs whose text matches only through the folded characters (K, ſ)', () => {
     for (const text of ['keep', 'KEEP', 'orders ku', 'ders'])

@@ -7,6 +7,7 @@ import type { RunStartedData } from '../../../src-main/core/records/events.ts';
 import { lastTraceback } from '../../../src-main/core/records/records.ts';
 import type { ExecutionResult } from '../../../src-main/core/sandbox/execution.ts';
 import { RunStore, RunStoreError } from '../../../src-main/infra/store/run-store.ts';
+import { STARTS_PROCESSES_MS } from '../../support/budgets.ts';
 
 const root = new URL('../../../', import.meta.url).pathname;
 const dbFile = () => join(mkdtempSync(join(tmpdir(), 'toolsmith-store-')), 'runs.db');
@@ -158,12 +159,14 @@ describe('RunStore (real SQLite file)', () => {
     expect(store.delete(id)).toBe(false);
   });
 
-  it('a run whose process was killed mid-run reads as interrupted, with nothing written lost', () => {
-    const file = dbFile();
-    const script = join(mkdtempSync(join(tmpdir(), 'toolsmith-kill-')), 'kill.ts');
-    writeFileSync(
-      script,
-      `import { RunStore } from ${JSON.stringify(join(root, 'src-main/infra/store/run-store.ts'))};
+  it(
+    'a run whose process was killed mid-run reads as interrupted, with nothing written lost',
+    () => {
+      const file = dbFile();
+      const script = join(mkdtempSync(join(tmpdir(), 'toolsmith-kill-')), 'kill.ts');
+      writeFileSync(
+        script,
+        `import { RunStore } from ${JSON.stringify(join(root, 'src-main/infra/store/run-store.ts'))};
 const s = new RunStore(${JSON.stringify(file)});
 const id = s.createRun({ task: 'dies', sandbox: 'ecommerce', mode: 'plan', language: 'python', maxRetries: 1, maxSteps: 1 });
 s.append(id, 'prompt', { n: 1, kind: 'first', system: 's', user: 'u', sections: [], hints: [] });
@@ -171,16 +174,18 @@ s.append(id, 'llm_response', { n: 1, text: 'emit_result(1)', promptTokens: 5, co
 process.stdout.write(id + '\\n');
 process.kill(process.pid, 'SIGKILL');
 `,
-    );
-    const r = spawnSync(join(root, 'node_modules/.bin/node'), [script], { encoding: 'utf8' });
-    expect(r.signal).toBe('SIGKILL');
-    const id = r.stdout.trim();
-    const store = new RunStore(file);
-    const rec = store.get(id);
-    expect(rec?.status).toBe('interrupted');
-    expect(rec?.attempts[0]?.llm?.text).toBe('emit_result(1)');
-    expect(store.list({ status: 'interrupted' }).runs.map((x) => x.id)).toEqual([id]);
-  });
+      );
+      const r = spawnSync(join(root, 'node_modules/.bin/node'), [script], { encoding: 'utf8' });
+      expect(r.signal).toBe('SIGKILL');
+      const id = r.stdout.trim();
+      const store = new RunStore(file);
+      const rec = store.get(id);
+      expect(rec?.status).toBe('interrupted');
+      expect(rec?.attempts[0]?.llm?.text).toBe('emit_result(1)');
+      expect(store.list({ status: 'interrupted' }).runs.map((x) => x.id)).toEqual([id]);
+    },
+    STARTS_PROCESSES_MS,
+  );
 
   it('refuses a database from a newer Toolsmith', async () => {
     const file = dbFile();

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { buildMatrix, compareMatrices, costOf } from '../../../src-main/core/suites/matrix.ts';
 import type { CaseResult, SuiteColumn } from '../../../src-main/core/suites/matrix.ts';
 import { RateGate } from '../../../src-main/core/suites/gate.ts';
@@ -61,22 +61,39 @@ describe('matrix and comparison', () => {
   });
 
   it('the rate gate closes on a 429 (not on other retries) and holds every waiter until it reopens', async () => {
-    const gate = new RateGate();
-    gate.noteRetries([{ attempt: 1, reason: 'server error (500)', waitMs: 5000 }]);
-    expect(gate.pauses).toBe(0);
-    const free = performance.now();
-    await gate.wait();
-    expect(performance.now() - free).toBeLessThan(50);
-    gate.noteRetries([{ attempt: 1, reason: 'rate limited (429)', waitMs: 300 }]);
-    expect(gate.pauses).toBe(1);
-    const t0 = performance.now();
-    await Promise.all([gate.wait(), gate.wait()]);
-    expect(performance.now() - t0).toBeGreaterThanOrEqual(280);
-    const ac = new AbortController();
-    gate.pause(10_000);
-    const t1 = performance.now();
-    setTimeout(() => ac.abort(), 20);
-    await gate.wait(ac.signal);
-    expect(performance.now() - t1).toBeLessThan(2000);
+    // Fake timers and clock: what is checked is when the waiters are let through, not how long it took.
+    vi.useFakeTimers();
+    try {
+      const gate = new RateGate(() => Date.now());
+      const settled = (p: Promise<void>) => {
+        const s = { done: false };
+        void p.then(() => (s.done = true));
+        return s;
+      };
+      gate.noteRetries([{ attempt: 1, reason: 'server error (500)', waitMs: 5000 }]);
+      expect(gate.pauses).toBe(0);
+      const open = settled(gate.wait());
+      await vi.advanceTimersByTimeAsync(0);
+      expect(open.done, 'an open gate lets a waiter through at once').toBe(true);
+
+      gate.noteRetries([{ attempt: 1, reason: 'rate limited (429)', waitMs: 300 }]);
+      expect(gate.pauses).toBe(1);
+      const both = settled(Promise.all([gate.wait(), gate.wait()]).then(() => {}));
+      await vi.advanceTimersByTimeAsync(299);
+      expect(both.done, 'held until the back-off has passed').toBe(false);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(both.done, 'both let through when it reopens').toBe(true);
+
+      const ac = new AbortController();
+      gate.pause(10_000);
+      const aborted = settled(gate.wait(ac.signal));
+      await vi.advanceTimersByTimeAsync(20);
+      expect(aborted.done).toBe(false);
+      ac.abort();
+      await vi.advanceTimersByTimeAsync(0);
+      expect(aborted.done, 'a cancelled waiter stops waiting').toBe(true);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

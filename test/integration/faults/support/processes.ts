@@ -46,10 +46,4 @@ export async function installationContainers(dataDir: string): Promise<Docker.Co
   return new Docker().listContainers({ all: true, filters: { label: [`toolsmith.installation=${id}`] } });
 }
 
-export async function requireDocker(): Promise<void> {
-  try {
-    await new Docker().ping();
-  } catch (e) {
-    throw new Error(`no Docker engine answers (${(e as Error).message}): start dockerd (.ci/run does)`);
-  }
-}
+export { requireDocker } from '../../../support/sandbox.ts';

@@ -1,0 +1,184 @@
+/**
+ * What the OpenAI and Anthropic providers share: their options, the SDK client settings (no SDK retries,
+ * no SDK logging, a backstop timeout behind our deadlines), the SDK loaded on first use, and one call's
+ * wiring: a reachability check, retries (retry.ts) around tries watched by the deadlines (deadline.ts),
+ * a cancel or a passed deadline never taken for an answer, the end-of-answer checks, latency and usage.
+ * A provider adds only how it streams one answer from its API.
+ */
+import { CancelledError, LlmError } from '../../core/ports/llm.ts';
+import type { LlmProvider, LlmRequest, LlmResponse } from '../../core/ports/llm.ts';
+import { estimateTokens } from '../../core/tools/disclosure.ts';
+import { classifyHttpError } from './classify.ts';
+import { checkAnswerEnd, DEFAULT_DEADLINES, watchTry } from './deadline.ts';
+import type { Deadlines } from './deadline.ts';
+import { checkReachable } from './reachability.ts';
+import { DEFAULT_RETRY, withRetries } from './retry.ts';
+import type { RetryPolicy } from './retry.ts';
+
+export interface SdkProviderOptions {
+  id: string;
+  model: string;
+  baseUrl?: string;
+  apiKey?: string;
+  maxTokens?: number;
+  temperature?: number;
+  /** Connect and response headers (config `timeout_ms`); see Deadlines. */
+  timeoutMs?: number;
+  idleTimeoutMs?: number;
+  totalTimeoutMs?: number;
+  retry?: RetryPolicy;
+}
+
+/** The deadlines of a provider's options, defaults filling the gaps. */
+export function deadlinesOf(o: {
+  timeoutMs?: number | undefined;
+  idleTimeoutMs?: number | undefined;
+  totalTimeoutMs?: number | undefined;
+}): Deadlines {
+  return {
+    headersMs: o.timeoutMs ?? DEFAULT_DEADLINES.headersMs,
+    idleMs: o.idleTimeoutMs ?? DEFAULT_DEADLINES.idleMs,
+    totalMs: o.totalTimeoutMs ?? DEFAULT_DEADLINES.totalMs,
+  };
+}
+
+/** The SDKs log nothing themselves (e.g. `Could not parse message into JSON` on stderr). */
+export const SILENT_SDK_LOGGER = {
+  error: () => {},
+  warn: () => {},
+  info: () => {},
+  debug: () => {},
+};
+
+/**
+ * The settings both SDK clients get: our retry policy records every wait, so the SDK's own retries are
+ * off; errors reach people through Toolsmith only, so the SDK logs nothing.
+ */
+export function sdkClientOptions(opts: SdkProviderOptions, placeholderKey: string) {
+  return {
+    apiKey: opts.apiKey ?? placeholderKey,
+    ...(opts.baseUrl ? { baseURL: opts.baseUrl } : {}),
+    maxRetries: 0,
+    // A backstop only: our deadlines (watchTry) end a request first, naming which one passed.
+    timeout: deadlinesOf(opts).totalMs + 1_000,
+    logLevel: 'off' as const,
+    logger: SILENT_SDK_LOGGER,
+  };
+}
+
+/**
+ * Fails at once, naming the URL, when the endpoint refuses connections or does not answer a TCP connect
+ * within a short timeout (remembered for a while: see reachability.ts).
+ */
+export async function assertReachable(provider: string, url: string): Promise<void> {
+  const r = await checkReachable(url);
+  if (!r.ok) throw new LlmError(provider, `${provider}: connection failed: ${r.reason ?? url}`);
+}
+
+/** One try of a request, as the provider streams it. */
+export interface TryContext {
+  model: string;
+  maxTokens: number;
+  temperature: number;
+  /** Aborts the request when a deadline passes or the caller cancels: pass it to the SDK. */
+  signal: AbortSignal;
+  /** Call when the headers arrive and on every chunk (the idle deadline starts again). */
+  alive(): void;
+}
+
+/** What one streamed answer held, for the checks at its end. */
+export interface StreamedAnswer {
+  text: string;
+  /** The model that answered, as the API names it. */
+  model: string;
+  /** The stream carried the API's end marker. */
+  ended: boolean;
+  /** The end marker's name, for the message when it is missing (`finish_reason`, `message_stop`). */
+  marker: string;
+  /** The stop reason when it was the token limit, e.g. `finish_reason: length`. */
+  hitLimit?: string;
+  /** Usage as the API reported it; estimated from the text where it is missing. */
+  promptTokens?: number;
+  completionTokens?: number;
+}
+
+export abstract class SdkProvider<Client> implements LlmProvider {
+  readonly id: string;
+  readonly model: string;
+  protected readonly opts: SdkProviderOptions;
+  private clientPromise: Promise<Client> | undefined;
+
+  constructor(opts: SdkProviderOptions) {
+    this.id = opts.id;
+    this.model = opts.model;
+    this.opts = opts;
+  }
+
+  /** The endpoint requests go to. */
+  abstract get url(): string;
+  /** Imports the SDK and makes its client (see sdkClientOptions). */
+  protected abstract loadClient(): Promise<Client>;
+  /** Sends one request and reads its stream to the end, calling `req.onToken` with each piece. */
+  protected abstract stream(client: Client, req: LlmRequest, t: TryContext): Promise<StreamedAnswer>;
+
+  /** The SDK is loaded on first use: one-shot CLI verbs that never call an LLM do not pay for it. */
+  private client(): Promise<Client> {
+    this.clientPromise ??= this.loadClient();
+    return this.clientPromise;
+  }
+
+  async generate(req: LlmRequest): Promise<LlmResponse> {
+    const model = req.model ?? this.model;
+    const deadlines = deadlinesOf(this.opts);
+    const deadlineAt = Date.now() + deadlines.totalMs;
+    await assertReachable(this.id, this.url);
+    const client = await this.client();
+    const maxTokens = req.maxTokens ?? this.opts.maxTokens ?? 2048;
+    const temperature = req.temperature ?? this.opts.temperature ?? 0;
+    return withRetries(
+      this.id,
+      this.opts.retry ?? DEFAULT_RETRY,
+      classifyHttpError,
+      async (retries) => {
+        const started = performance.now();
+        const watch = watchTry(req.signal, deadlines, deadlineAt);
+        try {
+          const a = await this.stream(client, req, {
+            model,
+            maxTokens,
+            temperature,
+            signal: watch.signal,
+            alive: () => watch.alive(),
+          });
+          // An SDK may end the iteration quietly on abort: a deadline or a cancel must not pass as an answer.
+          watch.check();
+          if (req.signal?.aborted) throw new CancelledError();
+          checkAnswerEnd({
+            text: a.text,
+            ended: a.ended,
+            marker: a.marker,
+            ...(a.hitLimit ? { hitLimit: a.hitLimit } : {}),
+            maxTokens,
+            provider: this.id,
+            ...(req.acceptTruncated ? { acceptTruncated: true } : {}),
+          });
+          return {
+            text: a.text,
+            promptTokens: a.promptTokens ?? estimateTokens(req.system + req.user),
+            completionTokens: a.completionTokens ?? estimateTokens(a.text),
+            model: a.model,
+            latencyMs: Math.round(performance.now() - started),
+            provider: this.id,
+            retries: [...retries],
+          };
+        } catch (e) {
+          watch.check();
+          throw e;
+        } finally {
+          watch.done();
+        }
+      },
+      { signal: req.signal, onRetry: req.onRetry, url: this.url, deadlineAt },
+    );
+  }
+}

@@ -1,0 +1,17 @@
+/**
+ * Time budgets of unit tests that do much work: parsing the installed standard library or every split of
+ * a corpus, validating on worker threads, starting the CLI as a process, loading a large library, paging
+ * through a large store. Each takes a second or a few on a quiet machine, yet up to ten times that on a
+ * 2-core machine that also runs other suites (measured: up to 30 s), where vitest's default 5 s fails them
+ * for load alone. A budget only ends a test that hangs; how fast the work is belongs in bench/, never in
+ * an assertion.
+ */
+
+/** Parsing or validating a large body of Python (the standard library, a whole corpus, every split). */
+export const HEAVY_PARSE_MS = 120_000;
+
+/** Starting processes or worker threads (the CLI through its bin, validator threads), or loading a large library. */
+export const STARTS_PROCESSES_MS = 60_000;
+
+/** Filling a run store with thousands of runs and paging through it in every order. */
+export const LARGE_STORE_MS = 120_000;
