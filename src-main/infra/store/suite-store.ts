@@ -5,38 +5,15 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { DatabaseSync } from 'node:sqlite';
-import type { CaseResult, SuiteColumn } from '../../core/suites/matrix.ts';
+import type { CaseResult } from '../../core/suites/matrix.ts';
 import { pidAlive, storeWrite } from './run-store.ts';
 import type { RunStore } from './run-store.ts';
 import { stmt } from './statements.ts';
+import type { SuiteRunSpec, SuiteRunStatus, SuiteRunSummary } from '../../core/suites/run.ts';
 
-export type SuiteRunStatus = 'running' | 'passed' | 'failed' | 'cancelled' | 'interrupted' | 'error';
-
-/** What a suite run set out to do: enough to draw its matrix without the suite file. */
-export interface SuiteRunSpec {
-  suite: string;
-  sandbox: string;
-  columns: SuiteColumn[];
-  cases: { id: string; task: string; threshold: number; repeat: number }[];
-  concurrency: number;
-  /** Total case runs planned (instances x columns x repeats). */
-  planned: number;
-  /** A hash of the sandbox's tools.py at the start: tool versions compared run over run. */
-  toolsHash: string;
-}
-
-export interface SuiteRunRow {
-  id: string;
-  suite: string;
-  createdAt: number;
-  finishedAt: number | null;
-  status: SuiteRunStatus;
-  spec: SuiteRunSpec;
-  error: string | null;
-  /** Finished case runs so far. */
-  done: number;
-  passed: number;
-}
+export type { SuiteRunSpec, SuiteRunStatus };
+/** A suite run as this store reads it (the shape is defined once, in core/suites/run.ts). */
+export type SuiteRunRow = SuiteRunSummary;
 
 interface Row {
   id: string;
