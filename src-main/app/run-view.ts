@@ -21,6 +21,10 @@ export function promptHead(p: EventPayloads['prompt'] | PromptHead): PromptHead 
   };
 }
 
+/** A retry in words for every front end's progress: why, and how long the wait before it is. */
+export const retryLine = (r: { reason: string; waitMs: number }): string =>
+  `${r.reason}; retrying in ${r.waitMs >= 1000 ? `${Math.round(r.waitMs / 100) / 10} s` : `${r.waitMs} ms`}`;
+
 /** A run event as pushed: a prompt event carries its prompt's head. */
 export const eventView = (e: RunEvent): RunEventView =>
   e.type === 'prompt' ? { ...e, data: promptHead(e.data) } : e;
