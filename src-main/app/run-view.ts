@@ -4,7 +4,7 @@
  */
 import type { EventPayloads, RunEvent } from '../core/records/events.ts';
 import type { PromptHead, Response, RunEventView } from '../contract/api.ts';
-import type { RunService } from './runs.ts';
+import type { RunRecord } from '../core/records/records.ts';
 import type { SuiteStore } from '../infra/store/suite-store.ts';
 
 /** An attempt's prompt without its text: what a timeline needs. */
@@ -34,7 +34,10 @@ export const eventView = (e: RunEvent): RunEventView =>
  * linked back to its suite run.
  */
 export function runDetail(
-  runs: RunService,
+  runs: {
+    get(runId: string): RunRecord;
+    store: { summary(runId: string): { suiteRun: string | null } | undefined };
+  },
   suiteRuns: SuiteStore,
   runId: string,
   prompts: boolean | undefined,

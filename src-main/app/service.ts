@@ -1,6 +1,9 @@
 /**
  * The one service every front end uses (CLI, MCP server, Electron IPC, web). Composition root: it
- * wires workspace files, the pure core and the infrastructure adapters.
+ * wires workspace files, the pure core and the infrastructure adapters, builds the feature services
+ * (catalog, runs, templates, suites, the sandbox backend, the watcher) and hands each only the narrow
+ * interface it declares (app/deps.ts and the `*Deps` of each module). Feature modules never import this
+ * file (test/unit/layering/service-imports.test.ts); the front ends and the handler table hold the facade.
  */
 import { eventView, runDetail } from './run-view.ts';
 import { readFileSync } from 'node:fs';
@@ -25,7 +28,9 @@ import { TemplateService } from './templates.ts';
 import { TemplateFiles } from '../infra/workspace/files.ts';
 import { RunStore } from '../infra/store/run-store.ts';
 import { SuiteService } from './suites.ts';
+import type { SuiteDeps } from './suites.ts';
 import type { SandboxManager } from './sandbox.ts';
+import type { SandboxFactoryDeps } from './sandbox-factory.ts';
 import type { PushEvent } from '../contract/api.ts';
 import type { Logger, ScriptExecutor } from '../core/ports/executor.ts';
 import { failedResult, infraResult } from '../core/sandbox/execution.ts';
@@ -37,15 +42,17 @@ import type { ScriptContext } from '../core/script/context.ts';
 import { McpManager } from '../infra/mcp/manager.ts';
 import type { HostCommand } from '../infra/mcp/manager.ts';
 import { ToolCatalog } from './catalog.ts';
-import type { KitEntry } from './catalog.ts';
+import type { CatalogDeps, KitEntry } from './catalog.ts';
 import type { Response } from '../contract/api.ts';
 import type { JsonValue } from '../core/tools/model.ts';
 import type { LlmProvider } from '../core/ports/llm.ts';
 import type { ProviderConfig } from './config.ts';
 import type { ProviderOverrides } from './providers.ts';
 import { callTool, extractToolsView, listTools, saveTools } from './tools-service.ts';
+import type { ToolsDeps } from './tools-service.ts';
+import type { AdminDeps } from './workspace-admin.ts';
 import { listKits, saveKit } from './kits-service.ts';
-import type { SaveKitOptions, SavedKit } from './kits-service.ts';
+import type { KitDeps, SaveKitOptions, SavedKit } from './kits-service.ts';
 import {
   learnConfigSecrets,
   ProviderKeys,
@@ -57,10 +64,11 @@ import {
 import type { KeyStore } from './settings.ts';
 import { buildImage, systemStatus } from './system.ts';
 import { watchWorkspace } from './watch.ts';
-import type { WorkspaceWatcher } from './watch.ts';
+import type { WatchDeps, WorkspaceWatcher } from './watch.ts';
 import { errorMessage } from '../core/errors.ts';
 
-export type SandboxFactory = (svc: ToolsmithService) => Promise<SandboxManager>;
+/** Builds the sandbox backend (app/sandbox-factory.ts, loaded lazily by the front ends that run scripts). */
+export type SandboxFactory = (deps: SandboxFactoryDeps) => Promise<SandboxManager>;
 
 export interface ServiceOptions {
   sandboxFactory?: SandboxFactory;
@@ -93,7 +101,9 @@ export interface ValidateRequest {
   strict?: boolean;
 }
 
-export class ToolsmithService {
+export class ToolsmithService
+  implements CatalogDeps, SandboxFactoryDeps, SuiteDeps, WatchDeps, KitDeps, ToolsDeps, AdminDeps
+{
   readonly files: WorkspaceFiles;
   /** The parsed config; replaced by `reloadConfig()` after the workbench edits the file. */
   config: Config;
