@@ -71,7 +71,8 @@ const layersRule = {
     schema: [],
   },
   create(context) {
-    const root = context.cwd;
+    // Paths are taken from this file's folder (the repository root), whatever folder ESLint runs in.
+    const root = import.meta.dirname;
     const file = context.physicalFilename;
     const own = layerOf(relative(root, file));
     if (own === undefined) return {};
