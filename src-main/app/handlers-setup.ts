@@ -4,7 +4,7 @@
  */
 import type { Method } from '../contract/api.ts';
 import { ToolsmithError } from './errors.ts';
-import type { Handlers } from './handlers.ts';
+import type { Handlers } from './handler-types.ts';
 import {
   createSandbox,
   moveProvider,

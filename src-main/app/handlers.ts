@@ -4,33 +4,17 @@
  */
 import type { JsonValue } from '../core/tools/model.ts';
 import { requests } from '../contract/api.ts';
-import type { ApiResult, Method, Request, Response } from '../contract/api.ts';
+import type { ApiResult, Method, Response } from '../contract/api.ts';
 import { ToolsmithError } from './errors.ts';
 import { suiteHandlers } from './suite-handlers.ts';
 import { mcpServersView, saveMcpServer, testMcpServer } from './mcp.ts';
 import { setupHandlers } from './handlers-setup.ts';
 import type { ToolsmithService } from './service.ts';
-import type { KeyStore } from './settings.ts';
 import { workspaceInfo } from './workspaces.ts';
-import type { OpenWorkspace } from './workspaces.ts';
+import type { FrontEndContext, Handlers } from './handler-types.ts';
 import { errorMessage } from '../core/errors.ts';
 
-/** What a front end adds: where provider keys go (the desktop keychain, or this process only). */
-export interface FrontEndContext {
-  storeKey?: KeyStore;
-  /** Switches the front end to the service of another workspace (app and `serve`; not CLI/MCP). */
-  openWorkspace?: OpenWorkspace;
-  /** A native folder dialog (desktop only). */
-  chooseFolder?: () => Promise<string | undefined>;
-}
-
-export type Handlers = {
-  [M in Method]: (
-    svc: ToolsmithService,
-    req: Request<M>,
-    fe: FrontEndContext,
-  ) => Response<M> | Promise<Response<M>>;
-};
+export type { FrontEndContext, Handlers } from './handler-types.ts';
 
 const opt = <K extends string, V>(key: K, v: V | undefined): { [P in K]?: V } =>
   v === undefined ? {} : ({ [key]: v } as { [P in K]: V });

@@ -8,10 +8,17 @@ import type { KitDefinition, ResolvedKit } from '../core/kits/kit.ts';
 import type { Response } from '../contract/api.ts';
 import { WorkspaceError } from '../infra/workspace/files.ts';
 import { ToolsmithError } from './errors.ts';
-import type { ToolsmithService } from './service.ts';
+import type { KitEntry } from './catalog.ts';
+import type { WorkspaceDeps } from './deps.ts';
+
+/** What kits need: the kit files, and resolving a definition against its sandbox's tools. */
+export interface KitDeps extends WorkspaceDeps {
+  kits(): KitEntry[];
+  resolveKitDefinition(def: KitDefinition): ResolvedKit;
+}
 
 /** The workspace's kits, each resolved or with the reason it cannot be used. */
-export function listKits(svc: ToolsmithService): Response<'kits.list'> {
+export function listKits(svc: Pick<KitDeps, 'kits'>): Response<'kits.list'> {
   return svc.kits().map((k) => ({
     name: k.name,
     sandbox: k.sandbox,
@@ -42,7 +49,7 @@ export interface SavedKit {
  * with `--force`); the definition must resolve (known tools, grade within the workspace's maximum)
  * before anything is written.
  */
-export function saveKit(svc: ToolsmithService, def: KitDefinition, options: SaveKitOptions = {}): SavedKit {
+export function saveKit(svc: KitDeps, def: KitDefinition, options: SaveKitOptions = {}): SavedKit {
   let file: string;
   try {
     file = svc.files.kitFile(def.name);

@@ -8,7 +8,7 @@ import { dirname } from 'node:path';
 import { mcpServerSchema, parseConfig } from './config.ts';
 import type { SandboxMcpConfig } from './config.ts';
 import { ToolsmithError } from './errors.ts';
-import type { ToolsmithService } from './service.ts';
+import type { ConfigDeps, McpDeps, RegistryDeps, WorkspaceDeps } from './deps.ts';
 import type { SandboxTool } from '../core/tools/extract.ts';
 import { searchTools } from '../core/tools/disclosure.ts';
 import { toolsPrompt } from '../core/tools/prompt.ts';
@@ -19,6 +19,9 @@ import type { McpServerView } from '../contract/api.ts';
 import { atomicWrite, parseTomlFile } from '../infra/workspace/files.ts';
 import type { HostToolHandler } from '../infra/sandbox/connection.ts';
 import { errorMessage } from '../core/errors.ts';
+
+/** What MCP tool sources need: the connections, the running config and the sandboxes' registries. */
+export type McpToolDeps = McpDeps & ConfigDeps & RegistryDeps;
 
 /** The tools a sandbox gets from its MCP servers; a name already taken gets the server's prefix. */
 export function sandboxMcpTools(
@@ -52,7 +55,7 @@ export function sandboxMcpTools(
 
 /** Calls one MCP tool of a sandbox (by its script-side name) and maps the result to a ToolResponse. */
 export async function callMcpTool(
-  svc: ToolsmithService,
+  svc: McpDeps,
   tool: SandboxTool,
   args: Record<string, JsonValue>,
   signal?: AbortSignal,
@@ -63,7 +66,7 @@ export async function callMcpTool(
 }
 
 /** Host-side handlers for a sandbox's MCP tools: location `mcp:<server>` in every trace. */
-export function mcpHostTools(svc: ToolsmithService, sandbox: string): Record<string, HostToolHandler> {
+export function mcpHostTools(svc: McpToolDeps, sandbox: string): Record<string, HostToolHandler> {
   if (Object.keys(svc.config.sandboxes[sandbox]?.mcp ?? {}).length === 0) return {};
   const out: Record<string, HostToolHandler> = {};
   for (const tool of svc.registry(sandbox).tools) {
@@ -83,7 +86,7 @@ export function mcpHostTools(svc: ToolsmithService, sandbox: string): Record<str
  * cannot call is neither found nor described.
  */
 export function discoveryHostTools(
-  svc: ToolsmithService,
+  svc: RegistryDeps,
   sandbox: string,
   jobTools: Readonly<Record<string, string>>,
 ): Record<string, HostToolHandler> {
@@ -126,7 +129,7 @@ export function discoveryHostTools(
 }
 
 /** The names of a sandbox's MCP tools, for the worker's `load` (it defines a function for each). */
-export function mcpHostToolNames(svc: ToolsmithService, sandbox: string): { name: string }[] {
+export function mcpHostToolNames(svc: ConfigDeps & RegistryDeps, sandbox: string): { name: string }[] {
   if (Object.keys(svc.config.sandboxes[sandbox]?.mcp ?? {}).length === 0) return [];
   return svc
     .registry(sandbox)
@@ -134,7 +137,7 @@ export function mcpHostToolNames(svc: ToolsmithService, sandbox: string): { name
     .map((t) => ({ name: t.name }));
 }
 
-export function mcpServersView(svc: ToolsmithService): McpServerView[] {
+export function mcpServersView(svc: McpDeps & ConfigDeps): McpServerView[] {
   return svc
     .mcp()
     .names()
@@ -160,7 +163,7 @@ export function mcpServersView(svc: ToolsmithService): McpServerView[] {
 
 /** Connects (or reconnects) a server and returns its tools as a sandbox would see them (all, default names). */
 export async function testMcpServer(
-  svc: ToolsmithService,
+  svc: McpDeps & ConfigDeps,
   name: string,
 ): Promise<{ server: McpServerView; tools: SandboxTool[]; ms: number }> {
   if (!svc.config.mcp_servers[name])
@@ -213,7 +216,7 @@ function dropTable(text: string, header: string): string {
  * running service picks the change up at once: no restart.
  */
 export async function saveMcpServer(
-  svc: ToolsmithService,
+  svc: McpDeps & ConfigDeps & WorkspaceDeps,
   name: string,
   raw: Record<string, unknown>,
   sandbox?: string,

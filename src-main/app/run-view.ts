@@ -4,7 +4,7 @@
  */
 import type { EventPayloads, RunEvent } from '../core/records/events.ts';
 import type { PromptHead, Response, RunEventView } from '../contract/api.ts';
-import type { RunService } from './runs.ts';
+import type { RunRecord } from '../core/records/records.ts';
 import type { SuiteStore } from '../infra/store/suite-store.ts';
 
 /** An attempt's prompt without its text: what a timeline needs. */
@@ -21,6 +21,10 @@ export function promptHead(p: EventPayloads['prompt'] | PromptHead): PromptHead 
   };
 }
 
+/** A retry in words for every front end's progress: why, and how long the wait before it is. */
+export const retryLine = (r: { reason: string; waitMs: number }): string =>
+  `${r.reason}; retrying in ${r.waitMs >= 1000 ? `${Math.round(r.waitMs / 100) / 10} s` : `${r.waitMs} ms`}`;
+
 /** A run event as pushed: a prompt event carries its prompt's head. */
 export const eventView = (e: RunEvent): RunEventView =>
   e.type === 'prompt' ? { ...e, data: promptHead(e.data) } : e;
@@ -30,7 +34,10 @@ export const eventView = (e: RunEvent): RunEventView =>
  * linked back to its suite run.
  */
 export function runDetail(
-  runs: RunService,
+  runs: {
+    get(runId: string): RunRecord;
+    store: { summary(runId: string): { suiteRun: string | null } | undefined };
+  },
   suiteRuns: SuiteStore,
   runId: string,
   prompts: boolean | undefined,

@@ -11,9 +11,10 @@ import { dirname } from 'node:path';
 import Docker from 'dockerode';
 import { ToolsmithError } from './errors.ts';
 import { discoveryHostTools, mcpHostToolNames, mcpHostTools } from './mcp.ts';
+import type { McpToolDeps } from './mcp.ts';
 import { SandboxFactories } from './isolation.ts';
 import type { SandboxManager } from './sandbox.ts';
-import type { ToolsmithService } from './service.ts';
+import type { PushDeps, WorkspaceDeps } from './deps.ts';
 import type { ExecuteRequest } from '../core/ports/executor.ts';
 import type { ExecutionResult } from '../core/sandbox/execution.ts';
 import { runtimeOf } from '../core/sandbox/runtimes.ts';
@@ -73,7 +74,22 @@ function stripForBun(req: ExecuteRequest): ExecuteRequest | ExecutionResult {
   }
 }
 
-export async function createSandboxManager(svc: ToolsmithService): Promise<SandboxManager> {
+/**
+ * What a sandbox backend needs from the service: the workspace (tools.py, sandbox folders), the running
+ * config (limits, pool, sandboxes, credentials), image progress pushed to front ends, the sandboxes' MCP
+ * tools, and a way to retire itself when a Docker engine appears.
+ */
+export interface SandboxFactoryDeps extends WorkspaceDeps, PushDeps, McpToolDeps {
+  /** A one-command process: no standby workers, no engine probe. */
+  readonly oneShot: boolean;
+  enabledRuntimes(): string[];
+  /** Connects a sandbox's MCP servers; the ones that could not be reached, each with why. */
+  prepareMcp(sandbox: string): Promise<{ server: string; error: string }[]>;
+  /** New jobs go to a new backend; this one is disposed once its running jobs end. */
+  retireSandbox(): void;
+}
+
+export async function createSandboxManager(svc: SandboxFactoryDeps): Promise<SandboxManager> {
   const paths = imagePaths();
   const forced = process.env['TOOLSMITH_BACKEND'];
   const docker = new Docker();

@@ -1,19 +1,21 @@
 /**
  * The one service every front end uses (CLI, MCP server, Electron IPC, web). Composition root: it
- * wires workspace files, the pure core and the infrastructure adapters.
+ * wires workspace files, the pure core and the infrastructure adapters, builds the feature services
+ * (catalog, runs, templates, suites, the sandbox backend, the watcher) and hands each only the narrow
+ * interface it declares (app/deps.ts and the `*Deps` of each module). Feature modules never import this
+ * file (test/unit/layering/service-imports.test.ts); the front ends and the handler table hold the facade.
  */
 import { eventView, runDetail } from './run-view.ts';
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { defaultKit, gradeRefusal, KitError, kitToolView, resolveKit } from '../core/kits/kit.ts';
-import type { KitDefinition, KitToolsSpec, ResolvedKit } from '../core/kits/kit.ts';
+import type { KitDefinition, ResolvedKit } from '../core/kits/kit.ts';
 import { validateScript } from '../core/lang/validate.ts';
 import type { ScriptLanguage, ValidateOptions, ValidationResult } from '../core/lang/violation.ts';
 import { ParallelValidator } from '../infra/validate/parallel.ts';
 import { ScriptGenerator } from '../core/script/generator.ts';
 import type { BuiltPrompt, PromptOptions } from '../core/script/generator.ts';
 import type { SandboxTool } from '../core/tools/extract.ts';
-import { ToolRegistry } from '../core/tools/registry.ts';
+import type { ToolRegistry } from '../core/tools/registry.ts';
 import { parseTomlFile, readPromptFiles, WorkspaceError, WorkspaceFiles } from '../infra/workspace/files.ts';
 import { resourcesDir } from '../infra/workspace/paths.ts';
 import { parseConfig } from './config.ts';
@@ -26,26 +28,31 @@ import { TemplateService } from './templates.ts';
 import { TemplateFiles } from '../infra/workspace/files.ts';
 import { RunStore } from '../infra/store/run-store.ts';
 import { SuiteService } from './suites.ts';
+import type { SuiteDeps } from './suites.ts';
 import type { SandboxManager } from './sandbox.ts';
+import type { SandboxFactoryDeps } from './sandbox-factory.ts';
 import type { PushEvent } from '../contract/api.ts';
 import type { Logger, ScriptExecutor } from '../core/ports/executor.ts';
 import { failedResult, infraResult } from '../core/sandbox/execution.ts';
 import type { ExecutionResult } from '../core/sandbox/execution.ts';
 import { runtimeOf, runtimeRegistry } from '../core/sandbox/runtimes.ts';
 import type { RuntimeId, RuntimeSpec } from '../core/sandbox/runtimes.ts';
-import { assembleIn, sandboxContext, scriptContext, scriptToolNames } from '../core/script/context.ts';
+import { assembleIn, sandboxContext, scriptToolNames } from '../core/script/context.ts';
 import type { ScriptContext } from '../core/script/context.ts';
 import { McpManager } from '../infra/mcp/manager.ts';
 import type { HostCommand } from '../infra/mcp/manager.ts';
-import { sandboxMcpTools } from './mcp.ts';
+import { ToolCatalog } from './catalog.ts';
+import type { CatalogDeps, KitEntry } from './catalog.ts';
 import type { Response } from '../contract/api.ts';
 import type { JsonValue } from '../core/tools/model.ts';
 import type { LlmProvider } from '../core/ports/llm.ts';
 import type { ProviderConfig } from './config.ts';
 import type { ProviderOverrides } from './providers.ts';
 import { callTool, extractToolsView, listTools, saveTools } from './tools-service.ts';
+import type { ToolsDeps } from './tools-service.ts';
+import type { AdminDeps } from './workspace-admin.ts';
 import { listKits, saveKit } from './kits-service.ts';
-import type { SaveKitOptions, SavedKit } from './kits-service.ts';
+import type { KitDeps, SaveKitOptions, SavedKit } from './kits-service.ts';
 import {
   learnConfigSecrets,
   ProviderKeys,
@@ -57,10 +64,11 @@ import {
 import type { KeyStore } from './settings.ts';
 import { buildImage, systemStatus } from './system.ts';
 import { watchWorkspace } from './watch.ts';
-import type { WorkspaceWatcher } from './watch.ts';
+import type { WatchDeps, WorkspaceWatcher } from './watch.ts';
 import { errorMessage } from '../core/errors.ts';
 
-export type SandboxFactory = (svc: ToolsmithService) => Promise<SandboxManager>;
+/** Builds the sandbox backend (app/sandbox-factory.ts, loaded lazily by the front ends that run scripts). */
+export type SandboxFactory = (deps: SandboxFactoryDeps) => Promise<SandboxManager>;
 
 export interface ServiceOptions {
   sandboxFactory?: SandboxFactory;
@@ -82,15 +90,6 @@ export interface ServiceOptions {
   watch?: boolean;
 }
 
-export interface KitEntry {
-  name: string;
-  sandbox: string;
-  file: string;
-  kit?: ResolvedKit;
-  /** Why the kit cannot be used (unknown tool, grade above the workspace maximum...). */
-  error?: string;
-}
-
 export interface ValidateRequest {
   code: string;
   language: ScriptLanguage;
@@ -102,15 +101,15 @@ export interface ValidateRequest {
   strict?: boolean;
 }
 
-export class ToolsmithService {
+export class ToolsmithService
+  implements CatalogDeps, SandboxFactoryDeps, SuiteDeps, WatchDeps, KitDeps, ToolsDeps, AdminDeps
+{
   readonly files: WorkspaceFiles;
   /** The parsed config; replaced by `reloadConfig()` after the workbench edits the file. */
   config: Config;
   readonly generator: ScriptGenerator;
-  private readonly registries = new Map<
-    string,
-    { registry: ToolRegistry; mtimeMs: number; size: number; mcpVersion?: number }
-  >();
+  /** Registries, kits and the tools a script or a person may call (app/catalog.ts). */
+  readonly catalog: ToolCatalog;
   private mcpManager: McpManager | undefined;
   private readonly options: ServiceOptions;
   /** See `ServiceOptions.oneShot`. */
@@ -145,6 +144,15 @@ export class ToolsmithService {
     this.options = options;
     this.oneShot = options.oneShot === true;
     this.validator = this.oneShot ? undefined : new ParallelValidator();
+    // Reads the running config at each use (reloadConfig replaces it).
+    const current = (): Config => this.config;
+    this.catalog = new ToolCatalog({
+      files,
+      get config() {
+        return current();
+      },
+      mcp: () => this.mcp(),
+    });
     files.declaredSandboxes = new Set(
       Object.entries(config.sandboxes)
         .filter(([, s]) => Object.keys(s.mcp).length > 0)
@@ -399,7 +407,7 @@ export class ToolsmithService {
     for (const name of names) {
       this.invalidateRegistry(name);
       if (!this.files.sandboxNames().includes(name)) {
-        this.registries.delete(name);
+        this.catalog.forget(name);
         out.push({ sandbox: name });
         continue;
       }
@@ -461,135 +469,55 @@ export class ToolsmithService {
     return this.files.root;
   }
 
+  // The tool catalog (app/catalog.ts), as every front end and feature service reaches it.
+
   /** Every sandbox with its tool count from every source (tools.py and connected MCP servers). */
   sandboxes(): Response<'sandboxes.list'> {
-    return this.files.sandboxNames().map((name) => {
-      const r = this.registry(name);
-      const servers = Object.keys(this.config.sandboxes[name]?.mcp ?? {});
-      return {
-        name,
-        description: this.config.sandboxes[name]?.description ?? '',
-        tools: r.tools.length,
-        problems: r.problems.length,
-        ...(servers.length ? { fromMcp: r.tools.filter((t) => t.mcp).length, mcpServers: servers } : {}),
-      };
-    });
+    return this.catalog.sandboxes();
+  }
+
+  /** Forgets the cached tools of a sandbox (after writing its tools.py). */
+  invalidateRegistry(sandbox: string): void {
+    this.catalog.invalidateRegistry(sandbox);
   }
 
   /** The sandbox's registry, re-extracted when tools.py changed on disk since the last call. */
-  /** Forgets the cached tools of a sandbox (after writing its tools.py: mtime and size alone can miss a
-   * same-size rewrite within the file system's timestamp resolution). */
-  invalidateRegistry(sandbox: string): void {
-    const entry = this.registries.get(sandbox);
-    if (entry) entry.mtimeMs = -1;
-  }
-
   registry(sandbox: string): ToolRegistry {
-    let file: string;
-    try {
-      file = this.files.toolsFile(sandbox);
-    } catch (e) {
-      throw new ToolsmithError('invalid_argument', errorMessage(e));
-    }
-    let st;
-    try {
-      st = this.files.declaredSandboxes.has(sandbox) ? statOrEmpty(file) : statSync(file);
-    } catch {
-      throw new ToolsmithError(
-        'not_found',
-        `no sandbox ${sandbox} in ${this.files.root}; available: ${this.files.sandboxNames().join(', ') || 'none'}`,
-      );
-    }
-    let entry = this.registries.get(sandbox);
-    if (!entry || entry.mtimeMs !== st.mtimeMs || entry.size !== st.size) {
-      const registry = entry?.registry ?? new ToolRegistry(sandbox);
-      registry.update(this.files.readTools(sandbox));
-      entry = { registry, mtimeMs: st.mtimeMs, size: st.size };
-      this.registries.set(sandbox, entry);
-    }
-    const mcpConfig = this.config.sandboxes[sandbox]?.mcp ?? {};
-    if (Object.keys(mcpConfig).length > 0 && entry.mcpVersion !== this.mcp().version) {
-      entry.mcpVersion = this.mcp().version;
-      entry.registry.setHostTools(sandboxMcpTools(this.mcp(), mcpConfig).tools);
-    }
-    return entry.registry;
+    return this.catalog.registry(sandbox);
   }
 
+  /** Every kit, resolved or with the reason it cannot be used. */
   kits(): KitEntry[] {
-    const out: KitEntry[] = [];
-    for (const { file, data, error } of this.files.kitFiles()) {
-      const name = typeof data['name'] === 'string' ? data['name'] : file.replace(/^.*\/|\.kit$/g, '');
-      const sandbox = typeof data['sandbox'] === 'string' ? data['sandbox'] : '';
-      const entry: KitEntry = { name, sandbox, file };
-      // A kit file that does not parse is listed with its error; the other kits stay usable.
-      if (error !== undefined) {
-        out.push({ ...entry, error });
-        continue;
-      }
-      try {
-        entry.kit = this.resolveKitDefinition(kitDefinition(name, sandbox, data, file));
-      } catch (e) {
-        entry.error = e instanceof ToolsmithError || e instanceof KitError ? e.message : String(e);
-      }
-      out.push(entry);
-    }
-    return out;
+    return this.catalog.kits();
   }
 
   resolveKitDefinition(def: KitDefinition): ResolvedKit {
-    const tools = this.registry(def.sandbox).tools;
-    try {
-      return resolveKit(def, tools, this.config.workspace.max_grade);
-    } catch (e) {
-      if (e instanceof KitError) throw new ToolsmithError('refused', e.message);
-      throw e;
-    }
+    return this.catalog.resolveKitDefinition(def);
   }
 
   /** A kit by name, resolved and checked against the workspace's maximum grade. */
   kit(name: string): ResolvedKit {
-    const entry = this.kits().find((k) => k.name === name);
-    if (!entry) {
-      throw new ToolsmithError(
-        'not_found',
-        `no kit ${name}; available: ${
-          this.kits()
-            .map((k) => k.name)
-            .join(', ') || 'none'
-        }`,
-      );
-    }
-    if (!entry.kit) throw new ToolsmithError('refused', entry.error ?? `kit ${name} cannot be used`);
-    return entry.kit;
+    return this.catalog.kit(name);
   }
 
   /** The tools a script sees: the kit's aliases, or every tool of the sandbox. */
   scriptTools(sandbox: string, kitName?: string): { tools: SandboxTool[]; kit: ResolvedKit } {
-    const kit = kitName
-      ? this.kit(kitName)
-      : defaultKit(sandbox, this.registry(sandbox).tools, this.config.workspace.max_grade);
-    if (kit.sandbox !== sandbox)
-      throw new ToolsmithError(
-        'invalid_argument',
-        `kit ${kit.name} belongs to sandbox ${kit.sandbox}, not ${sandbox}`,
-      );
-    return { tools: kitToolView(kit), kit };
+    return this.catalog.scriptTools(sandbox, kitName);
   }
 
-  /**
-   * The one script context of a sandbox, kit and language: the tools under their aliases, the alias ->
-   * tool map, the helpers and the tools manual (core/script/context.ts). Used by runs, edited scripts,
-   * `exec`, prompts and templates.
-   */
+  /** The one script context of a sandbox, kit and language (see app/catalog.ts). */
   scriptContext(sandbox: string, kitName: string | undefined, language: ScriptLanguage): ScriptContext {
-    const { kit } = this.scriptTools(sandbox, kitName);
-    return scriptContext({
-      sandbox,
-      kit,
-      kitName,
-      language,
-      manual: (tools) => this.registry(sandbox).prompt(tools),
-    });
+    return this.catalog.scriptContext(sandbox, kitName, language);
+  }
+
+  /** The sandbox's tools a script with `allowed` tools may not call, each with why. */
+  excludedTools(sandbox: string, allowed: readonly string[]): Record<string, string> {
+    return this.catalog.excludedTools(sandbox, allowed);
+  }
+
+  /** A tool a person calls directly (`tool call`, Try tool): refused above the workspace's maximum grade. */
+  callableTool(sandbox: string, name: string): SandboxTool {
+    return this.catalog.callableTool(sandbox, name);
   }
 
   validate(req: ValidateRequest): ValidationResult {
@@ -602,21 +530,6 @@ export class ToolsmithService {
     });
   }
 
-  /**
-   * The sandbox's tools a script with `allowed` tools may not call, each with why: above the workspace's
-   * maximum grade, or outside the kit. The same words as `tool call` uses.
-   */
-  excludedTools(sandbox: string, allowed: readonly string[]): Record<string, string> {
-    const ok = new Set(allowed);
-    const out: Record<string, string> = {};
-    for (const t of this.registry(sandbox).tools) {
-      if (ok.has(t.name)) continue;
-      out[t.name] =
-        gradeRefusal(t, this.config.workspace.max_grade) ?? `tool ${t.name} is not in the script's kit`;
-    }
-    return out;
-  }
-
   buildPrompt(
     task: string,
     sandbox: string,
@@ -625,23 +538,6 @@ export class ToolsmithService {
     if (!task.trim()) throw new ToolsmithError('invalid_argument', 'the task is empty');
     const ctx = this.scriptContext(sandbox, options.kit, options.language ?? 'python');
     return this.generator.buildPrompt(task, sandboxContext(ctx), options);
-  }
-
-  /** A tool a person calls directly (`tool call`, Try tool): refused above the workspace's maximum grade. */
-  callableTool(sandbox: string, name: string): SandboxTool {
-    const t = this.registry(sandbox).get(name);
-    if (!t)
-      throw new ToolsmithError(
-        'not_found',
-        `no tool ${name} in sandbox ${sandbox}; available: ${
-          this.registry(sandbox)
-            .tools.map((x) => x.name)
-            .join(', ') || 'none'
-        }`,
-      );
-    const refusal = gradeRefusal(t, this.config.workspace.max_grade);
-    if (refusal) throw new ToolsmithError('refused', refusal);
-    return t;
   }
 
   // Tools, kits, settings and the sandbox system: the logic lives in tools-service.ts, kits-service.ts,
@@ -734,10 +630,7 @@ export class ToolsmithService {
         .filter(([, s]) => Object.keys(s.mcp).length > 0)
         .map(([n]) => n),
     );
-    for (const entry of this.registries.values()) {
-      entry.mtimeMs = -1;
-      delete entry.mcpVersion;
-    }
+    this.catalog.invalidateAll();
     void this.mcpManager?.setDefs(next.mcp_servers);
     const backendOf = (c: Config) => JSON.stringify([c.pool, c.limits, c.runtimes, c.sandboxes, c.engines]);
     if (backendOf(old) !== backendOf(next)) this.retireSandbox();
@@ -772,37 +665,4 @@ function loadConfig(files: WorkspaceFiles): Config {
     if (e instanceof WorkspaceError) throw new ToolsmithError('invalid_config', e.message);
     throw e;
   }
-}
-
-/** A missing tools.py of an MCP-only sandbox reads as an empty file. */
-function statOrEmpty(file: string): { mtimeMs: number; size: number } {
-  try {
-    return statSync(file);
-  } catch {
-    return { mtimeMs: 0, size: 0 };
-  }
-}
-
-function kitDefinition(
-  name: string,
-  sandbox: string,
-  data: Record<string, unknown>,
-  file: string,
-): KitDefinition {
-  if (!sandbox) throw new ToolsmithError('invalid_config', `${file}: a kit needs sandbox = "<name>"`);
-  const tools = data['tools'];
-  if (!isToolsSpec(tools))
-    throw new ToolsmithError(
-      'invalid_config',
-      `${file}: tools must be a list of names or a table of aliases`,
-    );
-  const def: KitDefinition = { name, sandbox, tools };
-  if (typeof data['description'] === 'string') def.description = data['description'];
-  return def;
-}
-
-function isToolsSpec(v: unknown): v is KitToolsSpec {
-  if (Array.isArray(v)) return v.every((x) => typeof x === 'string');
-  if (typeof v !== 'object' || v === null) return false;
-  return Object.values(v).every((x) => typeof x === 'string' || isToolsSpec(x));
 }

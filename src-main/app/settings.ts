@@ -16,9 +16,14 @@ import type { Config, ProviderConfig } from './config.ts';
 import { ToolsmithError } from './errors.ts';
 import { createProviders, endpointOf, providerUrl } from './providers.ts';
 import type { ProviderOverrides } from './providers.ts';
-import type { ToolsmithService } from './service.ts';
+import type { ConfigDeps } from './deps.ts';
 
 export { endpointOf };
+
+/** What the key functions read: the running config and the keys set at run time. */
+export interface KeyDeps extends ConfigDeps {
+  readonly providerKeys: ProviderKeys;
+}
 
 /** Where a front end keeps a provider key: the desktop keychain, or this process only. */
 export type KeyStore = (provider: string, key: string, endpoint: string) => KeyPlace;
@@ -81,7 +86,7 @@ export function learnConfigSecrets(config: Config): void {
  * Why a provider has no key for its endpoint although one is stored: the key was saved for another URL.
  * Undefined when the key applies (or there is none).
  */
-export function keyMismatch(svc: ToolsmithService, p: ProviderConfig): string | undefined {
+export function keyMismatch(svc: KeyDeps, p: ProviderConfig): string | undefined {
   const url = providerEndpoint(p);
   const stored = svc.providerKeys.entry(p.id);
   if (stored && stored.endpoint !== url)
@@ -101,7 +106,7 @@ export function keyMismatch(svc: ToolsmithService, p: ProviderConfig): string | 
  * A provider's key for the endpoint `p` names: one set at run time (if saved for that endpoint), else its
  * environment variable (if the config gives this provider that variable and that endpoint).
  */
-export function providerKey(svc: ToolsmithService, p: ProviderConfig): string | undefined {
+export function providerKey(svc: KeyDeps, p: ProviderConfig): string | undefined {
   const url = providerEndpoint(p);
   if (svc.providerKeys.has(p.id)) return svc.providerKeys.keyFor(p.id, url);
   if (!p.api_key_env) return undefined;
@@ -114,7 +119,7 @@ export function providerKey(svc: ToolsmithService, p: ProviderConfig): string | 
 }
 
 /** The configured LLM providers (optionally overridden), each with its key (see `providerKey`). */
-export function providersFor(svc: ToolsmithService, overrides: ProviderOverrides = {}): LlmProvider[] {
+export function providersFor(svc: KeyDeps, overrides: ProviderOverrides = {}): LlmProvider[] {
   return createProviders(svc.config, overrides, (p) => {
     const why = keyMismatch(svc, p);
     if (why && overrides.baseUrl)
@@ -140,7 +145,7 @@ export function keyNeeded(p: Pick<ProviderConfig, 'kind' | 'base_url'>): boolean
   return !(host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host));
 }
 
-export function settingsView(svc: ToolsmithService): Response<'settings.get'> {
+export function settingsView(svc: KeyDeps): Response<'settings.get'> {
   const c = svc.config;
   return {
     providers: c.providers.map((p) => {
@@ -174,7 +179,7 @@ export function settingsView(svc: ToolsmithService): Response<'settings.get'> {
  * the front end's keychain (desktop), else the key is kept in this process only.
  */
 export function setProviderKey(
-  svc: ToolsmithService,
+  svc: KeyDeps,
   provider: string,
   key: string,
   store?: KeyStore,

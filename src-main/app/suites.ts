@@ -25,7 +25,10 @@ import { ToolsmithError } from './errors.ts';
 import { envKey, makeProvider } from './providers.ts';
 import type { KeyLookup } from './providers.ts';
 import type { RunService } from './runs.ts';
-import type { ToolsmithService } from './service.ts';
+import type { ConfigDeps, PushDeps, WorkspaceDeps } from './deps.ts';
+import type { ScriptLanguage, ValidateOptions, ValidationResult } from '../core/lang/violation.ts';
+import type { ExecutionResult } from '../core/sandbox/execution.ts';
+import type { SandboxTool } from '../core/tools/extract.ts';
 import { errorMessage } from '../core/errors.ts';
 
 export type { SuiteProgress };
@@ -48,9 +51,29 @@ interface Job {
   rep: number;
 }
 
+/** What checking a suite needs: the tools a script of its sandbox and kit sees, and validation. */
+export interface SuiteCheckDeps {
+  scriptTools(sandbox: string, kit?: string): { tools: SandboxTool[] };
+  validateCode(code: string, language: ScriptLanguage, options: ValidateOptions): ValidationResult;
+}
+
+/**
+ * What running suites needs besides the run service: the workspace, the running config (providers,
+ * prices), progress pushed to front ends, and running a predicate script in the suite's sandbox.
+ */
+export interface SuiteDeps extends SuiteCheckDeps, WorkspaceDeps, ConfigDeps, PushDeps {
+  executeScript(req: {
+    sandbox: string;
+    kit?: string;
+    language: ScriptLanguage;
+    body: string;
+    timeoutMs?: number;
+  }): Promise<ExecutionResult>;
+}
+
 /** Parses a suite; problems (TOML, schema, predicate validation) carry line numbers. */
 export function checkSuiteText(
-  svc: ToolsmithService,
+  svc: SuiteCheckDeps,
   text: string,
 ): { suite?: Suite; problems: SuiteProblem[] } {
   const r = parseSuite(text);
@@ -87,17 +110,17 @@ const predicateBody = (script: string, result: unknown) => `result = ${pythonLit
 export class SuiteService {
   readonly files: SuiteFiles;
   readonly store: SuiteStore;
-  private readonly svc: ToolsmithService;
+  private readonly svc: SuiteDeps;
   private readonly runs: RunService;
   private readonly active = new Map<
     string,
     { abort: AbortController; runIds: Set<string>; done?: Promise<unknown> }
   >();
 
-  constructor(svc: ToolsmithService, runs: RunService) {
+  constructor(svc: SuiteDeps, runs: RunService) {
     this.svc = svc;
     this.runs = runs;
-    this.files = new SuiteFiles(svc.workspaceDir);
+    this.files = new SuiteFiles(svc.files.root);
     this.store = new SuiteStore(runs.store);
   }
 

@@ -4,14 +4,14 @@
  */
 import type { RuntimeId } from '../core/sandbox/runtimes.ts';
 import type { Response } from '../contract/api.ts';
-import type { ToolsmithService } from './service.ts';
+import type { PushDeps, SandboxDeps } from './deps.ts';
 import { errorMessage } from '../core/errors.ts';
 
 export const NO_DOCKER_HINT =
   'Install Docker (Debian: apt-get install docker.io) and start it (systemctl start docker, or dockerd &).';
 
 /** Engine, isolation, images and pools; without a sandbox backend, a status that says why. */
-export async function systemStatus(svc: ToolsmithService): Promise<Response<'system.status'>> {
+export async function systemStatus(svc: SandboxDeps): Promise<Response<'system.status'>> {
   try {
     return await (await svc.sandbox()).status();
   } catch (e) {
@@ -30,7 +30,7 @@ export async function systemStatus(svc: ToolsmithService): Promise<Response<'sys
  * to `onLine`.
  */
 export async function buildImage(
-  svc: ToolsmithService,
+  svc: SandboxDeps & PushDeps,
   runtime: RuntimeId,
   sandbox?: string,
   onLine?: (line: string) => void,

@@ -9,9 +9,17 @@ import { openAiFunctionSchema } from '../core/tools/schema.ts';
 import type { ToolRegistry } from '../core/tools/registry.ts';
 import type { Response, ToolsView } from '../contract/api.ts';
 import { ToolsmithError } from './errors.ts';
-import type { ToolsmithService } from './service.ts';
+import type { RegistryDeps, SandboxDeps, WorkspaceDeps } from './deps.ts';
+import type { SandboxTool } from '../core/tools/extract.ts';
 import { infraResult } from '../core/sandbox/execution.ts';
 import { errorMessage } from '../core/errors.ts';
+
+/** What saving tools.py needs besides the files and registries: forgetting a sandbox's cached tools. */
+export interface ToolsDeps extends WorkspaceDeps, RegistryDeps, SandboxDeps {
+  invalidateRegistry(sandbox: string): void;
+  /** A tool a person may call directly (refused above the workspace's maximum grade). */
+  callableTool(sandbox: string, name: string): SandboxTool;
+}
 
 const view = (sandbox: string, r: ToolRegistry): ToolsView => ({
   sandbox,
@@ -22,7 +30,7 @@ const view = (sandbox: string, r: ToolRegistry): ToolsView => ({
 });
 
 /** A sandbox's tools as the workbench shows them, with the source of its tools.py. */
-export function listTools(svc: ToolsmithService, sandbox: string): Response<'tools.list'> {
+export function listTools(svc: WorkspaceDeps & RegistryDeps, sandbox: string): Response<'tools.list'> {
   return { ...view(sandbox, svc.registry(sandbox)), source: svc.files.readTools(sandbox) };
 }
 
@@ -37,7 +45,7 @@ export function extractToolsView(source: string): Response<'tools.extract'> {
  * runs); returns the tools as extracted from the new source.
  */
 export async function saveTools(
-  svc: ToolsmithService,
+  svc: Omit<ToolsDeps, 'callableTool'>,
   sandbox: string,
   source: string,
 ): Promise<Response<'tools.save'>> {
@@ -55,7 +63,7 @@ export async function saveTools(
  * the answer is an `infra` result that says why, never an exception.
  */
 export async function callTool(
-  svc: ToolsmithService,
+  svc: Pick<ToolsDeps, 'callableTool' | 'sandbox'>,
   sandbox: string,
   tool: string,
   args: Record<string, JsonValue>,

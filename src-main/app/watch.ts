@@ -11,7 +11,8 @@ import { existsSync, readdirSync, readFileSync, watch } from 'node:fs';
 import type { FSWatcher } from 'node:fs';
 import { join, sep } from 'node:path';
 import type { WorkspaceChange } from '../contract/api.ts';
-import type { ToolsmithService } from './service.ts';
+import type { Config } from './config.ts';
+import type { PushDeps, WorkspaceDeps } from './deps.ts';
 import { errorMessage } from '../core/errors.ts';
 
 export interface WorkspaceWatcher {
@@ -20,10 +21,18 @@ export interface WorkspaceWatcher {
   flush(): Promise<void>;
 }
 
+/** What following the workspace needs: its files, reloading the config and the tools, pushing outcomes. */
+export interface WatchDeps extends WorkspaceDeps, PushDeps {
+  /** Re-reads config.toml and applies it; throws (keeping the running config) when it is invalid. */
+  reloadConfig(): Config;
+  /** Re-extracts a sandbox's tools (all sandboxes' without a name) and reloads its workers. */
+  toolsChanged(sandbox?: string): Promise<{ sandbox: string; error?: string }[]>;
+}
+
 const DIRS = ['sandboxes', 'suites', 'kits', 'templates'] as const;
 
-export function watchWorkspace(svc: ToolsmithService, debounceMs = 150): WorkspaceWatcher {
-  const root = svc.workspaceDir;
+export function watchWorkspace(svc: WatchDeps, debounceMs = 150): WorkspaceWatcher {
+  const root = svc.files.root;
   const watchers = new Map<string, FSWatcher>();
   const pending = new Set<string>();
   let timer: NodeJS.Timeout | undefined;

@@ -15,9 +15,9 @@ import { parseConfig, PROVIDER_DEFAULTS } from './config.ts';
 import type { ProviderConfig } from './config.ts';
 import { ToolsmithError } from './errors.ts';
 import { makeProvider, providerUrl } from './providers.ts';
-import type { ToolsmithService } from './service.ts';
-import { keyMismatch, providerEndpoint } from './settings.ts';
-import type { KeyStore } from './settings.ts';
+import type { WorkspaceDeps } from './deps.ts';
+import { keyMismatch, providerEndpoint, providerKey } from './settings.ts';
+import type { KeyDeps, KeyStore } from './settings.ts';
 import { knownSecrets } from '../core/records/redact.ts';
 import type { Response } from '../contract/api.ts';
 import { errorMessage } from '../core/errors.ts';
@@ -36,12 +36,22 @@ export interface ProviderInput {
 
 export type { KeyStore };
 
-function readConfigText(svc: ToolsmithService): string {
+/**
+ * What setup needs: the workspace's files, the running config and the provider keys, reloading the
+ * config after an edit, the enabled runtimes and forgetting a sandbox's cached tools.
+ */
+export interface AdminDeps extends WorkspaceDeps, KeyDeps {
+  reloadConfig(): unknown;
+  enabledRuntimes(): string[];
+  invalidateRegistry(sandbox: string): void;
+}
+
+function readConfigText(svc: WorkspaceDeps): string {
   return existsSync(svc.files.configFile) ? readFileSync(svc.files.configFile, 'utf8') : '';
 }
 
 /** Checks the edited text parses and validates before it replaces the file; then reloads. */
-function writeConfig(svc: ToolsmithService, text: string): void {
+function writeConfig(svc: WorkspaceDeps & Pick<AdminDeps, 'reloadConfig'>, text: string): void {
   let raw: unknown;
   try {
     raw = parse(text);
@@ -74,7 +84,7 @@ const entryOf = (p: ProviderConfig): ProviderEntry => {
 
 /** Adds a provider, or replaces the one named `previousId ?? id` (keeping its other settings). */
 export function saveProvider(
-  svc: ToolsmithService,
+  svc: AdminDeps,
   input: ProviderInput,
   storeKey?: KeyStore,
 ): Response<'providers.save'> {
@@ -134,7 +144,7 @@ export function saveProvider(
   return { id: input.id, keyStored: where };
 }
 
-export function removeProvider(svc: ToolsmithService, id: string): void {
+export function removeProvider(svc: AdminDeps, id: string): void {
   const list = svc.config.providers.map(entryOf);
   if (!list.some((p) => p.id === id)) throw new ToolsmithError('not_found', `no provider ${id}`);
   writeConfig(
@@ -151,7 +161,7 @@ export function removeProvider(svc: ToolsmithService, id: string): void {
  * Moves a provider to position `to` (clamped to the list): the LLM tier tries providers in this order,
  * so the first is the default. Rewrites only the providers of config.toml; returns the new order.
  */
-export function moveProvider(svc: ToolsmithService, id: string, to: number): string[] {
+export function moveProvider(svc: AdminDeps, id: string, to: number): string[] {
   const list = svc.config.providers.map(entryOf);
   const from = list.findIndex((p) => p.id === id);
   if (from < 0) throw new ToolsmithError('not_found', `no provider ${id}`);
@@ -168,7 +178,7 @@ export type ProviderTestResult = Response<'providers.test'>;
  * retries. `draft` fields override the saved provider (testing a form before saving it).
  */
 export async function testProvider(
-  svc: ToolsmithService,
+  svc: AdminDeps,
   req: { id?: string; kind?: 'openai' | 'anthropic'; baseUrl?: string; model?: string; apiKey?: string },
 ): Promise<ProviderTestResult> {
   const saved = req.id ? svc.config.providers.find((p) => p.id === req.id) : undefined;
@@ -205,7 +215,7 @@ export async function testProvider(
     if (why) return { ok: false, url, model, latencyMs: ms(), error: why };
   }
   if (req.apiKey !== undefined) knownSecrets.add(req.apiKey);
-  const key = req.apiKey ?? (req.id ? svc.providerKey(p) : undefined);
+  const key = req.apiKey ?? (req.id ? providerKey(svc, p) : undefined);
   const llm = makeProvider(p, key, { retry: { maxRetries: 0, baseDelayMs: 0, maxDelayMs: 0 } });
   try {
     const r = await llm.generate({
@@ -230,7 +240,7 @@ export async function testProvider(
 
 /** Creates `sandboxes/<name>/tools.py` (a one-tool skeleton) and its `[sandboxes.<name>]` table. */
 export function createSandbox(
-  svc: ToolsmithService,
+  svc: AdminDeps,
   req: { name: string; runtime: string; description: string },
 ): { name: string; file: string } {
   try {
@@ -238,10 +248,7 @@ export function createSandbox(
   } catch (e) {
     throw new ToolsmithError('invalid_argument', errorMessage(e));
   }
-  if (
-    svc.files.sandboxNames().includes(req.name) ||
-    existsSync(join(svc.workspaceDir, 'sandboxes', req.name))
-  )
+  if (svc.files.sandboxNames().includes(req.name) || existsSync(join(svc.files.root, 'sandboxes', req.name)))
     throw new ToolsmithError('invalid_argument', `a sandbox ${req.name} already exists`);
   if (svc.config.sandboxes[req.name])
     throw new ToolsmithError('invalid_argument', `the config already has [sandboxes.${req.name}]`);

@@ -8,7 +8,7 @@ import type { Response } from '../contract/api.ts';
 import { WorkspaceError } from '../infra/workspace/files.ts';
 import { initWorkspace, isWorkspace, recentWorkspaces, rememberWorkspace } from '../infra/workspace/init.ts';
 import { ToolsmithError } from './errors.ts';
-import type { ToolsmithService } from './service.ts';
+import type { ConfigDeps, WorkspaceDeps } from './deps.ts';
 
 /** Toolsmith's version (package.json). */
 export const version = (
@@ -17,24 +17,24 @@ export const version = (
 
 export type WorkspaceInfo = Response<'workspace.info'>;
 
-export const workspaceInfo = (svc: ToolsmithService): WorkspaceInfo => ({
-  workspace: svc.workspaceDir,
+export const workspaceInfo = (svc: WorkspaceDeps & ConfigDeps): WorkspaceInfo => ({
+  workspace: svc.files.root,
   name: svc.config.workspace.name,
   version,
 });
 
 /** The front end's way to switch to the service of another workspace. */
-export type OpenWorkspace = (dir: string) => Promise<ToolsmithService>;
+export type OpenWorkspace = (dir: string) => Promise<WorkspaceDeps & ConfigDeps>;
 
 /** The recently opened workspaces (not the open one), and what this front end can do about them. */
 export function recentView(
-  svc: ToolsmithService,
+  svc: WorkspaceDeps,
   can: { choose: boolean; open: boolean },
 ): Response<'workspace.recent'> {
   return {
-    current: svc.workspaceDir,
+    current: svc.files.root,
     recent: recentWorkspaces()
-      .filter((p) => p !== svc.workspaceDir)
+      .filter((p) => p !== svc.files.root)
       .map((path) => ({ path, exists: isWorkspace(path) })),
     canChoose: can.choose,
     canOpen: can.open,
@@ -50,8 +50,8 @@ function absolute(path: string): string {
 }
 
 /** Switches to `dir`; the one left behind is listed too, so the recent list leads back to it. */
-async function switchTo(svc: ToolsmithService, dir: string, open: OpenWorkspace): Promise<WorkspaceInfo> {
-  rememberWorkspace(svc.workspaceDir);
+async function switchTo(svc: WorkspaceDeps, dir: string, open: OpenWorkspace): Promise<WorkspaceInfo> {
+  rememberWorkspace(svc.files.root);
   const next = await open(dir);
   rememberWorkspace(dir);
   return workspaceInfo(next);
@@ -59,7 +59,7 @@ async function switchTo(svc: ToolsmithService, dir: string, open: OpenWorkspace)
 
 /** Opens an existing workspace (an absolute path to a folder holding .toolsmith/config.toml). */
 export async function openWorkspace(
-  svc: ToolsmithService,
+  svc: WorkspaceDeps,
   path: string,
   open: OpenWorkspace | undefined,
 ): Promise<WorkspaceInfo> {
@@ -78,7 +78,7 @@ export async function openWorkspace(
 
 /** Creates a workspace in a new or empty folder (a copy of the sample, or an empty skeleton) and opens it. */
 export async function createAndOpenWorkspace(
-  svc: ToolsmithService,
+  svc: WorkspaceDeps,
   path: string,
   options: { empty?: boolean },
   open: OpenWorkspace | undefined,

@@ -9,7 +9,7 @@ import { ToolsmithError } from '../app/errors.ts';
 import { createContext, UsageError } from './context.ts';
 import { onUnhandledStop, signalExitCode } from './signals.ts';
 import type { CliContext } from './context.ts';
-import { MCP_DESCRIPTION } from './mcp-tool-names.ts';
+import { MCP_DESCRIPTION } from '../mcp/mcp-tool-names.ts';
 
 const version = (
   JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }

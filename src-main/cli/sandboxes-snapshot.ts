@@ -2,7 +2,8 @@
  * The slow path of the snapshot (sandboxes-cache.ts): the full answer computed by the service. Loaded
  * only when the snapshot misses, so the fast path imports nothing but node: modules.
  */
-import type { ToolsmithService } from '../app/service.ts';
+import type { ToolCatalog } from '../app/catalog.ts';
+import type { ConfigDeps, WorkspaceDeps } from '../app/deps.ts';
 import { scriptToolNames } from '../core/script/context.ts';
 import { writeSnapshot } from './sandboxes-cache.ts';
 import type { SandboxesSnapshot } from './sandboxes-cache.ts';
@@ -12,7 +13,7 @@ import type { SandboxesSnapshot } from './sandboxes-cache.ts';
  * service read the files) still names it. Workspaces with MCP sandboxes are never cached.
  */
 export function snapshotFromService(
-  svc: ToolsmithService,
+  svc: WorkspaceDeps & ConfigDeps & Pick<ToolCatalog, 'sandboxes' | 'scriptContext'>,
   key: string | undefined,
   dir: string | undefined,
 ): Omit<SandboxesSnapshot, 'version' | 'key'> {
@@ -32,7 +33,7 @@ export function snapshotFromService(
     scriptTools[name] = perLanguage;
   }
   const answer = {
-    workspace: svc.workspaceDir,
+    workspace: svc.files.root,
     sandboxes: svc.sandboxes(),
     egress,
     validate: {
@@ -41,6 +42,6 @@ export function snapshotFromService(
     },
   };
   const usesMcp = Object.values(svc.config.sandboxes).some((sb) => Object.keys(sb.mcp).length > 0);
-  if (key && !usesMcp && svc.workspaceDir === dir) writeSnapshot({ version: 2, key, ...answer });
+  if (key && !usesMcp && svc.files.root === dir) writeSnapshot({ version: 2, key, ...answer });
   return answer;
 }

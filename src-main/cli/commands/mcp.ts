@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import type { Command } from 'commander';
-import { LOOPBACK_HOSTS, MIN_TOKEN_LENGTH } from '../mcp-http-limits.ts';
+import { LOOPBACK_HOSTS, MIN_TOKEN_LENGTH } from '../../mcp/mcp-http-limits.ts';
 import { oneOf, parseIntOption, UsageError } from '../context.ts';
 import type { CliContext } from '../context.ts';
-import { MCP_DESCRIPTION } from '../mcp-tool-names.ts';
-import { untilStopped } from '../signals.ts';
+import { MCP_DESCRIPTION } from '../../mcp/mcp-tool-names.ts';
+import { stopReason, untilStopped } from '../signals.ts';
 
 interface McpOptions {
   http?: boolean;
@@ -48,8 +48,8 @@ export function registerMcp(program: Command, ctx: CliContext): void {
         const stray = (Object.keys(flags) as (keyof typeof flags)[]).filter((k) => opts[k] !== undefined);
         if (stray[0]) throw new UsageError(`${flags[stray[0]]} needs --http`);
         // Loaded here: the MCP SDK's server modules cost every other verb's start time otherwise.
-        const { serveMcpStdio } = await import('../mcp.ts');
-        await serveMcpStdio(ctx.service(cmd));
+        const { serveMcpStdio } = await import('../../mcp/mcp.ts');
+        await serveMcpStdio(ctx.service(cmd), () => untilStopped().then(stopReason));
         return;
       }
       let token: string;
@@ -63,7 +63,7 @@ export function registerMcp(program: Command, ctx: CliContext): void {
         token = value;
       } else token = randomBytes(32).toString('base64url');
       const svc = ctx.service(cmd);
-      const { startMcpHttp } = await import('../mcp-http.ts');
+      const { startMcpHttp } = await import('../../mcp/mcp-http.ts');
       const server = await startMcpHttp(svc, {
         token,
         ...(opts.port !== undefined ? { port: opts.port } : {}),

@@ -8,16 +8,13 @@ import { RUN_SORT_KEYS } from '../../core/records/sort.ts';
 import type { RunSortKey } from '../../core/records/sort.ts';
 import type { ScriptLanguage } from '../../core/lang/violation.ts';
 import { ToolsmithError } from '../../app/errors.ts';
+import { retryLine } from '../../app/run-view.ts';
 import { json, oneOf, parseIntOption, UsageError } from '../context.ts';
 import type { CliContext } from '../context.ts';
 import { onStop, signalExitCode, stopReason } from '../signals.ts';
 import type { StopSignal } from '../signals.ts';
 import { readInput } from './validate.ts';
 import { errorMessage } from '../../core/errors.ts';
-
-/** A retry in words: why, and how long the wait before it is. */
-export const retryLine = (r: { reason: string; waitMs: number }): string =>
-  `${r.reason}; retrying in ${r.waitMs >= 1000 ? `${Math.round(r.waitMs / 100) / 10} s` : `${r.waitMs} ms`}`;
 
 /** Live progress for a terminal: one line per attempt/step milestone, on stderr. */
 export function progressPrinter(ctx: CliContext): (e: LiveEvent) => void {

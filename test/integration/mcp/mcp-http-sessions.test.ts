@@ -8,8 +8,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ToolsmithService } from '../../../src-main/app/service.ts';
-import { startMcpHttp } from '../../../src-main/cli/mcp-http.ts';
-import type { McpHttpServer } from '../../../src-main/cli/mcp-http.ts';
+import { startMcpHttp } from '../../../src-main/mcp/mcp-http.ts';
+import type { McpHttpServer } from '../../../src-main/mcp/mcp-http.ts';
 import { removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
 import { runToolsmith } from './support/mcp-http-process.ts';
 

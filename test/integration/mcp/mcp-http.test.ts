@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MCP_TOOL_NAMES } from '../../../src-main/cli/mcp-tool-names.ts';
+import { MCP_TOOL_NAMES } from '../../../src-main/mcp/mcp-tool-names.ts';
 import { RunStore } from '../../../src-main/infra/store/run-store.ts';
 import { removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
 import { runToolsmith, startMcpHttpProcess } from './support/mcp-http-process.ts';

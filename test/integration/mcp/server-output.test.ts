@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MCP_TOOL_NAMES } from '../../../src-main/cli/mcp-tool-names.ts';
+import { MCP_TOOL_NAMES } from '../../../src-main/mcp/mcp-tool-names.ts';
 import { removeWorkspace, repoRoot, tempWorkspace } from '../../support/workspace.ts';
 
 const nodeBin = join(repoRoot, 'node_modules/.bin/node');

@@ -1,4 +1,8 @@
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { ESLint } from 'eslint';
+// @ts-expect-error eslint.config.js is JavaScript (checked by its own // @ts-check), outside the TS project
+import { LAYERS } from '../../../eslint.config.js';
 import { describe, expect, it } from 'vitest';
 
 const root = new URL('../../../', import.meta.url).pathname;
@@ -17,7 +21,9 @@ const eslint = new ESLint({
 
 async function lint(file: string, code: string): Promise<string[]> {
   const [r] = await eslint.lintText(code, { filePath: `${root}${file}` });
-  return (r?.messages ?? []).filter((m) => m.ruleId === 'no-restricted-imports').map((m) => m.message);
+  return (r?.messages ?? [])
+    .filter((m) => m.ruleId === 'no-restricted-imports' || m.ruleId === 'toolsmith/layers')
+    .map((m) => m.message);
 }
 
 describe('layering lint rule', () => {
@@ -33,6 +39,18 @@ describe('layering lint rule', () => {
     ['src-renderer/src/x.ts', "import { a } from '../../src-main/app/service.ts';\nexport const b = a;\n"],
     ['src-renderer/src/x.ts', "import { a } from 'node:fs';\nexport const b = a;\n"],
     ['src-preload/x.ts', "import { a } from '../src-main/infra/workspace/files.ts';\nexport const b = a;\n"],
+    // The MCP server is a front end of its own: it reaches the service through app/, never another front end.
+    ['src-main/mcp/x.ts', "import { a } from '../cli/signals.ts';\nexport const b = a;\n"],
+    ['src-main/mcp/x.ts', "import { a } from '../electron/main.ts';\nexport const b = a;\n"],
+    ['src-main/mcp/x.ts', "import { a } from '../web/server.ts';\nexport const b = a;\n"],
+    ['src-main/app/x.ts', "import { a } from '../mcp/mcp.ts';\nexport const b = a;\n"],
+    ['src-main/web/x.ts', "import { a } from '../mcp/mcp.ts';\nexport const b = a;\n"],
+    ['src-main/electron/x.ts', "import { a } from '../web/server.ts';\nexport const b = a;\n"],
+    // Every way of naming a module: re-exports, dynamic imports and import types.
+    ['src-main/core/x.ts', "export { a } from '../app/service.ts';\n"],
+    ['src-main/core/x.ts', "export * from '../infra/workspace/files.ts';\n"],
+    ['src-main/infra/x.ts', "export const b = () => import('../app/service.ts');\n"],
+    ['src-main/core/x.ts', "export type B = import('../app/service.ts').ToolsmithService;\n"],
   ])('flags a forbidden import in %s', async (file, code) => {
     expect(await lint(file, code)).not.toEqual([]);
   });
@@ -48,8 +66,42 @@ describe('layering lint rule', () => {
       'src-renderer/src/x.ts',
       "import type { Method } from '../../src-main/contract/api.ts';\nexport type B = Method;\n",
     ],
+    ['src-main/mcp/x.ts', "import { a } from '../app/service.ts';\nexport const b = a;\n"],
+    ['src-main/mcp/x.ts', "import { a } from '../infra/workspace/suite-files.ts';\nexport const b = a;\n"],
+    ['src-main/cli/x.ts', "export const b = () => import('../mcp/mcp.ts');\n"],
+    ['src-main/electron/x.ts', "import { CSP } from '../web/csp.ts';\nexport const b = CSP;\n"],
   ])('allows a legal import in %s', async (file, code) => {
     expect(await lint(file, code)).toEqual([]);
+  });
+
+  it('flags a file in a src-main folder that is not in the layering map', async () => {
+    expect(await lint('src-main/newthing/x.ts', 'export const a = 1;\n')).toEqual([
+      'unknown layer newthing: add it to the layering map in eslint.config.js',
+    ]);
+  });
+
+  it('flags an import into a src-main folder that is not in the layering map', async () => {
+    expect(
+      await lint('src-main/app/x.ts', "import { a } from '../newthing/y.ts';\nexport const b = a;\n"),
+    ).toEqual(['unknown layer newthing: add it to the layering map in eslint.config.js']);
+    expect(
+      await lint(
+        'src-main/app/x.ts',
+        "import { a } from '../../src-main/newthing/y.ts';\nexport const b = a;\n",
+      ),
+    ).toEqual(['unknown layer newthing: add it to the layering map in eslint.config.js']);
+  });
+
+  it('names the layer, the import and what the layer may import', async () => {
+    expect(
+      await lint('src-main/mcp/x.ts', "import { a } from '../cli/signals.ts';\nexport const b = a;\n"),
+    ).toEqual(['mcp may not import cli (../cli/signals.ts); mcp may import core, contract, infra, app']);
+  });
+
+  it('maps every folder of src-main (a new folder is placed in the layering on purpose)', () => {
+    const folders = readdirSync(join(root, 'src-main'), { withFileTypes: true });
+    expect(folders.filter((d) => !d.isDirectory()).map((d) => d.name)).toEqual([]);
+    for (const d of folders) expect(Object.keys(LAYERS)).toContain(d.name);
   });
 });
 

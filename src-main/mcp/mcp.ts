@@ -8,7 +8,6 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { ToolCallback } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { ZodRawShapeCompat } from '@modelcontextprotocol/sdk/server/zod-compat.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { stopReason, untilStopped } from './signals.ts';
 import { MAX_TASK_CHARS, TASK_LIMIT_MESSAGE } from '../core/records/events.ts';
 import { z } from 'zod';
 import { ToolsmithError } from '../app/errors.ts';
@@ -18,7 +17,7 @@ import { openAiFunctionSchema } from '../core/tools/schema.ts';
 import { searchTools } from '../core/tools/disclosure.ts';
 import { resolveRuntime } from '../core/sandbox/runtimes.ts';
 import { cancelledWith, CodeManual, codeToolDescription, runCodeTool } from './mcp-code.ts';
-import { retryLine } from './commands/run.ts';
+import { retryLine } from '../app/run-view.ts';
 import type { LiveEvent } from '../app/runs.ts';
 import { registerSuiteTools } from './mcp-suites.ts';
 import { errorMessage } from '../core/errors.ts';
@@ -471,13 +470,21 @@ function upstreamWaitMs(): number {
   return Number.isFinite(v) && v >= 0 ? v : 5000;
 }
 
-export async function serveMcpStdio(svc: ToolsmithService): Promise<void> {
+/**
+ * Serves on stdio until the client closes its input or the promise `untilStopped` gives (called once the
+ * server is connected) resolves with a reason: the front end that starts the server owns the process's
+ * signals, and the reason is recorded on whatever is cancelled.
+ */
+export async function serveMcpStdio(
+  svc: ToolsmithService,
+  untilStopped: () => Promise<string>,
+): Promise<void> {
   await prepareAllMcp(svc);
   const server = createMcpServer(svc);
   await server.connect(new StdioServerTransport());
   const reason = await new Promise<string>((resolve) => {
     process.stdin.once('end', () => resolve('the MCP client closed its input'));
-    void untilStopped().then((sig) => resolve(stopReason(sig)));
+    void untilStopped().then(resolve);
   });
   await server.close();
   await svc.close(reason);

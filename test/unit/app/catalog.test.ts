@@ -1,0 +1,69 @@
+/**
+ * The tool catalog is a feature service built from its narrow deps alone (workspace files, the running
+ * config, the MCP connections): no service facade. It reads the config at each use, so a reloaded
+ * config applies at once.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ToolCatalog } from '../../../src-main/app/catalog.ts';
+import { parseConfig } from '../../../src-main/app/config.ts';
+import type { Config } from '../../../src-main/app/config.ts';
+import { parseTomlFile, WorkspaceFiles } from '../../../src-main/infra/workspace/files.ts';
+import { removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
+
+let ws: string;
+let files: WorkspaceFiles;
+let config: Config;
+let catalog: ToolCatalog;
+
+const load = (text: string): Config =>
+  parseConfig(parseTomlFile(files.configFile, text), files.configFile, text);
+
+beforeEach(() => {
+  ws = tempWorkspace();
+  files = new WorkspaceFiles(ws);
+  config = load(readFileSync(files.configFile, 'utf8'));
+  catalog = new ToolCatalog({
+    files,
+    get config() {
+      return config;
+    },
+    mcp: () => {
+      throw new Error('the sample workspace uses no MCP server');
+    },
+  });
+});
+afterEach(() => removeWorkspace(ws));
+
+describe('ToolCatalog over its narrow deps', () => {
+  it('lists sandboxes, resolves kits and builds a script context with the kit aliases', () => {
+    expect(catalog.sandboxes().map((s) => s.name)).toEqual(files.sandboxNames());
+    expect(catalog.kits().find((k) => k.name === 'orders')?.error).toBeUndefined();
+    const ctx = catalog.scriptContext('ecommerce', 'orders', 'python');
+    expect(ctx.toolMap).toMatchObject({ orders: 'get_orders', user: 'get_user', product: 'get_product' });
+    expect(() => catalog.scriptContext('support', 'orders', 'python')).toThrow(
+      /belongs to sandbox ecommerce/,
+    );
+  });
+
+  it('re-extracts a sandbox tools.py once it is invalidated', () => {
+    expect(catalog.registry('ecommerce').get('refund_order')).toBeUndefined();
+    const file = files.toolsFile('ecommerce');
+    writeFileSync(
+      file,
+      readFileSync(file, 'utf8') +
+        '\n\n@tool(grade=(1, 1))\ndef refund_order(order_id: str) -> ToolResponse:\n    """Refunds an order."""\n    return ToolResponse(success=True, data=order_id)\n',
+    );
+    catalog.invalidateRegistry('ecommerce');
+    expect(catalog.registry('ecommerce').get('refund_order')?.name).toBe('refund_order');
+  });
+
+  it('reads the running config at each use: a lower maximum grade refuses at once', () => {
+    expect(catalog.callableTool('ecommerce', 'get_orders').name).toBe('get_orders');
+    config = load(
+      readFileSync(files.configFile, 'utf8').replace(/max_grade = \{[^}]*\}/, 'max_grade = { w = 0, d = 0 }'),
+    );
+    expect(() => catalog.callableTool('ecommerce', 'get_orders')).toThrow(/grade/);
+    expect(catalog.excludedTools('ecommerce', [])['get_orders']).toMatch(/grade/);
+  });
+});

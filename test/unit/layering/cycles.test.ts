@@ -1,0 +1,97 @@
+/**
+ * No import cycles in src-main: modules form a DAG, so each can be read, loaded and tested after what
+ * it imports. Static imports and re-exports count, `import type` included (a type cycle is the same
+ * tangle, only erased at run time); a dynamic `import()` is a deliberate lazy edge and does not.
+ */
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative, resolve } from 'node:path';
+import ts from 'typescript';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const root = new URL('../../../', import.meta.url).pathname;
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory()
+      ? sourceFiles(join(dir, e.name))
+      : /\.tsx?$/.test(e.name) && !e.name.endsWith('.d.ts')
+        ? [join(dir, e.name)]
+        : [],
+  );
+}
+
+/** The relative modules a file imports or re-exports statically (type-only ones too). */
+function importsOf(file: string): string[] {
+  const sf = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, false);
+  const out: string[] = [];
+  for (const st of sf.statements) {
+    const spec =
+      (ts.isImportDeclaration(st) || ts.isExportDeclaration(st)) &&
+      st.moduleSpecifier &&
+      ts.isStringLiteral(st.moduleSpecifier)
+        ? st.moduleSpecifier.text
+        : undefined;
+    if (spec?.startsWith('.')) out.push(resolve(dirname(file), spec));
+  }
+  return out;
+}
+
+/** Every cycle of the import graph under `dir` (Tarjan's strongly connected components), as paths. */
+function importCycles(dir: string): string[][] {
+  const files = sourceFiles(dir);
+  const graph = new Map(files.map((f) => [f, importsOf(f)]));
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const cycles: string[][] = [];
+  let next = 0;
+  const visit = (v: string) => {
+    index.set(v, next);
+    low.set(v, next++);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of graph.get(v) ?? []) {
+      if (!graph.has(w)) continue;
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) === index.get(v)) {
+      const scc: string[] = [];
+      let w: string;
+      do {
+        w = stack.pop()!;
+        onStack.delete(w);
+        scc.push(w);
+      } while (w !== v);
+      if (scc.length > 1 || graph.get(v)!.includes(v)) cycles.push(scc.map((f) => relative(dir, f)).sort());
+    }
+  };
+  for (const f of files) if (!index.has(f)) visit(f);
+  return cycles;
+}
+
+describe('import cycles', () => {
+  const tmp = mkdtempSync(join(tmpdir(), 'toolsmith-cycles-'));
+  afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+  it('finds a cycle, a type-only one and one through a re-export', () => {
+    writeFileSync(join(tmp, 'a.ts'), "import { b } from './b.ts';\nexport const a = b;\n");
+    writeFileSync(join(tmp, 'b.ts'), "import type { C } from './c.ts';\nexport const b: C = 1;\n");
+    writeFileSync(join(tmp, 'c.ts'), "export * from './a.ts';\nexport type C = number;\n");
+    writeFileSync(
+      join(tmp, 'd.ts'),
+      "import { a } from './a.ts';\nexport const d = () => import('./e.ts');\n",
+    );
+    writeFileSync(join(tmp, 'e.ts'), "import { d } from './d.ts';\nexport const e = d;\n");
+    // d -> e is dynamic (lazy): e -> d alone is no cycle.
+    expect(importCycles(tmp)).toEqual([['a.ts', 'b.ts', 'c.ts']]);
+  });
+
+  it('src-main has none', { timeout: 60_000 }, () => {
+    expect(importCycles(join(root, 'src-main'))).toEqual([]);
+  });
+});
