@@ -3,59 +3,16 @@
  * Records (RunRecord, AttemptRecord, StepRecord) are derived from these events, never stored twice.
  * `n` is the attempt number in PLAN mode and the step number in INTERACTIVE mode.
  */
+import type { EventPayloads, EventType, RunEvent, runStartedSchema } from './schemas.ts';
 import type { z } from 'zod';
-import type { eventPayloadSchemas, runStartedSchema } from './schemas.ts';
+import { EVENT_VERSION } from './vocabulary.ts';
 
-export const EVENT_VERSION = 1;
-
-/**
- * The longest task a run accepts, in characters, on every way in (CLI, MCP delegate and code, web,
- * desktop IPC, suite cases): a task is an instruction, not a data channel (data belongs in tools).
- */
-export const MAX_TASK_CHARS = 20_000;
-
-/** Why a task is refused for its size (undefined when it fits), naming the limit. */
-export function taskTooLong(task: string): string | undefined {
-  return task.length > MAX_TASK_CHARS
-    ? `the task is ${task.length} characters long; the limit is ${MAX_TASK_CHARS} characters: shorten it (data a script needs belongs in a tool, not in the task)`
-    : undefined;
-}
-
-/** The refusal as a zod message (request schemas), when the length is not known there. */
-export const TASK_LIMIT_MESSAGE = `the task is longer than the limit of ${MAX_TASK_CHARS} characters: shorten it (data a script needs belongs in a tool, not in the task)`;
-
-/** The literal lists behind these types, shared with the contract's request schemas. */
-export const RUN_MODES = ['plan', 'interactive'] as const;
-export const TIERS = ['template', 'rule', 'llm', 'replay', 'edit'] as const;
-export const RUN_STATUSES = ['running', 'succeeded', 'failed', 'cancelled', 'interrupted'] as const;
-export type RunMode = (typeof RUN_MODES)[number];
-export type Tier = (typeof TIERS)[number];
-export type RunStatus = (typeof RUN_STATUSES)[number];
-
-/**
- * What a run is for: `run`, a task or script someone ran; `template_test`, a template run against its
- * saved examples (the Templates view's test, `toolsmith template test`). The run list hides template
- * tests unless asked (they are checks of a template, not work). Runs recorded before kinds are `run`.
- */
-export const RUN_KINDS = ['run', 'template_test'] as const;
-export type RunKind = (typeof RUN_KINDS)[number];
-/** The kinds the run list shows when no kind is asked for. */
-export const DEFAULT_RUN_KINDS: readonly RunKind[] = ['run'];
+export * from './vocabulary.ts';
+export type { EventPayloads, EventType, RunEvent };
 
 // The types below are the schemas' outputs (schemas.ts): one definition of what an event holds. Type
 // imports only, so this module (and the renderer that imports it) loads no zod at run time.
 export type RunStartedData = z.output<typeof runStartedSchema>;
-
-/** Each event type's data. */
-export type EventPayloads = {
-  [K in keyof typeof eventPayloadSchemas]: z.output<(typeof eventPayloadSchemas)[K]>;
-};
-
-export type EventType = keyof EventPayloads;
-
-export type RunEvent = {
-  [T in EventType]: { v: number; runId: string; seq: number; ts: number; type: T; data: EventPayloads[T] };
-}[EventType];
 
 export type EventOf<T extends EventType> = Extract<RunEvent, { type: T }>;
 

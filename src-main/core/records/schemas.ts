@@ -9,8 +9,7 @@
  * Runtime zod lives here only: the renderer imports events.ts (constants and types) and never this file.
  */
 import { z } from 'zod';
-import { EVENT_VERSION, RUN_KINDS, RUN_MODES, RUN_STATUSES, TIERS } from './events.ts';
-import type { EventPayloads, EventType, RunEvent } from './events.ts';
+import { EVENT_VERSION, RUN_KINDS, RUN_MODES, RUN_STATUSES, TIERS } from './vocabulary.ts';
 import type { JsonValue } from '../tools/model.ts';
 
 const obj = <T extends z.ZodRawShape>(shape: T) => z.object(shape);
@@ -226,10 +225,18 @@ export const eventPayloadSchemas = {
   }),
 };
 
-export const EVENT_TYPES = Object.keys(eventPayloadSchemas) as EventType[];
+/** Each event type's data. */
+export type EventPayloads = {
+  [K in keyof typeof eventPayloadSchemas]: z.output<(typeof eventPayloadSchemas)[K]>;
+};
 
-// The type of each event's data is its schema's output (events.ts); this keeps the map complete.
-eventPayloadSchemas satisfies { [K in EventType]: z.ZodType<EventPayloads[K]> };
+export type EventType = keyof EventPayloads;
+
+export type RunEvent = {
+  [T in EventType]: { v: number; runId: string; seq: number; ts: number; type: T; data: EventPayloads[T] };
+}[EventType];
+
+export const EVENT_TYPES = Object.keys(eventPayloadSchemas) as EventType[];
 
 /** The envelope of an event (its `data` is checked by its type's schema). */
 export const eventEnvelopeSchema = obj({

@@ -249,11 +249,9 @@ describe('toolsmith mcp --http: the tools through the SDK client', () => {
     // The script is executing (its run is recorded with an attempt under way) before the client cancels.
     await until(() => runOf()?.status === 'running' && (runOf()?.attempts.length ?? 0) > 0, 'the run');
     await new Promise((r) => setTimeout(r, 500));
-    const cancelledAt = Date.now();
     ac.abort();
     await expect(call).rejects.toThrow();
     await until(() => runOf()?.status === 'cancelled', 'the run to be cancelled');
-    expect(Date.now() - cancelledAt).toBeLessThan(30_000);
     // The pool is free again: the next call runs at once.
     const next = await client.callTool({ name: 'code', arguments: { code: 'emit_result(1 + 1)' } });
     expect(JSON.parse(textOf(next))).toMatchObject({ status: 'succeeded', result: 2 });
@@ -275,11 +273,9 @@ describe('toolsmith mcp --http: the tools through the SDK client', () => {
     await new Promise((r) => setTimeout(r, 2500));
     for (const c of calls) c.ac.abort();
     for (const c of calls) await expect(c.call).rejects.toThrow();
-    // Were the jobs still running, this call would wait for a worker until the queue timeout (30 s).
-    const t0 = Date.now();
+    // Were the jobs still running (they loop for minutes), this call would fail at the queue timeout.
     const next = await client.callTool({ name: 'execute_code', arguments: { code: 'emit_result(3)' } });
     expect(JSON.parse(textOf(next))).toMatchObject({ success: true, data: 3 });
-    expect(Date.now() - t0).toBeLessThan(20_000);
   });
 
   it('code runs a TypeScript script', async () => {

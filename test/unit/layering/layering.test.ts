@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { ESLint } from 'eslint';
 // @ts-expect-error eslint.config.js is JavaScript (checked by its own // @ts-check), outside the TS project
 import { LAYERS } from '../../../eslint.config.js';
+import { STARTS_PROCESSES_MS } from '../../support/budgets.ts';
 import { describe, expect, it } from 'vitest';
 
 const root = new URL('../../../', import.meta.url).pathname;
@@ -26,7 +27,8 @@ async function lint(file: string, code: string): Promise<string[]> {
     .map((m) => m.message);
 }
 
-describe('layering lint rule', () => {
+// Linting loads ESLint with typescript-eslint: seconds on a loaded machine (see budgets.ts).
+describe('layering lint rule', { timeout: STARTS_PROCESSES_MS }, () => {
   it.each([
     ['src-main/core/x.ts', "import { readFileSync } from 'node:fs';\nexport const a = readFileSync;\n"],
     ['src-main/core/x.ts', "import Docker from 'dockerode';\nexport const a = Docker;\n"],
@@ -105,7 +107,7 @@ describe('layering lint rule', () => {
   });
 });
 
-describe('type-aware lint rules', () => {
+describe('type-aware lint rules', { timeout: STARTS_PROCESSES_MS }, () => {
   // With CI=true typescript-eslint infers a single run and reads files from disk, not the text given
   // here: this test asks for the usual (editor-like) program.
   const typed = new ESLint({
