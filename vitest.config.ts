@@ -29,6 +29,8 @@ export default defineConfig({
         test: {
           name: 'components',
           include: ['src-renderer/**/*.browser.test.tsx'],
+          // A failing test's screenshot lands with the other test output (ignored by git).
+          attachmentsDir: 'test-results/components',
           browser: {
             enabled: true,
             provider: playwright({
@@ -39,6 +41,7 @@ export default defineConfig({
             }),
             instances: [{ browser: 'chromium' }],
             headless: true,
+            screenshotDirectory: 'test-results/components',
           },
         },
       },
