@@ -81,7 +81,7 @@ export function SandboxSection() {
             <div className="callout bad" role="note" data-testid="docker-missing">
               <p>
                 <strong>
-                  No Docker engine answers{status.docker.error ? `: ${status.docker.error}` : '.'}
+                  Scripts do not run in Docker{status.docker.error ? `: ${status.docker.error}` : '.'}
                 </strong>
               </p>
               {status.isolationReason && <p data-testid="isolation-reason">{status.isolationReason}</p>}
