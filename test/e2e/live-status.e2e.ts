@@ -94,9 +94,16 @@ describe('the isolation level the workbench shows', () => {
       await go(w, 'Settings');
       const docker = w.page.getByTestId('docker-state');
       await poll(() => docker.getAttribute('data-docker')).toBe('available');
-      expect(await docker.locator('[data-isolation]').innerText()).toBe(
-        'isolation: docker; gvisor: ecommerce',
+      // One badge per level: the default, and the sandbox with a level of its own.
+      expect(await docker.locator('> [data-isolation]').getAttribute('data-isolation')).toBe('docker');
+      expect(
+        await docker.locator('[data-sandbox="ecommerce"] [data-isolation]').getAttribute('data-isolation'),
+      ).toBe('gvisor');
+      expect(await w.page.getByTestId('sandbox-levels').innerText()).toContain(
+        'ecommerce runs with isolation gvisor',
       );
+      // A sandbox on gVisor does not make the default level "weaker than a Docker container".
+      expect(await w.page.getByTestId('isolation-weaker').count()).toBe(0);
       expect(await w.page.getByTestId('docker-missing').count()).toBe(0);
       await w.screenshot('isolation-docker-gvisor');
     } finally {
