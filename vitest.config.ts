@@ -8,6 +8,8 @@ const chromium = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
 export default defineConfig({
   test: {
     reporters: ['default', './test/summary-reporter.ts'],
+    // Attachments (a failing component test's screenshot) land with the other test output, ignored by git.
+    attachmentsDir: 'test-results/attachments',
     projects: [
       {
         test: {
@@ -29,8 +31,6 @@ export default defineConfig({
         test: {
           name: 'components',
           include: ['src-renderer/**/*.browser.test.tsx'],
-          // A failing test's screenshot lands with the other test output (ignored by git).
-          attachmentsDir: 'test-results/components',
           browser: {
             enabled: true,
             provider: playwright({
@@ -41,7 +41,6 @@ export default defineConfig({
             }),
             instances: [{ browser: 'chromium' }],
             headless: true,
-            screenshotDirectory: 'test-results/components',
           },
         },
       },
