@@ -104,6 +104,9 @@ describe('the isolation level the workbench shows', () => {
       );
       // A sandbox on gVisor does not make the default level "weaker than a Docker container".
       expect(await w.page.getByTestId('isolation-weaker').count()).toBe(0);
+      expect(await w.page.getByRole('region', { name: 'sandbox' }).innerText()).not.toContain(
+        'weaker than a Docker container',
+      );
       expect(await w.page.getByTestId('docker-missing').count()).toBe(0);
       await w.screenshot('isolation-docker-gvisor');
     } finally {

@@ -21,6 +21,7 @@ describe('IsolationState', () => {
         'ecommerce runs with isolation gvisor (set in its [sandboxes.NAME] section); the other sandboxes with docker.',
       );
     expect(screen.getByTestId('isolation-weaker').query()).toBeNull();
+    expect(screen.getByText(/weaker than a Docker container/).query()).toBeNull();
     expect(screen.getByTestId('docker-missing').query()).toBeNull();
   });
 
