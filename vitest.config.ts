@@ -1,8 +1,15 @@
+import react from '@vitejs/plugin-react';
+import { playwright } from '@vitest/browser-playwright';
 import { defineConfig } from 'vitest/config';
+
+/** Debian's Chromium (Playwright cannot download a browser on these machines). */
+const chromium = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
 
 export default defineConfig({
   test: {
     reporters: ['default', './test/summary-reporter.ts'],
+    // Attachments (a failing component test's screenshot) land with the other test output, ignored by git.
+    attachmentsDir: 'test-results/attachments',
     projects: [
       {
         test: {
@@ -16,6 +23,25 @@ export default defineConfig({
           name: 'renderer',
           include: ['src-renderer/**/*.test.ts'],
           environment: 'node',
+        },
+      },
+      {
+        // Presentational components rendered in a real Chromium (vitest browser mode).
+        plugins: [react()],
+        test: {
+          name: 'components',
+          include: ['src-renderer/**/*.browser.test.tsx'],
+          browser: {
+            enabled: true,
+            provider: playwright({
+              launchOptions: {
+                executablePath: chromium,
+                args: ['--no-sandbox', '--disable-gpu'],
+              },
+            }),
+            instances: [{ browser: 'chromium' }],
+            headless: true,
+          },
         },
       },
       {

@@ -40,8 +40,14 @@ export const SCREENSHOTS = join(repoRoot, 'test-results', 'screenshots');
 
 export const fence = (code: string) => '```python\n' + code + '\n```';
 
-/** `prepare` changes the temp workspace (sandboxes, config) before the service opens it. */
-export async function startWorld(prepare?: (workspace: string) => void): Promise<E2eWorld> {
+/**
+ * `prepare` changes the temp workspace (sandboxes, config) before the service opens it; `watch` makes
+ * the service follow hand edits of the workspace's files, as `serve` and the desktop app do.
+ */
+export async function startWorld(
+  prepare?: (workspace: string) => void,
+  options: { watch?: boolean } = {},
+): Promise<E2eWorld> {
   const llm = await startLlmServer();
   const workspace = tempWorkspace('toolsmith-e2e-');
   const configFile = join(workspace, '.toolsmith', 'config.toml');
@@ -50,7 +56,10 @@ export async function startWorld(prepare?: (workspace: string) => void): Promise
     .replace(/model = "qwen2.5-coder:7b"/, 'model = "scripted-coder"');
   writeFileSync(configFile, config);
   prepare?.(workspace);
-  const svc = ToolsmithService.open(workspace, { sandboxFactory: createSandboxManager });
+  const svc = ToolsmithService.open(workspace, {
+    sandboxFactory: createSandboxManager,
+    ...(options.watch ? { watch: true } : {}),
+  });
   // The e2e world starts its own MCP servers (as `serve --allow-host-commands` would).
   const web = await startWebServer(svc, {
     staticDir: join(repoRoot, 'out', 'renderer'),

@@ -1,5 +1,5 @@
 /**
- * Parts of a connected MCP server's detail: its state badge, a card per tool (parameters, schemas,
+ * Parts of a connected MCP server's detail: a card per tool (parameters, schemas,
  * stubs, Try in the sandbox that uses the server) and the form that runs a script over its tools.
  */
 import { useState } from 'react';
@@ -10,16 +10,6 @@ import { GradeBadge } from '../../components/GradeBadge.tsx';
 import { TryTool } from '../tools/TryTool.tsx';
 import { useSubmit } from '../../lib/useSubmit.ts';
 import { useStore } from '../../store/index.ts';
-
-export function StateBadge({ s }: { s: McpServerView }) {
-  const cls =
-    s.state === 'connected' ? 'status-succeeded' : s.state === 'error' ? 'status-failed' : 'status-running';
-  return (
-    <span className={`badge ${cls}`} data-testid="mcp-state" data-state={s.state} title={s.error}>
-      {s.state}
-    </span>
-  );
-}
 
 export function ToolCard({
   tool,

@@ -4,8 +4,7 @@
  * pools.
  */
 import { useCallback, useEffect, useRef, useState } from 'react';
-import type { IsolationLevel } from '../../../../src-main/core/sandbox/execution.ts';
-import { IsolationBadge } from '../../components/Badges.tsx';
+import { IsolationState } from './IsolationState.tsx';
 import { SandboxDeps } from './SandboxDeps.tsx';
 import type { Runtime } from '../../store/images.ts';
 import { useStore } from '../../store/index.ts';
@@ -58,48 +57,7 @@ export function SandboxSection() {
       {!status && !statusError && <p className="muted">Checking Docker…</p>}
       {status && (
         <>
-          <div
-            className="meta-line"
-            data-testid="docker-state"
-            data-docker={status.docker.available ? 'available' : 'missing'}
-          >
-            {status.docker.available ? (
-              <span className="badge status-succeeded">
-                Docker available{status.docker.version ? ` · ${status.docker.version}` : ''}
-              </span>
-            ) : (
-              <span className="badge status-failed">Docker not available</span>
-            )}
-            <IsolationBadge level={status.isolation as IsolationLevel} />
-          </div>
-          {status.docker.available && status.isolation === 'docker' && (
-            <p className="muted small">
-              Scripts run in hardened Docker containers (no network, read-only, limited).
-            </p>
-          )}
-          {!status.docker.available && (
-            <div className="callout bad" role="note" data-testid="docker-missing">
-              <p>
-                <strong>
-                  No Docker engine answers{status.docker.error ? `: ${status.docker.error}` : '.'}
-                </strong>
-              </p>
-              {status.isolationReason && <p data-testid="isolation-reason">{status.isolationReason}</p>}
-              {status.docker.hint && <p>What to do: {status.docker.hint}</p>}
-              <p>
-                Until then scripts run in the{' '}
-                <strong>{status.isolation === 'none' ? 'no' : status.isolation}</strong> fallback, whose
-                isolation is weaker than Docker&apos;s: no container, no network namespace or cgroup limits —
-                only use it with scripts and tools you trust.
-              </p>
-            </div>
-          )}
-          {status.docker.available && status.isolation !== 'docker' && (
-            <div className="callout" role="note">
-              Docker answers, but scripts run with isolation <strong>{status.isolation}</strong>, which is
-              weaker than a Docker container.
-            </div>
-          )}
+          <IsolationState status={status} />
 
           <h3 className="small">Images</h3>
           {runtimes.length === 0 ? (

@@ -1,11 +1,11 @@
 /**
  * Suites: the workspace's test suites (suites/*.toml). Edit a suite in Monaco with its schema problems as
  * markers, start it with live progress, and read a suite run as a matrix (filters, cells open their
- * runs), as charts, or against an earlier run.
+ * runs), as charts, or against an earlier run. Its server state lives in the suites slice
+ * (store/suites.ts); the list and the start form are presentational parts (SuitesParts.tsx).
  */
 import { defaultBase } from './derive.ts';
 import { fitEditorHeight } from '../../lib/editor-size.ts';
-import { formatDateTime } from '../../lib/dates.ts';
 import { useEffect, useMemo, useState } from 'react';
 import type { Violation } from '../../../../src-main/core/lang/violation.ts';
 import { CodeEditor } from '../../components/Editors.tsx';
@@ -13,6 +13,8 @@ import { SuiteCharts } from './SuiteCharts.tsx';
 import { SuiteComparison } from './SuiteComparison.tsx';
 import { SuiteMatrix } from './SuiteMatrix.tsx';
 import { useStore } from '../../store/index.ts';
+import { initialSuiteStart } from './suite-start.ts';
+import { SuiteList, SuiteStartForm } from './SuitesParts.tsx';
 import './suites.css';
 
 type Tab = 'matrix' | 'charts' | 'compare';
@@ -32,30 +34,7 @@ export function SuitesView({ name }: { name?: string | undefined }) {
 
   return (
     <section aria-label="suites" className="suites-view">
-      <aside className="suite-list">
-        <h1>Suites</h1>
-        {list.length === 0 && (
-          <p className="muted small">No suites: add suites/NAME.toml to the workspace.</p>
-        )}
-        <ul>
-          {list.map((s) => (
-            <li key={s.name}>
-              <button
-                className={s.name === current ? 'active' : ''}
-                aria-current={s.name === current ? 'page' : undefined}
-                onClick={() => navigate({ view: 'suites', id: s.name })}
-              >
-                {s.name}
-                <span className="small muted">
-                  {' '}
-                  {s.cases} cases{s.last ? ` · ${s.last.status}` : ''}
-                </span>
-                {s.error && <span className="small error"> · problems</span>}
-              </button>
-            </li>
-          ))}
-        </ul>
-      </aside>
+      <SuiteList suites={list} current={current} onOpen={(id) => navigate({ view: 'suites', id })} />
       {current ? <SuiteDetail /> : <p className="muted pad">Pick a suite.</p>}
     </section>
   );
@@ -76,9 +55,7 @@ function SuiteDetail() {
   const select = useStore((s) => s.selectSuiteRun);
   const comparison = useStore((s) => s.comparison);
   const compareWith = useStore((s) => s.compareWith);
-  const [models, setModels] = useState('');
-  const [repeat, setRepeat] = useState('');
-  const [concurrency, setConcurrency] = useState('');
+  const [startFields, setStartFields] = useState(initialSuiteStart);
   const [tab, setTab] = useState<Tab>('matrix');
   const markers = useMemo<Violation[]>(
     () =>
@@ -128,65 +105,17 @@ function SuiteDetail() {
           </li>
         ))}
       </ul>
-      <form
-        className="toolbar suite-start"
-        onSubmit={(e) => {
-          e.preventDefault();
-          const m = models
-            .split(',')
-            .map((x) => x.trim())
-            .filter(Boolean);
-          void start({
-            ...(m.length ? { models: m } : {}),
-            ...(repeat ? { repeat: Number(repeat) } : {}),
-            ...(concurrency ? { concurrency: Number(concurrency) } : {}),
-          });
-        }}
-      >
-        <input
-          aria-label="models"
-          placeholder="models (default: the suite's)"
-          value={models}
-          onChange={(e) => setModels(e.target.value)}
-        />
-        <input
-          aria-label="repeat"
-          type="number"
-          min={1}
-          max={100}
-          placeholder="repeat"
-          value={repeat}
-          onChange={(e) => setRepeat(e.target.value)}
-        />
-        <input
-          aria-label="concurrency"
-          type="number"
-          min={1}
-          max={64}
-          placeholder="concurrency"
-          value={concurrency}
-          onChange={(e) => setConcurrency(e.target.value)}
-        />
-        <button className="primary" type="submit" disabled={running || problems.length > 0} data-run-action>
-          Start suite
-        </button>
-        {running && (
-          <button type="button" onClick={() => void cancel()}>
-            Cancel
-          </button>
-        )}
-        <span className="spacer" />
-        <label className="small">
-          Suite run{' '}
-          <select aria-label="suite run" value={run?.id ?? ''} onChange={(e) => void select(e.target.value)}>
-            {history.map((r) => (
-              <option key={r.id} value={r.id}>
-                {formatDateTime(r.createdAt)} · {r.status} · {r.passed}/{r.done}
-              </option>
-            ))}
-          </select>
-        </label>
-      </form>
+      <SuiteStartForm
+        fields={startFields}
+        onChange={(patch) => setStartFields((f) => ({ ...f, ...patch }))}
+        onStart={(options) => void start(options)}
+        onCancel={() => void cancel()}
+        running={running}
+        hasProblems={problems.length > 0}
+        history={history}
+        selectedRun={run?.id}
+        onSelectRun={(id) => void select(id)}
+      />
       {run && (
         <>
           <div className="suite-progress" data-testid="suite-progress" data-status={run.status}>

@@ -1,0 +1,96 @@
+/**
+ * The Connections view's state as data: the server selected and its connection test (under way,
+ * failed, or its tools), the tools of the sandbox that uses it (for Try), the tool being tried, and the
+ * add/edit form. Pure (tested in node); `useConnections.ts` binds it to React, the API and the store.
+ */
+import type { McpServerView, Response } from '../../../../src-main/contract/api.ts';
+import type { SandboxTool } from '../../../../src-main/core/tools/extract.ts';
+import { draftOf, emptyDraft } from './server.ts';
+import type { Draft } from './server.ts';
+
+export type Tested = Response<'mcp.test'>;
+
+/** The open form: `key` remounts it for each new open. */
+export interface ServerFormState {
+  key: string;
+  draft: Draft;
+  editing: boolean;
+}
+
+export interface ConnectionsState {
+  selected?: string;
+  form?: ServerFormState;
+  tested?: Tested;
+  testError?: string;
+  testing: boolean;
+  /** The tools of the first sandbox that uses the tested server (tools.list). */
+  sandboxTools: SandboxTool[];
+  /** The tool whose Try form is open. */
+  trying?: string;
+}
+
+export const initialConnections: ConnectionsState = { testing: false, sandboxTools: [] };
+
+export type ConnectionsAction =
+  /** A server picked: it is tested at once (whatever was under way before). */
+  | { type: 'select'; name: string }
+  | { type: 'tested'; tested: Tested }
+  | { type: 'sandboxTools'; tools: SandboxTool[] }
+  | { type: 'testFailed'; error: string }
+  | { type: 'testEnded' }
+  | { type: 'openForm'; form: ServerFormState }
+  | { type: 'closeForm' }
+  | { type: 'try'; tool: string };
+
+export function connectionsReducer(s: ConnectionsState, a: ConnectionsAction): ConnectionsState {
+  switch (a.type) {
+    case 'select':
+      return {
+        ...s,
+        selected: a.name,
+        testing: true,
+        testError: undefined,
+        tested: undefined,
+        trying: undefined,
+      };
+    case 'tested':
+      return { ...s, tested: a.tested };
+    case 'sandboxTools':
+      return { ...s, sandboxTools: a.tools };
+    case 'testFailed':
+      return { ...s, testError: a.error };
+    case 'testEnded':
+      return { ...s, testing: false };
+    case 'openForm':
+      return { ...s, form: a.form };
+    case 'closeForm':
+      return { ...s, form: undefined };
+    case 'try':
+      return { ...s, trying: a.tool };
+  }
+}
+
+/** The add form (`now` makes each open a new form). */
+export const newServerForm = (now: number): ServerFormState => ({
+  key: `new-${now}`,
+  draft: emptyDraft(''),
+  editing: false,
+});
+
+export const editServerForm = (s: McpServerView, now: number): ServerFormState => ({
+  key: `edit-${s.name}-${now}`,
+  draft: draftOf(s),
+  editing: true,
+});
+
+/** A tested tool as the sandbox that uses the server sees it (what Try calls), if it does. */
+export const sandboxToolOf = (
+  sandboxTools: SandboxTool[],
+  server: string,
+  tool: SandboxTool,
+): SandboxTool | undefined =>
+  sandboxTools.find((x) => x.mcp?.server === server && x.mcp.tool === (tool.mcp?.tool ?? tool.name));
+
+/** The line under the server's name once connected. */
+export const connectedLine = (t: Tested): string =>
+  `Connected in ${t.ms} ms${t.server.server ? ` to ${t.server.server.name} ${t.server.server.version}` : ''}: ${t.tools.length} tools.${t.server.sandboxes.length === 0 ? ' Use it in a sandbox (Edit) to try its tools and run scripts.' : ''}`;

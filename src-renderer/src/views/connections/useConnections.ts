@@ -1,0 +1,58 @@
+/** The Connections view's state (connections.ts) bound to the store and the API. */
+import { useCallback, useEffect, useReducer } from 'react';
+import type { McpServerView } from '../../../../src-main/contract/api.ts';
+import { api, errorMessage } from '../../api/client.ts';
+import { useStore } from '../../store/index.ts';
+import { connectionsReducer, editServerForm, initialConnections, newServerForm } from './connections.ts';
+
+export function useConnections() {
+  const sandboxes = useStore((s) => s.sandboxes);
+  const loadApp = useStore((s) => s.loadApp);
+  const notify = useStore((s) => s.notify);
+  const servers = useStore((s) => s.mcpServers);
+  const loadError = useStore((s) => s.mcpServersError);
+  const reload = useStore((s) => s.loadMcpServers);
+  const [state, dispatch] = useReducer(connectionsReducer, initialConnections);
+
+  useEffect(() => void reload(), [reload]);
+
+  // Not a useSubmit: selecting another server while one is being tested tests it at once.
+  const select = useCallback(
+    async (name: string) => {
+      dispatch({ type: 'select', name });
+      try {
+        const tested = await api['mcp.test']({ name });
+        dispatch({ type: 'tested', tested });
+        const sb = tested.server.sandboxes[0];
+        dispatch({ type: 'sandboxTools', tools: sb ? (await api['tools.list']({ sandbox: sb })).tools : [] });
+      } catch (e) {
+        dispatch({ type: 'testFailed', error: errorMessage(e) });
+      } finally {
+        dispatch({ type: 'testEnded' });
+        void reload();
+      }
+    },
+    [reload],
+  );
+
+  const saved = (s: McpServerView) => {
+    notify('info', `MCP server ${s.name} saved to .toolsmith/config.toml.`);
+    dispatch({ type: 'closeForm' });
+    void loadApp();
+    void reload().then(() => select(s.name));
+  };
+
+  return {
+    state,
+    dispatch,
+    servers,
+    loadError,
+    sandboxes: sandboxes.map((s) => s.name),
+    server: servers?.find((s) => s.name === state.selected),
+    reload,
+    select,
+    saved,
+    add: () => dispatch({ type: 'openForm', form: newServerForm(Date.now()) }),
+    edit: (s: McpServerView) => dispatch({ type: 'openForm', form: editServerForm(s, Date.now()) }),
+  };
+}

@@ -1,0 +1,82 @@
+import { useReducer } from 'react';
+import { describe, expect, it, vi } from 'vitest';
+import { userEvent } from 'vitest/browser';
+import { render } from 'vitest-browser-react';
+import type { Response } from '../../../../src-main/contract/api.ts';
+import type { KitList } from '../../store/settings.ts';
+import { NewRunForm } from './NewRunForm.tsx';
+import { initialNewRun, newRunProblem, newRunReducer } from './new-run.ts';
+import type { NewRunAction, NewRunState } from './new-run.ts';
+
+const sandboxes = [
+  { name: 'demo', tools: 3 },
+  { name: 'billing', tools: 1 },
+] as Response<'sandboxes.list'>;
+const kits = [
+  { name: 'readonly', sandbox: 'demo', kit: { grade: { w: 1, d: 0 } } },
+  { name: 'broken', sandbox: 'demo', error: 'grade d2 exceeds the workspace maximum d1' },
+] as unknown as KitList;
+
+/** The form on the real reducer, as the view wires it; every action and submit is recorded. */
+function Harness(props: {
+  onSubmit: () => void;
+  seen: NewRunAction[];
+  start?: Partial<NewRunState>;
+  loadError?: string;
+}) {
+  const [state, dispatch] = useReducer(newRunReducer, { ...initialNewRun, sandbox: 'demo', ...props.start });
+  return (
+    <NewRunForm
+      state={state}
+      dispatch={(a) => (props.seen.push(a), dispatch(a))}
+      problem={newRunProblem(state)}
+      onSubmit={props.onSubmit}
+      sandboxes={sandboxes}
+      kits={kits}
+      providers={[]}
+      loadError={props.loadError}
+    />
+  );
+}
+
+describe('NewRunForm', () => {
+  it('keeps Start disabled until there is a task, then starts with a click or Ctrl+Enter', async () => {
+    const onSubmit = vi.fn();
+    const screen = await render(<Harness onSubmit={onSubmit} seen={[]} />);
+    const start = screen.getByRole('button', { name: 'Start run' });
+    await expect.element(start).toBeDisabled();
+    await expect.element(start).toHaveAttribute('title', 'Describe the task.');
+    await screen.getByLabelText('task').fill('What is the name of user u1?');
+    await expect.element(start).toBeEnabled();
+    await start.click();
+    expect(onSubmit).toHaveBeenCalledTimes(1);
+    await screen.getByLabelText('task').click();
+    await userEvent.keyboard('{Control>}{Enter}{/Control}');
+    expect(onSubmit).toHaveBeenCalledTimes(2);
+  });
+
+  it('disables a refused kit and shows its grade for an accepted one', async () => {
+    const screen = await render(<Harness onSubmit={() => {}} seen={[]} />);
+    await expect.element(screen.getByRole('option', { name: 'broken — refused' })).toBeDisabled();
+    await expect.element(screen.getByRole('option', { name: 'readonly (w1, d0)' })).toBeEnabled();
+  });
+
+  it('choosing another sandbox sends a sandbox action, which clears the kit', async () => {
+    const seen: NewRunAction[] = [];
+    const screen = await render(<Harness onSubmit={() => {}} seen={seen} start={{ kit: 'readonly' }} />);
+    await expect.element(screen.getByLabelText('kit')).toHaveValue('readonly');
+    await screen.getByLabelText('sandbox').selectOptions('billing');
+    expect(seen).toContainEqual({ type: 'sandbox', sandbox: 'billing' });
+    await expect.element(screen.getByLabelText('kit')).toHaveValue('');
+  });
+
+  it('says "Starting…" while busy and names a load error', async () => {
+    const screen = await render(
+      <Harness onSubmit={() => {}} seen={[]} start={{ task: 't', busy: true }} loadError="service down" />,
+    );
+    await expect.element(screen.getByRole('button', { name: 'Starting…' })).toBeDisabled();
+    await expect
+      .element(screen.getByRole('alert'))
+      .toHaveTextContent('Could not load kits and providers: service down');
+  });
+});

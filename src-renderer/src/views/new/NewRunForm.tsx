@@ -1,0 +1,195 @@
+/** The New run form, presentational: the fields of `state`, edits as actions, a start as `onSubmit`. */
+import type { Dispatch } from 'react';
+import type { Response } from '../../../../src-main/contract/api.ts';
+import type { KitList } from '../../store/settings.ts';
+import type { Language, Mode, NewRunAction, NewRunState } from './new-run.ts';
+
+export interface NewRunFormProps {
+  state: NewRunState;
+  dispatch: Dispatch<NewRunAction>;
+  /** Why it cannot start (the button is disabled with this title), or undefined. */
+  problem: string | undefined;
+  onSubmit: () => void;
+  sandboxes: Response<'sandboxes.list'>;
+  /** The kits of the chosen sandbox. */
+  kits: KitList;
+  providers: Response<'settings.get'>['providers'];
+  loadError?: string | undefined;
+}
+
+export function NewRunForm({
+  state,
+  dispatch,
+  problem,
+  onSubmit,
+  sandboxes,
+  kits,
+  providers,
+  loadError,
+}: NewRunFormProps) {
+  const set = (patch: Extract<NewRunAction, { type: 'set' }>['patch']) => dispatch({ type: 'set', patch });
+  return (
+    <section aria-label="new run" className="form-view">
+      <h1>New run</h1>
+      {loadError && (
+        <div role="alert" className="error">
+          Could not load kits and providers: {loadError}
+        </div>
+      )}
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          onSubmit();
+        }}
+      >
+        <label className="wide">
+          Task
+          <textarea
+            aria-label="task"
+            rows={3}
+            value={state.task}
+            placeholder="What is the name of user u1?"
+            onChange={(e) => set({ task: e.target.value })}
+            onKeyDown={(e) => {
+              if ((e.ctrlKey || e.metaKey) && e.key === 'Enter') {
+                e.preventDefault();
+                onSubmit();
+              }
+            }}
+            autoFocus
+          />
+        </label>
+        <div className="grid">
+          <label>
+            Sandbox
+            <select
+              aria-label="sandbox"
+              value={state.sandbox}
+              onChange={(e) => dispatch({ type: 'sandbox', sandbox: e.target.value })}
+            >
+              {sandboxes.length === 0 && <option value="">no sandboxes</option>}
+              {sandboxes.map((s) => (
+                <option key={s.name} value={s.name}>
+                  {s.name} ({s.tools} tools)
+                </option>
+              ))}
+            </select>
+          </label>
+          <label>
+            Kit
+            <select aria-label="kit" value={state.kit} onChange={(e) => set({ kit: e.target.value })}>
+              <option value="">all tools of the sandbox</option>
+              {kits.map((k) => (
+                <option key={k.name} value={k.name} disabled={!!k.error} title={k.error}>
+                  {k.name}
+                  {k.kit ? ` (w${k.kit.grade.w}, d${k.kit.grade.d})` : ''}
+                  {k.error ? ' — refused' : ''}
+                </option>
+              ))}
+            </select>
+          </label>
+          <label>
+            Mode
+            <select
+              aria-label="mode"
+              value={state.mode}
+              onChange={(e) => set({ mode: e.target.value as Mode })}
+            >
+              <option value="plan">plan (one script, retries)</option>
+              <option value="interactive">interactive (step by step)</option>
+            </select>
+          </label>
+          <label>
+            Language
+            <select
+              aria-label="language"
+              value={state.language}
+              onChange={(e) => set({ language: e.target.value as Language })}
+            >
+              <option value="python">Python</option>
+              <option value="js">JavaScript</option>
+              <option value="ts">TypeScript</option>
+            </select>
+          </label>
+          <label>
+            Provider
+            <select
+              aria-label="provider"
+              value={state.provider}
+              onChange={(e) => set({ provider: e.target.value })}
+            >
+              <option value="">all, in config order</option>
+              {providers.map((p) => (
+                <option key={p.id} value={p.id}>
+                  {p.id} ({p.kind}, {p.model})
+                </option>
+              ))}
+            </select>
+          </label>
+          <label>
+            Model
+            <input
+              aria-label="model"
+              value={state.model}
+              placeholder="provider default"
+              onChange={(e) => set({ model: e.target.value })}
+            />
+          </label>
+          <label>
+            Max retries
+            <input
+              aria-label="max retries"
+              type="number"
+              min={0}
+              max={20}
+              value={state.maxRetries}
+              onChange={(e) => set({ maxRetries: Number(e.target.value) })}
+            />
+          </label>
+          <label>
+            Max steps
+            <input
+              aria-label="max steps"
+              type="number"
+              min={1}
+              max={50}
+              value={state.maxSteps}
+              onChange={(e) => set({ maxSteps: Number(e.target.value) })}
+            />
+          </label>
+          <label>
+            Timeout (s)
+            <input
+              aria-label="timeout"
+              type="number"
+              min={1}
+              max={600}
+              value={state.timeoutS}
+              onChange={(e) => set({ timeoutS: Number(e.target.value) })}
+            />
+          </label>
+          <label className="check">
+            <input
+              type="checkbox"
+              checked={state.noTemplates}
+              onChange={(e) => set({ noTemplates: e.target.checked })}
+            />{' '}
+            skip templates and rules (always ask the LLM)
+          </label>
+        </div>
+        <div className="actions">
+          <button
+            type="submit"
+            className="primary"
+            data-run-action
+            disabled={!!problem || state.busy}
+            title={problem}
+          >
+            {state.busy ? 'Starting…' : 'Start run'}
+          </button>
+          <span className="muted small">Ctrl+Enter</span>
+        </div>
+      </form>
+    </section>
+  );
+}

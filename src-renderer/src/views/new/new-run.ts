@@ -1,0 +1,84 @@
+/**
+ * The New run form as data: its fields, the reducer that edits them, what stops a start and the
+ * `runs.start` request it sends. Pure (tested in node); `useNewRun.ts` binds it to React and the store.
+ */
+import type { Request } from '../../../../src-main/contract/api.ts';
+
+export type Mode = 'plan' | 'interactive';
+export type Language = 'python' | 'js' | 'ts';
+
+export interface NewRunFields {
+  task: string;
+  sandbox: string;
+  /** A kit of the sandbox, or '' for all its tools. */
+  kit: string;
+  mode: Mode;
+  language: Language;
+  /** A provider id, or '' for all in config order. */
+  provider: string;
+  model: string;
+  maxRetries: number;
+  maxSteps: number;
+  timeoutS: number;
+  noTemplates: boolean;
+}
+
+export interface NewRunState extends NewRunFields {
+  /** `runs.start` is on its way. */
+  busy: boolean;
+}
+
+export const initialNewRun: NewRunState = {
+  task: '',
+  sandbox: '',
+  kit: '',
+  mode: 'plan',
+  language: 'python',
+  provider: '',
+  model: '',
+  maxRetries: 3,
+  maxSteps: 8,
+  timeoutS: 60,
+  noTemplates: false,
+  busy: false,
+};
+
+export type NewRunAction =
+  | { type: 'set'; patch: Partial<Omit<NewRunFields, 'sandbox'>> }
+  /** Another sandbox: its kits differ, so the kit goes back to "all tools". */
+  | { type: 'sandbox'; sandbox: string }
+  /** The sandbox list arrived: the first one is picked while none is. */
+  | { type: 'sandboxes'; names: string[] }
+  | { type: 'busy'; busy: boolean };
+
+export function newRunReducer(s: NewRunState, a: NewRunAction): NewRunState {
+  switch (a.type) {
+    case 'set':
+      return { ...s, ...a.patch };
+    case 'sandbox':
+      return { ...s, sandbox: a.sandbox, kit: '' };
+    case 'sandboxes':
+      return !s.sandbox && a.names[0] ? { ...s, sandbox: a.names[0] } : s;
+    case 'busy':
+      return { ...s, busy: a.busy };
+  }
+}
+
+/** Why the run cannot start yet, in words (the button's title), or undefined. */
+export const newRunProblem = (s: NewRunFields): string | undefined =>
+  !s.task.trim() ? 'Describe the task.' : !s.sandbox ? 'Pick a sandbox.' : undefined;
+
+/** The `runs.start` request: trimmed text, empty choices left out. */
+export const newRunRequest = (s: NewRunFields): Request<'runs.start'> => ({
+  task: s.task.trim(),
+  sandbox: s.sandbox,
+  ...(s.kit ? { kit: s.kit } : {}),
+  mode: s.mode,
+  language: s.language,
+  ...(s.provider ? { provider: s.provider } : {}),
+  ...(s.model.trim() ? { model: s.model.trim() } : {}),
+  maxRetries: s.maxRetries,
+  maxSteps: s.maxSteps,
+  timeoutS: s.timeoutS,
+  ...(s.noTemplates ? { noTemplates: s.noTemplates } : {}),
+});

@@ -1,0 +1,99 @@
+import { describe, expect, it } from 'vitest';
+import {
+  draftOf,
+  EMPTY,
+  initialDraft,
+  initialProviders,
+  movedMessage,
+  needsKeyAgain,
+  providerFormReducer,
+  providersReducer,
+  saveRequest,
+  savedMessage,
+  testRequest,
+} from './providers.ts';
+import type { Provider, TestResult } from './providers.ts';
+
+const saved = {
+  id: 'local',
+  kind: 'openai',
+  model: 'qwen',
+  baseUrl: 'http://127.0.0.1:11434/v1',
+} as Provider;
+const ok: TestResult = { ok: true, url: 'u', model: 'm', latencyMs: 3 };
+
+describe('the provider form', () => {
+  it('sends trimmed fields, leaves out empty ones, and never an empty key', () => {
+    const d = { ...EMPTY, id: ' local ', model: ' qwen ', baseUrl: '  ', apiKeyEnv: ' KEY ' };
+    expect(testRequest(d)).toEqual({ id: 'local', kind: 'openai', model: 'qwen' });
+    expect(saveRequest(d, undefined)).toEqual({
+      id: 'local',
+      kind: 'openai',
+      model: 'qwen',
+      apiKeyEnv: 'KEY',
+    });
+    expect(saveRequest({ ...d, apiKey: 'sk' }, 'old')).toMatchObject({ apiKey: 'sk', previousId: 'old' });
+  });
+
+  it('an edited provider starts with its saved values and no key; a changed URL asks for the key again', () => {
+    const initial = draftOf(saved);
+    expect(initial).toEqual({
+      id: 'local',
+      kind: 'openai',
+      model: 'qwen',
+      baseUrl: saved.baseUrl,
+      apiKeyEnv: '',
+      apiKey: '',
+    });
+    const moved = { ...initial, baseUrl: 'http://10.0.0.2/v1' };
+    expect(needsKeyAgain(moved, initial, 'local')).toBe(true);
+    expect(needsKeyAgain({ ...moved, apiKey: 'sk' }, initial, 'local')).toBe(false);
+    expect(needsKeyAgain(moved, initial, undefined)).toBe(false);
+    expect(initialDraft('new', [saved])).toBe(EMPTY);
+    expect(initialDraft('local', [saved]).model).toBe('qwen');
+  });
+
+  it('a preset replaces the whole draft; set patches it; a new test clears the last one', () => {
+    let s = providerFormReducer(
+      { draft: { ...EMPTY, apiKey: 'sk' }, first: true },
+      { type: 'preset', draft: { id: 'vllm' } },
+    );
+    expect(s.draft).toEqual({ ...EMPTY, id: 'vllm' });
+    s = providerFormReducer(s, { type: 'set', patch: { model: 'm' } });
+    expect(s.draft.model).toBe('m');
+    s = providerFormReducer(s, { type: 'tested', result: ok });
+    expect(s.tested).toBe(ok);
+    expect(providerFormReducer(s, { type: 'tested', result: undefined }).tested).toBeUndefined();
+  });
+
+  it('says where the key went and whether the new provider is the default', () => {
+    expect(savedMessage({ id: 'p', keyStored: 'keychain' } as never, undefined, true)).toBe(
+      'Provider p saved to the workspace config (key kept in keychain), as the default (tried first).',
+    );
+    expect(savedMessage({ id: 'p' }, 'p', true)).toBe('Provider p saved to the workspace config.');
+    expect(movedMessage('p', 0, ['p', 'q'])).toBe('p is now the default provider (tried first).');
+    expect(movedMessage('p', 1, ['q', 'p'])).toBe('Order: q, p.');
+  });
+});
+
+describe('the providers list', () => {
+  it('a row test runs, then shows its result; one that could not run goes back and names the error', () => {
+    let s = providersReducer(initialProviders, { type: 'testing', id: 'local' });
+    expect(s.tests['local']).toBe('running');
+    s = providersReducer(s, { type: 'tested', id: 'local', result: ok });
+    expect(s.tests['local']).toBe(ok);
+    s = providersReducer(providersReducer(s, { type: 'testing', id: 'b' }), {
+      type: 'testFailed',
+      id: 'b',
+      error: 'gone',
+    });
+    expect(s.tests).toEqual({ local: ok });
+    expect(s.error).toBe('gone');
+  });
+
+  it('opens and closes the form', () => {
+    const s = providersReducer(initialProviders, { type: 'edit', id: 'new' });
+    expect(s.editing).toBe('new');
+    expect(providersReducer(s, { type: 'edit', id: undefined }).editing).toBeUndefined();
+  });
+});

@@ -1,0 +1,135 @@
+/**
+ * The Suites view's parts, presentational (props in, callbacks out): the list of suites and the start
+ * form with the suite-run picker.
+ */
+import type { Response } from '../../../../src-main/contract/api.ts';
+import { formatDateTime } from '../../lib/dates.ts';
+import { suiteStartOptions } from './suite-start.ts';
+import type { SuiteStartFields, SuiteStartOptions } from './suite-start.ts';
+
+export function SuiteList({
+  suites,
+  current,
+  onOpen,
+}: {
+  suites: Response<'suites.list'>;
+  current: string | undefined;
+  onOpen: (name: string) => void;
+}) {
+  return (
+    <aside className="suite-list">
+      <h1>Suites</h1>
+      {suites.length === 0 && (
+        <p className="muted small">No suites: add suites/NAME.toml to the workspace.</p>
+      )}
+      <ul>
+        {suites.map((s) => (
+          <li key={s.name}>
+            <button
+              className={s.name === current ? 'active' : ''}
+              aria-current={s.name === current ? 'page' : undefined}
+              onClick={() => onOpen(s.name)}
+            >
+              {s.name}
+              <span className="small muted">
+                {' '}
+                {s.cases} cases{s.last ? ` · ${s.last.status}` : ''}
+              </span>
+              {s.error && <span className="small error"> · problems</span>}
+            </button>
+          </li>
+        ))}
+      </ul>
+    </aside>
+  );
+}
+
+export interface SuiteRunChoice {
+  id: string;
+  createdAt: number;
+  status: string;
+  passed: number;
+  done: number;
+}
+
+export function SuiteStartForm({
+  fields,
+  onChange,
+  onStart,
+  onCancel,
+  running,
+  hasProblems,
+  history,
+  selectedRun,
+  onSelectRun,
+}: {
+  fields: SuiteStartFields;
+  onChange: (patch: Partial<SuiteStartFields>) => void;
+  onStart: (options: SuiteStartOptions) => void;
+  onCancel: () => void;
+  /** The shown suite run is under way (Start is disabled, Cancel shown). */
+  running: boolean;
+  /** The suite has schema problems: it cannot start. */
+  hasProblems: boolean;
+  history: SuiteRunChoice[];
+  selectedRun: string | undefined;
+  onSelectRun: (id: string) => void;
+}) {
+  return (
+    <form
+      className="toolbar suite-start"
+      onSubmit={(e) => {
+        e.preventDefault();
+        onStart(suiteStartOptions(fields));
+      }}
+    >
+      <input
+        aria-label="models"
+        placeholder="models (default: the suite's)"
+        value={fields.models}
+        onChange={(e) => onChange({ models: e.target.value })}
+      />
+      <input
+        aria-label="repeat"
+        type="number"
+        min={1}
+        max={100}
+        placeholder="repeat"
+        value={fields.repeat}
+        onChange={(e) => onChange({ repeat: e.target.value })}
+      />
+      <input
+        aria-label="concurrency"
+        type="number"
+        min={1}
+        max={64}
+        placeholder="concurrency"
+        value={fields.concurrency}
+        onChange={(e) => onChange({ concurrency: e.target.value })}
+      />
+      <button className="primary" type="submit" disabled={running || hasProblems} data-run-action>
+        Start suite
+      </button>
+      {running && (
+        <button type="button" onClick={onCancel}>
+          Cancel
+        </button>
+      )}
+      <span className="spacer" />
+      <label className="small">
+        Suite run{' '}
+        <select
+          aria-label="suite run"
+          value={selectedRun ?? ''}
+          onChange={(e) => onSelectRun(e.target.value)}
+        >
+          {history.map((r) => (
+            <option key={r.id} value={r.id}>
+              {formatDateTime(r.createdAt)} · {r.status} · {r.passed}/{r.done}
+            </option>
+          ))}
+        </select>
+      </label>
+    </form>
+  );
+}

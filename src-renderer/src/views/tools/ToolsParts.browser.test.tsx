@@ -1,0 +1,130 @@
+import { describe, expect, it, vi } from 'vitest';
+import { render } from 'vitest-browser-react';
+import type { Violation } from '../../../../src-main/core/lang/violation.ts';
+import {
+  McpToolsNote,
+  ProblemList,
+  SaveHeld,
+  ToolPicker,
+  ToolsHead,
+  ToolsLoadError,
+  ToolsMetaLine,
+} from './ToolsParts.tsx';
+
+const noop = () => {};
+const v = (rule: string, line: number, column: number): Violation => ({
+  rule,
+  message: `${rule} message`,
+  line,
+  column,
+  endLine: line,
+  endColumn: column,
+});
+
+describe('ToolsHead', () => {
+  it('Save and Revert call back when there are unsaved changes', async () => {
+    const onSave = vi.fn();
+    const onRevert = vi.fn();
+    const screen = await render(
+      <ToolsHead sandbox="demo" badge="dirty" dirty saving={false} onRevert={onRevert} onSave={onSave} />,
+    );
+    await expect.element(screen.getByTestId('dirty')).toHaveTextContent('unsaved changes');
+    await screen.getByRole('button', { name: 'Save' }).click();
+    await screen.getByRole('button', { name: 'Revert' }).click();
+    expect(onSave).toHaveBeenCalledTimes(1);
+    expect(onRevert).toHaveBeenCalledTimes(1);
+  });
+
+  it('nothing to save: both disabled and the badge says saved; saving says so', async () => {
+    const screen = await render(
+      <ToolsHead sandbox="demo" badge="saved" dirty={false} saving={false} onRevert={noop} onSave={noop} />,
+    );
+    await expect.element(screen.getByTestId('saved')).toBeInTheDocument();
+    await expect.element(screen.getByRole('button', { name: 'Save' })).toBeDisabled();
+    await expect.element(screen.getByRole('button', { name: 'Revert' })).toBeDisabled();
+    await screen.rerender(
+      <ToolsHead sandbox="demo" badge="dirty" dirty saving onRevert={noop} onSave={noop} />,
+    );
+    await expect.element(screen.getByRole('button', { name: 'Saving…' })).toBeDisabled();
+  });
+});
+
+describe('ToolsMetaLine', () => {
+  it('counts the saved tools and problems and names the extraction state', async () => {
+    const screen = await render(
+      <ToolsMetaLine description="users" savedTools={1} savedProblems={2} extractState="pending" />,
+    );
+    await expect.element(screen.getByText('saved: 1 tool, 2 problems')).toBeInTheDocument();
+    await expect.element(screen.getByTestId('extract-state')).toHaveAttribute('data-state', 'pending');
+    await expect.element(screen.getByTestId('extract-state')).toHaveTextContent('waiting…');
+  });
+});
+
+describe('SaveHeld', () => {
+  it('jumps to the first syntax error and offers Save anyway', async () => {
+    const onJump = vi.fn();
+    const onSaveAnyway = vi.fn();
+    const hold = { count: 2, first: v('syntax', 7, 3), message: 'Not saved: tools.py has 2 syntax errors' };
+    const screen = await render(<SaveHeld hold={hold} onJump={onJump} onSaveAnyway={onSaveAnyway} />);
+    await expect
+      .element(screen.getByRole('alert'))
+      .toMatchTextContent(/Not saved: tools.py has 2 syntax errors/);
+    await screen.getByRole('button', { name: 'Go to line 7' }).click();
+    expect(onJump).toHaveBeenCalledWith(7, 3);
+    await screen.getByRole('button', { name: 'Save anyway' }).click();
+    expect(onSaveAnyway).toHaveBeenCalledTimes(1);
+  });
+});
+
+describe('ProblemList', () => {
+  it('each problem jumps to its line; syntax errors are announced', async () => {
+    const onJump = vi.fn();
+    const problems = [v('syntax', 2, 4), v('no-docstring', 9, 1)];
+    const screen = await render(<ProblemList problems={problems} syntaxErrors={1} onJump={onJump} />);
+    await expect
+      .element(screen.getByRole('alert'))
+      .toMatchTextContent(/tools.py has 1 syntax error; the metadata/);
+    await screen.getByRole('button', { name: 'line 9:1' }).click();
+    expect(onJump).toHaveBeenCalledWith(problems[1]);
+  });
+
+  it('says when there is none', async () => {
+    const screen = await render(<ProblemList problems={[]} syntaxErrors={0} onJump={noop} />);
+    await expect.element(screen.getByTestId('no-problems')).toHaveTextContent('No problems in tools.py.');
+  });
+});
+
+describe('ToolPicker', () => {
+  it('marks the selected tool and picks another', async () => {
+    const onPick = vi.fn();
+    const tools = [{ name: 'get_user' }, { name: 'list_orders' }] as never;
+    const screen = await render(<ToolPicker tools={tools} selected="get_user" onPick={onPick} />);
+    await expect
+      .element(screen.getByRole('tab', { name: 'get_user' }))
+      .toHaveAttribute('aria-selected', 'true');
+    await expect
+      .element(screen.getByRole('tab', { name: 'list_orders' }))
+      .toHaveAttribute('aria-selected', 'false');
+    await screen.getByRole('tab', { name: 'list_orders' }).click();
+    expect(onPick).toHaveBeenCalledWith('list_orders');
+  });
+});
+
+describe('McpToolsNote and ToolsLoadError', () => {
+  it('says an MCP-only sandbox has no tools.py', async () => {
+    const screen = await render(<McpToolsNote count={3} mcpOnly />);
+    await expect
+      .element(screen.getByText(/This sandbox has no tools.py: its 3 tools come from MCP servers/))
+      .toBeInTheDocument();
+  });
+
+  it('names the load failure and retries', async () => {
+    const onRetry = vi.fn();
+    const screen = await render(<ToolsLoadError sandbox="demo" error="no such sandbox" onRetry={onRetry} />);
+    await expect
+      .element(screen.getByRole('alert'))
+      .toHaveTextContent('Could not load the tools of demo: no such sandbox');
+    await screen.getByRole('button', { name: 'Try again' }).click();
+    expect(onRetry).toHaveBeenCalledTimes(1);
+  });
+});

@@ -1,0 +1,131 @@
+import { describe, expect, it } from 'vitest';
+import type { Violation } from '../../../../src-main/core/lang/violation.ts';
+import { holdFor, initialToolsEditor, toolsEditorReducer, toolsViewModel } from './tools-editor.ts';
+import type { Listed, ToolsEditorAction, ToolsEditorState } from './tools-editor.ts';
+
+const v = (rule: string, line: number, column = 1): Violation => ({
+  rule,
+  message: `${rule} here`,
+  line,
+  column,
+  endLine: line,
+  endColumn: column + 1,
+});
+const tool = (name: string, mcp?: string) =>
+  ({
+    name,
+    description: '',
+    parameters: [],
+    location: {},
+    grade: {},
+    ...(mcp ? { mcp: { server: mcp, tool: name } } : {}),
+  }) as never;
+const listing = (source: string, tools = [tool('get_user')], problems: Violation[] = []): Listed => ({
+  sandbox: 'demo',
+  source,
+  tools,
+  problems,
+  prompt: 'P',
+  openai: [],
+});
+
+const run = (actions: ToolsEditorAction[], s: ToolsEditorState = initialToolsEditor) =>
+  actions.reduce(toolsEditorReducer, s);
+
+describe('the Tools editor state', () => {
+  it('loads the saved source, or the unsaved draft over it; the metadata is of the saved text', () => {
+    const s = run([{ type: 'loaded', listed: listing('A') }]);
+    expect(s).toMatchObject({ ready: true, saved: 'A', source: 'A', editorText: 'A', metaFor: 'A' });
+    const d = run([{ type: 'loaded', listed: listing('A'), draft: 'A2' }]);
+    expect(d).toMatchObject({ saved: 'A', source: 'A2', editorText: 'A2', metaFor: 'A' });
+    expect(toolsViewModel(d, listing('A'))).toMatchObject({
+      dirty: true,
+      stale: true,
+      badge: 'dirty',
+      extractState: 'pending',
+    });
+  });
+
+  it('an edit changes the source, not the text handed to the editor, and clears a held save', () => {
+    const held = run([
+      { type: 'loaded', listed: listing('A') },
+      { type: 'hold', hold: { count: 1, first: v('syntax', 3, 5), message: 'm' } },
+    ]);
+    expect(held.jump).toEqual({ line: 3, column: 5, seq: 1 });
+    const s = toolsEditorReducer(held, { type: 'edit', text: 'AB' });
+    expect(s).toMatchObject({ source: 'AB', editorText: 'A', hold: undefined });
+  });
+
+  it('revert puts the saved text back in a new editor', () => {
+    const s = run([
+      { type: 'loaded', listed: listing('A') },
+      { type: 'edit', text: 'AB' },
+      { type: 'revert' },
+    ]);
+    expect(s).toMatchObject({ source: 'A', editorText: 'A', editorKey: 1 });
+    expect(toolsViewModel(s, listing('A')).dirty).toBe(false);
+  });
+
+  it('holds a save back for syntax errors only when the metadata is of the text in the editor', () => {
+    const bad = listing('def f(:', [], [v('syntax', 1, 7), v('no-docstring', 1)]);
+    const s = run([{ type: 'loaded', listed: bad }]);
+    expect(holdFor(s, false)?.first.line).toBe(1);
+    expect(holdFor(s, true)).toBeUndefined();
+    // Edited since: the metadata is stale and holds nothing back.
+    expect(holdFor(toolsEditorReducer(s, { type: 'edit', text: 'x' }), false)).toBeUndefined();
+  });
+
+  it('a save keeps its metadata only when it describes the saved text', () => {
+    const s = run([
+      { type: 'loaded', listed: listing('A') },
+      { type: 'edit', text: 'B' },
+    ]);
+    const result = { ...listing('B', [tool('b')]), sandbox: 'demo' } as never;
+    const saved = toolsEditorReducer(s, { type: 'saved', text: 'B', result });
+    // metaFor is still 'A' (extraction not back yet): the shown metadata is not replaced.
+    expect(saved).toMatchObject({ saved: 'B', metaFor: 'A' });
+    const fresh = toolsEditorReducer(
+      toolsEditorReducer(s, {
+        type: 'extracted',
+        meta: { tools: [], problems: [], prompt: '', openai: [] },
+        source: 'B',
+      }),
+      { type: 'saved', text: 'B', result },
+    );
+    expect(fresh.metaFor).toBe('B');
+    expect(fresh.meta?.tools.map((t) => t.name)).toEqual(['b']);
+  });
+
+  it('a failed extraction keeps the last metadata and says why; a good one clears that', () => {
+    const s = run([
+      { type: 'loaded', listed: listing('A') },
+      { type: 'edit', text: 'B' },
+      { type: 'extractFailed', error: 'down' },
+    ]);
+    expect(s).toMatchObject({ extractError: 'down', metaFor: 'A' });
+    expect(
+      toolsEditorReducer(s, { type: 'extracted', meta: s.meta!, source: 'B' }).extractError,
+    ).toBeUndefined();
+  });
+
+  it('every jump is a new one, even to the same line', () => {
+    const s = run([
+      { type: 'jump', line: 4 },
+      { type: 'jump', line: 4 },
+    ]);
+    expect(s.jump).toEqual({ line: 4, seq: 2 });
+  });
+
+  it('picks the first saved tool until one is chosen; an MCP-only sandbox says it has no tools.py', () => {
+    const l = listing('', [tool('a', 'srv'), tool('b', 'srv')]);
+    const s = run([{ type: 'loaded', listed: l }]);
+    expect(toolsViewModel(s, l)).toMatchObject({ mcpOnly: true, badge: 'no-tools-file' });
+    expect(toolsViewModel(s, l).selectedTool?.name).toBe('a');
+    expect(toolsViewModel(toolsEditorReducer(s, { type: 'pickTool', name: 'b' }), l).selectedTool?.name).toBe(
+      'b',
+    );
+    expect(
+      toolsViewModel(toolsEditorReducer(s, { type: 'pickTool', name: 'gone' }), l).selectedTool?.name,
+    ).toBe('a');
+  });
+});

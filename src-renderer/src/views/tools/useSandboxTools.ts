@@ -1,0 +1,119 @@
+/**
+ * The Tools view's state (tools-editor.ts) bound to the store and the API: loading a sandbox's
+ * tools.py (an unsaved draft wins), live extraction debounced with only the latest answer kept, the
+ * drafts kept across sandboxes, Save (held back by syntax errors unless "anyway") and Revert.
+ */
+import { useCallback, useEffect, useReducer, useRef, useState } from 'react';
+import { api, errorMessage } from '../../api/client.ts';
+import { useSubmit } from '../../lib/useSubmit.ts';
+import { useStore } from '../../store/index.ts';
+import { drafts } from './drafts.ts';
+import { holdFor, initialToolsEditor, toolsEditorReducer } from './tools-editor.ts';
+
+const EXTRACT_DEBOUNCE_MS = 250;
+
+export function useSandboxTools(sandbox: string, line: number | undefined, onDirtyChange: () => void) {
+  const description = useStore((s) => s.sandboxes.find((x) => x.name === sandbox)?.description);
+  const stored = useStore((s) => (s.toolsSandbox === sandbox ? s.toolsListed : undefined));
+  const loadError = useStore((s) => (s.toolsSandbox === sandbox ? s.toolsLoadError : undefined));
+  const loadTools = useStore((s) => s.loadTools);
+  const closeTools = useStore((s) => s.closeTools);
+  const saveTools = useStore((s) => s.saveTools);
+  const [state, dispatch] = useReducer(toolsEditorReducer, initialToolsEditor);
+  const [reloadSeq, setReloadSeq] = useState(0);
+  const listed = state.ready ? stored : undefined;
+  const extractSeq = useRef(0);
+  // Saving announces its outcome (saveTools); a failure also stays on the page.
+  const saving = useSubmit((text: string) => saveTools(sandbox, text));
+  const { setError: setSaveError, run: runSave } = saving;
+
+  // Load the sandbox: its saved tools (tools.list) and source; an unsaved draft wins over the source.
+  useEffect(() => {
+    let cancelled = false;
+    dispatch({ type: 'loading' });
+    setSaveError(undefined);
+    void loadTools(sandbox).then((l) => {
+      if (cancelled || !l) return;
+      const draft = drafts.get(sandbox);
+      if (draft === l.source) drafts.delete(sandbox);
+      dispatch({ type: 'loaded', listed: l, draft });
+    });
+    return () => {
+      cancelled = true;
+      closeTools(sandbox);
+    };
+  }, [sandbox, reloadSeq, loadTools, closeTools, setSaveError]);
+
+  // Live extraction, debounced; only the answer to the latest request is kept.
+  const { source, metaFor } = state;
+  useEffect(() => {
+    if (!listed || source === metaFor) {
+      dispatch({ type: 'extracting', on: false });
+      return;
+    }
+    dispatch({ type: 'extracting', on: true });
+    const seq = ++extractSeq.current;
+    const t = setTimeout(() => {
+      api['tools.extract']({ source })
+        .then((meta) => seq === extractSeq.current && dispatch({ type: 'extracted', meta, source }))
+        .catch(
+          (e: unknown) =>
+            seq === extractSeq.current && dispatch({ type: 'extractFailed', error: errorMessage(e) }),
+        )
+        .finally(() => seq === extractSeq.current && dispatch({ type: 'extracting', on: false }));
+    }, EXTRACT_DEBOUNCE_MS);
+    return () => clearTimeout(t);
+  }, [source, metaFor, listed]);
+
+  const dirty = !!listed && state.source !== state.saved;
+  useEffect(onDirtyChange, [dirty, onDirtyChange]);
+
+  const edit = useCallback(
+    (text: string) => {
+      dispatch({ type: 'edit', text });
+      if (listed && text !== state.saved) drafts.set(sandbox, text);
+      else drafts.delete(sandbox);
+    },
+    [listed, state.saved, sandbox],
+  );
+
+  const save = useCallback(
+    async (anyway = false) => {
+      if (!listed || saving.busy) return;
+      const hold = holdFor(state, anyway);
+      dispatch({ type: 'hold', hold });
+      if (hold) return;
+      const text = state.source;
+      const result = await runSave(text);
+      if (!result) return;
+      if (drafts.get(sandbox) === text) drafts.delete(sandbox);
+      dispatch({ type: 'saved', text, result });
+    },
+    [listed, saving.busy, state, sandbox, runSave],
+  );
+
+  const revert = useCallback(() => {
+    dispatch({ type: 'revert' });
+    drafts.delete(sandbox);
+  }, [sandbox]);
+
+  // Opened from a traceback frame inside a tool: reveal that line once the source is in the editor.
+  useEffect(() => {
+    if (listed && line) dispatch({ type: 'jump', line });
+  }, [listed, line]);
+
+  return {
+    state,
+    dispatch,
+    listed,
+    description,
+    loadError,
+    dirty,
+    saving: saving.busy,
+    saveError: saving.error,
+    edit,
+    save,
+    revert,
+    retry: () => setReloadSeq((n) => n + 1),
+  };
+}

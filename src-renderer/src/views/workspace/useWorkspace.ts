@@ -1,0 +1,80 @@
+/** The Workspace view's state (workspace.ts) bound to the API and the store, with its actions. */
+import { useCallback, useEffect, useReducer } from 'react';
+import { api, errorMessage } from '../../api/client.ts';
+import { useSubmit } from '../../lib/useSubmit.ts';
+import { useStore } from '../../store/index.ts';
+import { initialWorkspace, workspaceReducer } from './workspace.ts';
+
+/** A workspace was opened or created: the page starts again on it. */
+const reloadOnRuns = () => {
+  location.hash = '#/runs';
+  location.reload();
+};
+
+export function useWorkspace() {
+  const info = useStore((s) => s.info);
+  const sandboxes = useStore((s) => s.sandboxes);
+  const loadApp = useStore((s) => s.loadApp);
+  const navigate = useStore((s) => s.navigate);
+  const [state, dispatch] = useReducer(workspaceReducer, initialWorkspace);
+
+  useEffect(() => {
+    let live = true;
+    Promise.all([api['workspace.recent']({}), api['settings.get']({})]).then(
+      ([recent, settings]) => live && dispatch({ type: 'loaded', recent, settings }),
+      (e: unknown) => live && dispatch({ type: 'failed', error: errorMessage(e) }),
+    );
+    return () => {
+      live = false;
+    };
+  }, []);
+
+  const open = useCallback(async (path: string) => {
+    dispatch({ type: 'start' });
+    try {
+      await api['workspace.open']({ path });
+      reloadOnRuns();
+    } catch (e) {
+      dispatch({ type: 'failed', error: errorMessage(e) });
+    }
+  }, []);
+
+  const choose = useCallback(async () => {
+    dispatch({ type: 'clearError' });
+    try {
+      const r = await api['workspace.choose']({});
+      if (r.path) await open(r.path);
+    } catch (e) {
+      dispatch({ type: 'failed', error: errorMessage(e) });
+    }
+  }, [open]);
+
+  const create = useCallback(async (path: string, empty: boolean) => {
+    dispatch({ type: 'start' });
+    try {
+      await api['workspace.init']({ path, empty });
+      reloadOnRuns();
+    } catch (e) {
+      dispatch({ type: 'failed', error: errorMessage(e) });
+    }
+  }, []);
+
+  const createSandbox = useSubmit(async () => {
+    const { name, runtime, description } = state.sandbox;
+    const r = await api['sandboxes.create']({ name: name.trim(), runtime, description });
+    dispatch({ type: 'sandboxCreated' });
+    void loadApp().then(() => navigate({ view: 'tools', id: r.name }));
+  });
+
+  return {
+    state,
+    dispatch,
+    info,
+    sandboxes,
+    open,
+    choose,
+    create,
+    createSandbox,
+    openTools: (name: string) => navigate({ view: 'tools', id: name }),
+  };
+}

@@ -1,0 +1,79 @@
+/**
+ * The Workspace view's state as data: the recent list and enabled runtimes it loads, the open and
+ * create forms, the new-sandbox form, and the error shown. Pure (tested in node); `useWorkspace.ts`
+ * binds it to React, the API and the store.
+ */
+import type { Response } from '../../../../src-main/contract/api.ts';
+import type { Runtime } from '../../store/images.ts';
+
+export type Recent = Response<'workspace.recent'>;
+
+export interface SandboxDraft {
+  name: string;
+  runtime: Runtime;
+  description: string;
+}
+
+export interface WorkspaceState {
+  recent?: Recent;
+  /** The runtimes enabled in the config (a new sandbox picks one). */
+  runtimes: string[];
+  /** The last failure of loading, opening or creating a workspace. */
+  error?: string;
+  /** The folder typed to open. */
+  path: string;
+  /** The folder typed to create. */
+  newPath: string;
+  /** Create it empty (no sample sandboxes). */
+  empty: boolean;
+  /** Opening or creating a workspace is under way (the page reloads when it succeeds). */
+  busy: boolean;
+  sandbox: SandboxDraft;
+}
+
+export const initialWorkspace: WorkspaceState = {
+  runtimes: [],
+  path: '',
+  newPath: '',
+  empty: false,
+  busy: false,
+  sandbox: { name: '', runtime: 'python', description: '' },
+};
+
+export type WorkspaceAction =
+  | { type: 'loaded'; recent: Recent; settings: Pick<Response<'settings.get'>, 'runtimes'> }
+  | { type: 'set'; patch: Partial<Pick<WorkspaceState, 'path' | 'newPath' | 'empty'>> }
+  | { type: 'sandbox'; patch: Partial<SandboxDraft> }
+  /** A sandbox was created: the form empties (its runtime stays). */
+  | { type: 'sandboxCreated' }
+  /** An open or create starts: busy, the previous error cleared. */
+  | { type: 'start' }
+  /** Something failed: its message shown, busy no more. */
+  | { type: 'failed'; error: string }
+  | { type: 'clearError' };
+
+export function workspaceReducer(s: WorkspaceState, a: WorkspaceAction): WorkspaceState {
+  switch (a.type) {
+    case 'loaded':
+      return {
+        ...s,
+        recent: a.recent,
+        runtimes: a.settings.runtimes.filter((r) => r.enabled).map((r) => r.id),
+      };
+    case 'set':
+      return { ...s, ...a.patch };
+    case 'sandbox':
+      return { ...s, sandbox: { ...s.sandbox, ...a.patch } };
+    case 'sandboxCreated':
+      return { ...s, sandbox: { ...s.sandbox, name: '', description: '' } };
+    case 'start':
+      return { ...s, busy: true, error: undefined };
+    case 'failed':
+      return { ...s, busy: false, error: a.error };
+    case 'clearError':
+      return { ...s, error: undefined };
+  }
+}
+
+/** The runtimes offered to a new sandbox: the enabled ones, Python when the list is not known. */
+export const runtimeChoices = (runtimes: string[]): string[] => (runtimes.length ? runtimes : ['python']);

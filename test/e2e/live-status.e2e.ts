@@ -1,0 +1,145 @@
+/**
+ * What the workbench says about the world outside it (Chromium, browser front end): a workspace file
+ * edited on disk while the page is open (the `workspace_changed` push shows a notice, applied or
+ * refused with its reason), and which sandbox isolation runs (the header badge and Settings › Sandbox:
+ * Docker with a gVisor sandbox, and the process fallback with the reason it runs). Screenshots in
+ * test-results/screenshots/.
+ */
+import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startWorld } from './support/app.ts';
+import type { E2eWorld } from './support/app.ts';
+
+/** Polls long enough for a page under load (a busy CI machine), not vitest's default second. */
+const poll = <T>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 30_000 });
+
+const go = (w: E2eWorld, label: string) =>
+  w.page.getByRole('navigation', { name: 'main' }).getByRole('button', { name: label }).click();
+
+describe('a workspace file edited on disk while the workbench is open', () => {
+  let w: E2eWorld;
+  beforeAll(async () => {
+    w = await startWorld(undefined, { watch: true });
+  });
+  afterAll(async () => {
+    await w?.close();
+  });
+
+  it('config.toml: the push shows "applied", and a broken edit is refused with its reason', async () => {
+    const { page } = w;
+    await go(w, 'Settings');
+    await page.getByTestId('docker-state').waitFor();
+    const configFile = join(w.workspace, '.toolsmith', 'config.toml');
+    const good = readFileSync(configFile, 'utf8');
+    writeFileSync(configFile, good.replace('timeout_s = 300', 'timeout_s = 240'));
+    const applied = page.locator('.notices [role="status"]', {
+      hasText: 'config.toml changed on disk: applied',
+    });
+    await applied.waitFor({ timeout: 30_000 });
+    await poll(() => w.pushed.some((e) => e.type === 'workspace_changed')).toBe(true);
+    expect(w.web.service().config.limits.timeout_s).toBe(240);
+    await w.screenshot('live-reload-config-applied');
+
+    writeFileSync(configFile, good.replace('timeout_s = 300', 'timeout_s = "soon"'));
+    const refused = page.locator('.notices [role="alert"]', {
+      hasText: 'config.toml changed on disk but was not applied',
+    });
+    await refused.waitFor({ timeout: 30_000 });
+    // The reason names the file, the line and the field.
+    expect(await refused.innerText()).toMatch(
+      /config\.toml:\d+:\s*limits\.timeout_s: .*\(the last good config stays in use\)/s,
+    );
+    expect(w.web.service().config.limits.timeout_s).toBe(240);
+    await w.screenshot('live-reload-config-refused');
+  });
+
+  it('tools.py: the notice names the sandbox, and the open Tools view shows the new tool', async () => {
+    const { page } = w;
+    // The notices of the config edits are dismissed (this screenshot shows the tools one).
+    const dismiss = page.locator('.notices').getByRole('button', { name: 'dismiss' });
+    while ((await dismiss.count()) > 0) await dismiss.first().click();
+    await go(w, 'Tools');
+    await page.locator('[data-sandbox="support"]').first().click();
+    await page.getByTestId('saved').waitFor({ timeout: 30_000 });
+    const toolsFile = join(w.workspace, 'sandboxes', 'support', 'tools.py');
+    appendFileSync(
+      toolsFile,
+      '\n\n@tool\ndef ping_from_disk() -> str:\n    """Answers pong (added on disk while the workbench was open)."""\n    return "pong"\n',
+    );
+    const notice = page.locator('.notices [role="status"]', {
+      hasText: 'the tools of sandbox support changed on disk: applied',
+    });
+    await notice.waitFor({ timeout: 30_000 });
+    await page.locator('[data-tool="ping_from_disk"]').waitFor({ timeout: 30_000 });
+    await w.screenshot('live-reload-tools');
+  });
+});
+
+describe('the isolation level the workbench shows', () => {
+  it('Docker, with one sandbox on gVisor: the header badge and Settings name both', async () => {
+    const w = await startWorld((ws) => {
+      const file = join(ws, '.toolsmith', 'config.toml');
+      writeFileSync(
+        file,
+        readFileSync(file, 'utf8').replace(
+          '[sandboxes.ecommerce]\n',
+          '[sandboxes.ecommerce]\nisolation = "gvisor"\n',
+        ),
+      );
+    });
+    try {
+      const badge = w.page.getByTestId('isolation-state');
+      await poll(() => badge.innerText()).toMatch(/^docker \S+ · isolation docker; gvisor: ecommerce$/);
+      await go(w, 'Settings');
+      const docker = w.page.getByTestId('docker-state');
+      await poll(() => docker.getAttribute('data-docker')).toBe('available');
+      // One badge per level: the default, and the sandbox with a level of its own.
+      expect(await docker.locator('> [data-isolation]').getAttribute('data-isolation')).toBe('docker');
+      expect(
+        await docker.locator('[data-sandbox="ecommerce"] [data-isolation]').getAttribute('data-isolation'),
+      ).toBe('gvisor');
+      expect(await w.page.getByTestId('sandbox-levels').innerText()).toContain(
+        'ecommerce runs with isolation gvisor',
+      );
+      // A sandbox on gVisor does not make the default level "weaker than a Docker container".
+      expect(await w.page.getByTestId('isolation-weaker').count()).toBe(0);
+      expect(await w.page.getByRole('region', { name: 'sandbox' }).innerText()).not.toContain(
+        'weaker than a Docker container',
+      );
+      expect(await w.page.getByTestId('docker-missing').count()).toBe(0);
+      await w.screenshot('isolation-docker-gvisor');
+    } finally {
+      await w.close();
+    }
+  });
+
+  it('the process fallback: the level and the reason it runs, in the header and in Settings', async () => {
+    const before = process.env['TOOLSMITH_BACKEND'];
+    process.env['TOOLSMITH_BACKEND'] = 'process';
+    const w = await startWorld();
+    try {
+      const status = await w.web.service().status();
+      expect(status.isolation).not.toBe('docker');
+      expect(status.isolationReason).toMatch(/^TOOLSMITH_BACKEND=process: the process fallback \(\w+\) runs/);
+      const badge = w.page.getByTestId('isolation-state');
+      await poll(() => badge.innerText()).toBe(`no docker · isolation ${status.isolation}`);
+      expect(await badge.getAttribute('title')).toContain(status.isolationReason);
+      await go(w, 'Settings');
+      const missing = w.page.getByTestId('docker-missing');
+      await missing.waitFor({ timeout: 30_000 });
+      expect(await w.page.getByTestId('isolation-reason').innerText()).toBe(status.isolationReason);
+      expect(await missing.innerText()).toContain(
+        `Until then scripts run in the ${status.isolation} fallback`,
+      );
+      expect(
+        await w.page.getByTestId('docker-state').locator('[data-isolation]').getAttribute('data-isolation'),
+      ).toBe(status.isolation);
+      await w.screenshot('isolation-fallback');
+    } finally {
+      await w.close();
+      if (before === undefined) delete process.env['TOOLSMITH_BACKEND'];
+      else process.env['TOOLSMITH_BACKEND'] = before;
+    }
+  });
+});
