@@ -366,11 +366,17 @@ export async function createSandboxManager(svc: SandboxFactoryDeps): Promise<San
       return {
         docker: version
           ? { available: true, version }
-          : {
-              available: false,
-              error: 'no Docker engine answers',
-              hint: 'Install Docker (Debian: apt-get install docker.io) and start it (systemctl start docker, or dockerd &). Until then scripts run in the process fallback with weaker isolation.',
-            },
+          : forced === 'process'
+            ? {
+                available: false,
+                error: 'not asked: TOOLSMITH_BACKEND=process chose the process fallback',
+                hint: 'Unset TOOLSMITH_BACKEND to run scripts in Docker containers.',
+              }
+            : {
+                available: false,
+                error: 'no Docker engine answers',
+                hint: 'Install Docker (Debian: apt-get install docker.io) and start it (systemctl start docker, or dockerd &). Until then scripts run in the process fallback with weaker isolation.',
+              },
         // The default level, then the sandboxes with a level of their own (`docker; gvisor: ecommerce`).
         isolation: [
           factory.isolation,

@@ -132,6 +132,12 @@ describe('the isolation level the workbench shows', () => {
       expect(await missing.innerText()).toContain(
         `Until then scripts run in the ${status.isolation} fallback`,
       );
+      // The engine was never asked: the status does not claim that none answers.
+      expect(status.docker).toMatchObject({
+        available: false,
+        error: expect.stringMatching(/^not asked/) as unknown,
+      });
+      expect(await missing.innerText()).not.toContain('no Docker engine answers');
       expect(
         await w.page.getByTestId('docker-state').locator('[data-isolation]').getAttribute('data-isolation'),
       ).toBe(status.isolation);

@@ -242,6 +242,12 @@ describe('runs in the workbench', () => {
     await expect.poll(() => total.innerText()).toBe(`${runs(before + 1)} matching`);
     await filter.click();
     await expect.poll(() => total.innerText()).toBe(runs(before));
+    // The chip is a real checkbox: reachable by keyboard, Space toggles it.
+    await page.getByLabel('show template tests').focus();
+    await page.keyboard.press('Space');
+    await expect.poll(() => total.innerText()).toBe(runs(before + 1));
+    await page.keyboard.press('Space');
+    await expect.poll(() => total.innerText()).toBe(runs(before));
     expect(w.pageErrors.filter((e) => !/favicon/.test(e))).toEqual([]);
   }, 120_000);
 });
