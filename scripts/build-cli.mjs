@@ -19,6 +19,11 @@ import { build } from 'vite';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const outDir = join(root, 'out', 'cli');
 const builtins = new Set(builtinModules);
+/**
+ * Packages bundled with our sources: pyright's parser (CommonJS, ~50 modules for a parse) is most of a
+ * `validate`'s start when it loads module by module. Every other package stays an import.
+ */
+const BUNDLED = ['@zzzen/pyright-internal', 'vscode-uri'];
 
 rmSync(outDir, { recursive: true, force: true });
 const started = Date.now();
@@ -43,9 +48,10 @@ await build({
         // `validate-thread.js` beside the code that starts it.
         'validate-thread': join(root, 'src-main/infra/validate/thread.ts'),
       },
-      // Only our own sources are bundled: bare specifiers (packages) and node: builtins stay imports.
       external: (id) =>
-        id.startsWith('node:') || builtins.has(id) || !(id.startsWith('.') || isAbsolute(id)),
+        id.startsWith('node:') ||
+        builtins.has(id) ||
+        !(id.startsWith('.') || isAbsolute(id) || BUNDLED.some((p) => id === p || id.startsWith(`${p}/`))),
       output: {
         format: 'es',
         entryFileNames: '[name].js',
@@ -53,6 +59,6 @@ await build({
       },
     },
   },
-  ssr: { noExternal: [] },
+  ssr: { noExternal: BUNDLED },
 });
 process.stderr.write(`build:cli: out/cli in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
