@@ -2,17 +2,8 @@
  * The workspace on disk: `.toolsmith/config.toml`, `sandboxes/<name>/tools.py`, `kits/*.kit`,
  * `templates/*.tmpl`. Reads and writes files; parsing into domain objects happens in core/app.
  */
-import {
-  existsSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
-import { basename, join } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { parse as parseToml, stringify as stringifyToml, TomlError } from 'smol-toml';
 import { splitTemplateFile, templateFromParts, templateFrontMatter } from '../../core/templates/file.ts';
 import { TemplateError } from '../../core/templates/template.ts';
