@@ -310,6 +310,7 @@ export class DockerWorkerFactory implements WorkerFactory {
       if (egress) {
         egress.onRecord = (r) => conn.recordEgress(r);
         conn.egressInFlight = () => egress.inFlight();
+        conn.egressIdle = (ms) => egress.idle(ms);
       }
       if (!proto) {
         signal?.throwIfAborted();
