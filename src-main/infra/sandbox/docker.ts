@@ -287,6 +287,14 @@ export class DockerWorkerFactory implements WorkerFactory {
         redact: Object.values(spec.credentials),
       });
       this.conns.set(container.id, conn);
+      if (proto) {
+        // The protocol no longer passes through the engine, but the engine still owns the container: its
+        // attached stream ending (the engine died or restarted) ends the worker as it did when the
+        // protocol was on that stream, and the job's end asks the engine what happened (diagnose).
+        const lost = () => conn.markClosed('the Docker engine ended the attached stream of the container');
+        stream.on('end', lost);
+        stream.on('close', lost);
+      }
       // A job that times out or loses its stream: was it the engine, or the container's state?
       conn.diagnose = async () => {
         try {

@@ -29,15 +29,28 @@ export class ProtocolSocket {
   readonly dir: string;
   /** The socket's path inside the container. */
   readonly containerPath: string;
-  private readonly path: string;
+  /** Its path on the host. */
+  readonly path: string;
   private readonly server: Server;
   private socket: Socket | undefined;
+
+  private connected: ((s: Socket) => void) | undefined;
 
   private constructor(dir: string, name: string) {
     this.dir = dir;
     this.path = join(dir, name);
     this.containerPath = `${PROTOCOL_MOUNT}/${name}`;
-    this.server = createServer();
+    // From the first moment: the worker may connect before the host gets round to waiting for it.
+    this.server = createServer((s) => {
+      if (this.socket) {
+        s.destroy();
+        return;
+      }
+      this.socket = s;
+      s.on('error', () => {}); // (a reset before the connection is wired up ends it through 'close')
+      this.stopListening();
+      this.connected?.(s);
+    });
   }
 
   static async start(): Promise<ProtocolSocket> {
@@ -58,6 +71,7 @@ export class ProtocolSocket {
    * first (the container exited), after `timeoutMs`, or on `signal`, with the reason in words.
    */
   accept(timeoutMs: number, gone: Promise<unknown>, signal?: AbortSignal): Promise<Socket> {
+    if (this.socket) return Promise.resolve(this.socket);
     return new Promise<Socket>((resolve, reject) => {
       let settled = false;
       const done = (err: Error | undefined, s?: Socket) => {
@@ -65,21 +79,14 @@ export class ProtocolSocket {
         settled = true;
         clearTimeout(timer);
         signal?.removeEventListener('abort', onAbort);
-        this.server.removeListener('connection', onConnection);
-        this.stopListening();
-        if (err) reject(err);
-        else resolve(s!);
-      };
-      const onConnection = (s: Socket) => {
-        if (this.socket) {
-          s.destroy();
-          return;
-        }
-        this.socket = s;
-        done(undefined, s);
+        this.connected = undefined;
+        if (err) {
+          this.stopListening();
+          reject(err);
+        } else resolve(s!);
       };
       const onAbort = () => done(signal?.reason instanceof Error ? signal.reason : new Error('aborted'));
-      this.server.on('connection', onConnection);
+      this.connected = (s) => done(undefined, s);
       signal?.addEventListener('abort', onAbort, { once: true });
       const timer = setTimeout(
         () =>
@@ -99,7 +106,7 @@ export class ProtocolSocket {
 
   /** No further connection: the listener closes and the socket file is removed. */
   private stopListening(): void {
-    this.server.close();
+    if (this.server.listening) this.server.close();
     rmSync(this.path, { force: true });
   }
 
