@@ -4,10 +4,12 @@
  * `kit list`, `tools`, `validate`, `--help`, plus a bare `node -e 0` for the floor a process start costs.
  * Two ways in:
  * - `clone`: `node bin/toolsmith.mjs <verb>` on the Node 24 of node_modules;
- * - `installed`: the packed tarball (`npm pack`) installed into a temporary prefix
- *   (`npm install -g --prefix TMP`), run as `TMP/bin/toolsmith` with the machine's Node first on PATH
- *   (Node 20 here: the launcher starts the package's Node 24). `INSTALLED=0` skips it (the install
- *   takes a minute or more).
+ * - `installed`: the packed tarball (`npm pack`, whose prepack builds the CLI bundle and the renderer)
+ *   installed into a temporary prefix (`npm install -g --prefix TMP`), run as `TMP/bin/toolsmith` with
+ *   the machine's Node first on PATH (Node 20 here; the sh launcher execs the package's Node 24 on the
+ *   bundle, the machine's Node never starts). Its floor is the shipped Node's `-e 0`;
+ *   `machineNodeFloor` is `/usr/bin/node -e 0`, what a `#!/usr/bin/env node` launcher would cost
+ *   before anything else. `INSTALLED=0` skips it (pack and install take minutes).
  * Target: sandboxes, a cached image build, --help and validate <= 300 ms p50 through the installed
  * command. `N=30 npm run bench:cli` for more runs; the load average is printed because a busy machine
  * moves these numbers.
@@ -45,7 +47,8 @@ function installTarball(): { bin: string; prefix: string } {
   const out = execFileSync('npm', ['pack', '--json', '--pack-destination', prefix], {
     cwd: root,
     encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'ignore'],
+    stdio: ['ignore', 'pipe', 'ignore'], // (prepack's build log goes to stderr)
+    maxBuffer: 64 * 1024 * 1024,
   });
   const tarball = join(prefix, (JSON.parse(out) as { filename: string }[])[0]!.filename);
   execFileSync(
@@ -95,9 +98,10 @@ function once(way: Way, args: string[] | undefined): number {
 
 type Result = { p50: number; p95: number; min: number; runs: number; p50OverFloor?: number };
 
-function measure(way: Way): Record<string, Result> {
+function measure(way: Way, only?: string[]): Record<string, Result> {
   const results: Record<string, Result> = {};
   for (const [name, args] of Object.entries(cases)) {
+    if (only && !only.includes(name)) continue;
     const a = name.startsWith('node') ? undefined : args;
     once(way, a); // warm-up: file system cache, compile cache, a first image check
     const xs = Array.from({ length: N }, () => once(way, a));
@@ -114,15 +118,25 @@ const loadBefore = loadavg()[0];
 const clone = measure({ argv: (args) => [node, [bin, ...args]], floor: [node, ['-e', '0']] });
 let installed: Record<string, Result> | undefined;
 let installedNode: string | undefined;
+let machineNodeFloor: Result | undefined;
 if (process.env['INSTALLED'] !== '0') {
   const { bin: installedBin, prefix } = installTarball();
   installedNode = spawnSync(machineNode, ['--version'], { encoding: 'utf8' }).stdout.trim();
   try {
+    const shipped = join(
+      prefix,
+      'lib/node_modules/toolsmith-workbench/node_modules',
+      `node-${process.platform}-${process.arch}`,
+      'bin/node',
+    );
     installed = measure({
       argv: (args) => [installedBin, args],
-      floor: [machineNode, ['-e', '0']],
+      floor: [shipped, ['-e', '0']],
       path: `${join(prefix, 'bin')}:/usr/bin:/bin`,
     });
+    machineNodeFloor = measure({ argv: () => [machineNode, []], floor: [machineNode, ['-e', '0']] }, [
+      'node -e 0 (floor)',
+    ])['node -e 0 (floor)'];
   } finally {
     rmSync(prefix, { recursive: true, force: true });
   }
@@ -137,7 +151,14 @@ process.stdout.write(
       loadAverage: { before: Number(loadBefore?.toFixed(2)), after: Number(loadavg()[0]?.toFixed(2)) },
       clone: { node: process.version, results: clone },
       ...(installed
-        ? { installed: { machineNode: installedNode, floor: `${machineNode} -e 0`, results: installed } }
+        ? {
+            installed: {
+              machineNode: installedNode,
+              floor: "the shipped Node's -e 0",
+              machineNodeFloor,
+              results: installed,
+            },
+          }
         : {}),
     },
     null,

@@ -1,22 +1,36 @@
-// Toolsmith on Node 24: runs the TypeScript sources directly (Node's type stripping), no build step.
-// Started by bin/toolsmith.mjs (in its process on Node >= 24, else as a child on the shipped Node 24).
+// Toolsmith on Node 24. Started by bin/toolsmith (the POSIX launcher, which execs the shipped Node 24
+// on this file) or bin/toolsmith.mjs (on the machine's Node: in its process on Node >= 24, else as a
+// child on the shipped Node 24).
+// - Installed (the package sits under a node_modules folder): runs the bundle of the command that
+//   `npm pack` built (out/cli/main.js, scripts/build-cli.mjs): a few files instead of hundreds of
+//   TypeScript modules. A package packed without it (`--ignore-scripts`) runs its sources through a
+//   type-stripping load hook (./strip-hook.mjs), since Node refuses to strip types under node_modules.
+// - A clone runs the TypeScript sources directly (Node's type stripping), never a bundle it may hold.
+import { existsSync } from 'node:fs';
 import module from 'node:module';
+import { homedir, tmpdir } from 'node:os';
 import { dirname, join, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
-// V8's compile cache also keeps the type-stripped sources: without it every start loads the
-// TypeScript stripper (amaro, WebAssembly) and strips each module again, which is most of a one-shot
-// verb's time. Kept in $NODE_COMPILE_CACHE, else the OS temp folder; stale entries are ignored.
-module.enableCompileCache?.();
+// V8's compile cache keeps the compiled code (and, for sources, the type-stripped text) between starts:
+// without it every start parses every module again and, running sources, loads the TypeScript stripper
+// (WebAssembly), the largest cost of a one-shot verb. In $NODE_COMPILE_CACHE when set, else in the
+// user's own cache folder (not a folder shared by every user, such as /tmp: the cache holds code).
+// Stale entries are ignored (keyed by each file's content).
+module.enableCompileCache?.(
+  process.env.NODE_COMPILE_CACHE ||
+    join(process.env.XDG_CACHE_HOME || (homedir() ? join(homedir(), '.cache') : tmpdir()), 'toolsmith', 'v8'),
+);
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-// Installed from a tarball, the package lives under a node_modules folder, where Node refuses to
-// strip types ("ERR_UNSUPPORTED_NODE_MODULES_TYPE_STRIPPING", a rule against publishing TypeScript).
-// Our own sources are ours to run: a load hook strips them (./strip-hook.mjs), everything else loads
-// as usual.
+let entry = join(root, 'src-main/cli/main.ts');
 if (root.split(sep).includes('node_modules')) {
-  const { installStripHook } = await import('./strip-hook.mjs');
-  installStripHook(root);
+  const bundle = join(root, 'out/cli/main.js');
+  if (existsSync(bundle)) entry = bundle;
+  else {
+    const { installStripHook } = await import('./strip-hook.mjs');
+    installStripHook(root);
+  }
 }
-const { main } = await import(pathToFileURL(join(root, 'src-main/cli/main.ts')).href);
+const { main } = await import(pathToFileURL(entry).href);
 process.exitCode = await main(process.argv.slice(2));

@@ -1,8 +1,10 @@
 #!/usr/bin/env node
-// The `toolsmith` command. It runs on the machine's own Node (20 or later): Toolsmith itself needs
-// Node 24 (type stripping, node:sqlite), so on an older Node this launcher starts the Node 24 the
-// package ships (a platform package from the npm registry, see findNode24) on bin/start.mjs, passing
-// stdio, the exit code and signals through. On Node 24 or later it runs in this process.
+// The `toolsmith` command on the machine's own Node (20 or later): `node bin/toolsmith.mjs` in a clone,
+// on Windows, and where bin/toolsmith (the POSIX launcher npm links as the command, which execs the
+// shipped Node 24 itself) finds no platform package. Toolsmith needs Node 24 (type stripping,
+// node:sqlite), so on an older Node this starts the Node 24 the package ships (a platform package from
+// the npm registry, see findNode24) on bin/start.mjs, passing stdio, the exit code and signals through;
+// on Node 24 or later it runs in this process.
 // Keep this file to syntax and APIs Node 20 has.
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';

@@ -6,6 +6,7 @@ at /dev/null); a turn's lines are queued by send and written together by flush.
 
 import json
 import os
+import socket
 
 # The harness keeps its own references: a script may reassign module attributes (json.loads = None) in
 # its own process, and that must only break the script, never the protocol.
@@ -36,6 +37,22 @@ HOST_MAX_LINE = 4 << 20  # the host refuses a worker line larger than this (MAX_
 
 OUT_FD = os.dup(1)
 _pending = []
+
+# The protocol's input: stdin, or the protocol socket (use_socket) put in its place.
+IN_FD = 0
+
+
+def use_socket(path):
+    """Speaks the protocol on the host's unix socket at `path` (a local Docker engine mounts its folder;
+    docs/protocol.md) instead of stdin/stdout, which reach the host through dockerd. The socket takes the
+    two descriptors' places (IN_FD, OUT_FD), so everything that guards them guards it too: the fork server
+    closes OUT_FD and points fd 0 at /dev/null, and no script's process ever holds the socket."""
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.connect(path)
+    fd = s.detach()
+    os.dup2(fd, OUT_FD, inheritable=False)
+    os.dup2(fd, IN_FD)
+    os.close(fd)
 
 
 def send(msg):

@@ -18,7 +18,7 @@ from .checks import SCRIPT_NAME, ValidationError, check_script
 from .child import Child
 from .forkserver import fork_server
 from .hygiene import clean_namespace, find_writable, no_dump, oom_kills, reap_strays, start_egress_relay, trim_heap, wipe_writable
-from .protocol import HOST_MAX_LINE, MAX_LINE, PROTOCOL, flush, loads, send, write_all
+from .protocol import HOST_MAX_LINE, IN_FD, MAX_LINE, PROTOCOL, flush, loads, send, use_socket, write_all
 from .tools import TOOLS_FILE, TOOLS_LINES, ToolRegistry, ToolResponse
 
 # A script's result is usually followed at once by its done; the worker holds the result line this long
@@ -432,7 +432,7 @@ class Worker:
         return True
 
     def loop(self):
-        in_fd = 0
+        in_fd = IN_FD
         in_buf = b""
         send({"type": "hello", "protocol": PROTOCOL, "runtime": "python", "version": sys.version.split()[0]})
         flush()
@@ -531,6 +531,10 @@ class Worker:
 
 
 def main():
+    # First: the host waits for this connection. The variable goes: no script sees where the socket was.
+    path = os.environ.pop("TOOLSMITH_PROTOCOL_SOCKET", None)
+    if path:
+        use_socket(path)
     hygiene.SUBREAPER = hygiene.become_subreaper()
     no_dump()  # before the fork server and every child are made: they inherit it
     if hygiene.PRIVATE_TMP:

@@ -85,6 +85,9 @@ export interface ConnectionOptions {
   oomKills?: () => number;
 }
 
+/** How long a job's end waits for egress requests whose close is on its way (egress.ts, idle). */
+const EGRESS_SETTLE_MS = 200;
+
 /** How long a worker that is gone may take to close its stderr before the reason is given without it. */
 const STDERR_GRACE_MS = 500;
 
@@ -132,6 +135,8 @@ export class WorkerConnection {
   /** The current job's outbound requests (egress proxy), and the requests still open. */
   private egress: EgressRecord[] | undefined;
   egressInFlight: (() => EgressRecord[]) | undefined;
+  /** Resolves once the egress proxy has no open request (or after the given ms). */
+  egressIdle: ((ms: number) => Promise<void>) | undefined;
 
   constructor(
     stdin: Writable,
@@ -328,6 +333,20 @@ export class WorkerConnection {
         this.listeners.delete(listener);
         stopWatching();
         job.signal?.removeEventListener('abort', onAbort);
+        const durationMs = Math.round(performance.now() - started);
+        // Requests still open when the job ends: their closes are usually on their way (egress.ts, idle).
+        if (this.egressIdle && this.egressInFlight?.().length)
+          void this.egressIdle(EGRESS_SETTLE_MS).then(() =>
+            complete(exitReason, durationMs, error, workerBroken),
+          );
+        else complete(exitReason, durationMs, error, workerBroken);
+      };
+      const complete = (
+        exitReason: ExitReason,
+        durationMs: number,
+        error: ExecutionError | undefined,
+        workerBroken: boolean,
+      ) => {
         if (this.egress === egress) this.egress = undefined;
         if (this.egressInFlight) egress.push(...this.egressInFlight());
         const success = exitReason === 'ok';
@@ -339,7 +358,7 @@ export class WorkerConnection {
           exitReason,
           isolation: this.isolation,
           ...(this.isolationDetails ? { isolationDetails: this.isolationDetails } : {}),
-          durationMs: Math.round(performance.now() - started),
+          durationMs,
           runtime: this.ready?.runtime ?? 'unknown',
           workerBroken,
           ...(hasResult ? { data: data } : {}),

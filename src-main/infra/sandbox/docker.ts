@@ -7,17 +7,21 @@
  * installation are removed at start, containers of other installations never.
  */
 import { PassThrough } from 'node:stream';
-import type { Duplex } from 'node:stream';
+import type { Duplex, Readable } from 'node:stream';
 import { randomUUID } from 'node:crypto';
 import type Docker from 'dockerode';
 import type { RuntimeId } from '../../core/sandbox/runtimes.ts';
 import { WorkerConnection } from './connection.ts';
 import { EGRESS_MOUNT, EgressListener, egressEnv, parseAllow } from './egress.ts';
+import { PROTOCOL_MOUNT, PROTOCOL_SOCKET_ENV, ProtocolSocket } from './protocol-socket.ts';
 import { Installation, INSTALLATION_LABEL, INSTANCE_LABEL, pruneLeftovers } from './installation.ts';
 import type { SandboxSpec, WorkerFactory } from './pool.ts';
 import { errorMessage } from '../../core/errors.ts';
 
 export const POOL_LABEL = 'toolsmith.pool';
+
+/** How long a started worker may take to connect to its protocol socket (a cold start on a busy host). */
+const PROTOCOL_CONNECT_MS = 30_000;
 
 export interface ContainerLimits {
   memoryMb: number;
@@ -176,47 +180,68 @@ export class DockerWorkerFactory implements WorkerFactory {
       );
     const egress = spec.egress ? await EgressListener.start(parseAllow(spec.egress.allow)) : undefined;
     if (egress) this.proxies.add(egress);
+    // The protocol over a unix socket, not the attached stream (protocol-socket.ts): Python workers on a
+    // local engine under runc. gVisor does not let a sandbox connect to a host socket, a remote engine
+    // cannot mount one, and the other runtimes' workers speak on stdin/stdout only.
+    const proto =
+      spec.runtime === 'python' &&
+      !this.runtime &&
+      !this.podman &&
+      !(this.docker.modem as { host?: string }).host
+        ? await ProtocolSocket.start()
+        : undefined;
     const hc = hostConfig(this.limits);
-    if (egress) hc.Binds = [`${egress.dir}:${EGRESS_MOUNT}:ro`];
-    const container = await this.docker.createContainer({
-      Image: image,
-      OpenStdin: true,
-      StdinOnce: false,
-      AttachStdin: true,
-      AttachStdout: true,
-      AttachStderr: true,
-      Tty: false,
-      User: '65534:65534',
-      WorkingDir: '/tmp',
-      Env: [
-        // /tmp is the container's own tmpfs: the worker empties it after every job.
-        'TOOLSMITH_PRIVATE_TMP=1',
-        ...Object.entries(spec.credentials).map(([k, v]) => `${credentialEnv(k)}=${v}`),
-        ...(egress ? egressEnv() : []),
-      ],
-      Labels: {
-        [POOL_LABEL]: '1',
-        [INSTALLATION_LABEL]: this.installation.id,
-        [INSTANCE_LABEL]: this.installation.instance,
-        // Informational only (never used to decide what to remove).
-        'toolsmith.owner': String(process.pid),
-        'toolsmith.sandbox': spec.name,
-        'toolsmith.engine': this.engine,
-        'toolsmith.factory': this.factoryId,
-      },
-      HostConfig: {
-        ...hc,
-        ...(this.runtime ? { Runtime: this.runtime } : {}),
-        // Under gVisor the container's host cgroup also holds the sandbox kernel itself (the sentry's and
-        // gofer's threads: ~40 when idle, more under load; with 64 in all the worker cannot even fork);
-        // the script's own processes are still bounded, by the rest.
-        ...(this.isolation === 'gvisor' ? { PidsLimit: this.limits.pids + GVISOR_PIDS } : {}),
-        ...(this.podman ? { Ulimits: PODMAN_ULIMITS } : {}),
-      },
-    }); // (if this throws, the proxy stays in `proxies` until dispose)
+    const binds = [
+      ...(egress ? [`${egress.dir}:${EGRESS_MOUNT}:ro`] : []),
+      ...(proto ? [`${proto.dir}:${PROTOCOL_MOUNT}:ro`] : []),
+    ];
+    if (binds.length) hc.Binds = binds;
+    const container = await this.docker
+      .createContainer({
+        Image: image,
+        OpenStdin: true,
+        StdinOnce: false,
+        AttachStdin: true,
+        AttachStdout: true,
+        AttachStderr: true,
+        Tty: false,
+        User: '65534:65534',
+        WorkingDir: '/tmp',
+        Env: [
+          // /tmp is the container's own tmpfs: the worker empties it after every job.
+          'TOOLSMITH_PRIVATE_TMP=1',
+          ...Object.entries(spec.credentials).map(([k, v]) => `${credentialEnv(k)}=${v}`),
+          ...(egress ? egressEnv() : []),
+          ...(proto ? [`${PROTOCOL_SOCKET_ENV}=${proto.containerPath}`] : []),
+        ],
+        Labels: {
+          [POOL_LABEL]: '1',
+          [INSTALLATION_LABEL]: this.installation.id,
+          [INSTANCE_LABEL]: this.installation.instance,
+          // Informational only (never used to decide what to remove).
+          'toolsmith.owner': String(process.pid),
+          'toolsmith.sandbox': spec.name,
+          'toolsmith.engine': this.engine,
+          'toolsmith.factory': this.factoryId,
+        },
+        HostConfig: {
+          ...hc,
+          ...(this.runtime ? { Runtime: this.runtime } : {}),
+          // Under gVisor the container's host cgroup also holds the sandbox kernel itself (the sentry's and
+          // gofer's threads: ~40 when idle, more under load; with 64 in all the worker cannot even fork);
+          // the script's own processes are still bounded, by the rest.
+          ...(this.isolation === 'gvisor' ? { PidsLimit: this.limits.pids + GVISOR_PIDS } : {}),
+          ...(this.podman ? { Ulimits: PODMAN_ULIMITS } : {}),
+        },
+      })
+      .catch((e: unknown) => {
+        proto?.close();
+        throw e;
+      }); // (if this throws, the proxy stays in `proxies` until dispose)
     const remove = async () => {
       this.conns.delete(container.id);
       await container.remove({ force: true }).catch(() => {});
+      proto?.close();
       if (egress && this.proxies.delete(egress)) await egress.close();
     };
     let stream: NodeJS.ReadWriteStream | undefined;
@@ -246,11 +271,30 @@ export class DockerWorkerFactory implements WorkerFactory {
         stderr.end();
       });
       stream.on('error', () => {});
-      const conn = new WorkerConnection(stream as unknown as Duplex, stdout, this.isolation, remove, {
+      const exited = container.wait({ condition: 'next-exit' });
+      exited.catch(() => {}); // (a spawn given up before start: the container is removed below)
+      let channel: [Duplex, NodeJS.ReadableStream] = [stream as unknown as Duplex, stdout];
+      if (proto) {
+        signal?.throwIfAborted();
+        await container.start();
+        // The worker connects first thing; its stdout on the attached stream stays empty.
+        stdout.resume();
+        const socket = await proto.accept(PROTOCOL_CONNECT_MS, exited, signal);
+        channel = [socket, socket];
+      }
+      const conn = new WorkerConnection(channel[0], channel[1] as Readable, this.isolation, remove, {
         stderr,
         redact: Object.values(spec.credentials),
       });
       this.conns.set(container.id, conn);
+      if (proto) {
+        // The protocol no longer passes through the engine, but the engine still owns the container: its
+        // attached stream ending (the engine died or restarted) ends the worker as it did when the
+        // protocol was on that stream, and the job's end asks the engine what happened (diagnose).
+        const lost = () => conn.markClosed('the Docker engine ended the attached stream of the container');
+        stream.on('end', lost);
+        stream.on('close', lost);
+      }
       // A job that times out or loses its stream: was it the engine, or the container's state?
       conn.diagnose = async () => {
         try {
@@ -274,11 +318,12 @@ export class DockerWorkerFactory implements WorkerFactory {
       if (egress) {
         egress.onRecord = (r) => conn.recordEgress(r);
         conn.egressInFlight = () => egress.inFlight();
+        conn.egressIdle = (ms) => egress.idle(ms);
       }
-      const exited = container.wait({ condition: 'next-exit' });
-      exited.catch(() => {}); // (a spawn given up before start: the container is removed below)
-      signal?.throwIfAborted();
-      await container.start();
+      if (!proto) {
+        signal?.throwIfAborted();
+        await container.start();
+      }
       signal?.throwIfAborted();
       void exited.then(
         async (r: { StatusCode?: number }) => {

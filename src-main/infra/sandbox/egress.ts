@@ -103,6 +103,26 @@ export class EgressListener {
     return l;
   }
 
+  private readonly idleWaiters: (() => void)[] = [];
+
+  /**
+   * Resolves once no request is open, or after `ms`. A tool's HTTP client closes its connection before the
+   * tool returns, but that close reaches this proxy on another path than the tool's result (the relay in
+   * the container, then this socket): a job's end waits for it briefly, so its trace has the finished
+   * request rather than one marked `open`.
+   */
+  idle(ms: number): Promise<void> {
+    if (this.open.size === 0) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.idleWaiters.push(done);
+    });
+  }
+
   /** Requests whose connection is still open (bytes so far), marked `open`. */
   inFlight(): EgressRecord[] {
     return [...this.open].map((o) => ({ ...o.record, ms: ms(o.started), open: true }));
@@ -176,6 +196,7 @@ export class EgressListener {
       if (!this.open.delete(o)) return;
       record.ms = ms(o.started);
       this.onRecord(record);
+      if (this.open.size === 0) for (const w of this.idleWaiters.splice(0)) w();
     };
     this.open.add(o);
     client.on('close', finish);

@@ -2,31 +2,17 @@
  * The workspace on disk: `.toolsmith/config.toml`, `sandboxes/<name>/tools.py`, `kits/*.kit`,
  * `templates/*.tmpl`. Reads and writes files; parsing into domain objects happens in core/app.
  */
-import {
-  existsSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
-import { basename, join } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { parse as parseToml, stringify as stringifyToml, TomlError } from 'smol-toml';
 import { splitTemplateFile, templateFromParts, templateFrontMatter } from '../../core/templates/file.ts';
 import { TemplateError } from '../../core/templates/template.ts';
 import type { Template } from '../../core/templates/template.ts';
 import { errorMessage } from '../../core/errors.ts';
+import { atomicWrite, WorkspaceError } from './atomic.ts';
 
-export class WorkspaceError extends Error {
-  override name = 'WorkspaceError';
-  readonly file: string | undefined;
-  constructor(message: string, file?: string) {
-    super(message);
-    this.file = file;
-  }
-}
+// Kept in ./atomic.ts (no TOML or template parser behind them) and exported from here as before.
+export { atomicWrite, WorkspaceError };
 
 const NAME = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}$/;
 
@@ -188,27 +174,6 @@ export function parseTemplateText(text: string, file: string): Template {
     throw new TemplateError(`${file}: front matter: ${errorMessage(e).split('\n')[0]}`);
   }
   return templateFromParts(data, body, file);
-}
-
-/**
- * Writes through a temporary file and a rename, so a crash never leaves half a file; a failed write
- * (a full disk) leaves the old file as it was, removes the temporary one and says why in words.
- */
-export function atomicWrite(file: string, text: string): void {
-  const tmp = join(file, '..', `.${basename(file)}.${process.pid}.tmp`);
-  try {
-    writeFileSync(tmp, text);
-    renameSync(tmp, file);
-  } catch (e) {
-    rmSync(tmp, { force: true });
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'ENOSPC' || code === 'EDQUOT')
-      throw new Error(
-        `disk full: ${file} could not be written (${code === 'ENOSPC' ? 'ENOSPC: no space left on device' : 'EDQUOT: disk quota exceeded'}); the file was left as it was; free space on that disk`,
-        { cause: e },
-      );
-    throw e;
-  }
 }
 
 /** Reads every `*.md` in a prompts folder into `{name: text}`. */

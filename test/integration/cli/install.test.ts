@@ -1,11 +1,23 @@
 /**
- * The installed command, as a user gets it: the packed tarball installed into a temporary prefix with
- * the machine's Node 20 (/usr/bin/node) first on PATH and no Node 24 anywhere on it. The launcher must
- * start the Node 24 the package ships, and Toolsmith's TypeScript must run from under node_modules
- * (where Node itself refuses to strip types). No npx anywhere.
+ * The installed command, as a user gets it: the packed tarball (`npm pack`, whose prepack builds the
+ * CLI bundle and the renderer) installed into a temporary prefix with the machine's Node 20
+ * (/usr/bin/node) first on PATH and no Node 24 anywhere on it. The launcher (a POSIX sh script) must
+ * exec the Node 24 the package ships without starting the machine's Node, the command must run the
+ * bundle (out/cli) rather than the TypeScript sources, and `serve` must serve the packed workbench.
+ * No npx anywhere.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,6 +27,7 @@ const machineNode = '/usr/bin/node';
 let prefix: string;
 let toolsmith: string;
 let env: NodeJS.ProcessEnv;
+let pkg: string;
 
 beforeAll(() => {
   const v = spawnSync(machineNode, ['--version'], { encoding: 'utf8' });
@@ -23,9 +36,12 @@ beforeAll(() => {
       `this test needs the machine's Node 20-23 at ${machineNode} (Debian's nodejs); got ${v.stdout}`,
     );
   prefix = mkdtempSync(join(tmpdir(), 'toolsmith-install-'));
+  // prepack's build logs go to stderr: stdout is the JSON answer.
   const packed = execFileSync('npm', ['pack', '--json', '--pack-destination', prefix], {
     cwd: root,
     encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'ignore'],
+    maxBuffer: 64 * 1024 * 1024,
   });
   const tarball = join(prefix, (JSON.parse(packed) as { filename: string }[])[0]!.filename);
   // The machine's Node and npm only: PATH holds no node_modules/.bin.
@@ -53,6 +69,7 @@ beforeAll(() => {
   );
   if (r.status !== 0) throw new Error(`npm install -g of the tarball failed: ${r.stderr}`);
   toolsmith = join(prefix, 'bin', 'toolsmith');
+  pkg = join(prefix, 'lib', 'node_modules', 'toolsmith-workbench');
 }, 600_000);
 
 afterAll(() => {
@@ -74,6 +91,27 @@ describe('toolsmith installed from the packed tarball', () => {
     expect(node).toBe(machineNode);
     expect(version).toMatch(/^v20\./);
     expect(realpathSync(toolsmith)).toContain(`${join('node_modules', 'toolsmith-workbench', 'bin')}`);
+  });
+
+  it("execs the Node 24 it ships directly: the machine's `node` never starts", () => {
+    // A `node` first on PATH that leaves a mark and fails: the old launcher (`#!/usr/bin/env node`)
+    // started it before the shipped Node 24, at the cost of a whole Node start.
+    const fake = join(prefix, 'fake-node');
+    mkdirSync(fake, { recursive: true });
+    const mark = join(fake, 'started');
+    writeFileSync(join(fake, 'node'), `#!/bin/sh\ntouch ${JSON.stringify(mark)}\nexit 97\n`);
+    chmodSync(join(fake, 'node'), 0o755);
+    const r = spawnSync(toolsmith, ['--version'], {
+      cwd: prefix,
+      env: { ...env, PATH: `${join(prefix, 'bin')}:${fake}:/usr/bin:/bin` },
+      encoding: 'utf8',
+    });
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    expect(r.stdout.trim()).toBe(
+      (JSON.parse(readFileSync(join(pkg, 'package.json'), 'utf8')) as { version: string }).version,
+    );
+    expect(existsSync(mark)).toBe(false);
   });
 
   it('--help lists the verbs', () => {
@@ -130,4 +168,50 @@ describe('toolsmith installed from the packed tarball', () => {
     ) as { name: string };
     expect(installed.name).toBe('toolsmith-workbench');
   });
+
+  it('runs the bundle prepack built, not the TypeScript sources (no type stripping at all)', () => {
+    for (const f of ['out/cli/main.js', 'out/cli/validate-thread.js', 'out/renderer/index.html'])
+      expect(existsSync(join(pkg, f)), f).toBe(true);
+    // Every verb above ran; the load hook that strips the sources' types (bin/strip-hook.mjs) keeps
+    // what it stripped in XDG_CACHE_HOME/toolsmith/ts-<node version>: it never ran.
+    expect(existsSync(join(prefix, 'cache', 'toolsmith'))).toBe(true); // the sandboxes snapshot
+    expect(readdirSync(join(prefix, 'cache', 'toolsmith')).filter((f) => f.startsWith('ts-'))).toEqual([]);
+  });
+
+  it('serve: the workbench the package carries, served to a browser, stopped by its pid', async () => {
+    const ws = join(prefix, 'my-tools');
+    const child = spawn(toolsmith, ['serve', '--port', '0'], {
+      cwd: ws,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        child.stdout.on('data', (d: Buffer) => {
+          out += d.toString();
+          const m = /Toolsmith workbench: (http:\/\/127\.0\.0\.1:\d+\/\S*)/.exec(out);
+          if (m) resolve(m[1]!);
+        });
+        void exited.then((code) => reject(new Error(`serve exited ${code}: ${err}`)));
+      });
+      expect(err).not.toMatch(/not built|could not build/);
+      const page = await fetch(url);
+      expect(page.status).toBe(200);
+      const html = await page.text();
+      expect(html).toContain('<title>Toolsmith</title>');
+      // The page's own script, from the packed renderer build.
+      const script = /<script[^>]+src="\.?\/?(assets\/[^"]+\.js)"/.exec(html)?.[1];
+      expect(script, html).toBeDefined();
+      const js = await fetch(new URL(script!, url));
+      expect(js.status).toBe(200);
+      expect((await js.text()).length).toBeGreaterThan(1000);
+    } finally {
+      process.kill(child.pid!, 'SIGTERM');
+    }
+    expect(await exited).toBe(0);
+  }, 120_000);
 });

@@ -15,6 +15,7 @@ import { createSandboxManager, imagePaths } from '../../../src-main/app/sandbox-
 import { ToolsmithService } from '../../../src-main/app/service.ts';
 import { SandboxBackend } from '../../../src-main/infra/sandbox/backend.ts';
 import { ProcessWorkerFactory } from '../../../src-main/infra/sandbox/process.ts';
+import { PROTOCOL_MOUNT, PROTOCOL_SOCKET_ENV } from '../../../src-main/infra/sandbox/protocol-socket.ts';
 import { removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
 
 const TOOLS = `import http.client
@@ -221,9 +222,16 @@ describe('egress for tool code', () => {
     expect(tools.length).toBeGreaterThan(0);
     for (const i of [...scripts, ...tools]) expect(i.HostConfig.NetworkMode).toBe('none');
     for (const i of scripts) {
-      expect(i.HostConfig.Binds ?? []).toEqual([]);
+      // Its one mount is the worker protocol's folder (infra/sandbox/protocol-socket.ts), whose socket
+      // is gone once the worker connected: probed below with the others.
+      const binds = i.HostConfig.Binds ?? [];
+      expect(binds.filter((bind) => bind.split(':')[1] !== PROTOCOL_MOUNT)).toEqual([]);
+      const protocolSocket =
+        i.Config.Env.find((e) => e.startsWith(`${PROTOCOL_SOCKET_ENV}=`))?.slice(
+          PROTOCOL_SOCKET_ENV.length + 1,
+        ) ?? `${PROTOCOL_MOUNT}/none.sock`;
       // From inside the script container: the host (where the allowed server listens on every interface),
-      // the proxy relay's port and the proxy's socket are all out of reach.
+      // the proxy relay's port, the proxy's socket and the protocol's are all out of reach.
       const probe = `
 import socket
 out = []
@@ -233,16 +241,17 @@ for target in [("${gateway}", ${allowedPort}), ("127.0.0.1", 3128), ("127.0.0.1"
         out.append("connected")
     except OSError as e:
         out.append(type(e).__name__)
-try:
-    s = socket.socket(socket.AF_UNIX)
-    s.connect("/run/toolsmith-egress/proxy.sock")
-    out.append("connected")
-except OSError as e:
-    out.append(type(e).__name__)
+for path in ["/run/toolsmith-egress/proxy.sock", "${protocolSocket}"]:
+    try:
+        s = socket.socket(socket.AF_UNIX)
+        s.connect(path)
+        out.append("connected")
+    except OSError as e:
+        out.append(type(e).__name__)
 print(" ".join(out))
 `;
       const text = await execIn(i.Id, ['/usr/bin/python3', '-c', probe]);
-      expect(text.trim().split(' ')).toHaveLength(4);
+      expect(text.trim().split(' ')).toHaveLength(5);
       expect(text).not.toMatch(/connected/);
     }
   }, 60_000);

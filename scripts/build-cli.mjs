@@ -1,0 +1,64 @@
+#!/usr/bin/env node
+// `npm run build:cli` (and `prepack`): bundles the command's TypeScript (src-main/cli/main.ts and
+// everything it imports from src-main/) into out/cli/, for the packed package. Installed, the command
+// then loads a few bundled files instead of hundreds of .ts files passed through the type-stripping
+// hook (bin/strip-hook.mjs). bin/start.mjs loads the bundle only when the package runs from under a
+// node_modules folder (installed); a clone keeps running its sources, so an out/cli/ left over from a
+// `npm pack` there is never stale code that runs.
+// Dependencies (node_modules) stay external: they load from the installed package's node_modules as
+// usual. The verbs' lazy imports stay lazy: each becomes a chunk.
+// The output keeps src-main's depth (out/cli/ is two folders below the package root, like
+// src-main/cli/), so `new URL('../../package.json', import.meta.url)` and the walk up to resources/
+// find the same files; every chunk sits in out/cli/ itself for the same reason.
+import { builtinModules } from 'node:module';
+import { rmSync } from 'node:fs';
+import { dirname, isAbsolute, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'vite';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const outDir = join(root, 'out', 'cli');
+const builtins = new Set(builtinModules);
+/**
+ * Packages bundled with our sources: pyright's parser (CommonJS, ~50 modules for a parse) is most of a
+ * `validate`'s start when it loads module by module. Every other package stays an import.
+ */
+const BUNDLED = ['@zzzen/pyright-internal', 'vscode-uri'];
+
+rmSync(outDir, { recursive: true, force: true });
+const started = Date.now();
+await build({
+  configFile: false,
+  root,
+  logLevel: 'warn',
+  publicDir: false,
+  build: {
+    ssr: true,
+    outDir,
+    emptyOutDir: true,
+    target: 'node24',
+    minify: false,
+    sourcemap: false,
+    reportCompressedSize: false,
+    copyPublicDir: false,
+    rollupOptions: {
+      input: {
+        main: join(root, 'src-main/cli/main.ts'),
+        // The parallel validator's thread entry: src-main/infra/validate/parallel.ts looks for
+        // `validate-thread.js` beside the code that starts it.
+        'validate-thread': join(root, 'src-main/infra/validate/thread.ts'),
+      },
+      external: (id) =>
+        id.startsWith('node:') ||
+        builtins.has(id) ||
+        !(id.startsWith('.') || isAbsolute(id) || BUNDLED.some((p) => id === p || id.startsWith(`${p}/`))),
+      output: {
+        format: 'es',
+        entryFileNames: '[name].js',
+        chunkFileNames: '[name]-[hash].js',
+      },
+    },
+  },
+  ssr: { noExternal: BUNDLED },
+});
+process.stderr.write(`build:cli: out/cli in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);

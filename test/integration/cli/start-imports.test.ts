@@ -1,0 +1,111 @@
+/**
+ * What a one-shot verb loads, as a fresh process: the sources (a clone) and the bundle the packed
+ * package runs (out/cli, scripts/build-cli.mjs). A verb's start time is mostly what it loads, so the
+ * light verbs (`--help`, `sandboxes` from its snapshot, a cached `image build`, `validate FILE`) must
+ * not pull in the SDKs, zod, dockerode or the parsers they do not use, nor Node's undici (which an ES
+ * import of `node:http` loads). Every module resolved is recorded by a load hook in the child.
+ * Needs Docker and the python image (`image build` answers from the engine).
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
+
+const root = new URL('../../../', import.meta.url).pathname;
+const node = join(root, 'node_modules/.bin/node');
+let dir: string;
+let ws: string;
+let env: NodeJS.ProcessEnv;
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'toolsmith-start-imports-'));
+  ws = tempWorkspace('toolsmith-start-imports-ws-');
+  writeFileSync(join(ws, 'good.py'), 'r = get_user(user_id="u1")\nemit_result(r.data)\n');
+  writeFileSync(
+    join(dir, 'probe.mjs'),
+    `import module from 'node:module';
+import { writeFileSync } from 'node:fs';
+const urls = new Set();
+module.registerHooks({ resolve(s, c, next) { const r = next(s, c); urls.add(r.url); return r; } });
+process.on('exit', () => writeFileSync(process.env.PROBE_OUT, JSON.stringify({ urls: [...urls], internal: process.moduleLoadList })));
+`,
+  );
+  writeFileSync(
+    join(dir, 'run.mjs'),
+    `import { pathToFileURL } from 'node:url';
+const { main } = await import(pathToFileURL(process.env.ENTRY).href);
+process.exitCode = await main(process.argv.slice(2));
+`,
+  );
+  env = { ...process.env, XDG_CACHE_HOME: join(dir, 'cache'), TOOLSMITH_HOME: join(dir, 'home') };
+  // The bundle the packed package carries (prepack builds it the same way).
+  execFileSync(node, [join(root, 'scripts/build-cli.mjs')], { stdio: ['ignore', 'ignore', 'pipe'] });
+}, 120_000);
+
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+  removeWorkspace(ws);
+});
+
+const ENTRIES = {
+  sources: join(root, 'src-main/cli/main.ts'),
+  bundle: join(root, 'out/cli/main.js'),
+};
+
+/** Runs one verb in a fresh Node 24; the packages it loaded, and whether undici was loaded. */
+function loads(entry: string, args: string[]): { packages: string[]; undici: boolean; out: string } {
+  const out = join(dir, 'probe.json');
+  const r = spawnSync(node, ['--import', join(dir, 'probe.mjs'), join(dir, 'run.mjs'), ...args], {
+    env: { ...env, ENTRY: entry, PROBE_OUT: out },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  expect(r.status, `${args.join(' ')}: ${r.stderr}`).toBe(0);
+  const { urls, internal } = JSON.parse(readFileSync(out, 'utf8')) as { urls: string[]; internal: string[] };
+  const packages = new Set<string>();
+  for (const u of urls) {
+    const m = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(u);
+    if (m) packages.add(m[1]!);
+  }
+  return {
+    packages: [...packages].sort(),
+    undici: internal.some((m) => m.includes('undici')),
+    out: r.stdout,
+  };
+}
+
+describe.each(Object.entries(ENTRIES))('a one-shot verb loads only what it uses (%s)', (_, entry) => {
+  it('--help: commander only', () => {
+    const r = loads(entry, ['--help']);
+    expect(r.out).toContain('Usage: toolsmith');
+    expect(r.packages).toEqual(['commander']);
+    expect(r.undici).toBe(false);
+  });
+
+  it('sandboxes from its snapshot: commander only', () => {
+    loads(entry, ['--workspace', ws, 'sandboxes']); // the full path writes the snapshot
+    const r = loads(entry, ['--workspace', ws, 'sandboxes']);
+    expect(r.out).toContain('ecommerce');
+    expect(r.packages).toEqual(['commander']);
+    expect(r.undici).toBe(false);
+  });
+
+  it('a cached image build: commander only, and no undici (one request to the engine over node:http)', () => {
+    loads(entry, ['image', 'build']); // builds it when missing
+    const r = loads(entry, ['image', 'build']);
+    expect(r.out).toMatch(/^toolsmith\/python:/m);
+    expect(r.packages).toEqual(['commander']);
+    expect(r.undici).toBe(false);
+  }, 600_000);
+
+  it("validate FILE: commander and pyright's parser, nothing else", () => {
+    const r = loads(entry, ['--workspace', ws, 'validate', join(ws, 'good.py'), '--sandbox', 'ecommerce']);
+    expect(r.out).toBe(`${join(ws, 'good.py')}: valid (python)\n`);
+    // The bundle carries pyright's parser inside it (scripts/build-cli.mjs).
+    const allowed = new Set(['commander', '@zzzen/pyright-internal', 'vscode-uri']);
+    expect(r.packages.filter((p) => !allowed.has(p))).toEqual([]);
+    expect(r.undici).toBe(false);
+  });
+});
