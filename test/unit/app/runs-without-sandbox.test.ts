@@ -7,8 +7,8 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { dispatch } from '../../../src-main/app/handlers.ts';
 import { ToolsmithService } from '../../../src-main/app/service.ts';
-import { main } from '../../../src-main/cli/main.ts';
 import { removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
+import { cli } from '../../support/cli.ts';
 
 const workspaces: string[] = [];
 afterAll(() => workspaces.forEach(removeWorkspace));
@@ -17,17 +17,6 @@ const workspace = () => {
   workspaces.push(ws);
   return ws;
 };
-
-async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const code = await main(
-    argv,
-    (t) => (out += t),
-    (t) => (err += t),
-  );
-  return { code, out, err };
-}
 
 describe('runs.start answers when the run cannot be created', () => {
   for (const noTemplates of [true, false]) {

@@ -11,7 +11,6 @@ import { ToolsmithError } from '../../../src-main/app/errors.ts';
 import type { ErrorCode as AppErrorCode } from '../../../src-main/app/errors.ts';
 import { ToolsmithService } from '../../../src-main/app/service.ts';
 import type { SandboxManager } from '../../../src-main/app/sandbox.ts';
-import { main } from '../../../src-main/cli/main.ts';
 import { ERROR_CODES, requests } from '../../../src-main/contract/api.ts';
 import type {
   ApiError,
@@ -24,6 +23,7 @@ import { RUN_MODES, RUN_STATUSES, TIERS } from '../../../src-main/core/records/e
 import type { RunSummary } from '../../../src-main/core/records/summary.ts';
 import type { RunSummary as StoreRunSummary } from '../../../src-main/infra/store/run-store.ts';
 import { removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
+import { cli } from '../../support/cli.ts';
 
 const workspaces: string[] = [];
 const services: ToolsmithService[] = [];
@@ -38,17 +38,6 @@ function open(options: Parameters<typeof ToolsmithService.open>[1] = {}): Toolsm
   const svc = ToolsmithService.open(ws, options);
   services.push(svc);
   return svc;
-}
-
-async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const code = await main(
-    argv,
-    (t) => (out += t),
-    (t) => (err += t),
-  );
-  return { code, out, err };
 }
 
 async function rejection(p: unknown): Promise<ToolsmithError> {

@@ -3,18 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { main } from '../../../src-main/cli/main.ts';
-
-async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const code = await main(
-    argv,
-    (t) => (out += t),
-    (t) => (err += t),
-  );
-  return { code, out, err };
-}
+import { cli } from '../../support/cli.ts';
 
 const file = (text: string) => {
   const f = join(mkdtempSync(join(tmpdir(), 'toolsmith-cli-bugs-')), 'script.py');

@@ -3,21 +3,10 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { main } from '../../../src-main/cli/main.ts';
 import { STARTS_PROCESSES_MS } from '../../support/budgets.ts';
+import { cli } from '../../support/cli.ts';
 
 const root = new URL('../../../', import.meta.url).pathname;
-
-async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const code = await main(
-    argv,
-    (t) => (out += t),
-    (t) => (err += t),
-  );
-  return { code, out, err };
-}
 
 function tmpFile(name: string, text: string): string {
   const dir = mkdtempSync(join(tmpdir(), 'toolsmith-cli-'));

@@ -7,19 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createContext } from '../../../src-main/cli/context.ts';
-import { buildProgram, main, verbOf } from '../../../src-main/cli/main.ts';
+import { buildProgram, verbOf } from '../../../src-main/cli/main.ts';
 import { STARTS_PROCESSES_MS } from '../../support/budgets.ts';
-
-async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const code = await main(
-    argv,
-    (t) => (out += t),
-    (t) => (err += t),
-  );
-  return { code, out, err };
-}
+import { cli } from '../../support/cli.ts';
 
 const VERBS = [
   'validate',

@@ -1,17 +1,7 @@
 /** A verb run without its argument names that argument first, not a required option. */
 import { describe, expect, it } from 'vitest';
-import { main } from '../../../src-main/cli/main.ts';
+import { cli } from '../../support/cli.ts';
 import { STARTS_PROCESSES_MS } from '../../support/budgets.ts';
-
-async function cli(...argv: string[]): Promise<{ code: number; err: string }> {
-  let err = '';
-  const code = await main(
-    argv,
-    () => {},
-    (t) => (err += t),
-  );
-  return { code, err };
-}
 
 describe('a verb without its argument', () => {
   it.each([

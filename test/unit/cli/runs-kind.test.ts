@@ -5,23 +5,12 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { dispatch } from '../../../src-main/app/handlers.ts';
 import { ToolsmithService } from '../../../src-main/app/service.ts';
-import { main } from '../../../src-main/cli/main.ts';
 import type { RunStartedData } from '../../../src-main/core/records/events.ts';
 import { removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
+import { cli } from '../../support/cli.ts';
 
 const workspaces: string[] = [];
 afterAll(() => workspaces.forEach(removeWorkspace));
-
-async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const code = await main(
-    argv,
-    (t) => (out += t),
-    (t) => (err += t),
-  );
-  return { code, out, err };
-}
 
 const started = (task: string, extra: Partial<RunStartedData> = {}): RunStartedData => ({
   task,
