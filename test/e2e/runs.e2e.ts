@@ -245,7 +245,7 @@ describe('runs in the workbench', () => {
     // The chip is a real checkbox: reachable by keyboard, Space toggles it.
     await page.getByLabel('show template tests').focus();
     await page.keyboard.press('Space');
-    await expect.poll(() => total.innerText()).toBe(runs(before + 1));
+    await expect.poll(() => total.innerText()).toBe(`${runs(before + 1)} matching`);
     await page.keyboard.press('Space');
     await expect.poll(() => total.innerText()).toBe(runs(before));
     expect(w.pageErrors.filter((e) => !/favicon/.test(e))).toEqual([]);
