@@ -49,7 +49,7 @@ describe('the tool rows of the kit editor', () => {
     await expect.element(screen.getByLabelText('alias 1')).toHaveValue('get_user');
     await expect.element(screen.getByRole('button', { name: 'Save kit' })).toBeEnabled();
     await expect.element(screen.getByText('above the workspace maximum', { exact: false })).not.toBeInTheDocument();
-    await screen.getByLabelText('tool 1').selectOptions('delete_user (w1, d2)');
+    await screen.getByLabelText('tool 1', { exact: true }).selectOptions('delete_user (w1, d2)');
     await expect.element(screen.getByLabelText('alias 1')).toHaveValue('delete_user');
     await expect
       .element(screen.getByText('above the workspace maximum: the service will refuse it'))
@@ -117,7 +117,7 @@ describe('the tool rows of the kit editor', () => {
         onAll={noop}
       />,
     );
-    await expect.element(screen.getByLabelText('tool 1')).toHaveDisplayValue('old_tool (not in the sandbox)');
+    await expect.element(screen.getByLabelText('tool 1', { exact: true })).toHaveDisplayValue('old_tool (not in the sandbox)');
   });
 });
 
@@ -156,7 +156,7 @@ describe('KitsHead and KitCard', () => {
   it('shows the max grade, or none, or unknown with the cause', async () => {
     const props = { settingsError: undefined, loading: false, canCreate: true, onReload: noop, onNew: noop };
     const screen = await render(<KitsHead maxGrade={{ w: 1, d: 1 }} settingsKnown {...props} />);
-    await expect.element(screen.getByTestId('max-grade').getByText('max')).toBeInTheDocument();
+    await expect.element(screen.getByTestId('max-grade').getByText('max', { exact: true })).toBeInTheDocument();
     await screen.rerender(<KitsHead maxGrade={undefined} settingsKnown {...props} />);
     await expect.element(screen.getByText('none (every grade allowed)')).toBeInTheDocument();
     await screen.rerender(
