@@ -114,7 +114,11 @@ export function KitToolRows({
                 onChange={(e) => onAlias(i, e.target.value)}
               />
               <span className="arrow">→</span>
-              <select aria-label={`tool ${i + 1}`} value={row.tool} onChange={(e) => onTool(i, e.target.value)}>
+              <select
+                aria-label={`tool ${i + 1}`}
+                value={row.tool}
+                onChange={(e) => onTool(i, e.target.value)}
+              >
                 <option value="">pick a tool</option>
                 {row.tool && tools && !t && <option value={row.tool}>{row.tool} (not in the sandbox)</option>}
                 {(tools ?? []).map((x) => (
@@ -203,7 +207,12 @@ export function KitSaveBar({
         </div>
       )}
       <div className="actions">
-        <button type="submit" className="primary" disabled={problems.length > 0 || saving} title={problems[0]}>
+        <button
+          type="submit"
+          className="primary"
+          disabled={problems.length > 0 || saving}
+          title={problems[0]}
+        >
           {saving ? 'Saving…' : 'Save kit'}
         </button>
         <button type="button" onClick={onCancel} disabled={saving}>

@@ -17,7 +17,10 @@ function Harness({ loaded = tools }: { loaded?: SandboxTool[] | undefined }) {
   const [s, dispatch] = useReducer(
     kitEditorReducer,
     { name: 'lookup', sandbox: 'web', description: '', rows: [] },
-    (d) => (loaded ? kitEditorReducer(initialKitEditor(d), { type: 'toolsLoaded', tools: loaded }) : initialKitEditor(d)),
+    (d) =>
+      loaded
+        ? kitEditorReducer(initialKitEditor(d), { type: 'toolsLoaded', tools: loaded })
+        : initialKitEditor(d),
   );
   const d = deriveKitEditor(s, 'new', [], { w: 1, d: 1 });
   return (
@@ -48,7 +51,9 @@ describe('the tool rows of the kit editor', () => {
     await screen.getByRole('button', { name: 'Add tool' }).click();
     await expect.element(screen.getByLabelText('alias 1')).toHaveValue('get_user');
     await expect.element(screen.getByRole('button', { name: 'Save kit' })).toBeEnabled();
-    await expect.element(screen.getByText('above the workspace maximum', { exact: false })).not.toBeInTheDocument();
+    await expect
+      .element(screen.getByText('above the workspace maximum', { exact: false }))
+      .not.toBeInTheDocument();
     await screen.getByLabelText('tool 1', { exact: true }).selectOptions('delete_user (w1, d2)');
     await expect.element(screen.getByLabelText('alias 1')).toHaveValue('delete_user');
     await expect
@@ -117,7 +122,9 @@ describe('the tool rows of the kit editor', () => {
         onAll={noop}
       />,
     );
-    await expect.element(screen.getByLabelText('tool 1', { exact: true })).toHaveDisplayValue('old_tool (not in the sandbox)');
+    await expect
+      .element(screen.getByLabelText('tool 1', { exact: true }))
+      .toHaveDisplayValue('old_tool (not in the sandbox)');
   });
 });
 
@@ -127,23 +134,43 @@ describe('KitFields and KitSaveBar', () => {
     const onChange = vi.fn();
     const draft = { name: 'lookup', sandbox: 'web', description: '', rows: [] };
     const screen = await render(
-      <KitFields mode="new" draft={draft} sandboxes={['web', 'files']} taken onChange={onChange} onSandbox={onSandbox} />,
+      <KitFields
+        mode="new"
+        draft={draft}
+        sandboxes={['web', 'files']}
+        taken
+        onChange={onChange}
+        onSandbox={onSandbox}
+      />,
     );
-    await expect.element(screen.getByText('A kit named lookup exists: saving replaces its file.')).toBeInTheDocument();
+    await expect
+      .element(screen.getByText('A kit named lookup exists: saving replaces its file.'))
+      .toBeInTheDocument();
     await screen.getByLabelText('kit sandbox').selectOptions('files');
     expect(onSandbox).toHaveBeenCalledWith('files');
     await screen.getByLabelText('kit name').fill('lookup2');
     expect(onChange).toHaveBeenLastCalledWith({ name: 'lookup2' });
     await screen.rerender(
-      <KitFields mode="edit" draft={draft} sandboxes={['web']} taken={false} onChange={noop} onSandbox={noop} />,
+      <KitFields
+        mode="edit"
+        draft={draft}
+        sandboxes={['web']}
+        taken={false}
+        onChange={noop}
+        onSandbox={noop}
+      />,
     );
     await expect.element(screen.getByLabelText('kit name')).toHaveAttribute('readonly');
   });
 
   it("shows the service's refusal; Cancel cancels; saving disables both", async () => {
     const onCancel = vi.fn();
-    const screen = await render(<KitSaveBar problems={[]} saving={false} error="grade over max" onCancel={onCancel} />);
-    await expect.element(screen.getByTestId('kit-save-error')).toHaveTextContent('The kit was refused: grade over max');
+    const screen = await render(
+      <KitSaveBar problems={[]} saving={false} error="grade over max" onCancel={onCancel} />,
+    );
+    await expect
+      .element(screen.getByTestId('kit-save-error'))
+      .toHaveTextContent('The kit was refused: grade over max');
     await screen.getByRole('button', { name: 'Cancel' }).click();
     expect(onCancel).toHaveBeenCalledTimes(1);
     await screen.rerender(<KitSaveBar problems={[]} saving error={undefined} onCancel={onCancel} />);
@@ -156,11 +183,18 @@ describe('KitsHead and KitCard', () => {
   it('shows the max grade, or none, or unknown with the cause', async () => {
     const props = { settingsError: undefined, loading: false, canCreate: true, onReload: noop, onNew: noop };
     const screen = await render(<KitsHead maxGrade={{ w: 1, d: 1 }} settingsKnown {...props} />);
-    await expect.element(screen.getByTestId('max-grade').getByText('max', { exact: true })).toBeInTheDocument();
+    await expect
+      .element(screen.getByTestId('max-grade').getByText('max', { exact: true }))
+      .toBeInTheDocument();
     await screen.rerender(<KitsHead maxGrade={undefined} settingsKnown {...props} />);
     await expect.element(screen.getByText('none (every grade allowed)')).toBeInTheDocument();
     await screen.rerender(
-      <KitsHead maxGrade={undefined} settingsKnown={false} {...props} settingsError="config.toml: bad max_grade" />,
+      <KitsHead
+        maxGrade={undefined}
+        settingsKnown={false}
+        {...props}
+        settingsError="config.toml: bad max_grade"
+      />,
     );
     await expect.element(screen.getByText('unknown')).toHaveAttribute('title', 'config.toml: bad max_grade');
   });
@@ -169,17 +203,35 @@ describe('KitsHead and KitCard', () => {
     const onReload = vi.fn();
     const onNew = vi.fn();
     const screen = await render(
-      <KitsHead maxGrade={undefined} settingsKnown settingsError={undefined} loading={false} canCreate onReload={onReload} onNew={onNew} />,
+      <KitsHead
+        maxGrade={undefined}
+        settingsKnown
+        settingsError={undefined}
+        loading={false}
+        canCreate
+        onReload={onReload}
+        onNew={onNew}
+      />,
     );
     await screen.getByRole('button', { name: 'Reload' }).click();
     await screen.getByRole('button', { name: 'New kit' }).click();
     expect(onReload).toHaveBeenCalledTimes(1);
     expect(onNew).toHaveBeenCalledTimes(1);
     await screen.rerender(
-      <KitsHead maxGrade={undefined} settingsKnown settingsError={undefined} loading canCreate={false} onReload={onReload} onNew={onNew} />,
+      <KitsHead
+        maxGrade={undefined}
+        settingsKnown
+        settingsError={undefined}
+        loading
+        canCreate={false}
+        onReload={onReload}
+        onNew={onNew}
+      />,
     );
     await expect.element(screen.getByRole('button', { name: 'New kit' })).toBeDisabled();
-    await expect.element(screen.getByRole('button', { name: 'New kit' })).toHaveAttribute('title', 'The workspace has no sandbox');
+    await expect
+      .element(screen.getByRole('button', { name: 'New kit' }))
+      .toHaveAttribute('title', 'The workspace has no sandbox');
     await expect.element(screen.getByRole('button', { name: 'Loading…' })).toBeDisabled();
   });
 
@@ -187,7 +239,9 @@ describe('KitsHead and KitCard', () => {
     const onEdit = vi.fn();
     const refused: Kit = { name: 'bad', sandbox: 'web', error: 'grade (w2, d0) above max (w1, d1)' };
     const screen = await render(<KitCard kit={refused} maxGrade={{ w: 1, d: 1 }} onEdit={onEdit} />);
-    await expect.element(screen.getByTestId('kit-error')).toHaveTextContent('grade (w2, d0) above max (w1, d1)');
+    await expect
+      .element(screen.getByTestId('kit-error'))
+      .toHaveTextContent('grade (w2, d0) above max (w1, d1)');
     await expect.element(screen.getByText('refused')).toBeInTheDocument();
     await screen.getByRole('button', { name: 'Edit' }).click();
     expect(onEdit).toHaveBeenCalledTimes(1);
@@ -203,7 +257,16 @@ describe('KitsHead and KitCard', () => {
       },
     } as unknown as Kit;
     await screen.rerender(<KitCard kit={ok} maxGrade={{ w: 1, d: 1 }} onEdit={onEdit} />);
-    await expect.element(screen.getByRole('table', { name: 'tools of ops' })).toHaveTextContent('→ delete_user');
-    await expect.element(screen.getByRole('article').getByTitle(/above the workspace maximum/).first()).toBeInTheDocument();
+    await expect
+      .element(screen.getByRole('table', { name: 'tools of ops' }))
+      .toHaveTextContent('→ delete_user');
+    await expect
+      .element(
+        screen
+          .getByRole('article')
+          .getByTitle(/above the workspace maximum/)
+          .first(),
+      )
+      .toBeInTheDocument();
   });
 });

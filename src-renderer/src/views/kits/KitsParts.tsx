@@ -95,7 +95,11 @@ export function KitCard({
   onEdit: () => void;
 }) {
   return (
-    <article className={`kit-card ${k.error ? 'refused' : ''}`} data-kit={k.name} aria-label={`kit ${k.name}`}>
+    <article
+      className={`kit-card ${k.error ? 'refused' : ''}`}
+      data-kit={k.name}
+      aria-label={`kit ${k.name}`}
+    >
       <div className="kit-head">
         <h2>{k.name}</h2>
         {k.kit && <GradeBadge grade={k.kit.grade} over={overMax(k.kit.grade, maxGrade)} />}

@@ -62,7 +62,13 @@ export function KitsView() {
         </p>
       )}
       {v.groups.map((g) => (
-        <KitGroup key={g.sandbox || '(none)'} sandbox={g.sandbox} kits={g.kits} maxGrade={maxGrade} onEdit={v.edit} />
+        <KitGroup
+          key={g.sandbox || '(none)'}
+          sandbox={g.sandbox}
+          kits={g.kits}
+          maxGrade={maxGrade}
+          onEdit={v.edit}
+        />
       ))}
     </section>
   );

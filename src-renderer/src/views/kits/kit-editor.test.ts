@@ -12,7 +12,12 @@ const run = (s: KitEditorState, ...actions: KitEditorAction[]) => actions.reduce
 
 describe('the kit editor state', () => {
   it('adds rows with the tools no row has yet, then empty ones', () => {
-    let s = run(initialKitEditor(draft), { type: 'toolsLoaded', tools }, { type: 'addRow' }, { type: 'addRow' });
+    let s = run(
+      initialKitEditor(draft),
+      { type: 'toolsLoaded', tools },
+      { type: 'addRow' },
+      { type: 'addRow' },
+    );
     expect(s.draft.rows).toEqual([
       { alias: 'get_user', tool: 'get_user' },
       { alias: 'delete_user', tool: 'delete_user' },
@@ -73,17 +78,19 @@ describe('the kit editor state', () => {
   });
 
   it('a row naming a tool the sandbox lacks counts for nothing', () => {
-    const s = run(
-      initialKitEditor({ ...draft, rows: [{ alias: 'gone', tool: 'gone' }] }),
-      { type: 'toolsLoaded', tools },
-    );
+    const s = run(initialKitEditor({ ...draft, rows: [{ alias: 'gone', tool: 'gone' }] }), {
+      type: 'toolsLoaded',
+      tools,
+    });
     const d = deriveKitEditor(s, 'edit', [], undefined);
     expect(d.rowTools).toEqual([undefined]);
     expect(d.grade).toEqual({ w: 0, d: 0 });
   });
 
   it('saves the aliases trimmed and the description only when written', () => {
-    expect(saveRequest({ ...draft, description: '  ', rows: [{ alias: ' get ', tool: 'get_user' }] })).toEqual({
+    expect(
+      saveRequest({ ...draft, description: '  ', rows: [{ alias: ' get ', tool: 'get_user' }] }),
+    ).toEqual({
       name: 'lookup',
       sandbox: 'web',
       tools: { get: 'get_user' },

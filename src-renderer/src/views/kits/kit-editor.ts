@@ -37,7 +37,10 @@ export type KitEditorAction =
   | { type: 'allTools' }
   | { type: 'removeRow'; index: number };
 
-const withRows = (s: KitEditorState, rows: KitRow[]): KitEditorState => ({ ...s, draft: { ...s.draft, rows } });
+const withRows = (s: KitEditorState, rows: KitRow[]): KitEditorState => ({
+  ...s,
+  draft: { ...s.draft, rows },
+});
 
 export function kitEditorReducer(s: KitEditorState, a: KitEditorAction): KitEditorState {
   const rows = s.draft.rows;
@@ -61,9 +64,7 @@ export function kitEditorReducer(s: KitEditorState, a: KitEditorAction): KitEdit
       return withRows(
         s,
         rows.map((r, j) =>
-          j === a.index
-            ? { tool: a.tool, alias: !r.alias || r.alias === r.tool ? a.tool : r.alias }
-            : r,
+          j === a.index ? { tool: a.tool, alias: !r.alias || r.alias === r.tool ? a.tool : r.alias } : r,
         ),
       );
     case 'addRow': {

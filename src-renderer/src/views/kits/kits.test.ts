@@ -23,7 +23,10 @@ describe('the Kits view state', () => {
   });
 
   it('groups kits by the workspace sandboxes in order, then the sandboxes only kits name', () => {
-    const groups = kitsBySandbox(['web', 'files', 'empty'], [kit('x', 'gone'), kit('a', 'files'), kit('b', 'web'), kit('c', 'files')]);
+    const groups = kitsBySandbox(
+      ['web', 'files', 'empty'],
+      [kit('x', 'gone'), kit('a', 'files'), kit('b', 'web'), kit('c', 'files')],
+    );
     expect(groups.map((g) => [g.sandbox, g.kits.map((k) => k.name)])).toEqual([
       ['web', ['b']],
       ['files', ['a', 'c']],

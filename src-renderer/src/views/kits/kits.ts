@@ -22,9 +22,7 @@ export const initialKits: KitsState = {};
 
 export type KitsAction =
   /** A new kit in the first sandbox (`at` makes each opening a fresh editor). */
-  | { type: 'new'; sandbox: string; at: number }
-  | { type: 'edit'; kit: Kit; at: number }
-  | { type: 'close' };
+  { type: 'new'; sandbox: string; at: number } | { type: 'edit'; kit: Kit; at: number } | { type: 'close' };
 
 export function kitsReducer(s: KitsState, a: KitsAction): KitsState {
   switch (a.type) {

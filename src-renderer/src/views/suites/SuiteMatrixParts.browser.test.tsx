@@ -6,7 +6,13 @@ import { initialMatrix, matrixReducer, matrixView } from './suite-matrix.ts';
 import { MatrixTable, MatrixToolbar } from './SuiteMatrixParts.tsx';
 
 /** The toolbar and table on the real reducer, as SuiteMatrix wires them. */
-function Harness({ onOpenRun = () => {}, onRuns = () => {} }: { onOpenRun?: (id: string) => void; onRuns?: () => void }) {
+function Harness({
+  onOpenRun = () => {},
+  onRuns = () => {},
+}: {
+  onOpenRun?: (id: string) => void;
+  onRuns?: () => void;
+}) {
   const run = suiteRun();
   const [s, dispatch] = useReducer(matrixReducer, initialMatrix);
   const { columns, rows } = matrixView(run, s);

@@ -43,7 +43,11 @@ export function MatrixToolbar({
       </select>
       {columns.map((c) => (
         <label key={c.id} className="small">
-          <input type="checkbox" checked={!state.hidden.includes(c.id)} onChange={() => onToggleColumn(c.id)} />{' '}
+          <input
+            type="checkbox"
+            checked={!state.hidden.includes(c.id)}
+            onChange={() => onToggleColumn(c.id)}
+          />{' '}
           {c.id}
         </label>
       ))}
@@ -108,7 +112,9 @@ export function MatrixTable({
                       onClick={() => onToggleCell(key)}
                     >
                       <strong
-                        title={cell.outcome === 'error' ? 'could not be judged: infrastructure error' : undefined}
+                        title={
+                          cell.outcome === 'error' ? 'could not be judged: infrastructure error' : undefined
+                        }
                       >
                         {cellMark(cell)}
                       </strong>{' '}
@@ -171,7 +177,9 @@ function CellDetail({
           {results.map((r) => (
             <li key={r.rep}>
               #{r.rep + 1}{' '}
-              <span className={`badge status-${r.passed ? 'succeeded' : 'failed'}`}>{r.passed ? 'pass' : 'fail'}</span>{' '}
+              <span className={`badge status-${r.passed ? 'succeeded' : 'failed'}`}>
+                {r.passed ? 'pass' : 'fail'}
+              </span>{' '}
               {r.runId ? (
                 <button className="link" onClick={() => onOpenRun(r.runId ?? '')}>
                   run {r.runId.slice(0, 8)}

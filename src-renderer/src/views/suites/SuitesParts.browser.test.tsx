@@ -2,7 +2,14 @@ import { describe, expect, it, vi } from 'vitest';
 import { render } from 'vitest-browser-react';
 import { suiteRun } from './suite-fixture.ts';
 import { initialSuiteStart } from './suite-start.ts';
-import { SuiteHead, SuiteList, SuiteProblems, SuiteProgress, SuiteStartForm, SuiteTabs } from './SuitesParts.tsx';
+import {
+  SuiteHead,
+  SuiteList,
+  SuiteProblems,
+  SuiteProgress,
+  SuiteStartForm,
+  SuiteTabs,
+} from './SuitesParts.tsx';
 
 const noop = () => {};
 const history = [
@@ -112,8 +119,12 @@ describe('the open suite', () => {
   it('the tabs say which is shown and switch', async () => {
     const onTab = vi.fn();
     const screen = await render(<SuiteTabs tab="matrix" onTab={onTab} />);
-    await expect.element(screen.getByRole('tab', { name: 'Matrix' })).toHaveAttribute('aria-selected', 'true');
-    await expect.element(screen.getByRole('tab', { name: 'Compare' })).toHaveAttribute('aria-selected', 'false');
+    await expect
+      .element(screen.getByRole('tab', { name: 'Matrix' }))
+      .toHaveAttribute('aria-selected', 'true');
+    await expect
+      .element(screen.getByRole('tab', { name: 'Compare' }))
+      .toHaveAttribute('aria-selected', 'false');
     await screen.getByRole('tab', { name: 'Compare' }).click();
     expect(onTab).toHaveBeenCalledWith('compare');
   });

@@ -175,7 +175,9 @@ export function SuiteProgress({
     <div className="suite-progress" data-testid="suite-progress" data-status={run.status}>
       <progress max={p.planned || 1} value={p.done} />
       <span>
-        <span className={`badge status-${run.status === 'passed' ? 'succeeded' : run.status}`}>{run.status}</span>{' '}
+        <span className={`badge status-${run.status === 'passed' ? 'succeeded' : run.status}`}>
+          {run.status}
+        </span>{' '}
         {p.text}
       </span>
     </div>

@@ -10,7 +10,14 @@ import { CodeEditor } from '../../components/Editors.tsx';
 import { SuiteCharts } from './SuiteCharts.tsx';
 import { SuiteComparison } from './SuiteComparison.tsx';
 import { SuiteMatrix } from './SuiteMatrix.tsx';
-import { SuiteHead, SuiteList, SuiteProblems, SuiteProgress, SuiteStartForm, SuiteTabs } from './SuitesParts.tsx';
+import {
+  SuiteHead,
+  SuiteList,
+  SuiteProblems,
+  SuiteProgress,
+  SuiteStartForm,
+  SuiteTabs,
+} from './SuitesParts.tsx';
 import { useSuiteDetail, useSuites } from './useSuites.ts';
 import './suites.css';
 
@@ -57,7 +64,12 @@ function SuiteDetail() {
           {state.tab === 'matrix' && <SuiteMatrix run={run} />}
           {state.tab === 'charts' && <SuiteCharts run={run} history={d.history} />}
           {state.tab === 'compare' && (
-            <SuiteComparison history={d.history} head={run.id} comparison={d.comparison} onBase={d.compareWith} />
+            <SuiteComparison
+              history={d.history}
+              head={run.id}
+              comparison={d.comparison}
+              onBase={d.compareWith}
+            />
           )}
         </>
       )}

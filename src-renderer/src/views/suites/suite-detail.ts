@@ -23,8 +23,7 @@ export interface SuiteDetailState {
 export const initialSuiteDetail: SuiteDetailState = { start: initialSuiteStart, tab: 'matrix' };
 
 export type SuiteDetailAction =
-  | { type: 'start'; patch: Partial<SuiteStartFields> }
-  | { type: 'tab'; tab: SuiteTab };
+  { type: 'start'; patch: Partial<SuiteStartFields> } | { type: 'tab'; tab: SuiteTab };
 
 export function suiteDetailReducer(s: SuiteDetailState, a: SuiteDetailAction): SuiteDetailState {
   switch (a.type) {

@@ -45,8 +45,14 @@ describe('the suite matrix state', () => {
   });
 
   it('a cell reads as met, failed, or not judged (infrastructure)', () => {
-    expect([cellClass(cell('tokyo', 'good')), cellMark(cell('tokyo', 'good'))]).toEqual(['cell cell-pass', '✓']);
-    expect([cellClass(cell('tokyo', 'weak')), cellMark(cell('tokyo', 'weak'))]).toEqual(['cell cell-fail', '✗']);
+    expect([cellClass(cell('tokyo', 'good')), cellMark(cell('tokyo', 'good'))]).toEqual([
+      'cell cell-pass',
+      '✓',
+    ]);
+    expect([cellClass(cell('tokyo', 'weak')), cellMark(cell('tokyo', 'weak'))]).toEqual([
+      'cell cell-fail',
+      '✗',
+    ]);
     expect([cellClass(cell('paris', 'weak')), cellMark(cell('paris', 'weak'))]).toEqual([
       'cell cell-error',
       '⚠ error',

@@ -35,7 +35,9 @@ export function matrixReducer(s: MatrixState, a: MatrixAction): MatrixState {
     case 'toggleColumn':
       return {
         ...s,
-        hidden: s.hidden.includes(a.column) ? s.hidden.filter((x) => x !== a.column) : [...s.hidden, a.column],
+        hidden: s.hidden.includes(a.column)
+          ? s.hidden.filter((x) => x !== a.column)
+          : [...s.hidden, a.column],
       };
     case 'toggleCell':
       return { ...s, open: s.open === a.key ? undefined : a.key };
@@ -50,7 +52,11 @@ export function matrixView(
   s: MatrixState,
 ): { columns: SuiteRunFullView['matrix']['columns']; rows: string[] } {
   const columns = run.matrix.columns.filter((c) => !s.hidden.includes(c.id));
-  const rows = visibleCases(run.matrix, { text: s.text, filter: s.filter, columns: columns.map((c) => c.id) });
+  const rows = visibleCases(run.matrix, {
+    text: s.text,
+    filter: s.filter,
+    columns: columns.map((c) => c.id),
+  });
   return { columns, rows };
 }
 

@@ -66,6 +66,6 @@ export function useSuiteDetail() {
     start: (options: Parameters<typeof start>[0]) => void start(options),
     cancel: () => void cancel(),
     select: (id: string) => void select(id),
-    compareWith: (id: string) => void compareWith(id),
+    compareWith: (id: string | undefined) => void compareWith(id),
   };
 }

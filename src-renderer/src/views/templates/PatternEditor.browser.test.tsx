@@ -22,7 +22,10 @@ describe('PatternEditor', () => {
   it('an untyped slot is warned about and "Make it str" types it', async () => {
     const onChange = vi.fn();
     const screen = await render(
-      <Harness initial={{ pattern: 'user {id} in {city}', slots: { id: 'int' }, body: '{{id}} {{city}}' }} onChange={onChange} />,
+      <Harness
+        initial={{ pattern: 'user {id} in {city}', slots: { id: 'int' }, body: '{{id}} {{city}}' }}
+        onChange={onChange}
+      />,
     );
     await expect.element(screen.getByText('has no type.', { exact: false })).toBeInTheDocument();
     await screen.getByRole('button', { name: 'Make it str' }).click();
@@ -39,16 +42,26 @@ describe('PatternEditor', () => {
   it('a slot renamed in the pattern offers the rename everywhere (type and body)', async () => {
     const onChange = vi.fn();
     const screen = await render(
-      <Harness initial={{ pattern: 'user {uid}', slots: { id: 'str' }, body: 'get({{id}})' }} onChange={onChange} />,
+      <Harness
+        initial={{ pattern: 'user {uid}', slots: { id: 'str' }, body: 'get({{id}})' }}
+        onChange={onChange}
+      />,
     );
     await screen.getByRole('button', { name: 'Rename id to uid (type and body)' }).click();
-    expect(onChange).toHaveBeenLastCalledWith({ pattern: 'user {uid}', slots: { uid: 'str' }, body: 'get({{uid}})' });
+    expect(onChange).toHaveBeenLastCalledWith({
+      pattern: 'user {uid}',
+      slots: { uid: 'str' },
+      body: 'get({{uid}})',
+    });
   });
 
   it('the rename cell renames a slot in all three, and refuses a name that is not a slot name', async () => {
     const onChange = vi.fn();
     const screen = await render(
-      <Harness initial={{ pattern: 'user {id}', slots: { id: 'str' }, body: 'get({{id}})' }} onChange={onChange} />,
+      <Harness
+        initial={{ pattern: 'user {id}', slots: { id: 'str' }, body: 'get({{id}})' }}
+        onChange={onChange}
+      />,
     );
     await screen.getByLabelText('rename id').fill('9x');
     await expect.element(screen.getByRole('button', { name: 'Rename', exact: true })).toBeDisabled();
@@ -65,13 +78,20 @@ describe('PatternEditor', () => {
   it('choosing "no type" drops the type; a body slot outside the pattern is named', async () => {
     const onChange = vi.fn();
     const screen = await render(
-      <Harness initial={{ pattern: 'user {id}', slots: { id: 'str' }, body: '{{id}} {{zone}}' }} onChange={onChange} />,
+      <Harness
+        initial={{ pattern: 'user {id}', slots: { id: 'str' }, body: '{{id}} {{zone}}' }}
+        onChange={onChange}
+      />,
     );
     await expect
       .element(screen.getByText('which is not a slot of the pattern.', { exact: false }))
       .toBeInTheDocument();
     await screen.getByLabelText('type of id').selectOptions('int');
-    expect(onChange).toHaveBeenLastCalledWith({ pattern: 'user {id}', slots: { id: 'int' }, body: '{{id}} {{zone}}' });
+    expect(onChange).toHaveBeenLastCalledWith({
+      pattern: 'user {id}',
+      slots: { id: 'int' },
+      body: '{{id}} {{zone}}',
+    });
     await screen.getByLabelText('type of id').selectOptions('— no type —');
     expect(onChange).toHaveBeenLastCalledWith({ pattern: 'user {id}', slots: {}, body: '{{id}} {{zone}}' });
   });

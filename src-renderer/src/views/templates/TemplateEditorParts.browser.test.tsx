@@ -55,9 +55,9 @@ describe('the examples of the template editor', () => {
     await expect.element(screen.getByText('does not match the pattern')).toBeInTheDocument();
     await screen.getByLabelText('example 1 intent').fill('');
     await expect.element(screen.getByText('Write an intent.')).toBeInTheDocument();
-    await expect.element(screen.getByRole('list', { name: 'cannot save yet' })).toHaveTextContent(
-      'An example has no intent.',
-    );
+    await expect
+      .element(screen.getByRole('list', { name: 'cannot save yet' }))
+      .toHaveTextContent('An example has no intent.');
     await expect.element(screen.getByRole('button', { name: 'Save template' })).toBeDisabled();
   });
 
@@ -115,7 +115,15 @@ describe('NameFields', () => {
 
   it('an edit keeps its name', async () => {
     const screen = await render(
-      <NameFields mode="edit" name="user-name" description="" taken={false} replace={false} onChange={noop} onReplace={noop} />,
+      <NameFields
+        mode="edit"
+        name="user-name"
+        description=""
+        taken={false}
+        replace={false}
+        onChange={noop}
+        onReplace={noop}
+      />,
     );
     await expect.element(screen.getByLabelText('template name')).toHaveAttribute('readonly');
     await expect.element(screen.getByRole('checkbox')).not.toBeInTheDocument();
@@ -126,9 +134,18 @@ describe('SaveBar and EditorHeader', () => {
   it('shows the service refusal, saving state and the pattern warnings; Cancel cancels', async () => {
     const onCancel = vi.fn();
     const screen = await render(
-      <SaveBar mode="edit" problems={[]} patternIssues={2} saving={false} error="body does not validate" onCancel={onCancel} />,
+      <SaveBar
+        mode="edit"
+        problems={[]}
+        patternIssues={2}
+        saving={false}
+        error="body does not validate"
+        onCancel={onCancel}
+      />,
     );
-    await expect.element(screen.getByTestId('template-save-error')).toHaveTextContent('body does not validate');
+    await expect
+      .element(screen.getByTestId('template-save-error'))
+      .toHaveTextContent('body does not validate');
     await expect
       .element(screen.getByText('2 pattern warnings: fix them or the service will refuse the template.'))
       .toBeInTheDocument();

@@ -42,7 +42,9 @@ export function EditorHeader({
         {fromRun?.task && <span className="muted ellipsis">task: “{fromRun.task}”</span>}
       </div>
       {mode === 'edit' && (
-        <p className="muted small">Saving replaces the template file and resets its success/failure counters.</p>
+        <p className="muted small">
+          Saving replaces the template file and resets its success/failure counters.
+        </p>
       )}
     </>
   );

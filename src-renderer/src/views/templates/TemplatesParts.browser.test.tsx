@@ -32,7 +32,13 @@ describe('TemplatesTable', () => {
     const a = actions();
     const t = template('b');
     const screen = await render(
-      <TemplatesTable templates={[template('a'), t]} tests={{}} confirmDelete={undefined} deleting={false} {...a} />,
+      <TemplatesTable
+        templates={[template('a'), t]}
+        tests={{}}
+        confirmDelete={undefined}
+        deleting={false}
+        {...a}
+      />,
     );
     const row = screen.getByRole('row').filter({ hasText: 'b.json' });
     await row.getByRole('button', { name: 'Test' }).click();
@@ -68,13 +74,29 @@ describe('TemplatesTable', () => {
   it('Delete asks first; "Yes, delete" deletes that template, "Keep" stops asking', async () => {
     const a = actions();
     const screen = await render(
-      <TemplatesTable templates={[template('a'), template('b')]} tests={{}} confirmDelete={undefined} deleting={false} {...a} />,
+      <TemplatesTable
+        templates={[template('a'), template('b')]}
+        tests={{}}
+        confirmDelete={undefined}
+        deleting={false}
+        {...a}
+      />,
     );
-    await screen.getByRole('row').filter({ hasText: 'a.json' }).getByRole('button', { name: 'Delete' }).click();
+    await screen
+      .getByRole('row')
+      .filter({ hasText: 'a.json' })
+      .getByRole('button', { name: 'Delete' })
+      .click();
     expect(a.onConfirmDelete).toHaveBeenLastCalledWith('a');
     expect(a.onDelete).not.toHaveBeenCalled();
     await screen.rerender(
-      <TemplatesTable templates={[template('a'), template('b')]} tests={{}} confirmDelete="a" deleting={false} {...a} />,
+      <TemplatesTable
+        templates={[template('a'), template('b')]}
+        tests={{}}
+        confirmDelete="a"
+        deleting={false}
+        {...a}
+      />,
     );
     const confirm = screen.getByRole('group', { name: 'confirm delete a' });
     await confirm.getByRole('button', { name: 'Yes, delete' }).click();
@@ -82,7 +104,13 @@ describe('TemplatesTable', () => {
     await confirm.getByRole('button', { name: 'Keep' }).click();
     expect(a.onConfirmDelete).toHaveBeenLastCalledWith(undefined);
     await screen.rerender(
-      <TemplatesTable templates={[template('a'), template('b')]} tests={{}} confirmDelete="a" deleting {...a} />,
+      <TemplatesTable
+        templates={[template('a'), template('b')]}
+        tests={{}}
+        confirmDelete="a"
+        deleting
+        {...a}
+      />,
     );
     await expect.element(confirm.getByRole('button', { name: 'Deleting…' })).toBeDisabled();
     await expect.element(confirm.getByRole('button', { name: 'Keep' })).toBeDisabled();
@@ -129,7 +157,12 @@ describe('the head, promotion failure and unreadable files', () => {
     const onClose = vi.fn();
     const onBack = vi.fn();
     const screen = await render(
-      <PromoteFailed what="run 01234567" error="the run has no script" onClose={onClose} onBackToRun={onBack} />,
+      <PromoteFailed
+        what="run 01234567"
+        error="the run has no script"
+        onClose={onClose}
+        onBackToRun={onBack}
+      />,
     );
     await expect
       .element(screen.getByRole('alert'))

@@ -189,11 +189,17 @@ function TemplateRow({
             {t.successes}
           </span>{' '}
           /{' '}
-          <span className={t.failures ? 'counter-bad' : 'muted'} data-testid="template-failures" title="failures">
+          <span
+            className={t.failures ? 'counter-bad' : 'muted'}
+            data-testid="template-failures"
+            title="failures"
+          >
             {t.failures}
           </span>
         </td>
-        <td className="small">{t.lastUsed ? formatDateTime(t.lastUsed) : <span className="muted">never</span>}</td>
+        <td className="small">
+          {t.lastUsed ? formatDateTime(t.lastUsed) : <span className="muted">never</span>}
+        </td>
         <td>
           <div className="row-actions">
             <button

@@ -27,10 +27,7 @@ export type TemplateEditorAction =
   | { type: 'removeExample'; index: number }
   | { type: 'replace'; replace: boolean };
 
-export function templateEditorReducer(
-  s: TemplateEditorState,
-  a: TemplateEditorAction,
-): TemplateEditorState {
+export function templateEditorReducer(s: TemplateEditorState, a: TemplateEditorAction): TemplateEditorState {
   const examples = s.draft.examples;
   switch (a.type) {
     case 'set':

@@ -37,7 +37,12 @@ describe('the Templates view state', () => {
 
   it('editing opens a fresh editor on the template, linked to its origin run when it has one', () => {
     const a = templatesReducer(initialTemplates, { type: 'edit', template: template('t', 'run-9'), at: 1 });
-    expect(a.editor).toMatchObject({ kind: 'open', mode: 'edit', key: 'edit-t-1', fromRun: { runId: 'run-9' } });
+    expect(a.editor).toMatchObject({
+      kind: 'open',
+      mode: 'edit',
+      key: 'edit-t-1',
+      fromRun: { runId: 'run-9' },
+    });
     const b = templatesReducer(a, { type: 'edit', template: template('t'), at: 2 });
     expect(b.editor).toMatchObject({ key: 'edit-t-2' });
     expect(b.editor && 'fromRun' in b.editor).toBe(false);

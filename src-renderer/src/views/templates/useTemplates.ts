@@ -43,7 +43,8 @@ export function useTemplates() {
       api['runs.get']({ runId: promote.runId }),
     ])
       .then(([p, rec]) => {
-        if (!stale) dispatch({ type: 'promoteReady', key: promoteKey(promote), ...promoteDraft(p, rec, promote) });
+        if (!stale)
+          dispatch({ type: 'promoteReady', key: promoteKey(promote), ...promoteDraft(p, rec, promote) });
       })
       .catch((e: unknown) => {
         if (!stale) dispatch({ type: 'promoteFailed', what, error: errorMessage(e) });

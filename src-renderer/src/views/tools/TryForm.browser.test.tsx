@@ -10,7 +10,12 @@ import { CallFailed, TryForm } from './TryForm.tsx';
 const param = (name: string, over: Partial<ToolParameter> = {}): ToolParameter =>
   ({ name, type: 'str', description: '', required: true, source: 'user', ...over }) as ToolParameter;
 const tool = (parameters: ToolParameter[]): SandboxTool =>
-  ({ name: 'get_user', description: 'one user', parameters, grade: { w: 0, d: 0 } }) as unknown as SandboxTool;
+  ({
+    name: 'get_user',
+    description: 'one user',
+    parameters,
+    grade: { w: 0, d: 0 },
+  }) as unknown as SandboxTool;
 
 /** The form on the real reducer and check, as useTryTool wires them; a call that passes is reported. */
 function Harness({ t, onCall }: { t: SandboxTool; onCall: (args: Record<string, JsonValue>) => void }) {
@@ -61,7 +66,15 @@ describe('TryForm', () => {
 
   it('says when a tool takes no parameters, and warns that unsaved changes are not called', async () => {
     const screen = await render(
-      <TryForm tool={tool([])} unsaved values={{}} errors={{}} busy={false} onField={() => {}} onSubmit={() => {}} />,
+      <TryForm
+        tool={tool([])}
+        unsaved
+        values={{}}
+        errors={{}}
+        busy={false}
+        onField={() => {}}
+        onSubmit={() => {}}
+      />,
     );
     await expect.element(screen.getByText('This tool takes no parameters.')).toBeInTheDocument();
     await expect.element(screen.getByText(/the call runs the saved/)).toBeInTheDocument();
@@ -70,7 +83,15 @@ describe('TryForm', () => {
   it('while a call runs the button is disabled and says so', async () => {
     const onSubmit = vi.fn();
     const screen = await render(
-      <TryForm tool={tool([])} unsaved={false} values={{}} errors={{}} busy onField={() => {}} onSubmit={onSubmit} />,
+      <TryForm
+        tool={tool([])}
+        unsaved={false}
+        values={{}}
+        errors={{}}
+        busy
+        onField={() => {}}
+        onSubmit={onSubmit}
+      />,
     );
     await expect.element(screen.getByRole('button', { name: 'Calling…' })).toBeDisabled();
     await expect.element(screen.getByText('running in the sandbox…')).toBeInTheDocument();
@@ -78,6 +99,8 @@ describe('TryForm', () => {
 
   it('a failed call names its cause', async () => {
     const screen = await render(<CallFailed error="the sandbox did not start" />);
-    await expect.element(screen.getByTestId('call-failed')).toHaveTextContent('The call failed: the sandbox did not start');
+    await expect
+      .element(screen.getByTestId('call-failed'))
+      .toHaveTextContent('The call failed: the sandbox did not start');
   });
 });

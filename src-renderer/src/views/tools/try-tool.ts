@@ -38,7 +38,11 @@ export function tryReducer(s: TryState, a: TryAction): TryState {
   switch (a.type) {
     case 'field': {
       const { [a.name]: _gone, ...errors } = s.errors;
-      return { ...s, values: { ...s.values, [a.name]: a.value }, errors: a.name in s.errors ? errors : s.errors };
+      return {
+        ...s,
+        values: { ...s.values, [a.name]: a.value },
+        errors: a.name in s.errors ? errors : s.errors,
+      };
     }
     case 'checked':
       return { ...s, errors: a.errors };
