@@ -13,12 +13,12 @@ const tools = [tool('get_user', 1, 0), tool('delete_user', 1, 2)];
 const noop = () => {};
 
 /** The rows, grade and save bar of the editor on the real reducer, the tools already listed. */
-function Harness({ loaded = tools }: { loaded?: SandboxTool[] | undefined }) {
+function Harness({ loaded = tools, listing = false }: { loaded?: SandboxTool[]; listing?: boolean }) {
   const [s, dispatch] = useReducer(
     kitEditorReducer,
     { name: 'lookup', sandbox: 'web', description: '', rows: [] },
     (d) =>
-      loaded
+      !listing
         ? kitEditorReducer(initialKitEditor(d), { type: 'toolsLoaded', tools: loaded })
         : initialKitEditor(d),
   );
@@ -81,7 +81,7 @@ describe('the tool rows of the kit editor', () => {
   });
 
   it('says the tools are loading until they are listed', async () => {
-    const screen = await render(<Harness loaded={undefined} />);
+    const screen = await render(<Harness listing />);
     await expect.element(screen.getByText('Loading the tools…')).toBeInTheDocument();
     await expect.element(screen.getByRole('button', { name: 'Add tool' })).toBeDisabled();
   });
@@ -259,7 +259,7 @@ describe('KitsHead and KitCard', () => {
     await screen.rerender(<KitCard kit={ok} maxGrade={{ w: 1, d: 1 }} onEdit={onEdit} />);
     await expect
       .element(screen.getByRole('table', { name: 'tools of ops' }))
-      .toHaveTextContent('→ delete_user');
+      .toMatchTextContent(/→ delete_user/);
     await expect
       .element(
         screen

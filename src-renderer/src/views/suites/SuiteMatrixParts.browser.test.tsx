@@ -58,7 +58,7 @@ describe('the suite matrix', () => {
   it('a case that could not be judged reads as an error, not a failure, and has no run', async () => {
     const screen = await render(<Harness />);
     const cell = screen.getByTestId('cell-paris-weak');
-    await expect.element(cell).toHaveTextContent('⚠ error 0/1');
+    await expect.element(cell).toMatchTextContent(/^⚠ error 0\/1 /);
     await cell.click();
     await expect.element(screen.getByText('no run', { exact: false })).toBeInTheDocument();
     await expect.element(screen.getByText('no engine')).toBeInTheDocument();
@@ -66,7 +66,7 @@ describe('the suite matrix', () => {
 
   it('unticking a column hides it and its total; "failing" then shows no case', async () => {
     const screen = await render(<Harness />);
-    await expect.element(screen.getByTestId('total-weak')).toHaveTextContent('0/2 met · 0% runs');
+    await expect.element(screen.getByTestId('total-weak')).toMatchTextContent(/^0\/2 met · 0% runs/);
     await screen.getByRole('checkbox', { name: 'weak' }).click();
     await expect.element(screen.getByTestId('total-weak')).not.toBeInTheDocument();
     await expect.element(screen.getByTestId('cell-tokyo-weak')).not.toBeInTheDocument();

@@ -42,14 +42,14 @@ describe('TryForm', () => {
     const onCall = vi.fn();
     const t = tool([param('id'), param('limit', { type: 'int', required: false })]);
     const screen = await render(<Harness t={t} onCall={onCall} />);
-    await screen.getByLabelText('limit').fill('ten');
+    await screen.getByLabelText(/^limit/).fill('ten');
     await screen.getByRole('button', { name: 'Call get_user' }).click();
     expect(onCall).not.toHaveBeenCalled();
     await expect.element(screen.getByTestId('form-errors')).toHaveTextContent('Fix 2 fields before calling.');
     await expect.element(screen.getByText('id is required')).toBeInTheDocument();
-    await screen.getByLabelText('id').fill('u1');
+    await screen.getByLabelText(/^id/).fill('u1');
     await expect.element(screen.getByText('id is required')).not.toBeInTheDocument();
-    await screen.getByLabelText('limit').fill('10');
+    await screen.getByLabelText(/^limit/).fill('10');
     await screen.getByRole('button', { name: 'Call get_user' }).click();
     expect(onCall).toHaveBeenCalledWith({ id: 'u1', limit: 10 });
     await expect.element(screen.getByTestId('form-errors')).not.toBeInTheDocument();
@@ -59,7 +59,7 @@ describe('TryForm', () => {
     const onCall = vi.fn();
     const t = tool([param('unit', { options: ['C', 'F'] }), param('note', { required: false })]);
     const screen = await render(<Harness t={t} onCall={onCall} />);
-    await screen.getByLabelText('unit').selectOptions('F');
+    await screen.getByLabelText(/^unit/).selectOptions('F');
     await screen.getByRole('button', { name: 'Call get_user' }).click();
     expect(onCall).toHaveBeenCalledWith({ unit: 'F' });
   });
