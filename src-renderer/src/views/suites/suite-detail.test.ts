@@ -34,7 +34,9 @@ describe('the suite detail state', () => {
     expect(suiteMarkers([{ line: 3, column: 5, path: 'cases[0].task', message: 'required' }])).toEqual([
       { rule: 'suite', message: 'cases[0].task: required', line: 3, column: 5, endLine: 3, endColumn: 1000 },
     ]);
-    expect(suiteMarkers([{ line: 1, column: 1, path: '', message: 'not TOML' }])[0]?.message).toBe('not TOML');
+    expect(suiteMarkers([{ line: 1, column: 1, path: '', message: 'not TOML' }])[0]?.message).toBe(
+      'not TOML',
+    );
   });
 
   it('a finished run counts its infrastructure errors apart from its failures', () => {

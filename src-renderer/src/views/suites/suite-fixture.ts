@@ -23,23 +23,22 @@ const cell = (caseId: string, column: string, over: Partial<MatrixCell>): Matrix
   ...over,
 });
 
-const result = (caseId: string, column: string, over: Partial<CaseResult>): CaseResult =>
-  ({
-    caseId,
-    column,
-    rep: 0,
-    runId: `${caseId}-${column}-run-0001`,
-    status: 'succeeded',
-    passed: true,
-    attempts: 1,
-    promptTokens: 60,
-    completionTokens: 40,
-    cost: null,
-    latencyMs: 1500,
-    verdicts: [{ type: 'equals', passed: true, message: 'equals "Tokyo"' }],
-    finishedAt: 1,
-    ...over,
-  }) as CaseResult;
+const result = (caseId: string, column: string, over: Partial<CaseResult>): CaseResult => ({
+  caseId,
+  column,
+  rep: 0,
+  runId: `${caseId}-${column}-run-0001`,
+  status: 'succeeded',
+  passed: true,
+  attempts: 1,
+  promptTokens: 60,
+  completionTokens: 40,
+  cost: null,
+  latencyMs: 1500,
+  verdicts: [{ type: 'equals', passed: true, message: 'equals "Tokyo"' }],
+  finishedAt: 1,
+  ...over,
+});
 
 export const suiteRun = (over: Partial<SuiteRunFullView> = {}): SuiteRunFullView => ({
   id: 'sr-1',
