@@ -1,7 +1,15 @@
 import { describe, expect, it, vi } from 'vitest';
 import { render } from 'vitest-browser-react';
+import { suiteRun } from './suite-fixture.ts';
 import { initialSuiteStart } from './suite-start.ts';
-import { SuiteList, SuiteStartForm } from './SuitesParts.tsx';
+import {
+  SuiteHead,
+  SuiteList,
+  SuiteProblems,
+  SuiteProgress,
+  SuiteStartForm,
+  SuiteTabs,
+} from './SuitesParts.tsx';
 
 const noop = () => {};
 const history = [
@@ -74,5 +82,50 @@ describe('SuiteStartForm', () => {
     );
     await expect.element(screen.getByRole('button', { name: 'Start suite' })).toBeDisabled();
     expect(screen.getByRole('button', { name: 'Cancel' }).query()).toBeNull();
+  });
+});
+
+describe('the open suite', () => {
+  it('Save is offered only with unsaved changes', async () => {
+    const onSave = vi.fn();
+    const screen = await render(<SuiteHead name="cities" dirty onSave={onSave} />);
+    await expect.element(screen.getByText('suites/cities.toml')).toBeInTheDocument();
+    await screen.getByRole('button', { name: 'Save' }).click();
+    expect(onSave).toHaveBeenCalledTimes(1);
+    await screen.rerender(<SuiteHead name="cities" dirty={false} onSave={onSave} />);
+    await expect.element(screen.getByRole('button', { name: 'Save' })).toBeDisabled();
+  });
+
+  it('lists each schema problem with its line and path', async () => {
+    const screen = await render(
+      <SuiteProblems problems={[{ line: 4, column: 3, path: 'cases[1].expect', message: 'unknown key' }]} />,
+    );
+    await expect
+      .element(screen.getByTestId('suite-problems'))
+      .toHaveTextContent('line 4:3 cases[1].expect: unknown key');
+  });
+
+  it('the progress of a finished run: status, counts and the errors apart from the failures', async () => {
+    const screen = await render(<SuiteProgress run={suiteRun()} live={undefined} />);
+    await expect.element(screen.getByTestId('suite-progress')).toHaveAttribute('data-status', 'failed');
+    await expect
+      .element(screen.getByTestId('suite-progress'))
+      .toHaveTextContent(
+        'failed 4/4 runs · 2 passed · 1 failed · 1 error(s) (infrastructure) · 2/4 cells meet their threshold · tools abc123',
+      );
+    await expect.element(screen.getByRole('progressbar')).toHaveAttribute('value', '4');
+  });
+
+  it('the tabs say which is shown and switch', async () => {
+    const onTab = vi.fn();
+    const screen = await render(<SuiteTabs tab="matrix" onTab={onTab} />);
+    await expect
+      .element(screen.getByRole('tab', { name: 'Matrix' }))
+      .toHaveAttribute('aria-selected', 'true');
+    await expect
+      .element(screen.getByRole('tab', { name: 'Compare' }))
+      .toHaveAttribute('aria-selected', 'false');
+    await screen.getByRole('tab', { name: 'Compare' }).click();
+    expect(onTab).toHaveBeenCalledWith('compare');
   });
 });

@@ -1,9 +1,12 @@
 /**
- * The Suites view's parts, presentational (props in, callbacks out): the list of suites and the start
- * form with the suite-run picker.
+ * The Suites view's parts, presentational (props in, callbacks out): the list of suites, the open
+ * suite's head and schema problems, the start form with the suite-run picker, the progress of a suite
+ * run and the tabs that read it.
  */
-import type { Response } from '../../../../src-main/contract/api.ts';
+import type { Response, SuiteProgressView, SuiteRunFullView } from '../../../../src-main/contract/api.ts';
 import { formatDateTime } from '../../lib/dates.ts';
+import { problemText, progressLine, SUITE_TABS } from './suite-detail.ts';
+import type { SuiteProblem, SuiteTab } from './suite-detail.ts';
 import { suiteStartOptions } from './suite-start.ts';
 import type { SuiteStartFields, SuiteStartOptions } from './suite-start.ts';
 
@@ -131,5 +134,70 @@ export function SuiteStartForm({
         </select>
       </label>
     </form>
+  );
+}
+
+export function SuiteHead({ name, dirty, onSave }: { name: string; dirty: boolean; onSave: () => void }) {
+  return (
+    <div className="view-head">
+      <h2>{name}</h2>
+      <span className="muted small">suites/{name}.toml</span>
+      <span className="spacer" />
+      <button onClick={onSave} disabled={!dirty}>
+        Save
+      </button>
+    </div>
+  );
+}
+
+export function SuiteProblems({ problems }: { problems: SuiteProblem[] }) {
+  return (
+    <ul className="suite-problems" data-testid="suite-problems">
+      {problems.map((p, i) => (
+        <li key={i} className="error small">
+          line {p.line}:{p.column} {problemText(p)}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+export function SuiteProgress({
+  run,
+  live,
+}: {
+  run: SuiteRunFullView;
+  /** The pushed progress of this run while it runs. */
+  live: SuiteProgressView | undefined;
+}) {
+  const p = progressLine(run, live);
+  return (
+    <div className="suite-progress" data-testid="suite-progress" data-status={run.status}>
+      <progress max={p.planned || 1} value={p.done} />
+      <span>
+        <span className={`badge status-${run.status === 'passed' ? 'succeeded' : run.status}`}>
+          {run.status}
+        </span>{' '}
+        {p.text}
+      </span>
+    </div>
+  );
+}
+
+export function SuiteTabs({ tab, onTab }: { tab: SuiteTab; onTab: (tab: SuiteTab) => void }) {
+  return (
+    <div role="tablist" className="tabs">
+      {SUITE_TABS.map((t) => (
+        <button
+          key={t.id}
+          role="tab"
+          aria-selected={tab === t.id}
+          className={tab === t.id ? 'active' : ''}
+          onClick={() => onTab(t.id)}
+        >
+          {t.label}
+        </button>
+      ))}
+    </div>
   );
 }

@@ -1,0 +1,45 @@
+/** The kit editor's state (kit-editor.ts) bound to React and the API: the sandbox's tools and the save. */
+import { useEffect, useReducer } from 'react';
+import type { Response } from '../../../../src-main/contract/api.ts';
+import { api, errorMessage } from '../../api/client.ts';
+import { useSubmit } from '../../lib/useSubmit.ts';
+import type { Grade, KitDraft } from './kit.ts';
+import { deriveKitEditor, initialKitEditor, kitEditorReducer, saveRequest } from './kit-editor.ts';
+
+export function useKitEditor({
+  mode,
+  initial,
+  existing,
+  maxGrade,
+  onSaved,
+}: {
+  mode: 'new' | 'edit';
+  initial: KitDraft;
+  existing: string[];
+  maxGrade: Grade | undefined;
+  onSaved: (r: Response<'kits.save'>) => void;
+}) {
+  const [state, dispatch] = useReducer(kitEditorReducer, initial, initialKitEditor);
+  const { draft } = state;
+  const save = useSubmit(async () => onSaved(await api['kits.save'](saveRequest(draft))));
+
+  // The tools of the picked sandbox, listed again when another is picked.
+  useEffect(() => {
+    if (!draft.sandbox) return;
+    let stale = false;
+    dispatch({ type: 'toolsLoading' });
+    api['tools.list']({ sandbox: draft.sandbox })
+      .then((r) => !stale && dispatch({ type: 'toolsLoaded', tools: r.tools }))
+      .catch((e: unknown) => !stale && dispatch({ type: 'toolsFailed', error: errorMessage(e) }));
+    return () => {
+      stale = true;
+    };
+  }, [draft.sandbox]);
+
+  const derived = deriveKitEditor(state, mode, existing, maxGrade);
+  const submit = async () => {
+    if (derived.problems.length || save.busy) return;
+    await save.run();
+  };
+  return { state, dispatch, ...derived, saving: save.busy, error: save.error, submit };
+}

@@ -1,0 +1,71 @@
+/**
+ * The Suites view bound to the suites slice (store/suites.ts): the list and the suite opened from the
+ * route, and the open suite's detail with its own state (suite-detail.ts: start form, tab) and effects.
+ */
+import { useEffect, useMemo, useReducer } from 'react';
+import { useStore } from '../../store/index.ts';
+import { defaultBase } from './derive.ts';
+import { initialSuiteDetail, liveProgress, suiteDetailReducer, suiteMarkers } from './suite-detail.ts';
+
+/** The suite list, and the suite the route names (else the first) opened. */
+export function useSuites(name: string | undefined) {
+  const list = useStore((s) => s.suiteList);
+  const loadSuites = useStore((s) => s.loadSuites);
+  const openSuite = useStore((s) => s.openSuite);
+  const current = useStore((s) => s.suiteName);
+  const navigate = useStore((s) => s.navigate);
+
+  useEffect(() => void loadSuites(), [loadSuites]);
+  useEffect(() => {
+    const target = name ?? list[0]?.name;
+    if (target && target !== current) void openSuite(target);
+  }, [name, list, current, openSuite]);
+
+  return { list, current, open: (id: string) => navigate({ view: 'suites', id }) };
+}
+
+export function useSuiteDetail() {
+  const name = useStore((s) => s.suiteName);
+  const text = useStore((s) => s.suiteText);
+  const saved = useStore((s) => s.suiteSaved);
+  const problems = useStore((s) => s.suiteProblems);
+  const edit = useStore((s) => s.editSuite);
+  const save = useStore((s) => s.saveSuite);
+  const start = useStore((s) => s.startSuite);
+  const cancel = useStore((s) => s.cancelSuite);
+  const run = useStore((s) => s.suiteRun);
+  const progress = useStore((s) => s.suiteProgress);
+  const history = useStore((s) => s.suiteHistory);
+  const select = useStore((s) => s.selectSuiteRun);
+  const comparison = useStore((s) => s.comparison);
+  const compareWith = useStore((s) => s.compareWith);
+  const [state, dispatch] = useReducer(suiteDetailReducer, initialSuiteDetail);
+  const markers = useMemo(() => suiteMarkers(problems), [problems]);
+
+  // Compare opens on the previous run of the suite (the base `eval --compare` uses) until one is chosen.
+  const base = run ? defaultBase(history, run) : undefined;
+  useEffect(() => {
+    if (state.tab === 'compare' && run && base && comparison?.head !== run.id) void compareWith(base);
+  }, [state.tab, run, base, comparison?.head, compareWith]);
+
+  return {
+    state,
+    dispatch,
+    name,
+    text,
+    dirty: text !== saved,
+    problems,
+    markers,
+    run,
+    running: run?.status === 'running',
+    live: liveProgress(progress, run),
+    history,
+    comparison,
+    edit,
+    save: () => void save(),
+    start: (options: Parameters<typeof start>[0]) => void start(options),
+    cancel: () => void cancel(),
+    select: (id: string) => void select(id),
+    compareWith: (id: string | undefined) => void compareWith(id),
+  };
+}

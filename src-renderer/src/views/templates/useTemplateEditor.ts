@@ -1,0 +1,67 @@
+/** The template editor's state (template-editor.ts) bound to React and the API: the checks and the save. */
+import { useMemo, useReducer } from 'react';
+import type { Request, TemplateInfo } from '../../../../src-main/contract/api.ts';
+import { ApiCallError, api } from '../../api/client.ts';
+import { useSubmit } from '../../lib/useSubmit.ts';
+import type { FromRun, TemplateDraft } from './drafts.ts';
+import { analysePattern, blockingPatternProblems } from './pattern.ts';
+import {
+  checkExamples,
+  initialEditor,
+  nameTaken,
+  saveProblems,
+  saveRequests,
+  templateEditorReducer,
+} from './template-editor.ts';
+import type { EditorMode } from './template-editor.ts';
+
+export function useTemplateEditor({
+  mode,
+  initial,
+  existing,
+  fromRun,
+  onSaved,
+}: {
+  mode: EditorMode;
+  initial: TemplateDraft;
+  existing: string[];
+  fromRun: FromRun | undefined;
+  onSaved: (t: TemplateInfo) => void;
+}) {
+  const [state, dispatch] = useReducer(templateEditorReducer, initial, initialEditor);
+  const { draft } = state;
+  const save = useSubmit(async (base: Request<'templates.create'>, withRun: Request<'templates.create'>) => {
+    let saved: TemplateInfo;
+    try {
+      saved = await api['templates.create'](withRun);
+    } catch (e) {
+      // Editing a template whose origin run was deleted: save it without the link.
+      if (mode === 'edit' && fromRun && e instanceof ApiCallError && e.code === 'not_found')
+        saved = await api['templates.create'](base);
+      else throw e;
+    }
+    onSaved(saved);
+  });
+
+  const checks = useMemo(() => checkExamples(draft), [draft]);
+  const problems = saveProblems(state, checks, mode, existing);
+  const patternIssues = blockingPatternProblems(analysePattern(draft));
+
+  const submit = async () => {
+    if (problems.length || save.busy) return;
+    const { base, withRun } = saveRequests(state, checks, mode, fromRun);
+    await save.run(base, withRun);
+  };
+
+  return {
+    state,
+    dispatch,
+    checks,
+    problems,
+    patternIssues,
+    taken: nameTaken(mode, draft.name, existing),
+    saving: save.busy,
+    error: save.error,
+    submit,
+  };
+}
