@@ -6,6 +6,7 @@
 import type { SandboxTool } from '../../../../src-main/core/tools/extract.ts';
 import { GradeBadge } from '../../components/GradeBadge.tsx';
 import type { Grade, KitDraft } from './kit.ts';
+import { CannotSave } from '../../components/CannotSave.tsx';
 
 export function KitFields({
   mode,
@@ -192,15 +193,7 @@ export function KitSaveBar({
 }) {
   return (
     <>
-      {problems.length > 0 && (
-        <ul className="warnings small" aria-label="cannot save yet">
-          {problems.map((p) => (
-            <li key={p} className="warn">
-              {p}
-            </li>
-          ))}
-        </ul>
-      )}
+      <CannotSave problems={problems} />
       {error && (
         <div role="alert" className="error callout bad" data-testid="kit-save-error">
           The kit was refused: {error}

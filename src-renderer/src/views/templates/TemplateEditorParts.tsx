@@ -6,6 +6,7 @@
 import type { ExampleDraft, FromRun, TemplateDraft } from './drafts.ts';
 import { matchText } from './template-editor.ts';
 import type { EditorMode, ExampleCheck } from './template-editor.ts';
+import { CannotSave } from '../../components/CannotSave.tsx';
 
 export function EditorHeader({
   mode,
@@ -181,15 +182,7 @@ export function SaveBar({
 }) {
   return (
     <>
-      {problems.length > 0 && (
-        <ul className="warnings small" aria-label="cannot save yet">
-          {problems.map((p) => (
-            <li key={p} className="warn">
-              {p}
-            </li>
-          ))}
-        </ul>
-      )}
+      <CannotSave problems={problems} />
       {error && (
         <div role="alert" className="error callout bad" data-testid="template-save-error">
           {error}
