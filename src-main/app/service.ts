@@ -519,6 +519,12 @@ export class ToolsmithService
     return skills.length ? { ...ctx, skills } : ctx;
   }
 
+  /** A sandbox's tools as scripts see them, then its offered skills: what manuals, search and describe show. */
+  manualTools(sandbox: string, kit?: string): SandboxTool[] {
+    const ctx = this.scriptContext(sandbox, kit, 'python');
+    return [...ctx.tools, ...(ctx.skills ?? []).map((s) => s.tool)];
+  }
+
   /** The manual entries of a sandbox's offered skills among `names` (a job's run-time lookups). */
   skillManual(sandbox: string, names: readonly string[]): Tool[] {
     return this.skills()

@@ -31,6 +31,7 @@ const VERBS: [string[], () => Promise<Register>][] = [
   [['run'], async () => (await import('./commands/run.ts')).registerRun],
   [['runs'], async () => (await import('./commands/run.ts')).registerRuns],
   [['template'], async () => (await import('./commands/template.ts')).registerTemplate],
+  [['skill'], async () => (await import('./commands/skill.ts')).registerSkill],
   [['mcp'], async () => (await import('./commands/mcp.ts')).registerMcp],
   [['exec', 'pool', 'tool'], async () => (await import('./commands/exec.ts')).registerExec],
   [['image'], async () => (await import('./commands/image.ts')).registerImage],
@@ -82,6 +83,7 @@ export const VERB_SUMMARIES: [name: string, term: string, description: string][]
   ],
   ['runs', 'runs', 'list, inspect, export, import and replay recorded runs'],
   ['template', 'template', 'templates: verified scripts that serve a matching intent with no LLM call'],
+  ['skill', 'skill', 'skills: tested functions, saved from scripts, that later scripts call'],
   ['mcp', 'mcp [options]', MCP_DESCRIPTION],
   [
     'exec',

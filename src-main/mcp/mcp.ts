@@ -4,6 +4,7 @@
  * Tools: delegate (task -> result through the tiers), execute_code (the flat multi-runtime schema),
  * validate, list_tools, kit_info, list_templates, code (one script over the sandbox's tools, recorded).
  */
+import { toolsPrompt } from '../core/tools/prompt.ts';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { ToolCallback } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { ZodRawShapeCompat } from '@modelcontextprotocol/sdk/server/zod-compat.js';
@@ -401,7 +402,7 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
     ({ query, sandbox, limit }) =>
       guard(async () => {
         await svc.prepareMcp(sandbox);
-        const tools = searchTools(svc.scriptTools(sandbox).tools, query, limit);
+        const tools = searchTools(svc.manualTools(sandbox), query, limit);
         return structured({ tools });
       }),
   );
@@ -416,7 +417,7 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
     ({ name, sandbox }) =>
       guard(async () => {
         await svc.prepareMcp(sandbox);
-        const tools = svc.scriptTools(sandbox).tools;
+        const tools = svc.manualTools(sandbox);
         const tool = tools.find((t) => t.name === name);
         if (!tool)
           return text(
@@ -426,7 +427,8 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
             },
             true,
           );
-        return structured({ name, manual: svc.registry(sandbox).prompt([tool]) });
+        const manual = tool.location === 'skill' ? toolsPrompt([tool]) : svc.registry(sandbox).prompt([tool]);
+        return structured({ name, manual });
       }),
   );
   table.push((s) => registerSuiteTools(s, svc));
