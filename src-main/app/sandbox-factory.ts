@@ -271,7 +271,12 @@ export async function createSandboxManager(svc: SandboxFactoryDeps): Promise<San
     specFor,
     hostToolsFor: (sandbox) => mcpHostTools(svc, sandbox),
     discoveryFor: (sandbox, tools, skills) =>
-      discoveryHostTools(svc, sandbox, tools, skills?.length ? svc.skillManual?.(sandbox, skills) : undefined),
+      discoveryHostTools(
+        svc,
+        sandbox,
+        tools,
+        skills?.length ? svc.skillManual?.(sandbox, skills) : undefined,
+      ),
   });
   const enabled = svc.enabledRuntimes();
   const dispose = async () => {

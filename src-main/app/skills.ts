@@ -32,7 +32,12 @@ export interface SkillDeps {
     get(runId: string): RunRecord;
   }>;
   /** Runs a script without recording it (a test's predicate). */
-  executeScript(req: { sandbox: string; language: ScriptLanguage; body: string; timeoutMs?: number }): Promise<ExecutionResult>;
+  executeScript(req: {
+    sandbox: string;
+    language: ScriptLanguage;
+    body: string;
+    timeoutMs?: number;
+  }): Promise<ExecutionResult>;
 }
 
 export type SkillStatus = 'passed' | 'failed' | 'untested';
@@ -76,6 +81,8 @@ export interface SkillTestResult {
   sandbox: string;
   passed: boolean;
   cases: SkillCaseResult[];
+  /** Why it did not pass, one line per failed case (or why no case ran). */
+  failures: string[];
 }
 
 /** What checking a skill's source finds: shape problems, and the script validator's violations. */
@@ -256,7 +263,11 @@ export class SkillService {
       version: (existing?.skill?.version ?? this.files.versions(req.sandbox, req.name).at(-1) ?? 0) + 1,
       source: req.source.endsWith('\n') ? req.source : `${req.source}\n`,
       tests: req.tests ?? existing?.skill?.tests ?? [],
-      ...(req.origin ? { origin: req.origin } : existing?.skill?.origin ? { origin: existing.skill.origin } : {}),
+      ...(req.origin
+        ? { origin: req.origin }
+        : existing?.skill?.origin
+          ? { origin: existing.skill.origin }
+          : {}),
     };
     try {
       // The same checks as a hand-written file gets when it is read (tests' arguments among them).
@@ -284,6 +295,18 @@ export class SkillService {
     if (!e) throw new ToolsmithError('not_found', `no skill ${name} in sandbox ${sandbox}`);
     if (!e.skill) throw new ToolsmithError('invalid_config', e.error ?? `skill ${name} does not parse`);
     const s = e.skill;
+    // A file written by hand is checked as a saved one is: code that does not validate never runs.
+    const c = this.check(s);
+    if (!c.valid) {
+      const failures = [
+        `the skill does not validate: ${[
+          ...c.problems,
+          ...c.violations.map((x) => `line ${x.line}:${x.column} ${x.rule}`),
+        ].join('; ')}`,
+      ];
+      this.files.setVerdict(sandbox, name, { hash: e.hash, passed: false, at: Date.now(), failures });
+      return { name, sandbox, passed: false, cases: [], failures };
+    }
     const shape = skillShape(s.name, s.source);
     const ctx = this.deps.toolContext(sandbox, undefined, 'python');
     const own: OfferedSkill = {
@@ -344,14 +367,17 @@ export class SkillService {
       c.passed
         ? []
         : [
-            `case ${i + 1}: ${c.error ?? c.verdicts
-              .filter((v) => !v.passed)
-              .map((v) => v.message)
-              .join('; ')}`,
+            `case ${i + 1}: ${
+              c.error ??
+              c.verdicts
+                .filter((v) => !v.passed)
+                .map((v) => v.message)
+                .join('; ')
+            }`,
           ],
     );
     if (!cases.length) failures.push('no test cases: a skill is offered once it has tests and they pass');
     this.files.setVerdict(sandbox, name, { hash: e.hash, passed, at: Date.now(), failures });
-    return { name, sandbox, passed, cases };
+    return { name, sandbox, passed, cases, failures };
   }
 }

@@ -25,9 +25,14 @@ function parseCase(text: string): SkillTest {
 }
 
 const printTest = (ctx: CliContext, r: SkillTestResult) => {
-  if (!r.cases.length) ctx.out(`FAIL ${r.sandbox}/${r.name}: no test cases (a skill is offered once its tests pass)\n`);
+  if (!r.cases.length) ctx.out(`FAIL ${r.sandbox}/${r.name}: ${r.failures.join('; ')}\n`);
   for (const c of r.cases) {
-    const why = c.error ?? c.verdicts.filter((v) => !v.passed).map((v) => v.message).join('; ');
+    const why =
+      c.error ??
+      c.verdicts
+        .filter((v) => !v.passed)
+        .map((v) => v.message)
+        .join('; ');
     ctx.out(
       `${c.passed ? 'PASS' : 'FAIL'} ${JSON.stringify(c.args)}${c.result !== undefined ? ` -> ${JSON.stringify(c.result)}` : ''}${c.passed ? '' : ` (${why})`}${c.runId ? `  run ${c.runId}` : ''}\n`,
     );
@@ -41,7 +46,10 @@ export function registerSkill(program: Command, ctx: CliContext): void {
     .description('save a skill (a Python function) from a file, then run its tests in the sandbox')
     .argument('<name>', 'skill name: the function name (lower case, digits, _)')
     .requiredOption('--sandbox <name>', 'the sandbox it belongs to')
-    .requiredOption('--file <file>', 'the function (def <name>(...) with typed parameters and a docstring), - for stdin')
+    .requiredOption(
+      '--file <file>',
+      'the function (def <name>(...) with typed parameters and a docstring), - for stdin',
+    )
     .option(
       '--case <json>',
       'a test case: {"args": {...}, "expect": value} (repeatable; kept cases are replaced)',
@@ -92,7 +100,7 @@ export function registerSkill(program: Command, ctx: CliContext): void {
     });
   skill
     .command('show')
-    .description("print a skill: its source, signature, tools, grade, tests and status")
+    .description('print a skill: its source, signature, tools, grade, tests and status')
     .argument('<name>', 'skill name')
     .requiredOption('--sandbox <name>', 'the sandbox it belongs to')
     .option('--version <n>', 'an earlier version (from the history) instead of the current one')
@@ -101,7 +109,8 @@ export function registerSkill(program: Command, ctx: CliContext): void {
       const skills = ctx.service(cmd).skills();
       if (o.version !== undefined) {
         const v = Number(o.version);
-        if (!Number.isInteger(v) || v < 1) throw new UsageError(`--version takes a version number, got ${o.version}`);
+        if (!Number.isInteger(v) || v < 1)
+          throw new UsageError(`--version takes a version number, got ${o.version}`);
         const text = skills.files.version(o.sandbox, name, v);
         if (text === undefined)
           throw new UsageError(

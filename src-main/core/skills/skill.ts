@@ -220,7 +220,10 @@ function testProblems(s: Skill): string[] {
 }
 
 /** A skill's grade: the highest grade of the tools it calls (the lowest grade when it calls none). */
-export function skillGrade(calls: readonly string[], tools: readonly { name: string; grade: Grade }[]): Grade {
+export function skillGrade(
+  calls: readonly string[],
+  tools: readonly { name: string; grade: Grade }[],
+): Grade {
   const byName = new Map(tools.map((t) => [t.name, t.grade]));
   return maxGrade(calls.flatMap((c) => (byName.has(c) ? [byName.get(c) as Grade] : [])));
 }

@@ -8,7 +8,13 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:f
 import { join } from 'node:path';
 import { parse as parseToml, stringify as stringifyToml } from 'smol-toml';
 import { errorMessage } from '../../core/errors.ts';
-import { skillFileText, skillFromParts, skillFrontMatter, SkillError, splitSkillFile } from '../../core/skills/skill.ts';
+import {
+  skillFileText,
+  skillFromParts,
+  skillFrontMatter,
+  SkillError,
+  splitSkillFile,
+} from '../../core/skills/skill.ts';
 import type { Skill } from '../../core/skills/skill.ts';
 import { contentHash } from '../../core/tools/registry.ts';
 import { atomicWrite } from './atomic.ts';
@@ -100,7 +106,8 @@ export class SkillFiles {
     const file = this.file(s.sandbox, s.name);
     if (existsSync(file)) {
       const old = readFileSync(file, 'utf8');
-      const v = /^#\s*version\s*=\s*(\d+)/m.exec(old)?.[1] ?? String(this.versions(s.sandbox, s.name).length + 1);
+      const v =
+        /^#\s*version\s*=\s*(\d+)/m.exec(old)?.[1] ?? String(this.versions(s.sandbox, s.name).length + 1);
       const hist = join(this.historyDir, s.sandbox, s.name);
       mkdirSync(hist, { recursive: true });
       atomicWrite(join(hist, `v${v}.py`), old);
