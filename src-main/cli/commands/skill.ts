@@ -103,14 +103,14 @@ export function registerSkill(program: Command, ctx: CliContext): void {
     .description('print a skill: its source, signature, tools, grade, tests and status')
     .argument('<name>', 'skill name')
     .requiredOption('--sandbox <name>', 'the sandbox it belongs to')
-    .option('--version <n>', 'an earlier version (from the history) instead of the current one')
+    .option('--revision <n>', 'an earlier version (from the history) instead of the current one')
     .option('--json', 'print JSON')
-    .action((name: string, o: { sandbox: string; version?: string; json?: boolean }, cmd: Command) => {
+    .action((name: string, o: { sandbox: string; revision?: string; json?: boolean }, cmd: Command) => {
       const skills = ctx.service(cmd).skills();
-      if (o.version !== undefined) {
-        const v = Number(o.version);
+      if (o.revision !== undefined) {
+        const v = Number(o.revision);
         if (!Number.isInteger(v) || v < 1)
-          throw new UsageError(`--version takes a version number, got ${o.version}`);
+          throw new UsageError(`--revision takes a version number, got ${o.revision}`);
         const text = skills.files.version(o.sandbox, name, v);
         if (text === undefined)
           throw new UsageError(
