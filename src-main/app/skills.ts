@@ -5,7 +5,7 @@
  */
 import { evaluateAssertion, outcomeOf, pythonLiteral } from '../core/suites/assert.ts';
 import type { AssertionVerdict } from '../core/suites/assert.ts';
-import type { ScriptLanguage, ValidateOptions, ValidationResult, Violation } from '../core/lang/violation.ts';
+import type { ScriptLanguage, ValidateOptions, ValidationResult } from '../core/lang/violation.ts';
 import type { RunOutcome } from '../core/orchestrator/orchestrator.ts';
 import type { RunRecord } from '../core/records/records.ts';
 import type { ExecutionResult } from '../core/sandbox/execution.ts';
@@ -13,8 +13,19 @@ import type { ScriptContext } from '../core/script/context.ts';
 import type { OfferedSkill } from '../core/skills/offered.ts';
 import { skillCallScript, skillGrade, skillShape, SkillError, skillTools } from '../core/skills/skill.ts';
 import type { Skill, SkillTest } from '../core/skills/skill.ts';
+import { proposeSkill } from '../core/skills/propose.ts';
+import type { SkillProposal } from '../core/skills/propose.ts';
+import type {
+  SkillCaseResult,
+  SkillCheck,
+  SkillStatus,
+  SkillTestResult,
+  SkillView,
+} from '../core/skills/views.ts';
+
+export type { SkillCaseResult, SkillCheck, SkillStatus, SkillTestResult, SkillView };
 import type { Grade } from '../core/tools/grade.ts';
-import type { JsonValue, ToolParameter } from '../core/tools/model.ts';
+import type { JsonValue } from '../core/tools/model.ts';
 import { toolSignature } from '../core/tools/prompt.ts';
 import { errorMessage } from '../core/errors.ts';
 import type { SkillEntry, SkillFiles, SkillVerdict } from '../infra/workspace/skill-files.ts';
@@ -38,61 +49,6 @@ export interface SkillDeps {
     body: string;
     timeoutMs?: number;
   }): Promise<ExecutionResult>;
-}
-
-export type SkillStatus = 'passed' | 'failed' | 'untested';
-
-/** A skill as front ends show it. */
-export interface SkillView {
-  name: string;
-  sandbox: string;
-  language: 'python';
-  version: number;
-  file: string;
-  source: string;
-  description: string;
-  signature: string;
-  parameters: ToolParameter[];
-  returns?: string;
-  /** The tools it calls, and its grade (the highest of theirs). */
-  tools: string[];
-  grade: Grade;
-  tests: SkillTest[];
-  origin?: string;
-  /** `passed`: offered to scripts; `failed` or `untested` (changed since its last test): not offered. */
-  status: SkillStatus;
-  failures: string[];
-  testedAt: number | null;
-  /** Earlier versions kept in the history. */
-  versions: number[];
-}
-
-export interface SkillCaseResult {
-  args: Record<string, JsonValue>;
-  passed: boolean;
-  runId?: string;
-  result?: JsonValue;
-  error?: string;
-  verdicts: AssertionVerdict[];
-}
-
-export interface SkillTestResult {
-  name: string;
-  sandbox: string;
-  passed: boolean;
-  cases: SkillCaseResult[];
-  /** Why it did not pass, one line per failed case (or why no case ran). */
-  failures: string[];
-}
-
-/** What checking a skill's source finds: shape problems, and the script validator's violations. */
-export interface SkillCheck {
-  valid: boolean;
-  problems: string[];
-  violations: Violation[];
-  signature?: string;
-  tools: string[];
-  grade?: Grade;
 }
 
 export class SkillService {
@@ -279,6 +235,82 @@ export class SkillService {
     this.files.write(s);
     const test = await this.test(req.sandbox, req.name);
     return { skill: this.get(req.sandbox, req.name), test };
+  }
+
+  /**
+   * "Make a skill" from lines of a run's script (its last successful attempt, or `attempt`): the lines
+   * as a function, the task's literals and the names it uses as parameters, the run's values as the first
+   * test case (core/skills/propose.ts). A proposal for the form; nothing is saved.
+   */
+  async propose(req: {
+    runId: string;
+    attempt?: number;
+    start: number;
+    end: number;
+    name?: string;
+  }): Promise<SkillProposal & { sandbox: string; origin: string }> {
+    const rec = (await this.deps.runs()).get(req.runId);
+    const a =
+      req.attempt !== undefined
+        ? rec.attempts.find((x) => x.n === req.attempt)
+        : [...rec.attempts].reverse().find((x) => x.execution?.success);
+    if (!a?.script)
+      throw new ToolsmithError('invalid_argument', `run ${req.runId} has no successful script to make a skill from`);
+    if (a.script.language !== 'python')
+      throw new ToolsmithError('invalid_argument', 'skills are Python functions; this script is not Python');
+    const ctx = this.deps.toolContext(rec.started.sandbox, rec.started.kit, 'python');
+    try {
+      return {
+        ...proposeSkill({
+          body: a.script.body,
+          start: req.start,
+          end: req.end,
+          task: rec.started.task,
+          tools: Object.keys(ctx.toolMap),
+          ...(req.name ? { name: req.name } : {}),
+        }),
+        sandbox: rec.started.sandbox,
+        origin: rec.id,
+      };
+    } catch (e) {
+      throw new ToolsmithError('invalid_argument', errorMessage(e));
+    }
+  }
+
+  /**
+   * Try it: calls a skill's source (saved or not) once with `args` in its sandbox, as a recorded run of
+   * kind `skill_test`. Refused unless the source checks.
+   */
+  async tryIt(req: {
+    sandbox: string;
+    name: string;
+    source: string;
+    args: Record<string, JsonValue>;
+  }): Promise<SkillCaseResult> {
+    const c = this.check(req);
+    if (!c.valid)
+      throw new ToolsmithError(
+        'invalid_argument',
+        `skill ${req.name}: ${[...c.problems, ...c.violations.map((x) => `line ${x.line}:${x.column} ${x.rule}`)].join('; ')}`,
+      );
+    const shape = skillShape(req.name, req.source);
+    const runs = await this.deps.runs();
+    const o = await runs.runScript({
+      sandbox: req.sandbox,
+      language: 'python',
+      body: skillCallScript(req.name, req.args),
+      task: `skill try ${req.sandbox}/${req.name}`,
+      kind: 'skill_test',
+      skills: [{ name: req.name, source: req.source, tool: { ...shape.tool, grade: c.grade ?? { w: 0, d: 0 } } }],
+    });
+    return {
+      args: req.args,
+      passed: o.status === 'succeeded',
+      runId: o.runId,
+      ...(o.result !== undefined ? { result: o.result } : {}),
+      ...(o.error ? { error: o.error } : {}),
+      verdicts: [],
+    };
   }
 
   delete(sandbox: string, name: string): void {
