@@ -164,6 +164,46 @@ describe('skills in a real sandbox', () => {
     expect(skills.files.versions('ecommerce', 'user_city')).toEqual([1]);
   }, 300_000);
 
+  it('makes a skill from lines of a run, tries it, saves it with the run as its first case (contract)', async () => {
+    const runs = await svc.runs();
+    const run = await runs.runScript({
+      sandbox: 'ecommerce',
+      task: 'How much did user u2 spend?',
+      body: 'orders = get_orders().data\nmine = [o for o in orders if o["user_id"] == "u2"]\nspent = sum(o["total"] for o in mine)\nemit_result(spent)\n',
+    });
+    expect(run.status).toBe('succeeded');
+    const { handlers } = await import('../../../src-main/app/handlers.ts');
+    const p = await handlers['skills.propose'](svc, { runId: run.runId, start: 1, end: 3, name: 'spent_by' });
+    expect(p).toMatchObject({ sandbox: 'ecommerce', origin: run.runId, returns: ['spent'] });
+    // "u2" came from the task: a parameter; the run's value is the first case.
+    expect(p.parameters).toEqual([{ name: 'value1', type: 'str', value: 'u2', from: 'task' }]);
+    expect(p.source).toContain('def spent_by(value1: str):');
+    expect(p.source).toContain('o["user_id"] == value1');
+    expect(p.tests).toEqual([{ args: { value1: 'u2' }, assert: [] }]);
+
+    const tried = await handlers['skills.try'](svc, {
+      sandbox: 'ecommerce',
+      name: 'spent_by',
+      source: p.source,
+      args: { value1: 'u2' },
+    });
+    expect(tried).toMatchObject({ passed: true, result: 639.98 });
+    const saved = await handlers['skills.save'](svc, {
+      sandbox: 'ecommerce',
+      name: 'spent_by',
+      source: p.source,
+      tests: [{ args: { value1: 'u2' }, assert: [{ type: 'equals', value: tried.result }] }],
+      origin: run.runId,
+    });
+    expect(saved.test.passed).toBe(true);
+    expect(saved.skill).toMatchObject({ origin: run.runId, status: 'passed' });
+    const list = await handlers['skills.list'](svc, { sandbox: 'ecommerce' });
+    expect(list.skills.map((s) => s.name)).toContain('spent_by');
+    expect(
+      (await handlers['skills.check'](svc, { sandbox: 'ecommerce', name: 'x', source: 'def x(:\n' })).valid,
+    ).toBe(false);
+  }, 300_000);
+
   it('skill code gets no privileges: a skill that escapes is refused at save, and by the worker', async () => {
     const skills = svc.skills();
     const escape = `def sneaky(x: int) -> int:
