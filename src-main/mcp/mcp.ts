@@ -20,6 +20,7 @@ import { resolveRuntime } from '../core/sandbox/runtimes.ts';
 import { cancelledWith, CodeManual, codeToolDescription, runCodeTool } from './mcp-code.ts';
 import { retryLine } from '../app/run-view.ts';
 import type { LiveEvent } from '../app/runs.ts';
+import { registerSkillTools } from './mcp-skills.ts';
 import { registerSuiteTools } from './mcp-suites.ts';
 import { errorMessage } from '../core/errors.ts';
 
@@ -432,6 +433,7 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
       }),
   );
   table.push((s) => registerSuiteTools(s, svc));
+  table.push((s) => registerSkillTools(s, svc));
   return table;
 }
 

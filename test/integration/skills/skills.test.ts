@@ -9,6 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createSandboxManager } from '../../../src-main/app/sandbox-factory.ts';
 import { ToolsmithService } from '../../../src-main/app/service.ts';
 import { ToolsmithError } from '../../../src-main/app/errors.ts';
+import type { Response } from '../../../src-main/contract/api.ts';
 import { removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
 
 const ws = tempWorkspace();
@@ -172,8 +173,18 @@ describe('skills in a real sandbox', () => {
       body: 'orders = get_orders().data\nmine = [o for o in orders if o["user_id"] == "u2"]\nspent = sum(o["total"] for o in mine)\nemit_result(spent)\n',
     });
     expect(run.status).toBe('succeeded');
-    const { handlers } = await import('../../../src-main/app/handlers.ts');
-    const p = await handlers['skills.propose'](svc, { runId: run.runId, start: 1, end: 3, name: 'spent_by' });
+    const { dispatch } = await import('../../../src-main/app/handlers.ts');
+    const call = async <T>(method: string, req: unknown): Promise<T> => {
+      const r = await dispatch(svc, method, req);
+      if (!r.ok) throw new Error(`${method}: ${r.error.message}`);
+      return r.value as T;
+    };
+    const p = await call<Response<'skills.propose'>>('skills.propose', {
+      runId: run.runId,
+      start: 1,
+      end: 3,
+      name: 'spent_by',
+    });
     expect(p).toMatchObject({ sandbox: 'ecommerce', origin: run.runId, returns: ['spent'] });
     // "u2" came from the task: a parameter; the run's value is the first case.
     expect(p.parameters).toEqual([{ name: 'value1', type: 'str', value: 'u2', from: 'task' }]);
@@ -181,14 +192,14 @@ describe('skills in a real sandbox', () => {
     expect(p.source).toContain('o["user_id"] == value1');
     expect(p.tests).toEqual([{ args: { value1: 'u2' }, assert: [] }]);
 
-    const tried = await handlers['skills.try'](svc, {
+    const tried = await call<Response<'skills.try'>>('skills.try', {
       sandbox: 'ecommerce',
       name: 'spent_by',
       source: p.source,
       args: { value1: 'u2' },
     });
     expect(tried).toMatchObject({ passed: true, result: 639.98 });
-    const saved = await handlers['skills.save'](svc, {
+    const saved = await call<Response<'skills.save'>>('skills.save', {
       sandbox: 'ecommerce',
       name: 'spent_by',
       source: p.source,
@@ -197,10 +208,16 @@ describe('skills in a real sandbox', () => {
     });
     expect(saved.test.passed).toBe(true);
     expect(saved.skill).toMatchObject({ origin: run.runId, status: 'passed' });
-    const list = await handlers['skills.list'](svc, { sandbox: 'ecommerce' });
+    const list = await call<Response<'skills.list'>>('skills.list', { sandbox: 'ecommerce' });
     expect(list.skills.map((s) => s.name)).toContain('spent_by');
     expect(
-      (await handlers['skills.check'](svc, { sandbox: 'ecommerce', name: 'x', source: 'def x(:\n' })).valid,
+      (
+        await call<Response<'skills.check'>>('skills.check', {
+          sandbox: 'ecommerce',
+          name: 'x',
+          source: 'def x(:\n',
+        })
+      ).valid,
     ).toBe(false);
   }, 300_000);
 
