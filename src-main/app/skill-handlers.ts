@@ -27,14 +27,12 @@ export const skillHandlers: SkillHandlers = {
     }),
   'skills.test': (svc, { sandbox, name }) => svc.skills().test(sandbox, name),
   'skills.try': (svc, r) =>
-    svc
-      .skills()
-      .tryIt({
-        sandbox: r.sandbox,
-        name: r.name,
-        source: r.source,
-        args: r.args as Record<string, JsonValue>,
-      }),
+    svc.skills().tryIt({
+      sandbox: r.sandbox,
+      name: r.name,
+      source: r.source,
+      args: r.args as Record<string, JsonValue>,
+    }),
   'skills.delete': (svc, { sandbox, name }) => {
     svc.skills().delete(sandbox, name);
     return { deleted: true as const };

@@ -255,7 +255,10 @@ export class SkillService {
         ? rec.attempts.find((x) => x.n === req.attempt)
         : [...rec.attempts].reverse().find((x) => x.execution?.success);
     if (!a?.script)
-      throw new ToolsmithError('invalid_argument', `run ${req.runId} has no successful script to make a skill from`);
+      throw new ToolsmithError(
+        'invalid_argument',
+        `run ${req.runId} has no successful script to make a skill from`,
+      );
     if (a.script.language !== 'python')
       throw new ToolsmithError('invalid_argument', 'skills are Python functions; this script is not Python');
     const ctx = this.deps.toolContext(rec.started.sandbox, rec.started.kit, 'python');
@@ -301,7 +304,9 @@ export class SkillService {
       body: skillCallScript(req.name, req.args),
       task: `skill try ${req.sandbox}/${req.name}`,
       kind: 'skill_test',
-      skills: [{ name: req.name, source: req.source, tool: { ...shape.tool, grade: c.grade ?? { w: 0, d: 0 } } }],
+      skills: [
+        { name: req.name, source: req.source, tool: { ...shape.tool, grade: c.grade ?? { w: 0, d: 0 } } },
+      ],
     });
     return {
       args: req.args,

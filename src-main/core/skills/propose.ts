@@ -56,14 +56,18 @@ const pyType = (v: JsonValue): string =>
 
 /** Names a script sees without defining them: builtins, helpers, modules, tools, skills. */
 const known = (tools: readonly string[]) =>
-  new Set([...PYTHON_SAFE_BUILTINS, ...PYTHON_FRAMEWORK_NAMES, ...PYTHON_PREIMPORTED_MODULES, ...tools, 'True', 'False', 'None']);
+  new Set([
+    ...PYTHON_SAFE_BUILTINS,
+    ...PYTHON_FRAMEWORK_NAMES,
+    ...PYTHON_PREIMPORTED_MODULES,
+    ...tools,
+    'True',
+    'False',
+    'None',
+  ]);
 
 /** Walks names in source order, telling loads from stores (the stores after the loads of a statement). */
-function names(
-  n: PyNode,
-  on: (name: string, store: boolean, node: PyNode) => void,
-  store = false,
-): void {
+function names(n: PyNode, on: (name: string, store: boolean, node: PyNode) => void, store = false): void {
   switch (n.kind) {
     case 'Name':
       if (n.value !== undefined && n.role !== 'member' && n.role !== 'name') on(n.value, store, n);
@@ -125,7 +129,10 @@ export function proposeSkill(req: {
   const all = req.body.replace(/\r\n/g, '\n').split('\n');
   const start = Math.max(1, Math.min(req.start, all.length));
   const end = Math.max(start, Math.min(req.end, all.length));
-  const selected = dedent(all.slice(start - 1, end)).join('\n').replace(/\s+$/, '') + '\n';
+  const selected =
+    dedent(all.slice(start - 1, end))
+      .join('\n')
+      .replace(/\s+$/, '') + '\n';
   const tree = parsePython(selected);
   if (tree.syntaxErrors.length)
     throw new Error(`lines ${start}-${end} are not whole statements: ${tree.syntaxErrors[0]?.message ?? ''}`);
@@ -139,7 +146,9 @@ export function proposeSkill(req: {
   const walkLits = (n: PyNode, parent?: PyNode) => {
     const lit = literal(n);
     if (lit && fromTask.has(JSON.stringify(lit.value))) {
-      const existing = params.find((p) => p.from === 'task' && JSON.stringify(p.value) === JSON.stringify(lit.value));
+      const existing = params.find(
+        (p) => p.from === 'task' && JSON.stringify(p.value) === JSON.stringify(lit.value),
+      );
       let pname = existing?.name;
       if (!pname) {
         const label = parent?.kind === 'Argument' && parent.value ? parent.value : undefined;
@@ -173,7 +182,12 @@ export function proposeSkill(req: {
     if (store) defined.add(nm);
     else if (!defined.has(nm) && !isKnown.has(nm) && !params.some((p) => p.name === nm)) {
       const v = earlier.get(nm);
-      params.push({ name: nm, type: v === undefined ? 'dict' : pyType(v), ...(v !== undefined ? { value: v } : {}), from: 'script' });
+      params.push({
+        name: nm,
+        type: v === undefined ? 'dict' : pyType(v),
+        ...(v !== undefined ? { value: v } : {}),
+        from: 'script',
+      });
     }
   });
 
@@ -198,7 +212,9 @@ export function proposeSkill(req: {
         : '';
   const name = req.name ?? 'new_skill';
   const sig = params.map((p) => `${p.name}: ${p.type}`).join(', ');
-  const argsDoc = params.map((p) => `        ${p.name}: ${p.from === 'task' ? 'From the task' : 'Used by the steps'}.`);
+  const argsDoc = params.map(
+    (p) => `        ${p.name}: ${p.from === 'task' ? 'From the task' : 'Used by the steps'}.`,
+  );
   const doc = [
     `    """TODO: say what this does.`,
     ...(params.length ? ['', '    Args:', ...argsDoc] : []),

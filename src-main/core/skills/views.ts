@@ -59,4 +59,3 @@ export interface SkillCheck {
   tools: string[];
   grade?: Grade;
 }
-
