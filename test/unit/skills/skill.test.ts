@@ -15,6 +15,7 @@ import {
 } from '../../../src-main/core/skills/skill.ts';
 import { validateScript } from '../../../src-main/core/lang/validate.ts';
 import { parseSkillText, SkillFiles, skillText } from '../../../src-main/infra/workspace/skill-files.ts';
+import { STARTS_PROCESSES_MS } from '../../support/budgets.ts';
 import { cli } from '../../support/cli.ts';
 import { removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
 
@@ -120,24 +121,28 @@ describe('the skill file', () => {
     expect(() => splitSkillFile('# +++\nversion = 1\n# +++\n')).toThrow(/starts with "#"/);
   });
 
-  it('keeps earlier versions and refuses path tricks in names', () => {
-    const ws = tempWorkspace();
-    try {
-      const files = new SkillFiles(ws);
-      const s = skillFromParts({}, TOTAL, { sandbox: 'ecommerce', name: 'order_total' });
-      files.write(s);
-      files.write({ ...s, version: 2, source: TOTAL.replace('"shipped"', '"pending"') });
-      expect(files.versions('ecommerce', 'order_total')).toEqual([1]);
-      expect(files.version('ecommerce', 'order_total', 1)).toContain('"shipped"');
-      expect(files.get('ecommerce', 'order_total')?.skill?.version).toBe(2);
-      expect(() => files.file('../x', 'a')).toThrow(/invalid sandbox name/);
-      mkdirSync(join(ws, 'skills/ecommerce'), { recursive: true });
-      writeFileSync(join(ws, 'skills/ecommerce/bad.py'), 'x = 1\n');
-      expect(files.get('ecommerce', 'bad')?.error).toMatch(/exactly one function/);
-    } finally {
-      removeWorkspace(ws);
-    }
-  });
+  it(
+    'keeps earlier versions and refuses path tricks in names',
+    () => {
+      const ws = tempWorkspace();
+      try {
+        const files = new SkillFiles(ws);
+        const s = skillFromParts({}, TOTAL, { sandbox: 'ecommerce', name: 'order_total' });
+        files.write(s);
+        files.write({ ...s, version: 2, source: TOTAL.replace('"shipped"', '"pending"') });
+        expect(files.versions('ecommerce', 'order_total')).toEqual([1]);
+        expect(files.version('ecommerce', 'order_total', 1)).toContain('"shipped"');
+        expect(files.get('ecommerce', 'order_total')?.skill?.version).toBe(2);
+        expect(() => files.file('../x', 'a')).toThrow(/invalid sandbox name/);
+        mkdirSync(join(ws, 'skills/ecommerce'), { recursive: true });
+        writeFileSync(join(ws, 'skills/ecommerce/bad.py'), 'x = 1\n');
+        expect(files.get('ecommerce', 'bad')?.error).toMatch(/exactly one function/);
+      } finally {
+        removeWorkspace(ws);
+      }
+    },
+    STARTS_PROCESSES_MS,
+  );
 });
 
 describe('skills in a script', () => {
@@ -181,63 +186,67 @@ describe('skills in a script', () => {
 });
 
 describe('toolsmith skill (no sandbox needed)', () => {
-  it('list, show, delete; usage errors exit 2 with one line', async () => {
-    const ws = tempWorkspace();
-    try {
-      new SkillFiles(ws).write(skillFromParts({}, TOTAL, { sandbox: 'ecommerce', name: 'order_total' }));
-      const list = await cli('-w', ws, 'skill', 'list');
-      expect(list.code).toBe(0);
-      expect(list.out).toMatch(
-        /ecommerce\/order_total\s+v1\s+untested .*order_total\(user_id: str, status: str = "shipped"\)/,
-      );
-      const show = await cli('-w', ws, 'skill', 'show', 'order_total', '--sandbox', 'ecommerce', '--json');
-      expect(JSON.parse(show.out)).toMatchObject({
-        name: 'order_total',
-        tools: ['get_orders'],
-        status: 'untested',
-      });
-      const missing = await cli('-w', ws, 'skill', 'show', 'order_total');
-      expect(missing.code).toBe(2);
-      expect(missing.err.trim().split('\n')).toHaveLength(1);
-      const badCase = await cli(
-        '-w',
-        ws,
-        'skill',
-        'create',
-        'x',
-        '--sandbox',
-        'ecommerce',
-        '--file',
-        '-',
-        '--case',
-        '{',
-      );
-      expect(badCase.code).toBe(2);
-      expect(badCase.err).toMatch(/--case takes JSON/);
-      const noVersion = await cli(
-        '-w',
-        ws,
-        'skill',
-        'show',
-        'order_total',
-        '--sandbox',
-        'ecommerce',
-        '--revision',
-        '4',
-      );
-      expect(noVersion.code).toBe(2);
-      // An untested skill is not in the manual.
-      const tools = await cli('-w', ws, 'tools', '--sandbox', 'ecommerce');
-      expect(tools.out).not.toContain('order_total');
-      const del = await cli('-w', ws, 'skill', 'delete', 'order_total', '--sandbox', 'ecommerce');
-      expect(del.out).toBe('deleted skill ecommerce/order_total\n');
-      expect((await cli('-w', ws, 'skill', 'delete', 'order_total', '--sandbox', 'ecommerce')).code).not.toBe(
-        0,
-      );
-      const help = await cli('skill', '--help');
-      expect(help.out).toMatch(/create.*\n[\s\S]*list[\s\S]*show[\s\S]*test[\s\S]*delete/);
-    } finally {
-      removeWorkspace(ws);
-    }
-  });
+  it(
+    'list, show, delete; usage errors exit 2 with one line',
+    async () => {
+      const ws = tempWorkspace();
+      try {
+        new SkillFiles(ws).write(skillFromParts({}, TOTAL, { sandbox: 'ecommerce', name: 'order_total' }));
+        const list = await cli('-w', ws, 'skill', 'list');
+        expect(list.code).toBe(0);
+        expect(list.out).toMatch(
+          /ecommerce\/order_total\s+v1\s+untested .*order_total\(user_id: str, status: str = "shipped"\)/,
+        );
+        const show = await cli('-w', ws, 'skill', 'show', 'order_total', '--sandbox', 'ecommerce', '--json');
+        expect(JSON.parse(show.out)).toMatchObject({
+          name: 'order_total',
+          tools: ['get_orders'],
+          status: 'untested',
+        });
+        const missing = await cli('-w', ws, 'skill', 'show', 'order_total');
+        expect(missing.code).toBe(2);
+        expect(missing.err.trim().split('\n')).toHaveLength(1);
+        const badCase = await cli(
+          '-w',
+          ws,
+          'skill',
+          'create',
+          'x',
+          '--sandbox',
+          'ecommerce',
+          '--file',
+          '-',
+          '--case',
+          '{',
+        );
+        expect(badCase.code).toBe(2);
+        expect(badCase.err).toMatch(/--case takes JSON/);
+        const noVersion = await cli(
+          '-w',
+          ws,
+          'skill',
+          'show',
+          'order_total',
+          '--sandbox',
+          'ecommerce',
+          '--revision',
+          '4',
+        );
+        expect(noVersion.code).toBe(2);
+        // An untested skill is not in the manual.
+        const tools = await cli('-w', ws, 'tools', '--sandbox', 'ecommerce');
+        expect(tools.out).not.toContain('order_total');
+        const del = await cli('-w', ws, 'skill', 'delete', 'order_total', '--sandbox', 'ecommerce');
+        expect(del.out).toBe('deleted skill ecommerce/order_total\n');
+        expect(
+          (await cli('-w', ws, 'skill', 'delete', 'order_total', '--sandbox', 'ecommerce')).code,
+        ).not.toBe(0);
+        const help = await cli('skill', '--help');
+        expect(help.out).toMatch(/create.*\n[\s\S]*list[\s\S]*show[\s\S]*test[\s\S]*delete/);
+      } finally {
+        removeWorkspace(ws);
+      }
+    },
+    STARTS_PROCESSES_MS,
+  );
 });
