@@ -33,7 +33,7 @@ export function registerMcp(program: Command, ctx: CliContext): void {
     )
     .option(
       '--max-sessions <n>',
-      'with --http: at most this many sessions; a new one displaces the longest-idle (default 64)',
+      'with --http: at most this many sessions; a new one displaces the longest-idle that has made a call, else is refused (503, Retry-After) (default 64)',
       parseIntOption('--max-sessions', 1, 10_000),
     )
     .action(async (opts: McpOptions, cmd: Command) => {
