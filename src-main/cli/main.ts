@@ -217,6 +217,9 @@ export async function main(
   rawOut: (t: string) => void = (t) => process.stdout.write(t),
   rawErr: (t: string) => void = (t) => process.stderr.write(t),
 ): Promise<number> {
+  // `mcp` on stdio answers the client's initialize before anything else loads (mcp/stdio-early.ts).
+  if (verbOf(argv) === 'mcp' && !argv.some((a) => ['--http', '--help', '-h'].includes(a)))
+    await (await import('../mcp/stdio-early.ts')).earlyStdio().answered(1_000);
   // `kit list` and `tools` answer from the last answer of an unchanged workspace (verb-cache.ts).
   const cached = cachedVerb(argv);
   if (cached?.hit) {
