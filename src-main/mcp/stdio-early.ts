@@ -122,16 +122,24 @@ function start(): EarlyStdio {
       receive(m);
     }
   };
+  let handedOff = false;
+  const end = () => {
+    // Closed before the server took over: it has started nothing (calls are held), so nothing is left
+    // to stop; the process ends at once instead of loading the service first.
+    if (!handedOff) process.exit(0);
+    endedResolve();
+  };
   process.stdin.on('data', onData);
-  process.stdin.once('end', () => endedResolve());
-  process.stdin.once('error', () => endedResolve());
-  process.stdin.once('close', () => endedResolve());
+  process.stdin.once('end', end);
+  process.stdin.once('error', end);
+  process.stdin.once('close', end);
 
   return {
     ended,
     answered: (ms) =>
       Promise.race([answered, ended, new Promise<void>((resolve) => setTimeout(resolve, ms).unref())]),
     transport(): EarlyTransport {
+      handedOff = true;
       let dropId: string | number | undefined;
       const t: EarlyTransport = {
         async start() {

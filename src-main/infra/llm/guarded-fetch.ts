@@ -78,7 +78,7 @@ function firstBytes(bytes: Uint8Array): string {
   return JSON.stringify(s.replace(/\s+/g, ' ').trim());
 }
 
-async function readCapped(res: Response, max: number): Promise<Uint8Array> {
+async function readCapped(res: Response, max: number, alive: () => void): Promise<Uint8Array> {
   const parts: Uint8Array[] = [];
   let n = 0;
   const reader = res.body?.getReader();
@@ -88,6 +88,7 @@ async function readCapped(res: Response, max: number): Promise<Uint8Array> {
     if (done) break;
     parts.push(value);
     n += value.byteLength;
+    alive();
     if (n > max) {
       await reader.cancel();
       throw tooLarge(max);
@@ -179,7 +180,7 @@ export function guardedFetch(base: typeof fetch = fetch): typeof fetch {
     if (scope.streamed && res.ok && !/text\/event-stream/i.test(type)) {
       let bytes: Uint8Array;
       try {
-        bytes = await readCapped(res, scope.maxBytes);
+        bytes = await readCapped(res, scope.maxBytes, scope.alive);
       } catch (e) {
         throw e instanceof HttpAnswerError ? e : (bodyFailure(e, 0, res) ?? e);
       }

@@ -320,6 +320,59 @@ describe.each(['openai', 'anthropic'] as const)('%s: the HTTP layer names its fa
     expect(server.requests).toHaveLength(1);
   }, 60_000);
 
+  it('a 50 MB complete JSON answer is refused at the size limit too, not retried', async () => {
+    // Made once, written in pieces as the client reads (the server shares this process with the client).
+    const body = Buffer.from(JSON.stringify(completeJson(api, 'y'.repeat(50 * 1024 * 1024))));
+    server.fallback = {
+      raw: async (res) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        for (let at = 0; at < body.length && !res.destroyed; at += 1 << 20)
+          if (!res.write(body.subarray(at, at + (1 << 20))))
+            await new Promise<void>((r) => {
+              const done = () => {
+                res.off('drain', done).off('close', done);
+                r();
+              };
+              res.on('drain', done).on('close', done);
+            });
+        res.end();
+      },
+    };
+    const err = await failure(make(api).generate({ system: 's', user: 'u' }));
+    expect(err?.message).toMatch(
+      /answer too large: the server sent more than 8 MB for one answer \(the limit\)/,
+    );
+    expect(server.requests).toHaveLength(1);
+  }, 60_000);
+
+  it('an empty 200 with no content type says so, not retried', async () => {
+    server.fallback = {
+      raw: (res) => {
+        res.writeHead(200);
+        res.end();
+      },
+    };
+    const err = await failure(make(api).generate({ system: 's', user: 'u' }));
+    expect(err?.message).toMatch(
+      /unexpected answer: the server answered 200 with no content type instead of an event stream \(text\/event-stream\); it began ""/,
+    );
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('a 307 (a redirect that keeps the POST) is named too, never followed', async () => {
+    server.fallback = {
+      raw: (res) => {
+        res.writeHead(307, { location: `${server.baseUrl}/elsewhere` });
+        res.end();
+      },
+    };
+    const err = await failure(make(api).generate({ system: 's', user: 'u' }));
+    expect(err?.message).toMatch(
+      /redirected: the server answered 307 to http:\/\/127\.0\.0\.1:\d+\/elsewhere;/,
+    );
+    expect(server.requests).toHaveLength(1);
+  });
+
   it('https to a server with a self-signed certificate names the TLS error and is not retried', async () => {
     const err = await failure(
       make(api, { baseUrl: api === 'openai' ? `${tlsUrl}/v1` : tlsUrl }).generate({ system: 's', user: 'u' }),
