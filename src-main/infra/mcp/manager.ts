@@ -479,7 +479,10 @@ export class McpManager {
     this.conns.delete(name);
     this.cache.delete(name);
     // A server still connecting (one that never answers initialize) is ended, not waited for.
-    await this.connecting.get(name)?.close().catch(() => undefined);
+    await this.connecting
+      .get(name)
+      ?.close()
+      .catch(() => undefined);
     const c = await p?.catch(() => undefined);
     if (c) {
       c.alive = false;
