@@ -119,7 +119,7 @@ describe('mcp on stdio: start', () => {
 });
 
 describe('mcp on stdio: stop', () => {
-  it('input closed with a script running: gone within the grace on its own, its container removed', async () => {
+  it('input closed with a script running: ends on its own, its container removed', async () => {
     const p = cliProcess(fx.ws, fx.data, ['mcp']);
     const c = rpc(p);
     c.initialize();
@@ -130,7 +130,7 @@ describe('mcp on stdio: stop', () => {
     expect(await installationContainers(fx.data)).toEqual([]);
   }, 240_000);
 
-  it('input closed while a container is starting: gone within the grace, no container left', async () => {
+  it('input closed while a container is starting: ends on its own, no container left', async () => {
     const p = cliProcess(fx.ws, fx.data, ['mcp']);
     const c = rpc(p);
     c.initialize();
