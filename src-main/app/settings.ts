@@ -67,7 +67,10 @@ export class ProviderKeys {
   }
 }
 
-/** Adds every secret the config points at (provider key variables, credentials, MCP env and headers). */
+/**
+ * Adds every secret the config points at (provider key variables, credentials, MCP env and headers,
+ * telemetry headers).
+ */
 export function learnConfigSecrets(config: Config): void {
   const fromEnv = (ref: string | undefined) => {
     const name = ref?.startsWith('env:') ? ref.slice(4) : ref;
@@ -80,6 +83,7 @@ export function learnConfigSecrets(config: Config): void {
     for (const ref of Object.values(m.headers)) fromEnv(ref);
     for (const v of Object.values(m.env)) if (v.startsWith('env:')) fromEnv(v);
   }
+  for (const ref of Object.values(config.telemetry.headers)) fromEnv(ref);
 }
 
 /**
