@@ -44,7 +44,6 @@ const truthy = (v: string | undefined) => v?.trim().toLowerCase() === 'true';
  * logged or exported in the clear).
  */
 export function telemetrySettings(config: Config, env: Env = process.env): TelemetrySettings {
-  const t = config.telemetry;
   if (truthy(env.OTEL_SDK_DISABLED)) return { enabled: false, why: 'OTEL_SDK_DISABLED=true' };
   return resolveTarget(config, env);
 }

@@ -157,7 +157,7 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
       try {
         const decoded = contentType.includes('json')
           ? (JSON.parse(body.toString('utf8')) as Obj)
-          : (requestType.toObject(requestType.decode(body), { longs: String }) as Obj);
+          : requestType.toObject(requestType.decode(body), { longs: String });
         r.spans.push(...flatten(decoded));
       } catch (e) {
         res.writeHead(400, { 'content-type': 'text/plain' }).end(String(e));
