@@ -9,6 +9,7 @@
  * naming both URLs. Every key known to the process is also added to `knownSecrets`, so that nothing
  * stored, exported, logged or shown carries it.
  */
+import { learnOtelEnvSecrets } from './telemetry.ts';
 import type { LlmProvider } from '../core/ports/llm.ts';
 import { knownSecrets } from '../core/records/redact.ts';
 import type { KeyPlace, Response } from '../contract/api.ts';
@@ -84,6 +85,7 @@ export function learnConfigSecrets(config: Config): void {
     for (const v of Object.values(m.env)) if (v.startsWith('env:')) fromEnv(v);
   }
   for (const ref of Object.values(config.telemetry.headers)) fromEnv(ref);
+  learnOtelEnvSecrets();
 }
 
 /**

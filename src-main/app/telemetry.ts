@@ -36,6 +36,26 @@ export function parseOtelHeaders(text: string | undefined): Record<string, strin
   return out;
 }
 
+/**
+ * Learns header values as secrets: each whole, and the credential after its scheme (`Bearer <token>`),
+ * which is what an error message or a script would echo.
+ */
+export function learnHeaderSecrets(values: Iterable<string>): void {
+  for (const v of values) {
+    knownSecrets.add(v);
+    const token = /^\S+\s+(\S+)$/.exec(v.trim())?.[1];
+    if (token) knownSecrets.add(token);
+  }
+}
+
+/** Learns the OTLP header values of the environment (at start: the store redacts them too). */
+export function learnOtelEnvSecrets(env: Env = process.env): void {
+  learnHeaderSecrets([
+    ...Object.values(parseOtelHeaders(env.OTEL_EXPORTER_OTLP_HEADERS)),
+    ...Object.values(parseOtelHeaders(env.OTEL_EXPORTER_OTLP_TRACES_HEADERS)),
+  ]);
+}
+
 const tracesUrl = (base: string) => `${base.replace(/\/+$/, '')}/v1/traces`;
 const truthy = (v: string | undefined) => v?.trim().toLowerCase() === 'true';
 
@@ -92,7 +112,7 @@ function resolveTarget(config: Config, env: Env, forced = false): TelemetrySetti
     parseOtelHeaders(env.OTEL_EXPORTER_OTLP_HEADERS),
     parseOtelHeaders(env.OTEL_EXPORTER_OTLP_TRACES_HEADERS),
   );
-  for (const v of Object.values(headers)) knownSecrets.add(v);
+  learnHeaderSecrets(Object.values(headers));
   const resourceName = /(?:^|,)\s*service\.name=([^,]+)/.exec(env.OTEL_RESOURCE_ATTRIBUTES ?? '')?.[1];
   const serviceName =
     env.OTEL_SERVICE_NAME?.trim() || resourceName?.trim() || t.service_name || DEFAULT_SERVICE_NAME;

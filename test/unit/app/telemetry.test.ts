@@ -5,9 +5,15 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../../src-main/app/config.ts';
-import { otlpTarget, parseOtelHeaders, telemetrySettings } from '../../../src-main/app/telemetry.ts';
+import {
+  learnOtelEnvSecrets,
+  otlpTarget,
+  parseOtelHeaders,
+  telemetrySettings,
+} from '../../../src-main/app/telemetry.ts';
 import type { EventPayloads, EventType, RunEvent } from '../../../src-main/core/records/events.ts';
-import { Redactor } from '../../../src-main/core/records/redact.ts';
+import type { ToolCallTrace } from '../../../src-main/core/sandbox/execution.ts';
+import { knownSecrets, Redactor } from '../../../src-main/core/records/redact.ts';
 import { exportRunTrace, traceIdOf } from '../../../src-main/infra/telemetry/run-trace.ts';
 import { parentOf, startOtlpReceiver } from '../../support/otlp-receiver.ts';
 import type { OtlpReceiver, ReceivedSpan } from '../../support/otlp-receiver.ts';
@@ -75,19 +81,19 @@ function recordedRun(runId: string): RunEvent[] {
   llm(3, 3521, 1000);
   script(3, 3522);
   add('validation', 3530, { n: 3, valid: true, violations: [] });
-  const calls = [
+  const calls: ToolCallTrace[] = [
     {
       name: 'check_inventory',
       args: { product_id: 'p3' },
       result: { success: true, data: { in_stock: 4 } },
       ms: 30,
-      location: 'sandbox' as const,
+      location: 'sandbox',
     },
     {
       name: 'send_email',
       args: { to: 'a@example.com' },
       ms: 20,
-      location: 'sandbox' as const,
+      location: 'sandbox',
       error: 'ConnectionError: refused',
     },
   ];
@@ -339,6 +345,13 @@ describe('where run traces go', () => {
       'http://localhost:4318/v1/traces',
     );
     expect(parseOtelHeaders('a=1, b = x%3Dy ,bad,=v')).toEqual({ a: '1', b: 'x=y' });
+  });
+
+  it('header values are secrets, whole and the credential after their scheme', () => {
+    learnOtelEnvSecrets({ OTEL_EXPORTER_OTLP_HEADERS: 'authorization=Bearer%20tok-5e6f7a8b9c0d' });
+    expect(knownSecrets.text('key tok-5e6f7a8b9c0d and Bearer tok-5e6f7a8b9c0d')).toBe(
+      'key [redacted] and [redacted]',
+    );
   });
 
   it('config.toml refuses a header written in the clear', () => {
