@@ -390,9 +390,9 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
     'search_tools',
     {
       description:
-        "Find a sandbox's tools by words in their names and descriptions (for sandboxes whose `code` manual shows an index): one line per tool, its signature and first sentence.",
+        "Find a sandbox's tools for what you want to do, in your own words (for sandboxes whose `code` manual shows an index): tools ranked by the words their names, descriptions and parameters share with the query, best first; one line per tool, its signature and first sentence.",
       inputSchema: {
-        query: z.string().min(1).describe('words the tool name or description holds'),
+        query: z.string().min(1).describe('what the tool should do, in words (e.g. "schedule a meeting")'),
         sandbox: z.string().default(defaultSandbox),
         limit: z.number().int().min(1).max(100).default(20),
       },
