@@ -20,6 +20,8 @@ import { cancelledWith, CodeManual, codeToolDescription, runCodeTool } from './m
 import { retryLine } from '../app/run-view.ts';
 import type { LiveEvent } from '../app/runs.ts';
 import { registerSuiteTools } from './mcp-suites.ts';
+import { SERVER_INSTRUCTIONS, withMeta } from './mcp-meta.ts';
+import { registerRunResources, runContextText } from './mcp-runs.ts';
 import { errorMessage } from '../core/errors.ts';
 
 type Content = {
@@ -132,7 +134,7 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
         // The manual's current text when the session starts; kept current afterwards.
         const tool = s.registerTool(
           name,
-          name === 'code' ? { ...config, description: manual.text } : config,
+          withMeta(name, name === 'code' ? { ...config, description: manual.text } : config),
           cb,
         );
         if (name !== 'code') return;
@@ -202,7 +204,10 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
               }),
         });
         const outcome = await cancelledWith(extra.signal, runs, started);
-        return text(outcome, outcome.status !== 'succeeded');
+        // The outcome as data, and the run as the compact XML an agent keeps for its next turn.
+        const answer = structured({ ...outcome }, outcome.status !== 'succeeded');
+        answer.content.push({ type: 'text', text: await runContextText(svc, outcome.runId) });
+        return answer;
       }),
   );
 
@@ -383,7 +388,9 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
           progress,
           extra.signal,
         );
-        return structured(answer, answer.status !== 'succeeded');
+        const out = structured(answer, answer.status !== 'succeeded');
+        out.content.push({ type: 'text', text: await runContextText(svc, answer.runId) });
+        return out;
       }),
   );
   server.registerTool(
@@ -430,6 +437,7 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
       }),
   );
   table.push((s) => registerSuiteTools(s, svc));
+  table.push((s) => registerRunResources(s, svc));
   return table;
 }
 
@@ -439,7 +447,10 @@ export function createMcpServer(
   table: readonly McpToolRegistration[] = mcpToolTable(svc),
 ): McpServer {
   // `logging`: clients may set a level (logging/setLevel); the tools send no log messages yet.
-  const server = new McpServer({ name: 'toolsmith', version: '0.1.0' }, { capabilities: { logging: {} } });
+  const server = new McpServer(
+    { name: 'toolsmith', version: '0.1.0' },
+    { capabilities: { logging: {} }, instructions: SERVER_INSTRUCTIONS },
+  );
   for (const register of table) register(server);
   return server;
 }
