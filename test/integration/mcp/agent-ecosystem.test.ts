@@ -28,7 +28,7 @@ beforeAll(async () => {
     new StdioClientTransport({
       command: nodeBin,
       args: [join(repoRoot, 'bin/toolsmith.mjs'), '--workspace', fx.ws, 'mcp'],
-      env: { ...process.env, TOOLSMITH_DATA_DIR: fx.data } as Record<string, string>,
+      env: { ...process.env, TOOLSMITH_DATA_DIR: fx.data },
       stderr: 'pipe',
     }),
   );
