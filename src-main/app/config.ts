@@ -165,6 +165,21 @@ export const configSchema = z.object({
     .strict()
     .default({ full_manual_max: FULL_MANUAL_MAX_TOOLS }),
   engines: z.record(z.string(), engine).default({}),
+  /** Run traces over OTLP/HTTP (docs/telemetry.md); the standard OTEL_* variables override these. */
+  telemetry: z
+    .object({
+      enabled: z.boolean().default(false),
+      /** The collector's base URL; traces go to `<endpoint>/v1/traces`. */
+      endpoint: z.string().url().optional(),
+      /** The full traces URL, used as is (wins over `endpoint`). */
+      traces_endpoint: z.string().url().optional(),
+      /** HTTP headers, each `env:VAR` (secrets never live in the config file). */
+      headers: z.record(z.string(), envRef).default({}),
+      service_name: z.string().min(1).default('toolsmith'),
+      timeout_ms: z.number().int().positive().max(120_000).default(10_000),
+    })
+    .strict()
+    .default({ enabled: false, headers: {}, service_name: 'toolsmith', timeout_ms: 10_000 }),
 });
 
 export type Config = z.infer<typeof configSchema>;

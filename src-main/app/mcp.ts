@@ -12,7 +12,7 @@ import type { ConfigDeps, McpDeps, RegistryDeps, WorkspaceDeps } from './deps.ts
 import type { SandboxTool } from '../core/tools/extract.ts';
 import { searchTools } from '../core/tools/disclosure.ts';
 import { toolsPrompt } from '../core/tools/prompt.ts';
-import { mcpResultToResponse, mcpSandboxTools } from '../core/tools/mcp.ts';
+import { mcpResultToResponse, mcpSandboxTools, serverArgs } from '../core/tools/mcp.ts';
 import type { JsonValue, Tool, ToolResponse } from '../core/tools/model.ts';
 import type { McpManager } from '../infra/mcp/manager.ts';
 import type { McpServerView } from '../contract/api.ts';
@@ -61,7 +61,9 @@ export async function callMcpTool(
   signal?: AbortSignal,
 ): Promise<ToolResponse> {
   if (!tool.mcp) throw new Error(`${tool.name} is not an MCP tool`);
-  const r = await svc.mcp().callTool(tool.mcp.server, tool.mcp.tool, args, signal ? { signal } : {});
+  // Python passes a keyword-named parameter under its stub's name (`from_`): the server's name goes out.
+  const sent = tool.inputSchema ? serverArgs(tool.inputSchema, args) : args;
+  const r = await svc.mcp().callTool(tool.mcp.server, tool.mcp.tool, sent, signal ? { signal } : {});
   return mcpResultToResponse(r);
 }
 

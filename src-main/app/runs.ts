@@ -45,6 +45,11 @@ export interface RunDeps {
   /** The saved templates the template tier serves from. */
   templates(): readonly Template[];
   log?: Logger;
+  /**
+   * Called once a run has recorded its end, with its id (the run's trace is exported from its events:
+   * app/telemetry.ts). Shutdown waits for it; its failure is logged, never the run's.
+   */
+  onRunEnded?: (runId: string) => Promise<void>;
 }
 
 export interface StartRunRequest {
@@ -163,6 +168,19 @@ export class RunService {
       () => this.inFlight.delete(done),
       () => this.inFlight.delete(done),
     );
+    const onEnded = this.deps.onRunEnded;
+    if (onEnded) {
+      const after: Promise<void> = done
+        .then(() => onEnded(runId))
+        .catch((e: unknown) =>
+          this.deps.log?.warn(
+            { event: 'run_trace_failed', runId, err: errorMessage(e) },
+            'run trace not sent',
+          ),
+        )
+        .finally(() => this.inFlight.delete(after));
+      this.inFlight.add(after);
+    }
     return { runId, done };
   }
 

@@ -66,6 +66,7 @@ import {
 import type { KeyStore } from './settings.ts';
 import { buildImage, systemStatus } from './system.ts';
 import { watchWorkspace } from './watch.ts';
+import { otlpTarget, sendRunTrace, telemetrySettings } from './telemetry.ts';
 import type { WatchDeps, WorkspaceWatcher } from './watch.ts';
 import { errorMessage } from '../core/errors.ts';
 
@@ -250,6 +251,7 @@ export class ToolsmithService
         this.validateCode(code, language, { tools });
       const context = (sandbox: string, kit: string | undefined, language: ScriptLanguage) =>
         this.scriptContext(sandbox, kit, language);
+      const log = this.options.log ?? logModule!.createLogger(this.files.dataDir);
       const runs: RunService = new RunService({
         store,
         executor,
@@ -258,7 +260,15 @@ export class ToolsmithService
         scriptContext: context,
         limits: () => this.config.limits,
         templates: () => templates.list(),
-        log: this.options.log ?? logModule!.createLogger(this.files.dataDir),
+        log,
+        // A run's trace, built from its recorded events once it ended (off unless configured).
+        onRunEnded: async (runId) => {
+          const target = telemetrySettings(this.config);
+          if (!target.enabled) return;
+          for (const w of target.warnings) log.warn({ event: 'telemetry_config', runId }, w);
+          const spans = await sendRunTrace(store.events(runId), this.config, target);
+          log.info({ event: 'run_trace_sent', runId, spans }, 'run trace sent');
+        },
       });
       const templates: TemplateService = new TemplateService({
         files: new TemplateFiles(this.workspaceDir),
@@ -314,6 +324,30 @@ export class ToolsmithService
       ? usable.flatMap((p) => this.providersFor({ provider: p.id, model: p.model }))
       : this.providersFor();
     return runs.continueFrom(rec.id, attempt, body, providers);
+  }
+
+  /**
+   * Sends a recorded run's trace to an OTLP/HTTP endpoint: `url` when given, else the one config.toml and
+   * the OTEL_* variables name (live export need not be on). docs/telemetry.md.
+   */
+  async exportRunTrace(
+    runId: string,
+    url?: string,
+  ): Promise<{ runId: string; traceId: string; spans: number; url: string; warnings: string[] }> {
+    const runs = await this.runs();
+    const rec = runs.get(runId);
+    if (rec.status === 'running' && runs.isActive(rec.id))
+      throw new ToolsmithError('refused', `run ${rec.id} is still running; its trace is sent when it ends`);
+    const target = otlpTarget(this.config);
+    if (url) target.url = url;
+    let spans: number;
+    try {
+      spans = await sendRunTrace(runs.store.events(rec.id), this.config, target);
+    } catch (e) {
+      throw new ToolsmithError('infra', errorMessage(e));
+    }
+    const { traceIdOf } = await import('../infra/telemetry/run-trace.ts');
+    return { runId: rec.id, traceId: traceIdOf(rec.id), spans, url: target.url, warnings: target.warnings };
   }
 
   /** Subscribes to events pushed to front ends; returns the unsubscribe function. */

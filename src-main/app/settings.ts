@@ -9,6 +9,7 @@
  * naming both URLs. Every key known to the process is also added to `knownSecrets`, so that nothing
  * stored, exported, logged or shown carries it.
  */
+import { learnOtelEnvSecrets } from './telemetry.ts';
 import type { LlmProvider } from '../core/ports/llm.ts';
 import { knownSecrets } from '../core/records/redact.ts';
 import type { KeyPlace, Response } from '../contract/api.ts';
@@ -67,7 +68,10 @@ export class ProviderKeys {
   }
 }
 
-/** Adds every secret the config points at (provider key variables, credentials, MCP env and headers). */
+/**
+ * Adds every secret the config points at (provider key variables, credentials, MCP env and headers,
+ * telemetry headers).
+ */
 export function learnConfigSecrets(config: Config): void {
   const fromEnv = (ref: string | undefined) => {
     const name = ref?.startsWith('env:') ? ref.slice(4) : ref;
@@ -80,6 +84,8 @@ export function learnConfigSecrets(config: Config): void {
     for (const ref of Object.values(m.headers)) fromEnv(ref);
     for (const v of Object.values(m.env)) if (v.startsWith('env:')) fromEnv(v);
   }
+  for (const ref of Object.values(config.telemetry.headers)) fromEnv(ref);
+  learnOtelEnvSecrets();
 }
 
 /**

@@ -5,13 +5,14 @@ import { ToolsmithError } from '../app/errors.ts';
 import type { ToolsmithService } from '../app/service.ts';
 import { SuiteFiles } from '../infra/workspace/suite-files.ts';
 import { errorMessage } from '../core/errors.ts';
+import { withMeta } from './mcp-meta.ts';
 
 export function registerSuiteTools(server: McpServer, svc: ToolsmithService): void {
   // Listed from the files alone: describing the tool needs neither the run store nor a sandbox.
   const names = new SuiteFiles(svc.workspaceDir).names();
   server.registerTool(
     'run_suite',
-    {
+    withMeta('run_suite', {
       description:
         'Run a test suite of the workspace (suites/NAME.toml): every case against every model, each as a recorded run; ' +
         'answers with pass rates per case and model, attempts, tokens, cost, latency and the failures. ' +
@@ -25,7 +26,7 @@ export function registerSuiteTools(server: McpServer, svc: ToolsmithService): vo
         repeat: z.number().int().min(1).max(100).optional().describe('runs per case and model'),
         concurrency: z.number().int().min(1).max(64).optional(),
       },
-    },
+    }),
     async ({ suite, models, repeat, concurrency }) => {
       try {
         const suites = await svc.suites();

@@ -21,6 +21,8 @@ import { retryLine } from '../app/run-view.ts';
 import type { LiveEvent } from '../app/runs.ts';
 import { registerSkillTools } from './mcp-skills.ts';
 import { registerSuiteTools } from './mcp-suites.ts';
+import { SERVER_INSTRUCTIONS, withMeta } from './mcp-meta.ts';
+import { registerRunResources, runContextText } from './mcp-runs.ts';
 import { errorMessage } from '../core/errors.ts';
 import { earlyStdio, MCP_CAPABILITIES, MCP_SERVER_INFO } from './stdio-early.ts';
 
@@ -134,7 +136,7 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
         // The manual's current text when the session starts; kept current afterwards.
         const tool = s.registerTool(
           name,
-          name === 'code' ? { ...config, description: manual.text } : config,
+          withMeta(name, name === 'code' ? { ...config, description: manual.text } : config),
           cb,
         );
         if (name !== 'code') return;
@@ -204,7 +206,10 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
               }),
         });
         const outcome = await cancelledWith(extra.signal, runs, started);
-        return text(outcome, outcome.status !== 'succeeded');
+        // The outcome as data, and the run as the compact XML an agent keeps for its next turn.
+        const answer = structured({ ...outcome }, outcome.status !== 'succeeded');
+        answer.content.push({ type: 'text', text: await runContextText(svc, outcome.runId) });
+        return answer;
       }),
   );
 
@@ -385,16 +390,18 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
           progress,
           extra.signal,
         );
-        return structured(answer, answer.status !== 'succeeded');
+        const out = structured(answer, answer.status !== 'succeeded');
+        out.content.push({ type: 'text', text: await runContextText(svc, answer.runId) });
+        return out;
       }),
   );
   server.registerTool(
     'search_tools',
     {
       description:
-        "Find a sandbox's tools by words in their names and descriptions (for sandboxes whose `code` manual shows an index): one line per tool, its signature and first sentence.",
+        "Find a sandbox's tools for what you want to do, in your own words (for sandboxes whose `code` manual shows an index): tools ranked by the words their names, descriptions and parameters share with the query, best first; one line per tool, its signature and first sentence.",
       inputSchema: {
-        query: z.string().min(1).describe('words the tool name or description holds'),
+        query: z.string().min(1).describe('what the tool should do, in words (e.g. "schedule a meeting")'),
         sandbox: z.string().default(defaultSandbox),
         limit: z.number().int().min(1).max(100).default(20),
       },
@@ -434,6 +441,7 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
   );
   table.push((s) => registerSuiteTools(s, svc));
   table.push((s) => registerSkillTools(s, svc));
+  table.push((s) => registerRunResources(s, svc));
   return table;
 }
 
@@ -444,7 +452,10 @@ export function createMcpServer(
 ): McpServer {
   // `logging`: clients may set a level (logging/setLevel); the tools send no log messages yet.
   // The capabilities are declared in one place: the stdio server's early initialize answers them too.
-  const server = new McpServer(MCP_SERVER_INFO, { capabilities: MCP_CAPABILITIES });
+  const server = new McpServer(MCP_SERVER_INFO, {
+    capabilities: MCP_CAPABILITIES,
+    instructions: SERVER_INSTRUCTIONS,
+  });
   for (const register of table) register(server);
   return server;
 }

@@ -10,6 +10,8 @@
  * Only node: modules here: this runs before anything else is loaded.
  */
 
+import { SERVER_INSTRUCTIONS } from './mcp-meta.ts';
+
 /** Toolsmith's MCP server as it introduces itself. */
 export const MCP_SERVER_INFO = { name: 'toolsmith', version: '0.1.0' };
 
@@ -18,7 +20,11 @@ export const MCP_SERVER_INFO = { name: 'toolsmith', version: '0.1.0' };
  * it here too keeps the early answer and the SDK's equal). A capability a server feature adds must be
  * listed here, or the early answer would not announce it.
  */
-export const MCP_CAPABILITIES: Record<string, object> = { logging: {}, tools: { listChanged: true } };
+export const MCP_CAPABILITIES: Record<string, object> = {
+  logging: {},
+  tools: { listChanged: true },
+  resources: { listChanged: true },
+};
 
 /** The protocol versions the SDK's server accepts, newest first (a unit test compares with the SDK's). */
 export const MCP_PROTOCOL_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05', '2024-10-07'];
@@ -61,7 +67,12 @@ function initializeResult(params: unknown): Record<string, unknown> {
   const asked = (params as { protocolVersion?: unknown } | undefined)?.protocolVersion;
   const protocolVersion =
     typeof asked === 'string' && MCP_PROTOCOL_VERSIONS.includes(asked) ? asked : MCP_PROTOCOL_VERSIONS[0];
-  return { protocolVersion, capabilities: MCP_CAPABILITIES, serverInfo: MCP_SERVER_INFO };
+  return {
+    protocolVersion,
+    capabilities: MCP_CAPABILITIES,
+    serverInfo: MCP_SERVER_INFO,
+    instructions: SERVER_INSTRUCTIONS,
+  };
 }
 
 /** JSON with sorted keys, to compare two answers. */

@@ -283,10 +283,21 @@ export function registerRuns(program: Command, ctx: CliContext): void {
     });
   runs
     .command('export')
-    .description('export a run (all its events) to a JSON file')
+    .description('export a run (all its events) to a JSON file, or as an OpenTelemetry trace (--otlp)')
     .argument('<id>', 'run id')
     .option('-o, --output <file>', 'write to this file (default: stdout)')
-    .action(async (id: string, o: { output?: string }, cmd: Command) => {
+    .option(
+      '--otlp [url]',
+      'send the run as a trace to an OTLP/HTTP traces endpoint (default: from [telemetry] and OTEL_* variables)',
+    )
+    .action(async (id: string, o: { output?: string; otlp?: string | boolean }, cmd: Command) => {
+      if (o.otlp !== undefined) {
+        if (o.output) throw new UsageError('--otlp sends the trace to a collector; it takes no --output');
+        const r = await ctx.service(cmd).exportRunTrace(id, typeof o.otlp === 'string' ? o.otlp : undefined);
+        for (const w of r.warnings) ctx.err(`warning: ${w}\n`);
+        ctx.out(`sent run ${r.runId} as trace ${r.traceId} (${r.spans} spans) to ${r.url}\n`);
+        return;
+      }
       const doc = (await ctx.service(cmd).runs()).export(id);
       if (o.output) {
         writeFileSync(o.output, json(doc));

@@ -16,6 +16,7 @@ import { assembleIn } from '../script/context.ts';
 import type { OfferedSkill } from '../skills/offered.ts';
 import type { BuiltPrompt, ScriptGenerator, SandboxContext } from '../script/generator.ts';
 import { failureMessage } from '../sandbox/execution.ts';
+import { toAgentContext } from '../sandbox/agent-context.ts';
 import type { ExecutionError, ExecutionResult } from '../sandbox/execution.ts';
 import type { JsonValue, Tool } from '../tools/model.ts';
 import { errorMessage } from '../errors.ts';
@@ -303,7 +304,7 @@ export class Orchestrator {
           return failedOutcome(runId, result.error?.message ?? 'the sandbox is not available');
         const err = result.error ?? { type: result.exitReason, message: 'the script failed', frames: [] };
         previous = { script: cand.script.body, error: err };
-        history.push(`step ${n}: failed with ${err.type}: ${err.message.slice(0, 200)}`);
+        history.push(`step ${n}: failed with ${err.type}\n${stepContext(result)}`);
         ctx.emit('step', { n, summary: `failed with ${err.type}`, stagnant: false, final });
         if (forceFinal)
           return failedOutcome(runId, `the forced final step failed: ${err.type}: ${err.message}`);
@@ -317,7 +318,7 @@ export class Orchestrator {
       const summary = stagnant
         ? 'reported the same data as the step before'
         : `reported ${data.length} item${data.length === 1 ? '' : 's'}`;
-      history.push(`step ${n}: ${summary}`);
+      history.push(`step ${n}: ${summary}\n${stepContext(result)}`);
       ctx.emit('step', { n, summary, data, stagnant, final });
       if (forceFinal) return failedOutcome(runId, 'the forced final step did not call emit_result');
       if (stagnant) {
@@ -556,3 +557,14 @@ function lastErrorOrProviders(ctx: RunCtx, fallback: string): string {
     return 'no LLM provider is configured and no template or rule matched';
   return errs.length ? `no provider produced a script: ${errs.join('; ')}` : fallback;
 }
+
+/**
+ * A step's execution as the model reads it in the next step's history: the compact `<tool_execution>`
+ * XML (tool calls, logs, the error with its line; payloads cut short, since the data is in `collected`).
+ */
+function stepContext(result: ExecutionResult): string {
+  return toAgentContext(result, { maxChars: STEP_CONTEXT_CHARS }).trimEnd();
+}
+
+/** The longest payload a step's history entry keeps (its data is also in `collected`). */
+const STEP_CONTEXT_CHARS = 300;

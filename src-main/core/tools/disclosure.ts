@@ -6,6 +6,7 @@
  */
 import type { Tool } from './model.ts';
 import { toolSignature, toolsPrompt } from './prompt.ts';
+import { rankTools } from './search.ts';
 
 /**
  * The framework calls a script makes to discover its sandbox's tools at run time (Python
@@ -38,28 +39,19 @@ export function disclosedManual(
   return tools.length > maxFull ? { kind: 'index', text: toolsIndex(tools) } : { kind: 'full', text: full() };
 }
 
-/** Tools whose name or description holds every word of `query` (case-insensitive), best first. */
+/**
+ * Tools ranked for a query (BM25 over split names, descriptions and parameters; see search.ts), best
+ * first: one line per tool, its signature and first sentence.
+ */
 export function searchTools(
   tools: readonly Tool[],
   query: string,
   limit = 20,
 ): { name: string; line: string }[] {
-  const words = query
-    .toLowerCase()
-    .split(/[^a-z0-9_]+/)
-    .filter(Boolean);
-  return tools
-    .map((t) => {
-      const name = t.name.toLowerCase();
-      const text = `${name} ${t.description.toLowerCase()}`;
-      if (!words.every((w) => text.includes(w))) return undefined;
-      const score = words.filter((w) => name.includes(w)).length;
-      return { t, score };
-    })
-    .filter((x): x is { t: Tool; score: number } => x !== undefined)
-    .sort((a, b) => b.score - a.score)
-    .slice(0, limit)
-    .map(({ t }) => ({ name: t.name, line: `${toolSignature(t)}: ${firstLine(t.description)}` }));
+  return rankTools(tools, query, limit).map((t) => ({
+    name: t.name,
+    line: `${toolSignature(t)}: ${firstLine(t.description)}`,
+  }));
 }
 
 /** A rough token count (about four characters per token for English and code). */

@@ -219,6 +219,43 @@ function pyDefault(v: JsonValue): string {
     .replace(/\bnull\b/g, 'None');
 }
 
+/**
+ * A parameter name as a Python keyword argument: characters outside identifiers become `_` and a Python
+ * keyword gets a trailing `_` (`from` -> `from_`, `x-header` -> `x_header`), as tool names are renamed.
+ * TypeScript and JavaScript pass an object, whose keys need no renaming (`{ from: 1, "x-header": 2 }`).
+ */
+export function pyParamName(name: string): string {
+  const s = name.replace(/[^A-Za-z0-9_]/g, '_');
+  const id = /^[0-9]/.test(s) || s === '' ? `_${s}` : s;
+  return PY_KEYWORDS.has(id) ? `${id}_` : id;
+}
+
+/** The Python names of the parameters that need one (`from_` -> `from`), from the input schema. */
+export function pyParamRenames(input: Schema): Record<string, string> {
+  const props = isObj(input['properties']) ? input['properties'] : {};
+  const out: Record<string, string> = {};
+  for (const k of Object.keys(props)) {
+    const py = pyParamName(k);
+    if (py !== k && !Object.hasOwn(props, py)) out[py] = k;
+  }
+  return out;
+}
+
+/**
+ * A call's arguments as the server names them: a Python keyword argument renamed for the stub
+ * (`from_`) goes back to the schema's name (`from`); every other argument is passed as given.
+ */
+export function serverArgs(input: Schema, args: Record<string, JsonValue>): Record<string, JsonValue> {
+  const renames = pyParamRenames(input);
+  if (Object.keys(renames).length === 0) return args;
+  const out: Record<string, JsonValue> = {};
+  for (const [k, v] of Object.entries(args)) {
+    const name = renames[k] !== undefined && !Object.hasOwn(args, renames[k]) ? renames[k] : k;
+    Object.defineProperty(out, name, { value: v, enumerable: true, writable: true, configurable: true });
+  }
+  return out;
+}
+
 /** `def name(*, a: int, b: list[Entity] = None) -> ToolResponse` with the TypedDicts it needs. */
 export function pythonStub(name: string, input: Schema, description = '', output?: Schema): string {
   const py = new PyTypes(input);
@@ -229,14 +266,19 @@ export function pythonStub(name: string, input: Schema, description = '', output
   );
   const params = entries.map(([k, v]) => {
     const ty = py.type(v, `${name}_${k}`);
-    if (required.includes(k)) return `${k}: ${ty}`;
+    const p = pyParamName(k);
+    if (required.includes(k)) return `${p}: ${ty}`;
     const d = isObj(v) ? v['default'] : undefined;
-    if (d !== undefined) return `${k}: ${ty} = ${pyDefault(d)}`;
-    return /(^| )None( |$)/.test(ty) ? `${k}: ${ty} = None` : `${k}: ${ty} | None = None`;
+    if (d !== undefined) return `${p}: ${ty} = ${pyDefault(d)}`;
+    return /(^| )None( |$)/.test(ty) ? `${p}: ${ty} = None` : `${p}: ${ty} | None = None`;
   });
+  const renamed = entries.map(([k]) => k).filter((k) => pyParamName(k) !== k);
+  const note = renamed.length
+    ? `  # ${renamed.map((k) => `${pyParamName(k)} is the server's ${JSON.stringify(k)}`).join('; ')}`
+    : '';
   const ret = output ? `  # data: ${py.type(output, `${name}_result`)}` : '';
   const doc = description ? `\n    """${description.split('\n')[0]!.replace(/"""/g, "'''")}"""` : '';
-  const sig = `def ${name}(${params.length ? `*, ${params.join(', ')}` : ''}) -> ToolResponse: ...${ret}`;
+  const sig = `def ${name}(${params.length ? `*, ${params.join(', ')}` : ''}) -> ToolResponse: ...${ret}${note}`;
   return [...py.defs, doc ? sig.replace(': ...', ':') + doc + '\n    ...' : sig].join('\n\n');
 }
 

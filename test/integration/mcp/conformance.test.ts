@@ -22,6 +22,7 @@ const PASSING = [
   'dns-rebinding-protection',
   'logging-set-level',
   'ping',
+  'resources-list',
   'server-initialize',
   'server-sse-multiple-streams',
   'tools-call-error',

@@ -178,6 +178,10 @@ describe('INTERACTIVE mode', () => {
     const rec = runs.get(outcome.runId);
     expect(rec.attempts.map((a) => a.step?.stagnant)).toEqual([false, true, false]);
     expect(rec.attempts[1]?.prompt?.user).toContain('do not fetch it again');
+    // The history shows each earlier step as the compact execution XML (its tool calls, its outcome).
+    expect(rec.attempts[1]?.prompt?.user).toMatch(
+      /step 1: reported 1 item\n\s*<tool_execution success="true" exit_reason="ok"[^>]*>[\s\S]*<call name="get_orders"/,
+    );
     expect(rec.attempts[2]?.prompt?.kind).toBe('final');
     expect(rec.attempts[2]?.prompt?.user).toContain('variable `collected`');
   });

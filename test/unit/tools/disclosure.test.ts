@@ -37,14 +37,14 @@ describe('progressive disclosure', () => {
     expect(big.text.length * 2).toBeLessThan(toolsPrompt(many).length);
   });
 
-  it('search finds tools holding every word, names first', () => {
+  it('search ranks tools by their words, names first', () => {
     const tools = [tool(1), tool(2), { ...tool(3), name: 'archive_stats', description: 'Archive counts.' }];
     expect(searchTools(tools, 'archive').map((t) => t.name)).toEqual([
       'archive_stats',
       'fetch_record_1',
       'fetch_record_2',
     ]);
-    expect(searchTools(tools, 'record 2').map((t) => t.name)).toEqual(['fetch_record_2']);
+    expect(searchTools(tools, 'record 2').map((t) => t.name)[0]).toBe('fetch_record_2');
     expect(searchTools(tools, 'nothing-like-this')).toEqual([]);
   });
 });

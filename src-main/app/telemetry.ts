@@ -1,0 +1,145 @@
+/**
+ * Run traces (OpenTelemetry): where they go, from the workspace's `[telemetry]` table and the standard
+ * `OTEL_*` environment variables (which win), and the export of a run when it ends. Off by default:
+ * `[telemetry] enabled = true` or `OTEL_TRACES_EXPORTER=otlp` turns it on; `OTEL_SDK_DISABLED=true` or
+ * `OTEL_TRACES_EXPORTER=none` turns it off whatever the config says. docs/telemetry.md.
+ */
+import type { Config } from './config.ts';
+import { knownSecrets } from '../core/records/redact.ts';
+import type { RunEvent } from '../core/records/events.ts';
+import type { OtlpTarget } from '../infra/telemetry/run-trace.ts';
+
+/** The OTLP/HTTP traces endpoint of a collector on this machine (the specification's default). */
+export const DEFAULT_OTLP_BASE = 'http://localhost:4318';
+export const DEFAULT_SERVICE_NAME = 'toolsmith';
+
+export type TelemetrySettings =
+  { enabled: false; why: string } | ({ enabled: true; warnings: string[] } & OtlpTarget);
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** `k=v,k2=v2` (W3C baggage form, values percent-encoded), as OTEL_EXPORTER_OTLP_HEADERS holds them. */
+export function parseOtelHeaders(text: string | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const part of (text ?? '').split(',')) {
+    const i = part.indexOf('=');
+    if (i <= 0) continue;
+    const key = part.slice(0, i).trim();
+    let value = part.slice(i + 1).trim();
+    try {
+      value = decodeURIComponent(value);
+    } catch {
+      // kept as written
+    }
+    if (key) out[key] = value;
+  }
+  return out;
+}
+
+/**
+ * Learns header values as secrets: each whole, and the credential after its scheme (`Bearer <token>`),
+ * which is what an error message or a script would echo.
+ */
+export function learnHeaderSecrets(values: Iterable<string>): void {
+  for (const v of values) {
+    knownSecrets.add(v);
+    const token = /^\S+\s+(\S+)$/.exec(v.trim())?.[1];
+    if (token) knownSecrets.add(token);
+  }
+}
+
+/** Learns the OTLP header values of the environment (at start: the store redacts them too). */
+export function learnOtelEnvSecrets(env: Env = process.env): void {
+  learnHeaderSecrets([
+    ...Object.values(parseOtelHeaders(env.OTEL_EXPORTER_OTLP_HEADERS)),
+    ...Object.values(parseOtelHeaders(env.OTEL_EXPORTER_OTLP_TRACES_HEADERS)),
+  ]);
+}
+
+const tracesUrl = (base: string) => `${base.replace(/\/+$/, '')}/v1/traces`;
+const truthy = (v: string | undefined) => v?.trim().toLowerCase() === 'true';
+
+/**
+ * Where run traces go, or why they do not. Every header value is learnt as a secret (never stored,
+ * logged or exported in the clear).
+ */
+export function telemetrySettings(config: Config, env: Env = process.env): TelemetrySettings {
+  if (truthy(env.OTEL_SDK_DISABLED)) return { enabled: false, why: 'OTEL_SDK_DISABLED=true' };
+  return resolveTarget(config, env);
+}
+
+/**
+ * Where traces go when asked for explicitly (`toolsmith runs export --otlp`): the same endpoint, headers
+ * and service name, whether or not live export is on.
+ */
+export function otlpTarget(config: Config, env: Env = process.env): OtlpTarget & { warnings: string[] } {
+  const r = resolveTarget(config, env, true);
+  if (!r.enabled) throw new Error(r.why); // never: forced
+  return r;
+}
+
+function resolveTarget(config: Config, env: Env, forced = false): TelemetrySettings {
+  const t = config.telemetry;
+  const exporters = (env.OTEL_TRACES_EXPORTER ?? '')
+    .split(',')
+    .map((x) => x.trim().toLowerCase())
+    .filter(Boolean);
+  if (!forced && exporters.includes('none')) return { enabled: false, why: 'OTEL_TRACES_EXPORTER=none' };
+  const warnings: string[] = [];
+  const others = exporters.filter((x) => x !== 'otlp');
+  if (others.length) warnings.push(`OTEL_TRACES_EXPORTER names ${others.join(', ')}: only otlp is supported`);
+  if (!forced && !exporters.includes('otlp') && !t.enabled)
+    return {
+      enabled: false,
+      why: 'off by default: set [telemetry] enabled = true or OTEL_TRACES_EXPORTER=otlp',
+    };
+  const protocol = env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? env.OTEL_EXPORTER_OTLP_PROTOCOL;
+  if (protocol && protocol !== 'http/protobuf')
+    warnings.push(`OTLP protocol ${protocol} is not supported: traces are sent as http/protobuf`);
+  const url =
+    env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ||
+    (env.OTEL_EXPORTER_OTLP_ENDPOINT ? tracesUrl(env.OTEL_EXPORTER_OTLP_ENDPOINT) : undefined) ||
+    t.traces_endpoint ||
+    tracesUrl(t.endpoint ?? DEFAULT_OTLP_BASE);
+  const headers: Record<string, string> = {};
+  for (const [k, ref] of Object.entries(t.headers)) {
+    const value = env[ref.slice(4)];
+    if (value !== undefined) headers[k] = value;
+    else warnings.push(`[telemetry] header ${k}: ${ref.slice(4)} is not set`);
+  }
+  Object.assign(
+    headers,
+    parseOtelHeaders(env.OTEL_EXPORTER_OTLP_HEADERS),
+    parseOtelHeaders(env.OTEL_EXPORTER_OTLP_TRACES_HEADERS),
+  );
+  learnHeaderSecrets(Object.values(headers));
+  const resourceName = /(?:^|,)\s*service\.name=([^,]+)/.exec(env.OTEL_RESOURCE_ATTRIBUTES ?? '')?.[1];
+  const serviceName =
+    env.OTEL_SERVICE_NAME?.trim() || resourceName?.trim() || t.service_name || DEFAULT_SERVICE_NAME;
+  const timeout = Number(env.OTEL_EXPORTER_OTLP_TRACES_TIMEOUT ?? env.OTEL_EXPORTER_OTLP_TIMEOUT);
+  return {
+    enabled: true,
+    url,
+    headers,
+    serviceName,
+    timeoutMs: Number.isFinite(timeout) && timeout > 0 ? timeout : t.timeout_ms,
+    warnings,
+  };
+}
+
+/** The kind of each configured provider (gen_ai.provider.name is `openai` or `anthropic`, not an id). */
+export const providerKinds = (config: Config): Record<string, string> =>
+  Object.fromEntries(config.providers.map((p) => [p.id, p.kind]));
+
+/**
+ * Sends one run's trace (its events, as recorded) to the resolved endpoint. The OpenTelemetry packages
+ * load only here, when a trace is sent. Resolves with the number of spans.
+ */
+export async function sendRunTrace(
+  events: readonly RunEvent[],
+  config: Config,
+  target: OtlpTarget,
+): Promise<number> {
+  const { exportRunTrace } = await import('../infra/telemetry/run-trace.ts');
+  return exportRunTrace(events, target, { providerKinds: providerKinds(config) });
+}

@@ -1,0 +1,376 @@
+/**
+ * A recorded run as an OpenTelemetry trace, following the GenAI semantic conventions: the run's events
+ * (the store's truth) are folded into spans with their real timestamps, so the same code exports a run
+ * live when it ends and a past run (`toolsmith runs export --otlp`). docs/telemetry.md lists the spans
+ * and attributes.
+ *
+ * Spans: `invoke_agent toolsmith` (the run) > `attempt N` / `step N` > `chat <model>` (each LLM answer or
+ * failed call), `validate <language>`, `sandbox.execute <runtime>` > `execute_tool <name>` (each tool
+ * call of the script). Errors are span status ERROR with an `exception` event. Every string passes
+ * through the process's redactor (the store's), so keys and credentials are never exported.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import type { Attributes, Context, Span } from '@opentelemetry/api';
+import { ExportResultCode } from '@opentelemetry/core';
+import type { ExportResult } from '@opentelemetry/core';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
+import type { IdGenerator, ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
+import type { EventOf, RunEvent } from '../../core/records/events.ts';
+import type { ExecutionResult, ToolCallTrace } from '../../core/sandbox/execution.ts';
+import { knownSecrets } from '../../core/records/redact.ts';
+import type { Redactor } from '../../core/records/redact.ts';
+
+/**
+ * GenAI attribute names (semantic conventions for generative AI; the constants moved out of
+ * `@opentelemetry/semantic-conventions` to their own repository, so they are spelled here).
+ */
+export const GEN_AI = {
+  operation: 'gen_ai.operation.name',
+  provider: 'gen_ai.provider.name',
+  /** The older name of gen_ai.provider.name, still read by Langfuse and Phoenix. */
+  system: 'gen_ai.system',
+  agentName: 'gen_ai.agent.name',
+  conversationId: 'gen_ai.conversation.id',
+  requestModel: 'gen_ai.request.model',
+  responseModel: 'gen_ai.response.model',
+  inputTokens: 'gen_ai.usage.input_tokens',
+  outputTokens: 'gen_ai.usage.output_tokens',
+  finishReasons: 'gen_ai.response.finish_reasons',
+  toolName: 'gen_ai.tool.name',
+  toolType: 'gen_ai.tool.type',
+  toolCallId: 'gen_ai.tool.call.id',
+  errorType: 'error.type',
+} as const;
+
+/** The instrumentation scope of Toolsmith's spans. */
+export const SCOPE = 'toolsmith';
+
+export interface RunTraceOptions {
+  /** The kind (`openai`, `anthropic`) of each configured provider id: gen_ai.provider.name. */
+  providerKinds?: Readonly<Record<string, string>>;
+  /** Redacts every string (default: the process's known secrets, as the store does). */
+  redactor?: Redactor;
+}
+
+/** Where and how to send traces (resolved from config.toml and the OTEL_* variables by app/telemetry.ts). */
+export interface OtlpTarget {
+  /** The traces URL (`.../v1/traces`). */
+  url: string;
+  headers: Record<string, string>;
+  serviceName: string;
+  timeoutMs?: number;
+}
+
+/** The trace id of a run: derived from its id, so a run exported twice is one trace. */
+export const traceIdOf = (runId: string): string =>
+  createHash('sha256').update(`toolsmith-run:${runId}`).digest('hex').slice(0, 32);
+
+class RunIdGenerator implements IdGenerator {
+  private readonly traceId: string;
+  constructor(traceId: string) {
+    this.traceId = traceId;
+  }
+  generateTraceId(): string {
+    return this.traceId;
+  }
+  generateSpanId(): string {
+    return randomBytes(8).toString('hex');
+  }
+}
+
+const bytes = (v: unknown): number => (v === undefined ? 0 : Buffer.byteLength(JSON.stringify(v) ?? ''));
+
+/**
+ * Builds a finished run's spans from its events (in sequence order, first `run_started`) and hands them
+ * to `exporter` through the SDK (real start and end times from the events). Returns how many spans.
+ */
+export function buildRunSpans(
+  events: readonly RunEvent[],
+  exporter: SpanExporter,
+  serviceName: string,
+  opts: RunTraceOptions = {},
+): number {
+  const first = events[0];
+  if (!first || first.type !== 'run_started') throw new Error('a run starts with a run_started event');
+  const red = opts.redactor ?? knownSecrets;
+  const s = (v: string) => red.text(v);
+  const provider = new TracerProvider({
+    resource: resourceFromAttributes({ 'service.name': serviceName }),
+    idGenerator: new RunIdGenerator(traceIdOf(first.runId)),
+    spanProcessors: [new SimpleSpanProcessor({ exporter })],
+  });
+  const tracer = provider.getTracer(SCOPE);
+  let count = 0;
+  const start = (name: string, at: number, parent: Context, attrs: Attributes, kind = SpanKind.INTERNAL) => {
+    count++;
+    return tracer.startSpan(name, { startTime: at, attributes: attrs, kind }, parent);
+  };
+  const under = (span: Span) => trace.setSpan(ROOT_CONTEXT, span);
+  const fail = (span: Span, type: string, message: string, at: number) => {
+    span.setStatus({ code: SpanStatusCode.ERROR, message: s(message) });
+    span.setAttribute(GEN_AI.errorType, type);
+    span.addEvent('exception', { 'exception.type': type, 'exception.message': s(message) }, at);
+  };
+  const kindOf = (id: string) => opts.providerKinds?.[id] ?? id;
+
+  const started = first.data;
+  const last = events[events.length - 1] as RunEvent;
+  const finished = events.find((e): e is EventOf<'run_finished'> => e.type === 'run_finished');
+  const runSpan = start(`invoke_agent ${SCOPE}`, first.ts, ROOT_CONTEXT, {
+    [GEN_AI.operation]: 'invoke_agent',
+    [GEN_AI.agentName]: SCOPE,
+    [GEN_AI.conversationId]: first.runId,
+    'toolsmith.run.id': first.runId,
+    'toolsmith.run.mode': started.mode,
+    'toolsmith.run.kind': started.kind ?? 'run',
+    'toolsmith.run.sandbox': s(started.sandbox),
+    ...(started.kit ? { 'toolsmith.run.kit': s(started.kit) } : {}),
+    'toolsmith.run.language': started.language,
+    'toolsmith.run.task_chars': started.task.length,
+    ...(started.model ? { [GEN_AI.requestModel]: started.model } : {}),
+    ...(started.origin ? { 'toolsmith.run.origin': `${started.origin.kind}:${started.origin.runId}` } : {}),
+  });
+  const runCtx = under(runSpan);
+
+  // The events of each attempt (PLAN) or step (INTERACTIVE), in order.
+  const byN = new Map<number, RunEvent[]>();
+  for (const e of events) {
+    const n = 'n' in e.data && typeof e.data.n === 'number' ? e.data.n : undefined;
+    if (n === undefined) continue;
+    const list = byN.get(n) ?? [];
+    list.push(e);
+    byN.set(n, list);
+  }
+  let tokensIn = 0;
+  let tokensOut = 0;
+  for (const [n, list] of [...byN.entries()].sort((a, b) => a[0] - b[0])) {
+    const t0 = (list[0] as RunEvent).ts;
+    const tier = list.find((e): e is EventOf<'tier'> => e.type === 'tier');
+    const execution = list.find((e): e is EventOf<'execution'> => e.type === 'execution');
+    // An attempt starts at its first event, or earlier when its LLM call or sandbox job did.
+    let begin = t0;
+    for (const e of list) {
+      if (e.type === 'llm_response') begin = Math.min(begin, e.ts - e.data.latencyMs);
+      if (e.type === 'execution') begin = Math.min(begin, e.ts - e.data.result.durationMs);
+    }
+    const attemptSpan = start(`${started.mode === 'interactive' ? 'step' : 'attempt'} ${n}`, begin, runCtx, {
+      'toolsmith.attempt.n': n,
+      ...(tier ? { 'toolsmith.attempt.tier': tier.data.tier } : {}),
+      ...(tier?.data.template ? { 'toolsmith.attempt.template': s(tier.data.template) } : {}),
+      ...(tier?.data.provider ? { 'toolsmith.attempt.provider': tier.data.provider } : {}),
+    });
+    const attemptCtx = under(attemptSpan);
+    let attemptError: { type: string; message: string; at: number } | undefined;
+    let prevTs = begin;
+    let scriptTs: number | undefined;
+    for (const e of list) {
+      switch (e.type) {
+        case 'script':
+          scriptTs = e.ts;
+          break;
+        case 'llm_response': {
+          const d = e.data;
+          const span = start(
+            `chat ${d.model}`,
+            e.ts - d.latencyMs,
+            attemptCtx,
+            {
+              [GEN_AI.operation]: 'chat',
+              [GEN_AI.provider]: kindOf(d.provider),
+              [GEN_AI.system]: kindOf(d.provider),
+              'toolsmith.provider.id': d.provider,
+              [GEN_AI.requestModel]: d.model,
+              [GEN_AI.responseModel]: d.model,
+              [GEN_AI.inputTokens]: d.promptTokens,
+              [GEN_AI.outputTokens]: d.completionTokens,
+              // Toolsmith keeps an answer only when it ended whole (a cut at max_tokens is an llm_error).
+              [GEN_AI.finishReasons]: ['stop'],
+              'toolsmith.llm.retries': d.retries.length,
+              'toolsmith.llm.correction': d.correction === true,
+              'toolsmith.llm.answer_chars': d.text.length,
+            },
+            SpanKind.CLIENT,
+          );
+          for (const r of d.retries)
+            span.addEvent('retry', {
+              'toolsmith.retry.reason': s(r.reason),
+              'toolsmith.retry.wait_ms': r.waitMs,
+            });
+          span.end(e.ts);
+          tokensIn += d.promptTokens;
+          tokensOut += d.completionTokens;
+          break;
+        }
+        case 'llm_error': {
+          const d = e.data;
+          const span = start(
+            `chat ${tier?.data.provider === d.provider ? (started.providers?.find((p) => p.id === d.provider)?.model ?? d.provider) : d.provider}`,
+            Math.max(prevTs, begin),
+            attemptCtx,
+            {
+              [GEN_AI.operation]: 'chat',
+              [GEN_AI.provider]: kindOf(d.provider),
+              [GEN_AI.system]: kindOf(d.provider),
+              'toolsmith.provider.id': d.provider,
+              ...(/max_tokens/.test(d.message) ? { [GEN_AI.finishReasons]: ['length'] } : {}),
+              'toolsmith.llm.retries': d.retries.length,
+            },
+            SpanKind.CLIENT,
+          );
+          fail(span, 'llm_error', d.message, e.ts);
+          span.end(e.ts);
+          attemptError = { type: 'llm_error', message: d.message, at: e.ts };
+          break;
+        }
+        case 'validation': {
+          const d = e.data;
+          const span = start(`validate ${started.language}`, scriptTs ?? prevTs, attemptCtx, {
+            'toolsmith.validation.valid': d.valid,
+            'toolsmith.validation.violations': d.violations.length,
+          });
+          for (const v of d.violations)
+            span.addEvent(
+              'violation',
+              {
+                'toolsmith.violation.rule': v.rule,
+                'toolsmith.violation.message': s(v.message),
+                'toolsmith.violation.line': v.line,
+              },
+              e.ts,
+            );
+          if (!d.valid) {
+            const msg =
+              d.violations.map((v) => `line ${v.line}: ${v.message}`).join('; ') || 'invalid script';
+            fail(span, 'validation', msg, e.ts);
+            attemptError = { type: 'validation', message: msg, at: e.ts };
+          }
+          span.end(e.ts);
+          break;
+        }
+        case 'execution':
+          attemptError = sandboxSpans(e, list, attemptCtx) ?? attemptError;
+          if (e.data.result.success) attemptError = undefined;
+          break;
+      }
+      prevTs = e.ts;
+    }
+    const end = Math.max(prevTs, execution?.ts ?? 0);
+    if (attemptError) fail(attemptSpan, attemptError.type, attemptError.message, attemptError.at);
+    attemptSpan.end(end);
+  }
+
+  function sandboxSpans(
+    e: EventOf<'execution'>,
+    list: readonly RunEvent[],
+    parent: Context,
+  ): { type: string; message: string; at: number } | undefined {
+    const r: ExecutionResult = e.data.result;
+    const jobStart = e.ts - r.durationMs;
+    const job = start(`sandbox.execute ${r.runtime}`, jobStart, parent, {
+      'toolsmith.sandbox.isolation': r.isolation,
+      ...(r.isolationReason ? { 'toolsmith.sandbox.isolation_reason': s(r.isolationReason) } : {}),
+      'toolsmith.sandbox.exit_reason': r.exitReason,
+      'toolsmith.sandbox.runtime': r.runtime,
+      'toolsmith.sandbox.duration_ms': r.durationMs,
+      'toolsmith.sandbox.tool_calls': r.toolCalls.length,
+      'toolsmith.sandbox.logs': r.logs.length,
+      'toolsmith.sandbox.result_bytes': bytes(r.data),
+    });
+    const jobCtx = under(job);
+    // Each tool call ended when its live tool_call event was recorded; the final trace is the truth.
+    const live = list.filter((x): x is EventOf<'tool_call'> => x.type === 'tool_call');
+    let cursor = jobStart;
+    r.toolCalls.forEach((c: ToolCallTrace, i) => {
+      const endAt = Math.min(live[i]?.data.trace.name === c.name ? live[i].ts : cursor + c.ms, e.ts);
+      const from = Math.max(jobStart, endAt - c.ms);
+      const span = start(`execute_tool ${c.name}`, from, jobCtx, {
+        [GEN_AI.operation]: 'execute_tool',
+        [GEN_AI.toolName]: s(c.name),
+        [GEN_AI.toolType]: 'function',
+        [GEN_AI.toolCallId]: `${e.data.n}.${i + 1}`,
+        'toolsmith.tool.location': c.location,
+        'toolsmith.tool.args_bytes': bytes(c.args),
+        'toolsmith.tool.result_bytes': bytes(c.result),
+        'toolsmith.tool.status': c.refused
+          ? 'refused'
+          : c.error
+            ? 'error'
+            : c.result && !c.result.success
+              ? 'failure'
+              : 'ok',
+        ...(c.egress?.length ? { 'toolsmith.tool.egress_requests': c.egress.length } : {}),
+      });
+      if (c.refused) fail(span, 'refused', c.error ?? `${c.name} is outside the kit`, endAt);
+      else if (c.error) fail(span, 'tool_error', c.error, endAt);
+      else if (c.result && !c.result.success)
+        fail(span, 'tool_failure', c.result.message ?? 'the tool failed', endAt);
+      span.end(endAt);
+      cursor = endAt;
+    });
+    let error: { type: string; message: string; at: number } | undefined;
+    if (!r.success) {
+      const type = r.error?.type ?? r.exitReason;
+      const message = r.error?.message ?? `the script ended with ${r.exitReason}`;
+      fail(job, type, message, e.ts);
+      const frame = r.error?.frames.at(-1);
+      if (frame) job.setAttribute('toolsmith.sandbox.error_line', frame.line);
+      error = { type, message, at: e.ts };
+    }
+    job.end(e.ts);
+    return error;
+  }
+
+  runSpan.setAttributes({ [GEN_AI.inputTokens]: tokensIn, [GEN_AI.outputTokens]: tokensOut });
+  const status = finished?.data.status ?? 'interrupted';
+  runSpan.setAttribute('toolsmith.run.status', status);
+  if (status !== 'succeeded')
+    fail(
+      runSpan,
+      status,
+      finished?.data.error ?? `the run ${status === 'interrupted' ? 'was interrupted' : status}`,
+      last.ts,
+    );
+  runSpan.end(finished?.ts ?? last.ts);
+  return count;
+}
+
+/** The spans of a run as the SDK makes them (tests and `runs export --otlp` count them). */
+export function runSpans(
+  events: readonly RunEvent[],
+  serviceName: string,
+  opts: RunTraceOptions = {},
+): ReadableSpan[] {
+  const mem = new InMemorySpanExporter();
+  buildRunSpans(events, mem, serviceName, opts);
+  return mem.getFinishedSpans();
+}
+
+/**
+ * Sends a finished run's trace to an OTLP/HTTP (protobuf) endpoint in one request. Resolves with the
+ * number of spans sent; rejects with the collector's or the network's error.
+ */
+export async function exportRunTrace(
+  events: readonly RunEvent[],
+  target: OtlpTarget,
+  opts: RunTraceOptions = {},
+): Promise<number> {
+  const spans = runSpans(events, target.serviceName, opts);
+  const exporter = new OTLPTraceExporter({
+    url: target.url,
+    headers: target.headers,
+    timeoutMillis: target.timeoutMs ?? 10_000,
+  });
+  try {
+    const result = await new Promise<ExportResult>((resolve) => exporter.export(spans, resolve));
+    if (result.code !== ExportResultCode.SUCCESS)
+      throw new Error(
+        `the OTLP endpoint ${target.url} did not take the trace: ${(opts.redactor ?? knownSecrets).text(result.error?.message ?? 'export failed')}`,
+      );
+    return spans.length;
+  } finally {
+    await exporter.shutdown();
+  }
+}

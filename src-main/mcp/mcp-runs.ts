@@ -1,0 +1,60 @@
+/**
+ * Recorded runs as MCP resources (`toolsmith://runs/<id>`): listed newest first, read as the run's
+ * compact agent context (`runAgentContext`, XML), so an agent can read why an earlier run failed.
+ */
+import { ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { ToolsmithService } from '../app/service.ts';
+import { ToolsmithError } from '../app/errors.ts';
+import { runAgentContext } from '../core/sandbox/agent-context.ts';
+
+export const RUN_URI_PREFIX = 'toolsmith://runs/';
+/** How many recent runs the list names (the newest). */
+export const LISTED_RUNS = 50;
+
+export const runUri = (id: string): string => `${RUN_URI_PREFIX}${id}`;
+
+/** A run's agent context for the answer of a tool or a resource read. */
+export async function runContextText(svc: ToolsmithService, runId: string): Promise<string> {
+  return runAgentContext((await svc.runs()).get(runId));
+}
+
+export function registerRunResources(server: McpServer, svc: ToolsmithService): void {
+  server.registerResource(
+    'run',
+    new ResourceTemplate(`${RUN_URI_PREFIX}{id}`, {
+      list: async () => {
+        const { runs } = (await svc.runs()).list({ limit: LISTED_RUNS });
+        return {
+          resources: runs.map((r) => ({
+            uri: runUri(r.id),
+            name: `run ${r.id.slice(0, 8)}`,
+            title: `${r.status}: ${r.task.slice(0, 80)}`,
+            description: `${r.status} run in sandbox ${r.sandbox} (${r.mode}, ${r.attempts} attempt(s)), ${new Date(r.createdAt).toISOString()}`,
+            mimeType: 'application/xml',
+          })),
+        };
+      },
+    }),
+    {
+      title: 'Recorded run',
+      description:
+        "A recorded Toolsmith run as compact XML for an agent's next turn: status, task, earlier attempts in one line each, the last attempt's result or error with its failing line.",
+      mimeType: 'application/xml',
+    },
+    async (uri, { id }) => {
+      const runId = Array.isArray(id) ? id[0] : id;
+      try {
+        return {
+          contents: [
+            { uri: uri.href, mimeType: 'application/xml', text: await runContextText(svc, String(runId)) },
+          ],
+        };
+      } catch (e) {
+        // The SDK answers a thrown error as a JSON-RPC error with its message.
+        if (e instanceof ToolsmithError) throw new Error(`${e.message} (${uri.href})`);
+        throw e;
+      }
+    },
+  );
+}

@@ -1,0 +1,362 @@
+/**
+ * Run traces: a recorded run's events become GenAI spans sent over OTLP/HTTP to a real receiver started
+ * here (protobuf decoded), with real timestamps, parent links, error statuses and secrets redacted; and
+ * where traces go, from config.toml and the OTEL_* variables.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseConfig } from '../../../src-main/app/config.ts';
+import {
+  learnOtelEnvSecrets,
+  otlpTarget,
+  parseOtelHeaders,
+  telemetrySettings,
+} from '../../../src-main/app/telemetry.ts';
+import type { EventPayloads, EventType, RunEvent } from '../../../src-main/core/records/events.ts';
+import type { ToolCallTrace } from '../../../src-main/core/sandbox/execution.ts';
+import { knownSecrets, Redactor } from '../../../src-main/core/records/redact.ts';
+import { exportRunTrace, traceIdOf } from '../../../src-main/infra/telemetry/run-trace.ts';
+import { parentOf, startOtlpReceiver } from '../../support/otlp-receiver.ts';
+import type { OtlpReceiver, ReceivedSpan } from '../../support/otlp-receiver.ts';
+
+const SECRET = 'sk-otel-test-4f9a8b7c6d5e';
+const T0 = 1_800_000_000_000;
+
+/** A run of three attempts: an invalid script, a script that raised, then one that called two tools. */
+function recordedRun(runId: string): RunEvent[] {
+  const events: RunEvent[] = [];
+  const add = <T extends EventType>(type: T, at: number, data: EventPayloads[T]) =>
+    events.push({ v: 1, runId, seq: events.length, ts: T0 + at, type, data } as RunEvent);
+  const llm = (n: number, at: number, latency: number) =>
+    add('llm_response', at, {
+      n,
+      text: '```python\n...\n```',
+      promptTokens: 100 * n,
+      completionTokens: 10 * n,
+      model: 'gpt-test',
+      provider: 'local',
+      latencyMs: latency,
+      retries: n === 2 ? [{ attempt: 1, reason: '429 Too Many Requests', waitMs: 50 }] : [],
+    });
+  const script = (n: number, at: number) =>
+    add('script', at, { n, code: 'x', body: 'x', bodyStartLine: 1, language: 'python', source: 'llm' });
+  add('run_started', 0, {
+    task: 'count the stock',
+    sandbox: 'ecommerce',
+    mode: 'plan',
+    language: 'python',
+    provider: 'local',
+    model: 'gpt-test',
+    maxRetries: 3,
+    maxSteps: 0,
+  });
+  add('tier', 1, { n: 1, tier: 'llm', provider: 'local' });
+  llm(1, 1001, 1000);
+  script(1, 1002);
+  add('validation', 1010, {
+    n: 1,
+    valid: false,
+    violations: [
+      { rule: 'import', message: 'imports are not allowed', line: 1, column: 0, endLine: 1, endColumn: 9 },
+    ],
+  });
+  add('tier', 1011, { n: 2, tier: 'llm', provider: 'local' });
+  llm(2, 2011, 900);
+  script(2, 2012);
+  add('validation', 2020, { n: 2, valid: true, violations: [] });
+  add('execution', 2520, {
+    n: 2,
+    result: {
+      success: false,
+      intermediates: [],
+      logs: [],
+      toolCalls: [],
+      error: { type: 'KeyError', message: `'${SECRET}'`, frames: [{ line: 2, name: '<script>' }] },
+      exitReason: 'error',
+      isolation: 'docker',
+      durationMs: 400,
+      runtime: 'python',
+    },
+  });
+  add('tier', 2521, { n: 3, tier: 'llm', provider: 'local' });
+  llm(3, 3521, 1000);
+  script(3, 3522);
+  add('validation', 3530, { n: 3, valid: true, violations: [] });
+  const calls: ToolCallTrace[] = [
+    {
+      name: 'check_inventory',
+      args: { product_id: 'p3' },
+      result: { success: true, data: { in_stock: 4 } },
+      ms: 30,
+      location: 'sandbox',
+    },
+    {
+      name: 'send_email',
+      args: { to: 'a@example.com' },
+      ms: 20,
+      location: 'sandbox',
+      error: 'ConnectionError: refused',
+    },
+  ];
+  add('tool_call', 3600, { n: 3, trace: calls[0]! });
+  add('tool_call', 3650, { n: 3, trace: calls[1]! });
+  add('execution', 3700, {
+    n: 3,
+    result: {
+      success: true,
+      data: 4,
+      intermediates: [],
+      logs: [],
+      toolCalls: calls,
+      exitReason: 'ok',
+      isolation: 'gvisor',
+      durationMs: 150,
+      runtime: 'python',
+    },
+  });
+  add('run_finished', 3710, { status: 'succeeded', result: 4 });
+  return events;
+}
+
+let receiver: OtlpReceiver;
+beforeAll(async () => {
+  receiver = await startOtlpReceiver();
+});
+afterAll(() => receiver.close());
+
+const byName = (spans: ReceivedSpan[], name: string) => {
+  const s = spans.find((x) => x.name === name);
+  if (!s) throw new Error(`no span ${name} in ${spans.map((x) => x.name).join(', ')}`);
+  return s;
+};
+
+describe('a run as an OpenTelemetry trace', () => {
+  it('sends GenAI spans with real times, parent links, statuses and no secret to an OTLP receiver', async () => {
+    const redactor = new Redactor();
+    redactor.add(SECRET);
+    receiver.spans = [];
+    receiver.requests = [];
+    const sent = await exportRunTrace(
+      recordedRun('run-otel-1'),
+      {
+        url: `${receiver.base}/v1/traces`,
+        headers: { authorization: `Bearer ${SECRET}` },
+        serviceName: 'ts-test',
+      },
+      { providerKinds: { local: 'openai' }, redactor },
+    );
+    const spans = receiver.spans;
+    expect(spans).toHaveLength(sent);
+    // One request, protobuf, carrying the configured header.
+    expect(receiver.requests).toHaveLength(1);
+    expect(receiver.requests[0]!.contentType).toBe('application/x-protobuf');
+    expect(receiver.requests[0]!.headers['authorization']).toBe(`Bearer ${SECRET}`);
+    expect(new Set(spans.map((s) => s.traceId))).toEqual(new Set([traceIdOf('run-otel-1')]));
+    expect(spans.every((s) => s.resource['service.name'] === 'ts-test' && s.scope === 'toolsmith')).toBe(
+      true,
+    );
+    expect(spans.map((s) => s.name).sort()).toEqual(
+      [
+        'invoke_agent toolsmith',
+        'attempt 1',
+        'attempt 2',
+        'attempt 3',
+        'chat gpt-test',
+        'chat gpt-test',
+        'chat gpt-test',
+        'validate python',
+        'validate python',
+        'validate python',
+        'sandbox.execute python',
+        'sandbox.execute python',
+        'execute_tool check_inventory',
+        'execute_tool send_email',
+      ].sort(),
+    );
+
+    const run = byName(spans, 'invoke_agent toolsmith');
+    expect(run.parentSpanId).toBe('');
+    expect(run.startMs).toBe(T0);
+    expect(run.endMs).toBe(T0 + 3710);
+    expect(run.status.code).toBe(0);
+    expect(run.attributes).toMatchObject({
+      'gen_ai.operation.name': 'invoke_agent',
+      'gen_ai.conversation.id': 'run-otel-1',
+      'toolsmith.run.status': 'succeeded',
+      'gen_ai.usage.input_tokens': 600,
+      'gen_ai.usage.output_tokens': 60,
+    });
+
+    // Attempts under the run; chat, validation and sandbox spans under their attempt.
+    for (const n of [1, 2, 3]) expect(parentOf(spans, byName(spans, `attempt ${n}`))).toBe(run);
+    const attempt = (n: number) => byName(spans, `attempt ${n}`);
+    const chats = spans.filter((s) => s.name === 'chat gpt-test');
+    expect(chats.map((c) => parentOf(spans, c)?.name).sort()).toEqual([
+      'attempt 1',
+      'attempt 2',
+      'attempt 3',
+    ]);
+    const chat2 = chats.find((c) => parentOf(spans, c) === attempt(2))!;
+    expect(chat2.kind).toBe(3); // CLIENT
+    expect(chat2.startMs).toBe(T0 + 2011 - 900);
+    expect(chat2.endMs).toBe(T0 + 2011);
+    expect(chat2.attributes).toMatchObject({
+      'gen_ai.operation.name': 'chat',
+      'gen_ai.provider.name': 'openai',
+      'gen_ai.system': 'openai',
+      'toolsmith.provider.id': 'local',
+      'gen_ai.request.model': 'gpt-test',
+      'gen_ai.response.model': 'gpt-test',
+      'gen_ai.usage.input_tokens': 200,
+      'gen_ai.usage.output_tokens': 20,
+      'gen_ai.response.finish_reasons': ['stop'],
+    });
+    expect(chat2.events.map((e) => e.name)).toEqual(['retry']);
+
+    // An invalid script: the validation span and its attempt are errors, with the violation as an event.
+    const v1 = spans.find((s) => s.name === 'validate python' && parentOf(spans, s) === attempt(1))!;
+    expect(v1.status.code).toBe(2);
+    expect(v1.attributes['toolsmith.validation.valid']).toBe(false);
+    expect(v1.events.map((e) => e.name)).toEqual(['violation', 'exception']);
+    expect(attempt(1).status).toEqual({ code: 2, message: 'line 1: imports are not allowed' });
+
+    // A script that raised: the sandbox span is an error with the exception, its message redacted.
+    const job2 = spans.find((s) => s.name === 'sandbox.execute python' && parentOf(spans, s) === attempt(2))!;
+    expect(job2.status.code).toBe(2);
+    expect(job2.attributes).toMatchObject({
+      'toolsmith.sandbox.isolation': 'docker',
+      'toolsmith.sandbox.exit_reason': 'error',
+      'error.type': 'KeyError',
+    });
+    expect(job2.startMs).toBe(T0 + 2520 - 400);
+    const exc = job2.events.find((e) => e.name === 'exception')!;
+    expect(exc.attributes).toEqual({ 'exception.type': 'KeyError', 'exception.message': "'[redacted]'" });
+    expect(attempt(2).status.code).toBe(2);
+
+    // Tool calls under the sandbox job of attempt 3, timed by their live events.
+    const job3 = spans.find((s) => s.name === 'sandbox.execute python' && parentOf(spans, s) === attempt(3))!;
+    expect(job3.attributes['toolsmith.sandbox.isolation']).toBe('gvisor');
+    expect(job3.status.code).toBe(0);
+    expect(attempt(3).status.code).toBe(0);
+    const inv = byName(spans, 'execute_tool check_inventory');
+    const mail = byName(spans, 'execute_tool send_email');
+    expect(parentOf(spans, inv)).toBe(job3);
+    expect(parentOf(spans, mail)).toBe(job3);
+    expect([inv.startMs, inv.endMs]).toEqual([T0 + 3570, T0 + 3600]);
+    expect(inv.attributes).toMatchObject({
+      'gen_ai.operation.name': 'execute_tool',
+      'gen_ai.tool.name': 'check_inventory',
+      'toolsmith.tool.status': 'ok',
+      'toolsmith.tool.args_bytes': JSON.stringify({ product_id: 'p3' }).length,
+      'toolsmith.tool.result_bytes': JSON.stringify({ success: true, data: { in_stock: 4 } }).length,
+    });
+    expect(mail.status).toEqual({ code: 2, message: 'ConnectionError: refused' });
+    expect(mail.attributes['toolsmith.tool.status']).toBe('error');
+
+    // Children lie within their parents.
+    for (const s of spans) {
+      const p = parentOf(spans, s);
+      if (!p) continue;
+      expect(s.startMs).toBeGreaterThanOrEqual(p.startMs);
+      expect(s.endMs).toBeLessThanOrEqual(p.endMs);
+    }
+    // No secret anywhere in what was sent.
+    expect(receiver.requests[0]!.body.includes(Buffer.from(SECRET))).toBe(false);
+  });
+
+  it('a collector that refuses: the export rejects naming the endpoint', async () => {
+    receiver.failWith = 400;
+    try {
+      await expect(
+        exportRunTrace(recordedRun('run-otel-2'), {
+          url: `${receiver.base}/v1/traces`,
+          headers: {},
+          serviceName: 'ts-test',
+          timeoutMs: 5000,
+        }),
+      ).rejects.toThrow(`the OTLP endpoint ${receiver.base}/v1/traces did not take the trace`);
+    } finally {
+      receiver.failWith = undefined;
+    }
+  });
+});
+
+describe('where run traces go', () => {
+  it('is off by default, on with OTEL_TRACES_EXPORTER=otlp and an endpoint', () => {
+    expect(telemetrySettings(parseConfig({}), {})).toMatchObject({ enabled: false });
+    const on = telemetrySettings(parseConfig({}), {
+      OTEL_TRACES_EXPORTER: 'otlp',
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/',
+    });
+    expect(on).toMatchObject({
+      enabled: true,
+      url: 'http://collector:4318/v1/traces',
+      serviceName: 'toolsmith',
+      headers: {},
+      timeoutMs: 10_000,
+      warnings: [],
+    });
+  });
+
+  it('config.toml turns it on; the OTEL_* variables win over it', () => {
+    const c = parseConfig({
+      telemetry: {
+        enabled: true,
+        endpoint: 'http://from-config:4318',
+        headers: { 'x-api-key': 'env:TS_TEST_OTEL_KEY' },
+        service_name: 'from-config',
+      },
+    });
+    expect(telemetrySettings(c, { TS_TEST_OTEL_KEY: 'k-123456789' })).toMatchObject({
+      enabled: true,
+      url: 'http://from-config:4318/v1/traces',
+      headers: { 'x-api-key': 'k-123456789' },
+      serviceName: 'from-config',
+    });
+    expect(
+      telemetrySettings(c, {
+        TS_TEST_OTEL_KEY: 'k-123456789',
+        OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://traces:9999/custom',
+        OTEL_EXPORTER_OTLP_HEADERS: 'authorization=Bearer%20abc,x-tenant=t1',
+        OTEL_EXPORTER_OTLP_TRACES_HEADERS: 'x-tenant=t2',
+        OTEL_SERVICE_NAME: 'from-env',
+        OTEL_EXPORTER_OTLP_TRACES_TIMEOUT: '2500',
+      }),
+    ).toMatchObject({
+      url: 'http://traces:9999/custom',
+      headers: { 'x-api-key': 'k-123456789', authorization: 'Bearer abc', 'x-tenant': 't2' },
+      serviceName: 'from-env',
+      timeoutMs: 2500,
+    });
+    expect(telemetrySettings(c, { OTEL_SDK_DISABLED: 'true' })).toEqual({
+      enabled: false,
+      why: 'OTEL_SDK_DISABLED=true',
+    });
+    expect(telemetrySettings(c, { OTEL_TRACES_EXPORTER: 'none' })).toMatchObject({ enabled: false });
+    // A header variable that is not set is named; an unsupported protocol is told, protobuf is sent.
+    const warned = telemetrySettings(c, { OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' });
+    expect(warned.enabled && warned.warnings).toEqual([
+      'OTLP protocol grpc is not supported: traces are sent as http/protobuf',
+      '[telemetry] header x-api-key: TS_TEST_OTEL_KEY is not set',
+    ]);
+  });
+
+  it('an explicit export uses the same endpoint whether or not live export is on', () => {
+    expect(otlpTarget(parseConfig({}), { OTEL_SDK_DISABLED: 'true' }).url).toBe(
+      'http://localhost:4318/v1/traces',
+    );
+    expect(parseOtelHeaders('a=1, b = x%3Dy ,bad,=v')).toEqual({ a: '1', b: 'x=y' });
+  });
+
+  it('header values are secrets, whole and the credential after their scheme', () => {
+    learnOtelEnvSecrets({ OTEL_EXPORTER_OTLP_HEADERS: 'authorization=Bearer%20tok-5e6f7a8b9c0d' });
+    expect(knownSecrets.text('key tok-5e6f7a8b9c0d and Bearer tok-5e6f7a8b9c0d')).toBe(
+      'key [redacted] and [redacted]',
+    );
+  });
+
+  it('config.toml refuses a header written in the clear', () => {
+    expect(() => parseConfig({ telemetry: { headers: { authorization: 'Bearer abc' } } })).toThrow(
+      /telemetry\.headers\.authorization: use "env:VARIABLE"/,
+    );
+  });
+});
