@@ -43,6 +43,11 @@ export const TOOL_META: Readonly<Record<string, { title: string; annotations: To
   list_templates: { title: 'List templates', annotations: lookup },
   search_tools: { title: 'Search tools', annotations: lookup },
   describe_tool: { title: 'Describe a tool', annotations: lookup },
+  // A save writes a new version of a skill file (earlier versions are kept) and runs the skill's tests.
+  save_skill: {
+    title: 'Save a skill',
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  },
   // A suite runs cases through the LLM and records runs; its tools' effects are the cases' own.
   run_suite: {
     title: 'Run a test suite',

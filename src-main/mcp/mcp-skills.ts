@@ -4,6 +4,7 @@
  * workbench: the server asks the client's user through MCP elicitation (the skill's source shown in the
  * question); a client without elicitation, or a person who declines, gets a refusal and nothing is saved.
  */
+import { withMeta } from './mcp-meta.ts';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { ToolsmithError } from '../app/errors.ts';
@@ -19,7 +20,7 @@ const text = (v: unknown, isError = false) => ({
 export function registerSkillTools(server: McpServer, svc: ToolsmithService): void {
   server.registerTool(
     'save_skill',
-    {
+    withMeta('save_skill', {
       description:
         'Save a Python function as a skill of a sandbox: later scripts (and the `code` manual) can call it. ' +
         'The source is exactly one `def name(...)` with typed parameters and a docstring, calling the ' +
@@ -36,7 +37,7 @@ export function registerSkillTools(server: McpServer, svc: ToolsmithService): vo
           .max(50),
         replace: z.boolean().optional().describe('save a new version of an existing skill'),
       },
-    },
+    }),
     async ({ sandbox, name, source, tests, replace }) => {
       try {
         const skills = svc.skills();
