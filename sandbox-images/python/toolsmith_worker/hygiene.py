@@ -16,7 +16,7 @@ import time
 # process (no namespace of its own) only ends the worker's own children and never touches /tmp.
 PRIVATE_TMP = os.environ.get("TOOLSMITH_PRIVATE_TMP") == "1"
 # The folder holding the worker (its entry and this package): under /tmp in the process backend.
-_OWN_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+OWN_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _LIBC = []
 
 
@@ -56,6 +56,10 @@ def no_dump():
     environ, fds) or ptrace it. Set by the worker (and so inherited by the fork server and every child,
     fork keeps it) and again by each child before its job's code runs."""
     return _prctl(4, 0)
+
+
+def set_dumpable(on):
+    return _prctl(4, 1 if on else 0)
 
 
 def _children():
@@ -272,7 +276,6 @@ _IPC_CALLS = {"x86_64": (0xC000003E, (29, 64, 68, 240)), "aarch64": (0xC00000B7,
 def deny_ipc():
     """Installs a seccomp filter (inherited by every process forked after) that fails those calls with
     EPERM. True when it is in place."""
-    import ctypes
     import platform
 
     arch = _IPC_CALLS.get(platform.machine())
@@ -292,6 +295,13 @@ def deny_ipc():
     for i, nr in enumerate(calls):
         prog.append((0x15, deny - (4 + i) - 1, 0, nr))  # jeq nr: deny
     prog += [(0x06, 0, 0, 0x7FFF0000), (0x06, 0, 0, 0x00050000 | 1)]  # allow; errno EPERM
+    return install_filter(prog)
+
+
+def install_filter(prog):
+    """Installs a classic BPF seccomp program, given as (code, jt, jf, k) tuples, on this process (and
+    every process it forks after). True when it is in place."""
+    import ctypes
 
     class Filter(ctypes.Structure):
         _fields_ = [("code", ctypes.c_ushort), ("jt", ctypes.c_ubyte), ("jf", ctypes.c_ubyte), ("k", ctypes.c_uint)]
@@ -313,6 +323,7 @@ def deny_ipc():
 # ---------------------------------------------------------------- writable paths
 
 _WIPE = []  # [(folder, names there when the worker started)]: every writable mount, found once
+_MOUNTS = []  # [(mount point, file system type)] of those writable mounts (jobns gives each job fresh ones)
 _SYSVIPC = []  # open /proc/sysvipc/{shm,msg,sem} (where the kernel has them)
 
 
@@ -320,6 +331,7 @@ def find_writable():
     """Every writable mount of the sandbox (from /proc/self/mountinfo: /tmp, /dev/shm, /dev/mqueue, the
     cwd's mount, any tmpfs or read-write mount this user can write), with what each holds now."""
     _WIPE.clear()
+    _MOUNTS.clear()
     seen = set()
     try:
         with open("/proc/self/mountinfo", "rb") as f:
@@ -339,6 +351,7 @@ def find_writable():
         if fstype in ("proc", "sysfs", "cgroup", "cgroup2", "devpts", "devtmpfs") or point.startswith(("/proc/", "/sys/")) or point in ("/proc", "/sys"):
             continue
         points.append(point)
+        _MOUNTS.append((point, fstype))
     try:
         points.append(os.getcwd())
     except OSError:
@@ -358,7 +371,13 @@ def find_writable():
             _SYSVIPC.append((kind, os.open(f"/proc/sysvipc/{kind}", os.O_RDONLY | os.O_CLOEXEC)))
         except OSError:
             pass
+    _MOUNTS[:] = [(p, t) for p, t in _MOUNTS if any(p == w for w, _ in _WIPE)]
     return [p for p, _ in _WIPE]
+
+
+def writable_mounts():
+    """The sandbox's writable mounts as (mount point, file system type), found by find_writable."""
+    return list(_MOUNTS)
 
 
 def _remove(path):
@@ -428,7 +447,7 @@ def wipe_writable():
             if name in keep:
                 continue
             p = os.path.join(folder, name)
-            if p == _OWN_DIR or _OWN_DIR.startswith(p + "/") or os.path.ismount(p):
+            if p == OWN_DIR or OWN_DIR.startswith(p + "/") or os.path.ismount(p):
                 continue
             _remove(p)
     for kind, fd in _SYSVIPC:
@@ -548,3 +567,22 @@ def start_egress_relay():
                 upstream.close()
 
     threading.Thread(target=serve, daemon=True, name="egress-relay").start()
+
+
+def scrub_environ(name):
+    """Overwrites the variable `name` in the process's initial environment block with NULs: removing it
+    from os.environ leaves its bytes where /proc/<pid>/environ reads them (the block the kernel wrote at
+    exec), and every forked job copies that block."""
+    import ctypes
+
+    prefix = name.encode() + b"="
+    try:
+        env = ctypes.POINTER(ctypes.c_void_p).in_dll(_libc(), "environ")
+        i = 0
+        while env[i]:
+            addr = env[i]
+            if ctypes.string_at(addr, len(prefix)) == prefix:
+                ctypes.memset(addr, 0, len(ctypes.string_at(addr)))
+            i += 1
+    except Exception:  # noqa: BLE001 - not glibc: the variable is still removed from os.environ
+        pass
