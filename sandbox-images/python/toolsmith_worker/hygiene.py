@@ -569,20 +569,35 @@ def start_egress_relay():
     threading.Thread(target=serve, daemon=True, name="egress-relay").start()
 
 
-def scrub_environ(name):
-    """Overwrites the variable `name` in the process's initial environment block with NULs: removing it
-    from os.environ leaves its bytes where /proc/<pid>/environ reads them (the block the kernel wrote at
-    exec), and every forked job copies that block."""
+def scrub_environ():
+    """Moves the environment out of the block the kernel wrote at exec (every variable set again with
+    setenv: glibc copies it to the heap) and overwrites that block with NULs: /proc/<pid>/environ reads the
+    block, not the variables, and every forked job copies it. Removing a variable from os.environ leaves
+    its bytes there; gVisor lets any process of the sandbox read that file of the worker."""
     import ctypes
 
-    prefix = name.encode() + b"="
     try:
-        env = ctypes.POINTER(ctypes.c_void_p).in_dll(_libc(), "environ")
+        libc = _libc()
+        env = ctypes.POINTER(ctypes.c_void_p).in_dll(libc, "environ")
+        old = []
         i = 0
         while env[i]:
-            addr = env[i]
-            if ctypes.string_at(addr, len(prefix)) == prefix:
-                ctypes.memset(addr, 0, len(ctypes.string_at(addr)))
+            old.append(env[i])
             i += 1
-    except Exception:  # noqa: BLE001 - not glibc: the variable is still removed from os.environ
-        pass
+        for addr in old:
+            name, _, value = ctypes.string_at(addr).partition(b"=")
+            if libc.setenv(name, value, 1) != 0:
+                return False
+        # The block's bounds: env_start and env_end of /proc/self/stat (fields 50, 51); where they read 0
+        # (gVisor), the kernel's strings around the first one (a variable set since lives on the heap).
+        with open("/proc/self/stat", "rb") as f:
+            fields = f.read().rsplit(b")", 1)[1].split()
+        start, end = int(fields[47]), int(fields[48])
+        if not 0 < start < end and old:
+            near = [a for a in old if abs(a - old[0]) < 1 << 20]
+            start, end = min(near), max(a + len(ctypes.string_at(a)) + 1 for a in near)
+        if 0 < start < end:
+            ctypes.memset(start, 0, end - start)
+        return True
+    except Exception:  # noqa: BLE001 - not glibc: os.environ is what scripts see anyway
+        return False

@@ -534,9 +534,8 @@ class Worker:
 
 def main():
     # First: the host waits for this connection. The variable goes: no script sees where the socket was.
-    path = os.environ.get("TOOLSMITH_PROTOCOL_SOCKET")
-    hygiene.scrub_environ("TOOLSMITH_PROTOCOL_SOCKET")  # its bytes too, not only the name (/proc/1/environ)
-    os.environ.pop("TOOLSMITH_PROTOCOL_SOCKET", None)
+    hygiene.scrub_environ()  # the bytes too, not only the variable: nothing left in /proc/1/environ
+    path = os.environ.pop("TOOLSMITH_PROTOCOL_SOCKET", None)
     if path:
         use_socket(path)
     hygiene.SUBREAPER = hygiene.become_subreaper()
