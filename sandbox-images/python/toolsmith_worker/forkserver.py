@@ -41,6 +41,7 @@ def fork_server(sock, child):
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # for the children: a write to a pipe nobody reads ends them
     os.close(OUT_FD)  # the protocol stream is the worker's alone
     uid, gid = os.getuid(), os.getgid()  # (a job's process maps these ids onto themselves)
+    jobns.prepare(uid, gid)
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)
     os.close(null)

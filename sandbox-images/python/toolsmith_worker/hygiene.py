@@ -298,26 +298,48 @@ def deny_ipc():
     return install_filter(prog)
 
 
-def install_filter(prog):
-    """Installs a classic BPF seccomp program, given as (code, jt, jf, k) tuples, on this process (and
-    every process it forks after). True when it is in place."""
+class _Filter:
+    """ctypes types of a seccomp program (made on first use)."""
+
+    types = None
+
+
+def filter_program(prog):
+    """A classic BPF seccomp program, given as (code, jt, jf, k) tuples, as the sock_fprog that
+    load_filter takes (with the array it points to kept alive beside it)."""
     import ctypes
 
-    class Filter(ctypes.Structure):
-        _fields_ = [("code", ctypes.c_ushort), ("jt", ctypes.c_ubyte), ("jf", ctypes.c_ubyte), ("k", ctypes.c_uint)]
+    if _Filter.types is None:
 
-    class Prog(ctypes.Structure):
-        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.POINTER(Filter))]
+        class Filter(ctypes.Structure):
+            _fields_ = [("code", ctypes.c_ushort), ("jt", ctypes.c_ubyte), ("jf", ctypes.c_ubyte), ("k", ctypes.c_uint)]
 
+        class Prog(ctypes.Structure):
+            _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.POINTER(Filter))]
+
+        _Filter.types = (Filter, Prog)
+    Filter, Prog = _Filter.types
     filters = (Filter * len(prog))(*prog)
-    fprog = Prog(len(prog), filters)
+    return Prog(len(prog), filters), filters
+
+
+def load_filter(program):
+    """Installs a program made by filter_program on this process (and every process it forks after).
+    True when it is in place."""
+    import ctypes
+
     try:
         libc = _libc()
         if libc.prctl(38, 1, 0, 0, 0) != 0:  # PR_SET_NO_NEW_PRIVS (Docker's no-new-privileges sets it too)
             return False
-        return libc.prctl(22, 2, ctypes.byref(fprog), 0, 0) == 0  # PR_SET_SECCOMP, SECCOMP_MODE_FILTER
+        return libc.prctl(22, 2, ctypes.byref(program[0]), 0, 0) == 0  # PR_SET_SECCOMP, SECCOMP_MODE_FILTER
     except Exception:  # noqa: BLE001
         return False
+
+
+def install_filter(prog):
+    """Installs a seccomp program given as (code, jt, jf, k) tuples (filter_program, load_filter)."""
+    return load_filter(filter_program(prog))
 
 
 # ---------------------------------------------------------------- writable paths

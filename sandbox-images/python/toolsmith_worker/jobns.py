@@ -82,6 +82,7 @@ def _api():
     lib.syscall.restype = ctypes.c_long
     lib.syscall.argtypes = [ctypes.c_long] * 6
     lib.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong, ctypes.c_char_p]
+    lib.capset.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
     return lib
 
 
@@ -125,70 +126,12 @@ def _write(path, text):
     try:
         fd = os.open(path, os.O_WRONLY)
         try:
-            os.write(fd, text.encode())
+            os.write(fd, text)
         finally:
             os.close(fd)
         return True
     except OSError:
         return False
-
-
-def _mount(source, target, fstype, flags, data=None):
-    return _lib().mount(source.encode(), target.encode(), fstype.encode(), flags, data.encode() if data else None) == 0
-
-
-def enter(uid, gid):
-    """In the new process (pid 1 of its pid namespace), before its job: its own /proc and writable
-    mounts, then no capability and the job's seccomp filter. Returns the walls in place."""
-    walls = ["user", "pid", "ipc"]
-    # Its /proc files belong to root while it is not dumpable (as the worker made every process it
-    # forks): dumpable for the three writes, before anything of a job exists in it; child_main makes it
-    # undumpable again before the job's code arrives.
-    hygiene.set_dumpable(True)
-    _write("/proc/self/setgroups", "deny")
-    if _write("/proc/self/uid_map", f"{uid} {uid} 1") and _write("/proc/self/gid_map", f"{gid} {gid} 1"):
-        walls.append("ids")
-    hygiene.set_dumpable(False)
-    if _mount("none", "/", "", MS_REC | MS_PRIVATE):
-        walls.append("mnt")
-        try:
-            cwd = os.getcwd()
-        except OSError:
-            cwd = "/"
-        own = hygiene.OWN_DIR
-        for point, fstype in hygiene.writable_mounts():
-            if point == own or own.startswith(point.rstrip("/") + "/"):
-                continue  # the worker's own folder lives there (the process level): the wipe covers it
-            if fstype == "mqueue":
-                done = _mount("mqueue", point, "mqueue", MS_NOSUID | MS_NODEV | MS_NOEXEC)
-            else:
-                try:
-                    st = os.statvfs(point)
-                    mode = os.stat(point).st_mode & 0o7777
-                except OSError:
-                    continue
-                size = max(st.f_blocks * st.f_frsize, 1 << 20)
-                done = _mount("tmpfs", point, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, f"size={size},mode={mode:o}")
-            if done:
-                walls.append("tmpfs:" + point)
-        for point in HIDDEN:
-            # The host's sockets (the protocol's, already unlinked once the worker connected; egress,
-            # which a job reaches through the worker's relay): not even their folders are the job's.
-            if os.path.isdir(point) and _mount("tmpfs", point, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=4096,mode=555"):
-                walls.append("hidden:" + point)
-        if _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC):
-            walls.append("proc")
-        elif _mount("tmpfs", "/proc", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=4096,mode=555"):
-            walls.append("proc-hidden")  # no /proc of its own allowed here: none at all rather than the sandbox's
-        try:
-            os.chdir(cwd)  # the cwd's mount was replaced: enter the new one
-        except OSError:
-            pass
-    if _drop_caps():
-        walls.append("nocaps")
-    if deny_escape():
-        walls.append("seccomp")
-    return walls
 
 
 class _CapHeader(ctypes.Structure):
@@ -199,20 +142,98 @@ class _CapData(ctypes.Structure):
     _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32)]
 
 
-def _drop_caps():
-    """Gives up every capability the process holds in its own user namespace (it is that namespace's
-    first process: it holds them all), so it cannot unmount its /proc to find the sandbox's beneath."""
-    try:
-        head = _CapHeader(0x20080522, 0)  # _LINUX_CAPABILITY_VERSION_3
-        data = (_CapData * 2)()
-        libc = ctypes.CDLL(None, use_errno=True)
-        if libc.capset(ctypes.byref(head), data) != 0:
-            return False
-        for n in range(64):
-            libc.prctl(24, n, 0, 0, 0)  # PR_CAPBSET_DROP (refused without CAP_SETPCAP: already none)
-        return True
-    except Exception:  # noqa: BLE001
-        return False
+_PLAN = []
+
+
+def _plan(uid, gid):
+    """Everything a job process does before its job, made once in the fork server (every child inherits
+    it): the id maps, the mounts with their options, the capability sets, the seccomp program. The child
+    then only makes system calls (measured: building these in each child cost more than the namespaces)."""
+    if _PLAN:
+        return _PLAN[0]
+    lib = _lib()
+    mounts = []
+    own = hygiene.OWN_DIR
+    flags = MS_NOSUID | MS_NODEV | MS_NOEXEC
+    for point, fstype in hygiene.writable_mounts():
+        if point == own or own.startswith(point.rstrip("/") + "/"):
+            continue  # the worker's own folder lives there (the process level): the wipe covers it
+        if fstype == "mqueue":
+            mounts.append(("tmpfs:" + point, b"mqueue", point.encode(), b"mqueue", flags, None))
+            continue
+        try:
+            st = os.statvfs(point)
+            mode = os.stat(point).st_mode & 0o7777
+        except OSError:
+            continue
+        size = max(st.f_blocks * st.f_frsize, 1 << 20)
+        mounts.append(("tmpfs:" + point, b"tmpfs", point.encode(), b"tmpfs", flags, f"size={size},mode={mode:o}".encode()))
+    for point in HIDDEN:
+        # The host's sockets (the protocol's, already unlinked once the worker connected; egress, which a
+        # job reaches through the worker's relay): not even their folders are the job's.
+        if os.path.isdir(point):
+            mounts.append(("hidden:" + point, b"tmpfs", point.encode(), b"tmpfs", MS_RDONLY | flags, b"size=4096,mode=555"))
+    prog = None if "noseccomp" in OFF else hygiene.filter_program(_assemble(_ARCH))
+    plan = {
+        "lib": lib,
+        "maps": (f"{uid} {uid} 1".encode(), f"{gid} {gid} 1".encode()),
+        "mounts": mounts,
+        "caps": (_CapHeader(0x20080522, 0), (_CapData * 2)()),  # _LINUX_CAPABILITY_VERSION_3, all empty
+        "prog": prog,
+    }
+    _PLAN.append(plan)
+    return plan
+
+
+def prepare(uid, gid):
+    """Called by the fork server before its first child: the plan is part of what every child copies."""
+    if wanted():
+        _plan(uid, gid)
+    elif "noseccomp" not in OFF and _ARCH is not None:
+        _ESCAPE.append(hygiene.filter_program(_assemble(_ARCH)))
+
+
+def enter(uid, gid):
+    """In the new process (pid 1 of its pid namespace), before its job: its own /proc and writable
+    mounts, then no capability and the job's seccomp filter. Returns the walls in place."""
+    plan = _plan(uid, gid)
+    lib = plan["lib"]
+    walls = ["user", "pid", "ipc"]
+    # Its /proc files belong to root while it is not dumpable (as the worker made every process it
+    # forks): dumpable for the three writes, before anything of a job exists in it; child_main makes it
+    # undumpable again before the job's code arrives.
+    hygiene.set_dumpable(True)
+    _write("/proc/self/setgroups", b"deny")
+    if _write("/proc/self/uid_map", plan["maps"][0]) and _write("/proc/self/gid_map", plan["maps"][1]):
+        walls.append("ids")
+    hygiene.set_dumpable(False)
+    if lib.mount(b"none", b"/", None, MS_REC | MS_PRIVATE, None) == 0:
+        walls.append("mnt")
+        try:
+            cwd = os.getcwd()
+        except OSError:
+            cwd = "/"
+        for wall, source, target, fstype, flags, data in plan["mounts"]:
+            if lib.mount(source, target, fstype, flags, data) == 0:
+                walls.append(wall)
+        flags = MS_NOSUID | MS_NODEV | MS_NOEXEC
+        if lib.mount(b"proc", b"/proc", b"proc", flags, None) == 0:
+            walls.append("proc")
+        elif lib.mount(b"tmpfs", b"/proc", b"tmpfs", MS_RDONLY | flags, b"size=4096,mode=555") == 0:
+            walls.append("proc-hidden")  # no /proc of its own allowed here: none at all rather than the sandbox's
+        try:
+            os.chdir(cwd)  # the cwd's mount was replaced: enter the new one
+        except OSError:
+            pass
+    # Every capability it holds in its own user namespace (it is the namespace's first process: all of
+    # them) goes, so it cannot unmount its /proc to find the sandbox's beneath.
+    head, data = plan["caps"]
+    if lib.capset(ctypes.byref(head), data) == 0:
+        walls.append("nocaps")
+    if plan["prog"] is not None and hygiene.load_filter(plan["prog"]):
+        walls.append("seccomp")
+    WALLS[:] = walls
+    return walls
 
 
 def _assemble(arch):
@@ -243,7 +264,13 @@ def _assemble(arch):
     return out
 
 
+_ESCAPE = []
+
+
 def deny_escape():
+    """The job's seccomp filter alone (a plain fork, where the kernel refused the namespaces)."""
     if "noseccomp" in OFF or _ARCH is None:
         return False
-    return hygiene.install_filter(_assemble(_ARCH))
+    if not _ESCAPE:
+        _ESCAPE.append(hygiene.filter_program(_assemble(_ARCH)))
+    return hygiene.load_filter(_ESCAPE[0])
