@@ -44,7 +44,10 @@ export async function dockerFactory(
     docker,
     (rt) => buildImage(docker, rt, paths),
     opts.limits ?? TEST_LIMITS,
-    { ...(opts.runtime ? { runtime: opts.runtime } : {}), ...(opts.wallsOff ? { wallsOff: opts.wallsOff } : {}) },
+    {
+      ...(opts.runtime ? { runtime: opts.runtime } : {}),
+      ...(opts.wallsOff ? { wallsOff: opts.wallsOff } : {}),
+    },
   );
   await f.start();
   return f;
