@@ -6,7 +6,7 @@ import signal
 import socket
 import time
 
-from . import jobns
+from . import hygiene, jobns
 from .child import child_main
 from .hygiene import deny_ipc, set_pdeathsig, stop_and_kill
 from .protocol import OUT_FD
@@ -82,6 +82,7 @@ def fork_server(sock, child):
         pid, alone = _fork()
         if pid == 0:
             sock.close()
+            hygiene.oom_first()
             if alone:
                 jobns.enter(uid, gid)
             else:
