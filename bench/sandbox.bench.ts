@@ -2,6 +2,13 @@
  * `npm run bench:sandbox`: prints JSON for each isolation level side by side: docker (runc), gvisor (Docker's
  * runsc runtime) and process (bubblewrap). `BENCH_LEVELS=docker,gvisor` picks levels.
  * - per-job overhead for a trivial script on a warm pool (fresh forked process per job), host round trip;
+ * - `floor`: what this machine can do, measured in the same run and the same sandbox: a bare fork + exit +
+ *   wait of the worker's Python (a tool forks inside a job), `docker exec` of a trivial Python in one of
+ *   the pool's containers (the process level takes the docker level's), and the ratios the targets are
+ *   set in (job p50 / fork <= 3, docker exec / job >= 50, sandbox CPU per job / fork CPU <= 2; jobs/s on
+ *   2 cores); `gvisor_over_docker_p50` (<= 10) when both levels ran;
+ * - `namespace_cost`: what each of a job's namespaces costs (clone + exit + wait with each, in a sandbox
+ *   container on runc and gVisor; BENCH_NS=0 leaves it out);
  * - host tool-call round trip, timed inside the script;
  * - throughput with a pool of 2 containers;
  * - replacing a broken worker as a user sees it: from killing one of the pool's workers (`docker kill` of
