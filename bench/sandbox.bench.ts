@@ -2,6 +2,13 @@
  * `npm run bench:sandbox`: prints JSON for each isolation level side by side: docker (runc), gvisor (Docker's
  * runsc runtime) and process (bubblewrap). `BENCH_LEVELS=docker,gvisor` picks levels.
  * - per-job overhead for a trivial script on a warm pool (fresh forked process per job), host round trip;
+ * - `floor`: what this machine can do, measured in the same run and the same sandbox: a bare fork + exit +
+ *   wait of the worker's Python (a tool forks inside a job), `docker exec` of a trivial Python in one of
+ *   the pool's containers (the process level takes the docker level's), and the ratios the targets are
+ *   set in (job p50 / fork <= 3, docker exec / job >= 50, sandbox CPU per job / fork CPU <= 2; jobs/s on
+ *   2 cores); `gvisor_over_docker_p50` (<= 10) when both levels ran;
+ * - `namespace_cost`: what each of a job's namespaces costs (clone + exit + wait with each, in a sandbox
+ *   container on runc and gVisor; BENCH_NS=0 leaves it out);
  * - host tool-call round trip, timed inside the script;
  * - throughput with a pool of 2 containers;
  * - replacing a broken worker as a user sees it: from killing one of the pool's workers (`docker kill` of
@@ -13,13 +20,16 @@
  *   (`broken_worker_result_ms`), and how long after that the worker's container/process is gone
  *   (`removal_after_result_ms`): the result does not wait for the removal.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Docker from 'dockerode';
 import { imagePaths } from '../src-main/app/sandbox-factory.ts';
 import { SandboxBackend } from '../src-main/infra/sandbox/backend.ts';
 import { DockerWorkerFactory } from '../src-main/infra/sandbox/docker.ts';
 import { buildImage } from '../src-main/infra/sandbox/images.ts';
+import { dockerSeccompProfile } from '../src-main/infra/sandbox/seccomp.ts';
 import type { WorkerFactory } from '../src-main/infra/sandbox/pool.ts';
 import { ProcessWorkerFactory } from '../src-main/infra/sandbox/process.ts';
 
@@ -29,7 +39,63 @@ const pct = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);
   return Number((s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? 0).toFixed(3));
 };
-const tools = { add: 'add', kill_worker: 'kill_worker', echo: 'echo' };
+const tools = { add: 'add', kill_worker: 'kill_worker', echo: 'echo', fork_floor: 'fork_floor' };
+
+/** CPU time (ms) so far of a container's cgroup (everything in it: worker, fork server, jobs; under gVisor the sandbox kernel too). */
+function cgroupCpuMs(id: string): number | undefined {
+  for (const [path, parse] of [
+    [`/sys/fs/cgroup/cpuacct/docker/${id}/cpuacct.usage`, (t: string) => Number(t) / 1e6],
+    [
+      `/sys/fs/cgroup/system.slice/docker-${id}.scope/cpu.stat`,
+      (t: string) => Number(/usage_usec (\d+)/.exec(t)?.[1]) / 1e3,
+    ],
+    [`/sys/fs/cgroup/docker/${id}/cpu.stat`, (t: string) => Number(/usage_usec (\d+)/.exec(t)?.[1]) / 1e3],
+  ] as const) {
+    try {
+      return parse(readFileSync(path, 'utf8'));
+    } catch {
+      /* the next layout */
+    }
+  }
+  return undefined;
+}
+
+/** CPU time (ms) so far of a process and every process under it (the reaped ones counted in their parents). */
+function treeCpuMs(root: number): number {
+  const procs = new Map<number, { ppid: number; ms: number }>();
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      procs.set(Number(d), {
+        ppid: Number(f[1]),
+        ms: (Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) * 10,
+      });
+    } catch {
+      /* gone */
+    }
+  }
+  let total = 0;
+  for (const [pid, p] of procs) {
+    for (let q: number | undefined = pid; q; q = procs.get(q)?.ppid) {
+      if (q === root) {
+        total += p.ms;
+        break;
+      }
+    }
+  }
+  return total;
+}
+
+/** The sandbox's own CPU (ms) so far: every worker of the pool with its fork server and jobs. */
+const sandboxCpuMs = (isolation: string, ids: string[]) =>
+  ids.reduce(
+    (sum, id) =>
+      sum +
+      ((isolation === 'docker' || isolation === 'gvisor' ? cgroupCpuMs(id) : treeCpuMs(Number(id))) ?? NaN),
+    0,
+  );
 
 /**
  * CPU time (ms) so far of the processes that serve the pool's containers: in each container the worker
@@ -94,6 +160,7 @@ async function measure(
   factory: WorkerFactory & { dispose(): Promise<void> },
   kill: (id: string) => Promise<void>,
   exists: (id: string) => Promise<boolean>,
+  dockerExec?: (id: string) => number,
 ) {
   // (polled: the last answer of a check started in the background)
   const known = new Map<string, boolean>();
@@ -146,6 +213,15 @@ async function measure(
     perJob.push(performance.now() - t0);
   }
 
+  // The floor of this machine, in the same sandbox: a bare fork + exit + wait of the worker's Python.
+  const floorRun = await run(b, 'emit_result(fork_floor(n=300).data)\n');
+  if (!floorRun.success) throw new Error(`fork floor failed: ${JSON.stringify(floorRun.error)}`);
+  const floor = floorRun.data as { p50_ms: number; cpu_ms: number };
+  // `docker exec` of a trivial Python in one of this pool's containers (Docker levels).
+  const execMs: number[] = [];
+  const execIn = b.workerIds('bench')?.workers[0];
+  if (dockerExec && execIn) for (let i = 0; i < 7; i++) execMs.push(dockerExec(execIn));
+
   // A job that breaks its worker: the result is back at once, the removal happens after.
   const broken: number[] = [];
   const removalAfter: number[] = [];
@@ -176,6 +252,7 @@ async function measure(
   const jobs = 1000;
   const ids = b.workerIds('bench')?.workers ?? [];
   const cpu0 = factory.isolation !== 'bubblewrap' ? containerCpu(ids) : undefined;
+  const sandbox0 = sandboxCpuMs(factory.isolation, ids);
   const host0 = process.cpuUsage();
   t0 = performance.now();
   let next = 0;
@@ -189,6 +266,7 @@ async function measure(
     }),
   );
   const throughput = (ok / (performance.now() - t0)) * 1000;
+  const sandboxCpuPerJob = (sandboxCpuMs(factory.isolation, ids) - sandbox0) / Math.max(1, ok);
   const host = process.cpuUsage(host0);
   const cpu: Record<string, number> = { host_node: (host.user + host.system) / 1000 };
   if (cpu0) for (const [k, v] of Object.entries(containerCpu(ids))) cpu[k] = v - (cpu0[k] ?? 0);
@@ -232,8 +310,26 @@ async function measure(
     spawn.push(performance.now() - t0);
     await conn.kill('bench done');
   }
+  const jobP50 = pct(perJob, 50);
+  const execP50 = execMs.length ? pct(execMs, 50) : undefined;
+  const r2 = (x: number) => Number(x.toFixed(2));
   return {
     isolation: factory.isolation,
+    // Against what this machine can do, measured in this run (issue targets beside each ratio).
+    floor: {
+      fork_exit_wait_p50_ms: r2(floor.p50_ms),
+      fork_cpu_ms: r2(floor.cpu_ms),
+      docker_exec_python_p50_ms: execP50,
+      job_p50_ms: jobP50,
+      job_over_fork: { value: r2(jobP50 / floor.p50_ms), target_max: 3 },
+      docker_exec_over_job: execP50 ? { value: r2(execP50 / jobP50), target_min: 50 } : undefined,
+      // The sandbox's CPU per job (worker + fork server + job; gVisor: its kernel too) during the
+      // throughput run, and its ratio to one bare fork's.
+      cpu_ms_per_job: r2(sandboxCpuPerJob),
+      cpu_over_fork: { value: r2(sandboxCpuPerJob / floor.cpu_ms), target_max: 2 },
+      jobs_per_s_2_cores: Number(throughput.toFixed(0)),
+      jobs_per_s_2_cores_cpu_bound: Number((2000 / sandboxCpuPerJob).toFixed(0)),
+    },
     cold_start_ms: Number(coldMs.toFixed(1)),
     per_job_ms: { p50: pct(perJob, 50), p95: pct(perJob, 95), target_p50: 5 },
     host_tool_call_ms: { ...(tc.data as object), target_p50: 1 },
@@ -260,7 +356,7 @@ async function measure(
 
 const docker = new Docker();
 const paths = imagePaths();
-const levels = (process.env['BENCH_LEVELS'] ?? 'docker,gvisor,process').split(',');
+const levels = (process.env['BENCH_LEVELS'] ?? 'docker,gvisor,process').split(',').filter(Boolean);
 const containerExists = (id: string) =>
   docker
     .getContainer(id)
@@ -279,7 +375,16 @@ for (const level of levels) {
       level === 'gvisor' ? { runtime: 'runsc' } : {},
     );
     await df.start();
-    result[level] = await measure(df, (id) => docker.getContainer(id).kill(), containerExists);
+    result[level] = await measure(
+      df,
+      (id) => docker.getContainer(id).kill(),
+      containerExists,
+      (id) => {
+        const t = performance.now();
+        execFileSync('docker', ['exec', id, 'python3', '-c', 'pass'], { stdio: 'ignore' });
+        return performance.now() - t;
+      },
+    );
     await df.dispose();
   } else if (level === 'process') {
     const pf = new ProcessWorkerFactory({ ...paths, memoryMb: 256, pids: 64, tmpfsMb: 16 });
@@ -299,4 +404,108 @@ for (const level of levels) {
     );
   } else throw new Error(`unknown level ${level} (docker, gvisor, process)`);
 }
+const p50 = (level: string) =>
+  (result[level] as { per_job_ms?: { p50: number } } | undefined)?.per_job_ms?.p50;
+const dockerP50 = p50('docker');
+const gvisorP50 = p50('gvisor');
+if (dockerP50 && gvisorP50)
+  result['gvisor_over_docker_p50'] = { value: Number((gvisorP50 / dockerP50).toFixed(2)), target_max: 10 };
+const procFloor = result['process'] as
+  { floor: { docker_exec_over_job?: unknown; job_p50_ms: number } } | undefined;
+const dockerExec = (result['docker'] as { floor: { docker_exec_python_p50_ms?: number } } | undefined)?.floor
+  .docker_exec_python_p50_ms;
+if (procFloor && dockerExec)
+  procFloor.floor.docker_exec_over_job = {
+    value: Number((dockerExec / procFloor.floor.job_p50_ms).toFixed(2)),
+    target_min: 50,
+  };
+if (process.env['BENCH_NS'] !== '0') result['namespace_cost'] = await namespaceCost();
+result['loadavg'] = readFileSync('/proc/loadavg', 'utf8').trim();
 process.stdout.write(JSON.stringify(result, null, 2) + '\n');
+
+/**
+ * What each namespace of a job costs: clone() + exit + wait of the worker's Python in a sandbox container
+ * (its seccomp profile, its user), with no namespace (a plain fork), with each of user, user+pid,
+ * user+mount, user+IPC, all four, and all four plus the job's setup (jobns.enter: ids, mounts, /proc,
+ * capabilities, seccomp filter). Rounds interleave the kinds so load moves them alike; p50 in ms.
+ */
+async function namespaceCost(): Promise<Record<string, unknown>> {
+  const image = await buildImage(docker, 'python', paths);
+  const dir = mkdtempSync(join(tmpdir(), 'toolsmith-bench-'));
+  const profile = join(dir, 'seccomp.json');
+  writeFileSync(profile, dockerSeccompProfile());
+  const script = `
+import ctypes, json, os, statistics, sys, time
+sys.path.insert(0, "/opt/toolsmith")
+from toolsmith_worker import hygiene, jobns
+hygiene.find_writable()
+lib = ctypes.PyDLL(None, use_errno=True)
+lib.syscall.restype = ctypes.c_long
+lib.syscall.argtypes = [ctypes.c_long] * 6
+U, P, M, I = jobns.CLONE_NEWUSER, jobns.CLONE_NEWPID, jobns.CLONE_NEWNS, jobns.CLONE_NEWIPC
+kinds = {"fork": (0, False), "user": (U, False), "user_pid": (U | P, False), "user_mnt": (U | M, False), "user_ipc": (U | I, False), "all": (U | P | M | I, False), "all_with_setup": (U | P | M | I, True)}
+uid, gid = os.getuid(), os.getgid()
+jobns.prepare(uid, gid)
+ts = {k: [] for k in kinds}
+for _ in range(12):
+    for k, (flags, setup) in kinds.items():
+        for _ in range(10):
+            t = time.perf_counter()
+            pid = lib.syscall(jobns._ARCH["clone"], flags | 17, 0, 0, 0, 0)
+            if pid == 0:
+                if setup:
+                    jobns.enter(uid, gid)
+                os._exit(0)
+            os.waitpid(pid, 0)
+            ts[k].append((time.perf_counter() - t) * 1000)
+p50 = {k: round(statistics.median(v), 3) for k, v in ts.items()}
+print(json.dumps({"p50_ms": p50, "over_fork_ms": {k: round(v - p50["fork"], 3) for k, v in p50.items() if k != "fork"}}))
+`;
+  const out: Record<string, unknown> = {};
+  try {
+    for (const [level, runtime] of [
+      ['docker', 'runc'],
+      ['gvisor', 'runsc'],
+    ] as const) {
+      try {
+        const text = execFileSync(
+          'docker',
+          [
+            'run',
+            '--rm',
+            '--runtime',
+            runtime,
+            '--user',
+            '65534:65534',
+            '--cap-drop',
+            'ALL',
+            '--read-only',
+            '--network',
+            'none',
+            '--security-opt',
+            'no-new-privileges',
+            '--security-opt',
+            `seccomp=${profile}`,
+            '--security-opt',
+            'systempaths=unconfined',
+            '--tmpfs',
+            '/tmp:rw,nosuid,nodev,noexec,size=16m,mode=1777',
+            '--entrypoint',
+            'python3',
+            image,
+            '-I',
+            '-c',
+            script,
+          ],
+          { encoding: 'utf8', timeout: 300_000 },
+        );
+        out[level] = JSON.parse(text.trim().split('\n').pop() ?? '{}');
+      } catch (e) {
+        out[level] = { error: e instanceof Error ? e.message.split('\n')[0] : String(e) };
+      }
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return out;
+}

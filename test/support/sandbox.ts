@@ -35,7 +35,7 @@ export async function requireDocker(docker: Docker = new Docker()): Promise<void
  * gVisor (a missing runsc runtime is an error: scripts/ensure-env.sh registers it).
  */
 export async function dockerFactory(
-  opts: { docker?: Docker; runtime?: string; limits?: ContainerLimits } = {},
+  opts: { docker?: Docker; runtime?: string; limits?: ContainerLimits; wallsOff?: string[] } = {},
 ): Promise<DockerWorkerFactory> {
   const docker = opts.docker ?? new Docker();
   await requireDocker(docker);
@@ -44,7 +44,10 @@ export async function dockerFactory(
     docker,
     (rt) => buildImage(docker, rt, paths),
     opts.limits ?? TEST_LIMITS,
-    opts.runtime ? { runtime: opts.runtime } : {},
+    {
+      ...(opts.runtime ? { runtime: opts.runtime } : {}),
+      ...(opts.wallsOff ? { wallsOff: opts.wallsOff } : {}),
+    },
   );
   await f.start();
   return f;

@@ -6,20 +6,24 @@ import signal
 import socket
 import time
 
+from . import hygiene, jobns
 from .child import child_main
 from .hygiene import deny_ipc, set_pdeathsig, stop_and_kill
 from .protocol import OUT_FD
 
 
 def _fork():
-    """os.fork, retried for a moment while the pids limit is reached: processes a job left are killed
-    just before, and the last of them may still be waiting for init to reap them."""
+    """A job's process: made in namespaces of its own (jobns.clone_job) where the kernel allows, else by
+    os.fork; retried for a moment while the pids limit is reached: processes a job left are killed just
+    before, and the last of them may still be waiting for init to reap them. Returns (pid, whether the
+    process has namespaces of its own)."""
     for _ in range(200):
         try:
-            return os.fork()
+            pid = jobns.clone_job()
+            return (os.fork(), False) if pid is None else (pid, True)
         except BlockingIOError:
             time.sleep(0.005)
-    return os.fork()
+    return os.fork(), False
 
 
 def fork_server(sock, child):
@@ -27,7 +31,8 @@ def fork_server(sock, child):
     reports the child's exit ("x"), answers pings ("p" -> "P"), also while a child runs, and reaps every
     exited child of its own when asked between jobs ("r" -> "R": processes a job made its siblings with
     clone(CLONE_PARENT), killed by the worker), or stops and kills every other process of the namespace
-    ("k" -> "K": hygiene.stop_and_kill, which needs no fork). It is a copy
+    ("k" -> "K": hygiene.stop_and_kill, which needs no fork). Each child is pid 1 of namespaces of its
+    own where the kernel allows (jobns): it sees and reaches no other process. It is a copy
     of the worker made right after the tools were loaded and does nothing else: the worker's own memory
     is never shared with a job, so relaying a job never pays for copy-on-write, and a child is ready
     before its job arrives."""
@@ -35,6 +40,8 @@ def fork_server(sock, child):
     deny_ipc()  # for every child: no SysV IPC object or POSIX message queue outlives a job
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # for the children: a write to a pipe nobody reads ends them
     os.close(OUT_FD)  # the protocol stream is the worker's alone
+    uid, gid = os.getuid(), os.getgid()  # (a job's process maps these ids onto themselves)
+    jobns.prepare(uid, gid)
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)
     os.close(null)
@@ -72,9 +79,14 @@ def fork_server(sock, child):
         job_r, job_w = os.pipe()  # worker -> child: the job, then tool results
         msg_r, msg_w = os.pipe()  # child -> worker: protocol lines
         out_r, out_w = os.pipe()  # the child's stdout/stderr
-        pid = _fork()
+        pid, alone = _fork()
         if pid == 0:
             sock.close()
+            hygiene.oom_first()
+            if alone:
+                jobns.enter(uid, gid)
+            else:
+                jobns.deny_escape()  # a plain fork (the kernel refused namespaces): the same filter
             os.close(job_w)
             os.close(msg_r)
             os.close(out_r)

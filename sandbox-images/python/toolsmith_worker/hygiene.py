@@ -16,7 +16,7 @@ import time
 # process (no namespace of its own) only ends the worker's own children and never touches /tmp.
 PRIVATE_TMP = os.environ.get("TOOLSMITH_PRIVATE_TMP") == "1"
 # The folder holding the worker (its entry and this package): under /tmp in the process backend.
-_OWN_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+OWN_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _LIBC = []
 
 
@@ -56,6 +56,25 @@ def no_dump():
     environ, fds) or ptrace it. Set by the worker (and so inherited by the fork server and every child,
     fork keeps it) and again by each child before its job's code runs."""
     return _prctl(4, 0)
+
+
+def set_dumpable(on):
+    return _prctl(4, 1 if on else 0)
+
+
+def oom_first():
+    """Makes this process (a job's) the OOM killer's first choice over the worker and fork server (a
+    process may raise its own score); briefly dumpable, as its /proc files belong to root otherwise."""
+    set_dumpable(True)
+    try:
+        fd = os.open("/proc/self/oom_score_adj", os.O_WRONLY)
+        try:
+            os.write(fd, b"1000")
+        finally:
+            os.close(fd)
+    except OSError:
+        pass
+    set_dumpable(False)
 
 
 def _children():
@@ -272,7 +291,6 @@ _IPC_CALLS = {"x86_64": (0xC000003E, (29, 64, 68, 240)), "aarch64": (0xC00000B7,
 def deny_ipc():
     """Installs a seccomp filter (inherited by every process forked after) that fails those calls with
     EPERM. True when it is in place."""
-    import ctypes
     import platform
 
     arch = _IPC_CALLS.get(platform.machine())
@@ -292,27 +310,57 @@ def deny_ipc():
     for i, nr in enumerate(calls):
         prog.append((0x15, deny - (4 + i) - 1, 0, nr))  # jeq nr: deny
     prog += [(0x06, 0, 0, 0x7FFF0000), (0x06, 0, 0, 0x00050000 | 1)]  # allow; errno EPERM
+    return install_filter(prog)
 
-    class Filter(ctypes.Structure):
-        _fields_ = [("code", ctypes.c_ushort), ("jt", ctypes.c_ubyte), ("jf", ctypes.c_ubyte), ("k", ctypes.c_uint)]
 
-    class Prog(ctypes.Structure):
-        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.POINTER(Filter))]
+class _Filter:
+    """ctypes types of a seccomp program (made on first use)."""
 
+    types = None
+
+
+def filter_program(prog):
+    """A classic BPF seccomp program, given as (code, jt, jf, k) tuples, as the sock_fprog that
+    load_filter takes (with the array it points to kept alive beside it)."""
+    import ctypes
+
+    if _Filter.types is None:
+
+        class Filter(ctypes.Structure):
+            _fields_ = [("code", ctypes.c_ushort), ("jt", ctypes.c_ubyte), ("jf", ctypes.c_ubyte), ("k", ctypes.c_uint)]
+
+        class Prog(ctypes.Structure):
+            _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.POINTER(Filter))]
+
+        _Filter.types = (Filter, Prog)
+    Filter, Prog = _Filter.types
     filters = (Filter * len(prog))(*prog)
-    fprog = Prog(len(prog), filters)
+    return Prog(len(prog), filters), filters
+
+
+def load_filter(program):
+    """Installs a program made by filter_program on this process (and every process it forks after).
+    True when it is in place."""
+    import ctypes
+
     try:
         libc = _libc()
         if libc.prctl(38, 1, 0, 0, 0) != 0:  # PR_SET_NO_NEW_PRIVS (Docker's no-new-privileges sets it too)
             return False
-        return libc.prctl(22, 2, ctypes.byref(fprog), 0, 0) == 0  # PR_SET_SECCOMP, SECCOMP_MODE_FILTER
+        return libc.prctl(22, 2, ctypes.byref(program[0]), 0, 0) == 0  # PR_SET_SECCOMP, SECCOMP_MODE_FILTER
     except Exception:  # noqa: BLE001
         return False
+
+
+def install_filter(prog):
+    """Installs a seccomp program given as (code, jt, jf, k) tuples (filter_program, load_filter)."""
+    return load_filter(filter_program(prog))
 
 
 # ---------------------------------------------------------------- writable paths
 
 _WIPE = []  # [(folder, names there when the worker started)]: every writable mount, found once
+_MOUNTS = []  # [(mount point, file system type)] of those writable mounts (jobns gives each job fresh ones)
 _SYSVIPC = []  # open /proc/sysvipc/{shm,msg,sem} (where the kernel has them)
 
 
@@ -320,6 +368,7 @@ def find_writable():
     """Every writable mount of the sandbox (from /proc/self/mountinfo: /tmp, /dev/shm, /dev/mqueue, the
     cwd's mount, any tmpfs or read-write mount this user can write), with what each holds now."""
     _WIPE.clear()
+    _MOUNTS.clear()
     seen = set()
     try:
         with open("/proc/self/mountinfo", "rb") as f:
@@ -339,6 +388,7 @@ def find_writable():
         if fstype in ("proc", "sysfs", "cgroup", "cgroup2", "devpts", "devtmpfs") or point.startswith(("/proc/", "/sys/")) or point in ("/proc", "/sys"):
             continue
         points.append(point)
+        _MOUNTS.append((point, fstype))
     try:
         points.append(os.getcwd())
     except OSError:
@@ -358,7 +408,13 @@ def find_writable():
             _SYSVIPC.append((kind, os.open(f"/proc/sysvipc/{kind}", os.O_RDONLY | os.O_CLOEXEC)))
         except OSError:
             pass
+    _MOUNTS[:] = [(p, t) for p, t in _MOUNTS if any(p == w for w, _ in _WIPE)]
     return [p for p, _ in _WIPE]
+
+
+def writable_mounts():
+    """The sandbox's writable mounts as (mount point, file system type), found by find_writable."""
+    return list(_MOUNTS)
 
 
 def _remove(path):
@@ -428,7 +484,7 @@ def wipe_writable():
             if name in keep:
                 continue
             p = os.path.join(folder, name)
-            if p == _OWN_DIR or _OWN_DIR.startswith(p + "/") or os.path.ismount(p):
+            if p == OWN_DIR or OWN_DIR.startswith(p + "/") or os.path.ismount(p):
                 continue
             _remove(p)
     for kind, fd in _SYSVIPC:
@@ -548,3 +604,37 @@ def start_egress_relay():
                 upstream.close()
 
     threading.Thread(target=serve, daemon=True, name="egress-relay").start()
+
+
+def scrub_environ():
+    """Moves the environment out of the block the kernel wrote at exec (every variable set again with
+    setenv: glibc copies it to the heap) and overwrites that block with NULs: /proc/<pid>/environ reads the
+    block, not the variables, and every forked job copies it. Removing a variable from os.environ leaves
+    its bytes there; gVisor lets any process of the sandbox read that file of the worker."""
+    import ctypes
+
+    try:
+        libc = _libc()
+        env = ctypes.POINTER(ctypes.c_void_p).in_dll(libc, "environ")
+        old = []
+        i = 0
+        while env[i]:
+            old.append(env[i])
+            i += 1
+        for addr in old:
+            name, _, value = ctypes.string_at(addr).partition(b"=")
+            if libc.setenv(name, value, 1) != 0:
+                return False
+        # The block's bounds: env_start and env_end of /proc/self/stat (fields 50, 51); where they read 0
+        # (gVisor), the kernel's strings around the first one (a variable set since lives on the heap).
+        with open("/proc/self/stat", "rb") as f:
+            fields = f.read().rsplit(b")", 1)[1].split()
+        start, end = int(fields[47]), int(fields[48])
+        if not 0 < start < end and old:
+            near = [a for a in old if abs(a - old[0]) < 1 << 20]
+            start, end = min(near), max(a + len(ctypes.string_at(a)) + 1 for a in near)
+        if 0 < start < end:
+            ctypes.memset(start, 0, end - start)
+        return True
+    except Exception:  # noqa: BLE001 - not glibc: os.environ is what scripts see anyway
+        return False

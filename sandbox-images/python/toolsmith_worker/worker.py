@@ -13,7 +13,7 @@ import time
 import traceback
 from dataclasses import dataclass, field
 
-from . import hygiene
+from . import hygiene, jobns
 from .checks import SCRIPT_NAME, ValidationError, check_script
 from .child import Child
 from .forkserver import fork_server
@@ -271,6 +271,8 @@ class Worker:
         server). In the sandbox's own pid namespace a namespace that cannot be proven clean ends the
         worker: the host replaces it (docs/sandboxes.md, "Between jobs")."""
         server = self.server[0] if self.server is not None else 0
+        if "nosweep" in jobns.OFF:
+            return  # (tests only: the walls after it alone)
         if not hygiene.PRIVATE_TMP:
             reap_strays(server)
             return
@@ -364,7 +366,7 @@ class Worker:
             flush()  # the result goes out now; the cleaning below happens before the next job is read
         self.job = None
         self.reap()
-        if hygiene.PRIVATE_TMP:
+        if hygiene.PRIVATE_TMP and "nowipe" not in jobns.OFF:
             wipe_writable()
         if self.server is None:
             if job.pid:
@@ -532,6 +534,7 @@ class Worker:
 
 def main():
     # First: the host waits for this connection. The variable goes: no script sees where the socket was.
+    hygiene.scrub_environ()  # the bytes too, not only the variable: nothing left in /proc/1/environ
     path = os.environ.pop("TOOLSMITH_PROTOCOL_SOCKET", None)
     if path:
         use_socket(path)

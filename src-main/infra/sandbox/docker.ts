@@ -12,6 +12,7 @@ import { randomUUID } from 'node:crypto';
 import type Docker from 'dockerode';
 import type { RuntimeId } from '../../core/sandbox/runtimes.ts';
 import { WorkerConnection } from './connection.ts';
+import { dockerSeccompProfile } from './seccomp.ts';
 import { EGRESS_MOUNT, EgressListener, egressEnv, parseAllow } from './egress.ts';
 import { PROTOCOL_MOUNT, PROTOCOL_SOCKET_ENV, ProtocolSocket } from './protocol-socket.ts';
 import { Installation, INSTALLATION_LABEL, INSTANCE_LABEL, pruneLeftovers } from './installation.ts';
@@ -70,8 +71,17 @@ export function hostConfig(l: ContainerLimits): Docker.HostConfig {
     PidsLimit: l.pids,
     NanoCpus: Math.round(l.cpus * 1e9),
     CapDrop: ['ALL'],
-    SecurityOpt: ['no-new-privileges'],
-    Init: true,
+    // Toolsmith's own profile (Docker's default minus what a job never needs), which lets the fork server
+    // give each job namespaces of its own (docs/security.md, "Jobs alone").
+    SecurityOpt: ['no-new-privileges', `seccomp=${dockerSeccompProfile()}`],
+    // No path of /proc is masked or read-only: the kernel lets a job mount a /proc of its own pid
+    // namespace only where the sandbox's /proc is fully visible. The container's user holds no
+    // capability and is not root, so the unmasked files stay unreadable and unwritable to it.
+    MaskedPaths: [],
+    ReadonlyPaths: [],
+    // The worker is pid 1 (no docker-init): it is not dumpable, so no process of the container can read
+    // or write its memory, environment or fds; it reaps every orphan (docs/security.md, "Jobs alone").
+    Init: false,
     LogConfig: { Type: 'none', Config: {} },
     AutoRemove: false,
   };
@@ -89,6 +99,11 @@ export interface DockerFactoryOptions {
    * with lower hard limits refuses, so they are given explicitly.
    */
   podman?: boolean;
+  /**
+   * Tests only: walls the worker leaves out (`TOOLSMITH_TEST_WALLS`: nojobns, nosweep, nowipe,
+   * noseccomp), so that each remaining wall is attacked alone.
+   */
+  wallsOff?: string[];
 }
 
 /** The rlimits a Podman engine's containers get (nproc counts the sandbox user's processes host-wide). */
@@ -104,6 +119,7 @@ export class DockerWorkerFactory implements WorkerFactory {
   readonly engine: string;
   private readonly runtime: string | undefined;
   private readonly podman: boolean;
+  private readonly wallsOff: string[];
   private readonly image: (runtime: RuntimeId, spec?: SandboxSpec) => Promise<string>;
   private readonly limits: ContainerLimits;
   private readonly conns = new Map<string, WorkerConnection>();
@@ -124,6 +140,7 @@ export class DockerWorkerFactory implements WorkerFactory {
     this.limits = limits;
     this.runtime = opts.runtime;
     this.podman = !!opts.podman;
+    this.wallsOff = opts.wallsOff ?? [];
     this.isolation = opts.runtime === 'runsc' ? 'gvisor' : 'docker';
     this.ownsInstallation = !opts.installation;
     this.installation = opts.installation ?? new Installation();
@@ -213,6 +230,7 @@ export class DockerWorkerFactory implements WorkerFactory {
           ...Object.entries(spec.credentials).map(([k, v]) => `${credentialEnv(k)}=${v}`),
           ...(egress ? egressEnv() : []),
           ...(proto ? [`${PROTOCOL_SOCKET_ENV}=${proto.containerPath}`] : []),
+          ...(this.wallsOff.length ? [`TOOLSMITH_TEST_WALLS=${this.wallsOff.join(',')}`] : []),
         ],
         Labels: {
           [POOL_LABEL]: '1',

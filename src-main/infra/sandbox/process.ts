@@ -290,6 +290,9 @@ export class ProcessWorkerFactory implements WorkerFactory {
       '--unshare-all',
       '--die-with-parent',
       '--new-session',
+      // The worker is pid 1 of the sandbox (no bubblewrap reaper there): a process that is not dumpable,
+      // so no job reads or writes its memory or its fds (docs/security.md, "Jobs alone").
+      '--as-pid-1',
       '--ro-bind',
       '/usr',
       '/usr',

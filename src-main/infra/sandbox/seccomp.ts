@@ -240,3 +240,49 @@ function assemble(prog: Insn[]): Buffer {
   if (pc > 4096) throw new Error('seccomp: program too long');
   return out;
 }
+
+/** Docker's names of the architectures a container profile covers (x32 is refused by the x86_64 rules). */
+const DOCKER_ARCHES: Record<SeccompArch, string> = { x64: 'SCMP_ARCH_X86_64', arm64: 'SCMP_ARCH_AARCH64' };
+
+/**
+ * What a container's processes keep of the deny-list above: the fork server makes each job's process with
+ * clone(CLONE_NEWUSER | NEWPID | NEWNS | NEWIPC) and that process mounts its own /proc and tmpfs mounts
+ * in its namespaces (docs/security.md, "Jobs alone"); then it installs a filter of its own that refuses
+ * these too (sandbox-images/python/toolsmith_worker/jobns.py). Without a capability in the container's
+ * user namespace, nothing else can use them.
+ */
+export const CONTAINER_ALLOWED = new Set(['mount']);
+/** Namespace flags no process of a container needs: clone and unshare with any of them are refused. */
+export const CONTAINER_DENIED_NAMESPACES = [0x02000000, 0x04000000, 0x40000000]; // NEWCGROUP, NEWUTS, NEWNET
+
+/**
+ * The seccomp profile of every sandbox container (`SecurityOpt: seccomp=<this JSON>`), in place of
+ * Docker's default: the deny-list of the process level (io_uring, bpf, ptrace, keyctl, ... fail with
+ * EPERM), clone3 failing with ENOSYS (glibc falls back to clone, whose flags a filter can read), clone
+ * and unshare refused with namespace flags a job's namespaces do not need. Docker's default refuses every
+ * namespace flag to a container without CAP_SYS_ADMIN, which would leave jobs in one shared namespace.
+ */
+export function dockerSeccompProfile(): string {
+  const names = (arch: SeccompArch) =>
+    Object.entries(DENIED)
+      .filter(([name, n]) => n[arch] !== undefined && !CONTAINER_ALLOWED.has(name))
+      .map(([name]) => name);
+  const denied = [...new Set([...names('x64'), ...names('arm64')])].sort();
+  const flagRules = ['clone', 'unshare'].flatMap((name) =>
+    [...CONTAINER_DENIED_NAMESPACES, ...(name === 'unshare' ? [0x00000080] : [])].map((bit) => ({
+      names: [name],
+      action: 'SCMP_ACT_ERRNO',
+      errnoRet: EPERM,
+      args: [{ index: 0, value: bit, valueTwo: bit, op: 'SCMP_CMP_MASKED_EQ' }],
+    })),
+  );
+  return JSON.stringify({
+    defaultAction: 'SCMP_ACT_ALLOW',
+    architectures: Object.values(DOCKER_ARCHES),
+    syscalls: [
+      { names: denied, action: 'SCMP_ACT_ERRNO', errnoRet: EPERM },
+      { names: ['clone3'], action: 'SCMP_ACT_ERRNO', errnoRet: ENOSYS },
+      ...flagRules,
+    ],
+  });
+}

@@ -15,6 +15,7 @@ import {
   INSTANCE_LABEL,
 } from '../../../src-main/infra/sandbox/installation.ts';
 import { ProcessWorkerFactory } from '../../../src-main/infra/sandbox/process.ts';
+import { dockerSeccompProfile } from '../../../src-main/infra/sandbox/seccomp.ts';
 import { repoRoot } from '../../support/workspace.ts';
 
 const docker = new Docker();
@@ -91,8 +92,11 @@ describe('docker pool', () => {
       PidsLimit: 32,
       NanoCpus: 5e8,
       CapDrop: ['ALL'],
-      SecurityOpt: ['no-new-privileges'],
-      Init: true,
+      SecurityOpt: ['no-new-privileges', `seccomp=${dockerSeccompProfile()}`],
+      // The worker is pid 1; a job mounts a /proc of its own (docs/security.md, "Jobs alone").
+      Init: false,
+      MaskedPaths: [],
+      ReadonlyPaths: [],
       LogConfig: { Type: 'none' },
     });
     expect(info.HostConfig.Tmpfs?.['/tmp']).toMatch(/size=4m/);

@@ -1,0 +1,276 @@
+"""Each job alone, by the kernel: the fork server makes every job's process with clone() in namespaces
+of its own (user, pid, mount, IPC), so the job is pid 1 of a pid namespace holding nothing but the job,
+sees a /proc of that namespace only, writes to fresh tmpfs mounts that vanish with it, and ending its
+pid 1 ends everything it started (docs/security.md, "Jobs alone").
+
+Order in the new process, before the job arrives (off the critical path: the fork server makes the
+next job's process while the pool is idle): map its own uid and gid (the kernel allows an unprivileged
+process exactly that one line), make every mount private, mount its own /proc and fresh writable mounts,
+then give up every capability it holds in its user namespace and install a seccomp filter that refuses
+what could undo or get around those namespaces (unshare, setns, mount, a clone with namespace flags) and
+the kernel surface a job never needs (io_uring, bpf, ptrace, ...). What the kernel refuses on a level is
+left out and said so (WALLS): gVisor makes the namespaces but refuses every mount in them.
+
+Internal switches for the tests (TOOLSMITH_TEST_WALLS, comma-separated): `nojobns` runs jobs with a plain
+fork as before, `nosweep` skips the sweep of the sandbox's pid namespace, `nowipe` the wipe of its
+writable mounts; each wall is then tested with the others off."""
+
+import ctypes
+import os
+import platform
+import signal
+
+from . import hygiene
+
+OFF = frozenset(w for w in os.environ.get("TOOLSMITH_TEST_WALLS", "").split(",") if w)
+
+CLONE_NEWNS = 0x00020000
+CLONE_NEWCGROUP = 0x02000000
+CLONE_NEWUTS = 0x04000000
+CLONE_NEWIPC = 0x08000000
+CLONE_NEWUSER = 0x10000000
+CLONE_NEWPID = 0x20000000
+CLONE_NEWNET = 0x40000000
+CLONE_NEWTIME = 0x00000080
+NS_FLAGS = CLONE_NEWNS | CLONE_NEWCGROUP | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWTIME
+JOB_FLAGS = CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC
+
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REC, MS_PRIVATE = 0x1, 0x2, 0x4, 0x8, 0x4000, 0x40000
+HIDDEN = ("/run/toolsmith-protocol", "/run/toolsmith-egress")
+
+# Per architecture: the audit arch of seccomp_data, clone, clone3, and the calls a job is refused.
+_ARCH = {
+    "x86_64": {
+        "audit": 0xC000003E,
+        "clone": 56,
+        "clone3": 435,
+        "deny": {
+            "unshare": 272, "setns": 308, "mount": 165, "umount2": 166, "pivot_root": 155, "chroot": 161,
+            "fsopen": 430, "fsconfig": 431, "fsmount": 432, "fspick": 433, "move_mount": 429, "open_tree": 428,
+            "mount_setattr": 442, "ptrace": 101, "process_vm_readv": 310, "process_vm_writev": 311,
+            "process_madvise": 440, "pidfd_getfd": 438, "kcmp": 312, "bpf": 321, "perf_event_open": 298,
+            "userfaultfd": 323, "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427,
+            "keyctl": 250, "add_key": 248, "request_key": 249, "fanotify_init": 300, "open_by_handle_at": 304,
+            "name_to_handle_at": 303, "personality": 135, "capset": 126,
+        },
+    },
+    "aarch64": {
+        "audit": 0xC00000B7,
+        "clone": 220,
+        "clone3": 435,
+        "deny": {
+            "unshare": 97, "setns": 268, "mount": 40, "umount2": 39, "pivot_root": 41, "chroot": 51,
+            "fsopen": 430, "fsconfig": 431, "fsmount": 432, "fspick": 433, "move_mount": 429, "open_tree": 428,
+            "mount_setattr": 442, "ptrace": 117, "process_vm_readv": 270, "process_vm_writev": 271,
+            "process_madvise": 440, "pidfd_getfd": 438, "kcmp": 272, "bpf": 280, "perf_event_open": 241,
+            "userfaultfd": 282, "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427,
+            "keyctl": 219, "add_key": 217, "request_key": 218, "fanotify_init": 262, "open_by_handle_at": 265,
+            "name_to_handle_at": 264, "personality": 92, "capset": 91,
+        },
+    },
+}.get(platform.machine())
+
+# What the namespaces of the last job process gave (reported in the worker's ready message): None until
+# a job process was made; then a list of the walls in place ("pid", "ipc", "proc", "tmp", ...).
+WALLS = []
+_STATE = {"clone": None}  # False once the kernel refused clone with namespace flags: plain forks from then on
+
+
+def _api():
+    # PyDLL: the GIL stays held across the call, so the clone below copies a consistent interpreter.
+    lib = ctypes.PyDLL(None, use_errno=True)
+    lib.syscall.restype = ctypes.c_long
+    lib.syscall.argtypes = [ctypes.c_long] * 6
+    lib.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong, ctypes.c_char_p]
+    lib.capset.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
+    return lib
+
+
+_LIB = []
+
+
+def _lib():
+    if not _LIB:
+        _LIB.append(_api())
+    return _LIB[0]
+
+
+def wanted():
+    return "nojobns" not in OFF and _ARCH is not None and _STATE["clone"] is not False
+
+
+def clone_job():
+    """Makes a job process in namespaces of its own (like os.fork: 0 in the new process, its pid in the
+    parent); None when the kernel refuses (the caller forks plainly, and so does every later call)."""
+    if not wanted():
+        return None
+    lib = _lib()
+    py = ctypes.pythonapi
+    py.PyOS_BeforeFork()
+    pid = lib.syscall(_ARCH["clone"], JOB_FLAGS | signal.SIGCHLD, 0, 0, 0, 0)
+    if pid == 0:
+        py.PyOS_AfterFork_Child()
+        return 0
+    err = ctypes.get_errno()
+    py.PyOS_AfterFork_Parent()
+    if pid < 0:
+        if err == 11:  # EAGAIN: the pids limit, for a moment
+            raise BlockingIOError(err, os.strerror(err))
+        _STATE["clone"] = False
+        return None
+    _STATE["clone"] = True
+    return pid
+
+
+def _write(path, text):
+    try:
+        fd = os.open(path, os.O_WRONLY)
+        try:
+            os.write(fd, text)
+        finally:
+            os.close(fd)
+        return True
+    except OSError:
+        return False
+
+
+class _CapHeader(ctypes.Structure):
+    _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+
+class _CapData(ctypes.Structure):
+    _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32)]
+
+
+_PLAN = []
+
+
+def _plan(uid, gid):
+    """Everything a job process does before its job, made once in the fork server (every child inherits
+    it): the id maps, the mounts with their options, the capability sets, the seccomp program. The child
+    then only makes system calls (measured: building these in each child cost more than the namespaces)."""
+    if _PLAN:
+        return _PLAN[0]
+    lib = _lib()
+    mounts = []
+    own = hygiene.OWN_DIR
+    flags = MS_NOSUID | MS_NODEV | MS_NOEXEC
+    for point, fstype in hygiene.writable_mounts():
+        if point == own or own.startswith(point.rstrip("/") + "/"):
+            continue  # the worker's own folder lives there (the process level): the wipe covers it
+        if fstype == "mqueue":
+            mounts.append(("tmpfs:" + point, b"mqueue", point.encode(), b"mqueue", flags, None))
+            continue
+        try:
+            st = os.statvfs(point)
+            mode = os.stat(point).st_mode & 0o7777
+        except OSError:
+            continue
+        size = max(st.f_blocks * st.f_frsize, 1 << 20)
+        mounts.append(("tmpfs:" + point, b"tmpfs", point.encode(), b"tmpfs", flags, f"size={size},mode={mode:o}".encode()))
+    for point in HIDDEN:
+        # The host's sockets (the protocol's, already unlinked once the worker connected; egress, which a
+        # job reaches through the worker's relay): not even their folders are the job's.
+        if os.path.isdir(point):
+            mounts.append(("hidden:" + point, b"tmpfs", point.encode(), b"tmpfs", MS_RDONLY | flags, b"size=4096,mode=555"))
+    prog = None if "noseccomp" in OFF else hygiene.filter_program(_assemble(_ARCH))
+    plan = {
+        "lib": lib,
+        "maps": (f"{uid} {uid} 1".encode(), f"{gid} {gid} 1".encode()),
+        "mounts": mounts,
+        "caps": (_CapHeader(0x20080522, 0), (_CapData * 2)()),  # _LINUX_CAPABILITY_VERSION_3, all empty
+        "prog": prog,
+    }
+    _PLAN.append(plan)
+    return plan
+
+
+def prepare(uid, gid):
+    """Called by the fork server before its first child: the plan is part of what every child copies."""
+    if wanted():
+        _plan(uid, gid)
+    elif "noseccomp" not in OFF and _ARCH is not None:
+        _ESCAPE.append(hygiene.filter_program(_assemble(_ARCH)))
+
+
+def enter(uid, gid):
+    """In the new process (pid 1 of its pid namespace), before its job: its own /proc and writable
+    mounts, then no capability and the job's seccomp filter. Returns the walls in place."""
+    plan = _plan(uid, gid)
+    lib = plan["lib"]
+    walls = ["user", "pid", "ipc"]
+    # Its /proc files belong to root while it is not dumpable (as the worker made every process it
+    # forks): dumpable for the three writes, before anything of a job exists in it; child_main makes it
+    # undumpable again before the job's code arrives.
+    hygiene.set_dumpable(True)
+    _write("/proc/self/setgroups", b"deny")
+    if _write("/proc/self/uid_map", plan["maps"][0]) and _write("/proc/self/gid_map", plan["maps"][1]):
+        walls.append("ids")
+    hygiene.set_dumpable(False)
+    if lib.mount(b"none", b"/", None, MS_REC | MS_PRIVATE, None) == 0:
+        walls.append("mnt")
+        try:
+            cwd = os.getcwd()
+        except OSError:
+            cwd = "/"
+        for wall, source, target, fstype, flags, data in plan["mounts"]:
+            if lib.mount(source, target, fstype, flags, data) == 0:
+                walls.append(wall)
+        flags = MS_NOSUID | MS_NODEV | MS_NOEXEC
+        if lib.mount(b"proc", b"/proc", b"proc", flags, None) == 0:
+            walls.append("proc")
+        elif lib.mount(b"tmpfs", b"/proc", b"tmpfs", MS_RDONLY | flags, b"size=4096,mode=555") == 0:
+            walls.append("proc-hidden")  # no /proc of its own allowed here: none at all rather than the sandbox's
+        try:
+            os.chdir(cwd)  # the cwd's mount was replaced: enter the new one
+        except OSError:
+            pass
+    # Every capability it holds in its own user namespace (it is the namespace's first process: all of
+    # them) goes, so it cannot unmount its /proc to find the sandbox's beneath.
+    head, data = plan["caps"]
+    if lib.capset(ctypes.byref(head), data) == 0:
+        walls.append("nocaps")
+    if plan["prog"] is not None and hygiene.load_filter(plan["prog"]):
+        walls.append("seccomp")
+    WALLS[:] = walls
+    return walls
+
+
+def _assemble(arch):
+    """The job's seccomp program: the calls of `deny` fail with EPERM, clone with any namespace flag too,
+    clone3 with ENOSYS (its flags sit in memory a filter cannot read: glibc falls back to clone)."""
+    deny = sorted(set(arch["deny"].values()))
+    # Labels resolved below: instructions as (code, jt, jf, k) with jt/jf possibly label names.
+    prog = [
+        (0x20, 0, 0, 4),  # ld [arch]
+        (0x15, 0, "allow", arch["audit"]),
+        (0x20, 0, 0, 0),  # ld [nr]
+        (0x35, "deny", 0, 0x40000000),  # the x32 ABI: refused as a whole
+    ]
+    prog += [(0x15, "deny", 0, nr) for nr in deny]
+    prog += [
+        (0x15, "enosys", 0, arch["clone3"]),
+        (0x15, 0, "allow", arch["clone"]),
+        (0x20, 0, 0, 16),  # ld [args[0]] (low 32 bits: the flags)
+        (0x45, "deny", "allow", NS_FLAGS),  # jset
+    ]
+    labels = {"allow": len(prog), "deny": len(prog) + 1, "enosys": len(prog) + 2}
+    prog += [(0x06, 0, 0, 0x7FFF0000), (0x06, 0, 0, 0x00050000 | 1), (0x06, 0, 0, 0x00050000 | 38)]
+    out = []
+    for i, (code, jt, jf, k) in enumerate(prog):
+        jt = labels[jt] - i - 1 if isinstance(jt, str) else jt
+        jf = labels[jf] - i - 1 if isinstance(jf, str) else jf
+        out.append((code, jt, jf, k))
+    return out
+
+
+_ESCAPE = []
+
+
+def deny_escape():
+    """The job's seccomp filter alone (a plain fork, where the kernel refused the namespaces)."""
+    if "noseccomp" in OFF or _ARCH is None:
+        return False
+    if not _ESCAPE:
+        _ESCAPE.append(hygiene.filter_program(_assemble(_ARCH)))
+    return hygiene.load_filter(_ESCAPE[0])

@@ -1,0 +1,244 @@
+/**
+ * Jobs alone, by the kernel (docs/security.md, "Jobs alone"): each job runs as pid 1 of namespaces of
+ * its own made by the fork server. Every case is written as the attack (tool code is the attacker's) and
+ * runs on each level it applies to; the walls behind the namespaces (the sweep of the sandbox's pid
+ * namespace, the wipe of its writable mounts) are attacked alone with the namespaces switched off, and
+ * the namespaces with the sweep and wipe switched off (the worker's internal TOOLSMITH_TEST_WALLS).
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ExecutionResult } from '../../../src-main/core/sandbox/execution.ts';
+import type { SandboxBackend } from '../../../src-main/infra/sandbox/backend.ts';
+import { bubblewrapFactory, dockerFactory, runPython, testBackend } from '../../support/sandbox.ts';
+import type { TestFactory } from '../../support/sandbox.ts';
+import { repoRoot } from '../../support/workspace.ts';
+
+const toolsSource =
+  readFileSync(join(repoRoot, 'test/fixtures/sandbox/tools.py'), 'utf8') +
+  '\n' +
+  readFileSync(join(repoRoot, 'test/fixtures/sandbox/jobns_tools.py'), 'utf8');
+const TOOLS = [
+  'add',
+  'whoami',
+  'proc_mem_everywhere',
+  'pid_guess',
+  'kill_everyone',
+  'escape_calls',
+  'spy_namespace',
+  'tmp_marker',
+  'spy_later_jobs',
+  'read_leak',
+  'nap',
+  'other_processes',
+  'leave_everywhere',
+  'find_everywhere',
+];
+
+interface Whoami {
+  pid: number;
+  ppid: number;
+  pids: number[];
+  uid: number;
+  cap_eff: string;
+  seccomp_filters: string | null;
+  proc: string;
+  tmp: string;
+  hidden: string[];
+  environ: string;
+}
+
+function suite(name: string, make: () => Promise<TestFactory>, body: (run: Run) => void) {
+  describe(name, () => {
+    let backend: SandboxBackend;
+    let factory: TestFactory;
+    beforeAll(async () => {
+      factory = await make();
+      backend = testBackend(factory, { toolsSource, pool: { minSize: 1, maxSize: 1, standby: 0 } });
+    }, 300_000);
+    afterAll(async () => {
+      await backend?.dispose();
+      await factory?.dispose();
+    });
+    body((code, timeoutMs = 15_000) =>
+      runPython(backend, code, { sandbox: 'fixture', tools: TOOLS, timeoutMs }),
+    );
+  });
+}
+type Run = (code: string, timeoutMs?: number) => Promise<ExecutionResult>;
+
+const ok = (r: ExecutionResult) => {
+  expect(r.success, JSON.stringify(r.error)).toBe(true);
+  return r.data;
+};
+
+/**
+ * The namespaces themselves, with the sweep off (and the wipe off where the job has mounts of its own:
+ * runc). gVisor makes the user, pid and IPC namespaces but refuses every mount in them: there the job
+ * shares the sandbox's /proc and /tmp, and the wipe stays the wall for /tmp (docs/security.md, "Known
+ * limits").
+ */
+for (const [level, runtime] of [
+  ['docker', undefined],
+  ['gvisor', 'runsc'],
+] as const) {
+  suite(
+    `jobs alone, namespaces only (sweep${level === 'docker' ? ' and wipe' : ''} off): ${level}`,
+    () =>
+      dockerFactory({
+        ...(runtime ? { runtime } : {}),
+        wallsOff: level === 'docker' ? ['nosweep', 'nowipe'] : ['nosweep'],
+      }),
+    (run) => {
+      it('a job is pid 1 of a pid namespace of its own, with no capability and the job filter', async () => {
+        const me = ok(await run('emit_result(whoami().data)\n')) as unknown as Whoami;
+        expect(me.pid).toBe(1);
+        expect(me.ppid).toBe(0);
+        expect(me.uid).toBe(65534);
+        expect(me.cap_eff).toBe('0000000000000000');
+        if (level === 'docker') {
+          expect(me.pids).toEqual([1]);
+          expect(me.proc).toBe('proc');
+          expect(me.tmp).toBe('tmpfs');
+          expect(Number(me.seccomp_filters)).toBeGreaterThanOrEqual(3);
+        }
+      });
+
+      it('the protocol socket name is in no environment a job can read', async () => {
+        const me = ok(await run('emit_result(whoami().data)\n')) as unknown as Whoami;
+        expect(me.environ).not.toContain('TOOLSMITH_PROTOCOL_SOCKET');
+        expect(me.environ).not.toContain('/run/toolsmith-protocol');
+      });
+
+      it('no process outside the job can be opened through /proc: not init, worker or fork server', async () => {
+        const got = ok(await run('emit_result(proc_mem_everywhere().data)\n')) as Record<string, string[]>;
+        // gVisor lists the fds of any process of the sandbox, whatever its dumpable flag: their names
+        // are all a job learns there (known limit); memory and environment stay closed.
+        const bad =
+          level === 'gvisor'
+            ? ['mem-open', 'mem-write', 'environ']
+            : ['mem-open', 'mem-write', 'environ', 'fds'];
+        const reached = Object.entries(got).filter(([, hits]) => hits.some((h) => bad.includes(h)));
+        expect(reached).toEqual([]);
+        if (level === 'docker') expect(Object.keys(got)).toEqual([]);
+      });
+
+      it('no pid outside the job can be signalled, pidfd-opened or traced', async () => {
+        expect(ok(await run('emit_result(pid_guess(top=300).data)\n'))).toEqual([]);
+      });
+
+      it('kill(-1, SIGKILL) from a job ends only the job: the same worker serves the next', async () => {
+        const r = await run('emit_result(kill_everyone().data)\n');
+        expect(r.exitReason).toBe('ok');
+        expect(r.data).toMatch(/^alive/);
+        ok(await run('emit_result(add(a=1, b=2).data)\n'));
+      });
+
+      it('a survivor of its job (double fork, setsid) dies with its namespace: the next job finds nothing', async () => {
+        ok(await run('emit_result(spy_namespace(seconds=20).data)\n'));
+        const b = ok(
+          await run(
+            'nap(seconds=1)\nemit_result({"leak": read_leak().data, "pids": pid_guess(top=300).data, "me": whoami().data["pids"]})\n',
+          ),
+        ) as { leak: string[]; pids: number[]; me: number[] };
+        expect(b.leak).toEqual([]);
+        expect(b.pids).toEqual([]);
+        if (level === 'docker') expect(b.me).toEqual([1]);
+      }, 60_000);
+
+      it('what a job writes in /tmp and /dev/shm is in mounts of its own: the next job finds none', async () => {
+        const a = ok(await run('emit_result(tmp_marker(write="one").data)\n')) as string[];
+        expect(a).toEqual(['/dev/shm/marker-one', '/tmp/marker-one']);
+        const b = ok(await run('emit_result(tmp_marker().data)\n'));
+        expect(b).toEqual([]);
+      });
+    },
+  );
+}
+
+/** The job's seccomp filter on every level (all walls on): nothing may undo or get around the namespaces. */
+for (const [level, make] of [
+  ['docker', () => dockerFactory()],
+  ['gvisor', () => dockerFactory({ runtime: 'runsc' })],
+  ['process (bubblewrap)', async () => bubblewrapFactory()],
+] as const) {
+  suite(`jobs alone, the job's seccomp filter: ${level}`, make, (run) => {
+    it('every call that could undo the namespaces or reach unneeded kernel surface is refused', async () => {
+      const got = ok(await run('emit_result(escape_calls().data)\n')) as Record<string, number | string>;
+      expect(Object.keys(got).length).toBeGreaterThanOrEqual(16);
+      for (const [call, result] of Object.entries(got)) expect([call, result]).toEqual([call, -1]);
+    });
+  });
+}
+
+/** The container's seccomp profile alone (no namespaces, no job filter): what Docker's default allowed. */
+suite(
+  "the container's own seccomp profile alone (namespaces and job filter off): docker",
+  () => dockerFactory({ wallsOff: ['nojobns', 'noseccomp'] }),
+  (run) => {
+    it('io_uring, bpf, userfaultfd, keyctl, ptrace, perf events and the new mount API are refused', async () => {
+      const got = ok(await run('emit_result(escape_calls().data)\n')) as Record<string, number | string>;
+      const denied = [
+        'io_uring_setup',
+        'bpf',
+        'userfaultfd',
+        'keyctl',
+        'ptrace',
+        'perf_event_open',
+        'open_tree',
+        'fsopen',
+        'setns',
+      ];
+      expect(Object.fromEntries(denied.map((c) => [c, got[c]]))).toEqual(
+        Object.fromEntries(denied.map((c) => [c, -1])),
+      );
+    });
+  },
+);
+
+/**
+ * The walls behind the namespaces, each alone: with the namespaces off, the sweep still ends what a job
+ * left, the wipe still empties what it wrote, and the worker (pid 1 of the sandbox on every level, not
+ * dumpable, its environment block scrubbed) and its fork server stay closed to a job.
+ */
+for (const [level, make] of [
+  ['docker', () => dockerFactory({ wallsOff: ['nojobns'] })],
+  ['gvisor', () => dockerFactory({ runtime: 'runsc', wallsOff: ['nojobns'] })],
+  ['process (bubblewrap)', async () => bubblewrapFactory()],
+] as const) {
+  suite(`the second walls alone (namespaces off): ${level}`, make, (run) => {
+    it('the worker is pid 1; neither it nor the fork server can be opened, and /proc/1/environ names no socket', async () => {
+      const me = ok(await run('emit_result(whoami().data)\n')) as unknown as Whoami;
+      expect(me.pid).not.toBe(1);
+      expect(me.environ).not.toContain('TOOLSMITH_PROTOCOL_SOCKET');
+      expect(me.environ).not.toContain('toolsmith-protocol');
+      const got = ok(await run('emit_result(proc_mem_everywhere().data)\n')) as Record<string, string[]>;
+      expect(Object.keys(got)).toContain('1');
+      const bad =
+        level === 'gvisor'
+          ? ['mem-open', 'mem-write', 'environ']
+          : ['mem-open', 'mem-write', 'environ', 'fds'];
+      expect(Object.entries(got).filter(([, hits]) => hits.some((h) => bad.includes(h)))).toEqual([]);
+    });
+
+    it('a survivor of its job is swept before the next job, and what it wrote is wiped', async () => {
+      ok(await run('emit_result(spy_namespace(seconds=20).data)\n'));
+      const b = ok(
+        await run('nap(seconds=1)\nemit_result({"leak": read_leak().data, "ps": other_processes().data})\n'),
+      ) as {
+        leak: string[];
+        ps: { others: string[] };
+      };
+      expect(b.leak).toEqual([]);
+      expect(b.ps.others).toEqual([]);
+    }, 60_000);
+
+    it('markers in /tmp and /dev/shm are wiped before the next job', async () => {
+      expect(ok(await run('emit_result(tmp_marker(write="two").data)\n'))).toEqual([
+        '/dev/shm/marker-two',
+        '/tmp/marker-two',
+      ]);
+      expect(ok(await run('emit_result(tmp_marker().data)\n'))).toEqual([]);
+    });
+  });
+}
