@@ -10,6 +10,10 @@ import { createContext, UsageError } from './context.ts';
 import { onUnhandledStop, signalExitCode } from './signals.ts';
 import type { CliContext } from './context.ts';
 import { MCP_DESCRIPTION } from '../mcp/mcp-tool-names.ts';
+import { OutputError, systemErrorLine } from '../core/errors.ts';
+
+/** The run store's own errors (infra/store/connection.ts), by name: main loads no store module. */
+const STORE_ERRORS = new Set(['RunStoreError', 'DiskFullError', 'StoreDamagedError']);
 
 const version = (
   JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
@@ -214,7 +218,21 @@ export async function main(
   rawErr: (t: string) => void = (t) => process.stderr.write(t),
 ): Promise<number> {
   // What the CLI prints passes the redactor of known secrets (keys, credentials) like stored records.
-  const out = (t: string) => rawOut(knownSecrets.text(t));
+  const out = (t: string) => {
+    try {
+      rawOut(knownSecrets.text(t));
+    } catch (e) {
+      const code = (e as { code?: unknown }).code;
+      throw typeof code === 'string' ? new OutputError(code) : e;
+    }
+  };
+  // A pipe's reader gone or a full disk behind an asynchronous stdout: one line, not an uncaught error.
+  const onOutputError = (e: NodeJS.ErrnoException) => {
+    if (e.code === 'EPIPE') process.exit(0);
+    rawErr(`toolsmith: ${new OutputError(e.code ?? 'EIO').message}\n`);
+    process.exit(3);
+  };
+  if (process.stdout.listenerCount('error') === 0) process.stdout.on('error', onOutputError);
   const err = (t: string) => rawErr(knownSecrets.text(t));
   const ctx = createContext(out, err);
   // A stop signal before a command handles its own (or for a verb with nothing to cancel): close the
@@ -257,6 +275,21 @@ export async function main(
     if (e instanceof ToolsmithError) {
       err(`toolsmith: ${e.message}\n`);
       return e.code === 'invalid_argument' || e.code === 'not_found' ? 2 : 3;
+    }
+    // Expected failures of the machine (the store's file, a file the user named, a full disk) are one
+    // line naming the file and the cause; a stack is kept for real bugs.
+    if (e instanceof OutputError) {
+      err(`toolsmith: ${e.message}\n`);
+      return 3;
+    }
+    if (e instanceof Error && STORE_ERRORS.has(e.name)) {
+      err(`toolsmith: ${e.message}\n`);
+      return 3;
+    }
+    const sys = systemErrorLine(e);
+    if (sys) {
+      err(`toolsmith: ${sys.line}\n`);
+      return sys.exit;
     }
     err(`toolsmith: internal error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
     return 3;

@@ -230,12 +230,9 @@ export function openStore(
   refuseNonFile(file);
   const fixed = repairSideFiles(file);
   if (fixed) warn(`the run store ${file} was repaired: ${fixed}`);
-  let db: DatabaseSync | undefined;
   try {
-    db = openFile(file);
-    return migrated(db, file);
+    return migrated(openFile(file), file);
   } catch (e) {
-    db?.close();
     // A disk I/O error at open: side files that stopped matching since (another process's WAL
     // deleted) are repaired once more and the open tried again.
     if (sqliteCode(e) === SQLITE_IOERR) {
