@@ -15,6 +15,7 @@
 import type { DatabaseSync } from 'node:sqlite';
 import type { EventPayloads, EventType, RunEvent, RunStartedData } from '../../core/records/events.ts';
 import type { RunPage, RunSummary } from '../../core/records/summary.ts';
+import { steadyNow } from '../clock.ts';
 import { DiskFullError, openStore, StoreConnection } from './connection.ts';
 import { RunEvents } from './run-events.ts';
 import type { RunExport } from './run-events.ts';
@@ -53,7 +54,7 @@ export class RunStore extends RunQueries {
     const conn = file === ':memory:' ? undefined : new StoreConnection(file);
     const db = conn?.db ?? openStore(file);
     const stmts = runStatements(db);
-    const log = new RunEvents({ file, db, stmts, now: opts.now ?? Date.now, ...(conn ? { conn } : {}) });
+    const log = new RunEvents({ file, db, stmts, now: opts.now ?? steadyNow, ...(conn ? { conn } : {}) });
     super({
       stmts,
       dynamic: new StatementCache(db),
