@@ -13,7 +13,7 @@ import { MCP_DESCRIPTION } from '../mcp/mcp-tool-names.ts';
 import { OutputError, systemErrorLine } from '../core/errors.ts';
 
 /** The run store's own errors (infra/store/connection.ts), by name: main loads no store module. */
-const STORE_ERRORS = new Set(['RunStoreError', 'DiskFullError', 'StoreDamagedError']);
+const STORE_ERRORS = new Set(['RunStoreError', 'DiskFullError', 'StoreDamagedError', 'StoreUnwritableError']);
 
 const version = (
   JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }

@@ -6,7 +6,9 @@
  * date in order, each step in its own transaction.
  */
 import {
+  accessSync,
   closeSync,
+  constants,
   copyFileSync,
   existsSync,
   mkdtempSync,
@@ -42,12 +44,51 @@ export class DiskFullError extends RunStoreError {
 }
 
 /**
+ * A write refused because the store's files cannot be written now (made immutable, a read-only
+ * mount, permissions taken away). Held like a full disk's writes (a DiskFullError to the event log):
+ * written when the files can be written again.
+ */
+export class StoreUnwritableError extends DiskFullError {
+  override name = 'StoreUnwritableError';
+  constructor(file: string, what: string, cause: string) {
+    super(file, what, cause);
+    this.message = `the run store cannot be written: ${what} could not be written to ${file} (${cause}); make it writable again`;
+  }
+}
+
+/**
+ * Why a failed SQLite write is the files refusing writes (SQLITE_IOERR, READONLY, PERM or CANTOPEN
+ * while the database, its WAL or its folder is not writable: `chattr +i`, a read-only mount, a mode
+ * changed), or undefined.
+ */
+export function unwritableCause(e: unknown, file: string): string | undefined {
+  const c = (e as { errcode?: unknown })?.errcode;
+  if (typeof c !== 'number' || ![10, 8, 3, 14].includes(c & 0xff) || file === ':memory:') return undefined;
+  for (const f of [`${file}-wal`, file, dirname(file)]) {
+    try {
+      accessSync(f, constants.W_OK);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT') continue;
+      const words: Record<string, string> = {
+        EPERM: 'not permitted: immutable or locked',
+        EACCES: 'permission denied',
+        EROFS: 'read-only file system',
+      };
+      return `${f} cannot be written: ${code}: ${words[code ?? ''] ?? 'refused'}`;
+    }
+  }
+  return undefined;
+}
+
+/**
  * SQLITE_FULL (13, any extended code), ENOSPC/EDQUOT, or an SQLite I/O error (10: growing the WAL or
  * its shared-memory file) while the file system of `file` has no space left.
  */
 export function isDiskFull(e: unknown, file?: string): boolean {
   const err = e as { errcode?: unknown; code?: unknown; message?: unknown };
   if (e instanceof DiskFullError) return true;
+  if (file && unwritableCause(e, file)) return true;
   if (typeof err?.errcode === 'number' && (err.errcode & 0xff) === 13) return true;
   if (err?.code === 'ENOSPC' || err?.code === 'EDQUOT') return true;
   if (typeof err?.errcode === 'number' && (err.errcode & 0xff) === 10 && file) return noSpaceLeft(file);
@@ -83,6 +124,8 @@ export function storeWrite<T>(file: string, what: string, fn: () => T): T {
   try {
     return fn();
   } catch (e) {
+    const unwritable = e instanceof DiskFullError ? undefined : unwritableCause(e, file);
+    if (unwritable) throw new StoreUnwritableError(file, what, unwritable);
     if (isDiskFull(e, file) && !(e instanceof DiskFullError))
       throw new DiskFullError(file, what, fullCause(e));
     if (readOnlyStores.has(file) && (e as { errcode?: number }).errcode === SQLITE_READONLY)

@@ -185,7 +185,7 @@ export class RunEvents {
     this.stopFlushTimer();
     if (this.flush()) return undefined;
     const runs = [...this.pending.keys()];
-    return `${this.pendingEvents()} event(s) of run(s) ${runs.join(', ')} were never written (disk full) and are lost`;
+    return `${this.pendingEvents()} event(s) of run(s) ${runs.join(', ')} were never written (disk full or the store not writable) and are lost`;
   }
 
   /** Starts a run: writes its run_started event and summary row. Returns the new run id. */

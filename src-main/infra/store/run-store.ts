@@ -31,6 +31,8 @@ export {
   isDiskFull,
   pidAlive,
   RunStoreError,
+  StoreDamagedError,
+  StoreUnwritableError,
   storeWrite,
 } from './connection.ts';
 export { EXPORT_FORMAT, FLUSH_EVERY_MS, MAX_PENDING_BYTES } from './run-events.ts';
