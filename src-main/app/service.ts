@@ -6,7 +6,6 @@
  * file (test/unit/layering/service-imports.test.ts); the front ends and the handler table hold the facade.
  */
 import { eventView, runDetail } from './run-view.ts';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { KitDefinition, ResolvedKit } from '../core/kits/kit.ts';
 import { validateScript } from '../core/lang/validate.ts';

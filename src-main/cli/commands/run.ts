@@ -292,7 +292,9 @@ export function registerRuns(program: Command, ctx: CliContext): void {
       if (o.output) {
         const folder = dirname(resolve(o.output));
         if (!existsSync(folder))
-          throw new UsageError(`${o.output} cannot be written: its folder ${folder} does not exist; create it or name another file`);
+          throw new UsageError(
+            `${o.output} cannot be written: its folder ${folder} does not exist; create it or name another file`,
+          );
         writeFileSync(o.output, json(doc));
         ctx.err(`exported run ${id} (${doc.events.length} events) to ${o.output}\n`);
       } else ctx.out(json(doc));

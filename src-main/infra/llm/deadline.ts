@@ -56,21 +56,24 @@ export function watchTry(outer: AbortSignal | undefined, d: Deadlines, deadlineA
   if (outer?.aborted) ac.abort(outer.reason);
   else outer?.addEventListener('abort', onOuter, { once: true });
   watchSuspension();
-  const total = setTimeout(() => {
-    beatNow();
-    // A deadline that passed while the process was not running (SIGSTOP, asleep) says so: the
-    // provider was not the slow side.
-    const asleep = suspendedWithin(steadyNow() - d.totalMs, steadyNow());
-    fire(
-      new DeadlineError(
-        `no complete answer within ${seconds(d.totalMs)} (total_timeout_ms)` +
-          (asleep > 0
-            ? `; the deadline passed while this process was suspended (not running) for ${seconds(asleep)} of that time (stopped with SIGSTOP or the machine asleep), not because the provider was slow`
-            : ''),
-        false,
-      ),
-    );
-  }, Math.max(0, deadlineAt - Date.now()));
+  const total = setTimeout(
+    () => {
+      beatNow();
+      // A deadline that passed while the process was not running (SIGSTOP, asleep) says so: the
+      // provider was not the slow side.
+      const asleep = suspendedWithin(steadyNow() - d.totalMs, steadyNow());
+      fire(
+        new DeadlineError(
+          `no complete answer within ${seconds(d.totalMs)} (total_timeout_ms)` +
+            (asleep > 0
+              ? `; the deadline passed while this process was suspended (not running) for ${seconds(asleep)} of that time (stopped with SIGSTOP or the machine asleep), not because the provider was slow`
+              : ''),
+          false,
+        ),
+      );
+    },
+    Math.max(0, deadlineAt - Date.now()),
+  );
   let idle: ReturnType<typeof setTimeout> | undefined = setTimeout(
     () => fire(new DeadlineError(`no response within ${seconds(d.headersMs)} (timeout_ms)`, true)),
     d.headersMs,

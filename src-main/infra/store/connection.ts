@@ -440,8 +440,7 @@ const sameFile = (a: FileId | undefined, b: FileId | undefined) =>
  */
 const abandoned: DatabaseSync[] = [];
 function abandon(db: DatabaseSync): void {
-  if (abandoned.length === 0)
-    process.once('beforeExit', (code) => process.exit(process.exitCode ?? code));
+  if (abandoned.length === 0) process.once('beforeExit', (code) => process.exit(process.exitCode ?? code));
   abandoned.push(db);
 }
 
@@ -551,7 +550,9 @@ export class StoreConnection implements Guard {
         const view = why === 'deleted' || why === 'replaced' ? old : copy?.db;
         if (view && this.onReplaced) restore = this.onReplaced(view, why);
         else if (this.onReplaced)
-          this.warn(`the runs this process wrote since the last checkpoint could not be read again (no copy of its WAL)`);
+          this.warn(
+            `the runs this process wrote since the last checkpoint could not be read again (no copy of its WAL)`,
+          );
       } catch (e) {
         this.warn(`could not read this process's runs from the replaced store: ${errorText(e)}`);
       } finally {
@@ -560,7 +561,8 @@ export class StoreConnection implements Guard {
       abandon(old);
       if (why === 'deleted' || why === 'replaced') {
         // Our `-wal` and `-shm` belong to the old file: the new one must not read them.
-        for (const side of ['-wal', '-shm']) removeIfSame(`${this.file}${side}`, side === '-wal' ? this.walId : undefined);
+        for (const side of ['-wal', '-shm'])
+          removeIfSame(`${this.file}${side}`, side === '-wal' ? this.walId : undefined);
       }
       this.db = openStore(this.file, this.warn);
       this.generation++;

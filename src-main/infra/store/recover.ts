@@ -71,11 +71,20 @@ export function recoverStore(file: string): Recovered {
         ...readable(old, 'SELECT DISTINCT run_id FROM events'),
         ...readable(old, 'SELECT DISTINCT run_id FROM events ORDER BY run_id DESC'),
       ]);
-      const eventsOf = old.prepare('SELECT run_id, seq, type, v, ts, data FROM events WHERE run_id = ? ORDER BY seq');
+      const eventsOf = old.prepare(
+        'SELECT run_id, seq, type, v, ts, data FROM events WHERE run_id = ? ORDER BY seq',
+      );
       for (const id of ids) {
         try {
           const rows = eventsOf.all(id) as unknown as EventRow[];
-          const evs = rows.map((r) => ({ v: r.v, runId: r.run_id, seq: r.seq, ts: r.ts, type: r.type, data: JSON.parse(r.data) as unknown }));
+          const evs = rows.map((r) => ({
+            v: r.v,
+            runId: r.run_id,
+            seq: r.seq,
+            ts: r.ts,
+            type: r.type,
+            data: JSON.parse(r.data) as unknown,
+          }));
           into.import({ format: EXPORT_FORMAT, version: EVENT_VERSION, exportedAt: Date.now(), events: evs });
           runs++;
           events += evs.length;

@@ -83,7 +83,14 @@ export class RunEvents {
       if (!row || ((why === 'deleted' || why === 'replaced') && row.status !== 'running')) continue;
       runs.push(
         (events.all(id) as unknown as EventRow[]).map((r) =>
-          upgradeEvent({ v: r.v, runId: r.run_id, seq: r.seq, ts: r.ts, type: r.type, data: JSON.parse(r.data) }),
+          upgradeEvent({
+            v: r.v,
+            runId: r.run_id,
+            seq: r.seq,
+            ts: r.ts,
+            type: r.type,
+            data: JSON.parse(r.data),
+          }),
         ),
       );
     }

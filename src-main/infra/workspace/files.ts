@@ -60,7 +60,10 @@ export function readConfigText(file: string): string | undefined {
         return undefined;
       }
       if (!link) return undefined;
-      throw new WorkspaceError(`${file} cannot be read: it is a symbolic link to ${readlinkSync(file)}, which does not exist`, file);
+      throw new WorkspaceError(
+        `${file} cannot be read: it is a symbolic link to ${readlinkSync(file)}, which does not exist`,
+        file,
+      );
     }
     const why: Record<string, string> = {
       EISDIR: 'it is a folder, not a file',

@@ -42,7 +42,8 @@ const started = (task: string): RunStartedData => ({
 });
 
 beforeEach(() => {
-  for (const f of readdirSync(dot())) if (f.startsWith('runs.db')) rmSync(join(dot(), f), { recursive: true, force: true });
+  for (const f of readdirSync(dot()))
+    if (f.startsWith('runs.db')) rmSync(join(dot(), f), { recursive: true, force: true });
   if (!configText) configText = readFileSync(config());
   rmSync(config(), { recursive: true, force: true });
   writeFileSync(config(), configText);
@@ -68,7 +69,11 @@ function oneLine(r: { code: number | null; err: string }, code: number, pattern:
 describe('the CLI meets its files', () => {
   it('runs export -o into a folder that does not exist: one line, exit 2', async () => {
     const r = await cli('runs', 'export', runId, '-o', 'missing/dir/file.json');
-    oneLine(r, 2, /^toolsmith: missing\/dir\/file\.json cannot be written: its folder \S+missing\/dir does not exist/);
+    oneLine(
+      r,
+      2,
+      /^toolsmith: missing\/dir\/file\.json cannot be written: its folder \S+missing\/dir does not exist/,
+    );
   });
 
   it('runs export -o onto a folder: one line, exit 2', async () => {
@@ -89,7 +94,11 @@ describe('the CLI meets its files', () => {
     let err = '';
     child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
     const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-    oneLine({ code, err }, 3, /^toolsmith: disk full: the output could not be written \(ENOSPC: no space left on device\)/);
+    oneLine(
+      { code, err },
+      3,
+      /^toolsmith: disk full: the output could not be written \(ENOSPC: no space left on device\)/,
+    );
   });
 
   it('runs import of a folder: one line, exit 2', async () => {
@@ -117,7 +126,11 @@ describe('the CLI meets its files', () => {
     rmSync(config());
     symlinkSync(join(fx.data, 'gone.toml'), config());
     const r = await cli('runs', 'list');
-    oneLine(r, 3, /config\.toml cannot be read: it is a symbolic link to \S+gone\.toml, which does not exist/);
+    oneLine(
+      r,
+      3,
+      /config\.toml cannot be read: it is a symbolic link to \S+gone\.toml, which does not exist/,
+    );
   });
 
   it('runs.db is a folder: one line naming it', async () => {
@@ -148,7 +161,9 @@ describe('the CLI meets its files', () => {
     rmSync(db());
     const r = await cli('runs', 'list', '--json');
     expect(r.code, r.err).toBe(0);
-    expect(r.err).toMatch(/the run store \S+runs\.db was repaired: removed \S+-wal and \S+-shm left without their database/);
+    expect(r.err).toMatch(
+      /the run store \S+runs\.db was repaired: removed \S+-wal and \S+-shm left without their database/,
+    );
     expect((JSON.parse(r.out) as { runs: unknown[] }).runs).toEqual([]);
   });
 

@@ -4,7 +4,17 @@
  * reads the store says which file is damaged and what to do, in one line, no stack; `toolsmith runs
  * recover` keeps every run SQLite can still read and moves the damaged file aside.
  */
-import { closeSync, existsSync, openSync, readdirSync, rmSync, statSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  openSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  truncateSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { RunStartedData } from '../../../src-main/core/records/events.ts';
@@ -34,7 +44,14 @@ function seed(n: number): string[] {
     for (let i = 0; i < n; i++) {
       const id = store.createRun(started(`task number ${i}`));
       const body = `print(${i})\n${'# padding\n'.repeat(200)}`;
-      store.append(id, 'script', { n: 1, code: body, body, bodyStartLine: 1, language: 'python', source: 'llm' });
+      store.append(id, 'script', {
+        n: 1,
+        code: body,
+        body,
+        bodyStartLine: 1,
+        language: 'python',
+        source: 'llm',
+      });
       store.append(id, 'run_finished', { status: 'succeeded', result: i });
       ids.push(id);
     }
@@ -57,9 +74,16 @@ describe('a damaged run store', () => {
   it('cut short: every verb names the file and the way out; runs recover keeps the readable runs', async () => {
     const ids = seed(60);
     truncateSync(db(), Math.floor(statSync(db()).size * 0.6));
-    for (const args of [['runs', 'list'], ['runs', 'show', ids[0]!], ['runs', 'export', ids[59]!]]) {
+    for (const args of [
+      ['runs', 'list'],
+      ['runs', 'show', ids[0]!],
+      ['runs', 'export', ids[59]!],
+    ]) {
       const r = await cli(...args);
-      expectOneLine(r, /^toolsmith: the run store \S+runs\.db is damaged \(.*\); `toolsmith runs recover` keeps/);
+      expectOneLine(
+        r,
+        /^toolsmith: the run store \S+runs\.db is damaged \(.*\); `toolsmith runs recover` keeps/,
+      );
     }
     const rec = await cli('runs', 'recover', '--json');
     expect(rec.code, rec.err).toBe(0);

@@ -48,7 +48,9 @@ describe('the store files changed under a live process', () => {
       // The first serve's next run: it notices, says so, and writes its runs to the file at the path.
       const r3 = await a.runToEnd('third run');
       expect(r3.status).toBe('failed');
-      expect(a.err()).toMatch(/the run store \S+runs\.db (lost|had) its write-ahead log .* goes on in \S+ \(\d run\(s\) of this process written there again\)/);
+      expect(a.err()).toMatch(
+        /the run store \S+runs\.db (lost|had) its write-ahead log .* goes on in \S+ \(\d run\(s\) of this process written there again\)/,
+      );
       await a.stop();
       const all = await listed();
       expect(all.code, all.err).toBe(0);
@@ -70,7 +72,9 @@ describe('the store files changed under a live process', () => {
       expect(l1.code, l1.err).toBe(0);
       expect(l1.ids).toEqual([]);
       const r2 = await a.runToEnd('a run after the store was deleted');
-      expect(a.err()).toMatch(/the run store \S+runs\.db was (deleted|replaced by another file) while this process .* goes on in/);
+      expect(a.err()).toMatch(
+        /the run store \S+runs\.db was (deleted|replaced by another file) while this process .* goes on in/,
+      );
       const l2 = await listed();
       expect(l2.code, l2.err).toBe(0);
       expect(l2.ids).toEqual([r2.runId]);

@@ -38,7 +38,10 @@ describe('the store made unwritable mid-run', () => {
     serve = await startServe(fx.ws, fx.data);
     fx.llm.push({ text: 'no code', delayMs: 3000 });
     fx.llm.fallback = { text: 'no code' };
-    const { runId } = await serve.call<{ runId: string }>('runs.start', { task: 'held run', sandbox: 'ecommerce' });
+    const { runId } = await serve.call<{ runId: string }>('runs.start', {
+      task: 'held run',
+      sandbox: 'ecommerce',
+    });
     await vi.waitFor(() => expect(fx.llm.requests.length).toBeGreaterThan(0), { timeout: 60_000 });
     chattr('+i');
     // The run goes on in the process and ends (its reads include the held events).
@@ -67,12 +70,16 @@ describe('the store made unwritable mid-run', () => {
     if (process.getuid?.() !== 0) throw new Error('chattr needs root');
     serve = await startServe(fx.ws, fx.data);
     fx.llm.fallback = { text: 'no code', delayMs: 20_000 };
-    const { runId } = await serve.call<{ runId: string }>('runs.start', { task: 'to cancel', sandbox: 'ecommerce' });
+    const { runId } = await serve.call<{ runId: string }>('runs.start', {
+      task: 'to cancel',
+      sandbox: 'ecommerce',
+    });
     await vi.waitFor(() => expect(fx.llm.requests.length).toBeGreaterThan(0), { timeout: 60_000 });
     chattr('+i');
     expect(await serve.call<{ cancelled: boolean }>('runs.cancel', { runId })).toEqual({ cancelled: true });
     await vi.waitFor(
-      async () => expect((await serve!.call<{ status: string }>('runs.get', { runId })).status).toBe('cancelled'),
+      async () =>
+        expect((await serve!.call<{ status: string }>('runs.get', { runId })).status).toBe('cancelled'),
       { timeout: 30_000, interval: 200 },
     );
     chattr('-i');
