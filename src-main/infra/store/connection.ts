@@ -448,10 +448,27 @@ function abandon(db: DatabaseSync): void {
 export type OnReplaced = (old: DatabaseSync, why: ReplacedWhy) => (() => string | undefined) | undefined;
 export type ReplacedWhy = 'deleted' | 'replaced' | 'wal deleted' | 'wal replaced';
 
-/** How often reads check the file's identity at most (every write transaction checks it). */
-const READ_CHECK_MS = 50;
-/** The WAL is checkpointed by the store (not by SQLite's auto-checkpoint) past this size. */
-const CHECKPOINT_BYTES = 4 * 1024 * 1024;
+/**
+ * How often statements check the file's identity at most. Before a checkpoint the check is always
+ * made: a checkpoint is the one write that could put an orphaned WAL into a live file.
+ */
+const CHECK_MS = 50;
+/** The WAL is checkpointed by the store (not by SQLite's auto-checkpoint) past this many frames. */
+const CHECKPOINT_FRAMES = 1000;
+
+/** The frames in the WAL (its index's header in `-shm`: mxFrame), 0 when it cannot be read. */
+function walFrames(file: string): number {
+  let fd: number | undefined;
+  try {
+    fd = openSync(`${file}-shm`, 'r');
+    const hdr = Buffer.alloc(20);
+    return readSync(fd, hdr, 0, 20, 0) === 20 ? hdr.readUInt32LE(16) : 0;
+  } catch {
+    return 0;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
 
 /**
  * The store's connection with its file's identity: before each write transaction (and each read, at
@@ -510,25 +527,26 @@ export class StoreConnection implements Guard {
     return undefined;
   }
 
-  check(write: boolean): void {
+  /**
+   * Checks the files (at most every CHECK_MS unless `force`: a write to a file replaced within that
+   * window is written again to the new file with the rest of this process's runs).
+   */
+  check(force: boolean): void {
     if (!this.dbId || this.checking) return;
     const t = performance.now();
-    if (!write && t - this.lastCheck < READ_CHECK_MS) return;
+    if (!force && t - this.lastCheck < CHECK_MS) return;
     this.lastCheck = t;
     const why = this.changed();
     if (why) this.reopen(why);
   }
 
-  /** After a committed write: the WAL checkpointed past CHECKPOINT_BYTES, the files checked first. */
+  /**
+   * After a committed write: the WAL checkpointed past CHECKPOINT_FRAMES (SQLite's own threshold),
+   * the files checked first.
+   */
   afterCommit(): void {
-    if (!this.dbId || ++this.commits % 64 !== 0) return;
-    let size = 0;
-    try {
-      size = statSync(`${this.file}-wal`).size;
-    } catch {
-      return;
-    }
-    if (size < CHECKPOINT_BYTES) return;
+    if (!this.dbId || ++this.commits % 16 !== 0) return;
+    if (walFrames(this.file) < CHECKPOINT_FRAMES) return;
     this.check(true);
     try {
       this.db.exec('PRAGMA wal_checkpoint(PASSIVE)');

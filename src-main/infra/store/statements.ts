@@ -30,7 +30,7 @@ export function stmt<P extends SQLInputValue[] = [], R = never>(db: DatabaseSync
 export interface Guard {
   readonly db: DatabaseSync;
   readonly generation: number;
-  check(write: boolean): void;
+  check(force: boolean): void;
   failed(e: unknown): unknown;
 }
 
@@ -42,16 +42,15 @@ export function guardConnection(db: DatabaseSync, guard: Guard): void {
 }
 
 /**
- * A statement that checks the store's file before it runs (a write at BEGIN, reads at most every few
- * ms; nothing inside a transaction, already checked at its BEGIN), prepared again on the new connection
+ * A statement that checks the store's file before it runs (at most every few ms; nothing inside a
+ * transaction, already checked at its BEGIN), prepared again on the new connection
  * when the store was opened again, and naming a damaged file in its errors.
  */
 function guarded<P extends SQLInputValue[], R>(guard: Guard, sql: string): Stmt<P, R> {
-  const write = /^\s*(BEGIN|INSERT|UPDATE|DELETE|REPLACE)/i.test(sql);
   let generation = guard.generation;
   let s = guard.db.prepare(sql);
   const current = (): StatementSync => {
-    if (!guard.db.isTransaction) guard.check(write);
+    if (!guard.db.isTransaction) guard.check(false);
     if (guard.generation !== generation) {
       generation = guard.generation;
       s = guard.db.prepare(sql);
