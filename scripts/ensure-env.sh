@@ -21,6 +21,11 @@ command -v openssl >/dev/null 2>&1 || need+=(openssl)
 # Podman's Docker-compatible API as an engine (`[engines.X] kind = "podman"`); catatonit is its init.
 command -v podman >/dev/null 2>&1 || need+=(podman)
 [ -x /usr/libexec/podman/catatonit ] || need+=(catatonit)
+# The store's fault tests: sqlite3 checks a store's integrity, libfaketime steps one process's clock,
+# chattr (e2fsprogs) makes a store immutable.
+command -v sqlite3 >/dev/null 2>&1 || need+=(sqlite3)
+[ -e /usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1 ] || [ "$(uname -m)" != x86_64 ] || need+=(faketime)
+command -v chattr >/dev/null 2>&1 || need+=(e2fsprogs)
 if [ ${#need[@]} -gt 0 ]; then
   log "installing ${need[*]}"
   $SUDO apt-get update -q >/dev/null

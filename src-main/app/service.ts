@@ -6,7 +6,6 @@
  * file (test/unit/layering/service-imports.test.ts); the front ends and the handler table hold the facade.
  */
 import { eventView, runDetail } from './run-view.ts';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { KitDefinition, ResolvedKit } from '../core/kits/kit.ts';
 import { validateScript } from '../core/lang/validate.ts';
@@ -16,7 +15,13 @@ import { ScriptGenerator } from '../core/script/generator.ts';
 import type { BuiltPrompt, PromptOptions } from '../core/script/generator.ts';
 import type { SandboxTool } from '../core/tools/extract.ts';
 import type { ToolRegistry } from '../core/tools/registry.ts';
-import { parseTomlFile, readPromptFiles, WorkspaceError, WorkspaceFiles } from '../infra/workspace/files.ts';
+import {
+  parseTomlFile,
+  readConfigText,
+  readPromptFiles,
+  WorkspaceError,
+  WorkspaceFiles,
+} from '../infra/workspace/files.ts';
 import { resourcesDir } from '../infra/workspace/paths.ts';
 import { parseConfig } from './config.ts';
 import type { Config } from './config.ts';
@@ -724,13 +729,8 @@ export class ToolsmithService
 
 /** Reads, parses and validates the workspace's config (errors name the file, line and field). */
 function loadConfig(files: WorkspaceFiles): Config {
-  let text: string | undefined;
   try {
-    text = readFileSync(files.configFile, 'utf8');
-  } catch {
-    text = undefined;
-  }
-  try {
+    const text = readConfigText(files.configFile);
     const raw = text === undefined ? {} : parseTomlFile(files.configFile, text);
     return parseConfig(raw, files.configFile, text);
   } catch (e) {

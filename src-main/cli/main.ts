@@ -14,6 +14,10 @@ import { resolveWorkspaceDir } from '../infra/workspace/init.ts';
 import { cacheableVerb, readVerbAnswer, verbKey, writeVerbAnswer } from './verb-cache.ts';
 import type { VerbAnswer } from './verb-cache.ts';
 import { existsSync } from 'node:fs';
+import { OutputError, systemErrorLine } from '../core/errors.ts';
+
+/** The run store's own errors (infra/store/connection.ts), by name: main loads no store module. */
+const STORE_ERRORS = new Set(['RunStoreError', 'DiskFullError', 'StoreDamagedError', 'StoreUnwritableError']);
 
 const version = (
   JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
@@ -233,8 +237,20 @@ export async function main(
   const out = (t: string) => {
     const shown = knownSecrets.text(t);
     if (cached) cached.out += shown;
-    rawOut(shown);
+    try {
+      rawOut(shown);
+    } catch (e) {
+      const code = (e as { code?: unknown }).code;
+      throw typeof code === 'string' ? new OutputError(code) : e;
+    }
   };
+  // A pipe's reader gone or a full disk behind an asynchronous stdout: one line, not an uncaught error.
+  const onOutputError = (e: NodeJS.ErrnoException) => {
+    if (e.code === 'EPIPE') process.exit(0);
+    rawErr(`toolsmith: ${new OutputError(e.code ?? 'EIO').message}\n`);
+    process.exit(3);
+  };
+  if (process.stdout.listenerCount('error') === 0) process.stdout.on('error', onOutputError);
   const err = (t: string) => {
     const shown = knownSecrets.text(t);
     if (cached) cached.err += shown;
@@ -287,6 +303,21 @@ export async function main(
     if (e instanceof ToolsmithError) {
       err(`toolsmith: ${e.message}\n`);
       return e.code === 'invalid_argument' || e.code === 'not_found' ? 2 : 3;
+    }
+    // Expected failures of the machine (the store's file, a file the user named, a full disk) are one
+    // line naming the file and the cause; a stack is kept for real bugs.
+    if (e instanceof OutputError) {
+      err(`toolsmith: ${e.message}\n`);
+      return 3;
+    }
+    if (e instanceof Error && STORE_ERRORS.has(e.name)) {
+      err(`toolsmith: ${e.message}\n`);
+      return 3;
+    }
+    const sys = systemErrorLine(e);
+    if (sys) {
+      err(`toolsmith: ${sys.line}\n`);
+      return sys.exit;
     }
     err(`toolsmith: internal error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
     return 3;

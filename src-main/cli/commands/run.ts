@@ -1,4 +1,5 @@
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { LiveEvent } from '../../app/runs.ts';
 import { RUN_KINDS } from '../../core/records/events.ts';
@@ -300,9 +301,28 @@ export function registerRuns(program: Command, ctx: CliContext): void {
       }
       const doc = (await ctx.service(cmd).runs()).export(id);
       if (o.output) {
+        const folder = dirname(resolve(o.output));
+        if (!existsSync(folder))
+          throw new UsageError(
+            `${o.output} cannot be written: its folder ${folder} does not exist; create it or name another file`,
+          );
         writeFileSync(o.output, json(doc));
         ctx.err(`exported run ${id} (${doc.events.length} events) to ${o.output}\n`);
       } else ctx.out(json(doc));
+    });
+  runs
+    .command('recover')
+    .description('recover a damaged run store: keep every run that can be read, move the damaged file aside')
+    .option('--json', 'print what was recovered as JSON')
+    .action(async (o: { json?: boolean }, cmd: Command) => {
+      const { recoverStore } = await import('../../infra/store/recover.ts');
+      const file = join(ctx.service(cmd).files.dataDir, 'runs.db');
+      const r = recoverStore(file);
+      ctx.out(
+        o.json
+          ? json({ file, ...r })
+          : `recovered ${r.runs} run(s) (${r.events} events) into ${file}${r.lost ? `; ${r.lost} run(s) could not be read` : ''}; the damaged file is ${r.damaged}\n`,
+      );
     });
   runs
     .command('import')

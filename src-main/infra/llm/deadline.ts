@@ -4,6 +4,8 @@
  * whole call (every try and every wait between tries) within `totalMs`. A deadline that passes aborts
  * the request and names itself; the SDK's own abort error never stands in for it.
  */
+import { beatNow, steadyNow, suspendedWithin, watchSuspension } from '../clock.ts';
+
 export interface Deadlines {
   /** Connect and response headers (config `timeout_ms`). */
   headersMs: number;
@@ -53,9 +55,23 @@ export function watchTry(outer: AbortSignal | undefined, d: Deadlines, deadlineA
   const onOuter = () => ac.abort(outer?.reason);
   if (outer?.aborted) ac.abort(outer.reason);
   else outer?.addEventListener('abort', onOuter, { once: true });
+  watchSuspension();
   const total = setTimeout(
-    () =>
-      fire(new DeadlineError(`no complete answer within ${seconds(d.totalMs)} (total_timeout_ms)`, false)),
+    () => {
+      beatNow();
+      // A deadline that passed while the process was not running (SIGSTOP, asleep) says so: the
+      // provider was not the slow side.
+      const asleep = suspendedWithin(steadyNow() - d.totalMs, steadyNow());
+      fire(
+        new DeadlineError(
+          `no complete answer within ${seconds(d.totalMs)} (total_timeout_ms)` +
+            (asleep > 0
+              ? `; the deadline passed while this process was suspended (not running) for ${seconds(asleep)} of that time (stopped with SIGSTOP or the machine asleep), not because the provider was slow`
+              : ''),
+          false,
+        ),
+      );
+    },
     Math.max(0, deadlineAt - Date.now()),
   );
   let idle: ReturnType<typeof setTimeout> | undefined = setTimeout(

@@ -5,12 +5,29 @@
  * Migrations are only ever appended: a store written by an older version opens and is brought up to
  * date in order, each step in its own transaction.
  */
-import { existsSync, mkdirSync, statfsSync } from 'node:fs';
-import { hostname } from 'node:os';
-import { dirname } from 'node:path';
+import {
+  accessSync,
+  closeSync,
+  constants,
+  copyFileSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  mkdirSync,
+  openSync,
+  readSync,
+  statfsSync,
+  statSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { DatabaseSync } from 'node:sqlite';
-import { stmt } from './statements.ts';
+import { guardConnection, stmt } from './statements.ts';
+import type { Guard } from './statements.ts';
 
 export class RunStoreError extends Error {
   override name = 'RunStoreError';
@@ -27,12 +44,51 @@ export class DiskFullError extends RunStoreError {
 }
 
 /**
+ * A write refused because the store's files cannot be written now (made immutable, a read-only
+ * mount, permissions taken away). Held like a full disk's writes (a DiskFullError to the event log):
+ * written when the files can be written again.
+ */
+export class StoreUnwritableError extends DiskFullError {
+  override name = 'StoreUnwritableError';
+  constructor(file: string, what: string, cause: string) {
+    super(file, what, cause);
+    this.message = `the run store cannot be written: ${what} could not be written to ${file} (${cause}); make it writable again`;
+  }
+}
+
+/**
+ * Why a failed SQLite write is the files refusing writes (SQLITE_IOERR, READONLY, PERM or CANTOPEN
+ * while the database, its WAL or its folder is not writable: `chattr +i`, a read-only mount, a mode
+ * changed), or undefined.
+ */
+export function unwritableCause(e: unknown, file: string): string | undefined {
+  const c = (e as { errcode?: unknown })?.errcode;
+  if (typeof c !== 'number' || ![10, 8, 3, 14].includes(c & 0xff) || file === ':memory:') return undefined;
+  for (const f of [`${file}-wal`, file, dirname(file)]) {
+    try {
+      accessSync(f, constants.W_OK);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT') continue;
+      const words: Record<string, string> = {
+        EPERM: 'not permitted: immutable or locked',
+        EACCES: 'permission denied',
+        EROFS: 'read-only file system',
+      };
+      return `${f} cannot be written: ${code}: ${words[code ?? ''] ?? 'refused'}`;
+    }
+  }
+  return undefined;
+}
+
+/**
  * SQLITE_FULL (13, any extended code), ENOSPC/EDQUOT, or an SQLite I/O error (10: growing the WAL or
  * its shared-memory file) while the file system of `file` has no space left.
  */
 export function isDiskFull(e: unknown, file?: string): boolean {
   const err = e as { errcode?: unknown; code?: unknown; message?: unknown };
   if (e instanceof DiskFullError) return true;
+  if (file && unwritableCause(e, file)) return true;
   if (typeof err?.errcode === 'number' && (err.errcode & 0xff) === 13) return true;
   if (err?.code === 'ENOSPC' || err?.code === 'EDQUOT') return true;
   if (typeof err?.errcode === 'number' && (err.errcode & 0xff) === 10 && file) return noSpaceLeft(file);
@@ -68,6 +124,8 @@ export function storeWrite<T>(file: string, what: string, fn: () => T): T {
   try {
     return fn();
   } catch (e) {
+    const unwritable = e instanceof DiskFullError ? undefined : unwritableCause(e, file);
+    if (unwritable) throw new StoreUnwritableError(file, what, unwritable);
     if (isDiskFull(e, file) && !(e instanceof DiskFullError))
       throw new DiskFullError(file, what, fullCause(e));
     if (readOnlyStores.has(file) && (e as { errcode?: number }).errcode === SQLITE_READONLY)
@@ -206,11 +264,89 @@ export function interruptedReason(pid: number | null, lastSeen: number): string 
 /**
  * Opens (creating its folder) and migrates the store at `file` (or `:memory:`).
  */
-export function openStore(file: string): DatabaseSync {
-  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
-  const db = openFile(file);
-  migrate(db, file);
-  return db;
+export function openStore(
+  file: string,
+  warn: (line: string) => void = (line) => process.stderr.write(`toolsmith: ${line}\n`),
+): DatabaseSync {
+  if (file === ':memory:') return migrated(openFile(file), file);
+  mkdirSync(dirname(file), { recursive: true });
+  refuseNonFile(file);
+  const fixed = repairSideFiles(file);
+  if (fixed) warn(`the run store ${file} was repaired: ${fixed}`);
+  try {
+    return migrated(openFile(file), file);
+  } catch (e) {
+    // A disk I/O error at open: side files that stopped matching since (another process's WAL
+    // deleted) are repaired once more and the open tried again.
+    if (sqliteCode(e) === SQLITE_IOERR) {
+      const again = repairSideFiles(file);
+      if (again) {
+        warn(`the run store ${file} was repaired: ${again}`);
+        return migrated(openFile(file), file);
+      }
+    }
+    throw damaged(e, file) ?? e;
+  }
+}
+
+function migrated(db: DatabaseSync, file: string): DatabaseSync {
+  try {
+    migrate(db, file);
+    return db;
+  } catch (e) {
+    db.close();
+    throw e;
+  }
+}
+
+/** A store path that is a folder (or not a regular file) is refused, naming it. */
+function refuseNonFile(file: string): void {
+  let st;
+  try {
+    st = statSync(file);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return;
+    throw new RunStoreError(
+      `the run store ${file} cannot be opened (${code}: ${code === 'ELOOP' ? 'a symbolic link loop' : errorText(e)})`,
+    );
+  }
+  if (!st.isFile())
+    throw new RunStoreError(
+      `the run store ${file} is ${st.isDirectory() ? 'a folder' : 'not a regular file'}; move it away so a new store can be created`,
+    );
+}
+
+const SQLITE_IOERR = 10;
+const SQLITE_CORRUPT = 11;
+const SQLITE_NOTADB = 26;
+const sqliteCode = (e: unknown): number | undefined => {
+  const c = (e as { errcode?: unknown })?.errcode;
+  return typeof c === 'number' ? c & 0xff : undefined;
+};
+
+/** A store file that SQLite finds damaged (not a database, malformed, cut short). */
+export class StoreDamagedError extends RunStoreError {
+  override name = 'StoreDamagedError';
+  readonly file: string;
+  constructor(file: string, cause: string) {
+    super(
+      `the run store ${file} is damaged (${cause}); \`toolsmith runs recover\` keeps every run that can be read and moves the damaged file aside`,
+    );
+    this.file = file;
+  }
+}
+
+/** The damage SQLite reports, as a StoreDamagedError naming the file, or undefined for other errors. */
+export function damaged(e: unknown, file: string): StoreDamagedError | undefined {
+  if (e instanceof StoreDamagedError) return e;
+  const code = sqliteCode(e);
+  const msg = errorText(e);
+  if (code === SQLITE_CORRUPT) return new StoreDamagedError(file, `SQLITE_CORRUPT: ${msg}`);
+  if (code === SQLITE_NOTADB) return new StoreDamagedError(file, `SQLITE_NOTADB: ${msg}`);
+  // A file cut short reads as a short read (SQLITE_IOERR_SHORT_READ, 522).
+  if ((e as { errcode?: unknown })?.errcode === 522) return new StoreDamagedError(file, `cut short: ${msg}`);
+  return undefined;
 }
 
 /**
@@ -274,5 +410,304 @@ function migrate(db: DatabaseSync, file: string): void {
       db.exec('ROLLBACK');
       throw e;
     }
+  }
+}
+
+/** A file's identity: a file replaced (renamed over, deleted and created again) has another. */
+interface FileId {
+  dev: number;
+  ino: number;
+}
+
+function fileId(path: string): FileId | undefined {
+  try {
+    const s = statSync(path);
+    return { dev: s.dev, ino: s.ino };
+  } catch {
+    return undefined;
+  }
+}
+
+const sameFile = (a: FileId | undefined, b: FileId | undefined) =>
+  a !== undefined && b !== undefined && a.dev === b.dev && a.ino === b.ino;
+
+/**
+ * Connections given up because their file was removed or replaced under them. They are never closed:
+ * SQLite checkpoints a connection's WAL into its database file on close and then deletes the WAL by
+ * name, which would write an orphaned WAL over a newer file or delete another process's WAL. Kept
+ * referenced (never collected) and, once there is one, the process leaves through `process.exit`
+ * (Node closes open connections when its event loop ends, not on `process.exit`).
+ */
+const abandoned: DatabaseSync[] = [];
+function abandon(db: DatabaseSync): void {
+  if (abandoned.length === 0) process.once('beforeExit', (code) => process.exit(process.exitCode ?? code));
+  abandoned.push(db);
+}
+
+/** What a store's owner does when its file was replaced: read what to keep, then write it anew. */
+export type OnReplaced = (old: DatabaseSync, why: ReplacedWhy) => (() => string | undefined) | undefined;
+export type ReplacedWhy = 'deleted' | 'replaced' | 'wal deleted' | 'wal replaced';
+
+/**
+ * How often statements check the file's identity at most. Before a checkpoint the check is always
+ * made: a checkpoint is the one write that could put an orphaned WAL into a live file.
+ */
+const CHECK_MS = 50;
+/** The WAL is checkpointed by the store (not by SQLite's auto-checkpoint) past this many frames. */
+const CHECKPOINT_FRAMES = 1000;
+
+/** The frames in the WAL (its index's header in `-shm`: mxFrame), 0 when it cannot be read. */
+function walFrames(file: string): number {
+  let fd: number | undefined;
+  try {
+    fd = openSync(`${file}-shm`, 'r');
+    const hdr = Buffer.alloc(20);
+    return readSync(fd, hdr, 0, 20, 0) === 20 ? hdr.readUInt32LE(16) : 0;
+  } catch {
+    return 0;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/**
+ * The store's connection with its file's identity: before each write transaction (and each read, at
+ * most every READ_CHECK_MS) the database file and its WAL are checked to be the ones it opened. A file
+ * removed or replaced (deleted by hand, restored from a backup, its `-wal` deleted) is never written
+ * again: the connection is given up (see `abandon`), what this process wrote is read from it (its view
+ * of the old file), the store is opened again at the same path (a new file when there is none; stale
+ * `-wal`/`-shm` repaired) and the runs of this process are written there, with a line on stderr.
+ */
+export class StoreConnection implements Guard {
+  db: DatabaseSync;
+  /** Bumped at each reopen: statements prepared on an older connection are prepared again. */
+  generation = 0;
+  readonly file: string;
+  onReplaced: OnReplaced | undefined;
+  warn: (line: string) => void = (line) => process.stderr.write(`toolsmith: ${line}\n`);
+  private dbId: FileId | undefined;
+  private walId: FileId | undefined;
+  private lastCheck = 0;
+  private checking = false;
+  private commits = 0;
+
+  constructor(file: string) {
+    this.file = file;
+    this.db = openStore(file);
+    this.remember();
+  }
+
+  /** Errors of a statement: a damaged file named as such (StoreDamagedError). */
+  failed(e: unknown): unknown {
+    return damaged(e, this.file) ?? e;
+  }
+
+  private remember(): void {
+    if (this.file === ':memory:' || readOnlyStores.has(this.file)) return;
+    // SQLite's own checkpoints are off: a checkpoint writes the WAL into the database file, and this
+    // connection checks first that both are still the files it opened (see afterCommit).
+    this.db.exec('PRAGMA wal_autocheckpoint = 0');
+    this.dbId = fileId(this.file);
+    this.walId = fileId(`${this.file}-wal`);
+    guardConnection(this.db, this);
+  }
+
+  /** Why the files at the path are no longer the ones this connection opened, or undefined. */
+  private changed(): ReplacedWhy | undefined {
+    const now = fileId(this.file);
+    if (!now) return 'deleted';
+    if (!sameFile(now, this.dbId)) return 'replaced';
+    const wal = fileId(`${this.file}-wal`);
+    if (this.walId === undefined) {
+      this.walId = wal;
+      return undefined;
+    }
+    if (!wal) return 'wal deleted';
+    if (!sameFile(wal, this.walId)) return 'wal replaced';
+    return undefined;
+  }
+
+  /**
+   * Checks the files (at most every CHECK_MS unless `force`: a write to a file replaced within that
+   * window is written again to the new file with the rest of this process's runs).
+   */
+  check(force: boolean): void {
+    if (!this.dbId || this.checking) return;
+    const t = performance.now();
+    if (!force && t - this.lastCheck < CHECK_MS) return;
+    this.lastCheck = t;
+    const why = this.changed();
+    if (why) this.reopen(why);
+  }
+
+  /**
+   * After a committed write: the WAL checkpointed past CHECKPOINT_FRAMES (SQLite's own threshold),
+   * the files checked first.
+   */
+  afterCommit(): void {
+    if (!this.dbId || ++this.commits % 16 !== 0) return;
+    if (walFrames(this.file) < CHECKPOINT_FRAMES) return;
+    this.check(true);
+    try {
+      this.db.exec('PRAGMA wal_checkpoint(PASSIVE)');
+    } catch {
+      // A busy or failed checkpoint is tried again later; the data is in the WAL.
+    }
+  }
+
+  private reopen(why: ReplacedWhy): void {
+    this.checking = true;
+    const old = this.db;
+    try {
+      let restore: (() => string | undefined) | undefined;
+      // This process's view of the old store: its connection, or (the WAL lost) a copy of the file and
+      // of the deleted WAL it still holds open: the shared `-shm` may already describe another WAL,
+      // and reading through the old connection would rebuild it from the orphan.
+      const copy = why === 'deleted' || why === 'replaced' ? undefined : this.copyOfOwnView();
+      try {
+        const view = why === 'deleted' || why === 'replaced' ? old : copy?.db;
+        if (view && this.onReplaced) restore = this.onReplaced(view, why);
+        else if (this.onReplaced)
+          this.warn(
+            `the runs this process wrote since the last checkpoint could not be read again (no copy of its WAL)`,
+          );
+      } catch (e) {
+        this.warn(`could not read this process's runs from the replaced store: ${errorText(e)}`);
+      } finally {
+        copy?.dispose();
+      }
+      abandon(old);
+      if (why === 'deleted' || why === 'replaced') {
+        // Our `-wal` and `-shm` belong to the old file: the new one must not read them.
+        for (const side of ['-wal', '-shm'])
+          removeIfSame(`${this.file}${side}`, side === '-wal' ? this.walId : undefined);
+      }
+      this.db = openStore(this.file, this.warn);
+      this.generation++;
+      this.remember();
+      const kept = restore?.();
+      const what = {
+        deleted: 'was deleted',
+        replaced: 'was replaced by another file',
+        'wal deleted': `lost its write-ahead log (${this.file}-wal was deleted)`,
+        'wal replaced': `had its write-ahead log (${this.file}-wal) replaced`,
+      }[why];
+      this.warn(
+        `the run store ${this.file} ${what} while this process (pid ${process.pid}) had it open; ` +
+          `it stopped writing to the old file and goes on in ${this.file}${kept ? ` (${kept})` : ''}`,
+      );
+    } finally {
+      this.checking = false;
+    }
+  }
+
+  close(): void {
+    this.db.close();
+  }
+
+  /**
+   * A private copy of what this connection saw: the database file and the WAL it holds open (found
+   * by identity among the process's open files, /proc/self/fd; Linux), opened on their own. SQLite
+   * rebuilds the copy's index from the WAL's own frames.
+   */
+  private copyOfOwnView(): { db: DatabaseSync; dispose: () => void } | undefined {
+    let fds: string[];
+    try {
+      fds = readdirSync('/proc/self/fd');
+    } catch {
+      return undefined;
+    }
+    const find = (id: FileId | undefined) =>
+      fds.map((fd) => `/proc/self/fd/${fd}`).find((p) => sameFile(fileId(p), id));
+    const dbFd = find(this.dbId);
+    const walFd = find(this.walId);
+    if (!dbFd || !walFd) return undefined;
+    const dir = mkdtempSync(join(tmpdir(), 'toolsmith-store-view-'));
+    try {
+      copyFileSync(dbFd, join(dir, 'runs.db'));
+      copyFileSync(walFd, join(dir, 'runs.db-wal'));
+      const db = new DatabaseSync(join(dir, 'runs.db'));
+      return {
+        db,
+        dispose: () => {
+          try {
+            db.close();
+          } finally {
+            rmSync(dir, { recursive: true, force: true });
+          }
+        },
+      };
+    } catch {
+      rmSync(dir, { recursive: true, force: true });
+      return undefined;
+    }
+  }
+}
+
+const errorText = (e: unknown) => (e instanceof Error ? e.message : String(e));
+
+/** Removes `path` when it is the file `id` (undefined: whatever it is). */
+function removeIfSame(path: string, id: FileId | undefined): void {
+  const now = fileId(path);
+  if (!now || (id && !sameFile(now, id))) return;
+  try {
+    unlinkSync(path);
+  } catch {
+    // Gone already.
+  }
+}
+
+/**
+ * Side files that no longer match the database, repaired before SQLite reads them (it would fail with
+ * `disk I/O error` on every open, or mix them into the wrong file):
+ * - `-wal`/`-shm` without their database (it was deleted): removed;
+ * - a `-shm` whose header counts frames its `-wal` does not hold (the WAL was deleted or replaced):
+ *   its header is cleared, so the next reader rebuilds it from the WAL that is there (what SQLite does
+ *   after a crash). Returns what was repaired, in words, or undefined.
+ */
+export function repairSideFiles(file: string): string | undefined {
+  if (file === ':memory:') return undefined;
+  const wal = `${file}-wal`;
+  const shm = `${file}-shm`;
+  if (!existsSync(file)) {
+    const stale = [wal, shm].filter((f) => existsSync(f));
+    for (const f of stale) removeIfSame(f, undefined);
+    return stale.length ? `removed ${stale.join(' and ')} left without their database` : undefined;
+  }
+  if (!existsSync(shm)) return undefined;
+  let fd: number | undefined;
+  try {
+    fd = openSync(shm, 'r+');
+    const hdr = Buffer.alloc(48);
+    if (readSync(fd, hdr, 0, 48, 0) < 48) return undefined;
+    const isInit = hdr[12];
+    const mxFrame = hdr.readUInt32LE(16);
+    if (!isInit || mxFrame === 0) return undefined;
+    const pageRaw = hdr.readUInt16LE(14);
+    const page = pageRaw === 1 ? 65536 : pageRaw;
+    const salt = [hdr.readUInt32LE(32), hdr.readUInt32LE(36)];
+    let walOk = false;
+    try {
+      const size = statSync(wal).size;
+      if (size >= 32 + mxFrame * (24 + page)) {
+        const walHdr = Buffer.alloc(32);
+        const wfd = openSync(wal, 'r');
+        try {
+          readSync(wfd, walHdr, 0, 32, 0);
+        } finally {
+          closeSync(wfd);
+        }
+        walOk = walHdr.readUInt32BE(16) === salt[0] && walHdr.readUInt32BE(20) === salt[1];
+      }
+    } catch {
+      walOk = false;
+    }
+    if (walOk) return undefined;
+    writeSync(fd, Buffer.alloc(136), 0, 136, 0);
+    return `cleared ${shm}: it described a write-ahead log that is no longer there`;
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
 }

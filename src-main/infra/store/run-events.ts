@@ -13,6 +13,8 @@ import { checkRunExport } from '../../core/records/schemas.ts';
 import { foldSummary, startSummary } from '../../core/records/summary.ts';
 import { errorMessage } from '../../core/errors.ts';
 import { DiskFullError, isDiskFull, RunStoreError, storeWrite } from './connection.ts';
+import type { ReplacedWhy, StoreConnection } from './connection.ts';
+import type { EventRow } from './run-statements.ts';
 import { toSummary } from './run-statements.ts';
 import type { RunRow, RunStatements } from './run-statements.ts';
 
@@ -42,6 +44,8 @@ export interface StoreParts {
   db: DatabaseSync;
   stmts: RunStatements;
   now: () => number;
+  /** The connection with its file's identity (a file store); its `db` changes when it is reopened. */
+  conn?: StoreConnection;
 }
 
 export class RunEvents {
@@ -49,12 +53,67 @@ export class RunEvents {
   private readonly db: DatabaseSync;
   private readonly stmts: RunStatements;
   private readonly now: () => number;
+  private readonly conn: StoreConnection | undefined;
+  /** The runs this process wrote (created, appended to, imported): kept when the file is replaced. */
+  private readonly written = new Set<string>();
 
   constructor(parts: StoreParts) {
     this.file = parts.file;
     this.db = parts.db;
     this.stmts = parts.stmts;
     this.now = parts.now;
+    this.conn = parts.conn;
+    if (this.conn) this.conn.onReplaced = (old, why) => this.keepWritten(old, why);
+  }
+
+  /**
+   * The store's file was removed or replaced (see StoreConnection): the runs this process wrote are
+   * read from the old connection now (its view still holds them) and written to the new file once it
+   * is open. A lost WAL keeps every run this process wrote (their last events may exist only there); a
+   * deleted or replaced database keeps the runs still going (the others were deleted with it).
+   */
+  private keepWritten(old: DatabaseSync, why: ReplacedWhy): (() => string | undefined) | undefined {
+    const status = old.prepare('SELECT status FROM runs WHERE id = ?');
+    const events = old.prepare(
+      'SELECT run_id, seq, type, v, ts, data FROM events WHERE run_id = ? ORDER BY seq',
+    );
+    const runs: RunEvent[][] = [];
+    for (const id of this.written) {
+      const row = status.get(id) as { status: string } | undefined;
+      if (!row || ((why === 'deleted' || why === 'replaced') && row.status !== 'running')) continue;
+      runs.push(
+        (events.all(id) as unknown as EventRow[]).map((r) =>
+          upgradeEvent({
+            v: r.v,
+            runId: r.run_id,
+            seq: r.seq,
+            ts: r.ts,
+            type: r.type,
+            data: JSON.parse(r.data),
+          }),
+        ),
+      );
+    }
+    if (runs.length === 0) return undefined;
+    return () => {
+      let kept = 0;
+      for (const run of runs) if (this.writeAgain(run)) kept++;
+      return kept ? `${kept} run(s) of this process written there again` : undefined;
+    };
+  }
+
+  /** Writes a run's events that the store lacks (all of them when it lacks the run), in order. */
+  private writeAgain(events: RunEvent[]): boolean {
+    const [first] = events;
+    if (!first || first.type !== 'run_started') return false;
+    const row = this.stmts.getRun.get(first.runId);
+    const have = row?.next_seq ?? 0;
+    if (have >= events.length) return false;
+    this.tx('a run written again', () => {
+      if (!row) this.createRun(first.data, first.runId, first.ts);
+      for (const e of events.slice(Math.max(have, 1))) this.append(e.runId, e.type, e.data, e.ts);
+    });
+    return true;
   }
 
   /** Events held in memory while the disk is full, by run (see append). */
@@ -133,7 +192,7 @@ export class RunEvents {
     this.stopFlushTimer();
     if (this.flush()) return undefined;
     const runs = [...this.pending.keys()];
-    return `${this.pendingEvents()} event(s) of run(s) ${runs.join(', ')} were never written (disk full) and are lost`;
+    return `${this.pendingEvents()} event(s) of run(s) ${runs.join(', ')} were never written (disk full or the store not writable) and are lost`;
   }
 
   /** Starts a run: writes its run_started event and summary row. Returns the new run id. */
@@ -141,6 +200,7 @@ export class RunEvents {
     // No known secret is ever written (see core/records/redact.ts).
     data = knownSecrets.value(data);
     const s = startSummary({ v: EVENT_VERSION, runId: id, seq: 0, ts, type: 'run_started', data });
+    this.written.add(id);
     this.tx('a new run', () => {
       const newest = this.stmts.newest.get()?.t ?? null;
       if (newest !== null && ts < newest) this.stmts.clearFtsOrder.run();
@@ -180,6 +240,7 @@ export class RunEvents {
   ): RunEvent {
     // No known secret is ever written (see core/records/redact.ts).
     data = knownSecrets.value(data);
+    this.written.add(runId);
     const held = this.pending.get(runId);
     if (held) {
       const last = held.events[held.events.length - 1] as RunEvent;
@@ -324,7 +385,7 @@ export class RunEvents {
         fn();
         this.stmts.commit.run();
       } catch (e) {
-        if (this.db.isTransaction) {
+        if ((this.conn?.db ?? this.db).isTransaction) {
           try {
             this.stmts.rollback.run();
           } catch {
@@ -336,6 +397,7 @@ export class RunEvents {
         this.depth--;
       }
     });
+    this.conn?.afterCommit();
   }
 
   /** Runs many writes in one transaction (imports, seeding); each append inside is not durable alone. */

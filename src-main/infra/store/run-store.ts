@@ -15,7 +15,8 @@
 import type { DatabaseSync } from 'node:sqlite';
 import type { EventPayloads, EventType, RunEvent, RunStartedData } from '../../core/records/events.ts';
 import type { RunPage, RunSummary } from '../../core/records/summary.ts';
-import { DiskFullError, openStore } from './connection.ts';
+import { steadyNow } from '../clock.ts';
+import { DiskFullError, openStore, StoreConnection } from './connection.ts';
 import { RunEvents } from './run-events.ts';
 import type { RunExport } from './run-events.ts';
 import { RunQueries } from './run-queries.ts';
@@ -30,6 +31,8 @@ export {
   isDiskFull,
   pidAlive,
   RunStoreError,
+  StoreDamagedError,
+  StoreUnwritableError,
   storeWrite,
 } from './connection.ts';
 export { EXPORT_FORMAT, FLUSH_EVERY_MS, MAX_PENDING_BYTES } from './run-events.ts';
@@ -41,17 +44,19 @@ export { likeContaining, orderBy } from './run-queries.ts';
  */
 export class RunStore extends RunQueries {
   readonly file: string;
-  /** The connection, shared with SuiteStore (same file, same transactions). */
-  readonly db: DatabaseSync;
+  /** The connection with its file's identity (see StoreConnection). */
+  private readonly conn: StoreConnection | undefined;
+  private readonly memoryDb: DatabaseSync | undefined;
   private readonly log: RunEvents;
 
   /**
    * `textWindow` and `fewMatches` tune the windowed text search (see windowText; tests make them small).
    */
   constructor(file: string, opts: { now?: () => number; textWindow?: number; fewMatches?: number } = {}) {
-    const db = openStore(file);
+    const conn = file === ':memory:' ? undefined : new StoreConnection(file);
+    const db = conn?.db ?? openStore(file);
     const stmts = runStatements(db);
-    const log = new RunEvents({ file, db, stmts, now: opts.now ?? Date.now });
+    const log = new RunEvents({ file, db, stmts, now: opts.now ?? steadyNow, ...(conn ? { conn } : {}) });
     super({
       stmts,
       dynamic: new StatementCache(db),
@@ -60,9 +65,15 @@ export class RunStore extends RunQueries {
       ...(opts.fewMatches !== undefined ? { fewMatches: opts.fewMatches } : {}),
     });
     this.file = file;
-    this.db = db;
+    this.conn = conn;
+    this.memoryDb = conn ? undefined : db;
     this.log = log;
     markInterrupted(file, stmts);
+  }
+
+  /** The connection, shared with SuiteStore (same file, same transactions); a new one after a reopen. */
+  get db(): DatabaseSync {
+    return this.conn?.db ?? (this.memoryDb as DatabaseSync);
   }
 
   /**

@@ -18,7 +18,58 @@ export interface Stmt<P extends SQLInputValue[], R> {
  * node:sqlite returns them); they are not checked at run time.
  */
 export function stmt<P extends SQLInputValue[] = [], R = never>(db: DatabaseSync, sql: string): Stmt<P, R> {
-  return db.prepare(sql) as unknown as Stmt<P, R>;
+  const guard = guards.get(db);
+  if (!guard) return db.prepare(sql) as unknown as Stmt<P, R>;
+  return guarded<P, R>(guard, sql);
+}
+
+/**
+ * A store connection that checks its file before statements run (infra/store/connection.ts,
+ * StoreConnection): `check(write)` may open the store again, and `db` then is the new connection.
+ */
+export interface Guard {
+  readonly db: DatabaseSync;
+  readonly generation: number;
+  check(force: boolean): void;
+  failed(e: unknown): unknown;
+}
+
+const guards = new WeakMap<DatabaseSync, Guard>();
+
+/** Statements prepared on `db` from now on check the file through `guard` (see stmt). */
+export function guardConnection(db: DatabaseSync, guard: Guard): void {
+  guards.set(db, guard);
+}
+
+/**
+ * A statement that checks the store's file before it runs (at most every few ms; nothing inside a
+ * transaction, already checked at its BEGIN), prepared again on the new connection
+ * when the store was opened again, and naming a damaged file in its errors.
+ */
+function guarded<P extends SQLInputValue[], R>(guard: Guard, sql: string): Stmt<P, R> {
+  let generation = guard.generation;
+  let s = guard.db.prepare(sql);
+  const current = (): StatementSync => {
+    if (!guard.db.isTransaction) guard.check(false);
+    if (guard.generation !== generation) {
+      generation = guard.generation;
+      s = guard.db.prepare(sql);
+    }
+    return s;
+  };
+  const call = <T>(fn: (st: StatementSync) => T): T => {
+    try {
+      return fn(current());
+    } catch (e) {
+      throw guard.failed(e);
+    }
+  };
+  return {
+    get: (...p: P) => call((st) => st.get(...p)) as R | undefined,
+    all: (...p: P) => call((st) => st.all(...p)) as R[],
+    iterate: (...p: P) => call((st) => st.iterate(...p)) as IterableIterator<R>,
+    run: (...p: P) => call((st) => st.run(...p)),
+  };
 }
 
 /**
@@ -40,7 +91,7 @@ export class StatementCache {
     let s = this.byText.get(sql);
     if (s) this.byText.delete(sql);
     else {
-      s = this.db.prepare(sql);
+      s = stmt(this.db, sql) as unknown as StatementSync;
       if (this.byText.size >= this.max) {
         const oldest = this.byText.keys().next();
         if (!oldest.done) this.byText.delete(oldest.value);

@@ -2,7 +2,16 @@
  * The workspace on disk: `.toolsmith/config.toml`, `sandboxes/<name>/tools.py`, `kits/*.kit`,
  * `templates/*.tmpl`. Reads and writes files; parsing into domain objects happens in core/app.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { parse as parseToml, stringify as stringifyToml, TomlError } from 'smol-toml';
 import { splitTemplateFile, templateFromParts, templateFrontMatter } from '../../core/templates/file.ts';
@@ -33,6 +42,43 @@ export function parseTomlFile(file: string, text: string): Record<string, unknow
   }
 }
 
+/**
+ * The config file's text, or undefined when there is none (the defaults apply). A path that exists
+ * but cannot be read as a file (a folder, a symbolic link loop or to nothing, no permission) is refused
+ * naming the file and the reason: it is never taken for a missing config.
+ */
+export function readConfigText(file: string): string | undefined {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') {
+      let link = false;
+      try {
+        link = lstatSync(file).isSymbolicLink();
+      } catch {
+        return undefined;
+      }
+      if (!link) return undefined;
+      throw new WorkspaceError(
+        `${file} cannot be read: it is a symbolic link to ${readlinkSync(file)}, which does not exist`,
+        file,
+      );
+    }
+    const why: Record<string, string> = {
+      EISDIR: 'it is a folder, not a file',
+      ELOOP: 'it is a symbolic link loop',
+      EACCES: 'permission denied',
+      EPERM: 'permission denied',
+      ENOTDIR: 'a part of its path is not a folder',
+    };
+    throw new WorkspaceError(
+      `${file} cannot be read: ${why[code ?? ''] ?? (e as Error).message} (${code}); the workspace's config must be a TOML file`,
+      file,
+    );
+  }
+}
+
 export class WorkspaceFiles {
   readonly root: string;
   /** Sandboxes the config declares without a tools.py (MCP tools only). */
@@ -53,8 +99,8 @@ export class WorkspaceFiles {
   }
 
   readConfig(): Record<string, unknown> {
-    if (!existsSync(this.configFile)) return {};
-    return parseTomlFile(this.configFile, readFileSync(this.configFile, 'utf8'));
+    const text = readConfigText(this.configFile);
+    return text === undefined ? {} : parseTomlFile(this.configFile, text);
   }
 
   sandboxNames(): string[] {

@@ -47,3 +47,47 @@ export async function installationContainers(dataDir: string): Promise<Docker.Co
 }
 
 export { requireDocker } from '../../../support/sandbox.ts';
+
+export interface ServeProcess extends CliProcess {
+  /** Calls one contract method over HTTP; the answer's value, or throws its error. */
+  call: <T>(method: string, params: unknown) => Promise<T>;
+  /** Starts a run and waits until it is no longer running; its id and status. */
+  runToEnd: (task: string) => Promise<{ runId: string; status: string; error: string | null }>;
+  stop: () => Promise<void>;
+}
+
+/** `toolsmith serve` on a free port (no renderer), ready to answer the contract over HTTP. */
+export async function startServe(ws: string, dataDir: string): Promise<ServeProcess> {
+  const p = cliProcess(ws, dataDir, ['serve', '--port', '0', '--renderer', join(dataDir, 'no-renderer')]);
+  const deadline = Date.now() + 60_000;
+  while (!/\?token=/.test(p.out())) {
+    if (p.child.exitCode !== null || Date.now() > deadline)
+      throw new Error(`serve did not start: ${p.err()}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  const url = new URL(/(http:\/\/\S+)/.exec(p.out())![1]!);
+  const token = url.searchParams.get('token')!;
+  const call = async <T>(method: string, params: unknown): Promise<T> => {
+    const res = await fetch(`${url.origin}/api/${method}`, {
+      method: 'POST',
+      headers: { origin: url.origin, authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(params),
+    });
+    const body = (await res.json()) as { ok: boolean; value?: T; error?: { message: string } };
+    if (!body.ok) throw new Error(`${method}: ${body.error?.message ?? res.status}`);
+    return body.value as T;
+  };
+  const runToEnd = async (task: string) => {
+    const { runId } = await call<{ runId: string }>('runs.start', { task, sandbox: 'ecommerce' });
+    for (;;) {
+      const run = await call<{ status: string; error: string | null }>('runs.get', { runId });
+      if (run.status !== 'running') return { runId, status: run.status, error: run.error };
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  };
+  const stop = async () => {
+    p.child.kill('SIGTERM');
+    await p.done;
+  };
+  return { ...p, call, runToEnd, stop };
+}

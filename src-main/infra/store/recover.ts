@@ -1,0 +1,166 @@
+/**
+ * Recovering a damaged run store: every run whose events can still be read (a copy of the damaged
+ * file opened on its own, read row by row, each run checked like an import) is written to a new store;
+ * the damaged file (with its `-wal` and `-shm`) is moved aside, never deleted, and the new file takes
+ * its place. Runs whose events cannot be read, suite results and template counters are not kept.
+ */
+import {
+  closeSync,
+  copyFileSync,
+  existsSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  readSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { EVENT_VERSION } from '../../core/records/events.ts';
+import { RunStoreError } from './connection.ts';
+import { EXPORT_FORMAT } from './run-events.ts';
+import type { EventRow } from './run-statements.ts';
+import { RunStore } from './run-store.ts';
+
+export interface Recovered {
+  /** The runs (and their events) kept in the recovered store. */
+  runs: number;
+  events: number;
+  /** Runs found but not kept (their events could not be read, or did not make a whole run). */
+  lost: number;
+  /** Where the damaged file was moved. */
+  damaged: string;
+}
+
+const stamp = () => new Date().toISOString().replace(/[:.]/g, '-');
+
+/** Every value `sql` yields before the damage stops it (a damaged page ends the walk, not the read). */
+function readable(db: DatabaseSync, sql: string): string[] {
+  const out: string[] = [];
+  try {
+    for (const row of db.prepare(sql).iterate()) out.push(Object.values(row)[0] as string);
+  } catch {
+    // The walk stopped at a damaged page: what came before is kept.
+  }
+  return out;
+}
+
+/** Recovers `file` in place (see the module's comment); throws RunStoreError naming the cause. */
+export function recoverStore(file: string): Recovered {
+  if (!existsSync(file)) throw new RunStoreError(`there is no run store at ${file}: nothing to recover`);
+  const at = stamp();
+  const work = mkdtempSync(join(tmpdir(), 'toolsmith-recover-'));
+  const fresh = `${file}.recovered-${at}`;
+  let runs = 0;
+  let events = 0;
+  let lost = 0;
+  try {
+    copyFileSync(file, join(work, 'runs.db'));
+    if (existsSync(`${file}-wal`)) copyFileSync(`${file}-wal`, join(work, 'runs.db-wal'));
+    const old = readableView(join(work, 'runs.db'), work);
+    const into = new RunStore(fresh);
+    try {
+      // Run ids from every way in: the table, its indexes, the events (a damaged page stops one walk).
+      const ids = new Set([
+        ...readable(old, 'SELECT id FROM runs'),
+        ...readable(old, 'SELECT id FROM runs ORDER BY created_at DESC, id'),
+        ...readable(old, 'SELECT id FROM runs ORDER BY status, created_at, id'),
+        ...readable(old, 'SELECT DISTINCT run_id FROM events'),
+        ...readable(old, 'SELECT DISTINCT run_id FROM events ORDER BY run_id DESC'),
+      ]);
+      const eventsOf = old.prepare(
+        'SELECT run_id, seq, type, v, ts, data FROM events WHERE run_id = ? ORDER BY seq',
+      );
+      for (const id of ids) {
+        try {
+          const rows = eventsOf.all(id) as unknown as EventRow[];
+          const evs = rows.map((r) => ({
+            v: r.v,
+            runId: r.run_id,
+            seq: r.seq,
+            ts: r.ts,
+            type: r.type,
+            data: JSON.parse(r.data) as unknown,
+          }));
+          into.import({ format: EXPORT_FORMAT, version: EVENT_VERSION, exportedAt: Date.now(), events: evs });
+          runs++;
+          events += evs.length;
+        } catch {
+          lost++;
+        }
+      }
+    } finally {
+      into.close();
+      old.close();
+    }
+  } catch (e) {
+    rmSync(fresh, { force: true });
+    throw e;
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+  const damaged = `${file}.damaged-${at}`;
+  renameSync(file, damaged);
+  for (const side of ['-wal', '-shm'])
+    if (existsSync(`${file}${side}`)) renameSync(`${file}${side}`, `${damaged}${side}`);
+  renameSync(fresh, file);
+  return { runs, events, lost, damaged };
+}
+
+/** The events table as migration 1 creates it (its root page is 9 in every store Toolsmith made). */
+const EVENTS_TABLE = `CREATE TABLE events (run_id TEXT NOT NULL, seq INTEGER NOT NULL, type TEXT NOT NULL,
+  v INTEGER NOT NULL, ts INTEGER NOT NULL, data TEXT NOT NULL, PRIMARY KEY (run_id, seq)) WITHOUT ROWID`;
+const EVENTS_ROOT = 9;
+
+/**
+ * The damaged copy opened for reading. When its schema itself cannot be read (a file cut short loses
+ * the schema pages migrations added at its end), a new first page whose schema names only the events
+ * table (at its root page) is put in front of the damaged file's other pages, so the events can
+ * still be walked.
+ */
+function readableView(copy: string, work: string): DatabaseSync {
+  try {
+    const db = new DatabaseSync(copy);
+    db.prepare("SELECT rootpage FROM sqlite_schema WHERE name = 'events'").get();
+    return db;
+  } catch {
+    // The schema is damaged: the shell below.
+  }
+  const head = Buffer.alloc(100);
+  const fd = openSync(copy, 'r');
+  try {
+    readSync(fd, head, 0, 100, 0);
+  } finally {
+    closeSync(fd);
+  }
+  const raw = head.readUInt16BE(16);
+  const pageSize = raw === 1 ? 65536 : raw >= 512 && (raw & (raw - 1)) === 0 ? raw : 4096;
+  const shellFile = join(work, 'shell.db');
+  const shell = new DatabaseSync(shellFile);
+  try {
+    shell.exec(`PRAGMA journal_mode = DELETE; PRAGMA page_size = ${pageSize}; ${EVENTS_TABLE};`);
+    shell.enableDefensive(false);
+    shell.exec('PRAGMA writable_schema = ON');
+    shell.prepare("UPDATE sqlite_schema SET rootpage = ? WHERE name = 'events'").run(EVENTS_ROOT);
+  } finally {
+    shell.close();
+  }
+  const first = readFileSync(shellFile).subarray(0, pageSize);
+  const rest = readFileSync(copy).subarray(pageSize);
+  const pages = 1 + Math.floor(rest.length / pageSize);
+  // The page count is the file's; no free list (its pages are the damaged file's).
+  first.writeUInt32BE(pages, 28);
+  first.writeUInt32BE(0, 32);
+  first.writeUInt32BE(0, 36);
+  first.writeUInt32BE(first.readUInt32BE(24), 92);
+  const spliced = join(work, 'spliced.db');
+  writeFileSync(spliced, Buffer.concat([first, rest.subarray(0, (pages - 1) * pageSize)]));
+  try {
+    return new DatabaseSync(spliced, { readOnly: true });
+  } catch (e) {
+    throw new RunStoreError(`the run store cannot be read at all: ${(e as Error).message}`);
+  }
+}

@@ -1,0 +1,138 @@
+/**
+ * A damaged run store, as a user's disk leaves it: a file cut short (a copy interrupted, a disk that
+ * lost its tail), pages overwritten with garbage, a file that is not a database at all. Every verb that
+ * reads the store says which file is damaged and what to do, in one line, no stack; `toolsmith runs
+ * recover` keeps every run SQLite can still read and moves the damaged file aside.
+ */
+import {
+  closeSync,
+  existsSync,
+  openSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  truncateSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { RunStartedData } from '../../../src-main/core/records/events.ts';
+import { RunStore } from '../../../src-main/infra/store/run-store.ts';
+import { useScriptedWorkspace } from '../../support/scripted-workspace.ts';
+import { cliProcess } from './support/processes.ts';
+
+const fx = useScriptedWorkspace({ dataPerTest: true });
+const dir = () => join(fx.ws, '.toolsmith');
+const db = () => join(dir(), 'runs.db');
+
+const started = (task: string): RunStartedData => ({
+  task,
+  sandbox: 'ecommerce',
+  mode: 'plan',
+  language: 'python',
+  maxRetries: 3,
+  maxSteps: 8,
+});
+
+/** A store of `n` finished runs, each with a long script (many pages), closed (WAL checkpointed). */
+function seed(n: number): string[] {
+  for (const f of readdirSync(dir())) if (f.startsWith('runs.db')) rmSync(join(dir(), f));
+  const store = new RunStore(db());
+  const ids: string[] = [];
+  try {
+    for (let i = 0; i < n; i++) {
+      const id = store.createRun(started(`task number ${i}`));
+      const body = `print(${i})\n${'# padding\n'.repeat(200)}`;
+      store.append(id, 'script', {
+        n: 1,
+        code: body,
+        body,
+        bodyStartLine: 1,
+        language: 'python',
+        source: 'llm',
+      });
+      store.append(id, 'run_finished', { status: 'succeeded', result: i });
+      ids.push(id);
+    }
+  } finally {
+    store.close();
+  }
+  return ids;
+}
+
+const cli = (...args: string[]) => cliProcess(fx.ws, fx.data, args).done;
+
+function expectOneLine(r: { code: number | null; err: string }, pattern: RegExp): void {
+  expect(r.code).toBe(3);
+  expect(r.err).toMatch(pattern);
+  expect(r.err.trim().split('\n')).toHaveLength(1);
+  expect(r.err).not.toMatch(/internal error|\n\s+at /);
+}
+
+describe('a damaged run store', () => {
+  it('cut short: every verb names the file and the way out; runs recover keeps the readable runs', async () => {
+    const ids = seed(60);
+    truncateSync(db(), Math.floor(statSync(db()).size * 0.6));
+    for (const args of [
+      ['runs', 'list'],
+      ['runs', 'show', ids[0]!],
+      ['runs', 'export', ids[59]!],
+    ]) {
+      const r = await cli(...args);
+      expectOneLine(
+        r,
+        /^toolsmith: the run store \S+runs\.db is damaged \(.*\); `toolsmith runs recover` keeps/,
+      );
+    }
+    const rec = await cli('runs', 'recover', '--json');
+    expect(rec.code, rec.err).toBe(0);
+    const out = JSON.parse(rec.out) as { runs: number; damaged: string };
+    expect(out.runs).toBeGreaterThan(0);
+    expect(out.runs).toBeLessThanOrEqual(60);
+    expect(existsSync(out.damaged)).toBe(true);
+    const list = await cli('runs', 'list', '--json', '--limit', '100');
+    expect(list.code, list.err).toBe(0);
+    const kept = (JSON.parse(list.out) as { runs: { id: string }[] }).runs.map((r) => r.id);
+    expect(kept.length).toBe(out.runs);
+    expect(ids).toEqual(expect.arrayContaining(kept));
+    // The kept runs read whole.
+    const show = await cli('runs', 'show', kept[0]!, '--json');
+    expect(show.code, show.err).toBe(0);
+    // A new run can be written to the recovered store.
+    const store = new RunStore(db());
+    try {
+      store.createRun(started('after recovery'));
+      expect(store.list({ count: true }).total).toBe(out.runs + 1);
+    } finally {
+      store.close();
+    }
+  }, 120_000);
+
+  it("the runs table's page overwritten with garbage: named as damaged; every run is recovered from its events", async () => {
+    const ids = seed(40);
+    const fd = openSync(db(), 'r+');
+    // Page 4 is the runs table's root in every store Toolsmith creates.
+    writeSync(fd, Buffer.alloc(4096, 0xa5), 0, 4096, 3 * 4096);
+    closeSync(fd);
+    const r = await cli('runs', 'list', '--limit', '100', '--count');
+    expectOneLine(r, /the run store \S+runs\.db is damaged \(SQLITE_CORRUPT/);
+    const rec = await cli('runs', 'recover');
+    expect(rec.code, rec.err).toBe(0);
+    expect(rec.out).toMatch(
+      /^recovered 40 run\(s\) \(120 events\) into \S+runs\.db; the damaged file is \S+runs\.db\.damaged-/,
+    );
+    const list = await cli('runs', 'list', '--json', '--limit', '100');
+    expect(list.code, list.err).toBe(0);
+    expect((JSON.parse(list.out) as { runs: { id: string }[] }).runs.map((x) => x.id).sort()).toEqual(
+      [...ids].sort(),
+    );
+    expect(readdirSync(dir()).some((f) => /^runs\.db\.damaged-/.test(f))).toBe(true);
+  }, 120_000);
+
+  it('a file that is not a database: named, with the way out', async () => {
+    writeFileSync(db(), 'this is a text file, not SQLite\n'.repeat(200));
+    const r = await cli('runs', 'list');
+    expectOneLine(r, /the run store \S+runs\.db is damaged \(SQLITE_NOTADB: file is not a database\)/);
+  }, 60_000);
+});

@@ -1,0 +1,91 @@
+/**
+ * The run store's files changed under live processes, as a user's machine meets it: the WAL or the
+ * database deleted by hand while `serve` runs, other processes (`serve`, CLI verbs) using the store
+ * meanwhile. Every process goes on opening the store (stale side files are repaired), the live
+ * process notices at its next write that its files are gone, stops writing there with a line on
+ * stderr, and writes its runs to the file now at the path; no run any process wrote is lost, and no
+ * orphaned WAL is written back over the newer file when the process exits.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { useScriptedWorkspace } from '../../support/scripted-workspace.ts';
+import { cliProcess, startServe } from './support/processes.ts';
+
+// No script in the answers: each run fails its attempts at validation, no sandbox is needed.
+const fx = useScriptedWorkspace({
+  dataPerTest: true,
+  eachTest: (llm) => (llm.fallback = { text: 'I will not write code.' }),
+});
+const db = () => join(fx.ws, '.toolsmith', 'runs.db');
+
+/** The runs of the store as `runs list --json` (another process) reads them. */
+async function listed(): Promise<{ code: number | null; err: string; ids: string[] }> {
+  const r = await cliProcess(fx.ws, fx.data, ['runs', 'list', '--json', '--limit', '100']).done;
+  const ids = r.code === 0 ? (JSON.parse(r.out) as { runs: { id: string }[] }).runs.map((x) => x.id) : [];
+  return { code: r.code, err: r.err, ids };
+}
+
+const integrity = () => execFileSync('sqlite3', [db(), 'PRAGMA integrity_check;']).toString().trim();
+
+describe('the store files changed under a live process', () => {
+  it('WAL deleted under serve: every process keeps opening the store and no run is lost', async () => {
+    rmSync(db(), { force: true });
+    const a = await startServe(fx.ws, fx.data);
+    try {
+      const r1 = await a.runToEnd('first run');
+      expect(r1.status).toBe('failed');
+      rmSync(`${db()}-wal`);
+      // Another process opens the store: no disk I/O error, no stack.
+      const l1 = await listed();
+      expect(l1.code, l1.err).toBe(0);
+      expect(l1.err).not.toMatch(/internal error|disk I\/O/);
+      // A second serve writes a run meanwhile.
+      const b = await startServe(fx.ws, fx.data);
+      const r2 = await b.runToEnd('second run, by another serve');
+      await b.stop();
+      // The first serve's next run: it notices, says so, and writes its runs to the file at the path.
+      const r3 = await a.runToEnd('third run');
+      expect(r3.status).toBe('failed');
+      expect(a.err()).toMatch(
+        /the run store \S+runs\.db (lost|had) its write-ahead log .* goes on in \S+ \(\d run\(s\) of this process written there again\)/,
+      );
+      await a.stop();
+      const all = await listed();
+      expect(all.code, all.err).toBe(0);
+      expect(all.ids).toEqual(expect.arrayContaining([r1.runId, r2.runId, r3.runId]));
+      expect(integrity()).toBe('ok');
+    } finally {
+      if (a.child.exitCode === null) await a.stop();
+    }
+  }, 120_000);
+
+  it('runs.db deleted under serve: other verbs get a new store, serve goes on in it, nothing broken is left', async () => {
+    rmSync(db(), { force: true });
+    const a = await startServe(fx.ws, fx.data);
+    try {
+      const r1 = await a.runToEnd('first run');
+      expect(r1.status).toBe('failed');
+      rmSync(db());
+      const l1 = await listed();
+      expect(l1.code, l1.err).toBe(0);
+      expect(l1.ids).toEqual([]);
+      const r2 = await a.runToEnd('a run after the store was deleted');
+      expect(a.err()).toMatch(
+        /the run store \S+runs\.db was (deleted|replaced by another file) while this process .* goes on in/,
+      );
+      const l2 = await listed();
+      expect(l2.code, l2.err).toBe(0);
+      expect(l2.ids).toEqual([r2.runId]);
+      await a.stop();
+      // The exit wrote nothing back: the store holds the new run, whole.
+      const l3 = await listed();
+      expect(l3.ids).toEqual([r2.runId]);
+      expect(existsSync(db())).toBe(true);
+      expect(integrity()).toBe('ok');
+    } finally {
+      if (a.child.exitCode === null) await a.stop();
+    }
+  }, 120_000);
+});
