@@ -7,6 +7,7 @@ names, the attribute table, builtins, module attributes) are surface.py, generat
 src-main/core/lang/builtins.ts; a parity test asks both sides the same questions. Stdlib only.
 """
 
+import _thread
 import ast
 import builtins
 import collections
@@ -246,11 +247,17 @@ def safe_builtins(print_fn):
 # import guards take what they compare from default arguments (setting __defaults__ is itself an audited
 # event), never from this module's globals, which code past both static checks can reach and rewrite.
 SCRIPT_EVENTS = frozenset({"time.sleep"})
+# Events that reveal nothing and reach nothing, let through whoever raises them: the allowed modules raise
+# them on a script's behalf (json's pure-Python encoder takes id() of containers to find cycles).
+HARMLESS_EVENTS = frozenset({"builtins.id", "time.sleep"})
 
 # Modules the allowed modules' C code imports while a script's frame is the current one (the import then
 # resolves __import__ in the script's builtins): datetime's strftime and timetuple import time, strptime
 # imports _strptime. Imported here, in the worker, so a job only ever looks them up.
+# The modules the allowed modules import lazily inside their functions are imported here too: a job then
+# only looks them up (a first import, with its file reads, is refused while a script is on the stack).
 import _strptime  # noqa: E402, F401 - preloaded for datetime/time.strptime (see above)
+import heapq  # noqa: E402, F401 - Counter.most_common, statistics.mode
 
 INTERNAL_IMPORTS = frozenset({"time", "_strptime"})
 _installed = []
@@ -275,13 +282,17 @@ def _guarded_import(name, globals=None, locals=None, fromlist=(), level=0, _getf
 
 
 def _make_wall(script_globals, tool_globals):
-    def _runtime_wall(event, args, _getframe=sys._getframe, _real=builtins.__dict__, _script=script_globals, _tools=tool_globals, _allowed=SCRIPT_EVENTS):
-        if event == "sys._getframe":
+    main = _thread.get_ident()  # the job's own thread: the script runs in it
+
+    def _runtime_wall(event, args, _getframe=sys._getframe, _real=builtins.__dict__, _script=script_globals, _tools=tool_globals, _allowed=SCRIPT_EVENTS, _harmless=HARMLESS_EVENTS, _namedtuple_home=collections.__dict__, _main=main, _ident=_thread.get_ident):
+        if event == "sys._getframe" or event in _harmless:
             return  # (the look-up below raises it; scripts cannot reach sys)
         try:
             frame = _getframe(1)
         except ValueError:
-            return  # raised by C with no Python frame at all: not a script's
+            frame = None  # raised by C with no Python frame at all
+        if event in ("compile", "exec", "object.__setattr__") and frame is not None and frame.f_globals is _namedtuple_home:
+            return  # collections.namedtuple compiles its fixed template (field names checked as identifiers) and sets the new class's __module__
         innermost = True
         while frame is not None:
             g = frame.f_globals
@@ -295,7 +306,11 @@ def _make_wall(script_globals, tool_globals):
                     return  # tool code, called by the script: trusted
             innermost = False
             frame = frame.f_back
-        return
+        if _ident() != _main:
+            # Another thread, with neither script nor tool code under it: a script past both checks can
+            # start one on os.popen itself (_thread raises no event), so only tool code's threads (running
+            # a function of tools.py) may act.
+            raise PermissionError(f"{event} is not available outside the job's thread unless tool code runs it")
 
     return _runtime_wall
 
