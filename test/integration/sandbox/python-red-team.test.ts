@@ -139,14 +139,26 @@ const POPEN: [string, string][] = [
     'subclasses walk to os._wrap_close',
     'c = [k for k in ().__class__.__base__.__subclasses__() if k.__name__ == "_wrap_close"][0]\nemit_result(c.__init__.__globals__["popen"]("id").read())\n',
   ],
-  ['the guarded getattr\'s globals', 'os = getattr.__globals__["sys"].modules["os"]\nemit_result(os.popen("id").read())\n'],
-  ['the emit helpers\' globals', 'os = emit_result.__func__.__globals__["os"]\nemit_result(os.popen("id").read())\n'],
   [
-    'a tool\'s module globals',
+    "the guarded getattr's globals",
+    'os = getattr.__globals__["sys"].modules["os"]\nemit_result(os.popen("id").read())\n',
+  ],
+  [
+    "the emit helpers' globals",
+    'os = emit_result.__func__.__globals__["os"]\nemit_result(os.popen("id").read())\n',
+  ],
+  [
+    "a tool's module globals",
     'fns = [c.cell_contents for c in get_orders.__closure__[0].cell_contents.__closure__]\nfn = [f for f in fns if type(f).__name__ == "function" and f.__name__ == "get_orders"][0]\nemit_result(fn.__globals__["sys"].modules["os"].popen("id").read())\n',
   ],
-  ['statistics globals', 'm = statistics.mean.__globals__["sys"].modules\nemit_result(m["os"].popen("id").read())\n'],
-  ['os.spawnv (Python fork)', 'os = random.seed.__func__.__globals__["_os"]\nemit_result(os.spawnv(os.P_WAIT, "/usr/bin/id", ["id"]))\n'],
+  [
+    'statistics globals',
+    'm = statistics.mean.__globals__["sys"].modules\nemit_result(m["os"].popen("id").read())\n',
+  ],
+  [
+    'os.spawnv (Python fork)',
+    'os = random.seed.__func__.__globals__["_os"]\nemit_result(os.spawnv(os.P_WAIT, "/usr/bin/id", ["id"]))\n',
+  ],
   [
     'subprocess module, imported by a stdlib frame',
     'os = random.seed.__func__.__globals__["_os"]\nsp = os.popen.__globals__["sys"].modules.get("subprocess")\nemit_result(sp.check_output(["id"]).decode() if sp else os.popen("id").read())\n',
@@ -252,12 +264,16 @@ describe.each([docker, bubblewrap])('Python red team, host validation off: %s', 
     60_000,
   );
 
-  it.each(WALL)('past both checks, an attack on the wall itself (%s) is refused', async (_what, code, refusal) => {
-    const r = await run(uncheckedScript(code));
-    expect(r.success, `ran: ${JSON.stringify(r.data)}`).toBe(false);
-    expect(why(r)).toMatch(refusal);
-    expect(JSON.stringify(r)).not.toMatch(/uid=\d+/);
-  }, 60_000);
+  it.each(WALL)(
+    'past both checks, an attack on the wall itself (%s) is refused',
+    async (_what, code, refusal) => {
+      const r = await run(uncheckedScript(code));
+      expect(r.success, `ran: ${JSON.stringify(r.data)}`).toBe(false);
+      expect(why(r)).toMatch(refusal);
+      expect(JSON.stringify(r)).not.toMatch(/uid=\d+/);
+    },
+    60_000,
+  );
 
   it('tool code stands between: a tool the script calls may do what its author wrote (the wall is for script code)', async () => {
     const r = await run('r = stamp()\nemit_result(r.data)\n');
@@ -342,7 +358,22 @@ describe.each([docker, bubblewrap])('Python red team, host validation off: %s', 
     expect(out['functools']?.slice(0, 2)).toEqual([24, 6765]);
     expect(out['statistics']?.[0]).toBe(3.5);
     expect(Object.keys(out).sort()).toEqual(
-      ['collections', 'datetime', 'format', 'functools', 'itertools', 'json', 'json_error', 'math', 're', 'random', 'shuffled', 'stat_error', 'statistics', 'time'].sort(),
+      [
+        'collections',
+        'datetime',
+        'format',
+        'functools',
+        'itertools',
+        'json',
+        'json_error',
+        'math',
+        're',
+        'random',
+        'shuffled',
+        'stat_error',
+        'statistics',
+        'time',
+      ].sort(),
     );
   }, 60_000);
 
