@@ -275,6 +275,17 @@ describe.each([docker, bubblewrap])('Python red team, host validation off: %s', 
     60_000,
   );
 
+  it("an exception of the worker's own ValidationError class raised at run time is an error, not a refusal by validation", async () => {
+    const r = await run(
+      uncheckedScript('get_orders()\nraise getattr.__globals__["ValidationError"]("chosen by the script")\n'),
+    );
+    expect(r.exitReason).toBe('error');
+    expect(r.error).toMatchObject({ type: 'ValidationError', message: 'chosen by the script' });
+    expect(r.toolCalls.map((t) => t.name)).toEqual(['get_orders', 'unchecked']);
+    const refused = await run('import os\nemit_result(1)\n');
+    expect(refused.exitReason).toBe('rejected');
+  }, 60_000);
+
   it('tool code stands between: a tool the script calls may do what its author wrote (the wall is for script code)', async () => {
     const r = await run('r = stamp()\nemit_result(r.data)\n');
     expect(r, why(r)).toMatchObject({ success: true, data: { uid: expect.stringMatching(/^uid=/) } });
