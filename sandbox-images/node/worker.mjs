@@ -432,8 +432,16 @@ if (isChild) {
   const pending = new Map(); // call_id -> alias
   let finished = false;
   let lineOffset = 0;
-  const finish = (m) => {
+  // The script's end, held while tool calls it started are still open: the job ends only when every call
+  // has been answered (so each is in the record and none runs on after the job). The context refuses new
+  // calls once the script has ended, so the wait is bounded by the calls already made (and the timeout).
+  let ending;
+  const finish = (m, now = false) => {
     if (finished) return;
+    if (pending.size > 0 && !now) {
+      ending = m;
+      return;
+    }
     finished = true;
     send(m, () => process.exit(0));
   };
@@ -453,6 +461,11 @@ if (isChild) {
     try {
       deliver(String(m.call_id), text);
     } catch {}
+    // After the script's reactions to this answer have run (they may log, or try another call).
+    if (ending !== undefined && pending.size === 0)
+      setImmediate(() => {
+        if (pending.size === 0) finish(ending);
+      });
   }
   function frames(stack, lines) {
     const out = [];
@@ -522,12 +535,15 @@ if (isChild) {
       if (op === 'done') {
         if (a === 'ok') finish({ type: 'done', ok: true });
         else if (a === 'output_limit')
-          finish({
-            type: 'done',
-            ok: false,
-            reason: 'output_limit',
-            error: { type: 'OutputLimit', message: "the script's output exceeded its limit", frames: [] },
-          });
+          finish(
+            {
+              type: 'done',
+              ok: false,
+              reason: 'output_limit',
+              error: { type: 'OutputLimit', message: "the script's output exceeded its limit", frames: [] },
+            },
+            true,
+          );
         else {
           const e = JSON.parse(b);
           finish({

@@ -123,7 +123,20 @@ export async function startWebServer(
       send(res, 500, JSON.stringify({ ok: false, error: { code: 'internal', message: String(e) } })),
     );
   });
+  // DNS rebinding: a page on evil.example whose name now resolves to 127.0.0.1 still sends
+  // `Host: evil.example:<port>`. Only the names this server is reached by pass, for files, API and events.
+  let allowedHosts = new Set<string>();
+  const hostAllowed = (req: IncomingMessage) => allowedHosts.has((req.headers.host ?? '').toLowerCase());
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (!hostAllowed(req))
+      return send(
+        res,
+        403,
+        JSON.stringify({
+          ok: false,
+          error: { code: 'refused', message: `host ${JSON.stringify(req.headers.host ?? '')} not allowed` },
+        }),
+      );
     // Parsed against the origin as a string prefix: `new URL('//x', base)` would read `//x` as a host.
     let url: URL;
     try {
@@ -212,6 +225,7 @@ export async function startWebServer(
     }
     if (
       !url ||
+      !hostAllowed(req) ||
       url.pathname !== '/api/events' ||
       req.headers.origin !== origin ||
       !tokenMatches(url.searchParams.get('token') ?? undefined, token)
@@ -238,6 +252,7 @@ export async function startWebServer(
   });
   const port = (server.address() as AddressInfo).port;
   origin = `http://127.0.0.1:${port}`;
+  allowedHosts = new Set([`127.0.0.1:${port}`, `localhost:${port}`]);
   return {
     url: `${origin}/?token=${token}`,
     token,

@@ -7,6 +7,7 @@ names, the attribute table, builtins, module attributes) are surface.py, generat
 src-main/core/lang/builtins.ts; a parity test asks both sides the same questions. Stdlib only.
 """
 
+import _thread
 import ast
 import builtins
 import collections
@@ -97,6 +98,17 @@ _REFUSAL_TEXT = {
 }
 
 
+# A field that only looks up items (`{0[id]}`, `{row[name][0]}`): keys of plain characters, closed, nothing
+# after the last one. (A key holding ! or : would end the field early for the scan above while Python reads
+# on to the closing bracket, so such keys are refused with every attribute walk.)
+ITEM_FIELD = re.compile(r"[A-Za-z0-9_]*(?:\[[^\][{}!:.]+\])+")
+
+
+def format_walks(name):
+    """A format field name that walks attributes (formatWalks in rules/format.ts answers the same)."""
+    return "." in name or ("[" in name and not ITEM_FIELD.fullmatch(name))
+
+
 def _template_call_ok(node, call):
     """`"{}".format(x)` (or the bound `"{}".format`) / `str.format("{}", x)`: a literal template whose
     fields walk nothing."""
@@ -105,8 +117,8 @@ def _template_call_ok(node, call):
         template = call.args[0]
     if not (isinstance(template, ast.Constant) and isinstance(template.value, str)):
         return f".{node.attr} needs a string literal template; use an f-string"
-    if any(m.group(1) is not None and ("." in m.group(1) or "[" in m.group(1)) for m in FORMAT_FIELD.finditer(template.value)):
-        return "format fields may not walk attributes or keys"
+    if any(m.group(1) is not None and format_walks(m.group(1)) for m in FORMAT_FIELD.finditer(template.value)):
+        return "format fields may not walk attributes"
     return None
 
 
@@ -214,53 +226,102 @@ def _guarded_type(obj):
 def safe_builtins(print_fn):
     b = {name: getattr(builtins, name) for name in SAFE_BUILTIN_NAMES}
     b.update(getattr=_guarded_getattr, hasattr=_guarded_hasattr, type=_guarded_type, print=print_fn)
+    b["__import__"] = _internal_import  # (looked up by C code only: the name itself is refused to scripts)
     return b
 
 
 # ---------------------------------------------------------------- the runtime wall
 
-# Audit events script code may raise itself (a C function it calls directly); every other event whose
-# innermost Python frame is script code is refused. Among the refused: object.__getattr__ (CPython raises
-# it on reading gi_frame, gi_code, cr_frame, cr_code, ag_frame, ag_code, f_code, tb_frame and __code__,
-# that is on every way to a frame or a code object, whichever syntax or C path reads the attribute),
-# object.__setattr__ / __delattr__, code.__new__ and function.__new__ (crafted code), exec, compile,
-# import, open, os.*, sys.*, gc.*, ctypes.*, socket.*.
+# Audit events script code may raise itself (a C function it calls directly); every other event is refused
+# while script code is on the stack, however deep (stdlib code a script called raises it on the script's
+# behalf: os.popen raises subprocess.Popen from subprocess.py), unless tool code (tools.py) stands between:
+# a tool is trusted code, and what it does for a script is the tool's to decide. Among the refused:
+# object.__getattr__ (CPython raises it on reading gi_frame, gi_code, cr_frame, cr_code, ag_frame, ag_code,
+# f_code, tb_frame and __code__, that is on every way to a frame or a code object, whichever syntax or C
+# path reads the attribute), object.__setattr__ / __delattr__, code.__new__ and function.__new__ (crafted
+# code), exec, compile, import, open, os.*, subprocess.Popen, sys.*, gc.*, ctypes.*, socket.*.
+#
+# Who is who, read only through what a script cannot change: a script frame runs with the script's globals
+# (the job's namespace, fixed for every function the script defines: __globals__ is read-only) or with
+# builtins other than the real ones; a tool frame runs with the tools module's globals. The hook and the
+# import guards take what they compare from default arguments (setting __defaults__ is itself an audited
+# event), never from this module's globals, which code past both static checks can reach and rewrite.
 SCRIPT_EVENTS = frozenset({"time.sleep"})
-_REAL_BUILTINS = builtins.__dict__
-_getframe = sys._getframe
+# Events that reveal nothing and reach nothing, let through whoever raises them: the allowed modules raise
+# them on a script's behalf (json's pure-Python encoder takes id() of containers to find cycles).
+HARMLESS_EVENTS = frozenset({"builtins.id", "time.sleep"})
+
+# Modules the allowed modules' C code imports while a script's frame is the current one (the import then
+# resolves __import__ in the script's builtins): datetime's strftime and timetuple import time, strptime
+# imports _strptime. Imported here, in the worker, so a job only ever looks them up.
+# The modules the allowed modules import lazily inside their functions are imported here too: a job then
+# only looks them up (a first import, with its file reads, is refused while a script is on the stack).
+import _strptime  # noqa: E402, F401 - preloaded for datetime/time.strptime (see above)
+import heapq  # noqa: E402, F401 - Counter.most_common, statistics.mode
+
+INTERNAL_IMPORTS = frozenset({"time", "_strptime"})
 _installed = []
 
 
-def _runtime_wall(event, args):
-    if event == "sys._getframe" or event in SCRIPT_EVENTS:
-        return  # (sys._getframe: the look-up below raises it; scripts cannot reach sys)
-    # Script code runs with the safe builtins, every trusted frame with the real ones: a frame's
-    # builtins tell who raised the event (reading f_builtins raises no event itself).
-    try:
-        frame = _getframe(1)
-    except ValueError:
-        return  # raised by C with no Python frame at all: not a script's
-    if frame.f_builtins is not _REAL_BUILTINS:
-        what = f"{args[1]}" if event.startswith("object.") and len(args) > 1 else event
-        raise PermissionError(f"{what} is not available to scripts (interpreter internals)")
+def _internal_import(name, globals=None, locals=None, fromlist=(), level=0, _allowed=INTERNAL_IMPORTS, _modules=sys.modules):  # noqa: A002
+    """The script builtins' __import__: only what the allowed modules' own C code looks up (already
+    imported), never a way for a script to import anything else."""
+    if level == 0 and name in _allowed and name in _modules:
+        return _modules[name]
+    raise ImportError(f"import {name} is not available to scripts")
 
 
-_real_import = builtins.__import__
-
-
-def _guarded_import(name, globals=None, locals=None, fromlist=(), level=0):  # noqa: A002 - __import__'s own names
+def _guarded_import(name, globals=None, locals=None, fromlist=(), level=0, _getframe=sys._getframe, _real=builtins.__dict__, _import=builtins.__import__):  # noqa: A002
     # A module already imported raises no audit event: script code must not get one even so (through
-    # the real builtins, had it reached them, `len.__self__.__import__("os")`).
-    if _getframe(1).f_builtins is not _REAL_BUILTINS:
+    # the real builtins, had it reached them, `len.__self__.__import__("os")`). Trusted code's own import
+    # statements pass (stdlib code a script called imports lazily); a module not yet imported raises the
+    # import event, which the audit hook refuses while a script is on the stack.
+    if _getframe(1).f_builtins is not _real:
         raise PermissionError(f"import {name} is not available to scripts")
-    return _real_import(name, globals, locals, fromlist, level)
+    return _import(name, globals, locals, fromlist, level)
 
 
-def install_runtime_wall():
+def _make_wall(script_globals, tool_globals):
+    main = _thread.get_ident()  # the job's own thread: the script runs in it
+
+    def _runtime_wall(event, args, _getframe=sys._getframe, _real=builtins.__dict__, _script=script_globals, _tools=tool_globals, _allowed=SCRIPT_EVENTS, _harmless=HARMLESS_EVENTS, _namedtuple_home=collections.__dict__, _main=main, _ident=_thread.get_ident):
+        if event == "sys._getframe" or event in _harmless:
+            return  # (the look-up below raises it; scripts cannot reach sys)
+        try:
+            frame = _getframe(1)
+        except ValueError:
+            frame = None  # raised by C with no Python frame at all
+        if event in ("compile", "exec", "object.__setattr__") and frame is not None and frame.f_globals is _namedtuple_home:
+            return  # collections.namedtuple compiles its fixed template (field names checked as identifiers) and sets the new class's __module__
+        innermost = True
+        while frame is not None:
+            g = frame.f_globals
+            if g is _script or frame.f_builtins is not _real:
+                if innermost and event in _allowed:
+                    return
+                what = f"{args[1]}" if event.startswith("object.") and len(args) > 1 else event
+                raise PermissionError(f"{what} is not available to scripts (interpreter internals)")
+            for t in _tools:
+                if g is t:
+                    return  # tool code, called by the script: trusted
+            innermost = False
+            frame = frame.f_back
+        if _ident() != _main:
+            # Another thread, with neither script nor tool code under it: a script past both checks can
+            # start one on os.popen itself (_thread raises no event), so only tool code's threads (running
+            # a function of tools.py) may act.
+            raise PermissionError(f"{event} is not available outside the job's thread unless tool code runs it")
+
+    return _runtime_wall
+
+
+def install_runtime_wall(script_globals=None, tool_globals=()):
     """Installs the audit hook and the import guard once per process (it cannot be removed; the worker
-    calls it in each job's process right before the script). Cost: one call per audit event of the job
-    (a script raises none itself) and one frame check per import statement of trusted code."""
+    calls it in each job's process right before the script, with the script's namespace and the tools
+    module's globals). Cost: one call per audit event of the job (a script raises none itself), each a walk
+    down the stack to the first script or tool frame, and one frame check per import statement of
+    trusted code."""
     if not _installed:
-        sys.addaudithook(_runtime_wall)
+        sys.addaudithook(_make_wall(script_globals, tuple(tool_globals)))
         builtins.__import__ = _guarded_import
         _installed.append(True)

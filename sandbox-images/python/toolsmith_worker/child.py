@@ -272,12 +272,12 @@ class Child:
     def run(self, compiled):
         code = self.job.code
         if isinstance(compiled, ValidationError):
-            self.send({"type": "done", "ok": False, "error": {"type": "ValidationError", "message": str(compiled), "frames": []}})
+            self.send({"type": "done", "ok": False, "reason": "rejected", "error": {"type": "ValidationError", "message": str(compiled), "frames": []}})
             return
         ns = self.namespace()
         # In this job's own process only, right before its script: the worker and the fork server pay
         # nothing for the hook's calls (an addaudithook here costs about a microsecond).
-        install_runtime_wall()
+        install_runtime_wall(ns, {id(fn.__globals__): fn.__globals__ for fn, _ in self.registry.tools.values()}.values())
         try:
             exec(compiled, ns)  # noqa: S102 - the sandboxed script itself
         except BaseException as e:  # noqa: BLE001 - every failure becomes a structured error
@@ -294,14 +294,16 @@ class Child:
                     frames.append({"line": fs.lineno, "name": fs.name, "text": text, "file": TOOLS_FILE})
             if isinstance(e, SyntaxError):
                 frames.append({"line": e.lineno or 0, "name": "<script>", "text": (e.text or "").strip()})
-            if isinstance(e, MemoryError):
-                kind = "MemoryError"
-            else:
-                kind = type(e).__name__
+            # The exit reason comes from what the runtime saw (the interpreter's own MemoryError), never from
+            # a name: an exception of the worker's own ValidationError class raised at run time is an error.
+            kind = "MemoryError" if isinstance(e, MemoryError) else type(e).__name__
             message = str(e)
             if isinstance(e, KeyError) and e.args:
                 message = repr(e.args[0])
-            self.send({"type": "done", "ok": False, "error": {"type": kind, "message": message, "frames": frames}})
+            done = {"type": "done", "ok": False, "error": {"type": kind, "message": message, "frames": frames}}
+            if isinstance(e, MemoryError):
+                done["reason"] = "oom"
+            self.send(done)
             return
         self.send({"type": "done", "ok": True})
 

@@ -10,6 +10,7 @@ import { ToolsmithError } from '../../app/errors.ts';
 import { onStop, signalExitCode, stopReason } from '../signals.ts';
 import type { StopSignal } from '../signals.ts';
 import { errorMessage } from '../../core/errors.ts';
+import { visible } from '../../core/text/visible.ts';
 
 /** `1/1 ready`, `0/1 ready (1 starting)` or `off`. */
 function standbyText(p: { standby: number; standbyStarting: number; standbyTarget: number }): string {
@@ -29,20 +30,23 @@ function printResult(ctx: CliContext, r: ExecutionResult): void {
   ctx.out(
     `${r.success ? 'ok' : 'FAILED'} · ${r.exitReason} · ${r.durationMs} ms · isolation ${r.isolation} · ${r.runtime}\n${r.isolationReason ? `  isolation ${r.isolation}: ${r.isolationReason}\n` : ''}`,
   );
+  // Everything the script or its tools chose (names, logs, data, errors) is shown through visible():
+  // control characters appear as escapes and never act on the terminal.
   for (const t of r.toolCalls)
     ctx.out(
-      `  tool ${t.name}(${JSON.stringify(t.args)}) ${t.error ? `error: ${t.error}` : 'ok'} ${t.ms} ms${t.refused ? ' REFUSED' : ''}\n${egressLines(
+      `  tool ${visible(t.name)}(${visible(JSON.stringify(t.args))}) ${t.error ? `error: ${visible(t.error, '    ')}` : 'ok'} ${t.ms} ms${t.refused ? ' REFUSED' : ''}\n${egressLines(
         t,
       )
-        .map((l) => `${l}\n`)
+        .map((l) => `${visible(l)}\n`)
         .join('')}`,
     );
-  for (const l of r.logs) ctx.out(`  log: ${l}\n`);
-  for (const i of r.intermediates) ctx.out(`  intermediate: ${JSON.stringify(i)}\n`);
-  if (r.data !== undefined) ctx.out(`result: ${JSON.stringify(r.data)}\n`);
+  for (const l of r.logs) ctx.out(`  log: ${visible(l, '  log| ')}\n`);
+  for (const i of r.intermediates) ctx.out(`  intermediate: ${visible(JSON.stringify(i))}\n`);
+  if (r.data !== undefined) ctx.out(`result: ${visible(JSON.stringify(r.data))}\n`);
   if (r.error) {
-    for (const f of r.error.frames) ctx.out(`  line ${f.line}, in ${f.name}${f.text ? `: ${f.text}` : ''}\n`);
-    ctx.out(`${r.error.type}: ${r.error.message}\n`);
+    for (const f of r.error.frames)
+      ctx.out(`  line ${f.line}, in ${visible(f.name)}${f.text ? `: ${visible(f.text)}` : ''}\n`);
+    ctx.out(`${visible(r.error.type)}: ${visible(r.error.message, '  ')}\n`);
   }
 }
 
@@ -58,15 +62,17 @@ function printToolCall(
   const x = r.result;
   if (r.response) {
     ctx.out(
-      `${name}: ${r.response.success ? 'ok' : 'FAILED'}${r.response.message ? ` — ${r.response.message}` : ''}\n`,
+      `${name}: ${r.response.success ? 'ok' : 'FAILED'}${r.response.message ? ` — ${visible(r.response.message, '  ')}` : ''}\n`,
     );
-    if (r.response.data !== undefined) ctx.out(`${JSON.stringify(r.response.data, null, 2)}\n`);
+    if (r.response.data !== undefined) ctx.out(`${visible(JSON.stringify(r.response.data, null, 2))}\n`);
   } else {
-    ctx.out(`${name}: FAILED — ${x.error ? `${x.error.type}: ${x.error.message}` : x.exitReason}\n`);
+    ctx.out(
+      `${name}: FAILED — ${x.error ? `${visible(x.error.type)}: ${visible(x.error.message, '  ')}` : x.exitReason}\n`,
+    );
     for (const f of x.error?.frames ?? [])
-      ctx.out(`  line ${f.line}, in ${f.name}${f.text ? `: ${f.text}` : ''}\n`);
+      ctx.out(`  line ${f.line}, in ${visible(f.name)}${f.text ? `: ${visible(f.text)}` : ''}\n`);
   }
-  for (const l of x.logs) ctx.out(`  log: ${l}\n`);
+  for (const l of x.logs) ctx.out(`  log: ${visible(l, '  log| ')}\n`);
   // How it ran, without "ok": the tool's verdict above is the only one.
   ctx.out(
     `  ${x.exitReason === 'ok' ? 'ran' : `exit ${x.exitReason},`} in ${x.durationMs} ms · isolation ${x.isolation} · ${x.runtime}\n`,

@@ -1,5 +1,6 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import { visible } from '../../core/text/visible.ts';
 import type { Command } from 'commander';
 import type { LiveEvent } from '../../app/runs.ts';
 import { RUN_KINDS } from '../../core/records/events.ts';
@@ -46,13 +47,13 @@ export function progressPrinter(ctx: CliContext): (e: LiveEvent) => void {
         break;
       case 'tool_call':
         ctx.err(
-          `  tool ${e.data.trace.name} ${e.data.trace.error ? `failed: ${e.data.trace.error}` : 'ok'} (${e.data.trace.ms} ms)\n`,
+          `  tool ${visible(e.data.trace.name)} ${e.data.trace.error ? `failed: ${visible(e.data.trace.error, '    ')}` : 'ok'} (${e.data.trace.ms} ms)\n`,
         );
         break;
       case 'execution': {
         const r = e.data.result;
         ctx.err(
-          `  execution: ${r.exitReason} in ${r.durationMs} ms [${r.isolation}]${r.error ? ` — ${r.error.type}: ${r.error.message}` : ''}\n${r.isolationReason ? `  isolation ${r.isolation}: ${r.isolationReason}\n` : ''}`,
+          `  execution: ${r.exitReason} in ${r.durationMs} ms [${r.isolation}]${r.error ? ` — ${visible(r.error.type)}: ${visible(r.error.message, '    ')}` : ''}\n${r.isolationReason ? `  isolation ${r.isolation}: ${r.isolationReason}\n` : ''}`,
         );
         break;
       }
@@ -82,11 +83,11 @@ export function summarizeRecord(rec: RunRecord): string {
     const v = a.validation;
     const x = a.execution;
     lines.push(
-      `  #${a.n} ${a.tier ?? ''}${v ? (v.valid ? ' valid' : ` invalid(${v.violations.map((y) => y.rule).join(',')})`) : ''}${x ? ` ${x.exitReason}${x.error ? ` ${x.error.type}: ${x.error.message}` : ''} [${x.isolation}]` : ''}${a.step ? ` — ${a.step.summary}` : ''}`,
+      `  #${a.n} ${a.tier ?? ''}${v ? (v.valid ? ' valid' : ` invalid(${v.violations.map((y) => y.rule).join(',')})`) : ''}${x ? ` ${x.exitReason}${x.error ? ` ${visible(x.error.type)}: ${visible(x.error.message, '    ')}` : ''} [${x.isolation}]` : ''}${a.step ? ` — ${a.step.summary}` : ''}`,
     );
   }
-  if (rec.result !== undefined) lines.push(`result: ${JSON.stringify(rec.result)}`);
-  if (rec.error) lines.push(`error: ${rec.error}`);
+  if (rec.result !== undefined) lines.push(`result: ${visible(JSON.stringify(rec.result))}`);
+  if (rec.error) lines.push(`error: ${visible(rec.error, '  ')}`);
   return lines.join('\n') + '\n';
 }
 

@@ -2,6 +2,15 @@
  * MCP tools as sandbox tools: parameters, grades and typed stubs from a server's tool listing, and MCP
  * call results as ToolResponses. Pure (no SDK import): the shapes below are the MCP spec's.
  */
+import {
+  JS_FORBIDDEN_NAMES,
+  JS_FRAMEWORK_NAMES,
+  JS_SAFE_GLOBALS,
+  PYTHON_FORBIDDEN_NAMES,
+  PYTHON_FRAMEWORK_NAMES,
+  PYTHON_PREIMPORTED_MODULES,
+  PYTHON_SAFE_BUILTINS,
+} from '../lang/builtins.ts';
 import type { SandboxTool } from './extract.ts';
 import type { Grade } from './grade.ts';
 import type { JsonValue, ParamType, ToolParameter, ToolResponse } from './model.ts';
@@ -57,14 +66,47 @@ const JS_RESERVED = new Set(
 export const isScriptKeyword = (name: string): boolean => PY_KEYWORDS.has(name) || JS_RESERVED.has(name);
 
 /**
+ * Names a script already has, in either language: the framework's helpers, the builtins, pre-imported
+ * modules and globals a script uses, the names it may not use, and Object.prototype's own names (a JS
+ * tool named `constructor` or `__proto__` would meet the prototype, not the tool). A server tool named so
+ * would replace the helper (`emit_result` sent the script's answer to the server) or never be callable.
+ */
+const SCRIPT_NAMES = new Set<string>([
+  ...PYTHON_FRAMEWORK_NAMES,
+  ...JS_FRAMEWORK_NAMES,
+  ...PYTHON_SAFE_BUILTINS,
+  'print',
+  'getattr',
+  'hasattr',
+  'type',
+  ...PYTHON_PREIMPORTED_MODULES,
+  ...Object.keys(PYTHON_FORBIDDEN_NAMES),
+  ...JS_SAFE_GLOBALS,
+  ...Object.keys(JS_FORBIDDEN_NAMES),
+  'console',
+  'globalThis',
+  'undefined',
+  'NaN',
+  'Infinity',
+  ...Object.getOwnPropertyNames(Object.prototype),
+]);
+
+/** True when a script already has `name` (a helper, builtin, module or prototype name): such a tool is renamed. */
+export const isScriptHelperName = (name: string): boolean => SCRIPT_NAMES.has(name);
+
+/**
  * A tool name as a script can call it: characters outside identifiers become `_`, and a Python or
- * JavaScript keyword (`class`, `from`, `lambda`…) gets a trailing `_` (`class_`), the convention both
- * languages' style guides use.
+ * JavaScript keyword (`class`, `from`, `lambda`…) or a name scripts already have (`emit_result`,
+ * `search_tools`, `constructor`, `len`…) gets a trailing `_` (`class_`, `emit_result_`), the convention
+ * both languages' style guides use; a name in double underscores loses them first (`__proto__` ->
+ * `proto_`).
  */
 export function scriptName(name: string): string {
   const s = name.replace(/[^A-Za-z0-9_]/g, '_');
   const id = /^[0-9]/.test(s) ? `_${s}` : s;
-  return isScriptKeyword(id) ? `${id}_` : id;
+  if (isScriptKeyword(id)) return `${id}_`;
+  if (isScriptHelperName(id)) return /^__.*__$/.test(id) ? `${id.replace(/^_+|_+$/g, '')}_` : `${id}_`;
+  return id;
 }
 
 /**
@@ -369,15 +411,19 @@ export function mcpSandboxTools(
     const given = tool.description ?? tool.title ?? tool.annotations?.title ?? '';
     // A keyword renamed for scripts says which tool it calls, so the manual shows both names.
     const description =
-      script !== tool.name && isScriptKeyword(tool.name)
-        ? `${given}${given ? ' ' : ''}(the server's tool \`${tool.name}\`; \`${tool.name}\` is a keyword in scripts)`
+      script !== tool.name && (isScriptKeyword(tool.name) || isScriptHelperName(tool.name))
+        ? `${given}${given ? ' ' : ''}(the server's tool \`${tool.name}\`; \`${tool.name}\` is ${isScriptKeyword(tool.name) ? 'a keyword' : 'already a name'} in scripts)`
         : given;
     const st: SandboxTool = {
       name: script,
       description,
       parameters: parametersFromSchema(tool.inputSchema),
       location: 'mcp',
-      grade: sel.grades?.[tool.name] ?? sel.grade ?? gradeFromAnnotations(tool.annotations),
+      // Own keys only: a tool named `constructor` or `toString` must not read Object.prototype's.
+      grade:
+        (sel.grades && Object.hasOwn(sel.grades, tool.name) ? sel.grades[tool.name] : undefined) ??
+        sel.grade ??
+        gradeFromAnnotations(tool.annotations),
       inputSchema: tool.inputSchema,
       stubs: {
         python: pythonStub(script, tool.inputSchema, description, output),

@@ -251,7 +251,7 @@ export function mapFrames(r: ExecutionResult, bodyStartLine: number): ExecutionR
   if (!r.error || bodyStartLine <= 1) return r;
   const toBody = (line: number) => line - bodyStartLine + 1;
   const message =
-    r.error.type === 'ValidationError'
+    r.exitReason === 'rejected' && r.error.type === 'ValidationError'
       ? r.error.message.replace(/\bline (\d+)/g, (_m, n: string) => `line ${toBody(Number(n))}`)
       : r.error.message;
   return {

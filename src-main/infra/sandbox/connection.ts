@@ -89,6 +89,11 @@ export interface ConnectionOptions {
 
 /** How long a job's end waits for egress requests whose close is on its way (egress.ts, idle). */
 const EGRESS_SETTLE_MS = 200;
+/**
+ * How long a job's end waits for the host tool calls it started and that were cancelled when it ended
+ * (a handler that ignores its abort signal is not waited for longer: its call is recorded as cancelled).
+ */
+const CALLS_SETTLE_MS = 5000;
 
 /** How long a worker that is gone may take to close its stderr before the reason is given without it. */
 const STDERR_GRACE_MS = 500;
@@ -326,6 +331,9 @@ export class WorkerConnection {
       for (const r of redact) s = s.split(JSON.stringify(r).slice(1, -1)).join('***');
       return JSON.parse(s) as T;
     };
+    // Host tool calls the job started: a job ends only when each has settled or been cancelled, so every
+    // call that ran is in its record and none runs on after it (or into the next job).
+    const calls: JobCalls = { abort: new AbortController(), open: new Map(), recording: true };
     return new Promise((resolve) => {
       let settled = false;
       const finish = (exitReason: ExitReason, error?: ExecutionError, workerBroken = false) => {
@@ -336,12 +344,29 @@ export class WorkerConnection {
         stopWatching();
         job.signal?.removeEventListener('abort', onAbort);
         const durationMs = Math.round(performance.now() - started);
-        // Requests still open when the job ends: their closes are usually on their way (egress.ts, idle).
-        if (this.egressIdle && this.egressInFlight?.().length)
-          void this.egressIdle(EGRESS_SETTLE_MS).then(() =>
-            complete(exitReason, durationMs, error, workerBroken),
-          );
-        else complete(exitReason, durationMs, error, workerBroken);
+        const proceed = () => {
+          calls.recording = false;
+          // Calls a handler kept running past the wait: recorded as cancelled, never after the result.
+          for (const c of calls.open.values()) toolCalls.push(c());
+          // Requests still open when the job ends: their closes are usually on their way (egress.ts, idle).
+          if (this.egressIdle && this.egressInFlight?.().length)
+            void this.egressIdle(EGRESS_SETTLE_MS).then(() =>
+              complete(exitReason, durationMs, error, workerBroken),
+            );
+          else complete(exitReason, durationMs, error, workerBroken);
+        };
+        if (calls.open.size === 0) return proceed();
+        calls.abort.abort(new Error('the job ended'));
+        let wait: NodeJS.Timeout | undefined;
+        void Promise.race([
+          Promise.allSettled([...calls.open.keys()]),
+          new Promise((r) => {
+            wait = setTimeout(r, CALLS_SETTLE_MS);
+          }),
+        ]).then(() => {
+          clearTimeout(wait);
+          proceed();
+        });
       };
       const complete = (
         exitReason: ExitReason,
@@ -450,7 +475,7 @@ export class WorkerConnection {
             break;
           }
           case 'tool_call':
-            void this.hostCall(id, m, job, toolCalls);
+            this.hostCall(id, m, job, toolCalls, calls);
             break;
           case 'done': {
             if (m.ok) {
@@ -458,12 +483,10 @@ export class WorkerConnection {
               break;
             }
             const { reason, error } = m;
-            if (
-              this.sawOom(oomBase) ||
-              reason === 'oom' ||
-              error.type === 'MemoryError' ||
-              error.type === 'OutOfMemory'
-            )
+            // The reason is what the worker's runtime saw (its own check refused the script, the interpreter
+            // raised its MemoryError, the kernel killed for memory), never the error's name: a script
+            // can throw anything named ValidationError or MemoryError.
+            if (this.sawOom(oomBase) || reason === 'oom')
               finish(
                 'oom',
                 {
@@ -476,7 +499,7 @@ export class WorkerConnection {
                 },
                 true,
               );
-            else if (error.type === 'ValidationError') finish('rejected', error);
+            else if (reason === 'rejected') finish('rejected', error);
             // After a timeout, an output flood or a crash the worker's container is replaced: whatever
             // the job left behind (processes, files, a half-written pipe) never meets the next job.
             else if (reason === 'timeout') finish('timeout', error, true);
@@ -519,11 +542,31 @@ export class WorkerConnection {
   }
 
   /** Answers a tool_call for a host-side tool; a tool outside the job's tools is refused and recorded. */
-  private async hostCall(
+  /** Starts a host tool call of a job, open in `calls` until its trace is made. */
+  private hostCall(
     id: string,
     m: Extract<WorkerMessage, { type: 'tool_call' }>,
     job: JobRequest,
     toolCalls: ToolCallTrace[],
+    calls: JobCalls,
+  ): void {
+    const started = performance.now();
+    const p = this.hostCallRun(id, m, job, toolCalls, calls).finally(() => calls.open.delete(p));
+    calls.open.set(p, () => ({
+      name: m.name,
+      args: m.args,
+      ms: round(performance.now() - started),
+      location: job.hostTools?.[m.name]?.location ?? 'host',
+      error: 'cancelled: still running when the job ended',
+    }));
+  }
+
+  private async hostCallRun(
+    id: string,
+    m: Extract<WorkerMessage, { type: 'tool_call' }>,
+    job: JobRequest,
+    toolCalls: ToolCallTrace[],
+    calls: JobCalls,
   ): Promise<void> {
     const { name, call_id: callId, args } = m;
     // The discovery calls (search_tools, describe_tool) are framework helpers every script has.
@@ -547,7 +590,7 @@ export class WorkerConnection {
           (x) => {
             extra = { ...extra, ...x };
           },
-          job.signal ? { signal: job.signal } : {},
+          { signal: job.signal ? AbortSignal.any([job.signal, calls.abort.signal]) : calls.abort.signal },
         );
         const ms = round(performance.now() - started);
         reply = { type: 'tool_result', id, call_id: callId, response };
@@ -567,6 +610,7 @@ export class WorkerConnection {
     } catch {
       /* the job ends through onClose */
     }
+    if (!calls.recording) return; // recorded as cancelled when its job ended
     const t = trace();
     if (extra.egress?.length) t.egress = extra.egress;
     if (m.skill && job.skills?.includes(m.skill)) t.skill = m.skill;
@@ -581,6 +625,13 @@ export class WorkerConnection {
 }
 
 const round = (n: number) => Math.round(n * 1000) / 1000;
+
+/** A job's host tool calls: aborted when it ends, each open one with the trace it gets if cut off. */
+interface JobCalls {
+  abort: AbortController;
+  open: Map<Promise<void>, () => ToolCallTrace>;
+  recording: boolean;
+}
 
 /** Tool results kept in traces are capped (the script itself saw the whole value). */
 export function capResult(r: ToolResponse, max = 16_384): ToolResponse {

@@ -163,6 +163,7 @@ export class EgressListener {
   private handle(client: Socket, head: string, rest: Buffer): void {
     const lines = head.split('\r\n');
     const [method = '', target = '', version = 'HTTP/1.1'] = (lines[0] ?? '').split(' ');
+    const malformed = checkHead(lines);
     let host = '';
     let port = 0;
     let path = '/';
@@ -209,6 +210,16 @@ export class EgressListener {
       record.status = 400;
       client.end(reply(400, 'toolsmith egress: only absolute http:// requests and CONNECT are proxied\n'));
       finish(); // complete now: the tool's call may end before the host sees the socket close
+      return;
+    }
+    // A head this proxy would read otherwise than a lenient destination (a bare LF ends a line there,
+    // smuggling a Host or a whole second request past the one recorded here) is refused, and the record
+    // says why.
+    if (malformed) {
+      record.error = malformed;
+      record.status = 400;
+      client.end(reply(400, `toolsmith egress: ${malformed}\n`));
+      finish();
       return;
     }
     // Plain HTTP: the header lines must be well-formed (no folding, no space before the colon), so that
@@ -345,6 +356,23 @@ export class EgressListener {
 
 const HOST_NAME = /^[A-Za-z0-9_.-]+$/;
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+:/;
+
+/**
+ * Why a request head is refused before anything else (undefined when it is fine): a CR or LF anywhere
+ * inside a line (the head is split on CRLF only; a destination that ends lines on a bare LF would read a
+ * line this proxy never saw), or a request line other than `METHOD SP target SP HTTP/1.0|HTTP/1.1`.
+ */
+function checkHead(lines: string[]): string | undefined {
+  const i = lines.findIndex((l) => /[\r\n]/.test(l));
+  if (i >= 0)
+    return `a bare CR or LF inside ${i === 0 ? 'the request line' : `header line ${i}`}: ${JSON.stringify((lines[i] ?? '').slice(0, 120))}`;
+  const parts = (lines[0] ?? '').split(' ');
+  if (parts.length !== 3 || !parts[0] || !parts[1])
+    return `a request line must be METHOD SP target SP version: ${JSON.stringify((lines[0] ?? '').slice(0, 120))}`;
+  if (parts[2] !== 'HTTP/1.1' && parts[2] !== 'HTTP/1.0')
+    return `only HTTP/1.0 and HTTP/1.1 are proxied, not ${JSON.stringify(parts[2]!.slice(0, 40))}`;
+  return undefined;
+}
 
 /** Why a plain HTTP request's header lines are refused (undefined when they are fine). */
 function checkHeaders(lines: string[]): string | undefined {

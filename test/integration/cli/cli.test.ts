@@ -119,6 +119,41 @@ describe('toolsmith CLI with containers', () => {
     expect(JSON.parse(js.out)).toMatchObject({ success: true, data: 6, runtime: 'node' });
   }, 180_000);
 
+  it("exec: a script's logs, result and error show control characters as escapes; --json is unchanged", async () => {
+    // Escape sequences a script chose: a clipboard write (OSC 52), a title set, a cursor move with a line
+    // erase, a CR overwrite, an 8-bit CSI, a bidi override, and a log line posing as the CLI's own output.
+    const script = [
+      'r = check_inventory(product_id="p3")',
+      'emit_log("\\x1b]52;c;ZWNobyBwd25lZA==\\x07copied")',
+      'emit_log("\\x1b]0;owned\\x07title")',
+      'emit_log("above\\x1b[2A\\x1b[2K")',
+      'emit_log("rm -rf /\\rsafe")',
+      'emit_log("fine\\nresult: 42")',
+      'emit_result({"x": "\\x9b31mred \\u202eevil"})',
+      'raise ValueError("bad\\x1b]0;t\\x07")',
+      '',
+    ].join('\n');
+    const human = await cli(['exec', file('esc.py', script), '--sandbox', 'ecommerce']);
+    expect(human.code).toBe(1);
+    expect(human.out).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e]/);
+    expect(human.out).toContain('log: \\x1b]52;c;ZWNobyBwd25lZA==\\x07copied');
+    expect(human.out).toContain('log: \\x1b]0;owned\\x07title');
+    expect(human.out).toContain('log: above\\x1b[2A\\x1b[2K');
+    expect(human.out).toContain('log: rm -rf /\\x0dsafe');
+    expect(human.out).toContain('log: fine\n  log| result: 42');
+    expect(human.out).not.toMatch(/^result: 42/m);
+    expect(human.out).toContain('ValueError: bad\\x1b]0;t\\x07');
+    const machine = await cli(['exec', file('esc.py', script), '--sandbox', 'ecommerce', '--json']);
+    const r = JSON.parse(machine.out) as { logs: string[]; error: { message: string } };
+    expect(r.logs.slice(0, 4)).toEqual([
+      '\u001b]52;c;ZWNobyBwd25lZA==\u0007copied',
+      '\u001b]0;owned\u0007title',
+      'above\u001b[2A\u001b[2K',
+      'rm -rf /\rsafe',
+    ]);
+    expect(r.error.message).toBe('bad\u001b]0;t\u0007');
+  });
+
   it('tool call and pool status', async () => {
     const t = await cli([
       'tool',

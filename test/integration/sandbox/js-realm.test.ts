@@ -169,6 +169,59 @@ describe.each(RUNTIMES)('%s: scripts never reach the worker realm (validation of
     expect(r.logs).not.toContain('false');
   }, 60_000);
 
+  it('200 tool calls started through an async helper and never awaited: the job ends when all have settled, each in the record', async () => {
+    const r = await svc.executeScript({
+      sandbox: 'ecommerce',
+      runtime: rt,
+      language: 'js',
+      validate: false,
+      timeoutMs: 240_000,
+      body: 'async function fire(i) { return get_user({ user_id: "u" + ((i % 3) + 1) }); }\nfor (let i = 0; i < 200; i++) fire(i);\nemitResult("started");\n',
+    });
+    expect(r, JSON.stringify(r.error)).toMatchObject({ success: true, exitReason: 'ok', data: 'started' });
+    expect(r.toolCalls).toHaveLength(200);
+    const errors = [...new Set(r.toolCalls.map((c) => c.error ?? ''))];
+    expect(
+      r.toolCalls.every((c) => c.name === 'get_user' && !/cancelled/.test(c.error ?? '')),
+      errors.join(' | '),
+    ).toBe(true);
+    // The next job is not delayed by calls of this one: it starts at once and sees only its own call.
+    const next = await run(rt, 'const u = await get_user({ user_id: "u1" });\nemitResult(u.success);\n');
+    expect(next).toMatchObject({ success: true, data: true });
+    expect(next.toolCalls).toHaveLength(1);
+  }, 300_000);
+
+  it('a call started after the script ended is never made; the one it started before is awaited and recorded', async () => {
+    const r = await run(
+      rt,
+      'get_user({ user_id: "u1" }).then(() => get_user({ user_id: "u2" }).then(() => emitLog("late ran"), (e) => emitLog("refused: " + e.message)));\nemitResult(1);\n',
+    );
+    expect(r).toMatchObject({ success: true, exitReason: 'ok', data: 1 });
+    expect(r.toolCalls.map((c) => c.args)).toEqual([{ user_id: 'u1' }]);
+    expect(r.toolCalls[0]?.result).toMatchObject({ success: true });
+  }, 60_000);
+
+  it.each([
+    ['ValidationError', 'rejected'],
+    ['MemoryError', 'oom'],
+    ['OutOfMemory', 'oom'],
+  ])(
+    'a script that throws {name: %j} after a tool call is an error, never %s',
+    async (name, not) => {
+      const r = await run(
+        rt,
+        `await get_user({ user_id: "u1" });\nthrow { name: ${JSON.stringify(name)}, message: "chosen by the script" };\n`,
+      );
+      expect(r.exitReason).toBe('error');
+      expect(r.exitReason).not.toBe(not);
+      expect(r.error).toMatchObject({ type: name, message: 'chosen by the script' });
+      expect(r.toolCalls.map((c) => c.name)).toEqual(['get_user']);
+      // The worker was not replaced as if it had run out of memory: the next job runs as usual.
+      expect((await run(rt, 'emitResult(2);\n')).data).toBe(2);
+    },
+    60_000,
+  );
+
   it('an emitted value over the output limit ends the job with output_limit', async () => {
     const r = await run(rt, 'emitResult("x".repeat(200000));\n');
     expect(r.exitReason).toBe('output_limit');

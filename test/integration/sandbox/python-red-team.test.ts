@@ -58,8 +58,15 @@ def unchecked(source_hex: str) -> ToolResponse:
     script_globals = caller.f_globals
     exec(compile(bytes.fromhex(source_hex).decode(), "<script>", "exec"), script_globals)
     return ToolResponse(success=True)
+
+
+@tool(grade=(0, 0))
+def stamp() -> ToolResponse:
+    """Test only: tool code that runs a process of its own (its author's choice)."""
+    import os
+    return ToolResponse(success=True, data={"uid": os.popen("id").read().strip()})
 `;
-const TOOLS = ['get_orders', 'get_user', 'check_inventory', 'get_product', 'unchecked'];
+const TOOLS = ['get_orders', 'get_user', 'check_inventory', 'get_product', 'unchecked', 'stamp'];
 
 /** Host rules the worker does not repeat (tidiness, or a guard at run time): see python-worker-parity. */
 const HOST_ONLY = new Set([
@@ -116,7 +123,96 @@ const WORST: Record<string, RegExp> = {
   '157-default-arg-frame.py': /^PermissionError: gi_frame/,
   '162-response-reinit.py': /^AttributeError: a ToolResponse is read-only/,
   '163-tool-code-swap.py': /^PermissionError: __code__/,
+  '167-format-item-then-attribute.py': /^PermissionError: gi_frame/,
+  '168-format-key-bang-walk.py': /^PermissionError: gi_frame/,
+  '169-format-key-colon-walk.py': /^PermissionError: gi_frame/,
 };
+
+/**
+ * The public payloads' technique, past both static checks: reach os (or subprocess) through some module's
+ * globals and run `id` through os.popen, whose audit events are raised from os.py / subprocess.py, never
+ * from the script's own frame. The wall refuses while script code is anywhere on the stack.
+ */
+const POPEN: [string, string][] = [
+  ['random globals', 'os = random.seed.__func__.__globals__["_os"]\nemit_result(os.popen("id").read())\n'],
+  [
+    'subclasses walk to os._wrap_close',
+    'c = [k for k in ().__class__.__base__.__subclasses__() if k.__name__ == "_wrap_close"][0]\nemit_result(c.__init__.__globals__["popen"]("id").read())\n',
+  ],
+  [
+    "the guarded getattr's globals",
+    'os = getattr.__globals__["sys"].modules["os"]\nemit_result(os.popen("id").read())\n',
+  ],
+  [
+    "the emit helpers' globals",
+    'os = emit_result.__func__.__globals__["os"]\nemit_result(os.popen("id").read())\n',
+  ],
+  [
+    "a tool's module globals",
+    'fns = [c.cell_contents for c in get_orders.__closure__[0].cell_contents.__closure__]\nfn = [f for f in fns if type(f).__name__ == "function" and f.__name__ == "get_orders"][0]\nemit_result(fn.__globals__["sys"].modules["os"].popen("id").read())\n',
+  ],
+  [
+    'statistics globals',
+    'm = statistics.mean.__globals__["sys"].modules\nemit_result(m["os"].popen("id").read())\n',
+  ],
+  [
+    'os.spawnv (Python fork)',
+    'os = random.seed.__func__.__globals__["_os"]\nemit_result(os.spawnv(os.P_WAIT, "/usr/bin/id", ["id"]))\n',
+  ],
+  [
+    'subprocess module, imported by a stdlib frame',
+    'os = random.seed.__func__.__globals__["_os"]\nsp = os.popen.__globals__["sys"].modules.get("subprocess")\nemit_result(sp.check_output(["id"]).decode() if sp else os.popen("id").read())\n',
+  ],
+];
+
+/** Past both checks, attacks on the runtime wall itself (its state, the script's builtins, its helpers). */
+const WALL: [string, string, RegExp][] = [
+  [
+    'os.popen in threads of its own (no script frame under one of them)',
+    'm = random.seed.__func__.__globals__["_os"].sys.modules\nout = []\ndef grab(f):\n    try:\n        out.append(f())\n    except Exception as e:\n        out.append(str(e))\nm["_thread"].start_new_thread(grab, (lambda: m["os"].popen("id").read(),))\nm["_thread"].start_new_thread(m["os"].popen, ("id",))\nm["_thread"].start_new_thread(grab, (m["functools"].partial(m["os"].popen, "id"),))\nfor i in range(200):\n    if len(out) == 2:\n        break\n    time.sleep(0.02)\nraise RuntimeError(" | ".join(str(o) for o in out))\n',
+    /^RuntimeError: .*is not available.* \| .*is not available/,
+  ],
+  [
+    "rewriting the checks module's globals",
+    'g = getattr.__globals__\ng["_getframe"] = lambda n=0: None\ng["_REAL_BUILTINS"] = __builtins__\ng["SCRIPT_EVENTS"] = frozenset(["os.system", "subprocess.Popen", "open", "import"])\nos = random.seed.__func__.__globals__["_os"]\nemit_result(os.popen("id").read())\n',
+    /^PermissionError: .* is not available to scripts/,
+  ],
+  [
+    "rewriting the import guard's defaults",
+    'g = getattr.__globals__\nf = g["_guarded_import"]\nf.__defaults__ = (0, None, (), 0, None, None, None)\nemit_result(1)\n',
+    /^PermissionError: __defaults__ is not available to scripts/,
+  ],
+  [
+    'real builtins swapped into the script globals, then a fresh function',
+    'b = len.__self__.__dict__\ndef grab():\n    return grab.__globals__\nsg = grab()\nsg["__builtins__"] = b\ndef run():\n    return random.seed.__func__.__globals__["_os"].popen("id").read()\nemit_result(run())\n',
+    /^PermissionError: .* is not available to scripts/,
+  ],
+  [
+    "the script builtins' __import__ for a module of its choosing",
+    'emit_result(str(__builtins__["__import__"]("os")))\n',
+    /^ImportError: import os is not available to scripts/,
+  ],
+  [
+    "the real __import__ held in the import guard's defaults",
+    'imp = getattr.__globals__["_guarded_import"].__defaults__[-1]\nemit_result(str(imp("ctypes")))\n',
+    /^PermissionError: __defaults__ is not available to scripts/,
+  ],
+  [
+    'a stdlib callback calling os.system (map)',
+    'os = random.seed.__func__.__globals__["_os"]\nemit_result(list(map(os.system, ["id"])))\n',
+    /^PermissionError: os.system is not available to scripts/,
+  ],
+  [
+    'a stdlib callback calling os.system (functools.reduce)',
+    'os = random.seed.__func__.__globals__["_os"]\nemit_result(functools.reduce(lambda a, b: os.system(b), ["x", "id"]))\n',
+    /^PermissionError: os.system is not available to scripts/,
+  ],
+  [
+    'a file read through a stdlib function (tokenize.open)',
+    'lc = getattr.__globals__["sys"].modules["linecache"]\nemit_result(lc.tokenize.open("/etc/passwd").read())\n',
+    /^PermissionError: open is not available to scripts/,
+  ],
+];
 
 const { docker, bubblewrap } = ISOLATION_LEVELS;
 describe.each([docker, bubblewrap])('Python red team, host validation off: %s', (name, level, make) => {
@@ -156,6 +252,44 @@ describe.each([docker, bubblewrap])('Python red team, host validation off: %s', 
     },
     60_000,
   );
+
+  it.each(POPEN)(
+    'past both checks, os.popen("id") through %s is refused while the script is on the stack',
+    async (_what, code) => {
+      const r = await run(uncheckedScript(code));
+      expect(r.success, `ran: ${JSON.stringify(r.data)}`).toBe(false);
+      expect(why(r)).toMatch(/^PermissionError: .* is not available to scripts/);
+      expect(JSON.stringify(r)).not.toMatch(/uid=\d+/);
+    },
+    60_000,
+  );
+
+  it.each(WALL)(
+    'past both checks, an attack on the wall itself (%s) is refused',
+    async (_what, code, refusal) => {
+      const r = await run(uncheckedScript(code));
+      expect(r.success, `ran: ${JSON.stringify(r.data)}`).toBe(false);
+      expect(why(r)).toMatch(refusal);
+      expect(JSON.stringify(r)).not.toMatch(/uid=\d+/);
+    },
+    60_000,
+  );
+
+  it("an exception of the worker's own ValidationError class raised at run time is an error, not a refusal by validation", async () => {
+    const r = await run(
+      uncheckedScript('get_orders()\nraise getattr.__globals__["ValidationError"]("chosen by the script")\n'),
+    );
+    expect(r.exitReason).toBe('error');
+    expect(r.error).toMatchObject({ type: 'ValidationError', message: 'chosen by the script' });
+    expect(r.toolCalls.map((t) => t.name)).toEqual(['get_orders', 'unchecked']);
+    const refused = await run('import os\nemit_result(1)\n');
+    expect(refused.exitReason).toBe('rejected');
+  }, 60_000);
+
+  it('tool code stands between: a tool the script calls may do what its author wrote (the wall is for script code)', async () => {
+    const r = await run('r = stamp()\nemit_result(r.data)\n');
+    expect(r, why(r)).toMatchObject({ success: true, data: { uid: expect.stringMatching(/^uid=/) } });
+  }, 60_000);
 
   it("a class patched past every check still cannot change a tool's record (built from the boundary)", async () => {
     // type.__setattr__ (the real type: the metaclass's own type) goes round the sealed metaclass: only the trace's own reading of the slots keeps
@@ -220,6 +354,38 @@ describe.each([docker, bubblewrap])('Python red team, host validation off: %s', 
     );
     expect(r.success, why(r)).toBe(true);
     expect(r.toolCalls[0]).toMatchObject({ name: 'get_orders', args: { status: 'pending' } });
+  }, 60_000);
+
+  it('whatever the subset offers works at run time: common functions of every allowed module, in the real sandbox', async () => {
+    const code = readFileSync(join(repoRoot, 'test/fixtures/python-honest/every-module.py'), 'utf8');
+    const host = validatePython(code, { tools: TOOLS });
+    expect(host.violations.map((v) => `${v.rule}: ${v.message}`)).toEqual([]);
+    const r = await run(code);
+    expect(r.success, why(r)).toBe(true);
+    const out = r.data as Record<string, unknown[]>;
+    expect(out['datetime']?.slice(0, 2)).toEqual(['2024-03-05 Tuesday', '14:30 UTC']);
+    expect(out['time']?.slice(0, 2)).toEqual(['1970', 2024]);
+    expect(out['format']).toEqual(['x-007', '2024', '9']);
+    expect(out['functools']?.slice(0, 2)).toEqual([24, 6765]);
+    expect(out['statistics']?.[0]).toBe(3.5);
+    expect(Object.keys(out).sort()).toEqual(
+      [
+        'collections',
+        'datetime',
+        'format',
+        'functools',
+        'itertools',
+        'json',
+        'json_error',
+        'math',
+        're',
+        'random',
+        'shuffled',
+        'stat_error',
+        'statistics',
+        'time',
+      ].sort(),
+    );
   }, 60_000);
 
   it('honest scripts never meet the wall (the benign corpus raises no PermissionError)', async () => {

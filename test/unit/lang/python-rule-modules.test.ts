@@ -143,13 +143,13 @@ describe('Python rule modules', () => {
   it('format: only on a literal template whose fields walk nothing', () => {
     expect(
       found(
-        '"{}".format(1)\n"{0.x}".format(a)\nt.format(1)\nstr.format(t)\nstr.format("{a[0]}", a=1)\nf = "{}".format\nemit_result(1)',
+        '"{}".format(1)\n"{0.x}".format(a)\nt.format(1)\nstr.format(t)\nstr.format("{a[0]}", a=1)\nf = "{}".format\n"{a[0].x}".format(a=1)\nemit_result(1)',
       ),
     ).toEqual([
       'format-attribute-walk@2:1',
       'format-attribute-walk@3:1',
       'format-attribute-walk@4:1',
-      'format-attribute-walk@5:1',
+      'format-attribute-walk@7:1',
     ]);
   });
 

@@ -65,8 +65,26 @@ describe('Python validator', () => {
     expect(rules('r = get_user(user_id="u1")\nemit_result({"input": r.data, "open": 1})')).toEqual([]);
   });
 
-  it('str.format attribute walks are found in templates', () => {
-    expect(formatWalks('{0.__class__} {a[b]} {} {{literal}} {x:>3}')).toEqual(['0.__class__', 'a[b]']);
+  it('str.format attribute walks are found in templates; item look-ups are not walks', () => {
+    expect(formatWalks('{0.__class__} {a[b]} {} {{literal}} {x:>3}')).toEqual(['0.__class__']);
+    expect(formatWalks('{0[id]} {row[name][0]!r} {d[k]:>5}')).toEqual([]);
+    // A key holding ! or : ends the field early for the scan while Python reads on to the bracket: refused.
+    expect(formatWalks('{0[a!b].real} {0[a:b]} {0[x].real} {0[]} {0[x]y}')).toEqual([
+      '0[a',
+      '0[a',
+      '0[x].real',
+      '0[]',
+      '0[x]y',
+    ]);
+  });
+
+  it.each([
+    ['"{0[id]}".format({"id": 7})'],
+    ['"{d[a][0]}".format(d={"a": [1]})'],
+    ['str.format("{0[x]}", {"x": 1})'],
+    ['"{0[id]}".format_map({"0": 1})'],
+  ])('item access in format fields is not an attribute walk: %s passes', (expr) => {
+    expect(rules(`emit_result(${expr})`)).toEqual([]);
   });
 
   it('calls to unknown functions suggest the closest tool', () => {
@@ -211,7 +229,8 @@ describe('str.format / format_map: literal templates only', () => {
     't = "{a}"\nemit_result(t.format_map({"a": 1}))',
     'emit_result(getattr("{0.real}", "format")(1))',
     'emit_result("{0.real}".format(1))',
-    'emit_result(str.format("{0[x]}", {"x": 1}))',
+    'emit_result(str.format("{0[x].real}", {"x": 1}))',
+    'emit_result("{0[a!b].real}".format({"a!b": 1}))',
   ])('refuses %j in default and strict mode', (code) => {
     expect(rules(code)).toContain('format-attribute-walk');
     expect(rules(code, true)).toContain('format-attribute-walk');

@@ -6,11 +6,12 @@
  */
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server } from 'node:http';
-import { createConnection } from 'node:net';
-import type { AddressInfo } from 'node:net';
+import { createConnection, createServer as createNetServer } from 'node:net';
+import type { AddressInfo, Server as NetServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { EgressListener, parseAllow } from '../../../src-main/infra/sandbox/egress.ts';
+import type { EgressRecord } from '../../../src-main/core/sandbox/execution.ts';
 
 let dest: Server;
 let port: number;
@@ -153,4 +154,126 @@ describe('egress proxy: destination names', () => {
     expect(out).toMatch(/^HTTP\/1\.1 502/);
     expect(records).toEqual(['502 true']);
   });
+});
+
+/**
+ * A real destination that ends lines on a bare LF as well as CRLF (many servers do): whatever it reads
+ * as a line, a Host or a request must be what the proxy read and recorded. It answers each request it
+ * parses and records every request line and Host it saw.
+ */
+describe('egress proxy: bare CR or LF inside the head (a lenient destination)', () => {
+  let lenient: NetServer;
+  let lenientPort: number;
+  let lp: EgressListener;
+  let parsed: string[] = [];
+  let records: EgressRecord[] = [];
+  beforeAll(async () => {
+    lenient = createNetServer((s) => {
+      let buf = '';
+      s.on('data', (d: Buffer) => {
+        buf += d.toString('latin1');
+        // Every request head in the stream, lines ended by LF (a CR before it dropped).
+        let end: RegExpExecArray | null;
+        while ((end = /\r?\n\r?\n/.exec(buf))) {
+          const head = buf.slice(0, end.index);
+          buf = buf.slice(end.index + end[0].length);
+          const lines = head.split(/\r?\n/);
+          parsed.push(`${lines[0]} | ${lines.filter((l) => /^host:/i.test(l)).join(' ; ')}`);
+        }
+        s.end('HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok');
+      });
+      s.on('error', () => {});
+    });
+    await new Promise<void>((r) => lenient.listen(0, '127.0.0.1', r));
+    lenientPort = (lenient.address() as AddressInfo).port;
+    lp = await EgressListener.start(parseAllow([`127.0.0.1:${lenientPort}`]));
+    lp.onRecord = (r) => records.push(r);
+  });
+  afterAll(async () => {
+    await lp.close();
+    await new Promise<void>((r) => lenient.close(() => r()));
+  });
+  beforeEach(() => {
+    parsed = [];
+    records = [];
+  });
+  const send = (text: string): Promise<string> =>
+    new Promise((resolve, reject) => {
+      const s = createConnection(join(lp.dir, 'proxy.sock'));
+      let out = '';
+      s.on('data', (d: Buffer) => (out += d.toString('latin1')));
+      s.on('error', (e) => (out ? resolve(out) : reject(e)));
+      s.on('close', () => resolve(out));
+      s.on('connect', () => s.write(Buffer.from(text, 'latin1')));
+    });
+  const url = () => `http://127.0.0.1:${lenientPort}`;
+
+  it('the lenient destination itself reads a bare LF as a line end (the attack would work without the check)', async () => {
+    const s = createConnection({ host: '127.0.0.1', port: lenientPort });
+    await new Promise<void>((r) => s.on('connect', () => r()));
+    s.resume();
+    s.write('GET /x HTTP/1.1\nHost: internal-admin.example\n\n');
+    await new Promise<void>((r) => s.on('close', () => r()));
+    expect(parsed).toEqual(['GET /x HTTP/1.1 | Host: internal-admin.example']);
+  });
+
+  it.each([
+    [
+      'a Host smuggled by a bare LF in the version token',
+      () => `GET ${url()}/x HTTP/1.1\nHost: internal-admin.example\r\nX-A: 1\r\n\r\n`,
+      /request line/,
+    ],
+    [
+      'a Host smuggled by a bare LF inside a header line',
+      () => `GET ${url()}/x HTTP/1.1\r\nX-A: 1\nHost: internal-admin.example\r\n\r\n`,
+      /header line 1/,
+    ],
+    [
+      'a whole second request behind bare LFs',
+      () => `GET ${url()}/a HTTP/1.1\r\nX-A: 1\n\nGET /admin HTTP/1.1\nHost: internal-admin.example\r\n\r\n`,
+      /header line 1/,
+    ],
+    [
+      'a bare CR inside a header line',
+      () => `GET ${url()}/x HTTP/1.1\r\nX-A: 1\rHost: internal-admin.example\r\n\r\n`,
+      /bare CR or LF/,
+    ],
+    [
+      'a bare LF in a CONNECT head',
+      () => `CONNECT 127.0.0.1:${lenientPort} HTTP/1.1\nHost: internal-admin.example\r\n\r\n`,
+      /request line/,
+    ],
+  ])(
+    '%s is refused, nothing reaches the destination, and the record says why',
+    async (_what, text, where) => {
+      const out = await send(text());
+      expect(out).toMatch(/^HTTP\/1\.1 400/);
+      expect(parsed).toEqual([]);
+      expect(records).toHaveLength(1);
+      expect(records[0]).toMatchObject({ status: 400, allowed: false, host: '127.0.0.1', port: lenientPort });
+      expect(records[0]?.error).toMatch(/bare CR or LF/);
+      expect(records[0]?.error).toMatch(where);
+    },
+  );
+
+  it.each([['HTTP/2.0'], ['HTTP/0.9'], ['http/1.1'], ['HTTP/1.1 extra'], ['HTTP/1.10']])(
+    'a request line with version %j is refused',
+    async (version) => {
+      const out = await send(`GET ${url()}/x ${version}\r\nX-A: 1\r\n\r\n`);
+      expect(out).toMatch(/^HTTP\/1\.1 400/);
+      expect(parsed).toEqual([]);
+      expect(records[0]?.status).toBe(400);
+      expect(records[0]?.error).toMatch(/HTTP\/1\.0 and HTTP\/1\.1|METHOD SP target SP version/);
+    },
+  );
+
+  it.each([['HTTP/1.0'], ['HTTP/1.1']])(
+    'an ordinary %s request passes, with the allowed Host only',
+    async (version) => {
+      const out = await send(`GET ${url()}/ok ${version}\r\nHost: internal-admin.example\r\nX-A: 1\r\n\r\n`);
+      expect(out).toMatch(/^HTTP\/1\.1 200/);
+      expect(parsed).toEqual([`GET /ok ${version} | Host: 127.0.0.1:${lenientPort}`]);
+      expect(records[0]).toMatchObject({ allowed: true, method: 'GET' });
+    },
+  );
 });

@@ -97,6 +97,55 @@ describe('MCP tools as sandbox tools', () => {
       'lambda_',
       'match',
     ]);
+    // Names scripts already have (helpers of either language, builtins, modules, Object.prototype's own
+    // names) are renamed the same way: a tool named emit_result would replace the helper.
+    expect(
+      [
+        'emit_result',
+        'search_tools',
+        'describe_tool',
+        'emitResult',
+        'credential',
+        'ToolResponse',
+        'len',
+        'json',
+        'print',
+        'constructor',
+        'toString',
+        'hasOwnProperty',
+        '__proto__',
+        '__defineGetter__',
+        'Object',
+        'console',
+      ].map(scriptName),
+    ).toEqual([
+      'emit_result_',
+      'search_tools_',
+      'describe_tool_',
+      'emitResult_',
+      'credential_',
+      'ToolResponse_',
+      'len_',
+      'json_',
+      'print_',
+      'constructor_',
+      'toString_',
+      'hasOwnProperty_',
+      'proto_',
+      'defineGetter_',
+      'Object_',
+      'console_',
+    ]);
+    const helper: McpToolListing = {
+      name: 'emit_result',
+      description: 'Sends.',
+      inputSchema: { type: 'object' },
+    };
+    const renamed = mcpSandboxTools('up', [helper]).tools[0];
+    expect(renamed?.name).toBe('emit_result_');
+    expect(renamed?.description).toBe(
+      "Sends. (the server's tool `emit_result`; `emit_result` is already a name in scripts)",
+    );
     const all = mcpSandboxTools('gh', [search, other]);
     expect(all.tools.map((t) => [t.name, t.grade])).toEqual([
       ['search_issues', { w: 2, d: 0 }],

@@ -4,6 +4,7 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
 import { ToolsmithService } from '../../../src-main/app/service.ts';
 import { startWebServer } from '../../../src-main/web/server.ts';
 import type { WebServer } from '../../../src-main/web/server.ts';
@@ -71,6 +72,42 @@ describe('web server paths', () => {
     expect(JSON.parse(r.body).error.message).toMatch(
       /open the URL that `toolsmith serve` printed in its terminal/,
     );
+  });
+
+  it.each([
+    ['GET /', '/', 'GET'],
+    ['GET a static file', '/index.html', 'GET'],
+    ['an API call with the right Origin and token', '/api/sandboxes.list', 'POST'],
+  ])('DNS rebinding: %s with a Host naming another site is refused', async (_what, path, method) => {
+    const origin = `http://127.0.0.1:${web.port}`;
+    for (const host of [`evil.example:${web.port}`, 'evil.example', `127.0.0.1.evil.example:${web.port}`]) {
+      const r = await raw(web.port, path, method, { origin, authorization: `Bearer ${web.token}`, host });
+      expect(r.status, host).toBe(403);
+      expect(r.body).toMatch(/not allowed/);
+    }
+    for (const host of [`127.0.0.1:${web.port}`, `localhost:${web.port}`, `LOCALHOST:${web.port}`]) {
+      const r = await raw(web.port, path, method, { origin, authorization: `Bearer ${web.token}`, host });
+      expect(r.status, host).toBe(200);
+    }
+  });
+
+  it('DNS rebinding: the events WebSocket with a Host naming another site is refused', async () => {
+    const origin = `http://127.0.0.1:${web.port}`;
+    const open = (host: string) =>
+      new Promise<string>((resolve) => {
+        const w = new WebSocket(`ws://127.0.0.1:${web.port}/api/events?token=${web.token}`, {
+          origin,
+          headers: { host },
+        });
+        w.on('open', () => {
+          w.close();
+          resolve('open');
+        });
+        w.on('unexpected-response', (_req, res) => resolve(`refused ${res.statusCode}`));
+        w.on('error', () => resolve('error'));
+      });
+    expect(await open(`evil.example:${web.port}`)).toBe('refused 403');
+    expect(await open(`127.0.0.1:${web.port}`)).toBe('open');
   });
 
   it('without a renderer build the page says how to build it', async () => {

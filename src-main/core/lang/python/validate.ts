@@ -40,7 +40,7 @@ export const PYTHON_RULES: Readonly<Record<string, string>> = {
     'frame, code, generator and traceback internals (gi_frame, f_globals, tb_frame, co_code, ...), by attribute or match keyword',
   'dunder-string': 'a string containing a double-underscore name, after escapes and implicit concatenation',
   'format-attribute-walk':
-    'str.format / format_map on a template that is not a plain string literal, or whose fields walk attributes or keys',
+    'str.format / format_map on a template that is not a plain string literal, or whose fields walk attributes',
   'module-attribute':
     'an attribute of a pre-imported module outside its allow-list, a module used as a value (aliased, passed) or a module attribute assigned',
   'guarded-getattr': 'getattr/hasattr without a literal public attribute name, or passed as a value',

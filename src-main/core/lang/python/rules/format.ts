@@ -1,6 +1,6 @@
 /**
  * str.format / format_map: they read the attributes and keys the template names, so the template must be
- * a plain string literal whose fields walk neither (`"{0.__class__}"`, `"{a[x]}"`). A computed template
+ * a plain string literal whose fields walk no attribute (`"{0.__class__}"`; item look-ups such as `"{0[id]}"` pass). A computed template
  * ("{0." + u + "class" + u + "}"), an f-string receiver or a bound `t.format` passed around could walk to
  * interpreter internals.
  */
@@ -15,13 +15,21 @@ const FORMAT_METHODS = new Set(['format', 'format_map']);
 /** A str.format replacement field's name (group 1), skipping `{{` and `}}` (FORMAT_FIELD in the worker). */
 export const FORMAT_FIELD = /\{\{|\}\}|\{([^{}!:]*)/g;
 
-/** Replacement fields of a str.format template that walk attributes (`{0.__class__}`) or keys (`{a[x]}`). */
+/**
+ * A field that only looks up items (`{0[id]}`, `{row[name][0]}`): keys of plain characters, closed, nothing
+ * after the last one. Item access is what `d["id"]` does; it walks no attribute. (A key holding `!` or `:`
+ * would end the field early for FORMAT_FIELD while Python reads on to the closing bracket, so such keys are
+ * refused with every attribute walk.) ITEM_FIELD in the worker.
+ */
+export const ITEM_FIELD = /^[A-Za-z0-9_]*(?:\[[^\][{}!:.]+\])+$/;
+
+/** Replacement fields of a str.format template that walk attributes (`{0.__class__}`, `{0[a!b].x}`). */
 export function formatWalks(template: string): string[] {
   const walks: string[] = [];
   for (const m of template.matchAll(FORMAT_FIELD)) {
     const name = m[1];
     if (name === undefined) continue;
-    if (/[.[]/.test(name)) walks.push(name);
+    if (name.includes('.') || (name.includes('[') && !ITEM_FIELD.test(name))) walks.push(name);
   }
   return walks;
 }
@@ -58,7 +66,7 @@ function checkFormat(n: PyNode, attr: string, ctx: PyRuleContext): void {
     ctx.at(
       call ?? n,
       'format-attribute-walk',
-      `format fields may not walk attributes or keys ({${walks[0]}}); pass the values themselves: "{}".format(value), or use an f-string`,
+      `format fields may not walk attributes ({${walks[0]}}); pass the values themselves: "{}".format(value), or use an f-string`,
     );
 }
 
