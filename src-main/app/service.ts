@@ -310,7 +310,7 @@ export class ToolsmithService
     const providers = usable.length
       ? usable.flatMap((p) => this.providersFor({ provider: p.id, model: p.model }))
       : this.providersFor();
-    return runs.continueFrom(rec.id, attempt, body, providers);
+    return runs.continueFrom(rec, attempt, body, providers);
   }
 
   /** Subscribes to events pushed to front ends; returns the unsubscribe function. */
