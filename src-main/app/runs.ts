@@ -313,8 +313,8 @@ export class RunService {
 
   /** One attempt's prompt, whole (records and pushed events carry its head only). */
   prompt(runId: string, n: number): EventPayloads['prompt'] {
-    // Only the prompt events are read; the whole record only to say why there is none.
-    const found = attemptPrompt(this.store.eventsOfType(this.resolveId(runId), 'prompt'), n);
+    // Only the attempt's prompt events are read; the whole record only to say why there is none.
+    const found = attemptPrompt(this.store.eventsOfAttempt(this.resolveId(runId), 'prompt', n), n);
     if (found) return found;
     const a = this.get(runId).attempts.find((x) => x.n === n);
     if (!a?.prompt)

@@ -40,7 +40,6 @@ export interface RunPage {
   runs: RunSummary[];
 }
 
-
 /** The summary of a run that has only its `run_started` event (`suiteRun` is the store's tag, not an event's). */
 export function startSummary(e: EventOf<'run_started'>, suiteRun: string | null = null): RunSummary {
   const d = e.data;

@@ -396,10 +396,12 @@ export class RunEvents {
     return held?.length ? [...stored, ...held] : stored;
   }
 
-  /** A run's events of one type (held ones included), in order; the others are not parsed. */
-  eventsOfType<T extends EventType>(runId: string, type: T): EventOf<T>[] {
-    const stored = this.stmts.eventsOfType.all(runId, type).map(fromRow);
-    const held = this.pending.get(runId)?.events.filter((e) => e.type === type) ?? [];
+  /** Attempt `n`'s events of one type (held ones included), in order; no other row is parsed. */
+  eventsOfAttempt<T extends EventType>(runId: string, type: T, n: number): EventOf<T>[] {
+    const stored = this.stmts.eventsOfAttempt.all(runId, type, n).map(fromRow);
+    const held =
+      this.pending.get(runId)?.events.filter((e) => e.type === type && (e.data as { n?: unknown }).n === n) ??
+      [];
     return [...stored, ...held] as EventOf<T>[];
   }
 

@@ -168,9 +168,10 @@ export const runStatements = (db: DatabaseSync) => ({
     db,
     'SELECT * FROM events WHERE run_id = ? AND seq > ? ORDER BY seq',
   ),
-  eventsOfType: stmt<[id: string, type: string], EventRow>(
+  // One attempt's events of one type: SQLite looks into each row of that type, JavaScript parses only these.
+  eventsOfAttempt: stmt<[id: string, type: string, n: number], EventRow>(
     db,
-    'SELECT * FROM events WHERE run_id = ? AND type = ? ORDER BY seq',
+    "SELECT * FROM events WHERE run_id = ? AND type = ? AND json_extract(data, '$.n') = ? ORDER BY seq",
   ),
   getRun: stmt<Id, RunRow>(db, 'SELECT * FROM runs WHERE id = ?'),
   hasRun: stmt<Id, { one: 1 }>(db, 'SELECT 1 AS one FROM runs WHERE id = ?'),

@@ -103,9 +103,9 @@ export class RunStore extends RunQueries {
     return this.log.eventsAfter(runId, afterSeq);
   }
 
-  /** A run's events of one type, in order (the others are neither read whole nor parsed). */
-  eventsOfType<T extends EventType>(runId: string, type: T): EventOf<T>[] {
-    return this.log.eventsOfType(runId, type);
+  /** Attempt `n`'s events of one type, in order (no other event is parsed). */
+  eventsOfAttempt<T extends EventType>(runId: string, type: T, n: number): EventOf<T>[] {
+    return this.log.eventsOfAttempt(runId, type, n);
   }
 
   /** How many events are held in memory, not yet on disk (the disk was full). */

@@ -27,7 +27,7 @@ describe('one read per run request', () => {
   let svc: ToolsmithService;
   let runId = '';
   /** Reads of the run's events since the last reset, by statement, for `runId` only. */
-  const reads = { events: 0, eventsAfter: 0, eventsOfType: 0, rows: 0 };
+  const reads = { events: 0, eventsAfter: 0, eventsOfAttempt: 0, rows: 0 };
   beforeAll(async () => {
     svc = ToolsmithService.open(ws);
     const { store } = await svc.runs();
@@ -52,11 +52,11 @@ describe('one read per run request', () => {
       language: 'python',
       source: 'edit',
     });
-    for (let i = 0; i < 50; i++) store.append(runId, 'emit', { n: 2, value: i });
+    for (let i = 0; i < 50; i++) store.append(runId, 'emit', { n: 2, kind: 'log', data: i });
     store.append(runId, 'run_finished', { status: 'failed', error: 'no script' });
     // The statements are the store's own (private to it): counted as they answer, not replaced.
     const stmts = (store as unknown as { stmts: RunStatements }).stmts;
-    for (const name of ['events', 'eventsAfter', 'eventsOfType'] as const) {
+    for (const name of ['events', 'eventsAfter', 'eventsOfAttempt'] as const) {
       const s = stmts[name] as unknown as { all(...p: SQLInputValue[]): unknown[] };
       const all = s.all.bind(s);
       vi.spyOn(s, 'all').mockImplementation((...p: SQLInputValue[]) => {
@@ -74,7 +74,7 @@ describe('one read per run request', () => {
     removeWorkspace(ws);
   });
   const counted = async (fn: () => Promise<unknown>) => {
-    Object.assign(reads, { events: 0, eventsAfter: 0, eventsOfType: 0, rows: 0 });
+    Object.assign(reads, { events: 0, eventsAfter: 0, eventsOfAttempt: 0, rows: 0 });
     await fn();
     return { ...reads };
   };
@@ -87,17 +87,17 @@ describe('one read per run request', () => {
       events = (r.value as { events: RunEventView[] }).events;
     });
     expect(events.map((e) => e.seq)).toEqual([56, 57]);
-    expect(n).toEqual({ events: 0, eventsAfter: 1, eventsOfType: 0, rows: 2 });
+    expect(n).toEqual({ events: 0, eventsAfter: 1, eventsOfAttempt: 0, rows: 2 });
   });
 
-  it('runs.prompt reads only the prompt rows, and answers as the whole record would', async () => {
+  it("runs.prompt reads only the attempt's prompt rows, and answers as the whole record would", async () => {
     let value: unknown;
     const n = await counted(async () => {
       const r = await dispatch(svc, 'runs.prompt', { runId, n: 1 });
       if (!r.ok) throw new Error(r.error.message);
       value = r.value;
     });
-    expect(n).toEqual({ events: 0, eventsAfter: 0, eventsOfType: 1, rows: 3 });
+    expect(n).toEqual({ events: 0, eventsAfter: 0, eventsOfAttempt: 1, rows: 2 });
     // The attempt's first prompt, not its correction: what the record holds.
     expect(value).toEqual(prompt(1, 'first prompt'));
     expect(value).toEqual((await svc.runs()).get(runId).attempts[0]?.prompt);
@@ -115,7 +115,7 @@ describe('one read per run request', () => {
       const r = await dispatch(svc, 'runs.replay', { runId });
       if (!r.ok) throw new Error(r.error.message);
     });
-    expect(n).toMatchObject({ events: 1, eventsAfter: 0, eventsOfType: 0 });
+    expect(n).toMatchObject({ events: 1, eventsAfter: 0, eventsOfAttempt: 0 });
   });
 
   it('runs.continue reads the run once', async () => {
@@ -123,6 +123,6 @@ describe('one read per run request', () => {
       const r = await dispatch(svc, 'runs.continue', { runId, attempt: 2, body: 'emit_result(2)\n' });
       if (!r.ok) throw new Error(r.error.message);
     });
-    expect(n).toMatchObject({ events: 1, eventsAfter: 0, eventsOfType: 0 });
+    expect(n).toMatchObject({ events: 1, eventsAfter: 0, eventsOfAttempt: 0 });
   });
 });
