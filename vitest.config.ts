@@ -1,6 +1,10 @@
 import react from '@vitejs/plugin-react';
 import { playwright } from '@vitest/browser-playwright';
 import { defineConfig } from 'vitest/config';
+import { POLL_MS } from './test/support/budgets.ts';
+
+/** Tests wait on outcomes: a poll ends as soon as its outcome holds, and fails only after POLL_MS. */
+const expect = { poll: { timeout: POLL_MS } };
 
 /** Debian's Chromium (Playwright cannot download a browser on these machines). */
 const chromium = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
@@ -14,6 +18,7 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
+          expect,
           include: ['test/unit/**/*.test.ts'],
           environment: 'node',
         },
@@ -21,6 +26,7 @@ export default defineConfig({
       {
         test: {
           name: 'renderer',
+          expect,
           include: ['src-renderer/**/*.test.ts'],
           environment: 'node',
         },
@@ -30,6 +36,7 @@ export default defineConfig({
         plugins: [react()],
         test: {
           name: 'components',
+          expect,
           include: ['src-renderer/**/*.browser.test.tsx'],
           browser: {
             enabled: true,
@@ -47,6 +54,7 @@ export default defineConfig({
       {
         test: {
           name: 'integration',
+          expect,
           include: ['test/integration/**/*.test.ts'],
           environment: 'node',
           testTimeout: 120_000,
@@ -57,6 +65,7 @@ export default defineConfig({
       {
         test: {
           name: 'e2e',
+          expect,
           include: ['test/e2e/**/*.e2e.ts'],
           environment: 'node',
           globalSetup: ['test/e2e/support/build.ts'],
