@@ -10,6 +10,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ToolsmithService } from '../../../src-main/app/service.ts';
 import { startMcpHttp } from '../../../src-main/mcp/mcp-http.ts';
 import type { McpHttpServer } from '../../../src-main/mcp/mcp-http.ts';
+import { POLL_MS } from '../../support/budgets.ts';
 import { removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
 import { runToolsmith } from './support/mcp-http-process.ts';
 
@@ -21,7 +22,7 @@ const clients: Client[] = [];
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function until(cond: () => boolean, ms = 3000): Promise<void> {
+async function until(cond: () => boolean, ms = POLL_MS): Promise<void> {
   const end = Date.now() + ms;
   while (!cond()) {
     if (Date.now() > end) throw new Error('condition not met in time');
@@ -125,7 +126,11 @@ describe('mcp --http sessions', () => {
   it('keeps a session while a request of it is open (a connected client holding its stream)', async () => {
     server = await startMcpHttp(svc, { token: TOKEN, sessionIdleMs: 300 });
     const live = await sdkClient();
-    await sleep(900);
+    // A session opened after it and then left alone is closed as idle: the idle time has passed for
+    // the live one too (waited on the outcome, not on a clock).
+    await abandonedSession();
+    expect(server.sessions()).toBe(2);
+    await until(() => server?.sessions() === 1, 60_000);
     // The SDK client keeps its GET event stream open: the session is in use, not idle.
     expect(server.sessions()).toBe(1);
     expect((await live.listTools()).tools.length).toBeGreaterThan(0);
