@@ -6,6 +6,9 @@ import { POLL_MS } from './test/support/budgets.ts';
 /** Tests wait on outcomes: a poll ends as soon as its outcome holds, and fails only after POLL_MS. */
 const expect = { poll: { timeout: POLL_MS } };
 
+/** No test sees the person's Toolsmith home, workspace, installation or caches (see the file). */
+const isolatedHome = 'test/support/isolated-home.ts';
+
 /** Debian's Chromium (Playwright cannot download a browser on these machines). */
 const chromium = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
 
@@ -19,6 +22,7 @@ export default defineConfig({
         test: {
           name: 'unit',
           expect,
+          globalSetup: [isolatedHome],
           include: ['test/unit/**/*.test.ts'],
           environment: 'node',
         },
@@ -27,6 +31,7 @@ export default defineConfig({
         test: {
           name: 'renderer',
           expect,
+          globalSetup: [isolatedHome],
           include: ['src-renderer/**/*.test.ts'],
           environment: 'node',
         },
@@ -55,6 +60,7 @@ export default defineConfig({
         test: {
           name: 'integration',
           expect,
+          globalSetup: [isolatedHome],
           include: ['test/integration/**/*.test.ts'],
           environment: 'node',
           testTimeout: 120_000,
@@ -68,7 +74,7 @@ export default defineConfig({
           expect,
           include: ['test/e2e/**/*.e2e.ts'],
           environment: 'node',
-          globalSetup: ['test/e2e/support/build.ts'],
+          globalSetup: [isolatedHome, 'test/e2e/support/build.ts'],
           testTimeout: 120_000,
           hookTimeout: 300_000,
           fileParallelism: false,
