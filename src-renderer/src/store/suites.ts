@@ -4,7 +4,7 @@
  */
 import type { StateCreator } from 'zustand';
 import type { Response, SuiteProgressView } from '../../../src-main/contract/api.ts';
-import { api, errorMessage } from '../api/client.ts';
+import { api } from '../api/client.ts';
 import { notifyingAct } from './app.ts';
 import type { Store } from './index.ts';
 
