@@ -10,11 +10,14 @@
  *   bundle, the machine's Node never starts). Its floor is the shipped Node's `-e 0`;
  *   `machineNodeFloor` is `/usr/bin/node -e 0`, what a `#!/usr/bin/env node` launcher would cost
  *   before anything else. `INSTALLED=0` skips it (pack and install take minutes).
- * Target: sandboxes, a cached image build, --help and validate <= 300 ms p50 through the installed
- * command. `N=30 npm run bench:cli` for more runs; the load average is printed because a busy machine
- * moves these numbers.
+ * `mcp initialize`: spawn to the answer to the client's `initialize` of `toolsmith mcp` on stdio (the
+ * process is then stopped by closing its input, as clients do).
+ * Targets through the installed command: every verb (`kit list` and `tools` included) within 2x the
+ * shipped Node's own `-e 0` p50 (`p50OverFloorRatio`, a ratio measured in the same run, steadier than
+ * the milliseconds on a busy machine); `mcp initialize` <= 300 ms p50. `N=30 npm run bench:cli` for
+ * more runs; the load average is printed because a busy machine moves these numbers.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -96,7 +99,64 @@ function once(way: Way, args: string[] | undefined): number {
   return ms;
 }
 
-type Result = { p50: number; p95: number; min: number; runs: number; p50OverFloor?: number };
+type Result = {
+  p50: number;
+  p95: number;
+  min: number;
+  runs: number;
+  p50OverFloor?: number;
+  p50OverFloorRatio?: number;
+};
+
+/** Spawn to the answer to `initialize` of `toolsmith mcp` on stdio; the process is then stopped. */
+function mcpInitialize(way: Way): Promise<number> {
+  const [cmd, argv] = way.argv(['--workspace', ws, 'mcp']);
+  return new Promise((resolve, reject) => {
+    const t = performance.now();
+    const p = spawn(cmd, argv, {
+      stdio: ['pipe', 'pipe', 'ignore'],
+      env: { ...process.env, TOOLSMITH_HOME: join(ws, '.home'), ...(way.path ? { PATH: way.path } : {}) },
+    });
+    let buf = '';
+    let ms: number | undefined;
+    p.stdout.on('data', (d: Buffer) => {
+      buf += d.toString();
+      if (ms === undefined && buf.includes('"id":1')) {
+        ms = performance.now() - t;
+        p.stdin.end();
+      }
+    });
+    p.on('error', reject);
+    p.on('close', () => (ms === undefined ? reject(new Error('mcp: no answer to initialize')) : resolve(ms)));
+    p.stdin.write(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: {
+          protocolVersion: '2025-06-18',
+          capabilities: {},
+          clientInfo: { name: 'bench', version: '1' },
+        },
+      }) + '\n',
+    );
+  });
+}
+
+async function measureMcp(way: Way, floor: number): Promise<Result> {
+  await mcpInitialize(way); // warm-up
+  const xs: number[] = [];
+  for (let i = 0; i < N; i++) xs.push(await mcpInitialize(way));
+  const p50 = pct(xs, 50);
+  return {
+    p50,
+    p95: pct(xs, 95),
+    min: Math.round(Math.min(...xs)),
+    runs: N,
+    p50OverFloor: p50 - floor,
+    p50OverFloorRatio: floor ? Math.round((p50 / floor) * 100) / 100 : 0,
+  };
+}
 
 function measure(way: Way, only?: string[]): Record<string, Result> {
   const results: Record<string, Result> = {};
@@ -110,12 +170,17 @@ function measure(way: Way, only?: string[]): Record<string, Result> {
   // What the verb adds to a bare process start (steadier than wall time when the machine is busy).
   const floor = results['node -e 0 (floor)']?.p50 ?? 0;
   for (const [name, r] of Object.entries(results))
-    if (!name.startsWith('node')) r.p50OverFloor = r.p50 - floor;
+    if (!name.startsWith('node')) {
+      r.p50OverFloor = r.p50 - floor;
+      r.p50OverFloorRatio = floor ? Math.round((r.p50 / floor) * 100) / 100 : 0;
+    }
   return results;
 }
 
 const loadBefore = loadavg()[0];
-const clone = measure({ argv: (args) => [node, [bin, ...args]], floor: [node, ['-e', '0']] });
+const cloneWay: Way = { argv: (args) => [node, [bin, ...args]], floor: [node, ['-e', '0']] };
+const clone = measure(cloneWay);
+clone['mcp initialize'] = await measureMcp(cloneWay, clone['node -e 0 (floor)']?.p50 ?? 0);
 let installed: Record<string, Result> | undefined;
 let installedNode: string | undefined;
 let machineNodeFloor: Result | undefined;
@@ -129,11 +194,13 @@ if (process.env['INSTALLED'] !== '0') {
       `node-${process.platform}-${process.arch}`,
       'bin/node',
     );
-    installed = measure({
+    const installedWay: Way = {
       argv: (args) => [installedBin, args],
       floor: [shipped, ['-e', '0']],
       path: `${join(prefix, 'bin')}:/usr/bin:/bin`,
-    });
+    };
+    installed = measure(installedWay);
+    installed['mcp initialize'] = await measureMcp(installedWay, installed['node -e 0 (floor)']?.p50 ?? 0);
     machineNodeFloor = measure({ argv: () => [machineNode, []], floor: [machineNode, ['-e', '0']] }, [
       'node -e 0 (floor)',
     ])['node -e 0 (floor)'];
@@ -147,7 +214,16 @@ process.stdout.write(
     {
       bench: 'cli',
       unit: 'ms wall per process',
-      targetMs: { installed: { sandboxes: 300, 'image build (cached)': 300, '--help': 300, validate: 300 } },
+      targetMs: {
+        installed: {
+          sandboxes: 300,
+          'image build (cached)': 300,
+          '--help': 300,
+          validate: 300,
+          'mcp initialize': 300,
+        },
+      },
+      targetP50OverFloorRatio: { installed: 2 },
       loadAverage: { before: Number(loadBefore?.toFixed(2)), after: Number(loadavg()[0]?.toFixed(2)) },
       clone: { node: process.version, results: clone },
       ...(installed

@@ -6,6 +6,7 @@ import type { JsonValue } from '../core/tools/model.ts';
 import { requests } from '../contract/api.ts';
 import type { ApiResult, Method, Response } from '../contract/api.ts';
 import { ToolsmithError } from './errors.ts';
+import { skillHandlers } from './skill-handlers.ts';
 import { suiteHandlers } from './suite-handlers.ts';
 import { mcpServersView, saveMcpServer, testMcpServer } from './mcp.ts';
 import { setupHandlers } from './handlers-setup.ts';
@@ -157,6 +158,7 @@ export const handlers: Handlers = {
   'system.status': (svc) => svc.status(),
   'system.buildImage': (svc, { runtime, sandbox }) => svc.buildImage(runtime, sandbox),
   ...suiteHandlers,
+  ...skillHandlers,
   'mcp.servers': (svc) => mcpServersView(svc),
   'mcp.test': (svc, { name }) => testMcpServer(svc, name),
   'mcp.save': (svc, { name, sandbox, ...def }) => saveMcpServer(svc, name, def, sandbox),

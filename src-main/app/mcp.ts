@@ -13,7 +13,7 @@ import type { SandboxTool } from '../core/tools/extract.ts';
 import { searchTools } from '../core/tools/disclosure.ts';
 import { toolsPrompt } from '../core/tools/prompt.ts';
 import { mcpResultToResponse, mcpSandboxTools } from '../core/tools/mcp.ts';
-import type { JsonValue, ToolResponse } from '../core/tools/model.ts';
+import type { JsonValue, Tool, ToolResponse } from '../core/tools/model.ts';
 import type { McpManager } from '../infra/mcp/manager.ts';
 import type { McpServerView } from '../contract/api.ts';
 import { atomicWrite, parseTomlFile } from '../infra/workspace/files.ts';
@@ -89,15 +89,18 @@ export function discoveryHostTools(
   svc: RegistryDeps,
   sandbox: string,
   jobTools: Readonly<Record<string, string>>,
+  /** The job's skills, found and described beside its tools. */
+  skills?: readonly Tool[],
 ): Record<string, HostToolHandler> {
-  let cached: SandboxTool[] | undefined;
+  let cached: Tool[] | undefined;
   const tools = () => {
     if (!cached) {
       const byName = new Map(svc.registry(sandbox).tools.map((t) => [t.name, t]));
-      cached = Object.entries(jobTools).flatMap(([alias, name]) => {
+      cached = Object.entries(jobTools).flatMap(([alias, name]): Tool[] => {
         const t = byName.get(name);
         return t ? [{ ...t, name: alias }] : [];
       });
+      cached.push(...(skills ?? []));
     }
     return cached;
   };

@@ -15,6 +15,7 @@ import type { RunEvent, RunMode } from '../core/records/events.ts';
 import { attemptPrompt } from '../core/records/records.ts';
 import type { RunRecord } from '../core/records/records.ts';
 import { sandboxContext } from '../core/script/context.ts';
+import type { OfferedSkill } from '../core/skills/offered.ts';
 import type { ScriptContext } from '../core/script/context.ts';
 import type { ScriptGenerator } from '../core/script/generator.ts';
 import { templateSource } from '../core/templates/source.ts';
@@ -73,6 +74,8 @@ export interface RunScriptRequest {
   origin?: RunRecord['started']['origin'];
   /** What the run is for (RUN_KINDS): a template's test is `template_test`. */
   kind?: RunRecord['started']['kind'];
+  /** The skills the script may call instead of the offered ones (a skill's own test). */
+  skills?: readonly OfferedSkill[];
   onEvent?: (e: LiveEvent) => void;
 }
 
@@ -175,6 +178,7 @@ export class RunService {
         task: req.task,
         sandbox: sandboxContext(ctx),
         toolMap: ctx.toolMap,
+        ...(ctx.skills?.length ? { skills: ctx.skills } : {}),
         mode,
         providers: req.providers,
         sources: this.sources(req.noTemplates || mode !== 'plan'),
@@ -363,12 +367,14 @@ export class RunService {
    */
   async startScript(req: RunScriptRequest): Promise<StartedRun> {
     const language = req.language ?? 'python';
-    const ctx = this.deps.scriptContext(req.sandbox, req.kit, language);
+    const base = this.deps.scriptContext(req.sandbox, req.kit, language);
+    const ctx = req.skills ? { ...base, skills: req.skills } : base;
     return this.launch(
       {
         task: req.task ?? '(script run directly)',
         sandbox: sandboxContext(ctx),
         toolMap: ctx.toolMap,
+        ...(ctx.skills?.length ? { skills: ctx.skills } : {}),
         mode: 'plan',
         providers: [],
         maxRetries: 0,

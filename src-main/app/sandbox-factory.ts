@@ -9,6 +9,7 @@
 import { stripTypeScriptTypes } from 'node:module';
 import { dirname } from 'node:path';
 import Docker from 'dockerode';
+import type { Tool } from '../core/tools/model.ts';
 import { ToolsmithError } from './errors.ts';
 import { discoveryHostTools, mcpHostToolNames, mcpHostTools } from './mcp.ts';
 import type { McpToolDeps } from './mcp.ts';
@@ -87,6 +88,8 @@ export interface SandboxFactoryDeps extends WorkspaceDeps, PushDeps, McpToolDeps
   prepareMcp(sandbox: string): Promise<{ server: string; error: string }[]>;
   /** New jobs go to a new backend; this one is disposed once its running jobs end. */
   retireSandbox(): void;
+  /** The manual entries of a sandbox's offered skills among `names` (app/skills.ts). */
+  skillManual?(sandbox: string, names: readonly string[]): Tool[];
 }
 
 export async function createSandboxManager(svc: SandboxFactoryDeps): Promise<SandboxManager> {
@@ -267,7 +270,13 @@ export async function createSandboxManager(svc: SandboxFactoryDeps): Promise<San
     maxOutputBytes: limits.output_kb * 1024,
     specFor,
     hostToolsFor: (sandbox) => mcpHostTools(svc, sandbox),
-    discoveryFor: (sandbox, tools) => discoveryHostTools(svc, sandbox, tools),
+    discoveryFor: (sandbox, tools, skills) =>
+      discoveryHostTools(
+        svc,
+        sandbox,
+        tools,
+        skills?.length ? svc.skillManual?.(sandbox, skills) : undefined,
+      ),
   });
   const enabled = svc.enabledRuntimes();
   const dispose = async () => {

@@ -24,7 +24,9 @@ import { ToolsmithError } from './errors.ts';
 import { providerChain } from '../core/records/records.ts';
 import { RunService } from './runs.ts';
 import type { StartedRun } from './runs.ts';
+import { SkillService } from './skills.ts';
 import { TemplateService } from './templates.ts';
+import { SkillFiles } from '../infra/workspace/skill-files.ts';
 import { TemplateFiles } from '../infra/workspace/files.ts';
 import { RunStore } from '../infra/store/run-store.ts';
 import { SuiteService } from './suites.ts';
@@ -44,7 +46,7 @@ import type { HostCommand } from '../infra/mcp/manager.ts';
 import { ToolCatalog } from './catalog.ts';
 import type { CatalogDeps, KitEntry } from './catalog.ts';
 import type { Response } from '../contract/api.ts';
-import type { JsonValue } from '../core/tools/model.ts';
+import type { JsonValue, Tool } from '../core/tools/model.ts';
 import type { LlmProvider } from '../core/ports/llm.ts';
 import type { ProviderConfig } from './config.ts';
 import type { ProviderOverrides } from './providers.ts';
@@ -118,6 +120,7 @@ export class ToolsmithService
   private runService: RunService | undefined;
   private templateService: TemplateService | undefined;
   private suiteService: SuiteService | undefined;
+  private skillService: SkillService | undefined;
   private readonly pushListeners = new Set<(e: PushEvent) => void>();
   private watcher: WorkspaceWatcher | undefined;
   /** Provider keys set at run time (desktop: loaded from the keychain; browser/CLI: this process only). */
@@ -505,9 +508,44 @@ export class ToolsmithService
     return this.catalog.scriptTools(sandbox, kitName);
   }
 
-  /** The one script context of a sandbox, kit and language (see app/catalog.ts). */
+  /**
+   * The one script context of a sandbox, kit and language (see app/catalog.ts), with the skills offered
+   * to its scripts (app/skills.ts).
+   */
   scriptContext(sandbox: string, kitName: string | undefined, language: ScriptLanguage): ScriptContext {
-    return this.catalog.scriptContext(sandbox, kitName, language);
+    const ctx = this.catalog.scriptContext(sandbox, kitName, language);
+    if (language !== 'python') return ctx;
+    const skills = this.skills().offered(ctx);
+    return skills.length ? { ...ctx, skills } : ctx;
+  }
+
+  /** A sandbox's tools as scripts see them, then its offered skills: what manuals, search and describe show. */
+  manualTools(sandbox: string, kit?: string): SandboxTool[] {
+    const ctx = this.scriptContext(sandbox, kit, 'python');
+    return [...ctx.tools, ...(ctx.skills ?? []).map((s) => s.tool)];
+  }
+
+  /** The manual entries of a sandbox's offered skills among `names` (a job's run-time lookups). */
+  skillManual(sandbox: string, names: readonly string[]): Tool[] {
+    return this.skills()
+      .offered(this.catalog.scriptContext(sandbox, undefined, 'python'))
+      .filter((s) => names.includes(s.name))
+      .map((s) => s.tool);
+  }
+
+  /** Skills over the workspace's `skills/` (app/skills.ts); their tests run through `runs()`. */
+  skills(): SkillService {
+    this.skillService ??= new SkillService({
+      files: new SkillFiles(this.workspaceDir),
+      toolContext: (sandbox, kit, language) => this.catalog.scriptContext(sandbox, kit, language),
+      validate: (code, language, options) => this.validateCode(code, language, options),
+      runs: async () => {
+        const runs = await this.runs();
+        return { runScript: (req) => runs.runScript(req), get: (id) => runs.get(id) };
+      },
+      executeScript: (req) => this.executeScript(req),
+    });
+    return this.skillService;
   }
 
   /** The sandbox's tools a script with `allowed` tools may not call, each with why. */

@@ -24,10 +24,25 @@ export interface CliContext {
   exitCode: number;
   /** Disposes the service (pool containers, store) if a command opened it. */
   close(): Promise<void>;
+  /** The service, when a command opened it. */
+  opened(): ToolsmithService | undefined;
 }
 
 /** Commands whose process serves many jobs, or shows the pool as a server would run it. */
 const LONG_LIVED = new Set(['mcp', 'serve', 'status', 'eval']);
+
+/**
+ * Verbs that read the workspace and never start a sandbox: they skip the sweep of leftover containers
+ * (it loads Docker's client and asks the engine; the next verb that runs a sandbox sweeps).
+ */
+const NO_SANDBOX = new Set(['tools', 'kit', 'prompt']);
+
+/** The top-level verb a (sub)command belongs to (`kit` for `kit list`). */
+function verbOfCommand(cmd: Command): string {
+  let c = cmd;
+  while (c.parent?.parent) c = c.parent;
+  return c.name();
+}
 
 export function createContext(out: (t: string) => void, err: (t: string) => void): CliContext {
   let service: ToolsmithService | undefined;
@@ -38,6 +53,7 @@ export function createContext(out: (t: string) => void, err: (t: string) => void
     out,
     err,
     exitCode: 0,
+    opened: () => service,
     async loadService() {
       serviceModule ??= await import('../app/service.ts');
     },
@@ -53,7 +69,13 @@ export function createContext(out: (t: string) => void, err: (t: string) => void
       if (opts.workspace !== undefined && !existsSync(opts.workspace))
         throw new UsageError(`--workspace ${opts.workspace} does not exist`);
       if (!serviceModule) throw new Error('the service module is not loaded (call ctx.loadService() first)');
-      if (!service && !pruning && process.env['TOOLSMITH_BACKEND'] !== 'process' && cmd.name() !== 'prune')
+      if (
+        !service &&
+        !pruning &&
+        process.env['TOOLSMITH_BACKEND'] !== 'process' &&
+        cmd.name() !== 'prune' &&
+        !NO_SANDBOX.has(verbOfCommand(cmd))
+      )
         pruning = import('../app/prune.ts')
           .then((m) => m.pruneLeftoverContainers())
           .then((gone) => {

@@ -10,6 +10,10 @@ import { createContext, UsageError } from './context.ts';
 import { onUnhandledStop, signalExitCode } from './signals.ts';
 import type { CliContext } from './context.ts';
 import { MCP_DESCRIPTION } from '../mcp/mcp-tool-names.ts';
+import { resolveWorkspaceDir } from '../infra/workspace/init.ts';
+import { cacheableVerb, readVerbAnswer, verbKey, writeVerbAnswer } from './verb-cache.ts';
+import type { VerbAnswer } from './verb-cache.ts';
+import { existsSync } from 'node:fs';
 
 const version = (
   JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
@@ -31,6 +35,7 @@ const VERBS: [string[], () => Promise<Register>][] = [
   [['run'], async () => (await import('./commands/run.ts')).registerRun],
   [['runs'], async () => (await import('./commands/run.ts')).registerRuns],
   [['template'], async () => (await import('./commands/template.ts')).registerTemplate],
+  [['skill'], async () => (await import('./commands/skill.ts')).registerSkill],
   [['mcp'], async () => (await import('./commands/mcp.ts')).registerMcp],
   [['exec', 'pool', 'tool'], async () => (await import('./commands/exec.ts')).registerExec],
   [['image'], async () => (await import('./commands/image.ts')).registerImage],
@@ -82,6 +87,7 @@ export const VERB_SUMMARIES: [name: string, term: string, description: string][]
   ],
   ['runs', 'runs', 'list, inspect, export, import and replay recorded runs'],
   ['template', 'template', 'templates: verified scripts that serve a matching intent with no LLM call'],
+  ['skill', 'skill', 'skills: tested functions, saved from scripts, that later scripts call'],
   ['mcp', 'mcp [options]', MCP_DESCRIPTION],
   [
     'exec',
@@ -213,9 +219,27 @@ export async function main(
   rawOut: (t: string) => void = (t) => process.stdout.write(t),
   rawErr: (t: string) => void = (t) => process.stderr.write(t),
 ): Promise<number> {
+  // `mcp` on stdio answers the client's initialize before anything else loads (mcp/stdio-early.ts).
+  if (verbOf(argv) === 'mcp' && !argv.some((a) => ['--http', '--help', '-h'].includes(a)))
+    await (await import('../mcp/stdio-early.ts')).earlyStdio().answered(1_000);
+  // `kit list` and `tools` answer from the last answer of an unchanged workspace (verb-cache.ts).
+  const cached = cachedVerb(argv);
+  if (cached?.hit) {
+    rawOut(cached.hit.out);
+    rawErr(cached.hit.err);
+    return 0;
+  }
   // What the CLI prints passes the redactor of known secrets (keys, credentials) like stored records.
-  const out = (t: string) => rawOut(knownSecrets.text(t));
-  const err = (t: string) => rawErr(knownSecrets.text(t));
+  const out = (t: string) => {
+    const shown = knownSecrets.text(t);
+    if (cached) cached.out += shown;
+    rawOut(shown);
+  };
+  const err = (t: string) => {
+    const shown = knownSecrets.text(t);
+    if (cached) cached.err += shown;
+    rawErr(shown);
+  };
   const ctx = createContext(out, err);
   // A stop signal before a command handles its own (or for a verb with nothing to cancel): close the
   // service (pools' containers removed, runs recorded) and exit 128+n.
@@ -234,6 +258,12 @@ export async function main(
     const missing = missingArgument(program, argv);
     if (missing) throw new UsageError(missing);
     await program.parseAsync(argv, { from: 'user' });
+    if (cached && ctx.exitCode === 0) {
+      const svc = ctx.opened();
+      const usesMcp = Object.values(svc?.config.sandboxes ?? {}).some((sb) => Object.keys(sb.mcp).length > 0);
+      if (svc && !usesMcp && svc.files.root === cached.dir)
+        writeVerbAnswer(cached.dir, { key: cached.key, out: cached.out, err: cached.err });
+    }
     await ctx.close();
     offStop();
     return ctx.exitCode;
@@ -261,4 +291,30 @@ export async function main(
     err(`toolsmith: internal error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
     return 3;
   }
+}
+
+/** The workspace option in `argv` (`-w DIR`, `--workspace DIR`, `--workspace=DIR`). */
+function workspaceOption(argv: string[]): string | undefined {
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i] ?? '';
+    if (a === '-w' || a === '--workspace') return argv[i + 1];
+    if (a.startsWith('--workspace=')) return a.slice('--workspace='.length);
+  }
+  return undefined;
+}
+
+/**
+ * For a command line answered from the verb cache: the cached answer when the workspace is unchanged,
+ * else where to keep this run's answer.
+ */
+function cachedVerb(
+  argv: string[],
+): { dir: string; key: string; out: string; err: string; hit: VerbAnswer | undefined } | undefined {
+  if (!cacheableVerb(argv, verbOf(argv))) return undefined;
+  const option = workspaceOption(argv);
+  if (option !== undefined && !existsSync(option)) return undefined;
+  const dir = resolveWorkspaceDir(option);
+  const key = verbKey(dir, argv, version);
+  if (!key) return undefined;
+  return { dir, key, out: '', err: '', hit: readVerbAnswer(dir, key) };
 }

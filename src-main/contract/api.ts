@@ -26,10 +26,13 @@ import type { BuiltPrompt } from '../core/script/generator.ts';
 import type { SandboxTool } from '../core/tools/extract.ts';
 import type { OpenAiFunctionSchema } from '../core/tools/schema.ts';
 import type { TemplateProposal, TemplateTestResult, TemplateView } from '../core/templates/template.ts';
+import { skillRequests } from './skills.ts';
+import type { SkillResponses } from './skills.ts';
 import { suiteRequests } from './suites.ts';
 import type { SuiteProgressView, SuiteResponses } from './suites.ts';
 
 export type * from './suites.ts';
+export type * from './skills.ts';
 
 const name = z
   .string()
@@ -178,6 +181,7 @@ export const requests = {
   'system.status': z.object({}).strict(),
   'system.buildImage': z.object({ runtime: runtime, sandbox: z.string().min(1).optional() }).strict(),
   ...suiteRequests,
+  ...skillRequests,
   'mcp.servers': z.object({}).strict(),
   'mcp.test': z.object({ name }).strict(),
   /** Adds or edits `[mcp_servers.NAME]` (stdio: command/args/env; HTTP: url/headers), optionally used by a sandbox. */
@@ -374,7 +378,7 @@ export interface ToolsView {
   openai: OpenAiFunctionSchema[];
 }
 
-export interface Responses extends SuiteResponses {
+export interface Responses extends SuiteResponses, SkillResponses {
   'workspace.info': { workspace: string; name: string; version: string };
   /**
    * `tools` counts every tool a script of the sandbox can call: tools.py's and those of its MCP servers

@@ -10,6 +10,7 @@ import type { ToolsmithService } from '../app/service.ts';
 import { formatExecutionError } from '../core/script/generator.ts';
 import { disclosedManual, FULL_MANUAL_MAX_TOOLS } from '../core/tools/disclosure.ts';
 import type { JsonValue } from '../core/tools/model.ts';
+import { toolsPrompt as renderManual } from '../core/tools/prompt.ts';
 import type { ScriptLanguage, Violation } from '../core/lang/violation.ts';
 import { errorMessage } from '../core/errors.ts';
 
@@ -24,8 +25,12 @@ export function codeToolDescription(svc: ToolsmithService, defaultSandbox: strin
   const maxFull = fullManualMaxTools(svc.config.mcp.full_manual_max);
   const sandboxes = svc.files.sandboxNames().map((name) => {
     try {
-      const { tools } = svc.scriptTools(name);
-      const manual = disclosedManual(tools, maxFull, () => svc.registry(name).prompt(tools));
+      const tools = svc.manualTools(name);
+      // The registry caches the manual of its tools; with skills offered the manual is rendered here.
+      const skills = tools.some((t) => t.location === 'skill');
+      const manual = disclosedManual(tools, maxFull, () =>
+        skills ? renderManual(tools) : svc.registry(name).prompt(tools),
+      );
       const toolsPrompt =
         manual.kind === 'full'
           ? manual.text

@@ -5,8 +5,9 @@
  * origin (403), and the bearer token must match (401). One MCP session per client (`Mcp-Session-Id`),
  * each with its own McpServer built from the shared tool table. Sessions a client never ends (a crashed
  * agent sends no DELETE) are reaped: one idle (no request in flight, none for `sessionIdleMs`) is closed,
- * and at `maxSessions` a new initialize first closes the longest-idle session, or is refused (503) when
- * every session is busy.
+ * and at `maxSessions` a new initialize first closes the longest-idle session that has made a call, or
+ * is refused (503 with Retry-After) when every session is busy or has made no call yet: a client that
+ * just initialized is never evicted before its first call (it would meet "session not found").
  */
 import { randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer } from 'node:http';
@@ -55,6 +56,15 @@ interface Session {
   inFlight: number;
   /** When its last request ended (or began, while none has ended). */
   lastSeen: number;
+  /** JSON-RPC requests it sent after initialize (notifications and the event stream are no calls). */
+  calls: number;
+}
+
+/** How many JSON-RPC requests (a method and an id) a POST body holds. */
+function requestsIn(body: unknown): number {
+  const isRequest = (m: unknown) =>
+    !!m && typeof m === 'object' && 'method' in m && 'id' in m && (m as { id: unknown }).id !== undefined;
+  return Array.isArray(body) ? body.filter(isRequest).length : isRequest(body) ? 1 : 0;
 }
 
 function tokenMatches(header: string | undefined, token: string): boolean {
@@ -128,7 +138,10 @@ export async function startMcpHttp(svc: ToolsmithService, opts: McpHttpOptions):
     // Closing the server closes its transport; a client that comes back gets 404 and initializes anew.
     s.server.close().catch(() => {});
   };
-  /** Closes every idle session; at capacity, the longest-idle one too. False when none could be freed. */
+  /**
+   * Closes every idle session; at capacity, the longest-idle one that has made a call too (one that has
+   * not is never evicted for room). False when none could be freed.
+   */
   const reap = (needRoom: boolean): boolean => {
     const now = Date.now();
     let oldest: [string, Session] | undefined;
@@ -136,7 +149,7 @@ export async function startMcpHttp(svc: ToolsmithService, opts: McpHttpOptions):
       const s = entry[1];
       if (s.inFlight > 0) continue;
       if (now - s.lastSeen >= idleMs) closeSession(entry[0], s);
-      else if (!oldest || s.lastSeen < oldest[1].lastSeen) oldest = entry;
+      else if (s.calls > 0 && (!oldest || s.lastSeen < oldest[1].lastSeen)) oldest = entry;
     }
     // Initializes under way count: N at once at the cap do not all get in.
     if (!needRoom || sessions.size + pending < maxSessions) return true;
@@ -177,7 +190,11 @@ export async function startMcpHttp(svc: ToolsmithService, opts: McpHttpOptions):
       const session = sessions.get(id);
       if (!session) return refuse(res, 404, 'session not found; initialize a new one');
       track(session, res);
-      return session.transport.handleRequest(req, res);
+      if (req.method !== 'POST') return session.transport.handleRequest(req, res);
+      const read = await readJson(req);
+      if ('error' in read) return refuse(res, read.status, read.error);
+      session.calls += requestsIn(read.value);
+      return session.transport.handleRequest(req, res, read.value);
     }
     // No session yet: only an initialize may open one (the transport refuses anything else), and only
     // an initialize may make room for itself at the cap.
@@ -192,7 +209,7 @@ export async function startMcpHttp(svc: ToolsmithService, opts: McpHttpOptions):
       return refuse(
         res,
         503,
-        `${maxSessions} MCP sessions are open and busy; end one (DELETE /mcp) or retry later`,
+        `${maxSessions} MCP sessions are open (the --max-sessions cap), each busy or not yet past its first call; end one (DELETE /mcp) or retry after 5 s`,
         { 'retry-after': '5' },
       );
     if (initialize) pending++;
@@ -209,7 +226,7 @@ export async function startMcpHttp(svc: ToolsmithService, opts: McpHttpOptions):
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (sid) =>
-        void sessions.set(sid, { transport, server, inFlight: 0, lastSeen: Date.now() }),
+        void sessions.set(sid, { transport, server, inFlight: 0, lastSeen: Date.now(), calls: 0 }),
       onsessionclosed: (sid) => void sessions.delete(sid),
     });
     transport.onclose = () => {

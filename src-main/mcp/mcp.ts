@@ -4,10 +4,10 @@
  * Tools: delegate (task -> result through the tiers), execute_code (the flat multi-runtime schema),
  * validate, list_tools, kit_info, list_templates, code (one script over the sandbox's tools, recorded).
  */
+import { toolsPrompt } from '../core/tools/prompt.ts';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { ToolCallback } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { ZodRawShapeCompat } from '@modelcontextprotocol/sdk/server/zod-compat.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { violationSchema } from '../core/records/schemas.ts';
 import { MAX_TASK_CHARS, TASK_LIMIT_MESSAGE } from '../core/records/events.ts';
 import { z } from 'zod';
@@ -20,8 +20,10 @@ import { resolveRuntime } from '../core/sandbox/runtimes.ts';
 import { cancelledWith, CodeManual, codeToolDescription, runCodeTool } from './mcp-code.ts';
 import { retryLine } from '../app/run-view.ts';
 import type { LiveEvent } from '../app/runs.ts';
+import { registerSkillTools } from './mcp-skills.ts';
 import { registerSuiteTools } from './mcp-suites.ts';
 import { errorMessage } from '../core/errors.ts';
+import { earlyStdio, MCP_CAPABILITIES, MCP_SERVER_INFO } from './stdio-early.ts';
 
 type Content = {
   content: { type: 'text'; text: string }[];
@@ -396,7 +398,7 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
     ({ query, sandbox, limit }) =>
       guard(async () => {
         await svc.prepareMcp(sandbox);
-        const tools = searchTools(svc.scriptTools(sandbox).tools, query, limit);
+        const tools = searchTools(svc.manualTools(sandbox), query, limit);
         return structured({ tools });
       }),
   );
@@ -411,7 +413,7 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
     ({ name, sandbox }) =>
       guard(async () => {
         await svc.prepareMcp(sandbox);
-        const tools = svc.scriptTools(sandbox).tools;
+        const tools = svc.manualTools(sandbox);
         const tool = tools.find((t) => t.name === name);
         if (!tool)
           return text(
@@ -421,10 +423,12 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
             },
             true,
           );
-        return structured({ name, manual: svc.registry(sandbox).prompt([tool]) });
+        const manual = tool.location === 'skill' ? toolsPrompt([tool]) : svc.registry(sandbox).prompt([tool]);
+        return structured({ name, manual });
       }),
   );
   table.push((s) => registerSuiteTools(s, svc));
+  table.push((s) => registerSkillTools(s, svc));
   return table;
 }
 
@@ -434,7 +438,8 @@ export function createMcpServer(
   table: readonly McpToolRegistration[] = mcpToolTable(svc),
 ): McpServer {
   // `logging`: clients may set a level (logging/setLevel); the tools send no log messages yet.
-  const server = new McpServer({ name: 'toolsmith', version: '0.1.0' }, { capabilities: { logging: {} } });
+  // The capabilities are declared in one place: the stdio server's early initialize answers them too.
+  const server = new McpServer(MCP_SERVER_INFO, { capabilities: MCP_CAPABILITIES });
   for (const register of table) register(server);
   return server;
 }
@@ -444,7 +449,8 @@ export function createMcpServer(
  * `initialize` (clients that ignore notifications/tools/list_changed then see most tools at once). The
  * `code` manual does not depend on that wait: it is rebuilt as each server connects or fails, and says
  * which are still connecting or failed (CodeManual). A server that fails is also named on stderr.
- * `$TOOLSMITH_MCP_UPSTREAM_WAIT_MS` sets the wait (default 5000; 0 answers at once).
+ * `$TOOLSMITH_MCP_UPSTREAM_WAIT_MS` sets the wait (default 5000 over HTTP; 0 on stdio, whose
+ * initialize is answered before anything loads and whose tools/list does not wait for upstream servers).
  */
 export async function prepareAllMcp(svc: ToolsmithService, waitMs = upstreamWaitMs()): Promise<void> {
   const all = Promise.all(svc.files.sandboxNames().map((s) => svc.prepareMcp(s))).then((down) => {
@@ -460,9 +466,10 @@ export async function prepareAllMcp(svc: ToolsmithService, waitMs = upstreamWait
   clearTimeout(timer);
 }
 
-function upstreamWaitMs(): number {
-  const v = Number(process.env['TOOLSMITH_MCP_UPSTREAM_WAIT_MS']);
-  return Number.isFinite(v) && v >= 0 ? v : 5000;
+function upstreamWaitMs(fallback = 5000): number {
+  const raw = process.env['TOOLSMITH_MCP_UPSTREAM_WAIT_MS'];
+  const v = Number(raw);
+  return raw !== undefined && raw !== '' && Number.isFinite(v) && v >= 0 ? v : fallback;
 }
 
 /**
@@ -474,13 +481,17 @@ export async function serveMcpStdio(
   svc: ToolsmithService,
   untilStopped: () => Promise<string>,
 ): Promise<void> {
-  await prepareAllMcp(svc);
+  // Initialize was answered by the early server (stdio-early.ts); tools/list is answered as soon as the
+  // tools are registered, whatever upstream servers are doing: they connect in the background and the
+  // `code` manual follows them (list_changed).
+  const early = earlyStdio();
+  await prepareAllMcp(svc, upstreamWaitMs(0));
   const server = createMcpServer(svc);
-  await server.connect(new StdioServerTransport());
-  const reason = await new Promise<string>((resolve) => {
-    process.stdin.once('end', () => resolve('the MCP client closed its input'));
-    void untilStopped().then(resolve);
-  });
-  await server.close();
+  await server.connect(early.transport());
+  const reason = await Promise.race([
+    early.ended.then(() => 'the MCP client closed its input'),
+    untilStopped(),
+  ]);
+  await server.close().catch(() => {});
   await svc.close(reason);
 }

@@ -26,6 +26,8 @@ export interface ScriptedAnswer {
   finishReason?: string;
   promptTokens?: number;
   completionTokens?: number;
+  /** Answer by hand (a fault the options above do not cover): the request's body is parsed already. */
+  raw?: (res: ServerResponse, body: Record<string, unknown>) => void | Promise<void>;
 }
 
 export interface RecordedRequest {
@@ -214,6 +216,7 @@ export async function startLlmServer(): Promise<LlmServer> {
         queue.shift() ??
         state.fallback ?? { status: 500, text: 'the scripted LLM server has no answer left' };
       if (a.delayMs) await sleep(a.delayMs);
+      if (a.raw) return await a.raw(res, b);
       if (a.status && a.status !== 200) {
         res.writeHead(a.status, {
           'content-type': 'application/json',

@@ -14,6 +14,8 @@ from .hygiene import no_dump
 from .protocol import encode, loads, read_exact, write_all
 from .tools import TOOLS_FILE, TOOLS_LINES, ToolResponse, json_safe, response_dict
 
+_getframe = sys._getframe
+
 # Frames a sandbox tool call may use past the recursion limit: enough for its own recording.
 RECORD_HEADROOM = 100
 
@@ -38,6 +40,7 @@ class ChildJob:
     res_r: int  # worker -> child: the job (read already), then tool results
     res_buf: bytes = b""  # tool-result bytes read past the line being waited for
     calls: int = 0  # tool calls to the host so far (their call ids)
+    skills: frozenset = frozenset()  # the skills defined in the script (functions of its own file)
 
 
 class Child:
@@ -124,8 +127,25 @@ class Child:
             raise TypeError("describe_tool(name) takes a tool name (a string)")
         return self._lookup("describe_tool", {"name": name})
 
+    def skill(self):
+        """The skill making the current tool call: the innermost frame of the script's own file that runs
+        a function named as one of the job's skills (trusted code reading its own stack; None without)."""
+        skills = self.job.skills
+        if not skills:
+            return None
+        frame = _getframe(2)
+        while frame is not None:
+            code = frame.f_code
+            if code.co_filename == SCRIPT_NAME and code.co_name in skills:
+                return code.co_name
+            frame = frame.f_back
+        return None
+
     def trace(self, name, args, started, result=None, error=None, location="sandbox", refused=False):
         msg = {"type": "trace", "name": name, "args": args, "ms": round((time.perf_counter() - started) * 1000, 3), "location": location}
+        skill = self.skill()
+        if skill is not None:
+            msg["skill"] = skill
         if result is not None:
             msg["result"] = result
         if error is not None:
@@ -189,7 +209,11 @@ class Child:
             job.calls += 1
             call_id = f"c{job.calls}"
             self._data(kwargs, alias)
-            self.send({"type": "tool_call", "call_id": call_id, "name": name, "alias": alias, "args": kwargs})
+            msg = {"type": "tool_call", "call_id": call_id, "name": name, "alias": alias, "args": kwargs}
+            skill = self.skill()
+            if skill is not None:
+                msg["skill"] = skill
+            self.send(msg)
             reply = self._read_result(call_id)
             r = reply.get("response") or {}
             if reply.get("error"):
@@ -305,7 +329,7 @@ def child_main(child, job_r, msg_w, out_w):
         compiled, job = marshal.loads(read_exact(job_r, int.from_bytes(head, "little")))
         if isinstance(compiled, str):
             compiled = ValidationError(compiled)
-        child.job = ChildJob(job["code"], job["tools"], job["inputs"], msg_w, job_r)
+        child.job = ChildJob(job["code"], job["tools"], job["inputs"], msg_w, job_r, skills=frozenset(job.get("skills") or ()))
         child.run(compiled)
     except BaseException as e:  # noqa: BLE001
         try:

@@ -33,7 +33,7 @@ export function registerMcp(program: Command, ctx: CliContext): void {
     )
     .option(
       '--max-sessions <n>',
-      'with --http: at most this many sessions; a new one displaces the longest-idle (default 64)',
+      'with --http: at most this many sessions; a new one displaces the longest-idle that has made a call, else is refused (503, Retry-After) (default 64)',
       parseIntOption('--max-sessions', 1, 10_000),
     )
     .action(async (opts: McpOptions, cmd: Command) => {
@@ -50,7 +50,11 @@ export function registerMcp(program: Command, ctx: CliContext): void {
         // Loaded here: the MCP SDK's server modules cost every other verb's start time otherwise.
         const { serveMcpStdio } = await import('../../mcp/mcp.ts');
         await serveMcpStdio(ctx.service(cmd), () => untilStopped().then(stopReason));
-        return;
+        // Everything it started is closed (runs recorded, containers removed, upstream servers ended):
+        // exit now, not when the last idle handle (an HTTP keep-alive to the engine) lets go. A client
+        // closing its input gives the server 2 s before it sends SIGTERM.
+        await ctx.close();
+        process.exit(ctx.exitCode);
       }
       let token: string;
       if (opts.tokenEnv !== undefined) {

@@ -186,7 +186,7 @@ export function registerRuns(program: Command, ctx: CliContext): void {
     .option('--sandbox <name>', 'only this sandbox')
     .option(
       '--kind <k>',
-      'run | template_test | all (default run: template tests are hidden)',
+      'run | template_test | skill_test | all (default run: template and skill tests are hidden)',
       oneOf('--kind', [...RUN_KINDS, 'all'] as const),
     )
     .option('--mode <mode>', 'plan | interactive', oneOf('--mode', ['plan', 'interactive'] as const))
@@ -262,7 +262,7 @@ export function registerRuns(program: Command, ctx: CliContext): void {
         if (o.json) return ctx.out(json(r));
         for (const s of r.runs) {
           ctx.out(
-            `${s.id}  ${new Date(s.createdAt).toISOString().slice(0, 19)}  ${s.status.padEnd(11)} ${s.sandbox.padEnd(10)} ${s.mode.padEnd(11)} ${String(s.attempts).padStart(2)} att ${String(s.tokens).padStart(6)} tok  ${s.tier ?? '-'}  ${s.kind === 'template_test' ? '[template test] ' : ''}${s.task.slice(0, 60)}\n`,
+            `${s.id}  ${new Date(s.createdAt).toISOString().slice(0, 19)}  ${s.status.padEnd(11)} ${s.sandbox.padEnd(10)} ${s.mode.padEnd(11)} ${String(s.attempts).padStart(2)} att ${String(s.tokens).padStart(6)} tok  ${s.tier ?? '-'}  ${s.kind === 'template_test' ? '[template test] ' : s.kind === 'skill_test' ? '[skill test] ' : ''}${s.task.slice(0, 60)}\n`,
           );
         }
         ctx.out(

@@ -22,9 +22,14 @@ export function registerTools(program: Command, ctx: CliContext): void {
     .action((opts: { sandbox: string; kit?: string; format: 'xml' | 'openai' | 'json' }, cmd: Command) => {
       const svc = ctx.service(cmd);
       const registry = svc.registry(opts.sandbox);
-      const tools = opts.kit ? kitToolView(svc.kit(opts.kit)) : registry.tools;
+      // The skills offered to scripts (tests passing, every tool they call in the kit) come after the tools.
+      const skills = svc.scriptContext(opts.sandbox, opts.kit, 'python').skills ?? [];
+      const tools = [
+        ...(opts.kit ? kitToolView(svc.kit(opts.kit)) : registry.tools),
+        ...skills.map((s) => s.tool),
+      ];
       for (const p of registry.problems) ctx.err(`tools.py:${p.line}:${p.column}: ${p.rule}: ${p.message}\n`);
-      if (opts.format === 'xml') ctx.out(opts.kit ? toolsPrompt(tools) : registry.prompt());
+      if (opts.format === 'xml') ctx.out(opts.kit || skills.length ? toolsPrompt(tools) : registry.prompt());
       else if (opts.format === 'openai') ctx.out(json(tools.map(openAiFunctionSchema)));
       else ctx.out(json(tools.map((t) => ({ ...t, schema: toolJsonSchema(t) }))));
     });

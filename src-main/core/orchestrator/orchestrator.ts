@@ -13,6 +13,7 @@ import { silentLogger } from '../ports/executor.ts';
 import type { EventPayloads, EventType, RunEvent, RunMode, RunStartedData, Tier } from '../records/events.ts';
 import type { AssembledScript } from '../script/assemble.ts';
 import { assembleIn } from '../script/context.ts';
+import type { OfferedSkill } from '../skills/offered.ts';
 import type { BuiltPrompt, ScriptGenerator, SandboxContext } from '../script/generator.ts';
 import { failureMessage } from '../sandbox/execution.ts';
 import type { ExecutionError, ExecutionResult } from '../sandbox/execution.ts';
@@ -57,6 +58,8 @@ export interface RunRequest {
   sandbox: SandboxContext;
   /** Script-visible name -> tool name (kit aliases; identity otherwise). */
   toolMap: Record<string, string>;
+  /** The skills scripts of this run may call (defined ahead of a body that names them). */
+  skills?: readonly OfferedSkill[];
   mode: RunMode;
   providers: LlmProvider[];
   sources?: ScriptSource[];
@@ -96,6 +99,12 @@ interface Candidate {
 }
 
 const sameJson = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+
+/** The names a script of the run may call: its tools (kit aliases applied) and its skills. */
+const callableNames = (req: Pick<RunRequest, 'toolMap' | 'skills'>): string[] => [
+  ...Object.keys(req.toolMap),
+  ...(req.skills ?? []).map((s) => s.name),
+];
 
 /** The `run_started` record of a request (what the run store creates the run from). */
 export function runStartedData(req: RunRequest): RunStartedData {
@@ -321,14 +330,19 @@ export class Orchestrator {
 
   private assemble(ctx: RunCtx, body: string): AssembledScript {
     return assembleIn(
-      { sandbox: ctx.req.sandbox.name, toolMap: ctx.req.toolMap, language: ctx.language },
+      {
+        sandbox: ctx.req.sandbox.name,
+        toolMap: ctx.req.toolMap,
+        language: ctx.language,
+        ...(ctx.req.skills ? { skills: ctx.req.skills } : {}),
+      },
       body,
     );
   }
 
   /** The person-edited first script: recorded with tier `edit`, validated like any other. */
   private given(ctx: RunCtx, body: string): Candidate {
-    const tools = Object.keys(ctx.req.toolMap);
+    const tools = callableNames(ctx.req);
     const script = this.assemble(ctx, body);
     const validation = this.deps.validate(script.body, ctx.language, tools);
     ctx.emit('tier', { n: 1, tier: 'edit' });
@@ -352,7 +366,7 @@ export class Orchestrator {
     sources: ScriptSource[],
   ): Promise<Candidate | undefined> {
     const { req, language } = ctx;
-    const tools = Object.keys(ctx.req.toolMap);
+    const tools = callableNames(ctx.req);
     const assemble = (body: string) => this.assemble(ctx, body);
     let last: Candidate | undefined;
     const check = (tier: Tier, script: AssembledScript, name?: string): Candidate => {
@@ -494,6 +508,7 @@ export class Orchestrator {
       code: script.code,
       bodyStartLine: script.bodyStartLine,
       tools: ctx.req.toolMap,
+      ...(ctx.req.skills?.length ? { skills: ctx.req.skills.map((s) => s.name) } : {}),
       ...(inputs ? { inputs } : {}),
       ...(ctx.req.timeoutMs ? { timeoutMs: ctx.req.timeoutMs } : {}),
       ...(ctx.req.signal ? { signal: ctx.req.signal } : {}),

@@ -19,6 +19,8 @@ export interface ExecuteRequest {
   bodyStartLine: number;
   /** Names the script may call, mapped to the tool they stand for (kit aliases; identity otherwise). */
   tools: Record<string, string>;
+  /** The skills defined in `code` (their tool calls are recorded under the skill's name). */
+  skills?: readonly string[];
   /** Extra read-only variables for the script (e.g. `collected` on a forced final step). */
   inputs?: Record<string, JsonValue>;
   timeoutMs?: number;

@@ -71,6 +71,8 @@ export const toolCallTraceSchema = obj({
   location: z.union([z.enum(['sandbox', 'host', 'mcp']), z.templateLiteral(['mcp:', z.string()])]),
   /** True when the call was refused (tool outside the kit). */
   refused: z.boolean().optional(),
+  /** The skill whose code made the call (core/skills), when a skill did. */
+  skill: z.string().optional(),
   /** Outbound requests the tool made through its sandbox's egress proxy (docs/sandboxes.md). */
   egress: z.array(egressRecordSchema).optional(),
 });

@@ -51,7 +51,7 @@ export function modelAfterTier(
  * saved examples (the Templates view's test, `toolsmith template test`). The run list hides template
  * tests unless asked (they are checks of a template, not work). Runs recorded before kinds are `run`.
  */
-export const RUN_KINDS = ['run', 'template_test'] as const;
+export const RUN_KINDS = ['run', 'template_test', 'skill_test'] as const;
 export type RunKind = (typeof RUN_KINDS)[number];
 /** The kinds the run list shows when no kind is asked for. */
 export const DEFAULT_RUN_KINDS: readonly RunKind[] = ['run'];

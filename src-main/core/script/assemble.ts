@@ -1,10 +1,13 @@
 /**
  * Turns raw LLM output into the script that is validated and run: strips fences and prose, then adds a
  * preamble comment (tools and helpers available) and a postamble comment. Both are comments only, so
- * validating or running the assembled script is equivalent to the body; `bodyStartLine` maps lines of
- * the assembled script back to the body the LLM wrote.
+ * validating or running the assembled script is equivalent to the body, except for the skills the body
+ * names: their functions are defined in the preamble, ahead of the body (and the worker re-checks them
+ * with it). `bodyStartLine` maps lines of the assembled script back to the body the LLM wrote.
  */
 import type { ScriptLanguage } from '../lang/violation.ts';
+import { skillsPrelude, skillsUsed } from '../skills/offered.ts';
+import type { OfferedSkill } from '../skills/offered.ts';
 
 export interface AssembledScript {
   language: ScriptLanguage;
@@ -47,16 +50,25 @@ export interface AssembleContext {
   tools: readonly string[];
   helpers: readonly string[];
   language?: ScriptLanguage;
+  /** The skills offered (Python): those the body names are defined ahead of it. */
+  skills?: readonly OfferedSkill[];
 }
 
 export function assembleScript(raw: string, ctx: AssembleContext): AssembledScript {
   const language = ctx.language ?? 'python';
   const body = stripFences(raw, language);
   const c = language === 'python' ? '#' : '//';
+  const used = language === 'python' && ctx.skills ? skillsUsed(body, ctx.skills) : [];
   const preamble = [
     `${c} toolsmith script · sandbox ${ctx.sandbox} · ${language}`,
     `${c} tools: ${ctx.tools.join(', ') || '(none)'}`,
     `${c} helpers: ${ctx.helpers.join(', ')}`,
+    ...(used.length
+      ? [
+          `${c} skills: ${used.map((s) => s.name).join(', ')}`,
+          ...skillsPrelude(used).replace(/\n$/, '').split('\n'),
+        ]
+      : []),
     `${c} --- body ---`,
   ];
   const postamble = [`${c} --- end of body ---`];

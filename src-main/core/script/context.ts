@@ -7,6 +7,7 @@ import type { ResolvedKit } from '../kits/kit.ts';
 import { kitToolView } from '../kits/kit.ts';
 import { JS_FRAMEWORK_NAMES, PYTHON_FRAMEWORK_NAMES } from '../lang/builtins.ts';
 import type { ScriptLanguage } from '../lang/violation.ts';
+import type { OfferedSkill } from '../skills/offered.ts';
 import type { SandboxTool } from '../tools/extract.ts';
 import { assembleScript } from './assemble.ts';
 import type { AssembledScript } from './assemble.ts';
@@ -28,6 +29,11 @@ export interface ScriptContext {
    * absent with a kit, whose manual the prompt builder renders from its aliased tools.
    */
   toolsPrompt?: () => string;
+  /**
+   * The skills offered to scripts of this context (core/skills): saved functions whose tests pass and
+   * whose tools are all in this context. A body that names one gets its source ahead of it.
+   */
+  skills?: readonly OfferedSkill[];
 }
 
 /** The framework helpers of a language. */
@@ -56,11 +62,22 @@ export function scriptContext(opts: {
   };
 }
 
-/** The script-visible tool names. */
-export const scriptToolNames = (ctx: Pick<ScriptContext, 'toolMap'>): string[] => Object.keys(ctx.toolMap);
+/** The script-visible names a script may call: the tools (kit aliases applied), then the offered skills. */
+export const scriptToolNames = (ctx: Pick<ScriptContext, 'toolMap' | 'skills'>): string[] => [
+  ...Object.keys(ctx.toolMap),
+  ...(ctx.skills ?? []).map((s) => s.name),
+];
 
 /** What the prompt builder needs of a script context. */
 export function sandboxContext(ctx: ScriptContext): SandboxContext {
+  // Skills are listed after the tools, in the same manual (the cached one holds tools only).
+  if (ctx.skills?.length)
+    return {
+      name: ctx.sandbox,
+      tools: [...ctx.tools, ...ctx.skills.map((s) => s.tool)],
+      language: ctx.language,
+      ...(ctx.kit ? { kit: ctx.kit } : {}),
+    };
   return {
     name: ctx.sandbox,
     tools: ctx.tools,
@@ -69,14 +86,18 @@ export function sandboxContext(ctx: ScriptContext): SandboxContext {
   };
 }
 
-/** A script body (or an LLM answer) assembled for this context: preamble, body, postamble. */
+/**
+ * A script body (or an LLM answer) assembled for this context: preamble (with the source of the skills
+ * the body names), body, postamble.
+ */
 export const assembleIn = (
-  ctx: Pick<ScriptContext, 'sandbox' | 'toolMap' | 'language'>,
+  ctx: Pick<ScriptContext, 'sandbox' | 'toolMap' | 'language' | 'skills'>,
   body: string,
 ): AssembledScript =>
   assembleScript(body, {
     sandbox: ctx.sandbox,
-    tools: scriptToolNames(ctx),
+    tools: Object.keys(ctx.toolMap),
     helpers: frameworkHelpers(ctx.language),
     language: ctx.language,
+    ...(ctx.skills?.length ? { skills: ctx.skills } : {}),
   });

@@ -29,8 +29,11 @@ export interface ToolParameter {
   nullable?: boolean;
 }
 
-/** Where a tool executes: in the sandbox (tools.py), on the host, or on an MCP server. */
-export type ToolLocation = 'sandbox' | 'host' | 'mcp';
+/**
+ * Where a tool executes: in the sandbox (tools.py), on the host, or on an MCP server; `skill` is a
+ * function saved from scripts (core/skills), run as part of the script that calls it.
+ */
+export type ToolLocation = 'sandbox' | 'host' | 'mcp' | 'skill';
 
 export interface Tool {
   name: string;

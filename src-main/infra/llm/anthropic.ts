@@ -6,6 +6,7 @@
  */
 import type Anthropic from '@anthropic-ai/sdk';
 import type { LlmRequest } from '../../core/ports/llm.ts';
+import { CompleteAnswer, findCause } from './guarded-fetch.ts';
 import { SdkProvider, sdkClientOptions } from './sdk-provider.ts';
 import type { SdkProviderOptions, StreamedAnswer, TryContext } from './sdk-provider.ts';
 
@@ -24,6 +25,16 @@ export class AnthropicProvider extends SdkProvider<Anthropic> {
   }
 
   protected async stream(client: Anthropic, req: LlmRequest, t: TryContext): Promise<StreamedAnswer> {
+    try {
+      return await this.streamed(client, req, t);
+    } catch (e) {
+      const complete = findCause(e, CompleteAnswer);
+      if (!complete) throw e;
+      return completeAnswer(complete, req, t);
+    }
+  }
+
+  private async streamed(client: Anthropic, req: LlmRequest, t: TryContext): Promise<StreamedAnswer> {
     // `temperature` is sent as before; this SDK version's types no longer list it.
     const body = {
       model: t.model,
@@ -76,4 +87,34 @@ export class AnthropicProvider extends SdkProvider<Anthropic> {
       completionTokens: outputTokens,
     };
   }
+}
+
+/** A complete (non-streamed) message sent where a stream was asked for: its answer is used. */
+function completeAnswer(c: CompleteAnswer, req: LlmRequest, t: TryContext): StreamedAnswer {
+  const j = c.json as {
+    type?: unknown;
+    model?: unknown;
+    content?: { type?: unknown; text?: unknown }[];
+    stop_reason?: unknown;
+    usage?: { input_tokens?: unknown; output_tokens?: unknown };
+  };
+  if (j.type !== 'message' || !Array.isArray(j.content)) throw c.notAnAnswer();
+  const text = j.content
+    .filter((b) => b.type === 'text' && typeof b.text === 'string')
+    .map((b) => b.text as string)
+    .join('');
+  if (text) req.onToken?.(text);
+  const stop = typeof j.stop_reason === 'string' ? j.stop_reason : undefined;
+  const num = (v: unknown) => (typeof v === 'number' ? v : undefined);
+  const input = num(j.usage?.input_tokens);
+  const output = num(j.usage?.output_tokens);
+  return {
+    text,
+    model: typeof j.model === 'string' && j.model ? j.model : t.model,
+    ended: !!stop,
+    marker: 'message_stop',
+    ...(stop === 'max_tokens' ? { hitLimit: 'stop_reason: max_tokens' } : {}),
+    ...(input !== undefined ? { promptTokens: input } : {}),
+    ...(output !== undefined ? { completionTokens: output } : {}),
+  };
 }

@@ -4,6 +4,7 @@
  * 5xx, or the server's refusal).
  */
 import { CutStreamError, DeadlineError, TruncatedError } from './deadline.ts';
+import { findCause, HttpAnswerError } from './guarded-fetch.ts';
 import { connectErrorReason } from './reachability.ts';
 import { retryAfterMs } from './retry.ts';
 import type { Classified } from './retry.ts';
@@ -24,6 +25,14 @@ export function classifyHttpError(e: unknown): Classified {
   if (e instanceof DeadlineError) return { retryable: e.retryable, reason: `timed out: ${e.message}` };
   if (e instanceof CutStreamError) return { retryable: true, reason: `connection failed: ${e.message}` };
   if (e instanceof TruncatedError) return { retryable: false, reason: `truncated answer: ${e.message}` };
+  const http = findCause(e, HttpAnswerError);
+  if (http) return { retryable: http.retryable, reason: http.message };
+  // Anthropic's `overloaded_error` event mid-stream (an error with no status): an overload, retried.
+  if ((e as { type?: unknown }).type === 'overloaded_error' || /overloaded_error/.test(message))
+    return { retryable: true, reason: 'server overloaded (overloaded_error in the answer stream)' };
+  // A TLS failure (a self-signed certificate, https to a plain port) cannot succeed on a retry.
+  const tls = tlsFailure(e);
+  if (tls) return { retryable: false, reason: tls };
   // A stream whose data is not JSON: the server sent garbage (the SDK's parse error, in words).
   if (e instanceof SyntaxError)
     return {
@@ -76,3 +85,38 @@ function causeCode(e: unknown): string | undefined {
   }
   return undefined;
 }
+
+/** The TLS failure anywhere in an error's cause chain, in words; undefined when there is none. */
+export function tlsFailure(e: unknown): string | undefined {
+  for (let c: unknown = e, i = 0; c && typeof c === 'object' && i < 6; i++) {
+    const code = (c as { code?: unknown }).code;
+    const message = String((c as { message?: unknown }).message ?? '');
+    if (typeof code === 'string') {
+      const said = TLS_CODES[code];
+      if (said) return `TLS failed: ${said} (${code}); the request was not retried`;
+      if (/^ERR_SSL_|^ERR_TLS_|CERT|^UNABLE_TO_/.test(code)) {
+        const wrongVersion = /wrong version number|packet length too long/i.test(message);
+        return wrongVersion
+          ? `TLS failed: the server does not speak TLS on this port (https to a plain http port?) (${code}); the request was not retried`
+          : `TLS failed: ${message.split(':').slice(-2).join(':').trim() || code} (${code}); the request was not retried`;
+      }
+    }
+    c = (c as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+const TLS_CODES: Record<string, string> = {
+  DEPTH_ZERO_SELF_SIGNED_CERT:
+    "the server's certificate is self-signed; add its CA to NODE_EXTRA_CA_CERTS or use a certificate a known CA signed",
+  SELF_SIGNED_CERT_IN_CHAIN:
+    "the server's certificate chain holds a self-signed certificate that is not trusted; add its CA to NODE_EXTRA_CA_CERTS",
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE:
+    "the server's certificate could not be verified (its issuer is unknown); add its CA to NODE_EXTRA_CA_CERTS",
+  UNABLE_TO_GET_ISSUER_CERT_LOCALLY:
+    "the issuer of the server's certificate is unknown here; add its CA to NODE_EXTRA_CA_CERTS",
+  CERT_HAS_EXPIRED: "the server's certificate has expired",
+  CERT_NOT_YET_VALID: "the server's certificate is not valid yet (is this machine's clock right?)",
+  ERR_TLS_CERT_ALTNAME_INVALID: "the server's certificate is for another host name",
+  ERR_SSL_WRONG_VERSION_NUMBER: 'the server does not speak TLS on this port (https to a plain http port?)',
+};

@@ -7,6 +7,7 @@
  */
 import type OpenAI from 'openai';
 import type { LlmRequest } from '../../core/ports/llm.ts';
+import { CompleteAnswer, findCause } from './guarded-fetch.ts';
 import { SdkProvider, sdkClientOptions } from './sdk-provider.ts';
 import type { SdkProviderOptions, StreamedAnswer, TryContext } from './sdk-provider.ts';
 
@@ -25,6 +26,16 @@ export class OpenAiProvider extends SdkProvider<OpenAI> {
   }
 
   protected async stream(client: OpenAI, req: LlmRequest, t: TryContext): Promise<StreamedAnswer> {
+    try {
+      return await this.streamed(client, req, t);
+    } catch (e) {
+      const complete = findCause(e, CompleteAnswer);
+      if (!complete) throw e;
+      return completeAnswer(complete, req, t);
+    }
+  }
+
+  private async streamed(client: OpenAI, req: LlmRequest, t: TryContext): Promise<StreamedAnswer> {
     const stream = await client.chat.completions.create(
       {
         model: t.model,
@@ -66,4 +77,30 @@ export class OpenAiProvider extends SdkProvider<OpenAI> {
       ...(usage?.completion_tokens !== undefined ? { completionTokens: usage.completion_tokens } : {}),
     };
   }
+}
+
+/** A complete (non-streamed) chat completion sent where a stream was asked for: its answer is used. */
+function completeAnswer(c: CompleteAnswer, req: LlmRequest, t: TryContext): StreamedAnswer {
+  const j = c.json as {
+    model?: unknown;
+    choices?: { message?: { content?: unknown }; finish_reason?: unknown }[];
+    usage?: { prompt_tokens?: unknown; completion_tokens?: unknown };
+  };
+  const choice = Array.isArray(j.choices) ? j.choices[0] : undefined;
+  const text = choice?.message?.content;
+  if (typeof text !== 'string') throw c.notAnAnswer();
+  if (text) req.onToken?.(text);
+  const finish = typeof choice?.finish_reason === 'string' ? choice.finish_reason : undefined;
+  const num = (v: unknown) => (typeof v === 'number' ? v : undefined);
+  const prompt = num(j.usage?.prompt_tokens);
+  const completion = num(j.usage?.completion_tokens);
+  return {
+    text,
+    model: typeof j.model === 'string' && j.model ? j.model : t.model,
+    ended: !!finish,
+    marker: 'finish_reason',
+    ...(finish === 'length' ? { hitLimit: 'finish_reason: length' } : {}),
+    ...(prompt !== undefined ? { promptTokens: prompt } : {}),
+    ...(completion !== undefined ? { completionTokens: completion } : {}),
+  };
 }

@@ -11,6 +11,7 @@ import { estimateTokens } from '../../core/tools/disclosure.ts';
 import { classifyHttpError } from './classify.ts';
 import { checkAnswerEnd, DEFAULT_DEADLINES, watchTry } from './deadline.ts';
 import type { Deadlines } from './deadline.ts';
+import { guardedFetch, MAX_ANSWER_BYTES, tryScope } from './guarded-fetch.ts';
 import { checkReachable } from './reachability.ts';
 import { DEFAULT_RETRY, withRetries } from './retry.ts';
 import type { RetryPolicy } from './retry.ts';
@@ -63,6 +64,8 @@ export function sdkClientOptions(opts: SdkProviderOptions, placeholderKey: strin
     timeout: deadlinesOf(opts).totalMs + 1_000,
     logLevel: 'off' as const,
     logger: SILENT_SDK_LOGGER,
+    // Every byte restarts the idle deadline, answers are capped, redirects and non-streams named.
+    fetch: guardedFetch(),
   };
 }
 
@@ -143,13 +146,10 @@ export abstract class SdkProvider<Client> implements LlmProvider {
         const started = performance.now();
         const watch = watchTry(req.signal, deadlines, deadlineAt);
         try {
-          const a = await this.stream(client, req, {
-            model,
-            maxTokens,
-            temperature,
-            signal: watch.signal,
-            alive: () => watch.alive(),
-          });
+          const alive = () => watch.alive();
+          const a = await tryScope.run({ alive, streamed: true, maxBytes: MAX_ANSWER_BYTES }, () =>
+            this.stream(client, req, { model, maxTokens, temperature, signal: watch.signal, alive }),
+          );
           // An SDK may end the iteration quietly on abort: a deadline or a cancel must not pass as an answer.
           watch.check();
           if (req.signal?.aborted) throw new CancelledError();

@@ -108,6 +108,8 @@ const describe = (e: unknown): string => {
 export class McpManager {
   private defs: Record<string, McpServerDef>;
   private readonly conns = new Map<string, Promise<Conn>>();
+  /** Transports of connections still being made: closing the manager ends them, never waits them out. */
+  private readonly connecting = new Map<string, Transport>();
   private readonly status_ = new Map<string, McpServerStatus>();
   private readonly validators = new Map<string, ValidateFunction>();
   /** Loaded with the SDK on the first connection (CLI verbs that never connect do not pay for them). */
@@ -293,6 +295,7 @@ export class McpManager {
       void this.dropIfCurrent(name, conn);
     };
     const timeout = def.timeout_ms;
+    this.connecting.set(name, transport);
     try {
       await withTimeout(
         client.connect(transport, { timeout }),
@@ -332,6 +335,8 @@ export class McpManager {
       const message = base + tail(stderr);
       this.setStatus(name, { state: 'error', error: message });
       throw new McpError(name, e instanceof McpError ? e.code : 'mcp_unavailable', message);
+    } finally {
+      if (this.connecting.get(name) === transport) this.connecting.delete(name);
     }
     const v = client.getServerVersion();
     this.setStatus(name, {
@@ -473,6 +478,11 @@ export class McpManager {
     const p = this.conns.get(name);
     this.conns.delete(name);
     this.cache.delete(name);
+    // A server still connecting (one that never answers initialize) is ended, not waited for.
+    await this.connecting
+      .get(name)
+      ?.close()
+      .catch(() => undefined);
     const c = await p?.catch(() => undefined);
     if (c) {
       c.alive = false;

@@ -35,6 +35,8 @@ export interface BackendOptions {
   discoveryFor?: (
     sandbox: string,
     tools: Readonly<Record<string, string>>,
+    /** The job's skills (found and described beside its tools). */
+    skills?: readonly string[],
   ) => Record<string, HostToolHandler>;
 }
 
@@ -100,11 +102,12 @@ export class SandboxBackend implements ScriptExecutor {
           ? { ...this.opts.hostTools, ...this.opts.hostToolsFor(req.sandbox) }
           : this.opts.hostTools;
     // The run-time tool lookups answer for this job's tools only.
-    const discovery = this.opts.discoveryFor?.(req.sandbox, req.tools);
+    const discovery = this.opts.discoveryFor?.(req.sandbox, req.tools, req.skills);
     const result = await pool.run({
       code: req.code,
       language: req.language,
       tools: req.tools,
+      ...(req.skills?.length ? { skills: req.skills } : {}),
       ...(req.inputs ? { inputs: req.inputs } : {}),
       timeoutMs: Math.min(req.timeoutMs ?? 300_000, 600_000),
       maxOutputBytes: this.opts.maxOutputBytes,

@@ -50,6 +50,8 @@ export interface JobRequest {
   language?: string;
   /** Script-visible name -> tool name. */
   tools: Record<string, string>;
+  /** The skills defined in `code`: a tool call made from one is recorded under its name. */
+  skills?: readonly string[];
   inputs?: Record<string, JsonValue>;
   timeoutMs: number;
   maxOutputBytes: number;
@@ -441,6 +443,7 @@ export class WorkerConnection {
               ...(m.result !== undefined ? { result: capResult(m.result) } : {}),
               ...(m.error !== undefined ? { error: m.error } : {}),
               ...(m.refused ? { refused: true } : {}),
+              ...(m.skill && job.skills?.includes(m.skill) ? { skill: m.skill } : {}),
             };
             toolCalls.push(t);
             job.onEvent?.({ type: 'tool_call', trace: clean(t) });
@@ -504,6 +507,7 @@ export class WorkerConnection {
           code: job.code,
           language: job.language ?? 'python',
           tools: job.tools,
+          ...(job.skills?.length ? { skills: job.skills } : {}),
           inputs: job.inputs ?? {},
           timeout_ms: job.timeoutMs,
           max_output_bytes: job.maxOutputBytes,
@@ -565,6 +569,7 @@ export class WorkerConnection {
     }
     const t = trace();
     if (extra.egress?.length) t.egress = extra.egress;
+    if (m.skill && job.skills?.includes(m.skill)) t.skill = m.skill;
     toolCalls.push(t);
     job.onEvent?.({ type: 'tool_call', trace: t });
   }

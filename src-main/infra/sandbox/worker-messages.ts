@@ -60,6 +60,11 @@ const emit = z.object({
   data: or<JsonValue>(null),
 });
 
+/** A skill's name as the worker reports it: an identifier, else nothing (the worker is untrusted). */
+const skillName = any.transform((v) =>
+  typeof v === 'string' && /^[A-Za-z_][A-Za-z0-9_]{0,63}$/.test(v) ? v : undefined,
+);
+
 const trace = z.object({
   type: z.literal('trace'),
   id: any,
@@ -70,6 +75,8 @@ const trace = z.object({
   result: any.transform((v) => v as ToolResponse | undefined),
   error: any.transform((v) => (v !== undefined ? String(v) : undefined)),
   refused: any.transform((v) => Boolean(v)),
+  /** The skill whose code made the call (the innermost on the script's stack), when one did. */
+  skill: skillName,
 });
 
 const toolCall = z.object({
@@ -78,6 +85,7 @@ const toolCall = z.object({
   call_id: text,
   name: text,
   args: record,
+  skill: skillName,
 });
 
 const done = z.object({

@@ -1,7 +1,8 @@
 /**
  * What a one-shot verb loads, as a fresh process: the sources (a clone) and the bundle the packed
  * package runs (out/cli, scripts/build-cli.mjs). A verb's start time is mostly what it loads, so the
- * light verbs (`--help`, `sandboxes` from its snapshot, a cached `image build`, `validate FILE`) must
+ * light verbs (`--help`, `sandboxes` from its snapshot, `kit list` and `tools` from the verb cache, a
+ * cached `image build`, `validate FILE`) must
  * not pull in the SDKs, zod, dockerode or the parsers they do not use, nor Node's undici (which an ES
  * import of `node:http` loads). Every module resolved is recorded by a load hook in the child.
  * Needs Docker and the python image (`image build` answers from the engine).
@@ -90,6 +91,20 @@ describe.each(Object.entries(ENTRIES))('a one-shot verb loads only what it uses 
     expect(r.out).toContain('ecommerce');
     expect(r.packages).toEqual(['commander']);
     expect(r.undici).toBe(false);
+  });
+
+  it('kit list and tools from the verb cache: commander only', () => {
+    for (const args of [
+      ['--workspace', ws, 'kit', 'list'],
+      ['--workspace', ws, 'tools', '--sandbox', 'ecommerce'],
+    ]) {
+      const full = loads(entry, args); // the full path writes the answer
+      const r = loads(entry, args);
+      expect(r.out).toBe(full.out);
+      expect(r.out.length).toBeGreaterThan(0);
+      expect(r.packages).toEqual(['commander']);
+      expect(r.undici).toBe(false);
+    }
   });
 
   it('a cached image build: commander only, and no undici (one request to the engine over node:http)', () => {

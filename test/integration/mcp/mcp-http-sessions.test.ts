@@ -141,11 +141,13 @@ describe('mcp --http sessions', () => {
     expect((await live.listTools()).tools.length).toBeGreaterThan(0);
   });
 
-  it('at the cap, a new session displaces the longest-idle one', async () => {
+  it('at the cap, a new session displaces the longest-idle one that has made a call', async () => {
     server = await startMcpHttp(svc, { token: TOKEN, maxSessions: 2 });
     const first = await abandonedSession();
+    expect((await listTools(first)).status).toBe(200);
     await sleep(20);
     const second = await abandonedSession();
+    expect((await listTools(second)).status).toBe(200);
     const third = await abandonedSession();
     expect(server.sessions()).toBe(2);
     expect((await listTools(first)).status).toBe(404);
@@ -191,7 +193,7 @@ describe('mcp --http sessions', () => {
       params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
     });
     expect(refused.status).toBe(503);
-    expect(refused.body).toContain('1 MCP sessions are open and busy');
+    expect(refused.body).toContain('1 MCP sessions are open (the --max-sessions cap)');
     expect((await live.listTools()).tools.length).toBeGreaterThan(0);
   });
 

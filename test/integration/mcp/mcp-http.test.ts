@@ -159,6 +159,7 @@ describe('toolsmith mcp --http: the tools through the SDK client', () => {
       'list_templates',
       'list_tools',
       'run_suite',
+      'save_skill',
       'search_tools',
       'validate',
     ]);

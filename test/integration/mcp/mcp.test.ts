@@ -47,6 +47,7 @@ describe('toolsmith mcp', () => {
       'list_templates',
       'list_tools',
       'run_suite',
+      'save_skill',
       'search_tools',
       'validate',
     ]);

@@ -17,6 +17,7 @@ const MAY_IMPORT_SERVICE = new Set([
   'handler-types.ts',
   'handlers-setup.ts',
   'suite-handlers.ts',
+  'skill-handlers.ts',
 ]);
 
 /** Whether a module's text imports, re-exports or dynamically imports `./service.ts` (types included). */

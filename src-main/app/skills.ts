@@ -1,0 +1,420 @@
+/**
+ * Skills, the ratchet's second level: list, check, save (a new version, its tests run in the sandbox),
+ * test, delete, and the skills offered to scripts (saved, tests passing, every tool they call in the
+ * script's tools). SkillService sees only its narrow `SkillDeps`; ToolsmithService builds them.
+ */
+import { evaluateAssertion, outcomeOf, pythonLiteral } from '../core/suites/assert.ts';
+import type { AssertionVerdict } from '../core/suites/assert.ts';
+import type { ScriptLanguage, ValidateOptions, ValidationResult } from '../core/lang/violation.ts';
+import type { RunOutcome } from '../core/orchestrator/orchestrator.ts';
+import type { RunRecord } from '../core/records/records.ts';
+import type { ExecutionResult } from '../core/sandbox/execution.ts';
+import type { ScriptContext } from '../core/script/context.ts';
+import type { OfferedSkill } from '../core/skills/offered.ts';
+import { skillCallScript, skillGrade, skillShape, SkillError, skillTools } from '../core/skills/skill.ts';
+import type { Skill, SkillTest } from '../core/skills/skill.ts';
+import { proposeSkill } from '../core/skills/propose.ts';
+import type { SkillProposal } from '../core/skills/propose.ts';
+import type {
+  SkillCaseResult,
+  SkillCheck,
+  SkillStatus,
+  SkillTestResult,
+  SkillView,
+} from '../core/skills/views.ts';
+
+export type { SkillCaseResult, SkillCheck, SkillStatus, SkillTestResult, SkillView };
+import type { Grade } from '../core/tools/grade.ts';
+import type { JsonValue } from '../core/tools/model.ts';
+import { toolSignature } from '../core/tools/prompt.ts';
+import { errorMessage } from '../core/errors.ts';
+import type { SkillEntry, SkillFiles, SkillVerdict } from '../infra/workspace/skill-files.ts';
+import { ToolsmithError } from './errors.ts';
+import type { RunScriptRequest } from './runs.ts';
+
+/** What SkillService needs, and nothing more. */
+export interface SkillDeps {
+  files: SkillFiles;
+  /** The script context of a sandbox without its skills (a skill calls tools, never other skills). */
+  toolContext(sandbox: string, kit: string | undefined, language: ScriptLanguage): ScriptContext;
+  validate(code: string, language: ScriptLanguage, options: ValidateOptions): ValidationResult;
+  runs(): Promise<{
+    runScript(req: RunScriptRequest): Promise<RunOutcome>;
+    get(runId: string): RunRecord;
+  }>;
+  /** Runs a script without recording it (a test's predicate). */
+  executeScript(req: {
+    sandbox: string;
+    language: ScriptLanguage;
+    body: string;
+    timeoutMs?: number;
+  }): Promise<ExecutionResult>;
+}
+
+export class SkillService {
+  readonly files: SkillFiles;
+  private readonly deps: SkillDeps;
+  /** Whether a skill file (by hash) validates against a set of tool names. */
+  private readonly validFor = new Map<string, boolean>();
+
+  constructor(deps: SkillDeps) {
+    this.deps = deps;
+    this.files = deps.files;
+  }
+
+  private view(e: SkillEntry & { skill: Skill }, verdicts: Record<string, SkillVerdict>): SkillView {
+    const s = e.skill;
+    const shape = skillShape(s.name, s.source);
+    let tools: string[] = [];
+    let grade: Grade = { w: 0, d: 0 };
+    try {
+      const ctx = this.deps.toolContext(s.sandbox, undefined, 'python');
+      tools = skillTools(shape, Object.keys(ctx.toolMap));
+      grade = skillGrade(tools, ctx.tools);
+    } catch {
+      /* the sandbox is gone: the skill is listed, never offered */
+    }
+    const v = verdicts[`${s.sandbox}/${s.name}`];
+    const current = v && v.hash === e.hash ? v : undefined;
+    return {
+      name: s.name,
+      sandbox: s.sandbox,
+      language: s.language,
+      version: s.version,
+      file: e.file,
+      source: s.source,
+      description: shape.tool.description,
+      signature: toolSignature(shape.tool),
+      parameters: shape.tool.parameters,
+      ...(shape.tool.returns ? { returns: shape.tool.returns } : {}),
+      tools,
+      grade,
+      tests: s.tests,
+      ...(s.origin ? { origin: s.origin } : {}),
+      status: current ? (current.passed ? 'passed' : 'failed') : 'untested',
+      failures: current?.failures ?? [],
+      testedAt: current?.at ?? null,
+      versions: this.files.versions(s.sandbox, s.name),
+    };
+  }
+
+  /** The saved skills (of one sandbox, or all); files that do not parse are in `problems()`. */
+  list(sandbox?: string): SkillView[] {
+    const verdicts = this.files.verdicts();
+    return this.files
+      .list(sandbox)
+      .flatMap((e) => (e.skill ? [this.view(e as SkillEntry & { skill: Skill }, verdicts)] : []));
+  }
+
+  /** The skill files that do not parse, each with the reason. */
+  problems(): { file: string; error: string }[] {
+    return this.files.list().flatMap((e) => (e.error ? [{ file: e.file, error: e.error }] : []));
+  }
+
+  get(sandbox: string, name: string): SkillView {
+    const e = this.files.get(sandbox, name);
+    if (!e)
+      throw new ToolsmithError(
+        'not_found',
+        `no skill ${name} in sandbox ${sandbox}; available: ${
+          this.list(sandbox)
+            .map((s) => s.name)
+            .join(', ') || 'none'
+        }`,
+      );
+    if (!e.skill) throw new ToolsmithError('invalid_config', e.error ?? `skill ${name} does not parse`);
+    return this.view(e as SkillEntry & { skill: Skill }, this.files.verdicts());
+  }
+
+  /**
+   * The skills scripts of a context may call: Python, tests passing on the file as it is, and every tool
+   * each calls among the context's tools (a kit without one of them does not offer the skill).
+   */
+  offered(ctx: Pick<ScriptContext, 'sandbox' | 'language' | 'toolMap' | 'tools'>): OfferedSkill[] {
+    if (ctx.language !== 'python') return [];
+    const verdicts = this.files.verdicts();
+    const names = Object.keys(ctx.toolMap);
+    const out: OfferedSkill[] = [];
+    for (const e of this.files.list(ctx.sandbox)) {
+      const v = verdicts[`${e.sandbox}/${e.name}`];
+      if (!e.skill || !v?.passed || v.hash !== e.hash) continue;
+      const shape = skillShape(e.skill.name, e.skill.source);
+      // Valid against this context's tools: a kit without a tool the skill calls does not offer it.
+      const key = `${e.hash}\0${names.join(',')}`;
+      let ok = this.validFor.get(key);
+      if (ok === undefined) {
+        ok = this.deps.validate(e.skill.source, 'python', { tools: names, requireEmit: false }).valid;
+        if (this.validFor.size > 256) this.validFor.clear();
+        this.validFor.set(key, ok);
+      }
+      if (!ok) continue;
+      const tools = skillTools(shape, names);
+      out.push({
+        name: e.skill.name,
+        source: e.skill.source,
+        tool: {
+          ...shape.tool,
+          returns: shape.tool.returns ?? 'its return value (a skill returns plain data, not a ToolResponse)',
+          grade: skillGrade(tools, ctx.tools),
+        },
+      });
+    }
+    return out;
+  }
+
+  /** Checks a skill's source: its shape, then the script rules (the sandbox's tools, no emit needed). */
+  check(req: { sandbox: string; name: string; source: string }): SkillCheck {
+    const shape = skillShape(req.name, req.source);
+    let ctx: ScriptContext;
+    try {
+      ctx = this.deps.toolContext(req.sandbox, undefined, 'python');
+    } catch (e) {
+      return { valid: false, problems: [errorMessage(e)], violations: [], tools: [] };
+    }
+    const names = Object.keys(ctx.toolMap);
+    const v = this.deps.validate(req.source, 'python', { tools: names, requireEmit: false });
+    const tools = skillTools(shape, names);
+    return {
+      valid: shape.problems.length === 0 && v.valid,
+      problems: shape.problems,
+      violations: v.violations,
+      ...(shape.problems.length === 0 ? { signature: toolSignature(shape.tool) } : {}),
+      tools,
+      grade: skillGrade(tools, ctx.tools),
+    };
+  }
+
+  /**
+   * Saves a skill (a new version; the one it replaces goes to the history) after checking it, then runs
+   * its tests in the sandbox: it is offered to scripts only when they pass.
+   */
+  async save(req: {
+    sandbox: string;
+    name: string;
+    source: string;
+    tests?: SkillTest[];
+    origin?: string;
+    /** Replace an existing skill (a new version of it). */
+    force?: boolean;
+  }): Promise<{ skill: SkillView; test: SkillTestResult }> {
+    const c = this.check(req);
+    if (!c.valid)
+      throw new ToolsmithError(
+        'invalid_argument',
+        `skill ${req.name}: ${[
+          ...c.problems,
+          ...c.violations.map((x) => `line ${x.line}:${x.column} ${x.rule}: ${x.message.split('\n')[0]}`),
+        ].join('; ')}`,
+      );
+    const existing = this.files.get(req.sandbox, req.name);
+    if (existing && !req.force)
+      throw new ToolsmithError(
+        'refused',
+        `skill ${req.name} exists in sandbox ${req.sandbox}; use --force to save a new version`,
+      );
+    const s: Skill = {
+      name: req.name,
+      sandbox: req.sandbox,
+      language: 'python',
+      version: (existing?.skill?.version ?? this.files.versions(req.sandbox, req.name).at(-1) ?? 0) + 1,
+      source: req.source.endsWith('\n') ? req.source : `${req.source}\n`,
+      tests: req.tests ?? existing?.skill?.tests ?? [],
+      ...(req.origin
+        ? { origin: req.origin }
+        : existing?.skill?.origin
+          ? { origin: existing.skill.origin }
+          : {}),
+    };
+    try {
+      // The same checks as a hand-written file gets when it is read (tests' arguments among them).
+      const { parseSkillText, skillText } = await import('../infra/workspace/skill-files.ts');
+      parseSkillText(skillText(s), { sandbox: s.sandbox, name: s.name, file: `${s.sandbox}/${s.name}` });
+    } catch (e) {
+      throw new ToolsmithError('invalid_argument', e instanceof SkillError ? e.message : errorMessage(e));
+    }
+    this.files.write(s);
+    const test = await this.test(req.sandbox, req.name);
+    return { skill: this.get(req.sandbox, req.name), test };
+  }
+
+  /**
+   * "Make a skill" from lines of a run's script (its last successful attempt, or `attempt`): the lines
+   * as a function, the task's literals and the names it uses as parameters, the run's values as the first
+   * test case (core/skills/propose.ts). A proposal for the form; nothing is saved.
+   */
+  async propose(req: {
+    runId: string;
+    attempt?: number;
+    start: number;
+    end: number;
+    name?: string;
+  }): Promise<SkillProposal & { sandbox: string; origin: string }> {
+    const rec = (await this.deps.runs()).get(req.runId);
+    const a =
+      req.attempt !== undefined
+        ? rec.attempts.find((x) => x.n === req.attempt)
+        : [...rec.attempts].reverse().find((x) => x.execution?.success);
+    if (!a?.script)
+      throw new ToolsmithError(
+        'invalid_argument',
+        `run ${req.runId} has no successful script to make a skill from`,
+      );
+    if (a.script.language !== 'python')
+      throw new ToolsmithError('invalid_argument', 'skills are Python functions; this script is not Python');
+    const ctx = this.deps.toolContext(rec.started.sandbox, rec.started.kit, 'python');
+    try {
+      return {
+        ...proposeSkill({
+          body: a.script.body,
+          start: req.start,
+          end: req.end,
+          task: rec.started.task,
+          tools: Object.keys(ctx.toolMap),
+          ...(req.name ? { name: req.name } : {}),
+        }),
+        sandbox: rec.started.sandbox,
+        origin: rec.id,
+      };
+    } catch (e) {
+      throw new ToolsmithError('invalid_argument', errorMessage(e));
+    }
+  }
+
+  /**
+   * Try it: calls a skill's source (saved or not) once with `args` in its sandbox, as a recorded run of
+   * kind `skill_test`. Refused unless the source checks.
+   */
+  async tryIt(req: {
+    sandbox: string;
+    name: string;
+    source: string;
+    args: Record<string, JsonValue>;
+  }): Promise<SkillCaseResult> {
+    const c = this.check(req);
+    if (!c.valid)
+      throw new ToolsmithError(
+        'invalid_argument',
+        `skill ${req.name}: ${[...c.problems, ...c.violations.map((x) => `line ${x.line}:${x.column} ${x.rule}`)].join('; ')}`,
+      );
+    const shape = skillShape(req.name, req.source);
+    const runs = await this.deps.runs();
+    const o = await runs.runScript({
+      sandbox: req.sandbox,
+      language: 'python',
+      body: skillCallScript(req.name, req.args),
+      task: `skill try ${req.sandbox}/${req.name}`,
+      kind: 'skill_test',
+      skills: [
+        { name: req.name, source: req.source, tool: { ...shape.tool, grade: c.grade ?? { w: 0, d: 0 } } },
+      ],
+    });
+    return {
+      args: req.args,
+      passed: o.status === 'succeeded',
+      runId: o.runId,
+      ...(o.result !== undefined ? { result: o.result } : {}),
+      ...(o.error ? { error: o.error } : {}),
+      verdicts: [],
+    };
+  }
+
+  delete(sandbox: string, name: string): void {
+    if (!this.files.delete(sandbox, name))
+      throw new ToolsmithError('not_found', `no skill ${name} in sandbox ${sandbox}`);
+  }
+
+  /**
+   * Runs a skill's test cases in its sandbox, each a recorded run of kind `skill_test` calling the skill
+   * with the case's arguments; records the verdict for the file as it is now.
+   */
+  async test(sandbox: string, name: string): Promise<SkillTestResult> {
+    const e = this.files.get(sandbox, name);
+    if (!e) throw new ToolsmithError('not_found', `no skill ${name} in sandbox ${sandbox}`);
+    if (!e.skill) throw new ToolsmithError('invalid_config', e.error ?? `skill ${name} does not parse`);
+    const s = e.skill;
+    // A file written by hand is checked as a saved one is: code that does not validate never runs.
+    const c = this.check(s);
+    if (!c.valid) {
+      const failures = [
+        `the skill does not validate: ${[
+          ...c.problems,
+          ...c.violations.map((x) => `line ${x.line}:${x.column} ${x.rule}`),
+        ].join('; ')}`,
+      ];
+      this.files.setVerdict(sandbox, name, { hash: e.hash, passed: false, at: Date.now(), failures });
+      return { name, sandbox, passed: false, cases: [], failures };
+    }
+    const shape = skillShape(s.name, s.source);
+    const ctx = this.deps.toolContext(sandbox, undefined, 'python');
+    const own: OfferedSkill = {
+      name: s.name,
+      source: s.source,
+      tool: { ...shape.tool, grade: skillGrade(skillTools(shape, Object.keys(ctx.toolMap)), ctx.tools) },
+    };
+    const runs = await this.deps.runs();
+    const cases: SkillCaseResult[] = [];
+    for (const [i, t] of s.tests.entries()) {
+      const o = await runs.runScript({
+        sandbox,
+        language: 'python',
+        body: skillCallScript(s.name, t.args),
+        task: `skill test ${sandbox}/${name} case ${i + 1}`,
+        kind: 'skill_test',
+        skills: [own],
+      });
+      const outcome = outcomeOf(runs.get(o.runId));
+      const verdicts: AssertionVerdict[] = [];
+      for (const a of t.assert) {
+        if (a.type !== 'predicate') {
+          verdicts.push(evaluateAssertion(a, outcome));
+          continue;
+        }
+        if (o.status !== 'succeeded') {
+          verdicts.push({ type: 'predicate', passed: false, message: `no result: the run ${o.status}` });
+          continue;
+        }
+        const r = await this.deps.executeScript({
+          sandbox,
+          language: 'python',
+          body: `result = ${pythonLiteral(o.result)}\n${a.script}`,
+          timeoutMs: 30_000,
+        });
+        verdicts.push({
+          type: 'predicate',
+          passed: r.success && r.data === true,
+          message: !r.success
+            ? `predicate failed: ${r.error ? `${r.error.type}: ${r.error.message}` : r.exitReason}`
+            : r.data === true
+              ? 'predicate true'
+              : `predicate returned ${JSON.stringify(r.data)}`,
+        });
+      }
+      cases.push({
+        args: t.args,
+        passed: o.status === 'succeeded' && verdicts.every((v) => v.passed),
+        runId: o.runId,
+        ...(o.result !== undefined ? { result: o.result } : {}),
+        ...(o.error ? { error: o.error } : {}),
+        verdicts,
+      });
+    }
+    // A skill without tests is never offered: its tests are what says it works.
+    const passed = cases.length > 0 && cases.every((c) => c.passed);
+    const failures = cases.flatMap((c, i) =>
+      c.passed
+        ? []
+        : [
+            `case ${i + 1}: ${
+              c.error ??
+              c.verdicts
+                .filter((v) => !v.passed)
+                .map((v) => v.message)
+                .join('; ')
+            }`,
+          ],
+    );
+    if (!cases.length) failures.push('no test cases: a skill is offered once it has tests and they pass');
+    this.files.setVerdict(sandbox, name, { hash: e.hash, passed, at: Date.now(), failures });
+    return { name, sandbox, passed, cases, failures };
+  }
+}

@@ -1,0 +1,26 @@
+/**
+ * A skill as scripts see it, and how its source joins a script (kept apart from skill.ts so that the
+ * assembler loads no parser).
+ */
+import type { SandboxTool } from '../tools/extract.ts';
+
+/** A skill as it is offered to scripts: its source, its manual entry and its grade. */
+export interface OfferedSkill {
+  name: string;
+  source: string;
+  tool: SandboxTool;
+}
+
+const IDENT = /[A-Za-z_][A-Za-z0-9_]*/g;
+
+/** The offered skills a script body names (whole identifiers), in name order. */
+export function skillsUsed(body: string, skills: readonly OfferedSkill[]): OfferedSkill[] {
+  if (!skills.length) return [];
+  const names = new Set(body.match(IDENT) ?? []);
+  return skills.filter((s) => names.has(s.name)).sort((a, b) => a.name.localeCompare(b.name));
+}
+
+/** The skills' source as it goes ahead of a body: each function, a blank line after it. */
+export function skillsPrelude(skills: readonly OfferedSkill[]): string {
+  return skills.map((s) => `${s.source.replace(/\s+$/, '')}\n\n`).join('');
+}

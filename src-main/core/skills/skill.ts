@@ -1,0 +1,257 @@
+/**
+ * Skills, the ratchet's second level: a named function with typed parameters and a docstring, written in
+ * the script subset of its language, that later scripts call. A skill is script code, never tool code:
+ * it is validated by the script rules, defined in the job's own namespace ahead of the script's body, and
+ * re-checked by the worker with the body on the exact bytes that run.
+ *
+ * The file: `skills/<sandbox>/<name>.py`, valid Python. Its front matter is TOML in a comment block
+ * between `# +++` lines (version, description, origin, tests); the rest is exactly one `def <name>(...)`.
+ * Parsing TOML is the caller's (infra) job; this module splits and checks the shape.
+ */
+import { assertionSchema } from '../suites/schema.ts';
+import type { Assertion } from '../suites/schema.ts';
+import { docstringOf, field, fieldList, parsePython } from '../lang/python/pyright.ts';
+import type { PyNode } from '../lang/python/pyright.ts';
+import { extractTools } from '../tools/extract.ts';
+import { maxGrade } from '../tools/grade.ts';
+import type { Grade } from '../tools/grade.ts';
+import type { JsonValue, Tool } from '../tools/model.ts';
+import type { OfferedSkill } from './offered.ts';
+
+export type { OfferedSkill };
+import { pyString } from '../templates/slots.ts';
+
+export class SkillError extends Error {
+  override name = 'SkillError';
+}
+
+/** One test case: the arguments, then assertions on the result (as suite cases have). */
+export interface SkillTest {
+  args: Record<string, JsonValue>;
+  /** Every assertion must hold; none: the call must return without raising. */
+  assert: Assertion[];
+}
+
+export interface Skill {
+  name: string;
+  sandbox: string;
+  language: 'python';
+  /** 1 for a new skill; each saved change adds one (earlier versions are kept in the history). */
+  version: number;
+  /** The function: exactly one `def name(...)` with typed parameters and a docstring. */
+  source: string;
+  tests: SkillTest[];
+  /** The run the skill was made from. */
+  origin?: string;
+}
+
+/** What the static analysis of a skill's source finds. */
+export interface SkillShape {
+  /** The function as a manual entry (parameters, types, docstring), location `skill`. */
+  tool: Tool;
+  /** The names the function calls (tools among them). */
+  calls: string[];
+  /** What is wrong with its shape (empty when it is one typed, documented function named after the skill). */
+  problems: string[];
+}
+
+/** Names a skill may have: a Python identifier, not private, not dunder. */
+export const SKILL_NAME = /^[a-z][a-z0-9_]{0,63}$/;
+
+/** The framework calls that produce a script's output: a skill returns its value, the script emits it. */
+const EMITS = new Set(['emit_result', 'emit_intermediate']);
+
+// ---------------------------------------------------------------- the file
+
+const FRONT_LINE = /^#[ \t]?/;
+
+/** Splits a skill file into its front matter (TOML, comment markers removed) and its function. */
+export function splitSkillFile(text: string, file = 'skill'): { front: string; source: string } {
+  const lines = text.replace(/\r\n/g, '\n').split('\n');
+  if ((lines[0] ?? '').trim() !== '# +++') return { front: '', source: text };
+  const end = lines.findIndex((l, i) => i > 0 && l.trim() === '# +++');
+  if (end < 0) throw new SkillError(`${file}: the front matter opened by "# +++" is not closed`);
+  const front: string[] = [];
+  for (const l of lines.slice(1, end)) {
+    if (l.trim() !== '' && !l.startsWith('#'))
+      throw new SkillError(`${file}: every front matter line starts with "#"`);
+    front.push(l.replace(FRONT_LINE, ''));
+  }
+  return { front: front.join('\n'), source: lines.slice(end + 1).join('\n') };
+}
+
+/** The file's text: the front matter (TOML, already serialized) as comments, then the function. */
+export function skillFileText(frontToml: string, source: string): string {
+  const front = frontToml
+    .trim()
+    .split('\n')
+    .map((l) => (l ? `# ${l}` : '#'));
+  return `# +++\n${front.join('\n')}\n# +++\n${source.endsWith('\n') ? source : `${source}\n`}`;
+}
+
+/** The front matter object to serialize (the function goes after it). */
+export function skillFrontMatter(s: Skill): Record<string, unknown> {
+  return {
+    version: s.version,
+    ...(s.origin ? { origin: s.origin } : {}),
+    tests: s.tests.map((t) => ({ args: t.args, ...(t.assert.length ? { assert: t.assert } : {}) })),
+  };
+}
+
+/** Builds a Skill from parsed front matter and its function; throws SkillError listing every problem. */
+export function skillFromParts(
+  front: Record<string, unknown>,
+  source: string,
+  where: { sandbox: string; name: string; file?: string },
+): Skill {
+  const file = where.file ?? `${where.sandbox}/${where.name}`;
+  const problems: string[] = [];
+  const version = front['version'] ?? 1;
+  if (typeof version !== 'number' || !Number.isSafeInteger(version) || version < 1)
+    problems.push('version must be a whole number from 1');
+  const tests: SkillTest[] = [];
+  const raw = front['tests'] ?? [];
+  if (!Array.isArray(raw)) problems.push('tests must be a list of [[tests]] tables');
+  else
+    raw.forEach((t: unknown, i) => {
+      const o = (t ?? {}) as Record<string, unknown>;
+      const args = o['args'] ?? {};
+      if (typeof args !== 'object' || args === null || Array.isArray(args)) {
+        problems.push(`test ${i + 1}: args must be a table of argument values`);
+        return;
+      }
+      const asserts: Assertion[] = [];
+      for (const [j, a] of (Array.isArray(o['assert']) ? o['assert'] : []).entries()) {
+        const p = assertionSchema.safeParse(a);
+        if (p.success) asserts.push(p.data);
+        else problems.push(`test ${i + 1} assertion ${j + 1}: ${p.error.issues[0]?.message ?? 'invalid'}`);
+      }
+      tests.push({ args: args as Record<string, JsonValue>, assert: asserts });
+    });
+  const s: Skill = {
+    name: where.name,
+    sandbox: where.sandbox,
+    language: 'python',
+    version: typeof version === 'number' ? version : 1,
+    source,
+    tests,
+  };
+  if (typeof front['origin'] === 'string' && front['origin']) s.origin = front['origin'];
+  problems.push(...skillShape(s.name, s.source).problems, ...testProblems(s));
+  if (problems.length) throw new SkillError(`${file}: ${problems.join('; ')}`);
+  return s;
+}
+
+// ---------------------------------------------------------------- the function
+
+/** Calls by plain name anywhere under a node. */
+function calledNames(n: PyNode, out: Set<string>): void {
+  if (n.kind === 'Call') {
+    const callee = n.children[0];
+    if (callee?.kind === 'Name' && callee.value) out.add(callee.value);
+  }
+  for (const c of n.children) calledNames(c, out);
+}
+
+/**
+ * The shape of a skill's source: one top-level `def name(...)` (no decorator, not async), every
+ * parameter annotated, a docstring, no emit calls. The manual entry is derived as a tool's is.
+ */
+export function skillShape(name: string, source: string): SkillShape {
+  const problems: string[] = [];
+  const empty: Tool = { name, description: '', parameters: [], location: 'skill' };
+  if (!SKILL_NAME.test(name))
+    problems.push(`the name ${JSON.stringify(name)} is not a skill name (lower case letters, digits, _)`);
+  const parsed = parsePython(source);
+  if (parsed.syntaxErrors.length) {
+    const e = parsed.syntaxErrors[0];
+    problems.push(`line ${e?.start.line}:${e?.start.column} does not parse: ${e?.message}`);
+    return { tool: empty, calls: [], problems };
+  }
+  const statements = fieldList(parsed.module, 'statements');
+  const fn = statements[0];
+  if (statements.length !== 1 || fn?.kind !== 'Function') {
+    problems.push(`a skill is exactly one function definition (def ${name}(...):), nothing else`);
+    return { tool: empty, calls: [], problems };
+  }
+  if (fn.value !== name) problems.push(`the function is named ${fn.value ?? '?'}; it must be ${name}`);
+  if (fieldList(fn, 'decorators').length) problems.push('a skill has no decorators');
+  if (/^\s*async\s+def\b/.test(source)) problems.push('a skill is not async');
+  const params = fieldList(fn, 'params');
+  for (const p of params) {
+    if (p.category !== 'simple' || !p.value)
+      problems.push('a skill takes named parameters only (no *args, **kwargs or bare *)');
+    else if (!field(p, 'annotation')) problems.push(`parameter ${p.value} needs a type (${p.value}: str)`);
+  }
+  if (!docstringOf(field(fn, 'suite'))?.trim())
+    problems.push('a skill needs a docstring saying what it does and what it returns');
+  const calls = new Set<string>();
+  calledNames(fn, calls);
+  for (const e of EMITS)
+    if (calls.has(e)) problems.push(`a skill returns its value; ${e} belongs to the script that calls it`);
+  // The manual entry, derived exactly as a tool's (signature, type hints, defaults, docstring).
+  const extracted = extractTools(`@tool\n${source}`).tools[0];
+  const tool: Tool = extracted
+    ? {
+        name,
+        description: extracted.description,
+        parameters: extracted.parameters,
+        ...(extracted.returns ? { returns: extracted.returns } : {}),
+        location: 'skill',
+        line: 1,
+      }
+    : empty;
+  return { tool, calls: [...calls].sort(), problems };
+}
+
+/** Problems with a skill's tests: an argument that is not a parameter, a required one missing. */
+function testProblems(s: Skill): string[] {
+  const shape = skillShape(s.name, s.source);
+  if (shape.problems.length) return [];
+  const out: string[] = [];
+  s.tests.forEach((t, i) => {
+    for (const k of Object.keys(t.args))
+      if (!shape.tool.parameters.some((p) => p.name === k))
+        out.push(`test ${i + 1}: ${k} is not a parameter of ${s.name}`);
+    for (const p of shape.tool.parameters)
+      if (p.required && !(p.name in t.args)) out.push(`test ${i + 1}: argument ${p.name} is missing`);
+  });
+  return out;
+}
+
+/** A skill's grade: the highest grade of the tools it calls (the lowest grade when it calls none). */
+export function skillGrade(
+  calls: readonly string[],
+  tools: readonly { name: string; grade: Grade }[],
+): Grade {
+  const byName = new Map(tools.map((t) => [t.name, t.grade]));
+  return maxGrade(calls.flatMap((c) => (byName.has(c) ? [byName.get(c) as Grade] : [])));
+}
+
+/** The tools (script-visible names) a skill calls. */
+export const skillTools = (shape: Pick<SkillShape, 'calls'>, toolNames: readonly string[]): string[] =>
+  shape.calls.filter((c) => toolNames.includes(c));
+
+// ---------------------------------------------------------------- in a script
+
+/** A JSON value as a Python literal, every string escaped to printable ASCII. */
+export function pyValue(v: JsonValue): string {
+  if (v === null) return 'None';
+  if (v === true) return 'True';
+  if (v === false) return 'False';
+  if (typeof v === 'number') {
+    if (!Number.isFinite(v)) throw new SkillError(`${String(v)} is not a finite number`);
+    return v < 0 ? `(${String(v)})` : String(v);
+  }
+  if (typeof v === 'string') return pyString(v);
+  if (Array.isArray(v)) return `[${v.map(pyValue).join(', ')}]`;
+  return `{${Object.entries(v)
+    .map(([k, x]) => `${pyString(k)}: ${pyValue(x)}`)
+    .join(', ')}}`;
+}
+
+/** The script a test case runs: the skill called with the case's arguments, its value emitted. */
+export function skillCallScript(name: string, args: Record<string, JsonValue>): string {
+  const kw = Object.entries(args).map(([k, v]) => `${k}=${pyValue(v)}`);
+  return `emit_result(${name}(${kw.join(', ')}))\n`;
+}

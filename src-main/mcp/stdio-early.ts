@@ -1,0 +1,176 @@
+/**
+ * The first moments of `toolsmith mcp` on stdio: the client's `initialize` (and `ping`) are answered from
+ * here as soon as they arrive, before the MCP SDK, the service (config, tools, store) or any upstream MCP
+ * server is loaded: a client that starts the server waits for a process start, not for Toolsmith. Every
+ * other message is held, in order, until the real server (the SDK's, with every tool) takes the stream
+ * over (`transport()`): it is then given the client's `initialize` again (so it knows the client's
+ * capabilities; its answer is not sent twice), and the held messages. Initialize answers what the SDK
+ * server answers (the same capabilities, server info and version negotiation), checked at the hand-over:
+ * a difference is reported on stderr (a test keeps them equal).
+ * Only node: modules here: this runs before anything else is loaded.
+ */
+
+/** Toolsmith's MCP server as it introduces itself. */
+export const MCP_SERVER_INFO = { name: 'toolsmith', version: '0.1.0' };
+
+/**
+ * What the server offers, declared up front (the SDK adds `tools` when a tool is registered; declaring
+ * it here too keeps the early answer and the SDK's equal). A capability a server feature adds must be
+ * listed here, or the early answer would not announce it.
+ */
+export const MCP_CAPABILITIES: Record<string, object> = { logging: {}, tools: { listChanged: true } };
+
+/** The protocol versions the SDK's server accepts, newest first (a unit test compares with the SDK's). */
+export const MCP_PROTOCOL_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05', '2024-10-07'];
+
+type JsonRpc = { jsonrpc: '2.0'; id?: string | number; method?: string; params?: unknown } & Record<
+  string,
+  unknown
+>;
+
+/** The SDK's Transport interface, as far as the server uses it. */
+export interface EarlyTransport {
+  start(): Promise<void>;
+  send(message: unknown): Promise<void>;
+  close(): Promise<void>;
+  onmessage?: (message: JsonRpc) => void;
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+}
+
+export interface EarlyStdio {
+  /** The client closed its input (or it failed): the server must stop. */
+  readonly ended: Promise<void>;
+  /**
+   * Initialize was answered, the input ended, or `ms` passed: what the CLI waits for before it loads
+   * the service (loading blocks the event loop for a while: the answer must be out before).
+   */
+  answered(ms: number): Promise<void>;
+  /** The stream handed to the real server: held messages first, then live ones. */
+  transport(): EarlyTransport;
+}
+
+function write(message: unknown): Promise<void> {
+  return new Promise((resolve) => {
+    if (process.stdout.write(JSON.stringify(message) + '\n')) resolve();
+    else process.stdout.once('drain', () => resolve());
+  });
+}
+
+function initializeResult(params: unknown): Record<string, unknown> {
+  const asked = (params as { protocolVersion?: unknown } | undefined)?.protocolVersion;
+  const protocolVersion =
+    typeof asked === 'string' && MCP_PROTOCOL_VERSIONS.includes(asked) ? asked : MCP_PROTOCOL_VERSIONS[0];
+  return { protocolVersion, capabilities: MCP_CAPABILITIES, serverInfo: MCP_SERVER_INFO };
+}
+
+/** JSON with sorted keys, to compare two answers. */
+function canonical(v: unknown): string {
+  return JSON.stringify(v, (_k, x: unknown) =>
+    x && typeof x === 'object' && !Array.isArray(x)
+      ? Object.fromEntries(Object.entries(x).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : x,
+  );
+}
+
+let started: EarlyStdio | undefined;
+
+/** The early server of this process, started on first call (main() starts it before anything loads). */
+export function earlyStdio(): EarlyStdio {
+  started ??= start();
+  return started;
+}
+
+function start(): EarlyStdio {
+  const held: JsonRpc[] = [];
+  let initialize: JsonRpc | undefined;
+  let early: Record<string, unknown> | undefined;
+  let live: EarlyTransport | undefined;
+  let endedResolve!: () => void;
+  const ended = new Promise<void>((resolve) => (endedResolve = resolve));
+  let answeredResolve!: () => void;
+  const answered = new Promise<void>((resolve) => (answeredResolve = resolve));
+  let buffer = '';
+
+  const receive = (m: JsonRpc) => {
+    if (live) return live.onmessage?.(m);
+    if (m.method === 'initialize' && m.id !== undefined && !initialize) {
+      initialize = m;
+      early = initializeResult(m.params);
+      void write({ jsonrpc: '2.0', id: m.id, result: early }).then(answeredResolve);
+      return;
+    }
+    if (m.method === 'ping' && m.id !== undefined) {
+      void write({ jsonrpc: '2.0', id: m.id, result: {} });
+      return;
+    }
+    held.push(m);
+  };
+  const onData = (chunk: Buffer) => {
+    buffer += chunk.toString('utf8');
+    for (let nl = buffer.indexOf('\n'); nl >= 0; nl = buffer.indexOf('\n')) {
+      const line = buffer.slice(0, nl).replace(/\r$/, '');
+      buffer = buffer.slice(nl + 1);
+      if (!line.trim()) continue;
+      let m: JsonRpc;
+      try {
+        m = JSON.parse(line) as JsonRpc;
+      } catch (e) {
+        if (live) live.onerror?.(e as Error);
+        continue;
+      }
+      receive(m);
+    }
+  };
+  let handedOff = false;
+  const end = () => {
+    // Closed before the server took over: it has started nothing (calls are held), so nothing is left
+    // to stop; the process ends at once instead of loading the service first.
+    if (!handedOff) process.exit(0);
+    endedResolve();
+  };
+  process.stdin.on('data', onData);
+  process.stdin.once('end', end);
+  process.stdin.once('error', end);
+  process.stdin.once('close', end);
+
+  return {
+    ended,
+    answered: (ms) =>
+      Promise.race([answered, ended, new Promise<void>((resolve) => setTimeout(resolve, ms).unref())]),
+    transport(): EarlyTransport {
+      handedOff = true;
+      let dropId: string | number | undefined;
+      const t: EarlyTransport = {
+        async start() {
+          live = t;
+          // The real server learns the client from its initialize; its answer was sent already.
+          if (initialize) {
+            dropId = initialize.id;
+            t.onmessage?.(initialize);
+          }
+          for (const m of held.splice(0)) t.onmessage?.(m);
+        },
+        async send(message) {
+          const m = message as { id?: unknown; result?: Record<string, unknown> };
+          if (dropId !== undefined && m.id === dropId && 'result' in m) {
+            dropId = undefined;
+            const same = canonical(m.result) === canonical(early);
+            if (!same)
+              process.stderr.write(
+                `toolsmith mcp: the early initialize answer differs from the server's: ${JSON.stringify(early)} vs ${JSON.stringify(m.result)}\n`,
+              );
+            return;
+          }
+          await write(message);
+        },
+        async close() {
+          process.stdin.off('data', onData);
+          live = undefined;
+          t.onclose?.();
+        },
+      };
+      return t;
+    },
+  };
+}

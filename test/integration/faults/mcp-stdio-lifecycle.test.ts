@@ -1,0 +1,161 @@
+/**
+ * `toolsmith mcp` on stdio as a real process, started and stopped the way MCP clients do it (the SDK,
+ * desktop clients, the Inspector): stop = close its input (then, after 2 s, SIGTERM). The server ends on
+ * its own when its input closes, every container it started removed (also one starting as the input
+ * closes), a server still connecting upstream ended rather than waited for; initialize and tools/list are
+ * answered whatever its upstream MCP servers are doing (one here never answers anything). Each test has its own installation (TOOLSMITH_DATA_DIR):
+ * only its containers are listed.
+ */
+import { appendFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
+import { describe, expect, it, vi } from 'vitest';
+import { ToolsmithService } from '../../../src-main/app/service.ts';
+import { createMcpServer } from '../../../src-main/mcp/mcp.ts';
+import { MCP_PROTOCOL_VERSIONS } from '../../../src-main/mcp/stdio-early.ts';
+import { faultyServer, nodeBin } from '../../support/mcp-workspace.ts';
+import { useScriptedWorkspace } from '../../support/scripted-workspace.ts';
+import { cliProcess, installationContainers } from './support/processes.ts';
+import type { CliProcess } from './support/processes.ts';
+
+const fx = useScriptedWorkspace({ docker: true, dataPerTest: true });
+
+/** A JSON-RPC line client over the process's stdio. */
+function rpc(p: CliProcess) {
+  let buf = '';
+  const answers = new Map<number, Record<string, unknown>>();
+  p.child.stdout?.on('data', (d: Buffer) => {
+    buf += d.toString();
+    for (let nl = buf.indexOf('\n'); nl >= 0; nl = buf.indexOf('\n')) {
+      const m = JSON.parse(buf.slice(0, nl)) as { id?: number } & Record<string, unknown>;
+      buf = buf.slice(nl + 1);
+      if (typeof m.id === 'number') answers.set(m.id, m);
+    }
+  });
+  const send = (m: object) => p.child.stdin?.write(JSON.stringify({ jsonrpc: '2.0', ...m }) + '\n');
+  return {
+    send,
+    answer: (id: number, timeout = 120_000) =>
+      vi.waitFor(
+        () => {
+          const a = answers.get(id);
+          if (!a) throw new Error(`no answer to ${id} yet`);
+          return a;
+        },
+        { timeout, interval: 20 },
+      ),
+    initialize: () => {
+      send({
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+      });
+      send({ method: 'notifications/initialized' });
+    },
+  };
+}
+
+/**
+ * The MCP clients' stop, first step: the input is closed. The server must end on its own (no signal),
+ * with exit code 0. (How long it takes is measured by `npm run bench:cli`, not asserted here.)
+ */
+async function inputClosed(p: CliProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+  p.child.stdin?.end();
+  const done = await p.done;
+  return { code: done.code, signal: done.signal };
+}
+
+const SPIN = 'while True:\n    pass\nemit_result(1)\n';
+const spinning = () =>
+  vi.waitFor(
+    async () => expect((await installationContainers(fx.data)).some((c) => c.State === 'running')).toBe(true),
+    { timeout: 120_000, interval: 100 },
+  );
+
+describe('mcp on stdio: start', () => {
+  it('answers initialize and tools/list while an upstream MCP server answers nothing', async () => {
+    appendFileSync(
+      join(fx.ws, '.toolsmith/config.toml'),
+      `\n[mcp_servers.silent]\ncommand = ${JSON.stringify(nodeBin)}\nargs = [${JSON.stringify(faultyServer)}, "--silent"]\ntimeout_ms = 600000\n\n[sandboxes.mute]\ndescription = "A server that never answers."\n\n[sandboxes.mute.mcp.silent]\n`,
+    );
+    const p = cliProcess(fx.ws, fx.data, ['mcp']);
+    const c = rpc(p);
+    c.initialize();
+    const init = (await c.answer(1)).result as Record<string, unknown>;
+    expect(init['serverInfo']).toEqual({ name: 'toolsmith', version: '0.1.0' });
+    expect(init['protocolVersion']).toBe('2025-06-18');
+    c.send({ id: 2, method: 'tools/list' });
+    const tools = ((await c.answer(2)).result as { tools: { name: string; description: string }[] }).tools;
+    expect(tools.map((t) => t.name)).toContain('code');
+    // The upstream server is still "connecting" (it never answers): the manual says so.
+    expect(tools.find((t) => t.name === 'code')?.description).toMatch(/silent.*still connecting/);
+    expect(await inputClosed(p)).toEqual({ code: 0, signal: null });
+    expect((await p.done).err).not.toContain('differs');
+  }, 180_000);
+
+  it("the early initialize answer is the SDK server's own (capabilities, server info, versions)", async () => {
+    expect(MCP_PROTOCOL_VERSIONS).toEqual(SUPPORTED_PROTOCOL_VERSIONS);
+    const svc = ToolsmithService.open(fx.ws);
+    try {
+      const server = createMcpServer(svc);
+      const [a, b] = InMemoryTransport.createLinkedPair();
+      await server.connect(a);
+      const client = new Client({ name: 't', version: '1' });
+      await client.connect(b);
+      const p = cliProcess(fx.ws, fx.data, ['mcp']);
+      const c = rpc(p);
+      c.initialize();
+      const early = (await c.answer(1)).result as Record<string, unknown>;
+      expect(early['capabilities']).toEqual(client.getServerCapabilities());
+      expect(early['serverInfo']).toEqual(client.getServerVersion());
+      await client.close();
+      expect(await inputClosed(p)).toEqual({ code: 0, signal: null });
+    } finally {
+      await svc.close();
+    }
+  }, 180_000);
+});
+
+describe('mcp on stdio: stop', () => {
+  it('input closed with a script running: ends on its own, its container removed', async () => {
+    const p = cliProcess(fx.ws, fx.data, ['mcp']);
+    const c = rpc(p);
+    c.initialize();
+    await c.answer(1);
+    c.send({ id: 2, method: 'tools/call', params: { name: 'code', arguments: { code: SPIN } } });
+    await spinning();
+    expect(await inputClosed(p)).toEqual({ code: 0, signal: null });
+    expect(await installationContainers(fx.data)).toEqual([]);
+  }, 240_000);
+
+  it('input closed while a container is starting: ends on its own, no container left', async () => {
+    const p = cliProcess(fx.ws, fx.data, ['mcp']);
+    const c = rpc(p);
+    c.initialize();
+    c.send({ id: 2, method: 'tools/list' });
+    await c.answer(2);
+    c.send({ id: 3, method: 'tools/call', params: { name: 'code', arguments: { code: SPIN } } });
+    // The input closes as the call starts its container.
+    await vi.waitFor(async () => expect((await installationContainers(fx.data)).length).toBeGreaterThan(0), {
+      timeout: 120_000,
+      interval: 10,
+    });
+    expect(await inputClosed(p)).toEqual({ code: 0, signal: null });
+    expect(await installationContainers(fx.data)).toEqual([]);
+  }, 240_000);
+
+  it('SIGTERM with a script running: gone, its container removed', async () => {
+    const p = cliProcess(fx.ws, fx.data, ['mcp']);
+    const c = rpc(p);
+    c.initialize();
+    await c.answer(1);
+    c.send({ id: 2, method: 'tools/call', params: { name: 'code', arguments: { code: SPIN } } });
+    await spinning();
+    p.child.kill('SIGTERM');
+    const done = await p.done;
+    expect(done.signal).toBeNull();
+    expect(await installationContainers(fx.data)).toEqual([]);
+  }, 240_000);
+});

@@ -1,0 +1,124 @@
+/**
+ * MCP `save_skill` over stdio with the official SDK client: saved only when the person confirms through
+ * elicitation; refused (nothing saved) when the client cannot ask or the person declines. A saved skill
+ * shows in the `code` manual and in search_tools / describe_tool.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { removeWorkspace, repoRoot, tempWorkspace } from '../../support/workspace.ts';
+
+const ws = tempWorkspace();
+const clients: Client[] = [];
+let answer: 'accept' | 'decline' = 'accept';
+const asked: string[] = [];
+
+async function connect(elicitation: boolean): Promise<Client> {
+  const client = new Client(
+    { name: 'toolsmith-skill-test', version: '1.0.0' },
+    elicitation ? { capabilities: { elicitation: {} } } : {},
+  );
+  if (elicitation)
+    client.setRequestHandler(ElicitRequestSchema, (req) => {
+      asked.push(req.params.message);
+      return answer === 'accept' ? { action: 'accept', content: { confirm: true } } : { action: 'decline' };
+    });
+  await client.connect(
+    new StdioClientTransport({
+      command: join(repoRoot, 'node_modules/.bin/node'),
+      args: [join(repoRoot, 'bin/toolsmith.mjs'), '--workspace', ws, 'mcp'],
+      stderr: 'pipe',
+    }),
+  );
+  clients.push(client);
+  return client;
+}
+afterAll(async () => {
+  for (const c of clients) await c.close();
+  removeWorkspace(ws);
+});
+
+const textOf = (r: unknown): string => (r as { content: { text: string }[] }).content[0]?.text ?? '';
+const SOURCE = `def user_tier(user_id: str) -> str:
+    """A customer's tier (gold, silver, bronze).
+
+    Args:
+        user_id: The customer's id.
+    """
+    return get_user(user_id=user_id).data["tier"]
+`;
+const args = {
+  sandbox: 'ecommerce',
+  name: 'user_tier',
+  source: SOURCE,
+  tests: [{ args: { user_id: 'u1' }, expect: 'gold' }],
+};
+const file = join(ws, 'skills/ecommerce/user_tier.py');
+
+describe('MCP save_skill', () => {
+  it('is refused without a person to confirm, or when the person declines', async () => {
+    const plain = await connect(false);
+    const r = await plain.callTool({ name: 'save_skill', arguments: args });
+    expect(r.isError).toBe(true);
+    expect(JSON.parse(textOf(r))).toMatchObject({ code: 'refused' });
+    expect(textOf(r)).toMatch(/needs a person to confirm/);
+    expect(existsSync(file)).toBe(false);
+
+    answer = 'decline';
+    const asking = await connect(true);
+    const d = await asking.callTool({ name: 'save_skill', arguments: args });
+    expect(d.isError).toBe(true);
+    expect(textOf(d)).toMatch(/did not confirm/);
+    expect(asked[0]).toContain('def user_tier(user_id: str) -> str:');
+    expect(existsSync(file)).toBe(false);
+
+    // A source that does not validate is refused before anyone is asked.
+    const n = asked.length;
+    const bad = await asking.callTool({
+      name: 'save_skill',
+      arguments: { ...args, source: SOURCE.replace('return', 'return open("/etc/passwd") or') },
+    });
+    expect(bad.isError).toBe(true);
+    expect(textOf(bad)).toMatch(/does not validate/);
+    expect(asked.length).toBe(n);
+  }, 120_000);
+
+  it('saves once confirmed, runs its tests, and the skill is in the manual and found by search', async () => {
+    answer = 'accept';
+    const client = await connect(true);
+    const r = await client.callTool({ name: 'save_skill', arguments: args });
+    expect(r.isError).toBeFalsy();
+    expect(JSON.parse(textOf(r))).toMatchObject({
+      saved: 'ecommerce/user_tier',
+      version: 1,
+      offered: true,
+      cases: [{ args: { user_id: 'u1' }, passed: true, result: 'gold' }],
+    });
+    expect(existsSync(file)).toBe(true);
+
+    // A new session sees it in the code manual, search_tools and describe_tool.
+    const next = await connect(false);
+    const { tools } = await next.listTools();
+    expect(tools.find((t) => t.name === 'code')?.description).toContain(
+      '<tool name="user_tier" location="skill">',
+    );
+    const found = await next.callTool({
+      name: 'search_tools',
+      arguments: { query: 'tier', sandbox: 'ecommerce' },
+    });
+    expect(textOf(found)).toContain('user_tier(user_id: str)');
+    const described = await next.callTool({
+      name: 'describe_tool',
+      arguments: { name: 'user_tier', sandbox: 'ecommerce' },
+    });
+    expect(textOf(described)).toContain('location=\\"skill\\"');
+    const run = await next.callTool({
+      name: 'code',
+      arguments: { code: 'emit_result(user_tier(user_id="u3"))\n', sandbox: 'ecommerce' },
+    });
+    expect(JSON.parse(textOf(run))).toMatchObject({ status: 'succeeded', result: 'gold' });
+  }, 300_000);
+});
