@@ -1,6 +1,13 @@
 import react from '@vitejs/plugin-react';
 import { playwright } from '@vitest/browser-playwright';
 import { defineConfig } from 'vitest/config';
+import { POLL_MS } from './test/support/budgets.ts';
+
+/** Tests wait on outcomes: a poll ends as soon as its outcome holds, and fails only after POLL_MS. */
+const expect = { poll: { timeout: POLL_MS } };
+
+/** No test sees the person's Toolsmith home, workspace, installation or caches (see the file). */
+const isolatedHome = 'test/support/isolated-home.ts';
 
 /** Debian's Chromium (Playwright cannot download a browser on these machines). */
 const chromium = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
@@ -14,6 +21,8 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
+          expect,
+          globalSetup: [isolatedHome],
           include: ['test/unit/**/*.test.ts'],
           environment: 'node',
         },
@@ -21,6 +30,8 @@ export default defineConfig({
       {
         test: {
           name: 'renderer',
+          expect,
+          globalSetup: [isolatedHome],
           include: ['src-renderer/**/*.test.ts'],
           environment: 'node',
         },
@@ -30,6 +41,7 @@ export default defineConfig({
         plugins: [react()],
         test: {
           name: 'components',
+          expect,
           include: ['src-renderer/**/*.browser.test.tsx'],
           browser: {
             enabled: true,
@@ -47,6 +59,8 @@ export default defineConfig({
       {
         test: {
           name: 'integration',
+          expect,
+          globalSetup: [isolatedHome],
           include: ['test/integration/**/*.test.ts'],
           environment: 'node',
           testTimeout: 120_000,
@@ -57,9 +71,10 @@ export default defineConfig({
       {
         test: {
           name: 'e2e',
+          expect,
           include: ['test/e2e/**/*.e2e.ts'],
           environment: 'node',
-          globalSetup: ['test/e2e/support/build.ts'],
+          globalSetup: [isolatedHome, 'test/e2e/support/build.ts'],
           testTimeout: 120_000,
           hookTimeout: 300_000,
           fileParallelism: false,

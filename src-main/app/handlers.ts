@@ -191,8 +191,8 @@ export async function dispatch(
     const sb = (parsed.data as { sandbox?: unknown }).sandbox;
     if (typeof sb === 'string' && svc.config.sandboxes[sb]?.mcp) await svc.prepareMcp(sb);
     if (m === 'runs.replay' || m === 'runs.continue') {
-      const run = (await svc.runs()).get((parsed.data as { runId: string }).runId);
-      await svc.prepareMcp(run.started.sandbox);
+      // The sandbox from the run's summary row: the handler reads the run itself, once.
+      await svc.prepareMcp((await svc.runs()).sandboxOf((parsed.data as { runId: string }).runId));
     }
     return { ok: true, value: (await handler(svc, parsed.data, fe)) as Response<Method> };
   } catch (e) {

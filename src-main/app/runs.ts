@@ -12,6 +12,7 @@ import { ReplayProvider } from '../core/orchestrator/replay.ts';
 import type { Logger, ScriptExecutor } from '../core/ports/executor.ts';
 import type { LlmProvider } from '../core/ports/llm.ts';
 import type { RunEvent, RunMode } from '../core/records/events.ts';
+import { attemptPrompt } from '../core/records/records.ts';
 import type { RunRecord } from '../core/records/records.ts';
 import { sandboxContext } from '../core/script/context.ts';
 import type { OfferedSkill } from '../core/skills/offered.ts';
@@ -247,6 +248,13 @@ export class RunService {
     return rec;
   }
 
+  /** The sandbox a run ran in, from its summary row (no event is read). */
+  sandboxOf(runId: string): string {
+    const summary = this.store.summary(this.resolveId(runId));
+    if (!summary) throw new ToolsmithError('not_found', `no run ${runId}`);
+    return summary.sandbox;
+  }
+
   /** A run id, or the start of one (the 8 characters the workbench shows) that names one run. */
   resolveId(idOrPrefix: string): string {
     if (this.store.has(idOrPrefix) || idOrPrefix.length < 4) return idOrPrefix;
@@ -280,8 +288,10 @@ export class RunService {
 
   /** Replays a run from its recorded LLM outputs, in order, with no request to any LLM. */
   async replay(runId: string, onEvent?: (e: LiveEvent) => void): Promise<StartedRun> {
-    const rec = this.get(runId);
-    const events = this.store.events(rec.id);
+    // One read: the record and the recorded answers come from the same events.
+    const found = this.store.getWithEvents(this.resolveId(runId));
+    if (!found) throw new ToolsmithError('not_found', `no run ${runId}`);
+    const { record: rec, events } = found;
     return this.start({
       task: rec.started.task,
       sandbox: rec.started.sandbox,
@@ -297,16 +307,18 @@ export class RunService {
     });
   }
 
-  /** Continues a run from an attempt with an edited script; PLAN retries go on with the providers. */
+  /**
+   * Continues a run (its record, read once by the caller) from an attempt with an edited script; PLAN
+   * retries go on with the providers.
+   */
   async continueFrom(
-    runId: string,
+    rec: RunRecord,
     attempt: number,
     body: string,
     providers: LlmProvider[],
   ): Promise<StartedRun> {
-    const rec = this.get(runId);
     if (!rec.attempts.some((a) => a.n === attempt))
-      throw new ToolsmithError('not_found', `run ${runId} has no attempt ${attempt}`);
+      throw new ToolsmithError('not_found', `run ${rec.id} has no attempt ${attempt}`);
     return this.start({
       task: rec.started.task,
       sandbox: rec.started.sandbox,
@@ -323,6 +335,9 @@ export class RunService {
 
   /** One attempt's prompt, whole (records and pushed events carry its head only). */
   prompt(runId: string, n: number): EventPayloads['prompt'] {
+    // Only the attempt's prompt events are read; the whole record only to say why there is none.
+    const found = attemptPrompt(this.store.eventsOfAttempt(this.resolveId(runId), 'prompt', n), n);
+    if (found) return found;
     const a = this.get(runId).attempts.find((x) => x.n === n);
     if (!a?.prompt)
       throw new ToolsmithError(
@@ -337,7 +352,7 @@ export class RunService {
     const id = this.resolveId(runId);
     const summary = this.store.summary(id);
     if (!summary) throw new ToolsmithError('not_found', `no run ${runId}`);
-    const events = this.store.events(id).filter((e) => afterSeq === undefined || e.seq > afterSeq);
+    const events = afterSeq === undefined ? this.store.events(id) : this.store.eventsAfter(id, afterSeq);
     return { events: events.map(eventView), live: summary.status === 'running' };
   }
 

@@ -328,7 +328,7 @@ export class ToolsmithService
     const providers = usable.length
       ? usable.flatMap((p) => this.providersFor({ provider: p.id, model: p.model }))
       : this.providersFor();
-    return runs.continueFrom(rec.id, attempt, body, providers);
+    return runs.continueFrom(rec, attempt, body, providers);
   }
 
   /**

@@ -10,15 +10,10 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
+import type { Response } from '../contract/api.ts';
 
-export interface SandboxLine {
-  name: string;
-  description: string;
-  tools: number;
-  problems: number;
-  fromMcp?: number;
-  mcpServers?: string[];
-}
+/** One sandbox as `sandboxes.list` answers it (a type import: erased, nothing of the contract loads). */
+export type SandboxLine = Response<'sandboxes.list'>[number];
 
 export interface SandboxesSnapshot {
   version: 2;

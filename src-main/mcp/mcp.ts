@@ -8,6 +8,7 @@ import { toolsPrompt } from '../core/tools/prompt.ts';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { ToolCallback } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { ZodRawShapeCompat } from '@modelcontextprotocol/sdk/server/zod-compat.js';
+import { violationSchema } from '../core/records/schemas.ts';
 import { MAX_TASK_CHARS, TASK_LIMIT_MESSAGE } from '../core/records/events.ts';
 import { z } from 'zod';
 import { ToolsmithError } from '../app/errors.ts';
@@ -47,14 +48,8 @@ const structured = (value: Record<string, unknown>, isError = false): Content =>
 });
 
 // Output schemas of Toolsmith's own tools (clients validate `structuredContent` against them).
-const violationShape = z.looseObject({
-  rule: z.string(),
-  message: z.string(),
-  line: z.number(),
-  column: z.number(),
-  endLine: z.number(),
-  endColumn: z.number(),
-});
+// The violation as the event schema defines it; loose, so a field added later passes a client's check.
+const violationShape = violationSchema.loose();
 const VALIDATE_OUTPUT = { valid: z.boolean(), violations: z.array(violationShape) };
 const CODE_OUTPUT = {
   runId: z.string(),

@@ -110,11 +110,10 @@ describe('templates, kits and settings', () => {
     expect(await page.getByTestId('served-by-template').innerText()).toBe('served by template user-name');
     await w.screenshot('run-served-by-template');
     await page.getByTestId('served-by-template').getByRole('button').click();
-    await expect
-      .poll(() =>
-        page.evaluate(() => (globalThis as unknown as { location: { hash: string } }).location.hash),
-      )
-      .toBe('#/templates/user-name');
+    await page.waitForFunction(
+      () =>
+        (globalThis as unknown as { location: { hash: string } }).location.hash === '#/templates/user-name',
+    );
 
     // The run counted a success (reloading the view reads the counters again).
     await nav('Templates');

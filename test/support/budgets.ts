@@ -13,5 +13,12 @@ export const HEAVY_PARSE_MS = 120_000;
 /** Starting processes or worker threads (the CLI through its bin, validator threads), or loading a large library. */
 export const STARTS_PROCESSES_MS = 60_000;
 
+/**
+ * How long `expect.poll` and `expect.element` wait for their outcome, in every project (vitest.config.ts):
+ * vitest's default of 1 s is the time an outcome takes on a quiet machine, not on a loaded one. A poll
+ * passes as soon as its outcome holds; this only ends one that never does.
+ */
+export const POLL_MS = 60_000;
+
 /** Filling a run store with thousands of runs and paging through it in every order. */
 export const LARGE_STORE_MS = 120_000;

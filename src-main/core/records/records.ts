@@ -3,6 +3,7 @@ import type { Violation } from '../lang/violation.ts';
 import type { ExecutionError, ExecutionResult, ToolCallTrace } from '../sandbox/execution.ts';
 import type { JsonValue } from '../tools/model.ts';
 import type { EventPayloads, RunEvent, RunStartedData, RunStatus, Tier } from './events.ts';
+import { modelAfterTier } from './vocabulary.ts';
 
 export interface AttemptRecord {
   n: number;
@@ -76,6 +77,27 @@ function attempt(rec: RunRecord, n: number): AttemptRecord {
   return a;
 }
 
+/** An attempt's prompt after one more prompt event: its first, or the latest that is not a correction. */
+function keptPrompt(
+  kept: EventPayloads['prompt'] | undefined,
+  next: EventPayloads['prompt'],
+): EventPayloads['prompt'] {
+  return !kept || !next.correction ? next : kept;
+}
+
+/**
+ * Attempt `n`'s prompt from the run's prompt events alone (in order), as the whole record would have it:
+ * `runs.prompt` reads only those.
+ */
+export function attemptPrompt(
+  prompts: readonly { data: EventPayloads['prompt'] }[],
+  n: number,
+): EventPayloads['prompt'] | undefined {
+  let kept: EventPayloads['prompt'] | undefined;
+  for (const { data } of prompts) if (data.n === n) kept = keptPrompt(kept, data);
+  return kept;
+}
+
 /** A run's record before any event past `run_started` is folded in. */
 function startRecord(first: RunEvent): RunRecord {
   if (first.type !== 'run_started') throw new Error('a run starts with a run_started event');
@@ -107,13 +129,14 @@ function applyEvent(rec: RunRecord, e: RunEvent): void {
       else delete rec.template;
       // A run served by a template, a rule or an edited script used no model; an LLM tier after one
       // (the template's script was invalid) brings the configured model back until its answer names one.
-      if (e.data.tier === 'template' || e.data.tier === 'rule' || e.data.tier === 'edit') delete rec.model;
-      else if (!rec.model && rec.started.model) rec.model = rec.started.model;
+      const model = modelAfterTier(e.data.tier, rec.model, () => rec.started.model);
+      if (model) rec.model = model;
+      else delete rec.model;
       break;
     }
     case 'prompt': {
       const a = attempt(rec, e.data.n);
-      if (!a.prompt || !e.data.correction) a.prompt = e.data;
+      a.prompt = keptPrompt(a.prompt, e.data);
       break;
     }
     case 'llm_response': {

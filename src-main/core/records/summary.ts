@@ -4,6 +4,7 @@
  * its `runs` row as the event is appended (and so on import, which appends), the contract returns the
  * rows from `runs.list`, and the workbench and CLI read them.
  */
+import { modelAfterTier, NO_MODEL_TIERS } from './vocabulary.ts';
 import type { EventOf, RunEvent, RunKind, RunMode, RunStartedData, RunStatus, Tier } from './events.ts';
 
 export interface RunSummary {
@@ -38,9 +39,6 @@ export interface RunPage {
   totalExact: boolean;
   runs: RunSummary[];
 }
-
-/** Tiers that use no model: a run served by one shows neither model nor provider. */
-const NO_MODEL: readonly Tier[] = ['template', 'rule', 'edit'];
 
 /** The summary of a run that has only its `run_started` event (`suiteRun` is the store's tag, not an event's). */
 export function startSummary(e: EventOf<'run_started'>, suiteRun: string | null = null): RunSummary {
@@ -86,13 +84,8 @@ export function foldSummary(
   switch (e.type) {
     case 'tier':
       next.tier = e.data.tier;
-      if (NO_MODEL.includes(e.data.tier)) {
-        next.provider = null;
-        next.model = null;
-      } else {
-        next.provider = e.data.provider ?? next.provider;
-        next.model = next.model ?? started()?.model ?? null;
-      }
+      next.model = modelAfterTier(e.data.tier, next.model ?? undefined, () => started()?.model) ?? null;
+      next.provider = NO_MODEL_TIERS.includes(e.data.tier) ? null : (e.data.provider ?? next.provider);
       break;
     case 'llm_response':
       next.tokens += e.data.promptTokens + e.data.completionTokens;

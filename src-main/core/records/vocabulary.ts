@@ -30,6 +30,22 @@ export type RunMode = (typeof RUN_MODES)[number];
 export type Tier = (typeof TIERS)[number];
 export type RunStatus = (typeof RUN_STATUSES)[number];
 
+/** Tiers that use no model: a run served by one shows neither model nor provider. */
+export const NO_MODEL_TIERS: readonly Tier[] = ['template', 'rule', 'edit'];
+
+/**
+ * The run's model once a tier starts, the one rule of the run's record (records.ts) and its summary row
+ * (summary.ts): none while a template, rule or edited script serves; an LLM tier keeps the model of the
+ * last answer, or (after a tier that used none) brings back the model the run started with.
+ */
+export function modelAfterTier(
+  tier: Tier,
+  model: string | undefined,
+  startedModel: () => string | undefined,
+): string | undefined {
+  return NO_MODEL_TIERS.includes(tier) ? undefined : (model ?? startedModel());
+}
+
 /**
  * What a run is for: `run`, a task or script someone ran; `template_test`, a template run against its
  * saved examples (the Templates view's test, `toolsmith template test`). The run list hides template

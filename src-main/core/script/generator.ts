@@ -128,32 +128,49 @@ export class ScriptGenerator {
       : renderTemplate(this.file('rules-js'), { modules: JS_SAFE_GLOBALS.join(', ') });
   }
 
-  buildPrompt(task: string, sandbox: SandboxContext, options: PromptOptions = {}): BuiltPrompt {
+  /**
+   * What a PLAN prompt and an INTERACTIVE step prompt share: the template variables of the task, the
+   * sandbox, its tools manual, the language's rules and fence, the previous error in words, and the
+   * hints for it when `withHints` says the prompt carries them.
+   */
+  private shared(
+    task: string,
+    sandbox: SandboxContext,
+    options: Pick<PromptOptions, 'previousScript' | 'previousError' | 'hinters'>,
+    withHints: (previousError: string) => boolean,
+  ) {
     const language = sandbox.language ?? 'python';
-    const attempt = options.attempt ?? 1;
-    const retry = attempt > 1 && options.previousScript !== undefined;
     const previousError =
       options.previousError === undefined ? '' : formatExecutionError(options.previousError);
-    const hints = retry
+    const hints = withHints(previousError)
       ? hintsFor(
           { error: previousError, script: options.previousScript ?? '', tools: sandbox.tools },
           options.hinters,
         )
       : [];
-    const tools = sandbox.toolsPrompt ?? toolsPrompt(sandbox.tools);
-    const rules = this.rules(language);
     const vars = {
       task: task.trim(),
       sandbox: sandbox.name,
-      kit: sandbox.kit ?? '',
-      tools,
-      rules,
+      tools: sandbox.toolsPrompt ?? toolsPrompt(sandbox.tools),
+      rules: this.rules(language),
       language_name: LANGUAGE_NAMES[language],
       fence: FENCES[language],
+      hints: hints.map((h) => `- ${h}`).join('\n'),
+    };
+    return { previousError, hints, vars };
+  }
+
+  buildPrompt(task: string, sandbox: SandboxContext, options: PromptOptions = {}): BuiltPrompt {
+    const attempt = options.attempt ?? 1;
+    const retry = attempt > 1 && options.previousScript !== undefined;
+    const { previousError, hints, vars: common } = this.shared(task, sandbox, options, () => retry);
+    const { tools, rules } = common;
+    const vars = {
+      ...common,
+      kit: sandbox.kit ?? '',
       attempt,
       previous_script: (options.previousScript ?? '').replace(/\s+$/, ''),
       previous_error: previousError || '(no error text was recorded)',
-      hints: hints.map((h) => `- ${h}`).join('\n'),
     };
     const name = retry ? 'plan-retry' : 'plan-first';
     const user = renderTemplate(this.file(name), vars, name);
@@ -173,33 +190,18 @@ export class ScriptGenerator {
 
   /** The prompt for one INTERACTIVE step (or the forced final step). */
   buildStepPrompt(task: string, sandbox: SandboxContext, options: StepPromptOptions): BuiltPrompt {
-    const language = sandbox.language ?? 'python';
     let collected = options.collected.length ? JSON.stringify(options.collected, null, 1) : '';
     if (collected.length > MAX_COLLECTED_CHARS)
       collected = `${collected.slice(0, MAX_COLLECTED_CHARS)}\n... (truncated; the script gets all of it)`;
-    const previousError =
-      options.previousError === undefined ? '' : formatExecutionError(options.previousError);
-    const hints = previousError
-      ? hintsFor(
-          { error: previousError, script: options.previousScript ?? '', tools: sandbox.tools },
-          options.hinters,
-        )
-      : [];
-    const tools = sandbox.toolsPrompt ?? toolsPrompt(sandbox.tools);
-    const rules = this.rules(language);
+    const { previousError, hints, vars: common } = this.shared(task, sandbox, options, (e) => e !== '');
+    const { tools, rules } = common;
     const vars = {
-      task: task.trim(),
-      sandbox: sandbox.name,
-      tools,
-      rules,
+      ...common,
       step: options.step,
       max_steps: options.maxSteps,
       collected,
       history: options.history.map((h) => `- ${h}`).join('\n'),
       previous_error: previousError,
-      hints: hints.map((h) => `- ${h}`).join('\n'),
-      language_name: LANGUAGE_NAMES[language],
-      fence: FENCES[language],
     };
     const name = options.final ? 'interactive-final' : 'interactive-step';
     const user = renderTemplate(this.file(name), vars, name);

@@ -7,7 +7,13 @@
 import { randomUUID } from 'node:crypto';
 import type { DatabaseSync } from 'node:sqlite';
 import { EVENT_VERSION, upgradeEvent } from '../../core/records/events.ts';
-import type { EventPayloads, EventType, RunEvent, RunStartedData } from '../../core/records/events.ts';
+import type {
+  EventOf,
+  EventPayloads,
+  EventType,
+  RunEvent,
+  RunStartedData,
+} from '../../core/records/events.ts';
 import { knownSecrets } from '../../core/records/redact.ts';
 import { checkRunExport } from '../../core/records/schemas.ts';
 import { foldSummary, startSummary } from '../../core/records/summary.ts';
@@ -16,6 +22,7 @@ import { DiskFullError, isDiskFull, RunStoreError, storeWrite } from './connecti
 import type { ReplacedWhy, StoreConnection } from './connection.ts';
 import type { EventRow } from './run-statements.ts';
 import { toSummary } from './run-statements.ts';
+import type { EventRow } from './run-statements.ts';
 import type { RunRow, RunStatements } from './run-statements.ts';
 
 export const EXPORT_FORMAT = 'toolsmith-run';
@@ -37,6 +44,10 @@ interface PendingRun {
   events: RunEvent[];
   bytes: number;
 }
+
+/** An event as stored, upgraded to the current version. */
+const fromRow = (r: EventRow): RunEvent =>
+  upgradeEvent({ v: r.v, runId: r.run_id, seq: r.seq, ts: r.ts, type: r.type, data: JSON.parse(r.data) });
 
 /** What the event log works on: the store's file and connection, its statements and clock. */
 export interface StoreParts {
@@ -440,17 +451,24 @@ export class RunEvents {
     return held ? [...stored, ...held.events] : stored;
   }
 
+  /** A run's events after `afterSeq` (held ones included): O(events after it), a range on the key. */
+  eventsAfter(runId: string, afterSeq: number): RunEvent[] {
+    const stored = this.stmts.eventsAfter.all(runId, afterSeq).map(fromRow);
+    const held = this.pending.get(runId)?.events.filter((e) => e.seq > afterSeq);
+    return held?.length ? [...stored, ...held] : stored;
+  }
+
+  /** Attempt `n`'s events of one type (held ones included), in order; no other row is parsed. */
+  eventsOfAttempt<T extends EventType>(runId: string, type: T, n: number): EventOf<T>[] {
+    const stored = this.stmts.eventsOfAttempt.all(runId, type, n).map(fromRow);
+    const held =
+      this.pending.get(runId)?.events.filter((e) => e.type === type && (e.data as { n?: unknown }).n === n) ??
+      [];
+    return [...stored, ...held] as EventOf<T>[];
+  }
+
   private storedEvents(runId: string): RunEvent[] {
-    return this.stmts.events.all(runId).map((r) =>
-      upgradeEvent({
-        v: r.v,
-        runId: r.run_id,
-        seq: r.seq,
-        ts: r.ts,
-        type: r.type,
-        data: JSON.parse(r.data),
-      }),
-    );
+    return this.stmts.events.all(runId).map(fromRow);
   }
 
   delete(runId: string): boolean {

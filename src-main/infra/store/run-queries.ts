@@ -159,13 +159,19 @@ export class RunQueries {
 
   /** One run whole, derived from its events. */
   get(runId: string): RunRecord | undefined {
+    return this.getWithEvents(runId)?.record;
+  }
+
+  /** One run whole and the events it is derived from, read once (a replay needs both). */
+  getWithEvents(runId: string): { record: RunRecord; events: RunEvent[] } | undefined {
     const row = this.stmts.getRun.get(runId);
     if (!row) return undefined;
-    const rec = deriveRun(this.readEvents(runId), row.status === 'running' && pidAlive(row.owner_pid));
+    const events = this.readEvents(runId);
+    const record = deriveRun(events, row.status === 'running' && pidAlive(row.owner_pid));
     // An interrupted run has no run_finished event: the reason is the store's (its process died).
-    if (rec.status === 'interrupted' && rec.error === undefined)
-      rec.error = liveStatus(row).error ?? interruptedReason(row.owner_pid, row.updated_at);
-    return rec;
+    if (record.status === 'interrupted' && record.error === undefined)
+      record.error = liveStatus(row).error ?? interruptedReason(row.owner_pid, row.updated_at);
+    return { record, events };
   }
 
   /**

@@ -163,6 +163,16 @@ export const runStatements = (db: DatabaseSync) => ({
   templateStats: stmt<[], TemplateStatRow>(db, 'SELECT * FROM template_stats'),
   resetTemplate: stmt<[name: string], never>(db, 'DELETE FROM template_stats WHERE name = ?'),
   events: stmt<Id, EventRow>(db, 'SELECT * FROM events WHERE run_id = ? ORDER BY seq'),
+  // A range on the primary key (run_id, seq): a catch-up reads only the events it missed.
+  eventsAfter: stmt<[id: string, afterSeq: number], EventRow>(
+    db,
+    'SELECT * FROM events WHERE run_id = ? AND seq > ? ORDER BY seq',
+  ),
+  // One attempt's events of one type: SQLite looks into each row of that type, JavaScript parses only these.
+  eventsOfAttempt: stmt<[id: string, type: string, n: number], EventRow>(
+    db,
+    "SELECT * FROM events WHERE run_id = ? AND type = ? AND json_extract(data, '$.n') = ? ORDER BY seq",
+  ),
   getRun: stmt<Id, RunRow>(db, 'SELECT * FROM runs WHERE id = ?'),
   hasRun: stmt<Id, { one: 1 }>(db, 'SELECT 1 AS one FROM runs WHERE id = ?'),
   // A range on the primary key: no LIKE (whose wildcards a prefix could hold) and no scan.

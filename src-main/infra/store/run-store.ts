@@ -13,7 +13,13 @@
  * - suite-store.ts: suite runs and their cases, on the same connection.
  */
 import type { DatabaseSync } from 'node:sqlite';
-import type { EventPayloads, EventType, RunEvent, RunStartedData } from '../../core/records/events.ts';
+import type {
+  EventOf,
+  EventPayloads,
+  EventType,
+  RunEvent,
+  RunStartedData,
+} from '../../core/records/events.ts';
 import type { RunPage, RunSummary } from '../../core/records/summary.ts';
 import { steadyNow } from '../clock.ts';
 import { DiskFullError, openStore, StoreConnection } from './connection.ts';
@@ -101,6 +107,16 @@ export class RunStore extends RunQueries {
   /** A run's events, with those held in memory (disk full) after the stored ones. */
   events(runId: string): RunEvent[] {
     return this.log.events(runId);
+  }
+
+  /** A run's events after `afterSeq` (a live view's catch-up): reads only those, O(missed). */
+  eventsAfter(runId: string, afterSeq: number): RunEvent[] {
+    return this.log.eventsAfter(runId, afterSeq);
+  }
+
+  /** Attempt `n`'s events of one type, in order (no other event is parsed). */
+  eventsOfAttempt<T extends EventType>(runId: string, type: T, n: number): EventOf<T>[] {
+    return this.log.eventsOfAttempt(runId, type, n);
   }
 
   /** How many events are held in memory, not yet on disk (the disk was full). */

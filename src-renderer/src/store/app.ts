@@ -14,6 +14,20 @@ export interface Notice {
   text: string;
 }
 
+/**
+ * A slice's action that tells the user when it fails: `act('Could not save', async () => ...)` shows
+ * an error notice naming what failed and why, and never rejects.
+ */
+export function notifyingAct(get: () => Pick<AppSlice, 'notify'>) {
+  return async (what: string, fn: () => Promise<void>): Promise<void> => {
+    try {
+      await fn();
+    } catch (e) {
+      get().notify('error', `${what}: ${errorMessage(e)}`);
+    }
+  };
+}
+
 export interface AppSlice {
   info?: Response<'workspace.info'>;
   sandboxes: Response<'sandboxes.list'>;

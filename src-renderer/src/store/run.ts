@@ -11,6 +11,7 @@ import type { RunEvent } from '../../../src-main/core/records/events.ts';
 import { foldEvent } from '../../../src-main/core/records/records.ts';
 import type { RunRecord } from '../../../src-main/core/records/records.ts';
 import { api, errorMessage } from '../api/client.ts';
+import { notifyingAct } from './app.ts';
 import type { Store } from './index.ts';
 
 export interface RunSlice {
@@ -70,13 +71,7 @@ let listTimer: ReturnType<typeof setTimeout> | undefined;
 let jumpSeq = 0;
 
 export const createRunSlice: StateCreator<Store, [], [], RunSlice> = (set, get) => {
-  const act = async (what: string, fn: () => Promise<void>) => {
-    try {
-      await fn();
-    } catch (e) {
-      get().notify('error', `${what}: ${errorMessage(e)}`);
-    }
-  };
+  const act = notifyingAct(get);
   return {
     runLoading: false,
     live: {},

@@ -4,7 +4,8 @@
  */
 import type { StateCreator } from 'zustand';
 import type { Response, SuiteProgressView } from '../../../src-main/contract/api.ts';
-import { api, errorMessage } from '../api/client.ts';
+import { api } from '../api/client.ts';
+import { notifyingAct } from './app.ts';
 import type { Store } from './index.ts';
 
 export interface SuitesSlice {
@@ -32,13 +33,7 @@ let checkTimer: ReturnType<typeof setTimeout> | undefined;
 let refreshTimer: ReturnType<typeof setTimeout> | undefined;
 
 export const createSuitesSlice: StateCreator<Store, [], [], SuitesSlice> = (set, get) => {
-  const act = async (what: string, fn: () => Promise<void>) => {
-    try {
-      await fn();
-    } catch (e) {
-      get().notify('error', `${what}: ${errorMessage(e)}`);
-    }
-  };
+  const act = notifyingAct(get);
   return {
     suiteList: [],
     suiteText: '',

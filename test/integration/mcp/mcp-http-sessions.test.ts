@@ -10,6 +10,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ToolsmithService } from '../../../src-main/app/service.ts';
 import { startMcpHttp } from '../../../src-main/mcp/mcp-http.ts';
 import type { McpHttpServer } from '../../../src-main/mcp/mcp-http.ts';
+import { POLL_MS } from '../../support/budgets.ts';
 import { removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
 import { runToolsmith } from './support/mcp-http-process.ts';
 
@@ -20,8 +21,9 @@ let server: McpHttpServer | undefined;
 const clients: Client[] = [];
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const IDLE_MS = 2000;
 
-async function until(cond: () => boolean, ms = 3000): Promise<void> {
+async function until(cond: () => boolean, ms = POLL_MS): Promise<void> {
   const end = Date.now() + ms;
   while (!cond()) {
     if (Date.now() > end) throw new Error('condition not met in time');
@@ -111,8 +113,10 @@ afterAll(async () => {
 });
 
 describe('mcp --http sessions', () => {
+  // The idle time is long enough that a loaded machine's gap between two requests of one client (its
+  // initialize and its next) never reaches it; the tests wait on the reaping, not on a clock.
   it('closes an abandoned session after the idle time; its id is then unknown (404)', async () => {
-    server = await startMcpHttp(svc, { token: TOKEN, sessionIdleMs: 300 });
+    server = await startMcpHttp(svc, { token: TOKEN, sessionIdleMs: IDLE_MS });
     const sid = await abandonedSession();
     expect((await listTools(sid)).status).toBe(200);
     expect(server.sessions()).toBe(1);
@@ -123,9 +127,15 @@ describe('mcp --http sessions', () => {
   });
 
   it('keeps a session while a request of it is open (a connected client holding its stream)', async () => {
-    server = await startMcpHttp(svc, { token: TOKEN, sessionIdleMs: 300 });
+    server = await startMcpHttp(svc, { token: TOKEN, sessionIdleMs: IDLE_MS });
     const live = await sdkClient();
-    await sleep(900);
+    // Its GET event stream is open: a request of the session is in flight.
+    await until(() => server?.busySessions() === 1);
+    // A session opened after it and then left alone is closed as idle: the idle time has passed for
+    // the live one too (waited on the outcome, not on a clock).
+    await abandonedSession();
+    expect(server.sessions()).toBe(2);
+    await until(() => server?.sessions() === 1);
     // The SDK client keeps its GET event stream open: the session is in use, not idle.
     expect(server.sessions()).toBe(1);
     expect((await live.listTools()).tools.length).toBeGreaterThan(0);

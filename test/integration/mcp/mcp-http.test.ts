@@ -225,8 +225,12 @@ describe('toolsmith mcp --http: the tools through the SDK client', () => {
     const call = client.callTool(
       {
         name: 'code',
-        // Minutes of pure Python: only a cancel ends it before the 300 s limit.
-        arguments: { code: 'n = 0\nwhile n < 10 ** 10:\n    n += 1\nemit_result(n)', task },
+        // Minutes of pure Python: only a cancel ends it before the 300 s limit. The intermediate, recorded
+        // as it is emitted, says the script is running.
+        arguments: {
+          code: 'emit_intermediate("spinning")\nn = 0\nwhile n < 10 ** 10:\n    n += 1\nemit_result(n)',
+          task,
+        },
       },
       undefined,
       { signal: ac.signal, timeout: 120_000 },
@@ -247,9 +251,11 @@ describe('toolsmith mcp --http: the tools through the SDK client', () => {
         await new Promise((r) => setTimeout(r, 100));
       }
     };
-    // The script is executing (its run is recorded with an attempt under way) before the client cancels.
-    await until(() => runOf()?.status === 'running' && (runOf()?.attempts.length ?? 0) > 0, 'the run');
-    await new Promise((r) => setTimeout(r, 500));
+    // The script is executing in its container (its intermediate is recorded) before the client cancels.
+    await until(
+      () => runOf()?.status === 'running' && (runOf()?.attempts[0]?.emits.length ?? 0) > 0,
+      'the script to run',
+    );
     ac.abort();
     await expect(call).rejects.toThrow();
     await until(() => runOf()?.status === 'cancelled', 'the run to be cancelled');

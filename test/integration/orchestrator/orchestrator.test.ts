@@ -4,7 +4,8 @@
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { POLL_MS } from '../../support/budgets.ts';
 import { createProviders } from '../../../src-main/app/providers.ts';
 import { createSandboxManager } from '../../../src-main/app/sandbox-factory.ts';
 import { ToolsmithService } from '../../../src-main/app/service.ts';
@@ -120,6 +121,7 @@ describe('PLAN mode', () => {
   }, 60_000);
 
   it('can be cancelled while the LLM streams', async () => {
+    const requestsBefore = llm.requests.length;
     llm.push({ text: fence('emit_result(1)' + ' '.repeat(2000)), streamDelayMs: 100 });
     const started = await runs.start({
       task: 'slow',
@@ -128,7 +130,13 @@ describe('PLAN mode', () => {
       noTemplates: true,
     });
     const id = started.runId;
-    setTimeout(() => runs.cancel(id), 200);
+    // Cancelled while the answer streams: once the LLM server has the request (its answer takes 100 ms
+    // a chunk), whatever the machine's load.
+    await vi.waitFor(() => expect(llm.requests.length).toBeGreaterThan(requestsBefore), {
+      timeout: POLL_MS,
+      interval: 10,
+    });
+    expect(runs.cancel(id)).toBe(true);
     const outcome = await started.done;
     expect(outcome.status).toBe('cancelled');
     expect(runs.get(id).status).toBe('cancelled');

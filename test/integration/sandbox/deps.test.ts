@@ -225,9 +225,11 @@ async function runNode(image: string, code: string): Promise<string> {
     let text = '';
     out.on('data', (d: Buffer) => (text += d.toString()));
     docker.modem.demuxStream(stream, out, out);
+    // The attached stream ends once the container's output is all through (after it exits).
+    const ended = new Promise((r) => stream.once('end', r));
     await c.start();
     await c.wait();
-    await new Promise((r) => setTimeout(r, 100));
+    await ended;
     return text.trim();
   } finally {
     await c.remove({ force: true }).catch(() => {});

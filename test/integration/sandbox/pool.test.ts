@@ -3,7 +3,8 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Docker from 'dockerode';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { POLL_MS } from '../../support/budgets.ts';
 import { imagePaths } from '../../../src-main/app/sandbox-factory.ts';
 import { SandboxBackend } from '../../../src-main/infra/sandbox/backend.ts';
 import { DockerWorkerFactory, POOL_LABEL } from '../../../src-main/infra/sandbox/docker.ts';
@@ -107,7 +108,8 @@ describe('docker pool', () => {
     cleanup.push(() => f.dispose());
     const b = backend(f, { minSize: 0, maxSize: 1, queueTimeoutMs: 300 });
     const slow = run(b, 'x = 0\nfor i in range(10**8):\n    x += i\nemit_result(x)\n', 1500);
-    await new Promise((r) => setTimeout(r, 400));
+    // The one worker has taken the slow job: the next one queues.
+    await vi.waitFor(() => expect(b.status()[0]?.busy).toBe(1), { timeout: POLL_MS, interval: 10 });
     const queued = await run(b, 'emit_result(1)\n');
     expect(queued).toMatchObject({
       success: false,

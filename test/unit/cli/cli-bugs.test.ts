@@ -3,6 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { STARTS_PROCESSES_MS } from '../../support/budgets.ts';
 import { cli } from '../../support/cli.ts';
 
 const file = (text: string) => {
@@ -11,7 +12,9 @@ const file = (text: string) => {
   return f;
 };
 
-describe('validate without --sandbox', () => {
+// The default workspace is the run's own copy of the sample (test/support/isolated-home.ts), never the
+// person's; the first validate loads the validators (seconds on a loaded machine).
+describe('validate without --sandbox', { timeout: STARTS_PROCESSES_MS }, () => {
   it("accepts a script calling the default sandbox's tools (ecommerce in the sample workspace)", async () => {
     const r = await cli('validate', file('r = get_user(user_id="u1")\nemit_result(r.data)\n'));
     expect(r).toMatchObject({ code: 0, out: expect.stringMatching(/: valid \(python\)\n$/) });

@@ -69,7 +69,8 @@ describe('lazy verbs', () => {
   });
 });
 
-describe('toolsmith init', () => {
+// Loading the CLI's service modules (the validators' parsers) on first use: seconds on a loaded machine.
+describe('toolsmith init', { timeout: STARTS_PROCESSES_MS }, () => {
   const base = mkdtempSync(join(tmpdir(), 'toolsmith-init-'));
   process.env['TOOLSMITH_HOME'] = join(base, 'home');
 

@@ -3,6 +3,7 @@
  * hide them by default (rows and totals), and show them when asked (`--kind`, `kind`).
  */
 import { afterAll, describe, expect, it } from 'vitest';
+import { STARTS_PROCESSES_MS } from '../../support/budgets.ts';
 import { dispatch } from '../../../src-main/app/handlers.ts';
 import { ToolsmithService } from '../../../src-main/app/service.ts';
 import type { RunStartedData } from '../../../src-main/core/records/events.ts';
@@ -42,7 +43,8 @@ async function seeded(): Promise<string> {
 
 type Listed = { total: number; totalExact: boolean; runs: { task: string; kind: string }[] };
 
-describe('run kinds in runs list', () => {
+// Opening the service and loading the CLI's verbs: seconds on a loaded machine (see budgets.ts).
+describe('run kinds in runs list', { timeout: STARTS_PROCESSES_MS }, () => {
   it('`runs list` hides template tests by default; --kind shows them, with totals that agree', async () => {
     const ws = await seeded();
     const json = async (...args: string[]) => {

@@ -1,9 +1,9 @@
 /**
- * No import cycles in src-main: modules form a DAG, so each can be read, loaded and tested after what
+ * No import cycles in src-main, the renderer or the preload script: modules form a DAG, so each can be read, loaded and tested after what
  * it imports. Static imports and re-exports count, `import type` included (a type cycle is the same
  * tangle, only erased at run time); a dynamic `import()` is a deliberate lazy edge and does not.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import ts from 'typescript';
@@ -15,32 +15,35 @@ function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
     e.isDirectory()
       ? sourceFiles(join(dir, e.name))
-      : /\.tsx?$/.test(e.name) && !e.name.endsWith('.d.ts')
+      : /\.[cm]?[jt]sx?$/.test(e.name) && !/\.d\.[cm]?ts$/.test(e.name)
         ? [join(dir, e.name)]
         : [],
   );
 }
 
-/** The relative modules a file imports or re-exports statically (type-only ones too). */
-function importsOf(file: string): string[] {
+/** The relative modules a file imports or re-exports statically, type-only ones too unless `types` is false. */
+function importsOf(file: string, types = true): string[] {
   const sf = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, false);
   const out: string[] = [];
   for (const st of sf.statements) {
+    const typeOnly =
+      (ts.isImportDeclaration(st) && st.importClause?.isTypeOnly === true) ||
+      (ts.isExportDeclaration(st) && st.isTypeOnly);
     const spec =
       (ts.isImportDeclaration(st) || ts.isExportDeclaration(st)) &&
       st.moduleSpecifier &&
       ts.isStringLiteral(st.moduleSpecifier)
         ? st.moduleSpecifier.text
         : undefined;
-    if (spec?.startsWith('.')) out.push(resolve(dirname(file), spec));
+    if (spec?.startsWith('.') && (types || !typeOnly)) out.push(resolve(dirname(file), spec));
   }
   return out;
 }
 
 /** Every cycle of the import graph under `dir` (Tarjan's strongly connected components), as paths. */
-function importCycles(dir: string): string[][] {
+function importCycles(dir: string, types = true): string[][] {
   const files = sourceFiles(dir);
-  const graph = new Map(files.map((f) => [f, importsOf(f)]));
+  const graph = new Map(files.map((f) => [f, importsOf(f, types)]));
   const index = new Map<string, number>();
   const low = new Map<string, number>();
   const stack: string[] = [];
@@ -91,7 +94,39 @@ describe('import cycles', () => {
     expect(importCycles(tmp)).toEqual([['a.ts', 'b.ts', 'c.ts']]);
   });
 
-  it('src-main has none', { timeout: 60_000 }, () => {
-    expect(importCycles(join(root, 'src-main'))).toEqual([]);
+  it.each(['src-main', 'src-preload'])('%s has none', { timeout: 60_000 }, (dir) => {
+    expect(importCycles(join(root, dir))).toEqual([]);
+  });
+
+  // The one type-only cycle allowed: zustand's slice pattern, where `store/index.ts` composes the `Store`
+  // type from the slices and each slice types `get()` with `import type { Store }` (erased at run time).
+  it("src-renderer has none but the store's slice types", { timeout: 60_000 }, () => {
+    const dir = join(root, 'src-renderer');
+    expect(importCycles(dir, false)).toEqual([]);
+    for (const cycle of importCycles(dir)) {
+      expect(cycle).toContain('src/store/index.ts');
+      for (const f of cycle) expect(f).toMatch(/^src\/store\/[a-z-]+\.ts$/);
+    }
+  });
+
+  it('tells a value cycle from a type-only one', () => {
+    const dir = join(tmp, 'types');
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'a.ts'), "import type { B } from './b.ts';\nexport type A = B;\n");
+    writeFileSync(
+      join(dir, 'b.ts'),
+      "import { f } from './a.ts';\nexport type B = number;\nexport const g = f;\n",
+    );
+    expect(importCycles(dir)).toEqual([['a.ts', 'b.ts']]);
+    expect(importCycles(dir, false)).toEqual([]);
+  });
+
+  it('reads every source extension', () => {
+    const dir = join(tmp, 'ext');
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'a.mts'), "import { b } from './b.js';\nexport const a = b;\n");
+    writeFileSync(join(dir, 'b.js'), "import { c } from './c.tsx';\nexport const b = c;\n");
+    writeFileSync(join(dir, 'c.tsx'), "import { a } from './a.mts';\nexport const c = a;\n");
+    expect(importCycles(dir)).toEqual([['a.mts', 'b.js', 'c.tsx']]);
   });
 });

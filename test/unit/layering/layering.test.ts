@@ -53,6 +53,59 @@ describe('layering lint rule', { timeout: STARTS_PROCESSES_MS }, () => {
     ['src-main/core/x.ts', "export * from '../infra/workspace/files.ts';\n"],
     ['src-main/infra/x.ts', "export const b = () => import('../app/service.ts');\n"],
     ['src-main/core/x.ts', "export type B = import('../app/service.ts').ToolsmithService;\n"],
+    // Packages are an allow-list per layer: openai in core, electron in the renderer, anything unlisted.
+    ['src-main/core/x.ts', "import OpenAI from 'openai';\nexport const a = OpenAI;\n"],
+    ['src-main/core/x.ts', "import { a } from 'some-new-package';\nexport const b = a;\n"],
+    ['src-main/contract/x.ts', "import { a } from 'dockerode';\nexport const b = a;\n"],
+    ['src-renderer/src/x.ts', "import { ipcRenderer } from 'electron';\nexport const a = ipcRenderer;\n"],
+    ['src-renderer/src/x.tsx', "import { shell } from 'electron';\nexport const a = shell;\n"],
+    ['src-renderer/src/x.ts', "import { describe } from 'vitest';\nexport const a = describe;\n"],
+    ['src-main/app/x.ts', "import OpenAI from 'openai';\nexport const a = OpenAI;\n"],
+    // Node built-ins with or without `node:`, subpaths too.
+    ['src-main/core/x.ts', "import { readFileSync } from 'fs';\nexport const a = readFileSync;\n"],
+    ['src-main/core/x.ts', "import { readFile } from 'fs/promises';\nexport const a = readFile;\n"],
+    ['src-main/contract/x.ts', "import { join } from 'path';\nexport const a = join;\n"],
+    ['src-renderer/src/x.ts', "import { EventEmitter } from 'events';\nexport const a = EventEmitter;\n"],
+    ['src-main/core/x.ts', "import { readFile } from 'node:fs/promises';\nexport const a = readFile;\n"],
+    // The renderer and preload take only types from contract (its values would put zod in the bundle).
+    [
+      'src-renderer/src/x.ts',
+      "import { METHODS } from '../../src-main/contract/api.ts';\nexport const a = METHODS;\n",
+    ],
+    [
+      'src-renderer/src/x.ts',
+      "import { type Method } from '../../src-main/contract/api.ts';\nexport type B = Method;\n",
+    ],
+    ['src-renderer/src/x.ts', "export { METHODS } from '../../src-main/contract/api.ts';\n"],
+    ['src-renderer/src/x.ts', "export const a = () => import('../../src-main/contract/api.ts');\n"],
+    [
+      'src-preload/x.ts',
+      "import { METHODS } from '../src-main/contract/api.ts';\nexport const a = METHODS;\n",
+    ],
+    // A module named by an expression cannot be checked, so it is an error; so is createRequire.
+    ['src-main/core/x.ts', "const m = 'service';\nexport const b = () => import(`../app/${m}.ts`);\n"],
+    ['src-main/core/x.ts', 'export const b = (m: string) => import(m);\n'],
+    [
+      'src-main/infra/x.ts',
+      "const parts = ['..', 'app'];\nexport const b = () => import(parts.join('/'));\n",
+    ],
+    ['src-main/core/x.ts', 'export const b = () => import(`../app/service.ts`);\n'],
+    [
+      'src-main/infra/x.ts',
+      "import { createRequire } from 'node:module';\nconst req = createRequire(import.meta.url);\nexport const b = req('../app/service.ts');\n",
+    ],
+    ['src-main/infra/x.ts', "import * as m from 'node:module';\nexport const req = m.createRequire('/x');\n"],
+    ['src-main/core/x.ts', "export const b = require('openai');\n"],
+    ['src-main/core/x.ts', 'export const b = (m: string) => require(m);\n'],
+    ['src-main/core/x.ts', "import x = require('../app/service.ts');\nexport const b = x;\n"],
+    ['src-main/core/x.ts', "export const b = require.resolve('../app/service.ts');\n"],
+    // Every source extension: a .mts, .cts, .js, .mjs or .cjs file is no way around the layering.
+    ['src-main/core/x.mts', "import { readFileSync } from 'node:fs';\nexport const a = readFileSync;\n"],
+    ['src-main/core/x.cts', "import { a } from '../app/service.ts';\nexport const b = a;\n"],
+    ['src-main/core/x.js', "import { readFileSync } from 'fs';\nexport const a = readFileSync;\n"],
+    ['src-main/core/x.mjs', "export { a } from '../infra/workspace/files.ts';\n"],
+    ['src-main/core/x.cjs', "module.exports = require('node:child_process');\n"],
+    ['src-renderer/src/x.js', "import { app } from 'electron';\nexport const a = app;\n"],
   ])('flags a forbidden import in %s', async (file, code) => {
     expect(await lint(file, code)).not.toEqual([]);
   });
@@ -72,6 +125,28 @@ describe('layering lint rule', { timeout: STARTS_PROCESSES_MS }, () => {
     ['src-main/mcp/x.ts', "import { a } from '../infra/workspace/suite-files.ts';\nexport const b = a;\n"],
     ['src-main/cli/x.ts', "export const b = () => import('../mcp/mcp.ts');\n"],
     ['src-main/electron/x.ts', "import { CSP } from '../web/csp.ts';\nexport const b = CSP;\n"],
+    ['src-main/infra/x.ts', "import { readFileSync } from 'fs';\nexport const a = readFileSync;\n"],
+    ['src-main/infra/x.ts', "import OpenAI from 'openai';\nexport const a = OpenAI;\n"],
+    ['src-main/infra/x.mts', "import { join } from 'node:path';\nexport const a = join;\n"],
+    ['src-main/core/x.ts', "import { parse } from '@babel/parser';\nexport const a = parse;\n"],
+    ['src-main/core/x.ts', 'export const b = () => import(`./y.ts`);\n'],
+    ['src-preload/x.ts', "import { contextBridge } from 'electron';\nexport const a = contextBridge;\n"],
+    [
+      'src-preload/x.ts',
+      "import type { Method } from '../src-main/contract/api.ts';\nexport type B = Method;\n",
+    ],
+    ['src-renderer/src/x.ts', "export type { Method } from '../../src-main/contract/api.ts';\n"],
+    ['src-renderer/src/x.ts', "export type B = import('../../src-main/contract/api.ts').Method;\n"],
+    [
+      'src-renderer/src/x.ts',
+      "import { RUN_SORT_KEYS } from '../../src-main/core/records/sort.ts';\nexport const a = RUN_SORT_KEYS;\n",
+    ],
+    ['src-renderer/src/x.tsx', "import { useState } from 'react';\nexport const a = useState;\n"],
+    ['src-renderer/src/x.test.ts', "import { describe } from 'vitest';\nexport const a = describe;\n"],
+    [
+      'src-renderer/src/x.browser.test.tsx',
+      "import { render } from 'vitest-browser-react';\nexport const a = render;\n",
+    ],
   ])('allows a legal import in %s', async (file, code) => {
     expect(await lint(file, code)).toEqual([]);
   });
@@ -98,6 +173,17 @@ describe('layering lint rule', { timeout: STARTS_PROCESSES_MS }, () => {
     expect(
       await lint('src-main/mcp/x.ts', "import { a } from '../cli/signals.ts';\nexport const b = a;\n"),
     ).toEqual(['mcp may not import cli (../cli/signals.ts); mcp may import core, contract, infra, app']);
+  });
+
+  it('names the package and what the layer may import', async () => {
+    expect(
+      await lint('src-main/core/x.ts', "import OpenAI from 'openai';\nexport const a = OpenAI;\n"),
+    ).toEqual([
+      expect.stringMatching(/^core may not import the package openai \(openai\); core may import zod, /),
+    ]);
+    expect(
+      await lint('src-main/contract/x.ts', "import { join } from 'path';\nexport const a = join;\n"),
+    ).toEqual(['contract may not import the package node:path (path); contract may import zod']);
   });
 
   it('maps every folder of src-main (a new folder is placed in the layering on purpose)', () => {

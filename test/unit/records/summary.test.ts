@@ -6,7 +6,14 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { EventPayloads, EventType, RunStartedData } from '../../../src-main/core/records/events.ts';
+import { modelAfterTier, NO_MODEL_TIERS, TIERS } from '../../../src-main/core/records/events.ts';
+import type {
+  EventPayloads,
+  EventType,
+  RunEvent,
+  RunStartedData,
+} from '../../../src-main/core/records/events.ts';
+import { deriveRun } from '../../../src-main/core/records/records.ts';
 import { summarize } from '../../../src-main/core/records/summary.ts';
 import { RunStore } from '../../../src-main/infra/store/run-store.ts';
 
@@ -122,5 +129,108 @@ describe('the run summary row, folded from events', () => {
     expect(store.summary(id)?.kind).toBe('template_test');
     expect(summarize(store.events(id), true)).toEqual(store.summary(id));
     store.close();
+  });
+});
+
+/** A small seeded generator (mulberry32): the same runs on every machine, a failure reproduces. */
+function random(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** A random run: tiers of every kind in any order, answers from several models, maybe an end. */
+function randomRun(rnd: () => number): RunEvent[] {
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)] as T;
+  const startedModel = pick([undefined, 'coder-7b']);
+  const first: RunEvent = {
+    v: 1,
+    runId: 'r',
+    seq: 0,
+    ts: 1_000,
+    type: 'run_started',
+    data: { ...started, ...(startedModel ? { model: startedModel } : { model: undefined }) },
+  };
+  const events: RunEvent[] = [first];
+  const add = (type: EventType, data: EventPayloads[EventType]) =>
+    events.push({
+      v: 1,
+      runId: 'r',
+      seq: events.length,
+      ts: 1_000 + events.length * 10,
+      type,
+      data,
+    } as RunEvent);
+  const length = Math.floor(rnd() * 12);
+  for (let i = 0; i < length; i++) {
+    const n = 1 + Math.floor(rnd() * 4);
+    const tier = pick(TIERS);
+    switch (pick(['tier', 'tier', 'answer', 'script', 'error'] as const)) {
+      case 'tier':
+        add('tier', {
+          n,
+          tier,
+          ...(rnd() < 0.5 ? { provider: pick(['local', 'cloud']) } : {}),
+          ...(tier === 'template' ? { template: 'user-tier' } : {}),
+        });
+        break;
+      case 'answer':
+        add('llm_response', answer(n, pick(['coder-7b', 'big-model']), pick(['local', 'cloud']), 10 + n));
+        break;
+      case 'script':
+        add('script', script(n, pick(['llm', 'template'] as const)));
+        break;
+      case 'error':
+        add('llm_error', { n, provider: 'local', message: 'HTTP 503', retries: [] });
+        break;
+    }
+  }
+  const end = pick([undefined, 'succeeded', 'failed', 'cancelled'] as const);
+  if (end)
+    add('run_finished', { status: end, ...(end === 'failed' ? { error: 'no attempt succeeded' } : {}) });
+  return events;
+}
+
+describe('the summary fold and the run record agree (one tier/model rule)', () => {
+  it('on 2,000 random runs, live or not: status, tier, model, attempts, tokens, duration, error', () => {
+    const rnd = random(31);
+    for (let i = 0; i < 2_000; i++) {
+      const events = randomRun(rnd);
+      const live = rnd() < 0.5;
+      const s = summarize(events, live);
+      const rec = deriveRun(events, live);
+      const seen = {
+        status: rec.status,
+        tier: rec.tier ?? null,
+        model: rec.model ?? null,
+        attempts: Math.max(0, ...rec.attempts.map((a) => a.n)),
+        tokens: rec.tokens.total,
+        durationMs: rec.endedAt === undefined ? 0 : rec.endedAt - rec.startedAt,
+        error: rec.error ?? null,
+      };
+      expect({ run: i, ...seen }).toEqual({
+        run: i,
+        status: s.status,
+        tier: s.tier,
+        model: s.model,
+        attempts: s.attempts,
+        tokens: s.tokens,
+        durationMs: s.durationMs,
+        error: s.error,
+      });
+    }
+  });
+
+  it('the rule: no model while a template, rule or edited script serves; an LLM tier brings it back', () => {
+    const started = () => 'coder-7b';
+    expect(NO_MODEL_TIERS).toEqual(['template', 'rule', 'edit']);
+    for (const tier of NO_MODEL_TIERS) expect(modelAfterTier(tier, 'big-model', started)).toBeUndefined();
+    expect(modelAfterTier('llm', undefined, started)).toBe('coder-7b');
+    expect(modelAfterTier('llm', 'big-model', started)).toBe('big-model');
+    expect(modelAfterTier('replay', undefined, () => undefined)).toBeUndefined();
   });
 });

@@ -9,7 +9,8 @@ import type { Server } from 'node:http';
 import { connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { POLL_MS } from '../../support/budgets.ts';
 import { configSchema } from '../../../src-main/app/config.ts';
 import type { EgressRecord } from '../../../src-main/core/sandbox/execution.ts';
 import { EgressListener, isAllowed, parseAllow } from '../../../src-main/infra/sandbox/egress.ts';
@@ -104,8 +105,9 @@ describe('the proxy', () => {
       s.on('close', () => resolve(out));
       s.write(raw);
     });
+  // A record is written as the proxy closes the exchange, which may be just after the client saw it end.
   const nextRecord = async () => {
-    for (let i = 0; i < 100 && !records.length; i++) await new Promise((r) => setTimeout(r, 10));
+    await vi.waitFor(() => expect(records.length).toBeGreaterThan(0), { timeout: POLL_MS, interval: 5 });
     return records.shift();
   };
 
@@ -161,8 +163,10 @@ describe('the proxy', () => {
       s.write('GET http://127.0.0.1:1/ HTTP/1.1\r\nHost: x\r\n\r\n');
     });
     expect(out).toMatch(/^HTTP\/1\.1 502/);
-    await new Promise((r) => setTimeout(r, 20));
-    expect(recs[0]).toMatchObject({ allowed: true, status: 502 });
+    await vi.waitFor(() => expect(recs[0]).toMatchObject({ allowed: true, status: 502 }), {
+      timeout: POLL_MS,
+      interval: 5,
+    });
     expect(recs[0]?.error).toMatch(/ECONNREFUSED/);
     await closed.close();
   });

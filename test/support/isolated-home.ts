@@ -1,0 +1,28 @@
+/**
+ * Vitest global setup of every node project: the run gets a home of its own, so no test reads or
+ * writes the person's Toolsmith data (the default workspace `sample-workspace`, the recent list, the
+ * installation id and its containers, the CLI's sandboxes cache), whatever `HOME`,
+ * `TOOLSMITH_HOME` or the XDG folders say. Workers and the processes tests start inherit it; a test
+ * that needs its own sets the variable itself. Removed when the run ends.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const VARS = ['TOOLSMITH_HOME', 'TOOLSMITH_DATA_DIR', 'XDG_DATA_HOME', 'XDG_CACHE_HOME'] as const;
+
+export default function setup(): () => void {
+  const dir = mkdtempSync(join(tmpdir(), 'toolsmith-test-home-'));
+  const saved = VARS.map((v) => [v, process.env[v]] as const);
+  process.env['TOOLSMITH_HOME'] = join(dir, 'toolsmith');
+  process.env['TOOLSMITH_DATA_DIR'] = join(dir, 'data');
+  process.env['XDG_DATA_HOME'] = join(dir, 'xdg-data');
+  process.env['XDG_CACHE_HOME'] = join(dir, 'xdg-cache');
+  return () => {
+    for (const [v, value] of saved) {
+      if (value === undefined) delete process.env[v];
+      else process.env[v] = value;
+    }
+    rmSync(dir, { recursive: true, force: true });
+  };
+}
