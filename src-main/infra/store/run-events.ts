@@ -20,7 +20,6 @@ import { foldSummary, startSummary } from '../../core/records/summary.ts';
 import { errorMessage } from '../../core/errors.ts';
 import { DiskFullError, isDiskFull, RunStoreError, storeWrite } from './connection.ts';
 import type { ReplacedWhy, StoreConnection } from './connection.ts';
-import type { EventRow } from './run-statements.ts';
 import { toSummary } from './run-statements.ts';
 import type { EventRow } from './run-statements.ts';
 import type { RunRow, RunStatements } from './run-statements.ts';
