@@ -281,16 +281,18 @@ def _guarded_import(name, globals=None, locals=None, fromlist=(), level=0, _getf
     return _import(name, globals, locals, fromlist, level)
 
 
-def _make_wall(script_globals, tool_globals):
+def _make_wall(script_globals, tool_globals, worker_globals):
     main = _thread.get_ident()  # the job's own thread: the script runs in it
 
-    def _runtime_wall(event, args, _getframe=sys._getframe, _real=builtins.__dict__, _script=script_globals, _tools=tool_globals, _allowed=SCRIPT_EVENTS, _harmless=HARMLESS_EVENTS, _namedtuple_home=collections.__dict__, _main=main, _ident=_thread.get_ident):
+    def _runtime_wall(event, args, _getframe=sys._getframe, _real=builtins.__dict__, _script=script_globals, _tools=tool_globals, _worker=worker_globals, _allowed=SCRIPT_EVENTS, _harmless=HARMLESS_EVENTS, _namedtuple_home=collections.__dict__, _main=main, _ident=_thread.get_ident):
         if event == "sys._getframe" or event in _harmless:
             return  # (the look-up below raises it; scripts cannot reach sys)
         try:
             frame = _getframe(1)
         except ValueError:
             frame = None  # raised by C with no Python frame at all
+        if event == "object.__getattr__" and frame is not None and frame.f_globals is _worker and len(args) > 1 and args[1] == "f_code":
+            return  # the worker's own look-up of the skill making a tool call (child.Child.skill): it reads names only, never hands a code object on
         if event in ("compile", "exec", "object.__setattr__") and frame is not None and frame.f_globals is _namedtuple_home:
             return  # collections.namedtuple compiles its fixed template (field names checked as identifiers) and sets the new class's __module__
         innermost = True
@@ -315,13 +317,13 @@ def _make_wall(script_globals, tool_globals):
     return _runtime_wall
 
 
-def install_runtime_wall(script_globals=None, tool_globals=()):
+def install_runtime_wall(script_globals=None, tool_globals=(), worker_globals=None):
     """Installs the audit hook and the import guard once per process (it cannot be removed; the worker
     calls it in each job's process right before the script, with the script's namespace and the tools
     module's globals). Cost: one call per audit event of the job (a script raises none itself), each a walk
     down the stack to the first script or tool frame, and one frame check per import statement of
     trusted code."""
     if not _installed:
-        sys.addaudithook(_make_wall(script_globals, tuple(tool_globals)))
+        sys.addaudithook(_make_wall(script_globals, tuple(tool_globals), worker_globals))
         builtins.__import__ = _guarded_import
         _installed.append(True)

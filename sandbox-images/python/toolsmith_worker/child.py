@@ -277,7 +277,7 @@ class Child:
         ns = self.namespace()
         # In this job's own process only, right before its script: the worker and the fork server pay
         # nothing for the hook's calls (an addaudithook here costs about a microsecond).
-        install_runtime_wall(ns, {id(fn.__globals__): fn.__globals__ for fn, _ in self.registry.tools.values()}.values())
+        install_runtime_wall(ns, {id(fn.__globals__): fn.__globals__ for fn, _ in self.registry.tools.values()}.values(), globals())
         try:
             exec(compiled, ns)  # noqa: S102 - the sandboxed script itself
         except BaseException as e:  # noqa: BLE001 - every failure becomes a structured error
