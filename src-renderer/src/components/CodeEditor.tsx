@@ -31,10 +31,14 @@ export interface CodeEditorProps {
 }
 
 export function CodeEditor(props: CodeEditorProps) {
+  const readOnly = props.readOnly ?? false;
   const theme = useStore((s) => s.theme);
   const editorRef = useRef<CodeEditor | null>(null);
   const [cursorLine, setCursorLine] = useState(1);
   const [ready, setReady] = useState(false);
+  const [focused, setFocused] = useState(false);
+  // Monaco's Tab indents until Ctrl+M switches it (for every editor) to moving the focus.
+  const [tabMoves, setTabMoves] = useState(false);
   const onRunRef = useRef(props.onRun);
   onRunRef.current = props.onRun;
   // The editor owns its text while people type: a parent that feeds onChange back into `value` must not
@@ -47,6 +51,13 @@ export function CodeEditor(props: CodeEditorProps) {
     editorRef.current = editor;
     editor.onDidChangeCursorPosition((e) => setCursorLine(e.position.lineNumber));
     editor.addCommand(monaco.KeyMod.CtrlCmd | monaco.KeyCode.Enter, () => onRunRef.current?.());
+    editor.onDidFocusEditorText(() => setFocused(true));
+    editor.onDidBlurEditorText(() => setFocused(false));
+    const tabOption = monaco.editor.EditorOption.tabFocusMode;
+    setTabMoves(editor.getOption(tabOption));
+    editor.onDidChangeConfiguration((e) => {
+      if (e.hasChanged(tabOption)) setTabMoves(editor.getOption(tabOption));
+    });
     setReady(true);
   };
 
@@ -105,6 +116,20 @@ export function CodeEditor(props: CodeEditorProps) {
       aria-label={props.label}
       style={{ height: props.height ?? 320 }}
     >
+      {!readOnly && focused && (
+        // The way out of an editable editor, shown while it has the focus (Tab indents there).
+        <span className="editor-tab-hint" role="note" data-testid="editor-tab-hint">
+          {tabMoves ? (
+            <>
+              <kbd>Tab</kbd> leaves the editor · <kbd>Ctrl</kbd>+<kbd>M</kbd>: <kbd>Tab</kbd> indents
+            </>
+          ) : (
+            <>
+              <kbd>Tab</kbd> indents · <kbd>Ctrl</kbd>+<kbd>M</kbd>: <kbd>Tab</kbd> leaves the editor
+            </>
+          )}
+        </span>
+      )}
       <Editor
         defaultValue={props.value}
         language={monacoLanguage(props.language)}
@@ -117,7 +142,9 @@ export function CodeEditor(props: CodeEditorProps) {
         }}
         loading={<div className="muted pad">Loading editor…</div>}
         options={{
-          readOnly: props.readOnly ?? false,
+          readOnly,
+          // A read-only editor is passed through with Tab like any other part of the page.
+          tabFocusMode: readOnly,
           minimap: { enabled: false },
           fontSize: 13,
           scrollBeyondLastLine: false,
