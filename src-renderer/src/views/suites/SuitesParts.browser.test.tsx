@@ -13,8 +13,22 @@ import {
 
 const noop = () => {};
 const history = [
-  { id: 'r2', createdAt: Date.UTC(2026, 0, 2, 10, 0), status: 'passed', passed: 4, done: 4 },
-  { id: 'r1', createdAt: Date.UTC(2026, 0, 1, 10, 0), status: 'failed', passed: 1, done: 4 },
+  {
+    id: 'r2',
+    createdAt: Date.UTC(2026, 0, 2, 10, 0),
+    status: 'passed',
+    passed: 4,
+    done: 4,
+    spec: { planned: 4 },
+  },
+  {
+    id: 'r1',
+    createdAt: Date.UTC(2026, 0, 1, 10, 0),
+    status: 'failed',
+    passed: 1,
+    done: 4,
+    spec: { planned: 4 },
+  },
 ];
 
 describe('SuiteList', () => {
@@ -67,6 +81,43 @@ describe('SuiteStartForm', () => {
     expect(onStart).toHaveBeenCalledWith({ models: ['qwen', 'gpt'], repeat: 2 });
     await screen.getByLabelText('suite run').selectOptions('r1');
     expect(onSelectRun).toHaveBeenCalledWith('r1');
+  });
+
+  it('the picker counts a run under way as the progress line does (done/planned runs, live)', async () => {
+    const running = {
+      id: 'r3',
+      createdAt: Date.UTC(2026, 0, 3, 10, 0),
+      status: 'running',
+      passed: 0,
+      done: 0,
+      spec: { planned: 8 },
+    };
+    const live = {
+      suiteRun: 'r3',
+      suite: 'smoke',
+      planned: 8,
+      done: 2,
+      passed: 1,
+      failed: 1,
+      errors: 0,
+      running: 2,
+      status: 'running',
+    } as const;
+    const screen = await render(
+      <SuiteStartForm
+        {...props}
+        history={[running, ...history]}
+        selectedRun="r3"
+        fields={initialSuiteStart}
+        onStart={noop}
+        running
+        live={live}
+      />,
+    );
+    const options = [...(screen.getByLabelText('suite run').element() as HTMLSelectElement).options];
+    expect(options[0]!.text).toMatch(/ · running · 2\/8 runs · 1 passed$/);
+    expect(options[1]!.text).toMatch(/ · passed · 4\/4 runs · 4 passed$/);
+    expect(options.map((o) => o.text).join()).not.toContain('0/0');
   });
 
   it('a running suite offers Cancel; problems or a run under way disable Start', async () => {

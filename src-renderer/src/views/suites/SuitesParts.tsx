@@ -53,6 +53,14 @@ export interface SuiteRunChoice {
   status: string;
   passed: number;
   done: number;
+  spec: { planned: number };
+}
+
+/** A suite run in the picker: the same counts as the progress line beside it (live while it runs). */
+export function suiteRunChoiceText(r: SuiteRunChoice, live: SuiteProgressView | undefined): string {
+  const p = live?.suiteRun === r.id ? live : undefined;
+  const status = p?.status ?? r.status;
+  return `${formatDateTime(r.createdAt)} · ${status} · ${p?.done ?? r.done}/${p?.planned ?? r.spec.planned} runs · ${p?.passed ?? r.passed} passed`;
 }
 
 export function SuiteStartForm({
@@ -65,6 +73,7 @@ export function SuiteStartForm({
   history,
   selectedRun,
   onSelectRun,
+  live,
 }: {
   fields: SuiteStartFields;
   onChange: (patch: Partial<SuiteStartFields>) => void;
@@ -77,6 +86,8 @@ export function SuiteStartForm({
   history: SuiteRunChoice[];
   selectedRun: string | undefined;
   onSelectRun: (id: string) => void;
+  /** The pushed progress of the run under way. */
+  live?: SuiteProgressView | undefined;
 }) {
   return (
     <form
@@ -128,7 +139,7 @@ export function SuiteStartForm({
         >
           {history.map((r) => (
             <option key={r.id} value={r.id}>
-              {formatDateTime(r.createdAt)} · {r.status} · {r.passed}/{r.done}
+              {suiteRunChoiceText(r, live)}
             </option>
           ))}
         </select>

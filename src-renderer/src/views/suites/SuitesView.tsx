@@ -56,6 +56,7 @@ function SuiteDetail() {
         history={d.history}
         selectedRun={run?.id}
         onSelectRun={d.select}
+        live={d.live}
       />
       {run && (
         <>
