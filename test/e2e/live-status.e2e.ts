@@ -55,7 +55,13 @@ describe('a workspace file edited on disk while the workbench is open', () => {
 
     // In the dark theme the notice is dark too (not a white box).
     await page.getByRole('button', { name: 'toggle theme' }).click();
-    expect(await refused.evaluate((el) => getComputedStyle(el).backgroundColor)).toBe('rgb(43, 43, 43)');
+    const background = await refused.evaluate(
+      (el) =>
+        (globalThis as unknown as { getComputedStyle(e: unknown): { backgroundColor: string } }).getComputedStyle(
+          el,
+        ).backgroundColor,
+    );
+    expect(background).toBe('rgb(43, 43, 43)');
     await w.screenshot('live-reload-config-refused-dark');
     await page.getByRole('button', { name: 'toggle theme' }).click();
 
