@@ -153,6 +153,8 @@ export function CodeEditor(props: CodeEditorProps) {
           renderValidationDecorations: 'on',
           tabSize: 4,
           wordWrap: props.wordWrap ? 'on' : 'off',
+          // The browser's line breaking: Monaco's own breaks after "." and before "+", inside numbers.
+          wrappingStrategy: props.wordWrap ? 'advanced' : 'simple',
         }}
       />
     </div>
@@ -177,6 +179,8 @@ export function CodeDiff(props: {
     if (!host.current) return;
     const editor = monaco.editor.createDiffEditor(host.current, {
       readOnly: true,
+      // Read-only: Tab moves on through the page.
+      tabFocusMode: true,
       renderSideBySide: true,
       automaticLayout: true,
       minimap: { enabled: false },
