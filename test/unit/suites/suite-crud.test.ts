@@ -15,7 +15,7 @@ import { removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
 async function dispatch<M extends Method>(s: ToolsmithService, m: M, req: Request<M>): Promise<Response<M>> {
   const r = await raw(s, m, req);
   if (!r.ok) throw new Error(r.error.message);
-  return r.value;
+  return r.value as Response<M>;
 }
 
 let ws: string;
