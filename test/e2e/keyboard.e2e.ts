@@ -80,7 +80,9 @@ describe('the keyboard', () => {
     const wrong = fence('r = get_user(user_id="u1")\nemit_result(r.data[0])');
     llm.push(wrong, wrong);
 
-    // Run: g n, type the task, fewer retries, skip templates, Ctrl+Enter.
+    // Run: from the run list, g n, type the task, fewer retries, skip templates, Ctrl+Enter.
+    await page.evaluate(`location.hash = '#/runs'`);
+    await page.locator('[data-testid="runs-total"]').waitFor();
     await page.locator('body').click({ position: { x: 600, y: 10 } });
     await page.keyboard.press('g');
     await page.keyboard.press('n');

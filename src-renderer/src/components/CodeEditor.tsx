@@ -37,7 +37,7 @@ export function CodeEditor(props: CodeEditorProps) {
   const [cursorLine, setCursorLine] = useState(1);
   const [ready, setReady] = useState(false);
   const [focused, setFocused] = useState(false);
-  // Monaco's Tab indents until Ctrl+M switches it (for every editor) to moving the focus.
+  // Tab indents in an editable editor until Ctrl+M switches it (in that editor) to moving the focus.
   const [tabMoves, setTabMoves] = useState(false);
   const onRunRef = useRef(props.onRun);
   onRunRef.current = props.onRun;
@@ -53,10 +53,12 @@ export function CodeEditor(props: CodeEditorProps) {
     editor.addCommand(monaco.KeyMod.CtrlCmd | monaco.KeyCode.Enter, () => onRunRef.current?.());
     editor.onDidFocusEditorText(() => setFocused(true));
     editor.onDidBlurEditorText(() => setFocused(false));
-    const tabOption = monaco.editor.EditorOption.tabFocusMode;
-    setTabMoves(editor.getOption(tabOption));
-    editor.onDidChangeConfiguration((e) => {
-      if (e.hasChanged(tabOption)) setTabMoves(editor.getOption(tabOption));
+    // Ctrl+M switches what Tab does in this editor (Monaco's own Ctrl+M switches a global mode that no
+    // editor option reports, so the note could not follow it).
+    editor.addCommand(monaco.KeyMod.CtrlCmd | monaco.KeyCode.KeyM, () => {
+      const next = !editor.getOption(monaco.editor.EditorOption.tabFocusMode);
+      editor.updateOptions({ tabFocusMode: next });
+      setTabMoves(next); // kept by the options below on the next render
     });
     setReady(true);
   };
@@ -144,7 +146,7 @@ export function CodeEditor(props: CodeEditorProps) {
         options={{
           readOnly,
           // A read-only editor is passed through with Tab like any other part of the page.
-          tabFocusMode: readOnly,
+          tabFocusMode: readOnly || tabMoves,
           minimap: { enabled: false },
           fontSize: 13,
           scrollBeyondLastLine: false,

@@ -3,6 +3,8 @@ import { render } from 'vitest-browser-react';
 import { suiteRun } from './suite-fixture.ts';
 import { initialSuiteStart } from './suite-start.ts';
 import {
+  DeleteSuite,
+  NewSuiteForm,
   SuiteHead,
   SuiteList,
   SuiteProblems,
@@ -50,7 +52,7 @@ describe('SuiteList', () => {
   it('says how to add a suite when there is none', async () => {
     const screen = await render(<SuiteList suites={[]} current={undefined} onOpen={noop} />);
     await expect
-      .element(screen.getByText('No suites: add suites/NAME.toml to the workspace.'))
+      .element(screen.getByText('No suites yet: create one with New suite (it is saved as suites/NAME.toml).'))
       .toBeInTheDocument();
   });
 });
@@ -178,5 +180,58 @@ describe('the open suite', () => {
       .toHaveAttribute('aria-selected', 'false');
     await screen.getByRole('tab', { name: 'Compare' }).click();
     expect(onTab).toHaveBeenCalledWith('compare');
+  });
+});
+
+describe('suites from the view: New suite and Delete', () => {
+  it('New suite sends its name, sandbox and first task; Create waits for all three', async () => {
+    const onNew = vi.fn();
+    const list = await render(<SuiteList suites={[]} current={undefined} onOpen={noop} onNew={onNew} />);
+    await list.getByRole('button', { name: 'New suite' }).click();
+    expect(onNew).toHaveBeenCalledTimes(1);
+
+    const onCreate = vi.fn();
+    const screen = await render(
+      <NewSuiteForm sandboxes={['ecommerce', 'support']} busy={false} error={undefined} onCreate={onCreate} onCancel={noop} />,
+    );
+    const create = screen.getByRole('button', { name: 'Create suite' });
+    await expect.element(create).toBeDisabled();
+    await screen.getByLabelText('name').fill('smoke tests');
+    await expect.element(create).toHaveAttribute('title', 'A name has letters, digits, _ . - only.');
+    await screen.getByLabelText('name').fill('smoke');
+    await screen.getByLabelText('sandbox').selectOptions('support');
+    await expect.element(create).toHaveAttribute('title', 'Write the first case’s task.');
+    await screen.getByLabelText('first case’s task').fill('  List the open tickets.  ');
+    await create.click();
+    expect(onCreate).toHaveBeenCalledWith({ name: 'smoke', sandbox: 'support', task: 'List the open tickets.' });
+  });
+
+  it('shows the service refusing a suite', async () => {
+    const screen = await render(
+      <NewSuiteForm
+        sandboxes={['ecommerce']}
+        busy={false}
+        error="suite smoke exists already: /w/suites/smoke.toml"
+        onCreate={noop}
+        onCancel={noop}
+      />,
+    );
+    await expect.element(screen.getByRole('alert')).toBeVisible();
+    expect(screen.getByRole('alert').element().textContent).toContain('exists already');
+  });
+
+  it('Delete asks once more, naming the file; Keep it goes back', async () => {
+    const onDelete = vi.fn();
+    const screen = await render(<DeleteSuite name="smoke" onDelete={onDelete} />);
+    await screen.getByRole('button', { name: 'Delete' }).click();
+    await expect.element(screen.getByRole('group', { name: 'confirm delete' })).toBeVisible();
+    expect(screen.getByRole('group', { name: 'confirm delete' }).element().textContent).toContain(
+      'Delete suites/smoke.toml?',
+    );
+    await screen.getByRole('button', { name: 'Keep it' }).click();
+    expect(onDelete).not.toHaveBeenCalled();
+    await screen.getByRole('button', { name: 'Delete' }).click();
+    await screen.getByRole('button', { name: 'Delete suite' }).click();
+    expect(onDelete).toHaveBeenCalledTimes(1);
   });
 });
