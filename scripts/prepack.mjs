@@ -11,7 +11,9 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 try {
   const r = await buildWorkbench(root);
   process.stderr.write(
-    r.built ? `prepack: workbench built in ${(r.ms / 1000).toFixed(1)} s\n` : 'prepack: workbench up to date\n',
+    r.built
+      ? `prepack: workbench built in ${(r.ms / 1000).toFixed(1)} s\n`
+      : 'prepack: workbench up to date\n',
   );
 } catch (e) {
   if (e.log) process.stderr.write(e.log);
@@ -33,5 +35,10 @@ cli.on('close', (code) => {
     process.exit(1);
   }
   // Its one summary line ("build:cli: out/cli in N s").
-  process.stderr.write(text.split('\n').filter((l) => l.startsWith('build:cli:')).join('\n') + '\n');
+  process.stderr.write(
+    text
+      .split('\n')
+      .filter((l) => l.startsWith('build:cli:'))
+      .join('\n') + '\n',
+  );
 });

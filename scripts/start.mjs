@@ -30,7 +30,11 @@ async function build() {
   process.stdout.write('Building the workbench… ');
   try {
     const r = await buildWorkbench(root, { force });
-    console.log(r.built ? `done in ${(r.ms / 1000).toFixed(1)} s` : 'up to date (no source changed since the last build)');
+    console.log(
+      r.built
+        ? `done in ${(r.ms / 1000).toFixed(1)} s`
+        : 'up to date (no source changed since the last build)',
+    );
   } catch (e) {
     console.log('failed');
     if (e.log) process.stderr.write(e.log);

@@ -43,7 +43,10 @@ function* files(dir) {
 /** The hash of what the build reads (see the top of this file). */
 export function inputsStamp(root) {
   const h = createHash('sha256');
-  const paths = [...SOURCE_DIRS.flatMap((d) => [...files(join(root, d))]), ...CONFIG_FILES.map((f) => join(root, f))];
+  const paths = [
+    ...SOURCE_DIRS.flatMap((d) => [...files(join(root, d))]),
+    ...CONFIG_FILES.map((f) => join(root, f)),
+  ];
   for (const p of paths.sort()) {
     let st;
     try {

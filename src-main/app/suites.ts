@@ -174,7 +174,10 @@ export class SuiteService {
   /** A new suite file with its first case; refused when the name is taken or the suite has problems. */
   create(r: Request<'suites.create'>): { file: string } {
     if (this.files.exists(r.name))
-      throw new ToolsmithError('invalid_argument', `suite ${r.name} exists already: ${this.files.file(r.name)}`);
+      throw new ToolsmithError(
+        'invalid_argument',
+        `suite ${r.name} exists already: ${this.files.file(r.name)}`,
+      );
     const text =
       `# Test suite: \`toolsmith eval ${r.name}\` or the Suites view (see docs/suites.md).\n` +
       `${stringifyToml({ description: r.description ?? '', sandbox: r.sandbox })}\n\n` +
@@ -197,7 +200,10 @@ export class SuiteService {
     const text = this.read(r.name);
     const parsed = parseSuite(text);
     if (!parsed.ok)
-      throw new ToolsmithError('invalid_argument', `suite ${r.name} has problems: fix them before adding a case`);
+      throw new ToolsmithError(
+        'invalid_argument',
+        `suite ${r.name} has problems: fix them before adding a case`,
+      );
     if (r.sandbox !== undefined && parsed.suite.sandbox !== r.sandbox)
       throw new ToolsmithError(
         'invalid_argument',

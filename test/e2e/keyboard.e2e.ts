@@ -5,6 +5,8 @@
  * table and the Tools view at 1280x800; and screenshots of the main screens at 1280x800 and 1920x1080 in
  * both themes (test-results/screenshots/screens-*.png).
  */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { fence, startWorld } from './support/app.ts';
 import type { E2eWorld } from './support/app.ts';
@@ -25,7 +27,7 @@ const currentRunId = () => decodeURIComponent(w.page.url().split('#/run/')[1] ??
 
 /** What has the focus: its tag, accessible text, and the editor (data-testid) it is inside, if any. */
 const focused = () =>
-  w.page.evaluate(`(() => {
+  w.page.evaluate<{ tag: string; text: string; editor: string }>(`(() => {
     const el = document.activeElement;
     if (!el) return { tag: '', text: '', editor: '' };
     const editor = el.closest('[data-testid^="editor-"], [data-testid^="diff-"]');
@@ -34,7 +36,7 @@ const focused = () =>
       text: (el.getAttribute('aria-label') || (el.labels && el.labels[0] ? el.labels[0].textContent : '') || el.textContent || '').trim(),
       editor: editor ? editor.getAttribute('data-testid') : '',
     };
-  })()`) as Promise<{ tag: string; text: string; editor: string }>;
+  })()`);
 
 /** Presses `key` (Tab or Shift+Tab) until the focus is where `want` says; fails after `max` presses. */
 async function tabTo(
@@ -131,15 +133,8 @@ describe('the keyboard', () => {
     expect(llm.requests.length).toBe(before + 1);
     const continued = currentRunId();
 
-    // Replay: the recorded LLM outputs, no LLM call.
-    await tabTo(button('Replay'));
-    await page.keyboard.press('Enter');
-    await poll(currentRunId).not.toBe(continued);
-    await poll(status).toBe('succeeded');
-    expect(llm.requests.length).toBe(before + 1);
-    expect(await page.locator('[data-testid="run-result"]').innerText()).toContain('ada@example.com');
-
-    // Diff: attempt 2 against attempt 1, by the Diff tab.
+    // Diff: the LLM's fix (attempt 2) against the edited script (attempt 1), by the Diff tab.
+    await poll(() => page.locator('.timeline .tl-item').count()).toBe(2);
     await tabTo(button('Replay'));
     await page.keyboard.press('j');
     await poll(() => page.locator('.tl-item[data-attempt="2"]').getAttribute('aria-current')).toBe('step');
@@ -153,6 +148,18 @@ describe('the keyboard', () => {
     // (its two sides, then out)
     await tabTo((f) => f.editor === '', 'Tab', 3);
     await w.screenshot('keyboard-diff');
+
+    // Replay: the recorded LLM outputs, no LLM call.
+    await tabTo(button('Replay'), 'Shift+Tab');
+    await page.keyboard.press('Enter');
+    await poll(currentRunId).not.toBe(continued);
+    await poll(status).toMatch(/^(succeeded|failed)$/);
+    expect(llm.requests.length).toBe(before + 1);
+    // It names the run it replays.
+    expect(await page.locator('.run-detail .meta-line').first().innerText()).toMatch(
+      new RegExp(`\\w+ of ${continued.slice(0, 8)}`),
+    );
+
     expect(w.pageErrors.filter((e) => !/favicon/.test(e))).toEqual([]);
   });
 });
@@ -213,7 +220,10 @@ describe('small screens', () => {
     );
     const start = lines.findIndex((l) => l.startsWith('PRICES = ['));
     expect(start).toBeGreaterThanOrEqual(0);
-    const wrapped = lines.slice(start, lines.findIndex((l, i) => i >= start && l.trimEnd().endsWith(']')) + 1);
+    const wrapped = lines.slice(
+      start,
+      lines.findIndex((l, i) => i >= start && l.trimEnd().endsWith(']')) + 1,
+    );
     expect(wrapped.length).toBeGreaterThan(1);
     for (let i = 1; i < wrapped.length; i++) {
       const prev = wrapped[i - 1]!.trimEnd();
@@ -221,6 +231,46 @@ describe('small screens', () => {
       expect(`${prev} | ${next}`).not.toMatch(/[\d.] \| [\d.]/);
     }
     await page.keyboard.press('Control+Z');
+  });
+});
+
+describe('suites from the Suites view', () => {
+  it("create a suite, add a run's task to it from the run, delete it", async () => {
+    const { page } = w;
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.evaluate(`location.hash = '#/suites'`);
+    await page.getByRole('button', { name: 'New suite' }).click();
+    const form = page.getByRole('form', { name: 'new suite' });
+    await form.getByLabel('name').fill('from-ui');
+    await form.getByLabel('sandbox').selectOption('ecommerce');
+    await form.getByLabel('first case’s task').fill('Name of user u1?');
+    await w.screenshot('suites-new');
+    await form.getByRole('button', { name: 'Create suite' }).click();
+    const file = join(w.workspace, 'suites', 'from-ui.toml');
+    await poll(() => existsSync(file)).toBe(true);
+    await page.locator('.suite-detail h2', { hasText: 'from-ui' }).waitFor();
+    expect(await page.locator('.suite-list').innerText()).toMatch(/from-ui\s+1 cases/);
+
+    // From a run of the same sandbox: its task becomes a case.
+    await page.evaluate(`location.hash = '#/runs'`);
+    const runId = await page.locator('.run-row[data-run-id]').first().getAttribute('data-run-id');
+    expect(runId).toBeTruthy();
+    await page.evaluate(`location.hash = '#/run/${runId}'`);
+    const add = page.getByRole('group', { name: 'add to suite' });
+    await add.getByLabel('suite to add this task to').selectOption('from-ui');
+    await add.getByRole('button', { name: 'Add to suite' }).click();
+    await add.getByRole('status').waitFor();
+    expect(await add.getByRole('status').innerText()).toMatch(/added as from-ui\//);
+    await w.screenshot('run-add-to-suite');
+    expect(readFileSync(file, 'utf8').match(/\[\[cases\]\]/g)).toHaveLength(2);
+
+    // Delete it from the Suites view.
+    await add.getByRole('status').getByRole('button').click();
+    await page.locator('.suite-detail h2', { hasText: 'from-ui' }).waitFor();
+    await page.locator('.suite-detail').getByRole('button', { name: 'Delete', exact: true }).click();
+    await page.getByRole('button', { name: 'Delete suite' }).click();
+    await poll(() => existsSync(file)).toBe(false);
+    await poll(() => page.locator('.suite-list').innerText()).not.toContain('from-ui');
   });
 });
 

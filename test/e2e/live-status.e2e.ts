@@ -57,9 +57,9 @@ describe('a workspace file edited on disk while the workbench is open', () => {
     await page.getByRole('button', { name: 'toggle theme' }).click();
     const background = await refused.evaluate(
       (el) =>
-        (globalThis as unknown as { getComputedStyle(e: unknown): { backgroundColor: string } }).getComputedStyle(
-          el,
-        ).backgroundColor,
+        (
+          globalThis as unknown as { getComputedStyle(e: unknown): { backgroundColor: string } }
+        ).getComputedStyle(el).backgroundColor,
     );
     expect(background).toBe('rgb(43, 43, 43)');
     await w.screenshot('live-reload-config-refused-dark');

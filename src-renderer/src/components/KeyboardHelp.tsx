@@ -22,7 +22,11 @@ export const SHORTCUTS: { keys: string[]; what: string; where: string }[] = [
   { keys: ['Alt+↓'], what: 'next attempt or step', where: 'run view, anywhere' },
   { keys: ['Alt+↑'], what: 'previous attempt or step', where: 'run view, anywhere' },
   { keys: ['Enter'], what: 'open the focused run', where: 'runs list' },
-  { keys: ['Ctrl+Enter'], what: 'start the run; run the edited script', where: 'New run; run view (also in the editor)' },
+  {
+    keys: ['Ctrl+Enter'],
+    what: 'start the run; run the edited script',
+    where: 'New run; run view (also in the editor)',
+  },
   { keys: ['Tab'], what: 'next field or button; leaves a read-only editor', where: 'anywhere' },
   { keys: ['Tab'], what: 'indents', where: 'in an editable editor' },
   {

@@ -20,7 +20,8 @@ describe('the workbench build is skipped when nothing changed', () => {
   beforeEach(() => {
     root = mkdtempSync(join(tmpdir(), 'toolsmith-build-'));
     out = join(root, 'out');
-    for (const d of ['src-main/app', 'src-renderer/src', 'src-preload']) mkdirSync(join(root, d), { recursive: true });
+    for (const d of ['src-main/app', 'src-renderer/src', 'src-preload'])
+      mkdirSync(join(root, d), { recursive: true });
     writeFileSync(join(root, 'src-main/app/a.ts'), 'export const a = 1;\n');
     writeFileSync(join(root, 'src-renderer/src/App.tsx'), 'export {};\n');
     writeFileSync(join(root, 'package.json'), '{}\n');
@@ -66,7 +67,9 @@ describe('the workbench build is skipped when nothing changed', () => {
 
 describe('the way through the host-commands guard in --help', () => {
   it('npm start --help names --allow-host-commands and why', () => {
-    const r = spawnSync(process.execPath, [join(repoRoot, 'scripts/start.mjs'), '--help'], { encoding: 'utf8' });
+    const r = spawnSync(process.execPath, [join(repoRoot, 'scripts/start.mjs'), '--help'], {
+      encoding: 'utf8',
+    });
     expect(r.status).toBe(0);
     expect(r.stdout).toContain('--allow-host-commands');
     expect(r.stdout).toMatch(/stdio MCP servers/);

@@ -122,7 +122,9 @@ describe('HostCommands', () => {
     expect(screen.getByTestId('host-commands-note').element().textContent).toContain(
       'npm start -- --allow-host-commands',
     );
-    await screen.rerender(<HostCommands servers={[server('memory', 'error', [], refusal)]} browser={false} />);
+    await screen.rerender(
+      <HostCommands servers={[server('memory', 'error', [], refusal)]} browser={false} />,
+    );
     expect(screen.getByTestId('host-commands-refused').query()).toBeNull();
     expect(screen.getByTestId('host-commands-note').query()).toBeNull();
   });

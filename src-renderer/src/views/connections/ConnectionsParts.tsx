@@ -121,20 +121,20 @@ export function HostCommands({ servers, browser }: { servers: McpServerView[]; b
   if (refused.length === 0)
     return (
       <p className="muted small" data-testid="host-commands-note">
-        A stdio server is a command started on this computer. A web page cannot ask you before it starts
-        one, so the browser front end starts them only when the workbench was started with {command}; the
-        desktop app asks you first. HTTP servers need nothing.
+        A stdio server is a command started on this computer. A web page cannot ask you before it starts one,
+        so the browser front end starts them only when the workbench was started with {command}; the desktop
+        app asks you first. HTTP servers need nothing.
       </p>
     );
   return (
     <div role="alert" className="callout bad" data-testid="host-commands-refused">
       <strong>
-        Not started: {refused.map((s) => s.name).join(', ')} {refused.length === 1 ? 'runs' : 'run'} a command on
-        this computer.
+        Not started: {refused.map((s) => s.name).join(', ')} {refused.length === 1 ? 'runs' : 'run'} a command
+        on this computer.
       </strong>{' '}
       A web page cannot ask you before it starts a command, so the browser front end refuses unless the
-      workbench was started with {command}. Stop it (Ctrl+C in its terminal) and start it that way, or use
-      the desktop app, which asks you first.
+      workbench was started with {command}. Stop it (Ctrl+C in its terminal) and start it that way, or use the
+      desktop app, which asks you first.
     </div>
   );
 }

@@ -7,12 +7,18 @@ describe('AddToSuiteForm', () => {
     const onAdd = vi.fn();
     const onOpen = vi.fn();
     const props = { busy: false, error: undefined, onAdd, onOpen };
-    const screen = await render(<AddToSuiteForm {...props} suites={['ecommerce', 'support']} added={undefined} />);
+    const screen = await render(
+      <AddToSuiteForm {...props} suites={['ecommerce', 'support']} added={undefined} />,
+    );
     await screen.getByLabelText('suite to add this task to').selectOptions('support');
     await screen.getByRole('button', { name: 'Add to suite' }).click();
     expect(onAdd).toHaveBeenCalledWith('support');
     await screen.rerender(
-      <AddToSuiteForm {...props} suites={['ecommerce', 'support']} added={{ suite: 'support', id: 'open-tickets-2' }} />,
+      <AddToSuiteForm
+        {...props}
+        suites={['ecommerce', 'support']}
+        added={{ suite: 'support', id: 'open-tickets-2' }}
+      />,
     );
     await screen.getByRole('button', { name: 'support/open-tickets-2' }).click();
     expect(onOpen).toHaveBeenCalledWith('support');
@@ -32,7 +38,14 @@ describe('AddToSuiteForm', () => {
     await expect.element(screen.getByRole('alert')).toBeVisible();
     expect(screen.getByRole('alert').element().textContent).toContain('runs in sandbox support');
     await screen.rerender(
-      <AddToSuiteForm suites={[]} busy={false} error={undefined} added={undefined} onAdd={() => {}} onOpen={() => {}} />,
+      <AddToSuiteForm
+        suites={[]}
+        busy={false}
+        error={undefined}
+        added={undefined}
+        onAdd={() => {}}
+        onOpen={() => {}}
+      />,
     );
     expect(screen.getByRole('button', { name: 'Add to suite' }).query()).toBeNull();
   });

@@ -30,7 +30,11 @@ export function AddToSuiteForm({
   if (suites.length === 0) return null;
   return (
     <span className="add-to-suite" role="group" aria-label="add to suite">
-      <select aria-label="suite to add this task to" value={chosen} onChange={(e) => setSuite(e.target.value)}>
+      <select
+        aria-label="suite to add this task to"
+        value={chosen}
+        onChange={(e) => setSuite(e.target.value)}
+      >
         {suites.map((s) => (
           <option key={s} value={s}>
             {s}

@@ -23,7 +23,10 @@ describe('LlmPanel', () => {
         live={undefined}
       />,
     );
-    const errors = screen.getByTestId('llm-error').elements().map((e) => e.textContent);
+    const errors = screen
+      .getByTestId('llm-error')
+      .elements()
+      .map((e) => e.textContent);
     expect(errors).toEqual([
       'local: connection failed: ECONNREFUSED http://127.0.0.1:9/v1',
       'cloud: rate limited',

@@ -71,7 +71,9 @@ const TEMPLATE_TEST_PREFIX = 'template test ';
 export function rowCells(run: RunSummaryView): { task: string; tier: string; model: string } {
   if (run.kind === 'template_test')
     return {
-      task: run.task.startsWith(TEMPLATE_TEST_PREFIX) ? run.task.slice(TEMPLATE_TEST_PREFIX.length) : run.task,
+      task: run.task.startsWith(TEMPLATE_TEST_PREFIX)
+        ? run.task.slice(TEMPLATE_TEST_PREFIX.length)
+        : run.task,
       tier: 'template',
       model: 'no LLM',
     };

@@ -52,7 +52,9 @@ describe('SuiteList', () => {
   it('says how to add a suite when there is none', async () => {
     const screen = await render(<SuiteList suites={[]} current={undefined} onOpen={noop} />);
     await expect
-      .element(screen.getByText('No suites yet: create one with New suite (it is saved as suites/NAME.toml).'))
+      .element(
+        screen.getByText('No suites yet: create one with New suite (it is saved as suites/NAME.toml).'),
+      )
       .toBeInTheDocument();
   });
 });
@@ -192,7 +194,13 @@ describe('suites from the view: New suite and Delete', () => {
 
     const onCreate = vi.fn();
     const screen = await render(
-      <NewSuiteForm sandboxes={['ecommerce', 'support']} busy={false} error={undefined} onCreate={onCreate} onCancel={noop} />,
+      <NewSuiteForm
+        sandboxes={['ecommerce', 'support']}
+        busy={false}
+        error={undefined}
+        onCreate={onCreate}
+        onCancel={noop}
+      />,
     );
     const create = screen.getByRole('button', { name: 'Create suite' });
     await expect.element(create).toBeDisabled();
@@ -203,7 +211,11 @@ describe('suites from the view: New suite and Delete', () => {
     await expect.element(create).toHaveAttribute('title', 'Write the first case’s task.');
     await screen.getByLabelText('first case’s task').fill('  List the open tickets.  ');
     await create.click();
-    expect(onCreate).toHaveBeenCalledWith({ name: 'smoke', sandbox: 'support', task: 'List the open tickets.' });
+    expect(onCreate).toHaveBeenCalledWith({
+      name: 'smoke',
+      sandbox: 'support',
+      task: 'List the open tickets.',
+    });
   });
 
   it('shows the service refusing a suite', async () => {

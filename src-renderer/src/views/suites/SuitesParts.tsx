@@ -4,7 +4,12 @@
  * run and the tabs that read it.
  */
 import { useState } from 'react';
-import type { Request, Response, SuiteProgressView, SuiteRunFullView } from '../../../../src-main/contract/api.ts';
+import type {
+  Request,
+  Response,
+  SuiteProgressView,
+  SuiteRunFullView,
+} from '../../../../src-main/contract/api.ts';
 import { formatDateTime } from '../../lib/dates.ts';
 import { problemText, progressLine, SUITE_TABS } from './suite-detail.ts';
 import type { SuiteProblem, SuiteTab } from './suite-detail.ts';
@@ -32,7 +37,9 @@ export function SuiteList({
         </button>
       )}
       {suites.length === 0 && (
-        <p className="muted small">No suites yet: create one with New suite (it is saved as suites/NAME.toml).</p>
+        <p className="muted small">
+          No suites yet: create one with New suite (it is saved as suites/NAME.toml).
+        </p>
       )}
       <ul>
         {suites.map((s) => (
@@ -288,14 +295,20 @@ export function NewSuiteForm({
       </label>
       <label className="field">
         first case’s task
-        <textarea aria-label="first case’s task" value={task} rows={2} onChange={(e) => setTask(e.target.value)} />
+        <textarea
+          aria-label="first case’s task"
+          value={task}
+          rows={2}
+          onChange={(e) => setTask(e.target.value)}
+        />
       </label>
       <label className="field">
         description
         <input value={description} onChange={(e) => setDescription(e.target.value)} />
       </label>
       <p className="muted small">
-        Saved as <code>suites/{name || 'NAME'}.toml</code>; add cases in the editor or from a run (“Add to suite”).
+        Saved as <code>suites/{name || 'NAME'}.toml</code>; add cases in the editor or from a run (“Add to
+        suite”).
       </p>
       {error && (
         <div role="alert" className="error">

@@ -27,7 +27,11 @@ export function useSuites(name: string | undefined) {
 
   const sandboxes = useStore((s) => s.sandboxes);
   const [creating, setCreating] = useState(false);
-  const { busy, error, run: create } = useSubmit(async (req: Request<'suites.create'>) => {
+  const {
+    busy,
+    error,
+    run: create,
+  } = useSubmit(async (req: Request<'suites.create'>) => {
     await api['suites.create'](req);
     await loadSuites();
     setCreating(false);
