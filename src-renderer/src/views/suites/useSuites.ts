@@ -45,9 +45,14 @@ export function useSuites(name: string | undefined) {
       return;
     }
     notify('info', `Deleted suites/${suite}.toml`);
-    useStore.setState({ suiteName: undefined, suiteRun: undefined });
-    await loadSuites();
+    // Off the deleted suite's route first, so nothing tries to open it again.
     navigate({ view: 'suites' });
+    useStore.setState({
+      suiteName: undefined,
+      suiteRun: undefined,
+      suiteList: list.filter((s) => s.name !== suite),
+    });
+    await loadSuites();
   };
 
   return {
