@@ -44,15 +44,17 @@ async function tabTo(
   key: 'Tab' | 'Shift+Tab' = 'Tab',
   max = 80,
 ): Promise<void> {
-  const passed = new Set<string>();
   for (let i = 0; i < max; i++) {
     const f = await focused();
     if (want(f)) return;
-    // Passing through an editable editor: Ctrl+M first (the way out its note shows), then Tab leaves it.
-    if (f.editor.startsWith('editor-') && !passed.has(f.editor)) {
-      passed.add(f.editor);
+    // Passing through an editable editor whose Tab indents: Ctrl+M first (the way out its note shows).
+    const hint = w.page.getByTestId('editor-tab-hint');
+    if (
+      f.editor.startsWith('editor-') &&
+      (await hint.count()) &&
+      (await hint.innerText()).startsWith('Tab indents')
+    )
       await w.page.keyboard.press('Control+M');
-    }
     await w.page.keyboard.press(key);
   }
   throw new Error(`${key} never reached the element (focus: ${JSON.stringify(await focused())})`);
