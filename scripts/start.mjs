@@ -1,52 +1,46 @@
 #!/usr/bin/env node
-// `npm start [-- --port N] [-- --open]`: builds the app quietly (its log is printed only when the build
-// fails), then opens Electron when its binary is installed, otherwise serves the same renderer to a
-// browser and prints the URL as the last line.
+// `npm start [-- --port N] [-- --open] [-- --allow-host-commands] [-- --rebuild]`: builds the app
+// quietly (its log is printed only when the build fails; nothing is built when no source changed since
+// the last build), then opens Electron when its binary is installed, otherwise serves the same renderer
+// to a browser and prints the URL as the last line.
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { electronBinary } from './electron-path.mjs';
+import { buildWorkbench } from './workbench-build.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
 if (args.includes('--help') || args.includes('-h')) {
-  console.log(`usage: npm start [-- --port N] [-- --open]
-  builds the workbench, then opens Electron where it is installed, else serves it to a browser:
-  --port N   the port of the browser front end (default: a free one)
-  --open     open the URL in the default browser`);
+  console.log(`usage: npm start [-- --port N] [-- --open] [-- --allow-host-commands] [-- --rebuild]
+  builds the workbench (only when a source changed since the last build), then opens Electron where it
+  is installed, else serves it to a browser:
+  --port N                the port of the browser front end (default: a free one)
+  --open                  open the URL in the default browser
+  --allow-host-commands   let the page start stdio MCP servers (commands on this computer); without it
+                          the browser front end refuses them, as a web page cannot ask you first
+                          (the desktop app asks you before it starts one)
+  --rebuild               build even when nothing changed`);
   process.exit(0);
 }
+const force = args.includes('--rebuild');
+const serveArgs = args.filter((a) => a !== '--rebuild');
 
-function build() {
-  const bin = join(root, 'node_modules', '.bin', 'electron-vite');
-  if (!existsSync(bin)) {
-    console.error(`npm start: ${bin} is missing: run \`npm ci\` first`);
+async function build() {
+  process.stdout.write('Building the workbench… ');
+  try {
+    const r = await buildWorkbench(root, { force });
+    console.log(
+      r.built
+        ? `done in ${(r.ms / 1000).toFixed(1)} s`
+        : 'up to date (no source changed since the last build)',
+    );
+  } catch (e) {
+    console.log('failed');
+    if (e.log) process.stderr.write(e.log);
+    console.error(`npm start: ${e.message}${e.log ? '; its log is above' : ''}`);
     process.exit(1);
   }
-  const started = Date.now();
-  process.stdout.write('Building the workbench… ');
-  return new Promise((resolve) => {
-    const p = spawn(bin, ['build'], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: process.env });
-    const log = [];
-    p.stdout.on('data', (d) => log.push(d));
-    p.stderr.on('data', (d) => log.push(d));
-    p.on('error', (e) => {
-      console.log('failed');
-      console.error(`npm start: could not run electron-vite: ${e.message}`);
-      process.exit(1);
-    });
-    p.on('close', (code) => {
-      if (code !== 0) {
-        console.log('failed');
-        process.stderr.write(Buffer.concat(log));
-        console.error(`npm start: the build failed (electron-vite exited ${code}); its log is above`);
-        process.exit(1);
-      }
-      console.log(`done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-      resolve();
-    });
-  });
 }
 
 await build();
@@ -58,7 +52,7 @@ if (binary) {
     'No Electron binary on this machine: serving the workbench to a browser instead (Ctrl+C stops it).',
   );
   // The toolsmith command itself (not npx: no npm in the way), on the Node that runs this script.
-  const serve = spawn(process.execPath, [join(root, 'bin', 'toolsmith.mjs'), 'serve', ...args], {
+  const serve = spawn(process.execPath, [join(root, 'bin', 'toolsmith.mjs'), 'serve', ...serveArgs], {
     stdio: 'inherit',
   });
   for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => serve.kill(sig));

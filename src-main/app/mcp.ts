@@ -3,8 +3,7 @@
  * cached listings), and the host-side handlers that proxy a script's calls to the servers.
  */
 import { endpointOf } from './providers.ts';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
 import { mcpServerSchema, parseConfig } from './config.ts';
 import type { SandboxMcpConfig } from './config.ts';
 import { ToolsmithError } from './errors.ts';
@@ -16,7 +15,7 @@ import { mcpResultToResponse, mcpSandboxTools, serverArgs } from '../core/tools/
 import type { JsonValue, Tool, ToolResponse } from '../core/tools/model.ts';
 import type { McpManager } from '../infra/mcp/manager.ts';
 import type { McpServerView } from '../contract/api.ts';
-import { atomicWrite, parseTomlFile } from '../infra/workspace/files.ts';
+import { parseTomlFile } from '../infra/workspace/files.ts';
 import type { HostToolHandler } from '../infra/sandbox/connection.ts';
 import { errorMessage } from '../core/errors.ts';
 
@@ -273,8 +272,7 @@ export async function saveMcpServer(
   }
   // The whole file must still parse and validate before it is written.
   const config = parseConfig(parseTomlFile(file, text), file);
-  mkdirSync(dirname(file), { recursive: true });
-  atomicWrite(file, text);
+  svc.files.writeConfig(text);
   svc.config.mcp_servers[name] = config.mcp_servers[name]!;
   if (sandbox !== undefined) {
     svc.config.sandboxes[sandbox] = config.sandboxes[sandbox]!;

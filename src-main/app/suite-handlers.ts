@@ -16,6 +16,9 @@ export const suiteHandlers: SuiteHandlers = {
   },
   'suites.check': async (svc, { text }) => (await svc.suites()).check(text),
   'suites.save': async (svc, { name, text }) => (await svc.suites()).save(name, text, true),
+  'suites.create': async (svc, r) => (await svc.suites()).create(r),
+  'suites.delete': async (svc, { name }) => (await svc.suites()).remove(name),
+  'suites.addCase': async (svc, r) => (await svc.suites()).addCase(r),
   'suites.start': async (svc, r) => {
     const s = await svc.suites();
     const { suiteRun, done } = s.start({

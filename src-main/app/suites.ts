@@ -12,6 +12,7 @@ import { GatedProvider, RateGate } from '../core/suites/gate.ts';
 import { buildMatrix, compareMatrices, costOf, infraErrorOf } from '../core/suites/matrix.ts';
 import type { CaseResult, SuiteColumn, SuiteComparison } from '../core/suites/matrix.ts';
 import { expandCases, formatPath, locateInSuite } from '../core/suites/schema.ts';
+import { stringify as stringifyToml } from 'smol-toml';
 import { parseSuite } from '../infra/workspace/suite-toml.ts';
 import type { Assertion, CaseInstance, Suite, SuiteProblem } from '../core/suites/schema.ts';
 import { SuiteStore } from '../infra/store/suite-store.ts';
@@ -168,6 +169,52 @@ export class SuiteService {
       if (e instanceof WorkspaceError) throw new ToolsmithError('invalid_argument', e.message);
       throw e;
     }
+  }
+
+  /** A new suite file with its first case; refused when the name is taken or the suite has problems. */
+  create(r: Request<'suites.create'>): { file: string } {
+    if (this.files.exists(r.name))
+      throw new ToolsmithError(
+        'invalid_argument',
+        `suite ${r.name} exists already: ${this.files.file(r.name)}`,
+      );
+    const text =
+      `# Test suite: \`toolsmith eval ${r.name}\` or the Suites view (see docs/suites.md).\n` +
+      `${stringifyToml({ description: r.description ?? '', sandbox: r.sandbox })}\n\n` +
+      `[[cases]]\n${stringifyToml({ id: caseIdOf(r.task, []), task: r.task })}\n`;
+    return { file: this.save(r.name, text).file };
+  }
+
+  /** Deletes a suite's file (its recorded runs stay in the run store). */
+  remove(name: string): { removed: true } {
+    this.read(name); // not_found with the suites there are
+    this.files.remove(name);
+    return { removed: true };
+  }
+
+  /**
+   * Appends a case to a suite (the text is kept as written, comments included): a run's task, in the
+   * suite's sandbox. Refused when the suite has problems or runs in another sandbox.
+   */
+  addCase(r: Request<'suites.addCase'>): { file: string; id: string } {
+    const text = this.read(r.name);
+    const parsed = parseSuite(text);
+    if (!parsed.ok)
+      throw new ToolsmithError(
+        'invalid_argument',
+        `suite ${r.name} has problems: fix them before adding a case`,
+      );
+    if (r.sandbox !== undefined && parsed.suite.sandbox !== r.sandbox)
+      throw new ToolsmithError(
+        'invalid_argument',
+        `suite ${r.name} runs in sandbox ${parsed.suite.sandbox}, this task in ${r.sandbox}: pick a suite of sandbox ${r.sandbox} or create one`,
+      );
+    const id = caseIdOf(
+      r.task,
+      parsed.suite.cases.map((c) => c.id),
+    );
+    const next = `${text.replace(/\n*$/, '\n')}\n[[cases]]\n${stringifyToml({ id, task: r.task })}\n`;
+    return { file: this.save(r.name, next).file, id };
   }
 
   /** The suite, ready to run: parsed, checked, with its columns. */
@@ -530,4 +577,21 @@ export class SuiteService {
     ]);
     clearTimeout(timer);
   }
+}
+
+/** A case id made from its task's first words, unique among `taken` (`-2`, `-3`... when needed). */
+export function caseIdOf(task: string, taken: string[]): string {
+  const base =
+    task
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, ' ')
+      .trim()
+      .split(' ')
+      .slice(0, 5)
+      .join('-')
+      .slice(0, 40)
+      .replace(/-+$/, '') || 'case';
+  let id = base;
+  for (let n = 2; taken.includes(id); n++) id = `${base}-${n}`;
+  return id;
 }

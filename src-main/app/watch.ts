@@ -116,6 +116,11 @@ export function watchWorkspace(svc: WatchDeps, debounceMs = 150): WorkspaceWatch
     if (what === 'config') {
       const text = readText(svc.files.configFile);
       if (text === lastConfigText) return;
+      if (text !== undefined && text === svc.files.ownConfigText) {
+        // The service's own save (Settings, Connections): applied when it was written, not an edit on disk.
+        lastConfigText = text;
+        return;
+      }
       try {
         svc.reloadConfig();
         lastConfigText = text;

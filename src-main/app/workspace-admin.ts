@@ -6,7 +6,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'smol-toml';
-import { checkName, atomicWrite } from '../infra/workspace/files.ts';
+import { checkName } from '../infra/workspace/files.ts';
 import { TOOLS_SKELETON } from '../infra/workspace/init.ts';
 import { checkReachable, forgetDownEndpoints } from '../infra/llm/reachability.ts';
 import { appendSandbox, replaceProviders } from './config-edit.ts';
@@ -63,7 +63,7 @@ function writeConfig(svc: WorkspaceDeps & Pick<AdminDeps, 'reloadConfig'>, text:
   } catch (e) {
     throw new ToolsmithError('invalid_argument', errorMessage(e));
   }
-  atomicWrite(svc.files.configFile, text);
+  svc.files.writeConfig(text);
   svc.reloadConfig();
   forgetDownEndpoints();
 }

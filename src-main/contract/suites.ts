@@ -20,6 +20,24 @@ export const suiteRequests = {
   'suites.read': z.object({ name: suiteName }).strict(),
   'suites.check': z.object({ text: z.string().max(1_000_000) }).strict(),
   'suites.save': z.object({ name: suiteName, text: z.string().max(1_000_000) }).strict(),
+  /** A new suite file with its first case (refused when the name is taken). */
+  'suites.create': z
+    .object({
+      name: suiteName,
+      sandbox: z.string().min(1).max(64),
+      task: z.string().min(1).max(20_000),
+      description: z.string().max(2000).optional(),
+    })
+    .strict(),
+  'suites.delete': z.object({ name: suiteName }).strict(),
+  /** Appends a case (a run's task) to a suite; its id is made from the task unless given. */
+  'suites.addCase': z
+    .object({
+      name: suiteName,
+      task: z.string().min(1).max(20_000),
+      sandbox: z.string().min(1).max(64).optional(),
+    })
+    .strict(),
   'suites.start': z
     .object({
       name: suiteName,
@@ -50,6 +68,9 @@ export interface SuiteResponses {
   'suites.read': { name: string; text: string; problems: SuiteProblem[] };
   'suites.check': { problems: SuiteProblem[] };
   'suites.save': { file: string; problems: SuiteProblem[] };
+  'suites.create': { file: string };
+  'suites.delete': { removed: true };
+  'suites.addCase': { file: string; id: string };
   'suites.start': { suiteRun: string };
   'suites.cancel': { cancelled: boolean };
   'suites.runs': SuiteRunSummary[];

@@ -98,7 +98,7 @@ export async function startWebServer(
         Promise.reject(
           new ToolsmithError(
             'refused',
-            `the browser front end does not start commands on this computer (MCP server ${c.server}: ${c.command}); start it with \`toolsmith serve --allow-host-commands\` or use the desktop app, which asks you first`,
+            `the browser front end does not start commands on this computer (MCP server ${c.server}: ${c.command}): a web page cannot ask you first. Restart the workbench with \`npm start -- --allow-host-commands\` (or \`toolsmith serve --allow-host-commands\`), or use the desktop app, which asks you first`,
           ),
         );
   let origin = '';

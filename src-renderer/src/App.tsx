@@ -1,4 +1,4 @@
-import { useEffect } from 'react';
+import { useEffect, useState } from 'react';
 import { api } from './api/client.ts';
 import { activeNav, parseHash } from './lib/routing.ts';
 import type { View } from './store/app.ts';
@@ -16,6 +16,7 @@ import { ToolsView } from './views/tools/ToolsView.tsx';
 import { WorkspaceView } from './views/workspace/WorkspaceView.tsx';
 import { useShortcuts } from './lib/shortcuts.ts';
 import { preloadEditors } from './components/Editors.tsx';
+import { KeyboardHelp } from './components/KeyboardHelp.tsx';
 
 const NAV: { view: View; label: string; key: string }[] = [
   { view: 'runs', label: 'Runs', key: 'g r' },
@@ -82,6 +83,7 @@ export function App() {
   const navigate = useStore((s) => s.navigate);
   const theme = useStore((s) => s.theme);
   const toggleTheme = useStore((s) => s.toggleTheme);
+  const [keyboardHelp, setKeyboardHelp] = useState(false);
 
   useEffect(() => {
     void loadApp();
@@ -135,7 +137,10 @@ export function App() {
           </ul>
           <p className="muted small shortcuts-hint">
             <kbd>/</kbd> search · <kbd>Ctrl</kbd>+<kbd>Enter</kbd> run · <kbd>j</kbd>/<kbd>k</kbd>{' '}
-            next/previous attempt
+            next/previous attempt ·{' '}
+            <button className="link" data-keyboard-help onClick={() => setKeyboardHelp(true)}>
+              all shortcuts (<kbd>?</kbd>)
+            </button>
           </p>
         </nav>
         <main>
@@ -152,6 +157,7 @@ export function App() {
         </main>
       </div>
       <Notices />
+      {keyboardHelp && <KeyboardHelp onClose={() => setKeyboardHelp(false)} />}
     </div>
   );
 }

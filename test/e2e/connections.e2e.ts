@@ -111,6 +111,8 @@ describe('Connections view', () => {
     expect(await page.getByTestId('mcp-tools').innerText()).toMatch(
       /no tools\.py: its \d+ tools come from MCP servers/,
     );
+    // The sandbox list counts the tools the view shows (not "0 tools" until a refresh).
+    await expect.poll(() => page.locator('button[data-sandbox="notes"]').innerText()).toMatch(/\b9 tools\b/);
     await w.screenshot('tools-mcp-only');
     expect(w.pageErrors).toEqual([]);
   });

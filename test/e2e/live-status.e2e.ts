@@ -52,6 +52,24 @@ describe('a workspace file edited on disk while the workbench is open', () => {
     );
     expect(w.web.service().config.limits.timeout_s).toBe(240);
     await w.screenshot('live-reload-config-refused');
+
+    // In the dark theme the notice is dark too (not a white box).
+    await page.getByRole('button', { name: 'toggle theme' }).click();
+    const background = await refused.evaluate(
+      (el) =>
+        (
+          globalThis as unknown as { getComputedStyle(e: unknown): { backgroundColor: string } }
+        ).getComputedStyle(el).backgroundColor,
+    );
+    expect(background).toBe('rgb(43, 43, 43)');
+    await w.screenshot('live-reload-config-refused-dark');
+    await page.getByRole('button', { name: 'toggle theme' }).click();
+
+    // Fixed on disk: the refusal goes, "applied" takes its place.
+    writeFileSync(configFile, good.replace('timeout_s = 300', 'timeout_s = 200'));
+    await applied.waitFor({ timeout: 30_000 });
+    await refused.waitFor({ state: 'detached', timeout: 10_000 });
+    expect(w.web.service().config.limits.timeout_s).toBe(200);
   });
 
   it('tools.py: the notice names the sandbox, and the open Tools view shows the new tool', async () => {

@@ -235,7 +235,12 @@ describe('runs in the workbench', () => {
     await expect.poll(() => total.innerText()).toBe('1 run matching');
     const shown = page.locator('.run-row[data-run-id]');
     await expect.poll(() => shown.count()).toBe(1);
-    expect(await shown.first().innerText()).toContain('template test user-name-check: name of user u1');
+    // Its badge says "template test" once; it was served by the template, with no LLM.
+    const task = await shown.first().locator('.c-task').innerText();
+    expect(task).toContain('user-name-check: name of user u1');
+    expect(task).not.toContain('template test template test');
+    expect(await shown.first().locator('.c-tier').innerText()).toBe('template');
+    expect(await shown.first().locator('.c-model').innerText()).toBe('no LLM');
     expect(await shown.first().locator('[data-kind="template_test"]').innerText()).toBe('template test');
     await w.screenshot('runs-template-tests');
     await page.getByLabel('search runs').fill('');

@@ -29,7 +29,7 @@ export function registerServe(program: Command, ctx: CliContext): void {
     .option('--open', 'open the URL in the default browser')
     .option(
       '--allow-host-commands',
-      'let the page start commands on this computer (stdio MCP servers): the browser cannot ask you first',
+      'let the page start commands on this computer (stdio MCP servers): without it they are refused, as a web page cannot ask you first (from a clone: npm start -- --allow-host-commands)',
     )
     .action(
       async (

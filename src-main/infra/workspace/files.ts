@@ -12,7 +12,7 @@ import {
   rmSync,
   statSync,
 } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { parse as parseToml, stringify as stringifyToml, TomlError } from 'smol-toml';
 import { splitTemplateFile, templateFromParts, templateFrontMatter } from '../../core/templates/file.ts';
 import { TemplateError } from '../../core/templates/template.ts';
@@ -83,6 +83,11 @@ export class WorkspaceFiles {
   readonly root: string;
   /** Sandboxes the config declares without a tools.py (MCP tools only). */
   declaredSandboxes: ReadonlySet<string> = new Set();
+  /**
+   * The text the service itself last wrote to config.toml (a provider or MCP server saved from a front
+   * end): the workspace watcher does not report the service's own save as an edit made on disk.
+   */
+  ownConfigText: string | undefined;
 
   constructor(root: string) {
     if (!existsSync(root) || !statSync(root).isDirectory())
@@ -96,6 +101,13 @@ export class WorkspaceFiles {
 
   get dataDir(): string {
     return join(this.root, '.toolsmith');
+  }
+
+  /** Replaces config.toml with `text` (written whole, then renamed over the old file). */
+  writeConfig(text: string): void {
+    mkdirSync(dirname(this.configFile), { recursive: true });
+    atomicWrite(this.configFile, text);
+    this.ownConfigText = text;
   }
 
   readConfig(): Record<string, unknown> {

@@ -1,5 +1,5 @@
 /** Suite files in the workspace: `suites/NAME.toml`. */
-import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { atomicWrite, checkName } from './files.ts';
 
@@ -35,5 +35,9 @@ export class SuiteFiles {
     mkdirSync(this.dir, { recursive: true });
     atomicWrite(file, text);
     return file;
+  }
+
+  remove(name: string): void {
+    rmSync(this.file(name));
   }
 }

@@ -31,10 +31,14 @@ export interface CodeEditorProps {
 }
 
 export function CodeEditor(props: CodeEditorProps) {
+  const readOnly = props.readOnly ?? false;
   const theme = useStore((s) => s.theme);
   const editorRef = useRef<CodeEditor | null>(null);
   const [cursorLine, setCursorLine] = useState(1);
   const [ready, setReady] = useState(false);
+  const [focused, setFocused] = useState(false);
+  // Tab indents in an editable editor until Ctrl+M switches it (in that editor) to moving the focus.
+  const [tabMoves, setTabMoves] = useState(false);
   const onRunRef = useRef(props.onRun);
   onRunRef.current = props.onRun;
   // The editor owns its text while people type: a parent that feeds onChange back into `value` must not
@@ -47,6 +51,15 @@ export function CodeEditor(props: CodeEditorProps) {
     editorRef.current = editor;
     editor.onDidChangeCursorPosition((e) => setCursorLine(e.position.lineNumber));
     editor.addCommand(monaco.KeyMod.CtrlCmd | monaco.KeyCode.Enter, () => onRunRef.current?.());
+    editor.onDidFocusEditorText(() => setFocused(true));
+    editor.onDidBlurEditorText(() => setFocused(false));
+    // Ctrl+M switches what Tab does in this editor (Monaco's own Ctrl+M switches a global mode that no
+    // editor option reports, so the note could not follow it).
+    editor.addCommand(monaco.KeyMod.CtrlCmd | monaco.KeyCode.KeyM, () => {
+      const next = !editor.getOption(monaco.editor.EditorOption.tabFocusMode);
+      editor.updateOptions({ tabFocusMode: next });
+      setTabMoves(next); // kept by the options below on the next render
+    });
     setReady(true);
   };
 
@@ -105,6 +118,20 @@ export function CodeEditor(props: CodeEditorProps) {
       aria-label={props.label}
       style={{ height: props.height ?? 320 }}
     >
+      {!readOnly && focused && (
+        // The way out of an editable editor, shown while it has the focus (Tab indents there).
+        <span className="editor-tab-hint" role="note" data-testid="editor-tab-hint">
+          {tabMoves ? (
+            <>
+              <kbd>Tab</kbd> leaves the editor · <kbd>Ctrl</kbd>+<kbd>M</kbd>: <kbd>Tab</kbd> indents
+            </>
+          ) : (
+            <>
+              <kbd>Tab</kbd> indents · <kbd>Ctrl</kbd>+<kbd>M</kbd>: <kbd>Tab</kbd> leaves the editor
+            </>
+          )}
+        </span>
+      )}
       <Editor
         defaultValue={props.value}
         language={monacoLanguage(props.language)}
@@ -117,7 +144,9 @@ export function CodeEditor(props: CodeEditorProps) {
         }}
         loading={<div className="muted pad">Loading editor…</div>}
         options={{
-          readOnly: props.readOnly ?? false,
+          readOnly,
+          // A read-only editor is passed through with Tab like any other part of the page.
+          tabFocusMode: readOnly || tabMoves,
           minimap: { enabled: false },
           fontSize: 13,
           scrollBeyondLastLine: false,
@@ -126,6 +155,8 @@ export function CodeEditor(props: CodeEditorProps) {
           renderValidationDecorations: 'on',
           tabSize: 4,
           wordWrap: props.wordWrap ? 'on' : 'off',
+          // The browser's line breaking: Monaco's own breaks after "." and before "+", inside numbers.
+          wrappingStrategy: props.wordWrap ? 'advanced' : 'simple',
         }}
       />
     </div>
@@ -150,6 +181,8 @@ export function CodeDiff(props: {
     if (!host.current) return;
     const editor = monaco.editor.createDiffEditor(host.current, {
       readOnly: true,
+      // Read-only: Tab moves on through the page.
+      tabFocusMode: true,
       renderSideBySide: true,
       automaticLayout: true,
       minimap: { enabled: false },

@@ -1,6 +1,7 @@
 /**
  * Keyboard shortcuts for the frequent actions. Outside text fields: `/` focuses search, `j`/`k` (or
- * Alt+Down/Alt+Up anywhere) select the next/previous attempt, `g r|n|t|m|k|s` go to a view.
+ * Alt+Down/Alt+Up anywhere) select the next/previous attempt, `g r|n|t|m|k|s|u|c|w` go to a view, `?`
+ * opens the list of them all (components/KeyboardHelp.tsx, which must list every shortcut added here).
  * Ctrl/Cmd+Enter runs (start a run, run the edited script): views register it with `data-run-action`.
  */
 import { useEffect } from 'react';
@@ -49,6 +50,14 @@ export function useShortcuts(): void {
         }
         return;
       }
+      if (e.key === '?') {
+        const help = document.querySelector<HTMLButtonElement>('[data-keyboard-help]');
+        if (help) {
+          e.preventDefault();
+          help.click();
+        }
+        return;
+      }
       if (e.key === 'g') {
         pendingG = Date.now();
         return;
@@ -56,6 +65,8 @@ export function useShortcuts(): void {
       const view = gotoView(pendingG, e.key, Date.now());
       if (view) {
         pendingG = 0;
+        // The key must not reach the field the new view focuses (New run's task would read "n").
+        e.preventDefault();
         s.navigate({ view });
         return;
       }

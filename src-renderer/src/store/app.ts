@@ -12,6 +12,8 @@ export interface Notice {
   id: number;
   kind: 'error' | 'info';
   text: string;
+  /** What the notice is about: a newer notice about the same thing replaces it (a fixed file's error goes). */
+  about?: string;
 }
 
 /**
@@ -40,7 +42,7 @@ export interface AppSlice {
   loadStatus(): Promise<void>;
   navigate(route: Route): void;
   toggleTheme(): void;
-  notify(kind: Notice['kind'], text: string): void;
+  notify(kind: Notice['kind'], text: string, about?: string): void;
   dismiss(id: number): void;
   /** A workspace file changed on disk: says so (or why it was refused) and reloads what it feeds. */
   onWorkspaceChanged(c: WorkspaceChange): void;
@@ -87,9 +89,10 @@ export const createAppSlice: StateCreator<Store, [], [], AppSlice> = (set, get) 
     localStorage.setItem('toolsmith.theme', theme);
     set({ theme });
   },
-  notify(kind, text) {
+  notify(kind, text, about) {
     const id = ++noticeId;
-    set({ notices: [...get().notices, { id, kind, text }].slice(-5) });
+    const kept = about === undefined ? get().notices : get().notices.filter((n) => n.about !== about);
+    set({ notices: [...kept, { id, kind, text, ...(about !== undefined ? { about } : {}) }].slice(-5) });
     if (kind === 'info') setTimeout(() => get().dismiss(id), 5000);
   },
   dismiss(id) {
@@ -106,8 +109,10 @@ export const createAppSlice: StateCreator<Store, [], [], AppSlice> = (set, get) 
         : c.what === 'tools'
           ? `the tools of sandbox ${c.sandbox ?? '?'}`
           : `the ${c.what}`;
-    if (c.error) get().notify('error', `${what} changed on disk but was not applied: ${c.error}`);
-    else get().notify('info', `${what} changed on disk: applied`);
+    // One notice per file: the fix of a refused edit replaces its error.
+    const about = `changed:${c.what}:${c.sandbox ?? ''}`;
+    if (c.error) get().notify('error', `${what} changed on disk but was not applied: ${c.error}`, about);
+    else get().notify('info', `${what} changed on disk: applied`, about);
     if (c.error) return;
     const s = get();
     const reloads: Promise<unknown>[] = [];

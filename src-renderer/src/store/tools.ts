@@ -37,7 +37,22 @@ export const createToolsSlice: StateCreator<Store, [], [], ToolsSlice> = (set, g
     try {
       const listed = await api['tools.list']({ sandbox });
       if (get().toolsSandbox !== sandbox) return undefined;
-      set({ toolsListed: listed });
+      // The sandbox list counts what the view shows (an MCP-only sandbox's tools arrive once its servers
+      // answered: the list must not keep saying "0 tools").
+      const fromMcp = listed.tools.filter((t) => t.mcp).length;
+      set({
+        toolsListed: listed,
+        sandboxes: get().sandboxes.map((s) =>
+          s.name === sandbox
+            ? {
+                ...s,
+                tools: listed.tools.length,
+                problems: listed.problems.length,
+                ...(s.mcpServers ? { fromMcp } : {}),
+              }
+            : s,
+        ),
+      });
       return listed;
     } catch (e) {
       if (get().toolsSandbox === sandbox) set({ toolsLoadError: errorMessage(e) });

@@ -6,6 +6,7 @@
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { dispatch } from '../../../src-main/app/handlers.ts';
 import { ToolsmithService } from '../../../src-main/app/service.ts';
 import { mcpServersView } from '../../../src-main/app/mcp.ts';
 import type { PushEvent } from '../../../src-main/contract/api.ts';
@@ -80,6 +81,27 @@ describe('workspace files edited by hand while the service runs', () => {
       timeout: 10_000,
     });
     expect(svc.config.pool.max_size).toBe(3);
+  });
+
+  it("the service's own save (a provider added from a front end) is not announced as an edit on disk", async () => {
+    await dispatch(svc, 'providers.save', {
+      id: 'second',
+      kind: 'openai',
+      baseUrl: 'http://127.0.0.1:9/v1',
+      model: 'm',
+    });
+    expect(readFileSync(configFile(), 'utf8')).toContain('second');
+    // A change of suites/ after it: once that is announced, the config change before it was handled.
+    writeFileSync(join(ws, 'suites', 'marker.toml'), 'name = "marker"\n');
+    await vi.waitFor(() => expect(events.some((e) => e.what === 'suites')).toBe(true), { timeout: 10_000 });
+    expect(events.filter((e) => e.what === 'config')).toEqual([]);
+    // A hand edit after it is still announced.
+    const text = readFileSync(configFile(), 'utf8');
+    editorSave(configFile(), text.replace(/max_size = 2/, 'max_size = 4'));
+    await vi.waitFor(() => expect(events.some((e) => e.what === 'config' && !e.error)).toBe(true), {
+      timeout: 10_000,
+    });
+    expect(svc.config.pool.max_size).toBe(4);
   });
 
   it('reports a tools.py that does not parse (file and line) and picks up the fixed one', async () => {

@@ -29,35 +29,48 @@ const freePort = () =>
     });
   });
 
+/** Starts `npm start` (scripts/start.mjs) on a free port; resolves once it printed the URL. */
+async function start(): Promise<{ url: string; stdout: string; stderr: string; port: number }> {
+  if (child?.pid && child.exitCode === null) {
+    const old = child;
+    await new Promise((resolve) => {
+      old.once('exit', resolve);
+      old.kill('SIGTERM');
+    });
+  }
+  const port = await freePort();
+  child = spawn(
+    join(repoRoot, 'node_modules/.bin/node'),
+    [join(repoRoot, 'scripts/start.mjs'), '--port', String(port)],
+    {
+      cwd: ws,
+      env: {
+        ...process.env,
+        TOOLSMITH_OUT_DIR: out,
+        TOOLSMITH_HOME: join(out, 'home'),
+        // An Electron install whose binary is missing: the browser front end is served instead.
+        ELECTRON_OVERRIDE_DIST_PATH: noElectron,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  let stdout = '';
+  let stderr = '';
+  child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+  const url = await new Promise<string>((resolve, reject) => {
+    child?.stdout?.on('data', (d: Buffer) => {
+      stdout += d.toString();
+      const m = /Toolsmith workbench: (\S+)\n/.exec(stdout);
+      if (m?.[1]) resolve(m[1]);
+    });
+    child?.on('exit', (code) => reject(new Error(`npm start exited ${code}:\n${stdout}\n${stderr}`)));
+  });
+  return { url, stdout, stderr, port };
+}
+
 describe('npm start without Electron', () => {
   it('builds quietly, then prints the URL last, on the --port given', async () => {
-    const port = await freePort();
-    child = spawn(
-      join(repoRoot, 'node_modules/.bin/node'),
-      [join(repoRoot, 'scripts/start.mjs'), '--port', String(port)],
-      {
-        cwd: ws,
-        env: {
-          ...process.env,
-          TOOLSMITH_OUT_DIR: out,
-          TOOLSMITH_HOME: join(out, 'home'),
-          // An Electron install whose binary is missing: the browser front end is served instead.
-          ELECTRON_OVERRIDE_DIST_PATH: noElectron,
-        },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    let stdout = '';
-    let stderr = '';
-    child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
-    const url = await new Promise<string>((resolve, reject) => {
-      child?.stdout?.on('data', (d: Buffer) => {
-        stdout += d.toString();
-        const m = /Toolsmith workbench: (\S+)\n/.exec(stdout);
-        if (m?.[1]) resolve(m[1]);
-      });
-      child?.on('exit', (code) => reject(new Error(`npm start exited ${code}:\n${stdout}\n${stderr}`)));
-    });
+    const { url, stdout, stderr, port } = await start();
     const lines = stdout.trimEnd().split('\n');
     expect(lines.at(-1)).toBe(`Toolsmith workbench: ${url}`);
     expect(lines.length).toBeLessThanOrEqual(5);
@@ -66,5 +79,13 @@ describe('npm start without Electron', () => {
     expect(new URL(url).port).toBe(String(port));
     const page = await fetch(url);
     expect(page.status).toBe(200);
+  }, 600_000);
+
+  it('started again with no source changed, it does not build again', async () => {
+    const { url, stdout } = await start();
+    expect(stdout.split('\n')[0]).toBe(
+      'Building the workbench… up to date (no source changed since the last build)',
+    );
+    expect((await fetch(url)).status).toBe(200);
   }, 600_000);
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { render } from 'vitest-browser-react';
 import type { McpServerView } from '../../../../src-main/contract/api.ts';
-import { ServersTable, StateBadge, TestState } from './ConnectionsParts.tsx';
+import { HostCommands, ServersTable, StateBadge, TestState } from './ConnectionsParts.tsx';
 
 const noop = () => {};
 const server = (
@@ -97,5 +97,35 @@ describe('TestState', () => {
       );
     await screen.rerender(<TestState selected="mem" testing={false} testError={undefined} tested={tested} />);
     expect(screen.getByTestId('mcp-connected').query()).toBeNull();
+  });
+});
+
+describe('HostCommands', () => {
+  const refusal =
+    'the browser front end does not start commands on this computer (MCP server memory: node): a web page cannot ask you first. Restart the workbench with `npm start -- --allow-host-commands` (or `toolsmith serve --allow-host-commands`), or use the desktop app, which asks you first';
+
+  it('a refused stdio server says what to run and why, where the person is', async () => {
+    const screen = await render(
+      <HostCommands servers={[server('memory', 'error', ['notes'], refusal)]} browser />,
+    );
+    await expect.element(screen.getByTestId('host-commands-refused')).toBeVisible();
+    const text = screen.getByTestId('host-commands-refused').element().textContent;
+    expect(text).toContain('Not started: memory runs a command on this computer.');
+    expect(text).toContain('npm start -- --allow-host-commands');
+    expect(text).toContain('toolsmith serve --allow-host-commands');
+    expect(text).toContain('A web page cannot ask you before it starts a command');
+  });
+
+  it('the browser front end says it before any server is added; the desktop app shows nothing', async () => {
+    const screen = await render(<HostCommands servers={[]} browser />);
+    await expect.element(screen.getByTestId('host-commands-note')).toBeVisible();
+    expect(screen.getByTestId('host-commands-note').element().textContent).toContain(
+      'npm start -- --allow-host-commands',
+    );
+    await screen.rerender(
+      <HostCommands servers={[server('memory', 'error', [], refusal)]} browser={false} />,
+    );
+    expect(screen.getByTestId('host-commands-refused').query()).toBeNull();
+    expect(screen.getByTestId('host-commands-note').query()).toBeNull();
   });
 });

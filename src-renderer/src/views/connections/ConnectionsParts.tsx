@@ -101,3 +101,40 @@ export function TestState({
     </>
   );
 }
+
+/** The browser front end's guard on host commands, in the words of its refusal. */
+export const HOST_COMMANDS_FLAG = '--allow-host-commands';
+
+/**
+ * Where the person is when a stdio server is refused (the browser front end started without
+ * `--allow-host-commands`): what to run and why, instead of a bare "error". `browser` is the workbench
+ * served to a browser (the desktop app asks before it starts a command, so it shows nothing).
+ */
+export function HostCommands({ servers, browser }: { servers: McpServerView[]; browser: boolean }) {
+  if (!browser) return null;
+  const refused = servers.filter((s) => s.state === 'error' && s.error?.includes(HOST_COMMANDS_FLAG));
+  const command = (
+    <>
+      <code>npm start -- {HOST_COMMANDS_FLAG}</code> (or <code>toolsmith serve {HOST_COMMANDS_FLAG}</code>)
+    </>
+  );
+  if (refused.length === 0)
+    return (
+      <p className="muted small" data-testid="host-commands-note">
+        A stdio server is a command started on this computer. A web page cannot ask you before it starts one,
+        so the browser front end starts them only when the workbench was started with {command}; the desktop
+        app asks you first. HTTP servers need nothing.
+      </p>
+    );
+  return (
+    <div role="alert" className="callout bad" data-testid="host-commands-refused">
+      <strong>
+        Not started: {refused.map((s) => s.name).join(', ')} {refused.length === 1 ? 'runs' : 'run'} a command
+        on this computer.
+      </strong>{' '}
+      A web page cannot ask you before it starts a command, so the browser front end refuses unless the
+      workbench was started with {command}. Stop it (Ctrl+C in its terminal) and start it that way, or use the
+      desktop app, which asks you first.
+    </div>
+  );
+}

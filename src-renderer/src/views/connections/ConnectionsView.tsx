@@ -7,7 +7,7 @@
  * connections.ts); parts: ConnectionsParts.tsx, ServerParts.tsx, ServerForm.tsx.
  */
 import { sandboxToolOf } from './connections.ts';
-import { ServersTable, StateBadge, TestState } from './ConnectionsParts.tsx';
+import { HostCommands, ServersTable, StateBadge, TestState } from './ConnectionsParts.tsx';
 import { ServerForm } from './ServerForm.tsx';
 import { ScriptRunner, ToolCard } from './ServerParts.tsx';
 import { useConnections } from './useConnections.ts';
@@ -31,6 +31,8 @@ export function ConnectionsView() {
         <code>.toolsmith/config.toml</code>). A script calls them like any tool; each call goes from the
         sandbox container to the host and on to the server, and is traced as <code>mcp:NAME</code>.
       </p>
+      {/* Electron's preload is window.toolsmith; without it the page is the browser front end. */}
+      <HostCommands servers={v.servers ?? []} browser={!window.toolsmith} />
       {form && (
         <ServerForm
           key={form.key}

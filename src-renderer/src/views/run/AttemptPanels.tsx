@@ -105,8 +105,9 @@ export function LlmPanel({ a, live }: { a: AttemptRecord; live: string | undefin
         </Section>
       ))}
       {a.llmErrors.map((e, i) => (
-        <div key={i} className="error">
-          {e.provider}: {e.message}
+        <div key={i} className="error" data-testid="llm-error">
+          {/* The provider's errors name it already ("local: connection failed …"). */}
+          {e.message.startsWith(`${e.provider}:`) ? e.message : `${e.provider}: ${e.message}`}
         </div>
       ))}
       {(a.retries.length

@@ -9,6 +9,7 @@ import { useEffect, useMemo, useState } from 'react';
 import { formatMs, formatDateTime, StatusBadge } from '../../components/Badges.tsx';
 import { JsonTree } from '../../components/JsonTree.tsx';
 import { useStore } from '../../store/index.ts';
+import { AddToSuite } from './AddToSuite.tsx';
 import { AttemptView } from './AttemptView.tsx';
 import { Timeline } from './Timeline.tsx';
 
@@ -106,6 +107,7 @@ export function RunDetailView({ runId }: { runId: string }) {
         >
           Replay
         </button>
+        <AddToSuite key={run.id} task={run.started.task} sandbox={run.started.sandbox} />
         <button onClick={() => void exportRun()}>Export</button>
         <button
           className="danger"

@@ -62,6 +62,24 @@ export function SortHeader({
   );
 }
 
+const TEMPLATE_TEST_PREFIX = 'template test ';
+
+/**
+ * What a row shows of a run: a template test's task without the "template test " its badge already
+ * says, served by its template (not by an edited script) and with no LLM.
+ */
+export function rowCells(run: RunSummaryView): { task: string; tier: string; model: string } {
+  if (run.kind === 'template_test')
+    return {
+      task: run.task.startsWith(TEMPLATE_TEST_PREFIX)
+        ? run.task.slice(TEMPLATE_TEST_PREFIX.length)
+        : run.task,
+      tier: 'template',
+      model: 'no LLM',
+    };
+  return { task: run.task, tier: run.tier ?? '—', model: run.model ?? '—' };
+}
+
 export function Row({
   run,
   index,
@@ -77,6 +95,7 @@ export function Row({
         <span className="muted">loading…</span>
       </div>
     );
+  const cells = rowCells(run);
   return (
     <div
       className={`run-row status-row-${run.status}`}
@@ -109,7 +128,7 @@ export function Row({
             template test
           </span>
         )}{' '}
-        {run.task}
+        {cells.task}
         {run.error && <span className="muted small"> — {run.error}</span>}
       </span>
       <span role="cell" className="c-sandbox">
@@ -119,11 +138,11 @@ export function Row({
       <span role="cell" className="c-mode">
         {run.mode}
       </span>
-      <span role="cell" className="c-model">
-        {run.model ?? '—'}
+      <span role="cell" className="c-model" title={cells.model}>
+        {cells.model}
       </span>
       <span role="cell" className="c-tier">
-        {run.tier ?? '—'}
+        {cells.tier}
       </span>
       <span role="cell" className="c-num">
         {run.attempts}

@@ -42,8 +42,8 @@ function ConfigSection({ settings, workspace }: { settings: Settings; workspace?
       <h2>Pool, limits and runtimes</h2>
       <p className="muted small">
         Read-only here: edit{' '}
-        <code>{workspace ? `${workspace}/.toolsmith/config.toml` : '.toolsmith/config.toml'}</code> and
-        restart Toolsmith.
+        <code>{workspace ? `${workspace}/.toolsmith/config.toml` : '.toolsmith/config.toml'}</code>; a saved
+        edit applies at once, no restart needed.
       </p>
       <div className="settings-columns">
         <KeyValues label="pool" values={settings.pool} />

@@ -3,6 +3,8 @@ import { render } from 'vitest-browser-react';
 import { suiteRun } from './suite-fixture.ts';
 import { initialSuiteStart } from './suite-start.ts';
 import {
+  DeleteSuite,
+  NewSuiteForm,
   SuiteHead,
   SuiteList,
   SuiteProblems,
@@ -13,8 +15,22 @@ import {
 
 const noop = () => {};
 const history = [
-  { id: 'r2', createdAt: Date.UTC(2026, 0, 2, 10, 0), status: 'passed', passed: 4, done: 4 },
-  { id: 'r1', createdAt: Date.UTC(2026, 0, 1, 10, 0), status: 'failed', passed: 1, done: 4 },
+  {
+    id: 'r2',
+    createdAt: Date.UTC(2026, 0, 2, 10, 0),
+    status: 'passed',
+    passed: 4,
+    done: 4,
+    spec: { planned: 4 },
+  },
+  {
+    id: 'r1',
+    createdAt: Date.UTC(2026, 0, 1, 10, 0),
+    status: 'failed',
+    passed: 1,
+    done: 4,
+    spec: { planned: 4 },
+  },
 ];
 
 describe('SuiteList', () => {
@@ -36,7 +52,9 @@ describe('SuiteList', () => {
   it('says how to add a suite when there is none', async () => {
     const screen = await render(<SuiteList suites={[]} current={undefined} onOpen={noop} />);
     await expect
-      .element(screen.getByText('No suites: add suites/NAME.toml to the workspace.'))
+      .element(
+        screen.getByText('No suites yet: create one with New suite (it is saved as suites/NAME.toml).'),
+      )
       .toBeInTheDocument();
   });
 });
@@ -67,6 +85,43 @@ describe('SuiteStartForm', () => {
     expect(onStart).toHaveBeenCalledWith({ models: ['qwen', 'gpt'], repeat: 2 });
     await screen.getByLabelText('suite run').selectOptions('r1');
     expect(onSelectRun).toHaveBeenCalledWith('r1');
+  });
+
+  it('the picker counts a run under way as the progress line does (done/planned runs, live)', async () => {
+    const running = {
+      id: 'r3',
+      createdAt: Date.UTC(2026, 0, 3, 10, 0),
+      status: 'running',
+      passed: 0,
+      done: 0,
+      spec: { planned: 8 },
+    };
+    const live = {
+      suiteRun: 'r3',
+      suite: 'smoke',
+      planned: 8,
+      done: 2,
+      passed: 1,
+      failed: 1,
+      errors: 0,
+      running: 2,
+      status: 'running',
+    } as const;
+    const screen = await render(
+      <SuiteStartForm
+        {...props}
+        history={[running, ...history]}
+        selectedRun="r3"
+        fields={initialSuiteStart}
+        onStart={noop}
+        running
+        live={live}
+      />,
+    );
+    const options = [...(screen.getByLabelText('suite run').element() as HTMLSelectElement).options];
+    expect(options[0]!.text).toMatch(/ · running · 2\/8 runs · 1 passed$/);
+    expect(options[1]!.text).toMatch(/ · passed · 4\/4 runs · 4 passed$/);
+    expect(options.map((o) => o.text).join()).not.toContain('0/0');
   });
 
   it('a running suite offers Cancel; problems or a run under way disable Start', async () => {
@@ -127,5 +182,68 @@ describe('the open suite', () => {
       .toHaveAttribute('aria-selected', 'false');
     await screen.getByRole('tab', { name: 'Compare' }).click();
     expect(onTab).toHaveBeenCalledWith('compare');
+  });
+});
+
+describe('suites from the view: New suite and Delete', () => {
+  it('New suite sends its name, sandbox and first task; Create waits for all three', async () => {
+    const onNew = vi.fn();
+    const list = await render(<SuiteList suites={[]} current={undefined} onOpen={noop} onNew={onNew} />);
+    await list.getByRole('button', { name: 'New suite' }).click();
+    expect(onNew).toHaveBeenCalledTimes(1);
+
+    const onCreate = vi.fn();
+    const screen = await render(
+      <NewSuiteForm
+        sandboxes={['ecommerce', 'support']}
+        busy={false}
+        error={undefined}
+        onCreate={onCreate}
+        onCancel={noop}
+      />,
+    );
+    const create = screen.getByRole('button', { name: 'Create suite' });
+    await expect.element(create).toBeDisabled();
+    await screen.getByLabelText('name').fill('smoke tests');
+    await expect.element(create).toHaveAttribute('title', 'A name has letters, digits, _ . - only.');
+    await screen.getByLabelText('name').fill('smoke');
+    await screen.getByLabelText('sandbox').selectOptions('support');
+    await expect.element(create).toHaveAttribute('title', 'Write the first case’s task.');
+    await screen.getByLabelText('first case’s task').fill('  List the open tickets.  ');
+    await create.click();
+    expect(onCreate).toHaveBeenCalledWith({
+      name: 'smoke',
+      sandbox: 'support',
+      task: 'List the open tickets.',
+    });
+  });
+
+  it('shows the service refusing a suite', async () => {
+    const screen = await render(
+      <NewSuiteForm
+        sandboxes={['ecommerce']}
+        busy={false}
+        error="suite smoke exists already: /w/suites/smoke.toml"
+        onCreate={noop}
+        onCancel={noop}
+      />,
+    );
+    await expect.element(screen.getByRole('alert')).toBeVisible();
+    expect(screen.getByRole('alert').element().textContent).toContain('exists already');
+  });
+
+  it('Delete asks once more, naming the file; Keep it goes back', async () => {
+    const onDelete = vi.fn();
+    const screen = await render(<DeleteSuite name="smoke" onDelete={onDelete} />);
+    await screen.getByRole('button', { name: 'Delete' }).click();
+    await expect.element(screen.getByRole('group', { name: 'confirm delete' })).toBeVisible();
+    expect(screen.getByRole('group', { name: 'confirm delete' }).element().textContent).toContain(
+      'Delete suites/smoke.toml?',
+    );
+    await screen.getByRole('button', { name: 'Keep it' }).click();
+    expect(onDelete).not.toHaveBeenCalled();
+    await screen.getByRole('button', { name: 'Delete' }).click();
+    await screen.getByRole('button', { name: 'Delete suite' }).click();
+    expect(onDelete).toHaveBeenCalledTimes(1);
   });
 });

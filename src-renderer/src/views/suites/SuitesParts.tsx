@@ -3,7 +3,13 @@
  * suite's head and schema problems, the start form with the suite-run picker, the progress of a suite
  * run and the tabs that read it.
  */
-import type { Response, SuiteProgressView, SuiteRunFullView } from '../../../../src-main/contract/api.ts';
+import { useState } from 'react';
+import type {
+  Request,
+  Response,
+  SuiteProgressView,
+  SuiteRunFullView,
+} from '../../../../src-main/contract/api.ts';
 import { formatDateTime } from '../../lib/dates.ts';
 import { problemText, progressLine, SUITE_TABS } from './suite-detail.ts';
 import type { SuiteProblem, SuiteTab } from './suite-detail.ts';
@@ -14,16 +20,26 @@ export function SuiteList({
   suites,
   current,
   onOpen,
+  onNew,
 }: {
   suites: Response<'suites.list'>;
   current: string | undefined;
   onOpen: (name: string) => void;
+  /** Opens the New suite form. */
+  onNew?: () => void;
 }) {
   return (
     <aside className="suite-list">
       <h1>Suites</h1>
+      {onNew && (
+        <button className="primary" onClick={onNew}>
+          New suite
+        </button>
+      )}
       {suites.length === 0 && (
-        <p className="muted small">No suites: add suites/NAME.toml to the workspace.</p>
+        <p className="muted small">
+          No suites yet: create one with New suite (it is saved as suites/NAME.toml).
+        </p>
       )}
       <ul>
         {suites.map((s) => (
@@ -53,6 +69,14 @@ export interface SuiteRunChoice {
   status: string;
   passed: number;
   done: number;
+  spec: { planned: number };
+}
+
+/** A suite run in the picker: the same counts as the progress line beside it (live while it runs). */
+export function suiteRunChoiceText(r: SuiteRunChoice, live: SuiteProgressView | undefined): string {
+  const p = live?.suiteRun === r.id ? live : undefined;
+  const status = p?.status ?? r.status;
+  return `${formatDateTime(r.createdAt)} · ${status} · ${p?.done ?? r.done}/${p?.planned ?? r.spec.planned} runs · ${p?.passed ?? r.passed} passed`;
 }
 
 export function SuiteStartForm({
@@ -65,6 +89,7 @@ export function SuiteStartForm({
   history,
   selectedRun,
   onSelectRun,
+  live,
 }: {
   fields: SuiteStartFields;
   onChange: (patch: Partial<SuiteStartFields>) => void;
@@ -77,6 +102,8 @@ export function SuiteStartForm({
   history: SuiteRunChoice[];
   selectedRun: string | undefined;
   onSelectRun: (id: string) => void;
+  /** The pushed progress of the run under way. */
+  live?: SuiteProgressView | undefined;
 }) {
   return (
     <form
@@ -128,7 +155,7 @@ export function SuiteStartForm({
         >
           {history.map((r) => (
             <option key={r.id} value={r.id}>
-              {formatDateTime(r.createdAt)} · {r.status} · {r.passed}/{r.done}
+              {suiteRunChoiceText(r, live)}
             </option>
           ))}
         </select>
@@ -137,7 +164,17 @@ export function SuiteStartForm({
   );
 }
 
-export function SuiteHead({ name, dirty, onSave }: { name: string; dirty: boolean; onSave: () => void }) {
+export function SuiteHead({
+  name,
+  dirty,
+  onSave,
+  onDelete,
+}: {
+  name: string;
+  dirty: boolean;
+  onSave: () => void;
+  onDelete?: () => void;
+}) {
   return (
     <div className="view-head">
       <h2>{name}</h2>
@@ -146,6 +183,7 @@ export function SuiteHead({ name, dirty, onSave }: { name: string; dirty: boolea
       <button onClick={onSave} disabled={!dirty}>
         Save
       </button>
+      {onDelete && <DeleteSuite key={name} name={name} onDelete={onDelete} />}
     </div>
   );
 }
@@ -199,5 +237,112 @@ export function SuiteTabs({ tab, onTab }: { tab: SuiteTab; onTab: (tab: SuiteTab
         </button>
       ))}
     </div>
+  );
+}
+
+/** New suite: its name, sandbox and first case's task (more cases come from runs or the editor). */
+export function NewSuiteForm({
+  sandboxes,
+  busy,
+  error,
+  onCreate,
+  onCancel,
+}: {
+  sandboxes: string[];
+  busy: boolean;
+  error: string | undefined;
+  onCreate: (req: Request<'suites.create'>) => void;
+  onCancel: () => void;
+}) {
+  const [name, setName] = useState('');
+  const [sandbox, setSandbox] = useState(sandboxes[0] ?? '');
+  const [task, setTask] = useState('');
+  const [description, setDescription] = useState('');
+  const nameOk = /^[A-Za-z0-9_][A-Za-z0-9_.-]*$/.test(name);
+  const problem = !name
+    ? 'Name the suite.'
+    : !nameOk
+      ? 'A name has letters, digits, _ . - only.'
+      : !sandbox
+        ? 'Pick a sandbox.'
+        : !task.trim()
+          ? 'Write the first case’s task.'
+          : undefined;
+  return (
+    <form
+      className="manage-panel new-suite"
+      aria-label="new suite"
+      onSubmit={(e) => {
+        e.preventDefault();
+        if (!problem && !busy)
+          onCreate({ name, sandbox, task: task.trim(), ...(description ? { description } : {}) });
+      }}
+    >
+      <h2>New suite</h2>
+      <label className="field">
+        name
+        <input value={name} onChange={(e) => setName(e.target.value)} placeholder="smoke" autoFocus />
+      </label>
+      <label className="field">
+        sandbox
+        <select aria-label="sandbox" value={sandbox} onChange={(e) => setSandbox(e.target.value)}>
+          {sandboxes.map((s) => (
+            <option key={s} value={s}>
+              {s}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label className="field">
+        first case’s task
+        <textarea
+          aria-label="first case’s task"
+          value={task}
+          rows={2}
+          onChange={(e) => setTask(e.target.value)}
+        />
+      </label>
+      <label className="field">
+        description
+        <input value={description} onChange={(e) => setDescription(e.target.value)} />
+      </label>
+      <p className="muted small">
+        Saved as <code>suites/{name || 'NAME'}.toml</code>; add cases in the editor or from a run (“Add to
+        suite”).
+      </p>
+      {error && (
+        <div role="alert" className="error">
+          {error}
+        </div>
+      )}
+      <div className="actions">
+        <button className="primary" type="submit" disabled={!!problem || busy} title={problem}>
+          {busy ? 'Creating…' : 'Create suite'}
+        </button>
+        <button type="button" onClick={onCancel}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}
+
+/** Delete a suite's file, after a second click that names it. */
+export function DeleteSuite({ name, onDelete }: { name: string; onDelete: () => void }) {
+  const [asking, setAsking] = useState(false);
+  if (!asking)
+    return (
+      <button className="danger" onClick={() => setAsking(true)}>
+        Delete
+      </button>
+    );
+  return (
+    <span className="confirm" role="group" aria-label="confirm delete">
+      Delete suites/{name}.toml? (its recorded runs stay){' '}
+      <button className="danger" onClick={onDelete}>
+        Delete suite
+      </button>{' '}
+      <button onClick={() => setAsking(false)}>Keep it</button>
+    </span>
   );
 }

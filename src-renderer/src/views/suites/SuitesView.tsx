@@ -11,6 +11,7 @@ import { SuiteCharts } from './SuiteCharts.tsx';
 import { SuiteComparison } from './SuiteComparison.tsx';
 import { SuiteMatrix } from './SuiteMatrix.tsx';
 import {
+  NewSuiteForm,
   SuiteHead,
   SuiteList,
   SuiteProblems,
@@ -25,18 +26,35 @@ export function SuitesView({ name }: { name?: string | undefined }) {
   const v = useSuites(name);
   return (
     <section aria-label="suites" className="suites-view">
-      <SuiteList suites={v.list} current={v.current} onOpen={v.open} />
-      {v.current ? <SuiteDetail /> : <p className="muted pad">Pick a suite.</p>}
+      <SuiteList suites={v.list} current={v.current} onOpen={v.open} onNew={() => v.setCreating(true)} />
+      {v.creating ? (
+        <NewSuiteForm
+          sandboxes={v.sandboxes}
+          busy={v.createBusy}
+          error={v.createError}
+          onCreate={v.create}
+          onCancel={() => v.setCreating(false)}
+        />
+      ) : v.current ? (
+        <SuiteDetail onDelete={v.remove} />
+      ) : (
+        <p className="muted pad">Pick a suite, or create one with New suite.</p>
+      )}
     </section>
   );
 }
 
-function SuiteDetail() {
+function SuiteDetail({ onDelete }: { onDelete: (name: string) => void }) {
   const d = useSuiteDetail();
   const { state, dispatch, run } = d;
   return (
     <div className="suite-detail">
-      <SuiteHead name={d.name ?? ''} dirty={d.dirty} onSave={d.save} />
+      <SuiteHead
+        name={d.name ?? ''}
+        dirty={d.dirty}
+        onSave={d.save}
+        onDelete={d.name ? () => onDelete(d.name as string) : undefined}
+      />
       <CodeEditor
         label="suite"
         language="toml"
@@ -56,6 +74,7 @@ function SuiteDetail() {
         history={d.history}
         selectedRun={run?.id}
         onSelectRun={d.select}
+        live={d.live}
       />
       {run && (
         <>

@@ -2,7 +2,10 @@
  * The Suites view bound to the suites slice (store/suites.ts): the list and the suite opened from the
  * route, and the open suite's detail with its own state (suite-detail.ts: start form, tab) and effects.
  */
-import { useEffect, useMemo, useReducer } from 'react';
+import { useEffect, useMemo, useReducer, useState } from 'react';
+import type { Request } from '../../../../src-main/contract/api.ts';
+import { api, errorMessage } from '../../api/client.ts';
+import { useSubmit } from '../../lib/useSubmit.ts';
 import { useStore } from '../../store/index.ts';
 import { defaultBase } from './derive.ts';
 import { initialSuiteDetail, liveProgress, suiteDetailReducer, suiteMarkers } from './suite-detail.ts';
@@ -14,6 +17,7 @@ export function useSuites(name: string | undefined) {
   const openSuite = useStore((s) => s.openSuite);
   const current = useStore((s) => s.suiteName);
   const navigate = useStore((s) => s.navigate);
+  const notify = useStore((s) => s.notify);
 
   useEffect(() => void loadSuites(), [loadSuites]);
   useEffect(() => {
@@ -21,7 +25,51 @@ export function useSuites(name: string | undefined) {
     if (target && target !== current) void openSuite(target);
   }, [name, list, current, openSuite]);
 
-  return { list, current, open: (id: string) => navigate({ view: 'suites', id }) };
+  const sandboxes = useStore((s) => s.sandboxes);
+  const [creating, setCreating] = useState(false);
+  const {
+    busy,
+    error,
+    run: create,
+  } = useSubmit(async (req: Request<'suites.create'>) => {
+    await api['suites.create'](req);
+    await loadSuites();
+    setCreating(false);
+    navigate({ view: 'suites', id: req.name });
+  });
+  const remove = async (suite: string) => {
+    try {
+      await api['suites.delete']({ name: suite });
+    } catch (e) {
+      notify('error', `Could not delete suite ${suite}: ${errorMessage(e)}`);
+      return;
+    }
+    notify('info', `Deleted suites/${suite}.toml`);
+    // Off the deleted suite's route first, so nothing tries to open it again.
+    navigate({ view: 'suites' });
+    useStore.setState({
+      suiteName: undefined,
+      suiteRun: undefined,
+      suiteList: list.filter((s) => s.name !== suite),
+    });
+    await loadSuites();
+  };
+
+  return {
+    list,
+    current,
+    open: (id: string) => {
+      setCreating(false);
+      navigate({ view: 'suites', id });
+    },
+    sandboxes: sandboxes.map((s) => s.name),
+    creating,
+    setCreating,
+    create: (req: Request<'suites.create'>) => void create(req),
+    createBusy: busy,
+    createError: error,
+    remove,
+  };
 }
 
 export function useSuiteDetail() {

@@ -48,6 +48,13 @@ function Harness({ runResult, existing = [] }: { runResult?: unknown; existing?:
 }
 
 describe('the examples of the template editor', () => {
+  it('the intent and expected fields have visible labels (their accessible names)', async () => {
+    const screen = await render(<Harness />);
+    await expect.element(screen.getByText('example 1 intent', { exact: true })).toBeVisible();
+    await expect.element(screen.getByText('example 1 expected', { exact: true })).toBeVisible();
+    await expect.element(screen.getByLabelText('example 1 expected')).toHaveAttribute('rows', '1');
+  });
+
   it('checks an intent against the pattern as it is typed', async () => {
     const screen = await render(<Harness />);
     await expect.element(screen.getByText('matches: id = "u1"')).toBeInTheDocument();

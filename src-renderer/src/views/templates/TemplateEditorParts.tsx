@@ -3,6 +3,7 @@
  * the name and description, an example row with its live check, and the save bar with what stops a save.
  * The body's Monaco editor stays in TemplateEditor.tsx.
  */
+import { useId } from 'react';
 import type { ExampleDraft, FromRun, TemplateDraft } from './drafts.ts';
 import { matchText } from './template-editor.ts';
 import type { EditorMode, ExampleCheck } from './template-editor.ts';
@@ -119,21 +120,32 @@ export function ExampleRow({
   onRemove: () => void;
 }) {
   const n = index + 1;
+  const id = useId();
   return (
     <div className="example-row" data-example={index}>
-      <input
-        aria-label={`example ${n} intent`}
-        value={example.intent}
-        placeholder="What is the name of user u2?"
-        onChange={(e) => onChange({ intent: e.target.value })}
-      />
-      <textarea
-        aria-label={`example ${n} expected`}
-        value={example.expect}
-        rows={1}
-        placeholder="expected JSON (optional)"
-        onChange={(e) => onChange({ expect: e.target.value })}
-      />
+      <span className="stacked-label">
+        <label className="small muted" htmlFor={`${id}-intent`}>
+          example {n} intent
+        </label>
+        <input
+          id={`${id}-intent`}
+          value={example.intent}
+          placeholder="What is the name of user u2?"
+          onChange={(e) => onChange({ intent: e.target.value })}
+        />
+      </span>
+      <span className="stacked-label">
+        <label className="small muted" htmlFor={`${id}-expected`}>
+          example {n} expected
+        </label>
+        <textarea
+          id={`${id}-expected`}
+          value={example.expect}
+          rows={1}
+          placeholder="expected JSON (optional)"
+          onChange={(e) => onChange({ expect: e.target.value })}
+        />
+      </span>
       <span className="row-actions">
         {runResult !== undefined && index === 0 && (
           <button

@@ -87,7 +87,7 @@ export function SandboxTools({
             onChange={v.edit}
             violations={m.problems}
             jump={state.jump}
-            height={640}
+            height="min(640px, calc(100vh - 230px))"
             wordWrap
           />
           <ProblemList
@@ -96,37 +96,40 @@ export function SandboxTools({
             onJump={(p) => jumpTo(p.line, p.column)}
           />
         </div>
-        {state.meta ? (
-          <ToolMetadata meta={state.meta} stale={m.stale} onJump={(line) => jumpTo(line)} />
-        ) : (
-          <p className="muted">No metadata yet.</p>
-        )}
-      </div>
-      <section className="try-section" aria-label="try tool">
-        <h2>Try tool</h2>
-        {m.savedTools.length === 0 ? (
-          <p className="muted">
-            The saved tools.py has no tools to call
-            {listed.problems.length > 0 ? ` (${listed.problems.length} problems)` : ''}.
-          </p>
-        ) : (
-          <>
-            <ToolPicker
-              tools={m.savedTools}
-              selected={m.selectedTool?.name}
-              onPick={(name) => dispatch({ type: 'pickTool', name })}
-            />
-            {m.selectedTool && (
-              <TryTool
-                key={`${sandbox}/${m.selectedTool.name}/${JSON.stringify(m.selectedTool.parameters)}`}
-                sandbox={sandbox}
-                tool={m.selectedTool}
-                unsaved={v.dirty}
-              />
+        {/* Beside the editor (not below it): Try tool is in view without scrolling, at 1280x800 too. */}
+        <div className="tools-side">
+          <section className="try-section" aria-label="try tool">
+            <h2>Try tool</h2>
+            {m.savedTools.length === 0 ? (
+              <p className="muted">
+                The saved tools.py has no tools to call
+                {listed.problems.length > 0 ? ` (${listed.problems.length} problems)` : ''}.
+              </p>
+            ) : (
+              <>
+                <ToolPicker
+                  tools={m.savedTools}
+                  selected={m.selectedTool?.name}
+                  onPick={(name) => dispatch({ type: 'pickTool', name })}
+                />
+                {m.selectedTool && (
+                  <TryTool
+                    key={`${sandbox}/${m.selectedTool.name}/${JSON.stringify(m.selectedTool.parameters)}`}
+                    sandbox={sandbox}
+                    tool={m.selectedTool}
+                    unsaved={v.dirty}
+                  />
+                )}
+              </>
             )}
-          </>
-        )}
-      </section>
+          </section>
+          {state.meta ? (
+            <ToolMetadata meta={state.meta} stale={m.stale} onJump={(line) => jumpTo(line)} />
+          ) : (
+            <p className="muted">No metadata yet.</p>
+          )}
+        </div>
+      </div>
     </div>
   );
 }
