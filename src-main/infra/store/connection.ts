@@ -685,7 +685,7 @@ export function repairSideFiles(file: string): string | undefined {
     if (!isInit || mxFrame === 0) return undefined;
     const pageRaw = hdr.readUInt16LE(14);
     const page = pageRaw === 1 ? 65536 : pageRaw;
-    const salt = [hdr.readUInt32LE(32), hdr.readUInt32LE(36)];
+    const salt = hdr.subarray(32, 40);
     let walOk = false;
     try {
       const size = statSync(wal).size;
@@ -697,7 +697,9 @@ export function repairSideFiles(file: string): string | undefined {
         } finally {
           closeSync(wfd);
         }
-        walOk = walHdr.readUInt32BE(16) === salt[0] && walHdr.readUInt32BE(20) === salt[1];
+        // The index keeps the log's salts as the log's own bytes (SQLite copies them), so the bytes
+        // are compared, not numbers read in one byte order.
+        walOk = walHdr.subarray(16, 24).equals(salt);
       }
     } catch {
       walOk = false;
