@@ -47,7 +47,6 @@ export function useSkills(routeId: string | undefined) {
     if (skill && !(d?.mode === 'edit' && d.sandbox === skill.sandbox && d.name === skill.name))
       dispatch({ type: 'open', skill });
     // Only a route or list change opens a skill; edits to the draft do not.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [routeId, list]);
 
   // Live validation of the draft's source.
@@ -68,7 +67,7 @@ export function useSkills(routeId: string | undefined) {
       stale = true;
       clearTimeout(t);
     };
-  }, [draft?.sandbox, draft?.name, draft?.source]); // eslint-disable-line react-hooks/exhaustive-deps
+  }, [draft?.sandbox, draft?.name, draft?.source]);
 
   const saved = list?.skills.find((s) => draft && s.sandbox === draft.sandbox && s.name === draft.name);
 
