@@ -59,6 +59,8 @@ describe('the Skills view state', () => {
     expect(skillsReducer(s, { type: 'checked', source: 'older', check }).check).toBeUndefined();
     s = skillsReducer(s, { type: 'checked', source: s.draft!.source, check });
     expect(s.check).toBe(check);
+    expect(skillsReducer(s, { type: 'edit', field: 'tests', value: '[]' }).check).toBe(check);
+    expect(skillsReducer(s, { type: 'edit', field: 'source', value: 'x' }).check).toBeUndefined();
   });
 
   it('busy, failure and outcomes: an error clears when the next action starts', () => {

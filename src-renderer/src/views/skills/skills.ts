@@ -105,7 +105,11 @@ export function skillsReducer(s: SkillsState, a: SkillsAction): SkillsState {
       if (!s.draft) return s;
       // A saved skill keeps its name and sandbox: a new name is a new skill.
       if (s.draft.mode === 'edit' && (a.field === 'name' || a.field === 'sandbox')) return s;
-      return { ...s, draft: { ...s.draft, [a.field]: a.value }, confirmDelete: false };
+      const next = { ...s, draft: { ...s.draft, [a.field]: a.value }, confirmDelete: false };
+      if (a.field === 'tests') return next;
+      // The check was of another source (or name, or sandbox): it goes until the new one comes.
+      const { check: _c, ...rest } = next;
+      return rest;
     }
     case 'tryArgs':
       return { ...s, tryArgs: a.value };
