@@ -112,10 +112,17 @@ describe('skills in the workbench', () => {
     expect(tryText).not.toContain('London');
 
     await dismissNotices();
-    await w.screenshot('skills-dark');
-    await page.getByRole('button', { name: 'toggle theme' }).click();
-    await w.screenshot('skills-light');
-    await page.getByRole('button', { name: 'toggle theme' }).click();
+    // Both themes, the top of the view (list, editor) and its end (test results, try).
+    for (let i = 0; i < 2; i++) {
+      const theme = (await page.locator('.app').getAttribute('class'))?.includes('theme-dark')
+        ? 'dark'
+        : 'light';
+      await page.locator('main').evaluate((m) => m.scrollTo(0, 0));
+      await w.screenshot(`skills-${theme}`);
+      await page.locator('main').evaluate((m) => m.scrollTo(0, m.scrollHeight));
+      await w.screenshot(`skills-${theme}-results`);
+      await page.getByRole('button', { name: 'toggle theme' }).click();
+    }
 
     // Delete, behind a confirmation: the file goes, the list is empty again.
     await editor.getByRole('button', { name: 'Delete' }).click();

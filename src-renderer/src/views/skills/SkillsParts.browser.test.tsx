@@ -155,7 +155,7 @@ describe('SkillTestResults', () => {
     );
     await expect.element(screen.getByTestId('skill-test-results')).toMatchTextContent('1 of 2 cases failed');
     const second = screen.getByRole('list', { name: 'verdicts of case 2' });
-    await expect.element(second).toMatchTextContent('✗ equals expected 2, got 3');
+    await expect.element(second).toMatchTextContent('✗ expected 2, got 3');
     await expect.element(screen.getByRole('list', { name: 'verdicts of case 1' })).toMatchTextContent('✓');
     expect(screen.container.querySelector('[data-case="1"]')?.getAttribute('data-passed')).toBe('false');
   });

@@ -237,7 +237,7 @@ export function SkillCheckPanel({
 
 export function TestCasesInput({ value, onChange }: { value: string; onChange: (v: string) => void }) {
   return (
-    <label className="block">
+    <label className="field-block">
       <span className="muted small">
         test cases (JSON:{' '}
         <code>
@@ -274,7 +274,7 @@ function CaseResult({ c, i }: { c: SkillCaseResult; i: number }) {
         <ul className="small" aria-label={`verdicts of case ${i + 1}`}>
           {c.verdicts.map((v, j) => (
             <li key={j} className={v.passed ? 'ok' : 'error'}>
-              {v.passed ? '✓' : '✗'} <code>{v.type}</code> {v.message}
+              <span title={v.type}>{v.passed ? '✓' : '✗'}</span> {v.message}
             </li>
           ))}
         </ul>
@@ -324,7 +324,7 @@ export function TryPanel({
 }) {
   return (
     <div className="manage-panel" data-testid="skill-try">
-      <label className="block">
+      <label className="field-block">
         <span className="muted small">arguments (JSON object)</span>
         <textarea
           aria-label="try arguments"

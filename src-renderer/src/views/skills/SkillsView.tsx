@@ -24,6 +24,7 @@ import {
 } from './SkillsParts.tsx';
 import { useSkills } from './useSkills.ts';
 import '../manage.css';
+import './skills.css';
 
 export function SkillsView() {
   const routeId = useStore((s) => s.route.id);

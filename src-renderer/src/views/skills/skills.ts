@@ -69,7 +69,9 @@ export const newSkillSource = (name: string): string =>
     return user_id
 `;
 
-export const testsText = (tests: SkillTest[]): string => JSON.stringify(tests, null, 2);
+/** One case a line: short enough to read, still JSON. */
+export const testsText = (tests: SkillTest[]): string =>
+  tests.length === 0 ? '[]' : `[\n${tests.map((t) => '  ' + JSON.stringify(t)).join(',\n')}\n]`;
 
 export const draftOf = (skill: SkillView): SkillDraft => ({
   mode: 'edit',
