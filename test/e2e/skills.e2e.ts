@@ -26,6 +26,11 @@ const dismissNotices = async () => {
       .click({ timeout: 2000 })
       .catch(() => {});
 };
+type Clip = { navigator: { clipboard: { writeText(t: string): Promise<void> } } };
+const hash = () => '#' + (w.page.url().split('#')[1] ?? '');
+/** Monaco's text as a person reads it (its spaces are non-breaking). */
+const editorText = async (testid: string) =>
+  (await w.page.locator(`[data-testid="${testid}"] .view-lines`).innerText()).replace(/\u00a0/g, ' ');
 const noPageErrors = () => expect(w.pageErrors.filter((e) => !/favicon/.test(e))).toEqual([]);
 
 const source = (key: string) => `def user_city(user_id: str) -> str:
@@ -44,7 +49,7 @@ async function setSource(text: string) {
   await page.keyboard.press('Control+A');
   await page.keyboard.press('Delete');
   // Pasted: typing would be auto-indented line after line.
-  await page.evaluate((t) => navigator.clipboard.writeText(t), text);
+  await page.evaluate((t) => (globalThis as unknown as Clip).navigator.clipboard.writeText(t), text);
   await page.keyboard.press('Control+V');
 }
 
@@ -55,7 +60,7 @@ describe('skills in the workbench', () => {
     await page.locator('body').click();
     await page.keyboard.press('g');
     await page.keyboard.press('l');
-    await expect.poll(() => page.evaluate(() => location.hash)).toBe('#/skills');
+    await expect.poll(() => hash()).toBe('#/skills');
     await page.getByTestId('skills-empty').waitFor();
 
     await page.getByLabel('new skill sandbox').selectOption('ecommerce');
@@ -85,7 +90,7 @@ describe('skills in the workbench', () => {
     expect(await results.innerText()).toMatch(/KeyError/);
     const row = page.locator('tr[data-skill="user_city"]');
     await expect.poll(() => row.getByTestId('skill-status').getAttribute('data-status')).toBe('failed');
-    await expect.poll(() => page.evaluate(() => location.hash)).toBe('#/skills/ecommerce%2Fuser_city');
+    await expect.poll(() => hash()).toBe('#/skills/ecommerce%2Fuser_city');
 
     // Fixed as a new version: its case passes and it is tested.
     await setSource(source('city'));
@@ -132,6 +137,49 @@ describe('skills in the workbench', () => {
       .click();
     await page.getByTestId('skills-empty').waitFor({ timeout: 20_000 });
     expect(w.svc.skills().list('ecommerce')).toEqual([]);
+    noPageErrors();
+  });
+
+  it('makes a skill from lines of a recorded successful run and lands on it, tested', async () => {
+    const { page } = w;
+    const run = await (
+      await w.svc.runs()
+    ).runScript({
+      sandbox: 'ecommerce',
+      task: 'How much did user u2 spend?',
+      body: 'orders = get_orders().data\nmine = [o for o in orders if o["user_id"] == "u2"]\nspent = sum(o["total"] for o in mine)\nemit_result(spent)\n',
+    });
+    expect(run.status).toBe('succeeded');
+    await page.goto(`${w.web.url.split('#')[0]}#/run/${run.runId}`);
+    const make = page.getByRole('group', { name: 'make a skill' });
+    await make.waitFor({ timeout: 30_000 });
+    await make.getByLabel('skill from line').fill('1');
+    await make.getByLabel('skill to line').fill('3');
+    await make.getByRole('button', { name: 'Make a skill' }).click();
+
+    const proposal = page.getByTestId('skill-proposal');
+    await expect.poll(() => proposal.innerText(), { timeout: 30_000 }).toContain('Proposed from lines 1–3');
+    expect(await proposal.locator('tr[data-param="value1"]').innerText()).toContain('"u2"');
+    expect(await proposal.innerText()).toContain('returns: spent');
+    const editor = page.getByTestId('skill-editor');
+    await expect
+      .poll(() => editorText('editor-skill-source'), { timeout: 60_000 })
+      .toContain('o["user_id"] == value1');
+    expect(await editor.getByLabel('test cases').inputValue()).toContain('"value1":"u2"');
+    const name = await editor.getByLabel('skill name').inputValue();
+    await expect
+      .poll(() => page.getByTestId('skill-check').getAttribute('data-valid'), { timeout: 20_000 })
+      .toBe('true');
+    await dismissNotices();
+    await w.screenshot('skills-make-from-run');
+
+    await editor.getByRole('button', { name: 'Save', exact: true }).click();
+    await expect.poll(() => hash(), { timeout: 120_000 }).toBe(`#/skills/ecommerce%2F${name}`);
+    const row = page.locator(`tr[data-skill="${name}"]`);
+    await expect
+      .poll(() => row.getByTestId('skill-status').getAttribute('data-status'), { timeout: 60_000 })
+      .toBe('passed');
+    expect(w.svc.skills().get('ecommerce', name)).toMatchObject({ origin: run.runId, status: 'passed' });
     noPageErrors();
   });
 });

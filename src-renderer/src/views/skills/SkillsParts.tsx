@@ -16,7 +16,7 @@ import { formatDateTime } from '../../components/Badges.tsx';
 import { GradeBadge } from '../../components/GradeBadge.tsx';
 import { JsonTree } from '../../components/JsonTree.tsx';
 import { bySandbox, statusLabel } from './skills.ts';
-import type { Busy, SkillDraft } from './skills.ts';
+import type { Busy, FromRun, Proposal, SkillDraft } from './skills.ts';
 
 export function SkillsHead({
   loading,
@@ -406,5 +406,116 @@ export function SkillActions({
         ))}
       <button onClick={onClose}>Close</button>
     </div>
+  );
+}
+
+/** "Make a skill": what the service proposed from the run's lines, or why it could not. */
+export function ProposalInfo({
+  fromRun,
+  onBackToRun,
+}: {
+  fromRun: { from: FromRun; proposal?: Proposal; error?: string };
+  onBackToRun: () => void;
+}) {
+  const { from, proposal, error } = fromRun;
+  const where = `lines ${from.start}–${from.end} of run ${from.runId.slice(0, 8)}, attempt ${from.attempt}`;
+  if (error)
+    return (
+      <div className="manage-panel" data-testid="skill-proposal">
+        <div role="alert" className="error">
+          Could not make a skill from {where}: {error}
+        </div>
+        <div className="actions">
+          <button onClick={onBackToRun}>Back to the run</button>
+        </div>
+      </div>
+    );
+  if (!proposal)
+    return (
+      <div className="manage-panel" data-testid="skill-proposal">
+        Proposing a skill from {where}…
+      </div>
+    );
+  return (
+    <div className="manage-panel" data-testid="skill-proposal">
+      <p className="small">
+        Proposed from {where}. Scripts of <strong>{proposal.sandbox}</strong> will be able to call{' '}
+        <code>{proposal.name}(…)</code> once its test case passes; edit the name and source, then save.
+      </p>
+      <table className="manage-table" aria-label="proposed parameters">
+        <thead>
+          <tr>
+            <th>parameter</th>
+            <th>type</th>
+            <th>value in the run</th>
+            <th>from</th>
+          </tr>
+        </thead>
+        <tbody>
+          {proposal.parameters.map((p) => (
+            <tr key={p.name} data-param={p.name}>
+              <td>
+                <code>{p.name}</code>
+              </td>
+              <td>{p.type}</td>
+              <td>
+                {'value' in p ? (
+                  <code>{JSON.stringify(p.value)}</code>
+                ) : (
+                  <span className="muted">unknown</span>
+                )}
+              </td>
+              <td>{p.from === 'task' ? 'the task' : 'the script'}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <p className="small muted">
+        returns: {proposal.returns.length > 0 ? proposal.returns.join(', ') : 'nothing the script used later'}{' '}
+        · first test case: <code>{JSON.stringify(proposal.tests[0]?.args ?? {})}</code>
+      </p>
+    </div>
+  );
+}
+
+/** The run view's "Make a skill": a line range of the script's body, then the Skills view. */
+export function MakeSkill({
+  lines,
+  onMake,
+}: {
+  lines: number;
+  onMake: (start: number, end: number) => void;
+}) {
+  const [start, setStart] = useState(1);
+  const [end, setEnd] = useState(Math.max(1, lines));
+  const ok = start >= 1 && end >= start && end <= lines;
+  return (
+    <span className="make-skill" role="group" aria-label="make a skill">
+      <label>
+        lines{' '}
+        <input
+          type="number"
+          aria-label="skill from line"
+          min={1}
+          max={lines}
+          value={start}
+          onChange={(e) => setStart(Number(e.target.value))}
+          style={{ width: '4em' }}
+        />
+      </label>
+      –
+      <input
+        type="number"
+        aria-label="skill to line"
+        min={1}
+        max={lines}
+        value={end}
+        onChange={(e) => setEnd(Number(e.target.value))}
+        style={{ width: '4em' }}
+      />
+      <button disabled={!ok} onClick={() => onMake(start, end)} title="Make a tested function of these lines">
+        Make a skill
+      </button>
+    </span>
   );
 }

@@ -12,6 +12,7 @@ import { useStore } from '../../store/index.ts';
 import { isDirty } from './skills.ts';
 import {
   DraftHead,
+  ProposalInfo,
   SkillActions,
   SkillCheckPanel,
   SkillFileProblems,
@@ -53,6 +54,9 @@ export function SkillsView() {
         <SkillsTable skills={skills} selected={draft?.mode === 'edit' ? draft : undefined} onOpen={v.open} />
       )}
 
+      {state.fromRun && (
+        <ProposalInfo fromRun={state.fromRun} onBackToRun={() => v.backToRun(state.fromRun!.from.runId)} />
+      )}
       {draft && (
         <div className="manage-panel" data-testid="skill-editor" data-mode={draft.mode}>
           <DraftHead

@@ -4,6 +4,7 @@
  * useSkills.ts binds it to the API; SkillsParts.tsx shows it.
  */
 import type {
+  SkillProposal,
   SkillCaseResult,
   SkillCheck,
   SkillTest,
@@ -23,7 +24,18 @@ export interface SkillDraft {
   tests: string;
   /** The saved version being edited. */
   version?: number;
+  /** The run a proposal came from. */
+  origin?: string;
 }
+
+/** "Make a skill": the lines of a run's script it comes from, and what the service proposed. */
+export interface FromRun {
+  runId: string;
+  attempt: number;
+  start: number;
+  end: number;
+}
+export type Proposal = SkillProposal & { sandbox: string; origin: string };
 
 export type Busy = 'save' | 'test' | 'try' | 'delete';
 
@@ -36,6 +48,7 @@ export interface SkillsState {
   busy?: Busy;
   error?: string;
   confirmDelete: boolean;
+  fromRun?: { from: FromRun; proposal?: Proposal; error?: string };
 }
 
 export const initialSkills: SkillsState = { tryArgs: '{}', confirmDelete: false };
@@ -53,7 +66,18 @@ export type SkillsAction =
   | { type: 'tried'; result: SkillCaseResult }
   | { type: 'saved'; skill: SkillView; test: SkillTestResult }
   | { type: 'confirmDelete'; on: boolean }
-  | { type: 'deleted' };
+  | { type: 'deleted' }
+  | { type: 'proposing'; from: FromRun }
+  | { type: 'proposed'; from: FromRun; proposal: Proposal }
+  | { type: 'proposeFailed'; from: FromRun; error: string };
+
+/** The route id of "Make a skill": `from-run:<runId>:<attempt>:<start>-<end>` (lines of the body). */
+export const fromRunId = (f: FromRun): string => `from-run:${f.runId}:${f.attempt}:${f.start}-${f.end}`;
+export function parseFromRun(id: string | undefined): FromRun | undefined {
+  const m = /^from-run:([^:]+):(\d+):(\d+)-(\d+)$/.exec(id ?? '');
+  if (!m) return undefined;
+  return { runId: m[1]!, attempt: Number(m[2]), start: Number(m[3]), end: Number(m[4]) };
+}
 
 /** The source a new skill starts from: the required shape, ready to be filled in. */
 export const newSkillSource = (name: string): string =>
@@ -142,6 +166,26 @@ export function skillsReducer(s: SkillsState, a: SkillsAction): SkillsState {
       return { ...s, confirmDelete: a.on };
     case 'deleted':
       return initialSkills;
+    case 'proposing':
+      return { ...initialSkills, fromRun: { from: a.from } };
+    case 'proposeFailed':
+      return { ...initialSkills, fromRun: { from: a.from, error: a.error } };
+    case 'proposed': {
+      const p = a.proposal;
+      return {
+        ...initialSkills,
+        fromRun: { from: a.from, proposal: p },
+        draft: {
+          mode: 'new',
+          sandbox: p.sandbox,
+          name: p.name,
+          source: p.source,
+          tests: testsText(p.tests),
+          origin: p.origin,
+        },
+        tryArgs: JSON.stringify(p.tests[0]?.args ?? {}, null, 2),
+      };
+    }
   }
 }
 

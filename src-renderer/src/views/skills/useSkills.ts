@@ -2,7 +2,7 @@
 import { useCallback, useEffect, useReducer, useState } from 'react';
 import { api, errorMessage } from '../../api/client.ts';
 import { useStore } from '../../store/index.ts';
-import { initialSkills, parseArgs, parseTests, skillsReducer } from './skills.ts';
+import { initialSkills, parseArgs, parseFromRun, parseTests, skillsReducer } from './skills.ts';
 import type { SkillsList } from './skills.ts';
 import type { SkillView } from '../../../../src-main/contract/api.ts';
 
@@ -49,6 +49,24 @@ export function useSkills(routeId: string | undefined) {
     // Only a route or list change opens a skill; edits to the draft do not.
   }, [routeId, list]);
 
+  // "Make a skill" from a run's lines: ask the service for a proposal, open it as a new skill.
+  useEffect(() => {
+    const from = parseFromRun(routeId);
+    if (!from) return;
+    let stale = false;
+    dispatch({ type: 'proposing', from });
+    api['skills.propose']({ runId: from.runId, attempt: from.attempt, start: from.start, end: from.end })
+      .then((proposal) => {
+        if (!stale) dispatch({ type: 'proposed', from, proposal });
+      })
+      .catch((e: unknown) => {
+        if (!stale) dispatch({ type: 'proposeFailed', from, error: errorMessage(e) });
+      });
+    return () => {
+      stale = true;
+    };
+  }, [routeId]);
+
   // Live validation of the draft's source.
   const draft = state.draft;
   useEffect(() => {
@@ -82,6 +100,7 @@ export function useSkills(routeId: string | undefined) {
         name: draft.name,
         source: draft.source,
         tests: t.tests,
+        ...(draft.origin ? { origin: draft.origin } : {}),
         ...(draft.mode === 'edit' ? { force: true } : {}),
       });
       dispatch({ type: 'saved', skill: r.skill, test: r.test });
@@ -150,6 +169,7 @@ export function useSkills(routeId: string | undefined) {
     loadError,
     saved,
     sandboxes: sandboxes.map((s) => s.name),
+    backToRun: (runId: string) => navigate({ view: 'run', id: runId }),
     reload,
     save,
     test,
