@@ -3,6 +3,8 @@ import { render } from 'vitest-browser-react';
 import type { SkillView } from '../../../../src-main/contract/api.ts';
 import {
   DraftHead,
+  MakeSkill,
+  ProposalInfo,
   SkillActions,
   SkillCheckPanel,
   SkillsHead,
@@ -207,5 +209,52 @@ describe('TryPanel and SkillActions', () => {
     expect(a.onTest).toHaveBeenCalled();
     await clean.getByRole('button', { name: 'Yes, delete' }).click();
     expect(a.onDelete).toHaveBeenCalled();
+  });
+});
+
+describe('MakeSkill and ProposalInfo', () => {
+  it('sends a valid line range only', async () => {
+    const onMake = vi.fn();
+    const screen = await render(<MakeSkill lines={4} onMake={onMake} />);
+    await screen.getByLabelText('skill from line').fill('3');
+    await screen.getByLabelText('skill to line').fill('2');
+    await expect.element(screen.getByRole('button', { name: 'Make a skill' })).toBeDisabled();
+    await screen.getByLabelText('skill to line').fill('4');
+    await screen.getByRole('button', { name: 'Make a skill' }).click();
+    expect(onMake).toHaveBeenCalledWith(3, 4);
+  });
+
+  it('shows the proposal, or why there is none', async () => {
+    const from = { runId: '0123456789ab', attempt: 1, start: 1, end: 3 };
+    const screen = await render(
+      <ProposalInfo
+        fromRun={{
+          from,
+          proposal: {
+            name: 'spent_by',
+            source: '',
+            parameters: [{ name: 'value1', type: 'str', value: 'u2', from: 'task' }],
+            returns: ['spent'],
+            tests: [{ args: { value1: 'u2' }, assert: [] }],
+            sandbox: 'ecommerce',
+            origin: from.runId,
+          },
+        }}
+        onBackToRun={vi.fn()}
+      />,
+    );
+    await expect
+      .element(screen.getByTestId('skill-proposal'))
+      .toMatchTextContent('lines 1–3 of run 01234567');
+    await expect.element(screen.getByRole('row').filter({ hasText: 'value1' })).toMatchTextContent('"u2"');
+    await expect.element(screen.getByTestId('skill-proposal')).toMatchTextContent('returns: spent');
+    await screen.unmount();
+    const onBack = vi.fn();
+    const failed = await render(
+      <ProposalInfo fromRun={{ from, error: 'line 9 is past the end' }} onBackToRun={onBack} />,
+    );
+    await expect.element(failed.getByRole('alert')).toMatchTextContent('line 9 is past the end');
+    await failed.getByRole('button', { name: 'Back to the run' }).click();
+    expect(onBack).toHaveBeenCalled();
   });
 });

@@ -3,6 +3,8 @@ import type { SkillView } from '../../../../src-main/contract/api.ts';
 import {
   bySandbox,
   draftOf,
+  fromRunId,
+  parseFromRun,
   initialSkills,
   isDirty,
   parseArgs,
@@ -110,5 +112,31 @@ describe('the Skills view state', () => {
     expect(statusLabel(w)).toBe('tested');
     expect(statusLabel(skill('x', { status: 'failed' }))).toBe('failing');
     expect(statusLabel(skill('x', { status: 'untested' }))).toBe('untested');
+  });
+
+  it('"Make a skill": the route names the run lines; the proposal opens as a new skill from the run', () => {
+    const from = { runId: 'r-1', attempt: 2, start: 1, end: 3 };
+    expect(fromRunId(from)).toBe('from-run:r-1:2:1-3');
+    expect(parseFromRun(fromRunId(from))).toEqual(from);
+    expect(parseFromRun('ecommerce/who')).toBeUndefined();
+    let s = skillsReducer(initialSkills, { type: 'proposing', from });
+    expect(s.fromRun).toEqual({ from });
+    const proposal = {
+      name: 'spent_by',
+      source: 'def spent_by(value1: str):\n    return 1\n',
+      parameters: [{ name: 'value1', type: 'str', value: 'u2', from: 'task' as const }],
+      returns: ['spent'],
+      tests: [{ args: { value1: 'u2' }, assert: [] }],
+      sandbox: 'ecommerce',
+      origin: 'r-1',
+    };
+    s = skillsReducer(s, { type: 'proposed', from, proposal });
+    expect(s.draft).toMatchObject({ mode: 'new', name: 'spent_by', sandbox: 'ecommerce', origin: 'r-1' });
+    expect(parseTests(s.draft!.tests)).toEqual({ tests: proposal.tests });
+    expect(JSON.parse(s.tryArgs)).toEqual({ value1: 'u2' });
+    expect(skillsReducer(s, { type: 'proposeFailed', from, error: 'no lines' }).fromRun).toEqual({
+      from,
+      error: 'no lines',
+    });
   });
 });
