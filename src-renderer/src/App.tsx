@@ -11,6 +11,7 @@ import { RunDetailView } from './views/run/RunDetailView.tsx';
 import { RunsView } from './views/runs/RunsView.tsx';
 import { SettingsView } from './views/settings/SettingsView.tsx';
 import { SuitesView } from './views/suites/SuitesView.tsx';
+import { SkillsView } from './views/skills/SkillsView.tsx';
 import { TemplatesView } from './views/templates/TemplatesView.tsx';
 import { ToolsView } from './views/tools/ToolsView.tsx';
 import { WorkspaceView } from './views/workspace/WorkspaceView.tsx';
@@ -23,6 +24,7 @@ const NAV: { view: View; label: string; key: string }[] = [
   { view: 'new', label: 'New run', key: 'g n' },
   { view: 'tools', label: 'Tools', key: 'g t' },
   { view: 'templates', label: 'Templates', key: 'g m' },
+  { view: 'skills', label: 'Skills', key: 'g l' },
   { view: 'kits', label: 'Kits', key: 'g k' },
   { view: 'suites', label: 'Suites', key: 'g u' },
   { view: 'settings', label: 'Settings', key: 'g s' },
@@ -149,6 +151,7 @@ export function App() {
           {route.view === 'new' && <NewRunView />}
           {route.view === 'tools' && <ToolsView />}
           {route.view === 'templates' && <TemplatesView />}
+          {route.view === 'skills' && <SkillsView />}
           {route.view === 'kits' && <KitsView />}
           {route.view === 'settings' && <SettingsView />}
           {route.view === 'suites' && <SuitesView name={route.id} />}

@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { userEvent } from 'vitest/browser';
 import { render } from 'vitest-browser-react';
+import { GOTO } from '../lib/routing.ts';
 import { KeyboardHelp, SHORTCUTS } from './KeyboardHelp.tsx';
 
 describe('KeyboardHelp', () => {
@@ -24,6 +25,11 @@ describe('KeyboardHelp', () => {
     ])
       expect(text).toContain(want);
     expect(dialog.element().querySelectorAll('tbody tr')).toHaveLength(SHORTCUTS.length);
+  });
+
+  it('lists every `g` key the router knows', () => {
+    const listed = SHORTCUTS.filter((s) => s.keys[0] === 'g').map((s) => s.keys[1]);
+    expect(listed.sort()).toEqual(Object.keys(GOTO).sort());
   });
 
   it('Esc and Close close it', async () => {

@@ -12,6 +12,7 @@ export const SHORTCUTS: { keys: string[]; what: string; where: string }[] = [
   { keys: ['g', 'n'], what: 'go to New run', where: 'outside text fields' },
   { keys: ['g', 't'], what: 'go to Tools', where: 'outside text fields' },
   { keys: ['g', 'm'], what: 'go to Templates', where: 'outside text fields' },
+  { keys: ['g', 'l'], what: 'go to Skills', where: 'outside text fields' },
   { keys: ['g', 'k'], what: 'go to Kits', where: 'outside text fields' },
   { keys: ['g', 'u'], what: 'go to Suites', where: 'outside text fields' },
   { keys: ['g', 's'], what: 'go to Settings', where: 'outside text fields' },

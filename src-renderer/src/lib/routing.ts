@@ -9,6 +9,7 @@ export type View =
   | 'new'
   | 'tools'
   | 'templates'
+  | 'skills'
   | 'kits'
   | 'settings'
   | 'suites'
@@ -17,7 +18,7 @@ export type View =
 
 export interface Route {
   view: View;
-  /** Run id for `run`, sandbox for `tools`, template name for `templates`. */
+  /** Run id for `run`, sandbox for `tools`, template name for `templates`, `<sandbox>/<name>` for `skills`. */
   id?: string;
   /** `tools`: the tools.py line to reveal (a traceback frame inside a tool). */
   line?: number;
@@ -29,6 +30,7 @@ export const VIEWS: readonly View[] = [
   'new',
   'tools',
   'templates',
+  'skills',
   'kits',
   'settings',
   'suites',
@@ -56,6 +58,7 @@ export const GOTO: Readonly<Record<string, View>> = {
   n: 'new',
   t: 'tools',
   m: 'templates',
+  l: 'skills',
   k: 'kits',
   s: 'settings',
   u: 'suites',

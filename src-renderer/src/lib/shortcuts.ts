@@ -1,6 +1,6 @@
 /**
  * Keyboard shortcuts for the frequent actions. Outside text fields: `/` focuses search, `j`/`k` (or
- * Alt+Down/Alt+Up anywhere) select the next/previous attempt, `g r|n|t|m|k|s|u|c|w` go to a view, `?`
+ * Alt+Down/Alt+Up anywhere) select the next/previous attempt, `g r|n|t|m|l|k|s|u|c|w` go to a view, `?`
  * opens the list of them all (components/KeyboardHelp.tsx, which must list every shortcut added here).
  * Ctrl/Cmd+Enter runs (start a run, run the edited script): views register it with `data-run-action`.
  */

@@ -3,6 +3,8 @@
  * from it), the diff against another attempt, validation violations, and its prompt, LLM and execution
  * panels.
  */
+import { MakeSkill } from '../skills/SkillsParts.tsx';
+import { fromRunId } from '../skills/skills.ts';
 import { useEffect, useState } from 'react';
 import type {
   AttemptView as AttemptRecord,
@@ -114,6 +116,14 @@ export function AttemptView({ run, a }: { run: RunRecord; a: AttemptRecord }) {
         >
           Promote to template
         </button>
+        {a.execution?.success && run.started.language === 'python' && (
+          <MakeSkill
+            lines={original.replace(/\n+$/, '').split('\n').length}
+            onMake={(start, end) =>
+              navigate({ view: 'skills', id: fromRunId({ runId: run.id, attempt: a.n, start, end }) })
+            }
+          />
+        )}
       </div>
       <CodeEditor
         label="script"

@@ -1,0 +1,260 @@
+import { describe, expect, it, vi } from 'vitest';
+import { render } from 'vitest-browser-react';
+import type { SkillView } from '../../../../src-main/contract/api.ts';
+import {
+  DraftHead,
+  MakeSkill,
+  ProposalInfo,
+  SkillActions,
+  SkillCheckPanel,
+  SkillsHead,
+  SkillsTable,
+  SkillTestResults,
+  TryPanel,
+} from './SkillsParts.tsx';
+import { draftOf } from './skills.ts';
+
+const skill = (name: string, over: Partial<SkillView> = {}): SkillView => ({
+  name,
+  sandbox: 'ecommerce',
+  language: 'python',
+  version: 2,
+  file: `/w/skills/ecommerce/${name}.py`,
+  source: `def ${name}(user_id: str) -> str:\n    return user_id\n`,
+  description: `What ${name} does.`,
+  signature: `${name}(user_id: str) -> str`,
+  parameters: [],
+  tools: ['get_user'],
+  grade: { w: 1, d: 0 },
+  tests: [{ args: { user_id: 'u1' }, assert: [] }],
+  status: 'passed',
+  failures: [],
+  testedAt: null,
+  versions: [1],
+  ...over,
+});
+
+describe('SkillsTable', () => {
+  it('lists skills per sandbox with version, grade and state, and opens one', async () => {
+    const onOpen = vi.fn();
+    const failing = skill('b', { status: 'failed', failures: ['case 1: wrong'] });
+    const screen = await render(
+      <SkillsTable
+        skills={[failing, skill('a'), skill('c', { sandbox: 'users', status: 'untested', version: 1 })]}
+        selected={{ sandbox: 'ecommerce', name: 'a' }}
+        onOpen={onOpen}
+      />,
+    );
+    const groups = screen.container.querySelectorAll('tbody');
+    expect([...groups].map((g) => g.dataset.sandbox)).toEqual(['ecommerce', 'users']);
+    const b = screen.getByRole('row').filter({ hasText: 'What b does.' });
+    await expect.element(b.getByTestId('skill-status')).toMatchTextContent('failing');
+    await expect.element(b.getByTestId('skill-status')).toHaveAttribute('title', 'case 1: wrong');
+    await expect.element(b.getByTestId('skill-version')).toMatchTextContent('v2');
+    await expect
+      .element(screen.getByRole('row').filter({ hasText: 'What c does.' }).getByTestId('skill-status'))
+      .toMatchTextContent('untested');
+    await expect
+      .element(screen.getByRole('button', { name: 'a', exact: true }))
+      .toHaveAttribute('aria-current', 'true');
+    expect(b.element().querySelector('[data-grade]')?.getAttribute('data-grade')).toBe('1,0');
+    await b.getByRole('button', { name: 'b', exact: true }).click();
+    expect(onOpen).toHaveBeenCalledWith(failing);
+  });
+});
+
+describe('SkillsHead', () => {
+  it('makes a new skill in the chosen sandbox', async () => {
+    const onNew = vi.fn();
+    const screen = await render(
+      <SkillsHead loading={false} sandboxes={['ecommerce', 'users']} onReload={vi.fn()} onNew={onNew} />,
+    );
+    await screen.getByRole('button', { name: 'New skill' }).click();
+    await screen.getByLabelText('new skill sandbox').selectOptions('users');
+    await screen.getByRole('button', { name: 'New skill' }).click();
+    expect(onNew.mock.calls).toEqual([['ecommerce'], ['users']]);
+  });
+});
+
+describe('DraftHead', () => {
+  it('a new skill has a name input; a saved one shows its version and history', async () => {
+    const onEdit = vi.fn();
+    const screen = await render(
+      <DraftHead
+        draft={{ mode: 'new', sandbox: 'ecommerce', name: 'x', source: '', tests: '[]' }}
+        saved={undefined}
+        sandboxes={['ecommerce']}
+        onEdit={onEdit}
+      />,
+    );
+    await screen.getByLabelText('skill name').fill('city_of');
+    expect(onEdit).toHaveBeenLastCalledWith('name', 'city_of');
+    const s = skill('who', { versions: [1] });
+    const saved = await render(<DraftHead draft={draftOf(s)} saved={s} sandboxes={[]} onEdit={onEdit} />);
+    await expect.element(saved.getByText('v2', { exact: true })).toBeInTheDocument();
+    await expect.element(saved.getByText('earlier: v1')).toBeInTheDocument();
+  });
+});
+
+describe('SkillCheckPanel', () => {
+  it('shows the signature when valid, and problems and violations (that jump) when not', async () => {
+    const ok = await render(
+      <SkillCheckPanel
+        check={{
+          valid: true,
+          problems: [],
+          violations: [],
+          tools: ['get_user'],
+          signature: 'f(x: str) -> str',
+          grade: { w: 1, d: 0 },
+        }}
+        onJump={vi.fn()}
+      />,
+    );
+    await expect.element(ok.getByTestId('skill-valid')).toMatchTextContent('f(x: str) -> str');
+    await expect.element(ok.getByTestId('skill-valid')).toMatchTextContent('calls get_user');
+    const onJump = vi.fn();
+    const v = { rule: 'forbidden-import', message: 'imports are not allowed', line: 3, column: 5 };
+    const bad = await render(
+      <SkillCheckPanel
+        check={{ valid: false, problems: ['no docstring'], violations: [v as never], tools: [] }}
+        onJump={onJump}
+      />,
+    );
+    const list = bad.getByRole('list', { name: 'skill problems' });
+    await expect.element(list).toMatchTextContent('no docstring');
+    await expect.element(list).toMatchTextContent('forbidden-import');
+    await list.getByRole('button', { name: 'line 3:5' }).click();
+    expect(onJump).toHaveBeenCalledWith(v);
+  });
+});
+
+describe('SkillTestResults', () => {
+  it('shows each case with its verdicts and the result', async () => {
+    const screen = await render(
+      <SkillTestResults
+        result={{
+          name: 'who',
+          sandbox: 'ecommerce',
+          passed: false,
+          failures: ['case 2: expected 2, got 3'],
+          cases: [
+            {
+              args: { a: 1 },
+              passed: true,
+              result: 1,
+              verdicts: [{ type: 'equals', passed: true, message: 'equals 1' }],
+            },
+            {
+              args: { a: 2 },
+              passed: false,
+              result: 3,
+              verdicts: [{ type: 'equals', passed: false, message: 'expected 2, got 3' }],
+            },
+          ],
+        }}
+      />,
+    );
+    await expect.element(screen.getByTestId('skill-test-results')).toMatchTextContent('1 of 2 cases failed');
+    const second = screen.getByRole('list', { name: 'verdicts of case 2' });
+    await expect.element(second).toMatchTextContent('✗ expected 2, got 3');
+    await expect.element(screen.getByRole('list', { name: 'verdicts of case 1' })).toMatchTextContent('✓');
+    expect(screen.container.querySelector('[data-case="1"]')?.getAttribute('data-passed')).toBe('false');
+  });
+});
+
+describe('TryPanel and SkillActions', () => {
+  it('tries with arguments and shows the result or the error', async () => {
+    const onTry = vi.fn();
+    const onArgs = vi.fn();
+    const screen = await render(
+      <TryPanel
+        args="{}"
+        result={{ args: {}, passed: false, error: 'ValueError: no user', verdicts: [] }}
+        busy={false}
+        onArgs={onArgs}
+        onTry={onTry}
+      />,
+    );
+    await screen.getByLabelText('try arguments').fill('{"a": 1}');
+    expect(onArgs).toHaveBeenLastCalledWith('{"a": 1}');
+    await screen.getByRole('button', { name: 'Try it' }).click();
+    expect(onTry).toHaveBeenCalled();
+    await expect.element(screen.getByRole('alert')).toMatchTextContent('ValueError: no user');
+  });
+
+  it('runs tests only on a saved, unchanged skill; delete asks first', async () => {
+    const a = {
+      onSave: vi.fn(),
+      onTest: vi.fn(),
+      onConfirmDelete: vi.fn(),
+      onDelete: vi.fn(),
+      onClose: vi.fn(),
+    };
+    const d = draftOf(skill('who'));
+    const dirty = await render(
+      <SkillActions draft={d} dirty busy={undefined} confirmDelete={false} {...a} />,
+    );
+    await expect.element(dirty.getByRole('button', { name: 'Run tests' })).toBeDisabled();
+    await dirty.getByRole('button', { name: 'Save new version' }).click();
+    expect(a.onSave).toHaveBeenCalled();
+    await dirty.getByRole('button', { name: 'Delete' }).click();
+    expect(a.onConfirmDelete).toHaveBeenCalledWith(true);
+    await dirty.unmount();
+    const clean = await render(
+      <SkillActions draft={d} dirty={false} busy={undefined} confirmDelete {...a} />,
+    );
+    await expect.element(clean.getByRole('button', { name: 'Save new version' })).toBeDisabled();
+    await clean.getByRole('button', { name: 'Run tests' }).click();
+    expect(a.onTest).toHaveBeenCalled();
+    await clean.getByRole('button', { name: 'Yes, delete' }).click();
+    expect(a.onDelete).toHaveBeenCalled();
+  });
+});
+
+describe('MakeSkill and ProposalInfo', () => {
+  it('sends a valid line range only', async () => {
+    const onMake = vi.fn();
+    const screen = await render(<MakeSkill lines={4} onMake={onMake} />);
+    await screen.getByLabelText('skill from line').fill('3');
+    await screen.getByLabelText('skill to line').fill('2');
+    await expect.element(screen.getByRole('button', { name: 'Make a skill' })).toBeDisabled();
+    await screen.getByLabelText('skill to line').fill('4');
+    await screen.getByRole('button', { name: 'Make a skill' }).click();
+    expect(onMake).toHaveBeenCalledWith(3, 4);
+  });
+
+  it('shows the proposal, or why there is none', async () => {
+    const from = { runId: '0123456789ab', attempt: 1, start: 1, end: 3 };
+    const screen = await render(
+      <ProposalInfo
+        fromRun={{
+          from,
+          proposal: {
+            name: 'spent_by',
+            source: '',
+            parameters: [{ name: 'value1', type: 'str', value: 'u2', from: 'task' }],
+            returns: ['spent'],
+            tests: [{ args: { value1: 'u2' }, assert: [] }],
+            sandbox: 'ecommerce',
+            origin: from.runId,
+          },
+        }}
+        onBackToRun={vi.fn()}
+      />,
+    );
+    await expect
+      .element(screen.getByTestId('skill-proposal'))
+      .toMatchTextContent('lines 1–3 of run 01234567');
+    await expect.element(screen.getByRole('row').filter({ hasText: 'value1' })).toMatchTextContent('"u2"');
+    await expect.element(screen.getByTestId('skill-proposal')).toMatchTextContent('returns: spent');
+    await screen.unmount();
+    const onBack = vi.fn();
+    const failed = await render(
+      <ProposalInfo fromRun={{ from, error: 'line 9 is past the end' }} onBackToRun={onBack} />,
+    );
+    await expect.element(failed.getByRole('alert')).toMatchTextContent('line 9 is past the end');
+    await failed.getByRole('button', { name: 'Back to the run' }).click();
+    expect(onBack).toHaveBeenCalled();
+  });
+});

@@ -1,0 +1,142 @@
+import { describe, expect, it } from 'vitest';
+import type { SkillView } from '../../../../src-main/contract/api.ts';
+import {
+  bySandbox,
+  draftOf,
+  fromRunId,
+  parseFromRun,
+  initialSkills,
+  isDirty,
+  parseArgs,
+  parseTests,
+  skillsReducer,
+  statusLabel,
+} from './skills.ts';
+
+const skill = (name: string, over: Partial<SkillView> = {}): SkillView => ({
+  name,
+  sandbox: 'ecommerce',
+  language: 'python',
+  version: 2,
+  file: `/w/skills/ecommerce/${name}.py`,
+  source: `def ${name}(user_id: str) -> str:\n    """Doc."""\n    return user_id\n`,
+  description: 'Doc.',
+  signature: `${name}(user_id: str) -> str`,
+  parameters: [],
+  tools: [],
+  grade: { w: 0, d: 0 },
+  tests: [{ args: { user_id: 'u1' }, assert: [{ type: 'equals', value: 'u1' }] }],
+  status: 'passed',
+  failures: [],
+  testedAt: 1,
+  versions: [1],
+  ...over,
+});
+
+describe('the Skills view state', () => {
+  it('opens a saved skill with its first case as the arguments to try', () => {
+    const s = skillsReducer(initialSkills, { type: 'open', skill: skill('who') });
+    expect(s.draft).toMatchObject({ mode: 'edit', name: 'who', sandbox: 'ecommerce', version: 2 });
+    expect(JSON.parse(s.tryArgs)).toEqual({ user_id: 'u1' });
+    expect(parseTests(s.draft!.tests)).toEqual({ tests: skill('who').tests });
+  });
+
+  it('a new skill may be renamed and moved; a saved one keeps its name and sandbox', () => {
+    let s = skillsReducer(initialSkills, { type: 'new', sandbox: 'users' });
+    expect(s.draft).toMatchObject({ mode: 'new', sandbox: 'users', name: 'new_skill' });
+    expect(s.draft!.source).toContain('def new_skill(');
+    s = skillsReducer(s, { type: 'edit', field: 'name', value: 'city_of' });
+    s = skillsReducer(s, { type: 'edit', field: 'sandbox', value: 'ecommerce' });
+    expect(s.draft).toMatchObject({ name: 'city_of', sandbox: 'ecommerce' });
+    let e = skillsReducer(initialSkills, { type: 'open', skill: skill('who') });
+    e = skillsReducer(e, { type: 'edit', field: 'name', value: 'other' });
+    expect(e.draft!.name).toBe('who');
+    e = skillsReducer(e, { type: 'edit', field: 'source', value: 'def who(): pass' });
+    expect(e.draft!.source).toBe('def who(): pass');
+  });
+
+  it('keeps only the check of the current source', () => {
+    let s = skillsReducer(initialSkills, { type: 'open', skill: skill('who') });
+    const check = { valid: true, problems: [], violations: [], tools: [] };
+    expect(skillsReducer(s, { type: 'checked', source: 'older', check }).check).toBeUndefined();
+    s = skillsReducer(s, { type: 'checked', source: s.draft!.source, check });
+    expect(s.check).toBe(check);
+    expect(skillsReducer(s, { type: 'edit', field: 'tests', value: '[]' }).check).toBe(check);
+    expect(skillsReducer(s, { type: 'edit', field: 'source', value: 'x' }).check).toBeUndefined();
+  });
+
+  it('busy, failure and outcomes: an error clears when the next action starts', () => {
+    let s = skillsReducer(initialSkills, { type: 'open', skill: skill('who') });
+    s = skillsReducer(s, { type: 'busy', busy: 'try' });
+    s = skillsReducer(s, { type: 'failed', error: 'boom' });
+    expect(s.busy).toBeUndefined();
+    expect(s.error).toBe('boom');
+    s = skillsReducer(s, { type: 'busy', busy: 'test' });
+    expect(s.error).toBeUndefined();
+    const result = { name: 'who', sandbox: 'ecommerce', passed: false, cases: [], failures: ['no case'] };
+    s = skillsReducer(s, { type: 'tested', result });
+    expect(s.testResult).toBe(result);
+    expect(s.busy).toBeUndefined();
+    s = skillsReducer(s, { type: 'saved', skill: skill('who', { version: 3 }), test: result });
+    expect(s.draft!.version).toBe(3);
+    s = skillsReducer(s, { type: 'confirmDelete', on: true });
+    expect(s.confirmDelete).toBe(true);
+    // An edit withdraws the confirmation.
+    expect(skillsReducer(s, { type: 'edit', field: 'source', value: 'x' }).confirmDelete).toBe(false);
+    expect(skillsReducer(s, { type: 'deleted' })).toEqual(initialSkills);
+  });
+
+  it('parses arguments and test cases, saying what is wrong', () => {
+    expect(parseArgs('{"a": 1}')).toEqual({ args: { a: 1 } });
+    expect(parseArgs('[1]')).toEqual({ error: expect.stringContaining('JSON object') });
+    expect(parseArgs('{')).toEqual({ error: expect.stringContaining('not JSON') });
+    expect(parseTests('[{"args": {"a": 1}}]')).toEqual({ tests: [{ args: { a: 1 }, assert: [] }] });
+    expect(parseTests('{}')).toEqual({ error: expect.stringContaining('JSON array') });
+    expect(parseTests('[{"args": 1}]')).toEqual({ error: 'test case 1: "args" must be an object' });
+    expect(parseTests('[{"args": {}, "assert": 2}]')).toEqual({
+      error: 'test case 1: "assert" must be an array',
+    });
+  });
+
+  it('dirty, grouping and state labels', () => {
+    const w = skill('who');
+    expect(isDirty(draftOf(w), w)).toBe(false);
+    expect(isDirty({ ...draftOf(w), source: 'x' }, w)).toBe(true);
+    expect(isDirty({ ...draftOf(w), tests: '[]' }, w)).toBe(true);
+    expect(isDirty(draftOf(w), undefined)).toBe(true);
+    const groups = bySandbox([skill('b'), skill('a', { sandbox: 'users' }), skill('a')]);
+    expect(groups.map(([sb, ss]) => [sb, ss.map((x) => x.name)])).toEqual([
+      ['ecommerce', ['a', 'b']],
+      ['users', ['a']],
+    ]);
+    expect(statusLabel(w)).toBe('tested');
+    expect(statusLabel(skill('x', { status: 'failed' }))).toBe('failing');
+    expect(statusLabel(skill('x', { status: 'untested' }))).toBe('untested');
+  });
+
+  it('"Make a skill": the route names the run lines; the proposal opens as a new skill from the run', () => {
+    const from = { runId: 'r-1', attempt: 2, start: 1, end: 3 };
+    expect(fromRunId(from)).toBe('from-run:r-1:2:1-3');
+    expect(parseFromRun(fromRunId(from))).toEqual(from);
+    expect(parseFromRun('ecommerce/who')).toBeUndefined();
+    let s = skillsReducer(initialSkills, { type: 'proposing', from });
+    expect(s.fromRun).toEqual({ from });
+    const proposal = {
+      name: 'spent_by',
+      source: 'def spent_by(value1: str):\n    return 1\n',
+      parameters: [{ name: 'value1', type: 'str', value: 'u2', from: 'task' as const }],
+      returns: ['spent'],
+      tests: [{ args: { value1: 'u2' }, assert: [] }],
+      sandbox: 'ecommerce',
+      origin: 'r-1',
+    };
+    s = skillsReducer(s, { type: 'proposed', from, proposal });
+    expect(s.draft).toMatchObject({ mode: 'new', name: 'spent_by', sandbox: 'ecommerce', origin: 'r-1' });
+    expect(parseTests(s.draft!.tests)).toEqual({ tests: proposal.tests });
+    expect(JSON.parse(s.tryArgs)).toEqual({ value1: 'u2' });
+    expect(skillsReducer(s, { type: 'proposeFailed', from, error: 'no lines' }).fromRun).toEqual({
+      from,
+      error: 'no lines',
+    });
+  });
+});

@@ -1,0 +1,249 @@
+/**
+ * The Skills view's state, pure: the list of skills per sandbox, the open skill's draft (source and test
+ * cases as text), the live check of its source, the last test run, "Try it" and the delete confirmation.
+ * useSkills.ts binds it to the API; SkillsParts.tsx shows it.
+ */
+import type {
+  SkillProposal,
+  SkillCaseResult,
+  SkillCheck,
+  SkillTest,
+  SkillTestResult,
+  SkillView,
+} from '../../../../src-main/contract/api.ts';
+
+export type SkillsList = { skills: SkillView[]; problems: { file: string; error: string }[] };
+
+export interface SkillDraft {
+  /** `new`: not saved yet (its name may still change); `edit`: a saved skill. */
+  mode: 'new' | 'edit';
+  sandbox: string;
+  name: string;
+  source: string;
+  /** The test cases as JSON text (an array of `{ args, assert }`). */
+  tests: string;
+  /** The saved version being edited. */
+  version?: number;
+  /** The run a proposal came from. */
+  origin?: string;
+}
+
+/** "Make a skill": the lines of a run's script it comes from, and what the service proposed. */
+export interface FromRun {
+  runId: string;
+  attempt: number;
+  start: number;
+  end: number;
+}
+export type Proposal = SkillProposal & { sandbox: string; origin: string };
+
+export type Busy = 'save' | 'test' | 'try' | 'delete';
+
+export interface SkillsState {
+  draft?: SkillDraft;
+  check?: SkillCheck;
+  testResult?: SkillTestResult;
+  tryArgs: string;
+  tryResult?: SkillCaseResult;
+  busy?: Busy;
+  error?: string;
+  confirmDelete: boolean;
+  fromRun?: { from: FromRun; proposal?: Proposal; error?: string };
+}
+
+export const initialSkills: SkillsState = { tryArgs: '{}', confirmDelete: false };
+
+export type SkillsAction =
+  | { type: 'open'; skill: SkillView }
+  | { type: 'new'; sandbox: string }
+  | { type: 'close' }
+  | { type: 'edit'; field: 'name' | 'source' | 'tests' | 'sandbox'; value: string }
+  | { type: 'tryArgs'; value: string }
+  | { type: 'checked'; source: string; check: SkillCheck }
+  | { type: 'busy'; busy: Busy }
+  | { type: 'failed'; error: string }
+  | { type: 'tested'; result: SkillTestResult }
+  | { type: 'tried'; result: SkillCaseResult }
+  | { type: 'saved'; skill: SkillView; test: SkillTestResult }
+  | { type: 'confirmDelete'; on: boolean }
+  | { type: 'deleted' }
+  | { type: 'proposing'; from: FromRun }
+  | { type: 'proposed'; from: FromRun; proposal: Proposal }
+  | { type: 'proposeFailed'; from: FromRun; error: string };
+
+/** The route id of "Make a skill": `from-run:<runId>:<attempt>:<start>-<end>` (lines of the body). */
+export const fromRunId = (f: FromRun): string => `from-run:${f.runId}:${f.attempt}:${f.start}-${f.end}`;
+export function parseFromRun(id: string | undefined): FromRun | undefined {
+  const m = /^from-run:([^:]+):(\d+):(\d+)-(\d+)$/.exec(id ?? '');
+  if (!m) return undefined;
+  return { runId: m[1]!, attempt: Number(m[2]), start: Number(m[3]), end: Number(m[4]) };
+}
+
+/** The source a new skill starts from: the required shape, ready to be filled in. */
+export const newSkillSource = (name: string): string =>
+  `def ${name}(user_id: str) -> str:
+    """What this skill does, in one line.
+
+    Args:
+        user_id: What this parameter is (e.g. "u1").
+
+    Returns:
+        What it returns.
+    """
+    return user_id
+`;
+
+/** One case a line: short enough to read, still JSON. */
+export const testsText = (tests: SkillTest[]): string =>
+  tests.length === 0 ? '[]' : `[\n${tests.map((t) => '  ' + JSON.stringify(t)).join(',\n')}\n]`;
+
+export const draftOf = (skill: SkillView): SkillDraft => ({
+  mode: 'edit',
+  sandbox: skill.sandbox,
+  name: skill.name,
+  source: skill.source,
+  tests: testsText(skill.tests),
+  version: skill.version,
+});
+
+/** The first case's arguments, to try the skill with. */
+const firstArgs = (skill: SkillView): string => JSON.stringify(skill.tests[0]?.args ?? {}, null, 2);
+
+export function skillsReducer(s: SkillsState, a: SkillsAction): SkillsState {
+  switch (a.type) {
+    case 'open':
+      return { ...initialSkills, draft: draftOf(a.skill), tryArgs: firstArgs(a.skill) };
+    case 'new':
+      return {
+        ...initialSkills,
+        draft: {
+          mode: 'new',
+          sandbox: a.sandbox,
+          name: 'new_skill',
+          source: newSkillSource('new_skill'),
+          tests: testsText([{ args: { user_id: 'u1' }, assert: [] }]),
+        },
+        tryArgs: JSON.stringify({ user_id: 'u1' }, null, 2),
+      };
+    case 'close':
+      return initialSkills;
+    case 'edit': {
+      if (!s.draft) return s;
+      // A saved skill keeps its name and sandbox: a new name is a new skill.
+      if (s.draft.mode === 'edit' && (a.field === 'name' || a.field === 'sandbox')) return s;
+      const next = { ...s, draft: { ...s.draft, [a.field]: a.value }, confirmDelete: false };
+      if (a.field === 'tests') return next;
+      // The check was of another source (or name, or sandbox): it goes until the new one comes.
+      const { check: _c, ...rest } = next;
+      return rest;
+    }
+    case 'tryArgs':
+      return { ...s, tryArgs: a.value };
+    case 'checked':
+      // A check of an older source is stale.
+      return s.draft?.source === a.source ? { ...s, check: a.check } : s;
+    case 'busy': {
+      const { error: _e, ...rest } = s;
+      return { ...rest, busy: a.busy };
+    }
+    case 'failed': {
+      const { busy: _b, ...rest } = s;
+      return { ...rest, error: a.error };
+    }
+    case 'tested': {
+      const { busy: _b, ...rest } = s;
+      return { ...rest, testResult: a.result };
+    }
+    case 'tried': {
+      const { busy: _b, ...rest } = s;
+      return { ...rest, tryResult: a.result };
+    }
+    case 'saved': {
+      const { busy: _b, ...rest } = s;
+      return { ...rest, draft: draftOf(a.skill), testResult: a.test };
+    }
+    case 'confirmDelete':
+      return { ...s, confirmDelete: a.on };
+    case 'deleted':
+      return initialSkills;
+    case 'proposing':
+      return { ...initialSkills, fromRun: { from: a.from } };
+    case 'proposeFailed':
+      return { ...initialSkills, fromRun: { from: a.from, error: a.error } };
+    case 'proposed': {
+      const p = a.proposal;
+      return {
+        ...initialSkills,
+        fromRun: { from: a.from, proposal: p },
+        draft: {
+          mode: 'new',
+          sandbox: p.sandbox,
+          name: p.name,
+          source: p.source,
+          tests: testsText(p.tests),
+          origin: p.origin,
+        },
+        tryArgs: JSON.stringify(p.tests[0]?.args ?? {}, null, 2),
+      };
+    }
+  }
+}
+
+/** Parses a JSON object of arguments; the error says what is wrong. */
+export function parseArgs(text: string): { args: Record<string, unknown> } | { error: string } {
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch (e) {
+    return { error: `arguments are not JSON: ${(e as Error).message}` };
+  }
+  if (!v || typeof v !== 'object' || Array.isArray(v))
+    return { error: 'arguments must be a JSON object, e.g. {"user_id": "u1"}' };
+  return { args: v as Record<string, unknown> };
+}
+
+/** Parses the test cases' JSON text; each case is `{ args: {...}, assert: [...] }`. */
+export function parseTests(text: string): { tests: SkillTest[] } | { error: string } {
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch (e) {
+    return { error: `test cases are not JSON: ${(e as Error).message}` };
+  }
+  if (!Array.isArray(v))
+    return { error: 'test cases must be a JSON array of { "args": {...}, "assert": [...] }' };
+  for (const [i, c] of v.entries()) {
+    if (!c || typeof c !== 'object' || Array.isArray(c))
+      return { error: `test case ${i + 1} is not an object` };
+    const { args, assert } = c as { args?: unknown; assert?: unknown };
+    if (!args || typeof args !== 'object' || Array.isArray(args))
+      return { error: `test case ${i + 1}: "args" must be an object` };
+    if (assert !== undefined && !Array.isArray(assert))
+      return { error: `test case ${i + 1}: "assert" must be an array` };
+  }
+  return {
+    tests: (v as { args: SkillTest['args']; assert?: SkillTest['assert'] }[]).map((c) => ({
+      args: c.args,
+      assert: c.assert ?? [],
+    })),
+  };
+}
+
+/** The draft differs from the saved skill (or is new). */
+export const isDirty = (d: SkillDraft, saved: SkillView | undefined): boolean =>
+  !saved || d.mode === 'new' || d.source !== saved.source || d.tests !== testsText(saved.tests);
+
+/** Skills grouped by sandbox, sandboxes and names in order. */
+export function bySandbox(skills: SkillView[]): [string, SkillView[]][] {
+  const m = new Map<string, SkillView[]>();
+  for (const s of [...skills].sort((a, b) => a.name.localeCompare(b.name)))
+    m.set(s.sandbox, [...(m.get(s.sandbox) ?? []), s]);
+  return [...m.entries()].sort(([a], [b]) => a.localeCompare(b));
+}
+
+/** How a skill's state reads in the list: tested (offered), failing, or untested. */
+export const statusLabel = (s: SkillView): string =>
+  s.status === 'passed' ? 'tested' : s.status === 'failed' ? 'failing' : 'untested';
+
+/** The JSON of a value, short, for a result cell. */
+export const showValue = (v: unknown): string => (v === undefined ? '' : JSON.stringify(v));

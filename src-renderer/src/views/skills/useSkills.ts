@@ -1,0 +1,191 @@
+/** The Skills view's state (skills.ts) bound to the API and the route, with its actions. */
+import { useCallback, useEffect, useReducer, useState } from 'react';
+import { api, errorMessage } from '../../api/client.ts';
+import { useStore } from '../../store/index.ts';
+import { initialSkills, parseArgs, parseFromRun, parseTests, skillsReducer } from './skills.ts';
+import type { SkillsList } from './skills.ts';
+import type { SkillView } from '../../../../src-main/contract/api.ts';
+
+/** How long typing pauses before the source is checked. */
+const CHECK_DELAY_MS = 250;
+
+/** The route id of a skill: `<sandbox>/<name>`. */
+export const skillRouteId = (sandbox: string, name: string): string => `${sandbox}/${name}`;
+
+export function useSkills(routeId: string | undefined) {
+  const notify = useStore((s) => s.notify);
+  const navigate = useStore((s) => s.navigate);
+  const sandboxes = useStore((s) => s.sandboxes);
+  const [list, setList] = useState<SkillsList | undefined>();
+  const [loading, setLoading] = useState(false);
+  const [loadError, setLoadError] = useState<string | undefined>();
+  const [state, dispatch] = useReducer(skillsReducer, initialSkills);
+
+  const reload = useCallback(async () => {
+    setLoading(true);
+    try {
+      const l = await api['skills.list']({});
+      setList(l);
+      setLoadError(undefined);
+      return l;
+    } catch (e) {
+      setLoadError(errorMessage(e));
+      return undefined;
+    } finally {
+      setLoading(false);
+    }
+  }, []);
+
+  // The route names the open skill: open it once the list has it.
+  useEffect(() => {
+    void reload();
+  }, [reload]);
+  useEffect(() => {
+    if (!routeId || !list) return;
+    const skill = list.skills.find((s) => skillRouteId(s.sandbox, s.name) === routeId);
+    const d = state.draft;
+    if (skill && !(d?.mode === 'edit' && d.sandbox === skill.sandbox && d.name === skill.name))
+      dispatch({ type: 'open', skill });
+    // Only a route or list change opens a skill; edits to the draft do not.
+  }, [routeId, list]);
+
+  // "Make a skill" from a run's lines: ask the service for a proposal, open it as a new skill.
+  useEffect(() => {
+    const from = parseFromRun(routeId);
+    if (!from) return;
+    let stale = false;
+    dispatch({ type: 'proposing', from });
+    api['skills.propose']({ runId: from.runId, attempt: from.attempt, start: from.start, end: from.end })
+      .then((proposal) => {
+        if (!stale) dispatch({ type: 'proposed', from, proposal });
+      })
+      .catch((e: unknown) => {
+        if (!stale) dispatch({ type: 'proposeFailed', from, error: errorMessage(e) });
+      });
+    return () => {
+      stale = true;
+    };
+  }, [routeId]);
+
+  // Live validation of the draft's source.
+  const draft = state.draft;
+  useEffect(() => {
+    if (!draft || !draft.source.trim()) return;
+    const { sandbox, name, source } = draft;
+    if (!/^[a-z][a-z0-9_]{0,63}$/.test(name)) return;
+    let stale = false;
+    const t = setTimeout(() => {
+      api['skills.check']({ sandbox, name, source })
+        .then((check) => {
+          if (!stale) dispatch({ type: 'checked', source, check });
+        })
+        .catch(() => {});
+    }, CHECK_DELAY_MS);
+    return () => {
+      stale = true;
+      clearTimeout(t);
+    };
+  }, [draft?.sandbox, draft?.name, draft?.source]);
+
+  const saved = list?.skills.find((s) => draft && s.sandbox === draft.sandbox && s.name === draft.name);
+
+  const save = async () => {
+    if (!draft) return;
+    const t = parseTests(draft.tests);
+    if ('error' in t) return dispatch({ type: 'failed', error: t.error });
+    dispatch({ type: 'busy', busy: 'save' });
+    try {
+      const r = await api['skills.save']({
+        sandbox: draft.sandbox,
+        name: draft.name,
+        source: draft.source,
+        tests: t.tests,
+        ...(draft.origin ? { origin: draft.origin } : {}),
+        ...(draft.mode === 'edit' ? { force: true } : {}),
+      });
+      dispatch({ type: 'saved', skill: r.skill, test: r.test });
+      notify(
+        r.test.passed ? 'info' : 'error',
+        `Saved skill ${r.skill.name} v${r.skill.version}: ${r.test.passed ? 'its tests pass' : 'its tests fail'}.`,
+      );
+      await reload();
+      navigate({ view: 'skills', id: skillRouteId(r.skill.sandbox, r.skill.name) });
+    } catch (e) {
+      dispatch({ type: 'failed', error: errorMessage(e) });
+    }
+  };
+
+  const test = async () => {
+    if (!draft || draft.mode === 'new') return;
+    dispatch({ type: 'busy', busy: 'test' });
+    try {
+      dispatch({
+        type: 'tested',
+        result: await api['skills.test']({ sandbox: draft.sandbox, name: draft.name }),
+      });
+      await reload();
+    } catch (e) {
+      dispatch({ type: 'failed', error: errorMessage(e) });
+    }
+  };
+
+  const tryIt = async () => {
+    if (!draft) return;
+    const a = parseArgs(state.tryArgs);
+    if ('error' in a) return dispatch({ type: 'failed', error: a.error });
+    dispatch({ type: 'busy', busy: 'try' });
+    try {
+      const result = await api['skills.try']({
+        sandbox: draft.sandbox,
+        name: draft.name,
+        source: draft.source,
+        args: a.args,
+      });
+      dispatch({ type: 'tried', result });
+    } catch (e) {
+      dispatch({ type: 'failed', error: errorMessage(e) });
+    }
+  };
+
+  const remove = async () => {
+    if (!draft || draft.mode === 'new') return;
+    dispatch({ type: 'busy', busy: 'delete' });
+    try {
+      await api['skills.delete']({ sandbox: draft.sandbox, name: draft.name });
+      notify('info', `Deleted skill ${draft.name} (its history is kept).`);
+      dispatch({ type: 'deleted' });
+      await reload();
+      navigate({ view: 'skills' });
+    } catch (e) {
+      dispatch({ type: 'failed', error: errorMessage(e) });
+    }
+  };
+
+  return {
+    state,
+    dispatch,
+    list,
+    loading,
+    loadError,
+    saved,
+    sandboxes: sandboxes.map((s) => s.name),
+    backToRun: (runId: string) => navigate({ view: 'run', id: runId }),
+    reload,
+    save,
+    test,
+    tryIt,
+    remove,
+    open: (skill: SkillView) => {
+      dispatch({ type: 'open', skill });
+      navigate({ view: 'skills', id: skillRouteId(skill.sandbox, skill.name) });
+    },
+    create: (sandbox: string) => {
+      dispatch({ type: 'new', sandbox });
+      navigate({ view: 'skills' });
+    },
+    close: () => {
+      dispatch({ type: 'close' });
+      navigate({ view: 'skills' });
+    },
+  };
+}

@@ -1,0 +1,185 @@
+/**
+ * The Skills view in the workbench (Chromium, browser front end, real container): write a skill in the
+ * view, see the live check refuse what the script rules refuse, save it (its cases run in the sandbox),
+ * see it fail, fix it as a new version, run its tests again, try it with other arguments, and delete it.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startWorld } from './support/app.ts';
+import type { E2eWorld } from './support/app.ts';
+
+let w: E2eWorld;
+
+beforeAll(async () => {
+  w = await startWorld();
+  await w.page.setViewportSize({ width: 1280, height: 800 });
+  await w.page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: w.web.url });
+});
+afterAll(async () => {
+  await w?.close();
+});
+
+const dismissNotices = async () => {
+  const buttons = w.page.locator('.notices button[aria-label="dismiss"]');
+  for (let i = 0; i < 10 && (await buttons.count()) > 0; i++)
+    await buttons
+      .first()
+      .click({ timeout: 2000 })
+      .catch(() => {});
+};
+type Clip = { navigator: { clipboard: { writeText(t: string): Promise<void> } } };
+const hash = () => '#' + (w.page.url().split('#')[1] ?? '');
+/** Monaco's text as a person reads it (its spaces are non-breaking). */
+const editorText = async (testid: string) =>
+  (await w.page.locator(`[data-testid="${testid}"] .view-lines`).innerText()).replace(/\u00a0/g, ' ');
+const noPageErrors = () => expect(w.pageErrors.filter((e) => !/favicon/.test(e))).toEqual([]);
+
+const source = (key: string) => `def user_city(user_id: str) -> str:
+    """A customer's city.
+
+    Args:
+        user_id: The customer's id.
+    """
+    return get_user(user_id=user_id).data["${key}"]
+`;
+
+/** Replaces the skill editor's text (pasted, as a person would). */
+async function setSource(text: string) {
+  const { page } = w;
+  await page.locator('[data-testid="editor-skill-source"] .monaco-editor').click();
+  await page.keyboard.press('Control+A');
+  await page.keyboard.press('Delete');
+  // Pasted: typing would be auto-indented line after line.
+  await page.evaluate((t) => (globalThis as unknown as Clip).navigator.clipboard.writeText(t), text);
+  await page.keyboard.press('Control+V');
+}
+
+describe('skills in the workbench', () => {
+  it('writes, checks, saves, fails, fixes, tests, tries and deletes a skill', async () => {
+    const { page } = w;
+    // g l goes to the Skills view.
+    await page.locator('body').click();
+    await page.keyboard.press('g');
+    await page.keyboard.press('l');
+    await expect.poll(() => hash()).toBe('#/skills');
+    await page.getByTestId('skills-empty').waitFor();
+
+    await page.getByLabel('new skill sandbox').selectOption('ecommerce');
+    await page.getByRole('button', { name: 'New skill' }).click();
+    const editor = page.getByTestId('skill-editor');
+    await editor
+      .locator('[data-testid="editor-skill-source"][data-ready="true"]')
+      .waitFor({ timeout: 60_000 });
+    await editor.getByLabel('skill name').fill('user_city');
+
+    // The live check refuses what a script may not do.
+    await setSource('def user_city(user_id: str) -> str:\n    """City."""\n    return open("/etc/passwd")\n');
+    const check = page.getByTestId('skill-check');
+    await expect.poll(() => check.getAttribute('data-valid'), { timeout: 20_000 }).toBe('false');
+    expect(await check.innerText()).toMatch(/open/);
+
+    // A skill whose case fails: saved, but failing (not offered).
+    await setSource(source('town'));
+    await expect.poll(() => check.getAttribute('data-valid'), { timeout: 20_000 }).toBe('true');
+    expect(await check.innerText()).toContain('user_city(user_id: str)');
+    await editor
+      .getByLabel('test cases')
+      .fill('[{"args": {"user_id": "u1"}, "assert": [{"type": "equals", "value": "London"}]}]');
+    await editor.getByRole('button', { name: 'Save', exact: true }).click();
+    const results = page.getByTestId('skill-test-results');
+    await expect.poll(() => results.getAttribute('data-passed'), { timeout: 120_000 }).toBe('false');
+    expect(await results.innerText()).toMatch(/KeyError/);
+    const row = page.locator('tr[data-skill="user_city"]');
+    await expect.poll(() => row.getByTestId('skill-status').getAttribute('data-status')).toBe('failed');
+    await expect.poll(() => hash()).toBe('#/skills/ecommerce%2Fuser_city');
+
+    // Fixed as a new version: its case passes and it is tested.
+    await setSource(source('city'));
+    await expect.poll(() => check.getAttribute('data-valid'), { timeout: 20_000 }).toBe('true');
+    await editor.getByRole('button', { name: 'Save new version' }).click();
+    await expect.poll(() => results.getAttribute('data-passed'), { timeout: 120_000 }).toBe('true');
+    await expect.poll(() => row.getByTestId('skill-status').getAttribute('data-status')).toBe('passed');
+    expect(await row.getByTestId('skill-version').innerText()).toBe('v2');
+    expect(await editor.innerText()).toContain('earlier: v1');
+
+    // Run the tests again, against the real sandbox.
+    await editor.getByRole('button', { name: 'Run tests' }).click();
+    await expect.poll(() => editor.getByRole('button', { name: 'Run tests' }).isEnabled()).toBe(true);
+    await expect.poll(() => results.innerText(), { timeout: 120_000 }).toContain('All 1 case passed');
+    expect(await results.innerText()).toContain('London');
+
+    // Try it with other arguments.
+    await editor.getByLabel('try arguments').fill('{"user_id": "u2"}');
+    await editor.getByRole('button', { name: 'Try it' }).click();
+    const tried = page.getByTestId('skill-try-result');
+    await expect.poll(() => tried.getAttribute('data-passed'), { timeout: 120_000 }).toBe('true');
+    const tryText = await tried.innerText();
+    expect(tryText.length).toBeGreaterThan(0);
+    expect(tryText).not.toContain('London');
+
+    await dismissNotices();
+    // Both themes, the top of the view (list, editor) and its end (test results, try).
+    for (let i = 0; i < 2; i++) {
+      const theme = (await page.locator('.app').getAttribute('class'))?.includes('theme-dark')
+        ? 'dark'
+        : 'light';
+      await page.locator('main').evaluate((m) => m.scrollTo(0, 0));
+      await w.screenshot(`skills-${theme}`);
+      await page.locator('main').evaluate((m) => m.scrollTo(0, m.scrollHeight));
+      await w.screenshot(`skills-${theme}-results`);
+      await page.getByRole('button', { name: 'toggle theme' }).click();
+    }
+
+    // Delete, behind a confirmation: the file goes, the list is empty again.
+    await editor.getByRole('button', { name: 'Delete' }).click();
+    await editor
+      .getByRole('group', { name: 'confirm delete' })
+      .getByRole('button', { name: 'Yes, delete' })
+      .click();
+    await page.getByTestId('skills-empty').waitFor({ timeout: 20_000 });
+    expect(w.svc.skills().list('ecommerce')).toEqual([]);
+    noPageErrors();
+  });
+
+  it('makes a skill from lines of a recorded successful run and lands on it, tested', async () => {
+    const { page } = w;
+    const run = await (
+      await w.svc.runs()
+    ).runScript({
+      sandbox: 'ecommerce',
+      task: 'How much did user u2 spend?',
+      body: 'orders = get_orders().data\nmine = [o for o in orders if o["user_id"] == "u2"]\nspent = sum(o["total"] for o in mine)\nemit_result(spent)\n',
+    });
+    expect(run.status).toBe('succeeded');
+    await page.goto(`${w.web.url.split('#')[0]}#/run/${run.runId}`);
+    const make = page.getByRole('group', { name: 'make a skill' });
+    await make.waitFor({ timeout: 30_000 });
+    await make.getByLabel('skill from line').fill('1');
+    await make.getByLabel('skill to line').fill('3');
+    await make.getByRole('button', { name: 'Make a skill' }).click();
+
+    const proposal = page.getByTestId('skill-proposal');
+    await expect.poll(() => proposal.innerText(), { timeout: 30_000 }).toContain('Proposed from lines 1–3');
+    expect(await proposal.locator('tr[data-param="value1"]').innerText()).toContain('"u2"');
+    expect(await proposal.innerText()).toContain('returns: spent');
+    const editor = page.getByTestId('skill-editor');
+    await expect
+      .poll(() => editorText('editor-skill-source'), { timeout: 60_000 })
+      .toContain('o["user_id"] == value1');
+    expect(await editor.getByLabel('test cases').inputValue()).toContain('"value1":"u2"');
+    const name = await editor.getByLabel('skill name').inputValue();
+    await expect
+      .poll(() => page.getByTestId('skill-check').getAttribute('data-valid'), { timeout: 20_000 })
+      .toBe('true');
+    await dismissNotices();
+    await w.screenshot('skills-make-from-run');
+
+    await editor.getByRole('button', { name: 'Save', exact: true }).click();
+    await expect.poll(() => hash(), { timeout: 120_000 }).toBe(`#/skills/ecommerce%2F${name}`);
+    const row = page.locator(`tr[data-skill="${name}"]`);
+    await expect
+      .poll(() => row.getByTestId('skill-status').getAttribute('data-status'), { timeout: 60_000 })
+      .toBe('passed');
+    expect(w.svc.skills().get('ecommerce', name)).toMatchObject({ origin: run.runId, status: 'passed' });
+    noPageErrors();
+  });
+});
