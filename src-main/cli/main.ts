@@ -218,13 +218,26 @@ function allCommands(c: Command): Command[] {
 
 const firstLine = (s: string) => s.split('\n')[0]?.replace(/^error: /, '') ?? s;
 
+/** Options of `mcp` that mean it does not serve stdio (or fails before it would). */
+const NOT_EARLY_STDIO = [
+  '--http',
+  '--help',
+  '-h',
+  '--port',
+  '--host',
+  '--token-env',
+  '--session-idle',
+  '--max-sessions',
+];
+
 export async function main(
   argv: string[],
   rawOut: (t: string) => void = (t) => process.stdout.write(t),
   rawErr: (t: string) => void = (t) => process.stderr.write(t),
 ): Promise<number> {
-  // `mcp` on stdio answers the client's initialize before anything else loads (mcp/stdio-early.ts).
-  if (verbOf(argv) === 'mcp' && !argv.some((a) => ['--http', '--help', '-h'].includes(a)))
+  // `mcp` on stdio answers the client's initialize before anything else loads (mcp/stdio-early.ts); an
+  // HTTP-only option without --http is a usage error that Commander reports, so no early server then.
+  if (verbOf(argv) === 'mcp' && !argv.some((a) => NOT_EARLY_STDIO.includes(a.split('=')[0] ?? a)))
     await (await import('../mcp/stdio-early.ts')).earlyStdio().answered(1_000);
   // `kit list` and `tools` answer from the last answer of an unchanged workspace (verb-cache.ts).
   const cached = cachedVerb(argv);

@@ -11,6 +11,7 @@ export const MCP_TOOL_NAMES = [
   'kit_info',
   'list_templates',
   'run_suite',
+  'save_skill',
   'search_tools',
   'describe_tool',
 ] as const;
