@@ -8,7 +8,10 @@
  */
 import { PassThrough } from 'node:stream';
 import type { Duplex, Readable } from 'node:stream';
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
+import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 import type Docker from 'dockerode';
 import type { RuntimeId } from '../../core/sandbox/runtimes.ts';
 import { WorkerConnection } from './connection.ts';
@@ -56,6 +59,22 @@ export const NO_IPC_SYSCTLS: Record<string, string> = {
 export const DEFAULT_LIMITS: ContainerLimits = { memoryMb: 256, cpus: 1, pids: 64, tmpfsMb: 16 };
 
 export const credentialEnv = (name: string) => `TOOLSMITH_CRED_${name.replace(/\W/g, '_').toUpperCase()}`;
+
+/**
+ * Podman's Docker-compatible API reads `seccomp=` as a path on the engine's machine (Docker's takes the
+ * profile itself): the same profile, written once to a private folder of the user's cache, named by its
+ * hash (a local engine only: Podman here listens on a local socket).
+ */
+export function podmanSeccompFile(): string {
+  const profile = dockerSeccompProfile();
+  const dir = join(process.env['XDG_CACHE_HOME'] || join(homedir(), '.cache'), 'toolsmith', 'seccomp');
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const file = join(dir, `${createHash('sha256').update(profile).digest('hex').slice(0, 16)}.json`);
+  const tmp = `${file}.${process.pid}.tmp`;
+  writeFileSync(tmp, profile, { mode: 0o600 });
+  renameSync(tmp, file);
+  return file;
+}
 
 /** The HostConfig every sandbox container gets: the limits are on by default. */
 export function hostConfig(l: ContainerLimits): Docker.HostConfig {
@@ -249,7 +268,12 @@ export class DockerWorkerFactory implements WorkerFactory {
           // gofer's threads: ~40 when idle, more under load; with 64 in all the worker cannot even fork);
           // the script's own processes are still bounded, by the rest.
           ...(this.isolation === 'gvisor' ? { PidsLimit: this.limits.pids + GVISOR_PIDS } : {}),
-          ...(this.podman ? { Ulimits: PODMAN_ULIMITS } : {}),
+          ...(this.podman
+            ? {
+                Ulimits: PODMAN_ULIMITS,
+                SecurityOpt: ['no-new-privileges', `seccomp=${podmanSeccompFile()}`],
+              }
+            : {}),
         },
       })
       .catch((e: unknown) => {

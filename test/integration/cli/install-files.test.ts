@@ -64,8 +64,13 @@ describe('npm pack', () => {
       scripts: Record<string, string>;
     };
     expect(pkg.files).toEqual(expect.arrayContaining(['out/cli/', 'out/renderer/']));
-    expect(pkg.scripts['prepack']).toMatch(/electron-vite build/);
-    expect(pkg.scripts['prepack']).toMatch(/scripts\/build-cli\.mjs/);
+    // prepack (scripts/prepack.mjs) builds both, quietly: the workbench (electron-vite, when a source
+    // changed: scripts/workbench-build.mjs) and the CLI bundle.
+    expect(pkg.scripts['prepack']).toBe('node scripts/prepack.mjs');
+    const prepack = readFileSync(`${root}scripts/prepack.mjs`, 'utf8');
+    expect(prepack).toMatch(/buildWorkbench\(root\)/);
+    expect(prepack).toMatch(/'build-cli\.mjs'/);
+    expect(readFileSync(`${root}scripts/workbench-build.mjs`, 'utf8')).toMatch(/electron-vite/);
   });
 
   it("names a free package (not the registry's unrelated `toolsmith`) whose command is `toolsmith`", () => {
