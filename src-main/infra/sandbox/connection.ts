@@ -162,6 +162,8 @@ export class WorkerConnection {
     stdout.on('data', (chunk: string) => this.onData(chunk));
     stdout.on('end', () => this.markClosed('the worker closed its output'));
     stdout.on('error', (e) => this.markClosed(`worker stream error: ${e.message}`));
+    // A stream destroyed without an end or an error (its socket torn down) is a closed worker too.
+    stdout.on('close', () => this.markClosed('the worker stream closed'));
     stdin.on('error', (e) => this.markClosed(`worker stdin error: ${e.message}`));
   }
 
@@ -225,9 +227,14 @@ export class WorkerConnection {
     for (const l of [...this.listeners]) l(m);
   }
 
-  private send(msg: object): void {
+  private send(msg: object, onWriteError?: (e: Error) => void): void {
     if (!this.alive) throw new WorkerGone(this.finalReason ?? this.closedReason ?? 'the worker is gone');
-    this.stdin.write(JSON.stringify(msg) + '\n');
+    this.stdin.write(JSON.stringify(msg) + '\n', (e) => {
+      if (!e) return;
+      // Set before the close is told, so that a job hears it was never delivered.
+      onWriteError?.(e);
+      this.markClosed(`writing to the worker failed: ${e.message}`);
+    });
   }
 
   /**
@@ -311,7 +318,7 @@ export class WorkerConnection {
   }
 
   /** Runs one job. Never throws: every failure is an ExecutionResult. */
-  run(job: JobRequest): Promise<ExecutionResult & { workerBroken: boolean }> {
+  run(job: JobRequest): Promise<ExecutionResult & { workerBroken: boolean; undelivered?: boolean }> {
     const id = randomUUID();
     const started = performance.now();
     const intermediates: JsonValue[] = [];
@@ -334,6 +341,9 @@ export class WorkerConnection {
     // Host tool calls the job started: a job ends only when each has settled or been cancelled, so every
     // call that ran is in its record and none runs on after it (or into the next job).
     const calls: JobCalls = { abort: new AbortController(), open: new Map(), recording: true };
+    // The job's request never reached the worker (it was gone before, or the write failed): nothing of the
+    // script ran, so the pool may run it on another worker.
+    let undelivered = false;
     return new Promise((resolve) => {
       let settled = false;
       const finish = (exitReason: ExitReason, error?: ExecutionError, workerBroken = false) => {
@@ -377,7 +387,7 @@ export class WorkerConnection {
         if (this.egress === egress) this.egress = undefined;
         if (this.egressInFlight) egress.push(...this.egressInFlight());
         const success = exitReason === 'ok';
-        const r: ExecutionResult & { workerBroken: boolean } = {
+        const r: ExecutionResult & { workerBroken: boolean; undelivered?: boolean } = {
           success,
           intermediates,
           logs,
@@ -391,6 +401,7 @@ export class WorkerConnection {
           ...(hasResult ? { data: data } : {}),
           ...(error ? { error } : {}),
           ...(egress.length ? { egress } : {}),
+          ...(undelivered && !success ? { undelivered } : {}),
         };
         resolve(clean(r));
       };
@@ -524,18 +535,22 @@ export class WorkerConnection {
           );
       });
       try {
-        this.send({
-          type: 'job',
-          id,
-          code: job.code,
-          language: job.language ?? 'python',
-          tools: job.tools,
-          ...(job.skills?.length ? { skills: job.skills } : {}),
-          inputs: job.inputs ?? {},
-          timeout_ms: job.timeoutMs,
-          max_output_bytes: job.maxOutputBytes,
-        });
+        this.send(
+          {
+            type: 'job',
+            id,
+            code: job.code,
+            language: job.language ?? 'python',
+            tools: job.tools,
+            ...(job.skills?.length ? { skills: job.skills } : {}),
+            inputs: job.inputs ?? {},
+            timeout_ms: job.timeoutMs,
+            max_output_bytes: job.maxOutputBytes,
+          },
+          () => (undelivered = true),
+        );
       } catch (e) {
+        undelivered = true;
         fail('crashed', 'Crashed', errorMessage(e), true);
       }
     });

@@ -266,7 +266,12 @@ export class SandboxPool {
 
   /** A new worker of the pool, busy: the standby at once when there is one, else a new one. */
   private grow(): Promise<PooledWorker> {
-    const standby = this.standbys.shift();
+    let standby = this.standbys.shift();
+    // A standby whose connection closed (its engine restarted, its container was removed) is replaced.
+    while (standby && !standby.conn.alive) {
+      this.destroy(standby);
+      standby = this.standbys.shift();
+    }
     if (standby) {
       standby.busy = true;
       this.workers.push(standby);
@@ -420,23 +425,29 @@ export class SandboxPool {
 
   /** Runs one job on a pooled worker; the worker is returned (or replaced) on every path. */
   async run(job: JobRequest): Promise<ExecutionResult> {
-    let w: PooledWorker;
-    try {
-      w = await this.checkout();
-    } catch (e) {
-      return infraResult(errorMessage(e), this.currentSpec.runtime, this.factory.isolation);
-    }
-    this.jobs++;
-    this.lastJob = Date.now();
-    try {
-      const { workerBroken, ...result } = await w.conn.run(job);
-      // The result goes back at once: the broken worker is marked closed now (release replaces it) and
-      // its container is removed in the background (a `docker rm -f` costs tens of ms).
-      if (workerBroken) void w.conn.kill('broken after a job').catch(() => {});
-      return result;
-    } finally {
+    // A job whose request never reached its worker (a standby whose engine restarted under it: the write
+    // fails with EPIPE) ran nothing, so it goes once more to another worker; a delivered job never does.
+    for (let attempt = 0; ; attempt++) {
+      let w: PooledWorker;
+      try {
+        w = await this.checkout();
+      } catch (e) {
+        return infraResult(errorMessage(e), this.currentSpec.runtime, this.factory.isolation);
+      }
+      this.jobs++;
       this.lastJob = Date.now();
-      this.release(w);
+      let again = false;
+      try {
+        const { workerBroken, undelivered, ...result } = await w.conn.run(job);
+        // The result goes back at once: the broken worker is marked closed now (release replaces it) and
+        // its container is removed in the background (a `docker rm -f` costs tens of ms).
+        if (workerBroken) void w.conn.kill('broken after a job').catch(() => {});
+        again = !!undelivered && attempt === 0 && !job.signal?.aborted && !this.disposed;
+        if (!again) return result;
+      } finally {
+        this.lastJob = Date.now();
+        this.release(w);
+      }
     }
   }
 
