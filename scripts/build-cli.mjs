@@ -5,14 +5,13 @@
 // hook (bin/strip-hook.mjs). bin/start.mjs loads the bundle only when the package runs from under a
 // node_modules folder (installed); a clone keeps running its sources, so an out/cli/ left over from a
 // `npm pack` there is never stale code that runs.
-// Dependencies (node_modules) stay external: they load from the installed package's node_modules as
-// usual. The verbs' lazy imports stay lazy: each becomes a chunk.
+// Dependencies are bundled too (all but OPTIONAL below). The verbs' lazy imports stay lazy: each becomes a chunk.
 // The output keeps src-main's depth (out/cli/ is two folders below the package root, like
 // src-main/cli/), so `new URL('../../package.json', import.meta.url)` and the walk up to resources/
 // find the same files; every chunk sits in out/cli/ itself for the same reason.
 import { builtinModules } from 'node:module';
 import { rmSync } from 'node:fs';
-import { dirname, isAbsolute, join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'vite';
 
@@ -20,10 +19,15 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const outDir = join(root, 'out', 'cli');
 const builtins = new Set(builtinModules);
 /**
- * Packages bundled with our sources: pyright's parser (CommonJS, ~50 modules for a parse) is most of a
- * `validate`'s start when it loads module by module. Every other package stays an import.
+ * Every package the command imports is bundled with our sources: the installed package then needs no
+ * dependency at all (its packed package.json lists none, scripts/packed-manifest.mjs), so `npm install -g`
+ * fetches nothing but the shipped Node and runs no dependency's install script. Not bundled: Node's
+ * built-ins, Electron (the desktop app is not part of the installed command), and what is optional at
+ * run time and loaded in a try (`OPTIONAL`: ws's native helpers).
  */
-const BUNDLED = ['@zzzen/pyright-internal', 'vscode-uri'];
+const OPTIONAL = ['bufferutil', 'utf-8-validate', 'electron'];
+/** Docker over ssh:// is not an engine Toolsmith offers (infra/sandbox/engines.ts): ssh2 is left out. */
+const STUBS = { ssh2: join(root, 'scripts', 'cli-stubs', 'ssh2.cjs') };
 
 rmSync(outDir, { recursive: true, force: true });
 const started = Date.now();
@@ -51,7 +55,7 @@ await build({
       external: (id) =>
         id.startsWith('node:') ||
         builtins.has(id) ||
-        !(id.startsWith('.') || isAbsolute(id) || BUNDLED.some((p) => id === p || id.startsWith(`${p}/`))),
+        OPTIONAL.some((p) => id === p || id.startsWith(`${p}/`)),
       output: {
         format: 'es',
         entryFileNames: '[name].js',
@@ -59,6 +63,7 @@ await build({
       },
     },
   },
-  ssr: { noExternal: BUNDLED },
+  resolve: { alias: STUBS },
+  ssr: { noExternal: true },
 });
 process.stderr.write(`build:cli: out/cli in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);

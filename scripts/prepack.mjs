@@ -5,6 +5,7 @@
 import { spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { write as writePackedManifest } from './packed-manifest.mjs';
 import { buildWorkbench } from './workbench-build.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -41,4 +42,7 @@ cli.on('close', (code) => {
       .filter((l) => l.startsWith('build:cli:'))
       .join('\n') + '\n',
   );
+  // Last, once both builds stand: the package.json the tarball holds (postpack puts the clone's back).
+  writePackedManifest();
+  process.stderr.write('prepack: packed package.json lists no dependencies (all bundled in out/cli)\n');
 });

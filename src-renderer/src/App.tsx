@@ -137,13 +137,22 @@ export function App() {
               </li>
             ))}
           </ul>
-          <p className="muted small shortcuts-hint">
-            <kbd>/</kbd> search · <kbd>Ctrl</kbd>+<kbd>Enter</kbd> run · <kbd>j</kbd>/<kbd>k</kbd>{' '}
-            next/previous attempt ·{' '}
-            <button className="link" data-keyboard-help onClick={() => setKeyboardHelp(true)}>
-              all shortcuts (<kbd>?</kbd>)
-            </button>
-          </p>
+          <ul className="muted small shortcuts-hint" aria-label="shortcuts">
+            <li>
+              <kbd>/</kbd> search
+            </li>
+            <li>
+              <kbd>Ctrl</kbd>+<kbd>Enter</kbd> run
+            </li>
+            <li>
+              <kbd>j</kbd>/<kbd>k</kbd> next/previous attempt
+            </li>
+            <li>
+              <button className="link" data-keyboard-help onClick={() => setKeyboardHelp(true)}>
+                all shortcuts (<kbd>?</kbd>)
+              </button>
+            </li>
+          </ul>
         </nav>
         <main>
           {route.view === 'runs' && <RunsView />}

@@ -21,6 +21,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startOtlpReceiver } from '../../support/otlp-receiver.ts';
 
 const root = new URL('../../../', import.meta.url).pathname;
 const machineNode = '/usr/bin/node';
@@ -28,6 +29,8 @@ let prefix: string;
 let toolsmith: string;
 let env: NodeJS.ProcessEnv;
 let pkg: string;
+/** What `npm install -g` of the tarball printed at its default warning level. */
+let installWarnings = '';
 
 beforeAll(() => {
   const v = spawnSync(machineNode, ['--version'], { encoding: 'utf8' });
@@ -62,12 +65,13 @@ beforeAll(() => {
       '--prefer-offline',
       '--no-audit',
       '--no-fund',
-      '--loglevel=error',
+      '--loglevel=warn',
       tarball,
     ],
     { cwd: prefix, env, encoding: 'utf8' },
   );
   if (r.status !== 0) throw new Error(`npm install -g of the tarball failed: ${r.stderr}`);
+  installWarnings = r.stderr;
   toolsmith = join(prefix, 'bin', 'toolsmith');
   pkg = join(prefix, 'lib', 'node_modules', 'toolsmith-workbench');
 }, 600_000);
@@ -81,6 +85,24 @@ function run(args: string[], cwd: string = prefix) {
 }
 
 describe('toolsmith installed from the packed tarball', () => {
+  it('installs without a warning: no dependency to fetch, no install script left unrun', () => {
+    // The packed package.json lists no dependencies (scripts/packed-manifest.mjs): everything the
+    // command imports is in its bundle. Before, protobufjs, ssh2 and cpu-features asked to run install
+    // scripts, and packages wanting Node >= 22 warned under the machine's Node 20 running npm.
+    expect(installWarnings).not.toMatch(/install-scripts|EBADENGINE/);
+    expect(installWarnings.trim()).toBe('');
+    const packed = JSON.parse(readFileSync(join(pkg, 'package.json'), 'utf8')) as Record<string, unknown>;
+    expect(packed['dependencies']).toBeUndefined();
+    expect(packed['devDependencies']).toBeUndefined();
+    // Only the shipped Node came along.
+    const installed = existsSync(join(pkg, 'node_modules')) ? readdirSync(join(pkg, 'node_modules')) : [];
+    expect(installed.filter((d) => !d.startsWith('.') && !/^node-(linux|win|darwin)-/.test(d))).toEqual([]);
+    // The clone's own package.json is back as it was (postpack).
+    const clone = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as Record<string, unknown>;
+    expect(clone['dependencies']).toHaveProperty('dockerode');
+    expect(existsSync(join(root, '.package.json.unpacked'))).toBe(false);
+  });
+
   it('is a command on PATH whose package sits under node_modules, with Node 20 first on PATH', () => {
     const which = spawnSync('sh', ['-c', 'command -v toolsmith; command -v node; node --version'], {
       env,
@@ -168,6 +190,40 @@ describe('toolsmith installed from the packed tarball', () => {
     ) as { name: string };
     expect(installed.name).toBe('toolsmith-workbench');
   });
+
+  it('its bundled packages work: dockerode runs a script in Docker, protobufjs sends a run as OTLP', async () => {
+    const ws = join(prefix, 'my-tools');
+    const script = join(ws, 'count.py');
+    writeFileSync(script, 'r = get_orders()\nemit_result(len(r.data))\n');
+    const exec = run(['exec', '--sandbox', 'ecommerce', 'count.py', '--json'], ws);
+    expect(exec.status, exec.stderr).toBe(0);
+    expect(JSON.parse(exec.stdout)).toMatchObject({ success: true, isolation: 'docker' });
+
+    const imported = run(['runs', 'import', join(root, 'test/fixtures/runs/run-v1.json')], ws);
+    expect(imported.status, imported.stderr).toBe(0);
+    const id = /imported run (\S+)/.exec(imported.stdout)?.[1];
+    expect(id).toBeDefined();
+    const receiver = await startOtlpReceiver();
+    try {
+      const sent = await new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
+        const p = spawn(toolsmith, ['runs', 'export', id!, '--otlp'], {
+          cwd: ws,
+          env: { ...env, OTEL_EXPORTER_OTLP_ENDPOINT: receiver.base },
+        });
+        let out = '';
+        let err = '';
+        p.stdout.on('data', (d: Buffer) => (out += d.toString()));
+        p.stderr.on('data', (d: Buffer) => (err += d.toString()));
+        p.on('close', (code) => resolve({ code, out, err }));
+      });
+      expect(sent.code, sent.err).toBe(0);
+      expect(sent.out).toMatch(/as trace [0-9a-f]{32}/);
+      expect(receiver.spans.length).toBeGreaterThan(0);
+      expect(receiver.spans.some((sp) => sp.attributes['toolsmith.run.id'] === id)).toBe(true);
+    } finally {
+      await receiver.close();
+    }
+  }, 300_000);
 
   it('runs the bundle prepack built, not the TypeScript sources (no type stripping at all)', () => {
     for (const f of ['out/cli/main.js', 'out/cli/validate-thread.js', 'out/renderer/index.html'])

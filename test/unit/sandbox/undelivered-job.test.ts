@@ -48,7 +48,9 @@ class ScriptedFactory implements WorkerFactory {
   /** Resolves once a worker told (on stderr) that it closed its input. */
   readonly inputClosed: Promise<void>;
   private closedInput!: () => void;
-  constructor(private readonly modes: Mode[]) {
+  private readonly modes: Mode[];
+  constructor(modes: Mode[]) {
+    this.modes = modes;
     this.inputClosed = new Promise((r) => (this.closedInput = r));
   }
   async spawn() {

@@ -87,6 +87,20 @@ describe('SuiteStartForm', () => {
     expect(onSelectRun).toHaveBeenCalledWith('r1');
   });
 
+  it('says there is no suite run yet instead of showing an empty picker', async () => {
+    const screen = await render(
+      <SuiteStartForm
+        {...props}
+        history={[]}
+        selectedRun={undefined}
+        fields={initialSuiteStart}
+        onStart={noop}
+      />,
+    );
+    await expect.element(screen.getByText('no suite runs yet')).toBeVisible();
+    expect(screen.container.querySelector('select[aria-label="suite run"]')).toBeNull();
+  });
+
   it('the picker counts a run under way as the progress line does (done/planned runs, live)', async () => {
     const running = {
       id: 'r3',

@@ -146,20 +146,26 @@ export function SuiteStartForm({
         </button>
       )}
       <span className="spacer" />
-      <label className="small">
-        Suite run{' '}
-        <select
-          aria-label="suite run"
-          value={selectedRun ?? ''}
-          onChange={(e) => onSelectRun(e.target.value)}
-        >
-          {history.map((r) => (
-            <option key={r.id} value={r.id}>
-              {suiteRunChoiceText(r, live)}
-            </option>
-          ))}
-        </select>
-      </label>
+      {history.length === 0 ? (
+        <span className="muted small" data-no-suite-runs>
+          no suite runs yet
+        </span>
+      ) : (
+        <label className="small">
+          Suite run{' '}
+          <select
+            aria-label="suite run"
+            value={selectedRun ?? ''}
+            onChange={(e) => onSelectRun(e.target.value)}
+          >
+            {history.map((r) => (
+              <option key={r.id} value={r.id}>
+                {suiteRunChoiceText(r, live)}
+              </option>
+            ))}
+          </select>
+        </label>
+      )}
     </form>
   );
 }
