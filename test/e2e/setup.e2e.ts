@@ -91,7 +91,7 @@ describe('providers in Settings', () => {
     ).toBe('plain');
   });
 
-  it('"test connection" on a dead URL fails quickly and names the URL and the failure', async () => {
+  it('"test connection" on a dead URL fails at the connect step and names the URL and the failure', async () => {
     const { page } = w;
     await page.getByTestId('add-provider').click();
     const form = page.getByRole('form', { name: 'add provider' });
