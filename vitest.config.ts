@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import react from '@vitejs/plugin-react';
 import { playwright } from '@vitest/browser-playwright';
 import { defineConfig } from 'vitest/config';
@@ -9,11 +10,30 @@ const expect = { poll: { timeout: POLL_MS } };
 /** No test sees the person's Toolsmith home, workspace, installation or caches (see the file). */
 const isolatedHome = 'test/support/isolated-home.ts';
 
+/**
+ * Integration files that start no container and no build (loopback servers, the service without a
+ * sandbox backend, the CLI as a process): they run beside the unit projects, several at once, instead of
+ * one at a time in the serial integration queue. A file added here must pass with DOCKER_HOST pointing
+ * nowhere.
+ */
+const integrationLocal = [
+  'test/integration/llm/providers.test.ts',
+  'test/integration/faults/llm-http.test.ts',
+  'test/integration/faults/llm-stream.test.ts',
+  'test/integration/faults/ops-watch.test.ts',
+  'test/integration/cli/verb-cache.test.ts',
+  'test/integration/mcp/mcp-http-sessions.test.ts',
+];
+
 /** Debian's Chromium (Playwright cannot download a browser on these machines). */
 const chromium = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
 
 export default defineConfig({
   test: {
+    // Vitest's default is one worker fewer than the cores: one on a 2-core machine, so every file of the
+    // parallel projects ran one after the other. Two at least (much of a test's time is waiting on a
+    // process, a server or a container). The integration and e2e projects stay one file at a time.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     reporters: ['default', './test/summary-reporter.ts'],
     // Attachments (a failing component test's screenshot) land with the other test output, ignored by git.
     attachmentsDir: 'test-results/attachments',
@@ -58,10 +78,22 @@ export default defineConfig({
       },
       {
         test: {
+          name: 'integration-local',
+          expect,
+          globalSetup: [isolatedHome],
+          include: integrationLocal,
+          environment: 'node',
+          testTimeout: 120_000,
+          hookTimeout: 600_000,
+        },
+      },
+      {
+        test: {
           name: 'integration',
           expect,
           globalSetup: [isolatedHome],
           include: ['test/integration/**/*.test.ts'],
+          exclude: integrationLocal,
           environment: 'node',
           testTimeout: 120_000,
           hookTimeout: 600_000,

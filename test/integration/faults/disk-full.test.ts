@@ -20,7 +20,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DiskFullError, RunStore } from '../../../src-main/infra/store/run-store.ts';
 import { atomicWrite } from '../../../src-main/infra/workspace/files.ts';
 import { startLlmServer } from '../../support/llm-server.ts';
@@ -140,12 +140,14 @@ describe('a full disk under a live toolsmith mcp --http', () => {
 
     // Space returns: the held events are written, in order; the run reads as it ran.
     freeDisk();
-    let shown = await showRun(runId);
-    for (let i = 0; i < 100 && shown.status !== 'succeeded'; i++) {
-      await new Promise((r) => setTimeout(r, 200));
-      shown = await showRun(runId);
-    }
-    expect(shown.status).toBe('succeeded');
+    const shown = await vi.waitFor(
+      async () => {
+        const s = await showRun(runId);
+        expect(s.status).toBe('succeeded');
+        return s;
+      },
+      { timeout: 120_000, interval: 200 },
+    );
     expect(shown.result).toBe(4);
     expect(shown.attempts).toHaveLength(1);
 

@@ -15,6 +15,7 @@ import { createSandboxManager, imagePaths } from '../../../src-main/app/sandbox-
 import { ToolsmithService } from '../../../src-main/app/service.ts';
 import type { PushEvent } from '../../../src-main/contract/api.ts';
 import { buildImage } from '../../../src-main/infra/sandbox/images.ts';
+import { waitSpinning } from '../../support/spinning.ts';
 import { removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
 import { startSecondDockerd } from '../sandbox/support/second-dockerd.ts';
 import type { SecondEngine } from '../sandbox/support/second-dockerd.ts';
@@ -61,6 +62,18 @@ afterAll(async () => {
 const run = (body: string, timeoutMs = 60_000) =>
   svc.executeScript({ sandbox: 'ecommerce', language: 'python', body, timeoutMs });
 
+/**
+ * Waits until the job spins in a container of `client`: the pool gave it to a worker, and the script is
+ * in the container and running.
+ */
+async function spinning(client: Docker): Promise<void> {
+  await vi.waitFor(async () => expect((await svc.status()).pools.some((p) => p.busy > 0)).toBe(true), {
+    timeout: 60_000,
+    interval: 100,
+  });
+  await waitSpinning(client, () => client.listContainers());
+}
+
 describe('a long-lived service follows the Docker engine', () => {
   it('starts on the fallback, says why, and moves new jobs to Docker once the engine answers', async () => {
     const first = await run('emit_result(1)\n');
@@ -92,11 +105,7 @@ describe('a long-lived service follows the Docker engine', () => {
     const job = run('while True:\n    pass\nemit_result(0)\n', 120_000);
     // The job is running in a container of the second engine: kill the engine under it.
     const client = new Docker({ socketPath: engine.socket });
-    await vi.waitFor(async () => expect((await client.listContainers()).length).toBeGreaterThan(0), {
-      timeout: 60_000,
-      interval: 200,
-    });
-    await new Promise((r) => setTimeout(r, 500));
+    await spinning(client);
     await engine.kill();
     const r = await job;
     expect(r.success).toBe(false);
@@ -112,8 +121,9 @@ describe('a long-lived service follows the Docker engine', () => {
 
     // A `docker pause`d worker: the timeout names the pause, not the script.
     const client2 = new Docker({ socketPath: engine.socket });
-    const spin = run('while True:\n    pass\nemit_result(0)\n', 4000);
-    await new Promise((r) => setTimeout(r, 1000));
+    // Its limit leaves time to see it spin on a loaded machine; the pause makes it pass.
+    const spin = run('while True:\n    pass\nemit_result(0)\n', 20_000);
+    await spinning(client2);
     for (const c of await client2.listContainers())
       await client2
         .getContainer(c.Id)

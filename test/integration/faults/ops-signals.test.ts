@@ -23,6 +23,19 @@ const someRunning = () =>
     { timeout: 90_000, interval: 200 },
   );
 
+/** How many valid scripts the workspace's runs recorded (read while the CLI writes; the store is shared). */
+const validScripts = () => {
+  const store = new RunStore(join(fx.ws, '.toolsmith', 'runs.db'));
+  try {
+    return store
+      .list({})
+      .runs.flatMap((r) => store.events(r.id))
+      .filter((e) => e.type === 'validation' && e.data.valid).length;
+  } finally {
+    store.close();
+  }
+};
+
 describe('SIGTERM is handled like SIGINT', () => {
   it('run: cancelled and recorded with the signal, exit 143, no container left', async () => {
     const p = cliProcess(fx.ws, fx.data, [
@@ -35,8 +48,8 @@ describe('SIGTERM is handled like SIGINT', () => {
     ]);
     await someRunning();
     await vi.waitFor(() => expect(fx.llm.requests.length).toBeGreaterThan(0), { timeout: 60_000 });
-    // The script is on its way into the container (or spinning there already).
-    await new Promise((r) => setTimeout(r, 1500));
+    // The run recorded a valid script: it is on its way into the container (or spinning there already).
+    await vi.waitFor(() => expect(validScripts()).toBeGreaterThan(0), { timeout: 90_000, interval: 200 });
     p.child.kill('SIGTERM');
     const r = await p.done;
     expect(r.code).toBe(143);

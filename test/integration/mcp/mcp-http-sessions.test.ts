@@ -6,7 +6,7 @@
 import { request } from 'node:http';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ToolsmithService } from '../../../src-main/app/service.ts';
 import { startMcpHttp } from '../../../src-main/mcp/mcp-http.ts';
 import type { McpHttpServer } from '../../../src-main/mcp/mcp-http.ts';
@@ -20,16 +20,11 @@ let svc: ToolsmithService;
 let server: McpHttpServer | undefined;
 const clients: Client[] = [];
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const IDLE_MS = 2000;
 
-async function until(cond: () => boolean, ms = POLL_MS): Promise<void> {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await sleep(20);
-  }
-}
+/** Waits until `cond` holds (polled; fails after POLL_MS). */
+const until = (cond: () => boolean) =>
+  vi.waitFor(() => expect(cond()).toBe(true), { timeout: POLL_MS, interval: 20 });
 
 /** A raw JSON-RPC POST (a string is sent as it is); returns status, session id header and body. */
 function post(
@@ -145,7 +140,9 @@ describe('mcp --http sessions', () => {
     server = await startMcpHttp(svc, { token: TOKEN, maxSessions: 2 });
     const first = await abandonedSession();
     expect((await listTools(first)).status).toBe(200);
-    await sleep(20);
+    // The second session is seen later than the first (on the server's millisecond clock).
+    const seen = Date.now();
+    await until(() => Date.now() > seen);
     const second = await abandonedSession();
     expect((await listTools(second)).status).toBe(200);
     const third = await abandonedSession();

@@ -6,10 +6,13 @@ import { request } from 'node:http';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import Docker from 'dockerode';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { MCP_TOOL_NAMES } from '../../../src-main/mcp/mcp-tool-names.ts';
 import { RunStore } from '../../../src-main/infra/store/run-store.ts';
+import { waitSpinning } from '../../support/spinning.ts';
 import { removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
+import { installationContainers } from '../faults/support/processes.ts';
 import { runToolsmith, startMcpHttpProcess } from './support/mcp-http-process.ts';
 import type { McpHttpProcess } from './support/mcp-http-process.ts';
 
@@ -244,21 +247,16 @@ describe('toolsmith mcp --http: the tools through the SDK client', () => {
         store.close();
       }
     };
-    const until = async (cond: () => boolean, what: string) => {
-      const end = Date.now() + 60_000;
-      while (!cond()) {
-        if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-        await new Promise((r) => setTimeout(r, 100));
-      }
-    };
+    const wait = { timeout: 60_000, interval: 100 };
     // The script is executing in its container (its intermediate is recorded) before the client cancels.
-    await until(
-      () => runOf()?.status === 'running' && (runOf()?.attempts[0]?.emits.length ?? 0) > 0,
-      'the script to run',
-    );
+    await vi.waitFor(() => {
+      const run = runOf();
+      expect(run?.status).toBe('running');
+      expect(run?.attempts[0]?.emits.length ?? 0).toBeGreaterThan(0);
+    }, wait);
     ac.abort();
     await expect(call).rejects.toThrow();
-    await until(() => runOf()?.status === 'cancelled', 'the run to be cancelled');
+    await vi.waitFor(() => expect(runOf()?.status).toBe('cancelled'), wait);
     // The pool is free again: the next call runs at once.
     const next = await client.callTool({ name: 'code', arguments: { code: 'emit_result(1 + 1)' } });
     expect(JSON.parse(textOf(next))).toMatchObject({ status: 'succeeded', result: 2 });
@@ -277,7 +275,12 @@ describe('toolsmith mcp --http: the tools through the SDK client', () => {
         { signal: ac.signal, timeout: 120_000 },
       ),
     }));
-    await new Promise((r) => setTimeout(r, 2500));
+    // Both scripts spin in their containers (of this run's installation) before the calls are cancelled.
+    await waitSpinning(
+      new Docker(),
+      () => installationContainers(process.env['TOOLSMITH_DATA_DIR'] ?? ''),
+      2,
+    );
     for (const c of calls) c.ac.abort();
     for (const c of calls) await expect(c.call).rejects.toThrow();
     // Were the jobs still running (they loop for minutes), this call would fail at the queue timeout.

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { dispatch } from '../../../src-main/app/handlers.ts';
 import { ToolsmithService } from '../../../src-main/app/service.ts';
+import { STARTS_PROCESSES_MS } from '../../support/budgets.ts';
 import { removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
 import { cli } from '../../support/cli.ts';
 
@@ -18,16 +19,15 @@ const workspace = () => {
   return ws;
 };
 
-describe('runs.start answers when the run cannot be created', () => {
+// A run that never answers hangs until this budget ends the test (a service opens a store and a catalog).
+describe('runs.start answers when the run cannot be created', { timeout: STARTS_PROCESSES_MS }, () => {
   for (const noTemplates of [true, false]) {
     it(`noTemplates=${noTemplates}: runs.start rejects with an error instead of never answering`, async () => {
       const svc = ToolsmithService.open(workspace());
       const runs = await svc.runs();
       runs.store.close(); // the store can no longer create a run
-      const r = await Promise.race([
-        dispatch(svc, 'runs.start', { task: 'list orders', sandbox: 'ecommerce', noTemplates }),
-        new Promise((res) => setTimeout(() => res('no answer in 5 s'), 5000)),
-      ]);
+      // Awaited as it is: one that never answers hangs until the test's budget ends it.
+      const r = await dispatch(svc, 'runs.start', { task: 'list orders', sandbox: 'ecommerce', noTemplates });
       expect(r).toMatchObject({ ok: false, error: { code: 'internal' } });
     });
   }
@@ -40,18 +40,19 @@ describe('runs.start answers when the run cannot be created', () => {
     const db = (runs.store as unknown as { db: { exec(sql: string): void } }).db;
     // Creating a run now fails (a constraint the store does not know), reading still works.
     db.exec("CREATE TRIGGER no_new_runs BEFORE INSERT ON runs BEGIN SELECT RAISE(ABORT, 'disk full'); END;");
-    const timeout = new Promise((res) => setTimeout(() => res('no answer in 5 s'), 5000));
-    const replay = await Promise.race([dispatch(svc, 'runs.replay', { runId: o.runId }), timeout]);
+    const replay = await dispatch(svc, 'runs.replay', { runId: o.runId });
     expect(replay).toMatchObject({ ok: false, error: { message: expect.stringMatching(/disk full/) } });
-    const cont = await Promise.race([
-      dispatch(svc, 'runs.continue', { runId: o.runId, attempt: 1, body: 'emit_result(1)\n' }),
-      timeout,
-    ]);
+    const cont = await dispatch(svc, 'runs.continue', {
+      runId: o.runId,
+      attempt: 1,
+      body: 'emit_result(1)\n',
+    });
     expect(cont).toMatchObject({ ok: false, error: { message: expect.stringMatching(/disk full/) } });
   });
 });
 
-describe('runs list without a sandbox backend', () => {
+// These start the CLI as a process: seconds on a loaded machine (see budgets.ts).
+describe('runs list without a sandbox backend', { timeout: STARTS_PROCESSES_MS }, () => {
   it('the service lists, gets and exports runs with no sandbox backend', async () => {
     const svc = ToolsmithService.open(workspace());
     const r = await dispatch(svc, 'runs.list', {});
@@ -110,7 +111,7 @@ describe('runs list without a sandbox backend', () => {
   });
 });
 
-describe("the workspace's max_grade without a kit", () => {
+describe("the workspace's max_grade without a kit", { timeout: STARTS_PROCESSES_MS }, () => {
   // support's add_note is graded (1, 1); this workspace allows at most (1, 0).
   const strictWorkspace = () => {
     const ws = workspace();

@@ -24,8 +24,8 @@ describe('the protocol socket', () => {
     const p = await ProtocolSocket.start();
     try {
       expect(statSync(p.dir).mode & 0o777).toBe(0o711);
+      // Connected (the host is still busy starting the container): the connection waits for accept.
       const worker = await connect(p.path);
-      await new Promise((r) => setTimeout(r, 50)); // the host is still busy starting the container
       worker.write('{"type":"hello"}\n');
       const host = await p.accept(2000, never);
       const line = await new Promise<string>((r) => host.once('data', (d: Buffer) => r(d.toString())));
