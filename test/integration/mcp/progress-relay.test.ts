@@ -2,15 +2,18 @@
  * Progress an upstream MCP server reports during a tool call reaches the outer client of Toolsmith's
  * server: a real SDK server (support/upstream-server.mjs, its `slow_progress` tool reporting `step I`
  * of the total every 100 ms) behind a sandbox, `toolsmith mcp` over stdio, and the SDK client asking
- * for progress (`onprogress`). Through a recorded `code` script (Python and JS, in real containers) and
- * the flat `execute_code`; a client that sends no progress token is sent none.
+ * for progress (`onprogress`). Through a recorded `code` script (Python and JS, in real containers), the
+ * flat `execute_code` and `delegate` (its script from a loopback LLM server); a client that sends no
+ * progress token is sent none.
  */
-import { appendFileSync } from 'node:fs';
+import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { Progress } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startLlmServer } from '../../support/llm-server.ts';
+import type { LlmServer } from '../../support/llm-server.ts';
 import { nodeBin } from '../../support/mcp-workspace.ts';
 import { removeWorkspace, repoRoot, tempWorkspace } from '../../support/workspace.ts';
 
@@ -18,9 +21,20 @@ const upstream = join(repoRoot, 'test/integration/mcp/support/upstream-server.mj
 const q = (s: string) => JSON.stringify(s);
 let ws: string;
 let client: Client;
+let llm: LlmServer;
 
 beforeAll(async () => {
+  llm = await startLlmServer();
   ws = tempWorkspace('toolsmith-progress-relay-');
+  // `delegate` asks a real loopback LLM server that answers scripted scripts.
+  const config = join(ws, '.toolsmith/config.toml');
+  writeFileSync(
+    config,
+    readFileSync(config, 'utf8').replace(
+      /\[\[providers\]\][\s\S]*?api_key_env = "OPENAI_API_KEY"\n/,
+      `[[providers]]\nid = "scripted"\nkind = "openai"\nbase_url = "${llm.openaiUrl}"\nmodel = "scripted-model"\n`,
+    ),
+  );
   appendFileSync(
     join(ws, '.toolsmith/config.toml'),
     `
@@ -46,6 +60,7 @@ description = "Tools from a server that reports progress."
 
 afterAll(async () => {
   await client?.close();
+  await llm?.close();
   removeWorkspace(ws);
 });
 
@@ -111,6 +126,21 @@ describe('progress from an upstream MCP server, relayed to the client', () => {
     expect(r.isError, textOf(r)).toBeFalsy();
     expect(relayed(heard)).toEqual([1, 2, 3].map((i) => `slow_progress: step ${i} (${i}/3)`));
     expect(heard.at(-1)?.message).toBe('slow_progress: ok');
+  }, 240_000);
+
+  it('delegate relays them, prefixed with the attempt', async () => {
+    llm.push('```python\nr = slow_progress(ms=300)\nemit_result(r.data["steps"])\n```');
+    const heard: Progress[] = [];
+    const r = await client.callTool(
+      { name: 'delegate', arguments: { sandbox: 'slowbox', task: 'run the slow tool for a moment' } },
+      undefined,
+      { timeout: 240_000, onprogress: (p) => heard.push(p) },
+    );
+    expect(r.isError, textOf(r)).toBeFalsy();
+    expect(JSON.parse(textOf(r))).toMatchObject({ status: 'succeeded', result: 3 });
+    expect(heard.map((p) => p.message).filter((m) => m?.includes('slow_progress'))).toEqual(
+      [1, 2, 3].map((i) => `attempt 1: slow_progress: step ${i} (${i}/3)`),
+    );
   }, 240_000);
 
   it('a client that asks for no progress is sent none, and the call still answers', async () => {
