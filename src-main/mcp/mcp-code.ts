@@ -157,13 +157,18 @@ export async function cancelledWith(
   return started.done.finally(() => signal?.removeEventListener('abort', cancel));
 }
 
+/** The longest upstream progress message relayed (characters). */
+const MAX_PROGRESS_MESSAGE = 300;
+
 /**
  * A line for the progress an upstream MCP server reported during a tool call, relayed to the client:
  * the tool, the server's own message, and its count (`of total` when it gave one).
  */
 export function toolProgressLine(name: string, p: ToolProgress): string {
   const count = p.total !== undefined ? `${p.progress}/${p.total}` : String(p.progress);
-  return `${name}: ${p.message ? `${p.message} (${count})` : `progress ${count}`}`;
+  // A server's message is its own text: one line of a sensible length reaches the client.
+  const message = p.message?.replace(/\s+/g, ' ').trim().slice(0, MAX_PROGRESS_MESSAGE);
+  return `${name}: ${message ? `${message} (${count})` : `progress ${count}`}`;
 }
 
 /**

@@ -21,13 +21,12 @@ import type { ExecutionError, ExecutionResult } from '../sandbox/execution.ts';
 import type { JsonValue, Tool } from '../tools/model.ts';
 import { errorMessage } from '../errors.ts';
 
-/** Where events go: the run store (append is durable when it returns). */
-
 /** Live events that are not recorded: streamed LLM tokens, and progress a tool reports while it runs. */
 export type UnrecordedEvent =
   | { type: 'token'; runId: string; n: number; text: string }
   | { type: 'tool_progress'; runId: string; n: number; name: string; progress: ToolProgress };
 
+/** Where events go: the run store (append is durable when it returns). */
 export interface RunSink {
   createRun(data: RunStartedData): string;
   append<T extends EventType>(runId: string, type: T, data: EventPayloads[T]): RunEvent;
