@@ -177,6 +177,8 @@ export const configSchema = z.object({
       headers: z.record(z.string(), envRef).default({}),
       service_name: z.string().min(1).default('toolsmith'),
       timeout_ms: z.number().int().positive().max(120_000).default(10_000),
+      /** OTLP over HTTP with a protobuf (the default) or a JSON body. */
+      protocol: z.enum(['http/protobuf', 'http/json']).optional(),
     })
     .strict()
     .default({ enabled: false, headers: {}, service_name: 'toolsmith', timeout_ms: 10_000 }),

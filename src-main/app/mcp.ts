@@ -17,6 +17,7 @@ import type { McpManager } from '../infra/mcp/manager.ts';
 import type { McpServerView } from '../contract/api.ts';
 import { parseTomlFile } from '../infra/workspace/files.ts';
 import type { HostToolHandler } from '../infra/sandbox/connection.ts';
+import type { ToolProgress } from '../core/ports/executor.ts';
 import { errorMessage } from '../core/errors.ts';
 
 /** What MCP tool sources need: the connections, the running config and the sandboxes' registries. */
@@ -58,11 +59,15 @@ export async function callMcpTool(
   tool: SandboxTool,
   args: Record<string, JsonValue>,
   signal?: AbortSignal,
+  onProgress?: (p: ToolProgress) => void,
 ): Promise<ToolResponse> {
   if (!tool.mcp) throw new Error(`${tool.name} is not an MCP tool`);
   // Python passes a keyword-named parameter under its stub's name (`from_`): the server's name goes out.
   const sent = tool.inputSchema ? serverArgs(tool.inputSchema, args) : args;
-  const r = await svc.mcp().callTool(tool.mcp.server, tool.mcp.tool, sent, signal ? { signal } : {});
+  const r = await svc.mcp().callTool(tool.mcp.server, tool.mcp.tool, sent, {
+    ...(signal ? { signal } : {}),
+    ...(onProgress ? { onProgress } : {}),
+  });
   return mcpResultToResponse(r);
 }
 
@@ -72,7 +77,8 @@ export function mcpHostTools(svc: McpToolDeps, sandbox: string): Record<string, 
   const out: Record<string, HostToolHandler> = {};
   for (const tool of svc.registry(sandbox).tools) {
     if (tool.location !== 'mcp' || !tool.mcp) continue;
-    const handler: HostToolHandler = (args, _report, ctx) => callMcpTool(svc, tool, args, ctx?.signal);
+    const handler: HostToolHandler = (args, _report, ctx) =>
+      callMcpTool(svc, tool, args, ctx?.signal, ctx?.onProgress);
     handler.location = `mcp:${tool.mcp.server}`;
     out[tool.name] = handler;
   }

@@ -7,7 +7,13 @@
 import type { ScriptLanguage } from '../core/lang/violation.ts';
 import { directCallRule } from '../core/inference/rules.ts';
 import { Orchestrator, runStartedData } from '../core/orchestrator/orchestrator.ts';
-import type { RunOutcome, RunRequest, ScriptSource, Validate } from '../core/orchestrator/orchestrator.ts';
+import type {
+  RunOutcome,
+  RunRequest,
+  ScriptSource,
+  UnrecordedEvent,
+  Validate,
+} from '../core/orchestrator/orchestrator.ts';
 import { ReplayProvider } from '../core/orchestrator/replay.ts';
 import type { Logger, ScriptExecutor } from '../core/ports/executor.ts';
 import type { LlmProvider } from '../core/ports/llm.ts';
@@ -31,7 +37,8 @@ import type { EventPayloads } from '../core/records/events.ts';
 import type { RunEventView } from '../contract/api.ts';
 import { errorMessage } from '../core/errors.ts';
 
-export type LiveEvent = RunEvent | { type: 'token'; runId: string; n: number; text: string };
+/** Every recorded event, streamed LLM tokens and tools' progress (core/orchestrator UnrecordedEvent). */
+export type LiveEvent = RunEvent | UnrecordedEvent;
 
 /** What RunService needs, and nothing more (ToolsmithService builds it). */
 export interface RunDeps {

@@ -39,7 +39,7 @@ import type { SuiteDeps } from './suites.ts';
 import type { SandboxManager } from './sandbox.ts';
 import type { SandboxFactoryDeps } from './sandbox-factory.ts';
 import type { PushEvent } from '../contract/api.ts';
-import type { Logger, ScriptExecutor } from '../core/ports/executor.ts';
+import type { LiveExecutionEvent, Logger, ScriptExecutor } from '../core/ports/executor.ts';
 import { failedResult, infraResult } from '../core/sandbox/execution.ts';
 import type { ExecutionResult } from '../core/sandbox/execution.ts';
 import { runtimeOf, runtimeRegistry } from '../core/sandbox/runtimes.ts';
@@ -284,9 +284,11 @@ export class ToolsmithService
       });
       this.runService = runs;
       this.templateService = templates;
-      this.runService.subscribe((e) =>
-        this.push(e.type === 'token' ? e : { type: 'run_event', event: eventView(e) }),
-      );
+      this.runService.subscribe((e) => {
+        // A tool's progress goes to the caller that asked for it (an MCP client), not to front ends.
+        if (e.type === 'tool_progress') return;
+        this.push(e.type === 'token' ? e : { type: 'run_event', event: eventView(e) });
+      });
     }
     return this.runService;
   }
@@ -389,6 +391,8 @@ export class ToolsmithService
     validate?: boolean;
     /** Aborts the job (a client that cancelled its call). */
     signal?: AbortSignal;
+    /** The job's live events (tool calls, logs, tools' progress). */
+    onEvent?: (e: LiveExecutionEvent) => void;
   }): Promise<ExecutionResult> {
     const runtime = runtimeOf(req);
     const mcpDown = await this.prepareMcp(req.sandbox);
@@ -424,6 +428,7 @@ export class ToolsmithService
       tools: ctx.toolMap,
       timeoutMs,
       ...(req.signal ? { signal: req.signal } : {}),
+      ...(req.onEvent ? { onEvent: req.onEvent } : {}),
     });
   }
 

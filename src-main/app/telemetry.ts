@@ -7,7 +7,10 @@
 import type { Config } from './config.ts';
 import { knownSecrets } from '../core/records/redact.ts';
 import type { RunEvent } from '../core/records/events.ts';
-import type { OtlpTarget } from '../infra/telemetry/run-trace.ts';
+import type { OtlpProtocol, OtlpTarget } from '../infra/telemetry/run-trace.ts';
+
+/** The OTLP transports sent (gRPC needs OpenTelemetry's gRPC exporter, which is not a dependency). */
+const OTLP_PROTOCOLS: readonly OtlpProtocol[] = ['http/protobuf', 'http/json'];
 
 /** The OTLP/HTTP traces endpoint of a collector on this machine (the specification's default). */
 export const DEFAULT_OTLP_BASE = 'http://localhost:4318';
@@ -93,9 +96,16 @@ function resolveTarget(config: Config, env: Env, forced = false): TelemetrySetti
       enabled: false,
       why: 'off by default: set [telemetry] enabled = true or OTEL_TRACES_EXPORTER=otlp',
     };
-  const protocol = env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? env.OTEL_EXPORTER_OTLP_PROTOCOL;
-  if (protocol && protocol !== 'http/protobuf')
-    warnings.push(`OTLP protocol ${protocol} is not supported: traces are sent as http/protobuf`);
+  // The variables win over the file; an unsupported one (grpc) is named and the file's (or protobuf) used.
+  const asked = (env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? env.OTEL_EXPORTER_OTLP_PROTOCOL ?? '').trim();
+  let protocol: OtlpProtocol = t.protocol ?? 'http/protobuf';
+  if (asked) {
+    if ((OTLP_PROTOCOLS as readonly string[]).includes(asked)) protocol = asked as OtlpProtocol;
+    else
+      warnings.push(
+        `OTLP protocol ${asked} is not supported (http/protobuf and http/json are): traces are sent as ${protocol}`,
+      );
+  }
   const url =
     env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ||
     (env.OTEL_EXPORTER_OTLP_ENDPOINT ? tracesUrl(env.OTEL_EXPORTER_OTLP_ENDPOINT) : undefined) ||
@@ -123,6 +133,7 @@ function resolveTarget(config: Config, env: Env, forced = false): TelemetrySetti
     headers,
     serviceName,
     timeoutMs: Number.isFinite(timeout) && timeout > 0 ? timeout : t.timeout_ms,
+    protocol,
     warnings,
   };
 }

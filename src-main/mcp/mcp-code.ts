@@ -10,6 +10,7 @@ import type { ToolsmithService } from '../app/service.ts';
 import { formatExecutionError } from '../core/script/generator.ts';
 import { disclosedManual, FULL_MANUAL_MAX_TOOLS } from '../core/tools/disclosure.ts';
 import type { JsonValue } from '../core/tools/model.ts';
+import type { ToolProgress } from '../core/ports/executor.ts';
 import { toolsPrompt as renderManual } from '../core/tools/prompt.ts';
 import type { ScriptLanguage, Violation } from '../core/lang/violation.ts';
 import { errorMessage } from '../core/errors.ts';
@@ -156,9 +157,24 @@ export async function cancelledWith(
   return started.done.finally(() => signal?.removeEventListener('abort', cancel));
 }
 
+/** The longest upstream progress message relayed (characters). */
+const MAX_PROGRESS_MESSAGE = 300;
+
+/**
+ * A line for the progress an upstream MCP server reported during a tool call, relayed to the client:
+ * the tool, the server's own message, and its count (`of total` when it gave one).
+ */
+export function toolProgressLine(name: string, p: ToolProgress): string {
+  const count = p.total !== undefined ? `${p.progress}/${p.total}` : String(p.progress);
+  // A server's message is its own text: one line of a sensible length reaches the client.
+  const message = p.message?.replace(/\s+/g, ' ').trim().slice(0, MAX_PROGRESS_MESSAGE);
+  return `${name}: ${message ? `${message} (${count})` : `progress ${count}`}`;
+}
+
 /**
  * Runs the script as a recorded run. `progress`, when given (the client sent a progress token), hears of
- * each tool call and each `emit_log` line as they happen: a long script is not silent until its end.
+ * each tool call, each `emit_log` line and each progress report of an upstream MCP server during a call
+ * as they happen: a long script is not silent until its end.
  */
 export async function runCodeTool(
   svc: ToolsmithService,
@@ -191,6 +207,7 @@ export async function runCodeTool(
               );
             } else if (e.type === 'emit' && e.data.kind === 'log')
               progress(++n, `log: ${String(e.data.data)}`);
+            else if (e.type === 'tool_progress') progress(++n, toolProgressLine(e.name, e.progress));
           },
         }
       : {}),

@@ -17,7 +17,7 @@ import { kitToolView } from '../core/kits/kit.ts';
 import { openAiFunctionSchema } from '../core/tools/schema.ts';
 import { searchTools } from '../core/tools/disclosure.ts';
 import { resolveRuntime } from '../core/sandbox/runtimes.ts';
-import { cancelledWith, CodeManual, codeToolDescription, runCodeTool } from './mcp-code.ts';
+import { cancelledWith, CodeManual, codeToolDescription, runCodeTool, toolProgressLine } from './mcp-code.ts';
 import { retryLine } from '../app/run-view.ts';
 import type { LiveEvent } from '../app/runs.ts';
 import { registerSkillTools } from './mcp-skills.ts';
@@ -26,6 +26,7 @@ import { SERVER_INSTRUCTIONS, withMeta } from './mcp-meta.ts';
 import { registerRunResources, runContextText } from './mcp-runs.ts';
 import { errorMessage } from '../core/errors.ts';
 import { earlyStdio, MCP_CAPABILITIES, MCP_SERVER_INFO } from './stdio-early.ts';
+import type { LiveExecutionEvent } from '../core/ports/executor.ts';
 
 type Content = {
   content: { type: 'text'; text: string }[];
@@ -193,6 +194,8 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
                       `attempt ${e.data.n}: ${e.data.provider} retry ${e.data.attempt}: ${retryLine(e.data)}`,
                     );
                   else if (e.type === 'llm_error') progress(`attempt ${e.data.n}: ${e.data.message}`);
+                  else if (e.type === 'tool_progress')
+                    progress(`attempt ${e.n}: ${toolProgressLine(e.name, e.progress)}`);
                   else if (e.type === 'tier')
                     progress(
                       `attempt ${e.data.n}: ${e.data.tier}${e.data.provider ? ` (${e.data.provider})` : ''}`,
@@ -239,6 +242,15 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
         // bun and deno scripts are TypeScript (types stripped; plain JS is valid TS).
         const r = found.runtime;
         const language = r.id === 'python' ? 'python' : r.extension === '.ts' ? 'ts' : 'js';
+        const token = extra._meta?.progressToken;
+        let n = 0;
+        const progress = (message: string) =>
+          void extra
+            .sendNotification({
+              method: 'notifications/progress',
+              params: { progressToken: token as string | number, progress: ++n, message },
+            })
+            .catch(() => {});
         const result = await svc.executeScript({
           sandbox,
           language,
@@ -246,6 +258,18 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
           body: code,
           ...(timeout ? { timeoutMs: timeout * 1000 } : {}),
           signal: extra.signal,
+          // With a progress token, each tool call and the progress upstream servers report during one.
+          ...(token === undefined
+            ? {}
+            : {
+                onEvent: (e: LiveExecutionEvent) => {
+                  if (e.type === 'tool_call')
+                    progress(
+                      `${e.trace.name}: ${e.trace.error ? 'raised' : e.trace.result?.success ? 'ok' : 'failed'}`,
+                    );
+                  else if (e.type === 'tool_progress') progress(toolProgressLine(e.name, e.progress));
+                },
+              }),
         });
         // The trace (every call's arguments and result) is most of an answer's size: only on request.
         const { toolCalls, ...rest } = result;

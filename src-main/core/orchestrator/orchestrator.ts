@@ -8,7 +8,7 @@ import { describeViolations } from '../lang/violation.ts';
 import type { ScriptLanguage, ValidationResult } from '../lang/violation.ts';
 import { CancelledError, LlmError } from '../ports/llm.ts';
 import type { LlmProvider } from '../ports/llm.ts';
-import type { Logger, ScriptExecutor } from '../ports/executor.ts';
+import type { Logger, ScriptExecutor, ToolProgress } from '../ports/executor.ts';
 import { silentLogger } from '../ports/executor.ts';
 import type { EventPayloads, EventType, RunEvent, RunMode, RunStartedData, Tier } from '../records/events.ts';
 import type { AssembledScript } from '../script/assemble.ts';
@@ -20,6 +20,11 @@ import { toAgentContext } from '../sandbox/agent-context.ts';
 import type { ExecutionError, ExecutionResult } from '../sandbox/execution.ts';
 import type { JsonValue, Tool } from '../tools/model.ts';
 import { errorMessage } from '../errors.ts';
+
+/** Live events that are not recorded: streamed LLM tokens, and progress a tool reports while it runs. */
+export type UnrecordedEvent =
+  | { type: 'token'; runId: string; n: number; text: string }
+  | { type: 'tool_progress'; runId: string; n: number; name: string; progress: ToolProgress };
 
 /** Where events go: the run store (append is durable when it returns). */
 export interface RunSink {
@@ -71,8 +76,8 @@ export interface RunRequest {
   origin?: RunStartedData['origin'];
   /** What the run is for (RUN_KINDS); `run` when absent. */
   kind?: RunStartedData['kind'];
-  /** Live stream: every recorded event, plus streamed LLM tokens. */
-  onEvent?: (e: RunEvent | { type: 'token'; runId: string; n: number; text: string }) => void;
+  /** Live stream: every recorded event, plus streamed LLM tokens and tools' progress (not recorded). */
+  onEvent?: (e: RunEvent | UnrecordedEvent) => void;
   signal?: AbortSignal;
   /** A first-attempt script given by a person (continue-from-attempt with an edited script). */
   initialScript?: string;
@@ -515,6 +520,14 @@ export class Orchestrator {
       ...(ctx.req.signal ? { signal: ctx.req.signal } : {}),
       onEvent: (e) => {
         if (e.type === 'tool_call') ctx.emit('tool_call', { n, trace: e.trace });
+        else if (e.type === 'tool_progress')
+          ctx.req.onEvent?.({
+            type: 'tool_progress',
+            runId: ctx.runId,
+            n,
+            name: e.name,
+            progress: e.progress,
+          });
         else ctx.emit('emit', { n, kind: e.kind, data: e.data });
       },
     });

@@ -6,7 +6,16 @@ import type { JsonValue } from '../tools/model.ts';
 
 export type LiveExecutionEvent =
   | { type: 'tool_call'; trace: ToolCallTrace }
-  | { type: 'emit'; kind: 'intermediate' | 'log'; data: JsonValue };
+  | { type: 'emit'; kind: 'intermediate' | 'log'; data: JsonValue }
+  /** Progress a tool reported while it ran (an upstream MCP server's notifications/progress); not recorded. */
+  | { type: 'tool_progress'; name: string; progress: ToolProgress };
+
+/** One progress report of a running tool call, as MCP's notifications/progress carries it. */
+export interface ToolProgress {
+  progress: number;
+  total?: number;
+  message?: string;
+}
 
 export interface ExecuteRequest {
   sandbox: string;

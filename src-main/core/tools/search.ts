@@ -58,14 +58,60 @@ const QUESTION_FORMS: readonly [RegExp, string][] = [
   [/\bwhere (is|are)\b/i, 'where location track status'],
 ];
 
-/** The operation words of a query's question forms (weighed below the query's own words). */
+/**
+ * Synonyms: the words people use for the operations and things tool descriptions name in their own
+ * (usually CRUD and API) vocabulary. A person asks to "remove", "edit" or "download as a spreadsheet";
+ * a tool says delete, update, export as CSV. BM25 only scores shared words, so without these a query
+ * and its tool that share no word never meet. Each rule adds the tool-side words to the query, weighed
+ * below its own words, so a tool that shares the person's words still ranks first. Kept to common verbs
+ * and nouns of tool descriptions (not one domain's jargon); phrases are matched whole.
+ */
+const SYNONYMS: readonly [RegExp, string][] = [
+  // operations
+  [/\b(remove|erase|destroy|wipe|purge|drop)\b|\bfor good\b/i, 'delete permanently'],
+  [
+    /(?<!\bwho )\b(edit|edited|change|changed|modify|fix|correct|rename|amend|typo)\b/i,
+    'update fields existing',
+  ],
+  [
+    /\b(add|new|make|book|register|write|compose|draft|submit)\b|\btext (a|an|my|the|him|her|them)\b/i,
+    'create new',
+  ],
+  [/\b(show|view|fetch|read|open|details?|lookup)\b|\blook up\b/i, 'get one'],
+  [/\b(find|look for|lookup|query|filter)\b/i, 'search'],
+  [/\b(download|spreadsheet|excel|csv|dump|backup)\b|\bsave as\b/i, 'export csv file'],
+  [/\b(hide|shelve|retire|stash)\b|\bput away\b/i, 'archive no longer shows'],
+  [
+    /\bwho (edited|changed|modified|updated)\b|\b(audit|changelog|changes|edits|revisions)\b/i,
+    'history changed who when',
+  ],
+  [/\b(cancel|stop|abort|call off|undo)\b/i, 'cancel'],
+  [/\bmoney back\b|\b(reimburse|chargeback|return (the )?money)\b/i, 'refund payment'],
+  [/\b(mail|e-mail|emails?)\b/i, 'email message'],
+  [/\b(text|texts|texting)\b/i, 'sms text message'],
+  // things
+  [/\b(bills?|unpaid|owed|owes|billing)\b/i, 'invoice'],
+  [/\b(employees?|staff|workers?|people|workforce|headcount)\b/i, 'employee employed people'],
+  [
+    /\b(rain|raining|sunny|snow|snowing|cold|hot|warm|windy)\b|\bright now\b/i,
+    'weather current temperature rain wind',
+  ],
+  [/\b(flights?|hotels?|trips?)\b/i, 'travel trip booking'],
+  [/\b(meetings?|appointments?)\b/i, 'calendar event meeting'],
+  [/\b(package|delivery)\b/i, 'parcel'],
+  [/\b(salary|salaries|paycheck|wages?)\b/i, 'payroll salary payslip'],
+  [/\b(laptops?|computers?|devices?)\b/i, 'asset laptop'],
+];
+
+/** The words question forms and synonyms add to a query (weighed below the query's own words). */
 export function questionWords(query: string): string {
-  return QUESTION_FORMS.filter(([re]) => re.test(query))
+  return [...QUESTION_FORMS, ...SYNONYMS]
+    .filter(([re]) => re.test(query))
     .map(([, more]) => more)
     .join(' ');
 }
 
-/** How much a word a question form adds weighs against a word of the query itself. */
+/** How much a word a question form or a synonym adds weighs against a word of the query itself. */
 const QUESTION_WORD_WEIGHT = 0.3;
 
 const processTerm = (term: string): string | null => {

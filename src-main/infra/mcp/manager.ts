@@ -307,6 +307,7 @@ export class McpManager {
             `MCP server ${name} did not answer initialize within ${timeout} ms`,
           ),
       );
+      answersAfterProgress(transport);
       conn.tools = await listAllTools(client, timeout);
       this.cache.set(name, conn.tools);
       this.version++;
@@ -410,7 +411,12 @@ export class McpManager {
     name: string,
     tool: string,
     args: Record<string, unknown>,
-    opts: { signal?: AbortSignal; timeoutMs?: number } = {},
+    opts: {
+      signal?: AbortSignal;
+      timeoutMs?: number;
+      /** Hears the server's notifications/progress for this call (relayed to whoever asked). */
+      onProgress?: (p: { progress: number; total?: number; message?: string }) => void;
+    } = {},
   ): Promise<McpCallResult> {
     let conn = await this.connection(name);
     if (!conn.alive) {
@@ -435,11 +441,24 @@ export class McpManager {
     const garbageBefore = conn.garbageSeen;
     try {
       // Asks for progress (a progressToken is sent with an `onprogress`): a server that reports
-      // progress keeps the call alive, the time limit counting from its last report.
+      // progress keeps the call alive, the time limit counting from its last report; the reports are
+      // passed on (the MCP server relays them to its own client).
+      const onProgress = opts.onProgress;
       const r = await conn.client.callTool({ name: tool, arguments: args }, undefined, {
         timeout,
         resetTimeoutOnProgress: true,
-        onprogress: () => {},
+        onprogress: (p) => {
+          if (!onProgress) return;
+          try {
+            onProgress({
+              progress: p.progress,
+              ...(p.total !== undefined ? { total: p.total } : {}),
+              ...(typeof p.message === 'string' ? { message: p.message } : {}),
+            });
+          } catch {
+            // a listener's failure never fails the call
+          }
+        },
         ...(opts.signal ? { signal: opts.signal } : {}),
       });
       return r as McpCallResult;
@@ -526,4 +545,20 @@ async function withTimeout<T>(p: Promise<T>, ms: number, err: () => Error): Prom
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * The SDK hands a progress notification to its handler a few microtasks after reading it, but settles a
+ * request as soon as its answer is read (and forgets the request's progress handler): a server's last
+ * report and its answer read in one chunk would lose the report. Answers are delivered after the
+ * messages read before them have been handled (on the next turn of the event loop, in order).
+ */
+function answersAfterProgress(transport: Transport): void {
+  const deliver = transport.onmessage;
+  if (!deliver) return;
+  transport.onmessage = (msg, extra) => {
+    if ('id' in msg && ('result' in msg || 'error' in msg))
+      setImmediate(() => deliver.call(transport, msg, extra));
+    else deliver.call(transport, msg, extra);
+  };
 }

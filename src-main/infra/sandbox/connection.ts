@@ -16,7 +16,7 @@ import type {
 } from '../../core/sandbox/execution.ts';
 import type { JsonValue, ToolResponse } from '../../core/tools/model.ts';
 import { DISCOVERY_CALLS } from '../../core/tools/disclosure.ts';
-import type { LiveExecutionEvent } from '../../core/ports/executor.ts';
+import type { LiveExecutionEvent, ToolProgress } from '../../core/ports/executor.ts';
 import { StderrTail } from './stderr-tail.ts';
 import { parseWorkerLine, type ToolDescriptor, type WorkerMessage } from './worker-messages.ts';
 import { errorMessage } from '../../core/errors.ts';
@@ -38,7 +38,11 @@ export type HostToolHandler = ((
   args: Record<string, JsonValue>,
   /** Adds to the call's trace (a forwarded sandbox tool's outbound requests). */
   report?: (extra: Pick<ToolCallTrace, 'egress'>) => void,
-  ctx?: { signal?: AbortSignal },
+  ctx?: {
+    signal?: AbortSignal;
+    /** Progress the tool reports while it runs (an upstream MCP server's), passed on live, not recorded. */
+    onProgress?: (p: ToolProgress) => void;
+  },
 ) => Promise<ToolResponse> | ToolResponse) & {
   /** Where the tool really runs (a sandbox tool forwarded from a JS script runs in the Python sandbox). */
   location?: ToolCallTrace['location'];
@@ -605,7 +609,16 @@ export class WorkerConnection {
           (x) => {
             extra = { ...extra, ...x };
           },
-          { signal: job.signal ? AbortSignal.any([job.signal, calls.abort.signal]) : calls.abort.signal },
+          {
+            signal: job.signal ? AbortSignal.any([job.signal, calls.abort.signal]) : calls.abort.signal,
+            ...(job.onEvent
+              ? {
+                  onProgress: (p: ToolProgress) => {
+                    if (calls.recording) job.onEvent?.({ type: 'tool_progress', name, progress: p });
+                  },
+                }
+              : {}),
+          },
         );
         const ms = round(performance.now() - started);
         reply = { type: 'tool_result', id, call_id: callId, response };

@@ -18,6 +18,7 @@ import { resourceFromAttributes } from '@opentelemetry/resources';
 import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import type { IdGenerator, ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
+import { JsonTraceSerializer } from '@opentelemetry/otlp-transformer';
 import type { EventOf, RunEvent } from '../../core/records/events.ts';
 import type { ExecutionResult, ToolCallTrace } from '../../core/sandbox/execution.ts';
 import { knownSecrets } from '../../core/records/redact.ts';
@@ -62,7 +63,12 @@ export interface OtlpTarget {
   headers: Record<string, string>;
   serviceName: string;
   timeoutMs?: number;
+  /** The body's encoding: protobuf (the default) or OTLP's JSON mapping. */
+  protocol?: OtlpProtocol;
 }
+
+/** The OTLP transports Toolsmith sends (gRPC needs OpenTelemetry's gRPC exporter, not a dependency). */
+export type OtlpProtocol = 'http/protobuf' | 'http/json';
 
 /** The trace id of a run: derived from its id, so a run exported twice is one trace. */
 export const traceIdOf = (runId: string): string =>
@@ -194,11 +200,17 @@ export function buildRunSpans(
             },
             SpanKind.CLIENT,
           );
-          for (const r of d.retries)
-            span.addEvent('retry', {
-              'toolsmith.retry.reason': s(r.reason),
-              'toolsmith.retry.wait_ms': r.waitMs,
-            });
+          // Retries carry no time of their own: each is placed inside the call, after the waits before
+          // it (never at the time of the export, which for a past run is long after the call).
+          let waited = e.ts - d.latencyMs;
+          for (const r of d.retries) {
+            span.addEvent(
+              'retry',
+              { 'toolsmith.retry.reason': s(r.reason), 'toolsmith.retry.wait_ms': r.waitMs },
+              Math.min(waited, e.ts),
+            );
+            waited += r.waitMs;
+          }
           span.end(e.ts);
           tokensIn += d.promptTokens;
           tokensOut += d.completionTokens;
@@ -358,6 +370,10 @@ export async function exportRunTrace(
   opts: RunTraceOptions = {},
 ): Promise<number> {
   const spans = runSpans(events, target.serviceName, opts);
+  if (target.protocol === 'http/json') {
+    await sendJson(spans, target, opts.redactor ?? knownSecrets);
+    return spans.length;
+  }
   const exporter = new OTLPTraceExporter({
     url: target.url,
     headers: target.headers,
@@ -373,4 +389,30 @@ export async function exportRunTrace(
   } finally {
     await exporter.shutdown();
   }
+}
+
+/**
+ * OTLP/HTTP with a JSON body (`http/json`): OpenTelemetry's own JSON mapping of the request
+ * (`JsonTraceSerializer`: hex ids, enums as numbers, 64-bit times as strings), posted once.
+ */
+async function sendJson(spans: ReadableSpan[], target: OtlpTarget, redactor: Redactor): Promise<void> {
+  const body = JsonTraceSerializer.serializeRequest(spans);
+  if (!body) throw new Error('the trace could not be encoded as OTLP JSON');
+  let res: Response;
+  try {
+    res = await fetch(target.url, {
+      method: 'POST',
+      headers: { ...target.headers, 'content-type': 'application/json' },
+      body,
+      signal: AbortSignal.timeout(target.timeoutMs ?? 10_000),
+    });
+  } catch (e) {
+    const why = e instanceof Error ? ((e.cause as Error | undefined)?.message ?? e.message) : String(e);
+    throw new Error(`the OTLP endpoint ${target.url} did not take the trace: ${redactor.text(why)}`);
+  }
+  const answer = await res.text().catch(() => '');
+  if (!res.ok)
+    throw new Error(
+      `the OTLP endpoint ${target.url} did not take the trace: ${redactor.text(`HTTP ${res.status}${answer ? `: ${answer.slice(0, 300)}` : ''}`)}`,
+    );
 }

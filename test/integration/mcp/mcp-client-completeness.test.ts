@@ -1,7 +1,7 @@
 /**
  * The MCP client side (infra/mcp/manager.ts) against a small upstream server of our own
  * (support/upstream-server.mjs): every page of tools/list, progress that keeps a long call alive past
- * its time limit, a server's notifications/tools/list_changed followed, and tools named with Python/JS
+ * its time limit and reaches the caller (every report), a server's notifications/tools/list_changed followed, and tools named with Python/JS
  * keywords callable from a script in the sandbox under their `_` alias.
  */
 import { appendFileSync } from 'node:fs';
@@ -52,6 +52,25 @@ describe('McpManager against an upstream server', () => {
       /did not answer slow_progress within 50 ms/,
     );
   }, 30_000);
+
+  it("hands every progress report to the caller, the last one too (sent right before the server's answer)", async () => {
+    // One step: the report and the answer leave back to back and are often read in one chunk, where the
+    // SDK would settle the call before handling the report.
+    for (let i = 0; i < 8; i++) {
+      const heard: { progress: number; total?: number; message?: string }[] = [];
+      const r = await mgr.callTool(
+        'slow',
+        'slow_progress',
+        { ms: 100 },
+        { onProgress: (p) => heard.push(p) },
+      );
+      expect(r.isError).toBeFalsy();
+      expect(heard).toEqual([{ progress: 1, total: 1, message: 'step 1' }]);
+    }
+    const heard: number[] = [];
+    await mgr.callTool('slow', 'slow_progress', { ms: 400 }, { onProgress: (p) => heard.push(p.progress) });
+    expect(heard).toEqual([1, 2, 3, 4]);
+  }, 60_000);
 
   it('follows notifications/tools/list_changed: the new tool is listed and subscribers hear of it', async () => {
     await mgr.listTools('growing');

@@ -1,6 +1,6 @@
 /**
  * Run traces: a recorded run's events become GenAI spans sent over OTLP/HTTP to a real receiver started
- * here (protobuf decoded), with real timestamps, parent links, error statuses and secrets redacted; and
+ * here (protobuf and JSON decoded), with real timestamps, parent links, error statuses and secrets redacted; and
  * where traces go, from config.toml and the OTEL_* variables.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -263,6 +263,99 @@ describe('a run as an OpenTelemetry trace', () => {
     expect(receiver.requests[0]!.body.includes(Buffer.from(SECRET))).toBe(false);
   });
 
+  it('http/json: the same spans, ids, parents, times and attributes reach the receiver as JSON', async () => {
+    const target = {
+      url: `${receiver.base}/v1/traces`,
+      headers: { 'x-tenant': 't1' },
+      serviceName: 'ts-test',
+    };
+    const redactor = new Redactor();
+    redactor.add(SECRET);
+    // Span ids are random per export (the trace id is the run's): spans are compared by their parent's name.
+    const shape = (all: ReceivedSpan[]) =>
+      all
+        .map(({ spanId: _s, parentSpanId: _p, ...x }) => ({
+          ...x,
+          parent:
+            parentOf(
+              all,
+              all.find((y) => y.spanId === _s)!,
+            )?.name ?? null,
+        }))
+        .sort((a, b) => `${a.name} ${a.startMs}`.localeCompare(`${b.name} ${b.startMs}`));
+    receiver.spans = [];
+    receiver.requests = [];
+    await exportRunTrace(recordedRun('run-otel-json'), target, {
+      providerKinds: { local: 'openai' },
+      redactor,
+    });
+    const proto = shape(receiver.spans);
+    expect(receiver.requests[0]!.contentType).toBe('application/x-protobuf');
+    receiver.spans = [];
+    receiver.requests = [];
+    const sent = await exportRunTrace(
+      recordedRun('run-otel-json'),
+      { ...target, protocol: 'http/json' },
+      { providerKinds: { local: 'openai' }, redactor },
+    );
+    expect(receiver.requests).toHaveLength(1);
+    expect(receiver.requests[0]!.contentType).toBe('application/json');
+    expect(receiver.requests[0]!.headers['x-tenant']).toBe('t1');
+    // OTLP's JSON mapping: hex ids, not base64.
+    const body = JSON.parse(receiver.requests[0]!.body.toString('utf8')) as {
+      resourceSpans: { scopeSpans: { spans: { traceId: string; spanId: string }[] }[] }[];
+    };
+    const first = body.resourceSpans[0]!.scopeSpans[0]!.spans[0]!;
+    expect(first.traceId).toBe(traceIdOf('run-otel-json'));
+    expect(first.spanId).toMatch(/^[0-9a-f]{16}$/);
+    expect(receiver.spans).toHaveLength(sent);
+    expect(sent).toBeGreaterThan(5);
+    expect(new Set(receiver.spans.map((x) => x.traceId))).toEqual(new Set([traceIdOf('run-otel-json')]));
+    // Every span as the protobuf request carried it: names, parent links, kinds, times, attributes,
+    // events, statuses, resource and scope.
+    const json = shape(receiver.spans);
+    expect(json).toEqual(proto);
+    expect(json.filter((x) => x.parent === null).map((x) => x.name)).toEqual(['invoke_agent toolsmith']);
+    expect(json.find((x) => x.name.startsWith('execute_tool'))?.parent).toMatch(/^sandbox\.execute/);
+    expect(receiver.requests[0]!.body.includes(Buffer.from(SECRET))).toBe(false);
+    // Every event (LLM retries too) lies within its span: the run's recorded times, not the export's.
+    const retries = json.flatMap((x) => x.events.filter((ev) => ev.name === 'retry'));
+    expect(retries.length).toBeGreaterThan(0);
+    for (const x of json)
+      for (const ev of x.events) {
+        expect(ev.timeMs).toBeGreaterThanOrEqual(x.startMs);
+        expect(ev.timeMs).toBeLessThanOrEqual(x.endMs);
+      }
+  });
+
+  it('http/json: a collector that refuses is named with its status', async () => {
+    receiver.failWith = 503;
+    try {
+      await expect(
+        exportRunTrace(recordedRun('run-otel-json-2'), {
+          url: `${receiver.base}/v1/traces`,
+          headers: {},
+          serviceName: 'ts-test',
+          protocol: 'http/json',
+        }),
+      ).rejects.toThrow(`the OTLP endpoint ${receiver.base}/v1/traces did not take the trace: HTTP 503`);
+    } finally {
+      receiver.failWith = undefined;
+    }
+    // Nothing listening: refused, named too.
+    const gone = await startOtlpReceiver();
+    await gone.close();
+    await expect(
+      exportRunTrace(recordedRun('run-otel-json-3'), {
+        url: `${gone.base}/v1/traces`,
+        headers: {},
+        serviceName: 'ts-test',
+        protocol: 'http/json',
+        timeoutMs: 5000,
+      }),
+    ).rejects.toThrow(`the OTLP endpoint ${gone.base}/v1/traces did not take the trace`);
+  });
+
   it('a collector that refuses: the export rejects naming the endpoint', async () => {
     receiver.failWith = 400;
     try {
@@ -335,9 +428,33 @@ describe('where run traces go', () => {
     // A header variable that is not set is named; an unsupported protocol is told, protobuf is sent.
     const warned = telemetrySettings(c, { OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' });
     expect(warned.enabled && warned.warnings).toEqual([
-      'OTLP protocol grpc is not supported: traces are sent as http/protobuf',
+      'OTLP protocol grpc is not supported (http/protobuf and http/json are): traces are sent as http/protobuf',
       '[telemetry] header x-api-key: TS_TEST_OTEL_KEY is not set',
     ]);
+  });
+
+  it('the protocol: http/protobuf by default, http/json from config.toml or OTEL_EXPORTER_OTLP_PROTOCOL', () => {
+    const on = { OTEL_TRACES_EXPORTER: 'otlp' };
+    expect(telemetrySettings(parseConfig({}), on)).toMatchObject({ protocol: 'http/protobuf' });
+    expect(
+      telemetrySettings(parseConfig({}), { ...on, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' }),
+    ).toMatchObject({ protocol: 'http/json', warnings: [] });
+    const json = parseConfig({ telemetry: { enabled: true, protocol: 'http/json' } });
+    expect(telemetrySettings(json, {})).toMatchObject({ protocol: 'http/json' });
+    // The traces-specific variable wins over the general one, which wins over the file.
+    expect(
+      telemetrySettings(json, {
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+        OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/protobuf',
+      }),
+    ).toMatchObject({ protocol: 'http/protobuf' });
+    // grpc is named and the file's protocol kept; a protocol the file does not know is a config error.
+    const grpc = telemetrySettings(json, { OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' });
+    expect(grpc).toMatchObject({ protocol: 'http/json' });
+    expect(grpc.enabled && grpc.warnings).toEqual([
+      'OTLP protocol grpc is not supported (http/protobuf and http/json are): traces are sent as http/json',
+    ]);
+    expect(() => parseConfig({ telemetry: { protocol: 'grpc' } })).toThrow();
   });
 
   it('an explicit export uses the same endpoint whether or not live export is on', () => {

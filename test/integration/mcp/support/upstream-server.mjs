@@ -4,7 +4,8 @@
 //   --page-size N    tools/list answers N tools per page with a nextCursor
 //   --keywords       also serves tools named `class`, `from` and `lambda` (Python/JS keywords)
 //   --grow           calling `grow` adds a tool `grown_K` and sends notifications/tools/list_changed
-//   `slow_progress`  sends a progress notification every 100 ms for `ms` milliseconds, then answers
+//   `slow_progress`  sends a progress notification (`step I`, of the total) every 100 ms for `ms`
+//                    milliseconds, then answers
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -65,7 +66,7 @@ server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
       if (token !== undefined)
         await extra.sendNotification({
           method: 'notifications/progress',
-          params: { progressToken: token, progress: i, total: steps },
+          params: { progressToken: token, progress: i, total: steps, message: `step ${i}` },
         });
     }
     return { content: [{ type: 'text', text: JSON.stringify({ steps }) }] };
