@@ -387,7 +387,10 @@ function childMessage(m) {
   if (m.type === 'emit') return keys === 'data,kind,type' && EMIT_KINDS.has(m.kind);
   if (m.type === 'tool_call')
     return (
-      keys === 'alias,args,call_id,name,type' &&
+      (keys === 'alias,args,call_id,name,type' ||
+        (keys === 'alias,args,call_id,name,skill,type' &&
+          typeof m.skill === 'string' &&
+          /^[A-Za-z_][A-Za-z0-9_]{0,63}$/.test(m.skill))) &&
       typeof m.call_id === 'string' &&
       typeof m.name === 'string' &&
       typeof m.alias === 'string' &&
@@ -484,6 +487,29 @@ if (isChild) {
     return out;
   }
   const str = (v) => (typeof v === 'string' ? v : '');
+  // The skill making the current tool call: the innermost frame of the script running a function named as
+  // one of the job's skills (docs/skills.md). The stack is taken in this realm (its Error, its default
+  // formatting), so no script code runs while it is read; observability, not a wall.
+  const SKILL_FRAME = /^\s*at (?:async )?([A-Za-z_$][\w$]*) \(<script>:\d+:\d+\)/;
+  function skillOf() {
+    const skills = Array.isArray(job?.skills) ? job.skills.filter((x) => typeof x === 'string') : [];
+    if (!skills.length) return undefined;
+    const limit = Error.stackTraceLimit;
+    let stack = '';
+    try {
+      Error.stackTraceLimit = 100;
+      stack = String(new Error().stack ?? '');
+    } catch {
+      return undefined;
+    } finally {
+      Error.stackTraceLimit = limit;
+    }
+    for (const l of stack.split('\n')) {
+      const name = SKILL_FRAME.exec(l)?.[1];
+      if (name !== undefined && skills.includes(name)) return name;
+    }
+    return undefined;
+  }
   // The one function of this realm the context holds (closed over by contextRuntime, never exposed): its
   // arguments are read only as strings, it returns only strings and never throws.
   function bridge(op, a, b) {
@@ -510,7 +536,8 @@ if (isChild) {
         if (bad) return `-${a} takes JSON-safe data; ${bad} is not`;
         const call_id = `c${++calls}`;
         pending.set(call_id, a);
-        send({ type: 'tool_call', call_id, name, alias: a, args });
+        const skill = skillOf();
+        send({ type: 'tool_call', call_id, name, alias: a, args, ...(skill ? { skill } : {}) });
         return `+${call_id}`;
       }
       if (op === 'lookup') {
@@ -781,6 +808,7 @@ if (isChild) {
         code: m.code,
         language: m.language,
         tools: m.tools,
+        ...(Array.isArray(m.skills) ? { skills: m.skills.filter((x) => typeof x === 'string') } : {}),
         inputs: m.inputs,
         credentials,
         max_output_bytes: maxOutput,

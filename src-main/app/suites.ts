@@ -31,6 +31,8 @@ import type { ScriptLanguage, ValidateOptions, ValidationResult } from '../core/
 import type { ExecutionResult } from '../core/sandbox/execution.ts';
 import type { SandboxTool } from '../core/tools/extract.ts';
 import { errorMessage } from '../core/errors.ts';
+import { skillSavings } from '../core/skills/savings.ts';
+import type { SavingRun, SavingSkill, SkillSaving } from '../core/skills/savings.ts';
 
 export type { SuiteProgress };
 /** A suite run with its results and matrix, as `get` and `start` answer it. */
@@ -63,6 +65,8 @@ export interface SuiteCheckDeps {
  * prices), progress pushed to front ends, and running a predicate script in the suite's sandbox.
  */
 export interface SuiteDeps extends SuiteCheckDeps, WorkspaceDeps, ConfigDeps, PushDeps {
+  /** The sandbox's skills, for the report of the steps they would have saved. */
+  skills(): { list(sandbox?: string): SavingSkill[] };
   executeScript(req: {
     sandbox: string;
     kit?: string;
@@ -537,7 +541,42 @@ export class SuiteService {
       results,
       thresholds,
     );
-    return { ...row, results, matrix };
+    const savings = row.finishedAt !== null ? this.savings(row.spec.sandbox, results) : undefined;
+    return { ...row, results, matrix, ...(savings ? { skillSavings: savings } : {}) };
+  }
+
+  /**
+   * What the sandbox's skills would have saved in these results' runs: each run's last executed
+   * script and its recorded tool calls (core/skills/savings.ts). Undefined when the sandbox has no skill.
+   */
+  private savings(sandbox: string, results: CaseResult[]): SkillSaving[] | undefined {
+    let skills: SavingSkill[];
+    try {
+      skills = this.svc.skills().list(sandbox);
+    } catch {
+      return undefined;
+    }
+    if (!skills.length) return undefined;
+    const runs: SavingRun[] = [];
+    for (const r of results) {
+      if (!r.runId) continue;
+      let rec;
+      try {
+        rec = deriveRun(this.runs.store.events(r.runId));
+      } catch {
+        continue;
+      }
+      const last = [...rec.attempts].reverse().find((a) => a.script && a.execution);
+      if (!last?.script || !last.execution) continue;
+      runs.push({
+        runId: r.runId,
+        caseId: r.caseId,
+        column: r.column,
+        body: last.script.body,
+        calls: last.execution.toolCalls,
+      });
+    }
+    return skillSavings(skills, runs);
   }
 
   /** Suite runs (newest first), of one suite when given. */

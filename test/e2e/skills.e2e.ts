@@ -153,8 +153,36 @@ describe('skills in the workbench', () => {
     await page.goto(`${w.web.url.split('#')[0]}#/run/${run.runId}`);
     const make = page.getByRole('group', { name: 'make a skill' });
     await make.waitFor({ timeout: 30_000 });
-    await make.getByLabel('skill from line').fill('1');
-    await make.getByLabel('skill to line').fill('3');
+    // Lines 2-3 selected with the keyboard fill the range; then lines 1-3 dragged with the mouse.
+    const script = page.locator('[data-testid="editor-script"]');
+    await expect.poll(() => script.getAttribute('data-ready'), { timeout: 60_000 }).toBe('true');
+    // Where line n is on screen (Monaco's DOM order is not the line order; the script does not scroll).
+    const lines = script.locator('.view-lines');
+    await lines.locator('.view-line').first().waitFor();
+    const lineHeight = await lines
+      .locator('.view-line')
+      .first()
+      .evaluate((e) => e.getBoundingClientRect().height);
+    const at = async (n: number, x: number) => {
+      const box = await lines.boundingBox();
+      if (!box) throw new Error('the script editor shows no lines');
+      return { x: box.x + x, y: box.y + (n - 0.5) * lineHeight };
+    };
+    const two = await at(2, 30);
+    await page.mouse.click(two.x, two.y);
+    await page.keyboard.press('Home');
+    await page.keyboard.press('Shift+ArrowDown');
+    await page.keyboard.press('Shift+ArrowDown');
+    await expect.poll(() => make.getByLabel('skill from line').inputValue()).toBe('2');
+    await expect.poll(() => make.getByLabel('skill to line').inputValue()).toBe('3');
+    const from = await at(1, 2);
+    const to = await at(3, 60);
+    await page.mouse.move(from.x, from.y);
+    await page.mouse.down();
+    await page.mouse.move(to.x, to.y, { steps: 8 });
+    await page.mouse.up();
+    await expect.poll(() => make.getByLabel('skill from line').inputValue()).toBe('1');
+    await expect.poll(() => make.getByLabel('skill to line').inputValue()).toBe('3');
     await make.getByRole('button', { name: 'Make a skill' }).click();
 
     const proposal = page.getByTestId('skill-proposal');

@@ -11,6 +11,7 @@ import { onStop, signalExitCode, stopReason } from '../signals.ts';
 import type { StopSignal } from '../signals.ts';
 import type { CliContext } from '../context.ts';
 import { errorMessage } from '../../core/errors.ts';
+import { formatSaving } from '../../core/skills/savings.ts';
 
 const pct = (x: number) => `${Math.round(x * 100)}%`;
 
@@ -59,6 +60,7 @@ export function formatMatrix(v: SuiteRunView): string {
       line(totals),
       ...(failures.length ? ['failures:', ...failures] : []),
       ...(errors.length ? ['errors (infrastructure, not failures):', ...errors] : []),
+      ...(v.skillSavings?.length ? ['skills:', ...v.skillSavings.map((s) => `  ${formatSaving(s)}`)] : []),
     ].join('\n') + '\n'
   );
 }

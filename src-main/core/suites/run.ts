@@ -2,6 +2,7 @@
  * The shapes of a suite run, defined once: the store writes and reads them, the service produces them,
  * the contract hands them to the front ends (as its `*View` names) and the CLI formats them.
  */
+import type { SkillSaving } from '../skills/savings.ts';
 import type { CaseResult, SuiteColumn, SuiteMatrix } from './matrix.ts';
 
 export type SuiteRunStatus = 'running' | 'passed' | 'failed' | 'cancelled' | 'interrupted' | 'error';
@@ -37,6 +38,11 @@ export interface SuiteRunSummary {
 export interface SuiteRunFull extends SuiteRunSummary {
   results: CaseResult[];
   matrix: SuiteMatrix;
+  /**
+   * Once the run has finished: per skill of the sandbox, the runs whose scripts made its tool calls
+   * inline ("would have saved N tool-call lines in M runs", core/skills/savings.ts).
+   */
+  skillSavings?: SkillSaving[];
 }
 
 /** Progress of a running suite, pushed after every finished case. */

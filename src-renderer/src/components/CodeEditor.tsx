@@ -7,6 +7,7 @@ import Editor from '@monaco-editor/react';
 import type { OnMount } from '@monaco-editor/react';
 import { useEffect, useRef, useState } from 'react';
 import type { Violation } from '../../../src-main/core/lang/violation.ts';
+import { selectedLines } from '../lib/editor-size.ts';
 import { monaco } from '../monaco.ts';
 import { useStore } from '../store/index.ts';
 
@@ -28,6 +29,8 @@ export interface CodeEditorProps {
   onRun?: () => void;
   /** Wrap long lines at the editor's width (tools.py's docstrings) instead of scrolling sideways. */
   wordWrap?: boolean;
+  /** The lines a selection covers (mouse or keyboard), when it is not empty. */
+  onSelectLines?: (start: number, end: number) => void;
 }
 
 export function CodeEditor(props: CodeEditorProps) {
@@ -41,6 +44,8 @@ export function CodeEditor(props: CodeEditorProps) {
   const [tabMoves, setTabMoves] = useState(false);
   const onRunRef = useRef(props.onRun);
   onRunRef.current = props.onRun;
+  const onSelectRef = useRef(props.onSelectLines);
+  onSelectRef.current = props.onSelectLines;
   // The editor owns its text while people type: a parent that feeds onChange back into `value` must not
   // overwrite newer keystrokes with an older render, so only a value that differs from what the editor
   // last reported (a reset, a new attempt, streamed tokens) is pushed into the model.
@@ -50,6 +55,10 @@ export function CodeEditor(props: CodeEditorProps) {
   const onMount: OnMount = (editor) => {
     editorRef.current = editor;
     editor.onDidChangeCursorPosition((e) => setCursorLine(e.position.lineNumber));
+    editor.onDidChangeCursorSelection((e) => {
+      const lines = selectedLines(e.selection);
+      if (lines) onSelectRef.current?.(lines.start, lines.end);
+    });
     editor.addCommand(monaco.KeyMod.CtrlCmd | monaco.KeyCode.Enter, () => onRunRef.current?.());
     editor.onDidFocusEditorText(() => setFocused(true));
     editor.onDidBlurEditorText(() => setFocused(false));

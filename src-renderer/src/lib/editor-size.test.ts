@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fitDiffHeight, fitEditorHeight, LINE_PX } from './editor-size.ts';
+import { fitDiffHeight, fitEditorHeight, LINE_PX, selectedLines } from './editor-size.ts';
 
 describe('fitEditorHeight', () => {
   it('a two-line script gets a small editor, not the old fixed 300 px', () => {
@@ -25,5 +25,24 @@ describe('fitDiffHeight', () => {
     const long = 'x\n'.repeat(200);
     expect(fitDiffHeight('a', long, 700)).toBe(420);
     expect(fitDiffHeight('a\nb', 'a', 900)).toBeLessThan(120);
+  });
+});
+
+describe('selectedLines', () => {
+  const sel = (startLineNumber: number, startColumn: number, endLineNumber: number, endColumn: number) => ({
+    startLineNumber,
+    startColumn,
+    endLineNumber,
+    endColumn,
+  });
+  it('an empty selection (a click) covers no lines', () => {
+    expect(selectedLines(sel(2, 5, 2, 5))).toBeUndefined();
+  });
+  it('a selection inside one line covers that line', () => {
+    expect(selectedLines(sel(2, 1, 2, 4))).toEqual({ start: 2, end: 2 });
+  });
+  it('a drag to the first column of a later line does not take that line', () => {
+    expect(selectedLines(sel(1, 1, 4, 1))).toEqual({ start: 1, end: 3 });
+    expect(selectedLines(sel(1, 3, 3, 2))).toEqual({ start: 1, end: 3 });
   });
 });

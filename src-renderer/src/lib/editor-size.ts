@@ -30,3 +30,19 @@ export function fitDiffHeight(
   const cap = Math.max(opts.min ?? 96, Math.floor(viewport * 0.6));
   return fitEditorHeight(longer, { ...opts, max: Math.min(opts.max ?? 480, cap) });
 }
+
+/**
+ * The lines a selection covers: a selection that ends at the start of a line (a drag or Shift+Down to
+ * the next line's first column) does not take that line.
+ */
+export function selectedLines(s: {
+  startLineNumber: number;
+  startColumn: number;
+  endLineNumber: number;
+  endColumn: number;
+}): { start: number; end: number } | undefined {
+  if (s.startLineNumber === s.endLineNumber && s.startColumn === s.endColumn) return undefined;
+  const end =
+    s.endColumn === 1 && s.endLineNumber > s.startLineNumber ? s.endLineNumber - 1 : s.endLineNumber;
+  return { start: s.startLineNumber, end };
+}

@@ -185,3 +185,46 @@ c.on('exit', () => console.log('planted'));`;
     expect((await run('emitResult(2);\n')).data).toBe(2);
   }, 120_000);
 });
+
+describe('skills in the node runtime', () => {
+  it("a tool call made from a skill's function is recorded under the skill's name", async () => {
+    const ctx = svc.scriptContext('ecommerce', undefined, 'js');
+    const code = [
+      '/** What a customer spent. */',
+      'async function spent_by(user_id) {',
+      '  const orders = (await get_orders({})).data;',
+      '  const mine = orders.filter((o) => o.user_id === user_id);',
+      '  await Promise.all(mine.slice(0, 1).map((o) => get_user({ user_id: o.user_id })));',
+      '  return mine.reduce((a, o) => a + o.total, 0);',
+      '}',
+      '/** Not a skill of this job. */',
+      'async function helper() {',
+      '  return (await get_user({ user_id: "u2" })).data.name;',
+      '}',
+      'const spent = await spent_by("u1");',
+      'const name = await helper();',
+      'await get_product({ product_id: "p1" });',
+      'emitResult({ spent, name });',
+    ].join('\n');
+    const r = await (
+      await svc.sandbox()
+    ).executor.execute({
+      sandbox: 'ecommerce',
+      language: 'js',
+      code,
+      bodyStartLine: 1,
+      tools: ctx.toolMap,
+      skills: ['spent_by'],
+      timeoutMs: 60_000,
+    });
+    expect(r.success).toBe(true);
+    expect(r.data).toEqual({ spent: 201, name: expect.any(String) });
+    // The skill's calls carry its name (after an await, and from a callback inside it); others do not.
+    expect(r.toolCalls.map((t) => [t.name, t.skill])).toEqual([
+      ['get_orders', 'spent_by'],
+      ['get_user', 'spent_by'],
+      ['get_user', undefined],
+      ['get_product', undefined],
+    ]);
+  }, 300_000);
+});

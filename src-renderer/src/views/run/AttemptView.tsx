@@ -31,6 +31,7 @@ export function AttemptView({ run, a }: { run: RunRecord; a: AttemptRecord }) {
   const [edited, setEdited] = useState(original);
   const [tab, setTab] = useState<'execution' | 'tools' | 'prompt' | 'llm' | 'diff'>('execution');
   const [diffWith, setDiffWith] = useState<number>();
+  const [selected, setSelected] = useState<{ start: number; end: number }>();
   useEffect(() => setEdited(original), [original, a.n]);
   const dirty = edited !== original && edited.trim() !== '';
   const streaming = !a.script && !!live;
@@ -119,6 +120,7 @@ export function AttemptView({ run, a }: { run: RunRecord; a: AttemptRecord }) {
         {a.execution?.success && run.started.language === 'python' && (
           <MakeSkill
             lines={original.replace(/\n+$/, '').split('\n').length}
+            selection={selected}
             onMake={(start, end) =>
               navigate({ view: 'skills', id: fromRunId({ runId: run.id, attempt: a.n, start, end }) })
             }
@@ -131,6 +133,7 @@ export function AttemptView({ run, a }: { run: RunRecord; a: AttemptRecord }) {
         readOnly={streaming}
         language={run.started.language}
         onChange={setEdited}
+        onSelectLines={(start, end) => setSelected({ start, end })}
         violations={dirty ? [] : violations}
         jump={jump}
         onRun={() => !streaming && edited.trim() && void runEdited(edited, a.n)}

@@ -224,6 +224,17 @@ describe('MakeSkill and ProposalInfo', () => {
     expect(onMake).toHaveBeenCalledWith(3, 4);
   });
 
+  it('takes the lines selected in the editor as its range', async () => {
+    const onMake = vi.fn();
+    const screen = await render(<MakeSkill lines={5} onMake={onMake} />);
+    await expect.element(screen.getByLabelText('skill to line')).toHaveValue(5);
+    await screen.rerender(<MakeSkill lines={5} onMake={onMake} selection={{ start: 2, end: 3 }} />);
+    await expect.element(screen.getByLabelText('skill from line')).toHaveValue(2);
+    await expect.element(screen.getByLabelText('skill to line')).toHaveValue(3);
+    await screen.getByRole('button', { name: 'Make a skill' }).click();
+    expect(onMake).toHaveBeenCalledWith(2, 3);
+  });
+
   it('shows the proposal, or why there is none', async () => {
     const from = { runId: '0123456789ab', attempt: 1, start: 1, end: 3 };
     const screen = await render(

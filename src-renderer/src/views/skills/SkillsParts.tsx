@@ -4,7 +4,7 @@
  * skill's panels: its check (shape problems and the script validator's violations), its test cases and
  * their verdicts, "Try it", and the actions (save a new version, run the tests, delete behind a confirm).
  */
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import type {
   SkillCaseResult,
   SkillCheck,
@@ -482,15 +482,28 @@ export function ProposalInfo({
 export function MakeSkill({
   lines,
   onMake,
+  selection,
 }: {
   lines: number;
   onMake: (start: number, end: number) => void;
+  /** The lines last selected in the script's editor (mouse or keyboard): they fill from/to. */
+  selection?: { start: number; end: number } | undefined;
 }) {
-  const [start, setStart] = useState(1);
-  const [end, setEnd] = useState(Math.max(1, lines));
+  const [start, setStart] = useState(selection?.start ?? 1);
+  const [end, setEnd] = useState(selection?.end ?? Math.max(1, lines));
+  useEffect(() => {
+    if (!selection) return;
+    setStart(selection.start);
+    setEnd(Math.min(selection.end, lines));
+  }, [selection, lines]);
   const ok = start >= 1 && end >= start && end <= lines;
   return (
-    <span className="make-skill" role="group" aria-label="make a skill">
+    <span
+      className="make-skill"
+      role="group"
+      aria-label="make a skill"
+      title="Select lines in the script (mouse or Shift+arrows) or type the range"
+    >
       <label>
         lines{' '}
         <input

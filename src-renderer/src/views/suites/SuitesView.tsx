@@ -10,6 +10,7 @@ import { CodeEditor } from '../../components/Editors.tsx';
 import { SuiteCharts } from './SuiteCharts.tsx';
 import { SuiteComparison } from './SuiteComparison.tsx';
 import { SuiteMatrix } from './SuiteMatrix.tsx';
+import { SuiteSkillSavings } from '../skills/SkillSavings.tsx';
 import {
   NewSuiteForm,
   SuiteHead,
@@ -81,6 +82,7 @@ function SuiteDetail({ onDelete }: { onDelete: (name: string) => void }) {
           <SuiteProgress run={run} live={d.live} />
           <SuiteTabs tab={state.tab} onTab={(tab) => dispatch({ type: 'tab', tab })} />
           {state.tab === 'matrix' && <SuiteMatrix run={run} />}
+          {state.tab === 'matrix' && <SuiteSkillSavings run={run} />}
           {state.tab === 'charts' && <SuiteCharts run={run} history={d.history} />}
           {state.tab === 'compare' && (
             <SuiteComparison

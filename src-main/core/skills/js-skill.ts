@@ -1,0 +1,184 @@
+/**
+ * JS/TS skills (first part: the file and the function's shape; not yet wired into the service, the
+ * manuals or the node worker). A JS/TS skill file is `skills/<sandbox>/<name>.js|.ts`: the same TOML
+ * front matter as a Python skill's, in `//` comments between `// +++` lines, then exactly one top-level
+ * `function name(...)` or `async function name(...)` with a JSDoc comment saying what it does.
+ */
+import { parse } from '@babel/parser';
+import type * as t from '@babel/types';
+import { JS_EMIT_NAMES } from '../lang/builtins.ts';
+import type { ParamType, Tool, ToolParameter } from '../tools/model.ts';
+import { SKILL_NAME, SkillError } from './skill.ts';
+import type { SkillShape } from './skill.ts';
+
+export type JsSkillLanguage = 'js' | 'ts';
+
+const FRONT_LINE = /^\/\/[ \t]?/;
+
+/** Splits a JS/TS skill file into its front matter (TOML, `//` removed) and its function. */
+export function splitJsSkillFile(text: string, file = 'skill'): { front: string; source: string } {
+  const lines = text.replace(/\r\n/g, '\n').split('\n');
+  if ((lines[0] ?? '').trim() !== '// +++') return { front: '', source: text };
+  const end = lines.findIndex((l, i) => i > 0 && l.trim() === '// +++');
+  if (end < 0) throw new SkillError(`${file}: the front matter opened by "// +++" is not closed`);
+  const front: string[] = [];
+  for (const l of lines.slice(1, end)) {
+    if (l.trim() !== '' && !l.startsWith('//'))
+      throw new SkillError(`${file}: every front matter line starts with "//"`);
+    front.push(l.replace(FRONT_LINE, ''));
+  }
+  return { front: front.join('\n'), source: lines.slice(end + 1).join('\n') };
+}
+
+/** The file's text: the front matter (TOML, already serialized) as `//` comments, then the function. */
+export function jsSkillFileText(frontToml: string, source: string): string {
+  const front = frontToml
+    .trim()
+    .split('\n')
+    .map((l) => (l ? `// ${l}` : '//'));
+  return `// +++\n${front.join('\n')}\n// +++\n${source.endsWith('\n') ? source : `${source}\n`}`;
+}
+
+/** A JSDoc comment's description and `@param {type} name description` / `@returns` lines. */
+function jsDoc(text: string): {
+  description: string;
+  params: Map<string, { type?: string; description: string }>;
+  returns?: string;
+} {
+  const lines = text
+    .replace(/^\*/, '')
+    .split('\n')
+    .map((l) => l.replace(/^\s*\*\s?/, '').trimEnd());
+  const description: string[] = [];
+  const params = new Map<string, { type?: string; description: string }>();
+  let returns: string | undefined;
+  for (const l of lines) {
+    const p = /^@param\s+(?:\{([^}]*)\}\s+)?\[?([A-Za-z_$][\w$]*)\]?\s*(?:-\s*)?(.*)$/.exec(l);
+    if (p) {
+      params.set(p[2] as string, { ...(p[1] ? { type: p[1] } : {}), description: p[3] ?? '' });
+      continue;
+    }
+    const r = /^@returns?\s+(?:\{[^}]*\}\s*)?(.*)$/.exec(l);
+    if (r) {
+      returns = r[1] ?? '';
+      continue;
+    }
+    if (!l.startsWith('@')) description.push(l);
+  }
+  return {
+    description: description.join('\n').trim(),
+    params,
+    ...(returns !== undefined ? { returns } : {}),
+  };
+}
+
+const TS_TYPES: Record<string, ParamType> = {
+  TSStringKeyword: 'str',
+  TSNumberKeyword: 'float',
+  TSBooleanKeyword: 'bool',
+  TSArrayType: 'list',
+  TSTypeLiteral: 'dict',
+};
+
+/** A JSDoc type (`string`, `number[]`, `Object`) as a manual parameter type. */
+function docType(type: string | undefined): ParamType {
+  const x = (type ?? '').trim().toLowerCase();
+  if (x === 'string') return 'str';
+  if (x === 'number') return 'float';
+  if (x === 'boolean') return 'bool';
+  if (x.endsWith('[]') || x.startsWith('array')) return 'list';
+  if (x === 'object' || x.startsWith('record')) return 'dict';
+  return 'any';
+}
+
+/** Calls by plain name anywhere under a node. */
+function calledNames(n: unknown, out: Set<string>): void {
+  if (!n || typeof n !== 'object') return;
+  if (Array.isArray(n)) {
+    for (const c of n) calledNames(c, out);
+    return;
+  }
+  const node = n as { type?: string } & Record<string, unknown>;
+  if (node.type === 'CallExpression') {
+    const callee = node['callee'] as t.Expression | undefined;
+    if (callee?.type === 'Identifier') out.add(callee.name);
+  }
+  for (const [k, v] of Object.entries(node))
+    if (k !== 'loc' && k !== 'leadingComments' && k !== 'trailingComments' && typeof v === 'object')
+      calledNames(v, out);
+}
+
+/**
+ * The shape of a JS/TS skill's source: one top-level `function name(...)` (async allowed), named
+ * parameters only (a TS skill annotates each), a JSDoc comment, no emit calls. The manual entry comes
+ * from the JSDoc (`@param {type} name description`) and the TS annotations.
+ */
+export function jsSkillShape(name: string, source: string, language: JsSkillLanguage): SkillShape {
+  const problems: string[] = [];
+  const empty: Tool = { name, description: '', parameters: [], location: 'skill' };
+  if (!SKILL_NAME.test(name))
+    problems.push(`the name ${JSON.stringify(name)} is not a skill name (lower case letters, digits, _)`);
+  let program: t.Program;
+  try {
+    program = parse(source, {
+      sourceType: 'script',
+      allowReturnOutsideFunction: false,
+      plugins: language === 'ts' ? ['typescript'] : [],
+    }).program;
+  } catch (e) {
+    const err = e as { loc?: { line: number; column: number }; message?: string };
+    problems.push(
+      `line ${err.loc?.line ?? '?'}:${(err.loc?.column ?? 0) + 1} does not parse: ${err.message ?? String(e)}`,
+    );
+    return { tool: empty, calls: [], problems };
+  }
+  const fn = program.body[0];
+  if (program.body.length !== 1 || fn?.type !== 'FunctionDeclaration') {
+    problems.push(`a skill is exactly one function declaration (function ${name}(...) {...}), nothing else`);
+    return { tool: empty, calls: [], problems };
+  }
+  if (fn.id?.name !== name) problems.push(`the function is named ${fn.id?.name ?? '?'}; it must be ${name}`);
+  if (fn.generator) problems.push('a skill is not a generator');
+  const doc = [...(fn.leadingComments ?? [])]
+    .reverse()
+    .find((c) => c.type === 'CommentBlock' && c.value.startsWith('*'));
+  const parsedDoc = doc ? jsDoc(doc.value) : undefined;
+  if (!parsedDoc?.description)
+    problems.push('a skill needs a JSDoc comment (/** ... */) saying what it does and what it returns');
+  const parameters: ToolParameter[] = [];
+  for (const p of fn.params) {
+    const id = p.type === 'AssignmentPattern' ? p.left : p;
+    if (id.type !== 'Identifier') {
+      problems.push('a skill takes named parameters only (no destructuring or ...rest)');
+      continue;
+    }
+    const ann = id.typeAnnotation?.type === 'TSTypeAnnotation' ? id.typeAnnotation.typeAnnotation : undefined;
+    if (language === 'ts' && !ann) problems.push(`parameter ${id.name} needs a type (${id.name}: string)`);
+    const d = parsedDoc?.params.get(id.name);
+    const type: ParamType = (ann && TS_TYPES[ann.type]) ?? docType(d?.type);
+    const def = p.type === 'AssignmentPattern' ? p.right : undefined;
+    const param: ToolParameter = {
+      name: id.name,
+      type,
+      required: !def,
+      description: d?.description ?? '',
+      source: 'all',
+    };
+    if (def?.type === 'StringLiteral' || def?.type === 'NumericLiteral' || def?.type === 'BooleanLiteral')
+      param.default = def.value;
+    parameters.push(param);
+  }
+  const calls = new Set<string>();
+  calledNames(fn.body, calls);
+  for (const e of JS_EMIT_NAMES)
+    if (calls.has(e)) problems.push(`a skill returns its value; ${e} belongs to the script that calls it`);
+  const tool: Tool = {
+    name,
+    description: parsedDoc?.description ?? '',
+    parameters,
+    ...(parsedDoc?.returns ? { returns: parsedDoc.returns } : {}),
+    location: 'skill',
+    line: 1,
+  };
+  return { tool, calls: [...calls].sort(), problems };
+}

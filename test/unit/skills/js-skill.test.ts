@@ -1,0 +1,79 @@
+import { describe, expect, it } from 'vitest';
+import { jsSkillFileText, jsSkillShape, splitJsSkillFile } from '../../../src-main/core/skills/js-skill.ts';
+
+const SPENT_TS = `/**
+ * What a customer spent over all their orders.
+ *
+ * @param user_id The customer's id (e.g. "u1").
+ * @returns The sum of the totals of the customer's orders.
+ */
+async function spent_by(user_id: string, round_to: number = 2) {
+  const orders = (await get_orders()).data;
+  return orders.filter((o) => o.user_id === user_id).reduce((a, o) => a + o.total, 0);
+}
+`;
+
+describe('JS/TS skill files', () => {
+  it('keep TOML front matter in // comments and give it back', () => {
+    const text = jsSkillFileText('version = 2\n\n[[tests]]\nargs = { user_id = "u1" }', SPENT_TS);
+    expect(text.startsWith('// +++\n// version = 2\n//\n// [[tests]]\n')).toBe(true);
+    const back = splitJsSkillFile(text);
+    expect(back.front).toBe('version = 2\n\n[[tests]]\nargs = { user_id = "u1" }');
+    expect(back.source).toBe(SPENT_TS);
+    expect(() => splitJsSkillFile('// +++\nversion = 1\n')).toThrow(/not closed/);
+    expect(() => splitJsSkillFile('// +++\nversion = 1\n// +++\n')).toThrow(/starts with "\/\/"/);
+  });
+});
+
+describe('the shape of a JS/TS skill', () => {
+  it('derives the manual entry from the JSDoc and the TS annotations, and the names it calls', () => {
+    const shape = jsSkillShape('spent_by', SPENT_TS, 'ts');
+    expect(shape.problems).toEqual([]);
+    expect(shape.calls).toEqual(['get_orders']);
+    expect(shape.tool).toMatchObject({
+      name: 'spent_by',
+      description: 'What a customer spent over all their orders.',
+      returns: "The sum of the totals of the customer's orders.",
+      location: 'skill',
+      parameters: [
+        { name: 'user_id', type: 'str', required: true, description: 'The customer\'s id (e.g. "u1").' },
+        { name: 'round_to', type: 'float', required: false, default: 2 },
+      ],
+    });
+  });
+
+  it('takes JSDoc types in a JS skill', () => {
+    const shape = jsSkillShape(
+      'city',
+      '/**\n * A city.\n * @param {string} user_id The id.\n */\nfunction city(user_id) {\n  return get_user({ user_id });\n}\n',
+      'js',
+    );
+    expect(shape.problems).toEqual([]);
+    expect(shape.tool.parameters[0]).toMatchObject({ name: 'user_id', type: 'str', description: 'The id.' });
+  });
+
+  it('refuses what is not one documented function that returns its value', () => {
+    const problems = (src: string, lang: 'js' | 'ts' = 'js', name = 'f') =>
+      jsSkillShape(name, src, lang).problems;
+    expect(problems('function f(x) { return x; }\n')).toEqual([
+      'a skill needs a JSDoc comment (/** ... */) saying what it does and what it returns',
+    ]);
+    expect(problems('/** F. */\nfunction f(x) { return x; }\nconst y = 1;\n')[0]).toMatch(
+      /exactly one function/,
+    );
+    expect(problems('/** F. */\nfunction g(x) { return x; }\n')).toEqual([
+      'the function is named g; it must be f',
+    ]);
+    expect(problems('/** F. */\nfunction f({ a }) { return a; }\n')).toEqual([
+      'a skill takes named parameters only (no destructuring or ...rest)',
+    ]);
+    expect(problems('/** F. */\nfunction f(x) { emitResult(x); }\n')).toEqual([
+      'a skill returns its value; emitResult belongs to the script that calls it',
+    ]);
+    expect(problems('/** F. */\nfunction f(x) { return x; }\n', 'ts')).toEqual([
+      'parameter x needs a type (x: string)',
+    ]);
+    expect(problems('/** F. */\nfunction f(x) { return x; \n')[0]).toMatch(/does not parse/);
+    expect(problems('/** F. */\nfunction F() { return 1; }\n', 'js', 'F')[0]).toMatch(/is not a skill name/);
+  });
+});
