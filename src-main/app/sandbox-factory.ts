@@ -410,6 +410,7 @@ export async function createSandboxManager(svc: SandboxFactoryDeps): Promise<San
       };
     },
     dispose,
+    stopSpawning: () => backend.stopSpawning(),
     retire: async () => {
       while (backend.status().some((p) => p.busy > 0 || p.queued > 0))
         await new Promise((r) => setTimeout(r, 250));
