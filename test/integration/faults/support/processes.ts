@@ -56,8 +56,8 @@ export async function installationCreatesSince(dataDir: string, since: number): 
   const docker = new Docker();
   const now = await engineNow();
   const stream = await docker.getEvents({
-    since: since.toFixed(3),
-    until: (now + 1).toFixed(3),
+    since: Math.round(since * 1000) / 1000,
+    until: Math.round((now + 1) * 1000) / 1000,
     filters: JSON.stringify({
       type: ['container'],
       event: ['create'],
