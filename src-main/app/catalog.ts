@@ -15,6 +15,7 @@ import { ToolRegistry } from '../core/tools/registry.ts';
 import type { Response } from '../contract/api.ts';
 import { errorMessage } from '../core/errors.ts';
 import type { ConfigDeps, McpDeps, WorkspaceDeps } from './deps.ts';
+import { WorkspaceError } from '../infra/workspace/files.ts';
 import { ToolsmithError } from './errors.ts';
 import { sandboxMcpTools } from './mcp.ts';
 
@@ -98,7 +99,15 @@ export class ToolCatalog {
     let entry = this.registries.get(sandbox);
     if (!entry || entry.mtimeMs !== st.mtimeMs || entry.size !== st.size) {
       const registry = entry?.registry ?? new ToolRegistry(sandbox);
-      registry.update(this.deps.files.readTools(sandbox));
+      let source: string;
+      try {
+        source = this.deps.files.readTools(sandbox);
+      } catch (e) {
+        // A tools.py refused as it is read (too large): its message names the file, for every front end.
+        if (e instanceof WorkspaceError) throw new ToolsmithError('invalid_config', e.message);
+        throw e;
+      }
+      registry.update(source);
       entry = { registry, mtimeMs: st.mtimeMs, size: st.size };
       this.registries.set(sandbox, entry);
     }

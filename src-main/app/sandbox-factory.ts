@@ -35,6 +35,17 @@ import { errorMessage } from '../core/errors.ts';
 export { imagePaths } from './images-light.ts';
 
 async function dockerAnswers(docker: Docker, timeoutMs = 3000): Promise<string | undefined> {
+  return (await dockerProbe(docker, timeoutMs)).version;
+}
+
+/**
+ * Asks the engine its version. An answer that is an HTTP refusal (an authorization plugin, a socket
+ * proxy: 401/403) is a problem of its own, named with the socket and the status, not "no engine".
+ */
+async function dockerProbe(
+  docker: Docker,
+  timeoutMs = 3000,
+): Promise<{ version?: string; refused?: string }> {
   let timer: NodeJS.Timeout | undefined;
   try {
     const v = await Promise.race([
@@ -43,9 +54,17 @@ async function dockerAnswers(docker: Docker, timeoutMs = 3000): Promise<string |
         timer = setTimeout(() => rej(new Error('timeout')), timeoutMs);
       }),
     ]);
-    return v.Version;
-  } catch {
-    return undefined;
+    return { version: v.Version };
+  } catch (e) {
+    const status = (e as { statusCode?: number }).statusCode;
+    if (status === 401 || status === 403) {
+      const json = (e as { json?: unknown }).json as { message?: string } | string | null | undefined;
+      const said = (typeof json === 'string' ? json : (json?.message ?? '')).trim().slice(0, 200);
+      return {
+        refused: `the Docker socket (${process.env['DOCKER_HOST'] ?? 'the default socket'}) answered HTTP ${status} ${status === 403 ? 'Forbidden' : 'Unauthorized'}${said ? ` (${said})` : ''}: an authorization plugin or a proxy in front of the engine refuses this user; ask for access or point DOCKER_HOST at a socket you may use`,
+      };
+    }
+    return {};
   } finally {
     clearTimeout(timer);
   }
@@ -96,11 +115,14 @@ export async function createSandboxManager(svc: SandboxFactoryDeps): Promise<San
   const paths = imagePaths();
   const forced = process.env['TOOLSMITH_BACKEND'];
   const docker = new Docker();
-  const version = forced === 'process' ? undefined : await dockerAnswers(docker);
+  const probed = forced === 'process' ? {} : await dockerProbe(docker);
+  const version = probed.version;
   if (forced === 'docker' && !version)
     throw new ToolsmithError(
       'infra',
-      'TOOLSMITH_BACKEND=docker but no Docker engine answers: start dockerd (or install docker.io)',
+      probed.refused
+        ? `TOOLSMITH_BACKEND=docker but ${probed.refused}`
+        : 'TOOLSMITH_BACKEND=docker but no Docker engine answers: start dockerd (or install docker.io)',
     );
   const limits = svc.config.limits;
   const building = new Map<string, Promise<string>>();
@@ -209,7 +231,7 @@ export async function createSandboxManager(svc: SandboxFactoryDeps): Promise<San
     ? undefined
     : forced === 'process'
       ? `TOOLSMITH_BACKEND=process: the process fallback (${factory.isolation}) runs, weaker than a Docker container`
-      : `no Docker engine answered (${process.env['DOCKER_HOST'] ?? 'the default socket'}) at ${since}: the process fallback (${factory.isolation}) runs, weaker than a Docker container${probing ? '; the engine is probed and new jobs go to Docker once it answers' : ''}`;
+      : `${probed.refused ?? `no Docker engine answered (${process.env['DOCKER_HOST'] ?? 'the default socket'})`} at ${since}: the process fallback (${factory.isolation}) runs, weaker than a Docker container${probing ? '; the engine is probed and new jobs go to Docker once it answers' : ''}`;
   // On the fallback, a long-lived process probes the engine with backoff; once it answers, this backend
   // is retired (running jobs end here) and the next job makes a Docker one.
   const probe = new AbortController();
@@ -383,7 +405,7 @@ export async function createSandboxManager(svc: SandboxFactoryDeps): Promise<San
               }
             : {
                 available: false,
-                error: 'no Docker engine answers',
+                error: probed.refused ?? 'no Docker engine answers',
                 hint: 'Install Docker (Debian: apt-get install docker.io) and start it (systemctl start docker, or dockerd &). Until then scripts run in the process fallback with weaker isolation.',
               },
         // The default level, then the sandboxes with a level of their own (`docker; gvisor: ecommerce`).
@@ -410,6 +432,7 @@ export async function createSandboxManager(svc: SandboxFactoryDeps): Promise<San
       };
     },
     dispose,
+    stopSpawning: () => backend.stopSpawning(),
     retire: async () => {
       while (backend.status().some((p) => p.busy > 0 || p.queued > 0))
         await new Promise((r) => setTimeout(r, 250));

@@ -26,6 +26,8 @@ export interface SandboxManager {
   /** Tools.py changed: hot-reload the sandbox's workers. */
   reload(sandbox: string): Promise<void>;
   dispose(): Promise<void>;
+  /** Shutdown began (running jobs are about to be cancelled): start no container or process any more. */
+  stopSpawning?(): void;
   /** Disposes once the jobs it is running have ended (the config changed: new jobs go to a new one). */
   retire?(): Promise<void>;
 }

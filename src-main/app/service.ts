@@ -123,6 +123,9 @@ export class ToolsmithService
   /** See `ServiceOptions.oneShot`. */
   readonly oneShot: boolean;
   private sandboxPromise: Promise<SandboxManager> | undefined;
+  /** The sandbox manager once made (close tells it at once that shutdown began). */
+  private sandboxMade: SandboxManager | undefined;
+  private closing = false;
   private runService: RunService | undefined;
   private templateService: TemplateService | undefined;
   private suiteService: SuiteService | undefined;
@@ -226,8 +229,17 @@ export class ToolsmithService
         return Promise.reject(
           new ToolsmithError('infra', 'no sandbox backend is configured for this service'),
         );
-      this.sandboxPromise = factory(this);
-      this.sandboxPromise.catch(() => (this.sandboxPromise = undefined));
+      const made = factory(this);
+      this.sandboxPromise = made;
+      made.then(
+        (m) => {
+          if (this.closing) m.stopSpawning?.();
+          if (this.sandboxPromise === made) this.sandboxMade = m;
+        },
+        () => {
+          if (this.sandboxPromise === made) this.sandboxPromise = undefined;
+        },
+      );
     }
     return this.sandboxPromise;
   }
@@ -484,12 +496,23 @@ export class ToolsmithService
   }
 
   /**
+   * Shutdown began: the jobs cancelled next (by close, or by a front end closing its sessions first) must
+   * not make their pools start replacements or standbys: containers started now would outlive the
+   * process, or make it miss its stop grace. Nothing is started from here on.
+   */
+  beginShutdown(): void {
+    this.closing = true;
+    this.sandboxMade?.stopSpawning?.();
+  }
+
+  /**
    * Ends the service: runs and suite runs in flight are cancelled with `reason` and recorded, then the
    * pools (their containers removed), the store and the MCP connections are closed.
    */
   async close(reason = 'the service was closed'): Promise<void> {
     this.watcher?.close();
     this.watcher = undefined;
+    this.beginShutdown();
     await Promise.all([this.suiteService?.shutdown(reason), this.runService?.shutdown(reason)]);
     await this.validator?.close();
     this.suiteService?.close();
@@ -506,6 +529,7 @@ export class ToolsmithService
     this.templateService = undefined;
     const s = this.sandboxPromise;
     this.sandboxPromise = undefined;
+    this.sandboxMade = undefined;
     if (s) await (await s.catch(() => undefined))?.dispose();
     await this.mcpManager?.close();
     this.mcpManager = undefined;
@@ -728,6 +752,7 @@ export class ToolsmithService
     const retired = this.sandboxPromise;
     if (!retired) return;
     this.sandboxPromise = undefined;
+    this.sandboxMade = undefined;
     void retired.then((m) => m.retire?.() ?? m.dispose()).catch(() => {});
   }
 }

@@ -527,6 +527,8 @@ export async function serveMcpStdio(
     early.ended.then(() => 'the MCP client closed its input'),
     untilStopped(),
   ]);
+  // Closing the session cancels its calls: their pools must not start replacements from here on.
+  svc.beginShutdown();
   await server.close().catch(() => {});
   await svc.close(reason);
 }

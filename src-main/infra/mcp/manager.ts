@@ -66,6 +66,37 @@ interface Conn {
   garbage: string[];
   /** Count of garbage seen so far (a call compares it before and after). */
   garbageSeen: number;
+  /** Set when the server sent one message longer than MAX_MCP_MESSAGE_BYTES: the connection was closed. */
+  tooLarge: { bytes?: number };
+}
+
+/**
+ * The longest message an upstream MCP server may send over stdio (one JSON-RPC line). A larger one is
+ * cut short as it arrives (the connection is closed, the call told why), not buffered until the call's
+ * time limit ends it with "did not answer".
+ */
+export const MAX_MCP_MESSAGE_BYTES = 4 * 1024 * 1024;
+
+const mb = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MB`;
+
+/**
+ * Counts the bytes of the line the server is sending on stdout (the transport keeps its child process to
+ * itself); `over(bytes)` is called once when a line passes the limit.
+ */
+function watchLineSize(transport: Transport, over: (bytes: number) => void): void {
+  const out = (transport as unknown as { _process?: { stdout?: NodeJS.ReadableStream | null } })._process
+    ?.stdout;
+  if (!out) return;
+  let line = 0;
+  let told = false;
+  out.on('data', (chunk: Buffer) => {
+    const nl = chunk.lastIndexOf(0x0a);
+    line = nl >= 0 ? chunk.length - nl - 1 : line + chunk.length;
+    if (!told && line > MAX_MCP_MESSAGE_BYTES) {
+      told = true;
+      over(line);
+    }
+  });
 }
 
 /** `env:VAR` -> the host's value (missing: an error naming the variable); other strings are literal. */
@@ -248,6 +279,7 @@ export class McpManager {
     this.ajv ??= new ajv.Ajv({ allErrors: true, strict: false });
     let transport: Transport;
     const stderr: string[] = [];
+    const tooLarge: { bytes?: number } = {};
     try {
       if (def.url) {
         const headers: Record<string, string> = {};
@@ -274,6 +306,14 @@ export class McpManager {
           stderr.push(b.toString());
           if (stderr.length > 20) stderr.shift();
         });
+        const start = stdio.start.bind(stdio);
+        stdio.start = async () => {
+          await start();
+          watchLineSize(stdio, (bytes) => {
+            tooLarge.bytes = bytes;
+            void stdio.close().catch(() => {});
+          });
+        };
         transport = stdio;
       }
     } catch (e) {
@@ -281,7 +321,15 @@ export class McpManager {
       throw e instanceof McpError ? e : new McpError(name, 'mcp_unavailable', describe(e));
     }
     const client = new Client({ name: 'toolsmith', version: '0.1.0' });
-    const conn: Conn = { client, transport, tools: [], alive: true, garbage: [], garbageSeen: 0 };
+    const conn: Conn = {
+      client,
+      transport,
+      tools: [],
+      alive: true,
+      garbage: [],
+      garbageSeen: 0,
+      tooLarge,
+    };
     // The transport reports lines it could not parse as MCP here (they never answer a request).
     client.onerror = (e) => {
       conn.garbageSeen++;
@@ -465,6 +513,12 @@ export class McpManager {
     } catch (e) {
       const msg = describe(e);
       if (opts.signal?.aborted) throw new McpError(name, 'mcp_error', `${name}.${tool}: cancelled`);
+      if (conn.tooLarge.bytes !== undefined)
+        throw new McpError(
+          name,
+          'mcp_error',
+          `MCP server ${name} answered ${tool} with more than ${mb(conn.tooLarge.bytes)}: the answer is too large (the limit is ${mb(MAX_MCP_MESSAGE_BYTES)} per message); the connection was closed and is made again on the next call`,
+        );
       if (conn.garbageSeen > garbageBefore)
         throw new McpError(
           name,

@@ -43,6 +43,7 @@ export interface BackendOptions {
 export class SandboxBackend implements ScriptExecutor {
   private readonly opts: BackendOptions;
   private readonly pools = new Map<string, SandboxPool>();
+  private stopping = false;
 
   constructor(opts: BackendOptions) {
     this.opts = opts;
@@ -75,6 +76,7 @@ export class SandboxBackend implements ScriptExecutor {
     const key = role === 'tools' ? `${sandbox}:python:tools` : `${sandbox}:${runtime}`;
     let p = this.pools.get(key);
     if (!p) {
+      if (this.stopping) throw new Error('the sandbox backend is shutting down');
       const factory = this.opts.factoryFor?.(sandbox) ?? this.opts.factory;
       p = new SandboxPool(this.specOf(sandbox, runtime, role), factory, this.opts.pool);
       this.pools.set(key, p);
@@ -237,7 +239,14 @@ export class SandboxBackend implements ScriptExecutor {
     return this.pools.get(`${sandbox}:python:tools`)?.workerIds();
   }
 
+  /** Shutdown began: no pool is made and no worker started from now on (see SandboxPool.stopSpawning). */
+  stopSpawning(): void {
+    this.stopping = true;
+    for (const p of this.pools.values()) p.stopSpawning();
+  }
+
   async dispose(): Promise<void> {
+    this.stopSpawning();
     await Promise.all([...this.pools.values()].map((p) => p.dispose()));
     this.pools.clear();
   }

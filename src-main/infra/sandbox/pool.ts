@@ -122,6 +122,8 @@ export class SandboxPool {
   private jobs = 0;
   private lastJob = Date.now();
   private disposed = false;
+  /** Shutdown began (before running jobs are cancelled): no worker or standby is started any more. */
+  private stopping = false;
   private maintaining = false;
   private reaper: NodeJS.Timeout;
   lastReady: ReadyInfo | undefined;
@@ -233,6 +235,8 @@ export class SandboxPool {
    * cannot slip in between); after a shutdown it is removed instead. Shutdown waits for these.
    */
   private spawnWorker(adopt: (w: PooledWorker) => void): Promise<PooledWorker> {
+    if (this.stopping || this.disposed)
+      return Promise.reject(new PoolExhaustedError('the sandbox pool is shutting down'));
     const made = (async () => {
       const { conn, id } = await this.factory.spawn(this.currentSpec, this.shutdown.signal);
       const w: PooledWorker = {
@@ -292,7 +296,7 @@ export class SandboxPool {
 
   /** Starts standbys up to the target, in the background, while the pool has workers. */
   private fillStandby(): void {
-    if (this.disposed || this.workers.length + this.starting === 0) return;
+    if (this.disposed || this.stopping || this.workers.length + this.starting === 0) return;
     while (this.standbys.length + this.standbyStarting < this.standbyTarget) {
       this.standbyStarting++;
       this.spawnWorker((w) => {
@@ -382,7 +386,7 @@ export class SandboxPool {
 
   /** Keeps the minimum size and the standbys, and serves waiters, after a worker was destroyed. */
   private refill(): void {
-    if (this.disposed) return;
+    if (this.disposed || this.stopping) return;
     this.serveWaiters();
     while (this.workers.length + this.starting < this.limits.minSize) {
       this.grow().then(
@@ -451,7 +455,16 @@ export class SandboxPool {
     }
   }
 
+  /**
+   * Shutdown began: from now on nothing is started (no worker, no standby, no replacement of a worker
+   * its cancelled job broke), so the containers that dispose removes are all there will be.
+   */
+  stopSpawning(): void {
+    this.stopping = true;
+  }
+
   async dispose(): Promise<void> {
+    this.stopping = true;
     this.disposed = true;
     this.shutdown.abort();
     clearInterval(this.reaper);

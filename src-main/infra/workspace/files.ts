@@ -23,6 +23,11 @@ import { atomicWrite, WorkspaceError } from './atomic.ts';
 // Kept in ./atomic.ts (no TOML or template parser behind them) and exported from here as before.
 export { atomicWrite, WorkspaceError };
 
+/** The largest tools.py a sandbox loads (its tools' code, not their data). */
+export const MAX_TOOLS_BYTES = 4 * 1024 * 1024;
+
+const megabytes = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MB`;
+
 const NAME = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}$/;
 
 /** Guards every name that becomes a path segment (sandbox, kit, template): no traversal, no separators. */
@@ -137,6 +142,14 @@ export class WorkspaceFiles {
         `no sandbox ${sandbox} in ${this.root}; available: ${this.sandboxNames().join(', ') || 'none'}`,
       );
     }
+    // A huge tools.py (generated data pasted in, a wrong file) is refused here, naming it and its size:
+    // the worker would load it whole in every container, and say only that the load timed out.
+    const size = statSync(file).size;
+    if (size > MAX_TOOLS_BYTES)
+      throw new WorkspaceError(
+        `${file} is ${megabytes(size)}, above the ${megabytes(MAX_TOOLS_BYTES)} limit for a tools.py (it is loaded whole into every worker): move data out of it into files the tools read`,
+        file,
+      );
     return readFileSync(file, 'utf8');
   }
 

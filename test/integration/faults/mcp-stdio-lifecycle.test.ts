@@ -6,18 +6,24 @@
  * answered whatever its upstream MCP servers are doing (one here never answers anything). Each test has its own installation (TOOLSMITH_DATA_DIR):
  * only its containers are listed.
  */
-import { appendFileSync } from 'node:fs';
+import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { ToolsmithService } from '../../../src-main/app/service.ts';
 import { createMcpServer } from '../../../src-main/mcp/mcp.ts';
 import { MCP_PROTOCOL_VERSIONS } from '../../../src-main/mcp/stdio-early.ts';
+import { SPIN_FOREVER } from '../../support/suite-oracle.ts';
 import { faultyServer, nodeBin } from '../../support/mcp-workspace.ts';
 import { useScriptedWorkspace } from '../../support/scripted-workspace.ts';
-import { cliProcess, installationContainers } from './support/processes.ts';
+import {
+  cliProcess,
+  engineNow,
+  installationContainers,
+  installationCreatesSince,
+} from './support/processes.ts';
 import type { CliProcess } from './support/processes.ts';
 
 const fx = useScriptedWorkspace({ docker: true, dataPerTest: true });
@@ -127,6 +133,42 @@ describe('mcp on stdio: stop', () => {
     c.send({ id: 2, method: 'tools/call', params: { name: 'code', arguments: { code: SPIN } } });
     await spinning();
     expect(await inputClosed(p)).toEqual({ code: 0, signal: null });
+    expect(await installationContainers(fx.data)).toEqual([]);
+  }, 240_000);
+
+  it('input closed with a script running and a standby ready: no container is created once shutdown began', async () => {
+    const config = join(fx.ws, '.toolsmith/config.toml');
+    const before = readFileSync(config, 'utf8');
+    // One job per container: the job that shutdown cancels ends its worker, which the pool would replace.
+    writeFileSync(
+      config,
+      before
+        .replace('standby = 0', 'standby = 1')
+        .replace('max_jobs_per_container = 500', 'max_jobs_per_container = 1'),
+    );
+    const p = cliProcess(fx.ws, fx.data, ['mcp']);
+    onTestFinished(() => writeFileSync(config, before));
+    const c = rpc(p);
+    c.initialize();
+    await c.answer(1);
+    // A run (delegate): shutdown cancels it and waits for its record before the pools are removed.
+    fx.llm.fallback = { text: SPIN_FOREVER };
+    onTestFinished(() => fx.llm.reset());
+    c.send({
+      id: 2,
+      method: 'tools/call',
+      params: { name: 'delegate', arguments: { task: 'spin forever', sandbox: 'ecommerce' } },
+    });
+    // The pool is steady: the worker spinning and its standby started (pool.standby = 1).
+    await vi.waitFor(
+      async () =>
+        expect((await installationContainers(fx.data)).filter((x) => x.State === 'running')).toHaveLength(2),
+      { timeout: 120_000, interval: 100 },
+    );
+    const began = await engineNow();
+    // The cancelled run's job ends its worker: the pool must not promote the standby and start another.
+    expect(await inputClosed(p)).toEqual({ code: 0, signal: null });
+    expect(await installationCreatesSince(fx.data, began)).toEqual([]);
     expect(await installationContainers(fx.data)).toEqual([]);
   }, 240_000);
 

@@ -1,6 +1,7 @@
 /**
  * What an upstream MCP server sends is untrusted: garbage on its output is reported as garbage (not as
- * a timeout), and an answer of the wrong shape is said in one line (not a raw schema-issue dump).
+ * a timeout), an answer of the wrong shape is said in one line (not a raw schema-issue dump), and a
+ * 10 MB answer is refused as too large as it arrives (not waited out until the call's time limit).
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { McpManager } from '../../../src-main/infra/mcp/manager.ts';
@@ -10,7 +11,10 @@ import { faultyServer, nodeBin } from '../../support/mcp-workspace.ts';
 const mgr = new McpManager({
   faulty: mcpServerSchema.parse({ command: nodeBin, args: [faultyServer], timeout_ms: 3000 }),
 });
-afterAll(() => mgr.close());
+const big = new McpManager({
+  faulty: mcpServerSchema.parse({ command: nodeBin, args: [faultyServer], timeout_ms: 600_000 }),
+});
+afterAll(() => Promise.all([mgr.close(), big.close()]));
 
 describe('an MCP server that answers badly', () => {
   it('garbage on its output is named as such, with what it sent', async () => {
@@ -26,4 +30,15 @@ describe('an MCP server that answers badly', () => {
     );
     expect(e.message).not.toMatch(/"code":|\[\s*\{/);
   }, 30_000);
+
+  it('a 10 MB answer is said to be too large, with the limit, within the time; the next call works', async () => {
+    // The time limit is long: the answer must be refused as it arrives, not when the limit ends the call.
+    const e = (await big.callTool('faulty', 'huge', {}).catch((x: unknown) => x)) as Error;
+    expect(e.message).toMatch(
+      /^MCP server faulty answered huge with more than \d+\.\d MB: the answer is too large \(the limit is 4\.0 MB per message\)/,
+    );
+    expect(e.message).not.toMatch(/did not answer/);
+    const next = await big.callTool('faulty', 'count', {});
+    expect(JSON.stringify(next.content)).toMatch(/\\"n\\":1/);
+  }, 120_000);
 });

@@ -46,6 +46,37 @@ export async function installationContainers(dataDir: string): Promise<Docker.Co
   return new Docker().listContainers({ all: true, filters: { label: [`toolsmith.installation=${id}`] } });
 }
 
+/**
+ * The ids of the containers of the installation in `dataDir` that the engine created from `since` (its
+ * clock, in seconds with a fraction) until now: read from the engine's event log, so containers already
+ * removed count too.
+ */
+export async function installationCreatesSince(dataDir: string, since: number): Promise<string[]> {
+  const id = readFileSync(join(dataDir, 'installation-id'), 'utf8').trim();
+  const docker = new Docker();
+  const now = await engineNow();
+  const stream = await docker.getEvents({
+    since: Math.round(since * 1000) / 1000,
+    until: Math.round((now + 1) * 1000) / 1000,
+    filters: JSON.stringify({
+      type: ['container'],
+      event: ['create'],
+      label: [`toolsmith.installation=${id}`],
+    }),
+  } as Docker.GetEventsOptions);
+  let text = '';
+  for await (const chunk of stream) text += chunk.toString();
+  return text
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => (JSON.parse(l) as { id: string }).id);
+}
+
+/** The engine's clock now, in seconds with a fraction (what `installationCreatesSince` takes). */
+export async function engineNow(): Promise<number> {
+  return Date.parse((await new Docker().info()).SystemTime) / 1000;
+}
+
 export { requireDocker } from '../../../support/sandbox.ts';
 
 export interface ServeProcess extends CliProcess {
