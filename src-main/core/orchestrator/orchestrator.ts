@@ -19,6 +19,7 @@ import { failureMessage } from '../sandbox/execution.ts';
 import { toAgentContext } from '../sandbox/agent-context.ts';
 import type { ExecutionError, ExecutionResult } from '../sandbox/execution.ts';
 import type { JsonValue, Tool } from '../tools/model.ts';
+import type { ApprovalAnswer, ApprovalAsk, ApprovalGate } from '../tools/approval.ts';
 import { errorMessage } from '../errors.ts';
 
 /** Where events go: the run store (append is durable when it returns). */
@@ -83,6 +84,8 @@ export interface RunRequest {
   direct?: boolean;
   /** The run, already recorded by the caller with `runStartedData(req)`; created here when absent. */
   runId?: string;
+  /** Tool calls that wait for a person, and who answers (core/tools/approval.ts). */
+  approval?: { tools: readonly string[]; ask: ApprovalAsk };
 }
 
 export interface RunOutcome {
@@ -517,6 +520,7 @@ export class Orchestrator {
         if (e.type === 'tool_call') ctx.emit('tool_call', { n, trace: e.trace });
         else ctx.emit('emit', { n, kind: e.kind, data: e.data });
       },
+      ...(ctx.req.approval?.tools.length ? { approval: this.gate(ctx, n, ctx.req.approval) } : {}),
     });
     ctx.emit('execution', { n, result });
     ctx.log.info(
@@ -531,6 +535,31 @@ export class Orchestrator {
       'script executed',
     );
     return result;
+  }
+
+  /** The job's approval gate: each answer is an `approval` event of the run before the call goes on. */
+  private gate(ctx: RunCtx, n: number, a: NonNullable<RunRequest['approval']>): ApprovalGate {
+    return {
+      tools: a.tools,
+      ask: async (call, signal) => {
+        const started = performance.now();
+        let answer: ApprovalAnswer;
+        try {
+          answer = await a.ask({ ...call, runId: ctx.runId, sandbox: ctx.req.sandbox.name }, signal);
+        } catch (e) {
+          answer = { approved: false, via: 'none', reason: errorMessage(e) };
+        }
+        ctx.emit('approval', {
+          n,
+          ...call,
+          approved: answer.approved,
+          via: answer.via,
+          ...(answer.reason ? { reason: answer.reason } : {}),
+          waitedMs: Math.round(performance.now() - started),
+        });
+        return answer;
+      },
+    };
   }
 
   private sourceOutcome(req: RunRequest, cand: Candidate, success: boolean): void {
