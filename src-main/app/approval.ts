@@ -11,7 +11,9 @@ import {
   type ApprovalAnswer,
   type ApprovalAsk,
   type ApprovalConfig,
+  type ApprovalGate,
   type ApprovalRequest,
+  NO_ONE_TO_ASK,
 } from '../core/tools/approval.ts';
 
 /** The tool names of a script context (kit aliases resolved) whose calls need approval. */
@@ -24,6 +26,21 @@ export function contextApprovalTools(
     kit: ctx.kit,
     tools: ctx.tools.map((t) => ({ name: ctx.toolMap[t.name] ?? t.name, grade: t.grade })),
   });
+}
+
+/**
+ * The gate of a script run outside a run's record (`exec`, MCP `execute_script`): the same tools and
+ * askers as a run's, without approval events (the result's tool calls show a refusal).
+ */
+export function directGate(
+  config: ApprovalConfig | undefined,
+  ctx: Pick<ScriptContext, 'sandbox' | 'kit' | 'tools' | 'toolMap'>,
+  ...askers: (ApprovalAsk | undefined)[]
+): { approval?: ApprovalGate } {
+  const tools = contextApprovalTools(config, ctx);
+  if (!tools.length) return {};
+  const ask = askers.reverse().find((a) => a !== undefined) ?? (() => Promise.resolve(NO_ONE_TO_ASK));
+  return { approval: { tools, ask: (call, signal) => ask({ ...call, sandbox: ctx.sandbox }, signal) } };
 }
 
 /**

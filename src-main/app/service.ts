@@ -39,7 +39,7 @@ import type { SuiteDeps } from './suites.ts';
 import type { SandboxManager } from './sandbox.ts';
 import type { SandboxFactoryDeps } from './sandbox-factory.ts';
 import type { PushEvent } from '../contract/api.ts';
-import { ApprovalBroker, contextApprovalTools } from './approval.ts';
+import { ApprovalBroker, contextApprovalTools, directGate } from './approval.ts';
 import { NO_ONE_TO_ASK, type ApprovalAsk } from '../core/tools/approval.ts';
 import type { Logger, ScriptExecutor } from '../core/ports/executor.ts';
 import { failedResult, infraResult } from '../core/sandbox/execution.ts';
@@ -403,6 +403,8 @@ export class ToolsmithService
     validate?: boolean;
     /** Aborts the job (a client that cancelled its call). */
     signal?: AbortSignal;
+    /** Who answers calls that need approval (an MCP client's elicitation); else `askApproval`. */
+    ask?: ApprovalAsk;
   }): Promise<ExecutionResult> {
     const runtime = runtimeOf(req);
     const mcpDown = await this.prepareMcp(req.sandbox);
@@ -438,6 +440,7 @@ export class ToolsmithService
       tools: ctx.toolMap,
       timeoutMs,
       ...(req.signal ? { signal: req.signal } : {}),
+      ...directGate(this.config.approval, ctx, this.askApproval, req.ask),
     });
   }
 
