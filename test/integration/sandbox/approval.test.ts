@@ -90,7 +90,7 @@ describe('approval per tool call', () => {
   it('a script can catch the refusal and go on', async () => {
     answer = { approved: false, via: 'cli', reason: 'not today' };
     const r = await run(
-      'try:\n    add_note(ticket_id=101, text="x")\n    emit_result("ran")\nexcept PermissionError as e:\n    emit_result(str(e))\n',
+      'try:\n    add_note(ticket_id=101, text="x")\n    emit_result("ran")\nexcept Exception as e:\n    emit_result(str(e))\n',
     );
     expect(r.outcome).toMatchObject({
       status: 'succeeded',
