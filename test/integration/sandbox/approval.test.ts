@@ -10,7 +10,6 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createSandboxManager } from '../../../src-main/app/sandbox-factory.ts';
 import { ToolsmithService } from '../../../src-main/app/service.ts';
 import type { ApprovalAnswer, ApprovalRequest } from '../../../src-main/core/tools/approval.ts';
-import type { RunEvent } from '../../../src-main/core/records/events.ts';
 import { removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
 
 const ws = tempWorkspace();
@@ -36,10 +35,9 @@ async function run(body: string, language: 'python' | 'js' = 'python') {
   const started = await runs.startScript({ sandbox: 'support', language, body });
   const outcome = await started.done;
   const events = runs.store.events(started.runId);
-  const of = <T extends RunEvent['type']>(t: T) =>
-    events.filter((e): e is Extract<RunEvent, { type: T }> => e.type === t).map((e) => e.data);
-  const execution = of('execution')[0]?.result;
-  return { outcome, approvals: of('approval'), calls: execution?.toolCalls ?? [], execution };
+  const approvals = events.flatMap((e) => (e.type === 'approval' ? [e.data] : []));
+  const execution = events.flatMap((e) => (e.type === 'execution' ? [e.data.result] : []))[0];
+  return { outcome, approvals, calls: execution?.toolCalls ?? [], execution };
 }
 
 const PY =
