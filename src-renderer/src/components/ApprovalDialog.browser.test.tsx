@@ -50,7 +50,7 @@ describe('ApprovalDialog', () => {
     const onAnswer = vi.fn();
     const screen = await render(
       <ApprovalDialog
-        request={{ ...request, alias: undefined as never, line: undefined as never }}
+        request={{ id: request.id, sandbox: 'support', tool: 'add_note', args: {} }}
         onAnswer={onAnswer}
       />,
     );
