@@ -165,6 +165,18 @@ export const configSchema = z.object({
     .strict()
     .default({ full_manual_max: FULL_MANUAL_MAX_TOOLS }),
   engines: z.record(z.string(), engine).default({}),
+  /** Tool calls that wait for a person's approval (core/tools/approval.ts, docs/tools.md). */
+  approval: z
+    .object({
+      /** `sandbox.tool`: every call of the tool, whatever its grade. */
+      tools: z.array(z.string().regex(/^[^.\s]+\.[^.\s]+$/, 'use "sandbox.tool"')).default([]),
+      /** Kits whose destructive tools (d = 2) need approval in runs using the kit. */
+      kits: z.array(z.string().min(1)).default([]),
+      /** Sandboxes whose destructive tools (d = 2) need approval. */
+      sandboxes: z.array(z.string().min(1)).default([]),
+    })
+    .strict()
+    .default({ tools: [], kits: [], sandboxes: [] }),
   /** Run traces over OTLP/HTTP (docs/telemetry.md); the standard OTEL_* variables override these. */
   telemetry: z
     .object({

@@ -163,6 +163,10 @@ export const handlers: Handlers = {
   'mcp.test': (svc, { name }) => testMcpServer(svc, name),
   'mcp.save': (svc, { name, sandbox, ...def }) => saveMcpServer(svc, name, def, sandbox),
   ...setupHandlers,
+  'approvals.answer': (svc, { id, approved, reason }) => ({
+    answered: svc.approvals.answer(id, approved, reason),
+  }),
+  'approvals.pending': (svc) => svc.approvals.pending(),
 };
 
 /** Validates `payload` against the method's schema and runs its handler; never throws. */

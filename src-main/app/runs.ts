@@ -36,6 +36,7 @@ import { eventView } from './run-view.ts';
 import type { EventPayloads } from '../core/records/events.ts';
 import type { RunEventView } from '../contract/api.ts';
 import { errorMessage } from '../core/errors.ts';
+import { NO_ONE_TO_ASK, type ApprovalAsk } from '../core/tools/approval.ts';
 
 /** Every recorded event, streamed LLM tokens and tools' progress (core/orchestrator UnrecordedEvent). */
 export type LiveEvent = RunEvent | UnrecordedEvent;
@@ -58,6 +59,10 @@ export interface RunDeps {
    * app/telemetry.ts). Shutdown waits for it; its failure is logged, never the run's.
    */
   onRunEnded?: (runId: string) => Promise<void>;
+  /** The tools of a script context whose calls need a person's approval (the config's `[approval]`). */
+  approvalTools?(ctx: ScriptContext): string[];
+  /** Who answers when a run's request names no one (the front end's default: dialog, terminal). */
+  ask?: ApprovalAsk;
 }
 
 export interface StartRunRequest {
@@ -75,6 +80,8 @@ export interface StartRunRequest {
   origin?: RunRecord['started']['origin'];
   initialScript?: string;
   onEvent?: (e: LiveEvent) => void;
+  /** Who answers this run's approval questions (an MCP client's elicitation); else `RunDeps.ask`. */
+  ask?: ApprovalAsk;
 }
 
 export interface RunScriptRequest {
@@ -89,6 +96,8 @@ export interface RunScriptRequest {
   /** The skills the script may call instead of the offered ones (a skill's own test). */
   skills?: readonly OfferedSkill[];
   onEvent?: (e: LiveEvent) => void;
+  /** Who answers this run's approval questions (an MCP client's elicitation); else `RunDeps.ask`. */
+  ask?: ApprovalAsk;
 }
 
 /** A run that is recorded and going: its id, and its outcome when it ends. */
@@ -213,9 +222,20 @@ export class RunService {
         timeoutMs: req.timeoutMs ?? this.deps.limits().timeout_s * 1000,
         ...(req.origin ? { origin: req.origin } : {}),
         ...(req.initialScript !== undefined ? { initialScript: req.initialScript } : {}),
+        ...this.approval(ctx, req.ask),
       },
       req.onEvent,
     );
+  }
+
+  /**
+   * A run's approval gate: the context's tools that need a person, answered by the run's own asker, else
+   * the front end's, else refused with how to allow them (core/tools/approval.ts).
+   */
+  private approval(ctx: ScriptContext, ask: ApprovalAsk | undefined): Pick<RunRequest, 'approval'> {
+    const tools = this.deps.approvalTools?.(ctx) ?? [];
+    if (!tools.length) return {};
+    return { approval: { tools, ask: ask ?? this.deps.ask ?? (() => Promise.resolve(NO_ONE_TO_ASK)) } };
   }
 
   /** Cancels a run; a `reason` (why it was cancelled) is recorded in its error. */
@@ -410,6 +430,7 @@ export class RunService {
         ...(req.kit ? { kit: req.kit } : {}),
         ...(req.origin ? { origin: req.origin } : {}),
         ...(req.kind ? { kind: req.kind } : {}),
+        ...this.approval(ctx, req.ask),
       },
       req.onEvent,
     );

@@ -39,6 +39,8 @@ import type { SuiteDeps } from './suites.ts';
 import type { SandboxManager } from './sandbox.ts';
 import type { SandboxFactoryDeps } from './sandbox-factory.ts';
 import type { PushEvent } from '../contract/api.ts';
+import { ApprovalBroker, contextApprovalTools, directGate } from './approval.ts';
+import { NO_ONE_TO_ASK, type ApprovalAsk } from '../core/tools/approval.ts';
 import type { LiveExecutionEvent, Logger, ScriptExecutor } from '../core/ports/executor.ts';
 import { failedResult, infraResult } from '../core/sandbox/execution.ts';
 import type { ExecutionResult } from '../core/sandbox/execution.ts';
@@ -96,6 +98,11 @@ export interface ServiceOptions {
    * apply them live (app/watch.ts). Long-lived processes only.
    */
   watch?: boolean;
+  /**
+   * Who answers tool calls that need approval (app/approval.ts): `workbench` puts them to the front end
+   * through push events; a function asks itself (the CLI's terminal). Unset: such calls are refused.
+   */
+  askApproval?: ApprovalAsk | 'workbench';
 }
 
 export interface ValidateRequest {
@@ -137,6 +144,10 @@ export class ToolsmithService
   readonly providerKeys = new ProviderKeys();
   /** See `ServiceOptions.approveHostCommand`; a front end that wraps an existing service sets this. */
   approveHostCommand: ((c: HostCommand) => Promise<void>) | undefined;
+  /** Tool calls waiting for the workbench's answer (app/approval.ts). */
+  readonly approvals = new ApprovalBroker((e) => this.push(e));
+  /** See `ServiceOptions.askApproval`; a run's own asker (MCP elicitation) comes first. */
+  askApproval: ApprovalAsk | undefined;
   /**
    * Long Python scripts validated on two threads at once in long-lived processes (app, `serve`, `mcp`);
    * one-shot CLI verbs validate on their own thread (a thread start would cost more than it saves).
@@ -154,6 +165,7 @@ export class ToolsmithService
     learnConfigSecrets(config);
     this.generator = generator;
     this.options = options;
+    this.askApproval = options.askApproval === 'workbench' ? this.approvals.ask : options.askApproval;
     this.oneShot = options.oneShot === true;
     this.validator = this.oneShot ? undefined : new ParallelValidator();
     // Reads the running config at each use (reloadConfig replaces it).
@@ -278,6 +290,8 @@ export class ToolsmithService
         limits: () => this.config.limits,
         templates: () => templates.list(),
         log,
+        approvalTools: (ctx) => contextApprovalTools(this.config.approval, ctx),
+        ask: (r, signal) => (this.askApproval ?? (() => Promise.resolve(NO_ONE_TO_ASK)))(r, signal),
         // A run's trace, built from its recorded events once it ended (off unless configured).
         onRunEnded: async (runId) => {
           const target = telemetrySettings(this.config);
@@ -405,6 +419,8 @@ export class ToolsmithService
     signal?: AbortSignal;
     /** The job's live events (tool calls, logs, tools' progress). */
     onEvent?: (e: LiveExecutionEvent) => void;
+    /** Who answers calls that need approval (an MCP client's elicitation); else `askApproval`. */
+    ask?: ApprovalAsk;
   }): Promise<ExecutionResult> {
     const runtime = runtimeOf(req);
     const mcpDown = await this.prepareMcp(req.sandbox);
@@ -441,6 +457,7 @@ export class ToolsmithService
       timeoutMs,
       ...(req.signal ? { signal: req.signal } : {}),
       ...(req.onEvent ? { onEvent: req.onEvent } : {}),
+      ...directGate(this.config.approval, ctx, this.askApproval, req.ask),
     });
   }
 

@@ -1,3 +1,4 @@
+import { terminalAsk } from './approval.ts';
 import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
 import type { ToolsmithService } from '../app/service.ts';
@@ -92,6 +93,13 @@ export function createContext(out: (t: string) => void, err: (t: string) => void
         oneShot: !LONG_LIVED.has(cmd.name()),
         // Servers follow hand edits of the workspace's files (app/watch.ts).
         watch: cmd.name() === 'serve' || cmd.name() === 'mcp',
+        // Tool calls that need approval: the browser's dialog (serve), the MCP client's elicitation (mcp,
+        // per request), else this terminal (cli/approval.ts).
+        ...(cmd.name() === 'serve'
+          ? { askApproval: 'workbench' as const }
+          : cmd.name() === 'mcp'
+            ? {}
+            : { askApproval: terminalAsk() }),
       });
       return service;
     },

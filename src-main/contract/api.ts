@@ -20,7 +20,7 @@ import { RUN_SORT_KEYS } from '../core/records/sort.ts';
 import type { RunPage, RunSummary } from '../core/records/summary.ts';
 import type { ExecutionResult } from '../core/sandbox/execution.ts';
 import type { RuntimeId } from '../core/sandbox/runtimes.ts';
-import type { ToolResponse } from '../core/tools/model.ts';
+import type { JsonValue, ToolResponse } from '../core/tools/model.ts';
 import type { ScriptLanguage, ValidationResult, Violation } from '../core/lang/violation.ts';
 import type { BuiltPrompt } from '../core/script/generator.ts';
 import type { SandboxTool } from '../core/tools/extract.ts';
@@ -234,6 +234,12 @@ export const requests = {
   'workspace.init': z.object({ path: z.string().min(1).max(4096), empty: z.boolean().optional() }).strict(),
   /** The desktop's folder dialog (the browser front end has none: it answers `refused`). */
   'workspace.choose': z.object({}).strict(),
+  /** A person's answer to a tool call waiting for approval (app/approval.ts). */
+  'approvals.answer': z
+    .object({ id: z.string().uuid(), approved: z.boolean(), reason: z.string().max(500).optional() })
+    .strict(),
+  /** The tool calls waiting for a person's answer now. */
+  'approvals.pending': z.object({}).strict(),
   'sandboxes.create': z
     .object({
       name,
@@ -335,7 +341,24 @@ export type PushEvent =
   /** A workspace file changed on disk and was applied (or refused: `error`, the last good state kept). */
   | ({ type: 'workspace_changed' } & WorkspaceChange)
   /** The sandbox backend changed level (a Docker engine answered while the process fallback ran). */
-  | { type: 'engine_changed'; isolation: string; message: string };
+  | { type: 'engine_changed'; isolation: string; message: string }
+  /** A tool call waits for a person's approval (answer with `approvals.answer`). */
+  | { type: 'approval_request'; request: ApprovalView }
+  /** The job of a waiting call ended first: the question is gone. */
+  | { type: 'approval_withdrawn'; id: string };
+
+/** One tool call waiting for a person (core/tools/approval.ts): the dialog shows all of it. */
+export interface ApprovalView {
+  id: string;
+  runId?: string;
+  sandbox: string;
+  tool: string;
+  alias?: string;
+  args: Record<string, JsonValue>;
+  /** The call's line in the script's body, and its text. */
+  line?: number;
+  text?: string;
+}
 
 /** What changed in the workspace: its config, a sandbox's tools, the suites, kits or templates. */
 export interface WorkspaceChange {
@@ -449,6 +472,8 @@ export interface Responses extends SuiteResponses, SkillResponses {
   'workspace.open': { workspace: string; name: string; version: string };
   'workspace.init': { workspace: string; name: string; version: string };
   'workspace.choose': { path?: string };
+  'approvals.answer': { answered: boolean };
+  'approvals.pending': ApprovalView[];
   'sandboxes.create': { name: string; file: string };
 }
 

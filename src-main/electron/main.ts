@@ -152,6 +152,8 @@ void app.whenReady().then(async () => {
   let svc = ToolsmithService.open(startWorkspace(), {
     sandboxFactory: createSandboxManager,
     approveHostCommand: (c) => approvals.approve(c),
+    // Tool calls that need approval are asked in the window's dialog (components/ApprovalDialog.tsx).
+    askApproval: 'workbench',
     watch: true,
   });
   // Containers this installation's killed or crashed processes left: removed at every start.

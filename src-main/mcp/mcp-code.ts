@@ -3,6 +3,7 @@
  * over the sandbox's tools through the service's recorded script path (`RunService.runScript`), and answers
  * the result with the run id, so the run can be inspected in the workbench.
  */
+import type { ApprovalAsk } from '../core/tools/approval.ts';
 import { ToolsmithError } from '../app/errors.ts';
 import type { LiveEvent, RunService, StartedRun } from '../app/runs.ts';
 import type { RunOutcome } from '../core/orchestrator/orchestrator.ts';
@@ -181,6 +182,8 @@ export async function runCodeTool(
   req: { code: string; language: ScriptLanguage; sandbox: string; kit?: string; task?: string },
   progress?: (n: number, message: string) => void,
   signal?: AbortSignal,
+  /** Who answers the script's calls that need approval (the client, through elicitation). */
+  ask?: ApprovalAsk,
 ): Promise<CodeToolAnswer> {
   // The sandbox's MCP servers first: validation needs their tools, and a server that is down is named.
   const down = await svc.prepareMcp(req.sandbox);
@@ -196,6 +199,7 @@ export async function runCodeTool(
     language: req.language,
     body: req.code,
     task: req.task ?? '(script sent to the MCP code tool)',
+    ...(ask ? { ask } : {}),
     ...(progress
       ? {
           onEvent: (e: LiveEvent) => {

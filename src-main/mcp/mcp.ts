@@ -21,6 +21,7 @@ import { cancelledWith, CodeManual, codeToolDescription, runCodeTool, toolProgre
 import { retryLine } from '../app/run-view.ts';
 import type { LiveEvent } from '../app/runs.ts';
 import { registerSkillTools } from './mcp-skills.ts';
+import { elicitApproval, rememberServer } from './mcp-approval.ts';
 import { registerSuiteTools } from './mcp-suites.ts';
 import { SERVER_INSTRUCTIONS, withMeta } from './mcp-meta.ts';
 import { registerRunResources, runContextText } from './mcp-runs.ts';
@@ -133,7 +134,11 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
         const tool = s.registerTool(
           name,
           withMeta(name, name === 'code' ? { ...config, description: manual.text } : config),
-          cb,
+          // Each request remembers its server: an approval question goes to that client (mcp-approval.ts).
+          ((args: unknown, extra: object) => {
+            rememberServer(extra, s.server);
+            return (cb as (a: unknown, e: object) => unknown)(args, extra);
+          }) as ToolCallback<I>,
         );
         if (name !== 'code') return;
         const detach = manual.attach(tool);
@@ -182,6 +187,7 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
         const started = await runs.start({
           task,
           sandbox,
+          ask: elicitApproval(extra),
           ...(kit ? { kit } : {}),
           mode,
           providers: svc.providersFor(),
@@ -270,6 +276,7 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
                   else if (e.type === 'tool_progress') progress(toolProgressLine(e.name, e.progress));
                 },
               }),
+          ask: elicitApproval(extra),
         });
         // The trace (every call's arguments and result) is most of an answer's size: only on request.
         const { toolCalls, ...rest } = result;
@@ -408,6 +415,7 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
           { code, language, sandbox, ...(kit ? { kit } : {}), ...(task ? { task } : {}) },
           progress,
           extra.signal,
+          elicitApproval(extra),
         );
         const out = structured(answer, answer.status !== 'succeeded');
         out.content.push({ type: 'text', text: await runContextText(svc, answer.runId) });

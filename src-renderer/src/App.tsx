@@ -18,6 +18,7 @@ import { WorkspaceView } from './views/workspace/WorkspaceView.tsx';
 import { useShortcuts } from './lib/shortcuts.ts';
 import { preloadEditors } from './components/Editors.tsx';
 import { KeyboardHelp } from './components/KeyboardHelp.tsx';
+import { Approvals } from './components/ApprovalDialog.tsx';
 
 const NAV: { view: View; label: string; key: string }[] = [
   { view: 'runs', label: 'Runs', key: 'g r' },
@@ -170,6 +171,7 @@ export function App() {
       </div>
       <Notices />
       {keyboardHelp && <KeyboardHelp onClose={() => setKeyboardHelp(false)} />}
+      <Approvals />
     </div>
   );
 }

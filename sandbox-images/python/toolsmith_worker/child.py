@@ -41,6 +41,11 @@ class ChildJob:
     res_buf: bytes = b""  # tool-result bytes read past the line being waited for
     calls: int = 0  # tool calls to the host so far (their call ids)
     skills: frozenset = frozenset()  # the skills defined in the script (functions of its own file)
+    approve: frozenset = frozenset()  # tools whose calls wait for a person's approval (asked through the host)
+
+
+class ToolRefused(PermissionError):
+    """A tool call a person (or a surface with no one to ask) did not approve."""
 
 
 class Child:
@@ -141,6 +146,32 @@ class Child:
             frame = frame.f_back
         return None
 
+    def line(self):
+        """The script line making the current tool call (innermost frame of the script's own file), or None."""
+        frame = _getframe(2)
+        while frame is not None:
+            if frame.f_code.co_filename == SCRIPT_NAME:
+                return frame.f_lineno
+            frame = frame.f_back
+        return None
+
+    def gate(self, alias, name, args):
+        """Asks the host whether a call of a tool that needs approval may run; raises ToolRefused if not."""
+        job = self.job
+        job.calls += 1
+        call_id = f"c{job.calls}"
+        msg = {"type": "tool_call", "call_id": call_id, "name": name, "alias": alias, "args": args, "gate": True}
+        line = self.line()
+        if line is not None:
+            msg["line"] = line
+        skill = self.skill()
+        if skill is not None:
+            msg["skill"] = skill
+        self.send(msg)
+        reply = self._read_result(call_id)
+        if reply.get("error") or not (reply.get("response") or {}).get("success"):
+            raise ToolRefused(str(reply.get("error") or f"ToolRefused: {name} was not approved"))
+
     def trace(self, name, args, started, result=None, error=None, location="sandbox", refused=False):
         msg = {"type": "trace", "name": name, "args": args, "ms": round((time.perf_counter() - started) * 1000, 3), "location": location}
         skill = self.skill()
@@ -178,6 +209,8 @@ class Child:
                 self.trace(alias, {"args": [repr(a) for a in args], **{k: repr(v) for k, v in kwargs.items()}}, started, error=str(e))
                 raise TypeError(f"{alias}() {e}") from None
             traced = _snapshot(bound.arguments)  # as they crossed, before the tool can change them
+            if name in self.job.approve:
+                self.gate(alias, name, traced)  # the host records a refusal; an approved call is traced below
             try:
                 r = fn(*bound.args, **bound.kwargs)
                 if not isinstance(r, ToolResponse):
@@ -213,9 +246,15 @@ class Child:
             skill = self.skill()
             if skill is not None:
                 msg["skill"] = skill
+            if name in job.approve:
+                line = self.line()
+                if line is not None:
+                    msg["line"] = line
             self.send(msg)
             reply = self._read_result(call_id)
             r = reply.get("response") or {}
+            if reply.get("refused") and reply.get("error"):
+                raise ToolRefused(str(reply["error"]))
             if reply.get("error"):
                 raise RuntimeError(f"{alias}: {reply['error']}")
             return ToolResponse(bool(r.get("success")), r.get("message") or (None if r.get("success") else "failed"), r.get("data"))
@@ -331,7 +370,9 @@ def child_main(child, job_r, msg_w, out_w):
         compiled, job = marshal.loads(read_exact(job_r, int.from_bytes(head, "little")))
         if isinstance(compiled, str):
             compiled = ValidationError(compiled)
-        child.job = ChildJob(job["code"], job["tools"], job["inputs"], msg_w, job_r, skills=frozenset(job.get("skills") or ()))
+        child.job = ChildJob(
+            job["code"], job["tools"], job["inputs"], msg_w, job_r, skills=frozenset(job.get("skills") or ()), approve=frozenset(job.get("approve") or ())
+        )
         child.run(compiled)
     except BaseException as e:  # noqa: BLE001
         try:

@@ -306,7 +306,7 @@ class Worker:
             return
         child, self.spare = self.spare, None
         job.pid, job.msg_r, job.res_w, job.out_r, job.open = child.pid, child.msg_r, child.job_w, child.out_r, {child.msg_r, child.out_r}
-        blob = marshal.dumps((compiled, {"code": code, "tools": msg.get("tools") or {}, "inputs": msg.get("inputs") or {}, "skills": msg.get("skills") or []}))
+        blob = marshal.dumps((compiled, {"code": code, "tools": msg.get("tools") or {}, "inputs": msg.get("inputs") or {}, "skills": msg.get("skills") or [], "approve": msg.get("approve") or []}))
         try:
             write_all(child.job_w, len(blob).to_bytes(4, "little") + blob)
         except OSError:

@@ -50,6 +50,11 @@ export function progressPrinter(ctx: CliContext): (e: LiveEvent) => void {
           `  tool ${visible(e.data.trace.name)} ${e.data.trace.error ? `failed: ${visible(e.data.trace.error, '    ')}` : 'ok'} (${e.data.trace.ms} ms)\n`,
         );
         break;
+      case 'approval':
+        ctx.err(
+          `  approval of ${visible(e.data.tool)}${e.data.line ? ` (line ${e.data.line})` : ''}: ${e.data.approved ? 'approved' : `refused${e.data.reason ? ` (${visible(e.data.reason)})` : ''}`} via ${e.data.via}\n`,
+        );
+        break;
       case 'execution': {
         const r = e.data.result;
         ctx.err(

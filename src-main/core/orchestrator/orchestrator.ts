@@ -19,6 +19,7 @@ import { failureMessage } from '../sandbox/execution.ts';
 import { toAgentContext } from '../sandbox/agent-context.ts';
 import type { ExecutionError, ExecutionResult } from '../sandbox/execution.ts';
 import type { JsonValue, Tool } from '../tools/model.ts';
+import type { ApprovalAnswer, ApprovalAsk, ApprovalGate } from '../tools/approval.ts';
 import { errorMessage } from '../errors.ts';
 
 /** Live events that are not recorded: streamed LLM tokens, and progress a tool reports while it runs. */
@@ -88,6 +89,8 @@ export interface RunRequest {
   direct?: boolean;
   /** The run, already recorded by the caller with `runStartedData(req)`; created here when absent. */
   runId?: string;
+  /** Tool calls that wait for a person, and who answers (core/tools/approval.ts). */
+  approval?: { tools: readonly string[]; ask: ApprovalAsk };
 }
 
 export interface RunOutcome {
@@ -530,6 +533,7 @@ export class Orchestrator {
           });
         else ctx.emit('emit', { n, kind: e.kind, data: e.data });
       },
+      ...(ctx.req.approval?.tools.length ? { approval: this.gate(ctx, n, ctx.req.approval) } : {}),
     });
     ctx.emit('execution', { n, result });
     ctx.log.info(
@@ -544,6 +548,31 @@ export class Orchestrator {
       'script executed',
     );
     return result;
+  }
+
+  /** The job's approval gate: each answer is an `approval` event of the run before the call goes on. */
+  private gate(ctx: RunCtx, n: number, a: NonNullable<RunRequest['approval']>): ApprovalGate {
+    return {
+      tools: a.tools,
+      ask: async (call, signal) => {
+        const started = performance.now();
+        let answer: ApprovalAnswer;
+        try {
+          answer = await a.ask({ ...call, runId: ctx.runId, sandbox: ctx.req.sandbox.name }, signal);
+        } catch (e) {
+          answer = { approved: false, via: 'none', reason: errorMessage(e) };
+        }
+        ctx.emit('approval', {
+          n,
+          ...call,
+          approved: answer.approved,
+          via: answer.via,
+          ...(answer.reason ? { reason: answer.reason } : {}),
+          waitedMs: Math.round(performance.now() - started),
+        });
+        return answer;
+      },
+    };
   }
 
   private sourceOutcome(req: RunRequest, cand: Candidate, success: boolean): void {

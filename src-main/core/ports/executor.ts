@@ -3,6 +3,7 @@ import type { ScriptLanguage } from '../lang/violation.ts';
 import type { ExecutionResult, ToolCallTrace } from '../sandbox/execution.ts';
 import type { RuntimeId } from '../sandbox/runtimes.ts';
 import type { JsonValue } from '../tools/model.ts';
+import type { ApprovalGate } from '../tools/approval.ts';
 
 export type LiveExecutionEvent =
   | { type: 'tool_call'; trace: ToolCallTrace }
@@ -35,6 +36,8 @@ export interface ExecuteRequest {
   timeoutMs?: number;
   signal?: AbortSignal;
   onEvent?: (e: LiveExecutionEvent) => void;
+  /** Tool calls that wait for a person (core/tools/approval.ts); lines given to `ask` are body lines. */
+  approval?: ApprovalGate;
 }
 
 export interface ScriptExecutor {

@@ -29,6 +29,8 @@ export interface AttemptRecord {
   rejected: { script: EventPayloads['script']; violations: Violation[] }[];
   execution?: ExecutionResult;
   toolCalls: ToolCallTrace[];
+  /** A person's answers to the attempt's calls that needed approval (absent when none did). */
+  approvals?: EventPayloads['approval'][];
   emits: EventPayloads['emit'][];
   step?: EventPayloads['step'];
   tokens: { prompt: number; completion: number };
@@ -183,6 +185,11 @@ function applyEvent(rec: RunRecord, e: RunEvent): void {
     case 'emit':
       attempt(rec, e.data.n).emits.push(e.data);
       break;
+    case 'approval': {
+      const a = attempt(rec, e.data.n);
+      (a.approvals ??= []).push(e.data);
+      break;
+    }
     case 'execution': {
       const a = attempt(rec, e.data.n);
       a.execution = e.data.result;
@@ -243,6 +250,7 @@ export function foldEvent(rec: RunRecord | undefined, e: RunEvent): RunRecord {
         retries: a.retries.slice(),
         toolCalls: a.toolCalls.slice(),
         emits: a.emits.slice(),
+        ...(a.approvals ? { approvals: a.approvals.slice() } : {}),
         tokens: { ...a.tokens },
       };
   }

@@ -195,6 +195,20 @@ export const eventPayloadSchemas = {
   }),
   validation: obj({ n, valid: z.boolean(), violations: z.array(violationSchema) }),
   tool_call: obj({ n, trace: toolCallTraceSchema }),
+  /** A person's answer to a call that needed approval (core/tools/approval.ts); a refusal fails the call. */
+  approval: obj({
+    n,
+    tool: z.string(),
+    alias: z.string().optional(),
+    args: z.record(z.string(), jsonValueSchema),
+    line: z.number().int().optional(),
+    text: z.string().optional(),
+    approved: z.boolean(),
+    via: z.enum(['workbench', 'cli', 'mcp', 'none']),
+    reason: z.string().optional(),
+    /** How long the call waited for the answer. */
+    waitedMs: z.number().min(0),
+  }),
   emit: obj({ n, kind: z.enum(['intermediate', 'log']), data: jsonValueSchema }),
   execution: obj({ n, result: executionResultSchema }),
   step: obj({

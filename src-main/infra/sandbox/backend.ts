@@ -3,6 +3,7 @@
  * process fallback), the ScriptExecutor the orchestrator runs scripts through, one-off tool calls and
  * hot reload of tools.py.
  */
+import type { ApprovalGate } from '../../core/tools/approval.ts';
 import type { ExecuteRequest, ScriptExecutor } from '../../core/ports/executor.ts';
 import { infraResult } from '../../core/sandbox/execution.ts';
 import type { ExecutionResult } from '../../core/sandbox/execution.ts';
@@ -117,6 +118,9 @@ export class SandboxBackend implements ScriptExecutor {
       ...(hostTools || discovery ? { hostTools: { ...discovery, ...hostTools } } : {}),
       ...(req.onEvent ? { onEvent: req.onEvent } : {}),
       ...(req.signal ? { signal: req.signal } : {}),
+      ...(req.approval?.tools.length
+        ? { approval: bodyLines(req.approval, req.code, req.bodyStartLine) }
+        : {}),
       redact: Object.values(spec.credentials),
     });
     return mapFrames(result, req.bodyStartLine);
@@ -270,6 +274,24 @@ export function mapFrames(r: ExecutionResult, bodyStartLine: number): ExecutionR
       message,
       // tools.py frames keep their own lines.
       frames: r.error.frames.map((f) => (f.file ? f : { ...f, line: toBody(f.line) })),
+    },
+  };
+}
+
+/** A gate whose asks name the call's line in the script's body (with its text), not the assembled one. */
+function bodyLines(gate: ApprovalGate, code: string, bodyStartLine: number): ApprovalGate {
+  const lines = code.split('\n');
+  return {
+    tools: gate.tools,
+    ask: (call, signal) => {
+      const { line, ...rest } = call;
+      const body = line !== undefined ? line - bodyStartLine + 1 : undefined;
+      return gate.ask(
+        body !== undefined && body >= 1 && line! <= lines.length
+          ? { ...rest, line: body, text: lines[line! - 1]!.trim() }
+          : rest,
+        signal,
+      );
     },
   };
 }

@@ -17,6 +17,7 @@ import type {
 import type { JsonValue, ToolResponse } from '../../core/tools/model.ts';
 import { DISCOVERY_CALLS } from '../../core/tools/disclosure.ts';
 import type { LiveExecutionEvent, ToolProgress } from '../../core/ports/executor.ts';
+import { refusalMessage, type ApprovalGate } from '../../core/tools/approval.ts';
 import { StderrTail } from './stderr-tail.ts';
 import { parseWorkerLine, type ToolDescriptor, type WorkerMessage } from './worker-messages.ts';
 import { errorMessage } from '../../core/errors.ts';
@@ -65,6 +66,11 @@ export interface JobRequest {
   signal?: AbortSignal;
   /** Secrets to blank out of anything the job reports. */
   redact?: string[];
+  /**
+   * Tools whose calls wait for a person (core/tools/approval.ts): a host tool is asked here before its
+   * handler runs; a sandbox tool's worker asks through a `gate` tool_call before it runs the tool.
+   */
+  approval?: ApprovalGate;
 }
 
 export interface ReadyInfo {
@@ -547,6 +553,7 @@ export class WorkerConnection {
             language: job.language ?? 'python',
             tools: job.tools,
             ...(job.skills?.length ? { skills: job.skills } : {}),
+            ...(job.approval?.tools.length ? { approve: job.approval.tools } : {}),
             inputs: job.inputs ?? {},
             timeout_ms: job.timeoutMs,
             max_output_bytes: job.maxOutputBytes,
@@ -595,7 +602,50 @@ export class WorkerConnection {
     let reply: Record<string, unknown>;
     let trace: () => ToolCallTrace;
     let extra: Pick<ToolCallTrace, 'egress'> = {};
-    if (!allowed || !handler) {
+    const signal = job.signal ? AbortSignal.any([job.signal, calls.abort.signal]) : calls.abort.signal;
+    // A call that waits for a person: asked before anything runs; the job's timeout keeps running.
+    const gated = allowed && !!job.approval?.tools.includes(name);
+    const refusal = gated ? await this.approve(m, job.approval!, signal) : undefined;
+    if (m.gate) {
+      // A sandbox tool's own worker asks before running it: an answer, and a trace only for a refusal (an
+      // approved call is traced by the worker when the tool has run).
+      if (!gated) {
+        const error = `refused: ${name} needs no approval in this run`;
+        this.reply({ type: 'tool_result', id, call_id: callId, error, refused: true });
+        return;
+      }
+      this.reply(
+        refusal
+          ? { type: 'tool_result', id, call_id: callId, error: refusal, refused: true }
+          : { type: 'tool_result', id, call_id: callId, response: { success: true } },
+      );
+      if (refusal && calls.recording) {
+        const t: ToolCallTrace = {
+          name,
+          args,
+          ms: round(performance.now() - started),
+          location: 'sandbox',
+          error: refusal,
+          refused: true,
+        };
+        if (m.skill && job.skills?.includes(m.skill)) t.skill = m.skill;
+        toolCalls.push(t);
+        job.onEvent?.({ type: 'tool_call', trace: t });
+      }
+      return;
+    }
+    if (refusal) {
+      const location = handler?.location ?? 'host';
+      reply = { type: 'tool_result', id, call_id: callId, error: refusal, refused: true };
+      trace = () => ({
+        name,
+        args,
+        ms: round(performance.now() - started),
+        location,
+        error: refusal,
+        refused: true,
+      });
+    } else if (!allowed || !handler) {
       const error = allowed
         ? `no host handler for ${name}`
         : `refused: ${name} is not one of this run's tools`;
@@ -610,7 +660,7 @@ export class WorkerConnection {
             extra = { ...extra, ...x };
           },
           {
-            signal: job.signal ? AbortSignal.any([job.signal, calls.abort.signal]) : calls.abort.signal,
+            signal,
             ...(job.onEvent
               ? {
                   onProgress: (p: ToolProgress) => {
@@ -644,6 +694,36 @@ export class WorkerConnection {
     if (m.skill && job.skills?.includes(m.skill)) t.skill = m.skill;
     toolCalls.push(t);
     job.onEvent?.({ type: 'tool_call', trace: t });
+  }
+
+  private reply(msg: Record<string, unknown>): void {
+    try {
+      this.send(msg);
+    } catch {
+      /* the job ends through onClose */
+    }
+  }
+
+  /** Puts a gated call to a person: undefined when approved, else the error the script sees. */
+  private async approve(
+    m: Extract<WorkerMessage, { type: 'tool_call' }>,
+    gate: ApprovalGate,
+    signal: AbortSignal,
+  ): Promise<string | undefined> {
+    try {
+      const a = await gate.ask(
+        {
+          tool: m.name,
+          ...(m.alias && m.alias !== m.name ? { alias: m.alias } : {}),
+          args: m.args,
+          ...(m.line ? { line: m.line } : {}),
+        },
+        signal,
+      );
+      return a.approved ? undefined : refusalMessage(m.name, a);
+    } catch (e) {
+      return refusalMessage(m.name, { approved: false, via: 'none', reason: errorMessage(e) });
+    }
   }
 
   async kill(reason: string): Promise<void> {

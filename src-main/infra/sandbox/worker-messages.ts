@@ -86,6 +86,12 @@ const toolCall = z.object({
   name: text,
   args: record,
   skill: skillName,
+  /** The name the script called the tool by (a kit alias), shown when a person is asked. */
+  alias: any.transform((v) => (typeof v === 'string' && v.length <= 128 ? v : undefined)),
+  /** A sandbox tool asking the host's approval before it runs in the worker (core/tools/approval.ts). */
+  gate: any.transform((v) => v === true),
+  /** The script line of the call (in the assembled script), when the worker knows it. */
+  line: any.transform((v) => (typeof v === 'number' && Number.isInteger(v) && v > 0 ? v : undefined)),
 });
 
 const done = z.object({

@@ -322,6 +322,19 @@ export function buildRunSpans(
       span.end(endAt);
       cursor = endAt;
     });
+    // A person's answers to calls that needed approval: events of the job, at the time of the answer.
+    for (const x of list)
+      if (x.type === 'approval')
+        job.addEvent(
+          'toolsmith.approval',
+          {
+            [GEN_AI.toolName]: s(x.data.tool),
+            'toolsmith.approval.approved': x.data.approved,
+            'toolsmith.approval.via': x.data.via,
+            'toolsmith.approval.waited_ms': x.data.waitedMs,
+          },
+          Math.min(Math.max(x.ts, jobStart), e.ts),
+        );
     let error: { type: string; message: string; at: number } | undefined;
     if (!r.success) {
       const type = r.error?.type ?? r.exitReason;

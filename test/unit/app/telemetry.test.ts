@@ -98,6 +98,15 @@ function recordedRun(runId: string): RunEvent[] {
     },
   ];
   add('tool_call', 3600, { n: 3, trace: calls[0]! });
+  add('approval', 3620, {
+    n: 3,
+    tool: 'send_email',
+    args: { to: 'a@example.com' },
+    line: 2,
+    approved: true,
+    via: 'workbench',
+    waitedMs: 15,
+  });
   add('tool_call', 3650, { n: 3, trace: calls[1]! });
   add('execution', 3700, {
     n: 3,
@@ -251,6 +260,15 @@ describe('a run as an OpenTelemetry trace', () => {
     });
     expect(mail.status).toEqual({ code: 2, message: 'ConnectionError: refused' });
     expect(mail.attributes['toolsmith.tool.status']).toBe('error');
+    // A person's answer is an event of the job, at its time, with sizes and names only.
+    const approval = job3.events.find((e) => e.name === 'toolsmith.approval')!;
+    expect(approval.attributes).toEqual({
+      'gen_ai.tool.name': 'send_email',
+      'toolsmith.approval.approved': true,
+      'toolsmith.approval.via': 'workbench',
+      'toolsmith.approval.waited_ms': 15,
+    });
+    expect(approval.timeMs).toBe(T0 + 3620);
 
     // Children lie within their parents.
     for (const s of spans) {

@@ -92,6 +92,17 @@ function events(): RunEvent[] {
   add('script', script(1, 'emit_result(o["qty"])'));
   add('validation', { n: 1, valid: true, violations: [] });
   add('tool_call', { n: 1, trace: call('get_orders') });
+  add('approval', {
+    n: 1,
+    tool: 'cancel_order',
+    args: { id: 'o1' },
+    line: 2,
+    text: 'cancel_order(id="o1")',
+    approved: false,
+    via: 'cli',
+    reason: 'refused on the terminal',
+    waitedMs: 40,
+  });
   add('emit', { n: 1, kind: 'log', data: 'order o1' });
   add('execution', { n: 1, result: result(false) });
   add('tier', { n: 2, tier: 'llm', provider: 'openai' });
@@ -100,6 +111,22 @@ function events(): RunEvent[] {
   add('script', script(2, 'emit_result(o["quantity"])'));
   add('validation', { n: 2, valid: true, violations: [] });
   add('tool_call', { n: 2, trace: call('get_orders') });
+  add('approval', {
+    n: 2,
+    tool: 'cancel_order',
+    args: { id: 'o1' },
+    approved: true,
+    via: 'workbench',
+    waitedMs: 7,
+  });
+  add('approval', {
+    n: 2,
+    tool: 'cancel_order',
+    args: { id: 'o2' },
+    approved: true,
+    via: 'workbench',
+    waitedMs: 3,
+  });
   add('emit', { n: 2, kind: 'intermediate', data: { partial: 1 } });
   add('execution', { n: 2, result: result(true) });
   add('step', { n: 2, summary: 'done', stagnant: false, final: true });
@@ -125,6 +152,11 @@ describe('foldEvent', () => {
     expect(rec?.tokens.total).toBe(101 + 21 + 101 + 21 + 102 + 22);
     expect(rec?.model).toBe('qwen2.5-coder:7b');
     expect(rec?.templateMiss?.template).toBe('orders');
+    // A person's answers, per attempt, in order (an attempt without any has none).
+    expect(rec?.attempts[0]?.approvals?.map((a) => [a.approved, a.via, a.reason])).toEqual([
+      [false, 'cli', 'refused on the terminal'],
+    ]);
+    expect(rec?.attempts[1]?.approvals?.map((a) => a.args['id'])).toEqual(['o1', 'o2']);
   });
 
   it('folding onto a loaded record continues where its events end', () => {
@@ -136,14 +168,26 @@ describe('foldEvent', () => {
 
   it('leaves the record it folds into untouched and shares the attempts the event does not change', () => {
     const evs = events();
-    const before = deriveRun(evs.slice(0, 24), true);
+    const i = evs.findIndex((e) => e.type === 'tool_call' && e.data.n === 2);
+    const before = deriveRun(evs.slice(0, i), true);
     const frozen = snapshot(before);
-    const after = foldEvent(before, evs[24] as RunEvent); // tool_call of attempt 2
+    const after = foldEvent(before, evs[i] as RunEvent); // tool_call of attempt 2
     expect(snapshot(before)).toEqual(frozen);
     expect(after.attempts[1]?.toolCalls).toHaveLength(1);
     expect(before.attempts[1]?.toolCalls).toHaveLength(0);
     expect(after.attempts[0]).toBe(before.attempts[0]);
     expect(after.attempts[1]).not.toBe(before.attempts[1]);
+  });
+
+  it('an approval folds into its attempt without touching the record it folds into', () => {
+    const evs = events();
+    const i = evs.findLastIndex((e) => e.type === 'approval');
+    const before = deriveRun(evs.slice(0, i), true);
+    const frozen = snapshot(before);
+    const after = foldEvent(before, evs[i] as RunEvent);
+    expect(snapshot(before)).toEqual(frozen);
+    expect(before.attempts[1]?.approvals).toHaveLength(1);
+    expect(after.attempts[1]?.approvals).toHaveLength(2);
   });
 
   it('an llm_retry folds into its attempt without touching the record it folds into', () => {

@@ -60,7 +60,19 @@ describe('parseWorkerLine', () => {
       id: 'j',
       call_id: 'c1',
       name: 'w',
+      alias: 'w',
       args: { c: 'B' },
+      gate: false,
+    });
+    // A sandbox tool asking for approval: the gate flag and the script line (a positive integer only).
+    expect(
+      parseWorkerLine(
+        '{"type":"tool_call","id":"j","call_id":"c2","name":"rm","args":{},"gate":true,"line":3}',
+      ),
+    ).toMatchObject({ type: 'tool_call', name: 'rm', gate: true, line: 3 });
+    expect(parseWorkerLine('{"type":"tool_call","name":"rm","gate":"yes","line":-1}')).toMatchObject({
+      gate: false,
+      line: undefined,
     });
     expect(
       parseWorkerLine(
@@ -97,6 +109,7 @@ describe('parseWorkerLine', () => {
       call_id: '',
       name: '',
       args: {},
+      gate: false,
     });
     expect(parseWorkerLine('{"type":"ready","tools":{"add":1}}')).toEqual({
       type: 'ready',

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { render } from 'vitest-browser-react';
 import type { AttemptView } from '../../../../src-main/contract/api.ts';
-import { LlmPanel } from './AttemptPanels.tsx';
+import { ApprovalsPanel, LlmPanel } from './AttemptPanels.tsx';
 
 const attempt = (llmErrors: { provider: string; message: string }[]) =>
   ({
@@ -31,5 +31,36 @@ describe('LlmPanel', () => {
       'local: connection failed: ECONNREFUSED http://127.0.0.1:9/v1',
       'cloud: rate limited',
     ]);
+  });
+});
+
+describe('ApprovalsPanel', () => {
+  it('lists each answer with its tool, line, who answered and why a call was refused', async () => {
+    const a = {
+      approvals: [
+        { n: 1, tool: 'add_note', args: {}, line: 2, approved: true, via: 'workbench', waitedMs: 1200 },
+        {
+          n: 1,
+          tool: 'add_note',
+          args: {},
+          approved: false,
+          via: 'cli',
+          reason: 'refused on the terminal',
+          waitedMs: 5,
+        },
+      ],
+    } as unknown as AttemptView;
+    const screen = await render(<ApprovalsPanel a={a} />);
+    const rows = screen
+      .getByTestId('approval-row')
+      .elements()
+      .map((e) => [...e.querySelectorAll('td')].map((td) => td.textContent));
+    expect(rows[0]?.slice(0, 4)).toEqual(['add_note', '2', 'allowed', 'workbench']);
+    expect(rows[1]?.slice(0, 4)).toEqual(['add_note', '', 'refused (refused on the terminal)', 'cli']);
+  });
+
+  it('shows nothing for an attempt without approvals', async () => {
+    const screen = await render(<ApprovalsPanel a={{} as unknown as AttemptView} />);
+    expect(screen.container.querySelector('table')).toBeNull();
   });
 });

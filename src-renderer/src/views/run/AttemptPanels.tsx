@@ -221,3 +221,36 @@ export function Traceback({
     </div>
   );
 }
+
+/** A person's answers to the attempt's calls that needed approval (docs/tools.md, "Approval"). */
+export function ApprovalsPanel({ a }: { a: AttemptRecord }) {
+  if (!a.approvals?.length) return null;
+  return (
+    <table className="kv-table small" aria-label="approvals">
+      <thead>
+        <tr>
+          <th>Tool</th>
+          <th>Line</th>
+          <th>Answer</th>
+          <th>By</th>
+          <th>Waited</th>
+        </tr>
+      </thead>
+      <tbody>
+        {a.approvals.map((x, i) => (
+          <tr key={i} data-testid="approval-row">
+            <td>
+              <code>{x.tool}</code>
+            </td>
+            <td>{x.line ?? ''}</td>
+            <td className={x.approved ? '' : 'error'}>
+              {x.approved ? 'allowed' : `refused${x.reason ? ` (${x.reason})` : ''}`}
+            </td>
+            <td>{x.via}</td>
+            <td>{formatMs(x.waitedMs)}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}

@@ -17,7 +17,14 @@ import { Tabs } from '../../components/Tabs.tsx';
 import { ToolCallTable } from '../../components/ToolCallTable.tsx';
 import { useStore } from '../../store/index.ts';
 import { attemptOutcome, defaultDiffTarget, diffPair, OUTCOME_LABEL } from './attempts.ts';
-import { ExecutionPanel, LlmPanel, PromptPanel, Section, Traceback } from './AttemptPanels.tsx';
+import {
+  ApprovalsPanel,
+  ExecutionPanel,
+  LlmPanel,
+  PromptPanel,
+  Section,
+  Traceback,
+} from './AttemptPanels.tsx';
 
 export function AttemptView({ run, a }: { run: RunRecord; a: AttemptRecord }) {
   const live = useStore((s) => s.live[a.n]);
@@ -197,7 +204,12 @@ export function AttemptView({ run, a }: { run: RunRecord; a: AttemptRecord }) {
       />
       <div role="tabpanel" className="tabpanel">
         {tab === 'execution' && <ExecutionPanel a={a} />}
-        {tab === 'tools' && <ToolCallTable calls={a.toolCalls} label="tool calls" />}
+        {tab === 'tools' && (
+          <>
+            <ApprovalsPanel a={a} />
+            <ToolCallTable calls={a.toolCalls} label="tool calls" />
+          </>
+        )}
         {tab === 'prompt' && <PromptPanel runId={run.id} a={a} />}
         {tab === 'llm' && <LlmPanel a={a} live={live} />}
         {tab === 'diff' &&
