@@ -59,7 +59,7 @@ afterAll(async () => {
 });
 
 const run = (body: string, timeoutMs = 60_000) =>
-  svc.executeScript({ sandbox: 'ecommerce', language: 'python', body, timeoutMs });
+  svc.execution.executeScript({ sandbox: 'ecommerce', language: 'python', body, timeoutMs });
 
 describe('a long-lived service follows the Docker engine', () => {
   it('starts on the fallback, says why, and moves new jobs to Docker once the engine answers', async () => {
@@ -68,7 +68,7 @@ describe('a long-lived service follows the Docker engine', () => {
     expect(first.isolation).not.toBe('docker');
     expect(first.isolationReason).toMatch(/no Docker engine answered \(unix:\/\/.*docker\.sock\) at /);
     expect(first.isolationReason).toContain('new jobs go to Docker once it answers');
-    const status = await svc.status();
+    const status = await svc.system.status();
     expect(status.isolationReason).toBe(first.isolationReason);
 
     second = await startSecondDockerd([tag], {
@@ -83,7 +83,7 @@ describe('a long-lived service follows the Docker engine', () => {
     expect(next.error).toBeUndefined();
     expect(next.isolation).toBe('docker');
     expect(next.isolationReason).toBeUndefined();
-    expect((await svc.status()).isolation).toBe('docker');
+    expect((await svc.system.status()).isolation).toBe('docker');
   }, 240_000);
 
   it('names the engine when it dies mid-job, and runs in Docker again once it is back', async () => {
