@@ -1,8 +1,8 @@
 /** The run list (runs-list.ts) bound to the store: filters, total, pages and the list's actions. */
-import { useEffect } from 'react';
 import { PAGE_SIZE } from '../../store/runs.ts';
 import { useStore } from '../../store/index.ts';
 import { isFiltered, listNote, pagesInView, rowCount, runAt, totalLabel } from './runs-list.ts';
+import { useLoadOnMount } from '../../lib/useLoad.ts';
 
 export function useRuns() {
   const total = useStore((s) => s.total);
@@ -18,7 +18,7 @@ export function useRuns() {
   const filters = useStore((s) => s.filters);
   const importRun = useStore((s) => s.importRun);
 
-  useEffect(() => void reloadRuns(), [reloadRuns]);
+  useLoadOnMount(reloadRuns);
 
   const filtered = isFiltered(filters);
   return {
