@@ -30,7 +30,7 @@ const out: Record<string, unknown> = {};
 try {
   for (const runtime of runtimes) {
     const run = (body: string) =>
-      svc.executeScript({ sandbox: 'ecommerce', runtime, language: 'js', body, timeoutMs: 30_000 });
+      svc.execution.executeScript({ sandbox: 'ecommerce', runtime, language: 'js', body, timeoutMs: 30_000 });
     const cases = {
       trivial: 'emitResult(1);\n',
       one_tool_call: 'const u = await get_user({ user_id: "u3" });\nemitResult(u.data.email);\n',

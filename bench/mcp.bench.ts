@@ -33,7 +33,7 @@ const svc = ToolsmithService.open(ws, { sandboxFactory: createSandboxManager });
 try {
   const down = await svc.prepareMcp('kg');
   if (down.length) throw new Error(down.map((d) => d.error).join('; '));
-  const sandbox = await svc.sandbox();
+  const sandbox = await svc.execution.sandbox();
   const exec = (code: string) =>
     sandbox.executor.execute({
       sandbox: 'kg',

@@ -80,13 +80,13 @@ try {
   }
 
   // 2. Host cost per script: assemble + validate, with and without a skill named.
-  const ctx = svc.scriptContext('ecommerce', undefined, 'python');
+  const ctx = svc.execution.scriptContext('ecommerce', undefined, 'python');
   const host = (body: string) => {
     const times: number[] = [];
     for (let i = 0; i < 200; i++) {
       const t0 = performance.now();
       const a = assembleIn(ctx, body);
-      const v = svc.validateCode(a.body, 'python', { tools: scriptToolNames(ctx) });
+      const v = svc.execution.validateCode(a.body, 'python', { tools: scriptToolNames(ctx) });
       if (!v.valid) throw new Error(JSON.stringify(v.violations));
       times.push(performance.now() - t0);
     }
@@ -116,7 +116,7 @@ try {
       const { done } = await runs.start({
         task,
         sandbox: 'ecommerce',
-        providers: svc.providersFor({}),
+        providers: svc.settings.providersFor({}),
         noTemplates: true,
       });
       const o = await done;

@@ -302,13 +302,13 @@ function realisticExecutor(): ScriptExecutor {
 /** Writes the 200-attempt PLAN run and the 200-step INTERACTIVE run through the real orchestrator. */
 async function seedBigRuns(svc: ToolsmithService, store: RunStore): Promise<{ plan: string; steps: string }> {
   const sandbox = 'ecommerce';
-  const { tools, kit } = svc.scriptTools(sandbox);
+  const { tools, kit } = svc.catalog.scriptTools(sandbox);
   const toolMap = Object.fromEntries(kit.tools.map((k) => [k.alias, k.tool.name]));
   const ctx = {
     name: sandbox,
     tools,
     language: 'python' as const,
-    toolsPrompt: svc.registry(sandbox).prompt(),
+    toolsPrompt: svc.catalog.registry(sandbox).prompt(),
   };
   const orch = new Orchestrator({
     sink: store,

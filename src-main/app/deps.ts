@@ -1,8 +1,8 @@
 /**
  * The few things most feature services need, each a narrow interface. A feature module declares what it
  * uses from these (and any member of its own), never the whole service: the composition root
- * (`ToolsmithService` in service.ts) implements them and hands each feature service only what it asks
- * for, so a feature can be built, read and tested against those members alone.
+ * (`ToolsmithService` in service.ts) builds a plain object of those members for each feature object, once,
+ * so a feature can be built, read and tested against those members alone.
  */
 import type { PushEvent } from '../contract/api.ts';
 import type { ToolRegistry } from '../core/tools/registry.ts';

@@ -1,6 +1,6 @@
 /**
  * The shape of the handler table behind the contract (handlers.ts): one handler per method, given the
- * service facade, the validated request and what the front end adds.
+ * composition root (whose feature objects it calls), the validated request and what the front end adds.
  */
 import type { Method, Request, Response } from '../contract/api.ts';
 import type { ToolsmithService } from './service.ts';

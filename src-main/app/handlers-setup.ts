@@ -5,14 +5,6 @@
 import type { Method } from '../contract/api.ts';
 import { ToolsmithError } from './errors.ts';
 import type { Handlers } from './handler-types.ts';
-import {
-  createSandbox,
-  moveProvider,
-  removeProvider,
-  saveProvider,
-  testProvider,
-} from './workspace-admin.ts';
-import { createAndOpenWorkspace, openWorkspace, recentView } from './workspaces.ts';
 
 type SetupMethod = Extract<
   Method,
@@ -32,8 +24,7 @@ const optional = <K extends string, V>(key: K, v: V | undefined): { [P in K]?: V
 
 export const setupHandlers: Pick<Handlers, SetupMethod> = {
   'providers.save': (svc, r, fe) =>
-    saveProvider(
-      svc,
+    svc.admin.saveProvider(
       {
         id: r.id,
         kind: r.kind,
@@ -46,12 +37,12 @@ export const setupHandlers: Pick<Handlers, SetupMethod> = {
       fe.storeKey,
     ),
   'providers.remove': (svc, { id }) => {
-    removeProvider(svc, id);
+    svc.admin.removeProvider(id);
     return { removed: true as const };
   },
-  'providers.move': (svc, { id, to }) => ({ order: moveProvider(svc, id, to) }),
+  'providers.move': (svc, { id, to }) => ({ order: svc.admin.moveProvider(id, to) }),
   'providers.test': (svc, r) =>
-    testProvider(svc, {
+    svc.admin.testProvider({
       ...optional('id', r.id),
       ...optional('kind', r.kind),
       ...optional('baseUrl', r.baseUrl),
@@ -59,15 +50,15 @@ export const setupHandlers: Pick<Handlers, SetupMethod> = {
       ...optional('apiKey', r.apiKey),
     }),
   'workspace.recent': (svc, _r, fe) =>
-    recentView(svc, { choose: !!fe.chooseFolder, open: !!fe.openWorkspace }),
-  'workspace.open': (svc, { path }, fe) => openWorkspace(svc, path, fe.openWorkspace),
+    svc.workspace.recent({ choose: !!fe.chooseFolder, open: !!fe.openWorkspace }),
+  'workspace.open': (svc, { path }, fe) => svc.workspace.open(path, fe.openWorkspace),
   'workspace.init': (svc, { path, empty }, fe) =>
-    createAndOpenWorkspace(svc, path, { ...optional('empty', empty) }, fe.openWorkspace),
+    svc.workspace.init(path, { ...optional('empty', empty) }, fe.openWorkspace),
   'workspace.choose': async (_svc, _r, fe) => {
     if (!fe.chooseFolder)
       throw new ToolsmithError('refused', 'no folder dialog in the browser: type the folder path');
     const path = await fe.chooseFolder();
     return path ? { path } : {};
   },
-  'sandboxes.create': (svc, r) => createSandbox(svc, r),
+  'sandboxes.create': (svc, r) => svc.admin.createSandbox(r),
 };

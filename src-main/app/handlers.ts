@@ -8,10 +8,8 @@ import type { ApiResult, Method, Response } from '../contract/api.ts';
 import { ToolsmithError } from './errors.ts';
 import { skillHandlers } from './skill-handlers.ts';
 import { suiteHandlers } from './suite-handlers.ts';
-import { mcpServersView, saveMcpServer, testMcpServer } from './mcp.ts';
 import { setupHandlers } from './handlers-setup.ts';
 import type { ToolsmithService } from './service.ts';
-import { workspaceInfo } from './workspaces.ts';
 import type { FrontEndContext, Handlers } from './handler-types.ts';
 import { errorMessage } from '../core/errors.ts';
 
@@ -21,24 +19,24 @@ const opt = <K extends string, V>(key: K, v: V | undefined): { [P in K]?: V } =>
   v === undefined ? {} : ({ [key]: v } as { [P in K]: V });
 
 export const handlers: Handlers = {
-  'workspace.info': (svc) => workspaceInfo(svc),
-  'sandboxes.list': (svc) => svc.sandboxes(),
-  'tools.list': (svc, { sandbox }) => svc.listTools(sandbox),
-  'tools.extract': (svc, { source }) => svc.extractTools(source),
-  'tools.save': (svc, { sandbox, source }) => svc.saveTools(sandbox, source),
+  'workspace.info': (svc) => svc.workspace.info(),
+  'sandboxes.list': (svc) => svc.catalog.sandboxes(),
+  'tools.list': (svc, { sandbox }) => svc.tools.list(sandbox),
+  'tools.extract': (svc, { source }) => svc.tools.extract(source),
+  'tools.save': (svc, { sandbox, source }) => svc.tools.save(sandbox, source),
   'tools.call': (svc, { sandbox, tool, args }) =>
-    svc.callTool(sandbox, tool, args as Record<string, JsonValue>),
-  'kits.list': (svc) => svc.listKits(),
+    svc.tools.call(sandbox, tool, args as Record<string, JsonValue>),
+  'kits.list': (svc) => svc.kits.list(),
   // The kit editor saves over an existing kit (editing is saving over; a new kit's form warns first).
   'kits.save': (svc, { name, sandbox, description, tools }) => {
-    const saved = svc.saveKit(
+    const saved = svc.kits.save(
       { name, sandbox, ...opt('description', description), tools },
       { overwrite: true },
     );
     return { name: saved.name, file: saved.file };
   },
   'scripts.validate': (svc, req) =>
-    svc.validate({
+    svc.execution.validate({
       code: req.code,
       language: req.language,
       ...opt('sandbox', req.sandbox),
@@ -47,7 +45,7 @@ export const handlers: Handlers = {
       strict: req.strict ?? false,
     }),
   'prompts.build': (svc, req) =>
-    svc.buildPrompt(req.task, req.sandbox, {
+    svc.execution.buildPrompt(req.task, req.sandbox, {
       ...opt('kit', req.kit),
       ...opt('language', req.language),
       ...opt('attempt', req.attempt),
@@ -72,7 +70,7 @@ export const handlers: Handlers = {
       ...opt('dir', f.dir),
       ...opt('count', f.count),
     }),
-  'runs.get': async (svc, { runId, prompts }) => svc.runDetail(runId, prompts),
+  'runs.get': async (svc, { runId, prompts }) => svc.runActions.detail(runId, prompts),
   'runs.prompt': async (svc, { runId, n }) => (await svc.runs()).prompt(runId, n),
   'runs.events': async (svc, { runId, afterSeq }) => (await svc.runs()).eventViews(runId, afterSeq),
   'runs.start': async (svc, r) => {
@@ -84,7 +82,7 @@ export const handlers: Handlers = {
       ...opt('kit', r.kit),
       ...opt('mode', r.mode),
       ...opt('language', r.language),
-      providers: svc.providersFor({ ...opt('provider', r.provider), ...opt('model', r.model) }),
+      providers: svc.settings.providersFor({ ...opt('provider', r.provider), ...opt('model', r.model) }),
       ...opt('maxRetries', r.maxRetries),
       ...opt('maxSteps', r.maxSteps),
       ...opt('timeoutMs', r.timeoutS === undefined ? undefined : r.timeoutS * 1000),
@@ -121,7 +119,7 @@ export const handlers: Handlers = {
     return { runId: started.runId };
   },
   'runs.continue': async (svc, { runId, attempt, body }) => {
-    const started = await svc.continueRun(runId, attempt, body);
+    const started = await svc.runActions.continue(runId, attempt, body);
     started.done.catch(() => {});
     return { runId: started.runId };
   },
@@ -153,15 +151,16 @@ export const handlers: Handlers = {
     (await svc.templates()).delete(name);
     return { deleted: true as const };
   },
-  'settings.get': (svc) => svc.settings(),
-  'settings.setProviderKey': (svc, { provider, key }, fe) => svc.setProviderKey(provider, key, fe.storeKey),
-  'system.status': (svc) => svc.status(),
-  'system.buildImage': (svc, { runtime, sandbox }) => svc.buildImage(runtime, sandbox),
+  'settings.get': (svc) => svc.settings.view(),
+  'settings.setProviderKey': (svc, { provider, key }, fe) =>
+    svc.settings.setProviderKey(provider, key, fe.storeKey),
+  'system.status': (svc) => svc.system.status(),
+  'system.buildImage': (svc, { runtime, sandbox }) => svc.system.buildImage(runtime, sandbox),
   ...suiteHandlers,
   ...skillHandlers,
-  'mcp.servers': (svc) => mcpServersView(svc),
-  'mcp.test': (svc, { name }) => testMcpServer(svc, name),
-  'mcp.save': (svc, { name, sandbox, ...def }) => saveMcpServer(svc, name, def, sandbox),
+  'mcp.servers': (svc) => svc.mcpServers.view(),
+  'mcp.test': (svc, { name }) => svc.mcpServers.test(name),
+  'mcp.save': (svc, { name, sandbox, ...def }) => svc.mcpServers.save(name, def, sandbox),
   ...setupHandlers,
   'approvals.answer': (svc, { id, approved, reason }) => ({
     answered: svc.approvals.answer(id, approved, reason),

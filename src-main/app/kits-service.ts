@@ -71,3 +71,14 @@ export function saveKit(svc: KitDeps, def: KitDefinition, options: SaveKitOption
   const written = svc.files.writeKit(def.name, stringify(canonical) + '\n');
   return { name: def.name, file: written, kit, replaced };
 }
+
+/** The kits feature every front end calls (built once by the composition root). */
+export function kitsFeature(deps: KitDeps) {
+  return {
+    /** The kits as front ends list them (resolved, or with the reason they cannot be used). */
+    list: () => listKits(deps),
+    /** Writes a kit file; an existing kit is replaced only with `overwrite`. */
+    save: (def: KitDefinition, options: SaveKitOptions = {}) => saveKit(deps, def, options),
+  };
+}
+export type KitsFeature = ReturnType<typeof kitsFeature>;

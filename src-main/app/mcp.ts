@@ -287,3 +287,14 @@ export async function saveMcpServer(
   await svc.mcp().setServer(name, config.mcp_servers[name]!);
   return mcpServersView(svc).find((s) => s.name === name)!;
 }
+
+/** The workspace's MCP servers as the workbench manages them, built once by the composition root. */
+export function mcpServersFeature(deps: McpDeps & ConfigDeps & WorkspaceDeps) {
+  return {
+    view: () => mcpServersView(deps),
+    test: (name: string) => testMcpServer(deps, name),
+    save: (name: string, raw: Record<string, unknown>, sandbox?: string) =>
+      saveMcpServer(deps, name, raw, sandbox),
+  };
+}
+export type McpServersFeature = ReturnType<typeof mcpServersFeature>;

@@ -198,3 +198,19 @@ export function setProviderKey(
   svc.providerKeys.set(provider, key, endpoint, where);
   return { stored: true, where };
 }
+
+/** The settings feature every front end calls (built once by the composition root). */
+export function settingsFeature(deps: KeyDeps) {
+  return {
+    /** Providers (with where each key comes from), pool, limits, runtimes and the maximum grade. */
+    view: () => settingsView(deps),
+    /** A provider's key: set at run time, else from its environment variable. */
+    providerKey: (p: ProviderConfig) => providerKey(deps, p),
+    /** The LLM providers a run uses (optionally overridden), with their keys. */
+    providersFor: (overrides: ProviderOverrides = {}) => providersFor(deps, overrides),
+    /** Sets a configured provider's key (in the front end's keychain when it has one, else in memory). */
+    setProviderKey: (provider: string, key: string, store?: KeyStore) =>
+      setProviderKey(deps, provider, key, store),
+  };
+}
+export type SettingsFeature = ReturnType<typeof settingsFeature>;

@@ -26,7 +26,7 @@ export const suiteHandlers: SuiteHandlers = {
       ...(r.models ? { models: r.models } : {}),
       ...(r.repeat !== undefined ? { repeat: r.repeat } : {}),
       ...(r.concurrency !== undefined ? { concurrency: r.concurrency } : {}),
-      keyFor: (p) => svc.providerKey(p),
+      keyFor: (p) => svc.settings.providerKey(p),
     });
     // The outcome reaches the front end through suite_progress events; errors are recorded on the run.
     done.catch(() => {});

@@ -2,9 +2,10 @@
  * The sandbox system for every front end: its status (a status that says Docker is missing when no
  * backend starts), and building a runtime's image with its progress pushed to front ends.
  */
-import type { RuntimeId } from '../core/sandbox/runtimes.ts';
+import { runtimeRegistry } from '../core/sandbox/runtimes.ts';
+import type { RuntimeId, RuntimeSpec } from '../core/sandbox/runtimes.ts';
 import type { Response } from '../contract/api.ts';
-import type { PushDeps, SandboxDeps } from './deps.ts';
+import type { ConfigDeps, PushDeps, SandboxDeps } from './deps.ts';
 import { errorMessage } from '../core/errors.ts';
 
 export const NO_DOCKER_HINT =
@@ -59,3 +60,31 @@ export async function buildImage(
     throw e;
   }
 }
+
+/** The runtime registry with the workspace's settings. */
+export function runtimes(svc: ConfigDeps): RuntimeSpec[] {
+  return runtimeRegistry(svc.config.runtimes);
+}
+
+/** Runtimes enabled in the config, in registry order (python, the default, first). */
+export function enabledRuntimes(svc: ConfigDeps): string[] {
+  return runtimes(svc)
+    .filter((r) => r.enabled)
+    .map((r) => r.id);
+}
+
+/** The sandbox system feature every front end calls (built once by the composition root). */
+export function systemFeature(deps: SandboxDeps & PushDeps & ConfigDeps) {
+  return {
+    /** Docker, isolation, images and pools (a status saying why when no backend starts). */
+    status: () => systemStatus(deps),
+    /** Builds a runtime's image (and a sandbox's derived one), progress pushed and given to `onLine`. */
+    buildImage: (runtime: RuntimeId, sandbox?: string, onLine?: (line: string) => void) =>
+      buildImage(deps, runtime, sandbox, onLine),
+    /** The runtime registry with this workspace's settings. */
+    runtimes: () => runtimes(deps),
+    /** Runtimes enabled in the config, in registry order (python, the default, first). */
+    enabledRuntimes: () => enabledRuntimes(deps),
+  };
+}
+export type SystemFeature = ReturnType<typeof systemFeature>;

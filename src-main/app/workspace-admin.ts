@@ -267,3 +267,15 @@ export function createSandbox(
   svc.invalidateRegistry(req.name);
   return { name: req.name, file: svc.files.toolsFile(req.name) };
 }
+
+/** Setup from the workbench (providers, new sandboxes), built once by the composition root. */
+export function adminFeature(deps: AdminDeps) {
+  return {
+    saveProvider: (input: ProviderInput, storeKey?: KeyStore) => saveProvider(deps, input, storeKey),
+    removeProvider: (id: string) => removeProvider(deps, id),
+    moveProvider: (id: string, to: number) => moveProvider(deps, id, to),
+    testProvider: (req: Parameters<typeof testProvider>[1]) => testProvider(deps, req),
+    createSandbox: (req: Parameters<typeof createSandbox>[1]) => createSandbox(deps, req),
+  };
+}
+export type AdminFeature = ReturnType<typeof adminFeature>;

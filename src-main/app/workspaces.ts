@@ -9,6 +9,7 @@ import { WorkspaceError } from '../infra/workspace/files.ts';
 import { initWorkspace, isWorkspace, recentWorkspaces, rememberWorkspace } from '../infra/workspace/init.ts';
 import { ToolsmithError } from './errors.ts';
 import type { ConfigDeps, WorkspaceDeps } from './deps.ts';
+import type { Config } from './config.ts';
 
 /** Toolsmith's version (package.json). */
 export const version = (
@@ -94,3 +95,37 @@ export async function createAndOpenWorkspace(
   }
   return switchTo(svc, dir, open);
 }
+
+/** The workspace's default sandbox: `default_sandbox` in its config, else its first sandbox. */
+export function defaultSandbox(svc: WorkspaceDeps & ConfigDeps): string | undefined {
+  return svc.config.workspace.default_sandbox ?? svc.files.sandboxNames()[0];
+}
+
+/** What the workspace feature needs besides the files and config: applying the config and pending edits. */
+export interface WorkspaceFeatureDeps extends WorkspaceDeps, ConfigDeps {
+  /** Re-reads config.toml and applies it (throws when invalid, keeping the running config). */
+  reload(): Config;
+  /** Applies the workspace's pending file changes now (no-op without watching). */
+  flush(): Promise<void>;
+}
+
+/** The open workspace for every front end (built once by the composition root). */
+export function workspaceFeature(deps: WorkspaceFeatureDeps) {
+  return {
+    info: () => workspaceInfo(deps),
+    recent: (can: { choose: boolean; open: boolean }) => recentView(deps, can),
+    open: (path: string, open: OpenWorkspace | undefined) => openWorkspace(deps, path, open),
+    init: (path: string, options: { empty?: boolean }, open: OpenWorkspace | undefined) =>
+      createAndOpenWorkspace(deps, path, options, open),
+    /** The one default-sandbox rule (see `defaultSandbox`). */
+    defaultSandbox: () => defaultSandbox(deps),
+    /**
+     * Re-reads `.toolsmith/config.toml` without a restart and applies it (see ToolsmithService): throws
+     * when invalid, keeping the running config.
+     */
+    reload: () => deps.reload(),
+    /** Applies the workspace's pending file changes now (see app/watch.ts); no-op without watching. */
+    flush: () => deps.flush(),
+  };
+}
+export type WorkspaceFeature = ReturnType<typeof workspaceFeature>;

@@ -2,8 +2,7 @@
  * The slow path of the snapshot (sandboxes-cache.ts): the full answer computed by the service. Loaded
  * only when the snapshot misses, so the fast path imports nothing but node: modules.
  */
-import type { ToolCatalog } from '../app/catalog.ts';
-import type { ConfigDeps, WorkspaceDeps } from '../app/deps.ts';
+import type { ToolsmithService } from '../app/service.ts';
 import { scriptToolNames } from '../core/script/context.ts';
 import { writeSnapshot } from './sandboxes-cache.ts';
 import type { SandboxesSnapshot } from './sandboxes-cache.ts';
@@ -13,7 +12,7 @@ import type { SandboxesSnapshot } from './sandboxes-cache.ts';
  * service read the files) still names it. Workspaces with MCP sandboxes are never cached.
  */
 export function snapshotFromService(
-  svc: WorkspaceDeps & ConfigDeps & Pick<ToolCatalog, 'sandboxes' | 'scriptContext'>,
+  svc: Pick<ToolsmithService, 'files' | 'config' | 'catalog' | 'execution' | 'workspace'>,
   key: string | undefined,
   dir: string | undefined,
 ): Omit<SandboxesSnapshot, 'version' | 'key'> {
@@ -25,7 +24,7 @@ export function snapshotFromService(
     const perLanguage: Partial<Record<'python' | 'js' | 'ts', string[]>> = {};
     for (const language of ['python', 'js', 'ts'] as const) {
       try {
-        perLanguage[language] = scriptToolNames(svc.scriptContext(name, undefined, language));
+        perLanguage[language] = scriptToolNames(svc.execution.scriptContext(name, undefined, language));
       } catch {
         // A sandbox whose tools cannot be read: validate takes the full path and says why.
       }
@@ -34,10 +33,10 @@ export function snapshotFromService(
   }
   const answer = {
     workspace: svc.files.root,
-    sandboxes: svc.sandboxes(),
+    sandboxes: svc.catalog.sandboxes(),
     egress,
     validate: {
-      defaultSandbox: svc.config.workspace.default_sandbox ?? svc.files.sandboxNames()[0],
+      defaultSandbox: svc.workspace.defaultSandbox(),
       scriptTools,
     },
   };

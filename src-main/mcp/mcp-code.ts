@@ -27,11 +27,11 @@ export function codeToolDescription(svc: ToolsmithService, defaultSandbox: strin
   const maxFull = fullManualMaxTools(svc.config.mcp.full_manual_max);
   const sandboxes = svc.files.sandboxNames().map((name) => {
     try {
-      const tools = svc.manualTools(name);
+      const tools = svc.execution.manualTools(name);
       // The registry caches the manual of its tools; with skills offered the manual is rendered here.
       const skills = tools.some((t) => t.location === 'skill');
       const manual = disclosedManual(tools, maxFull, () =>
-        skills ? renderManual(tools) : svc.registry(name).prompt(tools),
+        skills ? renderManual(tools) : svc.catalog.registry(name).prompt(tools),
       );
       const toolsPrompt =
         manual.kind === 'full'
@@ -45,7 +45,7 @@ export function codeToolDescription(svc: ToolsmithService, defaultSandbox: strin
     }
   });
   // Only kits that can be used (a kit above the workspace's maximum grade has an error instead).
-  const kits = svc.kits().filter((k) => k.kit && !k.error);
+  const kits = svc.catalog.kits().filter((k) => k.kit && !k.error);
   const notes = mcpServerNotes(svc);
   return svc.generator.codeToolDescription(sandboxes, defaultSandbox, kits) + (notes ? `\n\n${notes}` : '');
 }

@@ -99,7 +99,7 @@ async function guard(fn: () => Promise<Content> | Content): Promise<Content> {
 
 /** The execute_code description: the LLM's single source of truth about runtimes. */
 export function executeCodeDescription(svc: ToolsmithService): string {
-  const enabled = svc.enabledRuntimes();
+  const enabled = svc.system.enabledRuntimes();
   return (
     `Run a short script in an isolated sandbox (no network, no file system, no imports) and return its ` +
     `result. The default runtime is ${enabled[0] ?? 'python'}; enabled runtimes: ${enabled.join(', ') || 'none'}. ` +
@@ -116,7 +116,7 @@ export type McpToolRegistration = (server: McpServer) => void;
 export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
   const table: McpToolRegistration[] = [];
   const sandboxes = svc.files.sandboxNames();
-  const defaultSandbox = svc.config.workspace.default_sandbox ?? sandboxes[0] ?? '';
+  const defaultSandbox = svc.workspace.defaultSandbox() ?? '';
   // The manual follows the upstream MCP servers as they connect (see CodeManual).
   const manual = new CodeManual(
     () => codeToolDescription(svc, defaultSandbox),
@@ -190,7 +190,7 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
           ask: elicitApproval(extra),
           ...(kit ? { kit } : {}),
           mode,
-          providers: svc.providersFor(),
+          providers: svc.settings.providersFor(),
           ...(token === undefined
             ? {}
             : {
@@ -227,7 +227,7 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
           .string()
           .optional()
           .describe(
-            `one of: ${svc.enabledRuntimes().join(', ')} (default ${svc.enabledRuntimes()[0] ?? 'python'})`,
+            `one of: ${svc.system.enabledRuntimes().join(', ')} (default ${svc.system.enabledRuntimes()[0] ?? 'python'})`,
           ),
         timeout: z.number().int().min(1).max(600).optional().describe('seconds (default 300, max 600)'),
         sandbox: z
@@ -243,7 +243,10 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
     },
     ({ code, runtime, timeout, sandbox, include_trace }, extra) =>
       guard(async () => {
-        const found = resolveRuntime(runtime ?? svc.enabledRuntimes()[0] ?? 'python', svc.runtimes());
+        const found = resolveRuntime(
+          runtime ?? svc.system.enabledRuntimes()[0] ?? 'python',
+          svc.system.runtimes(),
+        );
         if ('error' in found) return text({ error: found.error }, true);
         // bun and deno scripts are TypeScript (types stripped; plain JS is valid TS).
         const r = found.runtime;
@@ -257,7 +260,7 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
               params: { progressToken: token as string | number, progress: ++n, message },
             })
             .catch(() => {});
-        const result = await svc.executeScript({
+        const result = await svc.execution.executeScript({
           sandbox,
           language,
           runtime: r.id,
@@ -306,7 +309,7 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
     ({ code, language, sandbox, kit, strict }) =>
       guard(async () => {
         await svc.prepareMcp(sandbox);
-        const r = svc.validate({ code, language, sandbox, ...(kit ? { kit } : {}), strict });
+        const r = svc.execution.validate({ code, language, sandbox, ...(kit ? { kit } : {}), strict });
         return structured({ valid: r.valid, violations: r.violations });
       }),
   );
@@ -321,7 +324,7 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
     ({ sandbox, kit }) =>
       guard(async () => {
         await svc.prepareMcp(sandbox);
-        const tools = svc.scriptTools(sandbox, kit).tools.map(openAiFunctionSchema);
+        const tools = svc.catalog.scriptTools(sandbox, kit).tools.map(openAiFunctionSchema);
         // The text stays the bare list (as before); the structured answer wraps it in an object.
         return { ...text(tools), structuredContent: { tools } };
       }),
@@ -336,9 +339,9 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
     },
     ({ name }) =>
       guard(async () => {
-        const sb = svc.kits().find((x) => x.name === name)?.sandbox;
+        const sb = svc.catalog.kits().find((x) => x.name === name)?.sandbox;
         if (sb) await svc.prepareMcp(sb);
-        const k = svc.kit(name);
+        const k = svc.catalog.kit(name);
         return structured({
           name: k.name,
           sandbox: k.sandbox,
@@ -437,7 +440,7 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
     ({ query, sandbox, limit }) =>
       guard(async () => {
         await svc.prepareMcp(sandbox);
-        const tools = searchTools(svc.manualTools(sandbox), query, limit);
+        const tools = searchTools(svc.execution.manualTools(sandbox), query, limit);
         return structured({ tools });
       }),
   );
@@ -452,7 +455,7 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
     ({ name, sandbox }) =>
       guard(async () => {
         await svc.prepareMcp(sandbox);
-        const tools = svc.manualTools(sandbox);
+        const tools = svc.execution.manualTools(sandbox);
         const tool = tools.find((t) => t.name === name);
         if (!tool)
           return text(
@@ -462,7 +465,8 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
             },
             true,
           );
-        const manual = tool.location === 'skill' ? toolsPrompt([tool]) : svc.registry(sandbox).prompt([tool]);
+        const manual =
+          tool.location === 'skill' ? toolsPrompt([tool]) : svc.catalog.registry(sandbox).prompt([tool]);
         return structured({ name, manual });
       }),
   );

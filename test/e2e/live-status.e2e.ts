@@ -137,7 +137,7 @@ describe('the isolation level the workbench shows', () => {
     process.env['TOOLSMITH_BACKEND'] = 'process';
     const w = await startWorld();
     try {
-      const status = await w.web.service().status();
+      const status = await w.web.service().system.status();
       expect(status.isolation).not.toBe('docker');
       expect(status.isolationReason).toMatch(/^TOOLSMITH_BACKEND=process: the process fallback \(\w+\) runs/);
       const badge = w.page.getByTestId('isolation-state');

@@ -147,7 +147,7 @@ describe('tools in the workbench', () => {
     await page.keyboard.press('Control+S');
     await page.locator('[data-testid="saved"]').waitFor({ timeout: 30_000 });
     expect(readFileSync(toolsFile, 'utf8')).toBe(original + MEASURE);
-    expect(w.svc.registry('ecommerce').get('measure')).toBeTruthy();
+    expect(w.svc.catalog.registry('ecommerce').get('measure')).toBeTruthy();
     await page.reload();
     await page.locator('.tool-picker button[data-tool="measure"]').waitFor();
     await expect

@@ -148,7 +148,13 @@ export function registerEval(program: Command, ctx: CliContext): void {
               'not_found',
               `no suite ${suite} in ${files.dir}; available: ${files.names().join(', ') || 'none'}`,
             );
-          const { problems } = checkSuiteText(svc, files.read(suite));
+          const { problems } = checkSuiteText(
+            {
+              scriptTools: (sandbox, kit) => svc.catalog.scriptTools(sandbox, kit),
+              validateCode: (code, language, options) => svc.execution.validateCode(code, language, options),
+            },
+            files.read(suite),
+          );
           if (problems.length)
             throw new ToolsmithError(
               'invalid_argument',

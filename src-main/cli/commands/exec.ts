@@ -128,7 +128,7 @@ export function registerExec(program: Command, ctx: CliContext): void {
         });
         const r = await ctx
           .service(cmd)
-          .executeScript({
+          .execution.executeScript({
             signal: abort.signal,
             sandbox: o.sandbox,
             ...(o.kit ? { kit: o.kit } : {}),
@@ -184,8 +184,9 @@ export function registerExec(program: Command, ctx: CliContext): void {
     .option('--json', 'print JSON')
     .action(async (o: { warm?: string; json?: boolean }, cmd: Command) => {
       const svc = ctx.service(cmd);
-      if (o.warm) await svc.executeScript({ sandbox: o.warm, language: 'python', body: 'emit_result(1)\n' });
-      const s = await svc.status();
+      if (o.warm)
+        await svc.execution.executeScript({ sandbox: o.warm, language: 'python', body: 'emit_result(1)\n' });
+      const s = await svc.system.status();
       if (o.json) return ctx.out(json(s));
       ctx.out(
         `docker: ${s.docker.available ? `engine ${s.docker.version}` : `not available (${s.docker.error}); ${s.docker.hint ?? ''}`}\nisolation: ${s.isolation}\n${s.isolationReason ? `  why: ${s.isolationReason}\n` : ''}`,
@@ -240,7 +241,7 @@ export function registerExec(program: Command, ctx: CliContext): void {
       if (typeof args !== 'object' || args === null || Array.isArray(args))
         throw new UsageError('--args must be a JSON object');
       const svc = ctx.service(cmd);
-      const r = await svc.callTool(o.sandbox, name, args as Record<string, JsonValue>);
+      const r = await svc.tools.call(o.sandbox, name, args as Record<string, JsonValue>);
       if (o.json) ctx.out(json(r));
       else printToolCall(ctx, name, r);
       ctx.exitCode = r.response?.success ? 0 : 1;

@@ -45,7 +45,7 @@ export function registerImage(program: Command, ctx: CliContext): void {
           ? depsRuntimes(svc, o.sandbox)
           : ['python' as const];
       for (const runtime of runtimes) {
-        const { tag } = await svc.buildImage(runtime, o.sandbox, (line) => ctx.err(`  ${line}\n`));
+        const { tag } = await svc.system.buildImage(runtime, o.sandbox, (line) => ctx.err(`  ${line}\n`));
         ctx.out(`${tag}\n`);
       }
     });

@@ -13,7 +13,7 @@ export function registerKit(program: Command, ctx: CliContext): void {
     .description('list the kits of the workspace with their grade')
     .option('--json', 'print JSON')
     .action((opts: { json?: boolean }, cmd: Command) => {
-      const kits = ctx.service(cmd).kits();
+      const kits = ctx.service(cmd).catalog.kits();
       if (opts.json) {
         return ctx.out(
           json(
@@ -40,7 +40,7 @@ export function registerKit(program: Command, ctx: CliContext): void {
     .argument('<name>', 'kit name')
     .option('--json', 'print JSON')
     .action((name: string, opts: { json?: boolean }, cmd: Command) => {
-      const k = ctx.service(cmd).kit(name);
+      const k = ctx.service(cmd).catalog.kit(name);
       if (opts.json) {
         return ctx.out(
           json({
@@ -96,7 +96,7 @@ export function registerKit(program: Command, ctx: CliContext): void {
         };
         let saved;
         try {
-          saved = svc.saveKit(def, { overwrite: opts.force === true });
+          saved = svc.kits.save(def, { overwrite: opts.force === true });
         } catch (e) {
           // The one overwrite rule (app/kits-service.ts); the CLI's way to say "replace it" is --force.
           const exists =

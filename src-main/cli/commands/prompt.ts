@@ -39,7 +39,7 @@ export function registerPrompt(program: Command, ctx: CliContext): void {
         }
         if (opts.attempt && opts.attempt > 1 && !opts.previousScript)
           throw new UsageError('--attempt above 1 needs --previous-script');
-        const prompt = ctx.service(cmd).buildPrompt(opts.task, opts.sandbox, {
+        const prompt = ctx.service(cmd).execution.buildPrompt(opts.task, opts.sandbox, {
           language: opts.lang,
           ...(opts.kit ? { kit: opts.kit } : {}),
           ...(opts.attempt ? { attempt: opts.attempt } : {}),

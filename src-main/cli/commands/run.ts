@@ -146,7 +146,7 @@ export function registerRun(program: Command, ctx: CliContext): void {
       ) => {
         if (o.kind && !o.baseUrl) throw new UsageError('--kind goes with --base-url');
         const svc = ctx.service(cmd);
-        const providers = svc.providersFor({
+        const providers = svc.settings.providersFor({
           ...(o.provider ? { provider: o.provider } : {}),
           ...(o.baseUrl ? { baseUrl: o.baseUrl } : {}),
           ...(o.model ? { model: o.model } : {}),
@@ -300,7 +300,9 @@ export function registerRuns(program: Command, ctx: CliContext): void {
     .action(async (id: string, o: { output?: string; otlp?: string | boolean }, cmd: Command) => {
       if (o.otlp !== undefined) {
         if (o.output) throw new UsageError('--otlp sends the trace to a collector; it takes no --output');
-        const r = await ctx.service(cmd).exportRunTrace(id, typeof o.otlp === 'string' ? o.otlp : undefined);
+        const r = await ctx
+          .service(cmd)
+          .runActions.exportTrace(id, typeof o.otlp === 'string' ? o.otlp : undefined);
         for (const w of r.warnings) ctx.err(`warning: ${w}\n`);
         ctx.out(`sent run ${r.runId} as trace ${r.traceId} (${r.spans} spans) to ${r.url}\n`);
         return;

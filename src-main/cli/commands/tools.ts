@@ -21,11 +21,11 @@ export function registerTools(program: Command, ctx: CliContext): void {
     )
     .action((opts: { sandbox: string; kit?: string; format: 'xml' | 'openai' | 'json' }, cmd: Command) => {
       const svc = ctx.service(cmd);
-      const registry = svc.registry(opts.sandbox);
+      const registry = svc.catalog.registry(opts.sandbox);
       // The skills offered to scripts (tests passing, every tool they call in the kit) come after the tools.
-      const skills = svc.scriptContext(opts.sandbox, opts.kit, 'python').skills ?? [];
+      const skills = svc.execution.scriptContext(opts.sandbox, opts.kit, 'python').skills ?? [];
       const tools = [
-        ...(opts.kit ? kitToolView(svc.kit(opts.kit)) : registry.tools),
+        ...(opts.kit ? kitToolView(svc.catalog.kit(opts.kit)) : registry.tools),
         ...skills.map((s) => s.tool),
       ];
       for (const p of registry.problems) ctx.err(`tools.py:${p.line}:${p.column}: ${p.rule}: ${p.message}\n`);

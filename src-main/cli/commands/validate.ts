@@ -74,7 +74,13 @@ export function registerValidate(program: Command, ctx: CliContext): void {
           // Refreshes the snapshot the next call answers from (never for workspaces with MCP servers).
           if (key) (await import('../sandboxes-snapshot.ts')).snapshotFromService(svc, key, dir);
           result = sandbox
-            ? svc.validate({ code, language, sandbox, ...(opts.kit ? { kit: opts.kit } : {}), strict })
+            ? svc.execution.validate({
+                code,
+                language,
+                sandbox,
+                ...(opts.kit ? { kit: opts.kit } : {}),
+                strict,
+              })
             : (await loadValidator(language))(code, { tools: [], strict });
         }
         if (opts.json) ctx.out(json(result));
@@ -109,6 +115,5 @@ function snapshotTools(
 
 /** The workspace's default sandbox: `default_sandbox` in its config, else its first sandbox. */
 export function defaultSandbox(ctx: CliContext, cmd: Command): string | undefined {
-  const svc = ctx.service(cmd);
-  return svc.config.workspace.default_sandbox ?? svc.files.sandboxNames()[0];
+  return ctx.service(cmd).workspace.defaultSandbox();
 }

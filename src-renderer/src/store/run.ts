@@ -44,11 +44,6 @@ export interface RunSlice {
   handlePush(e: PushEvent): void;
 }
 
-/**
- * Tokens of runs that are not open yet: a run's first tokens can arrive before `runs.start` answers and
- * the run view opens. Bounded: the most recent runs, each capped.
- */
-const pending = new Map<string, Record<number, string>>();
 const MAX_PENDING_RUNS = 16;
 const MAX_LIVE_CHARS = 256 * 1024;
 const appendLive = (live: Record<number, string>, n: number, text: string): Record<number, string> => ({
@@ -63,22 +58,42 @@ const appendLive = (live: Record<number, string>, n: number, text: string): Reco
 const foldView = (run: RunRecordView, e: RunEventView): RunRecordView =>
   foldEvent(run as unknown as RunRecord, e as unknown as RunEvent);
 
-/** Pushed events of the open run not folded yet: batched, and kept while its record is loading. */
-let queued: RunEventView[] = [];
-let foldTimer: ReturnType<typeof setTimeout> | undefined;
-let catchingUp: Promise<void> | undefined;
-let listTimer: ReturnType<typeof setTimeout> | undefined;
-let jumpSeq = 0;
+/**
+ * What the run slice keeps outside its state (never rendered): owned by one store, so two stores (two
+ * windows' worth in a test) never share a queue, a timer or a catch-up.
+ */
+export interface RunSliceInternals {
+  /**
+   * Tokens of runs that are not open yet: a run's first tokens can arrive before `runs.start` answers
+   * and the run view opens. Bounded: the most recent runs, each capped.
+   */
+  pending: Map<string, Record<number, string>>;
+  /** Pushed events of the open run not folded yet: batched, and kept while its record is loading. */
+  queued: RunEventView[];
+  foldTimer: ReturnType<typeof setTimeout> | undefined;
+  catchingUp: Promise<void> | undefined;
+  listTimer: ReturnType<typeof setTimeout> | undefined;
+  jumpSeq: number;
+}
 
 export const createRunSlice: StateCreator<Store, [], [], RunSlice> = (set, get) => {
   const act = notifyingAct(get);
+  const m: RunSliceInternals = {
+    pending: new Map(),
+    queued: [],
+    foldTimer: undefined,
+    catchingUp: undefined,
+    listTimer: undefined,
+    jumpSeq: 0,
+  };
+  const pending = m.pending;
   return {
     runLoading: false,
     live: {},
     async openRun(runId) {
       if (get().runId !== runId) {
         set({ runId, run: undefined, attemptN: undefined, live: pending.get(runId) ?? {}, jump: undefined });
-        queued = [];
+        m.queued = [];
       }
       pending.delete(runId);
       set({ runLoading: true, runError: undefined });
@@ -88,7 +103,7 @@ export const createRunSlice: StateCreator<Store, [], [], RunSlice> = (set, get) 
         const last = run.attempts[run.attempts.length - 1]?.n;
         set({ run, runLoading: false, attemptN: get().attemptN ?? last });
         // Events pushed while the record was on its way.
-        flushEvents(get, set);
+        flushEvents(m, get, set);
       } catch (e) {
         if (get().runId === runId) set({ runLoading: false, runError: errorMessage(e) });
       }
@@ -96,7 +111,7 @@ export const createRunSlice: StateCreator<Store, [], [], RunSlice> = (set, get) 
     async refreshRun() {
       const runId = get().runId;
       if (!runId) return;
-      if (get().run?.id === runId) return catchUp(get, set);
+      if (get().run?.id === runId) return catchUp(m, get, set);
       try {
         const run = await api['runs.get']({ runId });
         if (get().runId !== runId) return;
@@ -121,7 +136,7 @@ export const createRunSlice: StateCreator<Store, [], [], RunSlice> = (set, get) 
       if (next) get().selectAttempt(next.n);
     },
     jumpTo(line, column) {
-      set({ jump: { line, ...(column ? { column } : {}), seq: ++jumpSeq } });
+      set({ jump: { line, ...(column ? { column } : {}), seq: ++m.jumpSeq } });
     },
     async startRun(req) {
       try {
@@ -220,24 +235,24 @@ export const createRunSlice: StateCreator<Store, [], [], RunSlice> = (set, get) 
       }
       if (e.type === 'reconnected') {
         // Events may have been pushed while the connection was down.
-        if (get().run) void catchUp(get, set);
+        if (get().run) void catchUp(m, get, set);
         void get().reloadRuns();
         return;
       }
       if (e.type !== 'run_event') return;
       const ev = e.event;
       if (ev.runId === get().runId) {
-        queued.push(ev);
-        foldTimer ??= setTimeout(() => {
-          foldTimer = undefined;
-          flushEvents(get, set);
+        m.queued.push(ev);
+        m.foldTimer ??= setTimeout(() => {
+          m.foldTimer = undefined;
+          flushEvents(m, get, set);
         }, 50);
       }
       if (ev.type === 'run_finished') pending.delete(ev.runId);
       if (ev.type === 'run_started' || ev.type === 'run_finished') {
-        if (!listTimer)
-          listTimer = setTimeout(() => {
-            listTimer = undefined;
+        if (!m.listTimer)
+          m.listTimer = setTimeout(() => {
+            m.listTimer = undefined;
             void get().reloadRuns();
           }, 300);
       }
@@ -261,19 +276,19 @@ function follow(get: Get, prev: RunRecordView | undefined, run: RunRecordView): 
  * `run.events` events (sequence numbers 0..events-1): older events are already in it; a later one
  * than the next expected means events were missed, and the missing ones are fetched instead.
  */
-function flushEvents(get: Get, set: Set, mayCatchUp = true): void {
+function flushEvents(m: RunSliceInternals, get: Get, set: Set, mayCatchUp = true): void {
   const prev = get().run;
   if (!prev || prev.id !== get().runId) return; // still loading: openRun flushes when it arrives
-  const events = queued.sort((a, b) => a.seq - b.seq);
-  queued = [];
+  const events = m.queued.sort((a, b) => a.seq - b.seq);
+  m.queued = [];
   let run = prev;
   for (const [i, e] of events.entries()) {
     if (e.runId !== run.id || e.seq < run.events) continue;
     if (e.seq > run.events) {
       // Kept: folded after the catch-up if it did not bring them (dropped if one did not help).
       if (!mayCatchUp) break;
-      queued = events.slice(i);
-      void catchUp(get, set);
+      m.queued = events.slice(i);
+      void catchUp(m, get, set);
       break;
     }
     run = foldView(run, e);
@@ -282,8 +297,8 @@ function flushEvents(get: Get, set: Set, mayCatchUp = true): void {
 }
 
 /** Fetches and folds the open run's events after the last one its record holds. */
-function catchUp(get: Get, set: Set): Promise<void> {
-  catchingUp ??= (async () => {
+function catchUp(m: RunSliceInternals, get: Get, set: Set): Promise<void> {
+  m.catchingUp ??= (async () => {
     try {
       const runId = get().runId;
       const from = get().run;
@@ -299,9 +314,9 @@ function catchUp(get: Get, set: Set): Promise<void> {
     } catch (e) {
       set({ runError: errorMessage(e) });
     } finally {
-      catchingUp = undefined;
+      m.catchingUp = undefined;
     }
-    if (queued.length > 0) flushEvents(get, set, false);
+    if (m.queued.length > 0) flushEvents(m, get, set, false);
   })();
-  return catchingUp;
+  return m.catchingUp;
 }

@@ -47,7 +47,7 @@ describe('a Docker socket that answers 403', () => {
   it('the status and the fallback reason name the socket, the 403 and what it said', async () => {
     const svc = ToolsmithService.open(ws, { sandboxFactory: createSandboxManager });
     try {
-      const status = await (await svc.sandbox()).status();
+      const status = await (await svc.execution.sandbox()).status();
       expect(asked).toBeGreaterThan(0);
       expect(status.docker.available).toBe(false);
       const socket = join(dir, 'docker.sock');

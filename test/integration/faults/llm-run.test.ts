@@ -151,7 +151,7 @@ describe('continue and replay use the providers as the run used them', () => {
         const first = await runs.start({
           task: 'how many p3 are in stock',
           sandbox: 'ecommerce',
-          providers: svc.providersFor(),
+          providers: svc.settings.providersFor(),
           noTemplates: true,
           maxRetries: 1,
         });

@@ -60,14 +60,14 @@ afterAll(async () => {
 });
 
 const run = (body: string, timeoutMs = 60_000) =>
-  svc.executeScript({ sandbox: 'ecommerce', language: 'python', body, timeoutMs });
+  svc.execution.executeScript({ sandbox: 'ecommerce', language: 'python', body, timeoutMs });
 
 /**
  * Waits until the job spins in a container of `client`: the pool gave it to a worker, and the script is
  * in the container and running.
  */
 async function spinning(client: Docker): Promise<void> {
-  await vi.waitFor(async () => expect((await svc.status()).pools.some((p) => p.busy > 0)).toBe(true), {
+  await vi.waitFor(async () => expect((await svc.system.status()).pools.some((p) => p.busy > 0)).toBe(true), {
     timeout: 60_000,
     interval: 100,
   });
@@ -81,7 +81,7 @@ describe('a long-lived service follows the Docker engine', () => {
     expect(first.isolation).not.toBe('docker');
     expect(first.isolationReason).toMatch(/no Docker engine answered \(unix:\/\/.*docker\.sock\) at /);
     expect(first.isolationReason).toContain('new jobs go to Docker once it answers');
-    const status = await svc.status();
+    const status = await svc.system.status();
     expect(status.isolationReason).toBe(first.isolationReason);
 
     second = await startSecondDockerd([tag], {
@@ -96,7 +96,7 @@ describe('a long-lived service follows the Docker engine', () => {
     expect(next.error).toBeUndefined();
     expect(next.isolation).toBe('docker');
     expect(next.isolationReason).toBeUndefined();
-    expect((await svc.status()).isolation).toBe('docker');
+    expect((await svc.system.status()).isolation).toBe('docker');
   }, 240_000);
 
   it('names the engine when it dies mid-job, and runs in Docker again once it is back', async () => {

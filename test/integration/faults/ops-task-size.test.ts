@@ -86,7 +86,10 @@ describe('one task size limit everywhere', () => {
       expect(r.ok).toBe(false);
       expect(JSON.stringify(r)).toMatch(limit);
       const suite = checkSuiteText(
-        svc,
+        {
+          scriptTools: (sandbox, kit) => svc.catalog.scriptTools(sandbox, kit),
+          validateCode: (code, language, options) => svc.execution.validateCode(code, language, options),
+        },
         `sandbox = "ecommerce"\n[[cases]]\nid = "big"\ntask = "${long}"\nexpect = { equals = 1 }\n`,
       );
       expect(suite.problems.map((p) => p.message).join('\n')).toMatch(limit);

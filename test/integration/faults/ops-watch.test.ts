@@ -107,7 +107,7 @@ describe('workspace files edited by hand while the service runs', () => {
   it('reports a tools.py that does not parse (file and line) and picks up the fixed one', async () => {
     const file = join(ws, 'sandboxes', 'ecommerce', 'tools.py');
     const good = readFileSync(file, 'utf8');
-    const toolsBefore = svc.registry('ecommerce').tools.length;
+    const toolsBefore = svc.catalog.registry('ecommerce').tools.length;
     editorSave(file, `${good}\ndef broken(:\n`);
     await vi.waitFor(
       () => expect(events.some((e) => e.what === 'tools' && e.sandbox === 'ecommerce' && e.error)).toBe(true),
@@ -126,7 +126,7 @@ describe('workspace files edited by hand while the service runs', () => {
         expect(events.some((e) => e.what === 'tools' && e.sandbox === 'ecommerce' && !e.error)).toBe(true),
       { timeout: 10_000 },
     );
-    expect(svc.registry('ecommerce').tools.length).toBe(toolsBefore + 1);
+    expect(svc.catalog.registry('ecommerce').tools.length).toBe(toolsBefore + 1);
   });
 
   it('announces suites, kits and templates changed on disk', async () => {
@@ -145,21 +145,21 @@ describe('a tool excluded by the maximum grade', () => {
     );
     const svc = ToolsmithService.open(ws);
     try {
-      const v = svc.validate({ code: 'emit_result(crash())\n', language: 'python', sandbox: 'ecommerce' });
+      const v = svc.execution.validate({ code: 'emit_result(crash())\n', language: 'python', sandbox: 'ecommerce' });
       expect(v.valid).toBe(false);
       const msg = v.violations.map((x) => x.message).join('\n');
       expect(msg).toMatch(
         /crash\(\) is a tool of this sandbox but this script may not call it: tool crash has grade \(w=2, d=2\), above the workspace maximum/,
       );
       expect(msg).not.toMatch(/is not defined/);
-      const r = await svc.executeScript({
+      const r = await svc.execution.executeScript({
         sandbox: 'ecommerce',
         language: 'python',
         body: 'emit_result(crash())\n',
       });
       expect(r.exitReason).toBe('rejected');
       expect(r.error?.message).toMatch(/above the workspace maximum/);
-      expect(() => svc.callableTool('ecommerce', 'crash')).toThrow(/above the workspace maximum/);
+      expect(() => svc.catalog.callableTool('ecommerce', 'crash')).toThrow(/above the workspace maximum/);
     } finally {
       await svc.close();
       removeWorkspace(ws);
@@ -173,11 +173,11 @@ describe('a kit file that does not parse', () => {
     writeFileSync(join(ws, 'kits', 'broken.kit'), 'name = "broken"\nsandbox = "ecommerce"\ntools = [\n');
     const svc = ToolsmithService.open(ws);
     try {
-      const kits = svc.kits();
+      const kits = svc.catalog.kits();
       const broken = kits.find((k) => k.file.endsWith('broken.kit'));
       expect(broken?.error).toMatch(/broken\.kit:\d+:\d+: /);
       expect(kits.filter((k) => k.kit).length).toBeGreaterThan(0);
-      expect(svc.kit('orders').name).toBe('orders');
+      expect(svc.catalog.kit('orders').name).toBe('orders');
     } finally {
       void svc.close();
       removeWorkspace(ws);

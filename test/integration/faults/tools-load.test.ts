@@ -15,7 +15,7 @@ let ws: string;
 let svc: ToolsmithService;
 let original: string;
 const toolsFile = () => join(ws, 'sandboxes', 'ecommerce', 'tools.py');
-const run = (sandbox: string, body: string) => svc.executeScript({ sandbox, language: 'python', body });
+const run = (sandbox: string, body: string) => svc.execution.executeScript({ sandbox, language: 'python', body });
 
 beforeAll(async () => {
   await requireDocker();
@@ -44,8 +44,8 @@ describe('a tools.py that fails to load in the worker', () => {
     '%s: an infra result naming tools.py, the line and the error; the fix is picked up',
     async (_what, head, message) => {
       writeFileSync(toolsFile(), head + original);
-      svc.invalidateRegistry('ecommerce');
-      await (await svc.sandbox()).reload('ecommerce');
+      svc.catalog.invalidateRegistry('ecommerce');
+      await (await svc.execution.sandbox()).reload('ecommerce');
       const r = await run('ecommerce', 'emit_result(get_user(user_id="u1").data["name"])\n');
       expect(r.success).toBe(false);
       expect(r.exitReason).toBe('infra');
@@ -55,8 +55,8 @@ describe('a tools.py that fails to load in the worker', () => {
       expect(other.success).toBe(true);
       // Fixed: the next script runs with the tools.
       writeFileSync(toolsFile(), original);
-      svc.invalidateRegistry('ecommerce');
-      await (await svc.sandbox()).reload('ecommerce');
+      svc.catalog.invalidateRegistry('ecommerce');
+      await (await svc.execution.sandbox()).reload('ecommerce');
       const fixed = await run('ecommerce', 'emit_result(get_user(user_id="u1").data["name"])\n');
       expect(fixed.success).toBe(true);
       expect(fixed.data).toBe('Ada Lovelace');

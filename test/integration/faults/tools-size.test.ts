@@ -39,7 +39,7 @@ describe('a 50 MB tools.py', () => {
   it('the service (workbench path): the script is refused naming the file, its size and the limit', async () => {
     const svc = ToolsmithService.open(ws, { sandboxFactory: createSandboxManager });
     try {
-      const r = await svc
+      const r = await svc.execution
         .executeScript({ sandbox: 'ecommerce', language: 'python', body: 'emit_result(1)\n' })
         .then(
           (x) => x.error?.message ?? '',
@@ -48,7 +48,7 @@ describe('a 50 MB tools.py', () => {
       expect(r).toMatch(SIZE_MESSAGE);
       expect(r).toContain(toolsFile());
       // Another sandbox is not touched.
-      const other = await svc.executeScript({
+      const other = await svc.execution.executeScript({
         sandbox: 'support',
         language: 'python',
         body: 'emit_result(1)\n',

@@ -80,8 +80,8 @@ describe('MCP over Streamable HTTP', () => {
     process.env['TOOLSMITH_TEST_MCP_HEADER'] = 'hello';
     expect(await svc.prepareMcp('web')).toEqual([]);
     expect(svc.mcp().status('web')).toMatchObject({ transport: 'http', state: 'connected' });
-    expect(svc.registry('web').tools.map((t) => t.name)).toEqual(['add', 'echo']);
-    const r = await svc.executeScript({
+    expect(svc.catalog.registry('web').tools.map((t) => t.name)).toEqual(['add', 'echo']);
+    const r = await svc.execution.executeScript({
       sandbox: 'web',
       language: 'python',
       body: 'e = echo(message="over http")\ns = add(a=40, b=2)\nemit_result([e.data, s.data])\n',

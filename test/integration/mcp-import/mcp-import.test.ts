@@ -18,7 +18,7 @@ let w: McpWorkspace;
 let svc: ToolsmithService;
 
 const py = (sandbox: string, body: string): Promise<ExecutionResult> =>
-  svc.executeScript({ sandbox, language: 'python', body });
+  svc.execution.executeScript({ sandbox, language: 'python', body });
 
 function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
   return new Promise((resolve) => {
@@ -48,7 +48,7 @@ beforeAll(async () => {
     'name = "graph_reader"\nsandbox = "kg"\ntools = { graph = "read_graph", find = "search_nodes" }\n',
   );
   svc = ToolsmithService.open(w.ws, { sandboxFactory: createSandboxManager });
-  const docker = (await (await svc.sandbox()).status()).docker;
+  const docker = (await (await svc.execution.sandbox()).status()).docker;
   if (!docker.available) throw new Error('these tests need the Docker engine (run scripts/ensure-env.sh)');
 }, 300_000);
 afterAll(async () => {
@@ -58,8 +58,8 @@ afterAll(async () => {
 describe('MCP tools in a sandbox', () => {
   it('an MCP-only sandbox lists its servers’ tools with grades from annotations (or the config), schemas and typed stubs', async () => {
     expect(await svc.prepareMcp('kg')).toEqual([]);
-    expect(svc.sandboxes().map((s) => s.name)).toContain('kg');
-    const tools = svc.registry('kg').tools;
+    expect(svc.catalog.sandboxes().map((s) => s.name)).toContain('kg');
+    const tools = svc.catalog.registry('kg').tools;
     expect(tools.map((t) => t.name)).toEqual([
       'create_entities',
       'create_relations',
@@ -85,7 +85,7 @@ describe('MCP tools in a sandbox', () => {
     // write_file is destructive (d=2) by its annotations; the config overrides it to (1, 1).
     expect(by('write_file').grade).toEqual({ w: 1, d: 1 });
     expect(by('add').mcp).toEqual({ server: 'everything', tool: 'get-sum' });
-    const prompt = svc.registry('kg').prompt();
+    const prompt = svc.catalog.registry('kg').prompt();
     expect(prompt).toContain('<tool name="create_entities" location="mcp">');
     expect(prompt).toContain(
       'class CreateEntitiesEntitiesItem(TypedDict):\n    name: str\n    entityType: str\n    observations: list[str]',
@@ -170,7 +170,7 @@ emit_result({
   });
 
   it('a TS script chains memory, filesystem and everything tools (structuredContent becomes data)', async () => {
-    const r = await svc.executeScript({
+    const r = await svc.execution.executeScript({
       sandbox: 'kg',
       language: 'ts',
       body: `
@@ -230,7 +230,7 @@ emit_result({"success": r.success, "message": r.message})
     expect(r.toolCalls[0]).toMatchObject({ name: 'create_entities', location: 'mcp:memory' });
     expect(existsSync(w.memoryFile) ? readFileSync(w.memoryFile, 'utf8') : '').not.toContain('Mallory');
     // The same check for a TS script.
-    const t = await svc.executeScript({
+    const t = await svc.execution.executeScript({
       sandbox: 'kg',
       language: 'ts',
       body: `await add({ a: 'one', b: 2 });\nemitResult(1);\n`,
@@ -293,13 +293,13 @@ emit_result({"first": first.data, "crashed": crashed, "again": again.data})
   it('kits and the workspace maximum grade apply to MCP tools', async () => {
     await svc.prepareMcp('kgall');
     await svc.prepareMcp('kg');
-    const kits = svc.kits();
+    const kits = svc.catalog.kits();
     const admin = kits.find((k) => k.name === 'files_admin')!;
     expect(admin.error).toMatch(/move_file/);
     const reader = kits.find((k) => k.name === 'graph_reader')!;
     expect(reader.error).toBeUndefined();
     expect(reader.kit?.grade).toEqual({ w: 1, d: 0 });
-    const r = await svc.executeScript({
+    const r = await svc.execution.executeScript({
       sandbox: 'kg',
       kit: 'graph_reader',
       language: 'python',

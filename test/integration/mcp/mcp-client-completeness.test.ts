@@ -107,7 +107,7 @@ description = "Tools named with keywords."
 `,
     );
     svc = ToolsmithService.open(ws, { sandboxFactory: createSandboxManager });
-    const docker = (await (await svc.sandbox()).status()).docker;
+    const docker = (await (await svc.execution.sandbox()).status()).docker;
     if (!docker.available) throw new Error('this test needs the Docker engine (run scripts/ensure-env.sh)');
     expect(await svc.prepareMcp('kw')).toEqual([]);
   }, 300_000);
@@ -117,13 +117,13 @@ description = "Tools named with keywords."
   });
 
   it('get a `_` alias that the manual shows with the server name, and scripts call them', async () => {
-    const names = svc.registry('kw').tools.map((t) => t.name);
+    const names = svc.catalog.registry('kw').tools.map((t) => t.name);
     expect(names).toEqual(expect.arrayContaining(['class_', 'from_', 'lambda_', 'tool_0']));
     expect(names).not.toContain('class');
-    const manual = svc.registry('kw').prompt(svc.registry('kw').tools);
+    const manual = svc.catalog.registry('kw').prompt(svc.catalog.registry('kw').tools);
     expect(manual).toMatch(/class_\(/);
     expect(manual).toMatch(/the server's tool `class`/);
-    const r = await svc.executeScript({
+    const r = await svc.execution.executeScript({
       sandbox: 'kw',
       language: 'python',
       body: 'a = class_(text="c")\nb = from_(text="f")\nemit_result([a.data, b.data])\n',
@@ -134,7 +134,7 @@ description = "Tools named with keywords."
       { tool: 'class', args: { text: 'c' } },
       { tool: 'from', args: { text: 'f' } },
     ]);
-    const js = await svc.executeScript({
+    const js = await svc.execution.executeScript({
       sandbox: 'kw',
       language: 'js',
       runtime: 'node',

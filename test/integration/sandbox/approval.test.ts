@@ -119,7 +119,7 @@ describe('approval per tool call', () => {
     const before = svc.askApproval;
     svc.askApproval = undefined;
     try {
-      const r = await svc.executeScript({ sandbox: 'support', language: 'python', body: PY });
+      const r = await svc.execution.executeScript({ sandbox: 'support', language: 'python', body: PY });
       expect(r.error).toMatchObject({ type: 'ToolRefused' });
       expect(r.error?.message).toContain('no one to ask');
       expect(r.error?.message).toContain('[approval]');

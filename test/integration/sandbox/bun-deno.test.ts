@@ -95,7 +95,7 @@ const run = (
   body: string,
   o: { language?: 'js' | 'ts'; validate?: boolean; timeoutMs?: number } = {},
 ) =>
-  svc.executeScript({
+  svc.execution.executeScript({
     sandbox: 'ecommerce',
     runtime,
     language: o.language ?? 'js',
@@ -236,16 +236,16 @@ describe('bun and deno from the CLI and MCP', () => {
 
   it('a disabled runtime answers the exact error (registry, service, CLI, MCP)', async () => {
     const error = "runtime 'deno' is not enabled; available: python, node";
-    expect(offSvc.enabledRuntimes()).toEqual(['python', 'node']);
-    expect(resolveRuntime('deno', offSvc.runtimes())).toEqual({ error });
-    const r = await offSvc.executeScript({
+    expect(offSvc.system.enabledRuntimes()).toEqual(['python', 'node']);
+    expect(resolveRuntime('deno', offSvc.system.runtimes())).toEqual({ error });
+    const r = await offSvc.execution.executeScript({
       sandbox: 'ecommerce',
       runtime: 'deno',
       language: 'js',
       body: 'emitResult(1);\n',
     });
     expect(r).toMatchObject({ success: false, exitReason: 'infra', error: { message: error } });
-    const bun = await offSvc.executeScript({
+    const bun = await offSvc.execution.executeScript({
       sandbox: 'ecommerce',
       runtime: 'bun',
       language: 'js',

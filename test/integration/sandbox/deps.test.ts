@@ -137,7 +137,7 @@ describe('python dependencies from a local wheelhouse', () => {
   it('tool code imports the installed package in the sandbox', async () => {
     const svc = ToolsmithService.open(ws, { sandboxFactory: createSandboxManager, oneShot: true });
     try {
-      const r = await svc.executeScript({
+      const r = await svc.execution.executeScript({
         sandbox: 'pydeps',
         language: 'python',
         body: 'r = greet(name="Ada")\nemit_result(r.data)\n',
@@ -152,7 +152,7 @@ describe('python dependencies from a local wheelhouse', () => {
   it('a sandbox with its own isolation level (gVisor) runs in its derived image too', async () => {
     const svc = ToolsmithService.open(ws, { sandboxFactory: createSandboxManager, oneShot: true });
     try {
-      const r = await svc.executeScript({
+      const r = await svc.execution.executeScript({
         sandbox: 'pydepsgvisor',
         language: 'python',
         body: 'r = greet(name="Grace")\nemit_result(r.data)\n',
@@ -174,7 +174,7 @@ describe('python dependencies from a local wheelhouse', () => {
     // the same error reaches a script run in that sandbox (the image is built on first use)
     const svc = ToolsmithService.open(ws, { sandboxFactory: createSandboxManager, oneShot: true });
     try {
-      const run = await svc.executeScript({
+      const run = await svc.execution.executeScript({
         sandbox: 'pymissing',
         language: 'python',
         body: 'emit_result(1)\n',

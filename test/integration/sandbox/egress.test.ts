@@ -139,7 +139,7 @@ afterAll(async () => {
 });
 
 const run = (body: string, language: 'python' | 'js' = 'python') =>
-  svc.executeScript({ sandbox: 'web', language, body });
+  svc.execution.executeScript({ sandbox: 'web', language, body });
 
 describe('egress for tool code', () => {
   it('an allowed host answers through the proxy, and the request is in the trace', async () => {

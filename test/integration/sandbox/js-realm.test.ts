@@ -37,7 +37,7 @@ afterAll(async () => {
 });
 
 const run = (runtime: Runtime, body: string, language: 'js' | 'ts' = 'js') =>
-  svc.executeScript({ sandbox: 'ecommerce', runtime, language, body, validate: false, timeoutMs: 30_000 });
+  svc.execution.executeScript({ sandbox: 'ecommerce', runtime, language, body, validate: false, timeoutMs: 30_000 });
 
 /**
  * Walks every object reachable (own properties, accessors, prototypes) from what the runtime hands a
@@ -170,7 +170,7 @@ describe.each(RUNTIMES)('%s: scripts never reach the worker realm (validation of
   }, 60_000);
 
   it('200 tool calls started through an async helper and never awaited: the job ends when all have settled, each in the record', async () => {
-    const r = await svc.executeScript({
+    const r = await svc.execution.executeScript({
       sandbox: 'ecommerce',
       runtime: rt,
       language: 'js',

@@ -13,7 +13,7 @@ beforeAll(() => {
 afterAll(() => svc.close());
 
 const run = (body: string, language: 'js' | 'ts' = 'js', validate = true, timeoutMs = 20_000) =>
-  svc.executeScript({ sandbox: 'ecommerce', language, body, validate, timeoutMs });
+  svc.execution.executeScript({ sandbox: 'ecommerce', language, body, validate, timeoutMs });
 
 describe('node runtime', () => {
   it('runs a JS script: awaited tools, logs, intermediates, result, traces', async () => {
@@ -64,9 +64,9 @@ describe('node runtime', () => {
   });
 
   it('a disabled runtime answers the exact error', async () => {
-    const r = await svc.executeScript({ sandbox: 'ecommerce', language: 'js', body: 'emitResult(1);\n' });
+    const r = await svc.execution.executeScript({ sandbox: 'ecommerce', language: 'js', body: 'emitResult(1);\n' });
     expect(r.success).toBe(true);
-    expect(svc.enabledRuntimes()).toEqual(['python', 'node']);
+    expect(svc.system.enabledRuntimes()).toEqual(['python', 'node']);
   });
 });
 
@@ -188,7 +188,7 @@ c.on('exit', () => console.log('planted'));`;
 
 describe('skills in the node runtime', () => {
   it("a tool call made from a skill's function is recorded under the skill's name", async () => {
-    const ctx = svc.scriptContext('ecommerce', undefined, 'js');
+    const ctx = svc.execution.scriptContext('ecommerce', undefined, 'js');
     const code = [
       '/** What a customer spent. */',
       'async function spent_by(user_id) {',
@@ -207,7 +207,7 @@ describe('skills in the node runtime', () => {
       'emitResult({ spent, name });',
     ].join('\n');
     const r = await (
-      await svc.sandbox()
+      await svc.execution.sandbox()
     ).executor.execute({
       sandbox: 'ecommerce',
       language: 'js',

@@ -39,7 +39,7 @@ afterAll(async () => {
 
 describe('tracebacks through tools.py', () => {
   it('name the tool frames in tools.py with their lines and text', async () => {
-    const r = await svc.executeScript({
+    const r = await svc.execution.executeScript({
       sandbox: 'ecommerce',
       language: 'python',
       body: 'x = 1\nr = broken(key="nope")\nemit_result(r.data)\n',

@@ -160,7 +160,7 @@ describe('an unreachable provider is skipped quickly', () => {
   it('a run whose only provider is a dead default fails at once (no retry waits), naming the URL', async () => {
     const file = join(ws, '.toolsmith', 'config.toml');
     writeFileSync(file, readFileSync(file, 'utf8').replace(/base_url = "[^"]*"/, `base_url = "${deadUrl}"`));
-    svc.reloadConfig();
+    svc.workspace.reload();
     const runsSvc = ToolsmithService.open(ws, {
       sandboxFactory: async (s) =>
         (await import('../../../src-main/app/sandbox-factory.ts')).createSandboxManager(s),

@@ -71,7 +71,7 @@ describe('skills in a real sandbox', () => {
     ]);
 
     // Offered: in the prompt's manual, and a script that calls it runs with the skill defined.
-    const prompt = svc.buildPrompt('total of u1', 'ecommerce');
+    const prompt = svc.execution.buildPrompt('total of u1', 'ecommerce');
     expect(prompt.user + prompt.system).toMatch(/<tool name="order_total" location="skill">/);
     const runs = await svc.runs();
     const o = await runs.runScript({
@@ -112,11 +112,11 @@ describe('skills in a real sandbox', () => {
     expect(broken.test.passed).toBe(false);
     expect(broken.test.cases[0]?.error).toMatch(/KeyError/);
     expect(skills.get('ecommerce', 'user_city')).toMatchObject({ status: 'failed' });
-    expect(svc.scriptContext('ecommerce', undefined, 'python').skills?.map((s) => s.name)).toEqual([
+    expect(svc.execution.scriptContext('ecommerce', undefined, 'python').skills?.map((s) => s.name)).toEqual([
       'order_total',
     ]);
     // Not offered: a script calling it is refused before it runs.
-    const v = svc.validate({
+    const v = svc.execution.validate({
       code: 'emit_result(user_city(user_id="u1"))\n',
       language: 'python',
       sandbox: 'ecommerce',
@@ -142,7 +142,7 @@ describe('skills in a real sandbox', () => {
     expect(skills.files.version('ecommerce', 'user_city', 1)).toContain('data["town"]');
 
     // A skill name cannot be rebound by the body that calls skills.
-    const rebind = svc.validate({
+    const rebind = svc.execution.validate({
       code: 'user_city = 1\nemit_result(user_city)\n',
       language: 'python',
       sandbox: 'ecommerce',
@@ -153,7 +153,7 @@ describe('skills in a real sandbox', () => {
     const file = join(ws, 'skills/ecommerce/user_city.py');
     writeFileSync(file, readFileSync(file, 'utf8').replace('"city"]', '"city"].upper()'));
     expect(skills.get('ecommerce', 'user_city').status).toBe('untested');
-    expect(svc.scriptContext('ecommerce', undefined, 'python').skills?.map((s) => s.name)).toEqual([
+    expect(svc.execution.scriptContext('ecommerce', undefined, 'python').skills?.map((s) => s.name)).toEqual([
       'order_total',
     ]);
     const retest = await skills.test('ecommerce', 'user_city');
@@ -247,7 +247,7 @@ describe('skills in a real sandbox', () => {
     const r = await skills.test('ecommerce', 'sneaky');
     expect(r).toMatchObject({ passed: false, cases: [] });
     expect(r.failures[0]).toMatch(/does not validate: .*dunder/);
-    expect(svc.scriptContext('ecommerce', undefined, 'python').skills?.map((s) => s.name)).not.toContain(
+    expect(svc.execution.scriptContext('ecommerce', undefined, 'python').skills?.map((s) => s.name)).not.toContain(
       'sneaky',
     );
 

@@ -361,7 +361,7 @@ describe('concurrency, rate limits and cancellation', () => {
   it('runs up to the concurrency at once; a 429 pauses every case; cancel stops the rest and keeps what finished', async () => {
     writeSuite('many', many(24));
     // A warm pool, so the timing below measures the gate, not a container start.
-    await svc.executeScript({ sandbox: 'ecommerce', language: 'python', body: 'emit_result(1)' });
+    await svc.execution.executeScript({ sandbox: 'ecommerce', language: 'python', body: 'emit_result(1)' });
     let inFlight = 0;
     let maxInFlight = 0;
     let first429 = true;

@@ -66,8 +66,8 @@ describe('MCP server config', () => {
       '[mcp_servers.memory]\ncommand = "node"\nargs = ["server.js", "a b"]\nenv = { MEMORY_FILE_PATH = "/tmp/m.jsonl", KEY = "env:KEY" }\ntimeout_ms = 30000\n',
     );
     expect(text).toContain('[sandboxes.notes.mcp.memory]');
-    expect(svc.sandboxes().map((s) => s.name)).toContain('notes');
-    expect(svc.registry('notes').tools).toEqual([]);
+    expect(svc.catalog.sandboxes().map((s) => s.name)).toContain('notes');
+    expect(svc.catalog.registry('notes').tools).toEqual([]);
     // Editing replaces the table (no duplicate), and the reopened workspace reads the same.
     await saveMcpServer(svc, 'memory', { command: 'node', args: ['other.js'], timeout_ms: 5000 }, 'notes');
     const again = readFileSync(join(ws, '.toolsmith/config.toml'), 'utf8');

@@ -126,14 +126,14 @@ describe("the workspace's max_grade without a kit", { timeout: STARTS_PROCESSES_
 
   it('scripts see only the tools within it: manual, validation and execution', async () => {
     const svc = ToolsmithService.open(strictWorkspace());
-    expect(svc.scriptTools('support').tools.map((t) => t.name)).toEqual([
+    expect(svc.catalog.scriptTools('support').tools.map((t) => t.name)).toEqual([
       'list_tickets',
       'get_ticket',
       'search_kb',
     ]);
-    expect(svc.buildPrompt('add a note', 'support').user).not.toContain('add_note');
-    expect(svc.validate({ code: NOTE, language: 'python', sandbox: 'support' }).valid).toBe(false);
-    const r = await svc.executeScript({ sandbox: 'support', language: 'python', body: NOTE });
+    expect(svc.execution.buildPrompt('add a note', 'support').user).not.toContain('add_note');
+    expect(svc.execution.validate({ code: NOTE, language: 'python', sandbox: 'support' }).valid).toBe(false);
+    const r = await svc.execution.executeScript({ sandbox: 'support', language: 'python', body: NOTE });
     expect(r.exitReason).toBe('rejected');
     expect(r.error?.message).toContain('add_note');
   });

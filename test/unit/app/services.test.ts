@@ -79,13 +79,13 @@ function fakeManager(build: (runtime: string, onProgress: (l: string) => void) =
 describe('tools-service', () => {
   it('lists a sandbox with its source, manual and OpenAI schemas', () => {
     const svc = open();
-    const v = svc.listTools('ecommerce');
+    const v = svc.tools.list('ecommerce');
     expect(v.sandbox).toBe('ecommerce');
     expect(v.source).toBe(readFileSync(svc.files.toolsFile('ecommerce'), 'utf8'));
     expect(v.tools.map((t) => t.name)).toContain('get_orders');
     expect(v.openai).toHaveLength(v.tools.length);
     expect(v.prompt).toContain('get_orders');
-    expect(() => svc.listTools('nope')).toThrow(ToolsmithError);
+    expect(() => svc.tools.list('nope')).toThrow(ToolsmithError);
   });
 
   it('saves tools.py, sees the new tool at once and reloads the sandbox workers', async () => {
@@ -93,12 +93,12 @@ describe('tools-service', () => {
     const svc = open({ sandboxFactory: () => Promise.resolve(manager) });
     const file = svc.files.toolsFile('ecommerce');
     const source = readFileSync(file, 'utf8') + WIPE;
-    const saved = await svc.saveTools('ecommerce', source);
+    const saved = await svc.tools.save('ecommerce', source);
     expect(readFileSync(file, 'utf8')).toBe(source);
     expect(saved.tools.map((t) => t.name)).toContain('wipe');
     expect(saved).not.toHaveProperty('source');
     expect(calls).toEqual(['reload ecommerce']);
-    expect((await rejection(svc.saveTools('nope', source))).code).toBe('not_found');
+    expect((await rejection(svc.tools.save('nope', source))).code).toBe('not_found');
   });
 
   it('saves without a sandbox backend too', async () => {
@@ -112,16 +112,16 @@ describe('tools-service', () => {
 
   it('calls a tool: refused above the maximum grade, not found, an infra result without a backend', async () => {
     const svc = open();
-    await svc.saveTools('ecommerce', readFileSync(svc.files.toolsFile('ecommerce'), 'utf8') + WIPE);
-    expect((await rejection(svc.callTool('ecommerce', 'wipe', {}))).code).toBe('refused');
-    expect((await rejection(svc.callTool('ecommerce', 'nope', {}))).code).toBe('not_found');
-    const r = await svc.callTool('ecommerce', 'get_orders', {});
+    await svc.tools.save('ecommerce', readFileSync(svc.files.toolsFile('ecommerce'), 'utf8') + WIPE);
+    expect((await rejection(svc.tools.call('ecommerce', 'wipe', {}))).code).toBe('refused');
+    expect((await rejection(svc.tools.call('ecommerce', 'nope', {}))).code).toBe('not_found');
+    const r = await svc.tools.call('ecommerce', 'get_orders', {});
     expect(r.response).toBeUndefined();
     expect(r.result).toMatchObject({ success: false, exitReason: 'infra' });
 
     const { manager, calls } = fakeManager(() => Promise.reject(new Error('not used')));
     const backed = open({ sandboxFactory: () => Promise.resolve(manager) });
-    expect((await backed.callTool('ecommerce', 'get_orders', {})).response).toEqual({
+    expect((await backed.tools.call('ecommerce', 'get_orders', {})).response).toEqual({
       success: true,
       data: 1,
     });
@@ -134,7 +134,7 @@ describe('kits-service: one overwrite rule', () => {
 
   it('creates a kit file, then refuses to replace it unless asked, then replaces it', () => {
     const svc = open();
-    const created = svc.saveKit(def);
+    const created = svc.kits.save(def);
     expect(created.replaced).toBe(false);
     expect(created.file).toBe(join(svc.workspaceDir, 'kits/mine.kit'));
     expect(readFileSync(created.file, 'utf8')).toBe(
@@ -144,7 +144,7 @@ describe('kits-service: one overwrite rule', () => {
 
     let refused: unknown;
     try {
-      svc.saveKit({ ...def, tools: { user: 'get_user' } });
+      svc.kits.save({ ...def, tools: { user: 'get_user' } });
     } catch (e) {
       refused = e;
     }
@@ -153,7 +153,7 @@ describe('kits-service: one overwrite rule', () => {
     expect((refused as ToolsmithError).details).toEqual({ exists: created.file });
     expect(readFileSync(created.file, 'utf8')).toContain('orders = "get_orders"');
 
-    const replaced = svc.saveKit(
+    const replaced = svc.kits.save(
       { ...def, description: 'users', tools: { user: 'get_user' } },
       { overwrite: true },
     );
@@ -161,18 +161,18 @@ describe('kits-service: one overwrite rule', () => {
     expect(readFileSync(created.file, 'utf8')).toBe(
       'name = "mine"\nsandbox = "ecommerce"\ndescription = "users"\n\n[tools]\nuser = "get_user"\n\n',
     );
-    expect(svc.kit('mine').tools.map((t) => t.alias)).toEqual(['user']);
+    expect(svc.catalog.kit('mine').tools.map((t) => t.alias)).toEqual(['user']);
   });
 
   it('writes nothing for a bad name, an unknown tool or a grade above the maximum', async () => {
     const svc = open();
-    expect(() => svc.saveKit({ ...def, name: '../evil' })).toThrow(/invalid kit name/);
+    expect(() => svc.kits.save({ ...def, name: '../evil' })).toThrow(/invalid kit name/);
     expect(existsSync(join(svc.workspaceDir, 'evil.kit'))).toBe(false);
-    expect(() => svc.saveKit({ ...def, tools: { x: 'no_such_tool' } })).toThrow(ToolsmithError);
-    await svc.saveTools('ecommerce', readFileSync(svc.files.toolsFile('ecommerce'), 'utf8') + WIPE);
+    expect(() => svc.kits.save({ ...def, tools: { x: 'no_such_tool' } })).toThrow(ToolsmithError);
+    await svc.tools.save('ecommerce', readFileSync(svc.files.toolsFile('ecommerce'), 'utf8') + WIPE);
     let e: unknown;
     try {
-      svc.saveKit({ ...def, name: 'wiper', tools: { wipe: 'wipe' } });
+      svc.kits.save({ ...def, name: 'wiper', tools: { wipe: 'wipe' } });
     } catch (x) {
       e = x;
     }
@@ -237,7 +237,7 @@ describe('settings', () => {
   it('says where each key comes from: none, the environment, then a key set at run time', () => {
     const svc = open();
     delete process.env['OPENAI_API_KEY'];
-    const local = () => svc.settings().providers.find((p) => p.id === 'local')!;
+    const local = () => svc.settings.view().providers.find((p) => p.id === 'local')!;
     expect(local()).toEqual({
       id: 'local',
       kind: 'openai',
@@ -248,16 +248,16 @@ describe('settings', () => {
       keyNeeded: false, // a server on this machine
     });
     const config = svc.config.providers[0]!;
-    expect(svc.providerKey(config)).toBeUndefined();
+    expect(svc.settings.providerKey(config)).toBeUndefined();
     process.env['OPENAI_API_KEY'] = 'from-env';
     expect(local().keySource).toBe('env');
-    expect(svc.providerKey(config)).toBe('from-env');
-    expect(svc.setProviderKey('local', 'set-now')).toEqual({ stored: true, where: 'memory' });
+    expect(svc.settings.providerKey(config)).toBe('from-env');
+    expect(svc.settings.setProviderKey('local', 'set-now')).toEqual({ stored: true, where: 'memory' });
     expect(local().keySource).toBe('memory');
-    expect(svc.providerKey(config)).toBe('set-now');
-    expect(svc.setProviderKey('local', 'kept', () => 'keychain').where).toBe('keychain');
+    expect(svc.settings.providerKey(config)).toBe('set-now');
+    expect(svc.settings.setProviderKey('local', 'kept', () => 'keychain').where).toBe('keychain');
     expect(local().keySource).toBe('keychain');
-    const s = svc.settings();
+    const s = svc.settings.view();
     expect(s.maxGrade).toEqual({ w: 2, d: 1 });
     expect(s.runtimes).toContainEqual({ id: 'bun', enabled: false });
     expect(s.pool['standby']).toBe(1);
@@ -266,17 +266,17 @@ describe('settings', () => {
 
   it('providers for a run: overrides, and not_found for an unknown provider', () => {
     const svc = open();
-    expect(svc.providersFor().map((p) => p.id)).toEqual(['local']);
-    expect(svc.providersFor({ model: 'other' })).toHaveLength(1);
-    expect(() => svc.providersFor({ provider: 'nope' })).toThrow(/no provider nope/);
-    expect(() => svc.setProviderKey('nope', 'k')).toThrow(/no provider nope/);
+    expect(svc.settings.providersFor().map((p) => p.id)).toEqual(['local']);
+    expect(svc.settings.providersFor({ model: 'other' })).toHaveLength(1);
+    expect(() => svc.settings.providersFor({ provider: 'nope' })).toThrow(/no provider nope/);
+    expect(() => svc.settings.setProviderKey('nope', 'k')).toThrow(/no provider nope/);
   });
 });
 
 describe('system', () => {
   it('status without a sandbox backend says Docker is missing and how to get it', async () => {
     const svc = open();
-    const s = await svc.status();
+    const s = await svc.system.status();
     expect(s).toMatchObject({ docker: { available: false, hint: expect.stringMatching(/docker\.io/) } });
     expect(s).toMatchObject({ isolation: 'none', images: [], pools: [] });
     expect(await dispatch(svc, 'system.status', {})).toEqual({ ok: true, value: s });
@@ -293,7 +293,7 @@ describe('system', () => {
     const pushed: PushEvent[] = [];
     svc.onPush((e) => pushed.push(e));
     const lines: string[] = [];
-    expect(await svc.buildImage('python', 'ecommerce', (l) => lines.push(l))).toEqual({
+    expect(await svc.system.buildImage('python', 'ecommerce', (l) => lines.push(l))).toEqual({
       tag: 'toolsmith-python:x',
     });
     expect(lines).toEqual(['step 1']);

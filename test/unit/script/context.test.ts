@@ -87,15 +87,15 @@ describe('ToolsmithService.scriptContext', () => {
   });
 
   it('is what scriptTools, the prompt and validation see', () => {
-    const ctx = svc.scriptContext('ecommerce', 'orders', 'python');
-    expect(ctx.tools).toEqual(svc.scriptTools('ecommerce', 'orders').tools);
+    const ctx = svc.execution.scriptContext('ecommerce', 'orders', 'python');
+    expect(ctx.tools).toEqual(svc.catalog.scriptTools('ecommerce', 'orders').tools);
     expect(ctx.toolMap).toMatchObject({ orders: 'get_orders', user: 'get_user' });
-    const all = svc.scriptContext('ecommerce', undefined, 'python');
-    expect(Object.keys(all.toolMap)).toEqual(svc.scriptTools('ecommerce').tools.map((t) => t.name));
+    const all = svc.execution.scriptContext('ecommerce', undefined, 'python');
+    expect(Object.keys(all.toolMap)).toEqual(svc.catalog.scriptTools('ecommerce').tools.map((t) => t.name));
     expect(all.toolsPrompt?.()).toBe(
-      svc.registry('ecommerce').prompt(svc.scriptTools('ecommerce').kit.tools.map((k) => k.tool)),
+      svc.catalog.registry('ecommerce').prompt(svc.catalog.scriptTools('ecommerce').kit.tools.map((k) => k.tool)),
     );
     // The prompt a run gets and the one `toolsmith prompt` prints are built from the same context.
-    expect(svc.buildPrompt('orders of u1', 'ecommerce').user).toContain(all.toolsPrompt?.() ?? '');
+    expect(svc.execution.buildPrompt('orders of u1', 'ecommerce').user).toContain(all.toolsPrompt?.() ?? '');
   });
 });

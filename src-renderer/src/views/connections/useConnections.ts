@@ -1,9 +1,10 @@
 /** The Connections view's state (connections.ts) bound to the store and the API. */
-import { useCallback, useEffect, useReducer } from 'react';
+import { useCallback, useReducer } from 'react';
 import type { McpServerView } from '../../../../src-main/contract/api.ts';
 import { api, errorMessage } from '../../api/client.ts';
 import { useStore } from '../../store/index.ts';
 import { connectionsReducer, editServerForm, initialConnections, newServerForm } from './connections.ts';
+import { useLoadOnMount } from '../../lib/useLoad.ts';
 
 export function useConnections() {
   const sandboxes = useStore((s) => s.sandboxes);
@@ -14,7 +15,7 @@ export function useConnections() {
   const reload = useStore((s) => s.loadMcpServers);
   const [state, dispatch] = useReducer(connectionsReducer, initialConnections);
 
-  useEffect(() => void reload(), [reload]);
+  useLoadOnMount(reload);
 
   // Not a useSubmit: selecting another server while one is being tested tests it at once.
   const select = useCallback(

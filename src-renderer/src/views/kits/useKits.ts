@@ -1,9 +1,10 @@
 /** The Kits view's state (kits.ts) bound to the store: the kits, the settings' max grade, the editor. */
-import { useEffect, useReducer } from 'react';
+import { useReducer } from 'react';
 import type { Response } from '../../../../src-main/contract/api.ts';
 import { useStore } from '../../store/index.ts';
 import { initialKits, kitsBySandbox, kitsReducer } from './kits.ts';
 import type { Kit } from './kit.ts';
+import { useLoadOnMount } from '../../lib/useLoad.ts';
 
 export function useKits() {
   const sandboxes = useStore((s) => s.sandboxes);
@@ -15,7 +16,7 @@ export function useKits() {
   const settingsError = useStore((s) => s.settingsError);
   const reload = useStore((s) => s.loadKits);
   const [state, dispatch] = useReducer(kitsReducer, initialKits);
-  useEffect(() => void reload(), [reload]);
+  useLoadOnMount(reload);
 
   const sandboxNames = sandboxes.map((s) => s.name);
   const list = kits ?? [];

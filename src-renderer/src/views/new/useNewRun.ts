@@ -3,6 +3,7 @@ import { useCallback, useEffect, useReducer } from 'react';
 import { useStore } from '../../store/index.ts';
 import type { KitList } from '../../store/settings.ts';
 import { initialNewRun, newRunProblem, newRunReducer, newRunRequest } from './new-run.ts';
+import { useLoadOnMount } from '../../lib/useLoad.ts';
 
 const NO_KITS: KitList = [];
 
@@ -15,7 +16,7 @@ export function useNewRun() {
   const loadKits = useStore((s) => s.loadKits);
   const [state, dispatch] = useReducer(newRunReducer, initialNewRun);
 
-  useEffect(() => void loadKits(), [loadKits]);
+  useLoadOnMount(loadKits);
   useEffect(() => dispatch({ type: 'sandboxes', names: sandboxes.map((s) => s.name) }), [sandboxes]);
 
   const problem = newRunProblem(state);

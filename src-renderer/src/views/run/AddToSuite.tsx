@@ -3,11 +3,12 @@
  * suites/NAME.toml). `AddToSuiteForm` is presentational; `AddToSuite` wires it to the suites slice and
  * the API.
  */
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import type { Response } from '../../../../src-main/contract/api.ts';
 import { api } from '../../api/client.ts';
 import { useSubmit } from '../../lib/useSubmit.ts';
 import { useStore } from '../../store/index.ts';
+import { useLoadOnMount } from '../../lib/useLoad.ts';
 
 export function AddToSuiteForm({
   suites,
@@ -70,7 +71,7 @@ export function AddToSuite({ task, sandbox }: { task: string; sandbox: string })
   const loadSuites = useStore((s) => s.loadSuites);
   const navigate = useStore((s) => s.navigate);
   const [added, setAdded] = useState<{ suite: string; id: string }>();
-  useEffect(() => void loadSuites(), [loadSuites]);
+  useLoadOnMount(loadSuites);
   const { busy, error, run } = useSubmit(async (suite: string) => {
     const r: Response<'suites.addCase'> = await api['suites.addCase']({ name: suite, task, sandbox });
     setAdded({ suite, id: r.id });

@@ -8,6 +8,7 @@ import { IsolationState } from './IsolationState.tsx';
 import { SandboxDeps } from './SandboxDeps.tsx';
 import type { Runtime } from '../../store/images.ts';
 import { useStore } from '../../store/index.ts';
+import { useLoadOnMount } from '../../lib/useLoad.ts';
 
 export function SandboxSection() {
   const status = useStore((s) => s.status);
@@ -24,7 +25,7 @@ export function SandboxSection() {
     await loadStatus();
     setRefreshing(false);
   }, [loadStatus]);
-  useEffect(() => void refresh(), [refresh]);
+  useLoadOnMount(refresh);
 
   // The view starts without builds, and forgets them when it closes (their logs arrive as pushes).
   useEffect(() => {

@@ -3,13 +3,13 @@
  * limits and runtimes of `.toolsmith/config.toml` (read-only), and the sandbox's state: Docker, the
  * isolation level, images (built here, with the build's output streamed as pushed events) and pools.
  */
-import { useEffect } from 'react';
 import { GradeBadge } from '../../components/GradeBadge.tsx';
 import { useStore } from '../../store/index.ts';
 import type { Settings } from '../../store/settings.ts';
 import { SandboxSection } from './SandboxSection.tsx';
 import { ProvidersSection } from './ProvidersSection.tsx';
 import '../manage.css';
+import { useLoadOnMount } from '../../lib/useLoad.ts';
 
 function KeyValues({ label, values }: { label: string; values: Record<string, number> }) {
   const entries = Object.entries(values);
@@ -86,7 +86,7 @@ export function SettingsView() {
   const loading = useStore((s) => s.settingsLoading);
   const error = useStore((s) => s.settingsError);
   const reload = useStore((s) => s.loadSettings);
-  useEffect(() => void reload(), [reload]);
+  useLoadOnMount(reload);
 
   return (
     <section aria-label="settings" className="manage-view settings-view">

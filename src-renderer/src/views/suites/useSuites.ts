@@ -9,6 +9,7 @@ import { useSubmit } from '../../lib/useSubmit.ts';
 import { useStore } from '../../store/index.ts';
 import { defaultBase } from './derive.ts';
 import { initialSuiteDetail, liveProgress, suiteDetailReducer, suiteMarkers } from './suite-detail.ts';
+import { useLoadOnMount } from '../../lib/useLoad.ts';
 
 /** The suite list, and the suite the route names (else the first) opened. */
 export function useSuites(name: string | undefined) {
@@ -19,7 +20,7 @@ export function useSuites(name: string | undefined) {
   const navigate = useStore((s) => s.navigate);
   const notify = useStore((s) => s.notify);
 
-  useEffect(() => void loadSuites(), [loadSuites]);
+  useLoadOnMount(loadSuites);
   useEffect(() => {
     const target = name ?? list[0]?.name;
     if (target && target !== current) void openSuite(target);

@@ -5,6 +5,7 @@ import { api, errorMessage } from '../../api/client.ts';
 import { useStore } from '../../store/index.ts';
 import { promoteDraft } from './drafts.ts';
 import { initialTemplates, promoteKey, promoteWhat, savedMessage, templatesReducer } from './templates.ts';
+import { useLoadOnMount } from '../../lib/useLoad.ts';
 
 export function useTemplates() {
   const promote = useStore((s) => s.promote);
@@ -22,7 +23,7 @@ export function useTemplates() {
   const deleteTemplate = useStore((s) => s.deleteTemplate);
   const [state, dispatch] = useReducer(templatesReducer, initialTemplates);
 
-  useEffect(() => void reload(), [reload]);
+  useLoadOnMount(reload);
   // The view starts without test results, and forgets them when it closes.
   useEffect(() => {
     clearTests();

@@ -1,9 +1,10 @@
 /** The Workspace view's state (workspace.ts) bound to the API and the store, with its actions. */
-import { useCallback, useEffect, useReducer } from 'react';
+import { useCallback, useReducer } from 'react';
 import { api, errorMessage } from '../../api/client.ts';
 import { useSubmit } from '../../lib/useSubmit.ts';
 import { useStore } from '../../store/index.ts';
 import { initialWorkspace, workspaceReducer } from './workspace.ts';
+import { useGuardedLoad } from '../../lib/useLoad.ts';
 
 /** A workspace was opened or created: the page starts again on it. */
 const reloadOnRuns = () => {
@@ -18,16 +19,12 @@ export function useWorkspace() {
   const navigate = useStore((s) => s.navigate);
   const [state, dispatch] = useReducer(workspaceReducer, initialWorkspace);
 
-  useEffect(() => {
-    let live = true;
-    Promise.all([api['workspace.recent']({}), api['settings.get']({})]).then(
-      ([recent, settings]) => live && dispatch({ type: 'loaded', recent, settings }),
-      (e: unknown) => live && dispatch({ type: 'failed', error: errorMessage(e) }),
-    );
-    return () => {
-      live = false;
-    };
-  }, []);
+  useGuardedLoad(
+    () => Promise.all([api['workspace.recent']({}), api['settings.get']({})]),
+    ([recent, settings]) => dispatch({ type: 'loaded', recent, settings }),
+    (error) => dispatch({ type: 'failed', error }),
+    [],
+  );
 
   const open = useCallback(async (path: string) => {
     dispatch({ type: 'start' });

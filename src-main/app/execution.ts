@@ -1,0 +1,233 @@
+/**
+ * Script execution for every front end: the sandbox backend (started on first use, retired when the
+ * config changes), validating a script against the tools it may call, building a prompt, and running a
+ * script directly (`toolsmith exec`, MCP `execute_code`). Built once by the composition root
+ * (app/service.ts) with the plain `ExecutionDeps` below.
+ */
+import { validateScript } from '../core/lang/validate.ts';
+import type { ScriptLanguage, ValidateOptions, ValidationResult } from '../core/lang/violation.ts';
+import type { ScriptGenerator, BuiltPrompt, PromptOptions } from '../core/script/generator.ts';
+import type { OfferedSkill } from '../core/skills/offered.ts';
+import type { SandboxTool } from '../core/tools/extract.ts';
+import type { Tool } from '../core/tools/model.ts';
+import { failedResult, infraResult } from '../core/sandbox/execution.ts';
+import type { ExecutionResult } from '../core/sandbox/execution.ts';
+import { runtimeOf } from '../core/sandbox/runtimes.ts';
+import type { RuntimeId } from '../core/sandbox/runtimes.ts';
+import { assembleIn, sandboxContext, scriptToolNames } from '../core/script/context.ts';
+import type { ScriptContext } from '../core/script/context.ts';
+import { errorMessage } from '../core/errors.ts';
+import type { ParallelValidator } from '../infra/validate/parallel.ts';
+import type { LiveExecutionEvent } from '../core/ports/executor.ts';
+import type { ApprovalAsk } from '../core/tools/approval.ts';
+import { directGate } from './approval.ts';
+import type { ConfigDeps } from './deps.ts';
+import { ToolsmithError } from './errors.ts';
+import type { SandboxManager } from './sandbox.ts';
+
+export interface ValidateRequest {
+  code: string;
+  language: ScriptLanguage;
+  /** Tools come from this sandbox (optionally narrowed to a kit)... */
+  sandbox?: string;
+  kit?: string;
+  /** ...or are named explicitly. */
+  tools?: string[];
+  strict?: boolean;
+}
+
+export interface ExecuteRequest {
+  sandbox: string;
+  kit?: string;
+  language: ScriptLanguage;
+  /** python | node | bun | deno, given explicitly (default: python or node by the language). */
+  runtime?: RuntimeId;
+  body: string;
+  timeoutMs?: number;
+  validate?: boolean;
+  /** Aborts the job (a client that cancelled its call). */
+  signal?: AbortSignal;
+  /** The job's live events (tool calls, logs, tools' progress). */
+  onEvent?: (e: LiveExecutionEvent) => void;
+  /** Who answers calls that need approval (an MCP client's elicitation); else `askApproval`. */
+  ask?: ApprovalAsk;
+}
+
+/** What script execution needs: plain functions and values, never the service. */
+export interface ExecutionDeps extends ConfigDeps {
+  readonly generator: ScriptGenerator;
+  /** Long scripts validated on two threads in long-lived processes; absent in one-shot CLI verbs. */
+  readonly validator: ParallelValidator | undefined;
+  /** The script context of a sandbox without its skills (app/catalog.ts). */
+  toolContext(sandbox: string, kit: string | undefined, language: ScriptLanguage): ScriptContext;
+  /** The sandbox's tools a script with `allowed` tools may not call, each with why. */
+  excludedTools(sandbox: string, allowed: readonly string[]): Record<string, string>;
+  /** The skills offered to scripts of a context (app/skills.ts). */
+  offeredSkills(ctx: ScriptContext): OfferedSkill[];
+  /** Connects a sandbox's MCP servers; the ones that could not be reached, each with why. */
+  prepareMcp(sandbox: string): Promise<{ server: string; error: string }[]>;
+  /** Starts a sandbox backend (rejects, saying why, when none can start). */
+  startBackend(): Promise<SandboxManager>;
+  /** Who answers tool calls that need approval when the request names no one (app/approval.ts). */
+  askApproval(): ApprovalAsk | undefined;
+}
+
+export class ScriptExecution {
+  private readonly deps: ExecutionDeps;
+  private sandboxPromise: Promise<SandboxManager> | undefined;
+  /** The sandbox manager once made (shutdown tells it at once that nothing may start any more). */
+  private sandboxMade: SandboxManager | undefined;
+  private closing = false;
+
+  constructor(deps: ExecutionDeps) {
+    this.deps = deps;
+  }
+
+  /** The sandbox manager (Docker pool, or the process fallback), created on first use. */
+  sandbox(): Promise<SandboxManager> {
+    if (!this.sandboxPromise) {
+      const made = this.deps.startBackend();
+      this.sandboxPromise = made;
+      made.then(
+        (m) => {
+          if (this.closing) m.stopSpawning?.();
+          if (this.sandboxPromise === made) this.sandboxMade = m;
+        },
+        () => {
+          if (this.sandboxPromise === made) this.sandboxPromise = undefined;
+        },
+      );
+    }
+    return this.sandboxPromise;
+  }
+
+  /**
+   * Shutdown began: the jobs cancelled next (by close, or by a front end closing its sessions first) must
+   * not make their pools start replacements or standbys: containers started now would outlive the
+   * process, or make it miss its stop grace. Nothing is started from here on.
+   */
+  beginShutdown(): void {
+    this.closing = true;
+    this.sandboxMade?.stopSpawning?.();
+  }
+
+  /** The sandbox manager when one was started (or is starting), without starting one. */
+  startedSandbox(): Promise<SandboxManager | undefined> {
+    return this.sandboxPromise ? this.sandboxPromise.catch(() => undefined) : Promise.resolve(undefined);
+  }
+
+  /**
+   * New jobs go to a new sandbox backend (made on their first use); the current one is disposed once its
+   * running jobs end. Used when the config changed and when a Docker engine appeared while the process
+   * fallback ran.
+   */
+  retireSandbox(): void {
+    const retired = this.sandboxPromise;
+    if (!retired) return;
+    this.sandboxPromise = undefined;
+    this.sandboxMade = undefined;
+    void retired.then((m) => m.retire?.() ?? m.dispose()).catch(() => {});
+  }
+
+  /** Disposes the sandbox backend (its containers removed) and the validation threads. */
+  async close(): Promise<void> {
+    await this.deps.validator?.close();
+    const s = this.sandboxPromise;
+    this.sandboxPromise = undefined;
+    this.sandboxMade = undefined;
+    if (s) await (await s.catch(() => undefined))?.dispose();
+  }
+
+  /** Validates a script: every validation in the service goes through here (see `validator`). */
+  validateCode(code: string, language: ScriptLanguage, options: ValidateOptions): ValidationResult {
+    return this.deps.validator
+      ? this.deps.validator.validate(code, language, options)
+      : validateScript(code, language, options);
+  }
+
+  /**
+   * The one script context of a sandbox, kit and language (see app/catalog.ts), with the skills offered
+   * to its scripts (app/skills.ts).
+   */
+  scriptContext(sandbox: string, kitName: string | undefined, language: ScriptLanguage): ScriptContext {
+    const ctx = this.deps.toolContext(sandbox, kitName, language);
+    if (language !== 'python') return ctx;
+    const skills = this.deps.offeredSkills(ctx);
+    return skills.length ? { ...ctx, skills } : ctx;
+  }
+
+  /** A sandbox's tools as scripts see them, then its offered skills: what manuals, search and describe show. */
+  manualTools(sandbox: string, kit?: string): SandboxTool[] {
+    const ctx = this.scriptContext(sandbox, kit, 'python');
+    return [...ctx.tools, ...(ctx.skills ?? []).map((s) => s.tool)];
+  }
+
+  /** The manual entries of a sandbox's offered skills among `names` (a job's run-time lookups). */
+  skillManual(sandbox: string, names: readonly string[]): Tool[] {
+    return this.deps
+      .offeredSkills(this.deps.toolContext(sandbox, undefined, 'python'))
+      .filter((s) => names.includes(s.name))
+      .map((s) => s.tool);
+  }
+
+  validate(req: ValidateRequest): ValidationResult {
+    let tools: string[] = req.tools ?? [];
+    if (req.sandbox) tools = scriptToolNames(this.scriptContext(req.sandbox, req.kit, req.language));
+    return this.validateCode(req.code, req.language, {
+      tools,
+      strict: req.strict ?? false,
+      ...(req.sandbox ? { excluded: this.deps.excludedTools(req.sandbox, tools) } : {}),
+    });
+  }
+
+  buildPrompt(
+    task: string,
+    sandbox: string,
+    options: PromptOptions & { kit?: string; language?: ScriptLanguage } = {},
+  ): BuiltPrompt {
+    if (!task.trim()) throw new ToolsmithError('invalid_argument', 'the task is empty');
+    const ctx = this.scriptContext(sandbox, options.kit, options.language ?? 'python');
+    return this.deps.generator.buildPrompt(task, sandboxContext(ctx), options);
+  }
+
+  /** Runs a script directly (no LLM, not recorded): `toolsmith exec` and MCP `execute_code`. */
+  async executeScript(req: ExecuteRequest): Promise<ExecutionResult> {
+    const runtime = runtimeOf(req);
+    const mcpDown = await this.deps.prepareMcp(req.sandbox);
+    if (mcpDown.length > 0) return infraResult(mcpDown.map((f) => f.error).join('; '), runtime);
+    const ctx = this.scriptContext(req.sandbox, req.kit, req.language);
+    const script = assembleIn(ctx, req.body);
+    if (req.validate !== false) {
+      const v = this.validateCode(script.body, req.language, {
+        tools: scriptToolNames(ctx),
+        excluded: this.deps.excludedTools(req.sandbox, scriptToolNames(ctx)),
+      });
+      if (!v.valid)
+        return failedResult(
+          'rejected',
+          { type: 'ValidationError', message: this.deps.generator.validationErrorMessage(v.violations) },
+          runtime,
+        );
+    }
+    let sandbox: SandboxManager;
+    try {
+      sandbox = await this.sandbox();
+    } catch (e) {
+      // No engine, no image, no backend: a result that says so, never an exception.
+      return infraResult(errorMessage(e), runtime);
+    }
+    const timeoutMs = Math.min(req.timeoutMs ?? this.deps.config.limits.timeout_s * 1000, 600_000);
+    return sandbox.executor.execute({
+      sandbox: req.sandbox,
+      language: req.language,
+      ...(req.runtime ? { runtime: req.runtime } : {}),
+      code: script.code,
+      bodyStartLine: script.bodyStartLine,
+      tools: ctx.toolMap,
+      timeoutMs,
+      ...(req.signal ? { signal: req.signal } : {}),
+      ...(req.onEvent ? { onEvent: req.onEvent } : {}),
+      ...directGate(this.deps.config.approval, ctx, this.deps.askApproval(), req.ask),
+    });
+  }
+}
