@@ -24,8 +24,10 @@ afterEach(() => {
   process.off('unhandledRejection', onEscape);
 });
 
-const textOf = (r: { content?: unknown }) =>
-  ((r.content as { type: string; text?: string }[] | undefined) ?? []).map((c) => c.text ?? '').join('');
+const textOf = (r: object) =>
+  (('content' in r ? (r.content as { type: string; text?: string }[]) : []) ?? [])
+    .map((c) => c.text ?? '')
+    .join('');
 
 describe('the run store closed under a running script', () => {
   it('late tool-call and log events are dropped, the process lives, the service still closes', async () => {
