@@ -215,6 +215,7 @@ async function measure(
   }
   // BENCH_ONLY=per_job: only the per-job figures (a loaded machine where the rest times out).
   if (process.env['BENCH_ONLY'] === 'per_job') {
+    process.stderr.write(`${factory.isolation} per-job p50 ${pct(perJob, 50)} ms\n`);
     await b.dispose();
     return {
       isolation: factory.isolation,
@@ -421,10 +422,10 @@ const gvisorP50 = p50('gvisor');
 if (dockerP50 && gvisorP50)
   result['gvisor_over_docker_p50'] = { value: Number((gvisorP50 / dockerP50).toFixed(2)), target_max: 10 };
 const procFloor = result['process'] as
-  { floor: { docker_exec_over_job?: unknown; job_p50_ms: number } } | undefined;
-const dockerExec = (result['docker'] as { floor: { docker_exec_python_p50_ms?: number } } | undefined)?.floor
-  .docker_exec_python_p50_ms;
-if (procFloor && dockerExec)
+  { floor?: { docker_exec_over_job?: unknown; job_p50_ms: number } } | undefined;
+const dockerExec = (result['docker'] as { floor?: { docker_exec_python_p50_ms?: number } } | undefined)?.floor
+  ?.docker_exec_python_p50_ms;
+if (procFloor?.floor && dockerExec)
   procFloor.floor.docker_exec_over_job = {
     value: Number((dockerExec / procFloor.floor.job_p50_ms).toFixed(2)),
     target_min: 50,
