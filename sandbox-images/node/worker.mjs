@@ -23,6 +23,41 @@ import vm from 'node:vm';
 
 const PROTOCOL = 1;
 const isChild = process.argv[2] === '--job';
+
+/**
+ * A job's message as the text that goes to the parent, made with intrinsics taken when this module loads
+ * (before any script code) from a copy on null prototypes: nothing planted on this realm's prototypes by
+ * a script that reached them (a `toJSON`, an index setter on Array.prototype, a getter) runs or changes
+ * the text. Node's IPC would otherwise serialize the message object itself, with `toJSON` looked up through
+ * Object.prototype and Array.prototype. The parent parses the text (childMessage checks its shape).
+ */
+const wireText = (() => {
+  const { stringify } = JSON;
+  const { setPrototypeOf, keys } = Object;
+  const { isArray } = Array;
+  const copy = (v, depth) => {
+    if (typeof v !== 'object' || v === null) return typeof v === 'function' ? null : v;
+    if (depth > 1000) return null;
+    if (isArray(v)) {
+      const a = setPrototypeOf([], null);
+      const n = v.length;
+      for (let i = 0; i < n; i++) a[i] = copy(v[i], depth + 1);
+      return a;
+    }
+    const o = { __proto__: null };
+    const ks = keys(v);
+    const n = ks.length;
+    for (let i = 0; i < n; i++) o[ks[i]] = copy(v[ks[i]], depth + 1);
+    return o;
+  };
+  return (m) => stringify(copy(m, 0));
+})();
+/** The job's IPC send, taken when this module loads. */
+const ipcSend = typeof process.send === 'function' ? process.send.bind(process) : undefined;
+/** Tests only (TOOLSMITH_TEST_WALLS=leakrealm): the script is handed objects of this realm, as if the first wall had fallen. */
+// (Not under deno: its job process may read no variable but its credentials'.)
+const LEAK_REALM =
+  !globalThis.Deno && (process.env.TOOLSMITH_TEST_WALLS ?? '').split(',').includes('leakrealm');
 // The runtime this file runs on: node, or bun / deno through their node compatibility.
 const RUNTIME = globalThis.Deno ? 'deno' : globalThis.Bun ? 'bun' : 'node';
 const VERSION =
@@ -421,7 +456,7 @@ if (isChild) {
   // value made in the context (a getter, a Proxy trap, `toJSON`, `then`, `Error.prepareStackTrace` would
   // run the script with this realm's objects as arguments); it builds every message it sends from
   // primitives, with its own JSON.
-  const send = (m, cb) => process.send(m, cb);
+  const send = (m, cb) => ipcSend(wireText(m), cb);
   // The script's floating promises: its own business, never read here (reading a rejection's reason
   // would format its stack with the script's prepareStackTrace and this realm's arrays).
   process.on('unhandledRejection', () => {});
@@ -635,6 +670,8 @@ if (isChild) {
         throw e;
       }
       api = runtime(bridge, inputs, aliases, limit);
+      if (LEAK_REALM)
+        context.workerRealm = { object: {}, array: [], error: new RangeError('of the worker realm') };
       deliver = api.deliver;
       start = () => api.start(script);
     } catch (e) {
@@ -788,7 +825,14 @@ if (isChild) {
       };
       child.stdout.on('data', onOutput);
       child.stderr.on('data', onOutput);
-      child.on('message', (msg) => {
+      // The child sends each message as JSON text (wireText): only text is read.
+      child.on('message', (text) => {
+        let msg;
+        try {
+          msg = typeof text === 'string' ? JSON.parse(text) : undefined;
+        } catch {
+          return;
+        }
         if (current.finished || !childMessage(msg)) return;
         if (msg.type === 'done') return finish(current, msg);
         if (msg.type === 'emit' && count(JSON.stringify(msg.data ?? null).length)) return;

@@ -1,5 +1,6 @@
 """The child: one job, in a process forked (by the fork server) before its job arrives."""
 
+import dis
 import gc
 import marshal
 import os
@@ -13,6 +14,31 @@ from .checks import MODULES, SCRIPT_NAME, ValidationError, install_runtime_wall,
 from .hygiene import no_dump
 from .protocol import encode, loads, read_exact, write_all
 from .tools import TOOLS_FILE, TOOLS_LINES, ToolResponse, json_safe, response_dict
+
+# Where the innermost frame of a MemoryError stood when code, not the allocator, raised it: a raise
+# statement (RAISE_VARARGS, RERAISE), a generator or coroutine thrown into (YIELD_VALUE, RETURN_GENERATOR,
+# SEND, CLEANUP_THROW, RESUME). Read from the bytecode, never from the exception's name or arguments.
+_RAISED_BY_CODE = frozenset(
+    op for op in (dis.opmap.get(n) for n in ("RAISE_VARARGS", "RERAISE", "YIELD_VALUE", "RETURN_GENERATOR", "SEND", "CLEANUP_THROW", "RESUME")) if op is not None
+)
+
+
+def interpreter_out_of_memory(e):
+    """Whether `e` is the interpreter's own MemoryError: an allocation that failed (a C function or an
+    operation of the innermost frame: `bytearray(10**15)`, `'a' * 2**62`), not one that script or tool code
+    raised itself (`raise MemoryError`, a generator's throw(), an awaited future holding one), which is
+    an ordinary error: the run is not reported out of memory and the worker is not replaced for it.
+    A subclass is always code's. Known limit: a C function that raises an exception object code handed it
+    (asyncio's C Future.result()) looks like an allocation failure in the frame that called it."""
+    if type(e) is not MemoryError:
+        return False
+    tb = e.__traceback__
+    if tb is None:
+        return False
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    raw = tb.tb_frame.f_code.co_code
+    return not (0 <= tb.tb_lasti < len(raw) and raw[tb.tb_lasti] in _RAISED_BY_CODE)
 
 _getframe = sys._getframe
 
@@ -333,14 +359,16 @@ class Child:
                     frames.append({"line": fs.lineno, "name": fs.name, "text": text, "file": TOOLS_FILE})
             if isinstance(e, SyntaxError):
                 frames.append({"line": e.lineno or 0, "name": "<script>", "text": (e.text or "").strip()})
-            # The exit reason comes from what the runtime saw (the interpreter's own MemoryError), never from
-            # a name: an exception of the worker's own ValidationError class raised at run time is an error.
+            # The exit reason comes from what the runtime saw (the interpreter's own MemoryError, told from
+            # one code raised by where it was raised), never from a name: an exception of the worker's own
+            # ValidationError class raised at run time is an error.
+            oom = interpreter_out_of_memory(e)
             kind = "MemoryError" if isinstance(e, MemoryError) else type(e).__name__
             message = str(e)
             if isinstance(e, KeyError) and e.args:
                 message = repr(e.args[0])
             done = {"type": "done", "ok": False, "error": {"type": kind, "message": message, "frames": frames}}
-            if isinstance(e, MemoryError):
+            if oom:
                 done["reason"] = "oom"
             self.send(done)
             return

@@ -73,6 +73,20 @@ export interface JobRequest {
   approval?: ApprovalGate;
 }
 
+/**
+ * Hands a live event to the job's listener. The listener records it (the run store), and may throw: the
+ * store closed while the run still emits (its process is stopping), a full disk past what it holds. That
+ * must never escape here: this runs in the worker socket's reader (and after a host tool's await), where
+ * an exception would end the whole process. The job's own result (its tool calls, logs) is unaffected.
+ */
+function live(job: JobRequest, e: LiveExecutionEvent): void {
+  try {
+    job.onEvent?.(e);
+  } catch {
+    // Dropped: see above.
+  }
+}
+
 export interface ReadyInfo {
   runtime: string;
   version: string;
@@ -473,10 +487,10 @@ export class WorkerConnection {
               hasResult = true;
             } else if (kind === 'intermediate') {
               intermediates.push(value);
-              job.onEvent?.({ type: 'emit', kind: 'intermediate', data: clean(value) });
+              live(job, { type: 'emit', kind: 'intermediate', data: clean(value) });
             } else if (kind === 'log') {
               logs.push(String(value));
-              job.onEvent?.({ type: 'emit', kind: 'log', data: clean(String(value)) });
+              live(job, { type: 'emit', kind: 'log', data: clean(String(value)) });
             }
             break;
           }
@@ -492,7 +506,7 @@ export class WorkerConnection {
               ...(m.skill && job.skills?.includes(m.skill) ? { skill: m.skill } : {}),
             };
             toolCalls.push(t);
-            job.onEvent?.({ type: 'tool_call', trace: clean(t) });
+            live(job, { type: 'tool_call', trace: clean(t) });
             break;
           }
           case 'tool_call':
@@ -693,7 +707,7 @@ export class WorkerConnection {
     if (extra.egress?.length) t.egress = extra.egress;
     if (m.skill && job.skills?.includes(m.skill)) t.skill = m.skill;
     toolCalls.push(t);
-    job.onEvent?.({ type: 'tool_call', trace: t });
+    live(job, { type: 'tool_call', trace: t });
   }
 
   private reply(msg: Record<string, unknown>): void {

@@ -20,9 +20,10 @@ import type {
   RunEvent,
   RunStartedData,
 } from '../../core/records/events.ts';
+import { EVENT_VERSION } from '../../core/records/events.ts';
 import type { RunPage, RunSummary } from '../../core/records/summary.ts';
 import { steadyNow } from '../clock.ts';
-import { DiskFullError, openStore, StoreConnection } from './connection.ts';
+import { DiskFullError, openStore, RunStoreError, StoreConnection } from './connection.ts';
 import { RunEvents } from './run-events.ts';
 import type { RunExport } from './run-events.ts';
 import { RunQueries } from './run-queries.ts';
@@ -54,6 +55,7 @@ export class RunStore extends RunQueries {
   private readonly conn: StoreConnection | undefined;
   private readonly memoryDb: DatabaseSync | undefined;
   private readonly log: RunEvents;
+  private readonly now: () => number;
 
   /**
    * `textWindow` and `fewMatches` tune the windowed text search (see windowText; tests make them small).
@@ -74,6 +76,7 @@ export class RunStore extends RunQueries {
     this.conn = conn;
     this.memoryDb = conn ? undefined : db;
     this.log = log;
+    this.now = opts.now ?? steadyNow;
     markInterrupted(file, stmts);
   }
 
@@ -87,20 +90,46 @@ export class RunStore extends RunQueries {
    * cannot be kept, and the error says how many of which runs are lost.
    */
   close(): void {
+    if (this.closed) return;
+    this.closed = true;
     const lost = this.log.release();
     this.db.close();
     if (lost) throw new DiskFullError(this.file, 'run events', lost);
   }
 
+  /**
+   * Whether the store is closed. Events that land after that (a run still emitting while its process
+   * stops: a tool call's trace, a log line, its run_finished) are dropped and counted, never written to a
+   * closed connection: node:sqlite would throw "statement has been finalized" from inside whatever
+   * callback delivered the event (a sandbox socket's reader), and that would end the process.
+   */
+  isClosed(): boolean {
+    return this.closed;
+  }
+
+  /** How many events were dropped because they came after the store closed (see isClosed). */
+  droppedAfterClose(): number {
+    return this.dropped;
+  }
+
+  private closed = false;
+  private dropped = 0;
+
   // Writing and reading events (run-events.ts).
 
   /** Starts a run: writes its run_started event and summary row. Returns the new run id. */
   createRun(data: RunStartedData, id?: string, ts?: number): string {
+    if (this.closed) throw new RunStoreError(`the run store ${this.file} is closed: no new run is recorded`);
     return this.log.createRun(data, id, ts);
   }
 
   /** Appends one event and updates the run's summary (see RunEvents.append: a full disk holds it). */
   append<T extends EventType>(runId: string, type: T, data: EventPayloads[T], ts?: number): RunEvent {
+    if (this.closed) {
+      // A late event (see isClosed): handed back unrecorded (seq -1), never written.
+      this.dropped++;
+      return { v: EVENT_VERSION, runId, seq: -1, ts: ts ?? this.now(), type, data } as RunEvent;
+    }
     return this.log.append(runId, type, data, ts);
   }
 
@@ -149,6 +178,7 @@ export class RunStore extends RunQueries {
 
   /** Counts one use of a template (the ratchet's counters); held in memory while the disk is full. */
   recordTemplateUse(name: string, success: boolean): void {
+    if (this.closed) return; // a run ending after the store closed (see isClosed)
     this.log.recordTemplateUse(name, success);
   }
 

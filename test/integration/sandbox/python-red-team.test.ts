@@ -286,6 +286,34 @@ describe.each([docker, bubblewrap])('Python red team, host validation off: %s', 
     expect(refused.exitReason).toBe('rejected');
   }, 60_000);
 
+  it.each([
+    ['a raise statement', 'get_orders()\nraise len.__self__.MemoryError\n'],
+    ['a raised instance', 'get_orders()\nraise len.__self__.MemoryError("chosen by the script")\n'],
+    [
+      'a generator thrown into',
+      'def g():\n    yield 1\nx = g()\nnext(x)\nx.throw(len.__self__.MemoryError())\n',
+    ],
+    ['a fresh generator thrown into', 'def g():\n    yield 1\ng().throw(len.__self__.MemoryError)\n'],
+    ['a subclass', 'M = len.__self__.type("M", (len.__self__.MemoryError,), {})\nraise M()\n'],
+  ])(
+    'past both checks, a MemoryError the script raises itself (%s) is an error, not out of memory',
+    async (_what, code) => {
+      const r = await run(uncheckedScript(code));
+      expect(r.exitReason, why(r)).toBe('error');
+      expect(r.error?.type).toBe('MemoryError');
+      // The worker was not replaced for it: the next job runs on it.
+      expect((await run('emit_result(1)\n')).data).toBe(1);
+    },
+    60_000,
+  );
+
+  it("the interpreter's own MemoryError (an allocation that fails) is still out of memory, also past both checks", async () => {
+    const r = await run(uncheckedScript('x = b"a" * (10**15)\nemit_result(len(x))\n'));
+    expect(r.exitReason, why(r)).toBe('oom');
+    const checked = await run('x = [0] * (2**60)\nemit_result(len(x))\n');
+    expect(checked.exitReason, why(checked)).toBe('oom');
+  }, 60_000);
+
   it('tool code stands between: a tool the script calls may do what its author wrote (the wall is for script code)', async () => {
     const r = await run('r = stamp()\nemit_result(r.data)\n');
     expect(r, why(r)).toMatchObject({ success: true, data: { uid: expect.stringMatching(/^uid=/) } });
