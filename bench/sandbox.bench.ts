@@ -40,6 +40,8 @@ const pct = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);
   return Number((s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? 0).toFixed(3));
 };
+/** BENCH_QUICK=1: per-job latency, the floor and throughput only (side-by-side runs on a loaded machine). */
+const quick = process.env['BENCH_QUICK'] === '1';
 const tools = { add: 'add', kill_worker: 'kill_worker', echo: 'echo', fork_floor: 'fork_floor' };
 
 /** CPU time (ms) so far of a container's cgroup (everything in it: worker, fork server, jobs; under gVisor the sandbox kernel too). */
@@ -195,12 +197,15 @@ async function measure(
     b.execute({ sandbox: 'bench', language: 'python', code, bodyStartLine: 1, tools, timeoutMs });
 
   // Cold start: the first job on an empty pool.
-  const cold = make();
   let t0 = performance.now();
-  const first = await run(cold, 'emit_result(1)\n');
-  const coldMs = performance.now() - t0;
-  if (!first.success) throw new Error(`cold start failed: ${JSON.stringify(first.error)}`);
-  await cold.dispose();
+  let coldMs = 0;
+  if (!quick) {
+    const cold = make();
+    const first = await run(cold, 'emit_result(1)\n');
+    coldMs = performance.now() - t0;
+    if (!first.success) throw new Error(`cold start failed: ${JSON.stringify(first.error)}`);
+    await cold.dispose();
+  }
 
   const b = make();
   await b.warm('bench');
@@ -236,7 +241,7 @@ async function measure(
   // A job that breaks its worker: the result is back at once, the removal happens after.
   const broken: number[] = [];
   const removalAfter: number[] = [];
-  for (let i = 0; i < 10; i++) {
+  for (let i = 0; i < (quick ? 0 : 10); i++) {
     await until('a standby', () => status()?.standby === 1 && status()?.size === size);
     const before = new Set(b.workerIds('bench')?.workers ?? []);
     t0 = performance.now();
@@ -290,7 +295,7 @@ async function measure(
   // promoted). A job handed to the dying worker before the pool noticed counts: it is retried.
   const repl: number[] = [];
   let promoted = 0;
-  for (let i = 0; i < 7; i++) {
+  for (let i = 0; i < (quick ? 0 : 7); i++) {
     await until('a standby', () => status()?.standby === 1 && status()?.size === size);
     const before = status()?.promoted ?? 0;
     const victim = b.workerIds('bench')?.workers[0] as string;
@@ -313,7 +318,7 @@ async function measure(
 
   // What the standby saves: starting a new worker (create + start + ready + tools load).
   const spawn: number[] = [];
-  for (let i = 0; i < 5; i++) {
+  for (let i = 0; i < (quick ? 0 : 5); i++) {
     const spec = { name: 'bench', runtime: 'python' as const, toolsSource, hostTools: [], credentials: {} };
     t0 = performance.now();
     const { conn } = await factory.spawn(spec);

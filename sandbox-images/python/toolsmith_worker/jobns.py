@@ -35,7 +35,7 @@ CLONE_NEWTIME = 0x00000080
 NS_FLAGS = CLONE_NEWNS | CLONE_NEWCGROUP | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWTIME
 JOB_FLAGS = CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC
 
-MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REC, MS_PRIVATE = 0x1, 0x2, 0x4, 0x8, 0x4000, 0x40000
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_BIND, MS_REC, MS_PRIVATE = 0x1, 0x2, 0x4, 0x8, 0x1000, 0x4000, 0x40000
 HIDDEN = ("/run/toolsmith-protocol", "/run/toolsmith-egress")
 
 # Per architecture: the audit arch of seccomp_data, clone, clone3, and the calls a job is refused.
@@ -156,10 +156,13 @@ def _plan(uid, gid):
     own = hygiene.OWN_DIR
     flags = MS_NOSUID | MS_NODEV | MS_NOEXEC
     for point, fstype in hygiene.writable_mounts():
-        if point == own or own.startswith(point.rstrip("/") + "/"):
-            continue  # the worker's own folder lives there (the process level): the wipe covers it
+        if point == own:
+            continue
+        # The worker's own folder may live in a writable mount (the process level: bubblewrap's /tmp,
+        # the folder bound read-only into it): the job's fresh tmpfs gets that folder bound back.
+        keep = own.encode() if own.startswith(point.rstrip("/") + "/") else None
         if fstype == "mqueue":
-            mounts.append(("tmpfs:" + point, b"mqueue", point.encode(), b"mqueue", flags, None))
+            mounts.append(("tmpfs:" + point, b"mqueue", point.encode(), b"mqueue", flags, None, None))
             continue
         try:
             st = os.statvfs(point)
@@ -167,12 +170,12 @@ def _plan(uid, gid):
         except OSError:
             continue
         size = max(st.f_blocks * st.f_frsize, 1 << 20)
-        mounts.append(("tmpfs:" + point, b"tmpfs", point.encode(), b"tmpfs", flags, f"size={size},mode={mode:o}".encode()))
+        mounts.append(("tmpfs:" + point, b"tmpfs", point.encode(), b"tmpfs", flags, f"size={size},mode={mode:o}".encode(), keep))
     for point in HIDDEN:
         # The host's sockets (the protocol's, already unlinked once the worker connected; egress, which a
         # job reaches through the worker's relay): not even their folders are the job's.
         if os.path.isdir(point):
-            mounts.append(("hidden:" + point, b"tmpfs", point.encode(), b"tmpfs", MS_RDONLY | flags, b"size=4096,mode=555"))
+            mounts.append(("hidden:" + point, b"tmpfs", point.encode(), b"tmpfs", MS_RDONLY | flags, b"size=4096,mode=555", None))
     prog = None if "noseccomp" in OFF else hygiene.filter_program(_assemble(_ARCH))
     plan = {
         "lib": lib,
@@ -213,14 +216,22 @@ def enter(uid, gid):
             cwd = os.getcwd()
         except OSError:
             cwd = "/"
-        for wall, source, target, fstype, flags, data in plan["mounts"]:
-            if lib.mount(source, target, fstype, flags, data) == 0:
+        for wall, source, target, fstype, flags, data, keep in plan["mounts"]:
+            if keep is None:
+                if lib.mount(source, target, fstype, flags, data) == 0:
+                    walls.append(wall)
+            elif _mount_keeping(lib, source, target, fstype, flags, data, keep):
                 walls.append(wall)
         flags = MS_NOSUID | MS_NODEV | MS_NOEXEC
         if lib.mount(b"proc", b"/proc", b"proc", flags, None) == 0:
             walls.append("proc")
-        elif lib.mount(b"tmpfs", b"/proc", b"tmpfs", MS_RDONLY | flags, b"size=4096,mode=555") == 0:
-            walls.append("proc-hidden")  # no /proc of its own allowed here: none at all rather than the sandbox's
+            if _no_userns():
+                walls.append("nouserns")
+        else:
+            if _no_userns():  # (the sandbox's /proc/sys, where it is writable: the value is per user namespace)
+                walls.append("nouserns")
+            if lib.mount(b"tmpfs", b"/proc", b"tmpfs", MS_RDONLY | flags, b"size=4096,mode=555") == 0:
+                walls.append("proc-hidden")  # no /proc of its own allowed here: none at all rather than the sandbox's
         try:
             os.chdir(cwd)  # the cwd's mount was replaced: enter the new one
         except OSError:
@@ -234,6 +245,33 @@ def enter(uid, gid):
         walls.append("seccomp")
     WALLS[:] = walls
     return walls
+
+
+def _mount_keeping(lib, source, target, fstype, flags, data, keep):
+    """A fresh tmpfs at target with the folder `keep` (inside target) bound back, read-only as it was:
+    opened before the tmpfs covers it, bound from that descriptor (through /proc/self/fd)."""
+    try:
+        fd = os.open(keep, os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
+    except OSError:
+        return lib.mount(source, target, fstype, flags, data) == 0
+    try:
+        if lib.mount(source, target, fstype, flags, data) != 0:
+            return False
+        try:
+            os.makedirs(keep, 0o755, exist_ok=True)
+        except OSError:
+            return True  # the folder is gone for the job: its modules are already loaded
+        lib.mount(f"/proc/self/fd/{fd}".encode(), keep, None, MS_BIND | MS_REC, None)
+        return True
+    finally:
+        os.close(fd)
+
+
+def _no_userns():
+    """A second wall beside the job filter's clone/unshare rule: the job's user namespace may hold no
+    user namespace below it (user.max_user_namespaces is per user namespace; its first process holds
+    CAP_SYS_RESOURCE there until enter() gives up every capability), as bubblewrap's --disable-userns."""
+    return _write("/proc/sys/user/max_user_namespaces", b"0")
 
 
 def _assemble(arch):

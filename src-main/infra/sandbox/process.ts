@@ -67,6 +67,8 @@ export interface ProcessOptions {
   noBubblewrap?: boolean;
   /** Make no cgroups even where they can be made (tests of the other limits). */
   noCgroups?: boolean;
+  /** Tests only: walls the worker leaves out (`TOOLSMITH_TEST_WALLS`, as DockerOptions.wallsOff). */
+  wallsOff?: string[];
   /** The reserved uid range (when running as root); default WORKER_UID_BASE / WORKER_UID_COUNT. */
   uidBase?: number;
   uidCount?: number;
@@ -88,7 +90,6 @@ export class ProcessWorkerFactory implements WorkerFactory {
   private readonly nprocScope: 'uid' | 'userns' | undefined;
   private readonly prlimit: string;
   private readonly seccompFile: string | undefined;
-  private readonly disableUserns: boolean;
   private readonly usrLocalBinds: string[];
   private readonly bwrapPath: string | undefined;
   /** Live workers: ended and cleared (cgroup removed, uid released) by dispose. */
@@ -118,20 +119,21 @@ export class ProcessWorkerFactory implements WorkerFactory {
     this.prlimit = ['/usr/bin/prlimit', '/bin/prlimit'].find((p) => existsSync(p)) ?? 'prlimit';
 
     // Bubblewrap is used when the exact command line a worker gets starts here (bwrapStarts): the same
-    // layout, the same hardening, the same seccomp filter on fd 3; user namespaces are turned off inside
-    // where this bubblewrap can (`--disable-userns` needs bubblewrap >= 0.8).
+    // layout, the same hardening, the same seccomp filter on fd 3. User namespaces stay allowed inside:
+    // the fork server makes each job's process in user, pid, mount and IPC namespaces of its own (the
+    // filter lets that clone and the job's own mounts through; the job then installs a filter refusing
+    // both, and sets its user namespace's max_user_namespaces to 0: jobns.py, docs/security.md).
     // One bubblewrap binary, by its absolute path, for the probe and every spawn (the workers get a PATH
     // of their own, which must not pick another one).
     this.bwrapPath = opts.noBubblewrap ? undefined : which('bwrap');
     const bwrap = this.bwrapPath !== undefined;
-    const filter = bwrap ? hostSeccompFilter() : undefined;
+    const filter = bwrap ? hostSeccompFilter(process.arch, { jobNamespaces: true }) : undefined;
     if (filter) {
       this.seccompFile = join(this.dir, 'seccomp.bpf');
       writeFileSync(this.seccompFile, filter, { mode: 0o644 });
     }
     this.usrLocalBinds = this.python.startsWith('/usr/local/') ? pythonFiles(this.python) : [];
-    this.disableUserns = bwrap && this.bwrapStarts(true);
-    this.isolation = bwrap && (this.disableUserns || this.bwrapStarts(false)) ? 'bubblewrap' : 'process';
+    this.isolation = bwrap && this.bwrapStarts() ? 'bubblewrap' : 'process';
     if (this.isolation === 'process' && this.seccompFile) {
       rmSync(this.seccompFile, { force: true });
       this.seccompFile = undefined;
@@ -161,7 +163,7 @@ export class ProcessWorkerFactory implements WorkerFactory {
       ...(this.isolation === 'bubblewrap'
         ? [
             filter ? `seccomp deny-list (${process.arch})` : `no seccomp filter for ${process.arch}`,
-            ...(this.disableUserns ? ['no user namespaces inside'] : []),
+            'jobs in namespaces of their own',
             '/usr/local hidden',
           ]
         : ['no seccomp, host file system']),
@@ -183,7 +185,7 @@ export class ProcessWorkerFactory implements WorkerFactory {
     let argv: string[];
     if (this.isolation === 'bubblewrap') {
       // The rlimits are set inside, in the sandbox's user namespace (see rlimits()).
-      argv = [...this.bwrapArgs(this.disableUserns), '--', ...limited];
+      argv = [...this.bwrapArgs(), '--', ...limited];
     } else {
       argv = limited;
     }
@@ -195,6 +197,7 @@ export class ProcessWorkerFactory implements WorkerFactory {
     // Under bubblewrap /tmp is a private tmpfs that the worker empties after every job; a plain process
     // shares the host's /tmp, which the worker must never touch.
     if (this.isolation === 'bubblewrap') env['TOOLSMITH_PRIVATE_TMP'] = '1';
+    if (this.opts.wallsOff?.length) env['TOOLSMITH_TEST_WALLS'] = this.opts.wallsOff.join(',');
     for (const [k, v] of Object.entries(spec.credentials)) env[credentialEnv(k)] = v;
 
     // Never root and never the uid Docker's workers share: a uid of this worker's own.
@@ -284,7 +287,7 @@ export class ProcessWorkerFactory implements WorkerFactory {
    * The bubblewrap command line of a worker up to its `--`: the one definition that both the spawn of
    * every worker and the probe that chooses this level (bwrapStarts) use.
    */
-  private bwrapArgs(disableUserns: boolean): string[] {
+  private bwrapArgs(): string[] {
     return [
       this.bwrapPath ?? 'bwrap',
       '--unshare-all',
@@ -327,7 +330,7 @@ export class ProcessWorkerFactory implements WorkerFactory {
       '--ro-bind',
       this.dir,
       this.dir,
-      ...this.hardeningArgs(disableUserns),
+      ...this.hardeningArgs(),
       '--remount-ro',
       '/',
       '--chdir',
@@ -339,8 +342,8 @@ export class ProcessWorkerFactory implements WorkerFactory {
    * Whether a worker's bubblewrap command line (bwrapArgs, the seccomp filter on fd 3) starts a program
    * here, as the user workers run as (nobody when Toolsmith runs as root: no user namespace needs root).
    */
-  private bwrapStarts(disableUserns: boolean): boolean {
-    const [cmd = 'bwrap', ...args] = this.bwrapArgs(disableUserns);
+  private bwrapStarts(): boolean {
+    const [cmd = 'bwrap', ...args] = this.bwrapArgs();
     const fd = this.seccompFile ? openSync(this.seccompFile, 'r') : undefined;
     try {
       return (
@@ -356,10 +359,10 @@ export class ProcessWorkerFactory implements WorkerFactory {
 
   /**
    * The bubblewrap arguments of this level beyond the file system layout: /usr/local hidden (an empty
-   * read-only tmpfs; the python in use put back when it lives there), the seccomp filter (fd 3), no
-   * user namespaces inside the sandbox (a second wall beside the filter's unshare/clone rule).
+   * read-only tmpfs; the python in use put back when it lives there), the seccomp filter (fd 3), a user
+   * namespace of its own (in which the fork server makes each job's own namespaces).
    */
-  private hardeningArgs(disableUserns: boolean): string[] {
+  private hardeningArgs(): string[] {
     return [
       '--tmpfs',
       '/usr/local',
@@ -367,7 +370,7 @@ export class ProcessWorkerFactory implements WorkerFactory {
       '--remount-ro',
       '/usr/local',
       ...(this.seccompFile ? ['--seccomp', '3'] : []),
-      ...(disableUserns ? ['--unshare-user', '--disable-userns'] : []),
+      '--unshare-user',
     ];
   }
 

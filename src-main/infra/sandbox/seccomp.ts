@@ -99,6 +99,11 @@ export const CHECKED: Record<'clone' | 'clone3' | 'unshare' | 'personality', Num
   personality: { x64: 135, arm64: 92 },
 };
 
+/** The namespaces of a job's process (jobns.py JOB_FLAGS): CLONE_NEWNS | NEWIPC | NEWUSER | NEWPID. */
+export const JOB_NAMESPACES = 0x00020000 | 0x08000000 | 0x10000000 | 0x20000000;
+/** What the bubblewrap level's filter keeps of the deny-list when jobs get namespaces of their own. */
+export const PROCESS_JOBNS_ALLOWED = new Set(['mount']);
+
 /** CLONE_NEWNS | NEWCGROUP | NEWUTS | NEWIPC | NEWUSER | NEWPID | NEWNET: clone with any of them is refused. */
 export const CLONE_NAMESPACES =
   0x00020000 | 0x02000000 | 0x04000000 | 0x08000000 | 0x10000000 | 0x20000000 | 0x40000000;
@@ -140,14 +145,19 @@ type Insn =
  * host byte order). A system call of another architecture (a 32-bit `int 0x80`, aarch32) or an x32 call
  * is refused as a whole.
  */
-export function seccompFilter(arch: SeccompArch): Buffer {
+export function seccompFilter(arch: SeccompArch, opts: { jobNamespaces?: boolean } = {}): Buffer {
+  // With per-job namespaces (docs/security.md, "Jobs alone"): the fork server's clone with the job's
+  // four namespace flags and the new job process's mounts inside them pass, as in the containers' profile;
+  // the job then installs its own filter refusing both (jobns.py). unshare and setns stay refused here.
+  const jobns = opts.jobNamespaces === true;
   const prog: Insn[] = [
     { op: 'ld', off: ARCH },
     { op: 'jeq', k: AUDIT_ARCH[arch], jt: 0, jf: 'deny' },
     { op: 'ld', off: NR },
   ];
   if (arch === 'x64') prog.push({ op: 'jge', k: X32_SYSCALL_BIT, jt: 'deny', jf: 0 });
-  for (const nums of Object.values(DENIED)) {
+  for (const [name, nums] of Object.entries(DENIED)) {
+    if (jobns && PROCESS_JOBNS_ALLOWED.has(name)) continue;
     const nr = nums[arch];
     if (nr !== undefined) prog.push({ op: 'jeq', k: nr, jt: 'deny', jf: 0 });
   }
@@ -165,7 +175,12 @@ export function seccompFilter(arch: SeccompArch): Buffer {
     { op: 'ret', k: SECCOMP_RET_ERRNO | ENOSYS },
     { op: 'label', name: 'clone' },
     { op: 'ld', off: ARG0_LOW },
-    { op: 'jset', k: CLONE_NAMESPACES, jt: 'deny2', jf: 'allow2' },
+    {
+      op: 'jset',
+      k: jobns ? CLONE_NAMESPACES & ~JOB_NAMESPACES : CLONE_NAMESPACES,
+      jt: 'deny2',
+      jf: 'allow2',
+    },
     { op: 'label', name: 'unshare' },
     { op: 'ld', off: ARG0_LOW },
     { op: 'jset', k: UNSHARE_NAMESPACES, jt: 'deny2', jf: 'allow2' },
@@ -181,8 +196,11 @@ export function seccompFilter(arch: SeccompArch): Buffer {
 }
 
 /** The filter for this machine's architecture, or undefined where there is none. */
-export function hostSeccompFilter(arch: string = process.arch): Buffer | undefined {
-  return arch === 'x64' || arch === 'arm64' ? seccompFilter(arch) : undefined;
+export function hostSeccompFilter(
+  arch: string = process.arch,
+  opts: { jobNamespaces?: boolean } = {},
+): Buffer | undefined {
+  return arch === 'x64' || arch === 'arm64' ? seccompFilter(arch, opts) : undefined;
 }
 
 function num(n: Numbers, arch: SeccompArch): number {

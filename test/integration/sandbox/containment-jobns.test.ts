@@ -46,6 +46,7 @@ interface Whoami {
   tmp: string;
   hidden: string[];
   environ: string;
+  max_userns: string;
 }
 
 function suite(name: string, make: () => Promise<TestFactory>, body: (run: Run) => void) {
@@ -78,82 +79,82 @@ const ok = (r: ExecutionResult) => {
  * shares the sandbox's /proc and /tmp, and the wipe stays the wall for /tmp (docs/security.md, "Known
  * limits").
  */
-for (const [level, runtime] of [
-  ['docker', undefined],
-  ['gvisor', 'runsc'],
+for (const [level, make] of [
+  ['docker', () => dockerFactory({ wallsOff: ['nosweep', 'nowipe'] })],
+  ['gvisor', () => dockerFactory({ runtime: 'runsc', wallsOff: ['nosweep'] })],
+  ['process', async () => bubblewrapFactory({ wallsOff: ['nosweep', 'nowipe'] })],
 ] as const) {
-  suite(
-    `jobs alone, namespaces only (sweep${level === 'docker' ? ' and wipe' : ''} off): ${level}`,
-    () =>
-      dockerFactory({
-        ...(runtime ? { runtime } : {}),
-        wallsOff: level === 'docker' ? ['nosweep', 'nowipe'] : ['nosweep'],
-      }),
-    (run) => {
-      it('a job is pid 1 of a pid namespace of its own, with no capability and the job filter', async () => {
-        const me = ok(await run('emit_result(whoami().data)\n')) as unknown as Whoami;
-        expect(me.pid).toBe(1);
-        expect(me.ppid).toBe(0);
-        expect(me.uid).toBe(65534);
-        expect(me.cap_eff).toBe('0000000000000000');
-        if (level === 'docker') {
-          expect(me.pids).toEqual([1]);
-          expect(me.proc).toBe('proc');
-          expect(me.tmp).toBe('tmpfs');
-          expect(Number(me.seccomp_filters)).toBeGreaterThanOrEqual(3);
-        }
-      });
+  // runc and bubblewrap: the job has mounts of its own (its /proc, /tmp, /dev/shm); gVisor: none.
+  const mounts = level !== 'gvisor';
+  suite(`jobs alone, namespaces only (sweep${mounts ? ' and wipe' : ''} off): ${level}`, make, (run) => {
+    it('a job is pid 1 of a pid namespace of its own, with no capability and the job filter', async () => {
+      const me = ok(await run('emit_result(whoami().data)\n')) as unknown as Whoami;
+      expect(me.pid).toBe(1);
+      expect(me.ppid).toBe(0);
+      // (the process level: a uid of its own per worker when the tests run as root, else theirs)
+      if (level === 'process') expect(me.uid).toBe(process.getuid?.() === 0 ? me.uid : process.getuid?.());
+      else expect(me.uid).toBe(65534);
+      expect(me.uid).not.toBe(0);
+      expect(me.cap_eff).toBe('0000000000000000');
+      if (mounts) {
+        expect(me.pids).toEqual([1]);
+        expect(me.proc).toBe('proc');
+        expect(me.tmp).toBe('tmpfs');
+        expect(me.max_userns).toBe('0'); // no user namespace below the job's
+        // bubblewrap's filter and the job's; runc: the container profile too
+        expect(Number(me.seccomp_filters)).toBeGreaterThanOrEqual(level === 'docker' ? 3 : 2);
+      }
+    });
 
-      it('the protocol socket name is in no environment a job can read', async () => {
-        const me = ok(await run('emit_result(whoami().data)\n')) as unknown as Whoami;
-        expect(me.environ).not.toContain('TOOLSMITH_PROTOCOL_SOCKET');
-        expect(me.environ).not.toContain('/run/toolsmith-protocol');
-      });
+    it('the protocol socket name is in no environment a job can read', async () => {
+      const me = ok(await run('emit_result(whoami().data)\n')) as unknown as Whoami;
+      expect(me.environ).not.toContain('TOOLSMITH_PROTOCOL_SOCKET');
+      expect(me.environ).not.toContain('/run/toolsmith-protocol');
+    });
 
-      it('no process outside the job can be opened through /proc: not init, worker or fork server', async () => {
-        const got = ok(await run('emit_result(proc_mem_everywhere().data)\n')) as Record<string, string[]>;
-        // gVisor lists the fds of any process of the sandbox, whatever its dumpable flag: their names
-        // are all a job learns there (known limit); memory and environment stay closed.
-        const bad =
-          level === 'gvisor'
-            ? ['mem-open', 'mem-write', 'environ']
-            : ['mem-open', 'mem-write', 'environ', 'fds'];
-        const reached = Object.entries(got).filter(([, hits]) => hits.some((h) => bad.includes(h)));
-        expect(reached).toEqual([]);
-        if (level === 'docker') expect(Object.keys(got)).toEqual([]);
-      });
+    it('no process outside the job can be opened through /proc: not init, worker or fork server', async () => {
+      const got = ok(await run('emit_result(proc_mem_everywhere().data)\n')) as Record<string, string[]>;
+      // gVisor lists the fds of any process of the sandbox, whatever its dumpable flag: their names
+      // are all a job learns there (known limit); memory and environment stay closed.
+      const bad =
+        level === 'gvisor'
+          ? ['mem-open', 'mem-write', 'environ']
+          : ['mem-open', 'mem-write', 'environ', 'fds'];
+      const reached = Object.entries(got).filter(([, hits]) => hits.some((h) => bad.includes(h)));
+      expect(reached).toEqual([]);
+      if (mounts) expect(Object.keys(got)).toEqual([]);
+    });
 
-      it('no pid outside the job can be signalled, pidfd-opened or traced', async () => {
-        expect(ok(await run('emit_result(pid_guess(top=300).data)\n'))).toEqual([]);
-      });
+    it('no pid outside the job can be signalled, pidfd-opened or traced', async () => {
+      expect(ok(await run('emit_result(pid_guess(top=300).data)\n'))).toEqual([]);
+    });
 
-      it('kill(-1, SIGKILL) from a job ends only the job: the same worker serves the next', async () => {
-        const r = await run('emit_result(kill_everyone().data)\n');
-        expect(r.exitReason).toBe('ok');
-        expect(r.data).toMatch(/^alive/);
-        ok(await run('emit_result(add(a=1, b=2).data)\n'));
-      });
+    it('kill(-1, SIGKILL) from a job ends only the job: the same worker serves the next', async () => {
+      const r = await run('emit_result(kill_everyone().data)\n');
+      expect(r.exitReason).toBe('ok');
+      expect(r.data).toMatch(/^alive/);
+      ok(await run('emit_result(add(a=1, b=2).data)\n'));
+    });
 
-      it('a survivor of its job (double fork, setsid) dies with its namespace: the next job finds nothing', async () => {
-        ok(await run('emit_result(spy_namespace(seconds=20).data)\n'));
-        const b = ok(
-          await run(
-            'nap(seconds=1)\nemit_result({"leak": read_leak().data, "pids": pid_guess(top=300).data, "me": whoami().data["pids"]})\n',
-          ),
-        ) as { leak: string[]; pids: number[]; me: number[] };
-        expect(b.leak).toEqual([]);
-        expect(b.pids).toEqual([]);
-        if (level === 'docker') expect(b.me).toEqual([1]);
-      }, 60_000);
+    it('a survivor of its job (double fork, setsid) dies with its namespace: the next job finds nothing', async () => {
+      ok(await run('emit_result(spy_namespace(seconds=20).data)\n'));
+      const b = ok(
+        await run(
+          'nap(seconds=1)\nemit_result({"leak": read_leak().data, "pids": pid_guess(top=300).data, "me": whoami().data["pids"]})\n',
+        ),
+      ) as { leak: string[]; pids: number[]; me: number[] };
+      expect(b.leak).toEqual([]);
+      expect(b.pids).toEqual([]);
+      if (mounts) expect(b.me).toEqual([1]);
+    }, 60_000);
 
-      it('what a job writes in /tmp and /dev/shm is in mounts of its own: the next job finds none', async () => {
-        const a = ok(await run('emit_result(tmp_marker(write="one").data)\n')) as string[];
-        expect(a).toEqual(['/dev/shm/marker-one', '/tmp/marker-one']);
-        const b = ok(await run('emit_result(tmp_marker().data)\n'));
-        expect(b).toEqual([]);
-      });
-    },
-  );
+    it('what a job writes in /tmp and /dev/shm is in mounts of its own: the next job finds none', async () => {
+      const a = ok(await run('emit_result(tmp_marker(write="one").data)\n')) as string[];
+      expect(a).toEqual(['/dev/shm/marker-one', '/tmp/marker-one']);
+      const b = ok(await run('emit_result(tmp_marker().data)\n'));
+      expect(b).toEqual([]);
+    });
+  });
 }
 
 /** The job's seccomp filter on every level (all walls on): nothing may undo or get around the namespaces. */
@@ -167,6 +168,39 @@ for (const [level, make] of [
       const got = ok(await run('emit_result(escape_calls().data)\n')) as Record<string, number | string>;
       expect(Object.keys(got).length).toBeGreaterThanOrEqual(16);
       for (const [call, result] of Object.entries(got)) expect([call, result]).toEqual([call, -1]);
+    });
+  });
+}
+
+/**
+ * The namespaces' own walls with the job's seccomp filter off: the job's user namespace may hold no other
+ * (its max_user_namespaces is 0), and without a capability nothing it mounted can be undone or covered.
+ */
+for (const [level, make] of [
+  ['docker', () => dockerFactory({ wallsOff: ['noseccomp', 'nosweep', 'nowipe'] })],
+  ['process', async () => bubblewrapFactory({ wallsOff: ['noseccomp', 'nosweep', 'nowipe'] })],
+] as const) {
+  suite(`jobs alone, the job filter off: ${level}`, make, (run) => {
+    it('no nested user namespace, no unmount or mount, no setns: every call is still refused', async () => {
+      const got = ok(await run('emit_result(escape_calls().data)\n')) as Record<string, number | string>;
+      const walls = [
+        'unshare_user',
+        'unshare_ns',
+        'setns',
+        'umount2_proc',
+        'umount2_tmp',
+        'mount_proc',
+        'chroot',
+        'open_tree',
+        'fsopen',
+        'clone_newns',
+      ];
+      for (const call of walls) {
+        const result = got[call];
+        expect([call, typeof result === 'number' && result < 0]).toEqual([call, true]);
+      }
+      const me = ok(await run('emit_result(whoami().data)\n')) as unknown as Whoami;
+      expect(me.max_userns).toBe('0');
     });
   });
 }
@@ -204,7 +238,7 @@ suite(
 for (const [level, make] of [
   ['docker', () => dockerFactory({ wallsOff: ['nojobns'] })],
   ['gvisor', () => dockerFactory({ runtime: 'runsc', wallsOff: ['nojobns'] })],
-  ['process (bubblewrap)', async () => bubblewrapFactory()],
+  ['process (bubblewrap)', async () => bubblewrapFactory({ wallsOff: ['nojobns'] })],
 ] as const) {
   suite(`the second walls alone (namespaces off): ${level}`, make, (run) => {
     it('the worker is pid 1; neither it nor the fork server can be opened, and /proc/1/environ names no socket', async () => {

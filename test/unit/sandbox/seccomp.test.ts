@@ -129,6 +129,21 @@ describe.each<[SeccompArch, { read: number; write: number; openat: number; fork?
     expect(evaluate(prog, ordinary.read, 0x40000003)).toBe(ERR(EPERM)); // AUDIT_ARCH_I386
   });
 
+  it("with per-job namespaces (the bubblewrap level's filter): the job's clone and mounts pass, nothing else more", () => {
+    const jobns = seccompFilter(arch, { jobNamespaces: true });
+    const job = CLONE_NEWUSER | 0x20000000 | CLONE_NEWNS | 0x08000000;
+    expect(evaluate(jobns, n('clone'), A, [SIGCHLD | job])).toBe(SECCOMP_RET_ALLOW);
+    for (const flag of [0x40000000, 0x02000000, 0x04000000])
+      expect(evaluate(jobns, n('clone'), A, [SIGCHLD | job | flag]), flag.toString(16)).toBe(ERR(EPERM));
+    expect(evaluate(jobns, n('unshare'), A, [CLONE_NEWUSER])).toBe(ERR(EPERM));
+    expect(evaluate(jobns, n('clone3'), A, [0, 88])).toBe(ERR(ENOSYS));
+    for (const [name, nums] of Object.entries(DENIED)) {
+      const nr = nums[arch];
+      if (nr === undefined) continue;
+      expect(evaluate(jobns, nr, A), name).toBe(name === 'mount' ? SECCOMP_RET_ALLOW : ERR(EPERM));
+    }
+  });
+
   if (arch === 'x64')
     it('x32 numbers (bit 30) are refused as a whole: a denied call cannot come in that way', () => {
       expect(evaluate(prog, X32_SYSCALL_BIT | (DENIED.ptrace?.x64 as number), A)).toBe(ERR(EPERM));
