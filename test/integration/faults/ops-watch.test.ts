@@ -145,7 +145,11 @@ describe('a tool excluded by the maximum grade', () => {
     );
     const svc = ToolsmithService.open(ws);
     try {
-      const v = svc.execution.validate({ code: 'emit_result(crash())\n', language: 'python', sandbox: 'ecommerce' });
+      const v = svc.execution.validate({
+        code: 'emit_result(crash())\n',
+        language: 'python',
+        sandbox: 'ecommerce',
+      });
       expect(v.valid).toBe(false);
       const msg = v.violations.map((x) => x.message).join('\n');
       expect(msg).toMatch(

@@ -15,7 +15,8 @@ let ws: string;
 let svc: ToolsmithService;
 let original: string;
 const toolsFile = () => join(ws, 'sandboxes', 'ecommerce', 'tools.py');
-const run = (sandbox: string, body: string) => svc.execution.executeScript({ sandbox, language: 'python', body });
+const run = (sandbox: string, body: string) =>
+  svc.execution.executeScript({ sandbox, language: 'python', body });
 
 beforeAll(async () => {
   await requireDocker();

@@ -66,7 +66,12 @@ describe('upstream tools named like script helpers', () => {
       'emit_result({"a": a.data, "b": b.data, "c": c.data, "n": len([1, 2]), "found": len(found) > 0})',
       '',
     ].join('\n');
-    const r = await svc.execution.executeScript({ sandbox: 'named', language: 'python', body, timeoutMs: 60_000 });
+    const r = await svc.execution.executeScript({
+      sandbox: 'named',
+      language: 'python',
+      body,
+      timeoutMs: 60_000,
+    });
     expect(r, JSON.stringify(r.error)).toMatchObject({ success: true });
     expect(r.data).toMatchObject({
       a: { tool: 'emit_result', args: { value: 'x' } },
@@ -87,7 +92,12 @@ describe('upstream tools named like script helpers', () => {
       'emitResult([a.data.tool, b.data.tool, c.data.tool, d.data.tool, typeof constructor, String({})]);',
       '',
     ].join('\n');
-    const r = await svc.execution.executeScript({ sandbox: 'named', language: 'js', body, timeoutMs: 60_000 });
+    const r = await svc.execution.executeScript({
+      sandbox: 'named',
+      language: 'js',
+      body,
+      timeoutMs: 60_000,
+    });
     expect(r, JSON.stringify(r.error)).toMatchObject({ success: true });
     expect(r.data).toEqual([
       'constructor',

@@ -58,7 +58,7 @@ describe('node: stack overflows in the script realm', () => {
   });
 
   it('RegExp symbol getters, toString, JSON, Proxy and helpers at the stack limit: every error is of the script realm', async () => {
-    const r = await svc.executeScript({
+    const r = await svc.execution.executeScript({
       sandbox: 'ecommerce',
       runtime: 'node',
       language: 'js',

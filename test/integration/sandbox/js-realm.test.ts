@@ -37,7 +37,14 @@ afterAll(async () => {
 });
 
 const run = (runtime: Runtime, body: string, language: 'js' | 'ts' = 'js') =>
-  svc.execution.executeScript({ sandbox: 'ecommerce', runtime, language, body, validate: false, timeoutMs: 30_000 });
+  svc.execution.executeScript({
+    sandbox: 'ecommerce',
+    runtime,
+    language,
+    body,
+    validate: false,
+    timeoutMs: 30_000,
+  });
 
 /**
  * Walks every object reachable (own properties, accessors, prototypes) from what the runtime hands a

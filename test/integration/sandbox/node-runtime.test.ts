@@ -64,7 +64,11 @@ describe('node runtime', () => {
   });
 
   it('a disabled runtime answers the exact error', async () => {
-    const r = await svc.execution.executeScript({ sandbox: 'ecommerce', language: 'js', body: 'emitResult(1);\n' });
+    const r = await svc.execution.executeScript({
+      sandbox: 'ecommerce',
+      language: 'js',
+      body: 'emitResult(1);\n',
+    });
     expect(r.success).toBe(true);
     expect(svc.system.enabledRuntimes()).toEqual(['python', 'node']);
   });

@@ -15,7 +15,11 @@ afterEach(async () => {
 
 async function poolAfterOneJob(oneShot: boolean) {
   svc = ToolsmithService.open(tempWorkspace(), { sandboxFactory: createSandboxManager, oneShot });
-  const r = await svc.execution.executeScript({ sandbox: 'ecommerce', language: 'python', body: 'emit_result(1)\n' });
+  const r = await svc.execution.executeScript({
+    sandbox: 'ecommerce',
+    language: 'python',
+    body: 'emit_result(1)\n',
+  });
   expect(r).toMatchObject({ success: true, data: 1 });
   const status = await (await svc.execution.sandbox()).status();
   return status.pools.find((p) => p.sandbox === 'ecommerce (python)');

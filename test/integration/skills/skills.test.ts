@@ -247,9 +247,9 @@ describe('skills in a real sandbox', () => {
     const r = await skills.test('ecommerce', 'sneaky');
     expect(r).toMatchObject({ passed: false, cases: [] });
     expect(r.failures[0]).toMatch(/does not validate: .*dunder/);
-    expect(svc.execution.scriptContext('ecommerce', undefined, 'python').skills?.map((s) => s.name)).not.toContain(
-      'sneaky',
-    );
+    expect(
+      svc.execution.scriptContext('ecommerce', undefined, 'python').skills?.map((s) => s.name),
+    ).not.toContain('sneaky');
 
     // The host's check switched off (the skill handed to the run as if offered): the worker's own
     // check of the exact code refuses it before anything runs.

@@ -93,7 +93,9 @@ describe('ToolsmithService.scriptContext', () => {
     const all = svc.execution.scriptContext('ecommerce', undefined, 'python');
     expect(Object.keys(all.toolMap)).toEqual(svc.catalog.scriptTools('ecommerce').tools.map((t) => t.name));
     expect(all.toolsPrompt?.()).toBe(
-      svc.catalog.registry('ecommerce').prompt(svc.catalog.scriptTools('ecommerce').kit.tools.map((k) => k.tool)),
+      svc.catalog
+        .registry('ecommerce')
+        .prompt(svc.catalog.scriptTools('ecommerce').kit.tools.map((k) => k.tool)),
     );
     // The prompt a run gets and the one `toolsmith prompt` prints are built from the same context.
     expect(svc.execution.buildPrompt('orders of u1', 'ecommerce').user).toContain(all.toolsPrompt?.() ?? '');

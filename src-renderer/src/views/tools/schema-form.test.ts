@@ -48,9 +48,7 @@ describe('tool forms from JSON Schema', () => {
       note: '',
       extra: '',
     });
-    expect(
-      initialDraft({ type: 'array', items: { type: 'integer' }, default: [1, 2] }),
-    ).toEqual(['1', '2']);
+    expect(initialDraft({ type: 'array', items: { type: 'integer' }, default: [1, 2] })).toEqual(['1', '2']);
   });
 
   it('builds the nested arguments, leaving out empty optional fields', () => {
