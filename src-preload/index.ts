@@ -70,6 +70,8 @@ const methods: Method[] = [
   'workspace.init',
   'workspace.choose',
   'sandboxes.create',
+  'approvals.pending',
+  'approvals.answer',
 ];
 
 function call(method: Method) {
