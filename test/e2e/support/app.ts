@@ -46,7 +46,7 @@ export const fence = (code: string) => '```python\n' + code + '\n```';
  */
 export async function startWorld(
   prepare?: (workspace: string) => void,
-  options: { watch?: boolean } = {},
+  options: { watch?: boolean; askApproval?: 'workbench' } = {},
 ): Promise<E2eWorld> {
   const llm = await startLlmServer();
   const workspace = tempWorkspace('toolsmith-e2e-');
@@ -59,6 +59,8 @@ export async function startWorld(
   const svc = ToolsmithService.open(workspace, {
     sandboxFactory: createSandboxManager,
     ...(options.watch ? { watch: true } : {}),
+    // Tool calls that need a person's approval are asked in the page, as `serve` does.
+    ...(options.askApproval ? { askApproval: options.askApproval } : {}),
   });
   // The e2e world starts its own MCP servers (as `serve --allow-host-commands` would).
   const web = await startWebServer(svc, {
