@@ -329,7 +329,7 @@ export function registerRuns(program: Command, ctx: CliContext): void {
       ctx.out(
         o.json
           ? json({ file, ...r })
-          : `recovered ${r.runs} run(s) (${r.events} events) into ${file}${r.lost ? `; ${r.lost} run(s) could not be read` : ''}; the damaged file is ${r.damaged}\n`,
+          : `recovered ${r.runs} run(s) (${r.events} events)${r.suiteRuns ? `, ${r.suiteRuns} suite run(s)` : ''}${r.templates ? `, ${r.templates} template counter(s)` : ''} into ${file}${r.lost ? `; ${r.lost} run(s) could not be read` : ''}; the damaged file is ${r.damaged}\n`,
       );
     });
   runs

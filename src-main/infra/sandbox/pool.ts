@@ -54,8 +54,6 @@ interface PooledWorker {
   /** A load in progress (the first one, or a reload after tools.py changed). */
   loading: Promise<void> | undefined;
   lastUsed: number;
-  /** The pool's count of released workers when this one was last released (the oldest is picked first). */
-  released?: number;
   busy: boolean;
   /** Destroyed (removed from the pool, being killed). */
   gone: boolean;
@@ -121,7 +119,6 @@ export class SandboxPool {
   private standbyStarting = 0;
   private replaced = 0;
   private promoted = 0;
-  private releases = 0;
   private jobs = 0;
   private lastJob = Date.now();
   private disposed = false;
@@ -317,17 +314,13 @@ export class SandboxPool {
 
   private async checkout(): Promise<PooledWorker> {
     if (this.disposed) throw new PoolExhaustedError('the sandbox pool is shut down');
-    // The idle worker that finished its last job the longest ago: a worker cleans up after the result
-    // it sent (reap, wipe, the next job's process and namespaces), so a job sent to the one that just
-    // finished would wait for that; the other one has long been ready.
-    let pick: PooledWorker | undefined;
+    // The first idle worker: consecutive jobs meet the same warm worker (its caches, and the
+    // between-jobs walls the containment tests prove on one worker). Picking the one that rested longest
+    // was tried and not kept (docs/decisions.md).
     for (const w of this.workers) {
       if (w.busy || !w.conn.alive) continue;
-      if (!pick || (w.released ?? 0) < (pick.released ?? 0)) pick = w;
-    }
-    if (pick) {
-      pick.busy = true;
-      return this.prepare(pick);
+      w.busy = true;
+      return this.prepare(w);
     }
     if (this.workers.length + this.starting < this.limits.maxSize) return this.grow();
     return new Promise<PooledWorker>((resolve, reject) => {
@@ -351,7 +344,6 @@ export class SandboxPool {
   /** Hands a worker back: to a waiter, to the idle list, or (broken/worn out) replaced. */
   private release(w: PooledWorker): void {
     w.lastUsed = Date.now();
-    w.released = ++this.releases;
     if (this.disposed || !w.conn.alive || w.conn.jobs >= this.limits.maxJobsPerWorker) {
       this.destroy(w);
       this.refill();

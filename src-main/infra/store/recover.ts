@@ -2,7 +2,8 @@
  * Recovering a damaged run store: every run whose events can still be read (a copy of the damaged
  * file opened on its own, read row by row, each run checked like an import) is written to a new store;
  * the damaged file (with its `-wal` and `-shm`) is moved aside, never deleted, and the new file takes
- * its place. Runs whose events cannot be read, suite results and template counters are not kept.
+ * its place. Suite runs, their results and their runs' tags, and the template counters are carried too,
+ * row by row as far as they can be read. Runs whose events cannot be read are not kept.
  */
 import {
   closeSync,
@@ -31,6 +32,9 @@ export interface Recovered {
   events: number;
   /** Runs found but not kept (their events could not be read, or did not make a whole run). */
   lost: number;
+  /** Suite runs and template counters carried into the recovered store (as far as they could be read). */
+  suiteRuns: number;
+  templates: number;
   /** Where the damaged file was moved. */
   damaged: string;
 }
@@ -48,6 +52,70 @@ function readable(db: DatabaseSync, sql: string): string[] {
   return out;
 }
 
+/** Every row `sql` yields before the damage stops it. */
+function readableRows(db: DatabaseSync, sql: string): Record<string, unknown>[] {
+  const out: Record<string, unknown>[] = [];
+  try {
+    for (const row of db.prepare(sql).iterate()) out.push({ ...row });
+  } catch {
+    // The walk stopped at a damaged page: what came before is kept.
+  }
+  return out;
+}
+
+/** The rows of the tables beside the runs: suite runs, their results, their runs' tags, template counters. */
+interface Beside {
+  suiteRuns: Record<string, unknown>[];
+  suiteResults: Record<string, unknown>[];
+  tags: Record<string, unknown>[];
+  templates: Record<string, unknown>[];
+}
+
+function readBeside(old: DatabaseSync): Beside {
+  return {
+    suiteRuns: readableRows(old, 'SELECT * FROM suite_runs'),
+    suiteResults: readableRows(old, 'SELECT * FROM suite_results'),
+    tags: readableRows(old, 'SELECT id, suite_run FROM runs WHERE suite_run IS NOT NULL'),
+    templates: readableRows(old, 'SELECT * FROM template_stats'),
+  };
+}
+
+/** Writes `rows` into `table` of `db` (the columns both stores have; a row already there is kept). */
+function insertRows(db: DatabaseSync, table: string, rows: Record<string, unknown>[]): number {
+  if (rows.length === 0) return 0;
+  const have = new Set(
+    (db.prepare(`PRAGMA table_info(${table})`).all() as { name: string }[]).map((c) => c.name),
+  );
+  let n = 0;
+  for (const row of rows) {
+    const cols = Object.keys(row).filter((c) => have.has(c));
+    const sql = `INSERT OR IGNORE INTO ${table} (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`;
+    try {
+      const r = db.prepare(sql).run(...cols.map((c) => row[c] as string | number | null));
+      n += Number(r.changes);
+    } catch {
+      // A row the damage left inconsistent (a column of the wrong kind): not carried.
+    }
+  }
+  return n;
+}
+
+function writeBeside(file: string, b: Beside): { suiteRuns: number; templates: number } {
+  const db = new DatabaseSync(file);
+  try {
+    db.exec('BEGIN');
+    const suiteRuns = insertRows(db, 'suite_runs', b.suiteRuns);
+    insertRows(db, 'suite_results', b.suiteResults);
+    const tag = db.prepare('UPDATE runs SET suite_run = ? WHERE id = ?');
+    for (const t of b.tags) tag.run(t['suite_run'] as string, t['id'] as string);
+    const templates = insertRows(db, 'template_stats', b.templates);
+    db.exec('COMMIT');
+    return { suiteRuns, templates };
+  } finally {
+    db.close();
+  }
+}
+
 /** Recovers `file` in place (see the module's comment); throws RunStoreError naming the cause. */
 export function recoverStore(file: string): Recovered {
   if (!existsSync(file)) throw new RunStoreError(`there is no run store at ${file}: nothing to recover`);
@@ -57,11 +125,13 @@ export function recoverStore(file: string): Recovered {
   let runs = 0;
   let events = 0;
   let lost = 0;
+  let carried = { suiteRuns: 0, templates: 0 };
   try {
     copyFileSync(file, join(work, 'runs.db'));
     if (existsSync(`${file}-wal`)) copyFileSync(`${file}-wal`, join(work, 'runs.db-wal'));
     const old = readableView(join(work, 'runs.db'), work);
     const into = new RunStore(fresh);
+    let beside: Beside;
     try {
       // Run ids from every way in: the table, its indexes, the events (a damaged page stops one walk).
       const ids = new Set([
@@ -92,10 +162,13 @@ export function recoverStore(file: string): Recovered {
           lost++;
         }
       }
+      // Last: a walk over a damaged table may leave the damaged copy's connection unusable.
+      beside = readBeside(old);
     } finally {
       into.close();
       old.close();
     }
+    carried = writeBeside(fresh, beside);
   } catch (e) {
     rmSync(fresh, { force: true });
     throw e;
@@ -107,7 +180,7 @@ export function recoverStore(file: string): Recovered {
   for (const side of ['-wal', '-shm'])
     if (existsSync(`${file}${side}`)) renameSync(`${file}${side}`, `${damaged}${side}`);
   renameSync(fresh, file);
-  return { runs, events, lost, damaged };
+  return { runs, events, lost, damaged, ...carried };
 }
 
 /** The events table as migration 1 creates it (its root page is 9 in every store Toolsmith made). */

@@ -19,6 +19,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { RunStartedData } from '../../../src-main/core/records/events.ts';
 import { RunStore } from '../../../src-main/infra/store/run-store.ts';
+import { SuiteStore } from '../../../src-main/infra/store/suite-store.ts';
+import type { CaseResult } from '../../../src-main/core/suites/matrix.ts';
 import { useScriptedWorkspace } from '../../support/scripted-workspace.ts';
 import { cliProcess } from './support/processes.ts';
 
@@ -109,8 +111,49 @@ describe('a damaged run store', () => {
     }
   }, 120_000);
 
-  it("the runs table's page overwritten with garbage: named as damaged; every run is recovered from its events", async () => {
+  it("the runs table's page overwritten with garbage: named as damaged; every run is recovered from its events, suite runs and template counters with them", async () => {
     const ids = seed(40);
+    // A finished suite run over two of the runs (its results and its runs' tags) and a template's counters.
+    let suiteRun = '';
+    {
+      const store = new RunStore(db());
+      try {
+        const suites = new SuiteStore(store);
+        suiteRun = suites.create({
+          suite: 'smoke',
+          sandbox: 'ecommerce',
+          columns: [],
+          cases: [{ id: 'c1', task: 'task number 0', threshold: 1, repeat: 2 }],
+          concurrency: 1,
+          planned: 2,
+          toolsHash: 'h',
+        });
+        for (const [rep, runId] of [ids[0]!, ids[1]!].entries()) {
+          suites.tagRun(runId, suiteRun);
+          suites.addResult(suiteRun, {
+            caseId: 'c1',
+            column: 'm',
+            rep,
+            runId,
+            status: 'succeeded',
+            passed: true,
+            attempts: 1,
+            promptTokens: 10,
+            completionTokens: 5,
+            cost: null,
+            latencyMs: 12,
+            verdicts: [],
+            finishedAt: Date.now(),
+          } satisfies CaseResult);
+        }
+        suites.finish(suiteRun, 'passed');
+        store.recordTemplateUse('user-email', true);
+        store.recordTemplateUse('user-email', true);
+        store.recordTemplateUse('user-email', false);
+      } finally {
+        store.close();
+      }
+    }
     const fd = openSync(db(), 'r+');
     // Page 4 is the runs table's root in every store Toolsmith creates.
     writeSync(fd, Buffer.alloc(4096, 0xa5), 0, 4096, 3 * 4096);
@@ -120,8 +163,19 @@ describe('a damaged run store', () => {
     const rec = await cli('runs', 'recover');
     expect(rec.code, rec.err).toBe(0);
     expect(rec.out).toMatch(
-      /^recovered 40 run\(s\) \(120 events\) into \S+runs\.db; the damaged file is \S+runs\.db\.damaged-/,
+      /^recovered 40 run\(s\) \(120 events\), 1 suite run\(s\), 1 template counter\(s\) into \S+runs\.db; the damaged file is \S+runs\.db\.damaged-/,
     );
+    const after = new RunStore(db());
+    try {
+      const suites = new SuiteStore(after);
+      expect(suites.get(suiteRun)).toMatchObject({ suite: 'smoke', status: 'passed', done: 2, passed: 2 });
+      expect(suites.results(suiteRun).map((r) => r.runId)).toEqual([ids[0], ids[1]]);
+      expect(after.templateStats().get('user-email')).toMatchObject({ successes: 2, failures: 1 });
+      const tagged = after.list({ suiteRun }).runs.map((r) => r.id);
+      expect(tagged.sort()).toEqual([ids[0], ids[1]].sort());
+    } finally {
+      after.close();
+    }
     const list = await cli('runs', 'list', '--json', '--limit', '100');
     expect(list.code, list.err).toBe(0);
     expect((JSON.parse(list.out) as { runs: { id: string }[] }).runs.map((x) => x.id).sort()).toEqual(
