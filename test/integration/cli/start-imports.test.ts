@@ -8,7 +8,7 @@
  * Needs Docker and the python image (`image build` answers from the engine).
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -55,8 +55,14 @@ const ENTRIES = {
   bundle: join(root, 'out/cli/main.js'),
 };
 
-/** Runs one verb in a fresh Node 24; the packages it loaded, and whether undici was loaded. */
-function loads(entry: string, args: string[]): { packages: string[]; undici: boolean; out: string } {
+/**
+ * Runs one verb in a fresh Node 24; the packages it loaded from node_modules, the bytes of the bundle's
+ * own files it loaded (out/cli: every package is bundled there), and whether undici was loaded.
+ */
+function loads(
+  entry: string,
+  args: string[],
+): { packages: string[]; bundleBytes: number; undici: boolean; out: string } {
   const out = join(dir, 'probe.json');
   const r = spawnSync(node, ['--import', join(dir, 'probe.mjs'), join(dir, 'run.mjs'), ...args], {
     env: { ...env, ENTRY: entry, PROBE_OUT: out },
@@ -66,22 +72,40 @@ function loads(entry: string, args: string[]): { packages: string[]; undici: boo
   expect(r.status, `${args.join(' ')}: ${r.stderr}`).toBe(0);
   const { urls, internal } = JSON.parse(readFileSync(out, 'utf8')) as { urls: string[]; internal: string[] };
   const packages = new Set<string>();
+  let bundleBytes = 0;
   for (const u of urls) {
     const m = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(u);
     if (m) packages.add(m[1]!);
+    else if (u.startsWith('file:') && u.includes('/out/cli/')) bundleBytes += statSync(new URL(u)).size;
   }
   return {
     packages: [...packages].sort(),
+    bundleBytes,
     undici: internal.some((m) => m.includes('undici')),
     out: r.stdout,
   };
 }
 
-describe.each(Object.entries(ENTRIES))('a one-shot verb loads only what it uses (%s)', (_, entry) => {
+/**
+ * The sources load commander from node_modules and nothing else; the bundle loads no package at all (all
+ * are inside it) and only a small part of itself: its main chunk and the verb's, never the chunks of the
+ * SDKs, zod (~200 KB), dockerode (~1.2 MB) or the parsers (LIGHT_BYTES; the whole bundle is ~8 MB).
+ */
+const LIGHT_BYTES = 256 * 1024;
+function expectLight(kind: string, r: { packages: string[]; bundleBytes: number }) {
+  if (kind === 'sources') expect(r.packages).toEqual(['commander']);
+  else {
+    expect(r.packages).toEqual([]);
+    expect(r.bundleBytes).toBeGreaterThan(0);
+    expect(r.bundleBytes).toBeLessThan(LIGHT_BYTES);
+  }
+}
+
+describe.each(Object.entries(ENTRIES))('a one-shot verb loads only what it uses (%s)', (kind, entry) => {
   it('--help: commander only', () => {
     const r = loads(entry, ['--help']);
     expect(r.out).toContain('Usage: toolsmith');
-    expect(r.packages).toEqual(['commander']);
+    expectLight(kind, r);
     expect(r.undici).toBe(false);
   });
 
@@ -89,7 +113,7 @@ describe.each(Object.entries(ENTRIES))('a one-shot verb loads only what it uses 
     loads(entry, ['--workspace', ws, 'sandboxes']); // the full path writes the snapshot
     const r = loads(entry, ['--workspace', ws, 'sandboxes']);
     expect(r.out).toContain('ecommerce');
-    expect(r.packages).toEqual(['commander']);
+    expectLight(kind, r);
     expect(r.undici).toBe(false);
   });
 
@@ -102,7 +126,7 @@ describe.each(Object.entries(ENTRIES))('a one-shot verb loads only what it uses 
       const r = loads(entry, args);
       expect(r.out).toBe(full.out);
       expect(r.out.length).toBeGreaterThan(0);
-      expect(r.packages).toEqual(['commander']);
+      expectLight(kind, r);
       expect(r.undici).toBe(false);
     }
   });
@@ -111,16 +135,18 @@ describe.each(Object.entries(ENTRIES))('a one-shot verb loads only what it uses 
     loads(entry, ['image', 'build']); // builds it when missing
     const r = loads(entry, ['image', 'build']);
     expect(r.out).toMatch(/^toolsmith\/python:/m);
-    expect(r.packages).toEqual(['commander']);
+    expectLight(kind, r);
     expect(r.undici).toBe(false);
   }, 600_000);
 
   it("validate FILE: commander and pyright's parser, nothing else", () => {
     const r = loads(entry, ['--workspace', ws, 'validate', join(ws, 'good.py'), '--sandbox', 'ecommerce']);
     expect(r.out).toBe(`${join(ws, 'good.py')}: valid (python)\n`);
-    // The bundle carries pyright's parser inside it (scripts/build-cli.mjs).
-    const allowed = new Set(['commander', '@zzzen/pyright-internal', 'vscode-uri']);
+    // The bundle carries pyright's parser inside it (scripts/build-cli.mjs), and every other package.
+    const allowed = new Set(kind === 'sources' ? ['commander', '@zzzen/pyright-internal', 'vscode-uri'] : []);
     expect(r.packages.filter((p) => !allowed.has(p))).toEqual([]);
+    // The parser's chunk (about 2 MB) and the validator's, not the SDKs' or dockerode's.
+    if (kind === 'bundle') expect(r.bundleBytes).toBeLessThan(3 * 1024 * 1024);
     expect(r.undici).toBe(false);
   });
 });
