@@ -26,6 +26,8 @@ command -v podman >/dev/null 2>&1 || need+=(podman)
 command -v sqlite3 >/dev/null 2>&1 || need+=(sqlite3)
 [ -e /usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1 ] || [ "$(uname -m)" != x86_64 ] || need+=(faketime)
 command -v chattr >/dev/null 2>&1 || need+=(e2fsprogs)
+# The CLI's approval tests answer on a real pseudo-terminal through util-linux's `script`.
+command -v script >/dev/null 2>&1 || need+=(bsdutils)
 if [ ${#need[@]} -gt 0 ]; then
   log "installing ${need[*]}"
   $SUDO apt-get update -q >/dev/null
