@@ -8,6 +8,7 @@ import { toolsPrompt } from '../core/tools/prompt.ts';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { ToolCallback } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { ZodRawShapeCompat } from '@modelcontextprotocol/sdk/server/zod-compat.js';
+import type { ServerNotification } from '@modelcontextprotocol/sdk/types.js';
 import { violationSchema } from '../core/records/schemas.ts';
 import { MAX_TASK_CHARS, TASK_LIMIT_MESSAGE } from '../core/records/events.ts';
 import { z } from 'zod';
@@ -112,6 +113,21 @@ export function executeCodeDescription(svc: ToolsmithService): string {
 /** Registers one tool on a server; the table is built once per process and applied to every session. */
 export type McpToolRegistration = (server: McpServer) => void;
 
+/** Sends the client numbered progress messages for its token (none is asked for: they go nowhere). */
+function progressSender(
+  extra: { sendNotification(n: ServerNotification): Promise<void> },
+  token: unknown,
+): (message: string) => void {
+  let n = 0;
+  return (message) =>
+    void extra
+      .sendNotification({
+        method: 'notifications/progress',
+        params: { progressToken: token as string | number, progress: ++n, message },
+      })
+      .catch(() => {});
+}
+
 /** Every tool of the MCP server, shared by the stdio and the HTTP transports. */
 export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
   const table: McpToolRegistration[] = [];
@@ -176,14 +192,7 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
         const runs = await svc.runs();
         // With a progress token, each attempt and each LLM retry (and its wait) is told as it starts.
         const token = extra._meta?.progressToken;
-        let n = 0;
-        const progress = (message: string) =>
-          void extra
-            .sendNotification({
-              method: 'notifications/progress',
-              params: { progressToken: token as string | number, progress: ++n, message },
-            })
-            .catch(() => {});
+        const progress = progressSender(extra, token);
         const started = await runs.start({
           task,
           sandbox,
@@ -252,14 +261,7 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
         const r = found.runtime;
         const language = r.id === 'python' ? 'python' : r.extension === '.ts' ? 'ts' : 'js';
         const token = extra._meta?.progressToken;
-        let n = 0;
-        const progress = (message: string) =>
-          void extra
-            .sendNotification({
-              method: 'notifications/progress',
-              params: { progressToken: token as string | number, progress: ++n, message },
-            })
-            .catch(() => {});
+        const progress = progressSender(extra, token);
         const result = await svc.execution.executeScript({
           sandbox,
           language,
