@@ -15,14 +15,19 @@ from .protocol import OUT_FD
 def _fork():
     """A job's process: made in namespaces of its own (jobns.clone_job) where the kernel allows, else by
     os.fork; retried for a moment while the pids limit is reached: processes a job left are killed just
-    before, and the last of them may still be waiting for init to reap them. Returns (pid, whether the
-    process has namespaces of its own)."""
-    for _ in range(200):
+    before, and the last of them may still be waiting for init to reap them (under gVisor on a busy
+    machine that took over a second: a fork loop's hundreds of processes). Up to 15 s, backing off from
+    5 to 50 ms, then the error ends the fork server. Returns (pid, whether the process has namespaces of
+    its own)."""
+    deadline = time.monotonic() + 15
+    pause = 0.005
+    while time.monotonic() < deadline:
         try:
             pid = jobns.clone_job()
             return (os.fork(), False) if pid is None else (pid, True)
         except BlockingIOError:
-            time.sleep(0.005)
+            time.sleep(pause)
+            pause = min(pause * 1.5, 0.05)
     return os.fork(), False
 
 
