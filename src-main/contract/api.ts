@@ -14,13 +14,14 @@ import {
   TIERS,
 } from '../core/records/events.ts';
 import type { RunEvent } from '../core/records/events.ts';
+import type { ApprovalRequest } from '../core/tools/approval.ts';
 import type { AttemptRecord, RunRecord } from '../core/records/records.ts';
 import type { EventPayloads } from '../core/records/events.ts';
 import { RUN_SORT_KEYS } from '../core/records/sort.ts';
 import type { RunPage, RunSummary } from '../core/records/summary.ts';
 import type { ExecutionResult } from '../core/sandbox/execution.ts';
 import type { RuntimeId } from '../core/sandbox/runtimes.ts';
-import type { JsonValue, ToolResponse } from '../core/tools/model.ts';
+import type { ToolResponse } from '../core/tools/model.ts';
 import type { ScriptLanguage, ValidationResult, Violation } from '../core/lang/violation.ts';
 import type { BuiltPrompt } from '../core/script/generator.ts';
 import type { SandboxTool } from '../core/tools/extract.ts';
@@ -347,18 +348,8 @@ export type PushEvent =
   /** The job of a waiting call ended first: the question is gone. */
   | { type: 'approval_withdrawn'; id: string };
 
-/** One tool call waiting for a person (core/tools/approval.ts): the dialog shows all of it. */
-export interface ApprovalView {
-  id: string;
-  runId?: string;
-  sandbox: string;
-  tool: string;
-  alias?: string;
-  args: Record<string, JsonValue>;
-  /** The call's line in the script's body, and its text. */
-  line?: number;
-  text?: string;
-}
+/** One tool call waiting for a person (core/tools/approval.ts), with the id its answer names. */
+export type ApprovalView = ApprovalRequest & { id: string };
 
 /** What changed in the workspace: its config, a sandbox's tools, the suites, kits or templates. */
 export interface WorkspaceChange {
