@@ -25,6 +25,7 @@ import { RunStoreError } from './connection.ts';
 import { EXPORT_FORMAT } from './run-events.ts';
 import type { EventRow } from './run-statements.ts';
 import { RunStore } from './run-store.ts';
+import { insertRows } from './rows.ts';
 
 export interface Recovered {
   /** The runs (and their events) kept in the recovered store. */
@@ -78,26 +79,6 @@ function readBeside(old: DatabaseSync): Beside {
     tags: readableRows(old, 'SELECT id, suite_run FROM runs WHERE suite_run IS NOT NULL'),
     templates: readableRows(old, 'SELECT * FROM template_stats'),
   };
-}
-
-/** Writes `rows` into `table` of `db` (the columns both stores have; a row already there is kept). */
-function insertRows(db: DatabaseSync, table: string, rows: Record<string, unknown>[]): number {
-  if (rows.length === 0) return 0;
-  const have = new Set(
-    (db.prepare(`PRAGMA table_info(${table})`).all() as { name: string }[]).map((c) => c.name),
-  );
-  let n = 0;
-  for (const row of rows) {
-    const cols = Object.keys(row).filter((c) => have.has(c));
-    const sql = `INSERT OR IGNORE INTO ${table} (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`;
-    try {
-      const r = db.prepare(sql).run(...cols.map((c) => row[c] as string | number | null));
-      n += Number(r.changes);
-    } catch {
-      // A row the damage left inconsistent (a column of the wrong kind): not carried.
-    }
-  }
-  return n;
 }
 
 function writeBeside(file: string, b: Beside): { suiteRuns: number; templates: number } {

@@ -20,6 +20,7 @@ import { foldSummary, startSummary } from '../../core/records/summary.ts';
 import { errorMessage } from '../../core/errors.ts';
 import { DiskFullError, isDiskFull, RunStoreError, storeWrite } from './connection.ts';
 import type { ReplacedWhy, StoreConnection } from './connection.ts';
+import { insertRows } from './rows.ts';
 import { toSummary } from './run-statements.ts';
 import type { EventRow } from './run-statements.ts';
 import type { RunRow, RunStatements } from './run-statements.ts';
@@ -45,6 +46,13 @@ interface PendingRun {
 }
 
 /** An event as stored, upgraded to the current version. */
+interface TemplateCounter {
+  name: string;
+  successes: number;
+  failures: number;
+  last_used: number | null;
+}
+
 const fromRow = (r: EventRow): RunEvent =>
   upgradeEvent({ v: r.v, runId: r.run_id, seq: r.seq, ts: r.ts, type: r.type, data: JSON.parse(r.data) });
 
@@ -77,12 +85,15 @@ export class RunEvents {
   }
 
   /**
-   * The store's file was removed or replaced (see StoreConnection): the runs this process wrote are
-   * read from the old connection now (its view still holds them) and written to the new file once it
-   * is open. A lost WAL keeps every run this process wrote (their last events may exist only there); a
-   * deleted or replaced database keeps the runs still going (the others were deleted with it).
+   * The store's file was removed or replaced (see StoreConnection): what this process wrote is read
+   * from the old connection now (its view still holds it) and written to the new file once it is open.
+   * A lost WAL keeps every run this process wrote (their last events may exist only there); a deleted
+   * or replaced database keeps the runs still going (the others were deleted with it). The same holds
+   * for this process's suite runs (with their results and their runs' tags), and the counters of the
+   * templates it used are carried (the larger count wins: nothing is counted twice).
    */
   private keepWritten(old: DatabaseSync, why: ReplacedWhy): (() => string | undefined) | undefined {
+    const lostFile = why === 'deleted' || why === 'replaced';
     const status = old.prepare('SELECT status FROM runs WHERE id = ?');
     const events = old.prepare(
       'SELECT run_id, seq, type, v, ts, data FROM events WHERE run_id = ? ORDER BY seq',
@@ -90,7 +101,7 @@ export class RunEvents {
     const runs: RunEvent[][] = [];
     for (const id of this.written) {
       const row = status.get(id) as { status: string } | undefined;
-      if (!row || ((why === 'deleted' || why === 'replaced') && row.status !== 'running')) continue;
+      if (!row || (lostFile && row.status !== 'running')) continue;
       runs.push(
         (events.all(id) as unknown as EventRow[]).map((r) =>
           upgradeEvent({
@@ -104,12 +115,62 @@ export class RunEvents {
         ),
       );
     }
-    if (runs.length === 0) return undefined;
+    const suiteRuns = (
+      old
+        .prepare(`SELECT * FROM suite_runs WHERE owner_pid = ?${lostFile ? " AND status = 'running'" : ''}`)
+        .all(process.pid) as Record<string, unknown>[]
+    ).filter((r) => this.ownSuiteRuns.has(r['id'] as string));
+    const ofSuite = old.prepare('SELECT * FROM suite_results WHERE suite_run = ?');
+    const tagsOf = old.prepare('SELECT id, suite_run FROM runs WHERE suite_run = ?');
+    const suiteResults = suiteRuns.flatMap(
+      (r) => ofSuite.all(r['id'] as string) as Record<string, unknown>[],
+    );
+    const tags = suiteRuns.flatMap((r) => tagsOf.all(r['id'] as string) as Record<string, unknown>[]);
+    const counter = old.prepare(
+      'SELECT name, successes, failures, last_used FROM template_stats WHERE name = ?',
+    );
+    const templates = [...this.templatesUsed]
+      .map((name) => counter.get(name) as TemplateCounter | undefined)
+      .filter((r): r is TemplateCounter => r !== undefined);
+    if (runs.length === 0 && suiteRuns.length === 0 && templates.length === 0) return undefined;
     return () => {
       let kept = 0;
       for (const run of runs) if (this.writeAgain(run)) kept++;
-      return kept ? `${kept} run(s) of this process written there again` : undefined;
+      const db = this.conn?.db ?? this.db;
+      let suites = 0;
+      let counters = 0;
+      this.tx('a suite run and template counters written again', () => {
+        suites = insertRows(db, 'suite_runs', suiteRuns);
+        insertRows(db, 'suite_results', suiteResults);
+        const tag = db.prepare('UPDATE runs SET suite_run = ? WHERE id = ? AND suite_run IS NULL');
+        for (const t of tags) tag.run(t['suite_run'] as string, t['id'] as string);
+        const merge = db.prepare(
+          `INSERT INTO template_stats (name, successes, failures, last_used) VALUES (?, ?, ?, ?)
+           ON CONFLICT(name) DO UPDATE SET successes = max(successes, excluded.successes),
+             failures = max(failures, excluded.failures), last_used = max(coalesce(last_used, 0), coalesce(excluded.last_used, 0))`,
+        );
+        for (const t of templates) {
+          merge.run(t.name, t.successes, t.failures, t.last_used);
+          counters++;
+        }
+      });
+      const said = [
+        kept ? `${kept} run(s)` : '',
+        suites ? `${suites} suite run(s)` : '',
+        counters ? `${counters} template counter(s)` : '',
+      ].filter(Boolean);
+      return said.length ? `${said.join(', ')} of this process written there again` : undefined;
     };
+  }
+
+  /** The suite runs this process started (see noteSuiteRun): carried when the file is replaced. */
+  private readonly ownSuiteRuns = new Set<string>();
+  /** The templates this process counted a use of: their counters are carried when the file is replaced. */
+  private readonly templatesUsed = new Set<string>();
+
+  /** A suite run this process started (infra/store/suite-store.ts): kept if the file is replaced. */
+  noteSuiteRun(id: string): void {
+    this.ownSuiteRuns.add(id);
   }
 
   /** Writes a run's events that the store lacks (all of them when it lacks the run), in order. */
@@ -418,6 +479,7 @@ export class RunEvents {
   /** Counts one use of a template (the ratchet's counters); held in memory while the disk is full. */
   recordTemplateUse(name: string, success: boolean): void {
     const at = this.now();
+    this.templatesUsed.add(name);
     if (this.pendingTemplateUses.length) {
       this.pendingTemplateUses.push([name, success, at]);
       return;

@@ -177,6 +177,11 @@ export class RunStore extends RunQueries {
   }
 
   /** Counts one use of a template (the ratchet's counters); held in memory while the disk is full. */
+  /** A suite run this process started (SuiteStore): carried into a new file if this one is replaced. */
+  noteSuiteRun(id: string): void {
+    this.log.noteSuiteRun(id);
+  }
+
   recordTemplateUse(name: string, success: boolean): void {
     if (this.closed) return; // a run ending after the store closed (see isClosed)
     this.log.recordTemplateUse(name, success);

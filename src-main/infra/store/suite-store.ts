@@ -72,8 +72,10 @@ export class SuiteStore {
     this.stmts = suiteStatements(runs.db);
     this.now = now;
     this.file = runs.file;
+    this.runs = runs;
   }
 
+  private readonly runs: RunStore;
   /** The store's file, named by a disk-full error (see storeWrite). */
   private readonly file: string;
 
@@ -81,6 +83,7 @@ export class SuiteStore {
     storeWrite(this.file, 'a new suite run', () =>
       this.stmts.create.run(id, spec.suite, this.now(), process.pid, JSON.stringify(spec)),
     );
+    this.runs.noteSuiteRun(id);
     return id;
   }
 

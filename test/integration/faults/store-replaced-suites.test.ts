@@ -1,0 +1,104 @@
+/**
+ * The run store's files deleted or replaced under a live process in the middle of a suite run, as a
+ * user's machine meets it (runs.db and its WAL deleted by hand, only the WAL deleted, runs.db put back
+ * from an older copy). The process then finishes the suite run and counts one more template use: the
+ * suite run, every result and its runs' tags, and the template's counters are all in the file now at
+ * the path, as another process reads it afterwards.
+ */
+import { spawn } from 'node:child_process';
+import { copyFileSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { afterEach, describe, expect, it } from 'vitest';
+import { RunStore } from '../../../src-main/infra/store/run-store.ts';
+import { SuiteStore } from '../../../src-main/infra/store/suite-store.ts';
+import { repoRoot } from '../../support/workspace.ts';
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+/** The writer process (support/store-writer.ts) on `file`; `send` waits for its one-line answer. */
+function writer(file: string) {
+  const child = spawn(
+    join(repoRoot, 'node_modules/.bin/node'),
+    [join(repoRoot, 'test/integration/faults/support/store-writer.ts'), file],
+    { stdio: ['pipe', 'pipe', 'pipe'] },
+  );
+  let err = '';
+  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+  const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+  return {
+    err: () => err,
+    exited,
+    send: async (cmd: string): Promise<{ suiteRun: string; runs: string[] }> => {
+      child.stdin.write(`${cmd}\n`);
+      const next = await lines.next();
+      if (next.done) throw new Error(`the writer ended before answering ${cmd}: ${err}`);
+      return JSON.parse(next.value) as { suiteRun: string; runs: string[] };
+    },
+  };
+}
+
+const faults: [string, (file: string, older: string) => void][] = [
+  [
+    'runs.db and its WAL deleted',
+    (file) => {
+      for (const side of ['', '-wal', '-shm']) rmSync(`${file}${side}`, { force: true });
+    },
+  ],
+  ['the WAL deleted', (file) => rmSync(`${file}-wal`)],
+  [
+    'runs.db replaced by an older copy',
+    (file, older) => {
+      renameSync(older, file);
+      for (const side of ['-wal', '-shm']) rmSync(`${file}${side}`, { force: true });
+    },
+  ],
+];
+
+describe('a suite run and template counters when the store is replaced under a live process', () => {
+  it.each(faults)('%s: the suite run finishes in the new file with all it wrote', async (_, fault) => {
+    const dir = mkdtempSync(join(tmpdir(), 'toolsmith-replaced-'));
+    dirs.push(dir);
+    const file = join(dir, 'runs.db');
+    const older = join(dir, 'older.db');
+    new RunStore(file).close();
+    copyFileSync(file, older);
+    const w = writer(file);
+    const begun = await w.send('begin');
+    fault(file, older);
+    const ended = await w.send('end');
+    expect(ended.suiteRun).toBe(begun.suiteRun);
+    await w.send('exit');
+    expect(await w.exited).toBe(0);
+    expect(w.err()).toMatch(
+      /the run store \S+runs\.db .* goes on in \S+ \(.*1 suite run\(s\), 1 template counter\(s\) of this process written there again\)/,
+    );
+
+    // Another process reads the store afterwards.
+    const store = new RunStore(file);
+    try {
+      const suites = new SuiteStore(store);
+      expect(suites.get(ended.suiteRun)).toMatchObject({
+        suite: 'smoke',
+        status: 'passed',
+        done: 2,
+        passed: 2,
+      });
+      expect(suites.results(ended.suiteRun).map((r) => r.runId)).toEqual(ended.runs);
+      expect(
+        store
+          .list({ suiteRun: ended.suiteRun })
+          .runs.map((r) => r.id)
+          .sort(),
+      ).toEqual([...ended.runs].sort());
+      expect(store.templateStats().get('user-email')).toMatchObject({ successes: 3, failures: 0 });
+    } finally {
+      store.close();
+    }
+  });
+});
