@@ -269,6 +269,9 @@ export async function startMcpHttp(svc: ToolsmithService, opts: McpHttpOptions):
     sessions: () => sessions.size,
     busySessions: () => [...sessions.values()].filter((x) => x.inFlight > 0).length,
     async close() {
+      // Closing the sessions cancels their calls: their pools must not start replacements or
+      // standbys from here on (as on stdio, mcp.ts).
+      svc.beginShutdown();
       clearInterval(sweep);
       const open = [...sessions.values()];
       sessions.clear();

@@ -260,6 +260,8 @@ export async function startWebServer(
     server,
     service: () => svc,
     close: async () => {
+      // Nothing new starts once the server stops (no replacement for a job its close cancels).
+      svc.beginShutdown();
       unsubscribe();
       await new Promise<void>((resolve) => {
         for (const c of wss.clients) c.terminate();
