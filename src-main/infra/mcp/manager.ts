@@ -71,7 +71,8 @@ interface Conn {
 }
 
 /**
- * The longest message an upstream MCP server may send over stdio (one JSON-RPC line). A larger one is
+ * The longest message an upstream MCP server may send (over stdio one JSON-RPC line; over HTTP one JSON
+ * body or one event of a stream). A larger one is
  * cut short as it arrives (the connection is closed, the call told why), not buffered until the call's
  * time limit ends it with "did not answer".
  */
@@ -97,6 +98,48 @@ function watchLineSize(transport: Transport, over: (bytes: number) => void): voi
       over(line);
     }
   });
+}
+
+/**
+ * A fetch for an upstream server over HTTP whose answers count their bytes as they arrive: a JSON body is
+ * one message, an event stream's messages end at a blank line. `over(bytes)` is called once when one
+ * message passes MAX_MCP_MESSAGE_BYTES, and that answer's body then ends with an error (nothing more
+ * of it is read or kept).
+ */
+function sizeWatchingFetch(over: (bytes: number) => void): typeof fetch {
+  return async (input, init) => {
+    const res = await fetch(input, init);
+    if (!res.body) return res;
+    const stream = /text\/event-stream/i.test(res.headers.get('content-type') ?? '');
+    let message = 0;
+    let last = 0;
+    const counted = res.body.pipeThrough(
+      new TransformStream<Uint8Array, Uint8Array>({
+        transform(chunk, ctl) {
+          if (stream) {
+            // The end of the last event in this chunk (LF LF), the previous chunk's last byte included.
+            let end = -1;
+            for (let i = chunk.length - 1; i >= 0; i--) {
+              const prev = i > 0 ? chunk[i - 1] : last;
+              if (chunk[i] === 0x0a && prev === 0x0a) {
+                end = i;
+                break;
+              }
+            }
+            message = end >= 0 ? chunk.length - end - 1 : message + chunk.length;
+          } else message += chunk.length;
+          if (chunk.length) last = chunk[chunk.length - 1] as number;
+          if (message > MAX_MCP_MESSAGE_BYTES) {
+            over(message);
+            ctl.error(new Error(`an MCP message above ${mb(MAX_MCP_MESSAGE_BYTES)}`));
+            return;
+          }
+          ctl.enqueue(chunk);
+        },
+      }),
+    );
+    return new Response(counted, { status: res.status, statusText: res.statusText, headers: res.headers });
+  };
 }
 
 /** `env:VAR` -> the host's value (missing: an error naming the variable); other strings are literal. */
@@ -284,7 +327,17 @@ export class McpManager {
       if (def.url) {
         const headers: Record<string, string> = {};
         for (const [k, v] of Object.entries(def.headers)) headers[k] = resolveRef(name, `header ${k}`, v);
-        transport = new StreamableHTTPClientTransport(new URL(def.url), { requestInit: { headers } });
+        const http = new StreamableHTTPClientTransport(new URL(def.url), {
+          requestInit: { headers },
+          // An answer above the limit is cut short as it arrives and the connection closed (the call
+          // then says why), as for stdio below: not buffered until the call's time limit.
+          fetch: sizeWatchingFetch((bytes) => {
+            if (tooLarge.bytes !== undefined) return;
+            tooLarge.bytes = bytes;
+            void http.close().catch(() => {});
+          }),
+        });
+        transport = http;
       } else {
         await this.approve?.({
           server: name,
