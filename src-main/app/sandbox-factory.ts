@@ -6,6 +6,8 @@
  * `engines` gets its own factory (isolation.ts): that level, on those engines, or an error. bun and deno
  * run only in Docker (their binaries live in their images).
  */
+import { statSync } from 'node:fs';
+import type { Stats } from 'node:fs';
 import { stripTypeScriptTypes } from 'node:module';
 import { dirname } from 'node:path';
 import Docker from 'dockerode';
@@ -64,10 +66,37 @@ async function dockerProbe(
         refused: `the Docker socket (${process.env['DOCKER_HOST'] ?? 'the default socket'}) answered HTTP ${status} ${status === 403 ? 'Forbidden' : 'Unauthorized'}${said ? ` (${said})` : ''}: an authorization plugin or a proxy in front of the engine refuses this user; ask for access or point DOCKER_HOST at a socket you may use`,
       };
     }
-    return {};
+    return { ...socketProblem(docker, e) };
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * A local socket that cannot be an engine's: the path is a regular file or a folder (a stale copy, a
+ * bind mount of the wrong thing), or this user may not open it (not in the docker group). Named as
+ * such, not as "no engine answered"; undefined for anything else (no file there: no engine).
+ */
+function socketProblem(docker: Docker, e: unknown): { refused: string } | undefined {
+  const path = (docker as unknown as { modem?: { socketPath?: unknown } }).modem?.socketPath;
+  if (typeof path !== 'string') return undefined;
+  const named = `the Docker socket ${path}${process.env['DOCKER_HOST'] ? ` (DOCKER_HOST)` : ''}`;
+  const code = (e as { code?: string }).code;
+  if (code === 'EACCES')
+    return {
+      refused: `${named} cannot be opened by this user (EACCES: permission denied): add the user to the docker group and log in again, or point DOCKER_HOST at a socket you may use`,
+    };
+  let st: Stats;
+  try {
+    st = statSync(path);
+  } catch {
+    return undefined;
+  }
+  if (st.isSocket()) return undefined;
+  const kind = st.isDirectory() ? 'a folder' : st.isFile() ? 'a regular file' : 'not a socket';
+  return {
+    refused: `${named} is ${kind}, not a socket, so no engine can answer there: remove it and start dockerd (it creates the socket), or point DOCKER_HOST at the engine's socket`,
+  };
 }
 
 /**
