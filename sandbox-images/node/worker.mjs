@@ -52,6 +52,77 @@ const wireText = (() => {
   };
   return (m) => stringify(copy(m, 0));
 })();
+/**
+ * What the worker reads from the script's error to build its frames (the stack text, the job's lines),
+ * with intrinsics taken when this module loads, before any script code: a script that reached this realm
+ * (a leaked object) and replaced String.prototype.split or .trim, Array.prototype.push, an index setter on
+ * Array.prototype or a getter on Object.prototype changes nothing the worker reads or the frames it sends.
+ * Lines are cut with indexOf/slice, the frames are built on null prototypes, the error's fields read as
+ * own data properties only.
+ */
+const errorFrames = (() => {
+  const uncurry = (f) => Function.prototype.bind.call(Function.prototype.call, f);
+  const exec = uncurry(RegExp.prototype.exec);
+  const indexOf = uncurry(String.prototype.indexOf);
+  const slice = uncurry(String.prototype.slice);
+  const trim = uncurry(String.prototype.trim);
+  const { setPrototypeOf, getOwnPropertyDescriptor } = Object;
+  const parse = JSON.parse;
+  const AT = /<script>:(\d+):(\d+)/;
+  const NAME = /at (\S+) \(/;
+  const lines = (text) => {
+    const out = setPrototypeOf([], null);
+    let at = 0;
+    for (;;) {
+      const nl = indexOf(text, '\n', at);
+      out[out.length] = nl < 0 ? slice(text, at) : slice(text, at, nl);
+      if (nl < 0) return out;
+      at = nl + 1;
+    }
+  };
+  /** The frames of the script's code in `stack` (lines of `code`, lines counted from `offset`). */
+  const frames = (stack, code, offset) => {
+    const out = setPrototypeOf([], null);
+    if (typeof stack !== 'string' || typeof code !== 'string') return out;
+    const source = lines(code);
+    const rows = lines(stack);
+    for (let i = 0; i < rows.length; i++) {
+      const m = exec(AT, rows[i]);
+      if (m === null) continue;
+      const line = +m[1] - offset;
+      if (!(line >= 1 && line <= source.length)) continue;
+      const name = exec(NAME, rows[i])?.[1];
+      out[out.length] = {
+        __proto__: null,
+        line,
+        name: typeof name === 'string' && name !== '<anonymous>' ? name : '<script>',
+        text: trim(source[line - 1]),
+      };
+    }
+    return out;
+  };
+  /** An own string field of a parsed object ('' otherwise): nothing inherited is consulted. */
+  const field = (o, k) => {
+    const d = typeof o === 'object' && o !== null ? getOwnPropertyDescriptor(o, k) : undefined;
+    return d !== undefined && typeof d.value === 'string' ? d.value : '';
+  };
+  /** The context's error text ({"type","message","stack"}) as the error the worker sends. */
+  const fromText = (text, code, offset) => {
+    let e;
+    try {
+      e = parse(text);
+    } catch {
+      e = null;
+    }
+    return {
+      __proto__: null,
+      type: field(e, 'type') || 'Error',
+      message: field(e, 'message'),
+      frames: frames(field(e, 'stack'), code, offset),
+    };
+  };
+  return { frames, fromText };
+})();
 /** The job's IPC send, taken when this module loads. */
 const ipcSend = typeof process.send === 'function' ? process.send.bind(process) : undefined;
 /** Tests only (TOOLSMITH_TEST_WALLS=leakrealm): the script is handed objects of this realm, as if the first wall had fallen. */
@@ -505,22 +576,7 @@ if (isChild) {
         if (pending.size === 0) finish(ending);
       });
   }
-  function frames(stack, lines) {
-    const out = [];
-    for (const l of stack.split('\n')) {
-      const m = /<script>:(\d+):(\d+)/.exec(l);
-      const line = m ? Number(m[1]) - lineOffset : 0;
-      if (m && line >= 1 && line <= lines.length) {
-        const name = /at (\S+) \(/.exec(l)?.[1];
-        out.push({
-          line,
-          name: name && name !== '<anonymous>' ? name : '<script>',
-          text: (lines[line - 1] ?? '').trim(),
-        });
-      }
-    }
-    return out;
-  }
+  const frames = (stack, code) => errorFrames.frames(stack, code, lineOffset);
   const str = (v) => (typeof v === 'string' ? v : '');
   // The skill making the current tool call: the innermost frame of the script running a function named as
   // one of the job's skills (docs/skills.md). The stack is taken in this realm (its Error, its default
@@ -607,15 +663,10 @@ if (isChild) {
             true,
           );
         else {
-          const e = JSON.parse(b);
           finish({
             type: 'done',
             ok: false,
-            error: {
-              type: str(e?.type) || 'Error',
-              message: str(e?.message),
-              frames: frames(str(e?.stack), String(job.code).split('\n')),
-            },
+            error: errorFrames.fromText(b, job.code, lineOffset),
           });
         }
         return '+';
@@ -684,7 +735,7 @@ if (isChild) {
         error: {
           type: typeof err?.name === 'string' ? err.name : 'Error',
           message: err ? err.message : 'the job could not start',
-          frames: frames(String(err?.stack ?? ''), String(job.code).split('\n')),
+          frames: frames(String(err?.stack ?? ''), String(job.code)),
         },
       });
     }

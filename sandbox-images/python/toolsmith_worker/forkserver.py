@@ -42,7 +42,8 @@ def fork_server(sock, child):
     is never shared with a job, so relaying a job never pays for copy-on-write, and a child is ready
     before its job arrives."""
     set_pdeathsig()
-    deny_ipc()  # for every child: no SysV IPC object or POSIX message queue outlives a job
+    if "noipcfilter" not in jobns.OFF:  # (tests only: the job's IPC namespace alone)
+        deny_ipc()  # for every child: no SysV IPC object or POSIX message queue outlives a job
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # for the children: a write to a pipe nobody reads ends them
     os.close(OUT_FD)  # the protocol stream is the worker's alone
     uid, gid = os.getuid(), os.getgid()  # (a job's process maps these ids onto themselves)

@@ -13,7 +13,8 @@ left out and said so (WALLS): gVisor makes the namespaces but refuses every moun
 
 Internal switches for the tests (TOOLSMITH_TEST_WALLS, comma-separated): `nojobns` runs jobs with a plain
 fork as before, `nosweep` skips the sweep of the sandbox's pid namespace, `nowipe` the wipe of its
-writable mounts; each wall is then tested with the others off."""
+writable mounts, `noseccomp` the job's seccomp filter, `noipcfilter` the fork server's SysV/POSIX IPC
+filter; each wall is then tested with the others off."""
 
 import ctypes
 import os
@@ -44,6 +45,8 @@ _ARCH = {
         "audit": 0xC000003E,
         "clone": 56,
         "clone3": 435,
+        "mknod": (133, 1),  # (number, the argument holding the mode)
+        "mknodat": (259, 2),
         "deny": {
             "unshare": 272, "setns": 308, "mount": 165, "umount2": 166, "pivot_root": 155, "chroot": 161,
             "fsopen": 430, "fsconfig": 431, "fsmount": 432, "fspick": 433, "move_mount": 429, "open_tree": 428,
@@ -58,6 +61,7 @@ _ARCH = {
         "audit": 0xC00000B7,
         "clone": 220,
         "clone3": 435,
+        "mknodat": (33, 2),
         "deny": {
             "unshare": 97, "setns": 268, "mount": 40, "umount2": 39, "pivot_root": 41, "chroot": 51,
             "fsopen": 430, "fsconfig": 431, "fsmount": 432, "fspick": 433, "move_mount": 429, "open_tree": 428,
@@ -286,6 +290,18 @@ def _assemble(arch):
         (0x35, "deny", 0, 0x40000000),  # the x32 ABI: refused as a whole
     ]
     prog += [(0x15, "deny", 0, nr) for nr in deny]
+    # A device node (character or block: S_IFCHR, S_IFBLK) made by mknod/mknodat: gVisor let a job without
+    # a capability make one in the sandbox's /tmp; FIFOs and files stay allowed.
+    for call in ("mknod", "mknodat"):
+        if call in arch:
+            nr, argi = arch[call]
+            prog += [
+                (0x15, 0, 4, nr),
+                (0x20, 0, 0, 16 + 8 * argi),  # ld [args[argi]] (low 32 bits: the mode)
+                (0x54, 0, 0, 0xF000),  # and S_IFMT
+                (0x15, "deny", 0, 0x2000),  # S_IFCHR
+                (0x15, "deny", "allow", 0x6000),  # S_IFBLK
+            ]
     prog += [
         (0x15, "enosys", 0, arch["clone3"]),
         (0x15, 0, "allow", arch["clone"]),

@@ -120,7 +120,7 @@ export interface DockerFactoryOptions {
   podman?: boolean;
   /**
    * Tests only: walls the worker leaves out (`TOOLSMITH_TEST_WALLS`: nojobns, nosweep, nowipe,
-   * noseccomp), so that each remaining wall is attacked alone.
+   * noseccomp, noipcfilter), so that each remaining wall is attacked alone.
    */
   wallsOff?: string[];
 }

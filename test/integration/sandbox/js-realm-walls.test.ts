@@ -130,4 +130,30 @@ describe('node: the worker realm reached (first wall off): what it sends does no
     expect(r.error).toMatchObject({ type: 'TypeError', message: 'boom' });
     expect(r.intermediates).toEqual([{ step: [1, 2] }]);
   }, 120_000);
+
+  it("the worker's reading of the script's own error: split, trim, push and indexOf replaced change no frame", async () => {
+    // The worker realm's String.prototype (Object('x') made by its Object) and Array.prototype, poisoned
+    // so that the worker's parse of the error's stack would find a forged frame, no frame, or other text.
+    const attack = `${POISON_WORKER}
+const SP = Object.getPrototypeOf(W.object.constructor('x'));
+SP.split = function () { return ['    at forged (<script>:1:1)', '    at forged (<script>:2:1)']; };
+SP.trim = function () { return 'forged'; };
+SP.indexOf = function () { return -1; };
+SP.slice = function () { return 'forged'; };
+AP.push = function (v) { this[this.length] = { line: 1, name: 'forged', text: 'forged' }; return this.length; };
+function thrower() {
+  throw new TypeError('boom');
+}
+thrower();
+`;
+    const lines = attack.split('\n');
+    const at = (text: string) => lines.findIndex((l) => l.trim() === text) + 1;
+    const r = await run(attack);
+    expect(r.success).toBe(false);
+    expect(r.error).toMatchObject({ type: 'TypeError', message: 'boom' });
+    expect(r.error?.frames).toEqual([
+      { line: at("throw new TypeError('boom');"), name: 'thrower', text: "throw new TypeError('boom');" },
+      { line: at('thrower();'), name: '<script>', text: 'thrower();' },
+    ]);
+  }, 120_000);
 });
