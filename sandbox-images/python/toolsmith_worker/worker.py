@@ -429,7 +429,8 @@ class Worker:
         if t == "walls":
             # Only a child's first line (written before its job arrived) says whether it is wholly alone.
             if first:
-                self.early = msg.get("alone") is True
+                # (`noearly` in TOOLSMITH_TEST_WALLS: the old order, for bench:sandbox's side-by-side run)
+                self.early = msg.get("alone") is True and "noearly" not in jobns.OFF
                 if self.early:
                     self.ask_child()
             return
