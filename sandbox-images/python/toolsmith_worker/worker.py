@@ -185,10 +185,12 @@ class Worker:
             if self.job is not None and self.job.pid == pid:
                 self.job.status = status
             elif self.spare is not None and self.spare.pid == pid:
-                # The waiting child died before its job (killed from outside): fork another.
+                # The waiting child died before its job (killed from outside, or the OOM killer's first
+                # choice while a job ran): fork another, after the job's cleaning if a job runs now.
                 self.drop_spare()
-                self.reap()
-                self.ask_child()
+                if self.job is None:
+                    self.reap()
+                    self.ask_child()
         else:
             for fd in fds:
                 os.close(fd)
