@@ -3,6 +3,9 @@
  * runsc runtime) and process (bubblewrap). `BENCH_LEVELS=docker,gvisor` picks levels; `BENCH_ONLY=per_job`
  * measures only the per-job figures (and `gvisor_over_docker_p50`), for a machine too loaded for the rest.
  * - per-job overhead for a trivial script on a warm pool (fresh forked process per job), host round trip;
+ * - `BENCH_AB=1`: only the next job's process made during a job (docs/scaling.md) against the old order
+ *   (the worker's `noearly` test switch), both pools warm, rounds interleaved so load moves them alike,
+ *   with the fork floor of the same run (docker and process levels);
  * - `floor`: what this machine can do, measured in the same run and the same sandbox: a bare fork + exit +
  *   wait of the worker's Python (a tool forks inside a job), `docker exec` of a trivial Python in one of
  *   the pool's containers (the process level takes the docker level's), and the ratios the targets are
@@ -382,6 +385,12 @@ const containerExists = (id: string) =>
       () => false,
     );
 const result: Record<string, unknown> = {};
+if (process.env['BENCH_AB'] === '1') {
+  for (const level of levels) result[level] = await earlyAB(level);
+  result['loadavg'] = readFileSync('/proc/loadavg', 'utf8').trim();
+  process.stdout.write(JSON.stringify(result, null, 2) + '\n');
+  process.exit(0);
+}
 for (const level of levels) {
   if (level === 'docker' || level === 'gvisor') {
     const df = new DockerWorkerFactory(
@@ -524,4 +533,70 @@ print(json.dumps({"p50_ms": p50, "over_fork_ms": {k: round(v - p50["fork"], 3) f
     rmSync(dir, { recursive: true, force: true });
   }
   return out;
+}
+
+/**
+ * BENCH_AB=1: per-job p50 with the next job's process made during a job ("early") and with the old
+ * order ("after": the worker's `noearly` switch), one warm pool of one worker each, 12 interleaved
+ * rounds of 25 jobs, and the fork floor measured in between.
+ */
+async function earlyAB(level: string): Promise<Record<string, unknown>> {
+  const makeFactory = async (wallsOff: string[]) => {
+    if (level === 'process')
+      return new ProcessWorkerFactory({ ...paths, memoryMb: 256, pids: 64, tmpfsMb: 16, wallsOff });
+    const df = new DockerWorkerFactory(
+      docker,
+      (rt) => buildImage(docker, rt, paths),
+      undefined,
+      level === 'gvisor' ? { runtime: 'runsc', wallsOff } : { wallsOff },
+    );
+    await df.start();
+    return df;
+  };
+  const backendOf = (factory: WorkerFactory) =>
+    new SandboxBackend({
+      factory,
+      pool: {
+        minSize: 1,
+        maxSize: 1,
+        maxJobsPerWorker: 100_000,
+        idleMs: 600_000,
+        queueTimeoutMs: 60_000,
+        standby: 0,
+      },
+      maxOutputBytes: 1 << 20,
+      specFor: (name, runtime) => ({ name, runtime, toolsSource, hostTools: [], credentials: {} }),
+    });
+  const run = (b: SandboxBackend, code: string, timeoutMs = 60_000) =>
+    b.execute({ sandbox: 'bench', language: 'python', code, bodyStartLine: 1, tools, timeoutMs });
+  const fs = [await makeFactory([]), await makeFactory(['noearly'])];
+  const [early, after] = fs.map(backendOf) as [SandboxBackend, SandboxBackend];
+  for (const b of [early, after]) for (let i = 0; i < 30; i++) await run(b, 'emit_result(1)\n');
+  const ts: Record<'early' | 'after', number[]> = { early: [], after: [] };
+  const forks: number[] = [];
+  for (let round = 0; round < 12; round++) {
+    for (const [name, b] of [
+      ['early', early],
+      ['after', after],
+    ] as const) {
+      for (let i = 0; i < 25; i++) {
+        const t = performance.now();
+        await run(b, 'emit_result(1)\n');
+        ts[name].push(performance.now() - t);
+      }
+    }
+    const fl = await run(early, 'emit_result(fork_floor(n=20).data)\n', 600_000);
+    forks.push((fl.data as { p50_ms: number }).p50_ms);
+  }
+  await early.dispose();
+  await after.dispose();
+  for (const f of fs) await (f as { dispose(): Promise<void> }).dispose();
+  const fork = pct(forks, 50);
+  const r2 = (x: number) => Number(x.toFixed(2));
+  return {
+    fork_exit_wait_p50_ms: fork,
+    early: { p50: pct(ts.early, 50), p95: pct(ts.early, 95), over_fork: r2(pct(ts.early, 50) / fork) },
+    after: { p50: pct(ts.after, 50), p95: pct(ts.after, 95), over_fork: r2(pct(ts.after, 50) / fork) },
+    early_over_after_p50: r2(pct(ts.early, 50) / pct(ts.after, 50)),
+  };
 }

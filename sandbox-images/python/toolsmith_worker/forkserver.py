@@ -31,16 +31,27 @@ def _fork():
     return os.fork(), False
 
 
+def _alone(walls):
+    """Whether a job process has every wall of its own: user, pid, IPC and mount namespaces with its own
+    ids, /proc and a fresh mount on each writable one, no capability and the job filter. Only then may the
+    next job's process be made while a job runs (it is then invisible and unreachable to that job)."""
+    want = {"user", "pid", "ipc", "ids", "mnt", "proc", "nocaps", "seccomp"}
+    want.update(m[0] for m in jobns._PLAN[0]["mounts"]) if jobns._PLAN else None
+    return bool(jobns._PLAN) and want.issubset(walls)
+
+
 def fork_server(sock, child):
-    """Forks one child at a time when the worker asks ("f"), hands the worker the child's pipes ("c"),
-    reports the child's exit ("x"), answers pings ("p" -> "P"), also while a child runs, and reaps every
-    exited child of its own when asked between jobs ("r" -> "R": processes a job made its siblings with
+    """Forks a child when the worker asks ("f"), hands the worker the child's pipes ("c"), reports each
+    child's exit ("x"), answers pings ("p" -> "P"), also while children run, and reaps every exited child
+    of its own when asked between jobs ("r" -> "R": processes a job made its siblings with
     clone(CLONE_PARENT), killed by the worker), or stops and kills every other process of the namespace
-    ("k" -> "K": hygiene.stop_and_kill, which needs no fork). Each child is pid 1 of namespaces of its
-    own where the kernel allows (jobns): it sees and reaches no other process. It is a copy
-    of the worker made right after the tools were loaded and does nothing else: the worker's own memory
-    is never shared with a job, so relaying a job never pays for copy-on-write, and a child is ready
-    before its job arrives."""
+    but its own waiting child ("k" -> "K": hygiene.stop_and_kill, which needs no fork). Each child is pid
+    1 of namespaces of its own where the kernel allows (jobns): it sees and reaches no other process, and
+    its first line to the worker says whether it is wholly alone (`{"type": "walls", "alone": ...}`):
+    then the worker asks for the next job's process while this one's job runs (docs/scaling.md, "The
+    next job's process"). It is a copy of the worker made right after the tools were loaded and does
+    nothing else: the worker's own memory is never shared with a job, so relaying a job never pays for
+    copy-on-write, and a child is ready before its job arrives."""
     set_pdeathsig()
     if "noipcfilter" not in jobns.OFF:  # (tests only: the job's IPC namespace alone)
         deny_ipc()  # for every child: no SysV IPC object or POSIX message queue outlives a job
@@ -51,6 +62,8 @@ def fork_server(sock, child):
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)
     os.close(null)
+    children = {}  # pidfd -> pid: the children alive (the running job's and the next one)
+
     def request():
         try:
             r = sock.recv(16)
@@ -64,7 +77,9 @@ def fork_server(sock, child):
             reap()
             sock.send(b"R")
         elif r == b"k":
-            stop_and_kill({1, os.getppid()})  # everything but init, the worker and this process
+            # everything but init, the worker, this process and its children not yet exited (the next
+            # job's process, in namespaces of its own: the job swept here never saw it)
+            stop_and_kill({1, os.getppid(), *children.values()})
             reap()
             sock.send(b"K")
         return r
@@ -77,25 +92,45 @@ def fork_server(sock, child):
             except ChildProcessError:
                 return
 
-    wanted = False  # a fork asked for while the previous child still ran (the worker does not do that)
+    def exited(pid):
+        try:
+            _, status = os.waitpid(pid, 0)
+        except ChildProcessError:
+            status = 0
+        try:
+            sock.send(b"x" + pid.to_bytes(4, "little") + status.to_bytes(4, "little"))
+        except OSError:
+            os._exit(0)
+
     while True:
-        if not wanted and request() != b"f":
+        ready = select.select([sock.fileno(), *children], [], [])[0]
+        for fd in ready:
+            if fd != sock.fileno():
+                pid = children.pop(fd)
+                os.close(fd)
+                exited(pid)
+        if sock.fileno() not in ready or request() != b"f":
             continue
-        wanted = False
         job_r, job_w = os.pipe()  # worker -> child: the job, then tool results
         msg_r, msg_w = os.pipe()  # child -> worker: protocol lines
         out_r, out_w = os.pipe()  # the child's stdout/stderr
         pid, alone = _fork()
         if pid == 0:
             sock.close()
+            for fd in children:
+                os.close(fd)
             hygiene.oom_first()
             if alone:
-                jobns.enter(uid, gid)
+                walls = jobns.enter(uid, gid)
             else:
-                jobns.deny_escape()  # a plain fork (the kernel refused namespaces): the same filter
+                walls = ["seccomp"] if jobns.deny_escape() else []  # a plain fork (the kernel refused namespaces): the same filter
             os.close(job_w)
             os.close(msg_r)
             os.close(out_r)
+            try:
+                os.write(msg_w, b'{"type":"walls","alone":%s}\n' % (b"true" if alone and _alone(walls) else b"false"))
+            except OSError:
+                os._exit(0)
             child_main(child, job_r, msg_w, out_w)
         os.close(job_r)
         os.close(msg_w)
@@ -108,22 +143,8 @@ def fork_server(sock, child):
         os.close(msg_r)
         os.close(out_r)
         try:
-            exited = os.pidfd_open(pid)  # readable once the child is gone
+            children[os.pidfd_open(pid)] = pid  # readable once the child is gone
         except (AttributeError, OSError):
-            exited = -1  # (no pidfd: pings wait until the child is gone)
-        if exited >= 0:
-            while True:
-                ready = select.select([sock.fileno(), exited], [], [])[0]
-                if sock.fileno() in ready and request() == b"f":
-                    wanted = True
-                if exited in ready:
-                    break
-            os.close(exited)
-        try:
-            _, status = os.waitpid(pid, 0)
-        except ChildProcessError:
-            status = 0
-        try:
-            sock.send(b"x" + pid.to_bytes(4, "little") + status.to_bytes(4, "little"))
-        except OSError:
-            os._exit(0)
+            # No pidfd: this child is waited for here; pings are answered once it is gone (the worker
+            # asks for the next child only then: an "f" meanwhile waits in the socket).
+            exited(pid)

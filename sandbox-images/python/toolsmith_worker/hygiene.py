@@ -260,14 +260,17 @@ def _look(keep, me, server, reap_server):
     return live, exact
 
 
-def clean_namespace(server, reap_server, sweep_by_server):
+def clean_namespace(server, reap_server, sweep_by_server, spare=0):
     """After a job, in the sandbox's own pid namespace: makes init, the worker and its fork server (pid
-    `server`) the only live processes left, and proves it: a scan of /proc during which no pid was handed
-    out (where the kernel does not tell, gVisor: two empty scans in a row). Anything else found is swept
-    (`stop_and_kill`, by the fork server: `sweep_by_server()`). False when the namespace could not be
-    proven clean: the caller ends the worker."""
+    `server`) the only live processes left (and the next job's process, pid `spare`, made while the job
+    ran in namespaces of its own that job never saw), and proves it: a scan of /proc during which no pid
+    was handed out (where the kernel does not tell, gVisor: two empty scans in a row). Anything else found
+    is swept (`stop_and_kill`, by the fork server: `sweep_by_server()`). False when the namespace could not
+    be proven clean: the caller ends the worker."""
     me = os.getpid()
     keep = {1, me, server} if server else {1, me}
+    if spare:
+        keep.add(spare)
     for attempt in range(6):
         live, exact = _look(keep, me, server, reap_server)
         if not live and (exact or (_last_pid() is None and not _look(keep, me, server, reap_server)[0])):

@@ -56,6 +56,7 @@ class JobState:
     hold: float = 0  # set while a result line waits for the job's done (HOLD_S)
     status: int | None = None  # the child's wait status, once the fork server reports its exit
     open: set = field(default_factory=set)  # msg_r and out_r while they are open
+    lines: int = 0  # protocol lines read from the child so far
 
 
 class Worker:
@@ -68,6 +69,8 @@ class Worker:
         self.server = None  # (pid, socket) of the fork server
         self.child = None  # the job side every child inherits (Child), made with the fork server
         self.spare = None  # a child forked ahead of its job (Spare)
+        self.asked = False  # a child asked of the fork server and not yet handed over
+        self.early = False  # job processes are wholly alone: the next one is made while a job runs
         self.pending_load = None  # a load that came during a job, applied when the job is over
         self.lost = "the sandbox worker cannot fork"  # why jobs cannot run once the fork server is gone
         self.pong = False  # the fork server answered the last ping
@@ -92,10 +95,19 @@ class Worker:
         self.ask_child()
 
     def ask_child(self):
+        if self.asked or self.spare is not None or self.server is None:
+            return
         try:
             self.server[1].send(b"f")
+            self.asked = True
         except OSError:
             self.server_lost()
+
+    def wait_child(self):
+        """Until the child asked for is handed over (or the fork server is gone)."""
+        while self.asked and self.spare is None and self.server is not None:
+            if not self.server_message():
+                self.server_lost()
 
     def stop_server(self):
         """Ends the fork server and its waiting child (before tools are reloaded)."""
@@ -103,6 +115,7 @@ class Worker:
             return
         pid, sock = self.server
         self.server = None
+        self.asked = False
         self.drop_spare()
         try:
             os.kill(pid, signal.SIGKILL)
@@ -165,16 +178,19 @@ class Worker:
         elif kind == b"K":
             self.swept = True
         elif kind == b"c" and len(fds) == 3:
+            self.asked = False
             self.spare = Spare(pid, fds[0], fds[1], fds[2])
         elif kind == b"x":
             status = int.from_bytes(data[5:9], "little")
             if self.job is not None and self.job.pid == pid:
                 self.job.status = status
             elif self.spare is not None and self.spare.pid == pid:
-                # The waiting child died before its job (killed from outside): fork another.
+                # The waiting child died before its job (killed from outside, or the OOM killer's first
+                # choice while a job ran): fork another, after the job's cleaning if a job runs now.
                 self.drop_spare()
-                self.reap()
-                self.ask_child()
+                if self.job is None:
+                    self.reap()
+                    self.ask_child()
         else:
             for fd in fds:
                 os.close(fd)
@@ -187,6 +203,7 @@ class Worker:
         pid = self.server[0]
         self.server[1].close()
         self.server = None
+        self.asked = False
         self.drop_spare()
         try:
             _, status = os.waitpid(pid, 0)
@@ -276,7 +293,8 @@ class Worker:
         if not hygiene.PRIVATE_TMP:
             reap_strays(server)
             return
-        if not clean_namespace(server, self.reap_server, self.sweep_by_server):
+        spare = self.spare.pid if self.spare is not None else 0
+        if not clean_namespace(server, self.reap_server, self.sweep_by_server, spare):
             os.write(2, b"toolsmith worker: a job left processes that could not be ended; the worker stops\n")
             flush()
             os._exit(1)
@@ -296,9 +314,8 @@ class Worker:
             compiled = str(e)
         if self.server is None:
             self.start_server()
-        while self.spare is None and self.server is not None:
-            if not self.server_message():
-                self.server_lost()
+        self.ask_child()
+        self.wait_child()
         timeout = min(float(msg.get("timeout_ms") or 300000), 600000) / 1000.0
         job = self.job = JobState(job_id, int(msg.get("max_output_bytes") or 51200), time.monotonic() + timeout, oom_kills())
         if self.spare is None:
@@ -311,6 +328,8 @@ class Worker:
             write_all(child.job_w, len(blob).to_bytes(4, "little") + blob)
         except OSError:
             pass  # the child is gone: its pipes close and the job ends as crashed
+        if self.early:
+            self.ask_child()  # the next job's process, made while this job runs
 
     def finish(self, done):
         job = self.job
@@ -365,6 +384,7 @@ class Worker:
             send(d)
             flush()  # the result goes out now; the cleaning below happens before the next job is read
         self.job = None
+        self.wait_child()  # (a child asked for during the job: the sweep below knows its pid)
         self.reap()
         if hygiene.PRIVATE_TMP and "nowipe" not in jobns.OFF:
             wipe_writable()
@@ -372,7 +392,7 @@ class Worker:
             if job.pid:
                 os._exit(1)  # a job killed part of the worker: the host replaces it
             return
-        self.ask_child()  # the next child is forked only now, after the leftovers are gone
+        self.ask_child()  # unless made during the job: the next child is forked only now, after the leftovers are gone
         if self.pending_load is not None:
             pending, self.pending_load = self.pending_load, None
             self.load(pending)
@@ -407,6 +427,15 @@ class Worker:
         if not isinstance(msg, dict):
             return
         t = msg.get("type")
+        first, job.lines = job.lines == 0, job.lines + 1
+        if t == "walls":
+            # Only a child's first line (written before its job arrived) says whether it is wholly alone.
+            if first:
+                # (`noearly` in TOOLSMITH_TEST_WALLS: the old order, for bench:sandbox's side-by-side run)
+                self.early = msg.get("alone") is True and "noearly" not in jobns.OFF
+                if self.early:
+                    self.ask_child()
+            return
         msg["id"] = job.id
         if t == "done":
             # The script is over. What it printed is already in the output pipe; a process it left

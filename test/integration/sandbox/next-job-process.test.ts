@@ -1,0 +1,186 @@
+/**
+ * The next job's process (docs/scaling.md, "The next job's process"): where a job's process is wholly
+ * alone (runc, bubblewrap: its own user, pid, mount and IPC namespaces, /proc and writable mounts), the
+ * fork server makes the next job's process while a job runs, off the critical path; it never sees the
+ * job it was made beside, and tools reloaded meanwhile discard it. Each case holds its job open in a host
+ * tool call, looks from the host, then lets it go: no sleeps.
+ */
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import Docker from 'dockerode';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ToolResponse } from '../../../src-main/core/tools/model.ts';
+import { POLL_MS } from '../../support/budgets.ts';
+import { SandboxBackend } from '../../../src-main/infra/sandbox/backend.ts';
+import { bubblewrapFactory, dockerFactory, runPython } from '../../support/sandbox.ts';
+import type { TestFactory } from '../../support/sandbox.ts';
+import { repoRoot } from '../../support/workspace.ts';
+
+const fixture = readFileSync(join(repoRoot, 'test/fixtures/sandbox/tools.py'), 'utf8');
+const docker = new Docker();
+
+/** The python3 processes of a worker: its container's (docker top), or under its process (bubblewrap). */
+async function pythons(level: string, id: string): Promise<number> {
+  if (level !== 'process') {
+    const top = (await docker.getContainer(id).top({ ps_args: '-eo pid,comm' })) as {
+      Titles: string[];
+      Processes: string[][];
+    };
+    const col = Math.max(
+      0,
+      top.Titles.findIndex((t) => /CMD|COMMAND/i.test(t)),
+    );
+    return top.Processes.filter((p) => /python/.test(p[col] ?? '')).length;
+  }
+  const parent = new Map<number, number>();
+  const comm = new Map<number, string>();
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
+      comm.set(Number(d), stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')));
+      parent.set(Number(d), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+    } catch {
+      /* gone */
+    }
+  }
+  let n = 0;
+  for (const [pid, c] of comm) {
+    if (!c.startsWith('python')) continue;
+    for (let q: number | undefined = pid; q; q = parent.get(q))
+      if (q === Number(id)) {
+        n++;
+        break;
+      }
+  }
+  return n;
+}
+
+const until = async (what: string, ok: () => Promise<boolean>) => {
+  const end = Date.now() + POLL_MS;
+  while (!(await ok())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+};
+
+for (const [level, make] of [
+  ['docker', () => dockerFactory()],
+  ['process', async () => bubblewrapFactory()],
+] as const) {
+  describe(`the next job's process: ${level}`, () => {
+    let factory: TestFactory;
+    let backend: SandboxBackend;
+    let source = fixture;
+    /** The host tool `hold`: answers once `release` is called. */
+    let held: (() => void) | undefined;
+    let holding: Promise<void> = Promise.resolve();
+    const hold = (): Promise<ToolResponse> =>
+      new Promise((resolve) => {
+        held = () => resolve({ success: true, data: null });
+      });
+    const run = (code: string) =>
+      runPython(backend, code, {
+        sandbox: 'next',
+        tools: [
+          'add',
+          'hold',
+          'leave_everywhere',
+          'find_everywhere',
+          'spy_later_jobs',
+          'read_leak',
+          'other_processes',
+          'nap',
+        ],
+        timeoutMs: 30_000,
+      });
+    const workerId = () => backend.workerIds('next')?.workers[0] as string;
+
+    beforeAll(async () => {
+      factory = await make();
+      backend = new SandboxBackend({
+        factory,
+        pool: {
+          minSize: 1,
+          maxSize: 1,
+          standby: 0,
+          maxJobsPerWorker: 1000,
+          idleMs: 60_000,
+          queueTimeoutMs: 30_000,
+        },
+        maxOutputBytes: 50 * 1024,
+        // (read on every load: a case changes the tools)
+        specFor: (name, runtime) => ({
+          name,
+          runtime,
+          toolsSource: source,
+          hostTools: [{ name: 'hold' }],
+          credentials: {},
+        }),
+        hostTools: { hold },
+      });
+      expect((await run('emit_result(add(a=1, b=1).data)\n')).data).toBe(2);
+    }, 300_000);
+    afterAll(async () => {
+      await backend?.dispose();
+      await factory?.dispose();
+    });
+
+    const holdJob = (code: string) => {
+      held = undefined;
+      const job = run(code);
+      let ended = false;
+      void job.then((r) => {
+        ended = true;
+        if (held === undefined) throw new Error(`the job ended before it held: ${JSON.stringify(r.error)}`);
+      });
+      holding = until('the job to hold', async () => {
+        if (ended && held === undefined) throw new Error('the job ended before it held');
+        return held !== undefined;
+      });
+      return job;
+    };
+
+    it('while a job runs, the next job is already a process (worker, fork server, job, next)', async () => {
+      const job = holdJob('hold()\nemit_result("held")\n');
+      await holding;
+      // On the old order (the next process made only after the job) this stays at 3.
+      await until('the next job process', async () => (await pythons(level, workerId())) === 4);
+      held?.();
+      expect((await job).data).toBe('held');
+    });
+
+    it('the next job process, made beside a job, finds nothing of it: no file, no survivor, no leak', async () => {
+      // The job leaves a marker and a survivor that reads every process's memory it can reach for a later
+      // job's secret, then holds while the next job's process is made beside it.
+      const job = holdJob(
+        'spy_later_jobs(how="double_fork", seconds=20)\nleave_everywhere()\nhold()\nemit_result("held")\n',
+      );
+      await holding;
+      await until('the next job process', async () => (await pythons(level, workerId())) >= 4);
+      held?.();
+      expect((await job).data).toBe('held');
+      const next = await run(
+        'secret = "LATER-SECRET-" + str(4000 + 242)\nemit_intermediate(len(secret))\nnap(seconds=1)\n' +
+          'emit_result({"leak": read_leak().data, "left": find_everywhere().data, "ps": other_processes().data})\n',
+      );
+      expect(next.success, JSON.stringify(next.error)).toBe(true);
+      const seen = next.data as { leak: string[]; left: unknown; ps: { others: string[] } };
+      expect(seen.leak).toEqual([]);
+      expect(seen.left).toEqual({ files: [], ipc: [] });
+      expect(seen.ps.others).toEqual([]);
+    });
+
+    it('tools reloaded while a job runs: the next job runs the new tools, not the process made before', async () => {
+      const job = holdJob('hold()\nemit_result(add(a=1, b=1).data)\n');
+      await holding;
+      await until('the next job process', async () => (await pythons(level, workerId())) === 4);
+      source = fixture.replace('data=a + b', 'data=(a + b) * 100');
+      const reloaded = backend.reload('next');
+      held?.();
+      expect((await job).data).toBe(2);
+      await reloaded;
+      expect((await run('emit_result(add(a=1, b=1).data)\n')).data).toBe(200);
+    });
+  });
+}
