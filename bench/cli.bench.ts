@@ -20,11 +20,11 @@
  * server never answers anything (`mcp, upstream server silent`): the answers must not wait for it.
  * Targets through the installed command: every verb (`kit list` and `tools` included) within 2x the
  * shipped Node's own `-e 0` p50 (`p50OverFloorRatio`, a ratio measured in the same run, steadier than
- * the milliseconds on a busy machine); `mcp initialize` <= 300 ms p50, upstream server silent or not. `N=30 npm run bench:cli` for
+ * the milliseconds on a busy machine; `cpuOverFloorRatio` is the same for CPU time, steadier still); `mcp initialize` <= 300 ms p50, upstream server silent or not. `N=30 npm run bench:cli` for
  * more runs; the load average is printed because a busy machine moves these numbers.
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { appendFileSync, cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -100,6 +100,18 @@ interface Way {
   path?: string;
 }
 
+/** CPU ms of this process's children that were waited for (cutime + cstime), Linux only (else 0). */
+function childrenCpuMs(): number {
+  try {
+    // Fields after the command name (which may hold spaces): 14th and 15th are cutime and cstime.
+    const stat = readFileSync('/proc/self/stat', 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[13]) + Number(f[14])) * 10;
+  } catch {
+    return 0;
+  }
+}
+
 function once(way: Way, args: string[] | undefined): number {
   const [cmd, argv] = args ? way.argv(args) : way.floor;
   const t = performance.now();
@@ -120,6 +132,12 @@ type Result = {
   runs: number;
   p50OverFloor?: number;
   p50OverFloorRatio?: number;
+  /**
+   * CPU (user + system) per run, from this process's waited-for children's times in /proc/self/stat
+   * (10 ms ticks, averaged over the runs): steadier than wall time on a machine other work keeps busy.
+   */
+  cpuMs?: number;
+  cpuOverFloorRatio?: number;
   /** Stops that needed a signal (the input closed, the server still there 2 s later). */
   signalled?: number;
 };
@@ -247,15 +265,25 @@ function measure(way: Way, only?: string[]): Record<string, Result> {
     if (only && !only.includes(name)) continue;
     const a = name.startsWith('node') ? undefined : args;
     once(way, a); // warm-up: file system cache, compile cache, a first image check
+    const cpu0 = childrenCpuMs();
     const xs = Array.from({ length: N }, () => once(way, a));
-    results[name] = { p50: pct(xs, 50), p95: pct(xs, 95), min: Math.round(Math.min(...xs)), runs: N };
+    results[name] = {
+      p50: pct(xs, 50),
+      p95: pct(xs, 95),
+      min: Math.round(Math.min(...xs)),
+      runs: N,
+      cpuMs: Math.round((childrenCpuMs() - cpu0) / N),
+    };
   }
   // What the verb adds to a bare process start (steadier than wall time when the machine is busy).
   const floor = results['node -e 0 (floor)']?.p50 ?? 0;
+  const cpuFloor = results['node -e 0 (floor)']?.cpuMs ?? 0;
   for (const [name, r] of Object.entries(results))
     if (!name.startsWith('node')) {
       r.p50OverFloor = r.p50 - floor;
       r.p50OverFloorRatio = floor ? Math.round((r.p50 / floor) * 100) / 100 : 0;
+      if (cpuFloor && r.cpuMs !== undefined)
+        r.cpuOverFloorRatio = Math.round((r.cpuMs / cpuFloor) * 100) / 100;
     }
   return results;
 }
