@@ -165,6 +165,7 @@ function mcpSession(
     let initialize: number | undefined;
     let toolsList: number | undefined;
     let closedAt: number | undefined;
+    let stoppedAt: number | undefined;
     let signalled = false;
     const timers: NodeJS.Timeout[] = [];
     const stop = () => {
@@ -172,10 +173,11 @@ function mcpSession(
       p.stdin.end();
       timers.push(
         setTimeout(() => {
+          if (p.exitCode !== null || p.signalCode !== null) return;
           signalled = true;
           p.kill('SIGTERM');
         }, 2_000),
-        setTimeout(() => p.kill('SIGKILL'), 4_000),
+        setTimeout(() => p.exitCode === null && p.signalCode === null && p.kill('SIGKILL'), 4_000),
       );
     };
     timers.push(
@@ -200,11 +202,18 @@ function mcpSession(
       }
     });
     p.on('error', reject);
+    // The process's own exit, as the SDK client sees it (`exitCode`): 'close' also waits for every other
+    // holder of its pipes (an upstream server it started inherits its stderr).
+    p.on('exit', () => {
+      if (closedAt !== undefined) stoppedAt ??= performance.now();
+      p.stdout.destroy();
+      p.stderr.destroy();
+    });
     p.on('close', () => {
       for (const x of timers) clearTimeout(x);
       if (initialize === undefined || toolsList === undefined || closedAt === undefined)
         return reject(new Error(`mcp: ended before answering initialize and tools/list: ${err}`));
-      resolve({ initialize, toolsList, stop: performance.now() - closedAt, signalled });
+      resolve({ initialize, toolsList, stop: (stoppedAt ?? performance.now()) - closedAt, signalled });
     });
     p.stdin.write(
       JSON.stringify({
