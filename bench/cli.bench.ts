@@ -9,16 +9,22 @@
  *   the machine's Node first on PATH (Node 20 here; the sh launcher execs the package's Node 24 on the
  *   bundle, the machine's Node never starts). Its floor is the shipped Node's `-e 0`;
  *   `machineNodeFloor` is `/usr/bin/node -e 0`, what a `#!/usr/bin/env node` launcher would cost
- *   before anything else. `INSTALLED=0` skips it (pack and install take minutes).
- * `mcp initialize`: spawn to the answer to the client's `initialize` of `toolsmith mcp` on stdio (the
- * process is then stopped by closing its input, as clients do).
+ *   before anything else. `INSTALLED=0` skips it (pack and install take minutes); `CLONE=0` skips the
+ *   clone's run. Each step is named on stderr as it starts, and every wait is bounded (a verb 120 s, an
+ *   MCP session 120 s to its answers and 4 s to its end): a stuck step fails the bench, never hangs it
+ *   (a run used to wait forever on an `mcp` process that never ended after its input closed).
+ * `mcp ...`: `toolsmith mcp` on stdio, a session as a client runs it: spawn to the answer to
+ * `initialize`, spawn to the answer to `tools/list`, then the MCP SDK client's stop (input closed, 2 s,
+ * SIGTERM, 2 s, SIGKILL) timed from the input closed to the exit, with `signalled` = the stops that
+ * needed a signal (target 0). Twice: on the sample workspace, and with a sandbox whose upstream MCP
+ * server never answers anything (`mcp, upstream server silent`): the answers must not wait for it.
  * Targets through the installed command: every verb (`kit list` and `tools` included) within 2x the
  * shipped Node's own `-e 0` p50 (`p50OverFloorRatio`, a ratio measured in the same run, steadier than
- * the milliseconds on a busy machine); `mcp initialize` <= 300 ms p50. `N=30 npm run bench:cli` for
+ * the milliseconds on a busy machine; `cpuOverFloorRatio` is the same for CPU time, steadier still); `mcp initialize` <= 300 ms p50, upstream server silent or not. `N=30 npm run bench:cli` for
  * more runs; the load average is printed because a busy machine moves these numbers.
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -31,6 +37,13 @@ const ws = mkdtempSync(join(tmpdir(), 'toolsmith-bench-cli-'));
 cpSync(join(root, 'resources/workspace'), ws, { recursive: true, filter: (s) => !/runs\.db|logs/.test(s) });
 const script = join(ws, 'script.py');
 writeFileSync(script, 'r = get_user(user_id="u1")\nemit_result(r.data)\n');
+// The same workspace with a sandbox whose upstream MCP server never answers (not even its initialize).
+const silentWs = mkdtempSync(join(tmpdir(), 'toolsmith-bench-cli-silent-'));
+cpSync(ws, silentWs, { recursive: true });
+appendFileSync(
+  join(silentWs, '.toolsmith/config.toml'),
+  `\n[mcp_servers.silent]\ncommand = ${JSON.stringify(node)}\nargs = [${JSON.stringify(join(root, 'test/fixtures/mcp/faulty-server.mjs'))}, "--silent"]\ntimeout_ms = 600000\n\n[sandboxes.mute]\ndescription = "A server that never answers."\n\n[sandboxes.mute.mcp.silent]\n`,
+);
 
 const cases: Record<string, string[]> = {
   'node -e 0 (floor)': [],
@@ -87,15 +100,28 @@ interface Way {
   path?: string;
 }
 
+/** CPU ms of this process's children that were waited for (cutime + cstime), Linux only (else 0). */
+function childrenCpuMs(): number {
+  try {
+    // Fields after the command name (which may hold spaces): 14th and 15th are cutime and cstime.
+    const stat = readFileSync('/proc/self/stat', 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[13]) + Number(f[14])) * 10;
+  } catch {
+    return 0;
+  }
+}
+
 function once(way: Way, args: string[] | undefined): number {
   const [cmd, argv] = args ? way.argv(args) : way.floor;
   const t = performance.now();
   const r = spawnSync(cmd, argv, {
     encoding: 'utf8',
+    timeout: 120_000,
     env: { ...process.env, TOOLSMITH_HOME: join(ws, '.home'), ...(way.path ? { PATH: way.path } : {}) },
   });
   const ms = performance.now() - t;
-  if (r.status !== 0) throw new Error(`${cmd} ${argv.join(' ')} exited ${r.status}: ${r.stderr}`);
+  if (r.status !== 0) throw new Error(`${cmd} ${argv.join(' ')} exited ${r.status ?? r.signal}: ${r.stderr}`);
   return ms;
 }
 
@@ -106,28 +132,89 @@ type Result = {
   runs: number;
   p50OverFloor?: number;
   p50OverFloorRatio?: number;
+  /**
+   * CPU (user + system) per run, from this process's waited-for children's times in /proc/self/stat
+   * (10 ms ticks, averaged over the runs): steadier than wall time on a machine other work keeps busy.
+   */
+  cpuMs?: number;
+  cpuOverFloorRatio?: number;
+  /** Stops that needed a signal (the input closed, the server still there 2 s later). */
+  signalled?: number;
 };
 
-/** Spawn to the answer to `initialize` of `toolsmith mcp` on stdio; the process is then stopped. */
-function mcpInitialize(way: Way): Promise<number> {
-  const [cmd, argv] = way.argv(['--workspace', ws, 'mcp']);
+/**
+ * One MCP session as a client runs it: spawn, `initialize` (timed to its answer), `tools/list` (timed
+ * to its answer, from spawn), then the stop of the MCP SDK's StdioClientTransport: the input closed,
+ * 2 s, SIGTERM, 2 s, SIGKILL (timed from the input closed to the exit; `signalled` counts the stops
+ * that needed a signal, target 0). Each wait is bounded, so a server that never answers or never ends
+ * fails the bench instead of hanging it.
+ */
+function mcpSession(
+  way: Way,
+  workspace: string,
+): Promise<{ initialize: number; toolsList: number; stop: number; signalled: boolean }> {
+  const [cmd, argv] = way.argv(['--workspace', workspace, 'mcp']);
   return new Promise((resolve, reject) => {
     const t = performance.now();
     const p = spawn(cmd, argv, {
-      stdio: ['pipe', 'pipe', 'ignore'],
+      stdio: ['pipe', 'pipe', 'pipe'],
       env: { ...process.env, TOOLSMITH_HOME: join(ws, '.home'), ...(way.path ? { PATH: way.path } : {}) },
     });
     let buf = '';
-    let ms: number | undefined;
+    let err = '';
+    let initialize: number | undefined;
+    let toolsList: number | undefined;
+    let closedAt: number | undefined;
+    let stoppedAt: number | undefined;
+    let signalled = false;
+    const timers: NodeJS.Timeout[] = [];
+    const stop = () => {
+      closedAt = performance.now();
+      p.stdin.end();
+      timers.push(
+        setTimeout(() => {
+          if (p.exitCode !== null || p.signalCode !== null) return;
+          signalled = true;
+          p.kill('SIGTERM');
+        }, 2_000),
+        setTimeout(() => p.exitCode === null && p.signalCode === null && p.kill('SIGKILL'), 4_000),
+      );
+    };
+    timers.push(
+      setTimeout(() => {
+        if (closedAt === undefined) {
+          reject(new Error(`mcp: no answer within 120 s: ${err}`));
+          p.kill('SIGKILL');
+        }
+      }, 120_000),
+    );
+    p.stderr.on('data', (d: Buffer) => (err += d.toString()));
     p.stdout.on('data', (d: Buffer) => {
       buf += d.toString();
-      if (ms === undefined && buf.includes('"id":1')) {
-        ms = performance.now() - t;
-        p.stdin.end();
+      if (initialize === undefined && buf.includes('"id":1')) {
+        initialize = performance.now() - t;
+        p.stdin.write(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) + '\n');
+        p.stdin.write(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }) + '\n');
+      }
+      if (toolsList === undefined && buf.includes('"id":2')) {
+        toolsList = performance.now() - t;
+        stop();
       }
     });
     p.on('error', reject);
-    p.on('close', () => (ms === undefined ? reject(new Error('mcp: no answer to initialize')) : resolve(ms)));
+    // The process's own exit, as the SDK client sees it (`exitCode`): 'close' also waits for every other
+    // holder of its pipes (an upstream server it started inherits its stderr).
+    p.on('exit', () => {
+      if (closedAt !== undefined) stoppedAt ??= performance.now();
+      p.stdout.destroy();
+      p.stderr.destroy();
+    });
+    p.on('close', () => {
+      for (const x of timers) clearTimeout(x);
+      if (initialize === undefined || toolsList === undefined || closedAt === undefined)
+        return reject(new Error(`mcp: ended before answering initialize and tools/list: ${err}`));
+      resolve({ initialize, toolsList, stop: (stoppedAt ?? performance.now()) - closedAt, signalled });
+    });
     p.stdin.write(
       JSON.stringify({
         jsonrpc: '2.0',
@@ -143,18 +230,41 @@ function mcpInitialize(way: Way): Promise<number> {
   });
 }
 
-async function measureMcp(way: Way, floor: number): Promise<Result> {
-  await mcpInitialize(way); // warm-up
-  const xs: number[] = [];
-  for (let i = 0; i < N; i++) xs.push(await mcpInitialize(way));
-  const p50 = pct(xs, 50);
+async function measureMcp(way: Way, floor: number, workspace: string): Promise<Record<string, Result>> {
+  await mcpSession(way, workspace); // warm-up
+  const xs: Awaited<ReturnType<typeof mcpSession>>[] = [];
+  for (let i = 0; i < N; i++) xs.push(await mcpSession(way, workspace));
+  const result = (ms: number[], withFloor: boolean): Result => {
+    const p50 = pct(ms, 50);
+    return {
+      p50,
+      p95: pct(ms, 95),
+      min: Math.round(Math.min(...ms)),
+      runs: N,
+      ...(withFloor
+        ? {
+            p50OverFloor: p50 - floor,
+            p50OverFloorRatio: floor ? Math.round((p50 / floor) * 100) / 100 : 0,
+          }
+        : {}),
+    };
+  };
   return {
-    p50,
-    p95: pct(xs, 95),
-    min: Math.round(Math.min(...xs)),
-    runs: N,
-    p50OverFloor: p50 - floor,
-    p50OverFloorRatio: floor ? Math.round((p50 / floor) * 100) / 100 : 0,
+    initialize: result(
+      xs.map((x) => x.initialize),
+      true,
+    ),
+    'tools/list (from spawn)': result(
+      xs.map((x) => x.toolsList),
+      true,
+    ),
+    'stop (input closed to exit)': {
+      ...result(
+        xs.map((x) => x.stop),
+        false,
+      ),
+      signalled: xs.filter((x) => x.signalled).length,
+    },
   };
 }
 
@@ -164,27 +274,60 @@ function measure(way: Way, only?: string[]): Record<string, Result> {
     if (only && !only.includes(name)) continue;
     const a = name.startsWith('node') ? undefined : args;
     once(way, a); // warm-up: file system cache, compile cache, a first image check
+    const cpu0 = childrenCpuMs();
     const xs = Array.from({ length: N }, () => once(way, a));
-    results[name] = { p50: pct(xs, 50), p95: pct(xs, 95), min: Math.round(Math.min(...xs)), runs: N };
+    results[name] = {
+      p50: pct(xs, 50),
+      p95: pct(xs, 95),
+      min: Math.round(Math.min(...xs)),
+      runs: N,
+      cpuMs: Math.round((childrenCpuMs() - cpu0) / N),
+    };
   }
   // What the verb adds to a bare process start (steadier than wall time when the machine is busy).
   const floor = results['node -e 0 (floor)']?.p50 ?? 0;
+  const cpuFloor = results['node -e 0 (floor)']?.cpuMs ?? 0;
   for (const [name, r] of Object.entries(results))
     if (!name.startsWith('node')) {
       r.p50OverFloor = r.p50 - floor;
       r.p50OverFloorRatio = floor ? Math.round((r.p50 / floor) * 100) / 100 : 0;
+      if (cpuFloor && r.cpuMs !== undefined)
+        r.cpuOverFloorRatio = Math.round((r.cpuMs / cpuFloor) * 100) / 100;
     }
   return results;
 }
 
+/** Progress on stderr (stdout is the JSON): where the bench is, should a step hang. */
+const step = (text: string) =>
+  process.stderr.write(`bench:cli: ${text} (load ${loadavg()[0]?.toFixed(1)})\n`);
+
+/** Both MCP workspaces: the sample's (no upstream server), and one whose upstream server never answers. */
+async function measureMcpBoth(way: Way, floor: number): Promise<Record<string, Result>> {
+  const out: Record<string, Result> = {};
+  for (const [label, workspace] of [
+    ['mcp', ws],
+    ['mcp, upstream server silent', silentWs],
+  ] as const) {
+    step(`${label}: sessions`);
+    for (const [name, r] of Object.entries(await measureMcp(way, floor, workspace)))
+      out[`${label} ${name}`] = r;
+  }
+  return out;
+}
+
 const loadBefore = loadavg()[0];
 const cloneWay: Way = { argv: (args) => [node, [bin, ...args]], floor: [node, ['-e', '0']] };
-const clone = measure(cloneWay);
-clone['mcp initialize'] = await measureMcp(cloneWay, clone['node -e 0 (floor)']?.p50 ?? 0);
+let clone: Record<string, Result> | undefined;
+if (process.env['CLONE'] !== '0') {
+  step('clone: one-shot verbs');
+  clone = measure(cloneWay);
+  Object.assign(clone, await measureMcpBoth(cloneWay, clone['node -e 0 (floor)']?.p50 ?? 0));
+}
 let installed: Record<string, Result> | undefined;
 let installedNode: string | undefined;
 let machineNodeFloor: Result | undefined;
 if (process.env['INSTALLED'] !== '0') {
+  step('installed: npm pack (prepack builds the workbench and the CLI bundle) and npm install -g');
   const { bin: installedBin, prefix } = installTarball();
   installedNode = spawnSync(machineNode, ['--version'], { encoding: 'utf8' }).stdout.trim();
   try {
@@ -199,8 +342,9 @@ if (process.env['INSTALLED'] !== '0') {
       floor: [shipped, ['-e', '0']],
       path: `${join(prefix, 'bin')}:/usr/bin:/bin`,
     };
+    step('installed: one-shot verbs');
     installed = measure(installedWay);
-    installed['mcp initialize'] = await measureMcp(installedWay, installed['node -e 0 (floor)']?.p50 ?? 0);
+    Object.assign(installed, await measureMcpBoth(installedWay, installed['node -e 0 (floor)']?.p50 ?? 0));
     machineNodeFloor = measure({ argv: () => [machineNode, []], floor: [machineNode, ['-e', '0']] }, [
       'node -e 0 (floor)',
     ])['node -e 0 (floor)'];
@@ -209,6 +353,7 @@ if (process.env['INSTALLED'] !== '0') {
   }
 }
 rmSync(ws, { recursive: true, force: true });
+rmSync(silentWs, { recursive: true, force: true });
 process.stdout.write(
   JSON.stringify(
     {
@@ -221,11 +366,12 @@ process.stdout.write(
           '--help': 300,
           validate: 300,
           'mcp initialize': 300,
+          'mcp, upstream server silent initialize': 300,
         },
       },
       targetP50OverFloorRatio: { installed: 2 },
       loadAverage: { before: Number(loadBefore?.toFixed(2)), after: Number(loadavg()[0]?.toFixed(2)) },
-      clone: { node: process.version, results: clone },
+      ...(clone ? { clone: { node: process.version, results: clone } } : {}),
       ...(installed
         ? {
             installed: {

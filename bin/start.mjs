@@ -32,5 +32,15 @@ if (root.split(sep).includes('node_modules')) {
     installStripHook(root);
   }
 }
-const { main } = await import(pathToFileURL(entry).href);
-process.exitCode = await main(process.argv.slice(2));
+const argv = process.argv.slice(2);
+// `kit list` and `tools` of an unchanged workspace: the cached answer, before main (commander, every
+// verb's table) loads (src-main/cli/verb-cache.ts; a separate entry of the bundle).
+const cache = entry.endsWith('.js')
+  ? join(root, 'out/cli/verb-cache.js')
+  : join(root, 'src-main/cli/verb-cache.ts');
+const { answerFromCache } = await import(pathToFileURL(cache).href);
+if (answerFromCache(argv)) process.exitCode = 0;
+else {
+  const { main } = await import(pathToFileURL(entry).href);
+  process.exitCode = await main(argv);
+}

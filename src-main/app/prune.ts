@@ -5,7 +5,12 @@
  * client and the installation only): every CLI verb loads it.
  */
 import Docker from 'dockerode';
-import { Installation, installationContainers, pruneLeftovers } from '../infra/sandbox/installation.ts';
+import {
+  Installation,
+  installationContainers,
+  pidAlive,
+  pruneLeftovers,
+} from '../infra/sandbox/installation.ts';
 import type { InstallationContainer, Leftover } from '../infra/sandbox/installation.ts';
 
 export async function pruneLeftoverContainers(opts: { dryRun?: boolean } = {}): Promise<Leftover[]> {
@@ -15,4 +20,33 @@ export async function pruneLeftoverContainers(opts: { dryRun?: boolean } = {}): 
 /** Every sandbox container of this installation (any Toolsmith process), for `pool status`. */
 export async function listInstallationContainers(): Promise<InstallationContainer[]> {
   return installationContainers(new Docker(), new Installation());
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Waits until process `pid` has ended, then removes what it (and any other dead process of this
+ * installation) left, pass after pass until the engine shows nothing left for `quietPasses` passes in a
+ * row (a create the engine was still doing when the process ended shows up late), within `maxMs`. A pass
+ * that fails (the engine busy removing the same container: 409) is tried again. Started detached by
+ * `toolsmith mcp` when its client stops it and the containers are not all removed within its budget.
+ */
+export async function pruneAfterExit(
+  pid: number,
+  opts: { quietPasses?: number; intervalMs?: number; maxMs?: number } = {},
+): Promise<Leftover[]> {
+  const { quietPasses = 3, intervalMs = 1_000, maxMs = 120_000 } = opts;
+  const end = Date.now() + maxMs;
+  while (pidAlive(pid) && Date.now() < end) await sleep(20);
+  const docker = new Docker();
+  const installation = new Installation();
+  const removed = new Map<string, Leftover>();
+  for (let quiet = 0; quiet < quietPasses && Date.now() < end;) {
+    const gone = await pruneLeftovers(docker, installation).catch(() => undefined);
+    if (gone?.length === 0) quiet++;
+    else quiet = 0;
+    for (const c of gone ?? []) removed.set(c.id, c);
+    if (quiet < quietPasses) await sleep(intervalMs);
+  }
+  return [...removed.values()];
 }

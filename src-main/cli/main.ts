@@ -10,10 +10,7 @@ import { createContext, UsageError } from './context.ts';
 import { onUnhandledStop, signalExitCode } from './signals.ts';
 import type { CliContext } from './context.ts';
 import { MCP_DESCRIPTION } from '../mcp/mcp-tool-names.ts';
-import { resolveWorkspaceDir } from '../infra/workspace/init.ts';
-import { cacheableVerb, readVerbAnswer, verbKey, writeVerbAnswer } from './verb-cache.ts';
-import type { VerbAnswer } from './verb-cache.ts';
-import { existsSync } from 'node:fs';
+import { cachedVerb, verbOf, writeVerbAnswer } from './verb-cache.ts';
 import { OutputError, systemErrorLine } from '../core/errors.ts';
 
 /** The run store's own errors (infra/store/connection.ts), by name: main loads no store module. */
@@ -47,20 +44,6 @@ const VERBS: [string[], () => Promise<Register>][] = [
   [['eval'], async () => (await import('./commands/eval.ts')).registerEval],
   [['mcp-servers'], async () => (await import('./commands/mcp-servers.ts')).registerMcpServers],
 ];
-
-/** The verb in `argv` (the first word that is not an option or the global option's value). */
-export function verbOf(argv: string[]): string | undefined {
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i] ?? '';
-    if (a === '-w' || a === '--workspace') {
-      i++;
-      continue;
-    }
-    if (a.startsWith('-')) continue;
-    return a;
-  }
-  return undefined;
-}
 
 /** Verbs that open no service (or only on a slow path, loading it themselves). */
 const LIGHT = new Set(['init', 'image', 'sandboxes', 'validate']);
@@ -240,7 +223,7 @@ export async function main(
   if (verbOf(argv) === 'mcp' && !argv.some((a) => NOT_EARLY_STDIO.includes(a.split('=')[0] ?? a)))
     await (await import('../mcp/stdio-early.ts')).earlyStdio().answered(1_000);
   // `kit list` and `tools` answer from the last answer of an unchanged workspace (verb-cache.ts).
-  const cached = cachedVerb(argv);
+  const cached = cachedVerb(argv, version);
   if (cached?.hit) {
     rawOut(cached.hit.out);
     rawErr(cached.hit.err);
@@ -337,28 +320,4 @@ export async function main(
   }
 }
 
-/** The workspace option in `argv` (`-w DIR`, `--workspace DIR`, `--workspace=DIR`). */
-function workspaceOption(argv: string[]): string | undefined {
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i] ?? '';
-    if (a === '-w' || a === '--workspace') return argv[i + 1];
-    if (a.startsWith('--workspace=')) return a.slice('--workspace='.length);
-  }
-  return undefined;
-}
-
-/**
- * For a command line answered from the verb cache: the cached answer when the workspace is unchanged,
- * else where to keep this run's answer.
- */
-function cachedVerb(
-  argv: string[],
-): { dir: string; key: string; out: string; err: string; hit: VerbAnswer | undefined } | undefined {
-  if (!cacheableVerb(argv, verbOf(argv))) return undefined;
-  const option = workspaceOption(argv);
-  if (option !== undefined && !existsSync(option)) return undefined;
-  const dir = resolveWorkspaceDir(option);
-  const key = verbKey(dir, argv, version);
-  if (!key) return undefined;
-  return { dir, key, out: '', err: '', hit: readVerbAnswer(dir, key) };
-}
+export { verbOf };

@@ -7,13 +7,16 @@
  * extracted with pyright's parser, kits resolved) and stores its answer again. Only successful answers
  * of workspaces without MCP servers are kept (MCP tools come from live servers).
  * Only node: modules here: the full path costs loading the service (zod, pyright, the kits and tools
- * code) and a leftover-container sweep; a hit costs reading one small file.
+ * code) and a leftover-container sweep; a hit costs reading one small file. bin/start.mjs asks
+ * `answerFromCache` before it loads main.ts (commander, the redactor, every verb's table): a hit loads
+ * this module and the workspace resolver only (a separate entry of the CLI bundle, out/cli/verb-cache.js).
  */
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { snapshotKey } from './sandboxes-cache.ts';
+import { resolveWorkspaceDir } from '../infra/workspace/init.ts';
 
 export interface VerbAnswer {
   key: string;
@@ -94,5 +97,67 @@ export function writeVerbAnswer(workspace: string, answer: VerbAnswer): void {
     renameSync(tmp, file);
   } catch {
     /* read-only home: no cache */
+  }
+}
+
+/** The verb in `argv` (the first word that is not an option or the global option's value). */
+export function verbOf(argv: string[]): string | undefined {
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i] ?? '';
+    if (a === '-w' || a === '--workspace') {
+      i++;
+      continue;
+    }
+    if (a.startsWith('-')) continue;
+    return a;
+  }
+  return undefined;
+}
+
+/** The workspace option in `argv` (`-w DIR`, `--workspace DIR`, `--workspace=DIR`). */
+function workspaceOption(argv: string[]): string | undefined {
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i] ?? '';
+    if (a === '-w' || a === '--workspace') return argv[i + 1];
+    if (a.startsWith('--workspace=')) return a.slice('--workspace='.length);
+  }
+  return undefined;
+}
+
+/** The package's version (part of every key: an upgrade answers anew). */
+export const packageVersion = (): string =>
+  (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string })
+    .version;
+
+/**
+ * For a command line answered from the verb cache: the cached answer when the workspace is unchanged,
+ * else where to keep this run's answer.
+ */
+export function cachedVerb(
+  argv: string[],
+  version: string,
+): { dir: string; key: string; out: string; err: string; hit: VerbAnswer | undefined } | undefined {
+  if (!cacheableVerb(argv, verbOf(argv))) return undefined;
+  const option = workspaceOption(argv);
+  if (option !== undefined && !existsSync(option)) return undefined;
+  const dir = resolveWorkspaceDir(option);
+  const key = verbKey(dir, argv, version);
+  if (!key) return undefined;
+  return { dir, key, out: '', err: '', hit: readVerbAnswer(dir, key) };
+}
+
+/**
+ * bin/start.mjs's first step: prints the cached answer of this command line and returns true, or
+ * returns false (not a cached verb, a changed workspace, no cache) for main() to run. Never throws.
+ */
+export function answerFromCache(argv: string[]): boolean {
+  try {
+    const hit = cachedVerb(argv, packageVersion())?.hit;
+    if (!hit) return false;
+    process.stdout.write(hit.out);
+    process.stderr.write(hit.err);
+    return true;
+  } catch {
+    return false;
   }
 }

@@ -529,7 +529,8 @@ function upstreamWaitMs(fallback = 5000): number {
 export async function serveMcpStdio(
   svc: ToolsmithService,
   untilStopped: () => Promise<string>,
-): Promise<void> {
+  opts: { stopBudgetMs?: number } = {},
+): Promise<'closed' | 'unfinished'> {
   // Initialize was answered by the early server (stdio-early.ts); tools/list is answered as soon as the
   // tools are registered, whatever upstream servers are doing: they connect in the background and the
   // `code` manual follows them (list_changed).
@@ -543,6 +544,21 @@ export async function serveMcpStdio(
   ]);
   // Closing the session cancels its calls: their pools must not start replacements from here on.
   svc.beginShutdown();
-  await server.close().catch(() => {});
-  await svc.close(reason);
+  const closing = (async () => {
+    await server.close().catch(() => {});
+    await svc.close(reason);
+  })();
+  if (opts.stopBudgetMs === undefined) {
+    await closing;
+    return 'closed';
+  }
+  // A client gives the server 2 s after closing its input, then SIGTERM: past the budget the caller
+  // hands what is left (containers still being removed) to a process that outlives this one.
+  let timer: NodeJS.Timeout | undefined;
+  const budget = new Promise<'unfinished'>((resolve) => {
+    timer = setTimeout(() => resolve('unfinished'), opts.stopBudgetMs);
+  });
+  const done = await Promise.race([closing.then(() => 'closed' as const), budget]);
+  clearTimeout(timer);
+  return done;
 }

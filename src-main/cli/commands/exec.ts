@@ -153,11 +153,19 @@ export function registerExec(program: Command, ctx: CliContext): void {
     )
     .option('--dry-run', 'only list them')
     .option('--json', 'print JSON')
-    .action(async (o: { dryRun?: boolean; json?: boolean }) => {
-      const { pruneLeftoverContainers } = await import('../../app/prune.ts');
+    .option(
+      '--after-pid <pid>',
+      'first wait until process PID has ended, then remove again until nothing is left (what `toolsmith mcp` starts when its client stops it)',
+      parseIntOption('--after-pid', 1, 2 ** 31 - 1),
+    )
+    .action(async (o: { dryRun?: boolean; json?: boolean; afterPid?: number }) => {
+      const { pruneAfterExit, pruneLeftoverContainers } = await import('../../app/prune.ts');
       let gone;
       try {
-        gone = await pruneLeftoverContainers(o.dryRun ? { dryRun: true } : {});
+        gone =
+          o.afterPid !== undefined && !o.dryRun
+            ? await pruneAfterExit(o.afterPid)
+            : await pruneLeftoverContainers(o.dryRun ? { dryRun: true } : {});
       } catch (e) {
         throw new ToolsmithError(
           'infra',

@@ -1,10 +1,11 @@
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import type { Command } from 'commander';
 import { LOOPBACK_HOSTS, MIN_TOKEN_LENGTH } from '../../mcp/mcp-http-limits.ts';
 import { oneOf, parseIntOption, UsageError } from '../context.ts';
 import type { CliContext } from '../context.ts';
 import { MCP_DESCRIPTION } from '../../mcp/mcp-tool-names.ts';
-import { stopReason, untilStopped } from '../signals.ts';
+import { signalExitCode, stopReason, stopSignal, untilStopped } from '../signals.ts';
 
 interface McpOptions {
   http?: boolean;
@@ -49,12 +50,24 @@ export function registerMcp(program: Command, ctx: CliContext): void {
         if (stray[0]) throw new UsageError(`${flags[stray[0]]} needs --http`);
         // Loaded here: the MCP SDK's server modules cost every other verb's start time otherwise.
         const { serveMcpStdio } = await import('../../mcp/mcp.ts');
-        await serveMcpStdio(ctx.service(cmd), () => untilStopped().then(stopReason));
+        const stopped = await serveMcpStdio(ctx.service(cmd), () => untilStopped().then(stopReason), {
+          stopBudgetMs: stopBudgetMs(),
+        });
+        if (stopped === 'unfinished') {
+          // The runs are cancelled (and, unless the machine is very slow, recorded), but containers are
+          // still being removed: a detached `toolsmith pool prune --after-pid` finishes that once this
+          // process is gone, and this one exits within the client's grace instead of being killed.
+          handOverRemoval();
+          const sig = stopSignal();
+          process.exit(sig ? signalExitCode(sig) : 0);
+        }
         // Everything it started is closed (runs recorded, containers removed, upstream servers ended):
         // exit now, not when the last idle handle (an HTTP keep-alive to the engine) lets go. A client
-        // closing its input gives the server 2 s before it sends SIGTERM.
+        // closing its input gives the server 2 s before it sends SIGTERM. Stopped by a signal, the exit
+        // code says so (128+n), like every other verb: 0 means it ended on its own, its input closed.
         await ctx.close();
-        process.exit(ctx.exitCode);
+        const sig = stopSignal();
+        process.exit(sig ? signalExitCode(sig) : ctx.exitCode);
       }
       let token: string;
       if (opts.tokenEnv !== undefined) {
@@ -85,4 +98,33 @@ export function registerMcp(program: Command, ctx: CliContext): void {
       await untilStopped();
       await server.close();
     });
+}
+
+/**
+ * How long `mcp` on stdio spends stopping before it hands the rest to a detached process: MCP clients
+ * (the SDK's StdioClientTransport, desktop clients, the Inspector) close the input, wait 2 s, then send
+ * SIGTERM (and SIGKILL 2 s later); 1.2 s leaves room for a slow exit. `TOOLSMITH_MCP_STOP_BUDGET_MS`
+ * sets it (0: always hand over, as the tests of that path do).
+ */
+const STOP_BUDGET_MS = 1_200;
+function stopBudgetMs(): number {
+  const v = Number(process.env['TOOLSMITH_MCP_STOP_BUDGET_MS']);
+  return process.env['TOOLSMITH_MCP_STOP_BUDGET_MS'] !== undefined && Number.isFinite(v) && v >= 0
+    ? v
+    : STOP_BUDGET_MS;
+}
+
+/** Starts `toolsmith pool prune --after-pid <this pid>` on this process's Node and entry, detached. */
+function handOverRemoval(): void {
+  try {
+    const child = spawn(
+      process.execPath,
+      [...process.execArgv, process.argv[1] ?? '', 'pool', 'prune', '--after-pid', String(process.pid)],
+      { detached: true, stdio: 'ignore', env: process.env },
+    );
+    child.on('error', () => {});
+    child.unref();
+  } catch {
+    /* the next start's sweep removes the leftovers (pool prune too) */
+  }
 }

@@ -107,7 +107,8 @@ function readOrCreateId(dir: string): string {
   }
 }
 
-function pidAlive(pid: number): boolean {
+/** Whether process `pid` still exists (EPERM: it does, under another user). */
+export function pidAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

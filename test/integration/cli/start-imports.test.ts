@@ -62,9 +62,10 @@ const ENTRIES = {
 function loads(
   entry: string,
   args: string[],
-): { packages: string[]; bundleBytes: number; undici: boolean; out: string } {
+  script = join(dir, 'run.mjs'),
+): { packages: string[]; bundleBytes: number; undici: boolean; out: string; urls: string[] } {
   const out = join(dir, 'probe.json');
-  const r = spawnSync(node, ['--import', join(dir, 'probe.mjs'), join(dir, 'run.mjs'), ...args], {
+  const r = spawnSync(node, ['--import', join(dir, 'probe.mjs'), script, ...args], {
     env: { ...env, ENTRY: entry, PROBE_OUT: out },
     encoding: 'utf8',
     timeout: 60_000,
@@ -83,6 +84,7 @@ function loads(
     bundleBytes,
     undici: internal.some((m) => m.includes('undici')),
     out: r.stdout,
+    urls,
   };
 }
 
@@ -148,5 +150,23 @@ describe.each(Object.entries(ENTRIES))('a one-shot verb loads only what it uses 
     // The parser's chunk (about 2 MB) and the validator's, not the SDKs' or dockerode's.
     if (kind === 'bundle') expect(r.bundleBytes).toBeLessThan(3 * 1024 * 1024);
     expect(r.undici).toBe(false);
+  });
+});
+
+describe('bin/start.mjs: a verb cache hit', () => {
+  it('answers kit list and tools before main loads: no main module, no package (not even commander)', () => {
+    const mainLoaded = (urls: string[]) => urls.some((u) => u.endsWith('/src-main/cli/main.ts'));
+    for (const args of [
+      ['--workspace', ws, 'kit', 'list', '--json'],
+      ['--workspace', ws, 'tools', '--sandbox', 'ecommerce', '--format', 'json'],
+    ]) {
+      const full = loads('', args, join(root, 'bin/start.mjs')); // the full path writes the answer
+      expect(mainLoaded(full.urls)).toBe(true);
+      const r = loads('', args, join(root, 'bin/start.mjs'));
+      expect(r.out).toBe(full.out);
+      expect(r.out.length).toBeGreaterThan(0);
+      expect(mainLoaded(r.urls)).toBe(false);
+      expect(r.packages).toEqual([]);
+    }
   });
 });

@@ -3,12 +3,16 @@
  * desktop clients, the Inspector): stop = close its input (then, after 2 s, SIGTERM). The server ends on
  * its own when its input closes, every container it started removed (also one starting as the input
  * closes), a server still connecting upstream ended rather than waited for; initialize and tools/list are
- * answered whatever its upstream MCP servers are doing (one here never answers anything). Each test has its own installation (TOOLSMITH_DATA_DIR):
- * only its containers are listed.
+ * answered whatever its upstream MCP servers are doing (one here never answers anything). Containers are
+ * removed by the server or, past its stop budget, by the detached prune it hands over to: the tests wait
+ * for none to be left. Each test has its own installation (TOOLSMITH_DATA_DIR): only its containers are
+ * listed.
  */
 import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
@@ -17,6 +21,7 @@ import { createMcpServer } from '../../../src-main/mcp/mcp.ts';
 import { MCP_PROTOCOL_VERSIONS } from '../../../src-main/mcp/stdio-early.ts';
 import { SPIN_FOREVER } from '../../support/suite-oracle.ts';
 import { faultyServer, nodeBin } from '../../support/mcp-workspace.ts';
+import { repoRoot } from '../../support/workspace.ts';
 import { useScriptedWorkspace } from '../../support/scripted-workspace.ts';
 import {
   cliProcess,
@@ -80,6 +85,13 @@ const spinning = () =>
     { timeout: 120_000, interval: 100 },
   );
 
+/** None of the installation's containers left (waited for: the hand-over may still be removing them). */
+const noneLeft = () =>
+  vi.waitFor(async () => expect(await installationContainers(fx.data)).toEqual([]), {
+    timeout: 120_000,
+    interval: 200,
+  });
+
 describe('mcp on stdio: start', () => {
   it('answers initialize and tools/list while an upstream MCP server answers nothing', async () => {
     appendFileSync(
@@ -133,7 +145,7 @@ describe('mcp on stdio: stop', () => {
     c.send({ id: 2, method: 'tools/call', params: { name: 'code', arguments: { code: SPIN } } });
     await spinning();
     expect(await inputClosed(p)).toEqual({ code: 0, signal: null });
-    expect(await installationContainers(fx.data)).toEqual([]);
+    await noneLeft();
   }, 240_000);
 
   it('input closed with a script running and a standby ready: no container is created once shutdown began', async () => {
@@ -168,8 +180,8 @@ describe('mcp on stdio: stop', () => {
     const began = await engineNow();
     // The cancelled run's job ends its worker: the pool must not promote the standby and start another.
     expect(await inputClosed(p)).toEqual({ code: 0, signal: null });
+    await noneLeft();
     expect(await installationCreatesSince(fx.data, began)).toEqual([]);
-    expect(await installationContainers(fx.data)).toEqual([]);
   }, 240_000);
 
   it('input closed while a container is starting: ends on its own, no container left', async () => {
@@ -185,7 +197,7 @@ describe('mcp on stdio: stop', () => {
       interval: 10,
     });
     expect(await inputClosed(p)).toEqual({ code: 0, signal: null });
-    expect(await installationContainers(fx.data)).toEqual([]);
+    await noneLeft();
   }, 240_000);
 
   it('SIGTERM with a script running: gone, its container removed', async () => {
@@ -198,6 +210,89 @@ describe('mcp on stdio: stop', () => {
     p.child.kill('SIGTERM');
     const done = await p.done;
     expect(done.signal).toBeNull();
-    expect(await installationContainers(fx.data)).toEqual([]);
+    // 128 + 15: stopped by the signal (0 is kept for "ended on its own, its input closed").
+    expect(done.code).toBe(143);
+    await noneLeft();
+  }, 240_000);
+});
+
+/**
+ * `toolsmith mcp` started and stopped by the MCP SDK's own client transport, as desktop clients and the
+ * Inspector do: `StdioClientTransport.close()` ends the input, waits 2 s, sends SIGTERM, waits 2 s, sends
+ * SIGKILL. The server must be gone before the SIGTERM: its exit code is 0 (a SIGTERM would make it 143,
+ * a SIGKILL a signal). Every container it started is removed: by the server itself, or, when removing
+ * takes longer than its stop budget (a loaded machine: `docker rm -f` of a busy container took 5 s at
+ * load 26), by the detached `toolsmith pool prune --after-pid` it hands over to; so the tests wait for
+ * the outcome (none left) rather than read it at the exit.
+ */
+function sdkClient(env: Record<string, string> = {}) {
+  const transport = new StdioClientTransport({
+    command: join(repoRoot, 'node_modules/.bin/node'),
+    args: [join(repoRoot, 'bin/toolsmith.mjs'), '--workspace', fx.ws, 'mcp'],
+    env: { ...(process.env as Record<string, string>), TOOLSMITH_DATA_DIR: fx.data, ...env },
+    stderr: 'pipe',
+  });
+  let err = '';
+  transport.stderr?.on('data', (d: Buffer) => (err += d.toString()));
+  const client = new Client({ name: 'grace', version: '1' });
+  return {
+    client,
+    transport,
+    err: () => err,
+    /** The process (the transport keeps it private); its exit, taken before close() lets go of it. */
+    exited(): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+      const child = (transport as unknown as { _process?: ChildProcess })._process;
+      if (!child) throw new Error('the transport holds no process: the SDK changed');
+      return new Promise((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null)
+          resolve({ code: child.exitCode, signal: child.signalCode });
+        else child.once('exit', (code, signal) => resolve({ code, signal }));
+      });
+    },
+  };
+}
+
+describe("mcp on stdio: stopped by the SDK's client transport (input closed, 2 s, SIGTERM, 2 s, SIGKILL)", () => {
+  it('a job in flight: the server exits before the SIGTERM, its container removed, none created', async () => {
+    const s = sdkClient();
+    await s.client.connect(s.transport);
+    const exited = s.exited();
+    // In flight: never answered (the close rejects it).
+    const call = s.client.callTool({ name: 'code', arguments: { code: SPIN } }).catch((e: Error) => e);
+    await spinning();
+    const began = await engineNow();
+    await s.client.close();
+    expect(await exited, s.err()).toEqual({ code: 0, signal: null });
+    expect(await call).toBeInstanceOf(Error);
+    await noneLeft();
+    expect(await installationCreatesSince(fx.data, began)).toEqual([]);
+  }, 240_000);
+
+  it('a container starting as the client closes: the server exits before the SIGTERM, none left', async () => {
+    const s = sdkClient();
+    await s.client.connect(s.transport);
+    const exited = s.exited();
+    const call = s.client.callTool({ name: 'code', arguments: { code: SPIN } }).catch((e: Error) => e);
+    // The client closes as soon as the call's first container exists (created, maybe not yet running).
+    await vi.waitFor(async () => expect((await installationContainers(fx.data)).length).toBeGreaterThan(0), {
+      timeout: 120_000,
+      interval: 10,
+    });
+    await s.client.close();
+    expect(await exited, s.err()).toEqual({ code: 0, signal: null });
+    await call;
+    await noneLeft();
+  }, 240_000);
+
+  it('removal handed over (stop budget 0): the server exits at once, the detached prune removes the container', async () => {
+    const s = sdkClient({ TOOLSMITH_MCP_STOP_BUDGET_MS: '0' });
+    await s.client.connect(s.transport);
+    const exited = s.exited();
+    const call = s.client.callTool({ name: 'code', arguments: { code: SPIN } }).catch((e: Error) => e);
+    await spinning();
+    await s.client.close();
+    expect(await exited, s.err()).toEqual({ code: 0, signal: null });
+    await call;
+    await noneLeft();
   }, 240_000);
 });
