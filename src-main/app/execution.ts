@@ -6,7 +6,12 @@
  */
 import { validateScript } from '../core/lang/validate.ts';
 import type { ScriptLanguage, ValidateOptions, ValidationResult } from '../core/lang/violation.ts';
-import type { ScriptGenerator, BuiltPrompt, PromptOptions } from '../core/script/generator.ts';
+import type {
+  ScriptGenerator,
+  BuiltPrompt,
+  PromptOptions,
+  SandboxContext,
+} from '../core/script/generator.ts';
 import type { OfferedSkill } from '../core/skills/offered.ts';
 import type { SandboxTool } from '../core/tools/extract.ts';
 import type { Tool } from '../core/tools/model.ts';
@@ -178,6 +183,15 @@ export class ScriptExecution {
       strict: req.strict ?? false,
       ...(req.sandbox ? { excluded: this.deps.excludedTools(req.sandbox, tools) } : {}),
     });
+  }
+
+  /** The MCP server's code tool description over these sandboxes (the generator's words, one place). */
+  codeToolDescription(
+    sandboxes: readonly SandboxContext[],
+    defaultSandbox: string,
+    kits: readonly { name: string; sandbox: string }[] = [],
+  ): string {
+    return this.deps.generator.codeToolDescription(sandboxes, defaultSandbox, kits);
   }
 
   buildPrompt(

@@ -192,7 +192,7 @@ export async function dispatch(
     const handler = handlers[m] as (svc: ToolsmithService, req: unknown, fe: FrontEndContext) => unknown;
     // A sandbox's MCP servers are connected before anything lists or runs its tools.
     const sb = (parsed.data as { sandbox?: unknown }).sandbox;
-    if (typeof sb === 'string' && svc.config.sandboxes[sb]?.mcp) await svc.prepareMcp(sb);
+    if (typeof sb === 'string' && svc.workspace.config().sandboxes[sb]?.mcp) await svc.prepareMcp(sb);
     if (m === 'runs.replay' || m === 'runs.continue') {
       // The sandbox from the run's summary row: the handler reads the run itself, once.
       await svc.prepareMcp((await svc.runs()).sandboxOf((parsed.data as { runId: string }).runId));

@@ -119,6 +119,16 @@ export function workspaceFeature(deps: WorkspaceFeatureDeps) {
       createAndOpenWorkspace(deps, path, options, open),
     /** The one default-sandbox rule (see `defaultSandbox`). */
     defaultSandbox: () => defaultSandbox(deps),
+    /** The running config (replaced on reload: read it at each use). */
+    config: () => deps.config,
+    /** The workspace's sandboxes (directories under sandboxes/). */
+    sandboxNames: () => deps.files.sandboxNames(),
+    /** The workspace directory. */
+    root: () => deps.files.root,
+    /** A sandbox's tools.py. */
+    toolsFile: (sandbox: string) => deps.files.toolsFile(sandbox),
+    /** Where the run store and other data live. */
+    dataDir: () => deps.files.dataDir,
     /**
      * Re-reads `.toolsmith/config.toml` without a restart and applies it (see ToolsmithService): throws
      * when invalid, keeping the running config.

@@ -272,8 +272,10 @@ export async function main(
     await program.parseAsync(argv, { from: 'user' });
     if (cached && ctx.exitCode === 0) {
       const svc = ctx.opened();
-      const usesMcp = Object.values(svc?.config.sandboxes ?? {}).some((sb) => Object.keys(sb.mcp).length > 0);
-      if (svc && !usesMcp && svc.files.root === cached.dir)
+      const usesMcp = Object.values(svc?.workspace.config().sandboxes ?? {}).some(
+        (sb) => Object.keys(sb.mcp).length > 0,
+      );
+      if (svc && !usesMcp && svc.workspace.root() === cached.dir)
         writeVerbAnswer(cached.dir, { key: cached.key, out: cached.out, err: cached.err });
     }
     await ctx.close();

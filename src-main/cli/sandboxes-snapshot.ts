@@ -17,10 +17,10 @@ export function snapshotFromService(
   dir: string | undefined,
 ): Omit<SandboxesSnapshot, 'version' | 'key'> {
   const egress: Record<string, string[]> = {};
-  for (const [name, sb] of Object.entries(svc.config.sandboxes))
+  for (const [name, sb] of Object.entries(svc.workspace.config().sandboxes))
     if (sb.egress) egress[name] = sb.egress.allow;
   const scriptTools: SandboxesSnapshot['validate']['scriptTools'] = {};
-  for (const name of svc.files.sandboxNames()) {
+  for (const name of svc.workspace.sandboxNames()) {
     const perLanguage: Partial<Record<'python' | 'js' | 'ts', string[]>> = {};
     for (const language of ['python', 'js', 'ts'] as const) {
       try {
@@ -32,7 +32,7 @@ export function snapshotFromService(
     scriptTools[name] = perLanguage;
   }
   const answer = {
-    workspace: svc.files.root,
+    workspace: svc.workspace.root(),
     sandboxes: svc.catalog.sandboxes(),
     egress,
     validate: {
@@ -40,7 +40,9 @@ export function snapshotFromService(
       scriptTools,
     },
   };
-  const usesMcp = Object.values(svc.config.sandboxes).some((sb) => Object.keys(sb.mcp).length > 0);
-  if (key && !usesMcp && svc.files.root === dir) writeSnapshot({ version: 2, key, ...answer });
+  const usesMcp = Object.values(svc.workspace.config().sandboxes).some(
+    (sb) => Object.keys(sb.mcp).length > 0,
+  );
+  if (key && !usesMcp && svc.workspace.root() === dir) writeSnapshot({ version: 2, key, ...answer });
   return answer;
 }

@@ -49,7 +49,7 @@ function loadKeys(svc: ToolsmithService): void {
   if (!existsSync(keysFile()) || !safeStorage.isEncryptionAvailable()) return;
   for (const [id, v] of Object.entries(readStoredKeys())) {
     const b64 = typeof v === 'string' ? v : v.key;
-    const configured = svc.config.providers.find((p) => p.id === id);
+    const configured = svc.workspace.config().providers.find((p) => p.id === id);
     const endpoint =
       typeof v === 'string' ? (configured ? providerEndpoint(configured) : undefined) : v.endpoint;
     if (!endpoint) continue;

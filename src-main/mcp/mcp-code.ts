@@ -24,8 +24,8 @@ export type CodeToolAnswer =
 
 /** The tool's description: the rules of both languages and the tools manual of every sandbox. */
 export function codeToolDescription(svc: ToolsmithService, defaultSandbox: string): string {
-  const maxFull = fullManualMaxTools(svc.config.mcp.full_manual_max);
-  const sandboxes = svc.files.sandboxNames().map((name) => {
+  const maxFull = fullManualMaxTools(svc.workspace.config().mcp.full_manual_max);
+  const sandboxes = svc.workspace.sandboxNames().map((name) => {
     try {
       const tools = svc.execution.manualTools(name);
       // The registry caches the manual of its tools; with skills offered the manual is rendered here.
@@ -47,7 +47,7 @@ export function codeToolDescription(svc: ToolsmithService, defaultSandbox: strin
   // Only kits that can be used (a kit above the workspace's maximum grade has an error instead).
   const kits = svc.catalog.kits().filter((k) => k.kit && !k.error);
   const notes = mcpServerNotes(svc);
-  return svc.generator.codeToolDescription(sandboxes, defaultSandbox, kits) + (notes ? `\n\n${notes}` : '');
+  return svc.execution.codeToolDescription(sandboxes, defaultSandbox, kits) + (notes ? `\n\n${notes}` : '');
 }
 
 /**
@@ -68,7 +68,7 @@ export function fullManualMaxTools(configured: number = FULL_MANUAL_MAX_TOOLS): 
  */
 export function mcpServerNotes(svc: ToolsmithService): string {
   const lines: string[] = [];
-  for (const [sandbox, sb] of Object.entries(svc.config.sandboxes)) {
+  for (const [sandbox, sb] of Object.entries(svc.workspace.config().sandboxes)) {
     for (const server of Object.keys(sb.mcp)) {
       if (!svc.mcp().def(server)) continue;
       const st = svc.mcp().status(server);

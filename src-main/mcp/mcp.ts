@@ -106,7 +106,7 @@ export function executeCodeDescription(svc: ToolsmithService): string {
     `result. The default runtime is ${enabled[0] ?? 'python'}; enabled runtimes: ${enabled.join(', ') || 'none'}. ` +
     `The runtime is never guessed from the code: pass it explicitly for anything but the default. ` +
     `Scripts call the sandbox's tools directly and must end with emit_result(value) (JS: emitResult(value)). ` +
-    `Timeout defaults to 300 s, at most 600 s; output is capped at ${svc.config.limits.output_kb} KB.`
+    `Timeout defaults to 300 s, at most 600 s; output is capped at ${svc.workspace.config().limits.output_kb} KB.`
   );
 }
 
@@ -131,7 +131,7 @@ function progressSender(
 /** Every tool of the MCP server, shared by the stdio and the HTTP transports. */
 export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
   const table: McpToolRegistration[] = [];
-  const sandboxes = svc.files.sandboxNames();
+  const sandboxes = svc.workspace.sandboxNames();
   const defaultSandbox = svc.workspace.defaultSandbox() ?? '';
   // The manual follows the upstream MCP servers as they connect (see CodeManual).
   const manual = new CodeManual(
@@ -502,7 +502,7 @@ export function createMcpServer(
  * initialize is answered before anything loads and whose tools/list does not wait for upstream servers).
  */
 export async function prepareAllMcp(svc: ToolsmithService, waitMs = upstreamWaitMs()): Promise<void> {
-  const all = Promise.all(svc.files.sandboxNames().map((s) => svc.prepareMcp(s))).then((down) => {
+  const all = Promise.all(svc.workspace.sandboxNames().map((s) => svc.prepareMcp(s))).then((down) => {
     const seen = new Set<string>();
     for (const f of down.flat())
       if (!seen.has(f.server)) {

@@ -1,7 +1,7 @@
 /**
  * The Connections view in Chromium against the real service, a real MCP server from npm
  * (server-memory, over stdio) and real sandbox containers: add the server from the form (used by a new
- * MCP-only sandbox), see its tools with their schemas, try one with the generated form (the call goes
+ * MCP-only sandbox), see its tools with their schemas, try one with the form generated from its inputSchema (the call goes
  * from the container through the host to the server), run a script over it, and find its tools in the
  * Tools view beside native ones.
  */
@@ -70,9 +70,12 @@ describe('Connections view', () => {
     // Try create_entities with the generated form: it runs through the sandbox to the server.
     await create.getByRole('button', { name: 'Try' }).click();
     const tryForm = create.locator('form[aria-label="try create_entities"]');
-    await tryForm
-      .locator('#try-entities')
-      .fill(JSON.stringify([{ name: 'Ada', entityType: 'person', observations: ['writes compilers'] }]));
+    // The form follows the tool's inputSchema: a list of entity objects, each holding a list of strings.
+    await tryForm.getByRole('button', { name: 'add to entities', exact: true }).click();
+    await tryForm.locator('[aria-label="entities[0].name"]').fill('Ada');
+    await tryForm.locator('[aria-label="entities[0].entityType"]').fill('person');
+    await tryForm.getByRole('button', { name: 'add to entities[0].observations', exact: true }).click();
+    await tryForm.locator('[aria-label="entities[0].observations[0]"]').fill('writes compilers');
     await tryForm.getByRole('button', { name: 'Call create_entities' }).click();
     const result = create.locator('[data-testid="try-result"]');
     await expect

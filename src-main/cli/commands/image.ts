@@ -6,10 +6,10 @@ import type { CliContext } from '../context.ts';
 
 /** The runtimes a sandbox has dependency files for (python when none). */
 function depsRuntimes(
-  svc: { files: { toolsFile(s: string): string } },
+  svc: { workspace: { toolsFile(s: string): string } },
   sandbox: string,
 ): ('python' | 'node')[] {
-  const dir = dirname(svc.files.toolsFile(sandbox));
+  const dir = dirname(svc.workspace.toolsFile(sandbox));
   const out: ('python' | 'node')[] = [];
   if (existsSync(join(dir, 'requirements.txt'))) out.push('python');
   if (existsSync(join(dir, 'package.json'))) out.push('node');

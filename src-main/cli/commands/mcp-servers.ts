@@ -26,15 +26,15 @@ export async function prepareMcpForCommand(ctx: CliContext, cmd: Command, only?:
     : typeof opts.sandbox === 'string'
       ? [opts.sandbox]
       : parent === 'kit' || cmd.name() === 'run'
-        ? Object.keys(svc.config.sandboxes)
+        ? Object.keys(svc.workspace.config().sandboxes)
         : [];
   for (const s of sandboxes) {
-    if (Object.keys(svc.config.sandboxes[s]?.mcp ?? {}).length === 0) continue;
+    if (Object.keys(svc.workspace.config().sandboxes[s]?.mcp ?? {}).length === 0) continue;
     const down = await svc.prepareMcp(s);
     for (const f of down) ctx.err(`toolsmith: ${f.error}\n`);
     // Selections that name tools a server lacks (a typo in tools = [...] or an alias).
     if (down.length === 0)
-      for (const p of sandboxMcpTools(svc.mcp(), svc.config.sandboxes[s]?.mcp ?? {}).problems)
+      for (const p of sandboxMcpTools(svc.mcp(), svc.workspace.config().sandboxes[s]?.mcp ?? {}).problems)
         ctx.err(`toolsmith: sandboxes.${s}.mcp: ${p}\n`);
   }
 }
@@ -54,7 +54,7 @@ export function registerMcpServers(program: Command, ctx: CliContext): void {
         .names()
         .map((name) => ({
           ...svc.mcp().status(name),
-          sandboxes: Object.entries(svc.config.sandboxes)
+          sandboxes: Object.entries(svc.workspace.config().sandboxes)
             .filter(([, s]) => name in s.mcp)
             .map(([n]) => n),
         }));

@@ -324,7 +324,7 @@ export function registerRuns(program: Command, ctx: CliContext): void {
     .option('--json', 'print what was recovered as JSON')
     .action(async (o: { json?: boolean }, cmd: Command) => {
       const { recoverStore } = await import('../../infra/store/recover.ts');
-      const file = join(ctx.service(cmd).files.dataDir, 'runs.db');
+      const file = join(ctx.service(cmd).workspace.dataDir(), 'runs.db');
       const r = recoverStore(file);
       ctx.out(
         o.json

@@ -38,7 +38,7 @@ export function registerSandboxes(program: Command, ctx: CliContext): void {
       await ctx.loadService();
       const svc = ctx.service(cmd);
       // MCP tools count like tools.py's (the workbench's count): connect the servers the sandboxes use.
-      for (const [name, sb] of Object.entries(svc.config.sandboxes)) {
+      for (const [name, sb] of Object.entries(svc.workspace.config().sandboxes)) {
         if (Object.keys(sb.mcp).length === 0) continue;
         for (const f of await svc.prepareMcp(name))
           ctx.err(`toolsmith: sandbox ${name}: ${f.error} (its tools are not counted)\n`);

@@ -7,10 +7,8 @@
  */
 import type { StateCreator } from 'zustand';
 import type { PushEvent, Request, RunEventView, RunRecordView } from '../../../src-main/contract/api.ts';
-import type { RunEvent } from '../../../src-main/core/records/events.ts';
-import { foldEvent } from '../../../src-main/core/records/records.ts';
-import type { RunRecord } from '../../../src-main/core/records/records.ts';
 import { api, errorMessage } from '../api/client.ts';
+import { foldCaughtUp, foldQueued, followSelection, stepSelection } from '../views/run/run-detail.ts';
 import { notifyingAct } from './app.ts';
 import type { Store } from './index.ts';
 
@@ -50,13 +48,6 @@ const appendLive = (live: Record<number, string>, n: number, text: string): Reco
   ...live,
   [n]: ((live[n] ?? '') + text).slice(-MAX_LIVE_CHARS),
 });
-
-/**
- * Folds one pushed event into the open run's record. A prompt event carries its prompt's head, as the
- * attempts of `runs.get` do; the fold only stores a prompt, whatever its shape.
- */
-const foldView = (run: RunRecordView, e: RunEventView): RunRecordView =>
-  foldEvent(run as unknown as RunRecord, e as unknown as RunEvent);
 
 /**
  * What the run slice keeps outside its state (never rendered): owned by one store, so two stores (two
@@ -115,12 +106,8 @@ export const createRunSlice: StateCreator<Store, [], [], RunSlice> = (set, get) 
       try {
         const run = await api['runs.get']({ runId });
         if (get().runId !== runId) return;
-        const prev = get().run;
-        const prevLast = prev?.attempts[prev.attempts.length - 1]?.n;
-        const last = run.attempts[run.attempts.length - 1]?.n;
         // Follow a live run: when the last attempt was selected, select the newest one.
-        const follow = get().attemptN === undefined || get().attemptN === prevLast;
-        set({ run, ...(follow && last !== undefined ? { attemptN: last } : {}) });
+        set({ run, attemptN: followSelection(get().run, run, get().attemptN) });
       } catch (e) {
         set({ runError: errorMessage(e) });
       }
@@ -129,11 +116,8 @@ export const createRunSlice: StateCreator<Store, [], [], RunSlice> = (set, get) 
       set({ attemptN: n, jump: undefined });
     },
     stepAttempt(delta) {
-      const run = get().run;
-      if (!run || run.attempts.length === 0) return;
-      const i = run.attempts.findIndex((a) => a.n === get().attemptN);
-      const next = run.attempts[Math.min(run.attempts.length - 1, Math.max(0, (i < 0 ? 0 : i) + delta))];
-      if (next) get().selectAttempt(next.n);
+      const next = stepSelection(get().run, get().attemptN, delta);
+      if (next !== undefined) get().selectAttempt(next);
     },
     jumpTo(line, column) {
       set({ jump: { line, ...(column ? { column } : {}), seq: ++m.jumpSeq } });
@@ -265,33 +249,21 @@ type Set = (partial: Partial<Store>) => void;
 
 /** Selects the newest attempt when the last one was selected (follows a live run). */
 function follow(get: Get, prev: RunRecordView | undefined, run: RunRecordView): Partial<Store> {
-  const prevLast = prev?.attempts[prev.attempts.length - 1]?.n;
-  const last = run.attempts[run.attempts.length - 1]?.n;
-  const following = get().attemptN === undefined || get().attemptN === prevLast;
-  return following && last !== undefined ? { attemptN: last } : {};
+  return { attemptN: followSelection(prev, run, get().attemptN) };
 }
 
 /**
- * Folds the queued events of the open run into its record, in sequence order. The record holds
- * `run.events` events (sequence numbers 0..events-1): older events are already in it; a later one
- * than the next expected means events were missed, and the missing ones are fetched instead.
+ * Folds the queued events of the open run into its record (`foldQueued`); on a gap, the events after
+ * it are kept and the missing ones fetched (once: a catch-up that did not bring them drops them).
  */
 function flushEvents(m: RunSliceInternals, get: Get, set: Set, mayCatchUp = true): void {
   const prev = get().run;
   if (!prev || prev.id !== get().runId) return; // still loading: openRun flushes when it arrives
-  const events = m.queued.sort((a, b) => a.seq - b.seq);
+  const { run, held, gap } = foldQueued(prev, m.queued);
   m.queued = [];
-  let run = prev;
-  for (const [i, e] of events.entries()) {
-    if (e.runId !== run.id || e.seq < run.events) continue;
-    if (e.seq > run.events) {
-      // Kept: folded after the catch-up if it did not bring them (dropped if one did not help).
-      if (!mayCatchUp) break;
-      m.queued = events.slice(i);
-      void catchUp(m, get, set);
-      break;
-    }
-    run = foldView(run, e);
+  if (gap && mayCatchUp) {
+    m.queued = held;
+    void catchUp(m, get, set);
   }
   if (run !== prev) set({ run, ...follow(get, prev, run) });
 }
@@ -306,10 +278,7 @@ function catchUp(m: RunSliceInternals, get: Get, set: Set): Promise<void> {
       const r = await api['runs.events']({ runId, afterSeq: from.events - 1 });
       const prev = get().run;
       if (get().runId !== runId || !prev || prev.id !== runId) return;
-      let run = prev;
-      for (const e of r.events) if (e.seq === run.events) run = foldView(run, e);
-      // No process owns the run any more and it never finished.
-      if (!r.live && run.status === 'running') run = { ...run, status: 'interrupted' };
+      const run = foldCaughtUp(prev, r.events, r.live);
       if (run !== prev) set({ run, ...follow(get, prev, run) });
     } catch (e) {
       set({ runError: errorMessage(e) });

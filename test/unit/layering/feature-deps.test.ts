@@ -5,7 +5,8 @@
  * factory receives, reaches the service). The root keeps no one-line forwarders either: its methods are
  * the lifecycle and the lazily opened stores, a fixed list.
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import ts from 'typescript';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ToolsmithService } from '../../../src-main/app/service.ts';
@@ -145,5 +146,28 @@ describe('feature objects and the composition root', () => {
         'workspaceDir',
       ].sort(),
     );
+  });
+
+  it("front ends (CLI, MCP server, Electron, web) read features, never the root's config, files or generator", () => {
+    const root = new URL('../../../src-main/', import.meta.url).pathname;
+    const sources = ['cli', 'mcp', 'electron', 'web'].flatMap((dir) =>
+      (readdirSync(join(root, dir), { recursive: true }) as string[])
+        .filter((f) => /\.(ts|tsx|mts)$/.test(f))
+        .map((f) => join(root, dir, f)),
+    );
+    expect(sources.length).toBeGreaterThan(10);
+    // `svc.config`, `svc?.files`, `ctx.service(cmd).generator`, `service.files` ...
+    const reach = /\b(?:svc|service(?:\([^)]*\))?)\??\.(?:config|files|generator)\b/;
+    const found = sources.flatMap((file) =>
+      readFileSync(file, 'utf8')
+        .split('\n')
+        .flatMap((line, i) =>
+          reach.test(line) ? [`${file.slice(root.length)}:${i + 1}: ${line.trim()}`] : [],
+        ),
+    );
+    expect(found, 'read svc.workspace / svc.execution instead').toEqual([]);
+    // The probe sees a front end that does.
+    expect(reach.test('const n = svc.files.sandboxNames();')).toBe(true);
+    expect(reach.test('ctx.service(cmd).files.dataDir')).toBe(true);
   });
 });

@@ -5,8 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import { extractTools } from '../../../src-main/core/tools/extract.ts';
 import { toolSignature } from '../../../src-main/core/tools/prompt.ts';
-import { openAiFunctionSchema } from '../../../src-main/core/tools/schema.ts';
-import { checkForm, coerceParam } from '../../../src-renderer/src/views/tools/coerce.ts';
+import { openAiFunctionSchema, parametersSchema } from '../../../src-main/core/tools/schema.ts';
+import { checkTry } from '../../../src-renderer/src/views/tools/try-tool.ts';
 
 const SRC = `
 @tool(grade=(0, 0))
@@ -45,24 +45,21 @@ describe('tool schemas', () => {
   });
 });
 
-describe('Try tool form', () => {
-  const values = tool.parameters.find((p) => p.name === 'values');
-  const weights = tool.parameters.find((p) => p.name === 'weights');
-  if (!values || !weights) throw new Error('parameters missing');
+describe('Try tool form (from the JSON Schema)', () => {
+  const schema = parametersSchema(tool);
 
-  it('refuses ["a"] for list[float], accepts numbers', () => {
-    expect(coerceParam(values, '["a"]')).toEqual({
-      ok: false,
-      error: 'expects a list of numbers (list[float]); item 1 is "a"',
+  it('refuses "a" as an item of list[float], accepts numbers', () => {
+    expect(checkTry(schema, { values: ['1', 'a'] }).errors).toEqual({
+      'values[1]': 'expects a number (e.g. 2.5), got "a"',
     });
-    expect(coerceParam(values, '[1, 2.5]')).toEqual({ ok: true, value: [1, 2.5] });
-    const form = checkForm(tool.parameters, { values: { kind: 'text', text: '[1, "x"]' } });
-    expect(form.errors['values']).toMatch(/item 2 is "x"/);
+    expect(checkTry(schema, { values: ['1', '2.5'] })).toEqual({ args: { values: [1, 2.5] }, errors: {} });
   });
 
-  it('list[int] refuses 1.5; an Optional parameter takes None', () => {
-    expect(coerceParam(weights, '[1, 1.5]').ok).toBe(false);
-    expect(coerceParam(weights, 'None')).toEqual({ ok: true, value: null });
-    expect(coerceParam(values, 'None').ok).toBe(false);
+  it('list[int] refuses 1.5; an Optional parameter left empty is left to its default None; X | None takes None', () => {
+    expect(checkTry(schema, { values: [], weights: ['1', '1.5'] }).errors['weights[1]']).toMatch(/integer/);
+    expect(checkTry(schema, { values: [], weights: [], label: 'None' })).toEqual({
+      args: { values: [], label: null },
+      errors: {},
+    });
   });
 });

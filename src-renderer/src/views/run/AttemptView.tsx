@@ -15,7 +15,6 @@ import { CodeDiff, CodeEditor } from '../../components/Editors.tsx';
 import { fitDiffHeight, fitEditorHeight } from '../../lib/editor-size.ts';
 import { Tabs } from '../../components/Tabs.tsx';
 import { ToolCallTable } from '../../components/ToolCallTable.tsx';
-import { useStore } from '../../store/index.ts';
 import { attemptOutcome, defaultDiffTarget, diffPair, OUTCOME_LABEL } from './attempts.ts';
 import {
   ApprovalsPanel,
@@ -25,26 +24,22 @@ import {
   Section,
   Traceback,
 } from './AttemptPanels.tsx';
+import { attemptState } from './run-detail.ts';
+import { AttemptToolbar } from './RunDetailParts.tsx';
+import { useAttempt } from './useRunDetail.ts';
 
 export function AttemptView({ run, a }: { run: RunRecord; a: AttemptRecord }) {
-  const live = useStore((s) => s.live[a.n]);
-  const jump = useStore((s) => s.jump);
-  const jumpTo = useStore((s) => s.jumpTo);
-  const runEdited = useStore((s) => s.runEdited);
-  const continueRun = useStore((s) => s.continueRun);
-  const setPromote = useStore((s) => s.setPromote);
-  const navigate = useStore((s) => s.navigate);
+  const { live, jump, jumpTo, navigate, runEdited, continueRun, promote } = useAttempt(run.id, a.n);
   const original = a.script?.body ?? '';
   const [edited, setEdited] = useState(original);
   const [tab, setTab] = useState<'execution' | 'tools' | 'prompt' | 'llm' | 'diff'>('execution');
   const [diffWith, setDiffWith] = useState<number>();
   const [selected, setSelected] = useState<{ start: number; end: number }>();
   useEffect(() => setEdited(original), [original, a.n]);
-  const dirty = edited !== original && edited.trim() !== '';
-  const streaming = !a.script && !!live;
+  const state = attemptState(run, a, edited, live);
+  const { dirty, streaming, unit } = state;
   const violations = a.validation?.violations ?? [];
   const others = run.attempts.filter((x) => x.n !== a.n && x.script);
-  const unit = run.started.mode === 'interactive' ? 'step' : 'attempt';
   const diffTarget = others.find((x) => x.n === diffWith) ?? defaultDiffTarget(a, others);
   const diff = diffTarget ? diffPair(a, diffTarget, unit) : undefined;
 
@@ -82,49 +77,13 @@ export function AttemptView({ run, a }: { run: RunRecord; a: AttemptRecord }) {
           {a.step.final && <span className="badge"> final</span>}
         </p>
       )}
-      <div className="editor-toolbar">
-        <span className="muted small">
-          {streaming
-            ? 'Streaming from the LLM…'
-            : a.script
-              ? `script (${a.script.language}, from ${a.script.source})`
-              : 'no script'}
-          {dirty ? ' · edited' : ''}
-        </span>
-        <span className="spacer" />
-        <button
-          data-run-action
-          disabled={!edited.trim() || streaming}
-          onClick={() => void runEdited(edited, a.n)}
-          title="Run this script directly in the sandbox, no LLM (Ctrl+Enter)"
-        >
-          Run script
-        </button>
-        {run.started.mode === 'plan' && (
-          <button
-            disabled={!edited.trim() || streaming || run.status === 'running'}
-            onClick={() => void continueRun(edited, a.n)}
-            title="Continue this run from here with this script; the LLM retries after it if it fails"
-          >
-            Continue from here
-          </button>
-        )}
-        {dirty && <button onClick={() => setEdited(original)}>Reset</button>}
-        <button
-          disabled={!a.execution?.success}
-          title={
-            a.execution?.success
-              ? 'Save this script as a template'
-              : 'Only a script that succeeded can become a template'
-          }
-          onClick={() => {
-            setPromote({ runId: run.id, attempt: a.n });
-            navigate({ view: 'templates' });
-          }}
-        >
-          Promote to template
-        </button>
-        {a.execution?.success && run.started.language === 'python' && (
+      <AttemptToolbar
+        state={state}
+        onRun={() => runEdited(edited)}
+        onContinue={() => continueRun(edited)}
+        onReset={() => setEdited(original)}
+        onPromote={promote}
+        makeSkill={
           <MakeSkill
             lines={original.replace(/\n+$/, '').split('\n').length}
             selection={selected}
@@ -132,19 +91,19 @@ export function AttemptView({ run, a }: { run: RunRecord; a: AttemptRecord }) {
               navigate({ view: 'skills', id: fromRunId({ runId: run.id, attempt: a.n, start, end }) })
             }
           />
-        )}
-      </div>
+        }
+      />
       <CodeEditor
         label="script"
-        value={streaming ? (live ?? '') : edited}
+        value={state.text}
         readOnly={streaming}
         language={run.started.language}
         onChange={setEdited}
         onSelectLines={(start, end) => setSelected({ start, end })}
         violations={dirty ? [] : violations}
         jump={jump}
-        onRun={() => !streaming && edited.trim() && void runEdited(edited, a.n)}
-        height={fitEditorHeight(streaming ? (live ?? '') : edited, { max: 420 })}
+        onRun={() => state.canRun && runEdited(edited)}
+        height={fitEditorHeight(state.text, { max: 420 })}
       />
       {violations.length > 0 && (
         <ul className="violations" aria-label="violations">

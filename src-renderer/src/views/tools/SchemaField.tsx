@@ -1,10 +1,12 @@
 /**
  * One field of a tool form rendered from its JSON Schema (schema-form.ts), recursively: a text, number,
  * select or true/false input for a scalar, a fieldset for an object, a list with Add and Remove for an
- * array, a JSON text input for anything else. Props only: the draft in, the changed draft out.
+ * array, a JSON text area for anything else. A scalar's input has the id `try-<path>` and its error
+ * `try-<path>-error`; its placeholder names examples, the default or the shape. Props only: the draft
+ * in, the changed draft out.
  */
 import type { JsonSchema } from '../../../../src-main/core/tools/schema.ts';
-import { initialDraft, kindOf } from './schema-form.ts';
+import { emptyOption, initialDraft, kindOf, placeholderOf, typeLabel } from './schema-form.ts';
 import type { Draft } from './schema-form.ts';
 
 export function SchemaField({
@@ -29,7 +31,12 @@ export function SchemaField({
   const label = (
     <>
       {schema.title ?? name}
-      {required && <span className="required-mark">*</span>}
+      {required && (
+        <span className="required-mark" title="required" aria-label="required">
+          {' '}
+          *
+        </span>
+      )}
     </>
   );
   const error = errors[path];
@@ -91,39 +98,66 @@ export function SchemaField({
     );
   }
   const text = typeof draft === 'string' ? draft : '';
+  const id = `try-${path}`;
+  const errId = `${id}-error`;
   const common = {
+    id,
+    name: path,
     'aria-label': path,
     'aria-invalid': error ? true : undefined,
-    title: schema.description,
+    'aria-describedby': error ? errId : undefined,
+    'aria-required': required,
+    'data-param': path,
   };
+  const options =
+    kind === 'enum'
+      ? (schema.enum ?? []).map((o) => [JSON.stringify(o), typeof o === 'string' ? o : JSON.stringify(o)])
+      : [
+          ['true', 'true'],
+          ['false', 'false'],
+        ];
   return (
-    <label className="field">
-      <span>{label}</span>
-      {kind === 'enum' ? (
+    <div className={`try-field ${error ? 'invalid' : ''}`}>
+      <label htmlFor={id}>
+        {label}{' '}
+        <span className="muted small">
+          <code>{name}</code>: {typeLabel(schema)}
+        </span>
+      </label>
+      {kind === 'enum' || kind === 'boolean' ? (
         <select {...common} value={text} onChange={(e) => onChange(e.target.value)}>
-          <option value="">—</option>
-          {(schema.enum ?? []).map((o) => (
-            <option key={JSON.stringify(o)} value={JSON.stringify(o)}>
-              {typeof o === 'string' ? o : JSON.stringify(o)}
+          <option value="">{emptyOption(schema)}</option>
+          {options.map(([value, text]) => (
+            <option key={value} value={value}>
+              {text}
             </option>
           ))}
         </select>
-      ) : kind === 'boolean' ? (
-        <select {...common} value={text} onChange={(e) => onChange(e.target.value)}>
-          <option value="">—</option>
-          <option value="true">true</option>
-          <option value="false">false</option>
-        </select>
+      ) : kind === 'json' ? (
+        <textarea
+          {...common}
+          rows={2}
+          spellCheck={false}
+          placeholder={placeholderOf(schema)}
+          value={text}
+          onChange={(e) => onChange(e.target.value)}
+        />
       ) : (
         <input
           {...common}
-          inputMode={kind === 'integer' || kind === 'number' ? 'decimal' : undefined}
-          placeholder={kind === 'json' ? 'JSON' : undefined}
+          inputMode={kind === 'integer' ? 'numeric' : kind === 'number' ? 'decimal' : undefined}
+          spellCheck={false}
+          placeholder={placeholderOf(schema)}
           value={text}
           onChange={(e) => onChange(e.target.value)}
         />
       )}
-      {error && <span className="error small">{error}</span>}
-    </label>
+      {schema.description && <span className="muted small">{schema.description}</span>}
+      {error && (
+        <span id={errId} className="error small field-error" role="alert">
+          {error}
+        </span>
+      )}
+    </div>
   );
 }

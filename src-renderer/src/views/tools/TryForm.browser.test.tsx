@@ -3,33 +3,37 @@ import { describe, expect, it, vi } from 'vitest';
 import { render } from 'vitest-browser-react';
 import type { SandboxTool } from '../../../../src-main/core/tools/extract.ts';
 import type { JsonValue, ToolParameter } from '../../../../src-main/core/tools/model.ts';
-import { checkForm } from './coerce.ts';
-import { initialTry, tryReducer } from './try-tool.ts';
+import { parametersSchema } from '../../../../src-main/core/tools/schema.ts';
+import type { JsonSchema } from '../../../../src-main/core/tools/schema.ts';
+import { checkTry, initialTry, tryReducer } from './try-tool.ts';
 import { CallFailed, TryForm } from './TryForm.tsx';
 
 const param = (name: string, over: Partial<ToolParameter> = {}): ToolParameter =>
   ({ name, type: 'str', description: '', required: true, source: 'user', ...over }) as ToolParameter;
-const tool = (parameters: ToolParameter[]): SandboxTool =>
+const tool = (parameters: ToolParameter[], inputSchema?: JsonSchema): SandboxTool =>
   ({
     name: 'get_user',
     description: 'one user',
     parameters,
+    ...(inputSchema ? { inputSchema } : {}),
     grade: { w: 0, d: 0 },
   }) as unknown as SandboxTool;
 
 /** The form on the real reducer and check, as useTryTool wires them; a call that passes is reported. */
 function Harness({ t, onCall }: { t: SandboxTool; onCall: (args: Record<string, JsonValue>) => void }) {
-  const [s, dispatch] = useReducer(tryReducer, t.parameters, initialTry);
+  const schema = parametersSchema(t);
+  const [s, dispatch] = useReducer(tryReducer, schema, initialTry);
   return (
     <TryForm
       tool={t}
+      schema={schema}
       unsaved={false}
       values={s.values}
       errors={s.errors}
       busy={false}
       onField={(name, value) => dispatch({ type: 'field', name, value })}
       onSubmit={() => {
-        const check = checkForm(t.parameters, s.values);
+        const check = checkTry(schema, s.values);
         dispatch({ type: 'checked', errors: check.errors });
         if (Object.keys(check.errors).length === 0) onCall(check.args);
       }}
@@ -46,9 +50,9 @@ describe('TryForm', () => {
     await screen.getByRole('button', { name: 'Call get_user' }).click();
     expect(onCall).not.toHaveBeenCalled();
     await expect.element(screen.getByTestId('form-errors')).toHaveTextContent('Fix 2 fields before calling.');
-    await expect.element(screen.getByText('id is required')).toBeInTheDocument();
+    await expect.element(screen.getByText('required', { exact: true })).toBeInTheDocument();
     await screen.getByLabelText(/^id/).fill('u1');
-    await expect.element(screen.getByText('id is required')).not.toBeInTheDocument();
+    await expect.element(screen.getByText('required', { exact: true })).not.toBeInTheDocument();
     await screen.getByLabelText(/^limit/).fill('10');
     await screen.getByRole('button', { name: 'Call get_user' }).click();
     expect(onCall).toHaveBeenCalledWith({ id: 'u1', limit: 10 });
@@ -59,15 +63,55 @@ describe('TryForm', () => {
     const onCall = vi.fn();
     const t = tool([param('unit', { options: ['C', 'F'] }), param('note', { required: false })]);
     const screen = await render(<Harness t={t} onCall={onCall} />);
+    await expect.element(screen.getByLabelText(/^note/)).toHaveValue('');
     await screen.getByLabelText(/^unit/).selectOptions('F');
     await screen.getByRole('button', { name: 'Call get_user' }).click();
     expect(onCall).toHaveBeenCalledWith({ unit: 'F' });
+  });
+
+  it("renders an MCP tool's nested schema: a list of objects holding a list, added to and sent as JSON", async () => {
+    const onCall = vi.fn();
+    const t = tool([], {
+      type: 'object',
+      required: ['entities'],
+      properties: {
+        entities: {
+          type: 'array',
+          items: {
+            type: 'object',
+            required: ['name'],
+            properties: {
+              name: { type: 'string' },
+              entityType: { enum: ['person', 'place'] },
+              observations: { type: 'array', items: { type: 'string' } },
+            },
+          },
+        },
+      },
+    });
+    const screen = await render(<Harness t={t} onCall={onCall} />);
+    await screen.getByRole('button', { name: 'add to entities' }).click();
+    await screen.getByRole('button', { name: 'add to entities' }).click();
+    await screen.getByLabelText('entities[0].name').fill('Ada');
+    await screen.getByLabelText('entities[0].entityType').selectOptions('person');
+    await screen.getByRole('button', { name: 'add to entities[0].observations' }).click();
+    await screen.getByLabelText('entities[0].observations[0]').fill('writes compilers');
+    await screen.getByRole('button', { name: 'Call get_user' }).click();
+    expect(onCall).not.toHaveBeenCalled();
+    await expect.element(screen.getByTestId('form-errors')).toHaveTextContent('Fix 1 field before calling.');
+    await expect.element(screen.getByLabelText('entities[1].name')).toHaveAttribute('aria-invalid', 'true');
+    await screen.getByRole('button', { name: 'remove entities[1]' }).click();
+    await screen.getByRole('button', { name: 'Call get_user' }).click();
+    expect(onCall).toHaveBeenCalledWith({
+      entities: [{ name: 'Ada', entityType: 'person', observations: ['writes compilers'] }],
+    });
   });
 
   it('says when a tool takes no parameters, and warns that unsaved changes are not called', async () => {
     const screen = await render(
       <TryForm
         tool={tool([])}
+        schema={{ type: 'object', properties: {} }}
         unsaved
         values={{}}
         errors={{}}
@@ -85,6 +129,7 @@ describe('TryForm', () => {
     const screen = await render(
       <TryForm
         tool={tool([])}
+        schema={{ type: 'object', properties: {} }}
         unsaved={false}
         values={{}}
         errors={{}}

@@ -1,14 +1,18 @@
 /**
- * The "Try tool" form, presentational (props in, callbacks out): a field per parameter, the call
- * button, the field errors counted, and a call that failed.
+ * The "Try tool" form, presentational (props in, callbacks out): a field per property of the tool's
+ * JSON Schema (`parametersSchema`: tools.py parameters or an MCP tool's inputSchema), nested objects
+ * and arrays included, the call button, the field errors counted, and a call that failed.
  */
 import type { SandboxTool } from '../../../../src-main/core/tools/extract.ts';
-import type { FieldValue } from './coerce.ts';
-import { errorSummary, initialValue } from './try-tool.ts';
-import { Field } from './TryParts.tsx';
+import type { JsonSchema } from '../../../../src-main/core/tools/schema.ts';
+import { initialDraft } from './schema-form.ts';
+import type { Draft } from './schema-form.ts';
+import { SchemaField } from './SchemaField.tsx';
+import { errorSummary } from './try-tool.ts';
 
 export function TryForm({
   tool,
+  schema,
   unsaved,
   values,
   errors,
@@ -17,16 +21,20 @@ export function TryForm({
   onSubmit,
 }: {
   tool: SandboxTool;
+  /** The tool's arguments schema (`parametersSchema(tool)`). */
+  schema: JsonSchema;
   /** The editor holds changes that are not saved: the call runs the saved tools.py. */
   unsaved: boolean;
-  values: Record<string, FieldValue>;
+  values: Record<string, Draft>;
   errors: Record<string, string>;
   /** A call is under way. */
   busy: boolean;
-  onField: (name: string, value: FieldValue) => void;
+  onField: (name: string, value: Draft) => void;
   onSubmit: () => void;
 }) {
   const summary = errorSummary(errors);
+  const properties = Object.entries(schema.properties ?? {});
+  const required = new Set(schema.required ?? []);
   return (
     <>
       <p className="small">
@@ -46,17 +54,20 @@ export function TryForm({
           onSubmit();
         }}
       >
-        {tool.parameters.length === 0 ? (
+        {properties.length === 0 ? (
           <p className="muted small">This tool takes no parameters.</p>
         ) : (
           <div className="grid">
-            {tool.parameters.map((p) => (
-              <Field
-                key={p.name}
-                p={p}
-                value={values[p.name] ?? initialValue(p)}
-                error={errors[p.name]}
-                onChange={(v) => onField(p.name, v)}
+            {properties.map(([name, p]) => (
+              <SchemaField
+                key={name}
+                name={name}
+                path={name}
+                schema={p}
+                draft={values[name] ?? initialDraft(p)}
+                required={required.has(name)}
+                errors={errors}
+                onChange={(v) => onField(name, v)}
               />
             ))}
           </div>
@@ -65,7 +76,7 @@ export function TryForm({
           <button type="submit" className="primary" data-run-action disabled={busy}>
             {busy ? 'Calling…' : `Call ${tool.name}`}
           </button>
-          {tool.parameters.some((p) => p.required) && (
+          {required.size > 0 && (
             <span className="muted small">
               <span className="required-mark">*</span> required
             </span>

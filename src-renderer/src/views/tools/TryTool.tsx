@@ -1,6 +1,7 @@
 /**
- * "Try tool": a form generated from a saved tool's parameters (options become a select, examples
- * become placeholders, required fields are checked and types coerced before sending), a real call in
+ * "Try tool": a form generated from the tool's JSON Schema (schema-form.ts: nested objects and arrays,
+ * enums as selects, examples and defaults as placeholders; required fields and types are checked before
+ * sending), a real call in
  * the sandbox container, and what came back: the ToolResponse and the execution trace. State and
  * actions: useTryTool.ts (on the pure try-tool.ts); parts: TryForm.tsx, TryParts.tsx.
  */
@@ -26,6 +27,7 @@ export function TryTool({
     <div className="try-tool" data-testid="try-tool" data-tool={tool.name}>
       <TryForm
         tool={tool}
+        schema={t.schema}
         unsaved={unsaved}
         values={t.state.values}
         errors={t.state.errors}

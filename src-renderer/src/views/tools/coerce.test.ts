@@ -1,13 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ToolParameter } from '../../../../src-main/core/tools/model.ts';
-import { checkForm, coerceParam, coerceText, isEmptyField, placeholderFor, showValue } from './coerce.ts';
-
-const param = (p: Partial<ToolParameter> & Pick<ToolParameter, 'name' | 'type'>): ToolParameter => ({
-  description: '',
-  required: false,
-  source: 'context',
-  ...p,
-});
+import { coerceText, showValue } from './coerce.ts';
 
 describe('coerceText', () => {
   it('keeps a str as typed', () => {
@@ -60,76 +52,7 @@ describe('coerceText', () => {
   });
 });
 
-describe('coerceParam', () => {
-  it('checks the item type of a typed list', () => {
-    const p = param({ name: 'values', type: 'list', items: 'float' });
-    expect(coerceParam(p, '[1, 2.5]')).toEqual({ ok: true, value: [1, 2.5] });
-    expect(coerceParam(p, '[1, "a"]')).toEqual({
-      ok: false,
-      error: 'expects a list of numbers (list[float]); item 2 is "a"',
-    });
-    expect(coerceParam(param({ name: 'n', type: 'list', items: 'int' }), '[1.5]')).toMatchObject({
-      ok: false,
-    });
-  });
-
-  it('lets an Optional parameter be None or null', () => {
-    const p = param({ name: 'w', type: 'int', nullable: true });
-    expect(coerceParam(p, 'None')).toEqual({ ok: true, value: null });
-    expect(coerceParam(p, ' null ')).toEqual({ ok: true, value: null });
-    expect(coerceParam(param({ name: 'w', type: 'int' }), 'None')).toMatchObject({ ok: false });
-  });
-});
-
-describe('checkForm', () => {
-  const params = [
-    param({ name: 'city', type: 'str', required: true, displayName: 'City' }),
-    param({ name: 'days', type: 'int' }),
-    param({ name: 'unit', type: 'str', options: ['C', 'F'] }),
-  ];
-
-  it('needs the required fields and leaves empty optional ones out', () => {
-    expect(checkForm(params, {})).toEqual({ args: {}, errors: { city: 'City is required' } });
-    expect(
-      checkForm(params, { city: { kind: 'text', text: 'Oslo' }, days: { kind: 'text', text: ' ' } }),
-    ).toEqual({ args: { city: 'Oslo' }, errors: {} });
-  });
-
-  it('coerces every filled field and picks options by index', () => {
-    expect(
-      checkForm(params, {
-        city: { kind: 'text', text: 'Oslo' },
-        days: { kind: 'text', text: '3' },
-        unit: { kind: 'option', index: 1 },
-      }),
-    ).toEqual({ args: { city: 'Oslo', days: 3, unit: 'F' }, errors: {} });
-    expect(
-      checkForm(params, {
-        city: { kind: 'text', text: 'Oslo' },
-        days: { kind: 'text', text: 'three' },
-        unit: { kind: 'option', index: 5 },
-      }).errors,
-    ).toEqual({ days: expect.stringContaining('integer'), unit: 'pick one of the options' });
-  });
-
-  it('knows an empty field', () => {
-    expect(isEmptyField(undefined)).toBe(true);
-    expect(isEmptyField({ kind: 'text', text: '  ' })).toBe(true);
-    expect(isEmptyField({ kind: 'option', index: undefined })).toBe(true);
-    expect(isEmptyField({ kind: 'option', index: 0 })).toBe(false);
-  });
-});
-
-describe('placeholders', () => {
-  it('shows examples and the default first, then the expected shape', () => {
-    expect(placeholderFor(param({ name: 'a', type: 'str', examples: ['x', 2] }))).toBe('e.g. x, 2');
-    expect(placeholderFor(param({ name: 'a', type: 'int', default: 5 }))).toBe('default 5');
-    expect(placeholderFor(param({ name: 'a', type: 'int', default: 5, required: true }))).toBe('integer');
-    expect(placeholderFor(param({ name: 'a', type: 'list', items: 'str' }))).toBe('JSON list of strings');
-    expect(placeholderFor(param({ name: 'a', type: 'dict' }))).toBe('JSON object');
-    expect(placeholderFor(param({ name: 'a', type: 'str' }))).toBe('');
-  });
-
+describe('showValue', () => {
   it('shows values as JSON', () => {
     expect(showValue('a')).toBe('"a"');
     expect(showValue(undefined)).toBe('');

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { JsonSchema } from '../../../../src-main/core/tools/schema.ts';
-import { draftToJson, initialDraft, kindOf } from './schema-form.ts';
+import { draftToJson, emptyOption, initialDraft, kindOf, placeholderOf, typeLabel } from './schema-form.ts';
 
 /** An MCP-style input schema with a nested object and an array of objects. */
 const order: JsonSchema = {
@@ -39,10 +39,10 @@ describe('tool forms from JSON Schema', () => {
     expect(kindOf({ type: ['string', 'integer'] })).toBe('json');
   });
 
-  it('starts from the defaults, arrays empty', () => {
+  it('starts with scalars empty (the tool default applies), arrays empty or their default items', () => {
     expect(initialDraft(order)).toEqual({
       customer: '',
-      priority: '"low"',
+      priority: '',
       address: { city: '', zip: '' },
       items: [],
       note: '',
@@ -66,7 +66,6 @@ describe('tool forms from JSON Schema', () => {
     expect(draftToJson(order, draft as never)).toEqual({
       value: {
         customer: 'u4',
-        priority: 'low',
         address: { city: 'Oslo' },
         items: [
           { sku: 'A-1', qty: 2, gift: true },
@@ -116,6 +115,31 @@ describe('tool forms from JSON Schema', () => {
     expect(draftToJson(s, initialDraft(s))).toEqual({ value: { tags: [] }, errors: {} });
     expect(draftToJson(s, { tags: ['a', ''], filter: { from: '' } })).toEqual({
       errors: { 'tags[1]': 'required' },
+    });
+  });
+});
+
+describe('what a field shows before it is filled', () => {
+  it('examples and the default first, then the expected shape', () => {
+    expect(placeholderOf({ type: 'string', examples: ['x', 2] })).toBe('e.g. x, 2');
+    expect(placeholderOf({ type: 'integer', default: 5 })).toBe('default 5');
+    expect(placeholderOf({ type: 'integer' })).toBe('integer');
+    expect(placeholderOf({ type: 'array' })).toBe('JSON list');
+    expect(placeholderOf({ type: 'object' })).toBe('JSON object');
+    expect(placeholderOf({ type: 'string' })).toBe('');
+  });
+
+  it('a select offers the default it leaves to the tool; types read as Python-ish labels', () => {
+    expect(emptyOption({ enum: ['a', 'b'], default: 'a' })).toBe('default ("a")');
+    expect(emptyOption({ type: 'boolean' })).toBe('— choose —');
+    expect(typeLabel({ type: 'array', items: { type: 'number' } })).toBe('list[number]');
+    expect(typeLabel({ type: ['integer', 'null'] })).toBe('integer | null');
+  });
+
+  it('an Optional field takes None or null', () => {
+    expect(draftToJson({ type: ['integer', 'null'] }, 'None')).toEqual({ value: null, errors: {} });
+    expect(draftToJson({ type: 'integer' }, 'None').errors).toEqual({
+      '(arguments)': expect.stringContaining('integer'),
     });
   });
 });

@@ -3,8 +3,8 @@
  * tool's inputSchema as its server gave it), nested objects and arrays included, as MCP Inspector renders
  * them. A draft mirrors the schema: text for scalars (what the inputs hold), an object of drafts for an
  * object, a list of drafts for an array; `draftToJson` turns it into the call's arguments, with a message
- * per field path for every bad or missing value. Pure (tested in node). The Try tool form still uses the
- * flat per-parameter coercion (coerce.ts), which this is meant to replace.
+ * per field path for every bad or missing value. Pure (tested in node). The Try tool form (tools.py tools
+ * and MCP tools alike) is this form over `parametersSchema(tool)`; `SchemaField.tsx` draws it.
  */
 import type { JsonSchema } from '../../../../src-main/core/tools/schema.ts';
 import type { JsonValue } from '../../../../src-main/core/tools/model.ts';
@@ -19,6 +19,9 @@ function mainType(s: JsonSchema): string | undefined {
   const types = Array.isArray(s.type) ? s.type.filter((t) => t !== 'null') : s.type ? [s.type] : [];
   return types.length === 1 ? types[0] : undefined;
 }
+
+/** `Optional[...]`: the schema's type includes null. */
+const nullable = (s: JsonSchema): boolean => Array.isArray(s.type) && s.type.includes('null');
 
 export function kindOf(s: JsonSchema): FieldKind {
   if (s.enum && s.enum.length > 0) return 'enum';
@@ -50,7 +53,11 @@ const textOf = (v: JsonValue | undefined, kind: FieldKind): string =>
         ? v
         : JSON.stringify(v);
 
-/** A fresh draft for a schema: defaults filled in, arrays empty. */
+/**
+ * A fresh draft for a schema: scalars empty (an empty optional field is left out of the arguments, so
+ * the tool's own default applies; the placeholder or the select's first option names it), arrays
+ * empty or holding their default items.
+ */
 export function initialDraft(s: JsonSchema): Draft {
   const kind = kindOf(s);
   if (kind === 'object') {
@@ -60,7 +67,7 @@ export function initialDraft(s: JsonSchema): Draft {
   }
   if (kind === 'array')
     return Array.isArray(s.default) ? s.default.map((v) => draftOfValue(s.items ?? {}, v)) : [];
-  return textOf(s.default, kind);
+  return '';
 }
 
 /** The draft that shows a value (an array's default items). */
@@ -117,6 +124,7 @@ export function draftToJson(s: JsonSchema, d: Draft, path = '', required = true)
     return Object.keys(errors).length ? { errors } : { value, errors };
   }
   const text = typeof d === 'string' ? d : '';
+  if (nullable(s) && /^(None|null)$/.test(text.trim())) return { value: null, errors: {} };
   if (isEmpty(text) && kind !== 'string') return required ? fail('required') : { errors: {} };
   if (text === '' && kind === 'string') return required ? fail('required') : { errors: {} };
   const done = (r: { ok: true; value: JsonValue } | { ok: false; error: string }): Converted =>
@@ -138,4 +146,49 @@ export function draftToJson(s: JsonSchema, d: Draft, path = '', required = true)
     default:
       return done(mainType(s) === 'object' ? coerceText('dict', text) : coerceText('any', text));
   }
+}
+
+const ITEM_NAMES: Partial<Record<FieldKind, string>> = {
+  string: 'strings',
+  integer: 'integers',
+  number: 'numbers',
+  boolean: 'true/false values',
+  object: 'JSON objects',
+};
+
+/** A scalar or JSON input's placeholder: its examples, then its default, then the shape it expects. */
+export function placeholderOf(s: JsonSchema): string {
+  const ex = s.examples?.length
+    ? `e.g. ${s.examples.map((e) => (typeof e === 'string' ? e : JSON.stringify(e))).join(', ')}`
+    : '';
+  const def = s.default !== undefined ? `default ${JSON.stringify(s.default)}` : '';
+  const kind = kindOf(s);
+  const type = mainType(s);
+  const item = s.items ? ITEM_NAMES[kindOf(s.items)] : undefined;
+  const shape =
+    kind === 'integer'
+      ? 'integer'
+      : kind === 'number'
+        ? 'number'
+        : kind === 'json'
+          ? type === 'array'
+            ? item
+              ? `JSON list of ${item}`
+              : 'JSON list'
+            : type === 'object'
+              ? 'JSON object'
+              : 'JSON'
+          : '';
+  return [ex, def].filter(Boolean).join(' · ') || shape;
+}
+
+/** The first option of a select (enum, true/false): the default it leaves to the tool, or a prompt. */
+export const emptyOption = (s: JsonSchema): string =>
+  s.default !== undefined ? `default (${JSON.stringify(s.default)})` : '— choose —';
+
+/** The type a field reads as next to its name (`integer`, `list[number]`, `object`). */
+export function typeLabel(s: JsonSchema): string {
+  const t = mainType(s) ?? 'any';
+  if (t === 'array' && s.items) return `list[${typeLabel(s.items)}]`;
+  return t + (nullable(s) ? ' | null' : '');
 }

@@ -1,30 +1,97 @@
 import { describe, expect, it } from 'vitest';
-import type { ToolParameter } from '../../../../src-main/core/tools/model.ts';
-import { errorSummary, initialTry, tryReducer } from './try-tool.ts';
+import type { Tool, ToolParameter } from '../../../../src-main/core/tools/model.ts';
+import { parametersSchema } from '../../../../src-main/core/tools/schema.ts';
+import type { JsonSchema } from '../../../../src-main/core/tools/schema.ts';
+import { checkTry, errorSummary, initialTry, tryReducer } from './try-tool.ts';
 import type { CallResult } from './try-tool.ts';
 
 const param = (name: string, over: Partial<ToolParameter> = {}): ToolParameter =>
   ({ name, type: 'str', description: '', required: true, source: 'user', ...over }) as ToolParameter;
+const schemaOf = (parameters: ToolParameter[]) =>
+  parametersSchema({ name: 't', description: '', parameters } as unknown as Tool);
+
+/** An MCP tool's inputSchema: an array of objects that hold an array of strings. */
+const entities: JsonSchema = {
+  type: 'object',
+  required: ['entities'],
+  properties: {
+    entities: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['name', 'observations'],
+        properties: {
+          name: { type: 'string' },
+          observations: { type: 'array', items: { type: 'string' } },
+          weight: { type: 'number' },
+        },
+      },
+    },
+  },
+};
 
 describe('the Try tool state', () => {
-  it('starts each field empty: options unchosen, text empty', () => {
-    expect(initialTry([param('id'), param('unit', { options: ['C', 'F'] })])).toEqual({
-      values: { id: { kind: 'text', text: '' }, unit: { kind: 'option', index: undefined } },
+  it('starts each field empty, from the tool parameters as JSON Schema', () => {
+    expect(initialTry(schemaOf([param('id'), param('unit', { options: ['C', 'F'] })]))).toEqual({
+      values: { id: '', unit: '' },
+      errors: {},
+    });
+    expect(initialTry(entities)).toEqual({ values: { entities: [] }, errors: {} });
+  });
+
+  it('editing a field clears its errors and the errors inside it only', () => {
+    let s = initialTry(entities);
+    s = tryReducer(s, { type: 'field', name: 'entities', value: [] });
+    s = tryReducer(s, {
+      type: 'checked',
+      errors: { 'entities[0].name': 'required', entitiesX: 'other' },
+    });
+    s = tryReducer(s, { type: 'field', name: 'entities', value: [{ name: 'Ada', observations: [] }] });
+    expect(s.errors).toEqual({ entitiesX: 'other' });
+  });
+
+  it('checks nested arrays and objects, naming the path of each bad value', () => {
+    const bad = checkTry(entities, {
+      entities: [
+        { name: '', observations: ['writes compilers'], weight: 'heavy' },
+        { name: 'Bob', observations: [''] },
+      ],
+    });
+    expect(bad.errors).toEqual({
+      'entities[0].name': 'required',
+      'entities[0].weight': expect.stringContaining('expects a number'),
+      'entities[1].observations[0]': 'required',
+    });
+    const ok = checkTry(entities, {
+      entities: [{ name: 'Ada', observations: ['writes compilers'], weight: '' }],
+    });
+    expect(ok).toEqual({
+      args: { entities: [{ name: 'Ada', observations: ['writes compilers'] }] },
       errors: {},
     });
   });
 
-  it('editing a field clears its error only', () => {
-    let s = initialTry([param('a'), param('b')]);
-    s = tryReducer(s, { type: 'checked', errors: { a: 'a is required', b: 'b is required' } });
-    s = tryReducer(s, { type: 'field', name: 'a', value: { kind: 'text', text: 'x' } });
-    expect(s.errors).toEqual({ b: 'b is required' });
-    expect(s.values.a).toEqual({ kind: 'text', text: 'x' });
+  it('tools.py parameters: options, Optional None, list item types and left-out optional fields', () => {
+    const schema = schemaOf([
+      param('unit', { options: ['C', 'F'] }),
+      param('limit', { type: 'int', required: false, nullable: true }),
+      param('sizes', { type: 'list', items: 'float', required: false }),
+      param('note', { required: false }),
+    ]);
+    expect(checkTry(schema, { unit: '"F"', limit: 'None', sizes: ['2.5', '3'], note: '' })).toEqual({
+      args: { unit: 'F', limit: null, sizes: [2.5, 3] },
+      errors: {},
+    });
+    expect(checkTry(schema, { unit: '', limit: 'ten', sizes: ['x'], note: '' }).errors).toEqual({
+      unit: 'required',
+      limit: expect.stringContaining('integer'),
+      'sizes[0]': expect.stringContaining('number'),
+    });
   });
 
   it('a call shows its outcome with the arguments sent; a failed call shows none', () => {
     const call = { response: { success: true, data: 1 } } as unknown as CallResult;
-    let s = tryReducer(initialTry([]), { type: 'called', call, args: { id: 'u1' } });
+    let s = tryReducer(initialTry(entities), { type: 'called', call, args: { id: 'u1' } });
     expect(s.outcome).toEqual({ call, args: { id: 'u1' } });
     s = tryReducer(s, { type: 'callFailed' });
     expect(s.outcome).toBeUndefined();

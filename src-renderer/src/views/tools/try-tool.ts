@@ -1,33 +1,36 @@
 /**
- * "Try tool" state as data: the value of each parameter's field, the errors of the last check, and the
- * outcome of the last call with the arguments it sent. Pure (tested in node); `useTryTool.ts` binds it
- * to React and the API.
+ * "Try tool" state as data: the form's draft (schema-form.ts, from the tool's JSON Schema), the errors
+ * of the last check by field path, and the outcome of the last call with the arguments it sent. Pure
+ * (tested in node); `useTryTool.ts` binds it to React and the API.
  */
 import type { Response } from '../../../../src-main/contract/api.ts';
-import type { JsonValue, ToolParameter } from '../../../../src-main/core/tools/model.ts';
-import type { FieldValue } from './coerce.ts';
+import type { JsonValue } from '../../../../src-main/core/tools/model.ts';
+import type { JsonSchema } from '../../../../src-main/core/tools/schema.ts';
+import { draftToJson, initialDraft } from './schema-form.ts';
+import type { Draft } from './schema-form.ts';
 
 export type CallResult = Response<'tools.call'>;
 
 export interface TryState {
-  values: Record<string, FieldValue>;
-  /** Field errors of the last check, by parameter name. */
+  /** The arguments object's draft: a draft per top-level parameter. */
+  values: Record<string, Draft>;
+  /** Field errors of the last check, by field path (`items[1].qty`). */
   errors: Record<string, string>;
   outcome?: { call: CallResult; args: Record<string, JsonValue> };
 }
 
-/** A field starts empty: no option chosen, or no text. */
-export const initialValue = (p: ToolParameter): FieldValue =>
-  p.options?.length ? { kind: 'option', index: undefined } : { kind: 'text', text: '' };
+export const initialTry = (schema: JsonSchema): TryState => {
+  const d = initialDraft(schema);
+  return { values: typeof d === 'object' && !Array.isArray(d) ? d : {}, errors: {} };
+};
 
-export const initialTry = (params: ToolParameter[]): TryState => ({
-  values: Object.fromEntries(params.map((p) => [p.name, initialValue(p)])),
-  errors: {},
-});
+/** Whether an error's path is the field `name` or inside it (`name.x`, `name[0]`). */
+const within = (path: string, name: string) =>
+  path === name || path.startsWith(`${name}.`) || path.startsWith(`${name}[`);
 
 export type TryAction =
-  /** A field changed: its error goes (it is checked again at the next call). */
-  | { type: 'field'; name: string; value: FieldValue }
+  /** A top-level field changed: its errors go (it is checked again at the next call). */
+  | { type: 'field'; name: string; value: Draft }
   /** The form was checked before a call. */
   | { type: 'checked'; errors: Record<string, string> }
   | { type: 'called'; call: CallResult; args: Record<string, JsonValue> }
@@ -37,11 +40,11 @@ export type TryAction =
 export function tryReducer(s: TryState, a: TryAction): TryState {
   switch (a.type) {
     case 'field': {
-      const { [a.name]: _gone, ...errors } = s.errors;
+      const kept = Object.entries(s.errors).filter(([path]) => !within(path, a.name));
       return {
         ...s,
         values: { ...s.values, [a.name]: a.value },
-        errors: a.name in s.errors ? errors : s.errors,
+        errors: kept.length === Object.keys(s.errors).length ? s.errors : Object.fromEntries(kept),
       };
     }
     case 'checked':
@@ -53,6 +56,19 @@ export function tryReducer(s: TryState, a: TryAction): TryState {
       return rest;
     }
   }
+}
+
+/**
+ * Checks the form against the tool's schema: required fields filled, every filled field of its type,
+ * nested objects and array items included. Empty optional fields are left out.
+ */
+export function checkTry(
+  schema: JsonSchema,
+  values: Record<string, Draft>,
+): { args: Record<string, JsonValue>; errors: Record<string, string> } {
+  const r = draftToJson(schema, values);
+  const args = r.value && typeof r.value === 'object' && !Array.isArray(r.value) ? r.value : {};
+  return { args, errors: r.errors };
 }
 
 /** "Fix N fields before calling." (nothing without errors). */

@@ -1,0 +1,164 @@
+import { describe, expect, it, vi } from 'vitest';
+import { render } from 'vitest-browser-react';
+import { attemptState, originLabel, runActions, runOutcome } from './run-detail.ts';
+import { derive, events } from './run-fixture.ts';
+import { AttemptToolbar, RunMeta, RunOpenError, RunOutcomePanel } from './RunDetailParts.tsx';
+
+const noop = () => {};
+const handlers = () => ({
+  onTemplate: vi.fn(),
+  onOrigin: vi.fn(),
+  onCancel: vi.fn(),
+  onReplay: vi.fn(),
+  onExport: vi.fn(),
+  onDelete: vi.fn(),
+});
+
+describe('the run head', () => {
+  it('a running run can be cancelled, not replayed or deleted, and its duration counts to now', async () => {
+    const run = derive(events(2));
+    const h = handlers();
+    const screen = await render(
+      <RunMeta run={run} now={run.startedAt + 2500} origin={undefined} actions={runActions(run)} {...h} />,
+    );
+    await expect.element(screen.getByTestId('run-duration')).toHaveTextContent('2.5 s');
+    await expect.element(screen.getByRole('button', { name: 'Replay' })).toBeDisabled();
+    await expect.element(screen.getByRole('button', { name: 'Delete' })).toBeDisabled();
+    await screen.getByRole('button', { name: 'Cancel' }).click();
+    expect(h.onCancel).toHaveBeenCalledOnce();
+  });
+
+  it('an ended run replays, links its origin and template, and asks before deleting', async () => {
+    const base = derive(events(1, true));
+    const run = {
+      ...base,
+      template: 'orders',
+      started: { ...base.started, origin: { kind: 'replay' as const, runId: 'abcdef0123456789' } },
+    };
+    const h = handlers();
+    const screen = await render(
+      <RunMeta run={run} now={0} origin={originLabel(run.started.origin)} actions={runActions(run)} {...h} />,
+    );
+    expect(screen.container.querySelector('button.danger')?.textContent).toBe('Delete');
+    await screen.getByRole('button', { name: 'Replay' }).click();
+    expect(h.onReplay).toHaveBeenCalledOnce();
+    await screen.getByTestId('run-origin').click();
+    expect(h.onOrigin).toHaveBeenCalledWith('abcdef0123456789');
+    await expect.element(screen.getByTestId('run-origin')).toHaveTextContent('replay of abcdef01');
+    await screen.getByRole('button', { name: 'orders' }).click();
+    expect(h.onTemplate).toHaveBeenCalledWith('orders');
+
+    const confirm = vi.spyOn(window, 'confirm').mockReturnValueOnce(false).mockReturnValueOnce(true);
+    await screen.getByRole('button', { name: 'Delete' }).click();
+    expect(h.onDelete).not.toHaveBeenCalled();
+    await screen.getByRole('button', { name: 'Delete' }).click();
+    expect(h.onDelete).toHaveBeenCalledOnce();
+    confirm.mockRestore();
+  });
+
+  it('an open error offers the way back', async () => {
+    const onBack = vi.fn();
+    const screen = await render(<RunOpenError runId="r-9" error="no such run" onBack={onBack} />);
+    await expect.element(screen.getByRole('alert')).toHaveTextContent('Could not open run r-9: no such run');
+    await screen.getByRole('button', { name: 'Back to runs' }).click();
+    expect(onBack).toHaveBeenCalledOnce();
+  });
+});
+
+describe('the run outcome', () => {
+  it('shows the result as a tree, an error as an alert, or the interruption note', async () => {
+    const ok = await render(<RunOutcomePanel outcome={runOutcome(derive(events(1, true)))} />);
+    await expect.element(ok.getByTestId('run-result')).toMatchTextContent('total');
+    await ok.unmount();
+    const failed = await render(
+      <RunOutcomePanel
+        outcome={runOutcome({ status: 'failed', error: 'KeyError: qty', result: undefined })}
+        templateMiss={{ reason: 'no template matches' }}
+      />,
+    );
+    await expect.element(failed.getByRole('alert')).toHaveTextContent('Error: KeyError: qty');
+    await expect.element(failed.getByTestId('template-miss')).toMatchTextContent('no template matches');
+    await failed.unmount();
+    const cut = await render(
+      <RunOutcomePanel outcome={runOutcome({ status: 'interrupted', result: undefined })} />,
+    );
+    await expect.element(cut.getByTestId('run-error')).toMatchTextContent('This run was interrupted');
+    expect(cut.container.querySelector('[role="alert"]')).toBeNull();
+  });
+});
+
+describe('the attempt toolbar', () => {
+  const running = derive(events(2));
+  const done = derive(events(2, true));
+  const a = done.attempts[1]!;
+
+  it('an edited script of an ended PLAN run runs, continues and resets', async () => {
+    const onRun = vi.fn();
+    const onContinue = vi.fn();
+    const onReset = vi.fn();
+    const screen = await render(
+      <AttemptToolbar
+        state={attemptState(done, a, 'emit_result(22)', undefined)}
+        onRun={onRun}
+        onContinue={onContinue}
+        onReset={onReset}
+        onPromote={noop}
+      />,
+    );
+    await expect.element(screen.getByTestId('script-caption')).toMatchTextContent('· edited');
+    await screen.getByRole('button', { name: 'Run script' }).click();
+    await screen.getByRole('button', { name: 'Continue from here' }).click();
+    await screen.getByRole('button', { name: 'Reset' }).click();
+    expect([onRun, onContinue, onReset].map((f) => f.mock.calls.length)).toEqual([1, 1, 1]);
+    await expect.element(screen.getByRole('button', { name: 'Promote to template' })).toBeDisabled();
+  });
+
+  it('while the LLM streams, nothing runs; a running run does not continue', async () => {
+    const streaming = await render(
+      <AttemptToolbar
+        state={attemptState(running, { script: undefined, execution: undefined }, '', 'emit_')}
+        onRun={noop}
+        onContinue={noop}
+        onReset={noop}
+        onPromote={noop}
+      />,
+    );
+    await expect
+      .element(streaming.getByTestId('script-caption'))
+      .toHaveTextContent('Streaming from the LLM…');
+    await expect.element(streaming.getByRole('button', { name: 'Run script' })).toBeDisabled();
+    await expect.element(streaming.getByRole('button', { name: 'Continue from here' })).toBeDisabled();
+    expect(streaming.container.textContent).not.toContain('Reset');
+  });
+
+  it('a script that succeeded can be promoted and offers making a skill', async () => {
+    const onPromote = vi.fn();
+    const ok = { script: a.script, execution: { success: true } as never };
+    const screen = await render(
+      <AttemptToolbar
+        state={attemptState(done, ok, a.script!.body, undefined)}
+        makeSkill={<button>Make a skill</button>}
+        onRun={noop}
+        onContinue={noop}
+        onReset={noop}
+        onPromote={onPromote}
+      />,
+    );
+    await screen.getByRole('button', { name: 'Promote to template' }).click();
+    expect(onPromote).toHaveBeenCalledOnce();
+    await expect.element(screen.getByRole('button', { name: 'Make a skill' })).toBeVisible();
+    const interactive = { ...done, started: { ...done.started, mode: 'interactive' as const } };
+    await screen.rerender(
+      <AttemptToolbar
+        state={attemptState(interactive, a, a.script!.body, undefined)}
+        makeSkill={<button>Make a skill</button>}
+        onRun={noop}
+        onContinue={noop}
+        onReset={noop}
+        onPromote={noop}
+      />,
+    );
+    expect(screen.container.textContent).not.toContain('Continue from here');
+    expect(screen.container.textContent).not.toContain('Make a skill');
+  });
+});

@@ -1,0 +1,147 @@
+import { describe, expect, it } from 'vitest';
+import { derive, events } from './run-fixture.ts';
+import {
+  attemptState,
+  foldCaughtUp,
+  foldQueued,
+  followSelection,
+  originLabel,
+  runActions,
+  runOutcome,
+  selectedAttempt,
+  stepSelection,
+} from './run-detail.ts';
+
+describe('the live event fold', () => {
+  const all = events(2, true);
+  const start = derive(all.slice(0, 4)); // run_started and attempt 1's tier, llm and script
+
+  it('folds pushed events in sequence order whatever order they arrive in', () => {
+    const rest = all.slice(4).reverse();
+    const { run, held, gap } = foldQueued(start, rest);
+    expect(gap).toBe(false);
+    expect(held).toEqual([]);
+    expect(run.events).toBe(all.length);
+    expect(run.attempts.map((a) => a.n)).toEqual([1, 2]);
+    expect(run.status).toBe('succeeded');
+    expect(run).toEqual(derive(all));
+  });
+
+  it('drops events the record already holds and events of another run', () => {
+    const other = { ...all[4]!, runId: 'another' };
+    const { run, gap } = foldQueued(start, [all[1]!, all[3]!, other]);
+    expect(gap).toBe(false);
+    expect(run).toBe(start);
+  });
+
+  it('on a gap, folds up to it and holds the later events for after the catch-up', () => {
+    const { run, held, gap } = foldQueued(start, [all[4]!, all[6]!, all[7]!]);
+    expect(gap).toBe(true);
+    expect(run.events).toBe(5);
+    expect(held.map((e) => e.seq)).toEqual([6, 7]);
+  });
+
+  it('a catch-up folds the missing events once each, and marks a run nobody owns interrupted', () => {
+    const caught = foldCaughtUp(start, [all[4]!, all[4]!, all[5]!], true);
+    expect(caught.events).toBe(6);
+    expect(caught.status).toBe('running');
+    expect(foldCaughtUp(start, [], false).status).toBe('interrupted');
+    expect(foldCaughtUp(derive(all), [], false).status).toBe('succeeded');
+  });
+});
+
+describe('selection and history', () => {
+  const one = derive(events(1));
+  const two = derive(events(2));
+  const three = derive(events(3));
+
+  it('follows a live run while nothing or the last attempt is selected, and keeps any other choice', () => {
+    expect(followSelection(undefined, one, undefined)).toBe(1);
+    expect(followSelection(one, two, 1)).toBe(2);
+    expect(followSelection(two, three, 1)).toBe(1);
+    expect(followSelection(two, three, 2)).toBe(3);
+  });
+
+  it('shows the selected attempt, else the last', () => {
+    expect(selectedAttempt(three, 2)?.n).toBe(2);
+    expect(selectedAttempt(three, undefined)?.n).toBe(3);
+    expect(selectedAttempt(three, 9)?.n).toBe(3);
+    expect(selectedAttempt(undefined, 1)).toBeUndefined();
+  });
+
+  it('steps through the history, clamped to its ends', () => {
+    expect(stepSelection(three, 2, 1)).toBe(3);
+    expect(stepSelection(three, 3, 1)).toBe(3);
+    expect(stepSelection(three, 1, -1)).toBe(1);
+    expect(stepSelection(three, undefined, 1)).toBe(2);
+    expect(stepSelection(derive(events(0)), 1, 1)).toBeUndefined();
+  });
+});
+
+describe('what the run and an attempt allow', () => {
+  const running = derive(events(2));
+  const done = derive(events(2, true));
+
+  it('cancel while running; replay and delete once ended, replay only with recorded LLM outputs', () => {
+    expect(runActions(running)).toEqual({ cancel: true, replay: false, delete: false });
+    expect(runActions(done)).toEqual({ cancel: false, replay: true, delete: true });
+    const noLlm = { ...done, attempts: done.attempts.map((a) => ({ ...a, llm: undefined })) };
+    expect(runActions(noLlm).replay).toBe(false);
+  });
+
+  it('says the result, the error, an interruption or nothing', () => {
+    expect(runOutcome(done)).toEqual({ kind: 'result', value: { total: 3 } });
+    expect(runOutcome({ status: 'failed', error: 'KeyError', result: undefined })).toEqual({
+      kind: 'error',
+      label: 'Error',
+      message: 'KeyError',
+    });
+    expect(runOutcome({ status: 'interrupted', error: 'killed', result: undefined })).toMatchObject({
+      label: 'Interrupted',
+    });
+    expect(runOutcome({ status: 'interrupted', result: undefined })).toEqual({ kind: 'interrupted' });
+    expect(runOutcome(running)).toEqual({ kind: 'none' });
+  });
+
+  it('names where a run came from', () => {
+    expect(originLabel({ kind: 'replay', runId: '1a2b3c4d5e6f' })).toBe('replay of 1a2b3c4d');
+    expect(originLabel({ kind: 'continue', runId: '1a2b3c4d5e6f', attempt: 2 })).toBe(
+      'continue of 1a2b3c4d #2',
+    );
+  });
+
+  it('an attempt streams until its script arrives; edits make it dirty; continue is PLAN-only and not while running', () => {
+    const a = running.attempts[1]!;
+    const clean = attemptState(running, a, 'emit_result(2)', undefined);
+    expect(clean).toMatchObject({
+      unit: 'attempt',
+      streaming: false,
+      dirty: false,
+      canRun: true,
+      canContinue: false,
+    });
+    expect(clean.caption).toBe('script (python, from llm)');
+    const edited = attemptState(done, a, 'emit_result(22)', undefined);
+    expect(edited).toMatchObject({
+      dirty: true,
+      canContinue: true,
+      caption: 'script (python, from llm) · edited',
+    });
+    const streaming = attemptState(running, { script: undefined, execution: undefined }, '', 'emit_res');
+    expect(streaming).toMatchObject({ streaming: true, canRun: false, text: 'emit_res' });
+    expect(streaming.caption).toBe('Streaming from the LLM…');
+    const interactive = { ...done, started: { ...done.started, mode: 'interactive' as const } };
+    expect(attemptState(interactive, a, 'x', undefined)).toMatchObject({
+      unit: 'step',
+      canContinue: undefined,
+    });
+  });
+
+  it('promote and make-a-skill need a script that succeeded (make-a-skill a Python one)', () => {
+    const ok = { script: running.attempts[0]!.script, execution: { success: true } as never };
+    expect(attemptState(done, ok, 'x', undefined)).toMatchObject({ canPromote: true, canMakeSkill: true });
+    const js = { ...done, started: { ...done.started, language: 'js' as const } };
+    expect(attemptState(js, ok, 'x', undefined)).toMatchObject({ canPromote: true, canMakeSkill: false });
+    expect(attemptState(done, running.attempts[0]!, 'x', undefined)).toMatchObject({ canPromote: false });
+  });
+});

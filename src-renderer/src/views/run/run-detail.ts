@@ -1,0 +1,180 @@
+/**
+ * The single-run view's state as data (pure, tested in node): the live event fold, which attempt is
+ * selected and how selection follows a live run, stepping through the history, and what the run's and
+ * an attempt's actions allow. `store/run.ts` keeps the state and calls these; `useRunDetail.ts` binds
+ * them to React; `RunDetailParts.tsx` draws them.
+ */
+import type { AttemptView, RunEventView, RunRecordView } from '../../../../src-main/contract/api.ts';
+import type { RunEvent } from '../../../../src-main/core/records/events.ts';
+import { foldEvent } from '../../../../src-main/core/records/records.ts';
+import type { RunRecord } from '../../../../src-main/core/records/records.ts';
+
+/**
+ * Folds one pushed event into the open run's record. A prompt event carries its prompt's head, as the
+ * attempts of `runs.get` do; the fold only stores a prompt, whatever its shape.
+ */
+export const foldView = (run: RunRecordView, e: RunEventView): RunRecordView =>
+  foldEvent(run as unknown as RunRecord, e as unknown as RunEvent);
+
+/** What folding a batch of pushed events gives: the new record, and the events kept for after a catch-up. */
+export interface Folded {
+  run: RunRecordView;
+  /** Events after a gap (in sequence order), kept to fold once the missing ones have been fetched. */
+  held: RunEventView[];
+  /** Whether a gap was found: the missing events must be fetched (`runs.events` after the last). */
+  gap: boolean;
+}
+
+/**
+ * Folds the queued events of the open run into its record, in sequence order. The record holds
+ * `run.events` events (sequence numbers 0..events-1): older events are already in it and are dropped,
+ * as are other runs' events; a later one than the next expected means events were missed: it and the
+ * ones after it are held, and `gap` asks for a catch-up.
+ */
+export function foldQueued(run: RunRecordView, queued: readonly RunEventView[]): Folded {
+  const events = [...queued].sort((a, b) => a.seq - b.seq);
+  let next = run;
+  for (const [i, e] of events.entries()) {
+    if (e.runId !== next.id || e.seq < next.events) continue;
+    if (e.seq > next.events) return { run: next, held: events.slice(i), gap: true };
+    next = foldView(next, e);
+  }
+  return { run: next, held: [], gap: false };
+}
+
+/**
+ * Folds the events a catch-up fetched (`runs.events` after the record's last): each one in sequence,
+ * none twice. A run no process owns any more (`live` false) that never finished was interrupted.
+ */
+export function foldCaughtUp(
+  run: RunRecordView,
+  events: readonly RunEventView[],
+  live: boolean,
+): RunRecordView {
+  let next = run;
+  for (const e of events) if (e.runId === next.id && e.seq === next.events) next = foldView(next, e);
+  if (!live && next.status === 'running') next = { ...next, status: 'interrupted' };
+  return next;
+}
+
+const lastN = (run: RunRecordView | undefined): number | undefined =>
+  run?.attempts[run.attempts.length - 1]?.n;
+
+/**
+ * The attempt selected after the record changed from `prev` to `run`: a live run is followed (when
+ * nothing or the last attempt was selected, the newest is selected); any other selection stays.
+ */
+export function followSelection(
+  prev: RunRecordView | undefined,
+  run: RunRecordView,
+  selected: number | undefined,
+): number | undefined {
+  const last = lastN(run);
+  const following = selected === undefined || selected === lastN(prev);
+  return following && last !== undefined ? last : selected;
+}
+
+/** The attempt the view shows: the selected one, else the last. */
+export function selectedAttempt(
+  run: RunRecordView | undefined,
+  n: number | undefined,
+): AttemptView | undefined {
+  return run?.attempts.find((a) => a.n === n) ?? run?.attempts[run.attempts.length - 1];
+}
+
+/** The attempt one step before or after the selected one in the history, clamped to its ends. */
+export function stepSelection(
+  run: RunRecordView | undefined,
+  n: number | undefined,
+  delta: 1 | -1,
+): number | undefined {
+  if (!run || run.attempts.length === 0) return undefined;
+  const i = run.attempts.findIndex((a) => a.n === n);
+  const at = Math.min(run.attempts.length - 1, Math.max(0, (i < 0 ? 0 : i) + delta));
+  return run.attempts[at]?.n;
+}
+
+/** Where the run came from, as its link reads: "replay of 1a2b3c4d #2". */
+export function originLabel(origin: NonNullable<RunRecordView['started']['origin']>): string {
+  return `${origin.kind} of ${origin.runId.slice(0, 8)}${origin.attempt ? ` #${origin.attempt}` : ''}`;
+}
+
+/** What the run's head allows. */
+export interface RunActions {
+  cancel: boolean;
+  /** Replay needs recorded LLM outputs and a run that ended. */
+  replay: boolean;
+  delete: boolean;
+}
+
+export function runActions(run: Pick<RunRecordView, 'status' | 'attempts'>): RunActions {
+  const running = run.status === 'running';
+  return { cancel: running, replay: !running && run.attempts.some((a) => a.llm), delete: !running };
+}
+
+/** What the run's outcome panel says: its result, its error, an interruption, or nothing yet. */
+export type RunOutcome =
+  | { kind: 'result'; value: unknown }
+  | { kind: 'error'; label: 'Error' | 'Interrupted'; message: string }
+  | { kind: 'interrupted' }
+  | { kind: 'none' };
+
+export function runOutcome(run: Pick<RunRecordView, 'status' | 'error' | 'result'>): RunOutcome {
+  if (run.status === 'succeeded') return { kind: 'result', value: run.result };
+  if (run.error)
+    return {
+      kind: 'error',
+      label: run.status === 'interrupted' ? 'Interrupted' : 'Error',
+      message: run.error,
+    };
+  if (run.status === 'interrupted') return { kind: 'interrupted' };
+  return { kind: 'none' };
+}
+
+/** What an attempt's script toolbar shows and allows, given the edited text and any streamed tokens. */
+export interface AttemptState {
+  unit: 'attempt' | 'step';
+  /** The LLM is still writing this attempt's script (no script yet, tokens arriving). */
+  streaming: boolean;
+  /** The editor's text differs from the recorded script. */
+  dirty: boolean;
+  /** The editor's caption: "script (python, from llm) · edited". */
+  caption: string;
+  canRun: boolean;
+  /** Continue from here: PLAN runs only, and not while the run is running. */
+  canContinue: boolean | undefined;
+  /** Promote to template: only a script that succeeded. */
+  canPromote: boolean;
+  /** Make a skill from lines of the script: a Python script that succeeded. */
+  canMakeSkill: boolean;
+  /** The text the editor shows. */
+  text: string;
+}
+
+export function attemptState(
+  run: Pick<RunRecordView, 'status' | 'started'>,
+  a: Pick<AttemptView, 'script' | 'execution'>,
+  edited: string,
+  live: string | undefined,
+): AttemptState {
+  const original = a.script?.body ?? '';
+  const streaming = !a.script && !!live;
+  const dirty = edited !== original && edited.trim() !== '';
+  const has = edited.trim() !== '';
+  const head = streaming
+    ? 'Streaming from the LLM…'
+    : a.script
+      ? `script (${a.script.language}, from ${a.script.source})`
+      : 'no script';
+  return {
+    unit: run.started.mode === 'interactive' ? 'step' : 'attempt',
+    streaming,
+    dirty,
+    caption: head + (dirty ? ' · edited' : ''),
+    canRun: has && !streaming,
+    canContinue: run.started.mode === 'plan' ? has && !streaming && run.status !== 'running' : undefined,
+    canPromote: !!a.execution?.success,
+    canMakeSkill: !!a.execution?.success && run.started.language === 'python',
+    text: streaming ? (live ?? '') : edited,
+  };
+}
