@@ -122,6 +122,7 @@ describe('JS/TS skills in the real node sandbox', () => {
         ['get_orders', 'order_total'],
         ['get_user', 'order_total'],
         ['get_user', null],
+        ['search_tools', null],
       ]);
     }
 
