@@ -161,6 +161,7 @@ export class SkillService {
       const tools = skillTools(shape, names);
       out.push({
         name: e.skill.name,
+        language,
         source: e.skill.source,
         tool: {
           ...shape.tool,
@@ -330,7 +331,12 @@ export class SkillService {
       task: `skill try ${req.sandbox}/${req.name}`,
       kind: 'skill_test',
       skills: [
-        { name: req.name, source: req.source, tool: { ...shape.tool, grade: c.grade ?? { w: 0, d: 0 } } },
+        {
+          name: req.name,
+          language,
+          source: req.source,
+          tool: { ...shape.tool, grade: c.grade ?? { w: 0, d: 0 } },
+        },
       ],
     });
     return {
@@ -374,6 +380,7 @@ export class SkillService {
     const ctx = this.deps.toolContext(sandbox, undefined, language);
     const own: OfferedSkill = {
       name: s.name,
+      language: s.language,
       source: s.source,
       tool: { ...shape.tool, grade: skillGrade(skillTools(shape, Object.keys(ctx.toolMap)), ctx.tools) },
     };

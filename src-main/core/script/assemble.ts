@@ -58,7 +58,7 @@ export function assembleScript(raw: string, ctx: AssembleContext): AssembledScri
   const language = ctx.language ?? 'python';
   const body = stripFences(raw, language);
   const c = language === 'python' ? '#' : '//';
-  const used = ctx.skills ? skillsUsed(body, ctx.skills) : [];
+  const used = ctx.skills ? skillsUsed(body, ctx.skills, language) : [];
   const preamble = [
     `${c} toolsmith script · sandbox ${ctx.sandbox} · ${language}`,
     `${c} tools: ${ctx.tools.join(', ') || '(none)'}`,

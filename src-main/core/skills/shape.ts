@@ -43,12 +43,7 @@ export function skillCallScriptOf(
     : jsSkillCallScript(name, args, jsSkillShape(name, source, language).tool.parameters);
 }
 
-/**
- * Whether scripts of a language may call skills of another: Python with Python; JS skills in JS and TS
- * scripts (JS is TS, and the node worker strips a TS job's types as a whole); TS skills in TS scripts.
- */
-export const skillOfferedTo = (skill: SkillLanguage, script: ScriptLanguage): boolean =>
-  skill === script || (skill === 'js' && script === 'ts');
+export { skillOfferedTo } from './offered.ts';
 
 /** The script language a skill's own tests and tries run in. */
 export const scriptLanguageOf = (skill: SkillLanguage): ScriptLanguage => skill;
