@@ -4,12 +4,13 @@
  * offered to JS/TS scripts only (defined ahead of the body, its tool calls recorded under its name), in
  * the JS/TS manual with its TS declaration, and found by the job's run-time `search_tools`.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createSandboxManager } from '../../../src-main/app/sandbox-factory.ts';
 import { ToolsmithService } from '../../../src-main/app/service.ts';
 import { ToolsmithError } from '../../../src-main/app/errors.ts';
+import { cli } from '../../support/cli.ts';
 import { removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
 
 const ws = tempWorkspace();
@@ -219,6 +220,61 @@ async function user_city(user_id: string): Promise<string> {
     expect(existsSync(join(ws, 'skills/ecommerce/user_city.ts'))).toBe(false);
     expect(skills.files.versions('ecommerce', 'user_city')).toEqual([1]);
   }, 400_000);
+
+  it('CLI: skill create takes the language from --language or the file, list/show/test/delete', async () => {
+    const f = join(ws, 'order_count.js');
+    writeFileSync(
+      f,
+      `/**\n * How many orders a customer has.\n * @param {string} user_id The customer's id.\n */\nasync function order_count(user_id) {\n  return (await get_orders({})).data.filter((o) => o.user_id === user_id).length;\n}\n`,
+    );
+    const made = await cli(
+      '-w',
+      ws,
+      'skill',
+      'create',
+      'order_count',
+      '--sandbox',
+      'ecommerce',
+      '--file',
+      f,
+      '--case',
+      '{"args": {"user_id": "u1"}, "expect": 2}',
+    );
+    expect(made.err).toBe('');
+    expect(made.out).toMatch(/saved skill ecommerce\/order_count v1 \(.*order_count\.js\)/);
+    expect(made.out).toContain('offered to scripts');
+    expect(made.code).toBe(0);
+    const list = await cli('-w', ws, 'skill', 'list', '--sandbox', 'ecommerce');
+    expect(list.out).toMatch(/ecommerce\/order_count\s+js\s+v1\s+passed/);
+    const show = await cli('-w', ws, 'skill', 'show', 'order_count', '--sandbox', 'ecommerce');
+    expect(show.out).toContain('order_count v1 (js)  passed');
+    expect((await cli('-w', ws, 'skill', 'test', 'order_count', '--sandbox', 'ecommerce')).code).toBe(0);
+    // The JS manual lists it; the Python one does not.
+    const tools = await cli('-w', ws, 'tools', '--sandbox', 'ecommerce', '--language', 'js');
+    expect(tools.out).toContain(
+      '<ts_stub>declare function order_count(user_id: string): Promise&lt;unknown&gt;;</ts_stub>',
+    );
+    expect((await cli('-w', ws, 'tools', '--sandbox', 'ecommerce')).out).not.toContain('order_count');
+    // --language wins over the extension: this source is JS, so checked as TS it lacks types.
+    const asTs = await cli(
+      '-w',
+      ws,
+      'skill',
+      'create',
+      'order_count',
+      '--sandbox',
+      'ecommerce',
+      '--file',
+      f,
+      '--language',
+      'ts',
+      '--force',
+    );
+    expect(asTs.code).not.toBe(0);
+    expect(asTs.err).toMatch(/parameter user_id needs a type/);
+    expect((await cli('-w', ws, 'skill', 'delete', 'order_count', '--sandbox', 'ecommerce')).code).toBe(0);
+    expect(existsSync(join(ws, 'skills/ecommerce/order_count.js'))).toBe(false);
+  }, 300_000);
 
   it('a JS skill is validated by the script rules: one that escapes is refused at save', async () => {
     const skills = svc.skills();
