@@ -184,11 +184,13 @@ export class ScriptExecution {
 
   /** The manual entries of a sandbox's offered skills among `names` (a job's run-time lookups). */
   skillManual(sandbox: string, names: readonly string[], language: ScriptLanguage = 'python'): Tool[] {
-    return this.deps
-      // A TS job may reach the worker as JS (types stripped on the host): JS and TS skills both.
-      .offeredSkills(this.deps.toolContext(sandbox, undefined, language === 'python' ? 'python' : 'ts'))
-      .filter((s) => names.includes(s.name))
-      .map((s) => s.tool);
+    return (
+      this.deps
+        // A TS job may reach the worker as JS (types stripped on the host): JS and TS skills both.
+        .offeredSkills(this.deps.toolContext(sandbox, undefined, language === 'python' ? 'python' : 'ts'))
+        .filter((s) => names.includes(s.name))
+        .map((s) => s.tool)
+    );
   }
 
   validate(req: ValidateRequest): ValidationResult {

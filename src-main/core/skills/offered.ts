@@ -32,7 +32,8 @@ export function skillsUsed(
   if (!skills.length) return [];
   const names = new Set(body.match(IDENT) ?? []);
   return skills
-    .filter((s) => names.has(s.name) && skillOfferedTo(s.language ?? 'python', language)).sort((a, b) => a.name.localeCompare(b.name));
+    .filter((s) => names.has(s.name) && skillOfferedTo(s.language ?? 'python', language))
+    .sort((a, b) => a.name.localeCompare(b.name));
 }
 
 /** The skills' source as it goes ahead of a body: each function, a blank line after it. */

@@ -72,7 +72,11 @@ export class SkillFiles {
   }
 
   file(sandbox: string, name: string, language: SkillLanguage = 'python'): string {
-    return join(this.dir, checkName('sandbox', sandbox), `${checkName('skill', name)}.${SKILL_EXT[language]}`);
+    return join(
+      this.dir,
+      checkName('sandbox', sandbox),
+      `${checkName('skill', name)}.${SKILL_EXT[language]}`,
+    );
   }
 
   /** Every skill file (of one sandbox, or all), parsed; one that does not parse carries its error. */
