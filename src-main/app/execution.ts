@@ -156,23 +156,46 @@ export class ScriptExecution {
    */
   scriptContext(sandbox: string, kitName: string | undefined, language: ScriptLanguage): ScriptContext {
     const ctx = this.deps.toolContext(sandbox, kitName, language);
-    if (language !== 'python') return ctx;
     const skills = this.deps.offeredSkills(ctx);
     return skills.length ? { ...ctx, skills } : ctx;
   }
 
-  /** A sandbox's tools as scripts see them, then its offered skills: what manuals, search and describe show. */
-  manualTools(sandbox: string, kit?: string): SandboxTool[] {
-    const ctx = this.scriptContext(sandbox, kit, 'python');
-    return [...ctx.tools, ...(ctx.skills ?? []).map((s) => s.tool)];
+  /**
+   * A sandbox's tools as scripts see them, then its offered skills: what manuals, search and describe
+   * show. With a language, the skills its scripts may call; without one (MCP, whose `code` tool takes
+   * both), the skills of every language, each saying which scripts call it.
+   */
+  manualTools(sandbox: string, kit?: string, language?: ScriptLanguage): SandboxTool[] {
+    if (language) {
+      const ctx = this.scriptContext(sandbox, kit, language);
+      return [...ctx.tools, ...(ctx.skills ?? []).map((s) => s.tool)];
+    }
+    const python = this.scriptContext(sandbox, kit, 'python');
+    const callers = new Map<string, { tool: SandboxTool; languages: string[] }>();
+    for (const l of ['python', 'js', 'ts'] as const)
+      for (const s of (l === 'python' ? python : this.scriptContext(sandbox, kit, l)).skills ?? []) {
+        const seen = callers.get(s.name);
+        if (seen) seen.languages.push(l);
+        else callers.set(s.name, { tool: s.tool, languages: [l] });
+      }
+    return [
+      ...python.tools,
+      ...[...callers.values()].map(({ tool, languages }) => ({
+        ...tool,
+        description: `${tool.description}\n(A skill: ${languages.join(' and ')} scripts call it.)`,
+      })),
+    ];
   }
 
   /** The manual entries of a sandbox's offered skills among `names` (a job's run-time lookups). */
-  skillManual(sandbox: string, names: readonly string[]): Tool[] {
-    return this.deps
-      .offeredSkills(this.deps.toolContext(sandbox, undefined, 'python'))
-      .filter((s) => names.includes(s.name))
-      .map((s) => s.tool);
+  skillManual(sandbox: string, names: readonly string[], language: ScriptLanguage = 'python'): Tool[] {
+    return (
+      this.deps
+        // A TS job may reach the worker as JS (types stripped on the host): JS and TS skills both.
+        .offeredSkills(this.deps.toolContext(sandbox, undefined, language === 'python' ? 'python' : 'ts'))
+        .filter((s) => names.includes(s.name))
+        .map((s) => s.tool)
+    );
   }
 
   validate(req: ValidateRequest): ValidationResult {

@@ -12,6 +12,7 @@ import { stripTypeScriptTypes } from 'node:module';
 import { dirname } from 'node:path';
 import Docker from 'dockerode';
 import type { Tool } from '../core/tools/model.ts';
+import type { ScriptLanguage } from '../core/lang/violation.ts';
 import { ToolsmithError } from './errors.ts';
 import { discoveryHostTools, mcpHostToolNames, mcpHostTools } from './mcp.ts';
 import type { McpToolDeps } from './mcp.ts';
@@ -137,7 +138,7 @@ export interface SandboxFactoryDeps extends WorkspaceDeps, PushDeps, McpToolDeps
   /** New jobs go to a new backend; this one is disposed once its running jobs end. */
   retireSandbox(): void;
   /** The manual entries of a sandbox's offered skills among `names` (app/skills.ts). */
-  skillManual?(sandbox: string, names: readonly string[]): Tool[];
+  skillManual?(sandbox: string, names: readonly string[], language?: ScriptLanguage): Tool[];
 }
 
 export async function createSandboxManager(svc: SandboxFactoryDeps): Promise<SandboxManager> {
@@ -321,12 +322,12 @@ export async function createSandboxManager(svc: SandboxFactoryDeps): Promise<San
     maxOutputBytes: limits.output_kb * 1024,
     specFor,
     hostToolsFor: (sandbox) => mcpHostTools(svc, sandbox),
-    discoveryFor: (sandbox, tools, skills) =>
+    discoveryFor: (sandbox, tools, skills, language) =>
       discoveryHostTools(
         svc,
         sandbox,
         tools,
-        skills?.length ? svc.skillManual?.(sandbox, skills) : undefined,
+        skills?.length ? svc.skillManual?.(sandbox, skills, language) : undefined,
       ),
   });
   const enabled = svc.enabledRuntimes();

@@ -211,7 +211,7 @@ export class ToolsmithService {
       prepareMcp,
       enabledRuntimes: () => system.enabledRuntimes(),
       retireSandbox: () => execution.retireSandbox(),
-      skillManual: (sandbox, names) => execution.skillManual(sandbox, names),
+      skillManual: (sandbox, names, language) => execution.skillManual(sandbox, names, language),
     };
     const execution: ScriptExecution = new ScriptExecution({
       get config() {

@@ -15,12 +15,19 @@ export const skillHandlers: SkillHandlers = {
     return { skills: skills.list(sandbox), problems: skills.problems() };
   },
   'skills.get': (svc, { sandbox, name }) => svc.skills().get(sandbox, name),
-  'skills.check': (svc, r) => svc.skills().check(r),
+  'skills.check': (svc, r) =>
+    svc.skills().check({
+      sandbox: r.sandbox,
+      name: r.name,
+      source: r.source,
+      ...(r.language ? { language: r.language } : {}),
+    }),
   'skills.save': (svc, r) =>
     svc.skills().save({
       sandbox: r.sandbox,
       name: r.name,
       source: r.source,
+      ...(r.language ? { language: r.language } : {}),
       ...(r.tests ? { tests: r.tests as SkillTest[] } : {}),
       ...(r.origin ? { origin: r.origin } : {}),
       ...(r.force ? { force: true } : {}),
@@ -31,6 +38,7 @@ export const skillHandlers: SkillHandlers = {
       sandbox: r.sandbox,
       name: r.name,
       source: r.source,
+      ...(r.language ? { language: r.language } : {}),
       args: r.args as Record<string, JsonValue>,
     }),
   'skills.delete': (svc, { sandbox, name }) => {

@@ -11,8 +11,16 @@ import type { RunRecord } from '../core/records/records.ts';
 import type { ExecutionResult } from '../core/sandbox/execution.ts';
 import type { ScriptContext } from '../core/script/context.ts';
 import type { OfferedSkill } from '../core/skills/offered.ts';
-import { skillCallScript, skillGrade, skillShape, SkillError, skillTools } from '../core/skills/skill.ts';
-import type { Skill, SkillTest } from '../core/skills/skill.ts';
+import { skillGrade, SkillError, skillTools } from '../core/skills/skill.ts';
+import type { Skill, SkillLanguage, SkillTest } from '../core/skills/skill.ts';
+import { jsSkillStub } from '../core/skills/js-skill.ts';
+import {
+  predicateScriptOf,
+  scriptLanguageOf,
+  shapeOf,
+  skillCallScriptOf,
+  skillOfferedTo,
+} from '../core/skills/shape.ts';
 import { proposeSkill } from '../core/skills/propose.ts';
 import type { SkillProposal } from '../core/skills/propose.ts';
 import type {
@@ -64,11 +72,11 @@ export class SkillService {
 
   private view(e: SkillEntry & { skill: Skill }, verdicts: Record<string, SkillVerdict>): SkillView {
     const s = e.skill;
-    const shape = skillShape(s.name, s.source);
+    const shape = shapeOf(s.name, s.source, s.language);
     let tools: string[] = [];
     let grade: Grade = { w: 0, d: 0 };
     try {
-      const ctx = this.deps.toolContext(s.sandbox, undefined, 'python');
+      const ctx = this.deps.toolContext(s.sandbox, undefined, scriptLanguageOf(s.language));
       tools = skillTools(shape, Object.keys(ctx.toolMap));
       grade = skillGrade(tools, ctx.tools);
     } catch {
@@ -127,23 +135,25 @@ export class SkillService {
   }
 
   /**
-   * The skills scripts of a context may call: Python, tests passing on the file as it is, and every tool
-   * each calls among the context's tools (a kit without one of them does not offer the skill).
+   * The skills scripts of a context may call: of a language its scripts can call (core/skills/shape.ts
+   * `skillOfferedTo`), tests passing on the file as it is, and every tool each calls among the context's
+   * tools (a kit without one of them does not offer the skill).
    */
   offered(ctx: Pick<ScriptContext, 'sandbox' | 'language' | 'toolMap' | 'tools'>): OfferedSkill[] {
-    if (ctx.language !== 'python') return [];
     const verdicts = this.files.verdicts();
     const names = Object.keys(ctx.toolMap);
     const out: OfferedSkill[] = [];
     for (const e of this.files.list(ctx.sandbox)) {
       const v = verdicts[`${e.sandbox}/${e.name}`];
       if (!e.skill || !v?.passed || v.hash !== e.hash) continue;
-      const shape = skillShape(e.skill.name, e.skill.source);
+      const language = e.skill.language;
+      if (!skillOfferedTo(language, ctx.language)) continue;
+      const shape = shapeOf(e.skill.name, e.skill.source, language);
       // Valid against this context's tools: a kit without a tool the skill calls does not offer it.
       const key = `${e.hash}\0${names.join(',')}`;
       let ok = this.validFor.get(key);
       if (ok === undefined) {
-        ok = this.deps.validate(e.skill.source, 'python', { tools: names, requireEmit: false }).valid;
+        ok = this.deps.validate(e.skill.source, language, { tools: names, requireEmit: false }).valid;
         if (this.validFor.size > 256) this.validFor.clear();
         this.validFor.set(key, ok);
       }
@@ -151,28 +161,35 @@ export class SkillService {
       const tools = skillTools(shape, names);
       out.push({
         name: e.skill.name,
+        language,
         source: e.skill.source,
         tool: {
           ...shape.tool,
           returns: shape.tool.returns ?? 'its return value (a skill returns plain data, not a ToolResponse)',
           grade: skillGrade(tools, ctx.tools),
+          // How a JS/TS script calls it: positional parameters, awaited.
+          ...(language === 'python' ? {} : { stubs: { python: '', ts: jsSkillStub(shape.tool) } }),
         },
       });
     }
     return out;
   }
 
-  /** Checks a skill's source: its shape, then the script rules (the sandbox's tools, no emit needed). */
-  check(req: { sandbox: string; name: string; source: string }): SkillCheck {
-    const shape = skillShape(req.name, req.source);
+  /**
+   * Checks a skill's source: its shape, then the script rules of its language (the sandbox's tools, no
+   * emit needed).
+   */
+  check(req: { sandbox: string; name: string; source: string; language?: SkillLanguage }): SkillCheck {
+    const language = req.language ?? 'python';
+    const shape = shapeOf(req.name, req.source, language);
     let ctx: ScriptContext;
     try {
-      ctx = this.deps.toolContext(req.sandbox, undefined, 'python');
+      ctx = this.deps.toolContext(req.sandbox, undefined, scriptLanguageOf(language));
     } catch (e) {
       return { valid: false, problems: [errorMessage(e)], violations: [], tools: [] };
     }
     const names = Object.keys(ctx.toolMap);
-    const v = this.deps.validate(req.source, 'python', { tools: names, requireEmit: false });
+    const v = this.deps.validate(req.source, language, { tools: names, requireEmit: false });
     const tools = skillTools(shape, names);
     return {
       valid: shape.problems.length === 0 && v.valid,
@@ -192,12 +209,16 @@ export class SkillService {
     sandbox: string;
     name: string;
     source: string;
+    /** The skill's language; by default the saved skill's, else Python. */
+    language?: SkillLanguage;
     tests?: SkillTest[];
     origin?: string;
-    /** Replace an existing skill (a new version of it). */
+    /** Replace an existing skill (a new version of it, possibly in another language). */
     force?: boolean;
   }): Promise<{ skill: SkillView; test: SkillTestResult }> {
-    const c = this.check(req);
+    const existing = this.files.get(req.sandbox, req.name);
+    const language = req.language ?? existing?.skill?.language ?? 'python';
+    const c = this.check({ ...req, language });
     if (!c.valid)
       throw new ToolsmithError(
         'invalid_argument',
@@ -206,7 +227,6 @@ export class SkillService {
           ...c.violations.map((x) => `line ${x.line}:${x.column} ${x.rule}: ${x.message.split('\n')[0]}`),
         ].join('; ')}`,
       );
-    const existing = this.files.get(req.sandbox, req.name);
     if (existing && !req.force)
       throw new ToolsmithError(
         'refused',
@@ -215,7 +235,7 @@ export class SkillService {
     const s: Skill = {
       name: req.name,
       sandbox: req.sandbox,
-      language: 'python',
+      language,
       version: (existing?.skill?.version ?? this.files.versions(req.sandbox, req.name).at(-1) ?? 0) + 1,
       source: req.source.endsWith('\n') ? req.source : `${req.source}\n`,
       tests: req.tests ?? existing?.skill?.tests ?? [],
@@ -228,7 +248,11 @@ export class SkillService {
     try {
       // The same checks as a hand-written file gets when it is read (tests' arguments among them).
       const { parseSkillText, skillText } = await import('../infra/workspace/skill-files.ts');
-      parseSkillText(skillText(s), { sandbox: s.sandbox, name: s.name, file: `${s.sandbox}/${s.name}` });
+      parseSkillText(
+        skillText(s),
+        { sandbox: s.sandbox, name: s.name, file: `${s.sandbox}/${s.name}` },
+        s.language,
+      );
     } catch (e) {
       throw new ToolsmithError('invalid_argument', e instanceof SkillError ? e.message : errorMessage(e));
     }
@@ -288,24 +312,31 @@ export class SkillService {
     sandbox: string;
     name: string;
     source: string;
+    language?: SkillLanguage;
     args: Record<string, JsonValue>;
   }): Promise<SkillCaseResult> {
-    const c = this.check(req);
+    const language = req.language ?? 'python';
+    const c = this.check({ ...req, language });
     if (!c.valid)
       throw new ToolsmithError(
         'invalid_argument',
         `skill ${req.name}: ${[...c.problems, ...c.violations.map((x) => `line ${x.line}:${x.column} ${x.rule}`)].join('; ')}`,
       );
-    const shape = skillShape(req.name, req.source);
+    const shape = shapeOf(req.name, req.source, language);
     const runs = await this.deps.runs();
     const o = await runs.runScript({
       sandbox: req.sandbox,
-      language: 'python',
-      body: skillCallScript(req.name, req.args),
+      language: scriptLanguageOf(language),
+      body: skillCallScriptOf(req.name, req.source, language, req.args),
       task: `skill try ${req.sandbox}/${req.name}`,
       kind: 'skill_test',
       skills: [
-        { name: req.name, source: req.source, tool: { ...shape.tool, grade: c.grade ?? { w: 0, d: 0 } } },
+        {
+          name: req.name,
+          language,
+          source: req.source,
+          tool: { ...shape.tool, grade: c.grade ?? { w: 0, d: 0 } },
+        },
       ],
     });
     return {
@@ -344,10 +375,12 @@ export class SkillService {
       this.files.setVerdict(sandbox, name, { hash: e.hash, passed: false, at: Date.now(), failures });
       return { name, sandbox, passed: false, cases: [], failures };
     }
-    const shape = skillShape(s.name, s.source);
-    const ctx = this.deps.toolContext(sandbox, undefined, 'python');
+    const shape = shapeOf(s.name, s.source, s.language);
+    const language = scriptLanguageOf(s.language);
+    const ctx = this.deps.toolContext(sandbox, undefined, language);
     const own: OfferedSkill = {
       name: s.name,
+      language: s.language,
       source: s.source,
       tool: { ...shape.tool, grade: skillGrade(skillTools(shape, Object.keys(ctx.toolMap)), ctx.tools) },
     };
@@ -356,8 +389,8 @@ export class SkillService {
     for (const [i, t] of s.tests.entries()) {
       const o = await runs.runScript({
         sandbox,
-        language: 'python',
-        body: skillCallScript(s.name, t.args),
+        language,
+        body: skillCallScriptOf(s.name, s.source, s.language, t.args),
         task: `skill test ${sandbox}/${name} case ${i + 1}`,
         kind: 'skill_test',
         skills: [own],
@@ -373,10 +406,14 @@ export class SkillService {
           verdicts.push({ type: 'predicate', passed: false, message: `no result: the run ${o.status}` });
           continue;
         }
+        // The predicate is a script of the skill's language, with the result bound to `result`.
         const r = await this.deps.executeScript({
           sandbox,
-          language: 'python',
-          body: `result = ${pythonLiteral(o.result)}\n${a.script}`,
+          language,
+          body: predicateScriptOf(s.language, a.script, {
+            python: pythonLiteral(o.result),
+            json: JSON.stringify(o.result ?? null),
+          }),
           timeoutMs: 30_000,
         });
         verdicts.push({

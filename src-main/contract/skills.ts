@@ -15,6 +15,8 @@ const skillName = z
   .string()
   .regex(/^[a-z][a-z0-9_]{0,63}$/, 'lower case letters, digits and _, starting with a letter');
 const source = z.string().min(1).max(200_000);
+/** A skill's language (Python by default; a saved skill keeps its own unless another is given). */
+const language = z.enum(['python', 'js', 'ts']);
 const args = z.record(z.string(), z.unknown());
 const runId = z.string().min(1).max(64);
 const test = z.object({ args, assert: z.array(assertionSchema).max(50).default([]) }).strict();
@@ -22,12 +24,13 @@ const test = z.object({ args, assert: z.array(assertionSchema).max(50).default([
 export const skillRequests = {
   'skills.list': z.object({ sandbox: sandbox.optional() }).strict(),
   'skills.get': z.object({ sandbox, name: skillName }).strict(),
-  'skills.check': z.object({ sandbox, name: skillName, source }).strict(),
+  'skills.check': z.object({ sandbox, name: skillName, source, language: language.optional() }).strict(),
   'skills.save': z
     .object({
       sandbox,
       name: skillName,
       source,
+      language: language.optional(),
       tests: z.array(test).max(100).optional(),
       origin: runId.optional(),
       /** Save a new version of an existing skill. */
@@ -35,7 +38,7 @@ export const skillRequests = {
     })
     .strict(),
   'skills.test': z.object({ sandbox, name: skillName }).strict(),
-  'skills.try': z.object({ sandbox, name: skillName, source, args }).strict(),
+  'skills.try': z.object({ sandbox, name: skillName, source, language: language.optional(), args }).strict(),
   'skills.delete': z.object({ sandbox, name: skillName }).strict(),
   'skills.propose': z
     .object({

@@ -22,15 +22,21 @@ export function registerSkillTools(server: McpServer, svc: ToolsmithService): vo
     'save_skill',
     withMeta('save_skill', {
       description:
-        'Save a Python function as a skill of a sandbox: later scripts (and the `code` manual) can call it. ' +
-        'The source is exactly one `def name(...)` with typed parameters and a docstring, calling the ' +
-        "sandbox's tools; it returns a value (no emit_result). Give at least one test case ({args, expect}); " +
+        'Save a function as a skill of a sandbox: later scripts (and the `code` manual) can call it. ' +
+        'Python (the default): exactly one `def name(...)` with typed parameters and a docstring; ' +
+        'language "js" or "ts": exactly one `async function name(...)` with a JSDoc comment (TS: typed ' +
+        'parameters), called by JS/TS scripts as `await name(arg, ...)`. It calls the ' +
+        "sandbox's tools and returns a value (no emit_result/emitResult). Give at least one test case ({args, expect}); " +
         'the skill is offered only once its tests pass in the sandbox. A person confirms every save ' +
         '(MCP elicitation); without that confirmation nothing is saved.',
       inputSchema: {
         sandbox: z.string().min(1),
         name: z.string().regex(/^[a-z][a-z0-9_]{0,63}$/),
         source: z.string().min(1).max(200_000),
+        language: z
+          .enum(['python', 'js', 'ts'])
+          .optional()
+          .describe("the skill's language (default python; a saved skill keeps its own)"),
         tests: z
           .array(z.object({ args: z.record(z.string(), z.unknown()), expect: z.unknown().optional() }))
           .min(1)
@@ -38,10 +44,11 @@ export function registerSkillTools(server: McpServer, svc: ToolsmithService): vo
         replace: z.boolean().optional().describe('save a new version of an existing skill'),
       },
     }),
-    async ({ sandbox, name, source, tests, replace }) => {
+    async ({ sandbox, name, source, language: asked, tests, replace }) => {
       try {
         const skills = svc.skills();
-        const check = skills.check({ sandbox, name, source });
+        const language = asked ?? skills.files.get(sandbox, name)?.skill?.language ?? 'python';
+        const check = skills.check({ sandbox, name, source, language });
         if (!check.valid)
           return text(
             {
@@ -57,7 +64,7 @@ export function registerSkillTools(server: McpServer, svc: ToolsmithService): vo
             'saving a skill needs a person to confirm it, and this MCP client cannot ask (no elicitation); save it in the workbench or with `toolsmith skill create`',
           );
         const answer = await server.server.elicitInput({
-          message: `Save the skill ${sandbox}/${name}${replace ? ' (a new version)' : ''}? Every later script of this sandbox may call it.\n\n${source}`,
+          message: `Save the ${language === 'python' ? 'Python' : language.toUpperCase()} skill ${sandbox}/${name}${replace ? ' (a new version)' : ''}? Every later script of this sandbox may call it.\n\n${source}`,
           requestedSchema: {
             type: 'object',
             properties: { confirm: { type: 'boolean', title: 'Save this skill' } },
@@ -73,6 +80,7 @@ export function registerSkillTools(server: McpServer, svc: ToolsmithService): vo
           sandbox,
           name,
           source,
+          language,
           tests: tests.map((t): SkillTest => ({
             args: t.args as SkillTest['args'],
             assert: 'expect' in t ? [{ type: 'equals', value: t.expect }] : [],

@@ -2,7 +2,9 @@ import type { Command } from 'commander';
 import type { SkillTest } from '../../core/skills/skill.ts';
 import { formatGrade } from '../../core/tools/grade.ts';
 import type { SkillTestResult } from '../../app/skills.ts';
-import { json, UsageError } from '../context.ts';
+import { json, oneOf, UsageError } from '../context.ts';
+import { skillLanguageOf } from '../../core/skills/shape.ts';
+import type { SkillLanguage } from '../../core/skills/skill.ts';
 import type { CliContext } from '../context.ts';
 import { readInput } from './validate.ts';
 
@@ -43,12 +45,17 @@ export function registerSkill(program: Command, ctx: CliContext): void {
   const skill = program.command('skill').description(SKILL_DESCRIPTION);
   skill
     .command('create')
-    .description('save a skill (a Python function) from a file, then run its tests in the sandbox')
+    .description('save a skill (a Python, JS or TS function) from a file, then run its tests in the sandbox')
     .argument('<name>', 'skill name: the function name (lower case, digits, _)')
     .requiredOption('--sandbox <name>', 'the sandbox it belongs to')
     .requiredOption(
       '--file <file>',
-      'the function (def <name>(...) with typed parameters and a docstring), - for stdin',
+      'the function (Python: def <name>(...) with typed parameters and a docstring; JS/TS: one function <name>(...) with a JSDoc comment), - for stdin',
+    )
+    .option(
+      '--language <language>',
+      "python | js | ts (default: by the file's extension .py/.js/.ts, else the saved skill's, else python)",
+      oneOf('--language', ['python', 'js', 'ts'] as const),
     )
     .option(
       '--case <json>',
@@ -60,10 +67,18 @@ export function registerSkill(program: Command, ctx: CliContext): void {
     .action(
       async (
         name: string,
-        o: { sandbox: string; file: string; case?: string[]; force?: boolean; json?: boolean },
+        o: {
+          sandbox: string;
+          file: string;
+          language?: SkillLanguage;
+          case?: string[];
+          force?: boolean;
+          json?: boolean;
+        },
         cmd: Command,
       ) => {
         const tests = o.case?.map(parseCase);
+        const language = o.language ?? skillLanguageOf(o.file);
         const r = await ctx
           .service(cmd)
           .skills()
@@ -71,6 +86,7 @@ export function registerSkill(program: Command, ctx: CliContext): void {
             sandbox: o.sandbox,
             name,
             source: readInput(o.file),
+            ...(language ? { language } : {}),
             ...(tests ? { tests } : {}),
             ...(o.force ? { force: true } : {}),
           });
@@ -94,7 +110,7 @@ export function registerSkill(program: Command, ctx: CliContext): void {
       if (o.json) return ctx.out(json({ skills: list, problems: skills.problems() }));
       for (const s of list)
         ctx.out(
-          `${`${s.sandbox}/${s.name}`.padEnd(28)} v${String(s.version).padEnd(3)} ${s.status.padEnd(8)} ${formatGrade(s.grade)}  ${s.signature}\n`,
+          `${`${s.sandbox}/${s.name}`.padEnd(28)} ${s.language.padEnd(6)} v${String(s.version).padEnd(3)} ${s.status.padEnd(8)} ${formatGrade(s.grade)}  ${s.signature}\n`,
         );
       for (const p of skills.problems()) ctx.err(`${p.error}\n`);
     });
@@ -121,7 +137,7 @@ export function registerSkill(program: Command, ctx: CliContext): void {
       const s = skills.get(o.sandbox, name);
       if (o.json) return ctx.out(json(s));
       ctx.out(
-        `${s.sandbox}/${s.name} v${s.version}  ${s.status}${s.failures.length ? ` (${s.failures.join('; ')})` : ''}\n` +
+        `${s.sandbox}/${s.name} v${s.version} (${s.language})  ${s.status}${s.failures.length ? ` (${s.failures.join('; ')})` : ''}\n` +
           `signature: ${s.signature}\ntools: ${s.tools.join(', ') || '(none)'}  grade ${formatGrade(s.grade)}\n` +
           `tests: ${s.tests.length}  earlier versions: ${s.versions.join(', ') || 'none'}\nfile: ${s.file}\n\n${s.source}`,
       );

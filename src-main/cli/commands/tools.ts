@@ -19,18 +19,36 @@ export function registerTools(program: Command, ctx: CliContext): void {
       oneOf('--format', ['xml', 'openai', 'json'] as const),
       'xml',
     )
-    .action((opts: { sandbox: string; kit?: string; format: 'xml' | 'openai' | 'json' }, cmd: Command) => {
-      const svc = ctx.service(cmd);
-      const registry = svc.catalog.registry(opts.sandbox);
-      // The skills offered to scripts (tests passing, every tool they call in the kit) come after the tools.
-      const skills = svc.execution.scriptContext(opts.sandbox, opts.kit, 'python').skills ?? [];
-      const tools = [
-        ...(opts.kit ? kitToolView(svc.catalog.kit(opts.kit)) : registry.tools),
-        ...skills.map((s) => s.tool),
-      ];
-      for (const p of registry.problems) ctx.err(`tools.py:${p.line}:${p.column}: ${p.rule}: ${p.message}\n`);
-      if (opts.format === 'xml') ctx.out(opts.kit || skills.length ? toolsPrompt(tools) : registry.prompt());
-      else if (opts.format === 'openai') ctx.out(json(tools.map(openAiFunctionSchema)));
-      else ctx.out(json(tools.map((t) => ({ ...t, schema: toolJsonSchema(t) }))));
-    });
+    .option(
+      '--language <language>',
+      'python | js | ts: whose skills follow the tools (the skills its scripts may call)',
+      oneOf('--language', ['python', 'js', 'ts'] as const),
+      'python',
+    )
+    .action(
+      (
+        opts: {
+          sandbox: string;
+          kit?: string;
+          format: 'xml' | 'openai' | 'json';
+          language: 'python' | 'js' | 'ts';
+        },
+        cmd: Command,
+      ) => {
+        const svc = ctx.service(cmd);
+        const registry = svc.catalog.registry(opts.sandbox);
+        // The skills offered to scripts (tests passing, every tool they call in the kit) come after the tools.
+        const skills = svc.execution.scriptContext(opts.sandbox, opts.kit, opts.language).skills ?? [];
+        const tools = [
+          ...(opts.kit ? kitToolView(svc.catalog.kit(opts.kit)) : registry.tools),
+          ...skills.map((s) => s.tool),
+        ];
+        for (const p of registry.problems)
+          ctx.err(`tools.py:${p.line}:${p.column}: ${p.rule}: ${p.message}\n`);
+        if (opts.format === 'xml')
+          ctx.out(opts.kit || skills.length ? toolsPrompt(tools) : registry.prompt());
+        else if (opts.format === 'openai') ctx.out(json(tools.map(openAiFunctionSchema)));
+        else ctx.out(json(tools.map((t) => ({ ...t, schema: toolJsonSchema(t) }))));
+      },
+    );
 }

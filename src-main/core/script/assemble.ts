@@ -50,7 +50,7 @@ export interface AssembleContext {
   tools: readonly string[];
   helpers: readonly string[];
   language?: ScriptLanguage;
-  /** The skills offered (Python): those the body names are defined ahead of it. */
+  /** The skills offered: those the body names are defined ahead of it (a function each, any language). */
   skills?: readonly OfferedSkill[];
 }
 
@@ -58,7 +58,7 @@ export function assembleScript(raw: string, ctx: AssembleContext): AssembledScri
   const language = ctx.language ?? 'python';
   const body = stripFences(raw, language);
   const c = language === 'python' ? '#' : '//';
-  const used = language === 'python' && ctx.skills ? skillsUsed(body, ctx.skills) : [];
+  const used = ctx.skills ? skillsUsed(body, ctx.skills, language) : [];
   const preamble = [
     `${c} toolsmith script · sandbox ${ctx.sandbox} · ${language}`,
     `${c} tools: ${ctx.tools.join(', ') || '(none)'}`,

@@ -1,13 +1,13 @@
 /**
- * JS/TS skills (first part: the file and the function's shape; not yet wired into the service, the
- * manuals or the node worker). A JS/TS skill file is `skills/<sandbox>/<name>.js|.ts`: the same TOML
+ * JS/TS skills: the file, the function's shape, the script a test case runs and the manual's declaration.
+ * A JS/TS skill file is `skills/<sandbox>/<name>.js|.ts`: the same TOML
  * front matter as a Python skill's, in `//` comments between `// +++` lines, then exactly one top-level
  * `function name(...)` or `async function name(...)` with a JSDoc comment saying what it does.
  */
 import { parse } from '@babel/parser';
 import type * as t from '@babel/types';
 import { JS_EMIT_NAMES } from '../lang/builtins.ts';
-import type { ParamType, Tool, ToolParameter } from '../tools/model.ts';
+import type { JsonValue, ParamType, Tool, ToolParameter } from '../tools/model.ts';
 import { SKILL_NAME, SkillError } from './skill.ts';
 import type { SkillShape } from './skill.ts';
 
@@ -181,4 +181,42 @@ export function jsSkillShape(name: string, source: string, language: JsSkillLang
     line: 1,
   };
   return { tool, calls: [...calls].sort(), problems };
+}
+
+/** A JSON value as a JS literal (JSON is JS; `undefined` for a missing optional argument). */
+const jsValue = (v: JsonValue | undefined): string => (v === undefined ? 'undefined' : JSON.stringify(v));
+
+/**
+ * The script a JS/TS test case runs: the skill called with the case's arguments in its parameters'
+ * order (a JS skill takes positional parameters), awaited, its value emitted.
+ */
+export function jsSkillCallScript(
+  name: string,
+  args: Record<string, JsonValue>,
+  params: readonly Pick<ToolParameter, 'name'>[],
+): string {
+  const values = params.map((p) => (Object.hasOwn(args, p.name) ? args[p.name] : undefined));
+  while (values.length && values.at(-1) === undefined) values.pop();
+  return `emitResult(await ${name}(${values.map(jsValue).join(', ')}));\n`;
+}
+
+const TS_OF: Record<ParamType, string> = {
+  str: 'string',
+  int: 'number',
+  float: 'number',
+  bool: 'boolean',
+  list: 'unknown[]',
+  dict: 'Record<string, unknown>',
+  any: 'unknown',
+};
+
+/**
+ * A JS/TS skill's TypeScript declaration for the manual: how a script calls it (positional parameters,
+ * awaited as a tool is), e.g. `declare function order_total(user_id: string): Promise<number>;`.
+ */
+export function jsSkillStub(tool: Pick<Tool, 'name' | 'parameters'>): string {
+  const params = tool.parameters.map(
+    (p) => `${p.name}${p.required ? '' : '?'}: ${TS_OF[p.type] ?? 'unknown'}${p.nullable ? ' | null' : ''}`,
+  );
+  return `declare function ${tool.name}(${params.join(', ')}): Promise<unknown>;`;
 }

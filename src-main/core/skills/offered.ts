@@ -2,22 +2,38 @@
  * A skill as scripts see it, and how its source joins a script (kept apart from skill.ts so that the
  * assembler loads no parser).
  */
+import type { ScriptLanguage } from '../lang/violation.ts';
 import type { SandboxTool } from '../tools/extract.ts';
 
 /** A skill as it is offered to scripts: its source, its manual entry and its grade. */
 export interface OfferedSkill {
   name: string;
+  /** Its language (python when absent). */
+  language?: ScriptLanguage;
   source: string;
   tool: SandboxTool;
 }
 
+/**
+ * Whether scripts of a language may call skills of another: Python with Python; JS skills in JS and TS
+ * scripts (JS is TS, and the node worker strips a TS job's types as a whole); TS skills in TS scripts.
+ */
+export const skillOfferedTo = (skill: ScriptLanguage, script: ScriptLanguage): boolean =>
+  skill === script || (skill === 'js' && script === 'ts');
+
 const IDENT = /[A-Za-z_][A-Za-z0-9_]*/g;
 
 /** The offered skills a script body names (whole identifiers), in name order. */
-export function skillsUsed(body: string, skills: readonly OfferedSkill[]): OfferedSkill[] {
+export function skillsUsed(
+  body: string,
+  skills: readonly OfferedSkill[],
+  language: ScriptLanguage = 'python',
+): OfferedSkill[] {
   if (!skills.length) return [];
   const names = new Set(body.match(IDENT) ?? []);
-  return skills.filter((s) => names.has(s.name)).sort((a, b) => a.name.localeCompare(b.name));
+  return skills
+    .filter((s) => names.has(s.name) && skillOfferedTo(s.language ?? 'python', language))
+    .sort((a, b) => a.name.localeCompare(b.name));
 }
 
 /** The skills' source as it goes ahead of a body: each function, a blank line after it. */

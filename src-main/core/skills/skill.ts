@@ -32,10 +32,13 @@ export interface SkillTest {
   assert: Assertion[];
 }
 
+/** A skill's language: a Python skill is offered to Python scripts, a JS one to JS and TS scripts, a TS one to TS scripts. */
+export type SkillLanguage = 'python' | 'js' | 'ts';
+
 export interface Skill {
   name: string;
   sandbox: string;
-  language: 'python';
+  language: SkillLanguage;
   /** 1 for a new skill; each saved change adds one (earlier versions are kept in the history). */
   version: number;
   /** The function: exactly one `def name(...)` with typed parameters and a docstring. */
@@ -98,11 +101,16 @@ export function skillFrontMatter(s: Skill): Record<string, unknown> {
   };
 }
 
-/** Builds a Skill from parsed front matter and its function; throws SkillError listing every problem. */
+/**
+ * Builds a Skill from parsed front matter and its function; throws SkillError listing every problem.
+ * `shape` checks the function (core/skills/shape.ts picks it by language; Python's by default).
+ */
 export function skillFromParts(
   front: Record<string, unknown>,
   source: string,
   where: { sandbox: string; name: string; file?: string },
+  language: SkillLanguage = 'python',
+  shape: (name: string, source: string) => SkillShape = skillShape,
 ): Skill {
   const file = where.file ?? `${where.sandbox}/${where.name}`;
   const problems: string[] = [];
@@ -131,13 +139,14 @@ export function skillFromParts(
   const s: Skill = {
     name: where.name,
     sandbox: where.sandbox,
-    language: 'python',
+    language,
     version: typeof version === 'number' ? version : 1,
     source,
     tests,
   };
   if (typeof front['origin'] === 'string' && front['origin']) s.origin = front['origin'];
-  problems.push(...skillShape(s.name, s.source).problems, ...testProblems(s));
+  const checked = shape(s.name, s.source);
+  problems.push(...checked.problems, ...testProblems(s, checked));
   if (problems.length) throw new SkillError(`${file}: ${problems.join('; ')}`);
   return s;
 }
@@ -205,8 +214,7 @@ export function skillShape(name: string, source: string): SkillShape {
 }
 
 /** Problems with a skill's tests: an argument that is not a parameter, a required one missing. */
-function testProblems(s: Skill): string[] {
-  const shape = skillShape(s.name, s.source);
+function testProblems(s: Skill, shape: SkillShape): string[] {
   if (shape.problems.length) return [];
   const out: string[] = [];
   s.tests.forEach((t, i) => {

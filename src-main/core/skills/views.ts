@@ -11,7 +11,7 @@ export type SkillStatus = 'passed' | 'failed' | 'untested';
 export interface SkillView {
   name: string;
   sandbox: string;
-  language: 'python';
+  language: 'python' | 'js' | 'ts';
   version: number;
   file: string;
   source: string;

@@ -10,6 +10,7 @@ import type { ExecutionResult } from '../../core/sandbox/execution.ts';
 import { runtimeOf } from '../../core/sandbox/runtimes.ts';
 import type { RuntimeId } from '../../core/sandbox/runtimes.ts';
 import type { JsonValue, ToolResponse } from '../../core/tools/model.ts';
+import type { ScriptLanguage } from '../../core/lang/violation.ts';
 import { pyLiteral } from '../../core/tools/prompt.ts';
 import type { HostToolHandler, ReadyInfo } from './connection.ts';
 import { SandboxPool } from './pool.ts';
@@ -38,6 +39,8 @@ export interface BackendOptions {
     tools: Readonly<Record<string, string>>,
     /** The job's skills (found and described beside its tools). */
     skills?: readonly string[],
+    /** The job's script language (which skills its lookups describe). */
+    language?: ScriptLanguage,
   ) => Record<string, HostToolHandler>;
 }
 
@@ -105,7 +108,7 @@ export class SandboxBackend implements ScriptExecutor {
           ? { ...this.opts.hostTools, ...this.opts.hostToolsFor(req.sandbox) }
           : this.opts.hostTools;
     // The run-time tool lookups answer for this job's tools only.
-    const discovery = this.opts.discoveryFor?.(req.sandbox, req.tools, req.skills);
+    const discovery = this.opts.discoveryFor?.(req.sandbox, req.tools, req.skills, req.language);
     const result = await pool.run({
       code: req.code,
       language: req.language,

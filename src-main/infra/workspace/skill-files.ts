@@ -1,6 +1,7 @@
 /**
- * Skills on disk: `skills/<sandbox>/<name>.py` (TOML front matter in a `# +++` comment block, then the
- * function), earlier versions under `.toolsmith/skills-history/<sandbox>/<name>/v<N>.py`, and the last
+ * Skills on disk: `skills/<sandbox>/<name>.py|.js|.ts` (TOML front matter in a `# +++` or `// +++`
+ * comment block, then the function; one file per name in a sandbox, whatever its language), earlier
+ * versions under `.toolsmith/skills-history/<sandbox>/<name>/v<N>.<ext>`, and the last
  * test verdict of each skill in `.toolsmith/skill-tests.json` (keyed by the file's content hash, so a
  * hand edit makes the skill untested again).
  */
@@ -8,14 +9,15 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:f
 import { join } from 'node:path';
 import { parse as parseToml, stringify as stringifyToml } from 'smol-toml';
 import { errorMessage } from '../../core/errors.ts';
+import { skillFromParts, skillFrontMatter, SkillError } from '../../core/skills/skill.ts';
+import type { Skill, SkillLanguage } from '../../core/skills/skill.ts';
 import {
-  skillFileText,
-  skillFromParts,
-  skillFrontMatter,
-  SkillError,
-  splitSkillFile,
-} from '../../core/skills/skill.ts';
-import type { Skill } from '../../core/skills/skill.ts';
+  SKILL_EXT,
+  skillFileTextOf,
+  skillLanguageOf,
+  shapeOf,
+  splitSkillFileOf,
+} from '../../core/skills/shape.ts';
 import { contentHash } from '../../core/tools/registry.ts';
 import { atomicWrite } from './atomic.ts';
 import { checkName } from './files.ts';
@@ -38,18 +40,25 @@ export interface SkillVerdict {
   failures: string[];
 }
 
-export function parseSkillText(text: string, where: { sandbox: string; name: string; file: string }): Skill {
-  const { front, source } = splitSkillFile(text, where.file);
+export function parseSkillText(
+  text: string,
+  where: { sandbox: string; name: string; file: string },
+  language: SkillLanguage = 'python',
+): Skill {
+  const { front, source } = splitSkillFileOf(text, language, where.file);
   let data: Record<string, unknown>;
   try {
     data = front.trim() ? parseToml(front) : {};
   } catch (e) {
     throw new SkillError(`${where.file}: front matter: ${errorMessage(e).split('\n')[0]}`);
   }
-  return skillFromParts(data, source, where);
+  return skillFromParts(data, source, where, language, (n, src) => shapeOf(n, src, language));
 }
 
-export const skillText = (s: Skill): string => skillFileText(stringifyToml(skillFrontMatter(s)), s.source);
+export const skillText = (s: Skill): string =>
+  skillFileTextOf(stringifyToml(skillFrontMatter(s)), s.source, s.language);
+
+const HISTORY_FILE = /^v(\d+)\.(py|js|ts)$/;
 
 export class SkillFiles {
   readonly dir: string;
@@ -62,8 +71,12 @@ export class SkillFiles {
     this.verdictsFile = join(root, '.toolsmith', 'skill-tests.json');
   }
 
-  file(sandbox: string, name: string): string {
-    return join(this.dir, checkName('sandbox', sandbox), `${checkName('skill', name)}.py`);
+  file(sandbox: string, name: string, language: SkillLanguage = 'python'): string {
+    return join(
+      this.dir,
+      checkName('sandbox', sandbox),
+      `${checkName('skill', name)}.${SKILL_EXT[language]}`,
+    );
   }
 
   /** Every skill file (of one sandbox, or all), parsed; one that does not parse carries its error. */
@@ -79,18 +92,23 @@ export class SkillFiles {
     for (const sb of sandboxes) {
       const dir = join(this.dir, sb);
       if (!existsSync(dir)) continue;
-      for (const f of readdirSync(dir)
-        .filter((x) => x.endsWith('.py'))
-        .sort()) {
+      const seen = new Set<string>();
+      for (const f of readdirSync(dir).sort()) {
+        const language = skillLanguageOf(f);
+        if (!language) continue;
         const file = join(dir, f);
-        const name = f.slice(0, -3);
+        const name = f.slice(0, f.lastIndexOf('.'));
         const text = readFileSync(file, 'utf8');
         const entry: SkillEntry = { sandbox: sb, name, file, hash: contentHash(text) };
-        try {
-          entry.skill = parseSkillText(text, { sandbox: sb, name, file });
-        } catch (e) {
-          entry.error = errorMessage(e);
-        }
+        if (seen.has(name))
+          entry.error = `${file}: another file of sandbox ${sb} already holds skill ${name} (one file per name)`;
+        else
+          try {
+            entry.skill = parseSkillText(text, { sandbox: sb, name, file }, language);
+          } catch (e) {
+            entry.error = errorMessage(e);
+          }
+        seen.add(name);
         out.push(entry);
       }
     }
@@ -101,16 +119,31 @@ export class SkillFiles {
     return this.list(sandbox).find((e) => e.name === name);
   }
 
-  /** Writes a skill; the version it replaces goes to the history first. Returns the file and its hash. */
+  /** The skill's file in whichever language it is saved, if any. */
+  private existing(sandbox: string, name: string): { file: string; ext: string } | undefined {
+    for (const ext of Object.values(SKILL_EXT)) {
+      const file = join(this.dir, checkName('sandbox', sandbox), `${checkName('skill', name)}.${ext}`);
+      if (existsSync(file)) return { file, ext };
+    }
+    return undefined;
+  }
+
+  /**
+   * Writes a skill; the version it replaces (in any language) goes to the history first. Returns the
+   * file and its hash.
+   */
   write(s: Skill): { file: string; hash: string } {
-    const file = this.file(s.sandbox, s.name);
-    if (existsSync(file)) {
-      const old = readFileSync(file, 'utf8');
+    const file = this.file(s.sandbox, s.name, s.language);
+    const before = this.existing(s.sandbox, s.name);
+    if (before) {
+      const old = readFileSync(before.file, 'utf8');
       const v =
-        /^#\s*version\s*=\s*(\d+)/m.exec(old)?.[1] ?? String(this.versions(s.sandbox, s.name).length + 1);
+        /^(?:#|\/\/)\s*version\s*=\s*(\d+)/m.exec(old)?.[1] ??
+        String(this.versions(s.sandbox, s.name).length + 1);
       const hist = join(this.historyDir, s.sandbox, s.name);
       mkdirSync(hist, { recursive: true });
-      atomicWrite(join(hist, `v${v}.py`), old);
+      atomicWrite(join(hist, `v${v}.${before.ext}`), old);
+      if (before.file !== file) rmSync(before.file);
     }
     mkdirSync(join(this.dir, s.sandbox), { recursive: true });
     const text = skillText(s);
@@ -123,21 +156,28 @@ export class SkillFiles {
     const hist = join(this.historyDir, checkName('sandbox', sandbox), checkName('skill', name));
     if (!existsSync(hist)) return [];
     return readdirSync(hist)
-      .flatMap((f) => (/^v(\d+)\.py$/.exec(f) ? [Number(/^v(\d+)/.exec(f)?.[1])] : []))
+      .flatMap((f) => {
+        const m = HISTORY_FILE.exec(f);
+        return m ? [Number(m[1])] : [];
+      })
       .sort((a, b) => a - b);
   }
 
-  /** An earlier version's text. */
+  /** An earlier version's text (in whichever language it was saved). */
   version(sandbox: string, name: string, v: number): string | undefined {
-    const f = join(this.historyDir, checkName('sandbox', sandbox), checkName('skill', name), `v${v}.py`);
-    return existsSync(f) ? readFileSync(f, 'utf8') : undefined;
+    const hist = join(this.historyDir, checkName('sandbox', sandbox), checkName('skill', name));
+    for (const ext of Object.values(SKILL_EXT)) {
+      const f = join(hist, `v${v}.${ext}`);
+      if (existsSync(f)) return readFileSync(f, 'utf8');
+    }
+    return undefined;
   }
 
   /** Deletes the skill's file (its history stays, so a deleted skill can be looked up). */
   delete(sandbox: string, name: string): boolean {
-    const file = this.file(sandbox, name);
-    if (!existsSync(file)) return false;
-    rmSync(file);
+    const before = this.existing(sandbox, name);
+    if (!before) return false;
+    rmSync(before.file);
     this.setVerdict(sandbox, name, undefined);
     return true;
   }

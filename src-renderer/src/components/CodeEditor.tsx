@@ -121,6 +121,7 @@ export function CodeEditor(props: CodeEditorProps) {
     <div
       className="code-editor"
       data-testid={`editor-${props.label}`}
+      data-language={monacoLanguage(props.language)}
       data-cursor-line={cursorLine}
       data-ready={ready ? 'true' : 'false'}
       data-word-wrap={props.wordWrap ? 'on' : 'off'}

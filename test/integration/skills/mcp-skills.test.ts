@@ -121,4 +121,35 @@ describe('MCP save_skill', () => {
     });
     expect(JSON.parse(textOf(run))).toMatchObject({ status: 'succeeded', result: 'gold' });
   }, 300_000);
+
+  it('saves a JS skill with its language; JS scripts of `code` call it, search says which scripts do', async () => {
+    answer = 'accept';
+    const client = await connect(true);
+    const r = await client.callTool({
+      name: 'save_skill',
+      arguments: {
+        sandbox: 'ecommerce',
+        name: 'user_email',
+        language: 'js',
+        source:
+          "/**\n * A customer's email.\n * @param {string} user_id The customer's id.\n */\nasync function user_email(user_id) {\n  return (await get_user({ user_id })).data.email;\n}\n",
+        tests: [{ args: { user_id: 'u1' }, expect: 'ada@example.com' }],
+      },
+    });
+    expect(asked.at(-1)).toMatch(/^Save the JS skill ecommerce\/user_email\?/);
+    expect(JSON.parse(textOf(r))).toMatchObject({ saved: 'ecommerce/user_email', offered: true });
+    expect(existsSync(join(ws, 'skills/ecommerce/user_email.js'))).toBe(true);
+    const next = await connect(false);
+    const described = await next.callTool({
+      name: 'describe_tool',
+      arguments: { name: 'user_email', sandbox: 'ecommerce' },
+    });
+    expect(textOf(described)).toContain('declare function user_email(user_id: string)');
+    expect(textOf(described)).toContain('(A skill: js and ts scripts call it.)');
+    const run = await next.callTool({
+      name: 'code',
+      arguments: { code: 'emitResult(await user_email("u1"));\n', sandbox: 'ecommerce', language: 'js' },
+    });
+    expect(JSON.parse(textOf(run))).toMatchObject({ status: 'succeeded', result: 'ada@example.com' });
+  }, 300_000);
 });

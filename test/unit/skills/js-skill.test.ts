@@ -77,3 +77,54 @@ describe('the shape of a JS/TS skill', () => {
     expect(problems('/** F. */\nfunction F() { return 1; }\n', 'js', 'F')[0]).toMatch(/is not a skill name/);
   });
 });
+
+describe('JS/TS skill files, calls and stubs', () => {
+  it('lists .js/.ts skill files with their language; a new version in another language keeps the old in the history', async () => {
+    const { SkillFiles } = await import('../../../src-main/infra/workspace/skill-files.ts');
+    const { skillFromParts } = await import('../../../src-main/core/skills/skill.ts');
+    const { jsSkillShape } = await import('../../../src-main/core/skills/js-skill.ts');
+    const { tempWorkspace, removeWorkspace } = await import('../../support/workspace.ts');
+    const ws = tempWorkspace();
+    try {
+      const files = new SkillFiles(ws);
+      const js =
+        '/**\n * Twice.\n * @param {number} x A number.\n */\nfunction twice(x) {\n  return x * 2;\n}\n';
+      const where = { sandbox: 'ecommerce', name: 'twice' };
+      files.write(
+        skillFromParts({ tests: [{ args: { x: 2 } }] }, js, where, 'js', (n, s) => jsSkillShape(n, s, 'js')),
+      );
+      expect(files.list('ecommerce').map((e) => [e.name, e.skill?.language, e.error])).toEqual([
+        ['twice', 'js', undefined],
+      ]);
+      const ts = js.replace('(x)', '(x: number)');
+      files.write(skillFromParts({ version: 2 }, ts, where, 'ts', (n, s) => jsSkillShape(n, s, 'ts')));
+      expect(files.list('ecommerce').map((e) => [e.file.split('/').pop(), e.skill?.language])).toEqual([
+        ['twice.ts', 'ts'],
+      ]);
+      expect(files.versions('ecommerce', 'twice')).toEqual([1]);
+      expect(files.version('ecommerce', 'twice', 1)).toContain('function twice(x) {');
+      expect(files.delete('ecommerce', 'twice')).toBe(true);
+      expect(files.list('ecommerce')).toEqual([]);
+    } finally {
+      removeWorkspace(ws);
+    }
+  });
+
+  it('a test case calls the skill with positional arguments; the stub declares it', async () => {
+    const { jsSkillCallScript, jsSkillStub } = await import('../../../src-main/core/skills/js-skill.ts');
+    const params = [{ name: 'a' }, { name: 'b' }, { name: 'c' }];
+    expect(jsSkillCallScript('f', { c: [1], a: 'x' }, params)).toBe(
+      'emitResult(await f("x", undefined, [1]));\n',
+    );
+    expect(jsSkillCallScript('f', { a: 'x' }, params)).toBe('emitResult(await f("x"));\n');
+    expect(
+      jsSkillStub({
+        name: 'f',
+        parameters: [
+          { name: 'a', type: 'str', required: true, description: '', source: 'all' },
+          { name: 'b', type: 'bool', required: false, description: '', source: 'all' },
+        ],
+      }),
+    ).toBe('declare function f(a: string, b?: boolean): Promise<unknown>;');
+  });
+});

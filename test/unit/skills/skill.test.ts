@@ -195,7 +195,7 @@ describe('toolsmith skill (no sandbox needed)', () => {
         const list = await cli('-w', ws, 'skill', 'list');
         expect(list.code).toBe(0);
         expect(list.out).toMatch(
-          /ecommerce\/order_total\s+v1\s+untested .*order_total\(user_id: str, status: str = "shipped"\)/,
+          /ecommerce\/order_total\s+python\s+v1\s+untested .*order_total\(user_id: str, status: str = "shipped"\)/,
         );
         const show = await cli('-w', ws, 'skill', 'show', 'order_total', '--sandbox', 'ecommerce', '--json');
         expect(JSON.parse(show.out)).toMatchObject({

@@ -81,18 +81,49 @@ describe('DraftHead', () => {
     const onEdit = vi.fn();
     const screen = await render(
       <DraftHead
-        draft={{ mode: 'new', sandbox: 'ecommerce', name: 'x', source: '', tests: '[]' }}
+        draft={{ mode: 'new', sandbox: 'ecommerce', name: 'x', language: 'python', source: '', tests: '[]' }}
         saved={undefined}
         sandboxes={['ecommerce']}
         onEdit={onEdit}
+        onLanguage={vi.fn()}
       />,
     );
     await screen.getByLabelText('skill name').fill('city_of');
     expect(onEdit).toHaveBeenLastCalledWith('name', 'city_of');
     const s = skill('who', { versions: [1] });
-    const saved = await render(<DraftHead draft={draftOf(s)} saved={s} sandboxes={[]} onEdit={onEdit} />);
+    const saved = await render(
+      <DraftHead draft={draftOf(s)} saved={s} sandboxes={[]} onEdit={onEdit} onLanguage={vi.fn()} />,
+    );
     await expect.element(saved.getByText('v2', { exact: true })).toBeInTheDocument();
     await expect.element(saved.getByText('earlier: v1')).toBeInTheDocument();
+  });
+});
+
+describe('DraftHead language select', () => {
+  it('shows the draft language and reports the chosen one', async () => {
+    const onLanguage = vi.fn();
+    const screen = await render(
+      <DraftHead
+        draft={{ mode: 'new', sandbox: 'ecommerce', name: 'x', language: 'python', source: '', tests: '[]' }}
+        saved={undefined}
+        sandboxes={['ecommerce']}
+        onEdit={vi.fn()}
+        onLanguage={onLanguage}
+      />,
+    );
+    const select = screen.getByLabelText('skill language');
+    await expect.element(select).toHaveValue('python');
+    await select.selectOptions('JavaScript');
+    await select.selectOptions('TypeScript');
+    expect(onLanguage.mock.calls).toEqual([['js'], ['ts']]);
+  });
+
+  it('a saved skill shows its own language', async () => {
+    const s = skill('who', { language: 'ts' });
+    const saved = await render(
+      <DraftHead draft={draftOf(s)} saved={s} sandboxes={[]} onEdit={vi.fn()} onLanguage={vi.fn()} />,
+    );
+    await expect.element(saved.getByLabelText('skill language')).toHaveValue('ts');
   });
 });
 

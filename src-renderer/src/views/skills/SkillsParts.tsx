@@ -15,8 +15,8 @@ import type { Violation } from '../../../../src-main/core/lang/violation.ts';
 import { formatDateTime } from '../../components/Badges.tsx';
 import { GradeBadge } from '../../components/GradeBadge.tsx';
 import { JsonTree } from '../../components/JsonTree.tsx';
-import { bySandbox, statusLabel } from './skills.ts';
-import type { Busy, FromRun, Proposal, SkillDraft } from './skills.ts';
+import { bySandbox, SKILL_LANGUAGES, statusLabel } from './skills.ts';
+import type { Busy, FromRun, Proposal, SkillDraft, SkillLanguage } from './skills.ts';
 
 export function SkillsHead({
   loading,
@@ -145,24 +145,58 @@ export function SkillsEmpty() {
   );
 }
 
+/**
+ * The skill's language: which scripts may call it (Python; JS for JS and TS scripts; TS for TS ones).
+ * Switching it swaps the editor's language and the live check's rules; a saved skill saved in another
+ * language becomes a new version in that language.
+ */
+export function LanguageSelect({
+  value,
+  onChange,
+}: {
+  value: SkillLanguage;
+  onChange: (language: SkillLanguage) => void;
+}) {
+  return (
+    <label>
+      <span className="muted small">language</span>{' '}
+      <select
+        aria-label="skill language"
+        value={value}
+        onChange={(e) => onChange(e.target.value as SkillLanguage)}
+      >
+        {SKILL_LANGUAGES.map((l) => (
+          <option key={l.value} value={l.value}>
+            {l.label}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
 /** The draft's identity: name and sandbox (editable while it is new), version and state. */
 export function DraftHead({
   draft,
   saved,
   sandboxes,
   onEdit,
+  onLanguage,
 }: {
   draft: SkillDraft;
   saved: SkillView | undefined;
   sandboxes: string[];
   onEdit: (field: 'name' | 'sandbox', value: string) => void;
+  onLanguage: (language: SkillLanguage) => void;
 }) {
+  const language = <LanguageSelect value={draft.language} onChange={onLanguage} />;
   if (draft.mode === 'edit')
     return (
       <div className="meta-line">
         <h2>{draft.name}</h2>
         <span className="muted">{draft.sandbox}</span>
         <span className="badge">v{draft.version}</span>
+        {language}
         {saved && saved.versions.length > 0 && (
           <span className="muted small">earlier: {saved.versions.map((v) => `v${v}`).join(', ')}</span>
         )}
@@ -187,6 +221,7 @@ export function DraftHead({
           ))}
         </select>
       </label>
+      {language}
       <span className="muted small">new skill: the function&apos;s name must be the skill&apos;s name</span>
     </div>
   );

@@ -39,8 +39,9 @@ export function SkillsView() {
     <section aria-label="skills" className="manage-view skills-view">
       <SkillsHead loading={v.loading} sandboxes={v.sandboxes} onReload={reload} onNew={v.create} />
       <p className="muted small">
-        A skill is a tested Python function in the script subset: once its test cases pass, scripts of its
-        sandbox can call it, and it appears in their manual after the tools.
+        A skill is a tested function in the script subset (Python for Python scripts, JavaScript for JS and TS
+        scripts, TypeScript for TS scripts): once its test cases pass, scripts of its sandbox can call it, and
+        it appears in their manual after the tools.
       </p>
       {v.loadError && (
         <div role="alert" className="error callout bad">
@@ -64,9 +65,11 @@ export function SkillsView() {
             saved={v.saved}
             sandboxes={v.sandboxes}
             onEdit={(field, value) => dispatch({ type: 'edit', field, value })}
+            onLanguage={(language) => dispatch({ type: 'language', language })}
           />
           <CodeEditor
             label="skill-source"
+            language={draft.language}
             value={draft.source}
             onChange={(value) => dispatch({ type: 'edit', field: 'source', value })}
             violations={state.check?.violations ?? []}

@@ -55,11 +55,38 @@ describe('the Skills view state', () => {
     expect(e.draft!.source).toBe('def who(): pass');
   });
 
+  it('a language switch swaps an untouched starting shape, keeps a written source, drops the check', () => {
+    let s = skillsReducer(initialSkills, { type: 'new', sandbox: 'ecommerce' });
+    expect(s.draft).toMatchObject({ language: 'python', source: expect.stringContaining('def new_skill(') });
+    const check = { valid: true, problems: [], violations: [], tools: [] };
+    s = skillsReducer(s, { type: 'checked', source: s.draft!.source, language: 'python', check });
+    s = skillsReducer(s, { type: 'language', language: 'js' });
+    expect(s.check).toBeUndefined();
+    expect(s.draft).toMatchObject({
+      language: 'js',
+      source: expect.stringContaining('async function new_skill(user_id) {'),
+    });
+    s = skillsReducer(s, { type: 'language', language: 'ts' });
+    expect(s.draft!.source).toContain('async function new_skill(user_id: string): Promise<string> {');
+    s = skillsReducer(s, { type: 'edit', field: 'source', value: 'function mine() {}' });
+    s = skillsReducer(s, { type: 'language', language: 'js' });
+    expect(s.draft).toMatchObject({ language: 'js', source: 'function mine() {}' });
+    // A saved skill opens in its language; another language makes the draft dirty.
+    const o = skillsReducer(initialSkills, { type: 'open', skill: skill('who') });
+    expect(o.draft!.language).toBe('python');
+    expect(isDirty(skillsReducer(o, { type: 'language', language: 'js' }).draft!, skill('who'))).toBe(true);
+  });
+
   it('keeps only the check of the current source', () => {
     let s = skillsReducer(initialSkills, { type: 'open', skill: skill('who') });
     const check = { valid: true, problems: [], violations: [], tools: [] };
-    expect(skillsReducer(s, { type: 'checked', source: 'older', check }).check).toBeUndefined();
-    s = skillsReducer(s, { type: 'checked', source: s.draft!.source, check });
+    expect(
+      skillsReducer(s, { type: 'checked', source: 'older', language: 'python', check }).check,
+    ).toBeUndefined();
+    expect(
+      skillsReducer(s, { type: 'checked', source: s.draft!.source, language: 'js', check }).check,
+    ).toBeUndefined();
+    s = skillsReducer(s, { type: 'checked', source: s.draft!.source, language: 'python', check });
     expect(s.check).toBe(check);
     expect(skillsReducer(s, { type: 'edit', field: 'tests', value: '[]' }).check).toBe(check);
     expect(skillsReducer(s, { type: 'edit', field: 'source', value: 'x' }).check).toBeUndefined();

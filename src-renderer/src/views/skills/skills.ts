@@ -14,11 +14,20 @@ import type {
 
 export type SkillsList = { skills: SkillView[]; problems: { file: string; error: string }[] };
 
+/** A skill's language: Python skills serve Python scripts, JS skills JS and TS scripts, TS skills TS ones. */
+export type SkillLanguage = SkillView['language'];
+export const SKILL_LANGUAGES: readonly { value: SkillLanguage; label: string }[] = [
+  { value: 'python', label: 'Python' },
+  { value: 'js', label: 'JavaScript' },
+  { value: 'ts', label: 'TypeScript' },
+];
+
 export interface SkillDraft {
   /** `new`: not saved yet (its name may still change); `edit`: a saved skill. */
   mode: 'new' | 'edit';
   sandbox: string;
   name: string;
+  language: SkillLanguage;
   source: string;
   /** The test cases as JSON text (an array of `{ args, assert }`). */
   tests: string;
@@ -58,8 +67,9 @@ export type SkillsAction =
   | { type: 'new'; sandbox: string }
   | { type: 'close' }
   | { type: 'edit'; field: 'name' | 'source' | 'tests' | 'sandbox'; value: string }
+  | { type: 'language'; language: SkillLanguage }
   | { type: 'tryArgs'; value: string }
-  | { type: 'checked'; source: string; check: SkillCheck }
+  | { type: 'checked'; source: string; language: SkillLanguage; check: SkillCheck }
   | { type: 'busy'; busy: Busy }
   | { type: 'failed'; error: string }
   | { type: 'tested'; result: SkillTestResult }
@@ -79,9 +89,29 @@ export function parseFromRun(id: string | undefined): FromRun | undefined {
   return { runId: m[1]!, attempt: Number(m[2]), start: Number(m[3]), end: Number(m[4]) };
 }
 
-/** The source a new skill starts from: the required shape, ready to be filled in. */
-export const newSkillSource = (name: string): string =>
-  `def ${name}(user_id: str) -> str:
+/** The source a new skill starts from, in its language: the required shape, ready to be filled in. */
+export const newSkillSource = (name: string, language: SkillLanguage = 'python'): string =>
+  language === 'js'
+    ? `/**
+ * What this skill does, in one line.
+ * @param {string} user_id What this parameter is (e.g. "u1").
+ * @returns What it returns.
+ */
+async function ${name}(user_id) {
+  return user_id;
+}
+`
+    : language === 'ts'
+      ? `/**
+ * What this skill does, in one line.
+ * @param user_id What this parameter is (e.g. "u1").
+ * @returns What it returns.
+ */
+async function ${name}(user_id: string): Promise<string> {
+  return user_id;
+}
+`
+      : `def ${name}(user_id: str) -> str:
     """What this skill does, in one line.
 
     Args:
@@ -101,6 +131,7 @@ export const draftOf = (skill: SkillView): SkillDraft => ({
   mode: 'edit',
   sandbox: skill.sandbox,
   name: skill.name,
+  language: skill.language,
   source: skill.source,
   tests: testsText(skill.tests),
   version: skill.version,
@@ -120,6 +151,7 @@ export function skillsReducer(s: SkillsState, a: SkillsAction): SkillsState {
           mode: 'new',
           sandbox: a.sandbox,
           name: 'new_skill',
+          language: 'python',
           source: newSkillSource('new_skill'),
           tests: testsText([{ args: { user_id: 'u1' }, assert: [] }]),
         },
@@ -137,11 +169,28 @@ export function skillsReducer(s: SkillsState, a: SkillsAction): SkillsState {
       const { check: _c, ...rest } = next;
       return rest;
     }
+    case 'language': {
+      if (!s.draft || s.draft.language === a.language) return s;
+      const d = s.draft;
+      // A source still as it started (or empty) becomes the starting shape of the new language; a
+      // written one is kept, and the check says what the new language needs.
+      const untouched = !d.source.trim() || d.source === newSkillSource(d.name, d.language);
+      const { check: _c, ...rest } = s;
+      return {
+        ...rest,
+        draft: {
+          ...d,
+          language: a.language,
+          ...(untouched ? { source: newSkillSource(d.name, a.language) } : {}),
+        },
+        confirmDelete: false,
+      };
+    }
     case 'tryArgs':
       return { ...s, tryArgs: a.value };
     case 'checked':
-      // A check of an older source is stale.
-      return s.draft?.source === a.source ? { ...s, check: a.check } : s;
+      // A check of an older source, or of another language, is stale.
+      return s.draft?.source === a.source && s.draft.language === a.language ? { ...s, check: a.check } : s;
     case 'busy': {
       const { error: _e, ...rest } = s;
       return { ...rest, busy: a.busy };
@@ -179,6 +228,7 @@ export function skillsReducer(s: SkillsState, a: SkillsAction): SkillsState {
           mode: 'new',
           sandbox: p.sandbox,
           name: p.name,
+          language: 'python',
           source: p.source,
           tests: testsText(p.tests),
           origin: p.origin,
@@ -231,7 +281,11 @@ export function parseTests(text: string): { tests: SkillTest[] } | { error: stri
 
 /** The draft differs from the saved skill (or is new). */
 export const isDirty = (d: SkillDraft, saved: SkillView | undefined): boolean =>
-  !saved || d.mode === 'new' || d.source !== saved.source || d.tests !== testsText(saved.tests);
+  !saved ||
+  d.mode === 'new' ||
+  d.source !== saved.source ||
+  d.language !== saved.language ||
+  d.tests !== testsText(saved.tests);
 
 /** Skills grouped by sandbox, sandboxes and names in order. */
 export function bySandbox(skills: SkillView[]): [string, SkillView[]][] {

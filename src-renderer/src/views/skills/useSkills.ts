@@ -71,13 +71,13 @@ export function useSkills(routeId: string | undefined) {
   const draft = state.draft;
   useEffect(() => {
     if (!draft || !draft.source.trim()) return;
-    const { sandbox, name, source } = draft;
+    const { sandbox, name, source, language } = draft;
     if (!/^[a-z][a-z0-9_]{0,63}$/.test(name)) return;
     let stale = false;
     const t = setTimeout(() => {
-      api['skills.check']({ sandbox, name, source })
+      api['skills.check']({ sandbox, name, source, language })
         .then((check) => {
-          if (!stale) dispatch({ type: 'checked', source, check });
+          if (!stale) dispatch({ type: 'checked', source, language, check });
         })
         .catch(() => {});
     }, CHECK_DELAY_MS);
@@ -85,7 +85,7 @@ export function useSkills(routeId: string | undefined) {
       stale = true;
       clearTimeout(t);
     };
-  }, [draft?.sandbox, draft?.name, draft?.source]);
+  }, [draft?.sandbox, draft?.name, draft?.source, draft?.language]);
 
   const saved = list?.skills.find((s) => draft && s.sandbox === draft.sandbox && s.name === draft.name);
 
@@ -99,6 +99,7 @@ export function useSkills(routeId: string | undefined) {
         sandbox: draft.sandbox,
         name: draft.name,
         source: draft.source,
+        language: draft.language,
         tests: t.tests,
         ...(draft.origin ? { origin: draft.origin } : {}),
         ...(draft.mode === 'edit' ? { force: true } : {}),
@@ -139,6 +140,7 @@ export function useSkills(routeId: string | undefined) {
         sandbox: draft.sandbox,
         name: draft.name,
         source: draft.source,
+        language: draft.language,
         args: a.args,
       });
       dispatch({ type: 'tried', result });
