@@ -9,6 +9,8 @@ const expect = { poll: { timeout: POLL_MS } };
 
 /** No test sees the person's Toolsmith home, workspace, installation or caches (see the file). */
 const isolatedHome = 'test/support/isolated-home.ts';
+/** Nor another test file's: each file takes a home of its own inside the run's (see the file). */
+const fileHome = 'test/support/isolated-file-home.ts';
 
 /**
  * Integration files that start no container and no build (loopback servers, the service without a
@@ -32,7 +34,8 @@ export default defineConfig({
   test: {
     // Vitest's default is one worker fewer than the cores: one on a 2-core machine, so every file of the
     // parallel projects ran one after the other. Two at least (much of a test's time is waiting on a
-    // process, a server or a container). The integration and e2e projects stay one file at a time.
+    // process, a server or a container). Every project shares these workers (one vitest group), the
+    // integration and e2e files too: each file has its own home, installation, ports and containers.
     maxWorkers: Math.max(2, availableParallelism() - 1),
     reporters: ['default', './test/summary-reporter.ts'],
     // Attachments (a failing component test's screenshot) land with the other test output, ignored by git.
@@ -41,6 +44,7 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
+          setupFiles: [fileHome],
           expect,
           globalSetup: [isolatedHome],
           include: ['test/unit/**/*.test.ts'],
@@ -50,6 +54,7 @@ export default defineConfig({
       {
         test: {
           name: 'renderer',
+          setupFiles: [fileHome],
           expect,
           globalSetup: [isolatedHome],
           include: ['src-renderer/**/*.test.ts'],
@@ -79,6 +84,7 @@ export default defineConfig({
       {
         test: {
           name: 'integration-local',
+          setupFiles: [fileHome],
           expect,
           globalSetup: [isolatedHome],
           include: integrationLocal,
@@ -90,26 +96,27 @@ export default defineConfig({
       {
         test: {
           name: 'integration',
+          setupFiles: [fileHome],
           expect,
-          globalSetup: [isolatedHome],
+          // The sandbox images and the packed package, built once before the files start.
+          globalSetup: [isolatedHome, 'test/support/built-once.ts'],
           include: ['test/integration/**/*.test.ts'],
           exclude: integrationLocal,
           environment: 'node',
           testTimeout: 120_000,
           hookTimeout: 600_000,
-          fileParallelism: false,
         },
       },
       {
         test: {
           name: 'e2e',
+          setupFiles: [fileHome],
           expect,
           include: ['test/e2e/**/*.e2e.ts'],
           environment: 'node',
           globalSetup: [isolatedHome, 'test/e2e/support/build.ts'],
           testTimeout: 120_000,
           hookTimeout: 300_000,
-          fileParallelism: false,
         },
       },
     ],
