@@ -20,6 +20,8 @@ export default async function setup(): Promise<void> {
   try {
     await buildWorkbench(repoRoot);
   } catch (e) {
-    throw new Error(`electron-vite build failed:\n${(e as Error & { log?: string }).log ?? ''}\n${String(e)}`);
+    throw new Error(
+      `electron-vite build failed:\n${(e as Error & { log?: string }).log ?? ''}\n${String(e)}`,
+    );
   }
 }
