@@ -2,7 +2,7 @@ import { availableParallelism } from 'node:os';
 import react from '@vitejs/plugin-react';
 import { playwright } from '@vitest/browser-playwright';
 import { defineConfig } from 'vitest/config';
-import { POLL_MS } from './test/support/budgets.ts';
+import { POLL_MS, TEST_MS } from './test/support/budgets.ts';
 
 /** Tests wait on outcomes: a poll ends as soon as its outcome holds, and fails only after POLL_MS. */
 const expect = { poll: { timeout: POLL_MS } };
@@ -44,6 +44,8 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
+          testTimeout: TEST_MS,
+          hookTimeout: TEST_MS,
           setupFiles: [fileHome],
           expect,
           globalSetup: [isolatedHome],
@@ -54,6 +56,8 @@ export default defineConfig({
       {
         test: {
           name: 'renderer',
+          testTimeout: TEST_MS,
+          hookTimeout: TEST_MS,
           setupFiles: [fileHome],
           expect,
           globalSetup: [isolatedHome],
@@ -66,6 +70,8 @@ export default defineConfig({
         plugins: [react()],
         test: {
           name: 'components',
+          testTimeout: TEST_MS,
+          hookTimeout: TEST_MS,
           expect,
           include: ['src-renderer/**/*.browser.test.tsx'],
           browser: {
