@@ -27,6 +27,14 @@ const integrationLocal = [
   'test/integration/mcp/mcp-http-sessions.test.ts',
 ];
 
+/**
+ * Integration files that run alone, after every other file: `containment.test.ts` ends by counting the
+ * sandbox user's processes left outside containers on the whole host, and beside the other files that
+ * run process-level workers (process-level, python-red-team...) it counted theirs (14 live bwrap workers
+ * in one run at load 25), which an ancestor walk to their vitest process did not tell apart.
+ */
+const integrationSerial = ['test/integration/sandbox/containment.test.ts'];
+
 /** Debian's Chromium (Playwright cannot download a browser on these machines). */
 const chromium = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
 
@@ -107,10 +115,23 @@ export default defineConfig({
           // The sandbox images and the packed package, built once before the files start.
           globalSetup: [isolatedHome, 'test/support/built-once.ts'],
           include: ['test/integration/**/*.test.ts'],
-          exclude: integrationLocal,
+          exclude: [...integrationLocal, ...integrationSerial],
           environment: 'node',
           testTimeout: 120_000,
           hookTimeout: 600_000,
+        },
+      },
+      {
+        test: {
+          name: 'integration-serial',
+          setupFiles: [fileHome],
+          expect,
+          globalSetup: [isolatedHome, 'test/support/built-once.ts'],
+          include: integrationSerial,
+          environment: 'node',
+          testTimeout: 120_000,
+          hookTimeout: 600_000,
+          fileParallelism: false,
         },
       },
       {

@@ -429,23 +429,11 @@ describe('host unharmed', () => {
     expect(left).toEqual([]);
     // Processes of the sandbox user outside any container (the process backend's workers and whatever
     // they forked, e.g. the fork bomb): none may survive. Containers of other test files running at the
-    // same time are Docker's and are not counted; nor are the process workers of another test file (or
-    // another run) still running: their ancestors hold another vitest process (`foreignWorker`).
+    // same time are Docker's and are not counted.
     // The sandbox users: 65534 (Docker's workers and, without root, the process backend's) and the range
     // of uids the process backend gives its workers when it runs as root.
     const sandboxUid = (uid: number) =>
       uid === 65534 || (uid >= WORKER_UID_BASE && uid < WORKER_UID_BASE + WORKER_UID_COUNT);
-    const parent = (pid: number) => {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-    };
-    const foreignWorker = (pid: number): boolean => {
-      for (let p = parent(pid); p > 1; p = parent(p)) {
-        if (p === process.pid) return false;
-        if (/vitest/.test(readFileSync(`/proc/${p}/cmdline`, 'utf8'))) return true;
-      }
-      return false;
-    };
     const strays = () =>
       execSync('ps -eo pid=,uid=')
         .toString()
@@ -456,7 +444,6 @@ describe('host unharmed', () => {
         .flatMap((pid) => {
           try {
             if (/docker|containerd/.test(readFileSync(`/proc/${pid}/cgroup`, 'utf8'))) return [];
-            if (foreignWorker(Number(pid))) return [];
             return [`${pid} ${readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ').trim()}`];
           } catch {
             return [];

@@ -55,7 +55,15 @@ describe('tests never see the home of the person running them', () => {
     const config = readFileSync(join(root, 'vitest.config.ts'), 'utf8');
     const projects = config.split(/\n\s{6}\{\n/).slice(1);
     const names = projects.map((p) => /name: '([^']+)'/.exec(p)?.[1]);
-    expect(names).toEqual(['unit', 'renderer', 'components', 'integration-local', 'integration', 'e2e']);
+    expect(names).toEqual([
+      'unit',
+      'renderer',
+      'components',
+      'integration-local',
+      'integration',
+      'integration-serial',
+      'e2e',
+    ]);
     for (const p of projects) {
       if (/browser: \{/.test(p)) continue;
       expect(p, /name: '([^']+)'/.exec(p)?.[1]).toMatch(/globalSetup: \[isolatedHome\b/);
