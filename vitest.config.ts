@@ -2,13 +2,15 @@ import { availableParallelism } from 'node:os';
 import react from '@vitejs/plugin-react';
 import { playwright } from '@vitest/browser-playwright';
 import { defineConfig } from 'vitest/config';
-import { POLL_MS } from './test/support/budgets.ts';
+import { POLL_MS, TEST_MS } from './test/support/budgets.ts';
 
 /** Tests wait on outcomes: a poll ends as soon as its outcome holds, and fails only after POLL_MS. */
 const expect = { poll: { timeout: POLL_MS } };
 
 /** No test sees the person's Toolsmith home, workspace, installation or caches (see the file). */
 const isolatedHome = 'test/support/isolated-home.ts';
+/** Nor another test file's: each file takes a home of its own inside the run's (see the file). */
+const fileHome = 'test/support/isolated-file-home.ts';
 
 /**
  * Integration files that start no container and no build (loopback servers, the service without a
@@ -25,6 +27,14 @@ const integrationLocal = [
   'test/integration/mcp/mcp-http-sessions.test.ts',
 ];
 
+/**
+ * Integration files that run alone, after every other file: `containment.test.ts` ends by counting the
+ * sandbox user's processes left outside containers on the whole host, and beside the other files that
+ * run process-level workers (process-level, python-red-team...) it counted theirs (14 live bwrap workers
+ * in one run at load 25), which an ancestor walk to their vitest process did not tell apart.
+ */
+const integrationSerial = ['test/integration/sandbox/containment.test.ts'];
+
 /** Debian's Chromium (Playwright cannot download a browser on these machines). */
 const chromium = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
 
@@ -32,7 +42,8 @@ export default defineConfig({
   test: {
     // Vitest's default is one worker fewer than the cores: one on a 2-core machine, so every file of the
     // parallel projects ran one after the other. Two at least (much of a test's time is waiting on a
-    // process, a server or a container). The integration and e2e projects stay one file at a time.
+    // process, a server or a container). Every project shares these workers (one vitest group), the
+    // integration and e2e files too: each file has its own home, installation, ports and containers.
     maxWorkers: Math.max(2, availableParallelism() - 1),
     reporters: ['default', './test/summary-reporter.ts'],
     // Attachments (a failing component test's screenshot) land with the other test output, ignored by git.
@@ -41,6 +52,9 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
+          testTimeout: TEST_MS,
+          hookTimeout: TEST_MS,
+          setupFiles: [fileHome],
           expect,
           globalSetup: [isolatedHome],
           include: ['test/unit/**/*.test.ts'],
@@ -50,6 +64,9 @@ export default defineConfig({
       {
         test: {
           name: 'renderer',
+          testTimeout: TEST_MS,
+          hookTimeout: TEST_MS,
+          setupFiles: [fileHome],
           expect,
           globalSetup: [isolatedHome],
           include: ['src-renderer/**/*.test.ts'],
@@ -61,6 +78,8 @@ export default defineConfig({
         plugins: [react()],
         test: {
           name: 'components',
+          testTimeout: TEST_MS,
+          hookTimeout: TEST_MS,
           expect,
           include: ['src-renderer/**/*.browser.test.tsx'],
           browser: {
@@ -79,6 +98,7 @@ export default defineConfig({
       {
         test: {
           name: 'integration-local',
+          setupFiles: [fileHome],
           expect,
           globalSetup: [isolatedHome],
           include: integrationLocal,
@@ -90,10 +110,24 @@ export default defineConfig({
       {
         test: {
           name: 'integration',
+          setupFiles: [fileHome],
           expect,
-          globalSetup: [isolatedHome],
+          // The sandbox images and the packed package, built once before the files start.
+          globalSetup: [isolatedHome, 'test/support/built-once.ts'],
           include: ['test/integration/**/*.test.ts'],
-          exclude: integrationLocal,
+          exclude: [...integrationLocal, ...integrationSerial],
+          environment: 'node',
+          testTimeout: 120_000,
+          hookTimeout: 600_000,
+        },
+      },
+      {
+        test: {
+          name: 'integration-serial',
+          setupFiles: [fileHome],
+          expect,
+          globalSetup: [isolatedHome, 'test/support/built-once.ts'],
+          include: integrationSerial,
           environment: 'node',
           testTimeout: 120_000,
           hookTimeout: 600_000,
@@ -103,13 +137,13 @@ export default defineConfig({
       {
         test: {
           name: 'e2e',
+          setupFiles: [fileHome],
           expect,
           include: ['test/e2e/**/*.e2e.ts'],
           environment: 'node',
           globalSetup: [isolatedHome, 'test/e2e/support/build.ts'],
           testTimeout: 120_000,
           hookTimeout: 300_000,
-          fileParallelism: false,
         },
       },
     ],

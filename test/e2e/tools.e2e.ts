@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { POLL_MS } from '../support/budgets.ts';
 import { startWorld } from './support/app.ts';
 import type { E2eWorld } from './support/app.ts';
 
@@ -89,14 +90,14 @@ describe('tools in the workbench', () => {
       'def ping(host: str, count: int = 3) -> ToolResponse: return ToolResponse(success=True)',
     );
     await page.keyboard.press('Escape');
-    await live.locator('[data-tool="ping"]').waitFor({ timeout: 10_000 });
+    await live.locator('[data-tool="ping"]').waitFor({ timeout: POLL_MS });
     expect(await live.locator('[data-tool="ping"] [data-param="count"]').innerText()).toContain('3');
     await page.locator('[data-testid="dirty"]').waitFor();
     await page.locator('[data-testid="no-problems"]').waitFor();
 
     await setSource(original + MEASURE);
-    await live.locator('[data-tool="ping"]').waitFor({ state: 'detached', timeout: 10_000 });
-    await live.locator('[data-tool="measure"]').waitFor({ timeout: 10_000 });
+    await live.locator('[data-tool="ping"]').waitFor({ state: 'detached', timeout: POLL_MS });
+    await live.locator('[data-tool="measure"]').waitFor({ timeout: POLL_MS });
     const unit = live.locator('[data-tool="measure"] [data-param="unit"]');
     expect(await unit.innerText()).toContain('"cm"');
     expect(await unit.innerText()).toContain('"in"');
@@ -117,7 +118,7 @@ describe('tools in the workbench', () => {
     // A syntax error: a problem in the list and a marker in the editor; then fixed.
     await setSource(original + MEASURE + '\n\ndef broken(:\n    pass\n');
     const problems = page.locator('ul[aria-label="problems"]');
-    await expect.poll(() => problems.innerText(), { timeout: 10_000 }).toContain('syntax');
+    await expect.poll(() => problems.innerText(), { timeout: POLL_MS }).toContain('syntax');
     await page.locator('[data-testid="editor-tools.py"] .squiggly-error').first().waitFor();
     await problems.getByRole('button').first().click();
     const problemLine = Number(
@@ -140,12 +141,12 @@ describe('tools in the workbench', () => {
     expect(readFileSync(toolsFile, 'utf8')).toBe(original);
     await setSource(original + MEASURE);
     await held.waitFor({ state: 'detached' });
-    await page.locator('[data-testid="no-problems"]').waitFor({ timeout: 10_000 });
+    await page.locator('[data-testid="no-problems"]').waitFor({ timeout: POLL_MS });
 
     // Save with Ctrl+S in the editor: the file, the registry and tools.list follow.
     await editor.click();
     await page.keyboard.press('Control+S');
-    await page.locator('[data-testid="saved"]').waitFor({ timeout: 30_000 });
+    await page.locator('[data-testid="saved"]').waitFor({ timeout: POLL_MS });
     expect(readFileSync(toolsFile, 'utf8')).toBe(original + MEASURE);
     expect(w.svc.catalog.registry('ecommerce').get('measure')).toBeTruthy();
     await page.reload();

@@ -7,6 +7,15 @@
  * an assertion.
  */
 
+/**
+ * Every test's budget in the unit, renderer, components and integration-local projects (vitest.config.ts),
+ * in place of vitest's 5 s: a test that spawns one process, parses a few dozen files or opens a
+ * service takes well under a second on a quiet machine, and was measured at 5.5 to 11 s at load 20
+ * (the CLI's `serve --help`, the AST walk over app/, a tool call without Docker), where 5 s failed
+ * it for load alone. Like every budget here it only ends a test that hangs.
+ */
+export const TEST_MS = 60_000;
+
 /** Parsing or validating a large body of Python (the standard library, a whole corpus, every split). */
 export const HEAVY_PARSE_MS = 120_000;
 

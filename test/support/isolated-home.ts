@@ -9,11 +9,19 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-const VARS = ['TOOLSMITH_HOME', 'TOOLSMITH_DATA_DIR', 'XDG_DATA_HOME', 'XDG_CACHE_HOME'] as const;
+const VARS = [
+  'TOOLSMITH_TEST_ROOT',
+  'TOOLSMITH_HOME',
+  'TOOLSMITH_DATA_DIR',
+  'XDG_DATA_HOME',
+  'XDG_CACHE_HOME',
+] as const;
 
 export default function setup(): () => void {
   const dir = mkdtempSync(join(tmpdir(), 'toolsmith-test-home-'));
   const saved = VARS.map((v) => [v, process.env[v]] as const);
+  // Each test file then takes a folder of its own inside this one (`isolated-file-home.ts`).
+  process.env['TOOLSMITH_TEST_ROOT'] = dir;
   process.env['TOOLSMITH_HOME'] = join(dir, 'toolsmith');
   process.env['TOOLSMITH_DATA_DIR'] = join(dir, 'data');
   process.env['XDG_DATA_HOME'] = join(dir, 'xdg-data');

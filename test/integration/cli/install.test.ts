@@ -6,7 +6,7 @@
  * bundle (out/cli) rather than the TypeScript sources, and `serve` must serve the packed workbench.
  * No npx anywhere.
  */
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import {
   chmodSync,
   existsSync,
@@ -20,7 +20,8 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { packCheckout } from '../../support/built-once.ts';
 import { startOtlpReceiver } from '../../support/otlp-receiver.ts';
 
 const root = new URL('../../../', import.meta.url).pathname;
@@ -39,14 +40,8 @@ beforeAll(() => {
       `this test needs the machine's Node 20-23 at ${machineNode} (Debian's nodejs); got ${v.stdout}`,
     );
   prefix = mkdtempSync(join(tmpdir(), 'toolsmith-install-'));
-  // prepack's build logs go to stderr: stdout is the JSON answer.
-  const packed = execFileSync('npm', ['pack', '--json', '--pack-destination', prefix], {
-    cwd: root,
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'ignore'],
-    maxBuffer: 64 * 1024 * 1024,
-  });
-  const tarball = join(prefix, (JSON.parse(packed) as { filename: string }[])[0]!.filename);
+  // Packed once before the run's files start (test/support/built-once.ts), else here.
+  const tarball = inject('packedTarball') ?? packCheckout(prefix);
   // The machine's Node and npm only: PATH holds no node_modules/.bin.
   env = {
     ...process.env,

@@ -7,7 +7,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { POLL_MS } from '../../support/budgets.ts';
 import { dispatch } from '../../../src-main/app/handlers.ts';
 import { createSandboxManager } from '../../../src-main/app/sandbox-factory.ts';
 import { ToolsmithService } from '../../../src-main/app/service.ts';
@@ -203,9 +204,12 @@ describe('continue and replay use the providers as the run used them', () => {
 
 async function waitForEnd(svc: ToolsmithService, runId: string): Promise<RunRecord> {
   const runs = await svc.runs();
-  for (;;) {
-    const rec = runs.get(runId);
-    if (rec.status !== 'running') return rec;
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  return vi.waitFor(
+    () => {
+      const rec = runs.get(runId);
+      expect(rec.status).not.toBe('running');
+      return rec;
+    },
+    { timeout: POLL_MS, interval: 100 },
+  );
 }

@@ -1,0 +1,27 @@
+/**
+ * Vitest setup file of every node project: each test file gets a home of its own inside the run's
+ * (`isolated-home.ts`), so files that run at the same time (the integration and e2e projects run
+ * several at once) never share an installation id, a data folder, a recent list or a CLI cache: a
+ * file that lists "its installation's" containers sees only its own. Runs in the file's worker before
+ * the file is loaded; processes the file starts inherit it. Removed when the file ends.
+ */
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll } from 'vitest';
+
+/** The variables that place Toolsmith's data; `isolated-home.ts` sets them for the whole run. */
+export const HOME_VARS = ['TOOLSMITH_HOME', 'TOOLSMITH_DATA_DIR', 'XDG_DATA_HOME', 'XDG_CACHE_HOME'] as const;
+
+/** The run's folder (set by `isolated-home.ts`), else the system's temp folder. */
+const root = process.env['TOOLSMITH_TEST_ROOT'] ?? tmpdir();
+mkdirSync(root, { recursive: true });
+const dir = mkdtempSync(join(root, 'file-'));
+process.env['TOOLSMITH_HOME'] = join(dir, 'toolsmith');
+process.env['TOOLSMITH_DATA_DIR'] = join(dir, 'data');
+process.env['XDG_DATA_HOME'] = join(dir, 'xdg-data');
+process.env['XDG_CACHE_HOME'] = join(dir, 'xdg-cache');
+
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+});

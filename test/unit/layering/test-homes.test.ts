@@ -1,0 +1,96 @@
+/**
+ * No test reads or writes the person's own Toolsmith home, workspace or store (docs/decisions.md,
+ * "No test reads the person's Toolsmith data"):
+ * - every node project runs the run's isolated home (`test/support/isolated-home.ts`) and gives each
+ *   file its own (`test/support/isolated-file-home.ts`);
+ * - those cover every variable the sources read to place Toolsmith's data, so a new one (say
+ *   `XDG_CONFIG_HOME`) fails here until the set-up points it away from the home;
+ * - no test support file reaches for the home itself (`homedir()`, `$HOME`, `~/`).
+ */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join, relative, sep } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { HOME_VARS } from '../../support/isolated-file-home.ts';
+
+const root = new URL('../../../', import.meta.url).pathname;
+
+function* files(dir: string): Generator<string> {
+  for (const name of readdirSync(dir)) {
+    if (name === 'node_modules' || name === 'fixtures') continue;
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) yield* files(p);
+    else if (/\.(ts|tsx|mts|mjs|js)$/.test(name)) yield p;
+  }
+}
+
+/** The support code of the tests: test/support and every `support/` folder under test/. */
+const supportFiles = [...files(join(root, 'test'))].filter((f) =>
+  relative(root, f).split(sep).includes('support'),
+);
+
+/** Ways to reach the person's home. */
+const HOME_ACCESS = [
+  /\bhomedir\s*\(/,
+  /\buserInfo\s*\(/,
+  /process\.env(\.HOME\b|\[\s*['"`]HOME['"`]\s*\])/,
+  /['"`]~\//,
+  /\/root\/|\/home\/[a-z]/,
+];
+
+describe('tests never see the home of the person running them', () => {
+  it('the support files exist and none of them reads the home', () => {
+    expect(supportFiles.length).toBeGreaterThan(10);
+    const hits = supportFiles.flatMap((f) =>
+      readFileSync(f, 'utf8')
+        .split('\n')
+        .flatMap((line, i) =>
+          HOME_ACCESS.some((re) => re.test(line)) ? [`${relative(root, f)}:${i + 1}: ${line.trim()}`] : [],
+        ),
+    );
+    expect(hits).toEqual([]);
+  });
+
+  it('every node project has the run home and the per-file home; the browser project runs no node code', () => {
+    const config = readFileSync(join(root, 'vitest.config.ts'), 'utf8');
+    const projects = config.split(/\n\s{6}\{\n/).slice(1);
+    const names = projects.map((p) => /name: '([^']+)'/.exec(p)?.[1]);
+    expect(names).toEqual([
+      'unit',
+      'renderer',
+      'components',
+      'integration-local',
+      'integration',
+      'integration-serial',
+      'e2e',
+    ]);
+    for (const p of projects) {
+      if (/browser: \{/.test(p)) continue;
+      expect(p, /name: '([^']+)'/.exec(p)?.[1]).toMatch(/globalSetup: \[isolatedHome\b/);
+      expect(p, /name: '([^']+)'/.exec(p)?.[1]).toMatch(/setupFiles: \[fileHome\]/);
+    }
+  });
+
+  it('the set-up covers every variable the sources read to place Toolsmith data', () => {
+    const read = new Set<string>();
+    for (const dir of ['src-main', 'bin', 'scripts'])
+      for (const f of files(join(root, dir)))
+        for (const m of readFileSync(f, 'utf8').matchAll(
+          /process\.env(?:\.|\[\s*['"`])((?:TOOLSMITH_(?:HOME|DATA_DIR)|XDG_[A-Z_]+))\b/g,
+        ))
+          read.add(m[1]!);
+    expect(read.size).toBeGreaterThan(0);
+    expect([...read].filter((v) => !(HOME_VARS as readonly string[]).includes(v))).toEqual([]);
+  });
+
+  it('this file runs in a home of its own, inside the run home, away from the person’s', () => {
+    const runRoot = process.env['TOOLSMITH_TEST_ROOT'];
+    expect(runRoot).toBeTruthy();
+    for (const v of HOME_VARS) {
+      expect(process.env[v], v).toContain(`${runRoot}${sep}file-`);
+      expect(process.env[v]!.startsWith(homedir() + sep) && !runRoot!.startsWith(homedir()), v).toBe(false);
+    }
+    const own = process.env['TOOLSMITH_HOME']!.slice(runRoot!.length + 1).split(sep)[0];
+    expect(own).toMatch(/^file-/);
+  });
+});
