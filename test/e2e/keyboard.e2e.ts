@@ -193,9 +193,31 @@ describe('small screens', () => {
         model: document.querySelector('.run-row[data-run-id] .c-model').getBoundingClientRect().width,
         scrollsSideways: scroll.scrollWidth > scroll.clientWidth,
         head: !!head,
+        // The widest dates of the year in this locale (en-US, lib/dates.ts's options), not just today's.
+        widestCut: (() => {
+          const cell = started[0];
+          const was = cell.textContent;
+          const f = new Intl.DateTimeFormat('en-US', {
+            year: 'numeric', month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit',
+          });
+          const cut = [];
+          for (let m = 0; m < 12; m++)
+            for (const h of [10, 12, 22]) {
+              cell.textContent = f.format(new Date(2026, m, 28, h, 58));
+              if (cell.scrollWidth > cell.clientWidth) cut.push(cell.textContent);
+            }
+          cell.textContent = was;
+          return cut;
+        })(),
       };
     })()`);
-    expect(fits).toMatchObject({ overflowRight: 0, startedCut: 0, scrollsSideways: false, head: true });
+    expect(fits).toMatchObject({
+      overflowRight: 0,
+      startedCut: 0,
+      widestCut: [],
+      scrollsSideways: false,
+      head: true,
+    });
     const f = fits as { task: number; model: number };
     expect(f.task).toBeGreaterThanOrEqual(260);
     expect(f.task).toBeGreaterThan(2 * f.model);

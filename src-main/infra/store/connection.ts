@@ -26,6 +26,7 @@ import { hostname, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { DatabaseSync } from 'node:sqlite';
+import { steadyNow } from '../clock.ts';
 import { guardConnection, stmt } from './statements.ts';
 import type { Guard } from './statements.ts';
 
@@ -488,6 +489,11 @@ export class StoreConnection implements Guard {
   private dbId: FileId | undefined;
   private walId: FileId | undefined;
   private lastCheck = 0;
+  /**
+   * When the files were last found to be the ones opened (steadyNow, ms): what this process wrote
+   * after it may have gone to a file already replaced, and is carried to the new one whatever its state.
+   */
+  okAt = steadyNow();
   private checking = false;
   private commits = 0;
 
@@ -507,6 +513,7 @@ export class StoreConnection implements Guard {
     // SQLite's own checkpoints are off: a checkpoint writes the WAL into the database file, and this
     // connection checks first that both are still the files it opened (see afterCommit).
     this.db.exec('PRAGMA wal_autocheckpoint = 0');
+    this.okAt = steadyNow();
     this.dbId = fileId(this.file);
     this.walId = fileId(`${this.file}-wal`);
     guardConnection(this.db, this);
@@ -538,6 +545,7 @@ export class StoreConnection implements Guard {
     this.lastCheck = t;
     const why = this.changed();
     if (why) this.reopen(why);
+    else this.okAt = steadyNow();
   }
 
   /**
@@ -601,7 +609,16 @@ export class StoreConnection implements Guard {
     }
   }
 
+  /**
+   * Closes the store, checking its files first: writes made within CHECK_MS of the last check to a
+   * file that was replaced since are written again to the file now at the path before the process goes.
+   */
   close(): void {
+    try {
+      this.check(true);
+    } catch (e) {
+      this.warn(`could not check the run store's files before closing: ${errorText(e)}`);
+    }
     this.db.close();
   }
 

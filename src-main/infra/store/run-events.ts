@@ -20,6 +20,7 @@ import { foldSummary, startSummary } from '../../core/records/summary.ts';
 import { errorMessage } from '../../core/errors.ts';
 import { DiskFullError, isDiskFull, RunStoreError, storeWrite } from './connection.ts';
 import type { ReplacedWhy, StoreConnection } from './connection.ts';
+import { steadyNow } from '../clock.ts';
 import { insertRows } from './rows.ts';
 import { toSummary } from './run-statements.ts';
 import type { EventRow } from './run-statements.ts';
@@ -94,14 +95,18 @@ export class RunEvents {
    */
   private keepWritten(old: DatabaseSync, why: ReplacedWhy): (() => string | undefined) | undefined {
     const lostFile = why === 'deleted' || why === 'replaced';
-    const status = old.prepare('SELECT status FROM runs WHERE id = ?');
+    // The file lost: the runs and suite runs still going are carried, and those that ended after the
+    // files were last seen whole (their end may have been written to the lost file). A run's or a suite
+    // run's end is followed by a check, so an end written before the loss is never carried back.
+    const since = this.conn?.okAt ?? steadyNow();
+    const status = old.prepare('SELECT status, updated_at FROM runs WHERE id = ?');
     const events = old.prepare(
       'SELECT run_id, seq, type, v, ts, data FROM events WHERE run_id = ? ORDER BY seq',
     );
     const runs: RunEvent[][] = [];
     for (const id of this.written) {
-      const row = status.get(id) as { status: string } | undefined;
-      if (!row || (lostFile && row.status !== 'running')) continue;
+      const row = status.get(id) as { status: string; updated_at: number } | undefined;
+      if (!row || (lostFile && row.status !== 'running' && row.updated_at <= since)) continue;
       runs.push(
         (events.all(id) as unknown as EventRow[]).map((r) =>
           upgradeEvent({
@@ -117,8 +122,10 @@ export class RunEvents {
     }
     const suiteRuns = (
       old
-        .prepare(`SELECT * FROM suite_runs WHERE owner_pid = ?${lostFile ? " AND status = 'running'" : ''}`)
-        .all(process.pid) as Record<string, unknown>[]
+        .prepare(
+          `SELECT * FROM suite_runs WHERE owner_pid = ?${lostFile ? " AND (status = 'running' OR finished_at > ?)" : ''}`,
+        )
+        .all(...(lostFile ? [process.pid, since] : [process.pid])) as Record<string, unknown>[]
     ).filter((r) => this.ownSuiteRuns.has(r['id'] as string));
     const ofSuite = old.prepare('SELECT * FROM suite_results WHERE suite_run = ?');
     const tagsOf = old.prepare('SELECT id, suite_run FROM runs WHERE suite_run = ?');
@@ -332,6 +339,8 @@ export class RunEvents {
         event = { v: EVENT_VERSION, runId, seq: bumped.next_seq - 1, ts, type, data } as RunEvent;
         this.write(event, bumped);
       });
+      // A run's end is checked to have reached the file now at the path (see keepWritten).
+      if (type === 'run_finished' && this.depth === 0) this.conn?.check(true);
     } catch (e) {
       if (!isDiskFull(e, this.file) || this.depth > 0) throw e;
       const row = this.stmts.getRun.get(runId);

@@ -93,7 +93,8 @@ export class RunStore extends RunQueries {
     if (this.closed) return;
     this.closed = true;
     const lost = this.log.release();
-    this.db.close();
+    if (this.conn) this.conn.close();
+    else this.db.close();
     if (lost) throw new DiskFullError(this.file, 'run events', lost);
   }
 
@@ -178,6 +179,11 @@ export class RunStore extends RunQueries {
 
   /** Counts one use of a template (the ratchet's counters); held in memory while the disk is full. */
   /** A suite run this process started (SuiteStore): carried into a new file if this one is replaced. */
+  /** Checks now that the store's files are still the ones opened (see StoreConnection.check). */
+  checkFiles(): void {
+    this.conn?.check(true);
+  }
+
   noteSuiteRun(id: string): void {
     this.log.noteSuiteRun(id);
   }

@@ -102,6 +102,8 @@ export class SuiteStore {
     storeWrite(this.file, "a suite run's end", () =>
       this.stmts.finish.run(status, this.now(), error ?? null, id),
     );
+    // Its end is checked to have reached the file now at the path (see RunEvents.keepWritten).
+    this.runs.checkFiles();
   }
 
   private view(r: Row): SuiteRunRow {
