@@ -38,7 +38,9 @@ const argv = process.argv.slice(2);
 const cache = entry.endsWith('.js')
   ? join(root, 'out/cli/verb-cache.js')
   : join(root, 'src-main/cli/verb-cache.ts');
-const { answerFromCache } = await import(pathToFileURL(cache).href);
+const { answerFromCache, startEarlyMcp } = await import(pathToFileURL(cache).href);
+// `mcp` on stdio: the client's initialize is answered before main loads (src-main/mcp/stdio-early.ts).
+await startEarlyMcp(argv);
 if (answerFromCache(argv)) process.exitCode = 0;
 else {
   const { main } = await import(pathToFileURL(entry).href);

@@ -10,7 +10,7 @@ import { createContext, UsageError } from './context.ts';
 import { onUnhandledStop, signalExitCode } from './signals.ts';
 import type { CliContext } from './context.ts';
 import { MCP_DESCRIPTION } from '../mcp/mcp-tool-names.ts';
-import { cachedVerb, verbOf, writeVerbAnswer } from './verb-cache.ts';
+import { cachedVerb, startEarlyMcp, verbOf, writeVerbAnswer } from './verb-cache.ts';
 import { OutputError, systemErrorLine } from '../core/errors.ts';
 
 /** The run store's own errors (infra/store/connection.ts), by name: main loads no store module. */
@@ -202,16 +202,6 @@ function allCommands(c: Command): Command[] {
 const firstLine = (s: string) => s.split('\n')[0]?.replace(/^error: /, '') ?? s;
 
 /** Options of `mcp` that mean it does not serve stdio (or fails before it would). */
-const NOT_EARLY_STDIO = [
-  '--http',
-  '--help',
-  '-h',
-  '--port',
-  '--host',
-  '--token-env',
-  '--session-idle',
-  '--max-sessions',
-];
 
 export async function main(
   argv: string[],
@@ -220,8 +210,7 @@ export async function main(
 ): Promise<number> {
   // `mcp` on stdio answers the client's initialize before anything else loads (mcp/stdio-early.ts); an
   // HTTP-only option without --http is a usage error that Commander reports, so no early server then.
-  if (verbOf(argv) === 'mcp' && !argv.some((a) => NOT_EARLY_STDIO.includes(a.split('=')[0] ?? a)))
-    await (await import('../mcp/stdio-early.ts')).earlyStdio().answered(1_000);
+  await startEarlyMcp(argv);
   // `kit list` and `tools` answer from the last answer of an unchanged workspace (verb-cache.ts).
   const cached = cachedVerb(argv, version);
   if (cached?.hit) {

@@ -114,6 +114,29 @@ export function verbOf(argv: string[]): string | undefined {
   return undefined;
 }
 
+/** Options of `mcp` that mean HTTP (or help): no early stdio server then. */
+const NOT_EARLY_STDIO = [
+  '--http',
+  '--help',
+  '-h',
+  '--port',
+  '--host',
+  '--token-env',
+  '--session-idle',
+  '--max-sessions',
+];
+
+/**
+ * `mcp` on stdio answers the client's initialize before anything else loads (mcp/stdio-early.ts): called
+ * by bin/start.mjs before main.ts is imported (importing it blocks the event loop), and by main() again
+ * (the same server, answered at once). An HTTP-only option without --http is a usage error that
+ * Commander reports, so no early server then.
+ */
+export async function startEarlyMcp(argv: string[]): Promise<void> {
+  if (verbOf(argv) !== 'mcp' || argv.some((a) => NOT_EARLY_STDIO.includes(a.split('=')[0] ?? a))) return;
+  await (await import('../mcp/stdio-early.ts')).earlyStdio().answered(1_000);
+}
+
 /** The workspace option in `argv` (`-w DIR`, `--workspace DIR`, `--workspace=DIR`). */
 function workspaceOption(argv: string[]): string | undefined {
   for (let i = 0; i < argv.length; i++) {

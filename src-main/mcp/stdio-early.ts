@@ -84,12 +84,17 @@ function canonical(v: unknown): string {
   );
 }
 
-let started: EarlyStdio | undefined;
+/**
+ * The early server of this process, started on first call: by bin/start.mjs (through verb-cache.ts's
+ * `startEarlyMcp`) before main.ts loads, else by main(). One per process, kept under a global key: the
+ * installed command's bundle may hold this module in more than one chunk.
+ */
+const STARTED = Symbol.for('toolsmith.mcp.earlyStdio');
 
-/** The early server of this process, started on first call (main() starts it before anything loads). */
 export function earlyStdio(): EarlyStdio {
-  started ??= start();
-  return started;
+  const g = globalThis as { [STARTED]?: EarlyStdio };
+  g[STARTED] ??= start();
+  return g[STARTED];
 }
 
 function start(): EarlyStdio {
