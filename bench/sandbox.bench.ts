@@ -3,6 +3,7 @@
  * runsc runtime) and process (bubblewrap). `BENCH_LEVELS=docker,gvisor` picks levels; `BENCH_ONLY=per_job`
  * measures only the per-job figures (and `gvisor_over_docker_p50`), for a machine too loaded for the rest.
  * - per-job overhead for a trivial script on a warm pool (fresh forked process per job), host round trip;
+ * - `BENCH_AB=jobns`: jobs in namespaces of their own against a plain fork (the `nojobns` switch), side by side;
  * - `BENCH_AB=1`: only the next job's process made during a job (docs/scaling.md) against the old order
  *   (the worker's `noearly` test switch), both pools warm, rounds interleaved so load moves them alike,
  *   with the fork floor of the same run (docker and process levels);
@@ -384,9 +385,25 @@ const containerExists = (id: string) =>
       () => true,
       () => false,
     );
+/** Two ways to run the same job, measured side by side: names and the walls each leaves out. */
+interface ABPair {
+  a: string;
+  b: string;
+  wallsA: string[];
+  wallsB: string[];
+}
+const AB_PAIRS: Record<string, ABPair> = {
+  // The next job's process made during a job, against the old order (the worker's `noearly` switch).
+  early: { a: 'early', b: 'after', wallsA: [], wallsB: ['noearly'] },
+  // Each job in namespaces of its own (jobns.py), against a plain fork (`nojobns`): what the walls cost.
+  jobns: { a: 'jobns', b: 'nojobns', wallsA: [], wallsB: ['nojobns'] },
+};
+
 const result: Record<string, unknown> = {};
-if (process.env['BENCH_AB'] === '1') {
-  for (const level of levels) result[level] = await earlyAB(level);
+if (process.env['BENCH_AB']) {
+  const ab = AB_PAIRS[process.env['BENCH_AB'] === '1' ? 'early' : process.env['BENCH_AB']];
+  if (!ab) throw new Error(`BENCH_AB: one of 1, ${Object.keys(AB_PAIRS).join(', ')}`);
+  for (const level of levels) result[level] = await pairAB(level, ab);
   result['loadavg'] = readFileSync('/proc/loadavg', 'utf8').trim();
   process.stdout.write(JSON.stringify(result, null, 2) + '\n');
   process.exit(0);
@@ -536,11 +553,11 @@ print(json.dumps({"p50_ms": p50, "over_fork_ms": {k: round(v - p50["fork"], 3) f
 }
 
 /**
- * BENCH_AB=1: per-job p50 with the next job's process made during a job ("early") and with the old
- * order ("after": the worker's `noearly` switch), one warm pool of one worker each, 12 interleaved
- * rounds of 25 jobs, and the fork floor measured in between.
+ * BENCH_AB=1 (or `early`), BENCH_AB=jobns: per-job p50 of the two ways of a pair (AB_PAIRS), one warm pool
+ * of one worker each, 12 interleaved rounds of 25 jobs (load moves both alike), and the fork floor
+ * measured in between.
  */
-async function earlyAB(level: string): Promise<Record<string, unknown>> {
+async function pairAB(level: string, ab: ABPair): Promise<Record<string, unknown>> {
   const makeFactory = async (wallsOff: string[]) => {
     if (level === 'process')
       return new ProcessWorkerFactory({ ...paths, memoryMb: 256, pids: 64, tmpfsMb: 16, wallsOff });
@@ -569,7 +586,7 @@ async function earlyAB(level: string): Promise<Record<string, unknown>> {
     });
   const run = (b: SandboxBackend, code: string, timeoutMs = 60_000) =>
     b.execute({ sandbox: 'bench', language: 'python', code, bodyStartLine: 1, tools, timeoutMs });
-  const fs = [await makeFactory([]), await makeFactory(['noearly'])];
+  const fs = [await makeFactory(ab.wallsA), await makeFactory(ab.wallsB)];
   const [early, after] = fs.map(backendOf) as [SandboxBackend, SandboxBackend];
   for (const b of [early, after]) for (let i = 0; i < 30; i++) await run(b, 'emit_result(1)\n');
   const ts: Record<'early' | 'after', number[]> = { early: [], after: [] };
@@ -595,8 +612,8 @@ async function earlyAB(level: string): Promise<Record<string, unknown>> {
   const r2 = (x: number) => Number(x.toFixed(2));
   return {
     fork_exit_wait_p50_ms: fork,
-    early: { p50: pct(ts.early, 50), p95: pct(ts.early, 95), over_fork: r2(pct(ts.early, 50) / fork) },
-    after: { p50: pct(ts.after, 50), p95: pct(ts.after, 95), over_fork: r2(pct(ts.after, 50) / fork) },
-    early_over_after_p50: r2(pct(ts.early, 50) / pct(ts.after, 50)),
+    [ab.a]: { p50: pct(ts.early, 50), p95: pct(ts.early, 95), over_fork: r2(pct(ts.early, 50) / fork) },
+    [ab.b]: { p50: pct(ts.after, 50), p95: pct(ts.after, 95), over_fork: r2(pct(ts.after, 50) / fork) },
+    [`${ab.a}_over_${ab.b}_p50`]: r2(pct(ts.early, 50) / pct(ts.after, 50)),
   };
 }
