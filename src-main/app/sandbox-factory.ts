@@ -34,6 +34,7 @@ import type { SandboxSpec, WorkerFactory } from '../infra/sandbox/pool.ts';
 import { ProcessWorkerFactory } from '../infra/sandbox/process.ts';
 import { imagePaths } from './images-light.ts';
 import { errorMessage } from '../core/errors.ts';
+import { NO_DOCKER_HINT, noDockerHint } from './system.ts';
 
 export { imagePaths } from './images-light.ts';
 
@@ -534,9 +535,7 @@ export async function createSandboxManager(svc: SandboxFactoryDeps): Promise<San
             : {
                 available: false,
                 error: probed.refused ?? lost ?? 'no Docker engine answers',
-                hint: probed.refused
-                  ? 'Fix the access to the socket as said. Until then scripts run in the process fallback with weaker isolation.'
-                  : 'Install Docker (Debian: apt-get install docker.io) and start it (systemctl start docker, or dockerd &). Until then scripts run in the process fallback with weaker isolation.',
+                hint: `${probed.refused ? noDockerHint(probed.refused) : NO_DOCKER_HINT} Until then scripts run in the process fallback with weaker isolation.`,
               },
         // The default level, then the sandboxes with a level of their own (`docker; gvisor: ecommerce`).
         isolation: [
