@@ -5,10 +5,11 @@
  * - the job that meets the dead engine says in one line that the engine at that socket went away and
  *   what happens next, never a bare `connect ECONNREFUSED`;
  * - the next jobs run in the process fallback, each result (and the status) saying why, as at start;
+ *   a sandbox with `isolation = "docker"` of its own does not fall back, and its result says why not;
  * - the engine started again, the probe notices, new jobs run in Docker, and the containers of the
  *   backend that lost its engine are removed (none left behind).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Docker from 'dockerode';
@@ -25,7 +26,11 @@ let dataDir: string;
 let ws: string;
 let engine: SecondEngine;
 let svc: ToolsmithService;
-const saved = { DOCKER_HOST: process.env['DOCKER_HOST'], DATA: process.env['TOOLSMITH_DATA_DIR'] };
+const saved = {
+  DOCKER_HOST: process.env['DOCKER_HOST'],
+  DATA: process.env['TOOLSMITH_DATA_DIR'],
+  BACKEND: process.env['TOOLSMITH_BACKEND'],
+};
 const events: PushEvent[] = [];
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 
@@ -41,6 +46,15 @@ beforeAll(async () => {
   process.env['DOCKER_HOST'] = `unix://${engine.socket}`;
   process.env['TOOLSMITH_DATA_DIR'] = dataDir;
   ws = tempWorkspace();
+  // A sandbox with a level of its own never falls back: its result says so.
+  const config = join(ws, '.toolsmith/config.toml');
+  writeFileSync(
+    config,
+    readFileSync(config, 'utf8').replace(
+      '[sandboxes.support]\n',
+      '[sandboxes.support]\nisolation = "docker"\n',
+    ),
+  );
   svc = ToolsmithService.open(ws, { sandboxFactory: createSandboxManager });
   svc.onPush((e) => events.push(e));
 }, 240_000);
@@ -53,13 +67,14 @@ afterAll(async () => {
   for (const [k, v] of [
     ['DOCKER_HOST', saved.DOCKER_HOST],
     ['TOOLSMITH_DATA_DIR', saved.DATA],
+    ['TOOLSMITH_BACKEND', saved.BACKEND],
   ] as const)
     if (v === undefined) delete process.env[k];
     else process.env[k] = v;
 });
 
-const run = (body: string) =>
-  svc.execution.executeScript({ sandbox: 'ecommerce', language: 'python', body, timeoutMs: 60_000 });
+const run = (body: string, sandbox = 'ecommerce') =>
+  svc.execution.executeScript({ sandbox, language: 'python', body, timeoutMs: 60_000 });
 const changes = (docker: boolean) =>
   events.filter(
     (e): e is Extract<PushEvent, { type: 'engine_changed' }> =>
@@ -71,6 +86,9 @@ describe('the Docker engine goes away mid-session', () => {
     const first = await run('emit_result(1)\n');
     expect(first.error).toBeUndefined();
     expect(first.isolation).toBe('docker');
+    const own = await run('emit_result(10)\n', 'support');
+    expect(own.error).toBeUndefined();
+    expect(own.isolation).toBe('docker');
     const client = new Docker({ socketPath: engine.socket });
     const before = (await client.listContainers({ all: true })).map((c) => c.Id);
     expect(before.length).toBeGreaterThan(0);
@@ -102,8 +120,16 @@ describe('the Docker engine goes away mid-session', () => {
       expect(r.isolation).not.toBe('docker');
       expect(r.isolationReason).toMatch(reason);
     }
+    const pinned = await run('emit_result(11)\n', 'support');
+    expect(pinned.exitReason).toBe('infra');
+    expect(pinned.error?.message).toMatch(
+      new RegExp(
+        `^the Docker engine at ${escape(address)} went away \\(.+\\): sandbox support sets isolation = "docker", which never falls back to another level: its jobs fail until the engine answers again$`,
+      ),
+    );
     const down = await svc.system.status();
-    expect(down.isolation).not.toBe('docker');
+    // The default level, then the sandboxes with a level of their own.
+    expect(down.isolation).toMatch(/^(bubblewrap|process); docker: support$/);
     expect(down.isolationReason).toMatch(reason);
 
     await engine.restart();
@@ -113,11 +139,54 @@ describe('the Docker engine goes away mid-session', () => {
     expect(back.data).toBe(5);
     expect(back.isolation).toBe('docker');
     expect(back.isolationReason).toBeUndefined();
+    const ownBack = await run('emit_result(12)\n', 'support');
+    expect(ownBack.error).toBeUndefined();
+    expect(ownBack.isolation).toBe('docker');
     const up = await svc.system.status();
-    expect(up.isolation).toBe('docker');
+    expect(up.isolation).toBe('docker; docker: support');
     expect(up.isolationReason).toBeUndefined();
     // The backend that lost its engine left nothing behind on it: its containers were removed.
     const after = (await client.listContainers({ all: true })).map((c) => c.Id);
     expect(after.filter((id) => before.includes(id))).toEqual([]);
+  }, 300_000);
+
+  it('with TOOLSMITH_BACKEND=docker nothing falls back: jobs say so until the engine answers again', async () => {
+    process.env['TOOLSMITH_BACKEND'] = 'docker';
+    const forced = ToolsmithService.open(ws, { sandboxFactory: createSandboxManager });
+    try {
+      const exec = (n: number) =>
+        forced.execution.executeScript({
+          sandbox: 'ecommerce',
+          language: 'python',
+          body: `emit_result(${n})\n`,
+          timeoutMs: 60_000,
+        });
+      const first = await exec(1);
+      expect(first.error).toBeUndefined();
+      expect(first.isolation).toBe('docker');
+
+      await engine.kill();
+      const address = `unix://${engine.socket}`;
+      const hit = await exec(2);
+      expect(hit.exitReason).toBe('infra');
+      expect(hit.error?.message).toMatch(
+        new RegExp(
+          `^the Docker engine at ${escape(address)} went away \\(.+\\): TOOLSMITH_BACKEND=docker, so nothing falls back: jobs fail until the engine answers again$`,
+        ),
+      );
+      const still = await exec(3);
+      expect(still.success).toBe(false);
+      expect(still.isolation).not.toMatch(/bubblewrap|process/);
+      expect(still.error?.message).toMatch(/^TOOLSMITH_BACKEND=docker but no Docker engine answers/);
+
+      await engine.restart();
+      const back = await exec(4);
+      expect(back.error).toBeUndefined();
+      expect(back.data).toBe(4);
+      expect(back.isolation).toBe('docker');
+    } finally {
+      await forced.close();
+      delete process.env['TOOLSMITH_BACKEND'];
+    }
   }, 300_000);
 });
