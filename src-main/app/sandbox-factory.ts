@@ -375,7 +375,7 @@ export async function createSandboxManager(svc: SandboxFactoryDeps): Promise<San
         : forced === 'docker'
           ? 'TOOLSMITH_BACKEND=docker, so nothing falls back: jobs fail until the engine answers again'
           : svc.oneShot
-            ? 'start the engine again (systemctl start docker), or run on the process fallback with TOOLSMITH_BACKEND=process'
+            ? 'later jobs of this command run in the process fallback, weaker than a Docker container; start the engine again (systemctl start docker) for the next commands'
             : 'new jobs run in the process fallback, weaker than a Docker container, and go back to Docker once it answers (it is probed)';
     if (version && !announced) {
       announced = true;

@@ -218,7 +218,11 @@ export class ToolsmithService {
       },
       engineLost: (reason) => {
         lostEngine = reason;
-        if (reason !== undefined) execution.replaceSandbox();
+        // A one-shot command makes the fallback when (and if) it runs another job.
+        if (reason !== undefined) {
+          if (oneShot) execution.retireSandbox();
+          else execution.replaceSandbox();
+        }
       },
       skillManual: (sandbox, names, language) => execution.skillManual(sandbox, names, language),
     };
