@@ -134,6 +134,15 @@ export class ScriptExecution {
     void retired.then((m) => m.retire?.() ?? m.dispose()).catch(() => {});
   }
 
+  /**
+   * Retires the backend and, unless shutting down, makes the next one at once: after the Docker engine
+   * went away, the fallback and its engine probe start without waiting for a job.
+   */
+  replaceSandbox(): void {
+    this.retireSandbox();
+    if (!this.closing) void this.sandbox().catch(() => {});
+  }
+
   /** Disposes the sandbox backend (its containers removed) and the validation threads. */
   async close(): Promise<void> {
     await this.deps.validator?.close();

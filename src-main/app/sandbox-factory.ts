@@ -34,6 +34,7 @@ import type { SandboxSpec, WorkerFactory } from '../infra/sandbox/pool.ts';
 import { ProcessWorkerFactory } from '../infra/sandbox/process.ts';
 import { imagePaths } from './images-light.ts';
 import { errorMessage } from '../core/errors.ts';
+import { NO_DOCKER_HINT, noDockerHint } from './system.ts';
 
 export { imagePaths } from './images-light.ts';
 
@@ -68,6 +69,38 @@ async function dockerProbe(
       };
     }
     return { ...socketProblem(docker, e) };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Errors of a connection to the engine's socket that mean nothing answers there any more. */
+const GONE_CODES = new Set(['ECONNREFUSED', 'ENOENT', 'EPIPE', 'ECONNRESET']);
+
+/** Where the local engine is asked: DOCKER_HOST, else the client's socket. */
+function engineAddress(docker: Docker): string {
+  const path = (docker as unknown as { modem?: { socketPath?: unknown } }).modem?.socketPath;
+  return process.env['DOCKER_HOST'] ?? (typeof path === 'string' ? `unix://${path}` : 'the default socket');
+}
+
+/**
+ * Why the engine is gone (`connect ECONNREFUSED /run/docker.sock`): its socket refuses or lost the
+ * connection, or is no longer there. Undefined while it answers, and for an engine that is only slow
+ * (a timeout is no proof that it went away: a loaded engine must not send jobs to a weaker level).
+ */
+async function engineGone(docker: Docker, timeoutMs = 3000): Promise<string | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([
+      docker.ping(),
+      new Promise<void>((r) => {
+        timer = setTimeout(r, timeoutMs);
+      }),
+    ]);
+    return undefined;
+  } catch (e) {
+    const code = (e as { code?: unknown }).code;
+    return typeof code === 'string' && GONE_CODES.has(code) ? errorMessage(e) : undefined;
   } finally {
     clearTimeout(timer);
   }
@@ -137,6 +170,16 @@ export interface SandboxFactoryDeps extends WorkspaceDeps, PushDeps, McpToolDeps
   prepareMcp(sandbox: string): Promise<{ server: string; error: string }[]>;
   /** New jobs go to a new backend; this one is disposed once its running jobs end. */
   retireSandbox(): void;
+  /**
+   * Why the local engine went away mid-session (`the Docker engine at ... went away (...) at ...`), until
+   * a backend finds it answering again; the next backend then runs the process fallback and says so.
+   */
+  readonly lostEngine?: string | undefined;
+  /**
+   * Records that the engine went away (`reason`: new jobs go to a new backend, made at once, which
+   * falls back as at start and probes the engine), or that it answers again (undefined).
+   */
+  engineLost?(reason: string | undefined): void;
   /** The manual entries of a sandbox's offered skills among `names` (app/skills.ts). */
   skillManual?(sandbox: string, names: readonly string[], language?: ScriptLanguage): Tool[];
 }
@@ -147,6 +190,9 @@ export async function createSandboxManager(svc: SandboxFactoryDeps): Promise<San
   const docker = new Docker();
   const probed = forced === 'process' ? {} : await dockerProbe(docker);
   const version = probed.version;
+  // The engine went away under an earlier backend of this service: said as such while it stays gone.
+  const lost = version ? undefined : svc.lostEngine;
+  if (version && svc.lostEngine !== undefined) svc.engineLost?.(undefined);
   if (forced === 'docker' && !version)
     throw new ToolsmithError(
       'infra',
@@ -261,7 +307,7 @@ export async function createSandboxManager(svc: SandboxFactoryDeps): Promise<San
     ? undefined
     : forced === 'process'
       ? `TOOLSMITH_BACKEND=process: the process fallback (${factory.isolation}) runs, weaker than a Docker container`
-      : `${probed.refused ?? `no Docker engine answered (${process.env['DOCKER_HOST'] ?? 'the default socket'})`} at ${since}: the process fallback (${factory.isolation}) runs, weaker than a Docker container${probing ? '; the engine is probed and new jobs go to Docker once it answers' : ''}`;
+      : `${probed.refused ? `${probed.refused} at ${since}` : (lost ?? `no Docker engine answered (${process.env['DOCKER_HOST'] ?? 'the default socket'}) at ${since}`)}: the process fallback (${factory.isolation}) runs, weaker than a Docker container${probing ? '; the engine is probed and new jobs go to Docker once it answers' : ''}`;
   // On the fallback, a long-lived process probes the engine with backoff; once it answers, this backend
   // is retired (running jobs end here) and the next job makes a Docker one.
   const probe = new AbortController();
@@ -286,6 +332,57 @@ export async function createSandboxManager(svc: SandboxFactoryDeps): Promise<San
         return;
       }
     })();
+  if (lost && !version)
+    svc.push({
+      type: 'engine_changed',
+      isolation: factory.isolation,
+      message: `${lost}: new jobs run in the ${factory.isolation} fallback, weaker than a Docker container, and go back to Docker once it answers`,
+    });
+  /**
+   * A job on the local engine failed as infrastructure: when the engine no longer answers at all (its
+   * socket refuses, is gone, or broke the connection), the result says so in one line and what happens
+   * next. For the default level, this backend is retired and the next one falls back as at start (with
+   * `TOOLSMITH_BACKEND=docker` nothing falls back: jobs fail until the engine answers); a sandbox with a
+   * level of its own never falls back, and its result says so.
+   */
+  let goneCheck: Promise<string | undefined> | undefined;
+  let announced = false;
+  const engineWentAway = async (sandbox: string, r: ExecutionResult): Promise<ExecutionResult> => {
+    const ownLevel = own.levelOf(sandbox);
+    const onLocal =
+      ownLevel === undefined
+        ? !!version
+        : ownLevel !== 'process' &&
+          (svc.config.sandboxes[sandbox]?.engines ?? ['local']).some(
+            (e) => e === 'local' && !svc.config.engines[e],
+          );
+    if (!onLocal) return r;
+    // Jobs failing together ask once; an engine that still answers is asked again by the next failure.
+    goneCheck ??= engineGone(docker).then((w) => {
+      if (!w) goneCheck = undefined;
+      return w;
+    });
+    const why = await goneCheck;
+    if (!why) return r;
+    const at = engineAddress(docker);
+    const said = r.error?.message ?? '';
+    const what = /stopped answering during the job/.test(said)
+      ? `${said}: the Docker engine at ${at} went away`
+      : `the Docker engine at ${at} went away (${said || why})`;
+    const next =
+      ownLevel !== undefined
+        ? `sandbox ${sandbox} sets isolation = "${ownLevel}", which never falls back to another level: its jobs fail until the engine answers again`
+        : forced === 'docker'
+          ? 'TOOLSMITH_BACKEND=docker, so nothing falls back: jobs fail until the engine answers again'
+          : svc.oneShot
+            ? 'later jobs of this command run in the process fallback, weaker than a Docker container; start the engine again (systemctl start docker) for the next commands'
+            : 'new jobs run in the process fallback, weaker than a Docker container, and go back to Docker once it answers (it is probed)';
+    if (version && !announced) {
+      announced = true;
+      svc.engineLost?.(`the Docker engine at ${at} went away (${why}) at ${new Date().toISOString()}`);
+    }
+    return { ...r, error: { ...(r.error ?? { type: 'Infra', frames: [] }), message: `${what}: ${next}` } };
+  };
   /** The MCP tool names each sandbox's pools were loaded with (a changed listing reloads them). */
   const mcpNames = new Map<string, string>();
   const specFor = (sandbox: string, runtime: RuntimeId): SandboxSpec => {
@@ -370,15 +467,17 @@ export async function createSandboxManager(svc: SandboxFactoryDeps): Promise<San
             .join(',')
       )
         await backend.reload(req.sandbox);
+      let r: ExecutionResult;
       if (runtime === 'bun') {
         const stripped = stripForBun(req);
         if ('success' in stripped) return stripped;
-        return backend.execute(stripped);
-      }
-      const r = await backend.execute(req);
+        r = await backend.execute(stripped);
+      } else r = await backend.execute(req);
       return fallbackReason && r.isolation === factory.isolation && level === factory.isolation
         ? { ...r, isolationReason: fallbackReason }
-        : r;
+        : r.exitReason === 'infra'
+          ? await engineWentAway(req.sandbox, r)
+          : r;
     },
   };
   return {
@@ -435,8 +534,8 @@ export async function createSandboxManager(svc: SandboxFactoryDeps): Promise<San
               }
             : {
                 available: false,
-                error: probed.refused ?? 'no Docker engine answers',
-                hint: 'Install Docker (Debian: apt-get install docker.io) and start it (systemctl start docker, or dockerd &). Until then scripts run in the process fallback with weaker isolation.',
+                error: probed.refused ?? lost ?? 'no Docker engine answers',
+                hint: `${probed.refused ? noDockerHint(probed.refused) : NO_DOCKER_HINT} Until then scripts run in the process fallback with weaker isolation.`,
               },
         // The default level, then the sandboxes with a level of their own (`docker; gvisor: ecommerce`).
         isolation: [

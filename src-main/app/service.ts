@@ -199,6 +199,8 @@ export class ToolsmithService {
     });
     this.system = system;
 
+    // Why the local Docker engine went away mid-session, until a backend finds it answering again.
+    let lostEngine: string | undefined;
     const factoryDeps: SandboxFactoryDeps = {
       files,
       get config() {
@@ -211,6 +213,17 @@ export class ToolsmithService {
       prepareMcp,
       enabledRuntimes: () => system.enabledRuntimes(),
       retireSandbox: () => execution.retireSandbox(),
+      get lostEngine() {
+        return lostEngine;
+      },
+      engineLost: (reason) => {
+        lostEngine = reason;
+        // A one-shot command makes the fallback when (and if) it runs another job.
+        if (reason !== undefined) {
+          if (oneShot) execution.retireSandbox();
+          else execution.replaceSandbox();
+        }
+      },
       skillManual: (sandbox, names, language) => execution.skillManual(sandbox, names, language),
     };
     const execution: ScriptExecution = new ScriptExecution({

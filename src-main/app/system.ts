@@ -11,13 +11,24 @@ import { errorMessage } from '../core/errors.ts';
 export const NO_DOCKER_HINT =
   'Install Docker (Debian: apt-get install docker.io) and start it (systemctl start docker, or dockerd &).';
 
+/**
+ * The hint for an engine that cannot be used: installing Docker when none answered, fixing the socket
+ * when the error says what is wrong with it (this user may not open it, the engine refused with HTTP
+ * 401/403, the path is not a socket).
+ */
+export function noDockerHint(error: string): string {
+  return /cannot be opened by this user|answered HTTP 40[13]|, not a socket/.test(error)
+    ? 'Docker need not be installed again: fix the socket as the error says.'
+    : NO_DOCKER_HINT;
+}
+
 /** Engine, isolation, images and pools; without a sandbox backend, a status that says why. */
 export async function systemStatus(svc: SandboxDeps): Promise<Response<'system.status'>> {
   try {
     return await (await svc.sandbox()).status();
   } catch (e) {
     return {
-      docker: { available: false, error: errorMessage(e), hint: NO_DOCKER_HINT },
+      docker: { available: false, error: errorMessage(e), hint: noDockerHint(errorMessage(e)) },
       isolation: 'none',
       images: [],
       pools: [],

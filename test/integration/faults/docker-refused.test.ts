@@ -57,6 +57,9 @@ describe('a Docker socket that answers 403', () => {
       expect(status.docker.error).toMatch(named);
       expect(status.isolationReason).toMatch(named);
       expect(status.isolationReason).not.toMatch(/no Docker engine answered/);
+      expect(status.docker.hint).toMatch(
+        /^Docker need not be installed again: fix the socket as the error says\./,
+      );
     } finally {
       await svc.close();
     }

@@ -3,8 +3,8 @@
  * its own socket; the machine's shared engine is never touched):
  * - started while no engine answers, the service runs the process fallback, says so (and why) in every
  *   result and in the status, and switches to Docker once the engine answers;
- * - the engine killed mid-job: the job's result names the engine, not the script; restarted, the next
- *   job runs in Docker again.
+ * - the engine killed mid-job: the job's result names the engine, not the script; restarted (and seen
+ *   by the probe of the fallback that ran meanwhile), the next job runs in Docker again.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -113,7 +113,17 @@ describe('a long-lived service follows the Docker engine', () => {
     expect(r.error?.message).toMatch(/Docker engine .* (stopped answering|does not answer)/);
     expect(r.error?.message).not.toMatch(/the worker closed its output/);
 
+    // The engine gone, new jobs went to the process fallback (docker-engine-lost.test.ts): once the
+    // restarted engine answers the probe, they go back to Docker.
+    const backBefore = events.filter((e) => e.type === 'engine_changed' && e.isolation === 'docker').length;
     await engine.restart();
+    await vi.waitFor(
+      () =>
+        expect(events.filter((e) => e.type === 'engine_changed' && e.isolation === 'docker').length).toBe(
+          backBefore + 1,
+        ),
+      { timeout: 90_000, interval: 250 },
+    );
     const after = await run('emit_result(3)\n');
     expect(after.error).toBeUndefined();
     expect(after.data).toBe(3);
