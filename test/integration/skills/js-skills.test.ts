@@ -10,6 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createSandboxManager } from '../../../src-main/app/sandbox-factory.ts';
 import { ToolsmithService } from '../../../src-main/app/service.ts';
 import { ToolsmithError } from '../../../src-main/app/errors.ts';
+import type { Response } from '../../../src-main/contract/api.ts';
 import { cli } from '../../support/cli.ts';
 import { removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
 
@@ -274,6 +275,65 @@ async function user_city(user_id: string): Promise<string> {
     expect(asTs.err).toMatch(/parameter user_id needs a type/);
     expect((await cli('-w', ws, 'skill', 'delete', 'order_count', '--sandbox', 'ecommerce')).code).toBe(0);
     expect(existsSync(join(ws, 'skills/ecommerce/order_count.js'))).toBe(false);
+  }, 300_000);
+
+  it('makes a JS skill from lines of a JS run, tries it, saves it with the run as its first case (contract)', async () => {
+    const runs = await svc.runs();
+    const run = await runs.runScript({
+      sandbox: 'ecommerce',
+      language: 'js',
+      task: 'How much did user u2 spend?',
+      body:
+        'const orders = (await get_orders({})).data;\n' +
+        'const mine = orders.filter((o) => o.user_id === "u2");\n' +
+        'const spent = mine.reduce((a, o) => a + o.total, 0);\n' +
+        'emitResult(spent);\n',
+    });
+    expect(run.status).toBe('succeeded');
+    const { dispatch } = await import('../../../src-main/app/handlers.ts');
+    const call = async <T>(method: string, req: unknown): Promise<T> => {
+      const r = await dispatch(svc, method, req);
+      if (!r.ok) throw new Error(`${method}: ${r.error.message}`);
+      return r.value as T;
+    };
+    const p = await call<Response<'skills.propose'>>('skills.propose', {
+      runId: run.runId,
+      start: 1,
+      end: 3,
+      name: 'js_spent_by',
+    });
+    expect(p).toMatchObject({ language: 'js', sandbox: 'ecommerce', origin: run.runId, returns: ['spent'] });
+    expect(p.parameters).toEqual([{ name: 'value1', type: 'str', value: 'u2', from: 'task' }]);
+    expect(p.source).toContain('async function js_spent_by(value1) {');
+    expect(p.tests).toEqual([{ args: { value1: 'u2' }, assert: [] }]);
+    // Its grade is the highest of the tools it calls (get_orders's own).
+    const check = await call<Response<'skills.check'>>('skills.check', {
+      sandbox: 'ecommerce',
+      name: 'js_spent_by',
+      source: p.source,
+      language: 'js',
+    });
+    expect(check).toMatchObject({ valid: true, tools: ['get_orders'], grade: { w: 1, d: 0 } });
+
+    const tried = await call<Response<'skills.try'>>('skills.try', {
+      sandbox: 'ecommerce',
+      name: 'js_spent_by',
+      source: p.source,
+      language: 'js',
+      args: { value1: 'u2' },
+    });
+    expect(tried).toMatchObject({ passed: true, result: 639.98 });
+    const saved = await call<Response<'skills.save'>>('skills.save', {
+      sandbox: 'ecommerce',
+      name: 'js_spent_by',
+      language: 'js',
+      source: p.source,
+      tests: [{ args: { value1: 'u2' }, assert: [{ type: 'equals', value: tried.result }] }],
+      origin: run.runId,
+    });
+    expect(saved.test.passed).toBe(true);
+    expect(saved.skill).toMatchObject({ language: 'js', origin: run.runId, status: 'passed' });
+    expect(existsSync(join(ws, 'skills/ecommerce/js_spent_by.js'))).toBe(true);
   }, 300_000);
 
   it('a JS skill is validated by the script rules: one that escapes is refused at save', async () => {
