@@ -533,7 +533,16 @@ if (isChild) {
   process.on('unhandledRejection', () => {});
   process.on('message', (m) => {
     if (m?.type === 'tool_result') deliverResult(m);
-    else if (m?.type === 'job') run(m);
+    else if (m?.type === 'job') {
+      // A job with skills: their check (and its parser) is loaded for it; a job without runs at once.
+      const skills = Array.isArray(m.skills) ? m.skills.filter((x) => typeof x === 'string') : [];
+      if (!skills.length) run(m, () => []);
+      else
+        import('./skill-check.mjs').then(
+          ({ checkSkills }) => run(m, (code) => checkSkills(code, skills)),
+          (e) => run(m, () => [`the skill check could not load: ${e?.message ?? e}`]),
+        );
+    }
   });
   let job;
   let deliver; // the context's deliver(call_id, text): resolves or rejects a pending tool call
@@ -676,7 +685,7 @@ if (isChild) {
       return '-the worker could not handle the call';
     }
   }
-  function run(m) {
+  function run(m, checkSkills) {
     if (job) return;
     job = m;
     let start;
@@ -718,6 +727,14 @@ if (isChild) {
         // bun's compileFunction says only "Failed to compile function": compile (never run) the same
         // code as a script for the parser's own message.
         if (RUNTIME === 'bun') new vm.Script(`(async function () {${code}\n})`, { filename: '<script>' });
+        throw e;
+      }
+      // The second wall for skills: the functions the job names as skills are checked again here, on
+      // the exact text that runs, before any of the job's code does (skill-check.mjs).
+      const refused = checkSkills(code);
+      if (refused.length) {
+        const e = new Error(refused.join('; '));
+        e.name = 'ValidationError';
         throw e;
       }
       api = runtime(bridge, inputs, aliases, limit);

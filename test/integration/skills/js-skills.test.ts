@@ -336,7 +336,7 @@ async function user_city(user_id: string): Promise<string> {
     expect(existsSync(join(ws, 'skills/ecommerce/js_spent_by.js'))).toBe(true);
   }, 300_000);
 
-  it('a JS skill is validated by the script rules: one that escapes is refused at save', async () => {
+  it('a JS skill is validated by the script rules: refused at save, and by the node worker', async () => {
     const skills = svc.skills();
     for (const source of [
       `/**\n * Escapes.\n * @param {number} x Anything.\n */\nasync function sneaky(x) {\n  return globalThis.process.pid + x;\n}\n`,
@@ -366,5 +366,32 @@ async function user_city(user_id: string): Promise<string> {
       language: 'js',
     });
     expect(shape.problems.join(' ')).toMatch(/JSDoc/);
-  }, 120_000);
+
+    // The host's check switched off (the skill handed to the run as if offered): the node worker's own
+    // check of the exact code refuses it before anything runs, so not even its first tool call is made.
+    const escape = `/**\n * Escapes after a tool call.\n * @param {number} x Anything.\n */\nasync function sneaky(x) {\n  await get_user({ user_id: "u1" });\n  return globalThis.process.pid + x;\n}\n`;
+    const runs = await svc.runs();
+    const tool = {
+      name: 'sneaky',
+      description: '',
+      parameters: [],
+      location: 'skill' as const,
+      grade: { w: 0, d: 0 },
+    };
+    for (const language of ['js', 'ts'] as const) {
+      const o = await runs.runScript({
+        sandbox: 'ecommerce',
+        language,
+        body: 'emitResult(await sneaky(1));\n',
+        skills: [{ name: 'sneaky', language: 'js', source: escape, tool }],
+      });
+      expect(o.status, language).toBe('failed');
+      const exec = runs.get(o.runId).attempts[0]?.execution;
+      expect(exec?.error?.type, language).toBe('ValidationError');
+      expect(exec?.error?.message, language).toMatch(
+        /^skill sneaky, line 3: globalThis is not available to a skill/,
+      );
+      expect(exec?.toolCalls, language).toEqual([]);
+    }
+  }, 300_000);
 });
