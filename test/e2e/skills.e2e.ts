@@ -295,7 +295,11 @@ describe('skills in the workbench', () => {
       .poll(() => editorText('editor-skill-source'), { timeout: 60_000 })
       .toContain('async function new_skill(user_id)');
     expect(await made.getByLabel('skill language').inputValue()).toBe('js');
+    // Named: the name field and the function's name (the service's proposal under that name, pasted).
     await made.getByLabel('skill name').fill('js_user_of');
+    const named = await w.svc.skills().propose({ runId, start: 2, end: 2, name: 'js_user_of' });
+    expect(named.source).toContain('async function js_user_of(user_id) {');
+    await setSource(named.source);
     await expect
       .poll(() => page.getByTestId('skill-check').getAttribute('data-valid'), { timeout: 20_000 })
       .toBe('true');
