@@ -2,7 +2,8 @@
 // validates every skill with the JS validator before it offers it; this is the same core rules again,
 // in the sandbox, on the exact text that runs (after TypeScript's types are stripped), so a skill that
 // reached a job without the host's check (a file edited by hand, a host bug) is refused before any of
-// the job's code runs. Script bodies are left to the runtime wall (docs/decisions.md, "JavaScript
+// the job's code runs. The worker's persistent parent runs it (where no script code ever runs), before
+// it makes the job's child. Script bodies are left to the runtime wall (docs/decisions.md, "JavaScript
 // validation limits"): only the functions the job names as skills are checked here. The lists mirror
 // src-main/core/lang/builtins.ts and js/rules/definitions.ts; test/unit/sandbox/skill-check.test.ts
 // asks both sides the same questions.
@@ -119,9 +120,10 @@ function bindings(p, out) {
 /** The problems of one skill's function: what the script rules refuse, each with its line in the function. */
 function skillProblems(fn) {
   const problems = [];
-  // Lines counted in the function (its `function` line is 1): where the skill's own source says it.
+  // `<skill>:<line>` with lines counted in the function (its `function` line is 1), where the skill's
+  // own source has it (not "line N": the host maps that form to lines of the script's body).
   const first = fn.loc?.start.line ?? 1;
-  const at = (n, what) => problems.push(`line ${(n.loc?.start.line ?? first) - first + 1}: ${what}`);
+  const at = (n, what) => problems.push(`${(n.loc?.start.line ?? first) - first + 1}: ${what}`);
   const declared = new Set();
   if (fn.generator) at(fn, 'a skill is not a generator');
   const visit = (n, parent, key, inClass) => {
@@ -258,8 +260,8 @@ function skillProblems(fn) {
 }
 
 /**
- * Checks the job's skills in its code (plain JS): each name is one top-level function declaration of
- * the code, and none of them does what the script rules refuse. Returns the problems ([] when clean).
+ * Checks the job's skills in its code (plain JS): every top-level function declaration named as one of
+ * the job's skills (at most one each), that none of them does what the script rules refuse. Returns the problems ([] when clean).
  * Called once the runtime compiled the code (a syntax error has the compiler's own message).
  */
 export function checkSkills(code, skills) {
@@ -279,12 +281,14 @@ export function checkSkills(code, skills) {
   }
   const problems = [];
   for (const name of skills) {
+    // The host names every skill the script may call; the script defines those its body calls.
     const defs = program.body.filter((s) => s.type === 'FunctionDeclaration' && s.id?.name === name);
-    if (defs.length !== 1) {
-      problems.push(`skill ${name}: not one top-level function of the script`);
+    if (defs.length === 0) continue;
+    if (defs.length > 1) {
+      problems.push(`skill ${name}: defined more than once`);
       continue;
     }
-    for (const p of skillProblems(defs[0])) problems.push(`skill ${name}, ${p}`);
+    for (const p of skillProblems(defs[0])) problems.push(`skill ${name}:${p}`);
   }
   return problems;
 }

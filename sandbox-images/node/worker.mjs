@@ -533,16 +533,7 @@ if (isChild) {
   process.on('unhandledRejection', () => {});
   process.on('message', (m) => {
     if (m?.type === 'tool_result') deliverResult(m);
-    else if (m?.type === 'job') {
-      // A job with skills: their check (and its parser) is loaded for it; a job without runs at once.
-      const skills = Array.isArray(m.skills) ? m.skills.filter((x) => typeof x === 'string') : [];
-      if (!skills.length) run(m, () => []);
-      else
-        import('./skill-check.mjs').then(
-          ({ checkSkills }) => run(m, (code) => checkSkills(code, skills)),
-          (e) => run(m, () => [`the skill check could not load: ${e?.message ?? e}`]),
-        );
-    }
+    else if (m?.type === 'job') run(m);
   });
   let job;
   let deliver; // the context's deliver(call_id, text): resolves or rejects a pending tool call
@@ -685,7 +676,7 @@ if (isChild) {
       return '-the worker could not handle the call';
     }
   }
-  function run(m, checkSkills) {
+  function run(m) {
     if (job) return;
     job = m;
     let start;
@@ -729,14 +720,6 @@ if (isChild) {
         if (RUNTIME === 'bun') new vm.Script(`(async function () {${code}\n})`, { filename: '<script>' });
         throw e;
       }
-      // The second wall for skills: the functions the job names as skills are checked again here, on
-      // the exact text that runs, before any of the job's code does (skill-check.mjs).
-      const refused = checkSkills(code);
-      if (refused.length) {
-        const e = new Error(refused.join('; '));
-        e.name = 'ValidationError';
-        throw e;
-      }
       api = runtime(bridge, inputs, aliases, limit);
       if (LEAK_REALM)
         context.workerRealm = { object: {}, array: [], error: new RangeError('of the worker realm') };
@@ -770,6 +753,32 @@ if (isChild) {
 } else {
   // ---------------------------------------------------------------- the persistent parent
   const out = (m) => process.stdout.write(JSON.stringify(m) + '\n');
+  // The second wall for skills (skill-check.mjs): loaded once, here, where no script code ever runs; a
+  // job's child never loads it. If it cannot load, jobs that name skills are refused.
+  let skillCheck;
+  try {
+    skillCheck = (await import('./skill-check.mjs')).checkSkills;
+  } catch (e) {
+    const why = `the skill check could not load: ${e?.message ?? e}`;
+    skillCheck = () => [why];
+  }
+  /**
+   * The problems of the job's skills, checked on the exact text its child will run (a TS job's types
+   * stripped as the child strips them; text that does not strip fails in the child with its own error).
+   */
+  const skillProblems = (m) => {
+    const skills = Array.isArray(m.skills) ? m.skills.filter((x) => typeof x === 'string') : [];
+    if (!skills.length) return [];
+    let code = String(m.code ?? '');
+    if (m.language === 'ts' && typeof nodeModule.stripTypeScriptTypes === 'function') {
+      try {
+        code = nodeModule.stripTypeScriptTypes(code, { mode: 'strip' });
+      } catch {
+        return [];
+      }
+    }
+    return skillCheck(code, skills);
+  };
   const hygiene = betweenJobs();
   let credentials = [];
   let job;
@@ -819,6 +828,16 @@ if (isChild) {
           id: m.id,
           ok: false,
           error: { type: 'Busy', message: 'a job is already running', frames: [] },
+        });
+      // A job whose skills do what the script rules refuse never starts: no child, no code run.
+      const refused = skillProblems(m);
+      if (refused.length)
+        return out({
+          type: 'done',
+          id: m.id,
+          ok: false,
+          reason: 'rejected',
+          error: { type: 'ValidationError', message: refused.join('; '), frames: [] },
         });
       const self = new URL(import.meta.url).pathname;
       const heapMb = m.max_old_space_mb ?? 192;

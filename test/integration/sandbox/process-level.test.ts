@@ -407,7 +407,7 @@ describe('bubblewrap level: system calls and file system', () => {
     const refused = await b.execute(job('return globalThis.process ?? x;'));
     expect(refused.success).toBe(false);
     expect(refused.error?.type).toBe('ValidationError');
-    expect(refused.error?.message).toMatch(/^skill twice, line 2: globalThis is not available to a skill/);
+    expect(refused.error?.message).toMatch(/^skill twice:2: globalThis is not available to a skill/);
   }, 60_000);
 
   it('/usr/local is not visible', async () => {

@@ -389,7 +389,7 @@ async function user_city(user_id: string): Promise<string> {
       const exec = runs.get(o.runId).attempts[0]?.execution;
       expect(exec?.error?.type, language).toBe('ValidationError');
       expect(exec?.error?.message, language).toMatch(
-        /^skill sneaky, line 3: globalThis is not available to a skill/,
+        /^skill sneaky:3: globalThis is not available to a skill/,
       );
       expect(exec?.toolCalls, language).toEqual([]);
     }

@@ -62,7 +62,7 @@ describe("the node worker's skill check", () => {
       expect(host(code).length, body).toBeGreaterThan(0);
       const problems = worker.checkSkills(code, ['sneaky']);
       expect(problems.length, body).toBeGreaterThan(0);
-      expect(problems[0], body).toMatch(/^skill sneaky, line (2|3): /);
+      expect(problems[0], body).toMatch(/^skill sneaky:(2|3): /);
     }
   });
 
@@ -71,7 +71,7 @@ describe("the node worker's skill check", () => {
     const source = code.slice(0, code.indexOf('emitResult(await'));
     expect(jsSkillShape('sneaky', source, 'js').problems.join(' ')).toMatch(/returns its value/);
     expect(worker.checkSkills(code, ['sneaky'])).toEqual([
-      'skill sneaky, line 2: a skill returns its value; emitResult belongs to the script that calls it',
+      'skill sneaky:2: a skill returns its value; emitResult belongs to the script that calls it',
     ]);
   });
 
@@ -97,12 +97,15 @@ describe("the node worker's skill check", () => {
     expect(worker.checkSkills('emitResult(globalThis);\n', [])).toEqual([]);
   });
 
-  it('refuses a skill the job names but does not define once at the top level', () => {
-    expect(worker.checkSkills('emitResult(1);\n', ['ghost'])).toEqual([
-      'skill ghost: not one top-level function of the script',
+  it('checks the skills the script defines (the job may name more), each defined once', () => {
+    expect(worker.checkSkills('emitResult(1);\n', ['ghost'])).toEqual([]);
+    expect(worker.checkSkills(job('return x;') + job('return globalThis;'), ['sneaky'])).toEqual([
+      'skill sneaky: defined more than once',
     ]);
-    expect(
-      worker.checkSkills('const ghost = async () => 1;\nemitResult(await ghost());\n', ['ghost']),
-    ).toEqual(['skill ghost: not one top-level function of the script']);
+    // A function of the script not named as a skill is the body's (the runtime wall's).
+    expect(worker.checkSkills(job('return globalThis;', 'helper'), ['sneaky'])).toEqual([]);
+    expect(worker.checkSkills(job('return globalThis;', 'helper'), ['sneaky', 'helper'])).toEqual([
+      'skill helper:2: globalThis is not available to a skill',
+    ]);
   });
 });
