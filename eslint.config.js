@@ -264,6 +264,7 @@ export default tseslint.config(
       'resources/workspace',
       'test/fixtures',
       'sandbox-images/**/*.py',
+      'sandbox-images/node/acorn.mjs',
       '.scratch',
     ],
   },

@@ -753,6 +753,32 @@ if (isChild) {
 } else {
   // ---------------------------------------------------------------- the persistent parent
   const out = (m) => process.stdout.write(JSON.stringify(m) + '\n');
+  // The second wall for skills (skill-check.mjs): loaded once, here, where no script code ever runs; a
+  // job's child never loads it. If it cannot load, jobs that name skills are refused.
+  let skillCheck;
+  try {
+    skillCheck = (await import('./skill-check.mjs')).checkSkills;
+  } catch (e) {
+    const why = `the skill check could not load: ${e?.message ?? e}`;
+    skillCheck = () => [why];
+  }
+  /**
+   * The problems of the job's skills, checked on the exact text its child will run (a TS job's types
+   * stripped as the child strips them; text that does not strip fails in the child with its own error).
+   */
+  const skillProblems = (m) => {
+    const skills = Array.isArray(m.skills) ? m.skills.filter((x) => typeof x === 'string') : [];
+    if (!skills.length) return [];
+    let code = String(m.code ?? '');
+    if (m.language === 'ts' && typeof nodeModule.stripTypeScriptTypes === 'function') {
+      try {
+        code = nodeModule.stripTypeScriptTypes(code, { mode: 'strip' });
+      } catch {
+        return [];
+      }
+    }
+    return skillCheck(code, skills);
+  };
   const hygiene = betweenJobs();
   let credentials = [];
   let job;
@@ -802,6 +828,16 @@ if (isChild) {
           id: m.id,
           ok: false,
           error: { type: 'Busy', message: 'a job is already running', frames: [] },
+        });
+      // A job whose skills do what the script rules refuse never starts: no child, no code run.
+      const refused = skillProblems(m);
+      if (refused.length)
+        return out({
+          type: 'done',
+          id: m.id,
+          ok: false,
+          reason: 'rejected',
+          error: { type: 'ValidationError', message: refused.join('; '), frames: [] },
         });
       const self = new URL(import.meta.url).pathname;
       const heapMb = m.max_old_space_mb ?? 192;

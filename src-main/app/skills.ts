@@ -22,6 +22,7 @@ import {
   skillOfferedTo,
 } from '../core/skills/shape.ts';
 import { proposeSkill } from '../core/skills/propose.ts';
+import { proposeJsSkill } from '../core/skills/propose-js.ts';
 import type { SkillProposal } from '../core/skills/propose.ts';
 import type {
   SkillCaseResult,
@@ -283,19 +284,19 @@ export class SkillService {
         'invalid_argument',
         `run ${req.runId} has no successful script to make a skill from`,
       );
-    if (a.script.language !== 'python')
-      throw new ToolsmithError('invalid_argument', 'skills are Python functions; this script is not Python');
-    const ctx = this.deps.toolContext(rec.started.sandbox, rec.started.kit, 'python');
+    const language = a.script.language;
+    const ctx = this.deps.toolContext(rec.started.sandbox, rec.started.kit, language);
+    const from = {
+      body: a.script.body,
+      start: req.start,
+      end: req.end,
+      task: rec.started.task,
+      tools: Object.keys(ctx.toolMap),
+      ...(req.name ? { name: req.name } : {}),
+    };
     try {
       return {
-        ...proposeSkill({
-          body: a.script.body,
-          start: req.start,
-          end: req.end,
-          task: rec.started.task,
-          tools: Object.keys(ctx.toolMap),
-          ...(req.name ? { name: req.name } : {}),
-        }),
+        ...(language === 'python' ? proposeSkill(from) : proposeJsSkill({ ...from, language })),
         sandbox: rec.started.sandbox,
         origin: rec.id,
       };

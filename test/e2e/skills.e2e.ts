@@ -1,7 +1,9 @@
 /**
  * The Skills view in the workbench (Chromium, browser front end, real container): write a skill in the
  * view, see the live check refuse what the script rules refuse, save it (its cases run in the sandbox),
- * see it fail, fix it as a new version, run its tests again, try it with other arguments, and delete it.
+ * see it fail, fix it as a new version, run its tests again, try it with other arguments, and delete it;
+ * make one from a run's lines; and the same in JavaScript: a JS skill written and tested in the view, a JS
+ * run of the scripted LLM calling it (its tool call traced under its name), a JS skill made from that run.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWorld } from './support/app.ts';
@@ -208,6 +210,116 @@ describe('skills in the workbench', () => {
       .poll(() => row.getByTestId('skill-status').getAttribute('data-status'), { timeout: 60_000 })
       .toBe('passed');
     expect(w.svc.skills().get('ecommerce', name)).toMatchObject({ origin: run.runId, status: 'passed' });
+    noPageErrors();
+  });
+  it('a JS skill: written and tested in the view, called by a JS run (its calls under its name), made from that run', async () => {
+    const { page, llm } = w;
+    llm.reset();
+    await page.goto(`${w.web.url.split('#')[0]}#/skills`);
+    await page.getByLabel('new skill sandbox').selectOption('ecommerce');
+    await page.getByRole('button', { name: 'New skill' }).click();
+    const editor = page.getByTestId('skill-editor');
+    await editor
+      .locator('[data-testid="editor-skill-source"][data-ready="true"]')
+      .waitFor({ timeout: 60_000 });
+    await editor.getByLabel('skill language').selectOption('js');
+    await expect.poll(() => editorText('editor-skill-source')).toContain('async function new_skill(user_id)');
+    await editor.getByLabel('skill name').fill('js_user_city');
+    // The live check holds a JS skill to the JS rules.
+    await setSource(
+      "/**\n * A customer's city.\n * @param {string} user_id The customer's id.\n */\nasync function js_user_city(user_id) {\n  return globalThis.process;\n}\n",
+    );
+    const check = page.getByTestId('skill-check');
+    await expect.poll(() => check.getAttribute('data-valid'), { timeout: 20_000 }).toBe('false');
+    expect(await check.innerText()).toMatch(/globalThis/);
+    await setSource(
+      "/**\n * A customer's city.\n * @param {string} user_id The customer's id.\n * @returns The city.\n */\nasync function js_user_city(user_id) {\n  return (await get_user({ user_id })).data.city;\n}\n",
+    );
+    await expect.poll(() => check.getAttribute('data-valid'), { timeout: 20_000 }).toBe('true');
+    expect(await check.innerText()).toContain('js_user_city(user_id: str)');
+    await editor
+      .getByLabel('test cases')
+      .fill('[{"args": {"user_id": "u1"}, "assert": [{"type": "equals", "value": "London"}]}]');
+    await editor.getByRole('button', { name: 'Save', exact: true }).click();
+    const results = page.getByTestId('skill-test-results');
+    await expect.poll(() => results.getAttribute('data-passed'), { timeout: 120_000 }).toBe('true');
+    await expect.poll(() => hash()).toBe('#/skills/ecommerce%2Fjs_user_city');
+    const row = page.locator('tr[data-skill="js_user_city"]');
+    await expect.poll(() => row.getByTestId('skill-status').getAttribute('data-status')).toBe('passed');
+    // Tested there again, in the node sandbox.
+    await editor.getByRole('button', { name: 'Run tests' }).click();
+    await expect.poll(() => results.innerText(), { timeout: 120_000 }).toContain('All 1 case passed');
+    expect(w.svc.skills().get('ecommerce', 'js_user_city')).toMatchObject({
+      language: 'js',
+      status: 'passed',
+    });
+
+    // A JS run whose script (the scripted LLM's) calls it: the skill's tool call is traced under its name.
+    llm.push(
+      '```javascript\nconst city = await js_user_city("u2");\nconst u = await get_user({ user_id: "u2" });\nemitResult({ city, name: u.data.name });\n```',
+    );
+    await page.getByRole('navigation', { name: 'main' }).getByRole('button', { name: 'New run' }).click();
+    await page.getByLabel('task').fill('City and name of user u2');
+    await page.getByLabel('language', { exact: true }).selectOption('js');
+    await page.getByText('skip templates and rules').click();
+    await page.getByRole('button', { name: 'Start run' }).click();
+    const status = () => page.locator('.run-detail').getAttribute('data-run-status');
+    await expect.poll(status, { timeout: 120_000 }).toBe('succeeded');
+    const runId = decodeURIComponent(page.url().split('#/run/')[1] ?? '');
+    expect(JSON.stringify(llm.requests.at(-1)?.body)).toContain(
+      'declare function js_user_city(user_id: string)',
+    );
+    await expect
+      .poll(() => page.locator('[data-testid="run-result"]').innerText(), { timeout: 30_000 })
+      .toContain('Manchester');
+    await page.getByRole('tab', { name: /^Tool calls/ }).click();
+    const calls = page.getByRole('table', { name: 'tool calls' });
+    await expect
+      .poll(() => calls.locator('tbody tr[data-skill="js_user_city"]').innerText(), { timeout: 30_000 })
+      .toContain('get_user in skill js_user_city');
+    expect(await calls.locator('tbody tr:not([data-skill])').first().innerText()).toMatch(/^get_user\s/);
+    await w.screenshot('skills-js-run-trace');
+
+    // Make a skill from line 2 of that JS run: a JS skill, "u2" (from the task) its parameter.
+    const make = page.getByRole('group', { name: 'make a skill' });
+    await make.waitFor({ timeout: 30_000 });
+    await make.getByLabel('skill from line').fill('2');
+    await make.getByLabel('skill to line').fill('2');
+    await make.getByRole('button', { name: 'Make a skill' }).click();
+    const proposal = page.getByTestId('skill-proposal');
+    await expect.poll(() => proposal.innerText(), { timeout: 30_000 }).toContain('Proposed from lines 2–2');
+    expect(await proposal.innerText()).toContain('a JavaScript skill');
+    expect(await proposal.locator('tr[data-param="user_id"]').innerText()).toContain('"u2"');
+    const made = page.getByTestId('skill-editor');
+    await expect
+      .poll(() => editorText('editor-skill-source'), { timeout: 60_000 })
+      .toContain('async function new_skill(user_id)');
+    expect(await made.getByLabel('skill language').inputValue()).toBe('js');
+    // Named: the name field and the function's name (the service's proposal under that name, pasted).
+    await made.getByLabel('skill name').fill('js_user_of');
+    const named = await w.svc.skills().propose({ runId, start: 2, end: 2, name: 'js_user_of' });
+    expect(named.source).toContain('async function js_user_of(user_id) {');
+    await setSource(named.source);
+    await expect
+      .poll(() => page.getByTestId('skill-check').getAttribute('data-valid'), { timeout: 20_000 })
+      .toBe('true');
+    await dismissNotices();
+    await w.screenshot('skills-make-from-js-run');
+    await made.getByRole('button', { name: 'Save', exact: true }).click();
+    await expect.poll(() => hash(), { timeout: 120_000 }).toBe('#/skills/ecommerce%2Fjs_user_of');
+    await expect
+      .poll(
+        () =>
+          page.locator('tr[data-skill="js_user_of"]').getByTestId('skill-status').getAttribute('data-status'),
+        { timeout: 60_000 },
+      )
+      .toBe('passed');
+    expect(w.svc.skills().get('ecommerce', 'js_user_of')).toMatchObject({
+      language: 'js',
+      origin: runId,
+      status: 'passed',
+      tests: [{ args: { user_id: 'u2' } }],
+    });
     noPageErrors();
   });
 });

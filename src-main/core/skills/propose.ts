@@ -13,10 +13,12 @@ import { parsePython } from '../lang/python/pyright.ts';
 import type { PyNode } from '../lang/python/pyright.ts';
 import { proposePattern } from '../templates/template.ts';
 import type { JsonValue } from '../tools/model.ts';
-import type { SkillTest } from './skill.ts';
+import type { SkillLanguage, SkillTest } from './skill.ts';
 
 export interface SkillProposal {
   name: string;
+  /** The script's language, the skill's: Python, or JS/TS (propose-js.ts). */
+  language: SkillLanguage;
   /** The function, ready for the editor. */
   source: string;
   parameters: { name: string; type: string; value?: JsonValue; from: 'task' | 'script' }[];
@@ -230,5 +232,5 @@ export function proposeSkill(req: {
   const source = `def ${name}(${sig}):\n${doc.join('\n')}\n${bodyLines.join('\n')}\n`;
   const args: Record<string, JsonValue> = {};
   for (const p of params) if (p.value !== undefined) args[p.name] = p.value;
-  return { name, source, parameters: params, returns, tests: [{ args, assert: [] }] };
+  return { name, language: 'python', source, parameters: params, returns, tests: [{ args, assert: [] }] };
 }

@@ -124,6 +124,15 @@ export function copyPythonWorker(imagesDir: string, dir: string): void {
   for (const f of pythonWorkerFiles(imagesDir)) copyFileSync(join(imagesDir, 'python', f), join(dir, f));
 }
 
+/** The node worker's files (node, bun, deno): the worker, its skill re-check and the check's parser. */
+export const NODE_WORKER_FILES: readonly string[] = ['worker.mjs', 'skill-check.mjs', 'acorn.mjs'];
+
+/** Copies the node worker's files into `dir` (a folder of their own: worker.mjs imports beside it). */
+export function copyNodeWorker(imagesDir: string, dir: string): void {
+  mkdirSync(dir, { recursive: true });
+  for (const f of NODE_WORKER_FILES) copyFileSync(join(imagesDir, 'node', f), join(dir, f));
+}
+
 export function imageTag(runtime: RuntimeImage, paths: ImagePaths): string {
   if (runtime === 'python') {
     // Every file of the worker, each by its path and its content, in a stable order.
@@ -133,14 +142,14 @@ export function imageTag(runtime: RuntimeImage, paths: ImagePaths): string {
     ]);
     return `toolsmith/python:${sha(RECIPE_VERSION, ...worker, PYTHON_BASE_EXCLUDES.join(','))}`;
   }
-  const worker = readFileSync(join(paths.imagesDir, 'node', 'worker.mjs'));
+  const worker = NODE_WORKER_FILES.flatMap((f) => [`${f}\0`, readFileSync(join(paths.imagesDir, 'node', f))]);
   if (isNpmRuntime(runtime)) {
     const r = NPM_RUNTIMES[runtime];
-    return `toolsmith/${runtime}:${sha(RECIPE_VERSION, worker, r.package, r.version, r.integrity, JSON.stringify(entrypoint(runtime)), JSON.stringify(r.env))}`;
+    return `toolsmith/${runtime}:${sha(RECIPE_VERSION, ...worker, r.package, r.version, r.integrity, JSON.stringify(entrypoint(runtime)), JSON.stringify(r.env))}`;
   }
   const version = spawnSync(paths.nodeBinary, ['--version'], { encoding: 'utf8' }).stdout.trim();
   // (the binary execute-only and /tmp 1777 are part of the recipe)
-  return `toolsmith/node:${sha(RECIPE_VERSION, worker, version, 'node 0711, /tmp 1777')}`;
+  return `toolsmith/node:${sha(RECIPE_VERSION, ...worker, version, 'node 0711, /tmp 1777')}`;
 }
 
 const cacheRoot = (paths: ImagePaths) => paths.cacheDir ?? join(homedir(), '.cache', 'toolsmith');
@@ -330,8 +339,7 @@ export async function buildImage(
       copyFileSync(binary, join(rootfs, 'usr/local/bin', runtime));
       chmodSync(join(rootfs, 'usr/local/bin', runtime), 0o755);
       copyLinkedLibraries(binary, rootfs);
-      mkdirSync(join(rootfs, 'opt/toolsmith'), { recursive: true });
-      copyFileSync(join(paths.imagesDir, 'node', 'worker.mjs'), join(rootfs, 'opt/toolsmith/worker.mjs'));
+      copyNodeWorker(paths.imagesDir, join(rootfs, 'opt/toolsmith'));
       writeFileSync(join(rootfs, 'etc/passwd'), 'nobody:x:65534:65534:nobody:/tmp:/nonexistent\n');
       writeFileSync(join(rootfs, 'etc/group'), 'nogroup:x:65534:\n');
       const env = Object.entries({ HOME: '/tmp', ...r.env }).map(([k, v]) => `${k}=${v}`);
@@ -353,8 +361,7 @@ export async function buildImage(
         mkdirSync(dirname(dest), { recursive: true });
         copyFileSync(realpathSync(lib), dest);
       }
-      mkdirSync(join(rootfs, 'opt/toolsmith'), { recursive: true });
-      copyFileSync(join(paths.imagesDir, 'node', 'worker.mjs'), join(rootfs, 'opt/toolsmith/worker.mjs'));
+      copyNodeWorker(paths.imagesDir, join(rootfs, 'opt/toolsmith'));
       writeFileSync(join(rootfs, 'etc-passwd'), 'nobody:x:65534:65534:nobody:/tmp:/nonexistent\n');
       writeFileSync(
         join(ctx, 'Dockerfile'),

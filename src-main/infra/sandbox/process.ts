@@ -35,7 +35,7 @@ import { WorkerCgroups } from './cgroups.ts';
 import type { WorkerCgroup } from './cgroups.ts';
 import { credentialEnv, SHM_MB } from './docker.ts';
 import { WorkerConnection } from './connection.ts';
-import { copyPythonWorker } from './images.ts';
+import { copyNodeWorker, copyPythonWorker } from './images.ts';
 import type { SandboxSpec, WorkerFactory } from './pool.ts';
 import { hostSeccompFilter } from './seccomp.ts';
 import { errorMessage } from '../../core/errors.ts';
@@ -104,7 +104,7 @@ export class ProcessWorkerFactory implements WorkerFactory {
     mkdirSync(join(this.dir, 'bin'), { recursive: true });
     copyPythonWorker(opts.imagesDir, this.dir); // worker.py and its package folder
     try {
-      copyFileSync(join(opts.imagesDir, 'node', 'worker.mjs'), join(this.dir, 'worker.mjs'));
+      copyNodeWorker(opts.imagesDir, this.dir);
     } catch {
       /* the node worker is optional for this backend */
     }

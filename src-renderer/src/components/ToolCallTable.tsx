@@ -1,6 +1,7 @@
 /**
- * The tool-call trace of a job: name, arguments, response, duration, where it ran, error or refusal, and
- * under a call the outbound requests its tool made through the sandbox's egress proxy.
+ * The tool-call trace of a job: name (and the skill whose code made the call), arguments, response,
+ * duration, where it ran, error or refusal, and under a call the outbound requests its tool made through
+ * the sandbox's egress proxy.
  */
 import { Fragment } from 'react';
 import type { EgressRecord, ToolCallTrace } from '../../../src-main/core/sandbox/execution.ts';
@@ -22,9 +23,15 @@ export function ToolCallTable({ calls, label }: { calls: ToolCallTrace[]; label:
       <tbody>
         {calls.map((t, i) => (
           <Fragment key={i}>
-            <tr className={t.error || t.refused ? 'row-error' : ''}>
+            <tr className={t.error || t.refused ? 'row-error' : ''} data-skill={t.skill}>
               <td>
                 <code>{t.name}</code>
+                {t.skill ? (
+                  <span className="muted small" title={`called by the skill ${t.skill}`}>
+                    {' '}
+                    in skill <code>{t.skill}</code>
+                  </span>
+                ) : null}
               </td>
               <td>
                 <code className="small">{JSON.stringify(t.args)}</code>

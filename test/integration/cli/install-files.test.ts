@@ -38,6 +38,8 @@ describe('npm pack', () => {
       'sandbox-images/python/worker.py',
       'sandbox-images/python/Dockerfile',
       'sandbox-images/node/worker.mjs',
+      'sandbox-images/node/skill-check.mjs',
+      'sandbox-images/node/acorn.mjs',
     ])
       expect(files, required).toContain(required);
     // npm always packs package.json's `main` (the desktop app's built entry) when it exists, whatever

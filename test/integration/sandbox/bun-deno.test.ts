@@ -148,6 +148,25 @@ describe.each(RUNTIMES)('%s runtime', (rt) => {
     ]);
   });
 
+  it("re-checks a job's skills in the worker: a clean one runs, one that escapes is refused", async () => {
+    const { executor } = await svc.execution.sandbox();
+    const job = (ret: string) =>
+      executor.execute({
+        sandbox: 'ecommerce',
+        runtime: rt,
+        language: 'js',
+        code: `/** Twice x. */\nasync function twice(x) {\n  ${ret}\n}\nemitResult(await twice(21));\n`,
+        bodyStartLine: 1,
+        tools: {},
+        skills: ['twice'],
+        timeoutMs: 30_000,
+      });
+    expect(await job('return x * 2;')).toMatchObject({ success: true, data: 42, runtime: rt });
+    const refused = await job('return globalThis.process ?? x;');
+    expect(refused).toMatchObject({ success: false, exitReason: 'rejected' });
+    expect(refused.error?.message).toMatch(/^skill twice:2: globalThis is not available to a skill/);
+  });
+
   it('strips TypeScript types and maps error frames to body lines', async () => {
     const ok = await run(rt, 'interface P { n: number }\nconst p: P = { n: 2 };\nemitResult(p.n * 21);\n', {
       language: 'ts',

@@ -393,6 +393,23 @@ describe('bubblewrap level: system calls and file system', () => {
     expect((await run(b, 'emit_result(fork_some(n=3).data)\n')).data).toBe(3);
   }, 60_000);
 
+  it("a JS job's skills are checked again by the node worker (its check and parser beside it)", async () => {
+    const job = (ret: string) => ({
+      sandbox: 's',
+      language: 'js' as const,
+      code: `/** Twice x. */\nasync function twice(x) {\n  ${ret}\n}\nemitResult(await twice(21));\n`,
+      bodyStartLine: 1,
+      tools: {},
+      skills: ['twice'],
+      timeoutMs: 20_000,
+    });
+    expect(await b.execute(job('return x * 2;'))).toMatchObject({ success: true, data: 42 });
+    const refused = await b.execute(job('return globalThis.process ?? x;'));
+    expect(refused.success).toBe(false);
+    expect(refused.error?.type).toBe('ValidationError');
+    expect(refused.error?.message).toMatch(/^skill twice:2: globalThis is not available to a skill/);
+  }, 60_000);
+
   it('/usr/local is not visible', async () => {
     // Something to hide, even on a machine whose /usr/local is empty.
     const marker = `/usr/local/toolsmith-probe-${process.pid}`;

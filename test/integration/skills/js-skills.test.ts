@@ -10,6 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createSandboxManager } from '../../../src-main/app/sandbox-factory.ts';
 import { ToolsmithService } from '../../../src-main/app/service.ts';
 import { ToolsmithError } from '../../../src-main/app/errors.ts';
+import type { Response } from '../../../src-main/contract/api.ts';
 import { cli } from '../../support/cli.ts';
 import { removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
 
@@ -276,7 +277,66 @@ async function user_city(user_id: string): Promise<string> {
     expect(existsSync(join(ws, 'skills/ecommerce/order_count.js'))).toBe(false);
   }, 300_000);
 
-  it('a JS skill is validated by the script rules: one that escapes is refused at save', async () => {
+  it('makes a JS skill from lines of a JS run, tries it, saves it with the run as its first case (contract)', async () => {
+    const runs = await svc.runs();
+    const run = await runs.runScript({
+      sandbox: 'ecommerce',
+      language: 'js',
+      task: 'How much did user u2 spend?',
+      body:
+        'const orders = (await get_orders({})).data;\n' +
+        'const mine = orders.filter((o) => o.user_id === "u2");\n' +
+        'const spent = mine.reduce((a, o) => a + o.total, 0);\n' +
+        'emitResult(spent);\n',
+    });
+    expect(run.status).toBe('succeeded');
+    const { dispatch } = await import('../../../src-main/app/handlers.ts');
+    const call = async <T>(method: string, req: unknown): Promise<T> => {
+      const r = await dispatch(svc, method, req);
+      if (!r.ok) throw new Error(`${method}: ${r.error.message}`);
+      return r.value as T;
+    };
+    const p = await call<Response<'skills.propose'>>('skills.propose', {
+      runId: run.runId,
+      start: 1,
+      end: 3,
+      name: 'js_spent_by',
+    });
+    expect(p).toMatchObject({ language: 'js', sandbox: 'ecommerce', origin: run.runId, returns: ['spent'] });
+    expect(p.parameters).toEqual([{ name: 'value1', type: 'str', value: 'u2', from: 'task' }]);
+    expect(p.source).toContain('async function js_spent_by(value1) {');
+    expect(p.tests).toEqual([{ args: { value1: 'u2' }, assert: [] }]);
+    // Its grade is the highest of the tools it calls (get_orders's own).
+    const check = await call<Response<'skills.check'>>('skills.check', {
+      sandbox: 'ecommerce',
+      name: 'js_spent_by',
+      source: p.source,
+      language: 'js',
+    });
+    expect(check).toMatchObject({ valid: true, tools: ['get_orders'], grade: { w: 1, d: 0 } });
+
+    const tried = await call<Response<'skills.try'>>('skills.try', {
+      sandbox: 'ecommerce',
+      name: 'js_spent_by',
+      source: p.source,
+      language: 'js',
+      args: { value1: 'u2' },
+    });
+    expect(tried).toMatchObject({ passed: true, result: 639.98 });
+    const saved = await call<Response<'skills.save'>>('skills.save', {
+      sandbox: 'ecommerce',
+      name: 'js_spent_by',
+      language: 'js',
+      source: p.source,
+      tests: [{ args: { value1: 'u2' }, assert: [{ type: 'equals', value: tried.result }] }],
+      origin: run.runId,
+    });
+    expect(saved.test.passed).toBe(true);
+    expect(saved.skill).toMatchObject({ language: 'js', origin: run.runId, status: 'passed' });
+    expect(existsSync(join(ws, 'skills/ecommerce/js_spent_by.js'))).toBe(true);
+  }, 300_000);
+
+  it('a JS skill is validated by the script rules: refused at save, and by the node worker', async () => {
     const skills = svc.skills();
     for (const source of [
       `/**\n * Escapes.\n * @param {number} x Anything.\n */\nasync function sneaky(x) {\n  return globalThis.process.pid + x;\n}\n`,
@@ -306,5 +366,32 @@ async function user_city(user_id: string): Promise<string> {
       language: 'js',
     });
     expect(shape.problems.join(' ')).toMatch(/JSDoc/);
-  }, 120_000);
+
+    // The host's check switched off (the skill handed to the run as if offered): the node worker's own
+    // check of the exact code refuses it before anything runs, so not even its first tool call is made.
+    const escape = `/**\n * Escapes after a tool call.\n * @param {number} x Anything.\n */\nasync function sneaky(x) {\n  await get_user({ user_id: "u1" });\n  return globalThis.process.pid + x;\n}\n`;
+    const runs = await svc.runs();
+    const tool = {
+      name: 'sneaky',
+      description: '',
+      parameters: [],
+      location: 'skill' as const,
+      grade: { w: 0, d: 0 },
+    };
+    for (const language of ['js', 'ts'] as const) {
+      const o = await runs.runScript({
+        sandbox: 'ecommerce',
+        language,
+        body: 'emitResult(await sneaky(1));\n',
+        skills: [{ name: 'sneaky', language: 'js', source: escape, tool }],
+      });
+      expect(o.status, language).toBe('failed');
+      const exec = runs.get(o.runId).attempts[0]?.execution;
+      expect(exec?.error?.type, language).toBe('ValidationError');
+      expect(exec?.error?.message, language).toMatch(
+        /^skill sneaky:3: globalThis is not available to a skill/,
+      );
+      expect(exec?.toolCalls, language).toEqual([]);
+    }
+  }, 300_000);
 });

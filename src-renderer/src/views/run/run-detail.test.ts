@@ -137,11 +137,14 @@ describe('what the run and an attempt allow', () => {
     });
   });
 
-  it('promote and make-a-skill need a script that succeeded (make-a-skill a Python one)', () => {
+  it('promote and make-a-skill need a script that succeeded, in any language', () => {
     const ok = { script: running.attempts[0]!.script, execution: { success: true } as never };
     expect(attemptState(done, ok, 'x', undefined)).toMatchObject({ canPromote: true, canMakeSkill: true });
     const js = { ...done, started: { ...done.started, language: 'js' as const } };
-    expect(attemptState(js, ok, 'x', undefined)).toMatchObject({ canPromote: true, canMakeSkill: false });
-    expect(attemptState(done, running.attempts[0]!, 'x', undefined)).toMatchObject({ canPromote: false });
+    expect(attemptState(js, ok, 'x', undefined)).toMatchObject({ canPromote: true, canMakeSkill: true });
+    expect(attemptState(done, running.attempts[0]!, 'x', undefined)).toMatchObject({
+      canPromote: false,
+      canMakeSkill: false,
+    });
   });
 });

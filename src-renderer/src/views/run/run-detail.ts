@@ -145,7 +145,7 @@ export interface AttemptState {
   canContinue: boolean | undefined;
   /** Promote to template: only a script that succeeded. */
   canPromote: boolean;
-  /** Make a skill from lines of the script: a Python script that succeeded. */
+  /** Make a skill from lines of the script: a script that succeeded (a skill in its language). */
   canMakeSkill: boolean;
   /** The text the editor shows. */
   text: string;
@@ -174,7 +174,7 @@ export function attemptState(
     canRun: has && !streaming,
     canContinue: run.started.mode === 'plan' ? has && !streaming && run.status !== 'running' : undefined,
     canPromote: !!a.execution?.success,
-    canMakeSkill: !!a.execution?.success && run.started.language === 'python',
+    canMakeSkill: !!a.execution?.success && !!a.script,
     text: streaming ? (live ?? '') : edited,
   };
 }

@@ -274,6 +274,7 @@ describe('MakeSkill and ProposalInfo', () => {
           from,
           proposal: {
             name: 'spent_by',
+            language: 'js',
             source: '',
             parameters: [{ name: 'value1', type: 'str', value: 'u2', from: 'task' }],
             returns: ['spent'],
@@ -288,6 +289,9 @@ describe('MakeSkill and ProposalInfo', () => {
     await expect
       .element(screen.getByTestId('skill-proposal'))
       .toMatchTextContent('lines 1–3 of run 01234567');
+    await expect
+      .element(screen.getByTestId('skill-proposal'))
+      .toMatchTextContent(/a JavaScript skill\. JS and TS scripts of ecommerce/);
     await expect.element(screen.getByRole('row').filter({ hasText: 'value1' })).toMatchTextContent('"u2"');
     await expect.element(screen.getByTestId('skill-proposal')).toMatchTextContent('returns: spent');
     await screen.unmount();

@@ -474,8 +474,10 @@ export function ProposalInfo({
   return (
     <div className="manage-panel" data-testid="skill-proposal">
       <p className="small">
-        Proposed from {where}. Scripts of <strong>{proposal.sandbox}</strong> will be able to call{' '}
-        <code>{proposal.name}(…)</code> once its test case passes; edit the name and source, then save.
+        Proposed from {where}: a {SKILL_LANGUAGES.find((l) => l.value === proposal.language)?.label} skill.{' '}
+        {proposal.language === 'python' ? 'Python' : proposal.language === 'js' ? 'JS and TS' : 'TS'} scripts
+        of <strong>{proposal.sandbox}</strong> will be able to call <code>{proposal.name}(…)</code> once its
+        test case passes; edit the name and source, then save.
       </p>
       <table className="manage-table" aria-label="proposed parameters">
         <thead>

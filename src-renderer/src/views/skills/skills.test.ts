@@ -150,6 +150,7 @@ describe('the Skills view state', () => {
     expect(s.fromRun).toEqual({ from });
     const proposal = {
       name: 'spent_by',
+      language: 'python' as const,
       source: 'def spent_by(value1: str):\n    return 1\n',
       parameters: [{ name: 'value1', type: 'str', value: 'u2', from: 'task' as const }],
       returns: ['spent'],
@@ -165,5 +166,17 @@ describe('the Skills view state', () => {
       from,
       error: 'no lines',
     });
+    // A JS run's proposal opens as a JS skill (its source, its language for the check and the save).
+    const js = skillsReducer(s, {
+      type: 'proposed',
+      from,
+      proposal: {
+        ...proposal,
+        language: 'js',
+        source: '/** x */\nasync function spent_by(value1) {\n  return 1;\n}\n',
+      },
+    });
+    expect(js.draft).toMatchObject({ mode: 'new', language: 'js', name: 'spent_by', origin: 'r-1' });
+    expect(js.draft?.source).toContain('async function spent_by(value1)');
   });
 });

@@ -228,7 +228,7 @@ export function skillsReducer(s: SkillsState, a: SkillsAction): SkillsState {
           mode: 'new',
           sandbox: p.sandbox,
           name: p.name,
-          language: 'python',
+          language: p.language,
           source: p.source,
           tests: testsText(p.tests),
           origin: p.origin,

@@ -11,7 +11,7 @@ import { isCallLike, isLabel, isMemberLike, staticString } from './context.ts';
 import type { JsRuleContext, JsRuleModule } from './context.ts';
 
 /** `Object.<name>` a script may use: none of them defines an accessor or reaches a prototype. */
-const OBJECT_METHODS: ReadonlySet<string> = new Set([
+export const OBJECT_METHODS: ReadonlySet<string> = new Set([
   'keys',
   'values',
   'entries',
@@ -28,9 +28,9 @@ const OBJECT_METHODS: ReadonlySet<string> = new Set([
   'create',
 ]);
 /** `Symbol.<name>` a script may use: the registry, never a well-known symbol. */
-const SYMBOL_MEMBERS: ReadonlySet<string> = new Set(['for', 'keyFor']);
+export const SYMBOL_MEMBERS: ReadonlySet<string> = new Set(['for', 'keyFor']);
 /** Keys that make the runtime call the object's own code: a thenable, a JSON replacement. */
-const HOOK_KEYS: ReadonlySet<string> = new Set(['then', 'toJSON']);
+export const HOOK_KEYS: ReadonlySet<string> = new Set(['then', 'toJSON']);
 /** Objects a script never writes to: the built-ins, the framework's helpers (tools are added per script). */
 const BUILTIN_OBJECTS: ReadonlySet<string> = new Set([
   ...JS_SAFE_GLOBALS.filter((n) => !['undefined', 'NaN', 'Infinity'].includes(n)),
