@@ -2,6 +2,7 @@
  * The node worker's re-check of a job's skills (sandbox-images/node/skill-check.mjs) against the host's
  * JS validator: the same lists, and the same answer on skills that escape and skills that do not.
  */
+import { readFileSync } from 'node:fs';
 import { stripTypeScriptTypes } from 'node:module';
 import { describe, expect, it } from 'vitest';
 import {
@@ -27,6 +28,15 @@ const job = (body: string, name = 'sneaky') =>
 const host = (code: string) => validateJs(code, { tools: ['get_user'] }).violations.map((v) => v.rule);
 
 describe("the node worker's skill check", () => {
+  it("carries acorn unchanged, the version the project's lock file installs (copy it again on an upgrade)", () => {
+    const read = (p: string) => readFileSync(new URL(p, import.meta.url), 'utf8');
+    const vendored = read('../../../sandbox-images/node/acorn.mjs');
+    const installed = read('../../../node_modules/acorn/dist/acorn.mjs');
+    const { version } = JSON.parse(read('../../../node_modules/acorn/package.json')) as { version: string };
+    expect(vendored.startsWith(`// acorn ${version} `)).toBe(true);
+    expect(vendored.slice(vendored.indexOf('// This file was generated.'))).toBe(installed);
+  });
+
   it('keeps the lists of the host validator', () => {
     expect(sorted(worker.FORBIDDEN_NAMES)).toEqual(sorted(Object.keys(JS_FORBIDDEN_NAMES)));
     // (`__proto__:` in an object literal sets its prototype: the host's map has no such key, and both
