@@ -13,18 +13,28 @@ function Checked() {
       error={/^\d+$/.test(v) ? undefined : 'not a number'}
       errorTestId="port-error"
     >
-      {(described) => <input value={v} onChange={(e) => setV(e.target.value)} {...described} />}
+      <input value={v} onChange={(e) => setV(e.target.value)} />
     </FormRow>
   );
 }
 
 describe('FormRow', () => {
-  it('names the control by its label, never by its help or error', async () => {
-    const screen = await render(<Checked />);
+  it('names the control by its label alone: not its value, help or error', async () => {
+    const screen = await render(
+      <>
+        <Checked />
+        <FormRow label="expected" help="JSON">
+          <textarea defaultValue='{"name": "Ada"}' />
+        </FormRow>
+      </>,
+    );
     const input = screen.getByRole('textbox', { name: 'Port', exact: true });
     await expect.element(input).toBeVisible();
-    // The label wraps the control; help and error sit beside it.
-    const label = input.element().closest('label');
+    const area = screen.getByLabelText('expected', { exact: true });
+    await expect.element(area).toHaveValue('{"name": "Ada"}');
+    await expect.element(area).toHaveAccessibleName('expected');
+    // The label holds its text only and points at the control.
+    const label = document.querySelector(`label[for="${input.element().id}"]`);
     expect(label?.className).toBe('field');
     expect(label?.textContent).toBe('Port');
   });
@@ -47,7 +57,7 @@ describe('FormRow', () => {
   it('gives the control the id it is asked for, and the error line that id', async () => {
     const screen = await render(
       <FormRow label="limit" id="try-limit" error="required">
-        {(described) => <input {...described} />}
+        <input />
       </FormRow>,
     );
     const input = screen.getByRole('textbox', { name: 'limit' });
@@ -73,15 +83,31 @@ describe('FormRow', () => {
     const box = screen.getByRole('checkbox', { name: 'empty workspace' });
     await box.click();
     await expect.element(box).toBeChecked();
-    const check = box.element().closest('label')!;
+    const check = document.querySelector(`label[for="${box.element().id}"]`)!;
     expect(check.className).toBe('check');
-    expect(check.firstElementChild).toBe(box.element());
+    // The box comes first, its text after it.
+    expect(box.element().nextElementSibling).toBe(check);
 
     const select = screen.getByRole('combobox', { name: 'sandbox' });
-    const inline = select.element().closest('label')!;
+    const inline = document.querySelector(`label[for="${select.element().id}"]`)!;
     expect(inline.className).toBe('inline');
-    expect(inline.lastElementChild).toBe(select.element());
+    expect(inline.nextElementSibling).toBe(select.element());
     expect(inline.parentElement?.className).toBe('form-row form-row-inline extra');
+  });
+
+  it("keeps the control's own id and what comes after it", async () => {
+    const screen = await render(
+      <FormRow label="Used by sandbox" help="new or existing">
+        <input id="mcp-sandbox" list="mcp-sandboxes" aria-describedby="elsewhere" />
+        <datalist id="mcp-sandboxes">
+          <option value="notes" />
+        </datalist>
+      </FormRow>,
+    );
+    const input = screen.getByRole('combobox', { name: 'Used by sandbox' });
+    expect(input.element().id).toBe('mcp-sandbox');
+    await expect.element(input).toHaveAttribute('aria-describedby', 'elsewhere mcp-sandbox-help');
+    expect(document.getElementById('mcp-sandboxes')?.tagName).toBe('DATALIST');
   });
 
   it('adds no help or error line when there is none', async () => {
@@ -93,6 +119,7 @@ describe('FormRow', () => {
     const input = screen.getByRole('textbox', { name: 'Name' });
     await expect.element(input).toBeVisible();
     expect(input.element().hasAttribute('aria-describedby')).toBe(false);
-    expect(input.element().closest('.form-row')?.children).toHaveLength(1);
+    // The label and the control, nothing else.
+    expect(input.element().closest('.form-row')?.children).toHaveLength(2);
   });
 });

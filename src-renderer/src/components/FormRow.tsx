@@ -1,28 +1,25 @@
 /**
- * One row of an editor's form, written once for every editor: a label wrapping its control (so the
- * control is named by the label, or by its own `aria-label`), then an optional help line and an
- * optional error. Help and error sit outside the label, so they never join the control's name; the
- * control points at them with `aria-describedby` when `children` is a function of `described`.
+ * One row of an editor's form, written once for every editor: a label, its control, then an optional
+ * help line and an optional error. The label holds only its text and points at the control
+ * (`htmlFor`), so neither the control's value nor the help or error ever joins the control's name; the
+ * control gets the row's id and points at the help and error (`aria-describedby`), and is marked
+ * `aria-invalid` while there is an error.
+ *
+ * The control is the first element among `children` (anything after it, a `<datalist>` say, is kept
+ * as is). It keeps an `id` of its own if it has one; otherwise it takes `id`, or a generated one.
  *
  * Layouts: `stacked` (label above the control, the default), `inline` (label beside it) and `check`
  * (a checkbox or radio before its text).
  */
-import { useId } from 'react';
-import type { ReactNode } from 'react';
+import { Children, cloneElement, isValidElement, useId } from 'react';
+import type { ReactElement, ReactNode } from 'react';
 
 export type FormRowLayout = 'stacked' | 'inline' | 'check';
 
-/** What the control sets to point at the row's help and error (and its id, when the row was given one). */
-export interface Described {
-  id?: string;
-  'aria-describedby'?: string;
-  'aria-invalid'?: true;
-}
-
 export interface FormRowProps {
   label: ReactNode;
-  /** The control; a function receives the `aria-*` attributes that tie it to the help and the error. */
-  children: ReactNode | ((described: Described) => ReactNode);
+  /** The control first, then anything that goes with it. */
+  children: ReactNode;
   help?: ReactNode;
   /** What is wrong with the value, shown under the control (nothing when empty). */
   error?: ReactNode;
@@ -31,8 +28,15 @@ export interface FormRowProps {
   className?: string;
   /** `data-testid` of the error line. */
   errorTestId?: string;
-  /** The control's id (passed on in `described`); the help and error lines take `<id>-help`, `<id>-error`. */
+  /** The control's id; the help and error lines take `<id>-help` and `<id>-error`. */
   id?: string;
+}
+
+/** What the row sets on its control. */
+interface ControlProps {
+  id?: string;
+  'aria-describedby'?: string;
+  'aria-invalid'?: boolean | 'true' | 'false';
 }
 
 const LABEL_CLASS: Record<FormRowLayout, string> = { stacked: 'field', inline: 'inline', check: 'check' };
@@ -45,38 +49,46 @@ export function FormRow({
   layout = 'stacked',
   className,
   errorTestId,
-  id: controlId,
+  id,
 }: FormRowProps) {
   const generated = useId();
-  const id = controlId ?? generated;
-  const helpId = `${id}-help`;
-  const errorId = `${id}-error`;
+  const items = Children.toArray(children);
+  const at = items.findIndex((c) => isValidElement(c));
+  const control = at < 0 ? undefined : (items[at] as ReactElement<ControlProps>);
+  const controlId = control?.props.id ?? id ?? generated;
+  const helpId = `${controlId}-help`;
+  const errorId = `${controlId}-error`;
   const hasError = error !== undefined && error !== null && error !== false && error !== '';
-  const describedBy = [help ? helpId : '', hasError ? errorId : ''].filter(Boolean).join(' ');
-  const described: Described = {
-    ...(controlId ? { id: controlId } : {}),
-    ...(describedBy ? { 'aria-describedby': describedBy } : {}),
-    ...(hasError ? { 'aria-invalid': true as const } : {}),
-  };
-  const control = typeof children === 'function' ? children(described) : children;
+  const describedBy = [control?.props['aria-describedby'], help ? helpId : '', hasError ? errorId : '']
+    .filter(Boolean)
+    .join(' ');
+  if (control)
+    items[at] = cloneElement(control, {
+      id: controlId,
+      ...(describedBy ? { 'aria-describedby': describedBy } : {}),
+      ...(hasError ? { 'aria-invalid': true } : {}),
+    });
+  const labelEl = (
+    <label className={LABEL_CLASS[layout]} htmlFor={controlId}>
+      {label}
+    </label>
+  );
   const rowClass = ['form-row', `form-row-${layout}`, hasError ? 'invalid' : '', className ?? '']
     .filter(Boolean)
     .join(' ');
   return (
     <div className={rowClass}>
-      <label className={LABEL_CLASS[layout]}>
-        {layout === 'check' ? (
-          <>
-            {control} {label}
-          </>
-        ) : (
-          <>
-            {label}
-            {layout === 'inline' ? ' ' : null}
-            {control}
-          </>
-        )}
-      </label>
+      {layout === 'check' ? (
+        <>
+          {items}
+          {labelEl}
+        </>
+      ) : (
+        <>
+          {labelEl}
+          {items}
+        </>
+      )}
       {help ? (
         <span id={helpId} className="field-help muted small">
           {help}

@@ -129,16 +129,13 @@ export function ProviderFormView({
             )
           }
         >
-          {(described) => (
-            <input
-              type="password"
-              autoComplete="off"
-              value={d.apiKey}
-              onChange={(e) => set({ apiKey: e.target.value })}
-              placeholder={editing ? 'unchanged' : 'optional'}
-              {...described}
-            />
-          )}
+          <input
+            type="password"
+            autoComplete="off"
+            value={d.apiKey}
+            onChange={(e) => set({ apiKey: e.target.value })}
+            placeholder={editing ? 'unchanged' : 'optional'}
+          />
         </FormRow>
       </div>
       {!editing && (

@@ -282,17 +282,14 @@ export function TestCasesInput({ value, onChange }: { value: string; onChange: (
         </>
       }
     >
-      {(described) => (
-        <textarea
-          aria-label="test cases"
-          className="mono"
-          rows={Math.min(14, Math.max(4, value.split('\n').length))}
-          value={value}
-          onChange={(e) => onChange(e.target.value)}
-          spellCheck={false}
-          {...described}
-        />
-      )}
+      <textarea
+        aria-label="test cases"
+        className="mono"
+        rows={Math.min(14, Math.max(4, value.split('\n').length))}
+        value={value}
+        onChange={(e) => onChange(e.target.value)}
+        spellCheck={false}
+      />
     </FormRow>
   );
 }

@@ -158,17 +158,14 @@ export function PatternEditor({
           </>
         }
       >
-        {(described) => (
-          <input
-            aria-label="pattern"
-            className="pattern-input"
-            value={value.pattern}
-            placeholder="What is the name of user {user_id}?"
-            onChange={(e) => onChange({ ...value, pattern: e.target.value })}
-            spellCheck={false}
-            {...described}
-          />
-        )}
+        <input
+          aria-label="pattern"
+          className="pattern-input"
+          value={value.pattern}
+          placeholder="What is the name of user {user_id}?"
+          onChange={(e) => onChange({ ...value, pattern: e.target.value })}
+          spellCheck={false}
+        />
       </FormRow>
       <PatternPreview pattern={value.pattern} slots={value.slots} />
       {rows.length > 0 && (

@@ -127,38 +127,34 @@ export function SchemaField({
       help={schema.description}
       error={error}
     >
-      {(described) =>
-        kind === 'enum' || kind === 'boolean' ? (
-          <select {...common} {...described} value={text} onChange={(e) => onChange(e.target.value)}>
-            <option value="">{emptyOption(schema)}</option>
-            {options.map(([value, text]) => (
-              <option key={value} value={value}>
-                {text}
-              </option>
-            ))}
-          </select>
-        ) : kind === 'json' ? (
-          <textarea
-            {...common}
-            {...described}
-            rows={2}
-            spellCheck={false}
-            placeholder={placeholderOf(schema)}
-            value={text}
-            onChange={(e) => onChange(e.target.value)}
-          />
-        ) : (
-          <input
-            {...common}
-            {...described}
-            inputMode={kind === 'integer' ? 'numeric' : kind === 'number' ? 'decimal' : undefined}
-            spellCheck={false}
-            placeholder={placeholderOf(schema)}
-            value={text}
-            onChange={(e) => onChange(e.target.value)}
-          />
-        )
-      }
+      {kind === 'enum' || kind === 'boolean' ? (
+        <select {...common} value={text} onChange={(e) => onChange(e.target.value)}>
+          <option value="">{emptyOption(schema)}</option>
+          {options.map(([value, text]) => (
+            <option key={value} value={value}>
+              {text}
+            </option>
+          ))}
+        </select>
+      ) : kind === 'json' ? (
+        <textarea
+          {...common}
+          rows={2}
+          spellCheck={false}
+          placeholder={placeholderOf(schema)}
+          value={text}
+          onChange={(e) => onChange(e.target.value)}
+        />
+      ) : (
+        <input
+          {...common}
+          inputMode={kind === 'integer' ? 'numeric' : kind === 'number' ? 'decimal' : undefined}
+          spellCheck={false}
+          placeholder={placeholderOf(schema)}
+          value={text}
+          onChange={(e) => onChange(e.target.value)}
+        />
+      )}
     </FormRow>
   );
 }
