@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fence, startWorld } from './support/app.ts';
 import type { E2eWorld } from './support/app.ts';
+import { POLL_MS } from '../support/budgets.ts';
 
 let w: E2eWorld;
 let brokenLine = 0;
@@ -100,7 +101,7 @@ describe('run view', () => {
     await expect.poll(() => page.locator('section.tools-view').count()).toBe(1);
     await expect
       .poll(() => page.locator('[data-testid="editor-tools.py"]').getAttribute('data-cursor-line'), {
-        timeout: 20_000,
+        timeout: POLL_MS,
       })
       .toBe(String(brokenLine));
     expect(page.url()).toContain(`#/tools/ecommerce?line=${brokenLine}`);

@@ -13,6 +13,7 @@ import { nodeBin } from '../support/mcp-workspace.ts';
 import { repoRoot } from '../support/workspace.ts';
 import { startWorld } from './support/app.ts';
 import type { E2eWorld } from './support/app.ts';
+import { POLL_MS } from '../support/budgets.ts';
 
 let w: E2eWorld;
 const memoryFile = join(mkdtempSync(join(tmpdir(), 'toolsmith-e2e-mcp-')), 'memory.jsonl');
@@ -45,7 +46,7 @@ describe('Connections view', () => {
 
     // Saved to the config (no restart), connected, its tools listed with schemas.
     const detail = page.locator('[data-testid="mcp-detail"][data-server="memory"]');
-    await detail.locator('[data-testid="mcp-connected"]').waitFor({ timeout: 30_000 });
+    await detail.locator('[data-testid="mcp-connected"]').waitFor({ timeout: POLL_MS });
     expect(await detail.locator('[data-testid="mcp-connected"]').innerText()).toMatch(
       /memory-server .*: 9 tools/,
     );
@@ -130,7 +131,7 @@ describe('Connections view', () => {
     await form.locator('input[name="timeout"]').fill('2000');
     await form.getByRole('button', { name: 'Save server' }).click();
     const err = page.locator('[data-testid="mcp-detail"][data-server="broken"] [data-testid="mcp-error"]');
-    await err.waitFor({ timeout: 15_000 });
+    await err.waitFor({ timeout: POLL_MS });
     expect(await err.innerText()).toMatch(/MCP server broken .*failed to start/);
     await w.screenshot('connections-error');
   });

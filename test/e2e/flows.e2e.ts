@@ -8,6 +8,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { fence, startWorld } from './support/app.ts';
 import type { E2eWorld } from './support/app.ts';
 import type { WebSocketRoute } from 'playwright-core';
+import { POLL_MS } from '../support/budgets.ts';
 
 let w: E2eWorld;
 
@@ -133,7 +134,7 @@ describe('run flows', () => {
     await startRun('A slow answer');
     await expect.poll(status).toBe('running');
     await expect
-      .poll(() => page.locator('.editor-toolbar').innerText(), { timeout: 30_000 })
+      .poll(() => page.locator('.editor-toolbar').innerText(), { timeout: POLL_MS })
       .toContain('Streaming from the LLM');
     // Every streamed token, the first one included, reaches the editor (in line order).
     await expect
@@ -146,7 +147,7 @@ describe('run flows', () => {
     await expect.poll(() => editorLines().then((l) => l.join('\n'))).toContain('emit_result');
     await w.screenshot('run-live');
     await page.getByRole('button', { name: 'Cancel' }).click();
-    await expect.poll(status, { timeout: 30_000 }).toBe('cancelled');
+    await expect.poll(status, { timeout: POLL_MS }).toBe('cancelled');
     llm.reset();
     expect(w.pageErrors.filter((e) => !/favicon/.test(e))).toEqual([]);
   });
@@ -180,7 +181,7 @@ describe('run flows', () => {
     await expect.poll(status).toBe('running');
     const runId = currentRunId();
     await expect
-      .poll(() => page.locator('.editor-toolbar').innerText(), { timeout: 30_000 })
+      .poll(() => page.locator('.editor-toolbar').innerText(), { timeout: POLL_MS })
       .toContain('Streaming from the LLM');
     const loads = calls.filter((c) => c.method === 'runs.get' && c.body['runId'] === runId).length;
     expect(loads).toBeGreaterThan(0);
@@ -194,7 +195,7 @@ describe('run flows', () => {
     // Drop the connection: the client reconnects (a new, unheld route) and the view asks for the events
     // after its last one.
     await route?.close();
-    await expect.poll(status, { timeout: 30_000 }).toBe('succeeded');
+    await expect.poll(status, { timeout: POLL_MS }).toBe('succeeded');
     await expect.poll(() => page.locator('[data-testid="run-result"]').innerText()).toContain('Ada Lovelace');
     await expect.poll(() => page.locator('.timeline .tl-item').count()).toBe(2);
     const catchUps = calls.filter((c) => c.method === 'runs.events' && c.body['runId'] === runId);

@@ -10,9 +10,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWorld } from './support/app.ts';
 import type { E2eWorld } from './support/app.ts';
+import { POLL_MS } from '../support/budgets.ts';
 
 /** Polls long enough for a page under load (a busy CI machine), not vitest's default second. */
-const poll = <T>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 30_000 });
+const poll = <T>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: POLL_MS });
 
 const go = (w: E2eWorld, label: string) =>
   w.page.getByRole('navigation', { name: 'main' }).getByRole('button', { name: label }).click();
@@ -36,7 +37,7 @@ describe('a workspace file edited on disk while the workbench is open', () => {
     const applied = page.locator('.notices [role="status"]', {
       hasText: 'config.toml changed on disk: applied',
     });
-    await applied.waitFor({ timeout: 30_000 });
+    await applied.waitFor({ timeout: POLL_MS });
     await poll(() => w.pushed.some((e) => e.type === 'workspace_changed')).toBe(true);
     expect(w.web.service().config.limits.timeout_s).toBe(240);
     await w.screenshot('live-reload-config-applied');
@@ -45,7 +46,7 @@ describe('a workspace file edited on disk while the workbench is open', () => {
     const refused = page.locator('.notices [role="alert"]', {
       hasText: 'config.toml changed on disk but was not applied',
     });
-    await refused.waitFor({ timeout: 30_000 });
+    await refused.waitFor({ timeout: POLL_MS });
     // The reason names the file, the line and the field.
     expect(await refused.innerText()).toMatch(
       /config\.toml:\d+:\s*limits\.timeout_s: .*\(the last good config stays in use\)/s,
@@ -67,8 +68,8 @@ describe('a workspace file edited on disk while the workbench is open', () => {
 
     // Fixed on disk: the refusal goes, "applied" takes its place.
     writeFileSync(configFile, good.replace('timeout_s = 300', 'timeout_s = 200'));
-    await applied.waitFor({ timeout: 30_000 });
-    await refused.waitFor({ state: 'detached', timeout: 10_000 });
+    await applied.waitFor({ timeout: POLL_MS });
+    await refused.waitFor({ state: 'detached', timeout: POLL_MS });
     expect(w.web.service().config.limits.timeout_s).toBe(200);
   });
 
@@ -79,7 +80,7 @@ describe('a workspace file edited on disk while the workbench is open', () => {
     while ((await dismiss.count()) > 0) await dismiss.first().click();
     await go(w, 'Tools');
     await page.locator('[data-sandbox="support"]').first().click();
-    await page.getByTestId('saved').waitFor({ timeout: 30_000 });
+    await page.getByTestId('saved').waitFor({ timeout: POLL_MS });
     const toolsFile = join(w.workspace, 'sandboxes', 'support', 'tools.py');
     appendFileSync(
       toolsFile,
@@ -88,8 +89,8 @@ describe('a workspace file edited on disk while the workbench is open', () => {
     const notice = page.locator('.notices [role="status"]', {
       hasText: 'the tools of sandbox support changed on disk: applied',
     });
-    await notice.waitFor({ timeout: 30_000 });
-    await page.locator('[data-tool="ping_from_disk"]').waitFor({ timeout: 30_000 });
+    await notice.waitFor({ timeout: POLL_MS });
+    await page.locator('[data-tool="ping_from_disk"]').waitFor({ timeout: POLL_MS });
     await w.screenshot('live-reload-tools');
   });
 });
@@ -145,7 +146,7 @@ describe('the isolation level the workbench shows', () => {
       expect(await badge.getAttribute('title')).toContain(status.isolationReason);
       await go(w, 'Settings');
       const missing = w.page.getByTestId('docker-missing');
-      await missing.waitFor({ timeout: 30_000 });
+      await missing.waitFor({ timeout: POLL_MS });
       expect(await w.page.getByTestId('isolation-reason').innerText()).toBe(status.isolationReason);
       expect(await missing.innerText()).toContain(
         `Until then scripts run in the ${status.isolation} fallback`,

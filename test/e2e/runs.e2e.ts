@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedManyRuns } from '../../bench/support/seed-runs.ts';
 import { fence, startWorld } from './support/app.ts';
 import type { E2eWorld } from './support/app.ts';
+import { POLL_MS } from '../support/budgets.ts';
 
 let w: E2eWorld;
 
@@ -178,7 +179,7 @@ describe('runs in the workbench', () => {
           await page.locator('[data-testid="run-scroll"]').evaluate((el) => (el.scrollTop = el.scrollHeight));
           return total.innerText();
         },
-        { timeout: 30_000 },
+        { timeout: POLL_MS },
       )
       .toBe('250 runs matching');
     // The last page arrived with the exact total; the rows at the new end render after it (scrolled there).

@@ -12,6 +12,7 @@ import { forgetDownEndpoints } from '../../src-main/infra/llm/reachability.ts';
 import { startWorld } from './support/app.ts';
 import type { E2eWorld } from './support/app.ts';
 import { removeWorkspace } from '../support/workspace.ts';
+import { POLL_MS } from '../support/budgets.ts';
 
 let w: E2eWorld;
 let deadUrl: string;
@@ -40,7 +41,7 @@ beforeEach(() => {
 });
 
 /** Polls long enough for a page under load (a busy CI machine), not vitest's default second. */
-const poll = <T>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 30_000 });
+const poll = <T>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: POLL_MS });
 
 const go = (label: string) =>
   w.page.getByRole('navigation', { name: 'main' }).getByRole('button', { name: label }).click();

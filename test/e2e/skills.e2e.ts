@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWorld } from './support/app.ts';
 import type { E2eWorld } from './support/app.ts';
+import { POLL_MS } from '../support/budgets.ts';
 
 let w: E2eWorld;
 
@@ -76,12 +77,12 @@ describe('skills in the workbench', () => {
     // The live check refuses what a script may not do.
     await setSource('def user_city(user_id: str) -> str:\n    """City."""\n    return open("/etc/passwd")\n');
     const check = page.getByTestId('skill-check');
-    await expect.poll(() => check.getAttribute('data-valid'), { timeout: 20_000 }).toBe('false');
+    await expect.poll(() => check.getAttribute('data-valid'), { timeout: POLL_MS }).toBe('false');
     expect(await check.innerText()).toMatch(/open/);
 
     // A skill whose case fails: saved, but failing (not offered).
     await setSource(source('town'));
-    await expect.poll(() => check.getAttribute('data-valid'), { timeout: 20_000 }).toBe('true');
+    await expect.poll(() => check.getAttribute('data-valid'), { timeout: POLL_MS }).toBe('true');
     expect(await check.innerText()).toContain('user_city(user_id: str)');
     await editor
       .getByLabel('test cases')
@@ -96,7 +97,7 @@ describe('skills in the workbench', () => {
 
     // Fixed as a new version: its case passes and it is tested.
     await setSource(source('city'));
-    await expect.poll(() => check.getAttribute('data-valid'), { timeout: 20_000 }).toBe('true');
+    await expect.poll(() => check.getAttribute('data-valid'), { timeout: POLL_MS }).toBe('true');
     await editor.getByRole('button', { name: 'Save new version' }).click();
     await expect.poll(() => results.getAttribute('data-passed'), { timeout: 120_000 }).toBe('true');
     await expect.poll(() => row.getByTestId('skill-status').getAttribute('data-status')).toBe('passed');
@@ -137,7 +138,7 @@ describe('skills in the workbench', () => {
       .getByRole('group', { name: 'confirm delete' })
       .getByRole('button', { name: 'Yes, delete' })
       .click();
-    await page.getByTestId('skills-empty').waitFor({ timeout: 20_000 });
+    await page.getByTestId('skills-empty').waitFor({ timeout: POLL_MS });
     expect(w.svc.skills().list('ecommerce')).toEqual([]);
     noPageErrors();
   });
@@ -154,7 +155,7 @@ describe('skills in the workbench', () => {
     expect(run.status).toBe('succeeded');
     await page.goto(`${w.web.url.split('#')[0]}#/run/${run.runId}`);
     const make = page.getByRole('group', { name: 'make a skill' });
-    await make.waitFor({ timeout: 30_000 });
+    await make.waitFor({ timeout: POLL_MS });
     // Lines 2-3 selected with the keyboard fill the range; then lines 1-3 dragged with the mouse.
     const script = page.locator('[data-testid="editor-script"]');
     await expect.poll(() => script.getAttribute('data-ready'), { timeout: 60_000 }).toBe('true');
@@ -188,7 +189,7 @@ describe('skills in the workbench', () => {
     await make.getByRole('button', { name: 'Make a skill' }).click();
 
     const proposal = page.getByTestId('skill-proposal');
-    await expect.poll(() => proposal.innerText(), { timeout: 30_000 }).toContain('Proposed from lines 1–3');
+    await expect.poll(() => proposal.innerText(), { timeout: POLL_MS }).toContain('Proposed from lines 1–3');
     expect(await proposal.locator('tr[data-param="value1"]').innerText()).toContain('"u2"');
     expect(await proposal.innerText()).toContain('returns: spent');
     const editor = page.getByTestId('skill-editor');
@@ -198,7 +199,7 @@ describe('skills in the workbench', () => {
     expect(await editor.getByLabel('test cases').inputValue()).toContain('"value1":"u2"');
     const name = await editor.getByLabel('skill name').inputValue();
     await expect
-      .poll(() => page.getByTestId('skill-check').getAttribute('data-valid'), { timeout: 20_000 })
+      .poll(() => page.getByTestId('skill-check').getAttribute('data-valid'), { timeout: POLL_MS })
       .toBe('true');
     await dismissNotices();
     await w.screenshot('skills-make-from-run');

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fence, startWorld } from './support/app.ts';
 import type { E2eWorld } from './support/app.ts';
+import { POLL_MS } from '../support/budgets.ts';
 
 let w: E2eWorld;
 
@@ -54,7 +55,7 @@ describe('templates, kits and settings', () => {
     // Promote: the editor opens prefilled from the service's proposal.
     await page.getByRole('button', { name: 'Promote to template' }).click();
     const editor = page.getByTestId('promote-editor');
-    await editor.waitFor({ timeout: 20_000 });
+    await editor.waitFor({ timeout: POLL_MS });
     const pattern = editor.getByLabel('pattern', { exact: true });
     await expect.poll(() => pattern.inputValue()).toBe('What is the name of user {slot1}?');
     await editor.locator('[data-testid="editor-template-body"][data-ready="true"]').waitFor();
@@ -146,7 +147,7 @@ describe('templates, kits and settings', () => {
     await expect.poll(status, { timeout: 60_000 }).toBe('succeeded');
     await page.getByRole('button', { name: 'Promote to template' }).click();
     const editor = page.getByTestId('promote-editor');
-    await editor.waitFor({ timeout: 20_000 });
+    await editor.waitFor({ timeout: POLL_MS });
     await editor.getByLabel('template name').fill('product-price');
     // An example that does not match: the editor says so, and the service refuses it with its reason.
     await editor.getByLabel('example 1 intent').fill('How much is p2?');

@@ -65,10 +65,25 @@ describe('Electron app', () => {
 
   it('blocks navigation away from the app and remote content', async () => {
     const before = page.url();
+    // The main process records each navigation the page attempts and whether the app refused it (its
+    // own will-navigate handler runs first): the test waits on that outcome, not on a time.
+    await app.evaluate(({ BrowserWindow }) => {
+      const g = globalThis as unknown as { navigations: { url: string; refused: boolean }[] };
+      g.navigations = [];
+      BrowserWindow.getAllWindows()[0]?.webContents.on('will-navigate', (e) => {
+        g.navigations.push({ url: e.url, refused: e.defaultPrevented });
+      });
+    });
     await page.evaluate(() => {
       (globalThis as unknown as { location: { href: string } }).location.href = 'https://example.com/';
     });
-    await page.waitForTimeout(500);
+    await expect
+      .poll(() =>
+        app.evaluate(
+          () => (globalThis as unknown as { navigations: { url: string; refused: boolean }[] }).navigations,
+        ),
+      )
+      .toEqual([{ url: 'https://example.com/', refused: true }]);
     expect(page.url()).toBe(before);
     const fetched = await page.evaluate(async () => {
       try {

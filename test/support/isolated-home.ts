@@ -11,6 +11,7 @@ import { join } from 'node:path';
 
 const VARS = [
   'TOOLSMITH_TEST_ROOT',
+  'NODE_COMPILE_CACHE',
   'TOOLSMITH_HOME',
   'TOOLSMITH_DATA_DIR',
   'XDG_DATA_HOME',
@@ -22,6 +23,11 @@ export default function setup(): () => void {
   const saved = VARS.map((v) => [v, process.env[v]] as const);
   // Each test file then takes a folder of its own inside this one (`isolated-file-home.ts`).
   process.env['TOOLSMITH_TEST_ROOT'] = dir;
+  // One V8 compile cache for every Toolsmith process of the run (bin/start.mjs reads it before
+  // $XDG_CACHE_HOME): without it each file's own cache folder starts empty, so every file's first CLI,
+  // `serve` or `mcp` process compiled all the sources again, on a loaded machine past its start budget.
+  // Entries are keyed by content and checked on read: processes that share the folder are safe.
+  process.env['NODE_COMPILE_CACHE'] = join(dir, 'v8-compile-cache');
   process.env['TOOLSMITH_HOME'] = join(dir, 'toolsmith');
   process.env['TOOLSMITH_DATA_DIR'] = join(dir, 'data');
   process.env['XDG_DATA_HOME'] = join(dir, 'xdg-data');

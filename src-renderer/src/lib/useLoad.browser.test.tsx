@@ -25,6 +25,18 @@ function Guarded({ fetchFor, k }: { fetchFor: (k: string) => Promise<string>; k:
   return <output data-testid="shown">{shown}</output>;
 }
 
+/** Loads only once a key is picked (the kit editor's tools once a sandbox is). */
+function Optional({ fetchFor, k }: { fetchFor: (k: string) => Promise<string>; k: string }) {
+  const [shown, setShown] = useState('none');
+  useGuardedLoad(
+    () => (k ? fetchFor(k) : undefined),
+    (v) => setShown(`value ${v}`),
+    (e) => setShown(`error ${e}`),
+    [k],
+  );
+  return <output data-testid="shown">{shown}</output>;
+}
+
 /** A fetch whose answers the test releases one by one. */
 function deferred() {
   const waiting = new Map<string, { resolve: (v: string) => void; reject: (e: Error) => void }>();
@@ -55,6 +67,19 @@ describe('the load hooks', () => {
     await vi.waitFor(() => expect(d.waiting.has('b')).toBe(true));
     d.waiting.get('b')!.reject(new Error('the service is down'));
     await expect.element(s.getByTestId('shown')).toHaveTextContent('error the service is down');
+  });
+
+  it('a fetch with nothing to load yet requests nothing, and loads once there is', async () => {
+    const d = deferred();
+    const fetchFor = vi.fn(d.fetchFor);
+    const s = await render(<Optional fetchFor={fetchFor} k="" />);
+    await expect.element(s.getByTestId('shown')).toHaveTextContent('none');
+    expect(fetchFor).not.toHaveBeenCalled();
+    await s.rerender(<Optional fetchFor={fetchFor} k="ecommerce" />);
+    await vi.waitFor(() => expect(d.waiting.has('ecommerce')).toBe(true));
+    d.waiting.get('ecommerce')!.resolve('tools');
+    await expect.element(s.getByTestId('shown')).toHaveTextContent('value tools');
+    expect(fetchFor).toHaveBeenCalledTimes(1);
   });
 
   it('only the latest request is delivered: an older answer arriving late is dropped', async () => {

@@ -10,6 +10,7 @@ import { createSandboxManager } from '../../../src-main/app/sandbox-factory.ts';
 import { ToolsmithService } from '../../../src-main/app/service.ts';
 import { startWebServer } from '../../../src-main/web/server.ts';
 import type { WebServer } from '../../../src-main/web/server.ts';
+import { POLL_MS } from '../../support/budgets.ts';
 import { startLlmServer } from '../../support/llm-server.ts';
 import type { LlmServer } from '../../support/llm-server.ts';
 import { removeWorkspace, repoRoot, tempWorkspace } from '../../support/workspace.ts';
@@ -69,6 +70,9 @@ export async function startWorld(
   });
   const browser = await launchChromium();
   const page = await browser.newPage({ viewport: { width: 1440, height: 900 }, locale: 'en-US' });
+  // A click, a fill or a wait for an element waits on its outcome as long as a poll does (Playwright's
+  // own 30 s ran out on a loaded machine, where the outcome came later, not never).
+  page.setDefaultTimeout(POLL_MS);
   const pageErrors: string[] = [];
   page.on('pageerror', (e) => pageErrors.push(`pageerror: ${e.message}`));
   page.on('console', (m) => {

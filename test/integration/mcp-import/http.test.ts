@@ -26,22 +26,39 @@ const freePort = () =>
     });
   });
 
-beforeAll(async () => {
-  const port = await freePort();
-  server = spawn(
-    nodeBin,
-    [join(repoRoot, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js'), 'streamableHttp'],
-    { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] },
-  );
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('server-everything (HTTP) did not start')), 30_000);
-    server.stderr!.on('data', (b: Buffer) => {
-      if (b.toString().includes('listening on port')) {
-        clearTimeout(timer);
-        resolve();
-      }
+/**
+ * server-everything on a free port. It takes its port from PORT (it cannot report one the system
+ * picks), so a port found free may be taken by another file's server before it listens: it then says
+ * so and exits, and it starts again on another. Waits on the outcome (its "listening" line, or its
+ * exit), not on a clock; the hook's budget ends a hang.
+ */
+async function startEverything(): Promise<number> {
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    server = spawn(
+      nodeBin,
+      [
+        join(repoRoot, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js'),
+        'streamableHttp',
+      ],
+      { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] },
+    );
+    let err = '';
+    const listening = await new Promise<boolean>((resolve) => {
+      server.stderr!.on('data', (b: Buffer) => {
+        err += b.toString();
+        if (err.includes('listening on port')) resolve(true);
+      });
+      server.once('exit', () => resolve(false));
     });
-  });
+    if (listening) return port;
+    if (!/already in use/.test(err) || attempt === 5)
+      throw new Error(`server-everything (HTTP) exited before it listened on ${port}: ${err}`);
+  }
+}
+
+beforeAll(async () => {
+  const port = await startEverything();
   ws = tempWorkspace('toolsmith-mcp-http-');
   appendFileSync(
     join(ws, '.toolsmith/config.toml'),
@@ -57,7 +74,7 @@ aliases = { add = "get-sum" }
 `,
   );
   svc = ToolsmithService.open(ws, { sandboxFactory: createSandboxManager });
-}, 120_000);
+});
 afterAll(async () => {
   await svc?.close();
   server?.kill();

@@ -4,18 +4,18 @@
  * official SDK client — `command`/`args` through StdioClientTransport with the installed `toolsmith`
  * (a link to the clone's bin on PATH, as `npm install -g .` makes) and the machine's Node 20 first on
  * PATH; `url`/`headers` through StreamableHTTPClientTransport against the server the section's shell
- * block starts (on a free port). The doc and the test cannot drift.
+ * block starts (on a port the system picks). The doc and the test cannot drift.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HOME_VARS } from '../../support/isolated-file-home.ts';
 import { removeWorkspace, repoRoot, tempWorkspace } from '../../support/workspace.ts';
 
 interface ServerEntry {
@@ -54,14 +54,6 @@ let http: ChildProcess | undefined;
 let port = 0;
 const token = 'client-config-test-token-0123456789';
 
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const p = (s.address() as { port: number }).port;
-      s.close(() => resolve(p));
-    });
-  });
-
 beforeAll(async () => {
   ws = tempWorkspace('toolsmith-client-configs-');
   binDir = mkdtempSync(join(tmpdir(), 'toolsmith-bin-'));
@@ -69,33 +61,38 @@ beforeAll(async () => {
   env = {
     PATH: `${binDir}:/usr/bin:/bin`,
     HOME: process.env['HOME'] ?? tmpdir(),
+    // The file's own data and cache folders and the run's compile cache (test/support/isolated-*.ts):
+    // without them these servers fell back to the person's ~/.local/share/toolsmith installation and
+    // ~/.cache, shared with every other process that did the same, and started with a cold cache.
+    ...Object.fromEntries(
+      [...HOME_VARS, 'NODE_COMPILE_CACHE'].flatMap((v) => (process.env[v] ? [[v, process.env[v]]] : [])),
+    ),
     TOOLSMITH_HOME: join(binDir, 'home'),
     TOOLSMITH_TOKEN: token,
   };
   const node = spawnSync('sh', ['-c', 'node --version'], { env, encoding: 'utf8' });
   expect(node.stdout, 'the machine Node first on PATH').toMatch(/^v20\./);
-  // The shell block's server command, as written, but on a free port (other tests may hold 8765).
+  // The shell block's server command, as written, but on a port the system picks (`--port 0`): a port
+  // found free and closed again could be taken by another file's server before this one listened.
   const line = shBlock.split('\n').find((l) => l.startsWith('toolsmith '));
   expect(line).toBeDefined();
-  port = await freePort();
   const argv = line!
     .split(/\s+/)
     .slice(1)
-    .map((a) => (a === '/path/to/workspace' ? ws : a === '8765' ? String(port) : a));
+    .map((a) => (a === '/path/to/workspace' ? ws : a === '8765' ? '0' : a));
+  expect(argv).toContain('0');
   http = spawn('toolsmith', argv, { env, stdio: ['ignore', 'ignore', 'pipe'] });
-  await new Promise<void>((resolve, reject) => {
+  // Waits on the outcome: the URL line (its port) or the process's exit; the hook's budget ends a hang.
+  port = await new Promise<number>((resolve, reject) => {
     let err = '';
-    const timer = setTimeout(() => reject(new Error(`the HTTP server did not start: ${err}`)), 90_000);
     http!.stderr!.on('data', (d: Buffer) => {
       err += d.toString();
-      if (err.includes('Streamable HTTP on')) {
-        clearTimeout(timer);
-        resolve();
-      }
+      const url = /Streamable HTTP on (\S+)/.exec(err)?.[1];
+      if (url) resolve(Number(new URL(url).port));
     });
     http!.once('exit', (code) => reject(new Error(`the HTTP server exited ${code}: ${err}`)));
   });
-}, 120_000);
+});
 
 afterAll(() => {
   http?.kill('SIGTERM');

@@ -79,11 +79,12 @@ function storedRun(runId: string) {
   }
 }
 
+// The project's hook budget: the server's start is waited on, however loaded the machine.
 beforeAll(async () => {
   ws = tempWorkspace('toolsmith-mcp-http-');
   server = await startMcpHttpProcess(ws);
   client = await connect(server.url, server.token ?? '');
-}, 120_000);
+});
 
 afterAll(async () => {
   await client?.close();

@@ -92,5 +92,7 @@ describe('tests never see the home of the person running them', () => {
     }
     const own = process.env['TOOLSMITH_HOME']!.slice(runRoot!.length + 1).split(sep)[0];
     expect(own).toMatch(/^file-/);
+    // The V8 compile cache is the run's, shared by every file (warm starts), never the person's.
+    expect(process.env['NODE_COMPILE_CACHE']).toBe(join(runRoot!, 'v8-compile-cache'));
   });
 });

@@ -9,6 +9,7 @@ import { api, errorMessage } from '../../api/client.ts';
 import { useSubmit } from '../../lib/useSubmit.ts';
 import { saveRequest } from './server.ts';
 import type { Draft, SaveRequest } from './server.ts';
+import { FormRow } from '../../components/FormRow.tsx';
 
 export function ServerForm({
   initial,
@@ -56,61 +57,51 @@ export function ServerForm({
     >
       <h2>{editing ? `Edit ${initial.name}` : 'Add an MCP server'}</h2>
       <div className="grid">
-        <label className="field">
-          Name
+        <FormRow label="Name">
           <input name="name" value={d.name} onChange={set('name')} disabled={editing} required />
-        </label>
-        <label className="field">
-          Transport
+        </FormRow>
+        <FormRow label="Transport">
           <select name="transport" value={d.transport} onChange={set('transport')}>
             <option value="stdio">stdio (a command)</option>
             <option value="http">Streamable HTTP (a URL)</option>
           </select>
-        </label>
+        </FormRow>
         {d.transport === 'stdio' ? (
           <>
-            <label className="field">
-              Command
+            <FormRow label="Command">
               <input name="command" value={d.command} onChange={set('command')} placeholder="npx" />
-            </label>
-            <label className="field">
-              Arguments (one per line)
+            </FormRow>
+            <FormRow label="Arguments (one per line)">
               <textarea name="args" rows={3} value={d.args} onChange={set('args')} />
-            </label>
-            <label className="field">
-              Environment (KEY=value or KEY=env:VAR, one per line)
+            </FormRow>
+            <FormRow label="Environment (KEY=value or KEY=env:VAR, one per line)">
               <textarea name="env" rows={2} value={d.env} onChange={set('env')} />
-            </label>
+            </FormRow>
           </>
         ) : (
           <>
-            <label className="field">
-              URL
+            <FormRow label="URL">
               <input name="url" value={d.url} onChange={set('url')} placeholder="https://host/mcp" />
-            </label>
-            <label className="field">
-              Headers (Name=env:VAR, one per line)
+            </FormRow>
+            <FormRow label="Headers (Name=env:VAR, one per line)">
               <textarea name="headers" rows={2} value={d.headers} onChange={set('headers')} />
-            </label>
+            </FormRow>
           </>
         )}
-        <label className="field">
-          Time limit per request (ms)
+        <FormRow label="Time limit per request (ms)">
           <input name="timeout" inputMode="numeric" value={d.timeoutMs} onChange={set('timeoutMs')} />
-        </label>
-        <label className="field">
-          Used by sandbox (new or existing; empty: none)
+        </FormRow>
+        <FormRow label="Used by sandbox (new or existing; empty: none)">
           <input name="sandbox" list="mcp-sandboxes" value={d.sandbox} onChange={set('sandbox')} />
           <datalist id="mcp-sandboxes">
             {sandboxes.map((s) => (
               <option key={s} value={s} />
             ))}
           </datalist>
-        </label>
-        <label className="field">
-          Description
+        </FormRow>
+        <FormRow label="Description">
           <input name="description" value={d.description} onChange={set('description')} />
-        </label>
+        </FormRow>
       </div>
       {error && (
         <p className="error small" role="alert" data-testid="mcp-form-error">

@@ -10,6 +10,7 @@ import { GradeBadge } from '../../components/GradeBadge.tsx';
 import { TryTool } from '../tools/TryTool.tsx';
 import { useSubmit } from '../../lib/useSubmit.ts';
 import { useStore } from '../../store/index.ts';
+import { FormRow } from '../../components/FormRow.tsx';
 
 export function ToolCard({
   tool,
@@ -110,16 +111,14 @@ export function ScriptRunner({ server }: { server: McpServerView }) {
     >
       <h2>Run a script over its tools</h2>
       <div className="actions">
-        <label className="check">
-          Sandbox
+        <FormRow layout="inline" label="Sandbox">
           <select name="script-sandbox" value={sandbox} onChange={(e) => setSandbox(e.target.value)}>
             {server.sandboxes.map((s) => (
               <option key={s}>{s}</option>
             ))}
           </select>
-        </label>
-        <label className="check">
-          Language
+        </FormRow>
+        <FormRow layout="inline" label="Language">
           <select
             name="script-language"
             value={language}
@@ -128,7 +127,7 @@ export function ScriptRunner({ server }: { server: McpServerView }) {
             <option value="python">Python</option>
             <option value="ts">TypeScript</option>
           </select>
-        </label>
+        </FormRow>
       </div>
       <textarea
         name="script"

@@ -7,6 +7,7 @@ import type { SandboxTool } from '../../../../src-main/core/tools/extract.ts';
 import { GradeBadge } from '../../components/GradeBadge.tsx';
 import type { Grade, KitDraft } from './kit.ts';
 import { CannotSave } from '../../components/CannotSave.tsx';
+import { FormRow } from '../../components/FormRow.tsx';
 
 export function KitFields({
   mode,
@@ -26,8 +27,7 @@ export function KitFields({
   return (
     <>
       <div className="grid">
-        <label className="field">
-          Name
+        <FormRow label="Name">
           <input
             aria-label="kit name"
             value={draft.name}
@@ -36,9 +36,8 @@ export function KitFields({
             spellCheck={false}
             placeholder="lookup"
           />
-        </label>
-        <label className="field">
-          Sandbox
+        </FormRow>
+        <FormRow label="Sandbox">
           <select aria-label="kit sandbox" value={draft.sandbox} onChange={(e) => onSandbox(e.target.value)}>
             {!draft.sandbox && <option value="">pick a sandbox</option>}
             {sandboxes.map((s) => (
@@ -47,16 +46,15 @@ export function KitFields({
               </option>
             ))}
           </select>
-        </label>
-        <label className="field">
-          Description
+        </FormRow>
+        <FormRow label="Description">
           <input
             aria-label="kit description"
             value={draft.description}
             placeholder="what this kit is for"
             onChange={(e) => onChange({ description: e.target.value })}
           />
-        </label>
+        </FormRow>
       </div>
       {taken && <p className="warn small">A kit named {draft.name} exists: saving replaces its file.</p>}
     </>

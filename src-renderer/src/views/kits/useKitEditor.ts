@@ -1,8 +1,9 @@
 /** The kit editor's state (kit-editor.ts) bound to React and the API: the sandbox's tools and the save. */
-import { useEffect, useReducer } from 'react';
+import { useReducer } from 'react';
 import type { Response } from '../../../../src-main/contract/api.ts';
-import { api, errorMessage } from '../../api/client.ts';
+import { api } from '../../api/client.ts';
 import { useSubmit } from '../../lib/useSubmit.ts';
+import { useGuardedLoad } from '../../lib/useLoad.ts';
 import type { Grade, KitDraft } from './kit.ts';
 import { deriveKitEditor, initialKitEditor, kitEditorReducer, saveRequest } from './kit-editor.ts';
 
@@ -24,17 +25,16 @@ export function useKitEditor({
   const save = useSubmit(async () => onSaved(await api['kits.save'](saveRequest(draft))));
 
   // The tools of the picked sandbox, listed again when another is picked.
-  useEffect(() => {
-    if (!draft.sandbox) return;
-    let stale = false;
-    dispatch({ type: 'toolsLoading' });
-    api['tools.list']({ sandbox: draft.sandbox })
-      .then((r) => !stale && dispatch({ type: 'toolsLoaded', tools: r.tools }))
-      .catch((e: unknown) => !stale && dispatch({ type: 'toolsFailed', error: errorMessage(e) }));
-    return () => {
-      stale = true;
-    };
-  }, [draft.sandbox]);
+  useGuardedLoad(
+    () => {
+      if (!draft.sandbox) return undefined;
+      dispatch({ type: 'toolsLoading' });
+      return api['tools.list']({ sandbox: draft.sandbox });
+    },
+    (r) => dispatch({ type: 'toolsLoaded', tools: r.tools }),
+    (error) => dispatch({ type: 'toolsFailed', error }),
+    [draft.sandbox],
+  );
 
   const derived = deriveKitEditor(state, mode, existing, maxGrade);
   const submit = async () => {

@@ -3,6 +3,7 @@ import type { Dispatch } from 'react';
 import type { Response } from '../../../../src-main/contract/api.ts';
 import type { KitList } from '../../store/settings.ts';
 import type { Language, Mode, NewRunAction, NewRunState } from './new-run.ts';
+import { FormRow } from '../../components/FormRow.tsx';
 
 export interface NewRunFormProps {
   state: NewRunState;
@@ -42,8 +43,7 @@ export function NewRunForm({
           onSubmit();
         }}
       >
-        <label className="wide">
-          Task
+        <FormRow label="Task" className="wide">
           <textarea
             aria-label="task"
             rows={3}
@@ -58,10 +58,9 @@ export function NewRunForm({
             }}
             autoFocus
           />
-        </label>
+        </FormRow>
         <div className="grid">
-          <label>
-            Sandbox
+          <FormRow label="Sandbox">
             <select
               aria-label="sandbox"
               value={state.sandbox}
@@ -74,9 +73,8 @@ export function NewRunForm({
                 </option>
               ))}
             </select>
-          </label>
-          <label>
-            Kit
+          </FormRow>
+          <FormRow label="Kit">
             <select aria-label="kit" value={state.kit} onChange={(e) => set({ kit: e.target.value })}>
               <option value="">all tools of the sandbox</option>
               {kits.map((k) => (
@@ -87,9 +85,8 @@ export function NewRunForm({
                 </option>
               ))}
             </select>
-          </label>
-          <label>
-            Mode
+          </FormRow>
+          <FormRow label="Mode">
             <select
               aria-label="mode"
               value={state.mode}
@@ -98,9 +95,8 @@ export function NewRunForm({
               <option value="plan">plan (one script, retries)</option>
               <option value="interactive">interactive (step by step)</option>
             </select>
-          </label>
-          <label>
-            Language
+          </FormRow>
+          <FormRow label="Language">
             <select
               aria-label="language"
               value={state.language}
@@ -110,9 +106,8 @@ export function NewRunForm({
               <option value="js">JavaScript</option>
               <option value="ts">TypeScript</option>
             </select>
-          </label>
-          <label>
-            Provider
+          </FormRow>
+          <FormRow label="Provider">
             <select
               aria-label="provider"
               value={state.provider}
@@ -125,18 +120,16 @@ export function NewRunForm({
                 </option>
               ))}
             </select>
-          </label>
-          <label>
-            Model
+          </FormRow>
+          <FormRow label="Model">
             <input
               aria-label="model"
               value={state.model}
               placeholder="provider default"
               onChange={(e) => set({ model: e.target.value })}
             />
-          </label>
-          <label>
-            Max retries
+          </FormRow>
+          <FormRow label="Max retries">
             <input
               aria-label="max retries"
               type="number"
@@ -145,9 +138,8 @@ export function NewRunForm({
               value={state.maxRetries}
               onChange={(e) => set({ maxRetries: Number(e.target.value) })}
             />
-          </label>
-          <label>
-            Max steps
+          </FormRow>
+          <FormRow label="Max steps">
             <input
               aria-label="max steps"
               type="number"
@@ -156,9 +148,8 @@ export function NewRunForm({
               value={state.maxSteps}
               onChange={(e) => set({ maxSteps: Number(e.target.value) })}
             />
-          </label>
-          <label>
-            Timeout (s)
+          </FormRow>
+          <FormRow label="Timeout (s)">
             <input
               aria-label="timeout"
               type="number"
@@ -167,15 +158,14 @@ export function NewRunForm({
               value={state.timeoutS}
               onChange={(e) => set({ timeoutS: Number(e.target.value) })}
             />
-          </label>
-          <label className="check">
+          </FormRow>
+          <FormRow layout="check" label="skip templates and rules (always ask the LLM)">
             <input
               type="checkbox"
               checked={state.noTemplates}
               onChange={(e) => set({ noTemplates: e.target.checked })}
-            />{' '}
-            skip templates and rules (always ask the LLM)
-          </label>
+            />
+          </FormRow>
         </div>
         <div className="actions">
           <button

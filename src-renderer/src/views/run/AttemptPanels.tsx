@@ -3,12 +3,13 @@
  * demand), the LLM's answer (streamed while it writes), the execution (result, tool calls, logs) and a
  * traceback whose frames reveal their line.
  */
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import type { AttemptView as AttemptRecord, PromptHead } from '../../../../src-main/contract/api.ts';
 import type { EventPayloads } from '../../../../src-main/core/records/events.ts';
-import { api, errorMessage } from '../../api/client.ts';
+import { api } from '../../api/client.ts';
 import { formatMs, IsolationBadge } from '../../components/Badges.tsx';
 import { JsonTree } from '../../components/JsonTree.tsx';
+import { useGuardedLoad } from '../../lib/useLoad.ts';
 
 export function Section({
   title,
@@ -39,16 +40,12 @@ export function PromptPanel({ runId, a }: { runId: string; a: AttemptRecord }) {
     head && !isPromptHead(head) ? head : undefined,
   );
   const [error, setError] = useState<string>();
-  useEffect(() => {
-    if (!head || !isPromptHead(head)) return;
-    let stale = false;
-    api['runs.prompt']({ runId, n: a.n })
-      .then((p) => !stale && setFull(p))
-      .catch((e: unknown) => !stale && setError(errorMessage(e)));
-    return () => {
-      stale = true;
-    };
-  }, [runId, a.n, head]);
+  useGuardedLoad(
+    () => (head && isPromptHead(head) ? api['runs.prompt']({ runId, n: a.n }) : undefined),
+    setFull,
+    setError,
+    [runId, a.n, head],
+  );
   if (!head)
     return <p className="muted">No prompt: this attempt came from the {a.tier ?? 'unknown'} tier.</p>;
   if (error)

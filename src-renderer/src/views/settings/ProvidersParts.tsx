@@ -12,6 +12,7 @@ import type {
   ProviderFormState,
   TestResult,
 } from './providers.ts';
+import { FormRow } from '../../components/FormRow.tsx';
 
 export function TestOutcome({ result }: { result: TestResult }) {
   return (
@@ -88,19 +89,16 @@ export function ProviderFormView({
         </div>
       )}
       <div className="provider-fields">
-        <label className="field">
-          Provider id
+        <FormRow label="Provider id">
           <input value={d.id} onChange={(e) => set({ id: e.target.value })} placeholder="local" />
-        </label>
-        <label className="field">
-          Kind
+        </FormRow>
+        <FormRow label="Kind">
           <select value={d.kind} onChange={(e) => set({ kind: e.target.value as Kind })}>
             <option value="openai">openai (OpenAI-compatible)</option>
             <option value="anthropic">anthropic</option>
           </select>
-        </label>
-        <label className="field wide">
-          Base URL
+        </FormRow>
+        <FormRow label="Base URL" className="wide">
           <input
             value={d.baseUrl}
             onChange={(e) => set({ baseUrl: e.target.value })}
@@ -110,21 +108,27 @@ export function ProviderFormView({
                 : 'https://api.openai.com/v1 (default)'
             }
           />
-        </label>
-        <label className="field">
-          Model
+        </FormRow>
+        <FormRow label="Model">
           <input value={d.model} onChange={(e) => set({ model: e.target.value })} />
-        </label>
-        <label className="field">
-          Key variable
+        </FormRow>
+        <FormRow label="Key variable">
           <input
             value={d.apiKeyEnv}
             onChange={(e) => set({ apiKeyEnv: e.target.value })}
             placeholder="OPENAI_API_KEY"
           />
-        </label>
-        <label className="field">
-          API key
+        </FormRow>
+        <FormRow
+          label="API key"
+          help={
+            needsKeyAgain(d, initial, editing) && (
+              <span data-testid="key-again">
+                A stored key goes only to the URL it was saved for: enter it again for this URL.
+              </span>
+            )
+          }
+        >
           <input
             type="password"
             autoComplete="off"
@@ -132,22 +136,16 @@ export function ProviderFormView({
             onChange={(e) => set({ apiKey: e.target.value })}
             placeholder={editing ? 'unchanged' : 'optional'}
           />
-          {needsKeyAgain(d, initial, editing) && (
-            <span className="muted small" data-testid="key-again">
-              A stored key goes only to the URL it was saved for: enter it again for this URL.
-            </span>
-          )}
-        </label>
+        </FormRow>
       </div>
       {!editing && (
-        <label className="check">
+        <FormRow layout="check" label="Make it the default (tried first)">
           <input
             type="checkbox"
             checked={state.first}
             onChange={(e) => dispatch({ type: 'first', first: e.target.checked })}
-          />{' '}
-          Make it the default (tried first)
-        </label>
+          />
+        </FormRow>
       )}
       <div className="row-actions">
         <button type="button" onClick={onTest} disabled={!valid || !!busy}>

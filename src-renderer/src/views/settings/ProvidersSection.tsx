@@ -8,6 +8,7 @@ import { ProvidersEditor } from './ProvidersEditor.tsx';
 import { useSubmit } from '../../lib/useSubmit.ts';
 import type { Settings } from '../../store/settings.ts';
 import { keyChip } from './key-chip.ts';
+import { FormRow } from '../../components/FormRow.tsx';
 
 function ProviderKeyForm({ settings, onStored }: { settings: Settings; onStored: () => void }) {
   const [provider, setProvider] = useState(settings.providers[0]?.id ?? '');
@@ -37,8 +38,7 @@ function ProviderKeyForm({ settings, onStored }: { settings: Settings; onStored:
         void submit();
       }}
     >
-      <label className="field">
-        Provider
+      <FormRow label="Provider">
         <select aria-label="key provider" value={provider} onChange={(e) => setProvider(e.target.value)}>
           {settings.providers.map((p) => (
             <option key={p.id} value={p.id}>
@@ -46,9 +46,8 @@ function ProviderKeyForm({ settings, onStored }: { settings: Settings; onStored:
             </option>
           ))}
         </select>
-      </label>
-      <label className="field">
-        API key
+      </FormRow>
+      <FormRow label="API key">
         <input
           aria-label="api key"
           type="password"
@@ -57,7 +56,7 @@ function ProviderKeyForm({ settings, onStored }: { settings: Settings; onStored:
           placeholder="paste the key"
           onChange={(e) => setKey(e.target.value)}
         />
-      </label>
+      </FormRow>
       <button type="submit" className="primary" disabled={!provider || !key || busy}>
         {busy ? 'Storing…' : 'Set key'}
       </button>

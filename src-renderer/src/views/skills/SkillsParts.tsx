@@ -17,6 +17,7 @@ import { GradeBadge } from '../../components/GradeBadge.tsx';
 import { JsonTree } from '../../components/JsonTree.tsx';
 import { bySandbox, SKILL_LANGUAGES, statusLabel } from './skills.ts';
 import type { Busy, FromRun, Proposal, SkillDraft, SkillLanguage } from './skills.ts';
+import { FormRow } from '../../components/FormRow.tsx';
 
 export function SkillsHead({
   loading,
@@ -34,14 +35,13 @@ export function SkillsHead({
   return (
     <div className="view-head">
       <h1>Skills</h1>
-      <label className="inline">
-        <span className="muted small">sandbox</span>{' '}
+      <FormRow layout="inline" label={<span className="muted small">sandbox</span>}>
         <select aria-label="new skill sandbox" value={chosen} onChange={(e) => setSandbox(e.target.value)}>
           {sandboxes.map((s) => (
             <option key={s}>{s}</option>
           ))}
         </select>
-      </label>
+      </FormRow>
       <button onClick={() => onNew(chosen)} disabled={!chosen}>
         New skill
       </button>
@@ -158,8 +158,7 @@ export function LanguageSelect({
   onChange: (language: SkillLanguage) => void;
 }) {
   return (
-    <label>
-      <span className="muted small">language</span>{' '}
+    <FormRow layout="inline" label={<span className="muted small">language</span>}>
       <select
         aria-label="skill language"
         value={value}
@@ -171,7 +170,7 @@ export function LanguageSelect({
           </option>
         ))}
       </select>
-    </label>
+    </FormRow>
   );
 }
 
@@ -205,12 +204,10 @@ export function DraftHead({
     );
   return (
     <div className="meta-line">
-      <label>
-        <span className="muted small">name</span>{' '}
+      <FormRow layout="inline" label={<span className="muted small">name</span>}>
         <input aria-label="skill name" value={draft.name} onChange={(e) => onEdit('name', e.target.value)} />
-      </label>
-      <label>
-        <span className="muted small">sandbox</span>{' '}
+      </FormRow>
+      <FormRow layout="inline" label={<span className="muted small">sandbox</span>}>
         <select
           aria-label="skill sandbox"
           value={draft.sandbox}
@@ -220,7 +217,7 @@ export function DraftHead({
             <option key={s}>{s}</option>
           ))}
         </select>
-      </label>
+      </FormRow>
       {language}
       <span className="muted small">new skill: the function&apos;s name must be the skill&apos;s name</span>
     </div>
@@ -272,15 +269,19 @@ export function SkillCheckPanel({
 
 export function TestCasesInput({ value, onChange }: { value: string; onChange: (v: string) => void }) {
   return (
-    <label className="field-block">
-      <span className="muted small">
-        test cases (JSON:{' '}
-        <code>
-          [{'{'} &quot;args&quot;: {'{…}'}, &quot;assert&quot;: [{'{'} &quot;type&quot;: &quot;equals&quot;,
-          &quot;value&quot;: … {'}'}] {'}'}]
-        </code>
-        )
-      </span>
+    <FormRow
+      className="field-block"
+      label={<span className="muted small">test cases</span>}
+      help={
+        <>
+          JSON:{' '}
+          <code>
+            [{'{'} &quot;args&quot;: {'{…}'}, &quot;assert&quot;: [{'{'} &quot;type&quot;: &quot;equals&quot;,
+            &quot;value&quot;: … {'}'}] {'}'}]
+          </code>
+        </>
+      }
+    >
       <textarea
         aria-label="test cases"
         className="mono"
@@ -289,7 +290,7 @@ export function TestCasesInput({ value, onChange }: { value: string; onChange: (
         onChange={(e) => onChange(e.target.value)}
         spellCheck={false}
       />
-    </label>
+    </FormRow>
   );
 }
 
@@ -359,8 +360,7 @@ export function TryPanel({
 }) {
   return (
     <div className="manage-panel" data-testid="skill-try">
-      <label className="field-block">
-        <span className="muted small">arguments (JSON object)</span>
+      <FormRow className="field-block" label={<span className="muted small">arguments (JSON object)</span>}>
         <textarea
           aria-label="try arguments"
           className="mono"
@@ -369,7 +369,7 @@ export function TryPanel({
           onChange={(e) => onArgs(e.target.value)}
           spellCheck={false}
         />
-      </label>
+      </FormRow>
       <div className="actions">
         <button onClick={onTry} disabled={busy}>
           {busy ? 'Running…' : 'Try it'}

@@ -1,6 +1,7 @@
 /** The Skills view's state (skills.ts) bound to the API and the route, with its actions. */
 import { useCallback, useEffect, useReducer, useState } from 'react';
 import { api, errorMessage } from '../../api/client.ts';
+import { useLoadOnMount } from '../../lib/useLoad.ts';
 import { useStore } from '../../store/index.ts';
 import { initialSkills, parseArgs, parseFromRun, parseTests, skillsReducer } from './skills.ts';
 import type { SkillsList } from './skills.ts';
@@ -36,10 +37,8 @@ export function useSkills(routeId: string | undefined) {
     }
   }, []);
 
+  useLoadOnMount(reload);
   // The route names the open skill: open it once the list has it.
-  useEffect(() => {
-    void reload();
-  }, [reload]);
   useEffect(() => {
     if (!routeId || !list) return;
     const skill = list.skills.find((s) => skillRouteId(s.sandbox, s.name) === routeId);

@@ -15,6 +15,7 @@ import { problemText, progressLine, SUITE_TABS } from './suite-detail.ts';
 import type { SuiteProblem, SuiteTab } from './suite-detail.ts';
 import { suiteStartOptions } from './suite-start.ts';
 import type { SuiteStartFields, SuiteStartOptions } from './suite-start.ts';
+import { FormRow } from '../../components/FormRow.tsx';
 
 export function SuiteList({
   suites,
@@ -285,12 +286,10 @@ export function NewSuiteForm({
       }}
     >
       <h2>New suite</h2>
-      <label className="field">
-        name
+      <FormRow label="name">
         <input value={name} onChange={(e) => setName(e.target.value)} placeholder="smoke" autoFocus />
-      </label>
-      <label className="field">
-        sandbox
+      </FormRow>
+      <FormRow label="sandbox">
         <select aria-label="sandbox" value={sandbox} onChange={(e) => setSandbox(e.target.value)}>
           {sandboxes.map((s) => (
             <option key={s} value={s}>
@@ -298,20 +297,18 @@ export function NewSuiteForm({
             </option>
           ))}
         </select>
-      </label>
-      <label className="field">
-        first case’s task
+      </FormRow>
+      <FormRow label="first case’s task">
         <textarea
           aria-label="first case’s task"
           value={task}
           rows={2}
           onChange={(e) => setTask(e.target.value)}
         />
-      </label>
-      <label className="field">
-        description
+      </FormRow>
+      <FormRow label="description">
         <input value={description} onChange={(e) => setDescription(e.target.value)} />
-      </label>
+      </FormRow>
       <p className="muted small">
         Saved as <code>suites/{name || 'NAME'}.toml</code>; add cases in the editor or from a run (“Add to
         suite”).

@@ -8,6 +8,7 @@ import { Fragment, useState } from 'react';
 import type { SlotType } from '../../../../src-main/core/templates/template.ts';
 import { analysePattern, bodySlots, renameSlot, SLOT_NAME, SLOT_TYPES } from './pattern.ts';
 import type { PatternParts } from './pattern.ts';
+import { FormRow } from '../../components/FormRow.tsx';
 
 function PatternPreview({ pattern, slots }: { pattern: string; slots: Record<string, SlotType> }) {
   const parts: React.ReactNode[] = [];
@@ -147,8 +148,16 @@ export function PatternEditor({
 
   return (
     <div className="pattern-editor" data-testid="pattern-editor">
-      <label className="field">
-        Pattern
+      <FormRow
+        label="Pattern"
+        help={
+          <>
+            Matched case-insensitively, spaces normalized, a final <code>. ! ?</code> optional. Write slots as{' '}
+            <code>{'{name}'}</code> in the pattern and <code>{'{{name}}'}</code> in the body, where the value
+            goes as an escaped literal.
+          </>
+        }
+      >
         <input
           aria-label="pattern"
           className="pattern-input"
@@ -157,12 +166,7 @@ export function PatternEditor({
           onChange={(e) => onChange({ ...value, pattern: e.target.value })}
           spellCheck={false}
         />
-      </label>
-      <p className="muted small">
-        Matched case-insensitively, spaces normalized, a final <code>. ! ?</code> optional. Write slots as{' '}
-        <code>{'{name}'}</code> in the pattern and <code>{'{{name}}'}</code> in the body, where the value goes
-        as an escaped literal.
-      </p>
+      </FormRow>
       <PatternPreview pattern={value.pattern} slots={value.slots} />
       {rows.length > 0 && (
         <table className="slot-table" aria-label="slots">

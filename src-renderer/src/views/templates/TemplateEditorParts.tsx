@@ -3,11 +3,11 @@
  * the name and description, an example row with its live check, and the save bar with what stops a save.
  * The body's Monaco editor stays in TemplateEditor.tsx.
  */
-import { useId } from 'react';
 import type { ExampleDraft, FromRun, TemplateDraft } from './drafts.ts';
 import { matchText } from './template-editor.ts';
 import type { EditorMode, ExampleCheck } from './template-editor.ts';
 import { CannotSave } from '../../components/CannotSave.tsx';
+import { FormRow } from '../../components/FormRow.tsx';
 
 export function EditorHeader({
   mode,
@@ -73,8 +73,7 @@ export function NameFields({
   return (
     <>
       <div className="grid">
-        <label className="field">
-          Name
+        <FormRow label="Name">
           <input
             aria-label="template name"
             value={name}
@@ -82,22 +81,24 @@ export function NameFields({
             onChange={(e) => onChange({ name: e.target.value })}
             spellCheck={false}
           />
-        </label>
-        <label className="field">
-          Description
+        </FormRow>
+        <FormRow label="Description">
           <input
             aria-label="template description"
             value={description}
             placeholder="optional"
             onChange={(e) => onChange({ description: e.target.value })}
           />
-        </label>
+        </FormRow>
       </div>
       {taken && (
-        <label className="check warn">
-          <input type="checkbox" checked={replace} onChange={(e) => onReplace(e.target.checked)} />A template
-          named {name} exists: replace it (its counters restart at 0)
-        </label>
+        <FormRow
+          layout="check"
+          className="warn"
+          label={<>A template named {name} exists: replace it (its counters restart at 0)</>}
+        >
+          <input type="checkbox" checked={replace} onChange={(e) => onReplace(e.target.checked)} />
+        </FormRow>
       )}
     </>
   );
@@ -120,32 +121,23 @@ export function ExampleRow({
   onRemove: () => void;
 }) {
   const n = index + 1;
-  const id = useId();
   return (
     <div className="example-row" data-example={index}>
-      <span className="stacked-label">
-        <label className="small muted" htmlFor={`${id}-intent`}>
-          example {n} intent
-        </label>
+      <FormRow className="stacked-label" label={<span className="small muted">example {n} intent</span>}>
         <input
-          id={`${id}-intent`}
           value={example.intent}
           placeholder="What is the name of user u2?"
           onChange={(e) => onChange({ intent: e.target.value })}
         />
-      </span>
-      <span className="stacked-label">
-        <label className="small muted" htmlFor={`${id}-expected`}>
-          example {n} expected
-        </label>
+      </FormRow>
+      <FormRow className="stacked-label" label={<span className="small muted">example {n} expected</span>}>
         <textarea
-          id={`${id}-expected`}
           value={example.expect}
           rows={1}
           placeholder="expected JSON (optional)"
           onChange={(e) => onChange({ expect: e.target.value })}
         />
-      </span>
+      </FormRow>
       <span className="row-actions">
         {runResult !== undefined && index === 0 && (
           <button

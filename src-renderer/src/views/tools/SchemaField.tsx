@@ -8,6 +8,7 @@
 import type { JsonSchema } from '../../../../src-main/core/tools/schema.ts';
 import { emptyOption, initialDraft, kindOf, placeholderOf, typeLabel } from './schema-form.ts';
 import type { Draft } from './schema-form.ts';
+import { FormRow } from '../../components/FormRow.tsx';
 
 export function SchemaField({
   name,
@@ -98,14 +99,9 @@ export function SchemaField({
     );
   }
   const text = typeof draft === 'string' ? draft : '';
-  const id = `try-${path}`;
-  const errId = `${id}-error`;
   const common = {
-    id,
     name: path,
     'aria-label': path,
-    'aria-invalid': error ? true : undefined,
-    'aria-describedby': error ? errId : undefined,
     'aria-required': required,
     'data-param': path,
   };
@@ -117,13 +113,20 @@ export function SchemaField({
           ['false', 'false'],
         ];
   return (
-    <div className={`try-field ${error ? 'invalid' : ''}`}>
-      <label htmlFor={id}>
-        {label}{' '}
-        <span className="muted small">
-          <code>{name}</code>: {typeLabel(schema)}
-        </span>
-      </label>
+    <FormRow
+      className="try-field"
+      id={`try-${path}`}
+      label={
+        <>
+          {label}{' '}
+          <span className="muted small">
+            <code>{name}</code>: {typeLabel(schema)}
+          </span>
+        </>
+      }
+      help={schema.description}
+      error={error}
+    >
       {kind === 'enum' || kind === 'boolean' ? (
         <select {...common} value={text} onChange={(e) => onChange(e.target.value)}>
           <option value="">{emptyOption(schema)}</option>
@@ -152,12 +155,6 @@ export function SchemaField({
           onChange={(e) => onChange(e.target.value)}
         />
       )}
-      {schema.description && <span className="muted small">{schema.description}</span>}
-      {error && (
-        <span id={errId} className="error small field-error" role="alert">
-          {error}
-        </span>
-      )}
-    </div>
+    </FormRow>
   );
 }

@@ -6,6 +6,7 @@ import type { Response } from '../../../../src-main/contract/api.ts';
 import type { Runtime } from '../../store/images.ts';
 import { runtimeChoices } from './workspace.ts';
 import type { Recent, SandboxDraft, WorkspaceState } from './workspace.ts';
+import { FormRow } from '../../components/FormRow.tsx';
 
 export function OpenWorkspace({
   recent,
@@ -64,15 +65,14 @@ export function OpenWorkspace({
             Open folder…
           </button>
         )}
-        <label className="field grow">
-          Workspace folder
+        <FormRow label="Workspace folder" className="grow">
           <input
             aria-label="workspace path"
             value={path}
             placeholder="/home/me/my-tools"
             onChange={(e) => onChange({ path: e.target.value })}
           />
-        </label>
+        </FormRow>
         <button type="submit" disabled={busy || !path.trim()}>
           Open
         </button>
@@ -86,24 +86,22 @@ export function OpenWorkspace({
           if (newPath.trim()) onCreate(newPath.trim(), empty);
         }}
       >
-        <label className="field grow">
-          New folder (absolute path; created if missing, must be empty)
+        <FormRow label="New folder (absolute path; created if missing, must be empty)" className="grow">
           <input
             aria-label="new workspace path"
             value={newPath}
             placeholder="/home/me/new-tools"
             onChange={(e) => onChange({ newPath: e.target.value })}
           />
-        </label>
-        <label className="check">
+        </FormRow>
+        <FormRow layout="check" label="empty (no sample sandboxes)">
           <input
             type="checkbox"
             aria-label="empty workspace"
             checked={empty}
             onChange={(e) => onChange({ empty: e.target.checked })}
           />
-          empty (no sample sandboxes)
-        </label>
+        </FormRow>
         <button type="submit" className="primary" disabled={busy || !newPath.trim()}>
           Create and open
         </button>
@@ -161,17 +159,15 @@ export function CreateSandboxForm({
         if (draft.name.trim()) onSubmit();
       }}
     >
-      <label className="field">
-        Name
+      <FormRow label="Name">
         <input
           aria-label="sandbox name"
           value={draft.name}
           placeholder="billing"
           onChange={(e) => onChange({ name: e.target.value })}
         />
-      </label>
-      <label className="field">
-        Runtime
+      </FormRow>
+      <FormRow label="Runtime">
         <select
           aria-label="sandbox runtime"
           value={draft.runtime}
@@ -183,16 +179,15 @@ export function CreateSandboxForm({
             </option>
           ))}
         </select>
-      </label>
-      <label className="field grow">
-        Description
+      </FormRow>
+      <FormRow label="Description" className="grow">
         <input
           aria-label="sandbox description"
           value={draft.description}
           placeholder="What its tools do"
           onChange={(e) => onChange({ description: e.target.value })}
         />
-      </label>
+      </FormRow>
       <button type="submit" className="primary" disabled={busy || !draft.name.trim()}>
         {busy ? 'Creating…' : 'Create sandbox'}
       </button>

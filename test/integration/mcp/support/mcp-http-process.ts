@@ -35,6 +35,18 @@ export function runToolsmith(
   });
 }
 
+/** Servers started here and still running: ended when the file's worker exits, whatever the file did. */
+const live = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const c of live) c.kill('SIGKILL');
+});
+
+/**
+ * Starts `toolsmith mcp --http` and waits for its outcome: the URL line (started) or its exit (the
+ * reason is on stderr). No clock of its own: a start that takes long on a loaded machine is waited for
+ * (the calling hook's budget ends one that hangs); a fixed 60 s here once killed a server still starting
+ * beside other files, and the whole file failed with "did not start".
+ */
 export function startMcpHttpProcess(
   ws: string,
   args: string[] = [],
@@ -45,29 +57,31 @@ export function startMcpHttpProcess(
     env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
+  live.add(child);
   let err = '';
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const exited = new Promise<void>((resolve) =>
+    child.once('exit', () => {
+      live.delete(child);
+      resolve();
+    }),
+  );
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGTERM');
-      reject(new Error(`toolsmith mcp --http did not start in 60 s; stderr:\n${err}`));
-    }, 60_000);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`toolsmith mcp --http exited with ${code}; stderr:\n${err}`));
-    });
+    child.once('exit', (code, signal) =>
+      reject(
+        new Error(`toolsmith mcp --http exited (${signal ?? code}) before it listened; stderr:\n${err}`),
+      ),
+    );
     child.stderr?.on('data', (d: Buffer) => {
       err += d.toString();
       const url = /Streamable HTTP on (\S+)/.exec(err)?.[1];
       if (!url || !/workspace: /.test(err)) return;
-      clearTimeout(timer);
       resolve({
         url,
         port: Number(new URL(url).port),
         token: /bearer token \(shown once\): (\S+)/.exec(err)?.[1],
         stderr: () => err,
         stop: async () => {
-          if (child.exitCode === null) child.kill('SIGTERM');
+          if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
           await exited;
         },
       });
