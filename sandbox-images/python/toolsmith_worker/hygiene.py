@@ -119,9 +119,10 @@ def become_job(uid):
 
 
 class _AsOwner:
-    """While a wipe works on what a job (under its own uid) left: the file system uid and gid of the
-    folder's owner, so the sticky /tmp and the job's own folders let the worker in (setfsuid needs
-    CAP_SETUID: effective only for the wipe)."""
+    """While a wipe works on what a job (under its own uid) left: the effective uid and gid of the
+    folder's owner, so the sticky /tmp and the job's own folders let the worker in (gVisor has no
+    setfsuid; the real and saved ids stay the worker's, CAP_SETUID/CAP_SETGID effective for the wipe
+    only). The job is over by then, and the next one runs under another uid."""
 
     def __init__(self, st):
         self.uid = st.st_uid if JOB_UIDS[0] and st.st_uid != USER else None
@@ -129,14 +130,14 @@ class _AsOwner:
 
     def __enter__(self):
         if self.uid is not None:
-            _libc().setfsgid(self.gid)
-            _libc().setfsuid(self.uid)
+            os.setresgid(-1, self.gid, -1)
+            os.setresuid(-1, self.uid, -1)
         return self
 
     def __exit__(self, *_):
         if self.uid is not None:
-            _libc().setfsuid(USER)
-            _libc().setfsgid(USER)
+            os.setresuid(-1, USER, -1)
+            os.setresgid(-1, USER, -1)
         return False
 
 

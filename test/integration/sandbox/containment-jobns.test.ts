@@ -97,6 +97,8 @@ for (const [level, make] of [
       expect(me.ppid).toBe(0);
       // (the process level: a uid of its own per worker when the tests run as root, else theirs)
       if (level === 'process') expect(me.uid).toBe(process.getuid?.() === 0 ? me.uid : process.getuid?.());
+      // gVisor: a uid of its own per job (from 100000), never the worker's 65534
+      else if (level === 'gvisor') expect(me.uid).toBeGreaterThanOrEqual(100000);
       else expect(me.uid).toBe(65534);
       expect(me.uid).not.toBe(0);
       expect(me.cap_eff).toBe('0000000000000000');
