@@ -58,6 +58,7 @@ def fork_server(sock, child):
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # for the children: a write to a pipe nobody reads ends them
     os.close(OUT_FD)  # the protocol stream is the worker's alone
     hygiene.server_caps()
+    uid, gid = os.getuid(), os.getgid()  # (without job uids a job's process maps these ids onto themselves)
     jobns.prepare()
     made = 0  # job processes made so far: with job uids, the n-th runs under hygiene.job_uid(n)
     null = os.open(os.devnull, os.O_RDONLY)
@@ -125,7 +126,7 @@ def fork_server(sock, child):
                 os.close(fd)
             hygiene.oom_first()
             if alone:
-                walls = jobns.enter(own or os.getuid(), own or os.getgid(), own is not None)
+                walls = jobns.enter(own or uid, own or gid, own is not None)
             else:
                 # a plain fork (the kernel refused namespaces): its uid, then the same filter
                 walls = ["uid"] if own is not None and hygiene.become_job(own) else []

@@ -528,7 +528,7 @@ def writable_mounts():
 
 def _remove(path):
     """Removes a file or a whole tree a job left, whatever it did to it: folders it made unreadable or
-    read-only get their owner's permissions back first (a job runs as the worker's user); every folder of
+    read-only get their owner's permissions back first (entered as that owner: _AsOwner); every folder of
     the tree is first moved up beside `path` (so no path ever grows past PATH_MAX however deep the tree,
     and nothing recurses); symbolic links are removed, never followed; another mount is never entered."""
     try:
