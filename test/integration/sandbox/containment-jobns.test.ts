@@ -442,7 +442,10 @@ suite(
 interface UidReach {
   ids: number[];
   groups: number[];
-  others: Record<string, { uid: string | null; name: string | null; fds: number | null; opened: string[]; environ: number | null }>;
+  others: Record<
+    string,
+    { uid: string | null; name: string | null; fds: number | null; opened: string[]; environ: number | null }
+  >;
   regain: { setresuid: string; fsuid: number };
 }
 
@@ -465,7 +468,7 @@ for (const [level, off, make] of [
   ['process', ' (namespaces off)', async () => bubblewrapFactory({ wallsOff: ['nojobns'] })],
 ] as const) {
   suite(`a uid of its own${off}: ${level}`, make, (run) => {
-    it('no fd of the worker, fork server or next job opens, no environment reads, the uid stays the job\'s', async () => {
+    it("no fd of the worker, fork server or next job opens, no environment reads, the uid stays the job's", async () => {
       const a = ok(await run('emit_result(uid_reach().data)\n')) as unknown as UidReach;
       const b = ok(await run('emit_result(uid_reach().data)\n')) as unknown as UidReach;
       for (const got of [a, b]) {
@@ -479,7 +482,10 @@ for (const [level, off, make] of [
         }
         for (const [pid, o] of Object.entries(got.others)) {
           const what = `${pid} ${JSON.stringify(o)}`;
-          expect(o.opened.filter((l) => l !== '/dev/null'), what).toEqual([]);
+          expect(
+            o.opened.filter((l) => l !== '/dev/null'),
+            what,
+          ).toEqual([]);
           expect(o.environ ?? 0, what).toBe(0);
           if (level === 'gvisor') expect(o.uid?.split(/\s+/), what).not.toContain(String(uid));
           else expect(o.fds, what).toBeNull();
