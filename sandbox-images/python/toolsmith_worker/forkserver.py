@@ -12,7 +12,7 @@ from .hygiene import deny_ipc, set_pdeathsig, stop_and_kill
 from .protocol import OUT_FD
 
 
-def _fork():
+def _fork(uid=None):
     """A job's process: made in namespaces of its own (jobns.clone_job) where the kernel allows, else by
     os.fork; retried for a moment while the pids limit is reached: processes a job left are killed just
     before, and the last of them may still be waiting for init to reap them (under gVisor on a busy
@@ -23,7 +23,7 @@ def _fork():
     pause = 0.005
     while time.monotonic() < deadline:
         try:
-            pid = jobns.clone_job()
+            pid = jobns.clone_job(uid)
             return (os.fork(), False) if pid is None else (pid, True)
         except BlockingIOError:
             time.sleep(pause)
@@ -35,7 +35,7 @@ def _alone(walls):
     """Whether a job process has every wall of its own: user, pid, IPC and mount namespaces with its own
     ids, /proc and a fresh mount on each writable one, no capability and the job filter. Only then may the
     next job's process be made while a job runs (it is then invisible and unreachable to that job)."""
-    want = {"user", "pid", "ipc", "ids", "mnt", "proc", "nocaps", "seccomp"}
+    want = {"user", "pid", "ipc", "ids", "mnt", "proc", "nocaps", "seccomp"} | ({"uid"} if hygiene.JOB_UIDS[0] else set())
     want.update(m[0] for m in jobns._PLAN[0]["mounts"]) if jobns._PLAN else None
     return bool(jobns._PLAN) and want.issubset(walls)
 
@@ -57,8 +57,10 @@ def fork_server(sock, child):
         deny_ipc()  # for every child: no SysV IPC object or POSIX message queue outlives a job
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # for the children: a write to a pipe nobody reads ends them
     os.close(OUT_FD)  # the protocol stream is the worker's alone
-    uid, gid = os.getuid(), os.getgid()  # (a job's process maps these ids onto themselves)
-    jobns.prepare(uid, gid)
+    hygiene.server_caps()
+    uid, gid = os.getuid(), os.getgid()  # (without job uids a job's process maps these ids onto themselves)
+    jobns.prepare()
+    made = 0  # job processes made so far: with job uids, the n-th runs under hygiene.job_uid(n)
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)
     os.close(null)
@@ -114,16 +116,23 @@ def fork_server(sock, child):
         job_r, job_w = os.pipe()  # worker -> child: the job, then tool results
         msg_r, msg_w = os.pipe()  # child -> worker: protocol lines
         out_r, out_w = os.pipe()  # the child's stdout/stderr
-        pid, alone = _fork()
+        # Each job process under a uid of its own where the worker has job uids; else the worker's.
+        own = hygiene.job_uid(made) if hygiene.JOB_UIDS[0] else None
+        made += 1
+        pid, alone = _fork(own)
         if pid == 0:
             sock.close()
             for fd in children:
                 os.close(fd)
             hygiene.oom_first()
             if alone:
-                walls = jobns.enter(uid, gid)
+                walls = jobns.enter(own or uid, own or gid, own is not None)
             else:
-                walls = ["seccomp"] if jobns.deny_escape() else []  # a plain fork (the kernel refused namespaces): the same filter
+                # a plain fork (the kernel refused namespaces): its uid, then the same filter
+                walls = ["uid"] if own is not None and hygiene.become_job(own) else []
+                walls += ["seccomp"] if jobns.deny_escape() else []
+            if own is not None and "uid" not in walls:
+                os._exit(70)  # never a job under the fork server's uid where job uids are on
             os.close(job_w)
             os.close(msg_r)
             os.close(out_r)

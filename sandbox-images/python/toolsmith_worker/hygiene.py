@@ -35,6 +35,112 @@ def _prctl(option, value):
         return False
 
 
+# ---------------------------------------------------------------- a uid of its own for each job
+
+# Where the container starts the worker as root with only CAP_SETUID, CAP_SETGID and CAP_KILL (gVisor:
+# docker.ts), the worker becomes the image's user at once and each job runs under a uid of its own from
+# JOB_UID_BASE on (docs/security.md, "A uid of its own"): nothing of the worker or fork server (their
+# stdio, pipes, files) is then the job's, on a kernel whose /proc lets a process of the same uid open
+# another's fds whatever its dumpable flag. The worker keeps CAP_KILL (it kills jobs) and, not effective,
+# CAP_SETUID/CAP_SETGID for the fork servers it starts and its wipe; the fork server holds all three; a
+# job none. JOB_UIDS is False where the worker did not start as root: jobs then share the worker's uid.
+USER = 65534
+JOB_UID_BASE = 100000
+JOB_UID_COUNT = 1000
+CAP_KILL, CAP_SETGID, CAP_SETUID = 1 << 5, 1 << 6, 1 << 7
+JOB_UIDS = [False]
+
+
+def _caps(effective=None, permitted=None):
+    """Reads this process's capability sets (the low 32 bits: every capability used here), sets them when
+    given; returns (effective, permitted) as they are after."""
+    import ctypes
+
+    class Head(ctypes.Structure):
+        _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+    class Data(ctypes.Structure):
+        _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32)]
+
+    libc = _libc()
+    head, data = Head(0x20080522, 0), (Data * 2)()
+    if libc.capget(ctypes.byref(head), data) != 0:
+        return 0, 0
+    if effective is not None or permitted is not None:
+        if permitted is not None:
+            data[0].permitted = permitted
+        data[0].effective = (effective if effective is not None else data[0].effective) & data[0].permitted
+        data[0].inheritable = data[1].effective = data[1].permitted = data[1].inheritable = 0
+        libc.capset(ctypes.byref(head), data)
+        libc.capget(ctypes.byref(head), data)
+    return data[0].effective, data[0].permitted
+
+
+def drop_root():
+    """First thing in the worker: started as root (with no capability but CAP_SETUID, CAP_SETGID and
+    CAP_KILL), it becomes USER, keeping those three permitted and CAP_KILL effective; job uids are then
+    on. Started as any other user: nothing changes."""
+    if os.getuid() != 0:
+        return False
+    _prctl(8, 1)  # PR_SET_KEEPCAPS: the permitted set survives leaving uid 0
+    os.setgroups([])
+    os.setresgid(USER, USER, USER)
+    os.setresuid(USER, USER, USER)
+    _prctl(8, 0)
+    want = CAP_KILL | CAP_SETGID | CAP_SETUID
+    _, permitted = _caps(CAP_KILL, _caps()[1] & want)
+    JOB_UIDS[0] = os.getresuid() == (USER, USER, USER) and permitted == want
+    if not JOB_UIDS[0]:
+        _caps(0, 0)
+    return JOB_UIDS[0]
+
+
+def server_caps():
+    """In the fork server: CAP_SETUID and CAP_SETGID effective too (it moves each job to its uid)."""
+    if JOB_UIDS[0]:
+        _caps(CAP_KILL | CAP_SETGID | CAP_SETUID)
+
+
+def job_uid(n):
+    """The uid (and gid) of the n-th job process a fork server makes: consecutive jobs (the running one
+    and the next one, made while it runs) never share one."""
+    return JOB_UID_BASE + n % JOB_UID_COUNT
+
+
+def become_job(uid):
+    """In a job's process (a plain fork): its own uid and gid, every id, then no capability at all.
+    True when the process holds exactly that."""
+    try:
+        os.setresgid(uid, uid, uid)
+        os.setresuid(uid, uid, uid)
+    except OSError:
+        return False
+    return os.getresuid() == (uid, uid, uid) and os.getresgid() == (uid, uid, uid) and _caps(0, 0) == (0, 0)
+
+
+class _AsOwner:
+    """While a wipe works on what a job (under its own uid) left: the effective uid and gid of the
+    folder's owner, so the sticky /tmp and the job's own folders let the worker in (gVisor has no
+    setfsuid; the real and saved ids stay the worker's, CAP_SETUID/CAP_SETGID effective for the wipe
+    only). The job is over by then, and the next one runs under another uid."""
+
+    def __init__(self, st):
+        self.uid = st.st_uid if JOB_UIDS[0] and st.st_uid != USER else None
+        self.gid = st.st_gid
+
+    def __enter__(self):
+        if self.uid is not None:
+            os.setresgid(-1, self.gid, -1)
+            os.setresuid(-1, self.uid, -1)
+        return self
+
+    def __exit__(self, *_):
+        if self.uid is not None:
+            os.setresuid(-1, USER, -1)
+            os.setresgid(-1, USER, -1)
+        return False
+
+
 def trim_heap():
     try:
         if _LIBC:
@@ -422,7 +528,7 @@ def writable_mounts():
 
 def _remove(path):
     """Removes a file or a whole tree a job left, whatever it did to it: folders it made unreadable or
-    read-only get their owner's permissions back first (a job runs as the worker's user); every folder of
+    read-only get their owner's permissions back first (entered as that owner: _AsOwner); every folder of
     the tree is first moved up beside `path` (so no path ever grows past PATH_MAX however deep the tree,
     and nothing recurses); symbolic links are removed, never followed; another mount is never entered."""
     try:
@@ -430,10 +536,11 @@ def _remove(path):
     except OSError:
         return
     if not stat.S_ISDIR(top.st_mode):
-        try:
-            os.unlink(path)
-        except OSError:
-            pass
+        with _AsOwner(top):
+            try:
+                os.unlink(path)
+            except OSError:
+                pass
         return
     folder = os.path.dirname(path)
     queue = [path]
@@ -441,43 +548,64 @@ def _remove(path):
     while queue:
         d = queue.pop()
         try:
-            os.chmod(d, 0o700)
-            names = os.listdir(d)
-        except OSError:
-            names = []
-        for name in names:
-            child = os.path.join(d, name)
-            try:
-                st = os.lstat(child)
-            except OSError:
-                continue
-            if not stat.S_ISDIR(st.st_mode):
-                try:
-                    os.unlink(child)
-                except OSError:
-                    pass
-            elif st.st_dev == top.st_dev:
-                while True:
-                    n += 1
-                    flat = os.path.join(folder, f".toolsmith-wipe-{os.getpid()}-{n}")
-                    if not os.path.lexists(flat):
-                        break
-                try:
-                    os.chmod(child, 0o700)
-                    os.rename(child, flat)
-                    queue.append(flat)
-                except OSError:
-                    pass
-        try:
-            os.rmdir(d)
+            with _AsOwner(os.lstat(d)):
+                n = _empty(d, folder, top, queue, n)
         except OSError:
             pass
+
+
+def _empty(d, folder, top, queue, n):
+    """_remove's step: empties the folder d (its subfolders moved up beside it into `queue`), removes it."""
+    try:
+        os.chmod(d, 0o700)
+        names = os.listdir(d)
+    except OSError:
+        names = []
+    for name in names:
+        child = os.path.join(d, name)
+        try:
+            st = os.lstat(child)
+        except OSError:
+            continue
+        if not stat.S_ISDIR(st.st_mode):
+            try:
+                os.unlink(child)
+            except OSError:
+                pass
+        elif st.st_dev == top.st_dev:
+            while True:
+                n += 1
+                flat = os.path.join(folder, f".toolsmith-wipe-{os.getpid()}-{n}")
+                if not os.path.lexists(flat):
+                    break
+            try:
+                os.chmod(child, 0o700)
+                os.rename(child, flat)
+                queue.append(flat)
+            except OSError:
+                pass
+    try:
+        os.rmdir(d)
+    except OSError:
+        pass
+    return n
 
 
 def wipe_writable():
     """Empties every writable mount back to what it held when the worker started (the worker's own folder
     and mount points stay), and removes SysV IPC objects (shared memory, message queues, semaphores) a job
-    made: the next job finds nothing of the last one. POSIX message queues are files of /dev/mqueue."""
+    made: the next job finds nothing of the last one. POSIX message queues are files of /dev/mqueue. With
+    job uids, CAP_SETUID/CAP_SETGID are effective for the wipe only (each folder is entered as its owner)."""
+    if JOB_UIDS[0]:
+        _caps(CAP_KILL | CAP_SETGID | CAP_SETUID)
+    try:
+        _wipe()
+    finally:
+        if JOB_UIDS[0]:
+            _caps(CAP_KILL)
+
+
+def _wipe():
     for folder, keep in _WIPE:
         try:
             names = os.listdir(folder)

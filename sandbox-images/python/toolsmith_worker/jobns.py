@@ -103,13 +103,19 @@ def wanted():
     return "nojobns" not in OFF and _ARCH is not None and _STATE["clone"] is not False
 
 
-def clone_job():
+def clone_job(uid=None):
     """Makes a job process in namespaces of its own (like os.fork: 0 in the new process, its pid in the
-    parent); None when the kernel refuses (the caller forks plainly, and so does every later call)."""
+    parent); None when the kernel refuses (the caller forks plainly, and so does every later call). With
+    `uid` (job uids: the fork server holds CAP_SETUID/CAP_SETGID) the clone is made under that effective
+    uid and gid, so the job's user namespace is that uid's and enter() can map it; the fork server's own
+    ids come back right after."""
     if not wanted():
         return None
     lib = _lib()
     py = ctypes.pythonapi
+    if uid is not None:
+        os.setresgid(-1, uid, -1)
+        os.setresuid(-1, uid, -1)
     py.PyOS_BeforeFork()
     pid = lib.syscall(_ARCH["clone"], JOB_FLAGS | signal.SIGCHLD, 0, 0, 0, 0)
     if pid == 0:
@@ -117,6 +123,9 @@ def clone_job():
         return 0
     err = ctypes.get_errno()
     py.PyOS_AfterFork_Parent()
+    if uid is not None:
+        os.setresuid(-1, hygiene.USER, -1)
+        os.setresgid(-1, hygiene.USER, -1)
     if pid < 0:
         if err == 11:  # EAGAIN: the pids limit, for a moment
             raise BlockingIOError(err, os.strerror(err))
@@ -149,7 +158,7 @@ class _CapData(ctypes.Structure):
 _PLAN = []
 
 
-def _plan(uid, gid):
+def _plan():
     """Everything a job process does before its job, made once in the fork server (every child inherits
     it): the id maps, the mounts with their options, the capability sets, the seccomp program. The child
     then only makes system calls (measured: building these in each child cost more than the namespaces)."""
@@ -183,7 +192,6 @@ def _plan(uid, gid):
     prog = None if "noseccomp" in OFF else hygiene.filter_program(_assemble(_ARCH))
     plan = {
         "lib": lib,
-        "maps": (f"{uid} {uid} 1".encode(), f"{gid} {gid} 1".encode()),
         "mounts": mounts,
         "caps": (_CapHeader(0x20080522, 0), (_CapData * 2)()),  # _LINUX_CAPABILITY_VERSION_3, all empty
         "prog": prog,
@@ -192,18 +200,20 @@ def _plan(uid, gid):
     return plan
 
 
-def prepare(uid, gid):
+def prepare():
     """Called by the fork server before its first child: the plan is part of what every child copies."""
     if wanted():
-        _plan(uid, gid)
+        _plan()
     elif "noseccomp" not in OFF and _ARCH is not None:
         _ESCAPE.append(hygiene.filter_program(_assemble(_ARCH)))
 
 
-def enter(uid, gid):
+def enter(uid, gid, own=False):
     """In the new process (pid 1 of its pid namespace), before its job: its own /proc and writable
-    mounts, then no capability and the job's seccomp filter. Returns the walls in place."""
-    plan = _plan(uid, gid)
+    mounts, then no capability and the job's seccomp filter. Returns the walls in place. `own`: the
+    process was cloned under the job's own uid (clone_job's `uid`), its real and saved ids still the fork
+    server's: once its effective ids are mapped, every id becomes the job's ("uid"; else it must not run)."""
+    plan = _plan()
     lib = plan["lib"]
     walls = ["user", "pid", "ipc"]
     # Its /proc files belong to root while it is not dumpable (as the worker made every process it
@@ -211,8 +221,16 @@ def enter(uid, gid):
     # undumpable again before the job's code arrives.
     hygiene.set_dumpable(True)
     _write("/proc/self/setgroups", b"deny")
-    if _write("/proc/self/uid_map", plan["maps"][0]) and _write("/proc/self/gid_map", plan["maps"][1]):
+    if _write("/proc/self/uid_map", f"{uid} {uid} 1".encode()) and _write("/proc/self/gid_map", f"{gid} {gid} 1".encode()):
         walls.append("ids")
+        if own:
+            try:
+                os.setresgid(gid, gid, gid)
+                os.setresuid(uid, uid, uid)
+                if os.getresuid() == (uid, uid, uid) and os.getresgid() == (gid, gid, gid):
+                    walls.append("uid")
+            except OSError:
+                pass
     hygiene.set_dumpable(False)
     if lib.mount(b"none", b"/", None, MS_REC | MS_PRIVATE, None) == 0:
         walls.append("mnt")

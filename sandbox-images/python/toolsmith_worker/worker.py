@@ -562,6 +562,8 @@ class Worker:
 
 
 def main():
+    # Before anything else: a worker started as root becomes the image's user (job uids: hygiene.drop_root).
+    hygiene.drop_root()
     # First: the host waits for this connection. The variable goes: no script sees where the socket was.
     hygiene.scrub_environ()  # the bytes too, not only the variable: nothing left in /proc/1/environ
     path = os.environ.pop("TOOLSMITH_PROTOCOL_SOCKET", None)

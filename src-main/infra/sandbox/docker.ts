@@ -76,6 +76,13 @@ export function podmanSeccompFile(): string {
   return file;
 }
 
+/**
+ * What a gVisor Python worker starts with (as root, every other capability dropped): it becomes 65534 at
+ * once, keeps these for its fork server, which moves each job to a uid of its own with none of them.
+ * Not on runc: there the container's root is the host's and its /proc is unmasked (a job mounts its own).
+ */
+export const JOB_UID_CAPS = ['SETUID', 'SETGID', 'KILL'] as const;
+
 /** The HostConfig every sandbox container gets: the limits are on by default. */
 export function hostConfig(l: ContainerLimits): Docker.HostConfig {
   const memory = l.memoryMb * 1024 * 1024;
@@ -226,6 +233,9 @@ export class DockerWorkerFactory implements WorkerFactory {
       !(this.docker.modem as { host?: string }).host
         ? await ProtocolSocket.start()
         : undefined;
+    // gVisor, Python: the worker starts as root holding only CAP_SETUID, CAP_SETGID and CAP_KILL, becomes
+    // 65534 at once and runs each job under a uid of its own (docs/security.md, "A uid of its own").
+    const jobUids = this.isolation === 'gvisor' && spec.runtime === 'python';
     const hc = hostConfig(this.limits);
     const binds = [
       ...(egress ? [`${egress.dir}:${EGRESS_MOUNT}:ro`] : []),
@@ -241,7 +251,7 @@ export class DockerWorkerFactory implements WorkerFactory {
         AttachStdout: true,
         AttachStderr: true,
         Tty: false,
-        User: '65534:65534',
+        User: jobUids ? '0:0' : '65534:65534',
         WorkingDir: '/tmp',
         Env: [
           // /tmp is the container's own tmpfs: the worker empties it after every job.
@@ -268,6 +278,7 @@ export class DockerWorkerFactory implements WorkerFactory {
           // gofer's threads: ~40 when idle, more under load; with 64 in all the worker cannot even fork);
           // the script's own processes are still bounded, by the rest.
           ...(this.isolation === 'gvisor' ? { PidsLimit: this.limits.pids + GVISOR_PIDS } : {}),
+          ...(jobUids ? { CapAdd: [...JOB_UID_CAPS] } : {}),
           ...(this.podman
             ? {
                 Ulimits: PODMAN_ULIMITS,

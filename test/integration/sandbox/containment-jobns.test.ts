@@ -37,6 +37,7 @@ const TOOLS = [
   'ipc_leave',
   'ipc_find',
   'proc_fd_reach',
+  'uid_reach',
 ];
 
 interface Whoami {
@@ -97,6 +98,8 @@ for (const [level, make] of [
       expect(me.ppid).toBe(0);
       // (the process level: a uid of its own per worker when the tests run as root, else theirs)
       if (level === 'process') expect(me.uid).toBe(process.getuid?.() === 0 ? me.uid : process.getuid?.());
+      // gVisor: a uid of its own per job (from 100000), never the worker's 65534
+      else if (level === 'gvisor') expect(me.uid).toBeGreaterThanOrEqual(100000);
       else expect(me.uid).toBe(65534);
       expect(me.uid).not.toBe(0);
       expect(me.cap_eff).toBe('0000000000000000');
@@ -407,16 +410,17 @@ for (const [level, make] of [
 
 /**
  * gVisor shares the sandbox's /proc with a job (no mount of its own there) and lets a process of the same
- * uid list and open another's fd links whatever its dumpable flag. Attacked: every fd of every process
- * outside the job, read as a link, opened for reading and writing, its fdinfo read. The worker (pid 1)
- * yields nothing; no pipe or socket of the fork server opens. Known limit (docs/security.md): the fork
- * server's fd links are listed, and its /dev/null and stderr (the container's log stream) open.
+ * uid list and open another's fd links whatever its dumpable flag; each job runs under a uid of its own.
+ * Attacked: every fd of every process outside the job, read as a link, opened for reading and writing,
+ * its fdinfo read. The worker (pid 1) yields nothing; no pipe, socket or stderr of the fork server opens
+ * (its stderr, the container's log stream, opened before job uids). Known limit (docs/security.md): the
+ * fork server's fd links are listed (gVisor's /proc checks no uid there), and /dev/null opens.
  */
 suite(
   'jobs alone, the fds of processes outside the job: gvisor',
   () => dockerFactory({ runtime: 'runsc' }),
   (run) => {
-    it('the worker yields no fd; no pipe or socket of the fork server opens', async () => {
+    it('the worker yields no fd; no pipe, socket or stderr of the fork server opens', async () => {
       const got = ok(await run('emit_result(proc_fd_reach().data)\n')) as Record<string, string[]>;
       expect(got['1'] ?? []).toEqual([]);
       const opened = Object.entries(got).flatMap(([pid, hits]) => {
@@ -428,9 +432,72 @@ suite(
         return hits
           .filter((h) => h.startsWith('open '))
           .map((h) => `${pid}:${links.get(h.split(' ')[1]) ?? '?'}`)
-          .filter((x) => !/:(\/dev\/null|host:\[\d+\])$/.test(x));
+          .filter((x) => !/:\/dev\/null$/.test(x)); // (the job's uid is not the fork server's: its stderr stays shut)
       });
       expect(opened, JSON.stringify(got)).toEqual([]);
     });
   },
 );
+
+interface UidReach {
+  ids: number[];
+  groups: number[];
+  others: Record<
+    string,
+    { uid: string | null; name: string | null; fds: number | null; opened: string[]; environ: number | null }
+  >;
+  regain: { setresuid: string; fsuid: number };
+}
+
+/**
+ * A uid of its own (docs/security.md, "A uid of its own"): on gVisor the worker starts as root with
+ * CAP_SETUID, CAP_SETGID and CAP_KILL only, becomes 65534, and its fork server runs each job under a uid
+ * of its own (from 100000, never the one before) with no capability. Attacked as that job, with the job's
+ * namespaces on and off: every process outside it (worker, fork server, the next job's process) has its
+ * fd links listed, each opened for reading and writing (a write to an opened stderr forges a container
+ * log line), its environment read; then the worker's uid is asked back. On runc and bubblewrap the jobs
+ * share the worker's uid (see the doc for why) and the kernel keeps every fd list and environment of a
+ * non-dumpable process closed; on gVisor the fd names still list (its /proc does not check the uid).
+ */
+for (const [level, off, make] of [
+  ['docker', '', () => dockerFactory({})],
+  ['gvisor', '', () => dockerFactory({ runtime: 'runsc' })],
+  ['process', '', async () => bubblewrapFactory({})],
+  ['docker', ' (namespaces off)', () => dockerFactory({ wallsOff: ['nojobns'] })],
+  ['gvisor', ' (namespaces off)', () => dockerFactory({ runtime: 'runsc', wallsOff: ['nojobns'] })],
+  ['process', ' (namespaces off)', async () => bubblewrapFactory({ wallsOff: ['nojobns'] })],
+] as const) {
+  suite(`a uid of its own${off}: ${level}`, make, (run) => {
+    it("no fd of the worker, fork server or next job opens, no environment reads, the uid stays the job's", async () => {
+      const a = ok(await run('emit_result(uid_reach().data)\n')) as unknown as UidReach;
+      const b = ok(await run('emit_result(uid_reach().data)\n')) as unknown as UidReach;
+      for (const got of [a, b]) {
+        const uid = got.ids[0]!;
+        expect(new Set(got.ids).size, JSON.stringify(got.ids)).toBe(1); // real, effective, saved: uid and gid
+        expect(uid).not.toBe(0);
+        if (level === 'gvisor') {
+          expect(got.regain.setresuid).not.toBe('done'); // (elsewhere 65534 is the job's own uid)
+          expect(uid).toBeGreaterThanOrEqual(100000);
+          expect(got.groups).toEqual([]);
+        }
+        for (const [pid, o] of Object.entries(got.others)) {
+          const what = `${pid} ${JSON.stringify(o)}`;
+          expect(
+            o.opened.filter((l) => l !== '/dev/null'),
+            what,
+          ).toEqual([]);
+          expect(o.environ ?? 0, what).toBe(0);
+          if (level === 'gvisor') expect(o.uid?.split(/\s+/), what).not.toContain(String(uid));
+          else expect(o.fds, what).toBeNull();
+        }
+        // runc and bubblewrap with namespaces: a /proc of the job's own, nothing else in it
+        if (level !== 'gvisor' && !off) expect(Object.keys(got.others)).toEqual([]);
+      }
+      // the job before and the one after never share a uid; the worker and fork server were attacked
+      if (level === 'gvisor') {
+        expect(a.ids[0]).not.toBe(b.ids[0]);
+        expect(Object.keys(a.others).length, JSON.stringify(a.others)).toBeGreaterThanOrEqual(2);
+      }
+    }, 60_000);
+  });
+}
