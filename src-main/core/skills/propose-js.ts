@@ -12,6 +12,7 @@ import { proposePattern } from '../templates/template.ts';
 import type { JsonValue } from '../tools/model.ts';
 import type { JsSkillLanguage } from './js-skill.ts';
 import type { SkillProposal } from './propose.ts';
+import { dedent } from './dedent.ts';
 
 type Lit = { value: JsonValue; start: number; end: number };
 
@@ -140,12 +141,6 @@ function names(root: t.Node, on: (name: string, store: boolean) => void): void {
   };
   visit(root, undefined, undefined);
 }
-
-const dedent = (lines: string[]): string[] => {
-  const indents = lines.filter((l) => l.trim()).map((l) => /^[ \t]*/.exec(l)?.[0].length ?? 0);
-  const cut = indents.length ? Math.min(...indents) : 0;
-  return lines.map((l) => l.slice(cut));
-};
 
 /**
  * Proposes a JS/TS skill from lines `start`..`end` (1-based, inclusive) of a script body, for a run's

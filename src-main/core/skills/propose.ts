@@ -14,6 +14,7 @@ import type { PyNode } from '../lang/python/pyright.ts';
 import { proposePattern } from '../templates/template.ts';
 import type { JsonValue } from '../tools/model.ts';
 import type { SkillLanguage, SkillTest } from './skill.ts';
+import { dedent } from './dedent.ts';
 
 export interface SkillProposal {
   name: string;
@@ -109,12 +110,6 @@ function names(n: PyNode, on: (name: string, store: boolean, node: PyNode) => vo
       for (const c of n.children) names(c, on, store && (n.kind === 'Tuple' || n.kind === 'List'));
   }
 }
-
-const dedent = (lines: string[]): string[] => {
-  const indents = lines.filter((l) => l.trim()).map((l) => /^[ \t]*/.exec(l)?.[0].length ?? 0);
-  const cut = indents.length ? Math.min(...indents) : 0;
-  return lines.map((l) => l.slice(cut));
-};
 
 /**
  * Proposes a skill from lines `start`..`end` (1-based, inclusive) of a script body, for a run's task.
