@@ -12,7 +12,7 @@ import { proposePattern } from '../templates/template.ts';
 import type { JsonValue } from '../tools/model.ts';
 import type { JsSkillLanguage } from './js-skill.ts';
 import type { SkillProposal } from './propose.ts';
-import { dedent } from './dedent.ts';
+import { dedent, valueType } from './proposal-parts.ts';
 
 type Lit = { value: JsonValue; start: number; end: number };
 
@@ -22,23 +22,6 @@ function literal(n: t.Node): Lit | undefined {
   return undefined;
 }
 
-/** A value's type in the proposal's table (the manual's names, as the Python proposer gives them). */
-const valueType = (v: JsonValue | undefined): string =>
-  v === undefined
-    ? 'any'
-    : typeof v === 'string'
-      ? 'str'
-      : typeof v === 'number'
-        ? Number.isInteger(v)
-          ? 'int'
-          : 'float'
-        : typeof v === 'boolean'
-          ? 'bool'
-          : Array.isArray(v)
-            ? 'list'
-            : v === null
-              ? 'any'
-              : 'dict';
 const TS_TYPE: Record<string, string> = {
   str: 'string',
   int: 'number',
@@ -221,7 +204,12 @@ export function proposeJsSkill(req: {
     if (store) defined.add(nm);
     else if (!defined.has(nm) && !isKnown.has(nm) && !params.some((p) => p.name === nm)) {
       const v = earlier.get(nm);
-      params.push({ name: nm, type: valueType(v), ...(v !== undefined ? { value: v } : {}), from: 'script' });
+      params.push({
+        name: nm,
+        type: v === undefined ? 'any' : valueType(v),
+        ...(v !== undefined ? { value: v } : {}),
+        from: 'script',
+      });
     }
   });
 

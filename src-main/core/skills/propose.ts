@@ -14,7 +14,7 @@ import type { PyNode } from '../lang/python/pyright.ts';
 import { proposePattern } from '../templates/template.ts';
 import type { JsonValue } from '../tools/model.ts';
 import type { SkillLanguage, SkillTest } from './skill.ts';
-import { dedent } from './dedent.ts';
+import { dedent, valueType } from './proposal-parts.ts';
 
 export interface SkillProposal {
   name: string;
@@ -43,19 +43,6 @@ function literal(n: PyNode): Lit | undefined {
     };
   return undefined;
 }
-
-const pyType = (v: JsonValue): string =>
-  typeof v === 'string'
-    ? 'str'
-    : typeof v === 'number'
-      ? Number.isInteger(v)
-        ? 'int'
-        : 'float'
-      : typeof v === 'boolean'
-        ? 'bool'
-        : Array.isArray(v)
-          ? 'list'
-          : 'dict';
 
 /** Names a script sees without defining them: builtins, helpers, modules, tools, skills. */
 const known = (tools: readonly string[]) =>
@@ -181,7 +168,7 @@ export function proposeSkill(req: {
       const v = earlier.get(nm);
       params.push({
         name: nm,
-        type: v === undefined ? 'dict' : pyType(v),
+        type: v === undefined ? 'dict' : valueType(v),
         ...(v !== undefined ? { value: v } : {}),
         from: 'script',
       });
