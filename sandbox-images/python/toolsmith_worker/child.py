@@ -311,6 +311,13 @@ class Child:
 
         return call
 
+    def wall(self):
+        """The runtime wall, in this job's own process only (the worker and the fork server pay nothing
+        for the hook's calls), put in place before its job arrives: the script's namespace is this
+        process's `base`, filled in when the job comes. Pages it writes are copied while the process
+        waits, not while its job runs."""
+        install_runtime_wall(self.base, {id(fn.__globals__): fn.__globals__ for fn, _ in self.registry.tools.values()}.values(), globals())
+
     def namespace(self):
         ns = self.base  # this process's own copy, used by exactly one job
         tools = self.job.tools
@@ -340,9 +347,7 @@ class Child:
             self.send({"type": "done", "ok": False, "reason": "rejected", "error": {"type": "ValidationError", "message": str(compiled), "frames": []}})
             return
         ns = self.namespace()
-        # In this job's own process only, right before its script: the worker and the fork server pay
-        # nothing for the hook's calls (an addaudithook here costs about a microsecond).
-        install_runtime_wall(ns, {id(fn.__globals__): fn.__globals__ for fn, _ in self.registry.tools.values()}.values(), globals())
+        self.wall()  # (already in place: a no-op unless the process was made without child_main)
         try:
             exec(compiled, ns)  # noqa: S102 - the sandboxed script itself
         except BaseException as e:  # noqa: BLE001 - every failure becomes a structured error
@@ -392,6 +397,7 @@ def child_main(child, job_r, msg_w, out_w):
             sys.stdout = os.fdopen(1, "w", buffering=1)
             sys.stderr = sys.stdout
         gc.disable()  # a short-lived process: no collector passes touching (copying) shared pages
+        child.wall()
         head = read_exact(job_r, 4)
         if len(head) < 4:
             return  # withdrawn without a job (tools reloaded, worker shutting down)

@@ -70,7 +70,7 @@ class Worker:
         self.child = None  # the job side every child inherits (Child), made with the fork server
         self.spare = None  # a child forked ahead of its job (Spare)
         self.asked = False  # a child asked of the fork server and not yet handed over
-        self.early = False  # job processes are wholly alone: the next one is made while a job runs
+        self.early = False  # job processes are wholly alone: the next one is made as soon as a job's result is out
         self.pending_load = None  # a load that came during a job, applied when the job is over
         self.lost = "the sandbox worker cannot fork"  # why jobs cannot run once the fork server is gone
         self.pong = False  # the fork server answered the last ping
@@ -328,8 +328,8 @@ class Worker:
             write_all(child.job_w, len(blob).to_bytes(4, "little") + blob)
         except OSError:
             pass  # the child is gone: its pipes close and the job ends as crashed
-        if self.early:
-            self.ask_child()  # the next job's process, made while this job runs
+        if self.early and "duringjob" in jobns.OFF:
+            self.ask_child()  # (tests and bench only: the next job's process made while this job runs)
 
     def finish(self, done):
         job = self.job
@@ -365,6 +365,11 @@ class Worker:
                 send(d)
                 flush()
                 sent = True
+                if self.early:
+                    # The next job's process, made now that this job's result is out: the running job
+                    # never shares the CPU with its making, and a job that comes after a pause finds
+                    # it ready (docs/scaling.md, "The next job's process").
+                    self.ask_child()
             # Wait until the child is gone (the fork server reports it): its orphans are ours by then.
             while job.status is None and self.server is not None:
                 if not self.server_message():
@@ -433,7 +438,7 @@ class Worker:
             if first:
                 # (`noearly` in TOOLSMITH_TEST_WALLS: the old order, for bench:sandbox's side-by-side run)
                 self.early = msg.get("alone") is True and "noearly" not in jobns.OFF
-                if self.early:
+                if self.early and "duringjob" in jobns.OFF:
                     self.ask_child()
             return
         msg["id"] = job.id

@@ -1,9 +1,10 @@
 /**
  * The next job's process (docs/scaling.md, "The next job's process"): where a job's process is wholly
  * alone (runc, bubblewrap: its own user, pid, mount and IPC namespaces, /proc and writable mounts), the
- * fork server makes the next job's process while a job runs, off the critical path; it never sees the
- * job it was made beside, and tools reloaded meanwhile discard it. Each case holds its job open in a host
- * tool call, looks from the host, then lets it go: no sleeps.
+ * fork server makes the next job's process as soon as a job's result is out, before that job's cleaning,
+ * so a job that comes after it finds its process ready; a running job never shares the CPU with its
+ * making. It never sees the job it was made beside, and tools reloaded meanwhile discard it. Each case
+ * holds its job open in a host tool call, looks from the host, then lets it go: no sleeps.
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -141,23 +142,26 @@ for (const [level, make] of [
       return job;
     };
 
-    it('while a job runs, the next job is already a process (worker, fork server, job, next)', async () => {
+    it('a job runs beside no other job process; once its result is out, the next one is ready', async () => {
       const job = holdJob('hold()\nemit_result("held")\n');
       await holding;
-      // On the old order (the next process made only after the job) this stays at 3.
-      await until('the next job process', async () => (await pythons(level, workerId())) === 4);
+      // worker, fork server and the job: nothing is made while a job runs (it would take the job's CPU)
+      expect(await pythons(level, workerId())).toBe(3);
       held?.();
       expect((await job).data).toBe('held');
+      // worker, fork server and the next job's process, made without another job asking for it
+      await until('the next job process', async () => (await pythons(level, workerId())) === 3);
+      expect((await run('emit_result(add(a=2, b=2).data)\n')).data).toBe(4);
     });
 
     it('the next job process, made beside a job, finds nothing of it: no file, no survivor, no leak', async () => {
       // The job leaves a marker and a survivor that reads every process's memory it can reach for a later
-      // job's secret, then holds while the next job's process is made beside it.
+      // job's secret, then holds; once its result is out the next job's process is made beside what it
+      // left, before the sweep and wipe.
       const job = holdJob(
         'spy_later_jobs(how="double_fork", seconds=20)\nleave_everywhere()\nhold()\nemit_result("held")\n',
       );
       await holding;
-      await until('the next job process', async () => (await pythons(level, workerId())) >= 4);
       held?.();
       expect((await job).data).toBe('held');
       const next = await run(
@@ -174,7 +178,6 @@ for (const [level, make] of [
     it('tools reloaded while a job runs: the next job runs the new tools, not the process made before', async () => {
       const job = holdJob('hold()\nemit_result(add(a=1, b=1).data)\n');
       await holding;
-      await until('the next job process', async () => (await pythons(level, workerId())) === 4);
       source = fixture.replace('data=a + b', 'data=(a + b) * 100');
       const reloaded = backend.reload('next');
       held?.();

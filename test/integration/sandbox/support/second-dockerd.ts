@@ -105,6 +105,11 @@ export async function startSecondDockerd(
   writeFileSync(join(dir, 'daemon.json'), '{}\n');
   mkdirSync(join(dir, 'data'), { recursive: true });
   const log = openSync(join(dir, 'dockerd.log'), 'a');
+  // A bridge of its own: with `--bridge none` dockerd deletes the host's `docker0` when it starts (the
+  // default bridge's interface, shared with the engine everyone else uses: its containers on the default
+  // network then fail to start). Not connected to anything; removed with the engine.
+  const bridge = `tsd${port}`;
+  execFileSync('ip', ['link', 'add', 'name', bridge, 'type', 'bridge']);
   const launch = (): ChildProcess =>
     spawn(
       'dockerd',
@@ -133,7 +138,7 @@ export async function startSecondDockerd(
         '--tlskey',
         join(dir, 'server-key.pem'),
         '--bridge',
-        'none',
+        bridge,
         '--iptables=false',
         '--ip-masq=false',
         '--userland-proxy=false',
@@ -157,6 +162,11 @@ export async function startSecondDockerd(
       /* nothing mounted */
     }
     rmSync(dir, { recursive: true, force: true });
+    try {
+      execFileSync('ip', ['link', 'del', bridge], { stdio: 'ignore' });
+    } catch {
+      /* already gone */
+    }
   };
   const docker = `docker -H unix://${socket}`;
   const answered = async () => {
