@@ -358,8 +358,10 @@ class Worker:
                 pass
             # A job that ended with a done (its own, or the worker's: timeout, output limit) has its
             # result now, unless it killed the fork server on its way: a ping settles that (a killed
-            # process never answers again) without waiting for the child's exit.
-            if job.done is not None and self.ping_server():
+            # process never answers again) without waiting for the child's exit. A job wholly alone
+            # (its own pid namespace: `early`) cannot see the fork server to kill it, so its result
+            # needs no round trip.
+            if job.done is not None and (self.early or self.ping_server()):
                 d = job.done
                 d["id"] = job.id
                 send(d)
