@@ -2,11 +2,14 @@
  * `npm run bench:sandbox`: prints JSON for each isolation level side by side: docker (runc), gvisor (Docker's
  * runsc runtime) and process (bubblewrap). `BENCH_LEVELS=docker,gvisor` picks levels; `BENCH_ONLY=per_job`
  * measures only the per-job figures (and `gvisor_over_docker_p50`), for a machine too loaded for the rest.
- * - per-job overhead for a trivial script on a warm pool (fresh forked process per job), host round trip;
+ * - per-job overhead for a trivial script on a warm pool (fresh forked process per job), host round trip:
+ *   back to back (the next job sent as its result comes: the pool saturated) and paced (each job
+ *   BENCH_PACE_MS, default 30, after the last result: a warm, idle worker, as between an LLM's steps);
  * - `BENCH_AB=jobns`: jobs in namespaces of their own against a plain fork (the `nojobns` switch), side by side;
- * - `BENCH_AB=1`: only the next job's process made during a job (docs/scaling.md) against the old order
- *   (the worker's `noearly` test switch), both pools warm, rounds interleaved so load moves them alike,
- *   with the fork floor of the same run (docker and process levels);
+ * - `BENCH_AB=1`: the next job's process made ahead (docs/scaling.md) against the old order (the worker's
+ *   `noearly` test switch); `BENCH_AB=afterresult`: made once a result is out against made while the
+ *   job runs (`duringjob`); both pools warm, rounds interleaved so load moves them alike, back to back
+ *   and paced, with the fork floor of the same run (docker and process levels);
  * - `floor`: what this machine can do, measured in the same run and the same sandbox: a bare fork + exit +
  *   wait of the worker's Python (a tool forks inside a job), `docker exec` of a trivial Python in one of
  *   the pool's containers (the process level takes the docker level's), and the ratios the targets are
