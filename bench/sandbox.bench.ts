@@ -363,6 +363,9 @@ async function measure(
       paced_job_p50_ms: pct(paced, 50),
       paced_job_over_fork: { value: r2(pct(paced, 50) / floor.p50_ms), target_max: 3 },
       docker_exec_over_job: execP50 ? { value: r2(execP50 / jobP50), target_min: 50 } : undefined,
+      docker_exec_over_paced_job: execP50
+        ? { value: r2(execP50 / pct(paced, 50)), target_min: 50 }
+        : undefined,
       // The sandbox's CPU per job (worker + fork server + job; gVisor: its kernel too) during the
       // throughput run, and its ratio to one bare fork's.
       cpu_ms_per_job: r2(sandboxCpuPerJob),
@@ -477,12 +480,25 @@ const gvisorP50 = p50('gvisor');
 if (dockerP50 && gvisorP50)
   result['gvisor_over_docker_p50'] = { value: Number((gvisorP50 / dockerP50).toFixed(2)), target_max: 10 };
 const procFloor = result['process'] as
-  { floor?: { docker_exec_over_job?: unknown; job_p50_ms: number } } | undefined;
+  | {
+      floor?: {
+        docker_exec_over_job?: unknown;
+        docker_exec_over_paced_job?: unknown;
+        job_p50_ms: number;
+        paced_job_p50_ms: number;
+      };
+    }
+  | undefined;
 const dockerExec = (result['docker'] as { floor?: { docker_exec_python_p50_ms?: number } } | undefined)?.floor
   ?.docker_exec_python_p50_ms;
 if (procFloor?.floor && dockerExec)
   procFloor.floor.docker_exec_over_job = {
     value: Number((dockerExec / procFloor.floor.job_p50_ms).toFixed(2)),
+    target_min: 50,
+  };
+if (procFloor?.floor && dockerExec)
+  procFloor.floor.docker_exec_over_paced_job = {
+    value: Number((dockerExec / procFloor.floor.paced_job_p50_ms).toFixed(2)),
     target_min: 50,
   };
 if (process.env['BENCH_NS'] !== '0') result['namespace_cost'] = await namespaceCost();
