@@ -14,7 +14,8 @@ const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
 /**
  * What the run cost, one line each: per project (slowest first) its files' summed time and its wall span
- * (first file's start to last file's end), then the `slowest` slowest files.
+ * (first file's start to last file's end, also as times since the first file started), then the
+ * `slowest` slowest files.
  */
 export function costReport(files: ReadonlyArray<FileCost>, slowest = 15): string[] {
   if (files.length === 0) return [];
@@ -30,10 +31,13 @@ export function costReport(files: ReadonlyArray<FileCost>, slowest = 15): string
     }
   }
   const width = Math.max(...[...projects.keys()].map((k) => k.length));
-  const lines = ['Cost per project (files, summed file time, wall span):'];
+  const first = Math.min(...files.map((f) => f.start));
+  const lines = [
+    'Cost per project (files, summed file time, wall span from its first start to its last end):',
+  ];
   for (const [name, p] of [...projects].sort((a, b) => b[1].ms - a[1].ms || a[0].localeCompare(b[0])))
     lines.push(
-      `  ${name.padEnd(width)}  ${String(p.files).padStart(4)} files  ${seconds(p.ms).padStart(9)} summed  ${seconds(p.end - p.start).padStart(9)} wall`,
+      `  ${name.padEnd(width)}  ${String(p.files).padStart(4)} files  ${seconds(p.ms).padStart(9)} summed  ${seconds(p.end - p.start).padStart(9)} wall  (+${seconds(p.start - first)} to +${seconds(p.end - first)})`,
     );
   const top = [...files].sort((a, b) => b.ms - a.ms || a.file.localeCompare(b.file)).slice(0, slowest);
   lines.push(`Slowest ${top.length} files:`);

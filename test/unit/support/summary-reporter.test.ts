@@ -18,9 +18,9 @@ describe('costReport', () => {
       file('unit', 'test/unit/d.test.ts', 2_500, 1_000, 3_500),
     ]);
     expect(lines).toEqual([
-      'Cost per project (files, summed file time, wall span):',
-      '  integration     2 files     50.0 s summed     40.5 s wall',
-      '  unit            2 files      3.5 s summed      3.5 s wall',
+      'Cost per project (files, summed file time, wall span from its first start to its last end):',
+      '  integration     2 files     50.0 s summed     40.5 s wall  (+0.5 s to +41.0 s)',
+      '  unit            2 files      3.5 s summed      3.5 s wall  (+0.0 s to +3.5 s)',
       'Slowest 4 files:',
       '     30.0 s  integration  test/integration/b.test.ts',
       '     20.0 s  integration  test/integration/c.test.ts',
