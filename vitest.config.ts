@@ -35,6 +35,14 @@ const integrationLocal = [
  */
 const integrationSerial = ['test/integration/sandbox/containment.test.ts'];
 
+/**
+ * The second and last group of files (vitest runs groups one after the other): `integration-serial`,
+ * and beside it the projects that start no process as a sandbox user and no container (unit, renderer,
+ * components), so the run's last minute uses both cores instead of one. Every other project is in
+ * group 0 and has ended when this group starts.
+ */
+const lastGroup = { groupOrder: 1 };
+
 /** Debian's Chromium (Playwright cannot download a browser on these machines). */
 const chromium = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
 
@@ -52,6 +60,7 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
+          sequence: lastGroup,
           testTimeout: TEST_MS,
           hookTimeout: TEST_MS,
           setupFiles: [fileHome],
@@ -64,6 +73,7 @@ export default defineConfig({
       {
         test: {
           name: 'renderer',
+          sequence: lastGroup,
           testTimeout: TEST_MS,
           hookTimeout: TEST_MS,
           setupFiles: [fileHome],
@@ -78,6 +88,7 @@ export default defineConfig({
         plugins: [react()],
         test: {
           name: 'components',
+          sequence: lastGroup,
           testTimeout: TEST_MS,
           hookTimeout: TEST_MS,
           expect,
@@ -124,6 +135,9 @@ export default defineConfig({
       {
         test: {
           name: 'integration-serial',
+          // After the integration files, beside the unit and component files only. Its one file runs
+          // alone among the sandbox tests (a second file here would run beside it).
+          sequence: lastGroup,
           setupFiles: [fileHome],
           expect,
           globalSetup: [isolatedHome, 'test/support/built-once.ts'],
@@ -131,7 +145,6 @@ export default defineConfig({
           environment: 'node',
           testTimeout: 120_000,
           hookTimeout: 600_000,
-          fileParallelism: false,
         },
       },
       {

@@ -11,7 +11,7 @@
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import Docker from 'dockerode';
 import type { TestProject } from 'vitest/node';
 import { imagePaths } from '../../src-main/app/sandbox-factory.ts';
@@ -39,8 +39,13 @@ export function packCheckout(dest: string): string {
   return join(dest, (JSON.parse(packed) as { filename: string }[])[0]!.filename);
 }
 
-/** True when the run's file filters (none: every file) select `file`. */
+/**
+ * True when `file` is one of the project's files (`integration-serial` shares this set-up and has no
+ * install test: it packed the package a second time) and the run's file filters (none: every file)
+ * select it.
+ */
 function selected(project: TestProject, file: string): boolean {
+  if (!project.matchesTestGlob(resolve(repoRoot, file))) return false;
   const filters = (project.vitest as unknown as { filenamePattern?: string[] }).filenamePattern ?? [];
   return filters.length === 0 || filters.some((f) => file.includes(f) || f.endsWith(file));
 }

@@ -11,6 +11,7 @@ import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'no
 import Docker from 'dockerode';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ExecutionResult } from '../../../src-main/core/sandbox/execution.ts';
+import type { ToolResponse } from '../../../src-main/core/tools/model.ts';
 import { SandboxBackend } from '../../../src-main/infra/sandbox/backend.ts';
 import type { DockerWorkerFactory } from '../../../src-main/infra/sandbox/docker.ts';
 import type { WorkerFactory } from '../../../src-main/infra/sandbox/pool.ts';
@@ -70,24 +71,33 @@ def fork_bomb() -> ToolResponse:
     return ToolResponse(success=True, data=len(kids))
 
 
+_held = []
+
+
 @tool(grade=(2, 2))
-def hold_pids(seconds: float = 20) -> ToolResponse:
-    """Fork until the process limit, hold the processes for a while, then end them."""
-    kids = []
+def take_pids() -> ToolResponse:
+    """Fork until the process limit; the children wait until release_pids ends them. How many it got."""
     while True:
         try:
             pid = os.fork()
         except OSError:
             break
         if pid == 0:
-            time.sleep(seconds + 5)
+            time.sleep(600)
             os._exit(0)
-        kids.append(pid)
-    time.sleep(seconds)
-    for k in kids:
+        _held.append(pid)
+    return ToolResponse(success=True, data=len(_held))
+
+
+@tool(grade=(2, 2))
+def release_pids() -> ToolResponse:
+    """Ends the children take_pids holds."""
+    for k in _held:
         os.kill(k, signal.SIGKILL)
         os.waitpid(k, 0)
-    return ToolResponse(success=True, data=len(kids))
+    n = len(_held)
+    _held.clear()
+    return ToolResponse(success=True, data=n)
 
 
 @tool(grade=(2, 2))
@@ -183,7 +193,9 @@ const TOOL_NAMES = [
   'add',
   'fork_some',
   'fork_bomb',
-  'hold_pids',
+  'take_pids',
+  'release_pids',
+  'hold',
   'alloc',
   'alloc_in_children',
   'syscalls',
@@ -208,12 +220,26 @@ async function dockerFactory(): Promise<DockerWorkerFactory> {
   return f;
 }
 
+/** The host tool `hold`: answers once the test calls `release` (a job holds what it took until then). */
+let release: (() => void) | undefined;
+const hold = (): Promise<ToolResponse> =>
+  new Promise((resolve) => {
+    release = () => resolve({ success: true, data: null });
+  });
+
 function backend(factory: WorkerFactory, source = TOOLS, credentials: Record<string, string> = {}) {
   const b = new SandboxBackend({
     factory,
     pool: { minSize: 1, maxSize: 2, maxJobsPerWorker: 1000, idleMs: 60_000, queueTimeoutMs: 30_000 },
     maxOutputBytes: 50 * 1024,
-    specFor: (name, runtime) => ({ name, runtime, toolsSource: source, hostTools: [], credentials }),
+    specFor: (name, runtime) => ({
+      name,
+      runtime,
+      toolsSource: source,
+      hostTools: [{ name: 'hold' }],
+      credentials,
+    }),
+    hostTools: { hold },
   });
   disposers.push(() => b.dispose());
   return b;
@@ -308,7 +334,8 @@ describe('limits that count only the sandbox’s own processes', () => {
   it('a fork bomb in a Docker sandbox does not break a process sandbox', async () => {
     const d = backend(await dockerFactory());
     expect((await run(d, 'emit_result(add(a=1).data)\n')).data).toBe(2); // image built, worker warm
-    const bomb = run(d, 'emit_result(hold_pids(seconds=25).data)\n', 60_000);
+    // It holds the processes it took until the process sandbox's job below is done (host tool `hold`).
+    const bomb = run(d, 'n = take_pids().data\nhold()\nrelease_pids()\nemit_result(n)\n', 60_000);
     // The Docker sandbox is at its process limit (64, all uid 65534) …
     await expect.poll(() => nobodyProcesses().docker, { timeout: 30_000, interval: 200 }).toBeGreaterThan(55);
     // … while a process sandbox starts a worker, loads its tools and forks.
@@ -317,6 +344,8 @@ describe('limits that count only the sandbox’s own processes', () => {
     expect(r.error?.message ?? '').toBe('');
     expect(r).toMatchObject({ success: true, data: 4 });
     expect(nobodyProcesses().docker).toBeGreaterThan(55); // (still at its limit when the job ran)
+    await expect.poll(() => release).toBeDefined(); // (the job holds)
+    release?.();
     const held = await bomb;
     expect(held.success).toBe(true);
     expect(held.data as number).toBeGreaterThan(50);
