@@ -142,23 +142,28 @@ describe.each(Object.entries(ENTRIES))('a one-shot verb loads only what it uses 
   }, 600_000);
 
   it("validate FILE: commander and pyright's parser, nothing else", () => {
-    const r = loads(entry, ['--workspace', ws, 'validate', join(ws, 'good.py'), '--sandbox', 'ecommerce']);
-    expect(r.out).toBe(`${join(ws, 'good.py')}: valid (python)\n`);
+    // A script of its own: the other kind's answer, in the verb cache, would answer this one.
+    const script = join(ws, `good-${kind}.py`);
+    writeFileSync(script, 'r = get_user(user_id="u1")\nemit_result(r.data)\n');
+    const r = loads(entry, ['--workspace', ws, 'validate', script, '--sandbox', 'ecommerce']);
+    expect(r.out).toBe(`${script}: valid (python)\n`);
     // The bundle carries pyright's parser inside it (scripts/build-cli.mjs), and every other package.
     const allowed = new Set(kind === 'sources' ? ['commander', '@zzzen/pyright-internal', 'vscode-uri'] : []);
     expect(r.packages.filter((p) => !allowed.has(p))).toEqual([]);
-    // The parser's chunk (about 2 MB) and the validator's, not the SDKs' or dockerode's.
-    if (kind === 'bundle') expect(r.bundleBytes).toBeLessThan(3 * 1024 * 1024);
+    // The parser's chunk (its English messages only, scripts/cli-pyright.mjs: with pyright's 15 locales
+    // it was 2 MB) and the validator's, not the SDKs' or dockerode's.
+    if (kind === 'bundle') expect(r.bundleBytes).toBeLessThan(1024 * 1024);
     expect(r.undici).toBe(false);
   });
 });
 
 describe('bin/start.mjs: a verb cache hit', () => {
-  it('answers kit list and tools before main loads: no main module, no package (not even commander)', () => {
+  it('answers kit list, tools and validate FILE before main loads: no main module, no package (not even commander)', () => {
     const mainLoaded = (urls: string[]) => urls.some((u) => u.endsWith('/src-main/cli/main.ts'));
     for (const args of [
       ['--workspace', ws, 'kit', 'list', '--json'],
       ['--workspace', ws, 'tools', '--sandbox', 'ecommerce', '--format', 'json'],
+      ['--workspace', ws, 'validate', join(ws, 'good.py'), '--sandbox', 'ecommerce', '--json'],
     ]) {
       const full = loads('', args, join(root, 'bin/start.mjs')); // the full path writes the answer
       expect(mainLoaded(full.urls)).toBe(true);
@@ -168,5 +173,27 @@ describe('bin/start.mjs: a verb cache hit', () => {
       expect(mainLoaded(r.urls)).toBe(false);
       expect(r.packages).toEqual([]);
     }
+  });
+});
+
+describe("the bundle's pyright (its English strings only)", () => {
+  it('gives the syntax errors the sources give, in English under a German locale', () => {
+    const answer = (kind: keyof typeof ENTRIES) => {
+      // A script per kind: the verb cache would answer the second from the first.
+      const script = join(ws, `syntax-${kind}.py`);
+      writeFileSync(script, 'if True\n    emit_result(1)\ny = f"{1!z}"\ndef f(:\n    pass\nz = 1 +\nx = (\n');
+      const r = spawnSync(
+        node,
+        [join(dir, 'run.mjs'), '--workspace', ws, 'validate', script, '--tools', 'get_user'],
+        { env: { ...env, ENTRY: ENTRIES[kind], LC_ALL: 'de' }, encoding: 'utf8' },
+      );
+      expect(r.status, r.stderr).toBe(1);
+      return r.stdout.replaceAll(script, 'FILE');
+    };
+    const sources = answer('sources');
+    expect(sources).toMatch(/^FILE:1:8: syntax: syntax error: Expected ":"$/m);
+    expect(sources).toMatch(/^FILE:4:6: syntax: syntax error: "\(" was not closed$/m);
+    expect(sources).toMatch(/^8 violations$/m);
+    expect(answer('bundle')).toBe(sources);
   });
 });
