@@ -3,7 +3,7 @@
 // diagnostics). The package's localization module requires the strings of 15 locales (1.4 MB of object
 // literals) and defines a function for each of its ~1,000 messages; loading them was most of what
 // `toolsmith validate` spent on its start. In the bundle:
-// - every locale but en-us is an empty table;
+// - every locale but en-us is an empty table, and pyright's Uri a stub (see URI below);
 // - localize.js defines, and en-us holds, only the messages the bundled pyright modules use
 //   (`LocMessage.x` / `LocAddendum.x` in the sources of its parser/ folder); a bundled pyright module
 //   that uses a message trimmed fails the build (generateBundle), never a run;
@@ -16,6 +16,10 @@ import { minifySync } from 'vite';
 const PKG = '/@zzzen/pyright-internal/dist/';
 const LOCALE = /\/@zzzen\/pyright-internal\/dist\/localization\/package\.nls\.([\w-]+)\.json$/;
 const LOCALIZE = `${PKG}localization/localize.js`;
+// pyright's Uri (vscode-uri, its path and file-system helpers): the diagnostics modules the parser loads
+// require it only to read diagnostics back from JSON (`fromJsonObj`), which the parser never does.
+const URI = `${PKG}common/uri/uri.js`;
+const URI_STUB = `exports.Uri = { fromJsonObj() { throw new Error("pyright's Uri is not in the CLI bundle (scripts/cli-pyright.mjs)"); } };`;
 const USE = /\bLoc(Message|Addendum)\.(\w+)/g;
 const NAMESPACE = { Message: 'Diagnostic', Addendum: 'DiagnosticAddendum' };
 
@@ -43,6 +47,7 @@ export function pyrightParserOnly() {
     name: 'toolsmith-pyright-parser-only',
     enforce: 'pre',
     load(id) {
+      if (id.endsWith(URI)) return URI_STUB;
       const locale = LOCALE.exec(id);
       if (!locale) return undefined;
       if (locale[1] !== 'en-us') return '{}';

@@ -8,7 +8,7 @@
  * Needs Docker and the python image (`image build` answers from the engine).
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -196,4 +196,49 @@ describe("the bundle's pyright (its English strings only)", () => {
     expect(sources).toMatch(/^8 violations$/m);
     expect(answer('bundle')).toBe(sources);
   });
+});
+
+describe("the bundle's validator", () => {
+  it("gives the sources' results on the Python corpus, whole and cut in half (syntax errors), plain and strict", async () => {
+    const corpus = join(root, 'test/fixtures/corpus/python');
+    const scripts = ['attack', 'benign'].flatMap((sub) =>
+      readdirSync(join(corpus, sub)).map((f) => readFileSync(join(corpus, sub, f), 'utf8')),
+    );
+    const cases = scripts.flatMap((code) => [
+      { code, strict: false },
+      { code, strict: true },
+      { code: code.slice(0, Math.floor(code.length / 2)), strict: false },
+    ]);
+    writeFileSync(join(dir, 'cases.json'), JSON.stringify(cases));
+    // The bundle's Python validator, as `validate FILE` loads it (validate-lazy's chunk).
+    writeFileSync(
+      join(dir, 'bundle-validate.mjs'),
+      `import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+const out = process.env.OUT_CLI;
+const lazy = readdirSync(out).find((f) => f.startsWith('validate-lazy-'));
+const mod = await import(join(out, lazy));
+const load = Object.values(mod).find((f) => f.name === 'loadValidator');
+const validate = await load('python');
+const cases = JSON.parse(readFileSync(process.env.CASES, 'utf8'));
+process.stdout.write(JSON.stringify(cases.map((c) => validate(c.code, { tools: ['get_user', 'search'], strict: c.strict }))));
+`,
+    );
+    const r = spawnSync(node, [join(dir, 'bundle-validate.mjs')], {
+      env: { ...env, OUT_CLI: join(root, 'out/cli'), CASES: join(dir, 'cases.json'), LC_ALL: 'de' },
+      encoding: 'utf8',
+      maxBuffer: 256 * 1024 * 1024,
+    });
+    expect(r.status, r.stderr).toBe(0);
+    const fromBundle = JSON.parse(r.stdout) as unknown[];
+    const { validatePython } = await import('../../../src-main/core/lang/python/validate.ts');
+    const fromSources = cases.map((c) =>
+      validatePython(c.code, { tools: ['get_user', 'search'], strict: c.strict }),
+    );
+    expect(fromBundle).toHaveLength(cases.length);
+    expect(fromSources.filter((v) => v.violations.some((x) => x.rule === 'syntax')).length).toBeGreaterThan(
+      20,
+    );
+    expect(fromBundle).toEqual(fromSources);
+  }, 120_000);
 });
