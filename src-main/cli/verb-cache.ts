@@ -215,3 +215,35 @@ export function answerFromCache(argv: string[]): number | undefined {
     return undefined;
   }
 }
+
+/**
+ * bin/start.mjs's second step, when the cache had no answer: a plain `validate FILE` checked against the
+ * sandboxes snapshot without loading main (validate-early.ts), its answer printed and kept in the cache,
+ * its exit code returned; undefined (anything else, a snapshot miss, any error) for main() to run.
+ */
+export async function validateBeforeMain(argv: string[]): Promise<number | undefined> {
+  if (verbOf(argv) !== 'validate') return undefined;
+  let answer: { out: string; code: number } | undefined;
+  try {
+    const early = await import('./validate-early.ts');
+    answer = await early.validateEarly(argv);
+    if (answer) early.guardStdout();
+  } catch {
+    return undefined;
+  }
+  if (!answer) return undefined;
+  process.stdout.write(answer.out);
+  try {
+    const c = cachedVerb(argv, packageVersion());
+    if (c)
+      writeVerbAnswer(c.dir, {
+        key: c.key,
+        out: answer.out,
+        err: '',
+        ...(answer.code === 0 ? {} : { code: answer.code }),
+      });
+  } catch {
+    /* the cache only costs the next call its speed */
+  }
+  return answer.code;
+}

@@ -166,13 +166,50 @@ describe('bin/start.mjs: a verb cache hit', () => {
       ['--workspace', ws, 'validate', join(ws, 'good.py'), '--sandbox', 'ecommerce', '--json'],
     ]) {
       const full = loads('', args, join(root, 'bin/start.mjs')); // the full path writes the answer
-      expect(mainLoaded(full.urls)).toBe(true);
+      // (validate FILE of a workspace with a snapshot is checked before main loads, with pyright.)
+      if (args.includes('validate')) expect(full.packages).toContain('@zzzen/pyright-internal');
+      else expect(mainLoaded(full.urls)).toBe(true);
       const r = loads('', args, join(root, 'bin/start.mjs'));
       expect(r.out).toBe(full.out);
       expect(r.out.length).toBeGreaterThan(0);
       expect(mainLoaded(r.urls)).toBe(false);
       expect(r.packages).toEqual([]);
     }
+  });
+});
+
+describe('bin/start.mjs: validate FILE from the sandboxes snapshot', () => {
+  it('checks a new script before main loads (no main module, no commander), answering as main does', () => {
+    const mainLoaded = (urls: string[]) => urls.some((u) => u.endsWith('/src-main/cli/main.ts'));
+    loads(ENTRIES.sources, ['--workspace', ws, 'sandboxes']); // the snapshot, written if missing
+    // Each script is new to the verb cache.
+    const good = join(ws, 'early-good.py');
+    writeFileSync(good, 'r = get_user(user_id="u1")\nemit_result(r.data)\n');
+    const r = loads(
+      '',
+      ['--workspace', ws, 'validate', good, '--sandbox', 'ecommerce'],
+      join(root, 'bin/start.mjs'),
+    );
+    expect(r.out).toBe(`${good}: valid (python)\n`);
+    expect(mainLoaded(r.urls)).toBe(false);
+    expect(r.packages).not.toContain('commander'); // (the clone's pyright is a package of node_modules)
+    // An invalid script: exit 1 and main's very output (main runs as run.mjs calls it).
+    const answer = (script: string, entry: string[]) => {
+      writeFileSync(script, 'import os\nr = get_user(user_id="u1")\nemit_result(r.data)\n');
+      const p = spawnSync(
+        node,
+        [...entry, '--workspace', ws, 'validate', script, '--sandbox', 'ecommerce', '--json'],
+        {
+          env: { ...env, ENTRY: ENTRIES.sources },
+          encoding: 'utf8',
+        },
+      );
+      expect(p.status, p.stderr).toBe(1);
+      return p.stdout.replaceAll(script, 'FILE');
+    };
+    const early = answer(join(ws, 'early-bad-1.py'), [join(root, 'bin/start.mjs')]);
+    expect(early).toContain('"rule": "no-import"');
+    expect(answer(join(ws, 'early-bad-2.py'), [join(dir, 'run.mjs')])).toBe(early);
   });
 });
 
