@@ -1,7 +1,7 @@
 // The CLI bundle's pyright (scripts/build-cli.mjs): the command uses pyright's tokenizer and parser only
 // (src-main/core/lang/python/pyright.ts), whose messages are English (pyright.ts forces English
 // diagnostics). The package's localization module requires the strings of 15 locales (1.4 MB of object
-// literals) and defines a function for each of its ~1,000 messages; loading them was most of what
+// literals) and defines a function for each of its ~850 messages; loading them was most of what
 // `toolsmith validate` spent on its start. In the bundle:
 // - every locale but en-us is an empty table, and pyright's Uri a stub (see URI below);
 // - localize.js defines, and en-us holds, only the messages the bundled pyright modules use
