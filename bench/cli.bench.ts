@@ -1,7 +1,8 @@
 /**
  * `npm run bench:cli`: prints JSON. Wall time of one-shot CLI verbs started as a user starts them, a
  * fresh process each time, p50/p95 over N runs after one warm-up: `sandboxes`, a cached `image build`,
- * `kit list`, `tools`, `validate`, `--help`, plus a bare `node -e 0` for the floor a process start costs.
+ * `kit list`, `tools`, `validate` (the same script: answered from the verb cache; and a script edited
+ * before every run: the whole path), `--help`, plus a bare `node -e 0` for the floor a process start costs.
  * Two ways in:
  * - `clone`: `node bin/toolsmith.mjs <verb>` on the Node 24 of node_modules;
  * - `installed`: the packed tarball (`npm pack`, whose prepack builds the CLI bundle and the renderer)
@@ -45,6 +46,16 @@ appendFileSync(
   `\n[mcp_servers.silent]\ncommand = ${JSON.stringify(node)}\nargs = [${JSON.stringify(join(root, 'test/fixtures/mcp/faulty-server.mjs'))}, "--silent"]\ntimeout_ms = 600000\n\n[sandboxes.mute]\ndescription = "A server that never answers."\n\n[sandboxes.mute.mcp.silent]\n`,
 );
 
+// `validate` of the same script answers from the verb cache (src-main/cli/verb-cache.ts) after its first
+// run; a script edited before every run (a new comment) takes the whole path: commander, pyright's
+// parser, the rules.
+const freshScript = join(ws, 'fresh.py');
+let freshRuns = 0;
+const before: Record<string, () => void> = {
+  'validate (a new script each run)': () =>
+    writeFileSync(freshScript, `# run ${++freshRuns}\nr = get_user(user_id="u1")\nemit_result(r.data)\n`),
+};
+
 const cases: Record<string, string[]> = {
   'node -e 0 (floor)': [],
   sandboxes: ['--workspace', ws, 'sandboxes'],
@@ -52,6 +63,7 @@ const cases: Record<string, string[]> = {
   'kit list': ['--workspace', ws, 'kit', 'list'],
   tools: ['--workspace', ws, 'tools', '--sandbox', 'ecommerce'],
   validate: ['--workspace', ws, 'validate', script, '--sandbox', 'ecommerce'],
+  'validate (a new script each run)': ['--workspace', ws, 'validate', freshScript, '--sandbox', 'ecommerce'],
   '--help': ['--help'],
 };
 
@@ -273,9 +285,12 @@ function measure(way: Way, only?: string[]): Record<string, Result> {
   for (const [name, args] of Object.entries(cases)) {
     if (only && !only.includes(name)) continue;
     const a = name.startsWith('node') ? undefined : args;
+    const prepare = before[name] ?? (() => {});
+    prepare();
     once(way, a); // warm-up: file system cache, compile cache, a first image check
+    // The preparation's CPU is this process's own, not its children's: outside cpuMs.
     const cpu0 = childrenCpuMs();
-    const xs = Array.from({ length: N }, () => once(way, a));
+    const xs = Array.from({ length: N }, () => (prepare(), once(way, a)));
     results[name] = {
       p50: pct(xs, 50),
       p95: pct(xs, 95),
@@ -365,6 +380,7 @@ process.stdout.write(
           'image build (cached)': 300,
           '--help': 300,
           validate: 300,
+          'validate (a new script each run)': 300,
           'mcp initialize': 300,
           'mcp, upstream server silent initialize': 300,
         },

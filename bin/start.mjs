@@ -33,15 +33,19 @@ if (root.split(sep).includes('node_modules')) {
   }
 }
 const argv = process.argv.slice(2);
-// `kit list` and `tools` of an unchanged workspace: the cached answer, before main (commander, every
-// verb's table) loads (src-main/cli/verb-cache.ts; a separate entry of the bundle).
+// `kit list`, `tools` and `validate FILE` of an unchanged workspace (and script): the cached answer,
+// before main (commander, every verb's table) loads (src-main/cli/verb-cache.ts; a separate entry of
+// the bundle).
 const cache = entry.endsWith('.js')
   ? join(root, 'out/cli/verb-cache.js')
   : join(root, 'src-main/cli/verb-cache.ts');
-const { answerFromCache, startEarlyMcp } = await import(pathToFileURL(cache).href);
+const { answerFromCache, startEarlyMcp, validateBeforeMain } = await import(pathToFileURL(cache).href);
 // `mcp` on stdio: the client's initialize is answered before main loads (src-main/mcp/stdio-early.ts).
 await startEarlyMcp(argv);
-if (answerFromCache(argv)) process.exitCode = 0;
+// A plain `validate FILE` whose tools the sandboxes snapshot holds: checked before main loads too
+// (src-main/cli/validate-early.ts).
+const answered = answerFromCache(argv) ?? (await validateBeforeMain(argv));
+if (answered !== undefined) process.exitCode = answered;
 else {
   const { main } = await import(pathToFileURL(entry).href);
   process.exitCode = await main(argv);

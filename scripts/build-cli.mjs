@@ -14,6 +14,7 @@ import { rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'vite';
+import { pyrightParserOnly } from './cli-pyright.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const outDir = join(root, 'out', 'cli');
@@ -65,6 +66,7 @@ await build({
       },
     },
   },
+  plugins: [pyrightParserOnly()],
   resolve: { alias: STUBS },
   ssr: { noExternal: true },
 });

@@ -211,12 +211,13 @@ export async function main(
   // `mcp` on stdio answers the client's initialize before anything else loads (mcp/stdio-early.ts); an
   // HTTP-only option without --http is a usage error that Commander reports, so no early server then.
   await startEarlyMcp(argv);
-  // `kit list` and `tools` answer from the last answer of an unchanged workspace (verb-cache.ts).
+  // `kit list`, `tools` and `validate FILE` answer from the last answer of an unchanged workspace and
+  // script (verb-cache.ts).
   const cached = cachedVerb(argv, version);
   if (cached?.hit) {
     rawOut(cached.hit.out);
     rawErr(cached.hit.err);
-    return 0;
+    return cached.hit.code ?? 0;
   }
   // What the CLI prints passes the redactor of known secrets (keys, credentials) like stored records.
   const out = (t: string) => {
@@ -259,13 +260,22 @@ export async function main(
     const missing = missingArgument(program, argv);
     if (missing) throw new UsageError(missing);
     await program.parseAsync(argv, { from: 'user' });
-    if (cached && ctx.exitCode === 0) {
+    // An answer is kept: a success, or `validate`'s "invalid" (exit 1); never a usage or other error.
+    const validate = verbOf(argv) === 'validate';
+    if (cached && (ctx.exitCode === 0 || (validate && ctx.exitCode === 1))) {
       const svc = ctx.opened();
       const usesMcp = Object.values(svc?.workspace.config().sandboxes ?? {}).some(
         (sb) => Object.keys(sb.mcp).length > 0,
       );
-      if (svc && !usesMcp && svc.workspace.root() === cached.dir)
-        writeVerbAnswer(cached.dir, { key: cached.key, out: cached.out, err: cached.err });
+      // `validate` without the service checked the script against the sandboxes snapshot (never written
+      // for workspaces with MCP servers) or --tools: both are in the key.
+      if (svc ? !usesMcp && svc.workspace.root() === cached.dir : validate)
+        writeVerbAnswer(cached.dir, {
+          key: cached.key,
+          out: cached.out,
+          err: cached.err,
+          ...(ctx.exitCode === 0 ? {} : { code: ctx.exitCode }),
+        });
     }
     await ctx.close();
     offStop();

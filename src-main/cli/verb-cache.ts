@@ -1,15 +1,18 @@
 /**
- * `toolsmith kit list` and `toolsmith tools ...` without the service: the last answer of the same command
- * line for this workspace, kept in the user's cache folder (never in the workspace) under a key hashed
- * from everything the answer depends on: the package version, the arguments, the config file's bytes,
- * the names under `sandboxes/` and each `tools.py`'s bytes (sandboxes-cache.ts), and every `kits/*.kit`
- * file's name and bytes. Any change misses, and the verb takes the full path (config validated, tools
- * extracted with pyright's parser, kits resolved) and stores its answer again. Only successful answers
- * of workspaces without MCP servers are kept (MCP tools come from live servers).
+ * `toolsmith kit list`, `toolsmith tools ...` and `toolsmith validate FILE ...` without the service: the
+ * last answer of the same command line for this workspace, kept in the user's cache folder (never in the
+ * workspace) under a key hashed from everything the answer depends on: the package version, the
+ * arguments, the config file's bytes, the names under `sandboxes/` and each `tools.py`'s bytes
+ * (sandboxes-cache.ts), every `kits/*.kit` file's name and bytes, and for `validate` the script's bytes.
+ * Any change misses, and the verb takes the full path (config validated, tools extracted with pyright's
+ * parser, kits resolved; for `validate`, the script parsed and checked) and stores its answer again.
+ * Only answers (a success, or `validate`'s exit 1 for an invalid script) of workspaces without MCP
+ * servers are kept (MCP tools come from live servers); the exit code is kept with the answer.
  * Only node: modules here: the full path costs loading the service (zod, pyright, the kits and tools
- * code) and a leftover-container sweep; a hit costs reading one small file. bin/start.mjs asks
- * `answerFromCache` before it loads main.ts (commander, the redactor, every verb's table): a hit loads
- * this module and the workspace resolver only (a separate entry of the CLI bundle, out/cli/verb-cache.js).
+ * code) and a leftover-container sweep, or for `validate` commander and pyright's parser; a hit costs
+ * reading one small file. bin/start.mjs asks `answerFromCache` before it loads main.ts (commander, the
+ * redactor, every verb's table): a hit loads this module and the workspace resolver only (a separate
+ * entry of the CLI bundle, out/cli/verb-cache.js).
  */
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
@@ -22,6 +25,8 @@ export interface VerbAnswer {
   key: string;
   out: string;
   err: string;
+  /** The exit code (`validate`: 1 for an invalid script); absent in answers kept before it was: 0. */
+  code?: number;
 }
 
 interface VerbCacheFile {
@@ -33,13 +38,33 @@ interface VerbCacheFile {
 
 const MAX_ENTRIES = 32;
 
-/** The command lines answered from the cache: `kit list [--json]` and `tools ...`. */
+/**
+ * The command lines answered from the cache: `kit list [--json]`, `tools ...` and `validate FILE ...` (a
+ * file, not standard input; the file's bytes are part of the key).
+ */
 export function cacheableVerb(argv: string[], verb: string | undefined): boolean {
   if (argv.includes('--help') || argv.includes('-h') || argv.includes('help')) return false;
   if (verb === 'tools') return true;
+  if (verb === 'validate') return validatedFile(argv) !== undefined;
   if (verb !== 'kit') return false;
   const after = argv.slice(argv.indexOf('kit') + 1).filter((a) => !a.startsWith('-'));
   return after[0] === 'list';
+}
+
+/** `validate`'s options that take a value (`--name value`; `--name=value` is one word). */
+const VALIDATE_VALUES = new Set(['--lang', '--sandbox', '--kit', '--tools', '-w', '--workspace']);
+
+/** The FILE of `validate FILE ...`; undefined for standard input (`-`), none, or `--` before it. */
+export function validatedFile(argv: string[]): string | undefined {
+  const operands: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i] ?? '';
+    if (a === '--') return undefined;
+    if (VALIDATE_VALUES.has(a)) i++;
+    else if (!a.startsWith('-') || a === '-') operands.push(a);
+  }
+  const file = operands[0] === 'validate' ? operands[1] : undefined;
+  return file === '-' ? undefined : file;
 }
 
 const cacheFile = (workspace: string): string =>
@@ -56,6 +81,12 @@ export function verbKey(workspace: string, argv: string[], version: string): str
   try {
     const h = createHash('sha256');
     h.update(`${version}\0${argv.join('\0')}\0${files}`);
+    // `validate FILE`: the script itself (a FILE that cannot be read is not answered from the cache).
+    const file = verbOf(argv) === 'validate' ? validatedFile(argv) : undefined;
+    if (file !== undefined) {
+      h.update('\0');
+      h.update(readFileSync(file));
+    }
     const kits = join(workspace, 'kits');
     for (const name of existsSync(kits) ? readdirSync(kits).sort() : []) {
       if (!name.endsWith('.kit')) continue;
@@ -170,17 +201,49 @@ export function cachedVerb(
 }
 
 /**
- * bin/start.mjs's first step: prints the cached answer of this command line and returns true, or
- * returns false (not a cached verb, a changed workspace, no cache) for main() to run. Never throws.
+ * bin/start.mjs's first step: prints the cached answer of this command line and returns its exit code,
+ * or undefined (not a cached verb, a changed workspace or script, no cache) for main() to run. Never throws.
  */
-export function answerFromCache(argv: string[]): boolean {
+export function answerFromCache(argv: string[]): number | undefined {
   try {
     const hit = cachedVerb(argv, packageVersion())?.hit;
-    if (!hit) return false;
+    if (!hit) return undefined;
     process.stdout.write(hit.out);
     process.stderr.write(hit.err);
-    return true;
+    return hit.code ?? 0;
   } catch {
-    return false;
+    return undefined;
   }
+}
+
+/**
+ * bin/start.mjs's second step, when the cache had no answer: a plain `validate FILE` checked against the
+ * sandboxes snapshot without loading main (validate-early.ts), its answer printed and kept in the cache,
+ * its exit code returned; undefined (anything else, a snapshot miss, any error) for main() to run.
+ */
+export async function validateBeforeMain(argv: string[]): Promise<number | undefined> {
+  if (verbOf(argv) !== 'validate') return undefined;
+  let answer: { out: string; code: number } | undefined;
+  try {
+    const early = await import('./validate-early.ts');
+    answer = await early.validateEarly(argv);
+    if (answer) early.guardStdout();
+  } catch {
+    return undefined;
+  }
+  if (!answer) return undefined;
+  process.stdout.write(answer.out);
+  try {
+    const c = cachedVerb(argv, packageVersion());
+    if (c)
+      writeVerbAnswer(c.dir, {
+        key: c.key,
+        out: answer.out,
+        err: '',
+        ...(answer.code === 0 ? {} : { code: answer.code }),
+      });
+  } catch {
+    /* the cache only costs the next call its speed */
+  }
+  return answer.code;
 }

@@ -1,10 +1,10 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { languageOfFile, loadValidator } from '../../core/lang/validate-lazy.ts';
 import type { ScriptLanguage } from '../../core/lang/violation.ts';
-import { resolveWorkspaceDir } from '../../infra/workspace/init.ts';
-import { json, oneOf, UsageError } from '../context.ts';
-import { readSnapshot, snapshotKey } from '../sandboxes-cache.ts';
+import { oneOf, UsageError } from '../context.ts';
+import { snapshotKey } from '../sandboxes-cache.ts';
+import { snapshotTools, validationText, workspaceDirOf } from '../validate-early.ts';
 import type { CliContext } from '../context.ts';
 import { errorMessage } from '../../core/errors.ts';
 
@@ -58,7 +58,8 @@ export function registerValidate(program: Command, ctx: CliContext): void {
         const strict = !!opts.strict;
         // A light verb: with --tools, or a workspace unchanged since the last snapshot
         // (sandboxes-cache.ts), the script is checked without opening the service.
-        const fast = tools ?? (opts.kit ? undefined : snapshotTools(cmd, opts.sandbox, language));
+        const fast =
+          tools ?? (opts.kit ? undefined : snapshotTools(workspaceOption(cmd), opts.sandbox, language));
         let result;
         if (fast) result = (await loadValidator(language))(code, { tools: fast, strict });
         else {
@@ -83,35 +84,17 @@ export function registerValidate(program: Command, ctx: CliContext): void {
               })
             : (await loadValidator(language))(code, { tools: [], strict });
         }
-        if (opts.json) ctx.out(json(result));
-        else if (result.valid) ctx.out(`${file}: valid (${language})\n`);
-        else {
-          for (const v of result.violations)
-            ctx.out(`${file}:${v.line}:${v.column}: ${v.rule}: ${v.message}\n`);
-          ctx.out(`${result.violations.length} violation${result.violations.length === 1 ? '' : 's'}\n`);
-        }
+        ctx.out(validationText(file, language, result, !!opts.json));
         ctx.exitCode = result.valid ? 0 : 1;
       },
     );
 }
 
-/** The workspace folder `--workspace` (or the current folder) names; undefined when it does not exist. */
-function workspaceDir(cmd: Command): string | undefined {
-  const option = cmd.optsWithGlobals<{ workspace?: string }>().workspace;
-  return option === undefined || existsSync(option) ? resolveWorkspaceDir(option) : undefined;
-}
+const workspaceOption = (cmd: Command): string | undefined =>
+  cmd.optsWithGlobals<{ workspace?: string }>().workspace;
 
-/** The names a script in `sandbox` (default: the workspace's) may call, from the snapshot; undefined on a miss. */
-function snapshotTools(
-  cmd: Command,
-  sandbox: string | undefined,
-  language: ScriptLanguage,
-): string[] | undefined {
-  const dir = workspaceDir(cmd);
-  const snap = dir ? readSnapshot(dir) : undefined;
-  const name = sandbox ?? snap?.validate.defaultSandbox;
-  return name ? snap?.validate.scriptTools[name]?.[language] : undefined;
-}
+/** The workspace folder `--workspace` (or the current folder) names; undefined when it does not exist. */
+const workspaceDir = (cmd: Command): string | undefined => workspaceDirOf(workspaceOption(cmd));
 
 /** The workspace's default sandbox: `default_sandbox` in its config, else its first sandbox. */
 export function defaultSandbox(ctx: CliContext, cmd: Command): string | undefined {

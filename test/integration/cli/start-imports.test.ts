@@ -8,7 +8,7 @@
  * Needs Docker and the python image (`image build` answers from the engine).
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -142,26 +142,33 @@ describe.each(Object.entries(ENTRIES))('a one-shot verb loads only what it uses 
   }, 600_000);
 
   it("validate FILE: commander and pyright's parser, nothing else", () => {
-    const r = loads(entry, ['--workspace', ws, 'validate', join(ws, 'good.py'), '--sandbox', 'ecommerce']);
-    expect(r.out).toBe(`${join(ws, 'good.py')}: valid (python)\n`);
+    // A script of its own: the other kind's answer, in the verb cache, would answer this one.
+    const script = join(ws, `good-${kind}.py`);
+    writeFileSync(script, 'r = get_user(user_id="u1")\nemit_result(r.data)\n');
+    const r = loads(entry, ['--workspace', ws, 'validate', script, '--sandbox', 'ecommerce']);
+    expect(r.out).toBe(`${script}: valid (python)\n`);
     // The bundle carries pyright's parser inside it (scripts/build-cli.mjs), and every other package.
     const allowed = new Set(kind === 'sources' ? ['commander', '@zzzen/pyright-internal', 'vscode-uri'] : []);
     expect(r.packages.filter((p) => !allowed.has(p))).toEqual([]);
-    // The parser's chunk (about 2 MB) and the validator's, not the SDKs' or dockerode's.
-    if (kind === 'bundle') expect(r.bundleBytes).toBeLessThan(3 * 1024 * 1024);
+    // The parser's chunk (its English messages only, scripts/cli-pyright.mjs: with pyright's 15 locales
+    // it was 2 MB) and the validator's, not the SDKs' or dockerode's.
+    if (kind === 'bundle') expect(r.bundleBytes).toBeLessThan(1024 * 1024);
     expect(r.undici).toBe(false);
   });
 });
 
 describe('bin/start.mjs: a verb cache hit', () => {
-  it('answers kit list and tools before main loads: no main module, no package (not even commander)', () => {
+  it('answers kit list, tools and validate FILE before main loads: no main module, no package (not even commander)', () => {
     const mainLoaded = (urls: string[]) => urls.some((u) => u.endsWith('/src-main/cli/main.ts'));
     for (const args of [
       ['--workspace', ws, 'kit', 'list', '--json'],
       ['--workspace', ws, 'tools', '--sandbox', 'ecommerce', '--format', 'json'],
+      ['--workspace', ws, 'validate', join(ws, 'good.py'), '--sandbox', 'ecommerce', '--json'],
     ]) {
       const full = loads('', args, join(root, 'bin/start.mjs')); // the full path writes the answer
-      expect(mainLoaded(full.urls)).toBe(true);
+      // (validate FILE of a workspace with a snapshot is checked before main loads, with pyright.)
+      if (args.includes('validate')) expect(full.packages).toContain('@zzzen/pyright-internal');
+      else expect(mainLoaded(full.urls)).toBe(true);
       const r = loads('', args, join(root, 'bin/start.mjs'));
       expect(r.out).toBe(full.out);
       expect(r.out.length).toBeGreaterThan(0);
@@ -169,4 +176,106 @@ describe('bin/start.mjs: a verb cache hit', () => {
       expect(r.packages).toEqual([]);
     }
   });
+});
+
+describe('bin/start.mjs: validate FILE from the sandboxes snapshot', () => {
+  it('checks a new script before main loads (no main module, no commander), answering as main does', () => {
+    const mainLoaded = (urls: string[]) => urls.some((u) => u.endsWith('/src-main/cli/main.ts'));
+    loads(ENTRIES.sources, ['--workspace', ws, 'sandboxes']); // the snapshot, written if missing
+    // Each script is new to the verb cache.
+    const good = join(ws, 'early-good.py');
+    writeFileSync(good, 'r = get_user(user_id="u1")\nemit_result(r.data)\n');
+    const r = loads(
+      '',
+      ['--workspace', ws, 'validate', good, '--sandbox', 'ecommerce'],
+      join(root, 'bin/start.mjs'),
+    );
+    expect(r.out).toBe(`${good}: valid (python)\n`);
+    expect(mainLoaded(r.urls)).toBe(false);
+    expect(r.packages).not.toContain('commander'); // (the clone's pyright is a package of node_modules)
+    // An invalid script: exit 1 and main's very output (main runs as run.mjs calls it).
+    const answer = (script: string, entry: string[]) => {
+      writeFileSync(script, 'import os\nr = get_user(user_id="u1")\nemit_result(r.data)\n');
+      const p = spawnSync(
+        node,
+        [...entry, '--workspace', ws, 'validate', script, '--sandbox', 'ecommerce', '--json'],
+        {
+          env: { ...env, ENTRY: ENTRIES.sources },
+          encoding: 'utf8',
+        },
+      );
+      expect(p.status, p.stderr).toBe(1);
+      return p.stdout.replaceAll(script, 'FILE');
+    };
+    const early = answer(join(ws, 'early-bad-1.py'), [join(root, 'bin/start.mjs')]);
+    expect(early).toContain('"rule": "no-import"');
+    expect(answer(join(ws, 'early-bad-2.py'), [join(dir, 'run.mjs')])).toBe(early);
+  });
+});
+
+describe("the bundle's pyright (its English strings only)", () => {
+  it('gives the syntax errors the sources give, in English under a German locale', () => {
+    const answer = (kind: keyof typeof ENTRIES) => {
+      // A script per kind: the verb cache would answer the second from the first.
+      const script = join(ws, `syntax-${kind}.py`);
+      writeFileSync(script, 'if True\n    emit_result(1)\ny = f"{1!z}"\ndef f(:\n    pass\nz = 1 +\nx = (\n');
+      const r = spawnSync(
+        node,
+        [join(dir, 'run.mjs'), '--workspace', ws, 'validate', script, '--tools', 'get_user'],
+        { env: { ...env, ENTRY: ENTRIES[kind], LC_ALL: 'de' }, encoding: 'utf8' },
+      );
+      expect(r.status, r.stderr).toBe(1);
+      return r.stdout.replaceAll(script, 'FILE');
+    };
+    const sources = answer('sources');
+    expect(sources).toMatch(/^FILE:1:8: syntax: syntax error: Expected ":"$/m);
+    expect(sources).toMatch(/^FILE:4:6: syntax: syntax error: "\(" was not closed$/m);
+    expect(sources).toMatch(/^8 violations$/m);
+    expect(answer('bundle')).toBe(sources);
+  });
+});
+
+describe("the bundle's validator", () => {
+  it("gives the sources' results on the Python corpus, whole and cut in half (syntax errors), plain and strict", async () => {
+    const corpus = join(root, 'test/fixtures/corpus/python');
+    const scripts = ['attack', 'benign'].flatMap((sub) =>
+      readdirSync(join(corpus, sub)).map((f) => readFileSync(join(corpus, sub, f), 'utf8')),
+    );
+    const cases = scripts.flatMap((code) => [
+      { code, strict: false },
+      { code, strict: true },
+      { code: code.slice(0, Math.floor(code.length / 2)), strict: false },
+    ]);
+    writeFileSync(join(dir, 'cases.json'), JSON.stringify(cases));
+    // The bundle's Python validator, as `validate FILE` loads it (validate-lazy's chunk).
+    writeFileSync(
+      join(dir, 'bundle-validate.mjs'),
+      `import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+const out = process.env.OUT_CLI;
+const lazy = readdirSync(out).find((f) => f.startsWith('validate-lazy-'));
+const mod = await import(join(out, lazy));
+const load = Object.values(mod).find((f) => f.name === 'loadValidator');
+const validate = await load('python');
+const cases = JSON.parse(readFileSync(process.env.CASES, 'utf8'));
+process.stdout.write(JSON.stringify(cases.map((c) => validate(c.code, { tools: ['get_user', 'search'], strict: c.strict }))));
+`,
+    );
+    const r = spawnSync(node, [join(dir, 'bundle-validate.mjs')], {
+      env: { ...env, OUT_CLI: join(root, 'out/cli'), CASES: join(dir, 'cases.json'), LC_ALL: 'de' },
+      encoding: 'utf8',
+      maxBuffer: 256 * 1024 * 1024,
+    });
+    expect(r.status, r.stderr).toBe(0);
+    const fromBundle = JSON.parse(r.stdout) as unknown[];
+    const { validatePython } = await import('../../../src-main/core/lang/python/validate.ts');
+    const fromSources = cases.map((c) =>
+      validatePython(c.code, { tools: ['get_user', 'search'], strict: c.strict }),
+    );
+    expect(fromBundle).toHaveLength(cases.length);
+    expect(fromSources.filter((v) => v.violations.some((x) => x.rule === 'syntax')).length).toBeGreaterThan(
+      20,
+    );
+    expect(fromBundle).toEqual(fromSources);
+  }, 120_000);
 });

@@ -1,14 +1,23 @@
 /**
- * `kit list` and `tools` as fresh processes answer from the last answer of an unchanged workspace (the
- * verb cache in the user's cache folder) and take the full path again when anything they depend on
- * changes: a kit file, tools.py, config.toml, the arguments.
+ * `kit list`, `tools` and `validate FILE` as fresh processes answer from the last answer of an unchanged
+ * workspace (the verb cache in the user's cache folder) and take the full path again when anything they
+ * depend on changes: a kit file, tools.py, config.toml, the arguments, the script.
  */
-import { appendFileSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
 import { runToolsmith } from '../mcp/support/mcp-http-process.ts';
+import type { VerbAnswer } from '../../../src-main/cli/verb-cache.ts';
 
 let ws: string;
 let cache: string;
@@ -18,6 +27,12 @@ const cacheFiles = () =>
   existsSync(join(cache, 'toolsmith'))
     ? readdirSync(join(cache, 'toolsmith')).filter((f) => f.startsWith('verbs-'))
     : [];
+/** The answers the verb cache holds. */
+const answers = (): VerbAnswer[] =>
+  cacheFiles().flatMap(
+    (f) =>
+      (JSON.parse(readFileSync(join(cache, 'toolsmith', f), 'utf8')) as { answers: VerbAnswer[] }).answers,
+  );
 
 beforeAll(() => {
   ws = tempWorkspace('toolsmith-verb-cache-');
@@ -29,7 +44,7 @@ afterAll(() => {
   rmSync(cache, { recursive: true, force: true });
 });
 
-describe('the verb cache of kit list and tools', () => {
+describe('the verb cache of kit list, tools and validate', () => {
   it('kit list: the second answer is the first, from the cache; a changed kit file is read anew', async () => {
     const first = await run(['kit', 'list']);
     expect(first.code).toBe(0);
@@ -72,5 +87,43 @@ describe('the verb cache of kit list and tools', () => {
     expect(bad.code).not.toBe(0);
     expect(await run(['tools', '--sandbox', 'nope'])).toEqual(bad);
     expect(bad.err).toMatch(/nope/);
+  }, 60_000);
+
+  it('validate FILE: an invalid script keeps its answer and exit 1; an edited script or tools.py is read anew', async () => {
+    const script = join(ws, 'check.py');
+    writeFileSync(script, 'import os\nr = get_user(user_id="u1")\nemit_result(r.data)\n');
+    const args = ['validate', script, '--sandbox', 'ecommerce'];
+    const bad = await run(args);
+    expect(bad.code).toBe(1);
+    expect(bad.out).toMatch(/:1:1: no-import: /);
+    expect(await run(args)).toEqual(bad);
+    // The answer is kept with its exit code (the second run above was answered from it).
+    expect(
+      answers()
+        .filter((a) => a.out === bad.out)
+        .map((a) => a.code),
+    ).toEqual([1]);
+
+    writeFileSync(script, 'r = get_user(user_id="u1")\nemit_result(r.data)\n');
+    const good = await run(args);
+    expect(good).toEqual({ code: 0, out: `${script}: valid (python)\n`, err: '' });
+    expect(await run(args)).toEqual(good);
+
+    // A tool gone from the sandbox: the same script is checked again and now calls an unknown function.
+    const tools = join(ws, 'sandboxes', 'ecommerce', 'tools.py');
+    writeFileSync(tools, readFileSync(tools, 'utf8').replace(/\bdef get_user\(/, 'def get_member('));
+    const gone = await run(args);
+    expect(gone.code).toBe(1);
+    expect(gone.out).toMatch(/unknown-function: .*get_user/);
+  }, 60_000);
+
+  it('validate from standard input and usage errors are never kept', async () => {
+    const before = answers();
+    const input = await run(['validate', '-', '--sandbox', 'ecommerce']);
+    expect(input.code).toBe(1); // nothing on standard input: no statements, no emit
+    const usage = await run(['validate', join(ws, 'check.py'), '--sandbox', 'ecommerce', '--tools', 'a']);
+    expect(usage.code).toBe(2);
+    expect(usage.err).toMatch(/either --sandbox or --tools/);
+    expect(answers()).toEqual(before);
   }, 60_000);
 });

@@ -116,6 +116,7 @@ describe('validate from the snapshot', () => {
     expect(first.code).toBe(1);
     expect(first.out).toMatch(/snapshot_only_tool\(\) is not defined/);
     const file = readdirSync(join(cache, 'toolsmith'))
+      .filter((f) => f.startsWith('sandboxes-'))
       .map((f) => join(cache, 'toolsmith', f))
       .find((f) => readFileSync(f, 'utf8').includes(JSON.stringify(vws)));
     expect(file).toBeDefined();
@@ -125,6 +126,8 @@ describe('validate from the snapshot', () => {
     };
     snap.validate.scriptTools['ecommerce']!['python']!.push('snapshot_only_tool');
     writeFileSync(file!, JSON.stringify(snap));
+    // (An edited script: the same bytes would be answered from the verb cache, cli/verb-cache.ts.)
+    writeFileSync(script, '# again\nemit_result(snapshot_only_tool())\n');
     expect((await validate(script, '--sandbox', 'ecommerce')).code).toBe(0);
     // Any change to tools.py misses the snapshot: the real tools answer again.
     appendFileSync(join(vws, 'sandboxes', 'ecommerce', 'tools.py'), '\n# changed\n');

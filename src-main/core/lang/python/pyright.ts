@@ -16,6 +16,7 @@ import * as parseNodesModule from '@zzzen/pyright-internal/dist/parser/parseNode
 import { getNextNodeId } from '@zzzen/pyright-internal/dist/parser/parseNodes.js';
 import type { ParseNode } from '@zzzen/pyright-internal/dist/parser/parseNodes.js';
 import { ParseOptions, Parser } from '@zzzen/pyright-internal/dist/parser/parser.js';
+import { setForceEnglishDiagnostics } from '@zzzen/pyright-internal/dist/localization/localize.js';
 import { forEachNodeField, PYRIGHT_NODE_TYPES } from './pyright-fields.ts';
 import { decodePythonEscapes } from './escapes.ts';
 import { getUnescapedString } from '@zzzen/pyright-internal/dist/parser/stringTokenUtils.js';
@@ -83,6 +84,11 @@ export interface PyParseResult {
   position(offset: number): { line: number; column: number };
   source: string;
 }
+
+// Syntax errors read in English whatever the locale, as every other message of Toolsmith does (pyright
+// would pick its strings from LC_ALL / LANG / LANGUAGE). The CLI bundle carries the English strings only
+// (scripts/cli-pyright.mjs).
+setForceEnglishDiagnostics(true);
 
 const parseOptions = (() => {
   const o = new ParseOptions();

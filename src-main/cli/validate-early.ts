@@ -1,0 +1,117 @@
+/**
+ * `toolsmith validate FILE` before main loads: bin/start.mjs asks `validateBeforeMain` (verb-cache.ts)
+ * once the verb cache has no answer, and a plain command line — FILE (not standard input) with at most
+ * `--sandbox NAME` or `--tools A,B`, `--lang`, `--strict`, `--json` and the workspace option, each once,
+ * no `--opt=value` form — whose tools the sandboxes snapshot holds (sandboxes-cache.ts) is checked
+ * here, without commander and the verbs' table (main.ts). Anything else (help, `--kit`, a snapshot miss,
+ * a file that cannot be read, a usage error) returns undefined and main runs the verb, which says why.
+ * The commander action (commands/validate.ts) prints with the same functions, so both answer alike.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { languageOfFile, loadValidator } from '../core/lang/validate-lazy.ts';
+import type { ScriptLanguage, ValidationResult } from '../core/lang/violation.ts';
+import { resolveWorkspaceDir } from '../infra/workspace/init.ts';
+import { readSnapshot } from './sandboxes-cache.ts';
+import { OutputError } from '../core/errors.ts';
+
+/** The workspace folder the option (or the current folder) names; undefined when it does not exist. */
+export function workspaceDirOf(option: string | undefined): string | undefined {
+  return option === undefined || existsSync(option) ? resolveWorkspaceDir(option) : undefined;
+}
+
+/** The names a script in `sandbox` (default: the workspace's) may call, from the snapshot; undefined on a miss. */
+export function snapshotTools(
+  workspaceOption: string | undefined,
+  sandbox: string | undefined,
+  language: ScriptLanguage,
+): string[] | undefined {
+  const dir = workspaceDirOf(workspaceOption);
+  const snap = dir ? readSnapshot(dir) : undefined;
+  const name = sandbox ?? snap?.validate.defaultSandbox;
+  return name ? snap?.validate.scriptTools[name]?.[language] : undefined;
+}
+
+/** What `validate` prints for a result. */
+export function validationText(
+  file: string,
+  language: ScriptLanguage,
+  result: ValidationResult,
+  asJson: boolean,
+): string {
+  if (asJson) return JSON.stringify(result, null, 2) + '\n';
+  if (result.valid) return `${file}: valid (${language})\n`;
+  const n = result.violations.length;
+  return (
+    result.violations.map((v) => `${file}:${v.line}:${v.column}: ${v.rule}: ${v.message}\n`).join('') +
+    `${n} violation${n === 1 ? '' : 's'}\n`
+  );
+}
+
+const LANGS: readonly string[] = ['python', 'js', 'ts'];
+const VALUED = new Set(['-w', '--workspace', '--sandbox', '--tools', '--lang']);
+const FLAGS = new Set(['--strict', '--json']);
+
+interface Plain {
+  file: string;
+  workspace: string | undefined;
+  values: Map<string, string>;
+  flags: Set<string>;
+}
+
+/** A plain `validate FILE` command line (see above), or undefined. */
+function plain(argv: string[]): Plain | undefined {
+  const values = new Map<string, string>();
+  const flags = new Set<string>();
+  const operands: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i] ?? '';
+    const name = a === '-w' ? '--workspace' : a;
+    if (VALUED.has(a)) {
+      const v = argv[++i];
+      if (v === undefined || v.startsWith('-') || values.has(name)) return undefined;
+      values.set(name, v);
+    } else if (FLAGS.has(a) && !flags.has(a)) flags.add(a);
+    else if (a.startsWith('-')) return undefined;
+    else operands.push(a);
+  }
+  if (operands.length !== 2 || operands[0] !== 'validate') return undefined;
+  if (values.has('--sandbox') && values.has('--tools')) return undefined;
+  const lang = values.get('--lang');
+  if (lang !== undefined && !LANGS.includes(lang)) return undefined;
+  return { file: operands[1]!, workspace: values.get('--workspace'), values, flags };
+}
+
+/** The answer of a plain `validate FILE` from the snapshot: what to print and the exit code; else undefined. */
+export async function validateEarly(argv: string[]): Promise<{ out: string; code: number } | undefined> {
+  const p = plain(argv);
+  if (!p) return undefined;
+  let code: string;
+  try {
+    code = readFileSync(p.file, 'utf8');
+  } catch {
+    return undefined;
+  }
+  const language =
+    (p.values.get('--lang') as ScriptLanguage | undefined) ?? languageOfFile(p.file) ?? 'python';
+  const listed = p.values.get('--tools');
+  const tools =
+    listed !== undefined
+      ? listed
+          .split(',')
+          .map((t) => t.trim())
+          .filter(Boolean)
+      : snapshotTools(p.workspace, p.values.get('--sandbox'), language);
+  if (!tools) return undefined;
+  const result = (await loadValidator(language))(code, { tools, strict: p.flags.has('--strict') });
+  return { out: validationText(p.file, language, result, p.flags.has('--json')), code: result.valid ? 0 : 1 };
+}
+
+/** As main() does: a pipe's reader gone exits 0, another write error is one line and exit 3. */
+export function guardStdout(): void {
+  if (process.stdout.listenerCount('error') > 0) return;
+  process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code === 'EPIPE') process.exit(0);
+    process.stderr.write(`toolsmith: ${new OutputError(e.code ?? 'EIO').message}\n`);
+    process.exit(3);
+  });
+}
