@@ -184,9 +184,11 @@ for (const [level, make] of [
   suite(`jobs alone, the job filter off: ${level}`, make, (run) => {
     it('no nested user namespace, no unmount or mount, no setns: every call is still refused', async () => {
       const got = ok(await run('emit_result(escape_calls().data)\n')) as Record<string, number | string>;
+      // (gVisor 20221219: unshare(CLONE_NEWNS) succeeds and makes no mount namespace; the unmounts and the
+      // mount below are tried after it, and still refused)
       const walls = [
         'unshare_user',
-        'unshare_ns',
+        ...(level === 'gvisor' ? [] : ['unshare_ns']),
         'setns',
         'umount2_proc',
         'umount2_tmp',
@@ -196,10 +198,8 @@ for (const [level, make] of [
         'fsopen',
         'clone_newns',
       ];
-      for (const call of walls) {
-        const result = got[call];
-        expect([call, typeof result === 'number' && result < 0]).toEqual([call, true]);
-      }
+      const worked = walls.filter((call) => !(typeof got[call] === 'number' && (got[call] as number) < 0));
+      expect(worked, JSON.stringify(got)).toEqual([]);
       const me = ok(await run('emit_result(whoami().data)\n')) as unknown as Whoami;
       if (level !== 'gvisor') expect(me.max_userns).toBe('0');
       // the filter was off, and the job still sees nothing outside its namespace
@@ -353,6 +353,7 @@ for (const [level, make] of [
 /** The job filter off too: the namespaces and the missing capabilities alone refuse the same games. */
 for (const [level, make] of [
   ['docker', () => dockerFactory({ wallsOff: ['noseccomp', 'nosweep', 'nowipe'] })],
+  ['gvisor', () => dockerFactory({ runtime: 'runsc', wallsOff: ['noseccomp', 'nosweep', 'nowipe'] })],
   ['process', async () => bubblewrapFactory({ wallsOff: ['noseccomp', 'nosweep', 'nowipe'] })],
 ] as const) {
   suite(`jobs alone, more escapes with the job filter off: ${level}`, make, (run) => {
@@ -370,6 +371,9 @@ for (const [level, make] of [
             'add_key',
             'request_key',
             'process_madvise',
+            // gVisor: no cgroup or time namespace exists there (the flags make none), and it checks no
+            // capability for mknod: the job filter alone refuses device nodes (docs/security.md)
+            ...(level === 'gvisor' ? ['unshare_cgroup', 'unshare_time', 'mknod_mem', 'mknod_null_open', 'mknod_disk'] : []),
           ].includes(k),
       );
       const worked = walls.filter(
