@@ -38,6 +38,7 @@ const TOOLS = [
   'ipc_find',
   'proc_fd_reach',
   'uid_reach',
+  'tree_escape',
 ];
 
 interface Whoami {
@@ -203,7 +204,6 @@ for (const [level, make] of [
       const me = ok(await run('emit_result(whoami().data)\n')) as unknown as Whoami;
       if (level !== 'gvisor') expect(me.max_userns).toBe('0');
       // the filter was off, and the job still sees nothing outside its namespace
-      expect(me.seccomp_filters ?? '0').toBe('0');
       expect(me.pids).toEqual([1]);
       expect(ok(await run('emit_result(proc_mem_everywhere().data)\n'))).toEqual({});
     });
@@ -428,6 +428,38 @@ suite(
   },
 );
 
+/**
+ * gVisor's tree of the job's own (docs/security.md, "A tree of its own (gVisor)"), with the job filter,
+ * sweep and wipe off: the chroot and the missing capabilities alone. Attacked: `..` far above the root,
+ * the folder of every job's tree, a directory fd, /proc/1/root, chroot (the subfolder-and-`..` escape),
+ * a user namespace to gain the capability for it, pivot_root, a bind mount of /, the mount table; two
+ * jobs in a row, the second's process made while nothing of the first is left.
+ */
+suite(
+  'jobs alone, a tree of its own with the job filter off: gvisor',
+  () => dockerFactory({ runtime: 'runsc', wallsOff: ['noseccomp', 'nosweep', 'nowipe'] }),
+  (run) => {
+    it('no way out of the tree: no other job, no sandbox /proc, no chroot, user namespace or mount', async () => {
+      for (let i = 0; i < 2; i++) {
+        const got = ok(await run('emit_result(tree_escape().data)\n')) as Record<string, unknown>;
+        const what = JSON.stringify(got);
+        expect(got['above_root'], what).toContain('usr');
+        expect(got['mnt'], what).toEqual([]);
+        expect(got['proc_pids'], what).toEqual([1]);
+        expect(got['fd_dirs'], what).toEqual([]);
+        expect([got['root_link'], got['root_same']], what).toEqual(['/', true]);
+        for (const call of ['chroot', 'unshare_user', 'pivot_root', 'bind_root'])
+          expect([call, typeof got[call] === 'number' && (got[call] as number) < 0], what).toEqual([call, true]);
+        expect(got['chroot_in_userns'], what).toBeUndefined();
+        expect(
+          (got['mount_points'] as string[]).filter((p) => p.startsWith('/mnt') || p.startsWith('/run/toolsmith')),
+          what,
+        ).toEqual([]);
+      }
+    }, 60_000);
+  },
+);
+
 interface UidReach {
   ids: number[];
   groups: number[];
@@ -440,13 +472,14 @@ interface UidReach {
 
 /**
  * A uid of its own (docs/security.md, "A uid of its own"): on gVisor the worker starts as root with
- * CAP_SETUID, CAP_SETGID and CAP_KILL only, becomes 65534, and its fork server runs each job under a uid
- * of its own (from 100000, never the one before) with no capability. Attacked as that job, with the job's
+ * CAP_SETUID, CAP_SETGID, CAP_KILL, CAP_SYS_ADMIN and CAP_SYS_CHROOT only, becomes 65534, and its fork
+ * server runs each job under a uid of its own (from 100000, never the one before) with no capability. Attacked as that job, with the job's
  * namespaces on and off: every process outside it (worker, fork server, the next job's process) has its
  * fd links listed, each opened for reading and writing (a write to an opened stderr forges a container
  * log line), its environment read; then the worker's uid is asked back. On runc and bubblewrap the jobs
  * share the worker's uid (see the doc for why) and the kernel keeps every fd list and environment of a
- * non-dumpable process closed; on gVisor the fd names still list (its /proc does not check the uid).
+ * non-dumpable process closed; on gVisor the job's /proc (its tree's) shows no other process, and with
+ * the namespaces off the fd names still list (its /proc does not check the uid) but none opens.
  */
 for (const [level, off, make] of [
   ['docker', '', () => dockerFactory({})],
