@@ -33,7 +33,9 @@ def _fork(uid=None):
 
 def _alone(walls):
     """Whether a job process has every wall of its own: user, pid, IPC and mount namespaces with its own
-    ids, /proc and a fresh mount on each writable one, no capability and the job filter. Only then may the
+    ids, /proc and a fresh mount on each writable one, no capability and the job filter (gVisor: pid and
+    IPC namespaces, a chroot into a tree with its own /proc and fresh mounts, its own uid, no capability
+    and the filter; the host-socket folders empty in it). Only then may the
     next job's process be made while a job runs (it is then invisible and unreachable to that job)."""
     if jobns.rooted():  # gVisor: no user namespace; a tree of its own (chroot) in place of a mount namespace
         want = {"pid", "ipc", "root", "proc", "uid", "nocaps", "seccomp"}
@@ -63,8 +65,7 @@ def fork_server(sock, child):
     1 of namespaces of its own where the kernel allows (jobns): it sees and reaches no other process, and
     its first line to the worker says whether it is wholly alone (`{"type": "walls", "alone": ...}`; false
     too where the kernel has no pidfd: _pidfds): then the worker asks for the next job's process while
-    this one's job runs (docs/scaling.md, "The
-    next job's process"). It is a copy of the worker made right after the tools were loaded and does
+    this one's job runs (docs/scaling.md, "The next job's process"). It is a copy of the worker made right after the tools were loaded and does
     nothing else: the worker's own memory is never shared with a job, so relaying a job never pays for
     copy-on-write, and a child is ready before its job arrives."""
     set_pdeathsig()

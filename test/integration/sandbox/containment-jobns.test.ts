@@ -199,7 +199,7 @@ for (const [level, make] of [
         'fsopen',
         'clone_newns',
       ];
-      const worked = walls.filter((call) => !(typeof got[call] === 'number' && (got[call] as number) < 0));
+      const worked = walls.filter((call) => !(typeof got[call] === 'number' && got[call] < 0));
       expect(worked, JSON.stringify(got)).toEqual([]);
       const me = ok(await run('emit_result(whoami().data)\n')) as unknown as Whoami;
       if (level !== 'gvisor') expect(me.max_userns).toBe('0');
@@ -373,7 +373,9 @@ for (const [level, make] of [
             'process_madvise',
             // gVisor: no cgroup or time namespace exists there (the flags make none), and it checks no
             // capability for mknod: the job filter alone refuses device nodes (docs/security.md)
-            ...(level === 'gvisor' ? ['unshare_cgroup', 'unshare_time', 'mknod_mem', 'mknod_null_open', 'mknod_disk'] : []),
+            ...(level === 'gvisor'
+              ? ['unshare_cgroup', 'unshare_time', 'mknod_mem', 'mknod_null_open', 'mknod_disk']
+              : []),
           ].includes(k),
       );
       const worked = walls.filter(
@@ -449,10 +451,12 @@ suite(
         expect(got['fd_dirs'], what).toEqual([]);
         expect([got['root_link'], got['root_same']], what).toEqual(['/', true]);
         for (const call of ['chroot', 'unshare_user', 'pivot_root', 'bind_root'])
-          expect([call, typeof got[call] === 'number' && (got[call] as number) < 0], what).toEqual([call, true]);
+          expect([call, typeof got[call] === 'number' && got[call] < 0], what).toEqual([call, true]);
         expect(got['chroot_in_userns'], what).toBeUndefined();
         expect(
-          (got['mount_points'] as string[]).filter((p) => p.startsWith('/mnt') || p.startsWith('/run/toolsmith')),
+          (got['mount_points'] as string[]).filter(
+            (p) => p.startsWith('/mnt') || p.startsWith('/run/toolsmith'),
+          ),
           what,
         ).toEqual([]);
       }
