@@ -4,6 +4,7 @@
  * measures only the per-job figures (and `gvisor_over_docker_p50`), for a machine too loaded for the rest.
  * - per-job overhead for a trivial script on a warm pool (fresh forked process per job), host round trip;
  * - `BENCH_AB=jobns`: jobs in namespaces of their own against a plain fork (the `nojobns` switch), side by side;
+ * - `BENCH_AB=rooted` (gVisor): jobs in a tree of their own against the namespaces without it (`norooted`);
  * - `BENCH_AB=1`: only the next job's process made during a job (docs/scaling.md) against the old order
  *   (the worker's `noearly` test switch), both pools warm, rounds interleaved so load moves them alike,
  *   with the fork floor of the same run (docker and process levels);
@@ -397,6 +398,9 @@ const AB_PAIRS: Record<string, ABPair> = {
   early: { a: 'early', b: 'after', wallsA: [], wallsB: ['noearly'] },
   // Each job in namespaces of its own (jobns.py), against a plain fork (`nojobns`): what the walls cost.
   jobns: { a: 'jobns', b: 'nojobns', wallsA: [], wallsB: ['nojobns'] },
+  // gVisor: each job in a tree of its own (jobns.enter_rooted), against the user, pid and IPC namespaces
+  // alone that it had before (`norooted`).
+  rooted: { a: 'rooted', b: 'userns', wallsA: [], wallsB: ['norooted'] },
 };
 
 const result: Record<string, unknown> = {};

@@ -23,7 +23,8 @@ capability. The fork server unmounts the tree once the job's process is gone.
 Internal switches for the tests (TOOLSMITH_TEST_WALLS, comma-separated): `nojobns` runs jobs with a plain
 fork as before, `nosweep` skips the sweep of the sandbox's pid namespace, `nowipe` the wipe of its
 writable mounts, `noseccomp` the job's seccomp filter, `noipcfilter` the fork server's SysV/POSIX IPC
-filter; each wall is then tested with the others off."""
+filter, `norooted` the gVisor job's tree (the user, pid and IPC namespaces as before it: bench:sandbox's
+side-by-side run); each wall is then tested with the others off."""
 
 import ctypes
 import os
@@ -279,10 +280,18 @@ def job_root(n):
 
 
 def release(root):
-    """Unmounts a rooted job's tree (once its process is gone: its pid namespace with it), deepest first."""
+    """Unmounts a rooted job's tree (once its process is gone: its pid namespace with it): one lazy
+    unmount of its root takes every mount below with it (measured on gVisor: 0.3 ms, against 14 ms for
+    one call per mount); where the folder is still a mount point after it, each mount, deepest first."""
     if root is None:
         return
     lib = _lib()
+    lib.umount2(root.encode(), MNT_DETACH)
+    try:
+        os.rmdir(root)
+        return
+    except OSError:
+        pass
     for point, _ in reversed(_mount_points()):
         if point == root or point.startswith(root + "/"):
             lib.umount2(point.encode(), MNT_DETACH)
@@ -295,7 +304,7 @@ def release(root):
 def _prepare_rooted():
     """In a fork server holding CAP_SYS_ADMIN and CAP_SYS_CHROOT (gVisor): a tmpfs of its own at JOBS_DIR
     for the job trees (one a fork server before left is unmounted first). False where it cannot."""
-    if not hygiene.JOB_ROOT[0] or not os.path.isdir(JOBS_DIR):
+    if not hygiene.JOB_ROOT[0] or "norooted" in OFF or not os.path.isdir(JOBS_DIR):
         return False
     lib = _lib()
     for point, _ in reversed(_mount_points()):
