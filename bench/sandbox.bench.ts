@@ -6,6 +6,7 @@
  *   back to back (the next job sent as its result comes: the pool saturated) and paced (each job
  *   BENCH_PACE_MS, default 30, after the last result: a warm, idle worker, as between an LLM's steps);
  * - `BENCH_AB=jobns`: jobs in namespaces of their own against a plain fork (the `nojobns` switch), side by side;
+ * - `BENCH_AB=rooted` (gVisor): jobs in a tree of their own against the namespaces without it (`norooted`);
  * - `BENCH_AB=1`: the next job's process made ahead (docs/scaling.md) against the old order (the worker's
  *   `noearly` test switch); `BENCH_AB=afterresult`: made once a result is out against made while the
  *   job runs (`duringjob`); both pools warm, rounds interleaved so load moves them alike, back to back
@@ -424,6 +425,9 @@ const AB_PAIRS: Record<string, ABPair> = {
   afterresult: { a: 'afterresult', b: 'duringjob', wallsA: [], wallsB: ['duringjob'] },
   // Each job in namespaces of its own (jobns.py), against a plain fork (`nojobns`): what the walls cost.
   jobns: { a: 'jobns', b: 'nojobns', wallsA: [], wallsB: ['nojobns'] },
+  // gVisor: each job in a tree of its own (jobns.enter_rooted), against the user, pid and IPC namespaces
+  // alone that it had before (`norooted`).
+  rooted: { a: 'rooted', b: 'userns', wallsA: [], wallsB: ['norooted'] },
 };
 
 const result: Record<string, unknown> = {};

@@ -33,11 +33,27 @@ def _fork(uid=None):
 
 def _alone(walls):
     """Whether a job process has every wall of its own: user, pid, IPC and mount namespaces with its own
-    ids, /proc and a fresh mount on each writable one, no capability and the job filter. Only then may the
+    ids, /proc and a fresh mount on each writable one, no capability and the job filter (gVisor: pid and
+    IPC namespaces, a chroot into a tree with its own /proc and fresh mounts, its own uid, no capability
+    and the filter; the host-socket folders empty in it). Only then may the
     next job's process be made while a job runs (it is then invisible and unreachable to that job)."""
-    want = {"user", "pid", "ipc", "ids", "mnt", "proc", "nocaps", "seccomp"} | ({"uid"} if hygiene.JOB_UIDS[0] else set())
+    if jobns.rooted():  # gVisor: no user namespace; a tree of its own (chroot) in place of a mount namespace
+        want = {"pid", "ipc", "root", "proc", "uid", "nocaps", "seccomp"}
+    else:
+        want = {"user", "pid", "ipc", "ids", "mnt", "proc", "nocaps", "seccomp"} | ({"uid"} if hygiene.JOB_UIDS[0] else set())
     want.update(m[0] for m in jobns._PLAN[0]["mounts"]) if jobns._PLAN else None
     return bool(jobns._PLAN) and want.issubset(walls)
+
+
+def _pidfds():
+    """Whether this kernel has pidfd_open (gVisor 20221219 has not: ENOSYS). Without it the fork server
+    waits for its running child in waitpid and can hold no second one: the next job's process is then
+    never made while a job runs (the worker would wait for it while the fork server waits for the job)."""
+    try:
+        os.close(os.pidfd_open(os.getpid()))
+        return True
+    except (AttributeError, OSError):
+        return False
 
 
 def fork_server(sock, child):
@@ -47,9 +63,9 @@ def fork_server(sock, child):
     clone(CLONE_PARENT), killed by the worker), or stops and kills every other process of the namespace
     but its own waiting child ("k" -> "K": hygiene.stop_and_kill, which needs no fork). Each child is pid
     1 of namespaces of its own where the kernel allows (jobns): it sees and reaches no other process, and
-    its first line to the worker says whether it is wholly alone (`{"type": "walls", "alone": ...}`):
-    then the worker asks for the next job's process while this one's job runs (docs/scaling.md, "The
-    next job's process"). It is a copy of the worker made right after the tools were loaded and does
+    its first line to the worker says whether it is wholly alone (`{"type": "walls", "alone": ...}`; false
+    too where the kernel has no pidfd: _pidfds): then the worker asks for the next job's process while
+    this one's job runs (docs/scaling.md, "The next job's process"). It is a copy of the worker made right after the tools were loaded and does
     nothing else: the worker's own memory is never shared with a job, so relaying a job never pays for
     copy-on-write, and a child is ready before its job arrives."""
     set_pdeathsig()
@@ -60,11 +76,13 @@ def fork_server(sock, child):
     hygiene.server_caps()
     uid, gid = os.getuid(), os.getgid()  # (without job uids a job's process maps these ids onto themselves)
     jobns.prepare()
+    early = _pidfds()  # (see _pidfds: the next job's process is made early only where children are watched)
     made = 0  # job processes made so far: with job uids, the n-th runs under hygiene.job_uid(n)
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)
     os.close(null)
     children = {}  # pidfd -> pid: the children alive (the running job's and the next one)
+    roots = {}  # pid -> the folder of its tree (rooted jobs: jobns.enter_rooted), unmounted once it is gone
 
     def request():
         try:
@@ -103,6 +121,7 @@ def fork_server(sock, child):
             sock.send(b"x" + pid.to_bytes(4, "little") + status.to_bytes(4, "little"))
         except OSError:
             os._exit(0)
+        jobns.release(roots.pop(pid, None))
 
     while True:
         ready = select.select([sock.fileno(), *children], [], [])[0]
@@ -118,6 +137,7 @@ def fork_server(sock, child):
         out_r, out_w = os.pipe()  # the child's stdout/stderr
         # Each job process under a uid of its own where the worker has job uids; else the worker's.
         own = hygiene.job_uid(made) if hygiene.JOB_UIDS[0] else None
+        root = jobns.job_root(made) if own is not None else None
         made += 1
         pid, alone = _fork(own)
         if pid == 0:
@@ -125,7 +145,9 @@ def fork_server(sock, child):
             for fd in children:
                 os.close(fd)
             hygiene.oom_first()
-            if alone:
+            if alone and jobns.rooted():
+                walls = jobns.enter_rooted(own, root)
+            elif alone:
                 walls = jobns.enter(own or uid, own or gid, own is not None)
             else:
                 # a plain fork (the kernel refused namespaces): its uid, then the same filter
@@ -137,10 +159,12 @@ def fork_server(sock, child):
             os.close(msg_r)
             os.close(out_r)
             try:
-                os.write(msg_w, b'{"type":"walls","alone":%s}\n' % (b"true" if alone and _alone(walls) else b"false"))
+                os.write(msg_w, b'{"type":"walls","alone":%s}\n' % (b"true" if early and alone and _alone(walls) else b"false"))
             except OSError:
                 os._exit(0)
             child_main(child, job_r, msg_w, out_w)
+        if root is not None:
+            roots[pid] = root
         os.close(job_r)
         os.close(msg_w)
         os.close(out_w)

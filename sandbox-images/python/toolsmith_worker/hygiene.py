@@ -48,7 +48,13 @@ USER = 65534
 JOB_UID_BASE = 100000
 JOB_UID_COUNT = 1000
 CAP_KILL, CAP_SETGID, CAP_SETUID = 1 << 5, 1 << 6, 1 << 7
+CAP_SYS_CHROOT, CAP_SYS_ADMIN = 1 << 18, 1 << 21
 JOB_UIDS = [False]
+# gVisor (docker.ts adds them to the three above): CAP_SYS_ADMIN and CAP_SYS_CHROOT, kept permitted by the
+# worker and effective in the fork server only, let each job process mount a /proc of its own pid
+# namespace and fresh writable mounts in a tree of its own and chroot into it (jobns, "rooted" jobs).
+JOB_ROOT = [False]
+ROOT_CAPS = CAP_SYS_ADMIN | CAP_SYS_CHROOT
 
 
 def _caps(effective=None, permitted=None):
@@ -78,8 +84,9 @@ def _caps(effective=None, permitted=None):
 
 def drop_root():
     """First thing in the worker: started as root (with no capability but CAP_SETUID, CAP_SETGID and
-    CAP_KILL), it becomes USER, keeping those three permitted and CAP_KILL effective; job uids are then
-    on. Started as any other user: nothing changes."""
+    CAP_KILL, on gVisor also CAP_SYS_ADMIN and CAP_SYS_CHROOT), it becomes USER, keeping those permitted
+    and CAP_KILL effective; job uids (and job trees: JOB_ROOT) are then on. Started as any other user:
+    nothing changes."""
     if os.getuid() != 0:
         return False
     _prctl(8, 1)  # PR_SET_KEEPCAPS: the permitted set survives leaving uid 0
@@ -88,17 +95,21 @@ def drop_root():
     os.setresuid(USER, USER, USER)
     _prctl(8, 0)
     want = CAP_KILL | CAP_SETGID | CAP_SETUID
-    _, permitted = _caps(CAP_KILL, _caps()[1] & want)
-    JOB_UIDS[0] = os.getresuid() == (USER, USER, USER) and permitted == want
+    _, permitted = _caps(CAP_KILL, _caps()[1] & (want | ROOT_CAPS))
+    JOB_UIDS[0] = os.getresuid() == (USER, USER, USER) and permitted & want == want
+    JOB_ROOT[0] = JOB_UIDS[0] and permitted & ROOT_CAPS == ROOT_CAPS
     if not JOB_UIDS[0]:
         _caps(0, 0)
+    elif not JOB_ROOT[0]:
+        _caps(CAP_KILL, want)
     return JOB_UIDS[0]
 
 
 def server_caps():
-    """In the fork server: CAP_SETUID and CAP_SETGID effective too (it moves each job to its uid)."""
+    """In the fork server: CAP_SETUID and CAP_SETGID effective too (it moves each job to its uid), and on
+    gVisor CAP_SYS_ADMIN and CAP_SYS_CHROOT (its clone of a new pid namespace, the job tree's mounts)."""
     if JOB_UIDS[0]:
-        _caps(CAP_KILL | CAP_SETGID | CAP_SETUID)
+        _caps(CAP_KILL | CAP_SETGID | CAP_SETUID | (ROOT_CAPS if JOB_ROOT[0] else 0))
 
 
 def job_uid(n):

@@ -79,9 +79,12 @@ export function podmanSeccompFile(): string {
 /**
  * What a gVisor Python worker starts with (as root, every other capability dropped): it becomes 65534 at
  * once, keeps these for its fork server, which moves each job to a uid of its own with none of them.
+ * SYS_ADMIN and SYS_CHROOT are the sandbox kernel's (gVisor's sentry), never the host's: with them each
+ * job's process mounts a /proc of its own pid namespace and fresh writable mounts in a tree of its own,
+ * chroots into it and drops them (docs/security.md, "A tree of its own (gVisor)").
  * Not on runc: there the container's root is the host's and its /proc is unmasked (a job mounts its own).
  */
-export const JOB_UID_CAPS = ['SETUID', 'SETGID', 'KILL'] as const;
+export const JOB_UID_CAPS = ['SETUID', 'SETGID', 'KILL', 'SYS_ADMIN', 'SYS_CHROOT'] as const;
 
 /** The HostConfig every sandbox container gets: the limits are on by default. */
 export function hostConfig(l: ContainerLimits): Docker.HostConfig {
