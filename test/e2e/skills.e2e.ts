@@ -59,7 +59,8 @@ async function setSource(text: string) {
 describe('skills in the workbench', () => {
   it('writes, checks, saves, fails, fixes, tests, tries and deletes a skill', async () => {
     const { page } = w;
-    // g l goes to the Skills view.
+    // g l goes to the Skills view (once the workbench is up: its shortcuts are bound by then).
+    await page.locator('[data-testid="runs-total"]').waitFor();
     await page.locator('body').click();
     await page.keyboard.press('g');
     await page.keyboard.press('l');
