@@ -113,19 +113,32 @@ export function executeCodeDescription(svc: ToolsmithService): string {
 /** Registers one tool on a server; the table is built once per process and applied to every session. */
 export type McpToolRegistration = (server: McpServer) => void;
 
-/** Sends the client numbered progress messages for its token (none is asked for: they go nowhere). */
+/**
+ * Sends the client numbered progress messages for its token (none is asked for: they go nowhere).
+ * `settled()` waits for those already sent: a tool awaits it before its answer, since a client stops
+ * listening for a call's progress once the answer is in (the last tool call's "ok" was lost otherwise).
+ */
 function progressSender(
   extra: { sendNotification(n: ServerNotification): Promise<void> },
   token: unknown,
-): (message: string) => void {
+): ((message: string) => void) & { settled(): Promise<void> } {
   let n = 0;
-  return (message) =>
-    void extra
+  const pending = new Set<Promise<void>>();
+  const send = (message: string) => {
+    const sent = extra
       .sendNotification({
         method: 'notifications/progress',
         params: { progressToken: token as string | number, progress: ++n, message },
       })
       .catch(() => {});
+    pending.add(sent);
+    void sent.then(() => pending.delete(sent));
+  };
+  return Object.assign(send, {
+    settled: async () => {
+      await Promise.all([...pending]);
+    },
+  });
 }
 
 /** Every tool of the MCP server, shared by the stdio and the HTTP transports. */
@@ -219,6 +232,7 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
               }),
         });
         const outcome = await cancelledWith(extra.signal, runs, started);
+        await progress.settled();
         // The outcome as data, and the run as the compact XML an agent keeps for its next turn.
         const answer = structured({ ...outcome }, outcome.status !== 'succeeded');
         answer.content.push({ type: 'text', text: await runContextText(svc, outcome.runId) });
@@ -283,6 +297,7 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
               }),
           ask: elicitApproval(extra),
         });
+        await progress.settled();
         // The trace (every call's arguments and result) is most of an answer's size: only on request.
         const { toolCalls, ...rest } = result;
         const answer = {
