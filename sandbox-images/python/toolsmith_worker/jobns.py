@@ -375,13 +375,7 @@ def enter(uid, gid, own=False):
             pass
     # Every capability it holds in its own user namespace (it is the namespace's first process: all of
     # them) goes, so it cannot unmount its /proc to find the sandbox's beneath.
-    head, data = plan["caps"]
-    if lib.capset(ctypes.byref(head), data) == 0:
-        walls.append("nocaps")
-    if plan["prog"] is not None and hygiene.load_filter(plan["prog"]):
-        walls.append("seccomp")
-    WALLS[:] = walls
-    return walls
+    return _last_walls(plan, walls)
 
 
 def enter_rooted(uid, root):
@@ -424,8 +418,14 @@ def enter_rooted(uid, root):
     except OSError:
         pass
     # From a uid other than 0 to another the kernel leaves the capabilities: every one goes here.
+    return _last_walls(plan, walls)
+
+
+def _last_walls(plan, walls):
+    """The last two walls of every job process, in this order: no capability, then the job's seccomp
+    filter. Records and returns the walls in place."""
     head, data = plan["caps"]
-    if lib.capset(ctypes.byref(head), data) == 0:
+    if plan["lib"].capset(ctypes.byref(head), data) == 0:
         walls.append("nocaps")
     if plan["prog"] is not None and hygiene.load_filter(plan["prog"]):
         walls.append("seccomp")
