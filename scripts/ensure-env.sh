@@ -28,6 +28,8 @@ command -v sqlite3 >/dev/null 2>&1 || need+=(sqlite3)
 command -v chattr >/dev/null 2>&1 || need+=(e2fsprogs)
 # The CLI's approval tests answer on a real pseudo-terminal through util-linux's `script`.
 command -v script >/dev/null 2>&1 || need+=(bsdutils)
+# The engine tests' second dockerd gets a bridge of its own (`ip link add`): iproute2.
+command -v ip >/dev/null 2>&1 || need+=(iproute2)
 if [ ${#need[@]} -gt 0 ]; then
   log "installing ${need[*]}"
   $SUDO apt-get update -q >/dev/null
