@@ -67,7 +67,8 @@ describe('the Suites view', () => {
     await w.screenshot('suites-matrix');
 
     // Filters: only failing cases.
-    await page.getByLabel('show').selectOption('failing');
+    // Scoped to the matrix: Monaco's suggest widget has a "Show More" of its own.
+    await page.getByTestId('suite-matrix').getByLabel('show', { exact: true }).selectOption('failing');
     await expect.poll(() => page.locator('table.matrix tbody tr').count()).toBe(1);
     // A cell opens its runs and verdicts; a run opens in the run detail view.
     await bad.click();

@@ -58,11 +58,12 @@ export function useShortcuts(): void {
         }
         return;
       }
+      // Timed by the events' own times (when the keys were pressed), not when a busy renderer got to them.
       if (e.key === 'g') {
-        pendingG = Date.now();
+        pendingG = e.timeStamp || 1;
         return;
       }
-      const view = gotoView(pendingG, e.key, Date.now());
+      const view = gotoView(pendingG, e.key, e.timeStamp);
       if (view) {
         pendingG = 0;
         // The key must not reach the field the new view focuses (New run's task would read "n").
