@@ -317,13 +317,19 @@ def _make_wall(script_globals, tool_globals, worker_globals):
     return _runtime_wall
 
 
-def install_runtime_wall(script_globals=None, tool_globals=(), worker_globals=None):
-    """Installs the audit hook and the import guard once per process (it cannot be removed; the worker
-    calls it in each job's process right before the script, with the script's namespace and the tools
-    module's globals). Cost: one call per audit event of the job (a script raises none itself), each a walk
-    down the stack to the first script or tool frame, and one frame check per import statement of
-    trusted code."""
+def make_runtime_wall(script_globals, tool_globals=(), worker_globals=None):
+    """The audit hook of install_runtime_wall, made ahead: once per tools load in the worker, so a job's
+    process only installs it (making it there wrote a page of its own for each object it refers to)."""
+    return _make_wall(script_globals, tuple(tool_globals), worker_globals)
+
+
+def install_runtime_wall(script_globals=None, tool_globals=(), worker_globals=None, hook=None):
+    """Installs the audit hook (`hook`, from make_runtime_wall, or made here) and the import guard once
+    per process (it cannot be removed; the worker calls it in each job's process before the script,
+    with the script's namespace and the tools module's globals). Cost: one call per audit event of the
+    job (a script raises none itself), each a walk down the stack to the first script or tool frame, and
+    one frame check per import statement of trusted code."""
     if not _installed:
-        sys.addaudithook(_make_wall(script_globals, tuple(tool_globals), worker_globals))
+        sys.addaudithook(hook or _make_wall(script_globals, tuple(tool_globals), worker_globals))
         builtins.__import__ = _guarded_import
         _installed.append(True)

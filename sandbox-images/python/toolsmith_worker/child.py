@@ -10,7 +10,7 @@ import time
 import traceback
 from dataclasses import dataclass
 
-from .checks import MODULES, SCRIPT_NAME, ValidationError, install_runtime_wall, safe_builtins
+from .checks import MODULES, SCRIPT_NAME, ValidationError, install_runtime_wall, make_runtime_wall, safe_builtins
 from .hygiene import no_dump
 from .protocol import encode, loads, read_exact, write_all
 from .tools import TOOLS_FILE, TOOLS_LINES, ToolResponse, json_safe, response_dict
@@ -103,6 +103,8 @@ class Child:
         self.own = {name: self.sandbox_tool(name, name, fn, registry.signatures[name]) for name, (fn, _) in self.local.items()}
         self.own_host = {name: self.host_tool(name, name) for name in host_tools}
         self.refused = {name: self.refused_tool(name) for name in list(registry.tools) + list(host_tools)}
+        # The runtime wall's hook, made here once (in the worker): a job's process only installs it.
+        self.hook = make_runtime_wall(self.base, {id(fn.__globals__): fn.__globals__ for fn, _ in registry.tools.values()}.values(), globals())
 
     def send(self, msg):
         write_all(self.job.msg_w, encode(msg).encode() + b"\n")
@@ -316,7 +318,7 @@ class Child:
         for the hook's calls), put in place before its job arrives: the script's namespace is this
         process's `base`, filled in when the job comes. Pages it writes are copied while the process
         waits, not while its job runs."""
-        install_runtime_wall(self.base, {id(fn.__globals__): fn.__globals__ for fn, _ in self.registry.tools.values()}.values(), globals())
+        install_runtime_wall(hook=self.hook)
 
     def namespace(self):
         ns = self.base  # this process's own copy, used by exactly one job
@@ -383,6 +385,22 @@ class Child:
 # ---------------------------------------------------------------- the child: set up ahead, one job
 
 
+# A job of fixed, trusted text, gone through by each job's process while it waits for its job (_rehearse).
+_REHEARSAL = marshal.dumps((compile("emit_result(1)\n", SCRIPT_NAME, "exec"), {"code": "emit_result(1)\n", "tools": {}, "inputs": {}, "skills": [], "approve": []}))
+
+
+def _rehearse(child, msg_w, job_r):
+    """The steps of a job that do not run its code (unpacking it, its ChildJob, encoding a result and a
+    done line), once on _REHEARSAL with nothing kept or sent, while the process waits for its job: the
+    pages those steps write are copied from the fork server's (copy-on-write, ~16 µs a page on a machine
+    where a fault is dear) before the job arrives instead of while it runs. Measured: the faults between
+    a job's arrival and its script's end went from ~93 to ~33."""
+    compiled, job = marshal.loads(_REHEARSAL)
+    ChildJob(job["code"], job["tools"], job["inputs"], msg_w, job_r, skills=frozenset(job.get("skills") or ()), approve=frozenset(job.get("approve") or ()))
+    encode({"type": "emit", "kind": "result", "data": child._data(1, "emit_result")}).encode()
+    encode({"type": "done", "ok": True}).encode()
+
+
 def child_main(child, job_r, msg_w, out_w):
     """A fresh process, forked by the fork server before its job arrives. It gets ready (own session,
     output to the worker's pipe, nothing of the protocol stream), waits for exactly one job, runs it and
@@ -398,6 +416,7 @@ def child_main(child, job_r, msg_w, out_w):
             sys.stderr = sys.stdout
         gc.disable()  # a short-lived process: no collector passes touching (copying) shared pages
         child.wall()
+        _rehearse(child, msg_w, job_r)  # (nothing of it is kept: the pages it wrote are this process's now)
         head = read_exact(job_r, 4)
         if len(head) < 4:
             return  # withdrawn without a job (tools reloaded, worker shutting down)

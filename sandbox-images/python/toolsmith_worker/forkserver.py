@@ -1,5 +1,6 @@
 """The fork server: a copy of the worker that only forks children."""
 
+import array
 import os
 import select
 import signal
@@ -31,18 +32,24 @@ def _fork(uid=None):
     return os.fork(), False
 
 
-def _alone(walls):
-    """Whether a job process has every wall of its own: user, pid, IPC and mount namespaces with its own
-    ids, /proc and a fresh mount on each writable one, no capability and the job filter (gVisor: pid and
-    IPC namespaces, a chroot into a tree with its own /proc and fresh mounts, its own uid, no capability
-    and the filter; the host-socket folders empty in it). Only then may the
-    next job's process be made while a job runs (it is then invisible and unreachable to that job)."""
+def _alone_walls():
+    """The walls a job process must have to be alone (made once, after jobns.prepare; None when job
+    processes get no namespaces): user, pid, IPC and mount namespaces with its own ids, /proc and a fresh
+    mount on each writable one, no capability and the job filter (gVisor: pid and IPC namespaces, a
+    chroot into a tree with its own /proc and fresh mounts, its own uid, no capability and the filter;
+    the host-socket folders empty in it). Only a job process that has them all is said to be alone: it
+    sees and reaches no other process, and sends its result without asking the fork server first."""
+    if not jobns._PLAN:
+        return None
     if jobns.rooted():  # gVisor: no user namespace; a tree of its own (chroot) in place of a mount namespace
         want = {"pid", "ipc", "root", "proc", "uid", "nocaps", "seccomp"}
     else:
         want = {"user", "pid", "ipc", "ids", "mnt", "proc", "nocaps", "seccomp"} | ({"uid"} if hygiene.JOB_UIDS[0] else set())
-    want.update(m[0] for m in jobns._PLAN[0]["mounts"]) if jobns._PLAN else None
-    return bool(jobns._PLAN) and want.issubset(walls)
+    want.update(m[0] for m in jobns._PLAN[0]["mounts"])
+    return frozenset(want)
+
+
+_WALLS_MSG = (b'{"type":"walls","alone":false}\n', b'{"type":"walls","alone":true}\n')
 
 
 def _pidfds():
@@ -77,6 +84,7 @@ def fork_server(sock, child):
     uid, gid = os.getuid(), os.getgid()  # (without job uids a job's process maps these ids onto themselves)
     jobns.prepare()
     early = _pidfds()  # (see _pidfds: the next job's process is made early only where children are watched)
+    want = _alone_walls() if early else None  # (made once: a job's process only compares)
     made = 0  # job processes made so far: with job uids, the n-th runs under hygiene.job_uid(n)
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)
@@ -144,7 +152,8 @@ def fork_server(sock, child):
             sock.close()
             for fd in children:
                 os.close(fd)
-            hygiene.oom_first()
+            if not alone or jobns.rooted():
+                hygiene.oom_first()  # (jobns.enter does it in its own dumpable moment)
             if alone and jobns.rooted():
                 walls = jobns.enter_rooted(own, root)
             elif alone:
@@ -159,7 +168,7 @@ def fork_server(sock, child):
             os.close(msg_r)
             os.close(out_r)
             try:
-                os.write(msg_w, b'{"type":"walls","alone":%s}\n' % (b"true" if early and alone and _alone(walls) else b"false"))
+                os.write(msg_w, _WALLS_MSG[alone and want is not None and want.issubset(walls)])
             except OSError:
                 os._exit(0)
             child_main(child, job_r, msg_w, out_w)
@@ -169,7 +178,7 @@ def fork_server(sock, child):
         os.close(msg_w)
         os.close(out_w)
         try:
-            socket.send_fds(sock, [b"c" + pid.to_bytes(4, "little")], [job_w, msg_r, out_r])
+            sock.sendmsg([b"c" + pid.to_bytes(4, "little")], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", (job_w, msg_r, out_r)))])
         except OSError:
             os._exit(0)
         os.close(job_w)

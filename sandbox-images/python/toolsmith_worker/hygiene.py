@@ -181,8 +181,15 @@ def set_dumpable(on):
 
 def oom_first():
     """Makes this process (a job's) the OOM killer's first choice over the worker and fork server (a
-    process may raise its own score); briefly dumpable, as its /proc files belong to root otherwise."""
+    process may raise its own score); briefly dumpable, as its /proc files belong to root otherwise.
+    (A job process in namespaces of its own does this in jobns.enter, in its one dumpable moment.)"""
     set_dumpable(True)
+    oom_score_first()
+    set_dumpable(False)
+
+
+def oom_score_first():
+    """oom_first's write alone, for a process that is dumpable already."""
     try:
         fd = os.open("/proc/self/oom_score_adj", os.O_WRONLY)
         try:
@@ -191,7 +198,6 @@ def oom_first():
             os.close(fd)
     except OSError:
         pass
-    set_dumpable(False)
 
 
 def _children():

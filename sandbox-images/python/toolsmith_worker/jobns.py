@@ -101,6 +101,9 @@ def _api():
     lib.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong, ctypes.c_char_p]
     lib.capset.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
     lib.umount2.argtypes = [ctypes.c_char_p, ctypes.c_int]
+    py = ctypes.pythonapi
+    # Looked up here, once: a look-up in the new process would make and cache a function object there.
+    lib.fork_hooks = (py.PyOS_BeforeFork, py.PyOS_AfterFork_Child, py.PyOS_AfterFork_Parent)
     return lib
 
 
@@ -131,19 +134,19 @@ def clone_job(uid=None):
     if not wanted():
         return None
     lib = _lib()
-    py = ctypes.pythonapi
+    before, after_child, after_parent = lib.fork_hooks
     if rooted():
         uid = None  # no user namespace: the process takes its uid in enter_rooted, after its mounts
     if uid is not None:
         os.setresgid(-1, uid, -1)
         os.setresuid(-1, uid, -1)
-    py.PyOS_BeforeFork()
+    before()
     pid = lib.syscall(_ARCH["clone"], (ROOTED_FLAGS if rooted() else JOB_FLAGS) | signal.SIGCHLD, 0, 0, 0, 0)
     if pid == 0:
-        py.PyOS_AfterFork_Child()
+        after_child()
         return 0
     err = ctypes.get_errno()
-    py.PyOS_AfterFork_Parent()
+    after_parent()
     if uid is not None:
         os.setresuid(-1, hygiene.USER, -1)
         os.setresgid(-1, hygiene.USER, -1)
@@ -332,9 +335,10 @@ def enter(uid, gid, own=False):
     lib = plan["lib"]
     walls = ["user", "pid", "ipc"]
     # Its /proc files belong to root while it is not dumpable (as the worker made every process it
-    # forks): dumpable for the three writes, before anything of a job exists in it; child_main makes it
-    # undumpable again before the job's code arrives.
+    # forks): dumpable for its OOM score and the three writes, before anything of a job exists in it;
+    # child_main makes it undumpable again before the job's code arrives.
     hygiene.set_dumpable(True)
+    hygiene.oom_score_first()
     _write("/proc/self/setgroups", b"deny")
     if _write("/proc/self/uid_map", f"{uid} {uid} 1".encode()) and _write("/proc/self/gid_map", f"{gid} {gid} 1".encode()):
         walls.append("ids")
