@@ -399,14 +399,16 @@ export class ProcessWorkerFactory implements WorkerFactory {
 
 /**
  * After a worker exits: everything left in its cgroup (or, for a plain process without one, under its
- * uid) is killed, then the cgroup removed. Answers whether nothing of the worker is left.
+ * uid) is killed, then the cgroup removed. Answers whether nothing of the worker is left. Killed
+ * processes may take seconds to be gone on a loaded machine (their memory freed first): it keeps at it
+ * for up to 15 s.
  */
 async function clearWorker(
   cg: WorkerCgroup | undefined,
   uid: number | undefined,
   bwrap: boolean,
 ): Promise<boolean> {
-  for (let i = 0; i < 40; i++) {
+  for (const end = Date.now() + 15_000; Date.now() < end;) {
     if (cg) {
       cg.killAll();
       if (cg.remove()) return true;
@@ -418,16 +420,33 @@ async function clearWorker(
   return false;
 }
 
-/** SIGKILLs every process whose real uid is `uid` (a worker's own uid); answers how many there were. */
-function killUid(uid: number): number {
-  let n = 0;
-  for (const p of readdirSync('/proc')) {
+/** Each process of this machine with its real uid (from /proc; none where there is no /proc). */
+function* processUids(): Generator<[pid: number, uid: number]> {
+  let pids: string[] = [];
+  try {
+    pids = readdirSync('/proc');
+  } catch {
+    return;
+  }
+  for (const p of pids) {
     if (!/^\d+$/.test(p)) continue;
     try {
       const m = /^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${p}/status`, 'utf8'));
-      if (Number(m?.[1]) !== uid) continue;
-      n++;
-      process.kill(Number(p), 'SIGKILL');
+      if (m) yield [Number(p), Number(m[1])];
+    } catch {
+      /* gone */
+    }
+  }
+}
+
+/** SIGKILLs every process whose real uid is `uid` (a worker's own uid); answers how many there were. */
+function killUid(uid: number): number {
+  let n = 0;
+  for (const [pid, u] of processUids()) {
+    if (u !== uid) continue;
+    n++;
+    try {
+      process.kill(pid, 'SIGKILL');
     } catch {
       /* gone */
     }
@@ -435,12 +454,18 @@ function killUid(uid: number): number {
   return n;
 }
 
-/** A uid of the range no live worker of this process has (a random start: other processes use it too). */
+/**
+ * A worker uid of the range that neither a live worker of this process nor any process on the machine
+ * holds now (a random start): another Toolsmith (the app beside a CLI run, a second workspace) draws from
+ * the same range, and two workers under one uid could signal each other and would share one process limit.
+ */
 function takeUid(base: number, count: number): number {
   const start = Math.floor(Math.random() * count);
+  const live = new Set<number>();
+  for (const [, uid] of processUids()) if (uid >= base && uid < base + count) live.add(uid);
   for (let i = 0; i < count; i++) {
     const uid = base + ((start + i) % count);
-    if (!uidsInUse.has(uid)) {
+    if (!uidsInUse.has(uid) && !live.has(uid)) {
       uidsInUse.add(uid);
       return uid;
     }

@@ -208,8 +208,17 @@ afterAll(async () => {
   for (const d of disposers.reverse()) await d();
 });
 
+/**
+ * The worker uids of this file's factories: a slice of the reserved range of its own, so that "nothing
+ * left behind" looks only at what this file started (another Toolsmith or test run on the machine takes
+ * its workers' uids anywhere in the range).
+ */
+const UID_COUNT = 64;
+const UID_BASE =
+  WORKER_UID_BASE + WORKER_UID_COUNT / 2 + (process.pid % (WORKER_UID_COUNT / 2 / UID_COUNT)) * UID_COUNT;
+
 function processFactory(opts: Partial<ProcessOptions> = {}): ProcessWorkerFactory {
-  const f = bubblewrapFactory({ memoryMb: 256, ...opts });
+  const f = bubblewrapFactory({ memoryMb: 256, uidBase: UID_BASE, uidCount: UID_COUNT, ...opts });
   disposers.push(() => f.dispose());
   return f;
 }
@@ -279,7 +288,7 @@ function workerUidProcesses(): string[] {
     if (!/^\d+$/.test(p)) continue;
     try {
       const uid = Number(/^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${p}/status`, 'utf8'))?.[1]);
-      if (uid >= WORKER_UID_BASE && uid < WORKER_UID_BASE + WORKER_UID_COUNT) out.push(`${p} uid ${uid}`);
+      if (uid >= UID_BASE && uid < UID_BASE + UID_COUNT) out.push(`${p} uid ${uid}`);
     } catch {
       /* gone */
     }
@@ -318,7 +327,7 @@ describe('limits that count only the sandbox’s own processes', () => {
       // A uid of its own (as root), its process limit still in force, counting only itself.
       const who = await run(b, 'emit_result(whoami().data)\n');
       const me = who.data as { uid: number; nproc: number; data: number };
-      expect(me.uid).toBeGreaterThanOrEqual(WORKER_UID_BASE);
+      expect(me.uid).toBeGreaterThanOrEqual(UID_BASE);
       expect(me.nproc).toBe(64);
       expect(me.data).toBe(256 * 1024 * 1024);
       expect(who.isolationDetails).toMatch(opts.noCgroups ? /no cgroup/ : /cgroup v[12] per worker/);
@@ -330,6 +339,26 @@ describe('limits that count only the sandbox’s own processes', () => {
     },
     120_000,
   );
+
+  it('a worker never gets a uid that a process on the machine (another Toolsmith) runs under', async () => {
+    if (process.getuid?.() !== 0)
+      throw new Error('this test starts a process under a worker uid and needs root');
+    // Two uids of this file's slice: a stranger holds the first, so each worker must get the second.
+    const base = UID_BASE + UID_COUNT - 2;
+    const stranger = spawn('sleep', ['600'], { uid: base, gid: base, stdio: 'ignore' });
+    sleepers.push(stranger);
+    await expect.poll(() => workerUidProcesses().some((l) => l.endsWith(`uid ${base}`))).toBe(true);
+    for (let i = 0; i < 3; i++) {
+      const f = processFactory({ uidBase: base, uidCount: 2 });
+      const b = backend(f);
+      const who = await run(b, 'emit_result(whoami().data)\n');
+      expect(who.error?.message ?? '').toBe('');
+      expect((who.data as { uid: number }).uid).toBe(base + 1);
+      await b.dispose(); // (the pool first: it would replace the workers the factory's end kills)
+      await f.dispose();
+      await expect.poll(() => workerUidProcesses().some((l) => l.endsWith(`uid ${base + 1}`))).toBe(false);
+    }
+  }, 120_000);
 
   it('a fork bomb in a Docker sandbox does not break a process sandbox', async () => {
     const d = backend(await dockerFactory());
@@ -484,6 +513,10 @@ describe('nothing left behind', () => {
       readFileSync('/proc/self/cgroup', 'utf8'),
     );
     expect(layout, 'this machine offers a cgroup hierarchy with pids and memory').toBeDefined();
-    expect((layout?.parents ?? []).filter((d) => existsSync(d))).toEqual([]);
+    const left = (layout?.parents ?? []).filter((d) => existsSync(d));
+    expect(
+      left,
+      `left: ${JSON.stringify(left.map((d) => [d, readdirSync(d).filter((n) => /^w\d/.test(n))]))}`,
+    ).toEqual([]);
   }, 60_000);
 });
