@@ -16,6 +16,7 @@ import { ToolsmithService } from '../../../src-main/app/service.ts';
 import { resolveRuntime } from '../../../src-main/core/sandbox/runtimes.ts';
 import { buildImage, imageExists, NPM_RUNTIMES } from '../../../src-main/infra/sandbox/images.ts';
 import { removeWorkspace, repoRoot, tempWorkspace } from '../../support/workspace.ts';
+import { cliBin } from '../../support/cli-bin.ts';
 
 const RUNTIMES = ['bun', 'deno'] as const;
 const docker = new Docker();
@@ -40,11 +41,9 @@ function enabledWorkspace(): string {
 
 function cli(dir: string, args: string[], input = ''): Promise<{ code: number; out: string; err: string }> {
   return new Promise((resolve) => {
-    const p = spawn(
-      join(repoRoot, 'node_modules/.bin/node'),
-      [join(repoRoot, 'bin/toolsmith.mjs'), '--workspace', dir, ...args],
-      { stdio: ['pipe', 'pipe', 'pipe'] },
-    );
+    const p = spawn(join(repoRoot, 'node_modules/.bin/node'), [cliBin(), '--workspace', dir, ...args], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
     p.stdout.on('data', (d: Buffer) => (out += d.toString()));
@@ -59,7 +58,7 @@ async function mcpClient(dir: string): Promise<Client> {
   await client.connect(
     new StdioClientTransport({
       command: join(repoRoot, 'node_modules/.bin/node'),
-      args: [join(repoRoot, 'bin/toolsmith.mjs'), '--workspace', dir, 'mcp'],
+      args: [cliBin(), '--workspace', dir, 'mcp'],
       stderr: 'pipe',
     }),
   );

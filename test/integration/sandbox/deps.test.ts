@@ -14,6 +14,7 @@ import { createSandboxManager } from '../../../src-main/app/sandbox-factory.ts';
 import { ToolsmithService } from '../../../src-main/app/service.ts';
 import { writeWheel } from '../../support/wheel.ts';
 import { removeWorkspace, repoRoot, tempWorkspace } from '../../support/workspace.ts';
+import { cliBin } from '../../support/cli-bin.ts';
 
 const docker = new Docker();
 const nonce = randomBytes(6).toString('hex');
@@ -22,11 +23,9 @@ const built = new Set<string>();
 
 function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
   return new Promise((resolve) => {
-    const p = spawn(
-      join(repoRoot, 'node_modules/.bin/node'),
-      [join(repoRoot, 'bin/toolsmith.mjs'), '--workspace', ws, ...args],
-      { stdio: ['ignore', 'pipe', 'pipe'] },
-    );
+    const p = spawn(join(repoRoot, 'node_modules/.bin/node'), [cliBin(), '--workspace', ws, ...args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
     p.stdout.on('data', (d: Buffer) => (out += d.toString()));
