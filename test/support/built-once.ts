@@ -7,9 +7,13 @@
  *   out/cli, and rewrites package.json until postpack restores it): packed here, never while other files
  *   read out/ or package.json. Only when the run includes the install test (`inject('packedTarball')`);
  *   a run of that file alone without this set-up packs in the file.
+ * - The command as installed (`inject('installedBin')`, test/support/cli-bin.ts), in the integration
+ *   project: the CLI bundle (the pack's, else built here) copied into a package folder under a
+ *   node_modules folder of the run's own, beside links to the clone's other packed folders. A copy:
+ *   start-imports.test.ts rebuilds out/cli while other files run.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import Docker from 'dockerode';
@@ -22,6 +26,8 @@ declare module 'vitest' {
   export interface ProvidedContext {
     /** The tarball `npm pack` made of this checkout, when the run includes the install test. */
     packedTarball?: string;
+    /** bin/toolsmith.mjs of the installed layout (see the top of this file), in the integration project. */
+    installedBin?: string;
   }
 }
 
@@ -50,19 +56,52 @@ function selected(project: TestProject, file: string): boolean {
   return filters.length === 0 || filters.some((f) => file.includes(f) || f.endsWith(file));
 }
 
+/**
+ * The clone laid out as an installed package, `<dir>/node_modules/toolsmith-workbench`: bin/'s launchers
+ * and the CLI bundle (out/cli, built by the caller) copied, the other folders the package ships linked.
+ * Its bin/toolsmith.mjs.
+ */
+export function installedLayout(dir: string): string {
+  const pkg = join(dir, 'node_modules', 'toolsmith-workbench');
+  mkdirSync(join(pkg, 'out'), { recursive: true });
+  cpSync(join(repoRoot, 'bin'), join(pkg, 'bin'), { recursive: true });
+  cpSync(join(repoRoot, 'out', 'cli'), join(pkg, 'out', 'cli'), { recursive: true });
+  for (const f of ['package.json', 'src-main', 'resources', 'sandbox-images', 'node_modules'])
+    symlinkSync(join(repoRoot, f), join(pkg, f));
+  symlinkSync(join(repoRoot, 'out', 'renderer'), join(pkg, 'out', 'renderer'));
+  return join(pkg, 'bin', 'toolsmith.mjs');
+}
+
 export default async function setup(project: TestProject): Promise<() => void> {
-  let dir: string | undefined;
+  const dirs: string[] = [];
   try {
     await new Docker().ping();
     for (const rt of ['python', 'node'] as const) await buildImage(new Docker(), rt, imagePaths());
   } catch {
     // No engine here: the files that need one fail with the fix in words (test/support/sandbox.ts).
   }
+  let packed = false;
   if (selected(project, INSTALL_TEST)) {
-    dir = mkdtempSync(join(tmpdir(), 'toolsmith-packed-'));
+    const dir = mkdtempSync(join(tmpdir(), 'toolsmith-packed-'));
+    dirs.push(dir);
     project.provide('packedTarball', packCheckout(dir));
+    packed = true;
+  }
+  if (project.name === 'integration') {
+    // The pack built out/cli just now; else it is built here (a few seconds).
+    if (!packed)
+      execFileSync(process.execPath, [join(repoRoot, 'scripts', 'build-cli.mjs')], {
+        cwd: repoRoot,
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
+    const dir = mkdtempSync(join(tmpdir(), 'toolsmith-installed-'));
+    dirs.push(dir);
+    // Readable by every user, as an installed package is: a test runs the command as another user
+    // (docker-socket-eacces.test.ts).
+    chmodSync(dir, 0o755);
+    project.provide('installedBin', installedLayout(dir));
   }
   return () => {
-    if (dir) rmSync(dir, { recursive: true, force: true });
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
   };
 }

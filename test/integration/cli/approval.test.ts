@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { removeWorkspace, repoRoot, tempWorkspace } from '../../support/workspace.ts';
+import { cliBin } from '../../support/cli-bin.ts';
 
 const ws = tempWorkspace();
 appendFileSync(join(ws, '.toolsmith/config.toml'), '\n[approval]\ntools = ["support.add_note"]\n');
@@ -18,16 +19,7 @@ writeFileSync(script, 'r = add_note(ticket_id=101, text="from the cli")\nemit_re
 afterAll(() => removeWorkspace(ws));
 
 const node = join(repoRoot, 'node_modules/.bin/node');
-const argv = [
-  join(repoRoot, 'bin/toolsmith.mjs'),
-  '--workspace',
-  ws,
-  'exec',
-  script,
-  '--sandbox',
-  'support',
-  '--json',
-];
+const argv = [cliBin(), '--workspace', ws, 'exec', script, '--sandbox', 'support', '--json'];
 
 function run(
   cmd: string,

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLlmServer } from '../../support/llm-server.ts';
 import type { LlmServer } from '../../support/llm-server.ts';
 import { repoRoot, tempWorkspace } from '../../support/workspace.ts';
+import { cliBin } from '../../support/cli-bin.ts';
 
 let llm: LlmServer;
 let ws: string;
@@ -18,11 +19,10 @@ function cli(
   env?: Record<string, string>,
 ): Promise<{ code: number; out: string; err: string }> {
   return new Promise((resolve) => {
-    const p = spawn(
-      join(repoRoot, 'node_modules/.bin/node'),
-      [join(repoRoot, 'bin/toolsmith.mjs'), '--workspace', ws, ...args],
-      { stdio: ['pipe', 'pipe', 'pipe'], ...(env ? { env: { ...process.env, ...env } } : {}) },
-    );
+    const p = spawn(join(repoRoot, 'node_modules/.bin/node'), [cliBin(), '--workspace', ws, ...args], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+      ...(env ? { env: { ...process.env, ...env } } : {}),
+    });
     let out = '';
     let err = '';
     p.stdout.on('data', (d: Buffer) => (out += d.toString()));
@@ -211,7 +211,7 @@ describe('toolsmith CLI with containers', () => {
     const other = tempWorkspace();
     const imp = await new Promise<{ code: number; out: string }>((resolve) => {
       const p = spawn(join(repoRoot, 'node_modules/.bin/node'), [
-        join(repoRoot, 'bin/toolsmith.mjs'),
+        cliBin(),
         '--workspace',
         other,
         'runs',

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { removeWorkspace, repoRoot, tempWorkspace } from '../../support/workspace.ts';
+import { cliBin } from '../../support/cli-bin.ts';
 
 const tmp = mkdtempSync(join(tmpdir(), 'toolsmith-iso-it-'));
 const workspaces: string[] = [];
@@ -34,16 +35,7 @@ function exec(ws: string, sandbox: string): Promise<{ code: number; result: Reco
   return new Promise((resolve, reject) => {
     const p = spawn(
       join(repoRoot, 'node_modules/.bin/node'),
-      [
-        join(repoRoot, 'bin/toolsmith.mjs'),
-        '--workspace',
-        ws,
-        'exec',
-        script,
-        '--sandbox',
-        sandbox,
-        '--json',
-      ],
+      [cliBin(), '--workspace', ws, 'exec', script, '--sandbox', sandbox, '--json'],
       { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, TOOLSMITH_DATA_DIR: join(tmp, 'data') } },
     );
     let out = '';

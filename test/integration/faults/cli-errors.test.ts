@@ -24,6 +24,7 @@ import { RunStore } from '../../../src-main/infra/store/run-store.ts';
 import { useScriptedWorkspace } from '../../support/scripted-workspace.ts';
 import { repoRoot } from '../../support/workspace.ts';
 import { cliProcess } from './support/processes.ts';
+import { cliBin } from '../../support/cli-bin.ts';
 
 const fx = useScriptedWorkspace({ dataPerTest: true });
 const dot = () => join(fx.ws, '.toolsmith');
@@ -87,7 +88,7 @@ describe('the CLI meets its files', () => {
     const full = openSync('/dev/full', 'w');
     const child = spawn(
       join(repoRoot, 'node_modules/.bin/node'),
-      [join(repoRoot, 'bin/toolsmith.mjs'), '--workspace', fx.ws, 'runs', 'export', runId],
+      [cliBin(), '--workspace', fx.ws, 'runs', 'export', runId],
       { stdio: ['ignore', full, 'pipe'], env: { ...process.env, TOOLSMITH_DATA_DIR: fx.data } },
     );
     closeSync(full);

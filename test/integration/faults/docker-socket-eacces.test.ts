@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../../support/workspace.ts';
+import { cliBin } from '../../support/cli-bin.ts';
 
 const NOBODY = 65534;
 let dir: string;
@@ -62,7 +63,7 @@ async function poolStatus(
 ): Promise<{ code: number | null; out: string; err: string }> {
   const child = spawn(
     join(repoRoot, 'node_modules/.bin/node'),
-    [join(repoRoot, 'bin/toolsmith.mjs'), '--workspace', join(dir, 'ws'), 'pool', 'status', '--json'],
+    [cliBin(), '--workspace', join(dir, 'ws'), 'pool', 'status', '--json'],
     {
       ...asUser,
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -30,6 +30,7 @@ import {
   installationCreatesSince,
 } from './support/processes.ts';
 import type { CliProcess } from './support/processes.ts';
+import { cliBin } from '../../support/cli-bin.ts';
 
 const fx = useScriptedWorkspace({ docker: true, dataPerTest: true });
 
@@ -228,7 +229,7 @@ describe('mcp on stdio: stop', () => {
 function sdkClient(env: Record<string, string> = {}) {
   const transport = new StdioClientTransport({
     command: join(repoRoot, 'node_modules/.bin/node'),
-    args: [join(repoRoot, 'bin/toolsmith.mjs'), '--workspace', fx.ws, 'mcp'],
+    args: [cliBin(), '--workspace', fx.ws, 'mcp'],
     env: { ...(process.env as Record<string, string>), TOOLSMITH_DATA_DIR: fx.data, ...env },
     stderr: 'pipe',
   });

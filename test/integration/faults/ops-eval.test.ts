@@ -10,15 +10,15 @@ import { describe, expect, it } from 'vitest';
 import { oracleAnswer } from '../../support/suite-oracle.ts';
 import { useScriptedWorkspace } from '../../support/scripted-workspace.ts';
 import { repoRoot } from '../../support/workspace.ts';
+import { cliBin } from '../../support/cli-bin.ts';
 
 const fx = useScriptedWorkspace();
 
 function cli(args: string[], env: Record<string, string>) {
-  const child = spawn(
-    join(repoRoot, 'node_modules/.bin/node'),
-    [join(repoRoot, 'bin/toolsmith.mjs'), '--workspace', fx.ws, ...args],
-    { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, TOOLSMITH_DATA_DIR: fx.data, ...env } },
-  );
+  const child = spawn(join(repoRoot, 'node_modules/.bin/node'), [cliBin(), '--workspace', fx.ws, ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, TOOLSMITH_DATA_DIR: fx.data, ...env },
+  });
   let out = '';
   let err = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));

@@ -16,6 +16,7 @@ import { MAX_TASK_CHARS } from '../../../src-main/core/records/events.ts';
 import { RunStore } from '../../../src-main/infra/store/run-store.ts';
 import { removeWorkspace, repoRoot, tempWorkspace } from '../../support/workspace.ts';
 import { cliProcess } from './support/processes.ts';
+import { cliBin } from '../../support/cli-bin.ts';
 
 let ws: string;
 let data: string;
@@ -54,7 +55,7 @@ describe('one task size limit everywhere', () => {
     await client.connect(
       new StdioClientTransport({
         command: join(repoRoot, 'node_modules/.bin/node'),
-        args: [join(repoRoot, 'bin/toolsmith.mjs'), '--workspace', ws, 'mcp'],
+        args: [cliBin(), '--workspace', ws, 'mcp'],
         env: { ...(process.env as Record<string, string>), TOOLSMITH_DATA_DIR: data },
       }),
     );

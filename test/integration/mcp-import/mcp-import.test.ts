@@ -12,7 +12,7 @@ import { ToolsmithService } from '../../../src-main/app/service.ts';
 import type { ExecutionResult } from '../../../src-main/core/sandbox/execution.ts';
 import { mcpWorkspace, nodeBin } from '../../support/mcp-workspace.ts';
 import type { McpWorkspace } from '../../support/mcp-workspace.ts';
-import { repoRoot } from '../../support/workspace.ts';
+import { cliBin } from '../../support/cli-bin.ts';
 
 let w: McpWorkspace;
 let svc: ToolsmithService;
@@ -22,7 +22,7 @@ const py = (sandbox: string, body: string): Promise<ExecutionResult> =>
 
 function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
   return new Promise((resolve) => {
-    const p = spawn(nodeBin, [join(repoRoot, 'bin/toolsmith.mjs'), '--workspace', w.ws, ...args], {
+    const p = spawn(nodeBin, [cliBin(), '--workspace', w.ws, ...args], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';

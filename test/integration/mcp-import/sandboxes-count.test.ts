@@ -10,14 +10,15 @@ import { ToolsmithService } from '../../../src-main/app/service.ts';
 import type { Response } from '../../../src-main/contract/api.ts';
 import { mcpWorkspace, nodeBin } from '../../support/mcp-workspace.ts';
 import type { McpWorkspace } from '../../support/mcp-workspace.ts';
-import { removeWorkspace, repoRoot } from '../../support/workspace.ts';
+import { removeWorkspace } from '../../support/workspace.ts';
+import { cliBin } from '../../support/cli-bin.ts';
 
 let w: McpWorkspace;
 let svc: ToolsmithService;
 
 function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
   return new Promise((resolve) => {
-    const p = spawn(nodeBin, [join(repoRoot, 'bin/toolsmith.mjs'), '--workspace', w.ws, ...args], {
+    const p = spawn(nodeBin, [cliBin(), '--workspace', w.ws, ...args], {
       stdio: ['ignore', 'pipe', 'pipe'],
       env: { ...process.env, TOOLSMITH_CACHE_DIR: join(w.ws, '.cache') },
     });

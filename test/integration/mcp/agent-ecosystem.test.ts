@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RunStore } from '../../../src-main/infra/store/run-store.ts';
 import { useScriptedWorkspace } from '../../support/scripted-workspace.ts';
 import { repoRoot } from '../../support/workspace.ts';
+import { cliBin } from '../../support/cli-bin.ts';
 
 const fx = useScriptedWorkspace({ docker: true });
 let client: Client;
@@ -27,7 +28,7 @@ beforeAll(async () => {
   await client.connect(
     new StdioClientTransport({
       command: nodeBin,
-      args: [join(repoRoot, 'bin/toolsmith.mjs'), '--workspace', fx.ws, 'mcp'],
+      args: [cliBin(), '--workspace', fx.ws, 'mcp'],
       env: { ...process.env, TOOLSMITH_DATA_DIR: fx.data },
       stderr: 'pipe',
     }),

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { POLL_MS } from '../../support/budgets.ts';
 import { nodeBin } from '../../support/mcp-workspace.ts';
 import { removeWorkspace, repoRoot, tempWorkspace } from '../../support/workspace.ts';
+import { cliBin } from '../../support/cli-bin.ts';
 
 const upstream = join(repoRoot, 'test/integration/mcp/support/upstream-server.mjs');
 const q = (s: string) => JSON.stringify(s);
@@ -49,7 +50,7 @@ description = "Tools from a server that fails."
   await client.connect(
     new StdioClientTransport({
       command: nodeBin,
-      args: [join(repoRoot, 'bin/toolsmith.mjs'), '--workspace', ws, 'mcp'],
+      args: [cliBin(), '--workspace', ws, 'mcp'],
       env: { ...process.env, TOOLSMITH_MCP_UPSTREAM_WAIT_MS: '0' },
       stderr: 'pipe',
     }),

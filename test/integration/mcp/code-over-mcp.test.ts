@@ -58,8 +58,9 @@ describe('the code tool over upstream MCP servers', () => {
     expect(code?.description).toContain('Tools of the sandbox `kg`');
     expect(code?.description).toMatch(/def create_entities\(/);
     expect(code?.description).toMatch(/read_text_file/);
-    // The silent server of the `mute` sandbox did not block the start; it is named on stderr.
-    expect(server.stderr()).toMatch(/silent/);
+    // The silent server of the `mute` sandbox did not block the start; it is named on stderr once its
+    // wait ends (a start from the CLI bundle can answer the list before that).
+    await expect.poll(() => server.stderr()).toMatch(/silent/);
   });
 
   it('a Python script chains filesystem and memory tools; the run is recorded with mcp:<server> traces', async () => {

@@ -9,6 +9,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nodeBin } from '../../support/mcp-workspace.ts';
 import { removeWorkspace, repoRoot, tempWorkspace } from '../../support/workspace.ts';
+import { cliBin } from '../../support/cli-bin.ts';
 
 const upstream = join(repoRoot, 'test/integration/mcp/support/upstream-server.mjs');
 let ws: string;
@@ -33,7 +34,7 @@ description = "Sixty tools."
   await client.connect(
     new StdioClientTransport({
       command: nodeBin,
-      args: [join(repoRoot, 'bin/toolsmith.mjs'), '--workspace', ws, 'mcp'],
+      args: [cliBin(), '--workspace', ws, 'mcp'],
       env: { ...process.env, TOOLSMITH_MCP_UPSTREAM_WAIT_MS: '30000' },
       stderr: 'pipe',
     }),

@@ -8,6 +8,7 @@ import type { LlmServer } from '../../support/llm-server.ts';
 import { repoRoot, tempWorkspace } from '../../support/workspace.ts';
 import { writeFileSync, readFileSync } from 'node:fs';
 import { RunStore } from '../../../src-main/infra/store/run-store.ts';
+import { cliBin } from '../../support/cli-bin.ts';
 
 let client: Client;
 let ws: string;
@@ -25,7 +26,7 @@ beforeAll(async () => {
   await client.connect(
     new StdioClientTransport({
       command: join(repoRoot, 'node_modules/.bin/node'),
-      args: [join(repoRoot, 'bin/toolsmith.mjs'), '--workspace', ws, 'mcp'],
+      args: [cliBin(), '--workspace', ws, 'mcp'],
       stderr: 'pipe',
     }),
   );

@@ -12,6 +12,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nodeBin } from '../../support/mcp-workspace.ts';
 import { removeWorkspace, repoRoot, tempWorkspace } from '../../support/workspace.ts';
+import { cliBin } from '../../support/cli-bin.ts';
 
 const upstream = join(repoRoot, 'test/integration/mcp/support/upstream-server.mjs');
 let ws: string;
@@ -24,7 +25,7 @@ async function connect(env: Record<string, string>): Promise<Client> {
   await client.connect(
     new StdioClientTransport({
       command: nodeBin,
-      args: [join(repoRoot, 'bin/toolsmith.mjs'), '--workspace', ws, 'mcp'],
+      args: [cliBin(), '--workspace', ws, 'mcp'],
       env: { ...base, TOOLSMITH_MCP_UPSTREAM_WAIT_MS: '30000', ...env },
       stderr: 'pipe',
     }),

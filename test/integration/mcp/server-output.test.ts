@@ -10,6 +10,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MCP_TOOL_NAMES } from '../../../src-main/mcp/mcp-tool-names.ts';
 import { removeWorkspace, repoRoot, tempWorkspace } from '../../support/workspace.ts';
+import { cliBin } from '../../support/cli-bin.ts';
 
 const nodeBin = join(repoRoot, 'node_modules/.bin/node');
 let ws: string;
@@ -21,7 +22,7 @@ beforeAll(async () => {
   await client.connect(
     new StdioClientTransport({
       command: nodeBin,
-      args: [join(repoRoot, 'bin/toolsmith.mjs'), '--workspace', ws, 'mcp'],
+      args: [cliBin(), '--workspace', ws, 'mcp'],
       stderr: 'pipe',
     }),
   );
@@ -39,7 +40,7 @@ describe('the MCP server’s own tools', () => {
   it('`mcp --help` names every tool the server serves, and the served tools declare output schemas', async () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual([...MCP_TOOL_NAMES].sort());
-    const help = spawnSync(nodeBin, [join(repoRoot, 'bin/toolsmith.mjs'), 'mcp', '--help'], {
+    const help = spawnSync(nodeBin, [cliBin(), 'mcp', '--help'], {
       encoding: 'utf8',
     });
     for (const name of MCP_TOOL_NAMES) expect(help.stdout).toContain(name);

@@ -14,6 +14,7 @@ import { RunStore } from '../../../src-main/infra/store/run-store.ts';
 import { startLlmServer } from '../../support/llm-server.ts';
 import type { LlmServer } from '../../support/llm-server.ts';
 import { repoRoot, tempWorkspace } from '../../support/workspace.ts';
+import { cliBin } from '../../support/cli-bin.ts';
 
 let llm: LlmServer;
 let svc: ToolsmithService;
@@ -241,7 +242,7 @@ describe('interrupted runs', () => {
     const child = spawn(
       join(repoRoot, 'node_modules/.bin/node'),
       [
-        join(repoRoot, 'bin/toolsmith.mjs'),
+        cliBin(),
         '--workspace',
         ws,
         'run',

@@ -16,6 +16,7 @@ import { ToolsmithService } from '../../../src-main/app/service.ts';
 import { resolveRuntime } from '../../../src-main/core/sandbox/runtimes.ts';
 import { buildImage, imageExists, NPM_RUNTIMES } from '../../../src-main/infra/sandbox/images.ts';
 import { removeWorkspace, repoRoot, tempWorkspace } from '../../support/workspace.ts';
+import { cliBin } from '../../support/cli-bin.ts';
 
 const RUNTIMES = ['bun', 'deno'] as const;
 const docker = new Docker();
@@ -40,11 +41,9 @@ function enabledWorkspace(): string {
 
 function cli(dir: string, args: string[], input = ''): Promise<{ code: number; out: string; err: string }> {
   return new Promise((resolve) => {
-    const p = spawn(
-      join(repoRoot, 'node_modules/.bin/node'),
-      [join(repoRoot, 'bin/toolsmith.mjs'), '--workspace', dir, ...args],
-      { stdio: ['pipe', 'pipe', 'pipe'] },
-    );
+    const p = spawn(join(repoRoot, 'node_modules/.bin/node'), [cliBin(), '--workspace', dir, ...args], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
     p.stdout.on('data', (d: Buffer) => (out += d.toString()));
@@ -59,7 +58,7 @@ async function mcpClient(dir: string): Promise<Client> {
   await client.connect(
     new StdioClientTransport({
       command: join(repoRoot, 'node_modules/.bin/node'),
-      args: [join(repoRoot, 'bin/toolsmith.mjs'), '--workspace', dir, 'mcp'],
+      args: [cliBin(), '--workspace', dir, 'mcp'],
       stderr: 'pipe',
     }),
   );
@@ -126,90 +125,94 @@ describe('bun and deno images', () => {
   });
 });
 
-describe.each(RUNTIMES)('%s runtime', (rt) => {
-  it('runs a JS script: awaited sandbox tools, logs, intermediates, result, traces', async () => {
-    const r = await run(
-      rt,
-      'const u = await get_user({ user_id: "u3" });\nconsole.log("looked up", u.success);\nemitIntermediate({ step: 1 });\nconst orders = await get_orders();\nemitLog("orders: " + orders.data.length);\nemitIntermediate(orders.success);\nemitResult(u.data.email);\n',
-    );
-    expect(r).toMatchObject({
-      success: true,
-      exitReason: 'ok',
-      data: 'grace@example.com',
-      intermediates: [{ step: 1 }, true],
-      runtime: rt,
-      isolation: 'docker',
-    });
-    expect(r.logs[0]).toBe('looked up true');
-    expect(r.logs[1]).toMatch(/^orders: \d+$/);
-    expect(r.toolCalls.map((t) => [t.name, t.location, t.result?.success])).toEqual([
-      ['get_user', 'sandbox', true],
-      ['get_orders', 'sandbox', true],
-    ]);
-  });
-
-  it("re-checks a job's skills in the worker: a clean one runs, one that escapes is refused", async () => {
-    const { executor } = await svc.execution.sandbox();
-    const job = (ret: string) =>
-      executor.execute({
-        sandbox: 'ecommerce',
+// The two runtimes' cases (each runtime its own pool) and the CLI and MCP cases (processes of their own)
+// run at the same time; a runtime's cases one after the other.
+describe.each(RUNTIMES)('%s runtime', { concurrent: true }, (rt) => {
+  describe('one case after another', { concurrent: false }, () => {
+    it('runs a JS script: awaited sandbox tools, logs, intermediates, result, traces', async () => {
+      const r = await run(
+        rt,
+        'const u = await get_user({ user_id: "u3" });\nconsole.log("looked up", u.success);\nemitIntermediate({ step: 1 });\nconst orders = await get_orders();\nemitLog("orders: " + orders.data.length);\nemitIntermediate(orders.success);\nemitResult(u.data.email);\n',
+      );
+      expect(r).toMatchObject({
+        success: true,
+        exitReason: 'ok',
+        data: 'grace@example.com',
+        intermediates: [{ step: 1 }, true],
         runtime: rt,
-        language: 'js',
-        code: `/** Twice x. */\nasync function twice(x) {\n  ${ret}\n}\nemitResult(await twice(21));\n`,
-        bodyStartLine: 1,
-        tools: {},
-        skills: ['twice'],
-        timeoutMs: 30_000,
+        isolation: 'docker',
       });
-    expect(await job('return x * 2;')).toMatchObject({ success: true, data: 42, runtime: rt });
-    const refused = await job('return globalThis.process ?? x;');
-    expect(refused).toMatchObject({ success: false, exitReason: 'rejected' });
-    expect(refused.error?.message).toMatch(/^skill twice:2: globalThis is not available to a skill/);
-  });
-
-  it('strips TypeScript types and maps error frames to body lines', async () => {
-    const ok = await run(rt, 'interface P { n: number }\nconst p: P = { n: 2 };\nemitResult(p.n * 21);\n', {
-      language: 'ts',
+      expect(r.logs[0]).toBe('looked up true');
+      expect(r.logs[1]).toMatch(/^orders: \d+$/);
+      expect(r.toolCalls.map((t) => [t.name, t.location, t.result?.success])).toEqual([
+        ['get_user', 'sandbox', true],
+        ['get_orders', 'sandbox', true],
+      ]);
     });
-    expect(ok).toMatchObject({ success: true, data: 42, runtime: rt });
-    const bad = await run(rt, 'const r = await get_orders();\n\nemitResult(r.data.nope.x);\n');
-    expect(bad.exitReason).toBe('error');
-    expect(bad.error).toMatchObject({ type: 'TypeError', frames: [expect.objectContaining({ line: 3 })] });
-  });
 
-  it('reads a declared credential; the script sees no process, require, fetch, Bun or Deno', async () => {
-    // Results are redacted (the value would read ***): compare inside the sandbox.
-    const c = await run(rt, 'emitResult(credential("shop_api_token") === "tok-bun-deno");\n');
-    expect(c.data).toBe(true);
-    const g = await run(
-      rt,
-      'emitResult([typeof process, typeof require, typeof globalThis.fetch, typeof Bun, typeof Deno].join(","));\n',
-      { validate: false },
-    );
-    expect(g.data).toBe('undefined,undefined,undefined,undefined,undefined');
-  });
+    it("re-checks a job's skills in the worker: a clean one runs, one that escapes is refused", async () => {
+      const { executor } = await svc.execution.sandbox();
+      const job = (ret: string) =>
+        executor.execute({
+          sandbox: 'ecommerce',
+          runtime: rt,
+          language: 'js',
+          code: `/** Twice x. */\nasync function twice(x) {\n  ${ret}\n}\nemitResult(await twice(21));\n`,
+          bodyStartLine: 1,
+          tools: {},
+          skills: ['twice'],
+          timeoutMs: 30_000,
+        });
+      expect(await job('return x * 2;')).toMatchObject({ success: true, data: 42, runtime: rt });
+      const refused = await job('return globalThis.process ?? x;');
+      expect(refused).toMatchObject({ success: false, exitReason: 'rejected' });
+      expect(refused.error?.message).toMatch(/^skill twice:2: globalThis is not available to a skill/);
+    });
 
-  it('blocks code generation from strings in the script realm and in the worker realm', async () => {
-    for (const body of [
-      'emitResult([].map.constructor("return 1")());\n',
-      // A helper is a function of the worker's own realm: its Function constructor is blocked too.
-      'emitResult(emitResult.constructor("return typeof process")());\n',
-      'emitResult(eval("1 + 1"));\n',
-    ]) {
-      const r = await run(rt, body, { validate: false });
-      expect(r.success, body).toBe(false);
-      expect(r.error?.message, body).toMatch(/Code generation from strings disallowed/);
-    }
-  });
+    it('strips TypeScript types and maps error frames to body lines', async () => {
+      const ok = await run(rt, 'interface P { n: number }\nconst p: P = { n: 2 };\nemitResult(p.n * 21);\n', {
+        language: 'ts',
+      });
+      expect(ok).toMatchObject({ success: true, data: 42, runtime: rt });
+      const bad = await run(rt, 'const r = await get_orders();\n\nemitResult(r.data.nope.x);\n');
+      expect(bad.exitReason).toBe('error');
+      expect(bad.error).toMatchObject({ type: 'TypeError', frames: [expect.objectContaining({ line: 3 })] });
+    });
 
-  it('an endless loop ends with timeout, and the next job runs', async () => {
-    const r = await run(rt, 'while (true) {}\nemitResult(1);\n', { timeoutMs: 1500 });
-    expect(r).toMatchObject({ success: false, exitReason: 'timeout', runtime: rt });
-    expect((await run(rt, 'emitResult(1);\n')).data).toBe(1);
+    it('reads a declared credential; the script sees no process, require, fetch, Bun or Deno', async () => {
+      // Results are redacted (the value would read ***): compare inside the sandbox.
+      const c = await run(rt, 'emitResult(credential("shop_api_token") === "tok-bun-deno");\n');
+      expect(c.data).toBe(true);
+      const g = await run(
+        rt,
+        'emitResult([typeof process, typeof require, typeof globalThis.fetch, typeof Bun, typeof Deno].join(","));\n',
+        { validate: false },
+      );
+      expect(g.data).toBe('undefined,undefined,undefined,undefined,undefined');
+    });
+
+    it('blocks code generation from strings in the script realm and in the worker realm', async () => {
+      for (const body of [
+        'emitResult([].map.constructor("return 1")());\n',
+        // A helper is a function of the worker's own realm: its Function constructor is blocked too.
+        'emitResult(emitResult.constructor("return typeof process")());\n',
+        'emitResult(eval("1 + 1"));\n',
+      ]) {
+        const r = await run(rt, body, { validate: false });
+        expect(r.success, body).toBe(false);
+        expect(r.error?.message, body).toMatch(/Code generation from strings disallowed/);
+      }
+    });
+
+    it('an endless loop ends with timeout, and the next job runs', async () => {
+      const r = await run(rt, 'while (true) {}\nemitResult(1);\n', { timeoutMs: 1500 });
+      expect(r).toMatchObject({ success: false, exitReason: 'timeout', runtime: rt });
+      expect((await run(rt, 'emitResult(1);\n')).data).toBe(1);
+    });
   });
 });
 
-describe('bun and deno from the CLI and MCP', () => {
+describe('bun and deno from the CLI and MCP', { concurrent: true }, () => {
   it('toolsmith image build --runtime bun|deno answers the built tag', async () => {
     for (const rt of RUNTIMES) {
       const r = await cli(ws, ['image', 'build', '--runtime', rt]);
@@ -224,8 +227,12 @@ describe('bun and deno from the CLI and MCP', () => {
       file,
       'const u: { data: { email: string } } = await get_user({ user_id: "u3" });\nemitResult(u.data.email);\n',
     );
-    for (const rt of RUNTIMES) {
-      const r = await cli(ws, ['exec', file, '--sandbox', 'ecommerce', '--runtime', rt, '--json']);
+    // Both commands at once (each a one-shot container of its own).
+    const runs = await Promise.all(
+      RUNTIMES.map((rt) => cli(ws, ['exec', file, '--sandbox', 'ecommerce', '--runtime', rt, '--json'])),
+    );
+    for (const [i, rt] of RUNTIMES.entries()) {
+      const r = runs[i]!;
       expect(r.code, r.err).toBe(0);
       expect(JSON.parse(r.out)).toMatchObject({ success: true, data: 'grace@example.com', runtime: rt });
     }

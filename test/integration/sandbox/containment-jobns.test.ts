@@ -55,8 +55,13 @@ interface Whoami {
   max_userns: string;
 }
 
+/**
+ * One backend (its own factory, pool and containers) per suite. The suites run at the same time, a few
+ * at once (vitest's maxConcurrency): a gVisor container is slow to start, and its wait no longer holds up
+ * the suites after it. A suite's own cases run one after the other, in order.
+ */
 function suite(name: string, make: () => Promise<TestFactory>, body: (run: Run) => void) {
-  describe(name, () => {
+  describe(name, { concurrent: true }, () => {
     let backend: SandboxBackend;
     let factory: TestFactory;
     beforeAll(async () => {
@@ -67,8 +72,10 @@ function suite(name: string, make: () => Promise<TestFactory>, body: (run: Run) 
       await backend?.dispose();
       await factory?.dispose();
     });
-    body((code, timeoutMs = 15_000) =>
-      runPython(backend, code, { sandbox: 'fixture', tools: TOOLS, timeoutMs }),
+    describe('one case after another', { concurrent: false }, () =>
+      body((code, timeoutMs = 15_000) =>
+        runPython(backend, code, { sandbox: 'fixture', tools: TOOLS, timeoutMs }),
+      ),
     );
   });
 }

@@ -14,6 +14,7 @@ import { createSandboxManager } from '../../../src-main/app/sandbox-factory.ts';
 import { ToolsmithService } from '../../../src-main/app/service.ts';
 import { writeWheel } from '../../support/wheel.ts';
 import { removeWorkspace, repoRoot, tempWorkspace } from '../../support/workspace.ts';
+import { cliBin } from '../../support/cli-bin.ts';
 
 const docker = new Docker();
 const nonce = randomBytes(6).toString('hex');
@@ -22,11 +23,9 @@ const built = new Set<string>();
 
 function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
   return new Promise((resolve) => {
-    const p = spawn(
-      join(repoRoot, 'node_modules/.bin/node'),
-      [join(repoRoot, 'bin/toolsmith.mjs'), '--workspace', ws, ...args],
-      { stdio: ['ignore', 'pipe', 'pipe'] },
-    );
+    const p = spawn(join(repoRoot, 'node_modules/.bin/node'), [cliBin(), '--workspace', ws, ...args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
     p.stdout.on('data', (d: Buffer) => (out += d.toString()));
@@ -109,107 +108,113 @@ afterAll(async () => {
 
 const tagOf = (out: string) => out.trim().split('\n').pop() ?? '';
 
-describe('python dependencies from a local wheelhouse', () => {
-  it('image build --sandbox installs the wheel offline into a derived image, with progress', async () => {
-    const r = await cli(['image', 'build', '--sandbox', 'pydeps']);
-    expect(r.err).toMatch(/offline from wheels\//);
-    expect(r.err).toMatch(/Successfully installed toolsmith[-_]tiny-0\.1\.0/);
-    expect(r.code, r.err).toBe(0);
-    const tag = tagOf(r.out);
-    expect(tag).toMatch(/^toolsmith\/python-deps:[0-9a-f]{16}$/);
-    built.add(tag);
-    const info = await docker.getImage(tag).inspect();
-    expect(info.Config.User).toBe('65534:65534');
-  }, 300_000);
+// The Python and the node cases run at the same time (sandboxes and images of their own); each kind's
+// cases one after the other.
+describe('python dependencies from a local wheelhouse', { concurrent: true }, () => {
+  describe('one case after another', { concurrent: false }, () => {
+    it('image build --sandbox installs the wheel offline into a derived image, with progress', async () => {
+      const r = await cli(['image', 'build', '--sandbox', 'pydeps']);
+      expect(r.err).toMatch(/offline from wheels\//);
+      expect(r.err).toMatch(/Successfully installed toolsmith[-_]tiny-0\.1\.0/);
+      expect(r.code, r.err).toBe(0);
+      const tag = tagOf(r.out);
+      expect(tag).toMatch(/^toolsmith\/python-deps:[0-9a-f]{16}$/);
+      built.add(tag);
+      const info = await docker.getImage(tag).inspect();
+      expect(info.Config.User).toBe('65534:65534');
+    }, 300_000);
 
-  it('unchanged files: the second build is a cache hit (same image, nothing rebuilt)', async () => {
-    const first = await cli(['image', 'build', '--sandbox', 'pydeps']);
-    const tag = tagOf(first.out);
-    const id = (await docker.getImage(tag).inspect()).Id;
-    const again = await cli(['image', 'build', '--sandbox', 'pydeps']);
-    expect(again.code).toBe(0);
-    expect(tagOf(again.out)).toBe(tag);
-    expect(again.err).toMatch(/is up to date/);
-    expect(again.err).not.toMatch(/building toolsmith\/python-deps/);
-    expect((await docker.getImage(tag).inspect()).Id).toBe(id);
-  }, 300_000);
+    it('unchanged files: the second build is a cache hit (same image, nothing rebuilt)', async () => {
+      const first = await cli(['image', 'build', '--sandbox', 'pydeps']);
+      const tag = tagOf(first.out);
+      const id = (await docker.getImage(tag).inspect()).Id;
+      const again = await cli(['image', 'build', '--sandbox', 'pydeps']);
+      expect(again.code).toBe(0);
+      expect(tagOf(again.out)).toBe(tag);
+      expect(again.err).toMatch(/is up to date/);
+      expect(again.err).not.toMatch(/building toolsmith\/python-deps/);
+      expect((await docker.getImage(tag).inspect()).Id).toBe(id);
+    }, 300_000);
 
-  it('tool code imports the installed package in the sandbox', async () => {
-    const svc = ToolsmithService.open(ws, { sandboxFactory: createSandboxManager, oneShot: true });
-    try {
-      const r = await svc.execution.executeScript({
-        sandbox: 'pydeps',
-        language: 'python',
-        body: 'r = greet(name="Ada")\nemit_result(r.data)\n',
-      });
-      expect(r.error).toBeUndefined();
-      expect(r.data).toBe('hello Ada from a wheel');
-    } finally {
-      await svc.close();
-    }
-  }, 300_000);
+    it('tool code imports the installed package in the sandbox', async () => {
+      const svc = ToolsmithService.open(ws, { sandboxFactory: createSandboxManager, oneShot: true });
+      try {
+        const r = await svc.execution.executeScript({
+          sandbox: 'pydeps',
+          language: 'python',
+          body: 'r = greet(name="Ada")\nemit_result(r.data)\n',
+        });
+        expect(r.error).toBeUndefined();
+        expect(r.data).toBe('hello Ada from a wheel');
+      } finally {
+        await svc.close();
+      }
+    }, 300_000);
 
-  it('a sandbox with its own isolation level (gVisor) runs in its derived image too', async () => {
-    const svc = ToolsmithService.open(ws, { sandboxFactory: createSandboxManager, oneShot: true });
-    try {
-      const r = await svc.execution.executeScript({
-        sandbox: 'pydepsgvisor',
-        language: 'python',
-        body: 'r = greet(name="Grace")\nemit_result(r.data)\n',
-      });
-      expect(r.error).toBeUndefined();
-      expect(r.isolation).toBe('gvisor');
-      expect(r.data).toBe('hello Grace from a wheel');
-    } finally {
-      await svc.close();
-    }
-  }, 300_000);
+    it('a sandbox with its own isolation level (gVisor) runs in its derived image too', async () => {
+      const svc = ToolsmithService.open(ws, { sandboxFactory: createSandboxManager, oneShot: true });
+      try {
+        const r = await svc.execution.executeScript({
+          sandbox: 'pydepsgvisor',
+          language: 'python',
+          body: 'r = greet(name="Grace")\nemit_result(r.data)\n',
+        });
+        expect(r.error).toBeUndefined();
+        expect(r.isolation).toBe('gvisor');
+        expect(r.data).toBe('hello Grace from a wheel');
+      } finally {
+        await svc.close();
+      }
+    }, 300_000);
 
-  it('a package with no wheel and no index: a clear error naming it', async () => {
-    const r = await cli(['image', 'build', '--sandbox', 'pymissing']);
-    expect(r.code).not.toBe(0);
-    expect(r.err).toContain(`"toolsmith-not-here-${nonce}==1.0"`);
-    expect(r.err).toMatch(/no package index answers here/);
-    expect(r.err).toContain('sandboxes/pymissing/wheels/');
-    // the same error reaches a script run in that sandbox (the image is built on first use)
-    const svc = ToolsmithService.open(ws, { sandboxFactory: createSandboxManager, oneShot: true });
-    try {
-      const run = await svc.execution.executeScript({
-        sandbox: 'pymissing',
-        language: 'python',
-        body: 'emit_result(1)\n',
-      });
-      expect(run.exitReason).toBe('infra');
-      expect(run.error?.message).toContain(`toolsmith-not-here-${nonce}`);
-    } finally {
-      await svc.close();
-    }
-  }, 300_000);
+    it('a package with no wheel and no index: a clear error naming it', async () => {
+      const r = await cli(['image', 'build', '--sandbox', 'pymissing']);
+      expect(r.code).not.toBe(0);
+      expect(r.err).toContain(`"toolsmith-not-here-${nonce}==1.0"`);
+      expect(r.err).toMatch(/no package index answers here/);
+      expect(r.err).toContain('sandboxes/pymissing/wheels/');
+      // the same error reaches a script run in that sandbox (the image is built on first use)
+      const svc = ToolsmithService.open(ws, { sandboxFactory: createSandboxManager, oneShot: true });
+      try {
+        const run = await svc.execution.executeScript({
+          sandbox: 'pymissing',
+          language: 'python',
+          body: 'emit_result(1)\n',
+        });
+        expect(run.exitReason).toBe('infra');
+        expect(run.error?.message).toContain(`toolsmith-not-here-${nonce}`);
+      } finally {
+        await svc.close();
+      }
+    }, 300_000);
+  });
 });
 
-describe('node dependencies from the npm registry', () => {
-  it('package.json is installed (no install scripts) into a derived node image, cached by hash', async () => {
-    const r = await cli(['image', 'build', '--sandbox', 'nodedeps', '--runtime', 'node']);
-    expect(r.code, r.err).toBe(0);
-    expect(r.err).toMatch(/--ignore-scripts/);
-    const tag = tagOf(r.out);
-    expect(tag).toMatch(/^toolsmith\/node-deps:[0-9a-f]{16}$/);
-    built.add(tag);
-    // the dependency loads inside the image, with no network
-    expect(await runNode(tag, 'console.log(require("is-number")(5), require("is-number")("x"))')).toBe(
-      'true false',
-    );
-    const again = await cli(['image', 'build', '--sandbox', 'nodedeps']);
-    expect(tagOf(again.out)).toBe(tag);
-    expect(again.err).toMatch(/is up to date/);
-  }, 300_000);
+describe('node dependencies from the npm registry', { concurrent: true }, () => {
+  describe('one case after another', { concurrent: false }, () => {
+    it('package.json is installed (no install scripts) into a derived node image, cached by hash', async () => {
+      const r = await cli(['image', 'build', '--sandbox', 'nodedeps', '--runtime', 'node']);
+      expect(r.code, r.err).toBe(0);
+      expect(r.err).toMatch(/--ignore-scripts/);
+      const tag = tagOf(r.out);
+      expect(tag).toMatch(/^toolsmith\/node-deps:[0-9a-f]{16}$/);
+      built.add(tag);
+      // the dependency loads inside the image, with no network
+      expect(await runNode(tag, 'console.log(require("is-number")(5), require("is-number")("x"))')).toBe(
+        'true false',
+      );
+      const again = await cli(['image', 'build', '--sandbox', 'nodedeps']);
+      expect(tagOf(again.out)).toBe(tag);
+      expect(again.err).toMatch(/is up to date/);
+    }, 300_000);
 
-  it('a package the registry does not have: a clear error naming it', async () => {
-    const r = await cli(['image', 'build', '--sandbox', 'nodemissing', '--runtime', 'node']);
-    expect(r.code).not.toBe(0);
-    expect(r.err).toContain(`"toolsmith-no-such-package-${nonce}"`);
-    expect(r.err).toMatch(/npm registry does not have/);
-  }, 300_000);
+    it('a package the registry does not have: a clear error naming it', async () => {
+      const r = await cli(['image', 'build', '--sandbox', 'nodemissing', '--runtime', 'node']);
+      expect(r.code).not.toBe(0);
+      expect(r.err).toContain(`"toolsmith-no-such-package-${nonce}"`);
+      expect(r.err).toMatch(/npm registry does not have/);
+    }, 300_000);
+  });
 });
 
 async function runNode(image: string, code: string): Promise<string> {

@@ -215,235 +215,245 @@ const WALL: [string, string, RegExp][] = [
 ];
 
 const { docker, bubblewrap } = ISOLATION_LEVELS;
-describe.each([docker, bubblewrap])('Python red team, host validation off: %s', (name, level, make) => {
-  let backend: SandboxBackend;
-  let factory: TestFactory;
-  beforeAll(async () => {
-    factory = await make();
-    backend = testBackend(factory, {
-      toolsSource,
-      pool: { maxSize: 1, maxJobsPerWorker: 10_000, queueTimeoutMs: 60_000, standby: 0 },
+// The two levels run at the same time, each on its own backend and pool; a level's cases one after the other.
+describe.each([docker, bubblewrap])(
+  'Python red team, host validation off: %s',
+  { concurrent: true },
+  (name, level, make) => {
+    let backend: SandboxBackend;
+    let factory: TestFactory;
+    beforeAll(async () => {
+      factory = await make();
+      backend = testBackend(factory, {
+        toolsSource,
+        pool: { maxSize: 1, maxJobsPerWorker: 10_000, queueTimeoutMs: 60_000, standby: 0 },
+      });
+    }, 300_000);
+    afterAll(async () => {
+      await backend?.dispose();
+      await factory?.dispose();
     });
-  }, 300_000);
-  afterAll(async () => {
-    await backend?.dispose();
-    await factory?.dispose();
-  });
-  const run = (code: string): Promise<ExecutionResult> =>
-    runPython(backend, code, { sandbox: 'redteam', tools: TOOLS, timeoutMs: 10_000 });
-  const why = (r: ExecutionResult) => `${r.error?.type ?? ''}: ${r.error?.message ?? ''}`;
+    describe('one case after another', { concurrent: false }, () => {
+      const run = (code: string): Promise<ExecutionResult> =>
+        runPython(backend, code, { sandbox: 'redteam', tools: TOOLS, timeoutMs: 10_000 });
+      const why = (r: ExecutionResult) => `${r.error?.type ?? ''}: ${r.error?.message ?? ''}`;
 
-  it('the wall lets honest code through: the unchecked path runs a plain script', async () => {
-    const r = await run(uncheckedScript('r = get_orders()\nemit_result(r.data[0]["total"])\n'));
-    expect(r).toMatchObject({ success: true, data: 10.5, isolation: level });
-  }, 60_000);
+      it('the wall lets honest code through: the unchecked path runs a plain script', async () => {
+        const r = await run(uncheckedScript('r = get_orders()\nemit_result(r.data[0]["total"])\n'));
+        expect(r).toMatchObject({ success: true, data: 10.5, isolation: level });
+      }, 60_000);
 
-  it.each(Object.keys(WORST))(
-    '%s: refused by the worker re-check, and stopped at run time',
-    async (file) => {
-      const attack = attacks.find((a) => a.name === file);
-      expect(attack, `${file} is in the corpus`).toBeDefined();
-      const direct = await run(attack!.code);
-      expect(direct.exitReason, why(direct)).toBe('rejected');
-      expect(direct.error?.type).toBe('ValidationError');
-      const r = await run(uncheckedScript(attack!.code));
-      expect(r.success, `${file} ran to its end: ${JSON.stringify(r.data)}`).toBe(false);
-      expect(why(r)).toMatch(WORST[file]!);
-    },
-    60_000,
-  );
-
-  it.each(POPEN)(
-    'past both checks, os.popen("id") through %s is refused while the script is on the stack',
-    async (_what, code) => {
-      const r = await run(uncheckedScript(code));
-      expect(r.success, `ran: ${JSON.stringify(r.data)}`).toBe(false);
-      expect(why(r)).toMatch(/^PermissionError: .* is not available to scripts/);
-      expect(JSON.stringify(r)).not.toMatch(/uid=\d+/);
-    },
-    60_000,
-  );
-
-  it.each(WALL)(
-    'past both checks, an attack on the wall itself (%s) is refused',
-    async (_what, code, refusal) => {
-      const r = await run(uncheckedScript(code));
-      expect(r.success, `ran: ${JSON.stringify(r.data)}`).toBe(false);
-      expect(why(r)).toMatch(refusal);
-      expect(JSON.stringify(r)).not.toMatch(/uid=\d+/);
-    },
-    60_000,
-  );
-
-  it("an exception of the worker's own ValidationError class raised at run time is an error, not a refusal by validation", async () => {
-    const r = await run(
-      uncheckedScript('get_orders()\nraise getattr.__globals__["ValidationError"]("chosen by the script")\n'),
-    );
-    expect(r.exitReason).toBe('error');
-    expect(r.error).toMatchObject({ type: 'ValidationError', message: 'chosen by the script' });
-    expect(r.toolCalls.map((t) => t.name)).toEqual(['get_orders', 'unchecked']);
-    const refused = await run('import os\nemit_result(1)\n');
-    expect(refused.exitReason).toBe('rejected');
-  }, 60_000);
-
-  it.each([
-    ['a raise statement', 'get_orders()\nraise len.__self__.MemoryError\n'],
-    ['a raised instance', 'get_orders()\nraise len.__self__.MemoryError("chosen by the script")\n'],
-    [
-      'a generator thrown into',
-      'def g():\n    yield 1\nx = g()\nnext(x)\nx.throw(len.__self__.MemoryError())\n',
-    ],
-    ['a fresh generator thrown into', 'def g():\n    yield 1\ng().throw(len.__self__.MemoryError)\n'],
-    ['a subclass', 'M = len.__self__.type("M", (len.__self__.MemoryError,), {})\nraise M()\n'],
-  ])(
-    'past both checks, a MemoryError the script raises itself (%s) is an error, not out of memory',
-    async (_what, code) => {
-      const r = await run(uncheckedScript(code));
-      expect(r.exitReason, why(r)).toBe('error');
-      expect(r.error?.type).toBe('MemoryError');
-      // The worker was not replaced for it: the next job runs on it.
-      expect((await run('emit_result(1)\n')).data).toBe(1);
-    },
-    60_000,
-  );
-
-  it("the interpreter's own MemoryError (an allocation that fails) is still out of memory, also past both checks", async () => {
-    const r = await run(uncheckedScript('x = b"a" * (10**15)\nemit_result(len(x))\n'));
-    expect(r.exitReason, why(r)).toBe('oom');
-    const checked = await run('x = [0] * (2**60)\nemit_result(len(x))\n');
-    expect(checked.exitReason, why(checked)).toBe('oom');
-  }, 60_000);
-
-  it('tool code stands between: a tool the script calls may do what its author wrote (the wall is for script code)', async () => {
-    const r = await run('r = stamp()\nemit_result(r.data)\n');
-    expect(r, why(r)).toMatchObject({ success: true, data: { uid: expect.stringMatching(/^uid=/) } });
-  }, 60_000);
-
-  it("a class patched past every check still cannot change a tool's record (built from the boundary)", async () => {
-    // type.__setattr__ (the real type: the metaclass's own type) goes round the sealed metaclass: only the trace's own reading of the slots keeps
-    // the record true. The script's own answer is its own business.
-    const forged =
-      'B = len.__self__\nT = B.type(B.type(ToolResponse))\nT.__setattr__(ToolResponse, "to_dict", lambda self: {"success": True, "data": "forged"})\nr = get_orders()\nemit_result(r.to_dict())\n';
-    const r = await run(uncheckedScript(forged));
-    expect(r.success, why(r)).toBe(true);
-    const trace = r.toolCalls.find((t) => t.name === 'get_orders');
-    expect(trace?.result).toEqual({ success: true, data: ORDERS });
-  }, 60_000);
-
-  it.each([
-    ['os.system', 'os = random.seed.__func__.__globals__["_os"]\nos.system("true")\nemit_result(1)\n'],
-    ['open', 'b = len.__self__\nemit_result(b.open("/etc/hostname").read())\n'],
-    ['compile', 'b = len.__self__\nb.exec("x = 1")\nemit_result(1)\n'],
-    ['import ctypes', 'b = len.__self__\nemit_result(str(b.__import__("ctypes")))\n'],
-    ['import os', 'emit_result(len.__self__.__import__("os").getcwd())\n'],
-  ])(
-    'past both checks, an audited operation (%s) is still refused to script code',
-    async (what, code) => {
-      const r = await run(uncheckedScript(code));
-      expect(r.success).toBe(false);
-      expect(why(r)).toMatch(new RegExp(`^PermissionError: ${what} is not available to scripts`));
-    },
-    60_000,
-  );
-
-  it('type() of a class is refused: the real type (a metaclass) would make classes whose dunders read any attribute', async () => {
-    // Past both static checks: type(type(1)) is the real type; a metaclass whose __instancecheck__ says yes
-    // and a class whose __match_args__ names a dunder make a match pattern read emit_result.__self__ (the
-    // job's Child), whose send forges a tool record that never crossed the boundary.
-    const attack = [
-      'k = type(1)',
-      'T = type(k)',
-      'u = "_" * 2',
-      'M = T("M", (T,), {u + "instancecheck" + u: lambda cls, obj: True})',
-      'D = M("D", (), {u + "match_args" + u: (u + "self" + u,)})',
-      'match emit_result:',
-      '    case D(child):',
-      '        child.send({"type": "trace", "name": "get_user", "args": {"user_id": "forged"}, "ms": 1, "location": "sandbox", "result": {"success": True}})',
-      'emit_result(1)',
-      '',
-    ].join('\n');
-    // The host refuses type() of a plain class (165-type-of-type.py), not of a variable holding one.
-    expect(validatePython(attack, { tools: TOOLS }).valid).toBe(true);
-    const r = await run(attack);
-    expect(r.toolCalls.map((t) => t.name)).toEqual([]);
-    expect(r.success).toBe(false);
-    expect(why(r)).toMatch(/^TypeError: type\(\) of a class is not available/);
-    for (const cls of ['ToolResponse', 'ValueError', 'int', 'type(1)']) {
-      const r2 = await run(`k = type(${cls})\nemit_result(1)\n`);
-      expect(why(r2), cls).toMatch(/^TypeError: type\(\) of a class is not available/);
-    }
-    const honest = await run('emit_result([type(1) is int, type("a") == str, type([]) is list])\n');
-    expect(honest).toMatchObject({ success: true, data: [true, true, true] });
-  }, 60_000);
-
-  it('the tool record holds the arguments as they crossed, whatever happens to them later', async () => {
-    const r = await run(
-      'a = ["pending"]\nx = get_orders(status=a[0])\na.append("later")\nemit_result(len(a))\n',
-    );
-    expect(r.success, why(r)).toBe(true);
-    expect(r.toolCalls[0]).toMatchObject({ name: 'get_orders', args: { status: 'pending' } });
-  }, 60_000);
-
-  it('whatever the subset offers works at run time: common functions of every allowed module, in the real sandbox', async () => {
-    const code = readFileSync(join(repoRoot, 'test/fixtures/python-honest/every-module.py'), 'utf8');
-    const host = validatePython(code, { tools: TOOLS });
-    expect(host.violations.map((v) => `${v.rule}: ${v.message}`)).toEqual([]);
-    const r = await run(code);
-    expect(r.success, why(r)).toBe(true);
-    const out = r.data as Record<string, unknown[]>;
-    expect(out['datetime']?.slice(0, 2)).toEqual(['2024-03-05 Tuesday', '14:30 UTC']);
-    expect(out['time']?.slice(0, 2)).toEqual(['1970', 2024]);
-    expect(out['format']).toEqual(['x-007', '2024', '9']);
-    expect(out['functools']?.slice(0, 2)).toEqual([24, 6765]);
-    expect(out['statistics']?.[0]).toBe(3.5);
-    expect(Object.keys(out).sort()).toEqual(
-      [
-        'collections',
-        'datetime',
-        'format',
-        'functools',
-        'itertools',
-        'json',
-        'json_error',
-        'math',
-        're',
-        'random',
-        'shuffled',
-        'stat_error',
-        'statistics',
-        'time',
-      ].sort(),
-    );
-  }, 60_000);
-
-  it('honest scripts never meet the wall (the benign corpus raises no PermissionError)', async () => {
-    for (const b of corpus('benign')) {
-      const r = await run(b.code);
-      expect(r.error?.type, `${b.name}: ${why(r)}`).not.toBe('PermissionError');
-      expect(r.exitReason, `${b.name}: ${why(r)}`).not.toBe('rejected');
-    }
-  }, 300_000);
-
-  if (name === 'docker')
-    it('the whole corpus: refused by the host, by the worker re-check, stopped at run time', async () => {
-      const counts = { tried: 0, host: 0, worker: 0, runtime: 0 };
-      const escaped: string[] = [];
-      const ran: string[] = [];
-      for (const a of attacks) {
-        counts.tried++;
-        if (!validatePython(a.code, { tools: TOOLS }).valid) counts.host++;
-        const direct = await run(a.code);
-        if (direct.exitReason === 'rejected') counts.worker++;
-        else if (!HOST_ONLY.has(a.rule)) escaped.push(`${a.name} passed the worker re-check: ${why(direct)}`);
-        const r = await run(uncheckedScript(a.code));
-        if (!r.success) counts.runtime++;
-        else ran.push(a.name);
-      }
-      console.log(
-        `python red team (${level}): ${JSON.stringify(counts)}; ran to their end unchecked: ${ran.join(' ')}`,
+      it.each(Object.keys(WORST))(
+        '%s: refused by the worker re-check, and stopped at run time',
+        async (file) => {
+          const attack = attacks.find((a) => a.name === file);
+          expect(attack, `${file} is in the corpus`).toBeDefined();
+          const direct = await run(attack!.code);
+          expect(direct.exitReason, why(direct)).toBe('rejected');
+          expect(direct.error?.type).toBe('ValidationError');
+          const r = await run(uncheckedScript(attack!.code));
+          expect(r.success, `${file} ran to its end: ${JSON.stringify(r.data)}`).toBe(false);
+          expect(why(r)).toMatch(WORST[file]!);
+        },
+        60_000,
       );
-      expect(escaped).toEqual([]);
-      expect(counts.host).toBe(counts.tried);
-      expect(counts.tried).toBeGreaterThanOrEqual(160);
-    }, 600_000);
-});
+
+      it.each(POPEN)(
+        'past both checks, os.popen("id") through %s is refused while the script is on the stack',
+        async (_what, code) => {
+          const r = await run(uncheckedScript(code));
+          expect(r.success, `ran: ${JSON.stringify(r.data)}`).toBe(false);
+          expect(why(r)).toMatch(/^PermissionError: .* is not available to scripts/);
+          expect(JSON.stringify(r)).not.toMatch(/uid=\d+/);
+        },
+        60_000,
+      );
+
+      it.each(WALL)(
+        'past both checks, an attack on the wall itself (%s) is refused',
+        async (_what, code, refusal) => {
+          const r = await run(uncheckedScript(code));
+          expect(r.success, `ran: ${JSON.stringify(r.data)}`).toBe(false);
+          expect(why(r)).toMatch(refusal);
+          expect(JSON.stringify(r)).not.toMatch(/uid=\d+/);
+        },
+        60_000,
+      );
+
+      it("an exception of the worker's own ValidationError class raised at run time is an error, not a refusal by validation", async () => {
+        const r = await run(
+          uncheckedScript(
+            'get_orders()\nraise getattr.__globals__["ValidationError"]("chosen by the script")\n',
+          ),
+        );
+        expect(r.exitReason).toBe('error');
+        expect(r.error).toMatchObject({ type: 'ValidationError', message: 'chosen by the script' });
+        expect(r.toolCalls.map((t) => t.name)).toEqual(['get_orders', 'unchecked']);
+        const refused = await run('import os\nemit_result(1)\n');
+        expect(refused.exitReason).toBe('rejected');
+      }, 60_000);
+
+      it.each([
+        ['a raise statement', 'get_orders()\nraise len.__self__.MemoryError\n'],
+        ['a raised instance', 'get_orders()\nraise len.__self__.MemoryError("chosen by the script")\n'],
+        [
+          'a generator thrown into',
+          'def g():\n    yield 1\nx = g()\nnext(x)\nx.throw(len.__self__.MemoryError())\n',
+        ],
+        ['a fresh generator thrown into', 'def g():\n    yield 1\ng().throw(len.__self__.MemoryError)\n'],
+        ['a subclass', 'M = len.__self__.type("M", (len.__self__.MemoryError,), {})\nraise M()\n'],
+      ])(
+        'past both checks, a MemoryError the script raises itself (%s) is an error, not out of memory',
+        async (_what, code) => {
+          const r = await run(uncheckedScript(code));
+          expect(r.exitReason, why(r)).toBe('error');
+          expect(r.error?.type).toBe('MemoryError');
+          // The worker was not replaced for it: the next job runs on it.
+          expect((await run('emit_result(1)\n')).data).toBe(1);
+        },
+        60_000,
+      );
+
+      it("the interpreter's own MemoryError (an allocation that fails) is still out of memory, also past both checks", async () => {
+        const r = await run(uncheckedScript('x = b"a" * (10**15)\nemit_result(len(x))\n'));
+        expect(r.exitReason, why(r)).toBe('oom');
+        const checked = await run('x = [0] * (2**60)\nemit_result(len(x))\n');
+        expect(checked.exitReason, why(checked)).toBe('oom');
+      }, 60_000);
+
+      it('tool code stands between: a tool the script calls may do what its author wrote (the wall is for script code)', async () => {
+        const r = await run('r = stamp()\nemit_result(r.data)\n');
+        expect(r, why(r)).toMatchObject({ success: true, data: { uid: expect.stringMatching(/^uid=/) } });
+      }, 60_000);
+
+      it("a class patched past every check still cannot change a tool's record (built from the boundary)", async () => {
+        // type.__setattr__ (the real type: the metaclass's own type) goes round the sealed metaclass: only the trace's own reading of the slots keeps
+        // the record true. The script's own answer is its own business.
+        const forged =
+          'B = len.__self__\nT = B.type(B.type(ToolResponse))\nT.__setattr__(ToolResponse, "to_dict", lambda self: {"success": True, "data": "forged"})\nr = get_orders()\nemit_result(r.to_dict())\n';
+        const r = await run(uncheckedScript(forged));
+        expect(r.success, why(r)).toBe(true);
+        const trace = r.toolCalls.find((t) => t.name === 'get_orders');
+        expect(trace?.result).toEqual({ success: true, data: ORDERS });
+      }, 60_000);
+
+      it.each([
+        ['os.system', 'os = random.seed.__func__.__globals__["_os"]\nos.system("true")\nemit_result(1)\n'],
+        ['open', 'b = len.__self__\nemit_result(b.open("/etc/hostname").read())\n'],
+        ['compile', 'b = len.__self__\nb.exec("x = 1")\nemit_result(1)\n'],
+        ['import ctypes', 'b = len.__self__\nemit_result(str(b.__import__("ctypes")))\n'],
+        ['import os', 'emit_result(len.__self__.__import__("os").getcwd())\n'],
+      ])(
+        'past both checks, an audited operation (%s) is still refused to script code',
+        async (what, code) => {
+          const r = await run(uncheckedScript(code));
+          expect(r.success).toBe(false);
+          expect(why(r)).toMatch(new RegExp(`^PermissionError: ${what} is not available to scripts`));
+        },
+        60_000,
+      );
+
+      it('type() of a class is refused: the real type (a metaclass) would make classes whose dunders read any attribute', async () => {
+        // Past both static checks: type(type(1)) is the real type; a metaclass whose __instancecheck__ says yes
+        // and a class whose __match_args__ names a dunder make a match pattern read emit_result.__self__ (the
+        // job's Child), whose send forges a tool record that never crossed the boundary.
+        const attack = [
+          'k = type(1)',
+          'T = type(k)',
+          'u = "_" * 2',
+          'M = T("M", (T,), {u + "instancecheck" + u: lambda cls, obj: True})',
+          'D = M("D", (), {u + "match_args" + u: (u + "self" + u,)})',
+          'match emit_result:',
+          '    case D(child):',
+          '        child.send({"type": "trace", "name": "get_user", "args": {"user_id": "forged"}, "ms": 1, "location": "sandbox", "result": {"success": True}})',
+          'emit_result(1)',
+          '',
+        ].join('\n');
+        // The host refuses type() of a plain class (165-type-of-type.py), not of a variable holding one.
+        expect(validatePython(attack, { tools: TOOLS }).valid).toBe(true);
+        const r = await run(attack);
+        expect(r.toolCalls.map((t) => t.name)).toEqual([]);
+        expect(r.success).toBe(false);
+        expect(why(r)).toMatch(/^TypeError: type\(\) of a class is not available/);
+        for (const cls of ['ToolResponse', 'ValueError', 'int', 'type(1)']) {
+          const r2 = await run(`k = type(${cls})\nemit_result(1)\n`);
+          expect(why(r2), cls).toMatch(/^TypeError: type\(\) of a class is not available/);
+        }
+        const honest = await run('emit_result([type(1) is int, type("a") == str, type([]) is list])\n');
+        expect(honest).toMatchObject({ success: true, data: [true, true, true] });
+      }, 60_000);
+
+      it('the tool record holds the arguments as they crossed, whatever happens to them later', async () => {
+        const r = await run(
+          'a = ["pending"]\nx = get_orders(status=a[0])\na.append("later")\nemit_result(len(a))\n',
+        );
+        expect(r.success, why(r)).toBe(true);
+        expect(r.toolCalls[0]).toMatchObject({ name: 'get_orders', args: { status: 'pending' } });
+      }, 60_000);
+
+      it('whatever the subset offers works at run time: common functions of every allowed module, in the real sandbox', async () => {
+        const code = readFileSync(join(repoRoot, 'test/fixtures/python-honest/every-module.py'), 'utf8');
+        const host = validatePython(code, { tools: TOOLS });
+        expect(host.violations.map((v) => `${v.rule}: ${v.message}`)).toEqual([]);
+        const r = await run(code);
+        expect(r.success, why(r)).toBe(true);
+        const out = r.data as Record<string, unknown[]>;
+        expect(out['datetime']?.slice(0, 2)).toEqual(['2024-03-05 Tuesday', '14:30 UTC']);
+        expect(out['time']?.slice(0, 2)).toEqual(['1970', 2024]);
+        expect(out['format']).toEqual(['x-007', '2024', '9']);
+        expect(out['functools']?.slice(0, 2)).toEqual([24, 6765]);
+        expect(out['statistics']?.[0]).toBe(3.5);
+        expect(Object.keys(out).sort()).toEqual(
+          [
+            'collections',
+            'datetime',
+            'format',
+            'functools',
+            'itertools',
+            'json',
+            'json_error',
+            'math',
+            're',
+            'random',
+            'shuffled',
+            'stat_error',
+            'statistics',
+            'time',
+          ].sort(),
+        );
+      }, 60_000);
+
+      it('honest scripts never meet the wall (the benign corpus raises no PermissionError)', async () => {
+        for (const b of corpus('benign')) {
+          const r = await run(b.code);
+          expect(r.error?.type, `${b.name}: ${why(r)}`).not.toBe('PermissionError');
+          expect(r.exitReason, `${b.name}: ${why(r)}`).not.toBe('rejected');
+        }
+      }, 300_000);
+
+      if (name === 'docker')
+        it('the whole corpus: refused by the host, by the worker re-check, stopped at run time', async () => {
+          const counts = { tried: 0, host: 0, worker: 0, runtime: 0 };
+          const escaped: string[] = [];
+          const ran: string[] = [];
+          for (const a of attacks) {
+            counts.tried++;
+            if (!validatePython(a.code, { tools: TOOLS }).valid) counts.host++;
+            const direct = await run(a.code);
+            if (direct.exitReason === 'rejected') counts.worker++;
+            else if (!HOST_ONLY.has(a.rule))
+              escaped.push(`${a.name} passed the worker re-check: ${why(direct)}`);
+            const r = await run(uncheckedScript(a.code));
+            if (!r.success) counts.runtime++;
+            else ran.push(a.name);
+          }
+          console.log(
+            `python red team (${level}): ${JSON.stringify(counts)}; ran to their end unchecked: ${ran.join(' ')}`,
+          );
+          expect(escaped).toEqual([]);
+          expect(counts.host).toBe(counts.tried);
+          expect(counts.tried).toBeGreaterThanOrEqual(160);
+        }, 600_000);
+    });
+  },
+);

@@ -15,6 +15,7 @@ import { forgetDownEndpoints } from '../../../src-main/infra/llm/reachability.ts
 import { startLlmServer } from '../../support/llm-server.ts';
 import type { LlmServer, RecordedRequest } from '../../support/llm-server.ts';
 import { removeWorkspace, repoRoot, tempWorkspace } from '../../support/workspace.ts';
+import { cliBin } from '../../support/cli-bin.ts';
 
 const STORED = 'sk-stored-7d1e0b5a9c3f4e21';
 const ENV_KEY = 'sk-env-0a9b8c7d6e5f4a3b';
@@ -35,11 +36,10 @@ const sawKey = (s: LlmServer) => s.requests.some((r) => auth(r).includes('sk-'))
 
 function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
   return new Promise((resolve) => {
-    const p = spawn(
-      join(repoRoot, 'node_modules/.bin/node'),
-      [join(repoRoot, 'bin/toolsmith.mjs'), '--workspace', ws, ...args],
-      { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, TS_TEST_KEY: ENV_KEY } },
-    );
+    const p = spawn(join(repoRoot, 'node_modules/.bin/node'), [cliBin(), '--workspace', ws, ...args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, TS_TEST_KEY: ENV_KEY },
+    });
     let out = '';
     let err = '';
     p.stdout.on('data', (d: Buffer) => (out += d.toString()));

@@ -7,6 +7,7 @@ import { startLlmServer } from '../../support/llm-server.ts';
 import type { LlmServer } from '../../support/llm-server.ts';
 import { fence, ORACLE, scriptedConfig, taskOf } from '../../support/suite-oracle.ts';
 import { repoRoot, tempWorkspace } from '../../support/workspace.ts';
+import { cliBin } from '../../support/cli-bin.ts';
 
 let client: Client;
 let llm: LlmServer;
@@ -19,7 +20,7 @@ beforeAll(async () => {
   await client.connect(
     new StdioClientTransport({
       command: join(repoRoot, 'node_modules/.bin/node'),
-      args: [join(repoRoot, 'bin/toolsmith.mjs'), '--workspace', ws, 'mcp'],
+      args: [cliBin(), '--workspace', ws, 'mcp'],
       stderr: 'pipe',
     }),
   );

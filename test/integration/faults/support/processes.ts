@@ -9,6 +9,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Docker from 'dockerode';
 import { repoRoot } from '../../../support/workspace.ts';
+import { cliBin } from '../../../support/cli-bin.ts';
 
 export interface CliProcess {
   child: ChildProcess;
@@ -23,11 +24,10 @@ export function cliProcess(
   args: string[],
   env: Record<string, string> = {},
 ): CliProcess {
-  const child = spawn(
-    join(repoRoot, 'node_modules/.bin/node'),
-    [join(repoRoot, 'bin/toolsmith.mjs'), '--workspace', ws, ...args],
-    { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, TOOLSMITH_DATA_DIR: dataDir, ...env } },
-  );
+  const child = spawn(join(repoRoot, 'node_modules/.bin/node'), [cliBin(), '--workspace', ws, ...args], {
+    stdio: ['pipe', 'pipe', 'pipe'],
+    env: { ...process.env, TOOLSMITH_DATA_DIR: dataDir, ...env },
+  });
   let out = '';
   let err = '';
   child.stdout?.on('data', (d: Buffer) => (out += d.toString()));

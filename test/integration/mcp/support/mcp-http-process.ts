@@ -3,6 +3,7 @@ import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { repoRoot } from '../../../support/workspace.ts';
+import { cliBin } from '../../../support/cli-bin.ts';
 
 export interface McpHttpProcess {
   url: string;
@@ -15,7 +16,7 @@ export interface McpHttpProcess {
 
 export const toolsmithArgv = (ws: string, args: string[]): [string, string[]] => [
   join(repoRoot, 'node_modules/.bin/node'),
-  [join(repoRoot, 'bin/toolsmith.mjs'), '--workspace', ws, ...args],
+  [cliBin(), '--workspace', ws, ...args],
 ];
 
 /** Runs `toolsmith ... ARGS` to its end: exit code and output. */
