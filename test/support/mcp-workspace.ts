@@ -51,6 +51,7 @@ timeout_ms = ${t}
 command = ${q(nodeBin)}
 args = [${q(faultyServer)}]
 timeout_ms = 1500
+startup_timeout_ms = 60000
 
 [mcp_servers.silent]
 command = ${q(nodeBin)}
