@@ -52,6 +52,12 @@ export const mcpServerSchema = z
     headers: z.record(z.string(), envRef).default({}),
     /** Per-request time limit (connect, list, call). */
     timeout_ms: z.number().int().positive().max(600_000).default(30_000),
+    /**
+     * Time limit for starting the server: its process (stdio) or connection, `initialize` and the first
+     * tool list (default: `timeout_ms`). A Node server took 5 to 7 s to answer initialize at load 11, so a
+     * short per-call limit need not also be the limit to start.
+     */
+    startup_timeout_ms: z.number().int().positive().max(600_000).optional(),
     description: z.string().default(''),
   })
   .refine((s) => (s.command === undefined) !== (s.url === undefined), {

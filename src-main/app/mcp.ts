@@ -163,6 +163,7 @@ export function mcpServersView(svc: McpDeps & ConfigDeps): McpServerView[] {
           ...(d.url !== undefined ? { url: d.url } : {}),
           headers: d.headers,
           timeout_ms: d.timeout_ms,
+          ...(d.startup_timeout_ms !== undefined ? { startup_timeout_ms: d.startup_timeout_ms } : {}),
         },
         sandboxes: Object.entries(svc.config.sandboxes)
           .filter(([, s]) => name in s.mcp)
@@ -267,6 +268,7 @@ export async function saveMcpServer(
   if (def.url !== undefined) table['url'] = def.url;
   if (Object.keys(def.headers).length) table['headers'] = def.headers;
   table['timeout_ms'] = def.timeout_ms;
+  if (def.startup_timeout_ms !== undefined) table['startup_timeout_ms'] = def.startup_timeout_ms;
   if (def.description) table['description'] = def.description;
   text += `\n${header}\n${Object.entries(table)
     .map(([k, v]) => `${k} = ${tomlValue(v)}`)

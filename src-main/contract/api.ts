@@ -195,6 +195,7 @@ export const requests = {
       url: z.string().max(4096).optional(),
       headers: z.record(z.string(), z.string().max(200)).optional(),
       timeout_ms: z.number().int().positive().max(600_000).optional(),
+      startup_timeout_ms: z.number().int().positive().max(600_000).optional(),
       description: z.string().max(2000).optional(),
       sandbox: name.optional(),
     })
@@ -380,6 +381,7 @@ export interface McpServerView {
     url?: string;
     headers: Record<string, string>;
     timeout_ms: number;
+    startup_timeout_ms?: number;
   };
   sandboxes: string[];
 }

@@ -21,6 +21,13 @@ export interface McpWorkspace {
 
 const q = (s: string) => JSON.stringify(s);
 
+/**
+ * Every server's time to start (process, initialize, first list), apart from its per-call limit: a Node
+ * server took 5 to 7 s to answer initialize at load 11. It only ends a server that never starts
+ * (`silent` keeps its start bounded by its 1.5 s `timeout_ms`).
+ */
+const STARTUP_MS = 60_000;
+
 export function mcpWorkspace(opts: { timeoutMs?: number; sandboxes?: boolean } = {}): McpWorkspace {
   const ws = tempWorkspace('toolsmith-mcp-ws-');
   const files = mkdtempSync(join(tmpdir(), 'toolsmith-mcp-files-'));
@@ -35,22 +42,26 @@ command = ${q(nodeBin)}
 args = [${q(pkg('server-memory'))}]
 env = { MEMORY_FILE_PATH = ${q(memoryFile)} }
 timeout_ms = ${t}
+startup_timeout_ms = ${STARTUP_MS}
 description = "A knowledge graph (entities, relations, observations)"
 
 [mcp_servers.files]
 command = ${q(nodeBin)}
 args = [${q(pkg('server-filesystem'))}, ${q(files)}]
 timeout_ms = ${t}
+startup_timeout_ms = ${STARTUP_MS}
 
 [mcp_servers.everything]
 command = ${q(nodeBin)}
 args = [${q(pkg('server-everything'))}, "stdio"]
 timeout_ms = ${t}
+startup_timeout_ms = ${STARTUP_MS}
 
 [mcp_servers.faulty]
 command = ${q(nodeBin)}
 args = [${q(faultyServer)}]
 timeout_ms = 1500
+startup_timeout_ms = ${STARTUP_MS}
 
 [mcp_servers.silent]
 command = ${q(nodeBin)}

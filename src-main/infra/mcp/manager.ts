@@ -18,6 +18,8 @@ export interface McpServerDef {
   url?: string | undefined;
   headers: Record<string, string>;
   timeout_ms: number;
+  /** Starting: the process or connection, initialize and the first tool list (default timeout_ms). */
+  startup_timeout_ms?: number | undefined;
   description?: string;
 }
 
@@ -396,20 +398,21 @@ export class McpManager {
       void this.dropIfCurrent(name, conn);
     };
     const timeout = def.timeout_ms;
+    const startup = def.startup_timeout_ms ?? timeout;
     this.connecting.set(name, transport);
     try {
       await withTimeout(
-        client.connect(transport, { timeout }),
-        timeout,
+        client.connect(transport, { timeout: startup }),
+        startup,
         () =>
           new McpError(
             name,
             'mcp_timeout',
-            `MCP server ${name} did not answer initialize within ${timeout} ms`,
+            `MCP server ${name} did not answer initialize within ${startup} ms`,
           ),
       );
       answersAfterProgress(transport);
-      conn.tools = await listAllTools(client, timeout);
+      conn.tools = await listAllTools(client, startup);
       this.cache.set(name, conn.tools);
       this.version++;
       // A server that announces a new tool list is listed again (every page); registries and the

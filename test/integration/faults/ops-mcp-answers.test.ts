@@ -47,6 +47,35 @@ describe('an MCP server that answers badly', () => {
   }, 120_000);
 });
 
+describe("an MCP server's start has its own time limit", () => {
+  it('initialize is bounded by startup_timeout_ms, a call by timeout_ms', async () => {
+    const m = new McpManager({
+      // Never answers initialize: the start's limit ends it, not the call's 10 minutes.
+      silent: mcpServerSchema.parse({
+        command: nodeBin,
+        args: [faultyServer, '--silent'],
+        timeout_ms: 600_000,
+        startup_timeout_ms: 1500,
+      }),
+      // Starts within a limit a loaded machine meets; a call that never answers ends at the call's.
+      faulty: mcpServerSchema.parse({
+        command: nodeBin,
+        args: [faultyServer],
+        timeout_ms: 1500,
+        startup_timeout_ms: 60_000,
+      }),
+    });
+    onTestFinished(() => m.close());
+    await expect(m.callTool('silent', 'count', {})).rejects.toThrow(
+      /^MCP server silent did not answer initialize within 1500 ms/,
+    );
+    await expect(m.callTool('faulty', 'stall', {})).rejects.toThrow(
+      /MCP server faulty did not answer stall within 1500 ms/,
+    );
+    expect(m.status('faulty').connects).toBe(1);
+  }, 120_000);
+});
+
 /** The faulty server over Streamable HTTP (its `--http` mode) as a real process; its URL. */
 async function httpServer(args: string[]): Promise<string> {
   const child = spawn(nodeBin, [faultyServer, '--http', ...args], { stdio: ['ignore', 'pipe', 'inherit'] });

@@ -4,6 +4,7 @@
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
 import { appendFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
@@ -77,7 +78,13 @@ aliases = { add = "get-sum" }
 });
 afterAll(async () => {
   await svc?.close();
-  server?.kill();
+  // Waited for: a Node process writes its compile cache (in the run's home) as it exits, and the run
+  // removing that home at the same time failed with ENOTEMPTY.
+  if (server && server.exitCode === null && server.signalCode === null) {
+    const exited = once(server, 'exit');
+    server.kill();
+    await exited;
+  }
   if (ws) removeWorkspace(ws);
 });
 

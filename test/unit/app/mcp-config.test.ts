@@ -19,6 +19,7 @@ describe('MCP server config', () => {
       },
       sandboxes: { s: { mcp: { fs: { tools: ['read'], aliases: { r: 'read' }, grade: { w: 1, d: 0 } } } } },
     });
+    expect(c.mcp_servers['fs']?.startup_timeout_ms).toBeUndefined(); // the start's limit is timeout_ms
     expect(c.mcp_servers['fs']).toMatchObject({
       timeout_ms: 30_000,
       headers: {},
@@ -69,12 +70,23 @@ describe('MCP server config', () => {
     expect(svc.catalog.sandboxes().map((s) => s.name)).toContain('notes');
     expect(svc.catalog.registry('notes').tools).toEqual([]);
     // Editing replaces the table (no duplicate), and the reopened workspace reads the same.
-    await saveMcpServer(svc, 'memory', { command: 'node', args: ['other.js'], timeout_ms: 5000 }, 'notes');
+    const edited = await saveMcpServer(
+      svc,
+      'memory',
+      { command: 'node', args: ['other.js'], timeout_ms: 5000, startup_timeout_ms: 60_000 },
+      'notes',
+    );
+    expect(edited.def).toMatchObject({ timeout_ms: 5000, startup_timeout_ms: 60_000 });
     const again = readFileSync(join(ws, '.toolsmith/config.toml'), 'utf8');
+    expect(again).toContain('timeout_ms = 5000\nstartup_timeout_ms = 60000\n');
     expect(again.match(/\[mcp_servers\.memory\]/g)).toHaveLength(1);
     expect(again.match(/\[sandboxes\.notes\.mcp\.memory\]/g)).toHaveLength(1);
     const reopened = ToolsmithService.open(ws);
-    expect(reopened.config.mcp_servers['memory']).toMatchObject({ args: ['other.js'], timeout_ms: 5000 });
+    expect(reopened.config.mcp_servers['memory']).toMatchObject({
+      args: ['other.js'],
+      timeout_ms: 5000,
+      startup_timeout_ms: 60_000,
+    });
     await expect(saveMcpServer(svc, 'bad', { url: 'not a url' })).rejects.toThrow(/url/);
     await svc.close();
     await reopened.close();

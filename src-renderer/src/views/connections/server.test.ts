@@ -78,6 +78,7 @@ describe('draftOf', () => {
       url: '',
       headers: '',
       timeoutMs: '5000',
+      startupTimeoutMs: '',
       description: 'files',
       sandbox: 'files',
     });
@@ -89,6 +90,30 @@ describe('draftOf', () => {
       command: 'npx',
       args: ['-y', 'srv'],
       env: { A: 'env:A' },
+    });
+  });
+
+  it("keeps the server's startup_timeout_ms, which the form does not show", () => {
+    const s = {
+      name: 'slow',
+      transport: 'http',
+      description: '',
+      sandboxes: [],
+      def: {
+        url: 'https://h/mcp',
+        args: [],
+        env: {},
+        headers: {},
+        timeout_ms: 1500,
+        startup_timeout_ms: 60000,
+      },
+    } as unknown as McpServerView;
+    expect(saveRequest(draftOf(s))).toEqual({
+      name: 'slow',
+      timeout_ms: 1500,
+      startup_timeout_ms: 60000,
+      url: 'https://h/mcp',
+      headers: {},
     });
   });
 });

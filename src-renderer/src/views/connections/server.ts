@@ -15,6 +15,8 @@ export interface Draft {
   url: string;
   headers: string;
   timeoutMs: string;
+  /** `startup_timeout_ms`, kept as declared (the form has no field for it): '' when not set. */
+  startupTimeoutMs: string;
   description: string;
   sandbox: string;
 }
@@ -28,6 +30,7 @@ export const emptyDraft = (sandbox: string): Draft => ({
   url: '',
   headers: '',
   timeoutMs: '30000',
+  startupTimeoutMs: '',
   description: '',
   sandbox,
 });
@@ -45,6 +48,7 @@ export const draftOf = (s: McpServerView): Draft => ({
     .map(([k, v]) => `${k}=${v}`)
     .join('\n'),
   timeoutMs: String(s.def.timeout_ms),
+  startupTimeoutMs: s.def.startup_timeout_ms === undefined ? '' : String(s.def.startup_timeout_ms),
   description: s.description,
   sandbox: s.sandboxes[0] ?? '',
 });
@@ -66,6 +70,7 @@ export const saveRequest = (d: Draft): SaveRequest => ({
   name: d.name.trim(),
   ...(d.description ? { description: d.description } : {}),
   timeout_ms: Number(d.timeoutMs) || 30000,
+  ...(Number(d.startupTimeoutMs) > 0 ? { startup_timeout_ms: Number(d.startupTimeoutMs) } : {}),
   ...(d.sandbox.trim() ? { sandbox: d.sandbox.trim() } : {}),
   ...(d.transport === 'stdio'
     ? {
