@@ -66,11 +66,16 @@ const run = (body: string, timeoutMs = 60_000) =>
  * Waits until the job spins in a container of `client`: the pool gave it to a worker, and the script is
  * in the container and running.
  */
-async function spinning(client: Docker): Promise<void> {
+/** Until the pool has a job in a worker (busy). */
+async function busy(): Promise<void> {
   await vi.waitFor(async () => expect((await svc.system.status()).pools.some((p) => p.busy > 0)).toBe(true), {
     timeout: 60_000,
     interval: 100,
   });
+}
+
+async function spinning(client: Docker): Promise<void> {
+  await busy();
   await waitSpinning(client, () => client.listContainers());
 }
 
@@ -131,9 +136,10 @@ describe('a long-lived service follows the Docker engine', () => {
 
     // A `docker pause`d worker: the timeout names the pause, not the script.
     const client2 = new Docker({ socketPath: engine.socket });
-    // Its limit leaves time to see it spin on a loaded machine; the pause makes it pass.
+    // Paused as soon as the job is in its worker (not after a CPU second of spinning, which on a loaded
+    // machine could take most of the job's limit: it then ended as a plain timeout before the pause).
     const spin = run('while True:\n    pass\nemit_result(0)\n', 20_000);
-    await spinning(client2);
+    await busy();
     for (const c of await client2.listContainers())
       await client2
         .getContainer(c.Id)
