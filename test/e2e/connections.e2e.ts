@@ -129,10 +129,18 @@ describe('Connections view', () => {
     await form.locator('input[name="name"]').fill('broken');
     await form.locator('input[name="command"]').fill('/nonexistent/mcp-server');
     await form.locator('input[name="timeout"]').fill('2000');
+    await form.locator('input[name="startup-timeout"]').fill('3000');
     await form.getByRole('button', { name: 'Save server' }).click();
     const err = page.locator('[data-testid="mcp-detail"][data-server="broken"] [data-testid="mcp-error"]');
     await err.waitFor({ timeout: POLL_MS });
     expect(await err.innerText()).toMatch(/MCP server broken .*failed to start/);
     await w.screenshot('connections-error');
+    // Its start limit was saved with it: the edit form reads it back from the workspace.
+    await page
+      .getByRole('row', { name: /broken/ })
+      .getByRole('button', { name: 'Edit' })
+      .click();
+    await expect.poll(() => form.locator('input[name="startup-timeout"]').inputValue()).toBe('3000');
+    expect(await form.locator('input[name="timeout"]').inputValue()).toBe('2000');
   });
 });

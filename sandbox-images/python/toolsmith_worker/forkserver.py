@@ -1,6 +1,5 @@
 """The fork server: a copy of the worker that only forks children."""
 
-import array
 import os
 import select
 import signal
@@ -178,7 +177,7 @@ def fork_server(sock, child):
         os.close(msg_w)
         os.close(out_w)
         try:
-            sock.sendmsg([b"c" + pid.to_bytes(4, "little")], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", (job_w, msg_r, out_r)))])
+            socket.send_fds(sock, [b"c" + pid.to_bytes(4, "little")], [job_w, msg_r, out_r])
         except OSError:
             os._exit(0)
         os.close(job_w)

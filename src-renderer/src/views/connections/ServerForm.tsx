@@ -91,6 +91,14 @@ export function ServerForm({
         <FormRow label="Time limit per request (ms)">
           <input name="timeout" inputMode="numeric" value={d.timeoutMs} onChange={set('timeoutMs')} />
         </FormRow>
+        <FormRow label="Time limit to start (ms; empty: the per-request limit)">
+          <input
+            name="startup-timeout"
+            inputMode="numeric"
+            value={d.startupTimeoutMs}
+            onChange={set('startupTimeoutMs')}
+          />
+        </FormRow>
         <FormRow label="Used by sandbox (new or existing; empty: none)">
           <input name="sandbox" list="mcp-sandboxes" value={d.sandbox} onChange={set('sandbox')} />
           <datalist id="mcp-sandboxes">

@@ -93,7 +93,7 @@ describe('draftOf', () => {
     });
   });
 
-  it("keeps the server's startup_timeout_ms, which the form does not show", () => {
+  it("keeps the server's startup_timeout_ms through an edit", () => {
     const s = {
       name: 'slow',
       transport: 'http',

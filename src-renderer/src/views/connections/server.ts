@@ -15,7 +15,7 @@ export interface Draft {
   url: string;
   headers: string;
   timeoutMs: string;
-  /** `startup_timeout_ms`, kept as declared (the form has no field for it): '' when not set. */
+  /** `startup_timeout_ms`: '' when not set (the start then has the per-request limit). */
   startupTimeoutMs: string;
   description: string;
   sandbox: string;
