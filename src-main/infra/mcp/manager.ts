@@ -663,7 +663,7 @@ async function withTimeout<T>(p: Promise<T>, ms: number, err: () => Error): Prom
  * report and its answer read in one chunk would lose the report. Answers are delivered after the
  * messages read before them have been handled (on the next turn of the event loop, in order).
  */
-function answersAfterProgress(transport: Transport): void {
+export function answersAfterProgress(transport: Transport): void {
   const deliver = transport.onmessage;
   if (!deliver) return;
   transport.onmessage = (msg, extra) => {
