@@ -143,11 +143,15 @@ c.on('exit', () => console.log('planted'));`;
     let worker = 0;
     for (let i = 0; i < 200 && !worker; i++) {
       for (const c of await nodeContainers()) {
+        // (a container of the pool may be gone since it was listed: a standby retired, a worker replaced)
         const ps = await exec(c.Id, '0', [
           '/usr/local/bin/node',
           '-e',
           "const fs=require('node:fs');console.log(fs.readdirSync('/proc').filter(p=>/^\\d+$/.test(p)).map(p=>p+' '+fs.readFileSync('/proc/'+p+'/cmdline','latin1').replace(/\\0/g,' ')).join('\\n'))",
-        ]);
+        ]).catch((e: unknown) => {
+          if ((e as { statusCode?: number }).statusCode === 404) return '';
+          throw e;
+        });
         // The worker's job child (--job) runs now: this is the container of the running job.
         if (/--job/.test(ps)) {
           id = c.Id;
