@@ -156,10 +156,14 @@ describe('run flows', () => {
     // The page's push socket goes through a route that can hold back the server's messages and drop.
     // Holding is per connection, not a moment in time: a message the held connection's route handles
     // late (Playwright relays them asynchronously, later under load) is still dropped.
+    // Every connection the page opens from the hold until the drop is held too (a page that reconnected
+    // meanwhile must not hear the run live): the drop closes them all.
     const held = new Set<WebSocketRoute>();
-    let route: WebSocketRoute | undefined;
+    const routes: WebSocketRoute[] = [];
+    let holding = false;
     await page.routeWebSocket(/\/api\/events/, (ws) => {
-      route = ws;
+      routes.push(ws);
+      if (holding) held.add(ws);
       const server = ws.connectToServer();
       server.onMessage((m) => {
         if (!held.has(ws)) ws.send(m);
@@ -187,14 +191,17 @@ describe('run flows', () => {
     expect(loads).toBeGreaterThan(0);
     // Hold the pushes back: the rest of the run (attempt 1 fails at runtime, attempt 2 succeeds) happens
     // while the page hears nothing.
-    if (route) held.add(route);
+    expect(routes.length).toBeGreaterThan(0);
+    holding = true;
+    for (const r of routes) held.add(r);
     const runs = await w.svc.runs();
     await expect.poll(() => runs.store.summary(runId)?.status, { timeout: 60_000 }).toBe('succeeded');
     expect(await status()).toBe('running');
     const seen = (await runs.get(runId)).events;
     // Drop the connection: the client reconnects (a new, unheld route) and the view asks for the events
     // after its last one.
-    await route?.close();
+    holding = false;
+    await Promise.all([...held].map((r) => r.close()));
     await expect.poll(status, { timeout: POLL_MS }).toBe('succeeded');
     await expect.poll(() => page.locator('[data-testid="run-result"]').innerText()).toContain('Ada Lovelace');
     await expect.poll(() => page.locator('.timeline .tl-item').count()).toBe(2);

@@ -225,12 +225,15 @@ async function buildNode(
   mkdirSync(work);
   for (const [name] of deps.files) copyFileSync(join(deps.dir, name), join(work, name));
   const locked = deps.files.some(([n]) => n === 'package-lock.json');
+  // npm's own log level (its errors name the missing package): a caller's `npm run -s` or an .npmrc
+  // with loglevel=silent would silence them, and the error below could then name no cause.
+  const quiet = ['--no-audit', '--no-fund', '--loglevel=notice'];
   const args = locked
-    ? ['ci', '--ignore-scripts', '--omit=dev', '--no-audit', '--no-fund']
-    : ['install', '--ignore-scripts', '--omit=dev', '--no-audit', '--no-fund', '--no-package-lock'];
+    ? ['ci', '--ignore-scripts', '--omit=dev', ...quiet]
+    : ['install', '--ignore-scripts', '--omit=dev', ...quiet, '--no-package-lock'];
   progress(`npm ${args.join(' ')} for sandbox ${deps.sandbox} (no install scripts run)`);
   const out: string[] = [];
-  const code = await new Promise<number>((resolve, reject) => {
+  const { code, signal } = await new Promise<{ code: number; signal: string | null }>((resolve, reject) => {
     const p = spawn('npm', args, { cwd: work, stdio: ['ignore', 'pipe', 'pipe'] });
     const onData = (d: Buffer) => {
       for (const line of d.toString().split('\n'))
@@ -242,7 +245,7 @@ async function buildNode(
     p.stdout.on('data', onData);
     p.stderr.on('data', onData);
     p.on('error', reject);
-    p.on('close', (c) => resolve(c ?? 1));
+    p.on('close', (c, sig) => resolve({ code: c ?? 1, signal: sig }));
   });
   if (code !== 0) {
     const text = out.join('\n');
@@ -271,7 +274,11 @@ async function buildNode(
           .slice(-3)
           .join(' | ')}`,
       );
-    throw new DependencyError(`sandbox ${deps.sandbox}: npm ${args[0]} failed: ${out.slice(-5).join(' | ')}`);
+    // What ended it when npm said nothing of its own (a signal, a crash before its first line).
+    const how = signal ? `ended by ${signal}` : `exited with code ${code}`;
+    throw new DependencyError(
+      `sandbox ${deps.sandbox}: npm ${args[0]} failed (${how})${out.length ? `: ${out.slice(-5).join(' | ')}` : ', printing nothing'}`,
+    );
   }
   cpSync(join(work, 'node_modules'), join(ctx, 'node_modules'), { recursive: true });
   rmSync(work, { recursive: true, force: true });

@@ -21,10 +21,14 @@ const nonce = randomBytes(6).toString('hex');
 let ws: string;
 const built = new Set<string>();
 
-function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
+function cli(
+  args: string[],
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<{ code: number; out: string; err: string }> {
   return new Promise((resolve) => {
     const p = spawn(join(repoRoot, 'node_modules/.bin/node'), [cliBin(), '--workspace', ws, ...args], {
       stdio: ['ignore', 'pipe', 'pipe'],
+      env,
     });
     let out = '';
     let err = '';
@@ -209,7 +213,13 @@ describe('node dependencies from the npm registry', { concurrent: true }, () => 
     }, 300_000);
 
     it('a package the registry does not have: a clear error naming it', async () => {
-      const r = await cli(['image', 'build', '--sandbox', 'nodemissing', '--runtime', 'node']);
+      // Started from `npm run -s` (or with loglevel=silent in an .npmrc), npm's own errors were silenced
+      // too and the error said only "npm install failed": the install keeps npm's errors whatever the
+      // caller's npm config says.
+      const r = await cli(['image', 'build', '--sandbox', 'nodemissing', '--runtime', 'node'], {
+        ...process.env,
+        npm_config_loglevel: 'silent',
+      });
       expect(r.code).not.toBe(0);
       expect(r.err).toContain(`"toolsmith-no-such-package-${nonce}"`);
       expect(r.err).toMatch(/npm registry does not have/);
