@@ -43,6 +43,15 @@ const integrationSerial = ['test/integration/sandbox/containment.test.ts'];
  */
 const lastGroup = { groupOrder: 1 };
 
+/**
+ * Unit and renderer files run one after another in the same worker process: no new process and module
+ * graph per file (98 -> 36 CPU-s and 52 -> 20 s for the two projects here). Each file still gets its own
+ * home (setupFiles run before every file) and must leave no module state behind that another file sees:
+ * the files pass in any order (`--sequence.shuffle.files`). Not the component files: in one browser
+ * page they break each other's DOM.
+ */
+const sharedWorker = { isolate: false };
+
 /** Debian's Chromium (Playwright cannot download a browser on these machines). */
 const chromium = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
 
@@ -61,6 +70,7 @@ export default defineConfig({
         test: {
           name: 'unit',
           sequence: lastGroup,
+          ...sharedWorker,
           testTimeout: TEST_MS,
           hookTimeout: TEST_MS,
           setupFiles: [fileHome],
@@ -74,6 +84,7 @@ export default defineConfig({
         test: {
           name: 'renderer',
           sequence: lastGroup,
+          ...sharedWorker,
           testTimeout: TEST_MS,
           hookTimeout: TEST_MS,
           setupFiles: [fileHome],
