@@ -9,6 +9,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll } from 'vitest';
+import { removeRunContainers } from './run-containers.ts';
 
 /** The variables that place Toolsmith's data; `isolated-home.ts` sets them for the whole run. */
 export const HOME_VARS = ['TOOLSMITH_HOME', 'TOOLSMITH_DATA_DIR', 'XDG_DATA_HOME', 'XDG_CACHE_HOME'] as const;
@@ -22,6 +23,11 @@ process.env['TOOLSMITH_DATA_DIR'] = join(dir, 'data');
 process.env['XDG_DATA_HOME'] = join(dir, 'xdg-data');
 process.env['XDG_CACHE_HOME'] = join(dir, 'xdg-cache');
 
-afterAll(() => {
-  rmSync(dir, { recursive: true, force: true });
+// (Registered first, so it runs after the file's own afterAll hooks: its services are closed by then.)
+afterAll(async () => {
+  try {
+    await removeRunContainers(dir);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

@@ -8,6 +8,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { removeRunContainers } from './run-containers.ts';
 
 const VARS = [
   'TOOLSMITH_TEST_ROOT',
@@ -18,7 +19,7 @@ const VARS = [
   'XDG_CACHE_HOME',
 ] as const;
 
-export default function setup(): () => void {
+export default function setup(): () => Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'toolsmith-test-home-'));
   const saved = VARS.map((v) => [v, process.env[v]] as const);
   // Each test file then takes a folder of its own inside this one (`isolated-file-home.ts`).
@@ -32,11 +33,15 @@ export default function setup(): () => void {
   process.env['TOOLSMITH_DATA_DIR'] = join(dir, 'data');
   process.env['XDG_DATA_HOME'] = join(dir, 'xdg-data');
   process.env['XDG_CACHE_HOME'] = join(dir, 'xdg-cache');
-  return () => {
+  return async () => {
     for (const [v, value] of saved) {
       if (value === undefined) delete process.env[v];
       else process.env[v] = value;
     }
-    rmSync(dir, { recursive: true, force: true });
+    try {
+      await removeRunContainers(dir);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   };
 }

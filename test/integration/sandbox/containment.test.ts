@@ -11,6 +11,7 @@ import Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ExecutionResult } from '../../../src-main/core/sandbox/execution.ts';
 import type { SandboxBackend } from '../../../src-main/infra/sandbox/backend.ts';
+import { Installation } from '../../../src-main/infra/sandbox/installation.ts';
 import { WORKER_UID_BASE, WORKER_UID_COUNT } from '../../../src-main/infra/sandbox/process.ts';
 import { ISOLATION_LEVELS, runPython, testBackend } from '../../support/sandbox.ts';
 import type { TestFactory } from '../../support/sandbox.ts';
@@ -452,7 +453,15 @@ describe('host unharmed', () => {
   it('no container of this process is left behind', async () => {
     const left = await docker.listContainers({
       all: true,
-      filters: { label: ['toolsmith.pool=1', `toolsmith.owner=${process.pid}`] },
+      // This file's installation too: a pid is reused (a container another run's killed process left,
+      // under the same pid, is not this file's).
+      filters: {
+        label: [
+          'toolsmith.pool=1',
+          `toolsmith.owner=${process.pid}`,
+          `toolsmith.installation=${new Installation().id}`,
+        ],
+      },
     });
     expect(left).toEqual([]);
     // Processes of the sandbox user outside any container (the process backend's workers and whatever
