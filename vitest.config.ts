@@ -45,7 +45,7 @@ const lastGroup = { groupOrder: 1 };
 
 /**
  * Unit and renderer files run one after another in the same worker process: no new process and module
- * graph per file (98 -> 36 CPU-s and 52 -> 20 s for the two projects here). Each file still gets its own
+ * graph per file (98 -> 40 CPU-s and 52 -> 22 s for the two projects here). Each file still gets its own
  * home (setupFiles run before every file) and must leave no module state behind that another file sees:
  * the files pass in any order (`--sequence.shuffle.files`). Not the component files: in one browser
  * page they break each other's DOM.

@@ -3,47 +3,32 @@
  * that process can remove them, and its installation (a folder of the run's own) is never started again,
  * so Toolsmith's own start-time cleanup never sees them. Removed when the file's home (and the run's) is.
  */
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 
-/** The installation ids written under `dir` (each file's data dir holds one: `installation-id`). */
-function installationIds(dir: string): string[] {
+/** The data dirs under `dir` that hold an installation (its `installation-id` file). */
+function installationDirs(dir: string): string[] {
   return readdirSync(dir, { recursive: true, encoding: 'utf8' })
     .filter((f) => f === 'installation-id' || f.endsWith('/installation-id'))
-    .flatMap((f) => {
-      try {
-        return [readFileSync(join(dir, f), 'utf8').trim()];
-      } catch {
-        return [];
-      }
-    });
+    .map((f) => dirname(join(dir, f)));
 }
 
 /**
- * Removes the sandbox containers, in any state, of the installations whose ids are written under `dir`
- * (a file's or the run's home): only those labels are matched, so no container of the person's own
- * Toolsmith, or of another file still running, is touched. Says how many it removed.
+ * Toolsmith's own leftover cleanup (`pruneLeftovers`, what `pool prune` runs) for every installation
+ * made under `dir` (a file's or the run's home): only containers of those installations whose process
+ * is gone are removed, so no container of the person's own Toolsmith, or of a process still running,
+ * is touched. Says how many it removed.
  */
 export async function removeRunContainers(dir: string): Promise<void> {
-  const ids = installationIds(dir);
-  if (ids.length === 0) return;
-  const { default: Docker } = await import('dockerode');
+  const dirs = installationDirs(dir);
+  if (dirs.length === 0) return;
+  const [{ default: Docker }, { Installation, pruneLeftovers }] = await Promise.all([
+    import('dockerode'),
+    import('../../src-main/infra/sandbox/installation.ts'),
+  ]);
   const docker = new Docker();
   let removed = 0;
-  for (const id of new Set(ids)) {
-    const left = await docker
-      .listContainers({ all: true, filters: { label: [`toolsmith.installation=${id}`] } })
-      .catch(() => []);
-    for (const c of left)
-      if (c.Labels['toolsmith.installation'] === id)
-        removed += await docker
-          .getContainer(c.Id)
-          .remove({ force: true })
-          .then(
-            () => 1,
-            () => 0,
-          );
-  }
+  for (const d of dirs) removed += (await pruneLeftovers(docker, new Installation(d)).catch(() => [])).length;
   if (removed > 0)
     process.stderr.write(
       `[test home] removed ${removed} container(s) that killed test processes left (${dir})\n`,

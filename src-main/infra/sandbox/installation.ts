@@ -130,11 +130,6 @@ export interface Leftover {
   created: string;
 }
 
-/**
- * The containers of `installation` on `docker` whose instance no longer runs (its process was killed or
- * crashed), removed unless `dryRun`. Containers of other installations are never listed, whatever
- * their labels say about pids; containers of instances that still run are kept.
- */
 /** A container of this installation with whether the process that made it still runs. */
 export interface InstallationContainer extends Leftover {
   live: boolean;
@@ -170,6 +165,11 @@ export async function installationContainers(
     });
 }
 
+/**
+ * The containers of `installation` on `docker` whose instance no longer runs (its process was killed or
+ * crashed), removed unless `dryRun`. Containers of other installations are never listed, whatever
+ * their labels say about pids; containers of instances that still run are kept.
+ */
 export async function pruneLeftovers(
   docker: Docker,
   installation: Installation,
