@@ -1,0 +1,210 @@
+/**
+ * Where a job's CPU goes (`npm run bench:stages`), on the docker and process levels (`BENCH_LEVELS`):
+ * the worker's Python, copied to a folder of this run's own and marked with a stamp at each stage of a
+ * job's process (its thread CPU time and page faults so far: a new process starts both at zero), runs
+ * `BENCH_JOBS` (default 300) jobs back to back on one warm worker. Prints, as JSON, the p50 of each
+ * stage's CPU (µs) and faults, the job process's whole CPU (its exit included: from the fork server's
+ * reaped-children time), the fork server's and the worker's CPU per job, and this machine's floor in the
+ * same sandbox: one bare fork + exit + wait, and what a new process pays per page of its parent's memory
+ * it reads or writes (the cost that sets everything else on a machine with slow page faults).
+ *
+ * The stamps are put in by text (each anchor below must be found once): the product's files are not
+ * changed, and a stale anchor stops the bench with the file and text to update. gVisor's thread clock
+ * ticks in 10 ms steps, too coarse for these stages, so it is not a level here (bench:sandbox times it).
+ */
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import Docker from 'dockerode';
+import { imagePaths } from '../src-main/app/sandbox-factory.ts';
+import { SandboxBackend } from '../src-main/infra/sandbox/backend.ts';
+import { DockerWorkerFactory } from '../src-main/infra/sandbox/docker.ts';
+import { buildImage } from '../src-main/infra/sandbox/images.ts';
+import type { WorkerFactory } from '../src-main/infra/sandbox/pool.ts';
+import { ProcessWorkerFactory } from '../src-main/infra/sandbox/process.ts';
+import { instrumentedImages } from './support/stages.ts';
+
+const root = new URL('../', import.meta.url).pathname;
+const toolsSource = readFileSync(join(root, 'test/fixtures/sandbox/tools.py'), 'utf8');
+const JOBS = Number(process.env['BENCH_JOBS'] ?? 300);
+const levels = (process.env['BENCH_LEVELS'] ?? 'docker,process').split(',').filter(Boolean);
+
+const pct = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? 0;
+};
+
+/** utime + stime (ms) and faults of a process, and of its reaped children. */
+function procStat(pid: number) {
+  const t = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const f = t
+    .slice(t.lastIndexOf(')') + 2)
+    .split(' ')
+    .map(Number);
+  return { flt: f[7]!, cflt: f[8]!, cpu: (f[11]! + f[12]!) * 10, ccpu: (f[13]! + f[14]!) * 10 };
+}
+
+/** The worker and its fork server: python processes whose parent is not python, and its python child. */
+function workerPids(isolation: string, id: string): { worker: number; server: number } {
+  const procs = new Map<number, { ppid: number; comm: string }>();
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const t = readFileSync(`/proc/${d}/stat`, 'utf8');
+      procs.set(Number(d), {
+        comm: t.slice(t.indexOf('(') + 1, t.lastIndexOf(')')),
+        ppid: Number(t.slice(t.lastIndexOf(')') + 2).split(' ')[1]),
+      });
+    } catch {
+      /* gone */
+    }
+  }
+  let candidates = [...procs].filter(([, p]) => p.comm.startsWith('python'));
+  if (isolation === 'docker') {
+    candidates = candidates.filter(([pid]) => {
+      try {
+        return readFileSync(`/proc/${pid}/cgroup`, 'utf8').includes(id);
+      } catch {
+        return false;
+      }
+    });
+  } else {
+    const under = (pid: number) => {
+      for (let q: number | undefined = pid; q; q = procs.get(q)?.ppid) if (q === Number(id)) return true;
+      return false;
+    };
+    candidates = candidates.filter(([pid]) => under(pid));
+  }
+  const worker = candidates.find(([, p]) => !procs.get(p.ppid)?.comm.startsWith('python'))?.[0];
+  const server = candidates.find(([, p]) => p.ppid === worker)?.[0];
+  if (!worker || !server) throw new Error(`bench:stages: no worker and fork server found for ${id}`);
+  return { worker, server };
+}
+
+async function measure(factory: WorkerFactory & { dispose(): Promise<void> }, isolation: string) {
+  const b = new SandboxBackend({
+    factory,
+    pool: {
+      minSize: 1,
+      maxSize: 1,
+      maxJobsPerWorker: 100_000,
+      idleMs: 600_000,
+      queueTimeoutMs: 60_000,
+      standby: 0,
+    },
+    maxOutputBytes: 1 << 20,
+    specFor: (name, runtime) => ({ name, runtime, toolsSource, hostTools: [], credentials: {} }),
+    hostTools: {},
+  });
+  const tools = { fork_floor: 'fork_floor', page_floor: 'page_floor' };
+  const run = (code: string) =>
+    b.execute({ sandbox: 'bench', language: 'python', code, bodyStartLine: 1, tools, timeoutMs: 600_000 });
+  try {
+    await b.warm('bench');
+    for (let i = 0; i < 30; i++) await run('emit_result(1)\n');
+    const fork = await run('emit_result(fork_floor(n=200).data)\n');
+    const page = await run('emit_result(page_floor(pages=2000, n=20).data)\n');
+    if (!fork.success || !page.success)
+      throw new Error(`floor failed: ${JSON.stringify(fork.error ?? page.error)}`);
+    // (the floor jobs' processes are reaped, with their children's CPU, before counting starts)
+    for (let i = 0; i < 5; i++) await run('emit_result(1)\n');
+    const id = b.workerIds('bench')?.workers[0] as string;
+    const { worker, server } = workerPids(isolation, id);
+    const w0 = procStat(worker);
+    const s0 = procStat(server);
+    const rows: [string, number, number][][] = [];
+    const lat: number[] = [];
+    for (let i = 0; i < JOBS; i++) {
+      const t = performance.now();
+      const r = await run('emit_result(1)\n');
+      lat.push(performance.now() - t);
+      if (!r.success) throw new Error(`job failed: ${JSON.stringify(r.error)}`);
+      const json = r.logs.find((l) => l.startsWith('TOOLSMITH_STAGES '))?.slice('TOOLSMITH_STAGES '.length);
+      if (json) rows.push(JSON.parse(json) as [string, number, number][]);
+    }
+    const w1 = procStat(worker);
+    const s1 = procStat(server);
+    if (rows.length < JOBS / 2)
+      throw new Error(`bench:stages: stages came back from ${rows.length} of ${JOBS} jobs`);
+    const names = rows[0]!.map((s) => s[0]);
+    const stagesUs: Record<string, number> = {};
+    const stagesFaults: Record<string, number> = {};
+    names.forEach((name, k) => {
+      const prev = (row: [string, number, number][], j: number) => (k === 0 ? 0 : (row[k - 1]![j] as number));
+      stagesUs[name] = Math.round(
+        pct(
+          rows.map((row) => row[k]![1] - prev(row, 1)),
+          50,
+        ),
+      );
+      stagesFaults[name] = Math.round(
+        pct(
+          rows.map((row) => row[k]![2] - prev(row, 2)),
+          50,
+        ),
+      );
+    });
+    const untilRun =
+      pct(
+        rows.map((row) => row[row.length - 1]![1]),
+        50,
+      ) / 1000;
+    const childMs = (s1.ccpu - s0.ccpu) / JOBS;
+    const f = fork.data as { p50_ms: number; cpu_ms: number };
+    const pg = page.data as { read_us: number; write_us: number; child_us: number };
+    const r2 = (x: number) => Number(x.toFixed(2));
+    return {
+      isolation,
+      jobs: JOBS,
+      floor: {
+        fork_exit_wait_p50_ms: r2(f.p50_ms),
+        fork_cpu_ms: r2(f.cpu_ms),
+        page_read_us: r2(pg.read_us),
+        page_write_us: r2(pg.write_us),
+      },
+      job_p50_ms: r2(pct(lat, 50)),
+      // The job's own process, stage by stage (p50 of each stage's thread CPU and its page faults).
+      job_process_stage_us: stagesUs,
+      job_process_stage_faults: stagesFaults,
+      job_process_until_result_ms: r2(untilRun),
+      // Its whole CPU, exit included (the fork server's reaped-children time, 10 ms ticks over all jobs).
+      job_process_cpu_ms: r2(childMs),
+      job_process_exit_and_rest_ms: r2(childMs - untilRun),
+      job_process_faults: r2((s1.cflt - s0.cflt) / JOBS),
+      fork_server_cpu_ms: r2((s1.cpu - s0.cpu) / JOBS),
+      fork_server_faults: r2((s1.flt - s0.flt) / JOBS),
+      worker_cpu_ms: r2((w1.cpu - w0.cpu) / JOBS),
+      sandbox_cpu_over_fork: r2((childMs + (s1.cpu - s0.cpu) / JOBS + (w1.cpu - w0.cpu) / JOBS) / f.cpu_ms),
+    };
+  } finally {
+    await b.dispose();
+  }
+}
+
+const images = instrumentedImages(join(root, 'sandbox-images'));
+const paths = { ...imagePaths(), imagesDir: images };
+const result: Record<string, unknown> = {};
+try {
+  for (const level of levels) {
+    if (level === 'docker') {
+      const docker = new Docker();
+      const df = new DockerWorkerFactory(docker, (rt) => buildImage(docker, rt, paths));
+      await df.start();
+      try {
+        result['docker'] = await measure(df, 'docker');
+      } finally {
+        await df.dispose();
+      }
+    } else if (level === 'process') {
+      const pf = new ProcessWorkerFactory({ ...paths, memoryMb: 256, pids: 64, tmpfsMb: 16 });
+      try {
+        result['process'] = await measure(pf, 'bubblewrap');
+      } finally {
+        await pf.dispose();
+      }
+    } else throw new Error(`bench:stages: unknown level ${level} (docker, process)`);
+  }
+} finally {
+  rmSync(images, { recursive: true, force: true });
+}
+result['loadavg'] = readFileSync('/proc/loadavg', 'utf8').trim();
+process.stdout.write(JSON.stringify(result, null, 2) + '\n');

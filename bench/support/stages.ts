@@ -1,0 +1,109 @@
+/**
+ * The stamps of `npm run bench:stages`: a copy of sandbox-images with a mark at each stage of a job's
+ * process (its thread CPU time in µs and its page faults so far, both zero in a new process), written
+ * as one `TOOLSMITH_STAGES [[name, µs, faults], ...]` line of output before the job's done. Put in by
+ * text, so the product's files stay as they are; each anchor must be found exactly once
+ * (test/unit/bench/stages.test.ts checks them against the current worker).
+ */
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/** The stage names in the order a job's process passes them, and where each stamp goes. */
+const STAMP = (name: string, indent: string, mod = '') =>
+  `${indent}${mod}_toolsmith_stage(${JSON.stringify(name)})\n`;
+const EDITS: { file: string; anchor: string; stamp: string; before?: boolean }[] = [
+  // jobns.py: the stamp helper (module globals only: no import in the new process), the clone's return
+  {
+    file: 'jobns.py',
+    anchor: 'import ctypes\n',
+    stamp:
+      'import resource as _rs\nimport time as _tm\n_STAGES = []\n\n\ndef _toolsmith_stage(name):\n    _STAGES.append((name, _tm.thread_time_ns() // 1000, _rs.getrusage(_rs.RUSAGE_SELF).ru_minflt))\n\n\n',
+  },
+  {
+    file: 'jobns.py',
+    anchor: '        after_child()\n        return 0\n',
+    stamp: STAMP('clone to first line', '        '),
+  },
+  {
+    file: 'jobns.py',
+    anchor: '        after_child()\n',
+    stamp: STAMP('after-fork hooks', '        '),
+    before: false,
+  },
+  {
+    file: 'jobns.py',
+    anchor: '    hygiene.set_dumpable(False)\n    if lib.mount(',
+    stamp: STAMP('id maps', '    '),
+  },
+  {
+    file: 'jobns.py',
+    anchor: '    # Every capability it holds in its own user namespace',
+    stamp: STAMP('mounts and /proc', '    '),
+  },
+  {
+    file: 'jobns.py',
+    anchor: '    if plan["prog"] is not None and hygiene.load_filter',
+    stamp: STAMP('capabilities', '    '),
+  },
+  {
+    file: 'forkserver.py',
+    anchor: '            try:\n                os.write(msg_w, _WALLS_MSG',
+    stamp: STAMP('seccomp filter', '            ', 'jobns.'),
+  },
+  {
+    file: 'child.py',
+    anchor: '        child.wall()\n        _rehearse(',
+    stamp: STAMP('walls line and child setup', '        ', '_jobns.'),
+  },
+  {
+    file: 'child.py',
+    anchor: '        _rehearse(child, msg_w, job_r)',
+    stamp: STAMP('runtime wall', '        ', '_jobns.'),
+  },
+  {
+    file: 'child.py',
+    anchor: '        head = read_exact(job_r, 4)\n',
+    stamp: STAMP('rehearsal', '        ', '_jobns.'),
+  },
+  {
+    file: 'child.py',
+    anchor: '        child.job = ChildJob(\n',
+    stamp: STAMP('job read', '        ', '_jobns.'),
+  },
+  {
+    file: 'child.py',
+    anchor: '        self.send({"type": "done", "ok": True})\n',
+    stamp: `${STAMP('job run', '        ', '_jobns.')}        os.write(1, ("TOOLSMITH_STAGES " + encode(_jobns._STAGES) + "\\n").encode())\n`,
+  },
+  {
+    file: 'child.py',
+    anchor: 'from .hygiene import no_dump\n',
+    stamp: 'from . import jobns as _jobns\n',
+    before: false,
+  },
+];
+
+/** A copy of `source` (sandbox-images) with the stamps in (the worker's own files are not touched). */
+export function instrumentedImages(source: string): string {
+  const dir = mkdtempSync(join(tmpdir(), 'toolsmith-stages-'));
+  cpSync(source, dir, { recursive: true });
+  const pkg = join(dir, 'python', 'toolsmith_worker');
+  try {
+    for (const e of EDITS) {
+      const path = join(pkg, e.file);
+      const text = readFileSync(path, 'utf8');
+      const at = text.indexOf(e.anchor);
+      if (at < 0 || text.indexOf(e.anchor, at + 1) >= 0)
+        throw new Error(
+          `bench:stages: the anchor ${JSON.stringify(e.anchor)} is not found once in ${e.file}: update bench/support/stages.ts`,
+        );
+      const pos = e.before === false ? at + e.anchor.length : at;
+      writeFileSync(path, text.slice(0, pos) + e.stamp + text.slice(pos));
+    }
+  } catch (err) {
+    rmSync(dir, { recursive: true, force: true });
+    throw err;
+  }
+  return dir;
+}
