@@ -78,7 +78,7 @@ const EDITS: { file: string; anchor: string; stamp: string; before?: boolean }[]
   },
   {
     file: 'child.py',
-    anchor: 'from .hygiene import no_dump\n',
+    anchor: 'from .protocol import encode, loads, read_exact, write_all\n',
     stamp: 'from . import jobns as _jobns\n',
     before: false,
   },
