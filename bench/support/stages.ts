@@ -18,7 +18,14 @@ const EDITS: { file: string; anchor: string; stamp: string; before?: boolean }[]
     file: 'jobns.py',
     anchor: 'import ctypes\n',
     stamp:
-      'import resource as _rs\nimport time as _tm\n_STAGES = []\n\n\ndef _toolsmith_stage(name):\n    _STAGES.append((name, _tm.thread_time_ns() // 1000, _rs.getrusage(_rs.RUSAGE_SELF).ru_minflt))\n\n\n',
+      'import resource as _rs\nimport time as _tm\n_STAGES = []\n_STAGES_BASE = [0]\n\n\ndef _toolsmith_stage(name):\n    _STAGES.append((name, _TOOLSMITH_CLOCK() // 1000 - _STAGES_BASE[0], _rs.getrusage(_rs.RUSAGE_SELF).ru_minflt))\n\n\n',
+  },
+  // (wall clock: the moment the fork server asks for the clone, which the new process inherits)
+  {
+    file: 'jobns.py',
+    anchor: '    before()\n    pid = lib.syscall(',
+    stamp:
+      '    _STAGES_BASE[0] = _TOOLSMITH_CLOCK() // 1000 if _TOOLSMITH_CLOCK is _tm.monotonic_ns else 0\n',
   },
   {
     file: 'jobns.py',
@@ -85,7 +92,7 @@ const EDITS: { file: string; anchor: string; stamp: string; before?: boolean }[]
 ];
 
 /** A copy of `source` (sandbox-images) with the stamps in (the worker's own files are not touched). */
-export function instrumentedImages(source: string): string {
+export function instrumentedImages(source: string, clock: 'thread' | 'wall' = 'thread'): string {
   const dir = mkdtempSync(join(tmpdir(), 'toolsmith-stages-'));
   cpSync(source, dir, { recursive: true });
   const pkg = join(dir, 'python', 'toolsmith_worker');
@@ -99,7 +106,11 @@ export function instrumentedImages(source: string): string {
           `bench:stages: the anchor ${JSON.stringify(e.anchor)} is not found once in ${e.file}: update bench/support/stages.ts`,
         );
       const pos = e.before === false ? at + e.anchor.length : at;
-      writeFileSync(path, text.slice(0, pos) + e.stamp + text.slice(pos));
+      const stamp =
+        e.anchor === 'import ctypes\n'
+          ? `${e.stamp}_TOOLSMITH_CLOCK = _tm.${clock === 'wall' ? 'monotonic_ns' : 'thread_time_ns'}\n\n\n`
+          : e.stamp;
+      writeFileSync(path, text.slice(0, pos) + stamp + text.slice(pos));
     }
   } catch (err) {
     rmSync(dir, { recursive: true, force: true });
