@@ -4,7 +4,8 @@
  * measures only the per-job figures (and `gvisor_over_docker_p50`), for a machine too loaded for the rest.
  * - per-job overhead for a trivial script on a warm pool (fresh forked process per job), host round trip:
  *   back to back (the next job sent as its result comes: the pool saturated) and paced (each job
- *   BENCH_PACE_MS, default 30, after the last result: a warm, idle worker, as between an LLM's steps);
+ *   BENCH_PACE_MS, default 30, 300 on gVisor, after the last result: a warm, idle worker, as between an
+ *   LLM's steps; gVisor takes ~120 ms to make a job's process here);
  * - `BENCH_AB=jobns`: jobs in namespaces of their own against a plain fork (the `nojobns` switch), side by side;
  * - `BENCH_AB=rooted` (gVisor): jobs in a tree of their own against the namespaces without it (`norooted`);
  * - `BENCH_AB=1`: the next job's process made ahead (docs/scaling.md) against the old order (the worker's
@@ -48,8 +49,12 @@ const pct = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);
   return Number((s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? 0).toFixed(3));
 };
-/** The pause before each paced job (BENCH_PACE_MS): long enough for the next job's process to be ready. */
-const PACE_MS = Number(process.env['BENCH_PACE_MS'] ?? 30);
+/**
+ * The pause before each paced job (BENCH_PACE_MS): long enough for the next job's process to be ready
+ * (gVisor's fork alone takes 60-90 ms here, its whole job process ~120 ms: docs/scaling.md).
+ */
+const paceMs = (isolation: string) =>
+  Number(process.env['BENCH_PACE_MS'] ?? (isolation === 'gvisor' ? 300 : 30));
 const pause = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 /** BENCH_QUICK=1: per-job latency, the floor and throughput only (side-by-side runs on a loaded machine). */
 const quick = process.env['BENCH_QUICK'] === '1';
@@ -233,7 +238,7 @@ async function measure(
   // the latency a job has when the pool is not saturated.
   const paced: number[] = [];
   for (let i = 0; i < 200; i++) {
-    await pause(PACE_MS);
+    await pause(paceMs(factory.isolation));
     t0 = performance.now();
     await run(b, 'emit_result(1)\n');
     paced.push(performance.now() - t0);
@@ -245,7 +250,7 @@ async function measure(
     return {
       isolation: factory.isolation,
       per_job_ms: { p50: pct(perJob, 50), p95: pct(perJob, 95), target_p50: 5 },
-      per_job_paced_ms: { p50: pct(paced, 50), p95: pct(paced, 95), pause_ms: PACE_MS },
+      per_job_paced_ms: { p50: pct(paced, 50), p95: pct(paced, 95), pause_ms: paceMs(factory.isolation) },
     };
   }
 
@@ -376,7 +381,7 @@ async function measure(
     },
     cold_start_ms: Number(coldMs.toFixed(1)),
     per_job_ms: { p50: pct(perJob, 50), p95: pct(perJob, 95), target_p50: 5 },
-    per_job_paced_ms: { p50: pct(paced, 50), p95: pct(paced, 95), pause_ms: PACE_MS },
+    per_job_paced_ms: { p50: pct(paced, 50), p95: pct(paced, 95), pause_ms: paceMs(factory.isolation) },
     host_tool_call_ms: { ...(tc.data as object), target_p50: 1 },
     sandbox_tool_call_ms: sandboxTool.data,
     throughput_per_s: { pool_size: 2, jobs, ok, value: Number(throughput.toFixed(0)), target: 400 },
@@ -428,6 +433,9 @@ const AB_PAIRS: Record<string, ABPair> = {
   // gVisor: each job in a tree of its own (jobns.enter_rooted), against the user, pid and IPC namespaces
   // alone that it had before (`norooted`).
   rooted: { a: 'rooted', b: 'userns', wallsA: [], wallsB: ['norooted'] },
+  // gVisor (no pidfd): children watched through SIGCHLD, so the next job's process is made as soon as a
+  // result is out and the result needs no ping, against the fork server waiting for each child (`nowatch`).
+  watch: { a: 'watch', b: 'nowatch', wallsA: [], wallsB: ['nowatch'] },
 };
 
 const result: Record<string, unknown> = {};
@@ -647,7 +655,7 @@ async function pairAB(level: string, ab: ABPair): Promise<Record<string, unknown
         ts[name].push(performance.now() - t);
       }
       for (let i = 0; i < 10; i++) {
-        await pause(PACE_MS);
+        await pause(paceMs(level));
         const t = performance.now();
         await run(b, 'emit_result(1)\n');
         paced[name].push(performance.now() - t);
@@ -666,9 +674,9 @@ async function pairAB(level: string, ab: ABPair): Promise<Record<string, unknown
     [ab.a]: { p50: pct(ts.early, 50), p95: pct(ts.early, 95), over_fork: r2(pct(ts.early, 50) / fork) },
     [ab.b]: { p50: pct(ts.after, 50), p95: pct(ts.after, 95), over_fork: r2(pct(ts.after, 50) / fork) },
     [`${ab.a}_over_${ab.b}_p50`]: r2(pct(ts.early, 50) / pct(ts.after, 50)),
-    // A job reaching a warm, idle worker (PACE_MS after the last result).
+    // A job reaching a warm, idle worker (paceMs after the last result).
     paced: {
-      pause_ms: PACE_MS,
+      pause_ms: paceMs(level),
       [ab.a]: {
         p50: pct(paced.early, 50),
         p95: pct(paced.early, 95),

@@ -53,13 +53,54 @@ _WALLS_MSG = (b'{"type":"walls","alone":false}\n', b'{"type":"walls","alone":tru
 
 def _pidfds():
     """Whether this kernel has pidfd_open (gVisor 20221219 has not: ENOSYS). Without it the fork server
-    waits for its running child in waitpid and can hold no second one: the next job's process is then
-    never made while a job runs (the worker would wait for it while the fork server waits for the job)."""
+    watches its children through SIGCHLD instead (_ChildWatch)."""
     try:
         os.close(os.pidfd_open(os.getpid()))
         return True
     except (AttributeError, OSError):
         return False
+
+
+class _ChildWatch:
+    """Where the kernel has no pidfd (gVisor 20221219): SIGCHLD writes a byte to a pipe the fork server's
+    select() also watches (signal.set_wakeup_fd), and each child it made is then looked for with
+    waitpid(WNOHANG). So it can hold two children (the running job's and the next one), answer pings and
+    reap while a job runs, as with pidfds. Each child drops the handler, the wakeup fd and the pipe first
+    thing: none of it is a job's. `nowatch` (TOOLSMITH_TEST_WALLS): the old way (each child waited for
+    in waitpid right after it was made, the next one made only after it is gone)."""
+
+    def __init__(self):
+        self.r, self.w = os.pipe()
+        os.set_blocking(self.r, False)
+        os.set_blocking(self.w, False)
+        self.pids = set()
+        signal.signal(signal.SIGCHLD, lambda *_: None)  # (a handler of its own: only then is the byte written)
+        signal.set_wakeup_fd(self.w, warn_on_full_buffer=False)
+
+    def drop(self):
+        """In a new child, before anything else."""
+        signal.set_wakeup_fd(-1)
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        os.close(self.r)
+        os.close(self.w)
+
+    def exited(self):
+        """The children that are gone, with their wait status, reaped."""
+        try:
+            while os.read(self.r, 512):
+                pass
+        except BlockingIOError:
+            pass
+        out = []
+        for pid in list(self.pids):
+            try:
+                done, status = os.waitpid(pid, os.WNOHANG)
+            except ChildProcessError:
+                done, status = pid, 0
+            if done == pid:
+                self.pids.discard(pid)
+                out.append((pid, status))
+        return out
 
 
 def fork_server(sock, child):
@@ -69,9 +110,10 @@ def fork_server(sock, child):
     clone(CLONE_PARENT), killed by the worker), or stops and kills every other process of the namespace
     but its own waiting child ("k" -> "K": hygiene.stop_and_kill, which needs no fork). Each child is pid
     1 of namespaces of its own where the kernel allows (jobns): it sees and reaches no other process, and
-    its first line to the worker says whether it is wholly alone (`{"type": "walls", "alone": ...}`; false
-    too where the kernel has no pidfd: _pidfds): then the worker asks for the next job's process while
-    this one's job runs (docs/scaling.md, "The next job's process"). It is a copy of the worker made right after the tools were loaded and does
+    its first line to the worker says whether it is wholly alone (`{"type": "walls", "alone": ...}`): then
+    the worker asks for the next job's process as soon as a job's result is out (docs/scaling.md, "The next
+    job's process"). Children are watched through pidfds, or through SIGCHLD where the kernel has none
+    (_ChildWatch). It is a copy of the worker made right after the tools were loaded and does
     nothing else: the worker's own memory is never shared with a job, so relaying a job never pays for
     copy-on-write, and a child is ready before its job arrives."""
     set_pdeathsig()
@@ -82,7 +124,8 @@ def fork_server(sock, child):
     hygiene.server_caps()
     uid, gid = os.getuid(), os.getgid()  # (without job uids a job's process maps these ids onto themselves)
     jobns.prepare()
-    early = _pidfds()  # (see _pidfds: the next job's process is made early only where children are watched)
+    watch = None if _pidfds() or "nowatch" in jobns.OFF else _ChildWatch()
+    early = watch is not None or _pidfds()  # (the next job's process is made early only where children are watched)
     want = _alone_walls() if early else None  # (made once: a job's process only compares)
     made = 0  # job processes made so far: with job uids, the n-th runs under hygiene.job_uid(n)
     null = os.open(os.devnull, os.O_RDONLY)
@@ -106,7 +149,7 @@ def fork_server(sock, child):
         elif r == b"k":
             # everything but init, the worker, this process and its children not yet exited (the next
             # job's process, in namespaces of its own: the job swept here never saw it)
-            stop_and_kill({1, os.getppid(), *children.values()})
+            stop_and_kill({1, os.getppid(), *children.values(), *(watch.pids if watch is not None else ())})
             reap()
             sock.send(b"K")
         return r
@@ -119,11 +162,12 @@ def fork_server(sock, child):
             except ChildProcessError:
                 return
 
-    def exited(pid):
-        try:
-            _, status = os.waitpid(pid, 0)
-        except ChildProcessError:
-            status = 0
+    def exited(pid, status=None):
+        if status is None:
+            try:
+                _, status = os.waitpid(pid, 0)
+            except ChildProcessError:
+                status = 0
         try:
             sock.send(b"x" + pid.to_bytes(4, "little") + status.to_bytes(4, "little"))
         except OSError:
@@ -131,9 +175,12 @@ def fork_server(sock, child):
         jobns.release(roots.pop(pid, None))
 
     while True:
-        ready = select.select([sock.fileno(), *children], [], [])[0]
+        ready = select.select([sock.fileno(), *children, *((watch.r,) if watch is not None else ())], [], [])[0]
         for fd in ready:
-            if fd != sock.fileno():
+            if watch is not None and fd == watch.r:
+                for pid, status in watch.exited():
+                    exited(pid, status)
+            elif fd != sock.fileno():
                 pid = children.pop(fd)
                 os.close(fd)
                 exited(pid)
@@ -148,6 +195,8 @@ def fork_server(sock, child):
         made += 1
         pid, alone = _fork(own)
         if pid == 0:
+            if watch is not None:
+                watch.drop()
             sock.close()
             for fd in children:
                 os.close(fd)
@@ -183,9 +232,12 @@ def fork_server(sock, child):
         os.close(job_w)
         os.close(msg_r)
         os.close(out_r)
+        if watch is not None:
+            watch.pids.add(pid)  # (a SIGCHLD from now on finds it; one before is still a byte in the pipe)
+            continue
         try:
             children[os.pidfd_open(pid)] = pid  # readable once the child is gone
         except (AttributeError, OSError):
-            # No pidfd: this child is waited for here; pings are answered once it is gone (the worker
-            # asks for the next child only then: an "f" meanwhile waits in the socket).
+            # No pidfd (`nowatch`): this child is waited for here; pings are answered once it is gone (the
+            # worker asks for the next child only then: an "f" meanwhile waits in the socket).
             exited(pid)

@@ -187,3 +187,58 @@ for (const [level, make] of [
     });
   });
 }
+
+/**
+ * gVisor has no pidfd: its fork server watches its children through SIGCHLD (forkserver._ChildWatch), so
+ * there too the next job's process is made as soon as a result is out. (`docker top` cannot see inside a
+ * gVisor sandbox, so the cases above run on runc and bubblewrap.) Each way a job's process can end is
+ * reported with its own status, and the job after it runs: were an exit missed, the worker would wait
+ * for it and the next job would never start.
+ */
+describe("the next job's process: gvisor (children watched through SIGCHLD)", () => {
+  let factory: TestFactory;
+  let backend: SandboxBackend;
+  let source = fixture;
+  const run = (code: string, timeoutMs = 30_000) =>
+    runPython(backend, code, { sandbox: 'watch', tools: ['add', 'nap'], timeoutMs });
+  beforeAll(async () => {
+    factory = await dockerFactory({ runtime: 'runsc' });
+    backend = new SandboxBackend({
+      factory,
+      pool: {
+        minSize: 1,
+        maxSize: 1,
+        standby: 0,
+        maxJobsPerWorker: 1000,
+        idleMs: 60_000,
+        queueTimeoutMs: 30_000,
+      },
+      maxOutputBytes: 50 * 1024,
+      specFor: (name, runtime) => ({ name, runtime, toolsSource: source, hostTools: [], credentials: {} }),
+      hostTools: {},
+    });
+    expect((await run('emit_result(add(a=1, b=1).data)\n')).data).toBe(2);
+  }, 300_000);
+  afterAll(async () => {
+    await backend?.dispose();
+    await factory?.dispose();
+  });
+
+  it('a timed-out job, a failed one and a clean one: each ends as it did, and the next job runs', async () => {
+    const slow = await run('while True:\n    pass\n', 3_000);
+    expect(slow.exitReason).toBe('timeout');
+    const failed = await run('emit_result({}["missing"])\n');
+    expect(failed.exitReason).toBe('error');
+    expect(failed.error?.type).toBe('KeyError');
+    const ok = await Promise.all([1, 2, 3].map((b) => run(`emit_result(add(a=10, b=${b}).data)\n`)));
+    expect(ok.map((r) => r.data)).toEqual([11, 12, 13]);
+    expect(ok.every((r) => r.isolation === 'gvisor')).toBe(true);
+  }, 120_000);
+
+  it('tools reloaded between jobs: the next job runs the new tools, not the process made before', async () => {
+    expect((await run('emit_result(add(a=1, b=1).data)\n')).data).toBe(2);
+    source = fixture.replace('data=a + b', 'data=(a + b) * 100');
+    await backend.reload('watch');
+    expect((await run('emit_result(add(a=1, b=1).data)\n')).data).toBe(200);
+  }, 120_000);
+});
