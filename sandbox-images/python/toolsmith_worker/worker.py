@@ -70,7 +70,8 @@ class Worker:
         self.child = None  # the job side every child inherits (Child), made with the fork server
         self.spare = None  # a child forked ahead of its job (Spare)
         self.asked = False  # a child asked of the fork server and not yet handed over
-        self.early = False  # job processes are wholly alone: the next one is made as soon as a job's result is out
+        self.early = False  # job processes are wholly alone: a result needs no ping, and the next one is made early
+        self.ask_early = False  # ... as soon as a job's result is out (else after its cleaning: gVisor)
         self.pending_load = None  # a load that came during a job, applied when the job is over
         self.lost = "the sandbox worker cannot fork"  # why jobs cannot run once the fork server is gone
         self.pong = False  # the fork server answered the last ping
@@ -367,7 +368,7 @@ class Worker:
                 send(d)
                 flush()
                 sent = True
-                if self.early:
+                if self.ask_early:
                     # The next job's process, made now that this job's result is out: the running job
                     # never shares the CPU with its making, and a job that comes after a pause finds
                     # it ready (docs/scaling.md, "The next job's process").
@@ -440,6 +441,7 @@ class Worker:
             if first:
                 # (`noearly` in TOOLSMITH_TEST_WALLS: the old order, for bench:sandbox's side-by-side run)
                 self.early = msg.get("alone") is True and "noearly" not in jobns.OFF
+                self.ask_early = self.early and msg.get("early") is not False
                 if self.early and "duringjob" in jobns.OFF:
                     self.ask_child()
             return

@@ -190,7 +190,8 @@ for (const [level, make] of [
 
 /**
  * gVisor has no pidfd: its fork server watches its children through SIGCHLD (forkserver._ChildWatch), so
- * there too the next job's process is made as soon as a result is out. (`docker top` cannot see inside a
+ * it holds the next job's process beside a job's exit and a result needs no ping there either (the next
+ * process is asked for after the cleaning on gVisor: docs/scaling.md). (`docker top` cannot see inside a
  * gVisor sandbox, so the cases above run on runc and bubblewrap.) Each way a job's process can end is
  * reported with its own status, and the job after it runs: were an exit missed, the worker would wait
  * for it and the next job would never start.
