@@ -55,7 +55,7 @@ const EDITS: { file: string; anchor: string; stamp: string; before?: boolean }[]
   },
   {
     file: 'forkserver.py',
-    anchor: '            try:\n                os.write(msg_w, _WALLS_MSG',
+    anchor: '            wall = alone and want is not None and want.issubset(walls)\n',
     stamp: STAMP('seccomp filter', '            ', 'jobns.'),
   },
   {

@@ -216,12 +216,13 @@ def fork_server(sock, child):
             os.close(job_w)
             os.close(msg_r)
             os.close(out_r)
+            # (watched through SIGCHLD, i.e. gVisor: its fork copying the address space beside the last
+            # job's exit and sweep made both slower than one after the other, so there the next process
+            # is asked for after them; the result still needs no ping)
+            wall = alone and want is not None and want.issubset(walls)
+            line = _WALLS_MSG[2 if wall and watch is not None else wall]
             try:
-                # (watched through SIGCHLD, i.e. gVisor: its fork copying the address space beside the last
-                # job's exit and sweep made both slower than one after the other, so there the next
-                # process is asked for after them; the result still needs no ping)
-                wall = alone and want is not None and want.issubset(walls)
-                os.write(msg_w, _WALLS_MSG[2 if wall and watch is not None else wall])
+                os.write(msg_w, line)
             except OSError:
                 os._exit(0)
             child_main(child, job_r, msg_w, out_w)
