@@ -42,6 +42,7 @@ import { buildImage } from '../src-main/infra/sandbox/images.ts';
 import { dockerSeccompProfile } from '../src-main/infra/sandbox/seccomp.ts';
 import type { WorkerFactory } from '../src-main/infra/sandbox/pool.ts';
 import { ProcessWorkerFactory } from '../src-main/infra/sandbox/process.ts';
+import { cgroupCpuMs } from './support/cgroup.ts';
 
 const root = new URL('../', import.meta.url).pathname;
 const toolsSource = readFileSync(join(root, 'test/fixtures/sandbox/tools.py'), 'utf8');
@@ -59,25 +60,6 @@ const pause = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 /** BENCH_QUICK=1: per-job latency, the floor and throughput only (side-by-side runs on a loaded machine). */
 const quick = process.env['BENCH_QUICK'] === '1';
 const tools = { add: 'add', kill_worker: 'kill_worker', echo: 'echo', fork_floor: 'fork_floor' };
-
-/** CPU time (ms) so far of a container's cgroup (everything in it: worker, fork server, jobs; under gVisor the sandbox kernel too). */
-function cgroupCpuMs(id: string): number | undefined {
-  for (const [path, parse] of [
-    [`/sys/fs/cgroup/cpuacct/docker/${id}/cpuacct.usage`, (t: string) => Number(t) / 1e6],
-    [
-      `/sys/fs/cgroup/system.slice/docker-${id}.scope/cpu.stat`,
-      (t: string) => Number(/usage_usec (\d+)/.exec(t)?.[1]) / 1e3,
-    ],
-    [`/sys/fs/cgroup/docker/${id}/cpu.stat`, (t: string) => Number(/usage_usec (\d+)/.exec(t)?.[1]) / 1e3],
-  ] as const) {
-    try {
-      return parse(readFileSync(path, 'utf8'));
-    } catch {
-      /* the next layout */
-    }
-  }
-  return undefined;
-}
 
 /** CPU time (ms) so far of a process and every process under it (the reaped ones counted in their parents). */
 function treeCpuMs(root: number): number {

@@ -23,6 +23,7 @@ import { DockerWorkerFactory } from '../src-main/infra/sandbox/docker.ts';
 import { buildImage } from '../src-main/infra/sandbox/images.ts';
 import type { WorkerFactory } from '../src-main/infra/sandbox/pool.ts';
 import { ProcessWorkerFactory } from '../src-main/infra/sandbox/process.ts';
+import { cgroupCpuMs } from './support/cgroup.ts';
 import { instrumentedImages } from './support/stages.ts';
 
 const root = new URL('../', import.meta.url).pathname;
@@ -34,25 +35,6 @@ const pct = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? 0;
 };
-
-/** CPU time (ms) so far of a container's cgroup (cgroup v1 or v2 layouts, as bench:sandbox reads them). */
-function cgroupCpuMs(id: string): number {
-  for (const [path, parse] of [
-    [`/sys/fs/cgroup/cpuacct/docker/${id}/cpuacct.usage`, (t: string) => Number(t) / 1e6],
-    [
-      `/sys/fs/cgroup/system.slice/docker-${id}.scope/cpu.stat`,
-      (t: string) => Number(/usage_usec (\d+)/.exec(t)?.[1]) / 1e3,
-    ],
-    [`/sys/fs/cgroup/docker/${id}/cpu.stat`, (t: string) => Number(/usage_usec (\d+)/.exec(t)?.[1]) / 1e3],
-  ] as const) {
-    try {
-      return parse(readFileSync(path, 'utf8'));
-    } catch {
-      /* the next layout */
-    }
-  }
-  return NaN;
-}
 
 /** utime + stime (ms) and faults of a process, and of its reaped children. */
 function procStat(pid: number) {
@@ -135,7 +117,7 @@ async function measure(factory: WorkerFactory & { dispose(): Promise<void> }, is
       : workerPids(isolation, id);
     const w0 = procStat(worker);
     const s0 = procStat(server);
-    const cg0 = gvisor ? cgroupCpuMs(id) : 0;
+    const cg0 = gvisor ? (cgroupCpuMs(id) ?? NaN) : 0;
     const rows: [string, number, number][][] = [];
     const lat: number[] = [];
     for (let i = 0; i < JOBS; i++) {
@@ -148,7 +130,7 @@ async function measure(factory: WorkerFactory & { dispose(): Promise<void> }, is
     }
     const w1 = procStat(worker);
     const s1 = procStat(server);
-    const cgroupPerJob = gvisor ? (cgroupCpuMs(id) - cg0) / JOBS : 0;
+    const cgroupPerJob = gvisor ? ((cgroupCpuMs(id) ?? NaN) - cg0) / JOBS : 0;
     if (rows.length < JOBS / 2)
       throw new Error(`bench:stages: stages came back from ${rows.length} of ${JOBS} jobs`);
     const names = rows[0]!.map((s) => s[0]);
