@@ -27,7 +27,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type Docker from 'dockerode';
 import type { RuntimeId } from '../../core/sandbox/runtimes.ts';
-import { imageExists } from './images.ts';
+import { dockerBuild, imageExists } from './images.ts';
 import type { Progress } from './images.ts';
 import { errorMessage } from '../../core/errors.ts';
 
@@ -143,6 +143,9 @@ export async function buildDepsImage(
   }
 }
 
+/** The labels of a derived (dependencies) image. */
+const DEPS_LABELS = { 'toolsmith.image': '1', 'toolsmith.deps': '1' };
+
 async function buildPython(
   docker: Docker,
   base: string,
@@ -187,10 +190,17 @@ async function buildPython(
   );
   const log: string[] = [];
   try {
-    await dockerBuild(docker, ctx, tag, online ? 'default' : 'none', (l) => {
-      log.push(l);
-      progress(l);
-    });
+    progress(`building ${tag}`);
+    await dockerBuild(
+      docker,
+      ctx,
+      tag,
+      (l) => {
+        log.push(l);
+        progress(l);
+      },
+      { networkmode: online ? 'default' : 'none', labels: DEPS_LABELS },
+    );
   } catch (e) {
     const missing = [
       ...new Set(
@@ -291,39 +301,7 @@ async function buildNode(
       '',
     ].join('\n'),
   );
-  await dockerBuild(docker, ctx, tag, 'none', progress);
-  return tag;
-}
-
-/** `docker build` of a folder through the API, streaming its log; `networkmode` none for offline builds. */
-async function dockerBuild(
-  docker: Docker,
-  dir: string,
-  tag: string,
-  networkmode: 'none' | 'default',
-  progress: Progress,
-): Promise<void> {
   progress(`building ${tag}`);
-  const tar = spawn('tar', ['-C', dir, '-cf', '-', '.'], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const stream = await docker.buildImage(tar.stdout, {
-    t: tag,
-    rm: true,
-    forcerm: true,
-    networkmode,
-    labels: { 'toolsmith.image': '1', 'toolsmith.deps': '1' },
-  });
-  await new Promise<void>((resolve, reject) => {
-    docker.modem.followProgress(
-      stream,
-      (err: Error | null, output: { error?: string }[]) => {
-        const failed = err?.message ?? output.find((o) => o.error)?.error;
-        if (failed) reject(new Error(`docker build ${tag} failed: ${failed}`));
-        else resolve();
-      },
-      (e: { stream?: string; status?: string; error?: string }) => {
-        for (const line of (e.stream ?? e.status ?? e.error ?? '').split('\n'))
-          if (line.trim()) progress(line.trim());
-      },
-    );
-  });
+  await dockerBuild(docker, ctx, tag, progress, { networkmode: 'none', labels: DEPS_LABELS });
+  return tag;
 }

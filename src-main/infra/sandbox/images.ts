@@ -218,34 +218,67 @@ function run(cmd: string, args: string[], progress: Progress): Promise<void> {
   });
 }
 
-/** Builds an image from a folder (its Dockerfile) through the Docker API, streaming the build log. */
-async function buildFromDir(docker: Docker, dir: string, tag: string, progress: Progress): Promise<void> {
+/**
+ * `docker build` of a folder (its Dockerfile) through the Docker API, streaming the build log to
+ * `progress`; `networkmode` none for offline builds. A build that fails leaves none of its own images
+ * behind: the classic builder keeps an image for every step that succeeded (untagged once nothing names
+ * it), so a failed dependency install left ~115 MB on the engine per attempt. Those step images are
+ * removed (`removeStepImages`); an image a step took from the cache and that another image still builds
+ * on is refused by the engine and kept.
+ */
+export async function dockerBuild(
+  docker: Docker,
+  dir: string,
+  tag: string,
+  progress: Progress,
+  opts: { networkmode?: 'none' | 'default'; labels?: Record<string, string> } = {},
+): Promise<void> {
   const tar = spawn('tar', ['-C', dir, '-cf', '-', '.'], { stdio: ['ignore', 'pipe', 'inherit'] });
   const stream = await docker.buildImage(tar.stdout, {
     t: tag,
     rm: true,
     forcerm: true,
-    labels: { 'toolsmith.image': '1' },
+    ...(opts.networkmode ? { networkmode: opts.networkmode } : {}),
+    labels: opts.labels ?? { 'toolsmith.image': '1' },
   });
-  await new Promise<void>((resolve, reject) => {
+  const steps: string[] = []; // the image after each step, the FROM image first
+  const failure = await new Promise<string | undefined>((resolve) => {
     docker.modem.followProgress(
       stream,
-      (err: Error | null, output: { error?: string }[]) => {
-        const failed = err ?? output.find((o) => o.error);
-        if (failed)
-          reject(
-            new Error(
-              `docker build ${tag} failed: ${err ? err.message : (failed as { error?: string }).error}`,
-            ),
-          );
-        else resolve();
-      },
-      (e: { stream?: string; status?: string }) => {
-        const line = (e.stream ?? e.status ?? '').trim();
-        if (line) progress(line);
+      (err: Error | null, output: { error?: string }[]) =>
+        resolve(err?.message ?? output.find((o) => o.error)?.error),
+      (e: { stream?: string; status?: string; error?: string }) => {
+        for (const raw of (e.stream ?? e.status ?? e.error ?? '').split('\n')) {
+          const line = raw.trim();
+          if (!line) continue;
+          // Docker: " ---> 1d00073c02f5"; Podman: "--> 1d00073c02f"
+          const step = /^-{2,3}> ([0-9a-f]{12,64})$/.exec(line);
+          if (step?.[1]) steps.push(step[1]);
+          progress(line);
+        }
       },
     );
   });
+  if (failure === undefined) return;
+  await removeStepImages(docker, steps.slice(1));
+  throw new Error(`docker build ${tag} failed: ${failure}`);
+}
+
+/**
+ * Removes the images a failed build made, last step first (the engine also removes a removed image's
+ * untagged parents that nothing else builds on). Only untagged images: a step's id can be a tagged
+ * image's (the FROM image, or a step whose cached result is a tagged image), which stays.
+ */
+async function removeStepImages(docker: Docker, ids: string[]): Promise<void> {
+  for (const id of [...ids].reverse()) {
+    const img = docker.getImage(id);
+    const tags = await img
+      .inspect()
+      .then((i) => (i.RepoTags ?? []).filter((t) => t !== '<none>:<none>'))
+      .catch(() => undefined); // already gone (removed with its child)
+    if (!tags || tags.length > 0) continue;
+    await img.remove({ noprune: false }).catch(() => {}); // (in use by another image: kept)
+  }
 }
 
 async function pythonBase(docker: Docker, paths: ImagePaths, progress: Progress): Promise<string> {
@@ -369,7 +402,7 @@ export async function buildImage(
       );
     }
     progress(`building ${tag}`);
-    await buildFromDir(docker, ctx, tag, progress);
+    await dockerBuild(docker, ctx, tag, progress);
     return tag;
   } finally {
     rmSync(ctx, { recursive: true, force: true });

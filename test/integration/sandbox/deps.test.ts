@@ -177,6 +177,18 @@ describe('python dependencies from a local wheelhouse', { concurrent: true }, ()
       expect(r.err).toContain(`"toolsmith-not-here-${nonce}==1.0"`);
       expect(r.err).toMatch(/no package index answers here/);
       expect(r.err).toContain('sandboxes/pymissing/wheels/');
+      // The failed build left none of the images it made on the engine: each step's image (its log's
+      // " ---> <id>" lines) but the FROM image and those a step took from the cache (" ---> Using
+      // cache"), which other images may build on.
+      const lines = r.err.split('\n').map((l) => l.trim());
+      const made = lines.flatMap((l, i) => {
+        const id = /^-{2,3}> ([0-9a-f]{12,64})$/.exec(l)?.[1];
+        return id && !/Using cache/.test(lines[i - 1] ?? '') ? [id] : [];
+      });
+      expect(made.length, r.err).toBeGreaterThanOrEqual(2); // FROM, and the new COPY requirements.txt's at least
+      await expect(docker.getImage(made[0] as string).inspect()).resolves.toBeTruthy();
+      for (const id of made.slice(1))
+        await expect(docker.getImage(id).inspect(), `step image ${id}`).rejects.toThrow(/no such image/i);
       // the same error reaches a script run in that sandbox (the image is built on first use)
       const svc = ToolsmithService.open(ws, { sandboxFactory: createSandboxManager, oneShot: true });
       try {
