@@ -39,12 +39,16 @@ const argv = process.argv.slice(2);
 const cache = entry.endsWith('.js')
   ? join(root, 'out/cli/verb-cache.js')
   : join(root, 'src-main/cli/verb-cache.ts');
-const { answerFromCache, startEarlyMcp, validateBeforeMain } = await import(pathToFileURL(cache).href);
+const { answerFromCache, imageBuildBeforeMain, startEarlyMcp, validateBeforeMain } = await import(
+  pathToFileURL(cache).href
+);
 // `mcp` on stdio: the client's initialize is answered before main loads (src-main/mcp/stdio-early.ts).
 await startEarlyMcp(argv);
 // A plain `validate FILE` whose tools the sandboxes snapshot holds: checked before main loads too
 // (src-main/cli/validate-early.ts).
-const answered = answerFromCache(argv) ?? (await validateBeforeMain(argv));
+// A plain `image build` whose image is already built: its tag, before main loads.
+const answered =
+  answerFromCache(argv) ?? (await validateBeforeMain(argv)) ?? (await imageBuildBeforeMain(argv));
 if (answered !== undefined) process.exitCode = answered;
 else {
   const { main } = await import(pathToFileURL(entry).href);

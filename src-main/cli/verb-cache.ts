@@ -20,6 +20,7 @@ import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { snapshotKey } from './sandboxes-cache.ts';
 import { resolveWorkspaceDir } from '../infra/workspace/init.ts';
+import type { RuntimeImage } from '../infra/sandbox/images.ts';
 
 export interface VerbAnswer {
   key: string;
@@ -246,4 +247,40 @@ export async function validateBeforeMain(argv: string[]): Promise<number | undef
     /* the cache only costs the next call its speed */
   }
   return answer.code;
+}
+
+/** The runtimes `image build --runtime` takes (commands/image.ts). */
+const IMAGE_RUNTIMES: readonly RuntimeImage[] = ['python', 'node', 'bun', 'deno'];
+
+/**
+ * bin/start.mjs's third step: a plain `toolsmith image build [--runtime R]` (no `--sandbox`, nothing else
+ * but the workspace option, which it does not use) whose image the local engine already has is answered
+ * with its tag before main loads (commander, every verb's table: ~45 ms of a ~175 ms start), as main's
+ * own first step does (`cachedImageTag`: one request to the engine's socket). Anything else, an image to
+ * build, an engine that does not answer: undefined, for main() to run.
+ */
+export async function imageBuildBeforeMain(argv: string[]): Promise<number | undefined> {
+  const rest: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i] ?? '';
+    if (a === '-w' || a === '--workspace') i++;
+    else if (!a.startsWith('--workspace=')) rest.push(a);
+  }
+  if (rest[0] !== 'image' || rest[1] !== 'build') return undefined;
+  let runtime = 'python';
+  const opts = rest.slice(2);
+  if (opts.length === 2 && opts[0] === '--runtime') runtime = opts[1] ?? '';
+  else if (opts.length === 1 && opts[0]?.startsWith('--runtime='))
+    runtime = opts[0].slice('--runtime='.length);
+  else if (opts.length) return undefined;
+  if (!IMAGE_RUNTIMES.includes(runtime as RuntimeImage)) return undefined; // (main says why)
+  try {
+    const { cachedImageTag } = await import('../app/images-light.ts');
+    const tag = await cachedImageTag(runtime as RuntimeImage);
+    if (!tag) return undefined;
+    process.stdout.write(`${tag}\n`);
+    return 0;
+  } catch {
+    return undefined;
+  }
 }

@@ -178,6 +178,27 @@ describe('bin/start.mjs: a verb cache hit', () => {
   });
 });
 
+describe('bin/start.mjs: a cached image build', () => {
+  it('answers `image build [--runtime R]` of a built image before main loads (no main module, no package), as main does', () => {
+    const mainLoaded = (urls: string[]) => urls.some((u) => u.endsWith('/src-main/cli/main.ts'));
+    for (const args of [
+      ['image', 'build'],
+      ['image', 'build', '--runtime', 'python'],
+      ['--workspace', ws, 'image', 'build', '--runtime=python'],
+    ]) {
+      const main = loads(ENTRIES.sources, args); // main's own answer (it builds the image when missing)
+      expect(main.out).toMatch(/^toolsmith\/python:[0-9a-f]+\n$/);
+      const r = loads('', args, join(root, 'bin/start.mjs'));
+      expect(r.out).toBe(main.out);
+      expect(mainLoaded(r.urls)).toBe(false);
+      expect(r.packages).toEqual([]);
+    }
+    // Anything else goes to main: a sandbox's derived image, another option.
+    const other = loads('', ['image', 'build', '--help'], join(root, 'bin/start.mjs'));
+    expect(mainLoaded(other.urls)).toBe(true);
+  }, 600_000);
+});
+
 describe('bin/start.mjs: validate FILE from the sandboxes snapshot', () => {
   it('checks a new script before main loads (no main module, no commander), answering as main does', () => {
     const mainLoaded = (urls: string[]) => urls.some((u) => u.endsWith('/src-main/cli/main.ts'));
