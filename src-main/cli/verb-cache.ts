@@ -263,8 +263,9 @@ export async function imageBuildBeforeMain(argv: string[]): Promise<number | und
   const rest: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i] ?? '';
-    if (a === '-w' || a === '--workspace') i++;
-    else if (!a.startsWith('--workspace=')) rest.push(a);
+    if (a === '-w' || a === '--workspace') {
+      if (++i >= argv.length) return undefined; // (no folder after it: main says so)
+    } else if (!a.startsWith('--workspace=')) rest.push(a);
   }
   if (rest[0] !== 'image' || rest[1] !== 'build') return undefined;
   let runtime = 'python';
