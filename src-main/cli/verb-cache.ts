@@ -249,9 +249,6 @@ export async function validateBeforeMain(argv: string[]): Promise<number | undef
   return answer.code;
 }
 
-/** The runtimes `image build --runtime` takes (commands/image.ts). */
-const IMAGE_RUNTIMES: readonly RuntimeImage[] = ['python', 'node', 'bun', 'deno'];
-
 /**
  * bin/start.mjs's third step: a plain `toolsmith image build [--runtime R]` (no `--sandbox`, nothing else
  * but the workspace option, which it does not use) whose image the local engine already has is answered
@@ -274,9 +271,12 @@ export async function imageBuildBeforeMain(argv: string[]): Promise<number | und
   else if (opts.length === 1 && opts[0]?.startsWith('--runtime='))
     runtime = opts[0].slice('--runtime='.length);
   else if (opts.length) return undefined;
-  if (!IMAGE_RUNTIMES.includes(runtime as RuntimeImage)) return undefined; // (main says why)
   try {
-    const { cachedImageTag } = await import('../app/images-light.ts');
+    const [{ RUNTIMES }, { cachedImageTag }] = await Promise.all([
+      import('../core/sandbox/runtimes.ts'),
+      import('../app/images-light.ts'),
+    ]);
+    if (!RUNTIMES.some((r) => r.id === runtime)) return undefined; // (main says why)
     const tag = await cachedImageTag(runtime as RuntimeImage);
     if (!tag) return undefined;
     process.stdout.write(`${tag}\n`);

@@ -190,7 +190,6 @@ async function buildPython(
   );
   const log: string[] = [];
   try {
-    progress(`building ${tag}`);
     await dockerBuild(
       docker,
       ctx,
@@ -301,7 +300,6 @@ async function buildNode(
       '',
     ].join('\n'),
   );
-  progress(`building ${tag}`);
   await dockerBuild(docker, ctx, tag, progress, { networkmode: 'none', labels: DEPS_LABELS });
   return tag;
 }

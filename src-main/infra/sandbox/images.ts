@@ -233,6 +233,7 @@ export async function dockerBuild(
   progress: Progress,
   opts: { networkmode?: 'none' | 'default'; labels?: Record<string, string> } = {},
 ): Promise<void> {
+  progress(`building ${tag}`);
   const tar = spawn('tar', ['-C', dir, '-cf', '-', '.'], { stdio: ['ignore', 'pipe', 'inherit'] });
   const stream = await docker.buildImage(tar.stdout, {
     t: tag,
@@ -401,7 +402,6 @@ export async function buildImage(
         `FROM scratch\nCOPY rootfs/ /\nUSER 65534:65534\nWORKDIR /tmp\nENTRYPOINT ["/usr/local/bin/node", "--disallow-code-generation-from-strings", "/opt/toolsmith/worker.mjs"]\n`,
       );
     }
-    progress(`building ${tag}`);
     await dockerBuild(docker, ctx, tag, progress);
     return tag;
   } finally {
