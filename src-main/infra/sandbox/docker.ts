@@ -334,6 +334,9 @@ export class DockerWorkerFactory implements WorkerFactory {
       stream.on('error', () => {});
       const exited = container.wait({ condition: 'next-exit' });
       exited.catch(() => {}); // (a spawn given up before start: the container is removed below)
+      // Set once the engine reports the container exited on its own (its worker ended: a script's doing
+      // or a crash, not the engine's): the removal that follows is this factory's own, not a fault.
+      let ownExit = false;
       let channel: [Duplex, NodeJS.ReadableStream] = [stream as unknown as Duplex, stdout];
       if (proto) {
         signal?.throwIfAborted();
@@ -367,9 +370,11 @@ export class DockerWorkerFactory implements WorkerFactory {
           const s = (await container.inspect()).State;
           if (s.Paused)
             return `the sandbox container ${container.id.slice(0, 12)} was paused (docker pause) on engine '${this.engine}'`;
-          if (s.Status === 'removing' || s.Status === 'dead')
+          if ((s.Status === 'removing' || s.Status === 'dead') && !ownExit)
             return `the sandbox container ${container.id.slice(0, 12)} was ${s.Status === 'dead' ? 'found dead' : 'being removed'} by engine '${this.engine}'`;
         } catch (e) {
+          // (checked after the answer: the container may have exited, and been removed here, meanwhile)
+          if (ownExit) return undefined;
           if ((e as { statusCode?: number }).statusCode === 404)
             return `the sandbox container ${container.id.slice(0, 12)} was removed from engine '${this.engine}' during the job`;
           return `the Docker engine '${this.engine}' could not report the container (${errorMessage(e)})`;
@@ -393,6 +398,7 @@ export class DockerWorkerFactory implements WorkerFactory {
             () => undefined,
           );
           if (state?.OOMKilled) conn.oomKilled = true;
+          if (state?.Status === 'exited') ownExit = true;
           conn.markClosed(
             `container exited with status ${r.StatusCode ?? '?'}${state?.OOMKilled ? ' (OOM killed)' : ''}`,
           );
