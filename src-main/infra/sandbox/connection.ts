@@ -121,6 +121,8 @@ const CALLS_SETTLE_MS = 5000;
 
 /** How long a worker that is gone may take to close its stderr before the reason is given without it. */
 const STDERR_GRACE_MS = 500;
+/** How long a job whose worker's stream closed waits for the backend's news of the worker's end. */
+const EXIT_NEWS_MS = 2000;
 
 /** Connects to a worker over its stdin/stdout; `kill` ends it (container or process) for good. */
 export class WorkerConnection {
@@ -147,6 +149,28 @@ export class WorkerConnection {
    * Consulted when a job times out or the worker's stream closes mid-job.
    */
   diagnose: (() => Promise<string | undefined>) | undefined;
+  /**
+   * Resolves once the backend has heard how the worker ended (Docker: the container's exit and its OOM
+   * state). The worker's stream can close before that news arrives (gVisor's sentry killed for memory:
+   * the socket ends first), and a job's end read then would call an out-of-memory kill a crash.
+   */
+  exitKnown: (() => Promise<void>) | undefined;
+
+  /** Waits, bounded, for the backend's news of how the worker ended (see exitKnown). */
+  private async endKnown(): Promise<void> {
+    if (!this.exitKnown) return;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        this.exitKnown().catch(() => {}),
+        new Promise<void>((r) => {
+          timer = setTimeout(r, EXIT_NEWS_MS);
+        }),
+      ]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
 
   /** The backend's diagnosis, bounded in time (an engine that hangs is itself the answer). */
   private async environmentFault(): Promise<string | undefined> {
@@ -549,14 +573,13 @@ export class WorkerConnection {
       };
       this.listeners.add(listener);
       const stopWatching = this.onClosed((why) => {
-        if (this.sawOom(oomBase))
-          fail('oom', 'OutOfMemory', 'the sandbox ran out of memory and was killed', true);
-        else
-          void this.environmentFault().then((fault) =>
-            fault
-              ? fail('infra', 'Infra', `${fault}; the script was not at fault`, true)
-              : fail('crashed', 'Crashed', `the sandbox worker died: ${why}`, true),
-          );
+        void this.endKnown().then(async () => {
+          if (this.sawOom(oomBase))
+            return fail('oom', 'OutOfMemory', 'the sandbox ran out of memory and was killed', true);
+          const fault = await this.environmentFault();
+          if (fault) fail('infra', 'Infra', `${fault}; the script was not at fault`, true);
+          else fail('crashed', 'Crashed', `the sandbox worker died: ${why}`, true);
+        });
       });
       try {
         this.send(

@@ -337,6 +337,8 @@ export class DockerWorkerFactory implements WorkerFactory {
       // Set once the engine reports the container exited on its own (its worker ended: a script's doing
       // or a crash, not the engine's): the removal that follows is this factory's own, not a fault.
       let ownExit = false;
+      let exitHeard: () => void = () => {};
+      const exitNews = new Promise<void>((r) => (exitHeard = r));
       let channel: [Duplex, NodeJS.ReadableStream] = [stream as unknown as Duplex, stdout];
       if (proto) {
         signal?.throwIfAborted();
@@ -399,13 +401,18 @@ export class DockerWorkerFactory implements WorkerFactory {
           );
           if (state?.OOMKilled) conn.oomKilled = true;
           if (state?.Status === 'exited') ownExit = true;
+          exitHeard();
           conn.markClosed(
             `container exited with status ${r.StatusCode ?? '?'}${state?.OOMKilled ? ' (OOM killed)' : ''}`,
           );
           await remove();
         },
-        () => conn.markClosed('container wait failed'),
+        () => {
+          exitHeard();
+          conn.markClosed('container wait failed');
+        },
       );
+      conn.exitKnown = () => exitNews;
       return { conn, id: container.id };
     } catch (e) {
       (stream as unknown as Duplex | undefined)?.destroy();
