@@ -19,6 +19,7 @@ import { useShortcuts } from './lib/shortcuts.ts';
 import { preloadEditors } from './components/Editors.tsx';
 import { KeyboardHelp } from './components/KeyboardHelp.tsx';
 import { Approvals } from './components/ApprovalDialog.tsx';
+import { ViewBoundary } from './components/ViewBoundary.tsx';
 
 const NAV: { view: View; label: string; key: string }[] = [
   { view: 'runs', label: 'Runs', key: 'g r' },
@@ -156,17 +157,19 @@ export function App() {
           </ul>
         </nav>
         <main>
-          {route.view === 'runs' && <RunsView />}
-          {route.view === 'run' && route.id && <RunDetailView runId={route.id} />}
-          {route.view === 'new' && <NewRunView />}
-          {route.view === 'tools' && <ToolsView />}
-          {route.view === 'templates' && <TemplatesView />}
-          {route.view === 'skills' && <SkillsView />}
-          {route.view === 'kits' && <KitsView />}
-          {route.view === 'settings' && <SettingsView />}
-          {route.view === 'suites' && <SuitesView name={route.id} />}
-          {route.view === 'connections' && <ConnectionsView />}
-          {route.view === 'workspace' && <WorkspaceView />}
+          <ViewBoundary resetKey={JSON.stringify(route)} name={route.view}>
+            {route.view === 'runs' && <RunsView />}
+            {route.view === 'run' && route.id && <RunDetailView runId={route.id} />}
+            {route.view === 'new' && <NewRunView />}
+            {route.view === 'tools' && <ToolsView />}
+            {route.view === 'templates' && <TemplatesView />}
+            {route.view === 'skills' && <SkillsView />}
+            {route.view === 'kits' && <KitsView />}
+            {route.view === 'settings' && <SettingsView />}
+            {route.view === 'suites' && <SuitesView name={route.id} />}
+            {route.view === 'connections' && <ConnectionsView />}
+            {route.view === 'workspace' && <WorkspaceView />}
+          </ViewBoundary>
         </main>
       </div>
       <Notices />

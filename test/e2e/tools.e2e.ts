@@ -4,7 +4,7 @@
  * problems), saving with Ctrl+S (tools.list and the registry follow), and "Try tool": a generated form
  * whose required fields and types are checked before the call runs in Docker.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { POLL_MS } from '../support/budgets.ts';
@@ -14,7 +14,9 @@ import type { E2eWorld } from './support/app.ts';
 let w: E2eWorld;
 
 beforeAll(async () => {
-  w = await startWorld();
+  // The service follows hand edits of the workspace's files, as `serve` and the desktop app do: the
+  // view's own saves come back as changes on disk too.
+  w = await startWorld(undefined, { watch: true });
 });
 afterAll(async () => {
   await w?.close();
@@ -210,5 +212,83 @@ describe('tools in the workbench', () => {
     expect(await tryTool.locator('[data-testid="try-result"]').innerText()).toContain('"unit":"in"');
 
     expect(w.pageErrors.filter((e) => !/favicon/.test(e))).toEqual([]);
+  });
+
+  it('the editor keeps what was saved, follows tools.py changed on disk, and never drops unsaved edits', async () => {
+    const { page } = w;
+    const toolsFile = join(w.workspace, 'sandboxes', 'ecommerce', 'tools.py');
+    const before = readFileSync(toolsFile, 'utf8');
+    await page.evaluate(() => {
+      location.hash = '#/tools/ecommerce';
+    });
+    const box = page.locator('[data-testid="editor-tools.py"][data-ready="true"]');
+    await box.waitFor();
+    const editor = box.locator('.monaco-editor .view-lines');
+    // What the editor holds, read from its first lines (scrolled to the top first: Monaco renders only
+    // the lines on screen).
+    const shown = async () => {
+      await editor.click();
+      await page.keyboard.press('Control+Home');
+      return (await editor.innerText()).replace(/\u00a0/g, ' '); // (Monaco draws spaces as no-break spaces)
+    };
+    const setSource = async (text: string) => {
+      await editor.click();
+      await page.keyboard.press('Control+A');
+      await page.evaluate(`(${PASTE})(${JSON.stringify(text)})`);
+    };
+    const applied = page
+      .getByRole('status')
+      .filter({ hasText: 'the tools of sandbox ecommerce changed on disk' });
+
+    // Saved: the file watcher reports the save as a change on disk and the listing is read again; the
+    // editor still holds the saved text (it went back to the text before the save), and the next save
+    // keeps it.
+    await setSource(`# kept after saving\n${before}`);
+    await page.locator('[data-testid="dirty"]').waitFor();
+    await editor.click();
+    await page.keyboard.press('Control+S');
+    await page.locator('[data-testid="saved"]').waitFor({ timeout: POLL_MS });
+    await applied.first().waitFor({ timeout: POLL_MS });
+    await page.waitForLoadState('networkidle');
+    await expect.poll(shown).toContain('# kept after saving');
+    await editor.click();
+    await page.keyboard.press('Control+End');
+    await page.keyboard.insertText('\n# and one more line\n');
+    await page.keyboard.press('Control+S');
+    await expect
+      .poll(() => readFileSync(toolsFile, 'utf8'), { timeout: POLL_MS })
+      .toContain('# and one more line');
+    expect(readFileSync(toolsFile, 'utf8')).toContain('# kept after saving');
+
+    // Changed on disk by another editor while nothing is unsaved here: the editor shows the new text.
+    await page.locator('[data-testid="saved"]').waitFor({ timeout: POLL_MS });
+    writeFileSync(toolsFile, `# from another editor\n${before}`);
+    await expect.poll(shown, { timeout: POLL_MS }).toContain('# from another editor');
+    await expect.poll(shown).not.toContain('# kept after saving');
+    await page.locator('[data-testid="saved"]').waitFor();
+
+    // Changed on disk while there are unsaved edits: they stay, with a warning; the person takes the
+    // file's text when they choose to.
+    await setSource(`# my unsaved edit\n${before}`);
+    await page.locator('[data-testid="dirty"]').waitFor();
+    writeFileSync(toolsFile, `# theirs\n${before}`);
+    await page.locator('[data-testid="disk-changed"]').waitFor({ timeout: POLL_MS });
+    await expect.poll(shown).toContain('# my unsaved edit');
+    expect(readFileSync(toolsFile, 'utf8')).toBe(`# theirs\n${before}`);
+    await page.getByRole('button', { name: "Take the file's text" }).click();
+    await expect.poll(shown).toContain('# theirs');
+    await page.locator('[data-testid="disk-changed"]').waitFor({ state: 'detached' });
+
+    // A link to a line the file does not have (a traceback frame of a longer tools.py): the last line,
+    // not a blank workbench.
+    const lines = readFileSync(toolsFile, 'utf8').split('\n').length;
+    await page.evaluate(() => {
+      location.hash = '#/tools/ecommerce?line=5000';
+    });
+    await box.waitFor();
+    await expect.poll(() => box.getAttribute('data-cursor-line')).toBe(String(lines));
+    expect(await page.locator('[data-testid="view-failed"]').count()).toBe(0);
+    expect(w.pageErrors.filter((e) => !/favicon/.test(e))).toEqual([]);
+    writeFileSync(toolsFile, before);
   });
 });

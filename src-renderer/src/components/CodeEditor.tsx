@@ -106,13 +106,18 @@ export function CodeEditor(props: CodeEditorProps) {
   useEffect(() => {
     const editor = editorRef.current;
     const j = props.jump;
-    if (!editor || !j) return;
-    editor.revealLineInCenter(j.line);
+    const model = editor?.getModel();
+    if (!editor || !model || !j) return;
+    // A line the text no longer has (a traceback frame of an older tools.py, a hand-made link) is the
+    // last one: Monaco throws on a line out of range.
+    const line = Math.min(Math.max(1, Math.floor(j.line) || 1), model.getLineCount());
+    const column = j.column !== undefined && line === j.line ? j.column : undefined;
+    editor.revealLineInCenter(line);
     editor.setSelection({
-      startLineNumber: j.line,
-      startColumn: j.column ?? 1,
-      endLineNumber: j.line,
-      endColumn: j.column ?? editor.getModel()?.getLineMaxColumn(j.line) ?? 1,
+      startLineNumber: line,
+      startColumn: Math.min(Math.max(1, column ?? 1), model.getLineMaxColumn(line)),
+      endLineNumber: line,
+      endColumn: Math.min(Math.max(1, column ?? model.getLineMaxColumn(line)), model.getLineMaxColumn(line)),
     });
     editor.focus();
   }, [props.jump, ready]);

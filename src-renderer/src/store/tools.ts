@@ -33,7 +33,14 @@ export const createToolsSlice: StateCreator<Store, [], [], ToolsSlice> = (set, g
     set({ sandboxes: await api['sandboxes.list']({}) });
   },
   async loadTools(sandbox) {
-    set({ toolsSandbox: sandbox, toolsListed: undefined, toolsLoadError: undefined });
+    // Read again for the sandbox already shown (a change on disk), the listing stays until the new one
+    // is here: the view keeps its editor (and what it holds) instead of going back to "Loading".
+    const again = get().toolsSandbox === sandbox && get().toolsListed !== undefined;
+    set({
+      toolsSandbox: sandbox,
+      toolsLoadError: undefined,
+      ...(again ? {} : { toolsListed: undefined }),
+    });
     try {
       const listed = await api['tools.list']({ sandbox });
       if (get().toolsSandbox !== sandbox) return undefined;

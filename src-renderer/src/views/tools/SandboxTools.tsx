@@ -8,6 +8,7 @@ import { ToolMetadata } from './ToolMetadata.tsx';
 import { TryTool } from './TryTool.tsx';
 import { toolsViewModel } from './tools-editor.ts';
 import {
+  DiskChanged,
   McpToolsNote,
   ProblemList,
   SaveHeld,
@@ -57,6 +58,7 @@ export function SandboxTools({
         extractState={m.extractState}
       />
       {state.hold && <SaveHeld hold={state.hold} onJump={jumpTo} onSaveAnyway={() => void v.save(true)} />}
+      {state.diskChanged && <DiskChanged onRevert={v.revert} />}
       {m.mcpTools.length > 0 && <McpToolsNote count={m.mcpTools.length} mcpOnly={m.mcpOnly} />}
       {v.saveError && (
         <div role="alert" className="error" data-testid="save-error">

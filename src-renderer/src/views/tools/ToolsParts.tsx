@@ -108,6 +108,18 @@ export function SaveHeld({
   );
 }
 
+/** tools.py changed on disk while the editor held unsaved edits (tools-editor.ts, `diskChanged`). */
+export function DiskChanged({ onRevert }: { onRevert: () => void }) {
+  return (
+    <div role="alert" className="error" data-testid="disk-changed">
+      tools.py changed on disk while you had unsaved edits: Save overwrites the file with your text.{' '}
+      <button onClick={onRevert} title="Drop your edits and take the file as it is on disk">
+        Take the file's text
+      </button>
+    </div>
+  );
+}
+
 export function McpToolsNote({ count, mcpOnly }: { count: number; mcpOnly: boolean }) {
   return (
     <section className="callout" data-testid="mcp-tools" aria-label="tools from MCP servers">

@@ -56,6 +56,49 @@ describe('the Tools editor state', () => {
     expect(s).toMatchObject({ source: 'AB', editorText: 'A', hold: undefined });
   });
 
+  it("its own save read back keeps the editor's text; a change on disk reaches a clean editor", () => {
+    // Saved 'AB' (the listing read again after the save, then the watcher's reload): nothing moves.
+    const saved = run([
+      { type: 'loaded', listed: listing('A') },
+      { type: 'edit', text: 'AB' },
+      { type: 'disk', listed: listing('AB') },
+    ]);
+    expect(saved).toMatchObject({ saved: 'AB', source: 'AB', editorText: 'A', editorKey: 0 });
+    expect(saved.diskChanged).toBeUndefined();
+    expect(toolsEditorReducer(saved, { type: 'disk', listed: listing('AB') })).toBe(saved);
+    // Changed on disk by someone else: a clean editor shows the file, in a new editor.
+    const changed = toolsEditorReducer(saved, { type: 'disk', listed: listing('ABC') });
+    expect(changed).toMatchObject({
+      saved: 'ABC',
+      source: 'ABC',
+      editorText: 'ABC',
+      editorKey: 1,
+      metaFor: 'ABC',
+    });
+    expect(toolsViewModel(changed, listing('ABC')).badge).toBe('saved');
+  });
+
+  it('a change on disk never overwrites unsaved edits: they stay, flagged, until Save or Revert', () => {
+    const s = run([
+      { type: 'loaded', listed: listing('A') },
+      { type: 'edit', text: 'A mine' },
+      { type: 'disk', listed: listing('A theirs') },
+    ]);
+    expect(s).toMatchObject({ source: 'A mine', saved: 'A theirs', diskChanged: true, editorKey: 0 });
+    expect(toolsViewModel(s, listing('A theirs')).dirty).toBe(true);
+    expect(toolsEditorReducer(s, { type: 'revert' })).toMatchObject({
+      source: 'A theirs',
+      editorText: 'A theirs',
+      diskChanged: undefined,
+    });
+    const kept = toolsEditorReducer(s, {
+      type: 'saved',
+      text: 'A mine',
+      result: listing('A mine'),
+    });
+    expect(kept).toMatchObject({ saved: 'A mine', diskChanged: undefined });
+  });
+
   it('revert puts the saved text back in a new editor', () => {
     const s = run([
       { type: 'loaded', listed: listing('A') },

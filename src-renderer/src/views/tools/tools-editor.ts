@@ -26,7 +26,8 @@ export interface ToolsEditorState {
   /** The text in the editor now. */
   source: string;
   /**
-   * The text handed to the editor, changed only on load and revert (with a new `editorKey`): feeding
+   * The text handed to the editor, changed only on load, revert and a change on disk of a clean editor
+   * (the last two with a new `editorKey`): feeding
    * every keystroke back as `value` lets a re-render that lags behind fast typing overwrite the newer
    * text in Monaco and drop characters.
    */
@@ -44,6 +45,11 @@ export interface ToolsEditorState {
   jump?: Jump;
   /** The saved tool picked for Try (the first when none is). */
   toolName?: string;
+  /**
+   * tools.py changed on disk (another editor, a `git checkout`) while the editor held unsaved edits: they
+   * are kept, and Save would overwrite the file's new text (Revert takes it).
+   */
+  diskChanged?: boolean;
 }
 
 export const initialToolsEditor: ToolsEditorState = {
@@ -73,6 +79,8 @@ export type ToolsEditorAction =
   /** A Save was asked for: held back (and the editor at the first error), or not. */
   | { type: 'hold'; hold: SaveHold | undefined }
   | { type: 'saved'; text: string; result: Response<'tools.save'> }
+  /** The listing was read again (tools.py changed on disk, or this view's own save came back). */
+  | { type: 'disk'; listed: Listed }
   | { type: 'revert' }
   | { type: 'jump'; line: number; column?: number | undefined }
   | { type: 'pickTool'; name: string };
@@ -99,6 +107,27 @@ export function toolsEditorReducer(s: ToolsEditorState, a: ToolsEditorAction): T
         metaFor: a.listed.source,
       };
     }
+    case 'disk': {
+      const text = a.listed.source;
+      if (!s.ready || text === s.saved) return s;
+      // The editor already holds the file's text (this view's own save): it is the saved text now.
+      if (text === s.source)
+        return { ...s, saved: text, diskChanged: undefined, meta: metadataOf(a.listed), metaFor: text };
+      // Unsaved edits are kept; the person decides (Save overwrites the file, Revert takes it).
+      if (s.source !== s.saved) return { ...s, saved: text, diskChanged: true };
+      // No unsaved edit: the editor shows the file as it is now.
+      return {
+        ...s,
+        saved: text,
+        source: text,
+        editorText: text,
+        editorKey: s.editorKey + 1,
+        meta: metadataOf(a.listed),
+        metaFor: text,
+        hold: undefined,
+        diskChanged: undefined,
+      };
+    }
     case 'edit':
       return { ...s, source: a.text, hold: undefined };
     case 'extracting':
@@ -116,12 +145,19 @@ export function toolsEditorReducer(s: ToolsEditorState, a: ToolsEditorAction): T
       return {
         ...s,
         saved: a.text,
+        diskChanged: undefined,
         ...(s.metaFor === a.text || s.meta === undefined
           ? { meta: metadataOf(a.result), metaFor: a.text }
           : {}),
       };
     case 'revert':
-      return { ...s, source: s.saved, editorText: s.saved, editorKey: s.editorKey + 1 };
+      return {
+        ...s,
+        source: s.saved,
+        editorText: s.saved,
+        editorKey: s.editorKey + 1,
+        diskChanged: undefined,
+      };
     case 'jump':
       return { ...s, jump: jumpTo(s.jump, a.line, a.column) };
     case 'pickTool':

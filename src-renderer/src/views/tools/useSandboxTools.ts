@@ -44,6 +44,13 @@ export function useSandboxTools(sandbox: string, line: number | undefined, onDir
     };
   }, [sandbox, reloadSeq, loadTools, closeTools, setSaveError]);
 
+  // The listing read again while the view is open (tools.py changed on disk, or this view's save came
+  // back): the editor follows the file unless it holds unsaved edits (tools-editor.ts, 'disk').
+  const ready = state.ready;
+  useEffect(() => {
+    if (ready && stored) dispatch({ type: 'disk', listed: stored });
+  }, [ready, stored]);
+
   // Live extraction, debounced; only the answer to the latest request is kept.
   const { source, metaFor } = state;
   useEffect(() => {
