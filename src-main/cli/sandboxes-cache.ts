@@ -47,6 +47,20 @@ export function snapshotKey(workspace: string): string | undefined {
       const tools = join(dir, name, 'tools.py');
       if (existsSync(tools)) h.update(readFileSync(tools));
     }
+    // The skills a script may call are part of what a sandbox offers (`validate` refuses a call to one
+    // that is not offered, `tools` lists them): their files and their test verdicts, which decide which
+    // are offered (a `skill create` or `skill delete` must not leave an answer about the old set).
+    const skills = join(workspace, 'skills');
+    const bySandbox = existsSync(skills) ? readdirSync(skills, { withFileTypes: true }) : [];
+    for (const sb of bySandbox.sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      if (!sb.isDirectory()) continue;
+      for (const f of readdirSync(join(skills, sb.name)).sort()) {
+        h.update(`\0skill\0${sb.name}/${f}\0`);
+        h.update(readFileSync(join(skills, sb.name, f)));
+      }
+    }
+    const verdicts = join(workspace, '.toolsmith', 'skill-tests.json');
+    if (existsSync(verdicts)) h.update(readFileSync(verdicts));
     return h.digest('hex');
   } catch {
     return undefined;

@@ -6,6 +6,7 @@
 import {
   appendFileSync,
   existsSync,
+  mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
@@ -18,6 +19,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
 import { runToolsmith } from '../mcp/support/mcp-http-process.ts';
 import type { VerbAnswer } from '../../../src-main/cli/verb-cache.ts';
+import { contentHash } from '../../../src-main/core/tools/registry.ts';
+import { SkillFiles } from '../../../src-main/infra/workspace/skill-files.ts';
 
 let ws: string;
 let cache: string;
@@ -115,6 +118,44 @@ describe('the verb cache of kit list, tools and validate', () => {
     const gone = await run(args);
     expect(gone.code).toBe(1);
     expect(gone.out).toMatch(/unknown-function: .*get_user/);
+  }, 60_000);
+
+  it('validate FILE: a skill made or deleted changes the answer (the skills a script may call)', async () => {
+    const script = join(ws, 'skill-call.py');
+    writeFileSync(script, 'emit_result(order_count(user_id="u1"))\n');
+    const args = ['validate', script, '--sandbox', 'ecommerce'];
+    const before = await run(args);
+    expect(before.code).toBe(1);
+    expect(before.out).toMatch(/unknown-function: order_count\(\)/);
+    expect(await run(args)).toEqual(before);
+
+    // As `skill create` leaves it: the skill's file, and its passing test verdict for that text.
+    const text = [
+      '# +++',
+      '# version = 1',
+      '# +++',
+      'def order_count(user_id: str):',
+      '    """How many orders a user has."""',
+      '    return len([o for o in get_orders().data if o["user_id"] == user_id])',
+      '',
+    ].join('\n');
+    const files = new SkillFiles(ws);
+    const file = join(ws, 'skills', 'ecommerce', 'order_count.py');
+    mkdirSync(join(ws, 'skills', 'ecommerce'), { recursive: true });
+    writeFileSync(file, text);
+    files.setVerdict('ecommerce', 'order_count', {
+      passed: true,
+      hash: contentHash(text),
+      at: 1,
+      failures: [],
+    });
+    const made = await run(args);
+    expect(made).toEqual({ code: 0, out: `${script}: valid (python)\n`, err: '' });
+
+    // As `skill delete` leaves it: the answer about the old set of skills is not given again.
+    rmSync(file);
+    files.setVerdict('ecommerce', 'order_count', undefined);
+    expect(await run(args)).toEqual(before);
   }, 60_000);
 
   it('validate from standard input and usage errors are never kept', async () => {
