@@ -218,9 +218,7 @@ describe('tools in the workbench', () => {
     const { page } = w;
     const toolsFile = join(w.workspace, 'sandboxes', 'ecommerce', 'tools.py');
     const before = readFileSync(toolsFile, 'utf8');
-    await page.evaluate(() => {
-      location.hash = '#/tools/ecommerce';
-    });
+    await page.evaluate(`location.hash = '#/tools/ecommerce'`);
     const box = page.locator('[data-testid="editor-tools.py"][data-ready="true"]');
     await box.waitFor();
     const editor = box.locator('.monaco-editor .view-lines');
@@ -282,9 +280,7 @@ describe('tools in the workbench', () => {
     // A link to a line the file does not have (a traceback frame of a longer tools.py): the last line,
     // not a blank workbench.
     const lines = readFileSync(toolsFile, 'utf8').split('\n').length;
-    await page.evaluate(() => {
-      location.hash = '#/tools/ecommerce?line=5000';
-    });
+    await page.evaluate(`location.hash = '#/tools/ecommerce?line=5000'`);
     await box.waitFor();
     await expect.poll(() => box.getAttribute('data-cursor-line')).toBe(String(lines));
     expect(await page.locator('[data-testid="view-failed"]').count()).toBe(0);

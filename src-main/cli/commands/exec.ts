@@ -11,6 +11,7 @@ import { onStop, signalExitCode, stopReason } from '../signals.ts';
 import type { StopSignal } from '../signals.ts';
 import { errorMessage } from '../../core/errors.ts';
 import { visible } from '../../core/text/visible.ts';
+import { toolCallOutcome } from '../tool-outcome.ts';
 
 /** `1/1 ready`, `0/1 ready (1 starting)` or `off`. */
 function standbyText(p: { standby: number; standbyStarting: number; standbyTarget: number }): string {
@@ -34,7 +35,7 @@ function printResult(ctx: CliContext, r: ExecutionResult): void {
   // control characters appear as escapes and never act on the terminal.
   for (const t of r.toolCalls)
     ctx.out(
-      `  tool ${visible(t.name)}(${visible(JSON.stringify(t.args))}) ${t.error ? `error: ${visible(t.error, '    ')}` : 'ok'} ${t.ms} ms${t.refused ? ' REFUSED' : ''}\n${egressLines(
+      `  tool ${visible(t.name)}(${visible(JSON.stringify(t.args))}) ${toolCallOutcome(t, 'error:', '    ')} ${t.ms} ms${t.refused ? ' REFUSED' : ''}\n${egressLines(
         t,
       )
         .map((l) => `${visible(l)}\n`)

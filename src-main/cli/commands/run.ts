@@ -1,6 +1,7 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { visible } from '../../core/text/visible.ts';
+import { toolCallOutcome } from '../tool-outcome.ts';
 import type { Command } from 'commander';
 import type { LiveEvent } from '../../app/runs.ts';
 import { RUN_KINDS } from '../../core/records/events.ts';
@@ -47,7 +48,7 @@ export function progressPrinter(ctx: CliContext): (e: LiveEvent) => void {
         break;
       case 'tool_call':
         ctx.err(
-          `  tool ${visible(e.data.trace.name)} ${e.data.trace.error ? `failed: ${visible(e.data.trace.error, '    ')}` : 'ok'} (${e.data.trace.ms} ms)\n`,
+          `  tool ${visible(e.data.trace.name)} ${toolCallOutcome(e.data.trace, 'failed:', '    ')} (${e.data.trace.ms} ms)\n`,
         );
         break;
       case 'approval':

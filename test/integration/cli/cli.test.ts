@@ -154,6 +154,16 @@ describe('toolsmith CLI with containers', () => {
     expect(r.error.message).toBe('bad\u001b]0;t\u0007');
   });
 
+  it('exec: a tool that answered success=False is shown FAILED with its message, not ok', async () => {
+    const script =
+      'a = get_user(user_id="nobody")\nb = get_user(user_id="u1")\nemit_result([a.success, b.success])\n';
+    const r = await cli(['exec', file('tool-failed.py', script), '--sandbox', 'ecommerce']);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/tool get_user\(\{"user_id":"nobody"\}\) FAILED — no user with id 'nobody'.* ms/);
+    expect(r.out).toMatch(/tool get_user\(\{"user_id":"u1"\}\) ok \d/);
+    expect(r.out).toContain('result: [false,true]');
+  });
+
   it('tool call and pool status', async () => {
     const t = await cli([
       'tool',
