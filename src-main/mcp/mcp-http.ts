@@ -17,6 +17,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { ToolsmithError } from '../app/errors.ts';
+import { listenOn } from '../app/listen.ts';
 import type { ToolsmithService } from '../app/service.ts';
 import { createMcpServer, mcpToolTable, prepareAllMcp } from './mcp.ts';
 import { LOOPBACK_HOSTS, MIN_TOKEN_LENGTH } from './mcp-http-limits.ts';
@@ -243,21 +244,7 @@ export async function startMcpHttp(svc: ToolsmithService, opts: McpHttpOptions):
       else res.end();
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    http.once('error', (e: NodeJS.ErrnoException) =>
-      reject(
-        e.code === 'EADDRINUSE'
-          ? new ToolsmithError(
-              'invalid_argument',
-              `port ${opts.port} on ${host} is in use; pick another with --port, or leave --port out for a free one`,
-            )
-          : e.code === 'EACCES'
-            ? new ToolsmithError('invalid_argument', `no permission to listen on port ${opts.port}`)
-            : new ToolsmithError('infra', `cannot listen on ${host}:${opts.port ?? 0}: ${e.message}`),
-      ),
-    );
-    http.listen(opts.port ?? 0, host, () => resolve());
-  });
+  await listenOn(http, host, opts.port);
   const port = (http.address() as AddressInfo).port;
   const names = ['127.0.0.1', 'localhost', '[::1]'];
   allowedHosts = new Set(names.map((n) => `${n}:${port}`));

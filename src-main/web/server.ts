@@ -3,6 +3,7 @@
  * token (printed in the URL) and an Origin check, plus the built renderer as static files.
  */
 import { ToolsmithError } from '../app/errors.ts';
+import { listenOn } from '../app/listen.ts';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -246,10 +247,7 @@ export async function startWebServer(
       ws.on('message', () => {});
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.port ?? 0, '127.0.0.1', () => resolve());
-  });
+  await listenOn(server, '127.0.0.1', opts.port);
   const port = (server.address() as AddressInfo).port;
   origin = `http://127.0.0.1:${port}`;
   allowedHosts = new Set([`127.0.0.1:${port}`, `localhost:${port}`]);

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { Command } from 'commander';
 import { repoRoot } from '../../infra/workspace/paths.ts';
 import { startWebServer } from '../../web/server.ts';
+import { checkPort } from '../../app/listen.ts';
 import { parseIntOption } from '../context.ts';
 import { untilStopped } from '../signals.ts';
 import type { CliContext } from '../context.ts';
@@ -38,6 +39,8 @@ export function registerServe(program: Command, ctx: CliContext): void {
       ) => {
         const svc = ctx.service(cmd);
         const staticDir = opts.renderer ?? join(outDir(repoRoot()), 'renderer');
+        // A port in use is said before a build that would come first (a minute on a fresh clone).
+        if (opts.port) await checkPort('127.0.0.1', opts.port);
         if (!hasRenderer(staticDir)) {
           if (opts.renderer) {
             ctx.err(`toolsmith: no renderer build in ${staticDir} (the API still answers)\n`);

@@ -373,6 +373,12 @@ describe('toolsmith mcp --http: options and errors', () => {
       const busy = await runToolsmith(ws, ['mcp', '--http', '--port', String(s.port)]);
       expect(busy.code).toBe(2);
       expect(busy.err).toContain(`port ${s.port} on 127.0.0.1 is in use`);
+      // `serve` on it too: the same one-line reason, before any build of the workbench.
+      const serve = await runToolsmith(ws, ['serve', '--port', String(s.port)]);
+      expect(serve.code).toBe(2);
+      expect(serve.err).toBe(
+        `toolsmith: port ${s.port} on 127.0.0.1 is in use; pick another with --port, or leave --port out for a free one\n`,
+      );
     } finally {
       await s.stop();
     }
