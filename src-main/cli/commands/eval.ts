@@ -1,5 +1,6 @@
 /** `toolsmith eval SUITE`: run a test suite, print its matrix (or JSON, or JUnit XML); exit 0 only when every case meets its threshold, 1 when one fails, 3 when cases could not be judged (infrastructure errors, counted as errors, not failures). */
-import { writeFileSync } from 'node:fs';
+import { accessSync, constants, existsSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { ToolsmithError } from '../../app/errors.ts';
 import { checkSuiteText } from '../../app/suites.ts';
@@ -176,6 +177,17 @@ export function registerEval(program: Command, ctx: CliContext): void {
           );
           return;
         }
+        // The JUnit file's folder is checked before any LLM call: a suite run costs tokens and minutes.
+        if (o.junit) {
+          const dir = dirname(resolve(o.junit));
+          try {
+            accessSync(dir, constants.W_OK);
+          } catch {
+            throw new UsageError(`--junit ${o.junit}: its folder ${dir} does not exist or cannot be written`);
+          }
+          if (existsSync(o.junit) && statSync(o.junit).isDirectory())
+            throw new UsageError(`--junit ${o.junit} is a folder; give a file name`);
+        }
         if (o.baseUrl) {
           try {
             new URL(o.baseUrl);
@@ -225,7 +237,6 @@ export function registerEval(program: Command, ctx: CliContext): void {
             ctx.err(`toolsmith: ${errorMessage(e)}\n`);
           }
         }
-        if (o.junit) writeFileSync(o.junit, junitXml(view));
         ctx.out(
           o.json
             ? json(comparison ? { ...view, comparison } : view)
@@ -239,6 +250,15 @@ export function registerEval(program: Command, ctx: CliContext): void {
             : view.status === 'error'
               ? 3
               : 1;
+        // After the results are out: a file that cannot be written (its folder removed meanwhile) loses
+        // only itself, and says so.
+        if (o.junit)
+          try {
+            writeFileSync(o.junit, junitXml(view));
+          } catch (e) {
+            ctx.err(`toolsmith: could not write the JUnit file ${o.junit}: ${errorMessage(e)}\n`);
+            if (ctx.exitCode === 0) ctx.exitCode = 3;
+          }
       },
     );
 }

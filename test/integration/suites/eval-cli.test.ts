@@ -96,6 +96,15 @@ describe('toolsmith eval', () => {
     expect(r.err).toMatch(/no suite nope/);
     const c = await cli(['eval', 'ecommerce', '--repeat', '0']).done;
     expect(c.code).toBe(2);
+    // A JUnit file that could not be written is said before any LLM call (the results were lost after
+    // the whole suite ran).
+    const j = await cli(['eval', 'ecommerce', '--models', 'local:good', '--junit', '/nonexistent/dir/j.xml'])
+      .done;
+    expect(j.code).toBe(2);
+    expect(j.err).toBe(
+      'toolsmith: --junit /nonexistent/dir/j.xml: its folder /nonexistent/dir does not exist or cannot be written\n',
+    );
+    expect(llm.requests.length).toBe(0);
   });
 
   it('a process killed mid-suite leaves the suite run interrupted with its finished cases', async () => {
