@@ -110,6 +110,31 @@ interface Candidate {
 const sameJson = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
 /** The names a script of the run may call: its tools (kit aliases applied) and its skills. */
+/**
+ * An LLM answer with text but no code (prose only: no fenced block, and every line read as prose) is
+ * said as such, to the person and in the correction the LLM gets, instead of "the script is empty".
+ */
+function noCodeIn(
+  answer: string | undefined,
+  script: AssembledScript,
+  v: ValidationResult,
+): ValidationResult {
+  const said = answer?.replace(/\s+/g, ' ').trim();
+  if (!said || script.body.trim() !== '') return v;
+  const quote = said.length > 120 ? `${said.slice(0, 120)}…` : said;
+  return {
+    valid: false,
+    violations: v.violations.map((x) =>
+      x.rule === 'empty-script'
+        ? {
+            ...x,
+            message: `the answer held no script, only text (${JSON.stringify(quote)}): answer with the code in one fenced \`\`\`${script.language === 'python' ? 'python' : script.language === 'ts' ? 'typescript' : 'javascript'} block`,
+          }
+        : x,
+    ),
+  };
+}
+
 const callableNames = (req: Pick<RunRequest, 'toolMap' | 'skills'>): string[] => [
   ...Object.keys(req.toolMap),
   ...(req.skills ?? []).map((s) => s.name),
@@ -378,8 +403,8 @@ export class Orchestrator {
     const tools = callableNames(ctx.req);
     const assemble = (body: string) => this.assemble(ctx, body);
     let last: Candidate | undefined;
-    const check = (tier: Tier, script: AssembledScript, name?: string): Candidate => {
-      const validation = this.deps.validate(script.body, language, tools);
+    const check = (tier: Tier, script: AssembledScript, name?: string, answer?: string): Candidate => {
+      const validation = noCodeIn(answer, script, this.deps.validate(script.body, language, tools));
       ctx.emit('script', {
         n,
         code: script.code,
@@ -435,7 +460,7 @@ export class Orchestrator {
       });
       const first = await this.ask(ctx, n, provider, prompt.system, prompt.user, false);
       if (first === undefined) continue;
-      const c1 = check('llm', assemble(first));
+      const c1 = check('llm', assemble(first), undefined, first);
       if (c1.validation.valid) return c1;
       const fix = this.deps.generator.buildPrompt(req.task, req.sandbox, {
         attempt: Math.max(2, n + 1),
@@ -453,7 +478,7 @@ export class Orchestrator {
       });
       const second = await this.ask(ctx, n, provider, fix.system, fix.user, true);
       if (second === undefined) continue;
-      const c2 = check('llm', assemble(second));
+      const c2 = check('llm', assemble(second), undefined, second);
       if (c2.validation.valid) return c2;
     }
     return last;

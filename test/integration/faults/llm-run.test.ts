@@ -94,6 +94,20 @@ describe('toolsmith run meets a misbehaving LLM endpoint', () => {
     expect(r.err).not.toMatch(/Could not parse message into JSON|From chunk/);
   }, 120_000);
 
+  it('an answer of prose without code is said as such, to the person and in the correction the LLM gets', async () => {
+    llm.push('Sure! I would count the orders by looking at them.', ANSWER);
+    const r = await run('how many p3 are in stock');
+    expect(r.code).toBe(0);
+    const said =
+      'the answer held no script, only text ("Sure! I would count the orders by looking at them."): answer with the code in one fenced ```python block';
+    expect(JSON.stringify((JSON.parse(r.out) as RunRecord).attempts[0]?.rejected)).toContain(
+      JSON.stringify(said).slice(1, -1),
+    );
+    // The correction asked of the LLM names the cause, not "the script is empty".
+    expect(llm.requests).toHaveLength(2);
+    expect(JSON.stringify(llm.requests[1]?.body)).toContain('the answer held no script, only text');
+  }, 120_000);
+
   it('a cut stream is never validated as a script: retried, then the whole answer runs', async () => {
     llm.push({ text: ANSWER, cutAfterChunks: 2 }, { text: ANSWER });
     const r = await run('how many p3 are in stock');
