@@ -3,6 +3,7 @@
  * the environment variable each provider names (CLI) or from the OS keychain (desktop, via `keyFor`);
  * a key is never written to a record or a log.
  */
+import { LlmError } from '../core/ports/llm.ts';
 import type { LlmProvider, LlmRequest, LlmResponse } from '../core/ports/llm.ts';
 import { knownSecrets } from '../core/records/redact.ts';
 import { ANTHROPIC_DEFAULT_URL, AnthropicProvider } from '../infra/llm/anthropic.ts';
@@ -44,7 +45,7 @@ export function endpointOf(url: string): string {
  * an endpoint that echoes the Authorization header in a 401 body or in a completion gets it redacted
  * here, at the edge, before anything records or shows it. Streamed tokens are redacted across pieces.
  */
-export function redacting(llm: LlmProvider, key: string | undefined): LlmProvider {
+export function redacting(llm: LlmProvider, key: string | undefined, keyEnv?: string): LlmProvider {
   knownSecrets.add(key);
   const clean = (s: string) => knownSecrets.text(s);
   return Object.assign(Object.create(llm) as LlmProvider, {
@@ -64,6 +65,10 @@ export function redacting(llm: LlmProvider, key: string | undefined): LlmProvide
           const fields = e as unknown as Record<string, unknown>;
           for (const k of Object.keys(fields)) fields[k] = knownSecrets.value(fields[k]);
           if (e.cause instanceof Error) e.cause.message = clean(e.cause.message);
+          // Refused for its credentials while the variable meant to hold the key is not set: that is the
+          // cause to name (the request went without a key of the person's).
+          if (!key && keyEnv && e instanceof LlmError && (e.status === 401 || e.status === 403))
+            e.message += `; no API key was sent: $${keyEnv} (api_key_env) is not set in this environment`;
         }
         throw e;
       }
@@ -92,7 +97,11 @@ export function makeProvider(
       maxDelayMs: p.max_retry_wait_ms,
     },
   };
-  return redacting(p.kind === 'anthropic' ? new AnthropicProvider(common) : new OpenAiProvider(common), key);
+  return redacting(
+    p.kind === 'anthropic' ? new AnthropicProvider(common) : new OpenAiProvider(common),
+    key,
+    p.api_key_env,
+  );
 }
 
 export function createProviders(

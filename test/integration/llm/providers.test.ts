@@ -3,6 +3,9 @@ import { CancelledError, LlmError } from '../../../src-main/core/ports/llm.ts';
 import type { LlmProvider } from '../../../src-main/core/ports/llm.ts';
 import { AnthropicProvider } from '../../../src-main/infra/llm/anthropic.ts';
 import { OpenAiProvider } from '../../../src-main/infra/llm/openai.ts';
+import { makeProvider } from '../../../src-main/app/providers.ts';
+import { PROVIDER_DEFAULTS } from '../../../src-main/app/config.ts';
+import type { ProviderConfig } from '../../../src-main/app/config.ts';
 import { startLlmServer } from '../../support/llm-server.ts';
 import type { LlmServer } from '../../support/llm-server.ts';
 
@@ -110,4 +113,36 @@ describe.each(makers)('%s provider against a real HTTP server', (_name, make) =>
     const p = make().generate({ system: 's', user: 'u', signal: ac.signal, onToken: () => ac.abort() });
     await expect(p).rejects.toBeInstanceOf(CancelledError);
   });
+});
+
+describe('a provider whose api_key_env is not set', () => {
+  const config = (kind: 'openai' | 'anthropic'): ProviderConfig => ({
+    ...PROVIDER_DEFAULTS,
+    id: 'local',
+    kind,
+    base_url: kind === 'openai' ? server.openaiUrl : server.baseUrl,
+    model: 'm',
+    api_key_env: 'TS_TEST_KEY_NOT_SET',
+  });
+
+  it.each(['openai', 'anthropic'] as const)(
+    '%s: refused for its credentials, the error names the unset variable (no key was sent)',
+    async (kind) => {
+      server.push({ status: 401, text: 'Incorrect API key provided' });
+      const err = (await makeProvider(config(kind), undefined)
+        .generate({ system: 's', user: 'u' })
+        .catch((e: unknown) => e)) as LlmError;
+      expect(err.message).toMatch(/request refused \(401\)/);
+      expect(err.message).toMatch(
+        /no API key was sent: \$TS_TEST_KEY_NOT_SET \(api_key_env\) is not set in this environment$/,
+      );
+      // With the key set, a 401 is the key's own fault: nothing about the variable.
+      server.push({ status: 401, text: 'Incorrect API key provided' });
+      const withKey = (await makeProvider(config(kind), 'sk-wrong-key-123')
+        .generate({ system: 's', user: 'u' })
+        .catch((e: unknown) => e)) as LlmError;
+      expect(withKey.message).toMatch(/request refused \(401\)/);
+      expect(withKey.message).not.toMatch(/api_key_env/);
+    },
+  );
 });
