@@ -33,6 +33,7 @@ export const setupHandlers: Pick<Handlers, SetupMethod> = {
         ...optional('apiKeyEnv', r.apiKeyEnv),
         ...optional('apiKey', r.apiKey),
         ...optional('previousId', r.previousId),
+        ...optional('add', r.add),
       },
       fe.storeKey,
     ),

@@ -32,6 +32,8 @@ export interface ProviderInput {
   apiKey?: string;
   /** The id being edited, when it is renamed. */
   previousId?: string;
+  /** A new provider: an existing one of that id is not replaced (the Add form). */
+  add?: boolean;
 }
 
 export type { KeyStore };
@@ -92,6 +94,11 @@ export function saveProvider(
   const target = input.previousId ?? input.id;
   const index = list.findIndex((p) => p.id === target);
   if (input.previousId && index < 0) throw new ToolsmithError('not_found', `no provider ${input.previousId}`);
+  if (input.add && index >= 0)
+    throw new ToolsmithError(
+      'invalid_argument',
+      `a provider ${input.id} already exists: edit it in the table, or give the new one another id`,
+    );
   if (list.some((p, i) => p.id === input.id && i !== index))
     throw new ToolsmithError('invalid_argument', `a provider ${input.id} already exists`);
   const old = index >= 0 ? list[index] : undefined;

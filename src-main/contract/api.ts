@@ -214,6 +214,8 @@ export const requests = {
         .optional(),
       apiKey: z.string().min(1).max(1000).optional(),
       previousId: name.optional(),
+      /** A new provider (the Add form): refused when a provider of that id exists, never replacing it. */
+      add: z.literal(true).optional(),
     })
     .strict(),
   'providers.remove': z.object({ id: name }).strict(),

@@ -140,6 +140,14 @@ describe('providers from the workbench', () => {
     await expect(
       call('providers.save', { id: 'scripted2', kind: 'openai', model: 'm', previousId: 'ghost' }),
     ).rejects.toThrow(/no provider ghost/);
+    // The Add form with an id that exists: refused, the existing provider untouched (it was replaced).
+    const before = svc.config.providers.map((p) => [p.id, p.model]);
+    await expect(
+      call('providers.save', { id: 'scripted2', kind: 'openai', model: 'other', add: true }),
+    ).rejects.toThrow(
+      /a provider scripted2 already exists: edit it in the table, or give the new one another id/,
+    );
+    expect(svc.config.providers.map((p) => [p.id, p.model])).toEqual(before);
   });
 });
 

@@ -31,8 +31,12 @@ describe('the provider form', () => {
       kind: 'openai',
       model: 'qwen',
       apiKeyEnv: 'KEY',
+      // A new provider: the service refuses one whose id exists instead of replacing it.
+      add: true,
     });
-    expect(saveRequest({ ...d, apiKey: 'sk' }, 'old')).toMatchObject({ apiKey: 'sk', previousId: 'old' });
+    const edited = saveRequest({ ...d, apiKey: 'sk' }, 'old');
+    expect(edited).toMatchObject({ apiKey: 'sk', previousId: 'old' });
+    expect(edited).not.toHaveProperty('add');
   });
 
   it('an edited provider starts with its saved values and no key; a changed URL asks for the key again', () => {

@@ -77,7 +77,7 @@ export const saveRequest = (d: Draft, editing: string | undefined): Request<'pro
   id: d.id.trim(),
   ...fields(d),
   ...(d.apiKeyEnv.trim() ? { apiKeyEnv: d.apiKeyEnv.trim() } : {}),
-  ...(editing ? { previousId: editing } : {}),
+  ...(editing ? { previousId: editing } : { add: true as const }),
 });
 
 /**
