@@ -12,6 +12,9 @@ export const RUN_URI_PREFIX = 'toolsmith://runs/';
 /** How many recent runs the list names (the newest). */
 export const LISTED_RUNS = 50;
 
+/** MCP's JSON-RPC error code for a resource that does not exist (the SDK's ErrorCode has no name for it). */
+const RESOURCE_NOT_FOUND = -32002;
+
 export const runUri = (id: string): string => `${RUN_URI_PREFIX}${id}`;
 
 /** A run's agent context for the answer of a tool or a resource read. */
@@ -51,8 +54,13 @@ export function registerRunResources(server: McpServer, svc: ToolsmithService): 
           ],
         };
       } catch (e) {
-        // The SDK answers a thrown error as a JSON-RPC error with its message.
-        if (e instanceof ToolsmithError) throw new Error(`${e.message} (${uri.href})`);
+        // The SDK answers a thrown error as a JSON-RPC error with its message and its numeric `code`
+        // (-32603 without one). A run that does not exist is MCP's "resource not found", -32002. Not an
+        // McpError: it would prefix "MCP error -32002: " to the message.
+        if (e instanceof ToolsmithError)
+          throw Object.assign(new Error(`${e.message} (${uri.href})`), {
+            ...(e.code === 'not_found' ? { code: RESOURCE_NOT_FOUND } : {}),
+          });
         throw e;
       }
     },

@@ -8,6 +8,7 @@ import { toolsPrompt } from '../core/tools/prompt.ts';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { ToolCallback } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { ZodRawShapeCompat } from '@modelcontextprotocol/sdk/server/zod-compat.js';
+import { ClientRequestSchema, ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import type { ServerNotification } from '@modelcontextprotocol/sdk/types.js';
 import { violationSchema } from '../core/records/schemas.ts';
 import { MAX_TASK_CHARS, TASK_LIMIT_MESSAGE } from '../core/records/events.ts';
@@ -270,7 +271,8 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
           runtime ?? svc.system.enabledRuntimes()[0] ?? 'python',
           svc.system.runtimes(),
         );
-        if ('error' in found) return text({ error: found.error }, true);
+        // Answered like the tool's other errors, {error, code} (through guard).
+        if ('error' in found) throw new ToolsmithError('invalid_argument', found.error);
         // bun and deno scripts are TypeScript (types stripped; plain JS is valid TS).
         const r = found.runtime;
         const language = r.id === 'python' ? 'python' : r.extension === '.ts' ? 'ts' : 'js';
@@ -504,8 +506,84 @@ export function createMcpServer(
     capabilities: MCP_CAPABILITIES,
     instructions: SERVER_INSTRUCTIONS,
   });
+  answerInvalidParams(server.server);
   for (const register of table) register(server);
   return server;
+}
+
+type RequestHandler = (request: { method: string; params?: unknown }, extra: unknown) => Promise<unknown>;
+
+/** The SDK's schema of each request a client may send, by method. */
+const CLIENT_REQUESTS = new Map<string, (typeof ClientRequestSchema.options)[number]>(
+  ClientRequestSchema.options.map((o) => [o.shape.method.value, o] as const),
+);
+
+/** What a missing field is, where its name alone does not say. */
+const FIELD_HINTS: Readonly<Record<string, string>> = {
+  'tools/call params.name': 'the name of the tool to call',
+  'resources/read params.uri': 'the URI of the resource to read',
+};
+
+/**
+ * One line naming what is wrong with a request's params, undefined when the request matches its
+ * method's schema. With no params at all, the fields the method needs inside them are named
+ * (`missing params.name`), not just `params`.
+ */
+function invalidParamsMessage(request: { method: string; params?: unknown }): string | undefined {
+  const schema = CLIENT_REQUESTS.get(request.method);
+  const parsed = schema?.safeParse(request);
+  if (!schema || !parsed || parsed.success) return undefined;
+  const inside = request.params === undefined ? schema.safeParse({ ...request, params: {} }) : undefined;
+  const issues = inside?.error?.issues ?? parsed.error.issues;
+  const what = issues.map((i) => {
+    const path = i.path.map(String).join('.') || 'the request';
+    const hint = FIELD_HINTS[`${request.method} ${path}`];
+    return i.code === 'invalid_type' && /received undefined$/.test(i.message)
+      ? `missing ${path}${hint ? ` (${hint})` : ''}`
+      : `${path}: ${i.message.replace(/\s+/g, ' ')}`;
+  });
+  return `Invalid params for ${request.method}: ${[...new Set(what)].join('; ')}`;
+}
+
+/**
+ * A request whose params do not match its method's schema (`tools/call` without params) is answered
+ * -32602 (Invalid params) with one line naming what is wrong. The SDK (1.32) parses a request before its
+ * handler runs and answers the parse's ZodError as -32603 (Internal error) with the issues as multi-line
+ * JSON. Its handlers are reachable only in the Protocol's private map: each is wrapped, those the server
+ * set up already (initialize, ping, logging/setLevel) and those set later (tools, resources). An error
+ * of a request that matches its schema passes as it is.
+ */
+function answerInvalidParams(server: McpServer['server']): void {
+  const handlers = (server as unknown as { _requestHandlers?: unknown })._requestHandlers;
+  // An SDK that moved the map keeps its own -32603 answer (the server still starts); the protocol-errors
+  // test of a call without params then fails and points here.
+  if (!(handlers instanceof Map)) return;
+  const map = handlers as Map<string, RequestHandler>;
+  const wrapped = new WeakSet<RequestHandler>();
+  const wrapAll = () => {
+    for (const [method, handler] of map) {
+      if (wrapped.has(handler)) continue;
+      const checked: RequestHandler = async (request, extra) => {
+        try {
+          return await handler(request, extra);
+        } catch (e) {
+          const message = invalidParamsMessage(request);
+          // Not an McpError: it would prefix "MCP error -32602: " to the message.
+          throw message === undefined
+            ? e
+            : Object.assign(new Error(message), { code: ErrorCode.InvalidParams });
+        }
+      };
+      wrapped.add(checked);
+      map.set(method, checked);
+    }
+  };
+  wrapAll();
+  const set = server.setRequestHandler.bind(server);
+  server.setRequestHandler = ((...args: Parameters<typeof set>) => {
+    set(...args);
+    wrapAll();
+  }) as typeof server.setRequestHandler;
 }
 
 /**

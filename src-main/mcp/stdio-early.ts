@@ -56,6 +56,33 @@ export interface EarlyStdio {
   transport(): EarlyTransport;
 }
 
+/**
+ * A line of the input as a message, or the JSON-RPC error it is answered with (id null: the id of a
+ * line that is no message cannot be known): -32700 for a line that is not JSON, -32600 for JSON that is
+ * not one message object. A batch (an array) is refused by name: MCP 2025-06-18 removed JSON-RPC
+ * batching (the SDK's server handles one message at a time; over HTTP the same body gets a 400).
+ * Without the answer a client waits for a reply that never comes.
+ */
+function parseLine(line: string): { message: JsonRpc } | { error: { code: number; message: string } } {
+  let v: unknown;
+  try {
+    v = JSON.parse(line);
+  } catch (e) {
+    return { error: { code: -32700, message: `Parse error: ${(e as Error).message}` } };
+  }
+  if (Array.isArray(v))
+    return {
+      error: {
+        code: -32600,
+        message:
+          'Invalid Request: JSON-RPC batches are not supported (MCP 2025-06-18 removed batching); send one message per line',
+      },
+    };
+  if (v === null || typeof v !== 'object')
+    return { error: { code: -32600, message: 'Invalid Request: a message is a JSON object' } };
+  return { message: v as JsonRpc };
+}
+
 function write(message: unknown): Promise<void> {
   return new Promise((resolve) => {
     if (process.stdout.write(JSON.stringify(message) + '\n')) resolve();
@@ -128,14 +155,16 @@ function start(): EarlyStdio {
       const line = buffer.slice(0, nl).replace(/\r$/, '');
       buffer = buffer.slice(nl + 1);
       if (!line.trim()) continue;
-      let m: JsonRpc;
-      try {
-        m = JSON.parse(line) as JsonRpc;
-      } catch (e) {
-        if (live) live.onerror?.(e as Error);
+      const parsed = parseLine(line);
+      if ('error' in parsed) {
+        // Answered here, before and after the hand-over alike (the SDK's server never sees the line), and
+        // told on stderr too: a client may drop an answer whose id is null.
+        void write({ jsonrpc: '2.0', id: null, error: parsed.error });
+        process.stderr.write(`toolsmith mcp: a line of the input was refused: ${parsed.error.message}\n`);
+        live?.onerror?.(new Error(parsed.error.message));
         continue;
       }
-      receive(m);
+      receive(parsed.message);
     }
   };
   let handedOff = false;

@@ -90,6 +90,7 @@ describe('toolsmith mcp', () => {
     expect(d.isError).toBe(true);
     expect(JSON.parse(textOf(d))).toEqual({
       error: "runtime 'deno' is not enabled; available: python, node",
+      code: 'invalid_argument',
     });
   });
 
