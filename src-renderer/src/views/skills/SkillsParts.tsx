@@ -227,12 +227,22 @@ export function DraftHead({
 /** The live check of the source: shape problems, violations (click to reveal), signature and grade. */
 export function SkillCheckPanel({
   check,
+  noCheck,
   onJump,
 }: {
   check: SkillCheck | undefined;
+  /** Why no check is coming (skills.ts noCheckReason): shown in place of "Checking…". */
+  noCheck?: string | undefined;
   onJump: (v: Violation) => void;
 }) {
-  if (!check) return <p className="muted small">Checking…</p>;
+  if (!check)
+    return noCheck ? (
+      <p className="muted small" data-testid="skill-no-check">
+        {noCheck}
+      </p>
+    ) : (
+      <p className="muted small">Checking…</p>
+    );
   return (
     <div className="tools-problems" data-testid="skill-check" data-valid={check.valid}>
       {check.valid ? (

@@ -9,7 +9,7 @@
 import { useState } from 'react';
 import { CodeEditor } from '../../components/Editors.tsx';
 import { useStore } from '../../store/index.ts';
-import { isDirty } from './skills.ts';
+import { isDirty, noCheckReason } from './skills.ts';
 import {
   DraftHead,
   ProposalInfo,
@@ -78,6 +78,7 @@ export function SkillsView() {
           />
           <SkillCheckPanel
             check={state.check}
+            noCheck={noCheckReason(state)}
             onJump={(x) => setJump({ line: x.line, column: x.column, seq: (jump?.seq ?? 0) + 1 })}
           />
           <TestCasesInput

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { SkillView } from '../../../../src-main/contract/api.ts';
 import {
+  noCheckReason,
   bySandbox,
   draftOf,
   fromRunId,
@@ -90,6 +91,25 @@ describe('the Skills view state', () => {
     expect(s.check).toBe(check);
     expect(skillsReducer(s, { type: 'edit', field: 'tests', value: '[]' }).check).toBe(check);
     expect(skillsReducer(s, { type: 'edit', field: 'source', value: 'x' }).check).toBeUndefined();
+  });
+
+  it('says why no check is coming instead of "Checking…": no source, a name not taken, a failed check', () => {
+    let s = skillsReducer(initialSkills, { type: 'new', sandbox: 'ecommerce' });
+    s = skillsReducer(s, { type: 'edit', field: 'name', value: 'bad name!' });
+    expect(noCheckReason(s)).toMatch(/^Not checked: the name "bad name!" must be lower case letters/);
+    s = skillsReducer(s, { type: 'edit', field: 'name', value: '' });
+    expect(noCheckReason(s)).toMatch(/^Not checked: the name must be/);
+    s = skillsReducer(s, { type: 'edit', field: 'name', value: 'ok_name' });
+    expect(noCheckReason(s)).toBeUndefined(); // (a check is on its way)
+    const source = s.draft!.source;
+    s = skillsReducer(s, { type: 'checkFailed', source, error: 'the service does not answer' });
+    expect(noCheckReason(s)).toBe('The check could not be made: the service does not answer');
+    // A failure of an older source is not shown; an edit clears the shown one.
+    expect(
+      skillsReducer(s, { type: 'edit', field: 'source', value: 'def ok_name(): pass' }).checkError,
+    ).toBeUndefined();
+    s = skillsReducer(s, { type: 'edit', field: 'source', value: '   ' });
+    expect(noCheckReason(s)).toMatch(/^Write the skill's function/);
   });
 
   it('busy, failure and outcomes: an error clears when the next action starts', () => {

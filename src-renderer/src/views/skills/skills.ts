@@ -51,6 +51,8 @@ export type Busy = 'save' | 'test' | 'try' | 'delete';
 export interface SkillsState {
   draft?: SkillDraft;
   check?: SkillCheck;
+  /** Why the live check of the current source failed (the service could not be asked). */
+  checkError?: string;
   testResult?: SkillTestResult;
   tryArgs: string;
   tryResult?: SkillCaseResult;
@@ -70,6 +72,7 @@ export type SkillsAction =
   | { type: 'language'; language: SkillLanguage }
   | { type: 'tryArgs'; value: string }
   | { type: 'checked'; source: string; language: SkillLanguage; check: SkillCheck }
+  | { type: 'checkFailed'; source: string; error: string }
   | { type: 'busy'; busy: Busy }
   | { type: 'failed'; error: string }
   | { type: 'tested'; result: SkillTestResult }
@@ -166,7 +169,7 @@ export function skillsReducer(s: SkillsState, a: SkillsAction): SkillsState {
       const next = { ...s, draft: { ...s.draft, [a.field]: a.value }, confirmDelete: false };
       if (a.field === 'tests') return next;
       // The check was of another source (or name, or sandbox): it goes until the new one comes.
-      const { check: _c, ...rest } = next;
+      const { check: _c, checkError: _e, ...rest } = next;
       return rest;
     }
     case 'language': {
@@ -188,9 +191,14 @@ export function skillsReducer(s: SkillsState, a: SkillsAction): SkillsState {
     }
     case 'tryArgs':
       return { ...s, tryArgs: a.value };
-    case 'checked':
+    case 'checked': {
       // A check of an older source, or of another language, is stale.
-      return s.draft?.source === a.source && s.draft.language === a.language ? { ...s, check: a.check } : s;
+      if (s.draft?.source !== a.source || s.draft.language !== a.language) return s;
+      const { checkError: _e, ...rest } = s;
+      return { ...rest, check: a.check };
+    }
+    case 'checkFailed':
+      return s.draft?.source === a.source ? { ...s, checkError: a.error } : s;
     case 'busy': {
       const { error: _e, ...rest } = s;
       return { ...rest, busy: a.busy };
@@ -301,3 +309,19 @@ export const statusLabel = (s: SkillView): string =>
 
 /** The JSON of a value, short, for a result cell. */
 export const showValue = (v: unknown): string => (v === undefined ? '' : JSON.stringify(v));
+
+/** A skill's name as the service takes it (the file and the function are named by it). */
+export const SKILL_NAME = /^[a-z][a-z0-9_]{0,63}$/;
+
+/**
+ * Why the source has no check to show yet, when none will come until the person acts (so the panel
+ * does not say "Checking…" forever); undefined while a check is on its way.
+ */
+export function noCheckReason(s: Pick<SkillsState, 'draft' | 'checkError'>): string | undefined {
+  if (!s.draft) return undefined;
+  if (!s.draft.source.trim()) return "Write the skill's function: it is checked as you type.";
+  if (!SKILL_NAME.test(s.draft.name))
+    return `Not checked: the name ${s.draft.name ? `"${s.draft.name}" ` : ''}must be lower case letters, digits and _, a letter first, at most 64 characters.`;
+  if (s.checkError) return `The check could not be made: ${s.checkError}`;
+  return undefined;
+}

@@ -3,7 +3,7 @@ import { useCallback, useEffect, useReducer, useState } from 'react';
 import { api, errorMessage } from '../../api/client.ts';
 import { useLoadOnMount } from '../../lib/useLoad.ts';
 import { useStore } from '../../store/index.ts';
-import { initialSkills, parseArgs, parseFromRun, parseTests, skillsReducer } from './skills.ts';
+import { initialSkills, parseArgs, parseFromRun, parseTests, SKILL_NAME, skillsReducer } from './skills.ts';
 import type { SkillsList } from './skills.ts';
 import type { SkillView } from '../../../../src-main/contract/api.ts';
 
@@ -71,14 +71,16 @@ export function useSkills(routeId: string | undefined) {
   useEffect(() => {
     if (!draft || !draft.source.trim()) return;
     const { sandbox, name, source, language } = draft;
-    if (!/^[a-z][a-z0-9_]{0,63}$/.test(name)) return;
+    if (!SKILL_NAME.test(name)) return; // (the panel says why: noCheckReason)
     let stale = false;
     const t = setTimeout(() => {
       api['skills.check']({ sandbox, name, source, language })
         .then((check) => {
           if (!stale) dispatch({ type: 'checked', source, language, check });
         })
-        .catch(() => {});
+        .catch((e: unknown) => {
+          if (!stale) dispatch({ type: 'checkFailed', source, error: errorMessage(e) });
+        });
     }, CHECK_DELAY_MS);
     return () => {
       stale = true;
