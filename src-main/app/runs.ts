@@ -95,6 +95,8 @@ export interface RunScriptRequest {
   kind?: RunRecord['started']['kind'];
   /** The skills the script may call instead of the offered ones (a skill's own test). */
   skills?: readonly OfferedSkill[];
+  /** The script's time limit (default: the workspace's `[limits] timeout_s`). */
+  timeoutMs?: number;
   onEvent?: (e: LiveEvent) => void;
   /** Who answers this run's approval questions (an MCP client's elicitation); else `RunDeps.ask`. */
   ask?: ApprovalAsk;
@@ -328,6 +330,7 @@ export class RunService {
       providers: [new ReplayProvider(events)],
       maxRetries: rec.started.maxRetries,
       maxSteps: rec.started.maxSteps,
+      ...(rec.started.timeoutMs ? { timeoutMs: rec.started.timeoutMs } : {}),
       noTemplates: true,
       origin: { runId: rec.id, kind: 'replay' },
       ...(onEvent ? { onEvent } : {}),
@@ -354,6 +357,7 @@ export class RunService {
       language: rec.started.language,
       providers,
       maxRetries: rec.started.maxRetries,
+      ...(rec.started.timeoutMs ? { timeoutMs: rec.started.timeoutMs } : {}),
       noTemplates: true,
       initialScript: body,
       origin: { runId: rec.id, attempt, kind: 'continue' },
@@ -398,10 +402,14 @@ export class RunService {
           ...(originAttempt !== undefined ? { attempt: originAttempt } : {}),
         }
       : undefined;
-    const task = req.task ?? (originRun ? `${this.get(originRun).started.task} (edited)` : undefined);
+    const from = originRun ? this.get(originRun).started : undefined;
+    const task = req.task ?? (from ? `${from.task} (edited)` : undefined);
+    // A rerun of a run's script keeps that run's time limit (a timeout reproduces as it happened).
+    const timeoutMs = req.timeoutMs ?? from?.timeoutMs;
     return this.startScript({
       ...rest,
       ...(task !== undefined ? { task } : {}),
+      ...(timeoutMs !== undefined ? { timeoutMs } : {}),
       ...(origin ? { origin } : {}),
     });
   }
@@ -426,7 +434,7 @@ export class RunService {
         maxSteps: 1,
         initialScript: req.body,
         direct: true,
-        timeoutMs: this.deps.limits().timeout_s * 1000,
+        timeoutMs: req.timeoutMs ?? this.deps.limits().timeout_s * 1000,
         ...(req.kit ? { kit: req.kit } : {}),
         ...(req.origin ? { origin: req.origin } : {}),
         ...(req.kind ? { kind: req.kind } : {}),

@@ -149,6 +149,7 @@ export function runStartedData(req: RunRequest): RunStartedData {
     language: req.sandbox.language ?? 'python',
     maxRetries: req.maxRetries ?? 3,
     maxSteps: req.maxSteps ?? 8,
+    ...(req.timeoutMs ? { timeoutMs: req.timeoutMs } : {}),
     ...(req.kit ? { kit: req.kit } : {}),
     ...(req.providers[0] ? { provider: req.providers[0].id, model: req.providers[0].model } : {}),
     ...(req.providers.length ? { providers: req.providers.map((p) => ({ id: p.id, model: p.model })) } : {}),

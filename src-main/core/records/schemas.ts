@@ -138,6 +138,11 @@ export const runStartedSchema = obj({
   providers: z.array(obj({ id: z.string(), model: z.string() })).optional(),
   maxRetries: n,
   maxSteps: n,
+  /**
+   * The time limit of each of the run's scripts (absent in runs recorded before it): a replay, a
+   * continue or a rerun of one of its scripts keeps it, so a timeout is reproduced as it happened.
+   */
+  timeoutMs: z.number().int().positive().optional(),
   /** The run (and attempt) this one was replayed, edited or continued from, or whose template it tests. */
   origin: obj({
     runId: z.string(),

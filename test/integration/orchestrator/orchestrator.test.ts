@@ -166,6 +166,42 @@ describe('PLAN mode', () => {
     expect(b).toEqual(a);
     expect(runs.get(replay.runId).started.origin).toEqual({ runId: original.runId, kind: 'replay' });
   });
+  it("a replay, a continue and a rerun of a run's script keep its time limit: a timeout reproduces", async () => {
+    llm.push(fence('while True:\n    pass\nemit_result(1)'));
+    const original = await (
+      await runs.start({
+        task: 'Spin for a while',
+        sandbox: 'ecommerce',
+        providers: providers(),
+        noTemplates: true,
+        maxRetries: 0,
+        timeoutMs: 1500,
+      })
+    ).done;
+    expect(original.status).toBe('failed');
+    const rec = runs.get(original.runId);
+    expect(rec.started.timeoutMs).toBe(1500);
+    expect(rec.attempts[0]?.execution?.exitReason).toBe('timeout');
+    const body = rec.attempts[0]?.script?.body ?? '';
+    // The workspace's own limit is far longer: each of these would run for minutes without the run's.
+    expect(svc.config.limits.timeout_s * 1000).toBeGreaterThan(10_000);
+    const timedOut = async (p: Promise<{ done: Promise<{ runId: string }> }>) => {
+      const t = performance.now();
+      const r = runs.get((await (await p).done).runId);
+      expect(r.started.timeoutMs).toBe(1500);
+      expect(r.attempts.at(-1)?.execution?.exitReason).toBe('timeout');
+      return performance.now() - t;
+    };
+    const took = [
+      await timedOut(runs.replay(original.runId)),
+      await timedOut(runs.continueFrom(rec, 1, body, [])),
+      await timedOut(
+        runs.startEdit({ sandbox: 'ecommerce', body, originRun: original.runId, originAttempt: 1 }),
+      ),
+    ];
+    // (bounded well below the workspace's limit: the run's 1.5 s, its watchdog and the replacement)
+    for (const ms of took) expect(ms).toBeLessThan(60_000);
+  }, 120_000);
 });
 
 describe('INTERACTIVE mode', () => {
