@@ -21,6 +21,7 @@ import type { RunEvent, RunMode } from '../core/records/events.ts';
 import { attemptPrompt } from '../core/records/records.ts';
 import type { RunRecord } from '../core/records/records.ts';
 import { sandboxContext } from '../core/script/context.ts';
+import type { JsonValue } from '../core/tools/model.ts';
 import type { OfferedSkill } from '../core/skills/offered.ts';
 import type { ScriptContext } from '../core/script/context.ts';
 import type { ScriptGenerator } from '../core/script/generator.ts';
@@ -97,6 +98,8 @@ export interface RunScriptRequest {
   skills?: readonly OfferedSkill[];
   /** The script's time limit (default: the workspace's `[limits] timeout_s`). */
   timeoutMs?: number;
+  /** The job's inputs (a rerun of an INTERACTIVE step: `collected`, see startEdit). */
+  inputs?: Record<string, JsonValue>;
   onEvent?: (e: LiveEvent) => void;
   /** Who answers this run's approval questions (an MCP client's elicitation); else `RunDeps.ask`. */
   ask?: ApprovalAsk;
@@ -402,14 +405,24 @@ export class RunService {
           ...(originAttempt !== undefined ? { attempt: originAttempt } : {}),
         }
       : undefined;
-    const from = originRun ? this.get(originRun).started : undefined;
+    const rec = originRun ? this.get(originRun) : undefined;
+    const from = rec?.started;
     const task = req.task ?? (from ? `${from.task} (edited)` : undefined);
     // A rerun of a run's script keeps that run's time limit (a timeout reproduces as it happened).
     const timeoutMs = req.timeoutMs ?? from?.timeoutMs;
+    // An INTERACTIVE step's script reads `collected`, what the steps before it reported: it gets that.
+    const inputs =
+      req.inputs ??
+      (rec && from?.mode === 'interactive' && originAttempt !== undefined
+        ? {
+            collected: rec.attempts.filter((a) => a.n < originAttempt).flatMap((a) => a.step?.data ?? []),
+          }
+        : undefined);
     return this.startScript({
       ...rest,
       ...(task !== undefined ? { task } : {}),
       ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+      ...(inputs ? { inputs } : {}),
       ...(origin ? { origin } : {}),
     });
   }
@@ -435,6 +448,7 @@ export class RunService {
         initialScript: req.body,
         direct: true,
         timeoutMs: req.timeoutMs ?? this.deps.limits().timeout_s * 1000,
+        ...(req.inputs ? { inputs: req.inputs } : {}),
         ...(req.kit ? { kit: req.kit } : {}),
         ...(req.origin ? { origin: req.origin } : {}),
         ...(req.kind ? { kind: req.kind } : {}),

@@ -83,6 +83,11 @@ export interface RunRequest {
   /** A first-attempt script given by a person (continue-from-attempt with an edited script). */
   initialScript?: string;
   /**
+   * The job's inputs, for a script run directly whose text reads them: a rerun of an INTERACTIVE step
+   * gets the `collected` of the steps before it, as the step itself did.
+   */
+  inputs?: Record<string, JsonValue>;
+  /**
    * A script run directly (edit-and-rerun, `template test`, the MCP `code` tool): `initialScript` with no
    * retry; the outcome is the execution's own (the emitted result only; a failure as `Type: message`).
    */
@@ -274,7 +279,7 @@ export class Orchestrator {
         };
         continue;
       }
-      const result = await this.execute(ctx, n, cand.script);
+      const result = await this.execute(ctx, n, cand.script, req.direct ? req.inputs : undefined);
       // Cancel during execution: the job ended as `Cancelled`; the run is cancelled, not failed.
       this.checkCancel(ctx);
       if (cand.name) this.sourceOutcome(req, cand, result.success);

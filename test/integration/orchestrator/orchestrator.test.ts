@@ -229,6 +229,15 @@ describe('INTERACTIVE mode', () => {
     );
     expect(rec.attempts[2]?.prompt?.kind).toBe('final');
     expect(rec.attempts[2]?.prompt?.user).toContain('variable `collected`');
+
+    // The final step's script run again from the workbench ("Run script"): it gets the `collected` of
+    // the steps before it, as the step did (it failed with NameError: collected is not defined).
+    const body = rec.attempts[2]?.script?.body ?? '';
+    expect(body).toContain('collected[0]');
+    const rerun = await (
+      await runs.startEdit({ sandbox: 'ecommerce', body, originRun: outcome.runId, originAttempt: 3 })
+    ).done;
+    expect(rerun).toMatchObject({ status: 'succeeded', result: { pending: ['o2', 'o4'] } });
   });
 });
 
