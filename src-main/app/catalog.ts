@@ -142,6 +142,15 @@ export class ToolCatalog {
 
   resolveKitDefinition(def: KitDefinition): ResolvedKit {
     const tools = this.registry(def.sandbox).tools;
+    // A definition that does not resolve (an unknown tool, a bad or repeated alias, no tools) is the
+    // caller's input to fix (a usage error of `kit create`); one that resolves to a grade over the
+    // workspace's maximum is refused by the workspace's rule, as a tool call over it is.
+    try {
+      resolveKit(def, tools);
+    } catch (e) {
+      if (e instanceof KitError) throw new ToolsmithError('invalid_argument', e.message);
+      throw e;
+    }
     try {
       return resolveKit(def, tools, this.deps.config.workspace.max_grade);
     } catch (e) {

@@ -59,6 +59,12 @@ export function runActions(deps: RunActionDeps) {
       runId: string,
       url?: string,
     ): Promise<{ runId: string; traceId: string; spans: number; url: string; warnings: string[] }> {
+      // A URL the caller typed that is not one is their input to fix, not the collector failing.
+      if (url !== undefined && !isHttpUrl(url))
+        throw new ToolsmithError(
+          'invalid_argument',
+          `${JSON.stringify(url)} is not an http:// or https:// URL (an OTLP/HTTP traces endpoint, e.g. http://127.0.0.1:4318/v1/traces)`,
+        );
       const runs = await deps.runs();
       const rec = runs.get(runId);
       if (rec.status === 'running' && runs.isActive(rec.id))
@@ -77,3 +83,13 @@ export function runActions(deps: RunActionDeps) {
   };
 }
 export type RunActions = ReturnType<typeof runActions>;
+
+/** An absolute http(s) URL with a host: what an OTLP/HTTP exporter can send to. */
+function isHttpUrl(text: string): boolean {
+  try {
+    const u = new URL(text);
+    return (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname !== '';
+  } catch {
+    return false;
+  }
+}

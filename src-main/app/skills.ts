@@ -228,9 +228,10 @@ export class SkillService {
           ...c.violations.map((x) => `line ${x.line}:${x.column} ${x.rule}: ${x.message.split('\n')[0]}`),
         ].join('; ')}`,
       );
+    // An existing name is the caller's input to change (or --force), as for kits and templates.
     if (existing && !req.force)
       throw new ToolsmithError(
-        'refused',
+        'invalid_argument',
         `skill ${req.name} exists in sandbox ${req.sandbox}; use --force to save a new version`,
       );
     const s: Skill = {

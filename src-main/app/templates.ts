@@ -17,12 +17,16 @@ import type {
   TemplateTestResult,
   TemplateView,
 } from '../core/templates/template.ts';
+import type { JsonValue } from '../core/tools/model.ts';
 import type { RunStore } from '../infra/store/run-store.ts';
 import type { TemplateEntry, TemplateFiles } from '../infra/workspace/files.ts';
 import { ToolsmithError } from './errors.ts';
 import type { RunScriptRequest } from './runs.ts';
 
 export type { TemplateProposal, TemplateTestResult, TemplateView };
+
+/** A value of each slot type, for validating a template that has no example to take values from. */
+const SAMPLE_VALUE: Record<SlotType, JsonValue> = { str: 'x', int: 1, float: 1.5 };
 
 /** What TemplateService needs, and nothing more. */
 export interface TemplateDeps {
@@ -178,8 +182,10 @@ export class TemplateService {
     const problems = checkTemplate(t);
     if (problems.length)
       throw new ToolsmithError('invalid_argument', `template ${req.name}: ${problems.join('; ')}`);
-    // The sandbox's tools are resolved only when an example is checked against them.
-    let tools: string[] | undefined;
+    // A template is a verified script: it is validated against the sandbox's tools (as `validate` and a
+    // skill's save do) with each example's slot values, or, with no example (`--file --pattern`), with a
+    // plain value of each slot's type, so no script that breaks the rules is saved.
+    const samples: Record<string, JsonValue>[] = [];
     for (const ex of t.examples) {
       const values = matchTemplate(t, ex.intent);
       if (!values)
@@ -187,16 +193,25 @@ export class TemplateService {
           'invalid_argument',
           `the example ${JSON.stringify(ex.intent)} does not match the pattern ${JSON.stringify(t.pattern)}`,
         );
-      tools ??= scriptToolNames(this.deps.scriptContext(sandbox, kit, language));
+      samples.push(values);
+    }
+    if (samples.length === 0)
+      samples.push(Object.fromEntries(Object.entries(t.slots).map(([k, type]) => [k, SAMPLE_VALUE[type]])));
+    const tools = scriptToolNames(this.deps.scriptContext(sandbox, kit, language));
+    for (const values of samples) {
       const v = this.deps.validate(instantiate(t, values), language, tools);
       if (!v.valid)
         throw new ToolsmithError(
           'invalid_argument',
-          `the template's script does not validate: ${v.violations.map((x) => `${x.line}:${x.column} ${x.rule}`).join(', ')}`,
+          `template ${t.name}: the script does not validate: ${v.violations
+            .map((x) => `line ${x.line}:${x.column} ${x.rule}: ${x.message.split('\n')[0]}`)
+            .join('; ')}`,
+          { violations: v.violations },
         );
     }
     if (!req.force && this.files.list().some((e) => e.template?.name === t.name)) {
-      throw new ToolsmithError('refused', `template ${t.name} exists; use --force to replace it`);
+      // An existing name is the caller's input to change (or --force), as for kits and skills.
+      throw new ToolsmithError('invalid_argument', `template ${t.name} exists; use --force to replace it`);
     }
     const file = this.files.write(t);
     this.deps.store.resetTemplateStats(t.name);

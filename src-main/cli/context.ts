@@ -1,9 +1,9 @@
 import { terminalAsk } from './approval.ts';
-import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
 import type { ToolsmithService } from '../app/service.ts';
 import type * as ServiceModule from '../app/service.ts';
-import { resolveWorkspaceDir } from '../infra/workspace/init.ts';
+import { resolveWorkspaceDir, workspaceProblem } from '../infra/workspace/init.ts';
+import { commandHint } from './invocation.ts';
 import { stopReason, stopSignal } from './signals.ts';
 
 /** Thrown for bad command-line usage: printed as one line, exit code 2. */
@@ -67,8 +67,13 @@ export function createContext(out: (t: string) => void, err: (t: string) => void
     },
     service(cmd: Command) {
       const opts = cmd.optsWithGlobals<{ workspace?: string }>();
-      if (opts.workspace !== undefined && !existsSync(opts.workspace))
-        throw new UsageError(`--workspace ${opts.workspace} does not exist`);
+      const dir = resolveWorkspaceDir(opts.workspace);
+      // Opening a folder writes its run store and logs into .toolsmith/: a folder that is not a
+      // workspace (a mistyped path, an empty folder, a file) is refused before anything is written.
+      if (!service) {
+        const problem = workspaceProblem(dir, opts.workspace ?? dir, commandHint);
+        if (problem) throw new UsageError(opts.workspace !== undefined ? `--workspace ${problem}` : problem);
+      }
       if (!serviceModule) throw new Error('the service module is not loaded (call ctx.loadService() first)');
       if (
         !service &&
@@ -86,7 +91,7 @@ export function createContext(out: (t: string) => void, err: (t: string) => void
               );
           })
           .catch(() => {}); // no engine: nothing to clean
-      service ??= serviceModule.ToolsmithService.open(resolveWorkspaceDir(opts.workspace), {
+      service ??= serviceModule.ToolsmithService.open(dir, {
         // Docker's client (and its gRPC and SSH modules) loads only when a verb needs a sandbox.
         sandboxFactory: async (s) => (await import('../app/sandbox-factory.ts')).createSandboxManager(s),
         // Servers and `pool status` (which shows the pool as configured) keep standby workers.

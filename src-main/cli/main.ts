@@ -284,12 +284,10 @@ export async function main(
     await ctx.close().catch(() => {});
     offStop();
     if (e instanceof CommanderError) {
-      if (
-        e.code === 'commander.helpDisplayed' ||
-        e.code === 'commander.version' ||
-        e.code === 'commander.help'
-      )
-        return 0;
+      if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version') return 0;
+      // 'commander.help' is both `help` asked for (exit code 0) and a group verb run without its
+      // subcommand (`toolsmith kit`: the help on stderr, exit code 1), which is a usage error.
+      if (e.code === 'commander.help') return e.exitCode === 0 ? 0 : 2;
       err(`toolsmith: ${firstLine(e.message)}\n`);
       return 2;
     }
@@ -299,6 +297,8 @@ export async function main(
     }
     if (e instanceof ToolsmithError) {
       err(`toolsmith: ${e.message}\n`);
+      // The caller's input (a bad value, a name that exists without --force, an unknown name) is a usage
+      // error; the rest (refused by a rule, config, infrastructure) is not.
       return e.code === 'invalid_argument' || e.code === 'not_found' ? 2 : 3;
     }
     // Expected failures of the machine (the store's file, a file the user named, a full disk) are one

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { ToolsmithError } from '../../app/errors.ts';
 import { sandboxMcpTools } from '../../app/mcp.ts';
 import { json } from '../context.ts';
 import type { CliContext } from '../context.ts';
@@ -71,6 +72,13 @@ export function registerMcpServers(program: Command, ctx: CliContext): void {
     .option('--json', 'print JSON')
     .action(async (name: string, o: { json?: boolean }, c: Command) => {
       const svc = ctx.service(c);
+      // A name the config does not declare is a usage error (exit 2, like `kit info nope`); exit 1 is
+      // for a declared server that cannot be reached.
+      if (!svc.mcp().def(name))
+        throw new ToolsmithError(
+          'not_found',
+          `no MCP server ${name}; declared: ${svc.mcp().names().join(', ') || 'none'} ([mcp_servers.NAME] in .toolsmith/config.toml)`,
+        );
       const started = performance.now();
       try {
         const tools = await svc.mcp().listTools(name);

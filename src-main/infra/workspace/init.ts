@@ -2,9 +2,19 @@
  * Creating workspaces (`toolsmith init`, the workbench's "new workspace"), the per-user copy of the
  * sample workspace (the bundled one in resources/ is never edited in place) and the recent list.
  */
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { homedir } from 'node:os';
-import { basename, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
+import { errorMessage, systemErrorLine } from '../../core/errors.ts';
 import { atomicWrite, WorkspaceError } from './atomic.ts';
 import { sampleWorkspaceDir } from './paths.ts';
 
@@ -38,12 +48,103 @@ export function defaultWorkspaceDir(): string {
 
 /**
  * `--workspace DIR` if given, else the current directory when it holds `.toolsmith/`, else the user's
- * copy of the sample workspace (made on first use; the bundled one is never edited in place).
+ * copy of the sample workspace (made on first use; the bundled one is never edited in place). Never
+ * throws: the caches read through it (verb-cache.ts, sandboxes-cache.ts) before any verb runs. What
+ * opens the folder to write into it (the CLI's service) asks `workspaceProblem` first.
  */
 export function resolveWorkspaceDir(option: string | undefined, cwd = process.cwd()): string {
   if (option) return resolve(cwd, option);
+  // A current folder holding `.toolsmith/` without its config.toml is named too (workspaceProblem then
+  // says how to complete it), rather than the sample opened in its place without a word.
   if (existsSync(join(cwd, '.toolsmith'))) return resolve(cwd);
   return defaultWorkspaceDir();
+}
+
+/**
+ * Why `dir` cannot be opened as a workspace, as one line naming it as `shown` (the path as the user
+ * typed it), or undefined when it is one (it holds `.toolsmith/config.toml`, see isWorkspace). Opening a
+ * folder writes the run store and logs into its `.toolsmith/`, so a mistyped `--workspace` must be
+ * refused before that, not turned into a half workspace that `init` then refuses. `hint` is how to run
+ * Toolsmith again (cli/invocation.ts), asked only for a problem.
+ */
+export function workspaceProblem(
+  dir: string,
+  shown = dir,
+  hint: () => string = () => 'toolsmith',
+): string | undefined {
+  const root = resolve(dir);
+  let folder: boolean;
+  try {
+    folder = statSync(root).isDirectory();
+  } catch {
+    return `${shown} does not exist`;
+  }
+  if (!folder) return `${shown} is not a folder`;
+  // A config.toml that cannot be read (a folder, a link to nothing) is the service's to name, with why.
+  if (holdsConfig(root)) return undefined;
+  const command = hint();
+  // Quoted for a POSIX shell when the path holds anything else than plain path characters.
+  const init = `${command} init ${/^[\w@%+=:,./-]+$/.test(root) ? root : `'${root.replace(/'/g, `'\\''`)}'`}`;
+  if (initCanComplete(root))
+    return existsSync(join(root, '.toolsmith'))
+      ? `${shown} is not a Toolsmith workspace (it holds .toolsmith/ but no .toolsmith/config.toml): complete it with ${init}`
+      : `${shown} is not a Toolsmith workspace (no .toolsmith/config.toml): make one with ${init}`;
+  return `${shown} is not a Toolsmith workspace (no .toolsmith/config.toml): ${command} init makes one in a new or empty folder`;
+}
+
+/**
+ * Whether `init` may fill the existing folder `root`: it is empty, or holds nothing but a `.toolsmith/`
+ * without config.toml (what a command that opened a folder which was not a workspace left: the run
+ * store, logs), which init completes and keeps.
+ */
+function initCanComplete(root: string): boolean {
+  const names = readdirSync(root);
+  return names.every((n) => n === '.toolsmith') && !holdsConfig(root);
+}
+
+/**
+ * `.toolsmith/config.toml` is there, even as a link to nothing or a folder: isWorkspace without
+ * following the link. Such a folder is meant as a workspace; opening it says what is wrong with the file.
+ */
+function holdsConfig(root: string): boolean {
+  try {
+    lstatSync(join(root, '.toolsmith', 'config.toml'));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Makes `root` and its missing parents one level at a time. Node's recursive mkdirSync loops forever
+ * (at 100% CPU, deaf to SIGTERM) when a parent that exists answers ENOENT to mkdir, as /proc does
+ * (`toolsmith init /proc/qa`); one level at a time, that answer is an error naming the folder.
+ */
+function makeFolder(root: string): void {
+  const missing: string[] = [];
+  let p = root;
+  while (!existsSync(p)) {
+    missing.unshift(p);
+    const up = dirname(p);
+    if (up === p) break;
+    p = up;
+  }
+  if (existsSync(p) && !statSync(p).isDirectory())
+    throw new WorkspaceError(`cannot create ${root}: ${p} is not a folder`);
+  for (const d of missing) {
+    try {
+      mkdirSync(d);
+    } catch (e) {
+      // Made meanwhile by another process: as good as made here.
+      if ((e as NodeJS.ErrnoException).code === 'EEXIST' && statSync(d).isDirectory()) continue;
+      // ENOENT from a parent that exists: a file system that takes no new folders (/proc, /sys).
+      const why =
+        (e as NodeJS.ErrnoException).code === 'ENOENT'
+          ? `${dirname(d)} takes no new folders (mkdir ${d} failed: ENOENT)`
+          : (systemErrorLine(e)?.line ?? errorMessage(e));
+      throw new WorkspaceError(`cannot create ${root}: ${why}`);
+    }
+  }
 }
 
 const EMPTY_CONFIG = `# Toolsmith workspace configuration.
@@ -82,18 +183,19 @@ def echo(text: str) -> ToolResponse:
 /**
  * Creates a workspace in `dir` (made if missing; it must not already be a workspace, and a folder that
  * holds other files is refused unless it is empty): a copy of the sample, or with `empty` a skeleton
- * (config, sandboxes/, kits/, templates/).
+ * (config, sandboxes/, kits/, templates/). A folder is a workspace when it holds
+ * `.toolsmith/config.toml` (isWorkspace, as every front end opens one): a folder holding only a
+ * `.toolsmith/` without it is completed, its run store and logs kept.
  */
 export function initWorkspace(dir: string, opts: { empty?: boolean; name?: string } = {}): string {
   const root = resolve(dir);
-  if (existsSync(join(root, '.toolsmith')))
-    throw new WorkspaceError(`${root} is already a workspace (it holds .toolsmith/)`);
   if (existsSync(root)) {
     if (!statSync(root).isDirectory()) throw new WorkspaceError(`${root} is not a folder`);
-    if (readdirSync(root).length > 0)
+    if (holdsConfig(root))
+      throw new WorkspaceError(`${root} is already a workspace (it holds .toolsmith/config.toml)`);
+    if (!initCanComplete(root))
       throw new WorkspaceError(`${root} is not empty; choose a new or empty folder`);
-  }
-  mkdirSync(root, { recursive: true });
+  } else makeFolder(root);
   const name = opts.name ?? basename(root);
   if (!opts.empty) {
     copySample(root);

@@ -211,6 +211,9 @@ describe('toolsmith CLI', () => {
     () => {
       const ws = mkdtempSync(join(tmpdir(), 'toolsmith-cwd-'));
       mkdirSync(join(ws, '.toolsmith'));
+      // A workspace holds .toolsmith/config.toml (isWorkspace); a .toolsmith/ without it is refused
+      // with how to complete it (usage-errors.test.ts).
+      writeFileSync(join(ws, '.toolsmith', 'config.toml'), '[workspace]\nname = "cwd"\n');
       mkdirSync(join(ws, 'sandboxes/mine'), { recursive: true });
       writeFileSync(
         join(ws, 'sandboxes/mine/tools.py'),

@@ -1,0 +1,245 @@
+/**
+ * Usage errors found by exploratory testing: each is the user's input, so it exits 2 with a one-line
+ * reason (README), and writes nothing. `--workspace` on a folder that is not a workspace, `init` where no
+ * folder can be made, names that exist, an unknown tool or server, a bad URL, a group verb without its
+ * subcommand, and a template whose script breaks the validation rules.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { STARTS_PROCESSES_MS } from '../../support/budgets.ts';
+import { cli } from '../../support/cli.ts';
+import { repoRoot, tempWorkspace } from '../../support/workspace.ts';
+
+const tmp = () => mkdtempSync(join(tmpdir(), 'toolsmith-usage-'));
+
+/** The clone's command as a process (Node 24 of node_modules), for what only a process shows. */
+function bin(args: string[], timeout = STARTS_PROCESSES_MS) {
+  return spawnSync(join(repoRoot, 'node_modules/.bin/node'), [join(repoRoot, 'bin/toolsmith.mjs'), ...args], {
+    encoding: 'utf8',
+    timeout,
+  });
+}
+
+function expectUsageError(r: { code: number; err: string }, msg: RegExp): void {
+  expect(r.err).toMatch(msg);
+  expect(r.err.trim().split('\n')).toHaveLength(1);
+  expect(r.code).toBe(2);
+}
+
+describe('--workspace on a folder that is not a workspace', { timeout: STARTS_PROCESSES_MS }, () => {
+  it('an empty folder: exit 2 saying how to make one, nothing written, and init then works', async () => {
+    const dir = join(tmp(), 'plain');
+    mkdirSync(dir);
+    // `runs list` opens the run store: before the check it left .toolsmith/runs.db and logs/ behind.
+    const r = await cli('--workspace', dir, 'runs', 'list');
+    expectUsageError(
+      r,
+      new RegExp(
+        `^toolsmith: --workspace ${dir} is not a Toolsmith workspace \\(no \\.toolsmith/config\\.toml\\): make one with .*init ${dir}\\n$`,
+      ),
+    );
+    expect(readdirSync(dir)).toEqual([]);
+    expect((await cli('init', dir)).code).toBe(0);
+    expect((await cli('--workspace', dir, 'runs', 'list')).code).toBe(0);
+  });
+
+  it('as a process too (the verb cache and the sandboxes snapshot run first): exit 2, nothing written', () => {
+    const dir = join(tmp(), 'plain');
+    mkdirSync(dir);
+    const r = bin(['--workspace', dir, 'sandboxes']);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/is not a Toolsmith workspace \(no \.toolsmith\/config\.toml\)/);
+    expect(r.status).toBe(2);
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it('a file: exit 2, "is not a folder"', async () => {
+    const file = join(tmp(), 'a-file');
+    writeFileSync(file, 'x');
+    expectUsageError(
+      await cli('--workspace', file, 'sandboxes'),
+      /^toolsmith: --workspace .*a-file is not a folder\n$/,
+    );
+  });
+
+  it('a folder holding files: init only fills a new or empty folder, so the message says that', async () => {
+    const dir = tmp();
+    writeFileSync(join(dir, 'notes.txt'), 'x');
+    expectUsageError(
+      await cli('--workspace', dir, 'kit', 'list'),
+      /is not a Toolsmith workspace \(no \.toolsmith\/config\.toml\): .*init makes one in a new or empty folder/,
+    );
+    expect(readdirSync(dir)).toEqual(['notes.txt']);
+  });
+
+  it('a .toolsmith/ without config.toml (what the bug left): named, and init completes it keeping the store', async () => {
+    const dir = tmp();
+    mkdirSync(join(dir, '.toolsmith', 'logs'), { recursive: true });
+    writeFileSync(join(dir, '.toolsmith', 'runs.db'), '');
+    expectUsageError(
+      await cli('--workspace', dir, 'sandboxes'),
+      new RegExp(
+        `holds \\.toolsmith/ but no \\.toolsmith/config\\.toml\\): complete it with .*init ${dir}\\n$`,
+      ),
+    );
+    const init = await cli('init', dir, '--empty');
+    expect(init.err).toBe('');
+    expect(init.code).toBe(0);
+    expect(existsSync(join(dir, '.toolsmith', 'config.toml'))).toBe(true);
+    expect(existsSync(join(dir, '.toolsmith', 'runs.db'))).toBe(true);
+    expect(JSON.parse((await cli('--workspace', dir, 'sandboxes', '--json')).out)).toEqual({
+      workspace: dir,
+      sandboxes: [],
+    });
+    // Now a workspace: init refuses it, naming what makes it one.
+    expectUsageError(await cli('init', dir), /is already a workspace \(it holds \.toolsmith\/config\.toml\)/);
+  });
+});
+
+describe('init where no folder can be made', { timeout: STARTS_PROCESSES_MS }, () => {
+  // Node's recursive mkdir looped forever at 100% CPU on /proc (and ignored SIGTERM): a process with a
+  // timeout, so a regression fails here instead of hanging the run.
+  it.skipIf(!existsSync('/proc/self'))('/proc/qa: exit 2 with one line, at once', () => {
+    const r = bin(['init', '/proc/qa'], 30_000);
+    expect(r.error).toBeUndefined();
+    expect(r.stderr).toBe(
+      'toolsmith: cannot create /proc/qa: /proc takes no new folders (mkdir /proc/qa failed: ENOENT)\n',
+    );
+    expect(r.status).toBe(2);
+  });
+
+  it('under a file: exit 2, the file named', async () => {
+    const file = join(tmp(), 'a-file');
+    writeFileSync(file, 'x');
+    expectUsageError(
+      await cli('init', join(file, 'ws')),
+      new RegExp(`cannot create ${file}/ws: ${file} is not a folder`),
+    );
+  });
+});
+
+describe('usage errors exit 2', { timeout: STARTS_PROCESSES_MS }, () => {
+  it('kit create with a tool the sandbox does not have', async () => {
+    const ws = tempWorkspace();
+    expectUsageError(
+      await cli('--workspace', ws, 'kit', 'create', 'K', '--sandbox', 'ecommerce', '--tools', 'nosuch'),
+      /kit K: no tool nosuch in sandbox ecommerce; available: /,
+    );
+    expect(existsSync(join(ws, 'kits', 'K.kit'))).toBe(false);
+  });
+
+  it('template create and skill create with a name that exists', async () => {
+    const ws = tempWorkspace();
+    const dir = tmp();
+    const body = join(dir, 'body.py');
+    writeFileSync(body, 'r = get_user(user_id={{user_id}})\nemit_result(r.data["name"])\n');
+    const args = [
+      '--workspace',
+      ws,
+      'template',
+      'create',
+      't1',
+      '--file',
+      body,
+      '--pattern',
+      'name of user {user_id}',
+    ];
+    expect((await cli(...args, '--sandbox', 'ecommerce')).code).toBe(0);
+    expectUsageError(
+      await cli(...args, '--sandbox', 'ecommerce'),
+      /template t1 exists; use --force to replace it/,
+    );
+
+    // A saved skill, written as its file (saving one through the CLI runs its tests in a sandbox).
+    const fn =
+      'def user_name(user_id: str) -> str:\n    """The user\'s name.\n\n    Args:\n        user_id: The user\'s id.\n    """\n    r = get_user(user_id=user_id)\n    return r.data["name"]\n';
+    mkdirSync(join(ws, 'skills', 'ecommerce'), { recursive: true });
+    writeFileSync(join(ws, 'skills', 'ecommerce', 'user_name.py'), `# +++\n# version = 1\n# +++\n${fn}`);
+    writeFileSync(join(dir, 'user_name.py'), fn);
+    expectUsageError(
+      await cli(
+        '--workspace',
+        ws,
+        'skill',
+        'create',
+        'user_name',
+        '--sandbox',
+        'ecommerce',
+        '--file',
+        join(dir, 'user_name.py'),
+      ),
+      /skill user_name exists in sandbox ecommerce; use --force to save a new version/,
+    );
+  });
+
+  it('runs export --otlp with something that is not a URL', async () => {
+    expectUsageError(
+      await cli('--workspace', tempWorkspace(), 'runs', 'export', 'any', '--otlp', 'notaurl'),
+      /"notaurl" is not an http:\/\/ or https:\/\/ URL/,
+    );
+  });
+
+  it('mcp-servers test with a server the config does not declare (as kit info nope)', async () => {
+    const ws = tempWorkspace();
+    expectUsageError(
+      await cli('--workspace', ws, 'mcp-servers', 'test', 'nope'),
+      /no MCP server nope; declared: none/,
+    );
+    expect((await cli('--workspace', ws, 'kit', 'info', 'nope')).code).toBe(2);
+  });
+
+  it.each(['kit', 'runs', 'template', 'skill', 'pool', 'tool', 'image', 'mcp-servers'])(
+    '%s without a subcommand: its help on stderr, exit 2; --help and help still exit 0',
+    async (verb) => {
+      const bare = await cli(verb);
+      expect(bare.out).toBe('');
+      expect(bare.err).toMatch(new RegExp(`^Usage: toolsmith ${verb} `));
+      expect(bare.code).toBe(2);
+      const help = await cli(verb, '--help');
+      expect(help.out).toMatch(new RegExp(`^Usage: toolsmith ${verb} `));
+      expect(help.code).toBe(0);
+      expect((await cli(verb, 'help')).code).toBe(0);
+    },
+  );
+});
+
+describe('template create validates its script', { timeout: STARTS_PROCESSES_MS }, () => {
+  it("refuses a script that breaks the rules, against the sandbox's tools, as skill create does", async () => {
+    const ws = tempWorkspace();
+    const body = join(tmp(), 'bad.py');
+    writeFileSync(
+      body,
+      'import os\nr = get_user(user_id={{user_id}})\nemit_result(open("/etc/passwd").read())\neval("1")\n',
+    );
+    const r = await cli(
+      '--workspace',
+      ws,
+      'template',
+      'create',
+      'sneaky',
+      '--file',
+      body,
+      '--pattern',
+      'name of user {user_id}',
+      '--sandbox',
+      'ecommerce',
+    );
+    expectUsageError(
+      r,
+      /template sneaky: the script does not validate: line 1:1 no-import: .*; line 3:13 forbidden-name: open .*; line 4:1 forbidden-name: eval /,
+    );
+    expect(existsSync(join(ws, 'templates', 'sneaky.tmpl'))).toBe(false);
+  });
+
+  it('refuses a tool of another sandbox', async () => {
+    const ws = tempWorkspace();
+    const body = join(tmp(), 'other.py');
+    writeFileSync(body, 'r = get_ticket(ticket_id={{id}})\nemit_result(r.data)\n');
+    const args = ['--workspace', ws, 'template', 'create', 'tk', '--file', body, '--pattern', 'ticket {id}'];
+    expect((await cli(...args, '--slot', 'id=int', '--sandbox', 'ecommerce')).code).toBe(2);
+    expect((await cli(...args, '--slot', 'id=int', '--sandbox', 'support')).code).toBe(0);
+  });
+});
