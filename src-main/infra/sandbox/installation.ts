@@ -16,9 +16,13 @@ import type Docker from 'dockerode';
 export const INSTALLATION_LABEL = 'toolsmith.installation';
 export const INSTANCE_LABEL = 'toolsmith.instance';
 
-/** The user data dir: `$TOOLSMITH_DATA_DIR`, else `$XDG_DATA_HOME/toolsmith`, else `~/.local/share/toolsmith`. */
+/**
+ * The user data dir: `$TOOLSMITH_DATA_DIR`, else `$TOOLSMITH_HOME` (which also moves the sample
+ * workspace's copy and the recent list: the same folder by default, so one variable moves all of a
+ * person's Toolsmith data), else `$XDG_DATA_HOME/toolsmith`, else `~/.local/share/toolsmith`.
+ */
 export function userDataDir(): string {
-  const env = process.env['TOOLSMITH_DATA_DIR'];
+  const env = process.env['TOOLSMITH_DATA_DIR'] || process.env['TOOLSMITH_HOME'];
   if (env) return env;
   const xdg = process.env['XDG_DATA_HOME'];
   return join(xdg || join(homedir(), '.local', 'share'), 'toolsmith');
