@@ -37,6 +37,7 @@ export function runDetail(
   runs: {
     get(runId: string): RunRecord;
     store: { summary(runId: string): { suiteRun: string | null } | undefined };
+    streamedText?(runId: string): { n: number; text: string } | undefined;
   },
   suiteRuns: SuiteStore,
   runId: string,
@@ -46,10 +47,13 @@ export function runDetail(
   const suiteRun = runs.store.summary(rec.id)?.suiteRun;
   const row = suiteRun ? suiteRuns.get(suiteRun) : undefined;
   const suite = row ? { suite: { id: row.id, name: row.suite } } : {};
-  if (prompts) return { ...rec, ...suite };
+  const text = runs.streamedText?.(rec.id);
+  const streaming = text ? { streaming: text } : {};
+  if (prompts) return { ...rec, ...suite, ...streaming };
   return {
     ...rec,
     ...suite,
+    ...streaming,
     attempts: rec.attempts.map((a) => (a.prompt ? { ...a, prompt: promptHead(a.prompt) } : a)),
   };
 }

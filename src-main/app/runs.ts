@@ -66,6 +66,9 @@ export interface RunDeps {
   ask?: ApprovalAsk;
 }
 
+/** The most of a live attempt's streamed text kept for front ends that open it mid-stream. */
+const MAX_STREAMED = 64 * 1024;
+
 export interface StartRunRequest {
   task: string;
   sandbox: string;
@@ -119,6 +122,11 @@ export class RunService {
   /** The `done` of every run in flight (shutdown waits for them to record their end). */
   private readonly inFlight = new Set<Promise<unknown>>();
   private readonly listeners = new Set<(e: LiveEvent) => void>();
+  /**
+   * What the LLM has streamed so far of each live run's current attempt (tokens are not recorded): a
+   * front end that opens the run, or reconnects, mid-stream starts from it instead of mid-word.
+   */
+  private readonly streamed = new Map<string, { n: number; text: string }>();
 
   constructor(deps: RunDeps) {
     this.deps = deps;
@@ -130,6 +138,22 @@ export class RunService {
       validate: deps.validate,
       ...(deps.log ? { log: deps.log } : {}),
     });
+  }
+
+  /** The text streamed so far of a live run's attempt whose script has not arrived yet. */
+  streamedText(runId: string): { n: number; text: string } | undefined {
+    return this.streamed.get(this.resolveId(runId));
+  }
+
+  private followStream(e: LiveEvent): void {
+    if (e.type === 'token') {
+      const s = this.streamed.get(e.runId);
+      const text = (s?.n === e.n ? s.text : '') + e.text;
+      this.streamed.set(e.runId, {
+        n: e.n,
+        text: text.length > MAX_STREAMED ? text.slice(-MAX_STREAMED) : text,
+      });
+    } else if (e.type === 'script' || e.type === 'run_finished') this.streamed.delete(e.runId);
   }
 
   /** Subscribes to every live event of every run in this process; returns the unsubscribe function. */
@@ -175,6 +199,7 @@ export class RunService {
         runId,
         signal: ac.signal,
         onEvent: (e) => {
+          this.followStream(e);
           onEvent?.(e);
           for (const l of this.listeners) l(e);
         },
@@ -184,7 +209,10 @@ export class RunService {
         this.deps.log?.error({ event: 'run_crashed', runId, err: String(e) }, 'run crashed');
         return { runId, status: 'failed', error: errorMessage(e) };
       })
-      .finally(() => this.active.delete(runId));
+      .finally(() => {
+        this.active.delete(runId);
+        this.streamed.delete(runId);
+      });
     this.inFlight.add(done);
     void done.then(
       () => this.inFlight.delete(done),
@@ -382,12 +410,20 @@ export class RunService {
   }
 
   /** A run's events after `afterSeq` (all without it) as front ends see them, and whether it is live. */
-  eventViews(runId: string, afterSeq?: number): { events: RunEventView[]; live: boolean } {
+  eventViews(
+    runId: string,
+    afterSeq?: number,
+  ): { events: RunEventView[]; live: boolean; streaming?: { n: number; text: string } } {
     const id = this.resolveId(runId);
     const summary = this.store.summary(id);
     if (!summary) throw new ToolsmithError('not_found', `no run ${runId}`);
     const events = afterSeq === undefined ? this.store.events(id) : this.store.eventsAfter(id, afterSeq);
-    return { events: events.map(eventView), live: summary.status === 'running' };
+    const streaming = this.streamed.get(id);
+    return {
+      events: events.map(eventView),
+      live: summary.status === 'running',
+      ...(streaming ? { streaming } : {}),
+    };
   }
 
   /**

@@ -270,6 +270,8 @@ export type RunRecordView = Omit<RunRecord, 'attempts'> & {
   attempts: AttemptView[];
   /** Set for a case of a suite run: the suite and the suite run it belongs to. */
   suite?: { id: string; name: string };
+  /** A live run whose LLM is writing: what it streamed so far of attempt `n` (tokens are not recorded). */
+  streaming?: { n: number; text: string };
 };
 
 /** A saved template with its counters (the one shape, core/templates/template.ts). */
@@ -421,7 +423,7 @@ export interface Responses extends SuiteResponses, SkillResponses {
   'runs.list': RunPage;
   'runs.get': RunRecordView;
   'runs.prompt': EventPayloads['prompt'];
-  'runs.events': { events: RunEventView[]; live: boolean };
+  'runs.events': { events: RunEventView[]; live: boolean; streaming?: { n: number; text: string } };
   'runs.start': { runId: string };
   'runs.cancel': { cancelled: boolean };
   'runs.delete': { deleted: true };

@@ -8,6 +8,7 @@
 import type { StateCreator } from 'zustand';
 import type { PushEvent, Request, RunEventView, RunRecordView } from '../../../src-main/contract/api.ts';
 import { api, errorMessage } from '../api/client.ts';
+import { MAX_LIVE_CHARS, withStreamed } from './live-text.ts';
 import { foldCaughtUp, foldQueued, followSelection, stepSelection } from '../views/run/run-detail.ts';
 import { notifyingAct } from './app.ts';
 import type { Store } from './index.ts';
@@ -43,7 +44,6 @@ export interface RunSlice {
 }
 
 const MAX_PENDING_RUNS = 16;
-const MAX_LIVE_CHARS = 256 * 1024;
 const appendLive = (live: Record<number, string>, n: number, text: string): Record<number, string> => ({
   ...live,
   [n]: ((live[n] ?? '') + text).slice(-MAX_LIVE_CHARS),
@@ -92,7 +92,12 @@ export const createRunSlice: StateCreator<Store, [], [], RunSlice> = (set, get) 
         const run = await api['runs.get']({ runId });
         if (get().runId !== runId) return;
         const last = run.attempts[run.attempts.length - 1]?.n;
-        set({ run, runLoading: false, attemptN: get().attemptN ?? last });
+        set({
+          run,
+          runLoading: false,
+          attemptN: get().attemptN ?? last,
+          live: withStreamed(get().live, run.streaming),
+        });
         // Events pushed while the record was on its way.
         flushEvents(m, get, set);
       } catch (e) {
@@ -280,6 +285,8 @@ function catchUp(m: RunSliceInternals, get: Get, set: Set): Promise<void> {
       if (get().runId !== runId || !prev || prev.id !== runId) return;
       const run = foldCaughtUp(prev, r.events, r.live);
       if (run !== prev) set({ run, ...follow(get, prev, run) });
+      // Tokens pushed while the connection was down: the service's text of the attempt so far.
+      if (r.streaming) set({ live: withStreamed(get().live, r.streaming) });
     } catch (e) {
       set({ runError: errorMessage(e) });
     } finally {

@@ -121,6 +121,29 @@ describe('PLAN mode', () => {
     expect(outcome.error).toMatch(/no provider produced a script: cli: connection failed/);
   }, 60_000);
 
+  it('a run opened mid-stream gets the text the LLM streamed so far (tokens are not recorded)', async () => {
+    const answer = fence('r = get_user(user_id="u1")\nemit_result(r.data["name"])' + ' '.repeat(300));
+    llm.push({ text: answer, streamDelayMs: 40 });
+    const started = await runs.start({
+      task: 'Name of u1, streamed slowly',
+      sandbox: 'ecommerce',
+      providers: providers(),
+      noTemplates: true,
+    });
+    await vi.waitFor(() => expect(runs.streamedText(started.runId)?.text.length).toBeGreaterThan(40), {
+      timeout: POLL_MS,
+    });
+    const detail = await svc.runActions.detail(started.runId);
+    expect(detail.streaming?.n).toBe(1);
+    expect(answer.startsWith(detail.streaming?.text ?? '-')).toBe(true);
+    expect((await runs.eventViews(started.runId)).streaming?.text.startsWith('```python\nr = get_user')).toBe(
+      true,
+    );
+    await started.done;
+    // Once the script arrived (and the run ended) there is nothing streaming to give.
+    expect((await svc.runActions.detail(started.runId)).streaming).toBeUndefined();
+  }, 60_000);
+
   it('can be cancelled while the LLM streams', async () => {
     const requestsBefore = llm.requests.length;
     llm.push({ text: fence('emit_result(1)' + ' '.repeat(2000)), streamDelayMs: 100 });
