@@ -144,6 +144,15 @@ describe('run flows', () => {
     // The tokens came over the page's WebSocket (the push channel), not from the finished record.
     const first = w.pushed.find((e) => e.type === 'token' && e.runId === currentRunId());
     expect(first?.text?.startsWith('```python')).toBe(true);
+    // Opened again mid-stream (a reload): the editor starts from the answer's first token, which the
+    // service kept, not from the middle of a word.
+    await page.reload();
+    await expect
+      .poll(() => page.locator('.editor-toolbar').innerText(), { timeout: POLL_MS })
+      .toContain('Streaming from the LLM');
+    await expect
+      .poll(() => editorLines().then((l) => l.slice(0, 2).join('\n')))
+      .toBe('```python\nemit_result(1)');
     await expect.poll(() => editorLines().then((l) => l.join('\n'))).toContain('emit_result');
     await w.screenshot('run-live');
     await page.getByRole('button', { name: 'Cancel' }).click();
