@@ -292,7 +292,7 @@ describe('bun and deno from the CLI and MCP', { concurrent: true }, () => {
         arguments: { runtime: 'deno', code: 'emitResult(1);' },
       });
       expect(m.isError).toBe(true);
-      expect(JSON.parse(textOf(m))).toEqual({ error });
+      expect(JSON.parse(textOf(m))).toEqual({ error, code: 'invalid_argument' });
     } finally {
       await client.close();
     }

@@ -72,4 +72,44 @@ describe('JS validator', () => {
     ).toContain('strict-node');
   });
   it('documents its rules', () => expect(Object.keys(JS_RULES)).toContain('tool-not-awaited'));
+
+  it('refuses a call to a name that is nothing the script can call (it was a ReferenceError at run time)', () => {
+    const code = [
+      'function double(x) { return x * 2; }',
+      'const inc = (y) => y + 1;',
+      'const o = await get_orders();',
+      'const n = double(inc(later(o.data.length))) + Math.max(1, parseInt("2")) + Number("3");',
+      'const u = await getUser("u1");',
+      'const b = await totallyBogus();',
+      'emit_result(n);',
+      'emitResult([n, u, b]);',
+      'function later(z) { return z; }',
+    ].join('\n');
+    const r = validateJs(code, {
+      tools: TOOLS,
+      excluded: { check_stock: 'tool check_stock has grade (w=2, d=2)' },
+    });
+    expect(r.violations.map((v) => [v.line, v.rule, v.message])).toEqual([
+      [
+        5,
+        'unknown-function',
+        'getUser() is not defined: did you mean the tool get_user? the tools are get_orders, get_user, check_inventory',
+      ],
+      [
+        6,
+        'unknown-function',
+        'totallyBogus() is not defined: the tools are get_orders, get_user, check_inventory',
+      ],
+      [7, 'unknown-function', 'emit_result() is not defined: the helper is emitResult() in JavaScript'],
+    ]);
+    // A tool the workspace keeps from this script says so, as in Python.
+    const ex = validateJs('emitResult(await check_stock());', {
+      tools: TOOLS,
+      excluded: { check_stock: 'tool check_stock has grade (w=2, d=2)' },
+    });
+    expect(ex.violations.map((v) => v.rule)).toEqual(['tool-excluded']);
+    expect(ex.violations[0]?.message).toMatch(
+      /check_stock\(\) is a tool of this sandbox but this script may not call it/,
+    );
+  });
 });

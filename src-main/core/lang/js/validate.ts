@@ -7,6 +7,8 @@ import { parse } from '@babel/parser';
 import type * as t from '@babel/types';
 import type { MergedRules } from '../rules.ts';
 import { sortViolations } from '../violation.ts';
+import { closest } from '../../script/hints.ts';
+import { JS_FORBIDDEN_NAMES, JS_FRAMEWORK_NAMES, JS_SAFE_GLOBALS } from '../builtins.ts';
 import type { ValidateOptions, ValidationResult } from '../violation.ts';
 import { JsRuleContext } from './rules/context.ts';
 import { JS_RULES_DISPATCH, JS_STRICT_RULES_DISPATCH } from './rules/index.ts';
@@ -27,6 +29,7 @@ export const JS_RULES: Readonly<Record<string, string>> = {
   'rebind-framework': 'rebinding emitResult, emitIntermediate, emitLog, credential, collected or a tool name',
   'tool-not-called': 'a tool referenced without being called',
   'tool-not-awaited': 'a tool call that is not awaited',
+  'unknown-function': 'a call to a name that is not a tool, a helper, a global or defined in the script',
   'missing-emit': 'no call to emitResult or emitIntermediate',
   'strict-node': 'strict mode: a construct outside the restricted subset',
   'strict-call': 'strict mode: a call to something other than a tool, a helper or a whitelisted method',
@@ -77,6 +80,50 @@ function walk(
     } else if (isNode(v)) walk(v, n, k, ctx, rules);
   }
   ctx.ancestors.pop();
+}
+
+/** Globals a script may call beside JS_SAFE_GLOBALS (the runtime has them; the prompt does not list them). */
+const CALLABLE_GLOBALS: ReadonlySet<string> = new Set([
+  ...JS_SAFE_GLOBALS,
+  ...JS_FRAMEWORK_NAMES,
+  'encodeURI',
+  'decodeURI',
+  'structuredClone',
+]);
+
+/** The JS name of a helper written the Python way (`emit_result` -> `emitResult`). */
+const helperNamed = (name: string): string | undefined =>
+  JS_FRAMEWORK_NAMES.find((h) => h === name.replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase()));
+
+/**
+ * Each call by name names a tool, a helper, a global or something the script binds (anywhere: a
+ * function declared below its call is callable): else it would fail at run time as a ReferenceError,
+ * after the whole sandbox round trip. Forbidden names have their own rule.
+ */
+function unknownCalls(ctx: JsRuleContext, excluded: ValidateOptions['excluded']): void {
+  const bound = new Set<string>();
+  for (const n of ctx.stores) if (n.type === 'Identifier') bound.add(n.name);
+  for (const c of ctx.called) {
+    const name = c.name;
+    if (ctx.tools.has(name) || CALLABLE_GLOBALS.has(name) || bound.has(name) || name in JS_FORBIDDEN_NAMES)
+      continue;
+    const why = excluded?.[name];
+    if (why !== undefined) {
+      ctx.at(
+        c,
+        'tool-excluded',
+        `${name}() is a tool of this sandbox but this script may not call it: ${why}`,
+      );
+      continue;
+    }
+    const helper = helperNamed(name);
+    const guess = helper ? undefined : closest(name, [...ctx.tools]);
+    ctx.at(
+      c,
+      'unknown-function',
+      `${name}() is not defined: ${helper ? `the helper is ${helper}() in JavaScript` : `${guess ? `did you mean the tool ${guess}? ` : ''}the tools are ${[...ctx.tools].join(', ') || '(none)'}`}`,
+    );
+  }
 }
 
 export function validateJs(
@@ -136,6 +183,8 @@ export function validateJs(
     return { valid: false, violations };
   }
   walk(file, undefined, '', ctx, options.strict ? JS_STRICT_RULES_DISPATCH : JS_RULES_DISPATCH);
+  // (strict mode refuses every call that is not a tool, a helper or a global already: strict-call)
+  if (!options.strict) unknownCalls(ctx, options.excluded);
   if (options.requireEmit !== false && ctx.emits === 0 && file.errors.length === 0) {
     ctx.at(
       body[body.length - 1] as t.Node,

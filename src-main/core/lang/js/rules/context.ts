@@ -16,6 +16,8 @@ export class JsRuleContext {
   readonly stores = new Set<t.Node>();
   /** Calls to emitResult / emitIntermediate. */
   emits = 0;
+  /** The callee of every call by name (calls.ts), checked once the whole script's bindings are known. */
+  readonly called: t.Identifier[] = [];
   /** The node's parent and the parent's key holding it (set by the driver before each handler). */
   parent: t.Node | undefined = undefined;
   key = '';

@@ -7,6 +7,7 @@ import { mergeRules } from '../../rules.ts';
 import type { MergedRules } from '../../rules.ts';
 import { asRuleModules } from './context.ts';
 import type { JsRuleContext, JsRuleModule } from './context.ts';
+import { callRules } from './calls.ts';
 import { definitionRules } from './definitions.ts';
 import { importRules } from './imports.ts';
 import { nameRules } from './names.ts';
@@ -24,6 +25,7 @@ export const JS_RULE_MODULES: readonly JsRuleModule[] = [
   definitionRules,
   nameRules,
   toolRules,
+  callRules,
 ];
 
 export const JS_RULES_DISPATCH: MergedRules<t.Node, JsRuleContext> = mergeRules(
