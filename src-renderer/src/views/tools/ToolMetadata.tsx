@@ -116,7 +116,7 @@ export function ToolMetadata({
         label="metadata"
         tabs={
           [
-            ['params', `Parameters (${meta.tools.length} tools)`],
+            ['params', `Parameters (${meta.tools.length} tool${meta.tools.length === 1 ? '' : 's'})`],
             ['xml', 'XML prompt'],
             ['openai', 'OpenAI schema'],
           ] as const

@@ -74,7 +74,9 @@ export function CallOutcome({ call, args }: { call: CallResult; args: Record<str
         </p>
       )}
       <details className="section" open data-testid="call-trace">
-        <summary>Trace ({result.toolCalls.length} tool calls)</summary>
+        <summary>
+          Trace ({result.toolCalls.length} tool call{result.toolCalls.length === 1 ? '' : 's'})
+        </summary>
         <div className="section-body">
           <ToolCallTable calls={result.toolCalls} label="trace" />
           {result.logs.length > 0 && (
