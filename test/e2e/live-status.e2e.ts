@@ -90,7 +90,12 @@ describe('a workspace file edited on disk while the workbench is open', () => {
       hasText: 'the tools of sandbox support changed on disk: applied',
     });
     await notice.waitFor({ timeout: POLL_MS });
-    await page.locator('[data-tool="ping_from_disk"]').waitFor({ timeout: POLL_MS });
+    // Try tool offers it, and the editor follows the file (its parameters pane describes the new text).
+    await page.locator('.tool-picker [data-tool="ping_from_disk"]').waitFor({ timeout: POLL_MS });
+    await page
+      .locator('[data-testid="live-tools"] [data-tool="ping_from_disk"]')
+      .waitFor({ timeout: POLL_MS });
+    await page.getByTestId('saved').waitFor();
     await w.screenshot('live-reload-tools');
   });
 });

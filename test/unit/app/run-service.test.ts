@@ -140,6 +140,8 @@ describe('a script run directly (tier edit) goes through the orchestrator', () =
           language: 'python',
           maxRetries: 0,
           maxSteps: 1,
+          // (the workspace's limit: the run it was edited from recorded none)
+          timeoutMs: 300_000,
           origin: { runId: 'r0', attempt: 2, kind: 'edit' },
         },
       },
@@ -198,6 +200,7 @@ describe('a script run directly (tier edit) goes through the orchestrator', () =
       language: 'python',
       maxRetries: 0,
       maxSteps: 1,
+      timeoutMs: 300_000,
     });
     expect(events[4]?.data).toEqual({ status: 'failed', error: o.error });
   });
