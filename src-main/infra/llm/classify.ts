@@ -68,7 +68,8 @@ export function classifyHttpError(e: unknown): Classified {
   if (status !== undefined)
     return {
       retryable: false,
-      reason: `request refused (${status}): ${(err.message ?? '').slice(0, 300)}`,
+      // (the SDKs start their message with the status: "404 404 page not found" said it twice)
+      reason: `request refused (${status}): ${(err.message ?? '').replace(new RegExp(`^${status}\\s+`), '').slice(0, 300)}`,
       status,
     };
   return { retryable: false, reason: `malformed answer: ${(err.message ?? String(e)).slice(0, 300)}` };

@@ -88,6 +88,9 @@ describe.each(makers)('%s provider against a real HTTP server', (_name, make) =>
       .generate({ system: 's', user: 'u' })
       .catch((e: unknown) => e)) as LlmError;
     expect(err.message).toMatch(/request refused \(400\)/);
+    // The status once (the SDK's message starts with it too).
+    expect(err.message).not.toMatch(/\b400 400\b|\(400\): 400\b/);
+    expect(err.message).toContain('bad model name');
     expect(server.requests.length - n).toBe(1);
   });
 
