@@ -171,7 +171,8 @@ function start(): EarlyStdio {
   const end = () => {
     // Closed before the server took over: it has started nothing (calls are held), so nothing is left
     // to stop; the process ends at once instead of loading the service first.
-    if (!handedOff) process.exit(0);
+    // (with the exit code main set meanwhile: a usage error, e.g. a --workspace that is no workspace)
+    if (!handedOff) process.exit(process.exitCode ?? 0);
     endedResolve();
   };
   process.stdin.on('data', onData);

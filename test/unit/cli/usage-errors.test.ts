@@ -4,11 +4,11 @@
  * folder can be made, names that exist, an unknown tool or server, a bad URL, a group verb without its
  * subcommand, and a template whose script breaks the validation rules.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { STARTS_PROCESSES_MS } from '../../support/budgets.ts';
 import { cli } from '../../support/cli.ts';
 import { repoRoot, tempWorkspace } from '../../support/workspace.ts';
@@ -53,6 +53,26 @@ describe('--workspace on a folder that is not a workspace', { timeout: STARTS_PR
     expect(r.stdout).toBe('');
     expect(r.stderr).toMatch(/is not a Toolsmith workspace \(no \.toolsmith\/config\.toml\)/);
     expect(r.status).toBe(2);
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it('mcp on stdio: the usage error is its exit code when the client closes the input (it exited 0)', async () => {
+    const dir = join(tmp(), 'plain-mcp');
+    mkdirSync(dir);
+    const child = spawn(join(repoRoot, 'node_modules/.bin/node'), [
+      join(repoRoot, 'bin/toolsmith.mjs'),
+      '--workspace',
+      dir,
+      'mcp',
+    ]);
+    let err = '';
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    const exited = new Promise<number | null>((r) => child.on('close', (code) => r(code)));
+    await vi.waitFor(() => expect(err).toMatch(/is not a Toolsmith workspace/), {
+      timeout: STARTS_PROCESSES_MS,
+    });
+    child.stdin.end();
+    expect(await exited).toBe(2);
     expect(readdirSync(dir)).toEqual([]);
   });
 
