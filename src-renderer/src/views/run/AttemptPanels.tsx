@@ -128,12 +128,15 @@ export function ExecutionPanel({ a }: { a: AttemptRecord }) {
         {a.validation?.valid === false ? 'Not executed: the script failed validation.' : 'Not executed yet.'}
       </p>
     );
+  // A job the person cancelled ends as an `error` of type Cancelled: said as what happened.
+  const exit =
+    ex && ex.exitReason === 'error' && ex.error?.type === 'Cancelled' ? 'cancelled' : ex?.exitReason;
   return (
     <div data-testid="execution-panel">
       {ex && (
         <p className="meta-line">
-          <span className={`badge exit-${ex.exitReason}`} data-exit={ex.exitReason}>
-            exit: {ex.exitReason}
+          <span className={`badge exit-${exit}`} data-exit={exit}>
+            exit: {exit}
           </span>
           <IsolationBadge level={ex.isolation} />
           <span className="muted small">
