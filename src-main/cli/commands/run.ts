@@ -343,7 +343,8 @@ export function registerRuns(program: Command, ctx: CliContext): void {
         doc = JSON.parse(readInput(file));
       } catch (e) {
         if (e instanceof UsageError) throw e;
-        throw new UsageError(`${file} is not JSON: ${errorMessage(e)}`);
+        // (one line: the parser quotes the text it met, line breaks and all)
+        throw new UsageError(`${file} is not JSON: ${visible(errorMessage(e).replace(/\s+/g, ' '))}`);
       }
       const runs = await ctx.service(cmd).runs();
       let id: string;

@@ -76,6 +76,15 @@ describe('--workspace on a folder that is not a workspace', { timeout: STARTS_PR
     expect(readdirSync(dir)).toEqual([]);
   });
 
+  it('runs import of a file that is not JSON: one line quoting what the parser met', async () => {
+    const file = join(tmp(), 'garbage.json');
+    writeFileSync(file, 'garbage\nmore lines\n');
+    expectUsageError(
+      await cli('--workspace', tempWorkspace(), 'runs', 'import', file),
+      /^toolsmith: .*garbage\.json is not JSON: Unexpected token 'g', "garbage more lines " is not valid JSON\n$/,
+    );
+  });
+
   it('a file: exit 2, "is not a folder"', async () => {
     const file = join(tmp(), 'a-file');
     writeFileSync(file, 'x');
