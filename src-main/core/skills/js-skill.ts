@@ -137,7 +137,9 @@ export function jsSkillShape(name: string, source: string, language: JsSkillLang
     problems.push(`a skill is exactly one function declaration (function ${name}(...) {...}), nothing else`);
     return { tool: empty, calls: [], problems };
   }
-  if (fn.id?.name !== name) problems.push(`the function is named ${fn.id?.name ?? '?'}; it must be ${name}`);
+  // (a name that is no skill name is said once: not also as the function's name to change)
+  if (fn.id?.name !== name && SKILL_NAME.test(name))
+    problems.push(`the function is named ${fn.id?.name ?? '?'}; it must be ${name}`);
   if (fn.generator) problems.push('a skill is not a generator');
   const doc = [...(fn.leadingComments ?? [])]
     .reverse()

@@ -183,7 +183,9 @@ export function skillShape(name: string, source: string): SkillShape {
     problems.push(`a skill is exactly one function definition (def ${name}(...):), nothing else`);
     return { tool: empty, calls: [], problems };
   }
-  if (fn.value !== name) problems.push(`the function is named ${fn.value ?? '?'}; it must be ${name}`);
+  // (a name that is no skill name is said once, above: not also as the function's name to change)
+  if (fn.value !== name && SKILL_NAME.test(name))
+    problems.push(`the function is named ${fn.value ?? '?'}; it must be ${name}`);
   if (fieldList(fn, 'decorators').length) problems.push('a skill has no decorators');
   if (/^\s*async\s+def\b/.test(source)) problems.push('a skill is not async');
   const params = fieldList(fn, 'params');

@@ -75,6 +75,10 @@ describe('the shape of a JS/TS skill', () => {
     ]);
     expect(problems('/** F. */\nfunction f(x) { return x; \n')[0]).toMatch(/does not parse/);
     expect(problems('/** F. */\nfunction F() { return 1; }\n', 'js', 'F')[0]).toMatch(/is not a skill name/);
+    // A name that is no skill name is said once: not also as a function name to change to it.
+    expect(problems('/** F. */\nfunction wrong_skill() { return 1; }\n', 'js', 'Mismatch')).toEqual([
+      'the name "Mismatch" is not a skill name (lower case letters, digits, _)',
+    ]);
   });
 });
 
