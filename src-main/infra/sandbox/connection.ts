@@ -120,6 +120,8 @@ const EGRESS_SETTLE_MS = 200;
 const CALLS_SETTLE_MS = 5000;
 
 /** How long a worker that is gone may take to close its stderr before the reason is given without it. */
+/** A time limit in words: "3 s", "1.5 s". */
+const seconds = (ms: number): string => `${Number((ms / 1000).toFixed(1))} s`;
 const STDERR_GRACE_MS = 500;
 /** How long a job whose worker's stream closed waits for the backend's news of the worker's end. */
 const EXIT_NEWS_MS = 2000;
@@ -464,7 +466,7 @@ export class WorkerConnection {
             fail(
               'timeout',
               'Timeout',
-              `the script ran past its ${Math.round(job.timeoutMs / 1000)} s limit (host watchdog)`,
+              `the script ran past its ${seconds(job.timeoutMs)} limit (host watchdog)`,
               true,
             );
           void this.killFn('watchdog timeout');
@@ -561,7 +563,15 @@ export class WorkerConnection {
             else if (reason === 'rejected') finish('rejected', error);
             // After a timeout, an output flood or a crash the worker's container is replaced: whatever
             // the job left behind (processes, files, a half-written pipe) never meets the next job.
-            else if (reason === 'timeout') finish('timeout', error, true);
+            else if (reason === 'timeout')
+              // The worker's message names no limit: the host knows the job's and says it.
+              finish(
+                'timeout',
+                error.message === 'the script ran past its time limit'
+                  ? { ...error, message: `the script ran past its ${seconds(job.timeoutMs)} time limit` }
+                  : error,
+                true,
+              );
             else if (reason === 'output_limit') finish('output_limit', error, true);
             else if (reason === 'crashed') finish('crashed', error, true);
             else finish('error', error);

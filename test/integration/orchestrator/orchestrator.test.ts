@@ -205,6 +205,8 @@ describe('PLAN mode', () => {
     const rec = runs.get(original.runId);
     expect(rec.started.timeoutMs).toBe(1500);
     expect(rec.attempts[0]?.execution?.exitReason).toBe('timeout');
+    // The message names the limit (the worker's own says "its time limit": the host knows which).
+    expect(rec.attempts[0]?.execution?.error?.message).toBe('the script ran past its 1.5 s time limit');
     const body = rec.attempts[0]?.script?.body ?? '';
     // The workspace's own limit is far longer: each of these would run for minutes without the run's.
     expect(svc.config.limits.timeout_s * 1000).toBeGreaterThan(10_000);
