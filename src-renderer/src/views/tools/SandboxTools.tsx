@@ -120,6 +120,7 @@ export function SandboxTools({
                     sandbox={sandbox}
                     tool={m.selectedTool}
                     unsaved={v.dirty}
+                    onJump={(line) => jumpTo(line)}
                   />
                 )}
               </>

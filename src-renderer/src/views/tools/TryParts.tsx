@@ -10,7 +10,16 @@ import { JsonTree } from '../../components/JsonTree.tsx';
 
 type CallResult = Response<'tools.call'>;
 
-export function CallOutcome({ call, args }: { call: CallResult; args: Record<string, JsonValue> }) {
+export function CallOutcome({
+  call,
+  args,
+  onJump,
+}: {
+  call: CallResult;
+  args: Record<string, JsonValue>;
+  /** Reveals a line of tools.py in the editor (a frame of the tool's own code). */
+  onJump?: ((line: number) => void) | undefined;
+}) {
   const { response, result } = call;
   return (
     <div className="try-result" data-testid="try-result" data-success={response?.success ? 'true' : 'false'}>
@@ -60,7 +69,19 @@ export function CallOutcome({ call, args }: { call: CallResult; args: Record<str
             <ol className="frames">
               {result.error.frames.map((f, i) => (
                 <li key={i} className="small">
-                  line {f.line}, in {f.name}
+                  {/* A frame in tools.py (the tool's own code) opens that line in the editor. */}
+                  {f.file && onJump ? (
+                    <button
+                      className="link"
+                      onClick={() => onJump(f.line)}
+                      title="Show this line of tools.py"
+                    >
+                      line {f.line}
+                    </button>
+                  ) : (
+                    <>line {f.line}</>
+                  )}
+                  , in {f.name}
                   {f.text && <code> {f.text}</code>}
                 </li>
               ))}

@@ -15,11 +15,14 @@ export function TryTool({
   sandbox,
   tool,
   unsaved,
+  onJump,
 }: {
   sandbox: string;
   tool: SandboxTool;
   /** The editor holds changes that are not saved: the call runs the saved tools.py. */
   unsaved: boolean;
+  /** Reveals a line of tools.py in the editor (a traceback frame of the tool). */
+  onJump?: (line: number) => void;
 }) {
   const t = useTryTool(sandbox, tool);
   const { outcome } = t.state;
@@ -36,7 +39,7 @@ export function TryTool({
         onSubmit={() => void t.submit()}
       />
       {t.callError && <CallFailed error={t.callError} />}
-      {outcome && <CallOutcome call={outcome.call} args={outcome.args} />}
+      {outcome && <CallOutcome call={outcome.call} args={outcome.args} onJump={onJump} />}
     </div>
   );
 }
