@@ -221,6 +221,10 @@ describe('small screens', () => {
       return {
         overflowRight: cells.filter((c) => c.getBoundingClientRect().right > right + 1).length,
         startedCut: started.filter((c) => c.scrollWidth > c.clientWidth).length,
+        // Every column's header shows whole ("attempts" was cut to "attempt").
+        headCut: [...head.querySelectorAll(':scope > span, :scope > span *')]
+          .filter((c) => c.scrollWidth > c.clientWidth)
+          .map((c) => c.textContent),
         task: document.querySelector('.run-row[data-run-id] .c-task').getBoundingClientRect().width,
         model: document.querySelector('.run-row[data-run-id] .c-model').getBoundingClientRect().width,
         scrollsSideways: scroll.scrollWidth > scroll.clientWidth,
@@ -246,6 +250,7 @@ describe('small screens', () => {
     expect(fits).toMatchObject({
       overflowRight: 0,
       startedCut: 0,
+      headCut: [],
       widestCut: [],
       scrollsSideways: false,
       head: true,
