@@ -124,7 +124,7 @@ const CALLS_SETTLE_MS = 5000;
 const seconds = (ms: number): string => `${Number((ms / 1000).toFixed(1))} s`;
 const STDERR_GRACE_MS = 500;
 /** How long a job whose worker's stream closed waits for the backend's news of the worker's end. */
-const EXIT_NEWS_MS = 2000;
+const EXIT_NEWS_MS = 3000;
 
 /** Connects to a worker over its stdin/stdout; `kill` ends it (container or process) for good. */
 export class WorkerConnection {

@@ -141,6 +141,9 @@ export const PODMAN_ULIMITS = [
   { Name: 'nproc', Soft: 4096, Hard: 4096 },
 ];
 
+/** How long a container killed by SIGKILL waits for the engine's late word that it was an OOM kill. */
+const LATE_OOM_MS = 1000;
+
 export class DockerWorkerFactory implements WorkerFactory {
   readonly isolation: 'docker' | 'gvisor';
   readonly docker: Docker;
@@ -401,9 +404,16 @@ export class DockerWorkerFactory implements WorkerFactory {
           );
           if (state?.OOMKilled) conn.oomKilled = true;
           if (state?.Status === 'exited') ownExit = true;
+          // Killed (SIGKILL) with no OOM said yet: the engine may hear of an OOM kill after the exit (the
+          // runtime's OOM event can come second; under gVisor the cgroup kills the sentry itself). Its
+          // `oom` event sets conn.oomKilled while the container is still ours: wait for it a moment.
+          if (!conn.oomKilled && (r.StatusCode === 137 || state?.ExitCode === 137)) {
+            const until = Date.now() + LATE_OOM_MS;
+            while (!conn.oomKilled && Date.now() < until) await new Promise((w) => setTimeout(w, 50));
+          }
           exitHeard();
           conn.markClosed(
-            `container exited with status ${r.StatusCode ?? '?'}${state?.OOMKilled ? ' (OOM killed)' : ''}`,
+            `container exited with status ${r.StatusCode ?? '?'}${conn.oomKilled ? ' (OOM killed)' : ''}`,
           );
           await remove();
         },

@@ -64,7 +64,7 @@ describe("a worker's end heard after its stream closed", () => {
     const started = performance.now();
     const r = await conn.run(job);
     expect(r.exitReason).toBe('crashed');
-    // Bounded: the 2 s wait for news plus the stderr grace, not the job's 10 s limit.
+    // Bounded: the 3 s wait for news plus the stderr grace, not the job's 10 s limit.
     expect(performance.now() - started).toBeLessThan(8000);
   });
 });
