@@ -401,10 +401,11 @@ def _rehearse(child, msg_w, job_r):
     encode({"type": "done", "ok": True}).encode()
 
 
-def child_main(child, job_r, msg_w, out_w):
+def child_main(child, job_r, msg_w, out_w, walls_line):
     """A fresh process, forked by the fork server before its job arrives. It gets ready (own session,
-    output to the worker's pipe, nothing of the protocol stream), waits for exactly one job, runs it and
-    exits. Nothing of the job's code runs before the job arrives."""
+    output to the worker's pipe, nothing of the protocol stream), says so with its first line (the walls
+    it is in: `walls_line`), waits for exactly one job, runs it and exits. Nothing of the job's code runs
+    before the job arrives."""
     try:
         os.setsid()
         no_dump()  # inherited from the fork server; set again before any job code: no later job reads this one
@@ -417,6 +418,7 @@ def child_main(child, job_r, msg_w, out_w):
         gc.disable()  # a short-lived process: no collector passes touching (copying) shared pages
         child.wall()
         _rehearse(child, msg_w, job_r)  # (nothing of it is kept: the pages it wrote are this process's now)
+        write_all(msg_w, walls_line)  # ready: the worker reads this while idle and tells the host
         head = read_exact(job_r, 4)
         if len(head) < 4:
             return  # withdrawn without a job (tools reloaded, worker shutting down)

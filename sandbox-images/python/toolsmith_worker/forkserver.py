@@ -220,12 +220,8 @@ def fork_server(sock, child):
             # job's exit and sweep made both slower than one after the other, so there the next process
             # is asked for after them; the result still needs no ping)
             wall = alone and want is not None and want.issubset(walls)
-            line = _WALLS_MSG[2 if wall and watch is not None else wall]
-            try:
-                os.write(msg_w, line)
-            except OSError:
-                os._exit(0)
-            child_main(child, job_r, msg_w, out_w)
+            # (written by child_main once the process is ready for its job: the worker tells the host then)
+            child_main(child, job_r, msg_w, out_w, _WALLS_MSG[2 if wall and watch is not None else wall])
         if root is not None:
             roots[pid] = root
         os.close(job_r)

@@ -36,6 +36,9 @@ class Spare:
     job_w: int  # worker -> child: the job, then tool results
     msg_r: int  # child -> worker: protocol lines
     out_r: int  # the child's stdout/stderr
+    buf: bytes = b""  # its protocol bytes read while it waited (its walls line)
+    lines: int = 0  # its lines read while it waited (0 or 1)
+    told: bool = False  # its first line was read (or its pipe closed): nothing more is read before its job
 
 
 @dataclass(slots=True, eq=False)
@@ -73,6 +76,7 @@ class Worker:
         self.early = False  # job processes are wholly alone: a result needs no ping, and the next one is made early
         self.ask_early = False  # ... as soon as a job's result is out (else after its cleaning: gVisor)
         self.pending_load = None  # a load that came during a job, applied when the job is over
+        self.last_job = None  # the id of the last job handed over (the host's next_ready names it)
         self.lost = "the sandbox worker cannot fork"  # why jobs cannot run once the fork server is gone
         self.pong = False  # the fork server answered the last ping
         self.reaped = False  # the fork server answered the last reap request
@@ -324,6 +328,8 @@ class Worker:
             return
         child, self.spare = self.spare, None
         job.pid, job.msg_r, job.res_w, job.out_r, job.open = child.pid, child.msg_r, child.job_w, child.out_r, {child.msg_r, child.out_r}
+        job.msg_buf, job.lines = child.buf, child.lines
+        self.last_job = job_id
         blob = marshal.dumps((compiled, {"code": code, "tools": msg.get("tools") or {}, "inputs": msg.get("inputs") or {}, "skills": msg.get("skills") or [], "approve": msg.get("approve") or []}))
         try:
             write_all(child.job_w, len(blob).to_bytes(4, "little") + blob)
@@ -331,6 +337,9 @@ class Worker:
             pass  # the child is gone: its pipes close and the job ends as crashed
         if self.early and "duringjob" in jobns.OFF:
             self.ask_child()  # (tests and bench only: the next job's process made while this job runs)
+        while self.job is job and b"\n" in job.msg_buf:  # a line read while it waited that was not its walls
+            line, job.msg_buf = job.msg_buf.split(b"\n", 1)
+            self.on_child_message(line)
 
     def finish(self, done):
         job = self.job
@@ -437,11 +446,8 @@ class Worker:
         t = msg.get("type")
         first, job.lines = job.lines == 0, job.lines + 1
         if t == "walls":
-            # Only a child's first line (written before its job arrived) says whether it is wholly alone.
             if first:
-                # (`noearly` in TOOLSMITH_TEST_WALLS: the old order, for bench:sandbox's side-by-side run)
-                self.early = msg.get("alone") is True and "noearly" not in jobns.OFF
-                self.ask_early = self.early and msg.get("early") is not False
+                self.on_walls(msg)
                 if self.early and "duringjob" in jobns.OFF:
                     self.ask_child()
             return
@@ -459,6 +465,40 @@ class Worker:
             if msg.get("kind") == "result" and not job.hold:
                 job.hold = time.monotonic() + HOLD_S
         send(msg)
+
+    def on_walls(self, msg):
+        """A child's first line (written before its job can arrive, once it is ready for it) says whether
+        it is wholly alone; no later line counts."""
+        # (`noearly` in TOOLSMITH_TEST_WALLS: the old order, for bench:sandbox's side-by-side run)
+        self.early = msg.get("alone") is True and "noearly" not in jobns.OFF
+        self.ask_early = self.early and msg.get("early") is not False
+
+    def spare_message(self):
+        """The waiting child's first line, read while no job runs: the next job's process is ready, and
+        the host hears it (`next_ready`), so that a job sent right after another can go to a worker whose
+        process is ready instead of waiting here for this one's (docs/scaling.md)."""
+        spare = self.spare
+        try:
+            chunk = os.read(spare.msg_r, 4096)
+        except OSError:
+            chunk = b""
+        if not chunk:
+            spare.told = True  # gone before its job: the fork server reports its exit
+            return
+        spare.buf += chunk
+        if b"\n" not in spare.buf and len(spare.buf) < 4096:
+            return
+        spare.told = True
+        line = spare.buf.split(b"\n", 1)[0]
+        try:
+            msg = loads(line)
+        except (ValueError, RecursionError):
+            msg = None
+        if isinstance(msg, dict) and msg.get("type") == "walls":
+            spare.buf = spare.buf[len(line) + 1 :]
+            spare.lines = 1
+            self.on_walls(msg)
+        send({"type": "next_ready", "after": self.last_job})
 
     def take_output(self, data):
         """Relays what the script printed as log emits; False when the output cap is passed."""
@@ -482,6 +522,9 @@ class Worker:
             if self.server is not None:
                 fds.append(self.server[1].fileno())
             timeout = None
+            spare = self.spare if job is None and self.spare is not None and not self.spare.told else None
+            if spare is not None:
+                fds.append(spare.msg_r)
             if job is not None:
                 fds += list(job.open)
                 timeout = max(0.0, min(job.deadline, job.hold or job.deadline) - time.monotonic())
@@ -514,6 +557,9 @@ class Worker:
                         else:
                             flush()
                             os._exit(1)
+                elif spare is not None and fd == spare.msg_r:
+                    if self.job is None and self.spare is spare:
+                        self.spare_message()
                 elif job is None or self.job is not job or fd not in job.open:
                     continue  # a file of a job that ended during this turn
                 elif fd == job.msg_r:

@@ -143,6 +143,14 @@ export class WorkerConnection {
   private readonly killFn: (reason: string) => Promise<void>;
   jobs = 0;
   ready: ReadyInfo | undefined;
+  /**
+   * Whether the worker's next job's process is ready (`next_ready`): undefined for a worker that does
+   * not tell (its job starts at once), false from a job or a load sent until the worker says so. The
+   * pool prefers a ready worker (pool.ts, checkout).
+   */
+  nextReady: boolean | undefined;
+  /** The id of the last job sent (a `next_ready` about an earlier one is stale). */
+  private lastJob: string | null = null;
   /** Set when the host saw OOM for this worker (Docker events). */
   oomKilled = false;
   /**
@@ -215,6 +223,14 @@ export class WorkerConnection {
     // A stream destroyed without an end or an error (its socket torn down) is a closed worker too.
     stdout.on('close', () => this.markClosed('the worker stream closed'));
     stdin.on('error', (e) => this.markClosed(`worker stdin error: ${e.message}`));
+    this.listeners.add((m) => {
+      if (m.type === 'next_ready' && m.after === this.lastJob) this.nextReady = true;
+    });
+  }
+
+  /** A job or a load is on its way: the worker's next process is not ready until it says so again. */
+  private notReady(): void {
+    if (this.nextReady !== undefined) this.nextReady = false;
   }
 
   get alive(): boolean {
@@ -334,6 +350,7 @@ export class WorkerConnection {
         finish(new WorkerGone(`the worker died while loading tools: ${r}`)),
       );
       try {
+        this.notReady();
         this.send({
           type: 'load',
           source: req.source,
@@ -592,6 +609,8 @@ export class WorkerConnection {
         });
       });
       try {
+        this.lastJob = id;
+        this.notReady();
         this.send(
           {
             type: 'job',

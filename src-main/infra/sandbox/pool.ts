@@ -54,6 +54,8 @@ interface PooledWorker {
   /** A load in progress (the first one, or a reload after tools.py changed). */
   loading: Promise<void> | undefined;
   lastUsed: number;
+  /** When it was last handed back (performance.now(): which of two workers finished first). */
+  freedAt: number;
   busy: boolean;
   /** Destroyed (removed from the pool, being killed). */
   gone: boolean;
@@ -245,6 +247,7 @@ export class SandboxPool {
         toolsHash: '',
         loading: undefined,
         lastUsed: Date.now(),
+        freedAt: performance.now(),
         busy: true,
         gone: false,
       };
@@ -314,13 +317,24 @@ export class SandboxPool {
 
   private async checkout(): Promise<PooledWorker> {
     if (this.disposed) throw new PoolExhaustedError('the sandbox pool is shut down');
-    // The first idle worker: consecutive jobs meet the same warm worker (its caches, and the
-    // between-jobs walls the containment tests prove on one worker). Picking the one that rested longest
-    // was tried and not kept (docs/decisions.md).
+    // The first idle worker whose next job's process is ready (or that does not tell): consecutive jobs
+    // with a pause between them meet the same warm worker. A job sent right after another finds that
+    // worker still making its next process (a fork and the walls, ~3x a bare fork here); it goes to
+    // another idle worker whose process is ready, else to the one that has been making its own longest,
+    // so back-to-back jobs alternate and the making of one worker's process overlaps the other's job
+    // (docs/scaling.md, "Which worker a job goes to").
+    let pick: PooledWorker | undefined;
     for (const w of this.workers) {
       if (w.busy || !w.conn.alive) continue;
-      w.busy = true;
-      return this.prepare(w);
+      if (w.conn.nextReady !== false) {
+        pick = w;
+        break;
+      }
+      if (!pick || w.freedAt < pick.freedAt) pick = w;
+    }
+    if (pick) {
+      pick.busy = true;
+      return this.prepare(pick);
     }
     if (this.workers.length + this.starting < this.limits.maxSize) return this.grow();
     return new Promise<PooledWorker>((resolve, reject) => {
@@ -344,6 +358,7 @@ export class SandboxPool {
   /** Hands a worker back: to a waiter, to the idle list, or (broken/worn out) replaced. */
   private release(w: PooledWorker): void {
     w.lastUsed = Date.now();
+    w.freedAt = performance.now();
     if (this.disposed || !w.conn.alive || w.conn.jobs >= this.limits.maxJobsPerWorker) {
       this.destroy(w);
       this.refill();

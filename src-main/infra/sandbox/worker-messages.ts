@@ -53,6 +53,15 @@ const loadError = z.object({
 
 const pong = z.object({ type: z.literal('pong'), busy: any });
 
+/**
+ * The worker's next job's process is made and ready (its walls in place), once the job named `after`
+ * (null: before any job) is over and cleaned up. Only a hint for the pool's choice of worker.
+ */
+const nextReady = z.object({
+  type: z.literal('next_ready'),
+  after: any.transform((v) => (typeof v === 'string' ? v : null)),
+});
+
 const emit = z.object({
   type: z.literal('emit'),
   id: any,
@@ -114,6 +123,7 @@ export const WorkerMessage = z.discriminatedUnion('type', [
   ready,
   loadError,
   pong,
+  nextReady,
   emit,
   trace,
   toolCall,

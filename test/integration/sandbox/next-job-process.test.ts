@@ -189,6 +189,94 @@ for (const [level, make] of [
 }
 
 /**
+ * Which worker a job goes to (pool.ts, checkout): each worker tells the host once its next job's process
+ * is ready (`next_ready`, read from that process's first line while no job runs). A job sent right after
+ * another goes to the other worker, whose process is ready, instead of waiting for the first one's; a
+ * job that comes after a pause goes to the same warm worker as before. `worker_id` answers with a value
+ * each worker drew when it loaded tools.py (every job's process of a worker inherits it).
+ */
+const WHO =
+  '\n\n_WORKER = __import__("os").urandom(8).hex()\n\n\n@tool(grade=(0, 0))\n' +
+  'def worker_id() -> ToolResponse:\n    """The worker that ran this job."""\n' +
+  '    return ToolResponse(success=True, data=_WORKER)\n';
+for (const [level, make] of [
+  ['docker', () => dockerFactory()],
+  ['process', async () => bubblewrapFactory()],
+] as const) {
+  describe(`which worker a job goes to: ${level}`, () => {
+    let factory: TestFactory;
+    let backend: SandboxBackend;
+    const who = async () => {
+      const r = await runPython(backend, 'emit_result(worker_id().data)\n', {
+        sandbox: 'pair',
+        tools: ['worker_id'],
+        timeoutMs: 30_000,
+      });
+      expect(r.success, JSON.stringify(r.error)).toBe(true);
+      return r.data as string;
+    };
+    /** Both workers idle with their next process ready (each has told the host). */
+    const settled = () =>
+      new Promise<void>((r) => setTimeout(r, 1500)).then(() =>
+        expect(backend.workerIds('pair')?.workers.length).toBe(2),
+      );
+    beforeAll(async () => {
+      factory = await make();
+      backend = new SandboxBackend({
+        factory,
+        pool: {
+          minSize: 2,
+          maxSize: 2,
+          standby: 0,
+          maxJobsPerWorker: 1000,
+          idleMs: 60_000,
+          queueTimeoutMs: 30_000,
+        },
+        maxOutputBytes: 50 * 1024,
+        specFor: (name, runtime) => ({
+          name,
+          runtime,
+          toolsSource: fixture + WHO,
+          hostTools: [],
+          credentials: {},
+        }),
+        hostTools: {},
+      });
+      await backend.warm('pair');
+    }, 300_000);
+    afterAll(async () => {
+      await backend?.dispose();
+      await factory?.dispose();
+    });
+
+    it('back to back: the second job runs on the other worker, whose process is ready', async () => {
+      // (a machine that makes a job's process faster than the host sends the next job would keep one
+      // worker: each pair starts from both workers ready, and one pair that moved is the proof)
+      const pairs: [string, string][] = [];
+      for (let i = 0; i < 4; i++) {
+        await settled();
+        const first = await who();
+        pairs.push([first, await who()]);
+      }
+      expect(
+        pairs.some(([a, b]) => a !== b),
+        JSON.stringify(pairs),
+      ).toBe(true);
+    });
+
+    it('after a pause: every job meets the same warm worker', async () => {
+      await settled();
+      const seen = new Set<string>();
+      for (let i = 0; i < 3; i++) {
+        seen.add(await who());
+        await new Promise((r) => setTimeout(r, 1000));
+      }
+      expect(seen.size).toBe(1);
+    });
+  });
+}
+
+/**
  * gVisor has no pidfd: its fork server watches its children through SIGCHLD (forkserver._ChildWatch), so
  * it holds the next job's process beside a job's exit and a result needs no ping there either (the next
  * process is asked for after the cleaning on gVisor: docs/scaling.md). (`docker top` cannot see inside a
