@@ -236,23 +236,31 @@ describe('bin/start.mjs: validate FILE from the sandboxes snapshot', () => {
 
 describe("the bundle's pyright (its English strings only)", () => {
   it('gives the syntax errors the sources give, in English under a German locale', () => {
-    const answer = (kind: keyof typeof ENTRIES) => {
-      // A script per kind: the verb cache would answer the second from the first.
-      const script = join(ws, `syntax-${kind}.py`);
-      writeFileSync(script, 'if True\n    emit_result(1)\ny = f"{1!z}"\ndef f(:\n    pass\nz = 1 +\nx = (\n');
-      const r = spawnSync(
-        node,
-        [join(dir, 'run.mjs'), '--workspace', ws, 'validate', script, '--tools', 'get_user'],
-        { env: { ...env, ENTRY: ENTRIES[kind], LC_ALL: 'de' }, encoding: 'utf8' },
-      );
-      expect(r.status, r.stderr).toBe(1);
-      return r.stdout.replaceAll(script, 'FILE');
-    };
-    const sources = answer('sources');
-    expect(sources).toMatch(/^FILE:1:8: syntax: syntax error: Expected ":"$/m);
-    expect(sources).toMatch(/^FILE:4:6: syntax: syntax error: "\(" was not closed$/m);
-    expect(sources).toMatch(/^8 violations$/m);
-    expect(answer('bundle')).toBe(sources);
+    // (a script shows its first syntax error only: one script per message)
+    const scripts: [string, RegExp][] = [
+      ['if True\n    emit_result(1)\n', /^FILE:1:8: syntax: syntax error: Expected ":"$/m],
+      ['emit_result(1)\nx = (\n', /^FILE:2:5: syntax: syntax error: "\(" was not closed$/m],
+      ['def f(:\n    pass\n', /^FILE:1:7: syntax: syntax error: Expected parameter name$/m],
+      ['z = 1 +\nemit_result(z)\n', /^FILE:1:8: syntax: syntax error: Expected expression$/m],
+    ];
+    scripts.forEach(([code, expected], i) => {
+      const answer = (kind: keyof typeof ENTRIES) => {
+        // A script per kind: the verb cache would answer the second from the first.
+        const script = join(ws, `syntax-${i}-${kind}.py`);
+        writeFileSync(script, code);
+        const r = spawnSync(
+          node,
+          [join(dir, 'run.mjs'), '--workspace', ws, 'validate', script, '--tools', 'get_user'],
+          { env: { ...env, ENTRY: ENTRIES[kind], LC_ALL: 'de' }, encoding: 'utf8' },
+        );
+        expect(r.status, r.stderr).toBe(1);
+        return r.stdout.replaceAll(script, 'FILE');
+      };
+      const sources = answer('sources');
+      expect(sources).toMatch(expected);
+      expect(sources).toMatch(/^1 violation$/m);
+      expect(answer('bundle')).toBe(sources);
+    });
   });
 });
 

@@ -38,6 +38,12 @@ describe('JS validator', () => {
       { rule: 'forbidden-name', line: 2, column: 11 },
     ]);
   });
+  it("a syntax error: one violation at its 1-based position, without the parser's own 0-based one", () => {
+    const r = validateJs('emit_result(1))\n', { tools: [] });
+    expect(r.violations.map(({ rule, line, column, message }) => ({ rule, line, column, message }))).toEqual([
+      { rule: 'syntax', line: 1, column: 15, message: 'syntax error: Unexpected token' },
+    ]);
+  });
   it('destructures ordinary names that every object has, but never constructor', () => {
     const ok = validateJs(
       'const { toString, valueOf } = { toString: 1, valueOf: 2 };\nemitResult(toString + valueOf);',

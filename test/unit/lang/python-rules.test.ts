@@ -56,6 +56,26 @@ describe('Python validator', () => {
     HEAVY_PARSE_MS,
   );
 
+  it('a script that does not parse: the first error the parser met, and nothing found after it', () => {
+    const one = (code: string) =>
+      v(code).violations.map((x) => `${x.line}:${x.column} ${x.rule} ${x.message}`);
+    // (the parser's recovery went on to six more errors here, all about the same missing name)
+    expect(one('def f(:\n    return 1\nemit_result(f())\n')).toEqual([
+      '1:7 syntax syntax error: Expected parameter name',
+    ]);
+    // The error the parser met first, not the bracket it then found open before it.
+    expect(one('emit_result(get_orders(a=))\n')).toEqual(['1:26 syntax syntax error: Expected expression']);
+    // A closing bracket nothing opened, as Python says it.
+    expect(one('emit_result(1))\n')).toEqual(["1:15 syntax syntax error: unmatched ')'"]);
+    expect(one('x = {"a": 1}}\nemit_result(x)\n')).toEqual(["1:13 syntax syntax error: unmatched '}'"]);
+    // What other rules found before the error stays; after it, the tree is the parser's guess.
+    expect(one('x = eval\nemit_result(1))\ny = exec\n').map((l) => l.split(' ')[1])).toEqual([
+      'forbidden-name',
+      'syntax',
+    ]);
+    expect(v('emit_result(1))\n').valid).toBe(false);
+  });
+
   it('flags references, not only calls', () => {
     expect(rules('f = eval\nemit_result(1)')).toEqual(['forbidden-name']);
     expect(rules('emit_result(list(map(vars, [1])))')).toContain('forbidden-name');

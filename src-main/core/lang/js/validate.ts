@@ -150,7 +150,8 @@ export function validateJs(
       violations: [
         {
           rule: 'syntax',
-          message: `syntax error: ${err.message ?? String(e)}`,
+          // (Babel ends its message with its own 0-based "(line:column)": the violation has the position)
+          message: `syntax error: ${(err.message ?? String(e)).replace(/ \(\d+:\d+\)$/, '')}`,
           line,
           column,
           endLine: line,

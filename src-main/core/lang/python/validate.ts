@@ -88,10 +88,19 @@ export interface PythonPart {
 export function validatePythonPart(code: string, options: ValidateOptions, firstLine = 1): PythonPart {
   const parsed = parsePythonTree(code);
   const ctx = new PyRuleContext(parsed, firstLine - 1, new Set(options.tools), new PyTreeNodeSet(parsed));
-  for (const e of parsed.syntaxErrors) {
+  // Only the first syntax error the parser met, as Python itself reports: it recovers and goes on, and
+  // what it finds after that is mostly the same error seen again (`def f(:` gave seven). finishPython
+  // also drops what other rules found after it.
+  const e = parsed.syntaxErrors[0];
+  if (e) {
+    // A closing bracket nothing opened: said as Python says it (the parser reads it as the start of a
+    // new statement).
+    const at = code.split(/\r\n|\r|\n/, e.start.line)[e.start.line - 1]?.[e.start.column - 1];
+    const unmatched =
+      (at === ')' || at === ']' || at === '}') && /^Statements must be separated/.test(e.message);
     ctx.violations.push({
       rule: 'syntax',
-      message: `syntax error: ${e.message}`,
+      message: `syntax error: ${unmatched ? `unmatched '${at}'` : e.message}`,
       line: e.start.line + firstLine - 1,
       column: e.start.column,
       endLine: e.end.line + firstLine - 1,
@@ -198,7 +207,22 @@ export function finishPython(code: string, options: ValidateOptions, parts: Pyth
     });
   }
   sortViolations(violations);
-  return { valid: violations.length === 0, violations };
+  return { valid: violations.length === 0, violations: untilFirstSyntaxError(violations) };
+}
+
+/**
+ * A script that does not parse: its syntax error (the first the parser met: validatePythonPart) and what
+ * the other rules found before it; what they found after it is on a tree the parser rebuilt around the
+ * error. The list is sorted; a script with a syntax error is never valid whatever is kept.
+ */
+function untilFirstSyntaxError(violations: Violation[]): Violation[] {
+  const first = violations.find((v) => v.rule === 'syntax');
+  if (!first) return violations;
+  return violations.filter(
+    (v) =>
+      v === first ||
+      (v.rule !== 'syntax' && (v.line < first.line || (v.line === first.line && v.column < first.column))),
+  );
 }
 
 /**

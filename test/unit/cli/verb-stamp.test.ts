@@ -1,0 +1,36 @@
+/**
+ * The verb cache's answers are keyed by the code that answered too (verb-cache.ts, codeStamp): run from
+ * the sources (a clone), the newest time of any file under src-main, so an edited validator or a pulled
+ * commit without a new version never answers with what the code before it said.
+ */
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { cachedVerb, codeStamp, packageVersion, verbKey } from '../../../src-main/cli/verb-cache.ts';
+import { removeWorkspace, repoRoot, tempWorkspace } from '../../support/workspace.ts';
+
+const ws = tempWorkspace('toolsmith-verb-stamp-');
+afterAll(() => removeWorkspace(ws));
+
+function newest(dir: string): number {
+  let n = 0;
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    n = Math.max(n, e.isDirectory() ? newest(p) : statSync(p).mtimeMs);
+  }
+  return n;
+}
+
+describe('the code stamp of the verb cache', () => {
+  it('from the sources: the newest time of a file under src-main', () => {
+    expect(codeStamp()).toBe(`sources:${newest(join(repoRoot, 'src-main'))}`);
+  });
+
+  it('is part of every key: the same command line under other code is another key', () => {
+    const argv = ['--workspace', ws, 'kit', 'list'];
+    const c = cachedVerb(argv, packageVersion());
+    expect(c?.key).toBe(verbKey(ws, argv, `${packageVersion()}\0${codeStamp()}`));
+    expect(c?.key).not.toBe(verbKey(ws, argv, `${packageVersion()}\0sources:0`));
+    expect(c?.key).not.toBe(verbKey(ws, argv, packageVersion()));
+  });
+});
