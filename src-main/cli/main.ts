@@ -10,11 +10,18 @@ import { createContext, UsageError } from './context.ts';
 import { onUnhandledStop, signalExitCode } from './signals.ts';
 import type { CliContext } from './context.ts';
 import { MCP_DESCRIPTION } from '../mcp/mcp-tool-names.ts';
-import { cachedVerb, startEarlyMcp, verbOf, writeVerbAnswer } from './verb-cache.ts';
+import { cachedVerb, releaseEarlyMcp, startEarlyMcp, verbOf, writeVerbAnswer } from './verb-cache.ts';
 import { OutputError, systemErrorLine } from '../core/errors.ts';
 
 /** The run store's own errors (infra/store/connection.ts), by name: main loads no store module. */
-const STORE_ERRORS = new Set(['RunStoreError', 'DiskFullError', 'StoreDamagedError', 'StoreUnwritableError']);
+const STORE_ERRORS = new Set([
+  'RunStoreError',
+  'DiskFullError',
+  'StoreDamagedError',
+  'StoreUnwritableError',
+  // (and the workspace's files: infra/workspace/atomic.ts)
+  'WorkspaceError',
+]);
 
 const version = (
   JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
@@ -283,6 +290,7 @@ export async function main(
   } catch (e) {
     await ctx.close().catch(() => {});
     offStop();
+    await releaseEarlyMcp(argv);
     if (e instanceof CommanderError) {
       if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version') return 0;
       // 'commander.help' is both `help` asked for (exit code 0) and a group verb run without its

@@ -178,6 +178,15 @@ export async function startEarlyMcp(argv: string[]): Promise<void> {
   await (await import('../mcp/stdio-early.ts')).earlyStdio().answered(1_000);
 }
 
+/**
+ * main() ended: an early stdio server that no server took over (a usage error) stops reading, so the
+ * process exits with main's code at once (it waited for the client to close its input).
+ */
+export async function releaseEarlyMcp(argv: string[]): Promise<void> {
+  if (verbOf(argv) !== 'mcp' || argv.some((a) => NOT_EARLY_STDIO.includes(a.split('=')[0] ?? a))) return;
+  (await import('../mcp/stdio-early.ts')).earlyStdio().release();
+}
+
 /** The workspace option in `argv` (`-w DIR`, `--workspace DIR`, `--workspace=DIR`). */
 function workspaceOption(argv: string[]): string | undefined {
   for (let i = 0; i < argv.length; i++) {

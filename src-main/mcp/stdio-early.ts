@@ -54,6 +54,12 @@ export interface EarlyStdio {
   answered(ms: number): Promise<void>;
   /** The stream handed to the real server: held messages first, then live ones. */
   transport(): EarlyTransport;
+  /**
+   * The command ended without a server taking over (a usage error: a --workspace that is no workspace):
+   * the input is no longer read, so the process exits now with main's code instead of when the client
+   * closes its input. Nothing once the server took over.
+   */
+  release(): void;
 }
 
 /**
@@ -168,6 +174,7 @@ function start(): EarlyStdio {
     }
   };
   let handedOff = false;
+  let waitUntil: number | undefined;
   const end = () => {
     // Closed before the server took over: it has started nothing (calls are held), so nothing is left
     // to stop; the process ends at once instead of loading the service first.
@@ -181,9 +188,27 @@ function start(): EarlyStdio {
   process.stdin.once('close', end);
 
   return {
+    release() {
+      if (handedOff) return;
+      handedOff = true;
+      process.stdin.off('data', onData);
+      process.stdin.off('end', end);
+      process.stdin.off('error', end);
+      process.stdin.off('close', end);
+      process.stdin.destroy();
+      endedResolve();
+    },
     ended,
-    answered: (ms) =>
-      Promise.race([answered, ended, new Promise<void>((resolve) => setTimeout(resolve, ms).unref())]),
+    // (one wait per process: bin/start.mjs and main() both ask, and the second only waits what is left)
+    answered: (ms) => {
+      waitUntil ??= Date.now() + ms;
+      const left = Math.max(0, waitUntil - Date.now());
+      return Promise.race([
+        answered,
+        ended,
+        new Promise<void>((resolve) => setTimeout(resolve, left).unref()),
+      ]);
+    },
     transport(): EarlyTransport {
       handedOff = true;
       let dropId: string | number | undefined;

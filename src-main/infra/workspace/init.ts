@@ -9,6 +9,8 @@ import {
   mkdirSync,
   readdirSync,
   readFileSync,
+  renameSync,
+  rmSync,
   statSync,
   writeFileSync,
 } from 'node:fs';
@@ -39,9 +41,31 @@ export function copySample(dir: string): void {
  */
 export function defaultWorkspaceDir(): string {
   const dir = join(userDataDir(), 'sample-workspace');
-  if (!existsSync(join(dir, '.toolsmith', 'config.toml'))) {
-    mkdirSync(dir, { recursive: true });
-    copySample(dir);
+  if (existsSync(join(dir, '.toolsmith', 'config.toml'))) return dir;
+  // Its folder one level at a time (a $TOOLSMITH_HOME under /proc made Node's recursive mkdir spin
+  // forever), and the copy made aside and renamed into place whole: a copy cut short (a crash, a full
+  // disk) or made by two processes at once never leaves a config.toml beside half of the files.
+  try {
+    makeFolder(dirname(dir));
+  } catch (e) {
+    const from = process.env['TOOLSMITH_HOME'] ? ' ($TOOLSMITH_HOME)' : '';
+    throw new WorkspaceError(
+      `no workspace is named and the sample workspace cannot be copied to ${dir}${from}: ${errorMessage(e)}`,
+    );
+  }
+  const aside = `${dir}.${process.pid}.tmp`;
+  rmSync(aside, { recursive: true, force: true });
+  try {
+    copySample(aside);
+    try {
+      renameSync(aside, dir);
+    } catch {
+      // Made meanwhile by another process, or a folder left without its config.toml: filled in.
+      if (!existsSync(join(dir, '.toolsmith', 'config.toml')))
+        cpSync(aside, dir, { recursive: true, force: false });
+    }
+  } finally {
+    rmSync(aside, { recursive: true, force: true });
   }
   return dir;
 }

@@ -114,6 +114,19 @@ describe('mcp on stdio: start', () => {
     expect((await p.done).err).not.toContain('differs');
   }, 180_000);
 
+  it('a usage error ends the process with exit code 2 while the client keeps its input open', async () => {
+    // (cliProcess passes the fixture's --workspace first; a second one, a folder that does not exist, wins)
+    const p = cliProcess(fx.ws, fx.data, ['--workspace', join(fx.ws, 'no-such-folder'), 'mcp']);
+    const c = rpc(p);
+    c.initialize();
+    // The early server answered initialize before main found the error; the input stays open throughout.
+    expect(((await c.answer(1)).result as Record<string, unknown>)['serverInfo']).toBeDefined();
+    const done = await p.done;
+    expect(p.child.stdin?.writableEnded).toBe(false);
+    expect(done.code).toBe(2);
+    expect(done.err).toMatch(/no-such-folder does not exist/);
+  }, 60_000);
+
   it("the early initialize answer is the SDK server's own (capabilities, server info, versions)", async () => {
     expect(MCP_PROTOCOL_VERSIONS).toEqual(SUPPORTED_PROTOCOL_VERSIONS);
     const svc = ToolsmithService.open(fx.ws);

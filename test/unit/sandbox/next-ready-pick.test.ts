@@ -7,7 +7,7 @@
  * `next_ready` a set time after each job (their "next process" being made), or never.
  */
 import { spawn } from 'node:child_process';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { WorkerConnection } from '../../../src-main/infra/sandbox/connection.ts';
 import { SandboxPool } from '../../../src-main/infra/sandbox/pool.ts';
 import type { SandboxSpec, WorkerFactory } from '../../../src-main/infra/sandbox/pool.ts';
@@ -41,6 +41,7 @@ const children: ReturnType<typeof spawn>[] = [];
 class Factory implements WorkerFactory {
   readonly isolation = 'process' as const;
   private n = 0;
+  readonly conns: WorkerConnection[] = [];
   private readonly args: string[][];
   constructor(args: string[][]) {
     this.args = args;
@@ -53,6 +54,7 @@ class Factory implements WorkerFactory {
       conn.markClosed('killed', false);
       child.kill('SIGKILL');
     });
+    this.conns.push(conn);
     return { conn, id: String(child.pid) };
   }
 }
@@ -68,11 +70,20 @@ afterEach(() => {
 
 /** The pool, warm, each worker's first process ready; `who(r)` names the worker (0 or 1) of a result. */
 async function warmPool(args: string[][]) {
-  const pool = new SandboxPool(spec, new Factory(args), limits);
+  const f = new Factory(args);
+  const tells = args[0]?.[0] !== 'never';
+  const pool = new SandboxPool(spec, f, limits);
   await pool.warm();
-  await pause(600);
+  /** Until every worker that tells has said its next process is ready (a loaded machine is slow). */
+  const settled = () =>
+    vi.waitFor(() => expect(tells ? f.conns.every((c) => c.nextReady === true) : true).toBe(true), {
+      timeout: 10_000,
+      interval: 10,
+    });
+  await settled();
+  await pause(100);
   const who = (r: { data?: unknown }) => children.findIndex((c) => c.pid === r.data);
-  return { pool, who };
+  return { pool, who, settled };
 }
 
 describe('the worker a job goes to', () => {
@@ -91,12 +102,12 @@ describe('the worker a job goes to', () => {
   });
 
   it('paced: the same warm worker every time once its next process is ready', async () => {
-    const { pool, who } = await warmPool([['100'], ['100']]);
+    const { pool, who, settled } = await warmPool([['100'], ['100']]);
     try {
       const seen = new Set<number>();
       for (let i = 0; i < 4; i++) {
         seen.add(who(await pool.run(job)));
-        await pause(400);
+        await settled();
       }
       expect([...seen]).toEqual([0]);
     } finally {
@@ -131,11 +142,9 @@ describe('the worker a job goes to', () => {
     const f = new Factory([['150']]);
     const { conn } = await f.spawn();
     await conn.load({ source: '', hostTools: [], credentials: [] });
-    await pause(300);
-    expect(conn.nextReady).toBe(true);
+    await vi.waitFor(() => expect(conn.nextReady).toBe(true), { timeout: 10_000, interval: 10 });
     await conn.run(job);
     expect(conn.nextReady).toBe(false);
-    await pause(400);
-    expect(conn.nextReady).toBe(true);
+    await vi.waitFor(() => expect(conn.nextReady).toBe(true), { timeout: 10_000, interval: 10 });
   });
 });

@@ -1,0 +1,71 @@
+/**
+ * The user's copy of the sample workspace (infra/workspace/init.ts, defaultWorkspaceDir): made whole or
+ * not at all, its folders one level at a time. A data folder under /proc made Node's recursive mkdir
+ * spin forever at full CPU, deaf to SIGTERM; now it is a one-line error naming the folder.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { defaultWorkspaceDir } from '../../../src-main/infra/workspace/init.ts';
+import { sourceBin } from '../../support/cli-bin.ts';
+import { repoRoot } from '../../support/workspace.ts';
+
+const saved = process.env['TOOLSMITH_HOME'];
+const homes: string[] = [];
+const home = () => {
+  const h = mkdtempSync(join(tmpdir(), 'toolsmith-default-ws-'));
+  homes.push(h);
+  process.env['TOOLSMITH_HOME'] = join(h, 'data', 'nested');
+  return join(h, 'data', 'nested');
+};
+afterEach(() => {
+  if (saved === undefined) delete process.env['TOOLSMITH_HOME'];
+  else process.env['TOOLSMITH_HOME'] = saved;
+  for (const h of homes.splice(0)) rmSync(h, { recursive: true, force: true });
+});
+
+describe('the copy of the sample workspace', () => {
+  it('is made under missing parents, whole, with nothing left aside', () => {
+    const data = home();
+    const dir = defaultWorkspaceDir();
+    expect(dir).toBe(join(data, 'sample-workspace'));
+    expect(existsSync(join(dir, '.toolsmith', 'config.toml'))).toBe(true);
+    expect(existsSync(join(dir, 'sandboxes'))).toBe(true);
+    expect(readdirSync(data)).toEqual(['sample-workspace']);
+    // The second call finds it and copies nothing (an edit stays).
+    writeFileSync(join(dir, 'mine.txt'), 'kept');
+    expect(defaultWorkspaceDir()).toBe(dir);
+    expect(existsSync(join(dir, 'mine.txt'))).toBe(true);
+  });
+
+  it('a folder left without its config.toml is filled in, what it held kept', () => {
+    const data = home();
+    const dir = join(data, 'sample-workspace');
+    mkdirSync(join(dir, 'sandboxes'), { recursive: true });
+    writeFileSync(join(dir, 'notes.md'), 'mine');
+    expect(defaultWorkspaceDir()).toBe(dir);
+    expect(existsSync(join(dir, '.toolsmith', 'config.toml'))).toBe(true);
+    expect(existsSync(join(dir, 'notes.md'))).toBe(true);
+    expect(readdirSync(data)).toEqual(['sample-workspace']);
+  });
+
+  it('a data folder under /proc: a one-line error naming it, exit 3, at once', () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'toolsmith-default-ws-cwd-'));
+    homes.push(cwd);
+    const r = spawnSync(join(repoRoot, 'node_modules/.bin/node'), [sourceBin, 'sandboxes'], {
+      cwd,
+      env: { ...process.env, TOOLSMITH_HOME: '/proc/toolsmith-qa' },
+      encoding: 'utf8',
+      timeout: 60_000,
+      killSignal: 'SIGKILL',
+    });
+    expect(r.signal).toBeNull();
+    expect(r.status).toBe(3);
+    expect(r.stderr.trim()).toMatch(
+      /^toolsmith: no workspace is named and the sample workspace cannot be copied to \/proc\/toolsmith-qa\/sample-workspace \(\$TOOLSMITH_HOME\): .*\/proc takes no new folders/,
+    );
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+  });
+});
