@@ -315,6 +315,11 @@ export async function main(
       err(`toolsmith: ${e.message}\n`);
       return 3;
     }
+    // A name given on the command line that no workspace file may have (`eval ../x`): a usage error.
+    if (e instanceof Error && e.name === 'InvalidNameError') {
+      err(`toolsmith: ${e.message}\n`);
+      return 2;
+    }
     if (e instanceof Error && STORE_ERRORS.has(e.name)) {
       err(`toolsmith: ${e.message}\n`);
       return 3;

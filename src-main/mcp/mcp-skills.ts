@@ -47,7 +47,8 @@ export function registerSkillTools(server: McpServer, svc: ToolsmithService): vo
     async ({ sandbox, name, source, language: asked, tests, replace }) => {
       try {
         const skills = svc.skills();
-        const language = asked ?? skills.files.get(sandbox, name)?.skill?.language ?? 'python';
+        const existing = skills.files.get(sandbox, name);
+        const language = asked ?? existing?.skill?.language ?? 'python';
         const check = skills.check({ sandbox, name, source, language });
         if (!check.valid)
           return text(
@@ -57,6 +58,13 @@ export function registerSkillTools(server: McpServer, svc: ToolsmithService): vo
               violations: check.violations,
             },
             true,
+          );
+        // Before the person is asked (they were asked, and then told the name exists), and in this
+        // tool's words (the service's says `--force`, the CLI's flag).
+        if (existing && !replace)
+          throw new ToolsmithError(
+            'invalid_argument',
+            `skill ${name} exists in sandbox ${sandbox}; call save_skill with replace: true to save a new version`,
           );
         if (!server.server.getClientCapabilities()?.elicitation)
           throw new ToolsmithError(

@@ -188,6 +188,13 @@ export function registerEval(program: Command, ctx: CliContext): void {
           if (existsSync(o.junit) && statSync(o.junit).isDirectory())
             throw new UsageError(`--junit ${o.junit} is a folder; give a file name`);
         }
+        // So is the suite run to compare with: an unknown one was named only after the whole suite had
+        // run, and the exit code said nothing of it (0 when every case passed).
+        if (typeof o.compare === 'string') {
+          const base = suites.get(o.compare);
+          if (base.suite !== suite)
+            throw new UsageError(`--compare ${o.compare} is a run of suite ${base.suite}, not of ${suite}`);
+        }
         if (o.baseUrl) {
           try {
             new URL(o.baseUrl);

@@ -5,7 +5,7 @@ import type { ExecutionResult, ToolCallTrace } from '../../core/sandbox/executio
 import type { JsonValue } from '../../core/tools/model.ts';
 import { json, oneOf, parseIntOption, UsageError } from '../context.ts';
 import type { CliContext } from '../context.ts';
-import { readInput } from './validate.ts';
+import { readInput, sandboxOf } from './validate.ts';
 import { ToolsmithError } from '../../app/errors.ts';
 import { onStop, signalExitCode, stopReason } from '../signals.ts';
 import type { StopSignal } from '../signals.ts';
@@ -87,7 +87,10 @@ export function registerExec(program: Command, ctx: CliContext): void {
       'run a script in a sandbox (validated first unless --no-validate); exit 0 on success, 1 otherwise',
     )
     .argument('<file>', 'script file, or - for standard input')
-    .requiredOption('--sandbox <name>', 'the sandbox whose tools the script may call')
+    .option(
+      '--sandbox <name>',
+      "the sandbox whose tools the script may call (default: the workspace's default_sandbox, else its first)",
+    )
     .option('--kit <name>', 'only the tools of this kit')
     .option(
       '--runtime <runtime>',
@@ -101,7 +104,7 @@ export function registerExec(program: Command, ctx: CliContext): void {
       async (
         file: string,
         o: {
-          sandbox: string;
+          sandbox?: string;
           kit?: string;
           runtime?: 'python' | 'node' | 'bun' | 'deno';
           validate: boolean;
@@ -131,7 +134,7 @@ export function registerExec(program: Command, ctx: CliContext): void {
           .service(cmd)
           .execution.executeScript({
             signal: abort.signal,
-            sandbox: o.sandbox,
+            sandbox: sandboxOf(ctx, cmd, o.sandbox),
             ...(o.kit ? { kit: o.kit } : {}),
             language,
             ...(o.runtime ? { runtime: o.runtime } : {}),

@@ -2,14 +2,17 @@ import type { Command } from 'commander';
 import type { ScriptLanguage } from '../../core/lang/violation.ts';
 import { json, oneOf, parseIntOption, UsageError } from '../context.ts';
 import type { CliContext } from '../context.ts';
-import { readInput } from './validate.ts';
+import { readInput, sandboxOf } from './validate.ts';
 
 export function registerPrompt(program: Command, ctx: CliContext): void {
   program
     .command('prompt')
     .description('print the prompt an LLM gets for a task (first attempt, or a retry)')
     .requiredOption('--task <text>', 'the task')
-    .requiredOption('--sandbox <name>', 'the sandbox whose tools the script may call')
+    .option(
+      '--sandbox <name>',
+      "the sandbox whose tools the script may call (default: the workspace's default_sandbox, else its first)",
+    )
     .option('--kit <name>', 'only the tools of this kit')
     .option('--lang <lang>', 'python | js | ts', oneOf('--lang', ['python', 'js', 'ts'] as const), 'python')
     .option(
@@ -24,7 +27,7 @@ export function registerPrompt(program: Command, ctx: CliContext): void {
       (
         opts: {
           task: string;
-          sandbox: string;
+          sandbox?: string;
           kit?: string;
           lang: ScriptLanguage;
           attempt?: number;
@@ -39,7 +42,7 @@ export function registerPrompt(program: Command, ctx: CliContext): void {
         }
         if (opts.attempt && opts.attempt > 1 && !opts.previousScript)
           throw new UsageError('--attempt above 1 needs --previous-script');
-        const prompt = ctx.service(cmd).execution.buildPrompt(opts.task, opts.sandbox, {
+        const prompt = ctx.service(cmd).execution.buildPrompt(opts.task, sandboxOf(ctx, cmd, opts.sandbox), {
           language: opts.lang,
           ...(opts.kit ? { kit: opts.kit } : {}),
           ...(opts.attempt ? { attempt: opts.attempt } : {}),

@@ -16,7 +16,7 @@ import { json, oneOf, parseIntOption, UsageError } from '../context.ts';
 import type { CliContext } from '../context.ts';
 import { onStop, signalExitCode, stopReason } from '../signals.ts';
 import type { StopSignal } from '../signals.ts';
-import { readInput } from './validate.ts';
+import { readInput, sandboxOf } from './validate.ts';
 import { errorMessage } from '../../core/errors.ts';
 
 /** Live progress for a terminal: one line per attempt/step milestone, on stderr. */
@@ -104,7 +104,7 @@ export function registerRun(program: Command, ctx: CliContext): void {
       'turn a task into a verified result: templates -> rules -> LLM, validated and run in the sandbox',
     )
     .argument('<task>', 'what to do, in words')
-    .requiredOption('--sandbox <name>', 'the sandbox')
+    .option('--sandbox <name>', "the sandbox (default: the workspace's default_sandbox, else its first)")
     .option('--kit <name>', 'only the tools of this kit')
     .option('--mode <mode>', 'plan | interactive', oneOf('--mode', ['plan', 'interactive'] as const), 'plan')
     .option('--lang <lang>', 'python | js | ts', oneOf('--lang', ['python', 'js', 'ts'] as const), 'python')
@@ -129,7 +129,7 @@ export function registerRun(program: Command, ctx: CliContext): void {
       async (
         task: string,
         o: {
-          sandbox: string;
+          sandbox?: string;
           kit?: string;
           mode: RunMode;
           lang: ScriptLanguage;
@@ -156,7 +156,7 @@ export function registerRun(program: Command, ctx: CliContext): void {
         const runs = await svc.runs();
         const started = await runs.start({
           task,
-          sandbox: o.sandbox,
+          sandbox: sandboxOf(ctx, cmd, o.sandbox),
           ...(o.kit ? { kit: o.kit } : {}),
           mode: o.mode,
           language: o.lang,

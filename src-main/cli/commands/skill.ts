@@ -19,8 +19,24 @@ function parseCase(text: string): SkillTest {
     throw new UsageError(`--case takes JSON such as '{"args": {"user_id": "u1"}, "expect": 3}', got ${text}`);
   }
   const o = v as { args?: unknown; expect?: unknown; assert?: unknown };
-  if (typeof o !== 'object' || o === null || typeof o.args !== 'object' || o.args === null)
+  if (
+    typeof o !== 'object' ||
+    o === null ||
+    Array.isArray(o) ||
+    typeof o.args !== 'object' ||
+    o.args === null ||
+    Array.isArray(o.args)
+  )
     throw new UsageError('--case needs an "args" object');
+  // A key the case does not know (`expected`, `asserts`) or an `assert` that is not a list was dropped,
+  // and the case then passed on any result.
+  const unknown = Object.keys(o).filter((k) => !['args', 'expect', 'assert'].includes(k));
+  if (unknown.length)
+    throw new UsageError(
+      `--case takes "args", "expect" and "assert" (a list of assertions), not ${unknown.map((k) => JSON.stringify(k)).join(', ')}`,
+    );
+  if ('assert' in o && !Array.isArray(o.assert))
+    throw new UsageError('--case "assert" takes a list of assertions, e.g. [{"type": "equals", "value": 3}]');
   const asserts = Array.isArray(o.assert) ? (o.assert as SkillTest['assert']) : [];
   if ('expect' in o) asserts.unshift({ type: 'equals', value: o.expect });
   return { args: o.args as SkillTest['args'], assert: asserts };

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, readSync } from 'node:fs';
 import type { Command } from 'commander';
 import { languageOfFile, loadValidator } from '../../core/lang/validate-lazy.ts';
 import type { ScriptLanguage } from '../../core/lang/violation.ts';
@@ -8,9 +8,37 @@ import { snapshotTools, validationText, workspaceDirOf } from '../validate-early
 import type { CliContext } from '../context.ts';
 import { errorMessage } from '../../core/errors.ts';
 
+/**
+ * Standard input whole. Once anything has touched `process.stdin` (the service's terminal approval does),
+ * Node has made a pipe's descriptor non-blocking, and `readFileSync(0)` failed with EAGAIN whenever the
+ * writer was slower than the command's start (`(sleep 1; cat f.py) | toolsmith exec -`): wait for it.
+ */
+export function readStdin(fd = 0): string {
+  const chunks: Buffer[] = [];
+  const buf = Buffer.alloc(64 * 1024);
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (;;) {
+    let n: number;
+    try {
+      n = readSync(fd, buf, 0, buf.length, null);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === 'EAGAIN') {
+        Atomics.wait(pause, 0, 0, 10);
+        continue;
+      }
+      if (code === 'EOF') break; // Windows: the pipe's end
+      throw e;
+    }
+    if (n === 0) break;
+    chunks.push(Buffer.from(buf.subarray(0, n)));
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
 export function readInput(file: string): string {
   try {
-    return readFileSync(file === '-' ? 0 : file, 'utf8');
+    return file === '-' ? readStdin() : readFileSync(file, 'utf8');
   } catch (e) {
     throw new UsageError(`cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? errorMessage(e)}`);
   }
@@ -99,4 +127,12 @@ const workspaceDir = (cmd: Command): string | undefined => workspaceDirOf(worksp
 /** The workspace's default sandbox: `default_sandbox` in its config, else its first sandbox. */
 export function defaultSandbox(ctx: CliContext, cmd: Command): string | undefined {
   return ctx.service(cmd).workspace.defaultSandbox();
+}
+
+/** `--sandbox`, else the workspace's default sandbox (as `validate` takes it); a usage error without either. */
+export function sandboxOf(ctx: CliContext, cmd: Command, given: string | undefined): string {
+  const name = given ?? defaultSandbox(ctx, cmd);
+  if (name === undefined)
+    throw new UsageError('--sandbox <name> is needed: the workspace has no sandbox to default to');
+  return name;
 }

@@ -31,9 +31,14 @@ const megabytes = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MB`;
 const NAME = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}$/;
 
 /** Guards every name that becomes a path segment (sandbox, kit, template): no traversal, no separators. */
+/** A name the caller gave that no file of the workspace may have: the caller's input, not the workspace. */
+export class InvalidNameError extends WorkspaceError {
+  override name = 'InvalidNameError';
+}
+
 export function checkName(kind: string, name: string): string {
   if (!NAME.test(name) || name.includes('..'))
-    throw new WorkspaceError(`invalid ${kind} name ${JSON.stringify(name)}: use letters, digits, _ . -`);
+    throw new InvalidNameError(`invalid ${kind} name ${JSON.stringify(name)}: use letters, digits, _ . -`);
   return name;
 }
 

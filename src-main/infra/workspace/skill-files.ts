@@ -136,19 +136,24 @@ export class SkillFiles {
     const file = this.file(s.sandbox, s.name, s.language);
     const before = this.existing(s.sandbox, s.name);
     if (before) {
-      const old = readFileSync(before.file, 'utf8');
-      const v =
-        /^(?:#|\/\/)\s*version\s*=\s*(\d+)/m.exec(old)?.[1] ??
-        String(this.versions(s.sandbox, s.name).length + 1);
-      const hist = join(this.historyDir, s.sandbox, s.name);
-      mkdirSync(hist, { recursive: true });
-      atomicWrite(join(hist, `v${v}.${before.ext}`), old);
+      this.keep(s.sandbox, s.name, before);
       if (before.file !== file) rmSync(before.file);
     }
     mkdirSync(join(this.dir, s.sandbox), { recursive: true });
     const text = skillText(s);
     atomicWrite(file, text);
     return { file, hash: contentHash(text) };
+  }
+
+  /** Copies a skill's current file into its history, as the version its front matter names. */
+  private keep(sandbox: string, name: string, current: { file: string; ext: string }): void {
+    const old = readFileSync(current.file, 'utf8');
+    const v =
+      /^(?:#|\/\/)\s*version\s*=\s*(\d+)/m.exec(old)?.[1] ??
+      String((this.versions(sandbox, name).at(-1) ?? 0) + 1);
+    const hist = join(this.historyDir, sandbox, name);
+    mkdirSync(hist, { recursive: true });
+    atomicWrite(join(hist, `v${v}.${current.ext}`), old);
   }
 
   /** The earlier versions kept (their numbers, oldest first). */
@@ -173,10 +178,14 @@ export class SkillFiles {
     return undefined;
   }
 
-  /** Deletes the skill's file (its history stays, so a deleted skill can be looked up). */
+  /**
+   * Deletes the skill's file; the deleted version goes to the history first (with the earlier ones), so
+   * a deleted skill can be looked up and a skill saved later under its name takes the next number.
+   */
   delete(sandbox: string, name: string): boolean {
     const before = this.existing(sandbox, name);
     if (!before) return false;
+    this.keep(sandbox, name, before);
     rmSync(before.file);
     this.setVerdict(sandbox, name, undefined);
     return true;

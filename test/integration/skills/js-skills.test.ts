@@ -219,7 +219,9 @@ async function user_city(user_id: string): Promise<string> {
 
     skills.delete('ecommerce', 'user_city');
     expect(existsSync(join(ws, 'skills/ecommerce/user_city.ts'))).toBe(false);
-    expect(skills.files.versions('ecommerce', 'user_city')).toEqual([1]);
+    // (the deleted version is kept in the history too, in its language)
+    expect(skills.files.versions('ecommerce', 'user_city')).toEqual([1, 2]);
+    expect(skills.files.version('ecommerce', 'user_city', 2)).toContain('data.city');
   }, 400_000);
 
   it('CLI: skill create takes the language from --language or the file, list/show/test/delete', async () => {

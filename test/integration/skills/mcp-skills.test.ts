@@ -100,6 +100,17 @@ describe('MCP save_skill', () => {
     });
     expect(existsSync(file)).toBe(true);
 
+    // Saving it again without `replace` is refused before the person is asked, in this tool's words.
+    const before = asked.length;
+    const again = await client.callTool({ name: 'save_skill', arguments: args });
+    expect(again.isError).toBe(true);
+    expect(JSON.parse(textOf(again))).toMatchObject({
+      code: 'invalid_argument',
+      error:
+        'skill user_tier exists in sandbox ecommerce; call save_skill with replace: true to save a new version',
+    });
+    expect(asked.length).toBe(before);
+
     // A new session sees it in the code manual, search_tools and describe_tool.
     const next = await connect(false);
     const { tools } = await next.listTools();

@@ -104,6 +104,11 @@ describe('toolsmith eval', () => {
     expect(j.err).toBe(
       'toolsmith: --junit /nonexistent/dir/j.xml: its folder /nonexistent/dir does not exist or cannot be written\n',
     );
+    // So is a suite run to compare with that does not exist: it was named after the whole suite had
+    // run, and the exit code was the cells' (0 when every case passed).
+    const cmp = await cli(['eval', 'ecommerce', '--models', 'local:good', '--compare', 'bogus']).done;
+    expect(cmp.code).toBe(2);
+    expect(cmp.err).toBe('toolsmith: no suite run bogus\n');
     expect(llm.requests.length).toBe(0);
   });
 

@@ -126,7 +126,7 @@ describe('run traces from the CLI', () => {
           OTEL_EXPORTER_OTLP_TRACES_TIMEOUT: '3000',
         },
       ).done;
-      expect(refused.code).not.toBe(0);
+      expect(refused.code).toBe(3);
       expect(refused.err).toContain(`the OTLP endpoint ${receiver.base}/v1/traces did not take the trace`);
     } finally {
       await receiver.close();

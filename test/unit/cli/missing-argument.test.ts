@@ -24,7 +24,8 @@ describe('a verb without its argument', () => {
     STARTS_PROCESSES_MS,
   );
   it('an argument given still leads to the missing option', async () => {
-    const r = await cli('exec', 'script.py');
+    // (exec, run and prompt take the workspace's default sandbox; tool call has none)
+    const r = await cli('tool', 'call', 'get_user');
     expect(r.code).toBe(2);
     expect(r.err).toContain("required option '--sandbox <name>' not specified");
   });

@@ -133,6 +133,12 @@ describe('the skill file', () => {
         expect(files.versions('ecommerce', 'order_total')).toEqual([1]);
         expect(files.version('ecommerce', 'order_total', 1)).toContain('"shipped"');
         expect(files.get('ecommerce', 'order_total')?.skill?.version).toBe(2);
+        // A deleted skill's last version stays in the history too (it was lost, and a skill saved
+        // later under the name took its number again).
+        expect(files.delete('ecommerce', 'order_total')).toBe(true);
+        expect(files.get('ecommerce', 'order_total')).toBeUndefined();
+        expect(files.versions('ecommerce', 'order_total')).toEqual([1, 2]);
+        expect(files.version('ecommerce', 'order_total', 2)).toContain('"pending"');
         expect(() => files.file('../x', 'a')).toThrow(/invalid sandbox name/);
         mkdirSync(join(ws, 'skills/ecommerce'), { recursive: true });
         writeFileSync(join(ws, 'skills/ecommerce/bad.py'), 'x = 1\n');
@@ -221,6 +227,16 @@ describe('toolsmith skill (no sandbox needed)', () => {
         );
         expect(badCase.code).toBe(2);
         expect(badCase.err).toMatch(/--case takes JSON/);
+        // A misspelt key or an `assert` that is not a list is refused (it was dropped: the case had no
+        // assertion and passed on any result).
+        const create = (c: string) =>
+          cli('-w', ws, 'skill', 'create', 'x', '--sandbox', 'ecommerce', '--file', '-', '--case', c);
+        const typo = await create('{"args": {}, "expected": 3}');
+        expect(typo.code).toBe(2);
+        expect(typo.err).toMatch(/--case takes "args", "expect" and "assert" .*not "expected"/);
+        const notList = await create('{"args": {}, "assert": {"type": "equals", "value": 3}}');
+        expect(notList.code).toBe(2);
+        expect(notList.err).toMatch(/"assert" takes a list of assertions/);
         const noVersion = await cli(
           '-w',
           ws,
