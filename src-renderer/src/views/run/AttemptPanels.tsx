@@ -10,6 +10,7 @@ import { api } from '../../api/client.ts';
 import { formatMs, IsolationBadge } from '../../components/Badges.tsx';
 import { JsonTree } from '../../components/JsonTree.tsx';
 import { useGuardedLoad } from '../../lib/useLoad.ts';
+import type { Outcome } from './attempts.ts';
 
 export function Section({
   title,
@@ -119,13 +120,23 @@ export function LlmPanel({ a, live }: { a: AttemptRecord; live: string | undefin
   );
 }
 
-export function ExecutionPanel({ a }: { a: AttemptRecord }) {
+/** Why an attempt has no execution, by its outcome (only one still in progress may run later). */
+const NOT_EXECUTED: Partial<Record<Outcome, string>> = {
+  invalid: 'Not executed: the script failed validation.',
+  llm_error: 'Not executed: the LLM produced no script.',
+  cancelled: 'Not executed: the run was cancelled.',
+  interrupted: 'Not executed: the run was interrupted.',
+};
+
+export function ExecutionPanel({ a, outcome }: { a: AttemptRecord; outcome?: Outcome }) {
   const ex = a.execution;
   const emits = a.emits;
   if (!ex && emits.length === 0)
     return (
       <p className="muted">
-        {a.validation?.valid === false ? 'Not executed: the script failed validation.' : 'Not executed yet.'}
+        {a.validation?.valid === false
+          ? NOT_EXECUTED.invalid
+          : ((outcome && NOT_EXECUTED[outcome]) ?? 'Not executed yet.')}
       </p>
     );
   // A job the person cancelled ends as an `error` of type Cancelled: said as what happened.

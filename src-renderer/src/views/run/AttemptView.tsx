@@ -24,18 +24,25 @@ import {
   Section,
   Traceback,
 } from './AttemptPanels.tsx';
-import { attemptState } from './run-detail.ts';
+import { attemptDrafts, attemptState } from './run-detail.ts';
 import { AttemptToolbar } from './RunDetailParts.tsx';
 import { useAttempt } from './useRunDetail.ts';
+
+/** Edited scripts survive selecting another attempt or leaving the run (this page session). */
+const drafts = attemptDrafts();
 
 export function AttemptView({ run, a }: { run: RunRecord; a: AttemptRecord }) {
   const { live, jump, jumpTo, navigate, runEdited, continueRun, promote } = useAttempt(run.id, a.n);
   const original = a.script?.body ?? '';
-  const [edited, setEdited] = useState(original);
+  const [edited, setEditedState] = useState(() => drafts.get(run.id, a.n) ?? original);
+  const setEdited = (text: string) => {
+    drafts.set(run.id, a.n, text, original);
+    setEditedState(text);
+  };
   const [tab, setTab] = useState<'execution' | 'tools' | 'prompt' | 'llm' | 'diff'>('execution');
   const [diffWith, setDiffWith] = useState<number>();
   const [selected, setSelected] = useState<{ start: number; end: number }>();
-  useEffect(() => setEdited(original), [original, a.n]);
+  useEffect(() => setEditedState(drafts.get(run.id, a.n) ?? original), [original, run.id, a.n]);
   const state = attemptState(run, a, edited, live);
   const { dirty, streaming, unit } = state;
   const violations = a.validation?.violations ?? [];
@@ -81,7 +88,10 @@ export function AttemptView({ run, a }: { run: RunRecord; a: AttemptRecord }) {
         state={state}
         onRun={() => runEdited(edited)}
         onContinue={() => continueRun(edited)}
-        onReset={() => setEdited(original)}
+        onReset={() => {
+          drafts.drop(run.id, a.n);
+          setEditedState(original);
+        }}
         onPromote={promote}
         makeSkill={
           <MakeSkill
@@ -162,7 +172,7 @@ export function AttemptView({ run, a }: { run: RunRecord; a: AttemptRecord }) {
         onSelect={setTab}
       />
       <div role="tabpanel" className="tabpanel">
-        {tab === 'execution' && <ExecutionPanel a={a} />}
+        {tab === 'execution' && <ExecutionPanel a={a} outcome={attemptOutcome(a, run)} />}
         {tab === 'tools' && (
           <>
             <ApprovalsPanel a={a} />

@@ -35,4 +35,16 @@ describe('ExecutionPanel', () => {
     const raised = await render(<ExecutionPanel a={attempt({ type: 'KeyError', message: "'b'" })} />);
     await expect.element(raised.getByText('exit: error')).toBeVisible();
   });
+
+  it('says why an attempt that never ran has no execution, and "yet" only while it may still run', async () => {
+    const none = { ...attempt({ type: 'x', message: 'x' }), execution: undefined } as AttemptView;
+    const llm = await render(<ExecutionPanel a={none} outcome="llm_error" />);
+    await expect.element(llm.getByText('Not executed: the LLM produced no script.')).toBeVisible();
+    await llm.unmount();
+    const cancelled = await render(<ExecutionPanel a={none} outcome="cancelled" />);
+    await expect.element(cancelled.getByText('Not executed: the run was cancelled.')).toBeVisible();
+    await cancelled.unmount();
+    const pending = await render(<ExecutionPanel a={none} outcome="pending" />);
+    await expect.element(pending.getByText('Not executed yet.')).toBeVisible();
+  });
 });

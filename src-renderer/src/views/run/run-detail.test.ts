@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { derive, events } from './run-fixture.ts';
 import {
+  attemptDrafts,
   attemptState,
   foldCaughtUp,
   foldQueued,
@@ -130,6 +131,10 @@ describe('what the run and an attempt allow', () => {
     const streaming = attemptState(running, { script: undefined, execution: undefined }, '', 'emit_res');
     expect(streaming).toMatchObject({ streaming: true, canRun: false, text: 'emit_res' });
     expect(streaming.caption).toBe('Streaming from the LLM…');
+    // The run was cancelled (or the LLM call failed) mid-stream: no longer streaming, no partial text.
+    const stopped = attemptState(done, { script: undefined, execution: undefined }, '', 'emit_res');
+    expect(stopped).toMatchObject({ streaming: false, text: '' });
+    expect(stopped.caption).toBe('no script');
     const interactive = { ...done, started: { ...done.started, mode: 'interactive' as const } };
     expect(attemptState(interactive, a, 'x', undefined)).toMatchObject({
       unit: 'step',
@@ -146,5 +151,21 @@ describe('what the run and an attempt allow', () => {
       canPromote: false,
       canMakeSkill: false,
     });
+  });
+});
+
+describe('attempt drafts', () => {
+  it('keep an edit per run and attempt until it is reset or edited back to the recorded script', () => {
+    const d = attemptDrafts();
+    d.set('r1', 1, 'emit_result(2)', 'emit_result(1)');
+    expect(d.get('r1', 1)).toBe('emit_result(2)');
+    // Another attempt, another run: their own text.
+    expect(d.get('r1', 2)).toBeUndefined();
+    expect(d.get('r2', 1)).toBeUndefined();
+    d.set('r1', 1, 'emit_result(1)', 'emit_result(1)');
+    expect(d.get('r1', 1)).toBeUndefined();
+    d.set('r1', 2, 'x', 'y');
+    d.drop('r1', 2);
+    expect(d.get('r1', 2)).toBeUndefined();
   });
 });

@@ -94,6 +94,31 @@ export function stepSelection(
   return run.attempts[at]?.n;
 }
 
+/**
+ * The edited scripts of a page session, per run and attempt: an edit outlives selecting another attempt
+ * (a click, j/k, a live run moving on to its next attempt) and leaving the run, as a tools.py draft
+ * does; Reset, or an edit back to the recorded text, drops it.
+ */
+export interface AttemptDrafts {
+  get(runId: string, n: number): string | undefined;
+  /** Keeps `text` as the draft, or drops it when it is the recorded script again. */
+  set(runId: string, n: number, text: string, original: string): void;
+  drop(runId: string, n: number): void;
+}
+
+export function attemptDrafts(): AttemptDrafts {
+  const drafts = new Map<string, string>();
+  const key = (runId: string, n: number) => `${runId}#${n}`;
+  return {
+    get: (runId, n) => drafts.get(key(runId, n)),
+    set: (runId, n, text, original) => {
+      if (text === original) drafts.delete(key(runId, n));
+      else drafts.set(key(runId, n), text);
+    },
+    drop: (runId, n) => void drafts.delete(key(runId, n)),
+  };
+}
+
 /** Where the run came from, as its link reads: "replay of 1a2b3c4d #2". */
 export function originLabel(origin: NonNullable<RunRecordView['started']['origin']>): string {
   return `${origin.kind} of ${origin.runId.slice(0, 8)}${origin.attempt ? ` #${origin.attempt}` : ''}`;
@@ -158,7 +183,9 @@ export function attemptState(
   live: string | undefined,
 ): AttemptState {
   const original = a.script?.body ?? '';
-  const streaming = !a.script && !!live;
+  // Tokens left over from a stream that ended without a script (the run was cancelled, the LLM call
+  // failed) are not "streaming" any more: the attempt reads as the recorded one does after a reload.
+  const streaming = !a.script && !!live && run.status === 'running';
   const dirty = edited !== original && edited.trim() !== '';
   const has = edited.trim() !== '';
   const head = streaming
