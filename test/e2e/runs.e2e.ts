@@ -44,6 +44,17 @@ describe('runs in the workbench', () => {
     await expect.poll(() => page.locator('[data-testid="run-result"]').innerText()).toContain('Ada Lovelace');
     await expect.poll(() => page.locator('.timeline .tl-item').count()).toBe(3);
 
+    // A narrow window: the back link keeps one line beside the task (the title shrinks, not the link).
+    const size = page.viewportSize();
+    await page.setViewportSize({ width: 420, height: 700 });
+    const back = page.locator('.view-head > button', { hasText: 'Runs' });
+    await expect
+      .poll(() =>
+        back.evaluate((b) => b.getBoundingClientRect().height / parseFloat(getComputedStyle(b).fontSize)),
+      )
+      .toBeLessThan(2); // (two lines are ~2.4 font sizes high, one ~1.2)
+    if (size) await page.setViewportSize(size);
+
     // Attempt 1: validation failed — violations listed and shown as Monaco markers.
     await page.locator('.tl-item[data-attempt="1"]').click();
     await expect.poll(() => page.locator('ul[aria-label="violations"]').innerText()).toContain('no-import');
