@@ -14,6 +14,7 @@ import type { WorkspaceChange } from '../contract/api.ts';
 import type { Config } from './config.ts';
 import type { PushDeps, WorkspaceDeps } from './deps.ts';
 import { errorMessage } from '../core/errors.ts';
+import { isOwnState } from '../infra/workspace/files.ts';
 
 export interface WorkspaceWatcher {
   close(): void;
@@ -140,6 +141,8 @@ export function watchWorkspace(svc: WatchDeps, debounceMs = 150): WorkspaceWatch
       for (const s of r) push({ what: 'tools', sandbox: s.sandbox, ...(s.error ? { error: s.error } : {}) });
       return;
     }
+    // The service's own save (a template promoted or edited in the workbench): not an edit on disk.
+    if (what === 'templates' && isOwnState(join(root, what))) return;
     push({ what: what as WorkspaceChange['what'] });
   };
 

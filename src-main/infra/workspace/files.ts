@@ -194,6 +194,37 @@ export class WorkspaceFiles {
   }
 }
 
+/**
+ * What a folder of the workspace holds (names, sizes, times), as the service last left it by its own
+ * writes: the watcher (app/watch.ts) tells an edit on disk from the service's own save by it.
+ */
+const ownFolderState = new Map<string, string>();
+
+function folderState(dir: string): string {
+  try {
+    return readdirSync(dir)
+      .sort()
+      .map((f) => {
+        const st = statSync(join(dir, f));
+        return `${f}\0${st.size}\0${st.mtimeMs}`;
+      })
+      .join('\n');
+  } catch {
+    return '';
+  }
+}
+
+/** The service wrote into `dir`: what it holds now is its own doing. */
+export function noteOwnWrite(dir: string): void {
+  ownFolderState.set(dir, folderState(dir));
+}
+
+/** `dir` holds exactly what the service's last own write left there (no edit on disk since). */
+export function isOwnState(dir: string): boolean {
+  const own = ownFolderState.get(dir);
+  return own !== undefined && own === folderState(dir);
+}
+
 export interface TemplateEntry {
   file: string;
   template?: Template;
@@ -230,6 +261,7 @@ export class TemplateFiles {
     const file = this.file(t.name);
     mkdirSync(this.dir, { recursive: true });
     atomicWrite(file, `+++\n${stringifyToml(templateFrontMatter(t))}\n+++\n${t.body}`);
+    noteOwnWrite(this.dir);
     return file;
   }
 
@@ -237,6 +269,7 @@ export class TemplateFiles {
     const file = this.file(name);
     if (!existsSync(file)) return false;
     rmSync(file);
+    noteOwnWrite(this.dir);
     return true;
   }
 }

@@ -3,7 +3,7 @@
  * config edit is applied live and announced; a broken one is refused with its file, line and field and
  * the last good config stays; a tools.py that does not parse is reported and the last good tools stay.
  */
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { dispatch } from '../../../src-main/app/handlers.ts';
@@ -127,6 +127,28 @@ describe('workspace files edited by hand while the service runs', () => {
       { timeout: 10_000 },
     );
     expect(svc.catalog.registry('ecommerce').tools.length).toBe(toolsBefore + 1);
+  });
+
+  it("the service's own template save is not announced as an edit on disk; a hand edit after it is", async () => {
+    events.length = 0;
+    const saved = await dispatch(svc, 'templates.create', {
+      name: 'own_save',
+      body: 'emit_result(get_user(user_id=user_id).data["name"])\n',
+      pattern: 'name of user {user_id}',
+      slots: { user_id: 'str' },
+      sandbox: 'ecommerce',
+    });
+    expect(saved.ok, JSON.stringify(saved)).toBe(true);
+    const file = join(ws, 'templates', 'own_save.tmpl');
+    expect(existsSync(file)).toBe(true);
+    // A change of suites/ after it: once that is announced, the templates change before it was handled.
+    writeFileSync(join(ws, 'suites', 'marker2.toml'), 'name = "marker2"\n');
+    await vi.waitFor(() => expect(events.some((e) => e.what === 'suites')).toBe(true), { timeout: 10_000 });
+    expect(events.filter((e) => e.what === 'templates')).toEqual([]);
+    editorSave(file, readFileSync(file, 'utf8').replace('name of user', 'the name of user'));
+    await vi.waitFor(() => expect(events.some((e) => e.what === 'templates')).toBe(true), {
+      timeout: 10_000,
+    });
   });
 
   it('announces suites, kits and templates changed on disk', async () => {
