@@ -194,6 +194,7 @@ export class ToolsmithService {
       get config() {
         return current();
       },
+      files,
       push,
       sandbox: () => execution.sandbox(),
     });

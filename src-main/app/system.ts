@@ -5,7 +5,7 @@
 import { runtimeRegistry } from '../core/sandbox/runtimes.ts';
 import type { RuntimeId, RuntimeSpec } from '../core/sandbox/runtimes.ts';
 import type { Response } from '../contract/api.ts';
-import type { ConfigDeps, PushDeps, SandboxDeps } from './deps.ts';
+import type { ConfigDeps, PushDeps, SandboxDeps, WorkspaceDeps } from './deps.ts';
 import { errorMessage } from '../core/errors.ts';
 
 export const NO_DOCKER_HINT =
@@ -23,15 +23,20 @@ export function noDockerHint(error: string): string {
 }
 
 /** Engine, isolation, images and pools; without a sandbox backend, a status that says why. */
-export async function systemStatus(svc: SandboxDeps): Promise<Response<'system.status'>> {
+export async function systemStatus(
+  svc: SandboxDeps & Partial<WorkspaceDeps>,
+): Promise<Response<'system.status'>> {
+  const problem = svc.files?.configProblem;
+  const config = problem ? { configProblem: problem } : {};
   try {
-    return await (await svc.sandbox()).status();
+    return { ...(await (await svc.sandbox()).status()), ...config };
   } catch (e) {
     return {
       docker: { available: false, error: errorMessage(e), hint: noDockerHint(errorMessage(e)) },
       isolation: 'none',
       images: [],
       pools: [],
+      ...config,
     };
   }
 }
@@ -85,7 +90,7 @@ export function enabledRuntimes(svc: ConfigDeps): string[] {
 }
 
 /** The sandbox system feature every front end calls (built once by the composition root). */
-export function systemFeature(deps: SandboxDeps & PushDeps & ConfigDeps) {
+export function systemFeature(deps: SandboxDeps & PushDeps & ConfigDeps & Partial<WorkspaceDeps>) {
   return {
     /** Docker, isolation, images and pools (a status saying why when no backend starts). */
     status: () => systemStatus(deps),

@@ -120,18 +120,18 @@ export function watchWorkspace(svc: WatchDeps, debounceMs = 150): WorkspaceWatch
       if (text !== undefined && text === svc.files.ownConfigText) {
         // The service's own save (Settings, Connections): applied when it was written, not an edit on disk.
         lastConfigText = text;
+        svc.files.configProblem = undefined;
         return;
       }
       try {
         svc.reloadConfig();
         lastConfigText = text;
+        svc.files.configProblem = undefined;
         push({ what: 'config', file: svc.files.configFile });
       } catch (e) {
-        push({
-          what: 'config',
-          file: svc.files.configFile,
-          error: `${errorMessage(e)} (the last good config stays in use)`,
-        });
+        const error = `${errorMessage(e)} (the last good config stays in use)`;
+        svc.files.configProblem = error;
+        push({ what: 'config', file: svc.files.configFile, error });
       }
       return;
     }

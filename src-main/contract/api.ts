@@ -279,6 +279,8 @@ export type TemplateInfo = TemplateView;
 
 export interface SystemStatus {
   docker: { available: boolean; version?: string; error?: string; hint?: string };
+  /** config.toml on disk did not validate: why (the last good config is the one in use). */
+  configProblem?: string;
   isolation: string;
   /** Why the default level is the one running (the process fallback: no engine answered, since when). */
   isolationReason?: string;

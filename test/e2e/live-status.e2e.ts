@@ -66,6 +66,11 @@ describe('a workspace file edited on disk while the workbench is open', () => {
     await w.screenshot('live-reload-config-refused-dark');
     await page.getByRole('button', { name: 'toggle theme' }).click();
 
+    // A reload (or another tab) still says the file on disk is not the config in use.
+    await page.reload();
+    await refused.waitFor({ timeout: POLL_MS });
+    expect(await refused.innerText()).toMatch(/limits\.timeout_s: .*\(the last good config stays in use\)/s);
+
     // Fixed on disk: the refusal goes, "applied" takes its place.
     writeFileSync(configFile, good.replace('timeout_s = 300', 'timeout_s = 200'));
     await applied.waitFor({ timeout: POLL_MS });

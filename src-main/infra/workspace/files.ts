@@ -98,6 +98,12 @@ export class WorkspaceFiles {
    * end): the workspace watcher does not report the service's own save as an edit made on disk.
    */
   ownConfigText: string | undefined;
+  /**
+   * Why config.toml on disk is not the config in use (an edit that did not validate: the last good one
+   * stays), until a good edit or a save replaces it; asked by `system.status`, so a page opened or
+   * reloaded after the refusal still says it.
+   */
+  configProblem: string | undefined;
 
   constructor(root: string) {
     if (!existsSync(root) || !statSync(root).isDirectory())

@@ -74,7 +74,17 @@ export const createAppSlice: StateCreator<Store, [], [], AppSlice> = (set, get) 
   },
   async loadStatus() {
     try {
-      set({ status: await api['system.status']({}), statusError: undefined });
+      const status = await api['system.status']({});
+      const before = get().status?.configProblem;
+      set({ status, statusError: undefined });
+      // config.toml refused on disk before this page loaded (or while it was away): said once, as the
+      // push would have said it (the same notice, replaced by the fix's).
+      if (status.configProblem && status.configProblem !== before)
+        get().notify(
+          'error',
+          `config.toml changed on disk but was not applied: ${status.configProblem}`,
+          'changed:config:',
+        );
     } catch (e) {
       set({ statusError: errorMessage(e) });
     }

@@ -65,6 +65,8 @@ describe('workspace files edited by hand while the service runs', () => {
     expect(err.error).toContain(`${configFile()}:${line}: pool.max_size:`);
     expect(err.error).toContain('the last good config stays in use');
     expect(svc.config.pool.max_size).toBe(before);
+    // A page opened after the refusal asks the status and still learns it.
+    expect((await svc.system.status()).configProblem).toBe(err.error);
 
     // A TOML syntax error: file, line and column.
     events.length = 0;
@@ -81,6 +83,7 @@ describe('workspace files edited by hand while the service runs', () => {
       timeout: 10_000,
     });
     expect(svc.config.pool.max_size).toBe(3);
+    expect((await svc.system.status()).configProblem).toBeUndefined();
   });
 
   it("the service's own save (a provider added from a front end) is not announced as an edit on disk", async () => {
