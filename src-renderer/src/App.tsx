@@ -20,6 +20,7 @@ import { preloadEditors } from './components/Editors.tsx';
 import { KeyboardHelp } from './components/KeyboardHelp.tsx';
 import { Approvals } from './components/ApprovalDialog.tsx';
 import { ViewBoundary } from './components/ViewBoundary.tsx';
+import { guardUnsaved } from './lib/unsaved.ts';
 
 const NAV: { view: View; label: string; key: string }[] = [
   { view: 'runs', label: 'Runs', key: 'g r' },
@@ -96,8 +97,11 @@ export function App() {
     const onPop = () => useStore.setState({ route: parseHash(location.hash) });
     window.addEventListener('popstate', onPop);
     window.addEventListener('hashchange', onPop);
+    // (a browser page only: in Electron a cancelled beforeunload keeps the window open without a word)
+    const offUnsaved = window.toolsmith ? () => {} : guardUnsaved(window);
     return () => {
       off();
+      offUnsaved();
       window.removeEventListener('popstate', onPop);
       window.removeEventListener('hashchange', onPop);
     };

@@ -269,6 +269,14 @@ describe('tools in the workbench', () => {
     // file's text when they choose to.
     await setSource(`# my unsaved edit\n${before}`);
     await page.locator('[data-testid="dirty"]').waitFor();
+    // A reload or a closed tab would lose it: the page asks first (beforeunload cancelled).
+    const asks = () =>
+      page.evaluate(`(() => {
+        const e = new Event('beforeunload', { cancelable: true });
+        window.dispatchEvent(e);
+        return e.defaultPrevented;
+      })()`);
+    expect(await asks()).toBe(true);
     writeFileSync(toolsFile, `# theirs\n${before}`);
     await page.locator('[data-testid="disk-changed"]').waitFor({ timeout: POLL_MS });
     await expect.poll(shown).toContain('# my unsaved edit');
@@ -276,6 +284,8 @@ describe('tools in the workbench', () => {
     await page.getByRole('button', { name: "Take the file's text" }).click();
     await expect.poll(shown).toContain('# theirs');
     await page.locator('[data-testid="disk-changed"]').waitFor({ state: 'detached' });
+    // Nothing unsaved any more: it goes without asking.
+    expect(await asks()).toBe(false);
 
     // A link to a line the file does not have (a traceback frame of a longer tools.py): the last line,
     // not a blank workbench.

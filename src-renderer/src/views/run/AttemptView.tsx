@@ -27,9 +27,11 @@ import {
 import { attemptDrafts, attemptState } from './run-detail.ts';
 import { AttemptToolbar } from './RunDetailParts.tsx';
 import { useAttempt } from './useRunDetail.ts';
+import { trackUnsaved } from '../../lib/unsaved.ts';
 
 /** Edited scripts survive selecting another attempt or leaving the run (this page session). */
 const drafts = attemptDrafts();
+trackUnsaved('attempt scripts', () => drafts.size());
 
 export function AttemptView({ run, a }: { run: RunRecord; a: AttemptRecord }) {
   const { live, jump, jumpTo, navigate, runEdited, continueRun, promote } = useAttempt(run.id, a.n);

@@ -104,6 +104,8 @@ export interface AttemptDrafts {
   /** Keeps `text` as the draft, or drops it when it is the recorded script again. */
   set(runId: string, n: number, text: string, original: string): void;
   drop(runId: string, n: number): void;
+  /** How many drafts are kept. */
+  size(): number;
 }
 
 export function attemptDrafts(): AttemptDrafts {
@@ -116,6 +118,7 @@ export function attemptDrafts(): AttemptDrafts {
       else drafts.set(key(runId, n), text);
     },
     drop: (runId, n) => void drafts.delete(key(runId, n)),
+    size: () => drafts.size,
   };
 }
 
