@@ -30,6 +30,12 @@ describe('runs in the workbench', () => {
     await page.getByRole('button', { name: 'New run' }).first().click();
     await page.getByLabel('task').fill('What is the name of user u1?');
     await page.getByLabel('sandbox', { exact: true }).selectOption('ecommerce');
+    // The check box and its label on one line (the label used to wrap below its box).
+    const checkBox = await page.locator('.form-row-check input[type="checkbox"]').first().boundingBox();
+    const checkLabel = await page.locator('.form-row-check label').first().boundingBox();
+    expect(checkBox && checkLabel).toBeTruthy();
+    expect(checkLabel!.y).toBeLessThan(checkBox!.y + checkBox!.height);
+    expect(checkLabel!.height).toBeLessThan(2 * checkBox!.height + 8);
     await page.getByText('skip templates and rules').click();
     await w.screenshot('new-run');
     await page.getByRole('button', { name: 'Start run' }).click();
