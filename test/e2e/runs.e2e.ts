@@ -56,7 +56,15 @@ describe('runs in the workbench', () => {
     const back = page.locator('.view-head > button', { hasText: 'Runs' });
     await expect
       .poll(() =>
-        back.evaluate((b) => b.getBoundingClientRect().height / parseFloat(getComputedStyle(b).fontSize)),
+        back.evaluate(
+          (b) =>
+            b.getBoundingClientRect().height /
+            parseFloat(
+              (
+                globalThis as unknown as { getComputedStyle(e: unknown): { fontSize: string } }
+              ).getComputedStyle(b).fontSize,
+            ),
+        ),
       )
       .toBeLessThan(2); // (two lines are ~2.4 font sizes high, one ~1.2)
     if (size) await page.setViewportSize(size);

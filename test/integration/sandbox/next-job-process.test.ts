@@ -65,6 +65,38 @@ const until = async (what: string, ok: () => Promise<boolean>) => {
   }
 };
 
+/**
+ * A backend of `size` workers (no standby) on `factory`, whose tools.py is `source()` at each load (a
+ * case changes it) and whose host tools are `hostTools`.
+ */
+function poolBackend(
+  factory: TestFactory,
+  size: number,
+  source: () => string,
+  hostTools: Record<string, () => Promise<ToolResponse>> = {},
+): SandboxBackend {
+  return new SandboxBackend({
+    factory,
+    pool: {
+      minSize: size,
+      maxSize: size,
+      standby: 0,
+      maxJobsPerWorker: 1000,
+      idleMs: 60_000,
+      queueTimeoutMs: 30_000,
+    },
+    maxOutputBytes: 50 * 1024,
+    specFor: (name, runtime) => ({
+      name,
+      runtime,
+      toolsSource: source(),
+      hostTools: Object.keys(hostTools).map((name) => ({ name })),
+      credentials: {},
+    }),
+    hostTools,
+  });
+}
+
 for (const [level, make] of [
   ['docker', () => dockerFactory()],
   ['process', async () => bubblewrapFactory()],
@@ -99,27 +131,8 @@ for (const [level, make] of [
 
     beforeAll(async () => {
       factory = await make();
-      backend = new SandboxBackend({
-        factory,
-        pool: {
-          minSize: 1,
-          maxSize: 1,
-          standby: 0,
-          maxJobsPerWorker: 1000,
-          idleMs: 60_000,
-          queueTimeoutMs: 30_000,
-        },
-        maxOutputBytes: 50 * 1024,
-        // (read on every load: a case changes the tools)
-        specFor: (name, runtime) => ({
-          name,
-          runtime,
-          toolsSource: source,
-          hostTools: [{ name: 'hold' }],
-          credentials: {},
-        }),
-        hostTools: { hold },
-      });
+      // (tools.py read on every load: a case changes it)
+      backend = poolBackend(factory, 1, () => source, { hold });
       expect((await run('emit_result(add(a=1, b=1).data)\n')).data).toBe(2);
     }, 300_000);
     afterAll(async () => {
@@ -222,26 +235,7 @@ for (const [level, make] of [
       );
     beforeAll(async () => {
       factory = await make();
-      backend = new SandboxBackend({
-        factory,
-        pool: {
-          minSize: 2,
-          maxSize: 2,
-          standby: 0,
-          maxJobsPerWorker: 1000,
-          idleMs: 60_000,
-          queueTimeoutMs: 30_000,
-        },
-        maxOutputBytes: 50 * 1024,
-        specFor: (name, runtime) => ({
-          name,
-          runtime,
-          toolsSource: fixture + WHO,
-          hostTools: [],
-          credentials: {},
-        }),
-        hostTools: {},
-      });
+      backend = poolBackend(factory, 2, () => fixture + WHO);
       await backend.warm('pair');
     }, 300_000);
     afterAll(async () => {
@@ -292,20 +286,7 @@ describe("the next job's process: gvisor (children watched through SIGCHLD)", ()
     runPython(backend, code, { sandbox: 'watch', tools: ['add', 'nap'], timeoutMs });
   beforeAll(async () => {
     factory = await dockerFactory({ runtime: 'runsc' });
-    backend = new SandboxBackend({
-      factory,
-      pool: {
-        minSize: 1,
-        maxSize: 1,
-        standby: 0,
-        maxJobsPerWorker: 1000,
-        idleMs: 60_000,
-        queueTimeoutMs: 30_000,
-      },
-      maxOutputBytes: 50 * 1024,
-      specFor: (name, runtime) => ({ name, runtime, toolsSource: source, hostTools: [], credentials: {} }),
-      hostTools: {},
-    });
+    backend = poolBackend(factory, 1, () => source);
     expect((await run('emit_result(add(a=1, b=1).data)\n')).data).toBe(2);
   }, 300_000);
   afterAll(async () => {
