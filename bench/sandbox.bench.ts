@@ -418,6 +418,8 @@ const AB_PAIRS: Record<string, ABPair> = {
   // gVisor (no pidfd): children watched through SIGCHLD, so the next job's process is made as soon as a
   // result is out and the result needs no ping, against the fork server waiting for each child (`nowatch`).
   watch: { a: 'watch', b: 'nowatch', wallsA: [], wallsB: ['nowatch'] },
+  // The fork server's steady state in its C loop (forkloop.py), against its Python loop alone.
+  forkloop: { a: 'cloop', b: 'pyloop', wallsA: [], wallsB: ['noforkloop'] },
 };
 
 const result: Record<string, unknown> = {};

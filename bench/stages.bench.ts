@@ -2,11 +2,13 @@
  * Where a job's CPU goes (`npm run bench:stages`), on the docker and process levels (`BENCH_LEVELS`):
  * the worker's Python, copied to a folder of this run's own and marked with a stamp at each stage of a
  * job's process (its thread CPU time and page faults so far: a new process starts both at zero), runs
- * `BENCH_JOBS` (default 300) jobs back to back on one warm worker. Prints, as JSON, the p50 of each
- * stage's CPU (µs) and faults, the job process's whole CPU (its exit included: from the fork server's
- * reaped-children time), the fork server's and the worker's CPU per job, and this machine's floor in the
- * same sandbox: one bare fork + exit + wait, and what a new process pays per page of its parent's memory
- * it reads or writes (the cost that sets everything else on a machine with slow page faults).
+ * `BENCH_JOBS` (default 300) jobs back to back on one warm worker (`BENCH_WALLS_OFF`: ways the worker
+ * leaves out, as its TOOLSMITH_TEST_WALLS; `noforkloop` measures the fork server's Python loop alone).
+ * Prints, as JSON, the p50 of each stage's CPU (µs) and faults, the job process's whole CPU (its exit
+ * included: from the fork server's reaped-children time), the fork server's and the worker's CPU per
+ * job, and this machine's floor in the same sandbox: one bare fork + exit + wait, and what a new process
+ * pays per page of its parent's memory it reads or writes (the cost that sets everything else on a
+ * machine with slow page faults).
  *
  * The stamps are put in by text (each anchor below must be found once): the product's files are not
  * changed, and a stale anchor stops the bench with the file and text to update. gVisor (`gvisor` in
@@ -14,7 +16,7 @@
  * wall clock from the moment the fork server asked for the clone, its processes are not visible from the
  * host, and the CPU per job is the container's cgroup's (sandbox kernel included).
  */
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import Docker from 'dockerode';
 import { imagePaths } from '../src-main/app/sandbox-factory.ts';
@@ -24,64 +26,20 @@ import { buildImage } from '../src-main/infra/sandbox/images.ts';
 import type { WorkerFactory } from '../src-main/infra/sandbox/pool.ts';
 import { ProcessWorkerFactory } from '../src-main/infra/sandbox/process.ts';
 import { cgroupCpuMs } from './support/cgroup.ts';
+import { procStat, workerPids } from './support/procs.ts';
 import { instrumentedImages } from './support/stages.ts';
 
 const root = new URL('../', import.meta.url).pathname;
 const toolsSource = readFileSync(join(root, 'test/fixtures/sandbox/tools.py'), 'utf8');
 const JOBS = Number(process.env['BENCH_JOBS'] ?? 300);
 const levels = (process.env['BENCH_LEVELS'] ?? 'docker,process').split(',').filter(Boolean);
+// (walls or ways the worker leaves out, as TOOLSMITH_TEST_WALLS: `noforkloop` measures the Python loop)
+const wallsOff = (process.env['BENCH_WALLS_OFF'] ?? '').split(',').filter(Boolean);
 
 const pct = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? 0;
 };
-
-/** utime + stime (ms) and faults of a process, and of its reaped children. */
-function procStat(pid: number) {
-  const t = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const f = t
-    .slice(t.lastIndexOf(')') + 2)
-    .split(' ')
-    .map(Number);
-  return { flt: f[7]!, cflt: f[8]!, cpu: (f[11]! + f[12]!) * 10, ccpu: (f[13]! + f[14]!) * 10 };
-}
-
-/** The worker and its fork server: python processes whose parent is not python, and its python child. */
-function workerPids(isolation: string, id: string): { worker: number; server: number } {
-  const procs = new Map<number, { ppid: number; comm: string }>();
-  for (const d of readdirSync('/proc')) {
-    if (!/^\d+$/.test(d)) continue;
-    try {
-      const t = readFileSync(`/proc/${d}/stat`, 'utf8');
-      procs.set(Number(d), {
-        comm: t.slice(t.indexOf('(') + 1, t.lastIndexOf(')')),
-        ppid: Number(t.slice(t.lastIndexOf(')') + 2).split(' ')[1]),
-      });
-    } catch {
-      /* gone */
-    }
-  }
-  let candidates = [...procs].filter(([, p]) => p.comm.startsWith('python'));
-  if (isolation === 'docker') {
-    candidates = candidates.filter(([pid]) => {
-      try {
-        return readFileSync(`/proc/${pid}/cgroup`, 'utf8').includes(id);
-      } catch {
-        return false;
-      }
-    });
-  } else {
-    const under = (pid: number) => {
-      for (let q: number | undefined = pid; q; q = procs.get(q)?.ppid) if (q === Number(id)) return true;
-      return false;
-    };
-    candidates = candidates.filter(([pid]) => under(pid));
-  }
-  const worker = candidates.find(([, p]) => !procs.get(p.ppid)?.comm.startsWith('python'))?.[0];
-  const server = candidates.find(([, p]) => p.ppid === worker)?.[0];
-  if (!worker || !server) throw new Error(`bench:stages: no worker and fork server found for ${id}`);
-  return { worker, server };
-}
 
 async function measure(factory: WorkerFactory & { dispose(): Promise<void> }, isolation: string) {
   const b = new SandboxBackend({
@@ -212,7 +170,9 @@ try {
   for (const level of levels) {
     if (level === 'docker') {
       const docker = new Docker();
-      const df = new DockerWorkerFactory(docker, (rt) => buildImage(docker, rt, paths));
+      const df = new DockerWorkerFactory(docker, (rt) => buildImage(docker, rt, paths), undefined, {
+        wallsOff,
+      });
       await df.start();
       try {
         result['docker'] = await measure(df, 'docker');
@@ -224,6 +184,7 @@ try {
       const gPaths = { ...paths, imagesDir: wallImages };
       const gf = new DockerWorkerFactory(docker, (rt) => buildImage(docker, rt, gPaths), undefined, {
         runtime: 'runsc',
+        wallsOff,
       });
       await gf.start();
       try {
@@ -232,7 +193,7 @@ try {
         await gf.dispose();
       }
     } else if (level === 'process') {
-      const pf = new ProcessWorkerFactory({ ...paths, memoryMb: 256, pids: 64, tmpfsMb: 16 });
+      const pf = new ProcessWorkerFactory({ ...paths, memoryMb: 256, pids: 64, tmpfsMb: 16, wallsOff });
       try {
         result['process'] = await measure(pf, 'bubblewrap');
       } finally {

@@ -55,8 +55,14 @@ const EDITS: { file: string; anchor: string; stamp: string; before?: boolean }[]
   },
   {
     file: 'forkserver.py',
-    anchor: '            wall = alone and want is not None and want.issubset(walls)\n',
-    stamp: STAMP('seccomp filter', '            ', 'jobns.'),
+    anchor: '        wall = alone and want is not None and want.issubset(walls)\n',
+    stamp: STAMP('seccomp filter', '        ', 'jobns.'),
+  },
+  // (the fork server's C loop: the clone and the after-fork hooks are one stage, both in C)
+  {
+    file: 'forkserver.py',
+    anchor: '                s = loop.state\n',
+    stamp: STAMP('clone and after-fork hooks (C loop)', '                ', 'jobns.'),
   },
   {
     file: 'child.py',

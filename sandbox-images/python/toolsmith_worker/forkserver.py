@@ -6,7 +6,7 @@ import signal
 import socket
 import time
 
-from . import hygiene, jobns
+from . import forkloop, hygiene, jobns
 from .child import child_main
 from .hygiene import deny_ipc, set_pdeathsig, stop_and_kill
 from .protocol import OUT_FD
@@ -104,7 +104,7 @@ class _ChildWatch:
         return out
 
 
-def fork_server(sock, child):
+def fork_server(sock, job_factory):
     """Forks a child when the worker asks ("f"), hands the worker the child's pipes ("c"), reports each
     child's exit ("x"), answers pings ("p" -> "P"), also while children run, and reaps every exited child
     of its own when asked between jobs ("r" -> "R": processes a job made its siblings with
@@ -135,11 +135,12 @@ def fork_server(sock, child):
     children = {}  # pidfd -> pid: the children alive (the running job's and the next one)
     roots = {}  # pid -> the folder of its tree (rooted jobs: jobns.enter_rooted), unmounted once it is gone
 
-    def request():
-        try:
-            r = sock.recv(16)
-        except OSError:
-            r = b""
+    def request(r=None):
+        if r is None:
+            try:
+                r = sock.recv(16)
+            except OSError:
+                r = b""
         if not r:
             os._exit(0)  # the worker is gone
         if r == b"p":
@@ -175,18 +176,58 @@ def fork_server(sock, child):
             os._exit(0)
         jobns.release(roots.pop(pid, None))
 
+    def child(alone, own, root, job_r, msg_w, out_w, theirs):
+        """In a new job's process (its after-fork hooks run, the fork server's watch and pidfds closed):
+        its walls, then child_main. Never returns."""
+        sock.close()
+        if not alone or jobns.rooted():
+            hygiene.oom_first()  # (jobns.enter does it in its own dumpable moment)
+        if alone and jobns.rooted():
+            walls = jobns.enter_rooted(own, root)
+        elif alone:
+            walls = jobns.enter(own or uid, own or gid, own is not None)
+        else:
+            # a plain fork (the kernel refused namespaces): its uid, then the same filter
+            walls = ["uid"] if own is not None and hygiene.become_job(own) else []
+            walls += ["seccomp"] if jobns.deny_escape() else []
+        if own is not None and "uid" not in walls:
+            os._exit(70)  # never a job under the fork server's uid where job uids are on
+        for fd in theirs:
+            os.close(fd)
+        # (watched through SIGCHLD, i.e. gVisor: its fork copying the address space beside the last
+        # job's exit and sweep made both slower than one after the other, so there the next process
+        # is asked for after them; the result still needs no ping)
+        wall = alone and want is not None and want.issubset(walls)
+        # (written by child_main once the process is ready for its job: the worker tells the host then)
+        child_main(job_factory, job_r, msg_w, out_w, _WALLS_MSG[2 if wall and watch is not None else wall])
+
+    loop = None  # the C loop (forkloop), from the first job process cloned into namespaces of its own on
+    tried = not early  # (only where children are watched through pidfds)
     while True:
-        ready = select.select([sock.fileno(), *children, *((watch.r,) if watch is not None else ())], [], [])[0]
-        for fd in ready:
-            if watch is not None and fd == watch.r:
-                for pid, status in watch.exited():
-                    exited(pid, status)
-            elif fd != sock.fileno():
-                pid = children.pop(fd)
-                os.close(fd)
-                exited(pid)
-        if sock.fileno() not in ready or request() != b"f":
-            continue
+        if loop is not None:
+            code = loop.serve(children, made)
+            made = loop.state.made
+            if code == forkloop.CHILD:
+                s = loop.state
+                child(True, s.own if s.own >= 0 else None, None, s.job_r, s.msg_w, s.out_w, ())
+            if code == forkloop.GONE:
+                os._exit(0)
+            if code == forkloop.REQUEST:
+                request(bytes((loop.state.request,)))
+                continue
+            # CLONE_FAILED, FULL: this "f" is made by the Python path below (its retries, a plain fork)
+        else:
+            ready = select.select([sock.fileno(), *children, *((watch.r,) if watch is not None else ())], [], [])[0]
+            for fd in ready:
+                if watch is not None and fd == watch.r:
+                    for pid, status in watch.exited():
+                        exited(pid, status)
+                elif fd != sock.fileno():
+                    pid = children.pop(fd)
+                    os.close(fd)
+                    exited(pid)
+            if sock.fileno() not in ready or request() != b"f":
+                continue
         job_r, job_w = os.pipe()  # worker -> child: the job, then tool results
         msg_r, msg_w = os.pipe()  # child -> worker: protocol lines
         out_r, out_w = os.pipe()  # the child's stdout/stderr
@@ -198,30 +239,9 @@ def fork_server(sock, child):
         if pid == 0:
             if watch is not None:
                 watch.drop()
-            sock.close()
             for fd in children:
                 os.close(fd)
-            if not alone or jobns.rooted():
-                hygiene.oom_first()  # (jobns.enter does it in its own dumpable moment)
-            if alone and jobns.rooted():
-                walls = jobns.enter_rooted(own, root)
-            elif alone:
-                walls = jobns.enter(own or uid, own or gid, own is not None)
-            else:
-                # a plain fork (the kernel refused namespaces): its uid, then the same filter
-                walls = ["uid"] if own is not None and hygiene.become_job(own) else []
-                walls += ["seccomp"] if jobns.deny_escape() else []
-            if own is not None and "uid" not in walls:
-                os._exit(70)  # never a job under the fork server's uid where job uids are on
-            os.close(job_w)
-            os.close(msg_r)
-            os.close(out_r)
-            # (watched through SIGCHLD, i.e. gVisor: its fork copying the address space beside the last
-            # job's exit and sweep made both slower than one after the other, so there the next process
-            # is asked for after them; the result still needs no ping)
-            wall = alone and want is not None and want.issubset(walls)
-            # (written by child_main once the process is ready for its job: the worker tells the host then)
-            child_main(child, job_r, msg_w, out_w, _WALLS_MSG[2 if wall and watch is not None else wall])
+            child(alone, own, root, job_r, msg_w, out_w, (job_w, msg_r, out_r))
         if root is not None:
             roots[pid] = root
         os.close(job_r)
@@ -237,6 +257,11 @@ def fork_server(sock, child):
         if watch is not None:
             watch.pids.add(pid)  # (a SIGCHLD from now on finds it; one before is still a byte in the pipe)
             continue
+        if not jobns.wanted():
+            loop = None  # (the kernel refused a clone with namespaces: plain forks from now on)
+        elif not tried and alone and watch is None:
+            tried = True
+            loop = forkloop.load(sock)
         try:
             children[os.pidfd_open(pid)] = pid  # readable once the child is gone
         except (AttributeError, OSError):

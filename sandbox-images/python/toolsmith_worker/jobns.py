@@ -116,6 +116,11 @@ def _lib():
     return _LIB[0]
 
 
+def fork_hooks():
+    """PyOS_BeforeFork, PyOS_AfterFork_Child, PyOS_AfterFork_Parent (ctypes function pointers)."""
+    return _lib().fork_hooks
+
+
 def wanted():
     return "nojobns" not in OFF and _ARCH is not None and _STATE["clone"] is not False
 

@@ -18,6 +18,7 @@ import {
   readdirSync,
   readFileSync,
   realpathSync,
+  renameSync,
   rmSync,
   writeFileSync,
 } from 'node:fs';
@@ -118,10 +119,53 @@ export function pythonWorkerFiles(imagesDir: string): string[] {
   return ['worker.py', ...modules.map((f) => `${PYTHON_WORKER_PACKAGE}/${f}`)];
 }
 
-/** Copies the Python worker's files (pythonWorkerFiles) from sandbox-images/python into dir. */
-export function copyPythonWorker(imagesDir: string, dir: string): void {
+/** The fork server's loop in C (docs/scaling.md, "The fork server's loop in C"), its source. */
+export const FORK_LOOP_SOURCE = 'native/forkloop.c';
+/** Where the built loop goes, beside the package's modules (forkloop.py loads it from there). */
+export const FORK_LOOP_LIBRARY = `${PYTHON_WORKER_PACKAGE}/_forkloop.so`;
+
+/**
+ * The fork server's C loop, built once per source and machine with the host's C compiler (`$CC`, else
+ * `cc`) into the cache: its path, or undefined when no compiler builds it (the worker then serves every
+ * request from its Python loop, ~15% more CPU a job: the reason is returned in `why`). The library uses
+ * only system calls every glibc since 2.2.5 has, so one built here runs in the Debian image and under
+ * bubblewrap alike.
+ */
+export function buildForkLoop(
+  imagesDir: string,
+  cacheDir = join(homedir(), '.cache', 'toolsmith'),
+): { path?: string; why?: string } {
+  const source = join(imagesDir, 'python', FORK_LOOP_SOURCE);
+  const text = readFileSync(source);
+  const cc = process.env['CC'] || 'cc';
+  const out = join(cacheDir, 'forkloop', `${sha(text, process.arch, cc)}.so`);
+  if (existsSync(out)) return { path: out };
+  mkdirSync(dirname(out), { recursive: true });
+  const tmp = `${out}.${process.pid}.tmp`;
+  const r = spawnSync(
+    cc,
+    ['-O2', '-fPIC', '-shared', '-U_FORTIFY_SOURCE', '-fno-stack-protector', '-Wall', '-o', tmp, source],
+    { encoding: 'utf8', timeout: 60_000 },
+  );
+  if (r.error || r.status !== 0) {
+    rmSync(tmp, { force: true });
+    const why = r.error
+      ? `${cc}: ${r.error.message}`
+      : `${cc} exited ${r.status}: ${r.stderr.trim().split('\n')[0]}`;
+    return { why };
+  }
+  renameSync(tmp, out); // (whole or not at all: a build beside this one finds one or the other)
+  return { path: out };
+}
+
+/**
+ * Copies the Python worker's files (pythonWorkerFiles) from sandbox-images/python into dir, and the fork
+ * server's C loop when `forkLoop` (buildForkLoop's path) is given.
+ */
+export function copyPythonWorker(imagesDir: string, dir: string, forkLoop?: string): void {
   mkdirSync(join(dir, PYTHON_WORKER_PACKAGE), { recursive: true });
   for (const f of pythonWorkerFiles(imagesDir)) copyFileSync(join(imagesDir, 'python', f), join(dir, f));
+  if (forkLoop) copyFileSync(forkLoop, join(dir, FORK_LOOP_LIBRARY));
 }
 
 /** The node worker's files (node, bun, deno): the worker, its skill re-check and the check's parser. */
@@ -140,7 +184,10 @@ export function imageTag(runtime: RuntimeImage, paths: ImagePaths): string {
       `${f}\0`,
       readFileSync(join(paths.imagesDir, 'python', f)),
     ]);
-    return `toolsmith/python:${sha(RECIPE_VERSION, ...worker, PYTHON_BASE_EXCLUDES.join(','))}`;
+    // (the C loop by its source, and whether this machine builds it)
+    const loop = buildForkLoop(paths.imagesDir, cacheRoot(paths));
+    const loopSource = readFileSync(join(paths.imagesDir, 'python', FORK_LOOP_SOURCE));
+    return `toolsmith/python:${sha(RECIPE_VERSION, ...worker, PYTHON_BASE_EXCLUDES.join(','), loopSource, loop.path ? 'c loop' : 'no c loop')}`;
   }
   const worker = NODE_WORKER_FILES.flatMap((f) => [`${f}\0`, readFileSync(join(paths.imagesDir, 'node', f))]);
   if (isNpmRuntime(runtime)) {
@@ -355,7 +402,10 @@ export async function buildImage(
   try {
     if (runtime === 'python') {
       const base = await pythonBase(docker, paths, progress);
-      copyPythonWorker(paths.imagesDir, join(ctx, 'worker'));
+      const loop = buildForkLoop(paths.imagesDir, cacheRoot(paths));
+      if (!loop.path)
+        progress(`the fork server's C loop is not built (${loop.why}): jobs use its Python loop`);
+      copyPythonWorker(paths.imagesDir, join(ctx, 'worker'), loop.path);
       writeFileSync(
         join(ctx, 'Dockerfile'),
         `FROM ${base}\nCOPY worker/ /opt/toolsmith/\nUSER 65534:65534\nWORKDIR /tmp\nENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1\nENTRYPOINT ["/usr/bin/python3", "-I", "-u", "/opt/toolsmith/worker.py"]\n`,

@@ -35,7 +35,7 @@ import { WorkerCgroups } from './cgroups.ts';
 import type { WorkerCgroup } from './cgroups.ts';
 import { credentialEnv, SHM_MB } from './docker.ts';
 import { WorkerConnection } from './connection.ts';
-import { copyNodeWorker, copyPythonWorker } from './images.ts';
+import { buildForkLoop, copyNodeWorker, copyPythonWorker } from './images.ts';
 import type { SandboxSpec, WorkerFactory } from './pool.ts';
 import { hostSeccompFilter } from './seccomp.ts';
 import { errorMessage } from '../../core/errors.ts';
@@ -102,7 +102,8 @@ export class ProcessWorkerFactory implements WorkerFactory {
     this.dir = mkdtempSync(join(tmpdir(), 'toolsmith-worker-'));
     chmodSync(this.dir, 0o755);
     mkdirSync(join(this.dir, 'bin'), { recursive: true });
-    copyPythonWorker(opts.imagesDir, this.dir); // worker.py and its package folder
+    // worker.py and its package folder, with the fork server's C loop where this machine builds it
+    copyPythonWorker(opts.imagesDir, this.dir, buildForkLoop(opts.imagesDir).path);
     try {
       copyNodeWorker(opts.imagesDir, this.dir);
     } catch {

@@ -37,6 +37,7 @@ describe('npm pack', () => {
       'resources/workspace/sandboxes/ecommerce/tools.py',
       'sandbox-images/python/worker.py',
       'sandbox-images/python/Dockerfile',
+      'sandbox-images/python/native/forkloop.c',
       'sandbox-images/node/worker.mjs',
       'sandbox-images/node/skill-check.mjs',
       'sandbox-images/node/acorn.mjs',

@@ -27,6 +27,7 @@ describe('bench:stages instrumentation', () => {
     const order = [
       'clone to first line',
       'after-fork hooks',
+      'clone and after-fork hooks (C loop)',
       'id maps',
       'mounts and /proc',
       'capabilities',
