@@ -60,7 +60,7 @@ import type { McpServersFeature } from './mcp.ts';
 import { workspaceFeature } from './workspaces.ts';
 import type { WorkspaceFeature } from './workspaces.ts';
 import { watchWorkspace } from './watch.ts';
-import { sendRunTrace, telemetrySettings } from './telemetry.ts';
+import { sendRunTrace, telemetryFailureLine, telemetrySettings } from './telemetry.ts';
 import type { WatchDeps, WorkspaceWatcher } from './watch.ts';
 import { errorMessage } from '../core/errors.ts';
 
@@ -92,6 +92,12 @@ export interface ServiceOptions {
    * through push events; a function asks itself (the CLI's terminal). Unset: such calls are refused.
    */
   askApproval?: ApprovalAsk | 'workbench';
+  /**
+   * Told when a run's trace could not be sent (a collector that refuses, cannot be reached or answers
+   * an error), with one line naming the endpoint and the cause (`could not export to URL (connection
+   * refused)`); the run log has it too. The CLI prints it on stderr.
+   */
+  onTelemetryFailure?: (line: string) => void;
 }
 
 export class ToolsmithService {
@@ -396,7 +402,13 @@ export class ToolsmithService {
           const target = telemetrySettings(current());
           if (!target.enabled) return;
           for (const w of target.warnings) log.warn({ event: 'telemetry_config', runId }, w);
-          const spans = await sendRunTrace(store.events(runId), current(), target);
+          let spans: number;
+          try {
+            spans = await sendRunTrace(store.events(runId), current(), target);
+          } catch (e) {
+            this.options.onTelemetryFailure?.(telemetryFailureLine(e, target.url));
+            throw e; // logged by the run service (run_trace_failed)
+          }
           log.info({ event: 'run_trace_sent', runId, spans }, 'run trace sent');
         },
       });

@@ -154,3 +154,13 @@ export async function sendRunTrace(
   const { exportRunTrace } = await import('../infra/telemetry/run-trace.ts');
   return exportRunTrace(events, target, { providerKinds: providerKinds(config) });
 }
+
+/**
+ * One line for a trace that was not sent: the endpoint and the cause, as `OtlpExportError` gives them
+ * (`could not export to http://127.0.0.1:4318/v1/traces (connection refused)`).
+ */
+export function telemetryFailureLine(e: unknown, url: string): string {
+  const reason = (e as { reason?: unknown } | undefined)?.reason;
+  const why = typeof reason === 'string' ? reason : e instanceof Error ? e.message : String(e);
+  return `could not export to ${(e as { url?: unknown } | undefined)?.url ?? url} (${why})`;
+}

@@ -50,6 +50,8 @@ export function createContext(out: (t: string) => void, err: (t: string) => void
   let serviceModule: typeof ServiceModule | undefined;
   /** Leftover containers of this installation's dead processes, removed at every start (see close). */
   let pruning: Promise<unknown> | undefined;
+  /** Traces that could not be sent, each said once (an `eval` of many runs meets the same collector). */
+  const telemetryFailures = new Set<string>();
   return {
     out,
     err,
@@ -98,6 +100,13 @@ export function createContext(out: (t: string) => void, err: (t: string) => void
         oneShot: !LONG_LIVED.has(cmd.name()),
         // Servers follow hand edits of the workspace's files (app/watch.ts).
         watch: cmd.name() === 'serve' || cmd.name() === 'mcp',
+        // A run's trace that the collector did not take: said on stderr (stdout and the exit code are the
+        // command's own).
+        onTelemetryFailure: (line) => {
+          if (telemetryFailures.has(line)) return;
+          telemetryFailures.add(line);
+          err(`telemetry: ${line}\n`);
+        },
         // Tool calls that need approval: the browser's dialog (serve), the MCP client's elicitation (mcp,
         // per request), else this terminal (cli/approval.ts).
         ...(cmd.name() === 'serve'

@@ -10,15 +10,14 @@
  * through the process's redactor (the store's), so keys and credentials are never exported.
  */
 import { createHash, randomBytes } from 'node:crypto';
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import type { Attributes, Context, Span } from '@opentelemetry/api';
-import { ExportResultCode } from '@opentelemetry/core';
-import type { ExportResult } from '@opentelemetry/core';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import type { IdGenerator, ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
-import { JsonTraceSerializer } from '@opentelemetry/otlp-transformer';
+import { JsonTraceSerializer, ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import type { EventOf, RunEvent } from '../../core/records/events.ts';
 import type { ExecutionResult, ToolCallTrace } from '../../core/sandbox/execution.ts';
 import { knownSecrets } from '../../core/records/redact.ts';
@@ -373,9 +372,26 @@ export function runSpans(
   return mem.getFinishedSpans();
 }
 
+/** A collector that did not take a trace: which endpoint, and why (redacted), said in one line. */
+export class OtlpExportError extends Error {
+  override name = 'OtlpExportError';
+  readonly url: string;
+  readonly reason: string;
+  constructor(url: string, reason: string) {
+    super(`the OTLP endpoint ${url} did not take the trace: ${reason}`);
+    this.url = url;
+    this.reason = reason;
+  }
+}
+
 /**
- * Sends a finished run's trace to an OTLP/HTTP (protobuf) endpoint in one request. Resolves with the
- * number of spans sent; rejects with the collector's or the network's error.
+ * Sends a finished run's trace to an OTLP/HTTP endpoint in one request, its body encoded by
+ * OpenTelemetry's own serializers (`http/protobuf`, or OTLP's JSON mapping for `http/json`: hex ids,
+ * enums as numbers, 64-bit times as strings). Resolves with the number of spans sent; rejects with an
+ * `OtlpExportError` naming the endpoint and what it answered or why it could not be reached.
+ *
+ * One request, never retried: OpenTelemetry's exporter retries a refused or unreachable collector with
+ * backoff until its timeout (10 s), which every process that ends after a run waited out in full.
  */
 export async function exportRunTrace(
   events: readonly RunEvent[],
@@ -383,49 +399,103 @@ export async function exportRunTrace(
   opts: RunTraceOptions = {},
 ): Promise<number> {
   const spans = runSpans(events, target.serviceName, opts);
-  if (target.protocol === 'http/json') {
-    await sendJson(spans, target, opts.redactor ?? knownSecrets);
-    return spans.length;
-  }
-  const exporter = new OTLPTraceExporter({
-    url: target.url,
-    headers: target.headers,
-    timeoutMillis: target.timeoutMs ?? 10_000,
-  });
+  const json = target.protocol === 'http/json';
+  const body = json
+    ? JsonTraceSerializer.serializeRequest(spans)
+    : ProtobufTraceSerializer.serializeRequest(spans);
+  if (!body) throw new Error(`the trace could not be encoded as OTLP ${json ? 'JSON' : 'protobuf'}`);
+  const redactor = opts.redactor ?? knownSecrets;
+  const timeoutMs = target.timeoutMs ?? 10_000;
+  let answer: { status: number; type: string; text: string };
   try {
-    const result = await new Promise<ExportResult>((resolve) => exporter.export(spans, resolve));
-    if (result.code !== ExportResultCode.SUCCESS)
-      throw new Error(
-        `the OTLP endpoint ${target.url} did not take the trace: ${(opts.redactor ?? knownSecrets).text(result.error?.message ?? 'export failed')}`,
-      );
-    return spans.length;
-  } finally {
-    await exporter.shutdown();
+    answer = await post(
+      target.url,
+      { ...target.headers, 'content-type': json ? 'application/json' : 'application/x-protobuf' },
+      body,
+      timeoutMs,
+    );
+  } catch (e) {
+    throw new OtlpExportError(target.url, redactor.text(networkReason(e, timeoutMs)));
   }
+  if (answer.status < 200 || answer.status > 299) {
+    // A protobuf answer (google.rpc.Status) is not shown as text.
+    const said = /json|text/.test(answer.type) ? answer.text.trim().slice(0, 300) : '';
+    throw new OtlpExportError(target.url, redactor.text(`HTTP ${answer.status}${said ? `: ${said}` : ''}`));
+  }
+  return spans.length;
 }
 
-/**
- * OTLP/HTTP with a JSON body (`http/json`): OpenTelemetry's own JSON mapping of the request
- * (`JsonTraceSerializer`: hex ids, enums as numbers, 64-bit times as strings), posted once.
- */
-async function sendJson(spans: ReadableSpan[], target: OtlpTarget, redactor: Redactor): Promise<void> {
-  const body = JsonTraceSerializer.serializeRequest(spans);
-  if (!body) throw new Error('the trace could not be encoded as OTLP JSON');
-  let res: Response;
-  try {
-    res = await fetch(target.url, {
-      method: 'POST',
-      headers: { ...target.headers, 'content-type': 'application/json' },
-      body,
-      signal: AbortSignal.timeout(target.timeoutMs ?? 10_000),
-    });
-  } catch (e) {
-    const why = e instanceof Error ? ((e.cause as Error | undefined)?.message ?? e.message) : String(e);
-    throw new Error(`the OTLP endpoint ${target.url} did not take the trace: ${redactor.text(why)}`);
-  }
-  const answer = await res.text().catch(() => '');
-  if (!res.ok)
-    throw new Error(
-      `the OTLP endpoint ${target.url} did not take the trace: ${redactor.text(`HTTP ${res.status}${answer ? `: ${answer.slice(0, 300)}` : ''}`)}`,
+/** Why a request never got an answer, in words (`connection refused`), with the system's code. */
+function networkReason(e: unknown, timeoutMs: number): string {
+  if (e instanceof PostTimeout) return `no answer within ${timeoutMs} ms`;
+  const code = (e as NodeJS.ErrnoException | undefined)?.code;
+  const said: Record<string, string> = {
+    ECONNREFUSED: 'connection refused',
+    ECONNRESET: 'connection reset',
+    ENOTFOUND: 'host not found',
+    EAI_AGAIN: 'host name lookup failed',
+    ETIMEDOUT: 'connection timed out',
+    EHOSTUNREACH: 'host unreachable',
+    ENETUNREACH: 'network unreachable',
+  };
+  if (code && said[code]) return said[code];
+  return e instanceof Error ? e.message : String(e);
+}
+
+class PostTimeout extends Error {}
+
+/** One POST over node:http(s); resolves with the answer whatever its status, rejects when there is none. */
+function post(
+  url: string,
+  headers: Record<string, string>,
+  body: Uint8Array | string,
+  timeoutMs: number,
+): Promise<{ status: number; type: string; text: string }> {
+  return new Promise((resolve, reject) => {
+    let parsed: URL;
+    try {
+      parsed = new URL(url);
+    } catch {
+      reject(new Error(`not a URL: ${url}`));
+      return;
+    }
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+      reject(new Error(`not an http(s) URL: ${url}`));
+      return;
+    }
+    const send = parsed.protocol === 'https:' ? httpsRequest : httpRequest;
+    const data = typeof body === 'string' ? Buffer.from(body) : body;
+    const req = send(
+      parsed,
+      // No keep-alive: the process may end right after (a CLI verb), with no socket left to wait for.
+      { method: 'POST', headers: { ...headers, 'content-length': String(data.length) }, agent: false },
+      (res) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        res.on('data', (c: Buffer) => {
+          // Only the start of an answer is ever shown.
+          if (size < 64 * 1024) chunks.push(c);
+          size += c.length;
+        });
+        res.on('end', () => {
+          clearTimeout(timer);
+          resolve({
+            status: res.statusCode ?? 0,
+            type: String(res.headers['content-type'] ?? ''),
+            text: Buffer.concat(chunks).toString('utf8'),
+          });
+        });
+        res.on('error', (e) => {
+          clearTimeout(timer);
+          reject(e);
+        });
+      },
     );
+    const timer = setTimeout(() => req.destroy(new PostTimeout()), timeoutMs);
+    req.on('error', (e) => {
+      clearTimeout(timer);
+      reject(e);
+    });
+    req.end(data);
+  });
 }

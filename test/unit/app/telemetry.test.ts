@@ -371,7 +371,29 @@ describe('a run as an OpenTelemetry trace', () => {
         protocol: 'http/json',
         timeoutMs: 5000,
       }),
-    ).rejects.toThrow(`the OTLP endpoint ${gone.base}/v1/traces did not take the trace`);
+    ).rejects.toThrow(`the OTLP endpoint ${gone.base}/v1/traces did not take the trace: connection refused`);
+  });
+
+  it('a collector nothing listens on: one request, refused at once, never retried until the timeout', async () => {
+    const gone = await startOtlpReceiver();
+    await gone.close();
+    for (const protocol of ['http/protobuf', 'http/json'] as const) {
+      const t0 = Date.now();
+      const err = await exportRunTrace(recordedRun('run-otel-gone'), {
+        url: `${gone.base}/v1/traces`,
+        headers: {},
+        serviceName: 'ts-test',
+        protocol,
+        timeoutMs: 10_000,
+      }).catch((e: unknown) => e);
+      // OpenTelemetry's exporter retried a refused connection with backoff until the timeout (10 s).
+      expect(Date.now() - t0, protocol).toBeLessThan(5_000);
+      expect(err).toMatchObject({
+        name: 'OtlpExportError',
+        url: `${gone.base}/v1/traces`,
+        reason: 'connection refused',
+      });
+    }
   });
 
   it('a collector that refuses: the export rejects naming the endpoint', async () => {

@@ -1,0 +1,93 @@
+/**
+ * A collector that refuses connections (nothing listens on its port) never holds a command up: the CLI as
+ * a process runs a task against the scripted LLM server and real containers with OTLP export pointed at a
+ * closed port, and ends about as soon as it has printed the run (OpenTelemetry's exporter retried the
+ * refused connection until its 10 s timeout before). The failure is said once on stderr, naming the
+ * endpoint and the cause; stdout and the exit code are those of the same run without export. The
+ * workspace is made by `toolsmith init` in a temp folder, with a Toolsmith home of its own.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cliBin } from '../../support/cli-bin.ts';
+import { startLlmServer } from '../../support/llm-server.ts';
+import type { LlmServer } from '../../support/llm-server.ts';
+import { requireDocker } from '../../support/sandbox.ts';
+import { scriptedConfig } from '../../support/suite-oracle.ts';
+import { repoRoot } from '../../support/workspace.ts';
+import { cliProcess } from '../faults/support/processes.ts';
+
+/** A port nothing listens on: bound by the system, then closed. */
+async function refusedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+let llm: LlmServer;
+let base: string;
+let ws: string;
+let env: Record<string, string>;
+
+beforeAll(async () => {
+  await requireDocker();
+  llm = await startLlmServer();
+  llm.fallback = { text: '```python\nr = get_user(user_id="u4")\nemit_result(r.data["tier"])\n```' };
+  base = mkdtempSync(join(tmpdir(), 'toolsmith-otlp-refused-'));
+  ws = join(base, 'ws');
+  env = { TOOLSMITH_HOME: join(base, 'home'), TOOLSMITH_DATA_DIR: join(base, 'data') };
+  const init = spawnSync(join(repoRoot, 'node_modules/.bin/node'), [cliBin(), 'init', ws], {
+    encoding: 'utf8',
+    env: { ...process.env, ...env },
+  });
+  expect(init.stderr).toBe('');
+  expect(init.status).toBe(0);
+  scriptedConfig(ws, llm.openaiUrl);
+});
+
+afterAll(async () => {
+  await llm?.close();
+  if (base) rmSync(base, { recursive: true, force: true });
+});
+
+/** `toolsmith run` as a process: its output, and how long it took from printing the run to exiting. */
+async function run(extra: Record<string, string>) {
+  const p = cliProcess(ws, env.TOOLSMITH_DATA_DIR!, ['run', 'Tier of user u4', '--sandbox', 'ecommerce'], {
+    ...env,
+    ...extra,
+  });
+  let printedAt: number | undefined;
+  p.child.stdout?.on('data', () => {
+    if (printedAt === undefined && p.out().includes('\nresult: ')) printedAt = Date.now();
+  });
+  const r = await p.done;
+  const tailMs = Date.now() - (printedAt ?? Number.NaN);
+  return { ...r, tailMs, out: r.out.replace(/^run [0-9a-f-]+:/, 'run ID:') };
+}
+
+describe('run traces to a collector that refuses connections', () => {
+  it('the command ends without waiting on it, says so once on stderr, and keeps its output and exit code', async () => {
+    const plain = await run({});
+    expect(plain.code, plain.err).toBe(0);
+    expect(plain.out).toContain('result: "bronze"');
+    expect(plain.err).not.toContain('telemetry');
+
+    const port = await refusedPort();
+    const endpoint = `http://127.0.0.1:${port}`;
+    const refused = await run({ OTEL_TRACES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_ENDPOINT: endpoint });
+    // From the run printed to the process gone (the pool's containers removed), beside the same run
+    // without export: tens of ms more here, 8 s more when the exporter retried. Generous: a loaded
+    // machine is slower to exit either way.
+    expect(refused.tailMs - plain.tailMs).toBeLessThan(5_000);
+    expect(refused.code, refused.err).toBe(0);
+    expect(refused.out).toBe(plain.out);
+    const said = refused.err.split('\n').filter((l) => l.includes('telemetry'));
+    expect(said).toEqual([`telemetry: could not export to ${endpoint}/v1/traces (connection refused)`]);
+  }, 180_000);
+});
