@@ -76,6 +76,29 @@ describe('Python validator', () => {
     expect(v('emit_result(1))\n').valid).toBe(false);
   });
 
+  it("an f-string conversion other than !r, !s or !a is a syntax error, as Python's parser says", () => {
+    const one = (code: string) =>
+      v(code).violations.map((x) => `${x.line}:${x.column} ${x.rule} ${x.message}`);
+    expect(one('x = 1\nemit_result(f"{x!z}")\n')).toEqual([
+      "2:18 syntax syntax error: f-string: invalid conversion character 'z': expected 's', 'r', or 'a'",
+    ]);
+    expect(one('x = 1\nemit_result(f"{x!rr}")\n')).toEqual([
+      "2:18 syntax syntax error: f-string: invalid conversion character 'rr': expected 's', 'r', or 'a'",
+    ]);
+    expect(one('x = 1\nemit_result(f"{x!r :>3}")\n')).toEqual([
+      "2:19 syntax syntax error: f-string: expecting ':' or '}' right after the conversion '!r'",
+    ]);
+    expect(one('x = 1\nemit_result(f"{x! r}")\n')).toEqual([
+      "2:18 syntax syntax error: f-string: the conversion character must come right after the '!'",
+    ]);
+    // In a nested format spec too; the valid ones pass.
+    expect(one('x = 1\nemit_result(f"{x:{x!R}}")\n')[0]).toContain("invalid conversion character 'R'");
+    expect(v('x = 1\nemit_result(f"{x!r} {x!s:>3} {x=!a} {x != 2}")\n')).toEqual({
+      valid: true,
+      violations: [],
+    });
+  });
+
   it('flags references, not only calls', () => {
     expect(rules('f = eval\nemit_result(1)')).toEqual(['forbidden-name']);
     expect(rules('emit_result(list(map(vars, [1])))')).toContain('forbidden-name');

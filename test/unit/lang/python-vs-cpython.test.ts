@@ -6,7 +6,13 @@ import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { field, fieldList, parsePython, walk } from '../../../src-main/core/lang/python/pyright.ts';
+import {
+  field,
+  fieldList,
+  parsePython,
+  parsePythonTree,
+  walk,
+} from '../../../src-main/core/lang/python/pyright.ts';
 import { HEAVY_PARSE_MS } from '../../support/budgets.ts';
 
 const PY = '/usr/bin/python3';
@@ -14,12 +20,12 @@ const probe = spawnSync(
   PY,
   [
     '-c',
-    'import sysconfig,sys; print(sysconfig.get_paths()["stdlib"]); print(sys.version_info[:2] >= (3, 10))',
+    'import sysconfig,sys; print(sysconfig.get_paths()["stdlib"]); print("%d.%d" % sys.version_info[:2])',
   ],
   { encoding: 'utf8' },
 );
 if (probe.status !== 0) throw new Error(`${PY} is needed for this test (Debian: apt-get install python3)`);
-const stdlib = probe.stdout.split('\n')[0] as string;
+const [stdlib = '', version = ''] = probe.stdout.split('\n');
 
 function sample(n: number): string[] {
   const all: string[] = [];
@@ -122,4 +128,76 @@ describe('pyright parser vs CPython ast on the standard library', () => {
     },
     HEAVY_PARSE_MS,
   );
+});
+
+/**
+ * f-string conversions, which pyright checks only loosely: the sandbox worker's Python (Debian 12's 3.11)
+ * takes exactly `!r`, `!s` or `!a`, right after the `!` and right before `:` or `}`. The table is 3.11's
+ * answer; where the host's python3 is 3.11 it is asked too.
+ */
+const CONVERSIONS: [string, 'ok' | 'error'][] = [
+  ['f"{x!r}"', 'ok'],
+  ['f"{x!s}"', 'ok'],
+  ['f"{x!a}"', 'ok'],
+  ['f"{x!r:>3}"', 'ok'],
+  ['f"{x=!r}"', 'ok'],
+  ['f"{ x !r}"', 'ok'],
+  ['f"{x!=y}"', 'ok'],
+  ['f"{x != y}"', 'ok'],
+  ['f"{x:{y!s}}"', 'ok'],
+  ['rf"{x!a}"', 'ok'],
+  ['f"{x!z}"', 'error'],
+  ['f"{x!R}"', 'error'],
+  ['f"{x=!z}"', 'error'],
+  ['rf"{x!z}"', 'error'],
+  ['f"{x!z:{y}}"', 'error'],
+  ['f"{x:{y!z}}"', 'error'],
+  ['f"{x!r:{y!z}}"', 'error'],
+  ['f"{x!\u00e9}"', 'error'],
+  ['f"{x!\uff52}"', 'error'], // a fullwidth r: Python 3.11 compares the character, not its NFKC form
+  ['f"{x!}"', 'error'],
+  ['f"{x!:}"', 'error'],
+  ['f"{x!:>3}"', 'error'],
+  ['f"{x!1}"', 'error'],
+  [`f"{x!'r'}"`, 'error'],
+  ['f"{x!"', 'error'],
+  ['f"{x!rr}"', 'error'],
+  ['f"{x!ra}"', 'error'],
+  ['f"{x!r!s}"', 'error'],
+  ['f"{x!r=}"', 'error'],
+  ['f"{x! r}"', 'error'],
+  ['f"{x!r }"', 'error'],
+  ['f"{x!s }"', 'error'],
+  ['f"{x!r :>3}"', 'error'],
+  ['f"{x!a :}"', 'error'],
+  ['f"{x!r\t}"', 'error'],
+  ['f"{x!r#}"', 'error'],
+  ['f"""{x!r\n}"""', 'error'],
+];
+
+describe('f-string conversions: the host accepts and refuses what Python 3.11 does', () => {
+  it.each(CONVERSIONS)('%j: %s', (code, want) => {
+    const got = parsePythonTree(`${code}\n`).syntaxErrors;
+    expect(got.length === 0 ? 'ok' : 'error', got[0]?.message).toBe(want);
+  });
+
+  it.runIf(version === '3.11')("the table is CPython 3.11's own answer", () => {
+    const check = [
+      'import ast, json, sys',
+      'out = []',
+      'for c in json.load(sys.stdin):',
+      '    try:',
+      '        ast.parse(c + "\\n")',
+      '        out.append("ok")',
+      '    except SyntaxError:',
+      '        out.append("error")',
+      'print(json.dumps(out))',
+    ].join('\n');
+    const r = spawnSync(PY, ['-I', '-c', check], {
+      encoding: 'utf8',
+      input: JSON.stringify(CONVERSIONS.map(([c]) => c)),
+    });
+    expect(r.stderr).toBe('');
+    expect(JSON.parse(r.stdout)).toEqual(CONVERSIONS.map(([, want]) => want));
+  });
 });

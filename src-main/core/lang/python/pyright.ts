@@ -21,7 +21,7 @@ import { forEachNodeField, PYRIGHT_NODE_TYPES } from './pyright-fields.ts';
 import { decodePythonEscapes } from './escapes.ts';
 import { getUnescapedString } from '@zzzen/pyright-internal/dist/parser/stringTokenUtils.js';
 import * as tokenizerTypesModule from '@zzzen/pyright-internal/dist/parser/tokenizerTypes.js';
-import type { FStringMiddleToken } from '@zzzen/pyright-internal/dist/parser/tokenizerTypes.js';
+import type { FStringMiddleToken, Token } from '@zzzen/pyright-internal/dist/parser/tokenizerTypes.js';
 import type { TextRange } from '@zzzen/pyright-internal/dist/common/textRange.js';
 import type { TextRangeCollection } from '@zzzen/pyright-internal/dist/common/textRangeCollection.js';
 
@@ -37,6 +37,9 @@ const runtimeEnum = (mod: object, name: string): RuntimeEnum =>
 const NODE_KINDS = enumNames(runtimeEnum(parseNodesModule, 'ParseNodeType'));
 const KEYWORDS = enumNames(runtimeEnum(tokenizerTypesModule, 'KeywordType'));
 const OPERATORS = enumNames(runtimeEnum(tokenizerTypesModule, 'OperatorType'));
+const TOKEN_TYPE = runtimeEnum(tokenizerTypesModule, 'TokenType');
+const EXCLAMATION_TOKEN = TOKEN_TYPE['ExclamationMark'];
+const IDENTIFIER_TOKEN = TOKEN_TYPE['Identifier'];
 /** Node kinds are pyright's `ParseNodeType` names: `Name`, `Call`, `MemberAccess`, `StringList`, ... */
 export type PyKind = string;
 export interface PyNode {
@@ -311,8 +314,72 @@ function parseRaw(source: string): PyTree & { raw: ParseNode } {
     start: { line: e.range.start.line + 1, column: e.range.start.character + 1 },
     end: { line: e.range.end.line + 1, column: e.range.end.character + 1 },
   }));
+  if (source.includes('!'))
+    for (const e of fStringConversionErrors(source, parsed.tokenizerOutput.tokens))
+      addSyntaxError(syntaxErrors, {
+        message: e.message,
+        start: position(e.start),
+        end: position(e.end),
+      });
   const raw = parsed.parserOutput.parseTree;
   return { root: raw as unknown as PyTreeNode, raw, syntaxErrors, position, source };
+}
+
+/**
+ * The f-string conversions (`{x!r}`) pyright lets through but the worker's CPython (3.11) refuses: pyright
+ * checks only that a name follows the `!` and keeps no trace of it in the tree, where Python takes exactly
+ * `r`, `s` or `a`, written right after the `!` and followed at once by `:` or `}` (`{x!z}`, `{x!R}`,
+ * `{x!rr}`, `{x! r}`, `{x!r }` are syntax errors). A `!` with no name after it pyright reports itself.
+ * UTF-16 offsets, end exclusive.
+ */
+function fStringConversionErrors(
+  source: string,
+  tokens: TextRangeCollection<Token>,
+): { message: string; start: number; end: number }[] {
+  const errors: { message: string; start: number; end: number }[] = [];
+  const count = tokens.count;
+  for (let i = 0; i + 1 < count; i++) {
+    const bang = tokens.getItemAt(i);
+    if (bang.type !== EXCLAMATION_TOKEN) continue;
+    const name = tokens.getItemAt(i + 1);
+    if (name.type !== IDENTIFIER_TOKEN) continue;
+    const start = name.start;
+    const end = name.start + name.length;
+    // The name as written (pyright's token value is NFKC-normalised: Python compares the characters).
+    const text = source.slice(start, end);
+    if (start !== bang.start + 1) {
+      errors.push({
+        message: "f-string: the conversion character must come right after the '!'",
+        start: bang.start + 1,
+        end: start,
+      });
+    } else if (text !== 'r' && text !== 's' && text !== 'a') {
+      errors.push({
+        message: `f-string: invalid conversion character '${text}': expected 's', 'r', or 'a'`,
+        start,
+        end,
+      });
+    } else if (source[end] !== ':' && source[end] !== '}') {
+      errors.push({
+        message: `f-string: expecting ':' or '}' right after the conversion '!${text}'`,
+        start: end,
+        end: end + 1,
+      });
+    }
+  }
+  return errors;
+}
+
+/**
+ * Adds a syntax error found after the parse among the parser's own, before the first of them that comes
+ * later in the source (the validator reports the first error only); none where the parser reported one.
+ */
+function addSyntaxError(errors: PySyntaxError[], e: PySyntaxError): void {
+  const after = (a: PySyntaxError['start'], b: PySyntaxError['start']) =>
+    a.line > b.line || (a.line === b.line && a.column > b.column);
+  if (errors.some((p) => p.start.line === e.start.line && p.start.column === e.start.column)) return;
+  const i = errors.findIndex((p) => after(p.start, e.start));
+  errors.splice(i === -1 ? errors.length : i, 0, e);
 }
 
 /** Parses Python 3.12 source into our own tree. Never throws on bad input: syntax errors come back with positions. */
