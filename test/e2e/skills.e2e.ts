@@ -35,6 +35,13 @@ const hash = () => '#' + (w.page.url().split('#')[1] ?? '');
 const editorText = async (testid: string) =>
   (await w.page.locator(`[data-testid="${testid}"] .view-lines`).innerText()).replace(/\u00a0/g, ' ');
 const noPageErrors = () => expect(w.pageErrors.filter((e) => !/favicon/.test(e))).toEqual([]);
+/** Whether a reload or a closed tab would ask first (the page cancels `beforeunload`: unsaved edits). */
+const asks = () =>
+  w.page.evaluate(`(() => {
+    const e = new Event('beforeunload', { cancelable: true });
+    window.dispatchEvent(e);
+    return e.defaultPrevented;
+  })()`);
 
 const source = (key: string) => `def user_city(user_id: str) -> str:
     """A customer's city.
@@ -72,7 +79,10 @@ describe('skills in the workbench', () => {
     await editor
       .locator('[data-testid="editor-skill-source"][data-ready="true"]')
       .waitFor({ timeout: 60_000 });
+    // A new skill as it starts has nothing to lose; named, a reload would lose it: the page asks first.
+    expect(await asks()).toBe(false);
     await editor.getByLabel('skill name').fill('user_city');
+    await expect.poll(asks).toBe(true);
 
     // The live check refuses what a script may not do.
     await setSource('def user_city(user_id: str) -> str:\n    """City."""\n    return open("/etc/passwd")\n');
@@ -94,12 +104,16 @@ describe('skills in the workbench', () => {
     const row = page.locator('tr[data-skill="user_city"]');
     await expect.poll(() => row.getByTestId('skill-status').getAttribute('data-status')).toBe('failed');
     await expect.poll(() => hash()).toBe('#/skills/ecommerce%2Fuser_city');
+    // Saved: nothing unsaved any more.
+    await expect.poll(asks).toBe(false);
 
     // Fixed as a new version: its case passes and it is tested.
     await setSource(source('city'));
     await expect.poll(() => check.getAttribute('data-valid'), { timeout: POLL_MS }).toBe('true');
+    expect(await asks()).toBe(true);
     await editor.getByRole('button', { name: 'Save new version' }).click();
     await expect.poll(() => results.getAttribute('data-passed'), { timeout: 120_000 }).toBe('true');
+    await expect.poll(asks).toBe(false);
     await expect.poll(() => row.getByTestId('skill-status').getAttribute('data-status')).toBe('passed');
     expect(await row.getByTestId('skill-version').innerText()).toBe('v2');
     expect(await editor.innerText()).toContain('earlier: v1');

@@ -1,7 +1,7 @@
 /**
- * Edits the page holds and has not saved (a tools.py draft, an edited attempt script): in a browser a
- * reload or a closed tab asks first (`beforeunload`). Not in Electron, where a cancelled `beforeunload`
- * keeps the window from closing without any dialog.
+ * Edits the page holds and has not saved (a tools.py draft, an edited attempt script, the open skill's
+ * draft): in a browser a reload or a closed tab asks first (`beforeunload`). Not in Electron, where a
+ * cancelled `beforeunload` keeps the window from closing without any dialog.
  */
 const sources = new Map<string, () => number>();
 

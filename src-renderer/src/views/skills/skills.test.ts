@@ -5,6 +5,7 @@ import {
   bySandbox,
   draftOf,
   fromRunId,
+  hasUnsavedEdits,
   parseFromRun,
   initialSkills,
   isDirty,
@@ -133,6 +134,35 @@ describe('the Skills view state', () => {
     expect(skillsReducer(s, { type: 'deleted' })).toEqual(initialSkills);
   });
 
+  it('unsaved edits (what the page asks about before a reload): changed since opened, made or saved', () => {
+    expect(hasUnsavedEdits(initialSkills)).toBe(false);
+    // A saved skill: its edits until they are saved, none once they are.
+    let s = skillsReducer(initialSkills, { type: 'open', skill: skill('who') });
+    expect(hasUnsavedEdits(s)).toBe(false);
+    s = skillsReducer(s, { type: 'tryArgs', value: '{"user_id": "u9"}' });
+    expect(hasUnsavedEdits(s)).toBe(false);
+    s = skillsReducer(s, { type: 'edit', field: 'source', value: 'def who(): pass' });
+    expect(hasUnsavedEdits(s)).toBe(true);
+    s = skillsReducer(s, { type: 'edit', field: 'source', value: skill('who').source });
+    expect(hasUnsavedEdits(s)).toBe(false);
+    s = skillsReducer(s, { type: 'edit', field: 'tests', value: '[]' });
+    expect(hasUnsavedEdits(s)).toBe(true);
+    const result = { name: 'who', sandbox: 'ecommerce', passed: true, cases: [], failures: [] };
+    s = skillsReducer(s, { type: 'saved', skill: skill('who', { version: 3, tests: [] }), test: result });
+    expect(hasUnsavedEdits(s)).toBe(false);
+    expect(hasUnsavedEdits(skillsReducer(s, { type: 'language', language: 'js' }))).toBe(true);
+    // A new skill as it starts loses nothing; named or written, it does.
+    s = skillsReducer(s, { type: 'new', sandbox: 'ecommerce' });
+    expect(hasUnsavedEdits(s)).toBe(false);
+    expect(hasUnsavedEdits(skillsReducer(s, { type: 'edit', field: 'name', value: 'city' }))).toBe(true);
+    expect(hasUnsavedEdits(skillsReducer(s, { type: 'edit', field: 'sandbox', value: 'users' }))).toBe(true);
+    s = skillsReducer(s, { type: 'edit', field: 'source', value: 'def new_skill(): pass' });
+    expect(hasUnsavedEdits(s)).toBe(true);
+    // Closed or deleted: nothing left to lose.
+    expect(hasUnsavedEdits(skillsReducer(s, { type: 'close' }))).toBe(false);
+    expect(hasUnsavedEdits(skillsReducer(s, { type: 'deleted' }))).toBe(false);
+  });
+
   it('parses arguments and test cases, saying what is wrong', () => {
     expect(parseArgs('{"a": 1}')).toEqual({ args: { a: 1 } });
     expect(parseArgs('[1]')).toEqual({ error: expect.stringContaining('JSON object') });
@@ -182,6 +212,11 @@ describe('the Skills view state', () => {
     expect(s.draft).toMatchObject({ mode: 'new', name: 'spent_by', sandbox: 'ecommerce', origin: 'r-1' });
     expect(parseTests(s.draft!.tests)).toEqual({ tests: proposal.tests });
     expect(JSON.parse(s.tryArgs)).toEqual({ value1: 'u2' });
+    // A proposal as the service made it loses nothing on a reload (the route asks for it again).
+    expect(hasUnsavedEdits(s)).toBe(false);
+    expect(hasUnsavedEdits(skillsReducer(s, { type: 'edit', field: 'source', value: 'def x(): pass' }))).toBe(
+      true,
+    );
     expect(skillsReducer(s, { type: 'proposeFailed', from, error: 'no lines' }).fromRun).toEqual({
       from,
       error: 'no lines',

@@ -50,6 +50,11 @@ export type Busy = 'save' | 'test' | 'try' | 'delete';
 
 export interface SkillsState {
   draft?: SkillDraft;
+  /**
+   * The draft as it was opened, made (a new skill's starting shape, a proposal from a run) or last
+   * saved: what it differs from it by is what a reload or a closed tab would lose (`hasUnsavedEdits`).
+   */
+  startedAs?: SkillDraft;
   check?: SkillCheck;
   /** Why the live check of the current source failed (the service could not be asked). */
   checkError?: string;
@@ -145,21 +150,26 @@ const firstArgs = (skill: SkillView): string => JSON.stringify(skill.tests[0]?.a
 
 export function skillsReducer(s: SkillsState, a: SkillsAction): SkillsState {
   switch (a.type) {
-    case 'open':
-      return { ...initialSkills, draft: draftOf(a.skill), tryArgs: firstArgs(a.skill) };
-    case 'new':
+    case 'open': {
+      const draft = draftOf(a.skill);
+      return { ...initialSkills, draft, startedAs: draft, tryArgs: firstArgs(a.skill) };
+    }
+    case 'new': {
+      const draft: SkillDraft = {
+        mode: 'new',
+        sandbox: a.sandbox,
+        name: 'new_skill',
+        language: 'python',
+        source: newSkillSource('new_skill'),
+        tests: testsText([{ args: { user_id: 'u1' }, assert: [] }]),
+      };
       return {
         ...initialSkills,
-        draft: {
-          mode: 'new',
-          sandbox: a.sandbox,
-          name: 'new_skill',
-          language: 'python',
-          source: newSkillSource('new_skill'),
-          tests: testsText([{ args: { user_id: 'u1' }, assert: [] }]),
-        },
+        draft,
+        startedAs: draft,
         tryArgs: JSON.stringify({ user_id: 'u1' }, null, 2),
       };
+    }
     case 'close':
       return initialSkills;
     case 'edit': {
@@ -217,7 +227,8 @@ export function skillsReducer(s: SkillsState, a: SkillsAction): SkillsState {
     }
     case 'saved': {
       const { busy: _b, ...rest } = s;
-      return { ...rest, draft: draftOf(a.skill), testResult: a.test };
+      const draft = draftOf(a.skill);
+      return { ...rest, draft, startedAs: draft, testResult: a.test };
     }
     case 'confirmDelete':
       return { ...s, confirmDelete: a.on };
@@ -229,18 +240,20 @@ export function skillsReducer(s: SkillsState, a: SkillsAction): SkillsState {
       return { ...initialSkills, fromRun: { from: a.from, error: a.error } };
     case 'proposed': {
       const p = a.proposal;
+      const draft: SkillDraft = {
+        mode: 'new',
+        sandbox: p.sandbox,
+        name: p.name,
+        language: p.language,
+        source: p.source,
+        tests: testsText(p.tests),
+        origin: p.origin,
+      };
       return {
         ...initialSkills,
         fromRun: { from: a.from, proposal: p },
-        draft: {
-          mode: 'new',
-          sandbox: p.sandbox,
-          name: p.name,
-          language: p.language,
-          source: p.source,
-          tests: testsText(p.tests),
-          origin: p.origin,
-        },
+        draft,
+        startedAs: draft,
         tryArgs: JSON.stringify(p.tests[0]?.args ?? {}, null, 2),
       };
     }
@@ -294,6 +307,24 @@ export const isDirty = (d: SkillDraft, saved: SkillView | undefined): boolean =>
   d.source !== saved.source ||
   d.language !== saved.language ||
   d.tests !== testsText(saved.tests);
+
+/**
+ * The open draft holds edits a reload or a closed tab would lose: changed since it was opened, made or
+ * saved. A new skill still as it started (the starting shape, a proposal from a run) loses nothing.
+ */
+export const hasUnsavedEdits = (s: Pick<SkillsState, 'draft' | 'startedAs'>): boolean => {
+  const d = s.draft;
+  const from = s.startedAs;
+  if (!d) return false;
+  if (!from) return true;
+  return (
+    d.sandbox !== from.sandbox ||
+    d.name !== from.name ||
+    d.language !== from.language ||
+    d.source !== from.source ||
+    d.tests !== from.tests
+  );
+};
 
 /** Skills grouped by sandbox, sandboxes and names in order. */
 export function bySandbox(skills: SkillView[]): [string, SkillView[]][] {

@@ -1,14 +1,30 @@
 /** The Skills view's state (skills.ts) bound to the API and the route, with its actions. */
 import { useCallback, useEffect, useReducer, useState } from 'react';
 import { api, errorMessage } from '../../api/client.ts';
+import { trackUnsaved } from '../../lib/unsaved.ts';
 import { useLoadOnMount } from '../../lib/useLoad.ts';
 import { useStore } from '../../store/index.ts';
-import { initialSkills, parseArgs, parseFromRun, parseTests, SKILL_NAME, skillsReducer } from './skills.ts';
+import {
+  hasUnsavedEdits,
+  initialSkills,
+  parseArgs,
+  parseFromRun,
+  parseTests,
+  SKILL_NAME,
+  skillsReducer,
+} from './skills.ts';
 import type { SkillsList } from './skills.ts';
 import type { SkillView } from '../../../../src-main/contract/api.ts';
 
 /** How long typing pauses before the source is checked. */
 const CHECK_DELAY_MS = 250;
+
+/**
+ * The open skill's unsaved edits (0 or 1), for the page's guard against a reload or a closed tab
+ * (lib/unsaved.ts). The draft lives in the view's state: leaving the view drops it, and the count with it.
+ */
+let unsavedDraft = 0;
+trackUnsaved('skill drafts', () => unsavedDraft);
 
 /** The route id of a skill: `<sandbox>/<name>`. */
 export const skillRouteId = (sandbox: string, name: string): string => `${sandbox}/${name}`;
@@ -21,6 +37,16 @@ export function useSkills(routeId: string | undefined) {
   const [loading, setLoading] = useState(false);
   const [loadError, setLoadError] = useState<string | undefined>();
   const [state, dispatch] = useReducer(skillsReducer, initialSkills);
+  const unsaved = hasUnsavedEdits(state) ? 1 : 0;
+  useEffect(() => {
+    unsavedDraft = unsaved;
+  }, [unsaved]);
+  useEffect(
+    () => () => {
+      unsavedDraft = 0;
+    },
+    [],
+  );
 
   const reload = useCallback(async () => {
     setLoading(true);
