@@ -16,7 +16,8 @@ command -v bwrap >/dev/null 2>&1 || need+=(bubblewrap)
 command -v debootstrap >/dev/null 2>&1 || need+=(debootstrap)
 # The fork server's C loop is built with the host's C compiler (docs/scaling.md); without one the
 # worker keeps its Python loop, but the tests check the C one.
-command -v cc >/dev/null 2>&1 || need+=(gcc libc6-dev)
+command -v cc >/dev/null 2>&1 || need+=(gcc)
+[ -e /usr/include/errno.h ] || need+=(libc6-dev)
 # pip's wheel: sandboxes' requirements.txt are installed with it inside the image build (docs/sandboxes.md)
 compgen -G '/usr/share/python-wheels/pip-*.whl' >/dev/null || need+=(python3-pip-whl)
 command -v runsc >/dev/null 2>&1 || need+=(runsc)

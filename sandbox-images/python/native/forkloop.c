@@ -51,10 +51,13 @@ struct ts_state {
     int32_t pidfd[TS_MAX_CHILDREN];
     int32_t pid[TS_MAX_CHILDREN];
     /* out */
-    int32_t request;       /* TS_REQUEST: the request's first byte */
-    int32_t err;           /* TS_CLONE_FAILED: errno */
+    int32_t request;       /* TS_REQUEST: the request's byte */
+    int32_t err;           /* TS_CLONE_FAILED: errno (of the pipe or the clone), for a test to read */
     int32_t job_r, msg_w, out_w, own; /* TS_CHILD: the new process's ends of its pipes; its uid or -1 */
 };
+
+/* (forkloop.py checks the same size: a layout that differs is never used) */
+_Static_assert(sizeof(void (*)(void)) != 8 || sizeof(struct ts_state) == 208, "struct ts_state layout");
 
 enum { TS_CHILD = 0, TS_REQUEST = 1, TS_CLONE_FAILED = 2, TS_GONE = 3, TS_FULL = 4 };
 
@@ -133,18 +136,24 @@ static void close_all(const int *fds, int n) {
 static int fork_job(struct ts_state *s) {
     int job[2], msg[2], out[2];
     s->err = 0;
-    if (pipe2(job, O_CLOEXEC) < 0) return -2;
+    if (pipe2(job, O_CLOEXEC) < 0) {
+        s->err = errno;
+        return -2;
+    }
     if (pipe2(msg, O_CLOEXEC) < 0) {
+        s->err = errno;
         close_all(job, 2);
         return -2;
     }
     if (pipe2(out, O_CLOEXEC) < 0) {
+        s->err = errno;
         close_all(job, 2);
         close_all(msg, 2);
         return -2;
     }
     int own = s->uid_count > 0 ? s->uid_base + (int)(s->made % (uint32_t)s->uid_count) : -1;
     if (own >= 0 && (setresgid(-1, own, -1) < 0 || setresuid(-1, own, -1) < 0)) {
+        s->err = errno;
         setresgid(-1, s->user, -1);
         close_all(job, 2);
         close_all(msg, 2);
@@ -168,10 +177,8 @@ static int fork_job(struct ts_state *s) {
     }
     int err = errno;
     s->after_parent();
-    if (own >= 0) {
-        setresuid(-1, s->user, -1);
-        setresgid(-1, s->user, -1);
-    }
+    if (own >= 0 && (setresuid(-1, s->user, -1) < 0 || setresgid(-1, s->user, -1) < 0))
+        _exit(70); /* (never go on under a job's uid; Python's os.setresuid would have raised) */
     if (pid < 0) {
         close_all(job, 2);
         close_all(msg, 2);

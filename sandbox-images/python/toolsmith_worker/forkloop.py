@@ -7,6 +7,7 @@ where the image was built) the Python loop does it all, as before."""
 
 import ctypes
 import os
+import signal
 
 from . import hygiene, jobns
 
@@ -51,7 +52,7 @@ class Loop:
         s.uid_count = hygiene.JOB_UID_COUNT if hygiene.JOB_UIDS[0] else 0
         s.uid_base = hygiene.JOB_UID_BASE
         s.user = hygiene.USER
-        s.flags = jobns.JOB_FLAGS | 17  # SIGCHLD
+        s.flags = jobns.JOB_FLAGS | signal.SIGCHLD
         before, after_child, after_parent = jobns.fork_hooks()
         s.before = ctypes.cast(before, ctypes.c_void_p).value
         s.after_child = ctypes.cast(after_child, ctypes.c_void_p).value
@@ -81,10 +82,12 @@ def load(sock):
         return None
     if not jobns.wanted() or jobns.rooted():
         return None
+    if ctypes.sizeof(ctypes.c_void_p) == 8 and ctypes.sizeof(State) != 208:
+        return None  # (the C struct's size, asserted there: a layout that differs is never used)
     try:
         lib = ctypes.PyDLL(LIBRARY, use_errno=True)  # (PyDLL: the GIL stays held, as for os.fork)
         lib.ts_serve.restype = ctypes.c_int
         lib.ts_serve.argtypes = [ctypes.POINTER(State)]
     except (OSError, AttributeError):
-        return None
+        return None  # (a library that does not load here, or not this one: the Python loop serves)
     return Loop(lib, sock)

@@ -204,12 +204,12 @@ def fork_server(sock, job_factory):
     loop = None  # the C loop (forkloop), from the first job process cloned into namespaces of its own on
     tried = not early  # (only where children are watched through pidfds)
     while True:
-        if loop is not None:
+        if loop is not None and len(children) < forkloop.MAX_CHILDREN:
             code = loop.serve(children, made)
-            made = loop.state.made
             if code == forkloop.CHILD:
                 s = loop.state
                 child(True, s.own if s.own >= 0 else None, None, s.job_r, s.msg_w, s.out_w, ())
+            made = loop.state.made
             if code == forkloop.GONE:
                 os._exit(0)
             if code == forkloop.REQUEST:

@@ -8,7 +8,7 @@
  * travels to the worker when it starts.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import {
   chmodSync,
   copyFileSync,
@@ -124,38 +124,49 @@ export const FORK_LOOP_SOURCE = 'native/forkloop.c';
 /** Where the built loop goes, beside the package's modules (forkloop.py loads it from there). */
 export const FORK_LOOP_LIBRARY = `${PYTHON_WORKER_PACKAGE}/_forkloop.so`;
 
+const FORK_LOOP_FLAGS = ['-O2', '-fPIC', '-shared', '-U_FORTIFY_SOURCE', '-Wall', '-Wl,-z,now'];
+const forkLoopBuilds = new Map<string, { path?: string; why?: string }>();
+
 /**
- * The fork server's C loop, built once per source and machine with the host's C compiler (`$CC`, else
- * `cc`) into the cache: its path, or undefined when no compiler builds it (the worker then serves every
- * request from its Python loop, ~15% more CPU a job: the reason is returned in `why`). The library uses
- * only system calls every glibc since 2.2.5 has, so one built here runs in the Debian image and under
- * bubblewrap alike.
+ * The fork server's C loop, built once per source, compiler, flags and machine with the host's C compiler
+ * (`$CC`, which may carry arguments, else `cc`) into the cache: its path, or undefined when it cannot be
+ * built here (no compiler, a compiler that fails, not a Linux host), with the reason in `why`; the worker
+ * then serves every request from its Python loop (about 18% more CPU a job, docs/scaling.md). Each answer,
+ * a failure too, is kept for the process: image tags ask often. The library needs only symbols every
+ * glibc since 2.9 has (test/unit/sandbox/fork-loop-build.test.ts), so one built here runs in the Debian
+ * image and under bubblewrap alike.
  */
 export function buildForkLoop(
   imagesDir: string,
   cacheDir = join(homedir(), '.cache', 'toolsmith'),
 ): { path?: string; why?: string } {
+  if (process.platform !== 'linux') return { why: `not built on ${process.platform} (a Linux library)` };
   const source = join(imagesDir, 'python', FORK_LOOP_SOURCE);
   const text = readFileSync(source);
-  const cc = process.env['CC'] || 'cc';
-  const out = join(cacheDir, 'forkloop', `${sha(text, process.arch, cc)}.so`);
-  if (existsSync(out)) return { path: out };
+  const [cc = 'cc', ...ccArgs] = (process.env['CC'] || 'cc').trim().split(/\s+/);
+  const out = join(cacheDir, 'forkloop', `${sha(text, process.arch, cc, ...ccArgs, ...FORK_LOOP_FLAGS)}.so`);
+  const known = forkLoopBuilds.get(out);
+  if (known) return known;
+  const done = (r: { path?: string; why?: string }) => (forkLoopBuilds.set(out, r), r);
+  if (existsSync(out)) return done({ path: out });
   mkdirSync(dirname(out), { recursive: true });
-  const tmp = `${out}.${process.pid}.tmp`;
-  const r = spawnSync(
-    cc,
-    ['-O2', '-fPIC', '-shared', '-U_FORTIFY_SOURCE', '-fno-stack-protector', '-Wall', '-o', tmp, source],
-    { encoding: 'utf8', timeout: 60_000 },
-  );
+  const tmp = `${out}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  const r = spawnSync(cc, [...ccArgs, ...FORK_LOOP_FLAGS, '-o', tmp, source], {
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
   if (r.error || r.status !== 0) {
     rmSync(tmp, { force: true });
-    const why = r.error
-      ? `${cc}: ${r.error.message}`
-      : `${cc} exited ${r.status}: ${r.stderr.trim().split('\n')[0]}`;
-    return { why };
+    const first = (r.stderr ?? '').trim().split('\n')[0];
+    return done({ why: r.error ? `${cc}: ${r.error.message}` : `${cc} exited ${r.status}: ${first}` });
   }
-  renameSync(tmp, out); // (whole or not at all: a build beside this one finds one or the other)
-  return { path: out };
+  try {
+    renameSync(tmp, out); // (whole or not at all: a build beside this one finds one or the other)
+  } catch (e) {
+    rmSync(tmp, { force: true });
+    if (!existsSync(out)) throw e;
+  }
+  return done({ path: out });
 }
 
 /**
@@ -184,10 +195,9 @@ export function imageTag(runtime: RuntimeImage, paths: ImagePaths): string {
       `${f}\0`,
       readFileSync(join(paths.imagesDir, 'python', f)),
     ]);
-    // (the C loop by its source, and whether this machine builds it)
-    const loop = buildForkLoop(paths.imagesDir, cacheRoot(paths));
-    const loopSource = readFileSync(join(paths.imagesDir, 'python', FORK_LOOP_SOURCE));
-    return `toolsmith/python:${sha(RECIPE_VERSION, ...worker, PYTHON_BASE_EXCLUDES.join(','), loopSource, loop.path ? 'c loop' : 'no c loop')}`;
+    // (the fork server's C loop as built here, or its absence)
+    const loop = buildForkLoop(paths.imagesDir, cacheRoot(paths)).path;
+    return `toolsmith/python:${sha(RECIPE_VERSION, ...worker, PYTHON_BASE_EXCLUDES.join(','), loop ? readFileSync(loop) : 'no c loop')}`;
   }
   const worker = NODE_WORKER_FILES.flatMap((f) => [`${f}\0`, readFileSync(join(paths.imagesDir, 'node', f))]);
   if (isNpmRuntime(runtime)) {

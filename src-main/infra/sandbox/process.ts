@@ -72,6 +72,8 @@ export interface ProcessOptions {
   /** The reserved uid range (when running as root); default WORKER_UID_BASE / WORKER_UID_COUNT. */
   uidBase?: number;
   uidCount?: number;
+  /** Where built artifacts are cached (the fork server's C loop); default ~/.cache/toolsmith. */
+  cacheDir?: string;
 }
 
 /** uids of live workers in this process (factories share the range). */
@@ -103,7 +105,7 @@ export class ProcessWorkerFactory implements WorkerFactory {
     chmodSync(this.dir, 0o755);
     mkdirSync(join(this.dir, 'bin'), { recursive: true });
     // worker.py and its package folder, with the fork server's C loop where this machine builds it
-    copyPythonWorker(opts.imagesDir, this.dir, buildForkLoop(opts.imagesDir).path);
+    copyPythonWorker(opts.imagesDir, this.dir, buildForkLoop(opts.imagesDir, opts.cacheDir).path);
     try {
       copyNodeWorker(opts.imagesDir, this.dir);
     } catch {
