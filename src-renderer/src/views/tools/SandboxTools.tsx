@@ -77,7 +77,7 @@ export function SandboxTools({
             if ((e.ctrlKey || e.metaKey) && !e.altKey && e.key.toLowerCase() === 's') {
               e.preventDefault();
               e.stopPropagation();
-              if (v.dirty) void v.save();
+              void v.save(); // (it reads the editor's latest text: this render may not show it yet)
             }
           }}
         >

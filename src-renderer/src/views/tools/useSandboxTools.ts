@@ -20,6 +20,12 @@ export function useSandboxTools(sandbox: string, line: number | undefined, onDir
   const closeTools = useStore((s) => s.closeTools);
   const saveTools = useStore((s) => s.saveTools);
   const [state, dispatch] = useReducer(toolsEditorReducer, initialToolsEditor);
+  // The editor's text as of its last change, set as it changes: a Ctrl+S right after a keystroke can
+  // come before React renders that keystroke, and a save of `state.source` then wrote the text before
+  // it (or nothing, the editor not yet dirty). Every render brings it back to the state's (a load,
+  // a revert, a change on disk), which by then holds every edit dispatched before it.
+  const latest = useRef({ source: state.source, saved: state.saved, state });
+  latest.current = { source: state.source, saved: state.saved, state };
   const [reloadSeq, setReloadSeq] = useState(0);
   const listed = state.ready ? stored : undefined;
   const extractSeq = useRef(0);
@@ -77,6 +83,7 @@ export function useSandboxTools(sandbox: string, line: number | undefined, onDir
 
   const edit = useCallback(
     (text: string) => {
+      latest.current = { ...latest.current, source: text };
       dispatch({ type: 'edit', text });
       if (listed && text !== state.saved) drafts.set(sandbox, text);
       else drafts.delete(sandbox);
@@ -84,19 +91,21 @@ export function useSandboxTools(sandbox: string, line: number | undefined, onDir
     [listed, state.saved, sandbox],
   );
 
+  /** Saves the editor's text as it is now (a no-op when it is the saved text). */
   const save = useCallback(
     async (anyway = false) => {
       if (!listed || saving.busy) return;
-      const hold = holdFor(state, anyway);
+      const { source: text, saved, state: now } = latest.current;
+      if (text === saved) return;
+      const hold = holdFor({ ...now, source: text }, anyway);
       dispatch({ type: 'hold', hold });
       if (hold) return;
-      const text = state.source;
       const result = await runSave(text);
       if (!result) return;
       if (drafts.get(sandbox) === text) drafts.delete(sandbox);
       dispatch({ type: 'saved', text, result });
     },
-    [listed, saving.busy, state, sandbox, runSave],
+    [listed, saving.busy, sandbox, runSave],
   );
 
   const revert = useCallback(() => {
