@@ -91,6 +91,13 @@ export class ToolCatalog {
     try {
       st = this.deps.files.declaredSandboxes.has(sandbox) ? statOrEmpty(file) : statSync(file);
     } catch {
+      // Declared in config.toml but its tools.py is gone (moved or deleted): say that, not that no such
+      // sandbox exists (the config, default_sandbox included, still names it).
+      if (this.deps.config.sandboxes[sandbox])
+        throw new ToolsmithError(
+          'not_found',
+          `sandbox ${sandbox} is declared in ${this.deps.files.configFile} but has no tools: ${file} does not exist (moved or deleted?); put it back, or remove [sandboxes.${sandbox}] from the config`,
+        );
       throw new ToolsmithError(
         'not_found',
         `no sandbox ${sandbox} in ${this.deps.files.root}; available: ${this.deps.files.sandboxNames().join(', ') || 'none'}`,

@@ -352,6 +352,20 @@ export class RunService {
     const found = this.store.getWithEvents(this.resolveId(runId));
     if (!found) throw new ToolsmithError('not_found', `no run ${runId}`);
     const { record: rec, events } = found;
+    // A run no LLM answered (served by a template, a rule or an edited script, or every LLM call failed)
+    // has nothing to replay: refused here, naming why, rather than recorded as a new failed run whose
+    // error blames the replay for running out of answers.
+    if (!events.some((e) => e.type === 'llm_response')) {
+      const tiers = [...new Set(rec.attempts.flatMap((a) => (a.script && a.tier ? [a.tier] : [])))];
+      throw new ToolsmithError(
+        'invalid_argument',
+        `run ${runId} has no recorded LLM answer to replay: ${
+          tiers.length
+            ? `its script came from the ${tiers.join(' and ')} tier, not from an LLM`
+            : 'no LLM answered during it'
+        }; run its task again instead`,
+      );
+    }
     return this.start({
       task: rec.started.task,
       sandbox: rec.started.sandbox,

@@ -139,6 +139,13 @@ export class TemplateService {
             : `run ${req.fromRun} has no successful attempt to promote`,
         );
       body ??= attempt.script.body;
+      // An INTERACTIVE step may read `collected` (what the steps before it reported): a template runs
+      // alone, where no such variable exists, so every use would fail with a NameError.
+      if (rec.started.mode === 'interactive' && /\bcollected\b/.test(body))
+        throw new ToolsmithError(
+          'invalid_argument',
+          `run ${req.fromRun} is INTERACTIVE and the script of its step ${attempt.n} reads \`collected\` (what the steps before it reported), which a template does not have: promote a step that does not read it, or a script that does the whole task`,
+        );
       sandbox ??= rec.started.sandbox;
       kit ??= rec.started.kit;
       language = attempt.script.language;

@@ -3,7 +3,7 @@
  * config, the MCP connections): no service facade. It reads the config at each use, so a reloaded
  * config applies at once.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ToolCatalog } from '../../../src-main/app/catalog.ts';
 import { parseConfig } from '../../../src-main/app/config.ts';
@@ -65,5 +65,23 @@ describe('ToolCatalog over its narrow deps', () => {
     );
     expect(() => catalog.callableTool('ecommerce', 'get_orders')).toThrow(/grade/);
     expect(catalog.excludedTools('ecommerce', [])['get_orders']).toMatch(/grade/);
+  });
+
+  it('a sandbox declared in config.toml whose tools.py is gone is named as such, not as no sandbox', () => {
+    const file = files.toolsFile('ecommerce');
+    renameSync(file, `${file}.moved`);
+    const err = (() => {
+      try {
+        catalog.registry('ecommerce');
+      } catch (e) {
+        return e as Error & { code?: string };
+      }
+      return undefined;
+    })();
+    expect(err?.code).toBe('not_found');
+    expect(err?.message).toContain(`sandbox ecommerce is declared in ${files.configFile}`);
+    expect(err?.message).toContain(`${file} does not exist`);
+    // A name neither declared nor on disk is still an unknown sandbox, with the ones there are.
+    expect(() => catalog.registry('nosuch')).toThrow(/no sandbox nosuch in .*; available: support/);
   });
 });

@@ -44,6 +44,17 @@ describe('one read per run request', () => {
     store.append(runId, 'prompt', prompt(1, 'a correction', true));
     store.append(runId, 'tier', { n: 2, tier: 'llm', provider: 'openai' });
     store.append(runId, 'prompt', prompt(2, 'second prompt'));
+    // An LLM answer: what a replay replays (a run no LLM answered has nothing to replay and is refused).
+    store.append(runId, 'llm_response', {
+      n: 2,
+      text: '```python\nemit_result(1)\n```',
+      promptTokens: 10,
+      completionTokens: 5,
+      model: 'qwen2.5-coder:7b',
+      provider: 'local',
+      latencyMs: 1,
+      retries: [],
+    });
     store.append(runId, 'script', {
       n: 2,
       code: 'emit_result(1)',
@@ -82,11 +93,11 @@ describe('one read per run request', () => {
   it('runs.events {afterSeq} reads only the events after it', async () => {
     let events: RunEventView[] = [];
     const n = await counted(async () => {
-      const r = await dispatch(svc, 'runs.events', { runId, afterSeq: 55 });
+      const r = await dispatch(svc, 'runs.events', { runId, afterSeq: 56 });
       if (!r.ok) throw new Error(r.error.message);
       events = (r.value as { events: RunEventView[] }).events;
     });
-    expect(events.map((e) => e.seq)).toEqual([56, 57]);
+    expect(events.map((e) => e.seq)).toEqual([57, 58]);
     expect(n).toEqual({ events: 0, eventsAfter: 1, eventsOfAttempt: 0, rows: 2 });
   });
 

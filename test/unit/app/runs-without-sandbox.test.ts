@@ -37,6 +37,17 @@ describe('runs.start answers when the run cannot be created', { timeout: STARTS_
     const runs = await svc.runs();
     const o = await runs.runScript({ sandbox: 'ecommerce', body: 'import os\n' }); // fails validation, no sandbox
     expect(o.status).toBe('failed');
+    // An LLM answer to replay (a run no LLM answered is refused before a run is created).
+    runs.store.append(o.runId, 'llm_response', {
+      n: 1,
+      text: '```python\nemit_result(1)\n```',
+      promptTokens: 10,
+      completionTokens: 5,
+      model: 'qwen2.5-coder:7b',
+      provider: 'local',
+      latencyMs: 1,
+      retries: [],
+    });
     const db = (runs.store as unknown as { db: { exec(sql: string): void } }).db;
     // Creating a run now fails (a constraint the store does not know), reading still works.
     db.exec("CREATE TRIGGER no_new_runs BEFORE INSERT ON runs BEGIN SELECT RAISE(ABORT, 'disk full'); END;");
