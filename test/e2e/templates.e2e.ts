@@ -181,6 +181,45 @@ describe('templates, kits and settings', () => {
     noPageErrors();
   });
 
+  it('the promote editor keeps its edits when the view is left and opened again, until cancelled', async () => {
+    const { page, llm } = w;
+    llm.push(fence('r = get_user(user_id="u3")\nemit_result(r.data["city"])'));
+    await startRun('What is the city of user u3?', true);
+    await expect.poll(status, { timeout: 60_000 }).toBe('succeeded');
+    const runHash = new URL(page.url()).hash;
+    await page.getByRole('button', { name: 'Promote to template' }).click();
+    const editor = page.getByTestId('promote-editor');
+    const pattern = editor.getByLabel('pattern', { exact: true });
+    await expect
+      .poll(() => pattern.inputValue(), { timeout: POLL_MS })
+      .toBe('What is the city of user {slot1}?');
+    await pattern.fill('What is the city of user {uid}?');
+    await editor.getByLabel('template name').fill('user-city');
+
+    // Away to the runs and back: the promotion opens again with what was typed, not a fresh proposal.
+    await nav('Runs');
+    await page.getByRole('region', { name: 'runs' }).waitFor();
+    expect(await page.getByTestId('promote-editor').count()).toBe(0);
+    await nav('Templates');
+    await expect
+      .poll(() => pattern.inputValue(), { timeout: POLL_MS })
+      .toBe('What is the city of user {uid}?');
+    expect(await editor.getByLabel('template name').inputValue()).toBe('user-city');
+
+    // Cancel discards the edits: promoting the run again starts from the service's proposal.
+    await editor.getByRole('button', { name: 'Cancel' }).click();
+    expect(await page.getByTestId('promote-editor').count()).toBe(0);
+    await page.evaluate((hash) => {
+      (globalThis as unknown as { location: { hash: string } }).location.hash = hash;
+    }, runHash);
+    await page.getByRole('button', { name: 'Promote to template' }).click();
+    await expect
+      .poll(() => pattern.inputValue(), { timeout: POLL_MS })
+      .toBe('What is the city of user {slot1}?');
+    await editor.getByRole('button', { name: 'Cancel' }).click();
+    noPageErrors();
+  });
+
   it('kits: the sample kits with their grades, a refused kit, and a new kit', async () => {
     const { page } = w;
     writeFileSync(

@@ -4,6 +4,8 @@ import { render } from 'vitest-browser-react';
 import { draftOf, EMPTY, providerFormReducer } from './providers.ts';
 import type { Draft, Provider, TestResult } from './providers.ts';
 import { ProviderFormView, ProvidersTable, TestOutcome } from './ProvidersParts.tsx';
+import '../../styles.css';
+import '../manage.css';
 
 const noop = () => {};
 const providers = [
@@ -83,6 +85,33 @@ describe('TestOutcome', () => {
 });
 
 describe('ProvidersTable', () => {
+  it("a long base URL breaks inside its cell: the row's buttons stay in a narrow panel", async () => {
+    const long = [
+      {
+        id: 'gemini',
+        kind: 'openai',
+        model: 'gemini-2.5-flash',
+        baseUrl: 'https://generativelanguage.googleapis.com/v1beta/openai',
+      },
+    ] as Provider[];
+    const screen = await render(
+      <div style={{ width: '575px' }} data-testid="panel">
+        <ProvidersTable
+          providers={long}
+          tests={{}}
+          keyBadge={() => <span className="badge">no key needed</span>}
+          onMove={noop}
+          onTest={noop}
+          onEdit={noop}
+          onRemove={noop}
+        />
+      </div>,
+    );
+    const panel = screen.getByTestId('panel').element().getBoundingClientRect();
+    const remove = screen.getByRole('button', { name: 'remove gemini' }).element().getBoundingClientRect();
+    expect(remove.right).toBeLessThanOrEqual(panel.right);
+  });
+
   it('marks the first as default and moves, tests, edits and removes by id', async () => {
     const onMove = vi.fn();
     const onTest = vi.fn();

@@ -219,7 +219,7 @@ export function ProvidersTable({
               <td>
                 <code>{p.model}</code>
               </td>
-              <td className="small">{p.baseUrl ?? <span className="muted">default</span>}</td>
+              <td className="small url-cell">{p.baseUrl ?? <span className="muted">default</span>}</td>
               <td>{keyBadge(p)}</td>
               <td className="row-actions">
                 {last > 0 && (

@@ -22,12 +22,22 @@ export interface TemplateEditorProps {
   existing: string[];
   /** Promote: the run and attempt the script comes from. Edit: the template's origin run, if any. */
   fromRun?: FromRun;
+  /** Keeps the edits under this key when the view closes (a promotion), until saved or cancelled. */
+  draftKey?: string;
   onSaved: (t: TemplateInfo) => void;
   onCancel: () => void;
 }
 
-export function TemplateEditor({ mode, initial, existing, fromRun, onSaved, onCancel }: TemplateEditorProps) {
-  const e = useTemplateEditor({ mode, initial, existing, fromRun, onSaved });
+export function TemplateEditor({
+  mode,
+  initial,
+  existing,
+  fromRun,
+  draftKey,
+  onSaved,
+  onCancel,
+}: TemplateEditorProps) {
+  const e = useTemplateEditor({ mode, initial, existing, fromRun, draftKey, onSaved });
   const { draft } = e.state;
   const set = (patch: Partial<TemplateDraft>) => e.dispatch({ type: 'set', patch });
   return (
@@ -98,7 +108,10 @@ export function TemplateEditor({ mode, initial, existing, fromRun, onSaved, onCa
           patternIssues={e.patternIssues}
           saving={e.saving}
           error={e.error}
-          onCancel={onCancel}
+          onCancel={() => {
+            e.discard();
+            onCancel();
+          }}
         />
       </form>
     </div>

@@ -48,6 +48,7 @@ export function TemplatesView() {
           initial={editor.draft}
           existing={templates.map((t) => t.name)}
           {...(editor.fromRun ? { fromRun: editor.fromRun } : {})}
+          {...(editor.mode === 'promote' ? { draftKey: editor.key } : {})}
           onCancel={v.closeEditor}
           onSaved={(t) => v.saved(editor.mode, t)}
         />

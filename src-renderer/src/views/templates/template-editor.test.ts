@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { TemplateDraft } from './drafts.ts';
 import {
   checkExamples,
+  editorDrafts,
   initialEditor,
   matchText,
   nameTaken,
@@ -110,5 +111,25 @@ describe('the template editor state', () => {
     const { base, withRun } = saveRequests(s, checkExamples(s.draft), 'edit', { runId: 'run-1', attempt: 3 });
     expect(base).toMatchObject({ force: true, kit: 'readonly' });
     expect(withRun).toEqual({ ...base, fromRun: 'run-1' });
+  });
+
+  it("keeps a promotion's edits by key until they are dropped; the untouched proposal is not kept", () => {
+    const d = editorDrafts();
+    const proposal = { ...draft };
+    d.keep('promote-r1-1', initialEditor(proposal), { ...draft });
+    expect(d.get('promote-r1-1')).toBeUndefined();
+    const edited = templateEditorReducer(initialEditor(proposal), {
+      type: 'set',
+      patch: { pattern: 'user {id} in {year}' },
+    });
+    d.keep('promote-r1-1', edited, { ...draft });
+    expect(d.get('promote-r1-1')?.draft.pattern).toBe('user {id} in {year}');
+    expect(d.get('promote-r2-1')).toBeUndefined();
+    expect(d.size()).toBe(1);
+    d.keep('promote-r1-1', { ...initialEditor(proposal), replace: true }, { ...draft });
+    expect(d.get('promote-r1-1')?.replace).toBe(true);
+    d.drop('promote-r1-1');
+    expect(d.get('promote-r1-1')).toBeUndefined();
+    expect(d.size()).toBe(0);
   });
 });

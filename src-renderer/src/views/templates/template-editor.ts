@@ -46,6 +46,31 @@ export function templateEditorReducer(s: TemplateEditorState, a: TemplateEditorA
   }
 }
 
+/**
+ * Promotion drafts by editor key: what was typed in the promote editor outlives leaving the Templates
+ * view (the promotion opens again with it, not with the service's fresh proposal) until it is saved
+ * or cancelled. A state equal to the proposal is not kept.
+ */
+export interface EditorDrafts {
+  get(key: string): TemplateEditorState | undefined;
+  keep(key: string, state: TemplateEditorState, initial: TemplateDraft): void;
+  drop(key: string): void;
+  size(): number;
+}
+
+export function editorDrafts(): EditorDrafts {
+  const drafts = new Map<string, TemplateEditorState>();
+  return {
+    get: (key) => drafts.get(key),
+    keep: (key, state, initial) => {
+      if (!state.replace && JSON.stringify(state.draft) === JSON.stringify(initial)) drafts.delete(key);
+      else drafts.set(key, state);
+    },
+    drop: (key) => void drafts.delete(key),
+    size: () => drafts.size,
+  };
+}
+
 export interface ExampleCheck {
   /** The expected value parsed from its JSON text (or why it is not JSON). */
   expect: { value?: unknown; error?: string };

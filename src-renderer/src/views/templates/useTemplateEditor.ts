@@ -1,12 +1,14 @@
 /** The template editor's state (template-editor.ts) bound to React and the API: the checks and the save. */
-import { useMemo, useReducer } from 'react';
+import { useEffect, useMemo, useReducer } from 'react';
 import type { Request, TemplateInfo } from '../../../../src-main/contract/api.ts';
 import { ApiCallError, api } from '../../api/client.ts';
+import { trackUnsaved } from '../../lib/unsaved.ts';
 import { useSubmit } from '../../lib/useSubmit.ts';
 import type { FromRun, TemplateDraft } from './drafts.ts';
 import { analysePattern, blockingPatternProblems } from './pattern.ts';
 import {
   checkExamples,
+  editorDrafts,
   initialEditor,
   nameTaken,
   saveProblems,
@@ -15,20 +17,37 @@ import {
 } from './template-editor.ts';
 import type { EditorMode } from './template-editor.ts';
 
+/** A promotion's edits survive leaving the Templates view (this page session); a reload asks first. */
+const drafts = editorDrafts();
+trackUnsaved('template drafts', () => drafts.size());
+
 export function useTemplateEditor({
   mode,
   initial,
   existing,
   fromRun,
+  draftKey,
   onSaved,
 }: {
   mode: EditorMode;
   initial: TemplateDraft;
   existing: string[];
   fromRun: FromRun | undefined;
+  /** Keeps the edits under this key until saved or discarded (a promotion's key). */
+  draftKey?: string | undefined;
   onSaved: (t: TemplateInfo) => void;
 }) {
-  const [state, dispatch] = useReducer(templateEditorReducer, initial, initialEditor);
+  const [state, dispatch] = useReducer(
+    templateEditorReducer,
+    initial,
+    (d) => (draftKey !== undefined ? drafts.get(draftKey) : undefined) ?? initialEditor(d),
+  );
+  useEffect(() => {
+    if (draftKey !== undefined) drafts.keep(draftKey, state, initial);
+  }, [draftKey, state, initial]);
+  const discard = () => {
+    if (draftKey !== undefined) drafts.drop(draftKey);
+  };
   const { draft } = state;
   const save = useSubmit(async (base: Request<'templates.create'>, withRun: Request<'templates.create'>) => {
     let saved: TemplateInfo;
@@ -40,6 +59,7 @@ export function useTemplateEditor({
         saved = await api['templates.create'](base);
       else throw e;
     }
+    discard();
     onSaved(saved);
   });
 
@@ -63,5 +83,6 @@ export function useTemplateEditor({
     saving: save.busy,
     error: save.error,
     submit,
+    discard,
   };
 }
