@@ -42,6 +42,11 @@ const ERRNO_WORDS: Record<string, string> = {
   EFBIG: 'the file is too large',
 };
 
+/** A system error code in words (`ENOENT: no such file or folder`), or the code alone when unknown. */
+export function errnoWords(code: string): string {
+  return ERRNO_WORDS[code] ? `${code}: ${ERRNO_WORDS[code]}` : code;
+}
+
 /**
  * A failure of the machine (a system call refused: a missing folder, a full disk, no permission) as
  * one line naming the file and the cause, and its exit code (2: a path the user gave that cannot be

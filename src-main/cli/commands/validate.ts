@@ -6,7 +6,7 @@ import { oneOf, UsageError } from '../context.ts';
 import { snapshotKey } from '../sandboxes-cache.ts';
 import { snapshotTools, validationText, workspaceDirOf } from '../validate-early.ts';
 import type { CliContext } from '../context.ts';
-import { errorMessage } from '../../core/errors.ts';
+import { errnoWords, errorMessage } from '../../core/errors.ts';
 
 /**
  * Standard input whole. Once anything has touched `process.stdin` (the service's terminal approval does),
@@ -40,7 +40,8 @@ export function readInput(file: string): string {
   try {
     return file === '-' ? readStdin() : readFileSync(file, 'utf8');
   } catch (e) {
-    throw new UsageError(`cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? errorMessage(e)}`);
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new UsageError(`cannot read ${file}: ${code ? errnoWords(code) : errorMessage(e)}`);
   }
 }
 
@@ -58,7 +59,10 @@ export function registerValidate(program: Command, ctx: CliContext): void {
       '--sandbox <name>',
       "allow the tools of this sandbox (default without --tools: the workspace's default sandbox)",
     )
-    .option('--kit <name>', 'with --sandbox: only the tools of this kit (by alias)')
+    .option(
+      '--kit <name>',
+      'only the tools of this kit of the sandbox (by alias; default sandbox without --sandbox)',
+    )
     .option('--tools <a,b>', 'allow exactly these tool names (instead of --sandbox)')
     .option('--strict', 'restricted subset: no def/class/while/try, calls only to tools and builtins')
     .option('--json', 'print {"valid": bool, "violations": [...]}')
@@ -76,7 +80,8 @@ export function registerValidate(program: Command, ctx: CliContext): void {
         cmd: Command,
       ) => {
         if (opts.sandbox && opts.tools) throw new UsageError('use either --sandbox or --tools, not both');
-        if (opts.kit && !opts.sandbox) throw new UsageError('--kit needs --sandbox');
+        if (opts.kit && opts.tools)
+          throw new UsageError('--kit picks tools of a sandbox: use it without --tools');
         const code = readInput(file);
         const language = opts.lang ?? (file === '-' ? undefined : languageOfFile(file)) ?? 'python';
         const tools = opts.tools
@@ -97,7 +102,10 @@ export function registerValidate(program: Command, ctx: CliContext): void {
           const svc = ctx.service(cmd);
           // Without --sandbox a script is checked against the tools it would run with: the
           // workspace's default sandbox (its config's default_sandbox, else the first sandbox).
-          const sandbox = opts.sandbox ?? defaultSandbox(ctx, cmd);
+          // (a kit is a sandbox's: with --kit a sandbox is needed)
+          const sandbox = opts.kit
+            ? sandboxOf(ctx, cmd, opts.sandbox)
+            : (opts.sandbox ?? defaultSandbox(ctx, cmd));
           const { prepareMcpForCommand } = await import('./mcp-servers.ts');
           if (sandbox) await prepareMcpForCommand(ctx, cmd, [sandbox]);
           // Refreshes the snapshot the next call answers from (never for workspaces with MCP servers).

@@ -54,7 +54,8 @@ describe('toolsmith CLI', () => {
     [['tools', '--sandbox', 'ecommerce', '--format', 'yaml'], /--format must be one of xml, openai, json/],
     [['prompt', '--sandbox', 'ecommerce'], /required option '--task <text>' not specified/],
     [['nope'], /unknown command 'nope'/],
-    [['validate', '/does/not/exist.py'], /cannot read \/does\/not\/exist.py: ENOENT/],
+    [['validate', '/does/not/exist.py'], /cannot read \/does\/not\/exist.py: ENOENT: no such file or folder/],
+    [['validate', '/tmp'], /cannot read \/tmp: EISDIR: it is a folder/],
     [['tools', '--sandbox', 'nope'], /no sandbox nope in .*; available: ecommerce, support/],
     [['--workspace', '/does/not/exist', 'sandboxes'], /--workspace \/does\/not\/exist does not exist/],
     [
@@ -91,6 +92,11 @@ describe('toolsmith CLI', () => {
     const f = tmpFile('k.py', 'u = user(user_id="u1")\nemit_result(u.data)\n');
     expect((await cli('validate', f, '--sandbox', 'ecommerce', '--kit', 'orders')).code).toBe(0);
     expect((await cli('validate', f, '--sandbox', 'ecommerce')).code).toBe(1);
+    // Without --sandbox: the kit of the workspace's default sandbox (ecommerce), as the README says.
+    expect((await cli('validate', f, '--kit', 'orders')).code).toBe(0);
+    const both = await cli('validate', f, '--tools', 'get_user', '--kit', 'orders');
+    expect(both.code).toBe(2);
+    expect(both.err).toMatch(/--kit picks tools of a sandbox: use it without --tools/);
   });
 
   it('validate reads JS by extension', async () => {
