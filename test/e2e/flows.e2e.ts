@@ -59,6 +59,8 @@ describe('run flows', () => {
     expect(await steps.nth(1).innerText()).toContain('stagnant');
     expect(await steps.nth(2).innerText()).toContain('final');
     await page.locator('.tl-item[data-attempt="3"]').click();
+    // The step's summary and its badge read as words, not "emitted the resultfinal".
+    await expect.poll(() => page.locator('.step-summary').innerText()).toMatch(/emitted the result\s+final/);
     await page.getByRole('tab', { name: 'Prompt' }).click();
     expect(await page.locator('[data-testid="prompt-panel"]').innerText()).toContain('final');
     await page.getByRole('tab', { name: 'Execution' }).click();

@@ -82,8 +82,20 @@ export function AttemptView({ run, a }: { run: RunRecord; a: AttemptRecord }) {
       {a.step && (
         <p className="step-summary">
           {a.step.summary}
-          {a.step.stagnant && <span className="badge status-interrupted"> stagnant</span>}
-          {a.step.final && <span className="badge"> final</span>}
+          {/* (the space outside each badge: inside an inline-block it is dropped, and the text read
+              "emitted the resultfinal") */}
+          {a.step.stagnant && (
+            <>
+              {' '}
+              <span className="badge status-interrupted">stagnant</span>
+            </>
+          )}
+          {a.step.final && (
+            <>
+              {' '}
+              <span className="badge">final</span>
+            </>
+          )}
         </p>
       )}
       <AttemptToolbar
