@@ -55,6 +55,12 @@ describe('NewRunForm', () => {
     expect(onSubmit).toHaveBeenCalledTimes(2);
   });
 
+  it('names each number field by the label it shows (screen readers read what the eye reads)', async () => {
+    const screen = await render(<Harness onSubmit={() => {}} seen={[]} />);
+    for (const name of ['Model', 'Max retries', 'Max steps', 'Timeout (s)'])
+      await expect.element(screen.getByLabelText(name, { exact: true })).toBeInTheDocument();
+  });
+
   it('disables a refused kit and shows its grade for an accepted one', async () => {
     const screen = await render(<Harness onSubmit={() => {}} seen={[]} />);
     await expect.element(screen.getByRole('option', { name: 'broken — refused' })).toBeDisabled();

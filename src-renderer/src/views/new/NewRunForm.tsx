@@ -123,7 +123,6 @@ export function NewRunForm({
           </FormRow>
           <FormRow label="Model">
             <input
-              aria-label="model"
               value={state.model}
               placeholder="provider default"
               onChange={(e) => set({ model: e.target.value })}
@@ -131,7 +130,6 @@ export function NewRunForm({
           </FormRow>
           <FormRow label="Max retries">
             <input
-              aria-label="max retries"
               type="number"
               min={0}
               max={20}
@@ -141,7 +139,6 @@ export function NewRunForm({
           </FormRow>
           <FormRow label="Max steps">
             <input
-              aria-label="max steps"
               type="number"
               min={1}
               max={50}
@@ -151,7 +148,6 @@ export function NewRunForm({
           </FormRow>
           <FormRow label="Timeout (s)">
             <input
-              aria-label="timeout"
               type="number"
               min={1}
               max={600}
