@@ -46,6 +46,19 @@ _getframe = sys._getframe
 RECORD_HEADROOM = 100
 
 
+def _bind_error(alias, sig, kwargs, e):
+    """What a call with arguments its tool does not take says: an unknown keyword named first, with the
+    tool's parameters (Python's own bind names only the first missing one: `get_user(wrong=1)` said
+    "missing a required argument: 'user_id'" and never that `wrong` is no parameter of it)."""
+    params = sig.parameters
+    if not any(p.kind is p.VAR_KEYWORD for p in params.values()):
+        unknown = [k for k in kwargs if k not in params or params[k].kind is params[k].POSITIONAL_ONLY]
+        if unknown:
+            names = ", ".join(params) or "none"
+            return f"{alias}() got an unexpected keyword argument {unknown[0]!r} (its parameters: {names})"
+    return f"{alias}() {e}"
+
+
 def _snapshot(arguments):
     """A tool call's arguments as a JSON copy taken when they cross into the tool (their repr when they
     are not JSON data): what the trace records, whatever the tool or the script does with them later."""
@@ -234,8 +247,9 @@ class Child:
             try:
                 bound = sig.bind(*args, **kwargs)
             except TypeError as e:
-                self.trace(alias, {"args": [repr(a) for a in args], **{k: repr(v) for k, v in kwargs.items()}}, started, error=str(e))
-                raise TypeError(f"{alias}() {e}") from None
+                why = _bind_error(alias, sig, kwargs, e)
+                self.trace(alias, {"args": [repr(a) for a in args], **{k: repr(v) for k, v in kwargs.items()}}, started, error=why)
+                raise TypeError(why) from None
             traced = _snapshot(bound.arguments)  # as they crossed, before the tool can change them
             if name in self.job.approve:
                 self.gate(alias, name, traced)  # the host records a refusal; an approved call is traced below
@@ -263,7 +277,7 @@ class Child:
                 try:
                     kwargs = dict(sig.bind(*args, **kwargs).arguments)
                 except TypeError as e:
-                    raise TypeError(f"{alias}() {e}") from None
+                    raise TypeError(_bind_error(alias, sig, kwargs, e)) from None
             elif args:
                 raise TypeError(f"{alias}() takes keyword arguments only")
             job = self.job

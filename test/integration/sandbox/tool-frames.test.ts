@@ -57,4 +57,24 @@ describe('tracebacks through tools.py', () => {
       { file: 'tools.py', line: lineOf('return table[key]'), name: '_lookup', text: 'return table[key]' },
     ]);
   }, 300_000);
+
+  it("a call with an argument its tool does not take names that argument and the tool's parameters", async () => {
+    const r = await svc.execution.executeScript({
+      sandbox: 'ecommerce',
+      language: 'python',
+      body: 'r = broken(wrong=1)\nemit_result(r.data)\n',
+    });
+    expect(r.error?.type).toBe('TypeError');
+    // (Python's own bind said only "missing a required argument: 'key'")
+    expect(r.error?.message).toBe(
+      "broken() got an unexpected keyword argument 'wrong' (its parameters: key)",
+    );
+    // Missing alone: Python's words, as before.
+    const missing = await svc.execution.executeScript({
+      sandbox: 'ecommerce',
+      language: 'python',
+      body: 'r = broken()\nemit_result(r.data)\n',
+    });
+    expect(missing.error?.message).toBe("broken() missing a required argument: 'key'");
+  }, 300_000);
 });
