@@ -189,7 +189,9 @@ describe('run flows', () => {
         calls.push({ method: m[1], body: JSON.parse(r.postData() ?? '{}') as Record<string, unknown> });
     });
     llm.push(
-      { text: fence('r = get_user(user_id="u1")\nname = r.data[0]\nemit_result(name)'), streamDelayMs: 30 },
+      // (streamed slowly: the hold below must take while the run is still streaming, also when the poll
+      // for "Streaming" has backed off to a second between looks on a loaded machine)
+      { text: fence('r = get_user(user_id="u1")\nname = r.data[0]\nemit_result(name)'), streamDelayMs: 200 },
       fence('r = get_user(user_id="u1")\nemit_result(r.data["name"])'),
     );
     await startRun('Name of user u1, live');
@@ -226,7 +228,9 @@ describe('run flows', () => {
     const catchUps = catchUpsOf();
     const afterSeq = Number(catchUps[catchUps.length - 1]?.body['afterSeq']);
     expect(afterSeq).toBeGreaterThan(0);
-    expect(afterSeq).toBeLessThan(seen - 1);
+    // (at least the run's end was missed; under load the page may have heard all the rest before the
+    // hold took: CI once saw afterSeq 15 of 16)
+    expect(afterSeq).toBeLessThan(seen);
     // The whole run was fetched only when the view opened, never once per event.
     expect(
       calls.filter((c) => c.method === 'runs.get' && c.body['runId'] === runId).length,

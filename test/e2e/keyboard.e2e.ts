@@ -131,7 +131,7 @@ describe('the keyboard', () => {
     await chord('n');
     await poll(async () => (await focused()).tag).toBe('textarea');
     await page.keyboard.type('Email of user u1, by keyboard');
-    await tabTo((f) => f.text === 'max retries');
+    await tabTo((f) => f.text === 'Max retries');
     await page.keyboard.press('Control+A');
     await page.keyboard.type('1');
     await tabTo((f) => f.tag === 'input' && f.text.startsWith('skip templates and rules'));
