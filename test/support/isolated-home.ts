@@ -2,8 +2,9 @@
  * Vitest global setup of every node project: the run gets a home of its own, so no test reads or
  * writes the person's Toolsmith data (the default workspace `sample-workspace`, the recent list, the
  * installation id and its containers, the CLI's sandboxes cache), whatever `HOME`,
- * `TOOLSMITH_HOME` or the XDG folders say. Workers and the processes tests start inherit it; a test
- * that needs its own sets the variable itself. Removed when the run ends.
+ * `TOOLSMITH_HOME` or the XDG folders say, and none of the person's settings in the environment
+ * (`PERSONAL`) reaches a test. Workers and the processes tests start inherit it; a test that needs its
+ * own sets the variable itself. Removed when the run ends.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,9 +20,21 @@ const VARS = [
   'XDG_CACHE_HOME',
 ] as const;
 
+/**
+ * The person's own settings that would change what a test sees: Toolsmith's variables (a default
+ * workspace, a forced backend, a log level), OpenTelemetry's (live export of every run to their
+ * collector), provider keys (sent to a test's scripted server) and Node's proxy switch. Removed for the
+ * run; a test that needs one sets it for the process it starts.
+ */
+export const PERSONAL = /^(TOOLSMITH_|OTEL_|OPENAI_|ANTHROPIC_)|^NODE_USE_ENV_PROXY$/;
+
 export default function setup(): () => Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'toolsmith-test-home-'));
-  const saved = VARS.map((v) => [v, process.env[v]] as const);
+  const personal = Object.keys(process.env).filter(
+    (v) => PERSONAL.test(v) && !(VARS as readonly string[]).includes(v),
+  );
+  const saved = [...VARS, ...personal].map((v) => [v, process.env[v]] as const);
+  for (const v of personal) delete process.env[v];
   // Each test file then takes a folder of its own inside this one (`isolated-file-home.ts`).
   process.env['TOOLSMITH_TEST_ROOT'] = dir;
   // One V8 compile cache for every Toolsmith process of the run (bin/start.mjs reads it before
