@@ -59,7 +59,13 @@ const paceMs = (isolation: string) =>
 const pause = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 /** BENCH_QUICK=1: per-job latency, the floor and throughput only (side-by-side runs on a loaded machine). */
 const quick = process.env['BENCH_QUICK'] === '1';
-const tools = { add: 'add', kill_worker: 'kill_worker', echo: 'echo', fork_floor: 'fork_floor' };
+const tools = {
+  add: 'add',
+  kill_worker: 'kill_worker',
+  echo: 'echo',
+  fork_floor: 'fork_floor',
+  job_floor: 'job_floor',
+};
 
 /** CPU time (ms) so far of a process and every process under it (the reaped ones counted in their parents). */
 function treeCpuMs(root: number): number {
@@ -241,6 +247,12 @@ async function measure(
   const floorRun = await run(b, 'emit_result(fork_floor(n=300).data)\n', 600_000);
   if (!floorRun.success) throw new Error(`fork floor failed: ${JSON.stringify(floorRun.error)}`);
   const floor = floorRun.data as { p50_ms: number; cpu_ms: number };
+  // The least a Python job in a fresh process costs here: the same fork, its child running a script
+  // compiled beforehand and writing its result as JSON to a pipe (no walls, no protocol).
+  const jobFloorN = factory.isolation === 'gvisor' ? 100 : 300;
+  const jobFloorRun = await run(b, `emit_result(job_floor(n=${jobFloorN}).data)\n`, 600_000);
+  if (!jobFloorRun.success) throw new Error(`job floor failed: ${JSON.stringify(jobFloorRun.error)}`);
+  const jobFloor = jobFloorRun.data as { p50_ms: number; cpu_ms: number };
   // `docker exec` of a trivial Python in one of this pool's containers (Docker levels).
   const execMs: number[] = [];
   const execIn = b.workerIds('bench')?.workers[0];
@@ -358,6 +370,12 @@ async function measure(
       // throughput run, and its ratio to one bare fork's.
       cpu_ms_per_job: r2(sandboxCpuPerJob),
       cpu_over_fork: { value: r2(sandboxCpuPerJob / floor.cpu_ms), target_max: 2 },
+      // The same against the least a Python job costs (job_floor): what the walls, the protocol, the
+      // fork server and the worker add to it.
+      python_job_p50_ms: r2(jobFloor.p50_ms),
+      python_job_cpu_ms: r2(jobFloor.cpu_ms),
+      python_job_cpu_over_fork: r2(jobFloor.cpu_ms / floor.cpu_ms),
+      cpu_over_python_job: r2(sandboxCpuPerJob / jobFloor.cpu_ms),
       jobs_per_s_2_cores: Number(throughput.toFixed(0)),
       jobs_per_s_2_cores_cpu_bound: Number((2000 / sandboxCpuPerJob).toFixed(0)),
     },

@@ -56,7 +56,7 @@ async function measure(factory: WorkerFactory & { dispose(): Promise<void> }, is
     specFor: (name, runtime) => ({ name, runtime, toolsSource, hostTools: [], credentials: {} }),
     hostTools: {},
   });
-  const tools = { fork_floor: 'fork_floor', page_floor: 'page_floor' };
+  const tools = { fork_floor: 'fork_floor', page_floor: 'page_floor', job_floor: 'job_floor' };
   const run = (code: string) =>
     b.execute({ sandbox: 'bench', language: 'python', code, bodyStartLine: 1, tools, timeoutMs: 600_000 });
   try {
@@ -64,8 +64,9 @@ async function measure(factory: WorkerFactory & { dispose(): Promise<void> }, is
     for (let i = 0; i < 30; i++) await run('emit_result(1)\n');
     const fork = await run('emit_result(fork_floor(n=200).data)\n');
     const page = await run('emit_result(page_floor(pages=2000, n=20).data)\n');
-    if (!fork.success || !page.success)
-      throw new Error(`floor failed: ${JSON.stringify(fork.error ?? page.error)}`);
+    const pyJob = await run(`emit_result(job_floor(n=${isolation === 'gvisor' ? 50 : 200}).data)\n`);
+    if (!fork.success || !page.success || !pyJob.success)
+      throw new Error(`floor failed: ${JSON.stringify(fork.error ?? page.error ?? pyJob.error)}`);
     // (the floor jobs' processes are reaped, with their children's CPU, before counting starts)
     for (let i = 0; i < 5; i++) await run('emit_result(1)\n');
     const id = b.workerIds('bench')?.workers[0] as string;
@@ -117,12 +118,17 @@ async function measure(factory: WorkerFactory & { dispose(): Promise<void> }, is
     const childMs = (s1.ccpu - s0.ccpu) / JOBS;
     const f = fork.data as { p50_ms: number; cpu_ms: number };
     const pg = page.data as { read_us: number; write_us: number; child_us: number };
+    const pj = pyJob.data as { p50_ms: number; cpu_ms: number };
     const r2 = (x: number) => Number(x.toFixed(2));
     if (gvisor)
       return {
         isolation,
         jobs: JOBS,
-        floor: { fork_exit_wait_p50_ms: r2(f.p50_ms), fork_cpu_ms: r2(f.cpu_ms) },
+        floor: {
+          fork_exit_wait_p50_ms: r2(f.p50_ms),
+          fork_cpu_ms: r2(f.cpu_ms),
+          python_job_cpu_ms: r2(pj.cpu_ms),
+        },
         job_p50_ms: r2(pct(lat, 50)),
         // Wall-clock stages (µs, p50) from the clone request; faults as the sandbox kernel counts them.
         job_process_stage_wall_us: stagesUs,
@@ -140,6 +146,10 @@ async function measure(factory: WorkerFactory & { dispose(): Promise<void> }, is
         fork_cpu_ms: r2(f.cpu_ms),
         page_read_us: r2(pg.read_us),
         page_write_us: r2(pg.write_us),
+        // The least a Python job in a fresh process costs (a fork whose child runs a compiled script and
+        // writes its result as JSON: no walls, no protocol).
+        python_job_cpu_ms: r2(pj.cpu_ms),
+        python_job_cpu_over_fork: r2(pj.cpu_ms / f.cpu_ms),
       },
       job_p50_ms: r2(pct(lat, 50)),
       // The job's own process, stage by stage (p50 of each stage's thread CPU and its page faults).
@@ -154,6 +164,9 @@ async function measure(factory: WorkerFactory & { dispose(): Promise<void> }, is
       fork_server_faults: r2((s1.flt - s0.flt) / JOBS),
       worker_cpu_ms: r2((w1.cpu - w0.cpu) / JOBS),
       sandbox_cpu_over_fork: r2((childMs + (s1.cpu - s0.cpu) / JOBS + (w1.cpu - w0.cpu) / JOBS) / f.cpu_ms),
+      sandbox_cpu_over_python_job: r2(
+        (childMs + (s1.cpu - s0.cpu) / JOBS + (w1.cpu - w0.cpu) / JOBS) / pj.cpu_ms,
+      ),
     };
   } finally {
     await b.dispose();
