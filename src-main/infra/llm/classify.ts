@@ -1,7 +1,8 @@
 /**
  * How a failed try of an LLM call reads, for both APIs: retryable or not, and the cause in words (a
  * deadline, a cut stream, a token limit, JSON garbage, a refused connection, 429 with its Retry-After,
- * 5xx, or the server's refusal).
+ * an exhausted quota, 5xx, a wrong endpoint or model, or the server's refusal), with what the server
+ * said (an HTML error page by its title, never its markup).
  */
 import { CutStreamError, DeadlineError, TruncatedError } from './deadline.ts';
 import { findCause, HttpAnswerError } from './guarded-fetch.ts';
@@ -17,6 +18,7 @@ export function classifyHttpError(e: unknown): Classified {
     name?: string;
   };
   const status = typeof err.status === 'number' ? err.status : undefined;
+  const code = (e as { code?: unknown }).code;
   const header =
     err.headers instanceof Headers ? err.headers.get('retry-after') : err.headers?.['retry-after'];
   const after = retryAfterMs(header);
@@ -40,9 +42,16 @@ export function classifyHttpError(e: unknown): Classified {
       reason: `malformed answer: the stream held data that is not JSON (${message.slice(0, 200)})`,
     };
   // A refused connection or an unknown host will not fix itself within a backoff: fail at once.
-  const code = causeCode(e);
-  if (code && FATAL_CONNECT.has(code))
-    return { retryable: false, reason: `connection failed: ${connectErrorReason(code, message)}` };
+  const socket = causeCode(e);
+  if (socket && FATAL_CONNECT.has(socket))
+    return { retryable: false, reason: `connection failed: ${connectErrorReason(socket, message)}` };
+  // OpenAI answers an account out of credit with 429 too: waiting does not refill it.
+  if (status === 429 && code === 'insufficient_quota')
+    return {
+      retryable: false,
+      reason: `quota exceeded (429): ${serverWords(message, status)}; the account's plan or billing must change, so the request was not retried`,
+      status,
+    };
   if (status === 429)
     return {
       retryable: true,
@@ -53,7 +62,7 @@ export function classifyHttpError(e: unknown): Classified {
   if (status !== undefined && status >= 500)
     return {
       retryable: true,
-      reason: `server error (${status})`,
+      reason: `server error (${status}): ${serverWords(message, status)}`,
       status,
       ...(after !== undefined ? { retryAfterMs: after } : {}),
     };
@@ -65,14 +74,44 @@ export function classifyHttpError(e: unknown): Classified {
   ) {
     return { retryable: true, reason: `connection failed: ${message}`.trim() };
   }
-  if (status !== undefined)
+  // A 404 is the endpoint or the model: say which settings to check.
+  if (status === 404)
     return {
       retryable: false,
-      // (the SDKs start their message with the status: "404 404 page not found" said it twice)
-      reason: `request refused (${status}): ${(err.message ?? '').replace(new RegExp(`^${status}\\s+`), '').slice(0, 300)}`,
+      reason: `not found (404): ${serverWords(message, status)}; check the provider's base_url (the API's root: ending in /v1 for an OpenAI-compatible server, without it for Anthropic) and its model`,
       status,
     };
+  if (status !== undefined)
+    return { retryable: false, reason: `request refused (${status}): ${serverWords(message, status)}`, status };
   return { retryable: false, reason: `malformed answer: ${(err.message ?? String(e)).slice(0, 300)}` };
+}
+
+/**
+ * What the server said with an error status, on one line: the SDKs start their message with the status
+ * ("404 404 page not found" said it twice), an empty body reads "status code (no body)", and a proxy's
+ * HTML page is named by its title (or its text), not shown as markup.
+ */
+function serverWords(message: string, status: number): string {
+  const said = message.replace(new RegExp(`^${status}\\s+`), '').trim();
+  if (!said || /^status code \(no body\)$/i.test(said)) return 'the answer had no body';
+  const json = jsonMessage(said);
+  if (json) return json.slice(0, 300);
+  if (!/<(!doctype|html|head|body|title|h1|p)\b/i.test(said)) return said.slice(0, 300);
+  const title = /<title[^>]*>([^<]*)<\/title>/i.exec(said)?.[1]?.trim();
+  const text = (title || said.replace(/<[^>]*>/g, ' ')).replace(/\s+/g, ' ').trim();
+  return `an HTML page (${JSON.stringify(text.slice(0, 120))}), not an API's answer`;
+}
+
+/** The message of a JSON error body (`{error: {message}}`, `{message}`, `{detail}`), which an SDK passed whole. */
+function jsonMessage(s: string): string | undefined {
+  if (!s.startsWith('{')) return undefined;
+  try {
+    const j = JSON.parse(s) as { error?: { message?: unknown } | string; message?: unknown; detail?: unknown };
+    const m = typeof j.error === 'object' ? j.error.message : (j.error ?? j.message ?? j.detail);
+    return typeof m === 'string' && m ? m : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 const FATAL_CONNECT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);

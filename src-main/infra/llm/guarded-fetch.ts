@@ -10,7 +10,10 @@
  *   is handed to the provider to use (`CompleteAnswer`); anything else (a proxy's HTML page) fails
  *   naming its content type and first bytes;
  * - names a body shorter than its Content-Length (retried: a dropped connection) and a body that is not
- *   in the Content-Encoding it claims (not retried).
+ *   in the Content-Encoding it claims (not retried);
+ * - names a connection the server closed, before its answer or in the middle of it (retried): undici's
+ *   "terminated" mid-body read as "malformed answer" and was not retried, and before the headers the SDK
+ *   said only "Connection error.".
  * The try it serves is found through `tryScope` (set around one try by sdk-provider.ts).
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
@@ -109,16 +112,32 @@ const tooLarge = (max: number) =>
     false,
   );
 
+/** The first error code in an error's cause chain (fetch wraps the socket's error). */
+function codeOf(e: unknown): { code: string; message: string } | undefined {
+  for (let c: unknown = e, i = 0; c && typeof c === 'object' && i < 5; i++) {
+    const k = (c as { code?: unknown }).code;
+    if (typeof k === 'string') return { code: k, message: String((c as { message?: unknown }).message ?? '') };
+    c = (c as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+/** Codes of a connection the other side closed or reset (undici's `UND_ERR_SOCKET`: "other side closed"). */
+const CLOSED = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE']);
+
+/** A connection the server closed, in words, or undefined when `e` is something else. */
+function closedConnection(e: unknown, when: string): HttpAnswerError | undefined {
+  const c = codeOf(e);
+  if (!c || !CLOSED.has(c.code)) return undefined;
+  return new HttpAnswerError(
+    `connection failed: the server closed the connection ${when} (${c.message || c.code}; ${c.code})`,
+    true,
+  );
+}
+
 /** What reading a body failed on, in words, or undefined to let the error through as it is. */
 function bodyFailure(e: unknown, got: number, res: Response): HttpAnswerError | undefined {
-  const code = (() => {
-    for (let c: unknown = e, i = 0; c && typeof c === 'object' && i < 5; i++) {
-      const k = (c as { code?: unknown }).code;
-      if (typeof k === 'string') return k;
-      c = (c as { cause?: unknown }).cause;
-    }
-    return undefined;
-  })();
+  const code = codeOf(e)?.code;
   const encoding = res.headers.get('content-encoding');
   if (code && /^Z_/.test(code) && encoding)
     return new HttpAnswerError(
@@ -131,7 +150,7 @@ function bodyFailure(e: unknown, got: number, res: Response): HttpAnswerError | 
       `connection failed: the answer ended after ${got} of the ${length} bytes its Content-Length announced`,
       true,
     );
-  return undefined;
+  return closedConnection(e, `in the middle of its answer, after ${sizeOf(got)}`);
 }
 
 /** Wraps a body: every chunk restarts the idle deadline, bytes are counted and capped, failures named. */
@@ -166,7 +185,12 @@ function watchBody(res: Response, scope: TryScope): Response {
 export function guardedFetch(base: typeof fetch = fetch): typeof fetch {
   return async (input, init) => {
     const scope = tryScope.getStore();
-    const res = await base(input, { ...init, redirect: 'manual' });
+    let res: Response;
+    try {
+      res = await base(input, { ...init, redirect: 'manual' });
+    } catch (e) {
+      throw closedConnection(e, 'without answering') ?? e;
+    }
     if (res.status >= 300 && res.status < 400) {
       const to = res.headers.get('location');
       await res.body?.cancel().catch(() => {});

@@ -295,6 +295,84 @@ describe.each(['openai', 'anthropic'] as const)('%s: the HTTP layer names its fa
     );
   });
 
+  it('a stream whose connection the server closes mid-answer (no Content-Length) is a dropped connection, named and retried', async () => {
+    server.push(
+      {
+        raw: (res) => {
+          sseHead(res);
+          // Chunked, so no length tells the client what is missing: a proxy or server that dies here.
+          res.write(sse(api, ANSWER).slice(0, 60));
+          setTimeout(() => res.socket?.destroy(), 30);
+        },
+      },
+      {
+        raw: (res) => {
+          sseHead(res);
+          res.end(sse(api, ANSWER));
+        },
+      },
+    );
+    const r = await make(api).generate({ system: 's', user: 'u' });
+    expect(r.text).toBe(ANSWER);
+    // Before: "malformed answer: terminated", not retried.
+    expect(r.retries.map((x) => x.reason)).toEqual([
+      'connection failed: the server closed the connection in the middle of its answer, after 60 bytes (other side closed; UND_ERR_SOCKET)',
+    ]);
+  });
+
+  it('a connection closed before any answer is named (never a bare "Connection error.") and retried', async () => {
+    server.fallback = { raw: (res) => void res.socket?.destroy() };
+    const err = await failure(make(api).generate({ system: 's', user: 'u' }));
+    expect(err?.message).toMatch(
+      /: connection failed: the server closed the connection without answering \(other side closed; UND_ERR_SOCKET\) \(after 2 retries\) from http/,
+    );
+    expect(err?.message).not.toMatch(/Connection error/);
+    expect(server.requests).toHaveLength(3);
+  });
+
+  it("a 404 HTML page (a base_url with the wrong path) names the page's title and the settings to check, not retried", async () => {
+    server.fallback = {
+      raw: (res) => {
+        res.writeHead(404, { 'content-type': 'text/html' });
+        res.end('<!DOCTYPE html><html><head><title>404 Not Found</title></head><body><h1>Not Found</h1></body></html>');
+      },
+    };
+    const err = await failure(make(api).generate({ system: 's', user: 'u' }));
+    expect(err?.message).toMatch(
+      /: not found \(404\): an HTML page \("404 Not Found"\), not an API's answer; check the provider's base_url \(.*\) and its model from http/,
+    );
+    expect(err?.message).not.toMatch(/<html|<title/i);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it("a 404 with no body says so and names the settings, never the SDK's \"status code (no body)\"", async () => {
+    server.fallback = {
+      raw: (res) => {
+        res.writeHead(404, { 'content-length': '0' });
+        res.end();
+      },
+    };
+    const err = await failure(make(api).generate({ system: 's', user: 'u' }));
+    expect(err?.message).toMatch(/: not found \(404\): the answer had no body; check the provider's base_url/);
+    expect(err?.message).not.toMatch(/status code/);
+  });
+
+  it("a 5xx keeps what the server said (a gateway's HTML page by its title) in the retries and the error", async () => {
+    server.fallback = {
+      raw: (res) => {
+        res.writeHead(502, { 'content-type': 'text/html' });
+        res.end('<html><head><title>502 Bad Gateway</title></head><body><center>nginx</center></body></html>');
+      },
+    };
+    const err = await failure(make(api).generate({ system: 's', user: 'u' }));
+    expect(err?.retries.map((x) => x.reason)).toEqual([
+      'server error (502): an HTML page ("502 Bad Gateway"), not an API\'s answer',
+      'server error (502): an HTML page ("502 Bad Gateway"), not an API\'s answer',
+    ]);
+    expect(err?.message).toMatch(/server error \(502\): an HTML page \("502 Bad Gateway"\).* \(after 2 retries\)/);
+    expect(server.requests).toHaveLength(3);
+  });
+
   it('an answer past the size limit is refused with the limit, not stored whole, not retried', async () => {
     server.fallback = {
       raw: async (res) => {
@@ -435,5 +513,30 @@ describe("Anthropic's overloaded_error mid-stream", () => {
       /^an: server overloaded \(overloaded_error in the answer stream\) \(after 2 retries\)/,
     );
     expect(server.requests).toHaveLength(3);
+  });
+});
+
+describe('an OpenAI account out of credit', () => {
+  it('429 insufficient_quota is not a rate limit: named, with the server\'s words, not retried', async () => {
+    server.fallback = {
+      raw: (res) => {
+        res.writeHead(429, { 'content-type': 'application/json' });
+        res.end(
+          JSON.stringify({
+            error: {
+              message: 'You exceeded your current quota, please check your plan and billing details.',
+              type: 'insufficient_quota',
+              code: 'insufficient_quota',
+            },
+          }),
+        );
+      },
+    };
+    const err = await failure(make('openai').generate({ system: 's', user: 'u' }));
+    expect(err?.message).toMatch(
+      /^oa: quota exceeded \(429\): You exceeded your current quota, please check your plan and billing details\.; the account's plan or billing must change, so the request was not retried from http/,
+    );
+    expect(err?.retries).toEqual([]);
+    expect(server.requests).toHaveLength(1);
   });
 });

@@ -149,7 +149,7 @@ describe('waits within the whole deadline', () => {
     });
     const err = await failure(p.generate({ system: 's', user: 'u', onRetry: (x) => told.push(x) }));
     expect(err?.message).toMatch(
-      /^oa: server error \(503\); no time left to wait 5 s and retry within the call's total_timeout_ms from http/,
+      /^oa: server error \(503\): scripted error 503; no time left to wait 5 s and retry within the call's total_timeout_ms from http/,
     );
     expect(told).toEqual([]);
     expect(server.requests).toHaveLength(1);

@@ -67,7 +67,10 @@ describe.each(makers)('%s provider against a real HTTP server', (_name, make) =>
     server.push({ status: 429, retryAfter: '0' }, { status: 503 }, { text: 'ok' });
     const r = await make().generate({ system: 's', user: 'u' });
     expect(r.text).toBe('ok');
-    expect(r.retries.map((x) => x.reason)).toEqual(['rate limited (429)', 'server error (503)']);
+    expect(r.retries.map((x) => x.reason)).toEqual([
+      'rate limited (429)',
+      'server error (503): scripted error 503',
+    ]);
     expect(r.retries[0]?.waitMs).toBe(0);
   });
 
@@ -77,7 +80,7 @@ describe.each(makers)('%s provider against a real HTTP server', (_name, make) =>
       .generate({ system: 's', user: 'u' })
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(LlmError);
-    expect((err as LlmError).message).toMatch(/server error \(500\) \(after 2 retries\)/);
+    expect((err as LlmError).message).toMatch(/server error \(500\): scripted error 500 \(after 2 retries\)/);
     expect((err as LlmError).retries).toHaveLength(2);
   });
 
