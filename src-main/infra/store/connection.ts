@@ -13,6 +13,7 @@ import {
   existsSync,
   mkdtempSync,
   readdirSync,
+  readlinkSync,
   rmSync,
   mkdirSync,
   openSync,
@@ -496,6 +497,8 @@ export class StoreConnection implements Guard {
   okAt = steadyNow();
   private checking = false;
   private commits = 0;
+  /** The folder-gone line was written (see folderGone); cleared when the folder is back. */
+  private awayWarned = false;
 
   constructor(file: string) {
     this.file = file;
@@ -522,6 +525,8 @@ export class StoreConnection implements Guard {
   /** Why the files at the path are no longer the ones this connection opened, or undefined. */
   private changed(): ReplacedWhy | undefined {
     const now = fileId(this.file);
+    if (!now && !existsSync(dirname(this.file))) return this.folderGone();
+    this.awayWarned = false;
     if (!now) return 'deleted';
     if (!sameFile(now, this.dbId)) return 'replaced';
     const wal = fileId(`${this.file}-wal`);
@@ -531,6 +536,28 @@ export class StoreConnection implements Guard {
     }
     if (!wal) return 'wal deleted';
     if (!sameFile(wal, this.walId)) return 'wal replaced';
+    return undefined;
+  }
+
+  /**
+   * The store's folder is gone with the file: the workspace was moved (renamed, dragged elsewhere) or
+   * deleted while this process runs. No new store is made at the old path: that made a ghost
+   * `.toolsmith/runs.db` there (so moving the workspace back nested it inside) and split its runs
+   * between two stores. The connection goes on in the file it opened, wherever the folder now is,
+   * so a moved workspace keeps every run; a line on stderr says where, once.
+   */
+  private folderGone(): undefined {
+    if (this.awayWarned) return undefined;
+    this.awayWarned = true;
+    const now = openPathOf(this.dbId);
+    const where =
+      now && !now.endsWith(' (deleted)')
+        ? `the workspace was moved: it goes on writing to the run store it opened, now ${now}`
+        : 'the workspace was deleted: the runs this process records from now on cannot be kept on disk';
+    this.warn(
+      `the run store's folder ${dirname(this.file)} is gone while this process (pid ${process.pid}) had it open; ` +
+        `${where}; no new store is made at the old path (start Toolsmith again on the workspace where it is now)`,
+    );
     return undefined;
   }
 
@@ -659,6 +686,19 @@ export class StoreConnection implements Guard {
       return undefined;
     }
   }
+}
+
+/** Where the open file `id` is now (its link in /proc/self/fd, "... (deleted)" when unlinked; Linux). */
+function openPathOf(id: FileId | undefined): string | undefined {
+  try {
+    for (const fd of readdirSync('/proc/self/fd')) {
+      const link = `/proc/self/fd/${fd}`;
+      if (sameFile(fileId(link), id)) return readlinkSync(link);
+    }
+  } catch {
+    // No /proc: the line says only that the folder is gone.
+  }
+  return undefined;
 }
 
 const errorText = (e: unknown) => (e instanceof Error ? e.message : String(e));

@@ -7,7 +7,7 @@
  * orphaned WAL is written back over the newer file when the process exits.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useScriptedWorkspace } from '../../support/scripted-workspace.ts';
@@ -86,6 +86,55 @@ describe('the store files changed under a live process', () => {
       expect(integrity()).toBe('ok');
     } finally {
       if (a.child.exitCode === null) await a.stop();
+    }
+  }, 120_000);
+
+  it('the workspace folder moved away under serve: its runs follow the folder, no ghost store is made at the old path', async () => {
+    rmSync(db(), { force: true });
+    const moved = `${fx.ws}-moved`;
+    const a = await startServe(fx.ws, fx.data);
+    try {
+      const r1 = await a.runToEnd('a run before the move');
+      expect(r1.status).toBe('failed');
+      // A run in flight when the folder moves: its LLM answer comes after the move, and its later
+      // events are the writes that made the ghost.
+      fx.llm.push({ text: 'I will not write code.', delayMs: 1_500 });
+      const { runId } = await a.call<{ runId: string }>('runs.start', {
+        task: 'a run the move happens under',
+        sandbox: 'ecommerce',
+      });
+      await expect.poll(() => fx.llm.requests.length).toBeGreaterThan(0);
+      renameSync(fx.ws, moved);
+      const r2 = { runId, status: 'running' };
+      while (r2.status === 'running') {
+        r2.status = (await a.call<{ status: string }>('runs.get', { runId })).status;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(r2.status).toBe('failed');
+      // Before: the store was "deleted" and made again at the old path: a ghost .toolsmith/runs.db.
+      expect(existsSync(fx.ws)).toBe(false);
+      expect(a.err()).toMatch(
+        /the run store's folder \S+\.toolsmith is gone while this process \(pid \d+\) had it open; the workspace was moved: it goes on writing to the run store it opened, now \S+-moved\/\.toolsmith\/runs\.db; no new store is made at the old path/,
+      );
+      // Another process at the new place reads both runs.
+      const there = await cliProcess(moved, fx.data, ['runs', 'list', '--json']).done;
+      expect(there.code, there.err).toBe(0);
+      expect((JSON.parse(there.out) as { runs: { id: string }[] }).runs.map((x) => x.id)).toEqual(
+        expect.arrayContaining([r1.runId, r2.runId]),
+      );
+      // Moved back (a plain rename: no folder in the way), serve goes on in the same file.
+      renameSync(moved, fx.ws);
+      const r3 = await a.runToEnd('a run after the move back');
+      await a.stop();
+      const all = await listed();
+      expect(all.code, all.err).toBe(0);
+      expect(all.ids).toEqual(expect.arrayContaining([r1.runId, r2.runId, r3.runId]));
+      expect(a.err()).not.toMatch(/was deleted while/);
+      expect(integrity()).toBe('ok');
+    } finally {
+      if (a.child.exitCode === null) await a.stop();
+      if (existsSync(moved) && !existsSync(fx.ws)) renameSync(moved, fx.ws);
+      rmSync(moved, { recursive: true, force: true });
     }
   }, 120_000);
 });
