@@ -82,7 +82,11 @@ export function classifyHttpError(e: unknown): Classified {
       status,
     };
   if (status !== undefined)
-    return { retryable: false, reason: `request refused (${status}): ${serverWords(message, status)}`, status };
+    return {
+      retryable: false,
+      reason: `request refused (${status}): ${serverWords(message, status)}`,
+      status,
+    };
   return { retryable: false, reason: `malformed answer: ${(err.message ?? String(e)).slice(0, 300)}` };
 }
 
@@ -106,7 +110,11 @@ function serverWords(message: string, status: number): string {
 function jsonMessage(s: string): string | undefined {
   if (!s.startsWith('{')) return undefined;
   try {
-    const j = JSON.parse(s) as { error?: { message?: unknown } | string; message?: unknown; detail?: unknown };
+    const j = JSON.parse(s) as {
+      error?: { message?: unknown } | string;
+      message?: unknown;
+      detail?: unknown;
+    };
     const m = typeof j.error === 'object' ? j.error.message : (j.error ?? j.message ?? j.detail);
     return typeof m === 'string' && m ? m : undefined;
   } catch {

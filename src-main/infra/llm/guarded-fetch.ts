@@ -116,7 +116,8 @@ const tooLarge = (max: number) =>
 function codeOf(e: unknown): { code: string; message: string } | undefined {
   for (let c: unknown = e, i = 0; c && typeof c === 'object' && i < 5; i++) {
     const k = (c as { code?: unknown }).code;
-    if (typeof k === 'string') return { code: k, message: String((c as { message?: unknown }).message ?? '') };
+    if (typeof k === 'string')
+      return { code: k, message: String((c as { message?: unknown }).message ?? '') };
     c = (c as { cause?: unknown }).cause;
   }
   return undefined;

@@ -27,6 +27,27 @@ export type { ToolDescriptor, WorkerMessage } from './worker-messages.ts';
 /** Largest line accepted from a worker; a longer one ends the job (output_limit) and the worker. */
 export const MAX_WORKER_LINE = 4 * 1024 * 1024;
 
+/**
+ * Largest line a worker accepts from the host (`MAX_LINE` in the Python worker, the same in the Node
+ * worker): a longer one is dropped unread, so the host refuses to send it and says why. Before, a 3 MB
+ * script was dropped and its job waited for the watchdog, and a tool result past it left the script
+ * waiting for an answer that never came.
+ */
+export const MAX_HOST_LINE = 1024 * 1024;
+
+/** A message too large for the worker to read (see MAX_HOST_LINE); nothing was sent. */
+export class LineTooLarge extends Error {
+  override name = 'LineTooLarge';
+  readonly bytes: number;
+  constructor(bytes: number) {
+    super(`${sizeOf(bytes)} as a protocol message, above the ${sizeOf(MAX_HOST_LINE)} a worker reads`);
+    this.bytes = bytes;
+  }
+}
+
+const sizeOf = (n: number): string =>
+  n >= 1024 * 1024 ? `${(n / 1024 / 1024).toFixed(1)} MB` : `${Math.ceil(n / 1024)} KB`;
+
 export interface LoadRequest {
   source: string;
   hostTools: { name: string; params?: unknown[] }[];
@@ -295,7 +316,10 @@ export class WorkerConnection {
 
   private send(msg: object, onWriteError?: (e: Error) => void): void {
     if (!this.alive) throw new WorkerGone(this.finalReason ?? this.closedReason ?? 'the worker is gone');
-    this.stdin.write(JSON.stringify(msg) + '\n', (e) => {
+    const line = JSON.stringify(msg);
+    const bytes = Buffer.byteLength(line);
+    if (bytes > MAX_HOST_LINE) throw new LineTooLarge(bytes);
+    this.stdin.write(line + '\n', (e) => {
       if (!e) return;
       // Set before the close is told, so that a job hears it was never delivered.
       onWriteError?.(e);
@@ -627,6 +651,14 @@ export class WorkerConnection {
           () => (undelivered = true),
         );
       } catch (e) {
+        // Refused before sending: the script's fault, the worker is fine and nothing would run elsewhere.
+        if (e instanceof LineTooLarge)
+          return fail(
+            'error',
+            'ScriptTooLarge',
+            `the job is ${e.message} (the script is ${sizeOf(Buffer.byteLength(job.code))}): a script this large holds data, which belongs in a tool or a file the tools read; nothing ran`,
+            false,
+          );
         undelivered = true;
         fail('crashed', 'Crashed', errorMessage(e), true);
       }
@@ -751,8 +783,19 @@ export class WorkerConnection {
     // wait for; the trace is in the job's list before any later line of the worker is read).
     try {
       this.send(reply);
-    } catch {
-      /* the job ends through onClose */
+    } catch (e) {
+      // Else the job ends through onClose. Too large: the script waits for an answer, so it gets the
+      // refusal instead of a result it could not read, and the trace says the same.
+      if (e instanceof LineTooLarge) {
+        const error = `the result of ${name} is ${e.message}; ask the tool for less (a page, a filter, fewer fields)`;
+        const made = trace;
+        trace = () => {
+          const t = made();
+          delete t.result;
+          return { ...t, error };
+        };
+        this.reply({ type: 'tool_result', id, call_id: callId, error });
+      }
     }
     if (!calls.recording) return; // recorded as cancelled when its job ended
     const t = trace();

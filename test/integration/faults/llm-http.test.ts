@@ -334,7 +334,9 @@ describe.each(['openai', 'anthropic'] as const)('%s: the HTTP layer names its fa
     server.fallback = {
       raw: (res) => {
         res.writeHead(404, { 'content-type': 'text/html' });
-        res.end('<!DOCTYPE html><html><head><title>404 Not Found</title></head><body><h1>Not Found</h1></body></html>');
+        res.end(
+          '<!DOCTYPE html><html><head><title>404 Not Found</title></head><body><h1>Not Found</h1></body></html>',
+        );
       },
     };
     const err = await failure(make(api).generate({ system: 's', user: 'u' }));
@@ -345,7 +347,7 @@ describe.each(['openai', 'anthropic'] as const)('%s: the HTTP layer names its fa
     expect(server.requests).toHaveLength(1);
   });
 
-  it("a 404 with no body says so and names the settings, never the SDK's \"status code (no body)\"", async () => {
+  it('a 404 with no body says so and names the settings, never the SDK\'s "status code (no body)"', async () => {
     server.fallback = {
       raw: (res) => {
         res.writeHead(404, { 'content-length': '0' });
@@ -353,7 +355,9 @@ describe.each(['openai', 'anthropic'] as const)('%s: the HTTP layer names its fa
       },
     };
     const err = await failure(make(api).generate({ system: 's', user: 'u' }));
-    expect(err?.message).toMatch(/: not found \(404\): the answer had no body; check the provider's base_url/);
+    expect(err?.message).toMatch(
+      /: not found \(404\): the answer had no body; check the provider's base_url/,
+    );
     expect(err?.message).not.toMatch(/status code/);
   });
 
@@ -361,7 +365,9 @@ describe.each(['openai', 'anthropic'] as const)('%s: the HTTP layer names its fa
     server.fallback = {
       raw: (res) => {
         res.writeHead(502, { 'content-type': 'text/html' });
-        res.end('<html><head><title>502 Bad Gateway</title></head><body><center>nginx</center></body></html>');
+        res.end(
+          '<html><head><title>502 Bad Gateway</title></head><body><center>nginx</center></body></html>',
+        );
       },
     };
     const err = await failure(make(api).generate({ system: 's', user: 'u' }));
@@ -369,7 +375,9 @@ describe.each(['openai', 'anthropic'] as const)('%s: the HTTP layer names its fa
       'server error (502): an HTML page ("502 Bad Gateway"), not an API\'s answer',
       'server error (502): an HTML page ("502 Bad Gateway"), not an API\'s answer',
     ]);
-    expect(err?.message).toMatch(/server error \(502\): an HTML page \("502 Bad Gateway"\).* \(after 2 retries\)/);
+    expect(err?.message).toMatch(
+      /server error \(502\): an HTML page \("502 Bad Gateway"\).* \(after 2 retries\)/,
+    );
     expect(server.requests).toHaveLength(3);
   });
 
@@ -517,7 +525,7 @@ describe("Anthropic's overloaded_error mid-stream", () => {
 });
 
 describe('an OpenAI account out of credit', () => {
-  it('429 insufficient_quota is not a rate limit: named, with the server\'s words, not retried', async () => {
+  it("429 insufficient_quota is not a rate limit: named, with the server's words, not retried", async () => {
     server.fallback = {
       raw: (res) => {
         res.writeHead(429, { 'content-type': 'application/json' });
