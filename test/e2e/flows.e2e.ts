@@ -122,12 +122,16 @@ describe('run flows', () => {
     await expect.poll(status, { timeout: 60_000 }).toBe('succeeded');
     const original = currentRunId();
     const before = llm.requests.length;
-    await page.getByRole('button', { name: 'Replay' }).click();
+    // A double click replays once (it made two replays: the second click came before the answer).
+    await page.getByRole('button', { name: 'Replay' }).dblclick();
     await expect.poll(currentRunId).not.toBe(original);
     await expect.poll(status, { timeout: 60_000 }).toBe('succeeded');
     expect(await page.locator('[data-testid="run-result"]').innerText()).toContain('Manchester');
     await expect.poll(() => page.locator('.timeline .tl-item').count()).toBe(2);
     expect(llm.requests.length).toBe(before);
+    // The original and one replay (a second click's replay was sent with the first, and is recorded by
+    // the time the first has run).
+    expect((await w.svc.runs()).list({ text: 'City of u2', limit: 10 }).runs.length).toBe(2);
   });
 
   it('a live run streams tokens into the editor and can be cancelled', async () => {

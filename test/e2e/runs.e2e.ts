@@ -138,9 +138,18 @@ describe('runs in the workbench', () => {
     // A second run that fails for good (the LLM keeps writing an import).
     llm.fallback = { text: fence('import os\nemit_result(1)') };
     await page.getByRole('button', { name: 'New run' }).first().click();
+    // (the run started above emptied the form)
+    expect(await page.getByLabel('task').inputValue()).toBe('');
     await page.getByLabel('task').fill('List the pending orders of the shop');
     await page.getByLabel('max retries').fill('1');
     await page.getByText('skip templates and rules').click();
+    // The form outlives a look at another view (it came back empty).
+    const nav = page.getByRole('navigation', { name: 'main' });
+    await nav.getByRole('button', { name: 'Tools' }).click();
+    await nav.getByRole('button', { name: 'New run' }).click();
+    await expect.poll(() => page.getByLabel('task').inputValue()).toBe('List the pending orders of the shop');
+    expect(await page.getByLabel('max retries').inputValue()).toBe('1');
+    expect(await page.getByLabel('skip templates and rules').isChecked()).toBe(true);
     await page.getByRole('button', { name: 'Start run' }).click();
     await expect
       .poll(() => page.locator('.run-detail').getAttribute('data-run-status'), { timeout: 60_000 })

@@ -44,13 +44,31 @@ describe('the Suites view', () => {
     await editor.locator('.squiggly-error').first().waitFor();
     expect(await page.getByRole('button', { name: 'Start suite' }).isDisabled()).toBe(true);
     await w.screenshot('suites-editor-problems');
-    // Opening the suite again drops the unsaved edit.
+    // Another suite opened and this one again: the unsaved edit is still there, with its problem (it
+    // was dropped without asking), and a reload asks first; Revert drops it.
     await page.getByRole('button', { name: /^support/ }).click();
     await expect.poll(() => page.locator('.suite-detail h2').innerText()).toBe('support');
+    expect(await page.getByRole('button', { name: 'Save' }).isDisabled()).toBe(true);
     await page.getByRole('button', { name: /^ecommerce/ }).click();
     await expect.poll(() => page.locator('.suite-detail h2').innerText()).toBe('ecommerce');
+    // (to the end of the editor, where the edit is: it shows only the lines in view)
+    await editor.locator('.view-lines').click();
+    await page.keyboard.press('Control+End');
+    await expect.poll(() => textOf(editor)).toContain('bogus = 1');
+    await expect.poll(() => page.locator('[data-testid="suite-problems"]').innerText()).toMatch(/line \d+:1/);
+    expect(await page.getByRole('button', { name: 'Start suite' }).isDisabled()).toBe(true);
+    const asks = () =>
+      page.evaluate(`(() => {
+        const e = new Event('beforeunload', { cancelable: true });
+        window.dispatchEvent(e);
+        return e.defaultPrevented;
+      })()`);
+    expect(await asks()).toBe(true);
+    await page.getByRole('button', { name: 'Revert' }).click();
     await expect.poll(() => textOf(editor)).not.toContain('bogus');
     await expect.poll(() => page.locator('[data-testid="suite-problems"]').innerText()).toBe('');
+    expect(await page.getByRole('button', { name: 'Save' }).isDisabled()).toBe(true);
+    expect(await asks()).toBe(false);
 
     // Two models, live progress, the expected matrix.
     await page.getByLabel('models').fill('local:good,local:weak');

@@ -24,6 +24,11 @@ export interface RunSlice {
   live: Record<number, string>;
   /** A line of the selected attempt's script to reveal (traceback frame, violation). */
   jump?: { line: number; column?: number; seq: number };
+  /**
+   * The run action sent and not answered yet (Cancel, Replay, Run edited script, Continue, Delete):
+   * another one is ignored until it is, and the view disables them meanwhile.
+   */
+  runSending?: string;
   /** Set by "Promote to template"; the templates view reads and clears it. */
   promote?: { runId: string; attempt?: number };
   openRun(runId: string): Promise<void>;
@@ -69,6 +74,16 @@ export interface RunSliceInternals {
 
 export const createRunSlice: StateCreator<Store, [], [], RunSlice> = (set, get) => {
   const act = notifyingAct(get);
+  // One run action at a time: a double click on Replay (or Ctrl+Enter pressed twice) started two runs.
+  const sendOnce = async (what: string, fn: () => Promise<void>): Promise<void> => {
+    if (get().runSending !== undefined) return;
+    set({ runSending: what });
+    try {
+      await act(what, fn);
+    } finally {
+      set({ runSending: undefined });
+    }
+  };
   const m: RunSliceInternals = {
     pending: new Map(),
     queued: [],
@@ -139,7 +154,7 @@ export const createRunSlice: StateCreator<Store, [], [], RunSlice> = (set, get) 
       }
     },
     cancelRun: () =>
-      act('Cancel', async () => {
+      sendOnce('Cancel', async () => {
         const runId = get().runId;
         if (!runId) return;
         const r = await api['runs.cancel']({ runId });
@@ -147,14 +162,14 @@ export const createRunSlice: StateCreator<Store, [], [], RunSlice> = (set, get) 
         await get().refreshRun();
       }),
     replayRun: () =>
-      act('Replay', async () => {
+      sendOnce('Replay', async () => {
         const runId = get().runId;
         if (!runId) return;
         const r = await api['runs.replay']({ runId });
         get().navigate({ view: 'run', id: r.runId });
       }),
     runEdited: (body, attempt) =>
-      act('Run edited script', async () => {
+      sendOnce('Run edited script', async () => {
         const run = get().run;
         if (!run) return;
         const r = await api['runs.runScript']({
@@ -169,14 +184,14 @@ export const createRunSlice: StateCreator<Store, [], [], RunSlice> = (set, get) 
         get().navigate({ view: 'run', id: r.runId });
       }),
     continueRun: (body, attempt) =>
-      act('Continue', async () => {
+      sendOnce('Continue', async () => {
         const runId = get().runId;
         if (!runId) return;
         const r = await api['runs.continue']({ runId, attempt, body });
         get().navigate({ view: 'run', id: r.runId });
       }),
     deleteRun: (runId) =>
-      act('Delete', async () => {
+      sendOnce('Delete', async () => {
         await api['runs.delete']({ runId });
         if (get().runId === runId) set({ runId: undefined, run: undefined });
         get().notify('info', 'Run deleted.');

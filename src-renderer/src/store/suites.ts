@@ -5,6 +5,7 @@
 import type { StateCreator } from 'zustand';
 import type { Response, SuiteProgressView } from '../../../src-main/contract/api.ts';
 import { api } from '../api/client.ts';
+import { trackUnsaved } from '../lib/unsaved.ts';
 import { notifyingAct } from './app.ts';
 import type { Store } from './index.ts';
 
@@ -21,6 +22,8 @@ export interface SuitesSlice {
   loadSuites(): Promise<void>;
   openSuite(name: string): Promise<void>;
   editSuite(text: string): void;
+  /** Drops the open suite's unsaved edit: the editor shows the file's text again. */
+  revertSuite(): void;
   saveSuite(): Promise<void>;
   startSuite(opts: { models?: string[]; repeat?: number; concurrency?: number }): Promise<void>;
   cancelSuite(): Promise<void>;
@@ -32,6 +35,13 @@ export interface SuitesSlice {
 let checkTimer: ReturnType<typeof setTimeout> | undefined;
 let refreshTimer: ReturnType<typeof setTimeout> | undefined;
 
+/**
+ * Unsaved suite edits by suite name: they outlive opening another suite and leaving the view (opening
+ * another suite dropped them without asking), and a reload asks first.
+ */
+const drafts = new Map<string, string>();
+trackUnsaved('suites', () => drafts.size);
+
 export const createSuitesSlice: StateCreator<Store, [], [], SuitesSlice> = (set, get) => {
   const act = notifyingAct(get);
   return {
@@ -42,7 +52,10 @@ export const createSuitesSlice: StateCreator<Store, [], [], SuitesSlice> = (set,
     suiteHistory: [],
     loadSuites: () =>
       act('Could not list the suites', async () => {
-        set({ suiteList: await api['suites.list']({}) });
+        const list = await api['suites.list']({});
+        // A deleted suite's draft is gone with it.
+        for (const name of drafts.keys()) if (!list.some((s) => s.name === name)) drafts.delete(name);
+        set({ suiteList: list });
       }),
     openSuite: (name) =>
       act(`Could not open suite ${name}`, async () => {
@@ -50,6 +63,7 @@ export const createSuitesSlice: StateCreator<Store, [], [], SuitesSlice> = (set,
           api['suites.read']({ name }),
           api['suites.runs']({ suite: name, limit: 50 }),
         ]);
+        if (drafts.get(name) === file.text) drafts.delete(name);
         set({
           suiteName: name,
           suiteText: file.text,
@@ -59,11 +73,19 @@ export const createSuitesSlice: StateCreator<Store, [], [], SuitesSlice> = (set,
           suiteRun: undefined,
           comparison: undefined,
         });
+        // The edit left unsaved in this suite, checked again (the problems above are the file's).
+        const draft = drafts.get(name);
+        if (draft !== undefined) get().editSuite(draft);
         const last = history[0];
         if (last) await get().selectSuiteRun(last.id);
       }),
     editSuite(text) {
       set({ suiteText: text });
+      const name = get().suiteName;
+      if (name !== undefined) {
+        if (text === get().suiteSaved) drafts.delete(name);
+        else drafts.set(name, text);
+      }
       clearTimeout(checkTimer);
       checkTimer = setTimeout(() => {
         void api['suites.check']({ text })
@@ -73,12 +95,16 @@ export const createSuitesSlice: StateCreator<Store, [], [], SuitesSlice> = (set,
           .catch(() => {});
       }, 250);
     },
+    revertSuite() {
+      get().editSuite(get().suiteSaved);
+    },
     saveSuite: () =>
       act('Could not save the suite', async () => {
         const name = get().suiteName;
         if (!name) return;
         const text = get().suiteText;
         const r = await api['suites.save']({ name, text });
+        if (drafts.get(name) === text) drafts.delete(name);
         set({ suiteSaved: text, suiteProblems: r.problems });
         get().notify('info', `Saved ${r.file}`);
         await get().loadSuites();

@@ -63,5 +63,7 @@ describe('the New run form', () => {
     const s = newRunReducer(initialNewRun, { type: 'set', patch: { maxRetries: 5, task: 'x' } });
     expect(s).toMatchObject({ maxRetries: 5, task: 'x', maxSteps: 8 });
     expect(newRunReducer(s, { type: 'busy', busy: true }).busy).toBe(true);
+    // A run started: the form is empty again (until then it is kept across visits of the view).
+    expect(newRunReducer({ ...s, busy: true }, { type: 'started' })).toEqual(initialNewRun);
   });
 });

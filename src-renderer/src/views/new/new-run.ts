@@ -49,7 +49,9 @@ export type NewRunAction =
   | { type: 'sandbox'; sandbox: string }
   /** The sandbox list arrived: the first one is picked while none is. */
   | { type: 'sandboxes'; names: string[] }
-  | { type: 'busy'; busy: boolean };
+  | { type: 'busy'; busy: boolean }
+  /** The run started: the form is empty again for the next one. */
+  | { type: 'started' };
 
 export function newRunReducer(s: NewRunState, a: NewRunAction): NewRunState {
   switch (a.type) {
@@ -61,6 +63,8 @@ export function newRunReducer(s: NewRunState, a: NewRunAction): NewRunState {
       return !s.sandbox && a.names[0] ? { ...s, sandbox: a.names[0] } : s;
     case 'busy':
       return { ...s, busy: a.busy };
+    case 'started':
+      return initialNewRun;
   }
 }
 

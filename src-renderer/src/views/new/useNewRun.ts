@@ -1,11 +1,18 @@
 /** The New run view's state: the form (new-run.ts) bound to the store's sandboxes, kits, providers and startRun. */
 import { useCallback, useEffect, useReducer } from 'react';
+import type { NewRunState } from './new-run.ts';
 import { useStore } from '../../store/index.ts';
 import type { KitList } from '../../store/settings.ts';
 import { initialNewRun, newRunProblem, newRunReducer, newRunRequest } from './new-run.ts';
 import { useLoadOnMount } from '../../lib/useLoad.ts';
 
 const NO_KITS: KitList = [];
+
+/**
+ * The form as it was left, for this page session: a task typed, the view left to look something up and
+ * opened again, is still there (it was an empty form). A run started from it empties it, as before.
+ */
+let kept: NewRunState = initialNewRun;
 
 export function useNewRun() {
   const sandboxes = useStore((s) => s.sandboxes);
@@ -14,7 +21,10 @@ export function useNewRun() {
   const providers = useStore((s) => s.settings?.providers);
   const loadError = useStore((s) => s.kitsError ?? s.settingsError);
   const loadKits = useStore((s) => s.loadKits);
-  const [state, dispatch] = useReducer(newRunReducer, initialNewRun);
+  const [state, dispatch] = useReducer(newRunReducer, kept, (s) => ({ ...s, busy: false }));
+  useEffect(() => {
+    kept = state;
+  }, [state]);
 
   useLoadOnMount(loadKits);
   useEffect(() => dispatch({ type: 'sandboxes', names: sandboxes.map((s) => s.name) }), [sandboxes]);
@@ -23,8 +33,11 @@ export function useNewRun() {
   const submit = useCallback(async () => {
     if (problem || state.busy) return;
     dispatch({ type: 'busy', busy: true });
-    await startRun(newRunRequest(state));
-    dispatch({ type: 'busy', busy: false });
+    const started = (await startRun(newRunRequest(state))) !== undefined;
+    const action = started ? ({ type: 'started' } as const) : ({ type: 'busy', busy: false } as const);
+    // (the view may be gone already, the run open: its next visit starts from `kept`)
+    kept = newRunReducer(kept, action);
+    dispatch(action);
   }, [problem, state, startRun]);
 
   return {

@@ -34,7 +34,7 @@ const drafts = attemptDrafts();
 trackUnsaved('attempt scripts', () => drafts.size());
 
 export function AttemptView({ run, a }: { run: RunRecord; a: AttemptRecord }) {
-  const { live, jump, jumpTo, navigate, runEdited, continueRun, promote } = useAttempt(run.id, a.n);
+  const { live, sending, jump, jumpTo, navigate, runEdited, continueRun, promote } = useAttempt(run.id, a.n);
   const original = a.script?.body ?? '';
   const [edited, setEditedState] = useState(() => drafts.get(run.id, a.n) ?? original);
   const setEdited = (text: string) => {
@@ -45,7 +45,7 @@ export function AttemptView({ run, a }: { run: RunRecord; a: AttemptRecord }) {
   const [diffWith, setDiffWith] = useState<number>();
   const [selected, setSelected] = useState<{ start: number; end: number }>();
   useEffect(() => setEditedState(drafts.get(run.id, a.n) ?? original), [original, run.id, a.n]);
-  const state = attemptState(run, a, edited, live);
+  const state = attemptState(run, a, edited, live, sending);
   const { dirty, streaming, unit } = state;
   const violations = a.validation?.violations ?? [];
   const others = run.attempts.filter((x) => x.n !== a.n && x.script);

@@ -90,6 +90,20 @@ describe('what the run and an attempt allow', () => {
     expect(runActions(noLlm).replay).toBe(false);
   });
 
+  it('allows no run action while one is sent and not answered (a double click made two replays)', () => {
+    expect(runActions(done, 'Replay')).toEqual({ cancel: false, replay: false, delete: false });
+    expect(runActions(running, 'Cancel').cancel).toBe(false);
+    const a = done.attempts[1]!;
+    expect(attemptState(done, a, 'emit_result(22)', undefined, 'Run edited script')).toMatchObject({
+      canRun: false,
+      canContinue: false,
+    });
+    expect(attemptState(done, a, 'emit_result(22)', undefined)).toMatchObject({
+      canRun: true,
+      canContinue: true,
+    });
+  });
+
   it('says the result, the error, an interruption or nothing', () => {
     expect(runOutcome(done)).toEqual({ kind: 'result', value: { total: 3 } });
     expect(runOutcome({ status: 'failed', error: 'KeyError', result: undefined })).toEqual({

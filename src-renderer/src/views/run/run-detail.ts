@@ -135,9 +135,18 @@ export interface RunActions {
   delete: boolean;
 }
 
-export function runActions(run: Pick<RunRecordView, 'status' | 'attempts'>): RunActions {
+/**
+ * `sending` names a run action the service has not answered yet (store/run.ts): none other is allowed
+ * until it has (a double click made two replays).
+ */
+export function runActions(run: Pick<RunRecordView, 'status' | 'attempts'>, sending?: string): RunActions {
   const running = run.status === 'running';
-  return { cancel: running, replay: !running && run.attempts.some((a) => a.llm), delete: !running };
+  const idle = sending === undefined;
+  return {
+    cancel: running && idle,
+    replay: !running && idle && run.attempts.some((a) => a.llm),
+    delete: !running && idle,
+  };
 }
 
 /** What the run's outcome panel says: its result, its error, an interruption, or nothing yet. */
@@ -159,7 +168,10 @@ export function runOutcome(run: Pick<RunRecordView, 'status' | 'error' | 'result
   return { kind: 'none' };
 }
 
-/** What an attempt's script toolbar shows and allows, given the edited text and any streamed tokens. */
+/**
+ * What an attempt's script toolbar shows and allows, given the edited text, any streamed tokens and the
+ * run action being sent (none can start until it is answered).
+ */
 export interface AttemptState {
   unit: 'attempt' | 'step';
   /** The LLM is still writing this attempt's script (no script yet, tokens arriving). */
@@ -184,6 +196,7 @@ export function attemptState(
   a: Pick<AttemptView, 'script' | 'execution'>,
   edited: string,
   live: string | undefined,
+  sending?: string,
 ): AttemptState {
   const original = a.script?.body ?? '';
   // Tokens left over from a stream that ended without a script (the run was cancelled, the LLM call
@@ -201,8 +214,11 @@ export function attemptState(
     streaming,
     dirty,
     caption: head + (dirty ? ' · edited' : ''),
-    canRun: has && !streaming,
-    canContinue: run.started.mode === 'plan' ? has && !streaming && run.status !== 'running' : undefined,
+    canRun: has && !streaming && sending === undefined,
+    canContinue:
+      run.started.mode === 'plan'
+        ? has && !streaming && run.status !== 'running' && sending === undefined
+        : undefined,
     canPromote: !!a.execution?.success,
     canMakeSkill: !!a.execution?.success && !!a.script,
     text: streaming ? (live ?? '') : edited,

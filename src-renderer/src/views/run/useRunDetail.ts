@@ -11,6 +11,7 @@ export function useRunDetail(runId: string) {
   const loading = useStore((s) => s.runLoading);
   const error = useStore((s) => s.runError);
   const attemptN = useStore((s) => s.attemptN);
+  const sending = useStore((s) => s.runSending);
   const openRun = useStore((s) => s.openRun);
   const selectAttempt = useStore((s) => s.selectAttempt);
   const cancelRun = useStore((s) => s.cancelRun);
@@ -34,7 +35,7 @@ export function useRunDetail(runId: string) {
     error,
     attempt,
     now,
-    actions: run ? runActions(run) : undefined,
+    actions: run ? runActions(run, sending) : undefined,
     outcome: run ? runOutcome(run) : undefined,
     origin: run?.started.origin ? originLabel(run.started.origin) : undefined,
     select: selectAttempt,
@@ -46,9 +47,13 @@ export function useRunDetail(runId: string) {
   };
 }
 
-/** One attempt's live tokens, jump target and actions (edit and run, continue, promote). */
+/**
+ * One attempt's live tokens, jump target and actions (edit and run, continue, promote), and the run
+ * action being sent (the toolbar waits for its answer).
+ */
 export function useAttempt(runId: string, n: number) {
   const live = useStore((s) => s.live[n]);
+  const sending = useStore((s) => s.runSending);
   const jump = useStore((s) => s.jump);
   const jumpTo = useStore((s) => s.jumpTo);
   const runEdited = useStore((s) => s.runEdited);
@@ -57,6 +62,7 @@ export function useAttempt(runId: string, n: number) {
   const navigate = useStore((s) => s.navigate);
   return {
     live,
+    sending,
     jump,
     jumpTo,
     navigate,

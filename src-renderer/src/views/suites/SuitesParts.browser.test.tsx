@@ -155,14 +155,20 @@ describe('SuiteStartForm', () => {
 });
 
 describe('the open suite', () => {
-  it('Save is offered only with unsaved changes', async () => {
+  it('Save and Revert are offered only with unsaved changes, which the head names', async () => {
     const onSave = vi.fn();
-    const screen = await render(<SuiteHead name="cities" dirty onSave={onSave} />);
+    const onRevert = vi.fn();
+    const screen = await render(<SuiteHead name="cities" dirty onSave={onSave} onRevert={onRevert} />);
     await expect.element(screen.getByText('suites/cities.toml')).toBeInTheDocument();
+    await expect.element(screen.getByText('unsaved changes')).toBeVisible();
     await screen.getByRole('button', { name: 'Save' }).click();
     expect(onSave).toHaveBeenCalledTimes(1);
-    await screen.rerender(<SuiteHead name="cities" dirty={false} onSave={onSave} />);
+    await screen.getByRole('button', { name: 'Revert' }).click();
+    expect(onRevert).toHaveBeenCalledTimes(1);
+    await screen.rerender(<SuiteHead name="cities" dirty={false} onSave={onSave} onRevert={onRevert} />);
     await expect.element(screen.getByRole('button', { name: 'Save' })).toBeDisabled();
+    await expect.element(screen.getByRole('button', { name: 'Revert' })).not.toBeInTheDocument();
+    await expect.element(screen.getByText('unsaved changes')).not.toBeInTheDocument();
   });
 
   it('lists each schema problem with its line and path', async () => {

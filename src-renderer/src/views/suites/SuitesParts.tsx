@@ -175,18 +175,27 @@ export function SuiteHead({
   name,
   dirty,
   onSave,
+  onRevert,
   onDelete,
 }: {
   name: string;
   dirty: boolean;
   onSave: () => void;
+  /** Drops the unsaved edit (kept across suites and views until saved or reverted). */
+  onRevert?: () => void;
   onDelete?: () => void;
 }) {
   return (
     <div className="view-head">
       <h2>{name}</h2>
       <span className="muted small">suites/{name}.toml</span>
+      {dirty && <span className="badge">unsaved changes</span>}
       <span className="spacer" />
+      {dirty && onRevert && (
+        <button onClick={onRevert} title="Drop the unsaved edit: back to the file's text">
+          Revert
+        </button>
+      )}
       <button onClick={onSave} disabled={!dirty}>
         Save
       </button>

@@ -54,6 +54,7 @@ function SuiteDetail({ onDelete }: { onDelete: (name: string) => void }) {
         name={d.name ?? ''}
         dirty={d.dirty}
         onSave={d.save}
+        onRevert={d.revert}
         onDelete={d.name ? () => onDelete(d.name as string) : undefined}
       />
       <CodeEditor

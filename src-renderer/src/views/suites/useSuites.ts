@@ -79,6 +79,7 @@ export function useSuiteDetail() {
   const saved = useStore((s) => s.suiteSaved);
   const problems = useStore((s) => s.suiteProblems);
   const edit = useStore((s) => s.editSuite);
+  const revert = useStore((s) => s.revertSuite);
   const save = useStore((s) => s.saveSuite);
   const start = useStore((s) => s.startSuite);
   const cancel = useStore((s) => s.cancelSuite);
@@ -111,6 +112,7 @@ export function useSuiteDetail() {
     history,
     comparison,
     edit,
+    revert,
     save: () => void save(),
     start: (options: Parameters<typeof start>[0]) => void start(options),
     cancel: () => void cancel(),
