@@ -105,6 +105,14 @@ const hashOf = (spec: SandboxSpec) =>
     .update(spec.forwardTools ? 'forward' : '')
     .digest('hex');
 
+/**
+ * A worker that has run a job is never loaded with new tools: its load forks a new fork server from the
+ * worker's own memory, where what earlier jobs passed through it (their scripts, inputs, tool results,
+ * output) still lies in freed heap and stack, and every later job's process would be a copy of it
+ * (docs/security.md, "Every job alone"). It is replaced by a fresh worker (or a standby).
+ */
+const worn = (w: PooledWorker) => w.conn.jobs > 0;
+
 export class SandboxPool {
   private currentSpec: SandboxSpec;
   /** hashOf(currentSpec), computed when the spec changes (not per job). */
@@ -181,14 +189,21 @@ export class SandboxPool {
     this.fillStandby();
   }
 
-  /** New tools source: idle workers and standbys reload now, busy ones before their next job. */
+  /**
+   * New tools source: idle workers and standbys reload now, busy ones before their next job. A worker
+   * that has run a job is replaced instead (`worn`), now or before its next job.
+   */
   async reload(spec: SandboxSpec): Promise<ReadyInfo | undefined> {
     this.currentSpec = spec;
     this.hash = hashOf(spec);
     const idle = [...this.workers.filter((w) => !w.busy), ...this.standbys].filter(
       (w) => w.toolsHash !== this.hash,
     );
-    await Promise.all(idle.map((w) => this.load(w).catch(() => this.destroy(w))));
+    const replaced = idle.filter((w) => worn(w));
+    for (const w of replaced) this.destroy(w);
+    await Promise.all(idle.filter((w) => !w.gone).map((w) => this.load(w).catch(() => this.destroy(w))));
+    // (the replacements up to the minimum size: their load answers with the new tools, returned here)
+    if (replaced.length > 0) await this.warm().catch(() => {});
     this.refill();
     return this.lastReady;
   }
@@ -219,9 +234,18 @@ export class SandboxPool {
     return w.loading;
   }
 
-  /** The worker with the current tools loaded (reloaded first if needed), or destroyed if that fails. */
+  /**
+   * The worker with the current tools loaded (reloaded first if needed), or destroyed if that fails. One
+   * that has run a job and has old tools is replaced (`worn`): the new worker, or a standby, is returned.
+   */
   private async prepare(w: PooledWorker): Promise<PooledWorker> {
     if (w.toolsHash === this.hash && !w.loading) return w;
+    if (w.toolsHash !== this.hash && worn(w)) {
+      this.destroy(w);
+      const next = this.grow();
+      this.refill();
+      return next;
+    }
     try {
       await this.load(w);
     } catch (e) {
