@@ -78,6 +78,11 @@ class Worker:
         self.pending_load = None  # a load that came during a job, applied when the job is over
         self.last_job = None  # the id of the last job handed over (the host's next_ready names it)
         self.lost = "the sandbox worker cannot fork"  # why jobs cannot run once the fork server is gone
+        # A job came through this worker: its memory (freed heap and stack) may hold what jobs passed
+        # through it, so no new fork server is made from it again (a tools load or a lost fork server):
+        # every later job's process would be a copy of that memory. The host replaces such a worker on
+        # a reload (pool.ts `worn`); this is the wall behind it.
+        self.worn = False
         self.pong = False  # the fork server answered the last ping
         self.reaped = False  # the fork server answered the last reap request
         self.swept = False  # the fork server answered the last sweep request
@@ -223,6 +228,11 @@ class Worker:
         if self.job is not None:
             self.pending_load = msg
             return
+        if self.worn:
+            # The fork server stays as it is (the old tools); the host ends this worker and starts another.
+            message = "this worker has run jobs: new tools would fork a new fork server from its memory, which holds what those jobs passed through it, so it takes no load (a new worker does)"
+            send({"type": "load_error", "error": {"type": "WornWorker", "message": message, "line": None}})
+            return
         self.stop_server()
         self.child = None
         self.registry = ToolRegistry()
@@ -309,6 +319,7 @@ class Worker:
         if self.job is not None:
             send({"type": "done", "id": job_id, "ok": False, "error": {"type": "Busy", "message": "a job is already running", "frames": []}})
             return
+        was_worn, self.worn = self.worn, True
         # Checked and compiled here, on the exact text; the child gets exactly this code object.
         code = msg.get("code", "")
         try:
@@ -317,7 +328,7 @@ class Worker:
             compiled = str(e)
         except (SyntaxError, ValueError) as e:
             compiled = str(e)
-        if self.server is None:
+        if self.server is None and not was_worn:  # (a fork server lost after a job is not made again)
             self.start_server()
         self.ask_child()
         self.wait_child()

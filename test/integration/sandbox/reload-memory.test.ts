@@ -7,7 +7,8 @@
  * host tool's result; tools reloaded; the next job searches every page of its own process for them (the
  * search proven on a secret of its own, passed in its inputs); then the same with the reload made while
  * the secret's job runs (held in a host tool call), applied before the next job. A worker that has run a
- * job is replaced on a reload, never reloaded.
+ * job is replaced on a reload, never reloaded; and the worker itself refuses a load once a job came
+ * through it (the wall behind the pool's, shown without the pool).
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -150,6 +151,37 @@ for (const [level, make] of [
       const r = await earlier;
       expect(r.success, JSON.stringify(r.error)).toBe(true);
       await later(1000);
+    }, 120_000);
+
+    it('the wall behind the pool: a worker that has run a job refuses a load itself, and keeps its tools', async () => {
+      // Sent straight to one worker, without the pool (whose replacement is the first wall).
+      const spec = {
+        name: 'worn',
+        runtime: 'python' as const,
+        toolsSource: fixture,
+        hostTools: [],
+        credentials: {},
+      };
+      const { conn } = await factory.spawn(spec);
+      try {
+        await conn.load({ source: fixture, hostTools: [], credentials: [] });
+        const job = (code: string) =>
+          conn.run({ code, tools: { add: 'add' }, timeoutMs: 30_000, maxOutputBytes: 50 * 1024 });
+        const before = await job('secret = "EARLIER-SCRIPT-7731"\nemit_result(add(a=1, b=1).data)\n');
+        expect(before.data).toBe(2);
+        await expect(
+          conn.load({
+            source: fixture.replace('data=a + b', 'data=(a + b) * 10'),
+            hostTools: [],
+            credentials: [],
+          }),
+        ).rejects.toThrow(/WornWorker: this worker has run jobs/);
+        const after = await job('emit_result(add(a=1, b=1).data)\n');
+        expect(after.success, JSON.stringify(after.error)).toBe(true);
+        expect(after.data).toBe(2); // the old tools, in the fork server made before any job
+      } finally {
+        await conn.kill('test done');
+      }
     }, 120_000);
   });
 }
