@@ -194,6 +194,7 @@ def fork_server(sock, job_factory):
             os._exit(70)  # never a job under the fork server's uid where job uids are on
         for fd in theirs:
             os.close(fd)
+        hygiene.close_worker_fds()
         # (watched through SIGCHLD, i.e. gVisor: its fork copying the address space beside the last
         # job's exit and sweep made both slower than one after the other, so there the next process
         # is asked for after them; the result still needs no ping)

@@ -665,6 +665,22 @@ def _wipe():
 _OOM_FD = []  # the open counter file, found on first use (re-read with pread: no open per job)
 
 
+def close_worker_fds():
+    """In a job's process: closes the files the worker keeps open for its own checks (the sandbox's
+    /proc/sysvipc lists, its cgroup's OOM counter, its pid namespace's ns_last_pid). They hold no job's
+    data, but they describe the sandbox around the job (how many processes earlier jobs made, the
+    sandbox's IPC objects), which is not the job's to read."""
+    for fd in [fd for _, fd in _SYSVIPC] + _OOM_FD + _LAST_PID:
+        if fd >= 0:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+    _SYSVIPC.clear()
+    _OOM_FD[:] = [-1] if _OOM_FD else []
+    _LAST_PID[:] = [-1] if _LAST_PID else []
+
+
 def oom_kills():
     """The container cgroup's OOM-kill counter (cgroup v2 or v1), or None where it cannot be read."""
     if not _OOM_FD:

@@ -351,6 +351,7 @@ for (const [level, make] of [
       );
       expect(worked, JSON.stringify(got)).toEqual([]);
       expect(got['socket_fds']).toEqual([]);
+      expect(got['worker_files']).toEqual([]);
       expect(got['process_groups']).toEqual([]);
       expect(got['shared_mounts']).toBe(0);
     });
