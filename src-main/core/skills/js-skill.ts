@@ -8,7 +8,7 @@ import { parse } from '@babel/parser';
 import type * as t from '@babel/types';
 import { JS_EMIT_NAMES } from '../lang/builtins.ts';
 import type { JsonValue, ParamType, Tool, ToolParameter } from '../tools/model.ts';
-import { SKILL_NAME, SkillError } from './skill.ts';
+import { SkillError, skillNameProblem } from './skill.ts';
 import type { SkillShape } from './skill.ts';
 
 export type JsSkillLanguage = 'js' | 'ts';
@@ -116,8 +116,8 @@ function calledNames(n: unknown, out: Set<string>): void {
 export function jsSkillShape(name: string, source: string, language: JsSkillLanguage): SkillShape {
   const problems: string[] = [];
   const empty: Tool = { name, description: '', parameters: [], location: 'skill' };
-  if (!SKILL_NAME.test(name))
-    problems.push(`the name ${JSON.stringify(name)} is not a skill name (lower case letters, digits, _)`);
+  const badName = skillNameProblem(name);
+  if (badName) problems.push(badName);
   let program: t.Program;
   try {
     program = parse(source, {
@@ -138,7 +138,7 @@ export function jsSkillShape(name: string, source: string, language: JsSkillLang
     return { tool: empty, calls: [], problems };
   }
   // (a name that is no skill name is said once: not also as the function's name to change)
-  if (fn.id?.name !== name && SKILL_NAME.test(name))
+  if (fn.id?.name !== name && !badName)
     problems.push(`the function is named ${fn.id?.name ?? '?'}; it must be ${name}`);
   if (fn.generator) problems.push('a skill is not a generator');
   const doc = [...(fn.leadingComments ?? [])]

@@ -16,6 +16,7 @@ import { extractTools } from '../tools/extract.ts';
 import { maxGrade } from '../tools/grade.ts';
 import type { Grade } from '../tools/grade.ts';
 import type { JsonValue, Tool } from '../tools/model.ts';
+import { isScriptHelperName, isScriptKeyword } from '../tools/mcp.ts';
 import type { OfferedSkill } from './offered.ts';
 
 export type { OfferedSkill };
@@ -60,6 +61,22 @@ export interface SkillShape {
 
 /** Names a skill may have: a Python identifier, not private, not dunder. */
 export const SKILL_NAME = /^[a-z][a-z0-9_]{0,63}$/;
+
+/**
+ * What is wrong with a skill's name, if anything. Besides its form, it may not be a name scripts already
+ * have (a builtin such as `len` or `print`, a pre-imported module, a helper, a JS global such as
+ * `console`) nor a keyword of either language: a skill is defined in the job's namespace whenever the
+ * body names it, so a skill named `len` silently replaced the builtin in every script that used it.
+ */
+export function skillNameProblem(name: string): string | undefined {
+  if (!SKILL_NAME.test(name))
+    return `the name ${JSON.stringify(name)} is not a skill name (lower case letters, digits, _)`;
+  if (isScriptKeyword(name))
+    return `the name ${JSON.stringify(name)} is a keyword of Python or JavaScript; name the skill after what it does`;
+  if (isScriptHelperName(name))
+    return `the name ${JSON.stringify(name)} is a name scripts already have (a builtin, module, helper or global): a skill named so would replace it in every script that uses it; name the skill after what it does`;
+  return undefined;
+}
 
 /** The framework calls that produce a script's output: a skill returns its value, the script emits it. */
 const EMITS = new Set(['emit_result', 'emit_intermediate']);
@@ -169,8 +186,8 @@ function calledNames(n: PyNode, out: Set<string>): void {
 export function skillShape(name: string, source: string): SkillShape {
   const problems: string[] = [];
   const empty: Tool = { name, description: '', parameters: [], location: 'skill' };
-  if (!SKILL_NAME.test(name))
-    problems.push(`the name ${JSON.stringify(name)} is not a skill name (lower case letters, digits, _)`);
+  const badName = skillNameProblem(name);
+  if (badName) problems.push(badName);
   const parsed = parsePython(source);
   if (parsed.syntaxErrors.length) {
     const e = parsed.syntaxErrors[0];
@@ -184,7 +201,7 @@ export function skillShape(name: string, source: string): SkillShape {
     return { tool: empty, calls: [], problems };
   }
   // (a name that is no skill name is said once, above: not also as the function's name to change)
-  if (fn.value !== name && SKILL_NAME.test(name))
+  if (fn.value !== name && !badName)
     problems.push(`the function is named ${fn.value ?? '?'}; it must be ${name}`);
   if (fieldList(fn, 'decorators').length) problems.push('a skill has no decorators');
   if (/^\s*async\s+def\b/.test(source)) problems.push('a skill is not async');

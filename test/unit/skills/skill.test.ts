@@ -71,6 +71,12 @@ describe('a skill is one typed, documented function', () => {
 
   it('refuses names that are not skill names', () => {
     expect(skillShape('Bad-Name', TOTAL).problems.join()).toMatch(/not a skill name/);
+    // Names scripts already have (a builtin, a module, a helper, a JS global) or keywords.
+    for (const name of ['len', 'print', 'json', 'credential', 'console', 'constructor'])
+      expect(skillShape(name, TOTAL.replace('def order_total', `def ${name}`)).problems).toEqual([
+        `the name "${name}" is a name scripts already have (a builtin, module, helper or global): a skill named so would replace it in every script that uses it; name the skill after what it does`,
+      ]);
+    expect(skillShape('lambda', TOTAL).problems[0]).toMatch(/"lambda" is a keyword/);
   });
 
   it('its grade is the highest of the tools it calls', () => {
