@@ -37,8 +37,12 @@ export function registerSkillTools(server: McpServer, svc: ToolsmithService): vo
           .enum(['python', 'js', 'ts'])
           .optional()
           .describe("the skill's language (default python; a saved skill keeps its own)"),
+        // Strict: a key the case does not know (`expected`, `assert`) was dropped, and the case then
+        // passed on any result, so a wrong skill was saved as tested and offered.
         tests: z
-          .array(z.object({ args: z.record(z.string(), z.unknown()), expect: z.unknown().optional() }))
+          .array(
+            z.object({ args: z.record(z.string(), z.unknown()), expect: z.unknown().optional() }).strict(),
+          )
           .min(1)
           .max(50),
         replace: z.boolean().optional().describe('save a new version of an existing skill'),

@@ -85,6 +85,18 @@ describe('MCP save_skill', () => {
     expect(bad.isError).toBe(true);
     expect(textOf(bad)).toMatch(/does not validate/);
     expect(asked.length).toBe(n);
+
+    // A case with a key it does not know is refused, naming the key: dropped, the case passed on any
+    // result and a wrong skill was saved as tested and offered.
+    answer = 'accept';
+    const typo = await asking.callTool({
+      name: 'save_skill',
+      arguments: { ...args, tests: [{ args: { user_id: 'u1' }, expected: 'platinum' }] },
+    });
+    expect(typo.isError).toBe(true);
+    expect(textOf(typo)).toMatch(/Unrecognized key: "expected" at tests\[0\]/);
+    expect(asked.length).toBe(n);
+    expect(existsSync(file)).toBe(false);
   }, 120_000);
 
   it('saves once confirmed, runs its tests, and the skill is in the manual and found by search', async () => {
