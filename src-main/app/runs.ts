@@ -57,9 +57,9 @@ export interface RunDeps {
   log?: Logger;
   /**
    * Called once a run has recorded its end, with its id (the run's trace is exported from its events:
-   * app/telemetry.ts). Shutdown waits for it; its failure is logged, never the run's.
+   * app/telemetry.ts). Shutdown waits for it, then aborts `signal`; its failure is logged, never the run's.
    */
-  onRunEnded?: (runId: string) => Promise<void>;
+  onRunEnded?: (runId: string, signal: AbortSignal) => Promise<void>;
   /** The tools of a script context whose calls need a person's approval (the config's `[approval]`). */
   approvalTools?(ctx: ScriptContext): string[];
   /** Who answers when a run's request names no one (the front end's default: dialog, terminal). */
@@ -121,6 +121,8 @@ export class RunService {
   private readonly active = new Map<string, AbortController>();
   /** The `done` of every run in flight (shutdown waits for them to record their end). */
   private readonly inFlight = new Set<Promise<unknown>>();
+  /** Aborted once shutdown has waited: what still runs after a run's end (its trace's request) stops. */
+  private readonly afterEnd = new AbortController();
   private readonly listeners = new Set<(e: LiveEvent) => void>();
   /**
    * What the LLM has streamed so far of each live run's current attempt (tokens are not recorded): a
@@ -221,7 +223,7 @@ export class RunService {
     const onEnded = this.deps.onRunEnded;
     if (onEnded) {
       const after: Promise<void> = done
-        .then(() => onEnded(runId))
+        .then(() => onEnded(runId, this.afterEnd.signal))
         .catch((e: unknown) =>
           this.deps.log?.warn(
             { event: 'run_trace_failed', runId, err: errorMessage(e) },
@@ -292,6 +294,9 @@ export class RunService {
       new Promise<void>((r) => (timer = setTimeout(r, waitMs))),
     ]);
     clearTimeout(timer);
+    // What still runs after a run's end (its trace on its way to a slow collector) ends here: its request
+    // held the process open for its own timeout (OTEL_EXPORTER_OTLP_TIMEOUT: minutes) after this wait.
+    this.afterEnd.abort(`no answer after the process waited ${waitMs / 1000} s to stop`);
   }
 
   isActive(runId: string): boolean {

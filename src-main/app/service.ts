@@ -398,13 +398,13 @@ export class ToolsmithService {
         approvalTools: (ctx) => contextApprovalTools(current().approval, ctx),
         ask: (r, signal) => (this.askApproval ?? (() => Promise.resolve(NO_ONE_TO_ASK)))(r, signal),
         // A run's trace, built from its recorded events once it ended (off unless configured).
-        onRunEnded: async (runId) => {
+        onRunEnded: async (runId, signal) => {
           const target = telemetrySettings(current());
           if (!target.enabled) return;
           for (const w of target.warnings) log.warn({ event: 'telemetry_config', runId }, w);
           let spans: number;
           try {
-            spans = await sendRunTrace(store.events(runId), current(), target);
+            spans = await sendRunTrace(store.events(runId), current(), target, signal);
           } catch (e) {
             this.options.onTelemetryFailure?.(telemetryFailureLine(e, target.url));
             throw e; // logged by the run service (run_trace_failed)

@@ -150,9 +150,13 @@ export async function sendRunTrace(
   events: readonly RunEvent[],
   config: Config,
   target: OtlpTarget,
+  signal?: AbortSignal,
 ): Promise<number> {
   const { exportRunTrace } = await import('../infra/telemetry/run-trace.ts');
-  return exportRunTrace(events, target, { providerKinds: providerKinds(config) });
+  return exportRunTrace(events, target, {
+    providerKinds: providerKinds(config),
+    ...(signal ? { signal } : {}),
+  });
 }
 
 /**

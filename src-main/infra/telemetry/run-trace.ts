@@ -53,6 +53,8 @@ export interface RunTraceOptions {
   providerKinds?: Readonly<Record<string, string>>;
   /** Redacts every string (default: the process's known secrets, as the store does). */
   redactor?: Redactor;
+  /** Ends the request (a stopping process that waited long enough); its reason is the failure's. */
+  signal?: AbortSignal;
 }
 
 /** Where and how to send traces (resolved from config.toml and the OTEL_* variables by app/telemetry.ts). */
@@ -413,6 +415,7 @@ export async function exportRunTrace(
       { ...target.headers, 'content-type': json ? 'application/json' : 'application/x-protobuf' },
       body,
       timeoutMs,
+      opts.signal,
     );
   } catch (e) {
     throw new OtlpExportError(target.url, redactor.text(networkReason(e, timeoutMs)));
@@ -428,6 +431,7 @@ export async function exportRunTrace(
 /** Why a request never got an answer, in words (`connection refused`), with the system's code. */
 function networkReason(e: unknown, timeoutMs: number): string {
   if (e instanceof PostTimeout) return `no answer within ${timeoutMs} ms`;
+  if (e instanceof PostAborted) return e.message;
   const code = (e as NodeJS.ErrnoException | undefined)?.code;
   const said: Record<string, string> = {
     ECONNREFUSED: 'connection refused',
@@ -443,6 +447,7 @@ function networkReason(e: unknown, timeoutMs: number): string {
 }
 
 class PostTimeout extends Error {}
+class PostAborted extends Error {}
 
 /** One POST over node:http(s); resolves with the answer whatever its status, rejects when there is none. */
 function post(
@@ -450,8 +455,15 @@ function post(
   headers: Record<string, string>,
   body: Uint8Array | string,
   timeoutMs: number,
+  signal?: AbortSignal,
 ): Promise<{ status: number; type: string; text: string }> {
   return new Promise((resolve, reject) => {
+    const aborted = () =>
+      new PostAborted(typeof signal?.reason === 'string' ? signal.reason : 'the request was cancelled');
+    if (signal?.aborted) {
+      reject(aborted());
+      return;
+    }
     let parsed: URL;
     try {
       parsed = new URL(url);
@@ -492,6 +504,10 @@ function post(
       },
     );
     const timer = setTimeout(() => req.destroy(new PostTimeout()), timeoutMs);
+    // A pending request holds its process open (its socket and timer) for as long as its timeout.
+    const onAbort = () => req.destroy(aborted());
+    signal?.addEventListener('abort', onAbort, { once: true });
+    req.on('close', () => signal?.removeEventListener('abort', onAbort));
     req.on('error', (e) => {
       clearTimeout(timer);
       reject(e);

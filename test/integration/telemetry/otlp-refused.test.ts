@@ -3,13 +3,15 @@
  * a process runs a task against the scripted LLM server and real containers with OTLP export pointed at a
  * closed port, and ends about as soon as it has printed the run (OpenTelemetry's exporter retried the
  * refused connection until its 10 s timeout before). The failure is said once on stderr, naming the
- * endpoint and the cause; stdout and the exit code are those of the same run without export. The
- * workspace is made by `toolsmith init` in a temp folder, with a Toolsmith home of its own.
+ * endpoint and the cause; stdout and the exit code are those of the same run without export. A collector
+ * that takes the connection and never answers holds the command up for the 15 s a stopping process waits
+ * for its runs, not for the export's own timeout. The workspace is made by `toolsmith init` in a temp
+ * folder, with a Toolsmith home of its own.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -71,7 +73,7 @@ async function run(extra: Record<string, string>) {
   return { ...r, tailMs, out: r.out.replace(/^run [0-9a-f-]+:/, 'run ID:') };
 }
 
-describe('run traces to a collector that refuses connections', () => {
+describe('run traces to a collector that refuses connections or never answers', () => {
   it('the command ends without waiting on it, says so once on stderr, and keeps its output and exit code', async () => {
     const plain = await run({});
     expect(plain.code, plain.err).toBe(0);
@@ -89,5 +91,37 @@ describe('run traces to a collector that refuses connections', () => {
     expect(refused.out).toBe(plain.out);
     const said = refused.err.split('\n').filter((l) => l.includes('telemetry'));
     expect(said).toEqual([`telemetry: could not export to ${endpoint}/v1/traces (connection refused)`]);
+  }, 180_000);
+
+  it('a collector that never answers holds the command up for the stop wait (15 s), not the export timeout', async () => {
+    // Takes every connection, reads it, never answers.
+    const held: Socket[] = [];
+    const silent = createServer((socket) => {
+      held.push(socket);
+      socket.resume();
+    });
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const endpoint = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
+    try {
+      const r = await run({
+        OTEL_TRACES_EXPORTER: 'otlp',
+        OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
+        OTEL_EXPORTER_OTLP_TIMEOUT: '120000',
+      });
+      expect(r.code, r.err).toBe(0);
+      expect(r.out).toContain('result: "bronze"');
+      // The request was taken, then given up when the process had waited 15 s to stop; it held the
+      // process for its own 120 s timeout before. Generous: a loaded machine is slower to exit.
+      expect(held.length).toBe(1);
+      expect(r.tailMs).toBeGreaterThanOrEqual(14_000);
+      expect(r.tailMs).toBeLessThan(60_000);
+      const said = r.err.split('\n').filter((l) => l.includes('telemetry'));
+      expect(said).toEqual([
+        `telemetry: could not export to ${endpoint}/v1/traces (no answer after the process waited 15 s to stop)`,
+      ]);
+    } finally {
+      for (const s of held) s.destroy();
+      await new Promise<void>((resolve) => silent.close(() => resolve()));
+    }
   }, 180_000);
 });
