@@ -7,6 +7,7 @@ import { providerChain } from '../core/records/records.ts';
 import type { LlmProvider } from '../core/ports/llm.ts';
 import type { Response } from '../contract/api.ts';
 import { errorMessage } from '../core/errors.ts';
+import { urlWithoutCredentials } from '../core/records/redact.ts';
 import type { ConfigDeps } from './deps.ts';
 import { ToolsmithError } from './errors.ts';
 import type { ProviderOverrides } from './providers.ts';
@@ -78,7 +79,13 @@ export function runActions(deps: RunActionDeps) {
         throw new ToolsmithError('infra', errorMessage(e));
       }
       const { traceIdOf } = await import('../infra/telemetry/run-trace.ts');
-      return { runId: rec.id, traceId: traceIdOf(rec.id), spans, url: target.url, warnings: target.warnings };
+      return {
+        runId: rec.id,
+        traceId: traceIdOf(rec.id),
+        spans,
+        url: urlWithoutCredentials(target.url),
+        warnings: target.warnings,
+      };
     },
   };
 }

@@ -5,7 +5,7 @@
  * `OTEL_TRACES_EXPORTER=none` turns it off whatever the config says. docs/telemetry.md.
  */
 import type { Config } from './config.ts';
-import { knownSecrets } from '../core/records/redact.ts';
+import { knownSecrets, urlWithoutCredentials } from '../core/records/redact.ts';
 import type { RunEvent } from '../core/records/events.ts';
 import type { OtlpProtocol, OtlpTarget } from '../infra/telemetry/run-trace.ts';
 
@@ -166,5 +166,5 @@ export async function sendRunTrace(
 export function telemetryFailureLine(e: unknown, url: string): string {
   const reason = (e as { reason?: unknown } | undefined)?.reason;
   const why = typeof reason === 'string' ? reason : e instanceof Error ? e.message : String(e);
-  return `could not export to ${(e as { url?: unknown } | undefined)?.url ?? url} (${why})`;
+  return `could not export to ${(e as { url?: unknown } | undefined)?.url ?? urlWithoutCredentials(url)} (${why})`;
 }

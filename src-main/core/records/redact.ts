@@ -144,5 +144,21 @@ export class Redactor {
   }
 }
 
+/**
+ * A URL as it may be shown: the credentials it carries (`https://user:token@host/...`, which node's
+ * http(s) sends as basic auth) replaced with `[redacted]`, whatever their length. Text that is not a URL
+ * is returned as it is.
+ */
+export function urlWithoutCredentials(url: string): string {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return url;
+  }
+  if (!u.username && !u.password) return url;
+  return `${u.protocol}//${REDACTED}@${u.host}${u.pathname}${u.search}${u.hash}`;
+}
+
 /** Every secret this process knows; the run store, exports, logs and front ends redact with it. */
 export const knownSecrets = new Redactor();

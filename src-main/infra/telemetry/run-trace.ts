@@ -20,7 +20,7 @@ import type { IdGenerator, ReadableSpan, SpanExporter } from '@opentelemetry/sdk
 import { JsonTraceSerializer, ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import type { EventOf, RunEvent } from '../../core/records/events.ts';
 import type { ExecutionResult, ToolCallTrace } from '../../core/sandbox/execution.ts';
-import { knownSecrets } from '../../core/records/redact.ts';
+import { knownSecrets, urlWithoutCredentials } from '../../core/records/redact.ts';
 import type { Redactor } from '../../core/records/redact.ts';
 
 /**
@@ -380,8 +380,10 @@ export class OtlpExportError extends Error {
   readonly url: string;
   readonly reason: string;
   constructor(url: string, reason: string) {
-    super(`the OTLP endpoint ${url} did not take the trace: ${reason}`);
-    this.url = url;
+    // The URL's credentials (user:token@) are sent as basic auth, never shown or logged.
+    const shown = urlWithoutCredentials(url);
+    super(`the OTLP endpoint ${shown} did not take the trace: ${reason}`);
+    this.url = shown;
     this.reason = reason;
   }
 }
@@ -468,11 +470,11 @@ function post(
     try {
       parsed = new URL(url);
     } catch {
-      reject(new Error(`not a URL: ${url}`));
+      reject(new Error(`not a URL: ${urlWithoutCredentials(url)}`));
       return;
     }
     if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-      reject(new Error(`not an http(s) URL: ${url}`));
+      reject(new Error(`not an http(s) URL: ${urlWithoutCredentials(url)}`));
       return;
     }
     const send = parsed.protocol === 'https:' ? httpsRequest : httpRequest;

@@ -5,11 +5,12 @@
  * refused connection until its 10 s timeout before). The failure is said once on stderr, naming the
  * endpoint and the cause; stdout and the exit code are those of the same run without export. A collector
  * that takes the connection and never answers holds the command up for the 15 s a stopping process waits
- * for its runs, not for the export's own timeout. The workspace is made by `toolsmith init` in a temp
+ * for its runs, not for the export's own timeout. Credentials in the endpoint's URL (`user:token@`) are
+ * never shown nor logged. The workspace is made by `toolsmith init` in a temp
  * folder, with a Toolsmith home of its own.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import type { AddressInfo, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -123,5 +124,34 @@ describe('run traces to a collector that refuses connections or never answers', 
       for (const s of held) s.destroy();
       await new Promise<void>((resolve) => silent.close(() => resolve()));
     }
+  }, 180_000);
+
+  it("never shows nor logs the credentials of the endpoint's URL", async () => {
+    const TOKEN = 'tok3n'; // shorter than a secret the redactor learns: the URL's part is cut whatever its length
+    const port = await refusedPort();
+    const url = `http://ingest:${TOKEN}@127.0.0.1:${port}/v1/traces`;
+    const shown = `http://[redacted]@127.0.0.1:${port}/v1/traces`;
+    const r = await run({ OTEL_TRACES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: url });
+    expect(r.code, r.err).toBe(0);
+    expect(r.err.split('\n').filter((l) => l.includes('telemetry'))).toEqual([
+      `telemetry: could not export to ${shown} (connection refused)`,
+    ]);
+    const id = /^([0-9a-f-]{36}) /m.exec(
+      (await cliProcess(ws, env.TOOLSMITH_DATA_DIR!, ['runs', 'list'], env).done).out,
+    )?.[1];
+    expect(id).toBeDefined();
+    const exported = await cliProcess(ws, env.TOOLSMITH_DATA_DIR!, ['runs', 'export', id!, '--otlp', url], env)
+      .done;
+    expect(exported.code).toBe(3);
+    expect(exported.err).toBe(
+      `toolsmith: the OTLP endpoint ${shown} did not take the trace: connection refused\n`,
+    );
+    // Nothing written under the workspace or the data folder (run log, run store) holds the token.
+    const files = (dir: string): string[] =>
+      readdirSync(dir, { withFileTypes: true }).flatMap((d) =>
+        d.isDirectory() ? files(join(dir, d.name)) : d.isFile() ? [join(dir, d.name)] : [],
+      );
+    const holding = files(base).filter((f) => readFileSync(f).includes(TOKEN));
+    expect(holding).toEqual([]);
   }, 180_000);
 });

@@ -116,6 +116,23 @@ describe('run traces from the CLI', () => {
           .sort(),
       ).toEqual(spans.map((s) => s.name).sort());
 
+      // Credentials in the URL go to the collector as basic auth, and are never printed.
+      const withCredentials = receiver.base.replace('http://', 'http://ingest:tok3n@');
+      const authed = await cliProcess(fx.ws, fx.data, [
+        'runs',
+        'export',
+        rec.id,
+        '--otlp',
+        `${withCredentials}/v1/traces`,
+      ]).done;
+      expect(authed.code, authed.err).toBe(0);
+      expect(authed.out).toBe(
+        `sent run ${rec.id} as trace ${root.traceId} (${spans.length} spans) to ${receiver.base.replace('http://', 'http://[redacted]@')}/v1/traces\n`,
+      );
+      expect(receiver.requests[2]!.headers['authorization']).toBe(
+        `Basic ${Buffer.from('ingest:tok3n').toString('base64')}`,
+      );
+
       // A collector that refuses: the verb fails and says so.
       receiver.failWith = 503;
       const refused = await cliProcess(
