@@ -452,6 +452,9 @@ export class Orchestrator {
       ctx.emit('tier', { n, tier: source.tier, template: proposal.name });
       const c = check(source.tier, assemble(proposal.body), proposal.name);
       if (c.validation.valid) return c;
+      // A template that no longer validates (a skill it calls deleted, a tool renamed) did not serve the
+      // task: a failure of that template, as one that fails in the sandbox is.
+      this.sourceOutcome(req, c, false);
     }
     for (const provider of req.providers) {
       this.checkCancel(ctx);

@@ -42,11 +42,17 @@ describe('skill names scripts already have', () => {
   it('a skill named like a builtin, module or global is refused; scripts keep the builtin', async () => {
     const skills = svc.skills();
     for (const name of ['len', 'print', 'json'])
-      await expect(
-        skills.save({ sandbox: 'ecommerce', name, source: pySkill(name), tests }),
-      ).rejects.toThrow(`the name "${name}" is a name scripts already have`);
+      await expect(skills.save({ sandbox: 'ecommerce', name, source: pySkill(name), tests })).rejects.toThrow(
+        `the name "${name}" is a name scripts already have`,
+      );
     await expect(
-      skills.save({ sandbox: 'ecommerce', name: 'console', source: jsSkill('console'), language: 'js', tests }),
+      skills.save({
+        sandbox: 'ecommerce',
+        name: 'console',
+        source: jsSkill('console'),
+        language: 'js',
+        tests,
+      }),
     ).rejects.toThrow('the name "console" is a name scripts already have');
     await expect(
       skills.save({ sandbox: 'ecommerce', name: 'spent_by', source: pySkill('spent_by'), tests }),

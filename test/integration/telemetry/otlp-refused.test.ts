@@ -140,8 +140,12 @@ describe('run traces to a collector that refuses connections or never answers', 
       (await cliProcess(ws, env.TOOLSMITH_DATA_DIR!, ['runs', 'list'], env).done).out,
     )?.[1];
     expect(id).toBeDefined();
-    const exported = await cliProcess(ws, env.TOOLSMITH_DATA_DIR!, ['runs', 'export', id!, '--otlp', url], env)
-      .done;
+    const exported = await cliProcess(
+      ws,
+      env.TOOLSMITH_DATA_DIR!,
+      ['runs', 'export', id!, '--otlp', url],
+      env,
+    ).done;
     expect(exported.code).toBe(3);
     expect(exported.err).toBe(
       `toolsmith: the OTLP endpoint ${shown} did not take the trace: connection refused\n`,
