@@ -60,6 +60,13 @@ export interface SkillDeps {
   }): Promise<ExecutionResult>;
 }
 
+/** What a check found, in one line: shape problems, then each violation with its line, rule and message. */
+const checkProblems = (c: SkillCheck): string =>
+  [
+    ...c.problems,
+    ...c.violations.map((x) => `line ${x.line}:${x.column} ${x.rule}: ${x.message.split('\n')[0]}`),
+  ].join('; ');
+
 export class SkillService {
   readonly files: SkillFiles;
   private readonly deps: SkillDeps;
@@ -220,14 +227,7 @@ export class SkillService {
     const existing = this.files.get(req.sandbox, req.name);
     const language = req.language ?? existing?.skill?.language ?? 'python';
     const c = this.check({ ...req, language });
-    if (!c.valid)
-      throw new ToolsmithError(
-        'invalid_argument',
-        `skill ${req.name}: ${[
-          ...c.problems,
-          ...c.violations.map((x) => `line ${x.line}:${x.column} ${x.rule}: ${x.message.split('\n')[0]}`),
-        ].join('; ')}`,
-      );
+    if (!c.valid) throw new ToolsmithError('invalid_argument', `skill ${req.name}: ${checkProblems(c)}`);
     // An existing name is the caller's input to change (or --force), as for kits and templates.
     if (existing && !req.force)
       throw new ToolsmithError(
@@ -319,11 +319,7 @@ export class SkillService {
   }): Promise<SkillCaseResult> {
     const language = req.language ?? 'python';
     const c = this.check({ ...req, language });
-    if (!c.valid)
-      throw new ToolsmithError(
-        'invalid_argument',
-        `skill ${req.name}: ${[...c.problems, ...c.violations.map((x) => `line ${x.line}:${x.column} ${x.rule}`)].join('; ')}`,
-      );
+    if (!c.valid) throw new ToolsmithError('invalid_argument', `skill ${req.name}: ${checkProblems(c)}`);
     const shape = shapeOf(req.name, req.source, language);
     const runs = await this.deps.runs();
     const o = await runs.runScript({
@@ -368,12 +364,7 @@ export class SkillService {
     // A file written by hand is checked as a saved one is: code that does not validate never runs.
     const c = this.check(s);
     if (!c.valid) {
-      const failures = [
-        `the skill does not validate: ${[
-          ...c.problems,
-          ...c.violations.map((x) => `line ${x.line}:${x.column} ${x.rule}`),
-        ].join('; ')}`,
-      ];
+      const failures = [`the skill does not validate: ${checkProblems(c)}`];
       this.files.setVerdict(sandbox, name, { hash: e.hash, passed: false, at: Date.now(), failures });
       return { name, sandbox, passed: false, cases: [], failures };
     }

@@ -247,7 +247,10 @@ describe('skills in a real sandbox', () => {
     writeFileSync(file, `# +++\n# version = 1\n# [[tests]]\n# args = { x = 1 }\n# +++\n${escape}`);
     const r = await skills.test('ecommerce', 'sneaky');
     expect(r).toMatchObject({ passed: false, cases: [] });
-    expect(r.failures[0]).toMatch(/does not validate: .*dunder/);
+    // Each violation with what it means, as a refused save says it (not the rule's id alone).
+    expect(r.failures[0]).toMatch(
+      /does not validate: line 7:16 dunder-attribute: \.__self__: attributes starting with an underscore are not available/,
+    );
     expect(
       svc.execution.scriptContext('ecommerce', undefined, 'python').skills?.map((s) => s.name),
     ).not.toContain('sneaky');
