@@ -147,10 +147,20 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
   const table: McpToolRegistration[] = [];
   const sandboxes = svc.workspace.sandboxNames();
   const defaultSandbox = svc.workspace.defaultSandbox() ?? '';
-  // The manual follows the upstream MCP servers as they connect (see CodeManual).
+  // The manual follows the upstream MCP servers as they connect (see CodeManual), and hand edits of the
+  // workspace (a sandbox's tools.py, config.toml, kits) that the service applied (app/watch.ts).
   const manual = new CodeManual(
     () => codeToolDescription(svc, defaultSandbox),
-    (listener) => svc.mcp().subscribe(listener),
+    (listener) => {
+      const offServers = svc.mcp().subscribe(listener);
+      const offEdits = svc.onPush((e) => {
+        if (e.type === 'workspace_changed') listener();
+      });
+      return () => {
+        offServers();
+        offEdits();
+      };
+    },
   );
   // Collects the registrations with registerTool's own signature, so each handler keeps its typed args.
   const server = {

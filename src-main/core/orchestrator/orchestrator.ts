@@ -306,24 +306,58 @@ export class Orchestrator {
     let previousData: JsonValue[] | undefined;
     let forceFinal = false;
     let previous: { script: string; error: string | ExecutionError } | undefined;
+    // The step before's failure (its script and what went wrong), to catch a step that repeats it.
+    let lastFailure: { script: string; outcome: string } | undefined;
+    // What the last step did, for the error when the steps run out.
+    let lastStep = '';
+    /** Records a failed step; a failure that repeats the step before's (same script, same error) ends the run. */
+    const failedStep = (
+      n: number,
+      final: boolean,
+      script: string,
+      summary: string,
+      outcome: string,
+    ): RunOutcome | undefined => {
+      const repeated = lastFailure?.script === script && lastFailure.outcome === outcome;
+      lastFailure = { script, outcome };
+      lastStep = `the last step ${summary === 'script rejected by the validator' ? 'was rejected by the validator' : 'failed'}: ${outcome}`;
+      ctx.emit('step', { n, summary, stagnant: repeated, final: final || repeated });
+      if (!repeated) return undefined;
+      ctx.log.warn({ event: 'loop', step: n }, 'a step repeated the failure of the step before: stopping');
+      return failedOutcome(
+        runId,
+        `step ${n} repeated step ${n - 1}: the same script failed the same way (${outcome}); stopped as a loop instead of spending the remaining steps on it`,
+      );
+    };
     for (let n = 1; n <= started.maxSteps; n++) {
       this.checkCancel(ctx);
       const final = forceFinal || n === started.maxSteps;
+      const stepOptions = { step: n, maxSteps: started.maxSteps, collected, history, final: forceFinal };
       const prompt = this.deps.generator.buildStepPrompt(req.task, req.sandbox, {
-        step: n,
-        maxSteps: started.maxSteps,
-        collected,
-        history,
-        final: forceFinal,
+        ...stepOptions,
         ...(previous ? { previousScript: previous.script, previousError: previous.error } : {}),
       });
-      const cand = await this.candidate(ctx, n, prompt, []);
+      const cand = await this.candidate(ctx, n, prompt, [], (previousScript, previousError) =>
+        this.deps.generator.buildStepPrompt(req.task, req.sandbox, {
+          ...stepOptions,
+          previousScript,
+          previousError,
+          correction: true,
+        }),
+      );
       if (!cand) return failedOutcome(runId, lastErrorOrProviders(ctx, 'no provider produced a script'));
       if (!cand.validation.valid) {
         const msg = this.deps.generator.validationErrorMessage(cand.validation.violations);
         previous = { script: cand.script.body, error: msg };
         history.push(`step ${n}: script rejected by the validator`);
-        ctx.emit('step', { n, summary: 'script rejected by the validator', stagnant: false, final });
+        const loop = failedStep(
+          n,
+          final,
+          cand.script.body,
+          'script rejected by the validator',
+          describeViolations(cand.validation.violations),
+        );
+        if (loop) return loop;
         continue;
       }
       const result = await this.execute(ctx, n, cand.script, { collected });
@@ -344,12 +378,20 @@ export class Orchestrator {
         const err = result.error ?? { type: result.exitReason, message: 'the script failed', frames: [] };
         previous = { script: cand.script.body, error: err };
         history.push(`step ${n}: failed with ${err.type}\n${stepContext(result)}`);
-        ctx.emit('step', { n, summary: `failed with ${err.type}`, stagnant: false, final });
+        const loop = failedStep(
+          n,
+          final,
+          cand.script.body,
+          `failed with ${err.type}`,
+          `${err.type}: ${err.message}`,
+        );
+        if (loop) return loop;
         if (forceFinal)
           return failedOutcome(runId, `the forced final step failed: ${err.type}: ${err.message}`);
         continue;
       }
       previous = undefined;
+      lastFailure = undefined;
       const data = result.intermediates;
       const stagnant = previousData !== undefined && sameJson(previousData, data);
       collected.push(...data);
@@ -358,6 +400,7 @@ export class Orchestrator {
         ? 'reported the same data as the step before'
         : `reported ${data.length} item${data.length === 1 ? '' : 's'}`;
       history.push(`step ${n}: ${summary}\n${stepContext(result)}`);
+      lastStep = `the last step ${summary} without calling emit_result`;
       ctx.emit('step', { n, summary, data, stagnant, final });
       if (forceFinal) return failedOutcome(runId, 'the forced final step did not call emit_result');
       if (stagnant) {
@@ -365,7 +408,10 @@ export class Orchestrator {
         ctx.log.warn({ event: 'stagnation', step: n }, 'two identical steps: forcing a final step');
       }
     }
-    return failedOutcome(runId, `no result after ${started.maxSteps} steps (max_steps)`);
+    return failedOutcome(
+      runId,
+      `no result after ${started.maxSteps} steps (max_steps)${lastStep ? `; ${lastStep}` : ''}`,
+    );
   }
 
   private assemble(ctx: RunCtx, body: string): AssembledScript {
@@ -398,12 +444,25 @@ export class Orchestrator {
     return { tier: 'edit', script, validation };
   }
 
-  /** Runs the tiers for one attempt/step; returns the first valid candidate, else the last invalid one. */
+  /**
+   * Runs the tiers for one attempt/step; returns the first valid candidate, else the last invalid one.
+   * `correct` builds the prompt that asks a provider to fix its rejected script (an INTERACTIVE step keeps
+   * its step framing there: the collected data, the history, the final step's "answer now").
+   */
   private async candidate(
     ctx: RunCtx,
     n: number,
     prompt: BuiltPrompt,
     sources: ScriptSource[],
+    correct: (previousScript: string, previousError: string) => BuiltPrompt = (
+      previousScript,
+      previousError,
+    ) =>
+      this.deps.generator.buildPrompt(ctx.req.task, ctx.req.sandbox, {
+        attempt: Math.max(2, n + 1),
+        previousScript,
+        previousError,
+      }),
   ): Promise<Candidate | undefined> {
     const { req, language } = ctx;
     const tools = callableNames(ctx.req);
@@ -471,11 +530,10 @@ export class Orchestrator {
       if (first === undefined) continue;
       const c1 = check('llm', assemble(first), undefined, first);
       if (c1.validation.valid) return c1;
-      const fix = this.deps.generator.buildPrompt(req.task, req.sandbox, {
-        attempt: Math.max(2, n + 1),
-        previousScript: c1.script.body,
-        previousError: this.deps.generator.validationErrorMessage(c1.validation.violations),
-      });
+      const fix = correct(
+        c1.script.body,
+        this.deps.generator.validationErrorMessage(c1.validation.violations),
+      );
       ctx.emit('prompt', {
         n,
         kind: fix.kind,

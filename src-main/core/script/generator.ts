@@ -57,6 +57,11 @@ export interface StepPromptOptions {
   previousError?: string | ExecutionError;
   /** The forced final step after stagnation: answer from `collected` only. */
   final?: boolean;
+  /**
+   * The correction of this step's own script, rejected by the validator: `previousScript` and
+   * `previousError` are that script and its violations (not an earlier step's failure).
+   */
+  correction?: boolean;
   hinters?: readonly Hinter[];
 }
 
@@ -195,13 +200,18 @@ export class ScriptGenerator {
       collected = `${collected.slice(0, MAX_COLLECTED_CHARS)}\n... (truncated; the script gets all of it)`;
     const { previousError, hints, vars: common } = this.shared(task, sandbox, options, (e) => e !== '');
     const { tools, rules } = common;
+    const correction = options.correction === true && options.previousScript !== undefined;
     const vars = {
       ...common,
       step: options.step,
       max_steps: options.maxSteps,
       collected,
       history: options.history.map((h) => `- ${h}`).join('\n'),
-      previous_error: previousError,
+      // A correction keeps the step's framing (collected, history) and shows the rejected script with
+      // its violations; an earlier step's failure is `previous_error`.
+      previous_error: correction ? '' : previousError,
+      rejected_script: correction ? (options.previousScript ?? '').replace(/\s+$/, '') : '',
+      rejected_error: correction ? previousError : '',
     };
     const name = options.final ? 'interactive-final' : 'interactive-step';
     const user = renderTemplate(this.file(name), vars, name);
@@ -213,6 +223,7 @@ export class ScriptGenerator {
     if (!options.final) sections.push({ title: 'Tools', text: tools.trim() });
     if (collected) sections.push({ title: 'Collected', text: collected });
     if (vars.history) sections.push({ title: 'History', text: vars.history });
+    if (correction) sections.push({ title: 'Previous script', text: vars.rejected_script });
     if (previousError) sections.push({ title: 'Error', text: previousError });
     if (hints.length) sections.push({ title: 'Hints', text: vars.hints });
     return { kind: options.final ? 'final' : 'step', attempt: options.step, system, user, hints, sections };

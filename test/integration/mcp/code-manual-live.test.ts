@@ -2,7 +2,8 @@
  * The `code` tool's manual follows the upstream MCP servers: the server answers before a slow upstream
  * has connected (its wait set to 0), the manual then says that server is still connecting and names the
  * one that failed with its reason; once the slow one connects, the client gets
- * notifications/tools/list_changed and the listed manual holds its tools.
+ * notifications/tools/list_changed and the listed manual holds its tools. A tool added to a sandbox's
+ * tools.py while the server runs does the same (the server follows hand edits: app/watch.ts).
  */
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -84,5 +85,22 @@ describe('the code manual as upstream servers connect', () => {
     expect(manual).toMatch(/tool_0\(/);
     expect(manual).not.toMatch(/still connecting/);
     expect(changes).toBeGreaterThan(0);
+  }, 90_000);
+
+  it('a tool added to tools.py while the server runs: list_changed, and the manual shows it', async () => {
+    const before = changes;
+    expect(await codeManual()).not.toMatch(/count_orders/);
+    appendFileSync(
+      join(ws, 'sandboxes/ecommerce/tools.py'),
+      `
+
+@tool(grade=(1, 0))
+def count_orders() -> ToolResponse:
+    """Count the orders in the store."""
+    return ToolResponse(success=True, data=len(ORDERS))
+`,
+    );
+    await vi.waitFor(() => expect(changes).toBeGreaterThan(before), { timeout: POLL_MS, interval: 100 });
+    expect(await codeManual()).toMatch(/count_orders\(\)/);
   }, 90_000);
 });

@@ -266,6 +266,61 @@ describe('INTERACTIVE mode', () => {
   });
 });
 
+describe('INTERACTIVE mode: failures, loops and the step budget', () => {
+  const interactive = (maxSteps: number) =>
+    runs.start({
+      task: 'How many orders are there?',
+      sandbox: 'ecommerce',
+      mode: 'interactive',
+      providers: providers(),
+      maxSteps,
+      noTemplates: true,
+    });
+
+  it('the same failing step repeated is caught as a loop: the run stops, naming the error', async () => {
+    const failing = fence('r = get_orders()\nemit_intermediate(r.data[0]["nope"])');
+    llm.push(failing, failing, failing, failing, failing);
+    const outcome = await (await interactive(5)).done;
+    expect(outcome.status).toBe('failed');
+    expect(outcome.error).toMatch(
+      /step 2 repeated step 1: the same script failed the same way \(KeyError: 'nope'\)/,
+    );
+    const rec = runs.get(outcome.runId);
+    expect(rec.attempts.map((a) => a.step?.stagnant)).toEqual([false, true]);
+    expect(llm.requests).toHaveLength(2);
+  });
+
+  it('a step budget that runs out says what the last step did', async () => {
+    llm.push(
+      fence('emit_intermediate(len(get_orders().data))'),
+      fence('r = get_orders()\nemit_intermediate(r.data[0]["nope"])'),
+    );
+    const outcome = await (await interactive(2)).done;
+    expect(outcome).toMatchObject({
+      status: 'failed',
+      error: "no result after 2 steps (max_steps); the last step failed: KeyError: 'nope'",
+    });
+  });
+
+  it("a step's rejected script is corrected with the step's own prompt: collected data and history kept", async () => {
+    llm.push(
+      fence('emit_intermediate([o["id"] for o in get_orders().data])'),
+      fence('import os\nemit_result(len(collected[0]))'),
+      fence('emit_result(len(collected[0]))'),
+    );
+    const outcome = await (await interactive(4)).done;
+    expect(outcome).toMatchObject({ status: 'succeeded', result: 6 });
+    // The correction request (the third) is a step prompt, not PLAN's "Attempt N" retry.
+    const correction = JSON.stringify(llm.requests[2]?.body);
+    expect(correction).toContain('Step 2 of at most 4');
+    expect(correction).toContain('variable `collected`');
+    expect(correction).toContain('step 1: reported 1 item');
+    expect(correction).toContain('import os');
+    expect(correction).toContain('[no-import]');
+    expect(correction).not.toMatch(/Attempt \d/);
+  });
+});
+
 describe('templates (the ratchet)', () => {
   it('a promoted script serves the next matching intent with zero LLM calls, counters update', async () => {
     llm.push(fence('r = get_user(user_id="u3")\nemit_result(r.data["email"])'));
