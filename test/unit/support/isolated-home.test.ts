@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import setup from '../../support/isolated-home.ts';
 
 const PERSONAL = {
-  TOOLSMITH_WORKSPACE: '/home/person/tools',
+  TOOLSMITH_WORKSPACE: '/srv/person-tools',
   TOOLSMITH_BACKEND: 'process',
   TOOLSMITH_LOG_LEVEL: 'debug',
   OTEL_TRACES_EXPORTER: 'otlp',
