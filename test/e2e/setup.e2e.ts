@@ -132,8 +132,8 @@ describe('workspaces and sandboxes', () => {
     const { page } = w;
     await go('Workspace');
     const form = page.getByRole('form', { name: 'create sandbox' });
-    await form.getByLabel('sandbox name').fill('billing');
-    await form.getByLabel('sandbox description').fill('Invoices and refunds');
+    await form.getByLabel('Name', { exact: true }).fill('billing');
+    await form.getByLabel('Description', { exact: true }).fill('Invoices and refunds');
     await form.getByRole('button', { name: 'Create sandbox' }).click();
     await poll(() => page.url()).toContain('#/tools/billing');
     await poll(() => page.getByText('Invoices and refunds').count()).toBeGreaterThan(0);
@@ -144,7 +144,7 @@ describe('workspaces and sandboxes', () => {
     );
     // A bad name is refused with the reason.
     await go('Workspace');
-    await form.getByLabel('sandbox name').fill('billing');
+    await form.getByLabel('Name', { exact: true }).fill('billing');
     await form.getByRole('button', { name: 'Create sandbox' }).click();
     await poll(() => form.getByRole('alert').innerText()).toContain('already exists');
   });
@@ -153,8 +153,8 @@ describe('workspaces and sandboxes', () => {
     const { page } = w;
     const fresh = join(scratch, 'fresh-ws');
     await go('Workspace');
-    await page.getByLabel('new workspace path').fill(fresh);
-    await page.getByLabel('empty workspace').check();
+    await page.getByLabel('New folder', { exact: true }).fill(fresh);
+    await page.getByLabel('empty (no sample sandboxes)').check();
     await w.screenshot('setup-workspace-new');
     await page.getByRole('button', { name: 'Create and open' }).click();
     await poll(() => page.getByTestId('workspace-name').innerText()).toContain(fresh);
@@ -164,7 +164,7 @@ describe('workspaces and sandboxes', () => {
     // The empty workspace has no sandboxes.
     expect(await page.locator('[aria-label="sandbox list"] li').count()).toBe(0);
     // Opening a folder that is not a workspace says so.
-    await page.getByLabel('workspace path', { exact: true }).fill(scratch);
+    await page.getByLabel('Workspace folder', { exact: true }).fill(scratch);
     await page.getByRole('form', { name: 'open workspace' }).getByRole('button', { name: 'Open' }).click();
     await poll(() => page.getByRole('alert').first().innerText()).toContain('is not a Toolsmith workspace');
     await w.screenshot('setup-workspace-open');

@@ -68,10 +68,31 @@ describe('OpenWorkspace', () => {
         onCreate={noop}
       />,
     );
-    await screen.getByLabelText('new workspace path').fill('/y');
+    await screen.getByLabelText('New folder', { exact: true }).fill('/y');
     expect(onChange).toHaveBeenLastCalledWith({ newPath: '/y' });
     await expect.element(screen.getByRole('button', { name: 'Open folder…' })).toBeDisabled();
     await expect.element(screen.getByRole('button', { name: 'open /home/me/old' })).toBeDisabled();
+  });
+
+  it('names each field by the label it shows (screen readers read what the eye reads)', async () => {
+    const screen = await render(
+      <OpenWorkspace
+        recent={recent}
+        form={form}
+        onChange={noop}
+        onOpen={noop}
+        onChoose={noop}
+        onCreate={noop}
+      />,
+    );
+    await expect
+      .element(screen.getByRole('textbox', { name: 'Workspace folder', exact: true }))
+      .toBeInTheDocument();
+    const fresh = screen.getByRole('textbox', { name: 'New folder', exact: true });
+    await expect.element(fresh).toHaveAccessibleDescription(/absolute path; created if missing/);
+    await expect
+      .element(screen.getByRole('checkbox', { name: 'empty (no sample sandboxes)', exact: true }))
+      .toBeInTheDocument();
   });
 
   it('says a front end that cannot switch workspaces so', async () => {
@@ -125,7 +146,7 @@ describe('CreateSandboxForm', () => {
       />,
     );
     await expect.element(screen.getByRole('button', { name: 'Create sandbox' })).toBeDisabled();
-    await screen.getByLabelText('sandbox runtime').selectOptions('node');
+    await screen.getByLabelText('Runtime', { exact: true }).selectOptions('node');
     expect(onChange).toHaveBeenCalledWith({ runtime: 'node' });
     await screen.rerender(
       <CreateSandboxForm
@@ -139,6 +160,23 @@ describe('CreateSandboxForm', () => {
     );
     await screen.getByRole('button', { name: 'Create sandbox' }).click();
     expect(onSubmit).toHaveBeenCalledTimes(1);
+  });
+
+  it('names each field by the label it shows', async () => {
+    const screen = await render(
+      <CreateSandboxForm
+        draft={draft}
+        runtimes={['python']}
+        busy={false}
+        error={undefined}
+        onChange={noop}
+        onSubmit={noop}
+      />,
+    );
+    const form = screen.getByRole('form', { name: 'create sandbox' });
+    await expect.element(form.getByRole('textbox', { name: 'Name', exact: true })).toBeInTheDocument();
+    await expect.element(form.getByRole('combobox', { name: 'Runtime', exact: true })).toBeInTheDocument();
+    await expect.element(form.getByRole('textbox', { name: 'Description', exact: true })).toBeInTheDocument();
   });
 
   it('shows the failure and the busy state', async () => {

@@ -67,7 +67,6 @@ export function OpenWorkspace({
         )}
         <FormRow label="Workspace folder" className="grow">
           <input
-            aria-label="workspace path"
             value={path}
             placeholder="/home/me/my-tools"
             onChange={(e) => onChange({ path: e.target.value })}
@@ -86,21 +85,19 @@ export function OpenWorkspace({
           if (newPath.trim()) onCreate(newPath.trim(), empty);
         }}
       >
-        <FormRow label="New folder (absolute path; created if missing, must be empty)" className="grow">
+        <FormRow
+          label="New folder"
+          help="An absolute path; created if missing, must be empty."
+          className="grow"
+        >
           <input
-            aria-label="new workspace path"
             value={newPath}
             placeholder="/home/me/new-tools"
             onChange={(e) => onChange({ newPath: e.target.value })}
           />
         </FormRow>
         <FormRow layout="check" label="empty (no sample sandboxes)">
-          <input
-            type="checkbox"
-            aria-label="empty workspace"
-            checked={empty}
-            onChange={(e) => onChange({ empty: e.target.checked })}
-          />
+          <input type="checkbox" checked={empty} onChange={(e) => onChange({ empty: e.target.checked })} />
         </FormRow>
         <button type="submit" className="primary" disabled={busy || !newPath.trim()}>
           Create and open
@@ -161,18 +158,13 @@ export function CreateSandboxForm({
     >
       <FormRow label="Name">
         <input
-          aria-label="sandbox name"
           value={draft.name}
           placeholder="billing"
           onChange={(e) => onChange({ name: e.target.value })}
         />
       </FormRow>
       <FormRow label="Runtime">
-        <select
-          aria-label="sandbox runtime"
-          value={draft.runtime}
-          onChange={(e) => onChange({ runtime: e.target.value as Runtime })}
-        >
+        <select value={draft.runtime} onChange={(e) => onChange({ runtime: e.target.value as Runtime })}>
           {runtimeChoices(runtimes).map((r) => (
             <option key={r} value={r}>
               {r}
@@ -182,7 +174,6 @@ export function CreateSandboxForm({
       </FormRow>
       <FormRow label="Description" className="grow">
         <input
-          aria-label="sandbox description"
           value={draft.description}
           placeholder="What its tools do"
           onChange={(e) => onChange({ description: e.target.value })}
