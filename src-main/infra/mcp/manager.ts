@@ -170,6 +170,11 @@ const describe = (e: unknown): string => {
       )
       .join('; ')}`;
   const msg = errorMessage(e);
+  // fetch says only "fetch failed" for a server that is down or a host that is not found: the reason
+  // (ECONNREFUSED 127.0.0.1:8080, ENOTFOUND host) is its cause.
+  const cause = (e as { cause?: unknown } | null)?.cause;
+  if (msg === 'fetch failed' && cause instanceof Error && cause.message)
+    return `could not reach it (${cause.message})`;
   // The SDK puts the issues in its message as JSON ("Invalid tools/call result: [...]").
   const m = /Invalid ([\w/]+) result:\s*(\[[\s\S]*\])\s*$/.exec(msg);
   if (m)

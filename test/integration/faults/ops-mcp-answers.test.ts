@@ -2,9 +2,12 @@
  * What an upstream MCP server sends is untrusted: garbage on its output is reported as garbage (not as
  * a timeout), an answer of the wrong shape is said in one line (not a raw schema-issue dump), and a
  * 10 MB answer is refused as too large as it arrives (not waited out until the call's time limit), from
- * a server on stdio and from one over Streamable HTTP (its answer an event stream or a JSON body).
+ * a server on stdio and from one over Streamable HTTP (its answer an event stream or a JSON body); an
+ * HTTP server that is down is said to be unreachable, with the reason (ECONNREFUSED and the address).
  */
 import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { createInterface } from 'node:readline';
 import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
 import { McpManager } from '../../../src-main/infra/mcp/manager.ts';
@@ -45,6 +48,23 @@ describe('an MCP server that answers badly', () => {
     const next = await big.callTool('faulty', 'count', {});
     expect(JSON.stringify(next.content)).toMatch(/\\"n\\":1/);
   }, 120_000);
+});
+
+describe('an MCP server over HTTP that is down', () => {
+  it('says why it cannot be reached (the address refused), not "fetch failed"', async () => {
+    // A port that was free a moment ago and that nothing listens on now.
+    const probe = createServer();
+    await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
+    const { port } = probe.address() as AddressInfo;
+    await new Promise<void>((r) => probe.close(() => r()));
+    const m = new McpManager({ down: mcpServerSchema.parse({ url: `http://127.0.0.1:${port}/mcp` }) });
+    onTestFinished(() => m.close());
+    const e = (await m.listTools('down').catch((x: unknown) => x)) as Error;
+    expect(e.message).toBe(
+      `MCP server down (http://127.0.0.1:${port}/mcp) failed to start: could not reach it (connect ECONNREFUSED 127.0.0.1:${port})`,
+    );
+    expect(m.status('down')).toMatchObject({ state: 'error', error: e.message });
+  });
 });
 
 describe("an MCP server's start has its own time limit", () => {
