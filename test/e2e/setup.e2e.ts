@@ -1,7 +1,8 @@
 /**
  * Setup in the workbench (Chromium, browser front end, scripted LLM server): a provider added and
  * tested (against the scripted server and a dead URL), a sandbox created, a workspace created, opened
- * and switched back from the recent list, and the page a browser shows without the token.
+ * and switched back from the recent list (asked first when unsaved edits would go), and the page a
+ * browser shows without the token.
  */
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -11,6 +12,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { forgetDownEndpoints } from '../../src-main/infra/llm/reachability.ts';
 import { startWorld } from './support/app.ts';
 import type { E2eWorld } from './support/app.ts';
+import type { Dialog } from 'playwright-core';
 import { removeWorkspace } from '../support/workspace.ts';
 import { POLL_MS } from '../support/budgets.ts';
 
@@ -172,6 +174,49 @@ describe('workspaces and sandboxes', () => {
     await page.getByRole('button', { name: `open ${w.workspace}` }).click();
     await poll(() => page.getByTestId('workspace-name').innerText()).toContain(w.workspace);
     expect(w.web.service().workspaceDir).toBe(w.workspace);
+  });
+
+  it('opening another workspace with unsaved edits asks first: "cancel" stays, "go" reloads without asking again', async () => {
+    const { page } = w;
+    const fresh = join(scratch, 'fresh-ws');
+    const dialogs: { type: string; message: string }[] = [];
+    let answer = false;
+    const onDialog = (d: Dialog) => {
+      dialogs.push({ type: d.type(), message: d.message() });
+      void (answer ? d.accept() : d.dismiss());
+    };
+    page.on('dialog', onDialog);
+    try {
+      // An unsaved tools.py edit.
+      await page.goto(`${w.web.url.split('#')[0]}#/tools/ecommerce`);
+      await page.locator('[data-testid="editor-tools.py"][data-ready="true"]').waitFor();
+      await page.locator('[data-testid="editor-tools.py"] .monaco-editor').click();
+      await page.keyboard.press('Control+End');
+      await page.keyboard.type('# not saved');
+      await go('Workspace');
+      // "Cancel": the service stays on this workspace, and so does the page.
+      await page.getByRole('button', { name: `open ${fresh}` }).click();
+      await poll(() => dialogs.length).toBe(1);
+      expect(dialogs[0]).toEqual({
+        type: 'confirm',
+        message: 'Unsaved edits (tools.py: 1) will be lost. Go on?',
+      });
+      expect(w.web.service().workspaceDir).toBe(w.workspace);
+      expect(await page.getByRole('button', { name: `open ${fresh}` }).isEnabled()).toBe(true);
+      // "Go": switched, and the reload that follows does not ask a second time.
+      answer = true;
+      await page.getByRole('button', { name: `open ${fresh}` }).click();
+      await poll(() => page.getByTestId('workspace-name').innerText()).toContain(fresh);
+      expect(w.web.service().workspaceDir).toBe(fresh);
+      expect(dialogs.map((d) => d.type)).toEqual(['confirm', 'confirm']);
+      // Back, with nothing unsaved: no question at all.
+      await go('Workspace');
+      await page.getByRole('button', { name: `open ${w.workspace}` }).click();
+      await poll(() => page.getByTestId('workspace-name').innerText()).toContain(w.workspace);
+      expect(dialogs).toHaveLength(2);
+    } finally {
+      page.off('dialog', onDialog);
+    }
   });
 
   it('a page opened without the token says to open the URL printed in the terminal', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { guardUnsaved, trackUnsaved, unsavedEdits } from './unsaved.ts';
+import { guardUnsaved, leaveQuestion, leaveWithoutAsking, trackUnsaved, unsavedEdits } from './unsaved.ts';
 
 /** A page as far as the guard uses it, and a beforeunload event as a browser makes it. */
 function page() {
@@ -41,5 +41,23 @@ describe('unsaved edits before the page goes', () => {
     expect(p.leave().prevented).toBe(true);
     off();
     expect(p.listening()).toBe(false);
+  });
+});
+
+describe('leaving on purpose', () => {
+  it('names the unsaved edits in the question, and asks nothing when there are none', () => {
+    expect(leaveQuestion({})).toBeUndefined();
+    expect(leaveQuestion({ 'tools.py': 1, 'skill drafts': 1 })).toBe(
+      'Unsaved edits (tools.py: 1, skill drafts: 1) will be lost. Go on?',
+    );
+  });
+
+  it('once the person said go, the reload that follows does not ask again', () => {
+    trackUnsaved('suites', () => 1);
+    const p = page();
+    guardUnsaved(p.target);
+    expect(p.leave().prevented).toBe(true);
+    leaveWithoutAsking();
+    expect(p.leave().prevented).toBe(false);
   });
 });

@@ -20,10 +20,29 @@ export function unsavedEdits(): Record<string, number> {
   return out;
 }
 
+/**
+ * What to ask before the page starts again on purpose (another workspace opened): the unsaved edits it
+ * would lose, by kind; undefined when there are none.
+ */
+export function leaveQuestion(edits: Record<string, number> = unsavedEdits()): string | undefined {
+  const kinds = Object.entries(edits).map(([kind, n]) => `${kind}: ${n}`);
+  return kinds.length === 0 ? undefined : `Unsaved edits (${kinds.join(', ')}) will be lost. Go on?`;
+}
+
+/**
+ * The person was asked already (`leaveQuestion`) and said go: the page's next reload does not ask again.
+ * (Asked by the browser after the service had switched workspaces, "stay" left a page showing the old
+ * workspace over a service on the new one.)
+ */
+let leaving = false;
+export function leaveWithoutAsking(): void {
+  leaving = true;
+}
+
 /** In a browser page: ask before a reload or a close loses unsaved edits. Returns the uninstall. */
 export function guardUnsaved(target: Pick<Window, 'addEventListener' | 'removeEventListener'>): () => void {
   const onBefore = (e: BeforeUnloadEvent) => {
-    if (Object.keys(unsavedEdits()).length === 0) return;
+    if (leaving || Object.keys(unsavedEdits()).length === 0) return;
     e.preventDefault();
     // (older browsers show the dialog only for a returnValue set)
     e.returnValue = '';

@@ -1,13 +1,24 @@
 /** The Workspace view's state (workspace.ts) bound to the API and the store, with its actions. */
 import { useCallback, useReducer } from 'react';
 import { api, errorMessage } from '../../api/client.ts';
+import { leaveQuestion, leaveWithoutAsking } from '../../lib/unsaved.ts';
 import { useSubmit } from '../../lib/useSubmit.ts';
 import { useStore } from '../../store/index.ts';
 import { initialWorkspace, workspaceReducer } from './workspace.ts';
 import { useGuardedLoad } from '../../lib/useLoad.ts';
 
-/** A workspace was opened or created: the page starts again on it. */
+/**
+ * Before another workspace is opened or created: the page will start again on it, so the unsaved edits
+ * it holds would go. Asked here, before the service switches (the browser's own question came after).
+ */
+const mayLeave = (): boolean => {
+  const question = leaveQuestion();
+  return !question || confirm(question);
+};
+
+/** A workspace was opened or created: the page starts again on it (the person was asked: mayLeave). */
 const reloadOnRuns = () => {
+  leaveWithoutAsking();
   location.hash = '#/runs';
   location.reload();
 };
@@ -27,6 +38,7 @@ export function useWorkspace() {
   );
 
   const open = useCallback(async (path: string) => {
+    if (!mayLeave()) return;
     dispatch({ type: 'start' });
     try {
       await api['workspace.open']({ path });
@@ -47,6 +59,7 @@ export function useWorkspace() {
   }, [open]);
 
   const create = useCallback(async (path: string, empty: boolean) => {
+    if (!mayLeave()) return;
     dispatch({ type: 'start' });
     try {
       await api['workspace.init']({ path, empty });
