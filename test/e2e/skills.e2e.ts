@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWorld } from './support/app.ts';
 import type { E2eWorld } from './support/app.ts';
+import type { Dialog } from 'playwright-core';
 import { POLL_MS } from '../support/budgets.ts';
 
 let w: E2eWorld;
@@ -155,6 +156,59 @@ describe('skills in the workbench', () => {
     await page.getByTestId('skills-empty').waitFor({ timeout: POLL_MS });
     expect(w.svc.skills().list('ecommerce')).toEqual([]);
     noPageErrors();
+  });
+
+  it('an unsaved skill edit outlives opening another view, and opening another skill asks first', async () => {
+    const { page } = w;
+    const nav = (label: string) =>
+      page.getByRole('navigation', { name: 'main' }).getByRole('button', { name: label }).click();
+    const dialogs: string[] = [];
+    let answer = false;
+    const onDialog = (d: Dialog) => {
+      dialogs.push(d.message());
+      void (answer ? d.accept() : d.dismiss());
+    };
+    page.on('dialog', onDialog);
+    try {
+      // Two saved skills (the service's own save), then the first opened and edited in the view.
+      for (const name of ['first_city', 'second_city'])
+        await w.svc.skills().save({
+          sandbox: 'ecommerce',
+          name,
+          source: source('city').replace('user_city', name),
+          tests: [],
+        });
+      // (from another view: the Skills view lists the skills as it opens)
+      await nav('Kits');
+      await page.goto(`${w.web.url.split('#')[0]}#/skills/ecommerce%2Ffirst_city`);
+      const editor = page.getByTestId('skill-editor');
+      await editor.locator('[data-testid="editor-skill-source"][data-ready="true"]').waitFor();
+      await setSource(source('town').replace('user_city', 'first_city'));
+      await expect.poll(() => editorText('editor-skill-source')).toContain('["town"]');
+      await expect.poll(asks).toBe(true);
+
+      // Another view and back: the edit is still there (it was dropped without asking), still unsaved.
+      await nav('Kits');
+      await expect.poll(() => hash()).toBe('#/kits');
+      expect(await asks()).toBe(true);
+      await nav('Skills');
+      await editor.locator('[data-testid="editor-skill-source"][data-ready="true"]').waitFor();
+      await expect.poll(() => editorText('editor-skill-source')).toContain('["town"]');
+
+      // Another skill: asked first; "cancel" keeps the edit.
+      await page.locator('tr[data-skill="second_city"]').getByRole('button').first().click();
+      await expect.poll(() => dialogs).toEqual(['Drop the unsaved edits to skill first_city?']);
+      expect(await editorText('editor-skill-source')).toContain('["town"]');
+      // "OK" opens the other skill; nothing is unsaved any more.
+      answer = true;
+      await page.locator('tr[data-skill="second_city"]').getByRole('button').first().click();
+      await expect.poll(() => hash()).toBe('#/skills/ecommerce%2Fsecond_city');
+      await expect.poll(() => editorText('editor-skill-source')).toContain('def second_city');
+      expect(await asks()).toBe(false);
+    } finally {
+      page.off('dialog', onDialog);
+      for (const name of ['first_city', 'second_city']) w.svc.skills().delete('ecommerce', name);
+    }
   });
 
   it('makes a skill from lines of a recorded successful run and lands on it, tested', async () => {

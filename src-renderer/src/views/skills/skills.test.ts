@@ -4,11 +4,13 @@ import {
   noCheckReason,
   bySandbox,
   draftOf,
+  dropQuestion,
   fromRunId,
   hasUnsavedEdits,
   parseFromRun,
   initialSkills,
   isDirty,
+  keptOnLeave,
   parseArgs,
   parseTests,
   skillsReducer,
@@ -132,6 +134,18 @@ describe('the Skills view state', () => {
     // An edit withdraws the confirmation.
     expect(skillsReducer(s, { type: 'edit', field: 'source', value: 'x' }).confirmDelete).toBe(false);
     expect(skillsReducer(s, { type: 'deleted' })).toEqual(initialSkills);
+  });
+
+  it('leaving the view keeps a draft with unsaved edits (not busy), and dropping it is asked first', () => {
+    let s = skillsReducer(initialSkills, { type: 'open', skill: skill('who') });
+    expect(keptOnLeave(s)).toEqual(initialSkills);
+    expect(dropQuestion(s)).toBeUndefined();
+    s = skillsReducer(s, { type: 'edit', field: 'source', value: 'def who(): pass' });
+    s = skillsReducer(s, { type: 'busy', busy: 'try' });
+    const kept = keptOnLeave(s);
+    expect(kept.draft?.source).toBe('def who(): pass');
+    expect(kept.busy).toBeUndefined();
+    expect(dropQuestion(kept)).toBe('Drop the unsaved edits to skill who?');
   });
 
   it('unsaved edits (what the page asks about before a reload): changed since opened, made or saved', () => {

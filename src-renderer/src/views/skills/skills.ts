@@ -326,6 +326,23 @@ export const hasUnsavedEdits = (s: Pick<SkillsState, 'draft' | 'startedAs'>): bo
   );
 };
 
+/**
+ * What the view keeps when it is left (another view opened): a draft with unsaved edits, to find again
+ * on coming back (it was dropped without asking), without a busy state whose answer the view will not
+ * see; nothing otherwise.
+ */
+export function keptOnLeave(s: SkillsState): SkillsState {
+  if (!hasUnsavedEdits(s)) return initialSkills;
+  const { busy: _b, ...rest } = s;
+  return { ...rest, confirmDelete: false };
+}
+
+/** The question to ask before the open draft is dropped (another skill opened, a new one, Close). */
+export const dropQuestion = (s: Pick<SkillsState, 'draft' | 'startedAs'>): string | undefined =>
+  s.draft && hasUnsavedEdits(s)
+    ? `Drop the unsaved edits to skill ${s.draft.name || '(unnamed)'}?`
+    : undefined;
+
 /** Skills grouped by sandbox, sandboxes and names in order. */
 export function bySandbox(skills: SkillView[]): [string, SkillView[]][] {
   const m = new Map<string, SkillView[]>();

@@ -5,26 +5,29 @@ import { trackUnsaved } from '../../lib/unsaved.ts';
 import { useLoadOnMount } from '../../lib/useLoad.ts';
 import { useStore } from '../../store/index.ts';
 import {
+  dropQuestion,
   hasUnsavedEdits,
   initialSkills,
+  keptOnLeave,
   parseArgs,
   parseFromRun,
   parseTests,
   SKILL_NAME,
   skillsReducer,
 } from './skills.ts';
-import type { SkillsList } from './skills.ts';
+import type { SkillsList, SkillsState } from './skills.ts';
 import type { SkillView } from '../../../../src-main/contract/api.ts';
 
 /** How long typing pauses before the source is checked. */
 const CHECK_DELAY_MS = 250;
 
 /**
- * The open skill's unsaved edits (0 or 1), for the page's guard against a reload or a closed tab
- * (lib/unsaved.ts). The draft lives in the view's state: leaving the view drops it, and the count with it.
+ * The view's state as it was left, for this page session: a draft with unsaved edits outlives opening
+ * another view (it was dropped without asking) and counts in the page's guard against a reload or a
+ * closed tab (lib/unsaved.ts).
  */
-let unsavedDraft = 0;
-trackUnsaved('skill drafts', () => unsavedDraft);
+let kept: SkillsState = initialSkills;
+trackUnsaved('skill drafts', () => (hasUnsavedEdits(kept) ? 1 : 0));
 
 /** The route id of a skill: `<sandbox>/<name>`. */
 export const skillRouteId = (sandbox: string, name: string): string => `${sandbox}/${name}`;
@@ -36,17 +39,15 @@ export function useSkills(routeId: string | undefined) {
   const [list, setList] = useState<SkillsList | undefined>();
   const [loading, setLoading] = useState(false);
   const [loadError, setLoadError] = useState<string | undefined>();
-  const [state, dispatch] = useReducer(skillsReducer, initialSkills);
-  const unsaved = hasUnsavedEdits(state) ? 1 : 0;
+  const [state, dispatch] = useReducer(skillsReducer, kept);
   useEffect(() => {
-    unsavedDraft = unsaved;
-  }, [unsaved]);
-  useEffect(
-    () => () => {
-      unsavedDraft = 0;
-    },
-    [],
-  );
+    kept = keptOnLeave(state);
+  }, [state]);
+  /** Whether the open draft may go: nothing unsaved in it, or the person said so. */
+  const mayDrop = (): boolean => {
+    const question = dropQuestion(state);
+    return !question || confirm(question);
+  };
 
   const reload = useCallback(async () => {
     setLoading(true);
@@ -205,14 +206,17 @@ export function useSkills(routeId: string | undefined) {
     tryIt,
     remove,
     open: (skill: SkillView) => {
+      if (!mayDrop()) return;
       dispatch({ type: 'open', skill });
       navigate({ view: 'skills', id: skillRouteId(skill.sandbox, skill.name) });
     },
     create: (sandbox: string) => {
+      if (!mayDrop()) return;
       dispatch({ type: 'new', sandbox });
       navigate({ view: 'skills' });
     },
     close: () => {
+      if (!mayDrop()) return;
       dispatch({ type: 'close' });
       navigate({ view: 'skills' });
     },
