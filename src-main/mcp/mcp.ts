@@ -11,7 +11,7 @@ import type { ZodRawShapeCompat } from '@modelcontextprotocol/sdk/server/zod-com
 import { ClientRequestSchema, ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import type { ServerNotification } from '@modelcontextprotocol/sdk/types.js';
 import { violationSchema } from '../core/records/schemas.ts';
-import { MAX_TASK_CHARS, TASK_LIMIT_MESSAGE } from '../core/records/events.ts';
+import { MAX_TASK_CHARS, TASK_LIMIT_MESSAGE, unitOf } from '../core/records/events.ts';
 import { z } from 'zod';
 import { ToolsmithError } from '../app/errors.ts';
 import type { ToolsmithService } from '../app/service.ts';
@@ -214,8 +214,10 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
       guard(async () => {
         await svc.prepareMcp(sandbox);
         const runs = await svc.runs();
-        // With a progress token, each attempt and each LLM retry (and its wait) is told as it starts.
+        // With a progress token, each attempt (a step in INTERACTIVE mode) and each LLM retry (and its
+        // wait) is told as it starts.
         const token = extra._meta?.progressToken;
+        const unit = unitOf(mode);
         const progress = progressSender(extra, token);
         const started = await runs.start({
           task,
@@ -230,14 +232,14 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
                 onEvent: (e: LiveEvent) => {
                   if (e.type === 'llm_retry')
                     progress(
-                      `attempt ${e.data.n}: ${e.data.provider} retry ${e.data.attempt}: ${retryLine(e.data)}`,
+                      `${unit} ${e.data.n}: ${e.data.provider} retry ${e.data.attempt}: ${retryLine(e.data)}`,
                     );
-                  else if (e.type === 'llm_error') progress(`attempt ${e.data.n}: ${e.data.message}`);
+                  else if (e.type === 'llm_error') progress(`${unit} ${e.data.n}: ${e.data.message}`);
                   else if (e.type === 'tool_progress')
-                    progress(`attempt ${e.n}: ${toolProgressLine(e.name, e.progress)}`);
+                    progress(`${unit} ${e.n}: ${toolProgressLine(e.name, e.progress)}`);
                   else if (e.type === 'tier')
                     progress(
-                      `attempt ${e.data.n}: ${e.data.tier}${e.data.provider ? ` (${e.data.provider})` : ''}`,
+                      `${unit} ${e.data.n}: ${e.data.tier}${e.data.provider ? ` (${e.data.provider})` : ''}`,
                     );
                 },
               }),

@@ -35,6 +35,8 @@ const hash = () => '#' + (w.page.url().split('#')[1] ?? '');
 /** Monaco's text as a person reads it (its spaces are non-breaking). */
 const editorText = async (testid: string) =>
   (await w.page.locator(`[data-testid="${testid}"] .view-lines`).innerText()).replace(/\u00a0/g, ' ');
+/** The sandbox a new skill is made in (the view's head; an open new skill has a sandbox field too). */
+const newSkillSandbox = () => w.page.locator('.view-head').getByLabel('sandbox', { exact: true });
 const noPageErrors = () => expect(w.pageErrors.filter((e) => !/favicon/.test(e))).toEqual([]);
 /** Whether a reload or a closed tab would ask first (the page cancels `beforeunload`: unsaved edits). */
 const asks = () =>
@@ -74,7 +76,7 @@ describe('skills in the workbench', () => {
     await expect.poll(() => hash()).toBe('#/skills');
     await page.getByTestId('skills-empty').waitFor();
 
-    await page.getByLabel('new skill sandbox').selectOption('ecommerce');
+    await newSkillSandbox().selectOption('ecommerce');
     await page.getByRole('button', { name: 'New skill' }).click();
     const editor = page.getByTestId('skill-editor');
     await editor
@@ -82,7 +84,7 @@ describe('skills in the workbench', () => {
       .waitFor({ timeout: 60_000 });
     // A new skill as it starts has nothing to lose; named, a reload would lose it: the page asks first.
     expect(await asks()).toBe(false);
-    await editor.getByLabel('skill name').fill('user_city');
+    await editor.getByLabel('name', { exact: true }).fill('user_city');
     await expect.poll(asks).toBe(true);
 
     // The live check refuses what a script may not do.
@@ -126,7 +128,7 @@ describe('skills in the workbench', () => {
     expect(await results.innerText()).toContain('London');
 
     // Try it with other arguments.
-    await editor.getByLabel('try arguments').fill('{"user_id": "u2"}');
+    await editor.getByLabel('arguments (JSON object)', { exact: true }).fill('{"user_id": "u2"}');
     await editor.getByRole('button', { name: 'Try it' }).click();
     const tried = page.getByTestId('skill-try-result');
     await expect.poll(() => tried.getAttribute('data-passed'), { timeout: 120_000 }).toBe('true');
@@ -265,7 +267,7 @@ describe('skills in the workbench', () => {
       .poll(() => editorText('editor-skill-source'), { timeout: 60_000 })
       .toContain('o["user_id"] == value1');
     expect(await editor.getByLabel('test cases').inputValue()).toContain('"value1":"u2"');
-    const name = await editor.getByLabel('skill name').inputValue();
+    const name = await editor.getByLabel('name', { exact: true }).inputValue();
     await expect
       .poll(() => page.getByTestId('skill-check').getAttribute('data-valid'), { timeout: POLL_MS })
       .toBe('true');
@@ -285,15 +287,15 @@ describe('skills in the workbench', () => {
     const { page, llm } = w;
     llm.reset();
     await page.goto(`${w.web.url.split('#')[0]}#/skills`);
-    await page.getByLabel('new skill sandbox').selectOption('ecommerce');
+    await newSkillSandbox().selectOption('ecommerce');
     await page.getByRole('button', { name: 'New skill' }).click();
     const editor = page.getByTestId('skill-editor');
     await editor
       .locator('[data-testid="editor-skill-source"][data-ready="true"]')
       .waitFor({ timeout: 60_000 });
-    await editor.getByLabel('skill language').selectOption('js');
+    await editor.getByLabel('language', { exact: true }).selectOption('js');
     await expect.poll(() => editorText('editor-skill-source')).toContain('async function new_skill(user_id)');
-    await editor.getByLabel('skill name').fill('js_user_city');
+    await editor.getByLabel('name', { exact: true }).fill('js_user_city');
     // The live check holds a JS skill to the JS rules.
     await setSource(
       "/**\n * A customer's city.\n * @param {string} user_id The customer's id.\n */\nasync function js_user_city(user_id) {\n  return globalThis.process;\n}\n",
@@ -363,9 +365,9 @@ describe('skills in the workbench', () => {
     await expect
       .poll(() => editorText('editor-skill-source'), { timeout: 60_000 })
       .toContain('async function new_skill(user_id)');
-    expect(await made.getByLabel('skill language').inputValue()).toBe('js');
+    expect(await made.getByLabel('language', { exact: true }).inputValue()).toBe('js');
     // Named: the name field and the function's name (the service's proposal under that name, pasted).
-    await made.getByLabel('skill name').fill('js_user_of');
+    await made.getByLabel('name', { exact: true }).fill('js_user_of');
     const named = await w.svc.skills().propose({ runId, start: 2, end: 2, name: 'js_user_of' });
     expect(named.source).toContain('async function js_user_of(user_id) {');
     await setSource(named.source);

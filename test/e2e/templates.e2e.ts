@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fence, startWorld } from './support/app.ts';
 import type { E2eWorld } from './support/app.ts';
+import type { Dialog } from 'playwright-core';
 import { POLL_MS } from '../support/budgets.ts';
 
 let w: E2eWorld;
@@ -33,6 +34,13 @@ const dismissNotices = async () => {
       .catch(() => {});
 };
 const noPageErrors = () => expect(w.pageErrors.filter((e) => !/favicon/.test(e))).toEqual([]);
+/** Whether a reload or a closed tab would ask first (the page cancels `beforeunload`: unsaved edits). */
+const asks = () =>
+  w.page.evaluate(`(() => {
+    const e = new Event('beforeunload', { cancelable: true });
+    window.dispatchEvent(e);
+    return e.defaultPrevented;
+  })()`);
 
 async function startRun(task: string, skipTemplates: boolean) {
   const { page } = w;
@@ -74,7 +82,7 @@ describe('templates, kits and settings', () => {
     await expect
       .poll(() => editor.locator('[data-testid="editor-template-body"]').innerText())
       .toContain('{{user_id}}');
-    await editor.getByLabel('template name').fill('user-name');
+    await editor.getByLabel('Name', { exact: true }).fill('user-name');
     await editor.getByLabel('example 1 expected').fill('"Ada Lovelace"');
     expect(await editor.locator('[data-example="0"]').innerText()).toContain('matches: user_id = "u1"');
     await w.screenshot('template-promote');
@@ -132,7 +140,7 @@ describe('templates, kits and settings', () => {
     expect(await edit.getByLabel('pattern', { exact: true }).inputValue()).toBe(
       'What is the name of user {user_id}?',
     );
-    await edit.getByLabel('template description').fill('Name of a user by id');
+    await edit.getByLabel('Description', { exact: true }).fill('Name of a user by id');
     await edit.getByRole('button', { name: 'Save changes' }).click();
     await expect
       .poll(() => page.locator('tr[data-template="user-name"]').innerText())
@@ -148,7 +156,7 @@ describe('templates, kits and settings', () => {
     await page.getByRole('button', { name: 'Promote to template' }).click();
     const editor = page.getByTestId('promote-editor');
     await editor.waitFor({ timeout: POLL_MS });
-    await editor.getByLabel('template name').fill('product-price');
+    await editor.getByLabel('Name', { exact: true }).fill('product-price');
     // An example that does not match: the editor says so, and the service refuses it with its reason.
     await editor.getByLabel('example 1 intent').fill('How much is p2?');
     expect(await editor.locator('[data-example="0"]').innerText()).toContain('does not match the pattern');
@@ -194,7 +202,7 @@ describe('templates, kits and settings', () => {
       .poll(() => pattern.inputValue(), { timeout: POLL_MS })
       .toBe('What is the city of user {slot1}?');
     await pattern.fill('What is the city of user {uid}?');
-    await editor.getByLabel('template name').fill('user-city');
+    await editor.getByLabel('Name', { exact: true }).fill('user-city');
 
     // Away to the runs and back: the promotion opens again with what was typed, not a fresh proposal.
     await nav('Runs');
@@ -204,7 +212,7 @@ describe('templates, kits and settings', () => {
     await expect
       .poll(() => pattern.inputValue(), { timeout: POLL_MS })
       .toBe('What is the city of user {uid}?');
-    expect(await editor.getByLabel('template name').inputValue()).toBe('user-city');
+    expect(await editor.getByLabel('Name', { exact: true }).inputValue()).toBe('user-city');
 
     // Cancel discards the edits: promoting the run again starts from the service's proposal.
     await editor.getByRole('button', { name: 'Cancel' }).click();
@@ -244,8 +252,8 @@ describe('templates, kits and settings', () => {
 
     await page.getByRole('button', { name: 'New kit' }).click();
     const editor = page.getByTestId('kit-editor');
-    await editor.getByLabel('kit name').fill('lookup');
-    await editor.getByLabel('kit sandbox').selectOption('ecommerce');
+    await editor.getByLabel('Name', { exact: true }).fill('lookup');
+    await editor.getByLabel('Sandbox', { exact: true }).selectOption('ecommerce');
     await editor.getByRole('button', { name: 'Add tool' }).click();
     await editor.getByLabel('tool 1', { exact: true }).selectOption('get_user');
     await editor.getByLabel('alias 1', { exact: true }).fill('user');
@@ -266,6 +274,52 @@ describe('templates, kits and settings', () => {
     noPageErrors();
   });
 
+  it('kits: an unsaved kit edit outlives opening another view, and editing another kit asks first', async () => {
+    const { page } = w;
+    const dialogs: string[] = [];
+    let answer = false;
+    const onDialog = (d: Dialog) => {
+      dialogs.push(d.message());
+      void (answer ? d.accept() : d.dismiss());
+    };
+    page.on('dialog', onDialog);
+    try {
+      await nav('Kits');
+      await page.locator('[data-kit="orders"]').getByRole('button', { name: 'Edit' }).click();
+      const editor = page.getByTestId('kit-editor');
+      const description = editor.getByLabel('Description', { exact: true });
+      await description.fill('orders, edited');
+      await expect.poll(asks).toBe(true);
+
+      // Another view and back: the edit is still there (it was dropped without asking), still unsaved.
+      await nav('Runs');
+      await editor.waitFor({ state: 'detached' });
+      expect(await asks()).toBe(true);
+      await nav('Kits');
+      expect(await editor.getAttribute('aria-label')).toBe('edit kit orders');
+      expect(await description.inputValue()).toBe('orders, edited');
+
+      // Another kit: asked first; "cancel" keeps the edit.
+      const editHelpdesk = page.locator('[data-kit="helpdesk"]').getByRole('button', { name: 'Edit' });
+      await editHelpdesk.click();
+      await expect.poll(() => dialogs).toEqual(['Drop the unsaved edits to kit orders?']);
+      expect(await editor.getAttribute('aria-label')).toBe('edit kit orders');
+      expect(await description.inputValue()).toBe('orders, edited');
+      // "OK" opens the other kit; nothing is unsaved any more.
+      answer = true;
+      await editHelpdesk.click();
+      await expect.poll(() => editor.getAttribute('aria-label')).toBe('edit kit helpdesk');
+      expect(dialogs).toHaveLength(2);
+      expect(await asks()).toBe(false);
+      await editor.getByRole('button', { name: 'Cancel' }).click();
+      await editor.waitFor({ state: 'detached' });
+      expect(dialogs).toHaveLength(2);
+    } finally {
+      page.off('dialog', onDialog);
+    }
+    noPageErrors();
+  });
+
   it('settings: the provider, Docker and the isolation level; a key set from the browser stays in memory', async () => {
     const { page } = w;
     await nav('Settings');
@@ -280,12 +334,15 @@ describe('templates, kits and settings', () => {
     );
     expect(await page.locator('tr[data-image="python"]').innerText()).toContain('present');
 
-    await page.getByLabel('api key').fill('sk-test-not-a-real-key');
+    // The key form's fields are named by their visible labels.
+    const keyForm = page.getByRole('form', { name: 'set provider key' });
+    expect(await keyForm.getByLabel('Provider', { exact: true }).inputValue()).toBe('local');
+    await keyForm.getByLabel('API key', { exact: true }).fill('sk-test-not-a-real-key');
     await page.getByRole('button', { name: 'Set key' }).click();
     await expect.poll(() => page.getByTestId('key-stored-where').innerText()).toBe('memory');
     expect(await page.getByTestId('key-stored').innerText()).toContain('this process only');
     await expect.poll(() => provider.locator('[data-key-source]').innerText()).toBe('set in this process');
-    expect(await page.getByLabel('api key').inputValue()).toBe('');
+    expect(await keyForm.getByLabel('API key', { exact: true }).inputValue()).toBe('');
     await dismissNotices();
     await w.screenshot('settings');
     noPageErrors();

@@ -4,7 +4,7 @@ import { visible } from '../../core/text/visible.ts';
 import { toolCallOutcome } from '../tool-outcome.ts';
 import type { Command } from 'commander';
 import type { LiveEvent } from '../../app/runs.ts';
-import { RUN_KINDS } from '../../core/records/events.ts';
+import { RUN_KINDS, unitOf } from '../../core/records/events.ts';
 import type { RunKind, RunMode } from '../../core/records/events.ts';
 import type { RunRecord } from '../../core/records/records.ts';
 import { RUN_SORT_KEYS } from '../../core/records/sort.ts';
@@ -19,13 +19,17 @@ import type { StopSignal } from '../signals.ts';
 import { readInput, sandboxOf } from './validate.ts';
 import { errorMessage } from '../../core/errors.ts';
 
-/** Live progress for a terminal: one line per attempt/step milestone, on stderr. */
-export function progressPrinter(ctx: CliContext): (e: LiveEvent) => void {
+/**
+ * Live progress for a terminal: one line per attempt (PLAN) or step (INTERACTIVE) milestone, on stderr,
+ * each named as the run's mode counts it.
+ */
+export function progressPrinter(ctx: CliContext, mode: RunMode): (e: LiveEvent) => void {
+  const unit = unitOf(mode);
   return (e) => {
     switch (e.type) {
       case 'tier':
         ctx.err(
-          `attempt ${e.data.n}: ${e.data.tier}${e.data.provider ? ` (${e.data.provider})` : ''}${e.data.template ? ` ${e.data.template}` : ''}\n`,
+          `${unit} ${e.data.n}: ${e.data.tier}${e.data.provider ? ` (${e.data.provider})` : ''}${e.data.template ? ` ${e.data.template}` : ''}\n`,
         );
         break;
       case 'llm_response':
@@ -165,7 +169,7 @@ export function registerRun(program: Command, ctx: CliContext): void {
           ...(o.maxSteps !== undefined ? { maxSteps: o.maxSteps } : {}),
           ...(o.timeout !== undefined ? { timeoutMs: o.timeout * 1000 } : {}),
           noTemplates: !o.templates,
-          onEvent: progressPrinter(ctx),
+          onEvent: progressPrinter(ctx, o.mode),
         });
         // SIGINT, SIGTERM and SIGHUP alike: cancel the run (recorded with the signal), then exit.
         let stoppedBy: StopSignal | undefined;
@@ -362,7 +366,9 @@ export function registerRuns(program: Command, ctx: CliContext): void {
     .argument('<id>', 'run id')
     .option('--json', 'print the new record as JSON')
     .action(async (id: string, o: { json?: boolean }, cmd: Command) => {
-      const r = await (await ctx.service(cmd).runs()).replay(id, progressPrinter(ctx));
+      const service = await ctx.service(cmd).runs();
+      // (a replay runs in the mode of the run it replays)
+      const r = await service.replay(id, progressPrinter(ctx, service.get(id).started.mode));
       const outcome = await r.done;
       const rec = (await ctx.service(cmd).runs()).get(outcome.runId);
       ctx.out(o.json ? json(rec) : summarizeRecord(rec));

@@ -30,6 +30,9 @@ export type RunMode = (typeof RUN_MODES)[number];
 export type Tier = (typeof TIERS)[number];
 export type RunStatus = (typeof RUN_STATUSES)[number];
 
+/** What a run's `n` counts, in words: a PLAN run's attempts, an INTERACTIVE run's steps. */
+export const unitOf = (mode: RunMode): 'attempt' | 'step' => (mode === 'interactive' ? 'step' : 'attempt');
+
 /** Tiers that use no model: a run served by one shows neither model nor provider. */
 export const NO_MODEL_TIERS: readonly Tier[] = ['template', 'rule', 'edit'];
 

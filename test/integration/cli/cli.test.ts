@@ -193,6 +193,37 @@ describe('toolsmith CLI with containers', () => {
     expect(text.out).toMatch(/pool ecommerce \(python\): 1 workers .*, standby [01]\/1 ready/);
   }, 120_000);
 
+  it('run --mode interactive: the live progress counts steps, not attempts (and so does its replay)', async () => {
+    llm.push(
+      '```python\nemit_intermediate(len(get_orders().data))\n```',
+      '```python\nemit_result(collected[0])\n```',
+    );
+    const run = await cli([
+      'run',
+      'How many orders are there?',
+      '--sandbox',
+      'ecommerce',
+      '--mode',
+      'interactive',
+      '--no-templates',
+      '--base-url',
+      llm.openaiUrl,
+      '--model',
+      'scripted',
+      '--json',
+    ]);
+    expect(run.code, run.err).toBe(0);
+    const rec = JSON.parse(run.out) as { id: string };
+    expect(rec).toMatchObject({ status: 'succeeded', result: 6 });
+    const steps = (err: string) => err.split('\n').filter((l) => /^\S/.test(l));
+    expect(steps(run.err)).toEqual(['step 1: llm (cli)', 'step 2: llm (cli)']);
+    expect(run.err).toMatch(/^ {2}step 1: reported 1 item/m);
+    expect(run.err).not.toMatch(/attempt/);
+    const replay = await cli(['runs', 'replay', rec.id]);
+    expect(replay.code, replay.err).toBe(0);
+    expect(steps(replay.err)).toEqual(['step 1: replay (replay)', 'step 2: replay (replay)']);
+  }, 180_000);
+
   it('run --json, runs list/show/export/import/replay, template create/list/test/delete', async () => {
     llm.push('```python\nr = get_user(user_id="u4")\nemit_result(r.data["tier"])\n```');
     const run = await cli([

@@ -3,8 +3,8 @@
  * server: a real SDK server (support/upstream-server.mjs, its `slow_progress` tool reporting `step I`
  * of the total every 100 ms) behind a sandbox, `toolsmith mcp` over stdio, and the SDK client asking
  * for progress (`onprogress`). Through a recorded `code` script (Python and JS, in real containers), the
- * flat `execute_code` and `delegate` (its script from a loopback LLM server); a client that sends no
- * progress token is sent none.
+ * flat `execute_code` and `delegate` (its script from a loopback LLM server; in INTERACTIVE mode its
+ * lines count steps); a client that sends no progress token is sent none.
  */
 import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -147,6 +147,33 @@ describe('progress from an upstream MCP server, relayed to the client', () => {
     expect(heard.map((p) => p.message).filter((m) => m?.includes('slow_progress'))).toEqual(
       [1, 2, 3].map((i) => `attempt 1: slow_progress: step ${i} (${i}/3)`),
     );
+  }, 240_000);
+
+  it('delegate in INTERACTIVE mode tells each step as a step, not an attempt', async () => {
+    llm.push(
+      '```python\nr = slow_progress(ms=300)\nemit_intermediate(r.data["steps"])\n```',
+      '```python\nemit_result(collected[0])\n```',
+    );
+    const heard: Progress[] = [];
+    const r = await client.callTool(
+      {
+        name: 'delegate',
+        arguments: { sandbox: 'slowbox', task: 'run the slow tool step by step', mode: 'interactive' },
+      },
+      undefined,
+      { timeout: 240_000, onprogress: (p) => heard.push(p) },
+    );
+    expect(r.isError, textOf(r)).toBeFalsy();
+    expect(JSON.parse(textOf(r))).toMatchObject({ status: 'succeeded', result: 3 });
+    const messages = heard.map((p) => p.message ?? '');
+    expect(messages.filter((m) => /^step \d+: llm\b/.test(m))).toEqual([
+      'step 1: llm (scripted)',
+      'step 2: llm (scripted)',
+    ]);
+    expect(messages.filter((m) => m.includes('slow_progress'))).toEqual(
+      [1, 2, 3].map((i) => `step 1: slow_progress: step ${i} (${i}/3)`),
+    );
+    expect(messages.filter((m) => m.startsWith('attempt'))).toEqual([]);
   }, 240_000);
 
   it('a client that asks for no progress is sent none, and the call still answers', async () => {

@@ -20,6 +20,7 @@ export function KitEditor({
   note,
   onSaved,
   onCancel,
+  onDraft,
 }: {
   mode: 'new' | 'edit';
   initial: KitDraft;
@@ -29,8 +30,10 @@ export function KitEditor({
   note?: string;
   onSaved: (r: Response<'kits.save'>) => void;
   onCancel: () => void;
+  /** The draft as it changes (the view keeps it when it is left, and asks before dropping it). */
+  onDraft: (draft: KitDraft) => void;
 }) {
-  const e = useKitEditor({ mode, initial, existing, maxGrade, onSaved });
+  const e = useKitEditor({ mode, initial, existing, maxGrade, onSaved, onDraft });
   const { draft, tools, toolsError } = e.state;
   return (
     <div

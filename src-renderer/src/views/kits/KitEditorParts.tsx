@@ -29,7 +29,6 @@ export function KitFields({
       <div className="grid">
         <FormRow label="Name">
           <input
-            aria-label="kit name"
             value={draft.name}
             readOnly={mode === 'edit'}
             onChange={(e) => onChange({ name: e.target.value })}
@@ -38,7 +37,7 @@ export function KitFields({
           />
         </FormRow>
         <FormRow label="Sandbox">
-          <select aria-label="kit sandbox" value={draft.sandbox} onChange={(e) => onSandbox(e.target.value)}>
+          <select value={draft.sandbox} onChange={(e) => onSandbox(e.target.value)}>
             {!draft.sandbox && <option value="">pick a sandbox</option>}
             {sandboxes.map((s) => (
               <option key={s} value={s}>
@@ -49,7 +48,6 @@ export function KitFields({
         </FormRow>
         <FormRow label="Description">
           <input
-            aria-label="kit description"
             value={draft.description}
             placeholder="what this kit is for"
             onChange={(e) => onChange({ description: e.target.value })}

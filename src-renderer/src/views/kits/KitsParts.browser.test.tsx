@@ -146,10 +146,13 @@ describe('KitFields and KitSaveBar', () => {
     await expect
       .element(screen.getByText('A kit named lookup exists: saving replaces its file.'))
       .toBeInTheDocument();
-    await screen.getByLabelText('kit sandbox').selectOptions('files');
+    // (each field named by its visible label, as a screen reader reads it)
+    await screen.getByLabelText('Sandbox', { exact: true }).selectOptions('files');
     expect(onSandbox).toHaveBeenCalledWith('files');
-    await screen.getByLabelText('kit name').fill('lookup2');
+    await screen.getByLabelText('Name', { exact: true }).fill('lookup2');
     expect(onChange).toHaveBeenLastCalledWith({ name: 'lookup2' });
+    await screen.getByLabelText('Description', { exact: true }).fill('lookups');
+    expect(onChange).toHaveBeenLastCalledWith({ description: 'lookups' });
     await screen.rerender(
       <KitFields
         mode="edit"
@@ -160,7 +163,7 @@ describe('KitFields and KitSaveBar', () => {
         onSandbox={noop}
       />,
     );
-    await expect.element(screen.getByLabelText('kit name')).toHaveAttribute('readonly');
+    await expect.element(screen.getByLabelText('Name', { exact: true })).toHaveAttribute('readonly');
   });
 
   it("shows the service's refusal; Cancel cancels; saving disables both", async () => {

@@ -6,6 +6,7 @@
  */
 import { KitEditor } from './KitEditor.tsx';
 import { KitGroup, KitsHead } from './KitsParts.tsx';
+import { editorDraft } from './kits.ts';
 import { useKits } from './useKits.ts';
 import '../manage.css';
 
@@ -40,13 +41,14 @@ export function KitsView() {
         <KitEditor
           key={editor.key}
           mode={editor.mode}
-          initial={editor.draft}
+          initial={editorDraft(editor)}
           sandboxes={v.sandboxNames}
           existing={v.list.map((k) => k.name)}
           {...(maxGrade ? { maxGrade } : {})}
           {...(editor.note ? { note: editor.note } : {})}
           onCancel={v.close}
           onSaved={v.saved}
+          onDraft={v.drafted}
         />
       )}
 

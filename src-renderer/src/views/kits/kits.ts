@@ -1,7 +1,8 @@
 /**
  * The Kits view's state as data: the editor open above the list (a new kit or an edit, keyed so each
- * opening starts fresh) and the kits grouped by sandbox. Pure (tested in node); `useKits.ts` binds it
- * to React and the store.
+ * opening starts fresh, with the draft as the editor holds it), what the view keeps when it is left and
+ * what it asks before an unsaved draft is dropped, and the kits grouped by sandbox. Pure (tested in
+ * node); `useKits.ts` binds it to React and the store.
  */
 import { draftOf } from './kit.ts';
 import type { Kit, KitDraft } from './kit.ts';
@@ -9,7 +10,10 @@ import type { Kit, KitDraft } from './kit.ts';
 export interface KitEditorOpen {
   key: string;
   mode: 'new' | 'edit';
+  /** The draft as the editor opened it (a new kit's empty one, or the kit as saved). */
   draft: KitDraft;
+  /** The draft as the editor holds it now (reported as it changes); none until it reports. */
+  edited?: KitDraft;
   /** Why the editor cannot show the kit as it is (refused, or grouped aliases). */
   note?: string;
 }
@@ -22,7 +26,11 @@ export const initialKits: KitsState = {};
 
 export type KitsAction =
   /** A new kit in the first sandbox (`at` makes each opening a fresh editor). */
-  { type: 'new'; sandbox: string; at: number } | { type: 'edit'; kit: Kit; at: number } | { type: 'close' };
+  | { type: 'new'; sandbox: string; at: number }
+  | { type: 'edit'; kit: Kit; at: number }
+  /** The open editor's draft changed (what a person typed or picked). */
+  | { type: 'draft'; draft: KitDraft }
+  | { type: 'close' };
 
 export function kitsReducer(s: KitsState, a: KitsAction): KitsState {
   switch (a.type) {
@@ -37,10 +45,40 @@ export function kitsReducer(s: KitsState, a: KitsAction): KitsState {
       };
     case 'edit':
       return { ...s, editor: { key: `edit-${a.kit.name}-${a.at}`, mode: 'edit', ...draftOf(a.kit) } };
+    case 'draft':
+      return s.editor && s.editor.edited !== a.draft ? { ...s, editor: { ...s.editor, edited: a.draft } } : s;
     case 'close':
       return { ...s, editor: undefined };
   }
 }
+
+const sameDraft = (a: KitDraft, b: KitDraft): boolean =>
+  a.name === b.name &&
+  a.sandbox === b.sandbox &&
+  a.description === b.description &&
+  a.rows.length === b.rows.length &&
+  a.rows.every((r, i) => r.alias === b.rows[i]?.alias && r.tool === b.rows[i]?.tool);
+
+/** The open editor holds edits not saved: its draft differs from the one it opened with. */
+export const hasUnsavedEdits = (s: KitsState): boolean =>
+  !!s.editor?.edited && !sameDraft(s.editor.edited, s.editor.draft);
+
+/** The draft the editor starts from when it opens (again): the edited one when there is one. */
+export const editorDraft = (e: KitEditorOpen): KitDraft => e.edited ?? e.draft;
+
+/**
+ * What the view keeps when it is left (another view opened): an editor with unsaved edits, to find
+ * again on coming back (it was dropped without asking); nothing otherwise.
+ */
+export const keptOnLeave = (s: KitsState): KitsState => (hasUnsavedEdits(s) ? s : initialKits);
+
+/** The question to ask before the open draft is dropped (another kit edited, a new one, Cancel). */
+export const dropQuestion = (s: KitsState): string | undefined =>
+  s.editor && hasUnsavedEdits(s)
+    ? s.editor.mode === 'new'
+      ? `Drop the unsaved new kit${s.editor.edited?.name ? ` ${s.editor.edited.name}` : ''}?`
+      : `Drop the unsaved edits to kit ${s.editor.draft.name}?`
+    : undefined;
 
 /**
  * The kits grouped by sandbox: the workspace's sandboxes in their order, then sandboxes only kits

@@ -1,5 +1,5 @@
 /** The kit editor's state (kit-editor.ts) bound to React and the API: the sandbox's tools and the save. */
-import { useReducer } from 'react';
+import { useEffect, useReducer } from 'react';
 import type { Response } from '../../../../src-main/contract/api.ts';
 import { api } from '../../api/client.ts';
 import { useSubmit } from '../../lib/useSubmit.ts';
@@ -13,15 +13,19 @@ export function useKitEditor({
   existing,
   maxGrade,
   onSaved,
+  onDraft,
 }: {
   mode: 'new' | 'edit';
   initial: KitDraft;
   existing: string[];
   maxGrade: Grade | undefined;
   onSaved: (r: Response<'kits.save'>) => void;
+  onDraft: (draft: KitDraft) => void;
 }) {
   const [state, dispatch] = useReducer(kitEditorReducer, initial, initialKitEditor);
   const { draft } = state;
+  // The view holds the draft too: kept when it is left, asked about before it is dropped.
+  useEffect(() => onDraft(draft), [draft, onDraft]);
   const save = useSubmit(async () => onSaved(await api['kits.save'](saveRequest(draft))));
 
   // The tools of the picked sandbox, listed again when another is picked.

@@ -39,7 +39,7 @@ function ProviderKeyForm({ settings, onStored }: { settings: Settings; onStored:
       }}
     >
       <FormRow label="Provider">
-        <select aria-label="key provider" value={provider} onChange={(e) => setProvider(e.target.value)}>
+        <select value={provider} onChange={(e) => setProvider(e.target.value)}>
           {settings.providers.map((p) => (
             <option key={p.id} value={p.id}>
               {p.id}
@@ -49,7 +49,6 @@ function ProviderKeyForm({ settings, onStored }: { settings: Settings; onStored:
       </FormRow>
       <FormRow label="API key">
         <input
-          aria-label="api key"
           type="password"
           autoComplete="off"
           value={key}

@@ -70,7 +70,8 @@ describe('SkillsHead', () => {
       <SkillsHead loading={false} sandboxes={['ecommerce', 'users']} onReload={vi.fn()} onNew={onNew} />,
     );
     await screen.getByRole('button', { name: 'New skill' }).click();
-    await screen.getByLabelText('new skill sandbox').selectOptions('users');
+    // (named by its visible label, as a screen reader reads it)
+    await screen.getByLabelText('sandbox', { exact: true }).selectOptions('users');
     await screen.getByRole('button', { name: 'New skill' }).click();
     expect(onNew.mock.calls).toEqual([['ecommerce'], ['users']]);
   });
@@ -88,8 +89,10 @@ describe('DraftHead', () => {
         onLanguage={vi.fn()}
       />,
     );
-    await screen.getByLabelText('skill name').fill('city_of');
+    await screen.getByLabelText('name', { exact: true }).fill('city_of');
     expect(onEdit).toHaveBeenLastCalledWith('name', 'city_of');
+    await screen.getByLabelText('sandbox', { exact: true }).selectOptions('ecommerce');
+    expect(onEdit).toHaveBeenLastCalledWith('sandbox', 'ecommerce');
     const s = skill('who', { versions: [1] });
     const saved = await render(
       <DraftHead draft={draftOf(s)} saved={s} sandboxes={[]} onEdit={onEdit} onLanguage={vi.fn()} />,
@@ -111,7 +114,7 @@ describe('DraftHead language select', () => {
         onLanguage={onLanguage}
       />,
     );
-    const select = screen.getByLabelText('skill language');
+    const select = screen.getByLabelText('language', { exact: true });
     await expect.element(select).toHaveValue('python');
     await select.selectOptions('JavaScript');
     await select.selectOptions('TypeScript');
@@ -123,7 +126,7 @@ describe('DraftHead language select', () => {
     const saved = await render(
       <DraftHead draft={draftOf(s)} saved={s} sandboxes={[]} onEdit={vi.fn()} onLanguage={vi.fn()} />,
     );
-    await expect.element(saved.getByLabelText('skill language')).toHaveValue('ts');
+    await expect.element(saved.getByLabelText('language', { exact: true })).toHaveValue('ts');
   });
 });
 
@@ -207,7 +210,7 @@ describe('TryPanel and SkillActions', () => {
         onTry={onTry}
       />,
     );
-    await screen.getByLabelText('try arguments').fill('{"a": 1}');
+    await screen.getByLabelText('arguments (JSON object)', { exact: true }).fill('{"a": 1}');
     expect(onArgs).toHaveBeenLastCalledWith('{"a": 1}');
     await screen.getByRole('button', { name: 'Try it' }).click();
     expect(onTry).toHaveBeenCalled();

@@ -36,7 +36,7 @@ export function SkillsHead({
     <div className="view-head">
       <h1>Skills</h1>
       <FormRow layout="inline" label={<span className="muted small">sandbox</span>}>
-        <select aria-label="new skill sandbox" value={chosen} onChange={(e) => setSandbox(e.target.value)}>
+        <select value={chosen} onChange={(e) => setSandbox(e.target.value)}>
           {sandboxes.map((s) => (
             <option key={s}>{s}</option>
           ))}
@@ -159,11 +159,7 @@ export function LanguageSelect({
 }) {
   return (
     <FormRow layout="inline" label={<span className="muted small">language</span>}>
-      <select
-        aria-label="skill language"
-        value={value}
-        onChange={(e) => onChange(e.target.value as SkillLanguage)}
-      >
+      <select value={value} onChange={(e) => onChange(e.target.value as SkillLanguage)}>
         {SKILL_LANGUAGES.map((l) => (
           <option key={l.value} value={l.value}>
             {l.label}
@@ -205,14 +201,10 @@ export function DraftHead({
   return (
     <div className="meta-line">
       <FormRow layout="inline" label={<span className="muted small">name</span>}>
-        <input aria-label="skill name" value={draft.name} onChange={(e) => onEdit('name', e.target.value)} />
+        <input value={draft.name} onChange={(e) => onEdit('name', e.target.value)} />
       </FormRow>
       <FormRow layout="inline" label={<span className="muted small">sandbox</span>}>
-        <select
-          aria-label="skill sandbox"
-          value={draft.sandbox}
-          onChange={(e) => onEdit('sandbox', e.target.value)}
-        >
+        <select value={draft.sandbox} onChange={(e) => onEdit('sandbox', e.target.value)}>
           {sandboxes.map((s) => (
             <option key={s}>{s}</option>
           ))}
@@ -372,7 +364,6 @@ export function TryPanel({
     <div className="manage-panel" data-testid="skill-try">
       <FormRow className="field-block" label={<span className="muted small">arguments (JSON object)</span>}>
         <textarea
-          aria-label="try arguments"
           className="mono"
           rows={3}
           value={args}

@@ -116,7 +116,8 @@ describe('NameFields', () => {
     );
     await screen.getByRole('checkbox').click();
     expect(onReplace).toHaveBeenCalledWith(true);
-    await screen.getByLabelText('template description').fill('who');
+    // (named by its visible label, as a screen reader reads it)
+    await screen.getByLabelText('Description', { exact: true }).fill('who');
     expect(onChange).toHaveBeenLastCalledWith({ description: 'who' });
   });
 
@@ -132,7 +133,7 @@ describe('NameFields', () => {
         onReplace={noop}
       />,
     );
-    await expect.element(screen.getByLabelText('template name')).toHaveAttribute('readonly');
+    await expect.element(screen.getByLabelText('Name', { exact: true })).toHaveAttribute('readonly');
     await expect.element(screen.getByRole('checkbox')).not.toBeInTheDocument();
   });
 });

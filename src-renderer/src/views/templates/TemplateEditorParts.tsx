@@ -75,7 +75,6 @@ export function NameFields({
       <div className="grid">
         <FormRow label="Name">
           <input
-            aria-label="template name"
             value={name}
             readOnly={mode === 'edit'}
             onChange={(e) => onChange({ name: e.target.value })}
@@ -84,7 +83,6 @@ export function NameFields({
         </FormRow>
         <FormRow label="Description">
           <input
-            aria-label="template description"
             value={description}
             placeholder="optional"
             onChange={(e) => onChange({ description: e.target.value })}
