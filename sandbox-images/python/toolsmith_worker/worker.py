@@ -27,6 +27,17 @@ HOLD_S = 0.002
 
 _FDS_SPACE = socket.CMSG_SPACE(3 * 4)  # room for the three pipe ends of a child
 
+# The lines a job's process may send during its job, the only ones relayed to the host (docs/protocol.md,
+# "What a job's process may send"). Tool code runs in that process and can write anything on its protocol
+# pipe: a line of any other type (`next_ready`, `ready`, `pong`, `load_error`, `hello`, a second `walls`...),
+# an emit of another kind, a trace that says it ran on the host, or a done giving a reason only the worker
+# gives (timeout, output_limit, crashed, cancelled; rejected when the worker's check passed the script) is
+# dropped, and the job's logs say so.
+JOB_LINES = frozenset(("emit", "trace", "tool_call", "done"))
+EMIT_KINDS = frozenset(("result", "intermediate", "log"))
+# How many dropped lines a job's logs name one by one; past them, their count comes before the job's done.
+DROPS_SHOWN = 3
+
 
 @dataclass(slots=True, eq=False)
 class Spare:
@@ -60,6 +71,14 @@ class JobState:
     status: int | None = None  # the child's wait status, once the fork server reports its exit
     open: set = field(default_factory=set)  # msg_r and out_r while they are open
     lines: int = 0  # protocol lines read from the child so far
+    rejected: bool = False  # the worker's own check refused the script (its done may say `rejected`)
+    dropped: int = 0  # lines of the child's that were not relayed (JOB_LINES)
+
+
+def _shown(value):
+    """A value of a dropped line as its diagnostic names it (short: the line is the job's, not the worker's)."""
+    r = repr(value)
+    return r if len(r) <= 40 else r[:37] + "..."
 
 
 class Worker:
@@ -334,6 +353,7 @@ class Worker:
         self.wait_child()
         timeout = min(float(msg.get("timeout_ms") or 300000), 600000) / 1000.0
         job = self.job = JobState(job_id, int(msg.get("max_output_bytes") or 51200), time.monotonic() + timeout, oom_kills())
+        job.rejected = isinstance(compiled, str)
         if self.spare is None:
             self.finish({"type": "done", "ok": False, "reason": "crashed", "error": {"type": "Crashed", "message": self.lost, "frames": []}})
             return
@@ -385,6 +405,7 @@ class Worker:
             if job.done is not None and (self.early or self.ping_server()):
                 d = job.done
                 d["id"] = job.id
+                self.drops_told(job)
                 send(d)
                 flush()
                 sent = True
@@ -409,6 +430,7 @@ class Worker:
                 sig = os.WTERMSIG(status) if os.WIFSIGNALED(status) else 0
                 d = {"type": "done", "ok": False, "error": {"type": "Crashed", "message": f"the script process died (signal {sig})" if sig else "the script process exited without finishing", "frames": []}, "reason": "crashed"}
             d["id"] = job.id
+            self.drops_told(job)
             send(d)
             flush()  # the result goes out now; the cleaning below happens before the next job is read
         self.job = None
@@ -448,20 +470,36 @@ class Worker:
 
     def on_child_message(self, line):
         job = self.job
+        first, job.lines = job.lines == 0, job.lines + 1
         try:
             msg = loads(line)
         except (ValueError, RecursionError):
-            return
+            msg = None
         if not isinstance(msg, dict):
+            self.drop(job, "a line that is not a JSON object")
             return
         t = msg.get("type")
-        first, job.lines = job.lines == 0, job.lines + 1
-        if t == "walls":
-            if first:
+        if t not in JOB_LINES:
+            if t == "walls" and first:  # (written by the worker's own code before the job could run)
                 self.on_walls(msg)
                 if self.early and "duringjob" in jobns.OFF:
                     self.ask_child()
+                return
+            self.drop(job, f"a {_shown(t)} line")
             return
+        if t == "emit":
+            if msg.get("kind") not in EMIT_KINDS:
+                self.drop(job, f"an emit of kind {_shown(msg.get('kind'))}")
+                return
+        elif t == "trace":
+            if msg.get("location") != "sandbox":
+                self.drop(job, f"a trace with location {_shown(msg.get('location'))} (a job's process traces its own sandbox tool calls only)")
+                return
+        elif t == "done":
+            reason = msg.get("reason")
+            if reason is not None and reason != "oom" and not (reason == "rejected" and job.rejected):
+                self.drop(job, f"a done with reason {_shown(reason)} (only the worker gives it)")
+                return
         msg["id"] = job.id
         if t == "done":
             # The script is over. What it printed is already in the output pipe; a process it left
@@ -476,6 +514,26 @@ class Worker:
             if msg.get("kind") == "result" and not job.hold:
                 job.hold = time.monotonic() + HOLD_S
         send(msg)
+
+    def drop(self, job, what):
+        """A line of the job's process that is not relayed: the job's logs name the first few (the host
+        never sees the line itself)."""
+        job.dropped += 1
+        if job.dropped <= DROPS_SHOWN:
+            send(
+                {
+                    "type": "emit",
+                    "id": job.id,
+                    "kind": "log",
+                    "data": f"toolsmith worker: dropped {what}, written on the job's protocol pipe by code in the job's process (a tool or the script); a job sends only emit, trace, tool_call and done lines",
+                }
+            )
+
+    @staticmethod
+    def drops_told(job):
+        """Before the job's done: how many of its lines were dropped in all, when more than were named."""
+        if job.dropped > DROPS_SHOWN:
+            send({"type": "emit", "id": job.id, "kind": "log", "data": f"toolsmith worker: {job.dropped} lines of the job's protocol pipe were dropped in all (the first {DROPS_SHOWN} named above)"})
 
     def on_walls(self, msg):
         """A child's first line (written before its job can arrive, once it is ready for it) says whether
