@@ -131,6 +131,13 @@ export const WorkerMessage = z.discriminatedUnion('type', [
 ]);
 export type WorkerMessage = z.output<typeof WorkerMessage>;
 
+/**
+ * The worker's own messages, never about a job: none carries an `id`. A job's line that its worker relays
+ * always does (the worker stamps the job's), so one of these with an `id` is a job's forgery that got past
+ * its worker's wall (docs/protocol.md, "What a job's process may send"), and is ignored.
+ */
+const WORKER_OWN: ReadonlySet<unknown> = new Set(['hello', 'ready', 'load_error', 'pong', 'next_ready']);
+
 /** The message a worker's line holds, or undefined for a line to ignore (not JSON, not a known message). */
 export function parseWorkerLine(line: string): WorkerMessage | undefined {
   let raw: unknown;
@@ -139,6 +146,13 @@ export function parseWorkerLine(line: string): WorkerMessage | undefined {
   } catch {
     return undefined; // not JSON: ignored, never trusted
   }
+  if (
+    typeof raw === 'object' &&
+    raw !== null &&
+    'id' in raw &&
+    WORKER_OWN.has((raw as { type?: unknown }).type)
+  )
+    return undefined;
   const r = WorkerMessage.safeParse(raw);
   return r.success ? r.data : undefined;
 }

@@ -21,6 +21,20 @@ describe('parseWorkerLine', () => {
       expect(parseWorkerLine(line)).toBeUndefined();
   });
 
+  it("ignores a worker's own message that carries a job's id (a job's line its worker relayed)", () => {
+    for (const line of [
+      '{"type":"hello","id":"j","protocol":1,"runtime":"python","version":"0"}',
+      '{"type":"ready","id":"j","runtime":"python","version":"0","tools":[{"name":"forged"}]}',
+      '{"type":"load_error","id":"j","error":{"type":"Forged","message":"x"}}',
+      '{"type":"pong","id":"j","busy":false}',
+      '{"type":"next_ready","id":"j","after":"j"}',
+      '{"type":"next_ready","id":null,"after":null}',
+    ])
+      expect(parseWorkerLine(line), line).toBeUndefined();
+    expect(parseWorkerLine('{"type":"next_ready","after":"j"}')).toEqual({ type: 'next_ready', after: 'j' });
+    expect(parseWorkerLine('{"type":"pong","busy":true}')).toEqual({ type: 'pong', busy: true });
+  });
+
   it('reads each message of docs/protocol.md', () => {
     expect(parseWorkerLine('{"type":"hello","protocol":1,"runtime":"python","version":"3.11.2"}')).toEqual({
       type: 'hello',
