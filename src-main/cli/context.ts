@@ -138,3 +138,7 @@ export function oneOf<T extends string>(name: string, values: readonly T[]) {
 }
 
 export const json = (v: unknown): string => JSON.stringify(v, null, 2) + '\n';
+
+/** How a sandbox is made (the CLI has no verb for it): said where an empty workspace leaves a person. */
+export const NO_SANDBOX_HINT =
+  'a sandbox is a folder sandboxes/NAME/ with a tools.py (docs/tools.md), or create one in the workbench (toolsmith serve, Workspace view)';

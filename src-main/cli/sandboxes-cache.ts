@@ -1,7 +1,8 @@
 /**
  * `toolsmith sandboxes` and `toolsmith validate FILE` without the service: the last full answer for this workspace, kept in the user's
  * cache folder (never in the workspace) under a key hashed from everything the answer depends on — the
- * config file's bytes, the names under `sandboxes/` and each `tools.py`'s bytes. Any change to one of
+ * code that made it (the package's version and code stamp: an upgrade answered from the old version's
+ * snapshot, its problems and tool counts, until a workspace file changed), the config file's bytes, the names under `sandboxes/` and each `tools.py`'s bytes. Any change to one of
  * them misses the cache, and the verb takes the full path (config validated, tools extracted) and writes
  * a new snapshot. Workspaces with MCP sandboxes are never cached (their tools come from live servers).
  * Only node: modules here: loading the service (zod, pyright) is what this saves (~300 ms).
@@ -11,6 +12,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFile
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { Response } from '../contract/api.ts';
+import { codeStamp, packageVersion } from './code-stamp.ts';
 
 /** One sandbox as `sandboxes.list` answers it (a type import: erased, nothing of the contract loads). */
 export type SandboxLine = Response<'sandboxes.list'>[number];
@@ -40,6 +42,7 @@ const cacheFile = (workspace: string): string =>
 export function snapshotKey(workspace: string): string | undefined {
   try {
     const h = createHash('sha256');
+    h.update(`${packageVersion()}\0${codeStamp()}\0`);
     h.update(readFileSync(join(workspace, '.toolsmith', 'config.toml')));
     const dir = join(workspace, 'sandboxes');
     for (const name of existsSync(dir) ? readdirSync(dir).sort() : []) {

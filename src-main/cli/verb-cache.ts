@@ -15,18 +15,10 @@
  * entry of the CLI bundle, out/cli/verb-cache.js).
  */
 import { createHash } from 'node:crypto';
-import {
-  existsSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { codeStamp, packageVersion } from './code-stamp.ts';
 import { snapshotKey } from './sandboxes-cache.ts';
 import { resolveWorkspaceDir } from '../infra/workspace/init.ts';
 import type { RuntimeImage } from '../infra/sandbox/images.ts';
@@ -197,40 +189,7 @@ function workspaceOption(argv: string[]): string | undefined {
   return undefined;
 }
 
-let stamp: string | undefined;
-/**
- * What the code that answers is (part of every key with the package's version): the CLI bundle's size
- * and time where the package runs built, else (a clone run from its sources) the newest time of any file
- * under src-main, so that an edit to the validator or a `git pull` without a new version never meets an
- * answer of the code before it (~2-7 ms to look at ~220 files, on the clone's path only).
- */
-export function codeStamp(): string {
-  if (stamp !== undefined) return stamp;
-  const here = fileURLToPath(import.meta.url);
-  try {
-    if (here.endsWith('.js')) {
-      const s = statSync(join(dirname(here), 'main.js'));
-      return (stamp = `bundle:${s.size}:${s.mtimeMs}`);
-    }
-    let newest = 0;
-    const walk = (d: string): void => {
-      for (const e of readdirSync(d, { withFileTypes: true })) {
-        const p = join(d, e.name);
-        if (e.isDirectory()) walk(p);
-        else newest = Math.max(newest, statSync(p).mtimeMs);
-      }
-    };
-    walk(join(dirname(here), '..'));
-    return (stamp = `sources:${newest}`);
-  } catch {
-    return (stamp = 'unknown');
-  }
-}
-
-/** The package's version (part of every key: an upgrade answers anew). */
-export const packageVersion = (): string =>
-  (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string })
-    .version;
+export { codeStamp, packageVersion };
 
 /**
  * For a command line answered from the verb cache: the cached answer when the workspace is unchanged,

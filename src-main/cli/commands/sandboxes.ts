@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
 import { resolveWorkspaceDir } from '../../infra/workspace/init.ts';
-import { json } from '../context.ts';
+import { json, NO_SANDBOX_HINT } from '../context.ts';
 import type { CliContext } from '../context.ts';
 import { readSnapshot, snapshotKey } from '../sandboxes-cache.ts';
 import type { SandboxesSnapshot } from '../sandboxes-cache.ts';
@@ -13,6 +13,8 @@ function print(
 ): void {
   if (asJson) return ctx.out(json({ workspace: s.workspace, sandboxes: s.sandboxes }));
   ctx.out(`workspace ${s.workspace}\n`);
+  // An empty workspace (`init --empty`) said nothing more: what makes a sandbox is said instead.
+  if (s.sandboxes.length === 0) ctx.out(`no sandboxes yet: ${NO_SANDBOX_HINT}\n`);
   for (const x of s.sandboxes) {
     const mcp = x.mcpServers?.length ? ` (${x.fromMcp ?? 0} from MCP: ${x.mcpServers.join(', ')})` : '';
     ctx.out(

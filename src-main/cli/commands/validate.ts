@@ -2,7 +2,7 @@ import { readFileSync, readSync } from 'node:fs';
 import type { Command } from 'commander';
 import { languageOfFile, loadValidator } from '../../core/lang/validate-lazy.ts';
 import type { ScriptLanguage } from '../../core/lang/violation.ts';
-import { oneOf, UsageError } from '../context.ts';
+import { NO_SANDBOX_HINT, oneOf, UsageError } from '../context.ts';
 import { snapshotKey } from '../sandboxes-cache.ts';
 import { snapshotTools, validationText, workspaceDirOf } from '../validate-early.ts';
 import type { CliContext } from '../context.ts';
@@ -140,7 +140,11 @@ export function defaultSandbox(ctx: CliContext, cmd: Command): string | undefine
 /** `--sandbox`, else the workspace's default sandbox (as `validate` takes it); a usage error without either. */
 export function sandboxOf(ctx: CliContext, cmd: Command, given: string | undefined): string {
   const name = given ?? defaultSandbox(ctx, cmd);
-  if (name === undefined)
+  if (name === undefined) {
+    // With no sandbox at all, naming one with --sandbox cannot help: say how one is made.
+    if (ctx.service(cmd).workspace.sandboxNames().length === 0)
+      throw new UsageError(`the workspace has no sandboxes: ${NO_SANDBOX_HINT}`);
     throw new UsageError('--sandbox <name> is needed: the workspace has no sandbox to default to');
+  }
   return name;
 }

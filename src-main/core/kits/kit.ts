@@ -6,6 +6,7 @@
 import type { SandboxTool } from '../tools/extract.ts';
 import { formatGrade, gradeWithin, maxGrade } from '../tools/grade.ts';
 import type { Grade } from '../tools/grade.ts';
+import { isScriptHelperName, isScriptKeyword } from '../tools/mcp.ts';
 
 /**
  * The three forms of a kit's `tools`:
@@ -77,6 +78,18 @@ export function resolveKit(def: KitDefinition, tools: readonly SandboxTool[], li
     if (!IDENT.test(e.alias))
       throw new KitError(`kit ${def.name}: alias ${JSON.stringify(e.alias)} is not a valid identifier`);
     if (seen.has(e.alias)) throw new KitError(`kit ${def.name}: alias ${e.alias} is used twice`);
+    // An alias is defined in the script's namespace: one named `emit_result`, `len` or `json` replaced
+    // the helper, builtin or module in every script of the kit (no script could emit its result), and
+    // a keyword cannot be called at all. A tool's own name is tools.py's to answer for, not the kit's.
+    if (e.alias !== e.target && isScriptKeyword(e.alias))
+      throw new KitError(
+        `kit ${def.name}: alias ${e.alias} is a keyword of Python or JavaScript; scripts could not call it`,
+      );
+    if (e.alias !== e.target && isScriptHelperName(e.alias))
+      throw new KitError(
+        `kit ${def.name}: alias ${e.alias} is a name scripts already have (a builtin, module, helper or global): ` +
+          `it would replace it in every script of the kit; name the alias after what ${e.target} does`,
+      );
     seen.add(e.alias);
     const tool = byName.get(e.target);
     if (!tool) {

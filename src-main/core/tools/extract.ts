@@ -9,6 +9,7 @@ import type { Violation } from '../lang/violation.ts';
 import { WORST_GRADE, isGrade } from './grade.ts';
 import type { Grade } from './grade.ts';
 import type { JsonValue, ParamSource, ParamType, Tool, ToolParameter } from './model.ts';
+import { isScriptHelperName, isScriptKeyword } from './mcp.ts';
 
 export interface SandboxTool extends Tool {
   grade: Grade;
@@ -269,6 +270,16 @@ export function extractTools(source: string, parsed: PyParseResult = parsePython
     if (seen.has(name))
       at(stmt, 'tool-duplicate', `tool ${name} is defined twice; the later definition wins`);
     seen.add(name);
+    // A tool is defined in the script's namespace under its name: one named `len`, `json` or
+    // `emit_result` replaced the builtin, module or helper in every script of its sandbox (an MCP tool
+    // named so is renamed instead, `len_`: core/tools/mcp.ts).
+    if (isScriptKeyword(name) || isScriptHelperName(name))
+      at(
+        stmt,
+        'tool-name',
+        `tool ${name} has a name scripts already have (a keyword, builtin, module, helper or global): ` +
+          `it replaces it in every script of this sandbox; rename the function, or name the tool with @tool(name="...")`,
+      );
     const perParam = (key: string): Record<string, JsonValue> => {
       const v = kw[key];
       return v && typeof v === 'object' && !Array.isArray(v) ? v : {};
