@@ -12,7 +12,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { forgetDownEndpoints } from '../../src-main/infra/llm/reachability.ts';
 import { startWorld } from './support/app.ts';
 import type { E2eWorld } from './support/app.ts';
-import type { Dialog } from 'playwright-core';
+import { recordDialogs } from './support/dialogs.ts';
 import { removeWorkspace } from '../support/workspace.ts';
 import { POLL_MS } from '../support/budgets.ts';
 
@@ -179,13 +179,8 @@ describe('workspaces and sandboxes', () => {
   it('opening another workspace with unsaved edits asks first: "cancel" stays, "go" reloads without asking again', async () => {
     const { page } = w;
     const fresh = join(scratch, 'fresh-ws');
-    const dialogs: { type: string; message: string }[] = [];
-    let answer = false;
-    const onDialog = (d: Dialog) => {
-      dialogs.push({ type: d.type(), message: d.message() });
-      void (answer ? d.accept() : d.dismiss());
-    };
-    page.on('dialog', onDialog);
+    const recorder = recordDialogs(page);
+    const { dialogs } = recorder;
     try {
       // An unsaved tools.py edit.
       await page.goto(`${w.web.url.split('#')[0]}#/tools/ecommerce`);
@@ -204,7 +199,7 @@ describe('workspaces and sandboxes', () => {
       expect(w.web.service().workspaceDir).toBe(w.workspace);
       expect(await page.getByRole('button', { name: `open ${fresh}` }).isEnabled()).toBe(true);
       // "Go": switched, and the reload that follows does not ask a second time.
-      answer = true;
+      recorder.answer(true);
       await page.getByRole('button', { name: `open ${fresh}` }).click();
       await poll(() => page.getByTestId('workspace-name').innerText()).toContain(fresh);
       expect(w.web.service().workspaceDir).toBe(fresh);
@@ -215,7 +210,7 @@ describe('workspaces and sandboxes', () => {
       await poll(() => page.getByTestId('workspace-name').innerText()).toContain(w.workspace);
       expect(dialogs).toHaveLength(2);
     } finally {
-      page.off('dialog', onDialog);
+      recorder.stop();
     }
   });
 

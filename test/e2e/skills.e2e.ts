@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWorld } from './support/app.ts';
 import type { E2eWorld } from './support/app.ts';
-import type { Dialog } from 'playwright-core';
+import { recordDialogs } from './support/dialogs.ts';
 import { POLL_MS } from '../support/budgets.ts';
 
 let w: E2eWorld;
@@ -164,13 +164,7 @@ describe('skills in the workbench', () => {
     const { page } = w;
     const nav = (label: string) =>
       page.getByRole('navigation', { name: 'main' }).getByRole('button', { name: label }).click();
-    const dialogs: string[] = [];
-    let answer = false;
-    const onDialog = (d: Dialog) => {
-      dialogs.push(d.message());
-      void (answer ? d.accept() : d.dismiss());
-    };
-    page.on('dialog', onDialog);
+    const dialogs = recordDialogs(page);
     try {
       // Two saved skills (the service's own save), then the first opened and edited in the view.
       for (const name of ['first_city', 'second_city'])
@@ -199,16 +193,16 @@ describe('skills in the workbench', () => {
 
       // Another skill: asked first; "cancel" keeps the edit.
       await page.locator('tr[data-skill="second_city"]').getByRole('button').first().click();
-      await expect.poll(() => dialogs).toEqual(['Drop the unsaved edits to skill first_city?']);
+      await expect.poll(() => dialogs.messages).toEqual(['Drop the unsaved edits to skill first_city?']);
       expect(await editorText('editor-skill-source')).toContain('["town"]');
       // "OK" opens the other skill; nothing is unsaved any more.
-      answer = true;
+      dialogs.answer(true);
       await page.locator('tr[data-skill="second_city"]').getByRole('button').first().click();
       await expect.poll(() => hash()).toBe('#/skills/ecommerce%2Fsecond_city');
       await expect.poll(() => editorText('editor-skill-source')).toContain('def second_city');
       expect(await asks()).toBe(false);
     } finally {
-      page.off('dialog', onDialog);
+      dialogs.stop();
       for (const name of ['first_city', 'second_city']) w.svc.skills().delete('ecommerce', name);
     }
   });

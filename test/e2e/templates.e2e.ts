@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fence, startWorld } from './support/app.ts';
 import type { E2eWorld } from './support/app.ts';
-import type { Dialog } from 'playwright-core';
+import { recordDialogs } from './support/dialogs.ts';
 import { POLL_MS } from '../support/budgets.ts';
 
 let w: E2eWorld;
@@ -280,13 +280,7 @@ describe('templates, kits and settings', () => {
 
   it('kits: an unsaved kit edit outlives opening another view, and editing another kit asks first', async () => {
     const { page } = w;
-    const dialogs: string[] = [];
-    let answer = false;
-    const onDialog = (d: Dialog) => {
-      dialogs.push(d.message());
-      void (answer ? d.accept() : d.dismiss());
-    };
-    page.on('dialog', onDialog);
+    const dialogs = recordDialogs(page);
     try {
       await nav('Kits');
       await page.locator('[data-kit="orders"]').getByRole('button', { name: 'Edit' }).click();
@@ -306,20 +300,20 @@ describe('templates, kits and settings', () => {
       // Another kit: asked first; "cancel" keeps the edit.
       const editHelpdesk = page.locator('[data-kit="helpdesk"]').getByRole('button', { name: 'Edit' });
       await editHelpdesk.click();
-      await expect.poll(() => dialogs).toEqual(['Drop the unsaved edits to kit orders?']);
+      await expect.poll(() => dialogs.messages).toEqual(['Drop the unsaved edits to kit orders?']);
       expect(await editor.getAttribute('aria-label')).toBe('edit kit orders');
       expect(await description.inputValue()).toBe('orders, edited');
       // "OK" opens the other kit; nothing is unsaved any more.
-      answer = true;
+      dialogs.answer(true);
       await editHelpdesk.click();
       await expect.poll(() => editor.getAttribute('aria-label')).toBe('edit kit helpdesk');
-      expect(dialogs).toHaveLength(2);
+      expect(dialogs.messages).toHaveLength(2);
       expect(await asks()).toBe(false);
       await editor.getByRole('button', { name: 'Cancel' }).click();
       await editor.waitFor({ state: 'detached' });
-      expect(dialogs).toHaveLength(2);
+      expect(dialogs.messages).toHaveLength(2);
     } finally {
-      page.off('dialog', onDialog);
+      dialogs.stop();
     }
     noPageErrors();
   });
