@@ -466,6 +466,8 @@ export class ToolsmithService {
       const catalog = this.catalog;
       this.skillService = new SkillService({
         files: new SkillFiles(this.workspaceDir),
+        sandboxNames: () => this.files.sandboxNames(),
+        root: this.workspaceDir,
         toolContext: (sandbox, kit, language) => catalog.scriptContext(sandbox, kit, language),
         validate: (code, language, options) => execution.validateCode(code, language, options),
         runs: async () => {

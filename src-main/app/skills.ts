@@ -44,6 +44,9 @@ import type { RunScriptRequest } from './runs.ts';
 /** What SkillService needs, and nothing more. */
 export interface SkillDeps {
   files: SkillFiles;
+  /** The workspace's sandboxes, and the folder they are in (for "no sandbox X" messages). */
+  sandboxNames(): string[];
+  root: string;
   /** The script context of a sandbox without its skills (a skill calls tools, never other skills). */
   toolContext(sandbox: string, kit: string | undefined, language: ScriptLanguage): ScriptContext;
   validate(code: string, language: ScriptLanguage, options: ValidateOptions): ValidationResult;
@@ -114,6 +117,19 @@ export class SkillService {
     };
   }
 
+  /**
+   * Throws `not_found` naming the sandbox (and the ones that exist) when `sandbox` is neither a sandbox of
+   * the workspace nor a folder of skills (those of a sandbox that is gone are still listed): without it a
+   * mistyped `--sandbox` listed nothing, or read as "no skill X in sandbox nosuch".
+   */
+  requireSandbox(sandbox: string): void {
+    if (this.deps.sandboxNames().includes(sandbox) || this.files.list(sandbox).length > 0) return;
+    throw new ToolsmithError(
+      'not_found',
+      `no sandbox ${sandbox} in ${this.deps.root}; available: ${this.deps.sandboxNames().join(', ') || 'none'}`,
+    );
+  }
+
   /** The saved skills (of one sandbox, or all); files that do not parse are in `problems()`. */
   list(sandbox?: string): SkillView[] {
     const verdicts = this.files.verdicts();
@@ -129,6 +145,7 @@ export class SkillService {
 
   get(sandbox: string, name: string): SkillView {
     const e = this.files.get(sandbox, name);
+    if (!e) this.requireSandbox(sandbox);
     if (!e)
       throw new ToolsmithError(
         'not_found',
@@ -348,6 +365,7 @@ export class SkillService {
   }
 
   delete(sandbox: string, name: string): void {
+    this.requireSandbox(sandbox);
     if (!this.files.delete(sandbox, name))
       throw new ToolsmithError('not_found', `no skill ${name} in sandbox ${sandbox}`);
   }
@@ -358,6 +376,7 @@ export class SkillService {
    */
   async test(sandbox: string, name: string): Promise<SkillTestResult> {
     const e = this.files.get(sandbox, name);
+    if (!e) this.requireSandbox(sandbox);
     if (!e) throw new ToolsmithError('not_found', `no skill ${name} in sandbox ${sandbox}`);
     if (!e.skill) throw new ToolsmithError('invalid_config', e.error ?? `skill ${name} does not parse`);
     const s = e.skill;

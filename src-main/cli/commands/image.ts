@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Command } from 'commander';
-import { oneOf } from '../context.ts';
+import { oneOf, UsageError } from '../context.ts';
 import type { CliContext } from '../context.ts';
 
 /** The runtimes a sandbox has dependency files for (python when none). */
@@ -39,6 +39,11 @@ export function registerImage(program: Command, ctx: CliContext): void {
       }
       await ctx.loadService();
       const svc = ctx.service(cmd);
+      // Before anything is built: an unknown sandbox was said only after the runtime image was built.
+      if (o.sandbox !== undefined && !svc.workspace.sandboxNames().includes(o.sandbox))
+        throw new UsageError(
+          `no sandbox ${o.sandbox} in ${svc.workspace.root()}; available: ${svc.workspace.sandboxNames().join(', ') || 'none'}`,
+        );
       const runtimes = o.runtime
         ? [o.runtime]
         : o.sandbox

@@ -255,7 +255,9 @@ export function registerRuns(program: Command, ctx: CliContext): void {
         };
         const from = date('--since', o.since);
         const to = date('--until', o.until);
-        const r = (await ctx.service(cmd).runs()).list({
+        const svc = ctx.service(cmd);
+        const store = await svc.runs();
+        const r = store.list({
           ...(o.status ? { status: o.status } : {}),
           ...(o.sandbox ? { sandbox: o.sandbox } : {}),
           ...(o.kind ? { kind: o.kind === 'all' ? [...RUN_KINDS] : o.kind } : {}),
@@ -271,6 +273,17 @@ export function registerRuns(program: Command, ctx: CliContext): void {
           ...(o.dir ? { dir: o.dir } : {}),
           ...(o.count ? { count: true } : {}),
         });
+        // A mistyped --sandbox listed "0 of 0 run(s)" and exited 0. A sandbox that is gone from the
+        // workspace still lists its recorded runs; one that neither exists nor ever ran is named.
+        if (
+          o.sandbox !== undefined &&
+          r.runs.length === 0 &&
+          !svc.workspace.sandboxNames().includes(o.sandbox) &&
+          store.list({ sandbox: o.sandbox, kind: [...RUN_KINDS], limit: 1 }).runs.length === 0
+        )
+          throw new UsageError(
+            `no sandbox ${o.sandbox} in ${svc.workspace.root()}, and no recorded run of one; available: ${svc.workspace.sandboxNames().join(', ') || 'none'}`,
+          );
         if (o.json) return ctx.out(json(r));
         for (const s of r.runs) {
           ctx.out(

@@ -122,6 +122,7 @@ export function registerSkill(program: Command, ctx: CliContext): void {
     .option('--json', 'print JSON')
     .action((o: { sandbox?: string; json?: boolean }, cmd: Command) => {
       const skills = ctx.service(cmd).skills();
+      if (o.sandbox !== undefined) skills.requireSandbox(o.sandbox);
       const list = skills.list(o.sandbox);
       if (o.json) return ctx.out(json({ skills: list, problems: skills.problems() }));
       for (const s of list)
@@ -144,6 +145,7 @@ export function registerSkill(program: Command, ctx: CliContext): void {
         if (!Number.isInteger(v) || v < 1)
           throw new UsageError(`--revision takes a version number, got ${o.revision}`);
         const text = skills.files.version(o.sandbox, name, v);
+        if (text === undefined) skills.requireSandbox(o.sandbox);
         if (text === undefined)
           throw new UsageError(
             `no version ${v} of ${o.sandbox}/${name} in the history; kept: ${skills.files.versions(o.sandbox, name).join(', ') || 'none'}`,
