@@ -39,6 +39,29 @@ const runtime = z.object({ enabled: z.boolean().default(true), image: z.string()
 
 const envRef = z.string().regex(/^env:[A-Za-z_][A-Za-z0-9_]*$/, 'use "env:VARIABLE"');
 
+/**
+ * An absolute http(s) URL with a host: what an OTLP/HTTP exporter can send to. `localhost:4318` is not
+ * one (a URL parser reads `localhost:` as its scheme), and neither is `127.0.0.1:4318`.
+ */
+export function isHttpUrl(text: string): boolean {
+  try {
+    const u = new URL(text);
+    return (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
+/** An OTLP/HTTP endpoint in config.toml: refused at load, saying what is expected, unless http(s)://host. */
+const otlpUrl = (example: string) =>
+  z.string().superRefine((v, ctx) => {
+    if (!isHttpUrl(v))
+      ctx.addIssue({
+        code: 'custom',
+        message: `expected an http:// or https:// URL with a host and port, such as ${example}, got ${JSON.stringify(v)}`,
+      });
+  });
+
 /** An MCP server the workspace imports tools from: stdio (command) or Streamable HTTP (url). */
 export const mcpServerSchema = z
   .object({
@@ -188,9 +211,9 @@ export const configSchema = z.object({
     .object({
       enabled: z.boolean().default(false),
       /** The collector's base URL; traces go to `<endpoint>/v1/traces`. */
-      endpoint: z.string().url().optional(),
+      endpoint: otlpUrl('http://localhost:4318').optional(),
       /** The full traces URL, used as is (wins over `endpoint`). */
-      traces_endpoint: z.string().url().optional(),
+      traces_endpoint: otlpUrl('http://localhost:4318/v1/traces').optional(),
       /** HTTP headers, each `env:VAR` (secrets never live in the config file). */
       headers: z.record(z.string(), envRef).default({}),
       service_name: z.string().min(1).default('toolsmith'),

@@ -8,6 +8,7 @@ import type { LlmProvider } from '../core/ports/llm.ts';
 import type { Response } from '../contract/api.ts';
 import { errorMessage } from '../core/errors.ts';
 import { urlWithoutCredentials } from '../core/records/redact.ts';
+import { isHttpUrl } from './config.ts';
 import type { ConfigDeps } from './deps.ts';
 import { ToolsmithError } from './errors.ts';
 import type { ProviderOverrides } from './providers.ts';
@@ -76,7 +77,11 @@ export function runActions(deps: RunActionDeps) {
       try {
         spans = await sendRunTrace(runs.store.events(rec.id), deps.config, target);
       } catch (e) {
-        throw new ToolsmithError('infra', errorMessage(e));
+        // A setting that was ignored (an OTEL_* endpoint without its scheme) is often why it went astray.
+        throw new ToolsmithError(
+          'infra',
+          [errorMessage(e), ...target.warnings.map((w) => `warning: ${w}`)].join('; '),
+        );
       }
       const { traceIdOf } = await import('../infra/telemetry/run-trace.ts');
       return {
@@ -90,13 +95,3 @@ export function runActions(deps: RunActionDeps) {
   };
 }
 export type RunActions = ReturnType<typeof runActions>;
-
-/** An absolute http(s) URL with a host: what an OTLP/HTTP exporter can send to. */
-function isHttpUrl(text: string): boolean {
-  try {
-    const u = new URL(text);
-    return (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname !== '';
-  } catch {
-    return false;
-  }
-}

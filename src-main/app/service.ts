@@ -98,6 +98,12 @@ export interface ServiceOptions {
    * refused)`); the run log has it too. The CLI prints it on stderr.
    */
   onTelemetryFailure?: (line: string) => void;
+  /**
+   * A telemetry setting that was ignored or could not be used (an OTEL_* endpoint that is not an http(s)
+   * URL, a header variable that is not set, an unsupported protocol), once per run whose trace is sent;
+   * the run log has it too. The CLI prints each once on stderr.
+   */
+  onTelemetryWarning?: (line: string) => void;
 }
 
 export class ToolsmithService {
@@ -401,7 +407,10 @@ export class ToolsmithService {
         onRunEnded: async (runId, signal) => {
           const target = telemetrySettings(current());
           if (!target.enabled) return;
-          for (const w of target.warnings) log.warn({ event: 'telemetry_config', runId }, w);
+          for (const w of target.warnings) {
+            log.warn({ event: 'telemetry_config', runId }, w);
+            this.options.onTelemetryWarning?.(w);
+          }
           let spans: number;
           try {
             spans = await sendRunTrace(store.events(runId), current(), target, signal);

@@ -4,6 +4,7 @@
  * `[telemetry] enabled = true` or `OTEL_TRACES_EXPORTER=otlp` turns it on; `OTEL_SDK_DISABLED=true` or
  * `OTEL_TRACES_EXPORTER=none` turns it off whatever the config says. docs/telemetry.md.
  */
+import { isHttpUrl } from './config.ts';
 import type { Config } from './config.ts';
 import { knownSecrets, urlWithoutCredentials } from '../core/records/redact.ts';
 import type { RunEvent } from '../core/records/events.ts';
@@ -59,6 +60,9 @@ export function learnOtelEnvSecrets(env: Env = process.env): void {
   ]);
 }
 
+/** A value that may hold `user:token@` before its host, without it (for a warning that quotes it). */
+const withoutUserinfo = (v: string) => v.replace(/^([a-z][a-z0-9+.-]*:\/\/)?[^/@\s]*@/i, '$1[redacted]@');
+
 const tracesUrl = (base: string) => `${base.replace(/\/+$/, '')}/v1/traces`;
 const truthy = (v: string | undefined) => v?.trim().toLowerCase() === 'true';
 
@@ -106,11 +110,28 @@ function resolveTarget(config: Config, env: Env, forced = false): TelemetrySetti
         `OTLP protocol ${asked} is not supported (http/protobuf and http/json are): traces are sent as ${protocol}`,
       );
   }
+  // The specification's OTLP/HTTP endpoint is a URL whose scheme is http or https; an environment value
+  // that is not one (`localhost:4318`) is invalid, and an invalid value is warned about and treated as not
+  // set (its common configuration rules); an empty one is unset. config.toml's are refused at load.
+  const ignored: string[] = [];
+  const endpointVar = (name: 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT' | 'OTEL_EXPORTER_OTLP_ENDPOINT') => {
+    const v = env[name]?.trim();
+    if (!v) return undefined;
+    if (isHttpUrl(v)) return v;
+    ignored.push(`${name}=${JSON.stringify(withoutUserinfo(v))}`);
+    return undefined;
+  };
+  const tracesVar = endpointVar('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT');
+  const baseVar = endpointVar('OTEL_EXPORTER_OTLP_ENDPOINT');
   const url =
-    env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ||
-    (env.OTEL_EXPORTER_OTLP_ENDPOINT ? tracesUrl(env.OTEL_EXPORTER_OTLP_ENDPOINT) : undefined) ||
+    tracesVar ||
+    (baseVar ? tracesUrl(baseVar) : undefined) ||
     t.traces_endpoint ||
     tracesUrl(t.endpoint ?? DEFAULT_OTLP_BASE);
+  for (const what of ignored)
+    warnings.push(
+      `${what} is ignored: an OTLP/HTTP endpoint is an http:// or https:// URL with a host and port, such as http://localhost:4318; traces go to ${urlWithoutCredentials(url)}`,
+    );
   const headers: Record<string, string> = {};
   for (const [k, ref] of Object.entries(t.headers)) {
     const value = env[ref.slice(4)];

@@ -107,6 +107,12 @@ export function createContext(out: (t: string) => void, err: (t: string) => void
           telemetryFailures.add(line);
           err(`telemetry: ${line}\n`);
         },
+        // A setting that was ignored (an OTEL_* endpoint without http:// or https://): said once.
+        onTelemetryWarning: (line) => {
+          if (telemetryFailures.has(line)) return;
+          telemetryFailures.add(line);
+          err(`telemetry: warning: ${line}\n`);
+        },
         // Tool calls that need approval: the browser's dialog (serve), the MCP client's elicitation (mcp,
         // per request), else this terminal (cli/approval.ts).
         ...(cmd.name() === 'serve'

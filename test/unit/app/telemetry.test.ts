@@ -511,6 +511,51 @@ describe('where run traces go', () => {
     );
   });
 
+  it('an endpoint without http:// or https://: config.toml refuses it; an OTEL_* variable is warned about and ignored', () => {
+    // `localhost:4318` parses as a URL whose scheme is `localhost:`: it was accepted, then every export failed.
+    expect(() => parseConfig({ telemetry: { endpoint: 'localhost:4318' } })).toThrow(
+      'telemetry.endpoint: expected an http:// or https:// URL with a host and port, such as http://localhost:4318, got "localhost:4318"',
+    );
+    expect(() => parseConfig({ telemetry: { traces_endpoint: '127.0.0.1:4318/v1/traces' } })).toThrow(
+      /telemetry\.traces_endpoint: expected an http:\/\/ or https:\/\/ URL .*, got "127\.0\.0\.1:4318\/v1\/traces"/,
+    );
+    expect(() => parseConfig({ telemetry: { endpoint: 'ftp://collector:4318' } })).toThrow(
+      /telemetry\.endpoint/,
+    );
+    expect(parseConfig({ telemetry: { endpoint: 'https://collector:4318' } }).telemetry.endpoint).toBe(
+      'https://collector:4318',
+    );
+
+    // The specification: the OTLP/HTTP endpoint is an http(s) URL; an invalid value is warned about and
+    // treated as not set (the next source is used); an empty one is unset.
+    const c = parseConfig({ telemetry: { enabled: true, endpoint: 'http://from-config:4318' } });
+    const base = telemetrySettings(c, { OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' });
+    expect(base).toMatchObject({ enabled: true, url: 'http://from-config:4318/v1/traces' });
+    expect(base.enabled && base.warnings).toEqual([
+      'OTEL_EXPORTER_OTLP_ENDPOINT="collector:4318" is ignored: an OTLP/HTTP endpoint is an http:// or https:// URL with a host and port, such as http://localhost:4318; traces go to http://from-config:4318/v1/traces',
+    ]);
+    // The traces variable falls back to the base variable; its credentials are not quoted.
+    const traces = telemetrySettings(c, {
+      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'ingest:tok-1a2b3c@collector:4318/v1/traces',
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://base:4318',
+    });
+    expect(traces).toMatchObject({ url: 'http://base:4318/v1/traces' });
+    expect(traces.enabled && traces.warnings.join('\n')).toMatch(
+      /^OTEL_EXPORTER_OTLP_TRACES_ENDPOINT="\[redacted\]@collector:4318\/v1\/traces" is ignored: .*; traces go to http:\/\/base:4318\/v1\/traces$/,
+    );
+    // Without config: the specification's default, still said.
+    const dflt = otlpTarget(parseConfig({}), {
+      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'localhost:4318/v1/traces',
+    });
+    expect(dflt.url).toBe('http://localhost:4318/v1/traces');
+    expect(dflt.warnings).toHaveLength(1);
+    // Empty or blank is unset: no warning.
+    expect(telemetrySettings(c, { OTEL_EXPORTER_OTLP_ENDPOINT: ' ' })).toMatchObject({
+      url: 'http://from-config:4318/v1/traces',
+      warnings: [],
+    });
+  });
+
   it('config.toml refuses a header written in the clear', () => {
     expect(() => parseConfig({ telemetry: { headers: { authorization: 'Bearer abc' } } })).toThrow(
       /telemetry\.headers\.authorization: use "env:VARIABLE"/,
