@@ -69,6 +69,15 @@ export interface ExecutionDeps extends ConfigDeps {
   excludedTools(sandbox: string, allowed: readonly string[]): Record<string, string>;
   /** The skills offered to scripts of a context (app/skills.ts). */
   offeredSkills(ctx: ScriptContext): OfferedSkill[];
+  /**
+   * The workspace's skills a script of this sandbox and language with `callable` names may not call, each
+   * with why (app/skills.ts `notOffered`).
+   */
+  unofferedSkills(
+    sandbox: string,
+    language: ScriptLanguage,
+    callable: readonly string[],
+  ): Record<string, string>;
   /** Connects a sandbox's MCP servers; the ones that could not be reached, each with why. */
   prepareMcp(sandbox: string): Promise<{ server: string; error: string }[]>;
   /** Starts a sandbox backend (rejects, saying why, when none can start). */
@@ -213,7 +222,12 @@ export class ScriptExecution {
     return this.validateCode(req.code, req.language, {
       tools,
       strict: req.strict ?? false,
-      ...(req.sandbox ? { excluded: this.deps.excludedTools(req.sandbox, tools) } : {}),
+      ...(req.sandbox
+        ? {
+            excluded: this.deps.excludedTools(req.sandbox, tools),
+            unoffered: this.deps.unofferedSkills(req.sandbox, req.language, tools),
+          }
+        : {}),
     });
   }
 
@@ -247,6 +261,7 @@ export class ScriptExecution {
       const v = this.validateCode(script.body, req.language, {
         tools: scriptToolNames(ctx),
         excluded: this.deps.excludedTools(req.sandbox, scriptToolNames(ctx)),
+        unoffered: this.deps.unofferedSkills(req.sandbox, req.language, scriptToolNames(ctx)),
       });
       if (!v.valid)
         return failedResult(
@@ -263,7 +278,7 @@ export class ScriptExecution {
       return infraResult(errorMessage(e), runtime);
     }
     const timeoutMs = Math.min(req.timeoutMs ?? this.deps.config.limits.timeout_s * 1000, 600_000);
-    return sandbox.executor.execute({
+    const result = await sandbox.executor.execute({
       sandbox: req.sandbox,
       language: req.language,
       ...(req.runtime ? { runtime: req.runtime } : {}),
@@ -275,5 +290,28 @@ export class ScriptExecution {
       ...(req.onEvent ? { onEvent: req.onEvent } : {}),
       ...directGate(this.deps.config.approval, ctx, this.deps.askApproval(), req.ask),
     });
+    return this.explainUnoffered(result, req, ctx);
+  }
+
+  /**
+   * A script run without validation that names a skill it is not offered fails as Python's `NameError:
+   * name 'x' is not defined` (JS: `ReferenceError: x is not defined`): the error then says why.
+   */
+  private explainUnoffered(
+    result: ExecutionResult,
+    req: ExecuteRequest,
+    ctx: ScriptContext,
+  ): ExecutionResult {
+    const e = result.error;
+    if (!e || (e.type !== 'NameError' && e.type !== 'ReferenceError')) return result;
+    const name = /^(?:name '([A-Za-z_]\w*)'|([A-Za-z_$][\w$]*)) is not defined/.exec(e.message);
+    const skill = name?.[1] ?? name?.[2];
+    if (!skill) return result;
+    const why = this.deps.unofferedSkills(req.sandbox, req.language, scriptToolNames(ctx))[skill];
+    if (why === undefined) return result;
+    return {
+      ...result,
+      error: { ...e, message: `${e.message}: ${skill}() is a skill this script is not offered: ${why}` },
+    };
   }
 }

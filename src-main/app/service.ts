@@ -248,6 +248,7 @@ export class ToolsmithService {
       toolContext: (sandbox, kit, language) => catalog.scriptContext(sandbox, kit, language),
       excludedTools: (sandbox, allowed) => catalog.excludedTools(sandbox, allowed),
       offeredSkills: (ctx) => this.skills().offered(ctx),
+      unofferedSkills: (sandbox, language, callable) => this.skills().notOffered(sandbox, language, callable),
       prepareMcp,
       startBackend: () => {
         const factory = options.sandboxFactory;
@@ -386,8 +387,22 @@ export class ToolsmithService {
         },
       };
       const store = new RunStore(`${this.files.dataDir}/runs.db`);
-      const validate = (code: string, language: ScriptLanguage, tools: readonly string[]) =>
-        execution.validateCode(code, language, { tools });
+      // With the script's sandbox, a call of a tool outside its kit or a skill it is not offered says why.
+      const validate = (code: string, language: ScriptLanguage, tools: readonly string[], sandbox?: string) =>
+        execution.validateCode(code, language, {
+          tools,
+          ...(sandbox !== undefined ? refusedNames(sandbox, language, tools) : {}),
+        });
+      const refusedNames = (sandbox: string, language: ScriptLanguage, tools: readonly string[]) => {
+        try {
+          return {
+            excluded: this.catalog.excludedTools(sandbox, tools),
+            unoffered: this.skills().notOffered(sandbox, language, tools),
+          };
+        } catch {
+          return {}; // the sandbox's tools do not load: the run says so where it needs them
+        }
+      };
       const context = (sandbox: string, kit: string | undefined, language: ScriptLanguage) =>
         execution.scriptContext(sandbox, kit, language);
       const log = this.options.log ?? logModule!.createLogger(this.files.dataDir);

@@ -63,6 +63,18 @@ export interface SkillDeps {
   }): Promise<ExecutionResult>;
 }
 
+const LANGUAGE_NAMES: Readonly<Record<ScriptLanguage, string>> = {
+  python: 'Python',
+  js: 'JavaScript',
+  ts: 'TypeScript',
+};
+/** Which scripts call a skill of each language (core/skills/offered.ts `skillOfferedTo`). */
+const CALLERS: Readonly<Record<SkillLanguage, string>> = {
+  python: 'Python',
+  js: 'JavaScript and TypeScript',
+  ts: 'TypeScript',
+};
+
 /** What a check found, in one line: shape problems, then each violation with its line, rule and message. */
 const checkProblems = (c: SkillCheck): string =>
   [
@@ -198,6 +210,61 @@ export class SkillService {
       });
     }
     return out;
+  }
+
+  /**
+   * The workspace's skills a script may not call, each with why, for the validator to say instead of
+   * "x() is not defined" (and a run-time NameError to explain): a skill of another sandbox, of a language
+   * the script's may not call, untested or failing, or calling a tool outside the script's tools.
+   * `callable` is what the script may call (its tools and offered skills): those are left out.
+   */
+  notOffered(sandbox: string, language: ScriptLanguage, callable: readonly string[]): Record<string, string> {
+    const have = new Set(callable);
+    const verdicts = this.files.verdicts();
+    const out: Record<string, string> = {};
+    // The script's own sandbox first: its skill of a name explains better than another sandbox's.
+    const entries = this.files
+      .list()
+      .filter((e) => !have.has(e.name))
+      .sort((a, b) => Number(a.sandbox !== sandbox) - Number(b.sandbox !== sandbox));
+    for (const e of entries) {
+      if (out[e.name] !== undefined) continue;
+      out[e.name] = this.whyNotOffered(e, sandbox, language, have, verdicts[`${e.sandbox}/${e.name}`]);
+    }
+    return out;
+  }
+
+  private whyNotOffered(
+    e: SkillEntry,
+    sandbox: string,
+    language: ScriptLanguage,
+    have: ReadonlySet<string>,
+    verdict: SkillVerdict | undefined,
+  ): string {
+    const what = `skill ${e.name} belongs to sandbox ${e.sandbox}`;
+    if (e.sandbox !== sandbox)
+      return `${what}, and a skill is offered only to scripts of its own sandbox: run this script in sandbox ${e.sandbox}, or save the skill in sandbox ${sandbox} too`;
+    if (!e.skill) return `${what} but its file does not load (${e.error ?? 'unknown error'})`;
+    const skillLanguage = e.skill.language;
+    if (!skillOfferedTo(skillLanguage, language))
+      return `${what} and is written in ${LANGUAGE_NAMES[skillLanguage]}: ${CALLERS[skillLanguage]} scripts call it, not ${LANGUAGE_NAMES[language]} ones; write its steps in the script instead`;
+    const test = `toolsmith skill test ${e.name} --sandbox ${e.sandbox}, or Test in the Skills view`;
+    if (!verdict || verdict.hash !== e.hash)
+      return `${what} but is untested since it was last saved or edited: it is offered once its tests pass (${test})`;
+    if (!verdict.passed)
+      return `${what} but failed its tests${verdict.failures[0] ? ` (${verdict.failures[0]})` : ''}: it is offered once they pass (${test})`;
+    let missing: string[] = [];
+    try {
+      const all = this.deps.toolContext(e.sandbox, undefined, scriptLanguageOf(skillLanguage));
+      missing = skillTools(shapeOf(e.name, e.skill.source, skillLanguage), Object.keys(all.toolMap)).filter(
+        (t) => !have.has(t),
+      );
+    } catch {
+      /* the sandbox's tools do not load: said below */
+    }
+    return missing.length
+      ? `${what} and calls ${missing.join(', ')}, which this script may not call (outside its kit, or above the workspace's maximum grade): run the script without the kit, or with one that has ${missing.length === 1 ? 'it' : 'them'}`
+      : `${what} but does not validate against this script's tools`;
   }
 
   /**

@@ -206,7 +206,7 @@ export class TemplateService {
       samples.push(Object.fromEntries(Object.entries(t.slots).map(([k, type]) => [k, SAMPLE_VALUE[type]])));
     const tools = scriptToolNames(this.deps.scriptContext(sandbox, kit, language));
     for (const values of samples) {
-      const v = this.deps.validate(instantiate(t, values), language, tools);
+      const v = this.deps.validate(instantiate(t, values), language, tools, sandbox);
       if (!v.valid)
         throw new ToolsmithError(
           'invalid_argument',

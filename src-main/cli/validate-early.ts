@@ -31,6 +31,10 @@ export function snapshotTools(
   return name ? snap?.validate.scriptTools[name]?.[language] : undefined;
 }
 
+/** Whether a result has a call of a name the validator did not know (`x() is not defined`). */
+export const hasUnknownCall = (result: ValidationResult): boolean =>
+  result.violations.some((v) => v.rule === 'unknown-function');
+
 /** What `validate` prints for a result. */
 export function validationText(
   file: string,
@@ -103,6 +107,9 @@ export async function validateEarly(argv: string[]): Promise<{ out: string; code
       : snapshotTools(p.workspace, p.values.get('--sandbox'), language);
   if (!tools) return undefined;
   const result = (await loadValidator(language))(code, { tools, strict: p.flags.has('--strict') });
+  // A call of a name the snapshot does not know may be a tool the script may not call or a skill it is
+  // not offered: the service says which, and why.
+  if (listed === undefined && hasUnknownCall(result)) return undefined;
   return { out: validationText(p.file, language, result, p.flags.has('--json')), code: result.valid ? 0 : 1 };
 }
 

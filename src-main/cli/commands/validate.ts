@@ -4,7 +4,7 @@ import { languageOfFile, loadValidator } from '../../core/lang/validate-lazy.ts'
 import type { ScriptLanguage } from '../../core/lang/violation.ts';
 import { NO_SANDBOX_HINT, oneOf, UsageError } from '../context.ts';
 import { snapshotKey } from '../sandboxes-cache.ts';
-import { snapshotTools, validationText, workspaceDirOf } from '../validate-early.ts';
+import { hasUnknownCall, snapshotTools, validationText, workspaceDirOf } from '../validate-early.ts';
 import type { CliContext } from '../context.ts';
 import { errnoWords, errorMessage } from '../../core/errors.ts';
 
@@ -93,9 +93,11 @@ export function registerValidate(program: Command, ctx: CliContext): void {
         // (sandboxes-cache.ts), the script is checked without opening the service.
         const fast =
           tools ?? (opts.kit ? undefined : snapshotTools(workspaceOption(cmd), opts.sandbox, language));
-        let result;
-        if (fast) result = (await loadValidator(language))(code, { tools: fast, strict });
-        else {
+        let result = fast ? (await loadValidator(language))(code, { tools: fast, strict }) : undefined;
+        // From the snapshot, a name it does not know may be a tool the script may not call or a skill it
+        // is not offered: the service says which, and why.
+        if (result && !tools && hasUnknownCall(result)) result = undefined;
+        if (!result) {
           const dir = workspaceDir(cmd);
           const key = dir ? snapshotKey(dir) : undefined;
           await ctx.loadService();

@@ -33,6 +33,12 @@ export interface ValidateOptions {
    * grade, outside the kit): a call says so instead of "is not defined".
    */
   excluded?: Readonly<Record<string, string>>;
+  /**
+   * Skills of the workspace this script is not offered, each with why (another sandbox's, a language its
+   * scripts may not call, untested or failing, a tool it calls outside the script's tools; app/skills.ts
+   * `notOffered`): a call says so instead of "is not defined".
+   */
+  unoffered?: Readonly<Record<string, string>>;
 }
 
 /** Sorts violations by position, the order every front end shows them in. */

@@ -50,7 +50,16 @@ export interface ScriptSource {
   ): Omit<EventPayloads['template_miss'], 'n'>;
 }
 
-export type Validate = (code: string, language: ScriptLanguage, tools: readonly string[]) => ValidationResult;
+/**
+ * Validates a script against the names it may call; with its sandbox, a call of one of the sandbox's
+ * tools or the workspace's skills it may not call says why (excluded tools, skills not offered).
+ */
+export type Validate = (
+  code: string,
+  language: ScriptLanguage,
+  tools: readonly string[],
+  sandbox?: string,
+) => ValidationResult;
 
 export interface OrchestratorDeps {
   sink: RunSink;
@@ -430,7 +439,7 @@ export class Orchestrator {
   private given(ctx: RunCtx, body: string): Candidate {
     const tools = callableNames(ctx.req);
     const script = this.assemble(ctx, body);
-    const validation = this.deps.validate(script.body, ctx.language, tools);
+    const validation = this.deps.validate(script.body, ctx.language, tools, ctx.req.sandbox.name);
     ctx.emit('tier', { n: 1, tier: 'edit' });
     ctx.emit('script', {
       n: 1,
@@ -469,7 +478,11 @@ export class Orchestrator {
     const assemble = (body: string) => this.assemble(ctx, body);
     let last: Candidate | undefined;
     const check = (tier: Tier, script: AssembledScript, name?: string, answer?: string): Candidate => {
-      const validation = noCodeIn(answer, script, this.deps.validate(script.body, language, tools));
+      const validation = noCodeIn(
+        answer,
+        script,
+        this.deps.validate(script.body, language, tools, req.sandbox.name),
+      );
       ctx.emit('script', {
         n,
         code: script.code,

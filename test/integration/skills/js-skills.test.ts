@@ -134,7 +134,7 @@ describe('JS/TS skills in the real node sandbox', () => {
       language: 'python',
       sandbox: 'ecommerce',
     });
-    expect(v.violations.map((x) => x.rule)).toContain('unknown-function');
+    expect(v.violations.map((x) => x.rule)).toContain('skill-not-offered');
     // A JS body may not rebind it, and must await it as a tool.
     const rebind = svc.execution.validate({
       code: 'const order_total = 1;\nemitResult(order_total);\n',

@@ -115,13 +115,16 @@ describe('skills in a real sandbox', () => {
     expect(svc.execution.scriptContext('ecommerce', undefined, 'python').skills?.map((s) => s.name)).toEqual([
       'order_total',
     ]);
-    // Not offered: a script calling it is refused before it runs.
+    // Not offered: a script calling it is refused before it runs, saying why.
     const v = svc.execution.validate({
       code: 'emit_result(user_city(user_id="u1"))\n',
       language: 'python',
       sandbox: 'ecommerce',
     });
-    expect(v.violations.map((x) => x.rule)).toContain('unknown-function');
+    expect(v.violations.map((x) => x.rule)).toContain('skill-not-offered');
+    expect(v.violations.find((x) => x.rule === 'skill-not-offered')?.message).toMatch(
+      /^user_city\(\) is a skill this script is not offered: skill user_city belongs to sandbox ecommerce but failed its tests/,
+    );
 
     // Fixed: a new version, the old one in the history; now offered.
     const fixed = await skills.save({

@@ -100,7 +100,11 @@ const helperNamed = (name: string): string | undefined =>
  * function declared below its call is callable): else it would fail at run time as a ReferenceError,
  * after the whole sandbox round trip. Forbidden names have their own rule.
  */
-function unknownCalls(ctx: JsRuleContext, excluded: ValidateOptions['excluded']): void {
+function unknownCalls(
+  ctx: JsRuleContext,
+  excluded: ValidateOptions['excluded'],
+  unoffered: ValidateOptions['unoffered'],
+): void {
   const bound = new Set<string>();
   for (const n of ctx.stores) if (n.type === 'Identifier') bound.add(n.name);
   for (const c of ctx.called) {
@@ -114,6 +118,11 @@ function unknownCalls(ctx: JsRuleContext, excluded: ValidateOptions['excluded'])
         'tool-excluded',
         `${name}() is a tool of this sandbox but this script may not call it: ${why}`,
       );
+      continue;
+    }
+    const notOffered = unoffered?.[name];
+    if (notOffered !== undefined) {
+      ctx.at(c, 'skill-not-offered', `${name}() is a skill this script is not offered: ${notOffered}`);
       continue;
     }
     const helper = helperNamed(name);
@@ -185,7 +194,7 @@ export function validateJs(
   }
   walk(file, undefined, '', ctx, options.strict ? JS_STRICT_RULES_DISPATCH : JS_RULES_DISPATCH);
   // (strict mode refuses every call that is not a tool, a helper or a global already: strict-call)
-  if (!options.strict) unknownCalls(ctx, options.excluded);
+  if (!options.strict) unknownCalls(ctx, options.excluded, options.unoffered);
   if (options.requireEmit !== false && ctx.emits === 0 && file.errors.length === 0) {
     ctx.at(
       body[body.length - 1] as t.Node,

@@ -188,6 +188,15 @@ export function finishPython(code: string, options: ValidateOptions, parts: Pyth
       });
       continue;
     }
+    const unoffered = options.unoffered?.[name];
+    if (unoffered !== undefined) {
+      violations.push({
+        rule: 'skill-not-offered',
+        message: `${name}() is a skill this script is not offered: ${unoffered}`,
+        ...span,
+      });
+      continue;
+    }
     const guess = closest(name, [...tools]);
     violations.push({
       rule: 'unknown-function',

@@ -1,0 +1,217 @@
+/**
+ * A script that calls a skill the workspace has but does not offer to it was refused with "x() is not
+ * defined: the tools are ..." (the validator), or failed in the sandbox with Python's plain `NameError:
+ * name 'x' is not defined` (a script run without validation), as if the skill did not exist. Now the
+ * validator's `skill-not-offered` violation, and the run-time error, say the skill exists, why this script
+ * is not offered it, and how it would be: another sandbox's skill, a language its scripts may not call,
+ * untested (edited since its tests passed) or failing tests, a tool outside the script's kit.
+ *
+ * Through the CLI as a process in a workspace made by `toolsmith init`: skills saved and tested by `skill
+ * create` in real containers, `toolsmith run` against the scripted LLM server (the refusal recorded on
+ * the attempt and sent back to the model in its correction), `validate`, and `exec --no-validate`.
+ */
+import { spawnSync } from 'node:child_process';
+import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cliBin } from '../../support/cli-bin.ts';
+import { startLlmServer } from '../../support/llm-server.ts';
+import type { LlmServer } from '../../support/llm-server.ts';
+import { requireDocker } from '../../support/sandbox.ts';
+import { scriptedConfig } from '../../support/suite-oracle.ts';
+import { repoRoot } from '../../support/workspace.ts';
+import { cliProcess } from '../faults/support/processes.ts';
+
+const USER_CITY_JS = `/**
+ * A customer's city.
+ * @param {string} user_id The customer's id (e.g. "u1").
+ * @returns The city.
+ */
+async function user_city(user_id) {
+  return (await get_user({ user_id })).data.city;
+}
+`;
+
+const USER_TIER_PY = `def user_tier(user_id: str) -> str:
+    """A customer's tier.
+
+    Args:
+        user_id: The customer's id (e.g. "u1").
+
+    Returns:
+        The tier.
+    """
+    return get_user(user_id=user_id).data["tier"]
+`;
+
+let llm: LlmServer;
+let base: string;
+let ws: string;
+let env: Record<string, string>;
+
+const cli = (args: string[]) => cliProcess(ws, env.TOOLSMITH_DATA_DIR!, args, env).done;
+const file = (name: string, text: string) => {
+  const f = join(base, name);
+  writeFileSync(f, text);
+  return f;
+};
+
+beforeAll(async () => {
+  await requireDocker();
+  llm = await startLlmServer();
+  base = mkdtempSync(join(tmpdir(), 'toolsmith-not-offered-'));
+  ws = join(base, 'ws');
+  env = { TOOLSMITH_HOME: join(base, 'home'), TOOLSMITH_DATA_DIR: join(base, 'data') };
+  const init = spawnSync(join(repoRoot, 'node_modules/.bin/node'), [cliBin(), 'init', ws], {
+    encoding: 'utf8',
+    env: { ...process.env, ...env },
+  });
+  expect(init.status, init.stderr).toBe(0);
+  scriptedConfig(ws, llm.openaiUrl);
+  // A JS skill whose test passes (offered to JS/TS scripts of ecommerce), a Python one whose test fails.
+  const js = await cli([
+    'skill',
+    'create',
+    'user_city',
+    '--sandbox',
+    'ecommerce',
+    '--file',
+    file('user_city.js', USER_CITY_JS),
+    '--case',
+    '{"args": {"user_id": "u1"}, "expect": "London"}',
+  ]);
+  expect(js.code, js.out + js.err).toBe(0);
+  const py = await cli([
+    'skill',
+    'create',
+    'user_tier',
+    '--sandbox',
+    'ecommerce',
+    '--file',
+    file('user_tier.py', USER_TIER_PY),
+    '--case',
+    '{"args": {"user_id": "u1"}, "expect": "platinum"}',
+  ]);
+  expect(py.out).toMatch(/not offered to scripts until its tests pass/);
+  expect(py.code).toBe(1);
+}, 600_000);
+
+afterAll(async () => {
+  await llm?.close();
+  if (base) rmSync(base, { recursive: true, force: true });
+});
+
+const WHY = {
+  language:
+    'user_city() is a skill this script is not offered: skill user_city belongs to sandbox ecommerce and is written in JavaScript: JavaScript and TypeScript scripts call it, not Python ones; write its steps in the script instead',
+  sandbox:
+    'user_city() is a skill this script is not offered: skill user_city belongs to sandbox ecommerce, and a skill is offered only to scripts of its own sandbox: run this script in sandbox ecommerce, or save the skill in sandbox support too',
+  kit: "user_city() is a skill this script is not offered: skill user_city belongs to sandbox ecommerce and calls get_user, which this script may not call (outside its kit, or above the workspace's maximum grade): run the script without the kit, or with one that has it",
+  failed:
+    /^user_tier\(\) is a skill this script is not offered: skill user_tier belongs to sandbox ecommerce but failed its tests \(.*\): it is offered once they pass \(toolsmith skill test user_tier --sandbox ecommerce, or Test in the Skills view\)$/,
+};
+
+describe('a skill the script is not offered', () => {
+  it('toolsmith run: the attempt is refused saying why, and the model is told so in its correction', async () => {
+    llm.reset();
+    llm.push(
+      '```python\nemit_result(user_city(user_id="u1"))\n```',
+      '```python\nemit_result(get_user(user_id="u1").data["city"])\n```',
+    );
+    const r = await cli(['run', 'City of user u1', '--sandbox', 'ecommerce', '--json']);
+    expect(r.code, r.err).toBe(0);
+    const rec = JSON.parse(r.out) as {
+      status: string;
+      result: unknown;
+      attempts: { rejected: { violations: { rule: string; message: string }[] }[] }[];
+    };
+    expect(rec).toMatchObject({ status: 'succeeded', result: 'London' });
+    const refused = rec.attempts.flatMap((a) => a.rejected.flatMap((x) => x.violations));
+    expect(refused.map((v) => [v.rule, v.message])).toEqual([['skill-not-offered', WHY.language]]);
+    // The correction the model got names the cause, not "is not defined".
+    const correction = JSON.stringify(llm.requests[1]);
+    expect(correction).toContain('written in JavaScript: JavaScript and TypeScript scripts call it');
+    expect(correction).not.toMatch(/user_city\(\) is not defined/);
+  }, 240_000);
+
+  it('validate: another sandbox, a failing skill, a kit without its tool, a language it is not for', async () => {
+    const cases: { args: string[]; code: string; want: string | RegExp }[] = [
+      {
+        args: ['--sandbox', 'support'],
+        code: 'emitResult(await user_city("u1"));\n',
+        want: WHY.sandbox,
+      },
+      { args: ['--sandbox', 'ecommerce'], code: 'emit_result(user_tier(user_id="u1"))\n', want: WHY.failed },
+      {
+        args: ['--sandbox', 'ecommerce', '--kit', 'inventory'],
+        code: 'emitResult(await user_city("u1"));\n',
+        want: WHY.kit,
+      },
+      {
+        args: ['--sandbox', 'ecommerce'],
+        code: 'emit_result(user_city(user_id="u1"))\n',
+        want: WHY.language,
+      },
+    ];
+    for (const [i, c] of cases.entries()) {
+      const script = file(`case${i}.${c.code.includes('emitResult') ? 'js' : 'py'}`, c.code);
+      const r = await cli(['validate', script, ...c.args, '--json']);
+      const v = JSON.parse(r.out) as { valid: boolean; violations: { rule: string; message: string }[] };
+      expect(r.code, c.args.join(' ')).toBe(1);
+      expect(v.violations.map((x) => x.rule)).toEqual(['skill-not-offered']);
+      if (typeof c.want === 'string') expect(v.violations[0]!.message).toBe(c.want);
+      else expect(v.violations[0]!.message).toMatch(c.want);
+    }
+    // The skill is offered where it belongs: the same call validates in a JS script of ecommerce.
+    const ok = await cli([
+      'validate',
+      file('ok.js', 'emitResult(await user_city("u1"));\n'),
+      '--sandbox',
+      'ecommerce',
+    ]);
+    expect(ok.code, ok.out).toBe(0);
+    // Edited by hand since its tests passed: untested, not offered until tested again.
+    appendFileSync(join(ws, 'skills/ecommerce/user_city.js'), '// edited\n');
+    const edited = await cli([
+      'validate',
+      file('ok.js', 'emitResult(await user_city("u1"));\n'),
+      '--sandbox',
+      'ecommerce',
+      '--json',
+    ]);
+    expect(edited.code).toBe(1);
+    expect(
+      (JSON.parse(edited.out) as { violations: { message: string }[] }).violations.map((v) => v.message),
+    ).toEqual([
+      'user_city() is a skill this script is not offered: skill user_city belongs to sandbox ecommerce but is untested since it was last saved or edited: it is offered once its tests pass (toolsmith skill test user_city --sandbox ecommerce, or Test in the Skills view)',
+    ]);
+  }, 240_000);
+
+  it('exec --no-validate: the NameError / ReferenceError in the sandbox says why', async () => {
+    const py = await cli([
+      'exec',
+      file('nv.py', 'emit_result(user_city(user_id="u1"))\n'),
+      '--sandbox',
+      'ecommerce',
+      '--no-validate',
+      '--json',
+    ]);
+    expect(py.code).toBe(1);
+    expect(JSON.parse(py.out)).toMatchObject({
+      error: { type: 'NameError', message: `name 'user_city' is not defined: ${WHY.language}` },
+    });
+    const js = await cli([
+      'exec',
+      file('nv.js', 'emitResult(await user_city("u1"));\n'),
+      '--sandbox',
+      'support',
+      '--no-validate',
+      '--json',
+    ]);
+    expect(js.code).toBe(1);
+    expect(JSON.parse(js.out)).toMatchObject({
+      error: { type: 'ReferenceError', message: `user_city is not defined: ${WHY.sandbox}` },
+    });
+  }, 240_000);
+});
