@@ -161,8 +161,25 @@ export class ScriptExecution {
     if (s) await (await s.catch(() => undefined))?.dispose();
   }
 
-  /** Validates a script: every validation in the service goes through here (see `validator`). */
-  validateCode(code: string, language: ScriptLanguage, options: ValidateOptions): ValidationResult {
+  /**
+   * Validates a script: every validation in the service goes through here (see `validator`). With the
+   * script's sandbox, a call of a name nobody has is checked against the workspace's skills: one the
+   * script is not offered is reported with why (`skill-not-offered`). Only such a script pays for it
+   * (reading every skill file), validated a second time.
+   */
+  validateCode(
+    code: string,
+    language: ScriptLanguage,
+    options: ValidateOptions,
+    sandbox?: string,
+  ): ValidationResult {
+    const v = this.validateOnce(code, language, options);
+    if (sandbox === undefined || !v.violations.some((x) => x.rule === 'unknown-function')) return v;
+    const unoffered = this.deps.unofferedSkills(sandbox, language, options.tools);
+    return Object.keys(unoffered).length ? this.validateOnce(code, language, { ...options, unoffered }) : v;
+  }
+
+  private validateOnce(code: string, language: ScriptLanguage, options: ValidateOptions): ValidationResult {
     return this.deps.validator
       ? this.deps.validator.validate(code, language, options)
       : validateScript(code, language, options);
@@ -219,16 +236,16 @@ export class ScriptExecution {
   validate(req: ValidateRequest): ValidationResult {
     let tools: string[] = req.tools ?? [];
     if (req.sandbox) tools = scriptToolNames(this.scriptContext(req.sandbox, req.kit, req.language));
-    return this.validateCode(req.code, req.language, {
-      tools,
-      strict: req.strict ?? false,
-      ...(req.sandbox
-        ? {
-            excluded: this.deps.excludedTools(req.sandbox, tools),
-            unoffered: this.deps.unofferedSkills(req.sandbox, req.language, tools),
-          }
-        : {}),
-    });
+    return this.validateCode(
+      req.code,
+      req.language,
+      {
+        tools,
+        strict: req.strict ?? false,
+        ...(req.sandbox ? { excluded: this.deps.excludedTools(req.sandbox, tools) } : {}),
+      },
+      req.sandbox,
+    );
   }
 
   /** The MCP server's code tool description over these sandboxes (the generator's words, one place). */
@@ -258,11 +275,15 @@ export class ScriptExecution {
     const ctx = this.scriptContext(req.sandbox, req.kit, req.language);
     const script = assembleIn(ctx, req.body);
     if (req.validate !== false) {
-      const v = this.validateCode(script.body, req.language, {
-        tools: scriptToolNames(ctx),
-        excluded: this.deps.excludedTools(req.sandbox, scriptToolNames(ctx)),
-        unoffered: this.deps.unofferedSkills(req.sandbox, req.language, scriptToolNames(ctx)),
-      });
+      const v = this.validateCode(
+        script.body,
+        req.language,
+        {
+          tools: scriptToolNames(ctx),
+          excluded: this.deps.excludedTools(req.sandbox, scriptToolNames(ctx)),
+        },
+        req.sandbox,
+      );
       if (!v.valid)
         return failedResult(
           'rejected',

@@ -389,16 +389,15 @@ export class ToolsmithService {
       const store = new RunStore(`${this.files.dataDir}/runs.db`);
       // With the script's sandbox, a call of a tool outside its kit or a skill it is not offered says why.
       const validate = (code: string, language: ScriptLanguage, tools: readonly string[], sandbox?: string) =>
-        execution.validateCode(code, language, {
-          tools,
-          ...(sandbox !== undefined ? refusedNames(sandbox, language, tools) : {}),
-        });
-      const refusedNames = (sandbox: string, language: ScriptLanguage, tools: readonly string[]) => {
+        execution.validateCode(
+          code,
+          language,
+          { tools, ...(sandbox !== undefined ? excludedIn(sandbox, tools) : {}) },
+          sandbox,
+        );
+      const excludedIn = (sandbox: string, tools: readonly string[]) => {
         try {
-          return {
-            excluded: this.catalog.excludedTools(sandbox, tools),
-            unoffered: this.skills().notOffered(sandbox, language, tools),
-          };
+          return { excluded: this.catalog.excludedTools(sandbox, tools) };
         } catch {
           return {}; // the sandbox's tools do not load: the run says so where it needs them
         }
