@@ -205,6 +205,8 @@ export class ScriptGenerator {
       ...common,
       step: options.step,
       max_steps: options.maxSteps,
+      // The budget's last step (not the forced final one, whose prompt says it already): answer now.
+      last_step: !options.final && options.step >= options.maxSteps,
       collected,
       history: options.history.map((h) => `- ${h}`).join('\n'),
       // A correction keeps the step's framing (collected, history) and shows the rejected script with
@@ -221,6 +223,9 @@ export class ScriptGenerator {
       { title: 'Rules', text: rules.trim() },
     ];
     if (!options.final) sections.push({ title: 'Tools', text: tools.trim() });
+    // The notice as the template words it, so the workbench shows what the model was told.
+    const notice = /\{\{#last_step\}\}([\s\S]*?)\{\{\/last_step\}\}/.exec(this.file(name))?.[1]?.trim();
+    if (vars.last_step && notice) sections.push({ title: 'Last step', text: notice });
     if (collected) sections.push({ title: 'Collected', text: collected });
     if (vars.history) sections.push({ title: 'History', text: vars.history });
     if (correction) sections.push({ title: 'Previous script', text: vars.rejected_script });

@@ -302,6 +302,59 @@ describe('INTERACTIVE mode: failures, loops and the step budget', () => {
     });
   });
 
+  /** The user message of a recorded chat request (what reached the network edge). */
+  const userText = (i: number): string => {
+    const messages = (llm.requests[i]?.body['messages'] ?? []) as { role: string; content: string }[];
+    return messages
+      .filter((m) => m.role === 'user')
+      .map((m) => m.content)
+      .join('\n');
+  };
+  const LAST_STEP = 'This is the last step: no step follows it.';
+
+  it('the last budgeted step is told it is the last and to call emit_result; earlier steps are not', async () => {
+    llm.push(
+      fence('emit_intermediate(len(get_orders().data))'),
+      fence('emit_intermediate([o["id"] for o in get_orders().data][:2])'),
+      fence('emit_intermediate(collected[0] + 1)'),
+    );
+    const outcome = await (await interactive(3)).done;
+    expect(outcome).toMatchObject({
+      status: 'failed',
+      error: expect.stringMatching(/^no result after 3 steps/),
+    });
+    expect(llm.requests).toHaveLength(3);
+    expect(userText(0)).toContain('Step 1 of at most 3.');
+    expect(userText(0)).not.toContain(LAST_STEP);
+    expect(userText(1)).toContain('Step 2 of at most 3.');
+    expect(userText(1)).not.toContain(LAST_STEP);
+    expect(userText(2)).toContain('Step 3 of at most 3.');
+    expect(userText(2)).toContain(LAST_STEP);
+    expect(userText(2)).toMatch(/must call\s+emit_result\(answer\)/);
+    // The workbench's prompt panel shows the notice as its own section, on the last step only.
+    const rec = runs.get(outcome.runId);
+    expect(rec.attempts.map((a) => a.prompt?.sections.some((s) => s.title === 'Last step'))).toEqual([
+      false,
+      false,
+      true,
+    ]);
+  });
+
+  it("the last step's correction (its script rejected) still says it is the last step", async () => {
+    llm.push(
+      fence('emit_intermediate(len(get_orders().data))'),
+      fence('import os\nemit_result(collected[0])'),
+      fence('emit_result(collected[0])'),
+    );
+    const outcome = await (await interactive(2)).done;
+    expect(outcome).toMatchObject({ status: 'succeeded', result: 6 });
+    expect(llm.requests).toHaveLength(3);
+    expect(userText(0)).not.toContain(LAST_STEP);
+    expect(userText(1)).toContain(LAST_STEP);
+    expect(userText(2)).toContain('[no-import]');
+    expect(userText(2)).toContain(LAST_STEP);
+  });
+
   it("a step's rejected script is corrected with the step's own prompt: collected data and history kept", async () => {
     llm.push(
       fence('emit_intermediate([o["id"] for o in get_orders().data])'),
