@@ -5,6 +5,7 @@ import type * as ServiceModule from '../app/service.ts';
 import { resolveWorkspaceDir, workspaceProblem } from '../infra/workspace/init.ts';
 import { commandHint } from './invocation.ts';
 import { stopReason, stopSignal } from './signals.ts';
+import { integerRangeMessage } from '../core/records/vocabulary.ts';
 
 /** Thrown for bad command-line usage: printed as one line, exit code 2. */
 export class UsageError extends Error {
@@ -130,7 +131,7 @@ export function parseIntOption(name: string, min: number, max: number) {
   return (value: string): number => {
     const n = Number(value);
     if (!Number.isInteger(n) || n < min || n > max)
-      throw new UsageError(`${name} must be an integer from ${min} to ${max}, got ${JSON.stringify(value)}`);
+      throw new UsageError(integerRangeMessage(name, min, max, value));
     return n;
   };
 }

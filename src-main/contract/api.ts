@@ -7,6 +7,7 @@ import { z } from 'zod';
 import type { ResolvedKit } from '../core/kits/kit.ts';
 import {
   MAX_TASK_CHARS,
+  RUN_BUDGETS,
   RUN_KINDS,
   RUN_MODES,
   RUN_STATUSES,
@@ -119,8 +120,8 @@ export const requests = {
       language: language.optional(),
       provider: name.optional(),
       model: z.string().max(200).optional(),
-      maxRetries: z.number().int().min(0).max(20).optional(),
-      maxSteps: z.number().int().min(1).max(50).optional(),
+      maxRetries: z.number().int().min(RUN_BUDGETS.maxRetries.min).max(RUN_BUDGETS.maxRetries.max).optional(),
+      maxSteps: z.number().int().min(RUN_BUDGETS.maxSteps.min).max(RUN_BUDGETS.maxSteps.max).optional(),
       timeoutS: z.number().int().min(1).max(600).optional(),
       noTemplates: z.boolean().optional(),
     })

@@ -11,7 +11,13 @@ import type { ZodRawShapeCompat } from '@modelcontextprotocol/sdk/server/zod-com
 import { ClientRequestSchema, ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import type { ServerNotification } from '@modelcontextprotocol/sdk/types.js';
 import { violationSchema } from '../core/records/schemas.ts';
-import { MAX_TASK_CHARS, TASK_LIMIT_MESSAGE, unitOf } from '../core/records/events.ts';
+import {
+  integerRangeMessage,
+  MAX_TASK_CHARS,
+  RUN_BUDGETS,
+  TASK_LIMIT_MESSAGE,
+  unitOf,
+} from '../core/records/events.ts';
 import { z } from 'zod';
 import { ToolsmithError } from '../app/errors.ts';
 import type { ToolsmithService } from '../app/service.ts';
@@ -89,6 +95,22 @@ const KIT_OUTPUT = {
   tools: z.array(z.record(z.string(), z.unknown())),
 };
 const TEMPLATES_OUTPUT = { templates: z.array(z.record(z.string(), z.unknown())) };
+
+/**
+ * A run budget as a tool argument: a whole number in the CLI's bounds (RUN_BUDGETS); anything else (a
+ * fraction, a string, out of range) is refused with the message the CLI gives, naming the argument.
+ */
+function budgetArgument(name: string, bounds: { min: number; max: number; default: number }, what: string) {
+  const error = (issue: { input?: unknown }) =>
+    integerRangeMessage(name, bounds.min, bounds.max, issue.input);
+  return z
+    .number({ error })
+    .int({ error })
+    .min(bounds.min, { error })
+    .max(bounds.max, { error })
+    .optional()
+    .describe(`${what}: ${bounds.min} to ${bounds.max} (default ${bounds.default})`);
+}
 
 async function guard(fn: () => Promise<Content> | Content): Promise<Content> {
   try {
@@ -208,9 +230,15 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
           .describe(`sandbox (default ${defaultSandbox}); available: ${sandboxes.join(', ')}`),
         kit: z.string().optional().describe('only the tools of this kit'),
         mode: z.enum(['plan', 'interactive']).default('plan'),
+        max_retries: budgetArgument(
+          'max_retries',
+          RUN_BUDGETS.maxRetries,
+          'PLAN mode: retries after the first attempt',
+        ),
+        max_steps: budgetArgument('max_steps', RUN_BUDGETS.maxSteps, 'INTERACTIVE mode: the most steps'),
       },
     },
-    ({ task, sandbox, kit, mode }, extra) =>
+    ({ task, sandbox, kit, mode, max_retries, max_steps }, extra) =>
       guard(async () => {
         await svc.prepareMcp(sandbox);
         const runs = await svc.runs();
@@ -225,6 +253,8 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
           ask: elicitApproval(extra),
           ...(kit ? { kit } : {}),
           mode,
+          ...(max_retries !== undefined ? { maxRetries: max_retries } : {}),
+          ...(max_steps !== undefined ? { maxSteps: max_steps } : {}),
           providers: svc.settings.providersFor(),
           ...(token === undefined
             ? {}

@@ -4,7 +4,7 @@ import { visible } from '../../core/text/visible.ts';
 import { toolCallOutcome } from '../tool-outcome.ts';
 import type { Command } from 'commander';
 import type { LiveEvent } from '../../app/runs.ts';
-import { RUN_KINDS, unitOf } from '../../core/records/events.ts';
+import { RUN_BUDGETS, RUN_KINDS, unitOf } from '../../core/records/events.ts';
 import type { RunKind, RunMode } from '../../core/records/events.ts';
 import type { RunRecord } from '../../core/records/records.ts';
 import { RUN_SORT_KEYS } from '../../core/records/sort.ts';
@@ -123,9 +123,13 @@ export function registerRun(program: Command, ctx: CliContext): void {
     .option(
       '--max-retries <n>',
       'PLAN retries after the first attempt',
-      parseIntOption('--max-retries', 0, 20),
+      parseIntOption('--max-retries', RUN_BUDGETS.maxRetries.min, RUN_BUDGETS.maxRetries.max),
     )
-    .option('--max-steps <n>', 'INTERACTIVE steps', parseIntOption('--max-steps', 1, 50))
+    .option(
+      '--max-steps <n>',
+      'INTERACTIVE steps',
+      parseIntOption('--max-steps', RUN_BUDGETS.maxSteps.min, RUN_BUDGETS.maxSteps.max),
+    )
     .option('--timeout <s>', 'per-script timeout in seconds (max 600)', parseIntOption('--timeout', 1, 600))
     .option('--no-templates', 'skip the template and rule tiers')
     .option('--json', 'print the final record as JSON')

@@ -10,6 +10,7 @@ import { CancelledError, LlmError } from '../ports/llm.ts';
 import type { LlmProvider } from '../ports/llm.ts';
 import type { Logger, ScriptExecutor, ToolProgress } from '../ports/executor.ts';
 import { silentLogger } from '../ports/executor.ts';
+import { RUN_BUDGETS } from '../records/events.ts';
 import type { EventPayloads, EventType, RunEvent, RunMode, RunStartedData, Tier } from '../records/events.ts';
 import type { AssembledScript } from '../script/assemble.ts';
 import { assembleIn } from '../script/context.ts';
@@ -161,8 +162,8 @@ export function runStartedData(req: RunRequest): RunStartedData {
     sandbox: req.sandbox.name,
     mode: req.mode,
     language: req.sandbox.language ?? 'python',
-    maxRetries: req.maxRetries ?? 3,
-    maxSteps: req.maxSteps ?? 8,
+    maxRetries: req.maxRetries ?? RUN_BUDGETS.maxRetries.default,
+    maxSteps: req.maxSteps ?? RUN_BUDGETS.maxSteps.default,
     ...(req.timeoutMs ? { timeoutMs: req.timeoutMs } : {}),
     ...(req.kit ? { kit: req.kit } : {}),
     ...(req.providers[0] ? { provider: req.providers[0].id, model: req.providers[0].model } : {}),

@@ -22,6 +22,20 @@ export function taskTooLong(task: string): string | undefined {
 /** The refusal as a zod message (request schemas), when the length is not known there. */
 export const TASK_LIMIT_MESSAGE = `the task is longer than the limit of ${MAX_TASK_CHARS} characters: shorten it (data a script needs belongs in a tool, not in the task)`;
 
+/**
+ * A run's budgets and their bounds, the same on every way in (CLI `--max-retries`/`--max-steps`, MCP
+ * `delegate`'s `max_retries`/`max_steps`, the workbench, suite defaults): PLAN retries after the first
+ * attempt, INTERACTIVE steps. The defaults (when a request names none) are the orchestrator's.
+ */
+export const RUN_BUDGETS = {
+  maxRetries: { min: 0, max: 20, default: 3 },
+  maxSteps: { min: 1, max: 50, default: 8 },
+} as const;
+
+/** Why a whole-number argument is refused: its name, the range it must be in and what was given. */
+export const integerRangeMessage = (name: string, min: number, max: number, got: unknown): string =>
+  `${name} must be an integer from ${min} to ${max}, got ${got === undefined ? 'nothing' : JSON.stringify(got)}`;
+
 /** The literal lists behind these types, shared with the contract's request schemas. */
 export const RUN_MODES = ['plan', 'interactive'] as const;
 export const TIERS = ['template', 'rule', 'llm', 'replay', 'edit'] as const;

@@ -3,7 +3,9 @@
  * the expansion of cases (table rows feeding one task pattern) into concrete case instances.
  */
 import { z } from 'zod';
-import { MAX_TASK_CHARS, TASK_LIMIT_MESSAGE } from '../records/events.ts';
+import { MAX_TASK_CHARS, RUN_BUDGETS, TASK_LIMIT_MESSAGE } from '../records/events.ts';
+
+const { maxRetries: RETRIES, maxSteps: STEPS } = RUN_BUDGETS;
 
 const json = z.unknown();
 const jsonPath = z.string().min(1).startsWith('$', 'a JSONPath starts with $');
@@ -72,7 +74,7 @@ export const caseSchema = z
     repeat: z.number().int().min(1).max(100).optional(),
     /** The pass rate (0..1) this case needs over its repeats; the suite's threshold by default. */
     threshold: z.number().min(0).max(1).optional(),
-    max_retries: z.number().int().min(0).max(20).optional(),
+    max_retries: z.number().int().min(RETRIES.min).max(RETRIES.max).optional(),
     timeout_s: z.number().int().min(1).max(600).optional(),
   })
   .strict();
@@ -95,8 +97,8 @@ export const suiteSchema = z
     threshold: z.number().min(0).max(1).default(1),
     defaults: z
       .object({
-        max_retries: z.number().int().min(0).max(20).default(2),
-        max_steps: z.number().int().min(1).max(50).optional(),
+        max_retries: z.number().int().min(RETRIES.min).max(RETRIES.max).default(2),
+        max_steps: z.number().int().min(STEPS.min).max(STEPS.max).optional(),
         timeout_s: z.number().int().min(1).max(600).default(60),
       })
       .strict()
