@@ -8,7 +8,8 @@ import { isHttpUrl } from './config.ts';
 import type { Config } from './config.ts';
 import { knownSecrets, urlWithoutCredentials } from '../core/records/redact.ts';
 import type { RunEvent } from '../core/records/events.ts';
-import type { OtlpProtocol, OtlpTarget } from '../infra/telemetry/run-trace.ts';
+import type { OtlpProtocol, OtlpTarget, ProviderFacts } from '../infra/telemetry/run-trace.ts';
+import { endpointOf, providerUrl } from './providers.ts';
 
 /** The OTLP transports sent (gRPC needs OpenTelemetry's gRPC exporter, which is not a dependency). */
 const OTLP_PROTOCOLS: readonly OtlpProtocol[] = ['http/protobuf', 'http/json'];
@@ -159,9 +160,15 @@ function resolveTarget(config: Config, env: Env, forced = false): TelemetrySetti
   };
 }
 
-/** The kind of each configured provider (gen_ai.provider.name is `openai` or `anthropic`, not an id). */
-export const providerKinds = (config: Config): Record<string, string> =>
-  Object.fromEntries(config.providers.map((p) => [p.id, p.kind]));
+/**
+ * What the config says of each provider id: the API it speaks and its endpoint. A run records both for
+ * the providers it may ask; this is the fallback for runs recorded before that (their ids looked up in
+ * today's config).
+ */
+export const configuredProviders = (config: Config): Record<string, ProviderFacts> =>
+  Object.fromEntries(
+    config.providers.map((p) => [p.id, { kind: p.kind, endpoint: endpointOf(providerUrl(p)) }]),
+  );
 
 /**
  * Sends one run's trace (its events, as recorded) to the resolved endpoint. The OpenTelemetry packages
@@ -175,7 +182,7 @@ export async function sendRunTrace(
 ): Promise<number> {
   const { exportRunTrace } = await import('../infra/telemetry/run-trace.ts');
   return exportRunTrace(events, target, {
-    providerKinds: providerKinds(config),
+    configuredProviders: configuredProviders(config),
     ...(signal ? { signal } : {}),
   });
 }

@@ -155,6 +155,16 @@ const callableNames = (req: Pick<RunRequest, 'toolMap' | 'skills'>): string[] =>
   ...(req.skills ?? []).map((s) => s.name),
 ];
 
+/** A provider's endpoint as a run records it: origin and path, never credentials, query or fragment. */
+function endpointOf(url: string): string | undefined {
+  try {
+    const u = new URL(url);
+    return `${u.origin}${u.pathname.replace(/\/+$/, '')}`;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The `run_started` record of a request (what the run store creates the run from). */
 export function runStartedData(req: RunRequest): RunStartedData {
   return {
@@ -167,7 +177,19 @@ export function runStartedData(req: RunRequest): RunStartedData {
     ...(req.timeoutMs ? { timeoutMs: req.timeoutMs } : {}),
     ...(req.kit ? { kit: req.kit } : {}),
     ...(req.providers[0] ? { provider: req.providers[0].id, model: req.providers[0].model } : {}),
-    ...(req.providers.length ? { providers: req.providers.map((p) => ({ id: p.id, model: p.model })) } : {}),
+    ...(req.providers.length
+      ? {
+          providers: req.providers.map((p) => {
+            const endpoint = p.url === undefined ? undefined : endpointOf(p.url);
+            return {
+              id: p.id,
+              model: p.model,
+              ...(p.kind ? { kind: p.kind } : {}),
+              ...(endpoint ? { endpoint } : {}),
+            };
+          }),
+        }
+      : {}),
     ...(req.origin ? { origin: req.origin } : {}),
     ...(req.kind && req.kind !== 'run' ? { kind: req.kind } : {}),
   };

@@ -37,6 +37,10 @@ export interface LlmResponse {
 export interface LlmProvider {
   readonly id: string;
   readonly model: string;
+  /** The API it speaks (`openai`: any OpenAI-compatible endpoint; `anthropic`), recorded with a run. */
+  readonly kind?: 'openai' | 'anthropic';
+  /** The endpoint its requests go to (its base URL), recorded with a run without credentials or query. */
+  readonly url?: string;
   generate(req: LlmRequest): Promise<LlmResponse>;
 }
 

@@ -134,8 +134,21 @@ export const runStartedSchema = obj({
   /** The first provider asked and its model (the chain's head; which one answered is per attempt). */
   provider: z.string().optional(),
   model: z.string().optional(),
-  /** Every provider the run may ask, in order, with its model. */
-  providers: z.array(obj({ id: z.string(), model: z.string() })).optional(),
+  /**
+   * Every provider the run may ask, in order, with its model, the API it speaks (`openai`, `anthropic`)
+   * and its endpoint (origin and path: no credentials, no query). Runs recorded before kind and
+   * endpoint have neither.
+   */
+  providers: z
+    .array(
+      obj({
+        id: z.string(),
+        model: z.string(),
+        kind: z.string().optional(),
+        endpoint: z.string().optional(),
+      }),
+    )
+    .optional(),
   maxRetries: n,
   maxSteps: n,
   /**

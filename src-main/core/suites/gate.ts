@@ -52,6 +52,8 @@ export class RateGate {
 export class GatedProvider implements LlmProvider {
   readonly id: string;
   readonly model: string;
+  readonly kind: LlmProvider['kind'];
+  readonly url: string | undefined;
   private readonly inner: LlmProvider;
   private readonly gate: RateGate;
 
@@ -60,6 +62,8 @@ export class GatedProvider implements LlmProvider {
     this.gate = gate;
     this.id = inner.id;
     this.model = inner.model;
+    this.kind = inner.kind;
+    this.url = inner.url;
   }
 
   async generate(req: LlmRequest): Promise<LlmResponse> {

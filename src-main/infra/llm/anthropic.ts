@@ -19,6 +19,10 @@ export class AnthropicProvider extends SdkProvider<Anthropic> {
     return this.opts.baseUrl ?? ANTHROPIC_DEFAULT_URL;
   }
 
+  get kind(): 'anthropic' {
+    return 'anthropic';
+  }
+
   protected async loadClient(): Promise<Anthropic> {
     const { default: AnthropicClient } = await import('@anthropic-ai/sdk');
     return new AnthropicClient(sdkClientOptions(this.opts, 'not-set'));

@@ -20,6 +20,10 @@ export class OpenAiProvider extends SdkProvider<OpenAI> {
     return this.opts.baseUrl ?? OPENAI_DEFAULT_URL;
   }
 
+  get kind(): 'openai' {
+    return 'openai';
+  }
+
   protected async loadClient(): Promise<OpenAI> {
     const { default: OpenAIClient } = await import('openai');
     return new OpenAIClient(sdkClientOptions(this.opts, 'not-needed'));

@@ -119,6 +119,8 @@ export abstract class SdkProvider<Client> implements LlmProvider {
 
   /** The endpoint requests go to. */
   abstract get url(): string;
+  /** The API spoken. */
+  abstract get kind(): 'openai' | 'anthropic';
   /** Imports the SDK and makes its client (see sdkClientOptions). */
   protected abstract loadClient(): Promise<Client>;
   /** Sends one request and reads its stream to the end, calling `req.onToken` with each piece. */

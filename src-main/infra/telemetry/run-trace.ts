@@ -43,14 +43,58 @@ export const GEN_AI = {
   toolType: 'gen_ai.tool.type',
   toolCallId: 'gen_ai.tool.call.id',
   errorType: 'error.type',
+  serverAddress: 'server.address',
+  serverPort: 'server.port',
 } as const;
+
+/** A provider as a chat span names it: the API it speaks and where its requests went. */
+export interface ProviderFacts {
+  kind: string;
+  endpoint?: string;
+}
+
+/**
+ * gen_ai.provider.name when the provider's API is not known (a run recorded before runs kept it, whose
+ * provider id today's config does not have): the conventions' value for "none of the known ones".
+ */
+export const UNKNOWN_PROVIDER = '_OTHER';
+
+/**
+ * The chat span's provider attributes. gen_ai.provider.name is the API the provider speaks, the
+ * conventions' "telemetry flavor": `openai` for every OpenAI-compatible endpoint (Ollama, vLLM, a
+ * gateway...), `anthropic` for the Messages API; server.address and server.port (the scheme's default
+ * when the URL names none) say which server actually answered.
+ */
+export function providerAttributes(facts: ProviderFacts | undefined): Attributes {
+  const kind = facts?.kind ?? UNKNOWN_PROVIDER;
+  const attrs: Attributes = { [GEN_AI.provider]: kind, [GEN_AI.system]: kind };
+  if (!facts?.endpoint) return attrs;
+  try {
+    const u = new URL(facts.endpoint);
+    const port = u.port
+      ? Number(u.port)
+      : u.protocol === 'https:'
+        ? 443
+        : u.protocol === 'http:'
+          ? 80
+          : undefined;
+    attrs[GEN_AI.serverAddress] = u.hostname.replace(/^\[(.*)\]$/, '$1');
+    if (port !== undefined) attrs[GEN_AI.serverPort] = port;
+  } catch {
+    // An endpoint that is not a URL names no server.
+  }
+  return attrs;
+}
 
 /** The instrumentation scope of Toolsmith's spans. */
 export const SCOPE = 'toolsmith';
 
 export interface RunTraceOptions {
-  /** The kind (`openai`, `anthropic`) of each configured provider id: gen_ai.provider.name. */
-  providerKinds?: Readonly<Record<string, string>>;
+  /**
+   * The configured providers by id (app/telemetry.ts), for runs recorded before a run kept each
+   * provider's kind and endpoint in its `run_started`; what the run recorded wins.
+   */
+  configuredProviders?: Readonly<Record<string, ProviderFacts>>;
   /** Redacts every string (default: the process's known secrets, as the store does). */
   redactor?: Redactor;
   /** Ends the request (a stopping process that waited long enough); its reason is the failure's. */
@@ -121,9 +165,14 @@ export function buildRunSpans(
     span.setAttribute(GEN_AI.errorType, type);
     span.addEvent('exception', { 'exception.type': type, 'exception.message': s(message) }, at);
   };
-  const kindOf = (id: string) => opts.providerKinds?.[id] ?? id;
-
   const started = first.data;
+  // What the run recorded of each provider (kind and endpoint), else what the config says of its id.
+  const providerOf = (id: string): ProviderFacts | undefined => {
+    const recorded = started.providers?.find((p) => p.id === id);
+    if (recorded?.kind)
+      return { kind: recorded.kind, ...(recorded.endpoint ? { endpoint: recorded.endpoint } : {}) };
+    return opts.configuredProviders?.[id];
+  };
   const last = events[events.length - 1] as RunEvent;
   const finished = events.find((e): e is EventOf<'run_finished'> => e.type === 'run_finished');
   const runSpan = start(`invoke_agent ${SCOPE}`, first.ts, ROOT_CONTEXT, {
@@ -186,8 +235,7 @@ export function buildRunSpans(
             attemptCtx,
             {
               [GEN_AI.operation]: 'chat',
-              [GEN_AI.provider]: kindOf(d.provider),
-              [GEN_AI.system]: kindOf(d.provider),
+              ...providerAttributes(providerOf(d.provider)),
               'toolsmith.provider.id': d.provider,
               [GEN_AI.requestModel]: d.model,
               [GEN_AI.responseModel]: d.model,
@@ -225,8 +273,7 @@ export function buildRunSpans(
             attemptCtx,
             {
               [GEN_AI.operation]: 'chat',
-              [GEN_AI.provider]: kindOf(d.provider),
-              [GEN_AI.system]: kindOf(d.provider),
+              ...providerAttributes(providerOf(d.provider)),
               'toolsmith.provider.id': d.provider,
               ...(/max_tokens/.test(d.message) ? { [GEN_AI.finishReasons]: ['length'] } : {}),
               'toolsmith.llm.retries': d.retries.length,

@@ -173,9 +173,10 @@ describe('continue and replay use the providers as the run used them', () => {
         const outcome = await first.done;
         expect(outcome).toMatchObject({ status: 'succeeded', result: 4 });
         const rec = runs.get(outcome.runId);
+        // Each with the API it speaks and its endpoint (what a trace's chat spans name).
         expect(rec.started.providers).toEqual([
-          { id: 'down', model: 'down-model' },
-          { id: 'up', model: 'up-model' },
+          { id: 'down', model: 'down-model', kind: 'openai', endpoint: 'http://127.0.0.1:9/v1' },
+          { id: 'up', model: 'up-model', kind: 'openai', endpoint: llm.openaiUrl },
         ]);
         expect(rec.attempts.map((a) => [a.n, a.provider, a.model])).toEqual([
           [1, 'up', 'up-model'],
@@ -192,7 +193,9 @@ describe('continue and replay use the providers as the run used them', () => {
         if (!cont.ok) throw new Error(cont.error.message);
         const contRec = await waitForEnd(svc, (cont.value as { runId: string }).runId);
         expect(contRec.status).toBe('succeeded');
-        expect(contRec.started.providers).toEqual([{ id: 'up', model: 'up-model' }]);
+        expect(contRec.started.providers).toEqual([
+          { id: 'up', model: 'up-model', kind: 'openai', endpoint: llm.openaiUrl },
+        ]);
         expect(contRec.attempts.flatMap((a) => a.llmErrors)).toEqual([]);
         expect(contRec.attempts[1]).toMatchObject({ provider: 'up', model: 'up-model' });
         expect(llm.requests.at(-1)?.body['model']).toBe('up-model');

@@ -9,6 +9,7 @@ import {
   learnOtelEnvSecrets,
   otlpTarget,
   parseOtelHeaders,
+  sendRunTrace,
   telemetrySettings,
 } from '../../../src-main/app/telemetry.ts';
 import type { EventPayloads, EventType, RunEvent } from '../../../src-main/core/records/events.ts';
@@ -151,7 +152,7 @@ describe('a run as an OpenTelemetry trace', () => {
         headers: { authorization: `Bearer ${SECRET}` },
         serviceName: 'ts-test',
       },
-      { providerKinds: { local: 'openai' }, redactor },
+      { configuredProviders: { local: { kind: 'openai' } }, redactor },
     );
     const spans = receiver.spans;
     expect(spans).toHaveLength(sent);
@@ -304,7 +305,7 @@ describe('a run as an OpenTelemetry trace', () => {
     receiver.spans = [];
     receiver.requests = [];
     await exportRunTrace(recordedRun('run-otel-json'), target, {
-      providerKinds: { local: 'openai' },
+      configuredProviders: { local: { kind: 'openai' } },
       redactor,
     });
     const proto = shape(receiver.spans);
@@ -314,7 +315,7 @@ describe('a run as an OpenTelemetry trace', () => {
     const sent = await exportRunTrace(
       recordedRun('run-otel-json'),
       { ...target, protocol: 'http/json' },
-      { providerKinds: { local: 'openai' }, redactor },
+      { configuredProviders: { local: { kind: 'openai' } }, redactor },
     );
     expect(receiver.requests).toHaveLength(1);
     expect(receiver.requests[0]!.contentType).toBe('application/json');
@@ -409,6 +410,48 @@ describe('a run as an OpenTelemetry trace', () => {
       ).rejects.toThrow(`the OTLP endpoint ${receiver.base}/v1/traces did not take the trace`);
     } finally {
       receiver.failWith = undefined;
+    }
+  });
+});
+
+describe('the provider of a run recorded before runs kept its kind and endpoint', () => {
+  const chatsOf = async (runId: string, providers: unknown[]) => {
+    receiver.spans = [];
+    await sendRunTrace(recordedRun(runId), parseConfig({ providers }), {
+      url: `${receiver.base}/v1/traces`,
+      headers: {},
+      serviceName: 'ts-test',
+    });
+    return receiver.spans.filter((s) => s.name.startsWith('chat '));
+  };
+
+  it("is looked up in the config: its kind, and the vendor's server when it has no base_url", async () => {
+    const chats = await chatsOf('run-otel-legacy-1', [{ id: 'local', kind: 'anthropic', model: 'claude-x' }]);
+    expect(chats).toHaveLength(3); // two answers and a failed call
+    for (const c of chats)
+      expect(c.attributes).toMatchObject({
+        'gen_ai.provider.name': 'anthropic',
+        'gen_ai.system': 'anthropic',
+        'server.address': 'api.anthropic.com',
+        'server.port': 443,
+      });
+    const viaUrl = await chatsOf('run-otel-legacy-2', [
+      { id: 'local', kind: 'openai', model: 'm', base_url: 'http://[::1]:11434/v1' },
+    ]);
+    expect(viaUrl[0]?.attributes).toMatchObject({
+      'gen_ai.provider.name': 'openai',
+      'server.address': '::1',
+      'server.port': 11434,
+    });
+  });
+
+  it('is _OTHER (not its id) when the config does not know the id either, with no server', async () => {
+    const chats = await chatsOf('run-otel-legacy-3', [{ id: 'other', kind: 'openai', model: 'm' }]);
+    expect(chats).toHaveLength(3); // two answers and a failed call
+    for (const c of chats) {
+      expect(c.attributes['gen_ai.provider.name']).toBe('_OTHER');
+      expect(c.attributes['toolsmith.provider.id']).toBe('local');
+      expect(c.attributes['server.address']).toBeUndefined();
     }
   });
 });
