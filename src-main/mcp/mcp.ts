@@ -7,7 +7,7 @@
 import { toolsPrompt } from '../core/tools/prompt.ts';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { ToolCallback } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { ZodRawShapeCompat } from '@modelcontextprotocol/sdk/server/zod-compat.js';
+import type { AnySchema, ZodRawShapeCompat } from '@modelcontextprotocol/sdk/server/zod-compat.js';
 import { ClientRequestSchema, ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import type { ServerNotification } from '@modelcontextprotocol/sdk/types.js';
 import { violationSchema } from '../core/records/schemas.ts';
@@ -186,7 +186,7 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
   );
   // Collects the registrations with registerTool's own signature, so each handler keeps its typed args.
   const server = {
-    registerTool<I extends ZodRawShapeCompat>(
+    registerTool<I extends ZodRawShapeCompat | AnySchema>(
       name: string,
       config: { description: string; inputSchema: I; outputSchema?: ZodRawShapeCompat },
       cb: ToolCallback<I>,
@@ -218,7 +218,9 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
     {
       description:
         'Solve a task with the sandbox tools: templates, rules, then the configured LLM write a script that is validated and run. Returns the result and the run id.',
-      inputSchema: {
+      // Strict: an argument the tool does not take (a misspelt `max_step`) is refused, naming it, not
+      // dropped (the SDK strips unknown keys of a plain shape, and the run would get the defaults).
+      inputSchema: z.strictObject({
         task: z
           .string()
           .min(1)
@@ -236,7 +238,7 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
           'PLAN mode: retries after the first attempt',
         ),
         max_steps: budgetArgument('max_steps', RUN_BUDGETS.maxSteps, 'INTERACTIVE mode: the most steps'),
-      },
+      }),
     },
     ({ task, sandbox, kit, mode, max_retries, max_steps }, extra) =>
       guard(async () => {

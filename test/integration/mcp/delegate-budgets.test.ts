@@ -72,7 +72,9 @@ describe.each(['stdio', 'http'] as const)('delegate budgets over %s', (transport
 
   it('declares max_retries and max_steps with the CLI bounds', async () => {
     const { tools } = await client().listTools();
-    const props = tools.find((t) => t.name === 'delegate')?.inputSchema.properties ?? {};
+    const schema = tools.find((t) => t.name === 'delegate')?.inputSchema;
+    expect(schema?.['additionalProperties']).toBe(false);
+    const props = schema?.properties ?? {};
     expect(props['max_retries']).toMatchObject({ type: 'integer', minimum: 0, maximum: 20 });
     expect(props['max_steps']).toMatchObject({ type: 'integer', minimum: 1, maximum: 50 });
     expect(JSON.stringify(props['max_steps'])).toContain('INTERACTIVE');
@@ -93,6 +95,16 @@ describe.each(['stdio', 'http'] as const)('delegate budgets over %s', (transport
     });
     expect(r.isError).toBe(true);
     expect(textOf(r)).toContain(msg);
+    expect(llm.requests).toHaveLength(0);
+  });
+
+  it('refuses an argument it does not take (a misspelt budget) instead of running with the defaults', async () => {
+    const r = await client().callTool({
+      name: 'delegate',
+      arguments: { task: 'How many orders are there?', mode: 'interactive', max_step: 2 },
+    });
+    expect(r.isError).toBe(true);
+    expect(textOf(r)).toMatch(/Unrecognized key: "max_step"/);
     expect(llm.requests).toHaveLength(0);
   });
 
