@@ -6,7 +6,7 @@
 import type { SandboxTool } from '../tools/extract.ts';
 import { formatGrade, gradeWithin, maxGrade } from '../tools/grade.ts';
 import type { Grade } from '../tools/grade.ts';
-import { isScriptHelperName, isScriptKeyword } from '../tools/mcp.ts';
+import { isScriptHelperName, isScriptKeyword } from '../tools/script-names.ts';
 
 /**
  * The three forms of a kit's `tools`:

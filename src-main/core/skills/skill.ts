@@ -16,7 +16,7 @@ import { extractTools } from '../tools/extract.ts';
 import { maxGrade } from '../tools/grade.ts';
 import type { Grade } from '../tools/grade.ts';
 import type { JsonValue, Tool } from '../tools/model.ts';
-import { isScriptHelperName, isScriptKeyword } from '../tools/mcp.ts';
+import { isScriptHelperName, isScriptKeyword } from '../tools/script-names.ts';
 import type { OfferedSkill } from './offered.ts';
 
 export type { OfferedSkill };

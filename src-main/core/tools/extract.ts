@@ -9,7 +9,7 @@ import type { Violation } from '../lang/violation.ts';
 import { WORST_GRADE, isGrade } from './grade.ts';
 import type { Grade } from './grade.ts';
 import type { JsonValue, ParamSource, ParamType, Tool, ToolParameter } from './model.ts';
-import { isScriptHelperName, isScriptKeyword } from './mcp.ts';
+import { isScriptHelperName, isScriptKeyword } from './script-names.ts';
 
 export interface SandboxTool extends Tool {
   grade: Grade;

@@ -2,15 +2,6 @@
  * MCP tools as sandbox tools: parameters, grades and typed stubs from a server's tool listing, and MCP
  * call results as ToolResponses. Pure (no SDK import): the shapes below are the MCP spec's.
  */
-import {
-  JS_FORBIDDEN_NAMES,
-  JS_FRAMEWORK_NAMES,
-  JS_SAFE_GLOBALS,
-  PYTHON_FORBIDDEN_NAMES,
-  PYTHON_FRAMEWORK_NAMES,
-  PYTHON_PREIMPORTED_MODULES,
-  PYTHON_SAFE_BUILTINS,
-} from '../lang/builtins.ts';
 import type { SandboxTool } from './extract.ts';
 import type { Grade } from './grade.ts';
 import type { JsonValue, ParamType, ToolParameter, ToolResponse } from './model.ts';
@@ -49,50 +40,8 @@ export interface McpCallResult {
 }
 
 const IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
-const PY_KEYWORDS = new Set(
-  'False None True and as assert async await break class continue def del elif else except finally for from global if import in is lambda nonlocal not or pass raise return try while with yield'.split(
-    ' ',
-  ),
-);
-
-/** Words neither a Python nor a JavaScript/TypeScript script can use as a function name. */
-const JS_RESERVED = new Set(
-  'await break case catch class const continue debugger default delete do else enum export extends false finally for function if implements import in instanceof interface let new null package private protected public return static super switch this throw true try typeof var void while with yield'.split(
-    ' ',
-  ),
-);
-
-/** True when `name` is a keyword in Python or JavaScript (a tool named so gets a `_` alias). */
-export const isScriptKeyword = (name: string): boolean => PY_KEYWORDS.has(name) || JS_RESERVED.has(name);
-
-/**
- * Names a script already has, in either language: the framework's helpers, the builtins, pre-imported
- * modules and globals a script uses, the names it may not use, and Object.prototype's own names (a JS
- * tool named `constructor` or `__proto__` would meet the prototype, not the tool). A server tool named so
- * would replace the helper (`emit_result` sent the script's answer to the server) or never be callable.
- */
-const SCRIPT_NAMES = new Set<string>([
-  ...PYTHON_FRAMEWORK_NAMES,
-  ...JS_FRAMEWORK_NAMES,
-  ...PYTHON_SAFE_BUILTINS,
-  'print',
-  'getattr',
-  'hasattr',
-  'type',
-  ...PYTHON_PREIMPORTED_MODULES,
-  ...Object.keys(PYTHON_FORBIDDEN_NAMES),
-  ...JS_SAFE_GLOBALS,
-  ...Object.keys(JS_FORBIDDEN_NAMES),
-  'console',
-  'globalThis',
-  'undefined',
-  'NaN',
-  'Infinity',
-  ...Object.getOwnPropertyNames(Object.prototype),
-]);
-
-/** True when a script already has `name` (a helper, builtin, module or prototype name): such a tool is renamed. */
-export const isScriptHelperName = (name: string): boolean => SCRIPT_NAMES.has(name);
+export { isScriptHelperName, isScriptKeyword } from './script-names.ts';
+import { PY_KEYWORDS, isScriptHelperName, isScriptKeyword } from './script-names.ts';
 
 /**
  * A tool name as a script can call it: characters outside identifiers become `_`, and a Python or
