@@ -12,6 +12,7 @@ import { setupHandlers } from './handlers-setup.ts';
 import type { ToolsmithService } from './service.ts';
 import type { FrontEndContext, Handlers } from './handler-types.ts';
 import { errorMessage } from '../core/errors.ts';
+import { WorkspaceFileError } from '../infra/workspace/atomic.ts';
 
 export type { FrontEndContext, Handlers } from './handler-types.ts';
 
@@ -200,6 +201,8 @@ export async function dispatch(
     return { ok: true, value: (await handler(svc, parsed.data, fe)) as Response<Method> };
   } catch (e) {
     if (e instanceof ToolsmithError) return { ok: false, error: e.toData() };
+    // A workspace file the machine refused (named, with its cause and what to do): not a bug.
+    if (e instanceof WorkspaceFileError) return { ok: false, error: { code: 'infra', message: e.message } };
     process.stderr.write(
       `toolsmith: ${method} failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`,
     );

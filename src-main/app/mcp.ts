@@ -3,7 +3,6 @@
  * cached listings), and the host-side handlers that proxy a script's calls to the servers.
  */
 import { endpointOf } from './providers.ts';
-import { existsSync, readFileSync } from 'node:fs';
 import { mcpServerSchema, parseConfig } from './config.ts';
 import type { SandboxMcpConfig } from './config.ts';
 import { ToolsmithError } from './errors.ts';
@@ -258,7 +257,7 @@ export async function saveMcpServer(
   }
   const header = `[mcp_servers.${tomlKey(name)}]`;
   const file = svc.files.configFile;
-  let text = existsSync(file) ? readFileSync(file, 'utf8') : '';
+  let text = svc.files.editableConfigText();
   text = dropTable(text, header).replace(/\n+$/, '\n');
   const table: Record<string, unknown> = {};
   if (def.command !== undefined) table['command'] = def.command;

@@ -567,6 +567,13 @@ export class ToolsmithService {
    */
   private reloadConfig(): Config {
     const old = this.config;
+    // A config file that was there and is gone (deleted, renamed away, its folder deleted) is not an
+    // edit to the defaults: the config in use is kept, and a save from a front end writes it back.
+    if (this.files.inUseConfigText !== undefined && readConfigText(this.files.configFile) === undefined)
+      throw new ToolsmithError(
+        'invalid_config',
+        `${this.files.configFile} is gone (deleted, or renamed away) while this process runs; put it back, or save a setting (a provider, an MCP server) to write the config in use there again`,
+      );
     const next = loadConfig(this.files);
     this.config = next;
     learnConfigSecrets(next);
@@ -593,7 +600,9 @@ function loadConfig(files: WorkspaceFiles): Config {
   try {
     const text = readConfigText(files.configFile);
     const raw = text === undefined ? {} : parseTomlFile(files.configFile, text);
-    return parseConfig(raw, files.configFile, text);
+    const config = parseConfig(raw, files.configFile, text);
+    files.inUseConfigText = text;
+    return config;
   } catch (e) {
     if (e instanceof WorkspaceError) throw new ToolsmithError('invalid_config', e.message);
     throw e;

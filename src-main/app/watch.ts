@@ -116,7 +116,15 @@ export function watchWorkspace(svc: WatchDeps, debounceMs = 150): WorkspaceWatch
     const push = (c: WorkspaceChange) => svc.push({ type: 'workspace_changed', ...c });
     if (what === 'config') {
       const text = readText(svc.files.configFile);
-      if (text === lastConfigText) return;
+      if (text === lastConfigText) {
+        // Back to the config in use (a deleted file put back, a broken edit undone): nothing to
+        // reload, but the refusal no longer holds.
+        if (svc.files.configProblem !== undefined) {
+          svc.files.configProblem = undefined;
+          push({ what: 'config', file: svc.files.configFile });
+        }
+        return;
+      }
       if (text !== undefined && text === svc.files.ownConfigText) {
         // The service's own save (Settings, Connections): applied when it was written, not an edit on disk.
         lastConfigText = text;

@@ -3,7 +3,7 @@
  * edit writes `.toolsmith/config.toml` (only the tables it changes) and reloads the service's config,
  * so the next run uses it without a restart.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'smol-toml';
 import { checkName } from '../infra/workspace/files.ts';
@@ -49,7 +49,7 @@ export interface AdminDeps extends WorkspaceDeps, KeyDeps {
 }
 
 function readConfigText(svc: WorkspaceDeps): string {
-  return existsSync(svc.files.configFile) ? readFileSync(svc.files.configFile, 'utf8') : '';
+  return svc.files.editableConfigText();
 }
 
 /** Checks the edited text parses and validates before it replaces the file; then reloads. */

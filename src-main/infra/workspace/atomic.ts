@@ -3,7 +3,16 @@
  * recent-workspaces list use them), kept apart from files.ts so that importing them loads no TOML,
  * template or Python parser: `toolsmith --help` and the light verbs import this, not files.ts.
  */
-import { renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readlinkSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { basename, join } from 'node:path';
 
 export class WorkspaceError extends Error {
@@ -16,8 +25,45 @@ export class WorkspaceError extends Error {
 }
 
 /**
+ * A file or folder of the workspace that the machine refused to write (no permission, immutable, a
+ * read-only disk, a folder where a file belongs, the workspace folder gone): the message names the
+ * file, the cause in words and what to do. Front ends answer it as `infra`, not as an internal error.
+ */
+export class WorkspaceFileError extends WorkspaceError {
+  override name = 'WorkspaceFileError';
+}
+
+/** What an errno means for a file the workspace writes, in words. */
+const WHY: Record<string, string> = {
+  EACCES: 'permission denied: this user may not write there',
+  EPERM: 'not permitted: the file or its folder is immutable, locked or owned by another user',
+  EROFS: 'the disk is mounted read-only',
+  EISDIR: 'a folder is where the file belongs',
+  ENOTDIR: 'a part of its path is a file, not a folder',
+  ENOENT: 'its folder does not exist (deleted or moved away)',
+  ELOOP: 'a symbolic link loop is in its path',
+};
+
+/** The error of a failed write of `file`, in words; `e` when it is not one the machine gave. */
+export function fileWriteError(file: string, e: unknown): Error {
+  const code = (e as NodeJS.ErrnoException).code;
+  if (code === 'ENOSPC' || code === 'EDQUOT')
+    return new WorkspaceFileError(
+      `disk full: ${file} could not be written (${code === 'ENOSPC' ? 'ENOSPC: no space left on device' : 'EDQUOT: disk quota exceeded'}); the file was left as it was; free space on that disk`,
+      file,
+    );
+  const why = WHY[code ?? ''];
+  if (!why) return e as Error;
+  return new WorkspaceFileError(
+    `${file} could not be written: ${why} (${code}); the file was left as it was and nothing was saved; make it writable and save again`,
+    file,
+  );
+}
+
+/**
  * Writes through a temporary file and a rename, so a crash never leaves half a file; a failed write
- * (a full disk) leaves the old file as it was, removes the temporary one and says why in words.
+ * (a full disk, no permission, a folder in the way) leaves the old file as it was, removes the
+ * temporary one and says why in words, naming the file (never the temporary one).
  */
 export function atomicWrite(file: string, text: string): void {
   const tmp = join(file, '..', `.${basename(file)}.${process.pid}.tmp`);
@@ -26,12 +72,95 @@ export function atomicWrite(file: string, text: string): void {
     renameSync(tmp, file);
   } catch (e) {
     rmSync(tmp, { force: true });
+    throw fileWriteError(file, e);
+  }
+}
+
+/**
+ * The workspace folders this process opened, each with a descriptor kept open on it (Linux): where the
+ * folder is now when it was moved, from /proc/self/fd.
+ */
+const heldRoots = new Map<string, number | undefined>();
+
+/** Keeps a descriptor on the workspace folder `root`, so that a move can be followed (see below). */
+export function holdWorkspaceRoot(root: string): void {
+  if (heldRoots.has(root)) return;
+  let fd: number | undefined;
+  try {
+    fd = openSync(root, 'r');
+  } catch {
+    fd = undefined;
+  }
+  heldRoots.set(root, fd);
+}
+
+/** Where the folder opened as `root` is now: a path, "deleted", or undefined when unknown. */
+function whereNow(root: string): string | undefined {
+  const fd = heldRoots.get(root);
+  if (fd === undefined) return undefined;
+  try {
+    readdirSync('/proc/self/fd');
+    const now = readlinkSync(`/proc/self/fd/${fd}`);
+    return now.endsWith(' (deleted)') ? 'deleted' : now;
+  } catch {
+    return undefined;
+  }
+}
+
+const isFolder = (p: string) => {
+  try {
+    return statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * Makes `dir` (a folder inside the workspace `root`) for a write of `what`, but never the workspace
+ * folder itself: when the folder was moved or deleted while this process had it open, a recursive
+ * mkdir made a ghost workspace at the old path (the save landed there, not in the moved workspace, and
+ * moving the workspace back nested it inside). Refused instead, naming where the folder is now.
+ */
+export function workspaceFolder(root: string, dir: string, what: string): void {
+  if (!isFolder(root)) {
+    const now = whereNow(root);
+    const where =
+      now === 'deleted'
+        ? 'it was deleted'
+        : now && now !== root
+          ? `it was moved to ${now}`
+          : 'it was moved or deleted';
+    throw new WorkspaceFileError(
+      `the workspace folder ${root} is gone: ${where} while this process (pid ${process.pid}) had it open; ` +
+        `${what} was not saved, and nothing was written at the old path; ` +
+        (now && now !== 'deleted' && now !== root
+          ? `open the workspace at ${now} (or move it back) and save again`
+          : 'put the folder back, or open the workspace where it is now, and save again'),
+      root,
+    );
+  }
+  try {
+    mkdirSync(dir, { recursive: true });
+  } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'ENOSPC' || code === 'EDQUOT')
-      throw new Error(
-        `disk full: ${file} could not be written (${code === 'ENOSPC' ? 'ENOSPC: no space left on device' : 'EDQUOT: disk quota exceeded'}); the file was left as it was; free space on that disk`,
-        { cause: e },
+    if (code === 'EEXIST' || code === 'ENOTDIR')
+      throw new WorkspaceFileError(
+        `${dir} cannot be made: a file is where this folder belongs (${code}); ${what} was not saved; move the file away and save again`,
+        dir,
       );
-    throw e;
+    throw fileWriteError(dir, e);
+  }
+}
+
+/**
+ * Why a folder of the workspace that holds files of one kind (templates/, kits/) cannot be listed, or
+ * undefined when it can (it exists and is a folder): a file in its place is named, never listed as "none".
+ */
+export function folderProblem(dir: string): string | undefined {
+  try {
+    if (statSync(dir).isDirectory()) return undefined;
+    return `${dir} is a file, not a folder, so nothing in it can be listed or saved; move the file away (a folder of that name holds them)`;
+  } catch {
+    return undefined;
   }
 }

@@ -2,26 +2,24 @@
  * The workspace on disk: `.toolsmith/config.toml`, `sandboxes/<name>/tools.py`, `kits/*.kit`,
  * `templates/*.tmpl`. Reads and writes files; parsing into domain objects happens in core/app.
  */
-import {
-  existsSync,
-  lstatSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  readlinkSync,
-  rmSync,
-  statSync,
-} from 'node:fs';
+import { existsSync, lstatSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { parse as parseToml, stringify as stringifyToml, TomlError } from 'smol-toml';
 import { splitTemplateFile, templateFromParts, templateFrontMatter } from '../../core/templates/file.ts';
 import { TemplateError } from '../../core/templates/template.ts';
 import type { Template } from '../../core/templates/template.ts';
 import { errorMessage } from '../../core/errors.ts';
-import { atomicWrite, WorkspaceError } from './atomic.ts';
+import {
+  atomicWrite,
+  folderProblem,
+  holdWorkspaceRoot,
+  WorkspaceError,
+  WorkspaceFileError,
+  workspaceFolder,
+} from './atomic.ts';
 
 // Kept in ./atomic.ts (no TOML or template parser behind them) and exported from here as before.
-export { atomicWrite, WorkspaceError };
+export { atomicWrite, WorkspaceError, WorkspaceFileError, workspaceFolder };
 
 /** The largest tools.py a sandbox loads (its tools' code, not their data). */
 export const MAX_TOOLS_BYTES = 4 * 1024 * 1024;
@@ -104,11 +102,17 @@ export class WorkspaceFiles {
    * reloaded after the refusal still says it.
    */
   configProblem: string | undefined;
+  /**
+   * The text of the config in use: read at open or at the last good reload, or the service's own save
+   * (undefined while the workspace has no config file).
+   */
+  inUseConfigText: string | undefined;
 
   constructor(root: string) {
     if (!existsSync(root) || !statSync(root).isDirectory())
       throw new WorkspaceError(`workspace ${root} does not exist`);
     this.root = root;
+    holdWorkspaceRoot(root);
   }
 
   get configFile(): string {
@@ -121,9 +125,19 @@ export class WorkspaceFiles {
 
   /** Replaces config.toml with `text` (written whole, then renamed over the old file). */
   writeConfig(text: string): void {
-    mkdirSync(dirname(this.configFile), { recursive: true });
+    workspaceFolder(this.root, dirname(this.configFile), 'the config (config.toml)');
     atomicWrite(this.configFile, text);
     this.ownConfigText = text;
+    this.inUseConfigText = text;
+  }
+
+  /**
+   * The config's text that an edit from a front end (a provider, an MCP server, a new sandbox) starts
+   * from: the file's; when the file is gone under a live service (deleted, renamed away), the text of
+   * the config in use, so that the save writes the whole config back, not a file holding only the edit.
+   */
+  editableConfigText(): string {
+    return readConfigText(this.configFile) ?? this.inUseConfigText ?? '';
   }
 
   readConfig(): Record<string, unknown> {
@@ -166,7 +180,7 @@ export class WorkspaceFiles {
 
   writeTools(sandbox: string, source: string): void {
     const file = this.toolsFile(sandbox);
-    mkdirSync(join(this.root, 'sandboxes', sandbox), { recursive: true });
+    workspaceFolder(this.root, join(this.root, 'sandboxes', sandbox), `sandbox ${sandbox}'s tools.py`);
     atomicWrite(file, source);
   }
 
@@ -175,6 +189,8 @@ export class WorkspaceFiles {
   kitFiles(): { file: string; data: Record<string, unknown>; error?: string }[] {
     const dir = join(this.root, 'kits');
     if (!existsSync(dir)) return [];
+    const problem = folderProblem(dir);
+    if (problem) return [{ file: dir, data: {}, error: problem }];
     return readdirSync(dir)
       .filter((f) => f.endsWith('.kit'))
       .sort()
@@ -194,7 +210,7 @@ export class WorkspaceFiles {
 
   writeKit(name: string, text: string): string {
     const file = this.kitFile(name);
-    mkdirSync(join(this.root, 'kits'), { recursive: true });
+    workspaceFolder(this.root, join(this.root, 'kits'), `kit ${name}`);
     atomicWrite(file, text);
     return file;
   }
@@ -240,7 +256,9 @@ export interface TemplateEntry {
 /** Reads, writes and deletes `templates/*.tmpl` (TOML front matter between +++ lines, then the body). */
 export class TemplateFiles {
   readonly dir: string;
+  private readonly root: string;
   constructor(root: string) {
+    this.root = root;
     this.dir = join(root, 'templates');
   }
 
@@ -250,6 +268,8 @@ export class TemplateFiles {
 
   list(): TemplateEntry[] {
     if (!existsSync(this.dir)) return [];
+    const problem = folderProblem(this.dir);
+    if (problem) return [{ file: this.dir, error: problem }];
     return readdirSync(this.dir)
       .filter((f) => f.endsWith('.tmpl'))
       .sort()
@@ -258,6 +278,8 @@ export class TemplateFiles {
         try {
           return { file, template: parseTemplateText(readFileSync(file, 'utf8'), file) };
         } catch (e) {
+          if ((e as NodeJS.ErrnoException).code === 'EISDIR')
+            return { file, error: `${file} is a folder, not a template file (EISDIR); move it away` };
           return { file, error: errorMessage(e) };
         }
       });
@@ -265,7 +287,7 @@ export class TemplateFiles {
 
   write(t: Template): string {
     const file = this.file(t.name);
-    mkdirSync(this.dir, { recursive: true });
+    workspaceFolder(this.root, this.dir, `template ${t.name}`);
     atomicWrite(file, `+++\n${stringifyToml(templateFrontMatter(t))}\n+++\n${t.body}`);
     noteOwnWrite(this.dir);
     return file;

@@ -5,7 +5,7 @@
  * test verdict of each skill in `.toolsmith/skill-tests.json` (keyed by the file's content hash, so a
  * hand edit makes the skill untested again).
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse as parseToml, stringify as stringifyToml } from 'smol-toml';
 import { errorMessage } from '../../core/errors.ts';
@@ -19,7 +19,7 @@ import {
   splitSkillFileOf,
 } from '../../core/skills/shape.ts';
 import { contentHash } from '../../core/tools/registry.ts';
-import { atomicWrite } from './atomic.ts';
+import { atomicWrite, workspaceFolder } from './atomic.ts';
 import { checkName } from './files.ts';
 
 export interface SkillEntry {
@@ -65,7 +65,10 @@ export class SkillFiles {
   private readonly historyDir: string;
   private readonly verdictsFile: string;
 
+  private readonly root: string;
+
   constructor(root: string) {
+    this.root = root;
     this.dir = join(root, 'skills');
     this.historyDir = join(root, '.toolsmith', 'skills-history');
     this.verdictsFile = join(root, '.toolsmith', 'skill-tests.json');
@@ -134,12 +137,12 @@ export class SkillFiles {
    */
   write(s: Skill): { file: string; hash: string } {
     const file = this.file(s.sandbox, s.name, s.language);
+    workspaceFolder(this.root, join(this.dir, s.sandbox), `skill ${s.name}`);
     const before = this.existing(s.sandbox, s.name);
     if (before) {
       this.keep(s.sandbox, s.name, before);
       if (before.file !== file) rmSync(before.file);
     }
-    mkdirSync(join(this.dir, s.sandbox), { recursive: true });
     const text = skillText(s);
     atomicWrite(file, text);
     return { file, hash: contentHash(text) };
@@ -152,7 +155,7 @@ export class SkillFiles {
       /^(?:#|\/\/)\s*version\s*=\s*(\d+)/m.exec(old)?.[1] ??
       String((this.versions(sandbox, name).at(-1) ?? 0) + 1);
     const hist = join(this.historyDir, sandbox, name);
-    mkdirSync(hist, { recursive: true });
+    workspaceFolder(this.root, hist, `the history of skill ${name}`);
     atomicWrite(join(hist, `v${v}.${current.ext}`), old);
   }
 
@@ -204,7 +207,7 @@ export class SkillFiles {
     const all = this.verdicts();
     if (verdict) all[`${sandbox}/${name}`] = verdict;
     else delete all[`${sandbox}/${name}`];
-    mkdirSync(join(this.verdictsFile, '..'), { recursive: true });
+    workspaceFolder(this.root, join(this.verdictsFile, '..'), `the verdict of skill ${name}`);
     atomicWrite(this.verdictsFile, `${JSON.stringify(all, null, 2)}\n`);
   }
 }

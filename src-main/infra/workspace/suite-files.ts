@@ -1,12 +1,14 @@
 /** Suite files in the workspace: `suites/NAME.toml`. */
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { atomicWrite, checkName } from './files.ts';
+import { atomicWrite, checkName, workspaceFolder } from './files.ts';
 
 export class SuiteFiles {
   readonly dir: string;
+  private readonly root: string;
 
   constructor(workspaceRoot: string) {
+    this.root = workspaceRoot;
     this.dir = join(workspaceRoot, 'suites');
   }
 
@@ -32,7 +34,7 @@ export class SuiteFiles {
 
   write(name: string, text: string): string {
     const file = this.file(name);
-    mkdirSync(this.dir, { recursive: true });
+    workspaceFolder(this.root, this.dir, `suite ${name}`);
     atomicWrite(file, text);
     return file;
   }

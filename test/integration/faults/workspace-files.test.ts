@@ -1,0 +1,167 @@
+/**
+ * The workspace's own files (config.toml, templates/, kits/) moved, deleted or made unwritable under a
+ * live `serve`, as a user's machine meets it. A save never lands in a ghost folder at the old path, a
+ * deleted config.toml does not silently drop the config in use (nor does the next save write a file
+ * holding only the edit), and every refused write names the file, the cause in words and what to do.
+ * When the file comes back, the service goes on without a restart.
+ */
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { useScriptedWorkspace } from '../../support/scripted-workspace.ts';
+import { startServe } from './support/processes.ts';
+import type { ServeProcess } from './support/processes.ts';
+
+const fx = useScriptedWorkspace({
+  dataPerTest: true,
+  eachTest: (llm) => (llm.fallback = { text: 'I will not write code.' }),
+});
+const config = () => join(fx.ws, '.toolsmith', 'config.toml');
+let serve: ServeProcess | undefined;
+let restore: (() => void) | undefined;
+afterEach(async () => {
+  restore?.();
+  restore = undefined;
+  if (serve && serve.child.exitCode === null) await serve.stop();
+  serve = undefined;
+});
+
+const provider = (id: string) => ({ id, kind: 'openai', baseUrl: 'http://127.0.0.1:9/v1', model: 'm' });
+const refusal = (p: Promise<unknown>) =>
+  p.then(
+    () => 'saved',
+    // The helper says which method refused: the message is what follows.
+    (e: Error) => e.message.replace(/^[\w.]+: /, ''),
+  );
+const providerIds = async (s: ServeProcess) =>
+  (await s.call<{ providers: { id: string }[] }>('settings.get', {})).providers.map((p) => p.id);
+const status = (s: ServeProcess) => s.call<{ configProblem?: string }>('system.status', {});
+
+describe('workspace files changed under a live serve', () => {
+  it('the workspace folder moved: a save is refused naming where it went, nothing is made at the old path; moved back, it saves', async () => {
+    const moved = `${fx.ws}-moved`;
+    serve = await startServe(fx.ws, fx.data);
+    const s = serve;
+    renameSync(fx.ws, moved);
+    restore = () => {
+      if (existsSync(moved) && !existsSync(fx.ws)) renameSync(moved, fx.ws);
+    };
+    // Before: both answered ok and wrote a ghost <ws>/.toolsmith/config.toml at the old path, holding
+    // the provider the user saved, while the moved workspace never got it.
+    const p = await refusal(s.call('providers.save', provider('p2')));
+    expect(p).toContain(`the workspace folder ${fx.ws} is gone: it was moved to ${moved} while this process`);
+    expect(p).toContain(`open the workspace at ${moved} (or move it back) and save again`);
+    const m = await refusal(s.call('mcp.save', { name: 'm2', url: 'http://127.0.0.1:9/mcp' }));
+    expect(m).toMatch(/is gone: it was moved to .* nothing was written at the old path/);
+    expect(existsSync(fx.ws)).toBe(false);
+    expect(readFileSync(join(moved, '.toolsmith', 'config.toml'), 'utf8')).not.toContain('"p2"');
+    // Moved back: the same process saves, into the workspace.
+    renameSync(moved, fx.ws);
+    await s.call('providers.save', provider('p2'));
+    expect(readFileSync(config(), 'utf8')).toContain('id = "p2"');
+    expect(s.err()).not.toMatch(/failed: Error/);
+  }, 120_000);
+
+  it('config.toml deleted: the config in use is kept and the problem named; a save writes the whole config back; put back, the problem clears', async () => {
+    const before = readFileSync(config(), 'utf8');
+    restore = () => writeFileSync(config(), before);
+    serve = await startServe(fx.ws, fx.data);
+    const s = serve;
+    const ids = await providerIds(s);
+    expect(ids.length).toBeGreaterThan(0);
+    rmSync(config());
+    // Before: the watcher applied the defaults (no provider, no MCP server, no sandbox settings), said
+    // nothing, and a run failed with "no attempt was made".
+    await vi.waitFor(async () => expect((await status(s)).configProblem).toContain('config.toml is gone'), {
+      timeout: 20_000,
+    });
+    expect((await status(s)).configProblem).toMatch(
+      /config\.toml is gone \(deleted, or renamed away\) while this process runs; put it back, or save a setting .* \(the last good config stays in use\)/,
+    );
+    expect(await providerIds(s)).toEqual(ids);
+    const run = await s.runToEnd('a run while config.toml is gone');
+    expect(run.error).not.toBe('no attempt was made');
+    expect(fx.llm.requests.length).toBeGreaterThan(0);
+    // A save starts from the config in use: before, the new file held the new provider alone.
+    await s.call('providers.save', provider('p3'));
+    const written = readFileSync(config(), 'utf8');
+    for (const id of [...ids, 'p3']) expect(written).toContain(`id = "${id}"`);
+    expect(written).toContain('[prices.good]');
+    await vi.waitFor(async () => expect((await status(s)).configProblem).toBeUndefined(), {
+      timeout: 20_000,
+    });
+    // Deleted again, then put back as it was: nothing to reload, and the problem no longer holds.
+    const now = readFileSync(config(), 'utf8');
+    const aside = `${config()}.aside`;
+    renameSync(config(), aside);
+    await vi.waitFor(async () => expect((await status(s)).configProblem).toContain('is gone'), {
+      timeout: 20_000,
+    });
+    copyFileSync(aside, config());
+    rmSync(aside);
+    expect(readFileSync(config(), 'utf8')).toBe(now);
+    await vi.waitFor(async () => expect((await status(s)).configProblem).toBeUndefined(), {
+      timeout: 20_000,
+    });
+  }, 120_000);
+
+  it('a templates folder that refuses writes, or a file in its place: the save is refused in words naming the file; fixed, it saves', async () => {
+    if (process.getuid?.() !== 0) throw new Error('chattr needs root');
+    serve = await startServe(fx.ws, fx.data);
+    const s = serve;
+    const dir = join(fx.ws, 'templates');
+    const template = (name: string) => ({
+      name,
+      body: 'emit_result(1)',
+      pattern: `say ${name}`,
+      sandbox: 'ecommerce',
+    });
+    await s.call('templates.create', template('t1'));
+    execFileSync('chattr', ['+i', dir]);
+    restore = () => execFileSync('chattr', ['-i', dir]);
+    // Before: "internal", "EPERM: operation not permitted, open '.../templates/.t2.tmpl.<pid>.tmp'" and a
+    // stack trace on serve's stderr.
+    const r = await refusal(s.call('templates.create', template('t2')));
+    expect(r).toBe(
+      `${dir}/t2.tmpl could not be written: not permitted: the file or its folder is immutable, locked or owned by another user (EPERM); the file was left as it was and nothing was saved; make it writable and save again`,
+    );
+    execFileSync('chattr', ['-i', dir]);
+    restore = undefined;
+    // A folder where the template file belongs (before: "EISDIR: illegal operation on a directory, rename").
+    rmSync(join(dir, 't1.tmpl'));
+    execFileSync('mkdir', [join(dir, 't1.tmpl')]);
+    const list = await s.call<{ problems: { file: string; error: string }[] }>('templates.list', {});
+    expect(list.problems).toEqual([
+      {
+        file: join(dir, 't1.tmpl'),
+        error: `${join(dir, 't1.tmpl')} is a folder, not a template file (EISDIR); move it away`,
+      },
+    ]);
+    const f = await refusal(s.call('templates.create', { ...template('t1'), force: true }));
+    expect(f).toBe(
+      `${dir}/t1.tmpl could not be written: a folder is where the file belongs (EISDIR); the file was left as it was and nothing was saved; make it writable and save again`,
+    );
+    rmSync(join(dir, 't1.tmpl'), { recursive: true });
+    // The templates folder replaced by a file (before: "ENOTDIR: not a directory, scandir", and the
+    // whole list failed).
+    renameSync(dir, `${dir}.aside`);
+    writeFileSync(dir, 'not a folder');
+    restore = () => {
+      rmSync(dir, { force: true });
+      renameSync(`${dir}.aside`, dir);
+    };
+    const l2 = await s.call<{ problems: { error: string }[] }>('templates.list', {});
+    expect(l2.problems.map((p) => p.error)).toEqual([
+      `${dir} is a file, not a folder, so nothing in it can be listed or saved; move the file away (a folder of that name holds them)`,
+    ]);
+    expect(await refusal(s.call('templates.create', template('t3')))).toBe(
+      `${dir} cannot be made: a file is where this folder belongs (EEXIST); template t3 was not saved; move the file away and save again`,
+    );
+    restore();
+    restore = undefined;
+    await s.call('templates.create', template('t3'));
+    expect(existsSync(join(dir, 't3.tmpl'))).toBe(true);
+    expect(s.err()).not.toMatch(/failed: Error/);
+  }, 120_000);
+});
