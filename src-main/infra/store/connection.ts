@@ -489,6 +489,8 @@ export class StoreConnection implements Guard {
   warn: (line: string) => void = (line) => process.stderr.write(`toolsmith: ${line}\n`);
   private dbId: FileId | undefined;
   private walId: FileId | undefined;
+  /** The workspace folder (the store's folder's parent) as opened: a move is told from a deleted `.toolsmith`. */
+  private rootId: FileId | undefined;
   private lastCheck = 0;
   /**
    * When the files were last found to be the ones opened (steadyNow, ms): what this process wrote
@@ -519,13 +521,32 @@ export class StoreConnection implements Guard {
     this.okAt = steadyNow();
     this.dbId = fileId(this.file);
     this.walId = fileId(`${this.file}-wal`);
+    this.rootId ??= fileId(dirname(dirname(this.file)));
     guardConnection(this.db, this);
   }
 
   /** Why the files at the path are no longer the ones this connection opened, or undefined. */
   private changed(): ReplacedWhy | undefined {
     const now = fileId(this.file);
-    if (!now && !existsSync(dirname(this.file))) return this.folderGone();
+    if (!now && !existsSync(dirname(this.file))) {
+      // Only the store's folder went (`.toolsmith` deleted or renamed), in a workspace that is still the
+      // folder opened at its path: not a move, so the folder is made again and the store goes on there
+      // as after a deleted `runs.db` (its runs in flight written there). Before, it went on in the
+      // deleted file, saying the workspace was deleted, and every run after that was lost.
+      if (sameFile(fileId(dirname(dirname(this.file))), this.rootId)) {
+        try {
+          mkdirSync(dirname(this.file));
+          this.warn(
+            `the run store's folder ${dirname(this.file)} was deleted or renamed while this process (pid ${process.pid}) had it open; the workspace ${dirname(dirname(this.file))} is still there, so the folder is made again`,
+          );
+          this.awayWarned = false;
+          return 'deleted';
+        } catch {
+          // Made by another process meanwhile, or not writable: the checks below (or the next) say it.
+          if (!existsSync(dirname(this.file))) return this.folderGone();
+        }
+      } else return this.folderGone();
+    }
     this.awayWarned = false;
     if (!now) return 'deleted';
     if (!sameFile(now, this.dbId)) return 'replaced';

@@ -7,7 +7,7 @@
  * orphaned WAL is written back over the newer file when the process exits.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useScriptedWorkspace } from '../../support/scripted-workspace.ts';
@@ -86,6 +86,43 @@ describe('the store files changed under a live process', () => {
       expect(integrity()).toBe('ok');
     } finally {
       if (a.child.exitCode === null) await a.stop();
+    }
+  }, 120_000);
+
+  it('the .toolsmith folder deleted under serve (the workspace still there): the folder is made again and later runs are stored', async () => {
+    rmSync(db(), { force: true });
+    const config = join(fx.ws, '.toolsmith', 'config.toml');
+    const before = readFileSync(config, 'utf8');
+    const a = await startServe(fx.ws, fx.data);
+    try {
+      const r1 = await a.runToEnd('a run before the folder is deleted');
+      expect(r1.status).toBe('failed');
+      rmSync(join(fx.ws, '.toolsmith'), { recursive: true });
+      const r2 = await a.runToEnd('a run after the folder is deleted');
+      expect(r2.status).toBe('failed');
+      // Before: "the workspace was deleted: the runs this process records from now on cannot be kept
+      // on disk" (it was not), and r2 went to the deleted file.
+      expect(a.err()).not.toMatch(/the workspace was deleted/);
+      expect(a.err()).toMatch(
+        /the run store's folder \S+\.toolsmith was deleted or renamed while this process \(pid \d+\) had it open; the workspace \S+ is still there, so the folder is made again/,
+      );
+      // The config in use is written back by a save (faults/workspace-files.test.ts); then another
+      // process reads the runs recorded since.
+      await a.call('providers.save', {
+        id: 'p9',
+        kind: 'openai',
+        baseUrl: 'http://127.0.0.1:9/v1',
+        model: 'm',
+      });
+      const r3 = await a.runToEnd('a third run');
+      await a.stop();
+      const all = await listed();
+      expect(all.code, all.err).toBe(0);
+      expect(all.ids).toEqual(expect.arrayContaining([r2.runId, r3.runId]));
+      expect(integrity()).toBe('ok');
+    } finally {
+      if (a.child.exitCode === null) await a.stop();
+      writeFileSync(config, before);
     }
   }, 120_000);
 
