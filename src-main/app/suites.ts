@@ -131,8 +131,16 @@ export class SuiteService {
 
   list(): { name: string; cases: number; error?: string; last?: SuiteRunSummary }[] {
     return this.files.names().map((name) => {
-      const r = parseSuite(this.files.read(name));
       const last = this.store.list(name, 1)[0];
+      let text: string;
+      try {
+        text = this.files.read(name);
+      } catch (e) {
+        // A suite file that cannot be read (a folder in its place) is one suite's problem, not the list's.
+        if (!(e instanceof WorkspaceError)) throw e;
+        return { name, cases: 0, error: e.message, ...(last ? { last } : {}) };
+      }
+      const r = parseSuite(text);
       return {
         name,
         cases: r.ok ? expandCases(r.suite).length : 0,

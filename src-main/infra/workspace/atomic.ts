@@ -5,6 +5,7 @@
  */
 import {
   mkdirSync,
+  readFileSync,
   openSync,
   readdirSync,
   readlinkSync,
@@ -162,5 +163,33 @@ export function folderProblem(dir: string): string | undefined {
     return `${dir} is a file, not a folder, so nothing in it can be listed or saved; move the file away (a folder of that name holds them)`;
   } catch {
     return undefined;
+  }
+}
+
+/** What an errno means for a file the workspace reads, in words (a missing file is the caller's case). */
+const READ_WHY: Record<string, string> = {
+  EISDIR: 'it is a folder, not a file',
+  EACCES: 'permission denied: this user may not read it',
+  EPERM: 'not permitted',
+  ELOOP: 'it is a symbolic link loop',
+  ENOTDIR: 'a part of its path is a file, not a folder',
+};
+
+/**
+ * A workspace file's text; a path that cannot be read as a file (a folder in its place, no permission)
+ * is refused naming the file and the cause in words (Node says "EISDIR: illegal operation on a
+ * directory, read", without the file). A missing file throws Node's error as before.
+ */
+export function readWorkspaceText(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code ?? '';
+    const why = READ_WHY[code];
+    if (!why) throw e;
+    throw new WorkspaceFileError(
+      `${file} cannot be read: ${why} (${code}); ${code === 'EISDIR' ? 'move the folder away' : 'make it readable'}`,
+      file,
+    );
   }
 }

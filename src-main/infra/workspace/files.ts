@@ -13,6 +13,7 @@ import {
   atomicWrite,
   folderProblem,
   holdWorkspaceRoot,
+  readWorkspaceText,
   WorkspaceError,
   WorkspaceFileError,
   workspaceFolder,
@@ -169,13 +170,15 @@ export class WorkspaceFiles {
     }
     // A huge tools.py (generated data pasted in, a wrong file) is refused here, naming it and its size:
     // the worker would load it whole in every container, and say only that the load timed out.
-    const size = statSync(file).size;
+    const st = statSync(file);
+    if (st.isDirectory()) readWorkspaceText(file);
+    const size = st.size;
     if (size > MAX_TOOLS_BYTES)
       throw new WorkspaceError(
         `${file} is ${megabytes(size)}, above the ${megabytes(MAX_TOOLS_BYTES)} limit for a tools.py (it is loaded whole into every worker): move data out of it into files the tools read`,
         file,
       );
-    return readFileSync(file, 'utf8');
+    return readWorkspaceText(file);
   }
 
   writeTools(sandbox: string, source: string): void {
@@ -197,7 +200,7 @@ export class WorkspaceFiles {
       .map((f) => {
         const file = join(dir, f);
         try {
-          return { file, data: parseTomlFile(file, readFileSync(file, 'utf8')) };
+          return { file, data: parseTomlFile(file, readWorkspaceText(file)) };
         } catch (e) {
           return { file, data: {}, error: errorMessage(e) };
         }
@@ -276,10 +279,8 @@ export class TemplateFiles {
       .map((f) => {
         const file = join(this.dir, f);
         try {
-          return { file, template: parseTemplateText(readFileSync(file, 'utf8'), file) };
+          return { file, template: parseTemplateText(readWorkspaceText(file), file) };
         } catch (e) {
-          if ((e as NodeJS.ErrnoException).code === 'EISDIR')
-            return { file, error: `${file} is a folder, not a template file (EISDIR); move it away` };
           return { file, error: errorMessage(e) };
         }
       });

@@ -1,7 +1,8 @@
 /** Suite files in the workspace: `suites/NAME.toml`. */
-import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { atomicWrite, checkName, workspaceFolder } from './files.ts';
+import { folderProblem, readWorkspaceText, WorkspaceFileError } from './atomic.ts';
 
 export class SuiteFiles {
   readonly dir: string;
@@ -14,6 +15,8 @@ export class SuiteFiles {
 
   names(): string[] {
     if (!existsSync(this.dir)) return [];
+    const problem = folderProblem(this.dir);
+    if (problem) throw new WorkspaceFileError(problem, this.dir);
     return readdirSync(this.dir)
       .filter((f) => f.endsWith('.toml') && !f.startsWith('.'))
       .map((f) => f.slice(0, -5))
@@ -29,7 +32,7 @@ export class SuiteFiles {
   }
 
   read(name: string): string {
-    return readFileSync(this.file(name), 'utf8');
+    return readWorkspaceText(this.file(name));
   }
 
   write(name: string, text: string): string {

@@ -6,7 +6,15 @@
  * When the file comes back, the service goes on without a restart.
  */
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { useScriptedWorkspace } from '../../support/scripted-workspace.ts';
@@ -135,7 +143,7 @@ describe('workspace files changed under a live serve', () => {
     expect(list.problems).toEqual([
       {
         file: join(dir, 't1.tmpl'),
-        error: `${join(dir, 't1.tmpl')} is a folder, not a template file (EISDIR); move it away`,
+        error: `${join(dir, 't1.tmpl')} cannot be read: it is a folder, not a file (EISDIR); move the folder away`,
       },
     ]);
     const f = await refusal(s.call('templates.create', { ...template('t1'), force: true }));
@@ -162,6 +170,59 @@ describe('workspace files changed under a live serve', () => {
     restore = undefined;
     await s.call('templates.create', template('t3'));
     expect(existsSync(join(dir, 't3.tmpl'))).toBe(true);
+    expect(s.err()).not.toMatch(/failed: Error/);
+  }, 120_000);
+
+  it('a folder in place of tools.py, a kit or a suite, or a file in place of suites/: each named with its cause; put back, read again', async () => {
+    serve = await startServe(fx.ws, fx.data);
+    const s = serve;
+    const tools = join(fx.ws, 'sandboxes', 'ecommerce', 'tools.py');
+    const kit = join(fx.ws, 'kits', 'orders.kit');
+    const suite = join(fx.ws, 'suites', 'support.toml');
+    const saved = new Map([tools, kit, suite].map((f) => [f, readFileSync(f, 'utf8')]));
+    restore = () => {
+      for (const [f, text] of saved) {
+        rmSync(f, { recursive: true, force: true });
+        writeFileSync(f, text);
+      }
+    };
+    for (const f of saved.keys()) {
+      rmSync(f);
+      mkdirSync(f);
+    }
+    const folder = (f: string) =>
+      `${f} cannot be read: it is a folder, not a file (EISDIR); move the folder away`;
+    // Before: "internal" and Node's "EISDIR: illegal operation on a directory, read", naming no file;
+    // the suite list failed whole.
+    expect(await refusal(s.call('tools.list', { sandbox: 'ecommerce' }))).toBe(folder(tools));
+    expect(JSON.stringify(await s.call('kits.list', {}))).toContain(JSON.stringify(folder(kit)));
+    const suites = await s.call<{ name: string; cases: number; error?: string }[]>('suites.list', {});
+    expect(suites.find((x) => x.name === 'support')).toMatchObject({ cases: 0, error: folder(suite) });
+    expect(suites.find((x) => x.name === 'ecommerce')?.cases).toBeGreaterThan(0);
+    restore();
+    // The suites folder replaced by a file (before: "ENOTDIR: not a directory, scandir ...").
+    const dir = join(fx.ws, 'suites');
+    renameSync(dir, `${dir}.aside`);
+    writeFileSync(dir, 'not a folder');
+    restore = () => {
+      rmSync(dir, { force: true });
+      renameSync(`${dir}.aside`, dir);
+    };
+    expect(await refusal(s.call('suites.list', {}))).toBe(
+      `${dir} is a file, not a folder, so nothing in it can be listed or saved; move the file away (a folder of that name holds them)`,
+    );
+    restore();
+    restore = undefined;
+    // Put back: read again by the same process.
+    const back = await s.call<{ name: string; cases: number }[]>('suites.list', {});
+    expect(back.find((x) => x.name === 'support')?.cases).toBeGreaterThan(0);
+    await vi.waitFor(
+      async () =>
+        expect(
+          (await s.call<{ tools: unknown[] }>('tools.list', { sandbox: 'ecommerce' })).tools.length,
+        ).toBeGreaterThan(0),
+      { timeout: 20_000 },
+    );
     expect(s.err()).not.toMatch(/failed: Error/);
   }, 120_000);
 });
