@@ -286,7 +286,7 @@ export class Orchestrator {
   private async plan(ctx: RunCtx, started: RunStartedData): Promise<RunOutcome> {
     const { req, runId } = ctx;
     let previous: { script: string; error: string | ExecutionError } | undefined;
-    let lastError = 'no attempt was made';
+    let lastError = NO_ATTEMPT;
     for (let n = 1; n <= started.maxRetries + 1; n++) {
       this.checkCancel(ctx);
       const cand =
@@ -721,9 +721,13 @@ function resultValue(r: ExecutionResult): JsonValue | undefined {
   return r.data !== undefined ? r.data : r.intermediates.length ? r.intermediates : undefined;
 }
 
+const NO_ATTEMPT = 'no attempt was made';
+
 function lastErrorOrProviders(ctx: RunCtx, fallback: string): string {
   const errs = ctx.providerErrors;
-  if (ctx.req.providers.length === 0 && (ctx.req.sources ?? []).length === 0)
+  // No provider and no attempt: whether or not the workspace has templates or rules, none matched
+  // (before, a workspace with templates said only "no attempt was made").
+  if (ctx.req.providers.length === 0 && (fallback === NO_ATTEMPT || (ctx.req.sources ?? []).length === 0))
     return 'no LLM provider is configured and no template or rule matched';
   return errs.length ? `no provider produced a script: ${errs.join('; ')}` : fallback;
 }

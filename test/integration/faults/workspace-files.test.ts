@@ -225,4 +225,22 @@ describe('workspace files changed under a live serve', () => {
     );
     expect(s.err()).not.toMatch(/failed: Error/);
   }, 120_000);
+
+  it('a run with no provider left in a workspace that has templates says there is none, not "no attempt was made"', async () => {
+    const before = readFileSync(config(), 'utf8');
+    restore = () => writeFileSync(config(), before);
+    serve = await startServe(fx.ws, fx.data);
+    const s = serve;
+    await s.call('templates.create', {
+      name: 'greet',
+      body: 'emit_result(1)',
+      pattern: 'say hello',
+      sandbox: 'ecommerce',
+    });
+    for (const id of await providerIds(s)) await s.call('providers.remove', { id });
+    const run = await s.runToEnd('a task no template matches');
+    expect(run.status).toBe('failed');
+    expect(run.error).toBe('no LLM provider is configured and no template or rule matched');
+    rmSync(join(fx.ws, 'templates'), { recursive: true });
+  }, 120_000);
 });
