@@ -21,6 +21,7 @@ const STORE_ERRORS = new Set([
   'StoreUnwritableError',
   // (and the workspace's files: infra/workspace/atomic.ts)
   'WorkspaceError',
+  'WorkspaceFileError',
 ]);
 
 const version = (

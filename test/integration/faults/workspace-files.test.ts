@@ -18,7 +18,7 @@ import {
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { useScriptedWorkspace } from '../../support/scripted-workspace.ts';
-import { startServe } from './support/processes.ts';
+import { cliProcess, startServe } from './support/processes.ts';
 import type { ServeProcess } from './support/processes.ts';
 
 const fx = useScriptedWorkspace({
@@ -170,6 +170,26 @@ describe('workspace files changed under a live serve', () => {
     restore = undefined;
     await s.call('templates.create', template('t3'));
     expect(existsSync(join(dir, 't3.tmpl'))).toBe(true);
+    // The CLI says it in one line, exit 3 (before: the temporary file's name, or an internal error with
+    // a stack).
+    writeFileSync(join(fx.ws, 'five.py'), 'emit_result(5)\n');
+    execFileSync('chattr', ['+i', dir]);
+    restore = () => execFileSync('chattr', ['-i', dir]);
+    const cli = await cliProcess(fx.ws, fx.data, [
+      'template',
+      'create',
+      't5',
+      '--file',
+      join(fx.ws, 'five.py'),
+      '--pattern',
+      'say five',
+      '--sandbox',
+      'ecommerce',
+    ]).done;
+    expect(cli.code).toBe(3);
+    expect(cli.err).toBe(
+      `toolsmith: ${dir}/t5.tmpl could not be written: not permitted: the file or its folder is immutable, locked or owned by another user (EPERM); the file was left as it was and nothing was saved; make it writable and save again\n`,
+    );
     expect(s.err()).not.toMatch(/failed: Error/);
   }, 120_000);
 
