@@ -1,13 +1,14 @@
 /**
- * The two pieces of the workspace's file layer that every CLI verb needs (workspace init and the
- * recent-workspaces list use them), kept apart from files.ts so that importing them loads no TOML,
- * template or Python parser: `toolsmith --help` and the light verbs import this, not files.ts.
+ * The pieces of the workspace's file layer that every CLI verb needs (workspace init and the
+ * recent-workspaces list use them): the workspace's errors, the atomic write, and the guards that name
+ * a refused read or write in words and never recreate a workspace folder that moved. Kept apart from
+ * files.ts so that importing them loads no TOML, template or Python parser: `toolsmith --help` and the
+ * light verbs import this, not files.ts.
  */
 import {
   mkdirSync,
   readFileSync,
   openSync,
-  readdirSync,
   readlinkSync,
   renameSync,
   rmSync,
@@ -100,7 +101,6 @@ function whereNow(root: string): string | undefined {
   const fd = heldRoots.get(root);
   if (fd === undefined) return undefined;
   try {
-    readdirSync('/proc/self/fd');
     const now = readlinkSync(`/proc/self/fd/${fd}`);
     return now.endsWith(' (deleted)') ? 'deleted' : now;
   } catch {
