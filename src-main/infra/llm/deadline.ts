@@ -74,27 +74,43 @@ export function watchTry(outer: AbortSignal | undefined, d: Deadlines, deadlineA
     },
     Math.max(0, deadlineAt - Date.now()),
   );
-  let idle: ReturnType<typeof setTimeout> | undefined = setTimeout(
-    () => fire(new DeadlineError(`no response within ${seconds(d.headersMs)} (timeout_ms)`, true)),
+  // The headers and idle deadlines measure the server's silence. Their timer can fire late, when this
+  // process was busy or starved of CPU past the deadline, and then runs before the bytes that came in the
+  // meantime are read (timers run before I/O in an event loop turn): the stream was called stalled, and
+  // retried, with its next bytes waiting unread. So a deadline that fires gives what already arrived one
+  // turn (I/O is read before setImmediate callbacks run) and aborts only when still nothing came.
+  let heard = 0;
+  let ended = false;
+  let idle: ReturnType<typeof setTimeout> | undefined;
+  const silence = (ms: number, error: () => DeadlineError) => {
+    const at = heard;
+    idle = setTimeout(() => {
+      setImmediate(() => {
+        if (!ended && heard === at) fire(error());
+      });
+    }, ms);
+  };
+  silence(
     d.headersMs,
+    () => new DeadlineError(`no response within ${seconds(d.headersMs)} (timeout_ms)`, true),
   );
   return {
     signal: ac.signal,
     alive() {
       if (passed || ac.signal.aborted) return;
+      heard++;
       clearTimeout(idle);
-      idle = setTimeout(
-        () =>
-          fire(
-            new DeadlineError(`the answer stalled: no data for ${seconds(d.idleMs)} (idle_timeout_ms)`, true),
-          ),
+      silence(
         d.idleMs,
+        () =>
+          new DeadlineError(`the answer stalled: no data for ${seconds(d.idleMs)} (idle_timeout_ms)`, true),
       );
     },
     check() {
       if (passed) throw passed;
     },
     done() {
+      ended = true;
       clearTimeout(total);
       clearTimeout(idle);
       idle = undefined;

@@ -218,6 +218,37 @@ describe.each(['openai', 'anthropic'] as const)('%s: the HTTP layer names its fa
     expect(r.retries).toEqual([]);
   }, 60_000);
 
+  it('bytes that came while this process was busy past the idle deadline are read, not called a stall', async () => {
+    const body = sse(api, ANSWER);
+    const cut = body.indexOf('\n\n', body.indexOf(ANSWER)) + 2; // (after the event that holds the text)
+    let rest: (() => void) | undefined;
+    server.push({
+      raw: (res) =>
+        new Promise<void>((sent) => {
+          sseHead(res);
+          res.write(body.slice(0, cut));
+          rest = () => {
+            res.end(body.slice(cut));
+            sent();
+          };
+        }),
+    });
+    const r = await make(api, { idleTimeoutMs: 200 }).generate({
+      system: 's',
+      user: 'u',
+      onToken: () => {
+        // The rest of the answer is sent; then this process is busy (a loaded machine, a long task on its
+        // event loop) for longer than the idle deadline before it can read it. The server was not silent.
+        rest?.();
+        rest = undefined;
+        const until = performance.now() + 1_000;
+        while (performance.now() < until);
+      },
+    });
+    expect(r.text).toBe(ANSWER);
+    expect(r.retries).toEqual([]);
+  });
+
   it('a redirect loop fails naming the redirect and where it leads, with one request', async () => {
     server.fallback = {
       raw: (res) => {
