@@ -242,6 +242,11 @@ export async function startLlmServer(): Promise<LlmServer> {
       res.end(String(e));
     });
   });
+  // A kept-alive connection is closed by the client only (undici after its own idle time), never by this
+  // server's 5 s keep-alive timer: a test process stalled by load (the server and the client share its
+  // event loop) ran that timer before it read the request the client had already sent on the connection,
+  // and the request failed with ECONNRESET, a retry the test did not script (`retries` not empty).
+  server.keepAliveTimeout = 0;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
   const baseUrl = `http://127.0.0.1:${port}`;
