@@ -1,0 +1,55 @@
+/**
+ * The process (bubblewrap) level started by a person whose umask is 077 (a common hardened shell): the
+ * copy of the workers it makes is still readable by the workers' uids, so Python and JS jobs run. Under
+ * that umask every Python worker died at its first import ("No module named 'toolsmith_worker.worker'")
+ * and the node binary could not be executed ("prlimit: failed to execute .../bin/node: Permission denied").
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SandboxBackend } from '../../../src-main/infra/sandbox/backend.ts';
+import { bubblewrapFactory, runPython, testBackend } from '../../support/sandbox.ts';
+
+const TOOLS = `
+@tool(grade=(0, 0))
+def add(a: int, b: int = 1) -> ToolResponse:
+    """Add two numbers."""
+    return ToolResponse(success=True, data=a + b)
+`;
+
+let b: SandboxBackend;
+beforeAll(() => {
+  // Only the factory's construction (the copy of the workers) runs under the person's umask.
+  const before = process.umask(0o077);
+  try {
+    b = testBackend(bubblewrapFactory(), { toolsSource: TOOLS });
+  } finally {
+    process.umask(before);
+  }
+});
+afterAll(async () => {
+  await b?.dispose();
+});
+
+describe('the process level under umask 077', () => {
+  it('runs a Python job', async () => {
+    const r = await runPython(b, 'emit_result(add(a=41).data)\n', {
+      sandbox: 's',
+      tools: ['add'],
+      timeoutMs: 60_000,
+    });
+    expect(r.error).toBeUndefined();
+    expect(r).toMatchObject({ success: true, data: 42, isolation: 'bubblewrap' });
+  });
+
+  it('runs a JS job', async () => {
+    const r = await b.execute({
+      sandbox: 's',
+      language: 'js',
+      code: 'emitResult(6 * 7);\n',
+      bodyStartLine: 1,
+      tools: {},
+      timeoutMs: 60_000,
+    });
+    expect(r.error).toBeUndefined();
+    expect(r).toMatchObject({ success: true, data: 42, isolation: 'bubblewrap' });
+  });
+});
