@@ -64,7 +64,8 @@ export class ToolCatalog {
         name,
         description: this.deps.config.sandboxes[name]?.description ?? '',
         tools: r.tools.length,
-        problems: r.problems.length,
+        // tools.py's problems and those of its MCP selection (an alias refused, a tool a server lacks)
+        problems: r.problems.length + r.mcpProblems.length,
         ...(servers.length ? { fromMcp: r.tools.filter((t) => t.mcp).length, mcpServers: servers } : {}),
       };
     });
@@ -121,7 +122,8 @@ export class ToolCatalog {
     const mcpConfig = this.deps.config.sandboxes[sandbox]?.mcp ?? {};
     if (Object.keys(mcpConfig).length > 0 && entry.mcpVersion !== this.deps.mcp().version) {
       entry.mcpVersion = this.deps.mcp().version;
-      entry.registry.setHostTools(sandboxMcpTools(this.deps.mcp(), mcpConfig).tools);
+      const r = sandboxMcpTools(this.deps.mcp(), mcpConfig);
+      entry.registry.setHostTools(r.tools, r.problems);
     }
     return entry.registry;
   }

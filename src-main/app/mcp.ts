@@ -22,19 +22,24 @@ import { errorMessage } from '../core/errors.ts';
 /** What MCP tool sources need: the connections, the running config and the sandboxes' registries. */
 export type McpToolDeps = McpDeps & ConfigDeps & RegistryDeps;
 
-/** The tools a sandbox gets from its MCP servers; a name already taken gets the server's prefix. */
+/**
+ * The tools a sandbox gets from its MCP servers; a name already taken gets the server's prefix.
+ * `problems` are the selection's (a tool or alias the server lacks, an alias refused as a script's own
+ * name, a name taken): counted as the sandbox's problems. `unreachable`: why a server has no listing.
+ */
 export function sandboxMcpTools(
   mgr: McpManager,
   selection: Record<string, SandboxMcpConfig>,
-): { tools: SandboxTool[]; problems: string[] } {
+): { tools: SandboxTool[]; problems: string[]; unreachable: string[] } {
   const tools: SandboxTool[] = [];
   const problems: string[] = [];
+  const unreachable: string[] = [];
   const taken = new Set<string>();
   for (const [server, sel] of Object.entries(selection)) {
     const listing = mgr.cachedTools(server);
     if (!listing) {
       const st = mgr.def(server) ? mgr.status(server) : undefined;
-      if (st?.error) problems.push(st.error);
+      if (st?.error) unreachable.push(st.error);
       continue;
     }
     const r = mcpSandboxTools(server, listing, sel);
@@ -49,7 +54,7 @@ export function sandboxMcpTools(
       tools.push(t);
     }
   }
-  return { tools, problems };
+  return { tools, problems, unreachable };
 }
 
 /** Calls one MCP tool of a sandbox (by its script-side name) and maps the result to a ToolResponse. */

@@ -26,6 +26,7 @@ const view = (sandbox: string, r: ToolRegistry): ToolsView => ({
   sandbox,
   tools: r.tools,
   problems: r.problems,
+  ...(r.mcpProblems.length ? { mcpProblems: [...r.mcpProblems] } : {}),
   prompt: r.prompt(),
   openai: r.tools.map(openAiFunctionSchema),
 });

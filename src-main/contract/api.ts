@@ -397,6 +397,11 @@ export interface ToolsView {
   sandbox: string;
   tools: SandboxTool[];
   problems: Violation[];
+  /**
+   * What is wrong in the sandbox's selection of MCP tools (`[sandboxes.S.mcp.SERVER]`): an alias refused
+   * because scripts already have its name, a tool or alias a server lacks. Absent when nothing is.
+   */
+  mcpProblems?: string[];
   prompt: string;
   openai: OpenAiFunctionSchema[];
 }

@@ -6,7 +6,7 @@
 import type { SandboxTool } from '../tools/extract.ts';
 import { formatGrade, gradeWithin, maxGrade } from '../tools/grade.ts';
 import type { Grade } from '../tools/grade.ts';
-import { isScriptHelperName, isScriptKeyword } from '../tools/script-names.ts';
+import { scriptNameClash } from '../tools/script-names.ts';
 
 /**
  * The three forms of a kit's `tools`:
@@ -81,14 +81,13 @@ export function resolveKit(def: KitDefinition, tools: readonly SandboxTool[], li
     // An alias is defined in the script's namespace: one named `emit_result`, `len` or `json` replaced
     // the helper, builtin or module in every script of the kit (no script could emit its result), and
     // a keyword cannot be called at all. A tool's own name is tools.py's to answer for, not the kit's.
-    if (e.alias !== e.target && isScriptKeyword(e.alias))
+    const clash = e.alias !== e.target ? scriptNameClash(e.alias) : undefined;
+    if (clash)
       throw new KitError(
-        `kit ${def.name}: alias ${e.alias} is a keyword of Python or JavaScript; scripts could not call it`,
-      );
-    if (e.alias !== e.target && isScriptHelperName(e.alias))
-      throw new KitError(
-        `kit ${def.name}: alias ${e.alias} is a name scripts already have (a builtin, module, helper or global): ` +
-          `it would replace it in every script of the kit; name the alias after what ${e.target} does`,
+        `kit ${def.name}: alias ${e.alias} is ${clash.what}` +
+          (clash.kind === 'keyword'
+            ? '; scripts could not call it'
+            : `: it would replace it in every script of the kit; name the alias after what ${e.target} does`),
       );
     seen.add(e.alias);
     const tool = byName.get(e.target);

@@ -16,7 +16,7 @@ import { extractTools } from '../tools/extract.ts';
 import { maxGrade } from '../tools/grade.ts';
 import type { Grade } from '../tools/grade.ts';
 import type { JsonValue, Tool } from '../tools/model.ts';
-import { isScriptHelperName, isScriptKeyword } from '../tools/script-names.ts';
+import { scriptNameClash } from '../tools/script-names.ts';
 import type { OfferedSkill } from './offered.ts';
 
 export type { OfferedSkill };
@@ -71,10 +71,9 @@ export const SKILL_NAME = /^[a-z][a-z0-9_]{0,63}$/;
 export function skillNameProblem(name: string): string | undefined {
   if (!SKILL_NAME.test(name))
     return `the name ${JSON.stringify(name)} is not a skill name (lower case letters, digits, _)`;
-  if (isScriptKeyword(name))
-    return `the name ${JSON.stringify(name)} is a keyword of Python or JavaScript; name the skill after what it does`;
-  if (isScriptHelperName(name))
-    return `the name ${JSON.stringify(name)} is a name scripts already have (a builtin, module, helper or global): a skill named so would replace it in every script that uses it; name the skill after what it does`;
+  const clash = scriptNameClash(name);
+  if (clash)
+    return `the name ${JSON.stringify(name)} is ${clash.what}${clash.kind === 'keyword' ? ';' : ': a skill named so would replace it in every script that uses it;'} name the skill after what it does`;
   return undefined;
 }
 

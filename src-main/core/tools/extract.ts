@@ -9,7 +9,7 @@ import type { Violation } from '../lang/violation.ts';
 import { WORST_GRADE, isGrade } from './grade.ts';
 import type { Grade } from './grade.ts';
 import type { JsonValue, ParamSource, ParamType, Tool, ToolParameter } from './model.ts';
-import { isScriptHelperName, isScriptKeyword } from './script-names.ts';
+import { scriptNameClash } from './script-names.ts';
 
 export interface SandboxTool extends Tool {
   grade: Grade;
@@ -273,7 +273,7 @@ export function extractTools(source: string, parsed: PyParseResult = parsePython
     // A tool is defined in the script's namespace under its name: one named `len`, `json` or
     // `emit_result` replaced the builtin, module or helper in every script of its sandbox (an MCP tool
     // named so is renamed instead, `len_`: core/tools/mcp.ts).
-    if (isScriptKeyword(name) || isScriptHelperName(name))
+    if (scriptNameClash(name))
       at(
         stmt,
         'tool-name',

@@ -40,8 +40,8 @@ export interface McpCallResult {
 }
 
 const IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
-export { isScriptHelperName, isScriptKeyword } from './script-names.ts';
-import { PY_KEYWORDS, isScriptHelperName, isScriptKeyword } from './script-names.ts';
+export { isScriptHelperName, isScriptKeyword, scriptNameClash } from './script-names.ts';
+import { PY_KEYWORDS, isScriptHelperName, isScriptKeyword, scriptNameClash } from './script-names.ts';
 
 /**
  * A tool name as a script can call it: characters outside identifiers become `_`, and a Python or
@@ -339,6 +339,20 @@ export function mcpSandboxTools(
   const wanted: { script: string; tool: McpToolListing }[] = [];
   const aliased = new Set<string>();
   for (const [alias, toolName] of Object.entries(sel.aliases ?? {})) {
+    // An alias is defined in the script's namespace as the kit's are (core/kits/kit.ts): one named
+    // `emit_result`, `len` or `json` replaced that name in every script of the sandbox. It is not used;
+    // the tool keeps its own script name when the selection takes it.
+    const clash = scriptNameClash(alias);
+    if (clash) {
+      problems.push(
+        `alias ${alias} (for ${server}'s tool ${toolName}) is ${clash.what}: ` +
+          (clash.kind === 'keyword'
+            ? 'scripts could not call it'
+            : 'it would replace it in every script of the sandbox') +
+          `; the alias is not used, name it after what ${toolName} does`,
+      );
+      continue;
+    }
     const t = byName.get(toolName);
     if (!t) problems.push(`alias ${alias}: server ${server} has no tool ${toolName}`);
     else {

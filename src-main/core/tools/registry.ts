@@ -21,6 +21,7 @@ export class ToolRegistry {
   private sourceHash = '';
   private extracted: ExtractResult = { tools: [], problems: [] };
   private hostTools: SandboxTool[] = [];
+  private hostToolProblems: string[] = [];
   private promptCache = new Map<string, string>();
   /** Increments on every change that invalidates the prompt. */
   version = 0;
@@ -41,13 +42,21 @@ export class ToolRegistry {
     return this.extracted;
   }
 
-  setHostTools(tools: SandboxTool[]): void {
+  /** The tools of the sandbox's MCP servers, with what is wrong in its selection of them. */
+  setHostTools(tools: SandboxTool[], problems: string[] = []): void {
     this.hostTools = tools;
+    this.hostToolProblems = problems;
     this.invalidate();
   }
 
+  /** Problems in tools.py. */
   get problems(): ExtractResult['problems'] {
     return this.extracted.problems;
+  }
+
+  /** Problems in the sandbox's selection of MCP tools (an alias refused, a tool a server lacks). */
+  get mcpProblems(): readonly string[] {
+    return this.hostToolProblems;
   }
 
   /** Sandbox tools first, then host tools; a host tool never shadows a sandbox tool of the same name. */

@@ -57,3 +57,17 @@ const SCRIPT_NAMES = new Set<string>([
 
 /** True when a script already has `name` (a helper, builtin, module or prototype name): such a tool is renamed. */
 export const isScriptHelperName = (name: string): boolean => SCRIPT_NAMES.has(name);
+
+/**
+ * The one rule for a name a workspace gives to something scripts call (a kit's or an MCP selection's
+ * alias, a skill, a tools.py tool): what the name already is in every script, or undefined when it is
+ * free. A keyword cannot be called at all (`keyword`); a name scripts already have (`taken`: a helper
+ * such as `emit_result`, a builtin such as `len`, a module such as `json`, a global) would be replaced by
+ * it in every script. Each caller says it in its own words, with `what` as the reason.
+ */
+export function scriptNameClash(name: string): { kind: 'keyword' | 'taken'; what: string } | undefined {
+  if (isScriptKeyword(name)) return { kind: 'keyword', what: 'a keyword of Python or JavaScript' };
+  if (isScriptHelperName(name))
+    return { kind: 'taken', what: 'a name scripts already have (a builtin, module, helper or global)' };
+  return undefined;
+}

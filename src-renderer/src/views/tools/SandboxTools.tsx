@@ -9,6 +9,7 @@ import { TryTool } from './TryTool.tsx';
 import { toolsViewModel } from './tools-editor.ts';
 import {
   DiskChanged,
+  McpProblems,
   McpToolsNote,
   ProblemList,
   SaveHeld,
@@ -60,6 +61,7 @@ export function SandboxTools({
       {state.hold && <SaveHeld hold={state.hold} onJump={jumpTo} onSaveAnyway={() => void v.save(true)} />}
       {state.diskChanged && <DiskChanged onRevert={v.revert} />}
       {m.mcpTools.length > 0 && <McpToolsNote count={m.mcpTools.length} mcpOnly={m.mcpOnly} />}
+      {listed.mcpProblems?.length ? <McpProblems sandbox={sandbox} problems={listed.mcpProblems} /> : null}
       {v.saveError && (
         <div role="alert" className="error" data-testid="save-error">
           Save failed: {v.saveError}

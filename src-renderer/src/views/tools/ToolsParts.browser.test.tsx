@@ -2,6 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { render } from 'vitest-browser-react';
 import type { Violation } from '../../../../src-main/core/lang/violation.ts';
 import {
+  McpProblems,
   McpToolsNote,
   ProblemList,
   SaveHeld,
@@ -116,6 +117,24 @@ describe('McpToolsNote and ToolsLoadError', () => {
     await expect
       .element(screen.getByText(/This sandbox has no tools.py: its 3 tools come from MCP servers/))
       .toBeInTheDocument();
+  });
+
+  it('lists the problems of the MCP selection (a refused alias with why) as an alert', async () => {
+    const screen = await render(
+      <McpProblems
+        sandbox="mem"
+        problems={[
+          "alias len (for memory's tool read_graph) is a name scripts already have (a builtin, module, helper or global): it would replace it in every script of the sandbox; the alias is not used, name it after what read_graph does",
+        ]}
+      />,
+    );
+    const alert = screen.getByRole('alert');
+    await expect
+      .element(alert)
+      .toMatchTextContent(/^A problem in the MCP tools of mem \(\[sandboxes\.mem\.mcp\] in config\.toml\):/);
+    await expect
+      .element(alert)
+      .toMatchTextContent(/alias len \(for memory's tool read_graph\) is a name scripts already have/);
   });
 
   it('names the load failure and retries', async () => {

@@ -132,6 +132,31 @@ export function McpToolsNote({ count, mcpOnly }: { count: number; mcpOnly: boole
   );
 }
 
+/**
+ * What is wrong in the sandbox's selection of MCP tools (config.toml, `[sandboxes.S.mcp.SERVER]`): an
+ * alias refused because scripts already have its name, a tool or alias a server lacks.
+ */
+export function McpProblems({ sandbox, problems }: { sandbox: string; problems: readonly string[] }) {
+  return (
+    <section
+      className="callout error"
+      role="alert"
+      data-testid="mcp-problems"
+      aria-label="MCP selection problems"
+    >
+      <p className="small">
+        {problems.length === 1 ? 'A problem' : `${problems.length} problems`} in the MCP tools of {sandbox} (
+        <code>[sandboxes.{sandbox}.mcp]</code> in config.toml):
+      </p>
+      <ul className="violations">
+        {problems.map((p, i) => (
+          <li key={i}>{p}</li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
 export function ProblemList({
   problems,
   syntaxErrors,
