@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { ToolsmithError } from './errors.ts';
 import { FULL_MANUAL_MAX_TOOLS } from '../core/tools/disclosure.ts';
+import { DEFAULT_MAX_TOOL_CALLS } from '../core/sandbox/execution.ts';
 
 const grade = z.object({ w: z.number().int().min(0).max(2), d: z.number().int().min(0).max(2) });
 
@@ -179,8 +180,21 @@ export const configSchema = z.object({
       pids: z.number().int().min(8).default(64),
       tmpfs_mb: z.number().int().min(1).default(16),
       output_kb: z.number().int().min(1).default(50),
+      /**
+       * Tool calls of one script recorded at most (its trace in the run, the live view): the first ones
+       * are kept, the rest counted ("N more tool calls not recorded"). Every call still runs.
+       */
+      tool_calls: z.number().int().min(1).max(100_000).default(DEFAULT_MAX_TOOL_CALLS),
     })
-    .default({ timeout_s: 300, memory_mb: 256, cpus: 1, pids: 64, tmpfs_mb: 16, output_kb: 50 }),
+    .default({
+      timeout_s: 300,
+      memory_mb: 256,
+      cpus: 1,
+      pids: 64,
+      tmpfs_mb: 16,
+      output_kb: 50,
+      tool_calls: DEFAULT_MAX_TOOL_CALLS,
+    }),
   runtimes: z.record(z.string(), runtime).default({ python: { enabled: true }, node: { enabled: true } }),
   sandboxes: z.record(z.string(), sandbox).default({}),
   /** Prices per million tokens by model name, for the cost column of suite results. */

@@ -417,6 +417,7 @@ export async function createSandboxManager(svc: SandboxFactoryDeps): Promise<San
       standby: svc.oneShot ? 0 : svc.config.pool.standby,
     },
     maxOutputBytes: limits.output_kb * 1024,
+    maxToolCalls: limits.tool_calls,
     specFor,
     hostToolsFor: (sandbox) => mcpHostTools(svc, sandbox),
     discoveryFor: (sandbox, tools, skills, language) =>

@@ -228,8 +228,12 @@ export async function runCodeTool(
     };
   const execution = attempt?.execution;
   const logs = execution?.logs ?? [];
+  // Calls past the bound of recorded tool calls: the run's record (toolsmith://runs/<id>) lacks them.
+  const missing = execution?.toolCallsNotRecorded
+    ? { toolCallsNotRecorded: execution.toolCallsNotRecorded }
+    : {};
   if (outcome.status === 'succeeded')
-    return { runId: outcome.runId, status: 'succeeded', result: outcome.result ?? null, logs };
+    return { runId: outcome.runId, status: 'succeeded', result: outcome.result ?? null, logs, ...missing };
   return {
     runId: outcome.runId,
     status: outcome.status,
@@ -237,5 +241,6 @@ export async function runCodeTool(
       ? formatExecutionError(execution.error)
       : (outcome.error ?? execution?.exitReason ?? 'the run failed'),
     logs,
+    ...missing,
   };
 }

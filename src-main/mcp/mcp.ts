@@ -68,6 +68,10 @@ const CODE_OUTPUT = {
   logs: z.array(z.string()).optional(),
   error: z.string().optional(),
   violations: z.array(violationShape).optional(),
+  toolCallsNotRecorded: z
+    .number()
+    .optional()
+    .describe('tool calls past the limits.tool_calls bound, not in the run record (only counted)'),
 };
 const EXECUTE_OUTPUT = {
   success: z.boolean(),
@@ -84,7 +88,11 @@ const EXECUTE_OUTPUT = {
   toolCalls: z
     .array(z.unknown())
     .optional()
-    .describe('every call with its arguments and result (include_trace)'),
+    .describe('every recorded call with its arguments and result (include_trace)'),
+  toolCallsNotRecorded: z
+    .number()
+    .optional()
+    .describe('calls past the first limits.tool_calls: counted in toolCallCount, not in toolCalls'),
 };
 const LIST_TOOLS_OUTPUT = { tools: z.array(z.record(z.string(), z.unknown())) };
 const KIT_OUTPUT = {
@@ -348,7 +356,8 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
         const { toolCalls, ...rest } = result;
         const answer = {
           ...rest,
-          toolCallCount: toolCalls.length,
+          // Every call the script made, those past the bound (rest.toolCallsNotRecorded) too.
+          toolCallCount: toolCalls.length + (rest.toolCallsNotRecorded ?? 0),
           ...(include_trace ? { toolCalls } : {}),
         };
         return structured(answer, !result.success);

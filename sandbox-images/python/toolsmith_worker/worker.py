@@ -73,6 +73,22 @@ class JobState:
     lines: int = 0  # protocol lines read from the child so far
     rejected: bool = False  # the worker's own check refused the script (its done may say `rejected`)
     dropped: int = 0  # lines of the child's that were not relayed (JOB_LINES)
+    max_traces: int = 1000  # trace lines relayed at most (the host's limits.tool_calls); the rest are counted
+    traces: int = 0  # trace lines relayed so far
+    traces_over: int = 0  # trace lines past max_traces, not relayed: their count goes out on the job's done
+
+
+def _count(value, default):
+    """A positive int from the host's job message, else `default`."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else default
+
+
+def _traces_told(job, done):
+    """The job's done says how many of its trace lines were past its bound (only the worker says it: a
+    `traces_over` the job's process wrote on its own done is replaced)."""
+    done.pop("traces_over", None)
+    if job.traces_over:
+        done["traces_over"] = job.traces_over
 
 
 def _shown(value):
@@ -354,6 +370,7 @@ class Worker:
         timeout = min(float(msg.get("timeout_ms") or 300000), 600000) / 1000.0
         job = self.job = JobState(job_id, int(msg.get("max_output_bytes") or 51200), time.monotonic() + timeout, oom_kills())
         job.rejected = isinstance(compiled, str)
+        job.max_traces = _count(msg.get("max_tool_calls"), job.max_traces)
         if self.spare is None:
             self.finish({"type": "done", "ok": False, "reason": "crashed", "error": {"type": "Crashed", "message": self.lost, "frames": []}})
             return
@@ -406,6 +423,7 @@ class Worker:
                 d = job.done
                 d["id"] = job.id
                 self.drops_told(job)
+                _traces_told(job, d)
                 send(d)
                 flush()
                 sent = True
@@ -431,6 +449,7 @@ class Worker:
                 d = {"type": "done", "ok": False, "error": {"type": "Crashed", "message": f"the script process died (signal {sig})" if sig else "the script process exited without finishing", "frames": []}, "reason": "crashed"}
             d["id"] = job.id
             self.drops_told(job)
+            _traces_told(job, d)
             send(d)
             flush()  # the result goes out now; the cleaning below happens before the next job is read
         self.job = None
@@ -495,6 +514,12 @@ class Worker:
             if msg.get("location") != "sandbox":
                 self.drop(job, f"a trace with location {_shown(msg.get('location'))} (a job's process traces its own sandbox tool calls only)")
                 return
+            # A script calling a tool in a long loop (or tool code writing trace lines) would make the host
+            # keep a trace per call: past the job's bound only their count goes on, on its done.
+            if job.traces >= job.max_traces:
+                job.traces_over += 1
+                return
+            job.traces += 1
         elif t == "done":
             reason = msg.get("reason")
             if reason is not None and reason != "oom" and not (reason == "rejected" and job.rejected):

@@ -2,6 +2,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { visible } from '../../core/text/visible.ts';
 import { toolCallOutcome } from '../tool-outcome.ts';
+import { notRecordedNote } from '../../core/sandbox/execution.ts';
 import type { Command } from 'commander';
 import type { LiveEvent } from '../../app/runs.ts';
 import { RUN_BUDGETS, RUN_KINDS, unitOf } from '../../core/records/events.ts';
@@ -63,7 +64,7 @@ export function progressPrinter(ctx: CliContext, mode: RunMode): (e: LiveEvent) 
       case 'execution': {
         const r = e.data.result;
         ctx.err(
-          `  execution: ${r.exitReason} in ${r.durationMs} ms [${r.isolation}]${r.error ? ` — ${visible(r.error.type)}: ${visible(r.error.message, '    ')}` : ''}\n${r.isolationReason ? `  isolation ${r.isolation}: ${r.isolationReason}\n` : ''}`,
+          `  execution: ${r.exitReason} in ${r.durationMs} ms [${r.isolation}]${r.error ? ` — ${visible(r.error.type)}: ${visible(r.error.message, '    ')}` : ''}\n${r.isolationReason ? `  isolation ${r.isolation}: ${r.isolationReason}\n` : ''}${notRecordedNote(r) ? `  ${notRecordedNote(r)}\n` : ''}`,
         );
         break;
       }
@@ -95,6 +96,9 @@ export function summarizeRecord(rec: RunRecord): string {
     lines.push(
       `  #${a.n} ${a.tier ?? ''}${v ? (v.valid ? ' valid' : ` invalid(${v.violations.map((y) => y.rule).join(',')})`) : ''}${x ? ` ${x.exitReason}${x.error ? ` ${visible(x.error.type)}: ${visible(x.error.message, '    ')}` : ''} [${x.isolation}]` : ''}${a.step ? ` — ${a.step.summary}` : ''}`,
     );
+    // A script past its bound of recorded tool calls (limits.tool_calls): what the record does not hold.
+    const missing = x && notRecordedNote(x);
+    if (missing) lines.push(`     ${x.toolCalls.length} tool calls recorded; ${missing}`);
   }
   if (rec.result !== undefined) lines.push(`result: ${visible(JSON.stringify(rec.result))}`);
   if (rec.error) lines.push(`error: ${visible(rec.error, '  ')}`);

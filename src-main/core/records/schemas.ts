@@ -110,6 +110,11 @@ export const executionResultSchema = obj({
   intermediates: z.array(jsonValueSchema),
   logs: z.array(z.string()),
   toolCalls: z.array(toolCallTraceSchema),
+  /**
+   * Tool calls made past the job's bound (`limits.tool_calls`): counted, not in `toolCalls` (which holds
+   * the first ones). Absent when every call is recorded.
+   */
+  toolCallsNotRecorded: z.number().int().min(0).optional(),
   error: executionErrorSchema.optional(),
   exitReason: exitReasonSchema,
   isolation: isolationLevelSchema,

@@ -41,6 +41,8 @@ export function toAgentContext(r: ExecutionResult, opts: AgentContextOptions = {
       });
       lines.push(c.error ? `    <call${a}><error>${escapeText(c.error)}</error></call>` : `    <call${a}/>`);
     }
+    // Calls past the bound of recorded ones (limits.tool_calls) are only counted.
+    if (r.toolCallsNotRecorded) lines.push(`    <not_recorded${attrs({ count: r.toolCallsNotRecorded })}/>`);
     lines.push('  </tool_calls>');
   }
   if (r.logs.length) lines.push(`  <logs>${escapeText(cut(r.logs.join('\n'), max))}</logs>`);

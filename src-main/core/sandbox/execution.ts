@@ -31,6 +31,27 @@ export type EgressRecord = z.output<typeof egressRecordSchema>;
 export type ExecutionResult = z.output<typeof executionResultSchema>;
 
 /**
+ * How many tool calls of one job are recorded when the workspace does not say (`limits.tool_calls`):
+ * the first ones are kept, the rest counted (`toolCallsNotRecorded`). Unbounded, a script calling a tool
+ * in a long loop (an LLM's bug as often as an attack) or tool code writing trace lines made the host keep
+ * every trace until the job's timeout, store each in the run store and send each to the workbench.
+ */
+export const DEFAULT_MAX_TOOL_CALLS = 1000;
+
+/**
+ * What a result says of the tool calls it does not hold ("1200 more tool calls not recorded (past the
+ * first 1000)"), or undefined when it holds every one: the one wording of the CLI, the MCP results and
+ * the workbench.
+ */
+export function notRecordedNote(
+  r: Pick<ExecutionResult, 'toolCalls' | 'toolCallsNotRecorded'>,
+): string | undefined {
+  const n = r.toolCallsNotRecorded;
+  if (!n) return undefined;
+  return `${n} more tool call${n === 1 ? '' : 's'} not recorded (past the first ${r.toolCalls.length}; limits.tool_calls)`;
+}
+
+/**
  * An ExecutionResult for a job that failed before or without running its script (no backend, a runtime
  * not enabled, a rejected or unparsable script): the one constructor every layer uses.
  */

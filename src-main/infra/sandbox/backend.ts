@@ -23,6 +23,8 @@ export interface BackendOptions {
   factoryFor?: (sandbox: string) => WorkerFactory;
   pool: PoolLimits;
   maxOutputBytes: number;
+  /** Tool calls of one job recorded at most (`limits.tool_calls`; JobRequest.maxToolCalls). */
+  maxToolCalls?: number;
   /** The sandbox's current spec (tools.py, host tools, credentials), read when a pool is made or reloaded. */
   specFor: (sandbox: string, runtime: RuntimeId) => SandboxSpec;
   /** Host-side tool handlers by tool name (shared by every sandbox). */
@@ -117,6 +119,7 @@ export class SandboxBackend implements ScriptExecutor {
       ...(req.inputs ? { inputs: req.inputs } : {}),
       timeoutMs: Math.min(req.timeoutMs ?? 300_000, 600_000),
       maxOutputBytes: this.opts.maxOutputBytes,
+      ...(this.opts.maxToolCalls ? { maxToolCalls: this.opts.maxToolCalls } : {}),
       // A tool of the job under a lookup's name keeps it (the script's namespace binds the tool too).
       ...(hostTools || discovery ? { hostTools: { ...discovery, ...hostTools } } : {}),
       ...(req.onEvent ? { onEvent: req.onEvent } : {}),
@@ -193,6 +196,7 @@ export class SandboxBackend implements ScriptExecutor {
         tools: request.tools,
         timeoutMs: request.timeoutMs,
         maxOutputBytes: this.opts.maxOutputBytes,
+        ...(this.opts.maxToolCalls ? { maxToolCalls: this.opts.maxToolCalls } : {}),
         ...(this.opts.hostTools ? { hostTools: this.opts.hostTools } : {}),
         redact: Object.values(pool.spec.credentials),
       });

@@ -21,6 +21,7 @@ import { refusalMessage, type ApprovalGate } from '../../core/tools/approval.ts'
 import { StderrTail } from './stderr-tail.ts';
 import { parseWorkerLine, type ToolDescriptor, type WorkerMessage } from './worker-messages.ts';
 import { errorMessage } from '../../core/errors.ts';
+import { DEFAULT_MAX_TOOL_CALLS } from '../../core/sandbox/execution.ts';
 
 export type { ToolDescriptor, WorkerMessage } from './worker-messages.ts';
 
@@ -81,6 +82,12 @@ export interface JobRequest {
   inputs?: Record<string, JsonValue>;
   timeoutMs: number;
   maxOutputBytes: number;
+  /**
+   * Tool calls recorded at most (`limits.tool_calls`, default DEFAULT_MAX_TOOL_CALLS): the first ones are
+   * kept in the result and sent live, the rest only counted (ExecutionResult.toolCallsNotRecorded). Every
+   * call is still answered: the bound is on what the host keeps, not on what the script may do.
+   */
+  maxToolCalls?: number;
   /** Host-side tools the script may call, by tool name. */
   hostTools?: Record<string, HostToolHandler>;
   onEvent?: (e: LiveExecutionEvent) => void;
@@ -431,7 +438,16 @@ export class WorkerConnection {
     };
     // Host tool calls the job started: a job ends only when each has settled or been cancelled, so every
     // call that ran is in its record and none runs on after it (or into the next job).
-    const calls: JobCalls = { abort: new AbortController(), open: new Map(), recording: true };
+    const calls: JobCalls = {
+      abort: new AbortController(),
+      open: new Map(),
+      recording: true,
+      max: job.maxToolCalls ?? DEFAULT_MAX_TOOL_CALLS,
+      over: 0,
+    };
+    // Past the bound only the count goes on; the worker's own count (trace lines it did not relay) comes
+    // on the job's done.
+    let overInWorker = 0;
     // The job's request never reached the worker (it was gone before, or the write failed): nothing of the
     // script ran, so the pool may run it on another worker.
     let undelivered = false;
@@ -448,7 +464,7 @@ export class WorkerConnection {
         const proceed = () => {
           calls.recording = false;
           // Calls a handler kept running past the wait: recorded as cancelled, never after the result.
-          for (const c of calls.open.values()) toolCalls.push(c());
+          for (const c of calls.open.values()) if (keeps(calls, toolCalls)) toolCalls.push(c());
           // Requests still open when the job ends: their closes are usually on their way (egress.ts, idle).
           if (this.egressIdle && this.egressInFlight?.().length)
             void this.egressIdle(EGRESS_SETTLE_MS).then(() =>
@@ -492,6 +508,7 @@ export class WorkerConnection {
           ...(hasResult ? { data: data } : {}),
           ...(error ? { error } : {}),
           ...(egress.length ? { egress } : {}),
+          ...(calls.over + overInWorker > 0 ? { toolCallsNotRecorded: calls.over + overInWorker } : {}),
           ...(undelivered && !success ? { undelivered } : {}),
         };
         resolve(clean(r));
@@ -562,6 +579,7 @@ export class WorkerConnection {
             break;
           }
           case 'trace': {
+            if (!keeps(calls, toolCalls)) break;
             const t: ToolCallTrace = {
               name: m.name,
               args: m.args,
@@ -580,6 +598,7 @@ export class WorkerConnection {
             this.hostCall(id, m, job, toolCalls, calls);
             break;
           case 'done': {
+            overInWorker = m.traces_over;
             if (m.ok) {
               finish('ok');
               break;
@@ -647,6 +666,7 @@ export class WorkerConnection {
             inputs: job.inputs ?? {},
             timeout_ms: job.timeoutMs,
             max_output_bytes: job.maxOutputBytes,
+            max_tool_calls: calls.max,
           },
           () => (undelivered = true),
         );
@@ -727,8 +747,10 @@ export class WorkerConnection {
           refused: true,
         };
         if (m.skill && job.skills?.includes(m.skill)) t.skill = m.skill;
-        toolCalls.push(t);
-        job.onEvent?.({ type: 'tool_call', trace: t });
+        if (keeps(calls, toolCalls)) {
+          toolCalls.push(t);
+          live(job, { type: 'tool_call', trace: t });
+        }
       }
       return;
     }
@@ -798,6 +820,7 @@ export class WorkerConnection {
       }
     }
     if (!calls.recording) return; // recorded as cancelled when its job ended
+    if (!keeps(calls, toolCalls)) return;
     const t = trace();
     if (extra.egress?.length) t.egress = extra.egress;
     if (m.skill && job.skills?.includes(m.skill)) t.skill = m.skill;
@@ -848,6 +871,17 @@ interface JobCalls {
   abort: AbortController;
   open: Map<Promise<void>, () => ToolCallTrace>;
   recording: boolean;
+  /** Tool calls recorded at most (JobRequest.maxToolCalls). */
+  max: number;
+  /** Tool calls past `max`: counted, not recorded. */
+  over: number;
+}
+
+/** Whether one more tool call of the job is recorded; when not, it is counted. */
+function keeps(calls: JobCalls, toolCalls: readonly ToolCallTrace[]): boolean {
+  if (toolCalls.length < calls.max) return true;
+  calls.over++;
+  return false;
 }
 
 /** Tool results kept in traces are capped (the script itself saw the whole value). */

@@ -116,6 +116,8 @@ const done = z.object({
       frames: Array.isArray(e.frames) ? e.frames : [],
     };
   }),
+  /** Trace lines of the job past its bound (`max_tool_calls`) that the worker counted and did not relay. */
+  traces_over: any.transform((v) => (typeof v === 'number' && Number.isSafeInteger(v) && v > 0 ? v : 0)),
 });
 
 export const WorkerMessage = z.discriminatedUnion('type', [

@@ -336,6 +336,10 @@ export function buildRunSpans(
       'toolsmith.sandbox.runtime': r.runtime,
       'toolsmith.sandbox.duration_ms': r.durationMs,
       'toolsmith.sandbox.tool_calls': r.toolCalls.length,
+      // Calls past the bound of recorded ones (limits.tool_calls): counted, no span of their own.
+      ...(r.toolCallsNotRecorded
+        ? { 'toolsmith.sandbox.tool_calls_not_recorded': r.toolCallsNotRecorded }
+        : {}),
       'toolsmith.sandbox.logs': r.logs.length,
       'toolsmith.sandbox.result_bytes': bytes(r.data),
     });

@@ -9,6 +9,7 @@ import type { EventPayloads } from '../../../../src-main/core/records/events.ts'
 import { api } from '../../api/client.ts';
 import { formatMs, IsolationBadge } from '../../components/Badges.tsx';
 import { JsonTree } from '../../components/JsonTree.tsx';
+import { notRecordedNote } from '../../../../src-main/core/sandbox/execution.ts';
 import { useGuardedLoad } from '../../lib/useLoad.ts';
 import type { Outcome } from './attempts.ts';
 
@@ -128,6 +129,20 @@ const NOT_EXECUTED: Partial<Record<Outcome, string>> = {
   interrupted: 'Not executed: the run was interrupted.',
 };
 
+/**
+ * The tool calls a script made past its bound (limits.tool_calls): counted, not recorded. Said where
+ * the calls are listed and in the execution, so a trace that stops at the bound is not taken for all.
+ */
+export function NotRecorded({ a }: { a: AttemptRecord }) {
+  const note = a.execution && notRecordedNote(a.execution);
+  if (!note) return null;
+  return (
+    <p className="callout small" data-testid="tool-calls-not-recorded">
+      {note}
+    </p>
+  );
+}
+
 export function ExecutionPanel({ a, outcome }: { a: AttemptRecord; outcome?: Outcome }) {
   const ex = a.execution;
   const emits = a.emits;
@@ -155,6 +170,7 @@ export function ExecutionPanel({ a, outcome }: { a: AttemptRecord; outcome?: Out
           </span>
         </p>
       )}
+      <NotRecorded a={a} />
       {ex?.success && (
         <Section title="Result">
           <JsonTree value={ex.data} label="result" />

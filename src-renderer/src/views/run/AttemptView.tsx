@@ -20,6 +20,7 @@ import {
   ApprovalsPanel,
   ExecutionPanel,
   LlmPanel,
+  NotRecorded,
   PromptPanel,
   Section,
   Traceback,
@@ -176,7 +177,8 @@ export function AttemptView({ run, a }: { run: RunRecord; a: AttemptRecord }) {
         tabs={
           [
             ['execution', 'Execution'],
-            ['tools', `Tool calls (${a.toolCalls.length})`],
+            // Every call the script made, those past the bound of recorded ones too (NotRecorded says so).
+            ['tools', `Tool calls (${a.toolCalls.length + (a.execution?.toolCallsNotRecorded ?? 0)})`],
             ['prompt', 'Prompt'],
             ['llm', 'LLM output'],
             ['diff', 'Diff'],
@@ -191,6 +193,7 @@ export function AttemptView({ run, a }: { run: RunRecord; a: AttemptRecord }) {
           <>
             <ApprovalsPanel a={a} />
             <ToolCallTable calls={a.toolCalls} label="tool calls" />
+            <NotRecorded a={a} />
           </>
         )}
         {tab === 'prompt' && <PromptPanel runId={run.id} a={a} />}

@@ -26,6 +26,29 @@ const attempt = (error: { type: string; message: string }): AttemptView =>
   }) as unknown as AttemptView;
 
 describe('ExecutionPanel', () => {
+  it('says how many tool calls past the bound are not recorded, and nothing when every one is', async () => {
+    const base = attempt({ type: 'x', message: 'x' });
+    const calls = Array.from({ length: 3 }, (_, i) => ({
+      name: 'ping',
+      args: { i },
+      ms: 1,
+      location: 'sandbox',
+    }));
+    const past = {
+      ...base,
+      toolCalls: calls,
+      execution: { ...base.execution!, toolCalls: calls, toolCallsNotRecorded: 2950 },
+    } as AttemptView;
+    const shown = await render(<ExecutionPanel a={past} />);
+    await expect
+      .element(shown.getByTestId('tool-calls-not-recorded'))
+      .toHaveTextContent('2950 more tool calls not recorded (past the first 3; limits.tool_calls)');
+    await shown.unmount();
+    const all = await render(<ExecutionPanel a={base} />);
+    await expect.element(all.getByText('exit: error')).toBeVisible();
+    expect(all.container.querySelector('[data-testid="tool-calls-not-recorded"]')).toBeNull();
+  });
+
   it('says "cancelled" for a job the person cancelled, "error" for a script that raised', async () => {
     const cancelled = await render(
       <ExecutionPanel a={attempt({ type: 'Cancelled', message: 'the run was cancelled' })} />,
