@@ -582,7 +582,7 @@ export class WorkerConnection {
             if (!keeps(calls, toolCalls)) break;
             const t: ToolCallTrace = {
               name: m.name,
-              args: m.args,
+              args: capArgs(m.args),
               ms: m.ms,
               location: m.location,
               ...(m.result !== undefined ? { result: capResult(m.result) } : {}),
@@ -698,7 +698,7 @@ export class WorkerConnection {
     const p = this.hostCallRun(id, m, job, toolCalls, calls).finally(() => calls.open.delete(p));
     calls.open.set(p, () => ({
       name: m.name,
-      args: m.args,
+      args: capArgs(m.args),
       ms: round(performance.now() - started),
       location: job.hostTools?.[m.name]?.location ?? 'host',
       error: 'cancelled: still running when the job ended',
@@ -740,7 +740,7 @@ export class WorkerConnection {
       if (refusal && calls.recording) {
         const t: ToolCallTrace = {
           name,
-          args,
+          args: capArgs(args),
           ms: round(performance.now() - started),
           location: 'sandbox',
           error: refusal,
@@ -759,7 +759,7 @@ export class WorkerConnection {
       reply = { type: 'tool_result', id, call_id: callId, error: refusal, refused: true };
       trace = () => ({
         name,
-        args,
+        args: capArgs(args),
         ms: round(performance.now() - started),
         location,
         error: refusal,
@@ -770,7 +770,7 @@ export class WorkerConnection {
         ? `no host handler for ${name}`
         : `refused: ${name} is not one of this run's tools`;
       reply = { type: 'tool_result', id, call_id: callId, error };
-      trace = () => ({ name, args, ms: 0, location: 'host', error, refused: !allowed });
+      trace = () => ({ name, args: capArgs(args), ms: 0, location: 'host', error, refused: !allowed });
     } else {
       const location = handler.location ?? 'host';
       try {
@@ -792,12 +792,12 @@ export class WorkerConnection {
         );
         const ms = round(performance.now() - started);
         reply = { type: 'tool_result', id, call_id: callId, response };
-        trace = () => ({ name, args, ms, location, result: capResult(response) });
+        trace = () => ({ name, args: capArgs(args), ms, location, result: capResult(response) });
       } catch (e) {
         const ms = round(performance.now() - started);
         const error = errorMessage(e);
         reply = { type: 'tool_result', id, call_id: callId, error };
-        trace = () => ({ name, args, ms, location, error });
+        trace = () => ({ name, args: capArgs(args), ms, location, error });
       }
     }
     // The script waits for the reply: it goes out first, and the call's trace is made and recorded right
@@ -882,6 +882,35 @@ function keeps(calls: JobCalls, toolCalls: readonly ToolCallTrace[]): boolean {
   if (toolCalls.length < calls.max) return true;
   calls.over++;
   return false;
+}
+
+/**
+ * Tool arguments kept in traces are capped like results (the tool itself got the whole value): a script
+ * passing a large value to a tool in a loop made every trace hold it (up to a worker line's 4 MB each).
+ * Each argument whose JSON is longer than its share of `max` (at least 256 characters) is kept as the
+ * start of that JSON and its length; past `max` in all, the remaining arguments are only counted.
+ */
+export function capArgs(args: Record<string, JsonValue>, max = 16_384): Record<string, JsonValue> {
+  const whole = JSON.stringify(args) ?? 'null';
+  if (whole.length <= max) return args;
+  const cut = (s: string, n: number) => `${s.slice(0, n)}… (${s.length} characters, truncated in the trace)`;
+  // (A worker's trace may carry anything as its arguments: kept as the start of its JSON.)
+  if (typeof args !== 'object' || args === null || Array.isArray(args)) return { '…': cut(whole, max) };
+  const keys = Object.keys(args);
+  const share = Math.max(256, Math.floor(max / keys.length));
+  const out: Record<string, JsonValue> = {};
+  let used = 0;
+  for (const [i, k] of keys.entries()) {
+    if (used >= max) {
+      out['…'] = `${keys.length - i} more arguments, not kept in the trace`;
+      break;
+    }
+    const v = args[k] ?? null;
+    const s = JSON.stringify(v) ?? 'null';
+    out[k] = s.length <= share ? v : cut(s, share);
+    used += k.length + Math.min(s.length, share);
+  }
+  return out;
 }
 
 /** Tool results kept in traces are capped (the script itself saw the whole value). */

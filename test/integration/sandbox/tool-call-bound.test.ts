@@ -12,6 +12,8 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createSandboxManager } from '../../../src-main/app/sandbox-factory.ts';
 import { SandboxBackend } from '../../../src-main/infra/sandbox/backend.ts';
@@ -37,6 +39,12 @@ import os as _os
 def ping(i: int) -> ToolResponse:
     """Answer the number it is given."""
     return ToolResponse(success=True, data=i)
+
+
+@tool(grade=(0, 0))
+def size(text: str) -> ToolResponse:
+    """The length of a text."""
+    return ToolResponse(success=True, data=len(text))
 
 
 @tool(grade=(0, 0))
@@ -130,6 +138,23 @@ describe('a job past its bound of recorded tool calls', () => {
     expect(d.execution?.toolCallsNotRecorded).toBeUndefined();
   }, 300_000);
 
+  it('a large argument is capped in the trace as results are (the tool got it whole)', async () => {
+    const r = await run(
+      'big = "x" * 300000\ntotal = 0\nfor i in range(5):\n    total += size(text=big).data\nemit_result(total)\n',
+    );
+    expect(r.outcome.status, JSON.stringify(r.execution?.error ?? r.record.error)).toBe('succeeded');
+    expect(r.outcome.result).toBe(5 * 300_000);
+    expect(r.execution?.toolCalls).toHaveLength(5);
+    for (const t of r.execution?.toolCalls ?? []) {
+      const text = t.args['text'];
+      expect(typeof text).toBe('string');
+      expect((text as string).length).toBeLessThan(17_000);
+      expect(text).toMatch(/^"x{100}.*… \(300002 characters, truncated in the trace\)$/);
+    }
+    // Five calls with 300 KB each, live and in the execution: 3 MB without the cap.
+    expect(r.rows.bytes).toBeLessThan(200_000);
+  }, 300_000);
+
   it('JavaScript, every call a host call: the host keeps the first N and counts the rest', async () => {
     const calls = 400;
     const r = await run(
@@ -150,6 +175,36 @@ describe('a job past its bound of recorded tool calls', () => {
     expect(r.code, r.err).toBe(0);
     expect(r.out).toContain(`… 5 more tool calls not recorded (past the first ${N}; limits.tool_calls)`);
     expect(r.out.match(/^ {2}tool ping/gm)).toHaveLength(N);
+  }, 300_000);
+});
+
+describe('the MCP server says how many calls are not recorded', () => {
+  it('execute_code counts every call and names those not in its trace; code too', async () => {
+    const client = new Client({ name: 'bound-test', version: '1.0.0' });
+    await client.connect(
+      new StdioClientTransport({
+        command: nodeBin,
+        args: [cliBin(), '--workspace', ws, 'mcp'],
+        stderr: 'pipe',
+        env: { ...(process.env as Record<string, string>), TOOLSMITH_CACHE_DIR: join(ws, '.cache') },
+      }),
+    );
+    try {
+      const code = 'for i in range(300):\n    ping(i=i)\nemit_result("done")\n';
+      const call = async (name: string, args: Record<string, unknown>) =>
+        (await client.callTool({ name, arguments: args })) as { structuredContent?: Record<string, unknown> };
+      const exec = await call('execute_code', { code, sandbox: 'loop', include_trace: true });
+      expect(exec.structuredContent).toMatchObject({
+        success: true,
+        toolCallCount: 300,
+        toolCallsNotRecorded: 300 - N,
+      });
+      expect(exec.structuredContent?.['toolCalls']).toHaveLength(N);
+      const run = await call('code', { code, sandbox: 'loop' });
+      expect(run.structuredContent).toMatchObject({ status: 'succeeded', toolCallsNotRecorded: 300 - N });
+    } finally {
+      await client.close();
+    }
   }, 300_000);
 });
 

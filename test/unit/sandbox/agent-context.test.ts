@@ -3,6 +3,29 @@ import { toAgentContext } from '../../../src-main/core/sandbox/agent-context.ts'
 import { resolveRuntime, runtimeRegistry } from '../../../src-main/core/sandbox/runtimes.ts';
 
 describe('toAgentContext', () => {
+  it('says how many tool calls past the bound are not in the trace', () => {
+    const xml = toAgentContext({
+      success: true,
+      data: 1,
+      intermediates: [],
+      logs: [],
+      toolCalls: [{ name: 'ping', args: { i: 0 }, ms: 1, location: 'sandbox', result: { success: true } }],
+      toolCallsNotRecorded: 2999,
+      exitReason: 'ok',
+      isolation: 'docker',
+      durationMs: 12,
+      runtime: 'python',
+    });
+    expect(xml).toContain(
+      [
+        '  <tool_calls>',
+        '    <call name="ping" location="sandbox" ms="1" success="true"/>',
+        '    <not_recorded count="2999"/>',
+        '  </tool_calls>',
+      ].join('\n'),
+    );
+  });
+
   it('renders a failed execution with its traceback, tool calls and logs, escaped', () => {
     const xml = toAgentContext({
       success: false,
