@@ -7,6 +7,7 @@
 import type { Tool } from './model.ts';
 import { toolSignature, toolsPrompt } from './prompt.ts';
 import { rankTools } from './search.ts';
+import { escapeText } from './xml.ts';
 
 /**
  * The framework calls a script makes to discover its sandbox's tools at run time (Python
@@ -25,9 +26,13 @@ export function firstLine(description: string): string {
   return sentence.length > 160 ? `${sentence.slice(0, 157)}...` : sentence;
 }
 
-/** The index: one line per tool, `signature: first sentence`. */
+/**
+ * The index: one line per tool, `signature: first sentence`, escaped as the full manual's text is (an
+ * upstream MCP server's description or default holding `</tools-index>` closed the index and wrote
+ * elements of its own into the `code` manual).
+ */
 export function toolsIndex(tools: readonly Tool[]): string {
-  return `<tools-index count="${tools.length}">\n${tools.map((t) => `  ${toolSignature(t)}: ${firstLine(t.description)}`).join('\n')}\n</tools-index>\n`;
+  return `<tools-index count="${tools.length}">\n${tools.map((t) => `  ${escapeText(`${toolSignature(t)}: ${firstLine(t.description)}`)}`).join('\n')}\n</tools-index>\n`;
 }
 
 /** The full manual, or the index when there are more than `maxFull` tools. */
