@@ -72,6 +72,17 @@ export function runActions(deps: RunActionDeps) {
       if (rec.status === 'running' && runs.isActive(rec.id))
         throw new ToolsmithError('refused', `run ${rec.id} is still running; its trace is sent when it ends`);
       const target = otlpTarget(deps.config);
+      // The configured headers (a collector's key) belong to the configured endpoint: a URL typed for one
+      // export gets none of them unless it is that endpoint (origin and path), as a provider's key is bound
+      // to its URL. They went to whatever URL was typed.
+      if (url && !sameEndpoint(url, target.url)) {
+        const names = Object.keys(target.headers);
+        if (names.length)
+          target.warnings.push(
+            `the configured OTLP headers (${names.join(', ')}) are for ${urlWithoutCredentials(target.url)}; they are not sent to ${urlWithoutCredentials(url)}`,
+          );
+        target.headers = {};
+      }
       if (url) target.url = url;
       let spans: number;
       try {
@@ -95,3 +106,14 @@ export function runActions(deps: RunActionDeps) {
   };
 }
 export type RunActions = ReturnType<typeof runActions>;
+
+/** Whether two traces URLs are the same endpoint: origin and path (credentials and query aside). */
+function sameEndpoint(a: string, b: string): boolean {
+  try {
+    const x = new URL(a);
+    const y = new URL(b);
+    return x.origin === y.origin && x.pathname.replace(/\/+$/, '') === y.pathname.replace(/\/+$/, '');
+  } catch {
+    return false;
+  }
+}

@@ -132,6 +132,19 @@ class RunIdGenerator implements IdGenerator {
   }
 }
 
+/**
+ * The longest text a span carries (an error message, a reason), in characters. A script's error is its
+ * own to size: a 3 MB message made an 18 MB request (the message on the job's, attempt's and run's
+ * status and exception event), which collectors refuse (4 MiB is a common limit), losing the whole
+ * trace. Longer text is cut, saying how much was left out.
+ */
+export const MAX_SPAN_TEXT = 4096;
+
+const bounded = (v: string): string =>
+  v.length <= MAX_SPAN_TEXT
+    ? v
+    : `${v.slice(0, MAX_SPAN_TEXT)}… (${(v.length - MAX_SPAN_TEXT).toLocaleString('en-US')} more characters)`;
+
 const bytes = (v: unknown): number => (v === undefined ? 0 : Buffer.byteLength(JSON.stringify(v) ?? ''));
 
 /**
@@ -147,7 +160,7 @@ export function buildRunSpans(
   const first = events[0];
   if (!first || first.type !== 'run_started') throw new Error('a run starts with a run_started event');
   const red = opts.redactor ?? knownSecrets;
-  const s = (v: string) => red.text(v);
+  const s = (v: string) => bounded(red.text(v));
   const provider = new TracerProvider({
     resource: resourceFromAttributes({ 'service.name': serviceName }),
     idGenerator: new RunIdGenerator(traceIdOf(first.runId)),
@@ -162,8 +175,8 @@ export function buildRunSpans(
   const under = (span: Span) => trace.setSpan(ROOT_CONTEXT, span);
   const fail = (span: Span, type: string, message: string, at: number) => {
     span.setStatus({ code: SpanStatusCode.ERROR, message: s(message) });
-    span.setAttribute(GEN_AI.errorType, type);
-    span.addEvent('exception', { 'exception.type': type, 'exception.message': s(message) }, at);
+    span.setAttribute(GEN_AI.errorType, s(type));
+    span.addEvent('exception', { 'exception.type': s(type), 'exception.message': s(message) }, at);
   };
   const started = first.data;
   // What the run recorded of each provider (kind and endpoint), else what the config says of its id.
