@@ -94,6 +94,18 @@ describe('run traces under attack', () => {
     expect(job.status.message).toBe(shown);
   }, 180_000);
 
+  it('a script looping over a tool gets a bounded number of tool spans; the job says how many were left out', async () => {
+    const r = await tracedRun(
+      'n = 0\nfor i in range(1500):\n    n += len(get_user(user_id="u1").data)\nemit_result(n)',
+    );
+    const job = r.spans.find((s) => s.name === 'sandbox.execute python')!;
+    expect(job.attributes['toolsmith.sandbox.tool_calls']).toBe(1500);
+    expect(job.attributes['toolsmith.sandbox.tool_spans_dropped']).toBe(500);
+    const tools = r.spans.filter((s) => s.name === 'execute_tool get_user');
+    expect(tools).toHaveLength(1000);
+    expect(tools.map((t) => t.attributes['gen_ai.tool.call.id'])).toContain('1.1000');
+  }, 180_000);
+
   it('runs export --otlp to a URL of its own sends none of the configured collector headers', async () => {
     const r = await tracedRun('emit_result(1)');
     const sent = await cliProcess(
