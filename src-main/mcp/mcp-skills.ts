@@ -11,6 +11,7 @@ import { ToolsmithError } from '../app/errors.ts';
 import type { ToolsmithService } from '../app/service.ts';
 import type { SkillTest } from '../core/skills/skill.ts';
 import { errorMessage } from '../core/errors.ts';
+import { visible } from '../core/text/visible.ts';
 
 const text = (v: unknown, isError = false) => ({
   content: [{ type: 'text' as const, text: JSON.stringify(v, null, 2) }],
@@ -76,7 +77,9 @@ export function registerSkillTools(server: McpServer, svc: ToolsmithService): vo
             'saving a skill needs a person to confirm it, and this MCP client cannot ask (no elicitation); save it in the workbench or with `toolsmith skill create`',
           );
         const answer = await server.server.elicitInput({
-          message: `Save the ${language === 'python' ? 'Python' : language.toUpperCase()} skill ${sandbox}/${name}${replace ? ' (a new version)' : ''}? Every later script of this sandbox may call it.\n\n${source}`,
+          // The source as it will run: bidirectional overrides and isolates (which reorder how a line
+          // reads: "Trojan Source") and control characters shown as escapes, not acting on the question.
+          message: `Save the ${language === 'python' ? 'Python' : language.toUpperCase()} skill ${visible(sandbox)}/${name}${replace ? ' (a new version)' : ''}? Every later script of this sandbox may call it.\n\n${visible(source)}`,
           requestedSchema: {
             type: 'object',
             properties: { confirm: { type: 'boolean', title: 'Save this skill' } },
