@@ -109,6 +109,46 @@ function calledNames(n: unknown, out: Set<string>): void {
 }
 
 /**
+ * Why a JS skill's source means something else as TypeScript, or undefined when it does not. TS scripts
+ * call JS skills, and a TS job's types are stripped as a whole (the skill's text with them): JS that
+ * TypeScript reads with type syntax (`f < a > (x)`, a comparison in JS, is a call of `f` with a type
+ * argument in TS) ran as other code than the JS that was validated, tested and read by a person.
+ */
+export function jsReadsAsTs(source: string): string | undefined {
+  let program: t.Program;
+  try {
+    program = parse(source, { sourceType: 'script', plugins: ['typescript'] }).program;
+  } catch (e) {
+    const err = e as { loc?: { line: number; column: number }; message?: string };
+    return `line ${err.loc?.line ?? '?'}:${(err.loc?.column ?? 0) + 1} does not parse as TypeScript: ${err.message ?? String(e)}`;
+  }
+  const found = tsNode(program);
+  return found
+    ? `line ${found.loc?.start.line ?? '?'}:${(found.loc?.start.column ?? 0) + 1} is ${found.type} syntax in TypeScript, which TS scripts strip`
+    : undefined;
+}
+
+/** The first TypeScript-only node of a tree (type annotations, type arguments, `as`, `!`...). */
+function tsNode(n: unknown): t.Node | undefined {
+  if (!n || typeof n !== 'object') return undefined;
+  if (Array.isArray(n)) {
+    for (const x of n) {
+      const f = tsNode(x);
+      if (f) return f;
+    }
+    return undefined;
+  }
+  const node = n as t.Node & Record<string, unknown>;
+  if (typeof node.type === 'string' && node.type.startsWith('TS')) return node;
+  for (const [k, v] of Object.entries(node)) {
+    if (k === 'loc' || k === 'leadingComments' || k === 'trailingComments' || typeof v !== 'object') continue;
+    const f = tsNode(v);
+    if (f) return f;
+  }
+  return undefined;
+}
+
+/**
  * The shape of a JS/TS skill's source: one top-level `function name(...)` (async allowed), named
  * parameters only (a TS skill annotates each), a JSDoc comment, no emit calls. The manual entry comes
  * from the JSDoc (`@param {type} name description`) and the TS annotations.
@@ -131,6 +171,13 @@ export function jsSkillShape(name: string, source: string, language: JsSkillLang
       `line ${err.loc?.line ?? '?'}:${(err.loc?.column ?? 0) + 1} does not parse: ${err.message ?? String(e)}`,
     );
     return { tool: empty, calls: [], problems };
+  }
+  if (language === 'js') {
+    const asTs = jsReadsAsTs(source);
+    if (asTs)
+      problems.push(
+        `it reads differently as TypeScript: ${asTs} (TS scripts call JS skills; write it so both read the same, e.g. (a < b) > c)`,
+      );
   }
   const fn = program.body[0];
   if (program.body.length !== 1 || fn?.type !== 'FunctionDeclaration') {
