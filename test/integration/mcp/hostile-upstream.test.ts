@@ -33,11 +33,11 @@ args = [${JSON.stringify(hostile)}, "--tools", "0"]
 timeout_ms = 30000
 
 [sandboxes.big]
-description = "Forty tools and two hostile ones."
+description = "Forty tools and three hostile ones."
 [sandboxes.big.mcp.big]
 
 [sandboxes.small]
-description = "Two hostile tools."
+description = "Three hostile tools."
 [sandboxes.small.mcp.small]
 `,
   );
@@ -62,7 +62,7 @@ describe('an upstream MCP server writing markup into the manual', () => {
   it("the code manual's index and full manual keep its descriptions and defaults as escaped text", async () => {
     const { tools } = await client.listTools();
     const manual = tools.find((t) => t.name === 'code')?.description ?? '';
-    expect(manual).toContain('<tools-index count="42">');
+    expect(manual).toContain('<tools-index count="43">');
     // One index, closed once: the description and the default did not close it or open another.
     expect(count(manual, '<tools-index')).toBe(1);
     expect(count(manual, '</tools-index>')).toBe(1);
