@@ -29,6 +29,21 @@ export type { ToolDescriptor, WorkerMessage } from './worker-messages.ts';
 export const MAX_WORKER_LINE = 4 * 1024 * 1024;
 
 /**
+ * An error's type and message cut to the job's output limit, saying how much was left out. A script sizes
+ * its own error (`raise ValueError("x" * 3_000_000)`) and nothing else counted it against the limit: it
+ * went whole into the run store, every MCP answer and agent context, and the LLM's correction prompt.
+ */
+export function withinOutput(error: ExecutionError, max: number): ExecutionError {
+  const cut = (s: string) =>
+    s.length <= max
+      ? s
+      : `${s.slice(0, max)}… (${(s.length - max).toLocaleString('en-US')} more characters: the output limit is ${max} bytes)`;
+  return error.message.length <= max && error.type.length <= max
+    ? error
+    : { ...error, type: cut(error.type), message: cut(error.message) };
+}
+
+/**
  * Largest line a worker accepts from the host (`MAX_LINE` in the Python worker, the same in the Node
  * worker): a longer one is dropped unread, so the host refuses to send it and says why. Before, a 3 MB
  * script was dropped and its job waited for the watchdog, and a tool result past it left the script
@@ -506,7 +521,7 @@ export class WorkerConnection {
           runtime: this.ready?.runtime ?? 'unknown',
           workerBroken,
           ...(hasResult ? { data: data } : {}),
-          ...(error ? { error } : {}),
+          ...(error ? { error: withinOutput(error, job.maxOutputBytes) } : {}),
           ...(egress.length ? { egress } : {}),
           ...(calls.over + overInWorker > 0 ? { toolCallsNotRecorded: calls.over + overInWorker } : {}),
           ...(undelivered && !success ? { undelivered } : {}),

@@ -2,7 +2,8 @@
  * An upstream MCP server as the attacker: its tool descriptions and parameter defaults carry markup that
  * closes the `code` manual's elements and writes instructions of its own. Toolsmith serves the manual to
  * its own MCP client (the official SDK over stdio), in both forms: the index of a large sandbox and the
- * full manual of a small one. The server's text must stay text: escaped, inside its tool's entry.
+ * full manual of a small one. The server's text must stay text: escaped, inside its tool's entry. And
+ * a script (the other attacker) sizes its own error: the client gets it cut to the output limit.
  */
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -85,5 +86,20 @@ describe('an upstream MCP server writing markup into the manual', () => {
     expect(entry).toMatch(/^<tools>\n {2}<tool name="read_note" location="mcp">/);
     expect(entry).not.toContain('<instructions>');
     expect(count(entry, '</tool>')).toBe(1);
+  }, 120_000);
+
+  it("a script's error of megabytes reaches the MCP client cut to the output limit, saying so", async () => {
+    const r = (await client.callTool({
+      name: 'code',
+      arguments: {
+        sandbox: 'ecommerce',
+        code: 'if len("a") > 5:\n    emit_result(0)\nraise ValueError("x" * 3000000)\n',
+      },
+    })) as { isError?: boolean; content: { type: string; text: string }[] };
+    expect(r.isError).toBe(true);
+    const text = r.content.map((c) => c.text).join('\n');
+    // The JSON answer and the run's agent context, each with the message once, cut at 50 KB.
+    expect(text.length).toBeLessThan(200_000);
+    expect(text).toContain('… (2,948,800 more characters: the output limit is 51200 bytes)');
   }, 120_000);
 });
