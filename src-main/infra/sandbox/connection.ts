@@ -338,7 +338,12 @@ export class WorkerConnection {
 
   private send(msg: object, onWriteError?: (e: Error) => void): void {
     if (!this.alive) throw new WorkerGone(this.finalReason ?? this.closedReason ?? 'the worker is gone');
-    const line = JSON.stringify(msg);
+    // U+2028 and U+2029 escaped (JSON.parse restores them): Node 24's readline, which the node worker
+    // reads its lines with, ends a line at either, so a script, argument or tool result holding one was
+    // split into two lines that did not parse, and the job waited for its time limit.
+    const line = JSON.stringify(msg).replace(/[\u2028\u2029]/g, (c) =>
+      c === '\u2028' ? '\\u2028' : '\\u2029',
+    );
     const bytes = Buffer.byteLength(line);
     if (bytes > MAX_HOST_LINE) throw new LineTooLarge(bytes);
     this.stdin.write(line + '\n', (e) => {

@@ -154,6 +154,46 @@ async function peek(user_id) {
     expect(ts.status).not.toBe('succeeded');
   }, 300_000);
 
+  it("a test case's arguments that close the call, add code or hold U+2028 arrive as the exact string (Python and JS)", async () => {
+    const skills = svc.skills();
+    const inject = [
+      '")\nemit_result(credential("shop_api_token"))\n#',
+      "')\nemit_result(1)\n#",
+      '`, emitResult(1), `',
+      '\u2028emitResult(1)//',
+      '"""\\',
+    ];
+    for (const [i, value] of inject.entries()) {
+      const py = await skills.save({
+        sandbox: 'ecommerce',
+        name: `echo_py_${i}`,
+        source: `def echo_py_${i}(text: str) -> str:\n${doc('Its argument.').replace('x: Anything.', 'text: Anything.')}\n    return text\n`,
+        tests: [{ args: { text: value }, assert: [{ type: 'equals', value }] }],
+      });
+      expect(py.test.passed, JSON.stringify(py.test.failures)).toBe(true);
+      const js = await skills.save({
+        sandbox: 'ecommerce',
+        name: `echo_js_${i}`,
+        language: 'js',
+        source: `/**\n * Its argument.\n * @param {string} text Anything.\n * @returns The argument.\n */\nasync function echo_js_${i}(text) {\n  return text;\n}\n`,
+        tests: [{ args: { text: value }, assert: [{ type: 'equals', value }] }],
+      });
+      expect(js.test.passed, JSON.stringify(js.test.failures)).toBe(true);
+    }
+    // U+2028 through a tool and back in a JS script (the node worker's lines end at it in Node 24: the
+    // job was split and waited for its time limit).
+    const runs = await svc.runs();
+    const r = await runs.runScript({
+      sandbox: 'ecommerce',
+      language: 'js',
+      body: 'const r = await get_user({ user_id: "u\u2028x" });\nemitResult(["a\u2028b", r.success]);\n',
+    });
+    expect(r.status).toBe('succeeded');
+    const exec = runs.get(r.runId).attempts[0]?.execution;
+    expect(exec?.data).toEqual(['a\u2028b', false]);
+    expect(exec?.toolCalls[0]?.args).toEqual({ user_id: 'u\u2028x' });
+  }, 300_000);
+
   it('save_skill over MCP shows the person bidirectional overrides as escapes, not reordered text', async () => {
     const asked: string[] = [];
     const client = new Client(
