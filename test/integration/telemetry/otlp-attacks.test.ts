@@ -4,7 +4,7 @@
  * span attributes; and a person who sends a past run to a collector of their choosing. Real containers,
  * the CLI as a process, real OTLP/HTTP receivers.
  */
-import { appendFileSync } from 'node:fs';
+import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useScriptedWorkspace } from '../../support/scripted-workspace.ts';
@@ -21,6 +21,13 @@ let other: OtlpReceiver;
 beforeAll(async () => {
   configured = await startOtlpReceiver();
   other = await startOtlpReceiver();
+  // More tool calls recorded than the spans a job gets (limits.tool_calls, default 1000 like the spans'
+  // bound), so the span bound is what cuts them below.
+  const config = join(fx.ws, '.toolsmith/config.toml');
+  writeFileSync(
+    config,
+    readFileSync(config, 'utf8').replace(/^\[limits\]\n/m, '[limits]\ntool_calls = 2000\n'),
+  );
   // The person's collector, with its key in their environment (the file names the variable only).
   appendFileSync(
     join(fx.ws, '.toolsmith/config.toml'),
@@ -102,6 +109,7 @@ describe('run traces under attack', () => {
     const job = r.spans.find((s) => s.name === 'sandbox.execute python')!;
     expect(job.attributes['toolsmith.sandbox.tool_calls']).toBe(1500);
     expect(job.attributes['toolsmith.sandbox.tool_spans_dropped']).toBe(500);
+    expect(job.attributes['toolsmith.sandbox.tool_calls_not_recorded']).toBeUndefined();
     const tools = r.spans.filter((s) => s.name === 'execute_tool get_user');
     expect(tools).toHaveLength(1000);
     expect(tools.map((t) => t.attributes['gen_ai.tool.call.id'])).toContain('1.1000');
