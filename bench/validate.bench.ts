@@ -10,7 +10,8 @@
  *
  * Long scripts are validated in pieces (`PYTHON_CHUNK_CHARS`); `pieces` says how many. More rows show what
  * each choice costs and saves: the 2,000 lines on one thread (one-shot CLI verbs), with a syntax error in
- * the middle (the parts, then the one-piece fallback that reports the error), and in one piece.
+ * the middle (the parts, then the one-piece fallback that reports the error), and in one piece. Every
+ * row passes the sample ecommerce sandbox's call shapes, so tool calls' arguments are checked as in the app.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -21,6 +22,8 @@ import {
   validatePythonChunked,
   validatePythonPart,
 } from '../src-main/core/lang/python/validate.ts';
+import { callShapes } from '../src-main/core/tools/call-shape.ts';
+import { extractTools } from '../src-main/core/tools/extract.ts';
 import { ParallelValidator } from '../src-main/infra/validate/parallel.ts';
 
 const dir = new URL('../test/fixtures/corpus/python/benign/', import.meta.url).pathname;
@@ -28,6 +31,12 @@ const corpus = readdirSync(dir)
   .sort()
   .map((f) => readFileSync(join(dir, f), 'utf8'));
 const TOOLS = ['get_orders', 'get_user', 'check_inventory', 'get_product'];
+// What a call of each may pass (the `tool-arguments` checks), as the app passes it: the sample sandbox's.
+const ecommerce = extractTools(
+  readFileSync(new URL('../resources/workspace/sandboxes/ecommerce/tools.py', import.meta.url), 'utf8'),
+).tools;
+const SHAPES = callShapes(ecommerce, 'python');
+const JS_SHAPES = callShapes(ecommerce, 'js');
 
 function script(lines: number): string {
   let out = '';
@@ -75,8 +84,8 @@ function measure(code: string, iterations: number, fn: (c: string) => unknown) {
 // what one-shot CLI verbs use (the core validator on the calling thread).
 const pv = new ParallelValidator();
 await pv.warmUp();
-const app = (c: string) => pv.validate(c, 'python', { tools: TOOLS });
-const py = (c: string) => validatePython(c, { tools: TOOLS });
+const app = (c: string) => pv.validate(c, 'python', { tools: TOOLS, shapes: SHAPES });
+const py = (c: string) => validatePython(c, { tools: TOOLS, shapes: SHAPES });
 const s50 = script(50);
 const s2000 = script(2000);
 const js50 = Array.from(
@@ -88,10 +97,10 @@ const js50 = Array.from(
 const lines2000 = s2000.split('\n');
 const broken2000 = [...lines2000.slice(0, 1000), '    x = (1,', ...lines2000.slice(1000)].join('\n');
 const onePiece = (c: string) => {
-  const o = { tools: TOOLS };
+  const o = { tools: TOOLS, shapes: SHAPES };
   return finishPython(c, o, [validatePythonPart(c, o)]);
 };
-const pieces = (c: string) => validatePythonChunked(c, { tools: TOOLS }).pieces;
+const pieces = (c: string) => validatePythonChunked(c, { tools: TOOLS, shapes: SHAPES }).pieces;
 const pathOf = (c: string) => (app(c), pv.lastPath);
 const result = {
   python_50_lines: { ...measure(s50, 2000, app), target_p50_ms: 1, valid: py(s50).valid },
@@ -105,7 +114,7 @@ const result = {
   python_2000_lines_one_thread: { ...measure(s2000, 400, py), pieces: pieces(s2000) },
   python_2000_lines_syntax_error: { ...measure(broken2000, 100, app), path: pathOf(broken2000) },
   python_2000_lines_one_piece: measure(s2000, 100, onePiece),
-  js_50_lines: measure(js50, 2000, (c) => validateJs(c, { tools: TOOLS })),
+  js_50_lines: measure(js50, 2000, (c) => validateJs(c, { tools: TOOLS, shapes: JS_SHAPES })),
 };
 await pv.close();
 process.stdout.write(JSON.stringify(result, null, 2) + '\n');

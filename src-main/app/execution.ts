@@ -19,7 +19,7 @@ import { failedResult, infraResult } from '../core/sandbox/execution.ts';
 import type { ExecutionResult } from '../core/sandbox/execution.ts';
 import { runtimeOf } from '../core/sandbox/runtimes.ts';
 import type { RuntimeId } from '../core/sandbox/runtimes.ts';
-import { assembleIn, sandboxContext, scriptToolNames } from '../core/script/context.ts';
+import { assembleIn, sandboxContext, scriptCallShapes, scriptToolNames } from '../core/script/context.ts';
 import type { ScriptContext } from '../core/script/context.ts';
 import { errorMessage } from '../core/errors.ts';
 import type { ParallelValidator } from '../infra/validate/parallel.ts';
@@ -235,7 +235,12 @@ export class ScriptExecution {
 
   validate(req: ValidateRequest): ValidationResult {
     let tools: string[] = req.tools ?? [];
-    if (req.sandbox) tools = scriptToolNames(this.scriptContext(req.sandbox, req.kit, req.language));
+    let shapes: ValidateOptions['shapes'];
+    if (req.sandbox) {
+      const ctx = this.scriptContext(req.sandbox, req.kit, req.language);
+      tools = scriptToolNames(ctx);
+      shapes = scriptCallShapes(ctx);
+    }
     return this.validateCode(
       req.code,
       req.language,
@@ -243,6 +248,7 @@ export class ScriptExecution {
         tools,
         strict: req.strict ?? false,
         ...(req.sandbox ? { excluded: this.deps.excludedTools(req.sandbox, tools) } : {}),
+        ...(shapes ? { shapes } : {}),
       },
       req.sandbox,
     );
@@ -281,6 +287,7 @@ export class ScriptExecution {
         {
           tools: scriptToolNames(ctx),
           excluded: this.deps.excludedTools(req.sandbox, scriptToolNames(ctx)),
+          shapes: scriptCallShapes(ctx),
         },
         req.sandbox,
       );

@@ -39,6 +39,7 @@ import { NO_ONE_TO_ASK, type ApprovalAsk } from '../core/tools/approval.ts';
 import { infraResult } from '../core/sandbox/execution.ts';
 import { runtimeOf } from '../core/sandbox/runtimes.ts';
 import type { ScriptLanguage } from '../core/lang/violation.ts';
+import type { Validate } from '../core/orchestrator/orchestrator.ts';
 import { McpManager } from '../infra/mcp/manager.ts';
 import type { HostCommand } from '../infra/mcp/manager.ts';
 import { ToolCatalog } from './catalog.ts';
@@ -388,11 +389,15 @@ export class ToolsmithService {
       };
       const store = new RunStore(`${this.files.dataDir}/runs.db`);
       // With the script's sandbox, a call of a tool outside its kit or a skill it is not offered says why.
-      const validate = (code: string, language: ScriptLanguage, tools: readonly string[], sandbox?: string) =>
+      const validate: Validate = (code, language, tools, sandbox, shapes) =>
         execution.validateCode(
           code,
           language,
-          { tools, ...(sandbox !== undefined ? excludedIn(sandbox, tools) : {}) },
+          {
+            tools,
+            ...(sandbox !== undefined ? excludedIn(sandbox, tools) : {}),
+            ...(shapes ? { shapes } : {}),
+          },
           sandbox,
         );
       const excludedIn = (sandbox: string, tools: readonly string[]) => {

@@ -9,6 +9,7 @@ import type { ScriptLanguage, ValidateOptions, ValidationResult } from '../core/
 import type { RunOutcome } from '../core/orchestrator/orchestrator.ts';
 import type { RunRecord } from '../core/records/records.ts';
 import type { ExecutionResult } from '../core/sandbox/execution.ts';
+import { scriptCallShapes } from '../core/script/context.ts';
 import type { ScriptContext } from '../core/script/context.ts';
 import type { OfferedSkill } from '../core/skills/offered.ts';
 import { skillGrade, SkillError, skillTools } from '../core/skills/skill.ts';
@@ -281,7 +282,11 @@ export class SkillService {
       return { valid: false, problems: [errorMessage(e)], violations: [], tools: [] };
     }
     const names = Object.keys(ctx.toolMap);
-    const v = this.deps.validate(req.source, language, { tools: names, requireEmit: false });
+    const v = this.deps.validate(req.source, language, {
+      tools: names,
+      requireEmit: false,
+      shapes: scriptCallShapes(ctx),
+    });
     const tools = skillTools(shape, names);
     return {
       valid: shape.problems.length === 0 && v.valid,

@@ -5,7 +5,7 @@
 import type { ScriptLanguage } from '../core/lang/violation.ts';
 import type { RunOutcome, Validate } from '../core/orchestrator/orchestrator.ts';
 import type { RunRecord } from '../core/records/records.ts';
-import { scriptToolNames } from '../core/script/context.ts';
+import { scriptCallShapes, scriptToolNames } from '../core/script/context.ts';
 import type { ScriptContext } from '../core/script/context.ts';
 import { checkTemplate, instantiate, templateBody } from '../core/templates/slots.ts';
 import { matchTemplate, proposePattern } from '../core/templates/template.ts';
@@ -204,9 +204,11 @@ export class TemplateService {
     }
     if (samples.length === 0)
       samples.push(Object.fromEntries(Object.entries(t.slots).map(([k, type]) => [k, SAMPLE_VALUE[type]])));
-    const tools = scriptToolNames(this.deps.scriptContext(sandbox, kit, language));
+    const ctx = this.deps.scriptContext(sandbox, kit, language);
+    const tools = scriptToolNames(ctx);
+    const shapes = scriptCallShapes(ctx);
     for (const values of samples) {
-      const v = this.deps.validate(instantiate(t, values), language, tools, sandbox);
+      const v = this.deps.validate(instantiate(t, values), language, tools, sandbox, shapes);
       if (!v.valid)
         throw new ToolsmithError(
           'invalid_argument',

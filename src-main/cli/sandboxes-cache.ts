@@ -12,13 +12,14 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFile
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { Response } from '../contract/api.ts';
+import type { CallShape } from '../core/lang/signature.ts';
 import { codeStamp, packageVersion } from './code-stamp.ts';
 
 /** One sandbox as `sandboxes.list` answers it (a type import: erased, nothing of the contract loads). */
 export type SandboxLine = Response<'sandboxes.list'>[number];
 
 export interface SandboxesSnapshot {
-  version: 2;
+  version: 3;
   key: string;
   workspace: string;
   sandboxes: SandboxLine[];
@@ -28,6 +29,8 @@ export interface SandboxesSnapshot {
   validate: {
     defaultSandbox: string | undefined;
     scriptTools: Record<string, Partial<Record<'python' | 'js' | 'ts', string[]>>>;
+    /** What a call of each of those names may pass (core/tools/call-shape.ts), likewise. */
+    scriptShapes: Record<string, Partial<Record<'python' | 'js' | 'ts', Record<string, CallShape>>>>;
   };
 }
 
@@ -75,7 +78,7 @@ export function readSnapshot(workspace: string): SandboxesSnapshot | undefined {
   if (!key) return undefined;
   try {
     const s = JSON.parse(readFileSync(cacheFile(workspace), 'utf8')) as SandboxesSnapshot;
-    return s.version === 2 && s.key === key && s.workspace === workspace ? s : undefined;
+    return s.version === 3 && s.key === key && s.workspace === workspace ? s : undefined;
   } catch {
     return undefined;
   }

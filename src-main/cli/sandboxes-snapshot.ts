@@ -3,7 +3,7 @@
  * only when the snapshot misses, so the fast path imports nothing but node: modules.
  */
 import type { ToolsmithService } from '../app/service.ts';
-import { scriptToolNames } from '../core/script/context.ts';
+import { scriptCallShapes, scriptToolNames } from '../core/script/context.ts';
 import { writeSnapshot } from './sandboxes-cache.ts';
 import type { SandboxesSnapshot } from './sandboxes-cache.ts';
 
@@ -20,16 +20,21 @@ export function snapshotFromService(
   for (const [name, sb] of Object.entries(svc.workspace.config().sandboxes))
     if (sb.egress) egress[name] = sb.egress.allow;
   const scriptTools: SandboxesSnapshot['validate']['scriptTools'] = {};
+  const scriptShapes: SandboxesSnapshot['validate']['scriptShapes'] = {};
   for (const name of svc.workspace.sandboxNames()) {
-    const perLanguage: Partial<Record<'python' | 'js' | 'ts', string[]>> = {};
+    const perLanguage: SandboxesSnapshot['validate']['scriptTools'][string] = {};
+    const shapes: SandboxesSnapshot['validate']['scriptShapes'][string] = {};
     for (const language of ['python', 'js', 'ts'] as const) {
       try {
-        perLanguage[language] = scriptToolNames(svc.execution.scriptContext(name, undefined, language));
+        const ctx = svc.execution.scriptContext(name, undefined, language);
+        perLanguage[language] = scriptToolNames(ctx);
+        shapes[language] = scriptCallShapes(ctx);
       } catch {
         // A sandbox whose tools cannot be read: validate takes the full path and says why.
       }
     }
     scriptTools[name] = perLanguage;
+    scriptShapes[name] = shapes;
   }
   const answer = {
     workspace: svc.workspace.root(),
@@ -38,11 +43,12 @@ export function snapshotFromService(
     validate: {
       defaultSandbox: svc.workspace.defaultSandbox(),
       scriptTools,
+      scriptShapes,
     },
   };
   const usesMcp = Object.values(svc.workspace.config().sandboxes).some(
     (sb) => Object.keys(sb.mcp).length > 0,
   );
-  if (key && !usesMcp && svc.workspace.root() === dir) writeSnapshot({ version: 2, key, ...answer });
+  if (key && !usesMcp && svc.workspace.root() === dir) writeSnapshot({ version: 3, key, ...answer });
   return answer;
 }

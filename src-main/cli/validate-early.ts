@@ -9,7 +9,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { languageOfFile, loadValidator } from '../core/lang/validate-lazy.ts';
-import type { ScriptLanguage, ValidationResult } from '../core/lang/violation.ts';
+import type { ScriptLanguage, ValidateOptions, ValidationResult } from '../core/lang/violation.ts';
 import { resolveWorkspaceDir } from '../infra/workspace/init.ts';
 import { readSnapshot } from './sandboxes-cache.ts';
 import { OutputError } from '../core/errors.ts';
@@ -19,16 +19,21 @@ export function workspaceDirOf(option: string | undefined): string | undefined {
   return option === undefined || existsSync(option) ? resolveWorkspaceDir(option) : undefined;
 }
 
-/** The names a script in `sandbox` (default: the workspace's) may call, from the snapshot; undefined on a miss. */
+/**
+ * The names a script in `sandbox` (default: the workspace's) may call and what a call of each may pass,
+ * from the snapshot; undefined on a miss.
+ */
 export function snapshotTools(
   workspaceOption: string | undefined,
   sandbox: string | undefined,
   language: ScriptLanguage,
-): string[] | undefined {
+): Pick<ValidateOptions, 'tools' | 'shapes'> | undefined {
   const dir = workspaceDirOf(workspaceOption);
   const snap = dir ? readSnapshot(dir) : undefined;
   const name = sandbox ?? snap?.validate.defaultSandbox;
-  return name ? snap?.validate.scriptTools[name]?.[language] : undefined;
+  const tools = name ? snap?.validate.scriptTools[name]?.[language] : undefined;
+  const shapes = name ? snap?.validate.scriptShapes[name]?.[language] : undefined;
+  return tools && shapes ? { tools, shapes } : undefined;
 }
 
 /** Whether a result has a call of a name the validator did not know (`x() is not defined`). */
@@ -100,13 +105,15 @@ export async function validateEarly(argv: string[]): Promise<{ out: string; code
   const listed = p.values.get('--tools');
   const tools =
     listed !== undefined
-      ? listed
-          .split(',')
-          .map((t) => t.trim())
-          .filter(Boolean)
+      ? {
+          tools: listed
+            .split(',')
+            .map((t) => t.trim())
+            .filter(Boolean),
+        }
       : snapshotTools(p.workspace, p.values.get('--sandbox'), language);
   if (!tools) return undefined;
-  const result = (await loadValidator(language))(code, { tools, strict: p.flags.has('--strict') });
+  const result = (await loadValidator(language))(code, { ...tools, strict: p.flags.has('--strict') });
   // A call of a name the snapshot does not know may be a tool the script may not call or a skill it is
   // not offered: the service says which, and why.
   if (listed === undefined && hasUnknownCall(result)) return undefined;

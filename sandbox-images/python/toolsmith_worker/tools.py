@@ -190,8 +190,9 @@ class ToolRegistry:
         description, docs, returns = _parse_doc(inspect.getdoc(f))
         sig = inspect.signature(f)
         params = []
+        kinds = {p.kind for p in sig.parameters.values()}
         for p in sig.parameters.values():
-            if p.kind not in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY):
+            if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
                 continue
             t, opts, optional, items = _type_name(p.annotation)
             d = {
@@ -205,6 +206,10 @@ class ToolRegistry:
                 d["items"] = items
             if optional:
                 d["nullable"] = True
+            if p.kind is p.POSITIONAL_ONLY:
+                d["kind"] = "positional"
+            elif p.kind is p.KEYWORD_ONLY:
+                d["kind"] = "keyword"
             if p.default is not inspect.Parameter.empty:
                 d["default"] = list(p.default) if isinstance(p.default, tuple) else p.default
             o = (kw.get("options") or {}).get(p.name, opts)
@@ -229,6 +234,10 @@ class ToolRegistry:
             "location": "sandbox",
             "grade": grade,
         }
+        if inspect.Parameter.VAR_POSITIONAL in kinds:
+            desc["varArgs"] = True
+        if inspect.Parameter.VAR_KEYWORD in kinds:
+            desc["varKwargs"] = True
         if returns:
             desc["returns"] = returns
         return desc

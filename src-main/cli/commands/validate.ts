@@ -92,8 +92,9 @@ export function registerValidate(program: Command, ctx: CliContext): void {
         // A light verb: with --tools, or a workspace unchanged since the last snapshot
         // (sandboxes-cache.ts), the script is checked without opening the service.
         const fast =
-          tools ?? (opts.kit ? undefined : snapshotTools(workspaceOption(cmd), opts.sandbox, language));
-        let result = fast ? (await loadValidator(language))(code, { tools: fast, strict }) : undefined;
+          (tools && { tools }) ??
+          (opts.kit ? undefined : snapshotTools(workspaceOption(cmd), opts.sandbox, language));
+        let result = fast ? (await loadValidator(language))(code, { ...fast, strict }) : undefined;
         // From the snapshot, a name it does not know may be a tool the script may not call or a skill it
         // is not offered: the service says which, and why.
         if (result && !tools && hasUnknownCall(result)) result = undefined;

@@ -1,3 +1,5 @@
+import type { CallShape } from './signature.ts';
+
 /**
  * One problem found by a validator. Lines and columns are 1-based (editor convention); the range is
  * [line:column, endLine:endColumn). Every validator collects all violations and never stops at the first.
@@ -39,6 +41,12 @@ export interface ValidateOptions {
    * `notOffered`): a call says so instead of "is not defined".
    */
   unoffered?: Readonly<Record<string, string>>;
+  /**
+   * What a call of each tool or skill may pass (by script-visible name; core/tools/call-shape.ts): a call
+   * whose arguments cannot bind is a `tool-arguments` violation, a literal of the wrong type a
+   * `tool-argument-type` one. Without it, calls are not checked.
+   */
+  shapes?: Readonly<Record<string, CallShape>>;
 }
 
 /** Sorts violations by position, the order every front end shows them in. */
@@ -47,15 +55,34 @@ export function sortViolations(violations: Violation[]): Violation[] {
 }
 
 /**
+ * A message's first sentence: up to the first `.`, `;` or `:` followed by a space or the end, outside
+ * brackets (a signature such as `(add_numbers(a: int, b: int))` is never cut at its `a:`).
+ */
+function firstSentence(m: string): string {
+  let depth = 0;
+  for (let i = 0; i < m.length; i++) {
+    const c = m[i];
+    if (c === '(' || c === '[' || c === '{') depth++;
+    else if ((c === ')' || c === ']' || c === '}') && depth > 0) depth--;
+    else if (
+      depth === 0 &&
+      (c === '.' || c === ';' || c === ':') &&
+      (i + 1 === m.length || /\s/.test(m[i + 1] ?? ''))
+    )
+      return m.slice(0, i);
+  }
+  return m;
+}
+
+/**
  * Violations as a person reads them (run errors, the CLI): one short line, `line:column rule` and the
  * message's first sentence, never the paragraph written to make an LLM rewrite its script.
  */
 export function describeViolations(violations: readonly Violation[]): string {
   if (!violations.length) return 'the script failed validation';
-  const first = (m: string) => /^.*?[.;:](?=\s|$)/.exec(m)?.[0].replace(/[.;:]$/, '') ?? m;
   const shown = violations
     .slice(0, 3)
-    .map((v) => `line ${v.line}:${v.column} ${v.rule} (${first(v.message)})`);
+    .map((v) => `line ${v.line}:${v.column} ${v.rule} (${firstSentence(v.message)})`);
   const more = violations.length > 3 ? `, and ${violations.length - 3} more` : '';
   return `the script failed validation: ${shown.join('; ')}${more}`;
 }

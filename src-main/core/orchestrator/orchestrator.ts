@@ -4,6 +4,7 @@
  * detection. Inference tiers per attempt: templates -> rules -> LLM providers in order, each candidate
  * validated, a provider's invalid script corrected once before the next tier.
  */
+import type { CallShape } from '../lang/signature.ts';
 import { describeViolations } from '../lang/violation.ts';
 import type { ScriptLanguage, ValidationResult } from '../lang/violation.ts';
 import { CancelledError, LlmError } from '../ports/llm.ts';
@@ -19,6 +20,7 @@ import type { BuiltPrompt, ScriptGenerator, SandboxContext } from '../script/gen
 import { failureMessage } from '../sandbox/execution.ts';
 import { toAgentContext } from '../sandbox/agent-context.ts';
 import type { ExecutionError, ExecutionResult } from '../sandbox/execution.ts';
+import { callShapes } from '../tools/call-shape.ts';
 import type { JsonValue, Tool } from '../tools/model.ts';
 import type { ApprovalAnswer, ApprovalAsk, ApprovalGate } from '../tools/approval.ts';
 import { errorMessage } from '../errors.ts';
@@ -53,13 +55,15 @@ export interface ScriptSource {
 
 /**
  * Validates a script against the names it may call; with its sandbox, a call of one of the sandbox's
- * tools or the workspace's skills it may not call says why (excluded tools, skills not offered).
+ * tools or the workspace's skills it may not call says why (excluded tools, skills not offered); with
+ * shapes, what each call may pass.
  */
 export type Validate = (
   code: string,
   language: ScriptLanguage,
   tools: readonly string[],
   sandbox?: string,
+  shapes?: Readonly<Record<string, CallShape>>,
 ) => ValidationResult;
 
 export interface OrchestratorDeps {
@@ -163,6 +167,16 @@ function endpointOf(url: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** What a call of each of a run's tools and skills may pass (its scripts' `tool-arguments` checks). */
+function runCallShapes(
+  req: Pick<RunRequest, 'sandbox' | 'skills'>,
+  language: ScriptLanguage,
+): Record<string, CallShape> {
+  const seen = new Set(req.sandbox.tools.map((t) => t.name));
+  const skills = (req.skills ?? []).map((s) => s.tool).filter((t) => !seen.has(t.name));
+  return callShapes([...req.sandbox.tools, ...skills], language);
 }
 
 /** The `run_started` record of a request (what the run store creates the run from). */
@@ -462,7 +476,13 @@ export class Orchestrator {
   private given(ctx: RunCtx, body: string): Candidate {
     const tools = callableNames(ctx.req);
     const script = this.assemble(ctx, body);
-    const validation = this.deps.validate(script.body, ctx.language, tools, ctx.req.sandbox.name);
+    const validation = this.deps.validate(
+      script.body,
+      ctx.language,
+      tools,
+      ctx.req.sandbox.name,
+      runCallShapes(ctx.req, ctx.language),
+    );
     ctx.emit('tier', { n: 1, tier: 'edit' });
     ctx.emit('script', {
       n: 1,
@@ -498,13 +518,14 @@ export class Orchestrator {
   ): Promise<Candidate | undefined> {
     const { req, language } = ctx;
     const tools = callableNames(ctx.req);
+    const shapes = runCallShapes(req, language);
     const assemble = (body: string) => this.assemble(ctx, body);
     let last: Candidate | undefined;
     const check = (tier: Tier, script: AssembledScript, name?: string, answer?: string): Candidate => {
       const validation = noCodeIn(
         answer,
         script,
-        this.deps.validate(script.body, language, tools, req.sandbox.name),
+        this.deps.validate(script.body, language, tools, req.sandbox.name, shapes),
       );
       ctx.emit('script', {
         n,

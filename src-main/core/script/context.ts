@@ -6,8 +6,10 @@
 import type { ResolvedKit } from '../kits/kit.ts';
 import { kitToolView } from '../kits/kit.ts';
 import { JS_FRAMEWORK_NAMES, PYTHON_FRAMEWORK_NAMES } from '../lang/builtins.ts';
+import type { CallShape } from '../lang/signature.ts';
 import type { ScriptLanguage } from '../lang/violation.ts';
 import type { OfferedSkill } from '../skills/offered.ts';
+import { callShapes } from '../tools/call-shape.ts';
 import type { SandboxTool } from '../tools/extract.ts';
 import { assembleScript } from './assemble.ts';
 import type { AssembledScript } from './assemble.ts';
@@ -67,6 +69,15 @@ export const scriptToolNames = (ctx: Pick<ScriptContext, 'toolMap' | 'skills'>):
   ...Object.keys(ctx.toolMap),
   ...(ctx.skills ?? []).map((s) => s.name),
 ];
+
+/**
+ * What a call of each tool (under its kit alias) and offered skill may pass: the validator checks a
+ * script's calls against it (`tool-arguments`, core/lang/signature.ts).
+ */
+export const scriptCallShapes = (
+  ctx: Pick<ScriptContext, 'tools' | 'skills' | 'language'>,
+): Record<string, CallShape> =>
+  callShapes([...ctx.tools, ...(ctx.skills ?? []).map((s) => s.tool)], ctx.language);
 
 /** What the prompt builder needs of a script context. */
 export function sandboxContext(ctx: ScriptContext): SandboxContext {

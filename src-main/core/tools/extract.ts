@@ -289,7 +289,25 @@ export function extractTools(source: string, parsed: PyParseResult = parsePython
     const sources = perParam('source');
     const displayNames = perParam('display_name');
     const parameters: ToolParameter[] = [];
+    // How each parameter may be passed: before a bare `/` by position only, after `*` or `*args` by
+    // name only (the validator checks calls against this: core/lang/signature.ts).
+    let keywordOnly = false;
+    let varArgs = false;
+    let varKwargs = false;
     for (const p of fieldList(stmt, 'params')) {
+      if (p.category === 'simple' && !p.value) {
+        for (const before of parameters) before.kind = 'positional';
+        continue;
+      }
+      if (p.category === 'args') {
+        keywordOnly = true;
+        if (p.value) varArgs = true;
+        continue;
+      }
+      if (p.category === 'kwargs') {
+        varKwargs = true;
+        continue;
+      }
       if (!p.value || p.category !== 'simple') continue;
       const t = annotationType(field(p, 'annotation'));
       const defNode = field(p, 'defaultValue');
@@ -301,6 +319,7 @@ export function extractTools(source: string, parsed: PyParseResult = parsePython
         source: 'all',
         ...(t.items ? { items: t.items } : {}),
         ...(t.optional ? { nullable: true } : {}),
+        ...(keywordOnly ? { kind: 'keyword' as const } : {}),
       };
       if (defNode) {
         const d = literalValue(defNode);
@@ -338,6 +357,8 @@ export function extractTools(source: string, parsed: PyParseResult = parsePython
       line: parsed.position(stmt.start).line,
       grade: isGrade(grade) ? grade : WORST_GRADE,
     };
+    if (varArgs) tool.varArgs = true;
+    if (varKwargs) tool.varKwargs = true;
     if (doc.returns) tool.returns = doc.returns;
     tools.push(tool);
   }

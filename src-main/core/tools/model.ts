@@ -27,6 +27,11 @@ export interface ToolParameter {
   items?: ParamType;
   /** `Optional[...]`, `X | None`: the argument may be None (null). */
   nullable?: boolean;
+  /**
+   * How a call may pass it, when not both ways: `positional` (before `/` in the signature), `keyword`
+   * (after `*` or `*args`). Absent: by position or by name.
+   */
+  kind?: 'positional' | 'keyword';
 }
 
 /**
@@ -44,6 +49,10 @@ export interface Tool {
   location: ToolLocation;
   /** 1-based line of the definition in its source, when known. */
   line?: number;
+  /** The signature takes `*args` (any further positional arguments). */
+  varArgs?: boolean;
+  /** The signature takes `**kwargs` (any further keyword arguments). */
+  varKwargs?: boolean;
   /** The JSON Schema of the arguments as the tool's source gave it (MCP tools); else derived from `parameters`. */
   inputSchema?: { [key: string]: JsonValue };
   /** The JSON Schema of `data` on success, when the source documents it (MCP output schemas). */

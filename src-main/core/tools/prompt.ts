@@ -26,12 +26,25 @@ export function parameterPrompt(p: ToolParameter, indent = ''): string {
   );
 }
 
-/** Signature line shown to the LLM: `check_inventory(product_id: str, warehouse: str = "New York")`. */
-export function toolSignature(tool: Tool): string {
-  const params = tool.parameters.map((p) => {
+/**
+ * Signature line shown to the LLM: `check_inventory(product_id: str, warehouse: str = "New York")`, with
+ * Python's markers where the tool has them: `/` after positional-only parameters, `*` (or `*args`) before
+ * keyword-only ones, `**kwargs`.
+ */
+export function toolSignature(tool: Pick<Tool, 'name' | 'parameters' | 'varArgs' | 'varKwargs'>): string {
+  const params: string[] = [];
+  let keywordOnly = false;
+  tool.parameters.forEach((p, i) => {
+    if (p.kind === 'keyword' && !keywordOnly) {
+      keywordOnly = true;
+      params.push(tool.varArgs ? '*args' : '*');
+    }
     const base = `${p.name}: ${paramTypeText(p)}`;
-    return p.required ? base : `${base} = ${pyLiteral(p.default ?? null)}`;
+    params.push(p.required ? base : `${base} = ${pyLiteral(p.default ?? null)}`);
+    if (p.kind === 'positional' && tool.parameters[i + 1]?.kind !== 'positional') params.push('/');
   });
+  if (tool.varArgs && !keywordOnly) params.push('*args');
+  if (tool.varKwargs) params.push('**kwargs');
   return `${tool.name}(${params.join(', ')})`;
 }
 

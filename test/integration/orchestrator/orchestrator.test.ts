@@ -90,6 +90,49 @@ describe('PLAN mode', () => {
     expect(mine.filter((e) => e === 'script_executed')).toHaveLength(2);
   });
 
+  it('a tool call with wrong arguments is refused by validation: the LLM is told the argument and the signature', async () => {
+    const SIG = '(get_user(user_id: str))';
+    llm.push(
+      fence('r = get_user()\nemit_result(r.data["name"])'),
+      fence('r = get_user("u1", "name")\nemit_result(r.data["name"])'),
+      fence('r = get_user(user_id="u1")\nemit_result(r.data["name"])'),
+    );
+    const { done } = await runs.start({
+      task: 'What is the name of user u1?',
+      sandbox: 'ecommerce',
+      providers: providers(),
+      maxRetries: 2,
+      noTemplates: true,
+    });
+    const outcome = await done;
+    expect(outcome).toMatchObject({ status: 'succeeded', result: 'Ada Lovelace' });
+    const rec = runs.get(outcome.runId);
+    const [a1, a2] = rec.attempts;
+    // Attempt 1: both candidates refused before any sandbox ran them; the record holds the violations.
+    expect(a1?.execution).toBeUndefined();
+    expect(a1?.toolCalls).toEqual([]);
+    expect(a1?.rejected[0]?.violations).toEqual([
+      expect.objectContaining({
+        rule: 'tool-arguments',
+        message: `get_user() missing required argument 'user_id' ${SIG}`,
+        line: 1,
+      }),
+    ]);
+    expect(a1?.validation?.violations.map((v) => v.message)).toEqual([
+      `get_user() takes 1 positional argument but 2 were given ${SIG}`,
+    ]);
+    // What reached the LLM server: the correction request names the missing argument and the signature,
+    // and the next attempt's retry prompt the extra positional argument.
+    const sent = llm.requests.map((r) => JSON.stringify(r.body));
+    expect(sent).toHaveLength(3);
+    expect(sent[1]).toContain('[tool-arguments]');
+    expect(sent[1]).toContain(`get_user() missing required argument 'user_id' ${SIG}`);
+    expect(sent[2]).toContain(`get_user() takes 1 positional argument but 2 were given ${SIG}`);
+    expect(a2?.prompt?.kind).toBe('retry');
+    expect(a2?.prompt?.user).toContain('[tool-arguments]');
+    expect(a2?.toolCalls.map((t) => t.name)).toEqual(['get_user']);
+  });
+
   it('at the retry limit ends failed with the last error', async () => {
     llm.fallback = { text: fence('r = get_orders()\nemit_result(r.data["nope"])') };
     const outcome = await (

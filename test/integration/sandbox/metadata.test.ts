@@ -21,6 +21,12 @@ const sources: [string, string][] = [
     'typed',
     `from typing import Literal, Optional\n\n@tool(examples={"n": [1, 2]}, source={"q": "context"}, display_name={"q": "Query"})\ndef t(q: str, n: int = 3, f: float = -1.5, flag: bool = True, mode: Literal["a", "b"] = "a", opt: Optional[str] = None, tags: list[str] = [], meta: dict = {}) -> ToolResponse:\n    """Typed tool.\n\n    Args:\n        q (str): The query\n            over two lines.\n        n: How many.\n\n    Returns:\n        Things.\n    """\n    return ToolResponse(success=True)\n`,
   ],
+  [
+    // How each parameter may be passed (positional-only, keyword-only) and *args/**kwargs: the
+    // validator's tool-arguments checks read them.
+    'kinds',
+    `@tool\ndef po(x: int, /, y: str = "a", *, z: bool = False) -> ToolResponse:\n    """Positional-only and keyword-only."""\n    return ToolResponse(success=True)\n\n@tool\ndef many(first: str, *rest, key: int = 1, **options) -> ToolResponse:\n    """Variadic."""\n    return ToolResponse(success=True)\n`,
+  ],
 ];
 
 describe('tool metadata: host extraction == worker derivation', () => {

@@ -59,10 +59,12 @@ describe('tracebacks through tools.py', () => {
   }, 300_000);
 
   it("a call with an argument its tool does not take names that argument and the tool's parameters", async () => {
+    // (validation refuses these calls first: tool-arguments; here the worker's own binding is tested)
     const r = await svc.execution.executeScript({
       sandbox: 'ecommerce',
       language: 'python',
       body: 'r = broken(wrong=1)\nemit_result(r.data)\n',
+      validate: false,
     });
     expect(r.error?.type).toBe('TypeError');
     // (Python's own bind said only "missing a required argument: 'key'")
@@ -74,7 +76,21 @@ describe('tracebacks through tools.py', () => {
       sandbox: 'ecommerce',
       language: 'python',
       body: 'r = broken()\nemit_result(r.data)\n',
+      validate: false,
     });
     expect(missing.error?.message).toBe("broken() missing a required argument: 'key'");
+  }, 300_000);
+
+  it('validation refuses the same calls before anything runs, naming the argument and the signature', async () => {
+    const r = await svc.execution.executeScript({
+      sandbox: 'ecommerce',
+      language: 'python',
+      body: 'r = broken(wrong=1)\nemit_result(r.data)\n',
+    });
+    expect(r).toMatchObject({ success: false, exitReason: 'rejected', toolCalls: [] });
+    expect(r.error?.message).toContain(
+      "broken() got an unexpected keyword argument 'wrong' (broken(key: str))",
+    );
+    expect(r.error?.message).toContain("broken() missing required argument 'key' (broken(key: str))");
   }, 300_000);
 });

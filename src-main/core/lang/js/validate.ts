@@ -139,7 +139,7 @@ export function validateJs(
   code: string,
   options: ValidateOptions & { typescript?: boolean },
 ): ValidationResult {
-  const ctx = new JsRuleContext(new Set(options.tools));
+  const ctx = new JsRuleContext(new Set(options.tools), options.shapes);
   const violations = ctx.violations;
   let file: ReturnType<typeof parse>;
   try {

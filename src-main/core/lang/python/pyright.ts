@@ -444,6 +444,21 @@ export function categoryOf(n: PyTreeNode): string | undefined {
   if (kind === 'Parameter') return PARAM_CATEGORIES[d.category ?? 0];
   return undefined;
 }
+/** A Number literal's kind: `int`, `float` or `complex` (`1j`); undefined for any other node. */
+export function numberKindOf(n: PyTreeNode): 'int' | 'float' | 'complex' | undefined {
+  const p = rawOf(n);
+  if (NODE_KINDS[p.nodeType] !== 'Number') return undefined;
+  const d = p.d as { isInteger?: boolean; isImaginary?: boolean };
+  return d.isImaginary ? 'complex' : d.isInteger ? 'int' : 'float';
+}
+/** A StringList of bytes literals (`b"..."`). */
+export function isBytes(n: PyTreeNode): boolean {
+  const p = rawOf(n);
+  if (NODE_KINDS[p.nodeType] !== 'StringList') return false;
+  const first = (p.d as Data).strings?.[0];
+  const flags = (first?.d as { token?: { flags: number } } | undefined)?.token?.flags ?? 0;
+  return (flags & BYTES) !== 0;
+}
 /** A StringList containing an f-string, or a FormatString (as `PyNode.formatted`). */
 export function isFormatted(n: PyTreeNode): boolean {
   const p = rawOf(n);

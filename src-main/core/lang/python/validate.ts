@@ -50,6 +50,10 @@ export const PYTHON_RULES: Readonly<Record<string, string>> = {
     'an attribute assigned or deleted (x.a = v, x.a += v, del x.a, for x.a in ...): scripts keep values in variables, lists and dicts',
   'rebind-framework': 'rebinding emit_*, credential, collected, a pre-imported module or a tool name',
   'tool-not-called': 'a tool referenced without being called',
+  'tool-arguments':
+    'a tool or skill call whose arguments cannot bind to its signature: too many positional arguments, an unknown, repeated or positional-only keyword, an argument given twice, a required one missing (calls that unpack *args/**kwargs are not checked)',
+  'tool-argument-type':
+    'a literal argument of the wrong type for its parameter (a string for an int, None where None is not taken)',
   'unknown-function': 'a call to a name that is not a tool, a helper, a builtin or defined in the script',
   'missing-emit': 'no call to emit_result or emit_intermediate',
   'no-global': 'global / nonlocal statements',
@@ -88,6 +92,7 @@ export interface PythonPart {
 export function validatePythonPart(code: string, options: ValidateOptions, firstLine = 1): PythonPart {
   const parsed = parsePythonTree(code);
   const ctx = new PyRuleContext(parsed, firstLine - 1, new Set(options.tools), new PyTreeNodeSet(parsed));
+  ctx.shapes = options.shapes;
   // Only the first syntax error the parser met, as Python itself reports: it recovers and goes on, and
   // what it finds after that is mostly the same error seen again (`def f(:` gave seven). finishPython
   // also drops what other rules found after it.

@@ -5,6 +5,7 @@
  */
 import * as t from '@babel/types';
 import type { RuleHandler, RuleModule } from '../../rules.ts';
+import type { CallShape } from '../../signature.ts';
 import type { Violation } from '../../violation.ts';
 
 /** The state of one walk over a script, handed to every handler. */
@@ -23,8 +24,11 @@ export class JsRuleContext {
   key = '';
   /** Every ancestor of the node, the root first (the driver's stack: read it, never keep it). */
   readonly ancestors: t.Node[] = [];
-  constructor(tools: ReadonlySet<string>) {
+  /** What a call of each tool may pass (`ValidateOptions.shapes`), when known. */
+  readonly shapes: Readonly<Record<string, CallShape>> | undefined;
+  constructor(tools: ReadonlySet<string>, shapes?: Readonly<Record<string, CallShape>>) {
     this.tools = tools;
+    this.shapes = shapes;
   }
   /** Reports a violation over the node's range (1-based columns); a node without a location is skipped. */
   at(n: t.Node, rule: string, message: string): void {

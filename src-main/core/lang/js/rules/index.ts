@@ -7,6 +7,7 @@ import { mergeRules } from '../../rules.ts';
 import type { MergedRules } from '../../rules.ts';
 import { asRuleModules } from './context.ts';
 import type { JsRuleContext, JsRuleModule } from './context.ts';
+import { argumentRules } from './arguments.ts';
 import { callRules } from './calls.ts';
 import { definitionRules } from './definitions.ts';
 import { importRules } from './imports.ts';
@@ -25,6 +26,7 @@ export const JS_RULE_MODULES: readonly JsRuleModule[] = [
   definitionRules,
   nameRules,
   toolRules,
+  argumentRules,
   callRules,
 ];
 

@@ -2,6 +2,7 @@
  * What the Python rule modules share: the context a handler gets (where to report, the tools, the names
  * bound so far, the node's parent and role) and small helpers over pyright's tree.
  */
+import type { CallShape } from '../../signature.ts';
 import type { Violation } from '../../violation.ts';
 import type { RuleHandler, RuleModule } from '../../rules.ts';
 import {
@@ -24,6 +25,8 @@ export class PyRuleContext {
   readonly violations: Violation[] = [];
   /** The tool names the script may call. */
   readonly tools: ReadonlySet<string>;
+  /** What a call of each tool may pass (`ValidateOptions.shapes`), when known. */
+  shapes: Readonly<Record<string, CallShape>> | undefined = undefined;
   /** The Name nodes bound so far (assignment targets, defs, parameters...), filled by the scopes rules. */
   readonly stores: PyTreeNodeSet;
   /** Calls to emit_result / emit_intermediate. */

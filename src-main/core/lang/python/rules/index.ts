@@ -6,6 +6,7 @@ import { mergeRules } from '../../rules.ts';
 import { PY_KIND_ID } from '../pyright.ts';
 import type { PyTreeNode as PyNode } from '../pyright.ts';
 import type { PyHandler, PyRuleContext, PyRuleModule } from './context.ts';
+import { argumentRules } from './arguments.ts';
 import { attributeRules } from './attributes.ts';
 import { callRules } from './calls.ts';
 import { constructRules } from './constructs.ts';
@@ -25,6 +26,7 @@ export const PYTHON_RULE_MODULES: readonly PyRuleModule[] = [
   nameRules,
   moduleRules,
   toolRules,
+  argumentRules,
   callRules,
   guardedRules,
   attributeRules,
