@@ -59,6 +59,20 @@ def _bind_error(alias, sig, kwargs, e):
     return f"{alias}() {e}"
 
 
+def _given(sig, args, kwargs):
+    """The arguments of a call that did not bind, as the script gave them, for its record: named by the
+    parameters they would fill when a partial bind can tell (`add(1)` is {"a": 1}), else the positional
+    ones as a list under "*args" (no keyword can be named so) beside the keyword ones. Values stay JSON
+    (their repr only when they are not JSON data): the record used to hold every value's repr, so the
+    number 1 showed as the string "1"."""
+    if sig is not None:
+        try:
+            return _snapshot(sig.bind_partial(*args, **kwargs).arguments)
+        except TypeError:
+            pass
+    return _snapshot({"*args": list(args), **kwargs} if args else kwargs)
+
+
 def _snapshot(arguments):
     """A tool call's arguments as a JSON copy taken when they cross into the tool (their repr when they
     are not JSON data): what the trace records, whatever the tool or the script does with them later."""
@@ -248,7 +262,7 @@ class Child:
                 bound = sig.bind(*args, **kwargs)
             except TypeError as e:
                 why = _bind_error(alias, sig, kwargs, e)
-                self.trace(alias, {"args": [repr(a) for a in args], **{k: repr(v) for k, v in kwargs.items()}}, started, error=why)
+                self.trace(alias, _given(sig, args, kwargs), started, error=why)
                 raise TypeError(why) from None
             traced = _snapshot(bound.arguments)  # as they crossed, before the tool can change them
             if name in self.job.approve:
@@ -322,7 +336,7 @@ class Child:
     def refused_tool(self, alias):
         def call(*args, **kwargs):
             started = time.perf_counter()
-            self.trace(alias, {k: repr(v) for k, v in kwargs.items()}, started, error="refused: not in this run's tools", refused=True)
+            self.trace(alias, _given(None, args, kwargs), started, error="refused: not in this run's tools", refused=True)
             raise PermissionError(f"{alias} is not one of the tools of this run")
 
         return call

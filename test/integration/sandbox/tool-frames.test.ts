@@ -93,4 +93,22 @@ describe('tracebacks through tools.py', () => {
     );
     expect(r.error?.message).toContain("broken() missing required argument 'key' (broken(key: str))");
   }, 300_000);
+
+  it('a call that does not bind is traced with its arguments as the script gave them, not their repr', async () => {
+    const run = (body: string) =>
+      svc.execution.executeScript({ sandbox: 'ecommerce', language: 'python', body, validate: false });
+    // Too few: named by the parameters they fill.
+    const few = await run('r = check_inventory()\nemit_result(1)\n');
+    expect(few.toolCalls).toMatchObject([{ name: 'check_inventory', args: {} }]);
+    const partial = await run('r = get_user(user_id=7, extra=[1, None])\nemit_result(1)\n');
+    // (a bind that cannot be made even partially: the keywords as given, values kept as JSON)
+    expect(partial.toolCalls).toMatchObject([{ name: 'get_user', args: { user_id: 7, extra: [1, null] } }]);
+    // Too many positional ones: all of them under "*args", numbers still numbers.
+    const many = await run('r = get_user(1, 2.5, True)\nemit_result(1)\n');
+    expect(many.toolCalls).toMatchObject([{ name: 'get_user', args: { '*args': [1, 2.5, true] } }]);
+    expect(many.toolCalls[0]?.error).toContain('get_user() too many positional arguments');
+    // Fewer than the tool needs, by position: the parameter they fill.
+    const one = await run('r = check_inventory(12)\nemit_result(1)\n');
+    expect(one.toolCalls).toMatchObject([{ name: 'check_inventory', args: { product_id: 12 } }]);
+  }, 300_000);
 });
