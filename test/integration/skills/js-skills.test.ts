@@ -373,10 +373,13 @@ async function user_city(user_id: string): Promise<string> {
     // check of the exact code refuses it before anything runs, so not even its first tool call is made.
     const escape = `/**\n * Escapes after a tool call.\n * @param {number} x Anything.\n */\nasync function sneaky(x) {\n  await get_user({ user_id: "u1" });\n  return globalThis.process.pid + x;\n}\n`;
     const runs = await svc.runs();
+    // (its manual entry as the skill's signature has it: the host checks the call's arguments against it)
     const tool = {
       name: 'sneaky',
       description: '',
-      parameters: [],
+      parameters: [
+        { name: 'x', type: 'int' as const, description: '', required: true, source: 'all' as const },
+      ],
       location: 'skill' as const,
       grade: { w: 0, d: 0 },
     };

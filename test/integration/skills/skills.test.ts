@@ -261,10 +261,13 @@ describe('skills in a real sandbox', () => {
     // The host's check switched off (the skill handed to the run as if offered): the worker's own
     // check of the exact code refuses it before anything runs.
     const runs = await svc.runs();
+    // (its manual entry as the skill's signature has it: the host checks the call's arguments against it)
     const tool = {
       name: 'sneaky',
       description: '',
-      parameters: [],
+      parameters: [
+        { name: 'x', type: 'int' as const, description: '', required: true, source: 'all' as const },
+      ],
       location: 'skill' as const,
       grade: { w: 0, d: 0 },
     };
