@@ -37,6 +37,7 @@ export type { SkillCaseResult, SkillCheck, SkillStatus, SkillTestResult, SkillVi
 import type { Grade } from '../core/tools/grade.ts';
 import type { JsonValue } from '../core/tools/model.ts';
 import { toolSignature } from '../core/tools/prompt.ts';
+import { contentHash } from '../core/tools/registry.ts';
 import { errorMessage } from '../core/errors.ts';
 import type { SkillEntry, SkillFiles, SkillVerdict } from '../infra/workspace/skill-files.ts';
 import { ToolsmithError } from './errors.ts';
@@ -180,6 +181,10 @@ export class SkillService {
   offered(ctx: Pick<ScriptContext, 'sandbox' | 'language' | 'toolMap' | 'tools'>): OfferedSkill[] {
     const verdicts = this.files.verdicts();
     const names = Object.keys(ctx.toolMap);
+    // A skill's own tool calls are checked against the tools' signatures too (a tools.py edit that
+    // changes one makes the verdict below be computed again).
+    const shapes = scriptCallShapes(ctx);
+    const shapesKey = contentHash(JSON.stringify(shapes));
     const out: OfferedSkill[] = [];
     for (const e of this.files.list(ctx.sandbox)) {
       const v = verdicts[`${e.sandbox}/${e.name}`];
@@ -188,10 +193,10 @@ export class SkillService {
       if (!skillOfferedTo(language, ctx.language)) continue;
       const shape = shapeOf(e.skill.name, e.skill.source, language);
       // Valid against this context's tools: a kit without a tool the skill calls does not offer it.
-      const key = `${e.hash}\0${names.join(',')}`;
+      const key = `${e.hash}\0${names.join(',')}\0${shapesKey}`;
       let ok = this.validFor.get(key);
       if (ok === undefined) {
-        ok = this.deps.validate(e.skill.source, language, { tools: names, requireEmit: false }).valid;
+        ok = this.deps.validate(e.skill.source, language, { tools: names, requireEmit: false, shapes }).valid;
         if (this.validFor.size > 256) this.validFor.clear();
         this.validFor.set(key, ok);
       }

@@ -247,6 +247,20 @@ describe('kit aliases: the tool under its alias, with its signature', () => {
     ]);
   });
 
+  it("a skill's own tool calls are checked when it is checked", () => {
+    const c = svc.skills().check({
+      sandbox: 'ecommerce',
+      name: 'user_name',
+      source:
+        'def user_name(user_id: str) -> str:\n    """The user\'s name."""\n    return get_user(id=user_id).data["name"]\n',
+    });
+    expect(c.valid).toBe(false);
+    expect(c.violations.map((x) => `${x.rule}@${x.line}:${x.column} ${x.message}`)).toEqual([
+      "tool-arguments@3:12 get_user() missing required argument 'user_id' (get_user(user_id: str))",
+      "tool-arguments@3:21 get_user() got an unexpected keyword argument 'id' (get_user(user_id: str))",
+    ]);
+  });
+
   it('the service validates against the sandbox (and kit) it is given', () => {
     const plain = svc.execution.validate({
       code: 'r = get_user("u1", "extra")\nemit_result(r.data)\n',
