@@ -260,16 +260,30 @@ export class SkillService {
     if (!verdict.passed)
       return `${what} but failed its tests${verdict.failures[0] ? ` (${verdict.failures[0]})` : ''}: it is offered once they pass (${test})`;
     let missing: string[] = [];
+    let unbound: string | undefined;
     try {
       const all = this.deps.toolContext(e.sandbox, undefined, scriptLanguageOf(skillLanguage));
       missing = skillTools(shapeOf(e.name, e.skill.source, skillLanguage), Object.keys(all.toolMap)).filter(
         (t) => !have.has(t),
       );
+      // Its tool calls no longer bind to the tools' signatures (tools.py changed since its tests passed).
+      if (!missing.length) {
+        const v = this.deps.validate(e.skill.source, skillLanguage, {
+          tools: Object.keys(all.toolMap),
+          requireEmit: false,
+          shapes: scriptCallShapes(all),
+        });
+        unbound = v.violations.find(
+          (x) => x.rule === 'tool-arguments' || x.rule === 'tool-argument-type',
+        )?.message;
+      }
     } catch {
       /* the sandbox's tools do not load: said below */
     }
-    return missing.length
-      ? `${what} and calls ${missing.join(', ')}, which this script may not call (outside its kit, or above the workspace's maximum grade): run the script without the kit, or with one that has ${missing.length === 1 ? 'it' : 'them'}`
+    if (missing.length)
+      return `${what} and calls ${missing.join(', ')}, which this script may not call (outside its kit, or above the workspace's maximum grade): run the script without the kit, or with one that has ${missing.length === 1 ? 'it' : 'them'}`;
+    return unbound
+      ? `${what} but its own tool call no longer fits the tool's signature (${unbound}): edit the skill to match the tool, then test it again (${test})`
       : `${what} but does not validate against this script's tools`;
   }
 
