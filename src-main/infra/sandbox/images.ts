@@ -10,7 +10,6 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import {
-  chmodSync,
   copyFileSync,
   existsSync,
   mkdirSync,
@@ -27,6 +26,7 @@ import { dirname, join } from 'node:path';
 import type Docker from 'dockerode';
 import { RUNTIMES } from '../../core/sandbox/runtimes.ts';
 import type { RuntimeId } from '../../core/sandbox/runtimes.ts';
+import { normaliseModes } from './modes.ts';
 
 export type RuntimeImage = RuntimeId;
 
@@ -69,6 +69,12 @@ function entrypoint(runtime: NpmRuntime): string[] {
 }
 
 const RECIPE_VERSION = '1';
+/**
+ * The images' modes are the recipe's (normaliseModes), whatever the builder's umask or the clone's modes:
+ * part of the tags, so an image built before, under `umask 077` (its worker unreadable by uid 65534), is
+ * not taken for a good one.
+ */
+const MODES = 'modes: folders 0755, files 0644 or 0755';
 const PYTHON_BASE_EXCLUDES = [
   './usr/share/doc',
   './usr/share/man',
@@ -93,6 +99,8 @@ export interface ImagePaths {
   nodeBinary: string;
   /** Where the debootstrap'ed root and the bun/deno npm packages are cached between builds. */
   cacheDir?: string;
+  /** The tags' namespace, `toolsmith` unless given (a test builds images of its own under another). */
+  namespace?: string;
 }
 
 export type Progress = (line: string) => void;
@@ -197,18 +205,19 @@ export function imageTag(runtime: RuntimeImage, paths: ImagePaths): string {
     ]);
     // (the fork server's C loop as built here, or its absence)
     const loop = buildForkLoop(paths.imagesDir, cacheRoot(paths)).path;
-    return `toolsmith/python:${sha(RECIPE_VERSION, ...worker, PYTHON_BASE_EXCLUDES.join(','), loop ? readFileSync(loop) : 'no c loop')}`;
+    return `${ns(paths)}/python:${sha(RECIPE_VERSION, ...worker, PYTHON_BASE_EXCLUDES.join(','), loop ? readFileSync(loop) : 'no c loop', MODES)}`;
   }
   const worker = NODE_WORKER_FILES.flatMap((f) => [`${f}\0`, readFileSync(join(paths.imagesDir, 'node', f))]);
   if (isNpmRuntime(runtime)) {
     const r = NPM_RUNTIMES[runtime];
-    return `toolsmith/${runtime}:${sha(RECIPE_VERSION, ...worker, r.package, r.version, r.integrity, JSON.stringify(entrypoint(runtime)), JSON.stringify(r.env))}`;
+    return `${ns(paths)}/${runtime}:${sha(RECIPE_VERSION, ...worker, r.package, r.version, r.integrity, JSON.stringify(entrypoint(runtime)), JSON.stringify(r.env), MODES)}`;
   }
   const version = spawnSync(paths.nodeBinary, ['--version'], { encoding: 'utf8' }).stdout.trim();
   // (the binary execute-only and /tmp 1777 are part of the recipe)
-  return `toolsmith/node:${sha(RECIPE_VERSION, ...worker, version, 'node 0711, /tmp 1777')}`;
+  return `${ns(paths)}/node:${sha(RECIPE_VERSION, ...worker, version, 'node 0711, /tmp 1777', MODES)}`;
 }
 
+const ns = (paths: ImagePaths) => paths.namespace ?? 'toolsmith';
 const cacheRoot = (paths: ImagePaths) => paths.cacheDir ?? join(homedir(), '.cache', 'toolsmith');
 
 /**
@@ -277,7 +286,10 @@ function run(cmd: string, args: string[], progress: Progress): Promise<void> {
 
 /**
  * `docker build` of a folder (its Dockerfile) through the Docker API, streaming the build log to
- * `progress`; `networkmode` none for offline builds. A build that fails leaves none of its own images
+ * `progress`; `networkmode` none for offline builds. The folder's modes are made the recipe's first
+ * (normaliseModes, with `modes` for the paths that need their own): COPY keeps a context's modes, and a
+ * context staged under `umask 077` (or copied from a clone made under it) left the worker's files 0600 and
+ * folders 0700 in the image, unreadable by the sandbox user. A build that fails leaves none of its own images
  * behind: the classic builder keeps an image for every step that succeeded (untagged once nothing names
  * it), so a failed dependency install left ~115 MB on the engine per attempt. Those step images are
  * removed (`removeStepImages`); an image a step took from the cache and that another image still builds
@@ -288,9 +300,14 @@ export async function dockerBuild(
   dir: string,
   tag: string,
   progress: Progress,
-  opts: { networkmode?: 'none' | 'default'; labels?: Record<string, string> } = {},
+  opts: {
+    networkmode?: 'none' | 'default';
+    labels?: Record<string, string>;
+    modes?: Readonly<Record<string, number>>;
+  } = {},
 ): Promise<void> {
   progress(`building ${tag}`);
+  normaliseModes(dir, opts.modes);
   const tar = spawn('tar', ['-C', dir, '-cf', '-', '.'], { stdio: ['ignore', 'pipe', 'inherit'] });
   const stream = await docker.buildImage(tar.stdout, {
     t: tag,
@@ -340,7 +357,7 @@ async function removeStepImages(docker: Docker, ids: string[]): Promise<void> {
 }
 
 async function pythonBase(docker: Docker, paths: ImagePaths, progress: Progress): Promise<string> {
-  const tag = `toolsmith/python-base:${sha(RECIPE_VERSION, PYTHON_BASE_EXCLUDES.join(','))}`;
+  const tag = `${ns(paths)}/python-base:${sha(RECIPE_VERSION, PYTHON_BASE_EXCLUDES.join(','))}`;
   if (await imageExists(docker, tag)) return tag;
   const cache = cacheRoot(paths);
   const root = join(cache, 'bookworm-python-minbase');
@@ -409,6 +426,10 @@ export async function buildImage(
     return tag;
   }
   const ctx = mkdtempSync(join(tmpdir(), `toolsmith-image-${runtime}-`));
+  // Paths of the context whose mode is not a plain folder's or file's (see dockerBuild).
+  const modes: Record<string, number> = {};
+  // (Docker's tmpfs on /tmp takes this folder's mode)
+  if (runtime !== 'python') modes['rootfs/tmp'] = 0o1777;
   try {
     if (runtime === 'python') {
       const base = await pythonBase(docker, paths, progress);
@@ -428,10 +449,9 @@ export async function buildImage(
       const rootfs = join(ctx, 'rootfs');
       mkdirSync(join(rootfs, 'usr/local/bin'), { recursive: true });
       mkdirSync(join(rootfs, 'tmp'), { recursive: true });
-      chmodSync(join(rootfs, 'tmp'), 0o1777); // (Docker's tmpfs on /tmp takes this folder's mode)
       mkdirSync(join(rootfs, 'etc'), { recursive: true });
       copyFileSync(binary, join(rootfs, 'usr/local/bin', runtime));
-      chmodSync(join(rootfs, 'usr/local/bin', runtime), 0o755);
+      modes[`rootfs/usr/local/bin/${runtime}`] = 0o755;
       copyLinkedLibraries(binary, rootfs);
       copyNodeWorker(paths.imagesDir, join(rootfs, 'opt/toolsmith'));
       writeFileSync(join(rootfs, 'etc/passwd'), 'nobody:x:65534:65534:nobody:/tmp:/nonexistent\n');
@@ -445,11 +465,10 @@ export async function buildImage(
       const rootfs = join(ctx, 'rootfs');
       mkdirSync(join(rootfs, 'usr/local/bin'), { recursive: true });
       mkdirSync(join(rootfs, 'tmp'), { recursive: true });
-      chmodSync(join(rootfs, 'tmp'), 0o1777); // (Docker's tmpfs on /tmp takes this folder's mode)
       copyFileSync(paths.nodeBinary, join(rootfs, 'usr/local/bin/node'));
       // Execute-only for the sandbox user: the kernel makes a process of a binary it cannot read
       // non-dumpable, so no job reads the worker's or a later job's memory (docs/sandboxes.md).
-      chmodSync(join(rootfs, 'usr/local/bin/node'), 0o711);
+      modes['rootfs/usr/local/bin/node'] = 0o711;
       for (const lib of linkedLibraries(paths.nodeBinary)) {
         const dest = join(rootfs, lib);
         mkdirSync(dirname(dest), { recursive: true });
@@ -462,7 +481,7 @@ export async function buildImage(
         `FROM scratch\nCOPY rootfs/ /\nUSER 65534:65534\nWORKDIR /tmp\nENTRYPOINT ["/usr/local/bin/node", "--disallow-code-generation-from-strings", "/opt/toolsmith/worker.mjs"]\n`,
       );
     }
-    await dockerBuild(docker, ctx, tag, progress);
+    await dockerBuild(docker, ctx, tag, progress, { modes });
     return tag;
   } finally {
     rmSync(ctx, { recursive: true, force: true });

@@ -26,7 +26,6 @@ import {
   readFileSync,
   realpathSync,
   rmSync,
-  statSync,
   writeFileSync,
 } from 'node:fs';
 import { release, tmpdir } from 'node:os';
@@ -37,6 +36,7 @@ import type { WorkerCgroup } from './cgroups.ts';
 import { credentialEnv, SHM_MB } from './docker.ts';
 import { WorkerConnection } from './connection.ts';
 import { buildForkLoop, copyNodeWorker, copyPythonWorker } from './images.ts';
+import { normaliseModes } from './modes.ts';
 import type { SandboxSpec, WorkerFactory } from './pool.ts';
 import { hostSeccompFilter } from './seccomp.ts';
 import { errorMessage } from '../../core/errors.ts';
@@ -115,11 +115,10 @@ export class ProcessWorkerFactory implements WorkerFactory {
     copyFileSync(opts.nodeBinary, join(this.dir, 'bin', 'node'));
     // Folders and copies are made with the person's umask: under `umask 077` they were 0700 and 0600
     // (the C loop 0700), so the workers' uids could not read worker.py's package and every Python worker
-    // died at its first import ("No module named 'toolsmith_worker.worker'").
-    worldReadable(this.dir);
-    // Execute-only: a process started from a binary it cannot read is not dumpable (the kernel's rule),
-    // so no job reads the node worker's or another job's memory (docs/sandboxes.md, "Between jobs").
-    chmodSync(join(this.dir, 'bin', 'node'), 0o111);
+    // died at its first import ("No module named 'toolsmith_worker.worker'"). bin/node execute-only: a
+    // process started from a binary it cannot read is not dumpable (the kernel's rule), so no job reads
+    // the node worker's or another job's memory (docs/sandboxes.md, "Between jobs").
+    normaliseModes(this.dir, { 'bin/node': 0o111 });
     this.python =
       ['/usr/bin/python3', '/usr/local/bin/python3'].find(
         (p) => spawnSync(p, ['-c', 'import sys;sys.exit(sys.version_info<(3,11))']).status === 0,
@@ -505,14 +504,4 @@ function pythonFiles(python: string): string[] {
   }
   if (python.startsWith('/usr/local/')) paths.add(python);
   return [...paths];
-}
-
-/** Makes every folder under `dir` (itself included) 0755 and every file readable by all, whatever the umask. */
-function worldReadable(dir: string): void {
-  chmodSync(dir, 0o755);
-  for (const e of readdirSync(dir, { withFileTypes: true })) {
-    const p = join(dir, e.name);
-    if (e.isDirectory()) worldReadable(p);
-    else if (e.isFile()) chmodSync(p, (statSync(p).mode & 0o777) | 0o444);
-  }
 }
