@@ -5,6 +5,7 @@
  * what to confirm with its user; docs/mcp-server.md).
  */
 import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
 
 export const SERVER_INSTRUCTIONS = [
   'Toolsmith runs short scripts over a sandbox of tools, validated first and isolated in a container; every run is recorded.',
@@ -55,8 +56,23 @@ export const TOOL_META: Readonly<Record<string, { title: string; annotations: To
   },
 };
 
-/** A tool's title and annotations merged into its registration config. */
-export function withMeta<C extends object>(name: string, config: C): C & Partial<(typeof TOOL_META)[string]> {
+/**
+ * A tool's registration config: its title and annotations merged in, and its input shape made a strict
+ * object. Every tool of the server registers through this, so none drops an argument it does not take:
+ * the SDK strips unknown keys of a plain shape, so a client's typo (`sanbox`, `max_step`) ran with the
+ * defaults without a word; now the call is a tool error naming the key (`Unrecognized key: "sanbox"`),
+ * nothing runs, and the advertised input schema says `additionalProperties: false`.
+ */
+export function toolConfig<S extends z.ZodRawShape, C extends object>(
+  name: string,
+  config: C & { inputSchema: S },
+): Omit<C, 'inputSchema'> & { inputSchema: z.ZodObject<S, z.core.$strict> } & Partial<
+    (typeof TOOL_META)[string]
+  > {
   const meta = TOOL_META[name];
-  return meta ? { ...config, title: meta.title, annotations: meta.annotations } : config;
+  return {
+    ...config,
+    inputSchema: z.strictObject(config.inputSchema),
+    ...(meta ? { title: meta.title, annotations: meta.annotations } : {}),
+  };
 }

@@ -4,7 +4,7 @@
  * workbench: the server asks the client's user through MCP elicitation (the skill's source shown in the
  * question); a client without elicitation, or a person who declines, gets a refusal and nothing is saved.
  */
-import { withMeta } from './mcp-meta.ts';
+import { toolConfig } from './mcp-meta.ts';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { ToolsmithError } from '../app/errors.ts';
@@ -21,7 +21,7 @@ const text = (v: unknown, isError = false) => ({
 export function registerSkillTools(server: McpServer, svc: ToolsmithService): void {
   server.registerTool(
     'save_skill',
-    withMeta('save_skill', {
+    toolConfig('save_skill', {
       description:
         'Save a function as a skill of a sandbox: later scripts (and the `code` manual) can call it. ' +
         'Python (the default): exactly one `def name(...)` with typed parameters and a docstring; ' +

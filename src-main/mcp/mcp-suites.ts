@@ -5,14 +5,14 @@ import { ToolsmithError } from '../app/errors.ts';
 import type { ToolsmithService } from '../app/service.ts';
 import { SuiteFiles } from '../infra/workspace/suite-files.ts';
 import { errorMessage } from '../core/errors.ts';
-import { withMeta } from './mcp-meta.ts';
+import { toolConfig } from './mcp-meta.ts';
 
 export function registerSuiteTools(server: McpServer, svc: ToolsmithService): void {
   // Listed from the files alone: describing the tool needs neither the run store nor a sandbox.
   const names = new SuiteFiles(svc.workspaceDir).names();
   server.registerTool(
     'run_suite',
-    withMeta('run_suite', {
+    toolConfig('run_suite', {
       description:
         'Run a test suite of the workspace (suites/NAME.toml): every case against every model, each as a recorded run; ' +
         'answers with pass rates per case and model, attempts, tokens, cost, latency and the failures. ' +

@@ -7,7 +7,7 @@
 import { toolsPrompt } from '../core/tools/prompt.ts';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { ToolCallback } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { AnySchema, ZodRawShapeCompat } from '@modelcontextprotocol/sdk/server/zod-compat.js';
+import type { ZodRawShapeCompat } from '@modelcontextprotocol/sdk/server/zod-compat.js';
 import { ClientRequestSchema, ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import type { ServerNotification } from '@modelcontextprotocol/sdk/types.js';
 import { violationSchema } from '../core/records/schemas.ts';
@@ -31,7 +31,7 @@ import type { LiveEvent } from '../app/runs.ts';
 import { registerSkillTools } from './mcp-skills.ts';
 import { elicitApproval, rememberServer } from './mcp-approval.ts';
 import { registerSuiteTools } from './mcp-suites.ts';
-import { SERVER_INSTRUCTIONS, withMeta } from './mcp-meta.ts';
+import { SERVER_INSTRUCTIONS, toolConfig } from './mcp-meta.ts';
 import { registerRunResources, runContextText } from './mcp-runs.ts';
 import { errorMessage } from '../core/errors.ts';
 import { earlyStdio, MCP_CAPABILITIES, MCP_SERVER_INFO } from './stdio-early.ts';
@@ -194,21 +194,23 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
   );
   // Collects the registrations with registerTool's own signature, so each handler keeps its typed args.
   const server = {
-    registerTool<I extends ZodRawShapeCompat | AnySchema>(
+    registerTool<I extends z.ZodRawShape>(
       name: string,
       config: { description: string; inputSchema: I; outputSchema?: ZodRawShapeCompat },
       cb: ToolCallback<I>,
     ): void {
       table.push((s) => {
-        // The manual's current text when the session starts; kept current afterwards.
-        const tool = s.registerTool(
+        // The manual's current text when the session starts; kept current afterwards. The input is
+        // strict (toolConfig): an argument the tool does not take is refused, naming it.
+        const strict = toolConfig(name, name === 'code' ? { ...config, description: manual.text } : config);
+        const tool = s.registerTool<ZodRawShapeCompat, typeof strict.inputSchema>(
           name,
-          withMeta(name, name === 'code' ? { ...config, description: manual.text } : config),
+          strict,
           // Each request remembers its server: an approval question goes to that client (mcp-approval.ts).
           ((args: unknown, extra: object) => {
             rememberServer(extra, s.server);
             return (cb as (a: unknown, e: object) => unknown)(args, extra);
-          }) as ToolCallback<I>,
+          }) as ToolCallback<typeof strict.inputSchema>,
         );
         if (name !== 'code') return;
         const detach = manual.attach(tool);
@@ -226,9 +228,7 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
     {
       description:
         'Solve a task with the sandbox tools: templates, rules, then the configured LLM write a script that is validated and run. Returns the result and the run id.',
-      // Strict: an argument the tool does not take (a misspelt `max_step`) is refused, naming it, not
-      // dropped (the SDK strips unknown keys of a plain shape, and the run would get the defaults).
-      inputSchema: z.strictObject({
+      inputSchema: {
         task: z
           .string()
           .min(1)
@@ -246,7 +246,7 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
           'PLAN mode: retries after the first attempt',
         ),
         max_steps: budgetArgument('max_steps', RUN_BUDGETS.maxSteps, 'INTERACTIVE mode: the most steps'),
-      }),
+      },
     },
     ({ task, sandbox, kit, mode, max_retries, max_steps }, extra) =>
       guard(async () => {
