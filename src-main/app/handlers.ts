@@ -12,7 +12,7 @@ import { setupHandlers } from './handlers-setup.ts';
 import type { ToolsmithService } from './service.ts';
 import type { FrontEndContext, Handlers } from './handler-types.ts';
 import { errorMessage } from '../core/errors.ts';
-import { WorkspaceFileError } from '../infra/workspace/atomic.ts';
+import { WorkspaceFileError, workspaceGone } from '../infra/workspace/atomic.ts';
 
 export type { FrontEndContext, Handlers } from './handler-types.ts';
 
@@ -169,6 +169,22 @@ export const handlers: Handlers = {
   'approvals.pending': (svc) => svc.approvals.pending(),
 };
 
+/**
+ * The lists read from the workspace's files, each with what it lists: with the workspace folder moved or
+ * deleted under a live service they were empty (nothing at the old path), as if the workspace had
+ * nothing; they are refused instead, with the message a save gets (atomic.ts `workspaceGone`).
+ */
+const WORKSPACE_LISTS: Partial<Record<Method, string>> = {
+  'sandboxes.list': 'the sandboxes',
+  'tools.list': "the sandbox's tools",
+  'kits.list': 'the kits',
+  'templates.list': 'the templates',
+  'skills.list': 'the skills',
+  'skills.get': 'the skill',
+  'suites.list': 'the suites',
+  'suites.read': 'the suite',
+};
+
 /** Validates `payload` against the method's schema and runs its handler; never throws. */
 export async function dispatch(
   svc: ToolsmithService,
@@ -191,6 +207,9 @@ export async function dispatch(
   }
   try {
     const handler = handlers[m] as (svc: ToolsmithService, req: unknown, fe: FrontEndContext) => unknown;
+    const listed = WORKSPACE_LISTS[m];
+    const gone = listed === undefined ? undefined : workspaceGone(svc.workspaceDir, listed, 'list');
+    if (gone) throw gone;
     // A sandbox's MCP servers are connected before anything lists or runs its tools.
     const sb = (parsed.data as { sandbox?: unknown }).sandbox;
     if (typeof sb === 'string' && svc.workspace.config().sandboxes[sb]?.mcp) await svc.prepareMcp(sb);

@@ -6,7 +6,13 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import type { Response } from '../contract/api.ts';
 import { WorkspaceError } from '../infra/workspace/files.ts';
-import { initWorkspace, isWorkspace, recentWorkspaces, rememberWorkspace } from '../infra/workspace/init.ts';
+import {
+  initWorkspace,
+  isWorkspace,
+  recentWorkspaces,
+  rememberWorkspace,
+  takeRecentProblem,
+} from '../infra/workspace/init.ts';
 import { ToolsmithError } from './errors.ts';
 import type { ConfigDeps, WorkspaceDeps } from './deps.ts';
 import type { Config } from './config.ts';
@@ -32,13 +38,16 @@ export function recentView(
   svc: WorkspaceDeps,
   can: { choose: boolean; open: boolean },
 ): Response<'workspace.recent'> {
+  const recent = recentWorkspaces()
+    .filter((p) => p !== svc.files.root)
+    .map((path) => ({ path, exists: isWorkspace(path) }));
+  const problem = takeRecentProblem();
   return {
     current: svc.files.root,
-    recent: recentWorkspaces()
-      .filter((p) => p !== svc.files.root)
-      .map((path) => ({ path, exists: isWorkspace(path) })),
+    recent,
     canChoose: can.choose,
     canOpen: can.open,
+    ...(problem ? { problem } : {}),
   };
 }
 

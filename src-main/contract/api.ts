@@ -473,6 +473,8 @@ export interface Responses extends SuiteResponses, SkillResponses {
     canChoose: boolean;
     /** Switching workspaces is possible in this front end. */
     canOpen: boolean;
+    /** The recent list's file was not one and was set aside (said once: the next answer has none). */
+    problem?: string;
   };
   'workspace.open': { workspace: string; name: string; version: string };
   'workspace.init': { workspace: string; name: string; version: string };

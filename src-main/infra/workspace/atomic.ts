@@ -117,29 +117,46 @@ const isFolder = (p: string) => {
 };
 
 /**
+ * Why the workspace folder `root` cannot be used, or undefined while it is there: moved or deleted while
+ * this process had it open, named with where it is now. `what` was not saved (a write) or cannot be
+ * listed (a read: a list from the old path would be empty, as if the workspace had nothing).
+ */
+export function workspaceGone(
+  root: string,
+  what: string,
+  doing: 'save' | 'list',
+): WorkspaceFileError | undefined {
+  if (isFolder(root)) return undefined;
+  const now = whereNow(root);
+  const where =
+    now === 'deleted'
+      ? 'it was deleted'
+      : now && now !== root
+        ? `it was moved to ${now}`
+        : 'it was moved or deleted';
+  const movedTo = now && now !== 'deleted' && now !== root ? now : undefined;
+  const again = doing === 'save' ? ' and save again' : '';
+  return new WorkspaceFileError(
+    `the workspace folder ${root} is gone: ${where} while this process (pid ${process.pid}) had it open; ` +
+      (doing === 'save'
+        ? `${what} was not saved, and nothing was written at the old path; `
+        : `${what} cannot be listed from the old path; `) +
+      (movedTo
+        ? `open the workspace at ${movedTo} (or move it back)${again}`
+        : `put the folder back, or open the workspace where it is now${again ? `,${again}` : ''}`),
+    root,
+  );
+}
+
+/**
  * Makes `dir` (a folder inside the workspace `root`) for a write of `what`, but never the workspace
  * folder itself: when the folder was moved or deleted while this process had it open, a recursive
  * mkdir made a ghost workspace at the old path (the save landed there, not in the moved workspace, and
  * moving the workspace back nested it inside). Refused instead, naming where the folder is now.
  */
 export function workspaceFolder(root: string, dir: string, what: string): void {
-  if (!isFolder(root)) {
-    const now = whereNow(root);
-    const where =
-      now === 'deleted'
-        ? 'it was deleted'
-        : now && now !== root
-          ? `it was moved to ${now}`
-          : 'it was moved or deleted';
-    throw new WorkspaceFileError(
-      `the workspace folder ${root} is gone: ${where} while this process (pid ${process.pid}) had it open; ` +
-        `${what} was not saved, and nothing was written at the old path; ` +
-        (now && now !== 'deleted' && now !== root
-          ? `open the workspace at ${now} (or move it back) and save again`
-          : 'put the folder back, or open the workspace where it is now, and save again'),
-      root,
-    );
-  }
+  const gone = workspaceGone(root, what, 'save');
+  if (gone) throw gone;
   try {
     mkdirSync(dir, { recursive: true });
   } catch (e) {

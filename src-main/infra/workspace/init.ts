@@ -247,19 +247,62 @@ export function isWorkspace(dir: string): boolean {
 const recentFile = () => join(userDataDir(), 'recent-workspaces.json');
 const MAX_RECENT = 10;
 
-/** Recently opened workspaces, newest first. */
+/** What became of a recent list that was not one (set aside), until a front end has said it once. */
+let recentProblem: string | undefined;
+
+/**
+ * Recently opened workspaces, newest first. A file that is not a JSON list of folders (junk, a hand edit
+ * gone wrong) was read as an empty list and replaced by the next workspace opened: it is renamed aside
+ * instead (`recent-workspaces.json.unreadable-<time>`), said on stderr and, once, by `takeRecentProblem`,
+ * and a new list starts.
+ */
 export function recentWorkspaces(): string[] {
+  return readRecent().list;
+}
+
+/** The recent list, and whether the file must be left as it is (junk that could not be set aside). */
+function readRecent(): { list: string[]; keep?: true } {
+  const file = recentFile();
+  let text: string;
   try {
-    const v = JSON.parse(readFileSync(recentFile(), 'utf8')) as unknown;
-    return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string').slice(0, MAX_RECENT) : [];
+    text = readFileSync(file, 'utf8');
   } catch {
-    return [];
+    return { list: [] }; // (none yet)
   }
+  let why: string;
+  try {
+    const v = JSON.parse(text) as unknown;
+    if (Array.isArray(v) && v.every((x) => typeof x === 'string')) return { list: v.slice(0, MAX_RECENT) };
+    why = 'not a JSON list of folders';
+  } catch (e) {
+    why = `not JSON (${errorMessage(e)})`;
+  }
+  const aside = `${file}.unreadable-${new Date().toISOString().replace(/[:.]/g, '-')}`;
+  try {
+    renameSync(file, aside);
+  } catch (e) {
+    const problem = `${file} is ${why} and could not be set aside (${errorMessage(e)}): it is left as it is, and no workspace is added to it until it is fixed or removed`;
+    if (problem !== recentProblem) process.stderr.write(`toolsmith: ${problem}\n`);
+    recentProblem = problem;
+    return { list: [], keep: true };
+  }
+  recentProblem = `${file} was ${why}: it is kept as ${aside}, and a new list of recent workspaces was started`;
+  process.stderr.write(`toolsmith: ${recentProblem}\n`);
+  return { list: [] };
+}
+
+/** What became of an unreadable recent list, once (the next call answers undefined). */
+export function takeRecentProblem(): string | undefined {
+  const p = recentProblem;
+  recentProblem = undefined;
+  return p;
 }
 
 /** Puts `dir` first in the recent list. */
 export function rememberWorkspace(dir: string): void {
-  const list = [resolve(dir), ...recentWorkspaces().filter((d) => d !== resolve(dir))].slice(0, MAX_RECENT);
+  const recent = readRecent();
+  if (recent.keep) return;
+  const list = [resolve(dir), ...recent.list.filter((d) => d !== resolve(dir))].slice(0, MAX_RECENT);
   mkdirSync(userDataDir(), { recursive: true });
   atomicWrite(recentFile(), JSON.stringify(list, null, 2) + '\n');
 }

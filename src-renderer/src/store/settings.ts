@@ -43,7 +43,8 @@ export const createSettingsSlice: StateCreator<Store, [], [], SettingsSlice> = (
       try {
         set({ kits: await api['kits.list']({}), kitsError: undefined });
       } catch (e) {
-        set({ kitsError: errorMessage(e) });
+        // The message instead of a list that cannot be read now (see loadTemplates).
+        set({ kitsError: errorMessage(e), kits: undefined });
       }
     };
     await Promise.all([loadList(), get().loadSettings()]);

@@ -43,7 +43,9 @@ export const createTemplatesSlice: StateCreator<Store, [], [], TemplatesSlice> =
     try {
       set({ templateList: await api['templates.list']({}), templatesError: undefined });
     } catch (e) {
-      set({ templatesError: errorMessage(e) });
+      // The message instead of the list: one that cannot be read now is not shown as if it were current
+      // (the workspace folder moved or deleted under the service: app/handlers.ts WORKSPACE_LISTS).
+      set({ templatesError: errorMessage(e), templateList: undefined });
     } finally {
       set({ templatesLoading: false });
     }

@@ -10,6 +10,7 @@ import {
   copyFileSync,
   existsSync,
   mkdirSync,
+  readdirSync,
   readFileSync,
   renameSync,
   rmSync,
@@ -69,6 +70,83 @@ describe('workspace files changed under a live serve', () => {
     await s.call('providers.save', provider('p2'));
     expect(readFileSync(config(), 'utf8')).toContain('id = "p2"');
     expect(s.err()).not.toMatch(/failed: Error/);
+  }, 120_000);
+
+  it('the workspace folder moved: every list of its files says so (the message a save gets), not an empty list; moved back, they list again', async () => {
+    const moved = `${fx.ws}-moved`;
+    serve = await startServe(fx.ws, fx.data);
+    const s = serve;
+    const lists: [method: string, params: object, what: string][] = [
+      ['templates.list', {}, 'the templates'],
+      ['kits.list', {}, 'the kits'],
+      ['skills.list', {}, 'the skills'],
+      ['suites.list', {}, 'the suites'],
+      ['suites.read', { name: 'ecommerce' }, 'the suite'],
+      ['tools.list', { sandbox: 'ecommerce' }, "the sandbox's tools"],
+      ['sandboxes.list', {}, 'the sandboxes'],
+    ];
+    renameSync(fx.ws, moved);
+    restore = () => {
+      if (existsSync(moved) && !existsSync(fx.ws)) renameSync(moved, fx.ws);
+    };
+    // Before: each answered an empty list (nothing at the old path), as if the workspace had nothing.
+    for (const [method, params, what] of lists)
+      expect(await refusal(s.call(method, params))).toMatch(
+        new RegExp(
+          `^the workspace folder ${fx.ws} is gone: it was moved to ${moved} while this process \\(pid \\d+\\) had it open; ${what} cannot be listed from the old path; open the workspace at ${moved} \\(or move it back\\)$`,
+        ),
+      );
+    // The same head as a save's refusal.
+    expect(await refusal(s.call('providers.save', provider('p2')))).toMatch(
+      new RegExp(`^the workspace folder ${fx.ws} is gone: it was moved to ${moved} while this process`),
+    );
+    expect(existsSync(fx.ws)).toBe(false);
+    renameSync(moved, fx.ws);
+    restore = undefined;
+    expect((await s.call<unknown[]>('kits.list', {})).length).toBeGreaterThan(0);
+    expect((await s.call<unknown[]>('suites.list', {})).length).toBeGreaterThan(0);
+    expect((await s.call<unknown[]>('sandboxes.list', {})).length).toBeGreaterThan(0);
+    expect(await s.call('templates.list', {})).toEqual({ templates: [], problems: [] });
+    expect(s.err()).not.toMatch(/failed: Error/);
+  }, 120_000);
+
+  it('recent-workspaces.json with junk in it: kept aside, said once; the next workspace opened starts a new list', async () => {
+    const home = join(fx.data, 'home-recent');
+    mkdirSync(home, { recursive: true });
+    const file = join(home, 'recent-workspaces.json');
+    writeFileSync(file, '{"not": "a list"');
+    serve = await startServe(fx.ws, fx.data, { TOOLSMITH_HOME: home });
+    const s = serve;
+    type Recent = { recent: { path: string }[]; problem?: string };
+    // Before: read as an empty list, said nowhere, and replaced by the next workspace opened.
+    const first = await s.call<Recent>('workspace.recent', {});
+    const aside = readdirSync(home).filter((f) => f.startsWith('recent-workspaces.json.unreadable-'));
+    expect(aside).toHaveLength(1);
+    expect(readFileSync(join(home, aside[0]!), 'utf8')).toBe('{"not": "a list"');
+    expect(existsSync(file)).toBe(false);
+    expect(first.recent).toEqual([]);
+    expect(first.problem).toMatch(
+      new RegExp(
+        `^${file} was not JSON \\(.*\\): it is kept as ${join(home, aside[0]!)}, and a new list of recent workspaces was started$`,
+      ),
+    );
+    expect(s.err()).toContain(`toolsmith: ${first.problem}`);
+    // Said once.
+    expect((await s.call<Recent>('workspace.recent', {})).problem).toBeUndefined();
+    // A list that is JSON but not one of folders is set aside the same way.
+    writeFileSync(file, '[1, 2]');
+    expect((await s.call<Recent>('workspace.recent', {})).problem).toMatch(
+      /was not a JSON list of folders: it is kept as/,
+    );
+    expect(readdirSync(home).filter((f) => f.startsWith('recent-workspaces.json.unreadable-'))).toHaveLength(
+      2,
+    );
+    // Opening another workspace starts the new list; what was set aside stays.
+    const other = `${fx.ws}-other`;
+    restore = () => rmSync(other, { recursive: true, force: true });
+    await s.call('workspace.init', { path: other, empty: true });
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual([other, fx.ws]);
+    expect(readFileSync(join(home, aside[0]!), 'utf8')).toBe('{"not": "a list"');
   }, 120_000);
 
   it('config.toml deleted: the config in use is kept and the problem named; a save writes the whole config back; put back, the problem clears', async () => {

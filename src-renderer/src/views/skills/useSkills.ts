@@ -57,6 +57,8 @@ export function useSkills(routeId: string | undefined) {
       setLoadError(undefined);
       return l;
     } catch (e) {
+      // The message instead of a list that cannot be read now (see the store's loadTemplates).
+      setList(undefined);
       setLoadError(errorMessage(e));
       return undefined;
     } finally {

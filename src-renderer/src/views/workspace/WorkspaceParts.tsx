@@ -24,15 +24,25 @@ export function OpenWorkspace({
   onCreate: (path: string, empty: boolean) => void;
 }) {
   const { path, newPath, empty, busy } = form;
+  // An unreadable recent list set aside (said once, whichever front end asked first).
+  const problem = recent.problem && (
+    <p role="alert" className="error callout bad small" data-testid="recent-problem">
+      {recent.problem}
+    </p>
+  );
   if (!recent.canOpen)
     return (
-      <p className="muted">
-        This front end opens one workspace; start it with --workspace DIR to use another.
-      </p>
+      <>
+        {problem}
+        <p className="muted">
+          This front end opens one workspace; start it with --workspace DIR to use another.
+        </p>
+      </>
     );
   return (
     <>
       <h3 className="small">Recent</h3>
+      {problem}
       {recent.recent.length === 0 ? (
         <p className="muted small">No other workspace opened yet.</p>
       ) : (

@@ -88,8 +88,17 @@ export interface ServeProcess extends CliProcess {
 }
 
 /** `toolsmith serve` on a free port (no renderer), ready to answer the contract over HTTP. */
-export async function startServe(ws: string, dataDir: string): Promise<ServeProcess> {
-  const p = cliProcess(ws, dataDir, ['serve', '--port', '0', '--renderer', join(dataDir, 'no-renderer')]);
+export async function startServe(
+  ws: string,
+  dataDir: string,
+  env: Record<string, string> = {},
+): Promise<ServeProcess> {
+  const p = cliProcess(
+    ws,
+    dataDir,
+    ['serve', '--port', '0', '--renderer', join(dataDir, 'no-renderer')],
+    env,
+  );
   const deadline = Date.now() + 60_000;
   while (!/\?token=/.test(p.out())) {
     if (p.child.exitCode !== null || Date.now() > deadline)
