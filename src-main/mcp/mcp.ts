@@ -20,6 +20,7 @@ import {
 } from '../core/records/events.ts';
 import { z } from 'zod';
 import { ToolsmithError } from '../app/errors.ts';
+import { WorkspaceFileError, workspaceGone } from '../infra/workspace/atomic.ts';
 import type { ToolsmithService } from '../app/service.ts';
 import { kitToolView } from '../core/kits/kit.ts';
 import { openAiFunctionSchema } from '../core/tools/schema.ts';
@@ -125,6 +126,8 @@ async function guard(fn: () => Promise<Content> | Content): Promise<Content> {
     return await fn();
   } catch (e) {
     if (e instanceof ToolsmithError) return text({ error: e.message, code: e.code }, true);
+    // A workspace file or folder the machine refused, or the workspace folder gone: named, not a bug.
+    if (e instanceof WorkspaceFileError) return text({ error: e.message, code: 'infra' }, true);
     return text({ error: errorMessage(e), code: 'internal' }, true);
   }
 }
@@ -192,6 +195,12 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
       };
     },
   );
+  // The look-ups that read the workspace's files: with its folder moved or deleted under this process,
+  // they say so (the head of a save's refusal) instead of answering the empty old path.
+  const readable = (what: string) => {
+    const gone = workspaceGone(svc.workspaceDir, what, 'list');
+    if (gone) throw gone;
+  };
   // Collects the registrations with registerTool's own signature, so each handler keeps its typed args.
   const server = {
     registerTool<I extends z.ZodRawShape>(
@@ -395,6 +404,7 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
     },
     ({ sandbox, kit }) =>
       guard(async () => {
+        readable(`the tools of sandbox ${sandbox}`);
         await svc.prepareMcp(sandbox);
         const tools = svc.catalog.scriptTools(sandbox, kit).tools.map(openAiFunctionSchema);
         // The text stays the bare list (as before); the structured answer wraps it in an object.
@@ -411,6 +421,7 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
     },
     ({ name }) =>
       guard(async () => {
+        readable(`kit ${name}`);
         const sb = svc.catalog.kits().find((x) => x.name === name)?.sandbox;
         if (sb) await svc.prepareMcp(sb);
         const k = svc.catalog.kit(name);
@@ -438,6 +449,7 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
     },
     () =>
       guard(async () => {
+        readable('the templates');
         const templates = await svc.templates();
         const list = templates.list().map((t) => ({
           name: t.name,
@@ -511,6 +523,7 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
     },
     ({ query, sandbox, limit }) =>
       guard(async () => {
+        readable(`the tools of sandbox ${sandbox}`);
         await svc.prepareMcp(sandbox);
         const tools = searchTools(svc.execution.manualTools(sandbox), query, limit);
         return structured({ tools });
@@ -526,6 +539,7 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
     },
     ({ name, sandbox }) =>
       guard(async () => {
+        readable(`the tools of sandbox ${sandbox}`);
         await svc.prepareMcp(sandbox);
         const tools = svc.execution.manualTools(sandbox);
         const tool = tools.find((t) => t.name === name);
