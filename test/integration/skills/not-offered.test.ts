@@ -10,18 +10,15 @@
  * create` in real containers, `toolsmith run` against the scripted LLM server (the refusal recorded on
  * the attempt and sent back to the model in its correction), `validate`, and `exec --no-validate`.
  */
-import { spawnSync } from 'node:child_process';
-import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cliBin } from '../../support/cli-bin.ts';
 import { startLlmServer } from '../../support/llm-server.ts';
 import type { LlmServer } from '../../support/llm-server.ts';
 import { requireDocker } from '../../support/sandbox.ts';
 import { scriptedConfig } from '../../support/suite-oracle.ts';
-import { repoRoot } from '../../support/workspace.ts';
-import { cliProcess } from '../faults/support/processes.ts';
+import { USER_TIER_PY, initCliWorkspace } from './support/cli-workspace.ts';
+import type { CliWorkspace } from './support/cli-workspace.ts';
 
 const USER_CITY_JS = `/**
  * A customer's city.
@@ -33,42 +30,16 @@ async function user_city(user_id) {
 }
 `;
 
-const USER_TIER_PY = `def user_tier(user_id: str) -> str:
-    """A customer's tier.
-
-    Args:
-        user_id: The customer's id (e.g. "u1").
-
-    Returns:
-        The tier.
-    """
-    return get_user(user_id=user_id).data["tier"]
-`;
-
 let llm: LlmServer;
-let base: string;
-let ws: string;
-let env: Record<string, string>;
-
-const cli = (args: string[]) => cliProcess(ws, env.TOOLSMITH_DATA_DIR!, args, env).done;
-const file = (name: string, text: string) => {
-  const f = join(base, name);
-  writeFileSync(f, text);
-  return f;
-};
+let w: CliWorkspace;
+const cli = (args: string[]) => w.cli(args);
+const file = (name: string, text: string) => w.file(name, text);
 
 beforeAll(async () => {
   await requireDocker();
   llm = await startLlmServer();
-  base = mkdtempSync(join(tmpdir(), 'toolsmith-not-offered-'));
-  ws = join(base, 'ws');
-  env = { TOOLSMITH_HOME: join(base, 'home'), TOOLSMITH_DATA_DIR: join(base, 'data') };
-  const init = spawnSync(join(repoRoot, 'node_modules/.bin/node'), [cliBin(), 'init', ws], {
-    encoding: 'utf8',
-    env: { ...process.env, ...env },
-  });
-  expect(init.status, init.stderr).toBe(0);
-  scriptedConfig(ws, llm.openaiUrl);
+  w = initCliWorkspace('toolsmith-not-offered-');
+  scriptedConfig(w.ws, llm.openaiUrl);
   // A JS skill whose test passes (offered to JS/TS scripts of ecommerce), a Python one whose test fails.
   const js = await cli([
     'skill',
@@ -99,7 +70,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await llm?.close();
-  if (base) rmSync(base, { recursive: true, force: true });
+  w?.remove();
 });
 
 const WHY = {
@@ -172,7 +143,7 @@ describe('a skill the script is not offered', () => {
     ]);
     expect(ok.code, ok.out).toBe(0);
     // Edited by hand since its tests passed: untested, not offered until tested again.
-    appendFileSync(join(ws, 'skills/ecommerce/user_city.js'), '// edited\n');
+    appendFileSync(join(w.ws, 'skills/ecommerce/user_city.js'), '// edited\n');
     const edited = await cli([
       'validate',
       file('ok.js', 'emitResult(await user_city("u1"));\n'),

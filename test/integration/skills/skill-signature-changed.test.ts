@@ -8,49 +8,20 @@
  * Through the CLI as a process in a workspace made by `toolsmith init`: the skill saved and tested by
  * `skill create` in a real container, then `validate`.
  */
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cliBin } from '../../support/cli-bin.ts';
 import { requireDocker } from '../../support/sandbox.ts';
-import { repoRoot } from '../../support/workspace.ts';
-import { cliProcess } from '../faults/support/processes.ts';
+import { USER_TIER_PY, initCliWorkspace } from './support/cli-workspace.ts';
+import type { CliWorkspace } from './support/cli-workspace.ts';
 
-const USER_TIER_PY = `def user_tier(user_id: str) -> str:
-    """A customer's tier.
-
-    Args:
-        user_id: The customer's id (e.g. "u1").
-
-    Returns:
-        The tier.
-    """
-    return get_user(user_id=user_id).data["tier"]
-`;
-
-let base: string;
-let ws: string;
-let env: Record<string, string>;
-
-const cli = (args: string[]) => cliProcess(ws, env.TOOLSMITH_DATA_DIR!, args, env).done;
-const file = (name: string, text: string) => {
-  const f = join(base, name);
-  writeFileSync(f, text);
-  return f;
-};
+let w: CliWorkspace;
+const cli = (args: string[]) => w.cli(args);
+const file = (name: string, text: string) => w.file(name, text);
 
 beforeAll(async () => {
   await requireDocker();
-  base = mkdtempSync(join(tmpdir(), 'toolsmith-skill-signature-'));
-  ws = join(base, 'ws');
-  env = { TOOLSMITH_HOME: join(base, 'home'), TOOLSMITH_DATA_DIR: join(base, 'data') };
-  const init = spawnSync(join(repoRoot, 'node_modules/.bin/node'), [cliBin(), 'init', ws], {
-    encoding: 'utf8',
-    env: { ...process.env, ...env },
-  });
-  expect(init.status, init.stderr).toBe(0);
+  w = initCliWorkspace('toolsmith-skill-signature-');
   const py = await cli([
     'skill',
     'create',
@@ -66,7 +37,7 @@ beforeAll(async () => {
 }, 600_000);
 
 afterAll(() => {
-  if (base) rmSync(base, { recursive: true, force: true });
+  w?.remove();
 });
 
 describe('a tested skill whose tool changed its signature', () => {
@@ -75,7 +46,7 @@ describe('a tested skill whose tool changed its signature', () => {
     const before = await cli(['validate', script, '--sandbox', 'ecommerce']);
     expect(before.code, before.out + before.err).toBe(0);
 
-    const tools = join(ws, 'sandboxes/ecommerce/tools.py');
+    const tools = join(w.ws, 'sandboxes/ecommerce/tools.py');
     const text = readFileSync(tools, 'utf8');
     expect(text).toContain('def get_user(user_id: str) -> ToolResponse:');
     writeFileSync(
