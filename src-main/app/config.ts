@@ -3,8 +3,20 @@ import { z } from 'zod';
 import { ToolsmithError } from './errors.ts';
 import { FULL_MANUAL_MAX_TOOLS } from '../core/tools/disclosure.ts';
 import { DEFAULT_MAX_TOOL_CALLS } from '../core/sandbox/execution.ts';
+import { httpUrlProblem, isHttpUrl } from '../core/text/http-url.ts';
 
 const grade = z.object({ w: z.number().int().min(0).max(2), d: z.number().int().min(0).max(2) });
+
+/**
+ * An HTTP endpoint in config.toml (a provider's base_url, an MCP server's url): refused at load unless
+ * http(s)://host, naming the key and the value (`localhost:8080/v1` passed z.string().url(): a URL parser
+ * reads `localhost:` as its scheme; it failed later, on a request, without naming the setting).
+ */
+const httpUrl = (example: string) =>
+  z.string().superRefine((v, ctx) => {
+    const problem = httpUrlProblem(v, example);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  });
 
 /** A provider's settings when the config leaves them out (deadlines and retries: docs/reliability.md). */
 export const PROVIDER_DEFAULTS = {
@@ -20,7 +32,8 @@ export const PROVIDER_DEFAULTS = {
 const provider = z.object({
   id: z.string().min(1),
   kind: z.enum(['openai', 'anthropic']),
-  base_url: z.string().url().optional(),
+  /** The API's root, http:// or https:// (default: the vendor's). */
+  base_url: httpUrl('http://127.0.0.1:11434/v1').optional(),
   model: z.string().min(1),
   api_key_env: z.string().optional(),
   max_tokens: z.number().int().positive().default(PROVIDER_DEFAULTS.max_tokens),
@@ -40,18 +53,7 @@ const runtime = z.object({ enabled: z.boolean().default(true), image: z.string()
 
 const envRef = z.string().regex(/^env:[A-Za-z_][A-Za-z0-9_]*$/, 'use "env:VARIABLE"');
 
-/**
- * An absolute http(s) URL with a host: what an OTLP/HTTP exporter can send to. `localhost:4318` is not
- * one (a URL parser reads `localhost:` as its scheme), and neither is `127.0.0.1:4318`.
- */
-export function isHttpUrl(text: string): boolean {
-  try {
-    const u = new URL(text);
-    return (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname !== '';
-  } catch {
-    return false;
-  }
-}
+export { isHttpUrl };
 
 /** An OTLP/HTTP endpoint in config.toml: refused at load, saying what is expected, unless http(s)://host. */
 const otlpUrl = (example: string) =>
@@ -71,7 +73,7 @@ export const mcpServerSchema = z
     /** Environment of a stdio server: literal values or `env:VAR` (read from the host's environment). */
     env: z.record(z.string(), z.string()).default({}),
     cwd: z.string().optional(),
-    url: z.string().url().optional(),
+    url: httpUrl('http://127.0.0.1:3000/mcp').optional(),
     /** HTTP headers, each `env:VAR` (secrets never live in the config file). */
     headers: z.record(z.string(), envRef).default({}),
     /** Per-request time limit (connect, list, call). */

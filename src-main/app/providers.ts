@@ -6,6 +6,7 @@
 import { LlmError } from '../core/ports/llm.ts';
 import type { LlmProvider, LlmRequest, LlmResponse } from '../core/ports/llm.ts';
 import { knownSecrets } from '../core/records/redact.ts';
+import { httpUrlProblem } from '../core/text/http-url.ts';
 import { ANTHROPIC_DEFAULT_URL, AnthropicProvider } from '../infra/llm/anthropic.ts';
 import { OPENAI_DEFAULT_URL, OpenAiProvider } from '../infra/llm/openai.ts';
 import { DEFAULT_RETRY } from '../infra/llm/retry.ts';
@@ -110,12 +111,10 @@ export function createProviders(
   keyFor: KeyLookup = envKey,
 ): LlmProvider[] {
   if (o.baseUrl) {
-    let url: URL;
-    try {
-      url = new URL(o.baseUrl);
-    } catch {
-      throw new ToolsmithError('invalid_argument', `--base-url ${JSON.stringify(o.baseUrl)} is not a URL`);
-    }
+    // `localhost:8080/v1` parses (as scheme `localhost:`) and failed on the first request, unnamed.
+    const problem = httpUrlProblem(o.baseUrl, 'http://127.0.0.1:11434/v1');
+    if (problem) throw new ToolsmithError('invalid_argument', `--base-url: ${problem}`);
+    const url = new URL(o.baseUrl);
     if (!o.model) throw new ToolsmithError('invalid_argument', '--base-url needs --model');
     const base = config.providers.find((p) => p.id === o.provider);
     const p: ProviderConfig = {

@@ -19,6 +19,7 @@ import type { ApprovalRequest } from '../core/tools/approval.ts';
 import type { AttemptRecord, RunRecord } from '../core/records/records.ts';
 import type { EventPayloads } from '../core/records/events.ts';
 import { RUN_SORT_KEYS } from '../core/records/sort.ts';
+import { httpUrlProblem } from '../core/text/http-url.ts';
 import type { RunPage, RunSummary } from '../core/records/summary.ts';
 import type { ExecutionResult } from '../core/sandbox/execution.ts';
 import type { RuntimeId } from '../core/sandbox/runtimes.ts';
@@ -42,6 +43,14 @@ const name = z
   .max(64)
   .regex(/^[A-Za-z0-9_][A-Za-z0-9_.-]*$/, 'letters, digits, _ . - only');
 const language = z.enum(['python', 'js', 'ts']) satisfies z.ZodType<ScriptLanguage>;
+/** A provider's base URL from a form: http(s)://host (`localhost:8080/v1` is refused, saying so). */
+const httpUrl = z
+  .string()
+  .max(2000)
+  .superRefine((v, ctx) => {
+    const problem = httpUrlProblem(v, 'http://127.0.0.1:11434/v1');
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  });
 const runtime = z.enum(['python', 'node', 'bun', 'deno']) satisfies z.ZodType<RuntimeId>;
 const runId = z
   .string()
@@ -206,7 +215,7 @@ export const requests = {
     .object({
       id: name,
       kind: z.enum(['openai', 'anthropic']),
-      baseUrl: z.string().url().max(2000).optional(),
+      baseUrl: httpUrl.optional(),
       model: z.string().min(1).max(200),
       apiKeyEnv: z
         .string()
@@ -227,7 +236,7 @@ export const requests = {
     .object({
       id: name.optional(),
       kind: z.enum(['openai', 'anthropic']).optional(),
-      baseUrl: z.string().url().max(2000).optional(),
+      baseUrl: httpUrl.optional(),
       model: z.string().min(1).max(200).optional(),
       apiKey: z.string().min(1).max(1000).optional(),
     })

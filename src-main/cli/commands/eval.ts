@@ -13,6 +13,7 @@ import type { StopSignal } from '../signals.ts';
 import type { CliContext } from '../context.ts';
 import { errorMessage } from '../../core/errors.ts';
 import { formatSaving } from '../../core/skills/savings.ts';
+import { httpUrlProblem } from '../../core/text/http-url.ts';
 
 const pct = (x: number) => `${Math.round(x * 100)}%`;
 
@@ -195,13 +196,8 @@ export function registerEval(program: Command, ctx: CliContext): void {
           if (base.suite !== suite)
             throw new UsageError(`--compare ${o.compare} is a run of suite ${base.suite}, not of ${suite}`);
         }
-        if (o.baseUrl) {
-          try {
-            new URL(o.baseUrl);
-          } catch {
-            throw new UsageError(`--base-url ${JSON.stringify(o.baseUrl)} is not a URL`);
-          }
-        }
+        const baseUrlProblem = o.baseUrl && httpUrlProblem(o.baseUrl, 'http://127.0.0.1:11434/v1');
+        if (baseUrlProblem) throw new UsageError(`--base-url: ${baseUrlProblem}`);
         const models = o.models
           ?.split(',')
           .map((s) => s.trim())

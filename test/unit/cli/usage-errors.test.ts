@@ -5,7 +5,7 @@
  * subcommand, and a template whose script breaks the validation rules.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
@@ -209,6 +209,36 @@ describe('usage errors exit 2', { timeout: STARTS_PROCESSES_MS }, () => {
       await cli('--workspace', tempWorkspace(), 'runs', 'export', 'any', '--otlp', 'notaurl'),
       /"notaurl" is not an http:\/\/ or https:\/\/ URL/,
     );
+  });
+
+  // `localhost:8080/v1` parses as a URL (scheme `localhost:`): it was taken, and the run failed on its
+  // first request without naming the option.
+  it('run and eval --base-url without http:// or https://: exit 2 naming the option, the value and the form', async () => {
+    const ws = tempWorkspace();
+    const form =
+      /--base-url: expected an http:\/\/ or https:\/\/ URL with a host, such as http:\/\/localhost:8080\/v1, got "localhost:8080\/v1"/;
+    expectUsageError(
+      await cli('--workspace', ws, 'run', 'get user u1', '--base-url', 'localhost:8080/v1', '--model', 'm'),
+      form,
+    );
+    expectUsageError(
+      await cli('--workspace', ws, 'eval', 'ecommerce', '--base-url', 'localhost:8080/v1', '--models', 'm'),
+      form,
+    );
+  });
+
+  it('a config.toml provider base_url without its scheme: every verb says which line and what is expected', async () => {
+    const ws = tempWorkspace();
+    const file = join(ws, '.toolsmith', 'config.toml');
+    writeFileSync(
+      file,
+      `${readFileSync(file, 'utf8')}\n[[providers]]\nid = "typo"\nkind = "openai"\nmodel = "m"\nbase_url = "localhost:8080/v1"\n`,
+    );
+    const r = await cli('--workspace', ws, 'kit', 'list');
+    expect(r.err).toMatch(
+      /config\.toml:\d+: providers\.\d+\.base_url: expected an http:\/\/ or https:\/\/ URL with a host, such as http:\/\/localhost:8080\/v1, got "localhost:8080\/v1"/,
+    );
+    expect(r.code).not.toBe(0);
   });
 
   it('mcp-servers test with a server the config does not declare (as kit info nope)', async () => {

@@ -1,0 +1,35 @@
+/**
+ * URLs a person types for an HTTP endpoint (an LLM provider's `base_url`, an MCP server's `url`, an OTLP
+ * endpoint): `localhost:8080/v1` is not one, though a URL parser accepts it (it reads `localhost:` as the
+ * scheme), and such a value used to fail much later, on a request, with a message that never named the
+ * setting. Every place such a URL enters refuses it with the words below.
+ */
+
+/**
+ * An absolute http(s) URL with a host. `localhost:4318` is not one (a URL parser reads `localhost:` as
+ * its scheme), and neither is `127.0.0.1:4318`.
+ */
+export function isHttpUrl(text: string): boolean {
+  try {
+    const u = new URL(text);
+    return (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
+/** A typed value as a message may quote it: `user:token@` before its host becomes `[redacted]@`. */
+export const withoutUserinfo = (v: string): string =>
+  v.replace(/^([a-z][a-z0-9+.-]*:\/\/)?[^/@\s]*@/i, '$1[redacted]@');
+
+/**
+ * Why `value` is not an http(s) URL with a host, for a message that names the setting first
+ * (`providers.0.base_url: expected ...`); undefined when it is one. A value that only lacks its scheme
+ * (`localhost:8080/v1`) is answered with itself written with one; otherwise `example` is offered.
+ */
+export function httpUrlProblem(value: string, example: string): string | undefined {
+  if (isHttpUrl(value)) return undefined;
+  const shown = withoutUserinfo(value);
+  const fixed = !/^[a-z][a-z0-9+.-]*:\/\//i.test(value) && isHttpUrl(`http://${value}`);
+  return `expected an http:// or https:// URL with a host, such as ${fixed ? `http://${shown}` : example}, got ${JSON.stringify(shown)}`;
+}
