@@ -213,8 +213,8 @@ export function imageTag(runtime: RuntimeImage, paths: ImagePaths): string {
     return `${ns(paths)}/${runtime}:${sha(RECIPE_VERSION, ...worker, r.package, r.version, r.integrity, JSON.stringify(entrypoint(runtime)), JSON.stringify(r.env), MODES)}`;
   }
   const version = spawnSync(paths.nodeBinary, ['--version'], { encoding: 'utf8' }).stdout.trim();
-  // (the binary execute-only and /tmp 1777 are part of the recipe)
-  return `${ns(paths)}/node:${sha(RECIPE_VERSION, ...worker, version, 'node 0711, /tmp 1777', MODES)}`;
+  // (the binary execute-only, /tmp 1777 and the sandbox user in /etc/passwd are part of the recipe)
+  return `${ns(paths)}/node:${sha(RECIPE_VERSION, ...worker, version, 'node 0711, /tmp 1777, /etc/passwd nobody', MODES)}`;
 }
 
 const ns = (paths: ImagePaths) => paths.namespace ?? 'toolsmith';
@@ -475,7 +475,11 @@ export async function buildImage(
         copyFileSync(realpathSync(lib), dest);
       }
       copyNodeWorker(paths.imagesDir, join(rootfs, 'opt/toolsmith'));
-      writeFileSync(join(rootfs, 'etc-passwd'), 'nobody:x:65534:65534:nobody:/tmp:/nonexistent\n');
+      // The sandbox user by name, as in the bun and deno images (this was written to /etc-passwd: the
+      // image had no /etc/passwd, and os.userInfo() failed with ENOENT).
+      mkdirSync(join(rootfs, 'etc'), { recursive: true });
+      writeFileSync(join(rootfs, 'etc/passwd'), 'nobody:x:65534:65534:nobody:/tmp:/nonexistent\n');
+      writeFileSync(join(rootfs, 'etc/group'), 'nogroup:x:65534:\n');
       writeFileSync(
         join(ctx, 'Dockerfile'),
         `FROM scratch\nCOPY rootfs/ /\nUSER 65534:65534\nWORKDIR /tmp\nENTRYPOINT ["/usr/local/bin/node", "--disallow-code-generation-from-strings", "/opt/toolsmith/worker.mjs"]\n`,
