@@ -144,14 +144,22 @@ export class WorkerGone extends Error {
 }
 
 export interface ConnectionOptions {
-  /** The worker's stderr: its last lines are kept and added to the reason it is gone. */
-  stderr?: Readable;
+  /**
+   * The worker's stderr: its last lines are kept and added to the reason it is gone (a tail the backend
+   * started before the connection existed, to say why a worker never connected, is used as it is).
+   */
+  stderr?: Readable | StderrTail;
   /** Values blanked out of those lines (the sandbox's credential values). */
   redact?: string[];
   /** What this level's limits are made of, recorded in every result (ExecutionResult.isolationDetails). */
   isolationDetails?: string;
   /** How many processes of the worker the kernel's OOM killer has killed so far (a cgroup's counter). */
   oomKills?: () => number;
+  /**
+   * The backend calls `exited` when the worker's process or container ends: a reason given first (the
+   * worker closed its output) waits for that news too, within the stderr's grace, to say how it ended.
+   */
+  reportsExit?: boolean;
 }
 
 /** How long a job's end waits for egress requests whose close is on its way (egress.ts, idle). */
@@ -165,7 +173,7 @@ const CALLS_SETTLE_MS = 5000;
 /** How long a worker that is gone may take to close its stderr before the reason is given without it. */
 /** A time limit in words: "3 s", "1.5 s". */
 const seconds = (ms: number): string => `${Number((ms / 1000).toFixed(1))} s`;
-const STDERR_GRACE_MS = 500;
+export const STDERR_GRACE_MS = 500;
 /** How long a job whose worker's stream closed waits for the backend's news of the worker's end. */
 const EXIT_NEWS_MS = 3000;
 
@@ -181,6 +189,12 @@ export class WorkerConnection {
   private finalReason: string | undefined;
   private closeWaiters = new Set<(reason: string) => void>();
   private readonly stderr: StderrTail | undefined;
+  /** How the worker's process ended (`exit status 1`, `killed by SIGKILL`), once the backend knows. */
+  private exitStatus: string | undefined;
+  /** Whether the first reason the worker is gone was its exit (which then already says how it ended). */
+  private closedByExit = false;
+  private exitHeard: (() => void) | undefined;
+  private readonly exitNews: Promise<void> | undefined;
   private readonly isolationDetails: string | undefined;
   private readonly oomKills: (() => number) | undefined;
   private readonly killFn: (reason: string) => Promise<void>;
@@ -256,7 +270,13 @@ export class WorkerConnection {
     this.stdin = stdin;
     this.isolation = isolation;
     this.killFn = kill;
-    this.stderr = opts.stderr ? new StderrTail(opts.stderr, opts.redact) : undefined;
+    this.stderr =
+      opts.stderr instanceof StderrTail
+        ? opts.stderr
+        : opts.stderr
+          ? new StderrTail(opts.stderr, opts.redact)
+          : undefined;
+    if (opts.reportsExit) this.exitNews = new Promise<void>((r) => (this.exitHeard = r));
     this.isolationDetails = opts.isolationDetails;
     this.oomKills = opts.oomKills;
     stdout.setEncoding('utf8');
@@ -289,13 +309,34 @@ export class WorkerConnection {
     this.closedReason = reason;
     const notify = () => {
       if (this.finalReason !== undefined) return;
-      const r = withStderr && this.stderr ? this.stderr.describe(reason) : reason;
+      // (its output closed first: how the process ended, when the backend heard it meanwhile)
+      const how =
+        withStderr && this.exitStatus && !this.closedByExit ? `${reason} (${this.exitStatus})` : reason;
+      const r = withStderr && this.stderr ? this.stderr.describe(how) : how;
       this.finalReason = r;
       for (const w of this.closeWaiters) w(r);
       this.closeWaiters.clear();
     };
-    if (withStderr && this.stderr) void this.stderr.settled(STDERR_GRACE_MS).then(notify);
-    else notify();
+    if (!withStderr || (!this.stderr && !this.exitNews)) {
+      notify();
+      return;
+    }
+    // Both within the one grace period: the stderr's end and the news of the exit come about together.
+    const exit = this.exitNews
+      ? Promise.race([this.exitNews, new Promise<void>((r) => setTimeout(r, STDERR_GRACE_MS).unref())])
+      : undefined;
+    void Promise.all([this.stderr?.settled(STDERR_GRACE_MS), exit]).then(notify);
+  }
+
+  /**
+   * The backend heard the worker's process end: `status` says how (`exit status 1`, `killed by SIGKILL`),
+   * `reason` is the whole reason when it is the first news that the worker is gone.
+   */
+  exited(status: string, reason: string): void {
+    this.exitStatus ??= status;
+    if (this.closedReason === undefined) this.closedByExit = true;
+    this.markClosed(reason);
+    this.exitHeard?.();
   }
 
   /**

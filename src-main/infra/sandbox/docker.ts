@@ -14,7 +14,8 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type Docker from 'dockerode';
 import type { RuntimeId } from '../../core/sandbox/runtimes.ts';
-import { WorkerConnection } from './connection.ts';
+import { STDERR_GRACE_MS, WorkerConnection } from './connection.ts';
+import { exitStatusText, StderrTail } from './stderr-tail.ts';
 import { dockerSeccompProfile } from './seccomp.ts';
 import { EGRESS_MOUNT, EgressListener, egressEnv, parseAllow } from './egress.ts';
 import { PROTOCOL_MOUNT, PROTOCOL_SOCKET_ENV, ProtocolSocket } from './protocol-socket.ts';
@@ -343,17 +344,24 @@ export class DockerWorkerFactory implements WorkerFactory {
       let exitHeard: () => void = () => {};
       const exitNews = new Promise<void>((r) => (exitHeard = r));
       let channel: [Duplex, NodeJS.ReadableStream] = [stream as unknown as Duplex, stdout];
+      // Kept from the start: a worker that ends before it connects (it cannot read its files, an import
+      // fails) says why in its stderr, and the connection keeps the same tail afterwards.
+      const tail = new StderrTail(stderr, Object.values(spec.credentials));
       if (proto) {
         signal?.throwIfAborted();
         await container.start();
         // The worker connects first thing; its stdout on the attached stream stays empty.
         stdout.resume();
-        const socket = await proto.accept(PROTOCOL_CONNECT_MS, exited, signal);
+        const how = exited.then(async (r: { StatusCode?: number }) => {
+          await tail.settled(STDERR_GRACE_MS);
+          return exitStatusText(r.StatusCode);
+        });
+        const socket = await proto.accept(PROTOCOL_CONNECT_MS, how, signal, (why) => tail.describe(why));
         channel = [socket, socket];
       }
       const conn = new WorkerConnection(channel[0], channel[1] as Readable, this.isolation, remove, {
-        stderr,
-        redact: Object.values(spec.credentials),
+        stderr: tail,
+        reportsExit: true,
       });
       this.conns.set(container.id, conn);
       if (proto) {
@@ -412,7 +420,8 @@ export class DockerWorkerFactory implements WorkerFactory {
             while (!conn.oomKilled && Date.now() < until) await new Promise((w) => setTimeout(w, 50));
           }
           exitHeard();
-          conn.markClosed(
+          conn.exited(
+            `${exitStatusText(r.StatusCode)}${conn.oomKilled ? ', OOM killed' : ''}`,
             `container exited with status ${r.StatusCode ?? '?'}${conn.oomKilled ? ' (OOM killed)' : ''}`,
           );
           await remove();

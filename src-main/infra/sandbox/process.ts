@@ -35,6 +35,7 @@ import { WorkerCgroups } from './cgroups.ts';
 import type { WorkerCgroup } from './cgroups.ts';
 import { credentialEnv, SHM_MB } from './docker.ts';
 import { WorkerConnection } from './connection.ts';
+import { exitStatusText } from './stderr-tail.ts';
 import { buildForkLoop, copyNodeWorker, copyPythonWorker } from './images.ts';
 import { normaliseModes } from './modes.ts';
 import type { SandboxSpec, WorkerFactory } from './pool.ts';
@@ -253,6 +254,7 @@ export class ProcessWorkerFactory implements WorkerFactory {
       redact: Object.values(spec.credentials),
       isolationDetails: this.details,
       ...(cg ? { oomKills: () => cg.oomKills() } : {}),
+      reportsExit: true,
     });
     let ended = () => {};
     const gone = new Promise<void>((resolve) => (ended = resolve));
@@ -270,7 +272,7 @@ export class ProcessWorkerFactory implements WorkerFactory {
       })();
     };
     child.on('exit', (code, sig) => {
-      conn.markClosed(`worker process exited (${sig ?? code})`);
+      conn.exited(exitStatusText(code, sig), `worker process exited (${sig ?? code})`);
       cleanup();
     });
     child.on('error', (e) => {

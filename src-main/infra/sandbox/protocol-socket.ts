@@ -67,10 +67,16 @@ export class ProtocolSocket {
   }
 
   /**
-   * The worker's connection: the first one, after which the socket is gone. Rejects when `gone` settles
-   * first (the container exited), after `timeoutMs`, or on `signal`, with the reason in words.
+   * The worker's connection: the first one, after which the socket is gone. Rejects when `gone` resolves
+   * first (the container exited: to how it ended, `exit status 1`), after `timeoutMs`, or on `signal`,
+   * with the reason in words; `describe` adds what the worker said (its stderr's last lines) to it.
    */
-  accept(timeoutMs: number, gone: Promise<unknown>, signal?: AbortSignal): Promise<Socket> {
+  accept(
+    timeoutMs: number,
+    gone: Promise<string | undefined>,
+    signal?: AbortSignal,
+    describe: (reason: string) => string = (r) => r,
+  ): Promise<Socket> {
     if (this.socket) return Promise.resolve(this.socket);
     return new Promise<Socket>((resolve, reject) => {
       let settled = false;
@@ -92,13 +98,22 @@ export class ProtocolSocket {
         () =>
           done(
             new Error(
-              `the worker did not connect to its protocol socket within ${Math.round(timeoutMs / 1000)} s`,
+              describe(
+                `the worker did not connect to its protocol socket within ${Math.round(timeoutMs / 1000)} s`,
+              ),
             ),
           ),
         timeoutMs,
       );
       void gone.then(
-        () => done(new Error('the worker exited before it connected to its protocol socket')),
+        (how) =>
+          done(
+            new Error(
+              describe(
+                `the worker exited${how ? ` (${how})` : ''} before it connected to its protocol socket`,
+              ),
+            ),
+          ),
         () => {},
       );
     });

@@ -4,6 +4,7 @@
  * the last 4096 characters and 20 lines; credential values are blanked out and control characters
  * replaced (the text is untrusted and ends up in terminals and the workbench).
  */
+import { constants as osConstants } from 'node:os';
 import type { Readable } from 'node:stream';
 
 export const STDERR_TAIL_CHARS = 4096;
@@ -82,4 +83,16 @@ export class StderrTail {
     if (!lines.length) return reason;
     return `${reason}; the worker's stderr ended with:\n${lines.map((l) => `  ${l}`).join('\n')}`;
   }
+}
+
+/**
+ * How a worker's process ended, in words: `exit status 1`, `killed by SIGKILL` (a process's signal), or
+ * for a container's status above 128 the signal it stands for (`exit status 137 (SIGKILL)`).
+ */
+export function exitStatusText(code: number | null | undefined, signal?: string | null): string {
+  if (signal) return `killed by ${signal}`;
+  if (code === null || code === undefined) return 'exit status unknown';
+  const name =
+    code > 128 ? Object.entries(osConstants.signals).find(([, n]) => n === code - 128)?.[0] : undefined;
+  return `exit status ${code}${name ? ` (${name})` : ''}`;
 }

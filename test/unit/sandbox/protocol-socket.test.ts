@@ -41,11 +41,19 @@ describe('the protocol socket', () => {
 
   it('a worker that never connects: the container gone, or the time up, is an error in words', async () => {
     const p = await ProtocolSocket.start();
-    await expect(p.accept(60_000, Promise.resolve())).rejects.toThrow(
+    await expect(p.accept(60_000, Promise.resolve(undefined))).rejects.toThrow(
       /the worker exited before it connected to its protocol socket/,
     );
     expect(existsSync(p.path)).toBe(false);
     p.close();
+    // How it ended, and what the worker said (its stderr's last lines), when the caller knows them.
+    const o = await ProtocolSocket.start();
+    await expect(
+      o.accept(60_000, Promise.resolve('exit status 1'), undefined, (r) => `${r}; stderr: boom`),
+    ).rejects.toThrow(
+      /^the worker exited \(exit status 1\) before it connected to its protocol socket; stderr: boom$/,
+    );
+    o.close();
     const q = await ProtocolSocket.start();
     await expect(q.accept(100, never)).rejects.toThrow(/did not connect to its protocol socket within/);
     q.close();
