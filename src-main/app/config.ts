@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { ToolsmithError } from './errors.ts';
 import { FULL_MANUAL_MAX_TOOLS } from '../core/tools/disclosure.ts';
-import { DEFAULT_MAX_TOOL_CALLS } from '../core/sandbox/execution.ts';
+import { DEFAULT_MAX_APPROVALS, DEFAULT_MAX_TOOL_CALLS } from '../core/sandbox/execution.ts';
 import { httpUrlProblem, isHttpUrl } from '../core/text/http-url.ts';
 
 const grade = z.object({ w: z.number().int().min(0).max(2), d: z.number().int().min(0).max(2) });
@@ -187,6 +187,11 @@ export const configSchema = z.object({
        * are kept, the rest counted ("N more tool calls not recorded"). Every call still runs.
        */
       tool_calls: z.number().int().min(1).max(100_000).default(DEFAULT_MAX_TOOL_CALLS),
+      /**
+       * Approval requests one script may put to a person (core/tools/approval.ts): past them a call that
+       * needs approval is refused without asking, with an error naming this bound, and counted.
+       */
+      approvals: z.number().int().min(1).max(10_000).default(DEFAULT_MAX_APPROVALS),
     })
     .default({
       timeout_s: 300,
@@ -196,6 +201,7 @@ export const configSchema = z.object({
       tmpfs_mb: 16,
       output_kb: 50,
       tool_calls: DEFAULT_MAX_TOOL_CALLS,
+      approvals: DEFAULT_MAX_APPROVALS,
     }),
   runtimes: z.record(z.string(), runtime).default({ python: { enabled: true }, node: { enabled: true } }),
   sandboxes: z.record(z.string(), sandbox).default({}),

@@ -229,9 +229,11 @@ export async function runCodeTool(
   const execution = attempt?.execution;
   const logs = execution?.logs ?? [];
   // Calls past the bound of recorded tool calls: the run's record (toolsmith://runs/<id>) lacks them.
-  const missing = execution?.toolCallsNotRecorded
-    ? { toolCallsNotRecorded: execution.toolCallsNotRecorded }
-    : {};
+  // Calls past the bound of approval requests (limits.approvals): refused without asking anyone.
+  const missing = {
+    ...(execution?.toolCallsNotRecorded ? { toolCallsNotRecorded: execution.toolCallsNotRecorded } : {}),
+    ...(execution?.approvalsNotAsked ? { approvalsNotAsked: execution.approvalsNotAsked } : {}),
+  };
   if (outcome.status === 'succeeded')
     return { runId: outcome.runId, status: 'succeeded', result: outcome.result ?? null, logs, ...missing };
   return {

@@ -73,6 +73,10 @@ const CODE_OUTPUT = {
     .number()
     .optional()
     .describe('tool calls past the limits.tool_calls bound, not in the run record (only counted)'),
+  approvalsNotAsked: z
+    .number()
+    .optional()
+    .describe('calls needing approval past the limits.approvals bound: refused without asking anyone'),
 };
 const EXECUTE_OUTPUT = {
   success: z.boolean(),
@@ -94,6 +98,10 @@ const EXECUTE_OUTPUT = {
     .number()
     .optional()
     .describe('calls past the first limits.tool_calls: counted in toolCallCount, not in toolCalls'),
+  approvalsNotAsked: z
+    .number()
+    .optional()
+    .describe('calls needing approval past the limits.approvals bound: refused without asking anyone'),
 };
 const LIST_TOOLS_OUTPUT = { tools: z.array(z.record(z.string(), z.unknown())) };
 const KIT_OUTPUT = {

@@ -2,7 +2,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { visible } from '../../core/text/visible.ts';
 import { toolCallOutcome } from '../tool-outcome.ts';
-import { notRecordedNote } from '../../core/sandbox/execution.ts';
+import { notAskedNote, notRecordedNote } from '../../core/sandbox/execution.ts';
 import type { Command } from 'commander';
 import type { LiveEvent } from '../../app/runs.ts';
 import { RUN_BUDGETS, RUN_KINDS, unitOf } from '../../core/records/events.ts';
@@ -64,7 +64,7 @@ export function progressPrinter(ctx: CliContext, mode: RunMode): (e: LiveEvent) 
       case 'execution': {
         const r = e.data.result;
         ctx.err(
-          `  execution: ${r.exitReason} in ${r.durationMs} ms [${r.isolation}]${r.error ? ` — ${visible(r.error.type)}: ${visible(r.error.message, '    ')}` : ''}\n${r.isolationReason ? `  isolation ${r.isolation}: ${r.isolationReason}\n` : ''}${notRecordedNote(r) ? `  ${notRecordedNote(r)}\n` : ''}`,
+          `  execution: ${r.exitReason} in ${r.durationMs} ms [${r.isolation}]${r.error ? ` — ${visible(r.error.type)}: ${visible(r.error.message, '    ')}` : ''}\n${r.isolationReason ? `  isolation ${r.isolation}: ${r.isolationReason}\n` : ''}${notRecordedNote(r) ? `  ${notRecordedNote(r)}\n` : ''}${notAskedNote(r) ? `  ${notAskedNote(r)}\n` : ''}`,
         );
         break;
       }
@@ -99,6 +99,9 @@ export function summarizeRecord(rec: RunRecord): string {
     // A script past its bound of recorded tool calls (limits.tool_calls): what the record does not hold.
     const missing = x && notRecordedNote(x);
     if (missing) lines.push(`     ${x.toolCalls.length} tool calls recorded; ${missing}`);
+    // Past its bound of approval requests (limits.approvals): calls refused without asking anyone.
+    const unasked = x && notAskedNote(x);
+    if (unasked) lines.push(`     ${a.approvals?.length ?? 0} approval requests recorded; ${unasked}`);
   }
   if (rec.result !== undefined) lines.push(`result: ${visible(JSON.stringify(rec.result))}`);
   if (rec.error) lines.push(`error: ${visible(rec.error, '  ')}`);

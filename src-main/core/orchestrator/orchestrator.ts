@@ -17,13 +17,14 @@ import type { AssembledScript } from '../script/assemble.ts';
 import { assembleIn } from '../script/context.ts';
 import type { OfferedSkill } from '../skills/offered.ts';
 import type { BuiltPrompt, ScriptGenerator, SandboxContext } from '../script/generator.ts';
-import { failureMessage } from '../sandbox/execution.ts';
+import { capArgs, failureMessage } from '../sandbox/execution.ts';
 import { toAgentContext } from '../sandbox/agent-context.ts';
 import type { ExecutionError, ExecutionResult } from '../sandbox/execution.ts';
 import { callShapes } from '../tools/call-shape.ts';
 import type { JsonValue, Tool } from '../tools/model.ts';
 import type { ApprovalAnswer, ApprovalAsk, ApprovalGate } from '../tools/approval.ts';
 import { errorMessage } from '../errors.ts';
+import { LogCoalescer } from './log-coalescer.ts';
 
 /** Live events that are not recorded: streamed LLM tokens, and progress a tool reports while it runs. */
 export type UnrecordedEvent =
@@ -660,30 +661,22 @@ export class Orchestrator {
     inputs?: Record<string, JsonValue>,
   ): Promise<ExecutionResult> {
     this.checkCancel(ctx);
-    const result = await this.deps.executor.execute({
-      sandbox: ctx.req.sandbox.name,
-      language: ctx.language,
-      code: script.code,
-      bodyStartLine: script.bodyStartLine,
-      tools: ctx.req.toolMap,
-      ...(ctx.req.skills?.length ? { skills: ctx.req.skills.map((s) => s.name) } : {}),
-      ...(inputs ? { inputs } : {}),
-      ...(ctx.req.timeoutMs ? { timeoutMs: ctx.req.timeoutMs } : {}),
-      ...(ctx.req.signal ? { signal: ctx.req.signal } : {}),
-      onEvent: (e) => {
-        if (e.type === 'tool_call') ctx.emit('tool_call', { n, trace: e.trace });
-        else if (e.type === 'tool_progress')
-          ctx.req.onEvent?.({
-            type: 'tool_progress',
-            runId: ctx.runId,
-            n,
-            name: e.name,
-            progress: e.progress,
-          });
-        else ctx.emit('emit', { n, kind: e.kind, data: e.data });
-      },
-      ...(ctx.req.approval?.tools.length ? { approval: this.gate(ctx, n, ctx.req.approval) } : {}),
-    });
+    // Consecutive log lines are one event (log-coalescer.ts); any other event of the job writes them first.
+    const logs = new LogCoalescer(({ text, lines }) =>
+      ctx.emit('emit', { n, kind: 'log', data: text, ...(lines > 1 ? { lines } : {}) }),
+    );
+    let result: ExecutionResult;
+    try {
+      result = await this.runJob(ctx, n, script, logs, inputs);
+    } catch (e) {
+      try {
+        logs.flush();
+      } catch {
+        // The job's own error is the one to tell.
+      }
+      throw e;
+    }
+    logs.flush();
     ctx.emit('execution', { n, result });
     ctx.log.info(
       {
@@ -699,11 +692,56 @@ export class Orchestrator {
     return result;
   }
 
-  /** The job's approval gate: each answer is an `approval` event of the run before the call goes on. */
-  private gate(ctx: RunCtx, n: number, a: NonNullable<RunRequest['approval']>): ApprovalGate {
+  /** Runs one script in the sandbox, its live events recorded as they come. */
+  private runJob(
+    ctx: RunCtx,
+    n: number,
+    script: AssembledScript,
+    logs: LogCoalescer,
+    inputs?: Record<string, JsonValue>,
+  ): Promise<ExecutionResult> {
+    return this.deps.executor.execute({
+      sandbox: ctx.req.sandbox.name,
+      language: ctx.language,
+      code: script.code,
+      bodyStartLine: script.bodyStartLine,
+      tools: ctx.req.toolMap,
+      ...(ctx.req.skills?.length ? { skills: ctx.req.skills.map((s) => s.name) } : {}),
+      ...(inputs ? { inputs } : {}),
+      ...(ctx.req.timeoutMs ? { timeoutMs: ctx.req.timeoutMs } : {}),
+      ...(ctx.req.signal ? { signal: ctx.req.signal } : {}),
+      onEvent: (e) => {
+        if (e.type === 'emit' && e.kind === 'log') return logs.add(String(e.data));
+        if (e.type === 'tool_progress')
+          return ctx.req.onEvent?.({
+            type: 'tool_progress',
+            runId: ctx.runId,
+            n,
+            name: e.name,
+            progress: e.progress,
+          });
+        logs.flush();
+        if (e.type === 'tool_call') ctx.emit('tool_call', { n, trace: e.trace });
+        else ctx.emit('emit', { n, kind: e.kind, data: e.data });
+      },
+      ...(ctx.req.approval?.tools.length ? { approval: this.gate(ctx, n, ctx.req.approval, logs) } : {}),
+    });
+  }
+
+  /**
+   * The job's approval gate: each answer is an `approval` event of the run before the call goes on. The
+   * job's log lines so far are recorded before the question is put (the person sees what led to it).
+   */
+  private gate(
+    ctx: RunCtx,
+    n: number,
+    a: NonNullable<RunRequest['approval']>,
+    logs: LogCoalescer,
+  ): ApprovalGate {
     return {
       tools: a.tools,
       ask: async (call, signal) => {
+        logs.flush();
         const started = performance.now();
         let answer: ApprovalAnswer;
         try {
@@ -714,6 +752,8 @@ export class Orchestrator {
         ctx.emit('approval', {
           n,
           ...call,
+          // The person saw the whole call; its record keeps arguments as a tool call's trace does (16 KB).
+          args: capArgs(call.args),
           approved: answer.approved,
           via: answer.via,
           ...(answer.reason ? { reason: answer.reason } : {}),

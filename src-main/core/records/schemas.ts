@@ -115,6 +115,11 @@ export const executionResultSchema = obj({
    * the first ones). Absent when every call is recorded.
    */
   toolCallsNotRecorded: z.number().int().min(0).optional(),
+  /**
+   * Calls that needed approval made past the job's bound of approval requests (`limits.approvals`):
+   * refused without asking a person, each with an error naming the bound. Absent when every one was asked.
+   */
+  approvalsNotAsked: z.number().int().min(0).optional(),
   error: executionErrorSchema.optional(),
   exitReason: exitReasonSchema,
   isolation: isolationLevelSchema,
@@ -232,7 +237,16 @@ export const eventPayloadSchemas = {
     /** How long the call waited for the answer. */
     waitedMs: z.number().min(0),
   }),
-  emit: obj({ n, kind: z.enum(['intermediate', 'log']), data: jsonValueSchema }),
+  /**
+   * An intermediate, or the job's log lines: consecutive lines are one event (`data` the lines joined by
+   * "\n", `lines` how many; absent in runs recorded before, one line per event), core/orchestrator/log-coalescer.ts.
+   */
+  emit: obj({
+    n,
+    kind: z.enum(['intermediate', 'log']),
+    data: jsonValueSchema,
+    lines: z.number().int().min(1).optional(),
+  }),
   execution: obj({ n, result: executionResultSchema }),
   step: obj({
     n,

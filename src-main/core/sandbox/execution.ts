@@ -8,6 +8,7 @@ import type {
   toolCallTraceSchema,
   traceFrameSchema,
 } from '../records/schemas.ts';
+import type { JsonValue } from '../tools/model.ts';
 
 // The shapes of a job's result and traces are the run-event schemas' outputs (core/records/schemas.ts,
 // where each field is described): a result is recorded in a run's `execution` event as it is.
@@ -49,6 +50,60 @@ export function notRecordedNote(
   const n = r.toolCallsNotRecorded;
   if (!n) return undefined;
   return `${n} more tool call${n === 1 ? '' : 's'} not recorded (past the first ${r.toolCalls.length}; limits.tool_calls)`;
+}
+
+/**
+ * How many approval requests one job may put to a person when the workspace does not say
+ * (`limits.approvals`). Past it, a call that needs approval is refused without asking, with an error
+ * naming the bound, and counted (`approvalsNotAsked`). Unbounded, a script calling a gated tool in a loop
+ * (or tool code asking again and again) put thousands of questions to a person (dialogs, terminal
+ * prompts, MCP elicitations) and added one `approval` event per question to the run's record.
+ */
+export const DEFAULT_MAX_APPROVALS = 50;
+
+/** The reason a call past the job's bound of approval requests is refused with (its ToolRefused error). */
+export function approvalBoundReason(max: number): string {
+  return `this job already asked a person ${max} time${max === 1 ? '' : 's'}, its bound (limits.approvals in .toolsmith/config.toml); further calls that need approval are refused without asking`;
+}
+
+/**
+ * What a result says of the calls that needed approval and were refused without asking a person (past
+ * `limits.approvals`), or undefined when every one was asked: the one wording of the CLI, the MCP
+ * results and the workbench.
+ */
+export function notAskedNote(r: Pick<ExecutionResult, 'approvalsNotAsked'>): string | undefined {
+  const n = r.approvalsNotAsked;
+  if (!n) return undefined;
+  return `${n} call${n === 1 ? '' : 's'} needing approval refused without asking (past the job's bound of approval requests; limits.approvals)`;
+}
+
+/**
+ * Tool arguments kept in traces are capped like results (the tool itself got the whole value): a script
+ * passing a large value to a tool in a loop made every trace hold it (up to a worker line's 4 MB each).
+ * Each argument whose JSON is longer than its share of `max` (at least 256 characters) is kept as the
+ * start of that JSON and its length; past `max` in all, the remaining arguments are only counted.
+ */
+export function capArgs(args: Record<string, JsonValue>, max = 16_384): Record<string, JsonValue> {
+  const whole = JSON.stringify(args) ?? 'null';
+  if (whole.length <= max) return args;
+  const cut = (s: string, n: number) => `${s.slice(0, n)}… (${s.length} characters, truncated in the trace)`;
+  // (A worker's trace may carry anything as its arguments: kept as the start of its JSON.)
+  if (typeof args !== 'object' || args === null || Array.isArray(args)) return { '…': cut(whole, max) };
+  const keys = Object.keys(args);
+  const share = Math.max(256, Math.floor(max / keys.length));
+  const out: Record<string, JsonValue> = {};
+  let used = 0;
+  for (const [i, k] of keys.entries()) {
+    if (used >= max) {
+      out['…'] = `${keys.length - i} more arguments, not kept in the trace`;
+      break;
+    }
+    const v = args[k] ?? null;
+    const s = JSON.stringify(v) ?? 'null';
+    out[k] = s.length <= share ? v : cut(s, share);
+    used += k.length + Math.min(s.length, share);
+  }
+  return out;
 }
 
 /**

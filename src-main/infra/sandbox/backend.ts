@@ -25,6 +25,8 @@ export interface BackendOptions {
   maxOutputBytes: number;
   /** Tool calls of one job recorded at most (`limits.tool_calls`; JobRequest.maxToolCalls). */
   maxToolCalls?: number;
+  /** Approval requests of one job put to a person at most (`limits.approvals`; JobRequest.maxApprovals). */
+  maxApprovals?: number;
   /** The sandbox's current spec (tools.py, host tools, credentials), read when a pool is made or reloaded. */
   specFor: (sandbox: string, runtime: RuntimeId) => SandboxSpec;
   /** Host-side tool handlers by tool name (shared by every sandbox). */
@@ -120,6 +122,7 @@ export class SandboxBackend implements ScriptExecutor {
       timeoutMs: Math.min(req.timeoutMs ?? 300_000, 600_000),
       maxOutputBytes: this.opts.maxOutputBytes,
       ...(this.opts.maxToolCalls ? { maxToolCalls: this.opts.maxToolCalls } : {}),
+      ...(this.opts.maxApprovals ? { maxApprovals: this.opts.maxApprovals } : {}),
       // A tool of the job under a lookup's name keeps it (the script's namespace binds the tool too).
       ...(hostTools || discovery ? { hostTools: { ...discovery, ...hostTools } } : {}),
       ...(req.onEvent ? { onEvent: req.onEvent } : {}),

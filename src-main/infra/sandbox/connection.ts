@@ -21,7 +21,12 @@ import { refusalMessage, type ApprovalGate } from '../../core/tools/approval.ts'
 import { StderrTail } from './stderr-tail.ts';
 import { parseWorkerLine, type ToolDescriptor, type WorkerMessage } from './worker-messages.ts';
 import { errorMessage } from '../../core/errors.ts';
-import { DEFAULT_MAX_TOOL_CALLS } from '../../core/sandbox/execution.ts';
+import {
+  approvalBoundReason,
+  capArgs,
+  DEFAULT_MAX_APPROVALS,
+  DEFAULT_MAX_TOOL_CALLS,
+} from '../../core/sandbox/execution.ts';
 
 export type { ToolDescriptor, WorkerMessage } from './worker-messages.ts';
 
@@ -103,6 +108,12 @@ export interface JobRequest {
    * call is still answered: the bound is on what the host keeps, not on what the script may do.
    */
   maxToolCalls?: number;
+  /**
+   * Approval requests put to a person at most (`limits.approvals`, default DEFAULT_MAX_APPROVALS): past
+   * them a call that needs approval is refused without asking, and counted
+   * (ExecutionResult.approvalsNotAsked).
+   */
+  maxApprovals?: number;
   /** Host-side tools the script may call, by tool name. */
   hostTools?: Record<string, HostToolHandler>;
   onEvent?: (e: LiveExecutionEvent) => void;
@@ -505,6 +516,7 @@ export class WorkerConnection {
       recording: true,
       max: job.maxToolCalls ?? DEFAULT_MAX_TOOL_CALLS,
       over: 0,
+      approvals: { max: job.maxApprovals ?? DEFAULT_MAX_APPROVALS, asked: 0, over: 0 },
     };
     // Past the bound only the count goes on; the worker's own count (trace lines it did not relay) comes
     // on the job's done.
@@ -570,6 +582,7 @@ export class WorkerConnection {
           ...(error ? { error: withinOutput(error, job.maxOutputBytes) } : {}),
           ...(egress.length ? { egress } : {}),
           ...(calls.over + overInWorker > 0 ? { toolCallsNotRecorded: calls.over + overInWorker } : {}),
+          ...(calls.approvals.over > 0 ? { approvalsNotAsked: calls.approvals.over } : {}),
           ...(undelivered && !success ? { undelivered } : {}),
         };
         resolve(clean(r));
@@ -784,7 +797,7 @@ export class WorkerConnection {
     const signal = job.signal ? AbortSignal.any([job.signal, calls.abort.signal]) : calls.abort.signal;
     // A call that waits for a person: asked before anything runs; the job's timeout keeps running.
     const gated = allowed && !!job.approval?.tools.includes(name);
-    const refusal = gated ? await this.approve(m, job.approval!, signal) : undefined;
+    const refusal = gated ? await this.approve(m, job.approval!, signal, calls.approvals) : undefined;
     if (m.gate) {
       // A sandbox tool's own worker asks before running it: an answer, and a trace only for a refusal (an
       // approved call is traced by the worker when the tool has run).
@@ -897,12 +910,21 @@ export class WorkerConnection {
     }
   }
 
-  /** Puts a gated call to a person: undefined when approved, else the error the script sees. */
+  /**
+   * Puts a gated call to a person: undefined when approved, else the error the script sees. Past the job's
+   * bound of approval requests nobody is asked: the call is refused, naming the bound, and counted.
+   */
   private async approve(
     m: Extract<WorkerMessage, { type: 'tool_call' }>,
     gate: ApprovalGate,
     signal: AbortSignal,
+    bound: JobCalls['approvals'],
   ): Promise<string | undefined> {
+    if (bound.asked >= bound.max) {
+      bound.over++;
+      return refusalMessage(m.name, { approved: false, via: 'none', reason: approvalBoundReason(bound.max) });
+    }
+    bound.asked++;
     try {
       const a = await gate.ask(
         {
@@ -936,6 +958,8 @@ interface JobCalls {
   max: number;
   /** Tool calls past `max`: counted, not recorded. */
   over: number;
+  /** Approval requests: put to a person at most `max` (JobRequest.maxApprovals), the rest refused and counted. */
+  approvals: { max: number; asked: number; over: number };
 }
 
 /** Whether one more tool call of the job is recorded; when not, it is counted. */
@@ -945,34 +969,8 @@ function keeps(calls: JobCalls, toolCalls: readonly ToolCallTrace[]): boolean {
   return false;
 }
 
-/**
- * Tool arguments kept in traces are capped like results (the tool itself got the whole value): a script
- * passing a large value to a tool in a loop made every trace hold it (up to a worker line's 4 MB each).
- * Each argument whose JSON is longer than its share of `max` (at least 256 characters) is kept as the
- * start of that JSON and its length; past `max` in all, the remaining arguments are only counted.
- */
-export function capArgs(args: Record<string, JsonValue>, max = 16_384): Record<string, JsonValue> {
-  const whole = JSON.stringify(args) ?? 'null';
-  if (whole.length <= max) return args;
-  const cut = (s: string, n: number) => `${s.slice(0, n)}… (${s.length} characters, truncated in the trace)`;
-  // (A worker's trace may carry anything as its arguments: kept as the start of its JSON.)
-  if (typeof args !== 'object' || args === null || Array.isArray(args)) return { '…': cut(whole, max) };
-  const keys = Object.keys(args);
-  const share = Math.max(256, Math.floor(max / keys.length));
-  const out: Record<string, JsonValue> = {};
-  let used = 0;
-  for (const [i, k] of keys.entries()) {
-    if (used >= max) {
-      out['…'] = `${keys.length - i} more arguments, not kept in the trace`;
-      break;
-    }
-    const v = args[k] ?? null;
-    const s = JSON.stringify(v) ?? 'null';
-    out[k] = s.length <= share ? v : cut(s, share);
-    used += k.length + Math.min(s.length, share);
-  }
-  return out;
-}
+// Tool arguments kept in traces are capped (core/sandbox/execution.ts; also the record of an approval).
+export { capArgs };
 
 /** Tool results kept in traces are capped (the script itself saw the whole value). */
 export function capResult(r: ToolResponse, max = 16_384): ToolResponse {

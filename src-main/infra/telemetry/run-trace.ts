@@ -360,6 +360,8 @@ export function buildRunSpans(
       ...(r.toolCallsNotRecorded
         ? { 'toolsmith.sandbox.tool_calls_not_recorded': r.toolCallsNotRecorded }
         : {}),
+      // Calls that needed approval past the job's bound of requests (limits.approvals): refused unasked.
+      ...(r.approvalsNotAsked ? { 'toolsmith.sandbox.approvals_not_asked': r.approvalsNotAsked } : {}),
       'toolsmith.sandbox.logs': r.logs.length,
       'toolsmith.sandbox.result_bytes': bytes(r.data),
       ...(r.toolCalls.length > MAX_TOOL_SPANS

@@ -9,7 +9,7 @@ import type { EventPayloads } from '../../../../src-main/core/records/events.ts'
 import { api } from '../../api/client.ts';
 import { formatMs, IsolationBadge } from '../../components/Badges.tsx';
 import { JsonTree } from '../../components/JsonTree.tsx';
-import { notRecordedNote } from '../../../../src-main/core/sandbox/execution.ts';
+import { notAskedNote, notRecordedNote } from '../../../../src-main/core/sandbox/execution.ts';
 import { useGuardedLoad } from '../../lib/useLoad.ts';
 import type { Outcome } from './attempts.ts';
 
@@ -143,6 +143,20 @@ export function NotRecorded({ a }: { a: AttemptRecord }) {
   );
 }
 
+/**
+ * The calls that needed approval past the job's bound of requests (limits.approvals): refused without
+ * asking anyone. Said with the approvals and in the execution, so the person sees why no one was asked.
+ */
+export function NotAsked({ a }: { a: AttemptRecord }) {
+  const note = a.execution && notAskedNote(a.execution);
+  if (!note) return null;
+  return (
+    <p className="callout small" data-testid="approvals-not-asked">
+      {note}
+    </p>
+  );
+}
+
 export function ExecutionPanel({ a, outcome }: { a: AttemptRecord; outcome?: Outcome }) {
   const ex = a.execution;
   const emits = a.emits;
@@ -171,6 +185,7 @@ export function ExecutionPanel({ a, outcome }: { a: AttemptRecord; outcome?: Out
         </p>
       )}
       <NotRecorded a={a} />
+      <NotAsked a={a} />
       {ex?.success && (
         <Section title="Result">
           <JsonTree value={ex.data} label="result" />
@@ -185,12 +200,20 @@ export function ExecutionPanel({ a, outcome }: { a: AttemptRecord; outcome?: Out
       )}
       {!ex && emits.length > 0 && (
         <Section title="Live emits">
-          {emits.map((e, i) => (
-            <div key={i}>
-              <span className="muted small">{e.kind}</span>{' '}
-              <JsonTree value={e.data} label={`emit ${i + 1}`} />
-            </div>
-          ))}
+          {emits.map((e, i) =>
+            // Consecutive log lines come as one event (their text joined by newlines): shown as text.
+            e.kind === 'log' ? (
+              <div key={i} data-testid="live-log">
+                <span className="muted small">log{e.lines ? ` (${e.lines} lines)` : ''}</span>
+                <pre className="logs">{String(e.data)}</pre>
+              </div>
+            ) : (
+              <div key={i}>
+                <span className="muted small">{e.kind}</span>{' '}
+                <JsonTree value={e.data} label={`emit ${i + 1}`} />
+              </div>
+            ),
+          )}
         </Section>
       )}
       <Section title={`Logs (${ex?.logs.length ?? 0})`} open={(ex?.logs.length ?? 0) > 0}>

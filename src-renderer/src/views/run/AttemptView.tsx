@@ -20,6 +20,7 @@ import {
   ApprovalsPanel,
   ExecutionPanel,
   LlmPanel,
+  NotAsked,
   NotRecorded,
   PromptPanel,
   Section,
@@ -192,6 +193,7 @@ export function AttemptView({ run, a }: { run: RunRecord; a: AttemptRecord }) {
         {tab === 'tools' && (
           <>
             <ApprovalsPanel a={a} />
+            <NotAsked a={a} />
             <ToolCallTable calls={a.toolCalls} label="tool calls" />
             <NotRecorded a={a} />
           </>

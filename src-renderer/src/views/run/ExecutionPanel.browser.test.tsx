@@ -70,4 +70,35 @@ describe('ExecutionPanel', () => {
     const pending = await render(<ExecutionPanel a={none} outcome="pending" />);
     await expect.element(pending.getByText('Not executed yet.')).toBeVisible();
   });
+
+  it('says how many calls needing approval were refused without asking (limits.approvals)', async () => {
+    const base = attempt({ type: 'ToolRefused', message: 'x' });
+    const past = { ...base, execution: { ...base.execution!, approvalsNotAsked: 2975 } } as AttemptView;
+    const shown = await render(<ExecutionPanel a={past} />);
+    await expect
+      .element(shown.getByTestId('approvals-not-asked'))
+      .toHaveTextContent(
+        "2975 calls needing approval refused without asking (past the job's bound of approval requests; limits.approvals)",
+      );
+    await shown.unmount();
+    const all = await render(<ExecutionPanel a={base} />);
+    await expect.element(all.getByText('exit: error')).toBeVisible();
+    expect(all.container.querySelector('[data-testid="approvals-not-asked"]')).toBeNull();
+  });
+
+  it('shows a live event of several log lines as its text, line by line', async () => {
+    const running = {
+      ...attempt({ type: 'x', message: 'x' }),
+      execution: undefined,
+      emits: [
+        { n: 1, kind: 'log', data: 'line 0\nline 1\nline 2', lines: 3 },
+        { n: 1, kind: 'intermediate', data: { step: 1 } },
+        { n: 1, kind: 'log', data: 'line 3' },
+      ],
+    } as unknown as AttemptView;
+    const shown = await render(<ExecutionPanel a={running} />);
+    const logs = shown.container.querySelectorAll('[data-testid="live-log"] pre');
+    expect([...logs].map((p) => p.textContent)).toEqual(['line 0\nline 1\nline 2', 'line 3']);
+    await expect.element(shown.getByText('log (3 lines)')).toBeVisible();
+  });
 });
