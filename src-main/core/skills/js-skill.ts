@@ -4,6 +4,7 @@
  * front matter as a Python skill's, in `//` comments between `// +++` lines, then exactly one top-level
  * `function name(...)` or `async function name(...)` with a JSDoc comment saying what it does.
  */
+import { escapeBidi } from '../lang/bidi.ts';
 import { parse } from '@babel/parser';
 import type * as t from '@babel/types';
 import { JS_EMIT_NAMES } from '../lang/builtins.ts';
@@ -233,7 +234,8 @@ export function jsSkillShape(name: string, source: string, language: JsSkillLang
 }
 
 /** A JSON value as a JS literal (JSON is JS; `undefined` for a missing optional argument). */
-const jsValue = (v: JsonValue | undefined): string => (v === undefined ? 'undefined' : JSON.stringify(v));
+const jsValue = (v: JsonValue | undefined): string =>
+  v === undefined ? 'undefined' : escapeBidi(JSON.stringify(v));
 
 /**
  * The script a JS/TS test case runs: the skill called with the case's arguments in its parameters'

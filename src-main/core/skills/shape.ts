@@ -2,6 +2,7 @@
  * A skill of any language: its shape check, the file's front matter markers, the script a test case
  * runs, and which script languages it is offered to (kept apart so each language's module stays small).
  */
+import { escapeBidi } from '../lang/bidi.ts';
 import type { ScriptLanguage } from '../lang/violation.ts';
 import type { JsonValue } from '../tools/model.ts';
 import { jsSkillCallScript, jsSkillFileText, jsSkillShape, splitJsSkillFile } from './js-skill.ts';
@@ -55,6 +56,6 @@ export function predicateScriptOf(
   resultLiteral: { python: string; json: string },
 ): string {
   return language === 'python'
-    ? `result = ${resultLiteral.python}\n${script}`
-    : `const result = ${resultLiteral.json};\n${script}`;
+    ? `result = ${escapeBidi(resultLiteral.python)}\n${script}`
+    : `const result = ${escapeBidi(resultLiteral.json)};\n${script}`;
 }

@@ -2,6 +2,7 @@
  * Assertion evaluation on a case's outcome (pure). Predicates are not evaluated here: they run in the
  * sandbox, so `evaluate` returns them as pending and the runner fills in their verdicts.
  */
+import { escapeBidi } from '../lang/bidi.ts';
 import { JSONPath } from 'jsonpath-plus';
 import type { RunRecord } from '../records/records.ts';
 import type { Assertion } from './schema.ts';
@@ -196,11 +197,12 @@ export function pythonLiteral(v: unknown): string {
   if (v === true) return 'True';
   if (v === false) return 'False';
   if (typeof v === 'number') return Number.isFinite(v) ? String(v) : 'None';
-  if (typeof v === 'string') return JSON.stringify(v);
+  // (bidirectional controls as escapes: a script holding one is refused, core/lang/bidi.ts)
+  if (typeof v === 'string') return escapeBidi(JSON.stringify(v));
   if (Array.isArray(v)) return `[${v.map(pythonLiteral).join(', ')}]`;
   if (typeof v === 'object')
     return `{${Object.entries(v)
-      .map(([k, x]) => `${JSON.stringify(k)}: ${pythonLiteral(x)}`)
+      .map(([k, x]) => `${escapeBidi(JSON.stringify(k))}: ${pythonLiteral(x)}`)
       .join(', ')}}`;
   return 'None';
 }

@@ -12,6 +12,7 @@
  */
 import { parse as parseJs } from '@babel/parser';
 import type { ScriptLanguage } from '../lang/violation.ts';
+import { escapeBidi } from '../lang/bidi.ts';
 import { parsePython } from '../lang/python/pyright.ts';
 import type { PyNode } from '../lang/python/pyright.ts';
 import type { JsonValue } from '../tools/model.ts';
@@ -54,7 +55,7 @@ export function slotLiteral(value: JsonValue, language: ScriptLanguage): string 
   if (typeof value === 'string')
     return language === 'python'
       ? pyString(value)
-      : JSON.stringify(value)
+      : escapeBidi(JSON.stringify(value))
           .replace(/\u2028/g, '\\u2028')
           .replace(/\u2029/g, '\\u2029');
   if (typeof value === 'number') {

@@ -194,7 +194,7 @@ async function peek(user_id) {
     expect(exec?.toolCalls[0]?.args).toEqual({ user_id: 'u\u2028x' });
   }, 300_000);
 
-  it('save_skill over MCP shows the person bidirectional overrides as escapes, not reordered text', async () => {
+  it('save_skill over MCP refuses a source with bidirectional overrides before anyone is asked; other controls are shown escaped', async () => {
     const asked: string[] = [];
     const client = new Client(
       { name: 'skill-attacks', version: '1.0.0' },
@@ -230,9 +230,37 @@ async function peek(user_id) {
       arguments: { sandbox: 'ecommerce', name: 'tier_note', source, tests: [{ args: { user_id: 'u1' } }] },
     });
     expect(r.isError).toBe(true);
+    // Refused by the validator's bidi-control rule, naming each character's line, column and code point:
+    // the person is never asked to confirm code that reads other than it runs.
+    const answer = JSON.parse((r.content as { text: string }[])[0]?.text ?? '{}') as {
+      error: string;
+      violations: { rule: string; line: number; column: number; message: string }[];
+    };
+    expect(answer.error).toBe('skill tier_note does not validate');
+    expect(answer.violations.map((v) => [v.rule, v.line, v.column])).toEqual([
+      ['bidi-control', 8, 21],
+      ['bidi-control', 8, 23],
+      ['bidi-control', 8, 39],
+      ['bidi-control', 8, 41],
+    ]);
+    expect(answer.violations[0]?.message).toMatch(/^U\+202E \(RIGHT-TO-LEFT OVERRIDE\)/);
+    expect(asked).toHaveLength(0);
+    expect(existsSync(join(ws, 'skills/ecommerce/tier_note.py'))).toBe(false);
+    // A source the rules accept with another control in it (a string's raw ESC) is asked about with the
+    // control shown as an escape, not acting on the person's screen.
+    const r2 = await client.callTool({
+      name: 'save_skill',
+      arguments: {
+        sandbox: 'ecommerce',
+        name: 'tier_note',
+        source: source.replace('"gold\u202e \u2066# only for gold\u2069 \u2066"', '"gold\x1b[8m"'),
+        tests: [{ args: { user_id: 'u1' } }],
+      },
+    });
+    expect(r2.isError).toBe(true);
     expect(asked).toHaveLength(1);
-    expect(asked[0]).not.toMatch(/[\u202a-\u202e\u2066-\u2069]/);
-    expect(asked[0]).toContain('if tier != "gold\\u202e \\u2066# only for gold\\u2069 \\u2066":');
+    expect(asked[0]).not.toMatch(/\x1b/);
+    expect(asked[0]).toContain('if tier != "gold\\x1b[8m":');
     expect(existsSync(join(ws, 'skills/ecommerce/tier_note.py'))).toBe(false);
   }, 120_000);
 });

@@ -5,6 +5,7 @@
  */
 import { parse } from '@babel/parser';
 import type * as t from '@babel/types';
+import { bidiViolations } from '../bidi.ts';
 import type { MergedRules } from '../rules.ts';
 import { sortViolations } from '../violation.ts';
 import { closest } from '../../script/hints.ts';
@@ -17,6 +18,8 @@ export { staticString } from './rules/context.ts';
 
 export const JS_RULES: Readonly<Record<string, string>> = {
   syntax: 'the script does not parse',
+  'bidi-control':
+    'a bidirectional control character (U+202A-U+202E, U+2066-U+2069, U+200E, U+200F, U+061C) anywhere, comments and strings included ("Trojan Source"): write it as an escape',
   'empty-script': 'the script has no statements',
   'no-import': 'import/export declarations, require(), dynamic import(), import.meta',
   'forbidden-name':
@@ -139,6 +142,15 @@ export function validateJs(
   code: string,
   options: ValidateOptions & { typescript?: boolean },
 ): ValidationResult {
+  const result = validateJsTree(code, options);
+  // A scan of the source, whatever the parser made of it (a control outside a string may be a syntax
+  // error that ends the parse).
+  const bidi = bidiViolations(code, 'js');
+  if (!bidi.length) return result;
+  return { valid: false, violations: sortViolations([...result.violations, ...bidi]) };
+}
+
+function validateJsTree(code: string, options: ValidateOptions & { typescript?: boolean }): ValidationResult {
   const ctx = new JsRuleContext(new Set(options.tools), options.shapes);
   const violations = ctx.violations;
   let file: ReturnType<typeof parse>;

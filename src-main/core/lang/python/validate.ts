@@ -5,6 +5,7 @@
  * whole script (unknown functions, missing emit) is decided here, in `finishPython`. The container is the security boundary;
  * these rules stop honest mistakes early and make the known AST-sandbox escapes fail before anything runs.
  */
+import { bidiViolations } from '../bidi.ts';
 import { sortViolations } from '../violation.ts';
 import type { ValidateOptions, ValidationResult, Violation } from '../violation.ts';
 import {
@@ -30,6 +31,8 @@ export { FORMAT_FIELD, formatWalks } from './rules/format.ts';
 /** Rule ids and what each catches (for docs and the UI). */
 export const PYTHON_RULES: Readonly<Record<string, string>> = {
   syntax: 'the script does not parse',
+  'bidi-control':
+    'a bidirectional control character (U+202A-U+202E, U+2066-U+2069, U+200E, U+200F, U+061C) anywhere, comments and strings included ("Trojan Source"): write it as an escape',
   'empty-script': 'the script has no statements',
   'encoding-declaration': 'a source-encoding declaration on line 1 or 2 (changes how the bytes decode)',
   'no-import': 'import / from-import statements',
@@ -143,7 +146,8 @@ export function validatePythonPart(code: string, options: ValidateOptions, first
 
 /**
  * The whole-script rules over the parts of one script, in order: encoding declaration, empty script,
- * calls to names nothing defines, missing emit; then every violation, sorted.
+ * calls to names nothing defines, missing emit; then every violation, sorted, with the bidirectional
+ * controls (`bidi-control`, a scan of the source) kept even after a syntax error they may have caused.
  */
 export function finishPython(code: string, options: ValidateOptions, parts: PythonPart[]): ValidationResult {
   const tools = new Set(options.tools);
@@ -170,7 +174,7 @@ export function finishPython(code: string, options: ValidateOptions, parts: Pyth
       endLine: 1,
       endColumn: 1,
     });
-    return { valid: false, violations: sortViolations(violations) };
+    return { valid: false, violations: sortViolations([...violations, ...bidiViolations(code, 'python')]) };
   }
   const bound = new Set(parts.flatMap((p) => p.bound));
   for (const { name, span } of parts.flatMap((p) => p.called)) {
@@ -221,7 +225,13 @@ export function finishPython(code: string, options: ValidateOptions, parts: Pyth
     });
   }
   sortViolations(violations);
-  return { valid: violations.length === 0, violations: untilFirstSyntaxError(violations) };
+  const kept = untilFirstSyntaxError(violations);
+  const bidi = bidiViolations(code, 'python');
+  if (bidi.length) {
+    kept.push(...bidi);
+    sortViolations(kept);
+  }
+  return { valid: kept.length === 0, violations: kept };
 }
 
 /**
