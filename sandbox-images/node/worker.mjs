@@ -121,8 +121,42 @@ const errorFrames = (() => {
       frames: frames(field(e, 'stack'), code, offset),
     };
   };
-  return { frames, fromText };
+  const FRAME_OF = /^\s*at (?:async )?([A-Za-z_$][\w$]*) \(<script>:\d+:\d+\)/;
+  const OVERFLOW = /^Maximum call stack size exceeded$/;
+  /**
+   * What a stack overflow says when a skill recursed (`skills`: the job's skill names): the skill with the
+   * most frames on the error's stack and how many ("skill 'f' called itself 2891 deep: recursion limit
+   * reached"); '' for any other error, or when no skill is on the stack twice. The stack is whole: a job
+   * that names skills runs with no limit on the frames its errors keep (`deepStacks`).
+   */
+  const recursion = (text, skills) => {
+    let e;
+    try {
+      e = parse(text);
+    } catch {
+      return '';
+    }
+    if (field(e, 'type') !== 'RangeError' || exec(OVERFLOW, field(e, 'message')) === null) return '';
+    const depth = { __proto__: null };
+    for (let i = 0; i < skills.length; i++) depth[skills[i]] = 0;
+    const rows = lines(field(e, 'stack'));
+    for (let i = 0; i < rows.length; i++) {
+      const name = exec(FRAME_OF, rows[i])?.[1];
+      if (typeof name === 'string' && typeof depth[name] === 'number') depth[name]++;
+    }
+    let top = '';
+    let most = 1;
+    for (const name in depth)
+      if (depth[name] > most) {
+        top = name;
+        most = depth[name];
+      }
+    return top ? `skill '${top}' called itself ${most} deep: recursion limit reached` : '';
+  };
+  return { frames, fromText, recursion };
 })();
+/** How many frames an error's stack keeps by default (V8's Error.stackTraceLimit). */
+const DEFAULT_STACK_FRAMES = 10;
 /** The job's IPC send, taken when this module loads. */
 const ipcSend = typeof process.send === 'function' ? process.send.bind(process) : undefined;
 /** Tests only (TOOLSMITH_TEST_WALLS=leakrealm): the script is handed objects of this realm, as if the first wall had fallen. */
@@ -172,9 +206,12 @@ function jsonSafe(v, path = '$', depth = 0) {
  * '-error message'). What it needs later (JSON, Promise, property reflection...) it takes now, before the
  * script runs, so a script that rewrites a prototype or a global cannot change what it sends.
  */
-function contextRuntime(host, inputsJson, aliasesJson, limitJson) {
+function contextRuntime(host, inputsJson, aliasesJson, limitJson, deepStacks) {
   'use strict';
   const { Object: O, Array: A, JSON: J, Promise: P, Error: E, TypeError: TE, Reflect: R } = globalThis;
+  // A job that names skills keeps every frame of its errors' stacks, so the worker can say how deep a
+  // skill recursed when the stack overflows (errorFrames.recursion); the frames it sends stay the innermost.
+  if (deepStacks === true) E.stackTraceLimit = Infinity;
   const { Set: S, Map: M, String: Str, Number: N, Function: F } = globalThis;
   const uncurry = F.prototype.bind.bind(F.prototype.call);
   const { getPrototypeOf, getOwnPropertyDescriptor: own, hasOwn, defineProperty, freeze, keys } = O;
@@ -582,6 +619,9 @@ if (isChild) {
   // one of the job's skills (docs/skills.md). The stack is taken in this realm (its Error, its default
   // formatting), so no script code runs while it is read; observability, not a wall.
   const SKILL_FRAME = /^\s*at (?:async )?([A-Za-z_$][\w$]*) \(<script>:\d+:\d+\)/;
+  /** The job's skill names (every skill the script may call). */
+  const skillNames = () =>
+    Array.isArray(job?.skills) ? job.skills.filter((x) => typeof x === 'string') : [];
   function skillOf() {
     const skills = Array.isArray(job?.skills) ? job.skills.filter((x) => typeof x === 'string') : [];
     if (!skills.length) return undefined;
@@ -663,11 +703,15 @@ if (isChild) {
             true,
           );
         else {
-          finish({
-            type: 'done',
-            ok: false,
-            error: errorFrames.fromText(b, job.code, lineOffset),
-          });
+          const error = errorFrames.fromText(b, job.code, lineOffset);
+          const skills = skillNames();
+          if (skills.length > 0) {
+            const recursed = errorFrames.recursion(b, skills);
+            if (recursed) error.message = recursed;
+            // (the stack was kept whole: send as many frames as the default limit kept)
+            if (error.frames.length > DEFAULT_STACK_FRAMES) error.frames.length = DEFAULT_STACK_FRAMES;
+          }
+          finish({ type: 'done', ok: false, error });
         }
         return '+';
       }
@@ -720,7 +764,7 @@ if (isChild) {
         if (RUNTIME === 'bun') new vm.Script(`(async function () {${code}\n})`, { filename: '<script>' });
         throw e;
       }
-      api = runtime(bridge, inputs, aliases, limit);
+      api = runtime(bridge, inputs, aliases, limit, skillNames().length > 0);
       if (LEAK_REALM)
         context.workerRealm = { object: {}, array: [], error: new RangeError('of the worker realm') };
       deliver = api.deliver;

@@ -82,6 +82,24 @@ def _snapshot(arguments):
         return {k: repr(v) for k, v in arguments.items()}
 
 
+def _skill_recursion(frames, skills):
+    """What a recursion error says when a skill recursed: the skill with the most frames on the error's
+    stack (the script's frames, innermost last) and how many, e.g. "skill 'f' called itself 996 deep:
+    recursion limit reached" (Python's own "maximum recursion depth exceeded" named neither); None when no
+    skill is on the stack twice."""
+    depth = {}
+    for f in frames:
+        name = f["name"]
+        if name in skills:
+            depth[name] = depth.get(name, 0) + 1
+    if not depth:
+        return None
+    name = max(depth, key=depth.get)
+    if depth[name] < 2:
+        return None
+    return f"skill {name!r} called itself {depth[name]} deep: recursion limit reached"
+
+
 @dataclass(slots=True, eq=False)
 class ChildJob:
     """What one child knows of its job: the script and its tools and inputs, and its pipes to the worker."""
@@ -109,6 +127,7 @@ class Child:
 
     def __init__(self, registry, host_tools, credentials, forward=False):
         self.job = None  # this child's job (ChildJob): set once, in the child process
+        self.owed_limit = None  # the script's recursion limit when a tool call could not set it back
         self.registry = registry
         # Forwarded: the sandbox's tools run in another container (egress, docs/sandboxes.md); here they
         # are tool_calls to the host like host tools, with the same signature checks.
@@ -249,12 +268,23 @@ class Child:
             # The call's record must be made whenever the tool ran: a script that recursed to just short of
             # the limit would otherwise have the tool run and the recording hit RecursionError. Frames are
             # added for this call only (trusted code; the script's own depth stays bounded by the limit).
-            limit = sys.getrecursionlimit()
+            # (A limit left raised by a call at the edge, below, goes back here, where the stack is lower.)
+            owed = self.owed_limit
+            limit = sys.getrecursionlimit() if owed is None else owed
             sys.setrecursionlimit(limit + RECORD_HEADROOM)
             try:
                 return traced_call(args, kwargs)
             finally:
-                sys.setrecursionlimit(limit)
+                try:
+                    sys.setrecursionlimit(limit)
+                    self.owed_limit = None
+                except RecursionError:
+                    # Called at the edge: the stack is deeper than the script's own limit, which cannot be
+                    # set back from here ("cannot set the recursion limit to 1000 at the recursion depth
+                    # 1000: the limit is too low" reached the script). The script's error is Python's own,
+                    # and the next call puts the limit back.
+                    self.owed_limit = limit
+                    raise RecursionError("maximum recursion depth exceeded") from None
 
         def traced_call(args, kwargs):
             started = time.perf_counter()
@@ -402,6 +432,8 @@ class Child:
             message = str(e)
             if isinstance(e, KeyError) and e.args:
                 message = repr(e.args[0])
+            elif isinstance(e, RecursionError) and self.job.skills:
+                message = _skill_recursion(frames, self.job.skills) or message
             done = {"type": "done", "ok": False, "error": {"type": kind, "message": message, "frames": frames}}
             if oom:
                 done["reason"] = "oom"
