@@ -6,9 +6,10 @@
 import { appendFileSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { nodeBin } from './toolsmith-process.ts';
 import { repoRoot, tempWorkspace } from './workspace.ts';
 
-export const nodeBin = join(repoRoot, 'node_modules/.bin/node');
+export { nodeBin };
 const pkg = (name: string) => join(repoRoot, 'node_modules/@modelcontextprotocol', name, 'dist/index.js');
 export const faultyServer = join(repoRoot, 'test/fixtures/mcp/faulty-server.mjs');
 

@@ -3,27 +3,16 @@
  * `tool call` prints its answer once and never "ok" for a failed tool, `run` prints its status once,
  * `runs show` takes the short id the workbench shows.
  */
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLlmServer } from '../../support/llm-server.ts';
 import type { LlmServer } from '../../support/llm-server.ts';
-import { removeWorkspace, repoRoot, tempWorkspace } from '../../support/workspace.ts';
-import { cliBin } from '../../support/cli-bin.ts';
+import { runToolsmith } from '../../support/toolsmith-process.ts';
+import { removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
 
 let llm: LlmServer;
 const ws = tempWorkspace();
 
-function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  return new Promise((resolve) => {
-    const p = spawn(join(repoRoot, 'node_modules/.bin/node'), [cliBin(), '--workspace', ws, ...args]);
-    let out = '';
-    let err = '';
-    p.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    p.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    p.on('close', (code) => resolve({ code: code ?? -1, out, err }));
-  });
-}
+const cli = (args: string[]) => runToolsmith(ws, args);
 const count = (text: string, needle: string) => text.split(needle).length - 1;
 
 beforeAll(async () => {

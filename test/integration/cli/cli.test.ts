@@ -1,36 +1,20 @@
 /** The CLI end to end: a real process, the scripted LLM server and real containers. */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLlmServer } from '../../support/llm-server.ts';
 import type { LlmServer } from '../../support/llm-server.ts';
-import { repoRoot, tempWorkspace } from '../../support/workspace.ts';
-import { cliBin } from '../../support/cli-bin.ts';
+import { runToolsmith } from '../../support/toolsmith-process.ts';
+import { tempWorkspace } from '../../support/workspace.ts';
 
 let llm: LlmServer;
 let ws: string;
 const tmp = mkdtempSync(join(tmpdir(), 'toolsmith-cli-it-'));
 
-function cli(
-  args: string[],
-  input?: string,
-  env?: Record<string, string>,
-): Promise<{ code: number; out: string; err: string }> {
-  return new Promise((resolve) => {
-    const p = spawn(join(repoRoot, 'node_modules/.bin/node'), [cliBin(), '--workspace', ws, ...args], {
-      stdio: ['pipe', 'pipe', 'pipe'],
-      ...(env ? { env: { ...process.env, ...env } } : {}),
-    });
-    let out = '';
-    let err = '';
-    p.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    p.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    p.stdin.end(input ?? '');
-    p.on('close', (code) => resolve({ code: code ?? -1, out, err }));
-  });
-}
+/** stdin is always a pipe, given `input` and closed. */
+const cli = (args: string[], input = '', env: Record<string, string> = {}) =>
+  runToolsmith(ws, args, env, input);
 const file = (name: string, text: string) => {
   const f = join(tmp, name);
   writeFileSync(f, text);
@@ -250,19 +234,7 @@ describe('toolsmith CLI with containers', () => {
     const exported = join(tmp, 'run.json');
     expect((await cli(['runs', 'export', rec.id, '-o', exported])).code).toBe(0);
     const other = tempWorkspace();
-    const imp = await new Promise<{ code: number; out: string }>((resolve) => {
-      const p = spawn(join(repoRoot, 'node_modules/.bin/node'), [
-        cliBin(),
-        '--workspace',
-        other,
-        'runs',
-        'import',
-        exported,
-      ]);
-      let out = '';
-      p.stdout.on('data', (d: Buffer) => (out += d.toString()));
-      p.on('close', (code) => resolve({ code: code ?? -1, out }));
-    });
+    const imp = await runToolsmith(other, ['runs', 'import', exported]);
     expect(imp).toMatchObject({ code: 0, out: `imported run ${rec.id}\n` });
     const before = llm.requests.length;
     const replay = await cli(['runs', 'replay', rec.id, '--json']);

@@ -7,7 +7,6 @@
  * sandbox in the CLI (`tools`, the `sandboxes` count) and in the workbench (tools.list, sandboxes.list).
  * A real server (server-memory over stdio), the real service, CLI and sandbox worker.
  */
-import { spawn } from 'node:child_process';
 import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,27 +15,14 @@ import { dispatch } from '../../../src-main/app/handlers.ts';
 import { createSandboxManager } from '../../../src-main/app/sandbox-factory.ts';
 import { ToolsmithService } from '../../../src-main/app/service.ts';
 import type { Response } from '../../../src-main/contract/api.ts';
-import { nodeBin } from '../../support/mcp-workspace.ts';
-import { cliBin } from '../../support/cli-bin.ts';
+import { nodeBin, runToolsmith } from '../../support/toolsmith-process.ts';
 import { removeWorkspace, repoRoot, tempWorkspace } from '../../support/workspace.ts';
 
 let ws: string;
 let memory: string;
 let svc: ToolsmithService;
 
-function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  return new Promise((resolve) => {
-    const p = spawn(nodeBin, [cliBin(), '--workspace', ws, ...args], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, TOOLSMITH_CACHE_DIR: join(ws, '.cache') },
-    });
-    let out = '';
-    let err = '';
-    p.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    p.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    p.on('close', (code) => resolve({ code: code ?? -1, out, err }));
-  });
-}
+const cli = (args: string[]) => runToolsmith(ws, args, { TOOLSMITH_CACHE_DIR: join(ws, '.cache') });
 
 beforeAll(() => {
   ws = tempWorkspace('toolsmith-alias-names-');

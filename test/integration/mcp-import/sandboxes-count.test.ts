@@ -2,33 +2,20 @@
  * An MCP-only sandbox counts its tools the same in the CLI's `sandboxes` as in the workbench's
  * `sandboxes.list` (every tool a script can call, tools.py's and the MCP servers'), with the servers named.
  */
-import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dispatch } from '../../../src-main/app/handlers.ts';
 import { ToolsmithService } from '../../../src-main/app/service.ts';
 import type { Response } from '../../../src-main/contract/api.ts';
-import { mcpWorkspace, nodeBin } from '../../support/mcp-workspace.ts';
+import { mcpWorkspace } from '../../support/mcp-workspace.ts';
 import type { McpWorkspace } from '../../support/mcp-workspace.ts';
 import { removeWorkspace } from '../../support/workspace.ts';
-import { cliBin } from '../../support/cli-bin.ts';
+import { runToolsmith } from '../../support/toolsmith-process.ts';
 
 let w: McpWorkspace;
 let svc: ToolsmithService;
 
-function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  return new Promise((resolve) => {
-    const p = spawn(nodeBin, [cliBin(), '--workspace', w.ws, ...args], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, TOOLSMITH_CACHE_DIR: join(w.ws, '.cache') },
-    });
-    let out = '';
-    let err = '';
-    p.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    p.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    p.on('close', (code) => resolve({ code: code ?? -1, out, err }));
-  });
-}
+const cli = (args: string[]) => runToolsmith(w.ws, args, { TOOLSMITH_CACHE_DIR: join(w.ws, '.cache') });
 
 beforeAll(() => {
   w = mcpWorkspace({ timeoutMs: 20_000 });

@@ -5,17 +5,14 @@
  * (`toolsmith://runs/<id>`, listed and read). Prints the agent context's size against the full record.
  */
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RunStore } from '../../../src-main/infra/store/run-store.ts';
 import { useScriptedWorkspace } from '../../support/scripted-workspace.ts';
-import { repoRoot } from '../../support/workspace.ts';
-import { cliBin } from '../../support/cli-bin.ts';
+import { connectMcp } from '../../support/mcp-stdio.ts';
 
 const fx = useScriptedWorkspace({ docker: true });
 let client: Client;
-const nodeBin = join(repoRoot, 'node_modules/.bin/node');
 
 type Answer = {
   content: { type: string; text: string }[];
@@ -24,15 +21,7 @@ type Answer = {
 };
 
 beforeAll(async () => {
-  client = new Client({ name: 'agent-ecosystem-test', version: '1.0.0' });
-  await client.connect(
-    new StdioClientTransport({
-      command: nodeBin,
-      args: [cliBin(), '--workspace', fx.ws, 'mcp'],
-      env: { ...process.env, TOOLSMITH_DATA_DIR: fx.data },
-      stderr: 'pipe',
-    }),
-  );
+  client = await connectMcp(fx.ws, 'agent-ecosystem-test', { ...process.env, TOOLSMITH_DATA_DIR: fx.data });
 }, 120_000);
 afterAll(async () => {
   await client?.close();

@@ -7,11 +7,10 @@
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, describe, expect, it } from 'vitest';
-import { removeWorkspace, repoRoot, tempWorkspace } from '../../support/workspace.ts';
-import { cliBin } from '../../support/cli-bin.ts';
+import { removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
+import { mcpStdio } from '../../support/mcp-stdio.ts';
 
 const ws = tempWorkspace();
 appendFileSync(join(ws, '.toolsmith/config.toml'), '\n[approval]\ntools = ["support.add_note"]\n');
@@ -29,13 +28,7 @@ async function connect(elicitation: boolean): Promise<Client> {
       asked.push(req.params.message);
       return approve ? { action: 'accept', content: { approve: true } } : { action: 'decline' };
     });
-  await client.connect(
-    new StdioClientTransport({
-      command: join(repoRoot, 'node_modules/.bin/node'),
-      args: [cliBin(), '--workspace', ws, 'mcp'],
-      stderr: 'pipe',
-    }),
-  );
+  await client.connect(mcpStdio(ws));
   clients.push(client);
   return client;
 }

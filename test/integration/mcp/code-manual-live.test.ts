@@ -8,13 +8,12 @@
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { POLL_MS } from '../../support/budgets.ts';
 import { nodeBin } from '../../support/mcp-workspace.ts';
 import { removeWorkspace, repoRoot, tempWorkspace } from '../../support/workspace.ts';
-import { cliBin } from '../../support/cli-bin.ts';
+import { mcpStdio } from '../../support/mcp-stdio.ts';
 
 const upstream = join(repoRoot, 'test/integration/mcp/support/upstream-server.mjs');
 const q = (s: string) => JSON.stringify(s);
@@ -48,14 +47,7 @@ description = "Tools from a server that fails."
   );
   client = new Client({ name: 'manual-test', version: '1.0.0' });
   client.setNotificationHandler(ToolListChangedNotificationSchema, () => void changes++);
-  await client.connect(
-    new StdioClientTransport({
-      command: nodeBin,
-      args: [cliBin(), '--workspace', ws, 'mcp'],
-      env: { ...process.env, TOOLSMITH_MCP_UPSTREAM_WAIT_MS: '0' },
-      stderr: 'pipe',
-    }),
-  );
+  await client.connect(mcpStdio(ws, { ...process.env, TOOLSMITH_MCP_UPSTREAM_WAIT_MS: '0' }));
 }, 120_000);
 
 afterAll(async () => {

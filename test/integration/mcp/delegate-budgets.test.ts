@@ -6,7 +6,6 @@
  */
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { RunStore } from '../../../src-main/infra/store/run-store.ts';
@@ -14,8 +13,9 @@ import { startLlmServer } from '../../support/llm-server.ts';
 import type { LlmServer } from '../../support/llm-server.ts';
 import { scriptedConfig } from '../../support/suite-oracle.ts';
 import { removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
-import { startMcpHttpProcess, toolsmithArgv } from './support/mcp-http-process.ts';
+import { startMcpHttpProcess } from './support/mcp-http-process.ts';
 import type { McpHttpProcess } from './support/mcp-http-process.ts';
+import { connectMcp } from '../../support/mcp-stdio.ts';
 
 let llm: LlmServer;
 let ws: string;
@@ -38,16 +38,7 @@ beforeAll(async () => {
   llm = await startLlmServer();
   ws = tempWorkspace('toolsmith-mcp-budgets-');
   scriptedConfig(ws, llm.openaiUrl);
-  const [command, args] = toolsmithArgv(ws, ['mcp']);
-  clients.stdio = new Client({ name: 'budgets-stdio', version: '1.0.0' });
-  await clients.stdio.connect(
-    new StdioClientTransport({
-      command,
-      args,
-      env: { ...process.env } as Record<string, string>,
-      stderr: 'pipe',
-    }),
-  );
+  clients.stdio = await connectMcp(ws, 'budgets-stdio', { ...process.env });
   http = await startMcpHttpProcess(ws);
   clients.http = new Client({ name: 'budgets-http', version: '1.0.0' });
   await clients.http.connect(

@@ -4,12 +4,11 @@
  */
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nodeBin } from '../../support/mcp-workspace.ts';
 import { removeWorkspace, repoRoot, tempWorkspace } from '../../support/workspace.ts';
-import { cliBin } from '../../support/cli-bin.ts';
+import { connectMcp } from '../../support/mcp-stdio.ts';
 
 const upstream = join(repoRoot, 'test/integration/mcp/support/upstream-server.mjs');
 let ws: string;
@@ -30,15 +29,10 @@ description = "Sixty tools."
 [sandboxes.big.mcp.big]
 `,
   );
-  client = new Client({ name: 'disclosure-test', version: '1.0.0' });
-  await client.connect(
-    new StdioClientTransport({
-      command: nodeBin,
-      args: [cliBin(), '--workspace', ws, 'mcp'],
-      env: { ...process.env, TOOLSMITH_MCP_UPSTREAM_WAIT_MS: '30000' },
-      stderr: 'pipe',
-    }),
-  );
+  client = await connectMcp(ws, 'disclosure-test', {
+    ...process.env,
+    TOOLSMITH_MCP_UPSTREAM_WAIT_MS: '30000',
+  });
 }, 120_000);
 afterAll(async () => {
   await client?.close();

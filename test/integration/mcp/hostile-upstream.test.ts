@@ -7,12 +7,11 @@
  */
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nodeBin } from '../../support/mcp-workspace.ts';
 import { removeWorkspace, repoRoot, tempWorkspace } from '../../support/workspace.ts';
-import { cliBin } from '../../support/cli-bin.ts';
+import { connectMcp } from '../../support/mcp-stdio.ts';
 
 const hostile = join(repoRoot, 'test/integration/mcp/support/hostile-upstream.mjs');
 let ws: string;
@@ -42,15 +41,10 @@ description = "Three hostile tools."
 [sandboxes.small.mcp.small]
 `,
   );
-  client = new Client({ name: 'hostile-upstream-test', version: '1.0.0' });
-  await client.connect(
-    new StdioClientTransport({
-      command: nodeBin,
-      args: [cliBin(), '--workspace', ws, 'mcp'],
-      env: { ...process.env, TOOLSMITH_MCP_UPSTREAM_WAIT_MS: '30000' },
-      stderr: 'pipe',
-    }),
-  );
+  client = await connectMcp(ws, 'hostile-upstream-test', {
+    ...process.env,
+    TOOLSMITH_MCP_UPSTREAM_WAIT_MS: '30000',
+  });
 }, 120_000);
 afterAll(async () => {
   await client?.close();

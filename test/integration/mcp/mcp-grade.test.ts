@@ -4,11 +4,10 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { removeWorkspace, repoRoot, tempWorkspace } from '../../support/workspace.ts';
-import { cliBin } from '../../support/cli-bin.ts';
+import { removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
+import { connectMcp } from '../../support/mcp-stdio.ts';
 
 let client: Client;
 const ws = tempWorkspace();
@@ -21,14 +20,7 @@ beforeAll(async () => {
     cfg,
     readFileSync(cfg, 'utf8').replace(/max_grade = \{[^}]*\}/, 'max_grade = { w = 1, d = 0 }'),
   );
-  client = new Client({ name: 'toolsmith-test', version: '1.0.0' });
-  await client.connect(
-    new StdioClientTransport({
-      command: join(repoRoot, 'node_modules/.bin/node'),
-      args: [cliBin(), '--workspace', ws, 'mcp'],
-      stderr: 'pipe',
-    }),
-  );
+  client = await connectMcp(ws, 'toolsmith-test');
 }, 120_000);
 afterAll(async () => {
   await client?.close();

@@ -1,14 +1,13 @@
 /** The MCP server over stdio, driven by the official MCP SDK client. */
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLlmServer } from '../../support/llm-server.ts';
 import type { LlmServer } from '../../support/llm-server.ts';
-import { repoRoot, tempWorkspace } from '../../support/workspace.ts';
+import { tempWorkspace } from '../../support/workspace.ts';
 import { writeFileSync, readFileSync } from 'node:fs';
 import { RunStore } from '../../../src-main/infra/store/run-store.ts';
-import { cliBin } from '../../support/cli-bin.ts';
+import { connectMcp } from '../../support/mcp-stdio.ts';
 
 let client: Client;
 let ws: string;
@@ -22,14 +21,7 @@ beforeAll(async () => {
   // Point the workspace's provider at the scripted server.
   const cfg = join(ws, '.toolsmith/config.toml');
   writeFileSync(cfg, readFileSync(cfg, 'utf8').replace('http://127.0.0.1:11434/v1', llm.openaiUrl));
-  client = new Client({ name: 'toolsmith-test', version: '1.0.0' });
-  await client.connect(
-    new StdioClientTransport({
-      command: join(repoRoot, 'node_modules/.bin/node'),
-      args: [cliBin(), '--workspace', ws, 'mcp'],
-      stderr: 'pipe',
-    }),
-  );
+  client = await connectMcp(ws, 'toolsmith-test');
 }, 120_000);
 afterAll(async () => {
   await client?.close();

@@ -9,7 +9,6 @@
 import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { Progress } from '@modelcontextprotocol/sdk/types.js';
 import { answersAfterProgress } from '../../../src-main/infra/mcp/manager.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,7 +16,7 @@ import { startLlmServer } from '../../support/llm-server.ts';
 import type { LlmServer } from '../../support/llm-server.ts';
 import { nodeBin } from '../../support/mcp-workspace.ts';
 import { removeWorkspace, repoRoot, tempWorkspace } from '../../support/workspace.ts';
-import { cliBin } from '../../support/cli-bin.ts';
+import { mcpStdio } from '../../support/mcp-stdio.ts';
 
 const upstream = join(repoRoot, 'test/integration/mcp/support/upstream-server.mjs');
 const q = (s: string) => JSON.stringify(s);
@@ -51,11 +50,7 @@ description = "Tools from a server that reports progress."
 `,
   );
   client = new Client({ name: 'progress-relay-test', version: '1.0.0' });
-  const transport = new StdioClientTransport({
-    command: nodeBin,
-    args: [cliBin(), '--workspace', ws, 'mcp'],
-    stderr: 'pipe',
-  });
+  const transport = mcpStdio(ws);
   await client.connect(transport);
   // The SDK client forgets a call's progress handler as soon as it reads the answer, but hands progress
   // to it a few microtasks after reading it: when the server's last reports and its answer reach a loaded

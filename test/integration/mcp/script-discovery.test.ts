@@ -8,11 +8,10 @@
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nodeBin } from '../../support/mcp-workspace.ts';
 import { removeWorkspace, repoRoot, tempWorkspace } from '../../support/workspace.ts';
-import { cliBin } from '../../support/cli-bin.ts';
+import { mcpStdio } from '../../support/mcp-stdio.ts';
 
 const upstream = join(repoRoot, 'test/integration/mcp/support/upstream-server.mjs');
 let ws: string;
@@ -22,14 +21,7 @@ async function connect(env: Record<string, string>): Promise<Client> {
   const client = new Client({ name: 'script-discovery-test', version: '1.0.0' });
   const base = { ...process.env } as Record<string, string>;
   delete base['TOOLSMITH_MCP_FULL_MANUAL_MAX'];
-  await client.connect(
-    new StdioClientTransport({
-      command: nodeBin,
-      args: [cliBin(), '--workspace', ws, 'mcp'],
-      env: { ...base, TOOLSMITH_MCP_UPSTREAM_WAIT_MS: '30000', ...env },
-      stderr: 'pipe',
-    }),
-  );
+  await client.connect(mcpStdio(ws, { ...base, TOOLSMITH_MCP_UPSTREAM_WAIT_MS: '30000', ...env }));
   clients.push(client);
   return client;
 }

@@ -4,28 +4,20 @@
  * `execute_code` leaves the per-call trace out unless `include_trace` asks for it.
  */
 import { spawnSync } from 'node:child_process';
-import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MCP_TOOL_NAMES } from '../../../src-main/mcp/mcp-tool-names.ts';
-import { removeWorkspace, repoRoot, tempWorkspace } from '../../support/workspace.ts';
+import { removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
 import { cliBin } from '../../support/cli-bin.ts';
+import { connectMcp } from '../../support/mcp-stdio.ts';
+import { nodeBin } from '../../support/toolsmith-process.ts';
 
-const nodeBin = join(repoRoot, 'node_modules/.bin/node');
 let ws: string;
 let client: Client;
 
 beforeAll(async () => {
   ws = tempWorkspace('toolsmith-mcp-output-');
-  client = new Client({ name: 'output-test', version: '1.0.0' });
-  await client.connect(
-    new StdioClientTransport({
-      command: nodeBin,
-      args: [cliBin(), '--workspace', ws, 'mcp'],
-      stderr: 'pipe',
-    }),
-  );
+  client = await connectMcp(ws, 'output-test');
 }, 120_000);
 afterAll(async () => {
   await client?.close();

@@ -7,15 +7,14 @@
  */
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RunStore } from '../../../src-main/infra/store/run-store.ts';
 import { startLlmServer } from '../../support/llm-server.ts';
 import type { LlmServer } from '../../support/llm-server.ts';
 import { scriptedConfig } from '../../support/suite-oracle.ts';
 import { removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
-import { toolsmithArgv } from './support/mcp-http-process.ts';
+import { connectMcp } from '../../support/mcp-stdio.ts';
 
 let llm: LlmServer;
 let ws: string;
@@ -63,16 +62,7 @@ beforeAll(async () => {
   llm = await startLlmServer();
   ws = tempWorkspace('toolsmith-mcp-strict-');
   scriptedConfig(ws, llm.openaiUrl);
-  const [command, args] = toolsmithArgv(ws, ['mcp']);
-  client = new Client({ name: 'strict-arguments', version: '1.0.0' });
-  await client.connect(
-    new StdioClientTransport({
-      command,
-      args,
-      env: { ...process.env } as Record<string, string>,
-      stderr: 'pipe',
-    }),
-  );
+  client = await connectMcp(ws, 'strict-arguments', { ...process.env });
 });
 
 afterAll(async () => {

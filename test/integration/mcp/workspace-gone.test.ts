@@ -6,11 +6,10 @@
  * client.
  */
 import { existsSync, renameSync } from 'node:fs';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
-import { toolsmithArgv } from './support/mcp-http-process.ts';
+import { connectMcp } from '../../support/mcp-stdio.ts';
 
 let ws: string;
 let moved: string;
@@ -21,16 +20,7 @@ const textOf = (r: unknown): string => (r as { content: { text: string }[] }).co
 beforeAll(async () => {
   ws = tempWorkspace('toolsmith-mcp-gone-');
   moved = `${ws}-moved`;
-  const [command, args] = toolsmithArgv(ws, ['mcp']);
-  client = new Client({ name: 'workspace-gone', version: '1.0.0' });
-  await client.connect(
-    new StdioClientTransport({
-      command,
-      args,
-      env: { ...process.env } as Record<string, string>,
-      stderr: 'pipe',
-    }),
-  );
+  client = await connectMcp(ws, 'workspace-gone', { ...process.env });
 });
 
 afterAll(async () => {

@@ -8,14 +8,13 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createSandboxManager } from '../../../src-main/app/sandbox-factory.ts';
 import { ToolsmithService } from '../../../src-main/app/service.ts';
 import { contentHash } from '../../../src-main/core/tools/registry.ts';
-import { removeWorkspace, repoRoot, tempWorkspace } from '../../support/workspace.ts';
-import { cliBin } from '../../support/cli-bin.ts';
+import { removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
+import { mcpStdio } from '../../support/mcp-stdio.ts';
 
 const ws = tempWorkspace();
 const svc = ToolsmithService.open(ws, { sandboxFactory: createSandboxManager, oneShot: true });
@@ -204,13 +203,7 @@ async function peek(user_id) {
       asked.push(req.params.message);
       return { action: 'decline' };
     });
-    await client.connect(
-      new StdioClientTransport({
-        command: join(repoRoot, 'node_modules/.bin/node'),
-        args: [cliBin(), '--workspace', ws, 'mcp'],
-        stderr: 'pipe',
-      }),
-    );
+    await client.connect(mcpStdio(ws));
     clients.push(client);
     // Reads as `if tier != "gold": # only for gold` in an editor that applies the overrides; runs as a
     // comparison with a longer string, so the branch is always taken.

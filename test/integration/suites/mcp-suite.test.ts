@@ -1,13 +1,11 @@
 /** The MCP `run_suite` tool over stdio, driven by the official MCP SDK client, against the scripted LLM. */
-import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLlmServer } from '../../support/llm-server.ts';
 import type { LlmServer } from '../../support/llm-server.ts';
 import { fence, ORACLE, scriptedConfig, taskOf } from '../../support/suite-oracle.ts';
-import { repoRoot, tempWorkspace } from '../../support/workspace.ts';
-import { cliBin } from '../../support/cli-bin.ts';
+import { tempWorkspace } from '../../support/workspace.ts';
+import { connectMcp } from '../../support/mcp-stdio.ts';
 
 let client: Client;
 let llm: LlmServer;
@@ -16,14 +14,7 @@ beforeAll(async () => {
   llm = await startLlmServer();
   const ws = tempWorkspace();
   scriptedConfig(ws, llm.openaiUrl);
-  client = new Client({ name: 'toolsmith-test', version: '1.0.0' });
-  await client.connect(
-    new StdioClientTransport({
-      command: join(repoRoot, 'node_modules/.bin/node'),
-      args: [cliBin(), '--workspace', ws, 'mcp'],
-      stderr: 'pipe',
-    }),
-  );
+  client = await connectMcp(ws, 'toolsmith-test');
 }, 120_000);
 afterAll(async () => {
   await client?.close();

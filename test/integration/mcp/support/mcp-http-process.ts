@@ -1,9 +1,7 @@
 /** Starts `toolsmith mcp --http` as a real process and reads its URL and token from stderr. */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
-import { repoRoot } from '../../../support/workspace.ts';
-import { cliBin } from '../../../support/cli-bin.ts';
+import { toolsmithArgv } from '../../../support/toolsmith-process.ts';
 
 export interface McpHttpProcess {
   url: string;
@@ -14,27 +12,9 @@ export interface McpHttpProcess {
   stop(): Promise<void>;
 }
 
-export const toolsmithArgv = (ws: string, args: string[]): [string, string[]] => [
-  join(repoRoot, 'node_modules/.bin/node'),
-  [cliBin(), '--workspace', ws, ...args],
-];
-
-/** Runs `toolsmith ... ARGS` to its end: exit code and output. */
-export function runToolsmith(
-  ws: string,
-  args: string[],
-  env: Record<string, string> = {},
-): Promise<{ code: number; out: string; err: string }> {
-  const [cmd, argv] = toolsmithArgv(ws, args);
-  return new Promise((resolve) => {
-    const p = spawn(cmd, argv, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    p.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    p.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    p.on('close', (code) => resolve({ code: code ?? -1, out, err }));
-  });
-}
+// Moved to test/support/toolsmith-process.ts (any test starts the CLI so); still named here for the
+// files that import them from this one.
+export { runToolsmith, toolsmithArgv } from '../../../support/toolsmith-process.ts';
 
 /** Servers started here and still running: ended when the file's worker exits, whatever the file did. */
 const live = new Set<ChildProcess>();

@@ -1,0 +1,29 @@
+/**
+ * Toolsmith's MCP server over stdio as a client meets it: `toolsmith --workspace WS mcp` started by the
+ * official MCP SDK client's stdio transport (the CLI as installed, on the repo's Node).
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { toolsmithArgv } from './toolsmith-process.ts';
+
+/**
+ * The transport that starts `toolsmith --workspace WS mcp`, its stderr piped (read it with
+ * `transport.stderr`). `env` is the server's whole environment; without it the SDK's own default, a few
+ * variables of this process (HOME, PATH, USER and the like), not all of them.
+ */
+export function mcpStdio(ws: string, env?: NodeJS.ProcessEnv): StdioClientTransport {
+  const [command, args] = toolsmithArgv(ws, ['mcp']);
+  return new StdioClientTransport({
+    command,
+    args,
+    ...(env ? { env: env as Record<string, string> } : {}),
+    stderr: 'pipe',
+  });
+}
+
+/** An SDK client named `name` (version 1.0.0, no capabilities), connected over `mcpStdio(ws, env)`. */
+export async function connectMcp(ws: string, name: string, env?: NodeJS.ProcessEnv): Promise<Client> {
+  const client = new Client({ name, version: '1.0.0' });
+  await client.connect(mcpStdio(ws, env));
+  return client;
+}
