@@ -8,15 +8,17 @@ import { toolsmithArgv } from './toolsmith-process.ts';
 
 /**
  * The transport that starts `toolsmith --workspace WS mcp`, its stderr piped (read it with
- * `transport.stderr`). `env` is the server's whole environment; without it the SDK's own default, a few
- * variables of this process (HOME, PATH, USER and the like), not all of them.
+ * `transport.stderr`). `env` is the server's whole environment; without it this process's own, which
+ * holds the test run's home of its own (TOOLSMITH_HOME, TOOLSMITH_DATA_DIR, XDG_*: test/support/isolated-home.ts).
+ * (The SDK's default would pass only HOME, PATH, USER and the like: the server then used the person's
+ * own `~/.local/share/toolsmith`.)
  */
 export function mcpStdio(ws: string, env?: NodeJS.ProcessEnv): StdioClientTransport {
   const [command, args] = toolsmithArgv(ws, ['mcp']);
   return new StdioClientTransport({
     command,
     args,
-    ...(env ? { env: env as Record<string, string> } : {}),
+    env: (env ?? process.env) as Record<string, string>,
     stderr: 'pipe',
   });
 }

@@ -59,6 +59,7 @@ async function mcpClient(dir: string): Promise<Client> {
     new StdioClientTransport({
       command: join(repoRoot, 'node_modules/.bin/node'),
       args: [cliBin(), '--workspace', dir, 'mcp'],
+      env: process.env as Record<string, string>, // (the run's home of its own: the SDK's default passes only HOME, PATH and the like)
       stderr: 'pipe',
     }),
   );
