@@ -20,18 +20,30 @@ describe('LogCoalescer', () => {
     expect(out.flatMap((x) => x.text.split('\n'))).toEqual(lines);
   });
 
-  it('a slow script: lines come out after the wait, at most maxTimed times, then only at a flush', async () => {
+  it('a slow script: lines come out after the wait; past maxTimed flushes the wait doubles up to maxWaitMs', async () => {
     const out: LogChunk[] = [];
-    const c = new LogCoalescer((x) => out.push(x), { maxChars: 1_000_000, waitMs: 1, maxTimed: 3 });
-    for (let i = 0; i < 10; i++) {
+    const t0 = Date.now();
+    const c = new LogCoalescer((x) => out.push(x), {
+      maxChars: 1_000_000,
+      waitMs: 1,
+      maxTimed: 3,
+      maxWaitMs: 200,
+    });
+    for (let i = 0; i < 30; i++) {
       c.add(`slow ${i}`);
       await sleep(20);
     }
-    expect(out.length).toBeLessThanOrEqual(3);
-    expect(out.length).toBeGreaterThan(0);
+    // 3 flushes 1 ms after a line, then waits of 2, 4, ... 128, 200, 200 ms: far fewer than 30 events,
+    // but the lines keep coming out while the script runs (none held until its end)
+    const ms = Date.now() - t0;
+    expect(out.length).toBeGreaterThan(3);
+    // (3 + the doubling waits 2..128 ms: 7 + one per 200 ms after them)
+    expect(out.length).toBeLessThanOrEqual(3 + 7 + Math.ceil(ms / 200));
+    expect(out.length).toBeLessThan(30);
+    const held = out.flatMap((x) => x.text.split('\n')).length;
     c.flush();
-    expect(out.length).toBeLessThanOrEqual(4);
-    expect(out.flatMap((x) => x.text.split('\n'))).toEqual(Array.from({ length: 10 }, (_, i) => `slow ${i}`));
+    expect(held).toBeGreaterThan(15);
+    expect(out.flatMap((x) => x.text.split('\n'))).toEqual(Array.from({ length: 30 }, (_, i) => `slow ${i}`));
   });
 
   it('a writer that throws from the timer does not escape it', async () => {
