@@ -14,6 +14,7 @@ import type { CliContext } from '../context.ts';
 import { errorMessage } from '../../core/errors.ts';
 import { formatSaving } from '../../core/skills/savings.ts';
 import { httpUrlProblem } from '../../core/text/http-url.ts';
+import { visible } from '../../core/text/visible.ts';
 
 const pct = (x: number) => `${Math.round(x * 100)}%`;
 
@@ -47,12 +48,14 @@ export function formatMatrix(v: SuiteRunView): string {
     .filter((c) => c.outcome === 'error')
     .map(
       (c) =>
-        `  ${c.caseId} @ ${c.column}: could not be judged (${c.errors} of ${c.runs} run(s) hit an infrastructure error): ${c.failure ?? ''}`,
+        `  ${c.caseId} @ ${c.column}: could not be judged (${c.errors} of ${c.runs} run(s) hit an infrastructure error): ${visible(c.failure ?? '', '    ')}`,
     );
   const failures = m.cells
     .filter((c) => c.outcome === 'failed')
     .map(
-      (c) => `  ${c.caseId} @ ${c.column}: ${c.failure ?? 'below threshold'} (runs: ${c.runIds.join(', ')})`,
+      // A failure is a script's error or a verdict on what it returned: its control characters shown, not acted on.
+      (c) =>
+        `  ${c.caseId} @ ${c.column}: ${visible(c.failure ?? 'below threshold', '    ')} (runs: ${c.runIds.join(', ')})`,
     );
   return (
     [
@@ -83,11 +86,19 @@ export function formatComparison(c: SuiteComparison): string {
   return lines.join('\n') + '\n';
 }
 
+/**
+ * Text as XML 1.0 character data. A failure message is a script's error or a verdict on what it
+ * returned: a control character in it (ESC, NUL, ...) is no XML character, even as a reference, and made
+ * the whole report unreadable to a CI's parser (every case of the suite lost). Such characters are
+ * written as visible escapes (`\x1b`), as on the terminal; so are U+FFFE and U+FFFF.
+ */
 const xml = (s: string) =>
-  s.replace(
-    /[<>&"']/g,
-    (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c] ?? c,
-  );
+  visible(s)
+    .replace(/[\ufffe\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16)}`)
+    .replace(
+      /[<>&"']/g,
+      (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c] ?? c,
+    );
 
 /** JUnit XML: one testsuite per column, one testcase per case instance (its threshold over repeats). */
 export function junitXml(v: SuiteRunView): string {

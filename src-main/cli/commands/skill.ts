@@ -4,6 +4,7 @@ import { formatGrade } from '../../core/tools/grade.ts';
 import type { SkillTestResult } from '../../app/skills.ts';
 import { json, oneOf, UsageError } from '../context.ts';
 import { skillLanguageOf } from '../../core/skills/shape.ts';
+import { visible } from '../../core/text/visible.ts';
 import type { SkillLanguage } from '../../core/skills/skill.ts';
 import type { CliContext } from '../context.ts';
 import { readInput } from './validate.ts';
@@ -43,7 +44,7 @@ function parseCase(text: string): SkillTest {
 }
 
 const printTest = (ctx: CliContext, r: SkillTestResult) => {
-  if (!r.cases.length) ctx.out(`FAIL ${r.sandbox}/${r.name}: ${r.failures.join('; ')}\n`);
+  if (!r.cases.length) ctx.out(`FAIL ${r.sandbox}/${r.name}: ${visible(r.failures.join('; '), '  ')}\n`);
   for (const c of r.cases) {
     const why =
       c.error ??
@@ -52,7 +53,7 @@ const printTest = (ctx: CliContext, r: SkillTestResult) => {
         .map((v) => v.message)
         .join('; ');
     ctx.out(
-      `${c.passed ? 'PASS' : 'FAIL'} ${JSON.stringify(c.args)}${c.result !== undefined ? ` -> ${JSON.stringify(c.result)}` : ''}${c.passed ? '' : ` (${why})`}${c.runId ? `  run ${c.runId}` : ''}\n`,
+      `${c.passed ? 'PASS' : 'FAIL'} ${visible(JSON.stringify(c.args))}${c.result !== undefined ? ` -> ${visible(JSON.stringify(c.result))}` : ''}${c.passed ? '' : ` (${visible(why, '  ')})`}${c.runId ? `  run ${c.runId}` : ''}\n`,
     );
   }
 };

@@ -3,6 +3,7 @@ import type { SlotType } from '../../core/templates/template.ts';
 import { json, oneOf, parseIntOption, UsageError } from '../context.ts';
 import type { CliContext } from '../context.ts';
 import { readInput } from './validate.ts';
+import { visible } from '../../core/text/visible.ts';
 
 export function registerTemplate(program: Command, ctx: CliContext): void {
   const tmpl = program
@@ -109,7 +110,7 @@ export function registerTemplate(program: Command, ctx: CliContext): void {
       else
         for (const e of r.examples)
           ctx.out(
-            `${e.success ? 'PASS' : 'FAIL'} ${e.intent}${e.data !== undefined ? ` -> ${JSON.stringify(e.data)}` : ''}${e.error ? ` (${e.error})` : ''}\n`,
+            `${e.success ? 'PASS' : 'FAIL'} ${visible(e.intent)}${e.data !== undefined ? ` -> ${visible(JSON.stringify(e.data))}` : ''}${e.error ? ` (${visible(e.error, '  ')})` : ''}\n`,
           );
       ctx.exitCode = r.passed ? 0 : 1;
     });

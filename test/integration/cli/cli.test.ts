@@ -138,6 +138,63 @@ describe('toolsmith CLI with containers', () => {
     expect(r.error.message).toBe('bad\u001b]0;t\u0007');
   });
 
+  it("skill create/test and runs list show a skill's error and result, and a run's task, with control characters as escapes", async () => {
+    // A skill an LLM wrote (MCP save_skill, "Make a skill") is the attacker: its error holds a clipboard
+    // write (OSC 52) and a title set, its result an 8-bit CSI and a line erase.
+    const source = [
+      'def esc_skill(user_id: str) -> str:',
+      '    """A skill whose error and result hold escape sequences.',
+      '',
+      '    Args:',
+      '        user_id: The customer\'s id (e.g. "u1").',
+      '',
+      '    Returns:',
+      '        A string.',
+      '    """',
+      '    if user_id == "u1":',
+      '        raise ValueError("bad\\x1b]52;c;ZWNobyBwd25lZA==\\x07 \\x1b]0;owned\\x07")',
+      '    return "\\x9b31m\\x1b[2K" + get_user(user_id=user_id).data["name"]',
+      '',
+    ].join('\n');
+    const made = await cli([
+      'skill',
+      'create',
+      'esc_skill',
+      '--sandbox',
+      'ecommerce',
+      '--file',
+      file('esc_skill.py', source),
+      '--case',
+      '{"args": {"user_id": "u1"}, "expect": "x"}',
+      '--case',
+      '{"args": {"user_id": "u2"}, "expect": "x"}',
+    ]);
+    const tested = await cli(['skill', 'test', 'esc_skill', '--sandbox', 'ecommerce']);
+    for (const r of [made, tested]) {
+      expect(r.code).toBe(1);
+      expect(r.out).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+      expect(r.out).toContain('ValueError: bad\\x1b]52;c;ZWNobyBwd25lZA==\\x07 \\x1b]0;owned\\x07');
+      expect(r.out).toMatch(/-> "\\x9b31m\\u001b\[2K/);
+    }
+    // A run's task (an MCP client's, an imported run's) listed on the terminal.
+    llm.push('```python\nemit_result(1)\n```');
+    const run = await cli([
+      'run',
+      'Escapes \u001b]0;owned\u0007 in a task\nsecond line',
+      '--sandbox',
+      'ecommerce',
+      '--base-url',
+      llm.openaiUrl,
+      '--model',
+      'scripted',
+      '--json',
+    ]);
+    expect(run.code).toBe(0);
+    const list = await cli(['runs', 'list', '--search', 'Escapes']);
+    expect(list.out).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+    expect(list.out).toContain('Escapes \\x1b]0;owned\\x07 in a task second line\n');
+  }, 180_000);
+
   it('exec: a tool that answered success=False is shown FAILED with its message, not ok', async () => {
     const script =
       'a = get_user(user_id="nobody")\nb = get_user(user_id="u1")\nemit_result([a.success, b.success])\n';

@@ -3,7 +3,7 @@
  * JSON and JUnit output, progress lines, and a process killed mid-suite (the suite run reads as
  * interrupted, with every finished case kept).
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -88,6 +88,42 @@ describe('toolsmith eval', () => {
     const xml = readFileSync(junit, 'utf8');
     expect(xml).toMatch(/<testsuite name="ecommerce @ local:weak" tests="8" failures="1"/);
     expect(xml).toMatch(/<failure message="expected 9, got 4"/);
+  });
+
+  it("a script's error and result with control characters: the matrix shows them as escapes, the JUnit file stays XML", async () => {
+    // The weak model's scripts are the attacker: one raises an error holding a clipboard write (OSC 52),
+    // a title set and a NUL; another returns a string holding a line erase, a cursor move and a CR.
+    llm.responder = (req) => {
+      const task = taskOf(req);
+      if (modelOf(req) === 'weak' && task.startsWith('How many units'))
+        return fence(
+          'if check_inventory(product_id="p3").success:\n    raise ValueError("bad\\x1b]52;c;ZWNobyBwd25lZA==\\x07 \\x1b]0;owned\\x07 \\x00end")\nemit_result(0)',
+        );
+      if (modelOf(req) === 'weak' && ORACLE[task] && !task.startsWith('How many units'))
+        return fence('emit_result("\\x1b[2K\\x1b[1A\\rok\\x9b31m")');
+      return ORACLE[task] ? fence(ORACLE[task]) : undefined;
+    };
+    const junit = join(ws, 'junit-escapes.xml');
+    const r = await cli(['eval', 'ecommerce', '--models', 'local:good,local:weak', '--junit', junit]).done;
+    expect(r.code).toBe(1);
+    expect(r.out).toMatch(/stock-tokyo @ local:weak: .*ValueError/);
+    // Nothing the scripts chose acts on the terminal: every control character is an escape.
+    expect(r.out).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+    expect(r.out).toContain('bad\\x1b]52;c;ZWNobyBwd25lZA==\\x07 \\x1b]0;owned\\x07 \\x00end');
+    // The report is XML a CI can read (expat, strict), and says the same in the same escapes.
+    const xml = readFileSync(junit, 'utf8');
+    const parsed = spawnSync(
+      'python3',
+      [
+        '-c',
+        'import sys, xml.etree.ElementTree as E; t = E.parse(sys.argv[1]); print(sum(1 for _ in t.iter("failure")))',
+        junit,
+      ],
+      { encoding: 'utf8' },
+    );
+    expect(parsed.stderr).toBe('');
+    expect(Number(parsed.stdout.trim())).toBeGreaterThanOrEqual(2);
+    expect(xml).toContain('bad\\x1b]52;c;ZWNobyBwd25lZA==\\x07 \\x1b]0;owned\\x07 \\x00end');
   });
 
   it('usage errors exit 2 with one line', async () => {
