@@ -4,6 +4,7 @@ import { sandboxMcpTools } from '../../app/mcp.ts';
 import { json } from '../context.ts';
 import type { CliContext } from '../context.ts';
 import { errorMessage } from '../../core/errors.ts';
+import { visible } from '../../core/text/visible.ts';
 
 /** Verbs whose sandbox's MCP servers are connected before they run (so its MCP tools are listed). */
 const USES_TOOLS = new Set(['tools', 'call', 'exec', 'run', 'prompt', 'validate', 'info', 'list', 'create']);
@@ -32,7 +33,7 @@ export async function prepareMcpForCommand(ctx: CliContext, cmd: Command, only?:
   for (const s of sandboxes) {
     if (Object.keys(svc.workspace.config().sandboxes[s]?.mcp ?? {}).length === 0) continue;
     const down = await svc.prepareMcp(s);
-    for (const f of down) ctx.err(`toolsmith: ${f.error}\n`);
+    for (const f of down) ctx.err(`toolsmith: ${visible(f.error, "  ")}\n`);
     // Selections that name tools a server lacks (a typo in tools = [...] or an alias).
     if (down.length === 0)
       for (const p of sandboxMcpTools(svc.mcp(), svc.workspace.config().sandboxes[s]?.mcp ?? {}).problems)
@@ -85,12 +86,15 @@ export function registerMcpServers(program: Command, ctx: CliContext): void {
         const st = svc.mcp().status(name);
         const ms = Math.round(performance.now() - started);
         if (o.json) return ctx.out(json({ ...st, ms, toolList: tools }));
+        // The server's name, version, tool names and descriptions are its own text: their control
+        // characters are shown, never sent to the terminal to act.
         ctx.out(
-          `${name}: connected in ${ms} ms${st.server ? ` (${st.server.name} ${st.server.version})` : ''}, ${tools.length} tools\n`,
+          `${name}: connected in ${ms} ms${st.server ? ` (${visible(st.server.name)} ${visible(st.server.version)})` : ''}, ${tools.length} tools\n`,
         );
-        for (const t of tools) ctx.out(`  ${t.name}\t${(t.description ?? '').split('\n')[0]}\n`);
+        for (const t of tools)
+          ctx.out(`  ${visible(t.name)}\t${visible((t.description ?? '').split('\n')[0] ?? '')}\n`);
       } catch (e) {
-        ctx.err(`toolsmith: ${errorMessage(e)}\n`);
+        ctx.err(`toolsmith: ${visible(errorMessage(e), '  ')}\n`);
         if (o.json) ctx.out(json(svc.mcp().def(name) ? svc.mcp().status(name) : { name, state: 'error' }));
         ctx.exitCode = 1;
       }

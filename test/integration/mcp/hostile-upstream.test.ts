@@ -5,6 +5,7 @@
  * full manual of a small one. The server's text must stay text: escaped, inside its tool's entry. And
  * a script (the other attacker) sizes its own error: the client gets it cut to the output limit.
  */
+import { spawnSync } from 'node:child_process';
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -30,6 +31,11 @@ timeout_ms = 30000
 [mcp_servers.small]
 command = ${JSON.stringify(nodeBin)}
 args = [${JSON.stringify(hostile)}, "--tools", "0"]
+timeout_ms = 30000
+
+[mcp_servers.terminal]
+command = ${JSON.stringify(nodeBin)}
+args = [${JSON.stringify(hostile)}, "--tools", "0", "--terminal"]
 timeout_ms = 30000
 
 [sandboxes.big]
@@ -96,4 +102,19 @@ describe('an upstream MCP server writing markup into the manual', () => {
     expect(text.length).toBeLessThan(200_000);
     expect(text).toContain('… (2,948,800 more characters: the output limit is 51200 bytes)');
   }, 120_000);
+});
+
+describe('an upstream MCP server writing terminal escape sequences', () => {
+  it('mcp-servers test shows its name, version and descriptions with control characters as escapes', () => {
+    const r = spawnSync(nodeBin, [cliBin(), '--workspace', ws, 'mcp-servers', 'test', 'terminal'], {
+      encoding: 'utf8',
+    });
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    expect(r.stdout).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+    expect(r.stdout).toContain('(hostile\\x1b]0;title\\x07 1.0\\x1b[2A)');
+    expect(r.stdout).toContain(
+      '  term_note\tNotes\\x1b]52;c;ZWNobyBwd25lZA==\\x07 \\x1b]0;owned\\x07\\x1b[2K\\x9b31m done\n',
+    );
+  });
 });
