@@ -33,7 +33,7 @@ export async function prepareMcpForCommand(ctx: CliContext, cmd: Command, only?:
   for (const s of sandboxes) {
     if (Object.keys(svc.workspace.config().sandboxes[s]?.mcp ?? {}).length === 0) continue;
     const down = await svc.prepareMcp(s);
-    for (const f of down) ctx.err(`toolsmith: ${visible(f.error, "  ")}\n`);
+    for (const f of down) ctx.err(`toolsmith: ${visible(f.error, '  ')}\n`);
     // Selections that name tools a server lacks (a typo in tools = [...] or an alias).
     if (down.length === 0)
       for (const p of sandboxMcpTools(svc.mcp(), svc.workspace.config().sandboxes[s]?.mcp ?? {}).problems)

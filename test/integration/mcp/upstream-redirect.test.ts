@@ -24,7 +24,9 @@ let elsewhere: Server;
 const stolen: { method: string; url: string; headers: IncomingHttpHeaders; body: string }[] = [];
 
 const listen = (s: Server) =>
-  new Promise<number>((resolve) => s.listen(0, '127.0.0.1', () => resolve((s.address() as AddressInfo).port)));
+  new Promise<number>((resolve) =>
+    s.listen(0, '127.0.0.1', () => resolve((s.address() as AddressInfo).port)),
+  );
 
 beforeAll(async () => {
   elsewhere = createServer((req, res) => {
