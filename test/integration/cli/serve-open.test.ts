@@ -88,15 +88,15 @@ describe('serve --open', () => {
       const tab = await browser.newPage();
       await tab.goto(pathToFileURL(page).toString());
       await tab.waitForURL((u) => u.toString() === url);
-      const answer = await tab.evaluate(async () => {
-        const t = new URLSearchParams(location.search).get('token') ?? '';
+      // (The page's own URL holds the token, as waited for above; the page calls the API with it.)
+      const answer = await tab.evaluate(async (t) => {
         const r = await fetch('/api/workspace.info', {
           method: 'POST',
           headers: { 'content-type': 'application/json', authorization: `Bearer ${t}` },
           body: '{}',
         });
         return (await r.json()) as { ok: boolean };
-      });
+      }, token);
       expect(answer.ok).toBe(true);
     } finally {
       await browser.close();
