@@ -13,6 +13,7 @@ import type { ScriptLanguage, ValidateOptions, ValidationResult } from '../core/
 import { resolveWorkspaceDir } from '../infra/workspace/init.ts';
 import { readSnapshot } from './sandboxes-cache.ts';
 import { OutputError } from '../core/errors.ts';
+import { visible } from '../core/text/visible.ts';
 
 /** The workspace folder the option (or the current folder) names; undefined when it does not exist. */
 export function workspaceDirOf(option: string | undefined): string | undefined {
@@ -51,8 +52,10 @@ export function validationText(
   if (result.valid) return `${file}: valid (${language})\n`;
   const n = result.violations.length;
   return (
-    result.violations.map((v) => `${file}:${v.line}:${v.column}: ${v.rule}: ${v.message}\n`).join('') +
-    `${n} violation${n === 1 ? '' : 's'}\n`
+    // A message quotes the script (a format field, a name): its control characters are shown, not sent.
+    result.violations
+      .map((v) => `${file}:${v.line}:${v.column}: ${v.rule}: ${visible(v.message, '  ')}\n`)
+      .join('') + `${n} violation${n === 1 ? '' : 's'}\n`
   );
 }
 

@@ -39,10 +39,13 @@ export function progressPrinter(ctx: CliContext, mode: RunMode): (e: LiveEvent) 
         );
         break;
       case 'llm_error':
-        ctx.err(`  llm error: ${e.data.message}\n`);
+        // The endpoint's own words (redacted): its control characters are shown, not sent to the terminal.
+        ctx.err(`  llm error: ${visible(e.data.message, '    ')}\n`);
         break;
       case 'llm_retry':
-        ctx.err(`  llm retry ${e.data.attempt} (${e.data.provider}): ${retryLine(e.data)}\n`);
+        ctx.err(
+          `  llm retry ${e.data.attempt} (${e.data.provider}): ${visible(retryLine(e.data), '    ')}\n`,
+        );
         break;
       case 'validation':
         ctx.err(

@@ -195,6 +195,31 @@ describe('toolsmith CLI with containers', () => {
     expect(list.out).toContain('Escapes \\x1b]0;owned\\x07 in a task second line\n');
   }, 180_000);
 
+  it("validate and run: a violation quoting the script and an LLM endpoint's error show control characters as escapes", async () => {
+    // The script quotes a format field holding a line erase; the validator's message quotes it back.
+    const script = 'r = get_user(user_id="u1")\nemit_result("{0.a\\x1b[2K\\x1b]0;owned\\x07}".format(r))\n';
+    const v = await cli(['validate', file('esc-validate.py', script), '--sandbox', 'ecommerce']);
+    expect(v.code).toBe(1);
+    expect(v.out).toContain('format-attribute-walk');
+    expect(v.out).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+    expect(v.out).toContain('{0.a\\x1b[2K\\x1b]0;owned\\x07}');
+    // An LLM endpoint answers an error holding a clipboard write (OSC 52) and a title set.
+    llm.push({ status: 400, text: 'bad request\u001b]52;c;ZWNobyBwd25lZA==\u0007\u001b]0;owned\u0007 end' });
+    const run = await cli([
+      'run',
+      'Tier of user u1',
+      '--sandbox',
+      'ecommerce',
+      '--base-url',
+      llm.openaiUrl,
+      '--model',
+      'scripted',
+    ]);
+    expect(run.code).not.toBe(0);
+    expect(run.err).toContain('bad request\\x1b]52;c;ZWNobyBwd25lZA==\\x07\\x1b]0;owned\\x07 end');
+    expect(run.err + run.out).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+  }, 180_000);
+
   it('exec: a tool that answered success=False is shown FAILED with its message, not ok', async () => {
     const script =
       'a = get_user(user_id="nobody")\nb = get_user(user_id="u1")\nemit_result([a.success, b.success])\n';
