@@ -7,6 +7,7 @@
  */
 import {
   accessSync,
+  chmodSync,
   closeSync,
   constants,
   copyFileSync,
@@ -275,6 +276,7 @@ export function openStore(
   refuseNonFile(file);
   const fixed = repairSideFiles(file);
   if (fixed) warn(`the run store ${file} was repaired: ${fixed}`);
+  keepPrivate(file);
   try {
     return migrated(openFile(file), file);
   } catch (e) {
@@ -289,6 +291,29 @@ export function openStore(
     }
     throw damaged(e, file) ?? e;
   }
+}
+
+/**
+ * The store holds every script, prompt, tool result and log of the workspace's runs: readable by its
+ * owner only (docs/security.md, "Who is trusted": other users of the machine are not trusted with it).
+ * With the default umask SQLite made `runs.db` 0644, so any user who could reach the folder read every
+ * run. A new store is created 0600 (SQLite gives its `-wal` and `-shm` the database's mode); an existing
+ * one, and its side files, lose their group and other bits. A file this user may not chmod (another
+ * user's) is left as it is: opening it says what is wrong, if anything.
+ */
+function keepPrivate(file: string): void {
+  try {
+    closeSync(openSync(file, constants.O_RDWR | constants.O_CREAT, 0o600));
+  } catch {
+    return; // (opening the store names the cause)
+  }
+  for (const f of [file, `${file}-wal`, `${file}-shm`, `${file}-journal`])
+    try {
+      const mode = statSync(f).mode & 0o777;
+      if (mode & 0o077) chmodSync(f, mode & 0o700);
+    } catch {
+      /* absent, or not ours to change */
+    }
 }
 
 function migrated(db: DatabaseSync, file: string): DatabaseSync {
