@@ -5,7 +5,8 @@
  * socket, and the container's HTTP(S)_PROXY point there. The allow-list (`host:port`) is enforced here,
  * outside the container; every request (host, port, method, bytes, allowed or denied, ms) is recorded.
  */
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createConnection, createServer } from 'node:net';
 import type { Server, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -78,22 +79,32 @@ interface Open {
  */
 export class EgressListener {
   readonly dir: string;
+  /** The listener's own folder in the temporary directory: `dir` is a random name inside it. */
+  private readonly top: string;
   private readonly server: Server;
   private readonly rules: AllowRule[];
   private readonly open = new Set<Open>();
   private readonly sockets = new Set<Socket>();
   onRecord: (r: EgressRecord) => void = () => {};
 
-  private constructor(dir: string, rules: AllowRule[]) {
+  private constructor(top: string, dir: string, rules: AllowRule[]) {
+    this.top = top;
     this.dir = dir;
     this.rules = rules;
     this.server = createServer((s) => this.accept(s));
   }
 
   static async start(rules: AllowRule[]): Promise<EgressListener> {
-    const dir = mkdtempSync(join(tmpdir(), 'toolsmith-egress-'));
+    // The socket must be open to the container's user (65534), so it is 0666; but every user of the host
+    // could list /tmp, connect, fill the proxy's connections and send requests recorded in a running
+    // job's trace. So its folder is a random name (128 bits) inside a folder others may pass but not list
+    // (0711), as the protocol socket's: only the container, which mounts that folder, knows the name.
+    const top = mkdtempSync(join(tmpdir(), 'toolsmith-egress-'));
+    chmodSync(top, 0o711);
+    const dir = join(top, randomBytes(16).toString('hex'));
+    mkdirSync(dir);
     chmodSync(dir, 0o755);
-    const l = new EgressListener(dir, rules);
+    const l = new EgressListener(top, dir, rules);
     await new Promise<void>((resolve, reject) => {
       l.server.once('error', reject);
       l.server.listen(join(dir, 'proxy.sock'), () => resolve());
@@ -131,7 +142,7 @@ export class EgressListener {
   async close(): Promise<void> {
     for (const s of this.sockets) s.destroy();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
-    rmSync(this.dir, { recursive: true, force: true });
+    rmSync(this.top, { recursive: true, force: true });
   }
 
   private accept(client: Socket): void {
