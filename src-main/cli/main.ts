@@ -12,6 +12,7 @@ import type { CliContext } from './context.ts';
 import { MCP_DESCRIPTION } from '../mcp/mcp-tool-names.ts';
 import { cachedVerb, releaseEarlyMcp, startEarlyMcp, verbOf, writeVerbAnswer } from './verb-cache.ts';
 import { OutputError, systemErrorLine } from '../core/errors.ts';
+import { visible } from '../core/text/visible.ts';
 
 /** The run store's own errors (infra/store/connection.ts), by name: main loads no store module. */
 const STORE_ERRORS = new Set([
@@ -289,6 +290,9 @@ export async function main(
     offStop();
     return ctx.exitCode;
   } catch (e) {
+    // An error's message may quote what a file, a workspace or a server chose (a file name, a value):
+    // shown through visible(), so no control character in it acts on the terminal.
+    const say = (line: string) => err(`toolsmith: ${visible(line)}\n`);
     await ctx.close().catch(() => {});
     offStop();
     await releaseEarlyMcp(argv);
@@ -297,15 +301,15 @@ export async function main(
       // 'commander.help' is both `help` asked for (exit code 0) and a group verb run without its
       // subcommand (`toolsmith kit`: the help on stderr, exit code 1), which is a usage error.
       if (e.code === 'commander.help') return e.exitCode === 0 ? 0 : 2;
-      err(`toolsmith: ${firstLine(e.message)}\n`);
+      say(firstLine(e.message));
       return 2;
     }
     if (e instanceof UsageError || e instanceof InvalidArgumentError) {
-      err(`toolsmith: ${firstLine(e.message)}\n`);
+      say(firstLine(e.message));
       return 2;
     }
     if (e instanceof ToolsmithError) {
-      err(`toolsmith: ${e.message}\n`);
+      say(e.message);
       // The caller's input (a bad value, a name that exists without --force, an unknown name) is a usage
       // error; the rest (refused by a rule, config, infrastructure) is not.
       return e.code === 'invalid_argument' || e.code === 'not_found' ? 2 : 3;
@@ -313,24 +317,24 @@ export async function main(
     // Expected failures of the machine (the store's file, a file the user named, a full disk) are one
     // line naming the file and the cause; a stack is kept for real bugs.
     if (e instanceof OutputError) {
-      err(`toolsmith: ${e.message}\n`);
+      say(e.message);
       return 3;
     }
     // A name given on the command line that no workspace file may have (`eval ../x`): a usage error.
     if (e instanceof Error && e.name === 'InvalidNameError') {
-      err(`toolsmith: ${e.message}\n`);
+      say(e.message);
       return 2;
     }
     if (e instanceof Error && STORE_ERRORS.has(e.name)) {
-      err(`toolsmith: ${e.message}\n`);
+      say(e.message);
       return 3;
     }
     const sys = systemErrorLine(e);
     if (sys) {
-      err(`toolsmith: ${sys.line}\n`);
+      say(sys.line);
       return sys.exit;
     }
-    err(`toolsmith: internal error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+    say(`internal error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
     return 3;
   }
 }

@@ -302,3 +302,14 @@ describe('template create validates its script', { timeout: STARTS_PROCESSES_MS 
     expect((await cli(...args, '--slot', 'id=int', '--sandbox', 'support')).code).toBe(0);
   });
 });
+
+describe('error lines quote what others chose', { timeout: STARTS_PROCESSES_MS }, () => {
+  it('a file name with terminal escapes in an error is shown escaped, not acted on', async () => {
+    const ws = tempWorkspace();
+    // (a hostile repository's file name: OSC 0 sets the window title, CSI 2K erases the line)
+    const r = await cli('--workspace', ws, 'validate', join(tmp(), 'no\u001b]0;PWNED\u0007\u001b[2K.py'));
+    expect(r.err).toContain('no\\x1b]0;PWNED\\x07\\x1b[2K.py');
+    expect(r.err).not.toMatch(/[\u0000-\u0008\u000b-\u001f]/);
+    expect(r.code).not.toBe(0);
+  });
+});
