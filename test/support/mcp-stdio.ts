@@ -11,7 +11,7 @@ import { toolsmithArgv } from './toolsmith-process.ts';
  * `transport.stderr`). `env` is the server's whole environment; without it this process's own, which
  * holds the test run's home of its own (TOOLSMITH_HOME, TOOLSMITH_DATA_DIR, XDG_*: test/support/isolated-home.ts).
  * (The SDK's default would pass only HOME, PATH, USER and the like: the server then used the person's
- * own `~/.local/share/toolsmith`.)
+ * own data folder under HOME.)
  */
 export function mcpStdio(ws: string, env?: NodeJS.ProcessEnv): StdioClientTransport {
   const [command, args] = toolsmithArgv(ws, ['mcp']);

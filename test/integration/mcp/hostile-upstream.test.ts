@@ -10,9 +10,9 @@ import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { nodeBin } from '../../support/mcp-workspace.ts';
 import { removeWorkspace, repoRoot, tempWorkspace } from '../../support/workspace.ts';
 import { connectMcp } from '../../support/mcp-stdio.ts';
+import { nodeBin, toolsmithArgv } from '../../support/toolsmith-process.ts';
 
 const hostile = join(repoRoot, 'test/integration/mcp/support/hostile-upstream.mjs');
 let ws: string;
@@ -106,9 +106,8 @@ describe('an upstream MCP server writing markup into the manual', () => {
 
 describe('an upstream MCP server writing terminal escape sequences', () => {
   it('mcp-servers test shows its name, version and descriptions with control characters as escapes', () => {
-    const r = spawnSync(nodeBin, [cliBin(), '--workspace', ws, 'mcp-servers', 'test', 'terminal'], {
-      encoding: 'utf8',
-    });
+    const [command, args] = toolsmithArgv(ws, ['mcp-servers', 'test', 'terminal']);
+    const r = spawnSync(command, args, { encoding: 'utf8' });
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
     expect(r.stdout).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);

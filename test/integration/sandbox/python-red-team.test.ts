@@ -149,7 +149,8 @@ const POPEN: [string, string][] = [
   ],
   [
     "a tool's module globals",
-    'fns = [c.cell_contents for c in get_orders.__closure__[0].cell_contents.__closure__]\nfn = [f for f in fns if type(f).__name__ == "function" and f.__name__ == "get_orders"][0]\nemit_result(fn.__globals__["sys"].modules["os"].popen("id").read())\n',
+    // (the wrapper's closure in any order: every function cell's own closure)
+    'inner = [c.cell_contents for c in get_orders.__closure__ if type(c.cell_contents).__name__ == "function"]\nfns = [c.cell_contents for f in inner for c in (f.__closure__ or ())]\nfn = [f for f in fns if type(f).__name__ == "function" and f.__name__ == "get_orders"][0]\nemit_result(fn.__globals__["sys"].modules["os"].popen("id").read())\n',
   ],
   [
     'statistics globals',
