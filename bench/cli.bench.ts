@@ -11,7 +11,8 @@
  *   bundle, the machine's Node never starts). Its floor is the shipped Node's `-e 0`;
  *   `machineNodeFloor` is `/usr/bin/node -e 0`, what a `#!/usr/bin/env node` launcher would cost
  *   before anything else. `INSTALLED=0` skips it (pack and install take minutes); `CLONE=0` skips the
- *   clone's run. Each step is named on stderr as it starts, and every wait is bounded (a verb 120 s, an
+ *   clone's run; `INSTALLED_PREFIX=DIR` measures a prefix installed before (kept), for before/after
+ *   rounds of two builds interleaved; `MCP=0` skips the MCP sessions. Each step is named on stderr as it starts, and every wait is bounded (a verb 120 s, an
  *   MCP session 120 s to its answers and 4 s to its end): a stuck step fails the bench, never hangs it
  *   (a run used to wait forever on an `mcp` process that never ended after its input closed).
  * `mcp ...`: `toolsmith mcp` on stdio, a session as a client runs it: spawn to the answer to
@@ -336,14 +337,20 @@ let clone: Record<string, Result> | undefined;
 if (process.env['CLONE'] !== '0') {
   step('clone: one-shot verbs');
   clone = measure(cloneWay);
-  Object.assign(clone, await measureMcpBoth(cloneWay, clone['node -e 0 (floor)']?.p50 ?? 0));
+  if (process.env['MCP'] !== '0')
+    Object.assign(clone, await measureMcpBoth(cloneWay, clone['node -e 0 (floor)']?.p50 ?? 0));
 }
 let installed: Record<string, Result> | undefined;
 let installedNode: string | undefined;
 let machineNodeFloor: Result | undefined;
 if (process.env['INSTALLED'] !== '0') {
   step('installed: npm pack (prepack builds the workbench and the CLI bundle) and npm install -g');
-  const { bin: installedBin, prefix } = installTarball();
+  // INSTALLED_PREFIX=DIR: a prefix installed before (`npm install -g --prefix DIR TARBALL`), measured as
+  // it is and kept: before/after rounds of two builds interleaved on a shared machine.
+  const reused = process.env['INSTALLED_PREFIX'];
+  const { bin: installedBin, prefix } = reused
+    ? { bin: join(reused, 'bin', 'toolsmith'), prefix: reused }
+    : installTarball();
   installedNode = spawnSync(machineNode, ['--version'], { encoding: 'utf8' }).stdout.trim();
   try {
     const shipped = join(
@@ -359,12 +366,13 @@ if (process.env['INSTALLED'] !== '0') {
     };
     step('installed: one-shot verbs');
     installed = measure(installedWay);
-    Object.assign(installed, await measureMcpBoth(installedWay, installed['node -e 0 (floor)']?.p50 ?? 0));
+    if (process.env['MCP'] !== '0')
+      Object.assign(installed, await measureMcpBoth(installedWay, installed['node -e 0 (floor)']?.p50 ?? 0));
     machineNodeFloor = measure({ argv: () => [machineNode, []], floor: [machineNode, ['-e', '0']] }, [
       'node -e 0 (floor)',
     ])['node -e 0 (floor)'];
   } finally {
-    rmSync(prefix, { recursive: true, force: true });
+    if (!reused) rmSync(prefix, { recursive: true, force: true });
   }
 }
 rmSync(ws, { recursive: true, force: true });

@@ -33,9 +33,9 @@ if (root.split(sep).includes('node_modules')) {
   }
 }
 const argv = process.argv.slice(2);
-// `kit list`, `tools` and `validate FILE` of an unchanged workspace (and script): the cached answer,
-// before main (commander, every verb's table) loads (src-main/cli/verb-cache.ts; a separate entry of
-// the bundle).
+// `kit list`, `tools`, `sandboxes` and `validate FILE` of an unchanged workspace (and script), and every
+// help of the same code and terminal: the cached answer, before main (commander, every verb's table)
+// loads (src-main/cli/verb-cache.ts; a separate entry of the bundle).
 const cache = entry.endsWith('.js')
   ? join(root, 'out/cli/verb-cache.js')
   : join(root, 'src-main/cli/verb-cache.ts');

@@ -49,7 +49,7 @@ await build({
     rollupOptions: {
       input: {
         main: join(root, 'src-main/cli/main.ts'),
-        // bin/start.mjs answers `kit list` and `tools` from the verb cache before main loads.
+        // bin/start.mjs answers cached verbs and helps from the verb cache before main loads.
         'verb-cache': join(root, 'src-main/cli/verb-cache.ts'),
         // The parallel validator's thread entry: src-main/infra/validate/parallel.ts looks for
         // `validate-thread.js` beside the code that starts it.

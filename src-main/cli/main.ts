@@ -220,8 +220,8 @@ export async function main(
   // `mcp` on stdio answers the client's initialize before anything else loads (mcp/stdio-early.ts); an
   // HTTP-only option without --http is a usage error that Commander reports, so no early server then.
   await startEarlyMcp(argv);
-  // `kit list`, `tools` and `validate FILE` answer from the last answer of an unchanged workspace and
-  // script (verb-cache.ts).
+  // `kit list`, `tools`, `sandboxes` and `validate FILE` answer from the last answer of an unchanged
+  // workspace and script, a help from the last one of the same code and terminal (verb-cache.ts).
   const cached = cachedVerb(argv, version);
   if (cached?.hit) {
     rawOut(cached.hit.out);
@@ -252,6 +252,10 @@ export async function main(
     rawErr(shown);
   };
   const ctx = createContext(out, err);
+  /** A help commander printed (exit 0): kept for the next start to print before main loads. */
+  const keepHelp = () => {
+    if (cached?.help) writeVerbAnswer(cached.dir, { key: cached.key, out: cached.out, err: cached.err });
+  };
   // A stop signal before a command handles its own (or for a verb with nothing to cancel): close the
   // service (pools' containers removed, runs recorded) and exit 128+n.
   const offStop = onUnhandledStop((sig) => {
@@ -264,21 +268,24 @@ export async function main(
     const program = await buildProgram(ctx, argv);
     if (argv.length === 0) {
       out(program.helpInformation());
+      keepHelp();
       return 0;
     }
     const missing = missingArgument(program, argv);
     if (missing) throw new UsageError(missing);
     await program.parseAsync(argv, { from: 'user' });
     // An answer is kept: a success, or `validate`'s "invalid" (exit 1); never a usage or other error.
+    // (A help argument that commander did not take as one, `exec x.py -- -h`: nothing kept.)
     const validate = verbOf(argv) === 'validate';
-    if (cached && (ctx.exitCode === 0 || (validate && ctx.exitCode === 1))) {
+    if (cached && !cached.help && (ctx.exitCode === 0 || (validate && ctx.exitCode === 1))) {
       const svc = ctx.opened();
       const usesMcp = Object.values(svc?.workspace.config().sandboxes ?? {}).some(
         (sb) => Object.keys(sb.mcp).length > 0,
       );
       // `validate` without the service checked the script against the sandboxes snapshot (never written
-      // for workspaces with MCP servers) or --tools: both are in the key.
-      if (svc ? !usesMcp && svc.workspace.root() === cached.dir : validate)
+      // for workspaces with MCP servers) or --tools: both are in the key. `sandboxes` without the service
+      // printed that snapshot, whose key is part of the verb's.
+      if (svc ? !usesMcp && svc.workspace.root() === cached.dir : validate || verbOf(argv) === 'sandboxes')
         writeVerbAnswer(cached.dir, {
           key: cached.key,
           out: cached.out,
@@ -297,10 +304,18 @@ export async function main(
     offStop();
     await releaseEarlyMcp(argv);
     if (e instanceof CommanderError) {
-      if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version') return 0;
+      if (e.code === 'commander.helpDisplayed') {
+        keepHelp();
+        return 0;
+      }
+      if (e.code === 'commander.version') return 0;
       // 'commander.help' is both `help` asked for (exit code 0) and a group verb run without its
       // subcommand (`toolsmith kit`: the help on stderr, exit code 1), which is a usage error.
-      if (e.code === 'commander.help') return e.exitCode === 0 ? 0 : 2;
+      if (e.code === 'commander.help') {
+        if (e.exitCode !== 0) return 2;
+        keepHelp();
+        return 0;
+      }
       say(firstLine(e.message));
       return 2;
     }

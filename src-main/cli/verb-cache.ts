@@ -1,18 +1,24 @@
 /**
- * `toolsmith kit list`, `toolsmith tools ...` and `toolsmith validate FILE ...` without the service: the
- * last answer of the same command line for this workspace, kept in the user's cache folder (never in the
- * workspace) under a key hashed from everything the answer depends on: the package version, the
- * arguments, the config file's bytes, the names under `sandboxes/` and each `tools.py`'s bytes
- * (sandboxes-cache.ts), every `kits/*.kit` file's name and bytes, and for `validate` the script's bytes.
- * Any change misses, and the verb takes the full path (config validated, tools extracted with pyright's
- * parser, kits resolved; for `validate`, the script parsed and checked) and stores its answer again.
- * Only answers (a success, or `validate`'s exit 1 for an invalid script) of workspaces without MCP
- * servers are kept (MCP tools come from live servers); the exit code is kept with the answer.
+ * `toolsmith kit list`, `tools ...`, `validate FILE ...` and `sandboxes [--json]` without the service, and
+ * every help (`--help`, `-h`, `help [VERB]`, no arguments) without commander: the last answer of the same
+ * command line, kept in the user's cache folder (never in the workspace) under a key hashed from
+ * everything the answer depends on.
+ * - A verb: the package version and code stamp, the arguments, the config file's bytes, the names under
+ *   `sandboxes/` and each `tools.py`'s bytes, the skills and their verdicts (sandboxes-cache.ts), every
+ *   `kits/*.kit` file's name and bytes, and for `validate` the script's bytes. Any change misses, and the
+ *   verb takes the full path (config validated, tools extracted with pyright's parser, kits resolved; for
+ *   `validate`, the script parsed and checked) and stores its answer again. Only answers (a success, or
+ *   `validate`'s exit 1 for an invalid script) of workspaces without MCP servers are kept (MCP tools come
+ *   from live servers); the exit code is kept with the answer.
+ * - A help: the package version and code stamp, the arguments, and what commander's text depends on
+ *   besides: whether stdout and stderr are terminals and their width (commander wraps to it), and the
+ *   colour variables (NO_COLOR, FORCE_COLOR, CLICOLOR_FORCE). Not the workspace: no verb's help reads it.
+ *   Kept only when commander printed a help with exit 0 (main.ts), in a file of its own (`verbs-help.json`).
  * Only node: modules here: the full path costs loading the service (zod, pyright, the kits and tools
- * code) and a leftover-container sweep, or for `validate` commander and pyright's parser; a hit costs
- * reading one small file. bin/start.mjs asks `answerFromCache` before it loads main.ts (commander, the
- * redactor, every verb's table): a hit loads this module and the workspace resolver only (a separate
- * entry of the CLI bundle, out/cli/verb-cache.js).
+ * code) and a leftover-container sweep, or for `validate` commander and pyright's parser, for a help
+ * commander and every verb's table; a hit costs reading one small file. bin/start.mjs asks
+ * `answerFromCache` before it loads main.ts (commander, the redactor, every verb's table): a hit loads
+ * this module and the workspace resolver only (a separate entry of the CLI bundle, out/cli/verb-cache.js).
  */
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
@@ -41,12 +47,13 @@ interface VerbCacheFile {
 const MAX_ENTRIES = 32;
 
 /**
- * The command lines answered from the cache: `kit list [--json]`, `tools ...` and `validate FILE ...` (a
- * file, not standard input; the file's bytes are part of the key).
+ * The command lines answered from the cache: `kit list [--json]`, `tools ...`, `sandboxes ...` and
+ * `validate FILE ...` (a file, not standard input; the file's bytes are part of the key). Helps are
+ * answered from a cache of their own (`helpAsked`).
  */
 export function cacheableVerb(argv: string[], verb: string | undefined): boolean {
   if (argv.includes('--help') || argv.includes('-h') || argv.includes('help')) return false;
-  if (verb === 'tools') return true;
+  if (verb === 'tools' || verb === 'sandboxes') return true;
   if (verb === 'validate') return validatedFile(argv) !== undefined;
   if (verb !== 'kit') return false;
   const after = argv.slice(argv.indexOf('kit') + 1).filter((a) => !a.startsWith('-'));
@@ -69,11 +76,49 @@ export function validatedFile(argv: string[]): string | undefined {
   return file === '-' ? undefined : file;
 }
 
+/**
+ * A help asked for: no arguments (the top-level help), `--help` or `-h` anywhere, or `help [VERB]`. Only
+ * an answer commander gave as a help (exit 0) is kept (main.ts); anything else runs as usual.
+ */
+export function helpAsked(argv: string[]): boolean {
+  return argv.length === 0 || argv.includes('--help') || argv.includes('-h') || verbOf(argv) === 'help';
+}
+
+/** The "workspace" of the helps' answers: they depend on no workspace (a file of their own). */
+const HELP = '(help)';
+
+/**
+ * What a help's text depends on besides the code and the arguments: commander wraps it to the width of
+ * a terminal (stdout's for a help asked for, stderr's for a help after a usage error) and strips colours
+ * by the terminal and the colour variables.
+ */
+function helpEnv(): string {
+  const tty = (s: NodeJS.WriteStream) =>
+    s.isTTY ? `tty:${s.columns}:${s.hasColors?.() ?? ''}` : 'not a tty';
+  const env = process.env;
+  return JSON.stringify([
+    tty(process.stdout),
+    tty(process.stderr),
+    env['NO_COLOR'] ?? null,
+    env['FORCE_COLOR'] ?? null,
+    env['CLICOLOR_FORCE'] ?? null,
+  ]);
+}
+
+/** The key of a help: the code (`version`: the package's and the code stamp), the arguments, `helpEnv`. */
+export function helpKey(argv: string[], version: string): string {
+  return createHash('sha256')
+    .update(`help\0${version}\0${argv.join('\0')}\0${helpEnv()}`)
+    .digest('hex');
+}
+
 const cacheFile = (workspace: string): string =>
   join(
     process.env['XDG_CACHE_HOME'] || join(homedir(), '.cache'),
     'toolsmith',
-    `verbs-${createHash('sha256').update(workspace).digest('hex').slice(0, 16)}.json`,
+    workspace === HELP
+      ? 'verbs-help.json'
+      : `verbs-${createHash('sha256').update(workspace).digest('hex').slice(0, 16)}.json`,
   );
 
 /** The key of this command line on the workspace's current state; undefined when it cannot be read. */
@@ -192,20 +237,26 @@ function workspaceOption(argv: string[]): string | undefined {
 export { codeStamp, packageVersion };
 
 /**
- * For a command line answered from the verb cache: the cached answer when the workspace is unchanged,
- * else where to keep this run's answer.
+ * For a command line answered from the verb cache: the cached answer when the workspace is unchanged (a
+ * help: when the code and its terminal are), else where to keep this run's answer (`help`: a help's).
  */
 export function cachedVerb(
   argv: string[],
   version: string,
-): { dir: string; key: string; out: string; err: string; hit: VerbAnswer | undefined } | undefined {
+):
+  | { dir: string; key: string; out: string; err: string; help: boolean; hit: VerbAnswer | undefined }
+  | undefined {
+  if (helpAsked(argv)) {
+    const key = helpKey(argv, `${version}\0${codeStamp()}`);
+    return { dir: HELP, key, out: '', err: '', help: true, hit: readVerbAnswer(HELP, key) };
+  }
   if (!cacheableVerb(argv, verbOf(argv))) return undefined;
   const option = workspaceOption(argv);
   if (option !== undefined && !existsSync(option)) return undefined;
   const dir = resolveWorkspaceDir(option);
   const key = verbKey(dir, argv, `${version}\0${codeStamp()}`);
   if (!key) return undefined;
-  return { dir, key, out: '', err: '', hit: readVerbAnswer(dir, key) };
+  return { dir, key, out: '', err: '', help: false, hit: readVerbAnswer(dir, key) };
 }
 
 /**

@@ -1,8 +1,10 @@
 /**
- * `kit list`, `tools` and `validate FILE` as fresh processes answer from the last answer of an unchanged
- * workspace (the verb cache in the user's cache folder) and take the full path again when anything they
- * depend on changes: a kit file, tools.py, config.toml, the arguments, the script.
+ * `kit list`, `tools`, `sandboxes` and `validate FILE` as fresh processes answer from the last answer of an
+ * unchanged workspace (the verb cache in the user's cache folder) and take the full path again when
+ * anything they depend on changes: a kit file, tools.py, config.toml, a skill, the arguments, the script.
+ * Every help answers from the last answer of the same arguments and terminal (width, colour variables).
  */
+import { spawnSync } from 'node:child_process';
 import {
   appendFileSync,
   existsSync,
@@ -16,8 +18,9 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
+import { removeWorkspace, repoRoot, tempWorkspace } from '../../support/workspace.ts';
 import { runToolsmith } from '../mcp/support/mcp-http-process.ts';
+import { cliBin } from '../../support/cli-bin.ts';
 import type { VerbAnswer } from '../../../src-main/cli/verb-cache.ts';
 import { contentHash } from '../../../src-main/core/tools/registry.ts';
 import { SkillFiles } from '../../../src-main/infra/workspace/skill-files.ts';
@@ -167,4 +170,144 @@ describe('the verb cache of kit list, tools and validate', () => {
     expect(usage.err).toMatch(/either --sandbox or --tools/);
     expect(answers()).toEqual(before);
   }, 60_000);
+});
+
+/** `toolsmith ARGS` as typed (no --workspace added), with the cache folder `xdg`. */
+function bare(args: string[], xdg = cache, more: Record<string, string> = {}) {
+  const r = spawnSync(join(repoRoot, 'node_modules/.bin/node'), [cliBin(), ...args], {
+    env: { ...process.env, ...env, XDG_CACHE_HOME: xdg, ...more },
+    encoding: 'utf8',
+  });
+  return { code: r.status ?? -1, out: r.stdout, err: r.stderr };
+}
+/** `toolsmith ARGS` in a terminal `cols` wide (a pty, util-linux's `script`): what it printed there. */
+function inTerminal(cols: number, args: string[], xdg = cache): string {
+  const quote = (a: string) => `'${a.replaceAll("'", `'\\''`)}'`;
+  const command = [join(repoRoot, 'node_modules/.bin/node'), cliBin(), ...args].map(quote).join(' ');
+  const r = spawnSync('script', ['-qec', `stty cols ${cols}; ${command}`, '/dev/null'], {
+    env: { ...process.env, ...env, XDG_CACHE_HOME: xdg },
+    encoding: 'utf8',
+  });
+  expect(r.status, r.stderr).toBe(0);
+  return r.stdout;
+}
+/** Every kept answer whose output `pick` selects now says PLANTED: a later run printing it was a hit. */
+function plant(pick: (a: VerbAnswer) => boolean): number {
+  let n = 0;
+  for (const f of readdirSync(join(cache, 'toolsmith')).filter((x) => x.startsWith('verbs-'))) {
+    const file = join(cache, 'toolsmith', f);
+    const data = JSON.parse(readFileSync(file, 'utf8')) as { answers: VerbAnswer[] };
+    for (const a of data.answers) if (pick(a)) ((a.out = 'PLANTED\n'), n++);
+    writeFileSync(file, JSON.stringify(data));
+  }
+  return n;
+}
+const PLANTED = { code: 0, out: 'PLANTED\n', err: '' };
+/** main's own answer: a cache folder of its own, empty. */
+const fresh = () => mkdtempSync(join(tmpdir(), 'toolsmith-verb-cache-fresh-'));
+
+describe('the verb cache of sandboxes', () => {
+  it("answers main's very bytes, text and --json, from the cache", async () => {
+    for (const args of [['sandboxes'], ['sandboxes', '--json']]) {
+      const main = await runToolsmith(ws, args, { ...env, XDG_CACHE_HOME: fresh() });
+      expect(main.code).toBe(0);
+      expect(main.out).toContain('ecommerce');
+      expect(await run(args)).toEqual(main); // (the full path, or the snapshot: kept)
+      expect(answers().filter((a) => a.out === main.out)).toHaveLength(1);
+      expect(await run(args)).toEqual(main);
+    }
+  }, 60_000);
+
+  it('a change to config.toml, tools.py, the sandbox folders, a skill or its verdicts is read anew', async () => {
+    const changes: [string, () => void][] = [
+      ['config.toml', () => appendFileSync(join(ws, '.toolsmith', 'config.toml'), '\n# edited\n')],
+      ['tools.py', () => appendFileSync(join(ws, 'sandboxes', 'ecommerce', 'tools.py'), '\n# edited\n')],
+      ['a new sandbox folder', () => mkdirSync(join(ws, 'sandboxes', 'zz-new'))],
+      [
+        'a skill file',
+        () => {
+          mkdirSync(join(ws, 'skills', 'ecommerce'), { recursive: true });
+          writeFileSync(
+            join(ws, 'skills', 'ecommerce', 'noop.py'),
+            'def noop():\n    """Nothing."""\n    return 1\n',
+          );
+        },
+      ],
+      [
+        "the skills' verdicts",
+        () =>
+          new SkillFiles(ws).setVerdict('ecommerce', 'noop', {
+            passed: false,
+            hash: 'x',
+            at: 2,
+            failures: [],
+          }),
+      ],
+    ];
+    for (const [what, change] of changes) {
+      expect((await run(['sandboxes'])).code, what).toBe(0); // the answer of the current state, kept
+      expect(
+        plant((a) => a.out.startsWith('workspace ')),
+        what,
+      ).toBeGreaterThan(0);
+      expect(await run(['sandboxes']), what).toEqual(PLANTED);
+      change();
+      const after = await run(['sandboxes']);
+      expect(after, what).not.toEqual(PLANTED);
+      expect(after, what).toEqual(await runToolsmith(ws, ['sandboxes'], { ...env, XDG_CACHE_HOME: fresh() }));
+    }
+    // Other arguments are another answer.
+    expect(await run(['sandboxes', '--json'])).not.toEqual(PLANTED);
+  }, 120_000);
+});
+
+describe('the verb cache of helps', () => {
+  const HELPS = [
+    [],
+    ['--help'],
+    ['-h'],
+    ['help'],
+    ['help', 'kit'],
+    ['kit', '--help'],
+    ['kit', 'list', '--help'],
+    ['validate', '--help'],
+    ['mcp', '--help'],
+    ['--workspace', '/no/such/folder', 'run', '--help'],
+  ];
+
+  it("answers main's very bytes for every help, from the cache; a group verb without its subcommand is never kept", () => {
+    const xdg = fresh();
+    for (const args of HELPS) {
+      const main = bare(args, xdg);
+      expect(main.code, args.join(' ')).toBe(0);
+      expect(main.out, args.join(' ')).toMatch(/^Usage: toolsmith/);
+      expect(bare(args)).toEqual(main); // the full path: kept
+      expect(bare(args)).toEqual(main); // from the cache
+    }
+    const kept = answers().length;
+    expect(plant((a) => a.out.startsWith('Usage: toolsmith'))).toBe(HELPS.length);
+    for (const args of HELPS) expect(bare(args), args.join(' ')).toEqual(PLANTED);
+    const group = bare(['kit']);
+    expect(group.code).toBe(2);
+    expect(group.err).toMatch(/^Usage: toolsmith kit/);
+    expect(bare(['kit'])).toEqual(group);
+    expect(answers()).toHaveLength(kept);
+  }, 120_000);
+
+  it("another terminal width or colour variable is another answer (commander wraps to the terminal's width)", () => {
+    const xdg = fresh();
+    const narrow = inTerminal(60, ['--help'], xdg);
+    const wide = inTerminal(200, ['--help'], xdg);
+    expect(narrow).toMatch(/^Usage: toolsmith/);
+    expect(narrow).not.toEqual(wide);
+    expect(inTerminal(60, ['--help'])).toEqual(narrow); // kept
+    plant((a) => a.out.startsWith('Usage: toolsmith'));
+    expect(inTerminal(60, ['--help'])).toBe('PLANTED\r\n');
+    expect(inTerminal(200, ['--help'])).toEqual(wide);
+    expect(inTerminal(120, ['kit', '--help'])).toEqual(inTerminal(120, ['kit', '--help'], fresh()));
+    // Not a terminal (the answers planted above): a colour variable set is another key.
+    expect(bare(['--help'])).toEqual(PLANTED);
+    expect(bare(['--help'], cache, { NO_COLOR: '1' })).toEqual(bare(['--help'], fresh(), { NO_COLOR: '1' }));
+    expect(bare(['--help'], cache, { FORCE_COLOR: '0' }).out).toMatch(/^Usage: toolsmith/);
+  }, 120_000);
 });

@@ -6,7 +6,7 @@
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cachedVerb, codeStamp, packageVersion, verbKey } from '../../../src-main/cli/verb-cache.ts';
+import { cachedVerb, codeStamp, helpKey, packageVersion, verbKey } from '../../../src-main/cli/verb-cache.ts';
 import { removeWorkspace, repoRoot, tempWorkspace } from '../../support/workspace.ts';
 
 const ws = tempWorkspace('toolsmith-verb-stamp-');
@@ -32,5 +32,21 @@ describe('the code stamp of the verb cache', () => {
     expect(c?.key).toBe(verbKey(ws, argv, `${packageVersion()}\0${codeStamp()}`));
     expect(c?.key).not.toBe(verbKey(ws, argv, `${packageVersion()}\0sources:0`));
     expect(c?.key).not.toBe(verbKey(ws, argv, packageVersion()));
+  });
+
+  it('is part of the key of sandboxes and of every help: other code, another key', () => {
+    const argv = ['--workspace', ws, 'sandboxes'];
+    const c = cachedVerb(argv, packageVersion());
+    expect(c?.help).toBe(false);
+    expect(c?.key).toBe(verbKey(ws, argv, `${packageVersion()}\0${codeStamp()}`));
+    expect(c?.key).not.toBe(verbKey(ws, argv, `${packageVersion()}\0sources:0`));
+    for (const help of [[], ['--help'], ['kit', 'list', '-h'], ['help', 'kit']]) {
+      const h = cachedVerb(help, packageVersion());
+      expect(h?.help).toBe(true);
+      expect(h?.key).toBe(helpKey(help, `${packageVersion()}\0${codeStamp()}`));
+      expect(h?.key).not.toBe(helpKey(help, `${packageVersion()}\0sources:0`));
+      expect(h?.key).not.toBe(helpKey(help, `0.0.0\0${codeStamp()}`));
+    }
+    expect(helpKey(['--help'], 'v')).not.toBe(helpKey(['-h'], 'v'));
   });
 });
