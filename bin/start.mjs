@@ -6,11 +6,14 @@
 //   TypeScript modules. A package packed without it (`--ignore-scripts`) runs its sources through a
 //   type-stripping load hook (./strip-hook.mjs), since Node refuses to strip types under node_modules.
 // - A clone runs the TypeScript sources directly (Node's type stripping), never a bundle it may hold.
-import { existsSync } from 'node:fs';
 import module from 'node:module';
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+
+// Not an ES import of node:fs: that builds its namespace (every export read, the lazy `promises` too),
+// ~3 ms of a ~25 ms start (src-main/cli/verb-cache.ts and what it loads do the same).
+const { existsSync } = process.getBuiltinModule('node:fs');
 
 // V8's compile cache keeps the compiled code (and, for sources, the type-stripped text) between starts:
 // without it every start parses every module again and, running sources, loads the TypeScript stripper

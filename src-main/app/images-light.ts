@@ -2,12 +2,14 @@
  * Image paths and the cached-image check, without the Docker client: `toolsmith image build` answers
  * from here when the image is already built (one request to the engine's socket).
  */
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { imagePresent } from '../infra/sandbox/image-check.ts';
 import { imageTag } from '../infra/sandbox/images.ts';
 import type { ImagePaths, RuntimeImage } from '../infra/sandbox/images.ts';
 import { repoRoot } from '../infra/workspace/paths.ts';
+
+// Not an ES import of node:fs (its namespace costs a cached `image build` ~3 ms; docs/scaling.md, "CLI start").
+const { existsSync } = process.getBuiltinModule('node:fs');
 
 export function imagePaths(): ImagePaths {
   const local = join(repoRoot(), 'node_modules', 'node', 'bin', 'node');

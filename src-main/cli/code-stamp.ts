@@ -4,9 +4,13 @@
  * rebuilt bundle or an edited source never meets an answer of the code before it.
  * Only node: modules here (it is loaded on the cache's fast path).
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+
+// Builtins by process.getBuiltinModule, not ES imports: an ES import builds the module's namespace
+// (node:fs's reads every export, its lazy `promises` too), ~3-5 ms of a one-shot verb's ~25 ms start
+// (docs/scaling.md, "CLI start").
+const { readdirSync, readFileSync, statSync } = process.getBuiltinModule('node:fs');
 
 let stamp: string | undefined;
 /**

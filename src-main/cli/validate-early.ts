@@ -7,13 +7,17 @@
  * a file that cannot be read, a usage error) returns undefined and main runs the verb, which says why.
  * The commander action (commands/validate.ts) prints with the same functions, so both answer alike.
  */
-import { existsSync, readFileSync } from 'node:fs';
 import { languageOfFile, loadValidator } from '../core/lang/validate-lazy.ts';
 import type { ScriptLanguage, ValidateOptions, ValidationResult } from '../core/lang/violation.ts';
 import { resolveWorkspaceDir } from '../infra/workspace/init.ts';
 import { readSnapshot } from './sandboxes-cache.ts';
 import { OutputError } from '../core/errors.ts';
 import { visible } from '../core/text/visible.ts';
+
+// Builtins by process.getBuiltinModule, not ES imports: an ES import builds the module's namespace
+// (node:fs's reads every export, its lazy `promises` too), ~3-5 ms of a one-shot verb's ~25 ms start
+// (docs/scaling.md, "CLI start").
+const { existsSync, readFileSync } = process.getBuiltinModule('node:fs');
 
 /** The workspace folder the option (or the current folder) names; undefined when it does not exist. */
 export function workspaceDirOf(option: string | undefined): string | undefined {

@@ -20,14 +20,19 @@
  * `answerFromCache` before it loads main.ts (commander, the redactor, every verb's table): a hit loads
  * this module and the workspace resolver only (a separate entry of the CLI bundle, out/cli/verb-cache.js).
  */
-import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { codeStamp, packageVersion } from './code-stamp.ts';
 import { snapshotKey } from './sandboxes-cache.ts';
 import { resolveWorkspaceDir } from '../infra/workspace/init.ts';
 import type { RuntimeImage } from '../infra/sandbox/images.ts';
+
+// Builtins by process.getBuiltinModule, not ES imports: an ES import builds the module's namespace
+// (node:fs's reads every export, its lazy `promises` too), ~3-5 ms of a one-shot verb's ~25 ms start
+// (docs/scaling.md, "CLI start").
+const { createHash } = process.getBuiltinModule('node:crypto');
+const { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } =
+  process.getBuiltinModule('node:fs');
 
 export interface VerbAnswer {
   key: string;

@@ -7,9 +7,18 @@
  * image is rebuilt only when the worker or the recipe changes. Images hold runtimes only: tool code
  * travels to the worker when it starts.
  */
-import { spawn, spawnSync } from 'node:child_process';
-import { createHash, randomBytes } from 'node:crypto';
-import {
+import { homedir, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import type Docker from 'dockerode';
+import { RUNTIMES } from '../../core/sandbox/runtimes.ts';
+import type { RuntimeId } from '../../core/sandbox/runtimes.ts';
+import { normaliseModes } from './modes.ts';
+
+// Builtins by process.getBuiltinModule, not ES imports: an ES import builds the module's namespace
+// (node:fs's reads every export, its lazy `promises` too), ~3-5 ms of a one-shot verb's ~25 ms start
+// (docs/scaling.md, "CLI start").
+const { createHash, randomBytes } = process.getBuiltinModule('node:crypto');
+const {
   copyFileSync,
   existsSync,
   mkdirSync,
@@ -20,13 +29,8 @@ import {
   renameSync,
   rmSync,
   writeFileSync,
-} from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import type Docker from 'dockerode';
-import { RUNTIMES } from '../../core/sandbox/runtimes.ts';
-import type { RuntimeId } from '../../core/sandbox/runtimes.ts';
-import { normaliseModes } from './modes.ts';
+} = process.getBuiltinModule('node:fs');
+const { spawn, spawnSync } = process.getBuiltinModule('node:child_process');
 
 export type RuntimeImage = RuntimeId;
 

@@ -5,17 +5,13 @@
  * files.ts so that importing them loads no TOML, template or Python parser: `toolsmith --help` and the
  * light verbs import this, not files.ts.
  */
-import {
-  mkdirSync,
-  readFileSync,
-  openSync,
-  readlinkSync,
-  renameSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
 import { basename, join } from 'node:path';
+
+// Builtins by process.getBuiltinModule, not ES imports: an ES import builds the module's namespace
+// (node:fs's reads every export, its lazy `promises` too), ~3-5 ms of a one-shot verb's ~25 ms start
+// (docs/scaling.md, "CLI start").
+const { mkdirSync, readFileSync, openSync, readlinkSync, renameSync, rmSync, statSync, writeFileSync } =
+  process.getBuiltinModule('node:fs');
 
 export class WorkspaceError extends Error {
   override name = 'WorkspaceError';

@@ -2,7 +2,16 @@
  * Creating workspaces (`toolsmith init`, the workbench's "new workspace"), the per-user copy of the
  * sample workspace (the bundled one in resources/ is never edited in place) and the recent list.
  */
-import {
+import { homedir } from 'node:os';
+import { basename, dirname, join, resolve } from 'node:path';
+import { errorMessage, systemErrorLine } from '../../core/errors.ts';
+import { atomicWrite, WorkspaceError } from './atomic.ts';
+import { sampleWorkspaceDir } from './paths.ts';
+
+// Builtins by process.getBuiltinModule, not ES imports: an ES import builds the module's namespace
+// (node:fs's reads every export, its lazy `promises` too), ~3-5 ms of a one-shot verb's ~25 ms start
+// (docs/scaling.md, "CLI start").
+const {
   cpSync,
   existsSync,
   lstatSync,
@@ -13,12 +22,7 @@ import {
   rmSync,
   statSync,
   writeFileSync,
-} from 'node:fs';
-import { homedir } from 'node:os';
-import { basename, dirname, join, resolve } from 'node:path';
-import { errorMessage, systemErrorLine } from '../../core/errors.ts';
-import { atomicWrite, WorkspaceError } from './atomic.ts';
-import { sampleWorkspaceDir } from './paths.ts';
+} = process.getBuiltinModule('node:fs');
 
 /** Per-user data: $TOOLSMITH_HOME, else $XDG_DATA_HOME/toolsmith, else ~/.local/share/toolsmith. */
 export function userDataDir(): string {

@@ -1,6 +1,10 @@
-import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+
+// Builtins by process.getBuiltinModule, not ES imports: an ES import builds the module's namespace
+// (node:fs's reads every export, its lazy `promises` too), ~3-5 ms of a one-shot verb's ~25 ms start
+// (docs/scaling.md, "CLI start").
+const { existsSync } = process.getBuiltinModule('node:fs');
 
 let cached: string | undefined;
 

@@ -27,7 +27,7 @@ beforeAll(() => {
   writeFileSync(
     join(dir, 'probe.mjs'),
     `import module from 'node:module';
-import { writeFileSync } from 'node:fs';
+const { writeFileSync } = process.getBuiltinModule('node:fs');
 const urls = new Set();
 module.registerHooks({ resolve(s, c, next) { const r = next(s, c); urls.add(r.url); return r; } });
 process.on('exit', () => writeFileSync(process.env.PROBE_OUT, JSON.stringify({ urls: [...urls], internal: process.moduleLoadList })));
@@ -64,7 +64,14 @@ function loads(
   args: string[],
   script = join(dir, 'run.mjs'),
   more: NodeJS.ProcessEnv = {},
-): { packages: string[]; bundleBytes: number; undici: boolean; out: string; urls: string[] } {
+): {
+  packages: string[];
+  bundleBytes: number;
+  undici: boolean;
+  out: string;
+  urls: string[];
+  internal: string[];
+} {
   const out = join(dir, 'probe.json');
   const r = spawnSync(node, ['--import', join(dir, 'probe.mjs'), script, ...args], {
     env: { ...env, ENTRY: entry, PROBE_OUT: out, ...more },
@@ -86,8 +93,22 @@ function loads(
     undici: internal.some((m) => m.includes('undici')),
     out: r.stdout,
     urls,
+    internal,
   };
 }
+
+/**
+ * Node's internals that a start before main must not load (bin/start.mjs, verb-cache.ts and what they
+ * load take builtins with process.getBuiltinModule): node:fs's lazy `promises` and node:crypto's
+ * webcrypto, which an ES import of the builtin loads when it builds the module's namespace (~3-5 ms of a
+ * ~25 ms start), and Node's HTTP client (the cached image check writes its request on a plain socket).
+ */
+const EAGER = [
+  'NativeModule internal/fs/promises',
+  'NativeModule internal/crypto/webcrypto',
+  'NativeModule _http_client',
+];
+const eager = (r: { internal: string[] }) => r.internal.filter((m) => EAGER.includes(m));
 
 /**
  * The sources load commander from node_modules and nothing else; the bundle loads no package at all (all
@@ -187,6 +208,7 @@ describe('bin/start.mjs: a verb cache hit', () => {
       expect(r.out.length).toBeGreaterThan(0);
       expect(mainLoaded(r.urls), args.join(' ')).toBe(false);
       expect(r.packages).toEqual([]);
+      expect(eager(r), args.join(' ')).toEqual([]);
     }
   });
 });
@@ -205,6 +227,7 @@ describe('bin/start.mjs: a cached image build', () => {
       expect(r.out).toBe(main.out);
       expect(mainLoaded(r.urls)).toBe(false);
       expect(r.packages).toEqual([]);
+      expect(eager(r)).toEqual([]);
     }
     // Anything else goes to main: a sandbox's derived image, another option.
     const other = loads('', ['image', 'build', '--help'], join(root, 'bin/start.mjs'));
@@ -226,6 +249,7 @@ describe('bin/start.mjs: validate FILE from the sandboxes snapshot', () => {
     );
     expect(r.out).toBe(`${good}: valid (python)\n`);
     expect(mainLoaded(r.urls)).toBe(false);
+    expect(eager(r)).toEqual([]);
     expect(r.packages).not.toContain('commander'); // (the clone's pyright is a package of node_modules)
     // An invalid script: exit 1 and main's very output (main runs as run.mjs calls it).
     const answer = (script: string, entry: string[]) => {
