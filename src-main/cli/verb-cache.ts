@@ -258,7 +258,14 @@ export function cachedVerb(
   if (!cacheableVerb(argv, verbOf(argv))) return undefined;
   const option = workspaceOption(argv);
   if (option !== undefined && !existsSync(option)) return undefined;
-  const dir = resolveWorkspaceDir(option);
+  // No workspace named and the sample's copy cannot be made (a $TOOLSMITH_HOME that takes no folder):
+  // no cache; the verb's own path says why in one line (this threw out of main() as an internal error).
+  let dir: string;
+  try {
+    dir = resolveWorkspaceDir(option);
+  } catch {
+    return undefined;
+  }
   const key = verbKey(dir, argv, `${version}\0${codeStamp()}`);
   if (!key) return undefined;
   return { dir, key, out: '', err: '', help: false, hit: readVerbAnswer(dir, key) };

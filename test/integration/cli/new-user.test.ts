@@ -137,13 +137,14 @@ describe('a new user of the installed command', () => {
     try {
       const v1 = installedLayout(dirs[0]!);
       expect((await toolsmith(v1, ws, ['sandboxes'])).out).toMatch(/ecommerce\s+4 tools/);
-      // What the old version answered differently (another count, its problems) stands in its snapshot.
+      // What the old version answered differently (another count, its problems) stands in its snapshot
+      // and in its kept answer (the verb cache, which bin/start.mjs reads before the snapshot).
       const cacheDir = join(process.env['XDG_CACHE_HOME'] || join(homedir(), '.cache'), 'toolsmith');
-      const file = join(
-        cacheDir,
-        `sandboxes-${createHash('sha256').update(ws).digest('hex').slice(0, 16)}.json`,
-      );
+      const id = createHash('sha256').update(ws).digest('hex').slice(0, 16);
+      const file = join(cacheDir, `sandboxes-${id}.json`);
       writeFileSync(file, readFileSync(file, 'utf8').replace('"tools":4', '"tools":99'));
+      const answers = join(cacheDir, `verbs-${id}.json`);
+      writeFileSync(answers, readFileSync(answers, 'utf8').replace(/(ecommerce\s+)4 tools/, '$199 tools'));
       expect((await toolsmith(v1, ws, ['sandboxes'])).out).toMatch(/ecommerce\s+99 tools/);
       // The upgrade: a new bundle of the command (another build: its main.js another time).
       const v2 = installedLayout(dirs[1]!);

@@ -197,7 +197,11 @@ function plant(pick: (a: VerbAnswer) => boolean): number {
   for (const f of readdirSync(join(cache, 'toolsmith')).filter((x) => x.startsWith('verbs-'))) {
     const file = join(cache, 'toolsmith', f);
     const data = JSON.parse(readFileSync(file, 'utf8')) as { answers: VerbAnswer[] };
-    for (const a of data.answers) if (pick(a)) ((a.out = 'PLANTED\n'), n++);
+    for (const a of data.answers) {
+      if (!pick(a)) continue;
+      a.out = 'PLANTED\n';
+      n++;
+    }
     writeFileSync(file, JSON.stringify(data));
   }
   return n;

@@ -25,7 +25,20 @@ async function sandboxes(...extra: string[]): Promise<{ code: number; out: strin
   return { code, out, err };
 }
 
-const snapshotFile = () => join(cache, 'toolsmith', readdirSync(join(cache, 'toolsmith'))[0] ?? '');
+const snapshotFile = () =>
+  join(
+    cache,
+    'toolsmith',
+    readdirSync(join(cache, 'toolsmith')).find((f) => f.startsWith('sandboxes-')) ?? '',
+  );
+/**
+ * Empties the verb cache, which answers `sandboxes` before the snapshot is read (verb-cache.ts): these
+ * tests are about the snapshot.
+ */
+const dropVerbAnswers = () => {
+  for (const f of readdirSync(join(cache, 'toolsmith')))
+    if (f.startsWith('verbs-')) rmSync(join(cache, 'toolsmith', f));
+};
 
 beforeAll(() => {
   ws = tempWorkspace('toolsmith-sandboxes-cache-');
@@ -54,11 +67,13 @@ describe('sandboxes snapshot', () => {
       };
       doctored.sandboxes[0]!.tools = 99;
       writeFileSync(snapshotFile(), JSON.stringify(doctored));
+      dropVerbAnswers();
       const cached = await sandboxes('--json');
       expect(JSON.parse(cached.out).sandboxes[0].tools).toBe(99);
       // The real answer again, from the full path, once the snapshot is put back.
       doctored.sandboxes[0]!.tools = JSON.parse(full.out).sandboxes[0].tools;
       writeFileSync(snapshotFile(), JSON.stringify(doctored));
+      dropVerbAnswers();
       expect((await sandboxes('--json')).out).toBe(full.out);
     },
     STARTS_PROCESSES_MS,

@@ -51,21 +51,30 @@ describe('the copy of the sample workspace', () => {
     expect(readdirSync(data)).toEqual(['sample-workspace']);
   });
 
-  it('a data folder under /proc: a one-line error naming it, exit 3, at once', () => {
-    const cwd = mkdtempSync(join(tmpdir(), 'toolsmith-default-ws-cwd-'));
-    homes.push(cwd);
-    const r = spawnSync(join(repoRoot, 'node_modules/.bin/node'), [sourceBin, 'sandboxes'], {
-      cwd,
-      env: { ...process.env, TOOLSMITH_HOME: '/proc/toolsmith-qa' },
-      encoding: 'utf8',
-      timeout: 60_000,
-      killSignal: 'SIGKILL',
-    });
-    expect(r.signal).toBeNull();
-    expect(r.status).toBe(3);
-    expect(r.stderr.trim()).toMatch(
-      /^toolsmith: no workspace is named and the sample workspace cannot be copied to \/proc\/toolsmith-qa\/sample-workspace \(\$TOOLSMITH_HOME\): .*\/proc takes no new folders/,
-    );
-    expect(r.stderr.trim().split('\n')).toHaveLength(1);
-  });
+  it.each([
+    ['sandboxes'],
+    ['kit', 'list'],
+    ['tools', '--sandbox', 'ecommerce'],
+    ['validate', 'x.py', '--sandbox', 'ecommerce'],
+  ])(
+    'a data folder under /proc: a one-line error naming it, exit 3, at once (%s, a verb the verb cache answers)',
+    (...verb) => {
+      const cwd = mkdtempSync(join(tmpdir(), 'toolsmith-default-ws-cwd-'));
+      homes.push(cwd);
+      writeFileSync(join(cwd, 'x.py'), 'emit_result(1)\n');
+      const r = spawnSync(join(repoRoot, 'node_modules/.bin/node'), [sourceBin, ...verb], {
+        cwd,
+        env: { ...process.env, TOOLSMITH_HOME: '/proc/toolsmith-qa' },
+        encoding: 'utf8',
+        timeout: 60_000,
+        killSignal: 'SIGKILL',
+      });
+      expect(r.signal).toBeNull();
+      expect(r.status).toBe(3);
+      expect(r.stderr.trim()).toMatch(
+        /^toolsmith: no workspace is named and the sample workspace cannot be copied to \/proc\/toolsmith-qa\/sample-workspace \(\$TOOLSMITH_HOME\): .*\/proc takes no new folders/,
+      );
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    },
+  );
 });
