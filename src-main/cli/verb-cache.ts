@@ -23,7 +23,7 @@
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { codeStamp, packageVersion } from './code-stamp.ts';
-import { snapshotKey } from './sandboxes-cache.ts';
+import { readSnapshot, snapshotKey } from './sandboxes-cache.ts';
 import { resolveWorkspaceDir } from '../infra/workspace/init.ts';
 import type { RuntimeImage } from '../infra/sandbox/images.ts';
 
@@ -268,7 +268,12 @@ export function cachedVerb(
   }
   const key = verbKey(dir, argv, `${version}\0${codeStamp()}`);
   if (!key) return undefined;
-  return { dir, key, out: '', err: '', help: false, hit: readVerbAnswer(dir, key) };
+  let hit = readVerbAnswer(dir, key);
+  // `sandboxes` also keeps the sandboxes snapshot current, which `validate FILE` reads before main loads
+  // (validate-early.ts): while it is gone or another code's (another installation sharing the cache
+  // folder), main's path runs and writes it again.
+  if (hit && verbOf(argv) === 'sandboxes' && !readSnapshot(dir)) hit = undefined;
+  return { dir, key, out: '', err: '', help: false, hit };
 }
 
 /**

@@ -263,6 +263,19 @@ describe('the verb cache of sandboxes', () => {
     // Other arguments are another answer.
     expect(await run(['sandboxes', '--json'])).not.toEqual(PLANTED);
   }, 120_000);
+
+  it('a sandboxes snapshot gone is written again: the kept answer waits for it (validate reads it before main)', async () => {
+    const main = await run(['sandboxes']);
+    expect(main.code).toBe(0);
+    const snapshots = () => readdirSync(join(cache, 'toolsmith')).filter((f) => f.startsWith('sandboxes-'));
+    expect(snapshots()).toHaveLength(1);
+    plant((a) => a.out.startsWith('workspace '));
+    expect(await run(['sandboxes'])).toEqual(PLANTED);
+    rmSync(join(cache, 'toolsmith', snapshots()[0]!));
+    expect(await run(['sandboxes'])).toEqual(main);
+    expect(snapshots()).toHaveLength(1);
+    expect(await run(['sandboxes'])).toEqual(main);
+  }, 60_000);
 });
 
 describe('the verb cache of helps', () => {
