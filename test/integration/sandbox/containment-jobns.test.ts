@@ -286,6 +286,27 @@ for (const [level, make] of [
       ]);
       expect(ok(await run('emit_result(tmp_marker().data)\n'))).toEqual([]);
     });
+
+    // (the counterpart of "IPC and sockets across jobs", where the job's IPC and pid namespaces hold
+    // with the IPC filter and sweep off)
+    it('IPC and sockets across jobs: the IPC filter refuses the objects, the sweep ends the listener', async () => {
+      const a = ok(await run('emit_result(ipc_leave(tag=5).data)\n')) as Record<string, unknown>;
+      // the fork server's IPC filter (its EPERM) refused the segment, the SysV and the POSIX queue
+      expect([a['shm'], a['msg'], a['mq']], JSON.stringify(a)).toEqual(['EPERM', 'EPERM', 'EPERM']);
+      const b = ok(await run('nap(seconds=1)\nemit_result(ipc_find(tag=5).data)\n')) as Record<
+        string,
+        unknown
+      >;
+      for (const k of ['shm', 'msg', 'mq', 'abstract', 'tcp'])
+        expect([k, b[k] === 0], JSON.stringify(b)).toEqual([k, false]);
+    }, 60_000);
+
+    // (the counterpart of "the job's seccomp filter" with the namespaces on: a plain fork gets it too)
+    it("the job's seccomp filter alone still refuses every call that could get around the walls", async () => {
+      const got = ok(await run('emit_result(escape_calls().data)\n')) as Record<string, number | string>;
+      expect(Object.keys(got).length).toBeGreaterThanOrEqual(16);
+      for (const [call, result] of Object.entries(got)) expect([call, result]).toEqual([call, -1]);
+    });
   });
 }
 
@@ -410,8 +431,8 @@ for (const [level, make] of [
   suite(`jobs alone, IPC and sockets across jobs (IPC filter, sweep off): ${level}`, make, (run) => {
     it('what one job leaves in SysV IPC, POSIX queues, abstract sockets and loopback ports, the next does not reach', async () => {
       const a = ok(await run('emit_result(ipc_leave(tag=3).data)\n')) as Record<string, unknown>;
-      // The attack was real: with the filter off the job made its segment and queue (in its own namespace).
-      if (level !== 'gvisor') expect([a['shm'], a['msg']], JSON.stringify(a)).toEqual([0, 0]);
+      // The attack was real: with the filter off the job made its segment and queues (in its own namespace).
+      expect([a['shm'], a['msg'], a['mq']], JSON.stringify(a)).toEqual([0, 0, 0]);
       const b = ok(await run('emit_result(ipc_find(tag=3).data)\n')) as Record<string, unknown>;
       for (const k of ['shm', 'msg', 'mq', 'abstract', 'tcp'])
         expect([k, b[k] === 0], JSON.stringify(b)).toEqual([k, false]);
