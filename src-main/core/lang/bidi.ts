@@ -80,3 +80,20 @@ export function bidiViolations(code: string, language: 'python' | 'js'): Violati
 export function escapeBidi(literal: string): string {
   return literal.replace(BIDI, (c) => `\\u${hex(c.charCodeAt(0)).toLowerCase()}`);
 }
+
+/**
+ * The first bidirectional control character of `text`, if any: its UTF-16 index, code point, and a
+ * sentence naming it (U+XXXX and its Unicode name) for a refusal.
+ */
+export function firstBidi(text: string): { index: number; codePoint: number; named: string } | undefined {
+  BIDI.lastIndex = 0;
+  const m = BIDI.exec(text);
+  BIDI.lastIndex = 0;
+  if (m === null) return undefined;
+  const cp = m[0].charCodeAt(0);
+  return {
+    index: m.index,
+    codePoint: cp,
+    named: `U+${hex(cp)} (${BIDI_CONTROLS[cp] ?? 'bidirectional control'})`,
+  };
+}

@@ -9,7 +9,7 @@ import { parse } from '@babel/parser';
 import type * as t from '@babel/types';
 import { JS_EMIT_NAMES } from '../lang/builtins.ts';
 import type { JsonValue, ParamType, Tool, ToolParameter } from '../tools/model.ts';
-import { SkillError, skillNameProblem } from './skill.ts';
+import { refuseRawBidi, SkillError, skillNameProblem } from './skill.ts';
 import type { SkillShape } from './skill.ts';
 
 export type JsSkillLanguage = 'js' | 'ts';
@@ -28,12 +28,16 @@ export function splitJsSkillFile(text: string, file = 'skill'): { front: string;
       throw new SkillError(`${file}: every front matter line starts with "//"`);
     front.push(l.replace(FRONT_LINE, ''));
   }
+  refuseRawBidi(lines.slice(1, end), file);
   return { front: front.join('\n'), source: lines.slice(end + 1).join('\n') };
 }
 
-/** The file's text: the front matter (TOML, already serialized) as `//` comments, then the function. */
+/**
+ * The file's text: the front matter (TOML, already serialized) as `//` comments, then the function;
+ * each bidirectional control character in the front matter as its TOML escape (as skillFileText).
+ */
 export function jsSkillFileText(frontToml: string, source: string): string {
-  const front = frontToml
+  const front = escapeBidi(frontToml)
     .trim()
     .split('\n')
     .map((l) => (l ? `// ${l}` : '//'));

@@ -8,6 +8,7 @@
  * between `# +++` lines (version, description, origin, tests); the rest is exactly one `def <name>(...)`.
  * Parsing TOML is the caller's (infra) job; this module splits and checks the shape.
  */
+import { escapeBidi, firstBidi } from '../lang/bidi.ts';
 import { assertionSchema } from '../suites/schema.ts';
 import type { Assertion } from '../suites/schema.ts';
 import { docstringOf, field, fieldList, parsePython } from '../lang/python/pyright.ts';
@@ -96,12 +97,37 @@ export function splitSkillFile(text: string, file = 'skill'): { front: string; s
       throw new SkillError(`${file}: every front matter line starts with "#"`);
     front.push(l.replace(FRONT_LINE, ''));
   }
+  refuseRawBidi(lines.slice(1, end), file);
   return { front: front.join('\n'), source: lines.slice(end + 1).join('\n') };
 }
 
-/** The file's text: the front matter (TOML, already serialized) as comments, then the function. */
+/**
+ * A bidirectional control character written raw in a skill file's front matter (the lines after the
+ * opening `+++`, `front[0]` being the file's line 2) is refused: it reorders how the line is displayed,
+ * so a reader of the file sees test arguments other than those that run ("Trojan Source"). The writer
+ * (skillFileText) writes each as its TOML escape; the validator's `bidi-control` rule covers the function.
+ */
+export function refuseRawBidi(front: readonly string[], file: string): void {
+  for (const [i, l] of front.entries()) {
+    const hit = firstBidi(l);
+    if (!hit) continue;
+    const esc = `\\u${hit.codePoint.toString(16).padStart(4, '0')}`;
+    throw new SkillError(
+      `${file}: front matter line ${i + 2}, column ${hit.index + 1}: ${hit.named}, a bidirectional ` +
+        `control character, is refused raw in a skill file's front matter (it makes the line read other ` +
+        `than it is): write it as the escape "${esc}" inside the TOML string, or remove it`,
+    );
+  }
+}
+
+/**
+ * The file's text: the front matter (TOML, already serialized with basic "..." strings only, as
+ * smol-toml writes them) as comments, then the function. Every bidirectional control character in it is
+ * written as its TOML escape (`\u202e`): they only stand inside those strings, where the escape holds the
+ * same value, and raw they would make the file read other than it is.
+ */
 export function skillFileText(frontToml: string, source: string): string {
-  const front = frontToml
+  const front = escapeBidi(frontToml)
     .trim()
     .split('\n')
     .map((l) => (l ? `# ${l}` : '#'));

@@ -23,6 +23,20 @@ describe('JS/TS skill files', () => {
     expect(() => splitJsSkillFile('// +++\nversion = 1\n')).toThrow(/not closed/);
     expect(() => splitJsSkillFile('// +++\nversion = 1\n// +++\n')).toThrow(/starts with "\/\/"/);
   });
+
+  it('write a bidi control in the front matter as a TOML escape, and refuse one written raw', () => {
+    const text = jsSkillFileText('version = 2\n\n[[tests]]\nargs = { user_id = "u1\u202e\u2066" }', SPENT_TS);
+    expect(text).toContain('// args = { user_id = "u1\\u202e\\u2066" }');
+    expect(text).not.toMatch(/[\u202e\u2066]/);
+    expect(splitJsSkillFile(text).front).toBe(
+      'version = 2\n\n[[tests]]\nargs = { user_id = "u1\\u202e\\u2066" }',
+    );
+    const raw = `// +++\n// version = 2\n//\n// [[tests]]\n// args = { user_id = "u1\u200e" }\n// +++\n${SPENT_TS}`;
+    expect(() => splitJsSkillFile(raw, 'skills/s/spent_by.ts')).toThrow(
+      'skills/s/spent_by.ts: front matter line 5, column 26: U+200E (LEFT-TO-RIGHT MARK), a bidirectional ' +
+        "control character, is refused raw in a skill file's front matter",
+    );
+  });
 });
 
 describe('the shape of a JS/TS skill', () => {

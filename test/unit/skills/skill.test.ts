@@ -110,6 +110,39 @@ describe('the skill file', () => {
     expect(back).toEqual(s);
   });
 
+  it('writes a bidi control in test arguments as a TOML escape, and refuses one written raw', () => {
+    // "Trojan Source" in a test's arguments: U+202E and the isolates reorder how the line is displayed
+    const trick = 'u1\u202e\u2066 # admin\u2069\u2066';
+    const s = skillFromParts(
+      { version: 1, tests: [{ args: { user_id: trick, status: 'a\u200fb\u061c' } }] },
+      TOTAL,
+      { sandbox: 'ecommerce', name: 'order_total' },
+    );
+    const text = skillText(s);
+    expect(text).not.toMatch(/[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/);
+    expect(text).toContain('user_id = "u1\\u202e\\u2066 # admin\\u2069\\u2066"');
+    expect(text).toContain('status = "a\\u200fb\\u061c"');
+    // the value read back is the one saved, control characters and all
+    expect(parseSkillText(text, { sandbox: 'ecommerce', name: 'order_total', file: 'f' })).toEqual(s);
+    // written raw (by hand, or by an older writer): refused, naming the file, line, character and fix
+    const raw = `# +++\n# version = 1\n#\n# [[tests]]\n# args = { user_id = "u1${'\u202e'}" }\n# +++\n${TOTAL}`;
+    expect(() =>
+      parseSkillText(raw, {
+        sandbox: 'ecommerce',
+        name: 'order_total',
+        file: 'skills/ecommerce/order_total.py',
+      }),
+    ).toThrow(
+      'skills/ecommerce/order_total.py: front matter line 5, column 25: U+202E (RIGHT-TO-LEFT OVERRIDE), a ' +
+        "bidirectional control character, is refused raw in a skill file's front matter",
+    );
+    expect(() => splitSkillFile(raw, 'f')).toThrow(/write it as the escape "\\u202e" inside the TOML string/);
+    // a raw one in a comment line of the front matter too (every line a reader sees)
+    expect(() => splitSkillFile(`# +++\n# version = 1 # ok${'\u2067'}\n# +++\n${TOTAL}`, 'f')).toThrow(
+      /line 2, column 19: U\+2067 \(RIGHT-TO-LEFT ISOLATE\)/,
+    );
+  });
+
   it('lists every problem: bad version, a test argument that is not a parameter, a missing one', () => {
     expect(() =>
       skillFromParts({ version: 0, tests: [{ args: { nope: 1 } }] }, TOTAL, {
