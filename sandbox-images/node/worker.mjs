@@ -122,7 +122,8 @@ const errorFrames = (() => {
     };
   };
   const FRAME_OF = /^\s*at (?:async )?([A-Za-z_$][\w$]*) \(<script>:\d+:\d+\)/;
-  const OVERFLOW = /^Maximum call stack size exceeded$/;
+  // (V8, node and deno: no full stop; JavaScriptCore, bun: "Maximum call stack size exceeded.")
+  const OVERFLOW = /^Maximum call stack size exceeded\.?$/;
   /**
    * What a stack overflow says when a skill recursed (`skills`: the job's skill names): the skill with the
    * most frames on the error's stack and how many ("skill 'f' called itself 2891 deep: recursion limit

@@ -170,6 +170,32 @@ describe.each(RUNTIMES)('%s runtime', { concurrent: true }, (rt) => {
       expect(refused.error?.message).toMatch(/^skill twice:2: globalThis is not available to a skill/);
     });
 
+    it("a skill's endless recursion names the skill and its depth, as on node", async () => {
+      const { executor } = await svc.execution.sandbox();
+      const r = await executor.execute({
+        sandbox: 'ecommerce',
+        runtime: rt,
+        language: 'js',
+        code:
+          '/** Goes one deeper each call. */\nasync function deep_js(n) {\n  return await deep_js(n + 1);\n}\n' +
+          'emitResult(await deep_js(1));\n',
+        bodyStartLine: 5,
+        tools: {},
+        skills: ['deep_js'],
+        timeoutMs: 60_000,
+      });
+      expect(r.exitReason, JSON.stringify(r.error)).toBe('error');
+      expect(r.error?.type, JSON.stringify(r.error)).toBe('RangeError');
+      const m = /^skill '(\w+)' called itself (\d+) deep: recursion limit reached$/.exec(
+        r.error?.message ?? '',
+      );
+      expect(m, r.error?.message).not.toBeNull();
+      expect(m?.[1]).toBe('deep_js');
+      expect(Number(m?.[2])).toBeGreaterThan(100);
+      // the innermost frames, as many as a stack overflow's stack had before
+      expect(r.error?.frames.length).toBeLessThanOrEqual(10);
+    }, 120_000);
+
     it('strips TypeScript types and maps error frames to body lines', async () => {
       const ok = await run(rt, 'interface P { n: number }\nconst p: P = { n: 2 };\nemitResult(p.n * 21);\n', {
         language: 'ts',
