@@ -242,6 +242,49 @@ suite(
   },
 );
 
+/** What ns_games tries (jobns_tools.py), each refused: see "More ways out of the namespaces" below. */
+const NS_GAMES_REFUSED = [
+  'uid_map_root',
+  'setuid_root',
+  'setgroups_root',
+  'sethostname',
+  'cgroup_mkdir',
+  'cgroup_release_agent',
+  'proc_sys_hostname',
+  'proc_sys_core_pattern',
+  'ns_last_pid',
+  'sysrq_trigger',
+  'kcore',
+  'open_by_handle_at',
+  'name_to_handle_at',
+  'add_key',
+  'request_key',
+  'kcmp',
+  'clone3',
+  'move_mount',
+  'fanotify_init',
+  'process_madvise',
+  'pidfd_getfd_self',
+  'process_vm_readv_self',
+  'unshare_net',
+  'unshare_uts',
+  'unshare_cgroup',
+  'unshare_time',
+  'unshare_pid',
+  'unshare_ipc',
+  'setns_own_net',
+  'setns_own_uts',
+  'setns_own_pid',
+  'setns_own_mnt',
+  'setns_own_ipc',
+  'setns_own_user',
+  'setns_own_cgroup',
+  'mknod_mem',
+  'mknod_null_open',
+  'mknod_disk',
+  'exec_from_tmp',
+];
+
 /**
  * The walls behind the namespaces, each alone: with the namespaces off, the sweep still ends what a job
  * left, the wipe still empties what it wrote, and the worker (pid 1 of the sandbox on every level, not
@@ -301,6 +344,22 @@ for (const [level, make] of [
         expect([k, b[k] === 0], JSON.stringify(b)).toEqual([k, false]);
     }, 60_000);
 
+    // (the counterpart of "more escapes": the job filter, the missing capabilities and the closing of the
+    // worker's files, without the job's namespaces)
+    it('ids, root, host name, cgroups, kernel knobs, handles, keyrings, devices: still refused; no worker fd', async () => {
+      const got = ok(await run('emit_result(ns_games().data)\n')) as Record<string, unknown>;
+      // (bubblewrap's own /tmp is no noexec mount (bwrap has no such option): with the namespaces off code
+      // runs from there; the job's fresh tmpfs is noexec. The process groups are the sandbox's, shared.)
+      const walls = NS_GAMES_REFUSED.filter((k) => !(level.startsWith('process') && k === 'exec_from_tmp'));
+      const worked = walls.filter(
+        (k) => !(typeof got[k] === 'string' || (typeof got[k] === 'number' && got[k] !== 0)),
+      );
+      expect(worked, JSON.stringify(got)).toEqual([]);
+      expect(got['socket_fds']).toEqual([]);
+      expect(got['worker_files']).toEqual([]);
+      expect(got['shared_mounts']).toBe(0);
+    });
+
     // (the counterpart of "the job's seccomp filter" with the namespaces on: a plain fork gets it too)
     it("the job's seccomp filter alone still refuses every call that could get around the walls", async () => {
       const got = ok(await run('emit_result(escape_calls().data)\n')) as Record<string, number | string>;
@@ -318,47 +377,6 @@ for (const [level, make] of [
  * (unshare) or has (setns), a device node, code run from its tmpfs, shared mount propagation, a socket
  * among its fds, process groups outside it.
  */
-const NS_GAMES_REFUSED = [
-  'uid_map_root',
-  'setuid_root',
-  'setgroups_root',
-  'sethostname',
-  'cgroup_mkdir',
-  'cgroup_release_agent',
-  'proc_sys_hostname',
-  'proc_sys_core_pattern',
-  'ns_last_pid',
-  'sysrq_trigger',
-  'kcore',
-  'open_by_handle_at',
-  'name_to_handle_at',
-  'add_key',
-  'request_key',
-  'kcmp',
-  'clone3',
-  'move_mount',
-  'fanotify_init',
-  'process_madvise',
-  'pidfd_getfd_self',
-  'process_vm_readv_self',
-  'unshare_net',
-  'unshare_uts',
-  'unshare_cgroup',
-  'unshare_time',
-  'unshare_pid',
-  'unshare_ipc',
-  'setns_own_net',
-  'setns_own_uts',
-  'setns_own_pid',
-  'setns_own_mnt',
-  'setns_own_ipc',
-  'setns_own_user',
-  'setns_own_cgroup',
-  'mknod_mem',
-  'mknod_null_open',
-  'mknod_disk',
-  'exec_from_tmp',
-];
 for (const [level, make] of [
   ['docker', () => dockerFactory({ wallsOff: ['nosweep', 'nowipe'] })],
   ['gvisor', () => dockerFactory({ runtime: 'runsc', wallsOff: ['nosweep', 'nowipe'] })],
