@@ -161,7 +161,15 @@ def trim_heap():
 
 
 def become_subreaper():
-    return _prctl(36, 1)  # PR_SET_CHILD_SUBREAPER
+    """PR_SET_CHILD_SUBREAPER, where the worker is not pid 1 (bubblewrap, a plain process): its jobs'
+    orphans become its children, for reap_strays. Not set at pid 1 (the worker of a Docker or gVisor
+    sandbox): every orphan of the namespace is init's already, and gVisor 20240729 hands a job pid
+    namespace's orphans to a subreaper outside it when that namespace's pid 1 exits instead of killing
+    them (20221219 and Linux kill them), so a job's survivor would outlive its pid namespace there
+    (docs/sandboxes.md, "Each job alone")."""
+    if os.getpid() == 1:
+        return False
+    return _prctl(36, 1)
 
 
 def set_pdeathsig():
@@ -212,8 +220,8 @@ def _children():
         return []
 
 
-# False where the kernel has no child subreapers (gVisor): a job's daemonized grandchildren are then
-# re-parented to the container's init instead of to the worker.
+# False where the worker is not a child subreaper (pid 1: become_subreaper) or the kernel has none: a
+# job's daemonized grandchildren are then re-parented to the namespace's init instead of to the worker.
 SUBREAPER = True
 
 
