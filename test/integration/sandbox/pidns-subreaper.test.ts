@@ -18,7 +18,7 @@
 import Docker from 'dockerode';
 import { describe, expect, it } from 'vitest';
 import { imagePaths } from '../../../src-main/app/sandbox-factory.ts';
-import { hostConfig, JOB_UID_CAPS } from '../../../src-main/infra/sandbox/docker.ts';
+import { GVISOR_PIDS, hostConfig, JOB_UID_CAPS } from '../../../src-main/infra/sandbox/docker.ts';
 import { buildImage } from '../../../src-main/infra/sandbox/images.ts';
 import { requireDocker, TEST_LIMITS } from '../../support/sandbox.ts';
 
@@ -76,16 +76,17 @@ async function probe(docker: Docker, image: string, runtime?: string): Promise<R
     HostConfig: {
       ...hostConfig(TEST_LIMITS),
       CapAdd: [...JOB_UID_CAPS],
-      ...(runtime ? { Runtime: runtime } : {}),
+      // (gVisor: the sandbox kernel's own threads count in the pids limit, as the factory gives them)
+      ...(runtime ? { Runtime: runtime, PidsLimit: TEST_LIMITS.pids + GVISOR_PIDS } : {}),
       LogConfig: { Type: 'json-file', Config: {} },
     },
   });
   try {
     await c.start();
-    await c.wait();
+    const status = (await c.wait()) as { StatusCode?: number };
     const logs = (await c.logs({ stdout: true, stderr: true })).toString('latin1');
     const line = logs.split('\n').find((l) => l.includes('RESULT '));
-    if (!line) throw new Error(`no result: ${logs}`);
+    if (!line) throw new Error(`no result (exit status ${status.StatusCode}): ${logs}`);
     return JSON.parse(line.slice(line.indexOf('RESULT ') + 7)) as Record<string, unknown>;
   } finally {
     await c.remove({ force: true });
