@@ -20,6 +20,7 @@ import random
 import re
 import statistics
 import sys
+import termios
 import time
 
 from .surface import (
@@ -284,7 +285,7 @@ def _guarded_import(name, globals=None, locals=None, fromlist=(), level=0, _getf
 def _make_wall(script_globals, tool_globals, worker_globals):
     main = _thread.get_ident()  # the job's own thread: the script runs in it
 
-    def _runtime_wall(event, args, _getframe=sys._getframe, _real=builtins.__dict__, _script=script_globals, _tools=tool_globals, _worker=worker_globals, _allowed=SCRIPT_EVENTS, _harmless=HARMLESS_EVENTS, _namedtuple_home=collections.__dict__, _main=main, _ident=_thread.get_ident):
+    def _runtime_wall(event, args, _getframe=sys._getframe, _real=builtins.__dict__, _script=script_globals, _tools=tool_globals, _worker=worker_globals, _allowed=SCRIPT_EVENTS, _harmless=HARMLESS_EVENTS, _namedtuple_home=collections.__dict__, _main=main, _ident=_thread.get_ident, _FIONREAD=termios.FIONREAD):
         if event == "sys._getframe" or event in _harmless:
             return  # (the look-up below raises it; scripts cannot reach sys)
         try:
@@ -293,6 +294,8 @@ def _make_wall(script_globals, tool_globals, worker_globals):
             frame = None  # raised by C with no Python frame at all
         if event == "object.__getattr__" and frame is not None and frame.f_globals is _worker and len(args) > 1 and args[1] == "f_code":
             return  # the worker's own look-up of the skill making a tool call (child.Child.skill): it reads names only, never hands a code object on
+        if event == "fcntl.ioctl" and frame is not None and frame.f_globals is _worker and len(args) > 1 and args[1] == _FIONREAD:
+            return  # the worker's own look at how much the job's output pipe holds (child.settle_output): a count of bytes, on its own descriptor
         if event in ("compile", "exec", "object.__setattr__") and frame is not None and frame.f_globals is _namedtuple_home:
             return  # collections.namedtuple compiles its fixed template (field names checked as identifiers) and sets the new class's __module__
         innermost = True

@@ -1,11 +1,13 @@
 """The child: one job, in a process forked (by the fork server) before its job arrives."""
 
 import dis
+import fcntl
 import gc
 import marshal
 import os
 import re
 import sys
+import termios
 import time
 import traceback
 from dataclasses import dataclass
@@ -100,6 +102,43 @@ def _skill_recursion(frames, skills):
     return f"skill {name!r} called itself {depth[name]} deep: recursion limit reached"
 
 
+# The job's output pipe, a copy of its write end kept by the job's process (child_main): what the script
+# printed goes there, its protocol lines to another pipe, and the worker reads both. Before each protocol
+# line the process waits until the worker has taken what the output pipe holds, so a line printed before an
+# emit, a tool call or a trace reaches the host before it (docs/protocol.md, "Order of a job's output").
+_OUT = [-1]
+# How long a protocol line waits at most for the worker to take the output before it (a tool's process
+# writing output without end would otherwise hold every line back).
+SETTLE_S = 2.0
+_QUEUED = bytearray(4)  # settle_output's answer buffer
+
+
+def settle_output(_ioctl=fcntl.ioctl, _req=termios.FIONREAD, _buf=_QUEUED, _sleep=time.sleep, _now=time.monotonic):
+    """Until the job's output pipe is empty (the worker read, and relayed, all printed so far), or it holds
+    less than when this began (the worker read it; what is there now came since), or SETTLE_S has passed."""
+    fd = _OUT[0]
+    if fd < 0:
+        return
+    try:
+        _ioctl(fd, _req, _buf)
+    except OSError:
+        return
+    first = int.from_bytes(_buf, sys.byteorder)
+    if not first:
+        return
+    end, pause = _now() + SETTLE_S, 0.00005
+    while True:
+        _sleep(pause)
+        try:
+            _ioctl(fd, _req, _buf)
+        except OSError:
+            return
+        n = int.from_bytes(_buf, sys.byteorder)
+        if n == 0 or n < first or _now() >= end:
+            return
+        pause = min(pause * 2, 0.002)
+
+
 @dataclass(slots=True, eq=False)
 class ChildJob:
     """What one child knows of its job: the script and its tools and inputs, and its pipes to the worker."""
@@ -153,6 +192,7 @@ class Child:
         self.hook = make_runtime_wall(self.base, {id(fn.__globals__): fn.__globals__ for fn, _ in registry.tools.values()}.values(), globals())
 
     def send(self, msg):
+        settle_output()
         write_all(self.job.msg_w, encode(msg).encode() + b"\n")
 
     def _data(self, value, what):
@@ -471,6 +511,7 @@ def child_main(child, job_r, msg_w, out_w, walls_line):
         no_dump()  # inherited from the fork server; set again before any job code: no later job reads this one
         os.dup2(out_w, 1)
         os.dup2(out_w, 2)
+        _OUT[0] = os.dup(out_w)  # (not inherited: settle_output's own view of the output pipe)
         os.close(out_w)
         if not getattr(sys.stdout, "write_through", False):  # not run with -u: line-buffer the output
             sys.stdout = os.fdopen(1, "w", buffering=1)

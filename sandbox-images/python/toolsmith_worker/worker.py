@@ -25,6 +25,13 @@ from .tools import TOOLS_FILE, TOOLS_LINES, ToolRegistry, ToolResponse
 # so that both reach the host in one write (one trip through the container's attached stream).
 HOLD_S = 0.002
 
+# A read of a job's output pipe takes all it can hold (a pipe holds at most 1 MiB unless raised): its
+# process waits before a protocol line until the pipe is empty or holds less (child.settle_output).
+OUT_READ = 1 << 20
+
+# A line of a job's output longer than this is relayed in parts (a line is held until its end comes).
+PART_MAX = 65536
+
 _FDS_SPACE = socket.CMSG_SPACE(3 * 4)  # room for the three pipe ends of a child
 
 # The lines a job's process may send during its job, the only ones relayed to the host (docs/protocol.md,
@@ -65,6 +72,7 @@ class JobState:
     res_w: int = -1
     out_r: int = -1
     msg_buf: bytes = b""  # the child's protocol bytes not yet split into lines
+    out_part: bytes = b""  # the child's output after its last line's end (a line not yet whole)
     out_bytes: int = 0  # what counts against max_output so far
     done: dict | None = None  # the job's done, once known
     hold: float = 0  # set while a result line waits for the job's done (HOLD_S)
@@ -397,6 +405,7 @@ class Worker:
             job.done = done
         if job.done is not None and job.out_r in job.open:
             self.drain_output(job)  # what the script printed before it finished
+        self.flush_part(job)
         for fd in job.open:
             try:
                 os.close(fd)
@@ -489,6 +498,7 @@ class Worker:
 
     def on_child_message(self, line):
         job = self.job
+        self.flush_part(job)  # (all the job printed before this line has been read: child.settle_output)
         first, job.lines = job.lines == 0, job.lines + 1
         try:
             msg = loads(line)
@@ -539,6 +549,24 @@ class Worker:
             if msg.get("kind") == "result" and not job.hold:
                 job.hold = time.monotonic() + HOLD_S
         send(msg)
+
+    def take_messages(self, job):
+        """Reads what the job's protocol pipe holds (it is ready) and handles each whole line."""
+        fd = job.msg_r
+        chunk = os.read(fd, 65536)
+        if not chunk:
+            job.open.discard(fd)
+            os.close(fd)
+            return
+        job.msg_buf += chunk
+        while self.job is job and b"\n" in chunk and b"\n" in job.msg_buf:
+            line, job.msg_buf = job.msg_buf.split(b"\n", 1)
+            self.on_child_message(line)
+        # A line still coming that is already past what the host takes (the output cap for an emit, the
+        # line limit for any line) is stopped now, not read to its end: a 10 MB result arrives in many
+        # small reads where pipes are slow (gVisor).
+        if self.job is job and len(job.msg_buf) > max(job.max_output, HOST_MAX_LINE):
+            self.kill_job("output_limit", f"the script's output exceeded {job.max_output} bytes")
 
     def drop(self, job, what):
         """A line of the job's process that is not relayed: the job's logs name the first few (the host
@@ -595,15 +623,29 @@ class Worker:
         send({"type": "next_ready", "after": self.last_job})
 
     def take_output(self, data):
-        """Relays what the script printed as log emits; False when the output cap is passed."""
+        """Relays what the script printed as log emits, a line once it is whole (a line written in two
+        writes, as print's text and its end under -u, is one line); False when the output cap is passed."""
         job = self.job
         job.out_bytes += len(data)
         if job.out_bytes > job.max_output:
             return False
-        text = data.decode("utf-8", "replace")
-        for line in text.splitlines():
+        data = job.out_part + data
+        cut = data.rfind(b"\n") + 1
+        job.out_part = data[cut:]
+        for line in data[:cut].decode("utf-8", "replace").splitlines():
             send({"type": "emit", "id": job.id, "kind": "log", "data": line})
+        if len(job.out_part) > PART_MAX:
+            self.flush_part(job)
         return True
+
+    @staticmethod
+    def flush_part(job):
+        """What the script printed without a line's end, as a line of its own: before one of its protocol
+        lines (written after it) or its done."""
+        if job.out_part:
+            part, job.out_part = job.out_part, b""
+            for line in part.decode("utf-8", "replace").splitlines():
+                send({"type": "emit", "id": job.id, "kind": "log", "data": line})
 
     def loop(self):
         in_fd = IN_FD
@@ -623,6 +665,8 @@ class Worker:
                 fds += list(job.open)
                 timeout = max(0.0, min(job.deadline, job.hold or job.deadline) - time.monotonic())
             ready, _, _ = select.select(fds, [], [], timeout)
+            if job is not None and job.out_r in ready:
+                ready.sort(key=job.out_r.__eq__)  # the protocol pipe first (it is read again before the output)
             if job is not None and not ready and time.monotonic() >= job.deadline:
                 self.kill_job("timeout", "the script ran past its time limit")
                 flush()
@@ -657,22 +701,17 @@ class Worker:
                 elif job is None or self.job is not job or fd not in job.open:
                     continue  # a file of a job that ended during this turn
                 elif fd == job.msg_r:
-                    chunk = os.read(fd, 65536)
-                    if not chunk:
-                        job.open.discard(fd)
-                        os.close(fd)
-                    else:
-                        job.msg_buf += chunk
-                        while self.job is job and b"\n" in chunk and b"\n" in job.msg_buf:
-                            line, job.msg_buf = job.msg_buf.split(b"\n", 1)
-                            self.on_child_message(line)
-                        # A line still coming that is already past what the host takes (the output cap for
-                        # an emit, the line limit for any line) is stopped now, not read to its end: a 10 MB
-                        # result arrives in many small reads where pipes are slow (gVisor).
-                        if self.job is job and len(job.msg_buf) > max(job.max_output, HOST_MAX_LINE):
-                            self.kill_job("output_limit", f"the script's output exceeded {job.max_output} bytes")
+                    self.take_messages(job)
                 elif fd == job.out_r:
-                    chunk = os.read(fd, 65536)
+                    # Protocol lines the job wrote before this output go first: its process waits, before
+                    # each line, until this pipe is empty (child.settle_output), so every line now in the
+                    # protocol pipe came before what this read takes (docs/protocol.md, "Order of a job's
+                    # output").
+                    if job.msg_r in job.open and select.select([job.msg_r], [], [], 0)[0]:
+                        self.take_messages(job)
+                        if self.job is not job or fd not in job.open:
+                            continue
+                    chunk = os.read(fd, OUT_READ)
                     if not chunk:
                         job.open.discard(fd)
                         os.close(fd)
