@@ -2,7 +2,11 @@
 import { z } from 'zod';
 import { ToolsmithError } from './errors.ts';
 import { FULL_MANUAL_MAX_TOOLS } from '../core/tools/disclosure.ts';
-import { DEFAULT_MAX_APPROVALS, DEFAULT_MAX_TOOL_CALLS } from '../core/sandbox/execution.ts';
+import {
+  DEFAULT_MAX_APPROVALS,
+  DEFAULT_MAX_INTERMEDIATES,
+  DEFAULT_MAX_TOOL_CALLS,
+} from '../core/sandbox/execution.ts';
 import { httpUrlProblem, isHttpUrl } from '../core/text/http-url.ts';
 
 const grade = z.object({ w: z.number().int().min(0).max(2), d: z.number().int().min(0).max(2) });
@@ -192,6 +196,11 @@ export const configSchema = z.object({
        * needs approval is refused without asking, with an error naming this bound, and counted.
        */
       approvals: z.number().int().min(1).max(10_000).default(DEFAULT_MAX_APPROVALS),
+      /**
+       * Intermediates of one script recorded (each a run event): the first ones are kept, the rest
+       * counted ("N more intermediates not recorded"). The script goes on either way.
+       */
+      intermediates: z.number().int().min(1).max(100_000).default(DEFAULT_MAX_INTERMEDIATES),
     })
     .default({
       timeout_s: 300,
@@ -202,6 +211,7 @@ export const configSchema = z.object({
       output_kb: 50,
       tool_calls: DEFAULT_MAX_TOOL_CALLS,
       approvals: DEFAULT_MAX_APPROVALS,
+      intermediates: DEFAULT_MAX_INTERMEDIATES,
     }),
   runtimes: z.record(z.string(), runtime).default({ python: { enabled: true }, node: { enabled: true } }),
   sandboxes: z.record(z.string(), sandbox).default({}),

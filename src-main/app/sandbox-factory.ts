@@ -419,6 +419,7 @@ export async function createSandboxManager(svc: SandboxFactoryDeps): Promise<San
     maxOutputBytes: limits.output_kb * 1024,
     maxToolCalls: limits.tool_calls,
     maxApprovals: limits.approvals,
+    maxIntermediates: limits.intermediates,
     specFor,
     hostToolsFor: (sandbox) => mcpHostTools(svc, sandbox),
     discoveryFor: (sandbox, tools, skills, language) =>

@@ -233,6 +233,9 @@ export async function runCodeTool(
   const missing = {
     ...(execution?.toolCallsNotRecorded ? { toolCallsNotRecorded: execution.toolCallsNotRecorded } : {}),
     ...(execution?.approvalsNotAsked ? { approvalsNotAsked: execution.approvalsNotAsked } : {}),
+    ...(execution?.intermediatesNotRecorded
+      ? { intermediatesNotRecorded: execution.intermediatesNotRecorded }
+      : {}),
   };
   if (outcome.status === 'succeeded')
     return { runId: outcome.runId, status: 'succeeded', result: outcome.result ?? null, logs, ...missing };

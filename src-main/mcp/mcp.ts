@@ -77,6 +77,10 @@ const CODE_OUTPUT = {
     .number()
     .optional()
     .describe('calls needing approval past the limits.approvals bound: refused without asking anyone'),
+  intermediatesNotRecorded: z
+    .number()
+    .optional()
+    .describe('intermediates past the limits.intermediates bound, not in the run record (only counted)'),
 };
 const EXECUTE_OUTPUT = {
   success: z.boolean(),
@@ -102,6 +106,10 @@ const EXECUTE_OUTPUT = {
     .number()
     .optional()
     .describe('calls needing approval past the limits.approvals bound: refused without asking anyone'),
+  intermediatesNotRecorded: z
+    .number()
+    .optional()
+    .describe('intermediates past the limits.intermediates bound, not in the run record (only counted)'),
 };
 const LIST_TOOLS_OUTPUT = { tools: z.array(z.record(z.string(), z.unknown())) };
 const KIT_OUTPUT = {

@@ -12,7 +12,7 @@ import type { StopSignal } from '../signals.ts';
 import { errorMessage } from '../../core/errors.ts';
 import { visible } from '../../core/text/visible.ts';
 import { toolCallOutcome } from '../tool-outcome.ts';
-import { notAskedNote, notRecordedNote } from '../../core/sandbox/execution.ts';
+import { intermediatesNote, notAskedNote, notRecordedNote } from '../../core/sandbox/execution.ts';
 
 /** `1/1 ready`, `0/1 ready (1 starting)` or `off`. */
 function standbyText(p: { standby: number; standbyStarting: number; standbyTarget: number }): string {
@@ -48,6 +48,8 @@ function printResult(ctx: CliContext, r: ExecutionResult): void {
   if (unasked) ctx.out(`  … ${unasked}\n`);
   for (const l of r.logs) ctx.out(`  log: ${visible(l, '  log| ')}\n`);
   for (const i of r.intermediates) ctx.out(`  intermediate: ${visible(JSON.stringify(i))}\n`);
+  const unkept = intermediatesNote(r);
+  if (unkept) ctx.out(`  … ${unkept}\n`);
   if (r.data !== undefined) ctx.out(`result: ${visible(JSON.stringify(r.data))}\n`);
   if (r.error) {
     for (const f of r.error.frames)

@@ -2,7 +2,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { visible } from '../../core/text/visible.ts';
 import { toolCallOutcome } from '../tool-outcome.ts';
-import { notAskedNote, notRecordedNote } from '../../core/sandbox/execution.ts';
+import { intermediatesNote, notAskedNote, notRecordedNote } from '../../core/sandbox/execution.ts';
 import type { Command } from 'commander';
 import type { LiveEvent } from '../../app/runs.ts';
 import { RUN_BUDGETS, RUN_KINDS, unitOf } from '../../core/records/events.ts';
@@ -105,6 +105,9 @@ export function summarizeRecord(rec: RunRecord): string {
     // Past its bound of approval requests (limits.approvals): calls refused without asking anyone.
     const unasked = x && notAskedNote(x);
     if (unasked) lines.push(`     ${a.approvals?.length ?? 0} approval requests recorded; ${unasked}`);
+    // Past its bound of recorded intermediates (limits.intermediates): only counted.
+    const unkept = x && intermediatesNote(x);
+    if (unkept) lines.push(`     ${x.intermediates.length} intermediates recorded; ${unkept}`);
   }
   if (rec.result !== undefined) lines.push(`result: ${visible(JSON.stringify(rec.result))}`);
   if (rec.error) lines.push(`error: ${visible(rec.error, '  ')}`);

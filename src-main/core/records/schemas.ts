@@ -120,6 +120,11 @@ export const executionResultSchema = obj({
    * refused without asking a person, each with an error naming the bound. Absent when every one was asked.
    */
   approvalsNotAsked: z.number().int().min(0).optional(),
+  /**
+   * Intermediates the script emitted past the job's bound (`limits.intermediates`): counted, not in
+   * `intermediates` nor recorded as events. Absent when every one is recorded.
+   */
+  intermediatesNotRecorded: z.number().int().min(0).optional(),
   error: executionErrorSchema.optional(),
   exitReason: exitReasonSchema,
   isolation: isolationLevelSchema,

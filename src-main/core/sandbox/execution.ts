@@ -78,6 +78,28 @@ export function notAskedNote(r: Pick<ExecutionResult, 'approvalsNotAsked'>): str
 }
 
 /**
+ * How many intermediates of one job are recorded when the workspace does not say
+ * (`limits.intermediates`): the first ones are kept (each a run event, sent live), the rest counted
+ * (`intermediatesNotRecorded`). Their bytes were bounded by `limits.output_kb` but not their number: a
+ * loop of 100,000 tiny `emit_intermediate` calls made 100,000 run events, pushes to the workbench and
+ * entries of the execution's record.
+ */
+export const DEFAULT_MAX_INTERMEDIATES = 1000;
+
+/**
+ * What a result says of the intermediates it does not hold ("19000 more intermediates not recorded (past
+ * the first 1000)"), or undefined when it holds every one: the one wording of the CLI, the MCP results and
+ * the workbench.
+ */
+export function intermediatesNote(
+  r: Pick<ExecutionResult, 'intermediates' | 'intermediatesNotRecorded'>,
+): string | undefined {
+  const n = r.intermediatesNotRecorded;
+  if (!n) return undefined;
+  return `${n} more intermediate${n === 1 ? '' : 's'} not recorded (past the first ${r.intermediates.length}; limits.intermediates)`;
+}
+
+/**
  * Tool arguments kept in traces are capped like results (the tool itself got the whole value): a script
  * passing a large value to a tool in a loop made every trace hold it (up to a worker line's 4 MB each).
  * Each argument whose JSON is longer than its share of `max` (at least 256 characters) is kept as the

@@ -27,6 +27,8 @@ export interface BackendOptions {
   maxToolCalls?: number;
   /** Approval requests of one job put to a person at most (`limits.approvals`; JobRequest.maxApprovals). */
   maxApprovals?: number;
+  /** Intermediates of one job recorded at most (`limits.intermediates`; JobRequest.maxIntermediates). */
+  maxIntermediates?: number;
   /** The sandbox's current spec (tools.py, host tools, credentials), read when a pool is made or reloaded. */
   specFor: (sandbox: string, runtime: RuntimeId) => SandboxSpec;
   /** Host-side tool handlers by tool name (shared by every sandbox). */
@@ -123,6 +125,7 @@ export class SandboxBackend implements ScriptExecutor {
       maxOutputBytes: this.opts.maxOutputBytes,
       ...(this.opts.maxToolCalls ? { maxToolCalls: this.opts.maxToolCalls } : {}),
       ...(this.opts.maxApprovals ? { maxApprovals: this.opts.maxApprovals } : {}),
+      ...(this.opts.maxIntermediates ? { maxIntermediates: this.opts.maxIntermediates } : {}),
       // A tool of the job under a lookup's name keeps it (the script's namespace binds the tool too).
       ...(hostTools || discovery ? { hostTools: { ...discovery, ...hostTools } } : {}),
       ...(req.onEvent ? { onEvent: req.onEvent } : {}),

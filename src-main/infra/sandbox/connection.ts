@@ -25,6 +25,7 @@ import {
   approvalBoundReason,
   capArgs,
   DEFAULT_MAX_APPROVALS,
+  DEFAULT_MAX_INTERMEDIATES,
   DEFAULT_MAX_TOOL_CALLS,
 } from '../../core/sandbox/execution.ts';
 
@@ -114,6 +115,11 @@ export interface JobRequest {
    * (ExecutionResult.approvalsNotAsked).
    */
   maxApprovals?: number;
+  /**
+   * Intermediates recorded at most (`limits.intermediates`, default DEFAULT_MAX_INTERMEDIATES): past them
+   * an intermediate is only counted (ExecutionResult.intermediatesNotRecorded), neither kept nor sent live.
+   */
+  maxIntermediates?: number;
   /** Host-side tools the script may call, by tool name. */
   hostTools?: Record<string, HostToolHandler>;
   onEvent?: (e: LiveExecutionEvent) => void;
@@ -492,6 +498,8 @@ export class WorkerConnection {
     const id = randomUUID();
     const started = performance.now();
     const intermediates: JsonValue[] = [];
+    const maxIntermediates = job.maxIntermediates ?? DEFAULT_MAX_INTERMEDIATES;
+    let intermediatesOver = 0;
     const logs: string[] = [];
     const toolCalls: ToolCallTrace[] = [];
     let data: JsonValue | undefined;
@@ -583,6 +591,7 @@ export class WorkerConnection {
           ...(egress.length ? { egress } : {}),
           ...(calls.over + overInWorker > 0 ? { toolCallsNotRecorded: calls.over + overInWorker } : {}),
           ...(calls.approvals.over > 0 ? { approvalsNotAsked: calls.approvals.over } : {}),
+          ...(intermediatesOver > 0 ? { intermediatesNotRecorded: intermediatesOver } : {}),
           ...(undelivered && !success ? { undelivered } : {}),
         };
         resolve(clean(r));
@@ -644,6 +653,11 @@ export class WorkerConnection {
               data = value;
               hasResult = true;
             } else if (kind === 'intermediate') {
+              // Past the job's bound only their count goes on (each one kept is a run event).
+              if (intermediates.length >= maxIntermediates) {
+                intermediatesOver++;
+                break;
+              }
               intermediates.push(value);
               live(job, { type: 'emit', kind: 'intermediate', data: clean(value) });
             } else if (kind === 'log') {

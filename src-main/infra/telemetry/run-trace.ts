@@ -362,6 +362,10 @@ export function buildRunSpans(
         : {}),
       // Calls that needed approval past the job's bound of requests (limits.approvals): refused unasked.
       ...(r.approvalsNotAsked ? { 'toolsmith.sandbox.approvals_not_asked': r.approvalsNotAsked } : {}),
+      // Intermediates past the job's bound (limits.intermediates): counted, not recorded.
+      ...(r.intermediatesNotRecorded
+        ? { 'toolsmith.sandbox.intermediates_not_recorded': r.intermediatesNotRecorded }
+        : {}),
       'toolsmith.sandbox.logs': r.logs.length,
       'toolsmith.sandbox.result_bytes': bytes(r.data),
       ...(r.toolCalls.length > MAX_TOOL_SPANS

@@ -9,7 +9,12 @@
  * Approval requests: each call of a gated tool put one question to a person and added one `approval`
  * event, however many a script made. Now a job asks at most `limits.approvals` times; past it a gated
  * call is refused without asking (a ToolRefused naming the bound) and counted (`approvalsNotAsked`),
- * which the record, `runs show` and `exec` say. Real Docker, real SQLite, the real CLI.
+ * which the record, `runs show` and `exec` say.
+ *
+ * Intermediates: each `emit_intermediate` was one `emit` event, bounded in bytes by `limits.output_kb`
+ * but not in number (a loop of 20,000 tiny ones: 20,000 events). Now a job's first `limits.intermediates`
+ * are recorded and the rest counted (`intermediatesNotRecorded`), which the record, `runs show`, `exec`,
+ * the MCP answers and the OTLP span say. Real Docker, real SQLite, the real CLI and MCP server.
  */
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -23,6 +28,7 @@ import { createSandboxManager } from '../../../src-main/app/sandbox-factory.ts';
 import { ToolsmithService } from '../../../src-main/app/service.ts';
 import type { RunEvent } from '../../../src-main/core/records/events.ts';
 import { runSpans } from '../../../src-main/infra/telemetry/run-trace.ts';
+import { DEFAULT_MAX_INTERMEDIATES } from '../../../src-main/core/sandbox/execution.ts';
 import type { ApprovalRequest } from '../../../src-main/core/tools/approval.ts';
 import { nodeBin } from '../../support/mcp-workspace.ts';
 import { cliBin } from '../../support/cli-bin.ts';
@@ -293,6 +299,81 @@ describe('approval requests of one job', () => {
       );
       expect(structured(exec)).toMatchObject({ success: true, approvalsNotAsked: calls - MAX_APPROVALS });
       expect(elicited).toBe(MAX_APPROVALS);
+    } finally {
+      await client.close();
+    }
+  }, 300_000);
+});
+
+describe('intermediates of one job', () => {
+  const n = 20_000;
+  const max = DEFAULT_MAX_INTERMEDIATES;
+  // (20,000 emit lines of ~49 bytes each: ~0.98 MB, within OUTPUT_KB, so the output limit is not what bounds them.)
+  const python = `for i in range(${n}):\n    emit_intermediate(i)\nemit_result(${n})\n`;
+  const note = `${n - max} more intermediates not recorded (past the first ${max}; limits.intermediates)`;
+  const kept = (events: RunEvent[]) =>
+    events.flatMap((e) => (e.type === 'emit' && e.data.kind === 'intermediate' ? [e.data.data] : []));
+
+  it('Python, 20,000 intermediates: the first limits.intermediates are recorded, the rest counted', async () => {
+    const r = await run(python);
+    expect(r.outcome.status, JSON.stringify(r.execution?.error ?? r.record.error)).toBe('succeeded');
+    expect(r.outcome.result).toBe(n); // the script went on to its end
+    const first = Array.from({ length: max }, (_, i) => i);
+    expect(kept(r.events)).toEqual(first);
+    expect(r.execution?.intermediates).toEqual(first);
+    expect(r.execution?.intermediatesNotRecorded).toBe(n - max);
+    // Before: 20,000 emit events, each a row of the run store.
+    expect(r.rows.emits).toBe(max);
+    expect(r.rows.n).toBeLessThan(max + 20);
+
+    const job = runSpans(r.events, 'toolsmith-test').find((x) => x.name === 'sandbox.execute python');
+    expect(job?.attributes['toolsmith.sandbox.intermediates_not_recorded']).toBe(n - max);
+    const shown = await cli(['runs', 'show', r.runId.slice(0, 8)]);
+    expect(shown.code, shown.err).toBe(0);
+    expect(shown.out).toContain(`${max} intermediates recorded; ${note}`);
+  }, 300_000);
+
+  it('JS, 20,000 emitIntermediate calls: the same bound', async () => {
+    const r = await run(`for (let i = 0; i < ${n}; i++) emitIntermediate(i);\nemitResult(${n});\n`, 'js');
+    expect(r.outcome.status, JSON.stringify(r.execution?.error ?? r.record.error)).toBe('succeeded');
+    expect(kept(r.events)).toHaveLength(max);
+    expect(r.execution?.intermediatesNotRecorded).toBe(n - max);
+    expect(r.rows.emits).toBe(max);
+  }, 300_000);
+
+  it('exec and the MCP answers (code, execute_code) say how many were not recorded', async () => {
+    const file = join(ws, 'intermediates.py');
+    writeFileSync(file, python);
+    const e = await cli(['exec', file, '--sandbox', 'support']);
+    expect(e.code, e.err).toBe(0);
+    expect(e.out).toContain(`… ${note}`);
+    expect(e.out.match(/ {2}intermediate: /g)).toHaveLength(max);
+
+    const client = new Client({ name: 'toolsmith-intermediates-bound-test', version: '1.0.0' });
+    await client.connect(
+      new StdioClientTransport({
+        command: nodeBin,
+        args: [cliBin(), '--workspace', ws, 'mcp'],
+        stderr: 'pipe',
+        env: { ...(process.env as Record<string, string>), TOOLSMITH_CACHE_DIR: join(ws, '.cache') },
+      }),
+    );
+    try {
+      const structured = (r: unknown) =>
+        (r as { structuredContent: Record<string, unknown> }).structuredContent;
+      const code = await client.callTool(
+        { name: 'code', arguments: { code: python, sandbox: 'support' } },
+        undefined,
+        { timeout: 300_000 },
+      );
+      expect(structured(code)).toMatchObject({ status: 'succeeded', intermediatesNotRecorded: n - max });
+      const exec = await client.callTool(
+        { name: 'execute_code', arguments: { code: python, sandbox: 'support' } },
+        undefined,
+        { timeout: 300_000 },
+      );
+      expect(structured(exec)).toMatchObject({ success: true, intermediatesNotRecorded: n - max });
+      expect(structured(exec)['intermediates']).toHaveLength(max);
     } finally {
       await client.close();
     }

@@ -9,7 +9,11 @@ import type { EventPayloads } from '../../../../src-main/core/records/events.ts'
 import { api } from '../../api/client.ts';
 import { formatMs, IsolationBadge } from '../../components/Badges.tsx';
 import { JsonTree } from '../../components/JsonTree.tsx';
-import { notAskedNote, notRecordedNote } from '../../../../src-main/core/sandbox/execution.ts';
+import {
+  intermediatesNote,
+  notAskedNote,
+  notRecordedNote,
+} from '../../../../src-main/core/sandbox/execution.ts';
 import { useGuardedLoad } from '../../lib/useLoad.ts';
 import type { Outcome } from './attempts.ts';
 
@@ -157,6 +161,17 @@ export function NotAsked({ a }: { a: AttemptRecord }) {
   );
 }
 
+/** The intermediates past the job's bound (limits.intermediates): counted, not in the record. */
+export function IntermediatesNotRecorded({ a }: { a: AttemptRecord }) {
+  const note = a.execution && intermediatesNote(a.execution);
+  if (!note) return null;
+  return (
+    <p className="callout small" data-testid="intermediates-not-recorded">
+      {note}
+    </p>
+  );
+}
+
 export function ExecutionPanel({ a, outcome }: { a: AttemptRecord; outcome?: Outcome }) {
   const ex = a.execution;
   const emits = a.emits;
@@ -186,6 +201,7 @@ export function ExecutionPanel({ a, outcome }: { a: AttemptRecord; outcome?: Out
       )}
       <NotRecorded a={a} />
       <NotAsked a={a} />
+      <IntermediatesNotRecorded a={a} />
       {ex?.success && (
         <Section title="Result">
           <JsonTree value={ex.data} label="result" />

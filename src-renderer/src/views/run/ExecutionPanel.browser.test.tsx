@@ -86,6 +86,22 @@ describe('ExecutionPanel', () => {
     expect(all.container.querySelector('[data-testid="approvals-not-asked"]')).toBeNull();
   });
 
+  it('says how many intermediates past the bound are not recorded (limits.intermediates)', async () => {
+    const base = attempt({ type: 'x', message: 'x' });
+    const past = {
+      ...base,
+      execution: { ...base.execution!, intermediates: [1, 2], intermediatesNotRecorded: 19_998 },
+    } as AttemptView;
+    const shown = await render(<ExecutionPanel a={past} />);
+    await expect
+      .element(shown.getByTestId('intermediates-not-recorded'))
+      .toHaveTextContent('19998 more intermediates not recorded (past the first 2; limits.intermediates)');
+    await shown.unmount();
+    const all = await render(<ExecutionPanel a={base} />);
+    await expect.element(all.getByText('exit: error')).toBeVisible();
+    expect(all.container.querySelector('[data-testid="intermediates-not-recorded"]')).toBeNull();
+  });
+
   it('shows a live event of several log lines as its text, line by line', async () => {
     const running = {
       ...attempt({ type: 'x', message: 'x' }),
