@@ -7,7 +7,7 @@ import {
   DEFAULT_MAX_INTERMEDIATES,
   DEFAULT_MAX_TOOL_CALLS,
 } from '../core/sandbox/execution.ts';
-import { httpUrlProblem, isHttpUrl } from '../core/text/http-url.ts';
+import { httpUrlIssue, isHttpUrl, LLM_URL_EXAMPLE } from '../core/text/http-url.ts';
 
 const grade = z.object({ w: z.number().int().min(0).max(2), d: z.number().int().min(0).max(2) });
 
@@ -16,11 +16,7 @@ const grade = z.object({ w: z.number().int().min(0).max(2), d: z.number().int().
  * http(s)://host, naming the key and the value (`localhost:8080/v1` passed z.string().url(): a URL parser
  * reads `localhost:` as its scheme; it failed later, on a request, without naming the setting).
  */
-const httpUrl = (example: string) =>
-  z.string().superRefine((v, ctx) => {
-    const problem = httpUrlProblem(v, example);
-    if (problem) ctx.addIssue({ code: 'custom', message: problem });
-  });
+const httpUrl = (example: string) => z.string().superRefine(httpUrlIssue(example));
 
 /** A provider's settings when the config leaves them out (deadlines and retries: docs/reliability.md). */
 export const PROVIDER_DEFAULTS = {
@@ -37,7 +33,7 @@ const provider = z.object({
   id: z.string().min(1),
   kind: z.enum(['openai', 'anthropic']),
   /** The API's root, http:// or https:// (default: the vendor's). */
-  base_url: httpUrl('http://127.0.0.1:11434/v1').optional(),
+  base_url: httpUrl(LLM_URL_EXAMPLE).optional(),
   model: z.string().min(1),
   api_key_env: z.string().optional(),
   max_tokens: z.number().int().positive().default(PROVIDER_DEFAULTS.max_tokens),

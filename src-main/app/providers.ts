@@ -6,7 +6,7 @@
 import { LlmError } from '../core/ports/llm.ts';
 import type { LlmProvider, LlmRequest, LlmResponse } from '../core/ports/llm.ts';
 import { knownSecrets } from '../core/records/redact.ts';
-import { httpUrlProblem } from '../core/text/http-url.ts';
+import { baseUrlOptionProblem } from '../core/text/http-url.ts';
 import { ANTHROPIC_DEFAULT_URL, AnthropicProvider } from '../infra/llm/anthropic.ts';
 import { OPENAI_DEFAULT_URL, OpenAiProvider } from '../infra/llm/openai.ts';
 import { DEFAULT_RETRY } from '../infra/llm/retry.ts';
@@ -112,8 +112,8 @@ export function createProviders(
 ): LlmProvider[] {
   if (o.baseUrl) {
     // `localhost:8080/v1` parses (as scheme `localhost:`) and failed on the first request, unnamed.
-    const problem = httpUrlProblem(o.baseUrl, 'http://127.0.0.1:11434/v1');
-    if (problem) throw new ToolsmithError('invalid_argument', `--base-url: ${problem}`);
+    const problem = baseUrlOptionProblem(o.baseUrl);
+    if (problem) throw new ToolsmithError('invalid_argument', problem);
     const url = new URL(o.baseUrl);
     if (!o.model) throw new ToolsmithError('invalid_argument', '--base-url needs --model');
     const base = config.providers.find((p) => p.id === o.provider);

@@ -7,6 +7,7 @@
 import { isHttpUrl } from './config.ts';
 import type { Config } from './config.ts';
 import { knownSecrets, urlWithoutCredentials } from '../core/records/redact.ts';
+import { withoutUserinfo } from '../core/text/http-url.ts';
 import type { RunEvent } from '../core/records/events.ts';
 import type { OtlpProtocol, OtlpTarget, ProviderFacts } from '../infra/telemetry/run-trace.ts';
 import { endpointOf, providerUrl } from './providers.ts';
@@ -60,9 +61,6 @@ export function learnOtelEnvSecrets(env: Env = process.env): void {
     ...Object.values(parseOtelHeaders(env.OTEL_EXPORTER_OTLP_TRACES_HEADERS)),
   ]);
 }
-
-/** A value that may hold `user:token@` before its host, without it (for a warning that quotes it). */
-const withoutUserinfo = (v: string) => v.replace(/^([a-z][a-z0-9+.-]*:\/\/)?[^/@\s]*@/i, '$1[redacted]@');
 
 const tracesUrl = (base: string) => `${base.replace(/\/+$/, '')}/v1/traces`;
 const truthy = (v: string | undefined) => v?.trim().toLowerCase() === 'true';

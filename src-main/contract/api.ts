@@ -19,7 +19,7 @@ import type { ApprovalRequest } from '../core/tools/approval.ts';
 import type { AttemptRecord, RunRecord } from '../core/records/records.ts';
 import type { EventPayloads } from '../core/records/events.ts';
 import { RUN_SORT_KEYS } from '../core/records/sort.ts';
-import { httpUrlProblem } from '../core/text/http-url.ts';
+import { httpUrlIssue, LLM_URL_EXAMPLE } from '../core/text/http-url.ts';
 import type { RunPage, RunSummary } from '../core/records/summary.ts';
 import type { ExecutionResult } from '../core/sandbox/execution.ts';
 import type { RuntimeId } from '../core/sandbox/runtimes.ts';
@@ -44,13 +44,7 @@ const name = z
   .regex(/^[A-Za-z0-9_][A-Za-z0-9_.-]*$/, 'letters, digits, _ . - only');
 const language = z.enum(['python', 'js', 'ts']) satisfies z.ZodType<ScriptLanguage>;
 /** A provider's base URL from a form: http(s)://host (`localhost:8080/v1` is refused, saying so). */
-const httpUrl = z
-  .string()
-  .max(2000)
-  .superRefine((v, ctx) => {
-    const problem = httpUrlProblem(v, 'http://127.0.0.1:11434/v1');
-    if (problem) ctx.addIssue({ code: 'custom', message: problem });
-  });
+const httpUrl = z.string().max(2000).superRefine(httpUrlIssue(LLM_URL_EXAMPLE));
 const runtime = z.enum(['python', 'node', 'bun', 'deno']) satisfies z.ZodType<RuntimeId>;
 const runId = z
   .string()

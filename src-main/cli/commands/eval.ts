@@ -13,8 +13,9 @@ import type { StopSignal } from '../signals.ts';
 import type { CliContext } from '../context.ts';
 import { errorMessage } from '../../core/errors.ts';
 import { formatSaving } from '../../core/skills/savings.ts';
-import { httpUrlProblem } from '../../core/text/http-url.ts';
+import { baseUrlOptionProblem } from '../../core/text/http-url.ts';
 import { visible } from '../../core/text/visible.ts';
+import { escapeAttr } from '../../core/tools/xml.ts';
 
 const pct = (x: number) => `${Math.round(x * 100)}%`;
 
@@ -93,12 +94,7 @@ export function formatComparison(c: SuiteComparison): string {
  * written as visible escapes (`\x1b`), as on the terminal; so are U+FFFE and U+FFFF.
  */
 const xml = (s: string) =>
-  visible(s)
-    .replace(/[\ufffe\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16)}`)
-    .replace(
-      /[<>&"']/g,
-      (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c] ?? c,
-    );
+  escapeAttr(visible(s).replace(/[\ufffe\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16)}`));
 
 /** JUnit XML: one testsuite per column, one testcase per case instance (its threshold over repeats). */
 export function junitXml(v: SuiteRunView): string {
@@ -207,8 +203,8 @@ export function registerEval(program: Command, ctx: CliContext): void {
           if (base.suite !== suite)
             throw new UsageError(`--compare ${o.compare} is a run of suite ${base.suite}, not of ${suite}`);
         }
-        const baseUrlProblem = o.baseUrl && httpUrlProblem(o.baseUrl, 'http://127.0.0.1:11434/v1');
-        if (baseUrlProblem) throw new UsageError(`--base-url: ${baseUrlProblem}`);
+        const baseUrlProblem = o.baseUrl && baseUrlOptionProblem(o.baseUrl);
+        if (baseUrlProblem) throw new UsageError(baseUrlProblem);
         const models = o.models
           ?.split(',')
           .map((s) => s.trim())

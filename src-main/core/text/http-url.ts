@@ -33,3 +33,23 @@ export function httpUrlProblem(value: string, example: string): string | undefin
   const fixed = !/^[a-z][a-z0-9+.-]*:\/\//i.test(value) && isHttpUrl(`http://${value}`);
   return `expected an http:// or https:// URL with a host, such as ${fixed ? `http://${shown}` : example}, got ${JSON.stringify(shown)}`;
 }
+
+/** The example an LLM provider's base URL is offered with (config.toml, a form, `--base-url`). */
+export const LLM_URL_EXAMPLE = 'http://127.0.0.1:11434/v1';
+
+/**
+ * A zod refinement (`z.string().superRefine(httpUrlIssue(example))`) that adds `httpUrlProblem`'s words
+ * as the issue of a value that is not an http(s) URL with a host (zod names the key before them).
+ */
+export const httpUrlIssue =
+  (example: string) =>
+  (value: string, ctx: { addIssue(issue: { code: 'custom'; message: string }): void }): void => {
+    const problem = httpUrlProblem(value, example);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  };
+
+/** Why `--base-url VALUE` is refused (`--base-url: expected ...`); undefined when it is an http(s) URL. */
+export function baseUrlOptionProblem(value: string): string | undefined {
+  const problem = httpUrlProblem(value, LLM_URL_EXAMPLE);
+  return problem && `--base-url: ${problem}`;
+}

@@ -95,6 +95,19 @@ describe('the workbench (dispatch: IPC and web server)', () => {
     expect(r.error.message).toMatch(EXPECTED);
     expect(readFileSync(file, 'utf8')).toBe(before);
     expect(svc.config.providers.map((p) => p.id)).not.toContain('typo');
+    // Another scheme: the example config.toml and --base-url offer too.
+    const ftp = await dispatch(svc, 'providers.save', {
+      id: 'typo',
+      kind: 'openai',
+      model: 'm',
+      baseUrl: 'ftp://h/v1',
+      add: true,
+    });
+    expect(ftp).toMatchObject({ ok: false, error: { code: 'invalid_argument' } });
+    if (!ftp.ok)
+      expect(ftp.error.message).toMatch(
+        /^baseUrl: .*such as http:\/\/127\.0\.0\.1:11434\/v1, got "ftp:\/\/h\/v1"/,
+      );
   });
 
   it('providers.test: the same answer, before any connection is tried', async () => {
