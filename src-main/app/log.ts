@@ -3,11 +3,12 @@
  * event, every run's lines carrying its `runId` (script_generated, script_executed, run_finished...).
  * Stacks stay here; front ends get `{code, message}`.
  */
-import { chmodSync, mkdirSync, statSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import type { Logger } from '../core/ports/executor.ts';
 import { knownSecrets } from '../core/records/redact.ts';
+import { dropGroupAndOtherBits } from '../infra/workspace/atomic.ts';
 
 export function workspaceLogFile(dataDir: string): string {
   return join(dataDir, 'logs', 'toolsmith.jsonl');
@@ -20,12 +21,7 @@ export function createLogger(dataDir: string, level = process.env['TOOLSMITH_LOG
   // Readable by its owner only, like the run store it tells about (an existing file loses group and
   // other bits).
   const dest = pino.destination({ dest: file, sync: true, mkdir: true, mode: 0o600 });
-  try {
-    const mode = statSync(file).mode & 0o777;
-    if (mode & 0o077) chmodSync(file, mode & 0o700);
-  } catch {
-    /* not ours to change */
-  }
+  dropGroupAndOtherBits(file);
   // Every line passes the redactor of known secrets before it reaches the file.
   const redacted = { write: (line: string) => dest.write(knownSecrets.text(line)) };
   return pino({ level, base: { pid: process.pid }, timestamp: pino.stdTimeFunctions.isoTime }, redacted);

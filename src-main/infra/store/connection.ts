@@ -7,7 +7,6 @@
  */
 import {
   accessSync,
-  chmodSync,
   closeSync,
   constants,
   copyFileSync,
@@ -29,6 +28,7 @@ import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { DatabaseSync } from 'node:sqlite';
 import { steadyNow } from '../clock.ts';
+import { dropGroupAndOtherBits } from '../workspace/atomic.ts';
 import { guardConnection, stmt } from './statements.ts';
 import type { Guard } from './statements.ts';
 
@@ -307,13 +307,7 @@ function keepPrivate(file: string): void {
   } catch {
     return; // (opening the store names the cause)
   }
-  for (const f of [file, `${file}-wal`, `${file}-shm`, `${file}-journal`])
-    try {
-      const mode = statSync(f).mode & 0o777;
-      if (mode & 0o077) chmodSync(f, mode & 0o700);
-    } catch {
-      /* absent, or not ours to change */
-    }
+  for (const f of [file, `${file}-wal`, `${file}-shm`, `${file}-journal`]) dropGroupAndOtherBits(f);
 }
 
 function migrated(db: DatabaseSync, file: string): DatabaseSync {

@@ -10,8 +10,17 @@ import { basename, join } from 'node:path';
 // Builtins by process.getBuiltinModule, not ES imports: an ES import builds the module's namespace
 // (node:fs's reads every export, its lazy `promises` too), ~3-5 ms of a one-shot verb's ~25 ms start
 // (docs/scaling.md, "CLI start").
-const { mkdirSync, readFileSync, openSync, readlinkSync, renameSync, rmSync, statSync, writeFileSync } =
-  process.getBuiltinModule('node:fs');
+const {
+  chmodSync,
+  mkdirSync,
+  readFileSync,
+  openSync,
+  readlinkSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} = process.getBuiltinModule('node:fs');
 
 export class WorkspaceError extends Error {
   override name = 'WorkspaceError';
@@ -204,5 +213,18 @@ export function readWorkspaceText(file: string): string {
       `${file} cannot be read: ${why} (${code}); ${code === 'EISDIR' ? 'move the folder away' : 'make it readable'}`,
       file,
     );
+  }
+}
+
+/**
+ * Takes the group and other bits off `file` (a file readable by its owner only: the run store, the
+ * log); absent, or not this user's to change, it is left as it is.
+ */
+export function dropGroupAndOtherBits(file: string): void {
+  try {
+    const mode = statSync(file).mode & 0o777;
+    if (mode & 0o077) chmodSync(file, mode & 0o700);
+  } catch {
+    /* absent, or not ours to change */
   }
 }
