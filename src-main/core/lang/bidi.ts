@@ -25,6 +25,10 @@ export const BIDI_CONTROLS: Readonly<Record<number, string>> = {
   0x2069: 'POP DIRECTIONAL ISOLATE',
 };
 
+/** What the rule catches, as both validators' rule tables say it (for docs and the UI). */
+export const BIDI_RULE =
+  'a bidirectional control character (U+202A-U+202E, U+2066-U+2069, U+200E, U+200F, U+061C) anywhere, comments and strings included ("Trojan Source"): write it as an escape';
+
 /** One scan of the whole source: a script without any (nearly all) costs one failed regex search. */
 const BIDI = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 /** Line breaks as both validators count lines (Babel also counts U+2028/U+2029, Python does not). */

@@ -5,7 +5,7 @@
  */
 import { parse } from '@babel/parser';
 import type * as t from '@babel/types';
-import { bidiViolations } from '../bidi.ts';
+import { BIDI_RULE, bidiViolations } from '../bidi.ts';
 import type { MergedRules } from '../rules.ts';
 import { sortViolations } from '../violation.ts';
 import { closest } from '../../script/hints.ts';
@@ -18,8 +18,7 @@ export { staticString } from './rules/context.ts';
 
 export const JS_RULES: Readonly<Record<string, string>> = {
   syntax: 'the script does not parse',
-  'bidi-control':
-    'a bidirectional control character (U+202A-U+202E, U+2066-U+2069, U+200E, U+200F, U+061C) anywhere, comments and strings included ("Trojan Source"): write it as an escape',
+  'bidi-control': BIDI_RULE,
   'empty-script': 'the script has no statements',
   'no-import': 'import/export declarations, require(), dynamic import(), import.meta',
   'forbidden-name':

@@ -5,7 +5,7 @@
  * whole script (unknown functions, missing emit) is decided here, in `finishPython`. The container is the security boundary;
  * these rules stop honest mistakes early and make the known AST-sandbox escapes fail before anything runs.
  */
-import { bidiViolations } from '../bidi.ts';
+import { BIDI_RULE, bidiViolations } from '../bidi.ts';
 import { sortViolations } from '../violation.ts';
 import type { ValidateOptions, ValidationResult, Violation } from '../violation.ts';
 import {
@@ -31,8 +31,7 @@ export { FORMAT_FIELD, formatWalks } from './rules/format.ts';
 /** Rule ids and what each catches (for docs and the UI). */
 export const PYTHON_RULES: Readonly<Record<string, string>> = {
   syntax: 'the script does not parse',
-  'bidi-control':
-    'a bidirectional control character (U+202A-U+202E, U+2066-U+2069, U+200E, U+200F, U+061C) anywhere, comments and strings included ("Trojan Source"): write it as an escape',
+  'bidi-control': BIDI_RULE,
   'empty-script': 'the script has no statements',
   'encoding-declaration': 'a source-encoding declaration on line 1 or 2 (changes how the bytes decode)',
   'no-import': 'import / from-import statements',
