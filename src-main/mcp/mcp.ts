@@ -61,6 +61,17 @@ const structured = (value: Record<string, unknown>, isError = false): Content =>
 // Output schemas of Toolsmith's own tools (clients validate `structuredContent` against them).
 // The violation as the event schema defines it; loose, so a field added later passes a client's check.
 const violationShape = violationSchema.loose();
+/** Calls refused past the job's bound of approval requests (code and execute_code say the same). */
+const approvalsNotAsked = () =>
+  z
+    .number()
+    .optional()
+    .describe('calls needing approval past the limits.approvals bound: refused without asking anyone');
+const intermediatesNotRecorded = () =>
+  z
+    .number()
+    .optional()
+    .describe('intermediates past the limits.intermediates bound, not in the run record (only counted)');
 const VALIDATE_OUTPUT = { valid: z.boolean(), violations: z.array(violationShape) };
 const CODE_OUTPUT = {
   runId: z.string(),
@@ -73,14 +84,8 @@ const CODE_OUTPUT = {
     .number()
     .optional()
     .describe('tool calls past the limits.tool_calls bound, not in the run record (only counted)'),
-  approvalsNotAsked: z
-    .number()
-    .optional()
-    .describe('calls needing approval past the limits.approvals bound: refused without asking anyone'),
-  intermediatesNotRecorded: z
-    .number()
-    .optional()
-    .describe('intermediates past the limits.intermediates bound, not in the run record (only counted)'),
+  approvalsNotAsked: approvalsNotAsked(),
+  intermediatesNotRecorded: intermediatesNotRecorded(),
 };
 const EXECUTE_OUTPUT = {
   success: z.boolean(),
@@ -102,14 +107,8 @@ const EXECUTE_OUTPUT = {
     .number()
     .optional()
     .describe('calls past the first limits.tool_calls: counted in toolCallCount, not in toolCalls'),
-  approvalsNotAsked: z
-    .number()
-    .optional()
-    .describe('calls needing approval past the limits.approvals bound: refused without asking anyone'),
-  intermediatesNotRecorded: z
-    .number()
-    .optional()
-    .describe('intermediates past the limits.intermediates bound, not in the run record (only counted)'),
+  approvalsNotAsked: approvalsNotAsked(),
+  intermediatesNotRecorded: intermediatesNotRecorded(),
 };
 const LIST_TOOLS_OUTPUT = { tools: z.array(z.record(z.string(), z.unknown())) };
 const KIT_OUTPUT = {
