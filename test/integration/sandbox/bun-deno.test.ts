@@ -4,19 +4,17 @@
  * workspace, scripts run through the service, the CLI and the MCP server; off, they answer the exact
  * disabled-runtime error.
  */
-import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSandboxManager, imagePaths } from '../../../src-main/app/sandbox-factory.ts';
 import { ToolsmithService } from '../../../src-main/app/service.ts';
 import { resolveRuntime } from '../../../src-main/core/sandbox/runtimes.ts';
 import { buildImage, imageExists, NPM_RUNTIMES } from '../../../src-main/infra/sandbox/images.ts';
-import { removeWorkspace, repoRoot, tempWorkspace } from '../../support/workspace.ts';
-import { cliBin } from '../../support/cli-bin.ts';
+import { connectMcp } from '../../support/mcp-stdio.ts';
+import { runToolsmith } from '../../support/toolsmith-process.ts';
+import { removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
 
 const RUNTIMES = ['bun', 'deno'] as const;
 const docker = new Docker();
@@ -39,32 +37,9 @@ function enabledWorkspace(): string {
   return dir;
 }
 
-function cli(dir: string, args: string[], input = ''): Promise<{ code: number; out: string; err: string }> {
-  return new Promise((resolve) => {
-    const p = spawn(join(repoRoot, 'node_modules/.bin/node'), [cliBin(), '--workspace', dir, ...args], {
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let out = '';
-    let err = '';
-    p.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    p.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    p.stdin.end(input);
-    p.on('close', (code) => resolve({ code: code ?? -1, out, err }));
-  });
-}
-
-async function mcpClient(dir: string): Promise<Client> {
-  const client = new Client({ name: 'toolsmith-test', version: '1.0.0' });
-  await client.connect(
-    new StdioClientTransport({
-      command: join(repoRoot, 'node_modules/.bin/node'),
-      args: [cliBin(), '--workspace', dir, 'mcp'],
-      env: process.env as Record<string, string>, // (the run's home of its own: the SDK's default passes only HOME, PATH and the like)
-      stderr: 'pipe',
-    }),
-  );
-  return client;
-}
+/** stdin is always a pipe, given `input` and closed. */
+const cli = (dir: string, args: string[], input = '') => runToolsmith(dir, args, {}, input);
+const mcpClient = (dir: string) => connectMcp(dir, 'toolsmith-test');
 const textOf = (r: unknown): string => (r as { content: { text: string }[] }).content[0]?.text ?? '';
 
 beforeAll(async () => {

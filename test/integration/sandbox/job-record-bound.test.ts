@@ -16,12 +16,10 @@
  * are recorded and the rest counted (`intermediatesNotRecorded`), which the record, `runs show`, `exec`,
  * the MCP answers and the OTLP span say. Real Docker, real SQLite, the real CLI and MCP server.
  */
-import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createSandboxManager } from '../../../src-main/app/sandbox-factory.ts';
@@ -30,8 +28,8 @@ import type { RunEvent } from '../../../src-main/core/records/events.ts';
 import { runSpans } from '../../../src-main/infra/telemetry/run-trace.ts';
 import { DEFAULT_MAX_INTERMEDIATES } from '../../../src-main/core/sandbox/execution.ts';
 import type { ApprovalRequest } from '../../../src-main/core/tools/approval.ts';
-import { nodeBin } from '../../support/mcp-workspace.ts';
-import { cliBin } from '../../support/cli-bin.ts';
+import { mcpStdio } from '../../support/mcp-stdio.ts';
+import { runToolsmith } from '../../support/toolsmith-process.ts';
 import { removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
 
 const MAX_APPROVALS = 25;
@@ -58,19 +56,9 @@ afterAll(async () => {
   removeWorkspace(ws);
 });
 
-function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  return new Promise((resolve) => {
-    const p = spawn(nodeBin, [cliBin(), '--workspace', ws, ...args], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, TOOLSMITH_CACHE_DIR: join(ws, '.cache') },
-    });
-    let out = '';
-    let err = '';
-    p.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    p.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    p.on('close', (code) => resolve({ code: code ?? -1, out, err }));
-  });
-}
+/** The CLI's and the MCP server's own cache of this workspace, in the workspace. */
+const cacheEnv = { TOOLSMITH_CACHE_DIR: join(ws, '.cache') };
+const cli = (args: string[]) => runToolsmith(ws, args, cacheEnv);
 
 /** A script run as a recorded run: its outcome, its events, and what the run store holds of it. */
 async function run(body: string, language: 'python' | 'js' = 'python') {
@@ -270,14 +258,7 @@ describe('approval requests of one job', () => {
       elicited++;
       return { action: 'accept', content: { approve: true } };
     });
-    await client.connect(
-      new StdioClientTransport({
-        command: nodeBin,
-        args: [cliBin(), '--workspace', ws, 'mcp'],
-        stderr: 'pipe',
-        env: { ...(process.env as Record<string, string>), TOOLSMITH_CACHE_DIR: join(ws, '.cache') },
-      }),
-    );
+    await client.connect(mcpStdio(ws, { ...process.env, ...cacheEnv }));
     try {
       const structured = (r: unknown) =>
         (r as { structuredContent: Record<string, unknown> }).structuredContent;
