@@ -39,29 +39,39 @@ ${body}}
 
 const RECURSION = /^skill '(\w+)' called itself (\d+) deep: recursion limit reached$/;
 
+/**
+ * Saves `skill`, whose one test case recurses without end: the test fails, and the error of that case's
+ * run is a `type` naming the skill; how deep it went and how many frames the error kept.
+ */
+async function recursionDepth(
+  skill: { name: string; language?: 'js'; source: string },
+  type: string,
+): Promise<{ depth: number; frames: number | undefined }> {
+  const saved = await svc.skills().save({
+    sandbox: 'ecommerce',
+    ...skill,
+    tests: [{ args: { n: 1 }, assert: [{ type: 'equals', value: 1 }] }],
+  });
+  expect(saved.test.passed).toBe(false);
+  const runId = saved.test.cases[0]?.runId as string;
+  const error = (await svc.runs()).get(runId).attempts[0]?.execution?.error;
+  expect(error?.type, JSON.stringify(error)).toBe(type);
+  const m = RECURSION.exec(error?.message ?? '');
+  expect(m, error?.message).not.toBeNull();
+  expect(m?.[1]).toBe(skill.name);
+  return { depth: Number(m?.[2]), frames: error?.frames.length };
+}
+
 describe('a skill that recurses without end', () => {
   it('Python: names the skill and its depth, with or without a tool call at each level', async () => {
-    const skills = svc.skills();
     for (const [name, body] of [
       ['deep_tool', '    get_orders()\n    return deep_tool(n + 1)\n'],
       ['deep_plain', '    return deep_plain(n + 1)\n'],
     ] as const) {
-      const saved = await skills.save({
-        sandbox: 'ecommerce',
-        name,
-        source: py(name, body),
-        tests: [{ args: { n: 1 }, assert: [{ type: 'equals', value: 1 }] }],
-      });
-      expect(saved.test.passed).toBe(false);
-      const runId = saved.test.cases[0]?.runId as string;
-      const error = (await svc.runs()).get(runId).attempts[0]?.execution?.error;
-      expect(error?.type, JSON.stringify(error)).toBe('RecursionError');
-      const m = RECURSION.exec(error?.message ?? '');
-      expect(m, error?.message).not.toBeNull();
-      expect(m?.[1]).toBe(name);
+      const { depth } = await recursionDepth({ name, source: py(name, body) }, 'RecursionError');
       // The default limit is 1000: the skill's own frames are nearly all of them.
-      expect(Number(m?.[2])).toBeGreaterThan(900);
-      expect(Number(m?.[2])).toBeLessThanOrEqual(1000);
+      expect(depth).toBeGreaterThan(900);
+      expect(depth).toBeLessThanOrEqual(1000);
     }
   }, 180_000);
 
@@ -94,23 +104,12 @@ describe('a skill that recurses without end', () => {
   }, 120_000);
 
   it('JS: names the skill and its depth', async () => {
-    const skills = svc.skills();
-    const saved = await skills.save({
-      sandbox: 'ecommerce',
-      name: 'deep_js',
-      language: 'js',
-      source: js('deep_js', '  return await deep_js(n + 1);\n'),
-      tests: [{ args: { n: 1 }, assert: [{ type: 'equals', value: 1 }] }],
-    });
-    expect(saved.test.passed).toBe(false);
-    const runId = saved.test.cases[0]?.runId as string;
-    const error = (await svc.runs()).get(runId).attempts[0]?.execution?.error;
-    expect(error?.type, JSON.stringify(error)).toBe('RangeError');
-    const m = RECURSION.exec(error?.message ?? '');
-    expect(m, error?.message).not.toBeNull();
-    expect(m?.[1]).toBe('deep_js');
-    expect(Number(m?.[2])).toBeGreaterThan(100);
+    const { depth, frames } = await recursionDepth(
+      { name: 'deep_js', language: 'js', source: js('deep_js', '  return await deep_js(n + 1);\n') },
+      'RangeError',
+    );
+    expect(depth).toBeGreaterThan(100);
     // The frames sent are the innermost ones, as many as a stack overflow's stack had before.
-    expect(error?.frames.length).toBeLessThanOrEqual(10);
+    expect(frames).toBeLessThanOrEqual(10);
   }, 180_000);
 });
