@@ -15,6 +15,8 @@ const tmp = mkdtempSync(join(tmpdir(), 'toolsmith-cli-it-'));
 /** stdin is always a pipe, given `input` and closed. */
 const cli = (args: string[], input = '', env: Record<string, string> = {}) =>
   runToolsmith(ws, args, env, input);
+/** The options of a `run` against the scripted LLM server. */
+const scripted = () => ['--base-url', llm.openaiUrl, '--model', 'scripted'];
 const file = (name: string, text: string) => {
   const f = join(tmp, name);
   writeFileSync(f, text);
@@ -183,10 +185,7 @@ describe('toolsmith CLI with containers', () => {
       'Escapes \u001b]0;owned\u0007 in a task\nsecond line',
       '--sandbox',
       'ecommerce',
-      '--base-url',
-      llm.openaiUrl,
-      '--model',
-      'scripted',
+      ...scripted(),
       '--json',
     ]);
     expect(run.code).toBe(0);
@@ -205,16 +204,7 @@ describe('toolsmith CLI with containers', () => {
     expect(v.out).toContain('{0.a\\x1b[2K\\x1b]0;owned\\x07}');
     // An LLM endpoint answers an error holding a clipboard write (OSC 52) and a title set.
     llm.push({ status: 400, text: 'bad request\u001b]52;c;ZWNobyBwd25lZA==\u0007\u001b]0;owned\u0007 end' });
-    const run = await cli([
-      'run',
-      'Tier of user u1',
-      '--sandbox',
-      'ecommerce',
-      '--base-url',
-      llm.openaiUrl,
-      '--model',
-      'scripted',
-    ]);
+    const run = await cli(['run', 'Tier of user u1', '--sandbox', 'ecommerce', ...scripted()]);
     expect(run.code).not.toBe(0);
     expect(run.err).toContain('bad request\\x1b]52;c;ZWNobyBwd25lZA==\\x07\\x1b]0;owned\\x07 end');
     expect(run.err + run.out).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
@@ -272,10 +262,7 @@ describe('toolsmith CLI with containers', () => {
       '--mode',
       'interactive',
       '--no-templates',
-      '--base-url',
-      llm.openaiUrl,
-      '--model',
-      'scripted',
+      ...scripted(),
       '--json',
     ]);
     expect(run.code, run.err).toBe(0);
@@ -292,17 +279,7 @@ describe('toolsmith CLI with containers', () => {
 
   it('run --json, runs list/show/export/import/replay, template create/list/test/delete', async () => {
     llm.push('```python\nr = get_user(user_id="u4")\nemit_result(r.data["tier"])\n```');
-    const run = await cli([
-      'run',
-      'Tier of user u4',
-      '--sandbox',
-      'ecommerce',
-      '--base-url',
-      llm.openaiUrl,
-      '--model',
-      'scripted',
-      '--json',
-    ]);
+    const run = await cli(['run', 'Tier of user u4', '--sandbox', 'ecommerce', ...scripted(), '--json']);
     expect(run.code).toBe(0);
     expect(run.err).toMatch(/attempt 1: llm \(cli\)[\s\S]*validation: ok[\s\S]*execution: ok/);
     const rec = JSON.parse(run.out) as { id: string; status: string; result: unknown };
@@ -336,17 +313,7 @@ describe('toolsmith CLI with containers', () => {
     expect(readFileSync(join(ws, 'templates/user-tier.tmpl'), 'utf8')).toMatch(
       /^\+\+\+\n[\s\S]*pattern = "Tier of user \{slot1\}"[\s\S]*\+\+\+\nr = get_user\(user_id=\{\{slot1\}\}\)/,
     );
-    const served = await cli([
-      'run',
-      'tier of user u1',
-      '--sandbox',
-      'ecommerce',
-      '--base-url',
-      llm.openaiUrl,
-      '--model',
-      'scripted',
-      '--json',
-    ]);
+    const served = await cli(['run', 'tier of user u1', '--sandbox', 'ecommerce', ...scripted(), '--json']);
     expect(JSON.parse(served.out)).toMatchObject({ status: 'succeeded', result: 'gold', tier: 'template' });
     expect(llm.requests.length).toBe(before);
     const test = await cli(['template', 'test', 'user-tier']);
