@@ -106,14 +106,17 @@ const errorFrames = (() => {
     const d = typeof o === 'object' && o !== null ? getOwnPropertyDescriptor(o, k) : undefined;
     return d !== undefined && typeof d.value === 'string' ? d.value : '';
   };
-  /** The context's error text ({"type","message","stack"}) as the error the worker sends. */
-  const fromText = (text, code, offset) => {
-    let e;
+  /** The context's error text ({"type","message","stack"}) parsed; null when it is no JSON. */
+  const parsed = (text) => {
     try {
-      e = parse(text);
+      return parse(text);
     } catch {
-      e = null;
+      return null;
     }
+  };
+  /** The context's error text as the error the worker sends. */
+  const fromText = (text, code, offset) => {
+    const e = parsed(text);
     return {
       __proto__: null,
       type: field(e, 'type') || 'Error',
@@ -131,12 +134,7 @@ const errorFrames = (() => {
    * that names skills runs with no limit on the frames its errors keep (`deepStacks`).
    */
   const recursion = (text, skills) => {
-    let e;
-    try {
-      e = parse(text);
-    } catch {
-      return '';
-    }
+    const e = parsed(text);
     if (field(e, 'type') !== 'RangeError' || exec(OVERFLOW, field(e, 'message')) === null) return '';
     const depth = { __proto__: null };
     for (let i = 0; i < skills.length; i++) depth[skills[i]] = 0;
