@@ -15,8 +15,8 @@ import { SuiteStore } from '../../../src-main/infra/store/suite-store.ts';
 import { startLlmServer } from '../../support/llm-server.ts';
 import type { LlmServer } from '../../support/llm-server.ts';
 import { fence, modelOf, ORACLE, scriptedConfig, taskOf } from '../../support/suite-oracle.ts';
-import { repoRoot, tempWorkspace } from '../../support/workspace.ts';
-import { cliBin } from '../../support/cli-bin.ts';
+import { toolsmithArgv } from '../../support/toolsmith-process.ts';
+import { tempWorkspace } from '../../support/workspace.ts';
 
 let llm: LlmServer;
 let ws: string;
@@ -25,9 +25,7 @@ function cli(args: string[]): {
   child: ChildProcess;
   done: Promise<{ code: number; out: string; err: string }>;
 } {
-  const child = spawn(join(repoRoot, 'node_modules/.bin/node'), [cliBin(), '--workspace', ws, ...args], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(...toolsmithArgv(ws, args), { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
