@@ -8,19 +8,16 @@
  * script's calls are all host calls). The run succeeds, the run store holds N calls, and the record, the
  * CLI's `runs show` and its `exec` say how many more were made. Real Docker, real SQLite, the real CLI.
  */
-import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createSandboxManager } from '../../../src-main/app/sandbox-factory.ts';
 import { SandboxBackend } from '../../../src-main/infra/sandbox/backend.ts';
 import { dockerFactory, runPython } from '../../support/sandbox.ts';
 import { ToolsmithService } from '../../../src-main/app/service.ts';
-import { nodeBin } from '../../support/mcp-workspace.ts';
-import { cliBin } from '../../support/cli-bin.ts';
+import { connectMcp } from '../../support/mcp-stdio.ts';
+import { runToolsmith } from '../../support/toolsmith-process.ts';
 import { removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
 
 const N = 40;
@@ -63,19 +60,9 @@ afterAll(async () => {
   removeWorkspace(ws);
 });
 
-function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  return new Promise((resolve) => {
-    const p = spawn(nodeBin, [cliBin(), '--workspace', ws, ...args], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, TOOLSMITH_CACHE_DIR: join(ws, '.cache') },
-    });
-    let out = '';
-    let err = '';
-    p.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    p.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    p.on('close', (code) => resolve({ code: code ?? -1, out, err }));
-  });
-}
+/** The CLI's and the MCP server's own cache of this workspace, in the workspace. */
+const cacheEnv = { TOOLSMITH_CACHE_DIR: join(ws, '.cache') };
+const cli = (args: string[]) => runToolsmith(ws, args, cacheEnv);
 
 /** A script run as a recorded run: its outcome, its execution, and what the run store holds of it. */
 async function run(body: string, language: 'python' | 'js' = 'python') {
@@ -180,15 +167,7 @@ describe('a job past its bound of recorded tool calls', () => {
 
 describe('the MCP server says how many calls are not recorded', () => {
   it('execute_code counts every call and names those not in its trace; code too', async () => {
-    const client = new Client({ name: 'bound-test', version: '1.0.0' });
-    await client.connect(
-      new StdioClientTransport({
-        command: nodeBin,
-        args: [cliBin(), '--workspace', ws, 'mcp'],
-        stderr: 'pipe',
-        env: { ...(process.env as Record<string, string>), TOOLSMITH_CACHE_DIR: join(ws, '.cache') },
-      }),
-    );
+    const client = await connectMcp(ws, 'bound-test', { ...process.env, ...cacheEnv });
     try {
       const code = 'for i in range(300):\n    ping(i=i)\nemit_result("done")\n';
       const call = async (name: string, args: Record<string, unknown>) =>
