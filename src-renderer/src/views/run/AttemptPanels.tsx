@@ -138,13 +138,7 @@ const NOT_EXECUTED: Partial<Record<Outcome, string>> = {
  * the calls are listed and in the execution, so a trace that stops at the bound is not taken for all.
  */
 export function NotRecorded({ a }: { a: AttemptRecord }) {
-  const note = a.execution && notRecordedNote(a.execution);
-  if (!note) return null;
-  return (
-    <p className="callout small" data-testid="tool-calls-not-recorded">
-      {note}
-    </p>
-  );
+  return <BoundNote note={a.execution && notRecordedNote(a.execution)} testId="tool-calls-not-recorded" />;
 }
 
 /**
@@ -152,10 +146,14 @@ export function NotRecorded({ a }: { a: AttemptRecord }) {
  * asking anyone. Said with the approvals and in the execution, so the person sees why no one was asked.
  */
 export function NotAsked({ a }: { a: AttemptRecord }) {
-  const note = a.execution && notAskedNote(a.execution);
+  return <BoundNote note={a.execution && notAskedNote(a.execution)} testId="approvals-not-asked" />;
+}
+
+/** What a job's bound left out (NotRecorded, NotAsked), as a callout; nothing when it left nothing out. */
+function BoundNote({ note, testId }: { note: string | undefined; testId: string }) {
   if (!note) return null;
   return (
-    <p className="callout small" data-testid="approvals-not-asked">
+    <p className="callout small" data-testid={testId}>
       {note}
     </p>
   );
