@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { parse } from 'smol-toml';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../../src-main/app/config.ts';
+import { baseUrlOptionProblem } from '../../../src-main/core/text/http-url.ts';
 import { dispatch } from '../../../src-main/app/handlers.ts';
 import { ToolsmithService } from '../../../src-main/app/service.ts';
 import { removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
@@ -68,6 +69,18 @@ describe('config.toml', () => {
     } finally {
       removeWorkspace(ws);
     }
+  });
+});
+
+describe('--base-url (run and eval: test/unit/cli/usage-errors.test.ts)', () => {
+  it('names the option; another scheme is offered the example config.toml and the form offer', () => {
+    expect(baseUrlOptionProblem('localhost:8080/v1')).toBe(
+      '--base-url: expected an http:// or https:// URL with a host, such as http://localhost:8080/v1, got "localhost:8080/v1"',
+    );
+    expect(baseUrlOptionProblem('ftp://h/v1')).toBe(
+      '--base-url: expected an http:// or https:// URL with a host, such as http://127.0.0.1:11434/v1, got "ftp://h/v1"',
+    );
+    expect(baseUrlOptionProblem('http://h:8080/v1')).toBeUndefined();
   });
 });
 

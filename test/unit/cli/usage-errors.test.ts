@@ -225,17 +225,6 @@ describe('usage errors exit 2', { timeout: STARTS_PROCESSES_MS }, () => {
       await cli('--workspace', ws, 'eval', 'ecommerce', '--base-url', 'localhost:8080/v1', '--models', 'm'),
       form,
     );
-    // Another scheme: the form is shown with the example both options (and config.toml) offer.
-    const other =
-      /--base-url: expected an http:\/\/ or https:\/\/ URL with a host, such as http:\/\/127\.0\.0\.1:11434\/v1, got "ftp:\/\/h\/v1"/;
-    expectUsageError(
-      await cli('--workspace', ws, 'run', 'get user u1', '--base-url', 'ftp://h/v1', '--model', 'm'),
-      other,
-    );
-    expectUsageError(
-      await cli('--workspace', ws, 'eval', 'ecommerce', '--base-url', 'ftp://h/v1', '--models', 'm'),
-      other,
-    );
   });
 
   it('a config.toml provider base_url without its scheme: every verb says which line and what is expected', async () => {
