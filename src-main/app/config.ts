@@ -7,7 +7,7 @@ import {
   DEFAULT_MAX_INTERMEDIATES,
   DEFAULT_MAX_TOOL_CALLS,
 } from '../core/sandbox/execution.ts';
-import { httpUrlIssue, isHttpUrl, LLM_URL_EXAMPLE } from '../core/text/http-url.ts';
+import { httpUrlIssue, isHttpUrl, LLM_URL_EXAMPLE, withoutUserinfo } from '../core/text/http-url.ts';
 
 const grade = z.object({ w: z.number().int().min(0).max(2), d: z.number().int().min(0).max(2) });
 
@@ -55,13 +55,16 @@ const envRef = z.string().regex(/^env:[A-Za-z_][A-Za-z0-9_]*$/, 'use "env:VARIAB
 
 export { isHttpUrl };
 
-/** An OTLP/HTTP endpoint in config.toml: refused at load, saying what is expected, unless http(s)://host. */
+/**
+ * An OTLP/HTTP endpoint in config.toml: refused at load, saying what is expected, unless http(s)://host
+ * (a `user:token@` typed before the host is not quoted back, as for base_url).
+ */
 const otlpUrl = (example: string) =>
   z.string().superRefine((v, ctx) => {
     if (!isHttpUrl(v))
       ctx.addIssue({
         code: 'custom',
-        message: `expected an http:// or https:// URL with a host and port, such as ${example}, got ${JSON.stringify(v)}`,
+        message: `expected an http:// or https:// URL with a host and port, such as ${example}, got ${JSON.stringify(withoutUserinfo(v))}`,
       });
   });
 

@@ -2,7 +2,8 @@
  * URLs a person types for an HTTP endpoint (an LLM provider's `base_url`, an MCP server's `url`, an OTLP
  * endpoint): `localhost:8080/v1` is not one, though a URL parser accepts it (it reads `localhost:` as the
  * scheme), and such a value used to fail much later, on a request, with a message that never named the
- * setting. Every place such a URL enters refuses it with the words below.
+ * setting. Every place such a URL enters refuses it with the words below (an OTLP endpoint, in config.ts
+ * and app/telemetry.ts, with its own "with a host and port", credentials left out alike).
  */
 
 /**

@@ -565,6 +565,10 @@ describe('where run traces go', () => {
     expect(() => parseConfig({ telemetry: { endpoint: 'ftp://collector:4318' } })).toThrow(
       /telemetry\.endpoint/,
     );
+    // Credentials typed before the host are not quoted back (as an OTEL_* variable's, below).
+    const withToken = () => parseConfig({ telemetry: { endpoint: 'ingest:tok-1a2b3c@collector:4318' } });
+    expect(withToken).toThrow(/telemetry\.endpoint: .*, got "\[redacted\]@collector:4318"/);
+    expect(withToken).not.toThrow(/tok-1a2b3c/);
     expect(parseConfig({ telemetry: { endpoint: 'https://collector:4318' } }).telemetry.endpoint).toBe(
       'https://collector:4318',
     );
