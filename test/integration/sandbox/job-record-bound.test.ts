@@ -18,7 +18,6 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -29,6 +28,7 @@ import { runSpans } from '../../../src-main/infra/telemetry/run-trace.ts';
 import { DEFAULT_MAX_INTERMEDIATES } from '../../../src-main/core/sandbox/execution.ts';
 import type { ApprovalRequest } from '../../../src-main/core/tools/approval.ts';
 import { mcpStdio } from '../../support/mcp-stdio.ts';
+import { recordedRun } from '../../support/recorded-run.ts';
 import { runToolsmith } from '../../support/toolsmith-process.ts';
 import { removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
 
@@ -63,20 +63,11 @@ const cli = (args: string[]) => runToolsmith(ws, args, cacheEnv);
 /** A script run as a recorded run: its outcome, its events, and what the run store holds of it. */
 async function run(body: string, language: 'python' | 'js' = 'python') {
   asked.length = 0;
-  const runs = await svc.runs();
-  const started = await runs.startScript({ sandbox: 'support', language, body, timeoutMs: 120_000 });
-  const outcome = await started.done;
-  const events = runs.store.events(started.runId);
-  const execution = events.flatMap((e) => (e.type === 'execution' ? [e.data.result] : []))[0];
-  // The rows in SQLite itself, read apart from the store.
-  const db = new DatabaseSync(join(ws, '.toolsmith/runs.db'), { readOnly: true });
-  const rows = db
-    .prepare(
-      "SELECT count(*) AS n, sum(type = 'emit') AS emits, sum(type = 'approval') AS approvals, sum(length(data)) AS bytes FROM events WHERE run_id = ?",
-    )
-    .get(started.runId) as { n: number; emits: number; approvals: number; bytes: number };
-  db.close();
-  return { runId: started.runId, outcome, events, execution, rows, record: runs.get(started.runId) };
+  return recordedRun<{ n: number; emits: number; approvals: number; bytes: number }>(
+    svc,
+    { sandbox: 'support', language, body },
+    "count(*) AS n, sum(type = 'emit') AS emits, sum(type = 'approval') AS approvals, sum(length(data)) AS bytes",
+  );
 }
 
 /** The log lines a run's `emit` events hold, in order (each event: its lines joined by "\n"). */

@@ -10,13 +10,13 @@
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createSandboxManager } from '../../../src-main/app/sandbox-factory.ts';
 import { SandboxBackend } from '../../../src-main/infra/sandbox/backend.ts';
 import { dockerFactory, runPython } from '../../support/sandbox.ts';
 import { ToolsmithService } from '../../../src-main/app/service.ts';
 import { connectMcp } from '../../support/mcp-stdio.ts';
+import { recordedRun } from '../../support/recorded-run.ts';
 import { runToolsmith } from '../../support/toolsmith-process.ts';
 import { removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
 
@@ -65,22 +65,12 @@ const cacheEnv = { TOOLSMITH_CACHE_DIR: join(ws, '.cache') };
 const cli = (args: string[]) => runToolsmith(ws, args, cacheEnv);
 
 /** A script run as a recorded run: its outcome, its execution, and what the run store holds of it. */
-async function run(body: string, language: 'python' | 'js' = 'python') {
-  const runs = await svc.runs();
-  const started = await runs.startScript({ sandbox: 'loop', language, body, timeoutMs: 120_000 });
-  const outcome = await started.done;
-  const events = runs.store.events(started.runId);
-  const execution = events.flatMap((e) => (e.type === 'execution' ? [e.data.result] : []))[0];
-  // The rows in SQLite itself, read apart from the store.
-  const db = new DatabaseSync(join(ws, '.toolsmith/runs.db'), { readOnly: true });
-  const rows = db
-    .prepare(
-      "SELECT count(*) AS n, sum(type = 'tool_call') AS calls, sum(length(data)) AS bytes FROM events WHERE run_id = ?",
-    )
-    .get(started.runId) as { n: number; calls: number; bytes: number };
-  db.close();
-  return { runId: started.runId, outcome, execution, rows, record: runs.get(started.runId) };
-}
+const run = (body: string, language: 'python' | 'js' = 'python') =>
+  recordedRun<{ n: number; calls: number; bytes: number }>(
+    svc,
+    { sandbox: 'loop', language, body },
+    "count(*) AS n, sum(type = 'tool_call') AS calls, sum(length(data)) AS bytes",
+  );
 
 describe('a job past its bound of recorded tool calls', () => {
   it('Python, a sandbox tool in a long loop: the first N are kept, the rest counted, the run succeeds', async () => {
