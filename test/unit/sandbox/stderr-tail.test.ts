@@ -2,6 +2,7 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import {
+  exitStatusText,
   STDERR_TAIL_CHARS,
   STDERR_TAIL_LINES,
   StderrTail,
@@ -70,5 +71,19 @@ describe('worker stderr tail', () => {
     await t.settled(50);
     expect(t.lines()).toEqual(['still open']);
     s.destroy();
+  });
+});
+
+describe('how a worker ended, in words (exitStatusText)', () => {
+  it('a status, a process killed by a signal, a container status above 128 by its signal, none known', () => {
+    expect(exitStatusText(1)).toBe('exit status 1');
+    expect(exitStatusText(0)).toBe('exit status 0');
+    expect(exitStatusText(null, 'SIGKILL')).toBe('killed by SIGKILL');
+    // Docker's StatusCode for a container whose process a signal ended: 128 + the signal's number.
+    expect(exitStatusText(137)).toBe('exit status 137 (SIGKILL)');
+    expect(exitStatusText(143)).toBe('exit status 143 (SIGTERM)');
+    expect(exitStatusText(128 + 99)).toBe('exit status 227');
+    expect(exitStatusText(undefined)).toBe('exit status unknown');
+    expect(exitStatusText(null, null)).toBe('exit status unknown');
   });
 });
