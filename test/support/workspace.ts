@@ -1,4 +1,4 @@
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -16,4 +16,17 @@ export function tempWorkspace(prefix = 'toolsmith-ws-'): string {
 
 export function removeWorkspace(dir: string): void {
   rmSync(dir, { recursive: true, force: true });
+}
+
+/** A new temporary folder (`prefix` and a random suffix) and `file`, which writes `text` to `name` in it and answers its path. */
+export function tempFiles(prefix: string): { dir: string; file: (name: string, text: string) => string } {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  return {
+    dir,
+    file: (name, text) => {
+      const f = join(dir, name);
+      writeFileSync(f, text);
+      return f;
+    },
+  };
 }

@@ -4,25 +4,19 @@
  * code point; `skill create` refuses to save a skill holding one; `run` tells the LLM where it is and
  * what to write instead, and runs the corrected script.
  */
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLlmServer } from '../../support/llm-server.ts';
 import type { LlmServer } from '../../support/llm-server.ts';
 import { runToolsmith } from '../../support/toolsmith-process.ts';
-import { removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
+import { removeWorkspace, tempFiles, tempWorkspace } from '../../support/workspace.ts';
 
 let llm: LlmServer;
 let ws: string;
-const tmp = mkdtempSync(join(tmpdir(), 'toolsmith-bidi-it-'));
+const { dir: tmp, file } = tempFiles('toolsmith-bidi-it-');
 
 const cli = (args: string[]) => runToolsmith(ws, args);
-const file = (name: string, text: string) => {
-  const f = join(tmp, name);
-  writeFileSync(f, text);
-  return f;
-};
 
 beforeAll(async () => {
   llm = await startLlmServer();

@@ -1,27 +1,21 @@
 /** The CLI end to end: a real process, the scripted LLM server and real containers. */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLlmServer } from '../../support/llm-server.ts';
 import type { LlmServer } from '../../support/llm-server.ts';
 import { runToolsmith } from '../../support/toolsmith-process.ts';
-import { tempWorkspace } from '../../support/workspace.ts';
+import { tempFiles, tempWorkspace } from '../../support/workspace.ts';
 
 let llm: LlmServer;
 let ws: string;
-const tmp = mkdtempSync(join(tmpdir(), 'toolsmith-cli-it-'));
+const { dir: tmp, file } = tempFiles('toolsmith-cli-it-');
 
 /** stdin is always a pipe, given `input` and closed. */
 const cli = (args: string[], input = '', env: Record<string, string> = {}) =>
   runToolsmith(ws, args, env, input);
 /** The options of a `run` against the scripted LLM server. */
 const scripted = () => ['--base-url', llm.openaiUrl, '--model', 'scripted'];
-const file = (name: string, text: string) => {
-  const f = join(tmp, name);
-  writeFileSync(f, text);
-  return f;
-};
 
 beforeAll(async () => {
   llm = await startLlmServer();
