@@ -5,6 +5,7 @@ import { json, NO_SANDBOX_HINT } from '../context.ts';
 import type { CliContext } from '../context.ts';
 import { readSnapshot, snapshotKey } from '../sandboxes-cache.ts';
 import type { SandboxesSnapshot } from '../sandboxes-cache.ts';
+import { visible } from '../../core/text/visible.ts';
 
 function print(
   ctx: CliContext,
@@ -43,7 +44,8 @@ export function registerSandboxes(program: Command, ctx: CliContext): void {
       for (const [name, sb] of Object.entries(svc.workspace.config().sandboxes)) {
         if (Object.keys(sb.mcp).length === 0) continue;
         for (const f of await svc.prepareMcp(name))
-          ctx.err(`toolsmith: sandbox ${name}: ${f.error} (its tools are not counted)\n`);
+          // (the error may quote the config's command or a server's words: shown, as mcp-servers test does)
+          ctx.err(`toolsmith: sandbox ${name}: ${visible(f.error, '  ')} (its tools are not counted)\n`);
       }
       const { snapshotFromService } = await import('../sandboxes-snapshot.ts');
       const answer = snapshotFromService(svc, key, dir);
