@@ -322,14 +322,7 @@ describe('intermediates of one job', () => {
     expect(e.out.match(/ {2}intermediate: /g)).toHaveLength(max);
 
     const client = new Client({ name: 'toolsmith-intermediates-bound-test', version: '1.0.0' });
-    await client.connect(
-      new StdioClientTransport({
-        command: nodeBin,
-        args: [cliBin(), '--workspace', ws, 'mcp'],
-        stderr: 'pipe',
-        env: { ...(process.env as Record<string, string>), TOOLSMITH_CACHE_DIR: join(ws, '.cache') },
-      }),
-    );
+    await client.connect(mcpStdio(ws, { ...process.env, ...cacheEnv }));
     try {
       const structured = (r: unknown) =>
         (r as { structuredContent: Record<string, unknown> }).structuredContent;

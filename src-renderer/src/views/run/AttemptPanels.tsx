@@ -149,7 +149,7 @@ export function NotAsked({ a }: { a: AttemptRecord }) {
   return <BoundNote note={a.execution && notAskedNote(a.execution)} testId="approvals-not-asked" />;
 }
 
-/** What a job's bound left out (NotRecorded, NotAsked), as a callout; nothing when it left nothing out. */
+/** What a job's bound left out (NotRecorded, NotAsked, IntermediatesNotRecorded), as a callout; nothing when it left nothing out. */
 function BoundNote({ note, testId }: { note: string | undefined; testId: string }) {
   if (!note) return null;
   return (
@@ -161,12 +161,8 @@ function BoundNote({ note, testId }: { note: string | undefined; testId: string 
 
 /** The intermediates past the job's bound (limits.intermediates): counted, not in the record. */
 export function IntermediatesNotRecorded({ a }: { a: AttemptRecord }) {
-  const note = a.execution && intermediatesNote(a.execution);
-  if (!note) return null;
   return (
-    <p className="callout small" data-testid="intermediates-not-recorded">
-      {note}
-    </p>
+    <BoundNote note={a.execution && intermediatesNote(a.execution)} testId="intermediates-not-recorded" />
   );
 }
 
