@@ -244,7 +244,7 @@ export function registerEval(program: Command, ctx: CliContext): void {
           try {
             comparison = suites.compare(view.id, o.compare === true ? undefined : o.compare);
           } catch (e) {
-            ctx.err(`toolsmith: ${errorMessage(e)}\n`);
+            ctx.err(`toolsmith: ${visible(errorMessage(e))}\n`);
           }
         }
         ctx.out(

@@ -37,7 +37,7 @@ export async function prepareMcpForCommand(ctx: CliContext, cmd: Command, only?:
     // Selections that name tools a server lacks (a typo in tools = [...] or an alias).
     if (down.length === 0)
       for (const p of sandboxMcpTools(svc.mcp(), svc.workspace.config().sandboxes[s]?.mcp ?? {}).problems)
-        ctx.err(`toolsmith: sandboxes.${s}.mcp: ${p}\n`);
+        ctx.err(`toolsmith: sandboxes.${s}.mcp: ${visible(p)}\n`);
   }
 }
 

@@ -73,11 +73,11 @@ export function progressPrinter(ctx: CliContext, mode: RunMode): (e: LiveEvent) 
       }
       case 'step':
         ctx.err(
-          `  step ${e.data.n}: ${e.data.summary}${e.data.stagnant ? ' (stagnant: forcing a final step)' : ''}\n`,
+          `  step ${e.data.n}: ${visible(e.data.summary, '    ')}${e.data.stagnant ? ' (stagnant: forcing a final step)' : ''}\n`,
         );
         break;
       case 'template_miss':
-        ctx.err(`  templates: ${e.data.reason}\n`);
+        ctx.err(`  templates: ${visible(e.data.reason)}\n`);
         break;
       // run_finished: the summary printed when the run ends says the status (once).
       default:
@@ -89,7 +89,7 @@ export function progressPrinter(ctx: CliContext, mode: RunMode): (e: LiveEvent) 
 export function summarizeRecord(rec: RunRecord): string {
   const lines = [
     `run ${rec.id}: ${rec.status}`,
-    `task: ${rec.started.task}`,
+    `task: ${visible(rec.started.task, '      ')}`,
     `sandbox: ${rec.started.sandbox}${rec.started.kit ? ` kit ${rec.started.kit}` : ''} · mode ${rec.started.mode} · tier ${rec.tier ?? '-'} · model ${rec.model ?? '-'}`,
     `tokens: ${rec.tokens.prompt} prompt + ${rec.tokens.completion} completion = ${rec.tokens.total}`,
   ];
@@ -97,7 +97,7 @@ export function summarizeRecord(rec: RunRecord): string {
     const v = a.validation;
     const x = a.execution;
     lines.push(
-      `  #${a.n} ${a.tier ?? ''}${v ? (v.valid ? ' valid' : ` invalid(${v.violations.map((y) => y.rule).join(',')})`) : ''}${x ? ` ${x.exitReason}${x.error ? ` ${visible(x.error.type)}: ${visible(x.error.message, '    ')}` : ''} [${x.isolation}]` : ''}${a.step ? ` — ${a.step.summary}` : ''}`,
+      `  #${a.n} ${a.tier ?? ''}${v ? (v.valid ? ' valid' : ` invalid(${v.violations.map((y) => y.rule).join(',')})`) : ''}${x ? ` ${x.exitReason}${x.error ? ` ${visible(x.error.type)}: ${visible(x.error.message, '    ')}` : ''} [${x.isolation}]` : ''}${a.step ? ` — ${visible(a.step.summary, '    ')}` : ''}`,
     );
     // A script past its bound of recorded tool calls (limits.tool_calls): what the record does not hold.
     const missing = x && notRecordedNote(x);
@@ -338,7 +338,7 @@ export function registerRuns(program: Command, ctx: CliContext): void {
         const r = await ctx
           .service(cmd)
           .runActions.exportTrace(id, typeof o.otlp === 'string' ? o.otlp : undefined);
-        for (const w of r.warnings) ctx.err(`warning: ${w}\n`);
+        for (const w of r.warnings) ctx.err(`warning: ${visible(w)}\n`);
         ctx.out(`sent run ${r.runId} as trace ${r.traceId} (${r.spans} spans) to ${r.url}\n`);
         return;
       }

@@ -130,7 +130,7 @@ export function registerSkill(program: Command, ctx: CliContext): void {
         ctx.out(
           `${`${s.sandbox}/${s.name}`.padEnd(28)} ${s.language.padEnd(6)} v${String(s.version).padEnd(3)} ${s.status.padEnd(8)} ${formatGrade(s.grade)}  ${s.signature}\n`,
         );
-      for (const p of skills.problems()) ctx.err(`${p.error}\n`);
+      for (const p of skills.problems()) ctx.err(`${visible(p.error)}\n`);
     });
   skill
     .command('show')

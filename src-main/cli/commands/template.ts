@@ -97,7 +97,7 @@ export function registerTemplate(program: Command, ctx: CliContext): void {
         ctx.out(
           `${t.name.padEnd(20)} ${t.sandbox.padEnd(10)} ok ${String(t.successes).padStart(3)} fail ${String(t.failures).padStart(3)}  ${t.pattern}\n`,
         );
-      for (const p of templates.problems()) ctx.err(`${p.error}\n`);
+      for (const p of templates.problems()) ctx.err(`${visible(p.error)}\n`);
     });
   tmpl
     .command('test')

@@ -3,6 +3,7 @@ import { kitToolView } from '../../core/kits/kit.ts';
 import { openAiFunctionSchema, toolJsonSchema } from '../../core/tools/schema.ts';
 import { toolsPrompt } from '../../core/tools/prompt.ts';
 import { json, oneOf } from '../context.ts';
+import { visible } from '../../core/text/visible.ts';
 import type { CliContext } from '../context.ts';
 
 export function registerTools(program: Command, ctx: CliContext): void {
@@ -44,7 +45,7 @@ export function registerTools(program: Command, ctx: CliContext): void {
           ...skills.map((s) => s.tool),
         ];
         for (const p of registry.problems)
-          ctx.err(`tools.py:${p.line}:${p.column}: ${p.rule}: ${p.message}\n`);
+          ctx.err(`tools.py:${p.line}:${p.column}: ${p.rule}: ${visible(p.message)}\n`);
         if (opts.format === 'xml')
           ctx.out(opts.kit || skills.length ? toolsPrompt(tools) : registry.prompt());
         else if (opts.format === 'openai') ctx.out(json(tools.map(openAiFunctionSchema)));
