@@ -47,6 +47,20 @@ async function tracedRun(args: string[]): Promise<{ runId: string; chats: Receiv
 
 const llmPort = () => Number(new URL(fx.llm.baseUrl).port);
 
+/** `runs export ID --otlp` by hand (a process): the attributes of the chat span it sends. */
+async function exportedChat(runId: string): Promise<Record<string, unknown> | undefined> {
+  const before = receiver.spans.length;
+  const again = await cliProcess(fx.ws, fx.data, [
+    'runs',
+    'export',
+    runId,
+    '--otlp',
+    `${receiver.base}/v1/traces`,
+  ]).done;
+  expect(again.code, again.err).toBe(0);
+  return receiver.spans.slice(before).find((s) => s.name.startsWith('chat '))?.attributes;
+}
+
 describe('gen_ai.provider.name and the server of chat spans', () => {
   it('an ad-hoc OpenAI-compatible --base-url: openai, with the server it went to (not the id "cli")', async () => {
     const { runId, chats } = await tracedRun(['--base-url', fx.llm.openaiUrl, '--model', 'adhoc-coder']);
@@ -60,17 +74,7 @@ describe('gen_ai.provider.name and the server of chat spans', () => {
     });
 
     // Sent again later by hand: the same attributes, read from the run's record (the config has no `cli`).
-    const before = receiver.spans.length;
-    const again = await cliProcess(fx.ws, fx.data, [
-      'runs',
-      'export',
-      runId,
-      '--otlp',
-      `${receiver.base}/v1/traces`,
-    ]).done;
-    expect(again.code, again.err).toBe(0);
-    const chat = receiver.spans.slice(before).find((s) => s.name.startsWith('chat '));
-    expect(chat?.attributes).toMatchObject({
+    expect(await exportedChat(runId)).toMatchObject({
       'gen_ai.provider.name': 'openai',
       'server.address': '127.0.0.1',
       'server.port': llmPort(),
@@ -130,17 +134,7 @@ describe('gen_ai.provider.name and the server of chat spans', () => {
     const text = readFileSync(cfg, 'utf8');
     writeFileSync(cfg, text.replace(fx.llm.openaiUrl, 'https://llm.example.com:8443/v1'));
     try {
-      const before = receiver.spans.length;
-      const again = await cliProcess(fx.ws, fx.data, [
-        'runs',
-        'export',
-        runId,
-        '--otlp',
-        `${receiver.base}/v1/traces`,
-      ]).done;
-      expect(again.code, again.err).toBe(0);
-      const chat = receiver.spans.slice(before).find((s) => s.name.startsWith('chat '));
-      expect(chat?.attributes).toMatchObject({
+      expect(await exportedChat(runId)).toMatchObject({
         'gen_ai.provider.name': 'anthropic',
         'server.address': '127.0.0.1',
         'server.port': llmPort(),
