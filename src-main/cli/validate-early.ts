@@ -11,7 +11,6 @@ import { languageOfFile, loadValidator } from '../core/lang/validate-lazy.ts';
 import type { ScriptLanguage, ValidateOptions, ValidationResult } from '../core/lang/violation.ts';
 import { resolveWorkspaceDir } from '../infra/workspace/init.ts';
 import { readSnapshot } from './sandboxes-cache.ts';
-import { OutputError } from '../core/errors.ts';
 import { visible } from '../core/text/visible.ts';
 
 // Builtins by process.getBuiltinModule, not ES imports: an ES import builds the module's namespace
@@ -125,14 +124,4 @@ export async function validateEarly(argv: string[]): Promise<{ out: string; code
   // not offered: the service says which, and why.
   if (listed === undefined && hasUnknownCall(result)) return undefined;
   return { out: validationText(p.file, language, result, p.flags.has('--json')), code: result.valid ? 0 : 1 };
-}
-
-/** As main() does: a pipe's reader gone exits 0, another write error is one line and exit 3. */
-export function guardStdout(): void {
-  if (process.stdout.listenerCount('error') > 0) return;
-  process.stdout.on('error', (e: NodeJS.ErrnoException) => {
-    if (e.code === 'EPIPE') process.exit(0);
-    process.stderr.write(`toolsmith: ${new OutputError(e.code ?? 'EIO').message}\n`);
-    process.exit(3);
-  });
 }

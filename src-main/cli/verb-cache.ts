@@ -23,6 +23,7 @@
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { codeStamp, packageVersion } from './code-stamp.ts';
+import { printEarly } from './early-write.ts';
 import { readSnapshot, snapshotKey } from './sandboxes-cache.ts';
 import { resolveWorkspaceDir } from '../infra/workspace/init.ts';
 import type { RuntimeImage } from '../infra/sandbox/images.ts';
@@ -284,9 +285,7 @@ export function answerFromCache(argv: string[]): number | undefined {
   try {
     const hit = cachedVerb(argv, packageVersion())?.hit;
     if (!hit) return undefined;
-    process.stdout.write(hit.out);
-    process.stderr.write(hit.err);
-    return hit.code ?? 0;
+    return printEarly(hit.out, hit.err, hit.code ?? 0);
   } catch {
     return undefined;
   }
@@ -303,12 +302,12 @@ export async function validateBeforeMain(argv: string[]): Promise<number | undef
   try {
     const early = await import('./validate-early.ts');
     answer = await early.validateEarly(argv);
-    if (answer) early.guardStdout();
   } catch {
     return undefined;
   }
   if (!answer) return undefined;
-  process.stdout.write(answer.out);
+  const code = printEarly(answer.out, '', answer.code);
+  if (code !== answer.code) return code; // (the output could not be written: no answer is kept)
   try {
     const c = cachedVerb(argv, packageVersion());
     if (c)
@@ -354,8 +353,7 @@ export async function imageBuildBeforeMain(argv: string[]): Promise<number | und
     if (!RUNTIMES.some((r) => r.id === runtime)) return undefined; // (main says why)
     const tag = await cachedImageTag(runtime as RuntimeImage);
     if (!tag) return undefined;
-    process.stdout.write(`${tag}\n`);
-    return 0;
+    return printEarly(`${tag}\n`, '', 0);
   } catch {
     return undefined;
   }

@@ -8,7 +8,18 @@
  * Needs Docker and the python image (`image build` answers from the engine).
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -268,6 +279,51 @@ describe('bin/start.mjs: validate FILE from the sandboxes snapshot', () => {
     const early = answer(join(ws, 'early-bad-1.py'), [join(root, 'bin/start.mjs')]);
     expect(early).toContain('"rule": "no-import"');
     expect(answer(join(ws, 'early-bad-2.py'), [join(dir, 'run.mjs')])).toBe(early);
+  });
+});
+
+/**
+ * The installed package's start: bin/ copied under a node_modules folder (so bin/start.mjs takes the
+ * bundle) and everything else linked to the clone's; its URLs resolve to the clone's out/cli.
+ */
+function installedStart(): string {
+  const pkg = join(dir, 'installed', 'node_modules', 'toolsmith-workbench');
+  if (!existsSync(pkg)) {
+    mkdirSync(pkg, { recursive: true });
+    cpSync(join(root, 'bin'), join(pkg, 'bin'), { recursive: true });
+    for (const f of ['out', 'package.json', 'resources', 'sandbox-images', 'node_modules'])
+      symlinkSync(join(root, f), join(pkg, f));
+  }
+  return join(pkg, 'bin', 'start.mjs');
+}
+
+describe('bin/start.mjs, installed (the bundle): the paths before main load no part of main', () => {
+  it('validate FILE of a new script, kit list, tools, sandboxes and helps from the cache, a cached image build: never out/cli/main.js', () => {
+    const start = installedStart();
+    const mainChunk = (urls: string[]) => urls.filter((u) => u.endsWith('/out/cli/main.js'));
+    const run = (args: string[]) => loads('', args, start, { XDG_CACHE_HOME: join(dir, 'cache-installed') });
+    run(['--workspace', ws, 'sandboxes']); // the snapshot of this build, written by main if missing
+    const cases = [
+      ['--workspace', ws, 'kit', 'list', '--json'],
+      ['--workspace', ws, 'tools', '--sandbox', 'ecommerce', '--format', 'json'],
+      ['--workspace', ws, 'sandboxes'],
+      ['--help'],
+      ['help', 'kit'],
+      ['image', 'build'],
+    ];
+    for (const args of cases) run(args); // main's answers, kept in the verb cache
+    for (const args of cases) {
+      const r = run(args);
+      expect(r.out.length, args.join(' ')).toBeGreaterThan(0);
+      expect(mainChunk(r.urls), args.join(' ')).toEqual([]);
+    }
+    // A script new to the verb cache: checked before main, with the bundle's own pyright.
+    const fresh = join(ws, 'installed-fresh.py');
+    writeFileSync(fresh, `# ${Date.now()}\nr = get_user(user_id="u1")\nemit_result(r.data)\n`);
+    const r = run(['--workspace', ws, 'validate', fresh, '--sandbox', 'ecommerce']);
+    expect(r.out).toBe(`${fresh}: valid (python)\n`);
+    expect(r.urls.some((u) => /\/out\/cli\/pyright-[^/]+\.js$/.test(u))).toBe(true);
+    expect(mainChunk(r.urls)).toEqual([]);
   });
 });
 

@@ -4,12 +4,14 @@
  * anything they depend on changes: a kit file, tools.py, config.toml, a skill, the arguments, the script.
  * Every help answers from the last answer of the same arguments and terminal (width, colour variables).
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import {
   appendFileSync,
+  closeSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
+  openSync,
   readdirSync,
   readFileSync,
   rmSync,
@@ -327,4 +329,62 @@ describe('the verb cache of helps', () => {
     expect(bare(['--help'], cache, { NO_COLOR: '1' })).toEqual(bare(['--help'], fresh(), { NO_COLOR: '1' }));
     expect(bare(['--help'], cache, { FORCE_COLOR: '0' }).out).toMatch(/^Usage: toolsmith/);
   }, 120_000);
+});
+
+describe('the output of an answer given before main loads (written on the descriptors)', () => {
+  // A workspace of its own: the tests above edit tools.py.
+  let own: string;
+  beforeAll(() => void (own = tempWorkspace('toolsmith-verb-cache-output-')));
+  afterAll(() => removeWorkspace(own));
+  /** `toolsmith ARGS` with standard output `stdout` (a file descriptor or 'pipe'); its code and stderr. */
+  function withStdout(args: string[], stdout: number | 'pipe') {
+    const r = spawnSync(join(repoRoot, 'node_modules/.bin/node'), [cliBin(), '--workspace', own, ...args], {
+      env: { ...process.env, ...env, XDG_CACHE_HOME: cache },
+      stdio: ['ignore', stdout, 'pipe'],
+      encoding: 'utf8',
+    });
+    return { code: r.status ?? -1, err: r.stderr, out: r.stdout };
+  }
+
+  it('a full disk is one line and exit 3, a reader gone exit 0, a pipe gets the whole answer: from the cache, validate FILE from the snapshot, and main alike', async () => {
+    expect((await runToolsmith(own, ['sandboxes'], env)).code).toBe(0); // the snapshot that validate FILE reads before main
+    const kit = ['kit', 'list'];
+    const main = await runToolsmith(own, kit, env); // main's answer, kept
+    expect(main.code).toBe(0);
+    const script = join(own, 'early-output.py');
+    let n = 0;
+    const newScript = () => {
+      writeFileSync(script, `# ${++n}\nr = get_user(user_id="u1")\nemit_result(r.data)\n`);
+      return ['validate', script, '--sandbox', 'ecommerce'];
+    };
+    const full = openSync('/dev/full', 'w');
+    try {
+      for (const args of [kit, newScript()]) {
+        const r = withStdout(args, full);
+        expect(r.code, `${args.join(' ')}: ${r.err}`).toBe(3);
+        expect(r.err).toMatch(/^toolsmith: disk full: the output could not be written \(ENOSPC: /);
+        expect(r.err.trim().split('\n')).toHaveLength(1);
+      }
+    } finally {
+      closeSync(full);
+    }
+    // A reader that is gone before the answer is written: the pipe's only read end, closed at once.
+    for (const args of [kit, newScript()]) {
+      const child = spawn(join(repoRoot, 'node_modules/.bin/node'), [cliBin(), '--workspace', own, ...args], {
+        env: { ...process.env, ...env, XDG_CACHE_HOME: cache },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      child.stdout.destroy();
+      let err = '';
+      child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+      const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+      expect(code, `${args.join(' ')}: ${err}`).toBe(0);
+      expect(err).toBe('');
+    }
+    // A pipe: the whole answer, the same bytes as main's.
+    expect(withStdout(kit, 'pipe').out).toBe(main.out);
+    const args = newScript();
+    expect(withStdout(args, 'pipe').out).toBe(`${script}: valid (python)\n`);
+    expect(answers().some((a) => a.out === `${script}: valid (python)\n`)).toBe(true);
+  }, 60_000);
 });
