@@ -26,6 +26,13 @@ import sys
 _HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, _HERE)
 try:
+    if sys.argv[1:2] == ["--seal-mounts"]:
+        # bubblewrap: the writable mounts made noexec/nosuid/nodev, then every capability given up, before
+        # anything else (toolsmith_worker/seal.py); the worker exits with the reason if that fails.
+        from toolsmith_worker.seal import seal_or_exit
+
+        seal_or_exit()
+        del sys.argv[1]
     from toolsmith_worker.worker import main  # every module the jobs use is imported here, before any fork
 finally:
     sys.path.remove(_HERE)

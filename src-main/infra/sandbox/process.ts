@@ -36,7 +36,7 @@ import type { WorkerCgroup } from './cgroups.ts';
 import { credentialEnv, SHM_MB } from './docker.ts';
 import { WorkerConnection } from './connection.ts';
 import { exitStatusText } from './stderr-tail.ts';
-import { buildForkLoop, copyNodeWorker, copyPythonWorker } from './images.ts';
+import { buildForkLoop, copyNodeWorker, copyPythonWorker, PYTHON_WORKER_PACKAGE } from './images.ts';
 import { normaliseModes } from './modes.ts';
 import type { SandboxSpec, WorkerFactory } from './pool.ts';
 import { hostSeccompFilter } from './seccomp.ts';
@@ -77,6 +77,15 @@ export interface ProcessOptions {
   /** Where built artifacts are cached (the fork server's C loop); default ~/.cache/toolsmith. */
   cacheDir?: string;
 }
+
+/** The device nodes of the sandbox's /dev (bound from the host's, as `bwrap --dev` does) and its links. */
+const DEV_NODES = ['/dev/null', '/dev/zero', '/dev/full', '/dev/random', '/dev/urandom'];
+const DEV_LINKS: readonly (readonly [string, string])[] = [
+  ['/proc/self/fd', '/dev/fd'],
+  ['/proc/self/fd/0', '/dev/stdin'],
+  ['/proc/self/fd/1', '/dev/stdout'],
+  ['/proc/self/fd/2', '/dev/stderr'],
+];
 
 /** uids of live workers in this process (factories share the range). */
 const uidsInUse = new Set<number>();
@@ -173,6 +182,7 @@ export class ProcessWorkerFactory implements WorkerFactory {
             filter ? `seccomp deny-list (${process.arch})` : `no seccomp filter for ${process.arch}`,
             'jobs in namespaces of their own',
             '/usr/local hidden',
+            'writable mounts noexec',
           ]
         : ['no seccomp, host file system']),
     ]
@@ -181,10 +191,15 @@ export class ProcessWorkerFactory implements WorkerFactory {
   }
 
   async spawn(spec: SandboxSpec): Promise<{ conn: WorkerConnection; id: string }> {
+    // Under bubblewrap every worker seals the sandbox's writable mounts (noexec, nosuid, nodev) and gives
+    // up the capabilities bubblewrap granted for that before it runs anything else: the Python worker
+    // itself, the node worker through seal.py, which then execs it.
+    const bwrap = this.isolation === 'bubblewrap';
     const worker =
       spec.runtime === 'python'
-        ? [this.python, '-I', '-u', join(this.dir, 'worker.py')]
+        ? [this.python, '-I', '-u', join(this.dir, 'worker.py'), ...(bwrap ? ['--seal-mounts'] : [])]
         : [
+            ...(bwrap ? [this.python, '-I', '-S', join(this.dir, PYTHON_WORKER_PACKAGE, 'seal.py')] : []),
             join(this.dir, 'bin', 'node'),
             '--disallow-code-generation-from-strings',
             join(this.dir, 'worker.mjs'),
@@ -319,18 +334,23 @@ export class ProcessWorkerFactory implements WorkerFactory {
       '/bin',
       '--proc',
       '/proc',
-      '--dev',
-      '/dev',
-      // Between jobs (docs/sandboxes.md): a small private /dev/shm, then /dev and / read-only, so /tmp
-      // and /dev/shm are the only writable places (the worker empties both after every job).
+      // /dev by hand, not `--dev`: for its devpts mount bubblewrap maps uid 0 during setup and then puts
+      // the program in a second, nested user namespace, which holds no capability over the sandbox's
+      // mounts, so the worker could not make them noexec (seal.py). No devpts (no pseudo-terminals).
+      ...DEV_NODES.flatMap((n) => ['--dev-bind', n, n]),
+      '--dev-bind-try',
+      '/dev/tty',
+      '/dev/tty',
+      ...DEV_LINKS.flatMap(([target, link]) => ['--symlink', target, link]),
+      // Between jobs (docs/sandboxes.md): a small private /dev/shm, then / (and /dev in it) read-only, so
+      // /tmp and /dev/shm are the only writable places (the worker empties both after every job, and
+      // makes both noexec at its start: seal.py).
       '--perms',
       '1777',
       '--size',
       String(SHM_MB * 1024 * 1024),
       '--tmpfs',
       '/dev/shm',
-      '--remount-ro',
-      '/dev',
       '--size',
       String(this.opts.tmpfsMb * 1024 * 1024),
       '--tmpfs',
@@ -380,6 +400,13 @@ export class ProcessWorkerFactory implements WorkerFactory {
       '/usr/local',
       ...(this.seccompFile ? ['--seccomp', '3'] : []),
       '--unshare-user',
+      // In the sandbox's own user namespace only, and only until the worker has made every writable
+      // mount noexec, nosuid and nodev: it then gives up every capability, bounding set included, and
+      // checks it holds none (seal.py; bubblewrap has no noexec option of its own).
+      '--cap-add',
+      'CAP_SYS_ADMIN',
+      '--cap-add',
+      'CAP_SETPCAP',
     ];
   }
 
