@@ -795,6 +795,52 @@ if (isChild) {
   }
 } else {
   // ---------------------------------------------------------------- the persistent parent
+  /**
+   * The host's bidi-control rule (src-main/core/lang/bidi.ts, "Trojan Source") again, on the exact text
+   * the job's child would run: every bidirectional control character anywhere (code, comments, strings),
+   * by line and column (1-based, UTF-16 code units, lines broken as JavaScript breaks them), worded as
+   * the host words it. A script sent with the host's validation off (`exec --no-validate`) meets it here.
+   */
+  const BIDI_CONTROLS = {
+    0x061c: 'ARABIC LETTER MARK',
+    0x200e: 'LEFT-TO-RIGHT MARK',
+    0x200f: 'RIGHT-TO-LEFT MARK',
+    0x202a: 'LEFT-TO-RIGHT EMBEDDING',
+    0x202b: 'RIGHT-TO-LEFT EMBEDDING',
+    0x202c: 'POP DIRECTIONAL FORMATTING',
+    0x202d: 'LEFT-TO-RIGHT OVERRIDE',
+    0x202e: 'RIGHT-TO-LEFT OVERRIDE',
+    0x2066: 'LEFT-TO-RIGHT ISOLATE',
+    0x2067: 'RIGHT-TO-LEFT ISOLATE',
+    0x2068: 'FIRST STRONG ISOLATE',
+    0x2069: 'POP DIRECTIONAL ISOLATE',
+  };
+  const bidiProblems = (code) => {
+    const bidi = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+    if (!bidi.test(code)) return [];
+    bidi.lastIndex = 0;
+    const breaks = /\r\n|\r|\n|\u2028|\u2029/g;
+    const problems = [];
+    let line = 1;
+    let lineStart = 0;
+    let next = breaks.exec(code);
+    for (let m = bidi.exec(code); m !== null; m = bidi.exec(code)) {
+      while (next !== null && next.index < m.index) {
+        line++;
+        lineStart = next.index + next[0].length;
+        next = breaks.exec(code);
+      }
+      const cp = m[0].charCodeAt(0);
+      const hex = cp.toString(16).toUpperCase().padStart(4, '0');
+      problems.push(
+        `line ${line}, column ${m.index - lineStart + 1}: bidi-control: U+${hex} (${BIDI_CONTROLS[cp]}), ` +
+          `a bidirectional control character, is refused anywhere in a script (if a string really needs ` +
+          `it, write it as the escape "\\u${hex.toLowerCase()}" inside the string). It makes a line read ` +
+          `other than it runs ("Trojan Source"), in code, comments and strings alike: remove it`,
+      );
+    }
+    return problems;
+  };
   const out = (m) => process.stdout.write(JSON.stringify(m) + '\n');
   // The second wall for skills (skill-check.mjs): loaded once, here, where no script code ever runs; a
   // job's child never loads it. If it cannot load, jobs that name skills are refused.
@@ -872,8 +918,9 @@ if (isChild) {
           ok: false,
           error: { type: 'Busy', message: 'a job is already running', frames: [] },
         });
-      // A job whose skills do what the script rules refuse never starts: no child, no code run.
-      const refused = skillProblems(m);
+      // A job whose text holds a bidirectional control character, or whose skills do what the script
+      // rules refuse, never starts: no child, no code run.
+      const refused = [...bidiProblems(String(m.code ?? '')), ...skillProblems(m)];
       if (refused.length)
         return out({
           type: 'done',

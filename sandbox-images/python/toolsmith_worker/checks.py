@@ -24,6 +24,7 @@ import termios
 import time
 
 from .surface import (
+    BIDI_CONTROLS,
     FORBIDDEN_ATTRIBUTE_PREFIXES,
     FORBIDDEN_ATTRS,
     FORBIDDEN_NAMES,
@@ -138,13 +139,44 @@ _CONSTRUCTS = {
 }
 
 
+_BIDI = re.compile("[" + "".join(chr(cp) for cp in BIDI_CONTROLS) + "]")
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")  # (as Python counts lines, and the host's rule for Python)
+
+
+def bidi_controls(code):
+    """Every bidirectional control character of the script (the host's bidi-control rule, core/lang/bidi.ts):
+    (line, column, code point), 1-based, the column in UTF-16 code units as the host counts it."""
+    if not _BIDI.search(code):
+        return []
+    starts = [0] + [m.end() for m in _LINE_BREAK.finditer(code)]
+    found, line = [], 0
+    for m in _BIDI.finditer(code):
+        while line + 1 < len(starts) and starts[line + 1] <= m.start():
+            line += 1
+        before = code[starts[line] : m.start()]
+        column = len(before) + sum(1 for c in before if ord(c) > 0xFFFF) + 1
+        found.append((line + 1, column, ord(m.group())))
+    return found
+
+
+def bidi_problem(line, column, cp):
+    """The refusal of one, as the host words it (rule bidi-control), with where it stands."""
+    return (
+        f"line {line}, column {column}: bidi-control: U+{cp:04X} ({BIDI_CONTROLS[cp]}), a bidirectional control "
+        f'character, is refused anywhere in a script (if a string really needs it, write it as the escape "\\u{cp:04x}" '
+        f'inside the string). It makes a line read other than it runs ("Trojan Source"), in code, comments and '
+        f"strings alike: remove it"
+    )
+
+
 def check_script(code):
     """The core rules on the exact text that will run. Raises ValidationError listing every problem."""
+    # Trojan Source first: on the raw text, whether or not it parses (a comment or string holds them too).
+    problems = [bidi_problem(*b) for b in bidi_controls(code)]
     try:
         tree = ast.parse(code, filename=SCRIPT_NAME)
     except SyntaxError as e:
-        raise ValidationError(f"line {e.lineno}: syntax error: {e.msg}") from None
-    problems = []
+        raise ValidationError("; ".join([*problems, f"line {e.lineno}: syntax error: {e.msg}"])) from None
     for line in code.splitlines()[:2]:
         if re.match(r"^[ \t\f]*#.*?coding[:=][ \t]*[-\w.]+", line):
             problems.append("source-encoding declarations are not allowed")

@@ -81,3 +81,18 @@ MODULE_ATTRS = {
 }
 # A str.format replacement field's name (group 1), skipping {{ and }}.
 FORMAT_FIELD = r"\{\{|\}\}|\{([^{}!:]*)"
+# The bidi-control rule (core/lang/bidi.ts): the characters refused anywhere in a script, by code point.
+BIDI_CONTROLS = {
+    0x061c: "ARABIC LETTER MARK",
+    0x200e: "LEFT-TO-RIGHT MARK",
+    0x200f: "RIGHT-TO-LEFT MARK",
+    0x202a: "LEFT-TO-RIGHT EMBEDDING",
+    0x202b: "RIGHT-TO-LEFT EMBEDDING",
+    0x202c: "POP DIRECTIONAL FORMATTING",
+    0x202d: "LEFT-TO-RIGHT OVERRIDE",
+    0x202e: "RIGHT-TO-LEFT OVERRIDE",
+    0x2066: "LEFT-TO-RIGHT ISOLATE",
+    0x2067: "RIGHT-TO-LEFT ISOLATE",
+    0x2068: "FIRST STRONG ISOLATE",
+    0x2069: "POP DIRECTIONAL ISOLATE",
+}

@@ -17,6 +17,7 @@ import {
   PYTHON_SAFE_BUILTINS,
   PYTHON_TEMPLATE_METHODS,
 } from '../../../src-main/core/lang/builtins.ts';
+import { BIDI_CONTROLS, bidiViolations } from '../../../src-main/core/lang/bidi.ts';
 import { pythonSurfaceSource } from '../../../src-main/core/lang/python/surface.ts';
 import { repoRoot } from '../../support/workspace.ts';
 
@@ -80,6 +81,48 @@ describe("the worker's surface.py is generated from builtins.ts", () => {
     expect(host['gi_frame']).toBe('internal');
     expect(host['format']).toBe('template');
     expect(host['data']).toBeNull();
+  });
+
+  it('the bidi-control rule finds the same characters at the same lines and columns on both sides', () => {
+    // every control, in code, a comment and a string; astral characters before some (UTF-16 columns),
+    // CRLF, CR and LF line ends, and characters Python does not break lines at (U+2028, form feed)
+    const controls = Object.keys(BIDI_CONTROLS).map((cp) => String.fromCharCode(Number(cp)));
+    const code =
+      controls
+        .map((c, i) => `x${i} = "\u{1F600}${'\u{1D11E}'.repeat(i % 3)}${c}"  # \u2028\f${c}`)
+        .map((line, i) => line + ['\n', '\r\n', '\r'][i % 3])
+        .join('') + `${controls.join('')}\n`;
+    const host = bidiViolations(code, 'python').map((v) => [v.line, v.column, v.message.slice(2, 6)]);
+    const worker = JSON.parse(
+      python(
+        `${IMPORT_CHECKS}print(json.dumps([[l, c, f"{cp:04X}"] for l, c, cp in w.bidi_controls(sys.stdin.read())]))`,
+        [PACKAGE_DIR],
+        code,
+      ),
+    ) as unknown[];
+    expect(host.length).toBe(controls.length * 3);
+    expect(worker).toEqual(host);
+    // and refused by the worker's check under the rule's name, whether or not the text parses
+    const refused = python(
+      `${IMPORT_CHECKS}
+out = []
+for code in json.load(sys.stdin):
+    try:
+        w.check_script(code)
+        out.append(None)
+    except w.ValidationError as e:
+        out.append(str(e))
+print(json.dumps(out))`,
+      [PACKAGE_DIR],
+      JSON.stringify(['emit_result(1)  # \u202e\n', 'emit_result(1\n# \u2067\n']),
+    );
+    const [one, two] = JSON.parse(refused) as string[];
+    expect(one).toMatch(
+      /^line 1, column 19: bidi-control: U\+202E \(RIGHT-TO-LEFT OVERRIDE\), a bidirectional/,
+    );
+    expect(two).toMatch(
+      /^line 2, column 3: bidi-control: U\+2067 \(RIGHT-TO-LEFT ISOLATE\).*; line \d+: syntax error/,
+    );
   });
 
   it("every allow-listed attribute exists in this machine's CPython", () => {

@@ -14,6 +14,7 @@ import {
   PYTHON_TEMPLATE_METHODS,
 } from '../builtins.ts';
 import { FORMAT_FIELD } from './rules/format.ts';
+import { BIDI_CONTROLS } from '../bidi.ts';
 
 /** Builtins the worker adds itself (guarded getattr/hasattr/type, its print) and the keywords. */
 export const WORKER_OWN_BUILTINS: readonly string[] = [
@@ -76,5 +77,11 @@ ${modules}
 }
 # A str.format replacement field's name (group 1), skipping {{ and }}.
 FORMAT_FIELD = r"${FORMAT_FIELD.source}"
+# The bidi-control rule (core/lang/bidi.ts): the characters refused anywhere in a script, by code point.
+BIDI_CONTROLS = {
+${Object.entries(BIDI_CONTROLS)
+  .map(([cp, name]) => `    0x${Number(cp).toString(16).padStart(4, '0')}: ${JSON.stringify(name)},`)
+  .join('\n')}
+}
 `;
 }
