@@ -35,7 +35,13 @@ export async function requireDocker(docker: Docker = new Docker()): Promise<void
  * gVisor (a missing runsc runtime is an error: scripts/ensure-env.sh registers it).
  */
 export async function dockerFactory(
-  opts: { docker?: Docker; runtime?: string; limits?: ContainerLimits; wallsOff?: string[] } = {},
+  opts: {
+    docker?: Docker;
+    runtime?: string;
+    limits?: ContainerLimits;
+    wallsOff?: string[];
+    init?: boolean;
+  } = {},
 ): Promise<DockerWorkerFactory> {
   const docker = opts.docker ?? new Docker();
   await requireDocker(docker);
@@ -47,6 +53,7 @@ export async function dockerFactory(
     {
       ...(opts.runtime ? { runtime: opts.runtime } : {}),
       ...(opts.wallsOff ? { wallsOff: opts.wallsOff } : {}),
+      ...(opts.init ? { init: true } : {}),
     },
   );
   await f.start();

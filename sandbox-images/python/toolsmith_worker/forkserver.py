@@ -50,6 +50,8 @@ def _alone_walls():
 
 # Not alone; alone; alone, but the next process is made only after the last job's cleaning (below).
 _WALLS_MSG = (b'{"type":"walls","alone":false}\n', b'{"type":"walls","alone":true}\n', b'{"type":"walls","alone":true,"early":false}\n')
+# (a plain fork, in no pid namespace of its own: the worker becomes a child subreaper where it is not pid 1)
+_WALLS_PLAIN = b'{"type":"walls","alone":false,"pidns":false}\n'
 
 
 def _pidfds():
@@ -200,7 +202,8 @@ def fork_server(sock, job_factory):
         # is asked for after them; the result still needs no ping)
         wall = alone and want is not None and want.issubset(walls)
         # (written by child_main once the process is ready for its job: the worker tells the host then)
-        child_main(job_factory, job_r, msg_w, out_w, _WALLS_MSG[2 if wall and watch is not None else wall])
+        told = _WALLS_MSG[2 if wall and watch is not None else wall] if "pid" in walls else _WALLS_PLAIN
+        child_main(job_factory, job_r, msg_w, out_w, told)
 
     loop = None  # the C loop (forkloop), from the first job process cloned into namespaces of its own on
     tried = not early  # (only where children are watched through pidfds)

@@ -160,14 +160,21 @@ def trim_heap():
         pass
 
 
-def become_subreaper():
-    """PR_SET_CHILD_SUBREAPER, where the worker is not pid 1 (bubblewrap, a plain process): its jobs'
-    orphans become its children, for reap_strays. Not set at pid 1 (the worker of a Docker or gVisor
-    sandbox): every orphan of the namespace is init's already, and gVisor 20240729 hands a job pid
-    namespace's orphans to a subreaper outside it when that namespace's pid 1 exits instead of killing
-    them (20221219 and Linux kill them), so a job's survivor would outlive its pid namespace there
-    (docs/sandboxes.md, "Each job alone")."""
-    if os.getpid() == 1:
+def needs_subreaper(jobs_in_pidns, pid=None):
+    """Whether the worker must be a child subreaper: only where it is not pid 1 (a plain process, or a
+    container whose pid 1 is an init: `docker run --init`, a pod sharing its process namespace) and its
+    jobs do not run in pid namespaces of their own (plain forks: namespaces refused or switched off), so
+    that a job's orphans become its children (reap_strays, the sweep) rather than another process's.
+    Where jobs have pid namespaces it must not be one: gVisor 20240729 hands a job pid namespace's orphans
+    to a subreaper outside it when that namespace's pid 1 exits instead of killing them (20221219 and
+    Linux kill them), so a job's survivor would outlive its pid namespace (docs/sandboxes.md, "Each job
+    alone"). At pid 1 every orphan of the sandbox is the worker's already."""
+    return (os.getpid() if pid is None else pid) != 1 and not jobs_in_pidns
+
+
+def become_subreaper(jobs_in_pidns):
+    """PR_SET_CHILD_SUBREAPER where needs_subreaper says so; whether the worker is one now."""
+    if not needs_subreaper(jobs_in_pidns):
         return False
     return _prctl(36, 1)
 
@@ -220,9 +227,10 @@ def _children():
         return []
 
 
-# False where the worker is not a child subreaper (pid 1: become_subreaper) or the kernel has none: a
-# job's daemonized grandchildren are then re-parented to the namespace's init instead of to the worker.
-SUBREAPER = True
+# Whether the worker is a child subreaper (become_subreaper; reported in its ready message): False at pid 1,
+# where its jobs have pid namespaces of their own, or where the kernel has none. A job's daemonized
+# grandchildren are then re-parented to the namespace's init (or die with the job's pid namespace).
+SUBREAPER = False
 
 
 def reap_strays(server=0):

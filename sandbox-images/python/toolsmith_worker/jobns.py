@@ -19,8 +19,8 @@ its own under JOBS_DIR, mounts there a /proc of its own pid namespace and a fres
 mount, chroots into that tree, takes its own uid and gives up every capability, then the job filter. A
 chrooted process may not make a user namespace (EPERM), so nothing undoes the chroot without a
 capability. The fork server unmounts the tree once the job's process is gone. gVisor 20240729 kills a
-job's pid namespace with its pid 1 only where no process outside it is a child subreaper: the worker
-(pid 1 of the sandbox) is none (hygiene.become_subreaper).
+job's pid namespace with its pid 1 only where no process outside it is a child subreaper: the worker is
+none where its jobs have pid namespaces, pid 1 or not (hygiene.needs_subreaper).
 
 Internal switches for the tests (TOOLSMITH_TEST_WALLS, comma-separated): `nojobns` runs jobs with a plain
 fork as before, `nosweep` skips the sweep of the sandbox's pid namespace, `nowipe` the wipe of its

@@ -307,6 +307,7 @@ class Worker:
                 "runtime": "python",
                 "version": sys.version.split()[0],
                 "pid": os.getpid(),
+                "subreaper": hygiene.SUBREAPER,
                 "tools": [d for _, d in self.registry.tools.values()],
             }
         )
@@ -591,6 +592,10 @@ class Worker:
     def on_walls(self, msg):
         """A child's first line (written before its job can arrive, once it is ready for it) says whether
         it is wholly alone; no later line counts."""
+        # A plain fork (the kernel refused the namespaces): its orphans must become the worker's, before
+        # its job can run (hygiene.needs_subreaper).
+        if msg.get("pidns") is False and not hygiene.SUBREAPER:
+            hygiene.SUBREAPER = hygiene.become_subreaper(False)
         # (`noearly` in TOOLSMITH_TEST_WALLS: the old order, for bench:sandbox's side-by-side run)
         self.early = msg.get("alone") is True and "noearly" not in jobns.OFF
         self.ask_early = self.early and msg.get("early") is not False
@@ -757,7 +762,9 @@ def main():
     path = os.environ.pop("TOOLSMITH_PROTOCOL_SOCKET", None)
     if path:
         use_socket(path)
-    hygiene.SUBREAPER = hygiene.become_subreaper()
+    # (a subreaper only where jobs are planned as plain forks; on_walls makes it one if the kernel then
+    # refuses the namespaces)
+    hygiene.SUBREAPER = hygiene.become_subreaper(jobns.wanted())
     no_dump()  # before the fork server and every child are made: they inherit it
     if hygiene.PRIVATE_TMP:
         find_writable()

@@ -151,6 +151,11 @@ export interface ReadyInfo {
   runtime: string;
   version: string;
   tools: ToolDescriptor[];
+  /**
+   * The Python worker: whether it made itself a child subreaper (PR_SET_CHILD_SUBREAPER), which it does
+   * only where it is not pid 1 and its jobs do not run in pid namespaces of their own.
+   */
+  subreaper?: boolean;
 }
 
 /** What listeners get: the worker's messages, and the host's own word that a line was over MAX_WORKER_LINE. */
@@ -442,7 +447,12 @@ export class WorkerConnection {
       };
       const listener = (m: Msg) => {
         if (m.type === 'ready') {
-          const info: ReadyInfo = { runtime: m.runtime, version: m.version, tools: m.tools };
+          const info: ReadyInfo = {
+            runtime: m.runtime,
+            version: m.version,
+            tools: m.tools,
+            ...(m.subreaper !== undefined ? { subreaper: m.subreaper } : {}),
+          };
           this.ready = info;
           finish(undefined, info);
         } else if (m.type === 'load_error') {

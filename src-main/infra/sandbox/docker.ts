@@ -134,6 +134,12 @@ export interface DockerFactoryOptions {
    * noseccomp, noipcfilter), so that each remaining wall is attacked alone.
    */
   wallsOff?: string[];
+  /**
+   * Tests only: the containers start with Docker's init as their pid 1 (`--init`), the worker below it,
+   * as a person's own engine settings or a pod sharing its process namespace could make it
+   * (docs/sandboxes.md, "Between jobs": when the worker is a child subreaper).
+   */
+  init?: boolean;
 }
 
 /** The rlimits a Podman engine's containers get (nproc counts the sandbox user's processes host-wide). */
@@ -153,6 +159,7 @@ export class DockerWorkerFactory implements WorkerFactory {
   private readonly runtime: string | undefined;
   private readonly podman: boolean;
   private readonly wallsOff: string[];
+  private readonly init: boolean;
   private readonly image: (runtime: RuntimeId, spec?: SandboxSpec) => Promise<string>;
   private readonly limits: ContainerLimits;
   private readonly conns = new Map<string, WorkerConnection>();
@@ -174,6 +181,7 @@ export class DockerWorkerFactory implements WorkerFactory {
     this.runtime = opts.runtime;
     this.podman = !!opts.podman;
     this.wallsOff = opts.wallsOff ?? [];
+    this.init = opts.init === true;
     this.isolation = opts.runtime === 'runsc' ? 'gvisor' : 'docker';
     this.ownsInstallation = !opts.installation;
     this.installation = opts.installation ?? new Installation();
@@ -244,6 +252,7 @@ export class DockerWorkerFactory implements WorkerFactory {
     // 65534 at once and runs each job under a uid of its own (docs/security.md, "A uid of its own").
     const jobUids = this.isolation === 'gvisor' && spec.runtime === 'python';
     const hc = hostConfig(this.limits);
+    if (this.init) hc.Init = true;
     const binds = [
       ...(egress ? [`${egress.dir}:${EGRESS_MOUNT}:ro`] : []),
       ...(proto ? [`${proto.dir}:${PROTOCOL_MOUNT}:ro`] : []),

@@ -44,6 +44,8 @@ const ready = z.object({
   runtime: text,
   version: text,
   tools: list<ToolDescriptor>(),
+  /** The Python worker: whether it is a child subreaper (only where its jobs have no pid namespace). */
+  subreaper: any.transform((v) => (typeof v === 'boolean' ? v : undefined)),
 });
 
 const loadError = z.object({

@@ -4,7 +4,8 @@
  * 13) hands a pid namespace's orphans to a child subreaper outside the namespace when its pid 1 exits,
  * instead of killing them: with the worker (pid 1 of the sandbox) a subreaper, a job's double-forked
  * survivor outlived its namespace there and reached the next job. The worker therefore sets the flag
- * only where it is not pid 1.
+ * only where it is needed: not at pid 1, and not where its jobs run in pid namespaces of their own (a
+ * worker below an init, `docker run --init`, with jobs in namespaces: none; with plain forks: one).
  *
  * Driven directly in the python image with the sandbox's HostConfig and the job uids' capabilities (the
  * fork server's clone of a new pid namespace), run as pid 1 of the container: the worker's call, its flag
@@ -35,11 +36,15 @@ def flag():
     libc.prctl(37, ctypes.byref(v), 0, 0, 0)  # PR_GET_CHILD_SUBREAPER
     return v.value
 
-out = {"pid": os.getpid(), "set": hygiene.become_subreaper(), "flag": flag()}
+# the worker's call at pid 1, its jobs in pid namespaces of their own (and, at pid 1, plain forks too)
+out = {"pid": os.getpid(), "set": hygiene.become_subreaper(True), "plain": hygiene.become_subreaper(False), "flag": flag()}
 r, w = os.pipe()
 k = os.fork()
 if k == 0:
-    os.write(w, json.dumps([os.getpid() != 1, hygiene.become_subreaper(), flag()]).encode())
+    # not pid 1 (docker run --init, a pod sharing its process namespace): no subreaper while its jobs have
+    # pid namespaces; one once they are plain forks
+    ns = [hygiene.become_subreaper(True), flag()]
+    os.write(w, json.dumps([os.getpid() != 1, *ns, hygiene.become_subreaper(False), flag()]).encode())
     os._exit(0)
 os.waitpid(k, 0)
 out["child"] = json.loads(os.read(r, 200))
@@ -104,9 +109,17 @@ describe('a job pid namespace ends with its pid 1, the worker being pid 1', () =
       const image = await buildImage(docker, 'python', imagePaths());
       const got = await probe(docker, image, runtime);
       const what = JSON.stringify(got);
-      expect([got['pid'], got['set'], got['clone'], got['survivor']], what).toEqual([1, false, true, 'gone']);
+      expect([got['pid'], got['set'], got['plain'], got['clone'], got['survivor']], what).toEqual([
+        1,
+        false,
+        false,
+        true,
+        'gone',
+      ]);
       // (gVisor 20221219 has no PR_GET_CHILD_SUBREAPER and no subreapers: the flag is read on runc only)
-      if (level === 'docker') expect([got['flag'], got['child']], what).toEqual([0, [true, true, 1]]);
+      if (level === 'docker')
+        expect([got['flag'], got['child']], what).toEqual([0, [true, false, 0, true, 1]]);
+      else expect((got['child'] as unknown[]).slice(0, 2), what).toEqual([true, false]);
     }, 180_000);
   }
 });
