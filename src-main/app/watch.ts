@@ -7,7 +7,7 @@
  * refused with its file, line and field, and the last good config stays in use. Every outcome is pushed
  * to the front ends as a `workspace_changed` event.
  */
-import { existsSync, readdirSync, readFileSync, watch } from 'node:fs';
+import { existsSync, readdirSync, watch } from 'node:fs';
 import type { FSWatcher } from 'node:fs';
 import { join, sep } from 'node:path';
 import type { WorkspaceChange } from '../contract/api.ts';
@@ -15,6 +15,7 @@ import type { Config } from './config.ts';
 import type { PushDeps, WorkspaceDeps } from './deps.ts';
 import { errorMessage } from '../core/errors.ts';
 import { isOwnState } from '../infra/workspace/files.ts';
+import { readRegularFile } from '../infra/workspace/regular-file.ts';
 
 export interface WorkspaceWatcher {
   close(): void;
@@ -186,7 +187,9 @@ export function watchWorkspace(svc: WatchDeps, debounceMs = 150): WorkspaceWatch
 
 function readText(file: string): string | undefined {
   try {
-    return readFileSync(file, 'utf8');
+    // Never a blocking read: a named pipe saved in config.toml's place would stop the whole process
+    // (the reload that follows names it).
+    return readRegularFile(file, 'utf8');
   } catch {
     return undefined;
   }

@@ -12,6 +12,7 @@ import { dirname, join } from 'node:path';
 import type { Response } from '../contract/api.ts';
 import type { CallShape } from '../core/lang/signature.ts';
 import { codeStamp, packageVersion } from './code-stamp.ts';
+import { readRegularFile } from '../infra/workspace/regular-file.ts';
 
 // Builtins by process.getBuiltinModule, not ES imports: an ES import builds the module's namespace
 // (node:fs's reads every export, its lazy `promises` too), ~3-5 ms of a one-shot verb's ~25 ms start
@@ -51,12 +52,12 @@ export function snapshotKey(workspace: string): string | undefined {
   try {
     const h = createHash('sha256');
     h.update(`${packageVersion()}\0${codeStamp()}\0`);
-    h.update(readFileSync(join(workspace, '.toolsmith', 'config.toml')));
+    h.update(readRegularFile(join(workspace, '.toolsmith', 'config.toml')));
     const dir = join(workspace, 'sandboxes');
     for (const name of existsSync(dir) ? readdirSync(dir).sort() : []) {
       h.update(`\0${name}\0`);
       const tools = join(dir, name, 'tools.py');
-      if (existsSync(tools)) h.update(readFileSync(tools));
+      if (existsSync(tools)) h.update(readRegularFile(tools));
     }
     // The skills a script may call are part of what a sandbox offers (`validate` refuses a call to one
     // that is not offered, `tools` lists them): their files and their test verdicts, which decide which
@@ -67,11 +68,11 @@ export function snapshotKey(workspace: string): string | undefined {
       if (!sb.isDirectory()) continue;
       for (const f of readdirSync(join(skills, sb.name)).sort()) {
         h.update(`\0skill\0${sb.name}/${f}\0`);
-        h.update(readFileSync(join(skills, sb.name, f)));
+        h.update(readRegularFile(join(skills, sb.name, f)));
       }
     }
     const verdicts = join(workspace, '.toolsmith', 'skill-tests.json');
-    if (existsSync(verdicts)) h.update(readFileSync(verdicts));
+    if (existsSync(verdicts)) h.update(readRegularFile(verdicts));
     return h.digest('hex');
   } catch {
     return undefined;

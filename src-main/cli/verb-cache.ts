@@ -24,6 +24,7 @@ import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { codeStamp, packageVersion } from './code-stamp.ts';
 import { printEarly } from './early-write.ts';
+import { readRegularFile } from '../infra/workspace/regular-file.ts';
 import { readSnapshot, snapshotKey } from './sandboxes-cache.ts';
 import { resolveWorkspaceDir } from '../infra/workspace/init.ts';
 import type { RuntimeImage } from '../infra/sandbox/images.ts';
@@ -144,7 +145,7 @@ export function verbKey(workspace: string, argv: string[], version: string): str
     for (const name of existsSync(kits) ? readdirSync(kits).sort() : []) {
       if (!name.endsWith('.kit')) continue;
       h.update(`\0${name}\0`);
-      h.update(readFileSync(join(kits, name)));
+      h.update(readRegularFile(join(kits, name)));
     }
     return h.digest('hex');
   } catch {

@@ -6,6 +6,7 @@
  * light verbs import this, not files.ts.
  */
 import { basename, join } from 'node:path';
+import { NotAFileError, readRegularFile } from './regular-file.ts';
 
 // Builtins by process.getBuiltinModule, not ES imports: an ES import builds the module's namespace
 // (node:fs's reads every export, its lazy `promises` too), ~3-5 ms of a one-shot verb's ~25 ms start
@@ -13,7 +14,6 @@ import { basename, join } from 'node:path';
 const {
   chmodSync,
   mkdirSync,
-  readFileSync,
   openSync,
   readlinkSync,
   renameSync,
@@ -198,14 +198,18 @@ const READ_WHY: Record<string, string> = {
 };
 
 /**
- * A workspace file's text; a path that cannot be read as a file (a folder in its place, no permission)
- * is refused naming the file and the cause in words (Node says "EISDIR: illegal operation on a
+ * A workspace file's text; a path that cannot be read as a file (a folder, a named pipe or a device in
+ * its place, no permission) is refused naming the file and the cause in words (Node says "EISDIR: illegal operation on a
  * directory, read", without the file). A missing file throws Node's error as before.
  */
 export function readWorkspaceText(file: string): string {
   try {
-    return readFileSync(file, 'utf8');
+    return readRegularFile(file, 'utf8');
   } catch (e) {
+    // A named pipe, a socket or a device in the file's place: refused at once (a FIFO's read would
+    // block the whole process until a writer came).
+    if (e instanceof NotAFileError && e.code !== 'EISDIR')
+      throw new WorkspaceFileError(`${e.message}; move it away and put the file back`, file);
     const code = (e as NodeJS.ErrnoException).code ?? '';
     const why = READ_WHY[code];
     if (!why) throw e;

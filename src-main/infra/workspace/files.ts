@@ -2,13 +2,14 @@
  * The workspace on disk: `.toolsmith/config.toml`, `sandboxes/<name>/tools.py`, `kits/*.kit`,
  * `templates/*.tmpl`. Reads and writes files; parsing into domain objects happens in core/app.
  */
-import { existsSync, lstatSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, readlinkSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { parse as parseToml, stringify as stringifyToml, TomlError } from 'smol-toml';
 import { splitTemplateFile, templateFromParts, templateFrontMatter } from '../../core/templates/file.ts';
 import { TemplateError } from '../../core/templates/template.ts';
 import type { Template } from '../../core/templates/template.ts';
 import { errorMessage } from '../../core/errors.ts';
+import { NotAFileError, readRegularFile } from './regular-file.ts';
 import {
   atomicWrite,
   folderProblem,
@@ -53,13 +54,15 @@ export function parseTomlFile(file: string, text: string): Record<string, unknow
 
 /**
  * The config file's text, or undefined when there is none (the defaults apply). A path that exists
- * but cannot be read as a file (a folder, a symbolic link loop or to nothing, no permission) is refused
+ * but cannot be read as a file (a folder, a named pipe, a symbolic link loop or to nothing, no permission) is refused
  * naming the file and the reason: it is never taken for a missing config.
  */
 export function readConfigText(file: string): string | undefined {
   try {
-    return readFileSync(file, 'utf8');
+    return readRegularFile(file, 'utf8');
   } catch (e) {
+    if (e instanceof NotAFileError)
+      throw new WorkspaceError(`${e.message}; the workspace's config must be a TOML file`, file);
     const code = (e as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') {
       let link = false;
@@ -171,7 +174,7 @@ export class WorkspaceFiles {
     // A huge tools.py (generated data pasted in, a wrong file) is refused here, naming it and its size:
     // the worker would load it whole in every container, and say only that the load timed out.
     const st = statSync(file);
-    if (st.isDirectory()) readWorkspaceText(file);
+    if (!st.isFile()) readWorkspaceText(file); // (a folder, a named pipe: refused naming what is there)
     const size = st.size;
     if (size > MAX_TOOLS_BYTES)
       throw new WorkspaceError(
@@ -318,6 +321,6 @@ export function parseTemplateText(text: string, file: string): Template {
 export function readPromptFiles(dir: string): Record<string, string> {
   const out: Record<string, string> = {};
   for (const f of readdirSync(dir))
-    if (f.endsWith('.md')) out[f.slice(0, -3)] = readFileSync(join(dir, f), 'utf8');
+    if (f.endsWith('.md')) out[f.slice(0, -3)] = readWorkspaceText(join(dir, f));
   return out;
 }

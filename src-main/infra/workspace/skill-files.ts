@@ -19,7 +19,7 @@ import {
   splitSkillFileOf,
 } from '../../core/skills/shape.ts';
 import { contentHash } from '../../core/tools/registry.ts';
-import { atomicWrite, workspaceFolder } from './atomic.ts';
+import { atomicWrite, readWorkspaceText, WorkspaceFileError, workspaceFolder } from './atomic.ts';
 import { checkName } from './files.ts';
 
 export interface SkillEntry {
@@ -101,7 +101,16 @@ export class SkillFiles {
         if (!language) continue;
         const file = join(dir, f);
         const name = f.slice(0, f.lastIndexOf('.'));
-        const text = readFileSync(file, 'utf8');
+        let text: string;
+        try {
+          text = readWorkspaceText(file);
+        } catch (e) {
+          // A folder or a named pipe under a skill's name: that entry's problem, the others are listed.
+          if (!(e instanceof WorkspaceFileError)) throw e;
+          out.push({ sandbox: sb, name, file, hash: '', error: e.message });
+          seen.add(name);
+          continue;
+        }
         const entry: SkillEntry = { sandbox: sb, name, file, hash: contentHash(text) };
         if (seen.has(name))
           entry.error = `${file}: another file of sandbox ${sb} already holds skill ${name} (one file per name)`;
@@ -150,7 +159,7 @@ export class SkillFiles {
 
   /** Copies a skill's current file into its history, as the version its front matter names. */
   private keep(sandbox: string, name: string, current: { file: string; ext: string }): void {
-    const old = readFileSync(current.file, 'utf8');
+    const old = readWorkspaceText(current.file);
     const v =
       /^(?:#|\/\/)\s*version\s*=\s*(\d+)/m.exec(old)?.[1] ??
       String((this.versions(sandbox, name).at(-1) ?? 0) + 1);
@@ -176,7 +185,7 @@ export class SkillFiles {
     const hist = join(this.historyDir, checkName('sandbox', sandbox), checkName('skill', name));
     for (const ext of Object.values(SKILL_EXT)) {
       const f = join(hist, `v${v}.${ext}`);
-      if (existsSync(f)) return readFileSync(f, 'utf8');
+      if (existsSync(f)) return readWorkspaceText(f);
     }
     return undefined;
   }
