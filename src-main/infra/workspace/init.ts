@@ -4,7 +4,7 @@
  */
 import { homedir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
-import { errorMessage, systemErrorLine } from '../../core/errors.ts';
+import { errnoWords, errorMessage, systemErrorLine } from '../../core/errors.ts';
 import { atomicWrite, WorkspaceError } from './atomic.ts';
 import { sampleWorkspaceDir } from './paths.ts';
 
@@ -49,18 +49,30 @@ export function defaultWorkspaceDir(): string {
   // Its folder one level at a time (a $TOOLSMITH_HOME under /proc made Node's recursive mkdir spin
   // forever), and the copy made aside and renamed into place whole: a copy cut short (a crash, a full
   // disk) or made by two processes at once never leaves a config.toml beside half of the files.
+  const from = process.env['TOOLSMITH_HOME'] ? ' ($TOOLSMITH_HOME)' : '';
+  const cannot = (why: string) =>
+    new WorkspaceError(
+      `no workspace is named and the sample workspace cannot be copied to ${dir}${from}: ${why}`,
+    );
   try {
     makeFolder(dirname(dir));
   } catch (e) {
-    const from = process.env['TOOLSMITH_HOME'] ? ' ($TOOLSMITH_HOME)' : '';
-    throw new WorkspaceError(
-      `no workspace is named and the sample workspace cannot be copied to ${dir}${from}: ${errorMessage(e)}`,
-    );
+    throw cannot(errorMessage(e));
   }
   const aside = `${dir}.${process.pid}.tmp`;
   rmSync(aside, { recursive: true, force: true });
   try {
-    copySample(aside);
+    // A data folder that exists but takes no writes (a read-only mount, a full disk, another user's):
+    // named by its folder and the cause in words, not by the temporary copy's name.
+    try {
+      copySample(aside);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (typeof code !== 'string' || !errnoWords(code).includes(':')) throw e;
+      throw cannot(
+        `${dirname(dir)} cannot be written (${errnoWords(code)}); name a workspace (--workspace DIR) or set TOOLSMITH_HOME to a folder you can write`,
+      );
+    }
     try {
       renameSync(aside, dir);
     } catch {

@@ -3,7 +3,7 @@
  * not at all, its folders one level at a time. A data folder under /proc made Node's recursive mkdir
  * spin forever at full CPU, deaf to SIGTERM; now it is a one-line error naming the folder.
  */
-import { spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -77,4 +77,28 @@ describe('the copy of the sample workspace', () => {
       expect(r.stderr.trim().split('\n')).toHaveLength(1);
     },
   );
+
+  it('a data folder on a read-only file system: one line naming the folder and the cause, not the temporary copy, exit 3', () => {
+    if (process.getuid?.() !== 0) throw new Error('this test mounts a read-only tmpfs: run it as root');
+    const cwd = mkdtempSync(join(tmpdir(), 'toolsmith-default-ws-cwd-'));
+    const ro = mkdtempSync(join(tmpdir(), 'toolsmith-default-ws-ro-'));
+    homes.push(cwd, ro);
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'ro,size=1m', 'tmpfs', ro]);
+    try {
+      const r = spawnSync(join(repoRoot, 'node_modules/.bin/node'), [sourceBin, 'runs', 'list'], {
+        cwd,
+        env: { ...process.env, TOOLSMITH_HOME: ro },
+        encoding: 'utf8',
+        timeout: 60_000,
+        killSignal: 'SIGKILL',
+      });
+      expect(r.status).toBe(3);
+      // Before: "toolsmith: <ro>/sample-workspace.<pid>.tmp: mkdir failed: EROFS: read-only file system".
+      expect(r.stderr.trim()).toBe(
+        `toolsmith: no workspace is named and the sample workspace cannot be copied to ${ro}/sample-workspace ($TOOLSMITH_HOME): ${ro} cannot be written (EROFS: read-only file system); name a workspace (--workspace DIR) or set TOOLSMITH_HOME to a folder you can write`,
+      );
+    } finally {
+      execFileSync('umount', [ro]);
+    }
+  });
 });
