@@ -320,11 +320,13 @@ export class McpManager {
       { getDefaultEnvironment, StdioClientTransport },
       { StreamableHTTPClientTransport },
       ajv,
+      { SUPPORTED_PROTOCOL_VERSIONS },
     ] = await Promise.all([
       import('@modelcontextprotocol/sdk/client/index.js'),
       import('@modelcontextprotocol/sdk/client/stdio.js'),
       import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
       import('ajv'),
+      import('@modelcontextprotocol/sdk/types.js'),
     ]);
     this.ajv ??= new ajv.Ajv({ allErrors: true, strict: false });
     let transport: Transport;
@@ -423,25 +425,50 @@ export class McpManager {
       // A server that announces a new tool list is listed again (every page); registries and the
       // MCP server's `code` manual follow through `version` and `subscribe`.
       const { ToolListChangedNotificationSchema } = await import('@modelcontextprotocol/sdk/types.js');
-      client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
-        if (!conn.alive) return;
+      // Announcements are coalesced: one listing at a time, and the announcements that come while it
+      // runs ask for one more after it (the latest list is what counts). A server that sends
+      // list_changed in a loop (a storm of thousands) costs a few listings, not one tools/list request
+      // and one rebuild of every registry per notification.
+      let listing: 'idle' | 'running' | 'again' = 'idle';
+      const relist = async (): Promise<void> => {
+        listing = 'running';
         try {
-          conn.tools = await listAllTools(client, timeout);
-        } catch {
-          return; // the next call reconnects and lists again
+          while (conn.alive) {
+            let tools: McpToolListing[];
+            try {
+              tools = await listAllTools(client, timeout);
+            } catch {
+              return; // the next call reconnects and lists again
+            }
+            if (this.conns.get(name) === undefined) return;
+            conn.tools = tools;
+            this.cache.set(name, conn.tools);
+            this.version++;
+            this.setStatus(name, { tools: conn.tools.length });
+            if (listing !== 'again') return;
+            listing = 'running'; // announced again meanwhile: this list may already be old
+          }
+        } finally {
+          listing = 'idle';
         }
-        if (this.conns.get(name) === undefined) return;
-        this.cache.set(name, conn.tools);
-        this.version++;
-        this.setStatus(name, { tools: conn.tools.length });
+      };
+      client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+        if (!conn.alive) return;
+        if (listing !== 'idle') listing = 'again';
+        else void relist();
       });
     } catch (e) {
       conn.alive = false;
       await client.close().catch(() => undefined);
+      // The SDK says only "Server's protocol version is not supported: X": which versions the client
+      // speaks, and what to do, are the rest of the cause.
+      const version = /^Server's protocol version is not supported: (.*)$/.exec(errorMessage(e))?.[1];
+      const why =
+        version === undefined
+          ? describe(e)
+          : `it answered initialize with MCP protocol version ${JSON.stringify(version)}, which Toolsmith's MCP client does not speak (it speaks ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}); run a version of the server that speaks one of these, or a Toolsmith that speaks ${JSON.stringify(version)}`;
       const base =
-        e instanceof McpError
-          ? e.message
-          : `MCP server ${name} (${this.target(def)}) failed to start: ${describe(e)}`;
+        e instanceof McpError ? e.message : `MCP server ${name} (${this.target(def)}) failed to start: ${why}`;
       const message = base + tail(stderr);
       this.setStatus(name, { state: 'error', error: message });
       throw new McpError(name, e instanceof McpError ? e.code : 'mcp_unavailable', message);

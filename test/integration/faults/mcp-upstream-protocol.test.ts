@@ -1,0 +1,56 @@
+/**
+ * An upstream MCP server that speaks the protocol oddly, from a hand-written server on stdio (what the
+ * SDK's own server never does): a protocol version no client speaks is named with the versions
+ * Toolsmith's client speaks and what to do, and a storm of `notifications/tools/list_changed` costs a
+ * few listings, not one `tools/list` request (and one rebuild of every registry) per notification,
+ * while the tool list still ends up current.
+ */
+import { join } from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { McpManager } from '../../../src-main/infra/mcp/manager.ts';
+import { mcpServerSchema } from '../../../src-main/app/config.ts';
+import { nodeBin } from '../../support/mcp-workspace.ts';
+import { repoRoot } from '../../support/workspace.ts';
+
+const rawServer = join(repoRoot, 'test/fixtures/mcp/raw-server.mjs');
+const managers: McpManager[] = [];
+const manager = (args: string[] = []) => {
+  const m = new McpManager({
+    raw: mcpServerSchema.parse({ command: nodeBin, args: [rawServer, ...args], timeout_ms: 30_000 }),
+  });
+  managers.push(m);
+  return m;
+};
+afterEach(() => Promise.all(managers.splice(0).map((m) => m.close())));
+const served = async (m: McpManager) =>
+  (JSON.parse((await m.callTool('raw', 'lists', {})).content[0]!.text as string) as { lists: number }).lists;
+
+describe('an upstream MCP server that speaks the protocol oddly', () => {
+  it('a protocol version no client speaks: the error names it, the versions spoken and what to do', async () => {
+    const m = manager(['--version', '2099-01-01']);
+    const e = (await m.listTools('raw').catch((x: unknown) => x)) as Error;
+    // Before: "... failed to start: Server's protocol version is not supported: 2099-01-01".
+    expect(e.message).toMatch(
+      /^MCP server raw \(.*raw-server\.mjs --version 2099-01-01\) failed to start: it answered initialize with MCP protocol version "2099-01-01", which Toolsmith's MCP client does not speak \(it speaks 2025-\d\d-\d\d, .*2024-11-05.*\); run a version of the server that speaks one of these, or a Toolsmith that speaks "2099-01-01"$/,
+    );
+    expect(m.status('raw')).toMatchObject({ state: 'error', error: e.message });
+  }, 60_000);
+
+  it('2000 list_changed notifications at once: a few listings, not 2000; the list ends up current', async () => {
+    const m = manager();
+    expect((await m.listTools('raw')).map((t) => t.name)).toEqual(['storm', 'lists']);
+    let changes = 0;
+    m.subscribe(() => changes++);
+    await m.callTool('raw', 'storm', {});
+    await vi.waitFor(() => expect(m.cachedTools('raw')?.map((t) => t.name)).toContain('added'), {
+      timeout: 30_000,
+    });
+    // Every notification precedes the storm's answer, so the listings they caused are all asked by
+    // now: the first listing, one for those that came while it ran (before: one per notification).
+    const lists = await served(m);
+    expect(lists).toBeGreaterThanOrEqual(2);
+    expect(lists).toBeLessThanOrEqual(3);
+    expect(changes).toBeLessThanOrEqual(3);
+    expect(m.status('raw')).toMatchObject({ state: 'connected', tools: 3 });
+  }, 60_000);
+});
