@@ -429,9 +429,10 @@ export class McpManager {
       // runs ask for one more after it (the latest list is what counts). A server that sends
       // list_changed in a loop (a storm of thousands) costs a few listings, not one tools/list request
       // and one rebuild of every registry per notification.
-      let listing: 'idle' | 'running' | 'again' = 'idle';
+      const state: { listing: 'idle' | 'running' | 'again' } = { listing: 'idle' };
+      const announcedAgain = () => state.listing === 'again'; // (set by the handler while a listing runs)
       const relist = async (): Promise<void> => {
-        listing = 'running';
+        state.listing = 'running';
         try {
           while (conn.alive) {
             let tools: McpToolListing[];
@@ -445,16 +446,16 @@ export class McpManager {
             this.cache.set(name, conn.tools);
             this.version++;
             this.setStatus(name, { tools: conn.tools.length });
-            if (listing !== 'again') return;
-            listing = 'running'; // announced again meanwhile: this list may already be old
+            if (!announcedAgain()) return;
+            state.listing = 'running'; // announced again meanwhile: this list may already be old
           }
         } finally {
-          listing = 'idle';
+          state.listing = 'idle';
         }
       };
       client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
         if (!conn.alive) return;
-        if (listing !== 'idle') listing = 'again';
+        if (state.listing !== 'idle') state.listing = 'again';
         else void relist();
       });
     } catch (e) {

@@ -22,8 +22,10 @@ const manager = (args: string[] = []) => {
   return m;
 };
 afterEach(() => Promise.all(managers.splice(0).map((m) => m.close())));
-const served = async (m: McpManager) =>
-  (JSON.parse((await m.callTool('raw', 'lists', {})).content[0]!.text as string) as { lists: number }).lists;
+const served = async (m: McpManager) => {
+  const [first] = (await m.callTool('raw', 'lists', {})).content as { text: string }[];
+  return (JSON.parse(first!.text) as { lists: number }).lists;
+};
 
 describe('an upstream MCP server that speaks the protocol oddly', () => {
   it('a protocol version no client speaks: the error names it, the versions spoken and what to do', async () => {
