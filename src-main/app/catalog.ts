@@ -16,6 +16,7 @@ import type { Response } from '../contract/api.ts';
 import { errorMessage } from '../core/errors.ts';
 import type { ConfigDeps, McpDeps, WorkspaceDeps } from './deps.ts';
 import { WorkspaceError } from '../infra/workspace/files.ts';
+import { workspaceGone } from '../infra/workspace/atomic.ts';
 import { ToolsmithError } from './errors.ts';
 import { sandboxMcpTools } from './mcp.ts';
 
@@ -92,6 +93,10 @@ export class ToolCatalog {
     try {
       st = this.deps.files.declaredSandboxes.has(sandbox) ? statOrEmpty(file) : statSync(file);
     } catch {
+      // The workspace folder moved or deleted under this process (a run in flight, its retries): named
+      // as such, with where it went, not as a sandbox that does not exist.
+      const gone = workspaceGone(this.deps.files.root, `sandbox ${sandbox}'s tools`, 'read');
+      if (gone) throw new ToolsmithError('infra', gone.message);
       // Declared in config.toml but its tools.py is gone (moved or deleted): say that, not that no such
       // sandbox exists (the config, default_sandbox included, still names it).
       if (this.deps.config.sandboxes[sandbox])

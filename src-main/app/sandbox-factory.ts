@@ -32,6 +32,7 @@ import { Installation } from '../infra/sandbox/installation.ts';
 import { failedResult, infraResult } from '../core/sandbox/execution.ts';
 import type { SandboxSpec, WorkerFactory } from '../infra/sandbox/pool.ts';
 import { ProcessWorkerFactory } from '../infra/sandbox/process.ts';
+import { workspaceGone } from '../infra/workspace/atomic.ts';
 import { imagePaths } from './images-light.ts';
 import { errorMessage } from '../core/errors.ts';
 import { NO_DOCKER_HINT, noDockerHint } from './system.ts';
@@ -449,7 +450,13 @@ export async function createSandboxManager(svc: SandboxFactoryDeps): Promise<San
           level,
         );
       if (!svc.files.sandboxNames().includes(req.sandbox))
-        return infraResult(`no sandbox ${req.sandbox}`, runtime, level);
+        return infraResult(
+          // The workspace folder moved or deleted while a run was in flight: its cause, and where it went.
+          workspaceGone(svc.files.root, `sandbox ${req.sandbox}'s tools`, 'read')?.message ??
+            `no sandbox ${req.sandbox}`,
+          runtime,
+          level,
+        );
       if ((runtime === 'bun' || runtime === 'deno') && (level === 'bubblewrap' || level === 'process'))
         return infraResult(
           `runtime '${runtime}' runs only in Docker (its binary lives in the toolsmith/${runtime} image) and sandbox '${req.sandbox}' runs as a host process (${own.levelOf(req.sandbox) === 'process' ? 'isolation = "process"' : 'no Docker engine answers'}), which runs python and node`,

@@ -129,7 +129,7 @@ const isFolder = (p: string) => {
 export function workspaceGone(
   root: string,
   what: string,
-  doing: 'save' | 'list',
+  doing: 'save' | 'list' | 'read',
 ): WorkspaceFileError | undefined {
   if (isFolder(root)) return undefined;
   const now = whereNow(root);
@@ -145,7 +145,7 @@ export function workspaceGone(
     `the workspace folder ${root} is gone: ${where} while this process (pid ${process.pid}) had it open; ` +
       (doing === 'save'
         ? `${what} was not saved, and nothing was written at the old path; `
-        : `${what} cannot be listed from the old path; `) +
+        : `${what} cannot be ${doing === 'list' ? 'listed' : 'read'} from the old path; `) +
       (movedTo
         ? `open the workspace at ${movedTo} (or move it back)${again}`
         : `put the folder back, or open the workspace where it is now${again ? `,${again}` : ''}`),

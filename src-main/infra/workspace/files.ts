@@ -18,6 +18,7 @@ import {
   WorkspaceError,
   WorkspaceFileError,
   workspaceFolder,
+  workspaceGone,
 } from './atomic.ts';
 
 // Kept in ./atomic.ts (no TOML or template parser behind them) and exported from here as before.
@@ -167,6 +168,9 @@ export class WorkspaceFiles {
     const file = this.toolsFile(sandbox);
     if (!existsSync(file) && this.declaredSandboxes.has(sandbox)) return '';
     if (!existsSync(file)) {
+      // The workspace folder moved or deleted under this process: that is the cause, not the sandbox.
+      const gone = workspaceGone(this.root, `sandbox ${sandbox}'s tools.py`, 'read');
+      if (gone) throw gone;
       throw new WorkspaceError(
         `no sandbox ${sandbox} in ${this.root}; available: ${this.sandboxNames().join(', ') || 'none'}`,
       );

@@ -72,6 +72,43 @@ describe('workspace files changed under a live serve', () => {
     expect(s.err()).not.toMatch(/failed: Error/);
   }, 120_000);
 
+  it('the workspace folder moved while a PLAN run retries: the run fails naming the move and where it went, not "no sandbox"; moved back, a run succeeds', async () => {
+    const moved = `${fx.ws}-moved`;
+    serve = await startServe(fx.ws, fx.data);
+    const s = serve;
+    restore = () => {
+      if (existsSync(moved) && !existsSync(fx.ws)) renameSync(moved, fx.ws);
+    };
+    // The first script calls a tool that does not exist (refused, the run asks again); the second
+    // answer comes late, and the workspace folder is moved while the run waits for it.
+    fx.llm.push(
+      { text: 'r = no_such_tool(1)\nemit_result(r)' },
+      { text: 'r = get_user(user_id="u1")\nemit_result(r.data)', delayMs: 3_000 },
+    );
+    const { runId } = await s.call<{ runId: string }>('runs.start', { task: 'user u1', sandbox: 'ecommerce' });
+    await vi.waitFor(() => expect(fx.llm.requests.length).toBe(2), { timeout: 60_000 });
+    renameSync(fx.ws, moved);
+    let run: { status: string; error: string | null };
+    for (;;) {
+      run = await s.call<{ status: string; error: string | null }>('runs.get', { runId });
+      if (run.status !== 'running') break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    // Before: "no sandbox ecommerce", as if the sandbox had never existed.
+    expect(run.status).toBe('failed');
+    expect(run.error).toBe(
+      `the workspace folder ${fx.ws} is gone: it was moved to ${moved} while this process (pid ${s.child.pid}) had it open; sandbox ecommerce's tools cannot be read from the old path; open the workspace at ${moved} (or move it back)`,
+    );
+    // A new run is refused with the same words (before: "no sandbox ecommerce in <ws>; available: none").
+    expect(await refusal(s.call('runs.start', { task: 'user u1 again', sandbox: 'ecommerce' }))).toContain(
+      `the workspace folder ${fx.ws} is gone: it was moved to ${moved}`,
+    );
+    // Moved back: the same process runs again.
+    renameSync(moved, fx.ws);
+    fx.llm.push({ text: 'r = get_user(user_id="u1")\nemit_result(r.data)' });
+    expect((await s.runToEnd('user u1, back')).status).toBe('succeeded');
+  }, 180_000);
+
   it('the workspace folder moved: every list of its files says so (the message a save gets), not an empty list; moved back, they list again', async () => {
     const moved = `${fx.ws}-moved`;
     serve = await startServe(fx.ws, fx.data);
