@@ -6,6 +6,7 @@ import { homedir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { errnoWords, errorMessage, systemErrorLine } from '../../core/errors.ts';
 import { atomicWrite, WorkspaceError } from './atomic.ts';
+import { readRegularFile } from './regular-file.ts';
 import { sampleWorkspaceDir } from './paths.ts';
 
 // Builtins by process.getBuiltinModule, not ES imports: an ES import builds the module's namespace
@@ -281,7 +282,7 @@ function readRecent(): { list: string[]; keep?: true } {
   const file = recentFile();
   let text: string;
   try {
-    text = readFileSync(file, 'utf8');
+    text = readRegularFile(file, 'utf8'); // (a named pipe there is refused at once, never waited on)
   } catch {
     return { list: [] }; // (none yet)
   }

@@ -5,7 +5,7 @@
  * test verdict of each skill in `.toolsmith/skill-tests.json` (keyed by the file's content hash, so a
  * hand edit makes the skill untested again).
  */
-import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse as parseToml, stringify as stringifyToml } from 'smol-toml';
 import { errorMessage } from '../../core/errors.ts';
@@ -21,6 +21,7 @@ import {
 import { contentHash } from '../../core/tools/registry.ts';
 import { atomicWrite, readWorkspaceText, WorkspaceFileError, workspaceFolder } from './atomic.ts';
 import { checkName } from './files.ts';
+import { readRegularFile } from './regular-file.ts';
 
 export interface SkillEntry {
   sandbox: string;
@@ -206,7 +207,7 @@ export class SkillFiles {
   verdicts(): Record<string, SkillVerdict> {
     if (!existsSync(this.verdictsFile)) return {};
     try {
-      return JSON.parse(readFileSync(this.verdictsFile, 'utf8')) as Record<string, SkillVerdict>;
+      return JSON.parse(readRegularFile(this.verdictsFile, 'utf8')) as Record<string, SkillVerdict>;
     } catch {
       return {};
     }

@@ -1,6 +1,6 @@
 /**
  * A named pipe (FIFO) where a workspace file belongs: tools.py, a kit, a template, a skill, config.toml
- * (a `mkfifo` by mistake, a tool that streams its output through a pipe under the file's name). A read of
+ * or the skills' verdicts (a `mkfifo` by mistake, a tool that streams its output through a pipe under the file's name). A read of
  * a FIFO waits for a writer; Node's `readFileSync` did so with the whole process blocked: `serve` stopped
  * answering every call (the page hung, SIGTERM's handler never ran), `toolsmith sandboxes`/`kit list`
  * never ended. Now the file is opened without blocking and refused at once, naming what is there; the
@@ -58,6 +58,7 @@ describe('a named pipe in place of a workspace file', () => {
     const config = join(fx.ws, '.toolsmith', 'config.toml');
     const template = join(fx.ws, 'templates', 'piped.tmpl');
     const skill = join(fx.ws, 'skills', 'ecommerce', 'piped.py');
+    const verdicts = join(fx.ws, '.toolsmith', 'skill-tests.json');
     mkdirSync(join(fx.ws, 'templates'), { recursive: true });
     mkdirSync(join(fx.ws, 'skills', 'ecommerce'), { recursive: true });
     const saved = new Map([tools, kit, config].map((f) => [f, readFileSync(f, 'utf8')]));
@@ -68,10 +69,11 @@ describe('a named pipe in place of a workspace file', () => {
       }
       rmSync(template, { force: true });
       rmSync(skill, { force: true });
+      rmSync(verdicts, { force: true });
     };
     const toolsBefore = (await s.call<{ tools: unknown[] }>('tools.list', { sandbox: 'ecommerce' })).tools;
     expect(toolsBefore.length).toBeGreaterThan(0);
-    for (const f of [tools, kit, template, skill]) fifo(f);
+    for (const f of [tools, kit, template, skill, verdicts]) fifo(f);
 
     // Before: the first of these blocked serve's event loop on the pipe; no call ever answered again.
     expect(await refusal(s.call('tools.list', { sandbox: 'ecommerce' }))).toBe(
