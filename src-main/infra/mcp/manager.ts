@@ -469,7 +469,9 @@ export class McpManager {
           ? describe(e)
           : `it answered initialize with MCP protocol version ${JSON.stringify(version)}, which Toolsmith's MCP client does not speak (it speaks ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}); run a version of the server that speaks one of these, or a Toolsmith that speaks ${JSON.stringify(version)}`;
       const base =
-        e instanceof McpError ? e.message : `MCP server ${name} (${this.target(def)}) failed to start: ${why}`;
+        e instanceof McpError
+          ? e.message
+          : `MCP server ${name} (${this.target(def)}) failed to start: ${why}`;
       const message = base + tail(stderr);
       this.setStatus(name, { state: 'error', error: message });
       throw new McpError(name, e instanceof McpError ? e.code : 'mcp_unavailable', message);

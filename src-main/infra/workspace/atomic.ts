@@ -11,16 +11,8 @@ import { NotAFileError, readRegularFile } from './regular-file.ts';
 // Builtins by process.getBuiltinModule, not ES imports: an ES import builds the module's namespace
 // (node:fs's reads every export, its lazy `promises` too), ~3-5 ms of a one-shot verb's ~25 ms start
 // (docs/scaling.md, "CLI start").
-const {
-  chmodSync,
-  mkdirSync,
-  openSync,
-  readlinkSync,
-  renameSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} = process.getBuiltinModule('node:fs');
+const { chmodSync, mkdirSync, openSync, readlinkSync, renameSync, rmSync, statSync, writeFileSync } =
+  process.getBuiltinModule('node:fs');
 
 export class WorkspaceError extends Error {
   override name = 'WorkspaceError';

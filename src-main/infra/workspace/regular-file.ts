@@ -6,7 +6,8 @@
  * file read is the one checked, no race with a rename) and read only when it is a regular file.
  * Only node: modules here (the CLI's cache reads files with this before main loads).
  */
-const { closeSync, constants, fstatSync, openSync, readFileSync, statSync } = process.getBuiltinModule('node:fs');
+const { closeSync, constants, fstatSync, openSync, readFileSync, statSync } =
+  process.getBuiltinModule('node:fs');
 
 /** A path that holds something other than a regular file; `code` is errno-like (EISDIR, S_IFIFO, ...). */
 export class NotAFileError extends Error {

@@ -85,7 +85,10 @@ describe('workspace files changed under a live serve', () => {
       { text: 'r = no_such_tool(1)\nemit_result(r)' },
       { text: 'r = get_user(user_id="u1")\nemit_result(r.data)', delayMs: 3_000 },
     );
-    const { runId } = await s.call<{ runId: string }>('runs.start', { task: 'user u1', sandbox: 'ecommerce' });
+    const { runId } = await s.call<{ runId: string }>('runs.start', {
+      task: 'user u1',
+      sandbox: 'ecommerce',
+    });
     await vi.waitFor(() => expect(fx.llm.requests.length).toBe(2), { timeout: 60_000 });
     renameSync(fx.ws, moved);
     let run: { status: string; error: string | null };
