@@ -62,8 +62,10 @@ export function readConfigText(file: string): string | undefined {
   try {
     return readRegularFile(file, 'utf8');
   } catch (e) {
+    // A WorkspaceFileError (a file the machine refused): a save that starts from it is answered as
+    // `infra` with this message, never as an internal error with a stack trace.
     if (e instanceof NotAFileError)
-      throw new WorkspaceError(`${e.message}; the workspace's config must be a TOML file`, file);
+      throw new WorkspaceFileError(`${e.message}; the workspace's config must be a TOML file`, file);
     const code = (e as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') {
       let link = false;
@@ -73,7 +75,7 @@ export function readConfigText(file: string): string | undefined {
         return undefined;
       }
       if (!link) return undefined;
-      throw new WorkspaceError(
+      throw new WorkspaceFileError(
         `${file} cannot be read: it is a symbolic link to ${readlinkSync(file)}, which does not exist`,
         file,
       );
@@ -81,12 +83,16 @@ export function readConfigText(file: string): string | undefined {
     const why: Record<string, string> = {
       EISDIR: 'it is a folder, not a file',
       ELOOP: 'it is a symbolic link loop',
-      EACCES: 'permission denied',
-      EPERM: 'permission denied',
+      EACCES: 'permission denied: this user may not read it',
+      EPERM: 'permission denied: this user may not read it',
       ENOTDIR: 'a part of its path is not a folder',
     };
-    throw new WorkspaceError(
-      `${file} cannot be read: ${why[code ?? ''] ?? (e as Error).message} (${code}); the workspace's config must be a TOML file`,
+    const todo =
+      code === 'EACCES' || code === 'EPERM'
+        ? 'make it readable by this user'
+        : "the workspace's config must be a TOML file";
+    throw new WorkspaceFileError(
+      `${file} cannot be read: ${why[code ?? ''] ?? (e as Error).message} (${code}); ${todo}`,
       file,
     );
   }

@@ -6,13 +6,15 @@
  * never ended. Now the file is opened without blocking and refused at once, naming what is there; the
  * process goes on, and the file put back is read again.
  */
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { useScriptedWorkspace } from '../../support/scripted-workspace.ts';
 import { cliProcess, startServe } from './support/processes.ts';
 import type { ServeProcess } from './support/processes.ts';
+import { nodeBin } from '../../support/toolsmith-process.ts';
+import { repoRoot } from '../../support/workspace.ts';
 
 const fx = useScriptedWorkspace({
   dataPerTest: true,
@@ -39,6 +41,21 @@ const refusal = (p: Promise<unknown>) =>
     (e: Error) => e.message.replace(/^[\w.]+: /, ''),
   );
 const status = (s: ServeProcess) => s.call<{ configProblem?: string }>('system.status', {});
+
+/** A contract call's whole answer ({ok, value} or {ok: false, error: {code, message}}). */
+async function raw(s: ServeProcess, method: string, params: unknown): Promise<unknown> {
+  const url = new URL(/(http:\/\/\S+)/.exec(s.out())![1]!);
+  const res = await fetch(`${url.origin}/api/${method}`, {
+    method: 'POST',
+    headers: {
+      origin: url.origin,
+      authorization: `Bearer ${url.searchParams.get('token')!}`,
+      'content-type': 'application/json',
+    },
+    body: JSON.stringify(params),
+  });
+  return res.json();
+}
 
 /** A CLI verb to its end; killed after 60 s, so a verb that hangs on the pipe reads as a signal, not an exit. */
 async function verb(args: string[]) {
@@ -95,6 +112,19 @@ describe('a named pipe in place of a workspace file', () => {
     );
     const settings = await s.call<{ providers: unknown[] }>('settings.get', {});
     expect(settings.providers.length).toBeGreaterThan(0);
+    // A save starts from the file: refused naming it, as a machine's refusal (before: `internal`, and
+    // "providers.save failed: WorkspaceError ..." with a stack trace on serve's stderr).
+    const save = await raw(s, 'providers.save', {
+      id: 'p9',
+      kind: 'openai',
+      baseUrl: 'http://127.0.0.1:9/v1',
+      model: 'm',
+    });
+    expect(save).toEqual({
+      ok: false,
+      error: { code: 'infra', message: `${piped(config)}; the workspace's config must be a TOML file` },
+    });
+    expect(s.err()).not.toMatch(/failed: WorkspaceError|\n\s+at /);
 
     // Put back: the same process reads them again.
     restore();
@@ -135,4 +165,23 @@ describe('a named pipe in place of a workspace file', () => {
     expect(kits.out).toMatch(/orders\s+ecommerce/);
     expect(kits.out).toContain(piped(tools));
   }, 180_000);
+
+  it('config.toml this user may not read (mode 000, as nobody): named with what to do, never read as "no config"', () => {
+    if (process.getuid?.() !== 0) throw new Error('this test reads the file as nobody: run it as root');
+    const config = join(fx.ws, '.toolsmith', 'config.toml');
+    chmodSync(config, 0o000);
+    restore = () => chmodSync(config, 0o644);
+    const probe = `import { readConfigText } from ${JSON.stringify(join(repoRoot, 'src-main/infra/workspace/files.ts'))};
+try { readConfigText(${JSON.stringify(config)}); console.log('read'); } catch (e) { console.log(e.name + ': ' + e.message); }`;
+    const r = spawnSync(nodeBin, ['--input-type=module', '-e', probe], {
+      uid: 65534,
+      gid: 65534,
+      encoding: 'utf8',
+    });
+    // Before: "...: permission denied (EACCES); the workspace's config must be a TOML file", and a save
+    // from a front end answered `internal` with a stack trace.
+    expect(r.stdout.trim()).toBe(
+      `WorkspaceFileError: ${config} cannot be read: permission denied: this user may not read it (EACCES); make it readable by this user`,
+    );
+  });
 });
