@@ -19,7 +19,6 @@ import {
   mkdirSync,
   mkdtempSync,
   readdirSync,
-  readFileSync,
   rmSync,
   writeFileSync,
 } from 'node:fs';
@@ -30,6 +29,7 @@ import type { RuntimeId } from '../../core/sandbox/runtimes.ts';
 import { dockerBuild, imageExists } from './images.ts';
 import type { Progress } from './images.ts';
 import { errorMessage } from '../../core/errors.ts';
+import { NotAFileError, readRegularFile } from '../workspace/regular-file.ts';
 
 const DEPS_RECIPE = '1';
 
@@ -51,15 +51,31 @@ export interface SandboxDeps {
   files: [string, Buffer][];
 }
 
+/**
+ * A dependency file's bytes: only a regular file is read (a named pipe in its place would block the
+ * process at every worker start); anything else is the sandbox's problem, named.
+ */
+function readDepFile(file: string): Buffer;
+function readDepFile(file: string, encoding: 'utf8'): string;
+function readDepFile(file: string, encoding?: 'utf8'): Buffer | string {
+  try {
+    return encoding ? readRegularFile(file, encoding) : readRegularFile(file);
+  } catch (e) {
+    if (e instanceof NotAFileError)
+      throw new DependencyError(`${e.message}; move it away and put the file back`);
+    throw e;
+  }
+}
+
 const meaningful = (text: string) => text.split('\n').some((l) => l.replace(/#.*/, '').trim() !== '');
 
 /** The sandbox's dependency files for a runtime, or undefined when it has none (the runtime image is used). */
 export function sandboxDeps(sandbox: string, dir: string, runtime: RuntimeId): SandboxDeps | undefined {
   if (runtime === 'python') {
     const req = join(dir, 'requirements.txt');
-    if (!existsSync(req) || !meaningful(readFileSync(req, 'utf8'))) return undefined;
-    const files: [string, Buffer][] = [['requirements.txt', readFileSync(req)]];
-    for (const w of wheels(dir)) files.push([`wheels/${w}`, readFileSync(join(dir, 'wheels', w))]);
+    if (!existsSync(req) || !meaningful(readDepFile(req, 'utf8'))) return undefined;
+    const files: [string, Buffer][] = [['requirements.txt', readDepFile(req)]];
+    for (const w of wheels(dir)) files.push([`wheels/${w}`, readDepFile(join(dir, 'wheels', w))]);
     return { sandbox, dir, kind: 'python', files };
   }
   if (runtime === 'node') {
@@ -67,14 +83,14 @@ export function sandboxDeps(sandbox: string, dir: string, runtime: RuntimeId): S
     if (!existsSync(pkg)) return undefined;
     let parsed: { dependencies?: Record<string, string> };
     try {
-      parsed = JSON.parse(readFileSync(pkg, 'utf8')) as typeof parsed;
+      parsed = JSON.parse(readDepFile(pkg, 'utf8')) as typeof parsed;
     } catch (e) {
       throw new DependencyError(`sandbox ${sandbox}: package.json is not JSON: ${errorMessage(e)}`);
     }
     if (!parsed.dependencies || !Object.keys(parsed.dependencies).length) return undefined;
-    const files: [string, Buffer][] = [['package.json', readFileSync(pkg)]];
+    const files: [string, Buffer][] = [['package.json', readDepFile(pkg)]];
     const lock = join(dir, 'package-lock.json');
-    if (existsSync(lock)) files.push(['package-lock.json', readFileSync(lock)]);
+    if (existsSync(lock)) files.push(['package-lock.json', readDepFile(lock)]);
     return { sandbox, dir, kind: 'node', files };
   }
   return undefined;

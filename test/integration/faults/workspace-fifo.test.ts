@@ -1,6 +1,6 @@
 /**
  * A named pipe (FIFO) where a workspace file belongs: tools.py, a kit, a template, a skill, config.toml
- * or the skills' verdicts (a `mkfifo` by mistake, a tool that streams its output through a pipe under the file's name). A read of
+ * the skills' verdicts or a sandbox's requirements.txt (a `mkfifo` by mistake, a tool that streams its output through a pipe under the file's name). A read of
  * a FIFO waits for a writer; Node's `readFileSync` did so with the whole process blocked: `serve` stopped
  * answering every call (the page hung, SIGTERM's handler never ran), `toolsmith sandboxes`/`kit list`
  * never ended. Now the file is opened without blocking and refused at once, naming what is there; the
@@ -145,7 +145,7 @@ describe('a named pipe in place of a workspace file', () => {
     expect(s.child.exitCode ?? s.child.signalCode).not.toBe('SIGKILL');
   }, 180_000);
 
-  it('one-shot verbs: sandboxes, tools and kit list end at once naming the pipe (before: they never ended)', async () => {
+  it('one-shot verbs: sandboxes, tools, kit list and exec (a requirements.txt) end at once naming the pipe (before: they never ended)', async () => {
     const tools = join(fx.ws, 'sandboxes', 'support', 'tools.py');
     const text = readFileSync(tools, 'utf8');
     restore = () => {
@@ -164,7 +164,20 @@ describe('a named pipe in place of a workspace file', () => {
     expect([kits.signal, kits.code]).toEqual([null, 0]);
     expect(kits.out).toMatch(/orders\s+ecommerce/);
     expect(kits.out).toContain(piped(tools));
-  }, 180_000);
+    // A sandbox's requirements.txt, read at every worker start (its derived image's key).
+    const req = join(fx.ws, 'sandboxes', 'ecommerce', 'requirements.txt');
+    const script = join(fx.data, 'one.py');
+    writeFileSync(script, 'emit_result(1)\n');
+    fifo(req);
+    const before = restore;
+    restore = () => {
+      before();
+      rmSync(req, { force: true });
+    };
+    const ran = await verb(['exec', '--sandbox', 'ecommerce', script]);
+    expect(ran.signal).toBeNull();
+    expect(ran.out + ran.err).toContain(`${piped(req)}; move it away and put the file back`);
+  }, 240_000);
 
   it('config.toml this user may not read (mode 000, as nobody): named with what to do, never read as "no config"', () => {
     if (process.getuid?.() !== 0) throw new Error('this test reads the file as nobody: run it as root');
