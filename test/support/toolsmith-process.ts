@@ -3,6 +3,7 @@
  * by the repo's Node, as a real process.
  */
 import { spawn } from 'node:child_process';
+import type { ChildProcess, SpawnOptions } from 'node:child_process';
 import { join } from 'node:path';
 import { cliBin } from './cli-bin.ts';
 import { repoRoot } from './workspace.ts';
@@ -10,17 +11,52 @@ import { repoRoot } from './workspace.ts';
 /** The repo's Node (Node 24, from node_modules), which every Toolsmith process of the tests runs on. */
 export const nodeBin = join(repoRoot, 'node_modules/.bin/node');
 
-/** The command and arguments of `toolsmith --workspace WS ARGS`. */
-export const toolsmithArgv = (ws: string, args: string[]): [string, string[]] => [
-  nodeBin,
-  [cliBin(), '--workspace', ws, ...args],
-];
+/**
+ * The command and arguments of `toolsmith ARGS` as typed (no --workspace added): `bin` (by default
+ * `cliBin()`) on the repo's Node.
+ */
+export const cliArgv = (args: string[], bin = cliBin()): [string, string[]] => [nodeBin, [bin, ...args]];
+
+/** The command and arguments of `toolsmith --workspace WS ARGS` (`bin`: as for `cliArgv`). */
+export const toolsmithArgv = (ws: string, args: string[], bin = cliBin()): [string, string[]] =>
+  cliArgv(['--workspace', ws, ...args], bin);
 
 export interface ToolsmithOutput {
   /** The exit code; -1 when a signal ended the process. */
   code: number;
   out: string;
   err: string;
+}
+
+/** What a started process prints on its stdout and stderr (pipes) until it ends, and its exit code. */
+export function outputOf(p: ChildProcess): Promise<ToolsmithOutput> {
+  return new Promise((resolve) => {
+    let out = '';
+    let err = '';
+    p.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+    p.stderr?.on('data', (d: Buffer) => (err += d.toString()));
+    p.on('close', (code) => resolve({ code: code ?? -1, out, err }));
+  });
+}
+
+/**
+ * Runs `cmd ARGS` to its end: exit code and output. `options.env` is its whole environment (default:
+ * this process's). Without `input` its stdin is /dev/null; with it, a pipe that is given `input` and
+ * closed (`''`: a closed pipe at once).
+ */
+export function runCommand(
+  cmd: string,
+  args: string[],
+  options: Omit<SpawnOptions, 'stdio'> & { input?: string } = {},
+): Promise<ToolsmithOutput> {
+  const { input, ...spawnOptions } = options;
+  const p = spawn(cmd, args, {
+    ...spawnOptions,
+    stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+  });
+  const output = outputOf(p);
+  if (input !== undefined) p.stdin?.end(input);
+  return output;
 }
 
 /**
@@ -35,17 +71,5 @@ export function runToolsmith(
   input?: string,
 ): Promise<ToolsmithOutput> {
   const [cmd, argv] = toolsmithArgv(ws, args);
-  return new Promise((resolve) => {
-    const environment = { ...process.env, ...env };
-    const p =
-      input === undefined
-        ? spawn(cmd, argv, { env: environment, stdio: ['ignore', 'pipe', 'pipe'] })
-        : spawn(cmd, argv, { env: environment, stdio: ['pipe', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    p.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    p.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    if (input !== undefined) p.stdin?.end(input);
-    p.on('close', (code) => resolve({ code: code ?? -1, out, err }));
-  });
+  return runCommand(cmd, argv, { env: { ...process.env, ...env }, input });
 }

@@ -8,8 +8,9 @@ import { appendFileSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { removeWorkspace, repoRoot, tempWorkspace } from '../../support/workspace.ts';
-import { cliBin } from '../../support/cli-bin.ts';
+import { outputOf, runToolsmith, toolsmithArgv } from '../../support/toolsmith-process.ts';
+import type { ToolsmithOutput } from '../../support/toolsmith-process.ts';
+import { removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
 
 const ws = tempWorkspace();
 appendFileSync(join(ws, '.toolsmith/config.toml'), '\n[approval]\ntools = ["support.add_note"]\n');
@@ -18,40 +19,33 @@ const script = join(tmp, 'note.py');
 writeFileSync(script, 'r = add_note(ticket_id=101, text="from the cli")\nemit_result(r.data)\n');
 afterAll(() => removeWorkspace(ws));
 
-const node = join(repoRoot, 'node_modules/.bin/node');
-const argv = [cliBin(), '--workspace', ws, 'exec', script, '--sandbox', 'support', '--json'];
+const args = ['exec', script, '--sandbox', 'support', '--json'];
 
-function run(
-  cmd: string,
-  args: string[],
-  input: string,
-): Promise<{ code: number; out: string; err: string }> {
-  return new Promise((resolve) => {
-    const p = spawn(cmd, args, { stdio: ['pipe', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    p.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    p.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    // The answer is typed once the question is on the terminal (a person reads before answering).
-    let typed = false;
-    p.stdout.on('data', () => {
-      if (!typed && out.includes('Allow this call? [y/N]')) {
-        typed = true;
-        p.stdin.write(input);
-      }
-    });
-    if (!input) p.stdin.end();
-    p.on('close', (code) => resolve({ code: code ?? -1, out, err }));
+/**
+ * The CLI on a pseudo-terminal: stdin, stdout and stderr all on it (`script` relays them). `answer` is
+ * typed once the question is on the terminal (a person reads before answering).
+ */
+function onTerminal(answer: string): Promise<ToolsmithOutput> {
+  const command = toolsmithArgv(ws, args).flat();
+  const p = spawn('script', ['-qfec', command.map((a) => `'${a}'`).join(' '), '/dev/null'], {
+    stdio: ['pipe', 'pipe', 'pipe'],
   });
+  const output = outputOf(p);
+  let out = '';
+  let typed = false;
+  p.stdout.on('data', (d: Buffer) => {
+    out += d.toString();
+    if (!typed && out.includes('Allow this call? [y/N]')) {
+      typed = true;
+      p.stdin.write(answer);
+    }
+  });
+  return output;
 }
-
-/** The CLI on a pseudo-terminal: stdin, stdout and stderr all on it (`script` relays them). */
-const onTerminal = (input: string) =>
-  run('script', ['-qfec', [node, ...argv].map((a) => `'${a}'`).join(' '), '/dev/null'], input);
 
 describe('the CLI and approval', () => {
   it('without a terminal: refused at once, the script sees ToolRefused, and the CLI says how to allow it', async () => {
-    const r = await run(node, argv, '');
+    const r = await runToolsmith(ws, args, {}, '');
     expect(r.code).toBe(1);
     expect(r.err).toContain('add_note needs approval; no terminal to ask on');
     expect(r.err).toContain('[approval] in .toolsmith/config.toml');

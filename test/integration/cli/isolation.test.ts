@@ -3,13 +3,12 @@
  * in a real process, real containers (runc and gVisor) and bubblewrap; a configured engine or level that
  * is not available is an infra result naming it, never another level.
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { removeWorkspace, repoRoot, tempWorkspace } from '../../support/workspace.ts';
-import { cliBin } from '../../support/cli-bin.ts';
+import { runToolsmith } from '../../support/toolsmith-process.ts';
+import { removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
 
 const tmp = mkdtempSync(join(tmpdir(), 'toolsmith-iso-it-'));
 const workspaces: string[] = [];
@@ -29,27 +28,17 @@ function workspace(add: Record<string, string>, extra = ''): string {
   return ws;
 }
 
-function exec(ws: string, sandbox: string): Promise<{ code: number; result: Record<string, unknown> }> {
+async function exec(ws: string, sandbox: string): Promise<{ code: number; result: Record<string, unknown> }> {
   const script = join(tmp, 'a.py');
   writeFileSync(script, 'emit_result(1 + 1)\n');
-  return new Promise((resolve, reject) => {
-    const p = spawn(
-      join(repoRoot, 'node_modules/.bin/node'),
-      [cliBin(), '--workspace', ws, 'exec', script, '--sandbox', sandbox, '--json'],
-      { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, TOOLSMITH_DATA_DIR: join(tmp, 'data') } },
-    );
-    let out = '';
-    let err = '';
-    p.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    p.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    p.on('close', (code) => {
-      try {
-        resolve({ code: code ?? -1, result: JSON.parse(out) as Record<string, unknown> });
-      } catch {
-        reject(new Error(`exec printed no JSON (exit ${code}): ${out}\n${err}`));
-      }
-    });
+  const { code, out, err } = await runToolsmith(ws, ['exec', script, '--sandbox', sandbox, '--json'], {
+    TOOLSMITH_DATA_DIR: join(tmp, 'data'),
   });
+  try {
+    return { code, result: JSON.parse(out) as Record<string, unknown> };
+  } catch {
+    throw new Error(`exec printed no JSON (exit ${code}): ${out}\n${err}`);
+  }
 }
 
 describe('isolation levels from the config (CLI)', () => {

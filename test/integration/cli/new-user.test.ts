@@ -3,47 +3,28 @@
  * as a process: kit aliases and tool names that would replace a script's own names, an empty workspace,
  * and the sandboxes snapshot across an upgrade of the package.
  */
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cliBin } from '../../support/cli-bin.ts';
 import { installedLayout } from '../../support/built-once.ts';
-import { removeWorkspace, repoRoot, tempWorkspace } from '../../support/workspace.ts';
+import { runCommand, runToolsmith, toolsmithArgv } from '../../support/toolsmith-process.ts';
+import { removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
 
 const made: string[] = [];
 afterAll(() => {
   for (const d of made) rmSync(d, { recursive: true, force: true });
 });
 
-function toolsmith(
-  bin: string,
-  ws: string,
-  args: string[],
-  input = '',
-): Promise<{ code: number; out: string; err: string }> {
-  return new Promise((resolve) => {
-    const p = spawn(join(repoRoot, 'node_modules/.bin/node'), [bin, '--workspace', ws, ...args], {
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let out = '';
-    let err = '';
-    p.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    p.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    p.stdin.end(input);
-    p.on('close', (code) => resolve({ code: code ?? -1, out, err }));
-  });
-}
-const cli = (ws: string, args: string[], input?: string) => toolsmith(cliBin(), ws, args, input);
+const cli = (ws: string, args: string[], input = '') => runToolsmith(ws, args, {}, input);
 
 /** A workspace made by `toolsmith init --empty`, as the README says. */
 async function emptyWorkspace(): Promise<string> {
   const parent = mkdtempSync(join(tmpdir(), 'toolsmith-new-user-'));
   made.push(parent);
   const ws = join(parent, 'tools');
-  const r = await toolsmith(cliBin(), parent, ['init', ws, '--empty']);
+  const r = await cli(parent, ['init', ws, '--empty']);
   expect(r.code, r.err).toBe(0);
   return ws;
 }
@@ -134,23 +115,33 @@ describe('a new user of the installed command', () => {
     const ws = tempWorkspace();
     const dirs = [1, 2].map(() => mkdtempSync(join(tmpdir(), 'toolsmith-upgrade-')));
     made.push(...dirs);
+    // The cache folder both versions keep their snapshot and answers in, given to them here: the test
+    // edits its files.
+    const cache = mkdtempSync(join(tmpdir(), 'toolsmith-upgrade-cache-'));
+    made.push(cache);
+    /** `toolsmith sandboxes` of the installed layout `bin`. */
+    const sandboxes = (bin: string) =>
+      runCommand(...toolsmithArgv(ws, ['sandboxes'], bin), {
+        env: { ...process.env, XDG_CACHE_HOME: cache },
+        input: '',
+      });
     try {
       const v1 = installedLayout(dirs[0]!);
-      expect((await toolsmith(v1, ws, ['sandboxes'])).out).toMatch(/ecommerce\s+4 tools/);
+      expect((await sandboxes(v1)).out).toMatch(/ecommerce\s+4 tools/);
       // What the old version answered differently (another count, its problems) stands in its snapshot
       // and in its kept answer (the verb cache, which bin/start.mjs reads before the snapshot).
-      const cacheDir = join(process.env['XDG_CACHE_HOME'] || join(homedir(), '.cache'), 'toolsmith');
+      const cacheDir = join(cache, 'toolsmith');
       const id = createHash('sha256').update(ws).digest('hex').slice(0, 16);
       const file = join(cacheDir, `sandboxes-${id}.json`);
       writeFileSync(file, readFileSync(file, 'utf8').replace('"tools":4', '"tools":99'));
       const answers = join(cacheDir, `verbs-${id}.json`);
       writeFileSync(answers, readFileSync(answers, 'utf8').replace(/(ecommerce\s+)4 tools/, '$199 tools'));
-      expect((await toolsmith(v1, ws, ['sandboxes'])).out).toMatch(/ecommerce\s+99 tools/);
+      expect((await sandboxes(v1)).out).toMatch(/ecommerce\s+99 tools/);
       // The upgrade: a new bundle of the command (another build: its main.js another time).
       const v2 = installedLayout(dirs[1]!);
       const main = join(dirname(v2), '..', 'out', 'cli', 'main.js');
       utimesSync(main, new Date(), new Date(Date.now() + 60_000));
-      const after = await toolsmith(v2, ws, ['sandboxes']);
+      const after = await sandboxes(v2);
       expect(after.out).toMatch(/ecommerce\s+4 tools/);
       expect(after.out).not.toMatch(/99 tools/);
     } finally {

@@ -20,9 +20,8 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { removeWorkspace, repoRoot, tempWorkspace } from '../../support/workspace.ts';
-import { runToolsmith } from '../mcp/support/mcp-http-process.ts';
-import { cliBin } from '../../support/cli-bin.ts';
+import { removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
+import { cliArgv, runToolsmith } from '../../support/toolsmith-process.ts';
 import type { VerbAnswer } from '../../../src-main/cli/verb-cache.ts';
 import { contentHash } from '../../../src-main/core/tools/registry.ts';
 import { SkillFiles } from '../../../src-main/infra/workspace/skill-files.ts';
@@ -176,7 +175,7 @@ describe('the verb cache of kit list, tools and validate', () => {
 
 /** `toolsmith ARGS` as typed (no --workspace added), with the cache folder `xdg`. */
 function bare(args: string[], xdg = cache, more: Record<string, string> = {}) {
-  const r = spawnSync(join(repoRoot, 'node_modules/.bin/node'), [cliBin(), ...args], {
+  const r = spawnSync(...cliArgv(args), {
     env: { ...process.env, ...env, XDG_CACHE_HOME: xdg, ...more },
     encoding: 'utf8',
   });
@@ -185,7 +184,7 @@ function bare(args: string[], xdg = cache, more: Record<string, string> = {}) {
 /** `toolsmith ARGS` in a terminal `cols` wide (a pty, util-linux's `script`): what it printed there. */
 function inTerminal(cols: number, args: string[], xdg = cache): string {
   const quote = (a: string) => `'${a.replaceAll("'", `'\\''`)}'`;
-  const command = [join(repoRoot, 'node_modules/.bin/node'), cliBin(), ...args].map(quote).join(' ');
+  const command = cliArgv(args).flat().map(quote).join(' ');
   const r = spawnSync('script', ['-qec', `stty cols ${cols}; ${command}`, '/dev/null'], {
     env: { ...process.env, ...env, XDG_CACHE_HOME: xdg },
     encoding: 'utf8',

@@ -22,9 +22,8 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import type { RunStartedData } from '../../../src-main/core/records/events.ts';
 import { RunStore } from '../../../src-main/infra/store/run-store.ts';
 import { useScriptedWorkspace } from '../../support/scripted-workspace.ts';
-import { repoRoot } from '../../support/workspace.ts';
 import { cliProcess } from './support/processes.ts';
-import { cliBin } from '../../support/cli-bin.ts';
+import { toolsmithArgv } from '../../support/toolsmith-process.ts';
 
 const fx = useScriptedWorkspace({ dataPerTest: true });
 const dot = () => join(fx.ws, '.toolsmith');
@@ -86,11 +85,10 @@ describe('the CLI meets its files', () => {
 
   it('the output on a full disk (stdout is /dev/full): one line, exit 3', async () => {
     const full = openSync('/dev/full', 'w');
-    const child = spawn(
-      join(repoRoot, 'node_modules/.bin/node'),
-      [cliBin(), '--workspace', fx.ws, 'runs', 'export', runId],
-      { stdio: ['ignore', full, 'pipe'], env: { ...process.env, TOOLSMITH_DATA_DIR: fx.data } },
-    );
+    const child = spawn(...toolsmithArgv(fx.ws, ['runs', 'export', runId]), {
+      stdio: ['ignore', full, 'pipe'],
+      env: { ...process.env, TOOLSMITH_DATA_DIR: fx.data },
+    });
     closeSync(full);
     let err = '';
     child.stderr!.on('data', (d: Buffer) => (err += d.toString()));

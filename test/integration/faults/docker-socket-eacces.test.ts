@@ -6,15 +6,15 @@
  * user to the docker group), never "no Docker engine answered". (No script runs: the process fallback
  * it chooses would run on this host.)
  */
-import { spawn } from 'node:child_process';
 import { chmodSync, chownSync, cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { createServer, request } from 'node:http';
 import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCommand, toolsmithArgv } from '../../support/toolsmith-process.ts';
+import type { ToolsmithOutput } from '../../support/toolsmith-process.ts';
 import { repoRoot } from '../../support/workspace.ts';
-import { cliBin } from '../../support/cli-bin.ts';
 
 const NOBODY = 65534;
 let dir: string;
@@ -58,30 +58,17 @@ afterAll(async () => {
 });
 
 /** `toolsmith pool status --json` as the other user, DOCKER_HOST at the socket. */
-async function poolStatus(
-  env: Record<string, string> = {},
-): Promise<{ code: number | null; out: string; err: string }> {
-  const child = spawn(
-    join(repoRoot, 'node_modules/.bin/node'),
-    [cliBin(), '--workspace', join(dir, 'ws'), 'pool', 'status', '--json'],
-    {
-      ...asUser,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: {
-        PATH: process.env['PATH'] ?? '/usr/bin:/bin',
-        HOME: join(dir, 'home'),
-        TOOLSMITH_DATA_DIR: join(dir, 'data'),
-        DOCKER_HOST: `unix://${socket}`,
-        ...env,
-      },
+function poolStatus(env: Record<string, string> = {}): Promise<ToolsmithOutput> {
+  return runCommand(...toolsmithArgv(join(dir, 'ws'), ['pool', 'status', '--json']), {
+    ...asUser,
+    env: {
+      PATH: process.env['PATH'] ?? '/usr/bin:/bin',
+      HOME: join(dir, 'home'),
+      TOOLSMITH_DATA_DIR: join(dir, 'data'),
+      DOCKER_HOST: `unix://${socket}`,
+      ...env,
     },
-  );
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-  return { code, out, err };
+  });
 }
 
 const said = () =>

@@ -12,7 +12,6 @@ import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
@@ -21,7 +20,6 @@ import { createMcpServer } from '../../../src-main/mcp/mcp.ts';
 import { MCP_PROTOCOL_VERSIONS } from '../../../src-main/mcp/stdio-early.ts';
 import { SPIN_FOREVER } from '../../support/suite-oracle.ts';
 import { faultyServer, nodeBin } from '../../support/mcp-workspace.ts';
-import { repoRoot } from '../../support/workspace.ts';
 import { useScriptedWorkspace } from '../../support/scripted-workspace.ts';
 import {
   cliProcess,
@@ -30,7 +28,7 @@ import {
   installationCreatesSince,
 } from './support/processes.ts';
 import type { CliProcess } from './support/processes.ts';
-import { cliBin } from '../../support/cli-bin.ts';
+import { mcpStdio } from '../../support/mcp-stdio.ts';
 
 const fx = useScriptedWorkspace({ docker: true, dataPerTest: true });
 
@@ -240,12 +238,7 @@ describe('mcp on stdio: stop', () => {
  * the outcome (none left) rather than read it at the exit.
  */
 function sdkClient(env: Record<string, string> = {}) {
-  const transport = new StdioClientTransport({
-    command: join(repoRoot, 'node_modules/.bin/node'),
-    args: [cliBin(), '--workspace', fx.ws, 'mcp'],
-    env: { ...(process.env as Record<string, string>), TOOLSMITH_DATA_DIR: fx.data, ...env },
-    stderr: 'pipe',
-  });
+  const transport = mcpStdio(fx.ws, { ...process.env, TOOLSMITH_DATA_DIR: fx.data, ...env });
   let err = '';
   transport.stderr?.on('data', (d: Buffer) => (err += d.toString()));
   const client = new Client({ name: 'grace', version: '1' });

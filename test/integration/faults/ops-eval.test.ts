@@ -3,30 +3,17 @@
  * read `ERROR`, JUnit counts them under errors (failures="0"), the JSON marks each result `infra` and
  * the process exits 3 (not 1, which says a case failed).
  */
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { oracleAnswer } from '../../support/suite-oracle.ts';
 import { useScriptedWorkspace } from '../../support/scripted-workspace.ts';
-import { repoRoot } from '../../support/workspace.ts';
-import { cliBin } from '../../support/cli-bin.ts';
+import { runToolsmith } from '../../support/toolsmith-process.ts';
 
 const fx = useScriptedWorkspace();
 
-function cli(args: string[], env: Record<string, string>) {
-  const child = spawn(join(repoRoot, 'node_modules/.bin/node'), [cliBin(), '--workspace', fx.ws, ...args], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, TOOLSMITH_DATA_DIR: fx.data, ...env },
-  });
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-  return new Promise<{ code: number | null; out: string; err: string }>((resolve) =>
-    child.on('close', (code) => resolve({ code, out, err })),
-  );
-}
+const cli = (args: string[], env: Record<string, string>) =>
+  runToolsmith(fx.ws, args, { TOOLSMITH_DATA_DIR: fx.data, ...env });
 
 describe('eval while the sandbox engine is down', () => {
   it('counts infrastructure errors as errors, not failures, in the matrix, JSON and JUnit', async () => {

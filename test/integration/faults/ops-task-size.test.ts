@@ -6,17 +6,15 @@
 import { join } from 'node:path';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dispatch } from '../../../src-main/app/handlers.ts';
 import { ToolsmithService } from '../../../src-main/app/service.ts';
 import { checkSuiteText } from '../../../src-main/app/suites.ts';
 import { MAX_TASK_CHARS } from '../../../src-main/core/records/events.ts';
 import { RunStore } from '../../../src-main/infra/store/run-store.ts';
-import { removeWorkspace, repoRoot, tempWorkspace } from '../../support/workspace.ts';
+import { connectMcp } from '../../support/mcp-stdio.ts';
+import { removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
 import { cliProcess } from './support/processes.ts';
-import { cliBin } from '../../support/cli-bin.ts';
 
 let ws: string;
 let data: string;
@@ -51,14 +49,7 @@ describe('one task size limit everywhere', () => {
   }, 60_000);
 
   it('MCP delegate and code refuse 1 MB and 3.5 MB tasks, naming the limit', async () => {
-    const client = new Client({ name: 'size-test', version: '1' });
-    await client.connect(
-      new StdioClientTransport({
-        command: join(repoRoot, 'node_modules/.bin/node'),
-        args: [cliBin(), '--workspace', ws, 'mcp'],
-        env: { ...(process.env as Record<string, string>), TOOLSMITH_DATA_DIR: data },
-      }),
-    );
+    const client = await connectMcp(ws, 'size-test', { ...process.env, TOOLSMITH_DATA_DIR: data });
     try {
       for (const size of [1_000_000, 3_500_000]) {
         const r = (await client.callTool({

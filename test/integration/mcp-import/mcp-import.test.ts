@@ -3,16 +3,15 @@
  * folder, server-everything) started over stdio, real sandbox containers, and a faulty server of our own
  * for crashes and silence.
  */
-import { spawn } from 'node:child_process';
 import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSandboxManager } from '../../../src-main/app/sandbox-factory.ts';
 import { ToolsmithService } from '../../../src-main/app/service.ts';
 import type { ExecutionResult } from '../../../src-main/core/sandbox/execution.ts';
-import { mcpWorkspace, nodeBin } from '../../support/mcp-workspace.ts';
+import { mcpWorkspace } from '../../support/mcp-workspace.ts';
 import type { McpWorkspace } from '../../support/mcp-workspace.ts';
-import { cliBin } from '../../support/cli-bin.ts';
+import { runToolsmith } from '../../support/toolsmith-process.ts';
 
 let w: McpWorkspace;
 let svc: ToolsmithService;
@@ -20,18 +19,7 @@ let svc: ToolsmithService;
 const py = (sandbox: string, body: string): Promise<ExecutionResult> =>
   svc.execution.executeScript({ sandbox, language: 'python', body });
 
-function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  return new Promise((resolve) => {
-    const p = spawn(nodeBin, [cliBin(), '--workspace', w.ws, ...args], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    let err = '';
-    p.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    p.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    p.on('close', (code) => resolve({ code: code ?? -1, out, err }));
-  });
-}
+const cli = (args: string[]) => runToolsmith(w.ws, args);
 
 beforeAll(async () => {
   w = mcpWorkspace();

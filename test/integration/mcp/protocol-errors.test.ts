@@ -9,10 +9,9 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { removeWorkspace, repoRoot, tempWorkspace } from '../../support/workspace.ts';
-import { cliBin } from '../../support/cli-bin.ts';
+import { toolsmithArgv } from '../../support/toolsmith-process.ts';
+import { removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
 
 type Reply = {
   jsonrpc: string;
@@ -63,7 +62,7 @@ async function refused(line: string): Promise<Reply> {
 
 beforeAll(() => {
   ws = tempWorkspace('toolsmith-mcp-protocol-');
-  server = spawn(join(repoRoot, 'node_modules/.bin/node'), [cliBin(), '--workspace', ws, 'mcp']);
+  server = spawn(...toolsmithArgv(ws, ['mcp']));
   server.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   exited = new Promise((resolve) => server.once('exit', () => resolve()));
   createInterface({ input: server.stdout }).on('line', (line) => {

@@ -8,9 +8,8 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MCP_TOOL_NAMES } from '../../../src-main/mcp/mcp-tool-names.ts';
 import { removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
-import { cliBin } from '../../support/cli-bin.ts';
 import { connectMcp } from '../../support/mcp-stdio.ts';
-import { nodeBin } from '../../support/toolsmith-process.ts';
+import { cliArgv } from '../../support/toolsmith-process.ts';
 
 let ws: string;
 let client: Client;
@@ -32,9 +31,7 @@ describe('the MCP server’s own tools', () => {
   it('`mcp --help` names every tool the server serves, and the served tools declare output schemas', async () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual([...MCP_TOOL_NAMES].sort());
-    const help = spawnSync(nodeBin, [cliBin(), 'mcp', '--help'], {
-      encoding: 'utf8',
-    });
+    const help = spawnSync(...cliArgv(['mcp', '--help']), { encoding: 'utf8' });
     for (const name of MCP_TOOL_NAMES) expect(help.stdout).toContain(name);
     for (const name of ['code', 'validate', 'list_tools', 'execute_code', 'kit_info', 'list_templates'])
       expect(tools.find((t) => t.name === name)?.outputSchema, name).toMatchObject({ type: 'object' });

@@ -13,8 +13,8 @@ import type { RunService } from '../../../src-main/app/runs.ts';
 import { RunStore } from '../../../src-main/infra/store/run-store.ts';
 import { startLlmServer } from '../../support/llm-server.ts';
 import type { LlmServer } from '../../support/llm-server.ts';
-import { repoRoot, tempWorkspace } from '../../support/workspace.ts';
-import { cliBin } from '../../support/cli-bin.ts';
+import { toolsmithArgv } from '../../support/toolsmith-process.ts';
+import { tempWorkspace } from '../../support/workspace.ts';
 
 let llm: LlmServer;
 let svc: ToolsmithService;
@@ -461,11 +461,7 @@ describe('interrupted runs', () => {
   it('a CLI run killed mid-run reads as interrupted after restart, with what it wrote', async () => {
     llm.push({ text: fence('emit_result(1)'), delayMs: 30_000 });
     const child = spawn(
-      join(repoRoot, 'node_modules/.bin/node'),
-      [
-        cliBin(),
-        '--workspace',
-        ws,
+      ...toolsmithArgv(ws, [
         'run',
         'never finishes',
         '--sandbox',
@@ -475,7 +471,7 @@ describe('interrupted runs', () => {
         '--model',
         'm',
         '--no-templates',
-      ],
+      ]),
       { stdio: 'pipe' },
     );
     await new Promise<void>((resolve) => {

@@ -3,7 +3,6 @@
  * index answers here), package.json from the npm registry, the content-hash cache and the errors that
  * name a missing package. Through the real CLI, the service and the Docker engine.
  */
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -13,30 +12,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSandboxManager } from '../../../src-main/app/sandbox-factory.ts';
 import { ToolsmithService } from '../../../src-main/app/service.ts';
 import { writeWheel } from '../../support/wheel.ts';
-import { removeWorkspace, repoRoot, tempWorkspace } from '../../support/workspace.ts';
-import { cliBin } from '../../support/cli-bin.ts';
+import { removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
+import { runToolsmith } from '../../support/toolsmith-process.ts';
 
 const docker = new Docker();
 const nonce = randomBytes(6).toString('hex');
 let ws: string;
 const built = new Set<string>();
 
-function cli(
-  args: string[],
-  env: NodeJS.ProcessEnv = process.env,
-): Promise<{ code: number; out: string; err: string }> {
-  return new Promise((resolve) => {
-    const p = spawn(join(repoRoot, 'node_modules/.bin/node'), [cliBin(), '--workspace', ws, ...args], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env,
-    });
-    let out = '';
-    let err = '';
-    p.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    p.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    p.on('close', (code) => resolve({ code: code ?? -1, out, err }));
-  });
-}
+const cli = (args: string[], env: Record<string, string> = {}) => runToolsmith(ws, args, env);
 
 function sandbox(name: string, tools: string, files: Record<string, string> = {}): string {
   const dir = join(ws, 'sandboxes', name);
@@ -229,7 +213,6 @@ describe('node dependencies from the npm registry', { concurrent: true }, () => 
       // too and the error said only "npm install failed": the install keeps npm's errors whatever the
       // caller's npm config says.
       const r = await cli(['image', 'build', '--sandbox', 'nodemissing', '--runtime', 'node'], {
-        ...process.env,
         npm_config_loglevel: 'silent',
       });
       expect(r.code).not.toBe(0);

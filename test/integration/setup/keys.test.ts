@@ -4,7 +4,6 @@
  * 401 body, in a completion) must never reach the run store, an export, the log or the CLI's output.
  * Real loopback LLM servers, a real CLI process, real SQLite and real containers.
  */
-import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -14,8 +13,8 @@ import type { ApiResult, Method, Response } from '../../../src-main/contract/api
 import { forgetDownEndpoints } from '../../../src-main/infra/llm/reachability.ts';
 import { startLlmServer } from '../../support/llm-server.ts';
 import type { LlmServer, RecordedRequest } from '../../support/llm-server.ts';
-import { removeWorkspace, repoRoot, tempWorkspace } from '../../support/workspace.ts';
-import { cliBin } from '../../support/cli-bin.ts';
+import { removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
+import { runToolsmith } from '../../support/toolsmith-process.ts';
 
 const STORED = 'sk-stored-7d1e0b5a9c3f4e21';
 const ENV_KEY = 'sk-env-0a9b8c7d6e5f4a3b';
@@ -34,19 +33,7 @@ async function call<M extends Method>(m: M, req: unknown): Promise<Response<M>> 
 const auth = (r: RecordedRequest) => String(r.headers['authorization'] ?? r.headers['x-api-key'] ?? '');
 const sawKey = (s: LlmServer) => s.requests.some((r) => auth(r).includes('sk-'));
 
-function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  return new Promise((resolve) => {
-    const p = spawn(join(repoRoot, 'node_modules/.bin/node'), [cliBin(), '--workspace', ws, ...args], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, TS_TEST_KEY: ENV_KEY },
-    });
-    let out = '';
-    let err = '';
-    p.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    p.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    p.on('close', (code) => resolve({ code: code ?? -1, out, err }));
-  });
-}
+const cli = (args: string[]) => runToolsmith(ws, args, { TS_TEST_KEY: ENV_KEY });
 
 /** Every byte under .toolsmith (runs.db, its WAL, logs), as text. */
 function everythingStored(): string {

@@ -13,12 +13,9 @@
  *   is expected;
  * - `runs export --otlp URL`: a usage error (exit 2) naming what is expected.
  */
-import { spawnSync } from 'node:child_process';
-import { appendFileSync, copyFileSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, copyFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { cliBin } from '../../support/cli-bin.ts';
 import { startLlmServer } from '../../support/llm-server.ts';
 import type { LlmServer } from '../../support/llm-server.ts';
 import { startOtlpReceiver } from '../../support/otlp-receiver.ts';
@@ -27,6 +24,7 @@ import { requireDocker } from '../../support/sandbox.ts';
 import { scriptedConfig } from '../../support/suite-oracle.ts';
 import { repoRoot } from '../../support/workspace.ts';
 import { cliProcess } from '../faults/support/processes.ts';
+import { initCliWorkspace } from '../skills/support/cli-workspace.ts';
 
 const RUN_ID = '6f1c2a9e-0b7d-4c55-9a31-3f0e8d2b7c41'; // test/fixtures/runs/run-v1.json
 
@@ -54,14 +52,8 @@ beforeAll(async () => {
   llm.fallback = { text: '```python\nr = get_user(user_id="u4")\nemit_result(r.data["tier"])\n```' };
   receiver = await startOtlpReceiver();
   bare = receiver.base.replace(/^http:\/\//, '');
-  base = mkdtempSync(join(tmpdir(), 'toolsmith-otlp-endpoint-'));
-  ws = join(base, 'ws');
-  env = { TOOLSMITH_HOME: join(base, 'home'), TOOLSMITH_DATA_DIR: join(base, 'data') };
-  const init = spawnSync(join(repoRoot, 'node_modules/.bin/node'), [cliBin(), 'init', ws], {
-    encoding: 'utf8',
-    env: { ...process.env, ...env },
-  });
-  expect(init.status, init.stderr).toBe(0);
+  const w = initCliWorkspace('toolsmith-otlp-endpoint-');
+  ({ base, ws, env } = w);
   scriptedConfig(ws, llm.openaiUrl);
   config = join(ws, '.toolsmith/config.toml');
   copyFileSync(config, `${config}.orig`);

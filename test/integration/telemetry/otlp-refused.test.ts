@@ -9,20 +9,17 @@
  * never shown nor logged. The workspace is made by `toolsmith init` in a temp
  * folder, with a Toolsmith home of its own.
  */
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import type { AddressInfo, Socket } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cliBin } from '../../support/cli-bin.ts';
 import { startLlmServer } from '../../support/llm-server.ts';
 import type { LlmServer } from '../../support/llm-server.ts';
 import { requireDocker } from '../../support/sandbox.ts';
 import { scriptedConfig } from '../../support/suite-oracle.ts';
-import { repoRoot } from '../../support/workspace.ts';
 import { cliProcess } from '../faults/support/processes.ts';
+import { initCliWorkspace } from '../skills/support/cli-workspace.ts';
 
 /** A port nothing listens on: bound by the system, then closed. */
 async function refusedPort(): Promise<number> {
@@ -42,15 +39,9 @@ beforeAll(async () => {
   await requireDocker();
   llm = await startLlmServer();
   llm.fallback = { text: '```python\nr = get_user(user_id="u4")\nemit_result(r.data["tier"])\n```' };
-  base = mkdtempSync(join(tmpdir(), 'toolsmith-otlp-refused-'));
-  ws = join(base, 'ws');
-  env = { TOOLSMITH_HOME: join(base, 'home'), TOOLSMITH_DATA_DIR: join(base, 'data') };
-  const init = spawnSync(join(repoRoot, 'node_modules/.bin/node'), [cliBin(), 'init', ws], {
-    encoding: 'utf8',
-    env: { ...process.env, ...env },
-  });
-  expect(init.stderr).toBe('');
-  expect(init.status).toBe(0);
+  const w = initCliWorkspace('toolsmith-otlp-refused-');
+  ({ base, ws, env } = w);
+  expect(w.initErr).toBe('');
   scriptedConfig(ws, llm.openaiUrl);
 });
 

@@ -8,8 +8,7 @@ import type { ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Docker from 'dockerode';
-import { repoRoot } from '../../../support/workspace.ts';
-import { cliBin } from '../../../support/cli-bin.ts';
+import { toolsmithArgv } from '../../../support/toolsmith-process.ts';
 
 export interface CliProcess {
   child: ChildProcess;
@@ -24,7 +23,7 @@ export function cliProcess(
   args: string[],
   env: Record<string, string> = {},
 ): CliProcess {
-  const child = spawn(join(repoRoot, 'node_modules/.bin/node'), [cliBin(), '--workspace', ws, ...args], {
+  const child = spawn(...toolsmithArgv(ws, args), {
     stdio: ['pipe', 'pipe', 'pipe'],
     env: { ...process.env, TOOLSMITH_DATA_DIR: dataDir, ...env },
   });

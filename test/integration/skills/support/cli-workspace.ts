@@ -1,14 +1,14 @@
 /**
  * A workspace made by `toolsmith init` in a temporary folder of its own, with the CLI run as a process
- * against it (its own TOOLSMITH_HOME and data folder): the skills tests that go through the CLI.
+ * against it (its own TOOLSMITH_HOME and data folder): the skills and telemetry tests that go through
+ * the CLI.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'vitest';
-import { cliBin } from '../../../support/cli-bin.ts';
-import { repoRoot } from '../../../support/workspace.ts';
+import { cliArgv } from '../../../support/toolsmith-process.ts';
 import { cliProcess } from '../../faults/support/processes.ts';
 
 /** A Python skill over the sample workspace's `get_user` (its tier for u1 is "gold"). */
@@ -28,6 +28,8 @@ export interface CliWorkspace {
   base: string;
   ws: string;
   env: Record<string, string>;
+  /** What `toolsmith init` printed on stderr. */
+  initErr: string;
   /** Runs the CLI in the workspace: its exit code and output. */
   cli(args: string[]): ReturnType<typeof cliProcess>['done'];
   /** Writes a file beside the workspace and returns its path. */
@@ -39,7 +41,7 @@ export function initCliWorkspace(prefix: string): CliWorkspace {
   const base = mkdtempSync(join(tmpdir(), prefix));
   const ws = join(base, 'ws');
   const env = { TOOLSMITH_HOME: join(base, 'home'), TOOLSMITH_DATA_DIR: join(base, 'data') };
-  const init = spawnSync(join(repoRoot, 'node_modules/.bin/node'), [cliBin(), 'init', ws], {
+  const init = spawnSync(...cliArgv(['init', ws]), {
     encoding: 'utf8',
     env: { ...process.env, ...env },
   });
@@ -48,6 +50,7 @@ export function initCliWorkspace(prefix: string): CliWorkspace {
     base,
     ws,
     env,
+    initErr: init.stderr,
     cli: (args) => cliProcess(ws, env.TOOLSMITH_DATA_DIR, args, env).done,
     file: (name, text) => {
       const f = join(base, name);
