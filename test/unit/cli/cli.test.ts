@@ -4,7 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { STARTS_PROCESSES_MS } from '../../support/budgets.ts';
+import { sourceBin } from '../../support/cli-bin.ts';
 import { cli } from '../../support/cli.ts';
+import { cliArgv } from '../../support/toolsmith-process.ts';
 
 const root = new URL('../../../', import.meta.url).pathname;
 
@@ -25,7 +27,7 @@ describe('toolsmith CLI', () => {
     const machineNode = '/usr/bin/node';
     const v = spawnSync(machineNode, ['--version'], { encoding: 'utf8' });
     expect(v.status, `${machineNode} is needed for this test (Debian's nodejs)`).toBe(0);
-    const r = spawnSync(machineNode, [join(root, 'bin/toolsmith.mjs'), '--help'], {
+    const r = spawnSync(machineNode, [sourceBin, '--help'], {
       cwd: tmpdir(),
       encoding: 'utf8',
       env: { ...process.env, PATH: '/usr/bin:/bin' },
@@ -225,11 +227,7 @@ describe('toolsmith CLI', () => {
         join(ws, 'sandboxes/mine/tools.py'),
         '@tool\ndef hello(name: str) -> ToolResponse:\n    """Say hello."""\n',
       );
-      const r = spawnSync(
-        join(root, 'node_modules/.bin/node'),
-        [join(root, 'bin/toolsmith.mjs'), 'sandboxes', '--json'],
-        { cwd: ws, encoding: 'utf8' },
-      );
+      const r = spawnSync(...cliArgv(['sandboxes', '--json'], sourceBin), { cwd: ws, encoding: 'utf8' });
       expect(r.status).toBe(0);
       expect(JSON.parse(r.stdout)).toMatchObject({ workspace: ws, sandboxes: [{ name: 'mine', tools: 1 }] });
     },

@@ -10,10 +10,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { STARTS_PROCESSES_MS } from '../../support/budgets.ts';
-import { removeWorkspace, repoRoot, tempWorkspace } from '../../support/workspace.ts';
+import { sourceBin } from '../../support/cli-bin.ts';
+import { cliArgv } from '../../support/toolsmith-process.ts';
+import { removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
 
 function slowStdin(args: string[], input: string, delayMs: number) {
-  const p = spawn(join(repoRoot, 'node_modules/.bin/node'), [join(repoRoot, 'bin/toolsmith.mjs'), ...args], {
+  const p = spawn(...cliArgv(args, sourceBin), {
     stdio: ['pipe', 'pipe', 'pipe'],
     env: { ...process.env, TOOLSMITH_HOME: mkdtempSync(join(tmpdir(), 'toolsmith-home-')) },
   });

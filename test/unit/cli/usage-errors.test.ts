@@ -11,13 +11,15 @@ import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { STARTS_PROCESSES_MS } from '../../support/budgets.ts';
 import { cli } from '../../support/cli.ts';
-import { repoRoot, tempWorkspace } from '../../support/workspace.ts';
+import { sourceBin } from '../../support/cli-bin.ts';
+import { cliArgv, toolsmithArgv } from '../../support/toolsmith-process.ts';
+import { tempWorkspace } from '../../support/workspace.ts';
 
 const tmp = () => mkdtempSync(join(tmpdir(), 'toolsmith-usage-'));
 
 /** The clone's command as a process (Node 24 of node_modules), for what only a process shows. */
 function bin(args: string[], timeout = STARTS_PROCESSES_MS) {
-  return spawnSync(join(repoRoot, 'node_modules/.bin/node'), [join(repoRoot, 'bin/toolsmith.mjs'), ...args], {
+  return spawnSync(...cliArgv(args, sourceBin), {
     encoding: 'utf8',
     timeout,
   });
@@ -59,12 +61,7 @@ describe('--workspace on a folder that is not a workspace', { timeout: STARTS_PR
   it('mcp on stdio: the usage error is its exit code when the client closes the input (it exited 0)', async () => {
     const dir = join(tmp(), 'plain-mcp');
     mkdirSync(dir);
-    const child = spawn(join(repoRoot, 'node_modules/.bin/node'), [
-      join(repoRoot, 'bin/toolsmith.mjs'),
-      '--workspace',
-      dir,
-      'mcp',
-    ]);
+    const child = spawn(...toolsmithArgv(dir, ['mcp'], sourceBin));
     let err = '';
     child.stderr.on('data', (d: Buffer) => (err += d.toString()));
     const exited = new Promise<number | null>((r) => child.on('close', (code) => r(code)));

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { defaultWorkspaceDir } from '../../../src-main/infra/workspace/init.ts';
 import { sourceBin } from '../../support/cli-bin.ts';
-import { repoRoot } from '../../support/workspace.ts';
+import { cliArgv } from '../../support/toolsmith-process.ts';
 
 const saved = process.env['TOOLSMITH_HOME'];
 const homes: string[] = [];
@@ -62,7 +62,7 @@ describe('the copy of the sample workspace', () => {
       const cwd = mkdtempSync(join(tmpdir(), 'toolsmith-default-ws-cwd-'));
       homes.push(cwd);
       writeFileSync(join(cwd, 'x.py'), 'emit_result(1)\n');
-      const r = spawnSync(join(repoRoot, 'node_modules/.bin/node'), [sourceBin, ...verb], {
+      const r = spawnSync(...cliArgv(verb, sourceBin), {
         cwd,
         env: { ...process.env, TOOLSMITH_HOME: '/proc/toolsmith-qa' },
         encoding: 'utf8',
