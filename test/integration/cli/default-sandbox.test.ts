@@ -8,7 +8,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
-import { runToolsmith } from '../mcp/support/mcp-http-process.ts';
+import { runToolsmith } from '../../support/toolsmith-process.ts';
 
 let ws: string;
 const run = (args: string[]) => runToolsmith(ws, args, { TOOLSMITH_BACKEND: 'process' });

@@ -26,7 +26,8 @@ import { atomicWrite } from '../../../src-main/infra/workspace/files.ts';
 import { startLlmServer } from '../../support/llm-server.ts';
 import type { LlmServer } from '../../support/llm-server.ts';
 import { repoRoot } from '../../support/workspace.ts';
-import { runToolsmith, startMcpHttpProcess } from '../mcp/support/mcp-http-process.ts';
+import { startMcpHttpProcess } from '../mcp/support/mcp-http-process.ts';
+import { runToolsmith } from '../../support/toolsmith-process.ts';
 import type { McpHttpProcess } from '../mcp/support/mcp-http-process.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'toolsmith-diskfull-'));

@@ -19,7 +19,8 @@ import type { LlmServer } from '../../support/llm-server.ts';
 import { removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { runToolsmith, startMcpHttpProcess } from '../mcp/support/mcp-http-process.ts';
+import { startMcpHttpProcess } from '../mcp/support/mcp-http-process.ts';
+import { runToolsmith } from '../../support/toolsmith-process.ts';
 
 let llm: LlmServer;
 let ws: string;

@@ -12,7 +12,7 @@ import { startMcpHttp } from '../../../src-main/mcp/mcp-http.ts';
 import type { McpHttpServer } from '../../../src-main/mcp/mcp-http.ts';
 import { POLL_MS } from '../../support/budgets.ts';
 import { removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
-import { runToolsmith } from './support/mcp-http-process.ts';
+import { runToolsmith } from '../../support/toolsmith-process.ts';
 
 const TOKEN = 'a-test-token-that-is-long-enough-0123456789';
 let ws: string;

@@ -13,7 +13,8 @@ import { RunStore } from '../../../src-main/infra/store/run-store.ts';
 import { waitSpinning } from '../../support/spinning.ts';
 import { removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
 import { installationContainers } from '../faults/support/processes.ts';
-import { runToolsmith, startMcpHttpProcess } from './support/mcp-http-process.ts';
+import { startMcpHttpProcess } from './support/mcp-http-process.ts';
+import { runToolsmith } from '../../support/toolsmith-process.ts';
 import type { McpHttpProcess } from './support/mcp-http-process.ts';
 
 let ws: string;

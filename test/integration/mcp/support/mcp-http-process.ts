@@ -12,10 +12,6 @@ export interface McpHttpProcess {
   stop(): Promise<void>;
 }
 
-// Moved to test/support/toolsmith-process.ts (any test starts the CLI so); still named here for the
-// files that import them from this one.
-export { runToolsmith, toolsmithArgv } from '../../../support/toolsmith-process.ts';
-
 /** Servers started here and still running: ended when the file's worker exits, whatever the file did. */
 const live = new Set<ChildProcess>();
 process.once('exit', () => {
