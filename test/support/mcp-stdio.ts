@@ -4,6 +4,8 @@
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { toolsmithArgv } from './toolsmith-process.ts';
 
 /**
@@ -23,9 +25,19 @@ export function mcpStdio(ws: string, env?: NodeJS.ProcessEnv): StdioClientTransp
   });
 }
 
-/** An SDK client named `name` (version 1.0.0, no capabilities), connected over `mcpStdio(ws, env)`. */
-export async function connectMcp(ws: string, name: string, env?: NodeJS.ProcessEnv): Promise<Client> {
-  const client = new Client({ name, version: '1.0.0' });
+/**
+ * An SDK client named `name` (version 1.0.0), connected over `mcpStdio(ws, env)`. Without `elicit` it
+ * declares no capabilities; with it, elicitation, and each elicitation request the server sends is
+ * answered with what `elicit` returns for its message.
+ */
+export async function connectMcp(
+  ws: string,
+  name: string,
+  env?: NodeJS.ProcessEnv,
+  elicit?: (message: string) => ElicitResult,
+): Promise<Client> {
+  const client = new Client({ name, version: '1.0.0' }, elicit ? { capabilities: { elicitation: {} } } : {});
+  if (elicit) client.setRequestHandler(ElicitRequestSchema, (req) => elicit(req.params.message));
   await client.connect(mcpStdio(ws, env));
   return client;
 }

@@ -6,11 +6,11 @@
  */
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
-import { mcpStdio } from '../../support/mcp-stdio.ts';
+import { connectMcp } from '../../support/mcp-stdio.ts';
 
 const ws = tempWorkspace();
 appendFileSync(join(ws, '.toolsmith/config.toml'), '\n[approval]\ntools = ["support.add_note"]\n');
@@ -18,17 +18,14 @@ const clients: Client[] = [];
 let approve = true;
 const asked: string[] = [];
 
+/** What the person answers when asked: the question kept, then approve's answer. */
+function elicit(message: string): ElicitResult {
+  asked.push(message);
+  return approve ? { action: 'accept', content: { approve: true } } : { action: 'decline' };
+}
+
 async function connect(elicitation: boolean): Promise<Client> {
-  const client = new Client(
-    { name: 'toolsmith-approval-test', version: '1.0.0' },
-    elicitation ? { capabilities: { elicitation: {} } } : {},
-  );
-  if (elicitation)
-    client.setRequestHandler(ElicitRequestSchema, (req) => {
-      asked.push(req.params.message);
-      return approve ? { action: 'accept', content: { approve: true } } : { action: 'decline' };
-    });
-  await client.connect(mcpStdio(ws));
+  const client = await connectMcp(ws, 'toolsmith-approval-test', undefined, elicitation ? elicit : undefined);
   clients.push(client);
   return client;
 }

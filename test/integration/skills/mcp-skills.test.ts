@@ -5,28 +5,25 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
-import { mcpStdio } from '../../support/mcp-stdio.ts';
+import { connectMcp } from '../../support/mcp-stdio.ts';
 
 const ws = tempWorkspace();
 const clients: Client[] = [];
 let answer: 'accept' | 'decline' = 'accept';
 const asked: string[] = [];
 
+/** What the person answers when asked: the question kept, then `answer`. */
+function elicit(message: string): ElicitResult {
+  asked.push(message);
+  return answer === 'accept' ? { action: 'accept', content: { confirm: true } } : { action: 'decline' };
+}
+
 async function connect(elicitation: boolean): Promise<Client> {
-  const client = new Client(
-    { name: 'toolsmith-skill-test', version: '1.0.0' },
-    elicitation ? { capabilities: { elicitation: {} } } : {},
-  );
-  if (elicitation)
-    client.setRequestHandler(ElicitRequestSchema, (req) => {
-      asked.push(req.params.message);
-      return answer === 'accept' ? { action: 'accept', content: { confirm: true } } : { action: 'decline' };
-    });
-  await client.connect(mcpStdio(ws));
+  const client = await connectMcp(ws, 'toolsmith-skill-test', undefined, elicitation ? elicit : undefined);
   clients.push(client);
   return client;
 }
