@@ -22,7 +22,9 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../../e2e/support/browser.ts';
-import { removeWorkspace, repoRoot, tempWorkspace } from '../../support/workspace.ts';
+import { sourceBin } from '../../support/cli-bin.ts';
+import { toolsmithArgv } from '../../support/toolsmith-process.ts';
+import { removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
 
 const tmp = mkdtempSync(join(tmpdir(), 'toolsmith-serve-open-'));
 const ws = tempWorkspace('toolsmith-serve-open-ws-');
@@ -52,18 +54,14 @@ describe('serve --open', () => {
     const renderer = join(tmp, 'renderer');
     mkdirSync(renderer);
     writeFileSync(join(renderer, 'index.html'), '<!doctype html><title>workbench</title><p>workbench</p>');
-    child = spawn(
-      join(repoRoot, 'node_modules/.bin/node'),
-      [join(repoRoot, 'bin/toolsmith.mjs'), '--workspace', ws, 'serve', '--open', '--renderer', renderer],
-      {
-        env: {
-          ...process.env,
-          PATH: `${bin}:${process.env['PATH'] ?? ''}`,
-          TOOLSMITH_HOME: join(tmp, 'home'),
-        },
-        stdio: ['ignore', 'pipe', 'pipe'],
+    child = spawn(...toolsmithArgv(ws, ['serve', '--open', '--renderer', renderer], sourceBin), {
+      env: {
+        ...process.env,
+        PATH: `${bin}:${process.env['PATH'] ?? ''}`,
+        TOOLSMITH_HOME: join(tmp, 'home'),
       },
-    );
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout?.on('data', (d: Buffer) => (stdout += d.toString()));

@@ -9,7 +9,9 @@ import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { removeWorkspace, repoRoot, tempWorkspace } from '../../support/workspace.ts';
+import { sourceBin } from '../../support/cli-bin.ts';
+import { toolsmithArgv } from '../../support/toolsmith-process.ts';
+import { removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
 
 const out = mkdtempSync(join(tmpdir(), 'toolsmith-out-'));
 const ws = tempWorkspace('toolsmith-serve-');
@@ -24,14 +26,10 @@ afterAll(() => {
 describe('serve without a renderer build', () => {
   it('builds the renderer, then serves the workbench page', async () => {
     expect(existsSync(join(out, 'renderer', 'index.html'))).toBe(false);
-    child = spawn(
-      join(repoRoot, 'node_modules/.bin/node'),
-      [join(repoRoot, 'bin/toolsmith.mjs'), '--workspace', ws, 'serve'],
-      {
-        env: { ...process.env, TOOLSMITH_OUT_DIR: out, TOOLSMITH_HOME: join(out, 'home') },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
+    child = spawn(...toolsmithArgv(ws, ['serve'], sourceBin), {
+      env: { ...process.env, TOOLSMITH_OUT_DIR: out, TOOLSMITH_HOME: join(out, 'home') },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
