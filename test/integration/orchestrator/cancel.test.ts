@@ -4,41 +4,25 @@
  * time limit. The run's limit is an hour: a cancel that did not reach the job would hang the test until
  * its budget ends it (no elapsed time is asserted).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createProviders } from '../../../src-main/app/providers.ts';
-import { createSandboxManager } from '../../../src-main/app/sandbox-factory.ts';
-import { ToolsmithService } from '../../../src-main/app/service.ts';
-import { startLlmServer } from '../../support/llm-server.ts';
-import type { LlmServer } from '../../support/llm-server.ts';
-import { removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
+import { useLlmService } from '../../support/llm-service.ts';
 
-let llm: LlmServer;
-let svc: ToolsmithService;
-const ws = tempWorkspace();
+const fx = useLlmService();
 // Says it is running (an intermediate, pushed live) before it loops for hours.
 const LOOP =
   '```python\nemit_intermediate("looping")\nx = 0\nfor i in range(10**10):\n    x += i\nemit_result(x)\n```';
 
-beforeAll(async () => {
-  llm = await startLlmServer();
-  svc = ToolsmithService.open(ws, { sandboxFactory: createSandboxManager });
-});
-afterAll(async () => {
-  await svc.close();
-  await llm.close();
-  removeWorkspace(ws);
-});
-
 /** Starts a looping run and cancels it once `when` has seen its events (the script's or the first). */
 async function cancelWhen(when: 'script' | 'running') {
-  const runs = await svc.runs();
-  llm.push(LOOP);
+  const runs = await fx.svc.runs();
+  fx.llm.push(LOOP);
   let cancel: () => void = () => {};
   const reached = new Promise<void>((resolve) => (cancel = resolve));
   const s = await runs.start({
     task: 'count for a long time',
     sandbox: 'ecommerce',
-    providers: createProviders(svc.config, { baseUrl: llm.openaiUrl, model: 'scripted' }),
+    providers: createProviders(fx.svc.config, { baseUrl: fx.llm.openaiUrl, model: 'scripted' }),
     maxRetries: 0,
     noTemplates: true,
     timeoutMs: 3_600_000,
