@@ -19,11 +19,11 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { RunStartedData } from '../../../src-main/core/records/events.ts';
 import { RunStore } from '../../../src-main/infra/store/run-store.ts';
 import { useScriptedWorkspace } from '../../support/scripted-workspace.ts';
 import { cliProcess } from './support/processes.ts';
 import { toolsmithArgv } from '../../support/toolsmith-process.ts';
+import { runStarted } from '../../support/run-records.ts';
 
 const fx = useScriptedWorkspace({ dataPerTest: true });
 const dot = () => join(fx.ws, '.toolsmith');
@@ -31,15 +31,6 @@ const db = () => join(dot(), 'runs.db');
 const config = () => join(dot(), 'config.toml');
 let configText: Buffer | undefined;
 let runId = '';
-
-const started = (task: string): RunStartedData => ({
-  task,
-  sandbox: 'ecommerce',
-  mode: 'plan',
-  language: 'python',
-  maxRetries: 3,
-  maxSteps: 8,
-});
 
 beforeEach(() => {
   for (const f of readdirSync(dot()))
@@ -49,7 +40,7 @@ beforeEach(() => {
   writeFileSync(config(), configText);
   const store = new RunStore(db());
   try {
-    runId = store.createRun(started('a run to export'));
+    runId = store.createRun(runStarted('a run to export'));
     store.append(runId, 'run_finished', { status: 'succeeded', result: 1 });
   } finally {
     store.close();
@@ -169,7 +160,7 @@ describe('the CLI meets its files', () => {
   it('a -shm that describes a WAL which is gone (nobody has the store open): the store opens, the runs are there', async () => {
     // A -shm from a live store, kept while its WAL is deleted.
     const store = new RunStore(db());
-    store.createRun(started('second run'));
+    store.createRun(runStarted('second run'));
     const shm = readFileSync(`${db()}-shm`);
     store.close();
     writeFileSync(`${db()}-shm`, shm);

@@ -17,25 +17,15 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { RunStartedData } from '../../../src-main/core/records/events.ts';
 import { RunStore } from '../../../src-main/infra/store/run-store.ts';
 import { SuiteStore } from '../../../src-main/infra/store/suite-store.ts';
-import type { CaseResult } from '../../../src-main/core/suites/matrix.ts';
 import { useScriptedWorkspace } from '../../support/scripted-workspace.ts';
 import { cliProcess } from './support/processes.ts';
+import { runStarted, passedCase } from '../../support/run-records.ts';
 
 const fx = useScriptedWorkspace({ dataPerTest: true });
 const dir = () => join(fx.ws, '.toolsmith');
 const db = () => join(dir(), 'runs.db');
-
-const started = (task: string): RunStartedData => ({
-  task,
-  sandbox: 'ecommerce',
-  mode: 'plan',
-  language: 'python',
-  maxRetries: 3,
-  maxSteps: 8,
-});
 
 /** A store of `n` finished runs, each with a long script (many pages), closed (WAL checkpointed). */
 function seed(n: number): string[] {
@@ -47,7 +37,7 @@ function seed(n: number): string[] {
       // Ids in insertion order: the file's page layout (what a cut keeps) is the same at every run of
       // the test; random ids scattered the events' index pages, and a cut sometimes took them all.
       const id = store.createRun(
-        started(`task number ${i}`),
+        runStarted(`task number ${i}`),
         `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
       );
       const body = `print(${i})\n${'# padding\n'.repeat(200)}`;
@@ -109,7 +99,7 @@ describe('a damaged run store', () => {
     // A new run can be written to the recovered store.
     const store = new RunStore(db());
     try {
-      store.createRun(started('after recovery'));
+      store.createRun(runStarted('after recovery'));
       expect(store.list({ count: true }).total).toBe(out.runs + 1);
     } finally {
       store.close();
@@ -135,21 +125,7 @@ describe('a damaged run store', () => {
         });
         for (const [rep, runId] of [ids[0]!, ids[1]!].entries()) {
           suites.tagRun(runId, suiteRun);
-          suites.addResult(suiteRun, {
-            caseId: 'c1',
-            column: 'm',
-            rep,
-            runId,
-            status: 'succeeded',
-            passed: true,
-            attempts: 1,
-            promptTokens: 10,
-            completionTokens: 5,
-            cost: null,
-            latencyMs: 12,
-            verdicts: [],
-            finishedAt: Date.now(),
-          } satisfies CaseResult);
+          suites.addResult(suiteRun, passedCase(runId, rep));
         }
         suites.finish(suiteRun, 'passed');
         store.recordTemplateUse('user-email', true);

@@ -3,23 +3,14 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { RunStartedData } from '../../../src-main/core/records/events.ts';
 import { lastTraceback } from '../../../src-main/core/records/records.ts';
 import type { ExecutionResult } from '../../../src-main/core/sandbox/execution.ts';
 import { RunStore, RunStoreError } from '../../../src-main/infra/store/run-store.ts';
 import { STARTS_PROCESSES_MS } from '../../support/budgets.ts';
+import { runStarted } from '../../support/run-records.ts';
 
 const root = new URL('../../../', import.meta.url).pathname;
 const dbFile = () => join(mkdtempSync(join(tmpdir(), 'toolsmith-store-')), 'runs.db');
-const started = (task: string, extra: Partial<RunStartedData> = {}): RunStartedData => ({
-  task,
-  sandbox: 'ecommerce',
-  mode: 'plan',
-  language: 'python',
-  maxRetries: 3,
-  maxSteps: 8,
-  ...extra,
-});
 const failedExec = (type: string, message: string, line: number): ExecutionResult => ({
   success: false,
   intermediates: [],
@@ -33,7 +24,7 @@ const failedExec = (type: string, message: string, line: number): ExecutionResul
 });
 
 function fullRun(store: RunStore): string {
-  const id = store.createRun(started('Find pending orders', { provider: 'p', model: 'm' }));
+  const id = store.createRun(runStarted('Find pending orders', { provider: 'p', model: 'm' }));
   store.append(id, 'tier', { n: 1, tier: 'llm', provider: 'p' });
   store.append(id, 'prompt', { n: 1, kind: 'first', system: 's', user: 'u', sections: [], hints: [] });
   store.append(id, 'llm_response', {
@@ -108,7 +99,7 @@ describe('RunStore (real SQLite file)', () => {
   it('filters by status, sandbox, mode, model, tier, date and free text over task, script and error', () => {
     const store = new RunStore(dbFile());
     const a = fullRun(store);
-    const b = store.createRun(started('Check stock of p1', { sandbox: 'support', mode: 'interactive' }));
+    const b = store.createRun(runStarted('Check stock of p1', { sandbox: 'support', mode: 'interactive' }));
     store.append(b, 'run_finished', { status: 'succeeded', result: 3 });
     const ids = (f: Parameters<RunStore['list']>[0]) =>
       store
@@ -226,7 +217,7 @@ describe('full-text rows', () => {
         .run(id, task);
       old
         .prepare('INSERT INTO events VALUES (?, 0, ?, 1, 1, ?)')
-        .run(id, 'run_started', JSON.stringify(started(task)));
+        .run(id, 'run_started', JSON.stringify(runStarted(task)));
       old.prepare(`INSERT INTO runs_fts (run_id, task, scripts, errors) VALUES (?, ?, '', '')`).run(id, task);
     }
     old.close();
@@ -244,7 +235,7 @@ describe('full-text rows', () => {
     expect(store.list({ text: 'warehouse' }).runs.map((r) => r.id)).toEqual(['b']);
     expect(store.delete('b')).toBe(true);
     expect(store.list({ text: 'warehouse' }).total).toBe(0);
-    const id = store.createRun(started('a new warehouse run'));
+    const id = store.createRun(runStarted('a new warehouse run'));
     expect(store.list({ text: 'warehouse' }).runs.map((r) => r.id)).toEqual([id]);
     store.close();
   });

@@ -7,44 +7,20 @@
  * are changed by the test between `begin` and `end`.
  */
 import { createInterface } from 'node:readline';
-import type { RunStartedData } from '../../../../src-main/core/records/events.ts';
-import type { CaseResult } from '../../../../src-main/core/suites/matrix.ts';
 import { RunStore } from '../../../../src-main/infra/store/run-store.ts';
 import { SuiteStore } from '../../../../src-main/infra/store/suite-store.ts';
+import { runStarted, passedCase } from '../../../support/run-records.ts';
 
 const store = new RunStore(process.argv[2] as string);
 const suites = new SuiteStore(store);
 let suiteRun = '';
 const runs: string[] = [];
 
-const started = (task: string): RunStartedData => ({
-  task,
-  sandbox: 'ecommerce',
-  mode: 'plan',
-  language: 'python',
-  maxRetries: 3,
-  maxSteps: 8,
-});
-
 function caseRun(rep: number): void {
-  const runId = store.createRun(started(`case c1, repeat ${rep}`));
+  const runId = store.createRun(runStarted(`case c1, repeat ${rep}`));
   runs.push(runId);
   suites.tagRun(runId, suiteRun);
-  suites.addResult(suiteRun, {
-    caseId: 'c1',
-    column: 'm',
-    rep,
-    runId,
-    status: 'succeeded',
-    passed: true,
-    attempts: 1,
-    promptTokens: 10,
-    completionTokens: 5,
-    cost: null,
-    latencyMs: 12,
-    verdicts: [],
-    finishedAt: Date.now(),
-  } satisfies CaseResult);
+  suites.addResult(suiteRun, passedCase(runId, rep));
 }
 
 const answer = (x: unknown) => process.stdout.write(`${JSON.stringify(x)}\n`);
