@@ -18,15 +18,14 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DiskFullError, RunStore } from '../../../src-main/infra/store/run-store.ts';
 import { atomicWrite } from '../../../src-main/infra/workspace/files.ts';
 import { startLlmServer } from '../../support/llm-server.ts';
 import type { LlmServer } from '../../support/llm-server.ts';
 import { repoRoot } from '../../support/workspace.ts';
-import { startMcpHttpProcess } from '../mcp/support/mcp-http-process.ts';
+import { connectMcpHttp, startMcpHttpProcess } from '../mcp/support/mcp-http-process.ts';
 import { runToolsmith } from '../../support/toolsmith-process.ts';
 import type { McpHttpProcess } from '../mcp/support/mcp-http-process.ts';
 
@@ -74,12 +73,7 @@ beforeAll(async () => {
   );
   atomicWrite(configFile, config);
   server = await startMcpHttpProcess(ws);
-  client = new Client({ name: 'disk-full-test', version: '1.0.0' });
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(server.url), {
-      requestInit: { headers: { authorization: `Bearer ${server.token ?? ''}` } },
-    }),
-  );
+  client = await connectMcpHttp(server.url, server.token ?? '', 'disk-full-test');
 }, 120_000);
 
 afterAll(async () => {

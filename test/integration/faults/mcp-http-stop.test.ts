@@ -7,11 +7,9 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { useScriptedWorkspace } from '../../support/scripted-workspace.ts';
-import { startMcpHttpProcess } from '../mcp/support/mcp-http-process.ts';
+import { connectMcpHttp, startMcpHttpProcess } from '../mcp/support/mcp-http-process.ts';
 import { engineNow, installationContainers, installationCreatesSince } from './support/processes.ts';
 
 const fx = useScriptedWorkspace({ docker: true, dataPerTest: true });
@@ -35,12 +33,7 @@ describe('mcp --http: stop', () => {
       TOOLSMITH_DATA_DIR: fx.data,
     });
     onTestFinished(() => server.stop());
-    const client = new Client({ name: 'stop', version: '1' });
-    await client.connect(
-      new StreamableHTTPClientTransport(new URL(server.url), {
-        requestInit: { headers: { authorization: `Bearer ${TOKEN}` } },
-      }),
-    );
+    const client = await connectMcpHttp(server.url, TOKEN, 'stop');
     const call = client
       .callTool({ name: 'code', arguments: { code: SPIN } }, undefined, { timeout: 600_000 })
       .catch((e: unknown) => e);

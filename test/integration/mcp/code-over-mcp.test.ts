@@ -5,14 +5,13 @@
  */
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RunStore } from '../../../src-main/infra/store/run-store.ts';
 import { mcpWorkspace } from '../../support/mcp-workspace.ts';
 import type { McpWorkspace } from '../../support/mcp-workspace.ts';
 import { removeWorkspace } from '../../support/workspace.ts';
-import { startMcpHttpProcess } from './support/mcp-http-process.ts';
+import { connectMcpHttp, startMcpHttpProcess } from './support/mcp-http-process.ts';
 import type { McpHttpProcess } from './support/mcp-http-process.ts';
 
 let w: McpWorkspace;
@@ -33,12 +32,7 @@ function storedRun(runId: string) {
 beforeAll(async () => {
   w = mcpWorkspace();
   server = await startMcpHttpProcess(w.ws);
-  client = new Client({ name: 'code-over-mcp-test', version: '1.0.0' });
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(server.url), {
-      requestInit: { headers: { authorization: `Bearer ${server.token ?? ''}` } },
-    }),
-  );
+  client = await connectMcpHttp(server.url, server.token ?? '', 'code-over-mcp-test');
 }, 120_000);
 
 afterAll(async () => {

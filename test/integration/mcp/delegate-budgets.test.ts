@@ -5,15 +5,14 @@
  * run (counted at the scripted LLM server and in the run store).
  */
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { RunStore } from '../../../src-main/infra/store/run-store.ts';
 import { startLlmServer } from '../../support/llm-server.ts';
 import type { LlmServer } from '../../support/llm-server.ts';
 import { scriptedConfig } from '../../support/suite-oracle.ts';
 import { removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
-import { startMcpHttpProcess } from './support/mcp-http-process.ts';
+import { connectMcpHttp, startMcpHttpProcess } from './support/mcp-http-process.ts';
 import type { McpHttpProcess } from './support/mcp-http-process.ts';
 import { connectMcp } from '../../support/mcp-stdio.ts';
 
@@ -40,12 +39,7 @@ beforeAll(async () => {
   scriptedConfig(ws, llm.openaiUrl);
   clients.stdio = await connectMcp(ws, 'budgets-stdio', { ...process.env });
   http = await startMcpHttpProcess(ws);
-  clients.http = new Client({ name: 'budgets-http', version: '1.0.0' });
-  await clients.http.connect(
-    new StreamableHTTPClientTransport(new URL(http.url), {
-      requestInit: { headers: { authorization: `Bearer ${http.token ?? ''}` } },
-    }),
-  );
+  clients.http = await connectMcpHttp(http.url, http.token ?? '', 'budgets-http');
 });
 
 afterAll(async () => {

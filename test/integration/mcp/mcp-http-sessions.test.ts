@@ -4,8 +4,7 @@
  * first displaces the longest-idle session or is refused with 503 when all are busy.
  */
 import { request } from 'node:http';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ToolsmithService } from '../../../src-main/app/service.ts';
 import { startMcpHttp } from '../../../src-main/mcp/mcp-http.ts';
@@ -13,6 +12,7 @@ import type { McpHttpServer } from '../../../src-main/mcp/mcp-http.ts';
 import { POLL_MS } from '../../support/budgets.ts';
 import { removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
 import { runToolsmith } from '../../support/toolsmith-process.ts';
+import { connectMcpHttp } from './support/mcp-http-process.ts';
 
 const TOKEN = 'a-test-token-that-is-long-enough-0123456789';
 let ws: string;
@@ -81,12 +81,7 @@ async function abandonedSession(): Promise<string> {
 const listTools = (sid: string) => post({ jsonrpc: '2.0', id: 2, method: 'tools/list' }, sid);
 
 async function sdkClient(): Promise<Client> {
-  const c = new Client({ name: 'live', version: '1' });
-  await c.connect(
-    new StreamableHTTPClientTransport(new URL(server?.url ?? ''), {
-      requestInit: { headers: { authorization: `Bearer ${TOKEN}` } },
-    }),
-  );
+  const c = await connectMcpHttp(server?.url ?? '', TOKEN, 'live');
   clients.push(c);
   return c;
 }

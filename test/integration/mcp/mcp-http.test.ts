@@ -4,8 +4,7 @@
  */
 import { request } from 'node:http';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { MCP_TOOL_NAMES } from '../../../src-main/mcp/mcp-tool-names.ts';
@@ -13,7 +12,7 @@ import { RunStore } from '../../../src-main/infra/store/run-store.ts';
 import { waitSpinning } from '../../support/spinning.ts';
 import { removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
 import { installationContainers } from '../faults/support/processes.ts';
-import { startMcpHttpProcess } from './support/mcp-http-process.ts';
+import { connectMcpHttp, startMcpHttpProcess } from './support/mcp-http-process.ts';
 import { runToolsmith } from '../../support/toolsmith-process.ts';
 import type { McpHttpProcess } from './support/mcp-http-process.ts';
 
@@ -60,16 +59,8 @@ function post(
 
 const textOf = (r: unknown): string => (r as { content: { text: string }[] }).content[0]?.text ?? '';
 
-function connect(url: string, token: string): Promise<Client> {
-  const c = new Client({ name: 'toolsmith-http-test', version: '1.0.0' });
-  return c
-    .connect(
-      new StreamableHTTPClientTransport(new URL(url), {
-        requestInit: { headers: { authorization: `Bearer ${token}` } },
-      }),
-    )
-    .then(() => c);
-}
+const connect = (url: string, token: string): Promise<Client> =>
+  connectMcpHttp(url, token, 'toolsmith-http-test');
 
 function storedRun(runId: string) {
   const store = new RunStore(join(ws, '.toolsmith', 'runs.db'));

@@ -1,6 +1,8 @@
 /** Starts `toolsmith mcp --http` as a real process and reads its URL and token from stderr. */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { toolsmithArgv } from '../../../support/toolsmith-process.ts';
 
 export interface McpHttpProcess {
@@ -10,6 +12,20 @@ export interface McpHttpProcess {
   token: string | undefined;
   stderr(): string;
   stop(): Promise<void>;
+}
+
+/**
+ * An SDK client named `name` (version 1.0.0, no capabilities) connected over Streamable HTTP to the
+ * server at `url`, with `token` as its bearer token.
+ */
+export async function connectMcpHttp(url: string, token: string, name: string): Promise<Client> {
+  const client = new Client({ name, version: '1.0.0' });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(url), {
+      requestInit: { headers: { authorization: `Bearer ${token}` } },
+    }),
+  );
+  return client;
 }
 
 /** Servers started here and still running: ended when the file's worker exits, whatever the file did. */
