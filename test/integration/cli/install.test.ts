@@ -23,6 +23,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { packCheckout } from '../../support/built-once.ts';
 import { startOtlpReceiver } from '../../support/otlp-receiver.ts';
+import { runCommand } from '../../support/toolsmith-process.ts';
 
 const root = new URL('../../../', import.meta.url).pathname;
 const machineNode = '/usr/bin/node';
@@ -200,16 +201,10 @@ describe('toolsmith installed from the packed tarball', () => {
     expect(id).toBeDefined();
     const receiver = await startOtlpReceiver();
     try {
-      const sent = await new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
-        const p = spawn(toolsmith, ['runs', 'export', id!, '--otlp'], {
-          cwd: ws,
-          env: { ...env, OTEL_EXPORTER_OTLP_ENDPOINT: receiver.base },
-        });
-        let out = '';
-        let err = '';
-        p.stdout.on('data', (d: Buffer) => (out += d.toString()));
-        p.stderr.on('data', (d: Buffer) => (err += d.toString()));
-        p.on('close', (code) => resolve({ code, out, err }));
+      const sent = await runCommand(toolsmith, ['runs', 'export', id!, '--otlp'], {
+        cwd: ws,
+        env: { ...env, OTEL_EXPORTER_OTLP_ENDPOINT: receiver.base },
+        input: '',
       });
       expect(sent.code, sent.err).toBe(0);
       expect(sent.out).toMatch(/as trace [0-9a-f]{32}/);
