@@ -9,19 +9,13 @@ import { ToolsmithService } from '../../../src-main/app/service.ts';
 import type { RunStartedData } from '../../../src-main/core/records/events.ts';
 import { removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
 import { cli } from '../../support/cli.ts';
+import { runStarted } from '../../support/run-records.ts';
 
 const workspaces: string[] = [];
 afterAll(() => workspaces.forEach(removeWorkspace));
 
-const started = (task: string, extra: Partial<RunStartedData> = {}): RunStartedData => ({
-  task,
-  sandbox: 'ecommerce',
-  mode: 'plan',
-  language: 'python',
-  maxRetries: 0,
-  maxSteps: 1,
-  ...extra,
-});
+const started = (task: string, extra: Partial<RunStartedData> = {}) =>
+  runStarted(task, { maxRetries: 0, maxSteps: 1, ...extra });
 
 /** A workspace with two runs and one template test, all finished. */
 async function seeded(): Promise<string> {

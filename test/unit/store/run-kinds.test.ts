@@ -9,21 +9,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { describe, expect, it, vi } from 'vitest';
-import type { RunKind, RunStartedData } from '../../../src-main/core/records/events.ts';
+import type { RunKind } from '../../../src-main/core/records/events.ts';
 import { MIGRATIONS } from '../../../src-main/infra/store/connection.ts';
 import { RunStore } from '../../../src-main/infra/store/run-store.ts';
 import type { RunFilter } from '../../../src-main/infra/store/run-store.ts';
+import { runStarted } from '../../support/run-records.ts';
 
 const dbFile = () => join(mkdtempSync(join(tmpdir(), 'toolsmith-kinds-')), 'runs.db');
-const started = (task: string, kind?: RunKind): RunStartedData => ({
-  task,
-  sandbox: 'ecommerce',
-  mode: 'plan',
-  language: 'python',
-  maxRetries: 0,
-  maxSteps: 1,
-  ...(kind ? { kind } : {}),
-});
+const started = (task: string, kind?: RunKind) =>
+  runStarted(task, { maxRetries: 0, maxSteps: 1, ...(kind ? { kind } : {}) });
 
 /** 60 runs, every 4th a template test; every 3rd failed. Tasks all hold "orders". */
 function seed(store: RunStore): { tests: Set<string> } {

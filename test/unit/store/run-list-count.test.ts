@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { RunStore } from '../../../src-main/infra/store/run-store.ts';
+import { runStarted } from '../../support/run-records.ts';
 
 const newStore = () => {
   let t = 1_000;
@@ -12,14 +13,7 @@ const newStore = () => {
   });
 };
 const add = (store: RunStore, task: string, status: 'succeeded' | 'failed' | 'running') => {
-  const id = store.createRun({
-    task,
-    sandbox: 'ecommerce',
-    mode: 'plan',
-    language: 'python',
-    maxRetries: 0,
-    maxSteps: 1,
-  });
+  const id = store.createRun(runStarted(task, { maxRetries: 0, maxSteps: 1 }));
   if (status !== 'running')
     store.append(id, 'run_finished', { status, ...(status === 'failed' ? { error: 'KeyError: x' } : {}) });
   return id;
