@@ -21,6 +21,10 @@ export const cliArgv = (args: string[], bin = cliBin()): [string, string[]] => [
 export const toolsmithArgv = (ws: string, args: string[], bin = cliBin()): [string, string[]] =>
   cliArgv(['--workspace', ws, ...args], bin);
 
+/** `argv` as one POSIX shell command line (each word in single quotes), for `script -c` and `sh -c`. */
+export const shellLine = (argv: string[]): string =>
+  argv.map((a) => `'${a.replaceAll("'", `'\\''`)}'`).join(' ');
+
 export interface ToolsmithOutput {
   /** The exit code; -1 when a signal ended the process. */
   code: number;

@@ -8,7 +8,7 @@ import { appendFileSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { outputOf, runToolsmith, toolsmithArgv } from '../../support/toolsmith-process.ts';
+import { outputOf, runToolsmith, shellLine, toolsmithArgv } from '../../support/toolsmith-process.ts';
 import type { ToolsmithOutput } from '../../support/toolsmith-process.ts';
 import { removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
 
@@ -26,8 +26,7 @@ const args = ['exec', script, '--sandbox', 'support', '--json'];
  * typed once the question is on the terminal (a person reads before answering).
  */
 function onTerminal(answer: string): Promise<ToolsmithOutput> {
-  const command = toolsmithArgv(ws, args).flat();
-  const p = spawn('script', ['-qfec', command.map((a) => `'${a}'`).join(' '), '/dev/null'], {
+  const p = spawn('script', ['-qfec', shellLine(toolsmithArgv(ws, args).flat()), '/dev/null'], {
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   const output = outputOf(p);

@@ -21,7 +21,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
-import { cliArgv, runToolsmith } from '../../support/toolsmith-process.ts';
+import { cliArgv, runToolsmith, shellLine } from '../../support/toolsmith-process.ts';
 import type { VerbAnswer } from '../../../src-main/cli/verb-cache.ts';
 import { contentHash } from '../../../src-main/core/tools/registry.ts';
 import { SkillFiles } from '../../../src-main/infra/workspace/skill-files.ts';
@@ -183,9 +183,8 @@ function bare(args: string[], xdg = cache, more: Record<string, string> = {}) {
 }
 /** `toolsmith ARGS` in a terminal `cols` wide (a pty, util-linux's `script`): what it printed there. */
 function inTerminal(cols: number, args: string[], xdg = cache): string {
-  const quote = (a: string) => `'${a.replaceAll("'", `'\\''`)}'`;
-  const command = cliArgv(args).flat().map(quote).join(' ');
-  const r = spawnSync('script', ['-qec', `stty cols ${cols}; ${command}`, '/dev/null'], {
+  const command = `stty cols ${cols}; ${shellLine(cliArgv(args).flat())}`;
+  const r = spawnSync('script', ['-qec', command, '/dev/null'], {
     env: { ...process.env, ...env, XDG_CACHE_HOME: xdg },
     encoding: 'utf8',
   });
