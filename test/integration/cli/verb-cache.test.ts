@@ -336,7 +336,7 @@ describe('the output of an answer given before main loads (written on the descri
   afterAll(() => removeWorkspace(own));
   /** `toolsmith ARGS` with standard output `stdout` (a file descriptor or 'pipe'); its code and stderr. */
   function withStdout(args: string[], stdout: number | 'pipe') {
-    const r = spawnSync(join(repoRoot, 'node_modules/.bin/node'), [cliBin(), '--workspace', own, ...args], {
+    const r = spawnSync(...cliArgv(['--workspace', own, ...args]), {
       env: { ...process.env, ...env, XDG_CACHE_HOME: cache },
       stdio: ['ignore', stdout, 'pipe'],
       encoding: 'utf8',
@@ -368,7 +368,7 @@ describe('the output of an answer given before main loads (written on the descri
     }
     // A reader that is gone before the answer is written: the pipe's only read end, closed at once.
     for (const args of [kit, newScript()]) {
-      const child = spawn(join(repoRoot, 'node_modules/.bin/node'), [cliBin(), '--workspace', own, ...args], {
+      const child = spawn(...cliArgv(['--workspace', own, ...args]), {
         env: { ...process.env, ...env, XDG_CACHE_HOME: cache },
         stdio: ['ignore', 'pipe', 'pipe'],
       });

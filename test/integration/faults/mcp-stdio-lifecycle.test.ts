@@ -14,7 +14,7 @@ import type { ChildProcess } from 'node:child_process';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
-import { describe, expect, it, onTestFinished, vi } from 'vitest';
+import { afterEach, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { ToolsmithService } from '../../../src-main/app/service.ts';
 import { createMcpServer } from '../../../src-main/mcp/mcp.ts';
 import { MCP_PROTOCOL_VERSIONS } from '../../../src-main/mcp/stdio-early.ts';
@@ -24,6 +24,7 @@ import { useScriptedWorkspace } from '../../support/scripted-workspace.ts';
 import {
   cliProcess,
   engineNow,
+  handedOverPrunes,
   installationContainers,
   installationCreatesSince,
 } from './support/processes.ts';
@@ -31,6 +32,12 @@ import type { CliProcess } from './support/processes.ts';
 import { mcpStdio } from '../../support/mcp-stdio.ts';
 
 const fx = useScriptedWorkspace({ docker: true, dataPerTest: true });
+// A server past its stop budget hands its removals to a detached prune, which uses the installation's
+// folder a few seconds more: the next test's fresh folder waits for it (its removal failed ENOTEMPTY).
+afterEach(
+  () => vi.waitFor(() => expect(handedOverPrunes(fx.data)).toEqual([]), { timeout: 130_000, interval: 100 }),
+  140_000,
+);
 
 /** A JSON-RPC line client over the process's stdio. */
 function rpc(p: CliProcess) {
@@ -299,6 +306,8 @@ describe("mcp on stdio: stopped by the SDK's client transport (input closed, 2 s
     await spinning();
     await s.client.close();
     expect(await exited, s.err()).toEqual({ code: 0, signal: null });
+    // The prune it handed over to (which the afterEach above waits for) is found.
+    expect(handedOverPrunes(fx.data)).toHaveLength(1);
     await call;
     await noneLeft();
   }, 240_000);

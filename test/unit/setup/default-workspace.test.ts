@@ -85,7 +85,7 @@ describe('the copy of the sample workspace', () => {
     homes.push(cwd, ro);
     execFileSync('mount', ['-t', 'tmpfs', '-o', 'ro,size=1m', 'tmpfs', ro]);
     try {
-      const r = spawnSync(join(repoRoot, 'node_modules/.bin/node'), [sourceBin, 'runs', 'list'], {
+      const r = spawnSync(...cliArgv(['runs', 'list'], sourceBin), {
         cwd,
         env: { ...process.env, TOOLSMITH_HOME: ro },
         encoding: 'utf8',

@@ -5,7 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Docker from 'dockerode';
 import { toolsmithArgv } from '../../../support/toolsmith-process.ts';
@@ -74,6 +74,28 @@ export async function installationCreatesSince(dataDir: string, since: number): 
 /** The engine's clock now, in seconds with a fraction (what `installationCreatesSince` takes). */
 export async function engineNow(): Promise<number> {
   return Date.parse((await new Docker().info()).SystemTime) / 1000;
+}
+
+/**
+ * The detached `toolsmith pool prune --after-pid` processes an `mcp` server of the installation
+ * `dataDir` handed its removals to (found by their command line and environment in /proc): they keep
+ * using the installation's folder a few seconds after the last container is gone (three quiet passes),
+ * so a test waits for them before its folder is removed (ENOTEMPTY otherwise).
+ */
+export function handedOverPrunes(dataDir: string): number[] {
+  const pids: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const argv = readFileSync(`/proc/${name}/cmdline`, 'utf8').split('\0');
+      if (!argv.includes('--after-pid')) continue;
+      const env = readFileSync(`/proc/${name}/environ`, 'utf8').split('\0');
+      if (env.includes(`TOOLSMITH_DATA_DIR=${dataDir}`)) pids.push(Number(name));
+    } catch {
+      /* gone meanwhile, or not ours to read */
+    }
+  }
+  return pids;
 }
 
 export { requireDocker } from '../../../support/sandbox.ts';
