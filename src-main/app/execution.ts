@@ -313,6 +313,9 @@ export class ScriptExecution {
       code: script.code,
       bodyStartLine: script.bodyStartLine,
       tools: ctx.toolMap,
+      // The skills the script may call, as a run's job names them: the worker records their tool calls
+      // under their name, checks a JS/TS skill again and names a skill's endless recursion.
+      ...(ctx.skills?.length ? { skills: ctx.skills.map((s) => s.name) } : {}),
       timeoutMs,
       ...(req.signal ? { signal: req.signal } : {}),
       ...(req.onEvent ? { onEvent: req.onEvent } : {}),

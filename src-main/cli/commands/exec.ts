@@ -36,7 +36,7 @@ function printResult(ctx: CliContext, r: ExecutionResult): void {
   // control characters appear as escapes and never act on the terminal.
   for (const t of r.toolCalls)
     ctx.out(
-      `  tool ${visible(t.name)}(${visible(JSON.stringify(t.args))}) ${toolCallOutcome(t, 'error:', '    ')} ${t.ms} ms${t.refused ? ' REFUSED' : ''}\n${egressLines(
+      `  tool ${visible(t.name)}(${visible(JSON.stringify(t.args))})${t.skill ? ` in skill ${visible(t.skill)}` : ''} ${toolCallOutcome(t, 'error:', '    ')} ${t.ms} ms${t.refused ? ' REFUSED' : ''}\n${egressLines(
         t,
       )
         .map((l) => `${visible(l)}\n`)

@@ -56,7 +56,7 @@ export function progressPrinter(ctx: CliContext, mode: RunMode): (e: LiveEvent) 
         break;
       case 'tool_call':
         ctx.err(
-          `  tool ${visible(e.data.trace.name)} ${toolCallOutcome(e.data.trace, 'failed:', '    ')} (${e.data.trace.ms} ms)\n`,
+          `  tool ${visible(e.data.trace.name)}${e.data.trace.skill ? ` in skill ${visible(e.data.trace.skill)}` : ''} ${toolCallOutcome(e.data.trace, 'failed:', '    ')} (${e.data.trace.ms} ms)\n`,
         );
         break;
       case 'approval':
