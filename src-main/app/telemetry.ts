@@ -43,6 +43,39 @@ export function parseOtelHeaders(text: string | undefined): Record<string, strin
 }
 
 /**
+ * OTEL_RESOURCE_ATTRIBUTES: `key1=value1,key2=value2`, values percent-encoded (the specification's
+ * resource SDK). An entry without a key or a `=` makes the whole value invalid: it is then discarded, and
+ * the warning says so (the specification: "the entire environment variable value SHOULD be discarded").
+ */
+export function parseResourceAttributes(text: string | undefined): {
+  attributes: Record<string, string>;
+  warning?: string;
+} {
+  const attributes: Record<string, string> = {};
+  const raw = (text ?? '').trim();
+  if (!raw) return { attributes };
+  for (const part of raw.split(',')) {
+    const i = part.indexOf('=');
+    const key = i > 0 ? part.slice(0, i).trim() : '';
+    if (!key) {
+      const shown = part.trim().slice(0, 60);
+      return {
+        attributes: {},
+        warning: `OTEL_RESOURCE_ATTRIBUTES is ignored: ${JSON.stringify(shown)} is not key=value (expected key1=value1,key2=value2, values percent-encoded)`,
+      };
+    }
+    let value = part.slice(i + 1).trim();
+    try {
+      value = decodeURIComponent(value);
+    } catch {
+      // kept as written
+    }
+    attributes[key] = value;
+  }
+  return { attributes };
+}
+
+/**
  * Learns header values as secrets: each whole, and the credential after its scheme (`Bearer <token>`),
  * which is what an error message or a script would echo.
  */
@@ -143,7 +176,9 @@ function resolveTarget(config: Config, env: Env, forced = false): TelemetrySetti
     parseOtelHeaders(env.OTEL_EXPORTER_OTLP_TRACES_HEADERS),
   );
   learnHeaderSecrets(Object.values(headers));
-  const resourceName = /(?:^|,)\s*service\.name=([^,]+)/.exec(env.OTEL_RESOURCE_ATTRIBUTES ?? '')?.[1];
+  const resource = parseResourceAttributes(env.OTEL_RESOURCE_ATTRIBUTES);
+  if (resource.warning) warnings.push(resource.warning);
+  const { 'service.name': resourceName, ...resourceAttributes } = resource.attributes;
   const serviceName =
     env.OTEL_SERVICE_NAME?.trim() || resourceName?.trim() || t.service_name || DEFAULT_SERVICE_NAME;
   const timeout = Number(env.OTEL_EXPORTER_OTLP_TRACES_TIMEOUT ?? env.OTEL_EXPORTER_OTLP_TIMEOUT);
@@ -152,6 +187,7 @@ function resolveTarget(config: Config, env: Env, forced = false): TelemetrySetti
     url,
     headers,
     serviceName,
+    ...(Object.keys(resourceAttributes).length ? { resourceAttributes } : {}),
     timeoutMs: Number.isFinite(timeout) && timeout > 0 ? timeout : t.timeout_ms,
     protocol,
     warnings,

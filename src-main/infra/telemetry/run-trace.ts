@@ -99,6 +99,8 @@ export interface RunTraceOptions {
   redactor?: Redactor;
   /** Ends the request (a stopping process that waited long enough); its reason is the failure's. */
   signal?: AbortSignal;
+  /** More attributes of the trace's resource (OTEL_RESOURCE_ATTRIBUTES); `service.name` is always the service's. */
+  resourceAttributes?: Readonly<Record<string, string>>;
 }
 
 /** Where and how to send traces (resolved from config.toml and the OTEL_* variables by app/telemetry.ts). */
@@ -107,6 +109,8 @@ export interface OtlpTarget {
   url: string;
   headers: Record<string, string>;
   serviceName: string;
+  /** The resource's other attributes (OTEL_RESOURCE_ATTRIBUTES: `deployment.environment.name`...). */
+  resourceAttributes?: Record<string, string>;
   timeoutMs?: number;
   /** The body's encoding: protobuf (the default) or OTLP's JSON mapping. */
   protocol?: OtlpProtocol;
@@ -169,7 +173,7 @@ export function buildRunSpans(
   const red = opts.redactor ?? knownSecrets;
   const s = (v: string) => bounded(red.text(v));
   const provider = new TracerProvider({
-    resource: resourceFromAttributes({ 'service.name': serviceName }),
+    resource: resourceFromAttributes({ ...opts.resourceAttributes, 'service.name': serviceName }),
     idGenerator: new RunIdGenerator(traceIdOf(first.runId)),
     spanProcessors: [new SimpleSpanProcessor({ exporter })],
   });
@@ -385,6 +389,8 @@ export function buildRunSpans(
         [GEN_AI.toolType]: 'function',
         [GEN_AI.toolCallId]: `${e.data.n}.${i + 1}`,
         'toolsmith.tool.location': c.location,
+        // A call made inside a skill (docs/skills.md): the skill that made it, as the run view shows it.
+        ...(c.skill ? { 'toolsmith.tool.skill': s(c.skill) } : {}),
         'toolsmith.tool.args_bytes': bytes(c.args),
         'toolsmith.tool.result_bytes': bytes(c.result),
         'toolsmith.tool.status': c.refused
@@ -482,7 +488,10 @@ export async function exportRunTrace(
   target: OtlpTarget,
   opts: RunTraceOptions = {},
 ): Promise<number> {
-  const spans = runSpans(events, target.serviceName, opts);
+  const spans = runSpans(events, target.serviceName, {
+    ...(target.resourceAttributes ? { resourceAttributes: target.resourceAttributes } : {}),
+    ...opts,
+  });
   const json = target.protocol === 'http/json';
   const body = json
     ? JsonTraceSerializer.serializeRequest(spans)
