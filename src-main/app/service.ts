@@ -429,12 +429,16 @@ export class ToolsmithService {
           for (const w of target.warnings) {
             log.warn({ event: 'telemetry_config', runId }, w);
             this.options.onTelemetryWarning?.(w);
+            this.push({ type: 'telemetry', runId, level: 'warning', message: w });
           }
           let spans: number;
           try {
             spans = await sendRunTrace(store.events(runId), current(), target, signal);
           } catch (e) {
-            this.options.onTelemetryFailure?.(telemetryFailureLine(e, target.url));
+            const line = telemetryFailureLine(e, target.url);
+            this.options.onTelemetryFailure?.(line);
+            // The workbench says it too (a notice): the run log is not where its user looks.
+            this.push({ type: 'telemetry', runId, level: 'failed', message: line });
             throw e; // logged by the run service (run_trace_failed)
           }
           log.info({ event: 'run_trace_sent', runId, spans }, 'run trace sent');

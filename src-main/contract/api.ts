@@ -357,7 +357,12 @@ export type PushEvent =
   /** A tool call waits for a person's approval (answer with `approvals.answer`). */
   | { type: 'approval_request'; request: ApprovalView }
   /** The job of a waiting call ended first: the question is gone. */
-  | { type: 'approval_withdrawn'; id: string };
+  | { type: 'approval_withdrawn'; id: string }
+  /**
+   * A run's OpenTelemetry trace (docs/telemetry.md): `failed`, it was not sent (the endpoint and the
+   * cause, `could not export to URL (connection refused)`); `warning`, a setting was ignored.
+   */
+  | { type: 'telemetry'; runId: string; level: 'failed' | 'warning'; message: string };
 
 /** One tool call waiting for a person (core/tools/approval.ts), with the id its answer names. */
 export type ApprovalView = ApprovalRequest & { id: string };

@@ -1,6 +1,6 @@
 /** Workspace info, routing (hash based), theme, notices and the service's system status. */
 import type { StateCreator } from 'zustand';
-import type { Response, WorkspaceChange } from '../../../src-main/contract/api.ts';
+import type { PushEvent, Response, WorkspaceChange } from '../../../src-main/contract/api.ts';
 import { api, errorMessage } from '../api/client.ts';
 import { parseHash, routeHash } from '../lib/routing.ts';
 import type { Route } from '../lib/routing.ts';
@@ -48,6 +48,8 @@ export interface AppSlice {
   onWorkspaceChanged(c: WorkspaceChange): void;
   /** The sandbox backend changed level (a Docker engine appeared): says so and refreshes the status. */
   onEngineChanged(message: string): void;
+  /** A run's trace was not sent, or a telemetry setting was ignored: an error notice that stays. */
+  onTelemetry(e: Extract<PushEvent, { type: 'telemetry' }>): void;
 }
 
 let noticeId = 0;
@@ -111,6 +113,17 @@ export const createAppSlice: StateCreator<Store, [], [], AppSlice> = (set, get) 
   onEngineChanged(message) {
     get().notify('info', message);
     void get().loadStatus();
+  },
+  onTelemetry(e) {
+    const run = e.runId.slice(0, 8);
+    // One notice of each kind (the latest run's): a collector that is down fails every run alike.
+    if (e.level === 'failed')
+      get().notify(
+        'error',
+        `The trace of run ${run} was not sent: ${e.message}. The run is kept: \`toolsmith runs export ${run} --otlp\` sends it again.`,
+        'telemetry:failed',
+      );
+    else get().notify('error', `Telemetry: ${e.message}`, `telemetry:warning:${e.message}`);
   },
   onWorkspaceChanged(c) {
     const what =

@@ -10,6 +10,7 @@ const target = () => {
     onSuiteProgress: (p) => got.push(`suite ${p.suiteRun}`),
     onImageProgress: (e) => got.push(`image ${e.runtime}${e.sandbox ? ` ${e.sandbox}` : ''}`),
     onEngineChanged: () => got.push('engine'),
+    onTelemetry: (e) => got.push(`telemetry ${e.level}`),
     onWorkspaceChanged: (c) => got.push(`workspace ${c.what}${c.error ? ' error' : ''}`),
   };
   return { got, t };
@@ -26,6 +27,7 @@ const EVENTS: [PushEvent, string][] = [
   [{ type: 'image_progress', runtime: 'node', line: 'npm i', sandbox: 'web' }, 'image node web'],
   [{ type: 'workspace_changed', what: 'config' }, 'workspace config'],
   [{ type: 'engine_changed', isolation: 'docker', message: 'Docker answers' }, 'engine'],
+  [{ type: 'telemetry', runId: 'r', level: 'failed', message: 'could not export' }, 'telemetry failed'],
   [
     { type: 'workspace_changed', what: 'config', error: 'config.toml:3: pool.max_size' },
     'workspace config error',

@@ -8,7 +8,12 @@ import type { Store } from './index.ts';
 /** The slice actions pushed events are routed to. */
 export type PushTarget = Pick<
   Store,
-  'handlePush' | 'onSuiteProgress' | 'onImageProgress' | 'onWorkspaceChanged' | 'onEngineChanged'
+  | 'handlePush'
+  | 'onSuiteProgress'
+  | 'onImageProgress'
+  | 'onWorkspaceChanged'
+  | 'onEngineChanged'
+  | 'onTelemetry'
 >;
 
 export function routePush(e: PushEvent, to: PushTarget): void {
@@ -29,6 +34,9 @@ export function routePush(e: PushEvent, to: PushTarget): void {
       return;
     case 'engine_changed':
       to.onEngineChanged(e.message);
+      return;
+    case 'telemetry':
+      to.onTelemetry(e);
       return;
   }
 }
