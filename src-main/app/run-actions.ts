@@ -82,6 +82,14 @@ export function runActions(deps: RunActionDeps) {
             `the configured OTLP headers (${names.join(', ')}) are for ${urlWithoutCredentials(target.url)}; they are not sent to ${urlWithoutCredentials(url)}`,
           );
         target.headers = {};
+        // So is a client certificate (mTLS): it identifies this installation to its collector.
+        if (target.tls?.key) {
+          target.warnings.push(
+            `the configured OTLP client certificate is for ${urlWithoutCredentials(target.url)}; it is not sent to ${urlWithoutCredentials(url)}`,
+          );
+          const { ca } = target.tls;
+          target.tls = ca ? { ca } : undefined;
+        }
       }
       if (url) target.url = url;
       let spans: number;

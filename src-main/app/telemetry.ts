@@ -4,6 +4,7 @@
  * `[telemetry] enabled = true` or `OTEL_TRACES_EXPORTER=otlp` turns it on; `OTEL_SDK_DISABLED=true` or
  * `OTEL_TRACES_EXPORTER=none` turns it off whatever the config says. docs/telemetry.md.
  */
+import { readFileSync } from 'node:fs';
 import { isHttpUrl } from './config.ts';
 import type { Config } from './config.ts';
 import { knownSecrets, urlWithoutCredentials } from '../core/records/redact.ts';
@@ -93,6 +94,60 @@ export function learnOtelEnvSecrets(env: Env = process.env): void {
     ...Object.values(parseOtelHeaders(env.OTEL_EXPORTER_OTLP_HEADERS)),
     ...Object.values(parseOtelHeaders(env.OTEL_EXPORTER_OTLP_TRACES_HEADERS)),
   ]);
+}
+
+/**
+ * A PEM file named by OTEL_EXPORTER_OTLP_TRACES_<what> or OTEL_EXPORTER_OTLP_<what> (the signal's first),
+ * read; one that cannot be read is a warning naming the variable and why, and is not used.
+ */
+function pemOf(env: Env, what: string, warnings: string[]): { name: string; pem: string } | undefined {
+  for (const name of [`OTEL_EXPORTER_OTLP_TRACES_${what}`, `OTEL_EXPORTER_OTLP_${what}`]) {
+    const path = env[name]?.trim();
+    if (!path) continue;
+    try {
+      return { name, pem: readFileSync(path, 'utf8') };
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      warnings.push(
+        `${name}=${JSON.stringify(path)} is ignored: the file could not be read (${code === 'ENOENT' ? 'no such file' : (code ?? String(e))})`,
+      );
+      return undefined;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * TLS and compression from the standard variables: the collector's CA (OTEL_EXPORTER_OTLP_CERTIFICATE),
+ * a client certificate and key (mTLS: OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE and _CLIENT_KEY, both or
+ * neither), and `gzip` (OTEL_EXPORTER_OTLP_COMPRESSION), each also as its _TRACES_ variable, which wins.
+ */
+function transportOf(env: Env, warnings: string[]): Pick<OtlpTarget, 'tls' | 'compression'> {
+  const out: Pick<OtlpTarget, 'tls' | 'compression'> = {};
+  const tls: NonNullable<OtlpTarget['tls']> = {};
+  const ca = pemOf(env, 'CERTIFICATE', warnings);
+  if (ca) tls.ca = ca.pem;
+  const cert = pemOf(env, 'CLIENT_CERTIFICATE', warnings);
+  const key = pemOf(env, 'CLIENT_KEY', warnings);
+  if (cert && key) {
+    tls.cert = cert.pem;
+    tls.key = key.pem;
+  } else if (cert || key) {
+    const has = (cert ?? key)!.name;
+    warnings.push(
+      `${has} is ignored: a client certificate needs its key and the key its certificate (set OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE and OTEL_EXPORTER_OTLP_CLIENT_KEY)`,
+    );
+  }
+  if (Object.keys(tls).length) out.tls = tls;
+  const compression = (env.OTEL_EXPORTER_OTLP_TRACES_COMPRESSION ?? env.OTEL_EXPORTER_OTLP_COMPRESSION ?? '')
+    .trim()
+    .toLowerCase();
+  if (compression === 'gzip') out.compression = 'gzip';
+  else if (compression && compression !== 'none')
+    warnings.push(
+      `OTLP compression ${compression} is not supported (gzip and none are): traces are sent uncompressed`,
+    );
+  return out;
 }
 
 const tracesUrl = (base: string) => `${base.replace(/\/+$/, '')}/v1/traces`;
@@ -190,6 +245,7 @@ function resolveTarget(config: Config, env: Env, forced = false): TelemetrySetti
     ...(Object.keys(resourceAttributes).length ? { resourceAttributes } : {}),
     timeoutMs: Number.isFinite(timeout) && timeout > 0 ? timeout : t.timeout_ms,
     protocol,
+    ...transportOf(env, warnings),
     warnings,
   };
 }

@@ -5,7 +5,11 @@
  * the request headers it came with.
  */
 import { createServer } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { ServerOptions as HttpsOptions } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { gunzipSync } from 'node:zlib';
 import protobuf from 'protobufjs';
 
 /** The parts of opentelemetry-proto's trace.proto, common.proto and resource.proto a test reads. */
@@ -131,19 +135,34 @@ function flatten(req: Obj): ReceivedSpan[] {
   return out;
 }
 
-export async function startOtlpReceiver(): Promise<OtlpReceiver> {
+/**
+ * `tls`: an HTTPS receiver with these options (a key and certificate; `requestCert` and `ca` for a
+ * collector that asks for a client certificate). A body sent with `content-encoding: gzip` is unzipped.
+ */
+export async function startOtlpReceiver(opts: { tls?: HttpsOptions } = {}): Promise<OtlpReceiver> {
   const r: OtlpReceiver = {
     base: '',
     spans: [],
     requests: [],
     failWith: undefined,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
-  const server = createServer((req, res) => {
+  const handle = (req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const body = Buffer.concat(chunks);
+      const sent = Buffer.concat(chunks);
+      let body: Buffer;
+      try {
+        body = req.headers['content-encoding'] === 'gzip' ? gunzipSync(sent) : sent;
+      } catch (e) {
+        res.writeHead(400, { 'content-type': 'text/plain' }).end(String(e));
+        return;
+      }
       const contentType = String(req.headers['content-type'] ?? '');
       r.requests.push({ contentType, headers: req.headers, body });
       if (req.method !== 'POST' || req.url !== '/v1/traces') {
@@ -167,9 +186,10 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
       if (contentType.includes('json')) res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
       else res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end(Buffer.alloc(0));
     });
-  });
+  };
+  const server = opts.tls ? createHttpsServer(opts.tls, handle) : createServer(handle);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  r.base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  r.base = `${opts.tls ? 'https' : 'http'}://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return r;
 }
 

@@ -12,6 +12,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import { gzipSync } from 'node:zlib';
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import type { Attributes, Context, Span } from '@opentelemetry/api';
 import { resourceFromAttributes } from '@opentelemetry/resources';
@@ -114,6 +115,13 @@ export interface OtlpTarget {
   timeoutMs?: number;
   /** The body's encoding: protobuf (the default) or OTLP's JSON mapping. */
   protocol?: OtlpProtocol;
+  /** `gzip`: the body is sent gzipped (`content-encoding: gzip`); unset, as it is. */
+  compression?: 'gzip';
+  /**
+   * TLS for an https endpoint (PEM text): `ca`, the certificates that verify the collector's (else the
+   * system's); `cert` and `key`, the client certificate a collector that asks for one (mTLS) gets.
+   */
+  tls?: { ca?: string; cert?: string; key?: string };
 }
 
 /** The OTLP transports Toolsmith sends (gRPC needs OpenTelemetry's gRPC exporter, not a dependency). */
@@ -497,16 +505,22 @@ export async function exportRunTrace(
     ? JsonTraceSerializer.serializeRequest(spans)
     : ProtobufTraceSerializer.serializeRequest(spans);
   if (!body) throw new Error(`the trace could not be encoded as OTLP ${json ? 'JSON' : 'protobuf'}`);
+  const gzip = target.compression === 'gzip';
   const redactor = opts.redactor ?? knownSecrets;
   const timeoutMs = target.timeoutMs ?? 10_000;
   let answer: { status: number; type: string; text: string };
   try {
     answer = await post(
       target.url,
-      { ...target.headers, 'content-type': json ? 'application/json' : 'application/x-protobuf' },
-      body,
+      {
+        ...target.headers,
+        'content-type': json ? 'application/json' : 'application/x-protobuf',
+        ...(gzip ? { 'content-encoding': 'gzip' } : {}),
+      },
+      gzip ? gzipSync(body) : body,
       timeoutMs,
       opts.signal,
+      target.tls,
     );
   } catch (e) {
     throw new OtlpExportError(target.url, redactor.text(networkReason(e, timeoutMs)));
@@ -534,6 +548,9 @@ function networkReason(e: unknown, timeoutMs: number): string {
     ENETUNREACH: 'network unreachable',
   };
   if (code && said[code]) return said[code];
+  // A collector whose certificate is not trusted here: the variable that names its CA.
+  if (code && /CERT|SELF_SIGNED|UNABLE_TO_(GET|VERIFY)/.test(code))
+    return `${e instanceof Error ? e.message : code}: the collector's certificate is not trusted; give its CA's PEM file in OTEL_EXPORTER_OTLP_CERTIFICATE`;
   return e instanceof Error ? e.message : String(e);
 }
 
@@ -547,6 +564,7 @@ function post(
   body: Uint8Array | string,
   timeoutMs: number,
   signal?: AbortSignal,
+  tls?: OtlpTarget['tls'],
 ): Promise<{ status: number; type: string; text: string }> {
   return new Promise((resolve, reject) => {
     const aborted = () =>
@@ -571,7 +589,12 @@ function post(
     const req = send(
       parsed,
       // No keep-alive: the process may end right after (a CLI verb), with no socket left to wait for.
-      { method: 'POST', headers: { ...headers, 'content-length': String(data.length) }, agent: false },
+      {
+        method: 'POST',
+        headers: { ...headers, 'content-length': String(data.length) },
+        agent: false,
+        ...(parsed.protocol === 'https:' ? tls : {}),
+      },
       (res) => {
         const chunks: Buffer[] = [];
         let size = 0;
