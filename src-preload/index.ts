@@ -26,6 +26,7 @@ const methods: Method[] = [
   'runs.delete',
   'runs.replay',
   'runs.export',
+  'runs.sendTrace',
   'runs.import',
   'runs.runScript',
   'runs.continue',

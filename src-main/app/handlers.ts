@@ -103,6 +103,7 @@ export const handlers: Handlers = {
     return { runId: r.runId };
   },
   'runs.export': async (svc, { runId }) => (await svc.runs()).export(runId),
+  'runs.sendTrace': async (svc, { runId }) => svc.runActions.exportTrace(runId),
   'runs.import': async (svc, { doc }) => ({ runId: (await svc.runs()).import(doc) }),
   'runs.runScript': async (svc, r) => {
     const started = await (

@@ -133,6 +133,8 @@ export const requests = {
   'runs.delete': z.object({ runId }).strict(),
   'runs.replay': z.object({ runId }).strict(),
   'runs.export': z.object({ runId }).strict(),
+  /** Sends a finished run as an OpenTelemetry trace to the configured endpoint (`runs export --otlp`). */
+  'runs.sendTrace': z.object({ runId }).strict(),
   'runs.import': z.object({ doc: json }).strict(),
   /** Edit-and-rerun: run a script directly (no LLM), linked to its origin run/attempt. */
   'runs.runScript': z
@@ -445,6 +447,7 @@ export interface Responses extends SuiteResponses, SkillResponses {
   'runs.delete': { deleted: true };
   'runs.replay': { runId: string };
   'runs.export': { format: string; version: number; exportedAt: number; events: RunEvent[] };
+  'runs.sendTrace': { runId: string; traceId: string; spans: number; url: string; warnings: string[] };
   'runs.import': { runId: string };
   'runs.runScript': { runId: string };
   'runs.continue': { runId: string };

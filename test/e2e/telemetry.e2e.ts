@@ -54,7 +54,7 @@ describe('run traces in the workbench', () => {
     const notice = page.locator('.notices [role="alert"]', { hasText: 'was not sent' });
     await notice.waitFor({ timeout: POLL_MS });
     expect(await notice.innerText()).toContain(
-      `The trace of run ${short} was not sent: could not export to ${receiver.base}/v1/traces (HTTP 503: refused by the test). The run is kept: \`toolsmith runs export ${short} --otlp\` sends it again.`,
+      `The trace of run ${short} was not sent: could not export to ${receiver.base}/v1/traces (HTTP 503: refused by the test). The run is kept: its Send trace (or \`toolsmith runs export ${short} --otlp\`) sends it again.`,
     );
     // The setting that was ignored is said as well (the header's variable is not set).
     const warning = page.locator('.notices [role="alert"]', { hasText: 'Telemetry:' });
@@ -64,8 +64,34 @@ describe('run traces in the workbench', () => {
     await w.screenshot('telemetry-trace-not-sent');
     expect(receiver.spans).toHaveLength(0);
 
-    // The collector takes the next run's trace: no new failure is said (the old notice is dismissed).
-    await notice.getByRole('button', { name: 'dismiss' }).click();
+    // Nothing is lost: once the collector takes traces, the run view's Send trace sends this run's, and
+    // the notice of its failure goes.
+    receiver.failWith = undefined;
+    await page.getByRole('button', { name: 'Send trace' }).click();
+    const sent = page.locator('.notices [role="status"]', { hasText: `Sent run ${short} as trace` });
+    await sent.waitFor({ timeout: POLL_MS });
+    expect(await sent.innerText()).toMatch(
+      new RegExp(`Sent run ${short} as trace [0-9a-f]{32} \\(\\d+ spans\\) to ${receiver.base}/v1/traces\\.`),
+    );
+    await notice.waitFor({ state: 'detached', timeout: POLL_MS });
+    expect(
+      receiver.spans
+        .filter((s) => s.name === 'invoke_agent toolsmith')
+        .map((s) => s.attributes['toolsmith.run.id']),
+    ).toEqual([runId]);
+    await w.screenshot('telemetry-trace-sent-again');
+
+    // A collector that refuses it again: Send trace says why, naming the endpoint.
+    receiver.failWith = 401;
+    await page.getByRole('button', { name: 'Send trace' }).click();
+    const refused = page.locator('.notices [role="alert"]', { hasText: 'Send trace:' });
+    await refused.waitFor({ timeout: POLL_MS });
+    expect(await refused.innerText()).toContain(
+      `Send trace: the OTLP endpoint ${receiver.base}/v1/traces did not take the trace: HTTP 401: refused by the test`,
+    );
+    await refused.getByRole('button', { name: 'dismiss' }).click();
+
+    // The collector takes the next run's trace: no new failure is said.
     receiver.failWith = undefined;
     llm.push(fence('emit_result(get_user(user_id="u2").data["city"])'));
     await startRun('City of user u2');

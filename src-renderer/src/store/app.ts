@@ -44,6 +44,8 @@ export interface AppSlice {
   toggleTheme(): void;
   notify(kind: Notice['kind'], text: string, about?: string): void;
   dismiss(id: number): void;
+  /** Dismisses the notice about `about`, if one is shown. */
+  dismissAbout(about: string): void;
   /** A workspace file changed on disk: says so (or why it was refused) and reloads what it feeds. */
   onWorkspaceChanged(c: WorkspaceChange): void;
   /** The sandbox backend changed level (a Docker engine appeared): says so and refreshes the status. */
@@ -110,6 +112,9 @@ export const createAppSlice: StateCreator<Store, [], [], AppSlice> = (set, get) 
   dismiss(id) {
     set({ notices: get().notices.filter((n) => n.id !== id) });
   },
+  dismissAbout(about) {
+    set({ notices: get().notices.filter((n) => n.about !== about) });
+  },
   onEngineChanged(message) {
     get().notify('info', message);
     void get().loadStatus();
@@ -120,7 +125,7 @@ export const createAppSlice: StateCreator<Store, [], [], AppSlice> = (set, get) 
     if (e.level === 'failed')
       get().notify(
         'error',
-        `The trace of run ${run} was not sent: ${e.message}. The run is kept: \`toolsmith runs export ${run} --otlp\` sends it again.`,
+        `The trace of run ${run} was not sent: ${e.message}. The run is kept: its Send trace (or \`toolsmith runs export ${run} --otlp\`) sends it again.`,
         'telemetry:failed',
       );
     else get().notify('error', `Telemetry: ${e.message}`, `telemetry:warning:${e.message}`);

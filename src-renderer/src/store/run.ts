@@ -43,6 +43,8 @@ export interface RunSlice {
   continueRun(body: string, attempt: number): Promise<void>;
   deleteRun(runId: string): Promise<void>;
   exportRun(): Promise<void>;
+  /** Sends the run's trace to the configured OTLP endpoint; says where, or why not, in a notice. */
+  sendTrace(): Promise<void>;
   importRun(file: File): Promise<void>;
   setPromote(p: RunSlice['promote']): void;
   handlePush(e: PushEvent): void;
@@ -211,6 +213,20 @@ export const createRunSlice: StateCreator<Store, [], [], RunSlice> = (set, get) 
         a.download = `run-${runId}.json`;
         a.click();
         setTimeout(() => URL.revokeObjectURL(url), 1000);
+      }),
+    sendTrace: () =>
+      act('Send trace', async () => {
+        const runId = get().runId;
+        if (!runId) return;
+        const r = await api['runs.sendTrace']({ runId });
+        for (const w of r.warnings) get().notify('error', `Telemetry: ${w}`, `telemetry:warning:${w}`);
+        // The run's trace is sent: an earlier failure to send it is no longer true.
+        get().dismissAbout('telemetry:failed');
+        get().notify(
+          'info',
+          `Sent run ${runId.slice(0, 8)} as trace ${r.traceId} (${r.spans} spans) to ${r.url}.`,
+          'telemetry:sent',
+        );
       }),
     importRun: (file) =>
       act('Import', async () => {

@@ -11,6 +11,7 @@ const handlers = () => ({
   onCancel: vi.fn(),
   onReplay: vi.fn(),
   onExport: vi.fn(),
+  onSendTrace: vi.fn(),
   onDelete: vi.fn(),
 });
 

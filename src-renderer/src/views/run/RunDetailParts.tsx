@@ -52,6 +52,7 @@ export function RunMeta(props: {
   onCancel: () => void;
   onReplay: () => void;
   onExport: () => void;
+  onSendTrace: () => void;
   onDelete: () => void;
 }) {
   const { run, actions } = props;
@@ -103,6 +104,13 @@ export function RunMeta(props: {
       </button>
       {props.addToSuite}
       <button onClick={props.onExport}>Export</button>
+      <button
+        onClick={props.onSendTrace}
+        disabled={run.status === 'running'}
+        title="Send the run as an OpenTelemetry trace to the configured OTLP endpoint (as toolsmith runs export --otlp)"
+      >
+        Send trace
+      </button>
       <button
         className="danger"
         disabled={!actions.delete}

@@ -35,6 +35,7 @@ export function RunDetailView({ runId }: { runId: string }) {
         onCancel={v.cancel}
         onReplay={v.replay}
         onExport={v.exportRun}
+        onSendTrace={v.sendTrace}
         onDelete={() => v.remove(run.id)}
       />
       <RunOutcomePanel outcome={v.outcome} templateMiss={run.templateMiss} />

@@ -17,6 +17,7 @@ export function useRunDetail(runId: string) {
   const cancelRun = useStore((s) => s.cancelRun);
   const replayRun = useStore((s) => s.replayRun);
   const exportRun = useStore((s) => s.exportRun);
+  const sendTrace = useStore((s) => s.sendTrace);
   const deleteRun = useStore((s) => s.deleteRun);
   const navigate = useStore((s) => s.navigate);
   const [now, setNow] = useState(Date.now());
@@ -42,6 +43,7 @@ export function useRunDetail(runId: string) {
     cancel: () => void cancelRun(),
     replay: () => void replayRun(),
     exportRun: () => void exportRun(),
+    sendTrace: () => void sendTrace(),
     remove: (id: string) => void deleteRun(id),
     navigate,
   };
