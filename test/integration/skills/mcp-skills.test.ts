@@ -134,6 +134,25 @@ describe('MCP save_skill', () => {
       arguments: { code: 'emit_result(user_tier(user_id="u3"))\n', sandbox: 'ecommerce' },
     });
     expect(JSON.parse(textOf(run))).toMatchObject({ status: 'succeeded', result: 'gold' });
+
+    // execute_code runs a script directly: the calls the skill made are under its name in the trace.
+    const direct = await next.callTool({
+      name: 'execute_code',
+      arguments: {
+        code: 'emit_result([user_tier(user_id="u3"), get_user(user_id="u4").data["tier"]])\n',
+        sandbox: 'ecommerce',
+        include_trace: true,
+      },
+    });
+    const executed = JSON.parse(textOf(direct)) as {
+      data: unknown;
+      toolCalls: { name: string; skill?: string }[];
+    };
+    expect(executed.data).toEqual(['gold', 'bronze']);
+    expect(executed.toolCalls.map((c) => [c.name, c.skill])).toEqual([
+      ['get_user', 'user_tier'],
+      ['get_user', undefined],
+    ]);
   }, 300_000);
 
   it('saves a JS skill with its language; JS scripts of `code` call it, search says which scripts do', async () => {
