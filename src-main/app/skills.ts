@@ -237,6 +237,14 @@ export class SkillService {
       if (out[e.name] !== undefined) continue;
       out[e.name] = this.whyNotOffered(e, sandbox, language, have, verdicts[`${e.sandbox}/${e.name}`]);
     }
+    // A skill of this sandbox that was deleted (or renamed: saved under another name, then deleted):
+    // said so, rather than "is not defined" as for a name nobody ever had.
+    for (const name of this.files.deleted(sandbox)) {
+      if (have.has(name) || out[name] !== undefined) continue;
+      const last = this.files.versions(sandbox, name).at(-1);
+      out[name] =
+        `skill ${name} of sandbox ${sandbox} was deleted (its last version, v${last}, is kept: toolsmith skill show ${name} --sandbox ${sandbox} --revision ${last}): save it again to call it, or write its steps in the script`;
+    }
     return out;
   }
 

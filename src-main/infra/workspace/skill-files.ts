@@ -181,6 +181,17 @@ export class SkillFiles {
       .sort((a, b) => a - b);
   }
 
+  /** The skills of a sandbox that were deleted: a history of versions, no file now (names, sorted). */
+  deleted(sandbox: string): string[] {
+    const dir = join(this.historyDir, checkName('sandbox', sandbox));
+    if (!existsSync(dir)) return [];
+    return readdirSync(dir, { withFileTypes: true })
+      .filter((d) => d.isDirectory() && /^[a-z][a-z0-9_]*$/.test(d.name))
+      .map((d) => d.name)
+      .filter((name) => !this.existing(sandbox, name) && this.versions(sandbox, name).length > 0)
+      .sort();
+  }
+
   /** An earlier version's text (in whichever language it was saved). */
   version(sandbox: string, name: string, v: number): string | undefined {
     const hist = join(this.historyDir, checkName('sandbox', sandbox), checkName('skill', name));

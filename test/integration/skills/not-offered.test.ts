@@ -159,6 +159,50 @@ describe('a skill the script is not offered', () => {
     ]);
   }, 240_000);
 
+  it('a skill deleted (or renamed: saved under a new name, the old one deleted) is said to be deleted', async () => {
+    const source = (name: string) => USER_TIER_PY.replace('def user_tier(', `def ${name}(`);
+    for (const name of ['old_tier', 'member_tier']) {
+      const made = await cli([
+        'skill',
+        'create',
+        name,
+        '--sandbox',
+        'ecommerce',
+        '--file',
+        file(`${name}.py`, source(name)),
+        '--case',
+        '{"args": {"user_id": "u1"}, "expect": "gold"}',
+      ]);
+      expect(made.code, made.out + made.err).toBe(0);
+    }
+    expect((await cli(['skill', 'delete', 'old_tier', '--sandbox', 'ecommerce'])).code).toBe(0);
+    const why =
+      'old_tier() is a skill this script is not offered: skill old_tier of sandbox ecommerce was deleted (its last version, v1, is kept: toolsmith skill show old_tier --sandbox ecommerce --revision 1): save it again to call it, or write its steps in the script';
+    const r = await cli([
+      'validate',
+      file('deleted.py', 'emit_result(old_tier(user_id="u1"))\n'),
+      '--sandbox',
+      'ecommerce',
+      '--json',
+    ]);
+    expect(r.code).toBe(1);
+    expect((JSON.parse(r.out) as { violations: { rule: string; message: string }[] }).violations).toEqual([
+      expect.objectContaining({ rule: 'skill-not-offered', message: why }),
+    ]);
+    // The revision it names is there; the new name is offered.
+    const shown = await cli(['skill', 'show', 'old_tier', '--sandbox', 'ecommerce', '--revision', '1']);
+    expect(shown.out).toContain('def old_tier(user_id: str) -> str:');
+    const renamed = await cli([
+      'exec',
+      file('renamed.py', 'emit_result(member_tier(user_id="u1"))\n'),
+      '--sandbox',
+      'ecommerce',
+      '--json',
+    ]);
+    expect(renamed.code, renamed.out).toBe(0);
+    expect(JSON.parse(renamed.out)).toMatchObject({ success: true, data: 'gold' });
+  }, 240_000);
+
   it('exec --no-validate: the NameError / ReferenceError in the sandbox says why', async () => {
     const py = await cli([
       'exec',
