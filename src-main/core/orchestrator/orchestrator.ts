@@ -201,6 +201,8 @@ export function runStartedData(req: RunRequest): RunStartedData {
               model: p.model,
               ...(p.kind ? { kind: p.kind } : {}),
               ...(endpoint ? { endpoint } : {}),
+              ...(p.maxTokens !== undefined ? { maxTokens: p.maxTokens } : {}),
+              ...(p.temperature !== undefined ? { temperature: p.temperature } : {}),
             };
           }),
         }

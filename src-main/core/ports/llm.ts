@@ -41,6 +41,9 @@ export interface LlmProvider {
   readonly kind?: 'openai' | 'anthropic';
   /** The endpoint its requests go to (its base URL), recorded with a run without credentials or query. */
   readonly url?: string;
+  /** The answer's token limit and the sampling temperature its requests send (recorded with a run). */
+  readonly maxTokens?: number;
+  readonly temperature?: number;
   generate(req: LlmRequest): Promise<LlmResponse>;
 }
 

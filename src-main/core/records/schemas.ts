@@ -150,9 +150,9 @@ export const runStartedSchema = obj({
   provider: z.string().optional(),
   model: z.string().optional(),
   /**
-   * Every provider the run may ask, in order, with its model, the API it speaks (`openai`, `anthropic`)
-   * and its endpoint (origin and path: no credentials, no query). Runs recorded before kind and
-   * endpoint have neither.
+   * Every provider the run may ask, in order, with its model, the API it speaks (`openai`, `anthropic`),
+   * its endpoint (origin and path: no credentials, no query), its max_tokens and temperature. Runs
+   * recorded before these have none of them.
    */
   providers: z
     .array(
@@ -161,6 +161,9 @@ export const runStartedSchema = obj({
         model: z.string(),
         kind: z.string().optional(),
         endpoint: z.string().optional(),
+        /** What its requests sent: the answer's token limit and the temperature (absent in older runs). */
+        maxTokens: z.number().optional(),
+        temperature: z.number().optional(),
       }),
     )
     .optional(),

@@ -54,6 +54,8 @@ export class GatedProvider implements LlmProvider {
   readonly model: string;
   readonly kind: LlmProvider['kind'];
   readonly url: string | undefined;
+  readonly maxTokens: number | undefined;
+  readonly temperature: number | undefined;
   private readonly inner: LlmProvider;
   private readonly gate: RateGate;
 
@@ -64,6 +66,8 @@ export class GatedProvider implements LlmProvider {
     this.model = inner.model;
     this.kind = inner.kind;
     this.url = inner.url;
+    this.maxTokens = inner.maxTokens;
+    this.temperature = inner.temperature;
   }
 
   async generate(req: LlmRequest): Promise<LlmResponse> {

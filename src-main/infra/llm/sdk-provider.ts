@@ -111,6 +111,13 @@ export abstract class SdkProvider<Client> implements LlmProvider {
   protected readonly opts: SdkProviderOptions;
   private clientPromise: Promise<Client> | undefined;
 
+  /** What its requests send when the request names none (the config's max_tokens and temperature). */
+  get maxTokens(): number {
+    return this.opts.maxTokens ?? 2048;
+  }
+  get temperature(): number {
+    return this.opts.temperature ?? 0;
+  }
   constructor(opts: SdkProviderOptions) {
     this.id = opts.id;
     this.model = opts.model;

@@ -36,6 +36,8 @@ export const GEN_AI = {
   agentName: 'gen_ai.agent.name',
   conversationId: 'gen_ai.conversation.id',
   requestModel: 'gen_ai.request.model',
+  requestMaxTokens: 'gen_ai.request.max_tokens',
+  requestTemperature: 'gen_ai.request.temperature',
   responseModel: 'gen_ai.response.model',
   inputTokens: 'gen_ai.usage.input_tokens',
   outputTokens: 'gen_ai.usage.output_tokens',
@@ -205,6 +207,14 @@ export function buildRunSpans(
       return { kind: recorded.kind, ...(recorded.endpoint ? { endpoint: recorded.endpoint } : {}) };
     return opts.configuredProviders?.[id];
   };
+  // What the provider's requests sent (recorded with the run; older runs have none).
+  const requestOf = (id: string): Attributes => {
+    const recorded = started.providers?.find((p) => p.id === id);
+    return {
+      ...(recorded?.maxTokens !== undefined ? { [GEN_AI.requestMaxTokens]: recorded.maxTokens } : {}),
+      ...(recorded?.temperature !== undefined ? { [GEN_AI.requestTemperature]: recorded.temperature } : {}),
+    };
+  };
   const last = events[events.length - 1] as RunEvent;
   const finished = events.find((e): e is EventOf<'run_finished'> => e.type === 'run_finished');
   const runSpan = start(`invoke_agent ${SCOPE}`, first.ts, ROOT_CONTEXT, {
@@ -270,6 +280,7 @@ export function buildRunSpans(
               ...providerAttributes(providerOf(d.provider)),
               'toolsmith.provider.id': d.provider,
               [GEN_AI.requestModel]: d.model,
+              ...requestOf(d.provider),
               [GEN_AI.responseModel]: d.model,
               [GEN_AI.inputTokens]: d.promptTokens,
               [GEN_AI.outputTokens]: d.completionTokens,
@@ -307,6 +318,7 @@ export function buildRunSpans(
               [GEN_AI.operation]: 'chat',
               ...providerAttributes(providerOf(d.provider)),
               'toolsmith.provider.id': d.provider,
+              ...requestOf(d.provider),
               ...(/max_tokens/.test(d.message) ? { [GEN_AI.finishReasons]: ['length'] } : {}),
               'toolsmith.llm.retries': d.retries.length,
             },

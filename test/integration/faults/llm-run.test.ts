@@ -176,8 +176,22 @@ describe('continue and replay use the providers as the run used them', () => {
         const rec = runs.get(outcome.runId);
         // Each with the API it speaks and its endpoint (what a trace's chat spans name).
         expect(rec.started.providers).toEqual([
-          { id: 'down', model: 'down-model', kind: 'openai', endpoint: 'http://127.0.0.1:9/v1' },
-          { id: 'up', model: 'up-model', kind: 'openai', endpoint: llm.openaiUrl },
+          {
+            id: 'down',
+            model: 'down-model',
+            kind: 'openai',
+            endpoint: 'http://127.0.0.1:9/v1',
+            maxTokens: 2048,
+            temperature: 0,
+          },
+          {
+            id: 'up',
+            model: 'up-model',
+            kind: 'openai',
+            endpoint: llm.openaiUrl,
+            maxTokens: 2048,
+            temperature: 0,
+          },
         ]);
         expect(rec.attempts.map((a) => [a.n, a.provider, a.model])).toEqual([
           [1, 'up', 'up-model'],
@@ -195,7 +209,14 @@ describe('continue and replay use the providers as the run used them', () => {
         const contRec = await waitForEnd(svc, (cont.value as { runId: string }).runId);
         expect(contRec.status).toBe('succeeded');
         expect(contRec.started.providers).toEqual([
-          { id: 'up', model: 'up-model', kind: 'openai', endpoint: llm.openaiUrl },
+          {
+            id: 'up',
+            model: 'up-model',
+            kind: 'openai',
+            endpoint: llm.openaiUrl,
+            maxTokens: 2048,
+            temperature: 0,
+          },
         ]);
         expect(contRec.attempts.flatMap((a) => a.llmErrors)).toEqual([]);
         expect(contRec.attempts[1]).toMatchObject({ provider: 'up', model: 'up-model' });

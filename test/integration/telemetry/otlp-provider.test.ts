@@ -109,6 +109,33 @@ describe('gen_ai.provider.name and the server of chat spans', () => {
     });
   });
 
+  it("gen_ai.request.max_tokens and temperature: what the run's requests sent, kept with the run", async () => {
+    const configFile = join(fx.ws, '.toolsmith', 'config.toml');
+    const original = readFileSync(configFile, 'utf8');
+    try {
+      writeFileSync(
+        configFile,
+        original.replace('id = "local"\n', 'id = "local"\nmax_tokens = 1500\ntemperature = 0.3\n'),
+      );
+      const { runId, chats } = await tracedRun([]);
+      // What the server was sent is what the span says.
+      const sent = fx.llm.requests.at(-1)!.body;
+      expect([sent['max_tokens'], sent['temperature']]).toEqual([1500, 0.3]);
+      expect(chats[0]!.attributes).toMatchObject({
+        'gen_ai.request.max_tokens': 1500,
+        'gen_ai.request.temperature': 0.3,
+      });
+      // The config changes later: the run's export still says what it sent.
+      writeFileSync(configFile, original);
+      expect(await exportedChat(runId)).toMatchObject({
+        'gen_ai.request.max_tokens': 1500,
+        'gen_ai.request.temperature': 0.3,
+      });
+    } finally {
+      writeFileSync(configFile, original);
+    }
+  });
+
   it('a configured id sent elsewhere with another kind: the API actually spoken, not the config entry', async () => {
     // `local` is an OpenAI-compatible provider in the config; this run speaks Anthropic's API through it.
     const { runId, chats } = await tracedRun([
