@@ -71,6 +71,18 @@ export function snapshotKey(workspace: string): string | undefined {
         h.update(readRegularFile(join(skills, sb.name, f)));
       }
     }
+    // The history's names and versions: a call of a deleted skill is refused saying it was deleted and
+    // which version is kept (app/skills.ts `notOffered`), not as a name nobody ever had.
+    const history = join(workspace, '.toolsmith', 'skills-history');
+    for (const sb of existsSync(history) ? readdirSync(history, { withFileTypes: true }) : []) {
+      if (!sb.isDirectory()) continue;
+      for (const name of readdirSync(join(history, sb.name)).sort())
+        h.update(
+          `\0history\0${sb.name}/${name}\0${readdirSync(join(history, sb.name, name))
+            .sort()
+            .join('/')}\0`,
+        );
+    }
     const verdicts = join(workspace, '.toolsmith', 'skill-tests.json');
     if (existsSync(verdicts)) h.update(readRegularFile(verdicts));
     return h.digest('hex');

@@ -4,7 +4,8 @@
  * command line, kept in the user's cache folder (never in the workspace) under a key hashed from
  * everything the answer depends on.
  * - A verb: the package version and code stamp, the arguments, the config file's bytes, the names under
- *   `sandboxes/` and each `tools.py`'s bytes, the skills and their verdicts (sandboxes-cache.ts), every
+ *   `sandboxes/` and each `tools.py`'s bytes, the skills, their verdicts and the names and versions in
+ *   their history (a deleted skill is refused as deleted; sandboxes-cache.ts), every
  *   `kits/*.kit` file's name and bytes, and for `validate` the script's bytes. Any change misses, and the
  *   verb takes the full path (config validated, tools extracted with pyright's parser, kits resolved; for
  *   `validate`, the script parsed and checked) and stores its answer again. Only answers (a success, or

@@ -156,10 +156,22 @@ describe('the verb cache of kit list, tools and validate', () => {
     const made = await run(args);
     expect(made).toEqual({ code: 0, out: `${script}: valid (python)\n`, err: '' });
 
-    // As `skill delete` leaves it: the answer about the old set of skills is not given again.
-    rmSync(file);
-    files.setVerdict('ecommerce', 'order_count', undefined);
-    expect(await run(args)).toEqual(before);
+    // As `skill delete` leaves it (its last version kept in the history): the answer about the old set
+    // of skills is not given again, nor the first answer ("not defined"): the skill was deleted.
+    expect(files.delete('ecommerce', 'order_count')).toBe(true);
+    expect(existsSync(file)).toBe(false);
+    const deleted = await run(args);
+    expect(deleted.code).toBe(1);
+    expect(deleted.out).toMatch(
+      /skill-not-offered: order_count\(\) is a skill this script is not offered: skill order_count of sandbox ecommerce was deleted/,
+    );
+    expect(deleted.out).toContain('(its last version, v1, is kept');
+    expect(await run(args)).toEqual(deleted);
+    // Saved and deleted again (one more version in the history, the rest as before): the answer names
+    // the version kept now, not the cached v1.
+    writeFileSync(join(ws, '.toolsmith', 'skills-history', 'ecommerce', 'order_count', 'v2.py'), text);
+    const again = await run(args);
+    expect(again.out).toContain('(its last version, v2, is kept');
   }, 60_000);
 
   it('validate from standard input and usage errors are never kept', async () => {

@@ -1,6 +1,6 @@
 /**
  * A template whose script calls a skill, after the skill is deleted: the template still matches its
- * intent, its script no longer validates (the skill is not defined), and the run falls to the LLM. That
+ * intent, its script no longer validates (the skill was deleted), and the run falls to the LLM. That
  * is a failure of the template, counted as one (its counters said it had never failed), and the run's
  * record keeps the template's attempt with the reason. Real Docker sandboxes, the scripted LLM server.
  */
@@ -70,8 +70,11 @@ describe('a template that calls a deleted skill', () => {
     expect(llm.requests).toHaveLength(1);
     // The template's script is in the record with the reason it was not run.
     expect(rec.attempts[0]?.rejected.map((r) => [r.script.source, r.violations.map((v) => v.rule)])).toEqual([
-      ['template', ['unknown-function']],
+      ['template', ['skill-not-offered']],
     ]);
+    expect(rec.attempts[0]?.rejected[0]?.violations[0]?.message).toContain(
+      'skill spent_by of sandbox ecommerce was deleted (its last version, v1, is kept',
+    );
     expect(templates.list().find((t) => t.name === 'spent')).toMatchObject({ successes: 1, failures: 1 });
   }, 120_000);
 });
