@@ -25,6 +25,7 @@ const integrationLocal = [
   'test/integration/faults/ops-watch.test.ts',
   'test/integration/cli/verb-cache.test.ts',
   'test/integration/mcp/mcp-http-sessions.test.ts',
+  'test/integration/cli/proxy-loopback.test.ts',
 ];
 
 /**
