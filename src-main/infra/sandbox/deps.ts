@@ -238,6 +238,32 @@ async function buildPython(
   return tag;
 }
 
+/**
+ * The proxy npm takes from the environment (its `https-proxy`/`proxy` settings default to these, the
+ * registry being HTTPS): its host and port (never a user or password the URL holds) and which variable
+ * set it. An .npmrc's proxy is not read here.
+ */
+function npmProxy(env: NodeJS.ProcessEnv): { host: string; hostname: string; from: string } | undefined {
+  for (const from of [
+    'npm_config_https_proxy',
+    'npm_config_proxy',
+    'HTTPS_PROXY',
+    'https_proxy',
+    'HTTP_PROXY',
+    'http_proxy',
+  ]) {
+    const value = env[from];
+    if (!value) continue;
+    try {
+      const u = new URL(value);
+      return { host: u.host, hostname: u.hostname, from };
+    } catch {
+      return { host: '(a value that is not a URL)', hostname: '', from };
+    }
+  }
+  return undefined;
+}
+
 async function buildNode(
   docker: Docker,
   base: string,
@@ -292,13 +318,29 @@ async function buildNode(
         `sandbox ${deps.sandbox}: package.json needs ${missing.map((m) => `"${m}"`).join(', ')}, which the npm registry does not have`,
         missing,
       );
-    if (/ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ETIMEDOUT|ENETUNREACH/.test(text))
+    if (/ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ETIMEDOUT|ENETUNREACH/.test(text)) {
+      // npm's own reason ("request to URL failed, reason: connect ECONNREFUSED HOST:PORT"), not its last
+      // lines (a closing brace, the log file's path); and the proxy npm went through, when one is set.
+      const reason = out
+        .find((l) => /request to \S+ failed, reason: /.test(l))
+        ?.replace(/^npm (?:error|ERR!)\s*(?:FetchError:\s*)?/, '');
+      const proxy = npmProxy(process.env);
       throw new DependencyError(
-        `sandbox ${deps.sandbox}: the npm registry does not answer, so package.json cannot be installed: ${out
-          .filter((l) => /error/i.test(l))
-          .slice(-3)
-          .join(' | ')}`,
+        `sandbox ${deps.sandbox}: the npm registry does not answer, so package.json cannot be installed: ${
+          reason ??
+          out
+            .filter((l) => /error/i.test(l))
+            .slice(-3)
+            .join(' | ')
+        }${
+          !proxy
+            ? ''
+            : proxy.hostname && reason?.includes(proxy.hostname)
+              ? ` (${proxy.host} is the proxy npm goes through, from $${proxy.from}: check it is up and reaches the registry)`
+              : ` (npm's proxy, from $${proxy.from}: ${proxy.host})`
+        }`,
       );
+    }
     // What ended it when npm said nothing of its own (a signal, a crash before its first line).
     const how = signal ? `ended by ${signal}` : `exited with code ${code}`;
     throw new DependencyError(

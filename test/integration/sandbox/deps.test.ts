@@ -5,6 +5,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import Docker from 'dockerode';
@@ -219,8 +221,39 @@ describe('node dependencies from the npm registry', { concurrent: true }, () => 
       expect(r.err).toContain(`"toolsmith-no-such-package-${nonce}"`);
       expect(r.err).toMatch(/npm registry does not have/);
     }, 300_000);
+
+    it("behind a proxy that does not answer: the error gives npm's reason and names the proxy", async () => {
+      // A company machine's HTTPS_PROXY, here a port nothing listens on (with a user and password in
+      // the URL, which the error must not repeat). Before, the error ended with npm's last lines (a
+      // closing brace, "A complete log of this run...") and named neither the refused address nor the proxy.
+      const port = await closedPort();
+      const runner = Object.entries(process.env).filter(
+        ([v]) => !/^(npm_config_)?(https?|all|no)_proxy$/i.test(v),
+      );
+      const r = await cli(['image', 'build', '--sandbox', 'nodemissing', '--runtime', 'node'], {
+        ...Object.fromEntries(runner),
+        HTTPS_PROXY: `http://me:s3cret-${nonce}@127.0.0.1:${port}`,
+        npm_config_fetch_retries: '0',
+      });
+      expect(r.code).not.toBe(0);
+      const error = r.err.split('\n').find((l) => /does not answer/.test(l)) ?? r.err;
+      expect(error).toContain(`ECONNREFUSED 127.0.0.1:${port}`);
+      expect(error).toContain(`127.0.0.1:${port} is the proxy npm goes through, from $HTTPS_PROXY`);
+      expect(r.err).not.toContain(`s3cret-${nonce}`);
+    }, 300_000);
   });
 });
+
+/** A loopback port nothing listens on (one the system gave, then closed). */
+function closedPort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as AddressInfo;
+      s.close(() => resolve(port));
+    });
+  });
+}
 
 async function runNode(image: string, code: string): Promise<string> {
   const c = await docker.createContainer({
