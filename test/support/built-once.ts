@@ -13,7 +13,16 @@
  *   start-imports.test.ts rebuilds out/cli while other files run.
  */
 import { execFileSync } from 'node:child_process';
-import { chmodSync, cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import {
+  chmodSync,
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import Docker from 'dockerode';
@@ -66,10 +75,25 @@ export function installedLayout(dir: string): string {
   mkdirSync(join(pkg, 'out'), { recursive: true });
   cpSync(join(repoRoot, 'bin'), join(pkg, 'bin'), { recursive: true });
   cpSync(join(repoRoot, 'out', 'cli'), join(pkg, 'out', 'cli'), { recursive: true });
+  // Readable by every user, as npm installs a package, whatever the umask of the person running the
+  // tests: under `umask 077` the folders made here and the bundle built this run (copied with its
+  // modes) were the runner's only, and a test that runs the command as another user
+  // (docker-socket-eacces.test.ts) got "Cannot find module .../bin/toolsmith.mjs".
+  readableByAll(join(dir, 'node_modules'));
   for (const f of ['package.json', 'src-main', 'resources', 'sandbox-images', 'node_modules'])
     symlinkSync(join(repoRoot, f), join(pkg, f));
   symlinkSync(join(repoRoot, 'out', 'renderer'), join(pkg, 'out', 'renderer'));
   return join(pkg, 'bin', 'toolsmith.mjs');
+}
+
+/** Folders 0755, files 0644 (0755 when executable), under `path` and `path` itself. */
+function readableByAll(path: string): void {
+  chmodSync(path, 0o755);
+  for (const e of readdirSync(path, { withFileTypes: true })) {
+    const p = join(path, e.name);
+    if (e.isDirectory()) readableByAll(p);
+    else if (e.isFile()) chmodSync(p, statSync(p).mode & 0o111 ? 0o755 : 0o644);
+  }
 }
 
 export default async function setup(project: TestProject): Promise<() => void> {
