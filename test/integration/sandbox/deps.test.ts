@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -15,7 +16,7 @@ import { createSandboxManager } from '../../../src-main/app/sandbox-factory.ts';
 import { ToolsmithService } from '../../../src-main/app/service.ts';
 import { writeWheel } from '../../support/wheel.ts';
 import { removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
-import { runToolsmith } from '../../support/toolsmith-process.ts';
+import { runCommand, runToolsmith, toolsmithArgv } from '../../support/toolsmith-process.ts';
 
 const docker = new Docker();
 const nonce = randomBytes(6).toString('hex');
@@ -23,6 +24,11 @@ let ws: string;
 const built = new Set<string>();
 
 const cli = (args: string[], env: Record<string, string> = {}) => runToolsmith(ws, args, env);
+/** `cli` with the runner's proxy settings left out of the environment (runToolsmith adds them back). */
+function cliWithoutProxies(args: string[], env: Record<string, string>) {
+  const [cmd, argv] = toolsmithArgv(ws, args);
+  return runCommand(cmd, argv, { env: { ...withoutProxies(), ...env } });
+}
 
 function sandbox(name: string, tools: string, files: Record<string, string> = {}): string {
   const dir = join(ws, 'sandboxes', name);
@@ -213,10 +219,19 @@ describe('node dependencies from the npm registry', { concurrent: true }, () => 
     it('a package the registry does not have: a clear error naming it', async () => {
       // Started from `npm run -s` (or with loglevel=silent in an .npmrc), npm's own errors were silenced
       // too and the error said only "npm install failed": the install keeps npm's errors whatever the
-      // caller's npm config says.
-      const r = await cli(['image', 'build', '--sandbox', 'nodemissing', '--runtime', 'node'], {
-        npm_config_loglevel: 'silent',
+      // caller's npm config says. The registry is one on loopback that has no package (404, as
+      // registry.npmjs.org answers): the public one behind a person's proxy, or with no network, is not
+      // this test's (with a proxy that did not answer, npm never heard the 404).
+      const registry = createHttpServer((req, res) => {
+        res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"Not found"}');
       });
+      const port = await new Promise<number>((resolve) =>
+        registry.listen(0, '127.0.0.1', () => resolve((registry.address() as AddressInfo).port)),
+      );
+      const r = await cliWithoutProxies(['image', 'build', '--sandbox', 'nodemissing', '--runtime', 'node'], {
+        npm_config_registry: `http://127.0.0.1:${port}/`,
+        npm_config_loglevel: 'silent',
+      }).finally(() => registry.close());
       expect(r.code).not.toBe(0);
       expect(r.err).toContain(`"toolsmith-no-such-package-${nonce}"`);
       expect(r.err).toMatch(/npm registry does not have/);
@@ -227,11 +242,7 @@ describe('node dependencies from the npm registry', { concurrent: true }, () => 
       // the URL, which the error must not repeat). Before, the error ended with npm's last lines (a
       // closing brace, "A complete log of this run...") and named neither the refused address nor the proxy.
       const port = await closedPort();
-      const runner = Object.entries(process.env).filter(
-        ([v]) => !/^(npm_config_)?(https?|all|no)_proxy$/i.test(v),
-      );
-      const r = await cli(['image', 'build', '--sandbox', 'nodemissing', '--runtime', 'node'], {
-        ...Object.fromEntries(runner),
+      const r = await cliWithoutProxies(['image', 'build', '--sandbox', 'nodemissing', '--runtime', 'node'], {
         HTTPS_PROXY: `http://me:s3cret-${nonce}@127.0.0.1:${port}`,
         npm_config_fetch_retries: '0',
       });
@@ -243,6 +254,13 @@ describe('node dependencies from the npm registry', { concurrent: true }, () => 
     }, 300_000);
   });
 });
+
+/** This process's environment without the runner's proxy settings (and npm's own). */
+function withoutProxies(): NodeJS.ProcessEnv {
+  return Object.fromEntries(
+    Object.entries(process.env).filter(([v]) => !/^(npm_config_)?(https?|all|no)_?proxy$/i.test(v)),
+  );
+}
 
 /** A loopback port nothing listens on (one the system gave, then closed). */
 function closedPort(): Promise<number> {
