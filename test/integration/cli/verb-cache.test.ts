@@ -200,8 +200,11 @@ function bare(args: string[], xdg = cache, more: Record<string, string> = {}) {
 /** `toolsmith ARGS` in a terminal `cols` wide (a pty, util-linux's `script`): what it printed there. */
 function inTerminal(cols: number, args: string[], xdg = cache): string {
   const command = `stty cols ${cols}; ${shellLine(cliArgv(args).flat())}`;
+  // No locale of the runner's: one the machine lacks (an LC_ALL=tr_TR.UTF-8 passed on by ssh) made the
+  // shell `script` starts print "bash: warning: setlocale: ..." into the terminal, before the help.
+  const own = Object.entries(process.env).filter(([v]) => !/^(LANG|LANGUAGE|LC_\w+)$/.test(v));
   const r = spawnSync('script', ['-qec', command, '/dev/null'], {
-    env: { ...process.env, ...env, XDG_CACHE_HOME: xdg },
+    env: { ...Object.fromEntries(own), LANG: 'C.UTF-8', ...env, XDG_CACHE_HOME: xdg },
     encoding: 'utf8',
   });
   expect(r.status, r.stderr).toBe(0);
