@@ -77,6 +77,7 @@ async function dockerProbe(
 
 /** Errors of a connection to the engine's socket that mean nothing answers there any more. */
 const GONE_CODES = new Set(['ECONNREFUSED', 'ENOENT', 'EPIPE', 'ECONNRESET']);
+const GONE_WORDS = new RegExp([...GONE_CODES].join('|'));
 
 /** Where the local engine is asked: DOCKER_HOST, else the client's socket. */
 function engineAddress(docker: Docker): string {
@@ -367,9 +368,12 @@ export async function createSandboxManager(svc: SandboxFactoryDeps): Promise<San
     if (!why) return r;
     const at = engineAddress(docker);
     const said = r.error?.message ?? '';
+    // A failure that does not say how the engine's socket failed (a request cut by the engine's death:
+    // `socket hang up`) gets the socket's answer now beside it.
+    const cause = !said ? why : GONE_WORDS.test(said) ? said : `${said}; now: ${why}`;
     const what = /stopped answering during the job/.test(said)
       ? `${said}: the Docker engine at ${at} went away`
-      : `the Docker engine at ${at} went away (${said || why})`;
+      : `the Docker engine at ${at} went away (${cause})`;
     const next =
       ownLevel !== undefined
         ? `sandbox ${sandbox} sets isolation = "${ownLevel}", which never falls back to another level: its jobs fail until the engine answers again`

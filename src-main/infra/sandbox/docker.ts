@@ -328,6 +328,34 @@ export class DockerWorkerFactory implements WorkerFactory {
         stderr: true,
         hijack: true,
       });
+      // The engine's end is watched from the moment the stream exists. A protocol-socket worker (below)
+      // connects to the host without the engine: an engine killed between the container's start and that
+      // connection ended this stream before a listener added after the connection could hear it, and the
+      // worker ran later jobs in a container its engine no longer watched (its exit, an OOM kill and its
+      // removal go through the engine) until it was recycled (docs/reliability.md).
+      let attachEnded = false;
+      const engineEnded = new AbortController();
+      const onAttachEnd = () => {
+        if (attachEnded) return;
+        attachEnded = true;
+        engineEnded.abort();
+      };
+      stream.on('end', onAttachEnd);
+      stream.on('close', onAttachEnd);
+      /** Why the spawn fails when the stream ended before the worker connected (the engine's own words). */
+      const endedBeforeConnect = async () => {
+        let timer: NodeJS.Timeout | undefined;
+        const gone = await Promise.race([
+          this.docker.ping().then(
+            () => undefined,
+            (e: unknown) => errorMessage(e),
+          ),
+          new Promise<string>((r) => (timer = setTimeout(() => r('no answer to a ping within 3 s'), 3000))),
+        ]).finally(() => clearTimeout(timer));
+        return new Error(
+          `the Docker engine '${this.engine}' ended the attached stream of container ${container.id.slice(0, 12)} before its worker connected${gone ? `, and no longer answers: ${gone}` : '; it answers again, but the container is not used'}`,
+        );
+      };
       // dockerode sends the attach options as a request body too, and Podman passes that body on to the
       // container's stdin: a newline ends it as a line of its own, which the worker ignores (as it does
       // an empty line on Docker).
@@ -365,7 +393,18 @@ export class DockerWorkerFactory implements WorkerFactory {
           await tail.settled(STDERR_GRACE_MS);
           return exitStatusText(r.StatusCode);
         });
-        const socket = await proto.accept(PROTOCOL_CONNECT_MS, how, signal, (why) => tail.describe(why));
+        const socket = await proto
+          .accept(
+            PROTOCOL_CONNECT_MS,
+            how,
+            signal ? AbortSignal.any([signal, engineEnded.signal]) : engineEnded.signal,
+            (why) => tail.describe(why),
+          )
+          .catch(async (e: unknown) => {
+            throw attachEnded && !signal?.aborted ? await endedBeforeConnect() : e;
+          });
+        // (connected as the stream ended: the same, the container is not used)
+        if (attachEnded) throw await endedBeforeConnect();
         channel = [socket, socket];
       }
       const conn = new WorkerConnection(channel[0], channel[1] as Readable, this.isolation, remove, {
@@ -376,7 +415,8 @@ export class DockerWorkerFactory implements WorkerFactory {
       if (proto) {
         // The protocol no longer passes through the engine, but the engine still owns the container: its
         // attached stream ending (the engine died or restarted) ends the worker as it did when the
-        // protocol was on that stream, and the job's end asks the engine what happened (diagnose).
+        // protocol was on that stream, and the job's end asks the engine what happened (diagnose). The
+        // stream had not ended when the worker connected (checked above, in the same turn).
         const lost = () => conn.markClosed('the Docker engine ended the attached stream of the container');
         stream.on('end', lost);
         stream.on('close', lost);

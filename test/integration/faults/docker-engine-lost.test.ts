@@ -7,7 +7,9 @@
  * - the next jobs run in the process fallback, each result (and the status) saying why, as at start;
  *   a sandbox with `isolation = "docker"` of its own does not fall back, and its result says why not;
  * - the engine started again, the probe notices, new jobs run in Docker, and the containers of the
- *   backend that lost its engine are removed (none left behind).
+ *   backend that lost its engine are removed (none left behind);
+ * - the engine killed as a container starts (before its worker connects to its protocol socket, which
+ *   does not go through the engine): that container is never used, the job says the engine went away.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -81,21 +83,6 @@ const changes = (docker: boolean) =>
       e.type === 'engine_changed' && (e.isolation === 'docker') === docker,
   );
 
-/**
- * The first job that fails once the engine was killed. A warm worker's protocol socket does not go
- * through the engine: a job sent before its attached stream (which does) has closed still runs there and
- * succeeds. Within seconds the stream's end is noticed and jobs fail, naming the engine (once in CI,
- * 2026-12-05, jobs still ran there 10 s after the kill: the bound is 30 s).
- */
-async function untilRefused<R extends { success: boolean }>(job: () => Promise<R>): Promise<R> {
-  let r = await job();
-  for (let i = 0; r.success && i < 300; i++) {
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    r = await job();
-  }
-  return r;
-}
-
 describe('the Docker engine goes away mid-session', () => {
   it('names the engine that went away, falls back as at start, and returns to Docker once it answers', async () => {
     const first = await run('emit_result(1)\n');
@@ -108,9 +95,14 @@ describe('the Docker engine goes away mid-session', () => {
     const before = (await client.listContainers({ all: true })).map((c) => c.Id);
     expect(before.length).toBeGreaterThan(0);
 
+    // No wait: the kernel closes every socket of the SIGKILLed engine before its parent (this process)
+    // hears of its exit, so each container's attached stream has ended (watched from the moment it was
+    // attached, a worker still starting included) before kill() returns, and the next job meets no live
+    // worker. Before, a worker whose container started as the engine died was missed and ran jobs in
+    // Docker until it was recycled (once in CI, still 10 s after the kill; this wait was 10 s, then 30).
     await engine.kill();
     const address = `unix://${engine.socket}`;
-    const hit = await untilRefused(() => run('emit_result(2)\n'));
+    const hit = await run('emit_result(2)\n');
     expect(hit.success).toBe(false);
     expect(hit.exitReason).toBe('infra');
     expect(hit.error?.message).toMatch(
@@ -182,7 +174,7 @@ describe('the Docker engine goes away mid-session', () => {
 
       await engine.kill();
       const address = `unix://${engine.socket}`;
-      const hit = await untilRefused(() => exec(2));
+      const hit = await exec(2);
       expect(hit.exitReason).toBe('infra');
       expect(hit.error?.message).toMatch(
         new RegExp(
@@ -202,6 +194,69 @@ describe('the Docker engine goes away mid-session', () => {
     } finally {
       await forced.close();
       delete process.env['TOOLSMITH_BACKEND'];
+    }
+  }, 300_000);
+
+  it('an engine killed while a worker starts: its container is not used, the job says the engine went away', async () => {
+    // A service of its own, so that its first job starts the pool's first container; the engine is
+    // SIGKILLed as soon as it reports that container started, before the worker connects to its
+    // protocol socket (which does not go through the engine: the worker connects all the same).
+    const mine: PushEvent[] = [];
+    const fresh = ToolsmithService.open(ws, { sandboxFactory: createSandboxManager });
+    fresh.onPush((e) => mine.push(e));
+    try {
+      const client = new Docker({ socketPath: engine.socket });
+      const starts = await client.getEvents({ filters: { type: ['container'], event: ['start'] } });
+      let killed: Promise<void> | undefined;
+      let started = '';
+      starts.on('data', (buf: Buffer) => {
+        killed ??= engine.kill();
+        started ||= (JSON.parse(buf.toString().split('\n')[0]!) as { id: string }).id;
+      });
+      starts.on('error', () => {});
+      const exec = (n: number) =>
+        fresh.execution.executeScript({
+          sandbox: 'ecommerce',
+          language: 'python',
+          body: `emit_result(${n})\n`,
+          timeoutMs: 60_000,
+        });
+      const hit = await exec(1);
+      expect(killed).toBeDefined();
+      await killed;
+      (starts as unknown as { destroy(): void }).destroy();
+      const address = `unix://${engine.socket}`;
+      // Before: the worker connected, loaded its tools and ran this job and every later one in Docker
+      // (the attached stream's end was watched only once the worker had connected, after it happened).
+      expect(hit.isolation).toBe('docker');
+      expect(hit.success).toBe(false);
+      expect(hit.exitReason).toBe('infra');
+      // The kill lands after the engine reported the start: mostly once the start was answered (the
+      // worker is then starting), else while its answer was on its way (the start fails: socket hang up).
+      expect(hit.error?.message).toMatch(
+        new RegExp(
+          `^the Docker engine at ${escape(address)} went away \\((the Docker engine 'local' ended the attached stream of container ${started.slice(0, 12)} before its worker connected, and no longer answers|socket hang up; now): [^)]*(ECONNREFUSED|ENOENT|EPIPE|ECONNRESET)[^)]*\\): new jobs run in the process fallback`,
+        ),
+      );
+      const next = await exec(2);
+      expect(next.error).toBeUndefined();
+      expect(next.data).toBe(2);
+      expect(next.isolation).not.toBe('docker');
+
+      await engine.restart();
+      await vi.waitFor(
+        () =>
+          expect(mine.filter((e) => e.type === 'engine_changed' && e.isolation === 'docker')).toHaveLength(1),
+        { timeout: 90_000, interval: 250 },
+      );
+      const back = await exec(3);
+      expect(back.error).toBeUndefined();
+      expect(back.isolation).toBe('docker');
+      // The container started as the engine died was removed with the backend that lost its engine.
+      const after = (await client.listContainers({ all: true })).map((c) => c.Id);
+      expect(after).not.toContain(started);
+    } finally {
+      await fresh.close();
     }
   }, 300_000);
 });
