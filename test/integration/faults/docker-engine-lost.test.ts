@@ -28,6 +28,7 @@ let dataDir: string;
 let ws: string;
 let engine: SecondEngine;
 let svc: ToolsmithService;
+let svcClosed = false;
 const saved = {
   DOCKER_HOST: process.env['DOCKER_HOST'],
   DATA: process.env['TOOLSMITH_DATA_DIR'],
@@ -62,7 +63,7 @@ beforeAll(async () => {
 }, 240_000);
 
 afterAll(async () => {
-  await svc?.close();
+  if (!svcClosed) await svc?.close();
   await engine?.stop();
   rmSync(dataDir, { recursive: true, force: true });
   removeWorkspace(ws);
@@ -201,6 +202,10 @@ describe('the Docker engine goes away mid-session', () => {
     // A service of its own, so that its first job starts the pool's first container; the engine is
     // SIGKILLed as soon as it reports that container started, before the worker connects to its
     // protocol socket (which does not go through the engine: the worker connects all the same).
+    // The first service is closed: its pools, refilling after the kill above, would start containers of
+    // their own on this engine, and the kill would land on one of theirs.
+    svcClosed = true;
+    await svc.close();
     const mine: PushEvent[] = [];
     const fresh = ToolsmithService.open(ws, { sandboxFactory: createSandboxManager });
     fresh.onPush((e) => mine.push(e));
