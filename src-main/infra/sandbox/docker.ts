@@ -333,29 +333,39 @@ export class DockerWorkerFactory implements WorkerFactory {
       // connection ended this stream before a listener added after the connection could hear it, and the
       // worker ran later jobs in a container its engine no longer watched (its exit, an OOM kill and its
       // removal go through the engine) until it was recycled (docs/reliability.md).
+      // The stream also ends when the container exits (the worker's own output closed): only an engine
+      // that no longer answers ends the wait for the worker here; an exit is said by the wait's `how`.
       let attachEnded = false;
+      /** Set while a protocol-socket worker is awaited (the only time the stream's end is asked about). */
+      let awaitingWorker = false;
       const engineEnded = new AbortController();
-      const onAttachEnd = () => {
-        if (attachEnded) return;
-        attachEnded = true;
-        engineEnded.abort();
-      };
-      stream.on('end', onAttachEnd);
-      stream.on('close', onAttachEnd);
-      /** Why the spawn fails when the stream ended before the worker connected (the engine's own words). */
-      const endedBeforeConnect = async () => {
+      const cid = container.id.slice(0, 12);
+      /** The engine asked now: undefined when it answers, else why not. */
+      const engineSilent = async (): Promise<string | undefined> => {
         let timer: NodeJS.Timeout | undefined;
-        const gone = await Promise.race([
+        return Promise.race([
           this.docker.ping().then(
             () => undefined,
             (e: unknown) => errorMessage(e),
           ),
           new Promise<string>((r) => (timer = setTimeout(() => r('no answer to a ping within 3 s'), 3000))),
         ]).finally(() => clearTimeout(timer));
-        return new Error(
-          `the Docker engine '${this.engine}' ended the attached stream of container ${container.id.slice(0, 12)} before its worker connected${gone ? `, and no longer answers: ${gone}` : '; it answers again, but the container is not used'}`,
-        );
       };
+      const engineGone = (when: string, gone: string) =>
+        new Error(
+          `the Docker engine '${this.engine}' ended the attached stream of container ${cid} ${when} its worker connected, and no longer answers: ${gone}`,
+        );
+      const askEngine = () =>
+        void engineSilent().then((gone) => {
+          if (gone) engineEnded.abort(engineGone('before', gone));
+        });
+      const onAttachEnd = () => {
+        if (attachEnded) return;
+        attachEnded = true;
+        if (awaitingWorker) askEngine();
+      };
+      stream.on('end', onAttachEnd);
+      stream.on('close', onAttachEnd);
       // dockerode sends the attach options as a request body too, and Podman passes that body on to the
       // container's stdin: a newline ends it as a line of its own, which the worker ignores (as it does
       // an empty line on Docker).
@@ -393,6 +403,8 @@ export class DockerWorkerFactory implements WorkerFactory {
           await tail.settled(STDERR_GRACE_MS);
           return exitStatusText(r.StatusCode);
         });
+        awaitingWorker = true;
+        if (attachEnded) askEngine();
         const socket = await proto
           .accept(
             PROTOCOL_CONNECT_MS,
@@ -400,11 +412,19 @@ export class DockerWorkerFactory implements WorkerFactory {
             signal ? AbortSignal.any([signal, engineEnded.signal]) : engineEnded.signal,
             (why) => tail.describe(why),
           )
-          .catch(async (e: unknown) => {
-            throw attachEnded && !signal?.aborted ? await endedBeforeConnect() : e;
-          });
-        // (connected as the stream ended: the same, the container is not used)
-        if (attachEnded) throw await endedBeforeConnect();
+          .catch((e: unknown) => {
+            throw engineEnded.signal.aborted && !signal?.aborted ? (engineEnded.signal.reason as Error) : e;
+          })
+          .finally(() => (awaitingWorker = false));
+        // Connected as the stream ended: the container is not used either.
+        if (attachEnded) {
+          const gone = await engineSilent();
+          throw gone
+            ? engineGone('as', gone)
+            : new Error(
+                `the attached stream of container ${cid} ended as its worker connected (the Docker engine '${this.engine}' restarted, or the container exited): the container is not used`,
+              );
+        }
         channel = [socket, socket];
       }
       const conn = new WorkerConnection(channel[0], channel[1] as Readable, this.isolation, remove, {

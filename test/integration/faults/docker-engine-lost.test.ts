@@ -240,7 +240,7 @@ describe('the Docker engine goes away mid-session', () => {
       // worker is then starting), else while its answer was on its way (the start fails: socket hang up).
       expect(hit.error?.message).toMatch(
         new RegExp(
-          `^the Docker engine at ${escape(address)} went away \\((the Docker engine 'local' ended the attached stream of container ${started.slice(0, 12)} before its worker connected, and no longer answers|socket hang up; now): [^)]*(ECONNREFUSED|ENOENT|EPIPE|ECONNRESET)[^)]*\\): new jobs run in the process fallback`,
+          `^the Docker engine at ${escape(address)} went away \\((the Docker engine 'local' ended the attached stream of container ${started.slice(0, 12)} (before|as) its worker connected, and no longer answers|socket hang up; now): [^)]*(ECONNREFUSED|ENOENT|EPIPE|ECONNRESET)[^)]*\\): new jobs run in the process fallback`,
         ),
       );
       const next = await exec(2);
