@@ -1,4 +1,4 @@
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -11,6 +11,22 @@ export function tempWorkspace(prefix = 'toolsmith-ws-'): string {
     recursive: true,
     filter: (src) => !/runs\.db/.test(src),
   });
+  return dir;
+}
+
+/** A copy of the sample workspace with the bun and deno runtimes enabled (off in the sample). */
+export function bunDenoWorkspace(prefix = 'toolsmith-bun-deno-'): string {
+  const dir = tempWorkspace(prefix);
+  const cfg = join(dir, '.toolsmith/config.toml');
+  const before = readFileSync(cfg, 'utf8');
+  const text = before
+    .replace('[runtimes.bun]\nenabled = false', '[runtimes.bun]\nenabled = true')
+    .replace('[runtimes.deno]\nenabled = false', '[runtimes.deno]\nenabled = true');
+  if (!/\[runtimes\.bun\]\nenabled = true/.test(text) || !/\[runtimes\.deno\]\nenabled = true/.test(text))
+    throw new Error(
+      `the sample's ${cfg} no longer has [runtimes.bun] and [runtimes.deno] with enabled = false`,
+    );
+  writeFileSync(cfg, text);
   return dir;
 }
 

@@ -5,14 +5,12 @@
  * checks.py; node, bun and deno's worker.mjs), under the same rule name with its line, column and code
  * point. Before, the workers re-checked other rules but not this one, and such a script ran.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSandboxManager, imagePaths } from '../../../src-main/app/sandbox-factory.ts';
 import { ToolsmithService } from '../../../src-main/app/service.ts';
 import { buildImage } from '../../../src-main/infra/sandbox/images.ts';
-import { removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
+import { bunDenoWorkspace, removeWorkspace } from '../../support/workspace.ts';
 
 let ws: string;
 let svc: ToolsmithService;
@@ -20,14 +18,7 @@ let svc: ToolsmithService;
 beforeAll(async () => {
   const docker = new Docker();
   for (const rt of ['bun', 'deno'] as const) await buildImage(docker, rt, imagePaths(), () => {});
-  ws = tempWorkspace('toolsmith-bidi-worker-');
-  const cfg = join(ws, '.toolsmith/config.toml');
-  const text = readFileSync(cfg, 'utf8')
-    .replace('[runtimes.bun]\nenabled = false', '[runtimes.bun]\nenabled = true')
-    .replace('[runtimes.deno]\nenabled = false', '[runtimes.deno]\nenabled = true');
-  expect(text).toMatch(/\[runtimes\.bun\]\nenabled = true/);
-  expect(text).toMatch(/\[runtimes\.deno\]\nenabled = true/);
-  writeFileSync(cfg, text);
+  ws = bunDenoWorkspace('toolsmith-bidi-worker-');
   svc = ToolsmithService.open(ws, { sandboxFactory: createSandboxManager });
 }, 600_000);
 afterAll(async () => {

@@ -4,7 +4,7 @@
  * workspace, scripts run through the service, the CLI and the MCP server; off, they answer the exact
  * disabled-runtime error.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,7 +14,7 @@ import { resolveRuntime } from '../../../src-main/core/sandbox/runtimes.ts';
 import { buildImage, imageExists, NPM_RUNTIMES } from '../../../src-main/infra/sandbox/images.ts';
 import { connectMcp } from '../../support/mcp-stdio.ts';
 import { runToolsmith } from '../../support/toolsmith-process.ts';
-import { removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
+import { bunDenoWorkspace, removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
 
 const RUNTIMES = ['bun', 'deno'] as const;
 const docker = new Docker();
@@ -25,18 +25,6 @@ let svc: ToolsmithService;
 let offSvc: ToolsmithService;
 
 /** A workspace with bun and deno enabled (the sample config has them off). */
-function enabledWorkspace(): string {
-  const dir = tempWorkspace('toolsmith-bun-deno-');
-  const cfg = join(dir, '.toolsmith/config.toml');
-  const text = readFileSync(cfg, 'utf8')
-    .replace('[runtimes.bun]\nenabled = false', '[runtimes.bun]\nenabled = true')
-    .replace('[runtimes.deno]\nenabled = false', '[runtimes.deno]\nenabled = true');
-  expect(text).toMatch(/\[runtimes\.bun\]\nenabled = true/);
-  expect(text).toMatch(/\[runtimes\.deno\]\nenabled = true/);
-  writeFileSync(cfg, text);
-  return dir;
-}
-
 /** stdin is always a pipe, given `input` and closed. */
 const cli = (dir: string, args: string[], input = '') => runToolsmith(dir, args, {}, input);
 const mcpClient = (dir: string) => connectMcp(dir, 'toolsmith-test');
@@ -53,7 +41,7 @@ beforeAll(async () => {
   }
   // The credential reaches the workers' environment when their pool starts.
   process.env['TOOLSMITH_SHOP_TOKEN'] = 'tok-bun-deno';
-  ws = enabledWorkspace();
+  ws = bunDenoWorkspace();
   off = tempWorkspace('toolsmith-bun-deno-off-');
   svc = ToolsmithService.open(ws, { sandboxFactory: createSandboxManager });
   offSvc = ToolsmithService.open(off, { sandboxFactory: createSandboxManager });

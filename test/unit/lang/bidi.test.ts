@@ -4,6 +4,7 @@
  * point and the escape to write instead; the escape itself is accepted. Scripts the host writes from data
  * (template slots, skill test arguments and results) hold the escapes, so they still validate.
  */
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { BIDI_CONTROLS, escapeBidi } from '../../../src-main/core/lang/bidi.ts';
 import { validateScript } from '../../../src-main/core/lang/validate.ts';
@@ -138,5 +139,26 @@ describe('scripts the host writes from data hold the escapes, not the characters
   it('escapeBidi keeps the value: the JSON text parses back to the same string', () => {
     expect(JSON.parse(escapeBidi(JSON.stringify(rtl)))).toBe(rtl);
     expect(escapeBidi(JSON.stringify(rtl))).not.toMatch(/[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/);
+  });
+});
+
+describe("the JS workers' own table (sandbox-images/node/worker.mjs: the image cannot import the host's code)", () => {
+  it('lists the same code points with the same names as the host', () => {
+    const source = readFileSync(new URL('../../../sandbox-images/node/worker.mjs', import.meta.url), 'utf8');
+    const table = /const BIDI_CONTROLS = \{([^}]*)\}/.exec(source)?.[1];
+    expect(table, 'worker.mjs has no BIDI_CONTROLS table').toBeDefined();
+    const entries = [...table!.matchAll(/0x([0-9a-f]{4}): '([^']+)'/g)].map((m) => [
+      parseInt(m[1]!, 16),
+      m[2],
+    ]);
+    expect(Object.fromEntries(entries)).toEqual(BIDI_CONTROLS);
+    // The worker's character class finds exactly those.
+    const cls = /const bidi = \/(\[[^\]]+\])\/g/.exec(source)?.[1];
+    expect(cls, 'worker.mjs has no bidi character class').toBeDefined();
+    const re = new RegExp(cls!);
+    const differ: string[] = [];
+    for (let cp = 0; cp < 0x10000; cp++)
+      if (re.test(String.fromCharCode(cp)) !== cp in BIDI_CONTROLS) differ.push(cp.toString(16));
+    expect(differ).toEqual([]);
   });
 });
