@@ -74,7 +74,8 @@ export function snapshotKey(workspace: string): string | undefined {
     // The history's names and versions: a call of a deleted skill is refused saying it was deleted and
     // which version is kept (app/skills.ts `notOffered`), not as a name nobody ever had.
     const history = join(workspace, '.toolsmith', 'skills-history');
-    for (const sb of existsSync(history) ? readdirSync(history, { withFileTypes: true }) : []) {
+    const sandboxes = existsSync(history) ? readdirSync(history, { withFileTypes: true }) : [];
+    for (const sb of sandboxes.sort((a, b) => (a.name < b.name ? -1 : 1))) {
       if (!sb.isDirectory()) continue;
       for (const name of readdirSync(join(history, sb.name)).sort())
         h.update(
