@@ -92,8 +92,11 @@ export function snapshotKey(workspace: string): string | undefined {
   }
 }
 
-export function readSnapshot(workspace: string): SandboxesSnapshot | undefined {
-  const key = snapshotKey(workspace);
+/** The snapshot of the workspace's state; `key`: its snapshotKey when the caller has it already. */
+export function readSnapshot(
+  workspace: string,
+  key: string | undefined = snapshotKey(workspace),
+): SandboxesSnapshot | undefined {
   if (!key) return undefined;
   try {
     const s = JSON.parse(readFileSync(cacheFile(workspace), 'utf8')) as SandboxesSnapshot;

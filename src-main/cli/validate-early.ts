@@ -31,9 +31,10 @@ export function snapshotTools(
   workspaceOption: string | undefined,
   sandbox: string | undefined,
   language: ScriptLanguage,
+  known?: { dir: string; files: string },
 ): Pick<ValidateOptions, 'tools' | 'shapes'> | undefined {
   const dir = workspaceDirOf(workspaceOption);
-  const snap = dir ? readSnapshot(dir) : undefined;
+  const snap = dir ? readSnapshot(dir, known?.dir === dir ? known.files : undefined) : undefined;
   const name = sandbox ?? snap?.validate.defaultSandbox;
   const tools = name ? snap?.validate.scriptTools[name]?.[language] : undefined;
   const shapes = name ? snap?.validate.scriptShapes[name]?.[language] : undefined;
@@ -97,7 +98,11 @@ function plain(argv: string[]): Plain | undefined {
 }
 
 /** The answer of a plain `validate FILE` from the snapshot: what to print and the exit code; else undefined. */
-export async function validateEarly(argv: string[]): Promise<{ out: string; code: number } | undefined> {
+export async function validateEarly(
+  argv: string[],
+  /** The workspace's snapshotKey when the caller computed it already (verb-cache.ts). */
+  known?: { dir: string; files: string },
+): Promise<{ out: string; code: number } | undefined> {
   const p = plain(argv);
   if (!p) return undefined;
   let code: string;
@@ -117,7 +122,7 @@ export async function validateEarly(argv: string[]): Promise<{ out: string; code
             .map((t) => t.trim())
             .filter(Boolean),
         }
-      : snapshotTools(p.workspace, p.values.get('--sandbox'), language);
+      : snapshotTools(p.workspace, p.values.get('--sandbox'), language, known);
   if (!tools) return undefined;
   const result = (await loadValidator(language))(code, { ...tools, strict: p.flags.has('--strict') });
   // A call of a name the snapshot does not know may be a tool the script may not call or a skill it is

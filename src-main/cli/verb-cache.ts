@@ -130,8 +130,12 @@ const cacheFile = (workspace: string): string =>
   );
 
 /** The key of this command line on the workspace's current state; undefined when it cannot be read. */
-export function verbKey(workspace: string, argv: string[], version: string): string | undefined {
-  const files = snapshotKey(workspace);
+export function verbKey(
+  workspace: string,
+  argv: string[],
+  version: string,
+  files: string | undefined = snapshotKey(workspace),
+): string | undefined {
   if (!files) return undefined;
   try {
     const h = createHash('sha256');
@@ -252,11 +256,20 @@ export function cachedVerb(
   argv: string[],
   version: string,
 ):
-  | { dir: string; key: string; out: string; err: string; help: boolean; hit: VerbAnswer | undefined }
+  | {
+      dir: string;
+      key: string;
+      /** The workspace's snapshotKey (a help: ''). */
+      files: string;
+      out: string;
+      err: string;
+      help: boolean;
+      hit: VerbAnswer | undefined;
+    }
   | undefined {
   if (helpAsked(argv)) {
     const key = helpKey(argv, `${version}\0${codeStamp()}`);
-    return { dir: HELP, key, out: '', err: '', help: true, hit: readVerbAnswer(HELP, key) };
+    return { dir: HELP, key, files: '', out: '', err: '', help: true, hit: readVerbAnswer(HELP, key) };
   }
   if (!cacheableVerb(argv, verbOf(argv))) return undefined;
   const option = workspaceOption(argv);
@@ -269,14 +282,28 @@ export function cachedVerb(
   } catch {
     return undefined;
   }
-  const key = verbKey(dir, argv, `${version}\0${codeStamp()}`);
-  if (!key) return undefined;
+  const files = snapshotKey(dir);
+  const key = verbKey(dir, argv, `${version}\0${codeStamp()}`, files);
+  if (!key || !files) return undefined;
   let hit = readVerbAnswer(dir, key);
   // `sandboxes` also keeps the sandboxes snapshot current, which `validate FILE` reads before main loads
   // (validate-early.ts): while it is gone or another code's (another installation sharing the cache
   // folder), main's path runs and writes it again.
-  if (hit && verbOf(argv) === 'sandboxes' && !readSnapshot(dir)) hit = undefined;
-  return { dir, key, out: '', err: '', help: false, hit };
+  if (hit && verbOf(argv) === 'sandboxes' && !readSnapshot(dir, files)) hit = undefined;
+  return { dir, key, files, out: '', err: '', help: false, hit };
+}
+
+/**
+ * The cache's look-up of bin/start.mjs's command line, made once before main loads: `answerFromCache`
+ * makes it, and on a miss `validateBeforeMain` keeps its answer under that key and checks the script
+ * against the snapshot of that same key (each key hashes every file the answer depends on: computed
+ * three times, they cost ~1-2 ms of a new script's ~60 ms `validate`). Main's own path looks up again.
+ */
+let early: { argv: string[]; looked: ReturnType<typeof cachedVerb> } | undefined;
+
+function earlyLookup(argv: string[]): ReturnType<typeof cachedVerb> {
+  if (early?.argv !== argv) early = { argv, looked: cachedVerb(argv, packageVersion()) };
+  return early.looked;
 }
 
 /**
@@ -285,7 +312,7 @@ export function cachedVerb(
  */
 export function answerFromCache(argv: string[]): number | undefined {
   try {
-    const hit = cachedVerb(argv, packageVersion())?.hit;
+    const hit = earlyLookup(argv)?.hit;
     if (!hit) return undefined;
     return printEarly(hit.out, hit.err, hit.code ?? 0);
   } catch {
@@ -302,8 +329,9 @@ export async function validateBeforeMain(argv: string[]): Promise<number | undef
   if (verbOf(argv) !== 'validate') return undefined;
   let answer: { out: string; code: number } | undefined;
   try {
-    const early = await import('./validate-early.ts');
-    answer = await early.validateEarly(argv);
+    const looked = earlyLookup(argv);
+    const { validateEarly } = await import('./validate-early.ts');
+    answer = await validateEarly(argv, looked && !looked.help ? looked : undefined);
   } catch {
     return undefined;
   }
@@ -311,7 +339,7 @@ export async function validateBeforeMain(argv: string[]): Promise<number | undef
   const code = printEarly(answer.out, '', answer.code);
   if (code !== answer.code) return code; // (the output could not be written: no answer is kept)
   try {
-    const c = cachedVerb(argv, packageVersion());
+    const c = earlyLookup(argv);
     if (c)
       writeVerbAnswer(c.dir, {
         key: c.key,
