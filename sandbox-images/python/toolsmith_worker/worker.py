@@ -71,7 +71,7 @@ class JobState:
     msg_r: int = -1
     res_w: int = -1
     out_r: int = -1
-    msg_buf: bytes = b""  # the child's protocol bytes not yet split into lines
+    msg_buf: bytearray = field(default_factory=bytearray)  # the child's protocol bytes not yet split into lines
     out_part: bytes = b""  # the child's output after its last line's end (a line not yet whole)
     out_bytes: int = 0  # what counts against max_output so far
     done: dict | None = None  # the job's done, once known
@@ -385,7 +385,7 @@ class Worker:
             return
         child, self.spare = self.spare, None
         job.pid, job.msg_r, job.res_w, job.out_r, job.open = child.pid, child.msg_r, child.job_w, child.out_r, {child.msg_r, child.out_r}
-        job.msg_buf, job.lines = child.buf, child.lines
+        job.msg_buf, job.lines = bytearray(child.buf), child.lines
         self.last_job = job_id
         blob = marshal.dumps((compiled, {"code": code, "tools": msg.get("tools") or {}, "inputs": msg.get("inputs") or {}, "skills": msg.get("skills") or [], "approve": msg.get("approve") or []}))
         try:
@@ -394,9 +394,8 @@ class Worker:
             pass  # the child is gone: its pipes close and the job ends as crashed
         if self.early and "duringjob" in jobns.OFF:
             self.ask_child()  # (tests and bench only: the next job's process made while this job runs)
-        while self.job is job and b"\n" in job.msg_buf:  # a line read while it waited that was not its walls
-            line, job.msg_buf = job.msg_buf.split(b"\n", 1)
-            self.on_child_message(line)
+        if b"\n" in job.msg_buf:  # a line read while it waited that was not its walls
+            self.take_lines(job)
 
     def finish(self, done):
         job = self.job
@@ -559,15 +558,25 @@ class Worker:
             job.open.discard(fd)
             os.close(fd)
             return
-        job.msg_buf += chunk
-        while self.job is job and b"\n" in chunk and b"\n" in job.msg_buf:
-            line, job.msg_buf = job.msg_buf.split(b"\n", 1)
-            self.on_child_message(line)
+        job.msg_buf += chunk  # (a bytearray: a long line read in many small reads is not copied at each)
+        if b"\n" in chunk:
+            self.take_lines(job)
         # A line still coming that is already past what the host takes (the output cap for an emit, the
         # line limit for any line) is stopped now, not read to its end: a 10 MB result arrives in many
         # small reads where pipes are slow (gVisor).
         if self.job is job and len(job.msg_buf) > max(job.max_output, HOST_MAX_LINE):
             self.kill_job("output_limit", f"the script's output exceeded {job.max_output} bytes")
+
+    def take_lines(self, job):
+        """Handles each whole line of the job's protocol bytes, in order, until one of them ends the job;
+        what follows the last line's end stays for the next read. One split of the buffer: a line split off
+        at a time copied the rest at each (many short lines in one read, quadratic)."""
+        *lines, rest = job.msg_buf.split(b"\n")
+        job.msg_buf = rest
+        for line in lines:
+            if self.job is not job:
+                return
+            self.on_child_message(bytes(line))
 
     def drop(self, job, what):
         """A line of the job's process that is not relayed: the job's logs name the first few (the host

@@ -377,9 +377,13 @@ export class WorkerConnection {
 
   private onData(chunk: string): void {
     this.buf += chunk;
-    if (this.buf.length > MAX_WORKER_LINE && !this.buf.includes('\n')) {
-      this.buf = '';
-      this.emit({ type: '__oversize' });
+    // Only the new chunk is searched: the buffer holds no line's end before it (each was taken below),
+    // and searching the whole buffer flattened it at every chunk of a long line (quadratic).
+    if (!chunk.includes('\n')) {
+      if (this.buf.length > MAX_WORKER_LINE) {
+        this.buf = '';
+        this.emit({ type: '__oversize' });
+      }
       return;
     }
     let nl: number;
