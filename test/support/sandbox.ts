@@ -2,6 +2,7 @@
  * Set-up shared by the sandbox tests: a worker factory per isolation level (each failing with the fix in
  * words when its engine is missing: no test skips), a backend over one, and a Python job on it.
  */
+import { readFileSync } from 'node:fs';
 import Docker from 'dockerode';
 import { imagePaths } from '../../src-main/app/sandbox-factory.ts';
 import type { ExecutionResult, IsolationLevel } from '../../src-main/core/sandbox/execution.ts';
@@ -125,4 +126,12 @@ export function runPython(
     tools: Object.fromEntries(opts.tools.map((t) => [t, t])),
     timeoutMs: opts.timeoutMs,
   });
+}
+
+/** Every devpts instance mounted on the host (as `major:minor`): none of them is a sandbox's or a job's. */
+export function hostDevpts(): string[] {
+  return readFileSync('/proc/self/mountinfo', 'utf8')
+    .split('\n')
+    .filter((l) => l.split(' - ')[1]?.startsWith('devpts '))
+    .map((l) => l.split(' ')[2] ?? '');
 }

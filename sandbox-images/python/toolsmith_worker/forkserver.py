@@ -45,6 +45,8 @@ def _alone_walls():
     else:
         want = {"user", "pid", "ipc", "ids", "mnt", "proc", "nocaps", "seccomp"} | ({"uid"} if hygiene.JOB_UIDS[0] else set())
     want.update(m[0] for m in jobns._PLAN[0]["mounts"])
+    if jobns._PLAN[0]["pts"]:
+        want.add("pts")  # a devpts of its own (gVisor: an empty /dev/pts), never the sandbox's
     return frozenset(want)
 
 

@@ -53,6 +53,16 @@ MNT_DETACH = 2
 
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_BIND, MS_REC, MS_PRIVATE = 0x1, 0x2, 0x4, 0x8, 0x1000, 0x4000, 0x40000
 HIDDEN = ("/run/toolsmith-protocol", "/run/toolsmith-egress")
+# Pseudo-terminals (docs/sandboxes.md, "Pseudo-terminals"): each job a devpts instance of its own over the
+# sandbox's, in its mount namespace (/dev/ptmx is a link to pts/ptmx on docker and bubblewrap), so no job
+# lists or opens another job's or the worker's terminals. Where the kernel refuses a new instance (gVisor
+# refuses every devpts mount: its one instance would be shared), an empty read-only folder in its place.
+PTS = "/dev/pts"
+PTS_DATA = b"newinstance,ptmxmode=0666,mode=0620"
+PTS_REFUSED = (
+    "no pseudo-terminals in this job: the kernel gives it no devpts instance of its own (gVisor refuses every"
+    " devpts mount), and the sandbox's would be shared with other jobs (docs/sandboxes.md, Pseudo-terminals)"
+)
 
 # Per architecture: the audit arch of seccomp_data, clone, clone3, and the calls a job is refused.
 _ARCH = {
@@ -221,9 +231,11 @@ def _plan():
         if os.path.isdir(point):
             mounts.append(("hidden:" + point, b"tmpfs", point.encode(), b"tmpfs", MS_RDONLY | flags, b"size=4096,mode=555", None))
     prog = None if "noseccomp" in OFF else hygiene.filter_program(_assemble(_ARCH))
+    pts = any(point == PTS and fstype == "devpts" for point, fstype in _mount_points())
     plan = {
         "lib": lib,
         "mounts": mounts,
+        "pts": pts,
         "tree": _tree(mounts),
         "caps": (_CapHeader(0x20080522, 0), (_CapData * 2)()),  # _LINUX_CAPABILITY_VERSION_3, all empty
         "prog": prog,
@@ -258,11 +270,14 @@ def _tree(mounts):
     fresh = {target.decode(): (wall, source, fstype, flags, data) for wall, source, target, fstype, flags, data, _ in mounts if wall.startswith("tmpfs:")}
     flags = MS_NOSUID | MS_NODEV | MS_NOEXEC
     tree = [("root", b"/", "/", None, MS_BIND, None)]
-    for point, _ in _mount_points():
+    for point, fstype in _mount_points():
         if point == "/" or point.startswith(("/proc/", JOBS_DIR + "/")) or point in (JOBS_DIR, *HIDDEN):
             continue
         if point == "/proc":
             tree.append(("proc", b"proc", point, b"proc", flags, None))
+        elif point == PTS and fstype == "devpts":
+            # gVisor: one devpts for the whole sandbox, no other mountable (EPERM): no terminals for the job
+            tree.append(("pts", b"tmpfs", point, b"tmpfs", MS_RDONLY | flags, b"size=4096,mode=555"))
         elif point in fresh:
             wall, source, fstype, fl, data = fresh[point]
             tree.append((wall, source, point, fstype, fl, data))
@@ -370,6 +385,12 @@ def enter(uid, gid, own=False):
                     walls.append(wall)
             elif _mount_keeping(lib, source, target, fstype, flags, data, keep):
                 walls.append(wall)
+        if plan["pts"]:
+            if lib.mount(b"devpts", PTS.encode(), b"devpts", MS_NOSUID | MS_NOEXEC, PTS_DATA) == 0:
+                walls.append("pts")
+            elif lib.mount(b"tmpfs", PTS.encode(), b"tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, b"size=4096,mode=555") == 0:
+                walls.append("pts")  # (no new instance allowed: no terminals rather than the sandbox's)
+                _refuse_ptys()
         flags = MS_NOSUID | MS_NODEV | MS_NOEXEC
         if lib.mount(b"proc", b"/proc", b"proc", flags, None) == 0:
             walls.append("proc")
@@ -428,8 +449,28 @@ def enter_rooted(uid, root):
             walls.append("uid")
     except OSError:
         pass
+    if "pts" in walls:
+        _refuse_ptys()  # (its tree's /dev/pts is an empty folder: _tree)
     # From a uid other than 0 to another the kernel leaves the capabilities: every one goes here.
     return _last_walls(plan, walls)
+
+
+def _refuse_ptys():
+    """Where a job's /dev/pts is an empty folder: os.openpty and os.forkpty (pty.openpty, pty.fork, ...)
+    say why there is no terminal, instead of the bare ENOENT of /dev/ptmx (a program that opens /dev/ptmx
+    itself still gets that)."""
+
+    def refused(*_args, **_kwargs):
+        raise FileNotFoundError(2, PTS_REFUSED)
+
+    os.openpty = refused
+    os.forkpty = refused
+    try:
+        import pty  # (its fallback after os.openpty: the old BSD /dev/ptyXY names, "out of pty devices")
+
+        pty._open_terminal = refused
+    except (ImportError, AttributeError):
+        pass
 
 
 def _last_walls(plan, walls):

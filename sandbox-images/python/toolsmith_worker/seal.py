@@ -64,6 +64,35 @@ def writable_mounts():
     return found
 
 
+# Pseudo-terminals (docs/sandboxes.md, "Pseudo-terminals"): a devpts instance of the sandbox's own, never
+# the host's (bubblewrap binds none: the host puts an empty /dev/pts folder and a /dev/ptmx link to
+# pts/ptmx in the sandbox's read-only /dev). Each job mounts one of its own over it (jobns.py).
+PTS = "/dev/pts"
+PTS_FLAGS = MS_NOSUID | MS_NOEXEC  # (not nodev: its terminals are device nodes)
+PTS_DATA = b"newinstance,ptmxmode=0666,mode=0620"
+
+
+def _devpts_mounts():
+    with open("/proc/self/mountinfo", "rb") as f:
+        lines = f.read().decode("utf-8", "replace").splitlines()
+    found = []
+    for line in lines:
+        parts = line.split(" - ", 1)
+        head = parts[0].split()
+        if len(head) >= 6 and len(parts) == 2 and parts[1].split()[0] == "devpts":
+            found.append((_unescape(head[4]), head[5].split(",")))
+    return found
+
+
+def mount_devpts(libc):
+    """A fresh devpts instance on /dev/pts, nosuid and noexec, where the host made the folder for it and
+    nothing is mounted there yet. Where the kernel refuses, the folder stays empty (no pseudo-terminals,
+    nothing shared): not a wall, so the worker goes on; a job's openpty then fails on /dev/ptmx."""
+    if not os.path.isdir(PTS) or any(p == PTS for p, _ in _devpts_mounts()):
+        return False
+    return libc.mount(b"devpts", PTS.encode(), b"devpts", PTS_FLAGS, PTS_DATA) == 0
+
+
 def _err(what):
     e = ctypes.get_errno()
     return SealError(f"{what}: {os.strerror(e)} (errno {e})")
@@ -74,6 +103,7 @@ def seal():
     libc.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong, ctypes.c_void_p]
     libc.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
     libc.capset.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
+    mount_devpts(libc)
     mounts = writable_mounts()
     for point, opts in mounts:
         flags = MS_REMOUNT | MS_BIND | MS_NOEXEC | MS_NOSUID | MS_NODEV
@@ -82,6 +112,7 @@ def seal():
         if libc.mount(None, point.encode(), None, flags, None) != 0:
             raise _err(f"remounting {point} noexec,nosuid,nodev")
     left = [p for p, opts in writable_mounts() if not {"noexec", "nosuid", "nodev"} <= set(opts)]
+    left += [p for p, opts in _devpts_mounts() if not {"noexec", "nosuid"} <= set(opts)]
     if left:
         raise SealError(f"still without noexec, nosuid or nodev after the remount: {', '.join(left)}")
     with open("/proc/sys/kernel/cap_last_cap") as f:

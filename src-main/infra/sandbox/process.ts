@@ -336,12 +336,19 @@ export class ProcessWorkerFactory implements WorkerFactory {
       '/proc',
       // /dev by hand, not `--dev`: for its devpts mount bubblewrap maps uid 0 during setup and then puts
       // the program in a second, nested user namespace, which holds no capability over the sandbox's
-      // mounts, so the worker could not make them noexec (seal.py). No devpts (no pseudo-terminals).
+      // mounts, so the worker could not make them noexec (seal.py). The worker mounts a fresh devpts
+      // instance of its own on /dev/pts instead (seal.py, nosuid and noexec; never the host's), and each
+      // job one of its own over it (jobns.py): /dev/ptmx leads to whichever instance is there.
       ...DEV_NODES.flatMap((n) => ['--dev-bind', n, n]),
       '--dev-bind-try',
       '/dev/tty',
       '/dev/tty',
       ...DEV_LINKS.flatMap(([target, link]) => ['--symlink', target, link]),
+      '--dir',
+      '/dev/pts',
+      '--symlink',
+      'pts/ptmx',
+      '/dev/ptmx',
       // Between jobs (docs/sandboxes.md): a small private /dev/shm, then / (and /dev in it) read-only, so
       // /tmp and /dev/shm are the only writable places (the worker empties both after every job, and
       // makes both noexec at its start: seal.py).

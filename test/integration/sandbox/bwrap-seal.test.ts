@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SandboxBackend } from '../../../src-main/infra/sandbox/backend.ts';
-import { bubblewrapFactory, runPython, testBackend } from '../../support/sandbox.ts';
+import { bubblewrapFactory, hostDevpts, runPython, testBackend } from '../../support/sandbox.ts';
 import { repoRoot } from '../../support/workspace.ts';
 
 const TOOLS = `
@@ -50,8 +50,15 @@ function descendants(): { pid: number; comm: string; chain: string[] }[] {
   return out;
 }
 
-/** A worker's capability sets and the per-mount options of its /tmp and /dev/shm, read from the host. */
-function sealed(pid: number): { caps: Record<string, string>; mounts: Record<string, string[]> } {
+/**
+ * A worker's capability sets and the per-mount options of its /tmp and /dev/shm, read from the host; its
+ * /dev/pts as `type major:minor options super-options`.
+ */
+function sealed(pid: number): {
+  caps: Record<string, string>;
+  mounts: Record<string, string[]>;
+  pts: string[];
+} {
   const caps = Object.fromEntries(
     readFileSync(`/proc/${pid}/status`, 'utf8')
       .split('\n')
@@ -59,12 +66,20 @@ function sealed(pid: number): { caps: Record<string, string>; mounts: Record<str
       .map((l) => l.split(/:\s+/) as [string, string]),
   );
   const mounts: Record<string, string[]> = {};
+  const pts: string[] = [];
   for (const line of readFileSync(`/proc/${pid}/mountinfo`, 'utf8').split('\n')) {
     const f = line.split(' ');
     if (f[4] === '/tmp' || f[4] === '/dev/shm') mounts[f[4]] = (f[5] ?? '').split(',').sort();
+    if (f[4] === '/dev/pts') {
+      const tail = line.split(' - ')[1]?.split(' ') ?? [];
+      pts.push(`${tail[0]} ${f[2]} ${f[5]} ${tail[2]}`);
+    }
   }
-  return { caps, mounts };
+  return { caps, mounts, pts };
 }
+
+/** The host's own devpts instances, `major:minor`. */
+const hostPts = hostDevpts();
 
 const NONE = { CapInh: '0000000000000000', CapPrm: '0000000000000000', CapEff: '0000000000000000' };
 const ALL_NONE = { ...NONE, CapBnd: '0000000000000000', CapAmb: '0000000000000000' };
@@ -114,6 +129,16 @@ describe('bubblewrap: writable mounts noexec, no capability left', () => {
           m,
           expect.arrayContaining(['rw', 'noexec', 'nosuid', 'nodev']),
         ]);
+      // a devpts instance of the sandbox's own (never the host's), nosuid and noexec (docs/sandboxes.md,
+      // "Pseudo-terminals"); each job mounts its own over it (pty.test.ts)
+      expect(got.pts.length, JSON.stringify(got.pts)).toBe(1);
+      const [type, dev, opts, sup] = got.pts[0]!.split(' ') as [string, string, string, string];
+      expect([comm, type], JSON.stringify(got.pts)).toEqual([comm, 'devpts']);
+      expect(hostPts).not.toContain(dev);
+      expect(opts.split(','), JSON.stringify(got.pts)).toEqual(
+        expect.arrayContaining(['rw', 'noexec', 'nosuid']),
+      );
+      expect(sup.split(','), JSON.stringify(got.pts)).toContain('ptmxmode=666');
     }
   }, 120_000);
 });
