@@ -42,9 +42,10 @@ export function endpointOf(url: string): string {
 }
 
 /**
- * An LLM provider whose errors and answers never carry its key (nor any other key the process knows):
- * an endpoint that echoes the Authorization header in a 401 body or in a completion gets it redacted
- * here, at the edge, before anything records or shows it. Streamed tokens are redacted across pieces.
+ * An LLM provider whose prompts, errors and answers never carry its key (nor any other key the process
+ * knows): an endpoint that echoes the Authorization header in a 401 body or in a completion gets it
+ * redacted here, at the edge, before anything records or shows it; a prompt quoting a secret (a tool's
+ * error fed back for a retry) is sent with it redacted. Streamed tokens are redacted across pieces.
  */
 export function redacting(llm: LlmProvider, key: string | undefined, keyEnv?: string): LlmProvider {
   knownSecrets.add(key);
@@ -54,7 +55,11 @@ export function redacting(llm: LlmProvider, key: string | undefined, keyEnv?: st
       const onToken = req.onToken;
       const tokens = onToken ? knownSecrets.stream(onToken) : undefined;
       try {
-        const r = await llm.generate(tokens ? { ...req, onToken: (t: string) => tokens.push(t) } : req);
+        // The prompt goes off the machine: no known secret in it either (a tool's result or error quoted
+        // in a retry's prompt or an INTERACTIVE step's context, whichever key it holds: an MCP server's,
+        // another sandbox's, a provider's).
+        const sent = { ...req, system: clean(req.system), user: clean(req.user) };
+        const r = await llm.generate(tokens ? { ...sent, onToken: (t: string) => tokens.push(t) } : sent);
         tokens?.end();
         return knownSecrets.value({ ...r, text: clean(r.text) });
       } catch (e) {

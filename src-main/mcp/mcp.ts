@@ -35,6 +35,7 @@ import { registerSuiteTools } from './mcp-suites.ts';
 import { SERVER_INSTRUCTIONS, toolConfig } from './mcp-meta.ts';
 import { registerRunResources, runContextText } from './mcp-runs.ts';
 import { errorMessage } from '../core/errors.ts';
+import { knownSecrets } from '../core/records/redact.ts';
 import { earlyStdio, MCP_CAPABILITIES, MCP_SERVER_INFO } from './stdio-early.ts';
 import type { LiveExecutionEvent } from '../core/ports/executor.ts';
 
@@ -231,9 +232,16 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
           name,
           strict,
           // Each request remembers its server: an approval question goes to that client (mcp-approval.ts).
-          ((args: unknown, extra: object) => {
+          // Its answer goes to the client's model (off the machine, as a rule): no known secret in it
+          // (an upstream MCP server's token in its tool's error, a provider key an endpoint echoed).
+          (async (args: unknown, extra: object) => {
             rememberServer(extra, s.server);
-            return (cb as (a: unknown, e: object) => unknown)(args, extra);
+            try {
+              return knownSecrets.value(await (cb as (a: unknown, e: object) => unknown)(args, extra));
+            } catch (e) {
+              if (e instanceof Error) e.message = knownSecrets.text(e.message);
+              throw e;
+            }
           }) as ToolCallback<typeof strict.inputSchema>,
         );
         if (name !== 'code') return;

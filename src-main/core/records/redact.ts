@@ -16,16 +16,61 @@ export const MIN_SECRET_LENGTH = 8;
 
 const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
+/** JSON text of a string without its quotes; with `ascii`, every non-ASCII character escaped as Python's
+ * `json.dumps` writes it by default (`\u00e9`, surrogate pairs for the rest). */
+const jsonBody = (s: string, ascii = false): string => {
+  const body = JSON.stringify(s).slice(1, -1);
+  return ascii ? body.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`) : body;
+};
+
+/** Python's `urllib.parse.quote(s, safe="")`: percent-encodes `!'()*` too, which `encodeURIComponent` keeps. */
+const pythonQuote = (s: string): string =>
+  encodeURIComponent(s).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+
+/**
+ * How many times a secret's JSON escaping is repeated: a tool that returns JSON text holding JSON text
+ * (`json.dumps({"body": json.dumps({"token": key})})`) writes a key holding `"` or `\` escaped once per
+ * level, and each level doubles its backslashes; three levels of text inside the record's own JSON.
+ */
+const JSON_LEVELS = 4;
+
+/**
+ * Every form of a secret the redactor looks for: the value itself, URL-encoded (JavaScript's and
+ * Python's), and escaped as a JSON string body once per level of nested JSON text (also with non-ASCII
+ * escaped as Python writes it). Forms equal to the value (a plain key) are the value.
+ */
+export function secretForms(secret: string): string[] {
+  const forms = new Set([secret, encodeURIComponent(secret), pythonQuote(secret)]);
+  for (const ascii of [false, true]) {
+    let f = secret;
+    for (let level = 0; level < JSON_LEVELS; level++) {
+      f = jsonBody(f, ascii);
+      forms.add(f);
+    }
+  }
+  return [...forms];
+}
+
 export class Redactor {
   private readonly secrets = new Set<string>();
   private pattern: RegExp | null | undefined;
   private longest = 0;
 
-  /** Remembers a secret (and the forms it takes inside URLs and JSON text). */
+  /**
+   * `mask` replaces each secret (`[redacted]` in records; the sandbox's own results say `***`);
+   * values shorter than `minLength` are not secrets.
+   */
+  private readonly mask: string;
+  private readonly minLength: number;
+  constructor(mask: string = REDACTED, minLength: number = MIN_SECRET_LENGTH) {
+    this.mask = mask;
+    this.minLength = minLength;
+  }
+
+  /** Remembers a secret (and the forms it takes inside URLs and JSON text: `secretForms`). */
   add(secret: string | undefined | null): void {
-    if (typeof secret !== 'string' || secret.length < MIN_SECRET_LENGTH) return;
-    const forms = [secret, encodeURIComponent(secret), JSON.stringify(secret).slice(1, -1)];
-    for (const f of forms) {
+    if (typeof secret !== 'string' || secret.length < this.minLength) return;
+    for (const f of secretForms(secret)) {
       if (this.secrets.has(f)) continue;
       this.secrets.add(f);
       this.longest = Math.max(this.longest, f.length);
@@ -71,13 +116,13 @@ export class Redactor {
     let end = -1;
     for (const [from, to] of spans) {
       if (from > end) {
-        if (end >= 0) out += REDACTED;
+        if (end >= 0) out += this.mask;
         out += s.slice(at, from);
       }
       end = Math.max(end, to);
       at = end;
     }
-    if (end >= 0) out += REDACTED;
+    if (end >= 0) out += this.mask;
     return out + s.slice(at);
   }
 

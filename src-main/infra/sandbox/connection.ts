@@ -19,6 +19,7 @@ import { DISCOVERY_CALLS } from '../../core/tools/disclosure.ts';
 import type { LiveExecutionEvent, ToolProgress } from '../../core/ports/executor.ts';
 import { refusalMessage, type ApprovalGate } from '../../core/tools/approval.ts';
 import { StderrTail } from './stderr-tail.ts';
+import { Redactor } from '../../core/records/redact.ts';
 import { parseWorkerLine, type ToolDescriptor, type WorkerMessage } from './worker-messages.ts';
 import { errorMessage } from '../../core/errors.ts';
 import {
@@ -139,9 +140,26 @@ export interface JobRequest {
  * must never escape here: this runs in the worker socket's reader (and after a host tool's await), where
  * an exception would end the whole process. The job's own result (its tool calls, logs) is unaffected.
  */
+/**
+ * The redactor of a job's secrets (its sandbox's credential values): every form `secretForms` knows
+ * (URL-encoded, escaped in nested JSON text) becomes `***` in the result and in every live event.
+ * Values under 4 characters are left (they would rewrite ordinary text).
+ */
+const jobRedactors = new WeakMap<JobRequest, Redactor>();
+function redactorOf(job: JobRequest): Redactor {
+  let r = jobRedactors.get(job);
+  if (!r) {
+    r = new Redactor('***', 4);
+    for (const s of job.redact ?? []) r.add(s);
+    jobRedactors.set(job, r);
+  }
+  return r;
+}
+
 function live(job: JobRequest, e: LiveExecutionEvent): void {
+  if (!job.onEvent) return;
   try {
-    job.onEvent?.(e);
+    job.onEvent(redactorOf(job).value(e));
   } catch {
     // Dropped: see above.
   }
@@ -523,13 +541,8 @@ export class WorkerConnection {
     this.egress = egress;
     this.jobs++;
     const oomBase = this.oomKills?.() ?? 0;
-    const redact = (job.redact ?? []).filter((s) => s.length >= 4);
-    const clean = <T>(v: T): T => {
-      if (!redact.length) return v;
-      let s = JSON.stringify(v);
-      for (const r of redact) s = s.split(JSON.stringify(r).slice(1, -1)).join('***');
-      return JSON.parse(s) as T;
-    };
+    const redactor = redactorOf(job);
+    const clean = <T>(v: T): T => redactor.value(v);
     // Host tool calls the job started: a job ends only when each has settled or been cancelled, so every
     // call that ran is in its record and none runs on after it (or into the next job).
     const calls: JobCalls = {
@@ -673,10 +686,10 @@ export class WorkerConnection {
                 break;
               }
               intermediates.push(value);
-              live(job, { type: 'emit', kind: 'intermediate', data: clean(value) });
+              live(job, { type: 'emit', kind: 'intermediate', data: value });
             } else if (kind === 'log') {
               logs.push(String(value));
-              live(job, { type: 'emit', kind: 'log', data: clean(String(value)) });
+              live(job, { type: 'emit', kind: 'log', data: String(value) });
             }
             break;
           }
@@ -693,7 +706,7 @@ export class WorkerConnection {
               ...(m.skill && job.skills?.includes(m.skill) ? { skill: m.skill } : {}),
             };
             toolCalls.push(t);
-            live(job, { type: 'tool_call', trace: clean(t) });
+            live(job, { type: 'tool_call', trace: t });
             break;
           }
           case 'tool_call':
@@ -886,7 +899,7 @@ export class WorkerConnection {
             ...(job.onEvent
               ? {
                   onProgress: (p: ToolProgress) => {
-                    if (calls.recording) job.onEvent?.({ type: 'tool_progress', name, progress: p });
+                    if (calls.recording) live(job, { type: 'tool_progress', name, progress: p });
                   },
                 }
               : {}),
