@@ -51,6 +51,7 @@ import type { ToolsFeature } from './tools-service.ts';
 import { kitsFeature } from './kits-service.ts';
 import type { KitsFeature } from './kits-service.ts';
 import { learnConfigSecrets, ProviderKeys, settingsFeature } from './settings.ts';
+import { knownSecrets } from '../core/records/redact.ts';
 import type { SettingsFeature } from './settings.ts';
 import { systemFeature } from './system.ts';
 import type { SystemFeature } from './system.ts';
@@ -519,7 +520,9 @@ export class ToolsmithService {
   }
 
   push(e: PushEvent): void {
-    for (const l of this.pushListeners) l(e);
+    // Front ends show what is pushed (a browser page among them): no known secret in it, as in the store.
+    const shown = knownSecrets.value(e);
+    for (const l of this.pushListeners) l(shown);
   }
 
   /**

@@ -178,7 +178,11 @@ function progressSender(
     const sent = extra
       .sendNotification({
         method: 'notifications/progress',
-        params: { progressToken: token as string | number, progress: ++n, message },
+        params: {
+          progressToken: token as string | number,
+          progress: ++n,
+          message: knownSecrets.text(message),
+        },
       })
       .catch(() => {});
     pending.add(sent);
@@ -517,7 +521,7 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
                 void extra
                   .sendNotification({
                     method: 'notifications/progress',
-                    params: { progressToken: token, progress: n, message },
+                    params: { progressToken: token, progress: n, message: knownSecrets.text(message) },
                   })
                   .catch(() => {});
         const answer = await runCodeTool(

@@ -20,7 +20,9 @@ const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
  * `json.dumps` writes it by default (`\u00e9`, surrogate pairs for the rest). */
 const jsonBody = (s: string, ascii = false): string => {
   const body = JSON.stringify(s).slice(1, -1);
-  return ascii ? body.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`) : body;
+  return ascii
+    ? body.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+    : body;
 };
 
 /** Python's `urllib.parse.quote(s, safe="")`: percent-encodes `!'()*` too, which `encodeURIComponent` keeps. */

@@ -838,7 +838,7 @@ export class WorkerConnection {
     const signal = job.signal ? AbortSignal.any([job.signal, calls.abort.signal]) : calls.abort.signal;
     // A call that waits for a person: asked before anything runs; the job's timeout keeps running.
     const gated = allowed && !!job.approval?.tools.includes(name);
-    const refusal = gated ? await this.approve(m, job.approval!, signal, calls.approvals) : undefined;
+    const refusal = gated ? await this.approve(m, job.approval!, signal, calls.approvals, redactorOf(job)) : undefined;
     if (m.gate) {
       // A sandbox tool's own worker asks before running it: an answer, and a trace only for a refusal (an
       // approved call is traced by the worker when the tool has run).
@@ -960,6 +960,7 @@ export class WorkerConnection {
     gate: ApprovalGate,
     signal: AbortSignal,
     bound: JobCalls['approvals'],
+    redactor: Redactor,
   ): Promise<string | undefined> {
     if (bound.asked >= bound.max) {
       bound.over++;
@@ -971,7 +972,8 @@ export class WorkerConnection {
         {
           tool: m.name,
           ...(m.alias && m.alias !== m.name ? { alias: m.alias } : {}),
-          args: m.args,
+          // Shown to the person (and an MCP client): a credential among them reads ***.
+          args: redactor.value(m.args),
           ...(m.line ? { line: m.line } : {}),
         },
         signal,

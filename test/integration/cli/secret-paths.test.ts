@@ -9,6 +9,9 @@
 import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { PushEvent } from '../../../src-main/contract/api.ts';
+import { createSandboxManager } from '../../../src-main/app/sandbox-factory.ts';
+import { ToolsmithService } from '../../../src-main/app/service.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectMcp } from '../../support/mcp-stdio.ts';
 import { nodeBin } from '../../support/mcp-workspace.ts';
@@ -57,6 +60,16 @@ def call_api(path: str) -> ToolResponse:
     """
     request = json.dumps({"path": path, "auth": _key()})
     return ToolResponse(success=True, data={"status": 403, "body": json.dumps({"error": "forbidden", "request": request})})
+
+
+@tool(grade=(1, 1))
+def post_message(text: str) -> ToolResponse:
+    """Posts a message (a person approves each call).
+
+    Args:
+        text: The message.
+    """
+    return ToolResponse(success=True, data={"posted": len(text)})
 `;
 
 beforeAll(async () => {
@@ -78,6 +91,9 @@ credentials = { vault_key = "env:QA_VAULT_KEY" }
 
 [sandboxes.vault.mcp.tokens]
 
+[approval]
+tools = ["vault.post_message"]
+
 [telemetry]
 enabled = true
 endpoint = "${otlp.base}"
@@ -88,8 +104,12 @@ afterAll(async () => otlp?.close());
 
 /** Runs the task through the CLI; the run's JSON and what the CLI printed. */
 async function run(args: string[]): Promise<{ id: string; out: string; err: string }> {
-  const r = await cliProcess(fx.ws, fx.data, ['run', 'Fetch the items', '--sandbox', 'vault', '--json', ...args], env)
-    .done;
+  const r = await cliProcess(
+    fx.ws,
+    fx.data,
+    ['run', 'Fetch the items', '--sandbox', 'vault', '--json', ...args],
+    env,
+  ).done;
   expect(r.code, r.err).toBe(0);
   return { id: (JSON.parse(r.out) as { id: string }).id, out: r.out, err: r.err };
 }
@@ -147,7 +167,7 @@ describe('a credential in a URL and in nested JSON text', () => {
 });
 
 describe("an upstream MCP server's token quoted in its tool's error", () => {
-  it("is not sent to the LLM in the retry prompt (nor stored)", async () => {
+  it('is not sent to the LLM in the retry prompt (nor stored)', async () => {
     fx.llm.push(
       fence('r = whoami()\nif not r.success:\n    raise RuntimeError(r.message)\nemit_result(r.data)'),
       fence('emit_result(1)'),
@@ -189,6 +209,72 @@ describe("an upstream MCP server's token quoted in its tool's error", () => {
       expect(text).not.toContain(MARK);
     } finally {
       await client?.close();
+    }
+  }, 240_000);
+});
+
+describe('arguments of a call that waits for a person', () => {
+  it("an MCP client's approval question shows a credential the script passed as ***", async () => {
+    const asked: string[] = [];
+    let client: Client | undefined;
+    try {
+      client = await connectMcp(
+        fx.ws,
+        'secret-paths-approval',
+        { ...process.env, TOOLSMITH_DATA_DIR: fx.data, ...env },
+        (message) => {
+          asked.push(message);
+          return { action: 'accept', content: { approve: true } };
+        },
+      );
+      const answer = await client.callTool(
+        {
+          name: 'execute_code',
+          arguments: {
+            sandbox: 'vault',
+            code: 'u = sign_request(path="/x")\nr = post_message(text="key " + credential("vault_key") + " at " + u.data["url"])\nemit_result(r.data)',
+          },
+        },
+        undefined,
+        { timeout: 180_000 },
+      );
+      expect(answer.isError, JSON.stringify(answer)).toBeFalsy();
+      expect(asked).toHaveLength(1);
+      expect(asked[0]).toContain('Allow the script to call post_message in sandbox vault');
+      expect(asked[0]).toContain('"text": "key *** at https://api.vault.test/x?key=***"');
+      expect(asked[0]).not.toContain(MARK);
+    } finally {
+      await client?.close();
+    }
+  }, 240_000);
+
+  it("the workbench's approval request (pushed to the page) holds no upstream token", async () => {
+    const before = { ...process.env };
+    Object.assign(process.env, env);
+    let svc: ToolsmithService | undefined;
+    try {
+      svc = ToolsmithService.open(fx.ws, { sandboxFactory: createSandboxManager, askApproval: 'workbench' });
+      const pushed: PushEvent[] = [];
+      svc.onPush((e) => {
+        pushed.push(e);
+        if (e.type === 'approval_request') svc!.approvals.answer(e.request.id, true);
+      });
+      await svc.prepareMcp('vault');
+      const r = await svc.execution.executeScript({
+        sandbox: 'vault',
+        language: 'python',
+        body: 'w = whoami()\nr = post_message(text="it said: " + w.message)\nemit_result(r.data)\n',
+        timeoutMs: 60_000,
+      });
+      expect(r.success, JSON.stringify(r.error)).toBe(true);
+      const requests = pushed.filter((e) => e.type === 'approval_request');
+      expect(requests).toHaveLength(1);
+      const shown = JSON.stringify(requests[0]);
+      expect(shown).toContain('it said: 401 Unauthorized: bad credentials [redacted]');
+      expect(shown).not.toContain(UPSTREAM);
+    } finally {
+      await svc?.close();
+      for (const k of Object.keys(env)) if (!(k in before)) delete process.env[k];
     }
   }, 240_000);
 });

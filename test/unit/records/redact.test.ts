@@ -70,3 +70,28 @@ describe('overlapping secrets', () => {
     expect(r.text('nothing here')).toBe('nothing here');
   });
 });
+
+describe('the forms a tool writes a key in', () => {
+  const key = 'pw-(Q9)+x/"é\\Rt7!';
+  const r = new Redactor();
+  r.add(key);
+  it("Python's quote(safe='') (which encodes !'()* as well) and encodeURIComponent", () => {
+    // What Python's urllib.parse.quote(key, safe="") printed.
+    const pythonQuote = 'pw-%28Q9%29%2Bx%2F%22%C3%A9%5CRt7%21';
+    expect(r.text(`?k=${pythonQuote}`)).toBe(`?k=${REDACTED}`);
+    expect(r.text(`?k=${encodeURIComponent(key)}`)).toBe(`?k=${REDACTED}`);
+  });
+  it('JSON text inside JSON text, three levels deep, also with Python json.dumps ASCII escapes', () => {
+    let nested: unknown = key;
+    for (let i = 0; i < 3; i++) nested = JSON.stringify({ v: nested });
+    expect(r.text(JSON.stringify(nested))).not.toMatch(/Q9/);
+    // Python's json.dumps (ensure_ascii) writes é as \u00e9.
+    const ascii = JSON.stringify(JSON.stringify({ v: key }).replace('é', '\\u00e9'));
+    expect(r.text(ascii)).not.toMatch(/Q9/);
+  });
+  it("a job's own redactor masks with *** and takes values from 4 characters", () => {
+    const job = new Redactor('***', 4);
+    job.add('abcd');
+    expect(job.text('x abcd y')).toBe('x *** y');
+  });
+});
