@@ -13,6 +13,7 @@ import type { ToolsmithService } from './service.ts';
 import type { FrontEndContext, Handlers } from './handler-types.ts';
 import { errorMessage } from '../core/errors.ts';
 import { WorkspaceFileError, workspaceGone } from '../infra/workspace/atomic.ts';
+import { knownSecrets } from '../core/records/redact.ts';
 
 export type { FrontEndContext, Handlers } from './handler-types.ts';
 
@@ -187,11 +188,38 @@ const WORKSPACE_LISTS: Partial<Record<Method, string>> = {
 };
 
 /** Validates `payload` against the method's schema and runs its handler; never throws. */
+/**
+ * Answers a front end only shows (a tool tried, a server or provider tested, a template's examples, the
+ * open approval questions): no known secret in them, as in the store (an upstream MCP server's token in
+ * its tool's error). Answers a front end may edit and save back (files, settings) are left whole: a
+ * redacted value saved back would be lost.
+ */
+const SHOWN_ONLY: ReadonlySet<string> = new Set([
+  'tools.call',
+  'mcp.test',
+  'providers.test',
+  'templates.test',
+  'skills.test',
+  'skills.try',
+  'approvals.pending',
+]);
+
 export async function dispatch(
   svc: ToolsmithService,
   method: string,
   payload: unknown,
   fe: FrontEndContext = {},
+): Promise<ApiResult<Method>> {
+  const r = await dispatchTo(svc, method, payload, fe);
+  if (!r.ok) return { ok: false, error: { ...r.error, message: knownSecrets.text(r.error.message) } };
+  return SHOWN_ONLY.has(method) ? knownSecrets.value(r) : r;
+}
+
+async function dispatchTo(
+  svc: ToolsmithService,
+  method: string,
+  payload: unknown,
+  fe: FrontEndContext,
 ): Promise<ApiResult<Method>> {
   if (!Object.hasOwn(requests, method))
     return { ok: false, error: { code: 'invalid_argument', message: `unknown method ${method}` } };

@@ -12,6 +12,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { PushEvent } from '../../../src-main/contract/api.ts';
 import { createSandboxManager } from '../../../src-main/app/sandbox-factory.ts';
 import { ToolsmithService } from '../../../src-main/app/service.ts';
+import { dispatch } from '../../../src-main/app/handlers.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectMcp } from '../../support/mcp-stdio.ts';
 import { nodeBin } from '../../support/mcp-workspace.ts';
@@ -272,6 +273,31 @@ describe('arguments of a call that waits for a person', () => {
       const shown = JSON.stringify(requests[0]);
       expect(shown).toContain('it said: 401 Unauthorized: bad credentials [redacted]');
       expect(shown).not.toContain(UPSTREAM);
+    } finally {
+      await svc?.close();
+      for (const k of Object.keys(env)) if (!(k in before)) delete process.env[k];
+    }
+  }, 240_000);
+});
+
+describe('the workbench', () => {
+  it('a tool tried from the Workspace or Connections view shows no upstream token', async () => {
+    const before = { ...process.env };
+    Object.assign(process.env, env);
+    let svc: ToolsmithService | undefined;
+    try {
+      svc = ToolsmithService.open(fx.ws, { sandboxFactory: createSandboxManager });
+      const r = await dispatch(svc, 'tools.call', { sandbox: 'vault', tool: 'whoami', args: {} });
+      const shown = JSON.stringify(r);
+      expect(shown).toContain('401 Unauthorized: bad credentials [redacted]');
+      expect(shown).not.toContain(UPSTREAM);
+      const signed = await dispatch(svc, 'tools.call', {
+        sandbox: 'vault',
+        tool: 'call_api',
+        args: { path: '/x' },
+      });
+      expect(JSON.stringify(signed)).toContain('forbidden');
+      expect(JSON.stringify(signed)).not.toContain(MARK);
     } finally {
       await svc?.close();
       for (const k of Object.keys(env)) if (!(k in before)) delete process.env[k];
