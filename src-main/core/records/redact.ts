@@ -30,6 +30,22 @@ const pythonQuote = (s: string): string =>
   encodeURIComponent(s).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 
 /**
+ * The body of Python's `repr()` of a string (what `KeyError(key)`, `f"{key!r}"` and `str([key])` print;
+ * a JavaScript `util.inspect` writes the same for these characters): backslashes doubled, `\t \n \r`
+ * and other control characters escaped, and, when `quote`, `'` as `\'` (Python quotes with `"` instead,
+ * escaping nothing, when the string holds `'` but no `"`).
+ */
+const reprBody = (s: string, quote: boolean): string =>
+  s.replace(/[\\\x00-\x1f\x7f']/g, (c) => {
+    if (c === '\\') return '\\\\';
+    if (c === "'") return quote ? "\\'" : c;
+    if (c === '\t') return '\\t';
+    if (c === '\n') return '\\n';
+    if (c === '\r') return '\\r';
+    return `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`;
+  });
+
+/**
  * How many times a secret's JSON escaping is repeated: a tool that returns JSON text holding JSON text
  * (`json.dumps({"body": json.dumps({"token": key})})`) writes a key holding `"` or `\` escaped once per
  * level, and each level doubles its backslashes; three levels of text inside the record's own JSON.
@@ -38,16 +54,20 @@ const JSON_LEVELS = 4;
 
 /**
  * Every form of a secret the redactor looks for: the value itself, URL-encoded (JavaScript's and
- * Python's), and escaped as a JSON string body once per level of nested JSON text (also with non-ASCII
- * escaped as Python writes it). Forms equal to the value (a plain key) are the value.
+ * Python's), as Python's `repr()` writes it, and each of those escaped as a JSON string body once per
+ * level of nested JSON text (also with non-ASCII escaped as Python writes it). Forms equal to the value
+ * (a plain key) are the value.
  */
 export function secretForms(secret: string): string[] {
   const forms = new Set([secret, encodeURIComponent(secret), pythonQuote(secret)]);
-  for (const ascii of [false, true]) {
-    let f = secret;
-    for (let level = 0; level < JSON_LEVELS; level++) {
-      f = jsonBody(f, ascii);
-      forms.add(f);
+  for (const base of [secret, reprBody(secret, true), reprBody(secret, false)]) {
+    forms.add(base);
+    for (const ascii of [false, true]) {
+      let f = base;
+      for (let level = 0; level < JSON_LEVELS; level++) {
+        f = jsonBody(f, ascii);
+        forms.add(f);
+      }
     }
   }
   return [...forms];

@@ -63,6 +63,16 @@ def call_api(path: str) -> ToolResponse:
     return ToolResponse(success=True, data={"status": 403, "body": json.dumps({"error": "forbidden", "request": request})})
 
 
+@tool(grade=(1, 0))
+def account(name: str) -> ToolResponse:
+    """The account the key opens (raises KeyError(key), as a dict look-up by key does).
+
+    Args:
+        name: The account's name.
+    """
+    return ToolResponse(success=True, data={}[_key()])
+
+
 @tool(grade=(1, 1))
 def post_message(text: str) -> ToolResponse:
     """Posts a message (a person approves each call).
@@ -164,6 +174,21 @@ describe('a credential in a URL and in nested JSON text', () => {
     expect(step2).toContain('forbidden');
     expect(step2).not.toContain(MARK);
     expect(r.out).not.toContain(MARK);
+  }, 240_000);
+});
+
+describe("a credential in Python's repr (a KeyError's message)", () => {
+  it('reaches neither the retry prompt nor the record', async () => {
+    fx.llm.push(fence('a = account(name="main")\nemit_result(a.data)'), fence('emit_result(1)'));
+    const r = await run(['--max-retries', '1']);
+    expect(fx.llm.requests).toHaveLength(2);
+    const retry = JSON.stringify(fx.llm.requests[1]!.body);
+    expect(retry).toContain("KeyError: '***'");
+    expect(retry).not.toContain(MARK);
+    for (const [where, text] of Object.entries(await everywhere(r.id, r.out))) {
+      expect(text, where).toContain('KeyError');
+      expect(text.includes(MARK), `${where} holds the key`).toBe(false);
+    }
   }, 240_000);
 });
 

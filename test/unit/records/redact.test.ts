@@ -89,6 +89,13 @@ describe('the forms a tool writes a key in', () => {
     const ascii = JSON.stringify(JSON.stringify({ v: key }).replace('é', '\\u00e9'));
     expect(r.text(ascii)).not.toMatch(/Q9/);
   });
+  it("Python's repr (KeyError(key), f'{key!r}'), whichever quote it chose", () => {
+    // What Python printed for KeyError(key), and for a key with ' but no ".
+    expect(r.text(`KeyError: 'pw-(Q9)+x/"é\\\\Rt7!'`)).toBe(`KeyError: '${REDACTED}'`);
+    const q = new Redactor();
+    q.add("it's-a-Secret\\9");
+    expect(q.text(`"it's-a-Secret\\\\9"`)).toBe(`"${REDACTED}"`);
+  });
   it("a job's own redactor masks with *** and takes values from 4 characters", () => {
     const job = new Redactor('***', 4);
     job.add('abcd');
