@@ -838,7 +838,9 @@ export class WorkerConnection {
     const signal = job.signal ? AbortSignal.any([job.signal, calls.abort.signal]) : calls.abort.signal;
     // A call that waits for a person: asked before anything runs; the job's timeout keeps running.
     const gated = allowed && !!job.approval?.tools.includes(name);
-    const refusal = gated ? await this.approve(m, job.approval!, signal, calls.approvals, redactorOf(job)) : undefined;
+    const refusal = gated
+      ? await this.approve(m, job.approval!, signal, calls.approvals, redactorOf(job))
+      : undefined;
     if (m.gate) {
       // A sandbox tool's own worker asks before running it: an answer, and a trace only for a refusal (an
       // approved call is traced by the worker when the tool has run).
