@@ -6,6 +6,7 @@
  */
 import { constants as osConstants } from 'node:os';
 import type { Readable } from 'node:stream';
+import { secretForms } from '../../core/records/redact.ts';
 
 export const STDERR_TAIL_CHARS = 4096;
 export const STDERR_TAIL_LINES = 20;
@@ -20,8 +21,9 @@ export class StderrTail {
 
   constructor(stream: Readable, secrets: string[] = []) {
     // The same rule as a job's results: values of 4 characters or more are blanked (shorter ones would
-    // blank ordinary text), raw and as they appear inside a JSON or Python string.
-    const forms = secrets.filter((s) => s.length >= 4).flatMap((s) => [s, JSON.stringify(s).slice(1, -1)]);
+    // blank ordinary text), in every form the redactor knows (raw, inside a JSON string, Python's repr as a
+    // traceback's KeyError prints it, URL-encoded: `secretForms`).
+    const forms = secrets.filter((s) => s.length >= 4).flatMap(secretForms);
     this.secrets = [...new Set(forms)].sort((a, b) => b.length - a.length);
     this.keep = STDERR_TAIL_CHARS + Math.max(0, ...this.secrets.map((s) => s.length));
     stream.setEncoding('utf8');

@@ -43,6 +43,16 @@ describe('worker stderr tail', () => {
     expect(text).not.toContain(SECRET.slice(3, 12));
   });
 
+  it("blanks a credential in a traceback's KeyError (Python's repr) and URL-encoded", async () => {
+    const key = 'vk-Q9+x/Za8=Wp"Lm\\Rt7';
+    // What Python printed for `os.environ[...]` looked up by the key, and for a URL holding it.
+    const t = await tailOf(
+      [`KeyError: 'vk-Q9+x/Za8=Wp"Lm\\\\Rt7'\n`, `GET /?key=${encodeURIComponent(key)}\n`],
+      [key],
+    );
+    expect(t.lines()).toEqual(["KeyError: '***'", 'GET /?key=***']);
+  });
+
   it('leaves no fragment of a secret cut by the bound, nor of one cut off at the end', async () => {
     // The secret straddles the point where the kept window starts, after a long flood.
     const flood = 'z'.repeat(3 * STDERR_TAIL_CHARS);
