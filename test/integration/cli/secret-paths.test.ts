@@ -9,6 +9,7 @@
 import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Progress } from '@modelcontextprotocol/sdk/types.js';
 import type { PushEvent } from '../../../src-main/contract/api.ts';
 import { createSandboxManager } from '../../../src-main/app/sandbox-factory.ts';
 import { ToolsmithService } from '../../../src-main/app/service.ts';
@@ -206,6 +207,28 @@ describe("an upstream MCP server's token quoted in its tool's error", () => {
     const { export: exported } = await everywhere(r.id, r.out);
     expect(exported).toContain('bad credentials');
     expect(exported).not.toContain(UPSTREAM);
+  }, 240_000);
+
+  it('is not in the progress relayed to an MCP client', async () => {
+    let client: Client | undefined;
+    try {
+      client = await connectMcp(fx.ws, 'secret-paths-progress', {
+        ...process.env,
+        TOOLSMITH_DATA_DIR: fx.data,
+        ...env,
+      });
+      const heard: Progress[] = [];
+      await client.callTool(
+        { name: 'code', arguments: { sandbox: 'vault', code: 'w = whoami()\nemit_result(w.success)' } },
+        undefined,
+        { timeout: 180_000, onprogress: (p) => heard.push(p) },
+      );
+      const relayed = JSON.stringify(heard);
+      expect(relayed).toContain('whoami: trying [redacted]');
+      expect(relayed).not.toContain(UPSTREAM);
+    } finally {
+      await client?.close();
+    }
   }, 240_000);
 
   it("is not in execute_code's answer to an MCP client, nor is the vault's key in any form", async () => {
