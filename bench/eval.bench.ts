@@ -41,9 +41,11 @@ const suites = await svc.suites();
 const r3 = (x: number) => Number(x.toFixed(3));
 try {
   // Warm up: the pool's containers, the validator threads.
-  await suites.start({ suite: 'overhead', repeat: 1, concurrency: 2 }).done;
+  await (
+    await suites.start({ suite: 'overhead', repeat: 1, concurrency: 2 })
+  ).done;
   const cpu0 = process.cpuUsage();
-  const o = await suites.start({ suite: 'overhead' }).done;
+  const o = await (await suites.start({ suite: 'overhead' })).done;
   const cpu = process.cpuUsage(cpu0);
   // CPU of this process per case (service, orchestrator, validation, HTTP, store, suite): less sensitive
   // than wall time to other processes on a shared machine.
@@ -52,7 +54,7 @@ try {
   const own = o.results.map((r) => r.suiteMs ?? 0);
   delayMs = 50;
   const t0 = performance.now();
-  const w = await suites.start({ suite: 'wall' }).done;
+  const w = await (await suites.start({ suite: 'wall' })).done;
   const wallMs = performance.now() - t0;
   const pool = svc.config.pool;
   process.stdout.write(

@@ -486,6 +486,7 @@ export class ToolsmithService {
         validateCode: (code, language, options) => execution.validateCode(code, language, options),
         executeScript: (req) => execution.executeScript(req),
         skills: () => this.skills(),
+        prepareMcp: (sandbox) => this.prepareMcp(sandbox),
       };
       this.suiteService = new SuiteService(deps, runs);
     }

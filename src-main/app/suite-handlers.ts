@@ -12,7 +12,7 @@ export const suiteHandlers: SuiteHandlers = {
   'suites.read': async (svc, { name }) => {
     const s = await svc.suites();
     const text = s.read(name);
-    return { name, text, problems: s.check(text).problems };
+    return { name, text, problems: (await s.check(text)).problems };
   },
   'suites.check': async (svc, { text }) => (await svc.suites()).check(text),
   'suites.save': async (svc, { name, text }) => (await svc.suites()).save(name, text, true),
@@ -21,7 +21,7 @@ export const suiteHandlers: SuiteHandlers = {
   'suites.addCase': async (svc, r) => (await svc.suites()).addCase(r),
   'suites.start': async (svc, r) => {
     const s = await svc.suites();
-    const { suiteRun, done } = s.start({
+    const { suiteRun, done } = await s.start({
       suite: r.name,
       ...(r.models ? { models: r.models } : {}),
       ...(r.repeat !== undefined ? { repeat: r.repeat } : {}),

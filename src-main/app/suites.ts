@@ -60,11 +60,50 @@ export interface SuiteCheckDeps {
   validateCode(code: string, language: ScriptLanguage, options: ValidateOptions): ValidationResult;
 }
 
+/** Connecting the MCP servers a sandbox takes tools from: those that could not be reached, with why. */
+export interface SuiteMcpDeps {
+  prepareMcp(sandbox: string): Promise<{ server: string; error: string }[]>;
+}
+
+/** A suite's sandbox's MCP servers that could not be reached, as one message naming each and why. */
+export const mcpDownMessage = (sandbox: string, down: { server: string; error: string }[]): string =>
+  `sandbox ${sandbox} takes tools from MCP servers that could not be reached: ${down
+    .map((f) => `MCP server ${f.server}: ${f.error}`)
+    .join('; ')}`;
+
+/**
+ * `checkSuiteText` after connecting the MCP servers of the suite's sandbox: their tools are the
+ * sandbox's tools, so a check before they are connected refused `tool_called` on them ("no tool X")
+ * and the cases' scripts failed with "X() is not defined". `down`: the servers that could not be
+ * reached (each with why); the tool checks are then skipped (they would name the wrong cause).
+ */
+export async function checkSuite(
+  svc: SuiteCheckDeps & SuiteMcpDeps,
+  text: string,
+): Promise<{ suite?: Suite; problems: SuiteProblem[]; down: { server: string; error: string }[] }> {
+  const r = parseSuite(text);
+  if (!r.ok) return { problems: r.problems, down: [] };
+  const down = await svc.prepareMcp(r.suite.sandbox);
+  if (down.length)
+    return {
+      suite: r.suite,
+      down,
+      problems: [
+        {
+          ...locateInSuite(text, ['sandbox']),
+          path: 'sandbox',
+          message: mcpDownMessage(r.suite.sandbox, down),
+        },
+      ],
+    };
+  return { ...checkSuiteText(svc, text), down };
+}
+
 /**
  * What running suites needs besides the run service: the workspace, the running config (providers,
  * prices), progress pushed to front ends, and running a predicate script in the suite's sandbox.
  */
-export interface SuiteDeps extends SuiteCheckDeps, WorkspaceDeps, ConfigDeps, PushDeps {
+export interface SuiteDeps extends SuiteCheckDeps, SuiteMcpDeps, WorkspaceDeps, ConfigDeps, PushDeps {
   /** The sandbox's skills, for the report of the steps they would have saved. */
   skills(): { list(sandbox?: string): SavingSkill[] };
   executeScript(req: {
@@ -164,13 +203,14 @@ export class SuiteService {
     }
   }
 
-  check(text: string): { problems: SuiteProblem[] } {
-    return { problems: checkSuiteText(this.svc, text).problems };
+  /** The suite's problems, its sandbox's MCP servers connected first (an unreachable one is a problem). */
+  async check(text: string): Promise<{ problems: SuiteProblem[] }> {
+    return { problems: (await checkSuite(this.svc, text)).problems };
   }
 
   /** Saves a suite file; refused while it has problems unless `force`. */
-  save(name: string, text: string, force = false): { file: string; problems: SuiteProblem[] } {
-    const { problems } = this.check(text);
+  async save(name: string, text: string, force = false): Promise<{ file: string; problems: SuiteProblem[] }> {
+    const { problems } = await this.check(text);
     if (problems.length && !force)
       throw new ToolsmithError('invalid_argument', `suite ${name} has ${problems.length} problem(s)`, {
         problems,
@@ -184,7 +224,7 @@ export class SuiteService {
   }
 
   /** A new suite file with its first case; refused when the name is taken or the suite has problems. */
-  create(r: Request<'suites.create'>): { file: string } {
+  async create(r: Request<'suites.create'>): Promise<{ file: string }> {
     if (this.files.exists(r.name))
       throw new ToolsmithError(
         'invalid_argument',
@@ -194,7 +234,7 @@ export class SuiteService {
       `# Test suite: \`toolsmith eval ${r.name}\` or the Suites view (see docs/suites.md).\n` +
       `${stringifyToml({ description: r.description ?? '', sandbox: r.sandbox })}\n\n` +
       `[[cases]]\n${stringifyToml({ id: caseIdOf(r.task, []), task: r.task })}\n`;
-    return { file: this.save(r.name, text).file };
+    return { file: (await this.save(r.name, text)).file };
   }
 
   /** Deletes a suite's file (its recorded runs stay in the run store). */
@@ -208,7 +248,7 @@ export class SuiteService {
    * Appends a case to a suite (the text is kept as written, comments included): a run's task, in the
    * suite's sandbox. Refused when the suite has problems or runs in another sandbox.
    */
-  addCase(r: Request<'suites.addCase'>): { file: string; id: string } {
+  async addCase(r: Request<'suites.addCase'>): Promise<{ file: string; id: string }> {
     const text = this.read(r.name);
     const parsed = parseSuite(text);
     if (!parsed.ok)
@@ -226,16 +266,22 @@ export class SuiteService {
       parsed.suite.cases.map((c) => c.id),
     );
     const next = `${text.replace(/\n*$/, '\n')}\n[[cases]]\n${stringifyToml({ id, task: r.task })}\n`;
-    return { file: this.save(r.name, next).file, id };
+    return { file: (await this.save(r.name, next)).file, id };
   }
 
-  /** The suite, ready to run: parsed, checked, with its columns. */
-  private load(req: StartSuiteRequest): {
+  /**
+   * The suite, ready to run: parsed, its sandbox's MCP servers connected (their tools are the sandbox's
+   * tools: the cases' prompts, validation and tool assertions need them), checked, with its columns. A
+   * server that cannot be reached refuses the suite (`infra`, naming it and why) before any LLM call.
+   */
+  private async load(req: StartSuiteRequest): Promise<{
     suite: Suite;
     columns: { column: SuiteColumn; provider: LlmProvider }[];
-  } {
+  }> {
     const text = this.read(req.suite);
-    const { suite, problems } = checkSuiteText(this.svc, text);
+    const { suite, problems, down } = await checkSuite(this.svc, text);
+    if (suite && down.length)
+      throw new ToolsmithError('infra', `suites/${req.suite}.toml: ${mcpDownMessage(suite.sandbox, down)}`);
     if (!suite || problems.length)
       throw new ToolsmithError(
         'invalid_argument',
@@ -290,9 +336,12 @@ export class SuiteService {
     });
   }
 
-  /** Starts a suite run; `suiteRun` is known at once, `done` resolves with the whole view. */
-  start(req: StartSuiteRequest): { suiteRun: string; done: Promise<SuiteRunView> } {
-    const { suite, columns } = this.load(req);
+  /**
+   * Starts a suite run once its sandbox's MCP servers are connected; `suiteRun` is known then, `done`
+   * resolves with the whole view.
+   */
+  async start(req: StartSuiteRequest): Promise<{ suiteRun: string; done: Promise<SuiteRunView> }> {
+    const { suite, columns } = await this.load(req);
     const instances = expandCases(suite);
     const repeatOverride = req.repeat;
     const jobs: Job[] = [];

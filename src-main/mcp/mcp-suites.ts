@@ -30,7 +30,7 @@ export function registerSuiteTools(server: McpServer, svc: ToolsmithService): vo
     async ({ suite, models, repeat, concurrency }) => {
       try {
         const suites = await svc.suites();
-        const { done } = suites.start({
+        const { done } = await suites.start({
           suite,
           ...(models?.length ? { models } : {}),
           ...(repeat !== undefined ? { repeat } : {}),

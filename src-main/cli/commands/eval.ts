@@ -3,7 +3,7 @@ import { accessSync, constants, existsSync, statSync, writeFileSync } from 'node
 import { dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { ToolsmithError } from '../../app/errors.ts';
-import { checkSuiteText } from '../../app/suites.ts';
+import { checkSuite, mcpDownMessage } from '../../app/suites.ts';
 import type { SuiteProgress, SuiteRunView } from '../../app/suites.ts';
 import { SuiteFiles } from '../../infra/workspace/suite-files.ts';
 import type { SuiteComparison } from '../../core/suites/matrix.ts';
@@ -157,13 +157,24 @@ export function registerEval(program: Command, ctx: CliContext): void {
               'not_found',
               `no suite ${suite} in ${files.dir}; available: ${files.names().join(', ') || 'none'}`,
             );
-          const { problems } = checkSuiteText(
+          // The sandbox's MCP servers are connected first: their tools are the sandbox's tools.
+          const {
+            suite: parsed,
+            problems,
+            down,
+          } = await checkSuite(
             {
               scriptTools: (sandbox, kit) => svc.catalog.scriptTools(sandbox, kit),
               validateCode: (code, language, options) => svc.execution.validateCode(code, language, options),
+              prepareMcp: (sandbox) => svc.prepareMcp(sandbox),
             },
             files.read(suite),
           );
+          if (parsed && down.length)
+            throw new ToolsmithError(
+              'infra',
+              `suites/${suite}.toml: ${mcpDownMessage(parsed.sandbox, down)}`,
+            );
           if (problems.length)
             throw new ToolsmithError(
               'invalid_argument',
@@ -222,7 +233,7 @@ export function registerEval(program: Command, ctx: CliContext): void {
               );
           }
         };
-        const started = suites.start({
+        const started = await suites.start({
           suite,
           ...(models?.length ? { models } : {}),
           ...(o.repeat !== undefined ? { repeat: o.repeat } : {}),

@@ -50,7 +50,7 @@ describe('skill savings in a suite run', () => {
     // The scripted model writes every task's steps inline (it does not call the skill).
     llm.responder = oracleAnswer;
     const suites = await svc.suites();
-    const { done } = suites.start({ suite: 'ecommerce', models: ['local:good'] });
+    const { done } = await suites.start({ suite: 'ecommerce', models: ['local:good'] });
     const view = await done;
     expect(view.status).toBe('passed');
     // Two tasks call get_orders then get_user inline: order-city (2 lines) and gold-spend (lines 1 and 4,

@@ -51,7 +51,7 @@ describe('a suite over two models', () => {
       return body ? { text: fence(body), promptTokens: 200, completionTokens: 50 } : undefined;
     };
     const progress: number[] = [];
-    const { suiteRun, done } = suites.start({
+    const { suiteRun, done } = await suites.start({
       suite: 'ecommerce',
       models: ['local:good', 'local:weak'],
       concurrency: 4,
@@ -88,7 +88,9 @@ describe('a suite over two models', () => {
     // A new version of the tools (a comment: same behaviour) between the two suite runs.
     const tools = join(ws, 'sandboxes/ecommerce/tools.py');
     writeFileSync(tools, `${readFileSync(tools, 'utf8')}\n# v2\n`);
-    const second = await suites.start({ suite: 'ecommerce', models: ['local:good', 'local:weak'] }).done;
+    const second = await (
+      await suites.start({ suite: 'ecommerce', models: ['local:good', 'local:weak'] })
+    ).done;
     expect(second.status).toBe('passed');
     const cmp = suites.compare(second.id);
     expect(cmp.base).toBe(suiteRun);
@@ -104,7 +106,7 @@ describe('a suite over two models', () => {
       const body = ORACLE[taskOf(req)];
       return body ? fence(body) : undefined;
     };
-    const v = await suites.start({ suite: 'support', models: ['local:good'] }).done;
+    const v = await (await suites.start({ suite: 'support', models: ['local:good'] })).done;
     expect(v.matrix.cells.filter((c) => !c.meets).map((c) => `${c.caseId}: ${c.failure}`)).toEqual([]);
     expect(v.status).toBe('passed');
     expect(v.results).toHaveLength(7);
@@ -256,7 +258,7 @@ describe('assertions of every kind', () => {
       if (task === 'T-ms') return { text: fence('emit_result(1)'), delayMs: 5000 };
       return fail[task] ? { text: fence(fail[task]) } : undefined;
     };
-    const v = await suites.start({ suite: 'kinds', concurrency: 6 }).done;
+    const v = await (await suites.start({ suite: 'kinds', concurrency: 6 })).done;
     const verdict = (caseId: string, column: string) =>
       v.results.find((r) => r.caseId === caseId && r.column === column);
     const kinds = [
@@ -307,7 +309,7 @@ describe('assertions of every kind', () => {
     const before = llm.requests.length;
     let err: unknown;
     try {
-      suites.start({ suite: 'escape' });
+      await suites.start({ suite: 'escape' });
     } catch (e) {
       err = e;
     }
@@ -316,24 +318,26 @@ describe('assertions of every kind', () => {
       /line 10: cases\[0\]\.assert\[0\]\.script: predicate line 1: \[/,
     );
     expect(llm.requests.length).toBe(before);
-    expect(suites.check(readFileSync(join(ws, 'suites/escape.toml'), 'utf8')).problems[0]?.line).toBe(10);
+    expect((await suites.check(readFileSync(join(ws, 'suites/escape.toml'), 'utf8'))).problems[0]?.line).toBe(
+      10,
+    );
   });
 
-  it('schema errors name their line', () => {
-    expect(() => suites.start({ suite: 'nope' })).toThrow(/no suite nope/);
+  it('schema errors name their line', async () => {
+    await expect(suites.start({ suite: 'nope' })).rejects.toThrow(/no suite nope/);
     writeSuite(
       'broken',
       'sandbox = "ecommerce"\n\n[[cases]]\nid = "a"\ntask = "x"\n\n[[cases.assert]]\ntype = "equal"\n',
     );
-    expect(() => suites.start({ suite: 'broken' })).toThrow(/line 8: cases\[0\]\.assert\[0\]\.type/);
+    await expect(suites.start({ suite: 'broken' })).rejects.toThrow(/line 8: cases\[0\]\.assert\[0\]\.type/);
   });
 });
 
 describe('repeats and thresholds', () => {
   it('a case repeated N times gets a pass rate, compared with its threshold; save refuses a broken suite', async () => {
     const text = `sandbox = "ecommerce"\nmodels = ["local:flaky"]\nrepeat = 4\nconcurrency = 1\n\n[[cases]]\nid = "half"\ntask = "Flaky half"\nthreshold = 0.5\n[[cases.assert]]\ntype = "equals"\nvalue = 1\n\n[[cases]]\nid = "strict"\ntask = "Flaky strict"\nthreshold = 0.75\n[[cases.assert]]\ntype = "equals"\nvalue = 1\n`;
-    expect(() => suites.save('flaky', text.replace('repeat = 4', 'repeat = 0'))).toThrow(/1 problem/);
-    expect(suites.save('flaky', text).problems).toEqual([]);
+    await expect(suites.save('flaky', text.replace('repeat = 4', 'repeat = 0'))).rejects.toThrow(/1 problem/);
+    expect((await suites.save('flaky', text)).problems).toEqual([]);
     const n = new Map<string, number>();
     llm.responder = (req) => {
       const task = taskOf(req);
@@ -342,14 +346,14 @@ describe('repeats and thresholds', () => {
       // Every other run answers 2: a 50% pass rate.
       return fence(`emit_result(${i % 2 === 0 ? 1 : 2})`);
     };
-    const v = await suites.start({ suite: 'flaky' }).done;
+    const v = await (await suites.start({ suite: 'flaky' })).done;
     expect(v.results).toHaveLength(8);
     const cells = Object.fromEntries(v.matrix.cells.map((c) => [c.caseId, [c.runs, c.passRate, c.meets]]));
     expect(cells).toEqual({ half: [4, 0.5, true], strict: [4, 0.5, false] });
     expect(v.status).toBe('failed');
     // --repeat overrides the file.
     n.clear();
-    const once = await suites.start({ suite: 'flaky', repeat: 1 }).done;
+    const once = await (await suites.start({ suite: 'flaky', repeat: 1 })).done;
     expect(once.results).toHaveLength(2);
   });
 });
@@ -380,7 +384,7 @@ describe('concurrency, rate limits and cancellation', () => {
     };
     let cancelAt = 0;
     let reportedRunning = 0;
-    const started = suites.start({
+    const started = await suites.start({
       suite: 'many',
       onProgress: (p) => {
         reportedRunning = Math.max(reportedRunning, p.running);
