@@ -6,4 +6,8 @@ export declare const SYMBOL_MEMBERS: string[];
 export declare const HOOK_KEYS: string[];
 export declare const EMIT_NAMES: string[];
 /** The problems of the job's skills in its (plain JS) code: [] when every one is clean. */
-export declare function checkSkills(code: string, skills: readonly string[]): string[];
+export declare function checkSkills(
+  code: string,
+  skills: readonly string[],
+  found?: { name: string; params: string[]; open: number; close: number }[],
+): string[];

@@ -264,7 +264,11 @@ function skillProblems(fn) {
  * the job's skills (at most one each), that none of them does what the script rules refuse. Returns the problems ([] when clean).
  * Called once the runtime compiled the code (a syntax error has the compiler's own message).
  */
-export function checkSkills(code, skills) {
+/**
+ * `found`, when given, gets each skill the job defines, for the worker to record its calls: its name, its
+ * parameters' names, and where its body's braces are (string offsets in `code`).
+ */
+export function checkSkills(code, skills, found) {
   if (!skills.length) return [];
   let program;
   try {
@@ -289,6 +293,18 @@ export function checkSkills(code, skills) {
       continue;
     }
     for (const p of skillProblems(defs[0])) problems.push(`skill ${name}:${p}`);
+    if (found) {
+      const def = defs[0];
+      const params = def.params.map((p) =>
+        p.type === 'Identifier'
+          ? p.name
+          : p.type === 'AssignmentPattern' && p.left.type === 'Identifier'
+            ? p.left.name
+            : undefined,
+      );
+      if (def.body?.type === 'BlockStatement' && params.every((p) => p !== undefined))
+        found.push({ name, params, open: def.body.start, close: def.body.end - 1 });
+    }
   }
   return problems;
 }

@@ -5,6 +5,7 @@
 // through the host (tool_call), which runs sandbox tools in the sandbox's Python pool and host tools on
 // the host. docs/decisions.md, "JavaScript validation limits", has the runtime wall and its reasons.
 import { fork, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import {
   chmodSync,
   lstatSync,
@@ -503,7 +504,7 @@ function contextRuntime(host, inputsJson, aliasesJson, limitJson, deepStacks) {
   function start(script) {
     let p;
     try {
-      p = script();
+      p = script(skillHooks);
     } catch (e) {
       return failed(e);
     }
@@ -516,7 +517,63 @@ function contextRuntime(host, inputsJson, aliasesJson, limitJson, deepStacks) {
     }
   }
   const importRefused = () => new TE('import() is not available: scripts have no modules');
-  return freeze({ __proto__: null, deliver, start, importRefused });
+  // A skill call's record (docs/skills.md, "How a skill runs"): the worker's parent puts, in each skill the
+  // job defines, `const <c> = <hooks>.s(name, [params], [values]); try { body } catch (<e>) { <hooks>.f(<c>,
+  // <e>); throw <e> } finally { <hooks>.e(<c>) }`, under a name made at random for the job. None of them
+  // throws: a call the worker did not record (past the bound, or a stack too deep to ask) is number 0.
+  const skillHooks = freeze({
+    __proto__: null,
+    s: (name, params, values) => {
+      let args;
+      try {
+        const o = { __proto__: null };
+        for (let i = 0; i < params.length; i++) o[params[i]] = values[i];
+        args = encode(o, true);
+      } catch (e) {
+        args = e === OVER ? '{"…":"arguments past the output limit, not kept in the trace"}' : '{}';
+      }
+      let r;
+      try {
+        r = host('skill', 'start', `{"name":${stringify(Str(name))},"args":${args}}`);
+      } catch {
+        r = undefined;
+      }
+      const n = typeof r === 'string' && r[0] === '+' ? N(slice(r, 1)) : 0;
+      return { __proto__: null, n: n > 0 ? n : 0, type: undefined, message: '' };
+    },
+    f: (c, e) => {
+      if (!c.n) return;
+      const field = (k) => {
+        try {
+          const v = e[k];
+          return typeof v === 'string' ? v : '';
+        } catch {
+          return '';
+        }
+      };
+      const object = (typeof e === 'object' && e !== null) || typeof e === 'function';
+      c.type = object ? field('name') || 'Error' : 'Error';
+      let message = object ? field('message') : '';
+      if (!object)
+        try {
+          message = Str(e);
+        } catch {
+          message = '';
+        }
+      c.message = message;
+    },
+    e: (c) => {
+      if (!c.n) return;
+      const error =
+        c.type === undefined
+          ? ''
+          : `,"error":{"type":${stringify(c.type)},"message":${stringify(c.message)}}`;
+      try {
+        host('skill', 'end', `{"call":${c.n}${error}}`);
+      } catch {}
+    },
+  });
+  return freeze({ __proto__: null, deliver, start, importRefused, skillHooks });
 }
 
 /**
@@ -527,10 +584,35 @@ function childMessage(m) {
   if (typeof m !== 'object' || m === null || Array.isArray(m)) return false;
   const keys = Object.keys(m).sort().join(',');
   if (m.type === 'emit') return keys === 'data,kind,type' && EMIT_KINDS.has(m.kind);
+  const count = (v) => typeof v === 'number' && Number.isSafeInteger(v) && v > 0;
+  if (m.type === 'skill') {
+    if (!count(m.call)) return false;
+    if (m.phase === 'start')
+      return (
+        (keys === 'args,call,name,phase,type' ||
+          (keys === 'args,call,name,parent,phase,type' && count(m.parent))) &&
+        typeof m.name === 'string' &&
+        /^[A-Za-z_][A-Za-z0-9_]{0,63}$/.test(m.name) &&
+        typeof m.args === 'object' &&
+        m.args !== null &&
+        !Array.isArray(m.args)
+      );
+    return (
+      m.phase === 'end' &&
+      typeof m.ms === 'number' &&
+      (keys === 'call,ms,phase,type' ||
+        (keys === 'call,error,ms,phase,type' &&
+          typeof m.error === 'object' &&
+          m.error !== null &&
+          typeof m.error.type === 'string' &&
+          typeof m.error.message === 'string'))
+    );
+  }
   if (m.type === 'tool_call')
     return (
       (keys === 'alias,args,call_id,name,type' ||
-        (keys === 'alias,args,call_id,name,skill,type' &&
+        ((keys === 'alias,args,call_id,name,skill,type' ||
+          (keys === 'alias,args,call_id,name,skill,skill_call,type' && count(m.skill_call))) &&
           typeof m.skill === 'string' &&
           /^[A-Za-z_][A-Za-z0-9_]{0,63}$/.test(m.skill))) &&
       typeof m.call_id === 'string' &&
@@ -540,11 +622,14 @@ function childMessage(m) {
       m.args !== null &&
       !Array.isArray(m.args)
     );
-  if (m.type === 'done')
+  if (m.type === 'done') {
+    // Skill calls the job's child made past its bound (counted, not sent).
+    if ('skills_over' in m && !count(m.skills_over)) return false;
+    const own = keys.replace(',skills_over', '');
     return (
       typeof m.ok === 'boolean' &&
       (m.ok
-        ? keys === 'ok,type'
+        ? own === 'ok,type'
         : typeof m.error === 'object' &&
           m.error !== null &&
           typeof m.error.type === 'string' &&
@@ -552,6 +637,7 @@ function childMessage(m) {
           Array.isArray(m.error.frames) &&
           (m.reason === undefined || m.reason === 'output_limit'))
     );
+  }
   return false;
 }
 
@@ -581,6 +667,11 @@ if (isChild) {
   // has been answered (so each is in the record and none runs on after the job). The context refuses new
   // calls once the script has ended, so the wait is bounded by the calls already made (and the timeout).
   let ending;
+  // The job's skill calls (docs/skills.md): recorded at most `max_skill_calls`, the rest counted; those
+  // still running, in the order they started.
+  let skillCount = 0;
+  let skillsOver = 0;
+  const openSkills = [];
   const finish = (m, now = false) => {
     if (finished) return;
     if (pending.size > 0 && !now) {
@@ -588,7 +679,7 @@ if (isChild) {
       return;
     }
     finished = true;
-    send(m, () => process.exit(0));
+    send(skillsOver > 0 ? { ...m, skills_over: skillsOver } : m, () => process.exit(0));
   };
   function deliverResult(m) {
     const alias = pending.get(m.call_id);
@@ -622,24 +713,39 @@ if (isChild) {
   const skillNames = () =>
     Array.isArray(job?.skills) ? job.skills.filter((x) => typeof x === 'string') : [];
   function skillOf() {
+    return skillStack()[0];
+  }
+  /** The skills of the innermost two skill frames on the stack, innermost first. */
+  function skillStack() {
     const skills = Array.isArray(job?.skills) ? job.skills.filter((x) => typeof x === 'string') : [];
-    if (!skills.length) return undefined;
+    const found = [];
+    if (!skills.length) return found;
     const limit = Error.stackTraceLimit;
     let stack = '';
     try {
       Error.stackTraceLimit = 100;
       stack = String(new Error().stack ?? '');
     } catch {
-      return undefined;
+      return found;
     } finally {
       Error.stackTraceLimit = limit;
     }
     for (const l of stack.split('\n')) {
       const name = SKILL_FRAME.exec(l)?.[1];
-      if (name !== undefined && skills.includes(name)) return name;
+      if (name !== undefined && skills.includes(name) && found.push(name) === 2) break;
     }
-    return undefined;
+    return found;
   }
+  /** How many of the job's skill calls are recorded at most (the host's limits.tool_calls). */
+  const maxSkillCalls = () => {
+    const v = Number(job?.max_skill_calls);
+    return Number.isSafeInteger(v) && v > 0 ? v : 1000;
+  };
+  /** The latest call of `name` still running (its number), when there is one. */
+  const openCall = (name) => {
+    for (let i = openSkills.length - 1; i >= 0; i--) if (openSkills[i].name === name) return openSkills[i].n;
+    return undefined;
+  };
   // The one function of this realm the context holds (closed over by contextRuntime, never exposed): its
   // arguments are read only as strings, it returns only strings and never throws.
   function bridge(op, a, b) {
@@ -667,7 +773,16 @@ if (isChild) {
         const call_id = `c${++calls}`;
         pending.set(call_id, a);
         const skill = skillOf();
-        send({ type: 'tool_call', call_id, name, alias: a, args, ...(skill ? { skill } : {}) });
+        const skill_call = skill ? openCall(skill) : undefined;
+        send({
+          type: 'tool_call',
+          call_id,
+          name,
+          alias: a,
+          args,
+          ...(skill ? { skill } : {}),
+          ...(skill_call ? { skill_call } : {}),
+        });
         return `+${call_id}`;
       }
       if (op === 'lookup') {
@@ -681,6 +796,40 @@ if (isChild) {
         pending.set(call_id, a);
         send({ type: 'tool_call', call_id, name: a, alias: a, args });
         return `+${call_id}`;
+      }
+      if (op === 'skill') {
+        if (a === 'start') {
+          const m = JSON.parse(b);
+          if (!skillNames().includes(m?.name)) return '-not a skill of this job';
+          if (skillCount >= maxSkillCalls()) {
+            skillsOver++;
+            return '+0';
+          }
+          const n = ++skillCount;
+          // The new call's own frame is the innermost skill frame: the one outside it made the call.
+          const outer = skillStack()[1];
+          const parent = outer ? openCall(outer) : undefined;
+          openSkills.push({ n, name: m.name, t0: performance.now() });
+          const args = typeof m.args === 'object' && m.args !== null && !Array.isArray(m.args) ? m.args : {};
+          send({ type: 'skill', phase: 'start', call: n, name: m.name, args, ...(parent ? { parent } : {}) });
+          return `+${n}`;
+        }
+        if (a === 'end') {
+          const m = JSON.parse(b);
+          const i = openSkills.findIndex((o) => o.n === m?.call);
+          if (i < 0) return '+';
+          const [o] = openSkills.splice(i, 1);
+          const e = m.error;
+          send({
+            type: 'skill',
+            phase: 'end',
+            call: o.n,
+            ms: Math.round((performance.now() - o.t0) * 1000) / 1000,
+            ...(e && typeof e === 'object' ? { error: { type: str(e.type), message: str(e.message) } } : {}),
+          });
+          return '+';
+        }
+        return '-unknown skill operation';
       }
       if (op === 'credential') {
         if (!(job.credentials ?? []).includes(a))
@@ -731,6 +880,13 @@ if (isChild) {
           throw new Error(`TypeScript must be stripped by the host on ${RUNTIME}`);
         code = nodeModule.stripTypeScriptTypes(code, { mode: 'strip' });
       }
+      // The parent's edits that make each skill record its calls (at offsets of this very text: stripping
+      // keeps every offset), last first; the script's frames still read the job's own text.
+      const hooks = typeof job.skill_hooks === 'string' ? job.skill_hooks : undefined;
+      if (hooks && Array.isArray(job.skill_edits))
+        for (const [at, text] of [...job.skill_edits].sort((x, y) => y[0] - x[0]))
+          code = code.slice(0, at) + text + code.slice(at);
+      const params = hooks ? [hooks] : [];
       const context = vm.createContext(vm.constants?.DONT_CONTEXTIFY ?? {}, {
         codeGeneration: { strings: false, wasm: false },
       });
@@ -740,11 +896,11 @@ if (isChild) {
       const importModuleDynamically = () => {
         throw api.importRefused();
       };
-      const compile = (body, filename) =>
-        vm.compileFunction(body, [], { parsingContext: context, filename, importModuleDynamically });
+      const compile = (body, filename, ps = []) =>
+        vm.compileFunction(body, ps, { parsingContext: context, filename, importModuleDynamically });
       // Where line 1 of a compiled body is in its frames (bun puts a header line first). Read before any
       // script code ran: the context's Error.prepareStackTrace is still the default.
-      const probe = compile('return new Error()', '<script>')();
+      const probe = compile('return new Error()', '<script>', params)();
       lineOffset = Number(/<script>:(\d+)/.exec(String(probe.stack))?.[1] ?? 1) - 1;
       const inputs = JSON.stringify(job.inputs ?? {});
       const aliases = JSON.stringify(Object.keys(job.tools ?? {}));
@@ -756,7 +912,11 @@ if (isChild) {
       // and no `arguments.callee`.
       let script;
       try {
-        script = compile(`'use strict'; return (async function () {${code}\n}).call(undefined);`, '<script>');
+        script = compile(
+          `'use strict'; return (async function () {${code}\n}).call(undefined);`,
+          '<script>',
+          params,
+        );
       } catch (e) {
         // bun's compileFunction says only "Failed to compile function": compile (never run) the same
         // code as a script for the parser's own message.
@@ -855,7 +1015,7 @@ if (isChild) {
    * The problems of the job's skills, checked on the exact text its child will run (a TS job's types
    * stripped as the child strips them; text that does not strip fails in the child with its own error).
    */
-  const skillProblems = (m) => {
+  const skillProblems = (m, found) => {
     const skills = Array.isArray(m.skills) ? m.skills.filter((x) => typeof x === 'string') : [];
     if (!skills.length) return [];
     let code = String(m.code ?? '');
@@ -866,7 +1026,28 @@ if (isChild) {
         return [];
       }
     }
-    return skillCheck(code, skills);
+    return skillCheck(code, skills, found);
+  };
+  /**
+   * The edits that make each skill the job defines record its calls (contextRuntime's skillHooks), under
+   * a name made at random for the job (the script cannot name what it cannot know): text inserted after
+   * the body's `{` and before its `}`, on the lines they are on, so every line keeps its number.
+   */
+  const skillEdits = (found) => {
+    if (!found.length) return {};
+    const h = `$ts${randomBytes(8).toString('hex')}`;
+    const edits = [];
+    for (const f of found) {
+      edits.push([
+        f.open + 1,
+        `const ${h}c=${h}.s(${JSON.stringify(f.name)},${JSON.stringify(f.params)},[${f.params.join(',')}]);try{`,
+      ]);
+      edits.push([
+        f.close,
+        `}catch(${h}e){try{${h}.f(${h}c,${h}e)}catch{}throw ${h}e}finally{try{${h}.e(${h}c)}catch{}}`,
+      ]);
+    }
+    return { skill_hooks: h, skill_edits: edits };
   };
   const hygiene = betweenJobs();
   let credentials = [];
@@ -920,7 +1101,8 @@ if (isChild) {
         });
       // A job whose text holds a bidirectional control character, or whose skills do what the script
       // rules refuse, never starts: no child, no code run.
-      const refused = [...bidiProblems(String(m.code ?? '')), ...skillProblems(m)];
+      const found = [];
+      const refused = [...bidiProblems(String(m.code ?? '')), ...skillProblems(m, found)];
       if (refused.length)
         return out({
           type: 'done',
@@ -1030,6 +1212,8 @@ if (isChild) {
         language: m.language,
         tools: m.tools,
         ...(Array.isArray(m.skills) ? { skills: m.skills.filter((x) => typeof x === 'string') } : {}),
+        ...skillEdits(found),
+        max_skill_calls: m.max_tool_calls ?? 1000,
         inputs: m.inputs,
         credentials,
         max_output_bytes: maxOutput,

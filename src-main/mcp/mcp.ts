@@ -108,6 +108,13 @@ const EXECUTE_OUTPUT = {
     .number()
     .optional()
     .describe('calls past the first limits.tool_calls: counted in toolCallCount, not in toolCalls'),
+  skillCalls: z
+    .array(z.unknown())
+    .optional()
+    .describe(
+      "every recorded skill call: id, name, parent (the skill call that made it), args, at, ms, error (include_trace); a tool call's skillCall names the one that made it",
+    ),
+  skillCallsNotRecorded: z.number().optional().describe('skill calls past the first limits.tool_calls'),
   approvalsNotAsked: approvalsNotAsked(),
   intermediatesNotRecorded: intermediatesNotRecorded(),
 };
@@ -389,12 +396,12 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
         });
         await progress.settled();
         // The trace (every call's arguments and result) is most of an answer's size: only on request.
-        const { toolCalls, ...rest } = result;
+        const { toolCalls, skillCalls, ...rest } = result;
         const answer = {
           ...rest,
           // Every call the script made, those past the bound (rest.toolCallsNotRecorded) too.
           toolCallCount: toolCalls.length + (rest.toolCallsNotRecorded ?? 0),
-          ...(include_trace ? { toolCalls } : {}),
+          ...(include_trace ? { toolCalls, ...(skillCalls ? { skillCalls } : {}) } : {}),
         };
         return structured(answer, !result.success);
       }),

@@ -26,6 +26,10 @@ export interface ScriptedAnswer {
   finishReason?: string;
   promptTokens?: number;
   completionTokens?: number;
+  /** The answer's id (OpenAI `id` of every chunk, Anthropic `message.id`; default `c1` / `m1`). */
+  id?: string;
+  /** The model the answer names (default: the model the request asked for). */
+  model?: string;
   /** Answer by hand (a fault the options above do not cover): the request's body is parsed already. */
   raw?: (res: ServerResponse, body: Record<string, unknown>) => void | Promise<void>;
 }
@@ -95,7 +99,8 @@ export async function startLlmServer(): Promise<LlmServer> {
 
   async function openai(res: ServerResponse, b: Record<string, unknown>, a: ScriptedAnswer): Promise<void> {
     const text = a.text ?? '';
-    const model = String(b['model'] ?? 'scripted');
+    const model = a.model ?? String(b['model'] ?? 'scripted');
+    const id = a.id ?? 'c1';
     const usage = {
       prompt_tokens: a.promptTokens ?? 100,
       completion_tokens: a.completionTokens ?? Math.ceil(text.length / 4),
@@ -106,11 +111,17 @@ export async function startLlmServer(): Promise<LlmServer> {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(
         JSON.stringify({
-          id: 'c1',
+          id,
           object: 'chat.completion',
           created: 0,
           model,
-          choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }],
+          choices: [
+            {
+              index: 0,
+              message: { role: 'assistant', content: text },
+              finish_reason: a.finishReason ?? 'stop',
+            },
+          ],
           usage,
         }),
       );
@@ -121,16 +132,16 @@ export async function startLlmServer(): Promise<LlmServer> {
     for (const [i, piece] of pieces.entries()) {
       if (await faultAt(res, a, i)) return;
       res.write(
-        `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 0, model, choices: [{ index: 0, delta: { content: piece }, finish_reason: null }] })}\n\n`,
+        `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: 0, model, choices: [{ index: 0, delta: { content: piece }, finish_reason: null }] })}\n\n`,
       );
       if (a.streamDelayMs) await sleep(a.streamDelayMs);
     }
     if (await faultAt(res, a, pieces.length)) return;
     res.write(
-      `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 0, model, choices: [{ index: 0, delta: {}, finish_reason: a.finishReason ?? 'stop' }] })}\n\n`,
+      `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: 0, model, choices: [{ index: 0, delta: {}, finish_reason: a.finishReason ?? 'stop' }] })}\n\n`,
     );
     res.write(
-      `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 0, model, choices: [], usage })}\n\n`,
+      `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: 0, model, choices: [], usage })}\n\n`,
     );
     res.end('data: [DONE]\n\n');
   }
@@ -141,11 +152,11 @@ export async function startLlmServer(): Promise<LlmServer> {
     a: ScriptedAnswer,
   ): Promise<void> {
     const text = a.text ?? '';
-    const model = String(b['model'] ?? 'scripted');
+    const model = a.model ?? String(b['model'] ?? 'scripted');
     const input = a.promptTokens ?? 100;
     const output = a.completionTokens ?? Math.ceil(text.length / 4);
     const message = {
-      id: 'm1',
+      id: a.id ?? 'm1',
       type: 'message',
       role: 'assistant',
       model,
@@ -160,7 +171,7 @@ export async function startLlmServer(): Promise<LlmServer> {
         JSON.stringify({
           ...message,
           content: [{ type: 'text', text }],
-          stop_reason: 'end_turn',
+          stop_reason: a.finishReason ?? 'end_turn',
           usage: { input_tokens: input, output_tokens: output },
         }),
       );

@@ -1,5 +1,6 @@
 """The child: one job, in a process forked (by the fork server) before its job arrives."""
 
+import ast
 import dis
 import fcntl
 import gc
@@ -102,6 +103,127 @@ def _skill_recursion(frames, skills):
     return f"skill {name!r} called itself {depth[name]} deep: recursion limit reached"
 
 
+# Skill calls (docs/skills.md, "How a skill runs"): the worker rewrites each skill the job defines so that
+# its body records its own call, with names no script can write (they are not identifiers):
+#
+#     def order_total(user_id):
+#         <skill-call> = <skill-start>('order_total', {'user_id': user_id})
+#         try:
+#             <the skill's body>
+#         except <skill-exception> as <skill-error>:
+#             <skill-call>.append(<skill-error>)
+#             raise
+#         finally:
+#             <skill-ended>((<skill-clock>(), <skill-call>))
+#             try:
+#                 <skill-flush>()
+#             except <skill-recursion>:
+#                 pass
+#
+# The start is a line to the host at once (its time is the call's start). The end is first noted in a list
+# (C calls, no Python frame: a call ending at the recursion limit still ends, and never replaces the
+# exception it ends with), then sent; where the stack is too deep to send it, it goes before the job's next
+# line. A tool call names the innermost skill call on its stack by that frame's own <skill-call>.
+SKILL_CALL, SKILL_START, SKILL_ENDED, SKILL_CLOCK, SKILL_EXC, SKILL_ERROR, SKILL_FLUSH, SKILL_RECURSION = (
+    "<skill-call>",
+    "<skill-start>",
+    "<skill-ended>",
+    "<skill-clock>",
+    "<skill-exception>",
+    "<skill-error>",
+    "<skill-flush>",
+    "<skill-recursion>",
+)
+# The most characters of a skill call's arguments sent as they are; past it each long value is cut.
+SKILL_ARGS_MAX = 16384
+
+
+def record_skill_calls(tree, skills):
+    """Rewrites, in the checked tree of a job's script, each top-level function named as one of the job's
+    skills so that it records its calls (above). Line numbers stay the skill's own."""
+    if not skills:
+        return tree
+    for node in tree.body:
+        if not (isinstance(node, ast.FunctionDef) and node.name in skills and node.body):
+            continue
+        a = node.args
+        params = [p.arg for p in (*a.posonlyargs, *a.args, *a.kwonlyargs)] + [p.arg for p in (a.vararg, a.kwarg) if p is not None]
+        # A docstring stays the function's first statement (its __doc__).
+        doc = node.body[:1] if isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant) and isinstance(node.body[0].value.value, str) else []
+        rest = node.body[len(doc) :] or [ast.copy_location(ast.Pass(), node.body[0])]
+        first = rest[0]
+
+        def name(n, ctx=None):
+            return ast.Name(id=n, ctx=ctx or ast.Load())
+
+        start = ast.Assign(
+            targets=[name(SKILL_CALL, ast.Store())],
+            value=ast.Call(
+                func=name(SKILL_START),
+                args=[ast.Constant(node.name), ast.Dict(keys=[ast.Constant(p) for p in params], values=[name(p) for p in params])],
+                keywords=[],
+            ),
+        )
+        failed = ast.ExceptHandler(
+            type=name(SKILL_EXC),
+            name=SKILL_ERROR,
+            body=[
+                ast.Expr(ast.Call(func=ast.Attribute(value=name(SKILL_CALL), attr="append", ctx=ast.Load()), args=[name(SKILL_ERROR)], keywords=[])),
+                ast.Raise(exc=None, cause=None),
+            ],
+        )
+        ended = ast.Expr(ast.Call(func=name(SKILL_ENDED), args=[ast.Tuple(elts=[ast.Call(func=name(SKILL_CLOCK), args=[], keywords=[]), name(SKILL_CALL)], ctx=ast.Load())], keywords=[]))
+        flush = ast.Try(
+            body=[ast.Expr(ast.Call(func=name(SKILL_FLUSH), args=[], keywords=[]))],
+            handlers=[ast.ExceptHandler(type=name(SKILL_RECURSION), name=None, body=[ast.Pass()])],
+            orelse=[],
+            finalbody=[],
+        )
+        body = [start, ast.Try(body=rest, handlers=[failed], orelse=[], finalbody=[ended, flush])]
+        for added in body:
+            ast.copy_location(added, first)
+        node.body = doc + body
+    return ast.fix_missing_locations(tree)
+
+
+def _skill_args(values):
+    """A skill call's arguments for its start line: JSON as they are when short, else each long value cut
+    (its JSON's start and length), a value that is not JSON data as its repr."""
+    try:
+        text = encode(values)
+        if len(text) <= SKILL_ARGS_MAX:
+            return loads(text)
+    except (TypeError, ValueError, RecursionError):
+        pass
+    out = {}
+    share = max(256, SKILL_ARGS_MAX // max(1, len(values)))
+    for k, v in values.items():
+        try:
+            t = encode(v)
+            if len(t) <= share:
+                out[k] = loads(t)
+                continue
+        except (TypeError, ValueError, RecursionError):
+            try:
+                t = repr(v)
+            except Exception:  # noqa: BLE001 - a script's own __repr__
+                t = "<unrepresentable>"
+            if len(t) <= share:
+                out[k] = t
+                continue
+        out[k] = f"{t[:share]}… ({len(t)} characters, truncated in the trace)"
+    return out
+
+
+def _exception_text(e):
+    """An exception's type and message as the job's error gives them (KeyError's key as its repr)."""
+    try:
+        message = repr(e.args[0]) if isinstance(e, KeyError) and e.args else str(e)
+    except Exception:  # noqa: BLE001 - a script's own __str__
+        message = ""
+    return {"type": type(e).__name__, "message": message}
+
+
 # The job's output pipe, a copy of its write end kept by the job's process (child_main): what the script
 # printed goes there, its protocol lines to another pipe, and the worker reads both. Before each protocol
 # line the process waits until the worker has taken what the output pipe holds, so a line printed before an
@@ -151,6 +273,7 @@ class ChildJob:
     res_buf: bytes = b""  # tool-result bytes read past the line being waited for
     calls: int = 0  # tool calls to the host so far (their call ids)
     skills: frozenset = frozenset()  # the skills defined in the script (functions of its own file)
+    skill_calls: int = 0  # skill calls started so far (their numbers)
     approve: frozenset = frozenset()  # tools whose calls wait for a person's approval (asked through the host)
 
 
@@ -175,6 +298,17 @@ class Child:
         self.credentials = credentials
         self.base = {"__builtins__": safe_builtins(self._print)}
         self.base.update(MODULES)
+        self.ended = []  # skill calls that ended, not yet told: (perf_counter at the end, their call list)
+        self.base.update(
+            {
+                SKILL_START: self.skill_start,
+                SKILL_ENDED: self.ended.append,
+                SKILL_CLOCK: time.perf_counter,
+                SKILL_EXC: BaseException,
+                SKILL_FLUSH: self.flush_ended,
+                SKILL_RECURSION: RecursionError,
+            }
+        )
         self.base.update(
             emit_result=self.emit_result,
             emit_intermediate=self.emit_intermediate,
@@ -192,8 +326,41 @@ class Child:
         self.hook = make_runtime_wall(self.base, {id(fn.__globals__): fn.__globals__ for fn, _ in registry.tools.values()}.values(), globals())
 
     def send(self, msg):
+        if self.ended:
+            self.tell_ended()
         settle_output()
         write_all(self.job.msg_w, encode(msg).encode() + b"\n")
+
+    def tell_ended(self):
+        """The `skill` end lines of the calls that ended since the last line, in the order they ended (made
+        whole before any is taken off the list: a stack too deep to make them leaves them for the next)."""
+        ended = list(self.ended)
+        lines = b""
+        for at, call in ended:
+            msg = {"type": "skill", "phase": "end", "call": call[0], "ms": round(max(0.0, at - call[1]) * 1000, 3)}
+            if len(call) > 2:
+                msg["error"] = _exception_text(call[2])
+            lines += encode(msg).encode() + b"\n"
+        del self.ended[: len(ended)]
+        write_all(self.job.msg_w, lines)
+
+    def flush_ended(self):
+        """Sends the ends noted so far (a skill call's `finally`, record_skill_calls)."""
+        if self.ended:
+            self.tell_ended()
+
+    def skill_start(self, name, args):
+        """A skill call starts (called first thing in the skill's body, record_skill_calls): its `skill` start
+        line, with the skill call it was made from; returns the call's own list, [number, start time]."""
+        job = self.job
+        n = job.skill_calls + 1
+        msg = {"type": "skill", "phase": "start", "call": n, "name": name, "args": _skill_args(args)}
+        parent = self.skill_call(2)
+        if parent is not None:
+            msg["parent"] = parent[1]
+        self.send(msg)
+        job.skill_calls = n
+        return [n, time.perf_counter()]
 
     def _data(self, value, what):
         bad = json_safe(value)
@@ -260,6 +427,33 @@ class Child:
             frame = frame.f_back
         return None
 
+    def skill_call(self, depth=2):
+        """The innermost skill call on the stack from `depth` frames up: (its skill's name, its number), or
+        None. A skill's frame holds its own call's list (record_skill_calls); one that has none yet (the
+        call starting now) is passed over."""
+        skills = self.job.skills
+        if not skills:
+            return None
+        frame = _getframe(depth)
+        while frame is not None:
+            code = frame.f_code
+            if code.co_filename == SCRIPT_NAME and code.co_name in skills:
+                call = frame.f_locals.get(SKILL_CALL)
+                if type(call) is list and call and type(call[0]) is int:
+                    return code.co_name, call[0]
+            frame = frame.f_back
+        return None
+
+    def name_skill(self, msg):
+        """Adds to a tool call's line the skill (and the skill call) whose code makes it."""
+        skill = self.skill()
+        if skill is None:
+            return
+        msg["skill"] = skill
+        call = self.skill_call(3)
+        if call is not None and call[0] == skill:
+            msg["skill_call"] = call[1]
+
     def line(self):
         """The script line making the current tool call (innermost frame of the script's own file), or None."""
         frame = _getframe(2)
@@ -278,9 +472,7 @@ class Child:
         line = self.line()
         if line is not None:
             msg["line"] = line
-        skill = self.skill()
-        if skill is not None:
-            msg["skill"] = skill
+        self.name_skill(msg)
         self.send(msg)
         reply = self._read_result(call_id)
         if reply.get("error") or not (reply.get("response") or {}).get("success"):
@@ -288,9 +480,7 @@ class Child:
 
     def trace(self, name, args, started, result=None, error=None, location="sandbox", refused=False):
         msg = {"type": "trace", "name": name, "args": args, "ms": round((time.perf_counter() - started) * 1000, 3), "location": location}
-        skill = self.skill()
-        if skill is not None:
-            msg["skill"] = skill
+        self.name_skill(msg)
         if result is not None:
             msg["result"] = result
         if error is not None:
@@ -369,9 +559,7 @@ class Child:
             call_id = f"c{job.calls}"
             self._data(kwargs, alias)
             msg = {"type": "tool_call", "call_id": call_id, "name": name, "alias": alias, "args": kwargs}
-            skill = self.skill()
-            if skill is not None:
-                msg["skill"] = skill
+            self.name_skill(msg)
             if name in job.approve:
                 line = self.line()
                 if line is not None:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from . import hygiene, jobns
 from .checks import SCRIPT_NAME, ValidationError, check_script
-from .child import Child
+from .child import Child, record_skill_calls
 from .forkserver import fork_server
 from .hygiene import clean_namespace, find_writable, no_dump, oom_kills, reap_strays, start_egress_relay, trim_heap, wipe_writable
 from .protocol import HOST_MAX_LINE, IN_FD, MAX_LINE, PROTOCOL, flush, loads, send, use_socket, write_all
@@ -40,7 +40,7 @@ _FDS_SPACE = socket.CMSG_SPACE(3 * 4)  # room for the three pipe ends of a child
 # an emit of another kind, a trace that says it ran on the host, or a done giving a reason only the worker
 # gives (timeout, output_limit, crashed, cancelled; rejected when the worker's check passed the script) is
 # dropped, and the job's logs say so.
-JOB_LINES = frozenset(("emit", "trace", "tool_call", "done"))
+JOB_LINES = frozenset(("emit", "trace", "tool_call", "skill", "done"))
 EMIT_KINDS = frozenset(("result", "intermediate", "log"))
 # How many dropped lines a job's logs name one by one; past them, their count comes before the job's done.
 DROPS_SHOWN = 3
@@ -84,6 +84,8 @@ class JobState:
     max_traces: int = 1000  # trace lines relayed at most (the host's limits.tool_calls); the rest are counted
     traces: int = 0  # trace lines relayed so far
     traces_over: int = 0  # trace lines past max_traces, not relayed: their count goes out on the job's done
+    skill_calls: set = field(default_factory=set)  # the skill calls whose start was relayed (at most max_traces)
+    skills_over: int = 0  # skill calls past max_traces, not relayed: their count goes out on the job's done
 
 
 def _count(value, default):
@@ -95,8 +97,11 @@ def _traces_told(job, done):
     """The job's done says how many of its trace lines were past its bound (only the worker says it: a
     `traces_over` the job's process wrote on its own done is replaced)."""
     done.pop("traces_over", None)
+    done.pop("skills_over", None)
     if job.traces_over:
         done["traces_over"] = job.traces_over
+    if job.skills_over:
+        done["skills_over"] = job.skills_over
 
 
 def _shown(value):
@@ -367,7 +372,7 @@ class Worker:
         # Checked and compiled here, on the exact text; the child gets exactly this code object.
         code = msg.get("code", "")
         try:
-            compiled = compile(check_script(code), SCRIPT_NAME, "exec")
+            compiled = compile(record_skill_calls(check_script(code), frozenset(s for s in msg.get("skills") or () if isinstance(s, str))), SCRIPT_NAME, "exec")
         except ValidationError as e:
             compiled = str(e)
         except (SyntaxError, ValueError) as e:
@@ -530,6 +535,20 @@ class Worker:
                 job.traces_over += 1
                 return
             job.traces += 1
+        elif t == "skill":
+            # Skill calls are bounded as tool calls are: past the bound a call's start and end are dropped
+            # and counted (a skill called in a long loop, or recursing to the limit).
+            call, phase = msg.get("call"), msg.get("phase")
+            if type(call) is not int or phase not in ("start", "end"):
+                self.drop(job, "a skill line without its call number and phase")
+                return
+            if phase == "start":
+                if len(job.skill_calls) >= job.max_traces:
+                    job.skills_over += 1
+                    return
+                job.skill_calls.add(call)
+            elif call not in job.skill_calls:
+                return
         elif t == "done":
             reason = msg.get("reason")
             if reason is not None and reason != "oom" and not (reason == "rejected" and job.rejected):

@@ -34,6 +34,19 @@ function printResult(ctx: CliContext, r: ExecutionResult): void {
   );
   // Everything the script or its tools chose (names, logs, data, errors) is shown through visible():
   // control characters appear as escapes and never act on the terminal.
+  // Each skill call (docs/skills.md), numbered as its tool calls' records name it, with how it ended.
+  for (const c of r.skillCalls ?? [])
+    ctx.out(
+      `  skill ${visible(c.name)} #${c.id}${c.parent !== undefined ? ` in #${c.parent}` : ''}(${visible(JSON.stringify(c.args))}) ${
+        c.error
+          ? `raised ${visible(c.error.type)}: ${visible(c.error.message, '    ')}`
+          : c.unfinished
+            ? 'still running when the job ended'
+            : 'returned'
+      } ${c.ms} ms\n`,
+    );
+  if (r.skillCallsNotRecorded)
+    ctx.out(`  … ${r.skillCallsNotRecorded} more skill calls not recorded (limits.tool_calls)\n`);
   for (const t of r.toolCalls)
     ctx.out(
       `  tool ${visible(t.name)}(${visible(JSON.stringify(t.args))})${t.skill ? ` in skill ${visible(t.skill)}` : ''} ${toolCallOutcome(t, 'error:', '    ')} ${t.ms} ms${t.refused ? ' REFUSED' : ''}\n${egressLines(

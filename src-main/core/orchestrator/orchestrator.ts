@@ -638,6 +638,8 @@ export class Orchestrator {
         provider: r.provider,
         latencyMs: r.latencyMs,
         retries: r.retries,
+        ...(r.responseId ? { responseId: r.responseId } : {}),
+        ...(r.finishReason ? { finishReason: r.finishReason } : {}),
         ...(correction ? { correction: true } : {}),
       });
       return r.text;

@@ -32,6 +32,10 @@ export interface LlmResponse {
   /** Provider id that answered. */
   provider: string;
   retries: LlmRetry[];
+  /** The answer's id as the API gave it (OpenAI's `id`, Anthropic's message `id`), when it gave one. */
+  responseId?: string;
+  /** Why the answer ended, as the API said it (OpenAI `finish_reason`, Anthropic `stop_reason`). */
+  finishReason?: string;
 }
 
 export interface LlmProvider {

@@ -73,8 +73,35 @@ export const toolCallTraceSchema = obj({
   refused: z.boolean().optional(),
   /** The skill whose code made the call (core/skills), when a skill did. */
   skill: z.string().optional(),
+  /**
+   * The call of that skill that made it: the `id` of one of the job's `skillCalls` (absent in runs
+   * recorded before skill calls were, and when that call was past the job's bound of recorded ones).
+   */
+  skillCall: z.number().int().min(1).optional(),
   /** Outbound requests the tool made through its sandbox's egress proxy (docs/sandboxes.md). */
   egress: z.array(egressRecordSchema).optional(),
+});
+/**
+ * One call of a skill (docs/skills.md, "How a skill runs"): recorded by the worker when the call starts
+ * and when it ends, so a skill call that failed, or was still running when its job ended, is in the
+ * record with the tool calls it made (`ToolCallTrace.skillCall`) and the skill calls it made (`parent`).
+ */
+export const skillCallTraceSchema = obj({
+  /** The call's number in its job, 1 for the first skill call that started. */
+  id: z.number().int().min(1),
+  name: z.string(),
+  /** The skill call that made this one (its `id`): a skill that called a skill, itself included. */
+  parent: z.number().int().min(1).optional(),
+  /** Its arguments by parameter name, capped as a tool call's are. */
+  args: z.record(z.string(), jsonValueSchema),
+  /** When it started: ms after the job's start, on the host's clock (when its start line came). */
+  at: z.number().min(0),
+  /** How long it ran (the worker's clock); for an unfinished call, until the job ended. */
+  ms: z.number().min(0),
+  /** The exception it ended with: its type and message (the script may have caught it). */
+  error: obj({ type: z.string(), message: z.string() }).optional(),
+  /** True when the job ended (timeout, crash, the script's end) while the call was still running. */
+  unfinished: z.boolean().optional(),
 });
 export const exitReasonSchema = z.enum([
   'ok',
@@ -115,6 +142,13 @@ export const executionResultSchema = obj({
    * the first ones). Absent when every call is recorded.
    */
   toolCallsNotRecorded: z.number().int().min(0).optional(),
+  /**
+   * The job's skill calls, in the order they started (the first `limits.tool_calls` of them). Absent when
+   * the job called no skill, and in runs recorded before skill calls were.
+   */
+  skillCalls: z.array(skillCallTraceSchema).optional(),
+  /** Skill calls past the job's bound: counted, not in `skillCalls`. Absent when every one is recorded. */
+  skillCallsNotRecorded: z.number().int().min(0).optional(),
   /**
    * Calls that needed approval made past the job's bound of approval requests (`limits.approvals`):
    * refused without asking a person, each with an error naming the bound. Absent when every one was asked.
@@ -210,6 +244,12 @@ export const eventPayloadSchemas = {
     retries: z.array(llmRetrySchema),
     /** A provider's corrective retry after an invalid script (same tier). */
     correction: z.boolean().optional(),
+    /**
+     * The answer's id as the provider's API gave it (OpenAI's `id`, Anthropic's message `id`) and why it
+     * ended as the API said it (`stop`, `end_turn`): absent in runs recorded before, and in a replay's.
+     */
+    responseId: z.string().optional(),
+    finishReason: z.string().optional(),
   }),
   llm_error: obj({ n, provider: z.string(), message: z.string(), retries: z.array(llmRetrySchema) }),
   /** A provider's call failed for a transient cause and is tried again after `waitMs` (told live). */

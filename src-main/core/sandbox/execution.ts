@@ -5,6 +5,7 @@ import type {
   executionResultSchema,
   exitReasonSchema,
   isolationLevelSchema,
+  skillCallTraceSchema,
   toolCallTraceSchema,
   traceFrameSchema,
 } from '../records/schemas.ts';
@@ -25,6 +26,9 @@ export type ExecutionError = z.output<typeof executionErrorSchema>;
 
 /** One tool call of a job: name, arguments, result (absent when the call raised), ms, where it ran. */
 export type ToolCallTrace = z.output<typeof toolCallTraceSchema>;
+
+/** One call of a skill in a job: when it started and ran, its arguments, how it ended, its parent call. */
+export type SkillCallTrace = z.output<typeof skillCallTraceSchema>;
 
 /** One outbound request of tool code, recorded by the host's egress proxy. */
 export type EgressRecord = z.output<typeof egressRecordSchema>;

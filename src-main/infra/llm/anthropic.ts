@@ -56,11 +56,13 @@ export class AnthropicProvider extends SdkProvider<Anthropic> {
     let outputTokens = 0;
     let stopReason: string | null | undefined;
     let stopped = false;
+    let id: string | undefined;
     for await (const ev of stream) {
       t.alive();
       switch (ev.type) {
         case 'message_start':
           answeredModel = ev.message.model || t.model;
+          if (typeof ev.message.id === 'string' && ev.message.id) id = ev.message.id;
           inputTokens = ev.message.usage.input_tokens;
           outputTokens = ev.message.usage.output_tokens;
           break;
@@ -87,6 +89,8 @@ export class AnthropicProvider extends SdkProvider<Anthropic> {
       ended: stopped,
       marker: 'message_stop',
       ...(stopReason === 'max_tokens' ? { hitLimit: 'stop_reason: max_tokens' } : {}),
+      ...(id ? { id } : {}),
+      ...(stopReason ? { finish: stopReason } : {}),
       promptTokens: inputTokens,
       completionTokens: outputTokens,
     };
@@ -97,6 +101,7 @@ export class AnthropicProvider extends SdkProvider<Anthropic> {
 function completeAnswer(c: CompleteAnswer, req: LlmRequest, t: TryContext): StreamedAnswer {
   const j = c.json as {
     type?: unknown;
+    id?: unknown;
     model?: unknown;
     content?: { type?: unknown; text?: unknown }[];
     stop_reason?: unknown;
@@ -118,6 +123,8 @@ function completeAnswer(c: CompleteAnswer, req: LlmRequest, t: TryContext): Stre
     ended: !!stop,
     marker: 'message_stop',
     ...(stop === 'max_tokens' ? { hitLimit: 'stop_reason: max_tokens' } : {}),
+    ...(typeof j.id === 'string' && j.id ? { id: j.id } : {}),
+    ...(stop ? { finish: stop } : {}),
     ...(input !== undefined ? { promptTokens: input } : {}),
     ...(output !== undefined ? { completionTokens: output } : {}),
   };

@@ -59,9 +59,11 @@ export class OpenAiProvider extends SdkProvider<OpenAI> {
     let usage: { prompt_tokens?: number; completion_tokens?: number } | undefined;
     let answeredModel = t.model;
     let finish: string | null | undefined;
+    let id: string | undefined;
     for await (const chunk of stream) {
       t.alive();
       if (chunk.model) answeredModel = chunk.model;
+      if (typeof chunk.id === 'string' && chunk.id) id = chunk.id;
       const choice = chunk.choices?.[0];
       const piece = choice?.delta?.content;
       if (piece) {
@@ -77,6 +79,8 @@ export class OpenAiProvider extends SdkProvider<OpenAI> {
       ended: !!finish,
       marker: 'finish_reason',
       ...(finish === 'length' ? { hitLimit: 'finish_reason: length' } : {}),
+      ...(id ? { id } : {}),
+      ...(finish ? { finish } : {}),
       ...(usage?.prompt_tokens !== undefined ? { promptTokens: usage.prompt_tokens } : {}),
       ...(usage?.completion_tokens !== undefined ? { completionTokens: usage.completion_tokens } : {}),
     };
@@ -86,6 +90,7 @@ export class OpenAiProvider extends SdkProvider<OpenAI> {
 /** A complete (non-streamed) chat completion sent where a stream was asked for: its answer is used. */
 function completeAnswer(c: CompleteAnswer, req: LlmRequest, t: TryContext): StreamedAnswer {
   const j = c.json as {
+    id?: unknown;
     model?: unknown;
     choices?: { message?: { content?: unknown }; finish_reason?: unknown }[];
     usage?: { prompt_tokens?: unknown; completion_tokens?: unknown };
@@ -104,6 +109,8 @@ function completeAnswer(c: CompleteAnswer, req: LlmRequest, t: TryContext): Stre
     ended: !!finish,
     marker: 'finish_reason',
     ...(finish === 'length' ? { hitLimit: 'finish_reason: length' } : {}),
+    ...(typeof j.id === 'string' && j.id ? { id: j.id } : {}),
+    ...(finish ? { finish } : {}),
     ...(prompt !== undefined ? { promptTokens: prompt } : {}),
     ...(completion !== undefined ? { completionTokens: completion } : {}),
   };

@@ -100,6 +100,10 @@ export interface StreamedAnswer {
   marker: string;
   /** The stop reason when it was the token limit, e.g. `finish_reason: length`. */
   hitLimit?: string;
+  /** The answer's id (OpenAI's `id`, Anthropic's message `id`), when the API sent one. */
+  id?: string;
+  /** Why it ended, as the API said it (`stop`, `end_turn`...). */
+  finish?: string;
   /** Usage as the API reported it; estimated from the text where it is missing. */
   promptTokens?: number;
   completionTokens?: number;
@@ -179,6 +183,8 @@ export abstract class SdkProvider<Client> implements LlmProvider {
             latencyMs: Math.round(performance.now() - started),
             provider: this.id,
             retries: [...retries],
+            ...(a.id ? { responseId: a.id } : {}),
+            ...(a.finish ? { finishReason: a.finish } : {}),
           };
         } catch (e) {
           watch.check();

@@ -12,6 +12,7 @@ import type {
   ExecutionResult,
   ExitReason,
   IsolationLevel,
+  SkillCallTrace,
   ToolCallTrace,
 } from '../../core/sandbox/execution.ts';
 import type { JsonValue, ToolResponse } from '../../core/tools/model.ts';
@@ -552,7 +553,13 @@ export class WorkerConnection {
       max: job.maxToolCalls ?? DEFAULT_MAX_TOOL_CALLS,
       over: 0,
       approvals: { max: job.maxApprovals ?? DEFAULT_MAX_APPROVALS, asked: 0, over: 0 },
+      skills: new Map(),
     };
+    // The job's skill calls in the order they started (bounded as its tool calls are), and those still open.
+    const skillCalls: SkillCallTrace[] = [];
+    const openSkills = new Set<SkillCallTrace>();
+    let skillsOver = 0;
+    let skillsOverInWorker = 0;
     // Past the bound only the count goes on; the worker's own count (trace lines it did not relay) comes
     // on the job's done.
     let overInWorker = 0;
@@ -601,6 +608,13 @@ export class WorkerConnection {
       ) => {
         if (this.egress === egress) this.egress = undefined;
         if (this.egressInFlight) egress.push(...this.egressInFlight());
+        // A skill call still running when the job ended (a timeout, a crash, a call the script never
+        // waited for): it ran until the job's end.
+        for (const c of openSkills) {
+          c.ms = Math.max(0, round(durationMs - c.at));
+          c.unfinished = true;
+        }
+        openSkills.clear();
         const success = exitReason === 'ok';
         const r: ExecutionResult & { workerBroken: boolean; undelivered?: boolean } = {
           success,
@@ -617,6 +631,10 @@ export class WorkerConnection {
           ...(error ? { error: withinOutput(error, job.maxOutputBytes) } : {}),
           ...(egress.length ? { egress } : {}),
           ...(calls.over + overInWorker > 0 ? { toolCallsNotRecorded: calls.over + overInWorker } : {}),
+          ...(skillCalls.length ? { skillCalls } : {}),
+          ...(skillsOver + skillsOverInWorker > 0
+            ? { skillCallsNotRecorded: skillsOver + skillsOverInWorker }
+            : {}),
           ...(calls.approvals.over > 0 ? { approvalsNotAsked: calls.approvals.over } : {}),
           ...(intermediatesOver > 0 ? { intermediatesNotRecorded: intermediatesOver } : {}),
           ...(undelivered && !success ? { undelivered } : {}),
@@ -704,6 +722,7 @@ export class WorkerConnection {
               ...(m.error !== undefined ? { error: m.error } : {}),
               ...(m.refused ? { refused: true } : {}),
               ...(m.skill && job.skills?.includes(m.skill) ? { skill: m.skill } : {}),
+              ...skillCallOf(calls, m),
             };
             toolCalls.push(t);
             live(job, { type: 'tool_call', trace: t });
@@ -712,8 +731,42 @@ export class WorkerConnection {
           case 'tool_call':
             this.hostCall(id, m, job, toolCalls, calls);
             break;
+          case 'skill': {
+            if (!m.call) break;
+            if (m.phase === 'start') {
+              // Only a skill of the job, each call number once; past the bound only counted.
+              if (!m.name || !job.skills?.includes(m.name) || calls.skills.has(m.call)) break;
+              if (skillCalls.length >= calls.max) {
+                skillsOver++;
+                break;
+              }
+              const c: SkillCallTrace = {
+                id: m.call,
+                name: m.name,
+                ...(m.parent && calls.skills.has(m.parent) ? { parent: m.parent } : {}),
+                args: capArgs(m.args),
+                at: Math.max(0, round(performance.now() - started)),
+                ms: 0,
+              };
+              calls.skills.set(m.call, c);
+              skillCalls.push(c);
+              openSkills.add(c);
+            } else if (m.phase === 'end') {
+              const c = calls.skills.get(m.call);
+              if (!c || !openSkills.has(c)) break;
+              openSkills.delete(c);
+              c.ms = round(m.ms);
+              if (m.error)
+                c.error = {
+                  type: cutText(m.error.type, 256),
+                  message: cutText(m.error.message, MAX_SKILL_ERROR),
+                };
+            }
+            break;
+          }
           case 'done': {
             overInWorker = m.traces_over;
+            skillsOverInWorker = m.skills_over;
             if (m.ok) {
               finish('ok');
               break;
@@ -864,6 +917,7 @@ export class WorkerConnection {
           refused: true,
         };
         if (m.skill && job.skills?.includes(m.skill)) t.skill = m.skill;
+        Object.assign(t, skillCallOf(calls, m));
         if (keeps(calls, toolCalls)) {
           toolCalls.push(t);
           live(job, { type: 'tool_call', trace: t });
@@ -941,6 +995,7 @@ export class WorkerConnection {
     const t = trace();
     if (extra.egress?.length) t.egress = extra.egress;
     if (m.skill && job.skills?.includes(m.skill)) t.skill = m.skill;
+    Object.assign(t, skillCallOf(calls, m));
     toolCalls.push(t);
     live(job, { type: 'tool_call', trace: t });
   }
@@ -1005,6 +1060,26 @@ interface JobCalls {
   over: number;
   /** Approval requests: put to a person at most `max` (JobRequest.maxApprovals), the rest refused and counted. */
   approvals: { max: number; asked: number; over: number };
+  /** The job's recorded skill calls by number. */
+  skills: Map<number, SkillCallTrace>;
+}
+
+/** The longest exception message a skill call's record keeps (the job's own error is cut to its output limit). */
+const MAX_SKILL_ERROR = 16_384;
+
+const cutText = (v: string, max: number): string =>
+  v.length <= max ? v : `${v.slice(0, max)}… (${v.length - max} more characters)`;
+
+/**
+ * The skill call a tool call names (`skill_call`), when it is a recorded call of the skill the call is
+ * made in: anything else the worker says is dropped.
+ */
+function skillCallOf(
+  calls: JobCalls,
+  m: { skill?: string | undefined; skill_call?: number | undefined },
+): Pick<ToolCallTrace, 'skillCall'> {
+  if (!m.skill || !m.skill_call) return {};
+  return calls.skills.get(m.skill_call)?.name === m.skill ? { skillCall: m.skill_call } : {};
 }
 
 /** Whether one more tool call of the job is recorded; when not, it is counted. */

@@ -76,6 +76,11 @@ const skillName = any.transform((v) =>
   typeof v === 'string' && /^[A-Za-z_][A-Za-z0-9_]{0,63}$/.test(v) ? v : undefined,
 );
 
+/** A skill call's number as the worker reports it: a positive integer, else nothing. */
+const callNumber = any.transform((v) =>
+  typeof v === 'number' && Number.isSafeInteger(v) && v > 0 ? v : undefined,
+);
+
 const trace = z.object({
   type: z.literal('trace'),
   id: any,
@@ -88,6 +93,8 @@ const trace = z.object({
   refused: any.transform((v) => Boolean(v)),
   /** The skill whose code made the call (the innermost on the script's stack), when one did. */
   skill: skillName,
+  /** That skill's call (the number of its `skill` start line), when the worker knows it. */
+  skill_call: callNumber,
 });
 
 const toolCall = z.object({
@@ -97,12 +104,33 @@ const toolCall = z.object({
   name: text,
   args: record,
   skill: skillName,
+  skill_call: callNumber,
   /** The name the script called the tool by (a kit alias), shown when a person is asked. */
   alias: any.transform((v) => (typeof v === 'string' && v.length <= 128 ? v : undefined)),
   /** A sandbox tool asking the host's approval before it runs in the worker (core/tools/approval.ts). */
   gate: any.transform((v) => v === true),
   /** The script line of the call (in the assembled script), when the worker knows it. */
   line: any.transform((v) => (typeof v === 'number' && Number.isInteger(v) && v > 0 ? v : undefined)),
+});
+
+/**
+ * A skill call's start (its number, name, arguments and the call that made it) or end (its number, how
+ * long it ran on the worker's clock, and the exception it ended with). docs/protocol.md, "Skill calls".
+ */
+const skill = z.object({
+  type: z.literal('skill'),
+  id: any,
+  phase: any.transform((v) => (v === 'start' || v === 'end' ? v : undefined)),
+  call: callNumber,
+  parent: callNumber,
+  name: skillName,
+  args: record,
+  ms: any.transform((v) => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : 0)),
+  error: any.transform((v) => {
+    if (typeof v !== 'object' || v === null) return undefined;
+    const e = v as { type?: unknown; message?: unknown };
+    return { type: String(e.type ?? 'Error'), message: String(e.message ?? '') };
+  }),
 });
 
 const done = z.object({
@@ -120,6 +148,8 @@ const done = z.object({
   }),
   /** Trace lines of the job past its bound (`max_tool_calls`) that the worker counted and did not relay. */
   traces_over: any.transform((v) => (typeof v === 'number' && Number.isSafeInteger(v) && v > 0 ? v : 0)),
+  /** Skill calls of the job past its bound that the worker counted and did not relay. */
+  skills_over: any.transform((v) => (typeof v === 'number' && Number.isSafeInteger(v) && v > 0 ? v : 0)),
 });
 
 export const WorkerMessage = z.discriminatedUnion('type', [
@@ -131,6 +161,7 @@ export const WorkerMessage = z.discriminatedUnion('type', [
   emit,
   trace,
   toolCall,
+  skill,
   done,
 ]);
 export type WorkerMessage = z.output<typeof WorkerMessage>;

@@ -5,8 +5,8 @@
  * and attributes.
  *
  * Spans: `invoke_agent toolsmith` (the run) > `attempt N` / `step N` > `chat <model>` (each LLM answer or
- * failed call), `validate <language>`, `sandbox.execute <runtime>` > `execute_tool <name>` (each tool
- * call of the script). Errors are span status ERROR with an `exception` event. Every string passes
+ * failed call), `validate <language>`, `sandbox.execute <runtime>` > `skill <name>` (each skill call,
+ * nested as the calls were) and `execute_tool <name>` (each tool call, under the skill call that made it). Errors are span status ERROR with an `exception` event. Every string passes
  * through the process's redactor (the store's), so keys and credentials are never exported.
  */
 import { createHash, randomBytes } from 'node:crypto';
@@ -39,6 +39,7 @@ export const GEN_AI = {
   requestMaxTokens: 'gen_ai.request.max_tokens',
   requestTemperature: 'gen_ai.request.temperature',
   responseModel: 'gen_ai.response.model',
+  responseId: 'gen_ai.response.id',
   inputTokens: 'gen_ai.usage.input_tokens',
   outputTokens: 'gen_ai.usage.output_tokens',
   finishReasons: 'gen_ai.response.finish_reasons',
@@ -161,6 +162,9 @@ export const MAX_SPAN_TEXT = 4096;
  */
 export const MAX_TOOL_SPANS = 1000;
 
+/** The most `skill` spans a job gets (the first calls that started; the job span counts the rest). */
+export const MAX_SKILL_SPANS = 1000;
+
 const bounded = (v: string): string =>
   v.length <= MAX_SPAN_TEXT
     ? v
@@ -271,21 +275,26 @@ export function buildRunSpans(
           break;
         case 'llm_response': {
           const d = e.data;
+          // The model asked for (the run's record of the provider) and the one the answer named, which a
+          // server may spell otherwise (`gpt-4o` answered as `gpt-4o-2024-08-06`); older runs: the answer's.
+          const asked = started.providers?.find((p) => p.id === d.provider)?.model ?? d.model;
           const span = start(
-            `chat ${d.model}`,
+            `chat ${asked}`,
             e.ts - d.latencyMs,
             attemptCtx,
             {
               [GEN_AI.operation]: 'chat',
               ...providerAttributes(providerOf(d.provider)),
               'toolsmith.provider.id': d.provider,
-              [GEN_AI.requestModel]: d.model,
+              [GEN_AI.requestModel]: asked,
               ...requestOf(d.provider),
               [GEN_AI.responseModel]: d.model,
+              ...(d.responseId ? { [GEN_AI.responseId]: s(d.responseId) } : {}),
               [GEN_AI.inputTokens]: d.promptTokens,
               [GEN_AI.outputTokens]: d.completionTokens,
-              // Toolsmith keeps an answer only when it ended whole (a cut at max_tokens is an llm_error).
-              [GEN_AI.finishReasons]: ['stop'],
+              // As the API said it; Toolsmith keeps an answer only when it ended whole (a cut at
+              // max_tokens is an llm_error), so a run recorded before reads `stop`.
+              [GEN_AI.finishReasons]: [d.finishReason ? s(d.finishReason) : 'stop'],
               'toolsmith.llm.retries': d.retries.length,
               'toolsmith.llm.correction': d.correction === true,
               'toolsmith.llm.answer_chars': d.text.length,
@@ -395,15 +404,50 @@ export function buildRunSpans(
       ...(r.toolCalls.length > MAX_TOOL_SPANS
         ? { 'toolsmith.sandbox.tool_spans_dropped': r.toolCalls.length - MAX_TOOL_SPANS }
         : {}),
+      ...(r.skillCalls?.length ? { 'toolsmith.sandbox.skill_calls': r.skillCalls.length } : {}),
+      ...(r.skillCallsNotRecorded
+        ? { 'toolsmith.sandbox.skill_calls_not_recorded': r.skillCallsNotRecorded }
+        : {}),
+      ...((r.skillCalls?.length ?? 0) > MAX_SKILL_SPANS
+        ? { 'toolsmith.sandbox.skill_spans_dropped': (r.skillCalls?.length ?? 0) - MAX_SKILL_SPANS }
+        : {}),
     });
     const jobCtx = under(job);
+    // Each skill call (docs/skills.md), under the skill call that made it: from its start (the host's
+    // time of its start line) for as long as the worker measured it, within its parent (the two clocks
+    // differ by the lines' way to the host: a call is never drawn outside the call that made it).
+    const skillSpans = new Map<number, { ctx: Context; from: number; to: number }>();
+    for (const sc of (r.skillCalls ?? []).slice(0, MAX_SKILL_SPANS)) {
+      const parent = sc.parent !== undefined ? skillSpans.get(sc.parent) : undefined;
+      const lo = parent?.from ?? jobStart;
+      const hi = Math.min(parent?.to ?? e.ts, e.ts);
+      const from = Math.min(Math.max(jobStart + sc.at, lo), hi);
+      const to = Math.min(from + sc.ms, hi);
+      const span = start(`skill ${sc.name}`, from, parent?.ctx ?? jobCtx, {
+        'toolsmith.skill.name': s(sc.name),
+        'code.function.name': s(sc.name),
+        'toolsmith.skill.call.id': `${e.data.n}.s${sc.id}`,
+        'toolsmith.skill.args_bytes': bytes(sc.args),
+        'toolsmith.skill.tool_calls': r.toolCalls.filter((c) => c.skillCall === sc.id).length,
+        'toolsmith.skill.status': sc.unfinished ? 'unfinished' : sc.error ? 'error' : 'ok',
+      });
+      if (sc.error) fail(span, sc.error.type, sc.error.message, to);
+      else if (sc.unfinished)
+        fail(span, 'unfinished', `still running when the job ended (${r.exitReason})`, to);
+      span.end(to);
+      skillSpans.set(sc.id, { ctx: under(span), from, to });
+    }
     // Each tool call ended when its live tool_call event was recorded; the final trace is the truth.
     const live = list.filter((x): x is EventOf<'tool_call'> => x.type === 'tool_call');
     let cursor = jobStart;
     r.toolCalls.slice(0, MAX_TOOL_SPANS).forEach((c: ToolCallTrace, i) => {
-      const endAt = Math.min(live[i]?.data.trace.name === c.name ? live[i].ts : cursor + c.ms, e.ts);
-      const from = Math.max(jobStart, endAt - c.ms);
-      const span = start(`execute_tool ${c.name}`, from, jobCtx, {
+      const skill = c.skillCall !== undefined ? skillSpans.get(c.skillCall) : undefined;
+      const endAt = Math.max(
+        Math.min(live[i]?.data.trace.name === c.name ? live[i].ts : cursor + c.ms, skill?.to ?? e.ts, e.ts),
+        skill?.from ?? jobStart,
+      );
+      const from = Math.min(Math.max(jobStart, skill?.from ?? jobStart, endAt - c.ms), endAt);
+      const span = start(`execute_tool ${c.name}`, from, skill?.ctx ?? jobCtx, {
         [GEN_AI.operation]: 'execute_tool',
         [GEN_AI.toolName]: s(c.name),
         [GEN_AI.toolType]: 'function',

@@ -1,5 +1,6 @@
 /**
- * The tool-call trace of a job: name (and the skill whose code made the call), arguments, response,
+ * The tool-call trace of a job: name (and the skill whose code made the call, with the number of that
+ * skill call in SkillCallTable when it was recorded), arguments, response,
  * duration, where it ran, error or refusal, and under a call the outbound requests its tool made through
  * the sandbox's egress proxy.
  */
@@ -30,6 +31,7 @@ export function ToolCallTable({ calls, label }: { calls: ToolCallTrace[]; label:
                   <span className="muted small" title={`called by the skill ${t.skill}`}>
                     {' '}
                     in skill <code>{t.skill}</code>
+                    {t.skillCall !== undefined ? ` #${t.skillCall}` : ''}
                   </span>
                 ) : null}
               </td>

@@ -146,13 +146,27 @@ describe('MCP save_skill', () => {
     });
     const executed = JSON.parse(textOf(direct)) as {
       data: unknown;
-      toolCalls: { name: string; skill?: string }[];
+      toolCalls: { name: string; skill?: string; skillCall?: number }[];
+      skillCalls?: { id: number; name: string; args: unknown; ms: number }[];
     };
     expect(executed.data).toEqual(['gold', 'bronze']);
-    expect(executed.toolCalls.map((c) => [c.name, c.skill])).toEqual([
-      ['get_user', 'user_tier'],
-      ['get_user', undefined],
+    expect(executed.toolCalls.map((c) => [c.name, c.skill, c.skillCall])).toEqual([
+      ['get_user', 'user_tier', 1],
+      ['get_user', undefined, undefined],
     ]);
+    // The skill call itself, with its arguments (it had no record before).
+    expect(executed.skillCalls?.map((c) => [c.id, c.name, c.args])).toEqual([
+      [1, 'user_tier', { user_id: 'u3' }],
+    ]);
+    // Without include_trace, neither trace.
+    const plain = await next.callTool({
+      name: 'execute_code',
+      arguments: { code: 'emit_result(user_tier(user_id="u3"))\n', sandbox: 'ecommerce' },
+    });
+    const brief = JSON.parse(textOf(plain)) as Record<string, unknown>;
+    expect(brief['data']).toBe('gold');
+    expect(brief['toolCalls']).toBeUndefined();
+    expect(brief['skillCalls']).toBeUndefined();
   }, 300_000);
 
   it('saves a JS skill with its language; JS scripts of `code` call it, search says which scripts do', async () => {

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useScriptedWorkspace } from '../../support/scripted-workspace.ts';
 import { startOtlpReceiver } from '../../support/otlp-receiver.ts';
 import type { OtlpReceiver, ReceivedSpan } from '../../support/otlp-receiver.ts';
+import type { ScriptedAnswer } from '../../support/llm-server.ts';
 import { cliProcess } from '../faults/support/processes.ts';
 
 const fx = useScriptedWorkspace({ docker: true, eachTest: () => {} });
@@ -28,8 +29,11 @@ afterAll(async () => {
 const ANSWER = '```python\nemit_result(len(get_orders().data))\n```';
 
 /** Runs a task with the CLI (live export on) and answers the chat spans of its trace and its run id. */
-async function tracedRun(args: string[]): Promise<{ runId: string; chats: ReceivedSpan[] }> {
-  fx.llm.push(ANSWER);
+async function tracedRun(
+  args: string[],
+  answer: ScriptedAnswer | string = ANSWER,
+): Promise<{ runId: string; chats: ReceivedSpan[] }> {
+  fx.llm.push(answer);
   const before = receiver.spans.length;
   const run = await cliProcess(
     fx.ws,
@@ -97,6 +101,30 @@ describe('gen_ai.provider.name and the server of chat spans', () => {
       'server.address': '127.0.0.1',
       'server.port': llmPort(),
     });
+  });
+
+  it("gen_ai.response.id, response.model and finish_reasons: the answer's own, OpenAI and Anthropic", async () => {
+    for (const [args, id, finish] of [
+      [['--base-url', fx.llm.openaiUrl, '--model', 'coder-x'], 'chatcmpl-9QxZ2aB7', 'stop'],
+      [
+        ['--base-url', fx.llm.baseUrl, '--kind', 'anthropic', '--model', 'coder-x'],
+        'msg_01XFDUDYJgAACzvnptvVoYEL',
+        'end_turn',
+      ],
+    ] as const) {
+      // The server answers under the model's dated name, as vendors do for an alias.
+      const { runId, chats } = await tracedRun([...args], { text: ANSWER, id, model: 'coder-x-2026-01-01' });
+      const expected = {
+        'gen_ai.request.model': 'coder-x',
+        'gen_ai.response.model': 'coder-x-2026-01-01',
+        'gen_ai.response.id': id,
+        'gen_ai.response.finish_reasons': [finish],
+      };
+      expect(chats[0]!.name).toBe('chat coder-x');
+      expect(chats[0]!.attributes).toMatchObject(expected);
+      // Kept with the run: sent again later, the same.
+      expect(await exportedChat(runId)).toMatchObject(expected);
+    }
   });
 
   it("a configured provider: its kind and its base_url's server", async () => {

@@ -15,6 +15,7 @@ import { CodeDiff, CodeEditor } from '../../components/Editors.tsx';
 import { fitDiffHeight, fitEditorHeight } from '../../lib/editor-size.ts';
 import { Tabs } from '../../components/Tabs.tsx';
 import { ToolCallTable } from '../../components/ToolCallTable.tsx';
+import { SkillCallTable } from '../../components/SkillCallTable.tsx';
 import { attemptOutcome, defaultDiffTarget, diffPair, OUTCOME_LABEL } from './attempts.ts';
 import {
   ApprovalsPanel,
@@ -179,7 +180,15 @@ export function AttemptView({ run, a }: { run: RunRecord; a: AttemptRecord }) {
           [
             ['execution', 'Execution'],
             // Every call the script made, those past the bound of recorded ones too (NotRecorded says so).
-            ['tools', `Tool calls (${a.toolCalls.length + (a.execution?.toolCallsNotRecorded ?? 0)})`],
+            // The job's skill calls are in the same tab, above its tool calls.
+            [
+              'tools',
+              `Tool calls (${a.toolCalls.length + (a.execution?.toolCallsNotRecorded ?? 0)})${
+                a.execution?.skillCalls?.length
+                  ? ` · skill calls (${a.execution.skillCalls.length + (a.execution.skillCallsNotRecorded ?? 0)})`
+                  : ''
+              }`,
+            ],
             ['prompt', 'Prompt'],
             ['llm', 'LLM output'],
             ['diff', 'Diff'],
@@ -194,6 +203,11 @@ export function AttemptView({ run, a }: { run: RunRecord; a: AttemptRecord }) {
           <>
             <ApprovalsPanel a={a} />
             <NotAsked a={a} />
+            <SkillCallTable
+              calls={a.execution?.skillCalls}
+              toolCalls={a.toolCalls}
+              notRecorded={a.execution?.skillCallsNotRecorded}
+            />
             <ToolCallTable calls={a.toolCalls} label="tool calls" />
             <NotRecorded a={a} />
           </>
