@@ -521,9 +521,18 @@ function contextRuntime(host, inputsJson, aliasesJson, limitJson, deepStacks) {
   // job defines, `const <c> = <hooks>.s(name, [params], [values]); try { body } catch (<e>) { <hooks>.f(<c>,
   // <e>); throw <e> } finally { <hooks>.e(<c>) }`, under a name made at random for the job. None of them
   // throws: a call the worker did not record (past the bound, or a stack too deep to ask) is number 0.
+  // Once the worker answers a call past the job's bound (number 0), every later call is only counted:
+  // nothing is encoded and the stack is not read (a skill called in a long loop).
+  let skillsRecorded = true;
   const skillHooks = freeze({
     __proto__: null,
     s: (name, params, values) => {
+      if (!skillsRecorded) {
+        try {
+          host('skill', 'over', '');
+        } catch {}
+        return { __proto__: null, n: 0, type: undefined, message: '' };
+      }
       let args;
       try {
         const o = { __proto__: null };
@@ -539,6 +548,7 @@ function contextRuntime(host, inputsJson, aliasesJson, limitJson, deepStacks) {
         r = undefined;
       }
       const n = typeof r === 'string' && r[0] === '+' ? N(slice(r, 1)) : 0;
+      if (r === '+0') skillsRecorded = false;
       return { __proto__: null, n: n > 0 ? n : 0, type: undefined, message: '' };
     },
     f: (c, e) => {
@@ -589,8 +599,9 @@ function childMessage(m) {
     if (!count(m.call)) return false;
     if (m.phase === 'start')
       return (
-        (keys === 'args,call,name,phase,type' ||
-          (keys === 'args,call,name,parent,phase,type' && count(m.parent))) &&
+        (keys === 'args,at,call,name,phase,type' ||
+          (keys === 'args,at,call,name,parent,phase,type' && count(m.parent))) &&
+        typeof m.at === 'number' &&
         typeof m.name === 'string' &&
         /^[A-Za-z_][A-Za-z0-9_]{0,63}$/.test(m.name) &&
         typeof m.args === 'object' &&
@@ -671,6 +682,7 @@ if (isChild) {
   // still running, in the order they started.
   let skillCount = 0;
   let skillsOver = 0;
+  let jobT0 = 0; // performance.now() when the job arrived (a skill call's `at` counts from it)
   const openSkills = [];
   const finish = (m, now = false) => {
     if (finished) return;
@@ -809,9 +821,18 @@ if (isChild) {
           // The new call's own frame is the innermost skill frame: the one outside it made the call.
           const outer = skillStack()[1];
           const parent = outer ? openCall(outer) : undefined;
-          openSkills.push({ n, name: m.name, t0: performance.now() });
+          const t0 = performance.now();
+          openSkills.push({ n, name: m.name, t0 });
           const args = typeof m.args === 'object' && m.args !== null && !Array.isArray(m.args) ? m.args : {};
-          send({ type: 'skill', phase: 'start', call: n, name: m.name, args, ...(parent ? { parent } : {}) });
+          send({
+            type: 'skill',
+            phase: 'start',
+            call: n,
+            name: m.name,
+            args,
+            at: Math.round((t0 - jobT0) * 1000) / 1000,
+            ...(parent ? { parent } : {}),
+          });
           return `+${n}`;
         }
         if (a === 'end') {
@@ -827,6 +848,10 @@ if (isChild) {
             ms: Math.round((performance.now() - o.t0) * 1000) / 1000,
             ...(e && typeof e === 'object' ? { error: { type: str(e.type), message: str(e.message) } } : {}),
           });
+          return '+';
+        }
+        if (a === 'over') {
+          skillsOver++;
           return '+';
         }
         return '-unknown skill operation';
@@ -871,6 +896,7 @@ if (isChild) {
   function run(m) {
     if (job) return;
     job = m;
+    jobT0 = performance.now();
     let start;
     try {
       let code = String(job.code);

@@ -114,11 +114,12 @@ def _skill_recursion(frames, skills):
 #             <skill-call>.append(<skill-error>)
 #             raise
 #         finally:
-#             <skill-ended>((<skill-clock>(), <skill-call>))
-#             try:
-#                 <skill-flush>()
-#             except <skill-recursion>:
-#                 pass
+#             if <skill-call>[0]:  # (0: a call past the job's bound, only counted)
+#                 <skill-ended>((<skill-clock>(), <skill-call>))
+#                 try:
+#                     <skill-flush>()
+#                 except <skill-recursion>:
+#                     pass
 #
 # The start is a line to the host at once (its time is the call's start). The end is first noted in a list
 # (C calls, no Python frame: a call ending at the recursion limit still ends, and never replaces the
@@ -179,7 +180,8 @@ def record_skill_calls(tree, skills):
             orelse=[],
             finalbody=[],
         )
-        body = [start, ast.Try(body=rest, handlers=[failed], orelse=[], finalbody=[ended, flush])]
+        recorded = ast.Subscript(value=name(SKILL_CALL), slice=ast.Constant(0), ctx=ast.Load())
+        body = [start, ast.Try(body=rest, handlers=[failed], orelse=[], finalbody=[ast.If(test=recorded, body=[ended, flush], orelse=[])])]
         for added in body:
             ast.copy_location(added, first)
         node.body = doc + body
@@ -273,7 +275,10 @@ class ChildJob:
     res_buf: bytes = b""  # tool-result bytes read past the line being waited for
     calls: int = 0  # tool calls to the host so far (their call ids)
     skills: frozenset = frozenset()  # the skills defined in the script (functions of its own file)
-    skill_calls: int = 0  # skill calls started so far (their numbers)
+    skill_calls: int = 0  # skill calls recorded so far (their numbers)
+    max_skill_calls: int = 1000  # skill calls recorded at most (the host's limits.tool_calls)
+    skills_over: int = 0  # skill calls past max_skill_calls: not sent, counted on the job's done
+    t0: float = 0.0  # time.perf_counter() when the job arrived (a skill call's `at` counts from it)
     approve: frozenset = frozenset()  # tools whose calls wait for a person's approval (asked through the host)
 
 
@@ -337,12 +342,15 @@ class Child:
         ended = list(self.ended)
         lines = b""
         for at, call in ended:
+            if not call[0]:
+                continue  # a call past the bound: never told
             msg = {"type": "skill", "phase": "end", "call": call[0], "ms": round(max(0.0, at - call[1]) * 1000, 3)}
             if len(call) > 2:
                 msg["error"] = _exception_text(call[2])
             lines += encode(msg).encode() + b"\n"
         del self.ended[: len(ended)]
-        write_all(self.job.msg_w, lines)
+        if lines:
+            write_all(self.job.msg_w, lines)
 
     def flush_ended(self):
         """Sends the ends noted so far (a skill call's `finally`, record_skill_calls)."""
@@ -353,14 +361,19 @@ class Child:
         """A skill call starts (called first thing in the skill's body, record_skill_calls): its `skill` start
         line, with the skill call it was made from; returns the call's own list, [number, start time]."""
         job = self.job
+        if job.skill_calls >= job.max_skill_calls:
+            # Past the bound (a skill called in a long loop): counted, nothing sent, nothing encoded.
+            job.skills_over += 1
+            return [0, 0.0]
         n = job.skill_calls + 1
-        msg = {"type": "skill", "phase": "start", "call": n, "name": name, "args": _skill_args(args)}
+        at = time.perf_counter()
+        msg = {"type": "skill", "phase": "start", "call": n, "name": name, "args": _skill_args(args), "at": round((at - job.t0) * 1000, 3)}
         parent = self.skill_call(2)
         if parent is not None:
             msg["parent"] = parent[1]
         self.send(msg)
         job.skill_calls = n
-        return [n, time.perf_counter()]
+        return [n, at]
 
     def _data(self, value, what):
         bad = json_safe(value)
@@ -629,6 +642,12 @@ class Child:
         sys.stdout.write(sep.join(str(a) for a in args) + end)
         sys.stdout.flush()
 
+    def done(self, msg):
+        """The job's done, with how many skill calls were past the bound (the worker adds its own count)."""
+        if self.job.skills_over:
+            msg["skills_over"] = self.job.skills_over
+        self.send(msg)
+
     def run(self, compiled):
         code = self.job.code
         if isinstance(compiled, ValidationError):
@@ -665,9 +684,9 @@ class Child:
             done = {"type": "done", "ok": False, "error": {"type": kind, "message": message, "frames": frames}}
             if oom:
                 done["reason"] = "oom"
-            self.send(done)
+            self.done(done)
             return
-        self.send({"type": "done", "ok": True})
+        self.done({"type": "done", "ok": True})
 
 
 # ---------------------------------------------------------------- the child: set up ahead, one job
@@ -715,7 +734,15 @@ def child_main(child, job_r, msg_w, out_w, walls_line):
         if isinstance(compiled, str):
             compiled = ValidationError(compiled)
         child.job = ChildJob(
-            job["code"], job["tools"], job["inputs"], msg_w, job_r, skills=frozenset(job.get("skills") or ()), approve=frozenset(job.get("approve") or ())
+            job["code"],
+            job["tools"],
+            job["inputs"],
+            msg_w,
+            job_r,
+            skills=frozenset(job.get("skills") or ()),
+            approve=frozenset(job.get("approve") or ()),
+            max_skill_calls=job.get("max_skill_calls") or 1000,
+            t0=time.perf_counter(),
         )
         child.run(compiled)
     except BaseException as e:  # noqa: BLE001

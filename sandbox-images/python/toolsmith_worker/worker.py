@@ -97,11 +97,14 @@ def _traces_told(job, done):
     """The job's done says how many of its trace lines were past its bound (only the worker says it: a
     `traces_over` the job's process wrote on its own done is replaced)."""
     done.pop("traces_over", None)
-    done.pop("skills_over", None)
+    # Skill calls past the bound: those the job's process counted without sending (a count only, which
+    # tool code could also write) and those whose lines the worker dropped.
+    told = done.pop("skills_over", 0)
+    over = (told if type(told) is int and 0 < told < 1 << 53 else 0) + job.skills_over
     if job.traces_over:
         done["traces_over"] = job.traces_over
-    if job.skills_over:
-        done["skills_over"] = job.skills_over
+    if over:
+        done["skills_over"] = over
 
 
 def _shown(value):
@@ -392,7 +395,19 @@ class Worker:
         job.pid, job.msg_r, job.res_w, job.out_r, job.open = child.pid, child.msg_r, child.job_w, child.out_r, {child.msg_r, child.out_r}
         job.msg_buf, job.lines = bytearray(child.buf), child.lines
         self.last_job = job_id
-        blob = marshal.dumps((compiled, {"code": code, "tools": msg.get("tools") or {}, "inputs": msg.get("inputs") or {}, "skills": msg.get("skills") or [], "approve": msg.get("approve") or []}))
+        blob = marshal.dumps(
+            (
+                compiled,
+                {
+                    "code": code,
+                    "tools": msg.get("tools") or {},
+                    "inputs": msg.get("inputs") or {},
+                    "skills": msg.get("skills") or [],
+                    "approve": msg.get("approve") or [],
+                    "max_skill_calls": job.max_traces,
+                },
+            )
+        )
         try:
             write_all(child.job_w, len(blob).to_bytes(4, "little") + blob)
         except OSError:

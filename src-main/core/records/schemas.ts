@@ -94,7 +94,10 @@ export const skillCallTraceSchema = obj({
   parent: z.number().int().min(1).optional(),
   /** Its arguments by parameter name, capped as a tool call's are. */
   args: z.record(z.string(), jsonValueSchema),
-  /** When it started: ms after the job's start, on the host's clock (when its start line came). */
+  /**
+   * When it started: ms after the job's start, as the worker measured it from when the job reached it
+   * (at most when its start line reached the host).
+   */
   at: z.number().min(0),
   /** How long it ran (the worker's clock); for an unfinished call, until the job ended. */
   ms: z.number().min(0),

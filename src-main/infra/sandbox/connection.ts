@@ -745,7 +745,9 @@ export class WorkerConnection {
                 name: m.name,
                 ...(m.parent && calls.skills.has(m.parent) ? { parent: m.parent } : {}),
                 args: capArgs(m.args),
-                at: Math.max(0, round(performance.now() - started)),
+                // The worker's own time of the start (from when the job reached it: never later than the
+                // start was, whatever the lines' way to the host), at most when its line came.
+                at: Math.max(0, Math.min(m.at ?? Infinity, round(performance.now() - started))),
                 ms: 0,
               };
               calls.skills.set(m.call, c);

@@ -125,6 +125,8 @@ const skill = z.object({
   parent: callNumber,
   name: skillName,
   args: record,
+  /** When the call started: ms after the job reached the worker, on the worker's clock. */
+  at: any.transform((v) => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : undefined)),
   ms: any.transform((v) => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : 0)),
   error: any.transform((v) => {
     if (typeof v !== 'object' || v === null) return undefined;
