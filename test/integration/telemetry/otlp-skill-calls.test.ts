@@ -263,6 +263,27 @@ describe('skill calls: a record and a span of their own', () => {
       // The unfinished call ran until the job's end.
       expect(calls[1]!.at + calls[1]!.ms).toBeCloseTo(r.durationMs, -1);
     }
+    // A call that returned, then the script itself never ends: the call's end was told as it ended (a
+    // Python end once waited for the job's next line, which never came: the call read as unfinished).
+    for (const [lang, body] of [
+      [
+        'python',
+        'a = wait_tier(user_id="u1", loops=1)\nn = 0\nwhile n < 10**12:\n    n += 1\nemit_result(a)\n',
+      ],
+      [
+        'js',
+        'const a = await wait_tier_js("u1", 1);\nlet n = 0;\nwhile (n < 1e12) n += 1;\nemitResult(a);\n',
+      ],
+    ] as const) {
+      const script = files.file(`spin.${lang === 'python' ? 'py' : 'js'}`, body);
+      const json = await cli(['exec', script, '--sandbox', 'ecommerce', '--timeout', '3', '--json']);
+      const r = JSON.parse(json.out) as { exitReason: string; skillCalls?: SkillCall[] };
+      expect(r.exitReason, json.out).toBe('timeout');
+      expect(
+        (r.skillCalls ?? []).map((c) => [c.id, c.unfinished, c.ms < 2000]),
+        lang,
+      ).toEqual([[1, undefined, true]]);
+    }
   }, 300_000);
 
   it('skill calls past limits.tool_calls are counted, not recorded, in Python and JS', async () => {
