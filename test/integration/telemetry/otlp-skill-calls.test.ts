@@ -79,6 +79,17 @@ async function strict_tier_js(user_id) {
 }
 `;
 
+const TIER_TS = `/**
+ * A customer's tier.
+ * @param user_id The customer's id (e.g. "u1").
+ * @returns The tier.
+ */
+async function tier_ts(user_id: string): Promise<string> {
+  const tier: string = (await get_user({ user_id })).data.tier;
+  return tier;
+}
+`;
+
 const WAIT_PY = `def wait_tier(user_id: str, loops: int) -> str:
     """A customer's tier, after counting to loops.
 
@@ -157,6 +168,7 @@ beforeAll(async () => {
     ['chain_tier_js', files.file('chain_tier_js.js', CHAIN_JS), { user_id: 'u1', depth: 1 }, 'gold'],
     ['strict_tier_js', files.file('strict_tier_js.js', STRICT_JS), { user_id: 'u1' }, 'gold'],
     ['wait_tier', files.file('wait_tier.py', WAIT_PY), { user_id: 'u1', loops: 1 }, 'gold'],
+    ['tier_ts', files.file('tier_ts.ts', TIER_TS), { user_id: 'u1' }, 'gold'],
     ['wait_tier_js', files.file('wait_tier_js.js', WAIT_JS), { user_id: 'u1', loops: 1 }, 'gold'],
   ] as const) {
     const made = await cli([
@@ -235,6 +247,27 @@ describe('skill calls: a record and a span of their own', () => {
         ['get_user', { user_id: 'u4' }, n.strict, 3],
       ]);
     }
+  }, 300_000);
+
+  it('a TypeScript script: its JS and TS skills record their calls (the types stripped, every offset kept)', async () => {
+    const script = files.file(
+      'calls.ts',
+      'const t: string = await chain_tier_js("u2", 1);\nconst u: string = await tier_ts("u4");\nemitResult([t, u]);\n',
+    );
+    const json = await cli(['exec', script, '--sandbox', 'ecommerce', '--json']);
+    expect(json.code, json.err).toBe(0);
+    const r = JSON.parse(json.out) as { data: unknown; toolCalls: ToolCall[]; skillCalls?: SkillCall[] };
+    expect(r.data).toEqual(['silver', 'bronze']);
+    expect((r.skillCalls ?? []).map((c) => [c.id, c.name, c.parent, c.args])).toEqual([
+      [1, 'chain_tier_js', undefined, { user_id: 'u2', depth: 1 }],
+      [2, 'chain_tier_js', 1, { user_id: 'u2', depth: 0 }],
+      [3, 'tier_ts', undefined, { user_id: 'u4' }],
+    ]);
+    expect(r.toolCalls.map((c) => [c.skill, c.skillCall])).toEqual([
+      ['chain_tier_js', 1],
+      ['chain_tier_js', 2],
+      ['tier_ts', 3],
+    ]);
   }, 300_000);
 
   it('a skill call still running when the job timed out is unfinished; one that returned before is not', async () => {
