@@ -11,7 +11,7 @@ import { onStop, signalExitCode, stopReason } from '../signals.ts';
 import type { StopSignal } from '../signals.ts';
 import { errorMessage } from '../../core/errors.ts';
 import { visible } from '../../core/text/visible.ts';
-import { toolCallOutcome } from '../tool-outcome.ts';
+import { skillCallLine, toolCallOutcome } from '../tool-outcome.ts';
 import { intermediatesNote, notAskedNote, notRecordedNote } from '../../core/sandbox/execution.ts';
 
 /** `1/1 ready`, `0/1 ready (1 starting)` or `off`. */
@@ -35,16 +35,7 @@ function printResult(ctx: CliContext, r: ExecutionResult): void {
   // Everything the script or its tools chose (names, logs, data, errors) is shown through visible():
   // control characters appear as escapes and never act on the terminal.
   // Each skill call (docs/skills.md), numbered as its tool calls' records name it, with how it ended.
-  for (const c of r.skillCalls ?? [])
-    ctx.out(
-      `  skill ${visible(c.name)} #${c.id}${c.parent !== undefined ? ` in #${c.parent}` : ''}(${visible(JSON.stringify(c.args))}) ${
-        c.error
-          ? `raised ${visible(c.error.type)}: ${visible(c.error.message, '    ')}`
-          : c.unfinished
-            ? 'still running when the job ended'
-            : 'returned'
-      } ${c.ms} ms\n`,
-    );
+  for (const c of r.skillCalls ?? []) ctx.out(`  ${skillCallLine(c)}\n`);
   if (r.skillCallsNotRecorded)
     ctx.out(`  … ${r.skillCallsNotRecorded} more skill calls not recorded (limits.tool_calls)\n`);
   for (const t of r.toolCalls)

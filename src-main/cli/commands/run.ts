@@ -1,7 +1,7 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { visible } from '../../core/text/visible.ts';
-import { toolCallOutcome } from '../tool-outcome.ts';
+import { skillCallLine, toolCallOutcome } from '../tool-outcome.ts';
 import { intermediatesNote, notAskedNote, notRecordedNote } from '../../core/sandbox/execution.ts';
 import type { Command } from 'commander';
 import type { LiveEvent } from '../../app/runs.ts';
@@ -66,6 +66,8 @@ export function progressPrinter(ctx: CliContext, mode: RunMode): (e: LiveEvent) 
         break;
       case 'execution': {
         const r = e.data.result;
+        // The skill calls that failed (or were cut off): which call, with what, and its exception.
+        for (const c of r.skillCalls ?? []) if (c.error || c.unfinished) ctx.err(`  ${skillCallLine(c)}\n`);
         ctx.err(
           `  execution: ${r.exitReason} in ${r.durationMs} ms [${r.isolation}]${r.error ? ` — ${visible(r.error.type)}: ${visible(r.error.message, '    ')}` : ''}\n${r.isolationReason ? `  isolation ${r.isolation}: ${r.isolationReason}\n` : ''}${notRecordedNote(r) ? `  ${notRecordedNote(r)}\n` : ''}${notAskedNote(r) ? `  ${notAskedNote(r)}\n` : ''}`,
         );
@@ -99,6 +101,8 @@ export function summarizeRecord(rec: RunRecord): string {
     lines.push(
       `  #${a.n} ${a.tier ?? ''}${v ? (v.valid ? ' valid' : ` invalid(${v.violations.map((y) => y.rule).join(',')})`) : ''}${x ? ` ${x.exitReason}${x.error ? ` ${visible(x.error.type)}: ${visible(x.error.message, '    ')}` : ''} [${x.isolation}]` : ''}${a.step ? ` — ${visible(a.step.summary, '    ')}` : ''}`,
     );
+    // Its skill calls that failed or were cut off (docs/skills.md).
+    for (const c of x?.skillCalls ?? []) if (c.error || c.unfinished) lines.push(`     ${skillCallLine(c)}`);
     // A script past its bound of recorded tool calls (limits.tool_calls): what the record does not hold.
     const missing = x && notRecordedNote(x);
     if (missing) lines.push(`     ${x.toolCalls.length} tool calls recorded; ${missing}`);

@@ -369,6 +369,20 @@ describe('skill calls: a record and a span of their own', () => {
         );
         expect(run.code, run.err).toBe(0);
         expect((JSON.parse(run.out) as { status: string }).status).toBe('succeeded');
+        // The run's progress names the skill call that failed, with its arguments and exception.
+        expect(run.err).toMatch(
+          new RegExp(
+            `^ {2}skill ${n.strict} #3\\(\\{"user_id":"u4"\\}\\) raised ${n.error}: u4 is bronze, not gold `,
+            'm',
+          ),
+        );
+        expect(run.err).not.toMatch(new RegExp(`skill ${n.chain} #`));
+        // And so does `runs show` later.
+        const runId = (JSON.parse(run.out) as { id: string }).id;
+        const shown = await cli(['runs', 'show', runId]);
+        expect(shown.out).toMatch(
+          new RegExp(`^ {5}skill ${n.strict} #3\\(\\{"user_id":"u4"\\}\\) raised ${n.error}`, 'm'),
+        );
         expect(receiver.requests).toHaveLength(1);
         const spans = receiver.spans;
         const byId = new Map(spans.map((s) => [s.spanId, s]));
