@@ -21,6 +21,17 @@ import { readInput, sandboxOf } from './validate.ts';
 import { errorMessage } from '../../core/errors.ts';
 
 /**
+ * What a stagnant step means for the run: the same data as the step before forces a final step (or, on
+ * the last step, ends the run); the same failure as the step before stops the run as a loop (a failed
+ * step carries no data), with no final step.
+ */
+function stagnantNote(step: { data?: unknown; stagnant: boolean; final: boolean }): string {
+  if (!step.stagnant) return '';
+  if (step.data === undefined) return ' (the same failure as the step before: stopped as a loop)';
+  return step.final ? ' (stagnant: no step left)' : ' (stagnant: forcing a final step)';
+}
+
+/**
  * Live progress for a terminal: one line per attempt (PLAN) or step (INTERACTIVE) milestone, on stderr,
  * each named as the run's mode counts it.
  */
@@ -75,7 +86,7 @@ export function progressPrinter(ctx: CliContext, mode: RunMode): (e: LiveEvent) 
       }
       case 'step':
         ctx.err(
-          `  step ${e.data.n}: ${visible(e.data.summary, '    ')}${e.data.stagnant ? ' (stagnant: forcing a final step)' : ''}\n`,
+          `  step ${e.data.n}: ${visible(e.data.summary, '    ')}${stagnantNote(e.data)}\n`,
         );
         break;
       case 'template_miss':

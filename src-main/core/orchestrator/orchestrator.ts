@@ -17,6 +17,7 @@ import type { AssembledScript } from '../script/assemble.ts';
 import { assembleIn } from '../script/context.ts';
 import type { OfferedSkill } from '../skills/offered.ts';
 import type { BuiltPrompt, ScriptGenerator, SandboxContext } from '../script/generator.ts';
+import { formatExecutionFailure } from '../script/generator.ts';
 import { capArgs, failureMessage } from '../sandbox/execution.ts';
 import { toAgentContext } from '../sandbox/agent-context.ts';
 import type { ExecutionError, ExecutionResult } from '../sandbox/execution.ts';
@@ -343,7 +344,7 @@ export class Orchestrator {
         return failedOutcome(runId, result.error?.message ?? 'the sandbox is not available');
       const err = result.error ?? { type: result.exitReason, message: 'the script failed', frames: [] };
       lastError = `${err.type}: ${err.message}`;
-      previous = { script: cand.script.body, error: err };
+      previous = { script: cand.script.body, error: formatExecutionFailure(err, result.toolCalls) };
     }
     return failedOutcome(runId, lastError);
   }
@@ -425,7 +426,7 @@ export class Orchestrator {
         if (result.exitReason === 'infra')
           return failedOutcome(runId, result.error?.message ?? 'the sandbox is not available');
         const err = result.error ?? { type: result.exitReason, message: 'the script failed', frames: [] };
-        previous = { script: cand.script.body, error: err };
+        previous = { script: cand.script.body, error: formatExecutionFailure(err, result.toolCalls) };
         history.push(`step ${n}: failed with ${err.type}\n${stepContext(result)}`);
         const loop = failedStep(
           n,

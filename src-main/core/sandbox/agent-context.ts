@@ -39,7 +39,15 @@ export function toAgentContext(r: ExecutionResult, opts: AgentContextOptions = {
         success: c.result?.success ?? false,
         refused: c.refused || undefined,
       });
-      lines.push(c.error ? `    <call${a}><error>${escapeText(c.error)}</error></call>` : `    <call${a}/>`);
+      // A failed ToolResponse's message says why (the tool's own words): the history keeps it.
+      const failure = c.result?.success === false ? c.result.message : undefined;
+      lines.push(
+        c.error
+          ? `    <call${a}><error>${escapeText(c.error)}</error></call>`
+          : failure
+            ? `    <call${a}><message>${escapeText(cut(failure, 500))}</message></call>`
+            : `    <call${a}/>`,
+      );
     }
     // Calls past the bound of recorded ones (limits.tool_calls) are only counted.
     if (r.toolCallsNotRecorded) lines.push(`    <not_recorded${attrs({ count: r.toolCallsNotRecorded })}/>`);

@@ -5,7 +5,7 @@
  */
 import { JS_SAFE_GLOBALS, PYTHON_SAFE_BUILTINS, pythonModulesSummary } from '../lang/builtins.ts';
 import type { ScriptLanguage, Violation } from '../lang/violation.ts';
-import type { ExecutionError } from '../sandbox/execution.ts';
+import type { ExecutionError, ToolCallTrace } from '../sandbox/execution.ts';
 import type { JsonValue, Tool } from '../tools/model.ts';
 import { toolsPrompt } from '../tools/prompt.ts';
 import { hintsFor } from './hints.ts';
@@ -104,6 +104,35 @@ export function formatExecutionError(e: string | ExecutionError): string {
     ...(frames.length ? ['Traceback (most recent call last):', ...frames] : []),
     `${e.type}: ${e.message}`,
   ].join('\n');
+}
+
+const MAX_FAILED_CALLS = 5;
+const MAX_FAILED_CALL_CHARS = 500;
+
+/**
+ * A failed run's error with the tool calls that failed before it (a `ToolResponse(success=False,
+ * message=...)` or a tool that raised), each with its arguments and its message: the tool's own words
+ * ("no user with id 'u9'; known ids: ...") are what a retry needs, and the traceback alone (`'NoneType'
+ * object is not subscriptable`) does not carry them. The first few calls, each cut to a bound.
+ */
+export function formatExecutionFailure(
+  e: ExecutionError,
+  toolCalls: readonly Pick<ToolCallTrace, 'name' | 'args' | 'result' | 'error'>[],
+): string {
+  const failed = toolCalls.filter((c) => c.error !== undefined || c.result?.success === false);
+  const base = formatExecutionError(e);
+  if (!failed.length) return base;
+  const cut = (s: string) =>
+    s.length <= MAX_FAILED_CALL_CHARS ? s : `${s.slice(0, MAX_FAILED_CALL_CHARS)}… (cut)`;
+  const lines = failed.slice(0, MAX_FAILED_CALLS).map((c) => {
+    const args = Object.entries(c.args)
+      .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
+      .join(', ');
+    const why = c.error ?? c.result?.message ?? '(the tool gave no message)';
+    return `- ${c.name}(${cut(args)}) failed: ${cut(why)}`;
+  });
+  if (failed.length > MAX_FAILED_CALLS) lines.push(`- … and ${failed.length - MAX_FAILED_CALLS} more`);
+  return `${base}\n\nTool calls that failed before it:\n${lines.join('\n')}`;
 }
 
 export class ScriptGenerator {
