@@ -12,7 +12,12 @@ import type { StopSignal } from '../signals.ts';
 import { errorMessage } from '../../core/errors.ts';
 import { visible } from '../../core/text/visible.ts';
 import { skillCallLine, toolCallOutcome } from '../tool-outcome.ts';
-import { intermediatesNote, notAskedNote, notRecordedNote } from '../../core/sandbox/execution.ts';
+import {
+  frameWhere,
+  intermediatesNote,
+  notAskedNote,
+  notRecordedNote,
+} from '../../core/sandbox/execution.ts';
 
 /** `1/1 ready`, `0/1 ready (1 starting)` or `off`. */
 function standbyText(p: { standby: number; standbyStarting: number; standbyTarget: number }): string {
@@ -57,7 +62,7 @@ function printResult(ctx: CliContext, r: ExecutionResult): void {
   if (r.data !== undefined) ctx.out(`result: ${visible(JSON.stringify(r.data))}\n`);
   if (r.error) {
     for (const f of r.error.frames)
-      ctx.out(`  line ${f.line}, in ${visible(f.name)}${f.text ? `: ${visible(f.text)}` : ''}\n`);
+      ctx.out(`  ${visible(frameWhere(f))}, in ${visible(f.name)}${f.text ? `: ${visible(f.text)}` : ''}\n`);
     ctx.out(`${visible(r.error.type)}: ${visible(r.error.message, '  ')}\n`);
   }
 }
@@ -82,7 +87,7 @@ function printToolCall(
       `${name}: FAILED — ${x.error ? `${visible(x.error.type)}: ${visible(x.error.message, '  ')}` : x.exitReason}\n`,
     );
     for (const f of x.error?.frames ?? [])
-      ctx.out(`  line ${f.line}, in ${visible(f.name)}${f.text ? `: ${visible(f.text)}` : ''}\n`);
+      ctx.out(`  ${visible(frameWhere(f))}, in ${visible(f.name)}${f.text ? `: ${visible(f.text)}` : ''}\n`);
   }
   for (const l of x.logs) ctx.out(`  log: ${visible(l, '  log| ')}\n`);
   // How it ran, without "ok": the tool's verdict above is the only one.

@@ -85,9 +85,7 @@ export function progressPrinter(ctx: CliContext, mode: RunMode): (e: LiveEvent) 
         break;
       }
       case 'step':
-        ctx.err(
-          `  step ${e.data.n}: ${visible(e.data.summary, '    ')}${stagnantNote(e.data)}\n`,
-        );
+        ctx.err(`  step ${e.data.n}: ${visible(e.data.summary, '    ')}${stagnantNote(e.data)}\n`);
         break;
       case 'template_miss':
         ctx.err(`  templates: ${visible(e.data.reason)}\n`);

@@ -122,6 +122,9 @@ export const traceFrameSchema = obj({
   line: z.number(),
   /** Set for a frame in the sandbox's own tools (a tool that raised): its line is in tools.py. */
   file: z.literal('tools.py').optional(),
+  /** Set for a frame inside a skill the script called: its line is in the skill's source (the function
+   * as the Skills view shows it, front matter excluded). */
+  skill: z.string().optional(),
   /** Function name, `<script>` for module level. */
   name: z.string(),
   /** The source line, when available. */

@@ -58,7 +58,9 @@ export function toAgentContext(r: ExecutionResult, opts: AgentContextOptions = {
     lines.push(`  <error${attrs({ type: r.error.type })}>`);
     lines.push(element('message', r.error.message, '    ').trimEnd());
     for (const f of r.error.frames)
-      lines.push(`    <frame${attrs({ line: f.line, name: f.name })}>${escapeText(f.text ?? '')}</frame>`);
+      lines.push(
+        `    <frame${attrs({ line: f.line, file: f.file, skill: f.skill, name: f.name })}>${escapeText(f.text ?? '')}</frame>`,
+      );
     lines.push('  </error>');
   }
   lines.push('</tool_execution>');

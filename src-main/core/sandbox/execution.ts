@@ -22,6 +22,13 @@ export type IsolationLevel = z.output<typeof isolationLevelSchema>;
 
 export type TraceFrame = z.output<typeof traceFrameSchema>;
 
+/** Where a traceback frame is: a line of the script, of tools.py, or of a skill the script called. */
+export function frameWhere(f: Pick<TraceFrame, 'line' | 'file' | 'skill'>): string {
+  if (f.skill) return `line ${f.line} of skill ${f.skill}`;
+  if (f.file) return `${f.file} line ${f.line}`;
+  return `line ${f.line}`;
+}
+
 export type ExecutionError = z.output<typeof executionErrorSchema>;
 
 /** One tool call of a job: name, arguments, result (absent when the call raised), ms, where it ran. */

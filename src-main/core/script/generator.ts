@@ -5,6 +5,7 @@
  */
 import { JS_SAFE_GLOBALS, PYTHON_SAFE_BUILTINS, pythonModulesSummary } from '../lang/builtins.ts';
 import type { ScriptLanguage, Violation } from '../lang/violation.ts';
+import { frameWhere } from '../sandbox/execution.ts';
 import type { ExecutionError, ToolCallTrace } from '../sandbox/execution.ts';
 import type { JsonValue, Tool } from '../tools/model.ts';
 import { toolsPrompt } from '../tools/prompt.ts';
@@ -98,7 +99,7 @@ const FENCES: Record<ScriptLanguage, string> = { python: 'python', js: 'javascri
 export function formatExecutionError(e: string | ExecutionError): string {
   if (typeof e === 'string') return e.trim();
   const frames = e.frames.map(
-    (f) => `  line ${f.line}, in ${f.name}${f.text ? `\n    ${f.text.trim()}` : ''}`,
+    (f) => `  ${frameWhere(f)}, in ${f.name}${f.text ? `\n    ${f.text.trim()}` : ''}`,
   );
   return [
     ...(frames.length ? ['Traceback (most recent call last):', ...frames] : []),

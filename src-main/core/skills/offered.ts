@@ -36,7 +36,19 @@ export function skillsUsed(
     .sort((a, b) => a.name.localeCompare(b.name));
 }
 
-/** The skills' source as it goes ahead of a body: each function, a blank line after it. */
+/**
+ * The skills' source as it goes ahead of a body: each function after a comment naming it (`# skill:
+ * NAME`, `SKILL_MARK`: the line before its source's first line, so a traceback frame in it is mapped to
+ * a line of the skill's own source), a blank line after it.
+ */
 export function skillsPrelude(skills: readonly OfferedSkill[]): string {
-  return skills.map((s) => `${s.source.replace(/\s+$/, '')}\n\n`).join('');
+  return skills
+    .map(
+      (s) =>
+        `${(s.language ?? 'python') === 'python' ? '#' : '//'} skill: ${s.name}\n${s.source.replace(/\s+$/, '')}\n\n`,
+    )
+    .join('');
 }
+
+/** The comment line `skillsPrelude` puts before a skill's source, with the skill's name. */
+export const SKILL_MARK = /^(?:#|\/\/) skill: ([A-Za-z_$][\w$]*)$/;

@@ -6,8 +6,9 @@
 import type { ApprovalGate } from '../../core/tools/approval.ts';
 import type { ExecuteRequest, ScriptExecutor } from '../../core/ports/executor.ts';
 import { infraResult } from '../../core/sandbox/execution.ts';
-import type { ExecutionResult } from '../../core/sandbox/execution.ts';
+import type { ExecutionResult, TraceFrame } from '../../core/sandbox/execution.ts';
 import { runtimeOf } from '../../core/sandbox/runtimes.ts';
+import { SKILL_MARK } from '../../core/skills/offered.ts';
 import type { RuntimeId } from '../../core/sandbox/runtimes.ts';
 import type { JsonValue, ToolResponse } from '../../core/tools/model.ts';
 import type { ScriptLanguage } from '../../core/lang/violation.ts';
@@ -135,7 +136,7 @@ export class SandboxBackend implements ScriptExecutor {
         : {}),
       redact: Object.values(spec.credentials),
     });
-    return mapFrames(result, req.bodyStartLine);
+    return mapFrames(result, req.bodyStartLine, req.code);
   }
 
   /**
@@ -270,12 +271,29 @@ export class SandboxBackend implements ScriptExecutor {
 }
 
 /**
- * Frames come back in lines of the assembled script; report them in lines of the body. The worker's own
- * validation messages (`line 6: ...`) are mapped the same way.
+ * Frames come back in lines of the assembled script; report them in lines of the body. A frame before
+ * the body is in a skill the script called (its function is defined in the preamble, `assembleScript`):
+ * it is reported in lines of that skill's source, named by `skill` (it read `line -3` before). The
+ * worker's own validation messages (`line 6: ...`) are mapped the same way.
  */
-export function mapFrames(r: ExecutionResult, bodyStartLine: number): ExecutionResult {
+export function mapFrames(r: ExecutionResult, bodyStartLine: number, code = ''): ExecutionResult {
   if (!r.error || bodyStartLine <= 1) return r;
   const toBody = (line: number) => line - bodyStartLine + 1;
+  const lines = code.split('\n');
+  const inSkill = (line: number): { skill: string; line: number } | undefined => {
+    for (let i = Math.min(line, bodyStartLine) - 1; i >= 1; i--) {
+      const m = SKILL_MARK.exec(lines[i - 1] ?? '');
+      if (m?.[1]) return { skill: m[1], line: line - i };
+    }
+    return undefined;
+  };
+  const mapFrame = (f: TraceFrame): TraceFrame => {
+    // tools.py frames keep their own lines.
+    if (f.file) return f;
+    if (f.line >= bodyStartLine || f.line < 1) return { ...f, line: toBody(f.line) };
+    const at = inSkill(f.line);
+    return at ? { ...f, line: at.line, skill: at.skill } : { ...f, line: toBody(f.line) };
+  };
   const message =
     r.exitReason === 'rejected' && r.error.type === 'ValidationError'
       ? r.error.message.replace(/\bline (\d+)/g, (_m, n: string) => `line ${toBody(Number(n))}`)
@@ -285,8 +303,7 @@ export function mapFrames(r: ExecutionResult, bodyStartLine: number): ExecutionR
     error: {
       ...r.error,
       message,
-      // tools.py frames keep their own lines.
-      frames: r.error.frames.map((f) => (f.file ? f : { ...f, line: toBody(f.line) })),
+      frames: r.error.frames.map(mapFrame),
     },
   };
 }

@@ -1,8 +1,10 @@
 /**
  * The README's jobs as a new user walks them (a real CLI process, real containers, the scripted LLM
- * server): what a retry is told about a tool that failed, and what the live progress says when an
- * INTERACTIVE run stops as a loop.
+ * server): what a retry is told about a tool that failed, what the live progress says when an
+ * INTERACTIVE run stops as a loop, and where a traceback says a skill raised.
  */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startLlmServer } from '../../support/llm-server.ts';
 import type { LlmServer } from '../../support/llm-server.ts';
@@ -69,7 +71,9 @@ describe('a new user runs tasks', () => {
     expect(r.code).toBe(1);
     expect(r.out).toContain('stopped as a loop');
     // The progress line of step 2 says what happened: the run stopped, no final step follows.
-    expect(r.err).toMatch(/step 2: failed with TypeError \(the same failure as the step before: stopped as a loop\)/);
+    expect(r.err).toMatch(
+      /step 2: failed with TypeError \(the same failure as the step before: stopped as a loop\)/,
+    );
     expect(r.err).not.toContain('forcing a final step');
     expect(llm.requests).toHaveLength(2);
     const step2 = userText(1);
@@ -82,7 +86,105 @@ describe('a new user runs tasks', () => {
     llm.push(fence(step), fence(step), fence('emit_result(collected[0])'));
     const r = await run('City of user u1, step by step', ['--mode', 'interactive']);
     expect(r.code, r.err).toBe(0);
-    expect(r.err).toContain('step 2: reported the same data as the step before (stagnant: forcing a final step)');
+    expect(r.err).toContain(
+      'step 2: reported the same data as the step before (stagnant: forcing a final step)',
+    );
     expect(r.out).toContain('London');
+  }, 180_000);
+});
+
+const PY_SKILL = `def city_of(user_id: str) -> str:
+    """The city a customer lives in.
+
+    Args:
+        user_id: The customer's id (e.g. "u1").
+
+    Returns:
+        The city.
+    """
+    r = get_user(user_id=user_id)
+    if not r.success:
+        raise ValueError(r.message)
+    return r.data["city"]
+`;
+const JS_SKILL = `/**
+ * The tier of a customer.
+ * @param {string} user_id The customer's id (e.g. "u1").
+ * @returns {string} The tier.
+ */
+async function tier_of(user_id) {
+  const r = await get_user({ user_id });
+  if (!r.success) {
+    throw new Error(r.message);
+  }
+  return r.data.tier;
+}
+`;
+
+describe('a new user promotes steps to a skill and calls it', () => {
+  interface Frame {
+    line: number;
+    name: string;
+    skill?: string;
+    text?: string;
+  }
+  const frames = (out: string): Frame[] =>
+    (JSON.parse(out) as { error?: { frames: Frame[] } }).error?.frames ?? [];
+
+  it('a skill that raises: the frame names the skill and its line in the skill source (Python, JS)', async () => {
+    const py = join(ws, 'city_of.py');
+    const js = join(ws, 'tier_of.js');
+    writeFileSync(py, PY_SKILL);
+    writeFileSync(js, JS_SKILL);
+    for (const [name, file, expect_] of [
+      ['city_of', py, '"London"'],
+      ['tier_of', js, '"gold"'],
+    ] as const) {
+      const made = await cli([
+        'skill',
+        'create',
+        name,
+        '--sandbox',
+        'ecommerce',
+        '--file',
+        file,
+        '--case',
+        `{"args": {"user_id": "u1"}, "expect": ${expect_}}`,
+      ]);
+      expect(made.code, made.out + made.err).toBe(0);
+      expect(made.out).toContain('offered to scripts');
+    }
+    const pyScript = join(ws, 'use-skill.py');
+    writeFileSync(pyScript, 'x = 1\nemit_result(city_of(user_id="u9"))\n');
+    const pyRun = await cli(['exec', pyScript, '--sandbox', 'ecommerce', '--json']);
+    expect(pyRun.code).toBe(1);
+    expect(frames(pyRun.out)).toEqual([
+      { line: 2, name: '<script>', text: 'emit_result(city_of(user_id="u9"))' },
+      // The 12th line of the function as the skill's file and the Skills view show it (it read -3).
+      { line: 12, name: 'city_of', skill: 'city_of', text: 'raise ValueError(r.message)' },
+    ]);
+    const human = await cli(['exec', pyScript, '--sandbox', 'ecommerce']);
+    expect(human.out).toContain('  line 12 of skill city_of, in city_of: raise ValueError(r.message)');
+
+    const jsScript = join(ws, 'use-skill.js');
+    writeFileSync(jsScript, 'const x = 1;\nemitResult(await tier_of("u9"));\n');
+    const jsRun = await cli(['exec', jsScript, '--sandbox', 'ecommerce', '--json']);
+    expect(jsRun.code).toBe(1);
+    const jsFrames = frames(jsRun.out);
+    expect(jsFrames).toContainEqual(expect.objectContaining({ line: 2, name: '<script>' }));
+    // Line 9 of the skill's source (its JSDoc included), not of the assembled script.
+    expect(jsFrames).toContainEqual(
+      expect.objectContaining({ line: 9, skill: 'tier_of', text: 'throw new Error(r.message);' }),
+    );
+    expect(jsFrames.every((f) => f.line >= 1)).toBe(true);
+  }, 240_000);
+
+  it('a PLAN retry after a skill raised reads the skill line, not a negative script line', async () => {
+    llm.push(fence('emit_result(city_of(user_id="u9"))'), fence('emit_result(city_of(user_id="u2"))'));
+    const r = await run('City of user u9 via the skill');
+    expect(r.code, r.err).toBe(0);
+    const retry = userText(1);
+    expect(retry).toContain('line 12 of skill city_of, in city_of');
+    expect(retry).not.toMatch(/line -\d/);
   }, 180_000);
 });

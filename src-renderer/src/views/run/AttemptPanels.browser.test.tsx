@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { render } from 'vitest-browser-react';
 import type { AttemptView } from '../../../../src-main/contract/api.ts';
-import { ApprovalsPanel, LlmPanel } from './AttemptPanels.tsx';
+import { ApprovalsPanel, LlmPanel, Traceback } from './AttemptPanels.tsx';
 
 const attempt = (llmErrors: { provider: string; message: string }[]) =>
   ({
@@ -62,5 +62,39 @@ describe('ApprovalsPanel', () => {
   it('shows nothing for an attempt without approvals', async () => {
     const screen = await render(<ApprovalsPanel a={{} as unknown as AttemptView} />);
     expect(screen.container.querySelector('table')).toBeNull();
+  });
+});
+
+describe('Traceback', () => {
+  it('a frame inside a skill names the skill and its line there, and opens the skill (not a script line)', async () => {
+    const a = {
+      execution: {
+        error: {
+          type: 'ValueError',
+          message: "no user with id 'u9'",
+          frames: [
+            { line: 2, name: '<script>', text: 'emit_result(city_of(user_id="u9"))' },
+            { line: 12, name: 'city_of', skill: 'city_of', text: 'raise ValueError(r.message)' },
+          ],
+        },
+      },
+    } as unknown as AttemptView;
+    const jumps: number[] = [];
+    const opened: string[] = [];
+    const screen = await render(
+      <Traceback
+        a={a}
+        onJump={(l) => jumps.push(l)}
+        onJumpTools={() => {}}
+        onOpenSkill={(s) => opened.push(s)}
+      />,
+    );
+    const skillFrame = screen.getByRole('button', { name: 'skill city_of line 12, in city_of' });
+    await expect.element(skillFrame).toBeVisible();
+    await skillFrame.click();
+    expect(opened).toEqual(['city_of']);
+    expect(jumps).toEqual([]);
+    await screen.getByRole('button', { name: 'line 2, in <script>' }).click();
+    expect(jumps).toEqual([2]);
   });
 });

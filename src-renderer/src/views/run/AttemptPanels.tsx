@@ -241,11 +241,14 @@ export function Traceback({
   a,
   onJump,
   onJumpTools,
+  onOpenSkill,
 }: {
   a: AttemptRecord;
   onJump: (line: number) => void;
   /** A frame inside tools.py (a tool that raised): open the sandbox's tools at that line. */
   onJumpTools: (line: number) => void;
+  /** A frame inside a skill the script called: open the skill (its line is in the skill's source). */
+  onOpenSkill?: (skill: string) => void;
 }) {
   const err = a.execution?.error;
   if (!err) return null;
@@ -258,7 +261,17 @@ export function Traceback({
         <ol className="frames">
           {err.frames.map((f, i) => (
             <li key={i}>
-              {f.file ? (
+              {f.skill ? (
+                <button
+                  className="link"
+                  data-frame-skill={f.skill}
+                  data-frame-line={f.line}
+                  title={`Open skill ${f.skill} (the line is in its source)`}
+                  onClick={() => onOpenSkill?.(f.skill ?? '')}
+                >
+                  skill {f.skill} line {f.line}, in {f.name}
+                </button>
+              ) : f.file ? (
                 <button
                   className="link"
                   data-frame-file={f.file}

@@ -174,6 +174,7 @@ export function AttemptView({ run, a }: { run: RunRecord; a: AttemptRecord }) {
         a={a}
         onJump={(line) => jumpTo(line)}
         onJumpTools={(line) => navigate({ view: 'tools', id: run.started.sandbox, line })}
+        onOpenSkill={(skill) => navigate({ view: 'skills', id: `${run.started.sandbox}/${skill}` })}
       />
       <Tabs
         tabs={
