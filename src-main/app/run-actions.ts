@@ -15,7 +15,7 @@ import type { ProviderOverrides } from './providers.ts';
 import { runDetail } from './run-view.ts';
 import type { RunService, StartedRun } from './runs.ts';
 import type { SuiteService } from './suites.ts';
-import { otlpTarget, sendRunTrace } from './telemetry.ts';
+import { otlpTarget, sendRunTrace, typedTracesUrl } from './telemetry.ts';
 
 export interface RunActionDeps extends ConfigDeps {
   runs(): Promise<RunService>;
@@ -59,14 +59,16 @@ export function runActions(deps: RunActionDeps) {
      */
     async exportTrace(
       runId: string,
-      url?: string,
+      typed?: string,
     ): Promise<{ runId: string; traceId: string; spans: number; url: string; warnings: string[] }> {
       // A URL the caller typed that is not one is their input to fix, not the collector failing.
-      if (url !== undefined && !isHttpUrl(url))
+      if (typed !== undefined && !isHttpUrl(typed))
         throw new ToolsmithError(
           'invalid_argument',
-          `${JSON.stringify(url)} is not an http:// or https:// URL (an OTLP/HTTP traces endpoint, e.g. http://127.0.0.1:4318/v1/traces)`,
+          `${JSON.stringify(typed)} is not an http:// or https:// URL (an OTLP/HTTP traces endpoint, e.g. http://127.0.0.1:4318/v1/traces)`,
         );
+      // A bare collector address gets /v1/traces, as the endpoint settings do.
+      const url = typed === undefined ? undefined : typedTracesUrl(typed);
       const runs = await deps.runs();
       const rec = runs.get(runId);
       if (rec.status === 'running' && runs.isActive(rec.id))

@@ -150,7 +150,22 @@ function transportOf(env: Env, warnings: string[]): Pick<OtlpTarget, 'tls' | 'co
   return out;
 }
 
-const tracesUrl = (base: string) => `${base.replace(/\/+$/, '')}/v1/traces`;
+/** A collector's base URL as its traces URL (`OTEL_EXPORTER_OTLP_ENDPOINT`, `endpoint`). */
+export const tracesUrl = (base: string) => `${base.replace(/\/+$/, '')}/v1/traces`;
+
+/**
+ * A URL typed after `runs export --otlp`: the traces URL as is, except a bare collector address (no path,
+ * `http://127.0.0.1:4318`), which gets `/v1/traces` as the endpoint settings do. It was posted to `/`,
+ * where no collector takes traces, and the export failed with the collector's `HTTP 404`.
+ */
+export function typedTracesUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    return u.pathname === '/' && !u.search && !u.hash ? tracesUrl(url) : url;
+  } catch {
+    return url;
+  }
+}
 const truthy = (v: string | undefined) => v?.trim().toLowerCase() === 'true';
 
 /**

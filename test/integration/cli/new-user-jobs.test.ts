@@ -7,6 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startLlmServer } from '../../support/llm-server.ts';
+import { startOtlpReceiver } from '../../support/otlp-receiver.ts';
 import type { LlmServer } from '../../support/llm-server.ts';
 import { runToolsmith } from '../../support/toolsmith-process.ts';
 import { removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
@@ -186,5 +187,28 @@ describe('a new user promotes steps to a skill and calls it', () => {
     const retry = userText(1);
     expect(retry).toContain('line 12 of skill city_of, in city_of');
     expect(retry).not.toMatch(/line -\d/);
+  }, 180_000);
+});
+
+describe('a new user exports a run as a trace', () => {
+  it('runs export --otlp with the collector address (as OTEL_EXPORTER_OTLP_ENDPOINT is written) sends to /v1/traces', async () => {
+    const receiver = await startOtlpReceiver();
+    try {
+      llm.push(fence('emit_result(get_user(user_id="u2").data["tier"])'));
+      const r = await run('Tier of user u2');
+      expect(r.code, r.err).toBe(0);
+      const id = /^run (\S+): succeeded$/m.exec(r.out)?.[1] ?? '';
+      // The README: `OTEL_EXPORTER_OTLP_ENDPOINT=http://localhost:4318`; the same address after --otlp.
+      const sent = await cli(['runs', 'export', id.slice(0, 8), '--otlp', receiver.base]);
+      expect(sent.code, sent.err).toBe(0);
+      expect(sent.out).toContain(`to ${receiver.base}/v1/traces`);
+      expect(receiver.spans.some((sp) => sp.attributes['toolsmith.run.id'] === id)).toBe(true);
+      // A URL with a path is the traces URL as is.
+      const asIs = await cli(['runs', 'export', id.slice(0, 8), '--otlp', `${receiver.base}/v1/traces`]);
+      expect(asIs.code, asIs.err).toBe(0);
+      expect(asIs.out).toContain(`to ${receiver.base}/v1/traces`);
+    } finally {
+      await receiver.close();
+    }
   }, 180_000);
 });
