@@ -630,6 +630,7 @@ export class SuiteService {
         caseId: r.caseId,
         column: r.column,
         body: last.script.body,
+        language: last.script.language,
         calls: last.execution.toolCalls,
       });
     }

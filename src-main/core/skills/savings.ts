@@ -9,8 +9,11 @@
  *   (they already use one) or that were refused, with repeats in a row collapsed to one (a loop's calls);
  * - the skill's sequence, collapsed the same way, must appear in the run's as a contiguous run of names.
  * N counts the script lines of the matched runs that call one of the sequence's tools (a line calling
- * `name(` textually): the lines a call of the skill would replace.
+ * `name(` textually): the lines a call of the skill would replace. Only runs whose script language may
+ * call the skill count (`skillOfferedTo`: a JS skill saves nothing in a Python script).
  */
+import type { ScriptLanguage } from '../lang/violation.ts';
+import { skillOfferedTo } from './offered.ts';
 import type { SkillStatus } from './views.ts';
 
 export interface SkillSaving {
@@ -30,6 +33,8 @@ export interface SavingSkill {
   name: string;
   status: SkillStatus;
   source: string;
+  /** Its language (python when absent): only runs whose scripts may call it count. */
+  language?: ScriptLanguage | undefined;
   /** The tools it calls (any order). */
   tools: readonly string[];
 }
@@ -40,6 +45,8 @@ export interface SavingRun {
   caseId: string;
   column: string;
   body: string;
+  /** The script's language (python when absent). */
+  language?: ScriptLanguage | undefined;
   calls: readonly { name: string; skill?: string | undefined; refused?: boolean | undefined }[];
 }
 
@@ -81,7 +88,9 @@ export function skillSavings(skills: readonly SavingSkill[], runs: readonly Savi
   return skills.flatMap((s) => {
     const sequence = toolSequence(s.source, s.tools);
     if (!sequence.length) return [];
+    // A run whose script could not call the skill (a JS skill, a Python script) is no saving of it.
     const matches = runs
+      .filter((r) => skillOfferedTo(s.language ?? 'python', r.language ?? 'python'))
       .filter((r) => callsInline(sequence, r.calls))
       .map((r) => ({
         runId: r.runId,

@@ -180,6 +180,32 @@ describe('a new user promotes steps to a skill and calls it', () => {
     expect(jsFrames.every((f) => f.line >= 1)).toBe(true);
   }, 240_000);
 
+  it('eval: a JS skill is no saving in Python runs (their scripts cannot call it)', async () => {
+    writeFileSync(
+      join(ws, 'suites', 'qa5.toml'),
+      [
+        'sandbox = "ecommerce"',
+        'concurrency = 1',
+        '[[cases]]',
+        'id = "city"',
+        'task = "City of user u1?"',
+        '[[cases.assert]]',
+        'type = "equals"',
+        'value = "London"',
+        '',
+      ].join('\n'),
+    );
+    llm.push(fence('emit_result(get_user(user_id="u1").data["city"])'));
+    const r = await cli(['eval', 'qa5', '--base-url', llm.openaiUrl, '--models', 'scripted', '--json']);
+    expect(r.code, r.err).toBe(0);
+    const view = JSON.parse(r.out) as { skillSavings?: { skill: string; runs: number }[] };
+    const runsOf = (skill: string) => view.skillSavings?.find((x) => x.skill === skill)?.runs;
+    // The Python skill calls get_user as the Python script did; the JS one (tier_of) cannot be called
+    // from Python, so it would have saved nothing there (it claimed the same run).
+    expect(runsOf('city_of')).toBe(1);
+    expect(runsOf('tier_of')).toBe(0);
+  }, 180_000);
+
   it('a PLAN retry after a skill raised reads the skill line, not a negative script line', async () => {
     llm.push(fence('emit_result(city_of(user_id="u9"))'), fence('emit_result(city_of(user_id="u2"))'));
     const r = await run('City of user u9 via the skill');
