@@ -8,7 +8,7 @@ import { ToolsmithError } from '../app/errors.ts';
 import type { LiveEvent, RunService, StartedRun } from '../app/runs.ts';
 import type { RunOutcome } from '../core/orchestrator/orchestrator.ts';
 import type { ToolsmithService } from '../app/service.ts';
-import { formatExecutionError } from '../core/script/generator.ts';
+import { formatExecutionFailure } from '../core/script/generator.ts';
 import { disclosedManual, FULL_MANUAL_MAX_TOOLS } from '../core/tools/disclosure.ts';
 import type { JsonValue } from '../core/tools/model.ts';
 import type { ToolProgress } from '../core/ports/executor.ts';
@@ -243,7 +243,7 @@ export async function runCodeTool(
     runId: outcome.runId,
     status: outcome.status,
     error: execution?.error
-      ? formatExecutionError(execution.error)
+      ? formatExecutionFailure(execution.error, execution.toolCalls)
       : (outcome.error ?? execution?.exitReason ?? 'the run failed'),
     logs,
     ...missing,

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startLlmServer } from '../../support/llm-server.ts';
 import { startOtlpReceiver } from '../../support/otlp-receiver.ts';
+import { connectMcp } from '../../support/mcp-stdio.ts';
 import type { LlmServer } from '../../support/llm-server.ts';
 import { runToolsmith } from '../../support/toolsmith-process.ts';
 import { removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
@@ -235,6 +236,33 @@ describe('a new user exports a run as a trace', () => {
       expect(asIs.out).toContain(`to ${receiver.base}/v1/traces`);
     } finally {
       await receiver.close();
+    }
+  }, 180_000);
+});
+
+describe('a new user calls the MCP server', () => {
+  it('code over stdio: a failed tool call says why, in the JSON error and the run XML; a skill frame names the skill', async () => {
+    const client = await connectMcp(ws, 'qa5-new-user');
+    try {
+      const r = (await client.callTool({
+        name: 'code',
+        arguments: { code: 'r = get_user(user_id="u9")\nemit_result(r.data["name"])', sandbox: 'ecommerce' },
+      })) as { isError?: boolean; structuredContent?: { error?: string }; content: { text: string }[] };
+      expect(r.isError).toBe(true);
+      expect(r.structuredContent?.error).toContain(
+        `get_user(user_id="u9") failed: no user with id 'u9'; known ids:`,
+      );
+      expect(r.content[1]?.text).toContain("<message>no user with id 'u9'; known ids:");
+      // city_of (a Python skill of the sandbox, saved by the tests above) raises inside the skill.
+      const s = (await client.callTool({
+        name: 'code',
+        arguments: { code: 'emit_result(city_of(user_id="u9"))', sandbox: 'ecommerce' },
+      })) as { structuredContent?: { error?: string }; content: { text: string }[] };
+      expect(s.structuredContent?.error).toContain('line 12 of skill city_of, in city_of');
+      expect(s.content[1]?.text).toContain('<frame line="12" skill="city_of" name="city_of">');
+      expect(s.content[1]?.text).not.toMatch(/line="-\d/);
+    } finally {
+      await client.close();
     }
   }, 180_000);
 });
