@@ -2,7 +2,12 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { visible } from '../../core/text/visible.ts';
 import { skillCallLine, toolCallOutcome } from '../tool-outcome.ts';
-import { intermediatesNote, notAskedNote, notRecordedNote } from '../../core/sandbox/execution.ts';
+import {
+  frameWhere,
+  intermediatesNote,
+  notAskedNote,
+  notRecordedNote,
+} from '../../core/sandbox/execution.ts';
 import type { Command } from 'commander';
 import type { LiveEvent } from '../../app/runs.ts';
 import { RUN_BUDGETS, RUN_KINDS, unitOf } from '../../core/records/events.ts';
@@ -124,6 +129,53 @@ export function summarizeRecord(rec: RunRecord): string {
   }
   if (rec.result !== undefined) lines.push(`result: ${visible(JSON.stringify(rec.result))}`);
   if (rec.error) lines.push(`error: ${visible(rec.error, '  ')}`);
+  return lines.join('\n') + '\n';
+}
+
+/** Tool calls and log lines `runs show` prints per attempt (the rest are counted; `--json` has them). */
+const SHOWN_PER_ATTEMPT = 20;
+
+/**
+ * A run for `runs show`: the summary, then each attempt or step whole: its script with line numbers, the
+ * validation violations, every tool call with its verdict (a failed one with the tool's message), the
+ * logs and the traceback with its frames. The summary alone (all `runs show` printed) named the error
+ * but neither the script nor the line nor what a tool answered: inspecting a failed run took `--json`.
+ */
+export function describeRecord(rec: RunRecord): string {
+  const unit = unitOf(rec.started.mode);
+  const lines = [summarizeRecord(rec).trimEnd()];
+  for (const a of rec.attempts) {
+    lines.push(
+      '',
+      `${unit} ${a.n}${a.tier ? ` (${a.tier}${a.provider ? ` ${visible(a.provider)}` : ''})` : ''}:`,
+    );
+    if (a.script) {
+      const body = a.script.body.replace(/\n$/, '').split('\n');
+      const width = String(body.length).length;
+      lines.push(`  script (${a.script.language}):`);
+      body.forEach((l, i) => lines.push(`  ${String(i + 1).padStart(width)}  ${visible(l)}`));
+    } else lines.push('  no script');
+    for (const v of a.validation?.valid === false ? a.validation.violations : [])
+      lines.push(`  violation line ${v.line}: ${visible(v.rule)}: ${visible(v.message, '    ')}`);
+    const x = a.execution;
+    if (!x) continue;
+    for (const t of x.toolCalls.slice(0, SHOWN_PER_ATTEMPT))
+      lines.push(
+        `  tool ${visible(t.name)}(${visible(JSON.stringify(t.args))})${t.skill ? ` in skill ${visible(t.skill)}` : ''} ${toolCallOutcome(t, 'error:', '    ')}${t.refused ? ' REFUSED' : ''}`,
+      );
+    if (x.toolCalls.length > SHOWN_PER_ATTEMPT)
+      lines.push(`  … ${x.toolCalls.length - SHOWN_PER_ATTEMPT} more tool calls (runs show --json has them)`);
+    for (const l of x.logs.slice(0, SHOWN_PER_ATTEMPT)) lines.push(`  log: ${visible(l, '  log| ')}`);
+    if (x.logs.length > SHOWN_PER_ATTEMPT)
+      lines.push(`  … ${x.logs.length - SHOWN_PER_ATTEMPT} more logs (runs show --json has them)`);
+    if (x.error) {
+      lines.push(`  ${visible(x.error.type)}: ${visible(x.error.message, '    ')}`);
+      for (const f of x.error.frames)
+        lines.push(
+          `    ${visible(frameWhere(f))}, in ${visible(f.name)}${f.text ? `: ${visible(f.text)}` : ''}`,
+        );
+    } else if (x.data !== undefined) lines.push(`  result: ${visible(JSON.stringify(x.data))}`);
+  }
   return lines.join('\n') + '\n';
 }
 
@@ -329,12 +381,14 @@ export function registerRuns(program: Command, ctx: CliContext): void {
     );
   runs
     .command('show')
-    .description('show one run whole')
+    .description(
+      'show one run: its summary, then each attempt or step with its script, violations, tool calls, logs and traceback',
+    )
     .argument('<id>', 'run id')
     .option('--json', 'print the full record as JSON')
     .action(async (id: string, o: { json?: boolean }, cmd: Command) => {
       const rec = (await ctx.service(cmd).runs()).get(id);
-      ctx.out(o.json ? json(rec) : summarizeRecord(rec));
+      ctx.out(o.json ? json(rec) : describeRecord(rec));
     });
   runs
     .command('export')

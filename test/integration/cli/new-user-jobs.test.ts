@@ -83,6 +83,20 @@ describe('a new user runs tasks', () => {
     expect(step2).toContain(`get_user(user_id="u9") failed: no user with id 'u9'`);
   }, 180_000);
 
+  it('runs show of a failed run: each step with its script, the failed tool call and its traceback line', async () => {
+    llm.push(fence(failing), fence(failing));
+    const r = await run('Name of user u9, shown', ['--mode', 'interactive']);
+    expect(r.code).toBe(1);
+    const id = /^run (\S+): failed$/m.exec(r.out)?.[1] ?? '';
+    const show = await cli(['runs', 'show', id.slice(0, 8)]);
+    expect(show.code, show.err).toBe(0);
+    expect(show.out).toContain(`run ${id}: failed`);
+    expect(show.out).toContain('step 2 (llm cli):');
+    expect(show.out).toContain('  1  r = get_user(user_id="u9")\n  2  emit_intermediate(r.data["name"])\n');
+    expect(show.out).toContain(`tool get_user({"user_id":"u9"}) FAILED — no user with id 'u9'; known ids:`);
+    expect(show.out).toContain(`line 2, in <script>: emit_intermediate(r.data["name"])`);
+  }, 180_000);
+
   it('INTERACTIVE: the same data twice still forces a final step, and says so', async () => {
     const step = 'emit_intermediate(get_user(user_id="u1").data["city"])';
     llm.push(fence(step), fence(step), fence('emit_result(collected[0])'));
