@@ -19,8 +19,13 @@ function print(
   for (const x of s.sandboxes) {
     const mcp = x.mcpServers?.length ? ` (${x.fromMcp ?? 0} from MCP: ${x.mcpServers.join(', ')})` : '';
     ctx.out(
-      `${x.name.padEnd(16)} ${String(x.tools).padStart(3)} tools${mcp}${x.problems ? ` (${x.problems} problems)` : ''}  ${x.description}\n`,
+      `${x.name.padEnd(16)} ${String(x.tools).padStart(3)} tools${mcp}${x.problems ? ` (${x.problems} problem${x.problems === 1 ? '' : 's'})` : ''}  ${x.description}\n`,
     );
+    // A count alone left the person to guess where the problems are listed.
+    if (x.problems)
+      ctx.out(
+        `${''.padEnd(16)} its problems: toolsmith tools --sandbox ${x.name} (stderr), or the workbench's Tools view\n`,
+      );
     const egress = s.egress[x.name];
     if (egress) ctx.out(`${''.padEnd(16)} egress for its tools: ${egress.join(', ') || 'none allowed'}\n`);
   }

@@ -360,6 +360,11 @@ export function extractTools(source: string, parsed: PyParseResult = parsePython
     if (varArgs) tool.varArgs = true;
     if (varKwargs) tool.varKwargs = true;
     if (doc.returns) tool.returns = doc.returns;
+    // The later definition wins (it rebinds the name, and the worker runs it): the earlier one leaves
+    // the list, so the manual, the counts and the validator know one tool, the one that runs. Both
+    // were listed, and the manual showed the LLM two entries for one name.
+    const earlier = tools.findIndex((t) => t.name === name);
+    if (earlier >= 0) tools.splice(earlier, 1);
     tools.push(tool);
   }
   return { tools, problems };

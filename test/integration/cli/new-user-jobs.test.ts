@@ -3,7 +3,7 @@
  * server): what a retry is told about a tool that failed, what the live progress says when an
  * INTERACTIVE run stops as a loop, and where a traceback says a skill raised.
  */
-import { writeFileSync } from 'node:fs';
+import { appendFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startLlmServer } from '../../support/llm-server.ts';
@@ -277,6 +277,56 @@ describe('a new user calls the MCP server', () => {
       expect(s.content[1]?.text).not.toMatch(/line="-\d/);
     } finally {
       await client.close();
+    }
+  }, 180_000);
+});
+
+describe('a new user authors a tool', () => {
+  it('a tool defined twice: the later one is the only one in the manual and the count, and the problem is pointed at', async () => {
+    const dup = tempWorkspace();
+    try {
+      // The sample already has get_product; a new user adds their own (the later definition wins).
+      appendFileSync(
+        join(dup, 'sandboxes', 'ecommerce', 'tools.py'),
+        [
+          '',
+          '',
+          '@tool(grade=(1, 0))',
+          'def get_product(product_id: str) -> ToolResponse:',
+          '    """Look up one product by id, the later definition.',
+          '',
+          '    Args:',
+          '        product_id: The product\'s id (e.g. "p1").',
+          '    """',
+          '    return ToolResponse(success=False, message=f"later {product_id!r}")',
+          '',
+        ].join('\n'),
+      );
+      const manual = await runToolsmith(dup, ['tools', '--sandbox', 'ecommerce', '--format', 'json']);
+      expect(manual.code, manual.err).toBe(0);
+      const tools = JSON.parse(manual.out) as { name: string; description: string }[];
+      const named = tools.filter((t) => t.name === 'get_product');
+      expect(named).toHaveLength(1);
+      expect(named[0]?.description).toContain('the later definition');
+      expect(manual.err).toContain(
+        'tool-duplicate: tool get_product is defined twice; the later definition wins',
+      );
+      // What runs is the later one too.
+      const call = await runToolsmith(dup, [
+        'tool',
+        'call',
+        'get_product',
+        '--sandbox',
+        'ecommerce',
+        '--args',
+        '{"product_id": "p1"}',
+      ]);
+      expect(call.out).toContain("FAILED — later 'p1'");
+      const list = await runToolsmith(dup, ['sandboxes']);
+      expect(list.out).toMatch(new RegExp(`ecommerce\\s+${tools.length} tools \\(1 problem\\)`));
+      expect(list.out).toContain('its problems: toolsmith tools --sandbox ecommerce');
+    } finally {
+      removeWorkspace(dup);
     }
   }, 180_000);
 });
