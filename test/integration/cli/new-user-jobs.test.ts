@@ -106,6 +106,12 @@ describe('a new user runs tasks', () => {
       'step 2: reported the same data as the step before (stagnant: forcing a final step)',
     );
     expect(r.out).toContain('London');
+    // On the budget's last step no final step can follow: the line says so.
+    llm.push(fence(step), fence(step));
+    const last = await run('City of user u1, in two steps', ['--mode', 'interactive', '--max-steps', '2']);
+    expect(last.code).toBe(1);
+    expect(last.err).toContain('step 2: reported the same data as the step before (stagnant: no step left)');
+    expect(last.err).not.toContain('forcing a final step');
   }, 180_000);
 });
 
