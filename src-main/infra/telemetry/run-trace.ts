@@ -493,6 +493,9 @@ export function buildRunSpans(
       fail(job, type, message, e.ts);
       const frame = r.error?.frames.at(-1);
       if (frame) job.setAttribute('toolsmith.sandbox.error_line', frame.line);
+      // A line of a skill's source (or of tools.py), not of the script: say whose.
+      if (frame?.skill) job.setAttribute('toolsmith.sandbox.error_skill', frame.skill);
+      if (frame?.file) job.setAttribute('toolsmith.sandbox.error_file', frame.file);
       error = { type, message, at: e.ts };
     }
     job.end(e.ts);

@@ -254,6 +254,24 @@ describe('a new user exports a run as a trace', () => {
       const asIs = await cli(['runs', 'export', id.slice(0, 8), '--otlp', `${receiver.base}/v1/traces`]);
       expect(asIs.code, asIs.err).toBe(0);
       expect(asIs.out).toContain(`to ${receiver.base}/v1/traces`);
+
+      // A run whose script failed inside a skill (city_of, saved by the tests above): the job span's
+      // error line is the skill's, and says so.
+      llm.push(fence('emit_result(city_of(user_id="u9"))'));
+      const failed = await run('City of user u9, traced', ['--max-retries', '0']);
+      expect(failed.code).toBe(1);
+      const failedId = /^run (\S+): failed$/m.exec(failed.out)?.[1] ?? '';
+      const again = await cli(['runs', 'export', failedId.slice(0, 8), '--otlp', receiver.base]);
+      expect(again.code, again.err).toBe(0);
+      const job = receiver.spans.find(
+        (sp) =>
+          sp.name.startsWith('sandbox.execute') &&
+          sp.attributes['toolsmith.sandbox.error_line'] !== undefined,
+      );
+      expect(job?.attributes).toMatchObject({
+        'toolsmith.sandbox.error_line': 12,
+        'toolsmith.sandbox.error_skill': 'city_of',
+      });
     } finally {
       await receiver.close();
     }
