@@ -5,17 +5,16 @@
  * Start disabled: the check ran before the sandbox's servers were connected), the suite runs and passes
  * with the MCP tool; a suite whose server cannot start shows the server and why on its sandbox line.
  */
-import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { faultyServer, nodeBin } from '../support/mcp-workspace.ts';
+import { addMcpSandboxes, MISSING_MCP_COMMAND } from '../support/mcp-workspace.ts';
 import { fence, taskOf } from '../support/suite-oracle.ts';
 import { startWorld } from './support/app.ts';
 import type { E2eWorld } from './support/app.ts';
 
 let w: E2eWorld;
-const q = (s: string) => JSON.stringify(s);
-const missing = '/nonexistent/toolsmith-no-such-mcp-server';
+const missing = MISSING_MCP_COMMAND;
 const suite = (sandbox: string) => `description = "MCP-backed"
 sandbox = "${sandbox}"
 models = ["local:good"]
@@ -31,31 +30,7 @@ tool = "count"
 
 beforeAll(async () => {
   w = await startWorld((ws) => {
-    appendFileSync(
-      join(ws, '.toolsmith/config.toml'),
-      `
-[mcp_servers.faulty]
-command = ${q(nodeBin)}
-args = [${q(faultyServer)}]
-timeout_ms = 20000
-startup_timeout_ms = 60000
-
-[mcp_servers.gone]
-command = ${q(missing)}
-timeout_ms = 5000
-
-[sandboxes.counter]
-description = "The faulty test server's count tool, over MCP only."
-
-[sandboxes.counter.mcp.faulty]
-tools = ["count"]
-
-[sandboxes.down]
-description = "A server that cannot start."
-
-[sandboxes.down.mcp.gone]
-`,
-    );
+    addMcpSandboxes(ws);
     mkdirSync(join(ws, 'suites'), { recursive: true });
     writeFileSync(join(ws, 'suites/counter.toml'), suite('counter'));
     writeFileSync(join(ws, 'suites/down.toml'), suite('down'));

@@ -98,3 +98,40 @@ description = "A server that never answers."
   appendFileSync(join(ws, '.toolsmith/config.toml'), toml);
   return { ws, files, memoryFile };
 }
+
+/**
+ * Two sandboxes whose tools come only from upstream MCP servers, appended to `ws`'s config: `counter`
+ * (the faulty test server's `count`, over stdio; `args` replaces its arguments, e.g. to start it late)
+ * and `down` (a server whose command does not exist). The suites tests of both fronts use them.
+ */
+export function addMcpSandboxes(ws: string, args: string[] = [faultyServer]): void {
+  const q = (s: string) => JSON.stringify(s);
+  appendFileSync(
+    join(ws, '.toolsmith/config.toml'),
+    `
+[mcp_servers.counter]
+command = ${q(nodeBin)}
+args = [${args.map(q).join(', ')}]
+timeout_ms = 20000
+startup_timeout_ms = 60000
+
+[mcp_servers.gone]
+command = ${q(MISSING_MCP_COMMAND)}
+timeout_ms = 5000
+
+[sandboxes.counter]
+description = "The faulty test server's count tool, over MCP only."
+
+[sandboxes.counter.mcp.counter]
+tools = ["count"]
+
+[sandboxes.down]
+description = "A server that cannot start."
+
+[sandboxes.down.mcp.gone]
+`,
+  );
+}
+
+/** The command of addMcpSandboxes' `gone` server (no such file). */
+export const MISSING_MCP_COMMAND = '/nonexistent/toolsmith-no-such-mcp-server';

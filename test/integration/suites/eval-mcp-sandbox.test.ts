@@ -5,12 +5,12 @@
  * never connected the sandbox's servers), its `tool_called` assertion names it (refused before as "no tool
  * count"), and a suite whose server cannot start is refused before any LLM call, naming the server and why.
  */
-import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startLlmServer } from '../../support/llm-server.ts';
 import type { LlmServer } from '../../support/llm-server.ts';
-import { faultyServer, nodeBin } from '../../support/mcp-workspace.ts';
+import { addMcpSandboxes, MISSING_MCP_COMMAND } from '../../support/mcp-workspace.ts';
 import { fence, scriptedConfig, taskOf } from '../../support/suite-oracle.ts';
 import { outputOf, toolsmithArgv } from '../../support/toolsmith-process.ts';
 import { spawn } from 'node:child_process';
@@ -18,8 +18,7 @@ import { tempWorkspace } from '../../support/workspace.ts';
 
 let llm: LlmServer;
 let ws: string;
-const q = (s: string) => JSON.stringify(s);
-const missing = '/nonexistent/toolsmith-no-such-mcp-server';
+const missing = MISSING_MCP_COMMAND;
 
 const eval_ = (args: string[]) =>
   outputOf(spawn(...toolsmithArgv(ws, ['eval', ...args]), { stdio: ['ignore', 'pipe', 'pipe'] }));
@@ -28,31 +27,7 @@ beforeAll(async () => {
   llm = await startLlmServer();
   ws = tempWorkspace();
   scriptedConfig(ws, llm.openaiUrl);
-  appendFileSync(
-    join(ws, '.toolsmith/config.toml'),
-    `
-[mcp_servers.faulty]
-command = ${q(nodeBin)}
-args = [${q(faultyServer)}]
-timeout_ms = 20000
-startup_timeout_ms = 60000
-
-[mcp_servers.gone]
-command = ${q(missing)}
-timeout_ms = 5000
-
-[sandboxes.counter]
-description = "The faulty test server's count tool, over MCP only."
-
-[sandboxes.counter.mcp.faulty]
-tools = ["count"]
-
-[sandboxes.down]
-description = "A server that cannot start."
-
-[sandboxes.down.mcp.gone]
-`,
-  );
+  addMcpSandboxes(ws);
   mkdirSync(join(ws, 'suites'), { recursive: true });
   const suite = (sandbox: string) => `description = "MCP-backed"
 sandbox = "${sandbox}"

@@ -5,14 +5,14 @@
  * now connects the suite's sandbox's servers first. A server that cannot start: an error result naming
  * it and why, before any LLM call.
  */
-import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLlmServer } from '../../support/llm-server.ts';
 import type { LlmServer } from '../../support/llm-server.ts';
-import { faultyServer, nodeBin } from '../../support/mcp-workspace.ts';
+import { addMcpSandboxes, faultyServer, MISSING_MCP_COMMAND } from '../../support/mcp-workspace.ts';
 import { connectMcp } from '../../support/mcp-stdio.ts';
 import { fence, scriptedConfig, taskOf } from '../../support/suite-oracle.ts';
 import { tempWorkspace } from '../../support/workspace.ts';
@@ -20,7 +20,7 @@ import { tempWorkspace } from '../../support/workspace.ts';
 let client: Client;
 let llm: LlmServer;
 const q = (s: string) => JSON.stringify(s);
-const missing = '/nonexistent/toolsmith-no-such-mcp-server';
+const missing = MISSING_MCP_COMMAND;
 // The faulty server, started 3 s late (as a server fetching its package on first use would be).
 const slowStart = `await new Promise((r) => setTimeout(r, 3000)); await import(${q(pathToFileURL(faultyServer).href)});`;
 
@@ -28,31 +28,7 @@ beforeAll(async () => {
   llm = await startLlmServer();
   const ws = tempWorkspace();
   scriptedConfig(ws, llm.openaiUrl);
-  appendFileSync(
-    join(ws, '.toolsmith/config.toml'),
-    `
-[mcp_servers.slow]
-command = ${q(nodeBin)}
-args = ["--input-type=module", "-e", ${q(slowStart)}]
-timeout_ms = 20000
-startup_timeout_ms = 60000
-
-[mcp_servers.gone]
-command = ${q(missing)}
-timeout_ms = 5000
-
-[sandboxes.counter]
-description = "The faulty test server's count tool, over MCP only."
-
-[sandboxes.counter.mcp.slow]
-tools = ["count"]
-
-[sandboxes.down]
-description = "A server that cannot start."
-
-[sandboxes.down.mcp.gone]
-`,
-  );
+  addMcpSandboxes(ws, ['--input-type=module', '-e', slowStart]);
   mkdirSync(join(ws, 'suites'), { recursive: true });
   const suite = (sandbox: string) =>
     `sandbox = "${sandbox}"\nmodels = ["local:good"]\n\n[[cases]]\nid = "count-once"\ntask = "Count once."\n\n[[cases.assert]]\ntype = "tool_called"\ntool = "count"\n`;
