@@ -473,20 +473,21 @@ function contextRuntime(host, inputsJson, aliasesJson, limitJson, deepStacks) {
     closed = true;
     call('done', 'ok', '');
   }
+  /** A string property of a thrown value ('' when it has none, or reading it throws: a getter of the script's). */
+  const thrownField = (e, k) => {
+    try {
+      const v = e[k];
+      return typeof v === 'string' ? v : '';
+    } catch {
+      return '';
+    }
+  };
   function failed(e) {
     if (closed) return;
     closed = true;
-    const field = (k) => {
-      try {
-        const v = e[k];
-        return typeof v === 'string' ? v : '';
-      } catch {
-        return '';
-      }
-    };
     const object = (typeof e === 'object' && e !== null) || typeof e === 'function';
-    const type = object ? field('name') : '';
-    let message = object ? field('message') : '';
+    const type = object ? thrownField(e, 'name') : '';
+    let message = object ? thrownField(e, 'message') : '';
     if (!object) {
       try {
         message = Str(e);
@@ -494,7 +495,7 @@ function contextRuntime(host, inputsJson, aliasesJson, limitJson, deepStacks) {
         message = '';
       }
     }
-    const stack = object ? field('stack') : '';
+    const stack = object ? thrownField(e, 'stack') : '';
     call(
       'done',
       'error',
@@ -553,17 +554,9 @@ function contextRuntime(host, inputsJson, aliasesJson, limitJson, deepStacks) {
     },
     f: (c, e) => {
       if (!c.n) return;
-      const field = (k) => {
-        try {
-          const v = e[k];
-          return typeof v === 'string' ? v : '';
-        } catch {
-          return '';
-        }
-      };
       const object = (typeof e === 'object' && e !== null) || typeof e === 'function';
-      c.type = object ? field('name') || 'Error' : 'Error';
-      let message = object ? field('message') : '';
+      c.type = object ? thrownField(e, 'name') || 'Error' : 'Error';
+      let message = object ? thrownField(e, 'message') : '';
       if (!object)
         try {
           message = Str(e);

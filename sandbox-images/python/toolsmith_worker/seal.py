@@ -47,21 +47,21 @@ def _unescape(s):
     return s.replace("\\040", " ").replace("\\011", "\t").replace("\\012", "\n").replace("\\134", "\\")
 
 
-def writable_mounts():
-    """(mount point, per-mount options) of every read-write directory mount a program could be put in."""
+def _mounts():
+    """(mount point, per-mount options, file system type) of every mount, from /proc/self/mountinfo."""
     with open("/proc/self/mountinfo", "rb") as f:
         lines = f.read().decode("utf-8", "replace").splitlines()
-    found = []
     for line in lines:
         parts = line.split(" - ", 1)
         head = parts[0].split()
-        if len(head) < 6 or len(parts) < 2:
-            continue
-        point, opts, fstype = _unescape(head[4]), head[5].split(","), parts[1].split()[0]
-        if "rw" not in opts or fstype in _SKIP or not os.path.isdir(point):
-            continue  # (the /dev/null, /dev/zero, ... binds are files: nodev there would break them)
-        found.append((point, opts))
-    return found
+        if len(head) >= 6 and len(parts) == 2:
+            yield _unescape(head[4]), head[5].split(","), parts[1].split()[0]
+
+
+def writable_mounts():
+    """(mount point, per-mount options) of every read-write directory mount a program could be put in."""
+    # (the /dev/null, /dev/zero, ... binds are files, left out: nodev there would break them)
+    return [(point, opts) for point, opts, fstype in _mounts() if "rw" in opts and fstype not in _SKIP and os.path.isdir(point)]
 
 
 # Pseudo-terminals (docs/sandboxes.md, "Pseudo-terminals"): a devpts instance of the sandbox's own, never
@@ -73,15 +73,7 @@ PTS_DATA = b"newinstance,ptmxmode=0666,mode=0620"
 
 
 def _devpts_mounts():
-    with open("/proc/self/mountinfo", "rb") as f:
-        lines = f.read().decode("utf-8", "replace").splitlines()
-    found = []
-    for line in lines:
-        parts = line.split(" - ", 1)
-        head = parts[0].split()
-        if len(head) >= 6 and len(parts) == 2 and parts[1].split()[0] == "devpts":
-            found.append((_unescape(head[4]), head[5].split(",")))
-    return found
+    return [(point, opts) for point, opts, fstype in _mounts() if fstype == "devpts"]
 
 
 def mount_devpts(libc):
