@@ -25,18 +25,6 @@ module.enableCompileCache?.(
     join(process.env.XDG_CACHE_HOME || (homedir() ? join(homedir(), '.cache') : tmpdir()), 'toolsmith', 'v8'),
 );
 
-// A proxy in the environment (HTTP_PROXY/HTTPS_PROXY, used by Node's fetch under NODE_USE_ENV_PROXY=1)
-// is another host, where 127.0.0.1 is the proxy itself: a loopback server of the person's (a local
-// model, an MCP server, an OTLP collector) is reached directly, as browsers do, so the loopback names
-// join NO_PROXY (and no_proxy) when a proxy is set. Fetch reads NO_PROXY at each request; processes
-// this one starts (stdio MCP servers) inherit it.
-const env = process.env;
-if (env.HTTP_PROXY || env.http_proxy || env.HTTPS_PROXY || env.https_proxy) {
-  const kept = [env.NO_PROXY, env.no_proxy].flatMap((v) => (v ? v.split(/[\s,]+/).filter(Boolean) : []));
-  const noProxy = [...new Set([...kept, 'localhost', '127.0.0.1', '[::1]'])].join(',');
-  env.NO_PROXY = env.no_proxy = noProxy;
-}
-
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 let entry = join(root, 'src-main/cli/main.ts');
 if (root.split(sep).includes('node_modules')) {
@@ -54,9 +42,12 @@ const argv = process.argv.slice(2);
 const cache = entry.endsWith('.js')
   ? join(root, 'out/cli/verb-cache.js')
   : join(root, 'src-main/cli/verb-cache.ts');
-const { answerFromCache, imageBuildBeforeMain, startEarlyMcp, validateBeforeMain } = await import(
-  pathToFileURL(cache).href
-);
+const { answerFromCache, imageBuildBeforeMain, reachLoopbackDirectly, startEarlyMcp, validateBeforeMain } =
+  await import(pathToFileURL(cache).href);
+// Behind a proxy (HTTP_PROXY/HTTPS_PROXY under NODE_USE_ENV_PROXY=1), loopback servers (a local model,
+// an MCP server, an OTLP collector) are reached directly: before anything of the command runs
+// (src-main/infra/net/proxy-env.ts, the rule of every entry; the desktop app calls it too).
+reachLoopbackDirectly();
 // `mcp` on stdio: the client's initialize is answered before main loads (src-main/mcp/stdio-early.ts).
 await startEarlyMcp(argv);
 // A plain `validate FILE` whose tools the sandboxes snapshot holds: checked before main loads too

@@ -29,6 +29,8 @@ import { readRegularFile } from '../infra/workspace/regular-file.ts';
 import { readSnapshot, snapshotKey } from './sandboxes-cache.ts';
 import { resolveWorkspaceDir } from '../infra/workspace/init.ts';
 import type { RuntimeImage } from '../infra/sandbox/images.ts';
+// bin/start.mjs applies the loopback NO_PROXY rule from this module (its first), before anything runs.
+export { reachLoopbackDirectly } from '../infra/net/proxy-env.ts';
 
 // Builtins by process.getBuiltinModule, not ES imports: an ES import builds the module's namespace
 // (node:fs's reads every export, its lazy `promises` too), ~3-5 ms of a one-shot verb's ~25 ms start

@@ -13,6 +13,7 @@ import { createSandboxManager, pruneLeftoverContainers } from '../app/sandbox-fa
 import { ToolsmithService } from '../app/service.ts';
 import { providerEndpoint } from '../app/settings.ts';
 import { METHODS } from '../contract/api.ts';
+import { reachLoopbackDirectly } from '../infra/net/proxy-env.ts';
 import { isWorkspace, recentWorkspaces, rememberWorkspace } from '../infra/workspace/init.ts';
 import { resolveWorkspaceDir } from '../infra/workspace/init.ts';
 import { CSP } from '../web/csp.ts';
@@ -26,6 +27,10 @@ import {
   WEB_PREFERENCES,
 } from './policy.ts';
 import { restoreWindowState } from './window-state.ts';
+
+// Behind a proxy (HTTP_PROXY/HTTPS_PROXY), loopback servers (a local model, an MCP server, an OTLP
+// collector) are reached directly, as the command does (bin/start.mjs): before the service starts.
+reachLoopbackDirectly();
 
 const rendererDir = join(import.meta.dirname, '../renderer');
 const rendererIndex = join(rendererDir, 'index.html');

@@ -4,13 +4,16 @@
  * an exhausted quota, 5xx, a wrong endpoint or model, or the server's refusal), with what the server
  * said (an HTML error page by its title, never its markup).
  */
+import { proxyFailure } from '../net/proxy-env.ts';
+import type { ProxyRoute } from '../net/proxy-env.ts';
 import { CutStreamError, DeadlineError, TruncatedError } from './deadline.ts';
 import { findCause, HttpAnswerError } from './guarded-fetch.ts';
 import { connectErrorReason } from './reachability.ts';
 import { retryAfterMs } from './retry.ts';
 import type { Classified } from './retry.ts';
 
-export function classifyHttpError(e: unknown): Classified {
+/** `proxy`: the proxy the request went through (HTTP_PROXY/HTTPS_PROXY), whose own failures are named. */
+export function classifyHttpError(e: unknown, proxy?: ProxyRoute): Classified {
   const err = e as {
     status?: number;
     headers?: Headers | Record<string, string>;
@@ -27,6 +30,9 @@ export function classifyHttpError(e: unknown): Classified {
   if (e instanceof DeadlineError) return { retryable: e.retryable, reason: `timed out: ${e.message}` };
   if (e instanceof CutStreamError) return { retryable: true, reason: `connection failed: ${e.message}` };
   if (e instanceof TruncatedError) return { retryable: false, reason: `truncated answer: ${e.message}` };
+  // The proxy refused the connection or the tunnel (407: credentials): its failure, not the server's.
+  const byProxy = proxy ? proxyFailure(e, proxy) : undefined;
+  if (byProxy) return { ...byProxy, reason: `connection failed: ${byProxy.reason}` };
   const http = findCause(e, HttpAnswerError);
   if (http) return { retryable: http.retryable, reason: http.message };
   // Anthropic's `overloaded_error` event mid-stream (an error with no status): an overload, retried.
@@ -74,6 +80,13 @@ export function classifyHttpError(e: unknown): Classified {
   ) {
     return { retryable: true, reason: `connection failed: ${message}`.trim() };
   }
+  // A proxy on the way (one that is not the environment's: those answer a CONNECT, above) wants credentials.
+  if (status === 407)
+    return {
+      retryable: false,
+      reason: `proxy authentication required (407): a proxy between this machine and the server asks for credentials: ${serverWords(message, status)}`,
+      status,
+    };
   // A 404 is the endpoint or the model: say which settings to check.
   if (status === 404)
     return {

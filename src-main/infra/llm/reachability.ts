@@ -2,9 +2,12 @@
  * Fast failure for unreachable LLM endpoints: before a request, a plain TCP connect to the endpoint's
  * host and port with a short timeout; a refused or timed-out connect marks the endpoint "down" for a
  * while, so a dead default (e.g. no Ollama running) costs one short check per run, not seconds of
- * silent retries. Every message names the URL.
+ * silent retries. Every message names the URL. A request that goes through the environment's proxy
+ * (HTTP_PROXY/HTTPS_PROXY under NODE_USE_ENV_PROXY=1) checks the proxy instead, and names it: the
+ * endpoint itself may be neither resolvable nor reachable from this machine, only from the proxy.
  */
 import { connect } from 'node:net';
+import { proxyFor, proxyWords } from '../net/proxy-env.ts';
 
 export interface Reachability {
   ok: boolean;
@@ -26,11 +29,15 @@ export function endpointOf(url: string): { host: string; port: number } {
   return { host: u.hostname.replace(/^\[|\]$/g, ''), port };
 }
 
-/** A short reason for a socket error code. */
-export function connectErrorReason(code: string | undefined, message: string): string {
+/** A short reason for a socket error code (`of`: what was connected to, a server or the proxy). */
+export function connectErrorReason(
+  code: string | undefined,
+  message: string,
+  of: 'server' | 'proxy' = 'server',
+): string {
   switch (code) {
     case 'ECONNREFUSED':
-      return 'connection refused (is the server running?)';
+      return `connection refused (is the ${of} running${of === 'proxy' ? ' at that address' : ''}?)`;
     case 'ENOTFOUND':
     case 'EAI_AGAIN':
       return 'host not found';
@@ -79,6 +86,8 @@ export async function checkReachable(
   } catch {
     return { ok: false, reason: `${url} is not a URL` };
   }
+  const proxy = proxyFor(url);
+  if (proxy) ({ host, port } = proxy);
   const key = `${host}:${port}`;
   const known = down.get(key);
   if (known && !opts.fresh && known.until > now()) {
@@ -90,7 +99,9 @@ export async function checkReachable(
     down.delete(key);
     return { ok: true };
   }
-  const reason = `cannot connect to ${url}: ${connectErrorReason(r.code, r.message)}`;
+  const reason = proxy
+    ? `cannot connect to ${proxyWords(proxy)}, which requests to ${url} go through: ${connectErrorReason(r.code, r.message, 'proxy')}`
+    : `cannot connect to ${url}: ${connectErrorReason(r.code, r.message)}`;
   down.set(key, { until: now() + DOWN_FOR_MS, reason });
   return { ok: false, reason };
 }

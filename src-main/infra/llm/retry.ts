@@ -45,6 +45,8 @@ export interface RetryOptions {
   onRetry?: ((retry: LlmRetry) => void) | undefined;
   /** The endpoint, named in every error message. */
   url?: string | undefined;
+  /** The proxy requests go through (`the proxy URL (from $VAR)`), named after the URL when not already. */
+  via?: string | undefined;
   /** The call's whole deadline (epoch ms): no wait runs past it. */
   deadlineAt?: number | undefined;
   now?: () => number;
@@ -57,12 +59,14 @@ export async function withRetries<T>(
   fn: (retries: LlmRetry[]) => Promise<T>,
   opts: RetryOptions = {},
 ): Promise<T> {
-  const { signal, onRetry, url, deadlineAt } = opts;
+  const { signal, onRetry, url, via, deadlineAt } = opts;
   const now = opts.now ?? Date.now;
   const retries: LlmRetry[] = [];
   const fail = (c: Classified, extra = ''): LlmError => {
     const tail = retries.length ? ` (after ${retries.length} retr${retries.length === 1 ? 'y' : 'ies'})` : '';
-    const where = url && !c.reason.includes(url) ? ` from ${url}` : '';
+    const where =
+      (url && !c.reason.includes(url) ? ` from ${url}` : '') +
+      (via && !c.reason.includes(via) ? ` through ${via}` : '');
     return new LlmError(provider, `${provider}: ${c.reason}${extra}${tail}${where}`, {
       ...(c.status !== undefined ? { status: c.status } : {}),
       retries,

@@ -12,6 +12,7 @@ import { classifyHttpError } from './classify.ts';
 import { checkAnswerEnd, DEFAULT_DEADLINES, watchTry } from './deadline.ts';
 import type { Deadlines } from './deadline.ts';
 import { guardedFetch, MAX_ANSWER_BYTES, tryScope } from './guarded-fetch.ts';
+import { proxyFor, proxyWords } from '../net/proxy-env.ts';
 import { checkReachable } from './reachability.ts';
 import { DEFAULT_RETRY, withRetries } from './retry.ts';
 import type { RetryPolicy } from './retry.ts';
@@ -148,13 +149,16 @@ export abstract class SdkProvider<Client> implements LlmProvider {
     const deadlines = deadlinesOf(this.opts);
     const deadlineAt = Date.now() + deadlines.totalMs;
     await assertReachable(this.id, this.url);
+    // Through the environment's proxy: its own failures (refused, 407) are named, and every message says
+    // requests went through it.
+    const proxy = proxyFor(this.url);
     const client = await this.client();
     const maxTokens = req.maxTokens ?? this.opts.maxTokens ?? 2048;
     const temperature = req.temperature ?? this.opts.temperature ?? 0;
     return withRetries(
       this.id,
       this.opts.retry ?? DEFAULT_RETRY,
-      classifyHttpError,
+      (e) => classifyHttpError(e, proxy),
       async (retries) => {
         const started = performance.now();
         const watch = watchTry(req.signal, deadlines, deadlineAt);
@@ -193,7 +197,13 @@ export abstract class SdkProvider<Client> implements LlmProvider {
           watch.done();
         }
       },
-      { signal: req.signal, onRetry: req.onRetry, url: this.url, deadlineAt },
+      {
+        signal: req.signal,
+        onRetry: req.onRetry,
+        url: this.url,
+        ...(proxy ? { via: proxyWords(proxy) } : {}),
+        deadlineAt,
+      },
     );
   }
 }

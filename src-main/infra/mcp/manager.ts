@@ -9,6 +9,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Ajv, ValidateFunction } from 'ajv';
 import type { McpCallResult, McpToolListing } from '../../core/tools/mcp.ts';
 import { errorMessage } from '../../core/errors.ts';
+import { proxyFailure, proxyFor, proxyWords } from '../net/proxy-env.ts';
 
 export interface McpServerDef {
   command?: string | undefined;
@@ -184,6 +185,22 @@ const describe = (e: unknown): string => {
       /* not JSON after all */
     }
   return msg;
+};
+
+/**
+ * `; its requests go through the proxy URL (from $VAR)` for a server over HTTP that the environment's
+ * proxy stands in front of (a wait that ran out may be the proxy's), else ''.
+ */
+const viaProxy = (def: { url?: string | undefined } | undefined): string => {
+  const proxy = def?.url ? proxyFor(def.url) : undefined;
+  return proxy ? `; its requests go through ${proxyWords(proxy)}` : '';
+};
+
+/** `describe`, but a failure of the proxy in front of a server over HTTP names the proxy and its cause. */
+const describeFor = (def: { url?: string | undefined } | undefined, e: unknown): string => {
+  const proxy = def?.url ? proxyFor(def.url) : undefined;
+  const byProxy = proxy ? proxyFailure(e, proxy) : undefined;
+  return byProxy ? `could not reach it: ${byProxy.reason}` : describe(e);
 };
 
 export class McpManager {
@@ -379,8 +396,8 @@ export class McpManager {
         transport = stdio;
       }
     } catch (e) {
-      this.setStatus(name, { state: 'error', error: describe(e) });
-      throw e instanceof McpError ? e : new McpError(name, 'mcp_unavailable', describe(e));
+      this.setStatus(name, { state: 'error', error: describeFor(def, e) });
+      throw e instanceof McpError ? e : new McpError(name, 'mcp_unavailable', describeFor(def, e));
     }
     const client = new Client({ name: 'toolsmith', version: '0.1.0' });
     const conn: Conn = {
@@ -415,7 +432,7 @@ export class McpManager {
           new McpError(
             name,
             'mcp_timeout',
-            `MCP server ${name} did not answer initialize within ${startup} ms`,
+            `MCP server ${name} did not answer initialize within ${startup} ms${viaProxy(def)}`,
           ),
       );
       answersAfterProgress(transport);
@@ -466,7 +483,7 @@ export class McpManager {
       const version = /^Server's protocol version is not supported: (.*)$/.exec(errorMessage(e))?.[1];
       const why =
         version === undefined
-          ? describe(e)
+          ? describeFor(def, e)
           : `it answered initialize with MCP protocol version ${JSON.stringify(version)}, which Toolsmith's MCP client does not speak (it speaks ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}); run a version of the server that speaks one of these, or a Toolsmith that speaks ${JSON.stringify(version)}`;
       const base =
         e instanceof McpError
@@ -602,7 +619,7 @@ export class McpManager {
       });
       return r as McpCallResult;
     } catch (e) {
-      const msg = describe(e);
+      const msg = describeFor(this.defs[name], e);
       if (opts.signal?.aborted) throw new McpError(name, 'mcp_error', `${name}.${tool}: cancelled`);
       if (conn.tooLarge.bytes !== undefined)
         throw new McpError(
@@ -620,7 +637,7 @@ export class McpManager {
         throw new McpError(
           name,
           'mcp_timeout',
-          `MCP server ${name} did not answer ${tool} within ${timeout} ms`,
+          `MCP server ${name} did not answer ${tool} within ${timeout} ms${viaProxy(this.defs[name])}`,
         );
       if (!conn.alive || /closed/i.test(msg)) {
         const st = this.status(name);
