@@ -2,7 +2,7 @@ import { availableParallelism } from 'node:os';
 import react from '@vitejs/plugin-react';
 import { playwright } from '@vitest/browser-playwright';
 import { defineConfig } from 'vitest/config';
-import { POLL_MS, TEST_MS } from './test/support/budgets.ts';
+import { BROWSER_CONNECT_MS, POLL_MS, TEST_MS } from './test/support/budgets.ts';
 
 /** Tests wait on outcomes: a poll ends as soon as its outcome holds, and fails only after POLL_MS. */
 const expect = { poll: { timeout: POLL_MS } };
@@ -98,6 +98,21 @@ export default defineConfig({
       {
         // Presentational components rendered in a real Chromium (vitest browser mode).
         plugins: [react()],
+        // Every package a component file loads, pre-bundled when the run starts: a package Vite's scan
+        // did not find (a new import) would otherwise be optimised mid-run, reloading the page and every
+        // session's iframe with it. Today's scan finds these same ones (DEBUG=vite:deps: "the scanner
+        // found every used dependency"); listing them keeps it so.
+        optimizeDeps: {
+          include: [
+            'react',
+            'react-dom',
+            'react-dom/client',
+            'react/jsx-dev-runtime',
+            'react/jsx-runtime',
+            'vitest-browser-react',
+            'zustand',
+          ],
+        },
         test: {
           name: 'components',
           sequence: lastGroup,
@@ -115,6 +130,8 @@ export default defineConfig({
             }),
             instances: [{ browser: 'chromium' }],
             headless: true,
+            // A session (a file's iframe) may take longer than vitest's 60 s to connect under load alone.
+            connectTimeout: BROWSER_CONNECT_MS,
           },
         },
       },

@@ -31,3 +31,12 @@ export const POLL_MS = 60_000;
 
 /** Filling a run store with thousands of runs and paging through it in every order. */
 export const LARGE_STORE_MS = 120_000;
+
+/**
+ * How long vitest waits for a component file's browser session (its iframe in Chromium loading vitest's
+ * client and the file's modules, which Vite transforms on demand, and connecting back) in place of
+ * vitest's 60 s (`browser.connectTimeout`). A small file (SkillsParts: 8 modules of ours, no Monaco,
+ * every package pre-bundled) missed 60 s once at load ~20, when the run's last group (unit,
+ * integration-serial and components) shared 2 cores with other suites. Only ends a session that hangs.
+ */
+export const BROWSER_CONNECT_MS = 240_000;
