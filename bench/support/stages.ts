@@ -86,7 +86,7 @@ const EDITS: { file: string; anchor: string; stamp: string; before?: boolean }[]
   },
   {
     file: 'child.py',
-    anchor: '        self.send({"type": "done", "ok": True})\n',
+    anchor: '        self.done({"type": "done", "ok": True})\n',
     stamp: `${STAMP('job run', '        ', '_jobns.')}        os.write(1, ("TOOLSMITH_STAGES " + encode(_jobns._STAGES) + "\\n").encode())\n`,
   },
   {

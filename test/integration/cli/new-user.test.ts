@@ -96,7 +96,7 @@ describe('a new user of the installed command', () => {
     );
     const tools = await cli(ws, ['tools', '--sandbox', 'calc']);
     expect(tools.err).toMatch(/tools\.py:1:1: tool-name: tool sum has a name scripts already have/);
-    expect((await cli(ws, ['sandboxes'])).out).toMatch(/calc\s+1 tools \(1 problems\)/);
+    expect((await cli(ws, ['sandboxes'])).out).toMatch(/calc\s+1 tools \(1 problem\)/);
   });
 
   it('an empty workspace says how a sandbox is made instead of listing nothing', async () => {
