@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fence, startWorld } from './support/app.ts';
 import type { E2eWorld } from './support/app.ts';
+import { CHAIN_PY, STRICT_PY } from '../support/skill-sources.ts';
 
 let w: E2eWorld;
 
@@ -18,43 +19,12 @@ afterAll(async () => {
   await w?.close();
 });
 
-const CHAIN = `def chain_tier(user_id: str, depth: int) -> str:
-    """A customer's tier, looked up once more at each depth.
-
-    Args:
-        user_id: The customer's id (e.g. "u1").
-        depth: How many more times to look it up.
-
-    Returns:
-        The tier.
-    """
-    tier = get_user(user_id=user_id).data["tier"]
-    if depth > 0:
-        return chain_tier(user_id=user_id, depth=depth - 1)
-    return tier
-`;
-
-const STRICT = `def strict_tier(user_id: str) -> str:
-    """A customer's tier, which must be gold.
-
-    Args:
-        user_id: The customer's id (e.g. "u1").
-
-    Returns:
-        The tier.
-    """
-    tier = get_user(user_id=user_id).data["tier"]
-    if tier != "gold":
-        raise ValueError(user_id + " is " + tier + ", not gold")
-    return tier
-`;
-
 describe("a run's skill calls in the workbench", () => {
   it('lists each skill call, nested, with the failed one marked and its exception', async () => {
     const { page, llm } = w;
     for (const [name, source, args] of [
-      ['chain_tier', CHAIN, { user_id: 'u1', depth: 1 }],
-      ['strict_tier', STRICT, { user_id: 'u1' }],
+      ['chain_tier', CHAIN_PY, { user_id: 'u1', depth: 1 }],
+      ['strict_tier', STRICT_PY, { user_id: 'u1' }],
     ] as const) {
       const saved = await w.svc.skills().save({
         sandbox: 'ecommerce',

@@ -18,41 +18,11 @@ import { startOtlpReceiver } from '../../support/otlp-receiver.ts';
 import type { ReceivedSpan } from '../../support/otlp-receiver.ts';
 import { tempFiles } from '../../support/workspace.ts';
 import { cliProcess } from '../faults/support/processes.ts';
+import { CHAIN_PY, STRICT_PY } from '../../support/skill-sources.ts';
 
 const fx = useScriptedWorkspace({ docker: true });
 const files = tempFiles('toolsmith-otlp-skill-calls-');
 afterAll(() => rmSync(files.dir, { recursive: true, force: true }));
-
-const CHAIN_PY = `def chain_tier(user_id: str, depth: int) -> str:
-    """A customer's tier, looked up once more at each depth.
-
-    Args:
-        user_id: The customer's id (e.g. "u1").
-        depth: How many more times to look it up.
-
-    Returns:
-        The tier.
-    """
-    tier = get_user(user_id=user_id).data["tier"]
-    if depth > 0:
-        return chain_tier(user_id=user_id, depth=depth - 1)
-    return tier
-`;
-
-const STRICT_PY = `def strict_tier(user_id: str) -> str:
-    """A customer's tier, which must be gold.
-
-    Args:
-        user_id: The customer's id (e.g. "u1").
-
-    Returns:
-        The tier.
-    """
-    tier = get_user(user_id=user_id).data["tier"]
-    if tier != "gold":
-        raise ValueError(user_id + " is " + tier + ", not gold")
-    return tier
-`;
 
 const CHAIN_JS = `/**
  * A customer's tier, looked up once more at each depth.
