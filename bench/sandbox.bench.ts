@@ -8,6 +8,7 @@
  *   LLM's steps; gVisor takes ~120 ms to make a job's process here);
  * - `BENCH_AB=jobns`: jobs in namespaces of their own against a plain fork (the `nojobns` switch), side by side;
  * - `BENCH_AB=rooted` (gVisor): jobs in a tree of their own against the namespaces without it (`norooted`);
+ * - `BENCH_AB=center`: a job's walls made in C against jobns.enter's Python (`nocenter`);
  * - `BENCH_AB=1`: the next job's process made ahead (docs/scaling.md) against the old order (the worker's
  *   `noearly` test switch); `BENCH_AB=afterresult`: made once a result is out against made while the
  *   job runs (`duringjob`); both pools warm, rounds interleaved so load moves them alike, back to back
@@ -438,6 +439,8 @@ const AB_PAIRS: Record<string, ABPair> = {
   watch: { a: 'watch', b: 'nowatch', wallsA: [], wallsB: ['nowatch'] },
   // The fork server's steady state in its C loop (forkloop.py), against its Python loop alone.
   forkloop: { a: 'cloop', b: 'pyloop', wallsA: [], wallsB: ['noforkloop'] },
+  // A job's walls made in C (ts_enter), against jobns.enter's Python (`nocenter`).
+  center: { a: 'cwalls', b: 'pywalls', wallsA: [], wallsB: ['nocenter'] },
 };
 
 const result: Record<string, unknown> = {};

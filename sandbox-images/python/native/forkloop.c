@@ -21,7 +21,11 @@
 #include <signal.h>
 #include <stdint.h>
 #include <string.h>
+#include <stdio.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/uio.h>
@@ -259,3 +263,156 @@ int ts_serve(struct ts_state *s) {
         if (made == -2) return TS_CLONE_FAILED;
     }
 }
+
+/*
+ * A job's process before its job (jobns.enter, docs/scaling.md "A job's walls in C"): the same system
+ * calls in the same order as jobns.py's Python path, which stays for a worker without this library and
+ * for the tests that compare both (`nocenter`). In C the new process runs no interpreter code to make
+ * its walls, so it copies none of the fork server's pages for them: that code cost more than the
+ * namespaces themselves. Called from the job's process (ctypes, the GIL held); it calls no Python.
+ *
+ * The plan is made once in the fork server (jobns._plan) and every process inherits it. What is in
+ * place is written to `out` as codes, in the order the walls were made (jobns._C_WALLS names them);
+ * the count is returned.
+ */
+struct ts_mount {
+    const char *source, *target, *fstype; /* fstype may be NULL */
+    uint64_t flags;
+    const char *data; /* may be NULL */
+    const char *keep; /* a folder inside target bound back over the fresh mount, or NULL */
+};
+
+struct ts_plan {
+    int32_t nmounts;
+    int32_t pts; /* a devpts instance of its own at /dev/pts */
+    const struct ts_mount *mounts;
+    const void *prog; /* struct sock_fprog *, or NULL: no filter */
+};
+
+_Static_assert(sizeof(void *) != 8 || sizeof(struct ts_mount) == 48, "struct ts_mount layout");
+_Static_assert(sizeof(void *) != 8 || sizeof(struct ts_plan) == 24, "struct ts_plan layout");
+
+enum {
+    W_IDS = 1, W_UID, W_MNT, W_PTS, W_PTS_REFUSED, W_PROC, W_NOUSERNS, W_PROC_HIDDEN, W_NOCAPS, W_SECCOMP,
+    W_MOUNT0 = 32 /* + the mount's index in the plan */
+};
+
+#define W_FLAGS (MS_NOSUID | MS_NODEV | MS_NOEXEC)
+
+static int write_file(const char *path, const char *text) {
+    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (fd < 0) return 0;
+    size_t n = strlen(text);
+    ssize_t r = write(fd, text, n);
+    close(fd);
+    return r == (ssize_t)n;
+}
+
+static int put(int32_t *out, int *n, int max, int code) {
+    if (*n < max) out[(*n)++] = code;
+    return 1;
+}
+
+/* mkdir -p of an absolute path (os.makedirs(path, 0o755, exist_ok=True)) */
+static int make_dirs(const char *path) {
+    char buf[4096];
+    size_t len = strlen(path);
+    if (len == 0 || len >= sizeof buf) return -1;
+    memcpy(buf, path, len + 1);
+    for (size_t i = 1; i <= len; i++) {
+        if (buf[i] != '/' && buf[i] != '\0') continue;
+        char c = buf[i];
+        buf[i] = '\0';
+        if (mkdir(buf, 0755) < 0 && errno != EEXIST) return -1;
+        buf[i] = c;
+    }
+    int fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC); /* (not stat: its symbol is glibc 2.33's) */
+    if (fd < 0) return -1;
+    close(fd);
+    return 0;
+}
+
+/* A fresh mount at target with the folder `keep` (inside it) bound back: opened before the mount covers
+ * it, bound from that descriptor (jobns._mount_keeping). */
+static int mount_keeping(const struct ts_mount *m) {
+    int fd = open(m->keep, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) return mount(m->source, m->target, m->fstype, m->flags, m->data) == 0;
+    int ok = mount(m->source, m->target, m->fstype, m->flags, m->data) == 0;
+    if (ok && make_dirs(m->keep) == 0) {
+        char path[64];
+        snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+        mount(path, m->keep, NULL, MS_BIND | MS_REC, NULL);
+    }
+    close(fd);
+    return ok;
+}
+
+int ts_enter(const struct ts_plan *p, int uid, int gid, int own, int32_t *out, int max) {
+    int n = 0;
+    char text[64];
+    /* dumpable for its OOM score and the id maps (its /proc files are root's otherwise) */
+    prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
+    write_file("/proc/self/oom_score_adj", "1000");
+    write_file("/proc/self/setgroups", "deny");
+    snprintf(text, sizeof text, "%d %d 1", uid, uid);
+    int ids = write_file("/proc/self/uid_map", text);
+    if (ids) {
+        snprintf(text, sizeof text, "%d %d 1", gid, gid);
+        ids = write_file("/proc/self/gid_map", text);
+    }
+    if (ids) {
+        put(out, &n, max, W_IDS);
+        if (own) {
+            uid_t r, e, s;
+            gid_t gr, ge, gs;
+            if (setresgid(gid, gid, gid) == 0 && setresuid(uid, uid, uid) == 0 && getresuid(&r, &e, &s) == 0 &&
+                getresgid(&gr, &ge, &gs) == 0 && r == (uid_t)uid && e == (uid_t)uid && s == (uid_t)uid &&
+                gr == (gid_t)gid && ge == (gid_t)gid && gs == (gid_t)gid)
+                put(out, &n, max, W_UID);
+        }
+    }
+    prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+    if (mount("none", "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0) {
+        put(out, &n, max, W_MNT);
+        char cwd[4096];
+        if (!getcwd(cwd, sizeof cwd)) strcpy(cwd, "/");
+        for (int i = 0; i < p->nmounts; i++) {
+            const struct ts_mount *m = &p->mounts[i];
+            int ok = m->keep ? mount_keeping(m) : mount(m->source, m->target, m->fstype, m->flags, m->data) == 0;
+            if (ok) put(out, &n, max, W_MOUNT0 + i);
+        }
+        if (p->pts) {
+            if (mount("devpts", "/dev/pts", "devpts", MS_NOSUID | MS_NOEXEC, "newinstance,ptmxmode=0666,mode=0620") == 0) {
+                put(out, &n, max, W_PTS);
+            } else if (mount("tmpfs", "/dev/pts", "tmpfs", MS_RDONLY | W_FLAGS, "size=4096,mode=555") == 0) {
+                put(out, &n, max, W_PTS);
+                put(out, &n, max, W_PTS_REFUSED);
+            }
+        }
+        if (mount("proc", "/proc", "proc", W_FLAGS, NULL) == 0) {
+            put(out, &n, max, W_PROC);
+            if (write_file("/proc/sys/user/max_user_namespaces", "0")) put(out, &n, max, W_NOUSERNS);
+        } else {
+            if (write_file("/proc/sys/user/max_user_namespaces", "0")) put(out, &n, max, W_NOUSERNS);
+            if (mount("tmpfs", "/proc", "tmpfs", MS_RDONLY | W_FLAGS, "size=4096,mode=555") == 0)
+                put(out, &n, max, W_PROC_HIDDEN);
+        }
+        chdir(cwd); /* the cwd's mount was replaced: enter the new one */
+    }
+    /* the last two walls, in this order: every capability it holds in its own user namespace goes (so
+     * it cannot unmount its /proc to find the sandbox's beneath), then the job's filter */
+    struct {
+        uint32_t version;
+        int pid;
+    } head = {0x20080522, 0}; /* _LINUX_CAPABILITY_VERSION_3 */
+    struct {
+        uint32_t effective, permitted, inheritable;
+    } data[2];
+    memset(data, 0, sizeof data);
+    if (syscall(SYS_capset, &head, data) == 0) put(out, &n, max, W_NOCAPS);
+    if (p->prog && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 &&
+        prctl(PR_SET_SECCOMP, 2 /* SECCOMP_MODE_FILTER */, p->prog, 0, 0) == 0)
+        put(out, &n, max, W_SECCOMP);
+    return n;
+}
+

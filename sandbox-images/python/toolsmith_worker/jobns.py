@@ -26,7 +26,8 @@ Internal switches for the tests (TOOLSMITH_TEST_WALLS, comma-separated): `nojobn
 fork as before, `nosweep` skips the sweep of the sandbox's pid namespace, `nowipe` the wipe of its
 writable mounts, `noseccomp` the job's seccomp filter, `noipcfilter` the fork server's SysV/POSIX IPC
 filter, `norooted` the gVisor job's tree (the user, pid and IPC namespaces as before it: bench:sandbox's
-side-by-side run); each wall is then tested with the others off."""
+side-by-side run), `nocenter` the walls made in C (jobns.enter's Python path instead: the tests compare
+both); each wall is then tested with the others off."""
 
 import ctypes
 import os
@@ -240,8 +241,72 @@ def _plan():
         "caps": (_CapHeader(0x20080522, 0), (_CapData * 2)()),  # _LINUX_CAPABILITY_VERSION_3, all empty
         "prog": prog,
     }
+    plan["native"] = _native(plan)
     _PLAN.append(plan)
     return plan
+
+
+# The job's walls in C (native/forkloop.c, ts_enter; docs/scaling.md "A job's walls in C"): the library
+# the fork server's C loop lives in. Its codes for the walls it made, in order (5: the job's /dev/pts is
+# an empty folder: _refuse_ptys), and 32 + i for the plan's i-th mount.
+LIBRARY = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_forkloop.so")
+_C_WALLS = (None, "ids", "uid", "mnt", "pts", None, "proc", "nouserns", "proc-hidden", "nocaps", "seccomp")
+_C_PTS_REFUSED = 5
+_C_MOUNT0 = 32
+
+
+class _CMount(ctypes.Structure):
+    _fields_ = [
+        ("source", ctypes.c_char_p),
+        ("target", ctypes.c_char_p),
+        ("fstype", ctypes.c_char_p),
+        ("flags", ctypes.c_uint64),
+        ("data", ctypes.c_char_p),
+        ("keep", ctypes.c_char_p),
+    ]
+
+
+class _CPlan(ctypes.Structure):
+    _fields_ = [("nmounts", ctypes.c_int32), ("pts", ctypes.c_int32), ("mounts", ctypes.POINTER(_CMount)), ("prog", ctypes.c_void_p)]
+
+
+def _native(plan):
+    """The plan as ts_enter takes it, with the function and its output array (all kept alive here and
+    inherited by every job process), or None: gVisor's rooted jobs (enter_rooted: there the walls' cost
+    is the sandbox kernel's system calls, not the Python around them; measured, docs/scaling.md), no
+    library (no C compiler where the image was built), one without ts_enter, a layout that differs, or
+    `nocenter` (tests and bench: the Python path alone)."""
+    if rooted() or "nocenter" in OFF or not os.path.exists(LIBRARY):
+        return None
+    if ctypes.sizeof(ctypes.c_void_p) == 8 and (ctypes.sizeof(_CMount), ctypes.sizeof(_CPlan)) != (48, 24):
+        return None  # (the C structs' sizes, asserted there)
+    try:
+        fn = ctypes.PyDLL(LIBRARY, use_errno=True).ts_enter  # (PyDLL: the GIL stays held; it calls no Python)
+    except (OSError, AttributeError):
+        return None
+    fn.restype = ctypes.c_int
+    fn.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_void_p, ctypes.c_int]
+    mounts = plan["mounts"]
+    if len(mounts) > 64 - _C_MOUNT0:
+        return None  # (more mounts than its codes hold: the Python path)
+    cmounts = (_CMount * max(len(mounts), 1))(*[_CMount(src, target, fstype, flags, data, keep) for _, src, target, fstype, flags, data, keep in mounts])
+    prog = plan["prog"]
+    cplan = _CPlan(len(mounts), 1 if plan["pts"] else 0, cmounts, ctypes.addressof(prog[0]) if prog is not None else None)
+    names = _C_WALLS + (None,) * (_C_MOUNT0 - len(_C_WALLS)) + tuple(m[0] for m in mounts)
+    out = (ctypes.c_int32 * 64)()
+    return (fn, (cplan, cmounts), ctypes.addressof(cplan), names, out, ctypes.addressof(out))
+
+
+def _native_walls(walls, n, names, out):
+    """The walls ts_enter wrote (`n` codes in `out`), after `walls`."""
+    for i in range(n):
+        code = out[i]
+        if code == _C_PTS_REFUSED:
+            _refuse_ptys()
+        else:
+            walls.append(names[code])
+    WALLS[:] = walls
+    return walls
 
 
 def _mount_points():
@@ -354,6 +419,10 @@ def enter(uid, gid, own=False):
     process was cloned under the job's own uid (clone_job's `uid`), its real and saved ids still the fork
     server's: once its effective ids are mapped, every id becomes the job's ("uid"; else it must not run)."""
     plan = _plan()
+    native = plan["native"]
+    if native is not None:
+        fn, _, at, names, out, out_at = native
+        return _native_walls(["user", "pid", "ipc"], fn(at, uid, gid, 1 if own else 0, out_at, 64), names, out)
     lib = plan["lib"]
     walls = ["user", "pid", "ipc"]
     # Its /proc files belong to root while it is not dumpable (as the worker made every process it
