@@ -347,17 +347,17 @@ static int mount_keeping(const struct ts_mount *m) {
     return ok;
 }
 
-int ts_enter(const struct ts_plan *p, int uid, int gid, int own, int32_t *out, int max) {
+int ts_enter(const struct ts_plan *p, unsigned int uid, unsigned int gid, int own, int32_t *out, int max) {
     int n = 0;
     char text[64];
     /* dumpable for its OOM score and the id maps (its /proc files are root's otherwise) */
     prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
     write_file("/proc/self/oom_score_adj", "1000");
     write_file("/proc/self/setgroups", "deny");
-    snprintf(text, sizeof text, "%d %d 1", uid, uid);
+    snprintf(text, sizeof text, "%u %u 1", uid, uid);
     int ids = write_file("/proc/self/uid_map", text);
     if (ids) {
-        snprintf(text, sizeof text, "%d %d 1", gid, gid);
+        snprintf(text, sizeof text, "%u %u 1", gid, gid);
         ids = write_file("/proc/self/gid_map", text);
     }
     if (ids) {
@@ -365,7 +365,8 @@ int ts_enter(const struct ts_plan *p, int uid, int gid, int own, int32_t *out, i
         if (own) {
             uid_t r, e, s;
             gid_t gr, ge, gs;
-            if (setresgid(gid, gid, gid) == 0 && setresuid(uid, uid, uid) == 0 && getresuid(&r, &e, &s) == 0 &&
+            if (setresgid((gid_t)gid, (gid_t)gid, (gid_t)gid) == 0 && setresuid((uid_t)uid, (uid_t)uid, (uid_t)uid) == 0 &&
+                getresuid(&r, &e, &s) == 0 &&
                 getresgid(&gr, &ge, &gs) == 0 && r == (uid_t)uid && e == (uid_t)uid && s == (uid_t)uid &&
                 gr == (gid_t)gid && ge == (gid_t)gid && gs == (gid_t)gid)
                 put(out, &n, max, W_UID);

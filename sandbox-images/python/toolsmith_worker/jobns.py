@@ -285,7 +285,7 @@ def _native(plan):
     except (OSError, AttributeError):
         return None
     fn.restype = ctypes.c_int
-    fn.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_void_p, ctypes.c_int]
+    fn.argtypes = [ctypes.c_void_p, ctypes.c_uint, ctypes.c_uint, ctypes.c_int, ctypes.c_void_p, ctypes.c_int]
     mounts = plan["mounts"]
     if len(mounts) > 64 - _C_MOUNT0:
         return None  # (more mounts than its codes hold: the Python path)
