@@ -5,7 +5,10 @@
  *    the body) and as a plain function the body defines itself, timed by the script (time.perf_counter)
  *    in one job each, so container and protocol costs are out. A ratio near 1 is the goal. Nearly all of
  *    the N calls are past the job's bound of recorded skill calls (1000): only counted. `inJobRecorded`:
- *    1000 calls, each recorded (its start and end lines sent to the host).
+ *    1000 calls, each recorded (its start and end lines sent to the host). `jsInJob`: the same in a JS job
+ *    (node worker), each call awaited, the skill against an async function the body defines; a JS skill
+ *    call also tells the worker its caller's skill call to give back (the async context the tool calls
+ *    are credited by: docs/skills.md, "How a skill runs").
  * 2. The host's cost per script: assembling and validating a body that calls a skill, against one that
  *    does not (median over repeats, same run).
  * 3. Tasks that share steps, with and without skills offered, over the same scripted model (a real HTTP
@@ -94,6 +97,46 @@ try {
     recorded.push((o.result as { ns: number }).ns);
   }
 
+  // 1c. The same in a JS job: N calls (nearly all past the bound, counted), then RECORDED calls (recorded).
+  const SCALED_JS = `/**
+ * x times k plus one.
+ * @param {number} x A number.
+ * @param {number} k A factor.
+ * @returns x times k plus one.
+ */
+async function scaled_js(x, k) {
+  return x * k + 1;
+}
+`;
+  const js = await skills.save({
+    sandbox: 'ecommerce',
+    name: 'scaled_js',
+    source: SCALED_JS,
+    language: 'js',
+    tests: [{ args: { x: 2, k: 3 }, assert: [{ type: 'equals', value: 7 }] }],
+  });
+  if (!js.test.passed) throw new Error(`skill scaled_js failed its tests: ${js.test.failures.join('; ')}`);
+  const jsLoop = (fn: string, n: number) =>
+    `const t0 = Date.now();\nlet acc = 0;\nfor (let i = 0; i < ${n}; i++) acc += await ${fn}(i, 3);\nemitResult({ ns: ((Date.now() - t0) * 1e6) / ${n}, acc });\n`;
+  const jsLocal = (n: number) =>
+    `async function local_scaled(x, k) {\n  return x * k + 1;\n}\n${jsLoop('local_scaled', n)}`;
+  const jsInJob: { skill: number[]; plain: number[]; recorded: number[] } = {
+    skill: [],
+    plain: [],
+    recorded: [],
+  };
+  for (let i = 0; i < 5; i++) {
+    for (const [kind, body] of [
+      ['skill', jsLoop('scaled_js', N)],
+      ['plain', jsLocal(N)],
+      ['recorded', jsLoop('scaled_js', RECORDED)],
+    ] as const) {
+      const o = await runs.runScript({ sandbox: 'ecommerce', language: 'js', body });
+      if (o.status !== 'succeeded') throw new Error(`js ${kind}: ${o.error}`);
+      jsInJob[kind].push((o.result as { ns: number }).ns);
+    }
+  }
+
   // 2. Host cost per script: assemble + validate, with and without a skill named.
   const ctx = svc.execution.scriptContext('ecommerce', undefined, 'python');
   const host = (body: string) => {
@@ -177,6 +220,13 @@ try {
           calls: RECORDED,
           skillNsPerCall: Number(median(recorded).toFixed(1)),
           samples: recorded,
+        },
+        jsInJob: {
+          skillNsPerCall: Number(median(jsInJob.skill).toFixed(1)),
+          plainNsPerCall: Number(median(jsInJob.plain).toFixed(1)),
+          ratio: Number((median(jsInJob.skill) / median(jsInJob.plain)).toFixed(3)),
+          recordedNsPerCall: Number(median(jsInJob.recorded).toFixed(1)),
+          samples: jsInJob,
         },
         hostMsPerScript: hostMs,
         sharedSteps: {

@@ -5,6 +5,7 @@
 // through the host (tool_call), which runs sandbox tools in the sandbox's Python pool and host tools on
 // the host. docs/decisions.md, "JavaScript validation limits", has the runtime wall and its reasons.
 import { fork, spawn } from 'node:child_process';
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomBytes } from 'node:crypto';
 import {
   chmodSync,
@@ -518,19 +519,40 @@ function contextRuntime(host, inputsJson, aliasesJson, limitJson, deepStacks) {
     }
   }
   const importRefused = () => new TE('import() is not available: scripts have no modules');
+  const apply = R.apply;
   // A skill call's record (docs/skills.md, "How a skill runs"): the worker's parent puts, in each skill the
   // job defines, `const <c> = <hooks>.s(name, [params], [values]); try { body } catch (<e>) { <hooks>.f(<c>,
-  // <e>); throw <e> } finally { <hooks>.e(<c>) }`, under a name made at random for the job. None of them
-  // throws: a call the worker did not record (past the bound, or a stack too deep to ask) is number 0.
-  // Once the worker answers a call past the job's bound (number 0), every later call is only counted:
-  // nothing is encoded and the stack is not read (a skill called in a long loop).
+  // <e>); throw <e> } finally { <hooks>.e(<c>) }`, and after it `<name> = <hooks>.w(<name>);`, under a name
+  // made at random for the job. None of them throws: a call the worker did not record (past the bound, or a
+  // stack too deep to ask) is number 0. Once the worker answers a call past the job's bound (number 0),
+  // every later call is only counted: nothing is encoded.
+  // The skill call a tool call belongs to follows the async context (the worker's AsyncLocalStorage): `s`
+  // makes the new call the current one, for the rest of the skill's body and every continuation it
+  // schedules (its awaits, callbacks); `w` gives the caller back its own when the skill returns to it (an
+  // async skill at its first await), so calls running at once (Promise.all) each keep their own.
   let skillsRecorded = true;
   const skillHooks = freeze({
     __proto__: null,
+    w: (fn) =>
+      function (...a) {
+        let t;
+        try {
+          t = host('skill', 'enter', '');
+        } catch {
+          t = undefined;
+        }
+        try {
+          return apply(fn, this, a);
+        } finally {
+          try {
+            if (typeof t === 'string') host('skill', 'leave', t);
+          } catch {}
+        }
+      },
     s: (name, params, values) => {
       if (!skillsRecorded) {
         try {
-          host('skill', 'over', '');
+          host('skill', 'over', Str(name));
         } catch {}
         return { __proto__: null, n: 0, type: undefined, message: '' };
       }
@@ -676,7 +698,15 @@ if (isChild) {
   let skillCount = 0;
   let skillsOver = 0;
   let jobT0 = 0; // performance.now() when the job arrived (a skill call's `at` counts from it)
-  const openSkills = [];
+  const openSkills = new Map(); // call number -> { name, t0 }
+  // The skill call running in the current async context: { n, name } (n 0 for a call past the bound,
+  // counted only), undefined in the script's own code. Set by the call's start (`enterWith`: the rest of
+  // the skill's body and every continuation it schedules), given back to the caller when the skill returns
+  // to it (`enter`/`leave` around each call, contextRuntime's skillHooks.w). It follows awaits, promise
+  // callbacks and Promise.all through the vm context, under node, bun and deno (bun-deno.test.ts).
+  const currentSkill = new AsyncLocalStorage();
+  const saved = new Map(); // enter's token -> the caller's skill call, until its leave
+  let tokens = 0;
   const finish = (m, now = false) => {
     if (finished) return;
     if (pending.size > 0 && !now) {
@@ -710,46 +740,13 @@ if (isChild) {
   }
   const frames = (stack, code) => errorFrames.frames(stack, code, lineOffset);
   const str = (v) => (typeof v === 'string' ? v : '');
-  // The skill making the current tool call: the innermost frame of the script running a function named as
-  // one of the job's skills (docs/skills.md). The stack is taken in this realm (its Error, its default
-  // formatting), so no script code runs while it is read; observability, not a wall.
-  const SKILL_FRAME = /^\s*at (?:async )?([A-Za-z_$][\w$]*) \(<script>:\d+:\d+\)/;
   /** The job's skill names (every skill the script may call). */
   const skillNames = () =>
     Array.isArray(job?.skills) ? job.skills.filter((x) => typeof x === 'string') : [];
-  function skillOf() {
-    return skillStack()[0];
-  }
-  /** The skills of the innermost two skill frames on the stack, innermost first. */
-  function skillStack() {
-    const skills = Array.isArray(job?.skills) ? job.skills.filter((x) => typeof x === 'string') : [];
-    const found = [];
-    if (!skills.length) return found;
-    const limit = Error.stackTraceLimit;
-    let stack = '';
-    try {
-      Error.stackTraceLimit = 100;
-      stack = String(new Error().stack ?? '');
-    } catch {
-      return found;
-    } finally {
-      Error.stackTraceLimit = limit;
-    }
-    for (const l of stack.split('\n')) {
-      const name = SKILL_FRAME.exec(l)?.[1];
-      if (name !== undefined && skills.includes(name) && found.push(name) === 2) break;
-    }
-    return found;
-  }
   /** How many of the job's skill calls are recorded at most (the host's limits.tool_calls). */
   const maxSkillCalls = () => {
     const v = Number(job?.max_skill_calls);
     return Number.isSafeInteger(v) && v > 0 ? v : 1000;
-  };
-  /** The latest call of `name` still running (its number), when there is one. */
-  const openCall = (name) => {
-    for (let i = openSkills.length - 1; i >= 0; i--) if (openSkills[i].name === name) return openSkills[i].n;
-    return undefined;
   };
   // The one function of this realm the context holds (closed over by contextRuntime, never exposed): its
   // arguments are read only as strings, it returns only strings and never throws.
@@ -777,8 +774,10 @@ if (isChild) {
         if (bad) return `-${a} takes JSON-safe data; ${bad} is not`;
         const call_id = `c${++calls}`;
         pending.set(call_id, a);
-        const skill = skillOf();
-        const skill_call = skill ? openCall(skill) : undefined;
+        // The skill call this tool call belongs to: the one of its async context (above).
+        const current = currentSkill.getStore();
+        const skill = current?.name;
+        const skill_call = current?.n || undefined;
         send({
           type: 'tool_call',
           call_id,
@@ -808,14 +807,15 @@ if (isChild) {
           if (!skillNames().includes(m?.name)) return '-not a skill of this job';
           if (skillCount >= maxSkillCalls()) {
             skillsOver++;
+            currentSkill.enterWith({ n: 0, name: m.name });
             return '+0';
           }
           const n = ++skillCount;
-          // The new call's own frame is the innermost skill frame: the one outside it made the call.
-          const outer = skillStack()[1];
-          const parent = outer ? openCall(outer) : undefined;
+          // The caller's skill call is the current one still (the call's own starts here).
+          const parent = currentSkill.getStore()?.n || undefined;
           const t0 = performance.now();
-          openSkills.push({ n, name: m.name, t0 });
+          openSkills.set(n, { name: m.name, t0 });
+          currentSkill.enterWith({ n, name: m.name });
           const args = typeof m.args === 'object' && m.args !== null && !Array.isArray(m.args) ? m.args : {};
           send({
             type: 'skill',
@@ -830,14 +830,14 @@ if (isChild) {
         }
         if (a === 'end') {
           const m = JSON.parse(b);
-          const i = openSkills.findIndex((o) => o.n === m?.call);
-          if (i < 0) return '+';
-          const [o] = openSkills.splice(i, 1);
+          const o = openSkills.get(m?.call);
+          if (o === undefined) return '+';
+          openSkills.delete(m.call);
           const e = m.error;
           send({
             type: 'skill',
             phase: 'end',
-            call: o.n,
+            call: m.call,
             ms: Math.round((performance.now() - o.t0) * 1000) / 1000,
             ...(e && typeof e === 'object' ? { error: { type: str(e.type), message: str(e.message) } } : {}),
           });
@@ -845,6 +845,21 @@ if (isChild) {
         }
         if (a === 'over') {
           skillsOver++;
+          if (skillNames().includes(b)) currentSkill.enterWith({ n: 0, name: b });
+          return '+';
+        }
+        if (a === 'enter') {
+          // A skill is called: keep the caller's skill call to give back when the skill returns to it.
+          const t = ++tokens;
+          saved.set(t, currentSkill.getStore());
+          return `+${t}`;
+        }
+        if (a === 'leave') {
+          const t = Number(b.slice(1));
+          if (!saved.has(t)) return '+';
+          const caller = saved.get(t);
+          saved.delete(t);
+          currentSkill.enterWith(caller);
           return '+';
         }
         return '-unknown skill operation';
@@ -1050,7 +1065,8 @@ if (isChild) {
   /**
    * The edits that make each skill the job defines record its calls (contextRuntime's skillHooks), under
    * a name made at random for the job (the script cannot name what it cannot know): text inserted after
-   * the body's `{` and before its `}`, on the lines they are on, so every line keeps its number.
+   * the body's `{`, before its `}` and after it (the name bound to the wrapper that gives a caller back its
+   * skill call), on the lines they are on, so every line keeps its number.
    */
   const skillEdits = (found) => {
     if (!found.length) return {};
@@ -1065,6 +1081,8 @@ if (isChild) {
         f.close,
         `}catch(${h}e){try{${h}.f(${h}c,${h}e)}catch{}throw ${h}e}finally{try{${h}.e(${h}c)}catch{}}`,
       ]);
+      // (after the declaration: every call, the script's and the skill's own, goes through the wrapper)
+      edits.push([f.close + 1, `;${f.name}=${h}.w(${f.name});`]);
     }
     return { skill_hooks: h, skill_edits: edits };
   };

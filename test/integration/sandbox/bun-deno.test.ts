@@ -159,6 +159,33 @@ describe.each(RUNTIMES)('%s runtime', { concurrent: true }, (rt) => {
       expect(r.error?.frames.length).toBeLessThanOrEqual(10);
     }, 120_000);
 
+    it('skill calls running at once each keep their own tool calls (the async context), as on node', async () => {
+      // Both calls start before either calls a tool (each first awaits a turn of the microtask queue); the
+      // worker once credited both calls' tool calls to the latest call of the skill still running.
+      const { executor } = await svc.execution.sandbox();
+      const r = await executor.execute({
+        sandbox: 'ecommerce',
+        runtime: rt,
+        language: 'js',
+        code:
+          '/** A tier. */\nasync function tier_js(user_id) {\n  await null;\n  return (await get_user({ user_id })).data.tier;\n}\n' +
+          'emitResult(await Promise.all([tier_js("u1"), tier_js("u2")]));\n',
+        bodyStartLine: 6,
+        tools: { get_user: 'get_user' },
+        skills: ['tier_js'],
+        timeoutMs: 60_000,
+      });
+      expect(r.data, JSON.stringify(r.error)).toEqual(['gold', 'silver']);
+      expect((r.skillCalls ?? []).map((c) => [c.id, c.args])).toEqual([
+        [1, { user_id: 'u1' }],
+        [2, { user_id: 'u2' }],
+      ]);
+      expect(r.toolCalls.map((c) => [c.args['user_id'], c.skill, c.skillCall]).sort()).toEqual([
+        ['u1', 'tier_js', 1],
+        ['u2', 'tier_js', 2],
+      ]);
+    }, 120_000);
+
     it('strips TypeScript types and maps error frames to body lines', async () => {
       const ok = await run(rt, 'interface P { n: number }\nconst p: P = { n: 2 };\nemitResult(p.n * 21);\n', {
         language: 'ts',
