@@ -7,8 +7,10 @@ import type { RunOutcome, Validate } from '../core/orchestrator/orchestrator.ts'
 import type { RunRecord } from '../core/records/records.ts';
 import { scriptCallShapes, scriptToolNames } from '../core/script/context.ts';
 import type { ScriptContext } from '../core/script/context.ts';
-import { checkTemplate, instantiate, templateBody } from '../core/templates/slots.ts';
-import { matchTemplate, proposePattern } from '../core/templates/template.ts';
+import type { CallShape } from '../core/lang/signature.ts';
+import { proposeTemplate } from '../core/templates/propose.ts';
+import { checkTemplate, instantiate } from '../core/templates/slots.ts';
+import { matchTemplate } from '../core/templates/template.ts';
 import type {
   SlotType,
   Template,
@@ -92,11 +94,16 @@ export class TemplateService {
           ? `run ${runId} has no script at attempt ${attempt}`
           : `run ${runId} has no script to promote`,
       );
-    const p = proposePattern(rec.started.task);
+    const p = proposeTemplate(
+      rec.started.task,
+      a.script.body,
+      a.script.language,
+      this.shapes(rec.started.sandbox, rec.started.kit, a.script.language),
+    );
     return {
       pattern: p.pattern,
       slots: p.slots,
-      body: templateBody(a.script.body, p.values, a.script.language),
+      body: p.body,
       sandbox: rec.started.sandbox,
       ...(rec.started.kit ? { kit: rec.started.kit } : {}),
     };
@@ -164,10 +171,10 @@ export class TemplateService {
           'invalid_argument',
           'a template needs --pattern (or --from-run to propose one from the task)',
         );
-      const proposal = proposePattern(task);
+      const proposal = proposeTemplate(task, body, language, this.shapes(sandbox, kit, language));
       pattern = proposal.pattern;
       slots ??= proposal.slots;
-      body = templateBody(body, proposal.values, language);
+      body = proposal.body;
     } else if (!slots) {
       slots = Object.fromEntries(
         [...pattern.matchAll(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g)].map((m) => [m[1] as string, 'str']),
@@ -225,6 +232,22 @@ export class TemplateService {
     const file = this.files.write(t);
     this.deps.store.resetTemplateStats(t.name);
     return { ...t, file, successes: 0, failures: 0, lastUsed: null };
+  }
+
+  /**
+   * The signatures of what a script of the sandbox may call (slots passed by position are named after the
+   * parameter they fill); none when the sandbox cannot be read (the slots keep the names the rest gives).
+   */
+  private shapes(
+    sandbox: string,
+    kit: string | undefined,
+    language: ScriptLanguage,
+  ): Record<string, CallShape> | undefined {
+    try {
+      return scriptCallShapes(this.deps.scriptContext(sandbox, kit, language));
+    } catch {
+      return undefined;
+    }
   }
 
   delete(name: string): void {

@@ -65,36 +65,37 @@ describe('templates, kits and settings', () => {
     const editor = page.getByTestId('promote-editor');
     await editor.waitFor({ timeout: POLL_MS });
     const pattern = editor.getByLabel('pattern', { exact: true });
-    await expect.poll(() => pattern.inputValue()).toBe('What is the name of user {slot1}?');
+    await expect.poll(() => pattern.inputValue()).toBe('What is the name of user {user_id}?');
     await editor.locator('[data-testid="editor-template-body"][data-ready="true"]').waitFor();
     // (Monaco draws its lines in a frame after its model is set: on a loaded machine the first read of a
     // ready editor can be empty)
     await expect
       .poll(() => editor.locator('[data-testid="editor-template-body"]').innerText())
-      .toContain('{{slot1}}');
+      .toContain('{{user_id}}');
 
-    // Rename the slot in the pattern: the editor warns, then renames the type and the body's use too.
-    await pattern.fill('What is the name of user {user_id}?');
+    // The slot is named after the tool parameter it fills (user_id). Rename it in the pattern: the editor
+    // warns, then renames the type and the body's use too.
+    await pattern.fill('What is the name of user {uid}?');
     const warnings = editor.getByRole('list', { name: 'pattern warnings' });
     await expect.poll(() => warnings.innerText()).toContain('has no type');
     expect(await warnings.innerText()).toContain('is not in the pattern');
     await w.screenshot('template-promote-warnings');
-    await editor.getByRole('button', { name: 'Rename slot1 to user_id (type and body)' }).click();
+    await editor.getByRole('button', { name: 'Rename user_id to uid (type and body)' }).click();
     await expect.poll(() => warnings.innerText()).toContain('Every slot of the pattern has a type');
-    await editor.getByLabel('type of user_id').selectOption('str');
-    expect(await editor.locator('tr[data-slot="user_id"]').innerText()).toContain('✓');
+    await editor.getByLabel('type of uid').selectOption('str');
+    expect(await editor.locator('tr[data-slot="uid"]').innerText()).toContain('✓');
     await expect
       .poll(() => editor.locator('[data-testid="editor-template-body"]').innerText())
-      .toContain('{{user_id}}');
+      .toContain('{{uid}}');
     await editor.getByLabel('Name', { exact: true }).fill('user-name');
     await editor.getByLabel('example 1 expected').fill('"Ada Lovelace"');
-    expect(await editor.locator('[data-example="0"]').innerText()).toContain('matches: user_id = "u1"');
+    expect(await editor.locator('[data-example="0"]').innerText()).toContain('matches: uid = "u1"');
     await w.screenshot('template-promote');
 
     await editor.getByRole('button', { name: 'Save template' }).click();
     const row = page.locator('tr[data-template="user-name"]');
     await row.waitFor();
-    expect(await row.innerText()).toContain('What is the name of user {user_id}?');
+    expect(await row.innerText()).toContain('What is the name of user {uid}?');
     expect(await row.getByTestId('template-successes').innerText()).toBe('0');
     expect(await page.getByTestId('promote-editor').count()).toBe(0);
     expect(page.url()).toContain('#/templates');
@@ -142,7 +143,7 @@ describe('templates, kits and settings', () => {
     const edit = page.getByTestId('template-editor');
     await edit.waitFor();
     expect(await edit.getByLabel('pattern', { exact: true }).inputValue()).toBe(
-      'What is the name of user {user_id}?',
+      'What is the name of user {uid}?',
     );
     await edit.getByLabel('Description', { exact: true }).fill('Name of a user by id');
     await edit.getByRole('button', { name: 'Save changes' }).click();
@@ -204,7 +205,7 @@ describe('templates, kits and settings', () => {
     const pattern = editor.getByLabel('pattern', { exact: true });
     await expect
       .poll(() => pattern.inputValue(), { timeout: POLL_MS })
-      .toBe('What is the city of user {slot1}?');
+      .toBe('What is the city of user {user_id}?');
     await pattern.fill('What is the city of user {uid}?');
     await editor.getByLabel('Name', { exact: true }).fill('user-city');
 
@@ -227,7 +228,7 @@ describe('templates, kits and settings', () => {
     await page.getByRole('button', { name: 'Promote to template' }).click();
     await expect
       .poll(() => pattern.inputValue(), { timeout: POLL_MS })
-      .toBe('What is the city of user {slot1}?');
+      .toBe('What is the city of user {user_id}?');
     await editor.getByRole('button', { name: 'Cancel' }).click();
     noPageErrors();
   });

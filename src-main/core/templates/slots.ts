@@ -13,6 +13,7 @@
 import { parse as parseJs } from '@babel/parser';
 import type { ScriptLanguage } from '../lang/violation.ts';
 import { escapeBidi } from '../lang/bidi.ts';
+import type { CallShape } from '../lang/signature.ts';
 import { parsePython } from '../lang/python/pyright.ts';
 import type { PyNode } from '../lang/python/pyright.ts';
 import type { JsonValue } from '../tools/model.ts';
@@ -358,6 +359,127 @@ export function substituteSlots(
   return script;
 }
 
+/** A literal of a concrete script that equals a proposed slot value, with what it fills when that says. */
+interface LiteralHit {
+  start: number;
+  end: number;
+  /** The slot whose value it equals (the first, when two slots have one value). */
+  slot: string;
+  /** What the literal fills: the parameter it is passed as, the key it is the value of, the name it is assigned to. */
+  label?: string;
+}
+
+/** The parameter a positional argument fills, by the called tool's or skill's signature. */
+const positionalParam = (shape: CallShape | undefined, index: number): string | undefined =>
+  shape && !shape.objectArgument && !shape.keywordsOnly
+    ? shape.params.filter((p) => p.kind !== 'keyword')[index]?.name
+    : undefined;
+
+/**
+ * Each string or number literal of `script` equal to a slot value (found in the syntax tree: text inside a
+ * longer string, an f-string or a template literal is left alone), in source order, with its label:
+ * - an argument: its keyword (`get_user(user_id="u1")`), or the parameter of the called tool or skill it
+ *   fills by position (`get_user("u1")`, by `shapes`);
+ * - the value of an object or dict key (`get_user({ user_id: "u1" })`, `{"user_id": "u1"}`);
+ * - the right side of an assignment to a name or member (`uid = "u1"`, `const uid = "u1"`, `a.uid = "u1"`).
+ * Throws SlotError when the script does not parse.
+ */
+function literalHits(
+  script: string,
+  values: Record<string, JsonValue>,
+  language: ScriptLanguage,
+  shapes: Readonly<Record<string, CallShape>> = {},
+): LiteralHit[] {
+  const hits: LiteralHit[] = [];
+  const nameOf = (v: JsonValue | undefined) =>
+    v === undefined ? undefined : Object.entries(values).find(([, x]) => x === v)?.[0];
+  const shapeOf = (callee: string | undefined) =>
+    callee !== undefined && Object.hasOwn(shapes, callee) ? shapes[callee] : undefined;
+  if (language === 'python') {
+    const pyLabel = (n: PyNode, parent?: PyNode, grand?: PyNode): string | undefined => {
+      if (parent?.kind === 'Argument') {
+        if (parent.value) return parent.value;
+        if (grand?.kind !== 'Call') return undefined;
+        const callee = grand.children[0];
+        const positional = grand.children.filter((c) => c.kind === 'Argument' && !c.value);
+        return positionalParam(
+          shapeOf(callee?.kind === 'Name' ? callee.value : undefined),
+          positional.indexOf(parent),
+        );
+      }
+      if (parent?.kind === 'Assignment' && n.role === 'rightExpr') {
+        const left = parent.children.find((c) => c.role === 'leftExpr');
+        const target =
+          left?.kind === 'TypeAnnotation' ? left.children.find((c) => c.role === 'valueExpr') : left;
+        return target?.kind === 'Name' || target?.kind === 'MemberAccess' ? target.value : undefined;
+      }
+      if (parent?.kind === 'DictionaryKeyEntry' && n.role === 'valueExpr') {
+        const key = parent.children.find((c) => c.role === 'keyExpr');
+        const text = key && pyLiteralValue(key);
+        return typeof text === 'string' ? text : undefined;
+      }
+      return undefined;
+    };
+    const visit = (n: PyNode, inF: boolean, parent?: PyNode, grand?: PyNode) => {
+      const f = inF || n.kind === 'FormatString';
+      const slot = f ? undefined : nameOf(pyLiteralValue(n));
+      if (slot) {
+        const label = pyLabel(n, parent, grand);
+        hits.push({ start: n.start, end: n.end, slot, ...(label ? { label } : {}) });
+      } else for (const c of n.children) visit(c, f, n, parent);
+    };
+    visit(pyTree(script, 'the script'), false);
+  } else {
+    const keyName = (k: unknown): string | undefined =>
+      isNode(k) && k.type === 'Identifier'
+        ? (k['name'] as string)
+        : isNode(k) && k.type === 'StringLiteral'
+          ? (k['value'] as string)
+          : undefined;
+    const jsLabel = (parent: JsNode | undefined, field: string, index: number): string | undefined => {
+      if (!parent) return undefined;
+      if (parent.type === 'ObjectProperty' && field === 'value' && parent['computed'] !== true)
+        return keyName(parent['key']);
+      if (parent.type === 'VariableDeclarator' && field === 'init') return keyName(parent['id']);
+      if (
+        (parent.type === 'AssignmentExpression' && field === 'right') ||
+        (parent.type === 'AssignmentPattern' && field === 'right')
+      ) {
+        const left = parent['left'];
+        if (isNode(left) && left.type === 'MemberExpression' && left['computed'] !== true)
+          return keyName(left['property']);
+        return keyName(left);
+      }
+      if (parent.type === 'CallExpression' && field === 'arguments') {
+        const callee = parent['callee'];
+        return positionalParam(
+          shapeOf(isNode(callee) && callee.type === 'Identifier' ? (callee['name'] as string) : undefined),
+          index,
+        );
+      }
+      return undefined;
+    };
+    const visit = (
+      v: unknown,
+      inT: boolean,
+      parent: JsNode | undefined,
+      field: string,
+      index: number,
+    ): void => {
+      if (Array.isArray(v)) return v.forEach((x, i) => visit(x, inT, parent, field, i));
+      if (!isNode(v)) return;
+      const t = inT || v.type === 'TemplateLiteral';
+      const slot = t ? undefined : nameOf(jsLiteralValue(v));
+      if (slot && typeof v.start === 'number' && typeof v.end === 'number') {
+        const label = jsLabel(parent, field, index);
+        hits.push({ start: v.start, end: v.end, slot, ...(label ? { label } : {}) });
+      } else for (const [k, x] of Object.entries(v)) if (!JS_META.has(k)) visit(x, t, v, k, 0);
+    };
+    visit(jsTree(script, language, 'the script'), false, undefined, '', 0);
+  }
+  return hits.sort((a, b) => a.start - b.start);
+}
+
 /**
  * A template body from a concrete script: each string or number literal equal to a proposed slot value
  * becomes that slot's placeholder (found in the syntax tree: text inside a longer string is left alone).
@@ -368,38 +490,54 @@ export function literalsToSlots(
   values: Record<string, JsonValue>,
   language: ScriptLanguage,
 ): string {
-  const hits: { start: number; end: number; name: string }[] = [];
-  const nameOf = (v: JsonValue | undefined) =>
-    v === undefined ? undefined : Object.entries(values).find(([, x]) => x === v)?.[0];
+  let hits: LiteralHit[];
   try {
-    if (language === 'python') {
-      const visit = (n: PyNode, inF: boolean) => {
-        const f = inF || n.kind === 'FormatString';
-        const lit = f ? undefined : pyLiteralValue(n);
-        const name = nameOf(lit);
-        if (name && !f) hits.push({ start: n.start, end: n.end, name });
-        else for (const c of n.children) visit(c, f);
-      };
-      visit(pyTree(script, 'the script'), false);
-    } else {
-      const visit = (v: unknown, inT: boolean): void => {
-        if (Array.isArray(v)) return v.forEach((x) => visit(x, inT));
-        if (!isNode(v)) return;
-        const t = inT || v.type === 'TemplateLiteral';
-        const name = t ? undefined : nameOf(jsLiteralValue(v));
-        if (name && typeof v.start === 'number' && typeof v.end === 'number')
-          hits.push({ start: v.start, end: v.end, name });
-        else for (const [k, x] of Object.entries(v)) if (!JS_META.has(k)) visit(x, t);
-      };
-      visit(jsTree(script, language, 'the script'), false);
-    }
+    hits = literalHits(script, values, language);
   } catch {
     return script;
   }
   let out = script;
-  for (const h of hits.sort((a, b) => b.start - a.start))
-    out = `${out.slice(0, h.start)}{{${h.name}}}${out.slice(h.end)}`;
+  for (const h of [...hits].sort((a, b) => b.start - a.start))
+    out = `${out.slice(0, h.start)}{{${h.slot}}}${out.slice(h.end)}`;
   return out;
+}
+
+/** The longest slot name proposed from a script (a longer key or variable name is cut). */
+const SLOT_NAME_MAX = 40;
+
+/**
+ * Names for proposed slots (`slot1`, `slot2`... in pattern order) after what they fill in `script`: the
+ * label of the first literal of the slot's value that has one (the tool or skill parameter it is passed
+ * as, the key it is the value of, the name it is assigned to; literalHits), made an identifier (letters,
+ * digits, `_`, not starting with a digit) and numbered when taken (`user_id`, `user_id_2`). A slot whose
+ * value fills nothing named keeps its name. Returns the new name of each slot; a script that does not
+ * parse keeps every name.
+ */
+export function slotNamesFromScript(
+  script: string,
+  values: Record<string, JsonValue>,
+  language: ScriptLanguage,
+  shapes?: Readonly<Record<string, CallShape>>,
+): Record<string, string> {
+  let hits: LiteralHit[] = [];
+  try {
+    hits = literalHits(script, values, language, shapes);
+  } catch {
+    hits = [];
+  }
+  const names: Record<string, string> = {};
+  const taken = new Set<string>();
+  for (const slot of Object.keys(values)) {
+    const label = hits.find((h) => h.slot === slot && h.label)?.label;
+    let base = label?.replace(/[^A-Za-z0-9_]/g, '_').slice(0, SLOT_NAME_MAX) ?? '';
+    if (/^[0-9]/.test(base)) base = `_${base}`.slice(0, SLOT_NAME_MAX);
+    if (!/[A-Za-z0-9]/.test(base)) base = slot;
+    let name = base;
+    for (let k = 2; taken.has(name); k++) name = `${base}_${k}`;
+    taken.add(name);
+    names[slot] = name;
+  }
+  return names;
 }
 
 /** Every problem of a template: its shape, then where its placeholders sit (at creation and at load). */

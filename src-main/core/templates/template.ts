@@ -208,7 +208,11 @@ export function matchTemplate(t: Template, intent: string): Record<string, JsonV
   return values;
 }
 
-/** Proposes a pattern and slots from a task: quoted strings, ids like u1/p3/#104 and numbers become slots. */
+/**
+ * Proposes a pattern and slots from a task: quoted strings, ids like u1/p3/#104 and numbers become slots,
+ * named `slot1`, `slot2`... in order. A template proposed from a run renames them after what they fill in
+ * its script (`user_id`: propose.ts, proposeTemplate).
+ */
 export function proposePattern(task: string): {
   pattern: string;
   slots: Record<string, SlotType>;

@@ -301,11 +301,11 @@ describe('toolsmith CLI with containers', () => {
     const created = await cli(['template', 'create', 'user-tier', '--from-run', rec.id, '--json']);
     expect(created.code).toBe(0);
     expect(JSON.parse(created.out)).toMatchObject({
-      pattern: 'Tier of user {slot1}',
-      slots: { slot1: 'str' },
+      pattern: 'Tier of user {user_id}',
+      slots: { user_id: 'str' },
     });
     expect(readFileSync(join(ws, 'templates/user-tier.tmpl'), 'utf8')).toMatch(
-      /^\+\+\+\n[\s\S]*pattern = "Tier of user \{slot1\}"[\s\S]*\+\+\+\nr = get_user\(user_id=\{\{slot1\}\}\)/,
+      /^\+\+\+\n[\s\S]*pattern = "Tier of user \{user_id\}"[\s\S]*\+\+\+\nr = get_user\(user_id=\{\{user_id\}\}\)/,
     );
     const served = await cli(['run', 'tier of user u1', '--sandbox', 'ecommerce', ...scripted(), '--json']);
     expect(JSON.parse(served.out)).toMatchObject({ status: 'succeeded', result: 'gold', tier: 'template' });

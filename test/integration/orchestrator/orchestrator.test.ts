@@ -407,7 +407,7 @@ describe('templates (the ratchet)', () => {
     expect(first.status).toBe('succeeded');
     const templates = await fx.svc.templates();
     const t = templates.create({ name: 'user-email', fromRun: first.runId });
-    expect(t.pattern).toBe('email of user {slot1}');
+    expect(t.pattern).toBe('email of user {user_id}');
     const before = fx.llm.requests.length;
     const second = await (
       await fx.runs.start({
