@@ -445,7 +445,7 @@ def deny_ipc():
     allow, deny = 4 + n, 5 + n
     prog = [
         (0x20, 0, 0, 4),  # ld [arch]
-        (0x15, 0, allow - 2, audit),  # another arch: allow
+        (0x15, 0, deny - 2, audit),  # another arch (32-bit `int 0x80`: its own numbers for these calls): denied
         (0x20, 0, 0, 0),  # ld [nr]
         (0x35, deny - 4, 0, 0x40000000),  # jge __X32_SYSCALL_BIT: the x32 ABI, denied as a whole
     ]

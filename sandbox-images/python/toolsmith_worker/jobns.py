@@ -583,12 +583,16 @@ def _no_userns():
 
 def _assemble(arch):
     """The job's seccomp program: the calls of `deny` fail with EPERM, clone with any namespace flag too,
-    clone3 with ENOSYS (its flags sit in memory a filter cannot read: glibc falls back to clone)."""
+    clone3 with ENOSYS (its flags sit in memory a filter cannot read: glibc falls back to clone). A call
+    of another architecture (x86_64's 32-bit `int 0x80`, whose numbers are other calls' and which no
+    rule above would match) or of the x32 ABI fails with EPERM as a whole: before, another architecture
+    was allowed, so where no filter around the job refuses it (the plain process level) a job made every
+    call of this list that way (keyctl, io_uring_setup, personality, ...)."""
     deny = sorted(set(arch["deny"].values()))
     # Labels resolved below: instructions as (code, jt, jf, k) with jt/jf possibly label names.
     prog = [
         (0x20, 0, 0, 4),  # ld [arch]
-        (0x15, 0, "allow", arch["audit"]),
+        (0x15, 0, "deny", arch["audit"]),  # another architecture: refused as a whole
         (0x20, 0, 0, 0),  # ld [nr]
         (0x35, "deny", 0, 0x40000000),  # the x32 ABI: refused as a whole
     ]
