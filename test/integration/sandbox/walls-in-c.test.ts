@@ -31,14 +31,15 @@ def view() -> ToolResponse:
     status = {}
     for line in _read("/proc/self/status").splitlines():
         key, _, value = line.partition(":")
-        if key in ("Uid", "Gid", "Groups", "CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb", "NoNewPrivs", "Seccomp", "Seccomp_filters"):
+        if key in ("Uid", "Gid", "Groups", "CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb", "NoNewPrivs", "Seccomp", "Seccomp_filters", "SigBlk", "SigIgn", "Umask"):
             status[key] = value.split()
     mounts = []
     for line in _read("/proc/self/mountinfo").splitlines():
         head, _, tail = line.partition(" - ")
         f = head.split()
-        # (mount and parent ids, device numbers and peer groups differ between any two processes)
-        mounts.append([f[3], f[4], f[5], *tail.split()])
+        # (mount and parent ids, device numbers and peer group numbers differ between any two processes;
+        # whether a mount is shared, a slave or unbindable does not)
+        mounts.append([f[3], f[4], f[5], *[o.split(":")[0] for o in f[6:]], "-", *tail.split()])
     jobns = sys.modules.get("toolsmith_worker.jobns")
     libc = ctypes.CDLL(None)
     return ToolResponse(success=True, data={
@@ -116,8 +117,9 @@ for (const [level, make] of [
         expect(v.walls).toEqual(
           expect.arrayContaining(['user', 'pid', 'ipc', 'ids', 'mnt', 'proc', 'pts', 'nocaps', 'seccomp']),
         );
-      expect(c[0]?.mounts.some((m) => m[1] === '/proc' && m[3] === 'proc')).toBe(true);
-      expect(c[0]?.mounts.some((m) => m[1] === '/dev/pts' && m[3] === 'devpts')).toBe(true);
+      const fstype = (m: string[]) => m[m.indexOf('-') + 1];
+      expect(c[0]?.mounts.some((m) => m[1] === '/proc' && fstype(m) === 'proc')).toBe(true);
+      expect(c[0]?.mounts.some((m) => m[1] === '/dev/pts' && fstype(m) === 'devpts')).toBe(true);
       // (each worker has job uids of its own: the job's uid and gid are compared by place, not value)
       const same = (v: View) => {
         const st = v['status'] as Record<string, string[]>;
