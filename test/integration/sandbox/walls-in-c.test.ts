@@ -5,8 +5,9 @@
  * job in the same state. Seen from inside a job, on one warm worker of each level, with each path: its
  * ids and id maps, capabilities, no_new_privs and filters, its OOM score and dumpable flag, its mounts
  * (mount point, root, options, type, source, super options: every one the kernel lists), its /proc's
- * processes, its working folder and the nested-user-namespace limit; and that the C path is the one
- * taken (the worker's plan holds it) where it should be, and not with `nocenter`.
+ * processes, its working folder and the nested-user-namespace limit, its umask and signal masks; and
+ * that the C path is the one taken (the worker's plan holds it) where it should be, and not with
+ * `nocenter`. The plain process level too: there the job's namespaces and filter are its only walls.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { SandboxBackend } from '../../../src-main/infra/sandbox/backend.ts';
@@ -79,6 +80,8 @@ type View = Record<string, unknown> & { c: boolean; walls: string[] | null; moun
 for (const [level, make] of [
   ['docker', (wallsOff: string[]) => dockerFactory({ wallsOff })],
   ['process', async (wallsOff: string[]) => bubblewrapFactory({ wallsOff })],
+  // (no bubblewrap: the job's namespaces and its filter are the only walls around it)
+  ['process (plain)', async (wallsOff: string[]) => bubblewrapFactory({ wallsOff, noBubblewrap: true })],
 ] as const) {
   describe(`a job's walls in C and in Python: ${level}`, () => {
     const made: { factory: TestFactory; backend: SandboxBackend }[] = [];
