@@ -10,8 +10,8 @@
  * `nocenter`. The plain process level too: there the job's namespaces and filter are its only walls.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { SandboxBackend } from '../../../src-main/infra/sandbox/backend.ts';
-import { bubblewrapFactory, dockerFactory, runPython } from '../../support/sandbox.ts';
+import type { SandboxBackend } from '../../../src-main/infra/sandbox/backend.ts';
+import { bubblewrapFactory, dockerFactory, runPython, testBackend } from '../../support/sandbox.ts';
 import type { TestFactory } from '../../support/sandbox.ts';
 
 const TOOLS = `
@@ -59,22 +59,6 @@ def view() -> ToolResponse:
     })
 `;
 
-function backendOf(factory: TestFactory): SandboxBackend {
-  return new SandboxBackend({
-    factory,
-    pool: {
-      minSize: 1,
-      maxSize: 1,
-      standby: 0,
-      maxJobsPerWorker: 1000,
-      idleMs: 60_000,
-      queueTimeoutMs: 30_000,
-    },
-    maxOutputBytes: 256 * 1024,
-    specFor: (name, runtime) => ({ name, runtime, toolsSource: TOOLS, hostTools: [], credentials: {} }),
-  });
-}
-
 type View = Record<string, unknown> & { c: boolean; walls: string[] | null; mounts: string[][] };
 
 for (const [level, make] of [
@@ -95,7 +79,7 @@ for (const [level, make] of [
     /** Three jobs on one warm worker (the first job's process is the Python loop's, the rest the C loop's). */
     async function views(wallsOff: string[]): Promise<View[]> {
       const factory = await make(wallsOff);
-      const backend = backendOf(factory);
+      const backend = testBackend(factory, { toolsSource: TOOLS, pool: { maxSize: 1, standby: 0 } });
       made.push({ factory, backend });
       const out: View[] = [];
       for (let i = 0; i < 3; i++) {
