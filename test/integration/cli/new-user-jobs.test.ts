@@ -12,6 +12,7 @@ import { connectMcp } from '../../support/mcp-stdio.ts';
 import type { LlmServer } from '../../support/llm-server.ts';
 import { runToolsmith } from '../../support/toolsmith-process.ts';
 import { removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
+import { createSkills } from '../../support/skill-cli.ts';
 
 let llm: LlmServer;
 const ws = tempWorkspace();
@@ -158,24 +159,10 @@ describe('a new user promotes steps to a skill and calls it', () => {
     const js = join(ws, 'tier_of.js');
     writeFileSync(py, PY_SKILL);
     writeFileSync(js, JS_SKILL);
-    for (const [name, file, expect_] of [
-      ['city_of', py, '"London"'],
-      ['tier_of', js, '"gold"'],
-    ] as const) {
-      const made = await cli([
-        'skill',
-        'create',
-        name,
-        '--sandbox',
-        'ecommerce',
-        '--file',
-        file,
-        '--case',
-        `{"args": {"user_id": "u1"}, "expect": ${expect_}}`,
-      ]);
-      expect(made.code, made.out + made.err).toBe(0);
-      expect(made.out).toContain('offered to scripts');
-    }
+    await createSkills(cli, [
+      ['city_of', py, { user_id: 'u1' }, 'London'],
+      ['tier_of', js, { user_id: 'u1' }, 'gold'],
+    ]);
     const pyScript = join(ws, 'use-skill.py');
     writeFileSync(pyScript, 'x = 1\nemit_result(city_of(user_id="u9"))\n');
     const pyRun = await cli(['exec', pyScript, '--sandbox', 'ecommerce', '--json']);

@@ -20,6 +20,7 @@ import { startOtlpReceiver } from '../../support/otlp-receiver.ts';
 import type { ReceivedSpan } from '../../support/otlp-receiver.ts';
 import { tempFiles } from '../../support/workspace.ts';
 import { cliProcess } from '../faults/support/processes.ts';
+import { createSkills } from '../../support/skill-cli.ts';
 
 const fx = useScriptedWorkspace({ docker: true });
 const files = tempFiles('toolsmith-concurrent-skills-');
@@ -129,25 +130,16 @@ const skillCalls = (calls: SkillCall[] | undefined) =>
   (calls ?? []).map((c) => [c.id, c.name, c.parent, c.args]);
 
 beforeAll(async () => {
-  for (const [name, source, args, expect_] of [
-    ['user_tier', USER_TIER, { user_id: 'u1', product_id: 'p1' }, 'gold Mechanical keyboard'],
-    ['stock', STOCK, { product_id: 'p1', warehouse: 'Berlin' }, '129x3'],
-    ['tiers', TIERS, { ids: ['u1', 'u4'] }, ['gold', 'bronze']],
-  ] as const) {
-    const made = await cli([
-      'skill',
-      'create',
-      name,
-      '--sandbox',
-      'ecommerce',
-      '--file',
-      files.file(`${name}.js`, source),
-      '--case',
-      JSON.stringify({ args, expect: expect_ }),
-    ]);
-    expect(made.out + made.err).toContain('offered to scripts');
-    expect(made.code, made.out + made.err).toBe(0);
-  }
+  await createSkills(cli, [
+    [
+      'user_tier',
+      files.file('user_tier.js', USER_TIER),
+      { user_id: 'u1', product_id: 'p1' },
+      'gold Mechanical keyboard',
+    ],
+    ['stock', files.file('stock.js', STOCK), { product_id: 'p1', warehouse: 'Berlin' }, '129x3'],
+    ['tiers', files.file('tiers.js', TIERS), { ids: ['u1', 'u4'] }, ['gold', 'bronze']],
+  ]);
 }, 300_000);
 
 describe('skill calls running at once (JS): each tool call belongs to the call that made it', () => {

@@ -19,6 +19,7 @@ import { requireDocker } from '../../support/sandbox.ts';
 import { scriptedConfig } from '../../support/suite-oracle.ts';
 import { USER_TIER_PY, initCliWorkspace } from './support/cli-workspace.ts';
 import type { CliWorkspace } from './support/cli-workspace.ts';
+import { skillCreateArgs } from '../../support/skill-cli.ts';
 
 const USER_CITY_JS = `/**
  * A customer's city.
@@ -41,29 +42,19 @@ beforeAll(async () => {
   w = initCliWorkspace('toolsmith-not-offered-');
   scriptedConfig(w.ws, llm.openaiUrl);
   // A JS skill whose test passes (offered to JS/TS scripts of ecommerce), a Python one whose test fails.
-  const js = await cli([
-    'skill',
-    'create',
-    'user_city',
-    '--sandbox',
-    'ecommerce',
-    '--file',
-    file('user_city.js', USER_CITY_JS),
-    '--case',
-    '{"args": {"user_id": "u1"}, "expect": "London"}',
-  ]);
+  const js = await cli(
+    skillCreateArgs('user_city', file('user_city.js', USER_CITY_JS), {
+      args: { user_id: 'u1' },
+      expect: 'London',
+    }),
+  );
   expect(js.code, js.out + js.err).toBe(0);
-  const py = await cli([
-    'skill',
-    'create',
-    'user_tier',
-    '--sandbox',
-    'ecommerce',
-    '--file',
-    file('user_tier.py', USER_TIER_PY),
-    '--case',
-    '{"args": {"user_id": "u1"}, "expect": "platinum"}',
-  ]);
+  const py = await cli(
+    skillCreateArgs('user_tier', file('user_tier.py', USER_TIER_PY), {
+      args: { user_id: 'u1' },
+      expect: 'platinum',
+    }),
+  );
   expect(py.out).toMatch(/not offered to scripts until its tests pass/);
   expect(py.code).toBe(1);
 }, 600_000);

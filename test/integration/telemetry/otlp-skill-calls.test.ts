@@ -19,6 +19,7 @@ import type { ReceivedSpan } from '../../support/otlp-receiver.ts';
 import { tempFiles } from '../../support/workspace.ts';
 import { cliProcess } from '../faults/support/processes.ts';
 import { CHAIN_PY, STRICT_PY } from '../../support/skill-sources.ts';
+import { createSkills } from '../../support/skill-cli.ts';
 
 const fx = useScriptedWorkspace({ docker: true });
 const files = tempFiles('toolsmith-otlp-skill-calls-');
@@ -132,7 +133,7 @@ interface ToolCall {
 }
 
 beforeAll(async () => {
-  for (const [name, file, args, expect_] of [
+  await createSkills(cli, [
     ['chain_tier', files.file('chain_tier.py', CHAIN_PY), { user_id: 'u1', depth: 1 }, 'gold'],
     ['strict_tier', files.file('strict_tier.py', STRICT_PY), { user_id: 'u1' }, 'gold'],
     ['chain_tier_js', files.file('chain_tier_js.js', CHAIN_JS), { user_id: 'u1', depth: 1 }, 'gold'],
@@ -140,21 +141,7 @@ beforeAll(async () => {
     ['wait_tier', files.file('wait_tier.py', WAIT_PY), { user_id: 'u1', loops: 1 }, 'gold'],
     ['tier_ts', files.file('tier_ts.ts', TIER_TS), { user_id: 'u1' }, 'gold'],
     ['wait_tier_js', files.file('wait_tier_js.js', WAIT_JS), { user_id: 'u1', loops: 1 }, 'gold'],
-  ] as const) {
-    const made = await cli([
-      'skill',
-      'create',
-      name,
-      '--sandbox',
-      'ecommerce',
-      '--file',
-      file,
-      '--case',
-      JSON.stringify({ args, expect: expect_ }),
-    ]);
-    expect(made.out + made.err).toContain('offered to scripts');
-    expect(made.code, made.out + made.err).toBe(0);
-  }
+  ]);
 }, 300_000);
 
 describe('skill calls: a record and a span of their own', () => {

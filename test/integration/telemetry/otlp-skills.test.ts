@@ -16,6 +16,7 @@ import { startOtlpReceiver } from '../../support/otlp-receiver.ts';
 import { tempFiles } from '../../support/workspace.ts';
 import { cliProcess } from '../faults/support/processes.ts';
 import { USER_TIER_PY } from '../skills/support/cli-workspace.ts';
+import { createSkills } from '../../support/skill-cli.ts';
 
 const fx = useScriptedWorkspace({ docker: true });
 const files = tempFiles('toolsmith-otlp-skills-');
@@ -39,24 +40,10 @@ interface Call {
 }
 
 beforeAll(async () => {
-  for (const [name, file, expect_] of [
-    ['user_tier', files.file('user_tier.py', USER_TIER_PY), 'gold'],
-    ['user_city', files.file('user_city.js', USER_CITY_JS), 'London'],
-  ] as const) {
-    const made = await cli([
-      'skill',
-      'create',
-      name,
-      '--sandbox',
-      'ecommerce',
-      '--file',
-      file,
-      '--case',
-      JSON.stringify({ args: { user_id: 'u1' }, expect: expect_ }),
-    ]);
-    expect(made.out + made.err).toContain('offered to scripts');
-    expect(made.code).toBe(0);
-  }
+  await createSkills(cli, [
+    ['user_tier', files.file('user_tier.py', USER_TIER_PY), { user_id: 'u1' }, 'gold'],
+    ['user_city', files.file('user_city.js', USER_CITY_JS), { user_id: 'u1' }, 'London'],
+  ]);
 }, 300_000);
 
 describe('skills outside a run and in its trace', () => {
