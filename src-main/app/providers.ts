@@ -71,10 +71,13 @@ export function redacting(llm: LlmProvider, key: string | undefined, keyEnv?: st
           const fields = e as unknown as Record<string, unknown>;
           for (const k of Object.keys(fields)) fields[k] = knownSecrets.value(fields[k]);
           if (e.cause instanceof Error) e.cause.message = clean(e.cause.message);
-          // Refused for its credentials while the variable meant to hold the key is not set: that is the
-          // cause to name (the request went without a key of the person's).
-          if (!key && keyEnv && e instanceof LlmError && (e.status === 401 || e.status === 403))
-            e.message += `; no API key was sent: $${keyEnv} (api_key_env) is not set in this environment`;
+          // Refused for its credentials while no key was sent: that is the cause to name, with what to
+          // set. The variable meant to hold the key is not set; or the provider names none (a local
+          // server's, as the sample's Ollama: it takes no key) and this server asks for one.
+          if (!key && e instanceof LlmError && (e.status === 401 || e.status === 403))
+            e.message += keyEnv
+              ? `; no API key was sent: $${keyEnv} (api_key_env) is not set in this environment`
+              : `; no API key was sent: provider ${llm.id} names no api_key_env; this server asks for a key: add api_key_env = "NAME" to its [[providers]] table in .toolsmith/config.toml and set the environment variable NAME to the key (or give the key in the workbench's Settings > LLM providers)`;
         }
         throw e;
       }

@@ -1,8 +1,9 @@
+import { fileURLToPath } from 'node:url';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-export const repoRoot = new URL('../../', import.meta.url).pathname;
+export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 
 /** A fresh copy of the sample workspace (without any runs.db) in a temp folder. */
 export function tempWorkspace(prefix = 'toolsmith-ws-'): string {
@@ -28,6 +29,26 @@ export function bunDenoWorkspace(prefix = 'toolsmith-bun-deno-'): string {
     );
   writeFileSync(cfg, text);
   return dir;
+}
+
+/** The sample config's `[[providers]]` tables (their comments too), up to the next table. */
+const SAMPLE_PROVIDERS = /^\[\[providers\]\]\n[\s\S]*?(?=^\[(?!\[providers\]\]))/m;
+
+/**
+ * `config` (a config.toml's text, the sample's) with `tables` (TOML `[[providers]]` tables) in place of
+ * its providers; throws when it has none, so a test never runs with the sample's provider unnoticed.
+ */
+export function replaceProviders(config: string, tables: string): string {
+  if (!SAMPLE_PROVIDERS.test(config))
+    throw new Error('the workspace config has no [[providers]] table to replace');
+  return config.replace(SAMPLE_PROVIDERS, tables.endsWith('\n') ? `${tables}\n` : `${tables}\n\n`);
+}
+
+/** `config` with `lines` (TOML `key = value` lines) added to its first `[[providers]]` table; throws without one. */
+export function withProviderLines(config: string, lines: string): string {
+  if (!/^\[\[providers\]\]\n/m.test(config))
+    throw new Error('the workspace config has no [[providers]] table');
+  return config.replace(/^\[\[providers\]\]\n/m, `[[providers]]\n${lines.replace(/\n?$/, '\n')}`);
 }
 
 export function removeWorkspace(dir: string): void {

@@ -8,6 +8,7 @@ import { writeFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { useScriptedWorkspace } from '../../support/scripted-workspace.ts';
+import { withProviderLines } from '../../support/workspace.ts';
 import { cliProcess } from './support/processes.ts';
 
 const fx = useScriptedWorkspace({ dataPerTest: true, eachTest: () => {} });
@@ -15,9 +16,9 @@ const fx = useScriptedWorkspace({ dataPerTest: true, eachTest: () => {} });
 /** The provider's deadlines: a short whole-call deadline, no retries. */
 function deadlines(totalMs: number): void {
   const file = join(fx.ws, '.toolsmith', 'config.toml');
-  const text = readFileSync(file, 'utf8').replace(
-    /api_key_env = "OPENAI_API_KEY"\n/,
-    `api_key_env = "OPENAI_API_KEY"\ntotal_timeout_ms = ${totalMs}\nmax_retries = 0\n`,
+  const text = withProviderLines(
+    readFileSync(file, 'utf8'),
+    `total_timeout_ms = ${totalMs}\nmax_retries = 0`,
   );
   writeFileSync(file, text);
 }

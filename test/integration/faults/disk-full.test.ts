@@ -24,7 +24,7 @@ import { DiskFullError, RunStore } from '../../../src-main/infra/store/run-store
 import { atomicWrite } from '../../../src-main/infra/workspace/files.ts';
 import { startLlmServer } from '../../support/llm-server.ts';
 import type { LlmServer } from '../../support/llm-server.ts';
-import { repoRoot } from '../../support/workspace.ts';
+import { replaceProviders, repoRoot } from '../../support/workspace.ts';
 import { connectMcpHttp, startMcpHttpProcess } from '../mcp/support/mcp-http-process.ts';
 import { runToolsmith } from '../../support/toolsmith-process.ts';
 import type { McpHttpProcess } from '../mcp/support/mcp-http-process.ts';
@@ -67,8 +67,8 @@ beforeAll(async () => {
   cpSync(join(repoRoot, 'resources/workspace'), ws, { recursive: true, filter: (s) => !/runs\.db/.test(s) });
   llm = await startLlmServer();
   const configFile = join(ws, '.toolsmith', 'config.toml');
-  const config = readFileSync(configFile, 'utf8').replace(
-    /\[\[providers\]\][\s\S]*?api_key_env = "OPENAI_API_KEY"\n/,
+  const config = replaceProviders(
+    readFileSync(configFile, 'utf8'),
     `[[providers]]\nid = "scripted"\nkind = "openai"\nbase_url = "${llm.openaiUrl}"\nmodel = "scripted-model"\n`,
   );
   atomicWrite(configFile, config);

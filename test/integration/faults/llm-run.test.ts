@@ -16,7 +16,7 @@ import type { RunRecord } from '../../../src-main/core/records/records.ts';
 import { atomicWrite } from '../../../src-main/infra/workspace/files.ts';
 import { startLlmServer } from '../../support/llm-server.ts';
 import type { LlmServer } from '../../support/llm-server.ts';
-import { removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
+import { removeWorkspace, replaceProviders, tempWorkspace } from '../../support/workspace.ts';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startMcpHttpProcess } from '../mcp/support/mcp-http-process.ts';
@@ -30,13 +30,7 @@ const ANSWER = '```python\nr = check_inventory(product_id="p3")\nemit_result(r.d
 /** The sample workspace with `providers` (TOML tables) instead of its own. */
 function withProviders(dir: string, providers: string): void {
   const file = join(dir, '.toolsmith', 'config.toml');
-  atomicWrite(
-    file,
-    readFileSync(file, 'utf8').replace(
-      /\[\[providers\]\][\s\S]*?api_key_env = "OPENAI_API_KEY"\n/,
-      providers,
-    ),
-  );
+  atomicWrite(file, replaceProviders(readFileSync(file, 'utf8'), providers));
 }
 
 beforeAll(async () => {

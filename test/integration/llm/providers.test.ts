@@ -1,13 +1,17 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CancelledError, LlmError } from '../../../src-main/core/ports/llm.ts';
 import type { LlmProvider } from '../../../src-main/core/ports/llm.ts';
 import { AnthropicProvider } from '../../../src-main/infra/llm/anthropic.ts';
 import { OpenAiProvider } from '../../../src-main/infra/llm/openai.ts';
-import { makeProvider } from '../../../src-main/app/providers.ts';
-import { PROVIDER_DEFAULTS } from '../../../src-main/app/config.ts';
+import { createProviders, makeProvider } from '../../../src-main/app/providers.ts';
+import { parseConfig, PROVIDER_DEFAULTS } from '../../../src-main/app/config.ts';
+import { parseTomlFile } from '../../../src-main/infra/workspace/files.ts';
 import type { ProviderConfig } from '../../../src-main/app/config.ts';
 import { startLlmServer } from '../../support/llm-server.ts';
 import type { LlmServer } from '../../support/llm-server.ts';
+import { repoRoot } from '../../support/workspace.ts';
 
 let server: LlmServer;
 beforeAll(async () => {
@@ -151,4 +155,47 @@ describe('a provider whose api_key_env is not set', () => {
       expect(withKey.message).not.toMatch(/api_key_env/);
     },
   );
+});
+
+describe("the sample workspace's local provider (Ollama: no key)", () => {
+  /** The sample's config as shipped, its provider pointed at the scripted server. */
+  function sampleConfig() {
+    const file = join(repoRoot, 'resources/workspace/.toolsmith/config.toml');
+    const text = readFileSync(file, 'utf8').replace(
+      'base_url = "http://127.0.0.1:11434/v1"',
+      `base_url = "${server.openaiUrl}"`,
+    );
+    return parseConfig(parseTomlFile(file, text), file, text);
+  }
+  /** A person's OpenAI key in the environment, as on a machine that also uses OpenAI. */
+  const personal = 'sk-person-openai-key-0123456789';
+  beforeEach(() => {
+    process.env['OPENAI_API_KEY'] = personal;
+    return () => void delete process.env['OPENAI_API_KEY'];
+  });
+
+  it('names no key variable, and its requests carry no key of the person (the OpenAI one least)', async () => {
+    const config = sampleConfig();
+    const local = config.providers.find((p) => p.id === 'local');
+    expect(local?.base_url).toBe(server.openaiUrl);
+    expect(local?.api_key_env).toBeUndefined();
+    server.push('```python\nemit_result(1)\n```');
+    const [llm] = createProviders(config);
+    const r = await llm!.generate({ system: 's', user: 'u' });
+    expect(r.text).toContain('emit_result(1)');
+    expect(JSON.stringify(server.requests.at(-1)?.headers)).not.toContain(personal);
+  });
+
+  it('a server that asks for a key (401): the error names the provider and api_key_env, the setting to add', async () => {
+    server.push({ status: 401, text: 'this server needs an API key' });
+    const [llm] = createProviders(sampleConfig());
+    const err = (await llm!.generate({ system: 's', user: 'u' }).catch((e: unknown) => e)) as LlmError;
+    expect(err).toBeInstanceOf(LlmError);
+    expect(err.message).toMatch(/request refused \(401\): this server needs an API key/);
+    expect(err.message).toMatch(
+      /no API key was sent: provider local names no api_key_env; this server asks for a key: add api_key_env = "NAME" to its \[\[providers\]\] table in \.toolsmith\/config\.toml and set the environment variable NAME to the key/,
+    );
+    // Never the person's OpenAI variable, which has nothing to do with this server.
+    expect(err.message).not.toMatch(/OPENAI_API_KEY/);
+  });
 });

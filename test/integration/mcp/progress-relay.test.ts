@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLlmServer } from '../../support/llm-server.ts';
 import type { LlmServer } from '../../support/llm-server.ts';
 import { nodeBin } from '../../support/mcp-workspace.ts';
-import { removeWorkspace, repoRoot, tempWorkspace } from '../../support/workspace.ts';
+import { removeWorkspace, replaceProviders, repoRoot, tempWorkspace } from '../../support/workspace.ts';
 import { mcpStdio } from '../../support/mcp-stdio.ts';
 
 const upstream = join(repoRoot, 'test/integration/mcp/support/upstream-server.mjs');
@@ -31,8 +31,8 @@ beforeAll(async () => {
   const config = join(ws, '.toolsmith/config.toml');
   writeFileSync(
     config,
-    readFileSync(config, 'utf8').replace(
-      /\[\[providers\]\][\s\S]*?api_key_env = "OPENAI_API_KEY"\n/,
+    replaceProviders(
+      readFileSync(config, 'utf8'),
       `[[providers]]\nid = "scripted"\nkind = "openai"\nbase_url = "${llm.openaiUrl}"\nmodel = "scripted-model"\n`,
     ),
   );

@@ -13,7 +13,7 @@ import type { ApiResult, Method, Response } from '../../../src-main/contract/api
 import { forgetDownEndpoints } from '../../../src-main/infra/llm/reachability.ts';
 import { startLlmServer } from '../../support/llm-server.ts';
 import type { LlmServer, RecordedRequest } from '../../support/llm-server.ts';
-import { removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
+import { removeWorkspace, tempWorkspace, withProviderLines } from '../../support/workspace.ts';
 import { runToolsmith } from '../../support/toolsmith-process.ts';
 
 const STORED = 'sk-stored-7d1e0b5a9c3f4e21';
@@ -53,9 +53,13 @@ beforeAll(async () => {
   const cfg = join(ws, '.toolsmith', 'config.toml');
   writeFileSync(
     cfg,
-    readFileSync(cfg, 'utf8')
-      .replace('base_url = "http://127.0.0.1:11434/v1"', `base_url = "${home.openaiUrl}"`)
-      .replace('api_key_env = "OPENAI_API_KEY"', 'api_key_env = "TS_TEST_KEY"'),
+    withProviderLines(
+      readFileSync(cfg, 'utf8').replace(
+        'base_url = "http://127.0.0.1:11434/v1"',
+        `base_url = "${home.openaiUrl}"`,
+      ),
+      'api_key_env = "TS_TEST_KEY"',
+    ),
   );
   svc = ToolsmithService.open(ws);
   await call('providers.save', {

@@ -2,7 +2,7 @@
  * The service modules behind the thin handlers (tools-service, kits-service, settings, system), on real
  * files in a temp copy of the sample workspace, and the front ends that share them (handler table, CLI).
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, expectTypeOf, it } from 'vitest';
 import type { z } from 'zod';
@@ -22,7 +22,7 @@ import type {
 import { RUN_MODES, RUN_STATUSES, TIERS } from '../../../src-main/core/records/events.ts';
 import type { RunSummary } from '../../../src-main/core/records/summary.ts';
 import type { RunSummary as StoreRunSummary } from '../../../src-main/infra/store/run-store.ts';
-import { removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
+import { removeWorkspace, tempWorkspace, withProviderLines } from '../../support/workspace.ts';
 import { cli } from '../../support/cli.ts';
 
 const workspaces: string[] = [];
@@ -32,9 +32,13 @@ afterAll(async () => {
   workspaces.forEach(removeWorkspace);
 });
 
-function open(options: Parameters<typeof ToolsmithService.open>[1] = {}): ToolsmithService {
+function open(
+  options: Parameters<typeof ToolsmithService.open>[1] = {},
+  prepare: (ws: string) => void = () => {},
+): ToolsmithService {
   const ws = tempWorkspace();
   workspaces.push(ws);
+  prepare(ws);
   const svc = ToolsmithService.open(ws, options);
   services.push(svc);
   return svc;
@@ -235,7 +239,11 @@ describe('settings', () => {
   });
 
   it('says where each key comes from: none, the environment, then a key set at run time', () => {
-    const svc = open();
+    // The sample's local provider names no variable (Ollama takes no key): this one is given one.
+    const svc = open({}, (ws) => {
+      const file = join(ws, '.toolsmith', 'config.toml');
+      writeFileSync(file, withProviderLines(readFileSync(file, 'utf8'), 'api_key_env = "OPENAI_API_KEY"'));
+    });
     delete process.env['OPENAI_API_KEY'];
     const local = () => svc.settings.view().providers.find((p) => p.id === 'local')!;
     expect(local()).toEqual({
