@@ -25,12 +25,13 @@
  * the milliseconds on a busy machine; `cpuOverFloorRatio` is the same for CPU time, steadier still); `mcp initialize` <= 300 ms p50, upstream server silent or not. `N=30 npm run bench:cli` for
  * more runs; the load average is printed because a busy machine moves these numbers.
  */
+import { fileURLToPath } from 'node:url';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { appendFileSync, cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-const root = new URL('../', import.meta.url).pathname;
+const root = fileURLToPath(new URL('../', import.meta.url));
 const node = join(root, 'node_modules/.bin/node');
 const bin = join(root, 'bin/toolsmith.mjs');
 const N = Number(process.env['N'] ?? 15);

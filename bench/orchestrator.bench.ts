@@ -5,6 +5,7 @@
  * - appending 10,000 events to a run (each its own durable transaction);
  * - filtering 100,000 stored runs by text and by status.
  */
+import { fileURLToPath } from 'node:url';
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,7 +17,7 @@ import { ScriptGenerator } from '../src-main/core/script/generator.ts';
 import { extractTools } from '../src-main/core/tools/extract.ts';
 import { RunStore } from '../src-main/infra/store/run-store.ts';
 
-const root = new URL('../', import.meta.url).pathname;
+const root = fileURLToPath(new URL('../', import.meta.url));
 const prompts = Object.fromEntries(
   readdirSync(join(root, 'resources/prompts')).map((f) => [
     f.replace(/\.md$/, ''),

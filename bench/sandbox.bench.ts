@@ -31,6 +31,7 @@
  *   (`broken_worker_result_ms`), and how long after that the worker's container/process is gone
  *   (`removal_after_result_ms`): the result does not wait for the removal.
  */
+import { fileURLToPath } from 'node:url';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -45,7 +46,7 @@ import type { WorkerFactory } from '../src-main/infra/sandbox/pool.ts';
 import { ProcessWorkerFactory } from '../src-main/infra/sandbox/process.ts';
 import { cgroupCpuMs } from './support/cgroup.ts';
 
-const root = new URL('../', import.meta.url).pathname;
+const root = fileURLToPath(new URL('../', import.meta.url));
 const toolsSource = readFileSync(join(root, 'test/fixtures/sandbox/tools.py'), 'utf8');
 const pct = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);

@@ -16,6 +16,7 @@
  * wall clock from the moment the fork server asked for the clone, its processes are not visible from the
  * host, and the CPU per job is the container's cgroup's (sandbox kernel included).
  */
+import { fileURLToPath } from 'node:url';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import Docker from 'dockerode';
@@ -29,7 +30,7 @@ import { cgroupCpuMs } from './support/cgroup.ts';
 import { procStat, workerPids } from './support/procs.ts';
 import { instrumentedImages } from './support/stages.ts';
 
-const root = new URL('../', import.meta.url).pathname;
+const root = fileURLToPath(new URL('../', import.meta.url));
 const toolsSource = readFileSync(join(root, 'test/fixtures/sandbox/tools.py'), 'utf8');
 const JOBS = Number(process.env['BENCH_JOBS'] ?? 300);
 const levels = (process.env['BENCH_LEVELS'] ?? 'docker,process').split(',').filter(Boolean);

@@ -13,6 +13,7 @@
  * the middle (the parts, then the one-piece fallback that reports the error), and in one piece. Every
  * row passes the sample ecommerce sandbox's call shapes, so tool calls' arguments are checked as in the app.
  */
+import { fileURLToPath } from 'node:url';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { validateJs } from '../src-main/core/lang/js/validate.ts';
@@ -26,7 +27,7 @@ import { callShapes } from '../src-main/core/tools/call-shape.ts';
 import { extractTools } from '../src-main/core/tools/extract.ts';
 import { ParallelValidator } from '../src-main/infra/validate/parallel.ts';
 
-const dir = new URL('../test/fixtures/corpus/python/benign/', import.meta.url).pathname;
+const dir = fileURLToPath(new URL('../test/fixtures/corpus/python/benign/', import.meta.url));
 const corpus = readdirSync(dir)
   .sort()
   .map((f) => readFileSync(join(dir, f), 'utf8'));

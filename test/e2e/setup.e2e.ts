@@ -4,6 +4,7 @@
  * and switched back from the recent list (asked first when unsaved edits would go), and the page a
  * browser shows without the token.
  */
+import { fileURLToPath } from 'node:url';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -223,7 +224,7 @@ describe('workspaces and sandboxes', () => {
       );
       await page.screenshot({
         path: join(
-          new URL('../../', import.meta.url).pathname,
+          fileURLToPath(new URL('../../', import.meta.url)),
           'test-results/screenshots/setup-no-token.png',
         ),
       });

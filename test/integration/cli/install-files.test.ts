@@ -5,11 +5,12 @@
  * nothing else is (tests, fixtures, benchmarks, caches, run stores, logs, the renderer's sources).
  * The packed builds themselves are checked where a real `npm pack` runs prepack (install.test.ts).
  */
+import { fileURLToPath } from 'node:url';
 import { spawnSync } from 'node:child_process';
 import { readFileSync, statSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 
-const root = new URL('../../../', import.meta.url).pathname;
+const root = fileURLToPath(new URL('../../../', import.meta.url));
 
 describe('npm pack', () => {
   it('holds what the installed command needs and no tests, fixtures or caches', () => {

@@ -6,6 +6,7 @@
  * bundle (out/cli) rather than the TypeScript sources, and `serve` must serve the packed workbench.
  * No npx anywhere.
  */
+import { fileURLToPath } from 'node:url';
 import { spawn, spawnSync } from 'node:child_process';
 import {
   chmodSync,
@@ -25,7 +26,7 @@ import { packCheckout } from '../../support/built-once.ts';
 import { startOtlpReceiver } from '../../support/otlp-receiver.ts';
 import { runCommand } from '../../support/toolsmith-process.ts';
 
-const root = new URL('../../../', import.meta.url).pathname;
+const root = fileURLToPath(new URL('../../../', import.meta.url));
 const machineNode = '/usr/bin/node';
 let prefix: string;
 let toolsmith: string;

@@ -7,6 +7,7 @@
  * import of `node:http` loads). Every module resolved is recorded by a load hook in the child.
  * Needs Docker and the python image (`image build` answers from the engine).
  */
+import { fileURLToPath } from 'node:url';
 import { execFileSync, spawnSync } from 'node:child_process';
 import {
   cpSync,
@@ -25,7 +26,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
 
-const root = new URL('../../../', import.meta.url).pathname;
+const root = fileURLToPath(new URL('../../../', import.meta.url));
 const node = join(root, 'node_modules/.bin/node');
 let dir: string;
 let ws: string;

@@ -3,6 +3,7 @@
  * tools in containers whose only way out is the host's proxy; scripts run where they always do, without
  * any network. Loopback HTTP servers started here are the outside world.
  */
+import { fileURLToPath } from 'node:url';
 import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
@@ -108,7 +109,7 @@ beforeAll(async () => {
     deniedHits++;
     res.end('should never be reached');
   });
-  const tlsFiles = new URL('../../fixtures/tls/', import.meta.url).pathname;
+  const tlsFiles = fileURLToPath(new URL('../../fixtures/tls/', import.meta.url));
   allowedTls = createHttpsServer(
     { cert: readFileSync(join(tlsFiles, 'cert.pem')), key: readFileSync(join(tlsFiles, 'key.pem')) },
     (req, res) => res.end(`hello from ${req.url}`),

@@ -3,12 +3,13 @@
  * provider" line, the sample workspace's commented defaults and docs/reliability.md's table, each
  * against PROVIDER_DEFAULTS. The README said `timeout_ms` (120000) while the code waits 30000.
  */
+import { fileURLToPath } from 'node:url';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PROVIDER_DEFAULTS } from '../../../src-main/app/config.ts';
 
-const root = new URL('../../../', import.meta.url).pathname;
+const root = fileURLToPath(new URL('../../../', import.meta.url));
 const read = (f: string) => readFileSync(join(root, f), 'utf8');
 const num = (s: string) => Number(s.replace(/[\s_,]/g, ''));
 

@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -8,7 +9,7 @@ import { sourceBin } from '../../support/cli-bin.ts';
 import { cli } from '../../support/cli.ts';
 import { cliArgv } from '../../support/toolsmith-process.ts';
 
-const root = new URL('../../../', import.meta.url).pathname;
+const root = fileURLToPath(new URL('../../../', import.meta.url));
 
 function tmpFile(name: string, text: string): string {
   const dir = mkdtempSync(join(tmpdir(), 'toolsmith-cli-'));

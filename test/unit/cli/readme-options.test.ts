@@ -4,12 +4,13 @@
  * `run`'s row lacked `--lang`, `--kind`, `--timeout` and `--no-templates`; `exec`'s `--kit`; `prompt`'s
  * `--lang`; `tools`' `--language`.
  */
+import { fileURLToPath } from 'node:url';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cli } from '../../support/cli.ts';
 
-const root = new URL('../../../', import.meta.url).pathname;
+const root = fileURLToPath(new URL('../../../', import.meta.url));
 const readme = readFileSync(join(root, 'README.md'), 'utf8');
 
 /** The command-table row that documents `verb`. */

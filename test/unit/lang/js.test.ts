@@ -1,9 +1,10 @@
+import { fileURLToPath } from 'node:url';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { JS_RULES, staticString, validateJs } from '../../../src-main/core/lang/js/validate.ts';
 
-const dir = new URL('../../fixtures/corpus/js/', import.meta.url).pathname;
+const dir = fileURLToPath(new URL('../../fixtures/corpus/js/', import.meta.url));
 const TOOLS = ['get_orders', 'get_user', 'check_inventory'];
 const files = (sub: string) => readdirSync(join(dir, sub)).sort();
 

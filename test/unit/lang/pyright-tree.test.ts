@@ -5,6 +5,7 @@
  * of pyright's own tree yields: same nodes, same order, same parents and roles, same fields. A node type
  * or field the visitor missed would drop a subtree from validation, so this is a security test.
  */
+import { fileURLToPath } from 'node:url';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import * as prettier from 'prettier';
@@ -100,7 +101,7 @@ function converted(source: string): { refs: Ref[]; nodes: PyNode[] } {
 function sources(): [string, string][] {
   const out: [string, string][] = [];
   for (const kind of ['benign', 'attack']) {
-    const dir = new URL(`../../fixtures/corpus/python/${kind}/`, import.meta.url).pathname;
+    const dir = fileURLToPath(new URL(`../../fixtures/corpus/python/${kind}/`, import.meta.url));
     for (const f of readdirSync(dir).sort()) out.push([`${kind}/${f}`, readFileSync(join(dir, f), 'utf8')]);
   }
   const stdlib = '/usr/lib/python3.11';

@@ -2,12 +2,13 @@
  * The attack corpus (published escapes against AST-restricted Python executors) must each be refused
  * with the expected rule; the benign corpus (realistic LLM scripts) must pass with zero violations.
  */
+import { fileURLToPath } from 'node:url';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { validatePython } from '../../../src-main/core/lang/python/validate.ts';
 
-const dir = new URL('../../fixtures/corpus/python/', import.meta.url).pathname;
+const dir = fileURLToPath(new URL('../../fixtures/corpus/python/', import.meta.url));
 const TOOLS = ['get_orders', 'get_user', 'check_inventory', 'get_product'];
 const files = (sub: string) =>
   readdirSync(join(dir, sub))

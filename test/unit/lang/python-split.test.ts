@@ -6,6 +6,7 @@
  * candidate split point of the corpus scripts, of concatenations of them, and of a sample of the
  * installed standard library; and `validatePython` itself against one-piece validation on long inputs.
  */
+import { fileURLToPath } from 'node:url';
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -22,7 +23,7 @@ import {
 import type { ValidateOptions } from '../../../src-main/core/lang/violation.ts';
 import { HEAVY_PARSE_MS } from '../../support/budgets.ts';
 
-const corpusDir = new URL('../../fixtures/corpus/python/', import.meta.url).pathname;
+const corpusDir = fileURLToPath(new URL('../../fixtures/corpus/python/', import.meta.url));
 const read = (sub: string) =>
   readdirSync(join(corpusDir, sub))
     .sort()

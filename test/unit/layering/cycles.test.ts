@@ -3,13 +3,14 @@
  * it imports. Static imports and re-exports count, `import type` included (a type cycle is the same
  * tangle, only erased at run time); a dynamic `import()` is a deliberate lazy edge and does not.
  */
+import { fileURLToPath } from 'node:url';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import ts from 'typescript';
 import { afterAll, describe, expect, it } from 'vitest';
 
-const root = new URL('../../../', import.meta.url).pathname;
+const root = fileURLToPath(new URL('../../../', import.meta.url));
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>

@@ -5,6 +5,7 @@
  * factory receives, reaches the service). The root keeps no one-line forwarders either: its methods are
  * the lifecycle and the lazily opened stores, a fixed list.
  */
+import { fileURLToPath } from 'node:url';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import ts from 'typescript';
@@ -14,7 +15,7 @@ import type { SandboxFactoryDeps } from '../../../src-main/app/sandbox-factory.t
 import type { Logger } from '../../../src-main/core/ports/executor.ts';
 import { removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
 
-const serviceFile = new URL('../../../src-main/app/service.ts', import.meta.url).pathname;
+const serviceFile = fileURLToPath(new URL('../../../src-main/app/service.ts', import.meta.url));
 
 /** Each place where `this` itself (not a member of it) leaves the class as a value. */
 function thisLeaks(text: string): string[] {
@@ -149,7 +150,7 @@ describe('feature objects and the composition root', () => {
   });
 
   it("front ends (CLI, MCP server, Electron, web) read features, never the root's config, files or generator", () => {
-    const root = new URL('../../../src-main/', import.meta.url).pathname;
+    const root = fileURLToPath(new URL('../../../src-main/', import.meta.url));
     const sources = ['cli', 'mcp', 'electron', 'web'].flatMap((dir) =>
       (readdirSync(join(root, dir), { recursive: true }) as string[])
         .filter((f) => /\.(ts|tsx|mts)$/.test(f))

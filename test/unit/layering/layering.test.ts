@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { ESLint } from 'eslint';
@@ -6,7 +7,7 @@ import { LAYERS } from '../../../eslint.config.js';
 import { STARTS_PROCESSES_MS } from '../../support/budgets.ts';
 import { describe, expect, it } from 'vitest';
 
-const root = new URL('../../../', import.meta.url).pathname;
+const root = fileURLToPath(new URL('../../../', import.meta.url));
 // The snippets are files that do not exist, so no TypeScript project holds them: lint them without the
 // type-aware rules (this test is about the layering rule only).
 const eslint = new ESLint({

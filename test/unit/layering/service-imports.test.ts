@@ -3,12 +3,13 @@
  * it uses (app/deps.ts, or a `*Deps` of its own) and never imports the service facade. Only the
  * composition root and the handler table (which the front ends call with the facade) may.
  */
+import { fileURLToPath } from 'node:url';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
-const appDir = new URL('../../../src-main/app/', import.meta.url).pathname;
+const appDir = fileURLToPath(new URL('../../../src-main/app/', import.meta.url));
 
 /** The files under app/ that may import service.ts. */
 const MAY_IMPORT_SERVICE = new Set([

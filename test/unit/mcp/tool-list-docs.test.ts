@@ -4,12 +4,13 @@
  * `registerTool('name', ...)` under src-main/mcp/), so a tool added there fails here until the
  * documentation names it, and the help's list (`MCP_TOOL_NAMES`) is held to the same set.
  */
+import { fileURLToPath } from 'node:url';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { MCP_TOOL_NAMES } from '../../../src-main/mcp/mcp-tool-names.ts';
 
-const root = new URL('../../../', import.meta.url).pathname;
+const root = fileURLToPath(new URL('../../../', import.meta.url));
 const mcpDir = join(root, 'src-main/mcp');
 
 /** The first argument of every `registerTool(` call with a string literal in the MCP server's sources. */

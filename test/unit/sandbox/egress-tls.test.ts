@@ -3,6 +3,7 @@
  * host:port must not carry plain HTTP (with another Host) or TLS naming another virtual host behind the
  * allowed address. Real sockets, Node's own TLS client, and a real HTTPS server as the destination.
  */
+import { fileURLToPath } from 'node:url';
 import { readFileSync } from 'node:fs';
 import { createServer as createHttpsServer } from 'node:https';
 import type { Server as HttpsServer } from 'node:https';
@@ -15,7 +16,7 @@ import { EgressListener, parseAllow } from '../../../src-main/infra/sandbox/egre
 import type { EgressRecord } from '../../../src-main/core/sandbox/execution.ts';
 import { readClientHello, serverNameMismatch } from '../../../src-main/infra/sandbox/tls-hello.ts';
 
-const fixtures = new URL('../../fixtures/tls/', import.meta.url).pathname;
+const fixtures = fileURLToPath(new URL('../../fixtures/tls/', import.meta.url));
 const cert = readFileSync(join(fixtures, 'cert.pem'));
 const key = readFileSync(join(fixtures, 'key.pem'));
 

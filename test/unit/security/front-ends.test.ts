@@ -1,4 +1,5 @@
 /** Attempts to break the front-end hardening: Electron policy, preload surface, web server. */
+import { fileURLToPath } from 'node:url';
 import { readFileSync } from 'node:fs';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,7 +19,7 @@ import { startWebServer } from '../../../src-main/web/server.ts';
 import type { WebServer } from '../../../src-main/web/server.ts';
 import WebSocket from 'ws';
 
-const root = new URL('../../../', import.meta.url).pathname;
+const root = fileURLToPath(new URL('../../../', import.meta.url));
 
 describe('Electron policy', () => {
   it('window preferences are hardened', () => {

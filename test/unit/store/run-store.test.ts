@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,7 +10,7 @@ import { RunStore, RunStoreError } from '../../../src-main/infra/store/run-store
 import { STARTS_PROCESSES_MS } from '../../support/budgets.ts';
 import { runStarted } from '../../support/run-records.ts';
 
-const root = new URL('../../../', import.meta.url).pathname;
+const root = fileURLToPath(new URL('../../../', import.meta.url));
 const dbFile = () => join(mkdtempSync(join(tmpdir(), 'toolsmith-store-')), 'runs.db');
 const failedExec = (type: string, message: string, line: number): ExecutionResult => ({
   success: false,

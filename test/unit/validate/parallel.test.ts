@@ -3,6 +3,7 @@
  * it can take: parallel, whole script after a part that does not parse, serial for short scripts, other
  * languages, before the threads are ready, after a thread died and after close.
  */
+import { fileURLToPath } from 'node:url';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -16,7 +17,7 @@ import type { ValidateOptions } from '../../../src-main/core/lang/violation.ts';
 import { ParallelValidator } from '../../../src-main/infra/validate/parallel.ts';
 import { STARTS_PROCESSES_MS } from '../../support/budgets.ts';
 
-const corpusDir = new URL('../../fixtures/corpus/python/', import.meta.url).pathname;
+const corpusDir = fileURLToPath(new URL('../../fixtures/corpus/python/', import.meta.url));
 const read = (sub: string) =>
   readdirSync(join(corpusDir, sub))
     .sort()

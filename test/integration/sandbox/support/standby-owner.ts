@@ -2,6 +2,7 @@
  * A Toolsmith process that dies without cleaning up (standby.test.ts kills it with SIGKILL): it starts a
  * pool with a standby, prints the ids of its workers and standbys as one JSON line, then waits.
  */
+import { fileURLToPath } from 'node:url';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Docker from 'dockerode';
@@ -10,7 +11,7 @@ import { SandboxBackend } from '../../../../src-main/infra/sandbox/backend.ts';
 import { DockerWorkerFactory } from '../../../../src-main/infra/sandbox/docker.ts';
 import { buildImage } from '../../../../src-main/infra/sandbox/images.ts';
 
-const root = new URL('../../../../', import.meta.url).pathname;
+const root = fileURLToPath(new URL('../../../../', import.meta.url));
 const toolsSource = readFileSync(join(root, 'test/fixtures/sandbox/tools.py'), 'utf8');
 const docker = new Docker();
 const factory = new DockerWorkerFactory(docker, (rt) => buildImage(docker, rt, imagePaths()));
