@@ -1,4 +1,6 @@
-import { availableParallelism } from 'node:os';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import react from '@vitejs/plugin-react';
 import { playwright } from '@vitest/browser-playwright';
 import { defineConfig } from 'vitest/config';
@@ -55,6 +57,21 @@ const sharedWorker = { isolate: false };
 
 /** Debian's Chromium (Playwright cannot download a browser on these machines). */
 const chromium = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
+
+/**
+ * The home the components project's Chromium runs in: it writes its crash reports' database under
+ * $XDG_CONFIG_HOME (~/.config/chromium/Crash Reports) and dconf's under ~/.cache whatever its flags say,
+ * and vitest starts it before any global setup moves the run out of the person's home. Removed when the
+ * run's process exits.
+ */
+const chromiumHome = mkdtempSync(join(tmpdir(), 'toolsmith-chromium-home-'));
+process.on('exit', () => rmSync(chromiumHome, { recursive: true, force: true }));
+const chromiumEnv = {
+  ...process.env,
+  HOME: chromiumHome,
+  XDG_CONFIG_HOME: join(chromiumHome, 'config'),
+  XDG_CACHE_HOME: join(chromiumHome, 'cache'),
+};
 
 export default defineConfig({
   test: {
@@ -126,6 +143,7 @@ export default defineConfig({
               launchOptions: {
                 executablePath: chromium,
                 args: ['--no-sandbox', '--disable-gpu'],
+                env: chromiumEnv,
               },
             }),
             instances: [{ browser: 'chromium' }],

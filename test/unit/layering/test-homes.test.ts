@@ -7,13 +7,14 @@
  *   `XDG_CONFIG_HOME`) fails here until the set-up points it away from the home;
  * - no test support file reaches for the home itself (`homedir()`, `$HOME`, `~/`).
  */
+import { fileURLToPath } from 'node:url';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, relative, sep } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { HOME_VARS } from '../../support/isolated-file-home.ts';
 
-const root = new URL('../../../', import.meta.url).pathname;
+const root = fileURLToPath(new URL('../../../', import.meta.url));
 
 function* files(dir: string): Generator<string> {
   for (const name of readdirSync(dir)) {
@@ -24,9 +25,15 @@ function* files(dir: string): Generator<string> {
   }
 }
 
-/** The support code of the tests: test/support and every `support/` folder under test/. */
-const supportFiles = [...files(join(root, 'test'))].filter((f) =>
-  relative(root, f).split(sep).includes('support'),
+/**
+ * The support code of the tests: test/support and every `support/` folder under test/. Not the run's
+ * global setup, the one file that reads the person's home: to move the run out of it and check that
+ * the run left it alone (`test/support/isolated-home.ts`); nor its test, which plays a person's home.
+ */
+const supportFiles = [...files(join(root, 'test'))].filter(
+  (f) =>
+    relative(root, f).split(sep).includes('support') &&
+    !['test/support/isolated-home.ts', 'test/unit/support/isolated-home.test.ts'].includes(relative(root, f)),
 );
 
 /** Ways to reach the person's home. */
@@ -65,7 +72,14 @@ describe('tests never see the home of the person running them', () => {
       'e2e',
     ]);
     for (const p of projects) {
-      if (/browser: \{/.test(p)) continue;
+      // The browser project runs no node code; the Chromium it starts gets a home of its own.
+      if (/browser: \{/.test(p)) {
+        expect(p).toMatch(/launchOptions: \{[^}]*\benv: chromiumEnv,/);
+        expect(config).toMatch(
+          /const chromiumEnv = \{[^}]*HOME: chromiumHome,\s*XDG_CONFIG_HOME: join\(chromiumHome/,
+        );
+        continue;
+      }
       expect(p, /name: '([^']+)'/.exec(p)?.[1]).toMatch(/globalSetup: \[isolatedHome\b/);
       expect(p, /name: '([^']+)'/.exec(p)?.[1]).toMatch(/setupFiles: \[fileHome\]/);
     }
@@ -92,7 +106,20 @@ describe('tests never see the home of the person running them', () => {
     }
     const own = process.env['TOOLSMITH_HOME']!.slice(runRoot!.length + 1).split(sep)[0];
     expect(own).toMatch(/^file-/);
+    // HOME and every XDG base folder are the run's too: whatever falls back to them lands there.
+    for (const v of ['HOME', 'XDG_CONFIG_HOME', 'XDG_STATE_HOME'])
+      expect(process.env[v]!.startsWith(runRoot! + sep), v).toBe(true);
+    expect(homedir().startsWith(runRoot! + sep)).toBe(true);
     // The V8 compile cache is the run's, shared by every file (warm starts), never the person's.
     expect(process.env['NODE_COMPILE_CACHE']).toBe(join(runRoot!, 'v8-compile-cache'));
+  });
+
+  it('no test, bench or script turns its own URL into a path with .pathname (a clone in "My Projects" reads %20)', () => {
+    const hits = ['test', 'bench', 'scripts'].flatMap((d) =>
+      [...files(join(root, d))].flatMap((f) =>
+        /import\.meta\.url,?\s*\)\.pathname/.test(readFileSync(f, 'utf8')) ? [relative(root, f)] : [],
+      ),
+    );
+    expect(hits).toEqual([]);
   });
 });

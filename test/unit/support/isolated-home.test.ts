@@ -1,10 +1,16 @@
 /**
  * The test run's own home (`test/support/isolated-home.ts`): a person's settings in the environment
  * (their default workspace, a forced backend, live trace export to their collector, provider keys) do not
- * reach any test, and are theirs again when the run ends.
+ * reach any test, and are theirs again when the run ends; their home, populated by their own use of
+ * Toolsmith, is neither read nor written, and a run that writes it fails naming the files.
  */
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import setup from '../../support/isolated-home.ts';
+import setup, { changes, personalPlaces, snapshot } from '../../support/isolated-home.ts';
+import { nodeBin, runCommand } from '../../support/toolsmith-process.ts';
+import { repoRoot } from '../../support/workspace.ts';
 
 const PERSONAL = {
   TOOLSMITH_WORKSPACE: '/srv/person-tools',
@@ -39,5 +45,108 @@ describe('the test run’s home', () => {
     }
     for (const [k, v] of Object.entries(PERSONAL)) expect(process.env[k], k).toBe(v);
     expect(process.env['TOOLSMITH_HOME']).toBe(before['TOOLSMITH_HOME']);
+  });
+});
+
+/**
+ * A person's home as their own use of Toolsmith leaves it: the copy of the sample workspace with a
+ * provider of theirs, an installation, the recent list, the CLI's caches, a workspace in the home itself.
+ */
+function populatedHome(): string {
+  const home = mkdtempSync(join(tmpdir(), 'toolsmith-person-home-'));
+  const write = (rel: string, text: string) => {
+    mkdirSync(join(home, rel, '..'), { recursive: true });
+    writeFileSync(join(home, rel), text);
+  };
+  const sample = '.local/share/toolsmith/sample-workspace';
+  write(
+    `${sample}/.toolsmith/config.toml`,
+    '[workspace]\nname = "theirs"\n\n[[providers]]\nid = "theirs"\nkind = "openai"\nbase_url = "http://127.0.0.1:9/v1"\nmodel = "m"\napi_key_env = "OPENAI_API_KEY"\n',
+  );
+  write(`${sample}/templates/theirs.toml`, 'name = "theirs"\n');
+  write('.local/share/toolsmith/installation-id', 'person-installation\n');
+  write('.local/share/toolsmith/recent-workspaces.json', '[]\n');
+  write('.cache/toolsmith/verbs-0000000000000000.json', '{}\n');
+  write('.toolsmith/config.toml', '[workspace]\nname = "home"\n');
+  return home;
+}
+
+describe('a person’s populated home', () => {
+  it('is out of the run (HOME and the XDG folders are the run’s) and left as it was, also by the CLI', async () => {
+    const home = populatedHome();
+    try {
+      Object.assign(process.env, { HOME: home, XDG_CONFIG_HOME: join(home, '.config') });
+      for (const v of [
+        'TOOLSMITH_TEST_ROOT',
+        'TOOLSMITH_HOME',
+        'TOOLSMITH_DATA_DIR',
+        'XDG_DATA_HOME',
+        'XDG_CACHE_HOME',
+      ])
+        delete process.env[v];
+      const places = personalPlaces(process.env, home);
+      const before = snapshot(places);
+      expect(before.size).toBeGreaterThan(8);
+      const teardown = setup();
+      let ok = false;
+      try {
+        expect(homedir()).not.toBe(home);
+        expect(homedir()).toContain('toolsmith-test-home-');
+        for (const v of ['XDG_CONFIG_HOME', 'XDG_STATE_HOME', 'XDG_DATA_HOME', 'XDG_CACHE_HOME'])
+          expect(process.env[v], v).toContain('toolsmith-test-home-');
+        // The CLI with no workspace named makes and uses the sample's copy: the run's, never theirs; so
+        // does one started with a trimmed environment (only PATH and HOME), which falls back to ~.
+        for (const env of [process.env, { PATH: process.env['PATH']!, HOME: process.env['HOME']! }]) {
+          const r = await runCommand(nodeBin, [join(repoRoot, 'bin/toolsmith.mjs'), 'sandboxes'], {
+            cwd: tmpdir(),
+            env,
+          });
+          expect(r.err).toBe('');
+          expect(r.out).toMatch(/^workspace .*toolsmith-test-home-.*sample-workspace$/m);
+          expect(r.out).not.toContain(home);
+        }
+        ok = true;
+      } finally {
+        await teardown();
+      }
+      expect(ok).toBe(true);
+      expect(process.env['HOME']).toBe(home);
+      expect(changes(before, snapshot(places))).toEqual([]);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
+  it('a run that writes the person’s Toolsmith files fails when it ends, naming each one', async () => {
+    const home = populatedHome();
+    try {
+      process.env['HOME'] = home;
+      for (const v of [
+        'TOOLSMITH_TEST_ROOT',
+        'TOOLSMITH_HOME',
+        'TOOLSMITH_DATA_DIR',
+        'XDG_DATA_HOME',
+        'XDG_CACHE_HOME',
+      ])
+        delete process.env[v];
+      const teardown = setup();
+      // What a leak does: the recent list rewritten, a cache entry added, the home workspace removed.
+      const recent = join(home, '.local/share/toolsmith/recent-workspaces.json');
+      writeFileSync(recent, `${readFileSync(recent, 'utf8')}["/tmp/leak"]\n`);
+      writeFileSync(join(home, '.cache/toolsmith/verbs-1111111111111111.json'), '{}');
+      rmSync(join(home, '.toolsmith'), { recursive: true });
+      const err = (await teardown().then(
+        () => undefined,
+        (e: unknown) => e,
+      )) as Error | undefined;
+      expect(err?.message).toMatch(/the test run wrote the Toolsmith files of the person running it/);
+      expect(err?.message).toContain(`changed ${recent}`);
+      expect(err?.message).toContain(`created ${join(home, '.cache/toolsmith/verbs-1111111111111111.json')}`);
+      expect(err?.message).toContain(`removed ${join(home, '.toolsmith/config.toml')}`);
+      // The environment is the person's again all the same.
+      expect(process.env['HOME']).toBe(home);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
   });
 });
