@@ -63,7 +63,7 @@ describe('the CLI meets its files', () => {
     oneLine(
       r,
       2,
-      /^toolsmith: missing\/dir\/file\.json cannot be written: its folder \S+missing\/dir does not exist/,
+      /^toolsmith: missing\/dir\/file\.json cannot be written: its folder .+\/missing\/dir does not exist/,
     );
   });
 
