@@ -183,7 +183,7 @@ export default function setup(): () => Promise<void> {
     const changed = changes(before, snapshot(places));
     if (changed.length)
       throw new Error(
-        `the test run wrote the Toolsmith files of the person running it (it must use its own home, test/support/isolated-home.ts):\n  ${changed.slice(0, 50).join('\n  ')}`,
+        `the test run wrote the Toolsmith files of the person running it (it must use its own home, test/support/isolated-home.ts; or a Toolsmith of theirs wrote them while the run lasted):\n  ${changed.slice(0, 50).join('\n  ')}`,
       );
   };
 }
