@@ -369,7 +369,7 @@ export function registerRuns(program: Command, ctx: CliContext): void {
         if (o.json) return ctx.out(json(r));
         for (const s of r.runs) {
           ctx.out(
-            `${s.id}  ${new Date(s.createdAt).toISOString().slice(0, 19)}  ${s.status.padEnd(11)} ${s.sandbox.padEnd(10)} ${s.mode.padEnd(11)} ${String(s.attempts).padStart(2)} att ${String(s.tokens).padStart(6)} tok  ${s.tier ?? '-'}  ${s.kind === 'template_test' ? '[template test] ' : s.kind === 'skill_test' ? '[skill test] ' : ''}${visible(s.task.slice(0, 60).replace(/\n/g, ' '))}\n`,
+            `${s.id}  ${new Date(s.createdAt).toISOString().slice(0, 19)}Z  ${s.status.padEnd(11)} ${s.sandbox.padEnd(10)} ${s.mode.padEnd(11)} ${String(s.attempts).padStart(2)} att ${String(s.tokens).padStart(6)} tok  ${s.tier ?? '-'}  ${s.kind === 'template_test' ? '[template test] ' : s.kind === 'skill_test' ? '[skill test] ' : ''}${visible(s.task.slice(0, 60).replace(/\n/g, ' '))}\n`,
           );
         }
         ctx.out(
