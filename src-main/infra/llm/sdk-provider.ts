@@ -12,7 +12,7 @@ import { classifyHttpError } from './classify.ts';
 import { checkAnswerEnd, DEFAULT_DEADLINES, watchTry } from './deadline.ts';
 import type { Deadlines } from './deadline.ts';
 import { guardedFetch, MAX_ANSWER_BYTES, tryScope } from './guarded-fetch.ts';
-import { proxyFor, proxyWords } from '../net/proxy-env.ts';
+import { proxyFor, proxyWords, tunnelSafeFetch } from '../net/proxy-env.ts';
 import { checkReachable } from './reachability.ts';
 import { DEFAULT_RETRY, withRetries } from './retry.ts';
 import type { RetryPolicy } from './retry.ts';
@@ -65,8 +65,9 @@ export function sdkClientOptions(opts: SdkProviderOptions, placeholderKey: strin
     timeout: deadlinesOf(opts).totalMs + 1_000,
     logLevel: 'off' as const,
     logger: SILENT_SDK_LOGGER,
-    // Every byte restarts the idle deadline, answers are capped, redirects and non-streams named.
-    fetch: guardedFetch(),
+    // Every byte restarts the idle deadline, answers are capped, redirects and non-streams named; a
+    // request given up before the environment's proxy answered ends its tunnel (tunnelSafeFetch).
+    fetch: guardedFetch(tunnelSafeFetch),
   };
 }
 

@@ -9,7 +9,8 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Ajv, ValidateFunction } from 'ajv';
 import type { McpCallResult, McpToolListing } from '../../core/tools/mcp.ts';
 import { errorMessage } from '../../core/errors.ts';
-import { proxyFailure, proxyFor, proxyWords } from '../net/proxy-env.ts';
+import { ownProxyDispatcher, proxyFailure, proxyFor, proxyWaitWords } from '../net/proxy-env.ts';
+import type { OwnDispatcher } from '../net/proxy-env.ts';
 
 export interface McpServerDef {
   command?: string | undefined;
@@ -109,9 +110,9 @@ function watchLineSize(transport: Transport, over: (bytes: number) => void): voi
  * message passes MAX_MCP_MESSAGE_BYTES, and that answer's body then ends with an error (nothing more
  * of it is read or kept).
  */
-function sizeWatchingFetch(over: (bytes: number) => void): typeof fetch {
+function sizeWatchingFetch(over: (bytes: number) => void, dispatcher?: OwnDispatcher): typeof fetch {
   return async (input, init) => {
-    const res = await fetch(input, init);
+    const res = await fetch(input, dispatcher ? ({ ...init, dispatcher } as RequestInit) : init);
     if (!res.body) return res;
     const stream = /text\/event-stream/i.test(res.headers.get('content-type') ?? '');
     let message = 0;
@@ -188,12 +189,13 @@ const describe = (e: unknown): string => {
 };
 
 /**
- * `; its requests go through the proxy URL (from $VAR)` for a server over HTTP that the environment's
- * proxy stands in front of (a wait that ran out may be the proxy's), else ''.
+ * For a server over HTTP that the environment's proxy stands in front of (a wait that ran out may be the
+ * proxy's): `: the proxy URL (from $VAR) ... did not answer the request for a tunnel ...` when the proxy
+ * never answered, else `; its requests go through the proxy URL (from $VAR)`; '' without a proxy.
  */
 const viaProxy = (def: { url?: string | undefined } | undefined): string => {
   const proxy = def?.url ? proxyFor(def.url) : undefined;
-  return proxy ? `; its requests go through ${proxyWords(proxy)}` : '';
+  return proxy && def?.url ? proxyWaitWords(def.url, proxy) : '';
 };
 
 /** `describe`, but a failure of the proxy in front of a server over HTTP names the proxy and its cause. */
@@ -353,6 +355,10 @@ export class McpManager {
       if (def.url) {
         const headers: Record<string, string> = {};
         for (const [k, v] of Object.entries(def.headers)) headers[k] = resolveRef(name, `header ${k}`, v);
+        // Through the environment's proxy, the connection's requests have a dispatcher of their own,
+        // destroyed as the transport closes: a tunnel the proxy never answered is ended with it, where
+        // aborting the request left its socket holding the process open for undici's 300 s.
+        const dispatcher = ownProxyDispatcher();
         const http = new StreamableHTTPClientTransport(new URL(def.url), {
           requestInit: { headers },
           // An answer above the limit is cut short as it arrives and the connection closed (the call
@@ -361,8 +367,18 @@ export class McpManager {
             if (tooLarge.bytes !== undefined) return;
             tooLarge.bytes = bytes;
             void http.close().catch(() => {});
-          }),
+          }, dispatcher),
         });
+        if (dispatcher) {
+          const close = http.close.bind(http);
+          http.close = async () => {
+            try {
+              await close();
+            } finally {
+              await dispatcher.destroy().catch(() => undefined);
+            }
+          };
+        }
         transport = http;
       } else {
         await this.approve?.({

@@ -9,7 +9,11 @@
  *   processes the service starts (stdio MCP servers) inherit it.
  * - `proxyFor` says which proxy a request to a URL goes through (the same choice as undici's), so a
  *   failure can name it: a refused, silent or credential-asking proxy is the proxy's problem, not the
- *   endpoint's.
+ *   endpoint's. OTLP export (infra/telemetry/run-trace.ts, node:http) follows the same choice.
+ * - A request given up before the proxy answered its tunnel (CONNECT) must end that tunnel: undici
+ *   keeps waiting for the answer (300 s) on a socket that holds the process open. An MCP server over
+ *   HTTP (`ownProxyDispatcher`, destroyed with its connection) and LLM calls (`tunnelSafeFetch`) use a
+ *   dispatcher of their own that is destroyed; `proxyWaitWords` says when it was the proxy that was silent.
  * No ES imports (bin/start.mjs loads this first, through verb-cache.ts; a builtin is taken only when
  * needed).
  */
@@ -166,30 +170,173 @@ export function proxyFailure(
   for (let c: unknown = e, i = 0; c && typeof c === 'object' && i < 6; i++) {
     const message = String((c as { message?: unknown }).message ?? '');
     const tunnel = TUNNEL.exec(message);
-    if (tunnel) {
-      const status = Number(tunnel[1]);
-      if (status === 407) return { reason: proxyAuthWords(proxy), retryable: false, status };
-      const why =
-        status === 403
-          ? 'it does not let this machine reach that host (ask for it to be allowed, or set NO_PROXY if the host is reachable directly)'
-          : status >= 500
-            ? 'it could not reach the server'
-            : 'it refused the tunnel';
-      return {
-        reason: `${proxyWords(proxy)} answered ${status} to the request for a tunnel to the server (CONNECT): ${why}`,
-        retryable: status >= 500,
-        status,
-      };
-    }
+    if (tunnel) return tunnelRefused(Number(tunnel[1]), proxy);
     const code = (c as { code?: unknown }).code;
-    const failure = typeof code === 'string' ? CONNECT_FAILURES[code] : undefined;
-    if (failure)
-      return {
-        reason: `cannot connect to ${proxyWords(proxy)}: ${failure} (${code})`,
-        // A refusal or an unknown name does not fix itself within a backoff; a connect left unanswered may.
-        retryable: /TIMEOUT|TIMEDOUT/.test(code as string),
-      };
+    const failure = typeof code === 'string' ? proxyConnectFailure(code, proxy) : undefined;
+    if (failure) return failure;
     c = (c as { cause?: unknown }).cause;
   }
   return undefined;
+}
+
+/** The proxy answered `status` (not 200) to the request for a tunnel (CONNECT), in words. */
+export function tunnelRefused(
+  status: number,
+  proxy: ProxyRoute,
+): { reason: string; retryable: boolean; status: number } {
+  if (status === 407) return { reason: proxyAuthWords(proxy), retryable: false, status };
+  const why =
+    status === 403
+      ? 'it does not let this machine reach that host (ask for it to be allowed, or set NO_PROXY if the host is reachable directly)'
+      : status >= 500
+        ? 'it could not reach the server'
+        : 'it refused the tunnel';
+  return {
+    reason: `${proxyWords(proxy)} answered ${status} to the request for a tunnel to the server (CONNECT): ${why}`,
+    retryable: status >= 500,
+    status,
+  };
+}
+
+/** A socket error (`code`) of the connect to the proxy, in words; undefined for another error. */
+export function proxyConnectFailure(
+  code: string,
+  proxy: ProxyRoute,
+): { reason: string; retryable: boolean } | undefined {
+  const failure = CONNECT_FAILURES[code];
+  if (!failure) return undefined;
+  return {
+    reason: `cannot connect to ${proxyWords(proxy)}: ${failure} (${code})`,
+    // A refusal or an unknown name does not fix itself within a backoff; a connect left unanswered may.
+    retryable: /TIMEOUT|TIMEDOUT/.test(code),
+  };
+}
+
+/**
+ * The `Proxy-Authorization` header value the proxy URL in `proxy.variable` carries (`Basic ...` of its
+ * user and password, as undici and curl send it), or undefined without a user.
+ */
+export function proxyAuthorization(proxy: ProxyRoute, env: Env = process.env): string | undefined {
+  if (!proxy.withUser) return undefined;
+  let p: URL;
+  try {
+    p = new URL(env[proxy.variable] ?? '');
+  } catch {
+    return undefined;
+  }
+  const credentials = `${decodeURIComponent(p.username)}:${decodeURIComponent(p.password)}`;
+  return `Basic ${Buffer.from(credentials).toString('base64')}`;
+}
+
+/** A dispatcher of fetch's (undici's), as far as this module uses one. */
+export interface OwnDispatcher {
+  /** Ends every connection and tunnel of it, answered or not. */
+  destroy(): Promise<void>;
+}
+
+/**
+ * A dispatcher of its own for the requests of one connection (an MCP server over HTTP) when fetch goes
+ * through the environment's proxy: a new EnvHttpProxyAgent (the class of fetch's global dispatcher, the
+ * same proxy and NO_PROXY choice), given to fetch as `dispatcher`. Undefined without the environment's
+ * proxy (fetch's own dispatcher then connects directly). Why: aborting a fetch does not end a tunnel the
+ * proxy has not answered yet (undici waits for the CONNECT's answer up to its 300 s headers timeout),
+ * and that socket held the process open: a command that gave up on a silent proxy never exited.
+ * Destroying this dispatcher as the connection closes ends it.
+ */
+export function ownProxyDispatcher(): OwnDispatcher | undefined {
+  if (!fetchUsesEnvProxy()) return undefined;
+  const global = (globalThis as Record<symbol, unknown>)[Symbol.for('undici.globalDispatcher.1')] as {
+    constructor: new () => OwnDispatcher;
+  };
+  watchTunnels();
+  return new global.constructor();
+}
+
+/**
+ * `fetch` for requests that may be given up before the proxy answered (an LLM call's deadline): through
+ * the environment's proxy each request has a dispatcher of its own (`ownProxyDispatcher`), destroyed
+ * when the request fails or is aborted before its answer, which ends a tunnel the proxy never answered.
+ * With fetch's shared dispatcher that tunnel held the process open for undici's 300 s after the call
+ * had failed (`toolsmith run` never exited). An answered request's dispatcher is left to its idle
+ * socket's keep-alive timeout (an idle socket does not hold the process). Without a proxy: fetch.
+ */
+export const tunnelSafeFetch: typeof fetch = async (input, init) => {
+  const dispatcher = ownProxyDispatcher();
+  if (!dispatcher) return fetch(input, init);
+  try {
+    return await fetch(input, { ...init, dispatcher } as RequestInit);
+  } catch (e) {
+    void dispatcher.destroy().catch(() => undefined);
+    throw e;
+  }
+};
+
+/** Tunnels asked of a proxy and not answered yet, by the server's `host:port`. */
+const pendingTunnels = new Map<string, number>();
+let watching = false;
+
+/** `host:port` of undici's connect parameters (an empty port is the scheme's). */
+function endpointKey(p: {
+  hostname?: string;
+  host?: string;
+  port?: string | number;
+  protocol?: string;
+}): string {
+  const host = (p.hostname ?? p.host ?? '')
+    .replace(/^\[|\]$/g, '')
+    .replace(/:\d+$/, '')
+    .toLowerCase();
+  return `${host}:${Number(p.port) || DEFAULT_PORTS[p.protocol ?? ''] || 0}`;
+}
+
+/**
+ * Follows undici's connects (its diagnostics channels): through a proxy, the connect to a server is the
+ * tunnel the proxy is asked for, so one begun and neither done nor failed is a tunnel the proxy has not
+ * answered. Started once, by the first own dispatcher.
+ */
+function watchTunnels(): void {
+  if (watching) return;
+  watching = true;
+  const dc = process.getBuiltinModule('node:diagnostics_channel');
+  const params = (m: unknown) =>
+    (m as { connectParams?: Parameters<typeof endpointKey>[0] }).connectParams ?? {};
+  const add = (m: unknown, n: number) => {
+    const key = endpointKey(params(m));
+    const v = (pendingTunnels.get(key) ?? 0) + n;
+    if (v > 0) pendingTunnels.set(key, v);
+    else pendingTunnels.delete(key);
+  };
+  dc.subscribe('undici:client:beforeConnect', (m) => add(m, 1));
+  dc.subscribe('undici:client:connected', (m) => add(m, -1));
+  dc.subscribe('undici:client:connectError', (m) => add(m, -1));
+}
+
+/**
+ * Whether a request to `target` is waiting on its proxy now: the proxy has not answered the request for a
+ * tunnel to the server (or not even taken the connection). Known from the first own dispatcher on (the
+ * watch starts then; every undici connect counts).
+ */
+export function tunnelPending(target: string): boolean {
+  let u: URL;
+  try {
+    u = new URL(target);
+  } catch {
+    return false;
+  }
+  return (
+    (pendingTunnels.get(endpointKey({ hostname: u.hostname, port: u.port, protocol: u.protocol })) ?? 0) > 0
+  );
+}
+
+/**
+ * What to add to "did not answer within N ms" for a request to `target` through `proxy`: `: the proxy
+ * URL (from $VAR) did not answer the request for a tunnel to HOST:PORT (CONNECT) ...` when the tunnel was
+ * still unanswered as the wait ran out (the proxy's silence, not the server's), else `; its requests go
+ * through the proxy URL (from $VAR)`.
+ */
+export function proxyWaitWords(target: string, proxy: ProxyRoute): string {
+  if (!tunnelPending(target)) return `; its requests go through ${proxyWords(proxy)}`;
+  const u = new URL(target);
+  const port = Number(u.port) || DEFAULT_PORTS[u.protocol] || 0;
+  return `: ${proxyWords(proxy)}, which its requests go through, did not answer the request for a tunnel to ${u.hostname}:${port} (CONNECT)`;
 }

@@ -11,7 +11,11 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
+import type { ClientRequest, RequestOptions } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import { isIP } from 'node:net';
+import type { Socket } from 'node:net';
+import { connect as tlsConnect } from 'node:tls';
 import { gzipSync } from 'node:zlib';
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import type { Attributes, Context, Span } from '@opentelemetry/api';
@@ -23,6 +27,13 @@ import type { EventOf, RunEvent } from '../../core/records/events.ts';
 import type { ExecutionResult, ToolCallTrace } from '../../core/sandbox/execution.ts';
 import { knownSecrets, urlWithoutCredentials } from '../../core/records/redact.ts';
 import type { Redactor } from '../../core/records/redact.ts';
+import {
+  proxyAuthorization,
+  proxyConnectFailure,
+  proxyFor,
+  proxyWords,
+  tunnelRefused,
+} from '../net/proxy-env.ts';
 
 /**
  * GenAI attribute names (semantic conventions for generative AI; the constants moved out of
@@ -594,8 +605,8 @@ export async function exportRunTrace(
 
 /** Why a request never got an answer, in words (`connection refused`), with the system's code. */
 function networkReason(e: unknown, timeoutMs: number): string {
-  if (e instanceof PostTimeout) return `no answer within ${timeoutMs} ms`;
-  if (e instanceof PostAborted) return e.message;
+  if (e instanceof PostTimeout) return e.message || `no answer within ${timeoutMs} ms`;
+  if (e instanceof PostAborted || e instanceof ProxyRefused) return e.message;
   const code = (e as NodeJS.ErrnoException | undefined)?.code;
   const said: Record<string, string> = {
     ECONNREFUSED: 'connection refused',
@@ -615,8 +626,18 @@ function networkReason(e: unknown, timeoutMs: number): string {
 
 class PostTimeout extends Error {}
 class PostAborted extends Error {}
+/** The proxy in front of the collector failed the request (refused, asked for credentials, silent). */
+class ProxyRefused extends Error {}
 
-/** One POST over node:http(s); resolves with the answer whatever its status, rejects when there is none. */
+/**
+ * One POST over node:http(s); resolves with the answer whatever its status, rejects when there is none.
+ * Behind the environment's proxy (the same choice as fetch's for LLM calls: `proxyFor`, so under
+ * NODE_USE_ENV_PROXY, and never for a NO_PROXY host such as the loopback names) the request goes through
+ * it: an http:// collector's as an absolute-form request to the proxy, an https:// one's through a tunnel
+ * (CONNECT) asked here, under the same deadline, so a proxy that never answers fails the request at its
+ * timeout instead of holding the process (Node's own proxy agent did not end an unanswered tunnel when
+ * the request was destroyed). A failure of the proxy names it and the variable it came from.
+ */
 function post(
   url: string,
   headers: Record<string, string>,
@@ -643,18 +664,88 @@ function post(
       reject(new Error(`not an http(s) URL: ${urlWithoutCredentials(url)}`));
       return;
     }
-    const send = parsed.protocol === 'https:' ? httpsRequest : httpRequest;
+    const https = parsed.protocol === 'https:';
+    const proxy = proxyFor(parsed.href);
+    const port = Number(parsed.port) || (https ? 443 : 80);
     const data = typeof body === 'string' ? Buffer.from(body) : body;
-    const req = send(
-      parsed,
-      // No keep-alive: the process may end right after (a CLI verb), with no socket left to wait for.
-      {
+    /** The request in flight (the CONNECT, then the POST) and the tunnel, ended together. */
+    let current: ClientRequest | undefined;
+    let tunnel: Socket | undefined;
+    /** Whether the proxy answered: its tunnel is up, or (http://) the POST's answer began. */
+    let proxyAnswered = false;
+    let settled = false;
+    const finish = (e: Error | undefined, answer?: { status: number; type: string; text: string }) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+      if (e) {
+        current?.destroy(e);
+        tunnel?.destroy();
+        reject(e);
+      } else resolve(answer!);
+    };
+    const timer = setTimeout(() => {
+      const tunnelTo = `${parsed.hostname}:${port}`;
+      finish(
+        new PostTimeout(
+          !proxy
+            ? ''
+            : proxyAnswered
+              ? `no answer within ${timeoutMs} ms (its requests go through ${proxyWords(proxy)})`
+              : https
+                ? `${proxyWords(proxy)}, which its requests go through, did not answer the request for a tunnel to ${tunnelTo} (CONNECT) within ${timeoutMs} ms`
+                : `${proxyWords(proxy)}, which its requests go through, did not answer within ${timeoutMs} ms`,
+        ),
+      );
+    }, timeoutMs);
+    // A pending request holds its process open (its socket and timer) for as long as its timeout.
+    const onAbort = () => finish(aborted());
+    signal?.addEventListener('abort', onAbort, { once: true });
+    /** A socket error of a request that went to the proxy itself: its words when it is the proxy's. */
+    const viaProxy = (e: unknown): Error => {
+      const code = (e as NodeJS.ErrnoException | undefined)?.code;
+      const failure = proxy && !proxyAnswered && code ? proxyConnectFailure(code, proxy) : undefined;
+      return failure ? new ProxyRefused(failure.reason) : (e as Error);
+    };
+    const proxyAuth = proxy ? proxyAuthorization(proxy) : undefined;
+
+    const sendPost = (createConnection?: () => Socket) => {
+      const options: RequestOptions = {
         method: 'POST',
         headers: { ...headers, 'content-length': String(data.length) },
-        agent: false,
-        ...(parsed.protocol === 'https:' ? tls : {}),
-      },
-      (res) => {
+        // No keep-alive: the process may end right after (a CLI verb), with no socket left to wait for.
+        ...(createConnection ? { createConnection } : { agent: false }),
+        ...(https ? tls : {}),
+      };
+      let req: ClientRequest;
+      if (proxy && !https) {
+        // Absolute-form to the proxy; the collector's own credentials (user:token@) still as basic auth.
+        const target = new URL(parsed.href);
+        target.username = target.password = '';
+        req = httpRequest({
+          ...options,
+          host: proxy.host,
+          port: proxy.port,
+          path: target.href,
+          headers: {
+            ...options.headers,
+            host: parsed.host,
+            ...(proxyAuth ? { 'proxy-authorization': proxyAuth } : {}),
+          },
+          ...(parsed.username || parsed.password
+            ? { auth: `${decodeURIComponent(parsed.username)}:${decodeURIComponent(parsed.password)}` }
+            : {}),
+        });
+      } else req = (https ? httpsRequest : httpRequest)(parsed, options);
+      current = req;
+      req.on('response', (res) => {
+        proxyAnswered = true;
+        if (proxy && !https && res.statusCode === 407) {
+          res.resume();
+          finish(new ProxyRefused(tunnelRefused(407, proxy).reason));
+          return;
+        }
         const chunks: Buffer[] = [];
         let size = 0;
         res.on('data', (c: Buffer) => {
@@ -662,29 +753,50 @@ function post(
           if (size < 64 * 1024) chunks.push(c);
           size += c.length;
         });
-        res.on('end', () => {
-          clearTimeout(timer);
-          resolve({
+        res.on('end', () =>
+          finish(undefined, {
             status: res.statusCode ?? 0,
             type: String(res.headers['content-type'] ?? ''),
             text: Buffer.concat(chunks).toString('utf8'),
-          });
-        });
-        res.on('error', (e) => {
-          clearTimeout(timer);
-          reject(e);
-        });
-      },
-    );
-    const timer = setTimeout(() => req.destroy(new PostTimeout()), timeoutMs);
-    // A pending request holds its process open (its socket and timer) for as long as its timeout.
-    const onAbort = () => req.destroy(aborted());
-    signal?.addEventListener('abort', onAbort, { once: true });
-    req.on('close', () => signal?.removeEventListener('abort', onAbort));
-    req.on('error', (e) => {
-      clearTimeout(timer);
-      reject(e);
+          }),
+        );
+        res.on('error', (e) => finish(e));
+      });
+      req.on('error', (e) => finish(proxy && !https ? viaProxy(e) : e));
+      req.end(data);
+    };
+
+    if (!proxy || !https) {
+      sendPost();
+      return;
+    }
+    // https:// through the proxy: the tunnel first, then TLS to the collector inside it.
+    const authority = `${parsed.hostname}:${port}`;
+    const connect = httpRequest({
+      host: proxy.host,
+      port: proxy.port,
+      method: 'CONNECT',
+      path: authority,
+      agent: false,
+      headers: { host: authority, ...(proxyAuth ? { 'proxy-authorization': proxyAuth } : {}) },
     });
-    req.end(data);
+    current = connect;
+    connect.on('connect', (res, socket) => {
+      if (settled) {
+        socket.destroy();
+        return;
+      }
+      if (res.statusCode !== 200) {
+        socket.destroy();
+        finish(new ProxyRefused(tunnelRefused(res.statusCode ?? 0, proxy).reason));
+        return;
+      }
+      proxyAnswered = true;
+      tunnel = socket;
+      const servername = parsed.hostname.replace(/^\[|\]$/g, '');
+      sendPost(() => tlsConnect({ ...tls, socket, ...(isIP(servername) ? {} : { servername }) }));
+    });
+    connect.on('error', (e) => finish(viaProxy(e)));
+    connect.end();
   });
 }

@@ -255,9 +255,9 @@ describe('a proxy that fails is named, with its cause', () => {
     expect(auth.err).toContain(
       `the proxy http://127.0.0.1:${authPort} (from $http_proxy) answered 407 Proxy Authentication Required`,
     );
-    // A proxy that never answers, in `serve` (the command names it too, but then waits for the tunnel
-    // undici keeps open, up to its 300 s headers timeout, before it exits: so does a stopped `serve`,
-    // ended here by SIGKILL).
+    // A proxy that never answers, in `serve` (the command's own case, and `tools`, `run` and `mcp`:
+    // test/integration/cli/proxy-paths.test.ts). A stopped `serve` exits: the tunnel it gave up on is
+    // ended with the connection (it waited for it, up to undici's 300 s, before).
     const dataDir = tempWorkspace('toolsmith-proxy-data-');
     let serve: ServeProcess | undefined;
     try {
@@ -266,12 +266,13 @@ describe('a proxy that fails is named, with its cause', () => {
         () => '',
         (e: Error) => e.message,
       );
-      expect(silent).toContain('did not answer initialize within 1500 ms');
       expect(silent).toContain(
-        `its requests go through the proxy http://127.0.0.1:${silentPort} (from $http_proxy)`,
+        `did not answer initialize within 1500 ms: the proxy http://127.0.0.1:${silentPort} (from $http_proxy), which its requests go through, did not answer the request for a tunnel to mcp.toolsmith-proxy-test.invalid:80 (CONNECT)`,
       );
+      await serve.stop();
+      expect((await serve.done).signal).toBeNull();
     } finally {
-      serve?.child.kill('SIGKILL');
+      if (serve?.child.exitCode === null) serve.child.kill('SIGKILL');
       await serve?.done;
       removeWorkspace(dataDir);
     }
