@@ -598,7 +598,13 @@ export async function exportRunTrace(
   if (answer.status < 200 || answer.status > 299) {
     // A protobuf answer (google.rpc.Status) is not shown as text.
     const said = /json|text/.test(answer.type) ? answer.text.trim().slice(0, 300) : '';
-    throw new OtlpExportError(target.url, redactor.text(`HTTP ${answer.status}${said ? `: ${said}` : ''}`));
+    // An http:// collector's answer came from the proxy: it may be the proxy's own (a 502, a 403).
+    const proxy = target.url.startsWith('http:') ? proxyFor(target.url) : undefined;
+    const via = proxy ? ` (the answer came through ${proxyWords(proxy)}, and may be its own)` : '';
+    throw new OtlpExportError(
+      target.url,
+      redactor.text(`HTTP ${answer.status}${said ? `: ${said}` : ''}${via}`),
+    );
   }
   return spans.length;
 }

@@ -310,6 +310,23 @@ describe('OTLP export goes through the proxy, as LLM calls do', () => {
     expect(receiver.spans.length).toBeGreaterThan(before);
     expect(receiver.spans.at(-1)?.resource['service.name']).toBeDefined();
 
+    // The collector's refusal through the proxy: its answer, and that it came through the proxy. (A
+    // trace not taken exits 3, as documented: docs/telemetry.md.)
+    receiver.failWith = 503;
+    try {
+      const refused = await runToolsmith(
+        ws,
+        ['runs', 'export', RUN_ID, '--otlp', COLLECTOR],
+        through(forwardPort),
+      );
+      expect(refused.code).toBe(3);
+      expect(refused.err).toContain(
+        `did not take the trace: HTTP 503: refused by the test (the answer came through the proxy http://127.0.0.1:${forwardPort} (from $http_proxy), and may be its own)`,
+      );
+    } finally {
+      receiver.failWith = undefined;
+    }
+
     // The loopback rule: the receiver's own address is never sent to the proxy.
     forwarded.length = 0;
     const direct = await runToolsmith(
@@ -326,7 +343,7 @@ describe('OTLP export goes through the proxy, as LLM calls do', () => {
       NO_PROXY: '.toolsmith-proxy-test.invalid',
       no_proxy: '.toolsmith-proxy-test.invalid',
     });
-    expect(noProxy.code).not.toBe(0);
+    expect(noProxy.code).toBe(3);
     expect(noProxy.err).toContain('host not found');
     expect(forwarded).toEqual([]);
   }, 60_000);
@@ -379,7 +396,7 @@ describe('OTLP export goes through the proxy, as LLM calls do', () => {
       ['runs', 'export', RUN_ID, '--otlp', COLLECTOR],
       through(downPort),
     );
-    expect(refused.code).not.toBe(0);
+    expect(refused.code).toBe(3);
     expect(refused.err).toContain(
       `did not take the trace: cannot connect to the proxy http://127.0.0.1:${downPort} (from $http_proxy): connection refused`,
     );
@@ -388,7 +405,7 @@ describe('OTLP export goes through the proxy, as LLM calls do', () => {
       const variable = url.startsWith('https') ? 'https_proxy' : 'http_proxy';
       askedAuth.length = 0;
       const auth = await runToolsmith(ws, ['runs', 'export', RUN_ID, '--otlp', url], through(authPort));
-      expect(auth.code).not.toBe(0);
+      expect(auth.code).toBe(3);
       expect(auth.err).toContain(
         `the proxy http://127.0.0.1:${authPort} (from $${variable}) answered 407 Proxy Authentication Required (it asks for a user and password: put them in $${variable}`,
       );
@@ -409,7 +426,7 @@ describe('OTLP export goes through the proxy, as LLM calls do', () => {
       ...through(silentPort),
       ...timeout,
     });
-    expect(silentTls.code).not.toBe(0);
+    expect(silentTls.code).toBe(3);
     expect(silentTls.err).toContain(
       `the proxy http://127.0.0.1:${silentPort} (from $https_proxy), which its requests go through, did not answer the request for a tunnel to collector.toolsmith-proxy-test.invalid:4318 (CONNECT) within 1500 ms`,
     );
@@ -417,7 +434,7 @@ describe('OTLP export goes through the proxy, as LLM calls do', () => {
       ...through(silentPort),
       ...timeout,
     });
-    expect(silentHttp.code).not.toBe(0);
+    expect(silentHttp.code).toBe(3);
     expect(silentHttp.err).toContain(
       `the proxy http://127.0.0.1:${silentPort} (from $http_proxy), which its requests go through, did not answer within 1500 ms`,
     );
