@@ -118,7 +118,18 @@ const EXECUTE_OUTPUT = {
   approvalsNotAsked: approvalsNotAsked(),
   intermediatesNotRecorded: intermediatesNotRecorded(),
 };
-const LIST_TOOLS_OUTPUT = { tools: z.array(z.record(z.string(), z.unknown())) };
+/**
+ * The upstream MCP servers of a sandbox that could not be reached, each with the cause (the text
+ * `toolsmith mcp-servers test` prints): their tools are missing from a look-up's answer, which says so.
+ */
+const UNAVAILABLE_OUTPUT = z.array(z.object({ server: z.string(), error: z.string() })).optional();
+type Unavailable = { server: string; error: string }[];
+const unavailableNote = (sandbox: string, down: Unavailable): string =>
+  `MCP servers of sandbox ${sandbox} that could not be reached (their tools are missing from this answer; calling them retries the connection):\n${down.map((d) => `- ${d.server}: ${d.error}`).join('\n')}`;
+const LIST_TOOLS_OUTPUT = {
+  tools: z.array(z.record(z.string(), z.unknown())),
+  unavailable: UNAVAILABLE_OUTPUT,
+};
 const KIT_OUTPUT = {
   name: z.string(),
   sandbox: z.string(),
@@ -439,10 +450,15 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
     ({ sandbox, kit }) =>
       guard(async () => {
         readable(`the tools of sandbox ${sandbox}`);
-        await svc.prepareMcp(sandbox);
+        const down = await svc.prepareMcp(sandbox);
         const tools = svc.catalog.scriptTools(sandbox, kit).tools.map(openAiFunctionSchema);
         // The text stays the bare list (as before); the structured answer wraps it in an object.
-        return { ...text(tools), structuredContent: { tools } };
+        if (down.length === 0) return { ...text(tools), structuredContent: { tools } };
+        // Servers that could not be reached: named with their cause after the list (a second text
+        // item, so a client parsing the first as the list still can) and in the structured answer.
+        const answer = text(tools);
+        answer.content.push({ type: 'text', text: unavailableNote(sandbox, down) });
+        return { ...answer, structuredContent: { tools, unavailable: down } };
       }),
   );
 
@@ -553,14 +569,17 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
         sandbox: z.string().default(defaultSandbox),
         limit: z.number().int().min(1).max(100).default(20),
       },
-      outputSchema: { tools: z.array(z.object({ name: z.string(), line: z.string() })) },
+      outputSchema: {
+        tools: z.array(z.object({ name: z.string(), line: z.string() })),
+        unavailable: UNAVAILABLE_OUTPUT,
+      },
     },
     ({ query, sandbox, limit }) =>
       guard(async () => {
         readable(`the tools of sandbox ${sandbox}`);
-        await svc.prepareMcp(sandbox);
+        const down = await svc.prepareMcp(sandbox);
         const tools = searchTools(svc.execution.manualTools(sandbox), query, limit);
-        return structured({ tools });
+        return structured({ tools, ...(down.length ? { unavailable: down } : {}) });
       }),
   );
   server.registerTool(
@@ -574,14 +593,17 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
     ({ name, sandbox }) =>
       guard(async () => {
         readable(`the tools of sandbox ${sandbox}`);
-        await svc.prepareMcp(sandbox);
+        const down = await svc.prepareMcp(sandbox);
         const tools = svc.execution.manualTools(sandbox);
         const tool = tools.find((t) => t.name === name);
+        // Not found while a server is down: the tool may be that server's, so the answer says which
+        // servers could not be reached and why.
         if (!tool)
           return text(
             {
-              error: `no tool ${name} in sandbox ${sandbox}; search_tools finds tools by words`,
+              error: `no tool ${name} in sandbox ${sandbox}; search_tools finds tools by words${down.length ? `\n${unavailableNote(sandbox, down)}` : ''}`,
               code: 'not_found',
+              ...(down.length ? { unavailable: down } : {}),
             },
             true,
           );
