@@ -44,8 +44,15 @@ export interface TryWatch {
 /**
  * Watches one try of a call whose whole deadline is `deadlineAt` (epoch ms). `outer` is the caller's
  * cancellation: it aborts the request too, but is no deadline (`check` does not throw for it).
+ * `silentWhy`, asked as the headers deadline passes (while the request still waits), says who was
+ * silent when it was not the server (a proxy that never answered the tunnel): added to the message.
  */
-export function watchTry(outer: AbortSignal | undefined, d: Deadlines, deadlineAt: number): TryWatch {
+export function watchTry(
+  outer: AbortSignal | undefined,
+  d: Deadlines,
+  deadlineAt: number,
+  silentWhy?: () => string,
+): TryWatch {
   const ac = new AbortController();
   let passed: DeadlineError | undefined;
   const fire = (e: DeadlineError) => {
@@ -92,7 +99,11 @@ export function watchTry(outer: AbortSignal | undefined, d: Deadlines, deadlineA
   };
   silence(
     d.headersMs,
-    () => new DeadlineError(`no response within ${seconds(d.headersMs)} (timeout_ms)`, true),
+    () =>
+      new DeadlineError(
+        `no response within ${seconds(d.headersMs)} (timeout_ms)${silentWhy?.() ?? ''}`,
+        true,
+      ),
   );
   return {
     signal: ac.signal,

@@ -12,7 +12,7 @@ import { classifyHttpError } from './classify.ts';
 import { checkAnswerEnd, DEFAULT_DEADLINES, watchTry } from './deadline.ts';
 import type { Deadlines } from './deadline.ts';
 import { guardedFetch, MAX_ANSWER_BYTES, tryScope } from './guarded-fetch.ts';
-import { proxyFor, proxyWords, tunnelSafeFetch } from '../net/proxy-env.ts';
+import { proxyFor, proxyWaitWords, proxyWords, tunnelPending, tunnelSafeFetch } from '../net/proxy-env.ts';
 import { checkReachable } from './reachability.ts';
 import { DEFAULT_RETRY, withRetries } from './retry.ts';
 import type { RetryPolicy } from './retry.ts';
@@ -162,7 +162,16 @@ export abstract class SdkProvider<Client> implements LlmProvider {
       (e) => classifyHttpError(e, proxy),
       async (retries) => {
         const started = performance.now();
-        const watch = watchTry(req.signal, deadlines, deadlineAt);
+        // A proxy that never answered the tunnel (CONNECT) is named as the silent side, in the words
+        // an MCP server's wait uses (read as the deadline passes, while the tunnel still waits).
+        const watch = watchTry(
+          req.signal,
+          deadlines,
+          deadlineAt,
+          proxy
+            ? () => (tunnelPending(this.url) ? ` from ${this.url}${proxyWaitWords(this.url, proxy)}` : '')
+            : undefined,
+        );
         try {
           const alive = () => watch.alive();
           const a = await tryScope.run({ alive, streamed: true, maxBytes: MAX_ANSWER_BYTES }, () =>

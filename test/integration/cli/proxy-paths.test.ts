@@ -293,7 +293,8 @@ describe('an LLM call behind a proxy that never answers', () => {
     );
     expect(r.code).toBe(1);
     expect(r.out).toContain(
-      `far: timed out: no response within 1.5 s (timeout_ms) from https://${LLM_HOST}/v1 through the proxy http://127.0.0.1:${silentPort} (from $https_proxy)`,
+      // The proxy is named as the silent side, in the words of an MCP server's wait (proxyWaitWords).
+      `far: timed out: no response within 1.5 s (timeout_ms) from https://${LLM_HOST}/v1: the proxy http://127.0.0.1:${silentPort} (from $https_proxy), which its requests go through, did not answer the request for a tunnel to ${LLM_HOST}:443 (CONNECT)`,
     );
   }, 60_000);
 });
