@@ -24,7 +24,7 @@ import { createServer } from 'node:http';
 import type { IncomingMessage, Server } from 'node:http';
 import { connect as netConnect, createServer as createNetServer } from 'node:net';
 import type { AddressInfo, Server as NetServer, Socket } from 'node:net';
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { appendFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -36,6 +36,7 @@ import { scriptedConfig } from '../../support/suite-oracle.ts';
 import type { OtlpReceiver } from '../../support/otlp-receiver.ts';
 import { outputOf, runToolsmith, toolsmithArgv } from '../../support/toolsmith-process.ts';
 import { removeWorkspace, repoRoot, tempWorkspace } from '../../support/workspace.ts';
+import { selfSignedCert } from '../../support/certs.ts';
 
 const RUN_ID = '6f1c2a9e-0b7d-4c55-9a31-3f0e8d2b7c41'; // test/fixtures/runs/run-v1.json
 /** Hosts only the proxy reaches (`.invalid`: never resolvable here). */
@@ -75,31 +76,12 @@ const listen = (s: Server | NetServer) =>
 
 beforeAll(async () => {
   receiver = await startOtlpReceiver();
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:prime256v1',
-      '-nodes',
-      '-keyout',
-      'key.pem',
-      '-out',
-      'cert.pem',
-      '-days',
-      '1',
-      '-subj',
-      '/CN=collector.toolsmith-proxy-test.invalid',
-      '-addext',
-      'subjectAltName=DNS:collector.toolsmith-proxy-test.invalid',
-    ],
-    { cwd: certs, stdio: ['ignore', 'ignore', 'pipe'] },
-  );
+  const tlsCert = selfSignedCert(certs, 'collector', {
+    cn: 'collector.toolsmith-proxy-test.invalid',
+    san: 'DNS:collector.toolsmith-proxy-test.invalid',
+  });
   tlsReceiver = await startOtlpReceiver({
-    tls: { key: readFileSync(join(certs, 'key.pem')), cert: readFileSync(join(certs, 'cert.pem')) },
+    tls: { key: readFileSync(tlsCert.key), cert: readFileSync(tlsCert.cert) },
   });
   const receiverPort = Number(new URL(receiver.base).port);
   forward = createServer((req, res) => {
@@ -355,7 +337,7 @@ describe('OTLP export goes through the proxy, as LLM calls do', () => {
     const r = await runToolsmith(ws, ['runs', 'export', RUN_ID, '--otlp', COLLECTOR_TLS], {
       ...through(forwardPort),
       // The collector's certificate names its host (checked inside the tunnel), signed by itself.
-      OTEL_EXPORTER_OTLP_CERTIFICATE: join(certs, 'cert.pem'),
+      OTEL_EXPORTER_OTLP_CERTIFICATE: join(certs, 'collector-cert.pem'),
     });
     expect(r.err).toBe('');
     expect(r.code).toBe(0);

@@ -4,7 +4,6 @@
  * its cause (content type and first bytes, the redirect and where it leads, the TLS error, the encoding,
  * the missing bytes, the size limit), and only what can succeed on a second try is retried.
  */
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer as createHttpsServer } from 'node:https';
 import type { Server as HttpsServer } from 'node:https';
@@ -21,6 +20,7 @@ import { OpenAiProvider } from '../../../src-main/infra/llm/openai.ts';
 import { forgetDownEndpoints } from '../../../src-main/infra/llm/reachability.ts';
 import { startLlmServer } from '../../support/llm-server.ts';
 import type { LlmServer } from '../../support/llm-server.ts';
+import { selfSignedCert } from '../../support/certs.ts';
 
 let server: LlmServer;
 let tls: HttpsServer;
@@ -29,30 +29,9 @@ let certDir: string;
 beforeAll(async () => {
   server = await startLlmServer();
   certDir = mkdtempSync(join(tmpdir(), 'ts-llm-tls-'));
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:prime256v1',
-      '-nodes',
-      '-keyout',
-      'key.pem',
-      '-out',
-      'cert.pem',
-      '-days',
-      '1',
-      '-subj',
-      '/CN=127.0.0.1',
-    ],
-    { cwd: certDir, stdio: ['ignore', 'ignore', 'pipe'] },
-  );
-  tls = createHttpsServer(
-    { key: readFileSync(join(certDir, 'key.pem')), cert: readFileSync(join(certDir, 'cert.pem')) },
-    (_req, res) => res.end('{}'),
+  const pem = selfSignedCert(certDir, 'llm');
+  tls = createHttpsServer({ key: readFileSync(pem.key), cert: readFileSync(pem.cert) }, (_req, res) =>
+    res.end('{}'),
   );
   await new Promise<void>((resolve) => tls.listen(0, '127.0.0.1', resolve));
   tlsUrl = `https://127.0.0.1:${(tls.address() as AddressInfo).port}`;

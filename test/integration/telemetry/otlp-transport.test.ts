@@ -5,7 +5,6 @@
  * private CA failed with "self-signed certificate" whatever was set, one that asks for a client certificate
  * could not be reached at all, and gzip was never sent.
  */
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,37 +13,11 @@ import { useScriptedWorkspace } from '../../support/scripted-workspace.ts';
 import { startOtlpReceiver } from '../../support/otlp-receiver.ts';
 import type { OtlpReceiver } from '../../support/otlp-receiver.ts';
 import { cliProcess } from '../faults/support/processes.ts';
+import { selfSignedCert } from '../../support/certs.ts';
 
 const fx = useScriptedWorkspace({ docker: true });
 const certs = mkdtempSync(join(tmpdir(), 'toolsmith-otlp-tls-'));
 const pem = (name: string) => join(certs, name);
-
-/** A self-signed certificate and key for 127.0.0.1 (its own CA). */
-function selfSigned(prefix: string): void {
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:prime256v1',
-      '-nodes',
-      '-keyout',
-      `${prefix}-key.pem`,
-      '-out',
-      `${prefix}-cert.pem`,
-      '-days',
-      '1',
-      '-subj',
-      '/CN=127.0.0.1',
-      '-addext',
-      'subjectAltName=IP:127.0.0.1',
-    ],
-    { cwd: certs, stdio: ['ignore', 'ignore', 'pipe'] },
-  );
-}
 
 let tls: OtlpReceiver;
 let mtls: OtlpReceiver;
@@ -53,8 +26,8 @@ let runId = '';
 const cli = (args: string[], env: Record<string, string> = {}) => cliProcess(fx.ws, fx.data, args, env).done;
 
 beforeAll(async () => {
-  selfSigned('server');
-  selfSigned('client');
+  selfSignedCert(certs, 'server', { san: 'IP:127.0.0.1' });
+  selfSignedCert(certs, 'client', { san: 'IP:127.0.0.1' });
   const server = { key: readFileSync(pem('server-key.pem')), cert: readFileSync(pem('server-cert.pem')) };
   tls = await startOtlpReceiver({ tls: server });
   mtls = await startOtlpReceiver({
