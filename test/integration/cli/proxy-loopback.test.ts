@@ -189,17 +189,20 @@ describe('a proxy that fails is named, with its cause', () => {
     return { ...withoutNoProxy(), HTTP_PROXY: url, HTTPS_PROXY: url, http_proxy: url, https_proxy: url };
   };
   const remoteLlm = 'https://llm.toolsmith-proxy-test.invalid/v1';
+  // Settings > LLM providers > Test connection, for a provider only the proxy can reach.
+  const testRemoteLlm = (serve: ServeProcess) =>
+    serve.call<{ ok: boolean; error?: string }>('providers.test', {
+      kind: 'openai',
+      baseUrl: remoteLlm,
+      model: 'm',
+    });
 
   it('an LLM call (Settings > Test connection) through a proxy that refuses connections', async () => {
     const dataDir = tempWorkspace('toolsmith-proxy-data-');
     let serve: ServeProcess | undefined;
     try {
       serve = await startServe(ws, dataDir, through(downPort));
-      const r = await serve.call<{ ok: boolean; error?: string }>('providers.test', {
-        kind: 'openai',
-        baseUrl: remoteLlm,
-        model: 'm',
-      });
+      const r = await testRemoteLlm(serve);
       expect(r.ok).toBe(false);
       // Not "host not found" for the LLM's host, which only the proxy resolves.
       expect(r.error).toContain(
@@ -218,11 +221,7 @@ describe('a proxy that fails is named, with its cause', () => {
     let serve: ServeProcess | undefined;
     try {
       serve = await startServe(ws, dataDir, through(authPort));
-      const r = await serve.call<{ ok: boolean; error?: string }>('providers.test', {
-        kind: 'openai',
-        baseUrl: remoteLlm,
-        model: 'm',
-      });
+      const r = await testRemoteLlm(serve);
       expect(r.ok).toBe(false);
       expect(r.error).toContain(
         `the proxy http://127.0.0.1:${authPort} (from $https_proxy) answered 407 Proxy Authentication Required`,
@@ -230,11 +229,7 @@ describe('a proxy that fails is named, with its cause', () => {
       expect(r.error).toContain('put them in $https_proxy');
       await serve.stop();
       serve = await startServe(ws, dataDir, through(authPort, 'me:s3cret@'));
-      const withUser = await serve.call<{ ok: boolean; error?: string }>('providers.test', {
-        kind: 'openai',
-        baseUrl: remoteLlm,
-        model: 'm',
-      });
+      const withUser = await testRemoteLlm(serve);
       expect(withUser.error).toContain('it refuses the user and password in $https_proxy');
       // The password is never shown.
       expect(withUser.error).not.toContain('s3cret');
