@@ -338,5 +338,10 @@ export function proxyWaitWords(target: string, proxy: ProxyRoute): string {
   if (!tunnelPending(target)) return `; its requests go through ${proxyWords(proxy)}`;
   const u = new URL(target);
   const port = Number(u.port) || DEFAULT_PORTS[u.protocol] || 0;
-  return `: ${proxyWords(proxy)}, which its requests go through, did not answer the request for a tunnel to ${u.hostname}:${port} (CONNECT)`;
+  return `: ${tunnelUnanswered(proxy, `${u.hostname}:${port}`)}`;
+}
+
+/** `the proxy URL (from $VAR), which its requests go through, did not answer ... (CONNECT)` for `hostPort`. */
+export function tunnelUnanswered(proxy: ProxyRoute, hostPort: string): string {
+  return `${proxyWords(proxy)}, which its requests go through, did not answer the request for a tunnel to ${hostPort} (CONNECT)`;
 }

@@ -33,6 +33,7 @@ import {
   proxyFor,
   proxyWords,
   tunnelRefused,
+  tunnelUnanswered,
 } from '../net/proxy-env.ts';
 
 /**
@@ -700,7 +701,7 @@ function post(
             : proxyAnswered
               ? `no answer within ${timeoutMs} ms (its requests go through ${proxyWords(proxy)})`
               : https
-                ? `${proxyWords(proxy)}, which its requests go through, did not answer the request for a tunnel to ${tunnelTo} (CONNECT) within ${timeoutMs} ms`
+                ? `${tunnelUnanswered(proxy, tunnelTo)} within ${timeoutMs} ms`
                 : `${proxyWords(proxy)}, which its requests go through, did not answer within ${timeoutMs} ms`,
         ),
       );
