@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
 import { api } from './api/client.ts';
-import { activeNav, parseHash } from './lib/routing.ts';
+import { activeNav, parseHash, routeHash } from './lib/routing.ts';
 import type { View } from './store/app.ts';
 import { useStore } from './store/index.ts';
 import { installPush } from './store/push.ts';
@@ -97,6 +97,9 @@ export function App() {
     const onPop = () => useStore.setState({ route: parseHash(location.hash) });
     window.addEventListener('popstate', onPop);
     window.addEventListener('hashchange', onPop);
+    // The route was read from the address when the store was made; an address changed before these
+    // listeners were there (a link or a typed URL while the page loaded) sent its event to nobody.
+    if (location.hash !== routeHash(useStore.getState().route)) onPop();
     // (a browser page only: in Electron a cancelled beforeunload keeps the window open without a word)
     const offUnsaved = window.toolsmith ? () => {} : guardUnsaved(window);
     return () => {

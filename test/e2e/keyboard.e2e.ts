@@ -3,13 +3,15 @@
  * real container): `g n` and the keyboard help; job 2 (run, inspect, edit, Continue, Replay, Diff) walked
  * by keyboard alone, Tab leaving a read-only editor and the way out of an editable one shown; the runs
  * table and the Tools view at 1280x800; and screenshots of the main screens at 1280x800 and 1920x1080 in
- * both themes (test-results/screenshots/screens-*.png).
+ * both themes (test-results/screenshots/screens-*.png). An address changed while the page loads is the view
+ * shown.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { fence, startWorld } from './support/app.ts';
 import type { E2eWorld } from './support/app.ts';
+import { POLL_MS } from '../support/budgets.ts';
 
 let w: E2eWorld;
 
@@ -94,6 +96,34 @@ async function chord(key: string): Promise<void> {
 }
 
 const button = (name: string) => (f: { tag: string; text: string }) => f.tag === 'button' && f.text === name;
+
+describe('the address', () => {
+  it('an address changed while the page loads, before the app listens for it, is the view shown', async () => {
+    // The store reads the route from the address when it is made; the app listens for changes once it is
+    // mounted. The address moves in between here (a link or a typed URL while the page loads; on a busy
+    // machine, a test's goto right after the load): the change made no event anyone heard.
+    const page = await w.browser.newPage({ viewport: { width: 1280, height: 800 } });
+    page.setDefaultTimeout(POLL_MS);
+    try {
+      await page.addInitScript(() => {
+        const add = window.addEventListener.bind(window);
+        let moved = false;
+        window.addEventListener = ((type: string, ...rest: [EventListener, boolean?]) => {
+          if (type === 'popstate' && !moved) {
+            moved = true;
+            history.replaceState(null, '', '#/connections');
+          }
+          return add(type, ...rest);
+        }) as typeof window.addEventListener;
+      });
+      await page.goto(w.web.url.split('#')[0]!);
+      await page.locator('section[aria-label="connections"]').waitFor();
+      expect(page.url()).toContain('#/connections');
+    } finally {
+      await page.close();
+    }
+  });
+});
 
 describe('the keyboard', () => {
   it('`g n` opens New run with an empty, focused Task; `?` lists every shortcut', async () => {
