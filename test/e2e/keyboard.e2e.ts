@@ -105,17 +105,17 @@ describe('the address', () => {
     const page = await w.browser.newPage({ viewport: { width: 1280, height: 800 } });
     page.setDefaultTimeout(POLL_MS);
     try {
-      await page.addInitScript(() => {
+      await page.addInitScript(`(() => {
         const add = window.addEventListener.bind(window);
         let moved = false;
-        window.addEventListener = ((type: string, ...rest: [EventListener, boolean?]) => {
+        window.addEventListener = (type, ...rest) => {
           if (type === 'popstate' && !moved) {
             moved = true;
             history.replaceState(null, '', '#/connections');
           }
           return add(type, ...rest);
-        }) as typeof window.addEventListener;
-      });
+        };
+      })()`);
       await page.goto(w.web.url.split('#')[0]!);
       await page.locator('section[aria-label="connections"]').waitFor();
       expect(page.url()).toContain('#/connections');
