@@ -79,7 +79,7 @@ interface Open {
  */
 export class EgressListener {
   readonly dir: string;
-  /** The listener's own folder in the temporary directory: `dir` is a random name inside it. */
+  /** The listener's own folder in the temporary directory (0700): `dir` is a random name inside it. */
   private readonly top: string;
   private readonly server: Server;
   private readonly rules: AllowRule[];
@@ -95,12 +95,15 @@ export class EgressListener {
   }
 
   static async start(rules: AllowRule[]): Promise<EgressListener> {
-    // The socket must be open to the container's user (65534), so it is 0666; but every user of the host
-    // could list /tmp, connect, fill the proxy's connections and send requests recorded in a running
-    // job's trace. So its folder is a random name (128 bits) inside a folder others may pass but not list
-    // (0711), as the protocol socket's: only the container, which mounts that folder, knows the name.
+    // The socket must be open to the container's user (65534), so it is 0666; but any other process of
+    // the host that reached it could connect, fill the proxy's connections and send requests recorded in
+    // a running job's trace. Its path is no secret: tool code reads it in /proc/self/mountinfo (the bind
+    // mount's source) and may hand it on. What keeps the host's other users out (every uid but
+    // Toolsmith's own and root, 65534 included) is the folder above the mounted one: 0700, Toolsmith's.
+    // The container never passes through it: the engine (root, or this user for a rootless one) resolves
+    // the mount's source, and inside the container the path starts at the mounted folder itself, 0755.
     const top = mkdtempSync(join(tmpdir(), 'toolsmith-egress-'));
-    chmodSync(top, 0o711);
+    chmodSync(top, 0o700);
     const dir = join(top, randomBytes(16).toString('hex'));
     mkdirSync(dir);
     chmodSync(dir, 0o755);
@@ -109,7 +112,8 @@ export class EgressListener {
       l.server.once('error', reject);
       l.server.listen(join(dir, 'proxy.sock'), () => resolve());
     });
-    // The container's user (65534) connects; nothing else can reach the folder's socket from outside.
+    // The container's user (65534) connects; outside the container only Toolsmith's user and root can
+    // pass `top` to reach it.
     chmodSync(join(dir, 'proxy.sock'), 0o666);
     return l;
   }

@@ -3,12 +3,22 @@
  * tools in containers whose only way out is the host's proxy; scripts run where they always do, without
  * any network. Loopback HTTP servers started here are the outside world.
  */
+import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -66,6 +76,14 @@ def tunnel(host: str, port: int, path: str, tls: bool = True) -> ToolResponse:
 
 
 @tool(grade=(2, 0))
+def egress_mounts() -> ToolResponse:
+    """The lines of /proc/self/mountinfo that name the egress proxy's folder (a host path)."""
+    with open("/proc/self/mountinfo") as f:
+        lines = [line for line in f.read().splitlines() if "toolsmith-egress" in line]
+    return ToolResponse(success=True, data=lines)
+
+
+@tool(grade=(2, 0))
 def direct(host: str, port: int) -> ToolResponse:
     """Connect without the proxy.
 
@@ -90,6 +108,8 @@ let denied: Server;
 let allowedPort: number;
 let deniedPort: number;
 let deniedHits = 0;
+/** Every path the allowed (plain HTTP) server was asked for. */
+const allowedUrls: string[] = [];
 let gateway = '';
 
 function listen(handler: Parameters<typeof createServer>[1]): Promise<Server> {
@@ -103,6 +123,7 @@ const port = (s: Server) => (s.address() as AddressInfo).port;
 
 beforeAll(async () => {
   allowed = await listen((req, res) => {
+    allowedUrls.push(req.url ?? '');
     res.end(`hello from ${req.url}`);
   });
   denied = await listen((_req, res) => {
@@ -227,6 +248,9 @@ describe('egress for tool code', () => {
       // is gone once the worker connected: probed below with the others.
       const binds = i.HostConfig.Binds ?? [];
       expect(binds.filter((bind) => bind.split(':')[1] !== PROTOCOL_MOUNT)).toEqual([]);
+      // Its host folder is in the script's mountinfo as the egress one is, but holds nothing to reach by
+      // name: the socket went with the worker's connection.
+      for (const bind of binds) expect(readdirSync(bind.split(':')[0]!)).toEqual([]);
       const protocolSocket =
         i.Config.Env.find((e) => e.startsWith(`${PROTOCOL_SOCKET_ENV}=`))?.slice(
           PROTOCOL_SOCKET_ENV.length + 1,
@@ -283,6 +307,63 @@ print(" ".join(out))
     });
   }, 60_000);
 
+  it("tool code reads its proxy's host path in /proc/self/mountinfo; other users of the host given it still cannot use the proxy", async () => {
+    const r = await run('emit_result(egress_mounts().data)\n');
+    const lines = r.data as string[];
+    // mountinfo: field 4 is the mount's root in its file system (the host folder), field 5 where it is.
+    const root = lines.map((l) => l.split(' ')).find((f) => f[4] === '/run/toolsmith-egress')?.[3] ?? '';
+    expect(root).toMatch(/toolsmith-egress-/);
+    const leaked = [root, join(tmpdir(), root.slice(root.indexOf('toolsmith-egress-')))].find((p) =>
+      existsSync(join(p, 'proxy.sock')),
+    );
+    expect(leaked).toBeDefined();
+    const sock = join(leaked!, 'proxy.sock');
+    expect(statSync(sock).isSocket()).toBe(true);
+    // The tool container that mounts it, and its processes' host pids: /proc/PID/root is another way to
+    // the same socket, for whoever the kernel lets read that link.
+    const mine = await docker.listContainers({
+      filters: { label: ['toolsmith.sandbox=web', `toolsmith.owner=${process.pid}`] },
+    });
+    const inspected = await Promise.all(mine.map((c) => docker.getContainer(c.Id).inspect()));
+    const tool = inspected.find((i) => (i.HostConfig.Binds ?? []).some((b) => b.startsWith(`${leaked}:`)));
+    expect(tool).toBeDefined();
+    const top = (await docker.getContainer(tool!.Id).top({ ps_args: '-o pid' })) as {
+      Processes?: string[][];
+    };
+    const pids = (top.Processes ?? []).map((p) => p[0]!);
+    expect(pids.length).toBeGreaterThan(0);
+    const paths = [sock, ...pids.map((pid) => `/proc/${pid}/root/run/toolsmith-egress/proxy.sock`)];
+    const connect = [
+      'import socket, sys',
+      'for path in sys.argv[1:]:',
+      '    s = socket.socket(socket.AF_UNIX)',
+      '    s.settimeout(10)',
+      '    try:',
+      '        s.connect(path)',
+      '        s.sendall(b"GET http://127.0.0.1:PORT/leaked HTTP/1.1\\r\\nHost: 127.0.0.1\\r\\n\\r\\n")',
+      '        print(path, "connected", s.recv(64))',
+      '    except OSError as e:',
+      '        print(path, type(e).__name__)',
+    ]
+      .join('\n')
+      .replace('PORT', String(allowedPort));
+    // Another user (12345), and 65534: the uid the container's user is on the host (nobody).
+    for (const uid of [12345, 65534]) {
+      const out = await asUser(uid, ['/usr/bin/python3', '-I', '-c', connect, ...paths]);
+      expect(out.stderr).toBe('');
+      const results = out.stdout.trim().split('\n');
+      expect(results).toHaveLength(paths.length);
+      // the host path: the 0700 folder above the mounted one; /proc/PID/root: the processes are not
+      // dumpable (the worker) or have an empty folder there (a job's own mount namespace).
+      expect(results[0]).toBe(`${sock} PermissionError`);
+      for (const line of results) expect(line).not.toMatch(/connected/);
+    }
+    expect(allowedUrls.filter((u) => u.includes('leaked'))).toEqual([]);
+    // The tool's own way still works.
+    const ok = await run(`r = get_url(url="http://127.0.0.1:${allowedPort}/after")\nemit_result(r.data)\n`);
+    expect(ok.data).toEqual({ status: 200, body: 'hello from /after' });
+  }, 60_000);
+
   it('a JS script calls the sandbox tool in the egress tool container too', async () => {
     const r = await run(
       `const r = await get_url({url: "http://127.0.0.1:${allowedPort}/js"});\nemitResult(r.data);\n`,
@@ -326,6 +407,22 @@ describe('egress without Docker', () => {
     }
   }, 60_000);
 });
+
+/**
+ * Runs a command as uid/gid `uid` on the host: asynchronously, since the proxy it may reach answers in
+ * this very process.
+ */
+function asUser(uid: number, [cmd, ...args]: string[]): Promise<{ stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const p = spawn(cmd!, args, { uid, gid: uid, cwd: '/' });
+    let stdout = '';
+    let stderr = '';
+    p.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    p.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    p.on('error', reject);
+    p.on('close', () => resolve({ stdout, stderr }));
+  });
+}
 
 async function execIn(id: string, cmd: string[]): Promise<string> {
   const exec = await docker
