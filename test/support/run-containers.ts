@@ -4,13 +4,27 @@
  * so Toolsmith's own start-time cleanup never sees them. Removed when the file's home (and the run's) is.
  */
 import { readdirSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import type { Dirent } from 'node:fs';
+import { join } from 'node:path';
 
-/** The data dirs under `dir` that hold an installation (its `installation-id` file). */
-function installationDirs(dir: string): string[] {
-  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
-    .filter((f) => f === 'installation-id' || f.endsWith('/installation-id'))
-    .map((f) => dirname(join(dir, f)));
+/**
+ * The data dirs under `dir` that hold an installation (its `installation-id` file). Symbolic links are
+ * not followed: `readdirSync(dir, { recursive: true })` follows them, and a home holds the debootstrap
+ * root the image build caches, whose `var/run -> /run` took the walk through the host's /run, where
+ * dockerd's folders come and go (ENOENT at teardown: "error during close", the run's exit status 1
+ * after every test passed). A folder gone while walked is skipped.
+ */
+export function installationDirs(dir: string): string[] {
+  let entries: Dirent[];
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw e;
+  }
+  const found = entries.some((e) => e.name === 'installation-id' && !e.isDirectory()) ? [dir] : [];
+  for (const e of entries) if (e.isDirectory()) found.push(...installationDirs(join(dir, e.name)));
+  return found;
 }
 
 /**
