@@ -23,6 +23,8 @@ import { createSkills } from '../../support/skill-cli.ts';
 
 const fx = useScriptedWorkspace({ docker: true });
 const files = tempFiles('toolsmith-otlp-skill-calls-');
+/** A waiting job's time (`exec --timeout`, seconds). */
+const JOB_S = '8';
 afterAll(() => rmSync(files.dir, { recursive: true, force: true }));
 
 const CHAIN_JS = `/**
@@ -228,18 +230,12 @@ describe('skill calls: a record and a span of their own', () => {
   }, 300_000);
 
   it('a skill call still running when the job timed out is unfinished; one that returned before is not', async () => {
-    for (const [lang, body] of [
-      [
-        'python',
-        'a = wait_tier(user_id="u1", loops=1)\nb = wait_tier(user_id="u2", loops=10**12)\nemit_result([a, b])\n',
-      ],
-      [
-        'js',
-        'const a = await wait_tier_js("u1", 1);\nconst b = await wait_tier_js("u2", 1e12);\nemitResult([a, b]);\n',
-      ],
-    ] as const) {
+    // The first call must return within the job's time: at load 25-30 (CI, every project at once) a JS
+    // job's first call had not returned after 3 s. Each language's job waits for its whole time, so the
+    // two run at once.
+    const waited = async ([lang, body]: readonly [string, string]) => {
       const script = files.file(`wait.${lang === 'python' ? 'py' : 'js'}`, body);
-      const json = await cli(['exec', script, '--sandbox', 'ecommerce', '--timeout', '3', '--json']);
+      const json = await cli(['exec', script, '--sandbox', 'ecommerce', '--timeout', JOB_S, '--json']);
       const r = JSON.parse(json.out) as { exitReason: string; durationMs: number; skillCalls?: SkillCall[] };
       expect(r.exitReason, json.out).toBe('timeout');
       const calls = r.skillCalls ?? [];
@@ -252,28 +248,48 @@ describe('skill calls: a record and a span of their own', () => {
       ]);
       // The unfinished call ran until the job's end.
       expect(calls[1]!.at + calls[1]!.ms).toBeCloseTo(r.durationMs, -1);
-    }
+    };
+    await Promise.all(
+      (
+        [
+          [
+            'python',
+            'a = wait_tier(user_id="u1", loops=1)\nb = wait_tier(user_id="u2", loops=10**12)\nemit_result([a, b])\n',
+          ],
+          [
+            'js',
+            'const a = await wait_tier_js("u1", 1);\nconst b = await wait_tier_js("u2", 1e12);\nemitResult([a, b]);\n',
+          ],
+        ] as const
+      ).map(waited),
+    );
     // A call that returned, then the script itself never ends: the call's end was told as it ended (a
     // Python end once waited for the job's next line, which never came: the call read as unfinished).
-    for (const [lang, body] of [
-      [
-        'python',
-        'a = wait_tier(user_id="u1", loops=1)\nn = 0\nwhile n < 10**12:\n    n += 1\nemit_result(a)\n',
-      ],
-      [
-        'js',
-        'const a = await wait_tier_js("u1", 1);\nlet n = 0;\nwhile (n < 1e12) n += 1;\nemitResult(a);\n',
-      ],
-    ] as const) {
+    const spun = async ([lang, body]: readonly [string, string]) => {
       const script = files.file(`spin.${lang === 'python' ? 'py' : 'js'}`, body);
-      const json = await cli(['exec', script, '--sandbox', 'ecommerce', '--timeout', '3', '--json']);
-      const r = JSON.parse(json.out) as { exitReason: string; skillCalls?: SkillCall[] };
+      const json = await cli(['exec', script, '--sandbox', 'ecommerce', '--timeout', JOB_S, '--json']);
+      const r = JSON.parse(json.out) as { exitReason: string; durationMs: number; skillCalls?: SkillCall[] };
       expect(r.exitReason, json.out).toBe('timeout');
+      // Its end is when it returned, not the job's end (the job spun on for the rest of its time).
       expect(
-        (r.skillCalls ?? []).map((c) => [c.id, c.unfinished, c.ms < 2000]),
+        (r.skillCalls ?? []).map((c) => [c.id, c.unfinished, c.at + c.ms < r.durationMs - 1000]),
         lang,
       ).toEqual([[1, undefined, true]]);
-    }
+    };
+    await Promise.all(
+      (
+        [
+          [
+            'python',
+            'a = wait_tier(user_id="u1", loops=1)\nn = 0\nwhile n < 10**12:\n    n += 1\nemit_result(a)\n',
+          ],
+          [
+            'js',
+            'const a = await wait_tier_js("u1", 1);\nlet n = 0;\nwhile (n < 1e12) n += 1;\nemitResult(a);\n',
+          ],
+        ] as const
+      ).map(spun),
+    );
   }, 300_000);
 
   it('skill calls past limits.tool_calls are counted, not recorded, in Python and JS', async () => {
