@@ -3,6 +3,7 @@
  * container: a PLAN run that fails validation, then at runtime, then succeeds, inspected attempt by
  * attempt (markers, traceback jump, diff); the run list's search and filters.
  */
+import type { Route } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedManyRuns } from '../../bench/support/seed-runs.ts';
 import { fence, startWorld } from './support/app.ts';
@@ -102,6 +103,23 @@ describe('runs in the workbench', () => {
       .toBe(String(line));
     await page.getByRole('tab', { name: 'Prompt' }).click();
     expect(await page.locator('[data-testid="prompt-panel"]').innerText()).toContain('Previous script');
+    // Another attempt picked while its prompt is on its way (held here; a loaded service answers late):
+    // the panel says it is loading, and never shows the prompt of the attempt it left under this one's
+    // name (it showed attempt 2's prompt for attempt 1 until the answer came).
+    const held: Route[] = [];
+    await page.route(/\/api\/runs\.prompt$/, (r) => void held.push(r));
+    await page.locator('.tl-item[data-attempt="1"]').click();
+    await expect.poll(() => held.length).toBe(1);
+    await expect.poll(() => page.getByTestId('attempt-view').getAttribute('data-attempt')).toBe('1');
+    await page.getByText('Loading the prompt…').waitFor();
+    expect(await page.locator('[data-testid="prompt-panel"]').count()).toBe(0);
+    for (const r of held) await r.continue();
+    await page.unroute(/\/api\/runs\.prompt$/);
+    const prompt = page.locator('[data-testid="prompt-panel"]');
+    await expect.poll(() => prompt.innerText()).toContain('What is the name of user u1?');
+    expect(await prompt.innerText()).not.toContain('Previous script');
+    await page.locator('.tl-item[data-attempt="2"]').click();
+    await expect.poll(() => prompt.innerText()).toContain('Previous script');
     await page.getByRole('tab', { name: /Tool calls/ }).click();
     expect(await page.locator('table[aria-label="tool calls"]').innerText()).toContain('get_user');
     await w.screenshot('run-attempt-traceback');

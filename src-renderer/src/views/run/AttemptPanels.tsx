@@ -42,14 +42,21 @@ const isPromptHead = (p: AttemptRecord['prompt']): p is PromptHead => !!p && !('
 export function PromptPanel({ runId, a }: { runId: string; a: AttemptRecord }) {
   // runs.get carries only the prompt's head; the text is fetched when this panel opens.
   const head = a.prompt;
-  const [full, setFull] = useState<EventPayloads['prompt'] | undefined>(
-    head && !isPromptHead(head) ? head : undefined,
-  );
-  const [error, setError] = useState<string>();
+  // What was fetched, and for which attempt: the panel stays open while another attempt is picked, and
+  // until that one's answer comes it says it is loading (it showed the prompt of the attempt it left).
+  const attempt = `${runId}/${a.n}`;
+  const [fetched, setFetched] = useState<{
+    attempt: string;
+    prompt?: EventPayloads['prompt'];
+    error?: string;
+  }>();
+  const mine = fetched?.attempt === attempt ? fetched : undefined;
+  const full = head && !isPromptHead(head) ? head : mine?.prompt;
+  const error = mine?.error;
   useGuardedLoad(
     () => (head && isPromptHead(head) ? api['runs.prompt']({ runId, n: a.n }) : undefined),
-    setFull,
-    setError,
+    (prompt) => setFetched({ attempt, prompt }),
+    (message) => setFetched({ attempt, error: message }),
     [runId, a.n, head],
   );
   if (!head)
