@@ -6,6 +6,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Route } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { POLL_MS } from '../support/budgets.ts';
 import { startWorld } from './support/app.ts';
@@ -296,5 +297,54 @@ describe('tools in the workbench', () => {
     expect(await page.locator('[data-testid="view-failed"]').count()).toBe(0);
     expect(w.pageErrors.filter((e) => !/favicon/.test(e))).toEqual([]);
     writeFileSync(toolsFile, before);
+  });
+
+  it('Ctrl+S while a save is on its way: it saves once that one has answered, with the text as it is then', async () => {
+    // The service answers a save once the sandbox's workers have reloaded (slow on a busy machine, where
+    // the listing read on the file's change had already shown "saved"): a Ctrl+S after more typing
+    // meanwhile was dropped without a word, and CI's run of the test above waited in vain for the file.
+    const { page } = w;
+    const toolsFile = join(w.workspace, 'sandboxes', 'ecommerce', 'tools.py');
+    const before = readFileSync(toolsFile, 'utf8');
+    await page.evaluate(`location.hash = '#/tools/ecommerce'`);
+    const box = page.locator('[data-testid="editor-tools.py"][data-ready="true"]');
+    await box.waitFor();
+    const editor = box.locator('.monaco-editor .view-lines');
+    // The editor follows the file as the test above left it (its first line at the top), and holds
+    // nothing unsaved: a change on disk still on its way would replace the text typed below.
+    const top = async () => {
+      await editor.click();
+      await page.keyboard.press('Control+Home');
+      return (await editor.innerText()).replace(/\u00a0/g, ' ').split('\n')[0];
+    };
+    await expect.poll(top, { timeout: POLL_MS }).toBe(before.split('\n')[0]);
+    await page.locator('[data-testid="saved"]').waitFor({ timeout: POLL_MS });
+    // The first save is held on its way to the service until the second Ctrl+S has been pressed.
+    const held: Route[] = [];
+    let holding = true;
+    await page.route(/\/api\/tools\.save$/, (r) => {
+      if (holding) held.push(r);
+      else void r.continue();
+    });
+    try {
+      await editor.click();
+      await page.keyboard.press('Control+End');
+      await page.keyboard.insertText('\n# first save\n');
+      await page.keyboard.press('Control+S');
+      await expect.poll(() => held.length).toBe(1);
+      await page.keyboard.insertText('# second save\n');
+      await page.keyboard.press('Control+S');
+      await page.locator('[data-testid="dirty"]').waitFor();
+      holding = false;
+      for (const r of held) await r.continue();
+      await expect
+        .poll(() => readFileSync(toolsFile, 'utf8'), { timeout: POLL_MS })
+        .toContain('# first save\n# second save\n');
+      await page.locator('[data-testid="saved"]').waitFor({ timeout: POLL_MS });
+    } finally {
+      await page.unroute(/\/api\/tools\.save$/);
+      writeFileSync(toolsFile, before);
+    }
+    expect(w.pageErrors.filter((e) => !/favicon/.test(e))).toEqual([]);
   });
 });

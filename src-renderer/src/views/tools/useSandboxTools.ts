@@ -91,22 +91,52 @@ export function useSandboxTools(sandbox: string, line: number | undefined, onDir
     [listed, state.saved, sandbox],
   );
 
+  /**
+   * A save asked for while another is on its way (Ctrl+S again after more typing; the service answers a
+   * save once the sandbox's workers have reloaded, which takes a while on a busy machine, and the
+   * listing read on the file's change can mark the editor saved before that): it runs once that one has
+   * answered, with the editor's text as it is then. It was dropped without a word, the edit left unsaved.
+   */
+  const inFlight = useRef(false);
+  const queued = useRef<{ sandbox: string; anyway: boolean } | undefined>(undefined);
+  const saveRef = useRef<(anyway?: boolean) => Promise<void>>(async () => {});
+  const shown = useRef(sandbox);
+  shown.current = sandbox;
+
   /** Saves the editor's text as it is now (a no-op when it is the saved text). */
   const save = useCallback(
     async (anyway = false) => {
-      if (!listed || saving.busy) return;
+      if (!listed) return;
+      if (inFlight.current) {
+        queued.current = { sandbox, anyway: anyway || (queued.current?.anyway ?? false) };
+        return;
+      }
       const { source: text, saved, state: now } = latest.current;
       if (text === saved) return;
       const hold = holdFor({ ...now, source: text }, anyway);
       dispatch({ type: 'hold', hold });
       if (hold) return;
-      const result = await runSave(text);
-      if (!result) return;
-      if (drafts.get(sandbox) === text) drafts.delete(sandbox);
-      dispatch({ type: 'saved', text, result });
+      inFlight.current = true;
+      let result;
+      try {
+        result = await runSave(text);
+      } finally {
+        inFlight.current = false;
+      }
+      if (result) {
+        if (drafts.get(sandbox) === text) drafts.delete(sandbox);
+        dispatch({ type: 'saved', text, result });
+      }
+      const next = queued.current;
+      queued.current = undefined;
+      // (while the sandbox it was asked in is the one shown, with what its editor holds now; nothing
+      // when that is what was just saved)
+      if (next && next.sandbox === shown.current && latest.current.source !== text)
+        void saveRef.current(next.anyway);
     },
-    [listed, saving.busy, sandbox, runSave],
+    [listed, sandbox, runSave],
   );
+  saveRef.current = save;
 
   const revert = useCallback(() => {
     dispatch({ type: 'revert' });
