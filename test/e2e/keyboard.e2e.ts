@@ -186,7 +186,8 @@ describe('the keyboard', () => {
     expect(await hint.innerText()).toMatch(/Tab indents · Ctrl\s*\+\s*M: Tab leaves the editor/);
     await page.keyboard.press('Control+A');
     await page.keyboard.insertText('r = get_user(user_id="u1")\nemit_result(r.data["nope"])\n');
-    expect(await page.locator('.editor-toolbar').innerText()).toContain('edited');
+    // (the editor's change reaches the toolbar in a render of its own, after the key events returned)
+    await poll(() => page.locator('.editor-toolbar').innerText()).toContain('edited');
     await w.screenshot('keyboard-editor-hint');
     // Ctrl+M: Tab now leaves the editor (Shift+Tab goes back to the toolbar).
     await page.keyboard.press('Control+M');
@@ -307,22 +308,26 @@ describe('small screens', () => {
     await editor.locator('.monaco-editor').click();
     await page.keyboard.press('Control+End');
     await page.keyboard.insertText(`\nPRICES = [${numbers}]\n`);
-    const lines = await editor.locator('.view-line').evaluateAll((els) =>
-      els
-        .map((e) => {
-          const el = e as unknown as { style: { top: string }; innerText: string };
-          return [parseFloat(el.style.top), el.innerText.replace(/\u00a0/g, ' ')] as const;
-        })
-        .sort((a, b) => a[0] - b[0])
-        .map((x) => x[1]),
-    );
-    const start = lines.findIndex((l) => l.startsWith('PRICES = ['));
-    expect(start).toBeGreaterThanOrEqual(0);
-    const wrapped = lines.slice(
-      start,
-      lines.findIndex((l, i) => i >= start && l.trimEnd().endsWith(']')) + 1,
-    );
-    expect(wrapped.length).toBeGreaterThan(1);
+    const viewLines = () =>
+      editor.locator('.view-line').evaluateAll((els) =>
+        els
+          .map((e) => {
+            const el = e as unknown as { style: { top: string }; innerText: string };
+            return [parseFloat(el.style.top), el.innerText.replace(/\u00a0/g, ' ')] as const;
+          })
+          .sort((a, b) => a[0] - b[0])
+          .map((x) => x[1]),
+      );
+    /** The inserted line as drawn: its wrapped pieces, from `PRICES = [` to the one ending in `]`. */
+    const drawn = async () => {
+      const lines = await viewLines();
+      const start = lines.findIndex((l) => l.startsWith('PRICES = ['));
+      const end = lines.findIndex((l, i) => start >= 0 && i >= start && l.trimEnd().endsWith(']'));
+      return start >= 0 && end >= start ? lines.slice(start, end + 1) : [];
+    };
+    // Polled: Monaco draws the new text in an animation frame after the input, not during it.
+    await poll(async () => (await drawn()).length).toBeGreaterThan(1);
+    const wrapped = await drawn();
     for (let i = 1; i < wrapped.length; i++) {
       const prev = wrapped[i - 1]!.trimEnd();
       const next = wrapped[i]!.trimStart();

@@ -113,7 +113,7 @@ describe('skills in the workbench', () => {
     // Fixed as a new version: its case passes and it is tested.
     await setSource(source('city'));
     await expect.poll(() => check.getAttribute('data-valid'), { timeout: POLL_MS }).toBe('true');
-    expect(await asks()).toBe(true);
+    await expect.poll(asks).toBe(true);
     await editor.getByRole('button', { name: 'Save new version' }).click();
     await expect.poll(() => results.getAttribute('data-passed'), { timeout: 120_000 }).toBe('true');
     await expect.poll(asks).toBe(false);
