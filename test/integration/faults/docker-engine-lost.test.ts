@@ -211,7 +211,14 @@ describe('the Docker engine goes away mid-session', () => {
     fresh.onPush((e) => mine.push(e));
     try {
       const client = new Docker({ socketPath: engine.socket });
-      const starts = await client.getEvents({ filters: { type: ['container'], event: ['start'] } });
+      // From this moment on, however late the engine subscribes: dockerd flushes the answer's headers
+      // (getEvents resolves) before it subscribes this stream to its events, and a start in between was
+      // never reported (on a loaded machine the job's container started there: nothing was killed and the
+      // job ran in Docker). Events since a time are replayed from the engine's buffer first.
+      const starts = await client.getEvents({
+        since: Date.now() / 1000,
+        filters: { type: ['container'], event: ['start'] },
+      });
       let killed: Promise<void> | undefined;
       let started = '';
       starts.on('data', (buf: Buffer) => {
