@@ -4,9 +4,9 @@
  * problems), saving with Ctrl+S (tools.list and the registry follow), and "Try tool": a generated form
  * whose required fields and types are checked before the call runs in Docker.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Route } from 'playwright-core';
+import type { APIResponse, Route } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { POLL_MS } from '../support/budgets.ts';
 import { startWorld } from './support/app.ts';
@@ -44,6 +44,29 @@ const PASTE = `(text) => {
     new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }),
   );
 }`;
+
+/**
+ * The Tools view on ecommerce, its editor following tools.py as the tests before left it (its first line
+ * at the top) with nothing unsaved: a change on disk still on its way would replace what a test types.
+ */
+async function openClean() {
+  const { page } = w;
+  const toolsFile = join(w.workspace, 'sandboxes', 'ecommerce', 'tools.py');
+  const before = readFileSync(toolsFile, 'utf8');
+  await page.evaluate(`location.hash = '#/tools/ecommerce'`);
+  const box = page.locator('[data-testid="editor-tools.py"][data-ready="true"]');
+  await box.waitFor();
+  const editor = box.locator('.monaco-editor .view-lines');
+  /** The editor's first line (scrolled to the top first: Monaco draws only the lines on screen). */
+  const top = async () => {
+    await editor.click();
+    await page.keyboard.press('Control+Home');
+    return (await editor.innerText()).replace(/\u00a0/g, ' ').split('\n')[0];
+  };
+  await expect.poll(top, { timeout: POLL_MS }).toBe(before.split('\n')[0]);
+  await page.locator('[data-testid="saved"]').waitFor({ timeout: POLL_MS });
+  return { toolsFile, before, editor, top };
+}
 
 describe('tools in the workbench', () => {
   it('shows tools, extracts live while typing, saves, and calls a tool in its sandbox', async () => {
@@ -304,21 +327,7 @@ describe('tools in the workbench', () => {
     // the listing read on the file's change had already shown "saved"): a Ctrl+S after more typing
     // meanwhile was dropped without a word, and CI's run of the test above waited in vain for the file.
     const { page } = w;
-    const toolsFile = join(w.workspace, 'sandboxes', 'ecommerce', 'tools.py');
-    const before = readFileSync(toolsFile, 'utf8');
-    await page.evaluate(`location.hash = '#/tools/ecommerce'`);
-    const box = page.locator('[data-testid="editor-tools.py"][data-ready="true"]');
-    await box.waitFor();
-    const editor = box.locator('.monaco-editor .view-lines');
-    // The editor follows the file as the test above left it (its first line at the top), and holds
-    // nothing unsaved: a change on disk still on its way would replace the text typed below.
-    const top = async () => {
-      await editor.click();
-      await page.keyboard.press('Control+Home');
-      return (await editor.innerText()).replace(/\u00a0/g, ' ').split('\n')[0];
-    };
-    await expect.poll(top, { timeout: POLL_MS }).toBe(before.split('\n')[0]);
-    await page.locator('[data-testid="saved"]').waitFor({ timeout: POLL_MS });
+    const { toolsFile, before, editor } = await openClean();
     // The first save is held on its way to the service until the second Ctrl+S has been pressed.
     const held: Route[] = [];
     let holding = true;
@@ -343,6 +352,51 @@ describe('tools in the workbench', () => {
       await page.locator('[data-testid="saved"]').waitFor({ timeout: POLL_MS });
     } finally {
       await page.unroute(/\/api\/tools\.save$/);
+      writeFileSync(toolsFile, before);
+    }
+    expect(w.pageErrors.filter((e) => !/favicon/.test(e))).toEqual([]);
+  });
+
+  it('two changes on disk whose listings answer out of order: the editor shows the newer file', async () => {
+    // Each change on disk makes the page read the listing again; two reads on their way at once can
+    // answer out of order (a loaded machine, two connections). The older answer describes the file
+    // before the second change: the editor went back to it, and a later save wrote it back.
+    const { page } = w;
+    const { toolsFile, before, editor, top } = await openClean();
+    const configFile = join(w.workspace, '.toolsmith', 'config.toml');
+    const config = readFileSync(configFile, 'utf8');
+    // The first read is answered by the service at once, and handed to the page only later.
+    let reads = 0;
+    let first: { route: Route; response: APIResponse } | undefined;
+    let answered = () => {};
+    const firstAnswered = new Promise<void>((r) => (answered = r));
+    await page.route(/\/api\/tools\.list$/, async (route) => {
+      if (++reads > 1) return route.continue();
+      first = { route, response: await route.fetch() };
+      answered();
+    });
+    try {
+      writeFileSync(toolsFile, `# one\n${before}`);
+      await firstAnswered;
+      writeFileSync(toolsFile, `# two\n${before}`);
+      await expect.poll(top, { timeout: POLL_MS }).toBe('# two');
+      // The editor element as it is now: text taken from outside makes a new one.
+      await editor.evaluate((e) => e.closest('.code-editor')?.setAttribute('data-probe', 'before'));
+      const handed = page.waitForEvent('requestfinished', (r) => r === first?.route.request());
+      await first!.route.fulfill({ response: first!.response });
+      await handed;
+      // A change the page hears of after it had the older answer (config.toml's notice): by then it has
+      // dealt with that answer.
+      appendFileSync(configFile, '\n# touched by tools.e2e\n');
+      await page
+        .locator('.notices [role="status"]', { hasText: 'config.toml changed on disk: applied' })
+        .waitFor({ timeout: POLL_MS });
+      expect(await page.locator('.code-editor[data-probe="before"]').count()).toBe(1);
+      expect(await top()).toBe('# two');
+      await page.locator('[data-testid="saved"]').waitFor();
+    } finally {
+      await page.unroute(/\/api\/tools\.list$/);
+      writeFileSync(configFile, config);
       writeFileSync(toolsFile, before);
     }
     expect(w.pageErrors.filter((e) => !/favicon/.test(e))).toEqual([]);

@@ -28,6 +28,13 @@ export interface ToolsSlice {
   saveTools(sandbox: string, source: string): Promise<Response<'tools.save'>>;
 }
 
+/**
+ * Bumped by every read of the listing and every save: an answer to an older read is not shown. Two reads
+ * on the way at once (the file changed twice) can answer out of order, and the older one described the
+ * file before the second change: the editor went back to that text (a later save wrote it back).
+ */
+let listingSeq = 0;
+
 export const createToolsSlice: StateCreator<Store, [], [], ToolsSlice> = (set, get) => ({
   async reloadSandboxes() {
     set({ sandboxes: await api['sandboxes.list']({}) });
@@ -41,9 +48,13 @@ export const createToolsSlice: StateCreator<Store, [], [], ToolsSlice> = (set, g
       toolsLoadError: undefined,
       ...(again ? {} : { toolsListed: undefined }),
     });
+    const seq = ++listingSeq;
     try {
       const listed = await api['tools.list']({ sandbox });
       if (get().toolsSandbox !== sandbox) return undefined;
+      // A newer read (or a save) was asked for since: its listing is the one shown (to the caller too,
+      // once it is here; until then this one, which the newer one replaces).
+      if (seq !== listingSeq) return get().toolsListed ?? listed;
       // The sandbox list counts what the view shows (an MCP-only sandbox's tools arrive once its servers
       // answered: the list must not keep saying "0 tools").
       const fromMcp = listed.tools.filter((t) => t.mcp).length;
@@ -62,7 +73,7 @@ export const createToolsSlice: StateCreator<Store, [], [], ToolsSlice> = (set, g
       });
       return listed;
     } catch (e) {
-      if (get().toolsSandbox === sandbox) set({ toolsLoadError: errorMessage(e) });
+      if (get().toolsSandbox === sandbox && seq === listingSeq) set({ toolsLoadError: errorMessage(e) });
       return undefined;
     }
   },
@@ -78,7 +89,11 @@ export const createToolsSlice: StateCreator<Store, [], [], ToolsSlice> = (set, g
       get().notify('error', `Could not save ${sandbox}/tools.py: ${errorMessage(e)}`);
       throw e;
     }
-    if (get().toolsSandbox === sandbox) set({ toolsListed: { ...r, source } });
+    if (get().toolsSandbox === sandbox) {
+      // (a read still on its way was asked for before this save answered: it may not have seen it)
+      listingSeq++;
+      set({ toolsListed: { ...r, source } });
+    }
     get().notify('info', `Saved ${sandbox}/tools.py: ${r.tools.length} tools, sandbox reloaded.`);
     // Keep the sandbox list's counts in step with the file.
     get()
