@@ -40,8 +40,8 @@ import { infraResult } from '../core/sandbox/execution.ts';
 import { runtimeOf } from '../core/sandbox/runtimes.ts';
 import type { ScriptLanguage } from '../core/lang/violation.ts';
 import type { Validate } from '../core/orchestrator/orchestrator.ts';
-import { McpManager } from '../infra/mcp/manager.ts';
-import type { HostCommand } from '../infra/mcp/manager.ts';
+import { backoffFromEnv, McpManager } from '../infra/mcp/manager.ts';
+import type { HostCommand, McpUnavailable } from '../infra/mcp/manager.ts';
 import { ToolCatalog } from './catalog.ts';
 import { ScriptExecution } from './execution.ts';
 import { runActions } from './run-actions.ts';
@@ -333,6 +333,17 @@ export class ToolsmithService {
         const gate = this.options.approveHostCommand ?? this.approveHostCommand;
         if (gate) await gate(c);
       },
+      // A long-lived process (the MCP server, serve, the app) remembers a server whose connect failed:
+      // look-ups answer at once that it is unavailable, since when and why, instead of waiting out its
+      // timeout each time; it is tried again after a backoff, in the background unless starting it needs
+      // a person's confirmation (a stdio server where the front end asks), then by the next use.
+      ...(this.oneShot
+        ? {}
+        : {
+            backoff: backoffFromEnv(
+              (def) => def.url !== undefined || !(this.options.approveHostCommand ?? this.approveHostCommand),
+            ),
+          }),
     });
     return this.mcpManager;
   }
@@ -341,14 +352,28 @@ export class ToolsmithService {
    * Connects the MCP servers a sandbox uses (lazily, once) so that its registry lists their tools.
    * Returns the servers that could not be reached, each with the reason.
    */
-  async prepareMcp(sandbox: string): Promise<{ server: string; error: string }[]> {
+  async prepareMcp(sandbox: string): Promise<McpUnavailable[]> {
     const servers = Object.keys(this.config.sandboxes[sandbox]?.mcp ?? {});
-    const failed: { server: string; error: string }[] = [];
+    const failed: McpUnavailable[] = [];
     await Promise.all(
       servers.map((s) =>
         this.mcp()
           .refresh(s)
-          .catch((e: unknown) => failed.push({ server: s, error: errorMessage(e) })),
+          .catch((e: unknown) => {
+            // A server remembered as down: its cause as the failed try said it, since when, and when
+            // it is tried again (a long-lived process: see mcp()).
+            const down = this.mcp().unavailable(s);
+            failed.push(
+              down
+                ? {
+                    server: s,
+                    error: down.error,
+                    since: new Date(down.since).toISOString(),
+                    retry_at: new Date(down.retryAt).toISOString(),
+                  }
+                : { server: s, error: errorMessage(e) },
+            );
+          }),
       ),
     );
     return failed;

@@ -73,10 +73,15 @@ export function mcpServerNotes(svc: ToolsmithService): string {
       if (!svc.mcp().def(server)) continue;
       const st = svc.mcp().status(server);
       if (st.state === 'connected') continue;
+      // Remembered as down (a long-lived process): tried again in the background, and this manual is
+      // rebuilt (notifications/tools/list_changed) when it answers.
+      const down = svc.mcp().unavailable(server);
       lines.push(
-        st.state === 'error'
-          ? `- ${server} (sandbox ${sandbox}): failed: ${st.error ?? 'unknown error'}; its tools are missing above, and calling them retries the connection`
-          : `- ${server} (sandbox ${sandbox}): still connecting; its tools are added to this manual when it connects`,
+        down
+          ? `- ${server} (sandbox ${sandbox}): failed: ${down.error}; unavailable since ${new Date(down.since).toISOString()}; its tools are missing above and are added when it answers again (it is tried again in the background)`
+          : st.state === 'error'
+            ? `- ${server} (sandbox ${sandbox}): failed: ${st.error ?? 'unknown error'}; its tools are missing above, and calling them retries the connection`
+            : `- ${server} (sandbox ${sandbox}): still connecting; its tools are added to this manual when it connects`,
       );
     }
   }

@@ -22,6 +22,7 @@ import { z } from 'zod';
 import { ToolsmithError } from '../app/errors.ts';
 import { WorkspaceFileError, workspaceGone } from '../infra/workspace/atomic.ts';
 import type { ToolsmithService } from '../app/service.ts';
+import type { McpUnavailable } from '../infra/mcp/manager.ts';
 import { kitToolView } from '../core/kits/kit.ts';
 import { openAiFunctionSchema } from '../core/tools/schema.ts';
 import { searchTools } from '../core/tools/disclosure.ts';
@@ -122,10 +123,28 @@ const EXECUTE_OUTPUT = {
  * The upstream MCP servers of a sandbox that could not be reached, each with the cause (the text
  * `toolsmith mcp-servers test` prints): their tools are missing from a look-up's answer, which says so.
  */
-const UNAVAILABLE_OUTPUT = z.array(z.object({ server: z.string(), error: z.string() })).optional();
-type Unavailable = { server: string; error: string }[];
+const UNAVAILABLE_OUTPUT = z
+  .array(
+    z.object({
+      server: z.string(),
+      error: z.string(),
+      since: z.string().optional().describe('ISO time: unavailable since (its first failed try)'),
+      retry_at: z.string().optional().describe('ISO time: tried again then (in the background)'),
+    }),
+  )
+  .optional();
+type Unavailable = McpUnavailable[];
+/**
+ * A server whose connect failed is remembered (a backoff: McpManager): a look-up answers at once with
+ * the cause, since when it is unavailable and when it is tried again, instead of waiting out its timeout.
+ */
 const unavailableNote = (sandbox: string, down: Unavailable): string =>
-  `MCP servers of sandbox ${sandbox} that could not be reached (their tools are missing from this answer; calling them retries the connection):\n${down.map((d) => `- ${d.server}: ${d.error}`).join('\n')}`;
+  `MCP servers of sandbox ${sandbox} that could not be reached (their tools are missing from this answer; each is tried again in the background, and its tools come back with notifications/tools/list_changed when it answers):\n${down
+    .map(
+      (d) =>
+        `- ${d.server}: ${d.error}${d.since ? ` (unavailable since ${d.since}${d.retry_at ? `; tried again at ${d.retry_at}` : ''})` : ''}`,
+    )
+    .join('\n')}`;
 const LIST_TOOLS_OUTPUT = {
   tools: z.array(z.record(z.string(), z.unknown())),
   unavailable: UNAVAILABLE_OUTPUT,

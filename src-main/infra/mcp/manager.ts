@@ -54,12 +54,65 @@ export class McpError extends Error {
   override name = 'McpError';
   readonly server: string;
   readonly code: 'mcp_unavailable' | 'mcp_timeout' | 'mcp_invalid_args' | 'mcp_unknown_tool' | 'mcp_error';
-  constructor(server: string, code: McpError['code'], message: string) {
+  /** Set when the server is remembered as down (its connect failed; not tried again before `retryAt`). */
+  readonly down: McpDown | undefined;
+  constructor(server: string, code: McpError['code'], message: string, down?: McpDown) {
     super(message);
     this.server = server;
     this.code = code;
+    this.down = down;
   }
 }
+
+/**
+ * A server whose connect failed, remembered so that look-ups answer at once instead of trying it again
+ * and waiting out its whole timeout each time (McpManager's `backoff`).
+ */
+export interface McpDown {
+  /** Why the last try failed (the message `toolsmith mcp-servers test NAME` prints). */
+  error: string;
+  /** When the first failed try of this run of failures ended (epoch ms). */
+  since: number;
+  /** Failed tries in a row. */
+  failures: number;
+  /** Not tried again before this (epoch ms): in the background then, or by the next use after it. */
+  retryAt: number;
+}
+
+/** A server a look-up could not reach: its cause; since when and when it is tried again when remembered. */
+export interface McpUnavailable {
+  server: string;
+  error: string;
+  /** ISO time of the first failed try of this run of failures. */
+  since?: string;
+  /** ISO time it is tried again (in the background in a long-lived process, else by the next use). */
+  retry_at?: string;
+}
+
+/** How long a failed connect is remembered: the first wait, doubled after each failed try up to `maxMs`. */
+export interface McpBackoff {
+  firstMs: number;
+  maxMs: number;
+  /**
+   * Whether the server is tried again by itself when its wait is over (a long-lived process: the MCP
+   * server, serve, the app), so its tools come back without anyone asking; else by the next use after it.
+   */
+  background: (def: McpServerDef) => boolean;
+}
+
+/** `first` (default 5 s, `$TOOLSMITH_MCP_RETRY_MS`), doubled after each failure, at most 60 s (or `first`). */
+export function backoffFromEnv(background: McpBackoff['background']): McpBackoff {
+  const raw = process.env['TOOLSMITH_MCP_RETRY_MS'];
+  const v = raw === undefined || raw.trim() === '' ? NaN : Number(raw);
+  const firstMs = Number.isFinite(v) && v > 0 ? v : 5_000;
+  return { firstMs, maxMs: Math.max(60_000, firstMs), background };
+}
+
+const clockTime = (ms: number): string => new Date(ms).toISOString().replace(/\.\d+Z$/, 'Z');
+
+/** `unavailable since T (N failed tries); tried again at T2`, for a message. */
+export const downWords = (d: McpDown): string =>
+  `unavailable since ${clockTime(d.since)} (${d.failures} failed ${d.failures === 1 ? 'try' : 'tries'}); tried again at ${clockTime(d.retryAt)}`;
 
 interface Conn {
   client: Client;
@@ -245,12 +298,54 @@ export class McpManager {
    */
   private readonly approve: ((c: HostCommand) => Promise<void>) | undefined;
 
+  /** Unset: a failed connect is not remembered (the next use tries again at once). */
+  private readonly backoff: McpBackoff | undefined;
+  /** Servers whose last connect failed (only with `backoff`), and their timers of a background try. */
+  private readonly down = new Map<string, McpDown>();
+  private readonly retryTimers = new Map<string, NodeJS.Timeout>();
+
   constructor(
     defs: Record<string, McpServerDef>,
-    opts: { approve?: (c: HostCommand) => Promise<void> } = {},
+    opts: { approve?: (c: HostCommand) => Promise<void>; backoff?: McpBackoff } = {},
   ) {
     this.defs = { ...defs };
     this.approve = opts.approve;
+    this.backoff = opts.backoff;
+  }
+
+  /** The server remembered as down (its last connect failed), or undefined. */
+  unavailable(name: string): McpDown | undefined {
+    return this.down.get(name);
+  }
+
+  /** Forgets that a server was down (its definition changed, it connected, or the manager closed). */
+  private forgetDown(name: string): void {
+    this.down.delete(name);
+    clearTimeout(this.retryTimers.get(name));
+    this.retryTimers.delete(name);
+  }
+
+  /** Remembers a failed connect; schedules the background try when the backoff allows one. */
+  private rememberDown(name: string, def: McpServerDef, error: string): void {
+    const b = this.backoff;
+    if (!b || this.closed || !this.defs[name]) return;
+    const prev = this.down.get(name);
+    const failures = (prev?.failures ?? 0) + 1;
+    const wait = Math.min(b.maxMs, b.firstMs * 2 ** (failures - 1));
+    const now = Date.now();
+    this.down.set(name, { error, since: prev?.since ?? now, failures, retryAt: now + wait });
+    clearTimeout(this.retryTimers.get(name));
+    this.retryTimers.delete(name);
+    if (!b.background(def)) return;
+    const timer = setTimeout(() => {
+      this.retryTimers.delete(name);
+      if (this.closed || !this.defs[name]) return;
+      // Failures are remembered (and the next try scheduled) by connect itself.
+      this.connection(name, { retry: true }).catch(() => undefined);
+    }, wait);
+    // A one-shot command is not held open by it.
+    timer.unref();
+    this.retryTimers.set(name, timer);
   }
 
   names(): string[] {
@@ -265,6 +360,7 @@ export class McpManager {
   async setServer(name: string, def: McpServerDef): Promise<void> {
     this.defs[name] = def;
     await this.disconnect(name);
+    this.forgetDown(name);
     this.status_.delete(name);
     this.version++;
     this.changed();
@@ -281,6 +377,7 @@ export class McpManager {
     this.defs = { ...defs };
     for (const name of changed) {
       await this.disconnect(name);
+      this.forgetDown(name);
       this.status_.delete(name);
     }
     if (changed.size > 0) this.version++;
@@ -316,15 +413,24 @@ export class McpManager {
     return `no MCP server ${name}; declared: ${this.names().join(', ') || 'none'} ([mcp_servers.NAME] in .toolsmith/config.toml)`;
   }
 
-  /** A live connection (connecting, or reconnecting after the old one broke). */
-  private connection(name: string): Promise<Conn> {
+  /**
+   * A live connection (connecting, or reconnecting after the old one broke). A server remembered as
+   * down (`backoff`) is answered at once with why and since when, also while a background try is under
+   * way; `force` tries it now (a person's explicit test), `retry` is the background try.
+   */
+  private connection(name: string, opts: { force?: boolean; retry?: boolean } = {}): Promise<Conn> {
     if (this.closed)
       return Promise.reject(new McpError(name, 'mcp_unavailable', 'the MCP connections are closed'));
     const def = this.defs[name];
     if (!def) return Promise.reject(new McpError(name, 'mcp_unavailable', this.unknown(name)));
-    const existing = this.conns.get(name);
-    if (existing) return existing;
-    const p = this.connect(name, def);
+    const down = this.down.get(name);
+    const trying = this.conns.get(name);
+    if (down && !opts.force && !(opts.retry && !trying) && (trying || Date.now() < down.retryAt))
+      return Promise.reject(
+        new McpError(name, 'mcp_unavailable', `${down.error} (${downWords(down)})`, down),
+      );
+    if (trying) return trying;
+    const p = this.connect(name, def, down !== undefined);
     this.conns.set(name, p);
     p.catch(() => {
       if (this.conns.get(name) === p) this.conns.delete(name);
@@ -332,8 +438,9 @@ export class McpManager {
     return p;
   }
 
-  private async connect(name: string, def: McpServerDef): Promise<Conn> {
-    this.setStatus(name, { state: 'connecting' });
+  /** `quiet`: a try of a server known to be down keeps its state `error` until it answers (no flicker). */
+  private async connect(name: string, def: McpServerDef, quiet = false): Promise<Conn> {
+    if (!quiet) this.setStatus(name, { state: 'connecting' });
     const [
       { Client },
       { getDefaultEnvironment, StdioClientTransport },
@@ -412,8 +519,10 @@ export class McpManager {
         transport = stdio;
       }
     } catch (e) {
+      const failed = e instanceof McpError ? e : new McpError(name, 'mcp_unavailable', describeFor(def, e));
       this.setStatus(name, { state: 'error', error: describeFor(def, e) });
-      throw e instanceof McpError ? e : new McpError(name, 'mcp_unavailable', describeFor(def, e));
+      this.rememberDown(name, def, failed.message);
+      throw failed;
     }
     const client = new Client({ name: 'toolsmith', version: '0.1.0' });
     const conn: Conn = {
@@ -507,10 +616,12 @@ export class McpManager {
           : `MCP server ${name} (${this.target(def)}) failed to start: ${why}`;
       const message = base + tail(stderr);
       this.setStatus(name, { state: 'error', error: message });
+      this.rememberDown(name, def, message);
       throw new McpError(name, e instanceof McpError ? e.code : 'mcp_unavailable', message);
     } finally {
       if (this.connecting.get(name) === transport) this.connecting.delete(name);
     }
+    this.forgetDown(name);
     const v = client.getServerVersion();
     this.setStatus(name, {
       state: 'connected',
@@ -530,9 +641,12 @@ export class McpManager {
     if (c === conn) this.conns.delete(name);
   }
 
-  /** The server's tools (connecting first when needed). */
-  async listTools(name: string): Promise<McpToolListing[]> {
-    return (await this.connection(name)).tools;
+  /**
+   * The server's tools (connecting first when needed). A server remembered as down fails at once,
+   * unless `force` (a person testing it: tried now).
+   */
+  async listTools(name: string, opts: { force?: boolean } = {}): Promise<McpToolListing[]> {
+    return (await this.connection(name, opts)).tools;
   }
 
   /** The cached listing, when connected once (sync: the tools manual is built from it). */
@@ -689,6 +803,7 @@ export class McpManager {
 
   async close(): Promise<void> {
     this.closed = true;
+    for (const name of [...this.down.keys()]) this.forgetDown(name);
     await Promise.all([...this.conns.keys()].map((n) => this.disconnect(n)));
   }
 }
