@@ -71,6 +71,8 @@ export interface OtlpReceiver {
   requests: { contentType: string; headers: Record<string, string | string[] | undefined>; body: Buffer }[];
   /** Answer the next requests with this HTTP status (a collector that refuses). */
   failWith: number | undefined;
+  /** Take the next requests and never answer them (a collector that hangs). */
+  hold: boolean;
   close(): Promise<void>;
 }
 
@@ -145,6 +147,7 @@ export async function startOtlpReceiver(opts: { tls?: HttpsOptions } = {}): Prom
     spans: [],
     requests: [],
     failWith: undefined,
+    hold: false,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
@@ -169,6 +172,7 @@ export async function startOtlpReceiver(opts: { tls?: HttpsOptions } = {}): Prom
         res.writeHead(404).end();
         return;
       }
+      if (r.hold) return;
       if (r.failWith) {
         res.writeHead(r.failWith, { 'content-type': 'text/plain' }).end('refused by the test');
         return;

@@ -41,17 +41,27 @@ export interface TryWatch {
   done(): void;
 }
 
+/** What a deadline's message adds, asked as it passes (while the request still waits). */
+export interface WaitWords {
+  /**
+   * The headers deadline: who was silent when it was not the server (a proxy that never answered the
+   * tunnel, a TLS handshake through a tunnel that did not finish), with its leading words (`: ...`).
+   */
+  headers?: () => string;
+  /** The whole call's deadline: what the request was waiting for then (`the response headers ...`). */
+  total?: () => string;
+}
+
 /**
  * Watches one try of a call whose whole deadline is `deadlineAt` (epoch ms). `outer` is the caller's
  * cancellation: it aborts the request too, but is no deadline (`check` does not throw for it).
- * `silentWhy`, asked as the headers deadline passes (while the request still waits), says who was
- * silent when it was not the server (a proxy that never answered the tunnel): added to the message.
+ * `why` words what was being waited for when a deadline passes: added to its message.
  */
 export function watchTry(
   outer: AbortSignal | undefined,
   d: Deadlines,
   deadlineAt: number,
-  silentWhy?: () => string,
+  why: WaitWords = {},
 ): TryWatch {
   const ac = new AbortController();
   let passed: DeadlineError | undefined;
@@ -69,12 +79,14 @@ export function watchTry(
       // A deadline that passed while the process was not running (SIGSTOP, asleep) says so: the
       // provider was not the slow side.
       const asleep = suspendedWithin(steadyNow() - d.totalMs, steadyNow());
+      const waiting = why.total?.() ?? '';
       fire(
         new DeadlineError(
           `no complete answer within ${seconds(d.totalMs)} (total_timeout_ms)` +
             (asleep > 0
               ? `; the deadline passed while this process was suspended (not running) for ${seconds(asleep)} of that time (stopped with SIGSTOP or the machine asleep), not because the provider was slow`
-              : ''),
+              : '') +
+            (waiting ? `; it was waiting for ${waiting}` : ''),
           false,
         ),
       );
@@ -101,7 +113,7 @@ export function watchTry(
     d.headersMs,
     () =>
       new DeadlineError(
-        `no response within ${seconds(d.headersMs)} (timeout_ms)${silentWhy?.() ?? ''}`,
+        `no response within ${seconds(d.headersMs)} (timeout_ms)${why.headers?.() ?? ''}`,
         true,
       ),
   );

@@ -27,6 +27,19 @@ export interface TryScope {
   /** The request asked for a stream. */
   streamed: boolean;
   maxBytes: number;
+  /** Where the try's request stands, set here as it goes (what a deadline that passes was waiting for). */
+  progress?: TryProgress;
+}
+
+/** How far one try's request got. */
+export interface TryProgress {
+  /** The request was handed to fetch (it connects, or waits for its connection). */
+  sent: boolean;
+  /** The response headers arrived. */
+  headers: boolean;
+  /** Bytes of the body read so far, and when the last came (performance.now()). */
+  bytes: number;
+  lastAt: number;
 }
 
 export const tryScope = new AsyncLocalStorage<TryScope>();
@@ -166,6 +179,10 @@ function watchBody(res: Response, scope: TryScope): Response {
         const { done, value } = await reader.read();
         if (done) return controller.close();
         got += value.byteLength;
+        if (scope.progress) {
+          scope.progress.bytes += value.byteLength;
+          scope.progress.lastAt = performance.now();
+        }
         scope.alive();
         if (got > scope.maxBytes) {
           void reader.cancel().catch(() => {});
@@ -187,10 +204,15 @@ export function guardedFetch(base: typeof fetch = fetch): typeof fetch {
   return async (input, init) => {
     const scope = tryScope.getStore();
     let res: Response;
+    if (scope?.progress) scope.progress.sent = true;
     try {
       res = await base(input, { ...init, redirect: 'manual' });
     } catch (e) {
       throw closedConnection(e, 'without answering') ?? e;
+    }
+    if (scope?.progress) {
+      scope.progress.headers = true;
+      scope.progress.lastAt = performance.now();
     }
     if (res.status >= 300 && res.status < 400) {
       const to = res.headers.get('location');

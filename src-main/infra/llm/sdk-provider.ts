@@ -9,10 +9,21 @@ import { CancelledError, LlmError } from '../../core/ports/llm.ts';
 import type { LlmProvider, LlmRequest, LlmResponse } from '../../core/ports/llm.ts';
 import { estimateTokens } from '../../core/tools/disclosure.ts';
 import { classifyHttpError } from './classify.ts';
-import { checkAnswerEnd, DEFAULT_DEADLINES, watchTry } from './deadline.ts';
+import { checkAnswerEnd, DEFAULT_DEADLINES, seconds, watchTry } from './deadline.ts';
 import type { Deadlines } from './deadline.ts';
-import { guardedFetch, MAX_ANSWER_BYTES, tryScope } from './guarded-fetch.ts';
-import { proxyFor, proxyWaitWords, proxyWords, tunnelPending, tunnelSafeFetch } from '../net/proxy-env.ts';
+import { guardedFetch, MAX_ANSWER_BYTES, sizeOf, tryScope } from './guarded-fetch.ts';
+import type { TryProgress } from './guarded-fetch.ts';
+import {
+  connectPhase,
+  proxyFor,
+  proxyWaitWords,
+  proxyWords,
+  tunnelNoHandshake,
+  tunnelSafeFetch,
+  tunnelUnanswered,
+  watchTunnels,
+} from '../net/proxy-env.ts';
+import type { ProxyRoute } from '../net/proxy-env.ts';
 import { checkReachable } from './reachability.ts';
 import { DEFAULT_RETRY, withRetries } from './retry.ts';
 import type { RetryPolicy } from './retry.ts';
@@ -78,6 +89,42 @@ export function sdkClientOptions(opts: SdkProviderOptions, placeholderKey: strin
 export async function assertReachable(provider: string, url: string): Promise<void> {
   const r = await checkReachable(url);
   if (!r.ok) throw new LlmError(provider, `${provider}: connection failed: ${r.reason ?? url}`);
+}
+
+/** `host:port` of a URL (the scheme's port when it names none). */
+function hostPortOf(url: string): string {
+  const u = new URL(url);
+  return `${u.hostname}:${Number(u.port) || (u.protocol === 'https:' ? 443 : 80)}`;
+}
+
+/**
+ * What one try was waiting for as the whole call's deadline passed, in words: the proxy's answer to the
+ * request for a tunnel, the TLS handshake through it, the connection, the response headers, or the rest
+ * of the answer (how much came, and how long ago the last of it), naming the proxy it went through.
+ */
+export function waitingFor(url: string, proxy: ProxyRoute | undefined, p: TryProgress): string {
+  const hostPort = hostPortOf(url);
+  const phase = p.headers ? undefined : connectPhase(url, proxy !== undefined);
+  if (proxy && phase === 'tunnel') return `the proxy's answer: ${tunnelUnanswered(proxy, hostPort)}`;
+  if (proxy && phase === 'handshake') return `the TLS handshake: ${tunnelNoHandshake(proxy, hostPort)}`;
+  if (phase === 'connecting') return `the connection to ${hostPort}`;
+  const via = proxy ? ` through ${proxyWords(proxy)}` : '';
+  if (!p.sent) return 'the request to be sent';
+  if (!p.headers)
+    return `the response headers: the request was sent to ${hostPort}${via} and no response headers came back`;
+  return `the rest of the answer: ${hostPort} sent its response headers and ${sizeOf(p.bytes)} of the answer${via}, the last of it ${seconds(performance.now() - p.lastAt)} before`;
+}
+
+/**
+ * What the headers deadline adds through a proxy: the proxy's silence (the tunnel unanswered), a TLS
+ * handshake through the tunnel that did not finish, or a request that went through the tunnel and got no
+ * response headers. Without a proxy: '' (the message is the server's silence, from the URL).
+ */
+function headersWaitWords(url: string, proxy: ProxyRoute | undefined, p: TryProgress): string {
+  if (!proxy) return '';
+  if (connectPhase(url, true)) return ` from ${url}${proxyWaitWords(url, proxy)}`;
+  if (!p.sent) return '';
+  return ` from ${url}: the request went to ${hostPortOf(url)} through ${proxyWords(proxy)} (the connection through it was made), and no response headers came back`;
 }
 
 /** One try of a request, as the provider streams it. */
@@ -153,6 +200,9 @@ export abstract class SdkProvider<Client> implements LlmProvider {
     // Through the environment's proxy: its own failures (refused, 407) are named, and every message says
     // requests went through it.
     const proxy = proxyFor(this.url);
+    // Where a request's connect stands (through a proxy: the tunnel, then the TLS handshake in it), for
+    // the words of a deadline that passes.
+    watchTunnels();
     const client = await this.client();
     const maxTokens = req.maxTokens ?? this.opts.maxTokens ?? 2048;
     const temperature = req.temperature ?? this.opts.temperature ?? 0;
@@ -162,19 +212,18 @@ export abstract class SdkProvider<Client> implements LlmProvider {
       (e) => classifyHttpError(e, proxy),
       async (retries) => {
         const started = performance.now();
-        // A proxy that never answered the tunnel (CONNECT) is named as the silent side, in the words
-        // an MCP server's wait uses (read as the deadline passes, while the tunnel still waits).
-        const watch = watchTry(
-          req.signal,
-          deadlines,
-          deadlineAt,
-          proxy
-            ? () => (tunnelPending(this.url) ? ` from ${this.url}${proxyWaitWords(this.url, proxy)}` : '')
-            : undefined,
-        );
+        // Every deadline says what the try was waiting for: a proxy that never answered the tunnel
+        // (CONNECT) is named as the silent side, in the words an MCP server's wait uses; a tunnel whose
+        // TLS handshake did not finish, the response headers, the rest of the answer (read as the
+        // deadline passes, while the request still waits).
+        const progress: TryProgress = { sent: false, headers: false, bytes: 0, lastAt: started };
+        const watch = watchTry(req.signal, deadlines, deadlineAt, {
+          headers: () => headersWaitWords(this.url, proxy, progress),
+          total: () => waitingFor(this.url, proxy, progress),
+        });
         try {
           const alive = () => watch.alive();
-          const a = await tryScope.run({ alive, streamed: true, maxBytes: MAX_ANSWER_BYTES }, () =>
+          const a = await tryScope.run({ alive, streamed: true, maxBytes: MAX_ANSWER_BYTES, progress }, () =>
             this.stream(client, req, { model, maxTokens, temperature, signal: watch.signal, alive }),
           );
           // An SDK may end the iteration quietly on abort: a deadline or a cancel must not pass as an answer.

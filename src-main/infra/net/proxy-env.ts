@@ -273,6 +273,11 @@ export const tunnelSafeFetch: typeof fetch = async (input, init) => {
 
 /** Tunnels asked of a proxy and not answered yet, by the server's `host:port`. */
 const pendingTunnels = new Map<string, number>();
+/**
+ * Of those, the tunnels the proxy did answer (200 to the CONNECT) whose connect to the server is not done
+ * yet: the TLS handshake with the server, through the tunnel, is under way.
+ */
+const answeredTunnels = new Map<string, number>();
 let watching = false;
 
 /** `host:port` of undici's connect parameters (an empty port is the scheme's). */
@@ -291,41 +296,70 @@ function endpointKey(p: {
 
 /**
  * Follows undici's connects (its diagnostics channels): through a proxy, the connect to a server is the
- * tunnel the proxy is asked for, so one begun and neither done nor failed is a tunnel the proxy has not
- * answered. Started once, by the first own dispatcher.
+ * tunnel the proxy is asked for (then the TLS handshake through it), so one begun and neither done nor
+ * failed is a tunnel the proxy has not answered, or one whose handshake is not done when the proxy's
+ * answer was seen. Started once, by the first own dispatcher or LLM call.
  */
-function watchTunnels(): void {
+export function watchTunnels(): void {
   if (watching) return;
   watching = true;
   const dc = process.getBuiltinModule('node:diagnostics_channel');
   const params = (m: unknown) =>
     (m as { connectParams?: Parameters<typeof endpointKey>[0] }).connectParams ?? {};
+  const count = (map: Map<string, number>, key: string, n: number) => {
+    const v = (map.get(key) ?? 0) + n;
+    if (v > 0) map.set(key, v);
+    else map.delete(key);
+  };
   const add = (m: unknown, n: number) => {
     const key = endpointKey(params(m));
-    const v = (pendingTunnels.get(key) ?? 0) + n;
-    if (v > 0) pendingTunnels.set(key, v);
-    else pendingTunnels.delete(key);
+    count(pendingTunnels, key, n);
+    if (n < 0 && answeredTunnels.has(key)) count(answeredTunnels, key, -1);
   };
   dc.subscribe('undici:client:beforeConnect', (m) => add(m, 1));
   dc.subscribe('undici:client:connected', (m) => add(m, -1));
   dc.subscribe('undici:client:connectError', (m) => add(m, -1));
+  // The proxy answered 200 to a CONNECT (undici >= 7.29 says so; its parameters' path is `host:port`).
+  // Without that channel (an older undici) such a tunnel still reads as unanswered.
+  dc.subscribe('undici:proxy:connected', (m) => {
+    const path = (m as { connectParams?: { path?: unknown } }).connectParams?.path;
+    if (typeof path !== 'string') return;
+    const at = path.lastIndexOf(':');
+    const key = endpointKey({ hostname: path.slice(0, at), port: path.slice(at + 1) });
+    if (pendingTunnels.has(key)) count(answeredTunnels, key, 1);
+  });
 }
 
 /**
- * Whether a request to `target` is waiting on its proxy now: the proxy has not answered the request for a
- * tunnel to the server (or not even taken the connection). Known from the first own dispatcher on (the
- * watch starts then; every undici connect counts).
+ * Where a request's connect to `target` stands now, from undici's connects (known once `watchTunnels`
+ * ran): `tunnel` the proxy has not answered the request for a tunnel (CONNECT), `handshake` it answered
+ * and the TLS handshake with the server through the tunnel is not done, `connecting` a connect without a
+ * proxy not done, undefined when no connect to it is under way (connected, or not begun).
+ */
+export function connectPhase(
+  target: string,
+  throughProxy: boolean,
+): 'tunnel' | 'handshake' | 'connecting' | undefined {
+  let key: string;
+  try {
+    const u = new URL(target);
+    key = endpointKey({ hostname: u.hostname, port: u.port, protocol: u.protocol });
+  } catch {
+    return undefined;
+  }
+  if ((pendingTunnels.get(key) ?? 0) === 0) return undefined;
+  if (!throughProxy) return 'connecting';
+  return (answeredTunnels.get(key) ?? 0) > 0 ? 'handshake' : 'tunnel';
+}
+
+/**
+ * Whether a request to `target` is waiting on its tunnel now: the proxy has not answered the request for
+ * a tunnel to the server (or not even taken the connection), or answered it and the TLS handshake through
+ * the tunnel is not done (`connectPhase` tells which). Known from the first own dispatcher on (the watch
+ * starts then; every undici connect counts).
  */
 export function tunnelPending(target: string): boolean {
-  let u: URL;
-  try {
-    u = new URL(target);
-  } catch {
-    return false;
-  }
-  return (
-    (pendingTunnels.get(endpointKey({ hostname: u.hostname, port: u.port, protocol: u.protocol })) ?? 0) > 0
-  );
+  return connectPhase(target, true) !== undefined;
 }
 
 /**
@@ -335,10 +369,20 @@ export function tunnelPending(target: string): boolean {
  * through the proxy URL (from $VAR)`.
  */
 export function proxyWaitWords(target: string, proxy: ProxyRoute): string {
-  if (!tunnelPending(target)) return `; its requests go through ${proxyWords(proxy)}`;
+  const phase = connectPhase(target, true);
+  if (!phase) return `; its requests go through ${proxyWords(proxy)}`;
   const u = new URL(target);
-  const port = Number(u.port) || DEFAULT_PORTS[u.protocol] || 0;
-  return `: ${tunnelUnanswered(proxy, `${u.hostname}:${port}`)}`;
+  const hostPort = `${u.hostname}:${Number(u.port) || DEFAULT_PORTS[u.protocol] || 0}`;
+  return `: ${phase === 'handshake' ? tunnelNoHandshake(proxy, hostPort) : tunnelUnanswered(proxy, hostPort)}`;
+}
+
+/**
+ * `the proxy URL (from $VAR), which its requests go through, answered the request for a tunnel to
+ * HOST:PORT (CONNECT), then the TLS handshake with the server through it did not finish`: the proxy
+ * was not the silent side (the server behind it, or the proxy's forwarding, was).
+ */
+export function tunnelNoHandshake(proxy: ProxyRoute, hostPort: string): string {
+  return `${proxyWords(proxy)}, which its requests go through, answered the request for a tunnel to ${hostPort} (CONNECT), then the TLS handshake with the server through that tunnel did not finish`;
 }
 
 /** `the proxy URL (from $VAR), which its requests go through, did not answer ... (CONNECT)` for `hostPort`. */

@@ -33,6 +33,7 @@ import {
   proxyFor,
   proxyWords,
   tunnelRefused,
+  tunnelNoHandshake,
   tunnelUnanswered,
 } from '../net/proxy-env.ts';
 
@@ -680,6 +681,10 @@ function post(
     let tunnel: Socket | undefined;
     /** Whether the proxy answered: its tunnel is up, or (http://) the POST's answer began. */
     let proxyAnswered = false;
+    /** Through a tunnel: the TLS handshake with the collector inside it is done. */
+    let secured = false;
+    /** The POST's answer began (its status and headers came). */
+    let answerBegan = false;
     let settled = false;
     const finish = (e: Error | undefined, answer?: { status: number; type: string; text: string }) => {
       if (settled) return;
@@ -694,15 +699,23 @@ function post(
     };
     const timer = setTimeout(() => {
       const tunnelTo = `${parsed.hostname}:${port}`;
+      // What was being waited for, through which proxy: the tunnel, the TLS handshake in it, the answer,
+      // or the rest of an answer that began.
       finish(
         new PostTimeout(
           !proxy
             ? ''
-            : proxyAnswered
-              ? `no answer within ${timeoutMs} ms (its requests go through ${proxyWords(proxy)})`
-              : https
-                ? `${tunnelUnanswered(proxy, tunnelTo)} within ${timeoutMs} ms`
-                : `${proxyWords(proxy)}, which its requests go through, did not answer within ${timeoutMs} ms`,
+            : answerBegan
+              ? `the answer began and did not end within ${timeoutMs} ms (it came through ${proxyWords(proxy)})`
+              : !https
+                ? proxyAnswered
+                  ? `no answer within ${timeoutMs} ms (its requests go through ${proxyWords(proxy)})`
+                  : `${proxyWords(proxy)}, which its requests go through, did not answer within ${timeoutMs} ms`
+                : !proxyAnswered
+                  ? `${tunnelUnanswered(proxy, tunnelTo)} within ${timeoutMs} ms`
+                  : !secured
+                    ? `${tunnelNoHandshake(proxy, tunnelTo)} within ${timeoutMs} ms`
+                    : `no answer within ${timeoutMs} ms to the request sent to ${tunnelTo} through the tunnel ${proxyWords(proxy)} opened (the TLS handshake with it was done)`,
         ),
       );
     }, timeoutMs);
@@ -748,6 +761,7 @@ function post(
       current = req;
       req.on('response', (res) => {
         proxyAnswered = true;
+        answerBegan = true;
         if (proxy && !https && res.statusCode === 407) {
           res.resume();
           finish(new ProxyRefused(tunnelRefused(407, proxy).reason));
@@ -801,7 +815,11 @@ function post(
       proxyAnswered = true;
       tunnel = socket;
       const servername = parsed.hostname.replace(/^\[|\]$/g, '');
-      sendPost(() => tlsConnect({ ...tls, socket, ...(isIP(servername) ? {} : { servername }) }));
+      sendPost(() => {
+        const secure = tlsConnect({ ...tls, socket, ...(isIP(servername) ? {} : { servername }) });
+        secure.once('secureConnect', () => (secured = true));
+        return secure;
+      });
     });
     connect.on('error', (e) => finish(viaProxy(e)));
     connect.end();
