@@ -519,10 +519,10 @@ export class McpManager {
         transport = stdio;
       }
     } catch (e) {
-      const failed = e instanceof McpError ? e : new McpError(name, 'mcp_unavailable', describeFor(def, e));
+      // Not remembered as down: nothing was tried (a variable not set, a start the person refused),
+      // so trying again costs nothing and sees a fix at once.
       this.setStatus(name, { state: 'error', error: describeFor(def, e) });
-      this.rememberDown(name, def, failed.message);
-      throw failed;
+      throw e instanceof McpError ? e : new McpError(name, 'mcp_unavailable', describeFor(def, e));
     }
     const client = new Client({ name: 'toolsmith', version: '0.1.0' });
     const conn: Conn = {
