@@ -9,7 +9,13 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Ajv, ValidateFunction } from 'ajv';
 import type { McpCallResult, McpToolListing } from '../../core/tools/mcp.ts';
 import { errorMessage } from '../../core/errors.ts';
-import { ownProxyDispatcher, proxyFailure, proxyFor, proxyWaitWords } from '../net/proxy-env.ts';
+import {
+  fetchThrough,
+  ownProxyDispatcher,
+  proxyFailure,
+  proxyFor,
+  proxyWaitWords,
+} from '../net/proxy-env.ts';
 import type { OwnDispatcher } from '../net/proxy-env.ts';
 
 export interface McpServerDef {
@@ -165,7 +171,7 @@ function watchLineSize(transport: Transport, over: (bytes: number) => void): voi
  */
 function sizeWatchingFetch(over: (bytes: number) => void, dispatcher?: OwnDispatcher): typeof fetch {
   return async (input, init) => {
-    const res = await fetch(input, dispatcher ? ({ ...init, dispatcher } as RequestInit) : init);
+    const res = await (dispatcher ? fetchThrough(dispatcher, input, init) : fetch(input, init));
     if (!res.body) return res;
     const stream = /text\/event-stream/i.test(res.headers.get('content-type') ?? '');
     let message = 0;

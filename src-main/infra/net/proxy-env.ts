@@ -14,9 +14,11 @@
  *   keeps waiting for the answer (300 s) on a socket that holds the process open. An MCP server over
  *   HTTP (`ownProxyDispatcher`, destroyed with its connection) and LLM calls (`tunnelSafeFetch`) use a
  *   dispatcher of their own that is destroyed; `proxyWaitWords` says when it was the proxy that was silent.
- * No ES imports (bin/start.mjs loads this first, through verb-cache.ts; a builtin is taken only when
- * needed).
+ * No ES imports but type-only ones, which are erased (bin/start.mjs loads this first, through
+ * verb-cache.ts; a builtin is taken only when needed).
  */
+
+import type { AsyncLocalStorage } from 'node:async_hooks';
 
 /** The loopback names every proxy setting leaves out (as undici matches them: `[::1]` with brackets). */
 export const LOOPBACK_NO_PROXY = ['localhost', '127.0.0.1', '[::1]'] as const;
@@ -231,7 +233,7 @@ export function proxyAuthorization(proxy: ProxyRoute, env: Env = process.env): s
 /** A dispatcher of fetch's (undici's), as far as this module uses one. */
 export interface OwnDispatcher {
   /** Ends every connection and tunnel of it, answered or not. */
-  destroy(): Promise<void>;
+  destroy(...args: unknown[]): Promise<void>;
 }
 
 /**
@@ -249,7 +251,37 @@ export function ownProxyDispatcher(): OwnDispatcher | undefined {
     constructor: new () => OwnDispatcher;
   };
   watchTunnels();
-  return new global.constructor();
+  const dispatcher = new global.constructor();
+  // The connects its requests begin (see `fetchThrough`): undici says nothing more of a connect whose
+  // client was destroyed before it ended, so destroying this dispatcher forgets them here.
+  const mine = new Set<PendingConnect>();
+  owned.set(dispatcher, mine);
+  // undici's destroy() calls itself again with a callback: every form is passed on unchanged.
+  const destroy = dispatcher.destroy.bind(dispatcher);
+  dispatcher.destroy = (...args: unknown[]) => {
+    for (const c of mine) forgetConnect(c);
+    mine.clear();
+    return destroy(...args);
+  };
+  return dispatcher;
+}
+
+/** The connects begun by an own dispatcher's requests. */
+const owned = new WeakMap<OwnDispatcher, Set<PendingConnect>>();
+
+/**
+ * `fetch` through an own dispatcher: the connects the request begins are its dispatcher's (an async
+ * context around the call: undici begins a connect within the request's dispatch), so that destroying
+ * the dispatcher forgets those it never finished.
+ */
+export function fetchThrough(
+  dispatcher: OwnDispatcher,
+  input: Parameters<typeof fetch>[0],
+  init: RequestInit | undefined,
+): Promise<Response> {
+  const mine = owned.get(dispatcher);
+  const call = () => fetch(input, { ...init, dispatcher } as RequestInit);
+  return mine && connectOwner ? connectOwner.run(mine, call) : call();
 }
 
 /**
@@ -264,21 +296,32 @@ export const tunnelSafeFetch: typeof fetch = async (input, init) => {
   const dispatcher = ownProxyDispatcher();
   if (!dispatcher) return fetch(input, init);
   try {
-    return await fetch(input, { ...init, dispatcher } as RequestInit);
+    return await fetchThrough(dispatcher, input, init);
   } catch (e) {
     void dispatcher.destroy().catch(() => undefined);
     throw e;
   }
 };
 
-/** Tunnels asked of a proxy and not answered yet, by the server's `host:port`. */
-const pendingTunnels = new Map<string, number>();
 /**
- * Of those, the tunnels the proxy did answer (200 to the CONNECT) whose connect to the server is not done
- * yet: the TLS handshake with the server, through the tunnel, is under way.
+ * A connect begun and not ended, to the server's `host:port` (through a proxy: the tunnel asked of it);
+ * `answered`: the proxy answered 200 to its CONNECT (the TLS handshake with the server, through the
+ * tunnel, is under way).
  */
-const answeredTunnels = new Map<string, number>();
+interface PendingConnect {
+  key: string;
+  answered: boolean;
+}
+/** Connects begun and not ended, oldest first. */
+const pendingConnects: PendingConnect[] = [];
+/** The own dispatcher (its set of connects) a request runs for: see `fetchThrough`. */
+let connectOwner: AsyncLocalStorage<Set<PendingConnect>> | undefined;
 let watching = false;
+
+function forgetConnect(c: PendingConnect): void {
+  const i = pendingConnects.indexOf(c);
+  if (i >= 0) pendingConnects.splice(i, 1);
+}
 
 /** `host:port` of undici's connect parameters (an empty port is the scheme's). */
 function endpointKey(p: {
@@ -306,19 +349,22 @@ export function watchTunnels(): void {
   const dc = process.getBuiltinModule('node:diagnostics_channel');
   const params = (m: unknown) =>
     (m as { connectParams?: Parameters<typeof endpointKey>[0] }).connectParams ?? {};
-  const count = (map: Map<string, number>, key: string, n: number) => {
-    const v = (map.get(key) ?? 0) + n;
-    if (v > 0) map.set(key, v);
-    else map.delete(key);
+  connectOwner = new (process.getBuiltinModule('node:async_hooks').AsyncLocalStorage)();
+  const begun = (m: unknown) => {
+    const c = { key: endpointKey(params(m)), answered: false };
+    pendingConnects.push(c);
+    connectOwner?.getStore()?.add(c);
   };
-  const add = (m: unknown, n: number) => {
+  // Connects to one endpoint end in any order; the oldest one stands for them (an answered one first).
+  const ended = (m: unknown) => {
     const key = endpointKey(params(m));
-    count(pendingTunnels, key, n);
-    if (n < 0 && answeredTunnels.has(key)) count(answeredTunnels, key, -1);
+    const c =
+      pendingConnects.find((p) => p.key === key && p.answered) ?? pendingConnects.find((p) => p.key === key);
+    if (c) forgetConnect(c);
   };
-  dc.subscribe('undici:client:beforeConnect', (m) => add(m, 1));
-  dc.subscribe('undici:client:connected', (m) => add(m, -1));
-  dc.subscribe('undici:client:connectError', (m) => add(m, -1));
+  dc.subscribe('undici:client:beforeConnect', begun);
+  dc.subscribe('undici:client:connected', ended);
+  dc.subscribe('undici:client:connectError', ended);
   // The proxy answered 200 to a CONNECT (undici >= 7.29 says so; its parameters' path is `host:port`).
   // Without that channel (an older undici) such a tunnel still reads as unanswered.
   dc.subscribe('undici:proxy:connected', (m) => {
@@ -326,7 +372,8 @@ export function watchTunnels(): void {
     if (typeof path !== 'string') return;
     const at = path.lastIndexOf(':');
     const key = endpointKey({ hostname: path.slice(0, at), port: path.slice(at + 1) });
-    if (pendingTunnels.has(key)) count(answeredTunnels, key, 1);
+    const c = pendingConnects.find((p) => p.key === key && !p.answered);
+    if (c) c.answered = true;
   });
 }
 
@@ -347,9 +394,10 @@ export function connectPhase(
   } catch {
     return undefined;
   }
-  if ((pendingTunnels.get(key) ?? 0) === 0) return undefined;
+  const pending = pendingConnects.filter((c) => c.key === key);
+  if (pending.length === 0) return undefined;
   if (!throughProxy) return 'connecting';
-  return (answeredTunnels.get(key) ?? 0) > 0 ? 'handshake' : 'tunnel';
+  return pending.some((c) => c.answered) ? 'handshake' : 'tunnel';
 }
 
 /**

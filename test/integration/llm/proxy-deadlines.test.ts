@@ -51,10 +51,14 @@ let stalling: NetServer;
  * receiver): an intercepting proxy, so the server behind it can be made to stall after the tunnel.
  */
 let tlsProxy: Server;
+/** Leaves the first CONNECT it is asked unanswered, then is `tlsProxy` for the next ones. */
+let firstSilent: Server;
+let firstSilentAsked = 0;
 const sockets: Socket[] = [];
 let silentPort: number;
 let stallingPort: number;
 let tlsPort: number;
+let firstSilentPort: number;
 let ws: string;
 let ca: string;
 
@@ -84,8 +88,7 @@ beforeAll(async () => {
       socket.resume();
     });
   });
-  tlsProxy = createServer();
-  tlsProxy.on('connect', (req: IncomingMessage, socket: Socket) => {
+  const intercept = (req: IncomingMessage, socket: Socket) => {
     sockets.push(socket);
     const to = (req.url ?? '').startsWith(COLLECTOR_HOST) ? receiver.base : llm.baseUrl;
     socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
@@ -96,11 +99,20 @@ beforeAll(async () => {
     upstream.on('error', () => secure.destroy());
     secure.pipe(upstream);
     upstream.pipe(secure);
+  };
+  tlsProxy = createServer();
+  tlsProxy.on('connect', intercept);
+  firstSilent = createServer();
+  firstSilent.on('connect', (req: IncomingMessage, socket: Socket) => {
+    if (firstSilentAsked++ > 0) return intercept(req, socket);
+    sockets.push(socket);
+    socket.resume();
   });
-  [silentPort, stallingPort, tlsPort] = await Promise.all([
+  [silentPort, stallingPort, tlsPort, firstSilentPort] = await Promise.all([
     listen(silent),
     listen(stalling),
     listen(tlsProxy),
+    listen(firstSilent),
   ]);
 
   ws = tempWorkspace('toolsmith-proxy-deadlines-');
@@ -112,7 +124,10 @@ beforeAll(async () => {
       `[[providers]]\nid = "hdr"\nkind = "openai"\nbase_url = "https://${LLM_HOST}/v1"\nmodel = "m"\n` +
       `timeout_ms = 1500\nmax_retries = 0\n\n` +
       `[[providers]]\nid = "tot"\nkind = "openai"\nbase_url = "https://${LLM_HOST}/v1"\nmodel = "m"\n` +
-      `timeout_ms = 60000\nidle_timeout_ms = 60000\ntotal_timeout_ms = 1500\nmax_retries = 0\n`,
+      `timeout_ms = 60000\nidle_timeout_ms = 60000\ntotal_timeout_ms = 1500\nmax_retries = 0\n\n` +
+      // `hdr` with one retry.
+      `[[providers]]\nid = "hdr2"\nkind = "openai"\nbase_url = "https://${LLM_HOST}/v1"\nmodel = "m"\n` +
+      `timeout_ms = 1500\nmax_retries = 1\n`,
   );
   const imported = await runToolsmith(ws, [
     'runs',
@@ -125,8 +140,9 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const s of sockets) s.destroy();
   tlsProxy?.closeAllConnections();
+  firstSilent?.closeAllConnections();
   await Promise.all(
-    [silent, stalling, tlsProxy].map((s) => new Promise((r) => (s ? s.close(r) : r(undefined)))),
+    [silent, stalling, tlsProxy, firstSilent].map((s) => new Promise((r) => (s ? s.close(r) : r(undefined)))),
   );
   await llm?.close();
   await receiver?.close();
@@ -192,6 +208,23 @@ describe('an LLM call through a proxy: each deadline says what it waited for, an
     expect(llm.requests.length).toBe(1);
     expect(out).toContain(
       `hdr: timed out: no response within 1.5 s (timeout_ms) from https://${LLM_HOST}/v1: the request went to ${LLM_HOST}:443 through the proxy http://127.0.0.1:${tlsPort} (from $https_proxy) (the connection through it was made), and no response headers came back`,
+    );
+  }, 60_000);
+
+  it('a try after one whose tunnel was given up unanswered is worded by its own stage, not the old tunnel', async () => {
+    // The first try's tunnel is never answered (its dispatcher is destroyed with the connect pending);
+    // the retry's tunnel is answered and reaches a server that sends no headers.
+    llm.reset();
+    llm.fallback = { raw: () => new Promise(() => {}) };
+    firstSilentAsked = 0;
+    const out = await llmRun('hdr2', firstSilentPort);
+    expect(firstSilentAsked).toBe(2);
+    expect(llm.requests.length).toBe(1);
+    expect(out).toContain(
+      `llm retry 1 (hdr2): timed out: no response within 1.5 s (timeout_ms) from https://${LLM_HOST}/v1: ${proxyNamed(firstSilentPort)}, did not answer the request for a tunnel to ${LLM_HOST}:443 (CONNECT)`,
+    );
+    expect(out).toContain(
+      `hdr2: timed out: no response within 1.5 s (timeout_ms) from https://${LLM_HOST}/v1: the request went to ${LLM_HOST}:443 through the proxy http://127.0.0.1:${firstSilentPort} (from $https_proxy) (the connection through it was made), and no response headers came back (after 1 retry)`,
     );
   }, 60_000);
 
