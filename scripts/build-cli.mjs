@@ -67,8 +67,12 @@ await build({
         // from the snapshot, the early MCP answer) would otherwise be put in main.js, the entry that
         // holds it: importing one function from there runs main's whole module graph (commander, the
         // verbs' table), ~9 ms of CPU of a ~50 ms verb. Such modules get chunks of their own.
+        // The CLI's validator loader (cli/validator-bundle.ts) too: the bundle's test finds it by name.
         codeSplitting: {
-          groups: [{ name: 'visible', test: /[\\/]src-main[\\/]core[\\/]text[\\/]visible\.ts$/ }],
+          groups: [
+            { name: 'visible', test: /[\\/]src-main[\\/]core[\\/]text[\\/]visible\.ts$/ },
+            { name: 'validator-bundle', test: /[\\/]src-main[\\/]cli[\\/]validator-bundle\.ts$/ },
+          ],
         },
       },
     },
@@ -77,4 +81,34 @@ await build({
   resolve: { alias: STUBS },
   ssr: { noExternal: true },
 });
+// Each language's validator as one script of its own (CommonJS, no import of anything but Node's
+// builtins): `toolsmith validate` runs it with V8's code cache made after it ran
+// (src-main/cli/validator-bundle.ts), which an ES module's compile cache cannot hold.
+for (const [name, entry] of [
+  ['validator-python', 'src-main/core/lang/python/validate.ts'],
+  ['validator-js', 'src-main/core/lang/js/validate.ts'],
+])
+  await build({
+    configFile: false,
+    root,
+    logLevel: 'warn',
+    publicDir: false,
+    build: {
+      ssr: true,
+      outDir,
+      emptyOutDir: false,
+      target: 'node24',
+      minify: false,
+      sourcemap: false,
+      reportCompressedSize: false,
+      copyPublicDir: false,
+      rollupOptions: {
+        input: { [name]: join(root, entry) },
+        external: (id) => id.startsWith('node:') || builtins.has(id),
+        output: { format: 'cjs', entryFileNames: '[name].cjs', codeSplitting: false },
+      },
+    },
+    plugins: [pyrightParserOnly()],
+    ssr: { noExternal: true },
+  });
 process.stderr.write(`build:cli: out/cli in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);

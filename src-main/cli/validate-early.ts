@@ -7,7 +7,8 @@
  * a file that cannot be read, a usage error) returns undefined and main runs the verb, which says why.
  * The commander action (commands/validate.ts) prints with the same functions, so both answer alike.
  */
-import { languageOfFile, loadValidator } from '../core/lang/validate-lazy.ts';
+import { languageOfFile } from '../core/lang/validate-lazy.ts';
+import { loadCliValidator } from './validator-bundle.ts';
 import type { ScriptLanguage, ValidateOptions, ValidationResult } from '../core/lang/violation.ts';
 import { resolveWorkspaceDir } from '../infra/workspace/init.ts';
 import { readSnapshot } from './sandboxes-cache.ts';
@@ -124,7 +125,7 @@ export async function validateEarly(
         }
       : snapshotTools(p.workspace, p.values.get('--sandbox'), language, known);
   if (!tools) return undefined;
-  const result = (await loadValidator(language))(code, { ...tools, strict: p.flags.has('--strict') });
+  const result = (await loadCliValidator(language))(code, { ...tools, strict: p.flags.has('--strict') });
   // A call of a name the snapshot does not know may be a tool the script may not call or a skill it is
   // not offered: the service says which, and why.
   if (listed === undefined && hasUnknownCall(result)) return undefined;

@@ -1,6 +1,7 @@
 import { readFileSync, readSync } from 'node:fs';
 import type { Command } from 'commander';
-import { languageOfFile, loadValidator } from '../../core/lang/validate-lazy.ts';
+import { languageOfFile } from '../../core/lang/validate-lazy.ts';
+import { loadCliValidator } from '../validator-bundle.ts';
 import type { ScriptLanguage } from '../../core/lang/violation.ts';
 import { NO_SANDBOX_HINT, oneOf, UsageError } from '../context.ts';
 import { snapshotKey } from '../sandboxes-cache.ts';
@@ -94,7 +95,7 @@ export function registerValidate(program: Command, ctx: CliContext): void {
         const fast =
           (tools && { tools }) ??
           (opts.kit ? undefined : snapshotTools(workspaceOption(cmd), opts.sandbox, language));
-        let result = fast ? (await loadValidator(language))(code, { ...fast, strict }) : undefined;
+        let result = fast ? (await loadCliValidator(language))(code, { ...fast, strict }) : undefined;
         // From the snapshot, a name it does not know may be a tool the script may not call or a skill it
         // is not offered: the service says which, and why.
         if (result && !tools && hasUnknownCall(result)) result = undefined;
@@ -121,7 +122,7 @@ export function registerValidate(program: Command, ctx: CliContext): void {
                 ...(opts.kit ? { kit: opts.kit } : {}),
                 strict,
               })
-            : (await loadValidator(language))(code, { tools: [], strict });
+            : (await loadCliValidator(language))(code, { tools: [], strict });
         }
         ctx.out(validationText(file, language, result, !!opts.json));
         ctx.exitCode = result.valid ? 0 : 1;

@@ -318,12 +318,18 @@ describe('bin/start.mjs, installed (the bundle): the paths before main load no p
       expect(r.out.length, args.join(' ')).toBeGreaterThan(0);
       expect(mainChunk(r.urls), args.join(' ')).toEqual([]);
     }
-    // A script new to the verb cache: checked before main, with the bundle's own pyright.
+    // A script new to the verb cache: checked before main, with the bundle's own pyright, in the Python
+    // validator's script (out/cli/validator-python.cjs, run by cli/validator-bundle.ts with its code
+    // cache), not the modules of pyright and the validator that main's other verbs import.
     const fresh = join(ws, 'installed-fresh.py');
     writeFileSync(fresh, `# ${Date.now()}\nr = get_user(user_id="u1")\nemit_result(r.data)\n`);
     const r = run(['--workspace', ws, 'validate', fresh, '--sandbox', 'ecommerce']);
     expect(r.out).toBe(`${fresh}: valid (python)\n`);
-    expect(r.urls.some((u) => /\/out\/cli\/pyright-[^/]+\.js$/.test(u))).toBe(true);
+    expect(r.urls.some((u) => /\/out\/cli\/validator-bundle-[^/]+\.js$/.test(u))).toBe(true);
+    const holding = (text: string) =>
+      r.urls.filter((u) => u.includes('/out/cli/') && readFileSync(new URL(u), 'utf8').includes(text));
+    expect(holding('function validatePython(')).toEqual([]);
+    expect(holding('var require_parser=')).toEqual([]);
     expect(mainChunk(r.urls)).toEqual([]);
   });
 });
@@ -358,47 +364,153 @@ describe("the bundle's pyright (its English strings only)", () => {
   });
 });
 
-describe("the bundle's validator", () => {
-  it("gives the sources' results on the Python corpus, whole and cut in half (syntax errors), plain and strict", async () => {
-    const corpus = join(root, 'test/fixtures/corpus/python');
-    const scripts = ['attack', 'benign'].flatMap((sub) =>
-      readdirSync(join(corpus, sub)).map((f) => readFileSync(join(corpus, sub, f), 'utf8')),
-    );
-    const cases = scripts.flatMap((code) => [
-      { code, strict: false },
-      { code, strict: true },
-      { code: code.slice(0, Math.floor(code.length / 2)), strict: false },
-    ]);
-    writeFileSync(join(dir, 'cases.json'), JSON.stringify(cases));
-    // The bundle's Python validator, as `validate FILE` loads it (validate-lazy's chunk).
-    writeFileSync(
-      join(dir, 'bundle-validate.mjs'),
-      `import { readdirSync, readFileSync } from 'node:fs';
+/** The corpus's scripts of a language, whole and cut in half (syntax errors), plain and strict. */
+function corpusCases(language: 'python' | 'js'): { code: string; strict: boolean }[] {
+  const corpus = join(root, 'test/fixtures/corpus', language);
+  const scripts = ['attack', 'benign'].flatMap((sub) =>
+    readdirSync(join(corpus, sub)).map((f) => readFileSync(join(corpus, sub, f), 'utf8')),
+  );
+  return scripts.flatMap((code) => [
+    { code, strict: false },
+    { code, strict: true },
+    { code: code.slice(0, Math.floor(code.length / 2)), strict: false },
+  ]);
+}
+
+/**
+ * The bundle's validator of `language` as `validate FILE` loads it (cli/validator-bundle.ts: the
+ * language's script in out/cli with V8's code cache in `codeCache`), on `cases`, in a fresh Node.
+ */
+function bundleResults(
+  language: 'python' | 'js',
+  cases: { code: string; strict: boolean }[],
+  codeCache: string,
+): unknown[] {
+  writeFileSync(join(dir, `cases-${language}.json`), JSON.stringify(cases));
+  writeFileSync(
+    join(dir, 'bundle-validate.mjs'),
+    `import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 const out = process.env.OUT_CLI;
-const lazy = readdirSync(out).find((f) => f.startsWith('validate-lazy-'));
-const mod = await import(join(out, lazy));
-const load = Object.values(mod).find((f) => f.name === 'loadValidator');
-const validate = await load('python');
+const chunk = readdirSync(out).find((f) => f.startsWith('validator-bundle-'));
+const mod = await import(join(out, chunk));
+const load = Object.values(mod).find((f) => f.name === 'loadCliValidator');
+const validate = await load(process.env.LANGUAGE);
 const cases = JSON.parse(readFileSync(process.env.CASES, 'utf8'));
 process.stdout.write(JSON.stringify(cases.map((c) => validate(c.code, { tools: ['get_user', 'search'], strict: c.strict }))));
 `,
-    );
-    const r = spawnSync(node, [join(dir, 'bundle-validate.mjs')], {
-      env: { ...env, OUT_CLI: join(root, 'out/cli'), CASES: join(dir, 'cases.json'), LC_ALL: 'de' },
-      encoding: 'utf8',
-      maxBuffer: 256 * 1024 * 1024,
-    });
-    expect(r.status, r.stderr).toBe(0);
-    const fromBundle = JSON.parse(r.stdout) as unknown[];
+  );
+  const r = spawnSync(node, [join(dir, 'bundle-validate.mjs')], {
+    env: {
+      ...env,
+      OUT_CLI: join(root, 'out/cli'),
+      CASES: join(dir, `cases-${language}.json`),
+      NODE_COMPILE_CACHE: codeCache,
+      LANGUAGE: language,
+      LC_ALL: 'de',
+    },
+    encoding: 'utf8',
+    maxBuffer: 256 * 1024 * 1024,
+  });
+  expect(r.status, r.stderr).toBe(0);
+  return JSON.parse(r.stdout) as unknown[];
+}
+
+/** The code cache files of the bundle's validators in a compile cache folder (any V8 version's). */
+const codeCacheFiles = (cache: string): string[] =>
+  existsSync(cache)
+    ? readdirSync(cache, { recursive: true, encoding: 'utf8' }).filter((f) =>
+        /validator-\w+-[0-9a-f]+\.v8$/.test(f),
+      )
+    : [];
+
+describe("the bundle's validator", () => {
+  it("gives the sources' results on the Python corpus, whole and cut in half (syntax errors), plain and strict, without its code cache and with it", async () => {
+    const cases = corpusCases('python');
+    const codeCache = join(dir, 'code-cache-python');
+    const first = bundleResults('python', cases, codeCache);
+    expect(codeCacheFiles(codeCache)).toHaveLength(1); // (made after the first run)
+    const second = bundleResults('python', cases, codeCache);
     const { validatePython } = await import('../../../src-main/core/lang/python/validate.ts');
     const fromSources = cases.map((c) =>
       validatePython(c.code, { tools: ['get_user', 'search'], strict: c.strict }),
     );
-    expect(fromBundle).toHaveLength(cases.length);
+    expect(first).toHaveLength(cases.length);
     expect(fromSources.filter((v) => v.violations.some((x) => x.rule === 'syntax')).length).toBeGreaterThan(
       20,
     );
-    expect(fromBundle).toEqual(fromSources);
+    expect(first).toEqual(fromSources);
+    expect(second).toEqual(fromSources);
+  }, 120_000);
+
+  it("gives the sources' results on the JS corpus, without its code cache and with it", async () => {
+    const cases = corpusCases('js');
+    const codeCache = join(dir, 'code-cache-js');
+    const first = bundleResults('js', cases, codeCache);
+    expect(codeCacheFiles(codeCache)).toHaveLength(1);
+    const second = bundleResults('js', cases, codeCache);
+    const { validateJs } = await import('../../../src-main/core/lang/js/validate.ts');
+    const fromSources = cases.map((c) =>
+      validateJs(c.code, { tools: ['get_user', 'search'], strict: c.strict }),
+    );
+    expect(fromSources.filter((v) => !v.valid).length).toBeGreaterThan(20);
+    expect(first).toEqual(fromSources);
+    expect(second).toEqual(fromSources);
+  }, 120_000);
+});
+
+describe("bin/start.mjs, installed: the validator's code cache", () => {
+  it('is made after the first validate, used as it is after, made again when damaged, and never used for another build of the validator', () => {
+    // An installed package of its own: bin/ and out/cli copied (this test edits the validator's script).
+    const pkg = join(dir, 'installed-copy', 'node_modules', 'toolsmith-workbench');
+    mkdirSync(pkg, { recursive: true });
+    cpSync(join(root, 'bin'), join(pkg, 'bin'), { recursive: true });
+    cpSync(join(root, 'out/cli'), join(pkg, 'out/cli'), { recursive: true });
+    for (const f of ['package.json', 'resources', 'sandbox-images', 'node_modules'])
+      symlinkSync(join(root, f), join(pkg, f));
+    const cacheHome = join(dir, 'cache-code');
+    const codeCache = join(dir, 'code-cache-installed'); // (Node's compile cache: $NODE_COMPILE_CACHE)
+    const validate = (code: string) => {
+      const script = join(ws, `code-cache-${Date.now()}-${Math.random()}.py`);
+      writeFileSync(script, code);
+      const r = spawnSync(
+        node,
+        [join(pkg, 'bin/start.mjs'), '--workspace', ws, 'validate', script, '--sandbox', 'ecommerce'],
+        { env: { ...env, XDG_CACHE_HOME: cacheHome, NODE_COMPILE_CACHE: codeCache }, encoding: 'utf8' },
+      );
+      return { status: r.status, out: r.stdout.replaceAll(script, 'FILE'), err: r.stderr };
+    };
+    const bad = 'import os\nr = get_user(user_id="u1")\nemit_result(r.data)\n';
+    validate('emit_result(1)\n'); // (main's path, once: the sandboxes snapshot of this build)
+    const first = validate(bad);
+    expect(first.status, first.err).toBe(1);
+    expect(first.out).toMatch(/^FILE:1:1: no-import: imports are not available; /m);
+    const files = codeCacheFiles(codeCache);
+    expect(files).toHaveLength(1);
+    const file = join(codeCache, files[0]!);
+    const made = readFileSync(file);
+    // Used as it is: a second new script reads it and writes nothing.
+    const second = validate(bad);
+    expect(second.out).toBe(first.out);
+    expect(readFileSync(file).equals(made)).toBe(true);
+    // Damaged (a byte of the code changed): never given to V8; the answer is the same and the cache made again.
+    const damaged = Buffer.from(made);
+    damaged[damaged.length - 100] = damaged[damaged.length - 100]! ^ 0xff;
+    writeFileSync(file, damaged);
+    const third = validate(bad);
+    expect(third.out).toBe(first.out);
+    expect(readFileSync(file).equals(damaged)).toBe(false);
+    expect(codeCacheFiles(codeCache)).toEqual(files);
+    // Another build of the validator, the same length (V8 checks only that): its own code runs, not the
+    // cached code of the build before, whose cache is removed once the new one is made.
+    const py = join(pkg, 'out/cli/validator-python.cjs');
+    const source = readFileSync(py, 'utf8');
+    expect(source).toContain('imports are not available');
+    writeFileSync(py, source.replaceAll('imports are not available', 'imports are NOT available'));
+    const edited = validate(bad);
+    expect(edited.out).toMatch(/^FILE:1:1: no-import: imports are NOT available; /m);
+    const now = codeCacheFiles(codeCache);
+    expect(now).toHaveLength(1);
+    expect(now).not.toEqual(files);
   }, 120_000);
 });

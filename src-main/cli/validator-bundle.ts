@@ -1,0 +1,216 @@
+/**
+ * The validators of `toolsmith validate`, installed: each language's validator is a script of its own in
+ * the bundle (`out/cli/validator-python.cjs`, `validator-js.cjs`; scripts/build-cli.mjs), run with
+ * V8's code cache made after it validated (the functions it compiled to do so), kept beside Node's
+ * compile cache. Why: Node's compile cache (bin/start.mjs) keeps each module's code as compiled before
+ * it ran, which V8 compiles lazily, so every start compiled again the tokenizer's, the parser's and the
+ * rules' functions that checking a script calls (~6 ms of CPU of a new script's ~60 ms `validate`);
+ * one script with the code cache of after its first run compiles none of them again (docs/scaling.md).
+ * - The cache is keyed by the script's bytes (SHA-256, with Node's version and platform): a rebuilt or
+ *   edited validator never runs the code of the one before it (V8 itself checks only the source's
+ *   length). It lives in the folder of Node's compile cache (`module.getCompileCacheDir()`, which
+ *   names V8's version and flags); no compile cache (NODE_DISABLE_COMPILE_CACHE=1, a folder that cannot
+ *   be written): no code cache either.
+ * - Each file starts with the SHA-256 of the code cache after it: a file cut short or damaged is never
+ *   given to V8 (which checks its own checksum only in debug builds); it is made again.
+ * - Made on the first validation that found none (or one V8 refused), after a short warm-up script
+ *   (WARM_UP), so that a later script meets the constructs it most likely holds compiled; caches of
+ *   other builds of the same validator are removed then. Best effort: a cache that cannot be written only
+ *   costs the next run its speed.
+ * A clone runs its sources (core/lang/validate-lazy.ts), as does a bundle without these scripts.
+ */
+import { loadValidator } from '../core/lang/validate-lazy.ts';
+import type { Validator } from '../core/lang/validate-lazy.ts';
+import type { ScriptLanguage, ValidateOptions, ValidationResult } from '../core/lang/violation.ts';
+import type { Script } from 'node:vm';
+
+// Builtins by process.getBuiltinModule, not ES imports (docs/scaling.md, "CLI start").
+const { createHash } = process.getBuiltinModule('node:crypto');
+const { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } =
+  process.getBuiltinModule('node:fs');
+const { getCompileCacheDir, isBuiltin } = process.getBuiltinModule('node:module');
+const { basename, join } = process.getBuiltinModule('node:path');
+const { fileURLToPath } = process.getBuiltinModule('node:url');
+const vm = process.getBuiltinModule('node:vm');
+
+/** What a validator's script exports. */
+interface ValidatorExports {
+  validatePython?: (code: string, options: ValidateOptions) => ValidationResult;
+  validateJs?: (code: string, options: ValidateOptions & { typescript?: boolean }) => ValidationResult;
+}
+
+const SCRIPTS: Record<'python' | 'js', string> = {
+  python: 'validator-python.cjs',
+  js: 'validator-js.cjs',
+};
+
+/**
+ * What the cache is made after, besides the first script: a short script of the constructs scripts most
+ * often hold. Short on purpose: V8 reads every function a code cache holds at every start, so a cache
+ * made after a long script of every construct cost more than compiling the few a script needs.
+ */
+const WARM_UP: Record<'python' | 'js', string> = {
+  python: `r = get_user(user_id="u1")
+rows = [o for o in r.data if o["total"] > 1]
+for o in rows:
+    if o.get("x"):
+        print(f"{o['id']}: {len(rows)}")
+emit_result({"rows": rows, "n": len(rows)})
+`,
+  js: `const r = await get_user({ user_id: "u1" });
+const rows = r.data.filter((o) => o.total > 1);
+for (const o of rows) if (o.x) console.log(\`\${o.id}: \${rows.length}\`);
+emit_result({ rows, n: rows.length });
+`,
+};
+
+/** The warm-up's tool signatures (calls are checked against them as against a sandbox's). */
+const GET_USER = {
+  text: 'get_user(user_id: str)',
+  params: [{ name: 'user_id', kind: 'either' as const, required: true, type: 'str' }],
+};
+const WARM_UP_SHAPES: Record<'python' | 'js', ValidateOptions['shapes']> = {
+  python: { get_user: GET_USER },
+  js: { get_user: { ...GET_USER, objectArgument: true } },
+};
+
+const sha256 = (...parts: (string | Uint8Array)[]): Buffer => {
+  const h = createHash('sha256');
+  for (const p of parts) h.update(p);
+  return h.digest();
+};
+
+/** A code cache file's bytes: the SHA-256 of the cache, then the cache. */
+function cacheFileBytes(data: Buffer): Buffer {
+  return Buffer.concat([sha256(data), data]);
+}
+
+/** The code cache a file holds, or undefined (none, unreadable, damaged). */
+function readCache(file: string): Buffer | undefined {
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(file);
+  } catch {
+    return undefined;
+  }
+  if (bytes.length <= 32) return undefined;
+  const data = bytes.subarray(32);
+  return sha256(data).equals(bytes.subarray(0, 32)) ? data : undefined;
+}
+
+/** Where the code cache of a script with these bytes is kept; undefined without Node's compile cache. */
+export function codeCacheFile(script: string, source: Buffer): string | undefined {
+  const dir = getCompileCacheDir?.();
+  if (!dir) return undefined;
+  const key = sha256(`${process.version}\0${process.platform}\0${process.arch}\0`, source)
+    .toString('hex')
+    .slice(0, 32);
+  return join(dir, `${basename(script, '.cjs')}-${key}.v8`);
+}
+
+/** Writes the cache (after a warm-up), and removes the caches of the script's other builds. */
+function keepCache(script: Script, file: string, warmUp: () => void): void {
+  try {
+    warmUp();
+  } catch {
+    /* (the cache holds what compiled before) */
+  }
+  try {
+    const tmp = `${file}.${process.pid}.tmp`;
+    writeFileSync(tmp, cacheFileBytes(script.createCachedData()));
+    renameSync(tmp, file);
+    const dir = join(file, '..');
+    const name = basename(file);
+    const prefix = name.slice(0, name.lastIndexOf('-') + 1);
+    for (const other of readdirSync(dir))
+      if (other.startsWith(prefix) && other.endsWith('.v8') && other !== name)
+        rmSync(join(dir, other), { force: true });
+  } catch {
+    /* read-only cache folder: no cache */
+  }
+}
+
+/** A module a validator's script requires: Node's builtins only (every package is inside the script). */
+function requireBuiltin(id: string): unknown {
+  if (!isBuiltin(id)) throw new Error(`a validator's script required ${id}, which is not a Node builtin`);
+  return process.getBuiltinModule(id);
+}
+
+/** Runs a validator's script (its code cache given to V8 when there is one); its exports. */
+function runScript(
+  path: string,
+  warmUp: (exports: ValidatorExports) => void,
+): {
+  exports: ValidatorExports;
+  /** Called after the first validation: keeps the code cache when there was none. */
+  ran: () => void;
+} {
+  const source = readFileSync(path);
+  const cacheFile = codeCacheFile(path, source);
+  const cachedData = cacheFile ? readCache(cacheFile) : undefined;
+  const script = new vm.Script(`(function (exports, require, module) {${source.toString('utf8')}\n})`, {
+    filename: path,
+    ...(cachedData ? { cachedData } : {}),
+  });
+  const module = { exports: {} as ValidatorExports };
+  (script.runInThisContext() as (e: unknown, r: unknown, m: unknown) => void).call(
+    module.exports,
+    module.exports,
+    requireBuiltin,
+    module,
+  );
+  let pending = cacheFile !== undefined && (!cachedData || script.cachedDataRejected === true);
+  return {
+    exports: module.exports,
+    ran: () => {
+      if (!pending || !cacheFile) return;
+      pending = false;
+      keepCache(script, cacheFile, () => warmUp(module.exports));
+    },
+  };
+}
+
+/** The script of a language's validator in the bundle this module runs from, or undefined (sources). */
+export function validatorScript(language: ScriptLanguage): string | undefined {
+  const here = fileURLToPath(import.meta.url);
+  if (!here.endsWith('.js')) return undefined;
+  const path = join(here, '..', SCRIPTS[language === 'python' ? 'python' : 'js']);
+  return existsSync(path) ? path : undefined;
+}
+
+const loaded = new Map<'python' | 'js', ReturnType<typeof runScript>>();
+
+/**
+ * The validator of `language` for the CLI: the bundle's script with its code cache when the command runs
+ * bundled (installed), else the sources' (core/lang/validate-lazy.ts).
+ */
+export async function loadCliValidator(language: ScriptLanguage): Promise<Validator> {
+  const path = validatorScript(language);
+  if (!path) return loadValidator(language);
+  const kind = language === 'python' ? 'python' : 'js';
+  let run = loaded.get(kind);
+  if (!run) {
+    run = runScript(path, (e) => {
+      const options: ValidateOptions = { tools: ['get_user'], shapes: WARM_UP_SHAPES[kind] };
+      if (kind === 'python') e.validatePython?.(WARM_UP.python, options);
+      else e.validateJs?.(WARM_UP.js, options);
+    });
+    loaded.set(kind, run);
+  }
+  const { exports, ran } = run;
+  const validate: Validator =
+    kind === 'python'
+      ? (code, options) => {
+          if (!exports.validatePython) throw new Error(`${path} has no validatePython`);
+          return exports.validatePython(code, options);
+        }
+      : (code, options) => {
+          if (!exports.validateJs) throw new Error(`${path} has no validateJs`);
+          return exports.validateJs(code, { ...options, typescript: language === 'ts' });
+        };
+  return (code, options) => {
+    const result = validate(code, options);
+    ran();
+    return result;
+  };
+}
