@@ -4,13 +4,14 @@
  * V8's code cache made after it validated (the functions it compiled to do so), kept beside Node's
  * compile cache. Why: Node's compile cache (bin/start.mjs) keeps each module's code as compiled before
  * it ran, which V8 compiles lazily, so every start compiled again the tokenizer's, the parser's and the
- * rules' functions that checking a script calls (~6 ms of CPU of a new script's ~60 ms `validate`);
- * one script with the code cache of after its first run compiles none of them again (docs/scaling.md).
+ * rules' functions that checking a script calls (~6 ms of CPU of a new script's ~70 ms `validate`, and
+ * ~15 ES modules resolved and linked); one script with the code cache of after its first run compiles
+ * none of them again (docs/scaling.md, "A new script's `validate`: the validator's code cache").
  * - The cache is keyed by the script's bytes (SHA-256, with Node's version and platform): a rebuilt or
  *   edited validator never runs the code of the one before it (V8 itself checks only the source's
  *   length). It lives in the folder of Node's compile cache (`module.getCompileCacheDir()`, which
- *   names V8's version and flags); no compile cache (NODE_DISABLE_COMPILE_CACHE=1, a folder that cannot
- *   be written): no code cache either.
+ *   names V8's version and flags); no compile cache (NODE_DISABLE_COMPILE_CACHE=1): no code cache
+ *   either, and in a folder that cannot be written none is made (nor its warm-up run).
  * - Each file starts with the SHA-256 of the code cache after it: a file cut short or damaged is never
  *   given to V8 (which checks its own checksum only in debug builds); it is made again.
  * - Made on the first validation that found none (or one V8 refused), after a short warm-up script
@@ -26,10 +27,10 @@ import type { Script } from 'node:vm';
 
 // Builtins by process.getBuiltinModule, not ES imports (docs/scaling.md, "CLI start").
 const { createHash } = process.getBuiltinModule('node:crypto');
-const { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } =
+const { accessSync, constants, existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } =
   process.getBuiltinModule('node:fs');
 const { getCompileCacheDir, isBuiltin } = process.getBuiltinModule('node:module');
-const { basename, join } = process.getBuiltinModule('node:path');
+const { basename, dirname, join } = process.getBuiltinModule('node:path');
 const { fileURLToPath } = process.getBuiltinModule('node:url');
 const vm = process.getBuiltinModule('node:vm');
 
@@ -108,25 +109,37 @@ export function codeCacheFile(script: string, source: Buffer): string | undefine
   return join(dir, `${basename(script, '.cjs')}-${key}.v8`);
 }
 
-/** Writes the cache (after a warm-up), and removes the caches of the script's other builds. */
+/**
+ * Writes the cache (after a warm-up), and removes the caches of the script's other builds. Nothing (not
+ * even the warm-up) in a folder that cannot be written: every run would pay for it again.
+ */
 function keepCache(script: Script, file: string, warmUp: () => void): void {
+  const dir = dirname(file);
+  try {
+    accessSync(dir, constants.W_OK);
+  } catch {
+    return;
+  }
   try {
     warmUp();
   } catch {
     /* (the cache holds what compiled before) */
   }
+  const tmp = `${file}.${process.pid}.tmp`;
   try {
-    const tmp = `${file}.${process.pid}.tmp`;
     writeFileSync(tmp, cacheFileBytes(script.createCachedData()));
     renameSync(tmp, file);
-    const dir = join(file, '..');
     const name = basename(file);
     const prefix = name.slice(0, name.lastIndexOf('-') + 1);
     for (const other of readdirSync(dir))
       if (other.startsWith(prefix) && other.endsWith('.v8') && other !== name)
         rmSync(join(dir, other), { force: true });
   } catch {
-    /* read-only cache folder: no cache */
+    try {
+      rmSync(tmp, { force: true }); // (a full disk: no cache, and no part of one left)
+    } catch {
+      /* (nothing more to do) */
+    }
   }
 }
 
