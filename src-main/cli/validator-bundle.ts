@@ -32,7 +32,6 @@ const { accessSync, constants, existsSync, readdirSync, readFileSync, renameSync
 const { getCompileCacheDir, isBuiltin } = process.getBuiltinModule('node:module');
 const { basename, dirname, join } = process.getBuiltinModule('node:path');
 const { fileURLToPath } = process.getBuiltinModule('node:url');
-const vm = process.getBuiltinModule('node:vm');
 
 /** What a validator's script exports. */
 interface ValidatorExports {
@@ -161,6 +160,8 @@ function runScript(
   const source = readFileSync(path);
   const cacheFile = codeCacheFile(path, source);
   const cachedData = cacheFile ? readCache(cacheFile) : undefined;
+  // (node:vm taken here: this module is in the chunk every verb answered before main loads)
+  const vm = process.getBuiltinModule('node:vm');
   const script = new vm.Script(`(function (exports, require, module) {${source.toString('utf8')}\n})`, {
     filename: path,
     ...(cachedData ? { cachedData } : {}),

@@ -217,12 +217,22 @@ describe('toolsmith installed from the packed tarball', () => {
   }, 300_000);
 
   it('runs the bundle prepack built, not the TypeScript sources (no type stripping at all)', () => {
-    for (const f of ['out/cli/main.js', 'out/cli/validate-thread.js', 'out/renderer/index.html'])
+    for (const f of [
+      'out/cli/main.js',
+      'out/cli/validate-thread.js',
+      // each language's validator as one script, run with its code cache (src-main/cli/validator-bundle.ts)
+      'out/cli/validator-python.cjs',
+      'out/cli/validator-js.cjs',
+      'out/renderer/index.html',
+    ])
       expect(existsSync(join(pkg, f)), f).toBe(true);
     // Every verb above ran; the load hook that strips the sources' types (bin/strip-hook.mjs) keeps
     // what it stripped in XDG_CACHE_HOME/toolsmith/ts-<node version>: it never ran.
     expect(existsSync(join(prefix, 'cache', 'toolsmith'))).toBe(true); // the sandboxes snapshot
     expect(readdirSync(join(prefix, 'cache', 'toolsmith')).filter((f) => f.startsWith('ts-'))).toEqual([]);
+    // `validate` above ran the Python validator's script and kept its code cache in Node's compile cache.
+    const compiled = readdirSync(join(prefix, 'compile-cache'), { recursive: true, encoding: 'utf8' });
+    expect(compiled.filter((f) => /validator-python-[0-9a-f]{32}\.v8$/.test(f))).toHaveLength(1);
   });
 
   it('serve: the workbench the package carries, served to a browser, stopped by its pid', async () => {
