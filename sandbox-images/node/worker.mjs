@@ -4,7 +4,7 @@
 // realm through one string-only function; code generation from strings is disabled. Tools are called
 // through the host (tool_call), which runs sandbox tools in the sandbox's Python pool and host tools on
 // the host. docs/decisions.md, "JavaScript validation limits", has the runtime wall and its reasons.
-import { fork, spawn } from 'node:child_process';
+import { fork, spawn, spawnSync } from 'node:child_process';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomBytes } from 'node:crypto';
 import {
@@ -162,8 +162,20 @@ const DEFAULT_STACK_FRAMES = 10;
 const ipcSend = typeof process.send === 'function' ? process.send.bind(process) : undefined;
 /** Tests only (TOOLSMITH_TEST_WALLS=leakrealm): the script is handed objects of this realm, as if the first wall had fallen. */
 // (Not under deno: its job process may read no variable but its credentials'.)
-const LEAK_REALM =
-  !globalThis.Deno && (process.env.TOOLSMITH_TEST_WALLS ?? '').split(',').includes('leakrealm');
+/**
+ * The walls a test leaves out (TOOLSMITH_TEST_WALLS, comma-separated; never set outside the tests):
+ * `leakrealm` (above), `nojobns` runs JS jobs in plain child processes (no namespaces of their own),
+ * `nosweep` skips the kill and check of the sandbox's processes after a job, `nowipe` the wipe of its
+ * writable mounts, `noseccomp` the job's seccomp filter (the launcher reads it), `jsescape` hands the
+ * script `escaped(op, ...)`, this job process's own powers (its /proc, signals, files, programs), as if
+ * every wall of the language had fallen: the kernel's walls are then what is attacked.
+ */
+// (Not under deno: its job process may read no variable but its credentials'.)
+const WALLS_OFF = new Set(
+  globalThis.Deno ? [] : (process.env.TOOLSMITH_TEST_WALLS ?? '').split(',').filter(Boolean),
+);
+const LEAK_REALM = WALLS_OFF.has('leakrealm');
+const JS_ESCAPE = WALLS_OFF.has('jsescape');
 // The runtime this file runs on: node, or bun / deno through their node compatibility.
 const RUNTIME = globalThis.Deno ? 'deno' : globalThis.Bun ? 'bun' : 'node';
 const VERSION =
@@ -667,6 +679,40 @@ function childMessage(m) {
   return false;
 }
 
+/**
+ * Tests only (TOOLSMITH_TEST_WALLS=jsescape): what a script that escaped every wall of the language could
+ * do from its job's process, as one function of strings in, JSON text out (an error as {"error": code}).
+ */
+function escapedPowers() {
+  const fs = process.getBuiltinModule('node:fs');
+  const ops = {
+    pid: () => process.pid,
+    ppid: () => process.ppid,
+    list: (dir) => fs.readdirSync(dir),
+    read: (path) => fs.readFileSync(path, 'latin1'),
+    write: (path, text) => (fs.writeFileSync(path, text), true),
+    kill: (pid, sig) => (process.kill(Number(pid), sig === undefined ? 0 : sig), true),
+    run: (cmd, ...args) => {
+      const r = spawnSync(cmd, args, { encoding: 'utf8', timeout: 10_000 });
+      return { status: r.status, signal: r.signal, stdout: r.stdout, stderr: r.stderr, error: r.error?.code };
+    },
+    leave: (cmd, ...args) => {
+      // a survivor: detached (its own session), output nowhere, never waited for
+      const c = spawn(cmd, args, { detached: true, stdio: 'ignore' });
+      c.unref();
+      return c.pid ?? null;
+    },
+  };
+  return (op, ...args) => {
+    try {
+      if (!Object.hasOwn(ops, op)) return JSON.stringify({ error: 'no such op' });
+      return JSON.stringify({ ok: ops[op](...args.map(String)) });
+    } catch (e) {
+      return JSON.stringify({ error: String(e?.code ?? e?.message ?? e) });
+    }
+  };
+}
+
 if (isChild) {
   // ---------------------------------------------------------------- one job
   // Nothing of this realm (the worker's) may reach the script: its helpers, their results, the errors and
@@ -960,6 +1006,7 @@ if (isChild) {
       api = runtime(bridge, inputs, aliases, limit, skillNames().length > 0);
       if (LEAK_REALM)
         context.workerRealm = { object: {}, array: [], error: new RangeError('of the worker realm') };
+      if (JS_ESCAPE) context.escaped = escapedPowers();
       deliver = api.deliver;
       start = () => api.start(script);
     } catch (e) {
@@ -1087,6 +1134,7 @@ if (isChild) {
     return { skill_hooks: h, skill_edits: edits };
   };
   const hygiene = betweenJobs();
+  const launcher = jobLauncher();
   let credentials = [];
   let job;
   out({ type: 'hello', protocol: PROTOCOL, runtime: RUNTIME, version: VERSION });
@@ -1176,7 +1224,11 @@ if (isChild) {
               },
             )
           : fork(self, ['--job'], {
+              // In namespaces of its own where the launcher's walls hold here (jobLauncher): the launcher
+              // makes them and execs this runtime, the IPC channel's descriptor inherited.
+              ...(launcher ? { execPath: launcher.path } : {}),
               execArgv: [
+                ...(launcher ? [...launcher.args, '--', process.execPath] : []),
                 '--no-warnings',
                 '--disallow-code-generation-from-strings',
                 `--max-old-space-size=${heapMb}`,
@@ -1268,6 +1320,51 @@ if (isChild) {
     if (job) job.child.kill('SIGKILL');
     process.exit(0);
   });
+}
+
+/**
+ * Each JS job alone, by the kernel (docs/sandboxes.md, "Between jobs", rule 0): the launcher beside this
+ * file (jobns-launch, a static C program built with the Python fork server's `ts_enter`) starts each job's
+ * process in user, pid, mount and IPC namespaces of its own, with the Python job's walls: fresh tmpfs over
+ * the sandbox's writable mounts, its own /proc and devpts, no capability, its user namespace's
+ * max_user_namespaces 0, the job's seccomp filter. Asked once (`--probe`): used only where every wall it
+ * plans is made (a container on runc, bubblewrap). Elsewhere (gVisor refuses mounts in a child user
+ * namespace, a kernel without user namespaces, the plain process level, no launcher built, deno) jobs
+ * run as before, in plain child processes: the sweep alone keeps them apart. The answer is written
+ * once to stderr (`toolsmith worker: JS jobs ...`). Returns { path, args } or undefined.
+ */
+function jobLauncher() {
+  if (RUNTIME === 'deno' || process.env.TOOLSMITH_PRIVATE_TMP !== '1') return undefined;
+  const say = (why) =>
+    process.stderr.write(`toolsmith worker: JS jobs run without namespaces of their own: ${why}\n`);
+  if (WALLS_OFF.has('nojobns')) return undefined;
+  const dir = new URL('.', import.meta.url).pathname.replace(/\/$/, '');
+  const path = `${dir}/jobns-launch`;
+  try {
+    statSync(path);
+  } catch {
+    return (say(`no launcher at ${path} (no static C library where the image was built)`), undefined);
+  }
+  const args = ['--keep', dir];
+  const r = spawnSync(path, [...args, '--probe'], { encoding: 'utf8', timeout: 10_000 });
+  if (r.status !== 0) {
+    const why = `${r.error?.message ?? `exit ${r.status ?? r.signal}`}: ${(r.stderr ?? '').trim()}`;
+    return (say(`the launcher's probe failed (${why})`), undefined);
+  }
+  const lines = r.stdout.split('\n').filter(Boolean);
+  const made = new Set(lines.filter((l) => !l.startsWith('plan ')));
+  const want = [
+    ...lines.filter((l) => l.startsWith('plan ')).map((l) => l.slice(5)),
+    'ids',
+    'mnt',
+    'proc',
+    'nouserns',
+    'nocaps',
+    ...(WALLS_OFF.has('noseccomp') ? [] : ['seccomp']),
+  ];
+  const missing = want.filter((w) => !made.has(w));
+  if (missing.length) return (say(`the kernel refused ${missing.join(', ')}`), undefined);
+  return { path, args };
 }
 
 /**
@@ -1415,6 +1512,7 @@ function betweenJobs() {
   const sweep = () => {
     const end = Date.now() + 2000;
     for (;;) {
+      if (WALLS_OFF.has('nosweep')) break;
       try {
         process.kill(-1, 'SIGKILL'); // every process of this user but this one and init
       } catch {}
@@ -1427,7 +1525,7 @@ function betweenJobs() {
       if (Date.now() > end) return false;
       Atomics.wait(nap, 0, 0, 1);
     }
-    for (const [dir, keep] of wipe) {
+    for (const [dir, keep] of WALLS_OFF.has('nowipe') ? [] : wipe) {
       let names;
       try {
         names = readdirSync(dir);

@@ -181,6 +181,58 @@ export function buildForkLoop(
   return done({ path: out });
 }
 
+/** The JS jobs' launcher into namespaces of their own (docs/sandboxes.md, "Between jobs"), its source. */
+export const JOB_LAUNCHER_SOURCE = 'native/jobns-launch.c';
+/** The launcher's name beside the node worker (worker.mjs starts each job through it). */
+export const JOB_LAUNCHER = 'jobns-launch';
+const JOB_LAUNCHER_FLAGS = ['-O2', '-static', '-Wall'];
+const jobLauncherBuilds = new Map<string, { path?: string; why?: string }>();
+
+/**
+ * The JS jobs' launcher (sandbox-images/node/native/jobns-launch.c, which includes the fork server's
+ * forkloop.c for `ts_enter`: the Python job's walls, made by the same code), built once per source,
+ * compiler, flags and machine with the host's C compiler (`$CC`, else `cc`) as a static binary (the node,
+ * bun and deno images hold no C library a program could link but the runtime's): its path, or undefined
+ * with the reason in `why` (no compiler, no static C library: Debian's libc6-dev has libc.a). Without it
+ * JS jobs run as before, in plain child processes (the sweep alone keeps them apart).
+ */
+export function buildJobLauncher(
+  imagesDir: string,
+  cacheDir = join(homedir(), '.cache', 'toolsmith'),
+): { path?: string; why?: string } {
+  if (process.platform !== 'linux') return { why: `not built on ${process.platform} (a Linux program)` };
+  const source = join(imagesDir, 'node', JOB_LAUNCHER_SOURCE);
+  const included = join(imagesDir, 'python', FORK_LOOP_SOURCE);
+  const [cc = 'cc', ...ccArgs] = (process.env['CC'] || 'cc').trim().split(/\s+/);
+  const flags = [...JOB_LAUNCHER_FLAGS, `-I${dirname(included)}`];
+  const out = join(
+    cacheDir,
+    'jobns-launch',
+    sha(readFileSync(source), readFileSync(included), process.arch, cc, ...ccArgs, ...JOB_LAUNCHER_FLAGS),
+  );
+  const known = jobLauncherBuilds.get(out);
+  if (known) return known;
+  const done = (r: { path?: string; why?: string }) => (jobLauncherBuilds.set(out, r), r);
+  if (existsSync(out)) return done({ path: out });
+  mkdirSync(dirname(out), { recursive: true });
+  const tmp = `${out}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  const r = spawnSync(cc, [...ccArgs, ...flags, '-o', tmp, source], { encoding: 'utf8', timeout: 60_000 });
+  if (r.error || r.status !== 0) {
+    rmSync(tmp, { force: true });
+    const first = (r.stderr ?? '').trim().split('\n')[0];
+    return done({
+      why: r.error ? `${cc}: ${r.error.message}` : `${cc} -static exited ${r.status}: ${first}`,
+    });
+  }
+  try {
+    renameSync(tmp, out);
+  } catch (e) {
+    rmSync(tmp, { force: true });
+    if (!existsSync(out)) throw e;
+  }
+  return done({ path: out });
+}
+
 /**
  * Copies the Python worker's files (pythonWorkerFiles) from sandbox-images/python into dir, and the fork
  * server's C loop when `forkLoop` (buildForkLoop's path) is given.
@@ -194,10 +246,14 @@ export function copyPythonWorker(imagesDir: string, dir: string, forkLoop?: stri
 /** The node worker's files (node, bun, deno): the worker, its skill re-check and the check's parser. */
 export const NODE_WORKER_FILES: readonly string[] = ['worker.mjs', 'skill-check.mjs', 'acorn.mjs'];
 
-/** Copies the node worker's files into `dir` (a folder of their own: worker.mjs imports beside it). */
-export function copyNodeWorker(imagesDir: string, dir: string): void {
+/**
+ * Copies the node worker's files into `dir` (a folder of their own: worker.mjs imports beside it), and the
+ * JS jobs' launcher when `launcher` (buildJobLauncher's path) is given.
+ */
+export function copyNodeWorker(imagesDir: string, dir: string, launcher?: string): void {
   mkdirSync(dir, { recursive: true });
   for (const f of NODE_WORKER_FILES) copyFileSync(join(imagesDir, 'node', f), join(dir, f));
+  if (launcher) copyFileSync(launcher, join(dir, JOB_LAUNCHER));
 }
 
 export function imageTag(runtime: RuntimeImage, paths: ImagePaths): string {
@@ -212,13 +268,15 @@ export function imageTag(runtime: RuntimeImage, paths: ImagePaths): string {
     return `${ns(paths)}/python:${sha(RECIPE_VERSION, ...worker, PYTHON_BASE_EXCLUDES.join(','), loop ? readFileSync(loop) : 'no c loop', MODES)}`;
   }
   const worker = NODE_WORKER_FILES.flatMap((f) => [`${f}\0`, readFileSync(join(paths.imagesDir, 'node', f))]);
+  // (the JS jobs' launcher as built here, or its absence: node and bun images)
+  const launcher = runtime === 'deno' ? undefined : buildJobLauncher(paths.imagesDir, cacheRoot(paths)).path;
   if (isNpmRuntime(runtime)) {
     const r = NPM_RUNTIMES[runtime];
-    return `${ns(paths)}/${runtime}:${sha(RECIPE_VERSION, ...worker, r.package, r.version, r.integrity, JSON.stringify(entrypoint(runtime)), JSON.stringify(r.env), MODES)}`;
+    return `${ns(paths)}/${runtime}:${sha(RECIPE_VERSION, ...worker, r.package, r.version, r.integrity, JSON.stringify(entrypoint(runtime)), JSON.stringify(r.env), ...(runtime === 'bun' ? [launcher ? readFileSync(launcher) : 'no job launcher'] : []), MODES)}`;
   }
   const version = spawnSync(paths.nodeBinary, ['--version'], { encoding: 'utf8' }).stdout.trim();
   // (the binary execute-only, /tmp 1777 and the sandbox user in /etc/passwd are part of the recipe)
-  return `${ns(paths)}/node:${sha(RECIPE_VERSION, ...worker, version, 'node 0711, /tmp 1777, /etc/passwd nobody', MODES)}`;
+  return `${ns(paths)}/node:${sha(RECIPE_VERSION, ...worker, version, 'node 0711, /tmp 1777, /etc/passwd nobody', launcher ? readFileSync(launcher) : 'no job launcher', MODES)}`;
 }
 
 const ns = (paths: ImagePaths) => paths.namespace ?? 'toolsmith';
@@ -418,6 +476,16 @@ function linkedLibraries(binary: string): string[] {
   return [...libs];
 }
 
+/** The JS jobs' launcher for an image (buildJobLauncher), or undefined with the reason told. */
+function jobLauncherFor(paths: ImagePaths, progress: Progress): string | undefined {
+  const launcher = buildJobLauncher(paths.imagesDir, cacheRoot(paths));
+  if (!launcher.path)
+    progress(
+      `the JS jobs' launcher is not built (${launcher.why}): JS jobs run without namespaces of their own`,
+    );
+  return launcher.path;
+}
+
 export async function buildImage(
   docker: Docker,
   runtime: RuntimeImage,
@@ -457,7 +525,9 @@ export async function buildImage(
       copyFileSync(binary, join(rootfs, 'usr/local/bin', runtime));
       modes[`rootfs/usr/local/bin/${runtime}`] = 0o755;
       copyLinkedLibraries(binary, rootfs);
-      copyNodeWorker(paths.imagesDir, join(rootfs, 'opt/toolsmith'));
+      // bun: with the JS jobs' launcher, as node (deno's worker may run no program but deno: none)
+      const launcher = runtime === 'bun' ? jobLauncherFor(paths, progress) : undefined;
+      copyNodeWorker(paths.imagesDir, join(rootfs, 'opt/toolsmith'), launcher);
       writeFileSync(join(rootfs, 'etc/passwd'), 'nobody:x:65534:65534:nobody:/tmp:/nonexistent\n');
       writeFileSync(join(rootfs, 'etc/group'), 'nogroup:x:65534:\n');
       const env = Object.entries({ HOME: '/tmp', ...r.env }).map(([k, v]) => `${k}=${v}`);
@@ -478,7 +548,7 @@ export async function buildImage(
         mkdirSync(dirname(dest), { recursive: true });
         copyFileSync(realpathSync(lib), dest);
       }
-      copyNodeWorker(paths.imagesDir, join(rootfs, 'opt/toolsmith'));
+      copyNodeWorker(paths.imagesDir, join(rootfs, 'opt/toolsmith'), jobLauncherFor(paths, progress));
       // The sandbox user by name, as in the bun and deno images (this was written to /etc-passwd: the
       // image had no /etc/passwd, and os.userInfo() failed with ENOENT).
       mkdirSync(join(rootfs, 'etc'), { recursive: true });

@@ -36,7 +36,13 @@ import type { WorkerCgroup } from './cgroups.ts';
 import { credentialEnv, SHM_MB } from './docker.ts';
 import { WorkerConnection } from './connection.ts';
 import { exitStatusText } from './stderr-tail.ts';
-import { buildForkLoop, copyNodeWorker, copyPythonWorker, PYTHON_WORKER_PACKAGE } from './images.ts';
+import {
+  buildForkLoop,
+  buildJobLauncher,
+  copyNodeWorker,
+  copyPythonWorker,
+  PYTHON_WORKER_PACKAGE,
+} from './images.ts';
 import { normaliseModes } from './modes.ts';
 import type { SandboxSpec, WorkerFactory } from './pool.ts';
 import { hostSeccompFilter } from './seccomp.ts';
@@ -118,7 +124,8 @@ export class ProcessWorkerFactory implements WorkerFactory {
     // worker.py and its package folder, with the fork server's C loop where this machine builds it
     copyPythonWorker(opts.imagesDir, this.dir, buildForkLoop(opts.imagesDir, opts.cacheDir).path);
     try {
-      copyNodeWorker(opts.imagesDir, this.dir);
+      // with the JS jobs' launcher into namespaces of their own, where this machine builds it
+      copyNodeWorker(opts.imagesDir, this.dir, buildJobLauncher(opts.imagesDir, opts.cacheDir).path);
     } catch {
       /* the node worker is optional for this backend */
     }

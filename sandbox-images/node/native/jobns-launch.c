@@ -1,0 +1,366 @@
+/*
+ * A JS job in namespaces of its own (docs/sandboxes.md, "Between jobs", rule 0): the node worker starts
+ * each job's process through this launcher instead of a plain fork. The walls are the Python job's,
+ * made by the same code: `ts_enter` of the fork server's C file (included below), with the plan
+ * jobns._plan makes (the sandbox's writable mounts as fresh tmpfs, the host-socket folders hidden, a
+ * devpts instance of its own) and the job filter jobns._assemble makes, both built here in C (the node
+ * image has no Python); `--print-filter` prints the program so a test compares it with Python's.
+ *
+ *   jobns-launch [--keep DIR] [--probe | --print-filter] -- PROGRAM ARGS...
+ *
+ * The launcher clones a process into user, pid, mount and IPC namespaces (exactly the flags the
+ * container's and bubblewrap's filters let through), which enters its walls and execs PROGRAM with every
+ * descriptor it was given (node's IPC channel among them); the launcher waits and ends as it ended (its
+ * exit status, or the same signal). When the launcher dies (the worker's SIGKILL) the job's pid 1 gets
+ * SIGKILL too (PR_SET_PDEATHSIG) and the kernel ends everything in its pid namespace. `--keep DIR`: the
+ * worker's own folder, bound back into a fresh mount that would cover it (bubblewrap's /tmp). `--probe`:
+ * the walls planned (`plan NAME` lines: each mount, `pts`) and then those made, one name a line on
+ * stdout, then exit 0 (the worker asks once whether this level allows them all). Refused by the kernel at a job's start: the reason on stderr and exit 70, the job never runs.
+ *
+ * Built static on the host (`cc -static`, images.ts buildJobLauncher): the node, bun and deno images have
+ * no C library of their own to link against besides the runtime's.
+ */
+#include "forkloop.c"
+
+#include <sched.h>
+#include <stdlib.h>
+#include <sys/statvfs.h>
+#include <sys/utsname.h>
+
+#define JOB_FLAGS (CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC)
+#define NS_FLAGS \
+    (CLONE_NEWNS | CLONE_NEWCGROUP | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET | 0x00000080)
+#define MAX_MOUNTS 24
+
+static const char *const HIDDEN[] = {"/run/toolsmith-protocol", "/run/toolsmith-egress"};
+
+/* ---------------------------------------------------------------- the job filter (jobns._assemble) */
+
+struct insn {
+    uint16_t code;
+    uint8_t jt, jf;
+    uint32_t k;
+};
+
+struct arch {
+    uint32_t audit;
+    int clone, clone3;
+    int mknod, mknod_arg; /* -1: none */
+    int mknodat, mknodat_arg;
+    const int *deny;
+    int ndeny;
+};
+
+/* jobns._ARCH's "deny" numbers, per architecture (the test compares the program with Python's) */
+static const int DENY_X86_64[] = {272, 308, 165, 166, 155, 161, 430, 431, 432, 433, 429, 428, 442, 101, 310, 311, 440,
+                                  438, 312, 321, 298, 323, 425, 426, 427, 250, 248, 249, 300, 304, 303, 135, 126};
+static const int DENY_AARCH64[] = {97, 268, 40, 39, 41, 51, 430, 431, 432, 433, 429, 428, 442, 117, 270, 271, 440,
+                                   438, 272, 280, 241, 282, 425, 426, 427, 219, 217, 218, 262, 265, 264, 92, 91};
+
+static int machine_arch(struct arch *a) {
+    struct utsname u;
+    if (uname(&u) != 0) return -1;
+    if (strcmp(u.machine, "x86_64") == 0) {
+        *a = (struct arch){0xC000003E, 56, 435, 133, 1, 259, 2, DENY_X86_64, (int)(sizeof DENY_X86_64 / sizeof(int))};
+        return 0;
+    }
+    if (strcmp(u.machine, "aarch64") == 0) {
+        *a = (struct arch){0xC00000B7, 220, 435, -1, 0, 33, 2, DENY_AARCH64, (int)(sizeof DENY_AARCH64 / sizeof(int))};
+        return 0;
+    }
+    return -1;
+}
+
+static int cmp_int(const void *x, const void *y) {
+    int a = *(const int *)x, b = *(const int *)y;
+    return (a > b) - (a < b);
+}
+
+enum { L_NONE = 0, L_ALLOW = -1, L_DENY = -2, L_ENOSYS = -3 }; /* jump targets before they are resolved */
+
+struct pending {
+    uint16_t code;
+    int jt, jf; /* >= 0: a plain offset; < 0: a label */
+    uint32_t k;
+};
+
+/* The same program as jobns._assemble, instruction for instruction: its length, or -1. */
+static int assemble(const struct arch *a, struct insn *out, int max) {
+    struct pending p[128];
+    int n = 0;
+    int deny[64];
+    int nd = 0;
+    for (int i = 0; i < a->ndeny && nd < 64; i++) {
+        int seen = 0;
+        for (int j = 0; j < nd; j++) seen |= deny[j] == a->deny[i];
+        if (!seen) deny[nd++] = a->deny[i];
+    }
+    qsort(deny, (size_t)nd, sizeof(int), cmp_int);
+#define P(c, t, f, kk) (p[n++] = (struct pending){(c), (t), (f), (uint32_t)(kk)})
+    P(0x20, 0, 0, 4);
+    P(0x15, 0, L_DENY, a->audit);
+    P(0x20, 0, 0, 0);
+    P(0x35, L_DENY, 0, 0x40000000);
+    for (int i = 0; i < nd; i++) P(0x15, L_DENY, 0, deny[i]);
+    int calls[2][2] = {{a->mknod, a->mknod_arg}, {a->mknodat, a->mknodat_arg}};
+    for (int c = 0; c < 2; c++) {
+        if (calls[c][0] < 0) continue;
+        P(0x15, 0, 4, calls[c][0]);
+        P(0x20, 0, 0, 16 + 8 * calls[c][1]);
+        P(0x54, 0, 0, 0xF000);
+        P(0x15, L_DENY, 0, 0x2000);
+        P(0x15, L_DENY, L_ALLOW, 0x6000);
+    }
+    P(0x15, L_ENOSYS, 0, a->clone3);
+    P(0x15, 0, L_ALLOW, a->clone);
+    P(0x20, 0, 0, 16);
+    P(0x45, L_DENY, L_ALLOW, NS_FLAGS);
+    int allow = n;
+    P(0x06, 0, 0, 0x7FFF0000);
+    P(0x06, 0, 0, 0x00050000 | 1);
+    P(0x06, 0, 0, 0x00050000 | 38);
+#undef P
+    if (n > max) return -1;
+    for (int i = 0; i < n; i++) {
+        int jt = p[i].jt, jf = p[i].jf;
+        if (jt < 0) jt = allow + (-jt - 1) - i - 1;
+        if (jf < 0) jf = allow + (-jf - 1) - i - 1;
+        out[i] = (struct insn){p[i].code, (uint8_t)jt, (uint8_t)jf, p[i].k};
+    }
+    return n;
+}
+
+/* ---------------------------------------------------------------- the plan (jobns._plan) */
+
+struct plan_store {
+    struct ts_mount mounts[MAX_MOUNTS];
+    char text[MAX_MOUNTS][3][4200]; /* target, data, keep */
+    int n;
+    int pts;
+};
+
+/* mountinfo's octal escapes (\040 ...) undone in place */
+static void unescape(char *s) {
+    char *o = s;
+    for (char *i = s; *i; i++) {
+        if (i[0] == '\\' && i[1] >= '0' && i[1] <= '7' && i[2] >= '0' && i[2] <= '7' && i[3] >= '0' && i[3] <= '7') {
+            *o++ = (char)((i[1] - '0') * 64 + (i[2] - '0') * 8 + (i[3] - '0'));
+            i += 3;
+        } else {
+            *o++ = *i;
+        }
+    }
+    *o = '\0';
+}
+
+static int is_dir(const char *p) {
+    int fd = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) return 0;
+    close(fd);
+    return 1;
+}
+
+static int under(const char *path, const char *dir) {
+    size_t n = strlen(dir);
+    while (n > 1 && dir[n - 1] == '/') n--;
+    if (n == 1 && dir[0] == '/') return path[0] == '/' && path[1] != '\0';
+    return strncmp(path, dir, n) == 0 && path[n] == '/';
+}
+
+/* hygiene.find_writable + jobns._plan: every read-write mount this user can write (but the worker's own
+ * folder), a fresh tmpfs of the same size and mode (an mqueue a new mqueue), the worker's folder bound back
+ * where it lives inside one; the host-socket folders hidden; /dev/pts when it is a devpts. */
+static void make_plan(struct plan_store *s, const char *own) {
+    s->n = 0;
+    s->pts = 0;
+    FILE *f = fopen("/proc/self/mountinfo", "re");
+    if (!f) return;
+    char line[8192];
+    const uint64_t flags = MS_NOSUID | MS_NODEV | MS_NOEXEC;
+    while (fgets(line, sizeof line, f)) {
+        char *sep = strstr(line, " - ");
+        if (!sep) continue;
+        *sep = '\0';
+        char *fields[6];
+        int nf = 0;
+        for (char *tok = strtok(line, " "); tok && nf < 6; tok = strtok(NULL, " ")) fields[nf++] = tok;
+        if (nf < 6) continue;
+        char fstype[64];
+        if (sscanf(sep + 3, "%63s", fstype) != 1) continue;
+        char point[4096];
+        snprintf(point, sizeof point, "%s", fields[4]);
+        unescape(point);
+        if (strcmp(point, "/dev/pts") == 0 && strcmp(fstype, "devpts") == 0) s->pts = 1;
+        char opts[256];
+        snprintf(opts, sizeof opts, ",%s,", fields[5]);
+        if (!strstr(opts, ",rw,")) continue;
+        if (!strcmp(fstype, "proc") || !strcmp(fstype, "sysfs") || !strcmp(fstype, "cgroup") || !strcmp(fstype, "cgroup2") ||
+            !strcmp(fstype, "devpts") || !strcmp(fstype, "devtmpfs"))
+            continue;
+        if (!strcmp(point, "/proc") || !strcmp(point, "/sys") || under(point, "/proc") || under(point, "/sys")) continue;
+        if (own && strcmp(point, own) == 0) continue;
+        if (!is_dir(point) || access(point, W_OK | X_OK) != 0) continue;
+        int dup = 0;
+        for (int i = 0; i < s->n; i++) dup |= strcmp(s->mounts[i].target, point) == 0;
+        if (dup || s->n >= MAX_MOUNTS - 2) continue;
+        int i = s->n;
+        snprintf(s->text[i][0], sizeof s->text[i][0], "%s", point);
+        struct ts_mount *m = &s->mounts[i];
+        memset(m, 0, sizeof *m);
+        m->target = s->text[i][0];
+        m->flags = flags;
+        if (strcmp(fstype, "mqueue") == 0) {
+            m->source = "mqueue";
+            m->fstype = "mqueue";
+        } else {
+            struct statvfs st;
+            struct stat sb;
+            if (statvfs(point, &st) != 0 || stat(point, &sb) != 0) continue;
+            unsigned long long size = (unsigned long long)st.f_blocks * st.f_frsize;
+            if (size < (1ULL << 20)) size = 1ULL << 20;
+            snprintf(s->text[i][1], sizeof s->text[i][1], "size=%llu,mode=%o", size, (unsigned)(sb.st_mode & 07777));
+            m->source = "tmpfs";
+            m->fstype = "tmpfs";
+            m->data = s->text[i][1];
+            if (own && under(own, point)) {
+                snprintf(s->text[i][2], sizeof s->text[i][2], "%s", own);
+                m->keep = s->text[i][2];
+            }
+        }
+        s->n++;
+    }
+    fclose(f);
+    for (size_t h = 0; h < sizeof HIDDEN / sizeof HIDDEN[0]; h++) {
+        if (!is_dir(HIDDEN[h])) continue;
+        struct ts_mount *m = &s->mounts[s->n++];
+        *m = (struct ts_mount){"tmpfs", HIDDEN[h], "tmpfs", MS_RDONLY | flags, "size=4096,mode=555", NULL};
+    }
+}
+
+/* ts_enter's codes by name (jobns._C_WALLS); a mount's wall is "tmpfs:<point>" or "hidden:<point>" */
+static void wall_name(const struct plan_store *s, int code, char *buf, size_t n) {
+    static const char *const names[] = {"?", "ids", "uid", "mnt", "pts", "pts-refused", "proc", "nouserns", "proc-hidden", "nocaps", "seccomp"};
+    if (code >= W_MOUNT0 && code - W_MOUNT0 < s->n) {
+        const struct ts_mount *m = &s->mounts[code - W_MOUNT0];
+        snprintf(buf, n, "%s:%s", m->flags & MS_RDONLY ? "hidden" : "tmpfs", m->target);
+    } else if (code > 0 && code < (int)(sizeof names / sizeof names[0])) {
+        snprintf(buf, n, "%s", names[code]);
+    } else {
+        snprintf(buf, n, "?%d", code);
+    }
+}
+
+static int off(const char *wall) {
+    const char *v = getenv("TOOLSMITH_TEST_WALLS");
+    if (!v) return 0;
+    size_t n = strlen(wall);
+    for (const char *p = v; *p;) {
+        const char *e = strchr(p, ',');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        if (len == n && strncmp(p, wall, n) == 0) return 1;
+        if (!e) break;
+        p = e + 1;
+    }
+    return 0;
+}
+
+static void usage(void) {
+    fprintf(stderr, "usage: jobns-launch [--keep DIR] [--probe | --print-filter] -- PROGRAM ARGS...\n");
+    exit(64);
+}
+
+int main(int argc, char **argv) {
+    const char *keep = NULL;
+    int probe = 0, print = 0, i = 1;
+    for (; i < argc; i++) {
+        if (strcmp(argv[i], "--keep") == 0 && i + 1 < argc) keep = argv[++i];
+        else if (strcmp(argv[i], "--probe") == 0) probe = 1;
+        else if (strcmp(argv[i], "--print-filter") == 0) print = 1;
+        else if (strcmp(argv[i], "--") == 0) {
+            i++;
+            break;
+        } else usage();
+    }
+    struct arch a;
+    int have_arch = machine_arch(&a) == 0;
+    static struct insn prog[128];
+    int nprog = have_arch ? assemble(&a, prog, 128) : -1;
+    if (print) {
+        for (int k = 0; k < nprog; k++) printf("%u %u %u %u\n", prog[k].code, prog[k].jt, prog[k].jf, prog[k].k);
+        return nprog > 0 ? 0 : 1;
+    }
+    if (!probe && i >= argc) usage();
+    if (!have_arch || nprog < 0) {
+        fprintf(stderr, "toolsmith jobns-launch: no job filter for this architecture: jobs are not started here\n");
+        return 70;
+    }
+    struct {
+        uint16_t len;
+        const struct insn *filter;
+    } fprog = {(uint16_t)nprog, prog};
+    static struct plan_store store;
+    make_plan(&store, keep);
+    struct ts_plan plan = {store.n, store.pts, store.mounts, off("noseccomp") ? NULL : (const void *)&fprog};
+
+    int alive[2];
+    if (pipe2(alive, O_CLOEXEC) < 0) {
+        fprintf(stderr, "toolsmith jobns-launch: pipe: %s\n", strerror(errno));
+        return 70;
+    }
+    unsigned int uid = (unsigned int)getuid(), gid = (unsigned int)getgid();
+    fflush(NULL);
+    long pid = syscall(SYS_clone, (unsigned long)(JOB_FLAGS | SIGCHLD), 0L, 0L, 0L, 0L);
+    if (pid < 0) {
+        fprintf(stderr,
+                "toolsmith jobns-launch: the kernel refused the job's namespaces (clone with CLONE_NEWUSER, "
+                "NEWPID, NEWNS, NEWIPC): %s\n",
+                strerror(errno));
+        return 70;
+    }
+    if (pid == 0) {
+        close(alive[1]);
+        /* the launcher's end: SIGKILL to this pid 1 (so to its whole namespace); gone already: stop */
+        prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+        struct pollfd pf = {alive[0], POLLIN, 0};
+        if (poll(&pf, 1, 0) != 0) _exit(70);
+        close(alive[0]);
+        int32_t out[64];
+        int n = ts_enter(&plan, uid, gid, 0, out, 64);
+        if (probe) {
+            char name[4200];
+            for (int k = 0; k < store.n; k++) {
+                wall_name(&store, W_MOUNT0 + k, name, sizeof name);
+                printf("plan %s\n", name);
+            }
+            if (store.pts) printf("plan pts\n");
+            for (int k = 0; k < n; k++) {
+                wall_name(&store, out[k], name, sizeof name);
+                printf("%s\n", name);
+            }
+            fflush(stdout);
+            _exit(0);
+        }
+        execv(argv[i], argv + i);
+        fprintf(stderr, "toolsmith jobns-launch: could not run %s: %s\n", argv[i], strerror(errno));
+        _exit(70);
+    }
+    close(alive[0]);
+    int status = 0;
+    while (waitpid((pid_t)pid, &status, 0) < 0) {
+        if (errno != EINTR) {
+            fprintf(stderr, "toolsmith jobns-launch: waiting for the job: %s\n", strerror(errno));
+            return 70;
+        }
+    }
+    if (WIFSIGNALED(status)) {
+        int sig = WTERMSIG(status);
+        signal(sig, SIG_DFL);
+        sigset_t set;
+        sigemptyset(&set);
+        sigaddset(&set, sig);
+        sigprocmask(SIG_UNBLOCK, &set, NULL);
+        kill(getpid(), sig);
+        return 128 + sig;
+    }
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 70;
+}

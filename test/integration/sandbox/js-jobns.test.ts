@@ -1,0 +1,323 @@
+/**
+ * JS jobs alone, by the kernel (docs/sandboxes.md, "Between jobs", rule 0): each node job's process is
+ * started by the launcher (sandbox-images/node/native/jobns-launch.c) in user, pid, mount and IPC
+ * namespaces of its own, with the Python job's walls. Written as the attack: the script has escaped the
+ * language (TOOLSMITH_TEST_WALLS=jsescape hands it its process's own powers: /proc, signals, files,
+ * programs), and the walls behind the namespaces (the worker's sweep and wipe) are off (`nosweep`,
+ * `nowipe`), so the namespaces hold alone. node has no call for SysV IPC or namespaces: the job runs a
+ * small static program for those (test/fixtures/sandbox/jsprobe.c), put where the job can run it: in an
+ * image made from the node image (docker), in the worker's folder (bubblewrap).
+ */
+import { spawnSync } from 'node:child_process';
+import {
+  chmodSync,
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Docker from 'dockerode';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { imagePaths } from '../../../src-main/app/sandbox-factory.ts';
+import type { ExecutionResult } from '../../../src-main/core/sandbox/execution.ts';
+import type { SandboxBackend } from '../../../src-main/infra/sandbox/backend.ts';
+import { DockerWorkerFactory } from '../../../src-main/infra/sandbox/docker.ts';
+import { buildImage, dockerBuild, imageExists } from '../../../src-main/infra/sandbox/images.ts';
+import type { WorkerFactory } from '../../../src-main/infra/sandbox/pool.ts';
+import {
+  bubblewrapFactory,
+  dockerFactory,
+  requireDocker,
+  TEST_LIMITS,
+  testBackend,
+} from '../../support/sandbox.ts';
+import type { TestFactory } from '../../support/sandbox.ts';
+import { repoRoot } from '../../support/workspace.ts';
+
+const WALLS_OFF = ['jsescape', 'nosweep', 'nowipe'];
+const work = mkdtempSync(join(tmpdir(), 'toolsmith-jsprobe-'));
+chmodSync(work, 0o755);
+const PROBE_BUILD = join(work, 'jsprobe');
+
+function buildProbe(): void {
+  const r = spawnSync(
+    'cc',
+    ['-static', '-O2', '-o', PROBE_BUILD, join(repoRoot, 'test/fixtures/sandbox/jsprobe.c')],
+    { encoding: 'utf8' },
+  );
+  if (r.status !== 0) throw new Error(`cc -static jsprobe.c failed: ${r.stderr}`);
+}
+
+/** The node (or bun) image with the probe at /opt/probe/jsprobe, built once per image and probe. */
+async function probeImage(docker: Docker, runtime: 'node' | 'bun'): Promise<string> {
+  const base = await buildImage(docker, runtime, imagePaths());
+  const hash = spawnSync('sha256sum', [PROBE_BUILD], { encoding: 'utf8' }).stdout.slice(0, 12);
+  const tag = `toolsmith-test/${runtime}-jsprobe:${base.split(':')[1]}-${hash}`;
+  if (await imageExists(docker, tag)) return tag;
+  const ctx = join(work, 'ctx');
+  mkdirSync(ctx, { recursive: true });
+  copyFileSync(PROBE_BUILD, join(ctx, 'jsprobe'));
+  writeFileSync(join(ctx, 'Dockerfile'), `FROM ${base}\nCOPY jsprobe /opt/probe/jsprobe\n`);
+  await dockerBuild(docker, ctx, tag, () => {}, { labels: { 'toolsmith.test': '1' } });
+  return tag;
+}
+
+interface Level {
+  name: string;
+  runtime: 'node' | 'bun';
+  make: () => Promise<{ factory: WorkerFactory & { dispose(): Promise<void> }; probe: string }>;
+}
+
+const onDocker = (runtime: 'node' | 'bun'): Level => ({
+  name: `docker, ${runtime}`,
+  runtime,
+  make: async () => {
+    const docker = new Docker();
+    await requireDocker(docker);
+    const tag = await probeImage(docker, runtime);
+    const factory = new DockerWorkerFactory(docker, async () => tag, TEST_LIMITS, {
+      wallsOff: WALLS_OFF,
+    });
+    await factory.start();
+    return { factory, probe: '/opt/probe/jsprobe' };
+  },
+});
+
+const LEVELS: Level[] = [
+  onDocker('node'),
+  onDocker('bun'),
+  {
+    name: 'process (bubblewrap), node',
+    runtime: 'node',
+    make: async () => {
+      const factory = bubblewrapFactory({ wallsOff: WALLS_OFF });
+      // The worker's folder (bound read-only into the sandbox, and back into each job's /tmp).
+      const dir = (factory as unknown as { dir: string }).dir;
+      copyFileSync(PROBE_BUILD, join(dir, 'jsprobe'));
+      chmodSync(join(dir, 'jsprobe'), 0o755);
+      return { factory, probe: join(dir, 'jsprobe') };
+    },
+  },
+];
+
+beforeAll(buildProbe);
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+/** The script's side: `sys(op, ...args)` answers the op's value, or throws its error code. */
+const SYS = `const sys = (op, ...args) => { const r = JSON.parse(escaped(op, ...args)); if ('error' in r) throw new Error(r.error); return r.ok; };
+const trySys = (op, ...args) => { try { return sys(op, ...args); } catch (e) { return 'error: ' + e.message; } };
+`;
+
+for (const level of LEVELS) {
+  describe(`JS jobs alone, namespaces only (sweep and wipe off): ${level.name}`, () => {
+    let factory: WorkerFactory & { dispose(): Promise<void> };
+    let backend: SandboxBackend;
+    let probe: string;
+    beforeAll(async () => {
+      ({ factory, probe } = await level.make());
+      backend = testBackend(factory, { toolsSource: '', pool: { minSize: 1, maxSize: 1, standby: 0 } });
+    }, 300_000);
+    afterAll(async () => {
+      await backend?.dispose();
+      await factory?.dispose();
+    });
+    const run = (body: string): Promise<ExecutionResult> =>
+      backend.execute({
+        sandbox: 'jsjobns',
+        runtime: level.runtime,
+        language: 'js',
+        code: SYS + body,
+        bodyStartLine: 1,
+        tools: {},
+        timeoutMs: 30_000,
+      });
+    const ok = (r: ExecutionResult) => {
+      expect(r.error, JSON.stringify(r.error)).toBeUndefined();
+      expect(r.success).toBe(true);
+      return r.data as Record<string, unknown>;
+    };
+
+    it("no other job's process and not the worker is in its /proc or can be signalled", async () => {
+      // job A leaves a survivor in a session of its own; job B looks for it and for the worker
+      const a = ok(await run(`emitResult({ left: sys('leave', ${JSON.stringify(probe)}, 'sleep') });\n`));
+      expect(typeof a['left']).toBe('number');
+      const b = ok(
+        await run(`const me = sys('pid');
+const inProc = sys('list', '/proc').filter((n) => /^\\d+$/.test(n)).map(Number).filter((p) => p !== me);
+const signalled = [];
+// (its own threads answer kill() too: they are its own process)
+const mine = sys('list', '/proc/self/task').map(Number);
+for (let p = 1; p <= 400; p++) if (!mine.includes(p) && trySys('kill', p) === true) signalled.push(p);
+emitResult({ me, ppid: sys('ppid'), inProc, signalled });
+`),
+      );
+      expect(b).toEqual({ me: 1, ppid: 0, inProc: [], signalled: [] });
+    }, 120_000);
+
+    it('a file one job writes in /tmp or /dev/shm is not there for the next', async () => {
+      ok(
+        await run(
+          `sys('write', '/tmp/js-left-' + 'behind', 'secret'); sys('write', '/dev/shm/js-left-behind', 'secret');\nemitResult(sys('list', '/tmp').includes('js-left-behind'));\n`,
+        ),
+      );
+      const b = ok(
+        await run(
+          `emitResult({ tmp: sys('list', '/tmp').filter((n) => n.startsWith('js-left')), shm: sys('list', '/dev/shm').filter((n) => n.startsWith('js-left')) });\n`,
+        ),
+      );
+      expect(b).toEqual({ tmp: [], shm: [] });
+    }, 120_000);
+
+    it('SysV shared memory, message queues and semaphores do not cross from one job to the next', async () => {
+      const a = ok(
+        await run(`const r = sys('run', ${JSON.stringify(probe)}, 'ipc-make', '0x7357a11e');
+emitResult(JSON.parse(r.stdout));
+`),
+      );
+      // (made: each id >= 0)
+      expect(
+        Object.values(a).every((v) => typeof v === 'number' && v >= 0),
+        JSON.stringify(a),
+      ).toBe(true);
+      const b = ok(
+        await run(`const r = sys('run', ${JSON.stringify(probe)}, 'ipc-find', '0x7357a11e');
+const listed = ['shm', 'msg', 'sem'].map((k) => sys('read', '/proc/sysvipc/' + k).trim().split('\\n').length - 1);
+emitResult({ found: JSON.parse(r.stdout), listed });
+`),
+      );
+      expect(b).toEqual({ found: { shm: -1, msg: -1, sem: -1 }, listed: [0, 0, 0] });
+    }, 120_000);
+
+    it('the job holds no capability and can make no user namespace', async () => {
+      const r = ok(
+        await run(`const status = sys('read', '/proc/self/status');
+const field = (k) => new RegExp('^' + k + ':\\\\s*(\\\\S+)', 'm').exec(status)?.[1];
+const u = sys('run', ${JSON.stringify(probe)}, 'userns');
+emitResult({ eff: field('CapEff'), prm: field('CapPrm'), filters: field('Seccomp_filters'),
+  maxUserns: sys('read', '/proc/sys/user/max_user_namespaces').trim(), userns: JSON.parse(u.stdout) });
+`),
+      );
+      expect(r).toMatchObject({ eff: '0000000000000000', prm: '0000000000000000', maxUserns: '0' });
+      // the job's own filter on top of the container's (or bubblewrap's)
+      expect(Number(r['filters'])).toBeGreaterThanOrEqual(2);
+      expect(r['userns']).toEqual({ unshare_user: 'EPERM', clone_user: 'EPERM', clone_job: 'EPERM' });
+    }, 120_000);
+  });
+}
+
+/**
+ * The worker ends a job by SIGKILL to the process it started, the launcher: the job's pid 1 (and with it
+ * everything in its namespace) must go too (PR_SET_PDEATHSIG), the sweep off. A cancelled job (the
+ * worker stays: a timeout would replace it) that never yields, read from the host (`docker top`).
+ */
+describe('JS jobs alone: a cancelled job is gone with its launcher (docker, sweep off)', () => {
+  const docker = new Docker();
+  let factory: DockerWorkerFactory;
+  let backend: SandboxBackend;
+  beforeAll(async () => {
+    await requireDocker(docker);
+    const tag = await probeImage(docker, 'node');
+    factory = new DockerWorkerFactory(docker, async () => tag, TEST_LIMITS, { wallsOff: WALLS_OFF });
+    await factory.start();
+    backend = testBackend(factory, { toolsSource: '', pool: { minSize: 1, maxSize: 1, standby: 0 } });
+  }, 300_000);
+  afterAll(async () => {
+    await backend?.dispose();
+    await factory?.dispose();
+  });
+  const run = (body: string, signal?: AbortSignal) =>
+    backend.execute({
+      sandbox: 'jsjobns-cancel',
+      language: 'js',
+      code: SYS + body,
+      bodyStartLine: 1,
+      tools: {},
+      timeoutMs: 60_000,
+      ...(signal ? { signal } : {}),
+    });
+  /** The worker container's processes as the host sees them (their command lines). */
+  const processes = async (id: string) => {
+    const top = (await docker.getContainer(id).top()) as { Processes: string[][] | null };
+    return (top.Processes ?? []).map((p) => p.at(-1) ?? '');
+  };
+
+  it('the job and a child it started are gone once the job is cancelled; the worker serves the next', async () => {
+    expect((await run('emitResult(1);\n')).data).toBe(1);
+    const [c] = await docker.listContainers({
+      filters: { label: ['toolsmith.pool=1', `toolsmith.owner=${process.pid}`] },
+    });
+    if (!c) throw new Error('no worker container');
+    const abort = new AbortController();
+    const running = run(`sys('leave', '/opt/probe/jsprobe', 'sleep');\nwhile (true) {}\n`, abort.signal);
+    const job = (p: string) => p.includes('--job') || p.includes('jsprobe');
+    for (let i = 0; i < 100 && (await processes(c.Id)).filter(job).length < 2; i++)
+      await new Promise((res) => setTimeout(res, 100));
+    expect((await processes(c.Id)).filter(job).length).toBeGreaterThanOrEqual(2);
+    abort.abort();
+    expect((await running).error?.type).toBe('Cancelled');
+    let left: string[] = [];
+    for (let i = 0; i < 50; i++) {
+      left = (await processes(c.Id)).filter(job);
+      if (left.length === 0) break;
+      await new Promise((res) => setTimeout(res, 100));
+    }
+    expect(left).toEqual([]);
+    expect((await run('emitResult(2);\n')).data).toBe(2);
+  }, 120_000);
+});
+
+/**
+ * gVisor refuses mounts in a child user namespace: the worker's probe finds the walls missing and jobs run
+ * as before. (bun: the node image does not start on this runsc, which will not load its execute-only
+ * binary: "failed to load /usr/local/bin/node: permission denied", before and after this change.)
+ */
+describe('JS jobs on gVisor (bun): plain child processes, as before', () => {
+  let factory: TestFactory;
+  let backend: SandboxBackend;
+  beforeAll(async () => {
+    factory = await dockerFactory({ runtime: 'runsc', wallsOff: ['jsescape'] });
+    backend = testBackend(factory, { toolsSource: '', pool: { minSize: 1, maxSize: 1, standby: 0 } });
+  }, 300_000);
+  afterAll(async () => {
+    await backend?.dispose();
+    await factory?.dispose();
+  });
+
+  it('a job runs, in a child process of the worker (not pid 1 of a namespace of its own)', async () => {
+    const r = await backend.execute({
+      sandbox: 'jsjobns-gvisor',
+      runtime: 'bun',
+      language: 'js',
+      code: `${SYS}emitResult({ pid: sys('pid'), ppid: sys('ppid') });\n`,
+      bodyStartLine: 1,
+      tools: {},
+      timeoutMs: 30_000,
+    });
+    expect(r.error).toBeUndefined();
+    const d = r.data as { pid: number; ppid: number };
+    expect(d.pid).not.toBe(1);
+    expect(d.ppid).toBe(1); // (the worker is pid 1 of the sandbox)
+  }, 120_000);
+});
+
+describe('the launcher builds the Python job filter, instruction for instruction', () => {
+  it('--print-filter is jobns._assemble for this machine', async () => {
+    const { buildJobLauncher } = await import('../../../src-main/infra/sandbox/images.ts');
+    const built = buildJobLauncher(join(repoRoot, 'sandbox-images'));
+    expect(built.why).toBeUndefined();
+    const c = spawnSync(built.path as string, ['--print-filter'], { encoding: 'utf8' });
+    const py = spawnSync(
+      'python3',
+      ['-c', 'from toolsmith_worker import jobns\nfor i in jobns._assemble(jobns._ARCH): print(*i)'],
+      { cwd: join(repoRoot, 'sandbox-images/python'), encoding: 'utf8' },
+    );
+    expect(py.status, py.stderr).toBe(0);
+    expect(c.stdout.split('\n').length).toBeGreaterThan(40);
+    expect(c.stdout).toBe(py.stdout);
+    expect(readFileSync(built.path as string).length).toBeGreaterThan(0);
+  });
+});
