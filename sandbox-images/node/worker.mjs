@@ -1144,12 +1144,14 @@ if (isChild) {
     which.finished = true;
     clearTimeout(which.timer);
     try {
-      which.child.kill('SIGKILL');
+      // The launcher kills the job's pid 1 and reaps it (jobLauncher): a launcher killed outright left
+      // that process to this one, which reaps only its own children (a zombie per job, holding a pid).
+      which.child.kill(launcher ? 'SIGTERM' : 'SIGKILL');
     } catch {}
     if (job === which) job = undefined;
     out({ ...done, id: which.id });
     // Before the next line is read (so before the next job): nothing of this job may be left.
-    if (!hygiene.clean()) {
+    if (!hygiene.clean(launcher ? which.child.pid : undefined)) {
       process.stderr.write(
         'toolsmith worker: a job left processes that could not be ended; the worker stops\n',
       );
@@ -1502,11 +1504,37 @@ function betweenJobs() {
       return false;
     }
   };
-  const clean = () => {
+  const clean = (launcherPid) => {
     try {
+      if (launcherPid !== undefined) awaitLauncher(launcherPid);
       return sweep();
     } catch {
       return false; // what cannot be checked is not clean
+    }
+  };
+  /**
+   * A job started by the launcher: its end, the job's pid 1 killed and reaped by the launcher, comes
+   * before the sweep's kill(-1), which could kill the launcher first and leave that process to this one
+   * (never reaped here). At most 2 s; then the launcher is killed (its job dies with it: PR_SET_PDEATHSIG).
+   */
+  const awaitLauncher = (pid) => {
+    const end = Date.now() + 2000;
+    for (;;) {
+      let stat;
+      try {
+        stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+      } catch {
+        return; // gone (reaped)
+      }
+      const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+      if (state === 'Z' || state === 'X') return;
+      if (Date.now() > end) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {}
+        return;
+      }
+      Atomics.wait(nap, 0, 0, 1);
     }
   };
   const sweep = () => {

@@ -11,8 +11,10 @@
  * The launcher clones a process into user, pid, mount and IPC namespaces (exactly the flags the
  * container's and bubblewrap's filters let through), which enters its walls and execs PROGRAM with every
  * descriptor it was given (node's IPC channel among them); the launcher waits and ends as it ended (its
- * exit status, or the same signal). When the launcher dies (the worker's SIGKILL) the job's pid 1 gets
- * SIGKILL too (PR_SET_PDEATHSIG) and the kernel ends everything in its pid namespace. `--keep DIR`: the
+ * exit status, or the same signal). The worker ends a job with SIGTERM to the launcher, which kills the
+ * job's pid 1 (the kernel then ends everything in its pid namespace) and reaps it: the worker reaps
+ * only its own children, never a job's orphaned pid 1. When the launcher dies first (SIGKILL: the
+ * sweep) the job's pid 1 gets SIGKILL too (PR_SET_PDEATHSIG). `--keep DIR`: the
  * worker's own folder, bound back into a fresh mount that would cover it (bubblewrap's /tmp). `--probe`:
  * the walls planned (`plan NAME` lines: each mount, `pts`) and then those made, one name a line on
  * stdout, then exit 0 (the worker asks once whether this level allows them all). Refused by the kernel at a job's start: the reason on stderr and exit 70, the job never runs.
@@ -264,6 +266,19 @@ static int off(const char *wall) {
     return 0;
 }
 
+/* The job's pid (in the launcher's namespace) once cloned; a SIGTERM before that is kept in `ended`. */
+static volatile sig_atomic_t job_pid, ended;
+
+/* SIGTERM (the worker ending the job): SIGKILL to the job's pid 1, whose namespace dies with it; the
+ * launcher then reaps it and exits. (A launcher killed outright instead left the job's pid 1 to the
+ * worker, which reaps no process it did not start: a zombie per job, each holding a pid of the
+ * sandbox's limit until jobs could no longer start threads.) */
+static void on_term(int sig) {
+    (void)sig;
+    ended = 1;
+    if (job_pid > 0) kill((pid_t)job_pid, SIGKILL);
+}
+
 static void usage(void) {
     fprintf(stderr, "usage: jobns-launch [--keep DIR] [--probe | --print-filter] -- PROGRAM ARGS...\n");
     exit(64);
@@ -308,8 +323,20 @@ int main(int argc, char **argv) {
         return 70;
     }
     unsigned int uid = (unsigned int)getuid(), gid = (unsigned int)getgid();
+    sigset_t term, old;
+    sigemptyset(&term);
+    sigaddset(&term, SIGTERM);
+    sigprocmask(SIG_BLOCK, &term, &old);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_term;
+    sigaction(SIGTERM, &sa, NULL);
     fflush(NULL);
     long pid = syscall(SYS_clone, (unsigned long)(JOB_FLAGS | SIGCHLD), 0L, 0L, 0L, 0L);
+    if (pid > 0) {
+        job_pid = (sig_atomic_t)pid;
+        sigprocmask(SIG_SETMASK, &old, NULL); /* (a SIGTERM that came meanwhile is handled here) */
+    }
     if (pid < 0) {
         fprintf(stderr,
                 "toolsmith jobns-launch: the kernel refused the job's namespaces (clone with CLONE_NEWUSER, "
@@ -318,6 +345,8 @@ int main(int argc, char **argv) {
         return 70;
     }
     if (pid == 0) {
+        signal(SIGTERM, SIG_DFL);
+        sigprocmask(SIG_SETMASK, &old, NULL);
         close(alive[1]);
         /* the launcher's end: SIGKILL to this pid 1 (so to its whole namespace); gone already: stop */
         prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);

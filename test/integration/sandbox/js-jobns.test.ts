@@ -271,6 +271,46 @@ describe('JS jobs alone: a cancelled job is gone with its launcher (docker, swee
 });
 
 /**
+ * Every walled job leaves nothing that holds a pid: the worker (pid 1 of the sandbox) reaps only the
+ * processes it started, so a job's pid 1 must be reaped by its launcher. Before, the worker killed the
+ * launcher outright, the job's pid 1 became the worker's zombie, one per job, and with the tests' 64-pid
+ * limit the 52nd job hung at node's start (its platform could not start a thread) until its time limit.
+ */
+for (const [name, make] of [
+  ['docker', () => dockerFactory()],
+  ['process (bubblewrap)', async () => bubblewrapFactory()],
+] as const) {
+  describe(`JS jobs alone: 80 jobs in a row on one worker under a 64-pid limit: ${name}`, () => {
+    let factory: TestFactory;
+    let backend: SandboxBackend;
+    beforeAll(async () => {
+      factory = await make();
+      backend = testBackend(factory, { toolsSource: '', pool: { minSize: 1, maxSize: 1, standby: 0 } });
+    }, 300_000);
+    afterAll(async () => {
+      await backend?.dispose();
+      await factory?.dispose();
+    });
+
+    it('every job runs, none waits for its time limit', async () => {
+      const failed: string[] = [];
+      for (let i = 0; i < 80; i++) {
+        const r = await backend.execute({
+          sandbox: 'jsjobns-many',
+          language: 'js',
+          code: `emitResult(${i});\n`,
+          bodyStartLine: 1,
+          tools: {},
+          timeoutMs: 20_000,
+        });
+        if (r.data !== i) failed.push(`${i}: ${r.exitReason} ${JSON.stringify(r.error)}`);
+      }
+      expect(failed).toEqual([]);
+    }, 600_000);
+  });
+}
+
+/**
  * gVisor refuses mounts in a child user namespace: the worker's probe finds the walls missing and jobs run
  * as before. (bun: the node image does not start on this runsc, which will not load its execute-only
  * binary: "failed to load /usr/local/bin/node: permission denied", before and after this change.)
