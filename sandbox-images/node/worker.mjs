@@ -160,11 +160,9 @@ const errorFrames = (() => {
 const DEFAULT_STACK_FRAMES = 10;
 /** The job's IPC send, taken when this module loads. */
 const ipcSend = typeof process.send === 'function' ? process.send.bind(process) : undefined;
-/** Tests only (TOOLSMITH_TEST_WALLS=leakrealm): the script is handed objects of this realm, as if the first wall had fallen. */
-// (Not under deno: its job process may read no variable but its credentials'.)
 /**
  * The walls a test leaves out (TOOLSMITH_TEST_WALLS, comma-separated; never set outside the tests):
- * `leakrealm` (above), `nojobns` runs JS jobs in plain child processes (no namespaces of their own),
+ * `leakrealm` hands the script objects of this realm, as if the first wall had fallen, `nojobns` runs JS jobs in plain child processes (no namespaces of their own),
  * `nosweep` skips the kill and check of the sandbox's processes after a job, `nowipe` the wipe of its
  * writable mounts, `noseccomp` the job's seccomp filter (the launcher reads it), `jsescape` hands the
  * script `escaped(op, ...)`, this job process's own powers (its /proc, signals, files, programs), as if
@@ -1332,8 +1330,9 @@ if (isChild) {
  * max_user_namespaces 0, the job's seccomp filter. Asked once (`--probe`): used only where every wall it
  * plans is made (a container on runc, bubblewrap). Elsewhere (gVisor refuses mounts in a child user
  * namespace, a kernel without user namespaces, the plain process level, no launcher built, deno) jobs
- * run as before, in plain child processes: the sweep alone keeps them apart. The answer is written
- * once to stderr (`toolsmith worker: JS jobs ...`). Returns { path, args } or undefined.
+ * run as before, in plain child processes: the sweep alone keeps them apart, and (but for deno, the
+ * plain level and `nojobns`) the reason is written once to stderr (`toolsmith worker: JS jobs run
+ * without namespaces of their own: ...`). Returns { path, args } or undefined.
  */
 function jobLauncher() {
   if (RUNTIME === 'deno' || process.env.TOOLSMITH_PRIVATE_TMP !== '1') return undefined;
