@@ -20,7 +20,9 @@ import {
   unlinkSync,
 } from 'node:fs';
 import * as nodeModule from 'node:module';
+import { dirname } from 'node:path';
 import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
 import vm from 'node:vm';
 
 const PROTOCOL = 1;
@@ -1196,7 +1198,7 @@ if (isChild) {
           reason: 'rejected',
           error: { type: 'ValidationError', message: refused.join('; '), frames: [] },
         });
-      const self = new URL(import.meta.url).pathname;
+      const self = fileURLToPath(import.meta.url);
       const heapMb = m.max_old_space_mb ?? 192;
       const child =
         RUNTIME === 'deno'
@@ -1339,7 +1341,7 @@ function jobLauncher() {
   const say = (why) =>
     process.stderr.write(`toolsmith worker: JS jobs run without namespaces of their own: ${why}\n`);
   if (WALLS_OFF.has('nojobns')) return undefined;
-  const dir = new URL('.', import.meta.url).pathname.replace(/\/$/, '');
+  const dir = dirname(fileURLToPath(import.meta.url));
   const path = `${dir}/jobns-launch`;
   try {
     statSync(path);
