@@ -5,14 +5,15 @@
  * snapshot, its problems and tool counts, until a workspace file changed), the config file's bytes, the names under `sandboxes/` and each `tools.py`'s bytes. Any change to one of
  * them misses the cache, and the verb takes the full path (config validated, tools extracted) and writes
  * a new snapshot. Workspaces with MCP sandboxes are never cached (their tools come from live servers).
+ * Entries of workspaces that are gone, or not written for 30 days, are pruned (cache-folder.ts).
  * Only node: modules here: loading the service (zod, pyright) is what this saves (~300 ms).
  */
-import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { Response } from '../contract/api.ts';
 import type { CallShape } from '../core/lang/signature.ts';
 import { codeStamp, packageVersion } from './code-stamp.ts';
 import { readRegularFile } from '../infra/workspace/regular-file.ts';
+import { cacheFolder, pruneSometimes } from './cache-folder.ts';
 
 // Builtins by process.getBuiltinModule, not ES imports: an ES import builds the module's namespace
 // (node:fs's reads every export, its lazy `promises` too), ~3-5 ms of a one-shot verb's ~25 ms start
@@ -41,11 +42,7 @@ export interface SandboxesSnapshot {
 }
 
 const cacheFile = (workspace: string): string =>
-  join(
-    process.env['XDG_CACHE_HOME'] || join(homedir(), '.cache'),
-    'toolsmith',
-    `sandboxes-${createHash('sha256').update(workspace).digest('hex').slice(0, 16)}.json`,
-  );
+  join(cacheFolder(), `sandboxes-${createHash('sha256').update(workspace).digest('hex').slice(0, 16)}.json`);
 
 /** The key of the workspace's current state; undefined when it cannot be read (the full path says why). */
 export function snapshotKey(workspace: string): string | undefined {
@@ -116,5 +113,7 @@ export function writeSnapshot(snapshot: SandboxesSnapshot): void {
     renameSync(tmp, file);
   } catch {
     /* read-only home: no cache */
+    return;
   }
+  pruneSometimes(dirname(file));
 }

@@ -15,18 +15,19 @@
  *   besides: whether stdout and stderr are terminals and their width (commander wraps to it), and the
  *   colour variables (NO_COLOR, FORCE_COLOR, CLICOLOR_FORCE). Not the workspace: no verb's help reads it.
  *   Kept only when commander printed a help with exit 0 (main.ts), in a file of its own (`verbs-help.json`).
+ * Entries of workspaces that are gone, or not written for 30 days, are pruned (cache-folder.ts).
  * Only node: modules here: the full path costs loading the service (zod, pyright, the kits and tools
  * code) and a leftover-container sweep, or for `validate` commander and pyright's parser, for a help
  * commander and every verb's table; a hit costs reading one small file. bin/start.mjs asks
  * `answerFromCache` before it loads main.ts (commander, the redactor, every verb's table): a hit loads
  * this module and the workspace resolver only (a separate entry of the CLI bundle, out/cli/verb-cache.js).
  */
-import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { codeStamp, packageVersion } from './code-stamp.ts';
 import { printEarly } from './early-write.ts';
 import { readRegularFile } from '../infra/workspace/regular-file.ts';
 import { readSnapshot, snapshotKey } from './sandboxes-cache.ts';
+import { cacheFolder, pruneSometimes } from './cache-folder.ts';
 import { resolveWorkspaceDir } from '../infra/workspace/init.ts';
 import type { RuntimeImage } from '../infra/sandbox/images.ts';
 // bin/start.mjs applies the loopback NO_PROXY rule from this module (its first), before anything runs.
@@ -124,8 +125,7 @@ export function helpKey(argv: string[], version: string): string {
 
 const cacheFile = (workspace: string): string =>
   join(
-    process.env['XDG_CACHE_HOME'] || join(homedir(), '.cache'),
-    'toolsmith',
+    cacheFolder(),
     workspace === HELP
       ? 'verbs-help.json'
       : `verbs-${createHash('sha256').update(workspace).digest('hex').slice(0, 16)}.json`,
@@ -189,7 +189,9 @@ export function writeVerbAnswer(workspace: string, answer: VerbAnswer): void {
     renameSync(tmp, file);
   } catch {
     /* read-only home: no cache */
+    return;
   }
+  pruneSometimes(dirname(file));
 }
 
 /** The verb in `argv` (the first word that is not an option or the global option's value). */

@@ -22,6 +22,7 @@ import { PROTOCOL_MOUNT, PROTOCOL_SOCKET_ENV, ProtocolSocket } from './protocol-
 import { Installation, INSTALLATION_LABEL, INSTANCE_LABEL, pruneLeftovers } from './installation.ts';
 import type { SandboxSpec, WorkerFactory } from './pool.ts';
 import { errorMessage } from '../../core/errors.ts';
+import { ownPlace } from '../test-run-guard.ts';
 
 export const POOL_LABEL = 'toolsmith.pool';
 
@@ -68,7 +69,9 @@ export const credentialEnv = (name: string) => `TOOLSMITH_CRED_${name.replace(/\
  */
 export function podmanSeccompFile(): string {
   const profile = dockerSeccompProfile();
-  const dir = join(process.env['XDG_CACHE_HOME'] || join(homedir(), '.cache'), 'toolsmith', 'seccomp');
+  const dir = ownPlace(
+    join(process.env['XDG_CACHE_HOME'] || join(homedir(), '.cache'), 'toolsmith', 'seccomp'),
+  );
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const file = join(dir, `${createHash('sha256').update(profile).digest('hex').slice(0, 16)}.json`);
   const tmp = `${file}.${process.pid}.tmp`;

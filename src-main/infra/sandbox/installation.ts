@@ -12,6 +12,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type Docker from 'dockerode';
+import { ownPlace } from '../test-run-guard.ts';
 
 export const INSTALLATION_LABEL = 'toolsmith.installation';
 export const INSTANCE_LABEL = 'toolsmith.instance';
@@ -23,9 +24,9 @@ export const INSTANCE_LABEL = 'toolsmith.instance';
  */
 export function userDataDir(): string {
   const env = process.env['TOOLSMITH_DATA_DIR'] || process.env['TOOLSMITH_HOME'];
-  if (env) return env;
+  if (env) return ownPlace(env);
   const xdg = process.env['XDG_DATA_HOME'];
-  return join(xdg || join(homedir(), '.local', 'share'), 'toolsmith');
+  return ownPlace(join(xdg || join(homedir(), '.local', 'share'), 'toolsmith'));
 }
 
 const ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{7,127}$/;

@@ -8,6 +8,7 @@ import { errnoWords, errorMessage, systemErrorLine } from '../../core/errors.ts'
 import { atomicWrite, WorkspaceError } from './atomic.ts';
 import { readRegularFile } from './regular-file.ts';
 import { sampleWorkspaceDir } from './paths.ts';
+import { ownPlace } from '../test-run-guard.ts';
 
 // Builtins by process.getBuiltinModule, not ES imports: an ES import builds the module's namespace
 // (node:fs's reads every export, its lazy `promises` too), ~3-5 ms of a one-shot verb's ~25 ms start
@@ -28,9 +29,9 @@ const {
 /** Per-user data: $TOOLSMITH_HOME, else $XDG_DATA_HOME/toolsmith, else ~/.local/share/toolsmith. */
 export function userDataDir(): string {
   const env = process.env['TOOLSMITH_HOME'];
-  if (env) return resolve(env);
+  if (env) return ownPlace(resolve(env));
   const xdg = process.env['XDG_DATA_HOME'];
-  return join(xdg ? resolve(xdg) : join(homedir(), '.local', 'share'), 'toolsmith');
+  return ownPlace(join(xdg ? resolve(xdg) : join(homedir(), '.local', 'share'), 'toolsmith'));
 }
 
 const SKIP = /(^|[\\/])(runs\.db[^\\/]*|logs|__pycache__)$/;

@@ -4,7 +4,7 @@
  * reach any test, and are theirs again when the run ends; their home, populated by their own use of
  * Toolsmith, is neither read nor written, and a run that writes it fails naming the files.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -117,34 +117,81 @@ describe('a person’s populated home', () => {
     }
   });
 
-  it('a run that writes the person’s Toolsmith files fails when it ends, naming each one', async () => {
+  /** The variables that place Toolsmith's data, out of the environment: `HOME` alone says where. */
+  const personOnly = (home: string) => {
+    process.env['HOME'] = home;
+    for (const v of [
+      'TOOLSMITH_TEST_ROOT',
+      'TOOLSMITH_HOME',
+      'TOOLSMITH_DATA_DIR',
+      'XDG_DATA_HOME',
+      'XDG_CACHE_HOME',
+      'NODE_COMPILE_CACHE',
+    ])
+      delete process.env[v];
+  };
+  const cli = (args: string[], env: NodeJS.ProcessEnv) =>
+    runCommand(nodeBin, [join(repoRoot, 'bin/toolsmith.mjs'), ...args], { cwd: tmpdir(), env });
+  const failure = async (teardown: () => Promise<void>) =>
+    (await teardown().then(
+      () => undefined,
+      (e: unknown) => e,
+    )) as Error | undefined;
+
+  it('a process of the run that reaches the person’s Toolsmith files is refused at once, and the run fails naming them', async () => {
     const home = populatedHome();
     try {
-      process.env['HOME'] = home;
-      for (const v of [
-        'TOOLSMITH_TEST_ROOT',
-        'TOOLSMITH_HOME',
-        'TOOLSMITH_DATA_DIR',
-        'XDG_DATA_HOME',
-        'XDG_CACHE_HOME',
-      ])
-        delete process.env[v];
+      personOnly(home);
       const teardown = setup();
-      // What a leak does: the recent list rewritten, a cache entry added, the home workspace removed.
+      const runRoot = process.env['TOOLSMITH_TEST_ROOT']!;
+      // A leak: a Toolsmith process of the run (it inherits TOOLSMITH_TEST_ROOT) whose data and cache
+      // variables point at the person's folders. It stops at the first one, naming it, and writes nothing.
+      const data = join(home, '.local/share/toolsmith');
+      const r = await cli(['sandboxes'], {
+        ...process.env,
+        TOOLSMITH_HOME: data,
+        XDG_CACHE_HOME: join(home, '.cache'),
+      });
+      expect(r.code).not.toBe(0);
+      expect(r.err).toContain(`was about to use ${data}, a Toolsmith file of the person running the tests`);
+      // What a leak by other code does: the recent list rewritten with a workspace of the run.
       const recent = join(home, '.local/share/toolsmith/recent-workspaces.json');
-      writeFileSync(recent, `${readFileSync(recent, 'utf8')}["/tmp/leak"]\n`);
-      writeFileSync(join(home, '.cache/toolsmith/verbs-1111111111111111.json'), '{}');
-      rmSync(join(home, '.toolsmith'), { recursive: true });
-      const err = (await teardown().then(
-        () => undefined,
-        (e: unknown) => e,
-      )) as Error | undefined;
-      expect(err?.message).toMatch(/the test run wrote the Toolsmith files of the person running it/);
+      writeFileSync(recent, `${JSON.stringify([join(runRoot, 'ws')])}\n`);
+      const err = await failure(teardown);
+      expect(err?.message).toMatch(/the test run used the Toolsmith files of the person running it/);
+      expect(err?.message).toContain(`refused ${data} (process `);
       expect(err?.message).toContain(`changed ${recent}`);
-      expect(err?.message).toContain(`created ${join(home, '.cache/toolsmith/verbs-1111111111111111.json')}`);
-      expect(err?.message).toContain(`removed ${join(home, '.toolsmith/config.toml')}`);
+      expect(readdirSync(join(home, '.cache/toolsmith')).filter((f) => f.endsWith('.json'))).toEqual([
+        'verbs-0000000000000000.json',
+      ]);
       // The environment is the person's again all the same.
       expect(process.env['HOME']).toBe(home);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
+  it('the person’s own Toolsmith writing their files while the run lasts does not fail it', async () => {
+    const home = populatedHome();
+    try {
+      personOnly(home);
+      const before = snapshot(personalPlaces(process.env, home));
+      const teardown = setup();
+      // Their CLI, started outside the run (no TOOLSMITH_TEST_ROOT), in their own home: it answers from
+      // and writes to their sample workspace's copy and cache folder, as it should.
+      const theirs = await cli(['sandboxes'], { PATH: process.env['PATH']!, HOME: home });
+      expect(theirs.err).toBe('');
+      expect(theirs.out).toContain(`workspace ${join(home, '.local/share/toolsmith/sample-workspace')}`);
+      // Their app registering an instance, and removing their home workspace.
+      mkdirSync(join(home, '.local/share/toolsmith/instances'));
+      writeFileSync(join(home, '.local/share/toolsmith/instances/theirs.json'), '{"pid":1}\n');
+      rmSync(join(home, '.toolsmith'), { recursive: true });
+      expect(await failure(teardown)).toBeUndefined();
+      // (their files did change meanwhile: their CLI's cache entries are there)
+      const changed = changes(before, snapshot(personalPlaces(process.env, home)));
+      expect(changed.some((c) => /^created .*\/\.cache\/toolsmith\/verbs-[0-9a-f]{16}\.json /.test(c))).toBe(
+        true,
+      );
     } finally {
       rmSync(home, { recursive: true, force: true });
     }
