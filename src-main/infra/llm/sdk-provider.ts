@@ -15,6 +15,7 @@ import { guardedFetch, MAX_ANSWER_BYTES, sizeOf, tryScope } from './guarded-fetc
 import type { TryProgress } from './guarded-fetch.ts';
 import {
   connectPhase,
+  logConnects,
   proxyFor,
   proxyWaitWords,
   proxyWords,
@@ -23,7 +24,7 @@ import {
   tunnelUnanswered,
   watchTunnels,
 } from '../net/proxy-env.ts';
-import type { ProxyRoute } from '../net/proxy-env.ts';
+import type { ConnectLog, ProxyRoute } from '../net/proxy-env.ts';
 import { checkReachable } from './reachability.ts';
 import { DEFAULT_RETRY, withRetries } from './retry.ts';
 import type { RetryPolicy } from './retry.ts';
@@ -101,10 +102,16 @@ function hostPortOf(url: string): string {
  * What one try was waiting for as the whole call's deadline passed, in words: the proxy's answer to the
  * request for a tunnel, the TLS handshake through it, the connection, the response headers, or the rest
  * of the answer (how much came, and how long ago the last of it), naming the proxy it went through.
+ * `connects`: the try's own connects (another request to the same host may wait for something else).
  */
-export function waitingFor(url: string, proxy: ProxyRoute | undefined, p: TryProgress): string {
+export function waitingFor(
+  url: string,
+  proxy: ProxyRoute | undefined,
+  p: TryProgress,
+  connects?: ConnectLog,
+): string {
   const hostPort = hostPortOf(url);
-  const phase = p.headers ? undefined : connectPhase(url, proxy !== undefined);
+  const phase = p.headers ? undefined : connectPhase(url, proxy !== undefined, connects);
   if (proxy && phase === 'tunnel') return `the proxy's answer: ${tunnelUnanswered(proxy, hostPort)}`;
   if (proxy && phase === 'handshake') return `the TLS handshake: ${tunnelNoHandshake(proxy, hostPort)}`;
   if (phase === 'connecting') return `the connection to ${hostPort}`;
@@ -120,9 +127,14 @@ export function waitingFor(url: string, proxy: ProxyRoute | undefined, p: TryPro
  * handshake through the tunnel that did not finish, or a request that went through the tunnel and got no
  * response headers. Without a proxy: '' (the message is the server's silence, from the URL).
  */
-function headersWaitWords(url: string, proxy: ProxyRoute | undefined, p: TryProgress): string {
+function headersWaitWords(
+  url: string,
+  proxy: ProxyRoute | undefined,
+  p: TryProgress,
+  connects: ConnectLog,
+): string {
   if (!proxy) return '';
-  if (connectPhase(url, true)) return ` from ${url}${proxyWaitWords(url, proxy)}`;
+  if (connectPhase(url, true, connects)) return ` from ${url}${proxyWaitWords(url, proxy, connects)}`;
   if (!p.sent) return '';
   return ` from ${url}: the request went to ${hostPortOf(url)} through ${proxyWords(proxy)} (the connection through it was made), and no response headers came back`;
 }
@@ -217,14 +229,19 @@ export abstract class SdkProvider<Client> implements LlmProvider {
         // TLS handshake did not finish, the response headers, the rest of the answer (read as the
         // deadline passes, while the request still waits).
         const progress: TryProgress = { sent: false, headers: false, bytes: 0, lastAt: started };
+        // This try's own connects: the words are of its own request, whatever another call to the same
+        // host (a concurrent run, an eval's other case) waits for.
+        const connects: ConnectLog = new Set();
         const watch = watchTry(req.signal, deadlines, deadlineAt, {
-          headers: () => headersWaitWords(this.url, proxy, progress),
-          total: () => waitingFor(this.url, proxy, progress),
+          headers: () => headersWaitWords(this.url, proxy, progress, connects),
+          total: () => waitingFor(this.url, proxy, progress, connects),
         });
         try {
           const alive = () => watch.alive();
           const a = await tryScope.run({ alive, streamed: true, maxBytes: MAX_ANSWER_BYTES, progress }, () =>
-            this.stream(client, req, { model, maxTokens, temperature, signal: watch.signal, alive }),
+            logConnects(connects, () =>
+              this.stream(client, req, { model, maxTokens, temperature, signal: watch.signal, alive }),
+            ),
           );
           // An SDK may end the iteration quietly on abort: a deadline or a cancel must not pass as an answer.
           watch.check();

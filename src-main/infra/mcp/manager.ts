@@ -10,6 +10,7 @@ import type { Ajv, ValidateFunction } from 'ajv';
 import type { McpCallResult, McpToolListing } from '../../core/tools/mcp.ts';
 import { errorMessage } from '../../core/errors.ts';
 import {
+  connectsOf,
   fetchThrough,
   ownProxyDispatcher,
   proxyFailure,
@@ -131,6 +132,8 @@ interface Conn {
   garbageSeen: number;
   /** Set when the server sent one message longer than MAX_MCP_MESSAGE_BYTES: the connection was closed. */
   tooLarge: { bytes?: number };
+  /** Over HTTP through the environment's proxy: the connection's own dispatcher (its connects' words). */
+  dispatcher?: OwnDispatcher;
 }
 
 /**
@@ -251,10 +254,12 @@ const describe = (e: unknown): string => {
  * For a server over HTTP that the environment's proxy stands in front of (a wait that ran out may be the
  * proxy's): `: the proxy URL (from $VAR) ... did not answer the request for a tunnel ...` when the proxy
  * never answered, else `; its requests go through the proxy URL (from $VAR)`; '' without a proxy.
+ * `dispatcher`: the connection's own, whose connects alone count (another connection to the same host
+ * may wait for something else).
  */
-const viaProxy = (def: { url?: string | undefined } | undefined): string => {
+const viaProxy = (def: { url?: string | undefined } | undefined, dispatcher?: OwnDispatcher): string => {
   const proxy = def?.url ? proxyFor(def.url) : undefined;
-  return proxy && def?.url ? proxyWaitWords(def.url, proxy) : '';
+  return proxy && def?.url ? proxyWaitWords(def.url, proxy, connectsOf(dispatcher)) : '';
 };
 
 /** `describe`, but a failure of the proxy in front of a server over HTTP names the proxy and its cause. */
@@ -462,6 +467,7 @@ export class McpManager {
     ]);
     this.ajv ??= new ajv.Ajv({ allErrors: true, strict: false });
     let transport: Transport;
+    let dispatcher: OwnDispatcher | undefined;
     const stderr: string[] = [];
     const tooLarge: { bytes?: number } = {};
     try {
@@ -471,7 +477,7 @@ export class McpManager {
         // Through the environment's proxy, the connection's requests have a dispatcher of their own,
         // destroyed as the transport closes: a tunnel the proxy never answered is ended with it, where
         // aborting the request left its socket holding the process open for undici's 300 s.
-        const dispatcher = ownProxyDispatcher();
+        dispatcher = ownProxyDispatcher();
         const http = new StreamableHTTPClientTransport(new URL(def.url), {
           requestInit: { headers },
           // An answer above the limit is cut short as it arrives and the connection closed (the call
@@ -482,13 +488,14 @@ export class McpManager {
             void http.close().catch(() => {});
           }, dispatcher),
         });
-        if (dispatcher) {
+        const own = dispatcher;
+        if (own) {
           const close = http.close.bind(http);
           http.close = async () => {
             try {
               await close();
             } finally {
-              await dispatcher.destroy().catch(() => undefined);
+              await own.destroy().catch(() => undefined);
             }
           };
         }
@@ -539,6 +546,7 @@ export class McpManager {
       garbage: [],
       garbageSeen: 0,
       tooLarge,
+      ...(dispatcher ? { dispatcher } : {}),
     };
     // The transport reports lines it could not parse as MCP here (they never answer a request).
     client.onerror = (e) => {
@@ -563,7 +571,7 @@ export class McpManager {
           new McpError(
             name,
             'mcp_timeout',
-            `MCP server ${name} did not answer initialize within ${startup} ms${viaProxy(def)}`,
+            `MCP server ${name} did not answer initialize within ${startup} ms${viaProxy(def, dispatcher)}`,
           ),
       );
       answersAfterProgress(transport);
@@ -773,7 +781,7 @@ export class McpManager {
         throw new McpError(
           name,
           'mcp_timeout',
-          `MCP server ${name} did not answer ${tool} within ${timeout} ms${viaProxy(this.defs[name])}`,
+          `MCP server ${name} did not answer ${tool} within ${timeout} ms${viaProxy(this.defs[name], conn.dispatcher)}`,
         );
       if (!conn.alive || /closed/i.test(msg)) {
         const st = this.status(name);

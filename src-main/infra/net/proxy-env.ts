@@ -14,6 +14,10 @@
  *   keeps waiting for the answer (300 s) on a socket that holds the process open. An MCP server over
  *   HTTP (`ownProxyDispatcher`, destroyed with its connection) and LLM calls (`tunnelSafeFetch`) use a
  *   dispatcher of their own that is destroyed; `proxyWaitWords` says when it was the proxy that was silent.
+ *   Destroying it also ends a tunnel the proxy answered whose TLS handshake is not done (undici's own
+ *   10 s connect timeout held the process that long after the command's error).
+ * - A deadline's words are those of its own request's connect (`logConnects`, `connectsOf`), never of
+ *   another request to the same host at the same time.
  * No ES imports but type-only ones, which are erased (bin/start.mjs loads this first, through
  * verb-cache.ts; a builtin is taken only when needed).
  */
@@ -243,7 +247,10 @@ export interface OwnDispatcher {
  * proxy (fetch's own dispatcher then connects directly). Why: aborting a fetch does not end a tunnel the
  * proxy has not answered yet (undici waits for the CONNECT's answer up to its 300 s headers timeout),
  * and that socket held the process open: a command that gave up on a silent proxy never exited.
- * Destroying this dispatcher as the connection closes ends it.
+ * Destroying this dispatcher as the connection closes ends it, and ends the tunnels the proxy answered
+ * whose TLS handshake with the server is still under way: undici hands such a tunnel to no client until
+ * the handshake is done, so destroying the dispatcher did not reach it, and its own connect timeout
+ * (10 s) kept the process alive that long after the command had printed its error.
  */
 export function ownProxyDispatcher(): OwnDispatcher | undefined {
   if (!fetchUsesEnvProxy()) return undefined;
@@ -254,25 +261,32 @@ export function ownProxyDispatcher(): OwnDispatcher | undefined {
   const dispatcher = new global.constructor();
   // The connects its requests begin (see `fetchThrough`): undici says nothing more of a connect whose
   // client was destroyed before it ended, so destroying this dispatcher forgets them here.
-  const mine = new Set<PendingConnect>();
+  const mine: ConnectLog = new Set();
   owned.set(dispatcher, mine);
   // undici's destroy() calls itself again with a callback: every form is passed on unchanged.
   const destroy = dispatcher.destroy.bind(dispatcher);
   dispatcher.destroy = (...args: unknown[]) => {
-    for (const c of mine) forgetConnect(c);
-    mine.clear();
+    for (const c of [...mine]) {
+      // A tunnel the proxy answered, its TLS handshake not done: no client holds it yet.
+      c.tunnel?.destroy();
+      forgetConnect(c);
+    }
     return destroy(...args);
   };
   return dispatcher;
 }
 
 /** The connects begun by an own dispatcher's requests. */
-const owned = new WeakMap<OwnDispatcher, Set<PendingConnect>>();
+const owned = new WeakMap<OwnDispatcher, ConnectLog>();
+
+/** The connects begun by an own dispatcher's requests and not ended (for `connectPhase`). */
+export const connectsOf = (dispatcher: OwnDispatcher | undefined): ConnectLog | undefined =>
+  dispatcher ? owned.get(dispatcher) : undefined;
 
 /**
  * `fetch` through an own dispatcher: the connects the request begins are its dispatcher's (an async
  * context around the call: undici begins a connect within the request's dispatch), so that destroying
- * the dispatcher forgets those it never finished.
+ * the dispatcher forgets those it never finished, and ends their tunnels.
  */
 export function fetchThrough(
   dispatcher: OwnDispatcher,
@@ -281,13 +295,14 @@ export function fetchThrough(
 ): Promise<Response> {
   const mine = owned.get(dispatcher);
   const call = () => fetch(input, { ...init, dispatcher } as RequestInit);
-  return mine && connectOwner ? connectOwner.run(mine, call) : call();
+  return mine ? logConnects(mine, call) : call();
 }
 
 /**
  * `fetch` for requests that may be given up before the proxy answered (an LLM call's deadline): through
  * the environment's proxy each request has a dispatcher of its own (`ownProxyDispatcher`), destroyed
- * when the request fails or is aborted before its answer, which ends a tunnel the proxy never answered.
+ * when the request fails or is aborted before its answer, which ends a tunnel the proxy never answered
+ * (or answered, its TLS handshake not done).
  * With fetch's shared dispatcher that tunnel held the process open for undici's 300 s after the call
  * had failed (`toolsmith run` never exited). An answered request's dispatcher is left to its idle
  * socket's keep-alive timeout (an idle socket does not hold the process). Without a proxy: fetch.
@@ -308,19 +323,44 @@ export const tunnelSafeFetch: typeof fetch = async (input, init) => {
  * `answered`: the proxy answered 200 to its CONNECT (the TLS handshake with the server, through the
  * tunnel, is under way).
  */
-interface PendingConnect {
+export interface PendingConnect {
   key: string;
   answered: boolean;
+  /** undici's connector that runs it: a dispatcher's own (a ProxyAgent's), or a pool's. */
+  connector: unknown;
+  /** The tunnel (the socket to the proxy) once the proxy answered, until the handshake in it is done. */
+  tunnel?: { destroy(): void };
+  /** The logs it is in (its dispatcher's, its request's): it leaves them as it ends. */
+  logs: ConnectLog[];
 }
+/**
+ * The connects of one request or one dispatcher, begun and not ended (`logConnects`): a deadline's words
+ * are those of its own request's connect, never of another request to the same host that waits for
+ * something else.
+ */
+export type ConnectLog = Set<PendingConnect>;
 /** Connects begun and not ended, oldest first. */
 const pendingConnects: PendingConnect[] = [];
-/** The own dispatcher (its set of connects) a request runs for: see `fetchThrough`. */
-let connectOwner: AsyncLocalStorage<Set<PendingConnect>> | undefined;
+/** The logs a request runs for (its dispatcher's, its own): see `logConnects`. */
+let connectOwner: AsyncLocalStorage<ConnectLog[]> | undefined;
 let watching = false;
 
 function forgetConnect(c: PendingConnect): void {
   const i = pendingConnects.indexOf(c);
   if (i >= 0) pendingConnects.splice(i, 1);
+  for (const log of c.logs) log.delete(c);
+  delete c.tunnel;
+}
+
+/**
+ * Runs `fn` (which makes requests with fetch) so that the connects its requests begin are put in `log`
+ * (besides any log it already runs for) until they end: `connectPhase(target, proxy, log)` then tells
+ * where this request stands, whatever other requests to the same host wait for.
+ */
+export function logConnects<T>(log: ConnectLog, fn: () => T): T {
+  watchTunnels();
+  if (!connectOwner) return fn();
+  return connectOwner.run([...(connectOwner.getStore() ?? []), log], fn);
 }
 
 /** `host:port` of undici's connect parameters (an empty port is the scheme's). */
@@ -337,6 +377,20 @@ function endpointKey(p: {
   return `${host}:${Number(p.port) || DEFAULT_PORTS[p.protocol ?? ''] || 0}`;
 }
 
+/** Among `candidates`, the oldest of the request an event of undici's runs for (its async context). */
+function ours(candidates: PendingConnect[]): PendingConnect | undefined {
+  const store = connectOwner?.getStore();
+  return store ? candidates.find((c) => c.logs.some((l) => store.includes(l))) : undefined;
+}
+
+/**
+ * The pending connect an event of undici's is about, among `candidates` (same endpoint, same connector
+ * when one matches): one of the request the event runs for first, else an answered one, else the oldest.
+ */
+function pick(candidates: PendingConnect[]): PendingConnect | undefined {
+  return ours(candidates) ?? candidates.find((c) => c.answered) ?? candidates[0];
+}
+
 /**
  * Follows undici's connects (its diagnostics channels): through a proxy, the connect to a server is the
  * tunnel the proxy is asked for (then the TLS handshake through it), so one begun and neither done nor
@@ -349,31 +403,51 @@ export function watchTunnels(): void {
   const dc = process.getBuiltinModule('node:diagnostics_channel');
   const params = (m: unknown) =>
     (m as { connectParams?: Parameters<typeof endpointKey>[0] }).connectParams ?? {};
+  const connectorOf = (m: unknown) => (m as { connector?: unknown }).connector;
   connectOwner = new (process.getBuiltinModule('node:async_hooks').AsyncLocalStorage)();
   const begun = (m: unknown) => {
-    const c = { key: endpointKey(params(m)), answered: false };
+    const logs = connectOwner?.getStore() ?? [];
+    const c: PendingConnect = {
+      key: endpointKey(params(m)),
+      answered: false,
+      connector: connectorOf(m),
+      logs,
+    };
     pendingConnects.push(c);
-    connectOwner?.getStore()?.add(c);
+    for (const log of logs) log.add(c);
   };
-  // Connects to one endpoint end in any order; the oldest one stands for them (an answered one first).
+  // Connects to one endpoint end in any order: the one that ended is of the event's connector (each own
+  // dispatcher has its own) and, among those, of the request it runs for (its async context).
   const ended = (m: unknown) => {
     const key = endpointKey(params(m));
-    const c =
-      pendingConnects.find((p) => p.key === key && p.answered) ?? pendingConnects.find((p) => p.key === key);
+    const connector = connectorOf(m);
+    const same = pendingConnects.filter((p) => p.key === key);
+    const byConnector = same.filter((p) => p.connector === connector);
+    const c = pick(byConnector.length > 0 ? byConnector : same);
     if (c) forgetConnect(c);
   };
   dc.subscribe('undici:client:beforeConnect', begun);
   dc.subscribe('undici:client:connected', ended);
   dc.subscribe('undici:client:connectError', ended);
-  // The proxy answered 200 to a CONNECT (undici >= 7.29 says so; its parameters' path is `host:port`).
-  // Without that channel (an older undici) such a tunnel still reads as unanswered.
+  // The proxy answered 200 to a CONNECT (undici >= 7.29 says so; its parameters' path is `host:port`),
+  // in the async context of the request that asked for it. Without that channel (an older undici) such
+  // a tunnel still reads as unanswered.
   dc.subscribe('undici:proxy:connected', (m) => {
-    const path = (m as { connectParams?: { path?: unknown } }).connectParams?.path;
+    const { connectParams, socket } = m as {
+      connectParams?: { path?: unknown };
+      socket?: { destroy(): void };
+    };
+    const path = connectParams?.path;
     if (typeof path !== 'string') return;
     const at = path.lastIndexOf(':');
     const key = endpointKey({ hostname: path.slice(0, at), port: path.slice(at + 1) });
-    const c = pendingConnects.find((p) => p.key === key && !p.answered);
-    if (c) c.answered = true;
+    const unanswered = pendingConnects.filter((p) => p.key === key && !p.answered);
+    const mine = ours(unanswered);
+    const c = mine ?? unanswered[0];
+    if (!c) return;
+    c.answered = true;
+    // Ended with its dispatcher only when it is surely that request's (never another's tunnel).
+    if (socket && mine) c.tunnel = socket;
   });
 }
 
@@ -381,11 +455,15 @@ export function watchTunnels(): void {
  * Where a request's connect to `target` stands now, from undici's connects (known once `watchTunnels`
  * ran): `tunnel` the proxy has not answered the request for a tunnel (CONNECT), `handshake` it answered
  * and the TLS handshake with the server through the tunnel is not done, `connecting` a connect without a
- * proxy not done, undefined when no connect to it is under way (connected, or not begun).
+ * proxy not done, undefined when no connect to it is under way (connected, or not begun). With `log`
+ * (the request's own connects, `logConnects`, or its dispatcher's, `connectsOf`) only those count: two
+ * requests to one host at once each get their own stage (before, the oldest connect to the host stood
+ * for both, so one waiting for its headers was told of the other's unanswered tunnel).
  */
 export function connectPhase(
   target: string,
   throughProxy: boolean,
+  log?: ConnectLog,
 ): 'tunnel' | 'handshake' | 'connecting' | undefined {
   let key: string;
   try {
@@ -394,7 +472,7 @@ export function connectPhase(
   } catch {
     return undefined;
   }
-  const pending = pendingConnects.filter((c) => c.key === key);
+  const pending = (log ? [...log] : pendingConnects).filter((c) => c.key === key);
   if (pending.length === 0) return undefined;
   if (!throughProxy) return 'connecting';
   return pending.some((c) => c.answered) ? 'handshake' : 'tunnel';
@@ -404,20 +482,20 @@ export function connectPhase(
  * Whether a request to `target` is waiting on its tunnel now: the proxy has not answered the request for
  * a tunnel to the server (or not even taken the connection), or answered it and the TLS handshake through
  * the tunnel is not done (`connectPhase` tells which). Known from the first own dispatcher on (the watch
- * starts then; every undici connect counts).
+ * starts then; every undici connect counts; with `log`, the request's or dispatcher's own).
  */
-export function tunnelPending(target: string): boolean {
-  return connectPhase(target, true) !== undefined;
+export function tunnelPending(target: string, log?: ConnectLog): boolean {
+  return connectPhase(target, true, log) !== undefined;
 }
 
 /**
  * What to add to "did not answer within N ms" for a request to `target` through `proxy`: `: the proxy
  * URL (from $VAR) did not answer the request for a tunnel to HOST:PORT (CONNECT) ...` when the tunnel was
  * still unanswered as the wait ran out (the proxy's silence, not the server's), else `; its requests go
- * through the proxy URL (from $VAR)`.
+ * through the proxy URL (from $VAR)`. `log`: the request's own connects (see `connectPhase`).
  */
-export function proxyWaitWords(target: string, proxy: ProxyRoute): string {
-  const phase = connectPhase(target, true);
+export function proxyWaitWords(target: string, proxy: ProxyRoute, log?: ConnectLog): string {
+  const phase = connectPhase(target, true, log);
   if (!phase) return `; its requests go through ${proxyWords(proxy)}`;
   const u = new URL(target);
   const hostPort = `${u.hostname}:${Number(u.port) || DEFAULT_PORTS[u.protocol] || 0}`;

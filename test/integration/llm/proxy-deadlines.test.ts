@@ -8,6 +8,12 @@
  *   "did not answer the request for a tunnel", for LLM calls and MCP servers over HTTP alike, and OTLP
  *   export said "no answer within N ms" for it and for a collector that never answered inside the tunnel;
  * - an LLM request that went through the tunnel and got no headers said only "no response".
+ * - a command whose request stalled in the TLS handshake through an answered tunnel printed its error at
+ *   the deadline and exited only ~10 s later (undici's own connect timeout held the tunnel, which
+ *   destroying the request's dispatcher did not reach): every command here must have exited 8 s after
+ *   its error at the latest;
+ * - concurrent requests to one host were worded by the oldest connect to that host, so one waiting for
+ *   its headers was told of another's unanswered tunnel.
  *
  * Real processes: the CLI as users run it (`run`, `mcp-servers test`, `runs export --otlp`), proxies
  * written here with node:net/http/tls (one that never answers, one that answers the tunnel and then
@@ -28,7 +34,15 @@ import { startLlmServer } from '../../support/llm-server.ts';
 import type { LlmServer } from '../../support/llm-server.ts';
 import { startOtlpReceiver } from '../../support/otlp-receiver.ts';
 import type { OtlpReceiver } from '../../support/otlp-receiver.ts';
-import { runToolsmith } from '../../support/toolsmith-process.ts';
+import {
+  nodeBin,
+  outputOf,
+  runCommand,
+  runToolsmith,
+  toolsmithArgv,
+} from '../../support/toolsmith-process.ts';
+import type { ToolsmithOutput } from '../../support/toolsmith-process.ts';
+import { spawn } from 'node:child_process';
 import { removeWorkspace, repoRoot, tempWorkspace } from '../../support/workspace.ts';
 
 const RUN_ID = '6f1c2a9e-0b7d-4c55-9a31-3f0e8d2b7c41'; // test/fixtures/runs/run-v1.json
@@ -54,6 +68,13 @@ let tlsProxy: Server;
 /** Leaves the first CONNECT it is asked unanswered, then is `tlsProxy` for the next ones. */
 let firstSilent: Server;
 let firstSilentAsked = 0;
+/**
+ * Three CONNECTs, three stages: the first intercepted (as `tlsProxy`), the second answered 200 then
+ * nothing passed (as `stalling`), the third never answered (as `silent`).
+ */
+let mixed: Server;
+let mixedAsked = 0;
+let mixedPort: number;
 const sockets: Socket[] = [];
 let silentPort: number;
 let stallingPort: number;
@@ -108,11 +129,20 @@ beforeAll(async () => {
     sockets.push(socket);
     socket.resume();
   });
-  [silentPort, stallingPort, tlsPort, firstSilentPort] = await Promise.all([
+  mixed = createServer();
+  mixed.on('connect', (req: IncomingMessage, socket: Socket) => {
+    const n = ++mixedAsked;
+    if (n === 1) return intercept(req, socket);
+    sockets.push(socket);
+    if (n === 2) socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+    socket.resume();
+  });
+  [silentPort, stallingPort, tlsPort, firstSilentPort, mixedPort] = await Promise.all([
     listen(silent),
     listen(stalling),
     listen(tlsProxy),
     listen(firstSilent),
+    listen(mixed),
   ]);
 
   ws = tempWorkspace('toolsmith-proxy-deadlines-');
@@ -141,8 +171,11 @@ afterAll(async () => {
   for (const s of sockets) s.destroy();
   tlsProxy?.closeAllConnections();
   firstSilent?.closeAllConnections();
+  mixed?.closeAllConnections();
   await Promise.all(
-    [silent, stalling, tlsProxy, firstSilent].map((s) => new Promise((r) => (s ? s.close(r) : r(undefined)))),
+    [silent, stalling, tlsProxy, firstSilent, mixed].map(
+      (s) => new Promise((r) => (s ? s.close(r) : r(undefined))),
+    ),
   );
   await llm?.close();
   await receiver?.close();
@@ -168,12 +201,52 @@ function through(port: number): Record<string, string> {
 const proxyNamed = (port: number, variable = 'https_proxy') =>
   `the proxy http://127.0.0.1:${port} (from $${variable}), which its requests go through`;
 
+/** How long a command may take to exit after its error: well under undici's 10 s connect timeout. */
+const EXIT_AFTER_ERROR_MS = 8_000;
+
+/**
+ * `toolsmith --workspace WS ARGS` with `env` added, to its end, and that it exited by itself right
+ * after its error: it must have exited (its exit event) within EXIT_AFTER_ERROR_MS of its output first
+ * holding `error`. Before, a TLS handshake stalled through an answered tunnel kept it alive ~10 s more.
+ */
+async function runToExit(
+  args: string[],
+  env: Record<string, string>,
+  error: string,
+): Promise<ToolsmithOutput> {
+  const [cmd, argv] = toolsmithArgv(ws, args);
+  const child = spawn(cmd, argv, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const output = outputOf(child);
+  const exited = new Promise<'exited'>((resolve) => child.once('exit', () => resolve('exited')));
+  let seen = '';
+  const printed = new Promise<void>((resolve) => {
+    const look = (d: Buffer) => {
+      seen += d.toString();
+      if (seen.includes(error)) resolve();
+    };
+    child.stdout.on('data', look);
+    child.stderr.on('data', look);
+  });
+  const first = await Promise.race([printed.then(() => 'printed' as const), exited]);
+  if (first === 'printed') {
+    const later = await Promise.race([
+      exited,
+      new Promise<'still running'>((r) => setTimeout(() => r('still running'), EXIT_AFTER_ERROR_MS)),
+    ]);
+    if (later === 'still running') child.kill('SIGKILL');
+    expect(later, `toolsmith ${args.join(' ')} after printing ${JSON.stringify(error)}`).toBe('exited');
+  }
+  const r = await output;
+  expect(r.out + r.err).toContain(error);
+  return r;
+}
+
 /** `toolsmith run` of a task with the provider `id`, through the proxy on `port`: its output. */
 async function llmRun(id: string, port: number): Promise<string> {
-  const r = await runToolsmith(
-    ws,
+  const r = await runToExit(
     ['run', 'Tier of user u4', '--sandbox', 'support', '--no-templates', '--provider', id],
     through(port),
+    'error: no provider produced a script',
   );
   expect(r.code).toBe(1);
   return r.out + r.err;
@@ -240,9 +313,91 @@ describe('an LLM call through a proxy: each deadline says what it waited for, an
   }, 60_000);
 });
 
+describe('concurrent LLM calls to one host through a proxy: each deadline says what its own request waited for', () => {
+  it("three calls at once, one stage each (headers, TLS handshake, tunnel): never another call's words", async () => {
+    // Before, the oldest connect to the host stood for every request to it: the call waiting for its
+    // headers and the one whose tunnel was never answered were both told of the other's TLS handshake.
+    llm.reset();
+    llm.fallback = { raw: () => new Promise(() => {}) };
+    mixedAsked = 0;
+    const provider = join(repoRoot, 'src-main/infra/llm/openai.ts');
+    const script = `
+      import { OpenAiProvider } from ${JSON.stringify(provider)};
+      const p = new OpenAiProvider({
+        id: 'p', model: 'm', baseUrl: 'https://${LLM_HOST}/v1', apiKey: 'k', timeoutMs: 1500,
+        retry: { maxRetries: 0, baseDelayMs: 10, maxDelayMs: 10 },
+      });
+      const all = await Promise.allSettled([0, 1, 2].map(() => p.generate({ system: 's', user: 'u' })));
+      console.log(JSON.stringify(all.map((r) => (r.status === 'rejected' ? String(r.reason?.message) : 'answered'))));
+      process.exit(0);
+    `;
+    const r = await runCommand(nodeBin, ['--input-type=module', '-e', script], {
+      env: { ...process.env, ...through(mixedPort) },
+    });
+    expect(r.code, r.err).toBe(0);
+    expect(mixedAsked).toBe(3);
+    expect(llm.requests.length).toBe(1);
+    const messages = JSON.parse(r.out.trim().split('\n').at(-1)!) as string[];
+    const from = `p: timed out: no response within 1.5 s (timeout_ms) from https://${LLM_HOST}/v1: `;
+    const expected = [
+      `${from}the request went to ${LLM_HOST}:443 through the proxy http://127.0.0.1:${mixedPort} (from $https_proxy) (the connection through it was made), and no response headers came back`,
+      `${from}${proxyNamed(mixedPort)}, answered the request for a tunnel to ${LLM_HOST}:443 (CONNECT), then the TLS handshake with the server through that tunnel did not finish`,
+      `${from}${proxyNamed(mixedPort)}, did not answer the request for a tunnel to ${LLM_HOST}:443 (CONNECT)`,
+    ];
+    // Each stage is told once, to one call (which call got which connect is the proxy's order).
+    expect(
+      expected.map((e) => messages.filter((m) => m.startsWith(e)).length),
+      messages.join('\n'),
+    ).toEqual([1, 1, 1]);
+  }, 60_000);
+});
+
+describe('concurrent connections to MCP servers on one host through a proxy: each says what its own waited for', () => {
+  it("three servers at once, one stage each: the words of its own connection's connect", async () => {
+    // The intercepted connection reaches a server that never answers (its request went through the
+    // tunnel); before, it was told of another connection's tunnel, as the others were of each other's.
+    llm.reset();
+    llm.fallback = { raw: () => new Promise(() => {}) };
+    mixedAsked = 0;
+    const script = `
+      import { McpManager } from ${JSON.stringify(join(repoRoot, 'src-main/infra/mcp/manager.ts'))};
+      import { mcpServerSchema } from ${JSON.stringify(join(repoRoot, 'src-main/app/config.ts'))};
+      const def = (path) => mcpServerSchema.parse({ url: 'https://${MCP_HOST}/v1/chat/completions?server=' + path, startup_timeout_ms: 1500 });
+      const m = new McpManager({ a: def('a'), b: def('b'), c: def('c') });
+      const all = await Promise.allSettled(['a', 'b', 'c'].map((n) => m.listTools(n)));
+      console.log(JSON.stringify(all.map((r) => (r.status === 'rejected' ? String(r.reason?.message) : 'listed'))));
+      process.exit(0);
+    `;
+    const r = await runCommand(nodeBin, ['--input-type=module', '-e', script], {
+      env: { ...process.env, ...through(mixedPort) },
+    });
+    expect(r.code, r.err).toBe(0);
+    expect(mixedAsked).toBe(3);
+    const messages = JSON.parse(r.out.trim().split('\n').at(-1)!) as string[];
+    const within = /^MCP server [abc] did not answer initialize within 1500 ms/;
+    expect(
+      messages.every((m) => within.test(m)),
+      messages.join('\n'),
+    ).toBe(true);
+    const expected = [
+      `; its requests go through the proxy http://127.0.0.1:${mixedPort} (from $https_proxy)`,
+      `: ${proxyNamed(mixedPort)}, answered the request for a tunnel to ${MCP_HOST}:443 (CONNECT), then the TLS handshake with the server through that tunnel did not finish`,
+      `: ${proxyNamed(mixedPort)}, did not answer the request for a tunnel to ${MCP_HOST}:443 (CONNECT)`,
+    ];
+    expect(
+      expected.map((e) => messages.filter((m) => m.replace(within, '').startsWith(e)).length),
+      messages.join('\n'),
+    ).toEqual([1, 1, 1]);
+  }, 60_000);
+});
+
 describe('an MCP server over HTTP and OTLP export through a proxy that answers the tunnel, then passes nothing', () => {
   it('mcp-servers test: the proxy answered; the TLS handshake through the tunnel did not finish', async () => {
-    const r = await runToolsmith(ws, ['mcp-servers', 'test', 'remote'], through(stallingPort));
+    const r = await runToExit(
+      ['mcp-servers', 'test', 'remote'],
+      through(stallingPort),
+      'did not answer initialize',
+    );
     expect(r.code).toBe(1);
     expect(r.err).toContain(
       `MCP server remote did not answer initialize within 1500 ms: ${proxyNamed(stallingPort)}, answered the request for a tunnel to ${MCP_HOST}:443 (CONNECT), then the TLS handshake with the server through that tunnel did not finish`,
@@ -251,10 +406,11 @@ describe('an MCP server over HTTP and OTLP export through a proxy that answers t
 
   it('runs export --otlp: the proxy answered; the TLS handshake through the tunnel did not finish', async () => {
     const timeout = { OTEL_EXPORTER_OTLP_TIMEOUT: '1500' };
-    const stalled = await runToolsmith(ws, ['runs', 'export', RUN_ID, '--otlp', COLLECTOR_TLS], {
-      ...through(stallingPort),
-      ...timeout,
-    });
+    const stalled = await runToExit(
+      ['runs', 'export', RUN_ID, '--otlp', COLLECTOR_TLS],
+      { ...through(stallingPort), ...timeout },
+      'did not finish within 1500 ms',
+    );
     expect(stalled.code).toBe(3);
     expect(stalled.err).toContain(
       `${proxyNamed(stallingPort)}, answered the request for a tunnel to ${COLLECTOR_HOST}:4318 (CONNECT), then the TLS handshake with the server through that tunnel did not finish within 1500 ms`,
