@@ -18,6 +18,9 @@
  * worker's own folder, bound back into a fresh mount that would cover it (bubblewrap's /tmp). `--probe`:
  * the walls planned (`plan NAME` lines: each mount, `pts`) and then those made, one name a line on
  * stdout, then exit 0 (the worker asks once whether this level allows them all). Refused by the kernel at a job's start: the reason on stderr and exit 70, the job never runs.
+ * So are a probe and a job where a writable mount would stay out of the plan (more than MAX_MOUNTS - 2 of
+ * them, or no mountinfo to find them in): such a mount would be shared by every job, and the probe, which
+ * checks only what was planned, would not see it.
  *
  * Built static on the host (`cc -static`, images.ts buildJobLauncher): the node, bun and deno images have
  * no C library of their own to link against besides the runtime's.
@@ -139,6 +142,8 @@ struct plan_store {
     char text[MAX_MOUNTS][3][4200]; /* target, data, keep */
     int n;
     int pts;
+    /* why a writable mount would stay out of the plan (shared by every job): no job is started then */
+    char refused[4400];
 };
 
 /* mountinfo's octal escapes (\040 ...) undone in place */
@@ -175,8 +180,13 @@ static int under(const char *path, const char *dir) {
 static void make_plan(struct plan_store *s, const char *own) {
     s->n = 0;
     s->pts = 0;
+    s->refused[0] = '\0';
     FILE *f = fopen("/proc/self/mountinfo", "re");
-    if (!f) return;
+    if (!f) {
+        /* no mount can be planned: none is left shared by mistake either */
+        snprintf(s->refused, sizeof s->refused, "cannot read /proc/self/mountinfo: %s", strerror(errno));
+        return;
+    }
     char line[8192];
     const uint64_t flags = MS_NOSUID | MS_NODEV | MS_NOEXEC;
     while (fgets(line, sizeof line, f)) {
@@ -204,7 +214,14 @@ static void make_plan(struct plan_store *s, const char *own) {
         if (!is_dir(point) || access(point, W_OK | X_OK) != 0) continue;
         int dup = 0;
         for (int i = 0; i < s->n; i++) dup |= strcmp(s->mounts[i].target, point) == 0;
-        if (dup || s->n >= MAX_MOUNTS - 2) continue;
+        if (dup) continue;
+        if (s->n >= MAX_MOUNTS - 2) {
+            /* (room kept for the two hidden folders) */
+            if (!s->refused[0])
+                snprintf(s->refused, sizeof s->refused, "more than %d writable mounts (%s is one too many)",
+                         MAX_MOUNTS - 2, point);
+            continue;
+        }
         int i = s->n;
         snprintf(s->text[i][0], sizeof s->text[i][0], "%s", point);
         struct ts_mount *m = &s->mounts[i];
@@ -315,6 +332,11 @@ int main(int argc, char **argv) {
     } fprog = {(uint16_t)nprog, prog};
     static struct plan_store store;
     make_plan(&store, keep);
+    if (store.refused[0]) {
+        /* Its job would share that mount with every later job (and the probe would not have seen it). */
+        fprintf(stderr, "toolsmith jobns-launch: %s: jobs are not started here\n", store.refused);
+        return 70;
+    }
     struct ts_plan plan = {store.n, store.pts, store.mounts, off("noseccomp") ? NULL : (const void *)&fprog};
 
     int alive[2];

@@ -25,7 +25,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { imagePaths } from '../../../src-main/app/sandbox-factory.ts';
 import type { ExecutionResult } from '../../../src-main/core/sandbox/execution.ts';
 import type { SandboxBackend } from '../../../src-main/infra/sandbox/backend.ts';
-import { DockerWorkerFactory } from '../../../src-main/infra/sandbox/docker.ts';
+import { DockerWorkerFactory, hostConfig } from '../../../src-main/infra/sandbox/docker.ts';
 import { buildImage, dockerBuild, imageExists } from '../../../src-main/infra/sandbox/images.ts';
 import type { WorkerFactory } from '../../../src-main/infra/sandbox/pool.ts';
 import {
@@ -360,4 +360,48 @@ describe('the launcher builds the Python job filter, instruction for instruction
     expect(c.stdout).toBe(py.stdout);
     expect(readFileSync(built.path as string).length).toBeGreaterThan(0);
   });
+});
+
+/**
+ * A writable mount the launcher's plan has no room for would be left to every job in turn, and the
+ * worker's probe, which checks only the walls planned, would not see it: the launcher refuses instead
+ * (then the worker runs JS jobs as before, the sweep and wipe keeping them apart). Before, it skipped
+ * every writable mount past its 22nd without a word and the probe passed.
+ */
+describe('the launcher and more writable mounts than its plan holds (docker, node)', () => {
+  it('--probe refuses, naming the mount left out, instead of a plan without it', async () => {
+    const docker = new Docker();
+    await requireDocker(docker);
+    const image = await buildImage(docker, 'node', imagePaths());
+    const extra = Object.fromEntries(
+      Array.from({ length: 30 }, (_, i) => [`/tmp/m${i}`, 'rw,nosuid,nodev,noexec,size=1m,mode=1777']),
+    );
+    const base = hostConfig(TEST_LIMITS);
+    const c = await docker.createContainer({
+      Image: image,
+      Entrypoint: ['/opt/toolsmith/jobns-launch'],
+      Cmd: ['--keep', '/opt/toolsmith', '--probe'],
+      User: '65534:65534',
+      Labels: { 'toolsmith.test': '1' },
+      HostConfig: {
+        ...base,
+        Tmpfs: { ...base.Tmpfs, ...extra },
+        LogConfig: { Type: 'json-file', Config: {} },
+      },
+    });
+    try {
+      await c.start();
+      const { StatusCode } = (await c.wait()) as { StatusCode: number };
+      const logs = (await c.logs({ stdout: true, stderr: true })).toString('latin1');
+      const planned = [...logs.matchAll(/^.{0,8}plan tmpfs:(\/tmp\/m\d+)$/gm)].map((m) => m[1]);
+      // (every extra mount planned would do too: what may not happen is a probe that passes without one)
+      if (StatusCode === 0) expect(planned.sort()).toEqual(Object.keys(extra).sort());
+      expect(StatusCode, logs).toBe(70);
+      expect(logs).toMatch(
+        /more than 22 writable mounts \(\/tmp\/m\d+ is one too many\): jobs are not started here/,
+      );
+    } finally {
+      await c.remove({ force: true });
+    }
+  }, 300_000);
 });
