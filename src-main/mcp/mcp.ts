@@ -137,14 +137,18 @@ type Unavailable = McpUnavailable[];
 /**
  * A server whose connect failed is remembered (a backoff: McpManager): a look-up answers at once with
  * the cause, since when it is unavailable and when it is tried again, instead of waiting out its timeout.
+ * A failure that tried nothing (an `env:` variable not set, a start refused) is not remembered: such a
+ * server is tried again by the next use only, and the note says so (not "in the background").
  */
-const unavailableNote = (sandbox: string, down: Unavailable): string =>
-  `MCP servers of sandbox ${sandbox} that could not be reached (their tools are missing from this answer; each is tried again in the background, and its tools come back with notifications/tools/list_changed when it answers):\n${down
-    .map(
-      (d) =>
-        `- ${d.server}: ${d.error}${d.since ? ` (unavailable since ${d.since}${d.retry_at ? `; tried again at ${d.retry_at}` : ''})` : ''}`,
-    )
-    .join('\n')}`;
+const unavailableNote = (sandbox: string, down: Unavailable): string => {
+  const lines = down.map((d) =>
+    d.since
+      ? `- ${d.server}: ${d.error} (unavailable since ${d.since}${d.retry_at ? `; tried again at ${d.retry_at}` : ''})`
+      : `- ${d.server}: ${d.error} (tried again by the next look-up or call)`,
+  );
+  const remembered = down.some((d) => d.since);
+  return `MCP servers of sandbox ${sandbox} that could not be reached (their tools are missing from this answer${remembered ? '; a server unavailable since a time is tried again at the time given, and its tools come back with notifications/tools/list_changed when it answers' : ''}):\n${lines.join('\n')}`;
+};
 const LIST_TOOLS_OUTPUT = {
   tools: z.array(z.record(z.string(), z.unknown())),
   unavailable: UNAVAILABLE_OUTPUT,

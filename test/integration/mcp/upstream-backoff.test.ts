@@ -162,4 +162,44 @@ describe('look-ups while an upstream MCP server is down', () => {
     expect(s.spawns().filter((x) => x === 'up')).toEqual(['up']);
     expect(existsSync(s.downFile)).toBe(false);
   }, 120_000);
+
+  it('a server that failed without being tried (an env: variable not set) is not said to be tried in the background', async () => {
+    // Not remembered (nothing was tried; the next use sees a fix at once): no since, no retry_at, and
+    // nothing tries it in the background, so the note may not say it does.
+    const ws = tempWorkspace('toolsmith-upstream-backoff-nokey-');
+    appendFileSync(
+      join(ws, '.toolsmith/config.toml'),
+      `
+[mcp_servers.counter]
+command = ${q(nodeBin)}
+args = [${q(faultyServer)}]
+timeout_ms = 20000
+startup_timeout_ms = 60000
+
+[mcp_servers.needskey]
+url = "http://127.0.0.1:9/mcp"
+headers = { Authorization = "env:TOOLSMITH_TEST_NEVER_SET_KEY" }
+
+[sandboxes.flaky]
+description = "One server that answers, one whose key is not set."
+[sandboxes.flaky.mcp.counter]
+[sandboxes.flaky.mcp.needskey]
+`,
+    );
+    const env: NodeJS.ProcessEnv = { ...process.env, TOOLSMITH_MCP_RETRY_MS: '1000' };
+    delete env['TOOLSMITH_TEST_NEVER_SET_KEY'];
+    const client = await connectMcp(ws, 'upstream-backoff-nokey', env);
+    cleanups.push(async () => {
+      await client.close();
+      removeWorkspace(ws);
+    });
+    const r = await listTools(client);
+    expect(r.unavailable).toHaveLength(1);
+    const [u] = r.unavailable;
+    expect(u?.server).toBe('needskey');
+    expect(u?.error).toContain('TOOLSMITH_TEST_NEVER_SET_KEY');
+    expect(u?.since).toBeUndefined();
+    expect(r.note).not.toContain('in the background');
+    expect(r.note).toContain(`- needskey: ${u?.error} (tried again by the next look-up or call)`);
+  }, 120_000);
 });
