@@ -113,7 +113,9 @@ export function hostConfig(l: ContainerLimits): Docker.HostConfig {
     MaskedPaths: [],
     ReadonlyPaths: [],
     // The worker is pid 1 (no docker-init): it is not dumpable, so no process of the container can read
-    // or write its memory, environment or fds; it reaps every orphan (docs/security.md, "Jobs alone").
+    // or write its memory, environment or fds (docs/security.md, "Jobs alone"). The Python worker reaps
+    // every orphan; a node worker only its own children (docs/sandboxes.md, "A node worker reaps only its
+    // own children": where jobs are walled, their orphans die with the job's pid namespace).
     Init: false,
     LogConfig: { Type: 'none', Config: {} },
     AutoRemove: false,
