@@ -90,6 +90,11 @@ export function podmanSeccompFile(): string {
  */
 export const JOB_UID_CAPS = ['SETUID', 'SETGID', 'KILL', 'SYS_ADMIN', 'SYS_CHROOT'] as const;
 
+/** Why a node sandbox is refused on gVisor, and what to choose instead. */
+export function nodeOnGvisor(sandbox: string): string {
+  return `sandbox ${sandbox}: the node runtime cannot run under gVisor (isolation "gvisor"): runsc will not load the node binary, which is execute-only for the sandbox user so that no job can read a node process's memory; choose isolation "docker" or "process" for this sandbox, or the bun runtime`;
+}
+
 /** The HostConfig every sandbox container gets: the limits are on by default. */
 export function hostConfig(l: ContainerLimits): Docker.HostConfig {
   const memory = l.memoryMb * 1024 * 1024;
@@ -234,6 +239,10 @@ export class DockerWorkerFactory implements WorkerFactory {
   }
 
   async spawn(spec: SandboxSpec, signal?: AbortSignal): Promise<{ conn: WorkerConnection; id: string }> {
+    // Refused before any image or container is made: runsc's loader reads a program as the user that runs
+    // it, and the node binary is execute-only for that user (what keeps its processes non-dumpable), so
+    // the container would fail at its start with runsc's own "permission denied" (docs/sandboxes.md).
+    if (this.isolation === 'gvisor' && spec.runtime === 'node') throw new Error(nodeOnGvisor(spec.name));
     const image = await this.image(spec.runtime, spec);
     signal?.throwIfAborted();
     // A tool container with egress: still no network; its one way out is the host proxy's socket.
@@ -257,7 +266,13 @@ export class DockerWorkerFactory implements WorkerFactory {
     // 65534 at once and runs each job under a uid of its own (docs/security.md, "A uid of its own").
     const jobUids = this.isolation === 'gvisor' && spec.runtime === 'python';
     const hc = hostConfig(this.limits);
-    if (this.init) hc.Init = true;
+    // gVisor, JS: the jobs are plain child processes of the worker (gVisor refuses their namespaces), and
+    // the worker (node, bun) reaps only the processes it started: a process a job daemonized, killed by
+    // the sweep, stayed its zombie holding a pid until the worker was replaced. Docker's init (pid 1,
+    // the worker below it) reaps them. Not on runc, where JS jobs run in pid namespaces of their own (the
+    // launcher reaps each) and a job could ptrace or read docker-init's memory (it is dumpable); gVisor
+    // refuses both to the sandbox user (js-reaper.test.ts).
+    if (this.init || (this.isolation === 'gvisor' && spec.runtime !== 'python')) hc.Init = true;
     const binds = [
       ...(egress ? [`${egress.dir}:${EGRESS_MOUNT}:ro`] : []),
       ...(proto ? [`${proto.dir}:${PROTOCOL_MOUNT}:ro`] : []),

@@ -340,7 +340,8 @@ describe('JS jobs on gVisor (bun): plain child processes, as before', () => {
     expect(r.error).toBeUndefined();
     const d = r.data as { pid: number; ppid: number };
     expect(d.pid).not.toBe(1);
-    expect(d.ppid).toBe(1); // (the worker is pid 1 of the sandbox)
+    // (the worker, below Docker's init, which reaps what a job daemonized: js-gvisor.test.ts)
+    expect(d.ppid).not.toBe(1);
   }, 120_000);
 });
 
