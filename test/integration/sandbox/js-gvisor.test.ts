@@ -30,7 +30,7 @@ describe('JS on gVisor', () => {
     await backend?.dispose();
     await factory?.dispose();
   });
-  const run = (runtime: 'node' | 'bun', code: string) =>
+  const run = (runtime: 'node' | 'bun' | 'deno', code: string) =>
     backend.execute({
       sandbox: 'jsgvisor',
       runtime,
@@ -94,4 +94,10 @@ emitResult({ cmd: sys('read', '/proc/1/cmdline'), mem: t(() => sys('read', '/pro
     expect(d.cmd).toMatch(/docker-init/);
     expect(d.mem).toMatch(/^error: /);
   }, 600_000);
+
+  it('deno runs below the init too', async () => {
+    const r = await run('deno', 'emitResult(6 * 7);\n');
+    expect(r.error).toBeUndefined();
+    expect(r.data).toBe(42);
+  }, 300_000);
 });
