@@ -271,7 +271,7 @@ export class DockerWorkerFactory implements WorkerFactory {
     // the sweep, stayed its zombie holding a pid until the worker was replaced. Docker's init (pid 1,
     // the worker below it) reaps them. Not on runc, where JS jobs run in pid namespaces of their own (the
     // launcher reaps each) and a job could ptrace or read docker-init's memory (it is dumpable); gVisor
-    // refuses both to the sandbox user (js-reaper.test.ts).
+    // refuses both to the sandbox user (js-gvisor.test.ts).
     if (this.init || (this.isolation === 'gvisor' && spec.runtime !== 'python')) hc.Init = true;
     const binds = [
       ...(egress ? [`${egress.dir}:${EGRESS_MOUNT}:ro`] : []),
