@@ -100,6 +100,21 @@ description = "A server that never answers."
 }
 
 /**
+ * `[mcp_servers.counter]`: the faulty test server's `count` over stdio (`args` replaces its arguments), a
+ * TOML table to append to a workspace's config.
+ */
+export function counterServerToml(args: string[] = [faultyServer]): string {
+  const q = (s: string) => JSON.stringify(s);
+  return `
+[mcp_servers.counter]
+command = ${q(nodeBin)}
+args = [${args.map(q).join(', ')}]
+timeout_ms = 20000
+startup_timeout_ms = 60000
+`;
+}
+
+/**
  * Two sandboxes whose tools come only from upstream MCP servers, appended to `ws`'s config: `counter`
  * (the faulty test server's `count`, over stdio; `args` replaces its arguments, e.g. to start it late)
  * and `down` (a server whose command does not exist). The suites tests of both fronts use them.
@@ -108,13 +123,7 @@ export function addMcpSandboxes(ws: string, args: string[] = [faultyServer]): vo
   const q = (s: string) => JSON.stringify(s);
   appendFileSync(
     join(ws, '.toolsmith/config.toml'),
-    `
-[mcp_servers.counter]
-command = ${q(nodeBin)}
-args = [${args.map(q).join(', ')}]
-timeout_ms = 20000
-startup_timeout_ms = 60000
-
+    `${counterServerToml(args)}
 [mcp_servers.gone]
 command = ${q(MISSING_MCP_COMMAND)}
 timeout_ms = 5000

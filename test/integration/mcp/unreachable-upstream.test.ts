@@ -9,7 +9,12 @@ import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectMcp } from '../../support/mcp-stdio.ts';
-import { faultyServer, MISSING_MCP_COMMAND, nodeBin } from '../../support/mcp-workspace.ts';
+import {
+  counterServerToml,
+  faultyServer,
+  MISSING_MCP_COMMAND,
+  nodeBin,
+} from '../../support/mcp-workspace.ts';
 import { runToolsmith } from '../../support/toolsmith-process.ts';
 import { removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
 
@@ -21,13 +26,7 @@ beforeAll(async () => {
   ws = tempWorkspace('toolsmith-unreachable-upstream-');
   appendFileSync(
     join(ws, '.toolsmith/config.toml'),
-    `
-[mcp_servers.counter]
-command = ${q(nodeBin)}
-args = [${q(faultyServer)}]
-timeout_ms = 20000
-startup_timeout_ms = 60000
-
+    `${counterServerToml()}
 [mcp_servers.silent]
 command = ${q(nodeBin)}
 args = [${q(faultyServer)}, "--silent"]

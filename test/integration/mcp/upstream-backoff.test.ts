@@ -17,7 +17,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { connectMcp } from '../../support/mcp-stdio.ts';
-import { faultyServer, nodeBin } from '../../support/mcp-workspace.ts';
+import { counterServerToml, nodeBin } from '../../support/mcp-workspace.ts';
 import { repoRoot } from '../../support/workspace.ts';
 import { removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
 
@@ -47,13 +47,7 @@ async function start(tag: string, retryMs: number, mode: 'silent' | 'exit') {
   const ws = tempWorkspace(`toolsmith-upstream-backoff-${tag}-`);
   appendFileSync(
     join(ws, '.toolsmith/config.toml'),
-    `
-[mcp_servers.counter]
-command = ${q(nodeBin)}
-args = [${q(faultyServer)}]
-timeout_ms = 20000
-startup_timeout_ms = 60000
-
+    `${counterServerToml()}
 [mcp_servers.flaky]
 command = ${q(nodeBin)}
 args = [${q(downThenUp)}, ${q(spawnLog)}, ${q(downFile)}, "${mode}"]
@@ -169,13 +163,7 @@ describe('look-ups while an upstream MCP server is down', () => {
     const ws = tempWorkspace('toolsmith-upstream-backoff-nokey-');
     appendFileSync(
       join(ws, '.toolsmith/config.toml'),
-      `
-[mcp_servers.counter]
-command = ${q(nodeBin)}
-args = [${q(faultyServer)}]
-timeout_ms = 20000
-startup_timeout_ms = 60000
-
+      `${counterServerToml()}
 [mcp_servers.needskey]
 url = "http://127.0.0.1:9/mcp"
 headers = { Authorization = "env:TOOLSMITH_TEST_NEVER_SET_KEY" }
