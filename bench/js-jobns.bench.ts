@@ -12,6 +12,7 @@ import { DockerWorkerFactory } from '../src-main/infra/sandbox/docker.ts';
 import { buildImage } from '../src-main/infra/sandbox/images.ts';
 import type { WorkerFactory } from '../src-main/infra/sandbox/pool.ts';
 import { ProcessWorkerFactory } from '../src-main/infra/sandbox/process.ts';
+import { ONE_WORKER_POOL } from './support/one-worker.ts';
 
 const paths = imagePaths();
 const docker = new Docker();
@@ -44,14 +45,7 @@ async function level(name: string): Promise<Record<string, unknown>> {
     const f = await factoryFor(name, off);
     const b = new SandboxBackend({
       factory: f,
-      pool: {
-        minSize: 1,
-        maxSize: 1,
-        maxJobsPerWorker: 100_000,
-        idleMs: 600_000,
-        queueTimeoutMs: 60_000,
-        standby: 0,
-      },
+      pool: ONE_WORKER_POOL,
       maxOutputBytes: 1 << 20,
       specFor: (sandbox, runtime) => ({
         name: sandbox,

@@ -45,6 +45,7 @@ import { dockerSeccompProfile } from '../src-main/infra/sandbox/seccomp.ts';
 import type { WorkerFactory } from '../src-main/infra/sandbox/pool.ts';
 import { ProcessWorkerFactory } from '../src-main/infra/sandbox/process.ts';
 import { cgroupCpuMs } from './support/cgroup.ts';
+import { ONE_WORKER_POOL } from './support/one-worker.ts';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 const toolsSource = readFileSync(join(root, 'test/fixtures/sandbox/tools.py'), 'utf8');
@@ -631,14 +632,7 @@ async function pairAB(level: string, ab: ABPair): Promise<Record<string, unknown
   const backendOf = (factory: WorkerFactory) =>
     new SandboxBackend({
       factory,
-      pool: {
-        minSize: 1,
-        maxSize: 1,
-        maxJobsPerWorker: 100_000,
-        idleMs: 600_000,
-        queueTimeoutMs: 60_000,
-        standby: 0,
-      },
+      pool: ONE_WORKER_POOL,
       maxOutputBytes: 1 << 20,
       specFor: (name, runtime) => ({ name, runtime, toolsSource, hostTools: [], credentials: {} }),
     });

@@ -29,6 +29,7 @@ import { ProcessWorkerFactory } from '../src-main/infra/sandbox/process.ts';
 import { cgroupCpuMs } from './support/cgroup.ts';
 import { procStat, workerPids } from './support/procs.ts';
 import { instrumentedImages } from './support/stages.ts';
+import { ONE_WORKER_POOL } from './support/one-worker.ts';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 const toolsSource = readFileSync(join(root, 'test/fixtures/sandbox/tools.py'), 'utf8');
@@ -45,14 +46,7 @@ const pct = (xs: number[], p: number) => {
 async function measure(factory: WorkerFactory & { dispose(): Promise<void> }, isolation: string) {
   const b = new SandboxBackend({
     factory,
-    pool: {
-      minSize: 1,
-      maxSize: 1,
-      maxJobsPerWorker: 100_000,
-      idleMs: 600_000,
-      queueTimeoutMs: 60_000,
-      standby: 0,
-    },
+    pool: ONE_WORKER_POOL,
     maxOutputBytes: 1 << 20,
     specFor: (name, runtime) => ({ name, runtime, toolsSource, hostTools: [], credentials: {} }),
     hostTools: {},
