@@ -137,7 +137,6 @@ export const FORK_LOOP_SOURCE = 'native/forkloop.c';
 export const FORK_LOOP_LIBRARY = `${PYTHON_WORKER_PACKAGE}/_forkloop.so`;
 
 const FORK_LOOP_FLAGS = ['-O2', '-fPIC', '-shared', '-U_FORTIFY_SOURCE', '-Wall', '-Wl,-z,now'];
-const forkLoopBuilds = new Map<string, { path?: string; why?: string }>();
 
 /**
  * The fork server's C loop, built once per source, compiler, flags and machine with the host's C compiler
@@ -155,25 +154,46 @@ export function buildForkLoop(
   if (process.platform !== 'linux') return { why: `not built on ${process.platform} (a Linux library)` };
   const source = join(imagesDir, 'python', FORK_LOOP_SOURCE);
   const text = readFileSync(source);
-  const [cc = 'cc', ...ccArgs] = (process.env['CC'] || 'cc').trim().split(/\s+/);
+  const [cc, ...ccArgs] = hostCc();
   const out = join(cacheDir, 'forkloop', `${sha(text, process.arch, cc, ...ccArgs, ...FORK_LOOP_FLAGS)}.so`);
-  const known = forkLoopBuilds.get(out);
+  return compileOnce(out, [cc, ...ccArgs, ...FORK_LOOP_FLAGS], source, cc);
+}
+
+/** The host's C compiler and its arguments: `$CC` (which may carry arguments), else `cc`. */
+function hostCc(): [string, ...string[]] {
+  const [cc = 'cc', ...args] = (process.env['CC'] || 'cc').trim().split(/\s+/);
+  return [cc, ...args];
+}
+
+const cBuilds = new Map<string, { path?: string; why?: string }>();
+
+/**
+ * `source` compiled by `command` (the compiler, then its arguments) into `out` in the cache, once: a file
+ * already there is used; each answer, a failure too (`why`: `what` exited N and the compiler's first
+ * line), is kept for the process (image tags ask often). Whole or not at all: built under a name of its
+ * own, then renamed, so a build beside this one finds one or the other.
+ */
+function compileOnce(
+  out: string,
+  command: string[],
+  source: string,
+  what: string,
+): { path?: string; why?: string } {
+  const known = cBuilds.get(out);
   if (known) return known;
-  const done = (r: { path?: string; why?: string }) => (forkLoopBuilds.set(out, r), r);
+  const done = (r: { path?: string; why?: string }) => (cBuilds.set(out, r), r);
   if (existsSync(out)) return done({ path: out });
   mkdirSync(dirname(out), { recursive: true });
   const tmp = `${out}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  const r = spawnSync(cc, [...ccArgs, ...FORK_LOOP_FLAGS, '-o', tmp, source], {
-    encoding: 'utf8',
-    timeout: 60_000,
-  });
+  const [cc, ...args] = command as [string, ...string[]];
+  const r = spawnSync(cc, [...args, '-o', tmp, source], { encoding: 'utf8', timeout: 60_000 });
   if (r.error || r.status !== 0) {
     rmSync(tmp, { force: true });
     const first = (r.stderr ?? '').trim().split('\n')[0];
-    return done({ why: r.error ? `${cc}: ${r.error.message}` : `${cc} exited ${r.status}: ${first}` });
+    return done({ why: r.error ? `${cc}: ${r.error.message}` : `${what} exited ${r.status}: ${first}` });
   }
   try {
-    renameSync(tmp, out); // (whole or not at all: a build beside this one finds one or the other)
+    renameSync(tmp, out);
   } catch (e) {
     rmSync(tmp, { force: true });
     if (!existsSync(out)) throw e;
@@ -186,7 +206,6 @@ export const JOB_LAUNCHER_SOURCE = 'native/jobns-launch.c';
 /** The launcher's name beside the node worker (worker.mjs starts each job through it). */
 export const JOB_LAUNCHER = 'jobns-launch';
 const JOB_LAUNCHER_FLAGS = ['-O2', '-static', '-Wall'];
-const jobLauncherBuilds = new Map<string, { path?: string; why?: string }>();
 
 /**
  * The JS jobs' launcher (sandbox-images/node/native/jobns-launch.c, which includes the fork server's
@@ -203,34 +222,18 @@ export function buildJobLauncher(
   if (process.platform !== 'linux') return { why: `not built on ${process.platform} (a Linux program)` };
   const source = join(imagesDir, 'node', JOB_LAUNCHER_SOURCE);
   const included = join(imagesDir, 'python', FORK_LOOP_SOURCE);
-  const [cc = 'cc', ...ccArgs] = (process.env['CC'] || 'cc').trim().split(/\s+/);
-  const flags = [...JOB_LAUNCHER_FLAGS, `-I${dirname(included)}`];
+  const [cc, ...ccArgs] = hostCc();
   const out = join(
     cacheDir,
     'jobns-launch',
     sha(readFileSync(source), readFileSync(included), process.arch, cc, ...ccArgs, ...JOB_LAUNCHER_FLAGS),
   );
-  const known = jobLauncherBuilds.get(out);
-  if (known) return known;
-  const done = (r: { path?: string; why?: string }) => (jobLauncherBuilds.set(out, r), r);
-  if (existsSync(out)) return done({ path: out });
-  mkdirSync(dirname(out), { recursive: true });
-  const tmp = `${out}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  const r = spawnSync(cc, [...ccArgs, ...flags, '-o', tmp, source], { encoding: 'utf8', timeout: 60_000 });
-  if (r.error || r.status !== 0) {
-    rmSync(tmp, { force: true });
-    const first = (r.stderr ?? '').trim().split('\n')[0];
-    return done({
-      why: r.error ? `${cc}: ${r.error.message}` : `${cc} -static exited ${r.status}: ${first}`,
-    });
-  }
-  try {
-    renameSync(tmp, out);
-  } catch (e) {
-    rmSync(tmp, { force: true });
-    if (!existsSync(out)) throw e;
-  }
-  return done({ path: out });
+  return compileOnce(
+    out,
+    [cc, ...ccArgs, ...JOB_LAUNCHER_FLAGS, `-I${dirname(included)}`],
+    source,
+    `${cc} -static`,
+  );
 }
 
 /**
