@@ -1,6 +1,7 @@
 /**
  * JS runtimes on gVisor (docs/sandboxes.md, "Between jobs"), where JS jobs run as plain child processes of
  * the worker (gVisor refuses their namespaces):
+ * - a bun job runs as a child process of the worker (the launcher's probe finds the walls refused);
  * - node is refused before any container is made, the error naming why and what to choose instead (runsc
  *   will not load the execute-only node binary; before, the first job failed with runsc's own
  *   "failed to load /usr/local/bin/node: permission denied").
@@ -45,6 +46,17 @@ describe('JS on gVisor', () => {
       all: true,
       filters: { label: ['toolsmith.pool=1', `toolsmith.owner=${process.pid}`] },
     });
+
+  // gVisor refuses mounts in a child user namespace: the worker's launcher probe finds the walls missing
+  // and JS jobs run as before, in child processes of the worker (js-jobns.test.ts has the other levels).
+  it('a bun job runs in a child process of the worker, not pid 1 of a namespace of its own', async () => {
+    const r = await run('bun', `${SYS}emitResult({ pid: sys('pid'), ppid: sys('ppid') });\n`);
+    expect(r.error).toBeUndefined();
+    const d = r.data as { pid: number; ppid: number };
+    expect(d.pid).not.toBe(1);
+    // (the worker, below Docker's init, which reaps what a job daemonized)
+    expect(d.ppid).not.toBe(1);
+  }, 120_000);
 
   it('node is refused up front: the cause named and what to choose instead, no container started', async () => {
     const before = (await mine()).length;

@@ -310,41 +310,6 @@ for (const [name, make] of [
   });
 }
 
-/**
- * gVisor refuses mounts in a child user namespace: the worker's probe finds the walls missing and jobs run
- * as before. (bun: the node image does not start on this runsc, which will not load its execute-only
- * binary: "failed to load /usr/local/bin/node: permission denied", before and after this change.)
- */
-describe('JS jobs on gVisor (bun): plain child processes, as before', () => {
-  let factory: TestFactory;
-  let backend: SandboxBackend;
-  beforeAll(async () => {
-    factory = await dockerFactory({ runtime: 'runsc', wallsOff: ['jsescape'] });
-    backend = testBackend(factory, { toolsSource: '', pool: { minSize: 1, maxSize: 1, standby: 0 } });
-  }, 300_000);
-  afterAll(async () => {
-    await backend?.dispose();
-    await factory?.dispose();
-  });
-
-  it('a job runs, in a child process of the worker (not pid 1 of a namespace of its own)', async () => {
-    const r = await backend.execute({
-      sandbox: 'jsjobns-gvisor',
-      runtime: 'bun',
-      language: 'js',
-      code: `${SYS}emitResult({ pid: sys('pid'), ppid: sys('ppid') });\n`,
-      bodyStartLine: 1,
-      tools: {},
-      timeoutMs: 30_000,
-    });
-    expect(r.error).toBeUndefined();
-    const d = r.data as { pid: number; ppid: number };
-    expect(d.pid).not.toBe(1);
-    // (the worker, below Docker's init, which reaps what a job daemonized: js-gvisor.test.ts)
-    expect(d.ppid).not.toBe(1);
-  }, 120_000);
-});
-
 describe('the launcher builds the Python job filter, instruction for instruction', () => {
   it('--print-filter is jobns._assemble for this machine', async () => {
     const { buildJobLauncher } = await import('../../../src-main/infra/sandbox/images.ts');
