@@ -166,7 +166,8 @@ const ipcSend = typeof process.send === 'function' ? process.send.bind(process) 
  * The walls a test leaves out (TOOLSMITH_TEST_WALLS, comma-separated; never set outside the tests):
  * `leakrealm` hands the script objects of this realm, as if the first wall had fallen, `nojobns` runs JS jobs in plain child processes (no namespaces of their own),
  * `nosweep` skips the kill and check of the sandbox's processes after a job, `nowipe` the wipe of its
- * writable mounts, `noseccomp` the job's seccomp filter (the launcher reads it), `jsescape` hands the
+ * writable mounts, `noseccomp` the job's seccomp filter (the launcher reads it, and `jobskip-pid`,
+ * `jobskip-uid`: a job's process made without that wall, the probe's with it), `jsescape` hands the
  * script `escaped(op, ...)`, this job process's own powers (its /proc, signals, files, programs), as if
  * every wall of the language had fallen: the kernel's walls are then what is attacked.
  */
@@ -688,6 +689,8 @@ function escapedPowers() {
   const ops = {
     pid: () => process.pid,
     ppid: () => process.ppid,
+    uid: () => process.getuid(),
+    gid: () => process.getgid(),
     list: (dir) => fs.readdirSync(dir),
     read: (path) => fs.readFileSync(path, 'latin1'),
     write: (path, text) => (fs.writeFileSync(path, text), true),
@@ -729,6 +732,8 @@ if (isChild) {
     if (m?.type === 'tool_result') deliverResult(m);
     else if (m?.type === 'job') run(m);
   });
+  // Its first message, before it can be given a job: the walls it is in (ownWalls; wallsRefused).
+  send(ownWalls());
   let job;
   let deliver; // the context's deliver(call_id, text): resolves or rejects a pending tool call
   let calls = 0;
@@ -1230,7 +1235,7 @@ if (isChild) {
               // makes them and execs this runtime, the IPC channel's descriptor inherited.
               ...(launcher ? { execPath: launcher.path } : {}),
               execArgv: [
-                ...(launcher ? [...launcher.args, '--', process.execPath] : []),
+                ...(launcher ? [...launcher.args(), '--', process.execPath] : []),
                 '--no-warnings',
                 '--disallow-code-generation-from-strings',
                 `--max-old-space-size=${heapMb}`,
@@ -1280,10 +1285,15 @@ if (isChild) {
         let msg;
         try {
           msg = typeof text === 'string' ? JSON.parse(text) : undefined;
-        } catch {
-          return;
+        } catch {}
+        if (current.finished) return;
+        // Its first message says the walls it is in; only then, and only if none is missing, its job.
+        if (!current.walled) {
+          current.walled = true;
+          const missing = wallsRefused(msg, launcher);
+          return missing ? finish(current, wallsMissing(missing)) : child.send(jobMessage);
         }
-        if (current.finished || !childMessage(msg)) return;
+        if (!childMessage(msg)) return;
         if (msg.type === 'done') return finish(current, msg);
         if (msg.type === 'emit' && count(JSON.stringify(msg.data ?? null).length)) return;
         out({ ...msg, id: current.id });
@@ -1297,7 +1307,7 @@ if (isChild) {
           error: { type: 'Crashed', message: `the script process died (${sig ?? code})`, frames: [] },
         }),
       );
-      child.send({
+      const jobMessage = {
         type: 'job',
         code: m.code,
         language: m.language,
@@ -1308,7 +1318,7 @@ if (isChild) {
         inputs: m.inputs,
         credentials,
         max_output_bytes: maxOutput,
-      });
+      };
     } else if (m.type === 'tool_result' && job && m.id === job.id) job.child.send(m);
     else if (m.type === 'cancel' && job && m.id === job.id)
       finish(job, {
@@ -1329,18 +1339,32 @@ if (isChild) {
  * file (jobns-launch, a static C program built with the Python fork server's `ts_enter`) starts each job's
  * process in user, pid, mount and IPC namespaces of its own, with the Python job's walls: fresh tmpfs over
  * the sandbox's writable mounts, its own /proc and devpts, no capability, its user namespace's
- * max_user_namespaces 0, the job's seccomp filter. Asked once (`--probe`): used only where every wall it
- * plans is made (a container on runc, bubblewrap). Elsewhere (gVisor refuses mounts in a child user
- * namespace, a kernel without user namespaces, the plain process level, no launcher built, deno) jobs
- * run as before, in plain child processes: the sweep alone keeps them apart, and (but for deno, the
- * plain level and `nojobns`) the reason is written once to stderr (`toolsmith worker: JS jobs run
- * without namespaces of their own: ...`). Returns { path, args } or undefined.
+ * max_user_namespaces 0, the job's seccomp filter. On gVisor, which refuses mounts in a child user
+ * namespace, the container starts this worker as root holding only the five capabilities of docker.ts's
+ * JOB_UID_CAPS (the sandbox kernel's), and each job is "rooted" as the Python job there (`--rooted`): pid
+ * and IPC namespaces of its own, a tree of its own it is chrooted into (its own /proc, fresh writable
+ * mounts), a uid and gid of its own (100000 + n mod 1000), no capability, the job filter. Asked once
+ * (`--probe`) which walls this level makes: used only where every wall it plans is made; then every job's
+ * process reports the walls it has before it is given its job (wallsRefused). Elsewhere (a kernel
+ * without user namespaces, the plain process level, no launcher built, deno) jobs run as before, in plain
+ * child processes: the sweep alone keeps them apart, and (but for deno, the plain level and `nojobns`)
+ * the reason is written once to stderr (`toolsmith worker: JS jobs run without namespaces of their own:
+ * ...`). Returns { path, args(), want, rooted } or undefined.
  */
 function jobLauncher() {
   if (RUNTIME === 'deno' || process.env.TOOLSMITH_PRIVATE_TMP !== '1') return undefined;
-  const say = (why) =>
-    process.stderr.write(`toolsmith worker: JS jobs run without namespaces of their own: ${why}\n`);
-  if (WALLS_OFF.has('nojobns')) return undefined;
+  // (root: only gVisor's JS container starts its worker so, docker.ts; never a plain child process then,
+  // which would run the job as root with the worker's capabilities: the worker stops instead)
+  const rooted = process.getuid?.() === 0;
+  const say = (why) => {
+    if (!rooted)
+      return process.stderr.write(`toolsmith worker: JS jobs run without namespaces of their own: ${why}\n`);
+    process.stderr.write(
+      `toolsmith worker: JS jobs would run as root with the worker's capabilities: ${why}; the worker stops\n`,
+    );
+    process.exit(70);
+  };
+  if (WALLS_OFF.has('nojobns')) return rooted ? say('the job launcher is switched off (nojobns)') : undefined;
   const dir = dirname(fileURLToPath(import.meta.url));
   const path = `${dir}/jobns-launch`;
   try {
@@ -1348,8 +1372,8 @@ function jobLauncher() {
   } catch {
     return (say(`no launcher at ${path} (no static C library where the image was built)`), undefined);
   }
-  const args = ['--keep', dir];
-  const r = spawnSync(path, [...args, '--probe'], { encoding: 'utf8', timeout: 10_000 });
+  const base = ['--keep', dir, ...(rooted ? ['--rooted'] : [])];
+  const r = spawnSync(path, [...base, '--probe'], { encoding: 'utf8', timeout: 10_000 });
   if (r.status !== 0) {
     const why = `${r.error?.message ?? `exit ${r.status ?? r.signal}`}: ${(r.stderr ?? '').trim()}`;
     return (say(`the launcher's probe failed (${why})`), undefined);
@@ -1358,16 +1382,68 @@ function jobLauncher() {
   const made = new Set(lines.filter((l) => !l.startsWith('plan ')));
   const want = [
     ...lines.filter((l) => l.startsWith('plan ')).map((l) => l.slice(5)),
-    'ids',
-    'mnt',
-    'proc',
-    'nouserns',
+    ...(rooted
+      ? ['pid', 'ipc', 'proc', 'root', 'uid']
+      : ['user', 'pid', 'ipc', 'ids', 'mnt', 'proc', 'nouserns']),
     'nocaps',
     ...(WALLS_OFF.has('noseccomp') ? [] : ['seccomp']),
   ];
   const missing = want.filter((w) => !made.has(w));
   if (missing.length) return (say(`the kernel refused ${missing.join(', ')}`), undefined);
-  return { path, args };
+  // rooted: the n-th job's process under uid and gid 100000 + n mod 1000 (consecutive jobs never share one)
+  let n = 0;
+  const args = () => (rooted ? [...base, '--uid', String(100000 + (n++ % 1000))] : base);
+  return { path, args, want, rooted };
+}
+
+/**
+ * In a job's process, before its job: the walls it is in, as its first message to the worker. The
+ * launcher made them and handed their names to this runtime (TOOLSMITH_JOB_WALLS, removed here); the
+ * process adds what it sees of itself: its pid (1 in a pid namespace of its own) and uid. A script can
+ * only speak after this message, and no later one counts (wallsRefused).
+ */
+function ownWalls() {
+  // (deno: its job process may read no variable but its credentials', nor its uid; it has no launcher)
+  if (RUNTIME === 'deno') return { type: 'walls', walls: [], pid: process.pid };
+  const told = process.env.TOOLSMITH_JOB_WALLS ?? '';
+  delete process.env.TOOLSMITH_JOB_WALLS;
+  return { type: 'walls', walls: told.split(',').filter(Boolean), pid: process.pid, uid: process.getuid?.() };
+}
+
+/**
+ * In the worker: what a job's process lacks of the walls it must have (its first message, ownWalls,
+ * against the walls the launcher's probe found this level makes, `launcher.want`), named, or undefined.
+ * Without a launcher no wall is asked for (the plain child processes of jobLauncher's "Elsewhere").
+ */
+function wallsRefused(msg, launcher) {
+  if (msg?.type !== 'walls' || !Array.isArray(msg.walls))
+    return 'its walls (its first message was not the walls it is in)';
+  if (!launcher) return undefined;
+  const have = new Set(msg.walls.filter((w) => typeof w === 'string'));
+  const missing = launcher.want.filter((w) => !have.has(w));
+  const why = (wall, text) => {
+    const i = missing.indexOf(wall);
+    if (i >= 0) missing[i] = `${wall} (${text})`;
+    else missing.push(`${wall} (${text})`);
+  };
+  if (msg.pid !== 1) why('pid', `its pid is ${msg.pid}, not 1 of a pid namespace of its own`);
+  if (launcher.rooted && msg.uid === process.getuid())
+    why('uid', `it runs under the worker's uid ${msg.uid}`);
+  return missing.length ? missing.join(', ') : undefined;
+}
+
+/** The worker's answer for a job whose process lacks walls (wallsRefused): the job never ran. */
+function wallsMissing(missing) {
+  return {
+    type: 'done',
+    ok: false,
+    reason: 'crashed',
+    error: {
+      type: 'WallsMissing',
+      message: `the job's process lacks walls it must have: ${missing}; it was not given the job (docs/sandboxes.md, "Between jobs")`,
+      frames: [],
+    },
+  };
 }
 
 /**

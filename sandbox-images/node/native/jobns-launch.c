@@ -6,7 +6,7 @@
  * devpts instance of its own) and the job filter jobns._assemble makes, both built here in C (the node
  * image has no Python); `--print-filter` prints the program so a test compares it with Python's.
  *
- *   jobns-launch [--keep DIR] [--probe | --print-filter] -- PROGRAM ARGS...
+ *   jobns-launch [--keep DIR] [--rooted [--uid N]] [--probe | --print-filter] -- PROGRAM ARGS...
  *
  * The launcher clones a process into user, pid, mount and IPC namespaces (exactly the flags the
  * container's and bubblewrap's filters let through), which enters its walls and execs PROGRAM with every
@@ -17,7 +17,16 @@
  * sweep) the job's pid 1 gets SIGKILL too (PR_SET_PDEATHSIG). `--keep DIR`: the
  * worker's own folder, bound back into a fresh mount that would cover it (bubblewrap's /tmp). `--probe`:
  * the walls planned (`plan NAME` lines: each mount, `pts`) and then those made, one name a line on
- * stdout, then exit 0 (the worker asks once whether this level allows them all). Refused by the kernel at a job's start: the reason on stderr and exit 70, the job never runs.
+ * stdout, then exit 0 (the worker asks once whether this level allows them all). A job's process gets
+ * the names of the walls it has in TOOLSMITH_JOB_WALLS (comma-separated, the namespaces first: `user`,
+ * `pid`, `ipc`), which the worker's code in it sends as its first message, before it is given its job
+ * (worker.mjs wallsRefused: a process short of a wall the probe found is never given one).
+ * `--rooted` (gVisor, the worker root with docker.ts's JOB_UID_CAPS; `--uid N` the job's uid and gid,
+ * 100000-100999): pid and IPC namespaces and a tree of its own instead (enter_tree below, as the Python
+ * fork server's jobns.enter_rooted). Test switches (TOOLSMITH_TEST_WALLS): `noseccomp`, and
+ * `jobskip-pid`, `jobskip-uid`: a job's process (not the probe's) made without its pid namespace, or
+ * without its uid (rooted), so that the worker's per-job check is what refuses it.
+ * Refused by the kernel at a job's start: the reason on stderr and exit 70, the job never runs.
  * So are a probe and a job where a writable mount would stay out of the plan (more than MAX_MOUNTS - 2 of
  * them, or no mountinfo to find them in): such a mount would be shared by every job, and the probe, which
  * checks only what was planned, would not see it.
@@ -27,6 +36,8 @@
  */
 #include "forkloop.c"
 
+#include <dirent.h>
+#include <grp.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <sys/statvfs.h>
@@ -36,6 +47,11 @@
 #define NS_FLAGS \
     (CLONE_NEWNS | CLONE_NEWCGROUP | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET | 0x00000080)
 #define MAX_MOUNTS 24
+/* gVisor ("rooted" jobs, as the Python fork server's jobns.enter_rooted): no user namespace, a tree of its own */
+#define ROOTED_FLAGS (CLONE_NEWPID | CLONE_NEWIPC)
+#define JOBS_DIR "/mnt"
+#define JOB_UID_BASE 100000u
+#define JOB_UID_COUNT 1000u
 
 static const char *const HIDDEN[] = {"/run/toolsmith-protocol", "/run/toolsmith-egress"};
 
@@ -177,7 +193,7 @@ static int under(const char *path, const char *dir) {
 /* hygiene.find_writable + jobns._plan: every read-write mount this user can write (but the worker's own
  * folder), a fresh tmpfs of the same size and mode (an mqueue a new mqueue), the worker's folder bound back
  * where it lives inside one; the host-socket folders hidden; /dev/pts when it is a devpts. */
-static void make_plan(struct plan_store *s, const char *own) {
+static void make_plan(struct plan_store *s, const char *own, int rooted) {
     s->n = 0;
     s->pts = 0;
     s->refused[0] = '\0';
@@ -211,7 +227,15 @@ static void make_plan(struct plan_store *s, const char *own) {
             continue;
         if (!strcmp(point, "/proc") || !strcmp(point, "/sys") || under(point, "/proc") || under(point, "/sys")) continue;
         if (own && strcmp(point, own) == 0) continue;
-        if (!is_dir(point) || access(point, W_OK | X_OK) != 0) continue;
+        if (strcmp(point, JOBS_DIR) == 0 || under(point, JOBS_DIR)) continue; /* (job trees: rooted) */
+        if (!is_dir(point)) continue;
+        if (rooted) {
+            /* the launcher is root here: what a job's uid (never an owner) could write, others' write bit */
+            struct stat wb;
+            if (stat(point, &wb) != 0 || !(wb.st_mode & S_IWOTH)) continue;
+        } else if (access(point, W_OK | X_OK) != 0) {
+            continue;
+        }
         int dup = 0;
         for (int i = 0; i < s->n; i++) dup |= strcmp(s->mounts[i].target, point) == 0;
         if (dup) continue;
@@ -283,6 +307,183 @@ static int off(const char *wall) {
     return 0;
 }
 
+/* ---------------------------------------------------------------- rooted jobs (gVisor: jobns.enter_rooted) */
+
+/* gVisor (runsc 20221219) refuses every mount in a child user namespace and has no mount namespace, so the
+ * walls above cannot be made there. The container then starts the worker as root holding only CAP_SETUID,
+ * CAP_SETGID, CAP_KILL, CAP_SYS_ADMIN and CAP_SYS_CHROOT (the sentry's, docker.ts JOB_UID_CAPS), and each
+ * job's process (`--rooted`) is cloned into pid and IPC namespaces of its own, binds the sandbox's root at
+ * JOBS_DIR/<launcher pid> (a tmpfs of the launchers'), mounts there a /proc of its own pid namespace, a fresh
+ * tmpfs on each writable mount and an empty read-only /dev/pts, binds the sandbox's other mounts as they
+ * are, chroots into it, takes the job's uid and gid (all ids), drops every capability and installs the
+ * job filter; the launcher unmounts the tree once the job's pid 1 is gone (and a launcher starting
+ * removes the trees whose launcher is gone). */
+
+struct point {
+    char path[512];
+    char fstype[64];
+};
+
+static int depth(const char *p) {
+    int n = 0;
+    for (; *p; p++) n += *p == '/';
+    return n;
+}
+
+static int by_depth(const void *x, const void *y) {
+    const struct point *a = x, *b = y;
+    int da = strcmp(a->path, "/") == 0 ? -1 : depth(a->path), db = strcmp(b->path, "/") == 0 ? -1 : depth(b->path);
+    return (da > db) - (da < db);
+}
+
+/* The sandbox's mounts (mount point, type), parents first; their count, or -1. */
+static int mount_points(struct point *out, int max) {
+    FILE *f = fopen("/proc/self/mountinfo", "re");
+    if (!f) return -1;
+    char line[8192];
+    int n = 0;
+    while (n < max && fgets(line, sizeof line, f)) {
+        char *sep = strstr(line, " - ");
+        if (!sep) continue;
+        *sep = '\0';
+        char *fields[6];
+        int nf = 0;
+        for (char *tok = strtok(line, " "); tok && nf < 6; tok = strtok(NULL, " ")) fields[nf++] = tok;
+        if (nf < 5 || sscanf(sep + 3, "%63s", out[n].fstype) != 1) continue;
+        snprintf(out[n].path, sizeof out[n].path, "%s", fields[4]);
+        unescape(out[n].path);
+        n++;
+    }
+    fclose(f);
+    qsort(out, (size_t)n, sizeof *out, by_depth);
+    return n;
+}
+
+/* Unmounts a tree (one lazy unmount of its root; where that left mounts, each, deepest first) and removes
+ * its folder. */
+static void release_tree(const char *root) {
+    umount2(root, MNT_DETACH);
+    if (rmdir(root) == 0 || errno == ENOENT) return;
+    static struct point pts[256];
+    int n = mount_points(pts, 256);
+    for (int i = n - 1; i >= 0; i--)
+        if (strcmp(pts[i].path, root) == 0 || under(pts[i].path, root)) umount2(pts[i].path, MNT_DETACH);
+    rmdir(root);
+}
+
+/* JOBS_DIR a tmpfs of the launchers' (mounted by the first), and the trees of launchers that are gone
+ * removed (one killed before it could release its tree). 0, or -1 with the reason in `why`. */
+static int jobs_dir(char *why, size_t n) {
+    static struct point pts[256];
+    int np = mount_points(pts, 256), mounted = 0;
+    for (int i = 0; i < np; i++) mounted |= strcmp(pts[i].path, JOBS_DIR) == 0 && strcmp(pts[i].fstype, "tmpfs") == 0;
+    if (!mounted && mount("tmpfs", JOBS_DIR, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=1m,mode=700") != 0) {
+        snprintf(why, n, "mount a tmpfs at %s for the job trees: %s", JOBS_DIR, strerror(errno));
+        return -1;
+    }
+    DIR *d = opendir(JOBS_DIR);
+    if (!d) return 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        char *end;
+        long pid = strtol(e->d_name, &end, 10);
+        if (*end || pid <= 0 || pid == getpid()) continue;
+        if (kill((pid_t)pid, 0) == 0 || errno != ESRCH) continue;
+        char root[64];
+        snprintf(root, sizeof root, "%s/%ld", JOBS_DIR, pid);
+        release_tree(root);
+    }
+    closedir(d);
+    return 0;
+}
+
+static void add_wall(char *walls, size_t n, const char *name) {
+    size_t len = strlen(walls);
+    snprintf(walls + len, n - len, "%s%s", len ? "," : "", name);
+}
+
+/* In the job's new process (pid 1 of its pid and IPC namespaces, the launcher's capabilities still held):
+ * its tree at `root`, the chroot into it, the job's ids. The walls made are added to `walls`. A tree bound
+ * but not entered: exit 70 (never a job outside it). */
+static void enter_tree(const struct plan_store *s, const char *root, char *walls, size_t nw) {
+    write_file("/proc/self/oom_score_adj", "1000");
+    char cwd[4096];
+    if (!getcwd(cwd, sizeof cwd)) strcpy(cwd, "/");
+    if (mount("/", root, NULL, MS_BIND, NULL) != 0) return;
+    static struct point pts[256];
+    int np = mount_points(pts, 256);
+    const unsigned long flags = MS_NOSUID | MS_NODEV | MS_NOEXEC;
+    char at[4700], name[4200];
+    for (int i = 0; i < np; i++) {
+        const char *p = pts[i].path;
+        if (strcmp(p, "/") == 0 || under(p, "/proc") || strcmp(p, JOBS_DIR) == 0 || under(p, JOBS_DIR)) continue;
+        int hidden = 0;
+        for (size_t h = 0; h < sizeof HIDDEN / sizeof HIDDEN[0]; h++) hidden |= strcmp(p, HIDDEN[h]) == 0 || under(p, HIDDEN[h]);
+        if (hidden) continue;
+        if ((size_t)snprintf(at, sizeof at, "%s%s", root, p) >= sizeof at) continue;
+        if (strcmp(p, "/proc") == 0) {
+            if (mount("proc", at, "proc", flags, NULL) == 0) add_wall(walls, nw, "proc");
+            continue;
+        }
+        if (strcmp(p, "/dev/pts") == 0 && strcmp(pts[i].fstype, "devpts") == 0) {
+            /* gVisor: one devpts for the whole sandbox, no other mountable: no terminals for the job */
+            if (mount("tmpfs", at, "tmpfs", MS_RDONLY | flags, "size=4096,mode=555") == 0) add_wall(walls, nw, "pts");
+            continue;
+        }
+        int fresh = -1;
+        for (int k = 0; k < s->n; k++)
+            if (!(s->mounts[k].flags & MS_RDONLY) && strcmp(s->mounts[k].target, p) == 0) fresh = k;
+        if (fresh >= 0) {
+            const struct ts_mount *m = &s->mounts[fresh];
+            if (mount(m->source, at, m->fstype, m->flags, m->data) == 0) {
+                wall_name(s, W_MOUNT0 + fresh, name, sizeof name);
+                add_wall(walls, nw, name);
+            }
+        } else {
+            mount(p, at, NULL, MS_BIND, NULL);
+        }
+    }
+    if (chdir(root) != 0 || chroot(".") != 0) _exit(70);
+    add_wall(walls, nw, "root");
+    for (size_t h = 0; h < sizeof HIDDEN / sizeof HIDDEN[0]; h++) {
+        /* the host's sockets: their folders are empty here (the sandbox's mounts there not carried) */
+        DIR *d = opendir(HIDDEN[h]);
+        int empty = 1;
+        if (d) {
+            for (struct dirent *e; (e = readdir(d));) empty &= strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0;
+            closedir(d);
+        }
+        if (is_dir(HIDDEN[h]) && empty) {
+            snprintf(name, sizeof name, "hidden:%s", HIDDEN[h]);
+            add_wall(walls, nw, name);
+        }
+    }
+    if (chdir(cwd) != 0 && chdir("/") != 0) _exit(70);
+}
+
+/* Every id the job's (the launcher was root: its capabilities then go with _drop_all below). */
+static int take_uid(unsigned int uid) {
+    uid_t r, e, s;
+    gid_t gr, ge, gs;
+    return setgroups(0, NULL) == 0 && setresgid(uid, uid, uid) == 0 && setresuid(uid, uid, uid) == 0 &&
+           getresuid(&r, &e, &s) == 0 && getresgid(&gr, &ge, &gs) == 0 && r == uid && e == uid && s == uid &&
+           gr == uid && ge == uid && gs == uid;
+}
+
+/* The last two walls of every rooted job: no capability (all three sets), then the job's filter. */
+static void last_walls(const void *prog, char *walls, size_t nw) {
+    struct {
+        uint32_t version;
+        int pid;
+    } head = {0x20080522, 0};
+    struct {
+        uint32_t effective, permitted, inheritable;
+    } data[2];
+    memset(data, 0, sizeof data);
+    if (syscall(SYS_capset, &head, data) == 0) add_wall(walls, nw, "nocaps");
+    if (prog && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 && prctl(PR_SET_SECCOMP, 2, prog, 0, 0) == 0)
+        add_wall(walls, nw, "seccomp");
+}
+
 /* The job's pid (in the launcher's namespace) once cloned; a SIGTERM before that is kept in `ended`. */
 static volatile sig_atomic_t job_pid, ended;
 
@@ -297,15 +498,23 @@ static void on_term(int sig) {
 }
 
 static void usage(void) {
-    fprintf(stderr, "usage: jobns-launch [--keep DIR] [--probe | --print-filter] -- PROGRAM ARGS...\n");
+    fprintf(stderr, "usage: jobns-launch [--keep DIR] [--rooted [--uid N]] [--probe | --print-filter] -- PROGRAM ARGS...\n");
     exit(64);
 }
 
 int main(int argc, char **argv) {
     const char *keep = NULL;
-    int probe = 0, print = 0, i = 1;
+    int probe = 0, print = 0, rooted = 0, i = 1;
+    unsigned int job_uid = JOB_UID_BASE;
     for (; i < argc; i++) {
         if (strcmp(argv[i], "--keep") == 0 && i + 1 < argc) keep = argv[++i];
+        else if (strcmp(argv[i], "--rooted") == 0) rooted = 1;
+        else if (strcmp(argv[i], "--uid") == 0 && i + 1 < argc) {
+            char *end;
+            unsigned long u = strtoul(argv[++i], &end, 10);
+            if (*end || u < JOB_UID_BASE || u >= JOB_UID_BASE + JOB_UID_COUNT) usage();
+            job_uid = (unsigned int)u;
+        }
         else if (strcmp(argv[i], "--probe") == 0) probe = 1;
         else if (strcmp(argv[i], "--print-filter") == 0) print = 1;
         else if (strcmp(argv[i], "--") == 0) {
@@ -331,7 +540,7 @@ int main(int argc, char **argv) {
         const struct insn *filter;
     } fprog = {(uint16_t)nprog, prog};
     static struct plan_store store;
-    make_plan(&store, keep);
+    make_plan(&store, keep, rooted);
     if (store.refused[0]) {
         /* Its job would share that mount with every later job (and the probe would not have seen it). */
         fprintf(stderr, "toolsmith jobns-launch: %s: jobs are not started here\n", store.refused);
@@ -345,6 +554,21 @@ int main(int argc, char **argv) {
         return 70;
     }
     unsigned int uid = (unsigned int)getuid(), gid = (unsigned int)getgid();
+    /* rooted: the job's tree, JOBS_DIR/<this launcher's pid> */
+    char root[64] = "";
+    if (rooted) {
+        char why[4400];
+        if (uid != 0 || jobs_dir(why, sizeof why) != 0) {
+            fprintf(stderr, "toolsmith jobns-launch: no job tree here (%s): jobs are not started here\n",
+                    uid != 0 ? "--rooted needs the worker to be root (gVisor, docker.ts JOB_UID_CAPS)" : why);
+            return 70;
+        }
+        snprintf(root, sizeof root, "%s/%ld", JOBS_DIR, (long)getpid());
+        if (mkdir(root, 0700) != 0 && errno != EEXIST) {
+            fprintf(stderr, "toolsmith jobns-launch: mkdir %s: %s: jobs are not started here\n", root, strerror(errno));
+            return 70;
+        }
+    }
     sigset_t term, old;
     sigemptyset(&term);
     sigaddset(&term, SIGTERM);
@@ -354,16 +578,18 @@ int main(int argc, char **argv) {
     sa.sa_handler = on_term;
     sigaction(SIGTERM, &sa, NULL);
     fflush(NULL);
-    long pid = syscall(SYS_clone, (unsigned long)(JOB_FLAGS | SIGCHLD), 0L, 0L, 0L, 0L);
+    /* (a test switch: the job's process, not the probe's, without its pid namespace) */
+    unsigned long flags = rooted ? ROOTED_FLAGS : JOB_FLAGS;
+    if (!probe && off("jobskip-pid")) flags &= ~(unsigned long)CLONE_NEWPID;
+    long pid = syscall(SYS_clone, flags | SIGCHLD, 0L, 0L, 0L, 0L);
     if (pid > 0) {
         job_pid = (sig_atomic_t)pid;
         sigprocmask(SIG_SETMASK, &old, NULL); /* (a SIGTERM that came meanwhile is handled here) */
     }
     if (pid < 0) {
-        fprintf(stderr,
-                "toolsmith jobns-launch: the kernel refused the job's namespaces (clone with CLONE_NEWUSER, "
-                "NEWPID, NEWNS, NEWIPC): %s\n",
-                strerror(errno));
+        fprintf(stderr, "toolsmith jobns-launch: the kernel refused the job's namespaces (clone with %s): %s\n",
+                rooted ? "CLONE_NEWPID, NEWIPC" : "CLONE_NEWUSER, NEWPID, NEWNS, NEWIPC", strerror(errno));
+        if (root[0]) release_tree(root);
         return 70;
     }
     if (pid == 0) {
@@ -374,23 +600,49 @@ int main(int argc, char **argv) {
         prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
         struct pollfd pf = {alive[0], POLLIN, 0};
         if (poll(&pf, 1, 0) != 0) _exit(70);
+        /* The walls this process has, in the order made: printed by the probe, and handed to the job's
+         * runtime (TOOLSMITH_JOB_WALLS), whose first message to the worker reports them before it is
+         * given its job (worker.mjs: a process short of a wall never gets one). The namespaces first,
+         * from the clone's flags. */
+        static char walls[16384];
+        walls[0] = '\0';
+        if (flags & CLONE_NEWUSER) add_wall(walls, sizeof walls, "user");
+        if (flags & CLONE_NEWPID) add_wall(walls, sizeof walls, "pid");
+        if (flags & CLONE_NEWIPC) add_wall(walls, sizeof walls, "ipc");
+        char name[4200];
+        if (rooted) {
+            enter_tree(&store, root, walls, sizeof walls);
+            /* (a test switch: the job's process, not the probe's, keeps root's uid: never a job then) */
+            if ((probe || !off("jobskip-uid")) && take_uid(job_uid)) add_wall(walls, sizeof walls, "uid");
+            /* a change of ids cleared the parent-death signal: set again, and the launcher checked again */
+            prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+            if (poll(&pf, 1, 0) != 0) _exit(70);
+            last_walls(plan.prog, walls, sizeof walls);
+        } else {
+            int32_t out[64];
+            int n = ts_enter(&plan, uid, gid, 0, out, 64);
+            for (int k = 0; k < n; k++) {
+                wall_name(&store, out[k], name, sizeof name);
+                add_wall(walls, sizeof walls, name);
+            }
+        }
         close(alive[0]);
-        int32_t out[64];
-        int n = ts_enter(&plan, uid, gid, 0, out, 64);
         if (probe) {
-            char name[4200];
             for (int k = 0; k < store.n; k++) {
                 wall_name(&store, W_MOUNT0 + k, name, sizeof name);
                 printf("plan %s\n", name);
             }
             if (store.pts) printf("plan pts\n");
-            for (int k = 0; k < n; k++) {
-                wall_name(&store, out[k], name, sizeof name);
-                printf("%s\n", name);
+            for (char *w = walls, *e; *w; w = e + 1) {
+                e = strchr(w, ',');
+                if (!e) e = w + strlen(w);
+                printf("%.*s\n", (int)(e - w), w);
+                if (!*e) break;
             }
             fflush(stdout);
             _exit(0);
         }
+        if (setenv("TOOLSMITH_JOB_WALLS", walls, 1) != 0) _exit(70);
         execv(argv[i], argv + i);
         fprintf(stderr, "toolsmith jobns-launch: could not run %s: %s\n", argv[i], strerror(errno));
         _exit(70);
@@ -403,6 +655,8 @@ int main(int argc, char **argv) {
             return 70;
         }
     }
+    /* the job's pid 1 is gone, and its pid namespace with it: its tree goes too */
+    if (root[0]) release_tree(root);
     if (WIFSIGNALED(status)) {
         int sig = WTERMSIG(status);
         signal(sig, SIG_DFL);

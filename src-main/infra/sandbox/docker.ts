@@ -264,14 +264,18 @@ export class DockerWorkerFactory implements WorkerFactory {
         : undefined;
     // gVisor, Python: the worker starts as root holding only CAP_SETUID, CAP_SETGID and CAP_KILL, becomes
     // 65534 at once and runs each job under a uid of its own (docs/security.md, "A uid of its own").
-    const jobUids = this.isolation === 'gvisor' && spec.runtime === 'python';
+    // gVisor, bun: the worker stays root with those capabilities (gVisor has no ambient capabilities, so a
+    // worker of 65534 could not hand them to the job launcher it execs), and the launcher roots each job
+    // as the Python one: a tree of its own, a uid of its own, no capability (worker.mjs jobLauncher).
+    // deno has no launcher (its worker may run no program but deno): it stays 65534.
+    const jobUids = this.isolation === 'gvisor' && (spec.runtime === 'python' || spec.runtime === 'bun');
     const hc = hostConfig(this.limits);
-    // gVisor, JS: the jobs are plain child processes of the worker (gVisor refuses their namespaces), and
-    // the worker (node, bun) reaps only the processes it started: a process a job daemonized, killed by
+    // gVisor, JS: deno's jobs are plain child processes of the worker (and bun's were, before they were
+    // rooted), and the worker reaps only the processes it started: a process a job daemonized, killed by
     // the sweep, stayed its zombie holding a pid until the worker was replaced. Docker's init (pid 1,
     // the worker below it) reaps them. Not on runc, where JS jobs run in pid namespaces of their own (the
     // launcher reaps each) and a job could ptrace or read docker-init's memory (it is dumpable); gVisor
-    // refuses both to the sandbox user (js-gvisor.test.ts).
+    // refuses both to the sandbox user, and a rooted bun job sees no process outside its own namespace.
     if (this.init || (this.isolation === 'gvisor' && spec.runtime !== 'python')) hc.Init = true;
     const binds = [
       ...(egress ? [`${egress.dir}:${EGRESS_MOUNT}:ro`] : []),

@@ -275,7 +275,7 @@ export function imageTag(runtime: RuntimeImage, paths: ImagePaths): string {
   const launcher = runtime === 'deno' ? undefined : buildJobLauncher(paths.imagesDir, cacheRoot(paths)).path;
   if (isNpmRuntime(runtime)) {
     const r = NPM_RUNTIMES[runtime];
-    return `${ns(paths)}/${runtime}:${sha(RECIPE_VERSION, ...worker, r.package, r.version, r.integrity, JSON.stringify(entrypoint(runtime)), JSON.stringify(r.env), ...(runtime === 'bun' ? [launcher ? readFileSync(launcher) : 'no job launcher'] : []), MODES)}`;
+    return `${ns(paths)}/${runtime}:${sha(RECIPE_VERSION, ...worker, r.package, r.version, r.integrity, JSON.stringify(entrypoint(runtime)), JSON.stringify(r.env), ...(runtime === 'bun' ? [launcher ? readFileSync(launcher) : 'no job launcher', '/mnt for job trees'] : []), MODES)}`;
   }
   const version = spawnSync(paths.nodeBinary, ['--version'], { encoding: 'utf8' }).stdout.trim();
   // (the binary execute-only, /tmp 1777 and the sandbox user in /etc/passwd are part of the recipe)
@@ -528,8 +528,10 @@ export async function buildImage(
       copyFileSync(binary, join(rootfs, 'usr/local/bin', runtime));
       modes[`rootfs/usr/local/bin/${runtime}`] = 0o755;
       copyLinkedLibraries(binary, rootfs);
-      // bun: with the JS jobs' launcher, as node (deno's worker may run no program but deno: none)
+      // bun: with the JS jobs' launcher, as node (deno's worker may run no program but deno: none), and
+      // /mnt, where the launcher mounts the job trees on gVisor (jobns-launch.c, rooted jobs)
       const launcher = runtime === 'bun' ? jobLauncherFor(paths, progress) : undefined;
+      if (runtime === 'bun') mkdirSync(join(rootfs, 'mnt'));
       copyNodeWorker(paths.imagesDir, join(rootfs, 'opt/toolsmith'), launcher);
       writeFileSync(join(rootfs, 'etc/passwd'), 'nobody:x:65534:65534:nobody:/tmp:/nonexistent\n');
       writeFileSync(join(rootfs, 'etc/group'), 'nogroup:x:65534:\n');

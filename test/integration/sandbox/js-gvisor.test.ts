@@ -1,7 +1,13 @@
 /**
- * JS runtimes on gVisor (docs/sandboxes.md, "Between jobs"), where JS jobs run as plain child processes of
- * the worker (gVisor refuses their namespaces):
- * - a bun job runs as a child process of the worker (the launcher's probe finds the walls refused);
+ * JS runtimes on gVisor (docs/sandboxes.md, "Between jobs"), where gVisor refuses a JS job's user
+ * namespace mounts, so each bun job is "rooted" by the launcher as the Python job there: pid and IPC
+ * namespaces and a tree of its own it is chrooted into, a uid of its own, no capability, the job filter:
+ * - a bun job is pid 1 of a namespace of its own under a uid other than the worker's, and (sweep and
+ *   wipe off, the script handed its process's powers) reaches no process, fd, environment or memory
+ *   outside it, signals none and writes nothing of the sandbox's (before: a plain child process of the
+ *   worker under its uid, which listed the worker's fds and read its environment);
+ * - each job's process reports its walls before its job: one short of its uid (a test switch skips it
+ *   in the job, not in the launcher's probe) is refused, the wall named, and its script never runs;
  * - node is refused before any container is made, the error naming why and what to choose instead (runsc
  *   will not load the execute-only node binary; before, the first job failed with runsc's own
  *   "failed to load /usr/local/bin/node: permission denied").
@@ -10,6 +16,7 @@
  *   held until the worker was replaced. Written as the attack: TOOLSMITH_TEST_WALLS=jsescape hands the
  *   script its process's powers; the sweep stays on.
  */
+import { spawnSync } from 'node:child_process';
 import Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SandboxBackend } from '../../../src-main/infra/sandbox/backend.ts';
@@ -47,15 +54,19 @@ describe('JS on gVisor', () => {
       filters: { label: ['toolsmith.pool=1', `toolsmith.owner=${process.pid}`] },
     });
 
-  // gVisor refuses mounts in a child user namespace: the worker's launcher probe finds the walls missing
-  // and JS jobs run as before, in child processes of the worker (js-jobns.test.ts has the other levels).
-  it('a bun job runs in a child process of the worker, not pid 1 of a namespace of its own', async () => {
-    const r = await run('bun', `${SYS}emitResult({ pid: sys('pid'), ppid: sys('ppid') });\n`);
+  // gVisor refuses mounts in a child user namespace: the launcher roots the job instead (the other levels:
+  // js-jobns.test.ts).
+  it('a bun job is pid 1 of a pid namespace of its own, under a job uid', async () => {
+    const r = await run(
+      'bun',
+      `${SYS}const t = (f) => { try { return f(); } catch (e) { return 'error: ' + e.message; } };
+emitResult({ pid: sys('pid'), ppid: sys('ppid'), uid: t(() => sys('uid')) });\n`,
+    );
     expect(r.error).toBeUndefined();
-    const d = r.data as { pid: number; ppid: number };
-    expect(d.pid).not.toBe(1);
-    // (the worker, below Docker's init, which reaps what a job daemonized)
-    expect(d.ppid).not.toBe(1);
+    const d = r.data as { pid: number; ppid: number; uid: number };
+    expect(d.pid).toBe(1);
+    expect(d.ppid).toBe(0);
+    expect(d.uid).toBeGreaterThanOrEqual(100000);
   }, 120_000);
 
   it('node is refused up front: the cause named and what to choose instead, no container started', async () => {
@@ -95,21 +106,177 @@ emitResult(states);\n`,
     expect(states.filter((s) => s.state === 'Z')).toEqual([]);
     // the worker and the init above it; no survivor of the earlier jobs either
     expect(states.filter((s) => s.state !== 'gone').length).toBeLessThanOrEqual(2);
-    // the init is no way in: its memory cannot be read by a job (gVisor refuses it to the sandbox user)
-    const init = await run(
-      'bun',
-      `${SYS}const t = (f) => { try { return f(); } catch (e) { return 'error: ' + e.message; } };
-emitResult({ cmd: sys('read', '/proc/1/cmdline'), mem: t(() => sys('read', '/proc/1/mem').length) });\n`,
-    );
+    // the init is no way in: a job's pid 1 is itself (its /proc is of its own pid namespace)
+    const init = await run('bun', `${SYS}emitResult({ cmd: sys('read', '/proc/1/cmdline') });\n`);
     expect(init.error).toBeUndefined();
-    const d = init.data as { cmd: string; mem: string };
-    expect(d.cmd).toMatch(/docker-init/);
-    expect(d.mem).toMatch(/^error: /);
+    const d = init.data as { cmd: string };
+    expect(d.cmd).toMatch(/--job/);
+    expect(d.cmd).not.toMatch(/docker-init/);
   }, 600_000);
 
   it('deno runs below the init too', async () => {
     const r = await run('deno', 'emitResult(6 * 7);\n');
     expect(r.error).toBeUndefined();
     expect(r.data).toBe(42);
+  }, 300_000);
+});
+
+/** The sandbox's side, read from outside the job (docker exec: a process beside the worker, not a job). */
+function inSandbox(id: string): { workerUid: number; tmp: string[]; trees: string[]; treeMounts: number } {
+  const code = `const fs = require('fs');
+let workerUid = -1;
+for (const p of fs.readdirSync('/proc').filter((n) => /^\\d+$/.test(n))) {
+  try {
+    const cmd = fs.readFileSync('/proc/' + p + '/cmdline', 'latin1');
+    if (!cmd.includes('worker.mjs') || cmd.includes('--job') || cmd.includes('jobns-launch')) continue;
+    workerUid = Number(/^Uid:\\s+(\\d+)/m.exec(fs.readFileSync('/proc/' + p + '/status', 'latin1'))[1]);
+  } catch {}
+}
+const treeMounts = fs.readFileSync('/proc/self/mountinfo', 'latin1').split('\\n').filter((l) => l.split(' ')[4]?.startsWith('/mnt/')).length;
+console.log(JSON.stringify({ workerUid, tmp: fs.readdirSync('/tmp'), trees: fs.readdirSync('/mnt'), treeMounts }));`;
+  const r = spawnSync('docker', ['exec', id, '/usr/local/bin/bun', '-e', code], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`docker exec: ${r.stderr}`);
+  return JSON.parse(r.stdout) as ReturnType<typeof inSandbox>;
+}
+
+describe('bun jobs on gVisor: a uid and a tree of their own (sweep and wipe off)', () => {
+  const docker = new Docker();
+  let factory: TestFactory;
+  let backend: SandboxBackend;
+  beforeAll(async () => {
+    factory = await dockerFactory({ runtime: 'runsc', wallsOff: ['jsescape', 'nosweep', 'nowipe'] });
+    backend = testBackend(factory, { toolsSource: '', pool: { minSize: 1, maxSize: 1, standby: 0 } });
+  }, 300_000);
+  afterAll(async () => {
+    await backend?.dispose();
+    await factory?.dispose();
+  });
+  const run = (code: string) =>
+    backend.execute({
+      sandbox: 'jsgvisoralone',
+      runtime: 'bun',
+      language: 'js',
+      code,
+      bodyStartLine: 1,
+      tools: {},
+      timeoutMs: 60_000,
+    });
+
+  it("the job reaches no fd, environment, memory or signal of the worker, runs under a uid not the worker's, and writes none of its files", async () => {
+    // Every pid a sandbox this young can have but the job's own (its threads): each /proc file of
+    // each, and a signal 0.
+    const attack = `${SYS}const me = sys('pid');
+const t = (f) => { try { return f(); } catch (e) { return 'error: ' + e.message; } };
+// (its own threads' ids open as /proc/<tid> too: they are its own)
+const own = new Set(sys('list', '/proc/self/task').map(Number));
+const reached = [];
+for (let p = 1; p <= 200; p++) {
+  if (p === me || own.has(p)) continue;
+  for (const [what, f] of [['fd', () => sys('list', '/proc/' + p + '/fd')], ['fd/1', () => sys('write', '/proc/' + p + '/fd/1', '{"type":"pong"}\\n')], ['environ', () => sys('read', '/proc/' + p + '/environ')], ['mem', () => sys('read', '/proc/' + p + '/mem')], ['kill', () => sys('kill', p)]]) {
+    const r = t(f);
+    if (typeof r !== 'string' || !r.startsWith('error: ')) reached.push(p + ' ' + what);
+  }
+}
+emitResult({ pid: me, uid: t(() => sys('uid')), gid: t(() => sys('gid')), procs: sys('list', '/proc').filter((n) => /^\\d+$/.test(n)), reached, tmp: t(() => sys('write', '/tmp/left-by-a-job', 'x')) });
+`;
+    const a = await run(attack);
+    expect(a.error).toBeUndefined();
+    const d = a.data as {
+      pid: number;
+      uid: number;
+      gid: number;
+      procs: string[];
+      reached: string[];
+      tmp: unknown;
+    };
+    expect(d.reached).toEqual([]);
+    expect(d.procs).toEqual(['1']);
+    expect(d.pid).toBe(1);
+    expect(d.tmp).toBe(true); // (its own /tmp)
+    const [c] = await docker.listContainers({
+      filters: { label: [`toolsmith.owner=${process.pid}`, 'toolsmith.sandbox=jsgvisoralone'] },
+    });
+    expect(c).toBeDefined();
+    const sandbox = inSandbox(c!.Id);
+    expect(sandbox.workerUid).toBeGreaterThanOrEqual(0);
+    expect(d.uid).not.toBe(sandbox.workerUid);
+    expect(d.gid).not.toBe(sandbox.workerUid);
+    expect(d.uid).toBeGreaterThanOrEqual(100000);
+    // what it wrote is in a tmpfs of its own, not the sandbox's /tmp (the worker's folder): no wipe here
+    expect(sandbox.tmp).not.toContain('left-by-a-job');
+    // its tree went with it (unmounted by its launcher)
+    expect({ trees: sandbox.trees, treeMounts: sandbox.treeMounts }).toEqual({ trees: [], treeMounts: 0 });
+    // the next job: another uid, and nothing of the first
+    const b =
+      await run(`${SYS}const t = (f) => { try { return f(); } catch (e) { return 'error: ' + e.message; } };
+emitResult({ uid: sys('uid'), tmp: sys('list', '/tmp') });\n`);
+    expect(b.error).toBeUndefined();
+    const e = b.data as { uid: number; tmp: string[] };
+    expect(e.uid).not.toBe(d.uid);
+    expect(e.uid).not.toBe(sandbox.workerUid);
+    expect(e.tmp).not.toContain('left-by-a-job');
+  }, 300_000);
+});
+
+describe("bun jobs on gVisor: each job's process reports its walls", () => {
+  let factory: TestFactory;
+  let backend: SandboxBackend;
+  beforeAll(async () => {
+    // `jobskip-uid`: the launcher leaves the job's process root's uid (the probe still makes every wall)
+    factory = await dockerFactory({ runtime: 'runsc', wallsOff: ['jsescape', 'jobskip-uid'] });
+    backend = testBackend(factory, { toolsSource: '', pool: { minSize: 1, maxSize: 1, standby: 0 } });
+  }, 300_000);
+  afterAll(async () => {
+    await backend?.dispose();
+    await factory?.dispose();
+  });
+
+  it('a process short of its uid is not given the job: refused, the wall named, the script never run', async () => {
+    const r = await backend.execute({
+      sandbox: 'jsgvisorskip',
+      runtime: 'bun',
+      language: 'js',
+      code: `${SYS}emitLog('the script ran');\nemitResult(sys('pid'));\n`,
+      bodyStartLine: 1,
+      tools: {},
+      timeoutMs: 60_000,
+    });
+    expect(r.exitReason).toBe('crashed');
+    expect(r.error?.type).toBe('WallsMissing');
+    expect(r.error?.message).toMatch(
+      /lacks walls it must have: uid \(it runs under the worker's uid 0\); it was not given the job/,
+    );
+    expect(r.data).toBeUndefined();
+    expect(JSON.stringify(r.logs)).not.toMatch(/the script ran/);
+  }, 300_000);
+});
+
+describe('bun on gVisor with the job launcher off (a worker of root never runs a plain job)', () => {
+  let factory: TestFactory;
+  let backend: SandboxBackend;
+  beforeAll(async () => {
+    factory = await dockerFactory({ runtime: 'runsc', wallsOff: ['nojobns'] });
+    backend = testBackend(factory, { toolsSource: '', pool: { minSize: 0, maxSize: 1, standby: 0 } });
+  }, 300_000);
+  afterAll(async () => {
+    await backend?.dispose();
+    await factory?.dispose();
+  });
+
+  it('the worker stops at its start, saying why, and no job runs', async () => {
+    const r = await backend.execute({
+      sandbox: 'jsgvisornojobns',
+      runtime: 'bun',
+      language: 'js',
+      code: `emitLog('the script ran');\nemitResult(1);\n`,
+      bodyStartLine: 1,
+      tools: {},
+      timeoutMs: 60_000,
+    });
+    expect(r.success).toBe(false);
+    expect(r.data).toBeUndefined();
+    expect(r.error?.message).toMatch(
+      /JS jobs would run as root with the worker's capabilities: the job launcher is switched off \(nojobns\); the worker stops/,
+    );
   }, 300_000);
 });

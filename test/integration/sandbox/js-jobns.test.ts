@@ -371,3 +371,41 @@ describe('the launcher and more writable mounts than its plan holds (docker, nod
     }
   }, 300_000);
 });
+
+/**
+ * Each job's process reports the walls it is in before it is given its job (worker.mjs wallsRefused):
+ * the launcher's probe alone was trusted before, so a job whose process lacked a wall the probe had found
+ * ran all the same. `jobskip-pid` (a test switch) makes the launcher clone the job's process, not the
+ * probe's, without its pid namespace: the job is refused, the walls named, and its script never runs.
+ */
+describe("each JS job's process reports its walls (docker, node)", () => {
+  let factory: WorkerFactory & { dispose(): Promise<void> };
+  let backend: SandboxBackend;
+  beforeAll(async () => {
+    factory = await dockerFactory({ wallsOff: ['jsescape', 'jobskip-pid'] });
+    backend = testBackend(factory, { toolsSource: '', pool: { minSize: 1, maxSize: 1, standby: 0 } });
+  }, 300_000);
+  afterAll(async () => {
+    await backend?.dispose();
+    await factory?.dispose();
+  });
+
+  it('a process outside a pid namespace of its own is not given the job: the walls named', async () => {
+    const r = await backend.execute({
+      sandbox: 'jsjobnsskip',
+      runtime: 'node',
+      language: 'js',
+      code: `${SYS}emitLog('the script ran');\nemitResult(sys('pid'));\n`,
+      bodyStartLine: 1,
+      tools: {},
+      timeoutMs: 30_000,
+    });
+    expect(r.exitReason).toBe('crashed');
+    expect(r.error?.type).toBe('WallsMissing');
+    expect(r.error?.message).toMatch(
+      /lacks walls it must have: pid \(its pid is \d+, not 1 of a pid namespace of its own\), proc; it was not given the job/,
+    );
+    expect(r.data).toBeUndefined();
+    expect(JSON.stringify(r.logs)).not.toMatch(/the script ran/);
+  }, 300_000);
+});
