@@ -1427,8 +1427,11 @@ function wallsRefused(msg, launcher) {
     else missing.push(`${wall} (${text})`);
   };
   if (msg.pid !== 1) why('pid', `its pid is ${msg.pid}, not 1 of a pid namespace of its own`);
-  if (launcher.rooted && msg.uid === process.getuid())
-    why('uid', `it runs under the worker's uid ${msg.uid}`);
+  if (launcher.rooted && (typeof msg.uid !== 'number' || msg.uid === process.getuid()))
+    why(
+      'uid',
+      `it runs under ${typeof msg.uid === 'number' ? `the worker's uid ${msg.uid}` : 'no uid it told'}`,
+    );
   return missing.length ? missing.join(', ') : undefined;
 }
 
