@@ -169,7 +169,8 @@ const ipcSend = typeof process.send === 'function' ? process.send.bind(process) 
  * writable mounts, `noseccomp` the job's seccomp filter (the launcher reads it, and `jobskip-pid`,
  * `jobskip-uid`: a job's process made without that wall, the probe's with it), `jsescape` hands the
  * script `escaped(op, ...)`, this job process's own powers (its /proc, signals, files, programs), as if
- * every wall of the language had fallen: the kernel's walls are then what is attacked.
+ * every wall of the language had fallen: the kernel's walls are then what is attacked; `launcherstall`
+ * makes the JS jobs' launcher never end its job (jobns-launch.c; betweenJobs' awaitLauncher).
  */
 // (Not under deno: its job process may read no variable but its credentials'.)
 const WALLS_OFF = new Set(
@@ -1586,36 +1587,71 @@ function betweenJobs() {
   };
   const clean = (launcherPid) => {
     try {
-      if (launcherPid !== undefined) awaitLauncher(launcherPid);
-      return sweep();
+      const orphans = launcherPid !== undefined ? awaitLauncher(launcherPid) : [];
+      return sweep() && !leftToMe(launcherPid, orphans);
     } catch {
       return false; // what cannot be checked is not clean
     }
+  };
+  /** A process's state letter and parent, or undefined when it is gone. */
+  const statOf = (pid) => {
+    let stat;
+    try {
+      stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    } catch {
+      return undefined;
+    }
+    const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return { state: rest[0], ppid: Number(rest[1]) };
   };
   /**
    * A job started by the launcher: its end, the job's pid 1 killed and reaped by the launcher, comes
    * before the sweep's kill(-1), which could kill the launcher first and leave that process to this one
    * (never reaped here). At most 2 s; then the launcher is killed (its job dies with it: PR_SET_PDEATHSIG).
+   * Returns the launcher's children when it had to be killed (none when it ended by itself): the job's
+   * pid 1, which the kernel then gives to this process (pid 1 of the sandbox on docker and bubblewrap;
+   * no docker-init there) as a zombie this one cannot reap (node and bun wait for their own children
+   * only): leftToMe looks for it after the sweep.
    */
   const awaitLauncher = (pid) => {
     const end = Date.now() + 2000;
     for (;;) {
-      let stat;
-      try {
-        stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
-      } catch {
-        return; // gone (reaped)
-      }
-      const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
-      if (state === 'Z' || state === 'X') return;
+      const st = statOf(pid);
+      if (!st || st.state === 'Z' || st.state === 'X') return []; // gone (reaped), or ended
       if (Date.now() > end) {
+        const children = [];
+        for (const name of readdirSync('/proc')) {
+          if (/^\d+$/.test(name) && statOf(name)?.ppid === pid) children.push(Number(name));
+        }
         try {
           process.kill(pid, 'SIGKILL');
         } catch {}
-        return;
+        return children;
       }
       Atomics.wait(nap, 0, 0, 1);
     }
+  };
+  /**
+   * After the sweep: a killed launcher's job process that the kernel gave to this one (a zombie, or a
+   * process that would become one) holds a pid of the sandbox's limit for as long as this worker lives,
+   * one more per such job, until no job can start a thread. The worker stops instead (the pool replaces
+   * it), saying why on stderr.
+   */
+  const leftToMe = (launcherPid, orphans) => {
+    if (orphans.length === 0) return false;
+    // (its children are given away once the launcher has ended: with the sweep, before it is back)
+    for (const end = Date.now() + 2000; Date.now() < end; Atomics.wait(nap, 0, 0, 1)) {
+      const st = statOf(launcherPid);
+      if (!st || st.state === 'Z' || st.state === 'X') break;
+    }
+    const left = orphans.filter((p) => statOf(p)?.ppid === me);
+    if (left.length === 0) return false;
+    process.stderr.write(
+      `toolsmith worker: the job's launcher (pid ${launcherPid}) did not end its job within 2 s and was killed; ` +
+        `the job's process (pid ${left.join(', ')}) was left to this worker, which cannot reap it (a zombie ` +
+        `holding a pid of the sandbox's limit): the worker stops, to be replaced\n`,
+    );
+    return true;
   };
   const sweep = () => {
     const end = Date.now() + 2000;

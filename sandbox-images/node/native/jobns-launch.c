@@ -14,7 +14,9 @@
  * exit status, or the same signal). The worker ends a job with SIGTERM to the launcher, which kills the
  * job's pid 1 (the kernel then ends everything in its pid namespace) and reaps it: the worker reaps
  * only its own children, never a job's orphaned pid 1. When the launcher dies first (SIGKILL: the
- * sweep) the job's pid 1 gets SIGKILL too (PR_SET_PDEATHSIG). `--keep DIR`: the
+ * sweep, or the worker's 2 s for a launcher that did not end its job) the job's pid 1 gets SIGKILL too
+ * (PR_SET_PDEATHSIG), and becomes the worker's zombie: the worker then stops, to be replaced
+ * (worker.mjs, betweenJobs). `--keep DIR`: the
  * worker's own folder, bound back into a fresh mount that would cover it (bubblewrap's /tmp). `--probe`:
  * the walls planned (`plan NAME` lines: each mount, `pts`) and then those made, one name a line on
  * stdout, then exit 0 (the worker asks once whether this level allows them all). A job's process gets
@@ -486,6 +488,9 @@ static void last_walls(const void *prog, char *walls, size_t nw) {
 
 /* The job's pid (in the launcher's namespace) once cloned; a SIGTERM before that is kept in `ended`. */
 static volatile sig_atomic_t job_pid, ended;
+/* Tests only (TOOLSMITH_TEST_WALLS=launcherstall): a launcher that never ends or reaps its job (SIGTERM
+ * ignored, no wait), as one stopped or starved would: the worker's 2 s and what it does then are tested. */
+static int stall;
 
 /* SIGTERM (the worker ending the job): SIGKILL to the job's pid 1, whose namespace dies with it; the
  * launcher then reaps it and exits. (A launcher killed outright instead left the job's pid 1 to the
@@ -493,6 +498,7 @@ static volatile sig_atomic_t job_pid, ended;
  * sandbox's limit until jobs could no longer start threads.) */
 static void on_term(int sig) {
     (void)sig;
+    if (stall) return;
     ended = 1;
     if (job_pid > 0) kill((pid_t)job_pid, SIGKILL);
 }
@@ -546,6 +552,7 @@ int main(int argc, char **argv) {
         fprintf(stderr, "toolsmith jobns-launch: %s: jobs are not started here\n", store.refused);
         return 70;
     }
+    stall = !probe && off("launcherstall");
     struct ts_plan plan = {store.n, store.pts, store.mounts, off("noseccomp") ? NULL : (const void *)&fprog};
 
     int alive[2];
@@ -648,6 +655,8 @@ int main(int argc, char **argv) {
         _exit(70);
     }
     close(alive[0]);
+    if (stall)
+        for (;;) pause();
     int status = 0;
     while (waitpid((pid_t)pid, &status, 0) < 0) {
         if (errno != EINTR) {

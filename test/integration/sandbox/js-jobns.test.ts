@@ -14,6 +14,7 @@ import {
   copyFileSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   rmSync,
   writeFileSync,
@@ -306,6 +307,114 @@ for (const [name, make] of [
         if (r.data !== i) failed.push(`${i}: ${r.exitReason} ${JSON.stringify(r.error)}`);
       }
       expect(failed).toEqual([]);
+    }, 600_000);
+  });
+}
+
+/**
+ * A launcher that does not end its job within the worker's 2 s (stopped or starved; TOOLSMITH_TEST_WALLS
+ * =launcherstall: SIGTERM ignored, the job never reaped) is killed; its job's pid 1 dies with it
+ * (PR_SET_PDEATHSIG) and the kernel gives it to the worker, pid 1 of the sandbox on both levels, which
+ * cannot reap it. Before, it stayed the worker's zombie, one more per such job, each holding a pid of the
+ * sandbox's limit; now the worker stops and says why, and the pool replaces it. Read from the host: the
+ * zombies among the sandbox's processes (the containers' and the test process's descendants).
+ */
+/** The processes of the host as `pid -> { ppid, state }`. */
+function hostProcesses(): Map<number, { ppid: number; state: string }> {
+  const all = new Map<number, { ppid: number; state: string }>();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'latin1');
+      const [state, ppid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      all.set(Number(name), { ppid: Number(ppid), state: state ?? '?' });
+    } catch {
+      /* gone */
+    }
+  }
+  return all;
+}
+
+/** The zombies (as `pid<-ppid`) among the descendants of `roots`, the roots included. */
+function zombiesBelow(roots: number[]): string[] {
+  const all = hostProcesses();
+  const below = new Set(roots);
+  for (let grew = true; grew;) {
+    grew = false;
+    for (const [pid, p] of all) {
+      if (below.has(pid) || !below.has(p.ppid)) continue;
+      below.add(pid);
+      grew = true;
+    }
+  }
+  return [...below].filter((p) => all.get(p)?.state === 'Z').map((p) => `${p}<-${all.get(p)?.ppid}`);
+}
+
+for (const [name, make, roots] of [
+  [
+    'docker',
+    () => dockerFactory({ wallsOff: ['launcherstall'] }),
+    async () => {
+      const docker = new Docker();
+      const mine = await docker.listContainers({
+        filters: { label: ['toolsmith.pool=1', `toolsmith.owner=${process.pid}`] },
+      });
+      const pids = await Promise.all(
+        mine.map(async (c) => {
+          const info = await docker.getContainer(c.Id).inspect();
+          return info.State.Pid;
+        }),
+      );
+      return pids.filter((p) => p > 0);
+    },
+  ],
+  [
+    'process (bubblewrap)',
+    async () => bubblewrapFactory({ wallsOff: ['launcherstall'] }),
+    async () => [process.pid],
+  ],
+] as const) {
+  describe(`JS jobs alone: a launcher that does not end its job in time: ${name}`, () => {
+    let factory: TestFactory;
+    let backend: SandboxBackend;
+    beforeAll(async () => {
+      factory = await make();
+      backend = testBackend(factory, { toolsSource: '', pool: { minSize: 1, maxSize: 1, standby: 0 } });
+    }, 300_000);
+    afterAll(async () => {
+      await backend?.dispose();
+      await factory?.dispose();
+    });
+
+    it('leaves no zombie: the worker stops, naming why, and is replaced', async () => {
+      const ran: number[] = [];
+      const failed: string[] = [];
+      for (let i = 0; i < 8 && ran.length < 3; i++) {
+        const r = await backend.execute({
+          sandbox: 'jsjobns-stall',
+          language: 'js',
+          code: `emitResult(${i});\n`,
+          bodyStartLine: 1,
+          tools: {},
+          timeoutMs: 20_000,
+        });
+        if (r.data === i) ran.push(i);
+        else failed.push(`${r.exitReason}: ${r.error?.message ?? ''}`);
+      }
+      expect(ran.length).toBe(3);
+      // A job sent to a worker that stopped after its last job's end: its error says why.
+      for (const f of failed)
+        expect(f).toMatch(
+          /the job's launcher \(pid \d+\) did not end its job within 2 s and was killed; the job's process \(pid \d+\) was left to this worker, which cannot reap it/,
+        );
+      // (each stalled job's launcher is killed 2 s after its end: its zombie, if any, appears by then)
+      let zombies: string[] = [];
+      for (let i = 0; i < 300; i++) {
+        await new Promise((res) => setTimeout(res, 100));
+        zombies = zombiesBelow(await roots());
+        if (i >= 40 && zombies.length === 0) break;
+      }
+      expect(zombies).toEqual([]);
     }, 600_000);
   });
 }
