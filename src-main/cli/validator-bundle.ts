@@ -15,9 +15,17 @@
  * - Each file starts with the SHA-256 of the code cache after it: a file cut short or damaged is never
  *   given to V8 (which checks its own checksum only in debug builds); it is made again.
  * - Made on the first validation that found none (or one V8 refused), after a short warm-up script
- *   (WARM_UP), so that a later script meets the constructs it most likely holds compiled; caches of
- *   other builds of the same validator are removed then. Best effort: a cache that cannot be written only
- *   costs the next run its speed.
+ *   (WARM_UP), so that a later script meets the constructs it most likely holds compiled. Written to a
+ *   temporary file of its own (`<cache>.<pid>-<random>.tmp`) and renamed into place: a process killed
+ *   mid-write leaves no part of a cache under the cache's name (and a cut file would fail its SHA-256).
+ * - Each build's cache is touched when used; when one is made, only the KEEP_BUILDS most recently used
+ *   of the same validator are kept (two installed versions used in turn keep theirs: keeping only its
+ *   own, each removed the other's and every switch compiled again), and the temporary files such a
+ *   killed write left (the cache's own by name, whose writer, the pid in its name, is gone, or older
+ *   than STALE_TMP_MS: a pid of another pid namespace sharing the folder, or reused) are removed; a
+ *   write on its way in a live process is left alone. The start after such a kill is one that makes the
+ *   cache (its rename never happened). Best effort: a cache that cannot be written only costs the next run its
+ *   speed.
  * A clone runs its sources (core/lang/validate-lazy.ts), as does a bundle without these scripts.
  */
 import { loadValidator } from '../core/lang/validate-lazy.ts';
@@ -26,9 +34,19 @@ import type { ScriptLanguage, ValidateOptions, ValidationResult } from '../core/
 import type { Script } from 'node:vm';
 
 // Builtins by process.getBuiltinModule, not ES imports (docs/scaling.md, "CLI start").
-const { createHash } = process.getBuiltinModule('node:crypto');
-const { accessSync, constants, existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } =
-  process.getBuiltinModule('node:fs');
+const { createHash, randomBytes } = process.getBuiltinModule('node:crypto');
+const {
+  accessSync,
+  constants,
+  existsSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} = process.getBuiltinModule('node:fs');
 const { getCompileCacheDir, isBuiltin } = process.getBuiltinModule('node:module');
 const { basename, dirname, join } = process.getBuiltinModule('node:path');
 const { fileURLToPath } = process.getBuiltinModule('node:url');
@@ -80,6 +98,24 @@ const sha256 = (...parts: (string | Uint8Array)[]): Buffer => {
   return h.digest();
 };
 
+/** How many builds of one validator keep their code cache (the most recently used). */
+const KEEP_BUILDS = 3;
+/** A temporary file of a cache's write older than this was left by a process killed while writing, whatever its pid. */
+const STALE_TMP_MS = 10 * 60_000;
+/** A code cache file (`validator-python-<key>.v8`) and a write's temporary file of one. */
+const CACHE_FILE = /^(validator-[a-z]+-)[0-9a-f]{32}\.v8$/;
+const CACHE_TMP = /^validator-[a-z]+-[0-9a-f]{32}\.v8\.(\d+)(?:-[0-9a-f]+)?\.tmp$/;
+
+/** A process of this pid exists (here: another user's counts too). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 /** A code cache file's bytes: the SHA-256 of the cache, then the cache. */
 function cacheFileBytes(data: Buffer): Buffer {
   return Buffer.concat([sha256(data), data]);
@@ -124,21 +160,57 @@ function keepCache(script: Script, file: string, warmUp: () => void): void {
   } catch {
     /* (the cache holds what compiled before) */
   }
-  const tmp = `${file}.${process.pid}.tmp`;
+  const tmp = `${file}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
   try {
-    writeFileSync(tmp, cacheFileBytes(script.createCachedData()));
+    writeFileSync(tmp, cacheFileBytes(script.createCachedData()), { flag: 'wx' });
     renameSync(tmp, file);
-    const name = basename(file);
-    const prefix = name.slice(0, name.lastIndexOf('-') + 1);
-    for (const other of readdirSync(dir))
-      if (other.startsWith(prefix) && other.endsWith('.v8') && other !== name)
-        rmSync(join(dir, other), { force: true });
   } catch {
     try {
       rmSync(tmp, { force: true }); // (a full disk: no cache, and no part of one left)
     } catch {
       /* (nothing more to do) */
     }
+    return;
+  }
+  try {
+    prune(dir, basename(file));
+  } catch {
+    /* (a folder that cannot be listed: the other caches stay) */
+  }
+}
+
+/**
+ * Keeps the KEEP_BUILDS most recently used caches of the validator `made` is one of (`made` among them)
+ * and removes the temporary files killed writes left; nothing else of the folder is touched.
+ */
+function prune(dir: string, made: string): void {
+  const prefix = CACHE_FILE.exec(made)?.[1];
+  const now = Date.now();
+  const builds: { name: string; used: number }[] = [];
+  for (const name of readdirSync(dir)) {
+    const writer = CACHE_TMP.exec(name)?.[1];
+    const tmp = writer !== undefined;
+    if (!tmp && !(prefix && name !== made && name.startsWith(prefix) && CACHE_FILE.test(name))) continue;
+    let mtime: number;
+    try {
+      mtime = statSync(join(dir, name)).mtimeMs;
+    } catch {
+      continue; // (gone meanwhile)
+    }
+    if (!tmp) builds.push({ name, used: mtime });
+    else if (now - mtime > STALE_TMP_MS || !alive(Number(writer))) rmSync(join(dir, name), { force: true });
+  }
+  builds.sort((a, b) => b.used - a.used);
+  for (const { name } of builds.slice(KEEP_BUILDS - 1)) rmSync(join(dir, name), { force: true });
+}
+
+/** A cache just used: its time of last use, which pruning keeps the most recent of (best effort). */
+function touch(file: string): void {
+  try {
+    const now = new Date();
+    utimesSync(file, now, now);
+  } catch {
+    /* (a folder of someone else's: the cache is used all the same) */
   }
 }
 
@@ -174,6 +246,7 @@ function runScript(
     module,
   );
   let pending = cacheFile !== undefined && (!cachedData || script.cachedDataRejected === true);
+  if (cacheFile && !pending) touch(cacheFile);
   return {
     exports: module.exports,
     ran: () => {

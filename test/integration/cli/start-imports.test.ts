@@ -10,6 +10,7 @@
 import { fileURLToPath } from 'node:url';
 import { execFileSync, spawnSync } from 'node:child_process';
 import {
+  appendFileSync,
   cpSync,
   existsSync,
   mkdirSync,
@@ -19,6 +20,7 @@ import {
   rmSync,
   statSync,
   symlinkSync,
+  utimesSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -510,7 +512,121 @@ describe("bin/start.mjs, installed: the validator's code cache", () => {
     const edited = validate(bad);
     expect(edited.out).toMatch(/^FILE:1:1: no-import: imports are NOT available; /m);
     const now = codeCacheFiles(codeCache);
-    expect(now).toHaveLength(1);
-    expect(now).not.toEqual(files);
+    // (the build before keeps its cache: one of the KEEP_BUILDS most recently used)
+    expect(now).toHaveLength(2);
+    expect(now).toEqual(expect.arrayContaining(files));
   }, 120_000);
+});
+
+/**
+ * An installed package of its own under `name` (bin/ and out/cli copied); `mark` appended to the Python
+ * validator's script makes it another build (another version of the CLI).
+ */
+function installedCopy(name: string, mark?: string): string {
+  const pkg = join(dir, name, 'node_modules', 'toolsmith-workbench');
+  mkdirSync(pkg, { recursive: true });
+  cpSync(join(root, 'bin'), join(pkg, 'bin'), { recursive: true });
+  cpSync(join(root, 'out/cli'), join(pkg, 'out/cli'), { recursive: true });
+  for (const f of ['package.json', 'resources', 'sandbox-images', 'node_modules'])
+    symlinkSync(join(root, f), join(pkg, f));
+  if (mark) appendFileSync(join(pkg, 'out/cli/validator-python.cjs'), `\n// ${mark}\n`);
+  return pkg;
+}
+
+/** `validate` of a new script by the installed copy `pkg`, Node's compile cache in `codeCache`. */
+function validateWith(pkg: string, codeCache: string, code: string) {
+  const script = join(ws, `code-cache-${Date.now()}-${Math.random()}.py`);
+  writeFileSync(script, code);
+  const r = spawnSync(
+    node,
+    [join(pkg, 'bin/start.mjs'), '--workspace', ws, 'validate', script, '--sandbox', 'ecommerce'],
+    {
+      env: { ...env, XDG_CACHE_HOME: join(pkg, '..', '..', 'cache'), NODE_COMPILE_CACHE: codeCache },
+      encoding: 'utf8',
+    },
+  );
+  return { status: r.status, out: r.stdout.replaceAll(script, 'FILE'), err: r.stderr };
+}
+
+const BAD = 'import os\nr = get_user(user_id="u1")\nemit_result(r.data)\n';
+
+describe("bin/start.mjs, installed: the validator's code cache kept in order", () => {
+  it('a write killed midway: no part of a cache is used, and its old temporary files go at the next start that makes the cache (only those)', () => {
+    const pkg = installedCopy('installed-tmp');
+    const codeCache = join(dir, 'code-cache-tmp');
+    validateWith(pkg, codeCache, 'emit_result(1)\n'); // (main's path, once: this build's snapshot)
+    const first = validateWith(pkg, codeCache, BAD);
+    expect(first.status, first.err).toBe(1);
+    const [made] = codeCacheFiles(codeCache);
+    const file = join(codeCache, made!);
+    const bytes = readFileSync(file);
+    const folder = join(file, '..');
+    const name = made!.split('/').at(-1)!;
+    // Killed after writing half of its temporary file (the cache's own removed first: a run killed
+    // before its rename made none; rerun at once), beside an old one of an older version of the CLI (pid
+    // only, a pid in use again), one of a write on its way in a live process, and files that are not the
+    // cache's.
+    rmSync(file);
+    const hour = new Date(Date.now() - 3_600_000);
+    const plant = (f: string, data: Buffer | string, old: boolean) => {
+      writeFileSync(join(folder, f), data);
+      if (old) utimesSync(join(folder, f), hour, hour);
+      return f;
+    };
+    // (a pid no process has: its writer is gone, however new the file; this one's: a write on its way)
+    let gone = 400_000;
+    while (existsSync(`/proc/${gone}`)) gone++;
+    const stale = [
+      plant(`${name}.${gone}-0a1b2c3d.tmp`, bytes.subarray(0, bytes.length >> 1), false),
+      plant(`${name}.${process.pid}.tmp`, bytes.subarray(0, 100), true),
+    ];
+    const kept = [
+      plant(`${name}.${process.pid}-deadbeef.tmp`, bytes.subarray(0, 10), false),
+      plant('notes.tmp', "not the cache's", true),
+      plant(`${name}.tmp.bak`, "not the cache's either", true),
+    ];
+    const again = validateWith(pkg, codeCache, BAD);
+    expect(again.out).toBe(first.out);
+    const left = readdirSync(folder);
+    for (const f of stale) expect(left, f).not.toContain(f);
+    for (const f of kept) expect(left, f).toContain(f);
+    expect(left).toContain(name);
+    // A cache file cut short under its name (a crash after the rename, before the data reached the
+    // disk): never given to V8; the same answer, and a whole cache in its place.
+    writeFileSync(file, bytes.subarray(0, bytes.length >> 1));
+    const cut = validateWith(pkg, codeCache, BAD);
+    expect(cut.out).toBe(first.out);
+    expect(readFileSync(file).length).toBeGreaterThan(bytes.length >> 1);
+  }, 180_000);
+
+  it('two installed versions used in turn keep their own caches; past three builds the least recently used goes', () => {
+    const codeCache = join(dir, 'code-cache-versions');
+    const builds = ['a', 'b', 'c', 'd'].map((v) => installedCopy(`installed-${v}`, `build ${v}`));
+    const cacheOf: string[] = [];
+    /** The first validations of a build: its cache made, the new file its cache. */
+    const first = (i: number) => {
+      const before = new Set(codeCacheFiles(codeCache));
+      validateWith(builds[i]!, codeCache, 'emit_result(1)\n');
+      const r = validateWith(builds[i]!, codeCache, BAD);
+      expect(r.status, r.err).toBe(1);
+      const made = codeCacheFiles(codeCache).filter((f) => !before.has(f));
+      expect(made, `build ${i}`).toHaveLength(1);
+      cacheOf[i] = made[0]!;
+    };
+    const inode = (i: number) => statSync(join(codeCache, cacheOf[i]!)).ino;
+    first(0);
+    first(1);
+    // Both kept (before, each build kept only its own: the other's was removed and made again).
+    expect(codeCacheFiles(codeCache).sort()).toEqual([cacheOf[0], cacheOf[1]].sort());
+    const a = inode(0);
+    const b = inode(1);
+    for (const i of [0, 1, 0, 1]) validateWith(builds[i]!, codeCache, BAD);
+    expect([inode(0), inode(1)]).toEqual([a, b]); // (used, never written again)
+    first(2);
+    // b used last of the three before d: it is the one that goes.
+    validateWith(builds[0]!, codeCache, BAD);
+    validateWith(builds[2]!, codeCache, BAD);
+    first(3);
+    expect(codeCacheFiles(codeCache).sort()).toEqual([cacheOf[0], cacheOf[2], cacheOf[3]].sort());
+  }, 300_000);
 });
