@@ -68,6 +68,23 @@ async function openClean() {
   return { toolsFile, before, editor, top };
 }
 
+/**
+ * Appends a comment to config.toml and waits until the page has heard of it (its push), then puts the
+ * file back: a change the page hears of after what it had on its way before.
+ */
+async function touchConfig(): Promise<void> {
+  const configFile = join(w.workspace, '.toolsmith', 'config.toml');
+  const config = readFileSync(configFile, 'utf8');
+  const heard = () => w.pushed.filter((e) => e.type === 'workspace_changed').length;
+  const seen = heard();
+  try {
+    appendFileSync(configFile, '\n# touched by tools.e2e\n');
+    await expect.poll(heard, { timeout: POLL_MS }).toBeGreaterThan(seen);
+  } finally {
+    writeFileSync(configFile, config);
+  }
+}
+
 describe('tools in the workbench', () => {
   it('shows tools, extracts live while typing, saves, and calls a tool in its sandbox', async () => {
     const { page } = w;
@@ -350,6 +367,110 @@ describe('tools in the workbench', () => {
         .poll(() => readFileSync(toolsFile, 'utf8'), { timeout: POLL_MS })
         .toContain('# first save\n# second save\n');
       await page.locator('[data-testid="saved"]').waitFor({ timeout: POLL_MS });
+    } finally {
+      await page.unroute(/\/api\/tools\.save$/);
+      writeFileSync(toolsFile, before);
+    }
+    expect(w.pageErrors.filter((e) => !/favicon/.test(e))).toEqual([]);
+  });
+
+  it('a save whose answer comes after another editor changed the file again: the editor keeps the newer file', async () => {
+    // The service answers a save once the sandbox's workers have reloaded; meanwhile another editor wrote
+    // tools.py again and the page showed that text (the watcher's read). The save's answer then put the
+    // saved text back in the editor, marked saved, the file's newer text lost from view (a later save
+    // would have written over it).
+    const { page } = w;
+    const { toolsFile, before, editor, top } = await openClean();
+    // (the editor holding the file as it is now: a change of the test before still on its way is in)
+    writeFileSync(toolsFile, `# start\n${before}`);
+    await expect.poll(top, { timeout: POLL_MS }).toBe('# start');
+    await page.locator('[data-testid="saved"]').waitFor({ timeout: POLL_MS });
+    // The save reaches the service (which writes the file and reloads), its answer held on the way back.
+    let held: { route: Route; response: APIResponse } | undefined;
+    let answered = () => {};
+    const saveAnswered = new Promise<void>((r) => (answered = r));
+    await page.route(/\/api\/tools\.save$/, async (route) => {
+      held = { route, response: await route.fetch() };
+      answered();
+    });
+    try {
+      await editor.click();
+      await page.keyboard.press('Control+Home');
+      await page.keyboard.insertText('# saved here\n');
+      await page.keyboard.press('Control+S');
+      await saveAnswered;
+      expect(readFileSync(toolsFile, 'utf8')).toBe(`# saved here\n# start\n${before}`);
+      // The page reads the newer file (the watcher's push; the editor shows it, or, when the save's own
+      // change and this one came as one, keeps the text it is saving with the change told).
+      const readNewer = page.waitForResponse(
+        async (r) =>
+          r.url().endsWith('/api/tools.list') && (await r.text()).includes('# newer, from another editor'),
+        { timeout: POLL_MS },
+      );
+      writeFileSync(toolsFile, `# newer, from another editor\n${before}`);
+      await readNewer;
+      const saveButton = page.locator('button.primary', { hasText: /^Sav/ });
+      expect(await saveButton.innerText()).toBe('Saving…');
+      const handed = page.waitForEvent('requestfinished', (r) => r === held?.route.request());
+      await held!.route.fulfill({ response: held!.response });
+      await handed;
+      // The save is over for the page (its button back), and a change on disk it hears of after the
+      // answer (config.toml's): by then it has dealt with that answer.
+      await expect.poll(() => saveButton.innerText(), { timeout: POLL_MS }).toBe('Save');
+      await touchConfig();
+      expect(await top()).toBe('# newer, from another editor');
+      await page.locator('[data-testid="saved"]').waitFor();
+      expect(await page.locator('[data-testid="disk-changed"]').count()).toBe(0);
+      expect(readFileSync(toolsFile, 'utf8')).toBe(`# newer, from another editor\n${before}`);
+    } finally {
+      await page.unroute(/\/api\/tools\.save$/);
+      writeFileSync(toolsFile, before);
+    }
+    expect(w.pageErrors.filter((e) => !/favicon/.test(e))).toEqual([]);
+  });
+
+  it('a Ctrl+S queued behind that save does not write over the newer file unseen: the edits stay, the change told', async () => {
+    const { page } = w;
+    const { toolsFile, before, editor, top } = await openClean();
+    writeFileSync(toolsFile, `# start\n${before}`);
+    await expect.poll(top, { timeout: POLL_MS }).toBe('# start');
+    await page.locator('[data-testid="saved"]').waitFor({ timeout: POLL_MS });
+    let held: { route: Route; response: APIResponse } | undefined;
+    let answered = () => {};
+    const saveAnswered = new Promise<void>((r) => (answered = r));
+    await page.route(/\/api\/tools\.save$/, async (route) => {
+      if (held) return route.continue();
+      held = { route, response: await route.fetch() };
+      answered();
+    });
+    try {
+      await editor.click();
+      await page.keyboard.press('Control+Home');
+      await page.keyboard.insertText('# saved here\n');
+      await page.keyboard.press('Control+S');
+      // More typed and saved while the first save is on its way: queued behind it.
+      await page.keyboard.insertText('# typed while saving\n');
+      await page.keyboard.press('Control+S');
+      await saveAnswered;
+      const readNewer = page.waitForResponse(
+        async (r) =>
+          r.url().endsWith('/api/tools.list') && (await r.text()).includes('# newer, from another editor'),
+        { timeout: POLL_MS },
+      );
+      writeFileSync(toolsFile, `# newer, from another editor\n${before}`);
+      await readNewer;
+      await held!.route.fulfill({ response: held!.response });
+      const saveButton = page.locator('button.primary', { hasText: /^Sav/ });
+      await expect.poll(() => saveButton.innerText(), { timeout: POLL_MS }).toBe('Save');
+      await touchConfig();
+      // The newer file stays; the edits typed since stay in the editor, unsaved, the change told.
+      expect(readFileSync(toolsFile, 'utf8')).toBe(`# newer, from another editor\n${before}`);
+      await page.locator('[data-testid="disk-changed"]').waitFor({ timeout: POLL_MS });
+      await page.locator('[data-testid="dirty"]').waitFor();
+      expect(await top()).toBe('# saved here');
+      // Taking the file's text: the newer file in the editor.
+      await page.getByRole('button', { name: "Take the file's text" }).click();
+      await expect.poll(top).toBe('# newer, from another editor');
     } finally {
       await page.unroute(/\/api\/tools\.save$/);
       writeFileSync(toolsFile, before);

@@ -10,6 +10,16 @@ import type { Store } from './index.ts';
 
 export type ToolsListing = Response<'tools.list'>;
 
+/** A save's answer, and the file as read from disk since when that is another text. */
+export type ToolsSaved = Response<'tools.save'> & {
+  /**
+   * A listing read after this save was asked for came back first with another text (another editor
+   * wrote the file after this save did): that newer file is what the store shows, and the view must not
+   * mark the saved text as the file's.
+   */
+  newer?: ToolsListing;
+};
+
 export interface ToolsSlice {
   /** The sandbox whose listing is loaded or loading (the one open in the Tools view). */
   toolsSandbox?: string;
@@ -25,15 +35,22 @@ export interface ToolsSlice {
    * Saves tools.py (the service hot-reloads the sandbox), announces it and refreshes the sandbox list's
    * counts; throws (after announcing) when the save fails.
    */
-  saveTools(sandbox: string, source: string): Promise<Response<'tools.save'>>;
+  saveTools(sandbox: string, source: string): Promise<ToolsSaved>;
 }
 
 /**
- * Bumped by every read of the listing and every save: an answer to an older read is not shown. Two reads
- * on the way at once (the file changed twice) can answer out of order, and the older one described the
- * file before the second change: the editor went back to that text (a later save wrote it back).
+ * Bumped by every read of the listing: an answer to an older read is not shown. Two reads on the way at
+ * once (the file changed twice) can answer out of order, and the older one described the file before the
+ * second change: the editor went back to that text (a later save wrote it back).
  */
 let listingSeq = 0;
+/**
+ * The reads up to this one were asked for before a save that has answered since: they may not have seen
+ * it, so an answer of theirs that comes later is not shown.
+ */
+let staleUpTo = 0;
+/** The read whose listing is shown, and its text. */
+let shownRead: { sandbox: string; seq: number; listed: ToolsListing } | undefined;
 
 export const createToolsSlice: StateCreator<Store, [], [], ToolsSlice> = (set, get) => ({
   async reloadSandboxes() {
@@ -52,12 +69,14 @@ export const createToolsSlice: StateCreator<Store, [], [], ToolsSlice> = (set, g
     try {
       const listed = await api['tools.list']({ sandbox });
       if (get().toolsSandbox !== sandbox) return undefined;
-      // A newer read (or a save) was asked for since: its listing is the one shown (to the caller too,
-      // once it is here; until then this one, which the newer one replaces).
-      if (seq !== listingSeq) return get().toolsListed ?? listed;
+      // A newer read was asked for since (or a save this read came before has answered): its listing is
+      // the one shown (to the caller too, once it is here; until then this one, which the newer one
+      // replaces).
+      if (seq !== listingSeq || seq <= staleUpTo) return get().toolsListed ?? listed;
       // The sandbox list counts what the view shows (an MCP-only sandbox's tools arrive once its servers
       // answered: the list must not keep saying "0 tools").
       const fromMcp = listed.tools.filter((t) => t.mcp).length;
+      shownRead = { sandbox, seq, listed };
       set({
         toolsListed: listed,
         sandboxes: get().sandboxes.map((s) =>
@@ -73,7 +92,8 @@ export const createToolsSlice: StateCreator<Store, [], [], ToolsSlice> = (set, g
       });
       return listed;
     } catch (e) {
-      if (get().toolsSandbox === sandbox && seq === listingSeq) set({ toolsLoadError: errorMessage(e) });
+      if (get().toolsSandbox === sandbox && seq === listingSeq && seq > staleUpTo)
+        set({ toolsLoadError: errorMessage(e) });
       return undefined;
     }
   },
@@ -82,6 +102,8 @@ export const createToolsSlice: StateCreator<Store, [], [], ToolsSlice> = (set, g
       set({ toolsSandbox: undefined, toolsListed: undefined, toolsLoadError: undefined });
   },
   async saveTools(sandbox, source) {
+    // The reads asked for before this save; those asked for after it may describe a newer file.
+    const asked = listingSeq;
     let r: Response<'tools.save'>;
     try {
       r = await api['tools.save']({ sandbox, source });
@@ -89,16 +111,24 @@ export const createToolsSlice: StateCreator<Store, [], [], ToolsSlice> = (set, g
       get().notify('error', `Could not save ${sandbox}/tools.py: ${errorMessage(e)}`);
       throw e;
     }
+    let newer: ToolsListing | undefined;
     if (get().toolsSandbox === sandbox) {
-      // (a read still on its way was asked for before this save answered: it may not have seen it)
-      listingSeq++;
-      set({ toolsListed: { ...r, source } });
+      // (a read still on its way that was asked for before this save may not have seen it)
+      staleUpTo = Math.max(staleUpTo, asked);
+      // The service answers a save once the sandbox's workers have reloaded: meanwhile the file may have
+      // changed on disk again (another editor), and the read the watcher made of it shown. That newer
+      // text stays; before, the save's answer replaced it and the editor went back to the saved text,
+      // the file's newer one lost from view. (A read after this save still on its way replaces this
+      // answer when it comes: it is the newer.)
+      if (shownRead?.sandbox === sandbox && shownRead.seq > asked && shownRead.listed.source !== source)
+        newer = shownRead.listed;
+      else set({ toolsListed: { ...r, source } });
     }
     get().notify('info', `Saved ${sandbox}/tools.py: ${r.tools.length} tools, sandbox reloaded.`);
     // Keep the sandbox list's counts in step with the file.
     get()
       .reloadSandboxes()
       .catch((e: unknown) => get().notify('error', `Could not refresh the sandboxes: ${errorMessage(e)}`));
-    return r;
+    return newer ? { ...r, newer } : r;
   },
 });

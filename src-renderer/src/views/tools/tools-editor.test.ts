@@ -99,6 +99,45 @@ describe('the Tools editor state', () => {
     expect(kept).toMatchObject({ saved: 'A mine', diskChanged: undefined });
   });
 
+  it('a save that answers after the file changed on disk again: the newer file wins, unsaved edits stay', () => {
+    const loaded = run([{ type: 'loaded', listed: listing('A') }]);
+    // Saving 'AB'; another editor then wrote 'C', read while the save was on its way (with 'AB' still
+    // unsaved in the editor: the change is told).
+    const saving = run(
+      [
+        { type: 'edit', text: 'AB' },
+        { type: 'disk', listed: listing('C') },
+      ],
+      loaded,
+    );
+    expect(saving).toMatchObject({ source: 'AB', saved: 'C', diskChanged: true });
+    const s = toolsEditorReducer(saving, { type: 'savedOver', text: 'AB', listed: listing('C') });
+    expect(s).toMatchObject({ source: 'C', saved: 'C', editorText: 'C', metaFor: 'C' });
+    expect(s.diskChanged).toBeUndefined();
+    expect(s.editorKey).toBe(saving.editorKey + 1);
+    // The editor already showed 'C' (the save's own change read back first): it stays, saved.
+    const shown = run(
+      [
+        { type: 'edit', text: 'AB' },
+        { type: 'disk', listed: listing('AB') },
+        { type: 'disk', listed: listing('C') },
+        { type: 'savedOver', text: 'AB', listed: listing('C') },
+      ],
+      loaded,
+    );
+    expect(shown).toMatchObject({ source: 'C', saved: 'C', editorText: 'C' });
+    // Typed on since the save: those edits stay, the file's change told; nothing is marked saved that is not.
+    const typed = run(
+      [
+        { type: 'edit', text: 'AB' },
+        { type: 'edit', text: 'ABD' },
+        { type: 'savedOver', text: 'AB', listed: listing('C') },
+      ],
+      loaded,
+    );
+    expect(typed).toMatchObject({ source: 'ABD', saved: 'C', diskChanged: true });
+  });
+
   it('revert puts the saved text back in a new editor', () => {
     const s = run([
       { type: 'loaded', listed: listing('A') },

@@ -79,6 +79,11 @@ export type ToolsEditorAction =
   /** A Save was asked for: held back (and the editor at the first error), or not. */
   | { type: 'hold'; hold: SaveHold | undefined }
   | { type: 'saved'; text: string; result: Response<'tools.save'> }
+  /**
+   * This view's save of `text` answered after tools.py had changed on disk again (another editor) and
+   * been read: `listed` is the file now.
+   */
+  | { type: 'savedOver'; text: string; listed: Listed }
   /** The listing was read again (tools.py changed on disk, or this view's own save came back). */
   | { type: 'disk'; listed: Listed }
   | { type: 'revert' }
@@ -150,6 +155,24 @@ export function toolsEditorReducer(s: ToolsEditorState, a: ToolsEditorAction): T
           ? { meta: metadataOf(a.result), metaFor: a.text }
           : {}),
       };
+    case 'savedOver': {
+      // The newer file is the saved text. The editor still holds what this save wrote (nothing typed
+      // since): it shows the newer file, as it follows any change on disk of a clean editor. Typed since:
+      // those edits stay, with the file's change told (Save overwrites it, Revert takes it). Before, the
+      // save marked its own text saved: the editor went back to it, the newer file lost from view.
+      const file = a.listed.source;
+      if (s.source === a.text || s.source === file)
+        return {
+          ...s,
+          saved: file,
+          source: file,
+          ...(s.source !== file ? { editorText: file, editorKey: s.editorKey + 1, hold: undefined } : {}),
+          meta: metadataOf(a.listed),
+          metaFor: file,
+          diskChanged: undefined,
+        };
+      return { ...s, saved: file, diskChanged: true };
+    }
     case 'revert':
       return {
         ...s,

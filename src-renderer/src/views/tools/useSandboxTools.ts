@@ -125,13 +125,17 @@ export function useSandboxTools(sandbox: string, line: number | undefined, onDir
       }
       if (result) {
         if (drafts.get(sandbox) === text) drafts.delete(sandbox);
-        dispatch({ type: 'saved', text, result });
+        // (the file changed on disk again after this save: the newer file is the saved one, 'savedOver')
+        if (result.newer) dispatch({ type: 'savedOver', text, listed: result.newer });
+        else dispatch({ type: 'saved', text, result });
       }
       const next = queued.current;
       queued.current = undefined;
       // (while the sandbox it was asked in is the one shown, with what its editor holds now; nothing
-      // when that is what was just saved)
-      if (next && next.sandbox === shown.current && latest.current.source !== text)
+      // when that is what was just saved, nor when the file changed on disk after this save: asked for
+      // before that newer file was read, it would write over it unseen; the edits stay, with the
+      // "changed on disk" notice, for the person to save or drop)
+      if (next && next.sandbox === shown.current && latest.current.source !== text && !result?.newer)
         void saveRef.current(next.anyway);
     },
     [listed, sandbox, runSave],
