@@ -40,26 +40,59 @@ import { NO_DOCKER_HINT, noDockerHint } from './system.ts';
 export { imagePaths } from './images-light.ts';
 
 async function dockerAnswers(docker: Docker, timeoutMs = 3000): Promise<string | undefined> {
-  return (await dockerProbe(docker, timeoutMs)).version;
+  return (await dockerProbe(docker, timeoutMs, 0)).version;
+}
+
+/**
+ * How long a service's start waits for a local engine that took its connection but has not answered
+ * (`TOOLSMITH_DOCKER_PATIENCE_MS`, default 60 s): an engine busy building images or starting containers
+ * can take seconds to answer its version, and a slow engine must not send jobs to a weaker level.
+ */
+function enginePatienceMs(): number {
+  const v = Number(process.env['TOOLSMITH_DOCKER_PATIENCE_MS']);
+  return Number.isFinite(v) && v >= 0 ? v : 60_000;
 }
 
 /**
  * Asks the engine its version. An answer that is an HTTP refusal (an authorization plugin, a socket
- * proxy: 401/403) is a problem of its own, named with the socket and the status, not "no engine".
+ * proxy: 401/403) is a problem of its own, named with the socket and the status, not "no engine". A
+ * local socket (unix) that has not answered within `timeoutMs` is a busy engine, not a missing one (a
+ * missing engine refuses the connection at once): it is given `patienceMs` more, said on stderr, and
+ * one that still says nothing is named as such ("took the connection but did not answer").
  */
-async function dockerProbe(
+export async function dockerProbe(
   docker: Docker,
   timeoutMs = 3000,
+  patienceMs = enginePatienceMs(),
 ): Promise<{ version?: string; refused?: string }> {
-  let timer: NodeJS.Timeout | undefined;
+  const asked = docker.version();
+  asked.catch(() => {}); // (a late failure after a timeout is read below or not at all)
+  const within = async (ms: number) => {
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      return await Promise.race([
+        asked,
+        new Promise<'timeout'>((r) => {
+          timer = setTimeout(() => r('timeout'), ms);
+        }),
+      ]);
+    } finally {
+      clearTimeout(timer);
+    }
+  };
   try {
-    const v = await Promise.race([
-      docker.version(),
-      new Promise<never>((_r, rej) => {
-        timer = setTimeout(() => rej(new Error('timeout')), timeoutMs);
-      }),
-    ]);
-    return { version: v.Version };
+    let v = await within(timeoutMs);
+    if (v === 'timeout' && patienceMs > 0 && localSocket(docker)) {
+      process.stderr.write(
+        `toolsmith: the Docker engine (${engineAddress(docker)}) has not answered in ${timeoutMs / 1000} s: a busy engine; waiting up to ${Math.round(patienceMs / 1000)} s more before the process fallback\n`,
+      );
+      v = await within(patienceMs);
+      if (v === 'timeout')
+        return {
+          refused: `the Docker socket (${engineAddress(docker)}) took the connection but the engine did not answer its version within ${Math.round((timeoutMs + patienceMs) / 1000)} s (a hung or overloaded dockerd: restart it)`,
+        };
+    }
+    return v === 'timeout' ? {} : { version: v.Version };
   } catch (e) {
     const status = (e as { statusCode?: number }).statusCode;
     if (status === 401 || status === 403) {
@@ -70,9 +103,13 @@ async function dockerProbe(
       };
     }
     return { ...socketProblem(docker, e) };
-  } finally {
-    clearTimeout(timer);
   }
+}
+
+/** Whether the engine is asked through a local (unix) socket, which refuses at once when nobody listens. */
+function localSocket(docker: Docker): boolean {
+  // (docker-modem's own default is a function that finds the socket: local too)
+  return !!(docker as unknown as { modem?: { socketPath?: unknown } }).modem?.socketPath;
 }
 
 /** Errors of a connection to the engine's socket that mean nothing answers there any more. */
