@@ -27,6 +27,9 @@ import vm from 'node:vm';
 
 const PROTOCOL = 1;
 const isChild = process.argv[2] === '--job';
+// A job's process made ahead of its job (the worker's `makeSpare`): it says when it waits and when it took
+// its job; one started for a job already there says neither.
+const madeAhead = isChild && process.argv[3] === '--ahead';
 
 /**
  * A job's message as the text that goes to the parent, made with intrinsics taken when this module loads
@@ -729,14 +732,14 @@ if (isChild) {
   // The worker may make this process ahead of its job (docs/scaling.md, "JS jobs: the next job's process
   // made ahead"): it says once it waits, and when its job comes it says it has it before running any of
   // it (the write done first), so a process that ends before that ran no job code and the worker gives the
-  // job to a fresh one. (deno's jobs are never made ahead.)
+  // job to a fresh one. (One started for a job already there, not `madeAhead`, says neither.)
   let taking = false;
   process.on('message', (m) => {
     if (m?.type === 'tool_result') deliverResult(m);
     else if (m?.type === 'job' && !taking) {
       taking = true;
-      if (RUNTIME === 'deno') run(m);
-      else send({ type: 'taken' }, () => run(m));
+      if (madeAhead) send({ type: 'taken' }, () => run(m));
+      else run(m);
     }
   });
   let job;
@@ -1045,7 +1048,7 @@ if (isChild) {
     }
   }
   // Loaded: waiting for the job (the worker hands a process made ahead its job only after this).
-  if (RUNTIME !== 'deno') send({ type: 'waiting' });
+  if (madeAhead) send({ type: 'waiting' });
 } else {
   // ---------------------------------------------------------------- the persistent parent
   /**
@@ -1165,8 +1168,11 @@ if (isChild) {
   // again until then (the next job starts its own, on its path, and its output says why it could not).
   let spareDeaths = 0;
   let lastJob = null; // the id of the last job (the `next_ready` it is about)
-  /** A job's process: the launcher (its walls, then this runtime) where it is used, else a plain child. */
-  const startChild = (heapMb) =>
+  /**
+   * A job's process: the launcher (its walls, then this runtime) where it is used, else a plain child;
+   * `ahead`: made before its job (it then says when it waits and when it took its job).
+   */
+  const startChild = (heapMb, ahead = false) =>
     RUNTIME === 'deno'
       ? // deno's fork() gives the child every permission (-A): spawn it with only what a job needs
         // (its credentials' variables), the same flags as the parent and an IPC channel.
@@ -1191,7 +1197,7 @@ if (isChild) {
             ),
           },
         )
-      : fork(fileURLToPath(import.meta.url), ['--job'], {
+      : fork(fileURLToPath(import.meta.url), ['--job', ...(ahead ? ['--ahead'] : [])], {
           // In namespaces of its own where the launcher's walls hold here (jobLauncher): the launcher
           // makes them and execs this runtime, the IPC channel's descriptor inherited.
           ...(launcher ? { execPath: launcher.path } : {}),
@@ -1220,7 +1226,7 @@ if (isChild) {
     if (!AHEAD || job || spare || spareDeaths >= 2) return;
     let child;
     try {
-      child = startChild(DEFAULT_HEAP_MB);
+      child = startChild(DEFAULT_HEAP_MB, true);
     } catch (e) {
       spareDeaths = 2;
       process.stderr.write(
