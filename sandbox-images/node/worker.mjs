@@ -1047,7 +1047,7 @@ if (isChild) {
       });
     }
   }
-  // Loaded: waiting for the job (the worker hands a process made ahead its job only after this).
+  // Loaded: waiting for the job (the worker then tells the host its next job's process is ready).
   if (madeAhead) send({ type: 'waiting' });
 } else {
   // ---------------------------------------------------------------- the persistent parent
@@ -1432,8 +1432,8 @@ if (isChild) {
         child.on('message', (text) => {
           const msg = parseChild(text);
           if (current.child !== child || current.finished || msg === undefined) return;
-          // (a process made ahead: loaded and waiting, then holding its job)
-          if (msg?.type === 'waiting') return hand();
+          // (a process made ahead: it took its job; its 'waiting' was for the worker's next_ready)
+          if (msg?.type === 'waiting') return;
           if (msg?.type === 'taken') return void (current.taken = true);
           if (!childMessage(msg)) return;
           if (msg.type === 'done') return finish(current, msg);
@@ -1463,9 +1463,9 @@ if (isChild) {
         });
       };
       attach(job.child);
-      // A fresh process gets its job at once (node queues it until the child reads); one made ahead once
-      // it has said it waits (now, or on its 'waiting' message).
-      if (!ahead || ahead.waiting) hand();
+      // At once, also to a process made ahead that is still loading (the channel holds the job until it
+      // reads): should it end before it says it took the job, the job goes to a fresh process.
+      hand();
     } else if (m.type === 'tool_result' && job && m.id === job.id) job.child.send(m);
     else if (m.type === 'cancel' && job && m.id === job.id)
       finish(job, {
