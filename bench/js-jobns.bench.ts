@@ -34,8 +34,11 @@ const AB: Record<string, Record<string, string[]>> = {
   ahead: { ahead: [], noahead: ['noahead'] },
 };
 const ab = process.env['BENCH_AB'] ?? 'jobns';
-const ways = AB[ab];
-if (!ways) throw new Error(`BENCH_AB=${ab}: one of ${Object.keys(AB).join(', ')}`);
+const ways: Record<string, string[]> =
+  AB[ab] ??
+  (() => {
+    throw new Error(`BENCH_AB=${ab}: one of ${Object.keys(AB).join(', ')}`);
+  })();
 const pct = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);
   return Number((s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? 0).toFixed(2));

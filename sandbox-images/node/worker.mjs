@@ -1261,6 +1261,15 @@ if (isChild) {
       makeSpare();
     };
     child.on('close', s.onClose);
+    s.onError = (e) => {
+      if (spare !== s || !String(e?.syscall ?? '').startsWith('spawn')) return;
+      spare = undefined;
+      spareDeaths = 2;
+      process.stderr.write(
+        `toolsmith worker: the next job's process could not be started ahead (${e?.message ?? e}); each job starts its own\n`,
+      );
+    };
+    child.on('error', s.onError);
   };
   /**
    * Discards the waiting process (a load, a job it does not fit): SIGTERM to its launcher, which kills
@@ -1291,6 +1300,7 @@ if (isChild) {
     s.child.stderr.off('data', s.onEarly);
     s.child.off('message', s.onMessage);
     s.child.off('close', s.onClose);
+    s.child.off('error', s.onError);
     return s;
   };
   let credentials = [];
@@ -1418,9 +1428,24 @@ if (isChild) {
       const hand = () => {
         if (current.sent || current.finished) return;
         current.sent = true;
-        current.child.send(jobMessage);
+        // (a process that ended unseen, EPIPE: its 'close' follows and says what becomes of the job)
+        current.child.send(jobMessage, () => {});
       };
       const attach = (child) => {
+        // A write to a process that has ended (its 'close' follows), or a process that could not start.
+        child.on('error', (e) => {
+          if (current.child !== child || !String(e?.syscall ?? '').startsWith('spawn')) return;
+          finish(current, {
+            type: 'done',
+            ok: false,
+            reason: 'crashed',
+            error: {
+              type: 'Crashed',
+              message: `the script process could not start: ${e?.message ?? e}`,
+              frames: [],
+            },
+          });
+        });
         const onOutput = (d) => {
           if (current.child !== child || count(d.length)) return;
           for (const l of d.toString().split('\n'))
@@ -1466,7 +1491,7 @@ if (isChild) {
       // At once, also to a process made ahead that is still loading (the channel holds the job until it
       // reads): should it end before it says it took the job, the job goes to a fresh process.
       hand();
-    } else if (m.type === 'tool_result' && job && m.id === job.id) job.child.send(m);
+    } else if (m.type === 'tool_result' && job && m.id === job.id) job.child.send(m, () => {});
     else if (m.type === 'cancel' && job && m.id === job.id)
       finish(job, {
         type: 'done',

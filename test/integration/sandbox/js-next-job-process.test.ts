@@ -90,9 +90,9 @@ const until = async <T>(what: string, get: () => Promise<T | undefined>): Promis
 };
 
 /** Runs `code` inside the worker's container (docker exec, the container's user) and returns its stdout. */
-async function inContainer(id: string, code: string): Promise<string> {
+async function inContainer(id: string, runtime: string, code: string): Promise<string> {
   const exec = await docker.getContainer(id).exec({
-    Cmd: ['/usr/local/bin/node', '-e', code],
+    Cmd: [`/usr/local/bin/${runtime}`, '-e', code],
     AttachStdout: true,
     AttachStderr: true,
   });
@@ -118,10 +118,17 @@ async function inContainer(id: string, code: string): Promise<string> {
  * Sends `sig` to the job processes waiting for a job, found from inside the container (their parent is a
  * launcher); returns their pids there.
  */
-const signalWaiting = (level: string, id: string, hostPid: number, sig: string): Promise<number[]> =>
+const signalWaiting = (
+  level: string,
+  runtime: string,
+  id: string,
+  hostPid: number,
+  sig: string,
+): Promise<number[]> =>
   level === 'docker'
     ? inContainer(
         id,
+        runtime,
         `const fs = require('node:fs');
 const comm = (p) => { try { return fs.readFileSync('/proc/' + p + '/comm', 'utf8').trim(); } catch { return ''; } };
 const ppid = (p) => { try { const s = fs.readFileSync('/proc/' + p + '/stat', 'utf8'); return Number(s.slice(s.lastIndexOf(')') + 2).split(' ')[1]); } catch { return 0; } };
@@ -137,11 +144,12 @@ const trySys = (op, ...args) => { try { return sys(op, ...args); } catch (e) { r
 const startTicks = () => { const s = sys('read', '/proc/self/stat'); return Number(s.slice(s.lastIndexOf(')') + 2).split(' ')[19]); };
 `;
 
-for (const [level, make] of [
-  ['docker', () => dockerFactory({ wallsOff: WALLS_OFF })],
-  ['process', async () => bubblewrapFactory({ wallsOff: WALLS_OFF })],
+for (const [level, runtime, make] of [
+  ['docker', 'node', () => dockerFactory({ wallsOff: WALLS_OFF })],
+  ['process', 'node', async () => bubblewrapFactory({ wallsOff: WALLS_OFF })],
+  ['docker', 'bun', () => dockerFactory({ wallsOff: WALLS_OFF })],
 ] as const) {
-  describe(`a JS job's process made ahead: ${level}, node`, () => {
+  describe(`a JS job's process made ahead: ${level}, ${runtime}`, () => {
     let factory: TestFactory;
     let backend: SandboxBackend;
     let credentials: Record<string, string> = { FIRST: 'one', SECOND: 'two' };
@@ -150,11 +158,13 @@ for (const [level, make] of [
       new Promise((resolve) => {
         held = () => resolve({ success: true, data: null });
       });
-    const workerId = () => backend.workerIds('ahead', 'node')?.workers[0] as string;
+    /** Lets the held job's `hold` call answer. */
+    const release = () => held?.();
+    const workerId = () => backend.workerIds('ahead', runtime)?.workers[0] as string;
     const run = (code: string): Promise<ExecutionResult> =>
       backend.execute({
         sandbox: 'ahead',
-        runtime: 'node',
+        runtime,
         language: 'js',
         code: SYS + code,
         bodyStartLine: 1,
@@ -167,7 +177,7 @@ for (const [level, make] of [
         backend as unknown as {
           pools: Map<string, { workers: { conn: WorkerConnection }[] }>;
         }
-      ).pools.get('ahead:node')?.workers[0]?.conn as WorkerConnection;
+      ).pools.get(`ahead:${runtime}`)?.workers[0]?.conn as WorkerConnection;
     /**
      * The process waiting for the next job, once the worker has said it is ready (`next_ready`, after the
      * last job's sweep or the last load) and it is the only job process.
@@ -223,7 +233,7 @@ for (const [level, make] of [
         }),
         hostTools: { hold },
       });
-      await backend.warm('ahead', 'node');
+      await backend.warm('ahead', runtime);
     }, 300_000);
     afterAll(async () => {
       await backend?.dispose();
@@ -252,7 +262,7 @@ for (const [level, make] of [
       await until('the job to hold', async () => (held ? true : undefined));
       const running = await jobProcesses(level, workerId());
       expect(running).toHaveLength(1);
-      held?.();
+      release();
       expect(ok(await job)).toBe('held');
       // made after the job (its own process gone), without another job asking for it
       expect((await waitingProcess()).pid).not.toBe(running[0]?.pid);
@@ -290,7 +300,7 @@ emitResult({ tmp: sys('list', '/tmp').filter((n) => n.startsWith('js-ahead')),
 
     it('a waiting process killed from outside: the next job runs, and a new one waits after it', async () => {
       const waiting = await waitingProcess();
-      const hit = await signalWaiting(level, workerId(), waiting.pid, 'SIGKILL');
+      const hit = await signalWaiting(level, runtime, workerId(), waiting.pid, 'SIGKILL');
       expect(hit).toHaveLength(1);
       expect(ok(await run(`emitResult(6 * 7);\n`))).toBe(42);
       const next = await waitingProcess();
@@ -299,14 +309,39 @@ emitResult({ tmp: sys('list', '/tmp').filter((n) => n.startsWith('js-ahead')),
 
     it('a waiting process that dies holding its job (stopped, then killed): the job runs in a fresh one', async () => {
       const waiting = await waitingProcess();
-      expect(await signalWaiting(level, workerId(), waiting.pid, 'SIGSTOP')).toHaveLength(1);
+      expect(await signalWaiting(level, runtime, workerId(), waiting.pid, 'SIGSTOP')).toHaveLength(1);
       const job = run(`emitResult(sys('pid'));\n`);
       // the worker holds the job (handed to the stopped process, which cannot say it took it)
       await until('the worker to hold the job', async () => ((await busy()) ? true : undefined));
-      expect(await signalWaiting(level, workerId(), waiting.pid, 'SIGKILL')).toHaveLength(1);
+      expect(await signalWaiting(level, runtime, workerId(), waiting.pid, 'SIGKILL')).toHaveLength(1);
       expect(ok(await job)).toBe(1);
       expect(stderrOf().join('\n')).toMatch(
         /the next job's process ended before it took its job \(SIGKILL\); the job starts a fresh one/,
+      );
+      await waitingProcess();
+    }, 120_000);
+
+    it('a waiting process that died unseen (the worker stopped meanwhile): the job sent to it runs in a fresh one', async () => {
+      const waiting = await waitingProcess();
+      // the worker: the topmost of them (docker: the container's pid 1; bubblewrap: bwrap's child)
+      const ps = await processes(level, workerId());
+      const worker = ps.find((p) => p.comm !== 'jobns-launch' && !ps.some((q) => q.pid === p.ppid));
+      if (!worker) throw new Error(`no worker process among ${JSON.stringify(ps)}`);
+      // Stopped, the worker hears of the death only after the job's line: it sends the job to a process
+      // that has ended (its write fails: EPIPE).
+      process.kill(worker.pid, 'SIGSTOP');
+      let job: Promise<ExecutionResult>;
+      try {
+        process.kill(waiting.pid, 'SIGKILL');
+        job = run(`emitResult(sys('pid'));\n`);
+        // (time for the job's line to reach the worker's input before it runs again)
+        await new Promise((r) => setTimeout(r, 500));
+      } finally {
+        process.kill(worker.pid, 'SIGCONT');
+      }
+      expect(ok(await job)).toBe(1);
+      expect(stderrOf().join('\n')).toMatch(
+        /ended before it took its job \(SIGKILL\); the job starts a fresh one/,
       );
       await waitingProcess();
     }, 120_000);
