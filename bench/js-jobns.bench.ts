@@ -1,10 +1,19 @@
 /**
- * `npm run bench:js-jobns`: what a JS job's namespaces of its own cost (docs/scaling.md, "JS jobs in
- * namespaces of their own"). Per level (`BENCH_LEVELS`, default docker,process: bubblewrap), two warm
- * pools of one node worker each: jobs through the launcher (jobns-launch) and plain child processes (the
- * worker's `nojobns` test switch), `BENCH_JOBS` (default 200) trivial jobs each, in interleaved rounds of
- * 25 so that the machine's load moves both alike. Prints JSON: per-job round-trip p50, p90 and mean (ms).
+ * `npm run bench:js-jobns`: what a JS job's namespaces of its own cost, and what making its process ahead
+ * saves (docs/scaling.md, "JS jobs in namespaces of their own" and "JS jobs: the next job's process made
+ * ahead"). Per level (`BENCH_LEVELS`, default docker,process: bubblewrap), two warm pools of one node
+ * worker each, compared side by side (`BENCH_AB`):
+ * - `jobns` (default): jobs through the launcher (jobns-launch) against plain child processes (the worker's
+ *   `nojobns` test switch), both started on the job's arrival (`noahead`), as before;
+ * - `ahead`: the launcher with the next job's process made ahead against the same started on the job's
+ *   arrival (`noahead`).
+ * `BENCH_JOBS` (default 200) trivial jobs each, in interleaved rounds of 25 back to back (each job sent as
+ * the last result arrives) and, with `BENCH_PACED` (default 10, 0: none) jobs each sent `BENCH_PACE_MS`
+ * (default 100) after the last result, so that the machine's load moves both ways alike. Prints JSON:
+ * per-job round-trip p50, p90 and mean (ms), back to back and paced, and the load average at the start
+ * and the end.
  */
+import { loadavg } from 'node:os';
 import Docker from 'dockerode';
 import { imagePaths } from '../src-main/app/sandbox-factory.ts';
 import { SandboxBackend } from '../src-main/infra/sandbox/backend.ts';
@@ -18,6 +27,18 @@ const paths = imagePaths();
 const docker = new Docker();
 const jobs = Number(process.env['BENCH_JOBS'] ?? 200);
 const levels = (process.env['BENCH_LEVELS'] ?? 'docker,process').split(',').filter(Boolean);
+const paced = Number(process.env['BENCH_PACED'] ?? 10);
+const paceMs = Number(process.env['BENCH_PACE_MS'] ?? 100);
+const AB: Record<string, Record<string, string[]>> = {
+  jobns: { jobns: ['noahead'], plain: ['nojobns'] },
+  ahead: { ahead: [], noahead: ['noahead'] },
+};
+const ab = process.env['BENCH_AB'] ?? 'jobns';
+const ways: Record<string, string[]> =
+  AB[ab] ??
+  (() => {
+    throw new Error(`BENCH_AB=${ab}: one of ${Object.keys(AB).join(', ')}`);
+  })();
 const pct = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);
   return Number((s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? 0).toFixed(2));
@@ -39,7 +60,6 @@ async function factoryFor(
 }
 
 async function level(name: string): Promise<Record<string, unknown>> {
-  const ways = { jobns: [] as string[], plain: ['nojobns'] };
   const made: Record<string, { f: WorkerFactory & { dispose(): Promise<void> }; b: SandboxBackend }> = {};
   for (const [way, off] of Object.entries(ways)) {
     const f = await factoryFor(name, off);
@@ -70,12 +90,21 @@ async function level(name: string): Promise<Record<string, unknown>> {
     if (!r.success) throw new Error(`a bench job failed: ${JSON.stringify(r.error)}`);
     return performance.now() - t;
   };
-  const times: Record<string, number[]> = { jobns: [], plain: [] };
+  const names = Object.keys(ways);
+  const times: Record<string, { b2b: number[]; paced: number[] }> = Object.fromEntries(
+    names.map((w) => [w, { b2b: [], paced: [] }]),
+  );
   try {
     for (const { b } of Object.values(made)) for (let i = 0; i < 20; i++) await run(b);
     for (let done = 0; done < jobs; done += 25)
-      for (const way of Object.keys(ways))
-        for (let i = 0; i < Math.min(25, jobs - done); i++) times[way]?.push(await run(made[way]!.b));
+      for (const way of names) {
+        const b = made[way]!.b;
+        for (let i = 0; i < Math.min(25, jobs - done); i++) times[way]!.b2b.push(await run(b));
+        for (let i = 0; i < paced; i++) {
+          await new Promise((r) => setTimeout(r, paceMs));
+          times[way]!.paced.push(await run(b));
+        }
+      }
   } finally {
     for (const { f, b } of Object.values(made)) {
       await b.dispose();
@@ -83,11 +112,20 @@ async function level(name: string): Promise<Record<string, unknown>> {
     }
   }
   const of = (xs: number[]) => ({ p50: pct(xs, 50), p90: pct(xs, 90), mean: mean(xs), n: xs.length });
-  const jobns = of(times['jobns'] ?? []);
-  const plain = of(times['plain'] ?? []);
-  return { jobns, plain, p50_added_ms: Number((jobns.p50 - plain.p50).toFixed(2)) };
+  const res: Record<string, unknown> = {};
+  for (const w of names)
+    res[w] = { back_to_back: of(times[w]!.b2b), ...(paced > 0 ? { paced: of(times[w]!.paced) } : {}) };
+  const [a, b] = names as [string, string];
+  const diff = (k: 'b2b' | 'paced') => Number((pct(times[a]![k], 50) - pct(times[b]![k], 50)).toFixed(2));
+  res[`p50_${a}_minus_${b}_ms`] = {
+    back_to_back: diff('b2b'),
+    ...(paced > 0 ? { paced: diff('paced') } : {}),
+  };
+  return res;
 }
 
-const out: Record<string, unknown> = {};
+const load = () => loadavg().map((x) => Number(x.toFixed(2)));
+const out: Record<string, unknown> = { ab, pace_ms: paceMs, loadavg_start: load() };
 for (const l of levels) out[l] = await level(l);
+out['loadavg_end'] = load();
 console.log(JSON.stringify(out, null, 2));

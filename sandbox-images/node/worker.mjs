@@ -27,6 +27,9 @@ import vm from 'node:vm';
 
 const PROTOCOL = 1;
 const isChild = process.argv[2] === '--job';
+// A job's process made ahead of its job (the worker's `makeSpare`): it says when it waits and when it took
+// its job; one started for a job already there says neither.
+const madeAhead = isChild && process.argv[3] === '--ahead';
 
 /**
  * A job's message as the text that goes to the parent, made with intrinsics taken when this module loads
@@ -165,6 +168,7 @@ const ipcSend = typeof process.send === 'function' ? process.send.bind(process) 
 /**
  * The walls a test leaves out (TOOLSMITH_TEST_WALLS, comma-separated; never set outside the tests):
  * `leakrealm` hands the script objects of this realm, as if the first wall had fallen, `nojobns` runs JS jobs in plain child processes (no namespaces of their own),
+ * `noahead` starts each job's process on the job's arrival (not made ahead while the worker is idle),
  * `nosweep` skips the kill and check of the sandbox's processes after a job, `nowipe` the wipe of its
  * writable mounts, `noseccomp` the job's seccomp filter (the launcher reads it, and `jobskip-pid`,
  * `jobskip-uid`: a job's process made without that wall, the probe's with it), `jsescape` hands the
@@ -729,9 +733,18 @@ if (isChild) {
   // The script's floating promises: its own business, never read here (reading a rejection's reason
   // would format its stack with the script's prepareStackTrace and this realm's arrays).
   process.on('unhandledRejection', () => {});
+  // The worker may make this process ahead of its job (docs/scaling.md, "JS jobs: the next job's process
+  // made ahead"): it says once it waits, and when its job comes it says it has it before running any of
+  // it (the write done first), so a process that ends before that ran no job code and the worker gives the
+  // job to a fresh one. (One started for a job already there, not `madeAhead`, says neither.)
+  let taking = false;
   process.on('message', (m) => {
     if (m?.type === 'tool_result') deliverResult(m);
-    else if (m?.type === 'job') run(m);
+    else if (m?.type === 'job' && !taking) {
+      taking = true;
+      if (madeAhead) send({ type: 'taken' }, () => run(m));
+      else run(m);
+    }
   });
   // Its first message, before it can be given a job: the walls it is in (ownWalls; wallsRefused).
   send(ownWalls());
@@ -1040,6 +1053,8 @@ if (isChild) {
       });
     }
   }
+  // Loaded: waiting for the job (the worker then tells the host its next job's process is ready).
+  if (madeAhead) send({ type: 'waiting' });
 } else {
   // ---------------------------------------------------------------- the persistent parent
   /**
@@ -1141,6 +1156,176 @@ if (isChild) {
   };
   const hygiene = betweenJobs();
   const launcher = jobLauncher();
+  const DEFAULT_HEAP_MB = 192;
+  /**
+   * The next job's process, made ahead (docs/scaling.md, "JS jobs: the next job's process made ahead"):
+   * only where the launcher's walls hold (its own user, pid, mount and IPC namespaces), and never beside
+   * a job: it is made once the worker has loaded, and after each job's end, sweep and wipe, so at any
+   * moment either a job runs or one process waits for the next, never both. It loads this file and waits
+   * for its job on the IPC channel, running no job code until the job arrives; it is started with the
+   * default heap, and a job asking for another gets a fresh process, as before. A load discards it (and
+   * makes another). `noahead` (TOOLSMITH_TEST_WALLS, tests and bench) keeps the old way: each job's process
+   * started on the job's arrival. Not for rooted jobs (bun on gVisor): each starts on its job's arrival,
+   * as there a waiting process would be a second tree under /mnt beside the sweep, not yet measured or
+   * attacked.
+   */
+  const AHEAD = launcher !== undefined && !launcher.rooted && !WALLS_OFF.has('noahead');
+  /** { child, heapMb, waiting, early }: the process waiting for the next job, if any. */
+  let spare;
+  // Waiting processes that ended before their job since the last job or load: at the second, none is made
+  // again until then (the next job starts its own, on its path, and its output says why it could not).
+  let spareDeaths = 0;
+  let lastJob = null; // the id of the last job (the `next_ready` it is about)
+  /**
+   * A job's process: the launcher (its walls, then this runtime) where it is used, else a plain child;
+   * `ahead`: made before its job (it then says when it waits and when it took its job).
+   */
+  const startChild = (heapMb, ahead = false) =>
+    RUNTIME === 'deno'
+      ? // deno's fork() gives the child every permission (-A): spawn it with only what a job needs
+        // (its credentials' variables), the same flags as the parent and an IPC channel.
+        spawn(
+          process.execPath,
+          [
+            'run',
+            '--no-prompt',
+            '--no-config',
+            '--no-lock',
+            `--v8-flags=--disallow-code-generation-from-strings,--max-old-space-size=${heapMb}`,
+            '--allow-env=TOOLSMITH_CRED_*',
+            fileURLToPath(import.meta.url),
+            '--job',
+          ],
+          {
+            stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+            env: Object.fromEntries(
+              credentials
+                .map((name) => [credentialEnv(name), process.env[credentialEnv(name)]])
+                .filter(([, v]) => v !== undefined),
+            ),
+          },
+        )
+      : fork(fileURLToPath(import.meta.url), ['--job', ...(ahead ? ['--ahead'] : [])], {
+          // In namespaces of its own where the launcher's walls hold here (jobLauncher): the launcher
+          // makes them and execs this runtime, the IPC channel's descriptor inherited.
+          ...(launcher ? { execPath: launcher.path } : {}),
+          execArgv: [
+            ...(launcher ? [...launcher.args(), '--', process.execPath] : []),
+            '--no-warnings',
+            '--disallow-code-generation-from-strings',
+            `--max-old-space-size=${heapMb}`,
+            // node calls the job's import() refusal (an error of the script's context) only with it.
+            ...(RUNTIME === 'node' ? ['--experimental-vm-modules'] : []),
+          ],
+          stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+          env: process.env,
+        });
+  /** The child's message, parsed from the JSON text it sends (wireText); undefined when it is none. */
+  const parseChild = (text) => {
+    try {
+      return typeof text === 'string' ? JSON.parse(text) : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  const alive = (child) => child.exitCode === null && child.signalCode === null;
+  /** Makes the next job's process, if the worker makes it ahead and none waits (and no job runs). */
+  const makeSpare = () => {
+    if (!AHEAD || job || spare || spareDeaths >= 2) return;
+    let child;
+    try {
+      child = startChild(DEFAULT_HEAP_MB, true);
+    } catch (e) {
+      spareDeaths = 2;
+      process.stderr.write(
+        `toolsmith worker: the next job's process could not be started ahead (${e?.message ?? e}); each job starts its own\n`,
+      );
+      return;
+    }
+    const s = { child, heapMb: DEFAULT_HEAP_MB, waiting: false, early: '' };
+    spare = s;
+    // What it writes before its job (the launcher's refusal, a runtime that cannot start): kept for the
+    // worker's stderr should it end before its job.
+    s.onEarly = (d) => {
+      if (s.early.length < 4096) s.early += d.toString().slice(0, 4096 - s.early.length);
+    };
+    child.stdout.on('data', s.onEarly);
+    child.stderr.on('data', s.onEarly);
+    s.onMessage = (text) => {
+      const msg = parseChild(text);
+      if (s.walls === undefined) {
+        // Its first message: the walls it is in (wallsRefused). One short of a wall is ended, never
+        // given a job; none is made ahead again until the next job or load (each job's own is checked).
+        const missing = wallsRefused(msg, launcher);
+        s.walls = missing ?? true;
+        if (missing && spare === s) {
+          process.stderr.write(
+            `toolsmith worker: the next job's process lacks walls it must have: ${missing}; it is ended, and the next job starts its own\n`,
+          );
+          dropSpare();
+          spareDeaths = 2;
+        }
+        return;
+      }
+      if (msg?.type !== 'waiting' || s.waiting) return;
+      s.waiting = true;
+      if (spare === s) out({ type: 'next_ready', after: lastJob });
+    };
+    child.on('message', s.onMessage);
+    s.onClose = (code, sig) => {
+      if (spare !== s) return;
+      spare = undefined;
+      spareDeaths++;
+      const early = s.early.trim();
+      process.stderr.write(
+        `toolsmith worker: the next job's process ended before its job (${sig ?? `exit ${code}`})` +
+          `${early ? `: ${early}` : ''}; ${spareDeaths < 2 ? 'making another' : 'the next job starts its own'}\n`,
+      );
+      makeSpare();
+    };
+    child.on('close', s.onClose);
+    s.onError = (e) => {
+      if (spare !== s || !String(e?.syscall ?? '').startsWith('spawn')) return;
+      spare = undefined;
+      spareDeaths = 2;
+      process.stderr.write(
+        `toolsmith worker: the next job's process could not be started ahead (${e?.message ?? e}); each job starts its own\n`,
+      );
+    };
+    child.on('error', s.onError);
+  };
+  /**
+   * Discards the waiting process (a load, a job it does not fit): SIGTERM to its launcher, which kills
+   * the process (pid 1 of its namespace, so with everything in it) and reaps it; the worker waits for
+   * the launcher to have ended (jobs.awaitLauncher), so nothing of it is left beside the next job or
+   * for the next sweep.
+   */
+  const dropSpare = () => {
+    const s = spare;
+    spare = undefined;
+    if (!s) return;
+    try {
+      s.child.kill('SIGTERM');
+    } catch {}
+    hygiene.awaitLauncher(s.child.pid);
+  };
+  /** The waiting process, taken for a job (its listeners of a waiting process removed); or undefined. */
+  const takeSpare = (heapMb) => {
+    const s = spare;
+    if (!s) return undefined;
+    if (s.heapMb !== heapMb || !alive(s.child)) {
+      if (alive(s.child)) dropSpare();
+      else spare = undefined; // (ended: its close handler, next, sees it is no longer the spare)
+      return undefined;
+    }
+    spare = undefined;
+    s.child.stdout.off('data', s.onEarly);
+    s.child.stderr.off('data', s.onEarly);
+    s.child.off('message', s.onMessage);
+    s.child.off('close', s.onClose);
+    s.child.off('error', s.onError);
+    return s;
+  };
   let credentials = [];
   let job;
   out({ type: 'hello', protocol: PROTOCOL, runtime: RUNTIME, version: VERSION });
@@ -1163,6 +1348,10 @@ if (isChild) {
       );
       process.exit(1);
     }
+    // Only now, swept and wiped, the next job's process (nothing of this job is left to meet it).
+    lastJob = which.id;
+    spareDeaths = 0;
+    makeSpare();
   };
   const rl = createInterface({ input: process.stdin, crlfDelay: Infinity });
   rl.on('line', (line) => {
@@ -1175,6 +1364,8 @@ if (isChild) {
     }
     if (m.type === 'load') {
       credentials = m.credentials ?? [];
+      // A process made before this load is stale (credentials, configuration): a new one, after it.
+      dropSpare();
       out({
         type: 'ready',
         protocol: PROTOCOL,
@@ -1183,6 +1374,8 @@ if (isChild) {
         pid: process.pid,
         tools: [],
       });
+      spareDeaths = 0;
+      makeSpare();
     } else if (m.type === 'ping') out({ type: 'pong', busy: !!job });
     else if (m.type === 'job') {
       if (job)
@@ -1196,58 +1389,30 @@ if (isChild) {
       // rules refuse, never starts: no child, no code run.
       const found = [];
       const refused = [...bidiProblems(String(m.code ?? '')), ...skillProblems(m, found)];
-      if (refused.length)
-        return out({
+      if (refused.length) {
+        out({
           type: 'done',
           id: m.id,
           ok: false,
           reason: 'rejected',
           error: { type: 'ValidationError', message: refused.join('; '), frames: [] },
         });
-      const self = fileURLToPath(import.meta.url);
-      const heapMb = m.max_old_space_mb ?? 192;
-      const child =
-        RUNTIME === 'deno'
-          ? // deno's fork() gives the child every permission (-A): spawn it with only what a job needs
-            // (its credentials' variables), the same flags as the parent and an IPC channel.
-            spawn(
-              process.execPath,
-              [
-                'run',
-                '--no-prompt',
-                '--no-config',
-                '--no-lock',
-                `--v8-flags=--disallow-code-generation-from-strings,--max-old-space-size=${heapMb}`,
-                '--allow-env=TOOLSMITH_CRED_*',
-                self,
-                '--job',
-              ],
-              {
-                stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
-                env: Object.fromEntries(
-                  credentials
-                    .map((name) => [credentialEnv(name), process.env[credentialEnv(name)]])
-                    .filter(([, v]) => v !== undefined),
-                ),
-              },
-            )
-          : fork(self, ['--job'], {
-              // In namespaces of its own where the launcher's walls hold here (jobLauncher): the launcher
-              // makes them and execs this runtime, the IPC channel's descriptor inherited.
-              ...(launcher ? { execPath: launcher.path } : {}),
-              execArgv: [
-                ...(launcher ? [...launcher.args(), '--', process.execPath] : []),
-                '--no-warnings',
-                '--disallow-code-generation-from-strings',
-                `--max-old-space-size=${heapMb}`,
-                // node calls the job's import() refusal (an error of the script's context) only with it.
-                ...(RUNTIME === 'node' ? ['--experimental-vm-modules'] : []),
-              ],
-              stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
-              env: process.env,
-            });
+        // (the waiting process, untouched, is still ready: the host counts none from each job it sends)
+        lastJob = m.id;
+        if (spare?.waiting) out({ type: 'next_ready', after: m.id });
+        return;
+      }
+      const heapMb = m.max_old_space_mb ?? DEFAULT_HEAP_MB;
+      const ahead = takeSpare(heapMb);
       const maxOutput = m.max_output_bytes ?? 51200;
-      job = { id: m.id, child, bytes: 0, finished: false };
+      // `taken`: the job's process said it has the job (so from here on its end is the job's); a process
+      // made ahead that ends before it says so ran no job code, and the job goes to a fresh one instead.
+      job = { id: m.id, child: ahead?.child ?? startChild(heapMb), bytes: 0, finished: false };
+      job.taken = !ahead;
+      job.sent = false;
+      // Its job only once it has told the walls it is in, none missing (wallsRefused): a process made
+      // ahead may have told them already.
+      job.walled = ahead?.walls === true;
       const current = job;
       const count = (n) => {
         current.bytes += n;
@@ -1274,40 +1439,6 @@ if (isChild) {
           }),
         Math.min(m.timeout_ms ?? 300000, 600000),
       );
-      const onOutput = (d) => {
-        if (count(d.length)) return;
-        for (const l of d.toString().split('\n'))
-          if (l) out({ type: 'emit', id: current.id, kind: 'log', data: l });
-      };
-      child.stdout.on('data', onOutput);
-      child.stderr.on('data', onOutput);
-      // The child sends each message as JSON text (wireText): only text is read.
-      child.on('message', (text) => {
-        let msg;
-        try {
-          msg = typeof text === 'string' ? JSON.parse(text) : undefined;
-        } catch {}
-        if (current.finished) return;
-        // Its first message says the walls it is in; only then, and only if none is missing, its job.
-        if (!current.walled) {
-          current.walled = true;
-          const missing = wallsRefused(msg, launcher);
-          return missing ? finish(current, wallsMissing(missing)) : child.send(jobMessage);
-        }
-        if (!childMessage(msg)) return;
-        if (msg.type === 'done') return finish(current, msg);
-        if (msg.type === 'emit' && count(JSON.stringify(msg.data ?? null).length)) return;
-        out({ ...msg, id: current.id });
-      });
-      // 'close' comes after every IPC message and output of the child has been delivered.
-      child.on('close', (code, sig) =>
-        finish(current, {
-          type: 'done',
-          ok: false,
-          reason: 'crashed',
-          error: { type: 'Crashed', message: `the script process died (${sig ?? code})`, frames: [] },
-        }),
-      );
       const jobMessage = {
         type: 'job',
         code: m.code,
@@ -1320,7 +1451,83 @@ if (isChild) {
         credentials,
         max_output_bytes: maxOutput,
       };
-    } else if (m.type === 'tool_result' && job && m.id === job.id) job.child.send(m);
+      const hand = () => {
+        if (current.sent || current.finished || !current.walled) return;
+        current.sent = true;
+        // (a process that ended unseen, EPIPE: its 'close' follows and says what becomes of the job)
+        current.child.send(jobMessage, () => {});
+      };
+      const attach = (child) => {
+        // A write to a process that has ended (its 'close' follows), or a process that could not start.
+        child.on('error', (e) => {
+          if (current.child !== child || !String(e?.syscall ?? '').startsWith('spawn')) return;
+          finish(current, {
+            type: 'done',
+            ok: false,
+            reason: 'crashed',
+            error: {
+              type: 'Crashed',
+              message: `the script process could not start: ${e?.message ?? e}`,
+              frames: [],
+            },
+          });
+        });
+        const onOutput = (d) => {
+          if (current.child !== child || count(d.length)) return;
+          for (const l of d.toString().split('\n'))
+            if (l) out({ type: 'emit', id: current.id, kind: 'log', data: l });
+        };
+        child.stdout.on('data', onOutput);
+        child.stderr.on('data', onOutput);
+        // The child sends each message as JSON text (wireText): only text is read.
+        child.on('message', (text) => {
+          const msg = parseChild(text);
+          if (current.child !== child || current.finished) return;
+          // Its first message says the walls it is in; only then, and only if none is missing, its job.
+          if (!current.walled) {
+            const missing = wallsRefused(msg, launcher);
+            if (missing) return finish(current, wallsMissing(missing));
+            current.walled = true;
+            return hand();
+          }
+          if (msg === undefined) return;
+          // (a process made ahead: it took its job; its 'waiting' was for the worker's next_ready)
+          if (msg.type === 'waiting') return;
+          if (msg.type === 'taken') return void (current.taken = true);
+          if (!childMessage(msg)) return;
+          if (msg.type === 'done') return finish(current, msg);
+          if (msg.type === 'emit' && count(JSON.stringify(msg.data ?? null).length)) return;
+          out({ ...msg, id: current.id });
+        });
+        // 'close' comes after every IPC message and output of the child has been delivered.
+        child.on('close', (code, sig) => {
+          if (current.child !== child) return;
+          if (!current.taken && !current.finished) {
+            // Made ahead, ended before it held its job (no job code ran): a fresh process runs the job.
+            process.stderr.write(
+              `toolsmith worker: the next job's process ended before it took its job (${sig ?? `exit ${code}`}); the job starts a fresh one\n`,
+            );
+            current.child = startChild(heapMb);
+            current.taken = true;
+            current.sent = false;
+            current.walled = false;
+            attach(current.child);
+            return hand();
+          }
+          finish(current, {
+            type: 'done',
+            ok: false,
+            reason: 'crashed',
+            error: { type: 'Crashed', message: `the script process died (${sig ?? code})`, frames: [] },
+          });
+        });
+      };
+      attach(job.child);
+      // Once its walls are told: at once for a process made ahead that told them, also while it still
+      // loads (the channel holds the job until it reads); should it end before it says it took the job,
+      // the job goes to a fresh process.
+      hand();
+    } else if (m.type === 'tool_result' && job && m.id === job.id) job.child.send(m, () => {});
     else if (m.type === 'cancel' && job && m.id === job.id)
       finish(job, {
         type: 'done',
@@ -1331,6 +1538,7 @@ if (isChild) {
   });
   rl.on('close', () => {
     if (job) job.child.kill('SIGKILL');
+    if (spare) spare.child.kill('SIGKILL');
     process.exit(0);
   });
 }
@@ -1464,7 +1672,8 @@ function betweenJobs() {
   // deno: the worker and its job processes have no read, write or run permission but deno itself (the
   // runtime's command line), so a job can neither start a process nor write a file, and the worker could
   // not look: nothing to clean.
-  if (RUNTIME === 'deno' || process.env.TOOLSMITH_PRIVATE_TMP !== '1') return { clean: () => true };
+  if (RUNTIME === 'deno' || process.env.TOOLSMITH_PRIVATE_TMP !== '1')
+    return { clean: () => true, awaitLauncher: () => {} };
   const me = process.pid;
   const wipe = [];
   const points = [];
@@ -1684,5 +1893,5 @@ function betweenJobs() {
     }
     return true;
   };
-  return { clean };
+  return { clean, awaitLauncher };
 }
