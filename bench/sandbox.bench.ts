@@ -9,6 +9,10 @@
  * - `BENCH_AB=jobns`: jobs in namespaces of their own against a plain fork (the `nojobns` switch), side by side;
  * - `BENCH_AB=rooted` (gVisor): jobs in a tree of their own against the namespaces without it (`norooted`);
  * - `BENCH_AB=center`: a job's walls made in C against jobns.enter's Python (`nocenter`);
+ * - `BENCH_AB=forkloop`: the fork server's loop in C against its Python loop alone (`noforkloop`; on gVisor
+ *   too, where the C loop watches children through SIGCHLD and makes each job's tree folder);
+ * - `BENCH_AB_WORKERS=2` with any BENCH_AB: each side a pool of that many workers (default 1), as
+ *   bench:sandbox's own per-job figures run, so back to back the pool alternates between them;
  * - `BENCH_AB=1`: the next job's process made ahead (docs/scaling.md) against the old order (the worker's
  *   `noearly` test switch); `BENCH_AB=afterresult`: made once a result is out against made while the
  *   job runs (`duringjob`); both pools warm, rounds interleaved so load moves them alike, back to back
@@ -613,8 +617,9 @@ print(json.dumps({"p50_ms": p50, "over_fork_ms": {k: round(v - p50["fork"], 3) f
 
 /**
  * BENCH_AB=1 (or `early`), BENCH_AB=jobns: per-job p50 of the two ways of a pair (AB_PAIRS), one warm pool
- * of one worker each, 12 interleaved rounds of 25 jobs (load moves both alike), and the fork floor
- * measured in between.
+ * of one worker each (BENCH_AB_WORKERS: that many), 12 interleaved rounds of 25 jobs (load moves both
+ * alike), and the fork floor measured in between; with each side's CPU per job (its containers' cgroups:
+ * docker and gVisor) over the back-to-back jobs.
  */
 async function pairAB(level: string, ab: ABPair): Promise<Record<string, unknown>> {
   const makeFactory = async (wallsOff: string[]) => {
@@ -629,10 +634,11 @@ async function pairAB(level: string, ab: ABPair): Promise<Record<string, unknown
     await df.start();
     return df;
   };
+  const workers = Number(process.env['BENCH_AB_WORKERS'] ?? 1);
   const backendOf = (factory: WorkerFactory) =>
     new SandboxBackend({
       factory,
-      pool: ONE_WORKER_POOL,
+      pool: { ...ONE_WORKER_POOL, minSize: workers, maxSize: workers },
       maxOutputBytes: 1 << 20,
       specFor: (name, runtime) => ({ name, runtime, toolsSource, hostTools: [], credentials: {} }),
     });
@@ -640,7 +646,14 @@ async function pairAB(level: string, ab: ABPair): Promise<Record<string, unknown
     b.execute({ sandbox: 'bench', language: 'python', code, bodyStartLine: 1, tools, timeoutMs });
   const fs = [await makeFactory(ab.wallsA), await makeFactory(ab.wallsB)];
   const [early, after] = fs.map(backendOf) as [SandboxBackend, SandboxBackend];
-  for (const b of [early, after]) for (let i = 0; i < 30; i++) await run(b, 'emit_result(1)\n');
+  for (const b of [early, after]) {
+    if (workers > 1) await b.warm('bench');
+    for (let i = 0; i < 30; i++) await run(b, 'emit_result(1)\n');
+  }
+  const cgroups = level === 'docker' || level === 'gvisor';
+  const cpuOf = (b: SandboxBackend) =>
+    cgroups ? sandboxCpuMs(level, b.workerIds('bench')?.workers ?? []) : NaN;
+  const cpu: Record<'early' | 'after', number> = { early: 0, after: 0 };
   const ts: Record<'early' | 'after', number[]> = { early: [], after: [] };
   const paced: Record<'early' | 'after', number[]> = { early: [], after: [] };
   const forks: number[] = [];
@@ -649,11 +662,13 @@ async function pairAB(level: string, ab: ABPair): Promise<Record<string, unknown
       ['early', early],
       ['after', after],
     ] as const) {
+      const cpu0 = cpuOf(b);
       for (let i = 0; i < 25; i++) {
         const t = performance.now();
         await run(b, 'emit_result(1)\n');
         ts[name].push(performance.now() - t);
       }
+      cpu[name] += cpuOf(b) - cpu0;
       for (let i = 0; i < 10; i++) {
         await pause(paceMs(level));
         const t = performance.now();
@@ -669,10 +684,23 @@ async function pairAB(level: string, ab: ABPair): Promise<Record<string, unknown
   for (const f of fs) await (f as { dispose(): Promise<void> }).dispose();
   const fork = pct(forks, 50);
   const r2 = (x: number) => Number(x.toFixed(2));
+  const perJobCpu = (name: 'early' | 'after') =>
+    cgroups ? { cpu_ms_per_job: r2(cpu[name] / ts[name].length) } : {};
   return {
     fork_exit_wait_p50_ms: fork,
-    [ab.a]: { p50: pct(ts.early, 50), p95: pct(ts.early, 95), over_fork: r2(pct(ts.early, 50) / fork) },
-    [ab.b]: { p50: pct(ts.after, 50), p95: pct(ts.after, 95), over_fork: r2(pct(ts.after, 50) / fork) },
+    workers,
+    [ab.a]: {
+      p50: pct(ts.early, 50),
+      p95: pct(ts.early, 95),
+      over_fork: r2(pct(ts.early, 50) / fork),
+      ...perJobCpu('early'),
+    },
+    [ab.b]: {
+      p50: pct(ts.after, 50),
+      p95: pct(ts.after, 95),
+      over_fork: r2(pct(ts.after, 50) / fork),
+      ...perJobCpu('after'),
+    },
     [`${ab.a}_over_${ab.b}_p50`]: r2(pct(ts.early, 50) / pct(ts.after, 50)),
     // A job reaching a warm, idle worker (paceMs after the last result).
     paced: {
