@@ -8,7 +8,15 @@
  * pipes, the clone into namespaces of its own, the pipes handed to the worker with "c"), answers pings
  * ("p" -> "P") and reports each child's exit ("x"), and hands every other request back to Python
  * (forkserver.py), which also keeps the whole Python loop for every case this one does not take
- * (no pidfd, gVisor's rooted jobs, a clone the kernel refuses).
+ * (a clone the kernel refuses, more children than it holds, a worker without this library).
+ *
+ * gVisor (no pidfd_open; rooted jobs): children are watched through the SIGCHLD wakeup pipe the Python
+ * side set up (forkserver._ChildWatch: `watch`, each child looked for with waitpid(WNOHANG)), and each
+ * job's tree folder (TS_JOBS_DIR/<n>, jobns.job_root) is made before its clone and unmounted and removed
+ * once it is gone (jobns.release); the tree itself the job's process makes (jobns.enter_rooted). There a
+ * page the fork server writes while a child shares it costs the copy of its whole 2 MiB-aligned range
+ * (docs/scaling.md, "gVisor's fork: what a job's process costs there"), so the Python loop's writes
+ * after each clone cost milliseconds.
  *
  * Loaded with ctypes.PyDLL: the GIL stays held throughout, so the clone copies a consistent interpreter
  * (PyOS_BeforeFork / PyOS_AfterFork_* around it, as os.fork does). Only system calls that every glibc
@@ -37,6 +45,7 @@
 #endif
 
 #define TS_MAX_CHILDREN 16
+#define TS_JOBS_DIR "/mnt" /* jobns.JOBS_DIR (forkloop.py checks they agree) */
 
 typedef void (*ts_hook)(void);
 
@@ -58,12 +67,18 @@ struct ts_state {
     int32_t request;       /* TS_REQUEST: the request's byte */
     int32_t err;           /* TS_CLONE_FAILED: errno (of the pipe or the clone), for a test to read */
     int32_t job_r, msg_w, out_w, own; /* TS_CHILD: the new process's ends of its pipes; its uid or -1 */
+    /* gVisor (set by Python) */
+    int32_t watch;         /* the SIGCHLD wakeup pipe's read end (children have no pidfd: -1 in pidfd[]); else -1 */
+    int32_t rooted;        /* 1: each child gets a tree folder TS_JOBS_DIR/<made>; no uid switch around the clone */
+    int32_t root[TS_MAX_CHILDREN]; /* (rooted) the n of each child's tree folder, -1 for none; kept by both sides */
+    int32_t released;      /* TS_RELEASE: the n of a tree folder that is still a mount point (Python's release) */
+    int32_t reserved;
 };
 
 /* (forkloop.py checks the same size: a layout that differs is never used) */
-_Static_assert(sizeof(void (*)(void)) != 8 || sizeof(struct ts_state) == 208, "struct ts_state layout");
+_Static_assert(sizeof(void (*)(void)) != 8 || sizeof(struct ts_state) == 288, "struct ts_state layout");
 
-enum { TS_CHILD = 0, TS_REQUEST = 1, TS_CLONE_FAILED = 2, TS_GONE = 3, TS_FULL = 4 };
+enum { TS_CHILD = 0, TS_REQUEST = 1, TS_CLONE_FAILED = 2, TS_GONE = 3, TS_FULL = 4, TS_RELEASE = 5 };
 
 static void put32(char *p, uint32_t v) {
     p[0] = (char)(v & 0xff);
@@ -111,14 +126,22 @@ static int send_child(int sock, int pid, int fds[3]) {
     }
 }
 
-/* A child is gone (its pidfd readable): reaped, reported as "x" + pid + wait status. */
-static int exited(struct ts_state *s, int i) {
-    int pid = s->pid[i], status = 0;
-    close(s->pidfd[i]);
+static void root_path(char *out, size_t n, uint32_t made) {
+    snprintf(out, n, TS_JOBS_DIR "/%u", made);
+}
+
+/* A child is gone (its pidfd readable; or, watched through SIGCHLD, `status` from waitpid(WNOHANG)):
+ * reaped, reported as "x" + pid + wait status, then (rooted) its tree unmounted and its folder removed,
+ * as jobns.release does: one lazy unmount of the folder; where it is still a mount point after it, 1
+ * and `released` (Python unmounts what is left, deepest first). 0 when done, -1 when the worker is gone. */
+static int exited(struct ts_state *s, int i, int reaped, int status) {
+    int pid = s->pid[i], root = s->root[i];
+    if (s->pidfd[i] >= 0) close(s->pidfd[i]);
     s->nchildren--;
     s->pidfd[i] = s->pidfd[s->nchildren];
     s->pid[i] = s->pid[s->nchildren];
-    while (waitpid(pid, &status, 0) < 0) {
+    s->root[i] = s->root[s->nchildren];
+    while (!reaped && waitpid(pid, &status, 0) < 0) {
         if (errno != EINTR) {
             status = 0;
             break;
@@ -128,7 +151,28 @@ static int exited(struct ts_state *s, int i) {
     msg[0] = 'x';
     put32(msg + 1, (uint32_t)pid);
     put32(msg + 5, (uint32_t)status);
-    return send_all(s->sock, msg, sizeof msg);
+    if (send_all(s->sock, msg, sizeof msg) < 0) return -1;
+    if (root < 0) return 0;
+    char path[32];
+    root_path(path, sizeof path, (uint32_t)root);
+    umount2(path, MNT_DETACH);
+    if (rmdir(path) == 0) return 0;
+    s->released = root;
+    return 1;
+}
+
+/* Watched through SIGCHLD: the first child found gone (reported as above): 0 none, 1 one (Python's
+ * release wanted: 2), -1 the worker is gone. */
+static int reap_watched(struct ts_state *s) {
+    for (int i = 0; i < s->nchildren; i++) {
+        int status = 0;
+        int r = waitpid(s->pid[i], &status, WNOHANG);
+        if (r == 0 || (r < 0 && errno == EINTR)) continue;
+        if (r < 0) status = 0; /* (ECHILD: not ours to wait for any more; reported as Python does) */
+        int e = exited(s, i, 1, status);
+        return e < 0 ? -1 : 1 + e;
+    }
+    return 0;
 }
 
 static void close_all(const int *fds, int n) {
@@ -156,7 +200,21 @@ static int fork_job(struct ts_state *s) {
         return -2;
     }
     int own = s->uid_count > 0 ? s->uid_base + (int)(s->made % (uint32_t)s->uid_count) : -1;
-    if (own >= 0 && (setresgid(-1, own, -1) < 0 || setresuid(-1, own, -1) < 0)) {
+    char root[32];
+    if (s->rooted) {
+        /* (a folder left there, or any other failure: Python's path, whose job_root releases it first) */
+        root_path(root, sizeof root, s->made);
+        if (mkdir(root, 0700) < 0) {
+            s->err = errno;
+            close_all(job, 2);
+            close_all(msg, 2);
+            close_all(out, 2);
+            return -2;
+        }
+    }
+    /* (rooted: the process takes its uid in jobns.enter_rooted, after its mounts; no user namespace) */
+    int switch_uid = own >= 0 && !s->rooted;
+    if (switch_uid && (setresgid(-1, own, -1) < 0 || setresuid(-1, own, -1) < 0)) {
         s->err = errno;
         setresgid(-1, s->user, -1);
         close_all(job, 2);
@@ -168,7 +226,8 @@ static int fork_job(struct ts_state *s) {
     long pid = syscall(SYS_clone, (unsigned long)s->flags, 0L, 0L, 0L, 0L);
     if (pid == 0) {
         s->after_child();
-        for (int i = 0; i < s->nchildren; i++) close(s->pidfd[i]);
+        for (int i = 0; i < s->nchildren; i++)
+            if (s->pidfd[i] >= 0) close(s->pidfd[i]);
         s->nchildren = 0;
         close(job[1]);
         close(msg[0]);
@@ -181,12 +240,13 @@ static int fork_job(struct ts_state *s) {
     }
     int err = errno;
     s->after_parent();
-    if (own >= 0 && (setresuid(-1, s->user, -1) < 0 || setresgid(-1, s->user, -1) < 0))
+    if (switch_uid && (setresuid(-1, s->user, -1) < 0 || setresgid(-1, s->user, -1) < 0))
         _exit(70); /* (never go on under a job's uid; Python's os.setresuid would have raised) */
     if (pid < 0) {
         close_all(job, 2);
         close_all(msg, 2);
         close_all(out, 2);
+        if (s->rooted) rmdir(root);
         s->err = err;
         return -2;
     }
@@ -197,7 +257,15 @@ static int fork_job(struct ts_state *s) {
     int theirs[3] = {job[1], msg[0], out[0]};
     int sent = send_child(s->sock, (int)pid, theirs);
     close_all(theirs, 3);
+    /* (a SIGCHLD from now on finds it; one before is still a byte in the wakeup pipe) */
+    s->root[s->nchildren] = s->rooted ? (int32_t)(s->made - 1) : -1;
+    if (s->watch >= 0) {
+        s->pidfd[s->nchildren] = -1;
+        s->pid[s->nchildren] = (int)pid;
+        s->nchildren++;
+    }
     if (sent < 0) return -1;
+    if (s->watch >= 0) return 1;
     int fd = (int)syscall(SYS_pidfd_open, (int)pid, 0);
     if (fd < 0) {
         /* (not seen where pidfd_open worked for the first child: waited for here, as in Python) */
@@ -219,26 +287,50 @@ static int fork_job(struct ts_state *s) {
 int ts_serve(struct ts_state *s) {
     struct pollfd fds[TS_MAX_CHILDREN + 1];
     for (;;) {
+        if (s->watch >= 0) {
+            /* (every child is looked for before each wait: a SIGCHLD may have come while Python ran) */
+            int r;
+            while ((r = reap_watched(s)) == 1) {
+            }
+            if (r < 0) return TS_GONE;
+            if (r == 2) return TS_RELEASE;
+        }
         int n = 0;
         fds[n].fd = s->sock;
         fds[n].events = POLLIN;
         fds[n++].revents = 0;
-        for (int i = 0; i < s->nchildren; i++) {
-            fds[n].fd = s->pidfd[i];
+        if (s->watch >= 0) {
+            fds[n].fd = s->watch;
             fds[n].events = POLLIN;
             fds[n++].revents = 0;
+        } else {
+            for (int i = 0; i < s->nchildren; i++) {
+                fds[n].fd = s->pidfd[i];
+                fds[n].events = POLLIN;
+                fds[n++].revents = 0;
+            }
         }
         if (poll(fds, (nfds_t)n, -1) < 0) {
             if (errno == EINTR) continue;
             return TS_GONE;
         }
-        /* children first (by pid: the arrays move as they are reaped) */
-        for (int k = 1; k < n; k++) {
-            if (!fds[k].revents) continue;
-            for (int i = 0; i < s->nchildren; i++) {
-                if (s->pidfd[i] == fds[k].fd) {
-                    if (exited(s, i) < 0) return TS_GONE;
-                    break;
+        if (s->watch >= 0) {
+            if (fds[1].revents) {
+                char drain[64];
+                while (read(s->watch, drain, sizeof drain) > 0) {
+                }
+                continue; /* (the children are looked for at the top; the socket is polled again) */
+            }
+        } else {
+            /* children first (by pid: the arrays move as they are reaped) */
+            for (int k = 1; k < n; k++) {
+                if (!fds[k].revents) continue;
+                for (int i = 0; i < s->nchildren; i++) {
+                    if (s->pidfd[i] == fds[k].fd) {
+                        int e = exited(s, i, 0, 0);
+                        if (e < 0) return TS_GONE;
+                        break;
+                    }
                 }
             }
         }

@@ -208,18 +208,24 @@ def fork_server(sock, job_factory):
         child_main(job_factory, job_r, msg_w, out_w, told)
 
     loop = None  # the C loop (forkloop), from the first job process cloned into namespaces of its own on
-    tried = not early  # (only where children are watched through pidfds)
+    tried = not early  # (only where children are watched: through pidfds, or through SIGCHLD on gVisor)
     while True:
-        if loop is not None and len(children) < forkloop.MAX_CHILDREN:
-            code = loop.serve(children, made)
+        if loop is not None and len(watch.pids if watch is not None else children) < forkloop.MAX_CHILDREN:
+            code = loop.serve(children, made, roots)
             if code == forkloop.CHILD:
                 s = loop.state
-                child(True, s.own if s.own >= 0 else None, None, s.job_r, s.msg_w, s.out_w, ())
+                if watch is not None:
+                    watch.drop()
+                root = forkloop.root_of(s.made) if loop.rooted else None
+                child(True, s.own if s.own >= 0 else None, root, s.job_r, s.msg_w, s.out_w, ())
             made = loop.state.made
             if code == forkloop.GONE:
                 os._exit(0)
             if code == forkloop.REQUEST:
                 request(bytes((loop.state.request,)))
+                continue
+            if code == forkloop.RELEASE:
+                jobns.release(forkloop.root_of(loop.state.released))  # (still a mount point: each mount)
                 continue
             # CLONE_FAILED, FULL: this "f" is made by the Python path below (its retries, a plain fork)
         else:
@@ -262,12 +268,13 @@ def fork_server(sock, job_factory):
         os.close(out_r)
         if watch is not None:
             watch.pids.add(pid)  # (a SIGCHLD from now on finds it; one before is still a byte in the pipe)
-            continue
         if not jobns.wanted():
             loop = None  # (the kernel refused a clone with namespaces: plain forks from now on)
-        elif not tried and alone and watch is None:
+        elif not tried and alone:
             tried = True
-            loop = forkloop.load(sock)
+            loop = forkloop.load(sock, watch)
+        if watch is not None:
+            continue
         try:
             children[os.pidfd_open(pid)] = pid  # readable once the child is gone
         except (AttributeError, OSError):

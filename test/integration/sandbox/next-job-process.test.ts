@@ -305,6 +305,51 @@ describe("the next job's process: gvisor (children watched through SIGCHLD)", ()
     expect(ok.every((r) => r.isolation === 'gvisor')).toBe(true);
   }, 120_000);
 
+  it("the fork server's C loop makes the rooted jobs' processes, and each job's tree goes with it", async () => {
+    // A failed job, a timed-out one and clean ones, back to back and at once.
+    expect((await run('emit_result({}["missing"])\n')).exitReason).toBe('error');
+    expect((await run('while True:\n    pass\n', 1_000)).exitReason).toBe('timeout');
+    const ok = await Promise.all([1, 2, 3, 4].map((b) => run(`emit_result(add(a=20, b=${b}).data)\n`)));
+    expect(ok.map((r) => r.data)).toEqual([21, 22, 23, 24]);
+    // Seen inside the sandbox (docker exec: gVisor's processes are not the host's): the fork server (the
+    // worker's child) has loaded the C loop (on gVisor nothing else loads its library: the walls of a
+    // rooted job are made in Python), and /mnt holds one tree, the waiting process's: every earlier job's
+    // was unmounted and removed once its process was gone.
+    const id = backend.workerIds('watch')?.workers[0] as string;
+    const probe = [
+      'import json, os',
+      'kids = [p for p in os.listdir("/proc") if p.isdigit() and "\\nPPid:\\t1\\n" in open(f"/proc/{p}/status").read() and open(f"/proc/{p}/comm").read().startswith("python")]',
+      'roots = sorted({l.split()[4].split("/")[2] for l in open("/proc/1/mountinfo") if l.split()[4].startswith("/mnt/")})',
+      'print(json.dumps({"servers": len(kids), "loop": all("_forkloop.so" in open(f"/proc/{p}/maps").read() for p in kids), "roots": roots, "folders": sorted(os.listdir("/mnt"))}))',
+    ].join('\n');
+    // (as the fork server's user: /mnt is its folder, mode 700, and the exec holds no capability to pass)
+    const exec = await docker
+      .getContainer(id)
+      .exec({ Cmd: ['python3', '-I', '-c', probe], User: '65534', AttachStdout: true, AttachStderr: true });
+    const stream = await exec.start({});
+    const chunks: Buffer[] = [];
+    await new Promise<void>((resolve, reject) => {
+      stream.on('data', (c: Buffer) => chunks.push(c));
+      stream.on('end', resolve);
+      stream.on('error', reject);
+    });
+    // (the attached stream's frames: an 8-byte header each)
+    let text = '';
+    const all = Buffer.concat(chunks);
+    for (let at = 0; at + 8 <= all.length; at += 8 + all.readUInt32BE(at + 4))
+      text += all.subarray(at + 8, at + 8 + all.readUInt32BE(at + 4)).toString();
+    const seen = JSON.parse(text.trim().split('\n').pop() ?? '{}') as {
+      servers: number;
+      loop: boolean;
+      roots: string[];
+      folders: string[];
+    };
+    expect(seen.servers).toBe(1);
+    expect(seen.loop).toBe(true);
+    expect(seen.folders).toHaveLength(1);
+    expect(seen.roots.every((r) => seen.folders.includes(r))).toBe(true);
+  }, 120_000);
+
   it('tools reloaded between jobs: the next job runs the new tools, not the process made before', async () => {
     expect((await run('emit_result(add(a=1, b=1).data)\n')).data).toBe(2);
     source = fixture.replace('data=a + b', 'data=(a + b) * 100');
