@@ -1,0 +1,219 @@
+/**
+ * A rooted bun job on gVisor, attacked from inside (docs/security.md, "A tree of its own (gVisor)"): the
+ * script has escaped the language (TOOLSMITH_TEST_WALLS=jsescape hands it its process's powers, and the
+ * programs it may run include bun itself, whose `bun:ffi` calls libc: any system call the job's filter
+ * lets through), and the sweep and the wipe are off (`nosweep`, `nowipe`), so the launcher's walls
+ * (jobns-launch.c `--rooted`: pid and IPC namespaces, the chroot into a tree of its own, a uid of its own,
+ * no capability, the job filter) hold alone:
+ * - no way out of its tree: no descriptor of the job's process or of a program it runs names a folder
+ *   (none to fchdir or open `..` from), `/..` is its own root, `/mnt` is empty (no other tree), chroot,
+ *   unshare, mount, umount, setuid/setgid to root and ptrace are refused, no capability in any set, no
+ *   set-id file anywhere in the tree, the worker's folder, `/`, `/etc`, `/dev` and `/sys` unwritable;
+ * - nothing of a job outlives it for the next: a daemon it left (listening on an abstract unix socket and
+ *   on loopback TCP: one network namespace for the whole sandbox), its SysV IPC objects, its files in
+ *   `/tmp` and `/dev/shm` are gone or out of reach for the next job, and no process of a job uid is left
+ *   in the sandbox. Each attack first shows it works inside the job that made it (the next job's refusal
+ *   is not an attack that never worked).
+ * - a fork bomb ends the sandbox (gVisor's ptrace platform runs out of the container's host pids, runsc
+ *   exits): the job fails, the pool replaces the sandbox and the next job runs (docs/security.md, "Known
+ *   limits").
+ */
+import { spawnSync } from 'node:child_process';
+import Docker from 'dockerode';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SandboxBackend } from '../../../src-main/infra/sandbox/backend.ts';
+import { dockerFactory, testBackend } from '../../support/sandbox.ts';
+import type { TestFactory } from '../../support/sandbox.ts';
+
+const SYS = `const sys = (op, ...args) => { const r = JSON.parse(escaped(op, ...args)); if ('error' in r) throw new Error(r.error); return r.ok; };
+const t = (f) => { try { return f(); } catch (e) { return 'error: ' + e.message; } };
+const bun = (code, ...args) => { const r = sys('run', '/usr/local/bin/bun', '-e', code, ...args); if (r.status !== 0) throw new Error('bun -e: ' + r.status + ' ' + r.signal + ' ' + r.stderr); return JSON.parse(r.stdout); };
+`;
+
+/** A program the job runs (same uid, same namespaces, same tree): libc through bun:ffi. */
+const FFI = `const { dlopen, FFIType: F, ptr } = require('bun:ffi');
+const fs = require('fs');
+const libc = dlopen('libc.so.6', {
+  chroot: { args: [F.cstring], returns: F.i32 }, unshare: { args: [F.i32], returns: F.i32 },
+  mount: { args: [F.cstring, F.cstring, F.cstring, F.u64, F.ptr], returns: F.i32 },
+  umount2: { args: [F.cstring, F.i32], returns: F.i32 }, setuid: { args: [F.u32], returns: F.i32 },
+  setgid: { args: [F.u32], returns: F.i32 }, ptrace: { args: [F.i64, F.i32, F.ptr, F.ptr], returns: F.i64 },
+  shmget: { args: [F.i32, F.u64, F.i32], returns: F.i32 }, msgget: { args: [F.i32, F.i32], returns: F.i32 },
+  semget: { args: [F.i32, F.i32, F.i32], returns: F.i32 },
+}).symbols;
+const c = (s) => Buffer.from(s + '\\0');
+const t = (f) => { try { return f(); } catch (e) { return 'error: ' + (e.code || e.message); } };
+`;
+
+describe('rooted bun jobs on gVisor, attacked from inside (sweep and wipe off)', () => {
+  const docker = new Docker();
+  let factory: TestFactory;
+  let backend: SandboxBackend;
+  beforeAll(async () => {
+    factory = await dockerFactory({ runtime: 'runsc', wallsOff: ['jsescape', 'nosweep', 'nowipe'] });
+    backend = testBackend(factory, { toolsSource: '', pool: { minSize: 1, maxSize: 1, standby: 0 } });
+  }, 300_000);
+  afterAll(async () => {
+    await backend?.dispose();
+    await factory?.dispose();
+  });
+  const run = (code: string) =>
+    backend.execute({
+      sandbox: 'jsgvisorrooted',
+      runtime: 'bun',
+      language: 'js',
+      code,
+      bodyStartLine: 1,
+      tools: {},
+      timeoutMs: 60_000,
+    });
+  /** The sandbox's processes of job uids and its job trees, read beside the worker (docker exec). */
+  const leftInSandbox = async () => {
+    const [c] = await docker.listContainers({
+      filters: { label: [`toolsmith.owner=${process.pid}`, 'toolsmith.sandbox=jsgvisorrooted'] },
+    });
+    expect(c).toBeDefined();
+    const code = `const fs = require('fs'); const jobs = [];
+for (const p of fs.readdirSync('/proc').filter((n) => /^\\d+$/.test(n))) {
+  try { const uid = Number(/^Uid:\\s+(\\d+)/m.exec(fs.readFileSync('/proc/' + p + '/status', 'latin1'))[1]); if (uid >= 100000) jobs.push(p + ' ' + uid + ' ' + fs.readFileSync('/proc/' + p + '/cmdline', 'latin1')); } catch {}
+}
+console.log(JSON.stringify({ jobs, trees: fs.readdirSync('/mnt') }));`;
+    const r = spawnSync('docker', ['exec', c!.Id, '/usr/local/bin/bun', '-e', code], { encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`docker exec: ${r.stderr}`);
+    return JSON.parse(r.stdout) as { jobs: string[]; trees: string[] };
+  };
+
+  it('no way out of its tree: no folder descriptor, no chroot, mount, namespace, uid, ptrace or capability, nothing of the sandbox writable', async () => {
+    const probe = `${FFI}
+// (the listing's own descriptor is closed once listed: ENOENT, left out)
+const fds = (pid) => fs.readdirSync('/proc/' + pid + '/fd').map((n) => {
+  const link = t(() => fs.readlinkSync('/proc/' + pid + '/fd/' + n));
+  // a folder descriptor would lead out of the chroot (fchdir, or its magic link's ..)
+  return { pid: String(pid), n, link, up: t(() => fs.readdirSync('/proc/' + pid + '/fd/' + n + '/..').join(' ')) };
+}).filter((f) => f.link !== 'error: ENOENT');
+const setid = [];
+const walk = (d, depth) => { if (depth > 8) return; let es; try { es = fs.readdirSync(d, { withFileTypes: true }); } catch { return; }
+  for (const e of es) { const p = (d === '/' ? '' : d) + '/' + e.name; if (p === '/proc' || p === '/sys') continue;
+    try { const s = fs.lstatSync(p); if (!e.isDirectory() && (s.mode & 0o6000)) setid.push(p); if (e.isDirectory() && !e.isSymbolicLink()) walk(p, depth + 1); } catch {} } };
+const walked = t(() => walk('/', 0));
+const status = fs.readFileSync('/proc/self/status', 'latin1');
+const field = (k) => (new RegExp('^' + k + ':\\\\s+(.*)$', 'm').exec(status) || [])[1];
+console.log(JSON.stringify({
+  fds: [...fds(1), ...fds('self')],
+  root: t(() => fs.readdirSync('/').sort()), up: t(() => fs.readdirSync('/../..').sort()), mnt: t(() => fs.readdirSync('/mnt')),
+  procs: fs.readdirSync('/proc').filter((n) => /^\\d+$/.test(n)).length,
+  chroot: libc.chroot(c('/tmp')), unshare: libc.unshare(0x00020000 | 0x10000000), mount: libc.mount(c('none'), c('/tmp'), c('tmpfs'), 0, null),
+  umount: libc.umount2(c('/proc'), 2), setuid: libc.setuid(0), setgid: libc.setgid(0), ptrace: Number(libc.ptrace(16, 1, null, null)),
+  caps: ['CapInh', 'CapPrm', 'CapEff', 'CapAmb'].map(field), seccomp: field('Seccomp'), uid: field('Uid'),
+  setid: walked === undefined ? setid : walked,
+  writes: ['/opt/toolsmith/worker.mjs', '/opt/toolsmith/x', '/x', '/etc/passwd', '/dev/x', '/mnt/x', '/sys/kernel/x'].map((p) => [p, t(() => (fs.writeFileSync(p, 'x'), 'written'))]),
+}));`;
+    const r = await run(`${SYS}emitResult({ uid: sys('uid'), probe: bun(${JSON.stringify(probe)}) });\n`);
+    expect(r.error).toBeUndefined();
+    const d = r.data as {
+      uid: number;
+      probe: {
+        fds: { pid: string; n: string; link: string; up: string }[];
+        root: string[];
+        up: string[];
+        mnt: string[];
+        procs: number;
+        chroot: number;
+        unshare: number;
+        mount: number;
+        umount: number;
+        setuid: number;
+        setgid: number;
+        ptrace: number;
+        caps: string[];
+        seccomp: string;
+        uid: string;
+        setid: string[];
+        writes: [string, string][];
+      };
+    };
+    const p = d.probe;
+    expect(d.uid).toBeGreaterThanOrEqual(100000);
+    expect(p.up).toEqual(p.root);
+    expect(p.root).toContain('opt');
+    expect(p.mnt).toEqual([]);
+    // the job's process (pid 1) and the program: sockets, pipes, anonymous inodes and /dev/null only
+    expect(p.fds.filter((f) => f.pid === '1').length).toBeGreaterThanOrEqual(4);
+    expect(p.fds.filter((f) => !/^(socket:|pipe:|anon_inode:|\/dev\/null$)/.test(f.link))).toEqual([]);
+    expect(p.fds.filter((f) => !f.up.startsWith('error: '))).toEqual([]);
+    expect(p.procs).toBeLessThanOrEqual(3); // the job, the program (and its thread group's own entries)
+    expect({
+      chroot: p.chroot,
+      unshare: p.unshare,
+      mount: p.mount,
+      umount: p.umount,
+      setuid: p.setuid,
+      setgid: p.setgid,
+      ptrace: p.ptrace,
+    }).toEqual({ chroot: -1, unshare: -1, mount: -1, umount: -1, setuid: -1, setgid: -1, ptrace: -1 });
+    expect(p.caps.slice(0, 3)).toEqual(['0000000000000000', '0000000000000000', '0000000000000000']);
+    expect(p.seccomp).toBe('2');
+    expect(p.uid.split(/\s+/).map(Number)).toEqual([d.uid, d.uid, d.uid, d.uid]);
+    expect(p.setid).toEqual([]);
+    expect(p.writes.filter(([, w]) => w === 'written')).toEqual([]);
+  }, 300_000);
+
+  it("nothing of a job outlives it for the next: its daemon's sockets (abstract and loopback), SysV IPC, files, processes", async () => {
+    const server = `const net = require('net'); for (const a of [String.fromCharCode(0) + 'toolsmith-qa-abstract', 4567]) net.createServer((s) => s.end('from ' + process.getuid())).listen(a); setInterval(() => {}, 1000);`;
+    const client = (tries: number) =>
+      `const net = require('net'); const res = {}; let left = 2;
+const go = (name, a, n) => { const c = net.connect(a); c.on('data', (d) => { res[name] = 'reached ' + d; if (!--left) done(); }); c.on('error', (e) => { if (n > 0) return setTimeout(() => go(name, a, n - 1), 250); res[name] = 'error: ' + e.code; if (!--left) done(); }); };
+const done = () => { console.log(JSON.stringify(res)); process.exit(0); };
+go('abstract', String.fromCharCode(0) + 'toolsmith-qa-abstract', ${tries}); go('tcp', { port: 4567, host: '127.0.0.1' }, ${tries});`;
+    const ipc = (make: boolean) =>
+      `${FFI}const k = 0x7153; console.log(JSON.stringify(${make} ? { shm: libc.shmget(k, 4096, 0o1000 | 0o666), msg: libc.msgget(k, 0o1000 | 0o666), sem: libc.semget(k, 1, 0o1000 | 0o666) } : { shm: libc.shmget(k, 0, 0), msg: libc.msgget(k, 0), sem: libc.semget(k, 0, 0) }));`;
+    const a = await run(`${SYS}sys('leave', '/usr/local/bin/bun', '-e', ${JSON.stringify(server)});
+sys('write', '/tmp/left-by-a', 'a'); sys('write', '/dev/shm/left-by-a', 'a');
+emitResult({ uid: sys('uid'), reach: bun(${JSON.stringify(client(40))}), ipc: bun(${JSON.stringify(ipc(true))}), found: bun(${JSON.stringify(ipc(false))}) });\n`);
+    expect(a.error).toBeUndefined();
+    const da = a.data as {
+      uid: number;
+      reach: Record<string, string>;
+      ipc: Record<string, number>;
+      found: Record<string, number>;
+    };
+    // the attack works within the job that made it
+    expect(da.reach).toEqual({ abstract: `reached from ${da.uid}`, tcp: `reached from ${da.uid}` });
+    const made = Object.keys(da.ipc).filter((k) => da.ipc[k]! >= 0);
+    expect(made.length).toBeGreaterThan(0);
+    for (const k of made) expect(da.found[k]).toBeGreaterThanOrEqual(0);
+    // no process of a job uid is left in the sandbox (its pid namespace died with its pid 1), nor its tree
+    expect(await leftInSandbox()).toEqual({ jobs: [], trees: [] });
+    const b = await run(
+      `${SYS}emitResult({ uid: sys('uid'), reach: bun(${JSON.stringify(client(3))}), found: bun(${JSON.stringify(ipc(false))}), tmp: sys('list', '/tmp'), shm: sys('list', '/dev/shm') });\n`,
+    );
+    expect(b.error).toBeUndefined();
+    const db = b.data as {
+      uid: number;
+      reach: Record<string, string>;
+      found: Record<string, number>;
+      tmp: string[];
+      shm: string[];
+    };
+    expect(db.uid).not.toBe(da.uid);
+    expect(db.reach).toEqual({ abstract: 'error: ECONNREFUSED', tcp: 'error: ECONNREFUSED' });
+    expect(db.found).toEqual({ shm: -1, msg: -1, sem: -1 });
+    expect(db.tmp).not.toContain('left-by-a');
+    expect(db.shm).not.toContain('left-by-a');
+  }, 300_000);
+
+  it('a fork bomb ends the sandbox, not the next job: the job fails and the next one runs', async () => {
+    const bomb = `const { dlopen, FFIType: F } = require('bun:ffi');
+const l = dlopen('libc.so.6', { fork: { args: [], returns: F.i32 }, pause: { args: [], returns: F.i32 } }).symbols;
+let n = 0; for (let i = 0; i < 2000; i++) { const r = l.fork(); if (r === 0) for (;;) l.pause(); if (r < 0) break; n++; }
+console.log(JSON.stringify({ n }));`;
+    const r = await run(`${SYS}emitResult(bun(${JSON.stringify(bomb)}));\n`);
+    expect(r.success).toBe(false);
+    expect(['crashed', 'error', 'oom']).toContain(r.exitReason);
+    expect(r.error?.message).toBeTruthy();
+    const next = await run(`${SYS}emitResult({ uid: sys('uid'), pid: sys('pid') });\n`);
+    expect(next.error).toBeUndefined();
+    expect(next.data).toMatchObject({ pid: 1 });
+    expect((next.data as { uid: number }).uid).toBeGreaterThanOrEqual(100000);
+  }, 300_000);
+});
