@@ -10,7 +10,7 @@
  *   unshare, mount, umount, setuid/setgid to root and ptrace are refused, no capability in any set, no
  *   set-id file anywhere in the tree, the worker's folder, `/`, `/etc`, `/dev` and `/sys` unwritable;
  * - nothing of a job outlives it for the next: a daemon it left (listening on an abstract unix socket and
- *   on loopback TCP: one network namespace for the whole sandbox), its SysV IPC objects, its files in
+ *   on loopback TCP: one network namespace for the whole sandbox), its SysV IPC objects and POSIX message queue, its files in
  *   `/tmp` and `/dev/shm` are gone or out of reach for the next job, and no process of a job uid is left
  *   in the sandbox. Each attack first shows it works inside the job that made it (the next job's refusal
  *   is not an attack that never worked).
@@ -40,6 +40,7 @@ const libc = dlopen('libc.so.6', {
   setgid: { args: [F.u32], returns: F.i32 }, ptrace: { args: [F.i64, F.i32, F.ptr, F.ptr], returns: F.i64 },
   shmget: { args: [F.i32, F.u64, F.i32], returns: F.i32 }, msgget: { args: [F.i32, F.i32], returns: F.i32 },
   semget: { args: [F.i32, F.i32, F.i32], returns: F.i32 },
+  mq_open: { args: [F.cstring, F.i32, F.u32, F.ptr], returns: F.i32 },
 }).symbols;
 const c = (s) => Buffer.from(s + '\\0');
 const t = (f) => { try { return f(); } catch (e) { return 'error: ' + (e.code || e.message); } };
@@ -108,10 +109,16 @@ console.log(JSON.stringify({
   setid: walked === undefined ? setid : walked,
   writes: ['/opt/toolsmith/worker.mjs', '/opt/toolsmith/x', '/x', '/etc/passwd', '/dev/x', '/mnt/x', '/sys/kernel/x'].map((p) => [p, t(() => (fs.writeFileSync(p, 'x'), 'written'))]),
 }));`;
-    const r = await run(`${SYS}emitResult({ uid: sys('uid'), probe: bun(${JSON.stringify(probe)}) });\n`);
+    // (and the launcher itself, run by the job: rooted, or making namespaces as on runc)
+    const launch = (...args: string[]) =>
+      `sys('run', '/opt/toolsmith/jobns-launch', ${args.map((a) => `'${a}'`).join(', ')}, '--', '/usr/local/bin/bun', '-e', 'console.log(process.getuid())')`;
+    const r = await run(
+      `${SYS}emitResult({ uid: sys('uid'), probe: bun(${JSON.stringify(probe)}), launched: [${launch('--rooted', '--uid', '100999')}, ${launch('--probe')}] });\n`,
+    );
     expect(r.error).toBeUndefined();
     const d = r.data as {
       uid: number;
+      launched: { status: number; stdout: string; stderr: string }[];
       probe: {
         fds: { pid: string; n: string; link: string; up: string }[];
         root: string[];
@@ -134,6 +141,12 @@ console.log(JSON.stringify({
     };
     const p = d.probe;
     expect(d.uid).toBeGreaterThanOrEqual(100000);
+    expect(d.launched.map((l) => [l.status, l.stdout])).toEqual([
+      [70, ''],
+      [70, ''],
+    ]);
+    expect(d.launched[0]!.stderr).toMatch(/--rooted needs the worker to be root/);
+    expect(d.launched[1]!.stderr).toMatch(/the kernel refused the job's namespaces/);
     expect(p.up).toEqual(p.root);
     expect(p.root).toContain('opt');
     expect(p.mnt).toEqual([]);
@@ -166,7 +179,7 @@ const go = (name, a, n) => { const c = net.connect(a); c.on('data', (d) => { res
 const done = () => { console.log(JSON.stringify(res)); process.exit(0); };
 go('abstract', String.fromCharCode(0) + 'toolsmith-qa-abstract', ${tries}); go('tcp', { port: 4567, host: '127.0.0.1' }, ${tries});`;
     const ipc = (make: boolean) =>
-      `${FFI}const k = 0x7153; console.log(JSON.stringify(${make} ? { shm: libc.shmget(k, 4096, 0o1000 | 0o666), msg: libc.msgget(k, 0o1000 | 0o666), sem: libc.semget(k, 1, 0o1000 | 0o666) } : { shm: libc.shmget(k, 0, 0), msg: libc.msgget(k, 0), sem: libc.semget(k, 0, 0) }));`;
+      `${FFI}const k = 0x7153; console.log(JSON.stringify(${make} ? { shm: libc.shmget(k, 4096, 0o1000 | 0o666), msg: libc.msgget(k, 0o1000 | 0o666), sem: libc.semget(k, 1, 0o1000 | 0o666), mq: libc.mq_open(c('/toolsmith-qa'), 0o100 | 2, 0o666, null) } : { shm: libc.shmget(k, 0, 0), msg: libc.msgget(k, 0), sem: libc.semget(k, 0, 0), mq: libc.mq_open(c('/toolsmith-qa'), 2, 0, null) }));`;
     const a = await run(`${SYS}sys('leave', '/usr/local/bin/bun', '-e', ${JSON.stringify(server)});
 sys('write', '/tmp/left-by-a', 'a'); sys('write', '/dev/shm/left-by-a', 'a');
 emitResult({ uid: sys('uid'), reach: bun(${JSON.stringify(client(40))}), ipc: bun(${JSON.stringify(ipc(true))}), found: bun(${JSON.stringify(ipc(false))}) });\n`);
@@ -179,9 +192,11 @@ emitResult({ uid: sys('uid'), reach: bun(${JSON.stringify(client(40))}), ipc: bu
     };
     // the attack works within the job that made it
     expect(da.reach).toEqual({ abstract: `reached from ${da.uid}`, tcp: `reached from ${da.uid}` });
-    const made = Object.keys(da.ipc).filter((k) => da.ipc[k]! >= 0);
-    expect(made.length).toBeGreaterThan(0);
-    for (const k of made) expect(da.found[k]).toBeGreaterThanOrEqual(0);
+    // (SysV shared memory, message queue and semaphore set, a POSIX message queue: made, and found there)
+    for (const k of ['shm', 'msg', 'sem', 'mq']) {
+      expect(da.ipc[k], k).toBeGreaterThanOrEqual(0);
+      expect(da.found[k], k).toBeGreaterThanOrEqual(0);
+    }
     // no process of a job uid is left in the sandbox (its pid namespace died with its pid 1), nor its tree
     expect(await leftInSandbox()).toEqual({ jobs: [], trees: [] });
     const b = await run(
@@ -197,7 +212,7 @@ emitResult({ uid: sys('uid'), reach: bun(${JSON.stringify(client(40))}), ipc: bu
     };
     expect(db.uid).not.toBe(da.uid);
     expect(db.reach).toEqual({ abstract: 'error: ECONNREFUSED', tcp: 'error: ECONNREFUSED' });
-    expect(db.found).toEqual({ shm: -1, msg: -1, sem: -1 });
+    expect(db.found).toEqual({ shm: -1, msg: -1, sem: -1, mq: -1 });
     expect(db.tmp).not.toContain('left-by-a');
     expect(db.shm).not.toContain('left-by-a');
   }, 300_000);
