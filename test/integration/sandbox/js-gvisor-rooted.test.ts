@@ -8,11 +8,12 @@
  * - no way out of its tree: no descriptor of the job's process or of a program it runs names a folder
  *   (none to fchdir or open `..` from), `/..` is its own root, `/mnt` is empty (no other tree), chroot,
  *   unshare, mount, umount, setuid/setgid to root and ptrace are refused, no capability in any set, no
- *   set-id file anywhere in the tree, the worker's folder, `/`, `/etc`, `/dev` and `/sys` unwritable;
+ *   set-id file anywhere in the tree, the worker's folder, `/`, `/etc`, `/dev` and `/sys` unwritable; the
+ *   launcher run by the job refuses (`--rooted` needs root, the filter refuses the namespaces);
  * - nothing of a job outlives it for the next: a daemon it left (listening on an abstract unix socket and
- *   on loopback TCP: one network namespace for the whole sandbox), its SysV IPC objects and POSIX message queue, its files in
- *   `/tmp` and `/dev/shm` are gone or out of reach for the next job, and no process of a job uid is left
- *   in the sandbox. Each attack first shows it works inside the job that made it (the next job's refusal
+ *   on loopback TCP: one network namespace for the whole sandbox), its SysV IPC objects and POSIX message
+ *   queue, its files in `/tmp` and `/dev/shm` are gone or out of reach for the next job, and no process
+ *   of a job uid is left in the sandbox. Each attack first shows it works inside the job that made it (the next job's refusal
  *   is not an attack that never worked).
  * - a fork bomb ends the sandbox (gVisor's ptrace platform runs out of the container's host pids, runsc
  *   exits): the job fails, the pool replaces the sandbox and the next job runs (docs/security.md, "Known
