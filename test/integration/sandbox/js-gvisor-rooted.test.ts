@@ -21,10 +21,8 @@
  */
 import { spawnSync } from 'node:child_process';
 import Docker from 'dockerode';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SandboxBackend } from '../../../src-main/infra/sandbox/backend.ts';
-import { dockerFactory, testBackend } from '../../support/sandbox.ts';
-import type { TestFactory } from '../../support/sandbox.ts';
+import { describe, expect, it } from 'vitest';
+import { gvisorBun } from './support/gvisor-bun.ts';
 
 const SYS = `const sys = (op, ...args) => { const r = JSON.parse(escaped(op, ...args)); if ('error' in r) throw new Error(r.error); return r.ok; };
 const t = (f) => { try { return f(); } catch (e) { return 'error: ' + e.message; } };
@@ -49,26 +47,7 @@ const t = (f) => { try { return f(); } catch (e) { return 'error: ' + (e.code ||
 
 describe('rooted bun jobs on gVisor, attacked from inside (sweep and wipe off)', () => {
   const docker = new Docker();
-  let factory: TestFactory;
-  let backend: SandboxBackend;
-  beforeAll(async () => {
-    factory = await dockerFactory({ runtime: 'runsc', wallsOff: ['jsescape', 'nosweep', 'nowipe'] });
-    backend = testBackend(factory, { toolsSource: '', pool: { minSize: 1, maxSize: 1, standby: 0 } });
-  }, 300_000);
-  afterAll(async () => {
-    await backend?.dispose();
-    await factory?.dispose();
-  });
-  const run = (code: string) =>
-    backend.execute({
-      sandbox: 'jsgvisorrooted',
-      runtime: 'bun',
-      language: 'js',
-      code,
-      bodyStartLine: 1,
-      tools: {},
-      timeoutMs: 60_000,
-    });
+  const { run } = gvisorBun('jsgvisorrooted', ['jsescape', 'nosweep', 'nowipe']);
   /** The sandbox's processes of job uids and its job trees, read beside the worker (docker exec). */
   const leftInSandbox = async () => {
     const [c] = await docker.listContainers({

@@ -18,36 +18,16 @@
  */
 import { spawnSync } from 'node:child_process';
 import Docker from 'dockerode';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SandboxBackend } from '../../../src-main/infra/sandbox/backend.ts';
-import { dockerFactory, testBackend } from '../../support/sandbox.ts';
-import type { TestFactory } from '../../support/sandbox.ts';
+import { describe, expect, it } from 'vitest';
+import { gvisorBun } from './support/gvisor-bun.ts';
 
 const SYS = `const sys = (op, ...args) => { const r = JSON.parse(escaped(op, ...args)); if ('error' in r) throw new Error(r.error); return r.ok; };
 `;
 
 describe('JS on gVisor', () => {
   const docker = new Docker();
-  let factory: TestFactory;
-  let backend: SandboxBackend;
-  beforeAll(async () => {
-    factory = await dockerFactory({ runtime: 'runsc', wallsOff: ['jsescape'] });
-    backend = testBackend(factory, { toolsSource: '', pool: { minSize: 1, maxSize: 1, standby: 0 } });
-  }, 300_000);
-  afterAll(async () => {
-    await backend?.dispose();
-    await factory?.dispose();
-  });
-  const run = (runtime: 'node' | 'bun' | 'deno', code: string) =>
-    backend.execute({
-      sandbox: 'jsgvisor',
-      runtime,
-      language: 'js',
-      code,
-      bodyStartLine: 1,
-      tools: {},
-      timeoutMs: 30_000,
-    });
+  const g = gvisorBun('jsgvisor', ['jsescape'], { timeoutMs: 30_000 });
+  const run = (runtime: 'node' | 'bun' | 'deno', code: string) => g.run(code, runtime);
   const mine = () =>
     docker.listContainers({
       all: true,
@@ -141,26 +121,7 @@ console.log(JSON.stringify({ workerUid, tmp: fs.readdirSync('/tmp'), trees: fs.r
 
 describe('bun jobs on gVisor: a uid and a tree of their own (sweep and wipe off)', () => {
   const docker = new Docker();
-  let factory: TestFactory;
-  let backend: SandboxBackend;
-  beforeAll(async () => {
-    factory = await dockerFactory({ runtime: 'runsc', wallsOff: ['jsescape', 'nosweep', 'nowipe'] });
-    backend = testBackend(factory, { toolsSource: '', pool: { minSize: 1, maxSize: 1, standby: 0 } });
-  }, 300_000);
-  afterAll(async () => {
-    await backend?.dispose();
-    await factory?.dispose();
-  });
-  const run = (code: string) =>
-    backend.execute({
-      sandbox: 'jsgvisoralone',
-      runtime: 'bun',
-      language: 'js',
-      code,
-      bodyStartLine: 1,
-      tools: {},
-      timeoutMs: 60_000,
-    });
+  const { run } = gvisorBun('jsgvisoralone', ['jsescape', 'nosweep', 'nowipe']);
 
   it("the job reaches no fd, environment, memory or signal of the worker, runs under a uid not the worker's, and writes none of its files", async () => {
     // Every pid a sandbox this young can have but the job's own (its threads): each /proc file of
@@ -219,28 +180,11 @@ emitResult({ uid: sys('uid'), tmp: sys('list', '/tmp') });\n`);
 });
 
 describe("bun jobs on gVisor: each job's process reports its walls", () => {
-  let factory: TestFactory;
-  let backend: SandboxBackend;
-  beforeAll(async () => {
-    // `jobskip-uid`: the launcher leaves the job's process root's uid (the probe still makes every wall)
-    factory = await dockerFactory({ runtime: 'runsc', wallsOff: ['jsescape', 'jobskip-uid'] });
-    backend = testBackend(factory, { toolsSource: '', pool: { minSize: 1, maxSize: 1, standby: 0 } });
-  }, 300_000);
-  afterAll(async () => {
-    await backend?.dispose();
-    await factory?.dispose();
-  });
+  // `jobskip-uid`: the launcher leaves the job's process root's uid (the probe still makes every wall)
+  const { run } = gvisorBun('jsgvisorskip', ['jsescape', 'jobskip-uid']);
 
   it('a process short of its uid is not given the job: refused, the wall named, the script never run', async () => {
-    const r = await backend.execute({
-      sandbox: 'jsgvisorskip',
-      runtime: 'bun',
-      language: 'js',
-      code: `${SYS}emitLog('the script ran');\nemitResult(sys('pid'));\n`,
-      bodyStartLine: 1,
-      tools: {},
-      timeoutMs: 60_000,
-    });
+    const r = await run(`${SYS}emitLog('the script ran');\nemitResult(sys('pid'));\n`);
     expect(r.exitReason).toBe('crashed');
     expect(r.error?.type).toBe('WallsMissing');
     expect(r.error?.message).toMatch(
@@ -252,27 +196,10 @@ describe("bun jobs on gVisor: each job's process reports its walls", () => {
 });
 
 describe('bun on gVisor with the job launcher off (a worker of root never runs a plain job)', () => {
-  let factory: TestFactory;
-  let backend: SandboxBackend;
-  beforeAll(async () => {
-    factory = await dockerFactory({ runtime: 'runsc', wallsOff: ['nojobns'] });
-    backend = testBackend(factory, { toolsSource: '', pool: { minSize: 0, maxSize: 1, standby: 0 } });
-  }, 300_000);
-  afterAll(async () => {
-    await backend?.dispose();
-    await factory?.dispose();
-  });
+  const { run } = gvisorBun('jsgvisornojobns', ['nojobns'], { minSize: 0 });
 
   it('the worker stops at its start, saying why, and no job runs', async () => {
-    const r = await backend.execute({
-      sandbox: 'jsgvisornojobns',
-      runtime: 'bun',
-      language: 'js',
-      code: `emitLog('the script ran');\nemitResult(1);\n`,
-      bodyStartLine: 1,
-      tools: {},
-      timeoutMs: 60_000,
-    });
+    const r = await run(`emitLog('the script ran');\nemitResult(1);\n`);
     expect(r.success).toBe(false);
     expect(r.data).toBeUndefined();
     expect(r.error?.message).toMatch(
