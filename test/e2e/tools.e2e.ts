@@ -69,6 +69,34 @@ async function openClean() {
 }
 
 /**
+ * Holds the page's first request to `path` once the service has answered it: the answer is kept from the
+ * page until `release` (which resolves once the page has it); later requests pass. `answered` resolves
+ * once the service has answered the first; `unhold` ends the holding.
+ */
+async function holdFirstAnswer(path: RegExp) {
+  const { page } = w;
+  let taken = false;
+  let held: { route: Route; response: APIResponse } | undefined;
+  let answered = () => {};
+  const first = new Promise<void>((r) => (answered = r));
+  await page.route(path, async (route) => {
+    if (taken) return route.continue();
+    taken = true;
+    held = { route, response: await route.fetch() };
+    answered();
+  });
+  return {
+    answered: first,
+    release: async () => {
+      const handed = page.waitForEvent('requestfinished', (r) => r === held?.route.request());
+      await held!.route.fulfill({ response: held!.response });
+      await handed;
+    },
+    unhold: () => page.unroute(path),
+  };
+}
+
+/**
  * Appends a comment to config.toml and waits until the page has heard of it (its push), then puts the
  * file back: a change the page hears of after what it had on its way before.
  */
@@ -386,19 +414,13 @@ describe('tools in the workbench', () => {
     await expect.poll(top, { timeout: POLL_MS }).toBe('# start');
     await page.locator('[data-testid="saved"]').waitFor({ timeout: POLL_MS });
     // The save reaches the service (which writes the file and reloads), its answer held on the way back.
-    let held: { route: Route; response: APIResponse } | undefined;
-    let answered = () => {};
-    const saveAnswered = new Promise<void>((r) => (answered = r));
-    await page.route(/\/api\/tools\.save$/, async (route) => {
-      held = { route, response: await route.fetch() };
-      answered();
-    });
+    const save = await holdFirstAnswer(/\/api\/tools\.save$/);
     try {
       await editor.click();
       await page.keyboard.press('Control+Home');
       await page.keyboard.insertText('# saved here\n');
       await page.keyboard.press('Control+S');
-      await saveAnswered;
+      await save.answered;
       expect(readFileSync(toolsFile, 'utf8')).toBe(`# saved here\n# start\n${before}`);
       // The page reads the newer file (the watcher's push; the editor shows it, or, when the save's own
       // change and this one came as one, keeps the text it is saving with the change told).
@@ -411,9 +433,7 @@ describe('tools in the workbench', () => {
       await readNewer;
       const saveButton = page.locator('button.primary', { hasText: /^Sav/ });
       expect(await saveButton.innerText()).toBe('Saving…');
-      const handed = page.waitForEvent('requestfinished', (r) => r === held?.route.request());
-      await held!.route.fulfill({ response: held!.response });
-      await handed;
+      await save.release();
       // The save is over for the page (its button back), and a change on disk it hears of after the
       // answer (config.toml's): by then it has dealt with that answer.
       await expect.poll(() => saveButton.innerText(), { timeout: POLL_MS }).toBe('Save');
@@ -423,7 +443,7 @@ describe('tools in the workbench', () => {
       expect(await page.locator('[data-testid="disk-changed"]').count()).toBe(0);
       expect(readFileSync(toolsFile, 'utf8')).toBe(`# newer, from another editor\n${before}`);
     } finally {
-      await page.unroute(/\/api\/tools\.save$/);
+      await save.unhold();
       writeFileSync(toolsFile, before);
     }
     expect(w.pageErrors.filter((e) => !/favicon/.test(e))).toEqual([]);
@@ -435,14 +455,7 @@ describe('tools in the workbench', () => {
     writeFileSync(toolsFile, `# start\n${before}`);
     await expect.poll(top, { timeout: POLL_MS }).toBe('# start');
     await page.locator('[data-testid="saved"]').waitFor({ timeout: POLL_MS });
-    let held: { route: Route; response: APIResponse } | undefined;
-    let answered = () => {};
-    const saveAnswered = new Promise<void>((r) => (answered = r));
-    await page.route(/\/api\/tools\.save$/, async (route) => {
-      if (held) return route.continue();
-      held = { route, response: await route.fetch() };
-      answered();
-    });
+    const save = await holdFirstAnswer(/\/api\/tools\.save$/);
     try {
       await editor.click();
       await page.keyboard.press('Control+Home');
@@ -451,7 +464,7 @@ describe('tools in the workbench', () => {
       // More typed and saved while the first save is on its way: queued behind it.
       await page.keyboard.insertText('# typed while saving\n');
       await page.keyboard.press('Control+S');
-      await saveAnswered;
+      await save.answered;
       const readNewer = page.waitForResponse(
         async (r) =>
           r.url().endsWith('/api/tools.list') && (await r.text()).includes('# newer, from another editor'),
@@ -459,7 +472,7 @@ describe('tools in the workbench', () => {
       );
       writeFileSync(toolsFile, `# newer, from another editor\n${before}`);
       await readNewer;
-      await held!.route.fulfill({ response: held!.response });
+      await save.release();
       const saveButton = page.locator('button.primary', { hasText: /^Sav/ });
       await expect.poll(() => saveButton.innerText(), { timeout: POLL_MS }).toBe('Save');
       await touchConfig();
@@ -472,7 +485,7 @@ describe('tools in the workbench', () => {
       await page.getByRole('button', { name: "Take the file's text" }).click();
       await expect.poll(top).toBe('# newer, from another editor');
     } finally {
-      await page.unroute(/\/api\/tools\.save$/);
+      await save.unhold();
       writeFileSync(toolsFile, before);
     }
     expect(w.pageErrors.filter((e) => !/favicon/.test(e))).toEqual([]);
@@ -487,25 +500,15 @@ describe('tools in the workbench', () => {
     const configFile = join(w.workspace, '.toolsmith', 'config.toml');
     const config = readFileSync(configFile, 'utf8');
     // The first read is answered by the service at once, and handed to the page only later.
-    let reads = 0;
-    let first: { route: Route; response: APIResponse } | undefined;
-    let answered = () => {};
-    const firstAnswered = new Promise<void>((r) => (answered = r));
-    await page.route(/\/api\/tools\.list$/, async (route) => {
-      if (++reads > 1) return route.continue();
-      first = { route, response: await route.fetch() };
-      answered();
-    });
+    const list = await holdFirstAnswer(/\/api\/tools\.list$/);
     try {
       writeFileSync(toolsFile, `# one\n${before}`);
-      await firstAnswered;
+      await list.answered;
       writeFileSync(toolsFile, `# two\n${before}`);
       await expect.poll(top, { timeout: POLL_MS }).toBe('# two');
       // The editor element as it is now: text taken from outside makes a new one.
       await editor.evaluate((e) => e.closest('.code-editor')?.setAttribute('data-probe', 'before'));
-      const handed = page.waitForEvent('requestfinished', (r) => r === first?.route.request());
-      await first!.route.fulfill({ response: first!.response });
-      await handed;
+      await list.release();
       // A change the page hears of after it had the older answer (config.toml's notice): by then it has
       // dealt with that answer.
       appendFileSync(configFile, '\n# touched by tools.e2e\n');
@@ -516,7 +519,7 @@ describe('tools in the workbench', () => {
       expect(await top()).toBe('# two');
       await page.locator('[data-testid="saved"]').waitFor();
     } finally {
-      await page.unroute(/\/api\/tools\.list$/);
+      await list.unhold();
       writeFileSync(configFile, config);
       writeFileSync(toolsFile, before);
     }
