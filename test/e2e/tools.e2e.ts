@@ -438,7 +438,7 @@ describe('tools in the workbench', () => {
       // answer (config.toml's): by then it has dealt with that answer.
       await expect.poll(() => saveButton.innerText(), { timeout: POLL_MS }).toBe('Save');
       await touchConfig();
-      expect(await top()).toBe('# newer, from another editor');
+      await expect.poll(top, { timeout: POLL_MS }).toBe('# newer, from another editor');
       await page.locator('[data-testid="saved"]').waitFor();
       expect(await page.locator('[data-testid="disk-changed"]').count()).toBe(0);
       expect(readFileSync(toolsFile, 'utf8')).toBe(`# newer, from another editor\n${before}`);
@@ -480,7 +480,7 @@ describe('tools in the workbench', () => {
       expect(readFileSync(toolsFile, 'utf8')).toBe(`# newer, from another editor\n${before}`);
       await page.locator('[data-testid="disk-changed"]').waitFor({ timeout: POLL_MS });
       await page.locator('[data-testid="dirty"]').waitFor();
-      expect(await top()).toBe('# saved here');
+      await expect.poll(top, { timeout: POLL_MS }).toBe('# saved here');
       // Taking the file's text: the newer file in the editor.
       await page.getByRole('button', { name: "Take the file's text" }).click();
       await expect.poll(top).toBe('# newer, from another editor');
@@ -516,7 +516,7 @@ describe('tools in the workbench', () => {
         .locator('.notices [role="status"]', { hasText: 'config.toml changed on disk: applied' })
         .waitFor({ timeout: POLL_MS });
       expect(await page.locator('.code-editor[data-probe="before"]').count()).toBe(1);
-      expect(await top()).toBe('# two');
+      await expect.poll(top, { timeout: POLL_MS }).toBe('# two');
       await page.locator('[data-testid="saved"]').waitFor();
     } finally {
       await list.unhold();

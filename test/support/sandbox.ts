@@ -85,7 +85,8 @@ export function testBackend(
     factoryFor?: BackendOptions['factoryFor'];
     pool?: Partial<PoolLimits>;
     hostTools?: BackendOptions['hostTools'];
-    credentials?: Record<string, string>;
+    /** (a function: read again each time the backend asks for the sandbox's spec, e.g. on a reload) */
+    credentials?: Record<string, string> | (() => Record<string, string>);
   },
 ): SandboxBackend {
   const hostTools = opts.hostTools ?? {};
@@ -106,7 +107,7 @@ export function testBackend(
       runtime,
       toolsSource: opts.toolsSource,
       hostTools: Object.keys(hostTools).map((name) => ({ name })),
-      credentials: opts.credentials ?? {},
+      credentials: (typeof opts.credentials === 'function' ? opts.credentials() : opts.credentials) ?? {},
     }),
     hostTools,
   });

@@ -12,10 +12,10 @@ import Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ExecutionResult } from '../../../src-main/core/sandbox/execution.ts';
 import type { ToolResponse } from '../../../src-main/core/tools/model.ts';
-import { SandboxBackend } from '../../../src-main/infra/sandbox/backend.ts';
+import type { SandboxBackend } from '../../../src-main/infra/sandbox/backend.ts';
 import type { WorkerConnection } from '../../../src-main/infra/sandbox/connection.ts';
 import { POLL_MS } from '../../support/budgets.ts';
-import { bubblewrapFactory, dockerFactory } from '../../support/sandbox.ts';
+import { bubblewrapFactory, dockerFactory, testBackend } from '../../support/sandbox.ts';
 import type { TestFactory } from '../../support/sandbox.ts';
 
 const docker = new Docker();
@@ -213,25 +213,11 @@ for (const [level, runtime, make] of [
 
     beforeAll(async () => {
       factory = await make();
-      backend = new SandboxBackend({
-        factory,
-        pool: {
-          minSize: 1,
-          maxSize: 1,
-          standby: 0,
-          maxJobsPerWorker: 1000,
-          idleMs: 60_000,
-          queueTimeoutMs: 30_000,
-        },
-        maxOutputBytes: 50 * 1024,
-        specFor: (name, runtime) => ({
-          name,
-          runtime,
-          toolsSource: '',
-          hostTools: [{ name: 'hold' }],
-          credentials,
-        }),
+      backend = testBackend(factory, {
+        toolsSource: '',
+        pool: { minSize: 1, maxSize: 1, standby: 0 },
         hostTools: { hold },
+        credentials: () => credentials,
       });
       await backend.warm('ahead', runtime);
     }, 300_000);
