@@ -174,7 +174,8 @@ const ipcSend = typeof process.send === 'function' ? process.send.bind(process) 
  * `jobskip-uid`: a job's process made without that wall, the probe's with it), `jsescape` hands the
  * script `escaped(op, ...)`, this job process's own powers (its /proc, signals, files, programs), as if
  * every wall of the language had fallen: the kernel's walls are then what is attacked; `launcherstall`
- * makes the JS jobs' launcher never end its job (jobns-launch.c; betweenJobs' awaitLauncher).
+ * makes the JS jobs' launcher never end its job (jobns-launch.c; betweenJobs' awaitLauncher); `readlate`
+ * keeps this worker off its event loop for 1 s after it hands a job over (its done is read late).
  */
 // (Not under deno: its job process may read no variable but its credentials'.)
 const WALLS_OFF = new Set(
@@ -779,7 +780,14 @@ if (isChild) {
       return;
     }
     finished = true;
-    send(skillsOver > 0 ? { ...m, skills_over: skillsOver } : m, () => process.exit(0));
+    // node reads a child's IPC channel to its end whenever it notices the exit, so the process may end
+    // once its done is written. bun and deno drop a message whose sender exited before the parent read
+    // it (bun: where it has no pidfd, as on gVisor, oven-sh/bun#37849; deno: denoland/deno#33085): the
+    // job then read "the script process died (0)" (twice in ~60 gVisor jobs, once in a CI run). There
+    // the process stays until the worker, which ends it on that done, does (at most 10 s).
+    send(skillsOver > 0 ? { ...m, skills_over: skillsOver } : m, () =>
+      RUNTIME === 'node' ? process.exit(0) : setTimeout(() => process.exit(0), 10_000),
+    );
   };
   function deliverResult(m) {
     const alias = pending.get(m.call_id);
@@ -1456,6 +1464,8 @@ if (isChild) {
         current.sent = true;
         // (a process that ended unseen, EPIPE: its 'close' follows and says what becomes of the job)
         current.child.send(jobMessage, () => {});
+        // (tests only: this worker kept off its event loop while the job runs, so its done is read late)
+        if (WALLS_OFF.has('readlate')) for (const until = Date.now() + 1000; Date.now() < until;);
       };
       const attach = (child) => {
         // A write to a process that has ended (its 'close' follows), or a process that could not start.
@@ -1499,7 +1509,8 @@ if (isChild) {
           if (msg.type === 'emit' && count(JSON.stringify(msg.data ?? null).length)) return;
           out({ ...msg, id: current.id });
         });
-        // 'close' comes after every IPC message and output of the child has been delivered (node; bun, below).
+        // 'close' comes after every IPC message and output of the child has been delivered (bun and deno:
+        // where the child waited for its done to be read, the job side's finish).
         child.on('close', (code, sig) => {
           if (current.child !== child) return;
           if (!current.taken && !current.finished) {
@@ -1514,18 +1525,12 @@ if (isChild) {
             attach(current.child);
             return hand();
           }
-          const crashed = () =>
-            finish(current, {
-              type: 'done',
-              ok: false,
-              reason: 'crashed',
-              error: { type: 'Crashed', message: `the script process died (${sig ?? code})`, frames: [] },
-            });
-          // A job's process exits 0 only in the callback of its done's send, so that message was written;
-          // bun's IPC has been seen to deliver it after 'close' (twice in ~60 jobs on gVisor, the job's
-          // result then read as a crash): it is waited for, at most 2 s, before the job reads as crashed.
-          if (code === 0 && !sig && !current.finished) return void setTimeout(crashed, 2000);
-          crashed();
+          finish(current, {
+            type: 'done',
+            ok: false,
+            reason: 'crashed',
+            error: { type: 'Crashed', message: `the script process died (${sig ?? code})`, frames: [] },
+          });
         });
       };
       attach(job.child);

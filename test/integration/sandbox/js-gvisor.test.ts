@@ -207,3 +207,20 @@ describe('bun on gVisor with the job launcher off (a worker of root never runs a
     );
   }, 300_000);
 });
+
+describe("a job's done read late by its worker on gVisor (no pidfd there)", () => {
+  // `readlate`: the worker stays off its event loop for 1 s once it has handed the job over, so the job
+  // has sent its done before the worker reads it. bun (oven-sh/bun#37849, where it has no pidfd) and
+  // deno (denoland/deno#33085) dropped that message when the job's process exited first: the job read
+  // "the script process died (0)".
+  const g = gvisorBun('jsgvisorreadlate', ['readlate'], { timeoutMs: 30_000 });
+
+  for (const runtime of ['bun', 'deno'] as const)
+    it(`${runtime}: every result arrives`, async () => {
+      for (let i = 0; i < 3; i++) {
+        const r = await g.run(`emitResult(${i});\n`, runtime);
+        expect(r.error, JSON.stringify(r.error)).toBeUndefined();
+        expect(r.data).toBe(i);
+      }
+    }, 300_000);
+});
