@@ -106,7 +106,8 @@ const STALE_TMP_MS = 10 * 60_000;
 const CACHE_FILE = /^(validator-[a-z]+-)[0-9a-f]{32}\.v8$/;
 const CACHE_TMP = /^validator-[a-z]+-[0-9a-f]{32}\.v8\.(\d+)(?:-[0-9a-f]+)?\.tmp$/;
 
-/** A process of this pid exists (here: another user's counts too). */
+/** A process of this pid exists (another user's counts too). As installation.ts `pidAlive`, kept here: this
+ * file is on the CLI's lean start path (start-imports.test.ts), which that module's imports would widen. */
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);

@@ -17,6 +17,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { errorMessage } from '../../core/errors.ts';
+import { pidAlive } from './installation.ts';
 
 export type CgroupKind = 'v2' | 'v1';
 
@@ -257,7 +258,7 @@ function removeStaleParents(parents: string[]): void {
     }
     for (const n of names) {
       const pid = /^toolsmith-(\d+)$/.exec(n)?.[1];
-      if (!pid || Number(pid) === process.pid || alive(Number(pid))) continue;
+      if (!pid || Number(pid) === process.pid || pidAlive(Number(pid))) continue;
       const stale = join(dir, n);
       try {
         for (const w of readdirSync(stale, { withFileTypes: true }))
@@ -268,15 +269,6 @@ function removeStaleParents(parents: string[]): void {
       }
       tryRmdir(stale);
     }
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 
