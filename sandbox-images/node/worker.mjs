@@ -173,13 +173,19 @@ const ipcSend = typeof process.send === 'function' ? process.send.bind(process) 
  * writable mounts, `noseccomp` the job's seccomp filter (the launcher reads it, and `jobskip-pid`,
  * `jobskip-uid`: a job's process made without that wall, the probe's with it), `jsescape` hands the
  * script `escaped(op, ...)`, this job process's own powers (its /proc, signals, files, programs), as if
- * every wall of the language had fallen: the kernel's walls are then what is attacked; `launcherstall`
+ * every wall of the language had fallen (deno: the job's process then runs with every permission, `-A`,
+ * as if deno's own had fallen too): the kernel's walls are then what is attacked; `launcherstall`
  * makes the JS jobs' launcher never end its job (jobns-launch.c; betweenJobs' awaitLauncher); `readlate`
  * keeps this worker off its event loop for 1 s after it hands a job over (its done is read late).
  */
-// (Not under deno: its job process may read no variable but its credentials'.)
+// (deno: only where the variable is granted: to its worker (runtimes.ts), and to a job's process only
+// under `jsescape`, which runs it with every permission (startChild); a job's process may not read it.)
 const WALLS_OFF = new Set(
-  globalThis.Deno ? [] : (process.env.TOOLSMITH_TEST_WALLS ?? '').split(',').filter(Boolean),
+  !globalThis.Deno ||
+    globalThis.Deno.permissions.querySync({ name: 'env', variable: 'TOOLSMITH_TEST_WALLS' }).state ===
+      'granted'
+    ? (process.env.TOOLSMITH_TEST_WALLS ?? '').split(',').filter(Boolean)
+    : [],
 );
 const LEAK_REALM = WALLS_OFF.has('leakrealm');
 const JS_ESCAPE = WALLS_OFF.has('jsescape');
@@ -1190,27 +1196,39 @@ if (isChild) {
    */
   const startChild = (heapMb, ahead = false) =>
     RUNTIME === 'deno'
-      ? // deno's fork() gives the child every permission (-A): spawn it with only what a job needs
-        // (its credentials' variables), the same flags as the parent and an IPC channel.
+      ? // deno's fork() gives the child every permission (-A): spawn it with only what a job needs (its
+        // credentials' variables; for its walls message, ownWalls, the launcher's variable and its uid),
+        // the same flags as the parent and an IPC channel; through the launcher where it is used, as fork()
+        // does for node and bun (the channel's descriptor and NODE_CHANNEL_FD inherited through its exec).
+        // `jsescape` (tests only): every permission, as if deno's had fallen (escapedPowers needs them).
         spawn(
-          process.execPath,
+          launcher ? launcher.path : process.execPath,
           [
+            ...(launcher ? [...launcher.args(), '--', process.execPath] : []),
             'run',
             '--no-prompt',
             '--no-config',
             '--no-lock',
             `--v8-flags=--disallow-code-generation-from-strings,--max-old-space-size=${heapMb}`,
-            '--allow-env=TOOLSMITH_CRED_*',
+            ...(JS_ESCAPE ? ['-A'] : ['--allow-env=TOOLSMITH_CRED_*,TOOLSMITH_JOB_WALLS', '--allow-sys=uid']),
             fileURLToPath(import.meta.url),
             '--job',
+            ...(ahead ? ['--ahead'] : []),
           ],
           {
             stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
-            env: Object.fromEntries(
-              credentials
-                .map((name) => [credentialEnv(name), process.env[credentialEnv(name)]])
-                .filter(([, v]) => v !== undefined),
-            ),
+            env: {
+              ...Object.fromEntries(
+                credentials
+                  .map((name) => [credentialEnv(name), process.env[credentialEnv(name)]])
+                  .filter(([, v]) => v !== undefined),
+              ),
+              // (deno's cache folder, the image's, in the job's own /tmp: without it deno looks for its
+              // home by uid, and a rooted job's uid on gVisor has none: "Could not resolve global Deno
+              // cache directory")
+              DENO_DIR: '/tmp/.deno',
+              ...denoTestWalls(),
+            },
           },
         )
       : fork(fileURLToPath(import.meta.url), ['--job', ...(ahead ? ['--ahead'] : [])], {
@@ -1237,9 +1255,38 @@ if (isChild) {
     }
   };
   const alive = (child) => child.exitCode === null && child.signalCode === null;
-  /** Makes the next job's process, if the worker makes it ahead and none waits (and no job runs). */
+  /**
+   * deno: a launcher told to end (its job's end, a waiting process discarded; called before it is told,
+   * as deno's ChildProcess takes a process it sent a signal to for ended) is waited for before the next
+   * job or waiting process starts, as betweenJobs' awaitLauncher does under node and bun. deno's worker
+   * may read no /proc and signal no process but once through its children's handles (deno's permissions;
+   * its ChildProcess sends no second signal), so it waits for the launcher's exit event, and the lines
+   * that come meanwhile wait with it. At most 2 s: then the worker stops (the container ends, and the
+   * launcher and its job with it), to be replaced.
+   */
+  const ending = new Set();
+  const heldLines = [];
+  const awaitEnd = (child) => {
+    if (RUNTIME !== 'deno' || !launcher || !alive(child) || ending.has(child)) return;
+    ending.add(child);
+    const timer = setTimeout(() => {
+      process.stderr.write(
+        `toolsmith worker: the job's launcher (pid ${child.pid}) did not end its job within 2 s; the worker ` +
+          `stops, to be replaced, which ends them (deno's worker can neither kill it nor look for what it ` +
+          `leaves: it signals no process and reads no /proc)\n`,
+      );
+      process.exit(1);
+    }, 2000);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      ending.delete(child);
+      if (ending.size) return;
+      makeSpare();
+      while (!ending.size && heldLines.length) onLine(heldLines.shift());
+    });
+  };
   const makeSpare = () => {
-    if (!AHEAD || job || spare || spareDeaths >= 2) return;
+    if (!AHEAD || job || spare || spareDeaths >= 2 || ending.size) return;
     let child;
     try {
       child = startChild(DEFAULT_HEAP_MB, true);
@@ -1312,6 +1359,7 @@ if (isChild) {
     const s = spare;
     spare = undefined;
     if (!s) return;
+    awaitEnd(s.child);
     try {
       s.child.kill('SIGTERM');
     } catch {}
@@ -1342,6 +1390,7 @@ if (isChild) {
     if (!which || which.finished) return;
     which.finished = true;
     clearTimeout(which.timer);
+    awaitEnd(which.child);
     try {
       // The launcher kills the job's pid 1 and reaps it (jobLauncher): a launcher killed outright left
       // that process to this one, which reaps only its own children (a zombie per job, holding a pid).
@@ -1362,7 +1411,7 @@ if (isChild) {
     makeSpare();
   };
   const rl = createInterface({ input: process.stdin, crlfDelay: Infinity });
-  rl.on('line', (line) => {
+  const onLine = (line) => {
     if (line.length > 1 << 20) return;
     let m;
     try {
@@ -1489,6 +1538,13 @@ if (isChild) {
         };
         child.stdout.on('data', onOutput);
         child.stderr.on('data', onOutput);
+        // deno: a process that ends with a message of the worker unread in its channel (its job, handed to
+        // a process made ahead that then died) never gets its 'close' (deno 2.9.6 keeps the channel open):
+        // one that had not taken its job ran none of it, so its channel is closed at its exit.
+        if (RUNTIME === 'deno')
+          child.on('exit', () => {
+            if (current.child === child && !current.taken && child.connected) child.disconnect();
+          });
         // The child sends each message as JSON text (wireText): only text is read.
         child.on('message', (text) => {
           const msg = parseChild(text);
@@ -1546,7 +1602,9 @@ if (isChild) {
         reason: 'cancelled',
         error: { type: 'Cancelled', message: 'cancelled by the host', frames: [] },
       });
-  });
+  };
+  // (deno: held while a launcher ends, awaitEnd)
+  rl.on('line', (line) => (ending.size ? heldLines.push(line) : onLine(line)));
   rl.on('close', () => {
     if (job) job.child.kill('SIGKILL');
     if (spare) spare.child.kill('SIGKILL');
@@ -1565,14 +1623,16 @@ if (isChild) {
  * and IPC namespaces of its own, a tree of its own it is chrooted into (its own /proc, fresh writable
  * mounts), a uid and gid of its own (100000 + n mod 1000), no capability, the job filter. Asked once
  * (`--probe`) which walls this level makes: used only where every wall it plans is made; then every job's
- * process reports the walls it has before it is given its job (wallsRefused). Elsewhere (a kernel
- * without user namespaces, the plain process level, no launcher built, deno) jobs run as before, in plain
- * child processes: the sweep alone keeps them apart, and (but for deno, the plain level and `nojobns`)
- * the reason is written once to stderr (`toolsmith worker: JS jobs run without namespaces of their own:
- * ...`). Returns { path, args(), want, rooted } or undefined.
+ * process reports the walls it has before it is given its job (wallsRefused). node, bun and deno alike
+ * (deno's worker is granted running the launcher, reading its path, its uid and these variables: runtimes.ts).
+ * Elsewhere (a kernel without user namespaces, the plain process level, no launcher built) jobs run as
+ * before, in plain child processes: the sweep alone keeps them apart (under deno not even that: its
+ * worker may read no /proc and signal no process but its children), and (but for the plain level and
+ * `nojobns`) the reason is written once to stderr (`toolsmith worker: JS jobs run without namespaces of
+ * their own: ...`). Returns { path, args(), want, rooted } or undefined.
  */
 function jobLauncher() {
-  if (RUNTIME === 'deno' || process.env.TOOLSMITH_PRIVATE_TMP !== '1') return undefined;
+  if (process.env.TOOLSMITH_PRIVATE_TMP !== '1') return undefined;
   // (root: only gVisor's JS container starts its worker so, docker.ts; never a plain child process then,
   // which would run the job as root with the worker's capabilities: the worker stops instead)
   const rooted = process.getuid?.() === 0;
@@ -1593,7 +1653,11 @@ function jobLauncher() {
     return (say(`no launcher at ${path} (no static C library where the image was built)`), undefined);
   }
   const base = ['--keep', dir, ...(rooted ? ['--rooted'] : [])];
-  const r = spawnSync(path, [...base, '--probe'], { encoding: 'utf8', timeout: 10_000 });
+  const r = spawnSync(path, [...base, '--probe'], {
+    encoding: 'utf8',
+    timeout: 10_000,
+    env: RUNTIME === 'deno' ? denoTestWalls() : process.env,
+  });
   if (r.status !== 0) {
     const why = `${r.error?.message ?? `exit ${r.status ?? r.signal}`}: ${(r.stderr ?? '').trim()}`;
     return (say(`the launcher's probe failed (${why})`), undefined);
@@ -1623,11 +1687,19 @@ function jobLauncher() {
  * only speak after this message, and no later one counts (wallsRefused).
  */
 function ownWalls() {
-  // (deno: its job process may read no variable but its credentials', nor its uid; it has no launcher)
-  if (RUNTIME === 'deno') return { type: 'walls', walls: [], pid: process.pid };
+  // (deno: the job's process is granted this variable and its uid for it, startChild)
   const told = process.env.TOOLSMITH_JOB_WALLS ?? '';
   delete process.env.TOOLSMITH_JOB_WALLS;
   return { type: 'walls', walls: told.split(',').filter(Boolean), pid: process.pid, uid: process.getuid?.() };
+}
+
+/**
+ * deno: what a program the worker starts gets of its environment besides the variables it is given (deno
+ * cannot copy the worker's environment: it may read only the variables it is granted): the test switches
+ * (TOOLSMITH_TEST_WALLS), for the launcher and for a `jsescape` job. Nothing outside the tests.
+ */
+function denoTestWalls() {
+  return WALLS_OFF.size ? { TOOLSMITH_TEST_WALLS: [...WALLS_OFF].join(',') } : {};
 }
 
 /**
@@ -1680,9 +1752,10 @@ function wallsMissing(missing) {
  * non-dumpable.
  */
 function betweenJobs() {
-  // deno: the worker and its job processes have no read, write or run permission but deno itself (the
-  // runtime's command line), so a job can neither start a process nor write a file, and the worker could
-  // not look: nothing to clean.
+  // deno: the worker may read no /proc, write no file and signal no process but through its children's
+  // handles (its permissions, runtimes.ts), so it can neither sweep nor wipe. Its jobs have no read, write
+  // or run permission, and where the launcher is used each runs in namespaces of its own whose processes
+  // and writable mounts end with it (the worker waits for each launcher's end: awaitEnd).
   if (RUNTIME === 'deno' || process.env.TOOLSMITH_PRIVATE_TMP !== '1')
     return { clean: () => true, awaitLauncher: () => {} };
   const me = process.pid;

@@ -55,8 +55,11 @@ export const RUNTIMES: readonly RuntimeSpec[] = [
     extension: '.ts',
     preamble:
       'emitResult, emitIntermediate, emitLog, credential(path); tools are async; JSON Math Date Map Set; TypeScript types are stripped',
-    // Permissions: the credentials' variables (NODE_V8_COVERAGE is read by node:child_process) and
-    // running deno itself (one process per job); no net, read, write, ffi or sys.
+    // Permissions: the credentials' variables (NODE_V8_COVERAGE is read by node:child_process), the
+    // sandbox's flag and the tests' switches (TOOLSMITH_PRIVATE_TMP, TOOLSMITH_TEST_WALLS); running deno
+    // itself (one process per job) and the JS jobs' launcher, whose path it may read (stat) and which it
+    // probes and starts each job's process through (docs/sandboxes.md, "Between jobs"); its uid (a rooted
+    // job's must differ: worker.mjs wallsRefused). No net, write, ffi, no other read or sys.
     command: [
       'deno',
       'run',
@@ -64,8 +67,10 @@ export const RUNTIMES: readonly RuntimeSpec[] = [
       '--no-config',
       '--no-lock',
       '--v8-flags=--disallow-code-generation-from-strings',
-      '--allow-env=TOOLSMITH_CRED_*,NODE_V8_COVERAGE',
-      '--allow-run=/usr/local/bin/deno',
+      '--allow-env=TOOLSMITH_CRED_*,NODE_V8_COVERAGE,TOOLSMITH_PRIVATE_TMP,TOOLSMITH_TEST_WALLS',
+      '--allow-run=/usr/local/bin/deno,/opt/toolsmith/jobns-launch',
+      '--allow-read=/opt/toolsmith/jobns-launch',
+      '--allow-sys=uid',
       '/opt/toolsmith/worker.mjs',
     ],
     image: 'toolsmith/deno',

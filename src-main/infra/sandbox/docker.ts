@@ -265,18 +265,19 @@ export class DockerWorkerFactory implements WorkerFactory {
         : undefined;
     // gVisor, Python: the worker starts as root holding only CAP_SETUID, CAP_SETGID and CAP_KILL, becomes
     // 65534 at once and runs each job under a uid of its own (docs/security.md, "A uid of its own").
-    // gVisor, bun: the worker stays root with those capabilities (gVisor has no ambient capabilities, so a
-    // worker of 65534 could not hand them to the job launcher it execs), and the launcher roots each job
-    // as the Python one: a tree of its own, a uid of its own, no capability (worker.mjs jobLauncher).
-    // deno has no launcher (its worker may run no program but deno): it stays 65534.
-    const jobUids = this.isolation === 'gvisor' && (spec.runtime === 'python' || spec.runtime === 'bun');
+    // gVisor, bun and deno: the worker stays root with those capabilities (gVisor has no ambient
+    // capabilities, so a worker of 65534 could not hand them to the job launcher it execs), and the
+    // launcher roots each job as the Python one: a tree of its own, a uid of its own, no capability
+    // (worker.mjs jobLauncher). (node is refused on gVisor above.)
+    const jobUids = this.isolation === 'gvisor';
     const hc = hostConfig(this.limits);
-    // gVisor, JS: deno's jobs are plain child processes of the worker (and bun's were, before they were
-    // rooted), and the worker reaps only the processes it started: a process a job daemonized, killed by
-    // the sweep, stayed its zombie holding a pid until the worker was replaced. Docker's init (pid 1,
-    // the worker below it) reaps them. Not on runc, where JS jobs run in pid namespaces of their own (the
-    // launcher reaps each) and a job could ptrace or read docker-init's memory (it is dumpable); gVisor
-    // refuses both to the sandbox user, and a rooted bun job sees no process outside its own namespace.
+    // gVisor, JS: bun's and deno's jobs were plain child processes of the worker before they were rooted
+    // (and are again where the launcher is not used), and the worker reaps only the processes it started:
+    // a process a job daemonized, killed by the sweep, stayed its zombie holding a pid until the worker
+    // was replaced. Docker's init (pid 1, the worker below it) reaps them, and a rooted job's pid 1 a
+    // killed launcher leaves. Not on runc, where JS jobs run in pid namespaces of their own (the launcher
+    // reaps each) and a job could ptrace or read docker-init's memory (it is dumpable); gVisor refuses
+    // both to the sandbox user, and a rooted job sees no process outside its own namespace.
     if (this.init || (this.isolation === 'gvisor' && spec.runtime !== 'python')) hc.Init = true;
     const binds = [
       ...(egress ? [`${egress.dir}:${EGRESS_MOUNT}:ro`] : []),

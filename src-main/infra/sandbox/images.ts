@@ -271,11 +271,11 @@ export function imageTag(runtime: RuntimeImage, paths: ImagePaths): string {
     return `${ns(paths)}/python:${sha(RECIPE_VERSION, ...worker, PYTHON_BASE_EXCLUDES.join(','), loop ? readFileSync(loop) : 'no c loop', MODES)}`;
   }
   const worker = NODE_WORKER_FILES.flatMap((f) => [`${f}\0`, readFileSync(join(paths.imagesDir, 'node', f))]);
-  // (the JS jobs' launcher as built here, or its absence: node and bun images)
-  const launcher = runtime === 'deno' ? undefined : buildJobLauncher(paths.imagesDir, cacheRoot(paths)).path;
+  // (the JS jobs' launcher as built here, or its absence: node, bun and deno images)
+  const launcher = buildJobLauncher(paths.imagesDir, cacheRoot(paths)).path;
   if (isNpmRuntime(runtime)) {
     const r = NPM_RUNTIMES[runtime];
-    return `${ns(paths)}/${runtime}:${sha(RECIPE_VERSION, ...worker, r.package, r.version, r.integrity, JSON.stringify(entrypoint(runtime)), JSON.stringify(r.env), ...(runtime === 'bun' ? [launcher ? readFileSync(launcher) : 'no job launcher', '/mnt for job trees'] : []), MODES)}`;
+    return `${ns(paths)}/${runtime}:${sha(RECIPE_VERSION, ...worker, r.package, r.version, r.integrity, JSON.stringify(entrypoint(runtime)), JSON.stringify(r.env), launcher ? readFileSync(launcher) : 'no job launcher', '/mnt for job trees', MODES)}`;
   }
   const version = spawnSync(paths.nodeBinary, ['--version'], { encoding: 'utf8' }).stdout.trim();
   // (the binary execute-only, /tmp 1777 and the sandbox user in /etc/passwd are part of the recipe)
@@ -528,11 +528,10 @@ export async function buildImage(
       copyFileSync(binary, join(rootfs, 'usr/local/bin', runtime));
       modes[`rootfs/usr/local/bin/${runtime}`] = 0o755;
       copyLinkedLibraries(binary, rootfs);
-      // bun: with the JS jobs' launcher, as node (deno's worker may run no program but deno: none), and
-      // /mnt, where the launcher mounts the job trees on gVisor (jobns-launch.c, rooted jobs)
-      const launcher = runtime === 'bun' ? jobLauncherFor(paths, progress) : undefined;
-      if (runtime === 'bun') mkdirSync(join(rootfs, 'mnt'));
-      copyNodeWorker(paths.imagesDir, join(rootfs, 'opt/toolsmith'), launcher);
+      // With the JS jobs' launcher, as node (deno's worker may run it and deno, nothing else: runtimes.ts),
+      // and /mnt, where the launcher mounts the job trees on gVisor (jobns-launch.c, rooted jobs)
+      mkdirSync(join(rootfs, 'mnt'));
+      copyNodeWorker(paths.imagesDir, join(rootfs, 'opt/toolsmith'), jobLauncherFor(paths, progress));
       writeFileSync(join(rootfs, 'etc/passwd'), 'nobody:x:65534:65534:nobody:/tmp:/nonexistent\n');
       writeFileSync(join(rootfs, 'etc/group'), 'nogroup:x:65534:\n');
       const env = Object.entries({ HOME: '/tmp', ...r.env }).map(([k, v]) => `${k}=${v}`);

@@ -79,11 +79,15 @@ describe('bun and deno images', () => {
       expect(entrypoint.join(' ')).toContain('disallow-code-generation-from-strings');
     }
     const deno = await docker.getImage(built['deno']?.tag ?? '').inspect();
-    // deno grants only env (credentials) and run (itself): no net, read, write, ffi, sys, no -A.
+    // deno grants only env (credentials, the sandbox's flag, the tests' switches), run (itself and the
+    // JS jobs' launcher), read of the launcher and sys uid (for the job walls): no net, write, ffi, no
+    // other read or sys, no -A.
     const flags = [deno.Config.Entrypoint ?? []].flat();
     expect(flags.filter((f) => f.startsWith('--allow-')).sort()).toEqual([
-      '--allow-env=TOOLSMITH_CRED_*,NODE_V8_COVERAGE',
-      '--allow-run=/usr/local/bin/deno',
+      '--allow-env=TOOLSMITH_CRED_*,NODE_V8_COVERAGE,TOOLSMITH_PRIVATE_TMP,TOOLSMITH_TEST_WALLS',
+      '--allow-read=/opt/toolsmith/jobns-launch',
+      '--allow-run=/usr/local/bin/deno,/opt/toolsmith/jobns-launch',
+      '--allow-sys=uid',
     ]);
     expect(flags).not.toContain('-A');
   });

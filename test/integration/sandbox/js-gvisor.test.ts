@@ -1,11 +1,12 @@
 /**
  * JS runtimes on gVisor (docs/sandboxes.md, "Between jobs"), where gVisor refuses a JS job's user
- * namespace mounts, so each bun job is "rooted" by the launcher as the Python job there: pid and IPC
- * namespaces and a tree of its own it is chrooted into, a uid of its own, no capability, the job filter:
- * - a bun job is pid 1 of a namespace of its own under a uid other than the worker's, and (sweep and
- *   wipe off, the script handed its process's powers) reaches no process, fd, environment or memory
- *   outside it, signals none and writes nothing of the sandbox's (before: a plain child process of the
- *   worker under its uid, which listed the worker's fds and read its environment);
+ * namespace mounts, so each bun and deno job is "rooted" by the launcher as the Python job there: pid and
+ * IPC namespaces and a tree of its own it is chrooted into, a uid of its own, no capability, the job filter:
+ * - a bun or deno job is pid 1 of a namespace of its own under a uid other than the worker's, and (sweep
+ *   and wipe off, the script handed its process's powers; deno's job process then runs with `-A`, as if
+ *   deno's permissions had fallen too) reaches no process, fd, environment or memory outside it, signals
+ *   none and writes nothing of the sandbox's (before: a plain child process of the worker under its uid,
+ *   which listed the worker's fds and read its environment; deno's until it went through the launcher);
  * - each job's process reports its walls before its job: one short of its uid (a test switch skips it
  *   in the job, not in the launcher's probe) is refused, the wall named, and its script never runs;
  * - node is refused before any container is made, the error naming why and what to choose instead (runsc
@@ -36,18 +37,22 @@ describe('JS on gVisor', () => {
 
   // gVisor refuses mounts in a child user namespace: the launcher roots the job instead (the other levels:
   // js-jobns.test.ts).
-  it('a bun job is pid 1 of a pid namespace of its own, under a job uid', async () => {
-    const r = await run(
-      'bun',
-      `${SYS}const t = (f) => { try { return f(); } catch (e) { return 'error: ' + e.message; } };
+  it.each(['bun', 'deno'] as const)(
+    'a %s job is pid 1 of a pid namespace of its own, under a job uid',
+    async (runtime) => {
+      const r = await run(
+        runtime,
+        `${SYS}const t = (f) => { try { return f(); } catch (e) { return 'error: ' + e.message; } };
 emitResult({ pid: sys('pid'), ppid: sys('ppid'), uid: t(() => sys('uid')) });\n`,
-    );
-    expect(r.error).toBeUndefined();
-    const d = r.data as { pid: number; ppid: number; uid: number };
-    expect(d.pid).toBe(1);
-    expect(d.ppid).toBe(0);
-    expect(d.uid).toBeGreaterThanOrEqual(100000);
-  }, 120_000);
+      );
+      expect(r.error).toBeUndefined();
+      const d = r.data as { pid: number; ppid: number; uid: number };
+      expect(d.pid).toBe(1);
+      expect(d.ppid).toBe(0);
+      expect(d.uid).toBeGreaterThanOrEqual(100000);
+    },
+    120_000,
+  );
 
   it('node is refused up front: the cause named and what to choose instead, no container started', async () => {
     const before = (await mine()).length;
@@ -102,31 +107,45 @@ emitResult(states);\n`,
 });
 
 /** The sandbox's side, read from outside the job (docker exec: a process beside the worker, not a job). */
-function inSandbox(id: string): { workerUid: number; tmp: string[]; trees: string[]; treeMounts: number } {
-  const code = `const fs = require('fs');
+function inSandbox(
+  id: string,
+  runtime: 'bun' | 'deno',
+): { workerUid: number; tmp: string[]; trees: string[]; treeMounts: number } {
+  const code = `const fs = process.getBuiltinModule('node:fs');
 let workerUid = -1;
 for (const p of fs.readdirSync('/proc').filter((n) => /^\\d+$/.test(n))) {
   try {
-    const cmd = fs.readFileSync('/proc/' + p + '/cmdline', 'latin1');
-    if (!cmd.includes('worker.mjs') || cmd.includes('--job') || cmd.includes('jobns-launch')) continue;
+    // (by its arguments: deno's worker names the launcher in its --allow-run)
+    const argv = fs.readFileSync('/proc/' + p + '/cmdline', 'latin1').split('\\0');
+    if (!argv.includes('/opt/toolsmith/worker.mjs') || argv.includes('--job') || argv[0].endsWith('jobns-launch')) continue;
     workerUid = Number(/^Uid:\\s+(\\d+)/m.exec(fs.readFileSync('/proc/' + p + '/status', 'latin1'))[1]);
   } catch {}
 }
 const treeMounts = fs.readFileSync('/proc/self/mountinfo', 'latin1').split('\\n').filter((l) => l.split(' ')[4]?.startsWith('/mnt/')).length;
 console.log(JSON.stringify({ workerUid, tmp: fs.readdirSync('/tmp'), trees: fs.readdirSync('/mnt'), treeMounts }));`;
-  const r = spawnSync('docker', ['exec', id, '/usr/local/bin/bun', '-e', code], { encoding: 'utf8' });
+  const r = spawnSync(
+    'docker',
+    ['exec', id, `/usr/local/bin/${runtime}`, runtime === 'deno' ? 'eval' : '-e', code],
+    {
+      encoding: 'utf8',
+    },
+  );
   if (r.status !== 0) throw new Error(`docker exec: ${r.stderr}`);
   return JSON.parse(r.stdout) as ReturnType<typeof inSandbox>;
 }
 
-describe('bun jobs on gVisor: a uid and a tree of their own (sweep and wipe off)', () => {
-  const docker = new Docker();
-  const { run } = gvisorBun('jsgvisoralone', ['jsescape', 'nosweep', 'nowipe']);
+// (deno: its job's process has every permission under jsescape, as if deno's own had fallen: worker.mjs)
+describe.each(['bun', 'deno'] as const)(
+  '%s jobs on gVisor: a uid and a tree of their own (sweep and wipe off)',
+  (runtime) => {
+    const docker = new Docker();
+    const g = gvisorBun(`jsgvisoralone${runtime}`, ['jsescape', 'nosweep', 'nowipe']);
+    const run = (code: string) => g.run(code, runtime);
 
-  it("the job reaches no fd, environment, memory or signal of the worker, runs under a uid not the worker's, and writes none of its files", async () => {
-    // Every pid a sandbox this young can have but the job's own (its threads): each /proc file of
-    // each, and a signal 0.
-    const attack = `${SYS}const me = sys('pid');
+    it("the job reaches no fd, environment, memory or signal of the worker, runs under a uid not the worker's, and writes none of its files", async () => {
+      // Every pid a sandbox this young can have but the job's own (its threads): each /proc file of
+      // each, and a signal 0.
+      const attack = `${SYS}const me = sys('pid');
 const t = (f) => { try { return f(); } catch (e) { return 'error: ' + e.message; } };
 // (its own threads' ids open as /proc/<tid> too: they are its own)
 const own = new Set(sys('list', '/proc/self/task').map(Number));
@@ -140,72 +159,81 @@ for (let p = 1; p <= 200; p++) {
 }
 emitResult({ pid: me, uid: t(() => sys('uid')), gid: t(() => sys('gid')), procs: sys('list', '/proc').filter((n) => /^\\d+$/.test(n)), reached, tmp: t(() => sys('write', '/tmp/left-by-a-job', 'x')) });
 `;
-    const a = await run(attack);
-    expect(a.error).toBeUndefined();
-    const d = a.data as {
-      pid: number;
-      uid: number;
-      gid: number;
-      procs: string[];
-      reached: string[];
-      tmp: unknown;
-    };
-    expect(d.reached).toEqual([]);
-    expect(d.procs).toEqual(['1']);
-    expect(d.pid).toBe(1);
-    expect(d.tmp).toBe(true); // (its own /tmp)
-    const [c] = await docker.listContainers({
-      filters: { label: [`toolsmith.owner=${process.pid}`, 'toolsmith.sandbox=jsgvisoralone'] },
-    });
-    expect(c).toBeDefined();
-    const sandbox = inSandbox(c!.Id);
-    expect(sandbox.workerUid).toBeGreaterThanOrEqual(0);
-    expect(d.uid).not.toBe(sandbox.workerUid);
-    expect(d.gid).not.toBe(sandbox.workerUid);
-    expect(d.uid).toBeGreaterThanOrEqual(100000);
-    // what it wrote is in a tmpfs of its own, not the sandbox's /tmp (the worker's folder): no wipe here
-    expect(sandbox.tmp).not.toContain('left-by-a-job');
-    // its tree went with it (unmounted by its launcher)
-    expect({ trees: sandbox.trees, treeMounts: sandbox.treeMounts }).toEqual({ trees: [], treeMounts: 0 });
-    // the next job: another uid, and nothing of the first
-    const b =
-      await run(`${SYS}const t = (f) => { try { return f(); } catch (e) { return 'error: ' + e.message; } };
+      const a = await run(attack);
+      expect(a.error).toBeUndefined();
+      const d = a.data as {
+        pid: number;
+        uid: number;
+        gid: number;
+        procs: string[];
+        reached: string[];
+        tmp: unknown;
+      };
+      expect(d.reached).toEqual([]);
+      expect(d.procs).toEqual(['1']);
+      expect(d.pid).toBe(1);
+      expect(d.tmp).toBe(true); // (its own /tmp)
+      const [c] = await docker.listContainers({
+        filters: { label: [`toolsmith.owner=${process.pid}`, `toolsmith.sandbox=jsgvisoralone${runtime}`] },
+      });
+      expect(c).toBeDefined();
+      const sandbox = inSandbox(c!.Id, runtime);
+      expect(sandbox.workerUid).toBeGreaterThanOrEqual(0);
+      expect(d.uid).not.toBe(sandbox.workerUid);
+      expect(d.gid).not.toBe(sandbox.workerUid);
+      expect(d.uid).toBeGreaterThanOrEqual(100000);
+      // what it wrote is in a tmpfs of its own, not the sandbox's /tmp (the worker's folder): no wipe here
+      expect(sandbox.tmp).not.toContain('left-by-a-job');
+      // its tree went with it (unmounted by its launcher)
+      expect({ trees: sandbox.trees, treeMounts: sandbox.treeMounts }).toEqual({ trees: [], treeMounts: 0 });
+      // the next job: another uid, and nothing of the first
+      const b =
+        await run(`${SYS}const t = (f) => { try { return f(); } catch (e) { return 'error: ' + e.message; } };
 emitResult({ uid: sys('uid'), tmp: sys('list', '/tmp') });\n`);
-    expect(b.error).toBeUndefined();
-    const e = b.data as { uid: number; tmp: string[] };
-    expect(e.uid).not.toBe(d.uid);
-    expect(e.uid).not.toBe(sandbox.workerUid);
-    expect(e.tmp).not.toContain('left-by-a-job');
-  }, 300_000);
-});
+      expect(b.error).toBeUndefined();
+      const e = b.data as { uid: number; tmp: string[] };
+      expect(e.uid).not.toBe(d.uid);
+      expect(e.uid).not.toBe(sandbox.workerUid);
+      expect(e.tmp).not.toContain('left-by-a-job');
+    }, 300_000);
+  },
+);
 
-describe("bun jobs on gVisor: each job's process reports its walls", () => {
+describe("bun and deno jobs on gVisor: each job's process reports its walls", () => {
   // `jobskip-uid`: the launcher leaves the job's process root's uid (the probe still makes every wall)
   const { run } = gvisorBun('jsgvisorskip', ['jsescape', 'jobskip-uid']);
 
-  it('a process short of its uid is not given the job: refused, the wall named, the script never run', async () => {
-    const r = await run(`${SYS}emitLog('the script ran');\nemitResult(sys('pid'));\n`);
-    expect(r.exitReason).toBe('crashed');
-    expect(r.error?.type).toBe('WallsMissing');
-    expect(r.error?.message).toMatch(
-      /lacks walls it must have: uid \(it runs under the worker's uid 0\); it was not given the job/,
-    );
-    expect(r.data).toBeUndefined();
-    expect(JSON.stringify(r.logs)).not.toMatch(/the script ran/);
-  }, 300_000);
+  it.each(['bun', 'deno'] as const)(
+    '%s: a process short of its uid is not given the job: refused, the wall named, the script never run',
+    async (runtime) => {
+      const r = await run(`${SYS}emitLog('the script ran');\nemitResult(sys('pid'));\n`, runtime);
+      expect(r.exitReason).toBe('crashed');
+      expect(r.error?.type).toBe('WallsMissing');
+      expect(r.error?.message).toMatch(
+        /lacks walls it must have: uid \(it runs under the worker's uid 0\); it was not given the job/,
+      );
+      expect(r.data).toBeUndefined();
+      expect(JSON.stringify(r.logs)).not.toMatch(/the script ran/);
+    },
+    300_000,
+  );
 });
 
-describe('bun on gVisor with the job launcher off (a worker of root never runs a plain job)', () => {
+describe('bun and deno on gVisor with the job launcher off (a worker of root never runs a plain job)', () => {
   const { run } = gvisorBun('jsgvisornojobns', ['nojobns'], { minSize: 0 });
 
-  it('the worker stops at its start, saying why, and no job runs', async () => {
-    const r = await run(`emitLog('the script ran');\nemitResult(1);\n`);
-    expect(r.success).toBe(false);
-    expect(r.data).toBeUndefined();
-    expect(r.error?.message).toMatch(
-      /JS jobs would run as root with the worker's capabilities: the job launcher is switched off \(nojobns\); the worker stops/,
-    );
-  }, 300_000);
+  it.each(['bun', 'deno'] as const)(
+    '%s: the worker stops at its start, saying why, and no job runs',
+    async (runtime) => {
+      const r = await run(`emitLog('the script ran');\nemitResult(1);\n`, runtime);
+      expect(r.success).toBe(false);
+      expect(r.data).toBeUndefined();
+      expect(r.error?.message).toMatch(
+        /JS jobs would run as root with the worker's capabilities: the job launcher is switched off \(nojobns\); the worker stops/,
+      );
+    },
+    300_000,
+  );
 });
 
 describe("a job's done read late by its worker on gVisor (no pidfd there)", () => {

@@ -1,10 +1,11 @@
 /**
- * JS jobs alone, by the kernel (docs/sandboxes.md, "Between jobs", rule 0): each node job's process is
+ * JS jobs alone, by the kernel (docs/sandboxes.md, "Between jobs", rule 0): each node, bun and deno job's process is
  * started by the launcher (sandbox-images/node/native/jobns-launch.c) in user, pid, mount and IPC
  * namespaces of its own, with the Python job's walls. Written as the attack: the script has escaped the
  * language (TOOLSMITH_TEST_WALLS=jsescape hands it its process's own powers: /proc, signals, files,
- * programs), and the walls behind the namespaces (the worker's sweep and wipe) are off (`nosweep`,
- * `nowipe`), so the namespaces hold alone. node has no call for SysV IPC or namespaces: the job runs a
+ * programs; under deno its job's process then runs with every permission, `-A`, as if deno's own had
+ * fallen), and the walls behind the namespaces (the worker's sweep and wipe) are off (`nosweep`,
+ * `nowipe`; deno's worker has neither), so the namespaces hold alone. node has no call for SysV IPC or namespaces: the job runs a
  * small static program for those (test/fixtures/sandbox/jsprobe.c), put where the job can run it: in an
  * image made from the node image (docker), in the worker's folder (bubblewrap).
  */
@@ -53,8 +54,8 @@ function buildProbe(): void {
   if (r.status !== 0) throw new Error(`cc -static jsprobe.c failed: ${r.stderr}`);
 }
 
-/** The node (or bun) image with the probe at /opt/probe/jsprobe, built once per image and probe. */
-async function probeImage(docker: Docker, runtime: 'node' | 'bun'): Promise<string> {
+/** The node (bun, deno) image with the probe at /opt/probe/jsprobe, built once per image and probe. */
+async function probeImage(docker: Docker, runtime: 'node' | 'bun' | 'deno'): Promise<string> {
   const base = await buildImage(docker, runtime, imagePaths());
   const hash = spawnSync('sha256sum', [PROBE_BUILD], { encoding: 'utf8' }).stdout.slice(0, 12);
   const tag = `toolsmith-test/${runtime}-jsprobe:${base.split(':')[1]}-${hash}`;
@@ -69,11 +70,11 @@ async function probeImage(docker: Docker, runtime: 'node' | 'bun'): Promise<stri
 
 interface Level {
   name: string;
-  runtime: 'node' | 'bun';
+  runtime: 'node' | 'bun' | 'deno';
   make: () => Promise<{ factory: WorkerFactory & { dispose(): Promise<void> }; probe: string }>;
 }
 
-const onDocker = (runtime: 'node' | 'bun'): Level => ({
+const onDocker = (runtime: 'node' | 'bun' | 'deno'): Level => ({
   name: `docker, ${runtime}`,
   runtime,
   make: async () => {
@@ -91,6 +92,8 @@ const onDocker = (runtime: 'node' | 'bun'): Level => ({
 const LEVELS: Level[] = [
   onDocker('node'),
   onDocker('bun'),
+  // (deno's job process with every permission under jsescape, as if deno's own had fallen: worker.mjs)
+  onDocker('deno'),
   {
     name: 'process (bubblewrap), node',
     runtime: 'node',
@@ -354,26 +357,28 @@ function zombiesBelow(roots: number[]): string[] {
   return [...below].filter((p) => all.get(p)?.state === 'Z').map((p) => `${p}<-${all.get(p)?.ppid}`);
 }
 
-for (const [name, make, roots] of [
-  [
-    'docker',
-    () => dockerFactory({ wallsOff: ['launcherstall'] }),
-    async () => {
-      const docker = new Docker();
-      const mine = await docker.listContainers({
-        filters: { label: ['toolsmith.pool=1', `toolsmith.owner=${process.pid}`] },
-      });
-      const pids = await Promise.all(
-        mine.map(async (c) => {
-          const info = await docker.getContainer(c.Id).inspect();
-          return info.State.Pid;
-        }),
-      );
-      return pids.filter((p) => p > 0);
-    },
-  ],
+/** The worker containers of this test process (their host pids). */
+const containerPids = async () => {
+  const docker = new Docker();
+  const mine = await docker.listContainers({
+    filters: { label: ['toolsmith.pool=1', `toolsmith.owner=${process.pid}`] },
+  });
+  const pids = await Promise.all(
+    mine.map(async (c) => {
+      const info = await docker.getContainer(c.Id).inspect();
+      return info.State.Pid;
+    }),
+  );
+  return pids.filter((p) => p > 0);
+};
+
+for (const [name, runtime, make, roots] of [
+  ['docker', 'node', () => dockerFactory({ wallsOff: ['launcherstall'] }), containerPids],
+  // (deno's worker can neither kill the launcher nor look for the job's pid 1: it stops instead)
+  ['docker, deno', 'deno', () => dockerFactory({ wallsOff: ['launcherstall'] }), containerPids],
   [
     'process (bubblewrap)',
+    'node',
     async () => bubblewrapFactory({ wallsOff: ['launcherstall'] }),
     async () => [process.pid],
   ],
@@ -396,6 +401,7 @@ for (const [name, make, roots] of [
       for (let i = 0; i < 8 && ran.length < 3; i++) {
         const r = await backend.execute({
           sandbox: 'jsjobns-stall',
+          runtime,
           language: 'js',
           code: `emitResult(${i});\n`,
           bodyStartLine: 1,
@@ -409,7 +415,9 @@ for (const [name, make, roots] of [
       // A job sent to a worker that stopped after its last job's end: its error says why.
       for (const f of failed)
         expect(f).toMatch(
-          /the job's launcher \(pid \d+\) did not end its job within 2 s and was killed; the job's process \(pid \d+\) was left to this worker, which cannot reap it/,
+          runtime === 'deno'
+            ? /the job's launcher \(pid \d+\) did not end its job within 2 s; the worker stops, to be replaced, which ends them \(deno's worker can neither kill it nor look for what it leaves/
+            : /the job's launcher \(pid \d+\) did not end its job within 2 s and was killed; the job's process \(pid \d+\) was left to this worker, which cannot reap it/,
         );
       // (each stalled job's launcher is killed 2 s after its end: its zombie, if any, appears by then)
       let zombies: string[] = [];

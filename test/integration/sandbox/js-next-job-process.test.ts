@@ -92,7 +92,7 @@ const until = async <T>(what: string, get: () => Promise<T | undefined>): Promis
 /** Runs `code` inside the worker's container (docker exec, the container's user) and returns its stdout. */
 async function inContainer(id: string, runtime: string, code: string): Promise<string> {
   const exec = await docker.getContainer(id).exec({
-    Cmd: [`/usr/local/bin/${runtime}`, '-e', code],
+    Cmd: [`/usr/local/bin/${runtime}`, runtime === 'deno' ? 'eval' : '-e', code],
     AttachStdout: true,
     AttachStderr: true,
   });
@@ -129,7 +129,7 @@ const signalWaiting = (
     ? inContainer(
         id,
         runtime,
-        `const fs = require('node:fs');
+        `const fs = process.getBuiltinModule('node:fs');
 const comm = (p) => { try { return fs.readFileSync('/proc/' + p + '/comm', 'utf8').trim(); } catch { return ''; } };
 const ppid = (p) => { try { const s = fs.readFileSync('/proc/' + p + '/stat', 'utf8'); return Number(s.slice(s.lastIndexOf(')') + 2).split(' ')[1]); } catch { return 0; } };
 const hit = fs.readdirSync('/proc').filter((d) => /^\\d+$/.test(d)).map(Number).filter((p) => comm(ppid(p)) === 'jobns-launch');
@@ -148,6 +148,8 @@ for (const [level, runtime, make] of [
   ['docker', 'node', () => dockerFactory({ wallsOff: WALLS_OFF })],
   ['process', 'node', async () => bubblewrapFactory({ wallsOff: WALLS_OFF })],
   ['docker', 'bun', () => dockerFactory({ wallsOff: WALLS_OFF })],
+  // (deno's job process with every permission under jsescape, as if deno's own had fallen: worker.mjs)
+  ['docker', 'deno', () => dockerFactory({ wallsOff: WALLS_OFF })],
 ] as const) {
   describe(`a JS job's process made ahead: ${level}, ${runtime}`, () => {
     let factory: TestFactory;
@@ -258,7 +260,7 @@ for (const [level, runtime, make] of [
       const a = ok(
         await run(`const me = sys('pid');
 sys('write', '/tmp/js-ahead-left', 'secret'); sys('write', '/dev/shm/js-ahead-left', 'secret');
-const daemon = sys('leave', sys('read', '/proc/self/cmdline').split('\\0')[0], '-e', 'setInterval(() => {}, 1000)');
+const daemon = sys('leave', sys('read', '/proc/self/cmdline').split('\\0')[0], ${JSON.stringify(runtime === 'deno' ? 'eval' : '-e')}, 'setInterval(() => {}, 1000)');
 // (kill() answers for any thread's id: its own threads' and the daemon's are its own processes)
 const tgid = (p) => Number(/^Tgid:\\s*(\\d+)/m.exec(trySys('read', '/proc/' + p + '/status'))?.[1] ?? p);
 const inProc = sys('list', '/proc').filter((n) => /^\\d+$/.test(n)).map(Number).filter((p) => p !== me && p !== daemon);
