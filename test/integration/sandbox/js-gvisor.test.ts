@@ -157,7 +157,8 @@ for (let p = 1; p <= 200; p++) {
     if (typeof r !== 'string' || !r.startsWith('error: ')) reached.push(p + ' ' + what);
   }
 }
-emitResult({ pid: me, uid: t(() => sys('uid')), gid: t(() => sys('gid')), procs: sys('list', '/proc').filter((n) => /^\\d+$/.test(n)), reached, tmp: t(() => sys('write', '/tmp/left-by-a-job', 'x')) });
+emitResult({ pid: me, uid: t(() => sys('uid')), gid: t(() => sys('gid')), procs: sys('list', '/proc').filter((n) => /^\\d+$/.test(n)), reached, tmp: t(() => sys('write', '/tmp/left-by-a-job', 'x')),
+  caps: ['CapInh', 'CapPrm', 'CapEff'].map((k) => new RegExp('^' + k + ':\\\\s+(\\\\S+)', 'm').exec(sys('read', '/proc/self/status'))?.[1] ?? k + ' not listed') });
 `;
       const a = await run(attack);
       expect(a.error).toBeUndefined();
@@ -168,8 +169,11 @@ emitResult({ pid: me, uid: t(() => sys('uid')), gid: t(() => sys('gid')), procs:
         procs: string[];
         reached: string[];
         tmp: unknown;
+        caps: string[];
       };
       expect(d.reached).toEqual([]);
+      // (the worker is root holding JOB_UID_CAPS: none of them reaches the job; gVisor has no ambient set)
+      expect(d.caps).toEqual(Array(3).fill('0000000000000000'));
       expect(d.procs).toEqual(['1']);
       expect(d.pid).toBe(1);
       expect(d.tmp).toBe(true); // (its own /tmp)
