@@ -21,7 +21,7 @@ import type { SandboxManager } from './sandbox.ts';
 import type { PushDeps, WorkspaceDeps } from './deps.ts';
 import type { ExecuteRequest } from '../core/ports/executor.ts';
 import type { ExecutionResult } from '../core/sandbox/execution.ts';
-import { runtimeOf } from '../core/sandbox/runtimes.ts';
+import { runtimeNotEnabled, runtimeOf } from '../core/sandbox/runtimes.ts';
 import type { RuntimeId } from '../core/sandbox/runtimes.ts';
 import { SandboxBackend } from '../infra/sandbox/backend.ts';
 import { buildDepsImage, DependencyError, depsTag, sandboxDeps } from '../infra/sandbox/deps.ts';
@@ -484,12 +484,7 @@ export async function createSandboxManager(svc: SandboxFactoryDeps): Promise<San
     execute: async (req: ExecuteRequest) => {
       const runtime = runtimeOf(req);
       const level = own.factoryFor(req.sandbox)?.isolation ?? factory.isolation;
-      if (!enabled.includes(runtime))
-        return infraResult(
-          `runtime '${runtime}' is not enabled; available: ${enabled.join(', ')}`,
-          runtime,
-          level,
-        );
+      if (!enabled.includes(runtime)) return infraResult(runtimeNotEnabled(runtime, enabled), runtime, level);
       if (!svc.files.sandboxNames().includes(req.sandbox))
         return infraResult(
           // The workspace folder moved or deleted while a run was in flight: its cause, and where it went.

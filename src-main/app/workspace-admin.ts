@@ -21,6 +21,7 @@ import type { KeyDeps, KeyStore } from './settings.ts';
 import { knownSecrets } from '../core/records/redact.ts';
 import type { Response } from '../contract/api.ts';
 import { errorMessage } from '../core/errors.ts';
+import { runtimeNotEnabled } from '../core/sandbox/runtimes.ts';
 
 export interface ProviderInput {
   id: string;
@@ -261,10 +262,7 @@ export function createSandbox(
     throw new ToolsmithError('invalid_argument', `the config already has [sandboxes.${req.name}]`);
   const enabled = svc.enabledRuntimes();
   if (!enabled.includes(req.runtime))
-    throw new ToolsmithError(
-      'invalid_argument',
-      `runtime ${req.runtime} is not enabled in this workspace; enabled: ${enabled.join(', ') || 'none'}`,
-    );
+    throw new ToolsmithError('invalid_argument', runtimeNotEnabled(req.runtime, enabled));
   const description = req.description.trim();
   writeConfig(svc, appendSandbox(readConfigText(svc), req.name, { description, runtime: req.runtime }));
   const doc = (description || `Tools of the ${req.name} sandbox.`)

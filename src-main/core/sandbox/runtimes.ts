@@ -84,12 +84,19 @@ export function runtimeRegistry(config: Record<string, { enabled: boolean }>): R
 
 export type RuntimeLookup = { runtime: RuntimeSpec } | { error: string };
 
-/** Resolves a runtime id: `{"error": "runtime 'deno' is not enabled; available: python, node"}` when off. */
+/**
+ * Why a runtime cannot be used, and how to turn it on: `runtime 'deno' is not enabled; available: python,
+ * node (turn it on with "enabled = true" under [runtimes.deno] in .toolsmith/config.toml)`.
+ */
+export const runtimeNotEnabled = (id: string, enabled: readonly string[]): string =>
+  `runtime '${id}' is not enabled; available: ${enabled.join(', ') || 'none'} (turn it on with "enabled = true" under [runtimes.${id}] in .toolsmith/config.toml)`;
+
+/** Resolves a runtime id: `{"error": runtimeNotEnabled(...)}` when off. */
 export function resolveRuntime(id: string, registry: readonly RuntimeSpec[]): RuntimeLookup {
   const enabled = registry.filter((r) => r.enabled).map((r) => r.id);
   const r = registry.find((x) => x.id === id);
   if (!r) return { error: `unknown runtime '${id}'; available: ${enabled.join(', ')}` };
-  if (!r.enabled) return { error: `runtime '${id}' is not enabled; available: ${enabled.join(', ')}` };
+  if (!r.enabled) return { error: runtimeNotEnabled(id, enabled) };
   return { runtime: r };
 }
 

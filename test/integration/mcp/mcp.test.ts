@@ -81,7 +81,8 @@ describe('toolsmith mcp', () => {
     });
     expect(d.isError).toBe(true);
     expect(JSON.parse(textOf(d))).toEqual({
-      error: "runtime 'deno' is not enabled; available: python, node",
+      error:
+        'runtime \'deno\' is not enabled; available: python, node (turn it on with "enabled = true" under [runtimes.deno] in .toolsmith/config.toml)',
       code: 'invalid_argument',
     });
   });

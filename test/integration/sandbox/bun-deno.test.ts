@@ -282,7 +282,8 @@ describe('bun and deno from the CLI and MCP', { concurrent: true }, () => {
   });
 
   it('a disabled runtime answers the exact error (registry, service, CLI, MCP)', async () => {
-    const error = "runtime 'deno' is not enabled; available: python, node";
+    const error =
+      'runtime \'deno\' is not enabled; available: python, node (turn it on with "enabled = true" under [runtimes.deno] in .toolsmith/config.toml)';
     expect(offSvc.system.enabledRuntimes()).toEqual(['python', 'node']);
     expect(resolveRuntime('deno', offSvc.system.runtimes())).toEqual({ error });
     const r = await offSvc.execution.executeScript({
@@ -298,7 +299,9 @@ describe('bun and deno from the CLI and MCP', { concurrent: true }, () => {
       language: 'js',
       body: 'emitResult(1);\n',
     });
-    expect(bun.error?.message).toBe("runtime 'bun' is not enabled; available: python, node");
+    expect(bun.error?.message).toBe(
+      'runtime \'bun\' is not enabled; available: python, node (turn it on with "enabled = true" under [runtimes.bun] in .toolsmith/config.toml)',
+    );
     const c = await cli(
       off,
       ['exec', '-', '--sandbox', 'ecommerce', '--runtime', 'deno', '--json'],

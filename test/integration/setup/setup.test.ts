@@ -211,7 +211,7 @@ describe('sandboxes and workspaces from the workbench', () => {
       call('sandboxes.create', { name: 'billing', runtime: 'python', description: '' }),
     ).rejects.toThrow(/already exists/);
     await expect(call('sandboxes.create', { name: 'x', runtime: 'deno', description: '' })).rejects.toThrow(
-      /runtime deno is not enabled/,
+      /runtime 'deno' is not enabled; available: python, node \(turn it on with "enabled = true" under \[runtimes\.deno\] in \.toolsmith\/config\.toml\)/,
     );
   });
 

@@ -92,7 +92,8 @@ describe('runtime registry', () => {
   });
   it('answers a disabled runtime with the exact error', () => {
     expect(resolveRuntime('deno', reg)).toEqual({
-      error: "runtime 'deno' is not enabled; available: python, node",
+      error:
+        'runtime \'deno\' is not enabled; available: python, node (turn it on with "enabled = true" under [runtimes.deno] in .toolsmith/config.toml)',
     });
     expect(resolveRuntime('cobol', reg)).toEqual({
       error: "unknown runtime 'cobol'; available: python, node",
