@@ -1350,20 +1350,31 @@ if (isChild) {
     if (job === which) job = undefined;
     out({ ...done, id: which.id });
     // Before the next line is read (so before the next job): nothing of this job may be left.
-    if (!hygiene.clean(launcher ? which.child.pid : undefined)) {
-      process.stderr.write(
-        'toolsmith worker: a job left processes that could not be ended; the worker stops\n',
-      );
-      process.exit(1);
-    }
+    const dirty = hygiene.clean(launcher ? which.child.pid : undefined);
+    if (dirty !== true)
+      return stopIdle(which.id, dirty || 'a job left processes that could not be ended; the worker stops');
     // Only now, swept and wiped, the next job's process (nothing of this job is left to meet it).
     lastJob = which.id;
     spareDeaths = 0;
     makeSpare();
   };
+  /**
+   * The worker stops between jobs (its last job's sweep failed, or its launcher had to be killed: the
+   * reason on stderr). It tells the host first (`stopping`, after that job's `done`): it starts no job
+   * from here on, so a job the host sent it meanwhile, read or not, never ran and may go to another
+   * worker (docs/protocol.md, "worker -> host `stopping`"). Nothing read after this is acted on.
+   */
+  let stopped = false;
+  const stopIdle = (after, why) => {
+    stopped = true;
+    process.stderr.write(`toolsmith worker: ${why}\n`);
+    out({ type: 'stopping', after, reason: why });
+    process.stdout.write('', () => process.exit(1));
+    setTimeout(() => process.exit(1), 2000).unref();
+  };
   const rl = createInterface({ input: process.stdin, crlfDelay: Infinity });
   rl.on('line', (line) => {
-    if (line.length > 1 << 20) return;
+    if (stopped || line.length > 1 << 20) return;
     let m;
     try {
       m = JSON.parse(line);
@@ -1805,10 +1816,11 @@ function betweenJobs() {
       return false;
     }
   };
+  /** true when nothing of the job is left; else false, or why the worker must stop (leftToMe). */
   const clean = (launcherPid) => {
     try {
       const orphans = launcherPid !== undefined ? awaitLauncher(launcherPid) : [];
-      return sweep() && !leftToMe(launcherPid, orphans);
+      return sweep() && (leftToMe(launcherPid, orphans) ?? true);
     } catch {
       return false; // what cannot be checked is not clean
     }
@@ -1855,23 +1867,22 @@ function betweenJobs() {
    * After the sweep: a killed launcher's job process that the kernel gave to this one (a zombie, or a
    * process that would become one) holds a pid of the sandbox's limit for as long as this worker lives,
    * one more per such job, until no job can start a thread. The worker stops instead (the pool replaces
-   * it), saying why on stderr.
+   * it): returns why, or undefined when nothing was left to it.
    */
   const leftToMe = (launcherPid, orphans) => {
-    if (orphans.length === 0) return false;
+    if (orphans.length === 0) return undefined;
     // (its children are given away once the launcher has ended: with the sweep, before it is back)
     for (const end = Date.now() + 2000; Date.now() < end; Atomics.wait(nap, 0, 0, 1)) {
       const st = statOf(launcherPid);
       if (!st || st.state === 'Z' || st.state === 'X') break;
     }
     const left = orphans.filter((p) => statOf(p)?.ppid === me);
-    if (left.length === 0) return false;
-    process.stderr.write(
-      `toolsmith worker: the job's launcher (pid ${launcherPid}) did not end its job within 2 s and was killed; ` +
-        `the job's process (pid ${left.join(', ')}) was left to this worker, which cannot reap it (a zombie ` +
-        `holding a pid of the sandbox's limit): the worker stops, to be replaced\n`,
+    if (left.length === 0) return undefined;
+    return (
+      `the job's launcher (pid ${launcherPid}) did not end its job within 2 s and was killed; ` +
+      `the job's process (pid ${left.join(', ')}) was left to this worker, which cannot reap it (a zombie ` +
+      `holding a pid of the sandbox's limit): the worker stops, to be replaced`
     );
-    return true;
   };
   const sweep = () => {
     const end = Date.now() + 2000;
