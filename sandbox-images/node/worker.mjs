@@ -1173,11 +1173,11 @@ if (isChild) {
    * for its job on the IPC channel, running no job code until the job arrives; it is started with the
    * default heap, and a job asking for another gets a fresh process, as before. A load discards it (and
    * makes another). `noahead` (TOOLSMITH_TEST_WALLS, tests and bench) keeps the old way: each job's process
-   * started on the job's arrival. Not for rooted jobs (bun on gVisor): each starts on its job's arrival,
-   * as there a waiting process would be a second tree under /mnt beside the sweep, not yet measured or
-   * attacked.
+   * started on the job's arrival. Rooted jobs (bun on gVisor) too: the waiting process's tree under /mnt
+   * and its uid are made after the last job's sweep and wipe, so neither ever meets a job but its own
+   * (docs/scaling.md, "JS jobs: the next job's process made ahead", gVisor).
    */
-  const AHEAD = launcher !== undefined && !launcher.rooted && !WALLS_OFF.has('noahead');
+  const AHEAD = launcher !== undefined && !WALLS_OFF.has('noahead');
   /** { child, heapMb, waiting, early }: the process waiting for the next job, if any. */
   let spare;
   // Waiting processes that ended before their job since the last job or load: at the second, none is made
