@@ -354,28 +354,30 @@ function zombiesBelow(roots: number[]): string[] {
   return [...below].filter((p) => all.get(p)?.state === 'Z').map((p) => `${p}<-${all.get(p)?.ppid}`);
 }
 
-for (const [name, make, roots] of [
-  [
-    'docker',
-    () => dockerFactory({ wallsOff: ['launcherstall'] }),
-    async () => {
-      const docker = new Docker();
-      const mine = await docker.listContainers({
-        filters: { label: ['toolsmith.pool=1', `toolsmith.owner=${process.pid}`] },
-      });
-      const pids = await Promise.all(
-        mine.map(async (c) => {
-          const info = await docker.getContainer(c.Id).inspect();
-          return info.State.Pid;
-        }),
-      );
-      return pids.filter((p) => p > 0);
-    },
-  ],
+/** The host pids of this process's pool containers (the roots of their process trees). */
+const containerRoots = async () => {
+  const docker = new Docker();
+  const mine = await docker.listContainers({
+    filters: { label: ['toolsmith.pool=1', `toolsmith.owner=${process.pid}`] },
+  });
+  const pids = await Promise.all(
+    mine.map(async (c) => {
+      const info = await docker.getContainer(c.Id).inspect();
+      return info.State.Pid;
+    }),
+  );
+  return pids.filter((p) => p > 0);
+};
+
+for (const [name, make, roots, runtime] of [
+  ['docker', () => dockerFactory({ wallsOff: ['launcherstall'] }), containerRoots, 'node'],
+  // (bun: its `stopping` line written before it exits, as node's)
+  ['docker, bun', () => dockerFactory({ wallsOff: ['launcherstall'] }), containerRoots, 'bun'],
   [
     'process (bubblewrap)',
     async () => bubblewrapFactory({ wallsOff: ['launcherstall'] }),
     async () => [process.pid],
+    'node',
   ],
 ] as const) {
   describe(`JS jobs alone: a launcher that does not end its job in time: ${name}`, () => {
@@ -394,6 +396,7 @@ for (const [name, make, roots] of [
       const run = (i: number) =>
         backend.execute({
           sandbox: 'jsjobns-stall',
+          runtime,
           language: 'js',
           code: `emitResult(${i});\n`,
           bodyStartLine: 1,
@@ -402,7 +405,7 @@ for (const [name, make, roots] of [
         });
       const first = await run(100);
       expect(first.data).toBe(100);
-      const stalled = backend.workerIds('jsjobns-stall', 'node')?.workers ?? [];
+      const stalled = backend.workerIds('jsjobns-stall', runtime)?.workers ?? [];
       expect(stalled).toHaveLength(1);
       // Sent at once: its worker is still waiting 2 s for the stalled launcher, then stops.
       const behind = await run(101);
@@ -411,7 +414,7 @@ for (const [name, make, roots] of [
         data: 101,
         error: undefined,
       });
-      expect(backend.workerIds('jsjobns-stall', 'node')?.workers).not.toContain(stalled[0]);
+      expect(backend.workerIds('jsjobns-stall', runtime)?.workers).not.toContain(stalled[0]);
     }, 300_000);
 
     it('leaves no zombie: the worker stops, naming why, and is replaced', async () => {
@@ -420,6 +423,7 @@ for (const [name, make, roots] of [
       for (let i = 0; i < 8 && ran.length < 3; i++) {
         const r = await backend.execute({
           sandbox: 'jsjobns-stall',
+          runtime,
           language: 'js',
           code: `emitResult(${i});\n`,
           bodyStartLine: 1,
