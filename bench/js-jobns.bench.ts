@@ -7,6 +7,8 @@
  *   `nojobns` test switch), both started on the job's arrival (`noahead`), as before;
  * - `ahead`: the launcher with the next job's process made ahead against the same started on the job's
  *   arrival (`noahead`).
+ * Level `gvisor` (runsc) runs bun jobs (rooted there: node is refused on gVisor); the others node, or
+ * `BENCH_RUNTIME` (node, bun).
  * `BENCH_JOBS` (default 200) trivial jobs each, in interleaved rounds of 25 back to back (each job sent as
  * the last result arrives) and, with `BENCH_PACED` (default 10, 0: none) jobs each sent `BENCH_PACE_MS`
  * (default 100) after the last result, so that the machine's load moves both ways alike. Prints JSON:
@@ -77,10 +79,12 @@ async function level(name: string): Promise<Record<string, unknown>> {
     });
     made[way] = { f, b };
   }
+  const runtime = name === 'gvisor' ? 'bun' : ((process.env['BENCH_RUNTIME'] ?? 'node') as 'node' | 'bun');
   const run = async (b: SandboxBackend) => {
     const t = performance.now();
     const r = await b.execute({
       sandbox: 'bench',
+      runtime,
       language: 'js',
       code: 'emitResult(1);\n',
       bodyStartLine: 1,
@@ -112,7 +116,7 @@ async function level(name: string): Promise<Record<string, unknown>> {
     }
   }
   const of = (xs: number[]) => ({ p50: pct(xs, 50), p90: pct(xs, 90), mean: mean(xs), n: xs.length });
-  const res: Record<string, unknown> = {};
+  const res: Record<string, unknown> = { runtime };
   for (const w of names)
     res[w] = { back_to_back: of(times[w]!.b2b), ...(paced > 0 ? { paced: of(times[w]!.paced) } : {}) };
   const [a, b] = names as [string, string];

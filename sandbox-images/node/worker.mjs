@@ -1179,11 +1179,11 @@ if (isChild) {
    * for its job on the IPC channel, running no job code until the job arrives; it is started with the
    * default heap, and a job asking for another gets a fresh process, as before. A load discards it (and
    * makes another). `noahead` (TOOLSMITH_TEST_WALLS, tests and bench) keeps the old way: each job's process
-   * started on the job's arrival. Not for rooted jobs (bun on gVisor): each starts on its job's arrival,
-   * as there a waiting process would be a second tree under /mnt beside the sweep, not yet measured or
-   * attacked.
+   * started on the job's arrival. Rooted jobs (bun on gVisor) too: the waiting process's tree under /mnt
+   * and its uid are made after the last job's sweep and wipe, so neither ever meets a job but its own
+   * (docs/scaling.md, "JS jobs: the next job's process made ahead", gVisor).
    */
-  const AHEAD = launcher !== undefined && !launcher.rooted && !WALLS_OFF.has('noahead');
+  const AHEAD = launcher !== undefined && !WALLS_OFF.has('noahead');
   /** { child, heapMb, waiting, early }: the process waiting for the next job, if any. */
   let spare;
   // Waiting processes that ended before their job since the last job or load: at the second, none is made
@@ -1269,14 +1269,18 @@ if (isChild) {
   const awaitEnd = (child) => {
     if (RUNTIME !== 'deno' || !launcher || !alive(child) || ending.has(child)) return;
     ending.add(child);
-    const timer = setTimeout(() => {
-      process.stderr.write(
-        `toolsmith worker: the job's launcher (pid ${child.pid}) did not end its job within 2 s; the worker ` +
-          `stops, to be replaced, which ends them (deno's worker can neither kill it nor look for what it ` +
-          `leaves: it signals no process and reads no /proc)\n`,
-      );
-      process.exit(1);
-    }, 2000);
+    // (stopIdle: the host hears `stopping` first, so the lines held here, jobs that never ran, go to
+    // another worker)
+    const timer = setTimeout(
+      () =>
+        stopIdle(
+          lastJob,
+          `the job's launcher (pid ${child.pid}) did not end its job within 2 s; the worker ` +
+            `stops, to be replaced, which ends them (deno's worker can neither kill it nor look for what it ` +
+            `leaves: it signals no process and reads no /proc)`,
+        ),
+      2000,
+    );
     child.once('exit', () => {
       clearTimeout(timer);
       ending.delete(child);
@@ -1399,20 +1403,31 @@ if (isChild) {
     if (job === which) job = undefined;
     out({ ...done, id: which.id });
     // Before the next line is read (so before the next job): nothing of this job may be left.
-    if (!hygiene.clean(launcher ? which.child.pid : undefined)) {
-      process.stderr.write(
-        'toolsmith worker: a job left processes that could not be ended; the worker stops\n',
-      );
-      process.exit(1);
-    }
+    const dirty = hygiene.clean(launcher ? which.child.pid : undefined);
+    if (dirty !== true)
+      return stopIdle(which.id, dirty || 'a job left processes that could not be ended; the worker stops');
     // Only now, swept and wiped, the next job's process (nothing of this job is left to meet it).
     lastJob = which.id;
     spareDeaths = 0;
     makeSpare();
   };
+  /**
+   * The worker stops between jobs (its last job's sweep failed, or its launcher had to be killed: the
+   * reason on stderr). It tells the host first (`stopping`, after that job's `done`): it starts no job
+   * from here on, so a job the host sent it meanwhile, read or not, never ran and may go to another
+   * worker (docs/protocol.md, "worker -> host `stopping`"). Nothing read after this is acted on.
+   */
+  let stopped = false;
+  const stopIdle = (after, why) => {
+    stopped = true;
+    process.stderr.write(`toolsmith worker: ${why}\n`);
+    out({ type: 'stopping', after, reason: why });
+    process.stdout.write('', () => process.exit(1));
+    setTimeout(() => process.exit(1), 2000).unref();
+  };
   const rl = createInterface({ input: process.stdin, crlfDelay: Infinity });
   const onLine = (line) => {
-    if (line.length > 1 << 20) return;
+    if (stopped || line.length > 1 << 20) return;
     let m;
     try {
       m = JSON.parse(line);
@@ -1516,6 +1531,18 @@ if (isChild) {
         // (tests only: this worker kept off its event loop while the job runs, so its done is read late)
         if (WALLS_OFF.has('readlate')) for (const until = Date.now() + 1000; Date.now() < until;);
       };
+      // Made ahead, ended before it held its job (no job code ran): a fresh process runs the job.
+      const fresh = (code, sig) => {
+        process.stderr.write(
+          `toolsmith worker: the next job's process ended before it took its job (${sig ?? `exit ${code}`}); the job starts a fresh one\n`,
+        );
+        current.child = startChild(heapMb);
+        current.taken = true;
+        current.sent = false;
+        current.walled = false;
+        attach(current.child);
+        return hand();
+      };
       const attach = (child) => {
         // A write to a process that has ended (its 'close' follows), or a process that could not start.
         child.on('error', (e) => {
@@ -1539,11 +1566,16 @@ if (isChild) {
         child.stdout.on('data', onOutput);
         child.stderr.on('data', onOutput);
         // deno: a process that ends with a message of the worker unread in its channel (its job, handed to
-        // a process made ahead that then died) never gets its 'close' (deno 2.9.6 keeps the channel open):
-        // one that had not taken its job ran none of it, so its channel is closed at its exit.
+        // a process made ahead that then died), or after a write to its channel failed, may never get its
+        // 'close' (deno 2.9.6 keeps the channel open): one that had not taken its job ran none of it, so
+        // the job goes to a fresh process at its exit.
         if (RUNTIME === 'deno')
-          child.on('exit', () => {
-            if (current.child === child && !current.taken && child.connected) child.disconnect();
+          child.on('exit', (code, sig) => {
+            if (current.child !== child || current.taken || current.finished) return;
+            try {
+              if (child.connected) child.disconnect();
+            } catch {}
+            fresh(code, sig);
           });
         // The child sends each message as JSON text (wireText): only text is read.
         child.on('message', (text) => {
@@ -1569,18 +1601,7 @@ if (isChild) {
         // where the child waited for its done to be read, the job side's finish).
         child.on('close', (code, sig) => {
           if (current.child !== child) return;
-          if (!current.taken && !current.finished) {
-            // Made ahead, ended before it held its job (no job code ran): a fresh process runs the job.
-            process.stderr.write(
-              `toolsmith worker: the next job's process ended before it took its job (${sig ?? `exit ${code}`}); the job starts a fresh one\n`,
-            );
-            current.child = startChild(heapMb);
-            current.taken = true;
-            current.sent = false;
-            current.walled = false;
-            attach(current.child);
-            return hand();
-          }
+          if (!current.taken && !current.finished) return fresh(code, sig);
           finish(current, {
             type: 'done',
             ok: false,
@@ -1878,10 +1899,11 @@ function betweenJobs() {
       return false;
     }
   };
+  /** true when nothing of the job is left; else false, or why the worker must stop (leftToMe). */
   const clean = (launcherPid) => {
     try {
       const orphans = launcherPid !== undefined ? awaitLauncher(launcherPid) : [];
-      return sweep() && !leftToMe(launcherPid, orphans);
+      return sweep() && (leftToMe(launcherPid, orphans) ?? true);
     } catch {
       return false; // what cannot be checked is not clean
     }
@@ -1928,23 +1950,22 @@ function betweenJobs() {
    * After the sweep: a killed launcher's job process that the kernel gave to this one (a zombie, or a
    * process that would become one) holds a pid of the sandbox's limit for as long as this worker lives,
    * one more per such job, until no job can start a thread. The worker stops instead (the pool replaces
-   * it), saying why on stderr.
+   * it): returns why, or undefined when nothing was left to it.
    */
   const leftToMe = (launcherPid, orphans) => {
-    if (orphans.length === 0) return false;
+    if (orphans.length === 0) return undefined;
     // (its children are given away once the launcher has ended: with the sweep, before it is back)
     for (const end = Date.now() + 2000; Date.now() < end; Atomics.wait(nap, 0, 0, 1)) {
       const st = statOf(launcherPid);
       if (!st || st.state === 'Z' || st.state === 'X') break;
     }
     const left = orphans.filter((p) => statOf(p)?.ppid === me);
-    if (left.length === 0) return false;
-    process.stderr.write(
-      `toolsmith worker: the job's launcher (pid ${launcherPid}) did not end its job within 2 s and was killed; ` +
-        `the job's process (pid ${left.join(', ')}) was left to this worker, which cannot reap it (a zombie ` +
-        `holding a pid of the sandbox's limit): the worker stops, to be replaced\n`,
+    if (left.length === 0) return undefined;
+    return (
+      `the job's launcher (pid ${launcherPid}) did not end its job within 2 s and was killed; ` +
+      `the job's process (pid ${left.join(', ')}) was left to this worker, which cannot reap it (a zombie ` +
+      `holding a pid of the sandbox's limit): the worker stops, to be replaced`
     );
-    return true;
   };
   const sweep = () => {
     const end = Date.now() + 2000;

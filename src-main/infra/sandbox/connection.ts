@@ -329,6 +329,8 @@ export class WorkerConnection {
     stdin.on('error', (e) => this.markClosed(`worker stdin error: ${e.message}`));
     this.listeners.add((m) => {
       if (m.type === 'next_ready' && m.after === this.lastJob) this.nextReady = true;
+      // It runs no job from now on: nothing more is sent to it (its end follows).
+      if (m.type === 'stopping') this.markClosed(`the worker stopped: ${m.reason}`);
     });
   }
 
@@ -687,6 +689,18 @@ export class WorkerConnection {
         if (m.type === '__oversize') {
           fail('output_limit', 'OutputLimit', `the worker sent a line over ${MAX_WORKER_LINE} bytes`, true);
           void this.killFn('oversize line');
+          return;
+        }
+        // The worker stopped between jobs after an earlier one, before it took this one: it never ran
+        // (the worker starts none after `stopping`), so the pool may send it to another worker once.
+        if (m.type === 'stopping' && m.after !== id) {
+          undelivered = true;
+          fail(
+            'infra',
+            'Infra',
+            `the job never ran: its sandbox worker stopped before it took the job (${m.reason}); the script was not at fault`,
+            true,
+          );
           return;
         }
         if (!('id' in m) || m.id !== id) return; // another job's (or a forged) line

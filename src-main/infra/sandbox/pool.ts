@@ -471,7 +471,8 @@ export class SandboxPool {
   /** Runs one job on a pooled worker; the worker is returned (or replaced) on every path. */
   async run(job: JobRequest): Promise<ExecutionResult> {
     // A job whose request never reached its worker (a standby whose engine restarted under it: the write
-    // fails with EPIPE) ran nothing, so it goes once more to another worker; a delivered job never does.
+    // fails with EPIPE), or that its worker said it stopped before taking (`stopping`), ran nothing, so it
+    // goes once more to another worker; a job that may have run never does.
     for (let attempt = 0; ; attempt++) {
       let w: PooledWorker;
       try {

@@ -64,6 +64,17 @@ const nextReady = z.object({
   after: any.transform((v) => (typeof v === 'string' ? v : null)),
 });
 
+/**
+ * The worker stops between jobs, after the job named `after` (its `done` came first), and starts no job
+ * from now on (the node worker: its last job's sweep failed or its launcher had to be killed). A job the
+ * host sent it since never ran: the pool may send it to another worker. `reason` is the worker's words.
+ */
+const stopping = z.object({
+  type: z.literal('stopping'),
+  after: any.transform((v) => (typeof v === 'string' ? v : null)),
+  reason: any.transform((v) => String(v ?? '').slice(0, 1000)),
+});
+
 const emit = z.object({
   type: z.literal('emit'),
   id: any,
@@ -160,6 +171,7 @@ export const WorkerMessage = z.discriminatedUnion('type', [
   loadError,
   pong,
   nextReady,
+  stopping,
   emit,
   trace,
   toolCall,
@@ -173,7 +185,14 @@ export type WorkerMessage = z.output<typeof WorkerMessage>;
  * always does (the worker stamps the job's), so one of these with an `id` is a job's forgery that got past
  * its worker's wall (docs/protocol.md, "What a job's process may send"), and is ignored.
  */
-const WORKER_OWN: ReadonlySet<unknown> = new Set(['hello', 'ready', 'load_error', 'pong', 'next_ready']);
+const WORKER_OWN: ReadonlySet<unknown> = new Set([
+  'hello',
+  'ready',
+  'load_error',
+  'pong',
+  'next_ready',
+  'stopping',
+]);
 
 /** The message a worker's line holds, or undefined for a line to ignore (not JSON, not a known message). */
 export function parseWorkerLine(line: string): WorkerMessage | undefined {

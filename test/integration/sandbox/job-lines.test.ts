@@ -4,7 +4,7 @@
  * intermediate, log), `trace` (of a sandbox tool), `tool_call` and `done` (with a reason the job's runtime
  * may give), stamped with the job's id; any other line is dropped and the job's logs say so. Attacked: a
  * tool writes a line of every worker -> host type the host reads outside jobs (`hello`, `ready`,
- * `load_error`, `pong`, `next_ready` about the running job, whose id it reads off a tool result), a second
+ * `load_error`, `pong`, `next_ready` about the running job, whose id it reads off a tool result, `stopping`), a second
  * `walls`, host -> worker types, an emit of an unknown kind, a trace that says it ran on the host, lines
  * that are not JSON objects; then, one job each, a `done` giving a reason only the worker gives. The host
  * must see none of them (every message its connection parsed, its `nextReady`, which steers the pool's
@@ -57,6 +57,8 @@ const FORGED = [
   '{"type":"load_error","error":{"type":"Forged","message":"forged","line":1}}',
   '{"type":"pong","busy":"forged"}',
   '{"type":"next_ready","after":"$ID"}',
+  // (one that reached the host would have it send the running job again: "it never ran")
+  '{"type":"stopping","after":null,"reason":"forged"}',
   '{"type":"walls","alone":false}',
   '{"type":"job","id":"$ID","code":"emit_result(1)\\n","tools":{}}',
   '{"type":"tool_result","id":"$ID","call_id":"c1","response":{"success":true}}',

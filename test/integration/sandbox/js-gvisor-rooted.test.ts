@@ -15,6 +15,10 @@
  *   queue, its files in `/tmp` and `/dev/shm` are gone or out of reach for the next job, and no process
  *   of a job uid is left in the sandbox. Each attack first shows it works inside the job that made it (the next job's refusal
  *   is not an attack that never worked).
+ * - the next job's process, made ahead in a tree of its own (only after a job's end: never beside one),
+ *   and a second one set beside a job on purpose from outside: the job finds, signals, reads and writes
+ *   nothing of it or its tree (its own describe block and sandbox: a job leaving a listening daemon, as
+ *   above, now and then ends gVisor 20221219's sandbox, made ahead or not: docs/scaling.md);
  * - a fork bomb ends the sandbox (gVisor's ptrace platform runs out of the container's host pids, runsc
  *   exits): the job fails, the pool replaces the sandbox and the next job runs (docs/security.md, "Known
  *   limits").
@@ -45,24 +49,68 @@ const c = (s) => Buffer.from(s + '\\0');
 const t = (f) => { try { return f(); } catch (e) { return 'error: ' + (e.code || e.message); } };
 `;
 
-describe('rooted bun jobs on gVisor, attacked from inside (sweep and wipe off)', () => {
+/** Helpers beside the worker of the gVisor sandbox named `sandbox` (docker exec, as root with its capabilities). */
+function besideWorker(sandbox: string) {
   const docker = new Docker();
-  const { run } = gvisorBun('jsgvisorrooted', ['jsescape', 'nosweep', 'nowipe']);
-  /** The sandbox's processes of job uids and its job trees, read beside the worker (docker exec). */
-  const leftInSandbox = async () => {
+  /** The sandbox's container. */
+  const sandboxId = async () => {
     const [c] = await docker.listContainers({
-      filters: { label: [`toolsmith.owner=${process.pid}`, 'toolsmith.sandbox=jsgvisorrooted'] },
+      filters: { label: [`toolsmith.owner=${process.pid}`, `toolsmith.sandbox=${sandbox}`] },
     });
     expect(c).toBeDefined();
-    const code = `const fs = require('fs'); const jobs = [];
-for (const p of fs.readdirSync('/proc').filter((n) => /^\\d+$/.test(n))) {
-  try { const uid = Number(/^Uid:\\s+(\\d+)/m.exec(fs.readFileSync('/proc/' + p + '/status', 'latin1'))[1]); if (uid >= 100000) jobs.push(p + ' ' + uid + ' ' + fs.readFileSync('/proc/' + p + '/cmdline', 'latin1')); } catch {}
-}
-console.log(JSON.stringify({ jobs, trees: fs.readdirSync('/mnt') }));`;
-    const r = spawnSync('docker', ['exec', c!.Id, '/usr/local/bin/bun', '-e', code], { encoding: 'utf8' });
-    if (r.status !== 0) throw new Error(`docker exec: ${r.stderr}`);
-    return JSON.parse(r.stdout) as { jobs: string[]; trees: string[] };
+    return c!.Id;
   };
+  /** A bun program run beside the worker (docker exec: root with the container's capabilities). */
+  const beside = async (code: string): Promise<unknown> => {
+    const r = spawnSync('docker', ['exec', await sandboxId(), '/usr/local/bin/bun', '-e', code], {
+      encoding: 'utf8',
+    });
+    if (r.status !== 0)
+      throw new Error(
+        `docker exec: ${r.status ?? r.signal} ${r.error?.message ?? ''} ${r.stderr} ${r.stdout}`,
+      );
+    return JSON.parse(r.stdout);
+  };
+  interface JobProc {
+    pid: number;
+    ppid: number;
+    uid: number;
+    ahead: boolean;
+  }
+  /**
+   * The sandbox's processes of job uids (their launcher's pid names their tree; `ahead`: made before
+   * its job) and its job trees, read beside the worker.
+   */
+  const leftInSandbox = async () =>
+    (await beside(`const fs = require('fs'); const jobs = [];
+for (const p of fs.readdirSync('/proc').filter((n) => /^\\d+$/.test(n))) {
+  try { const st = fs.readFileSync('/proc/' + p + '/status', 'latin1'); const uid = Number(/^Uid:\\s+(\\d+)/m.exec(st)[1]);
+    if (uid >= 100000) jobs.push({ pid: Number(p), ppid: Number(/^PPid:\\s+(\\d+)/m.exec(st)[1]), uid, ahead: fs.readFileSync('/proc/' + p + '/cmdline', 'latin1').split('\\0').includes('--ahead') }); } catch {}
+}
+console.log(JSON.stringify({ jobs, trees: fs.readdirSync('/mnt') }));`)) as {
+      jobs: JobProc[];
+      trees: string[];
+    };
+  /**
+   * The process waiting for the next job, once it is the only job process and its tree the only tree (it
+   * is made after the last job's end, sweep and wipe: 2026-12-05, docs/scaling.md).
+   */
+  const waitingProcess = async (): Promise<JobProc> => {
+    for (let i = 0; ; i++) {
+      const left = await leftInSandbox();
+      const [w] = left.jobs;
+      if (left.jobs.length === 1 && w!.ahead && left.trees.length === 1 && left.trees[0] === String(w!.ppid))
+        return w!;
+      if (i >= 100) throw new Error(`no lone waiting process: ${JSON.stringify(left)}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  };
+  return { sandboxId, beside, leftInSandbox, waitingProcess };
+}
+
+describe('rooted bun jobs on gVisor, attacked from inside (sweep and wipe off)', () => {
+  const { run } = gvisorBun('jsgvisorrooted', ['jsescape', 'nosweep', 'nowipe']);
+  const { waitingProcess } = besideWorker('jsgvisorrooted');
 
   it('no way out of its tree: no folder descriptor, no chroot, mount, namespace, uid, ptrace or capability, nothing of the sandbox writable', async () => {
     const probe = `${FFI}
@@ -177,8 +225,10 @@ emitResult({ uid: sys('uid'), reach: bun(${JSON.stringify(client(40))}), ipc: bu
       expect(da.ipc[k], k).toBeGreaterThanOrEqual(0);
       expect(da.found[k], k).toBeGreaterThanOrEqual(0);
     }
-    // no process of a job uid is left in the sandbox (its pid namespace died with its pid 1), nor its tree
-    expect(await leftInSandbox()).toEqual({ jobs: [], trees: [] });
+    // no process of a job uid is left in the sandbox (its pid namespace died with its pid 1), nor its
+    // tree: only the next job's process, waiting in a tree of its own, under another uid
+    const waiting = await waitingProcess();
+    expect(waiting.uid).not.toBe(da.uid);
     const b = await run(
       `${SYS}emitResult({ uid: sys('uid'), reach: bun(${JSON.stringify(client(3))}), found: bun(${JSON.stringify(ipc(false))}), tmp: sys('list', '/tmp'), shm: sys('list', '/dev/shm') });\n`,
     );
@@ -191,6 +241,7 @@ emitResult({ uid: sys('uid'), reach: bun(${JSON.stringify(client(40))}), ipc: bu
       shm: string[];
     };
     expect(db.uid).not.toBe(da.uid);
+    expect(db.uid).toBe(waiting.uid); // (it ran in the process that waited)
     expect(db.reach).toEqual({ abstract: 'error: ECONNREFUSED', tcp: 'error: ECONNREFUSED' });
     expect(db.found).toEqual({ shm: -1, msg: -1, sem: -1, mq: -1 });
     expect(db.tmp).not.toContain('left-by-a');
@@ -210,5 +261,123 @@ console.log(JSON.stringify({ n }));`;
     expect(next.error).toBeUndefined();
     expect(next.data).toMatchObject({ pid: 1 });
     expect((next.data as { uid: number }).uid).toBeGreaterThanOrEqual(100000);
+  }, 300_000);
+});
+
+/**
+ * The next job's process, made ahead (docs/scaling.md, "JS jobs: the next job's process made ahead"), and
+ * a job set on a waiting process (sweep and wipe off; a sandbox of its own: a job leaving a listening
+ * daemon, as above, now and then ends gVisor 20221219's sandbox, ahead or not).
+ */
+describe("rooted bun jobs on gVisor: the next job's process waiting in its tree (sweep and wipe off)", () => {
+  const { run } = gvisorBun('jsgvisorbeside', ['jsescape', 'nosweep', 'nowipe']);
+  const { sandboxId, beside, leftInSandbox, waitingProcess } = besideWorker('jsgvisorbeside');
+
+  it("the next job's process waiting in its tree: the job before it neither finds, signals nor writes it", async () => {
+    // The worker makes it only after a job's end, sweep and wipe: a job never runs beside it. So that the
+    // job can be set on it, a second one is made beside the worker's own here, from outside (a launcher
+    // run as root, `docker exec`: a waiting process the order never lets a job meet), holding a secret
+    // in its tree's /tmp.
+    expect((await run(`emitResult(1);\n`)).data).toBe(1);
+    const id = await sandboxId();
+    const spare = await waitingProcess();
+    const planted = spawnSync(
+      'docker',
+      [
+        'exec',
+        '-d',
+        id,
+        '/opt/toolsmith/jobns-launch',
+        '--keep',
+        '/opt/toolsmith',
+        '--rooted',
+        '--uid',
+        '100777',
+        '--',
+        '/usr/local/bin/bun',
+        '-e',
+        "require('fs').writeFileSync('/tmp/secret', 'planted'); setInterval(() => {}, 1000);",
+      ],
+      { encoding: 'utf8' },
+    );
+    expect(planted.status, planted.stderr).toBe(0);
+    const found = async () => {
+      for (let i = 0; ; i++) {
+        const p = (await leftInSandbox()).jobs.find((j) => j.uid === 100777);
+        const secret = p
+          ? ((await beside(
+              `const fs = require('fs'); let s = null; try { s = fs.readFileSync('/mnt/${p.ppid}/tmp/secret', 'latin1'); } catch {} console.log(JSON.stringify(s));`,
+            )) as string | null)
+          : null;
+        if (p && secret === 'planted') return p;
+        if (i >= 100) throw new Error('the planted process did not start');
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    };
+    const other = await found();
+    const trees = [spare.ppid, other.ppid];
+    // (the job runs in the worker's waiting process; the other, made later, waits beside it)
+    const attack = `${SYS}const me = sys('pid');
+const own = new Set(sys('list', '/proc/self/task').map(Number));
+const signalled = [];
+for (let p = 1; p <= 400; p++) if (p !== me && !own.has(p) && t(() => sys('kill', p)) === true) signalled.push(p);
+const trees = ${JSON.stringify(trees)};
+const pids = [...trees, ${other.pid}, ${spare.pid}];
+const paths = [...trees.flatMap((l) => ['/mnt/' + l, '/mnt/' + l + '/tmp/secret', '/mnt/' + l + '/tmp/x']), ...pids.flatMap((p) => ['/proc/' + p + '/root/tmp/secret', '/proc/' + p + '/environ'])];
+emitResult({
+  uid: sys('uid'), procs: sys('list', '/proc').filter((n) => /^\\d+$/.test(n)), signalled, mnt: t(() => sys('list', '/mnt')),
+  read: paths.map((p) => [p, t(() => sys('read', p))]).filter(([, r]) => !String(r).startsWith('error: ')),
+  written: paths.map((p) => [p, t(() => sys('write', p, 'x'))]).filter(([, r]) => r === true),
+  mountinfo: sys('read', '/proc/self/mountinfo').split('\\n').filter((l) => trees.some((n) => l.includes('/mnt/' + n))),
+  // (bun:ffi: as root would, into the other tree by its path; its pid from outside the job's namespace)
+  ffi: bun(${JSON.stringify(`${FFI}console.log(JSON.stringify({ chroot: libc.chroot(c('/mnt/${other.ppid}')), kill: t(() => process.kill(${other.pid}, 'SIGKILL')), ptrace: Number(libc.ptrace(16, ${other.pid}, null, null)) }));`)}),
+});
+`;
+    const a = await run(attack);
+    expect(a.error, JSON.stringify(a.error)).toBeUndefined();
+    const d = a.data as {
+      uid: number;
+      procs: string[];
+      signalled: number[];
+      mnt: string[];
+      read: [string, string][];
+      written: [string, unknown][];
+      mountinfo: string[];
+      ffi: { chroot: number; kill: unknown; ptrace: number };
+    };
+    expect(d.uid).toBe(spare.uid);
+    expect(d.uid).not.toBe(other.uid);
+    expect(d.procs).toEqual(['1']);
+    expect(d.signalled).toEqual([]);
+    expect(d.mnt).toEqual([]);
+    expect(d.read).toEqual([]);
+    expect(d.written).toEqual([]);
+    expect(d.mountinfo).toEqual([]);
+    expect(d.ffi).toEqual({ chroot: -1, kill: 'error: ESRCH', ptrace: -1 });
+    // the other waiting process is whole: alive, its secret as it wrote it, nothing written into its tree
+    const after = await beside(
+      `const fs = require('fs'); const r = (p) => { try { return fs.readFileSync(p, 'latin1'); } catch (e) { return 'error: ' + e.code; } };
+const modes = ['/mnt', ...fs.readdirSync('/mnt').map((l) => '/mnt/' + l)].map((p) => { const s = fs.statSync(p); return [p, (s.mode & 0o7777).toString(8), s.uid]; });
+console.log(JSON.stringify({ alive: fs.existsSync('/proc/${other.pid}'), secret: r('/mnt/${other.ppid}/tmp/secret'), x: r('/mnt/${other.ppid}/tmp/x'), tmp: fs.readdirSync('/mnt/${other.ppid}/tmp'), modes }));`,
+    );
+    const modes = (after as { modes: [string, string, number][] }).modes;
+    expect(after).toEqual({
+      alive: true,
+      secret: 'planted',
+      x: 'error: ENOENT',
+      tmp: ['secret'],
+      modes,
+    });
+    // The trees' folder is root's alone (no job uid enters it; each tree is the sandbox's root bound
+    // there, its mode the root's): the planted tree's and the next job's.
+    expect(modes[0]).toEqual(['/mnt', '700', 0]);
+    expect(modes.map(([p]) => p)).toEqual(expect.arrayContaining([`/mnt/${other.ppid}`]));
+    expect(modes).toHaveLength(3);
+    // (ended: its launcher kills it and releases its tree)
+    await beside(`process.kill(${other.ppid}, 'SIGTERM'); console.log('1');`);
+    for (let i = 0; (await leftInSandbox()).trees.includes(String(other.ppid)); i++) {
+      if (i >= 100) throw new Error('the planted tree was not released');
+      await new Promise((r) => setTimeout(r, 100));
+    }
   }, 300_000);
 });

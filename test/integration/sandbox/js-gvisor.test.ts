@@ -110,7 +110,14 @@ emitResult(states);\n`,
 function inSandbox(
   id: string,
   runtime: 'bun' | 'deno',
-): { workerUid: number; tmp: string[]; trees: string[]; treeMounts: number } {
+): {
+  workerUid: number;
+  tmp: string[];
+  trees: string[];
+  treeMounts: string[];
+  /** The processes of job uids: pid, uid, their launcher (whose pid names their tree), made ahead. */
+  jobs: { pid: number; uid: number; ppid: number; ahead: boolean }[];
+} {
   const code = `const fs = process.getBuiltinModule('node:fs');
 let workerUid = -1;
 for (const p of fs.readdirSync('/proc').filter((n) => /^\\d+$/.test(n))) {
@@ -121,14 +128,17 @@ for (const p of fs.readdirSync('/proc').filter((n) => /^\\d+$/.test(n))) {
     workerUid = Number(/^Uid:\\s+(\\d+)/m.exec(fs.readFileSync('/proc/' + p + '/status', 'latin1'))[1]);
   } catch {}
 }
-const treeMounts = fs.readFileSync('/proc/self/mountinfo', 'latin1').split('\\n').filter((l) => l.split(' ')[4]?.startsWith('/mnt/')).length;
-console.log(JSON.stringify({ workerUid, tmp: fs.readdirSync('/tmp'), trees: fs.readdirSync('/mnt'), treeMounts }));`;
+const treeMounts = fs.readFileSync('/proc/self/mountinfo', 'latin1').split('\\n').map((l) => l.split(' ')[4]).filter((m) => m?.startsWith('/mnt/'));
+const jobs = [];
+for (const p of fs.readdirSync('/proc').filter((n) => /^\\d+$/.test(n))) {
+  try { const st = fs.readFileSync('/proc/' + p + '/status', 'latin1'); const uid = Number(/^Uid:\\s+(\\d+)/m.exec(st)[1]);
+    if (uid >= 100000) jobs.push({ pid: Number(p), uid, ppid: Number(/^PPid:\\s+(\\d+)/m.exec(st)[1]), ahead: fs.readFileSync('/proc/' + p + '/cmdline', 'latin1').split('\\0').includes('--ahead') }); } catch {}
+}
+console.log(JSON.stringify({ workerUid, tmp: fs.readdirSync('/tmp'), trees: fs.readdirSync('/mnt'), treeMounts, jobs }));`;
   const r = spawnSync(
     'docker',
     ['exec', id, `/usr/local/bin/${runtime}`, runtime === 'deno' ? 'eval' : '-e', code],
-    {
-      encoding: 'utf8',
-    },
+    { encoding: 'utf8' },
   );
   if (r.status !== 0) throw new Error(`docker exec: ${r.stderr}`);
   return JSON.parse(r.stdout) as ReturnType<typeof inSandbox>;
@@ -181,15 +191,32 @@ emitResult({ pid: me, uid: t(() => sys('uid')), gid: t(() => sys('gid')), procs:
         filters: { label: [`toolsmith.owner=${process.pid}`, `toolsmith.sandbox=jsgvisoralone${runtime}`] },
       });
       expect(c).toBeDefined();
-      const sandbox = inSandbox(c!.Id, runtime);
+      // (once the next job's process waits: made after this job's end, in a tree of its own)
+      let sandbox = inSandbox(c!.Id, runtime);
+      for (let i = 0; i < 100 && !(sandbox.jobs.length === 1 && sandbox.jobs[0]!.ahead); i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        sandbox = inSandbox(c!.Id, runtime);
+      }
       expect(sandbox.workerUid).toBeGreaterThanOrEqual(0);
       expect(d.uid).not.toBe(sandbox.workerUid);
       expect(d.gid).not.toBe(sandbox.workerUid);
       expect(d.uid).toBeGreaterThanOrEqual(100000);
       // what it wrote is in a tmpfs of its own, not the sandbox's /tmp (the worker's folder): no wipe here
       expect(sandbox.tmp).not.toContain('left-by-a-job');
-      // its tree went with it (unmounted by its launcher)
-      expect({ trees: sandbox.trees, treeMounts: sandbox.treeMounts }).toEqual({ trees: [], treeMounts: 0 });
+      // its tree went with it (unmounted by its launcher): the one tree left is the next job's process's,
+      // waiting under another uid (docs/scaling.md, "JS jobs: the next job's process made ahead")
+      const waiting = sandbox.jobs[0];
+      expect(sandbox.jobs).toEqual([
+        { pid: expect.any(Number), uid: expect.any(Number), ppid: expect.any(Number), ahead: true },
+      ]);
+      expect(waiting!.uid).not.toBe(d.uid);
+      expect(sandbox.trees).toEqual([String(waiting!.ppid)]);
+      expect(sandbox.treeMounts.length).toBeGreaterThan(0);
+      expect(
+        sandbox.treeMounts.filter(
+          (m) => m !== `/mnt/${waiting!.ppid}` && !m.startsWith(`/mnt/${waiting!.ppid}/`),
+        ),
+      ).toEqual([]);
       // the next job: another uid, and nothing of the first
       const b =
         await run(`${SYS}const t = (f) => { try { return f(); } catch (e) { return 'error: ' + e.message; } };
@@ -197,6 +224,7 @@ emitResult({ uid: sys('uid'), tmp: sys('list', '/tmp') });\n`);
       expect(b.error).toBeUndefined();
       const e = b.data as { uid: number; tmp: string[] };
       expect(e.uid).not.toBe(d.uid);
+      expect(e.uid).toBe(waiting!.uid); // (it ran in the process that waited)
       expect(e.uid).not.toBe(sandbox.workerUid);
       expect(e.tmp).not.toContain('left-by-a-job');
     }, 300_000);

@@ -1,9 +1,10 @@
 /**
  * A JS job's process made ahead (docs/scaling.md, "JS jobs: the next job's process made ahead"): where the
- * launcher's walls hold (docker on runc, bubblewrap), the node worker starts the next job's process (the
- * launcher, its walls, the runtime, worker.mjs loaded, waiting on its IPC channel) once it has loaded and
- * after each job's end, sweep and wipe, never beside a running job. Looked at from the host (the worker's
- * processes: `docker top`, or /proc under the bubblewrap process) while a job holds in a host tool call.
+ * launcher's walls hold (docker on runc, bubblewrap; gVisor, where bun's jobs are rooted), the node worker
+ * starts the next job's process (the launcher, its walls, the runtime, worker.mjs loaded, waiting on its
+ * IPC channel) once it has loaded and after each job's end, sweep and wipe, never beside a running job.
+ * Looked at from the host (the worker's processes: `docker top`, or /proc under the bubblewrap process;
+ * on gVisor the sandbox's /proc, read beside the worker) while a job holds in a host tool call.
  * The script is handed its process's own powers (`jsescape`) to attack what it could reach; the sweep and
  * wipe stay on.
  */
@@ -28,8 +29,25 @@ interface Proc {
   state: string;
 }
 
-/** Every process of the worker (host pids): its container's (docker top), or below its bwrap process. */
-async function processes(level: string, id: string): Promise<Proc[]> {
+/**
+ * Every process of the worker (host pids): its container's (docker top), or below its bwrap process; on
+ * gVisor the sandbox's own (its /proc read beside the worker, the reading process left out: the sandbox
+ * kernel's pids, which no host process can signal).
+ */
+async function processes(level: string, id: string, runtime: string): Promise<Proc[]> {
+  if (level === 'gvisor') {
+    const out = await inContainer(
+      id,
+      runtime,
+      `const fs = process.getBuiltinModule('node:fs'); const all = [];
+for (const d of fs.readdirSync('/proc').filter((n) => /^\\d+$/.test(n))) {
+  try { const s = fs.readFileSync('/proc/' + d + '/stat', 'latin1'); const rest = s.slice(s.lastIndexOf(')') + 2).split(' ');
+    if (Number(d) !== process.pid) all.push({ pid: Number(d), comm: s.slice(s.indexOf('(') + 1, s.lastIndexOf(')')), state: rest[0], ppid: Number(rest[1]) }); } catch {}
+}
+console.log(JSON.stringify(all));`,
+    );
+    return JSON.parse(out) as Proc[];
+  }
   if (level === 'docker') {
     const top = (await docker.getContainer(id).top({ ps_args: '-o pid,ppid,stat,comm' })) as {
       Titles: string[];
@@ -73,8 +91,8 @@ async function processes(level: string, id: string): Promise<Proc[]> {
 }
 
 /** The job processes (a job's, or the one waiting for the next job): the launchers' live children. */
-async function jobProcesses(level: string, id: string): Promise<Proc[]> {
-  const ps = await processes(level, id);
+async function jobProcesses(level: string, id: string, runtime: string): Promise<Proc[]> {
+  const ps = await processes(level, id, runtime);
   const launchers = new Set(ps.filter((p) => p.comm === 'jobns-launch' && p.state !== 'Z').map((p) => p.pid));
   return ps.filter((p) => launchers.has(p.ppid) && p.state !== 'Z');
 }
@@ -125,7 +143,7 @@ const signalWaiting = (
   hostPid: number,
   sig: string,
 ): Promise<number[]> =>
-  level === 'docker'
+  level !== 'process'
     ? inContainer(
         id,
         runtime,
@@ -150,6 +168,9 @@ for (const [level, runtime, make] of [
   ['docker', 'bun', () => dockerFactory({ wallsOff: WALLS_OFF })],
   // (deno's job process with every permission under jsescape, as if deno's own had fallen: worker.mjs)
   ['docker', 'deno', () => dockerFactory({ wallsOff: WALLS_OFF })],
+  // (rooted: the waiting process has a tree of its own under /mnt and a uid of its own)
+  ['gvisor', 'bun', () => dockerFactory({ runtime: 'runsc', wallsOff: WALLS_OFF })],
+  ['gvisor', 'deno', () => dockerFactory({ runtime: 'runsc', wallsOff: WALLS_OFF })],
 ] as const) {
   describe(`a JS job's process made ahead: ${level}, ${runtime}`, () => {
     let factory: TestFactory;
@@ -187,7 +208,7 @@ for (const [level, runtime, make] of [
     const waitingProcess = () =>
       until('the process waiting for the next job', async () => {
         if (conn().nextReady !== true) return undefined;
-        const ps = await jobProcesses(level, workerId());
+        const ps = await jobProcesses(level, workerId(), runtime);
         return ps.length === 1 ? ps[0] : undefined;
       });
     /** What the worker wrote to its stderr (its last lines). */
@@ -237,7 +258,7 @@ for (const [level, runtime, make] of [
       expect(workerId()).toBe(id); // (loaded in place: the same worker)
       const after = await waitingProcess();
       expect(after.pid).not.toBe(before.pid);
-      expect((await processes(level, id)).some((p) => p.pid === before.pid && p.state !== 'Z')).toBe(false);
+      expect((await processes(level, id, runtime)).some((p) => p.pid === before.pid && p.state !== 'Z')).toBe(false);
       const r = await run(
         `const one = credential('FIRST');\nlet two;\ntry { credential('SECOND'); two = 'read'; } catch (e) { two = e.message; }\nemitResult({ one, two });\n`,
       );
@@ -248,7 +269,7 @@ for (const [level, runtime, make] of [
       held = undefined;
       const job = run(`await hold({});\nemitResult('held');\n`);
       await until('the job to hold', async () => (held ? true : undefined));
-      const running = await jobProcesses(level, workerId());
+      const running = await jobProcesses(level, workerId(), runtime);
       expect(running).toHaveLength(1);
       release();
       expect(ok(await job)).toBe('held');
@@ -311,21 +332,26 @@ emitResult({ tmp: sys('list', '/tmp').filter((n) => n.startsWith('js-ahead')),
 
     it('a waiting process that died unseen (the worker stopped meanwhile): the job sent to it runs in a fresh one', async () => {
       const waiting = await waitingProcess();
-      // the worker: the topmost of them (docker: the container's pid 1; bubblewrap: bwrap's child)
-      const ps = await processes(level, workerId());
-      const worker = ps.find((p) => p.comm !== 'jobns-launch' && !ps.some((q) => q.pid === p.ppid));
+      // the worker: the waiting process's launcher's parent
+      const ps = await processes(level, workerId(), runtime);
+      const worker = ps.find((p) => p.pid === ps.find((q) => q.pid === waiting.ppid)?.ppid);
       if (!worker) throw new Error(`no worker process among ${JSON.stringify(ps)}`);
+      // (gVisor: the sandbox kernel's pids, signalled from inside the sandbox)
+      const signal = (pid: number, sig: string) =>
+        level === 'gvisor'
+          ? inContainer(workerId(), runtime, `process.kill(${pid}, ${JSON.stringify(sig)})`)
+          : process.kill(pid, sig);
       // Stopped, the worker hears of the death only after the job's line: it sends the job to a process
       // that has ended (its write fails: EPIPE).
-      process.kill(worker.pid, 'SIGSTOP');
+      await signal(worker.pid, 'SIGSTOP');
       let job: Promise<ExecutionResult>;
       try {
-        process.kill(waiting.pid, 'SIGKILL');
+        await signal(waiting.pid, 'SIGKILL');
         job = run(`emitResult(sys('pid'));\n`);
         // (time for the job's line to reach the worker's input before it runs again)
         await new Promise((r) => setTimeout(r, 500));
       } finally {
-        process.kill(worker.pid, 'SIGCONT');
+        await signal(worker.pid, 'SIGCONT');
       }
       expect(ok(await job)).toBe(1);
       expect(stderrOf().join('\n')).toMatch(

@@ -29,8 +29,15 @@ describe('parseWorkerLine', () => {
       '{"type":"pong","id":"j","busy":false}',
       '{"type":"next_ready","id":"j","after":"j"}',
       '{"type":"next_ready","id":null,"after":null}',
+      // (a job that could forge it would have itself sent again: the pool retries a job that never ran)
+      '{"type":"stopping","id":"j","after":"i","reason":"forged"}',
     ])
       expect(parseWorkerLine(line), line).toBeUndefined();
+    expect(parseWorkerLine('{"type":"stopping","after":"i","reason":"why"}')).toEqual({
+      type: 'stopping',
+      after: 'i',
+      reason: 'why',
+    });
     expect(parseWorkerLine('{"type":"next_ready","after":"j"}')).toEqual({ type: 'next_ready', after: 'j' });
     expect(parseWorkerLine('{"type":"pong","busy":true}')).toEqual({ type: 'pong', busy: true });
   });
