@@ -14,10 +14,14 @@
  * changed, and a stale anchor stops the bench with the file and text to update. gVisor (`gvisor` in
  * BENCH_LEVELS) counts thread time in 10 ms steps, too coarse for these stages: there the stamps read the
  * wall clock from the moment the fork server asked for the clone, its processes are not visible from the
- * host, and the CPU per job is the container's cgroup's (sandbox kernel included).
+ * host, and the CPU per job is the container's cgroup's (sandbox kernel included). In place of the faults
+ * (which gVisor does not count) each gVisor stamp reads the sandbox's AnonPages: every 2 MiB range a
+ * process copies on its first write after a fork adds 2048 kB, so `job_process_stage_ranges` is how many
+ * ranges each stage copied, on average (docs/scaling.md, "gVisor: what a job's process writes").
+ * `BENCH_ROWS=<file>` writes every job's stamps there as JSON.
  */
 import { fileURLToPath } from 'node:url';
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Docker from 'dockerode';
 import { imagePaths } from '../src-main/app/sandbox-factory.ts';
@@ -105,6 +109,15 @@ async function measure(factory: WorkerFactory & { dispose(): Promise<void> }, is
         ),
       );
     });
+    // gVisor: the 2 MiB ranges copied in each stage, on average (the sandbox's AnonPages, in 2048 kB steps)
+    const stagesRanges: Record<string, number> = {};
+    if (gvisor)
+      names.forEach((name, k) => {
+        if (k === 0) return;
+        const d = rows.map((row) => (row[k]![2] - row[k - 1]![2]) / 2048);
+        stagesRanges[name] = Number((d.reduce((a, x) => a + x, 0) / d.length).toFixed(2));
+      });
+    if (process.env['BENCH_ROWS']) writeFileSync(process.env['BENCH_ROWS'], JSON.stringify(rows));
     const untilRun =
       pct(
         rows.map((row) => row[row.length - 1]![1]),
@@ -127,7 +140,14 @@ async function measure(factory: WorkerFactory & { dispose(): Promise<void> }, is
         job_p50_ms: r2(pct(lat, 50)),
         // Wall-clock stages (µs, p50) from the clone request; faults as the sandbox kernel counts them.
         job_process_stage_wall_us: stagesUs,
-        job_process_stage_faults: stagesFaults,
+        // The 2 MiB ranges copied (on average) in each stage, from the stage before it: every write to a
+        // range shared with the fork server copies all of it (docs/scaling.md, "gVisor's fork")
+        job_process_stage_ranges: stagesRanges,
+        job_process_ranges_until_result: Number(
+          Object.values(stagesRanges)
+            .reduce((a, x) => a + x, 0)
+            .toFixed(2),
+        ),
         job_process_until_result_ms: r2(untilRun),
         // Everything of the container per job (worker, fork server, job, and gVisor's own kernel).
         container_cpu_ms: r2(cgroupPerJob),

@@ -18,14 +18,22 @@ const EDITS: { file: string; anchor: string; stamp: string; before?: boolean }[]
     file: 'jobns.py',
     anchor: 'import ctypes\n',
     stamp:
-      'import resource as _rs\nimport time as _tm\n_STAGES = []\n_STAGES_BASE = [0]\n\n\ndef _toolsmith_stage(name):\n    _STAGES.append((name, _TOOLSMITH_CLOCK() // 1000 - _STAGES_BASE[0], _rs.getrusage(_rs.RUSAGE_SELF).ru_minflt))\n\n\n',
+      'import os as _os\nimport resource as _rs\nimport time as _tm\n_STAGES = []\n_STAGES_BASE = [0]\n_MEMINFO = [-1]\n\n\n' +
+      // gVisor: the sandbox's AnonPages (kB) in place of the faults (which it does not count): each 2 MiB
+      // range a process copies on a write after a fork adds 2048 (docs/scaling.md)
+      'def _toolsmith_anon():\n    try:\n        if _MEMINFO[0] < 0:\n            _MEMINFO[0] = _os.open("/proc/meminfo", _os.O_RDONLY)\n        t = _os.pread(_MEMINFO[0], 4096, 0)\n        i = t.index(b"AnonPages:")\n        return int(t[i + 10 : t.index(b"kB", i)])\n    except (OSError, ValueError):\n        return -1\n\n\n' +
+      'def _toolsmith_stage(name):\n    _STAGES.append((name, _TOOLSMITH_CLOCK() // 1000 - _STAGES_BASE[0], _TOOLSMITH_COUNT()))\n\n\n',
   },
   // (wall clock: the moment the fork server asks for the clone, which the new process inherits)
   {
     file: 'jobns.py',
     anchor: '    before()\n    pid = lib.syscall(',
     stamp:
-      '    _STAGES_BASE[0] = _TOOLSMITH_CLOCK() // 1000 if _TOOLSMITH_CLOCK is _tm.monotonic_ns else 0\n',
+      '    _STAGES_BASE[0] = _TOOLSMITH_CLOCK() // 1000 if _TOOLSMITH_CLOCK is _tm.monotonic_ns else 0\n' +
+      // (gVisor: the sandbox's memory when the clone is asked for, the first stage's base; the C loop's
+      // children inherit the one of the fork server's first clone, made by Python: both when no job's
+      // process is alive, so the C loop's first stage counts its copies too)
+      '    _STAGES[:] = [("clone", 0, _TOOLSMITH_COUNT())] if _TOOLSMITH_CLOCK is _tm.monotonic_ns else []\n',
   },
   {
     file: 'jobns.py',
@@ -47,6 +55,32 @@ const EDITS: { file: string; anchor: string; stamp: string; before?: boolean }[]
     file: 'jobns.py',
     anchor: '    # Every capability it holds in its own user namespace',
     stamp: STAMP('mounts and /proc', '    '),
+  },
+  // (gVisor: a rooted job's tree, chroot and uid)
+  {
+    file: 'jobns.py',
+    anchor: '    walls = ["pid", "ipc"]\n    try:\n        cwd = os.getcwd()\n',
+    stamp: STAMP('rooted: before its tree', '    '),
+  },
+  {
+    file: 'jobns.py',
+    anchor: '    if bound:\n        for wall, source, point, fstype, flags, data in tree[1:]:\n',
+    stamp: STAMP('rooted: root bound', '    '),
+  },
+  {
+    file: 'jobns.py',
+    anchor: '        try:\n            os.chdir(root)\n            os.chroot(".")\n',
+    stamp: STAMP('rooted: tree mounted', '        '),
+  },
+  {
+    file: 'jobns.py',
+    anchor: '    try:\n        os.setgroups([])\n',
+    stamp: STAMP('rooted: chroot', '    '),
+  },
+  {
+    file: 'jobns.py',
+    anchor: '    if "pts" in walls:\n        _refuse_ptys()  # (its tree',
+    stamp: STAMP('rooted: uid', '    '),
   },
   {
     file: 'jobns.py',
@@ -114,7 +148,8 @@ export function instrumentedImages(source: string, clock: 'thread' | 'wall' = 't
       const pos = e.before === false ? at + e.anchor.length : at;
       const stamp =
         e.anchor === 'import ctypes\n'
-          ? `${e.stamp}_TOOLSMITH_CLOCK = _tm.${clock === 'wall' ? 'monotonic_ns' : 'thread_time_ns'}\n\n\n`
+          ? `${e.stamp}_TOOLSMITH_CLOCK = _tm.${clock === 'wall' ? 'monotonic_ns' : 'thread_time_ns'}\n` +
+            `_TOOLSMITH_COUNT = ${clock === 'wall' ? '_toolsmith_anon' : 'lambda: _rs.getrusage(_rs.RUSAGE_SELF).ru_minflt'}\n\n\n`
           : e.stamp;
       writeFileSync(path, text.slice(0, pos) + stamp + text.slice(pos));
     }
