@@ -11,6 +11,7 @@
  * - `BENCH_AB=center`: a job's walls made in C against jobns.enter's Python (`nocenter`);
  * - `BENCH_AB=forkloop`: the fork server's loop in C against its Python loop alone (`noforkloop`; on gVisor
  *   too, where the C loop watches children through SIGCHLD and makes each job's tree folder);
+ * - `BENCH_AB=ptyahead` (gVisor): `pty` loaded by the fork server against each rooted job importing it;
  * - `BENCH_AB_WORKERS=2` with any BENCH_AB: each side a pool of that many workers (default 1), as
  *   bench:sandbox's own per-job figures run, so back to back the pool alternates between them;
  * - `BENCH_AB=1`: the next job's process made ahead (docs/scaling.md) against the old order (the worker's
@@ -447,6 +448,9 @@ const AB_PAIRS: Record<string, ABPair> = {
   forkloop: { a: 'cloop', b: 'pyloop', wallsA: [], wallsB: ['noforkloop'] },
   // A job's walls made in C (ts_enter), against jobns.enter's Python (`nocenter`).
   center: { a: 'cwalls', b: 'pywalls', wallsA: [], wallsB: ['nocenter'] },
+  // gVisor: `pty` imported by the fork server for every rooted job's _refuse_ptys, against each job's
+  // process importing it (`ptyinjob`).
+  ptyahead: { a: 'ptyahead', b: 'ptyinjob', wallsA: [], wallsB: ['ptyinjob'] },
 };
 
 const result: Record<string, unknown> = {};

@@ -27,7 +27,7 @@ fork as before, `nosweep` skips the sweep of the sandbox's pid namespace, `nowip
 writable mounts, `noseccomp` the job's seccomp filter, `noipcfilter` the fork server's SysV/POSIX IPC
 filter, `norooted` the gVisor job's tree (the user, pid and IPC namespaces as before it: bench:sandbox's
 side-by-side run), `nocenter` the walls made in C (jobns.enter's Python path instead: the tests compare
-both); each wall is then tested with the others off."""
+both), `ptyinjob` a rooted job importing `pty` itself (bench:sandbox's `BENCH_AB=ptyahead`); each wall is then tested with the others off."""
 
 import ctypes
 import os
@@ -408,7 +408,12 @@ def prepare():
     """Called by the fork server before its first child: the plan is part of what every child copies."""
     if wanted():
         _STATE["rooted"] = _prepare_rooted()
-        _plan()
+        plan = _plan()
+        if rooted() and plan["pts"] and "ptyinjob" not in OFF:
+            # Every rooted job's _refuse_ptys (its /dev/pts an empty folder) then finds pty loaded: importing
+            # it in each job's process (its files read and run in the job's chroot) cost ~6 ms there and
+            # wrote a 2 MiB range more under gVisor (docs/scaling.md, "gVisor: what a job's process writes").
+            import pty  # noqa: F401
     elif "noseccomp" not in OFF and _ARCH is not None:
         _ESCAPE.append(hygiene.filter_program(_assemble(_ARCH)))
 
