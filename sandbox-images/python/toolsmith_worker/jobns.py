@@ -411,9 +411,13 @@ def prepare():
         plan = _plan()
         if rooted() and plan["pts"] and "ptyinjob" not in OFF:
             # Every rooted job's _refuse_ptys (its /dev/pts an empty folder) then finds pty loaded: importing
-            # it in each job's process (its files read and run in the job's chroot) cost ~6 ms there and
-            # wrote a 2 MiB range more under gVisor (docs/scaling.md, "gVisor: what a job's process writes").
-            import pty  # noqa: F401
+            # it in each job's process (its files found and run in the job's tree) took ~8 ms there and
+            # copied ~0.6 of a 2 MiB range more under gVisor (docs/scaling.md, "gVisor: what a job's
+            # process writes").
+            try:
+                import pty  # noqa: F401
+            except ImportError:
+                pass  # (as in _refuse_ptys: os.openpty and os.forkpty are refused all the same)
     elif "noseccomp" not in OFF and _ARCH is not None:
         _ESCAPE.append(hygiene.filter_program(_assemble(_ARCH)))
 
