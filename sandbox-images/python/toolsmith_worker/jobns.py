@@ -27,7 +27,8 @@ fork as before, `nosweep` skips the sweep of the sandbox's pid namespace, `nowip
 writable mounts, `noseccomp` the job's seccomp filter, `noipcfilter` the fork server's SysV/POSIX IPC
 filter, `norooted` the gVisor job's tree (the user, pid and IPC namespaces as before it: bench:sandbox's
 side-by-side run), `nocenter` the walls made in C (jobns.enter's Python path instead: the tests compare
-both), `ptyinjob` a rooted job importing `pty` itself (bench:sandbox's `BENCH_AB=ptyahead`); each wall is then tested with the others off."""
+both), `ptyinjob` a rooted job importing `pty` itself (bench:sandbox's `BENCH_AB=ptyahead`); each wall
+is then tested with the others off."""
 
 import ctypes
 import os
