@@ -258,7 +258,9 @@ for (const [level, runtime, make] of [
       expect(workerId()).toBe(id); // (loaded in place: the same worker)
       const after = await waitingProcess();
       expect(after.pid).not.toBe(before.pid);
-      expect((await processes(level, id, runtime)).some((p) => p.pid === before.pid && p.state !== 'Z')).toBe(false);
+      expect((await processes(level, id, runtime)).some((p) => p.pid === before.pid && p.state !== 'Z')).toBe(
+        false,
+      );
       const r = await run(
         `const one = credential('FIRST');\nlet two;\ntry { credential('SECOND'); two = 'read'; } catch (e) { two = e.message; }\nemitResult({ one, two });\n`,
       );
