@@ -1181,9 +1181,12 @@ if (isChild) {
    * makes another). `noahead` (TOOLSMITH_TEST_WALLS, tests and bench) keeps the old way: each job's process
    * started on the job's arrival. Rooted jobs (bun on gVisor) too: the waiting process's tree under /mnt
    * and its uid are made after the last job's sweep and wipe, so neither ever meets a job but its own
-   * (docs/scaling.md, "JS jobs: the next job's process made ahead", gVisor).
+   * (docs/scaling.md, "JS jobs: the next job's process made ahead", gVisor). Not deno's rooted jobs
+   * (deno on gVisor): under load its waiting process there lost jobs to its 30 s limit and ended its worker
+   * in tests; each of its jobs' processes starts on its arrival, as before.
    */
-  const AHEAD = launcher !== undefined && !WALLS_OFF.has('noahead');
+  const AHEAD =
+    launcher !== undefined && !(launcher.rooted && RUNTIME === 'deno') && !WALLS_OFF.has('noahead');
   /** { child, heapMb, waiting, early }: the process waiting for the next job, if any. */
   let spare;
   // Waiting processes that ended before their job since the last job or load: at the second, none is made
