@@ -397,17 +397,19 @@ for (const [name, make, roots, runtime] of [
       await factory?.dispose();
     });
 
+    /** A job answering `i` on the stall sandbox's pool. */
+    const run = (i: number) =>
+      backend.execute({
+        sandbox: 'jsjobns-stall',
+        runtime,
+        language: 'js',
+        code: `emitResult(${i});\n`,
+        bodyStartLine: 1,
+        tools: {},
+        timeoutMs: 20_000,
+      });
+
     it('a job sent right behind the stalled one never ran there: it runs on a fresh worker', async () => {
-      const run = (i: number) =>
-        backend.execute({
-          sandbox: 'jsjobns-stall',
-          runtime,
-          language: 'js',
-          code: `emitResult(${i});\n`,
-          bodyStartLine: 1,
-          tools: {},
-          timeoutMs: 20_000,
-        });
       const first = await run(100);
       expect(first.data).toBe(100);
       const stalled = backend.workerIds('jsjobns-stall', runtime)?.workers ?? [];
@@ -426,15 +428,7 @@ for (const [name, make, roots, runtime] of [
       const ran: number[] = [];
       const failed: string[] = [];
       for (let i = 0; i < 8 && ran.length < 3; i++) {
-        const r = await backend.execute({
-          sandbox: 'jsjobns-stall',
-          runtime,
-          language: 'js',
-          code: `emitResult(${i});\n`,
-          bodyStartLine: 1,
-          tools: {},
-          timeoutMs: 20_000,
-        });
+        const r = await run(i);
         if (r.data === i) ran.push(i);
         else failed.push(`${r.exitReason}: ${r.error?.message ?? ''}`);
       }
