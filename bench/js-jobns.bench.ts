@@ -8,7 +8,7 @@
  * - `ahead`: the launcher with the next job's process made ahead against the same started on the job's
  *   arrival (`noahead`).
  * Level `gvisor` (runsc) runs bun jobs (rooted there: node is refused on gVisor); the others node, or
- * `BENCH_RUNTIME` (node, bun).
+ * `BENCH_RUNTIME` (node, bun, deno).
  * `BENCH_JOBS` (default 200) trivial jobs each, in interleaved rounds of 25 back to back (each job sent as
  * the last result arrives) and, with `BENCH_PACED` (default 10, 0: none) jobs each sent `BENCH_PACE_MS`
  * (default 100) after the last result, so that the machine's load moves both ways alike. Prints JSON:
@@ -79,7 +79,8 @@ async function level(name: string): Promise<Record<string, unknown>> {
     });
     made[way] = { f, b };
   }
-  const runtime = name === 'gvisor' ? 'bun' : ((process.env['BENCH_RUNTIME'] ?? 'node') as 'node' | 'bun');
+  const runtime =
+    name === 'gvisor' ? 'bun' : ((process.env['BENCH_RUNTIME'] ?? 'node') as 'node' | 'bun' | 'deno');
   const run = async (b: SandboxBackend) => {
     const t = performance.now();
     const r = await b.execute({
