@@ -1258,6 +1258,18 @@ if (isChild) {
     }
   };
   const alive = (child) => child.exitCode === null && child.signalCode === null;
+  /** A job whose process ended before its done: its signal or exit status. */
+  const died = (how) => ({
+    type: 'done',
+    ok: false,
+    reason: 'crashed',
+    error: { type: 'Crashed', message: `the script process died (${how})`, frames: [] },
+  });
+  /**
+   * deno: how long a job's process that ended is given for its 'close' (its last messages and output
+   * read) before the worker names its crash without it (attach's 'exit').
+   */
+  const DENO_CLOSE_GRACE_MS = 1000;
   /**
    * deno: a launcher told to end (its job's end, a waiting process discarded; called before it is told,
    * as deno's ChildProcess takes a process it sent a signal to for ended) is waited for before the next
@@ -1569,16 +1581,27 @@ if (isChild) {
         child.stdout.on('data', onOutput);
         child.stderr.on('data', onOutput);
         // deno: a process that ends with a message of the worker unread in its channel (its job, handed to
-        // a process made ahead that then died), or after a write to its channel failed, may never get its
-        // 'close' (deno 2.9.6 keeps the channel open): one that had not taken its job ran none of it, so
-        // the job goes to a fresh process at its exit.
+        // a process made ahead that then died; a tool's result, written while it was stopped), or after a
+        // write to its channel failed, may never get its 'close' (deno 2.9.6 keeps the channel open): one
+        // that had not taken its job ran none of it, so the job goes to a fresh process at its exit
+        // (js-next-job-process.test.ts, docker, deno, "... dies holding its job (stopped, then killed)");
+        // one that had is the job's crash, named once its 'close' has had DENO_CLOSE_GRACE_MS to come (it
+        // comes after the process's last messages and output, which it would say first) and has not
+        // (js-job-crash.test.ts; the job was a timeout before).
         if (RUNTIME === 'deno')
           child.on('exit', (code, sig) => {
-            if (current.child !== child || current.taken || current.finished) return;
-            try {
-              if (child.connected) child.disconnect();
-            } catch {}
-            fresh(code, sig);
+            if (current.child !== child || current.finished) return;
+            const disconnect = () => {
+              try {
+                if (child.connected) child.disconnect();
+              } catch {}
+            };
+            if (!current.taken) return (disconnect(), fresh(code, sig));
+            setTimeout(() => {
+              if (current.child !== child || current.finished) return;
+              disconnect();
+              finish(current, died(sig ?? code));
+            }, DENO_CLOSE_GRACE_MS);
           });
         // The child sends each message as JSON text (wireText): only text is read.
         child.on('message', (text) => {
@@ -1605,12 +1628,7 @@ if (isChild) {
         child.on('close', (code, sig) => {
           if (current.child !== child) return;
           if (!current.taken && !current.finished) return fresh(code, sig);
-          finish(current, {
-            type: 'done',
-            ok: false,
-            reason: 'crashed',
-            error: { type: 'Crashed', message: `the script process died (${sig ?? code})`, frames: [] },
-          });
+          finish(current, died(sig ?? code));
         });
       };
       attach(job.child);

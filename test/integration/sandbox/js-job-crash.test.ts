@@ -1,0 +1,141 @@
+/**
+ * A JS job's process that dies while it holds a tool call (docs/sandboxes.md, "JS jobs", deno): the job is
+ * `crashed`, its cause named, at once, not after its time limit. deno 2.9.6 gives no `close` for a child
+ * that ends with a message of the worker unread in its IPC channel (the tool's result written to it while
+ * it was stopped), nor after a write to its channel failed (the result written after it died): the worker
+ * saw the process's `exit` only, and the job waited for its time limit (`timeout`). Driven from the host:
+ * the job's process (the launcher's child) is signalled from inside the worker's container while the job
+ * holds in a host tool call.
+ */
+import Docker from 'dockerode';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ExecutionResult } from '../../../src-main/core/sandbox/execution.ts';
+import type { ToolResponse } from '../../../src-main/core/tools/model.ts';
+import type { SandboxBackend } from '../../../src-main/infra/sandbox/backend.ts';
+import { POLL_MS } from '../../support/budgets.ts';
+import { dockerFactory, testBackend } from '../../support/sandbox.ts';
+import type { TestFactory } from '../../support/sandbox.ts';
+
+const docker = new Docker();
+
+/** Runs `code` inside the worker's container (docker exec, the container's user) and returns its stdout. */
+async function inContainer(id: string, runtime: string, code: string): Promise<string> {
+  const exec = await docker.getContainer(id).exec({
+    Cmd: [`/usr/local/bin/${runtime}`, runtime === 'deno' ? 'eval' : '-e', code],
+    AttachStdout: true,
+    AttachStderr: true,
+  });
+  const stream = await exec.start({});
+  const chunks: Buffer[] = [];
+  await new Promise<void>((resolve, reject) => {
+    stream.on('data', (c: Buffer) => chunks.push(c));
+    stream.on('end', resolve);
+    stream.on('error', reject);
+  });
+  let out = '';
+  const all = Buffer.concat(chunks);
+  for (let at = 0; at + 8 <= all.length;) {
+    const n = all.readUInt32BE(at + 4);
+    if (all[at] === 1) out += all.toString('utf8', at + 8, at + 8 + n);
+    at += 8 + n;
+  }
+  return out;
+}
+
+/** Sends `sig` to the job processes (the launchers' children) from inside the container; their pids. */
+const signalJob = async (id: string, runtime: string, sig: string): Promise<number[]> =>
+  JSON.parse(
+    await inContainer(
+      id,
+      runtime,
+      `const fs = process.getBuiltinModule('node:fs');
+const comm = (p) => { try { return fs.readFileSync('/proc/' + p + '/comm', 'utf8').trim(); } catch { return ''; } };
+const ppid = (p) => { try { const s = fs.readFileSync('/proc/' + p + '/stat', 'utf8'); return Number(s.slice(s.lastIndexOf(')') + 2).split(' ')[1]); } catch { return 0; } };
+const hit = fs.readdirSync('/proc').filter((d) => /^\\d+$/.test(d)).map(Number).filter((p) => comm(ppid(p)) === 'jobns-launch');
+for (const p of hit) process.kill(p, ${JSON.stringify(sig)});
+console.log(JSON.stringify(hit));`,
+    ),
+  ) as number[];
+
+const until = async <T>(what: string, get: () => Promise<T | undefined> | T | undefined): Promise<T> => {
+  const end = Date.now() + POLL_MS;
+  for (;;) {
+    const v = await get();
+    if (v !== undefined) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+};
+
+for (const [level, runtime, make] of [
+  ['docker', 'deno', () => dockerFactory()],
+  // (rooted: its job's process started on the job's arrival, not made ahead)
+  ['gvisor', 'deno', () => dockerFactory({ runtime: 'runsc' })],
+  // (node reads a child's channel to its end at its exit: the same answer, for comparison)
+  ['docker', 'node', () => dockerFactory()],
+] as const) {
+  describe(`a JS job's process that dies holding a tool call: ${level}, ${runtime}`, () => {
+    let factory: TestFactory;
+    let backend: SandboxBackend;
+    let held: ((r: ToolResponse) => void) | undefined;
+    const hold = (): Promise<ToolResponse> =>
+      new Promise((resolve) => {
+        held = resolve;
+      });
+    /** Answers the held `hold` call. */
+    const answer = (r: ToolResponse) => held?.(r);
+    const workerId = () => backend.workerIds('crash', runtime)?.workers[0] as string;
+    const run = (): Promise<ExecutionResult> =>
+      backend.execute({
+        sandbox: 'crash',
+        runtime,
+        language: 'js',
+        code: `const r = await hold({});\nemitResult(r);\n`,
+        bodyStartLine: 1,
+        tools: { hold: 'hold' },
+        timeoutMs: 20_000,
+      });
+
+    beforeAll(async () => {
+      factory = await make();
+      backend = testBackend(factory, {
+        toolsSource: '',
+        pool: { minSize: 1, maxSize: 1, standby: 0 },
+        hostTools: { hold },
+      });
+      await backend.warm('crash', runtime);
+    }, 300_000);
+    afterAll(async () => {
+      await backend?.dispose();
+      await factory?.dispose();
+    });
+
+    it('stopped, its tool result written to it, then killed: crashed, the signal named', async () => {
+      held = undefined;
+      const job = run();
+      await until('the job to hold', () => (held ? true : undefined));
+      expect(await signalJob(workerId(), runtime, 'SIGSTOP')).toHaveLength(1);
+      answer({ success: true, data: 'late' });
+      await new Promise((r) => setTimeout(r, 500));
+      expect(await signalJob(workerId(), runtime, 'SIGKILL')).toHaveLength(1);
+      const r = await job;
+      expect({ exit: r.exitReason, message: r.error?.message }).toEqual({
+        exit: 'crashed',
+        message: 'the script process died (SIGKILL)',
+      });
+    }, 120_000);
+
+    it('killed, then its tool result written to it: crashed, the signal named', async () => {
+      held = undefined;
+      const job = run();
+      await until('the job to hold', () => (held ? true : undefined));
+      expect(await signalJob(workerId(), runtime, 'SIGKILL')).toHaveLength(1);
+      answer({ success: true, data: 'late' });
+      const r = await job;
+      expect({ exit: r.exitReason, message: r.error?.message }).toEqual({
+        exit: 'crashed',
+        message: 'the script process died (SIGKILL)',
+      });
+    }, 120_000);
+  });
+}
