@@ -166,6 +166,13 @@ function live(job: JobRequest, e: LiveExecutionEvent): void {
   }
 }
 
+/**
+ * A job's result as the connection gives it to the pool: `workerBroken`, the worker must be replaced;
+ * `undelivered`, nothing of the job ran (the pool may send it to another worker once); `stopped`, the
+ * worker's reason when that was its `stopping` (docs/protocol.md).
+ */
+export type JobOutcome = ExecutionResult & { workerBroken: boolean; undelivered?: boolean; stopped?: string };
+
 export interface ReadyInfo {
   runtime: string;
   version: string;
@@ -528,8 +535,11 @@ export class WorkerConnection {
     });
   }
 
-  /** Runs one job. Never throws: every failure is an ExecutionResult. */
-  run(job: JobRequest): Promise<ExecutionResult & { workerBroken: boolean; undelivered?: boolean }> {
+  /**
+   * Runs one job. Never throws: every failure is an ExecutionResult. `undelivered`: nothing of the job ran
+   * (the pool may send it to another worker); `stopped`: why, when it was the worker's `stopping`.
+   */
+  run(job: JobRequest): Promise<JobOutcome> {
     const id = randomUUID();
     const started = performance.now();
     const intermediates: JsonValue[] = [];
@@ -568,6 +578,7 @@ export class WorkerConnection {
     // The job's request never reached the worker (it was gone before, or the write failed): nothing of the
     // script ran, so the pool may run it on another worker.
     let undelivered = false;
+    let stopped: string | undefined;
     return new Promise((resolve) => {
       let settled = false;
       const finish = (exitReason: ExitReason, error?: ExecutionError, workerBroken = false) => {
@@ -618,7 +629,7 @@ export class WorkerConnection {
         }
         openSkills.clear();
         const success = exitReason === 'ok';
-        const r: ExecutionResult & { workerBroken: boolean; undelivered?: boolean } = {
+        const r: JobOutcome = {
           success,
           intermediates,
           logs,
@@ -640,6 +651,7 @@ export class WorkerConnection {
           ...(calls.approvals.over > 0 ? { approvalsNotAsked: calls.approvals.over } : {}),
           ...(intermediatesOver > 0 ? { intermediatesNotRecorded: intermediatesOver } : {}),
           ...(undelivered && !success ? { undelivered } : {}),
+          ...(stopped !== undefined && !success ? { stopped } : {}),
         };
         resolve(clean(r));
       };
@@ -695,6 +707,7 @@ export class WorkerConnection {
         // (the worker starts none after `stopping`), so the pool may send it to another worker once.
         if (m.type === 'stopping' && m.after !== id) {
           undelivered = true;
+          stopped = m.reason;
           fail(
             'infra',
             'Infra',

@@ -472,7 +472,9 @@ export class SandboxPool {
   async run(job: JobRequest): Promise<ExecutionResult> {
     // A job whose request never reached its worker (a standby whose engine restarted under it: the write
     // fails with EPIPE), or that its worker said it stopped before taking (`stopping`), ran nothing, so it
-    // goes once more to another worker; a job that may have run never does.
+    // goes once more to another worker; a job that may have run never does. When both workers stopped,
+    // its error names both reasons.
+    let firstStopped: string | undefined;
     for (let attempt = 0; ; attempt++) {
       let w: PooledWorker;
       try {
@@ -484,12 +486,22 @@ export class SandboxPool {
       this.lastJob = Date.now();
       let again = false;
       try {
-        const { workerBroken, undelivered, ...result } = await w.conn.run(job);
+        const { workerBroken, undelivered, stopped, ...result } = await w.conn.run(job);
         // The result goes back at once: the broken worker is marked closed now (release replaces it) and
         // its container is removed in the background (a `docker rm -f` costs tens of ms).
         if (workerBroken) void w.conn.kill('broken after a job').catch(() => {});
         again = !!undelivered && attempt === 0 && !job.signal?.aborted && !this.disposed;
-        if (!again) return result;
+        if (!again) {
+          if (firstStopped === undefined || stopped === undefined || !result.error) return result;
+          return {
+            ...result,
+            error: {
+              ...result.error,
+              message: `the job never ran: the two sandbox workers it was sent to stopped before they took it (the first: ${firstStopped}; the second: ${stopped}); the script was not at fault`,
+            },
+          };
+        }
+        firstStopped = stopped;
       } finally {
         this.lastJob = Date.now();
         this.release(w);

@@ -26,6 +26,7 @@ import Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { imagePaths } from '../../../src-main/app/sandbox-factory.ts';
 import type { ExecutionResult } from '../../../src-main/core/sandbox/execution.ts';
+import type { ToolResponse } from '../../../src-main/core/tools/model.ts';
 import type { SandboxBackend } from '../../../src-main/infra/sandbox/backend.ts';
 import { DockerWorkerFactory, hostConfig } from '../../../src-main/infra/sandbox/docker.ts';
 import { buildImage, dockerBuild, imageExists } from '../../../src-main/infra/sandbox/images.ts';
@@ -37,6 +38,7 @@ import {
   TEST_LIMITS,
   testBackend,
 } from '../../support/sandbox.ts';
+import { POLL_MS } from '../../support/budgets.ts';
 import type { TestFactory } from '../../support/sandbox.ts';
 import { repoRoot } from '../../support/workspace.ts';
 
@@ -445,6 +447,91 @@ for (const [name, make, roots, runtime] of [
       }
       expect(zombies).toEqual([]);
     }, 600_000);
+  });
+}
+
+/**
+ * A job held by a worker that stops (`stopping`, docs/protocol.md) goes once to another worker; when that
+ * one stops too, the job fails `infra`, saying it never ran and why each worker stopped, never `crashed`
+ * or `timeout`. Every worker of the pool stalls (`launcherstall`: each worker stops 2 s after its first
+ * job's end). Two workers each hold a job in a host tool call; the first is released, and the next job,
+ * sent at once, goes to it while it waits for its stalled launcher; it stops, and the job goes to the
+ * other worker (the replacement of the first is held back until the test is over, so the job waits for
+ * the other one), released now: it waits for its own stalled launcher, and stops too.
+ */
+for (const runtime of ['node', 'deno'] as const) {
+  describe(`JS jobs alone: every worker a job is sent to stops before it takes it (docker, ${runtime})`, () => {
+    let factory: TestFactory;
+    let backend: SandboxBackend;
+    // (each job's `hold` call by its name: the two calls may come in either order)
+    const held = new Map<string, () => void>();
+    const hold = (args: Record<string, unknown>): Promise<ToolResponse> =>
+      new Promise((resolve) => held.set(String(args['job']), () => resolve({ success: true, data: null })));
+    // (the pool's first two workers start at once; every later one waits for `open`)
+    let open: () => void = () => {};
+    const gate = new Promise<void>((r) => (open = r));
+    let spawns = 0;
+    beforeAll(async () => {
+      factory = await dockerFactory({ wallsOff: ['launcherstall'] });
+      const gated: WorkerFactory = {
+        isolation: factory.isolation,
+        spawn: async (spec, signal) => {
+          if (++spawns > 2) await gate;
+          return factory.spawn(spec, signal);
+        },
+      };
+      backend = testBackend(gated, {
+        toolsSource: '',
+        pool: { minSize: 2, maxSize: 2, standby: 0 },
+        hostTools: { hold },
+      });
+      await backend.warm('jsjobns-stop2', runtime);
+    }, 300_000);
+    afterAll(async () => {
+      open();
+      await backend?.dispose();
+      await factory?.dispose();
+    });
+
+    const run = (code: string) =>
+      backend.execute({
+        sandbox: 'jsjobns-stop2',
+        runtime,
+        language: 'js',
+        code,
+        bodyStartLine: 1,
+        tools: { hold: 'hold' },
+        timeoutMs: 20_000,
+      });
+    const until = async (what: string, ok: () => boolean) => {
+      for (const end = Date.now() + POLL_MS; !ok(); await new Promise((r) => setTimeout(r, 20)))
+        if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    };
+    const pool = () => backend.status().find((p) => p.sandbox === 'jsjobns-stop2');
+
+    it('the job fails infra: it never ran, each worker named with why it stopped', async () => {
+      const a = run(`await hold({ job: 'a' });\nemitResult('held');\n`);
+      const b = run(`await hold({ job: 'b' });\nemitResult('held');\n`);
+      await until('both workers to hold a job', () => held.size === 2);
+      held.get('a')?.();
+      const ran = (r: ExecutionResult) => ({ data: r.data, error: r.error?.message });
+      expect(ran(await a)).toEqual({ data: 'held', error: undefined });
+      // At once: the worker that ran `a` is the idle one, waiting 2 s for its stalled launcher.
+      const job = run(`emitResult('ran');\n`);
+      // Its worker stopped: the job waits for the pool's other worker (the first one's replacement held).
+      await until('the job to wait for the other worker', () => pool()?.queued === 1);
+      held.get('b')?.();
+      expect(ran(await b)).toEqual({ data: 'held', error: undefined });
+      const r: ExecutionResult = await job;
+      expect({ exit: r.exitReason, type: r.error?.type, data: r.data }).toEqual({
+        exit: 'infra',
+        type: 'Infra',
+        data: undefined,
+      });
+      expect(r.error?.message).toMatch(
+        /^the job never ran: the two sandbox workers it was sent to stopped before they took it \(the first: the job's launcher \(pid \d+\) did not end its job within 2 s.*; the second: the job's launcher \(pid \d+\) did not end its job within 2 s.*\); the script was not at fault$/s,
+      );
+    }, 300_000);
   });
 }
 
