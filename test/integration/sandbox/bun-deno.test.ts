@@ -12,7 +12,9 @@ import { createSandboxManager, imagePaths } from '../../../src-main/app/sandbox-
 import { ToolsmithService } from '../../../src-main/app/service.ts';
 import { resolveRuntime } from '../../../src-main/core/sandbox/runtimes.ts';
 import { buildImage, imageExists, NPM_RUNTIMES } from '../../../src-main/infra/sandbox/images.ts';
-import { connectMcp } from '../../support/mcp-stdio.ts';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { connectMcp, mcpStdio } from '../../support/mcp-stdio.ts';
+import { POLL_MS } from '../../support/budgets.ts';
 import { runToolsmith } from '../../support/toolsmith-process.ts';
 import { bunDenoWorkspace, removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
 
@@ -276,6 +278,87 @@ describe('bun and deno from the CLI and MCP', { concurrent: true }, () => {
         });
         expect(JSON.parse(textOf(r)), textOf(r)).toMatchObject({ success: true, data: true, runtime: rt });
       }
+    } finally {
+      await client.close();
+    }
+  });
+
+  // The entry points that take a runtime (runs, suites, templates and MCP `code`/`delegate` take a language,
+  // whose JS and TS run on node: docs/sandboxes.md, deno): each validates a deno script as the service
+  // does, and runs it in the deno worker, whose jobs run in the launcher's namespaces (its next job's
+  // process, made ahead, under the launcher: looked at in the MCP server's container).
+  it('a deno script at every entry point that takes a runtime: refused by the validator, or run by deno behind its walls', async () => {
+    const refused = 'const x = eval("1");\nemitResult(x);\n';
+    const runs = 'const u = await get_user({ user_id: "u3" });\nemitResult(u.data.email);\n';
+    const transport = mcpStdio(ws);
+    const client = new Client({ name: 'toolsmith-test', version: '1.0.0' });
+    await client.connect(transport);
+    try {
+      const entries: [string, (code: string) => Promise<unknown>][] = [
+        [
+          'the service (the workbench)',
+          (code) =>
+            svc.execution.executeScript({
+              sandbox: 'ecommerce',
+              runtime: 'deno',
+              language: 'js',
+              body: code,
+            }),
+        ],
+        [
+          'toolsmith exec --runtime deno',
+          async (code) => {
+            const r = await cli(
+              ws,
+              ['exec', '-', '--sandbox', 'ecommerce', '--runtime', 'deno', '--json'],
+              code,
+            );
+            return { ...(JSON.parse(r.out) as object), exitCode: r.code };
+          },
+        ],
+        [
+          'MCP execute_code, runtime deno',
+          async (code) =>
+            JSON.parse(
+              textOf(await client.callTool({ name: 'execute_code', arguments: { runtime: 'deno', code } })),
+            ) as unknown,
+        ],
+      ];
+      for (const [name, entry] of entries) {
+        expect(await entry(refused), name).toMatchObject({
+          success: false,
+          exitReason: 'rejected',
+          runtime: 'deno',
+          error: { type: 'ValidationError', message: expect.stringMatching(/eval is not available/) },
+          ...(name.startsWith('toolsmith') ? { exitCode: 1 } : {}),
+        });
+        expect(await entry(runs), name).toMatchObject({
+          success: true,
+          data: 'grace@example.com',
+          runtime: 'deno',
+          isolation: 'docker',
+          ...(name.startsWith('toolsmith') ? { exitCode: 0 } : {}),
+        });
+      }
+      // The MCP server's deno worker: the next job's process waits under the launcher (jobns-launch), made
+      // only where every wall the launcher's probe found is made (worker.mjs, AHEAD).
+      const [mine] = await docker.listContainers({
+        filters: { label: [`toolsmith.owner=${transport.pid}`], ancestor: [built['deno']?.tag ?? ''] },
+      });
+      if (!mine) throw new Error(`no deno container of the MCP server (pid ${transport.pid})`);
+      let tree = '';
+      let walled = false;
+      for (const end = Date.now() + POLL_MS; Date.now() < end; await new Promise((r) => setTimeout(r, 50))) {
+        const top = (await docker.getContainer(mine.Id).top({ ps_args: '-o pid,ppid,comm' })) as {
+          Processes: string[][] | null;
+        };
+        const ps = (top.Processes ?? []).map(([pid, ppid, comm]) => ({ pid, ppid, comm }));
+        tree = ps.map((p) => `${p.pid}<-${p.ppid} ${p.comm}`).join('; ');
+        const launchers = ps.filter((p) => p.comm === 'jobns-launch').map((p) => p.pid);
+        walled = ps.some((p) => p.comm === 'deno' && launchers.includes(p.ppid));
+        if (walled) break;
+      }
+      expect(walled, `the container's processes: ${tree}`).toBe(true);
     } finally {
       await client.close();
     }
