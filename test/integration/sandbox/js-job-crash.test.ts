@@ -7,45 +7,18 @@
  * the job's process (the launcher's child) is signalled from inside the worker's container while the job
  * holds in a host tool call.
  */
-import Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ExecutionResult } from '../../../src-main/core/sandbox/execution.ts';
 import type { ToolResponse } from '../../../src-main/core/tools/model.ts';
 import type { SandboxBackend } from '../../../src-main/infra/sandbox/backend.ts';
-import { POLL_MS } from '../../support/budgets.ts';
 import { dockerFactory, testBackend } from '../../support/sandbox.ts';
 import type { TestFactory } from '../../support/sandbox.ts';
-
-const docker = new Docker();
-
-/** Runs `code` inside the worker's container (docker exec, the container's user) and returns its stdout. */
-async function inContainer(id: string, runtime: string, code: string): Promise<string> {
-  const exec = await docker.getContainer(id).exec({
-    Cmd: [`/usr/local/bin/${runtime}`, runtime === 'deno' ? 'eval' : '-e', code],
-    AttachStdout: true,
-    AttachStderr: true,
-  });
-  const stream = await exec.start({});
-  const chunks: Buffer[] = [];
-  await new Promise<void>((resolve, reject) => {
-    stream.on('data', (c: Buffer) => chunks.push(c));
-    stream.on('end', resolve);
-    stream.on('error', reject);
-  });
-  let out = '';
-  const all = Buffer.concat(chunks);
-  for (let at = 0; at + 8 <= all.length;) {
-    const n = all.readUInt32BE(at + 4);
-    if (all[at] === 1) out += all.toString('utf8', at + 8, at + 8 + n);
-    at += 8 + n;
-  }
-  return out;
-}
+import { jsIn, until } from './support/container-exec.ts';
 
 /** Sends `sig` to the job processes (the launchers' children) from inside the container; their pids. */
 const signalJob = async (id: string, runtime: string, sig: string): Promise<number[]> =>
   JSON.parse(
-    await inContainer(
+    await jsIn(
       id,
       runtime,
       `const fs = process.getBuiltinModule('node:fs');
@@ -56,16 +29,6 @@ for (const p of hit) process.kill(p, ${JSON.stringify(sig)});
 console.log(JSON.stringify(hit));`,
     ),
   ) as number[];
-
-const until = async <T>(what: string, get: () => Promise<T | undefined> | T | undefined): Promise<T> => {
-  const end = Date.now() + POLL_MS;
-  for (;;) {
-    const v = await get();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-};
 
 for (const [level, runtime, make] of [
   ['docker', 'deno', () => dockerFactory()],

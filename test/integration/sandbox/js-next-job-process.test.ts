@@ -15,9 +15,9 @@ import type { ExecutionResult } from '../../../src-main/core/sandbox/execution.t
 import type { ToolResponse } from '../../../src-main/core/tools/model.ts';
 import type { SandboxBackend } from '../../../src-main/infra/sandbox/backend.ts';
 import type { WorkerConnection } from '../../../src-main/infra/sandbox/connection.ts';
-import { POLL_MS } from '../../support/budgets.ts';
 import { bubblewrapFactory, dockerFactory, testBackend } from '../../support/sandbox.ts';
 import type { TestFactory } from '../../support/sandbox.ts';
+import { jsIn, until } from './support/container-exec.ts';
 
 const docker = new Docker();
 const WALLS_OFF = ['jsescape'];
@@ -36,7 +36,7 @@ interface Proc {
  */
 async function processes(level: string, id: string, runtime: string): Promise<Proc[]> {
   if (level === 'gvisor') {
-    const out = await inContainer(
+    const out = await jsIn(
       id,
       runtime,
       `const fs = process.getBuiltinModule('node:fs'); const all = [];
@@ -97,41 +97,6 @@ async function jobProcesses(level: string, id: string, runtime: string): Promise
   return ps.filter((p) => launchers.has(p.ppid) && p.state !== 'Z');
 }
 
-const until = async <T>(what: string, get: () => Promise<T | undefined>): Promise<T> => {
-  const end = Date.now() + POLL_MS;
-  for (;;) {
-    const v = await get();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-};
-
-/** Runs `code` inside the worker's container (docker exec, the container's user) and returns its stdout. */
-async function inContainer(id: string, runtime: string, code: string): Promise<string> {
-  const exec = await docker.getContainer(id).exec({
-    Cmd: [`/usr/local/bin/${runtime}`, runtime === 'deno' ? 'eval' : '-e', code],
-    AttachStdout: true,
-    AttachStderr: true,
-  });
-  const stream = await exec.start({});
-  const chunks: Buffer[] = [];
-  await new Promise<void>((resolve, reject) => {
-    stream.on('data', (c: Buffer) => chunks.push(c));
-    stream.on('end', resolve);
-    stream.on('error', reject);
-  });
-  // (the multiplexed stream's 8-byte frame headers dropped)
-  let out = '';
-  const all = Buffer.concat(chunks);
-  for (let at = 0; at + 8 <= all.length;) {
-    const n = all.readUInt32BE(at + 4);
-    if (all[at] === 1) out += all.toString('utf8', at + 8, at + 8 + n);
-    at += 8 + n;
-  }
-  return out;
-}
-
 /**
  * Sends `sig` to the job processes waiting for a job, found from inside the container (their parent is a
  * launcher); returns their pids there.
@@ -144,7 +109,7 @@ const signalWaiting = (
   sig: string,
 ): Promise<number[]> =>
   level !== 'process'
-    ? inContainer(
+    ? jsIn(
         id,
         runtime,
         `const fs = process.getBuiltinModule('node:fs');
@@ -349,7 +314,7 @@ emitResult({ tmp: sys('list', '/tmp').filter((n) => n.startsWith('js-ahead')),
       // (gVisor: the sandbox kernel's pids, signalled from inside the sandbox)
       const signal = (pid: number, sig: string) =>
         level === 'gvisor'
-          ? inContainer(workerId(), runtime, `process.kill(${pid}, ${JSON.stringify(sig)})`)
+          ? jsIn(workerId(), runtime, `process.kill(${pid}, ${JSON.stringify(sig)})`)
           : process.kill(pid, sig);
       // Stopped, the worker hears of the death only after the job's line: it sends the job to a process
       // that has ended (its write fails: EPIPE).

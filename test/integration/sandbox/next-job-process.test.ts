@@ -16,6 +16,7 @@ import { SandboxBackend } from '../../../src-main/infra/sandbox/backend.ts';
 import { bubblewrapFactory, dockerFactory, runPython } from '../../support/sandbox.ts';
 import type { TestFactory } from '../../support/sandbox.ts';
 import { repoRoot } from '../../support/workspace.ts';
+import { execIn } from './support/container-exec.ts';
 
 const fixture = readFileSync(join(repoRoot, 'test/fixtures/sandbox/tools.py'), 'utf8');
 const docker = new Docker();
@@ -323,21 +324,7 @@ describe("the next job's process: gvisor (children watched through SIGCHLD)", ()
       'print(json.dumps({"servers": len(kids), "loop": all("_forkloop.so" in open(f"/proc/{p}/maps").read() for p in kids), "roots": roots, "folders": sorted(os.listdir("/mnt"))}))',
     ].join('\n');
     // (as the fork server's user: /mnt is its folder, mode 700, and the exec holds no capability to pass)
-    const exec = await docker
-      .getContainer(id)
-      .exec({ Cmd: ['python3', '-I', '-c', probe], User: '65534', AttachStdout: true, AttachStderr: true });
-    const stream = await exec.start({});
-    const chunks: Buffer[] = [];
-    await new Promise<void>((resolve, reject) => {
-      stream.on('data', (c: Buffer) => chunks.push(c));
-      stream.on('end', resolve);
-      stream.on('error', reject);
-    });
-    // (the attached stream's frames: an 8-byte header each)
-    let text = '';
-    const all = Buffer.concat(chunks);
-    for (let at = 0; at + 8 <= all.length; at += 8 + all.readUInt32BE(at + 4))
-      text += all.subarray(at + 8, at + 8 + all.readUInt32BE(at + 4)).toString();
+    const text = await execIn(id, ['python3', '-I', '-c', probe], '65534');
     const seen = JSON.parse(text.trim().split('\n').pop() ?? '{}') as {
       servers: number;
       loop: boolean;

@@ -1,0 +1,45 @@
+/**
+ * A command run inside a sandbox's container from the host (docker exec), for tests that look at or act
+ * on a worker's processes from beside it: its stdout as text (the attached stream's 8-byte frame headers
+ * dropped, stderr left out).
+ */
+import Docker from 'dockerode';
+import { POLL_MS } from '../../../support/budgets.ts';
+
+const docker = new Docker();
+
+export async function execIn(id: string, cmd: string[], user?: string): Promise<string> {
+  const exec = await docker
+    .getContainer(id)
+    .exec({ Cmd: cmd, ...(user ? { User: user } : {}), AttachStdout: true, AttachStderr: true });
+  const stream = await exec.start({});
+  const chunks: Buffer[] = [];
+  await new Promise<void>((resolve, reject) => {
+    stream.on('data', (c: Buffer) => chunks.push(c));
+    stream.on('end', resolve);
+    stream.on('error', reject);
+  });
+  let out = '';
+  const all = Buffer.concat(chunks);
+  for (let at = 0; at + 8 <= all.length;) {
+    const n = all.readUInt32BE(at + 4);
+    if (all[at] === 1) out += all.toString('utf8', at + 8, at + 8 + n);
+    at += 8 + n;
+  }
+  return out;
+}
+
+/** JS `code` run by the container's own `runtime` (node, bun or deno) inside it; its stdout. */
+export const jsIn = (id: string, runtime: string, code: string): Promise<string> =>
+  execIn(id, [`/usr/local/bin/${runtime}`, runtime === 'deno' ? 'eval' : '-e', code]);
+
+/** Polls `get` every 20 ms until it gives a value; fails naming `what` after POLL_MS. */
+export async function until<T>(what: string, get: () => Promise<T | undefined> | T | undefined): Promise<T> {
+  const end = Date.now() + POLL_MS;
+  for (;;) {
+    const v = await get();
+    if (v !== undefined) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
