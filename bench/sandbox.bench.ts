@@ -12,6 +12,8 @@
  * - `BENCH_AB=forkloop`: the fork server's loop in C against its Python loop alone (`noforkloop`; on gVisor
  *   too, where the C loop watches children through SIGCHLD and makes each job's tree folder);
  * - `BENCH_AB=ptyahead` (gVisor): `pty` loaded by the fork server against each rooted job importing it;
+ * - `BENCH_AB=engine` (docker, gVisor): the same jobs on another Docker engine (`BENCH_AB_DOCKER_HOST=unix:///...`,
+ *   e.g. one whose `runsc` is another gVisor version, the images loaded into it) against this machine's own;
  * - `BENCH_AB_WORKERS=2` with any BENCH_AB: each side a pool of that many workers (default 1), as
  *   bench:sandbox's own per-job figures run, so back to back the pool alternates between them;
  * - `BENCH_AB=1`: the next job's process made ahead (docs/scaling.md) against the old order (the worker's
@@ -429,6 +431,8 @@ interface ABPair {
   b: string;
   wallsA: string[];
   wallsB: string[];
+  /** Side A on another Docker engine (its socket from BENCH_AB_DOCKER_HOST), side B on this one. */
+  engineA?: boolean;
 }
 const AB_PAIRS: Record<string, ABPair> = {
   // The next job's process made ahead of its job, against the old order (the worker's `noearly` switch:
@@ -451,6 +455,10 @@ const AB_PAIRS: Record<string, ABPair> = {
   // gVisor: `pty` imported by the fork server for every rooted job's _refuse_ptys, against each job's
   // process importing it (`ptyinjob`).
   ptyahead: { a: 'ptyahead', b: 'ptyinjob', wallsA: [], wallsB: ['ptyinjob'] },
+  // Two engines side by side, e.g. two runsc versions (docs/scaling.md, "Debian 13's runsc"): side A on the
+  // engine at BENCH_AB_DOCKER_HOST (`unix:///path/to/docker.sock`, its images already loaded), side B on
+  // this machine's default one.
+  engine: { a: 'other_engine', b: 'this_engine', wallsA: [], wallsB: [], engineA: true },
 };
 
 const result: Record<string, unknown> = {};
@@ -626,12 +634,16 @@ print(json.dumps({"p50_ms": p50, "over_fork_ms": {k: round(v - p50["fork"], 3) f
  * docker and gVisor) over the back-to-back jobs.
  */
 async function pairAB(level: string, ab: ABPair): Promise<Record<string, unknown>> {
-  const makeFactory = async (wallsOff: string[]) => {
+  const otherHost = process.env['BENCH_AB_DOCKER_HOST'] ?? '';
+  if (ab.engineA && (level === 'process' || !otherHost.startsWith('unix://')))
+    throw new Error('BENCH_AB=engine: docker or gvisor levels, with BENCH_AB_DOCKER_HOST=unix:///path/to/its.sock');
+  const makeFactory = async (wallsOff: string[], other = false) => {
     if (level === 'process')
       return new ProcessWorkerFactory({ ...paths, memoryMb: 256, pids: 64, tmpfsMb: 16, wallsOff });
+    const engine = other ? new Docker({ socketPath: otherHost.slice('unix://'.length) }) : docker;
     const df = new DockerWorkerFactory(
-      docker,
-      (rt) => buildImage(docker, rt, paths),
+      engine,
+      (rt) => buildImage(engine, rt, paths),
       undefined,
       level === 'gvisor' ? { runtime: 'runsc', wallsOff } : { wallsOff },
     );
@@ -648,7 +660,7 @@ async function pairAB(level: string, ab: ABPair): Promise<Record<string, unknown
     });
   const run = (b: SandboxBackend, code: string, timeoutMs = 60_000) =>
     b.execute({ sandbox: 'bench', language: 'python', code, bodyStartLine: 1, tools, timeoutMs });
-  const fs = [await makeFactory(ab.wallsA), await makeFactory(ab.wallsB)];
+  const fs = [await makeFactory(ab.wallsA, ab.engineA), await makeFactory(ab.wallsB)];
   const [early, after] = fs.map(backendOf) as [SandboxBackend, SandboxBackend];
   for (const b of [early, after]) {
     if (workers > 1) await b.warm('bench');
