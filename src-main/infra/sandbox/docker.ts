@@ -36,8 +36,17 @@ export interface ContainerLimits {
   tmpfsMb: number;
 }
 
-/** Host tasks of the gVisor sandbox kernel counted in the container's pids limit beside the script's. */
-export const GVISOR_PIDS = 96;
+/**
+ * Host tasks of the gVisor sandbox kernel counted in the container's pids limit beside the script's. On
+ * the ptrace platform these are the sentry's threads (~25), its gofer's (~13) and, for every address
+ * space alive or kept in runsc's pool of stub processes, one host thread per sentry thread that ran in
+ * it (up to ~26 each): ~120-170 for a bun worker running trivial jobs, 255 for a bun job running seven
+ * bun programs at once (measured, runsc 20221219). When the limit is hit the sentry cannot make a thread
+ * and the whole sandbox dies (runsc exits 2: "failed to create new OS thread", "error initializing first
+ * thread"), so this leaves room for a job of a few processes; with 96 a bun job whose daemon another
+ * process connected to ended the sandbox about one time in twenty (docs/scaling.md, "gVisor's host tasks").
+ */
+export const GVISOR_PIDS = 384;
 
 /**
  * /dev/shm of every sandbox (MiB): small, because its pages count against the memory limit like any
