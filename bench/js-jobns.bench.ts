@@ -6,7 +6,10 @@
  * - `jobns` (default): jobs through the launcher (jobns-launch) against plain child processes (the worker's
  *   `nojobns` test switch), both started on the job's arrival (`noahead`), as before;
  * - `ahead`: the launcher with the next job's process made ahead against the same started on the job's
- *   arrival (`noahead`).
+ *   arrival (`noahead`);
+ * - `netns` (gVisor): rooted jobs in a network namespace of their own against the sandbox's one
+ *   (`nonetns`).
+ * Docker and gVisor levels also give each way's CPU per back-to-back job (its container's cgroup).
  * Level `gvisor` (runsc) runs bun jobs (rooted there: node is refused on gVisor); the others node, or
  * `BENCH_RUNTIME` (node, bun, deno).
  * `BENCH_JOBS` (default 200) trivial jobs each, in interleaved rounds of 25 back to back (each job sent as
@@ -23,6 +26,7 @@ import { DockerWorkerFactory } from '../src-main/infra/sandbox/docker.ts';
 import { buildImage } from '../src-main/infra/sandbox/images.ts';
 import type { WorkerFactory } from '../src-main/infra/sandbox/pool.ts';
 import { ProcessWorkerFactory } from '../src-main/infra/sandbox/process.ts';
+import { cgroupCpuMs } from './support/cgroup.ts';
 import { ONE_WORKER_POOL } from './support/one-worker.ts';
 
 const paths = imagePaths();
@@ -34,6 +38,7 @@ const paceMs = Number(process.env['BENCH_PACE_MS'] ?? 100);
 const AB: Record<string, Record<string, string[]>> = {
   jobns: { jobns: ['noahead'], plain: ['nojobns'] },
   ahead: { ahead: [], noahead: ['noahead'] },
+  netns: { netns: [], nonetns: ['nonetns'] },
 };
 const ab = process.env['BENCH_AB'] ?? 'jobns';
 const ways: Record<string, string[]> =
@@ -99,12 +104,21 @@ async function level(name: string): Promise<Record<string, unknown>> {
   const times: Record<string, { b2b: number[]; paced: number[] }> = Object.fromEntries(
     names.map((w) => [w, { b2b: [], paced: [] }]),
   );
+  // The CPU of each way's containers over its back-to-back jobs (docker, gVisor: their cgroups; gVisor's
+  // sandbox kernel included).
+  const cpuOf = (b: SandboxBackend) =>
+    name === 'process'
+      ? NaN
+      : (b.workerIds('bench', runtime)?.workers ?? []).reduce((sum, id) => sum + (cgroupCpuMs(id) ?? NaN), 0);
+  const cpu: Record<string, number> = Object.fromEntries(names.map((w) => [w, 0]));
   try {
     for (const { b } of Object.values(made)) for (let i = 0; i < 20; i++) await run(b);
     for (let done = 0; done < jobs; done += 25)
       for (const way of names) {
         const b = made[way]!.b;
+        const cpu0 = cpuOf(b);
         for (let i = 0; i < Math.min(25, jobs - done); i++) times[way]!.b2b.push(await run(b));
+        cpu[way]! += cpuOf(b) - cpu0;
         for (let i = 0; i < paced; i++) {
           await new Promise((r) => setTimeout(r, paceMs));
           times[way]!.paced.push(await run(b));
@@ -119,7 +133,11 @@ async function level(name: string): Promise<Record<string, unknown>> {
   const of = (xs: number[]) => ({ p50: pct(xs, 50), p90: pct(xs, 90), mean: mean(xs), n: xs.length });
   const res: Record<string, unknown> = { runtime };
   for (const w of names)
-    res[w] = { back_to_back: of(times[w]!.b2b), ...(paced > 0 ? { paced: of(times[w]!.paced) } : {}) };
+    res[w] = {
+      back_to_back: of(times[w]!.b2b),
+      ...(paced > 0 ? { paced: of(times[w]!.paced) } : {}),
+      ...(name === 'process' ? {} : { cpu_ms_per_job: Number((cpu[w]! / times[w]!.b2b.length).toFixed(2)) }),
+    };
   const [a, b] = names as [string, string];
   const diff = (k: 'b2b' | 'paced') => Number((pct(times[a]![k], 50) - pct(times[b]![k], 50)).toFixed(2));
   res[`p50_${a}_minus_${b}_ms`] = {

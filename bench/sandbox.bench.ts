@@ -14,6 +14,8 @@
  * - `BENCH_AB=ptyahead` (gVisor): `pty` loaded by the fork server against each rooted job importing it;
  * - `BENCH_AB=engine` (docker, gVisor): the same jobs on another Docker engine (`BENCH_AB_DOCKER_HOST=unix:///...`,
  *   e.g. one whose `runsc` is another gVisor version, the images loaded into it) against this machine's own;
+ * - `BENCH_AB=netns` (gVisor): each rooted job in a network namespace of its own against the sandbox's
+ *   one (`nonetns`);
  * - `BENCH_AB_WORKERS=2` with any BENCH_AB: each side a pool of that many workers (default 1), as
  *   bench:sandbox's own per-job figures run, so back to back the pool alternates between them;
  * - `BENCH_AB=1`: the next job's process made ahead (docs/scaling.md) against the old order (the worker's
@@ -459,6 +461,9 @@ const AB_PAIRS: Record<string, ABPair> = {
   // engine at BENCH_AB_DOCKER_HOST (`unix:///path/to/docker.sock`, its images already loaded), side B on
   // this machine's default one.
   engine: { a: 'other_engine', b: 'this_engine', wallsA: [], wallsB: [], engineA: true },
+  // gVisor: each rooted job in a network namespace of its own (a network stack of the sandbox kernel's
+  // per job), against the sandbox's one (`nonetns`).
+  netns: { a: 'netns', b: 'nonetns', wallsA: [], wallsB: ['nonetns'] },
 };
 
 const result: Record<string, unknown> = {};

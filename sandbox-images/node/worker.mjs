@@ -1709,7 +1709,7 @@ function jobLauncher() {
   const want = [
     ...lines.filter((l) => l.startsWith('plan ')).map((l) => l.slice(5)),
     ...(rooted
-      ? ['pid', 'ipc', 'proc', 'root', 'uid']
+      ? ['pid', 'ipc', ...(WALLS_OFF.has('nonetns') ? [] : ['net']), 'proc', 'root', 'uid']
       : ['user', 'pid', 'ipc', 'ids', 'mnt', 'proc', 'nouserns']),
     'nocaps',
     ...(WALLS_OFF.has('noseccomp') ? [] : ['seccomp']),

@@ -24,8 +24,9 @@
  * `pid`, `ipc`), which the worker's code in it sends as its first message, before it is given its job
  * (worker.mjs wallsRefused: a process short of a wall the probe found is never given one).
  * `--rooted` (gVisor, the worker root with docker.ts's JOB_UID_CAPS; `--uid N` the job's uid and gid,
- * 100000-100999): pid and IPC namespaces and a tree of its own instead (enter_tree below, as the Python
- * fork server's jobns.enter_rooted). Test switches (TOOLSMITH_TEST_WALLS): `noseccomp`, and
+ * 100000-100999): pid, IPC and network namespaces and a tree of its own instead (enter_tree below, as the Python
+ * fork server's jobns.enter_rooted). Test switches (TOOLSMITH_TEST_WALLS): `noseccomp`, `nonetns` (a
+ * rooted job without its network namespace: bench:js-jobns's `BENCH_AB=netns`), and
  * `jobskip-pid`, `jobskip-uid`: a job's process (not the probe's) made without its pid namespace, or
  * without its uid (rooted), so that the worker's per-job check is what refuses it.
  * Refused by the kernel at a job's start: the reason on stderr and exit 70, the job never runs.
@@ -49,8 +50,10 @@
 #define NS_FLAGS \
     (CLONE_NEWNS | CLONE_NEWCGROUP | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET | 0x00000080)
 #define MAX_MOUNTS 24
-/* gVisor ("rooted" jobs, as the Python fork server's jobns.enter_rooted): no user namespace, a tree of its own */
-#define ROOTED_FLAGS (CLONE_NEWPID | CLONE_NEWIPC)
+/* gVisor ("rooted" jobs, as the Python fork server's jobns.enter_rooted): no user namespace, a tree of its own;
+ * a network stack of its own (CLONE_NEWNET, its loopback up; `nonetns` leaves it out): no port or abstract
+ * socket of the worker's side or of another job reachable */
+#define ROOTED_FLAGS (CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWNET)
 #define JOBS_DIR "/mnt"
 #define JOB_UID_BASE 100000u
 #define JOB_UID_COUNT 1000u
@@ -314,7 +317,7 @@ static int off(const char *wall) {
 /* gVisor (runsc 20221219) refuses every mount in a child user namespace and has no mount namespace, so the
  * walls above cannot be made there. The container then starts the worker as root holding only CAP_SETUID,
  * CAP_SETGID, CAP_KILL, CAP_SYS_ADMIN and CAP_SYS_CHROOT (the sentry's, docker.ts JOB_UID_CAPS), and each
- * job's process (`--rooted`) is cloned into pid and IPC namespaces of its own, binds the sandbox's root at
+ * job's process (`--rooted`) is cloned into pid, IPC and network namespaces of its own, binds the sandbox's root at
  * JOBS_DIR/<launcher pid> (a tmpfs of the launchers'), mounts there a /proc of its own pid namespace, a fresh
  * tmpfs on each writable mount and an empty read-only /dev/pts, binds the sandbox's other mounts as they
  * are, chroots into it, takes the job's uid and gid (all ids), drops every capability and installs the
@@ -403,7 +406,7 @@ static void add_wall(char *walls, size_t n, const char *name) {
     snprintf(walls + len, n - len, "%s%s", len ? "," : "", name);
 }
 
-/* In the job's new process (pid 1 of its pid and IPC namespaces, the launcher's capabilities still held):
+/* In the job's new process (pid 1 of its pid, IPC and network namespaces, the launcher's capabilities still held):
  * its tree at `root`, the chroot into it, the job's ids. The walls made are added to `walls`. A tree bound
  * but not entered: exit 70 (never a job outside it). */
 static void enter_tree(const struct plan_store *s, const char *root, char *walls, size_t nw) {
@@ -587,6 +590,7 @@ int main(int argc, char **argv) {
     fflush(NULL);
     /* (a test switch: the job's process, not the probe's, without its pid namespace) */
     unsigned long flags = rooted ? ROOTED_FLAGS : JOB_FLAGS;
+    if (off("nonetns")) flags &= ~(unsigned long)CLONE_NEWNET;
     if (!probe && off("jobskip-pid")) flags &= ~(unsigned long)CLONE_NEWPID;
     long pid = syscall(SYS_clone, flags | SIGCHLD, 0L, 0L, 0L, 0L);
     if (pid > 0) {
@@ -595,7 +599,9 @@ int main(int argc, char **argv) {
     }
     if (pid < 0) {
         fprintf(stderr, "toolsmith jobns-launch: the kernel refused the job's namespaces (clone with %s): %s\n",
-                rooted ? "CLONE_NEWPID, NEWIPC" : "CLONE_NEWUSER, NEWPID, NEWNS, NEWIPC", strerror(errno));
+                rooted ? (flags & CLONE_NEWNET ? "CLONE_NEWPID, NEWIPC, NEWNET" : "CLONE_NEWPID, NEWIPC")
+                       : "CLONE_NEWUSER, NEWPID, NEWNS, NEWIPC",
+                strerror(errno));
         if (root[0]) release_tree(root);
         return 70;
     }
@@ -616,6 +622,7 @@ int main(int argc, char **argv) {
         if (flags & CLONE_NEWUSER) add_wall(walls, sizeof walls, "user");
         if (flags & CLONE_NEWPID) add_wall(walls, sizeof walls, "pid");
         if (flags & CLONE_NEWIPC) add_wall(walls, sizeof walls, "ipc");
+        if (flags & CLONE_NEWNET) add_wall(walls, sizeof walls, "net");
         char name[4200];
         if (rooted) {
             enter_tree(&store, root, walls, sizeof walls);

@@ -34,14 +34,17 @@ def _fork(uid=None):
 def _alone_walls():
     """The walls a job process must have to be alone (made once, after jobns.prepare; None when job
     processes get no namespaces): user, pid, IPC and mount namespaces with its own ids, /proc and a fresh
-    mount on each writable one, no capability and the job filter (gVisor: pid and IPC namespaces, a
-    chroot into a tree with its own /proc and fresh mounts, its own uid, no capability and the filter;
+    mount on each writable one, no capability and the job filter (gVisor: pid, IPC and network namespaces, a
+    chroot into a tree with its own /proc and fresh mounts, its own uid, a network namespace, no capability
+    and the filter;
     the host-socket folders empty in it). Only a job process that has them all is said to be alone: it
     sees and reaches no other process, and sends its result without asking the fork server first."""
     if not jobns._PLAN:
         return None
     if jobns.rooted():  # gVisor: no user namespace; a tree of its own (chroot) in place of a mount namespace
         want = {"pid", "ipc", "root", "proc", "uid", "nocaps", "seccomp"}
+        if jobns.ROOTED_FLAGS & jobns.CLONE_NEWNET:
+            want.add("net")  # a network stack of its own: no port or abstract socket of another's
     else:
         want = {"user", "pid", "ipc", "ids", "mnt", "proc", "nocaps", "seccomp"} | ({"uid"} if hygiene.JOB_UIDS[0] else set())
     want.update(m[0] for m in jobns._PLAN[0]["mounts"])

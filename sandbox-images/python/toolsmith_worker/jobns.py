@@ -14,7 +14,7 @@ left out and said so (WALLS).
 gVisor (release 20221219) refuses every mount inside a child user namespace and has no mount namespace
 (a mount made after clone(CLONE_NEWNS) shows in the parent's mountinfo): there a job is "rooted"
 (hygiene.JOB_ROOT, the fork server holding CAP_SYS_ADMIN and CAP_SYS_CHROOT). Its process is cloned into
-pid and IPC namespaces of its own (no user namespace), binds the sandbox's root read-only at a folder of
+pid, IPC and network namespaces of its own (no user namespace), binds the sandbox's root read-only at a folder of
 its own under JOBS_DIR, mounts there a /proc of its own pid namespace and a fresh tmpfs on each writable
 mount, chroots into that tree, takes its own uid and gives up every capability, then the job filter. A
 chrooted process may not make a user namespace (EPERM), so nothing undoes the chroot without a
@@ -26,7 +26,7 @@ Internal switches for the tests (TOOLSMITH_TEST_WALLS, comma-separated): `nojobn
 fork as before, `nosweep` skips the sweep of the sandbox's pid namespace, `nowipe` the wipe of its
 writable mounts, `noseccomp` the job's seccomp filter, `noipcfilter` the fork server's SysV/POSIX IPC
 filter, `norooted` the gVisor job's tree (the user, pid and IPC namespaces as before it: bench:sandbox's
-side-by-side run), `nocenter` the walls made in C (jobns.enter's Python path instead: the tests compare
+side-by-side run), `nonetns` the gVisor job's network namespace (bench:sandbox's `BENCH_AB=netns`), `nocenter` the walls made in C (jobns.enter's Python path instead: the tests compare
 both), `ptyinjob` a rooted job importing `pty` itself (bench:sandbox's `BENCH_AB=ptyahead`); each wall
 is then tested with the others off."""
 
@@ -49,7 +49,10 @@ CLONE_NEWNET = 0x40000000
 CLONE_NEWTIME = 0x00000080
 NS_FLAGS = CLONE_NEWNS | CLONE_NEWCGROUP | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWTIME
 JOB_FLAGS = CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC
-ROOTED_FLAGS = CLONE_NEWPID | CLONE_NEWIPC  # (gVisor: its CLONE_NEWNS makes no mount namespace)
+# gVisor: its CLONE_NEWNS makes no mount namespace. CLONE_NEWNET (`nonetns` leaves it out): a network
+# stack of the job's own in the sandbox kernel, its loopback up, so no port or abstract socket of the
+# worker's side or of another job is reachable (docs/security.md, "A network of its own (gVisor)").
+ROOTED_FLAGS = CLONE_NEWPID | CLONE_NEWIPC | (0 if "nonetns" in OFF else CLONE_NEWNET)
 JOBS_DIR = "/mnt"  # rooted jobs: a tmpfs of the fork server's, each job's tree a folder in it
 MNT_DETACH = 2
 
@@ -490,12 +493,12 @@ def enter(uid, gid, own=False):
 
 
 def enter_rooted(uid, root):
-    """In a rooted job's new process (pid 1 of its pid and IPC namespaces, still holding the fork server's
+    """In a rooted job's new process (pid 1 of its pid, IPC and network namespaces, still holding the fork server's
     capabilities), before its job: its tree at `root` (_tree), chroot into it, every id the job's uid,
     no capability, the job filter. Returns the walls in place."""
     plan = _plan()
     lib = plan["lib"]
-    walls = ["pid", "ipc"]
+    walls = ["pid", "ipc"] + (["net"] if ROOTED_FLAGS & CLONE_NEWNET else [])
     try:
         cwd = os.getcwd()
     except OSError:
