@@ -35,8 +35,7 @@ def _alone_walls():
     """The walls a job process must have to be alone (made once, after jobns.prepare; None when job
     processes get no namespaces): user, pid, IPC and mount namespaces with its own ids, /proc and a fresh
     mount on each writable one, no capability and the job filter (gVisor: pid, IPC and network namespaces, a
-    chroot into a tree with its own /proc and fresh mounts, its own uid, a network namespace, no capability
-    and the filter;
+    chroot into a tree with its own /proc and fresh mounts, its own uid, no capability and the filter;
     the host-socket folders empty in it). Only a job process that has them all is said to be alone: it
     sees and reaches no other process, and sends its result without asking the fork server first."""
     if not jobns._PLAN:
