@@ -9,6 +9,8 @@
  *   arrival (`noahead`);
  * - `netns` (gVisor): rooted jobs in a network namespace of their own against the sandbox's one
  *   (`nonetns`).
+ * - `clean`: the sweep and wipe after each job (deno: the launcher's, `--clean`; node and bun: the
+ *   worker's) against none (`nosweep`, `nowipe`), jobs through the launcher either way.
  * Docker and gVisor levels also give each way's CPU per back-to-back job (its container's cgroup).
  * Level `gvisor` (runsc) runs bun jobs (rooted there: node is refused on gVisor); the others node, or
  * `BENCH_RUNTIME` (node, bun, deno).
@@ -39,6 +41,7 @@ const AB: Record<string, Record<string, string[]>> = {
   jobns: { jobns: ['noahead'], plain: ['nojobns'] },
   ahead: { ahead: [], noahead: ['noahead'] },
   netns: { netns: [], nonetns: ['nonetns'] },
+  clean: { clean: [], noclean: ['nosweep', 'nowipe'] },
 };
 const ab = process.env['BENCH_AB'] ?? 'jobns';
 const ways: Record<string, string[]> =

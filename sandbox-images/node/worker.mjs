@@ -176,7 +176,10 @@ const ipcSend = typeof process.send === 'function' ? process.send.bind(process) 
  * every wall of the language had fallen (deno: the job's process then runs with every permission, `-A`,
  * as if deno's own had fallen too): the kernel's walls are then what is attacked; `launcherstall`
  * makes the JS jobs' launcher never end its job (jobns-launch.c; betweenJobs' awaitLauncher); `readlate`
- * keeps this worker off its event loop for 1 s after it hands a job over (its done is read late).
+ * keeps this worker off its event loop for 1 s after it hands a job over (its done is read late);
+ * `launchplain` makes the launcher start each job's process as a plain fork (no namespace, mount or
+ * tree; its filter and, rooted, its uid kept), so the sweep and wipe behind them hold alone (deno: the
+ * launcher's, `--clean`).
  */
 // (deno: only where the variable is granted: to its worker (runtimes.ts), and to a job's process only
 // under `jsescape`, which runs it with every permission (startChild); a job's process may not read it.)
@@ -1197,7 +1200,7 @@ if (isChild) {
    * A job's process: the launcher (its walls, then this runtime) where it is used, else a plain child;
    * `ahead`: made before its job (it then says when it waits and when it took its job).
    */
-  const startChild = (heapMb, ahead = false) =>
+  const spawnChild = (heapMb, ahead = false) =>
     RUNTIME === 'deno'
       ? // deno's fork() gives the child every permission (-A): spawn it with only what a job needs (its
         // credentials' variables; for its walls message, ownWalls, the launcher's variable and its uid),
@@ -1219,7 +1222,8 @@ if (isChild) {
             ...(ahead ? ['--ahead'] : []),
           ],
           {
-            stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+            // (fd 4: the launcher's report of its cleanup after the job, launcherSays)
+            stdio: ['ignore', 'pipe', 'pipe', 'ipc', ...(launcher ? ['pipe'] : [])],
             env: {
               ...Object.fromEntries(
                 credentials
@@ -1249,6 +1253,11 @@ if (isChild) {
           stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
           env: process.env,
         });
+  // (deno: its launcher's report of its cleanup after the job kept, launcherSays)
+  const startChild = (heapMb, ahead = false) =>
+    RUNTIME === 'deno'
+      ? launcherSays(spawnChild(heapMb, ahead), launcher !== undefined)
+      : spawnChild(heapMb, ahead);
   /** The child's message, parsed from the JSON text it sends (wireText); undefined when it is none. */
   const parseChild = (text) => {
     try {
@@ -1282,7 +1291,9 @@ if (isChild) {
   const ending = new Set();
   const heldLines = [];
   const awaitEnd = (child) => {
-    if (RUNTIME !== 'deno' || !launcher || !alive(child) || ending.has(child)) return;
+    // (one that ended already is waited for too: its report of its cleanup may still be on its way)
+    if (RUNTIME !== 'deno' || !launcher || ending.has(child) || child.settled) return;
+    child.settled = true;
     ending.add(child);
     // (stopIdle: the host hears `stopping` first, so the lines held here, jobs that never ran, go to
     // another worker)
@@ -1296,12 +1307,17 @@ if (isChild) {
         ),
       2000,
     );
-    child.once('exit', () => {
+    // (its end: its report of its sweep and wipe after the job, which it writes last; what failed there,
+    // or a launcher that ended without a report, stops the worker: jobLauncher `--clean`)
+    launcherEnded(child, (unclean) => {
       clearTimeout(timer);
       ending.delete(child);
+      if (unclean) return stopUnclean(unclean);
       if (ending.size) return;
-      makeSpare();
+      // (the lines held first: a job among them may have its own process to start, and the waiting one
+      // made after them, once no job runs)
       while (!ending.size && heldLines.length) onLine(heldLines.shift());
+      makeSpare();
     });
   };
   const makeSpare = () => {
@@ -1347,7 +1363,11 @@ if (isChild) {
     };
     child.on('message', s.onMessage);
     s.onClose = (code, sig) => {
+      // (deno: once its launcher has reported its cleanup after it; what failed there stops the worker)
+      if (child.cleaning && !child.reported) return void child.once('reported', () => s.onClose(code, sig));
       if (spare !== s) return;
+      const unclean = launcherUnclean(child);
+      if (unclean) return stopUnclean(unclean);
       spare = undefined;
       spareDeaths++;
       const early = s.early.trim();
@@ -1433,6 +1453,8 @@ if (isChild) {
    * worker (docs/protocol.md, "worker -> host `stopping`"). Nothing read after this is acted on.
    */
   let stopped = false;
+  // (deno: a launcher's cleanup after its job that did not hold, launcherUnclean)
+  const stopUnclean = (why) => stopped || stopIdle(lastJob, why);
   const stopIdle = (after, why) => {
     stopped = true;
     process.stderr.write(`toolsmith worker: ${why}\n`);
@@ -1490,6 +1512,13 @@ if (isChild) {
         return;
       }
       const heapMb = m.max_old_space_mb ?? DEFAULT_HEAP_MB;
+      // deno: a waiting process of another heap is discarded, and the job waits (held) until its
+      // launcher has ended: that launcher's cleanup ends every process but the worker's, so the job's
+      // own process may not start beside it.
+      if (RUNTIME === 'deno' && launcher && spare && spare.heapMb !== heapMb && alive(spare.child)) {
+        dropSpare();
+        if (ending.size) return void heldLines.unshift(line);
+      }
       const ahead = takeSpare(heapMb);
       const maxOutput = m.max_output_bytes ?? 51200;
       // `taken`: the job's process said it has the job (so from here on its end is the job's); a process
@@ -1548,6 +1577,15 @@ if (isChild) {
       };
       // Made ahead, ended before it held its job (no job code ran): a fresh process runs the job.
       const fresh = (code, sig) => {
+        // (deno: once its launcher has reported its cleanup after it; what failed there stops the worker)
+        const dead = current.child;
+        if (dead.cleaning && !dead.reported)
+          return void dead.once(
+            'reported',
+            () => current.child === dead && !current.finished && fresh(code, sig),
+          );
+        const unclean = launcherUnclean(dead);
+        if (unclean) return stopUnclean(unclean);
         process.stderr.write(
           `toolsmith worker: the next job's process ended before it took its job (${sig ?? `exit ${code}`}); the job starts a fresh one\n`,
         );
@@ -1706,11 +1744,18 @@ function jobLauncher() {
   }
   const lines = r.stdout.split('\n').filter(Boolean);
   const made = new Set(lines.filter((l) => !l.startsWith('plan ')));
+  // (`launchplain`, tests only: the launcher makes each job's process a plain fork, its probe's too: no
+  // namespace, mount or tree is asked for, the uid still where the worker is root)
+  const plain = WALLS_OFF.has('launchplain');
   const want = [
     ...lines.filter((l) => l.startsWith('plan ')).map((l) => l.slice(5)),
-    ...(rooted
-      ? ['pid', 'ipc', ...(WALLS_OFF.has('nonetns') ? [] : ['net']), 'proc', 'root', 'uid']
-      : ['user', 'pid', 'ipc', 'ids', 'mnt', 'proc', 'nouserns']),
+    ...(plain
+      ? rooted
+        ? ['uid']
+        : []
+      : rooted
+        ? ['pid', 'ipc', ...(WALLS_OFF.has('nonetns') ? [] : ['net']), 'proc', 'root', 'uid']
+        : ['user', 'pid', 'ipc', 'ids', 'mnt', 'proc', 'nouserns']),
     'nocaps',
     ...(WALLS_OFF.has('noseccomp') ? [] : ['seccomp']),
   ];
@@ -1718,8 +1763,11 @@ function jobLauncher() {
   if (missing.length) return (say(`the kernel refused ${missing.join(', ')}`), undefined);
   // rooted: the n-th job's process under uid and gid 100000 + n mod 1000 (consecutive jobs never share one)
   let n = 0;
-  const args = () => (rooted ? [...base, '--uid', String(100000 + (n++ % 1000))] : base);
-  return { path, args, want, rooted };
+  // deno: the launcher sweeps and wipes after each job (`--clean`), which deno's worker cannot do itself
+  // (betweenJobs); it tells how that went by its exit (launcherUnclean)
+  const clean = RUNTIME === 'deno' ? ['--clean', '4'] : [];
+  const args = () => [...(rooted ? [...base, '--uid', String(100000 + (n++ % 1000))] : base), ...clean];
+  return { path, args, want, rooted, plain };
 }
 
 /**
@@ -1760,7 +1808,8 @@ function wallsRefused(msg, launcher) {
     if (i >= 0) missing[i] = `${wall} (${text})`;
     else missing.push(`${wall} (${text})`);
   };
-  if (msg.pid !== 1) why('pid', `its pid is ${msg.pid}, not 1 of a pid namespace of its own`);
+  if (msg.pid !== 1 && !launcher.plain)
+    why('pid', `its pid is ${msg.pid}, not 1 of a pid namespace of its own`);
   if (launcher.rooted && (typeof msg.uid !== 'number' || msg.uid === process.getuid()))
     why(
       'uid',
@@ -1784,6 +1833,52 @@ function wallsMissing(missing) {
 }
 
 /**
+ * deno: what the launcher reports of its cleanup after the job (jobns-launch.c `--clean 4`) on fd 4 of its
+ * own, a pipe only it holds (the job's process never has it): kept on the child (`report`, and `reported`
+ * once the pipe has ended, with the launcher); `cleaning`: started through the launcher.
+ */
+function launcherSays(child, cleaning) {
+  child.cleaning = cleaning;
+  child.report = '';
+  const pipe = cleaning ? child.stdio?.[4] : undefined;
+  if (!pipe) return ((child.reported = true), child);
+  child.reported = false;
+  const ended = () => {
+    if (child.reported) return;
+    child.reported = true;
+    child.emit('reported');
+  };
+  pipe.on('data', (d) => {
+    if (child.report.length < 4096) child.report += d.toString();
+  });
+  pipe.on('end', ended);
+  pipe.on('close', ended);
+  pipe.on('error', ended);
+  return child;
+}
+
+/** deno: `cb(why the worker must stop, or undefined)` once the launcher's report has ended (launcherSays). */
+function launcherEnded(child, cb) {
+  if (child.reported) setImmediate(() => cb(launcherUnclean(child)));
+  else child.once('reported', () => cb(launcherUnclean(child)));
+}
+
+/**
+ * deno, whose launcher sweeps and wipes after each job (`--clean`, jobLauncher): undefined when it
+ * reported `cleaned`, else why the worker must stop: its `failed: <why>`, or no report at all (it was
+ * killed before it was done, by a process the job left among others).
+ */
+function launcherUnclean(child) {
+  if (!child.cleaning) return undefined;
+  const said = child.report.trim();
+  if (said === 'cleaned') return undefined;
+  return (
+    `the job's launcher (pid ${child.pid}) ${said ? `could not clean up after the job (${said.slice(0, 1000)})` : 'ended without reporting its cleanup after the job'}; ` +
+    `the worker stops, to be replaced, rather than run the next job beside what the job left`
+  );
+}
+
+/**
  * Between jobs (docs/sandboxes.md, "Between jobs"). Where the sandbox has its own pid namespace and mounts
  * (a container or bubblewrap: TOOLSMITH_PRIVATE_TMP=1), after every job: every process but init and this
  * parent is killed with one kill(-1, SIGKILL) (a fork cannot slip past it), the namespace is proven
@@ -1795,9 +1890,10 @@ function wallsMissing(missing) {
  */
 function betweenJobs() {
   // deno: the worker may read no /proc, write no file and signal no process but through its children's
-  // handles (its permissions, runtimes.ts), so it can neither sweep nor wipe. Its jobs have no read, write
-  // or run permission, and where the launcher is used each runs in namespaces of its own whose processes
-  // and writable mounts end with it (the worker waits for each launcher's end: awaitEnd).
+  // handles (its permissions, runtimes.ts), so it can neither sweep nor wipe. Where the launcher is used
+  // the launcher does both after each job, by these rules (`--clean`: jobns-launch.c sweep and wipe), and
+  // the worker waits for its report and stops on a failure (awaitEnd, launcherUnclean). Without the
+  // launcher its jobs have no read, write or run permission, and nothing else keeps them apart.
   if (RUNTIME === 'deno' || process.env.TOOLSMITH_PRIVATE_TMP !== '1')
     return { clean: () => true, awaitLauncher: () => {} };
   const me = process.pid;

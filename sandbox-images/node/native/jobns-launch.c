@@ -6,7 +6,7 @@
  * devpts instance of its own) and the job filter jobns._assemble makes, both built here in C (the node
  * image has no Python); `--print-filter` prints the program so a test compares it with Python's.
  *
- *   jobns-launch [--keep DIR] [--rooted [--uid N]] [--probe | --print-filter] -- PROGRAM ARGS...
+ *   jobns-launch [--keep DIR] [--rooted [--uid N]] [--clean FD] [--probe | --print-filter] -- PROGRAM ARGS...
  *
  * The launcher clones a process into user, pid, mount and IPC namespaces (exactly the flags the
  * container's and bubblewrap's filters let through), which enters its walls and execs PROGRAM with every
@@ -25,10 +25,14 @@
  * (worker.mjs wallsRefused: a process short of a wall the probe found is never given one).
  * `--rooted` (gVisor, the worker root with docker.ts's JOB_UID_CAPS; `--uid N` the job's uid and gid,
  * 100000-100999): pid, IPC and network namespaces and a tree of its own instead (enter_tree below, as the Python
- * fork server's jobns.enter_rooted). Test switches (TOOLSMITH_TEST_WALLS): `noseccomp`, `nonetns` (a
+ * fork server's jobns.enter_rooted). `--clean FD` (deno's worker, which can neither sweep nor wipe): once
+ * the job's pid 1 is gone, the launcher sweeps and wipes as the node worker's betweenJobs does and reports
+ * on FD (below, "cleanup after the job"). Test switches (TOOLSMITH_TEST_WALLS): `noseccomp`, `nonetns` (a
  * rooted job without its network namespace: bench:js-jobns's `BENCH_AB=netns`), and
  * `jobskip-pid`, `jobskip-uid`: a job's process (not the probe's) made without its pid namespace, or
- * without its uid (rooted), so that the worker's per-job check is what refuses it.
+ * without its uid (rooted), so that the worker's per-job check is what refuses it; `launchplain`: every
+ * job's process, and the probe's, a plain fork (no namespace, mount or tree; its filter and, rooted, its
+ * uid kept), so the cleanup behind them is what holds; `nosweep`, `nowipe`: that part of `--clean` off.
  * Refused by the kernel at a job's start: the reason on stderr and exit 70, the job never runs.
  * So are a probe and a job where a writable mount would stay out of the plan (more than MAX_MOUNTS - 2 of
  * them, or no mountinfo to find them in): such a mount would be shared by every job, and the probe, which
@@ -45,6 +49,7 @@
 #include <stdlib.h>
 #include <sys/statvfs.h>
 #include <sys/utsname.h>
+#include <time.h>
 
 #define JOB_FLAGS (CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC)
 #define NS_FLAGS \
@@ -489,6 +494,344 @@ static void last_walls(const void *prog, char *walls, size_t nw) {
         add_wall(walls, nw, "seccomp");
 }
 
+/* ---------------------------------------------------------------- cleanup after the job (`--clean`) */
+
+/* deno's worker may read no /proc and signal no process but its children (deno's permissions,
+ * runtimes.ts), so it can neither sweep nor wipe as the node worker's betweenJobs does. With `--clean`
+ * the launcher, which runs outside the job's namespaces (the worker's uid; rooted: root with
+ * JOB_UID_CAPS), does both once the job's pid 1 is gone, before it exits: the second wall behind the
+ * job's namespaces, which must hold alone. Its rules are betweenJobs'. The sweep ends every process but
+ * the worker and its ancestors (the worker is pid 1 of the sandbox on runc: kill(-1, SIGKILL), which a
+ * fork cannot slip past; below an init, every other process is stopped first, as the Python fork
+ * server's sweep does) and must prove them gone (a scan during which no pid was handed out; where the
+ * kernel does not say, two empty scans); rooted, it ends every process of the job's uid (the launcher
+ * takes that uid, and kill(-1) then reaches those only). The wipe empties every writable mount (and the
+ * working folder) back to what it held when the launcher started, before the job's process was made, as
+ * the node worker's `remove` does (permissions restored, folders moved up, no recursion, links never
+ * followed, no other mount entered), then checks that nothing else is left. `--clean FD`: the launcher
+ * then writes how it went on FD, a pipe only it holds (closed in the job's process before anything else,
+ * and the launcher made non-dumpable once the job's process exists, so no process of its uid opens it
+ * through /proc): `cleaned`, or `failed: <why>` (and exits CLEAN_FAILED). deno's exit status of a child it
+ * signalled says nothing (it reports the signal it sent), and the job shares the launcher's stdout and
+ * stderr, so neither could carry it; a launcher killed before it was done writes nothing. The worker
+ * stops on anything but `cleaned` (worker.mjs launcherUnclean) rather than run the next job beside
+ * leftovers. */
+
+#define CLEAN_FAILED 71
+#define MAX_WIPE 24
+#define CLEAN_MS 1000
+
+struct wipe_dir {
+    char path[512];
+    char **keep;
+    int nkeep;
+};
+
+static struct wipe_dir wipe_dirs[MAX_WIPE];
+static int nwipe;
+static char clean_why[4096];
+static int report_fd = -1;
+
+static int has_name(char **names, int n, const char *name) {
+    for (int i = 0; i < n; i++)
+        if (strcmp(names[i], name) == 0) return 1;
+    return 0;
+}
+
+/* The entries of `dir` (but . and ..), malloc'd; their count, or -1. */
+static int list_dir(const char *dir, char ***out) {
+    DIR *d = opendir(dir);
+    if (!d) return -1;
+    int n = 0, cap = 16;
+    char **names = malloc(sizeof(char *) * (size_t)cap);
+    for (struct dirent *e; names && (e = readdir(d));) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+        if (n == cap) {
+            char **more = realloc(names, sizeof(char *) * (size_t)(cap *= 2));
+            if (!more) break;
+            names = more;
+        }
+        names[n++] = strdup(e->d_name);
+    }
+    closedir(d);
+    *out = names;
+    return names ? n : -1;
+}
+
+/* One place the wipe empties back to what it holds now (its mount points below it kept as names). */
+static void add_wipe(const char *point, int rooted, const struct point *pts, int np) {
+    if (!point[0] || strcmp(point, JOBS_DIR) == 0 || under(point, JOBS_DIR) || !is_dir(point)) return;
+    struct stat sb;
+    if (stat(point, &sb) != 0) return;
+    /* (rooted: what a job's uid, never an owner here, could write: others' write bit, as make_plan) */
+    if (rooted ? !(sb.st_mode & S_IWOTH) : access(point, W_OK | X_OK) != 0) return;
+    for (int i = 0; i < nwipe; i++)
+        if (strcmp(wipe_dirs[i].path, point) == 0) return;
+    if (nwipe >= MAX_WIPE) return;
+    struct wipe_dir *w = &wipe_dirs[nwipe];
+    snprintf(w->path, sizeof w->path, "%s", point);
+    w->nkeep = list_dir(point, &w->keep);
+    if (w->nkeep < 0) return;
+    size_t len = strlen(point);
+    for (int i = 0; i < np; i++) {
+        const char *p = pts[i].path, *slash = strrchr(p, '/');
+        if (!under(p, point) || !slash || (size_t)(slash - p) != (len == 1 ? 0 : len)) continue;
+        char **more = realloc(w->keep, sizeof(char *) * (size_t)(w->nkeep + 1));
+        if (!more) break;
+        w->keep = more;
+        w->keep[w->nkeep++] = strdup(slash + 1);
+    }
+    nwipe++;
+}
+
+/* What the job may leave something in (betweenJobs' wipe list): every read-write mount a job's uid could
+ * write (proc, sysfs, cgroup, devpts, devtmpfs and the job trees left out) and the working folder. */
+static void wipe_plan(int rooted) {
+    static struct point pts[256];
+    int np = mount_points(pts, 256);
+    nwipe = 0;
+    FILE *f = fopen("/proc/self/mountinfo", "re");
+    char line[8192], point[512];
+    while (f && fgets(line, sizeof line, f)) {
+        char *sep = strstr(line, " - ");
+        if (!sep) continue;
+        *sep = '\0';
+        char *fields[6];
+        int nf = 0;
+        for (char *tok = strtok(line, " "); tok && nf < 6; tok = strtok(NULL, " ")) fields[nf++] = tok;
+        char fstype[64], opts[256];
+        if (nf < 6 || sscanf(sep + 3, "%63s", fstype) != 1) continue;
+        snprintf(opts, sizeof opts, ",%s,", fields[5]);
+        if (!strstr(opts, ",rw,")) continue;
+        if (!strcmp(fstype, "proc") || !strcmp(fstype, "sysfs") || !strcmp(fstype, "cgroup") ||
+            !strcmp(fstype, "cgroup2") || !strcmp(fstype, "devpts") || !strcmp(fstype, "devtmpfs"))
+            continue;
+        snprintf(point, sizeof point, "%s", fields[4]);
+        unescape(point);
+        if (!strcmp(point, "/proc") || !strcmp(point, "/sys") || under(point, "/proc") || under(point, "/sys")) continue;
+        add_wipe(point, rooted, pts, np);
+    }
+    if (f) fclose(f);
+    if (getcwd(point, sizeof point)) add_wipe(point, rooted, pts, np);
+}
+
+/* A process's state letter and parent from /proc/<pid>/stat; 0 when it is gone. */
+static char proc_state(long pid, long *ppid) {
+    char path[64], buf[1024];
+    snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return 0;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0) return 0;
+    buf[n] = '\0';
+    char *rp = strrchr(buf, ')');
+    if (!rp || rp[1] != ' ' || !rp[2]) return 0;
+    if (ppid) *ppid = strtol(rp + 4, NULL, 10);
+    return rp[2];
+}
+
+/* A process's real uid (/proc/<pid>/status), or -1. */
+static long proc_uid(long pid) {
+    char path[64], buf[4096];
+    snprintf(path, sizeof path, "/proc/%ld/status", pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0) return -1;
+    buf[n] = '\0';
+    char *u = strstr(buf, "\nUid:");
+    return u ? strtol(u + 5, NULL, 10) : -1;
+}
+
+static pid_t anc[64];
+static int nanc;
+
+static int is_ancestor(long pid) {
+    for (int i = 0; i < nanc; i++)
+        if (anc[i] == pid) return 1;
+    return 0;
+}
+
+/* The live processes the sweep must end (not zombies): rooted, those of `uid`; else every one but this
+ * launcher and its ancestors (the worker, and an init above it). Their count; the first in `first`. */
+static int live(int rooted, long uid, long *first) {
+    DIR *d = opendir("/proc");
+    if (!d) return -1;
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        char *end;
+        long pid = strtol(e->d_name, &end, 10);
+        if (*end || pid <= 0 || pid == getpid() || (!rooted && is_ancestor(pid))) continue;
+        char st = proc_state(pid, NULL);
+        if (st == 0 || st == 'Z' || st == 'X') continue;
+        if (rooted && proc_uid(pid) != uid) continue;
+        if (n++ == 0 && first) *first = pid;
+    }
+    closedir(d);
+    return n;
+}
+
+static long last_pid(void) {
+    char buf[32];
+    int fd = open("/proc/sys/kernel/ns_last_pid", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0) return -1;
+    buf[n] = '\0';
+    return strtol(buf, NULL, 10);
+}
+
+static long now_ms(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+/* The sweep: 1 when nothing of the job is left, else 0 with the reason in clean_why. */
+static int sweep(int rooted, unsigned int uid) {
+    nanc = 0;
+    for (long p = getppid(); p > 0 && nanc < 64;) {
+        anc[nanc++] = (pid_t)p;
+        long pp = 0;
+        if (p == 1 || !proc_state(p, &pp)) break;
+        p = pp;
+    }
+    /* below an init, kill(-1) would end the worker too (its uid): every other process is stopped first */
+    int below_init = !rooted && !(nanc >= 1 && anc[0] == 1);
+    if (rooted) {
+        /* the job's uid: kill(-1) then reaches its processes only (not the worker's, root's, nor another
+         * job uid's); every capability goes with root's ids, and the wipe then works as the job's owner */
+        if (setgroups(0, NULL) != 0 || setresgid(uid, uid, uid) != 0 || setresuid(uid, uid, uid) != 0) {
+            snprintf(clean_why, sizeof clean_why, "could not take the job's uid %u to end its processes: %s", uid,
+                     strerror(errno));
+            return 0;
+        }
+    }
+    if (off("nosweep")) return 1; /* (tests: as betweenJobs, neither the kill nor the proof) */
+    long end = now_ms() + CLEAN_MS, first = 0;
+    int empty = 0;
+    for (;;) {
+        if (below_init) {
+            kill(-1, SIGSTOP); /* (in one step a fork cannot slip past; then each killed while stopped) */
+            DIR *d = opendir("/proc");
+            for (struct dirent *e; d && (e = readdir(d));) {
+                char *x;
+                long pid = strtol(e->d_name, &x, 10);
+                if (!*x && pid > 1 && pid != getpid() && !is_ancestor(pid)) kill((pid_t)pid, SIGKILL);
+            }
+            if (d) closedir(d);
+            for (int i = 0; i < nanc; i++) kill(anc[i], SIGCONT);
+        } else {
+            kill(-1, SIGKILL); /* every process of this uid but this one and init (the worker) */
+        }
+        while (waitpid(-1, NULL, WNOHANG) > 0) {
+        }
+        long before = last_pid();
+        int left = live(rooted, uid, &first);
+        if (left == 0) {
+            long after = last_pid();
+            if (before >= 0 ? before == after : ++empty >= 2) return 1;
+        } else {
+            empty = 0;
+        }
+        if (now_ms() > end) {
+            snprintf(clean_why, sizeof clean_why,
+                     "%d process%s the job left could not be ended within %d ms (pid %ld among them)", left,
+                     left == 1 ? "" : "es", CLEAN_MS, first);
+            return 0;
+        }
+        struct timespec ms = {0, 1000000};
+        nanosleep(&ms, NULL);
+    }
+}
+
+/* A file or a whole tree the job left, as betweenJobs' `remove`: folders get their owner's permissions
+ * back first, every folder is moved up beside `top` before it is emptied (no path grows, nothing
+ * recurses), links are removed and never followed, another mount is never entered. */
+static void remove_tree(const char *top) {
+    static unsigned long flat_count;
+    struct stat root;
+    if (lstat(top, &root) != 0) return;
+    if (!S_ISDIR(root.st_mode)) {
+        unlink(top);
+        return;
+    }
+    char folder[512];
+    snprintf(folder, sizeof folder, "%.511s", top);
+    char *slash = strrchr(folder, '/');
+    if (slash) *slash = '\0';
+    int cap = 16, n = 0;
+    char **queue = malloc(sizeof(char *) * (size_t)cap);
+    if (!queue) return;
+    queue[n++] = strdup(top);
+    while (n > 0) {
+        char *d = queue[--n];
+        chmod(d, 0700);
+        char **names = NULL;
+        int nn = d ? list_dir(d, &names) : -1;
+        for (int i = 0; i < nn; i++) {
+            char child[4700];
+            snprintf(child, sizeof child, "%s/%s", d, names[i]);
+            free(names[i]);
+            struct stat st;
+            if (lstat(child, &st) != 0) continue;
+            if (!S_ISDIR(st.st_mode)) {
+                unlink(child);
+            } else if (st.st_dev == root.st_dev) {
+                char flat[700];
+                struct stat ex;
+                do snprintf(flat, sizeof flat, "%s/.toolsmith-wipe-%ld-%lu", folder, (long)getpid(), ++flat_count);
+                while (lstat(flat, &ex) == 0);
+                chmod(child, 0700);
+                if (rename(child, flat) != 0) continue;
+                if (n == cap) {
+                    char **more = realloc(queue, sizeof(char *) * (size_t)(cap *= 2));
+                    if (!more) continue;
+                    queue = more;
+                }
+                queue[n++] = strdup(flat);
+            }
+        }
+        free(names);
+        if (d) rmdir(d);
+        free(d);
+    }
+    free(queue);
+}
+
+/* The wipe, then the check that nothing but what was there before the job is left: 1, else 0 with the
+ * reason in clean_why. */
+static int wipe(void) {
+    for (int i = 0; i < nwipe; i++) {
+        struct wipe_dir *w = &wipe_dirs[i];
+        for (int pass = 0; pass < 2; pass++) {
+            char **names;
+            int n = list_dir(w->path, &names);
+            if (n < 0) {
+                snprintf(clean_why, sizeof clean_why, "cannot list %.511s: %s", w->path, strerror(errno));
+                return 0;
+            }
+            int left = 0;
+            for (int k = 0; k < n; k++) {
+                if (!has_name(w->keep, w->nkeep, names[k])) {
+                    char p[1100];
+                    snprintf(p, sizeof p, "%.511s/%.255s", strcmp(w->path, "/") == 0 ? "" : w->path, names[k]);
+                    if (pass == 0) remove_tree(p);
+                    else if (!left++)
+                        snprintf(clean_why, sizeof clean_why, "%.1100s, which the job left, could not be removed", p);
+                }
+                free(names[k]);
+            }
+            free(names);
+            if (pass == 1 && left) return 0;
+        }
+    }
+    return 1;
+}
+
 /* The job's pid (in the launcher's namespace) once cloned; a SIGTERM before that is kept in `ended`. */
 static volatile sig_atomic_t job_pid, ended;
 /* Tests only (TOOLSMITH_TEST_WALLS=launcherstall): a launcher that never ends or reaps its job (SIGTERM
@@ -507,17 +850,24 @@ static void on_term(int sig) {
 }
 
 static void usage(void) {
-    fprintf(stderr, "usage: jobns-launch [--keep DIR] [--rooted [--uid N]] [--probe | --print-filter] -- PROGRAM ARGS...\n");
+    fprintf(stderr, "usage: jobns-launch [--keep DIR] [--rooted [--uid N]] [--clean FD] [--probe | --print-filter] -- PROGRAM ARGS...\n");
     exit(64);
 }
 
 int main(int argc, char **argv) {
     const char *keep = NULL;
-    int probe = 0, print = 0, rooted = 0, i = 1;
+    int probe = 0, print = 0, rooted = 0, clean = 0, i = 1;
     unsigned int job_uid = JOB_UID_BASE;
     for (; i < argc; i++) {
         if (strcmp(argv[i], "--keep") == 0 && i + 1 < argc) keep = argv[++i];
         else if (strcmp(argv[i], "--rooted") == 0) rooted = 1;
+        else if (strcmp(argv[i], "--clean") == 0 && i + 1 < argc) {
+            char *end;
+            long fd = strtol(argv[++i], &end, 10);
+            if (*end || fd < 3 || fcntl((int)fd, F_SETFD, FD_CLOEXEC) != 0) usage();
+            clean = 1;
+            report_fd = (int)fd;
+        }
         else if (strcmp(argv[i], "--uid") == 0 && i + 1 < argc) {
             char *end;
             unsigned long u = strtoul(argv[++i], &end, 10);
@@ -531,6 +881,12 @@ int main(int argc, char **argv) {
             break;
         } else usage();
     }
+    /* (first: a SIGTERM from the worker that comes before the job's process exists is kept in `ended`,
+     * and that process then ended as soon as it is made; before, it killed the launcher outright) */
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_term;
+    sigaction(SIGTERM, &sa, NULL);
     struct arch a;
     int have_arch = machine_arch(&a) == 0;
     static struct insn prog[128];
@@ -556,6 +912,16 @@ int main(int argc, char **argv) {
         return 70;
     }
     stall = !probe && off("launcherstall");
+    /* (a test switch: the job's process, and the probe's, a plain fork: no namespace, mount or tree; its
+     * filter and, rooted, its uid kept, so the cleanup behind the namespaces is what holds) */
+    int plain = off("launchplain");
+    clean = clean && !probe;
+    if (clean) {
+        /* what the writable places hold before the job's process exists; and (the worker's uid) the job's
+         * orphans given to this launcher, which reaps them, rather than to the worker, which would not */
+        wipe_plan(rooted);
+        if (!rooted) prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+    }
     struct ts_plan plan = {store.n, store.pts, store.mounts, off("noseccomp") ? NULL : (const void *)&fprog};
 
     int alive[2];
@@ -566,7 +932,7 @@ int main(int argc, char **argv) {
     unsigned int uid = (unsigned int)getuid(), gid = (unsigned int)getgid();
     /* rooted: the job's tree, JOBS_DIR/<this launcher's pid> */
     char root[64] = "";
-    if (rooted) {
+    if (rooted && !plain) {
         char why[4400];
         if (uid != 0 || jobs_dir(why, sizeof why) != 0) {
             fprintf(stderr, "toolsmith jobns-launch: no job tree here (%s): jobs are not started here\n",
@@ -583,19 +949,16 @@ int main(int argc, char **argv) {
     sigemptyset(&term);
     sigaddset(&term, SIGTERM);
     sigprocmask(SIG_BLOCK, &term, &old);
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_term;
-    sigaction(SIGTERM, &sa, NULL);
     fflush(NULL);
     /* (a test switch: the job's process, not the probe's, without its pid namespace) */
-    unsigned long flags = rooted ? ROOTED_FLAGS : JOB_FLAGS;
+    unsigned long flags = plain ? 0 : rooted ? ROOTED_FLAGS : JOB_FLAGS;
     if (off("nonetns")) flags &= ~(unsigned long)CLONE_NEWNET;
     if (!probe && off("jobskip-pid")) flags &= ~(unsigned long)CLONE_NEWPID;
     long pid = syscall(SYS_clone, flags | SIGCHLD, 0L, 0L, 0L, 0L);
     if (pid > 0) {
         job_pid = (sig_atomic_t)pid;
         sigprocmask(SIG_SETMASK, &old, NULL); /* (a SIGTERM that came meanwhile is handled here) */
+        if (ended && !stall) kill((pid_t)pid, SIGKILL); /* (one that came before the clone) */
     }
     if (pid < 0) {
         fprintf(stderr, "toolsmith jobns-launch: the kernel refused the job's namespaces (clone with %s): %s\n",
@@ -606,6 +969,7 @@ int main(int argc, char **argv) {
         return 70;
     }
     if (pid == 0) {
+        if (report_fd >= 0) close(report_fd); /* (the launcher's alone: never the job's) */
         signal(SIGTERM, SIG_DFL);
         sigprocmask(SIG_SETMASK, &old, NULL);
         close(alive[1]);
@@ -625,12 +989,14 @@ int main(int argc, char **argv) {
         if (flags & CLONE_NEWNET) add_wall(walls, sizeof walls, "net");
         char name[4200];
         if (rooted) {
-            enter_tree(&store, root, walls, sizeof walls);
+            if (!plain) enter_tree(&store, root, walls, sizeof walls);
             /* (a test switch: the job's process, not the probe's, keeps root's uid: never a job then) */
             if ((probe || !off("jobskip-uid")) && take_uid(job_uid)) add_wall(walls, sizeof walls, "uid");
             /* a change of ids cleared the parent-death signal: set again, and the launcher checked again */
             prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
             if (poll(&pf, 1, 0) != 0) _exit(70);
+            last_walls(plan.prog, walls, sizeof walls);
+        } else if (plain) {
             last_walls(plan.prog, walls, sizeof walls);
         } else {
             int32_t out[64];
@@ -642,11 +1008,11 @@ int main(int argc, char **argv) {
         }
         close(alive[0]);
         if (probe) {
-            for (int k = 0; k < store.n; k++) {
+            for (int k = 0; k < (plain ? 0 : store.n); k++) {
                 wall_name(&store, W_MOUNT0 + k, name, sizeof name);
                 printf("plan %s\n", name);
             }
-            if (store.pts) printf("plan pts\n");
+            if (store.pts && !plain) printf("plan pts\n");
             for (char *w = walls, *e; *w; w = e + 1) {
                 e = strchr(w, ',');
                 if (!e) e = w + strlen(w);
@@ -662,6 +1028,8 @@ int main(int argc, char **argv) {
         _exit(70);
     }
     close(alive[0]);
+    /* (no process of this uid opens the report pipe, or reads this one's memory, through /proc) */
+    if (clean) prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
     if (stall)
         for (;;) pause();
     int status = 0;
@@ -671,8 +1039,19 @@ int main(int argc, char **argv) {
             return 70;
         }
     }
+    job_pid = 0; /* (reaped: a SIGTERM from here on signals nothing) */
     /* the job's pid 1 is gone, and its pid namespace with it: its tree goes too */
     if (root[0]) release_tree(root);
+    if (clean) {
+        /* what the job left beside its namespaces (none of it where they held): ended and removed, and
+         * the worker told on the report pipe (nothing written there, or `failed`: it stops) */
+        if (!sweep(rooted, job_uid) || (!off("nowipe") && !wipe())) {
+            dprintf(report_fd, "failed: %s\n", clean_why);
+            return CLEAN_FAILED;
+        }
+        dprintf(report_fd, "cleaned\n");
+        close(report_fd);
+    }
     if (WIFSIGNALED(status)) {
         int sig = WTERMSIG(status);
         signal(sig, SIG_DFL);

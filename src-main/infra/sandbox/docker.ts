@@ -150,8 +150,9 @@ export interface DockerFactoryOptions {
   podman?: boolean;
   /**
    * Tests only: walls the worker leaves out (`TOOLSMITH_TEST_WALLS`: nojobns, nosweep, nowipe,
-   * noseccomp, noipcfilter), so that each remaining wall is attacked alone; also faults made on
-   * purpose (launcherstall: the JS jobs' launcher never ends its job).
+   * noseccomp, noipcfilter, launchplain: JS jobs' processes without namespaces, the launcher kept), so
+   * that each remaining wall is attacked alone; also faults made on purpose (launcherstall: the JS jobs'
+   * launcher never ends its job).
    */
   wallsOff?: string[];
   /**

@@ -323,3 +323,73 @@ describe("a job's done read late by its worker on gVisor (no pidfd there)", () =
       }
     }, 300_000);
 });
+
+/**
+ * The second wall alone on gVisor: with the job's pid and IPC namespaces and its tree off (`launchplain`,
+ * a test switch: the launcher starts each job's process as a plain fork under its job uid, its filter
+ * kept), what a deno job leaves must still be gone for the next: its launcher (`--clean`) ends every
+ * process of the job's uid and empties the sandbox's writable mounts back to what they held, as the job's
+ * uid. Before, deno's worker had neither sweep nor wipe: the survivor and the files stayed.
+ */
+describe('deno jobs on gVisor with their namespaces and tree off: the launcher sweeps and wipes', () => {
+  const docker = new Docker();
+  const g = gvisorBun('jsgvisorplain', ['jsescape', 'launchplain'], { timeoutMs: 60_000 });
+  const run = (code: string) => g.run(code, 'deno');
+  const STATES = `const state = (p) => { try { const s = sys('read', '/proc/' + p + '/stat'); return s.slice(s.lastIndexOf(')') + 2, s.lastIndexOf(')') + 3); } catch (e) { return 'gone'; } };\n`;
+
+  it('a detached survivor and files in /tmp and /dev/shm are gone for the next job', async () => {
+    const a =
+      await run(`${SYS}${STATES}const child = sys('leave', '/usr/local/bin/deno', 'eval', 'setInterval(() => {}, 1000)');
+sys('write', '/tmp/js-plain-left', 'secret'); sys('write', '/dev/shm/js-plain-left', 'secret');
+emitResult({ pid: sys('pid'), uid: sys('uid'), child, state: state(child) });
+`);
+    expect(a.error, JSON.stringify(a.error)).toBeUndefined();
+    const d = a.data as { pid: number; uid: number; child: number; state: string };
+    // (the walls were off: no pid 1 of its own; the survivor ran when the job ended)
+    expect(d.pid).not.toBe(1);
+    expect(d.uid).toBeGreaterThanOrEqual(100000);
+    expect(d.state).toMatch(/^[RS]$/);
+    const worker = g.backend.workerIds('jsgvisorplain', 'deno')?.workers ?? [];
+    expect(worker).toHaveLength(1);
+    const b = await run(
+      `${SYS}${STATES}emitResult({ state: state(${d.child}), tmp: sys('list', '/tmp').filter((n) => n.startsWith('js-plain')), shm: sys('list', '/dev/shm').filter((n) => n.startsWith('js-plain')) });\n`,
+    );
+    expect(b.error, JSON.stringify(b.error)).toBeUndefined();
+    expect(g.backend.workerIds('jsgvisorplain', 'deno')?.workers).toEqual(worker);
+    expect(b.data).toEqual({ state: expect.stringMatching(/^(gone|Z)$/), tmp: [], shm: [] });
+  }, 300_000);
+
+  it("a file the cleanup cannot remove (root's, in the sticky /tmp) stops the worker after that job; the next runs on another", async () => {
+    const worker = g.backend.workerIds('jsgvisorplain', 'deno')?.workers ?? [];
+    expect(worker).toHaveLength(1);
+    const [c] = await docker.listContainers({
+      filters: { label: [`toolsmith.owner=${process.pid}`, 'toolsmith.sandbox=jsgvisorplain'] },
+    });
+    if (!c) throw new Error('no worker container');
+    // the job waits until root's file is there (made while it runs: after its launcher looked)
+    const job = run(`${SYS}const until = Date.now() + 40000;
+while (Date.now() < until && !sys('list', '/tmp').includes('root-left'));
+emitResult(sys('list', '/tmp').includes('root-left'));\n`);
+    await new Promise((r) => setTimeout(r, 3000));
+    const made = spawnSync(
+      'docker',
+      [
+        'exec',
+        '-u',
+        '0',
+        c.Id,
+        '/usr/local/bin/deno',
+        'eval',
+        "Deno.writeTextFileSync('/tmp/root-left', 'x')",
+      ],
+      { encoding: 'utf8' },
+    );
+    expect(made.status, made.stderr).toBe(0);
+    const r = await job;
+    expect(r.error, JSON.stringify(r.error)).toBeUndefined();
+    expect(r.data).toBe(true);
+    const next = await run('emitResult(7);\n');
+    expect(next.data).toBe(7);
+    expect(g.backend.workerIds('jsgvisorplain', 'deno')?.workers).not.toContain(worker[0]);
+  }, 300_000);
+});

@@ -634,3 +634,106 @@ describe("each JS job's process reports its walls (docker, node)", () => {
     expect(JSON.stringify(r.logs)).not.toMatch(/the script ran/);
   }, 300_000);
 });
+
+/**
+ * The second wall alone: with the job's namespaces off (`launchplain`, a test switch: the launcher starts
+ * each job's process as a plain fork, its filter kept), what a job leaves must still be gone for the next
+ * job. node and bun: the worker's own sweep and wipe (betweenJobs). deno, whose worker may read no /proc
+ * and signal no process: the launcher's (`--clean`, jobns-launch.c), after the job's process has ended and
+ * before the launcher does. Before, deno had neither: the survivor ran on and the files stayed. deno below
+ * Docker's init too (`init`: the worker is no pid 1 there, so the launcher's kill(-1) would reach it: it
+ * stops every other process first, then kills them and lets the worker go on).
+ */
+for (const [runtime, init] of [
+  ['node', false],
+  ['bun', false],
+  ['deno', false],
+  ['deno', true],
+] as const) {
+  describe(`JS jobs with their namespaces off: the sweep and wipe alone (docker, ${runtime}${init ? ', below an init' : ''})`, () => {
+    const docker = new Docker();
+    let factory: DockerWorkerFactory;
+    let backend: SandboxBackend;
+    const sandbox = `jsplain${runtime}${init ? 'init' : ''}`;
+    beforeAll(async () => {
+      await requireDocker(docker);
+      const tag = await probeImage(docker, runtime);
+      factory = new DockerWorkerFactory(docker, async () => tag, TEST_LIMITS, {
+        wallsOff: ['jsescape', 'launchplain'],
+        ...(init ? { init: true } : {}),
+      });
+      await factory.start();
+      backend = testBackend(factory, { toolsSource: '', pool: { minSize: 1, maxSize: 1, standby: 0 } });
+    }, 300_000);
+    afterAll(async () => {
+      await backend?.dispose();
+      await factory?.dispose();
+    });
+    const run = (body: string) =>
+      backend.execute({
+        sandbox,
+        runtime,
+        language: 'js',
+        code: SYS + body,
+        bodyStartLine: 1,
+        tools: {},
+        timeoutMs: 30_000,
+      });
+    const ok = (r: ExecutionResult) => {
+      expect(r.error, JSON.stringify(r.error)).toBeUndefined();
+      return r.data as Record<string, unknown>;
+    };
+    /** The state letter of each pid (`gone` when it has none), read by a job. */
+    const STATES = `const state = (p) => { try { const s = sys('read', '/proc/' + p + '/stat'); return s.slice(s.lastIndexOf(')') + 2, s.lastIndexOf(')') + 3); } catch (e) { return 'gone'; } };\n`;
+
+    it('a double-forked setsid survivor, a detached child and files in /tmp and /dev/shm are gone for the next job', async () => {
+      const a = ok(
+        await run(`${STATES}const daemon = JSON.parse(sys('run', '/opt/probe/jsprobe', 'daemon').stdout).pid;
+const child = sys('leave', '/opt/probe/jsprobe', 'sleep');
+sys('write', '/tmp/js-plain-left', 'secret'); sys('write', '/dev/shm/js-plain-left', 'secret');
+emitResult({ pid: sys('pid'), daemon, child, states: [state(daemon), state(child)] });
+`),
+      );
+      // (the namespaces were off: the job is no pid 1, and what it left was running when it ended)
+      expect(a['pid']).not.toBe(1);
+      const worker = backend.workerIds(sandbox, runtime)?.workers ?? [];
+      expect(worker).toHaveLength(1);
+      expect(a['states']).toEqual([expect.stringMatching(/^[RS]$/), expect.stringMatching(/^[RS]$/)]);
+      const b = ok(
+        await run(`${STATES}emitResult({ states: [state(${Number(a['daemon'])}), state(${Number(a['child'])})],
+  tmp: sys('list', '/tmp').filter((n) => n.startsWith('js-plain')), shm: sys('list', '/dev/shm').filter((n) => n.startsWith('js-plain')) });
+`),
+      );
+      // (on the same worker: the next job looked where the first left them)
+      expect(backend.workerIds(sandbox, runtime)?.workers).toEqual(worker);
+      // (a zombie is no survivor: node and bun, pid 1 of the sandbox, reap only their own children)
+      expect(b).toEqual({
+        states: [expect.stringMatching(/^(gone|Z)$/), expect.stringMatching(/^(gone|Z)$/)],
+        tmp: [],
+        shm: [],
+      });
+    }, 120_000);
+
+    it("a process the cleanup cannot end (root's) stops the worker after that job; the next job runs on another", async () => {
+      ok(await run('emitResult(0);\n'));
+      const [c] = await docker.listContainers({
+        filters: { label: [`toolsmith.owner=${process.pid}`, `toolsmith.sandbox=${sandbox}`] },
+      });
+      if (!c) throw new Error('no worker container');
+      const before = backend.workerIds(sandbox, runtime)?.workers ?? [];
+      expect(before).toHaveLength(1);
+      // root's process in the sandbox, as if a job had left one it may not signal
+      const exec = await docker.getContainer(c.Id).exec({
+        Cmd: ['/opt/probe/jsprobe', 'sleep'],
+        User: '0',
+        AttachStdout: false,
+        AttachStderr: false,
+      });
+      await exec.start({ Detach: true });
+      const results = [];
+      for (let i = 1; i <= 3; i++) results.push((await run(`emitResult(${i});\n`)).data);
+      expect(results).toEqual([1, 2, 3]);
+      expect(backend.workerIds(sandbox, runtime)?.workers).not.toContain(before[0]);
+    }, 300_000);
+  });
+}
