@@ -48,6 +48,10 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <sys/statvfs.h>
+#include <sys/ipc.h>
+#include <sys/msg.h>
+#include <sys/sem.h>
+#include <sys/shm.h>
 #include <sys/utsname.h>
 #include <time.h>
 
@@ -508,7 +512,8 @@ static void last_walls(const void *prog, char *walls, size_t nw) {
  * takes that uid, and kill(-1) then reaches those only). The wipe empties every writable mount (and the
  * working folder) back to what it held when the launcher started, before the job's process was made, as
  * the node worker's `remove` does (permissions restored, folders moved up, no recursion, links never
- * followed, no other mount entered), then checks that nothing else is left. `--clean FD`: the launcher
+ * followed, no other mount entered), then checks that nothing else is left, and removes the SysV IPC
+ * objects left in the sandbox's IPC namespace (ipc_clean). `--clean FD`: the launcher
  * then writes how it went on FD, a pipe only it holds (closed in the job's process before anything else,
  * and the launcher made non-dumpable once the job's process exists, so no process of its uid opens it
  * through /proc): `cleaned`, or `failed: <why>` (and exits CLEAN_FAILED). deno's exit status of a child it
@@ -802,6 +807,82 @@ static void remove_tree(const char *top) {
     free(queue);
 }
 
+union ts_semun {
+    int val;
+    struct semid_ds *buf;
+    unsigned short *array;
+    struct seminfo *info;
+};
+
+/* SysV shared memory, message queues and semaphore sets the job left in the sandbox's IPC namespace (with
+ * its own IPC namespace off: gVisor ignores Docker's IPC sysctls of 0), as the Python worker removes what
+ * /proc/sysvipc lists (gVisor has no such file); no process of the job is left to hold one. Each kind
+ * counted (*_INFO), walked by index (*_STAT_ANY, else *_STAT: Linux answers the object's id) and then, while
+ * any is left, by id from 0 (gVisor 20221219 answers 0 to *_STAT of shared memory and queues, and its ids
+ * are small); none may be left: 1, else 0 with the reason in clean_why. A kind the kernel gives no count
+ * of is none a job could have made. */
+enum { IPC_SHM, IPC_MSG, IPC_SEM };
+
+/* How many of a kind exist (-1: no count), and in `max` the highest index in use. */
+static int ipc_used(int kind, int *max) {
+    if (kind == IPC_SHM) {
+        struct shm_info i;
+        *max = shmctl(0, SHM_INFO, (struct shmid_ds *)(void *)&i);
+        return *max < 0 ? -1 : i.used_ids;
+    }
+    if (kind == IPC_MSG) {
+        struct msginfo i;
+        *max = msgctl(0, MSG_INFO, (struct msqid_ds *)(void *)&i);
+        return *max < 0 ? -1 : i.msgpool;
+    }
+    struct seminfo i;
+    union ts_semun arg = {.info = &i};
+    *max = semctl(0, 0, SEM_INFO, arg);
+    return *max < 0 ? -1 : i.semusz;
+}
+
+/* The id at index `i` (*_STAT_ANY, else *_STAT), or -1. */
+static int ipc_at(int kind, int i) {
+    int id = -1;
+    if (kind == IPC_SHM) {
+        struct shmid_ds ds;
+        if ((id = shmctl(i, SHM_STAT_ANY, &ds)) < 0) id = shmctl(i, SHM_STAT, &ds);
+    } else if (kind == IPC_MSG) {
+        struct msqid_ds ds;
+        if ((id = msgctl(i, MSG_STAT_ANY, &ds)) < 0) id = msgctl(i, MSG_STAT, &ds);
+    } else {
+        struct semid_ds ds;
+        union ts_semun st = {.buf = &ds};
+        if ((id = semctl(i, 0, SEM_STAT_ANY, st)) < 0) id = semctl(i, 0, SEM_STAT, st);
+    }
+    return id;
+}
+
+static void ipc_rm(int kind, int id) {
+    if (kind == IPC_SHM) shmctl(id, IPC_RMID, NULL);
+    else if (kind == IPC_MSG) msgctl(id, IPC_RMID, NULL);
+    else semctl(id, 0, IPC_RMID);
+}
+
+static int ipc_clean(void) {
+    static const char *const names[] = {"shared memory segment", "message queue", "semaphore set"};
+    for (int kind = IPC_SHM; kind <= IPC_SEM; kind++) {
+        int max, used = ipc_used(kind, &max);
+        if (used <= 0) continue;
+        for (int i = 0; i <= max; i++) {
+            int id = ipc_at(kind, i);
+            if (id >= 0) ipc_rm(kind, id);
+        }
+        for (int id = 0; id < 4096 && (used = ipc_used(kind, &max)) > 0; id++) ipc_rm(kind, id);
+        if (used > 0) {
+            snprintf(clean_why, sizeof clean_why, "%d SysV %s%s the job left could not be removed", used, names[kind],
+                     used == 1 ? "" : "s");
+            return 0;
+        }
+    }
+    return 1;
+}
+
 /* The wipe, then the check that nothing but what was there before the job is left: 1, else 0 with the
  * reason in clean_why. */
 static int wipe(void) {
@@ -1045,7 +1126,7 @@ int main(int argc, char **argv) {
     if (clean) {
         /* what the job left beside its namespaces (none of it where they held): ended and removed, and
          * the worker told on the report pipe (nothing written there, or `failed`: it stops) */
-        if (!sweep(rooted, job_uid) || (!off("nowipe") && !wipe())) {
+        if (!sweep(rooted, job_uid) || (!off("nowipe") && (!wipe() || !ipc_clean()))) {
             dprintf(report_fd, "failed: %s\n", clean_why);
             return CLEAN_FAILED;
         }
