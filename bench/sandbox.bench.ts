@@ -641,7 +641,9 @@ print(json.dumps({"p50_ms": p50, "over_fork_ms": {k: round(v - p50["fork"], 3) f
 async function pairAB(level: string, ab: ABPair): Promise<Record<string, unknown>> {
   const otherHost = process.env['BENCH_AB_DOCKER_HOST'] ?? '';
   if (ab.engineA && (level === 'process' || !otherHost.startsWith('unix://')))
-    throw new Error('BENCH_AB=engine: docker or gvisor levels, with BENCH_AB_DOCKER_HOST=unix:///path/to/its.sock');
+    throw new Error(
+      'BENCH_AB=engine: docker or gvisor levels, with BENCH_AB_DOCKER_HOST=unix:///path/to/its.sock',
+    );
   const makeFactory = async (wallsOff: string[], other = false) => {
     if (level === 'process')
       return new ProcessWorkerFactory({ ...paths, memoryMb: 256, pids: 64, tmpfsMb: 16, wallsOff });
