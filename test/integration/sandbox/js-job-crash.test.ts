@@ -13,22 +13,7 @@ import type { ToolResponse } from '../../../src-main/core/tools/model.ts';
 import type { SandboxBackend } from '../../../src-main/infra/sandbox/backend.ts';
 import { dockerFactory, testBackend } from '../../support/sandbox.ts';
 import type { TestFactory } from '../../support/sandbox.ts';
-import { jsIn, until } from './support/container-exec.ts';
-
-/** Sends `sig` to the job processes (the launchers' children) from inside the container; their pids. */
-const signalJob = async (id: string, runtime: string, sig: string): Promise<number[]> =>
-  JSON.parse(
-    await jsIn(
-      id,
-      runtime,
-      `const fs = process.getBuiltinModule('node:fs');
-const comm = (p) => { try { return fs.readFileSync('/proc/' + p + '/comm', 'utf8').trim(); } catch { return ''; } };
-const ppid = (p) => { try { const s = fs.readFileSync('/proc/' + p + '/stat', 'utf8'); return Number(s.slice(s.lastIndexOf(')') + 2).split(' ')[1]); } catch { return 0; } };
-const hit = fs.readdirSync('/proc').filter((d) => /^\\d+$/.test(d)).map(Number).filter((p) => comm(ppid(p)) === 'jobns-launch');
-for (const p of hit) process.kill(p, ${JSON.stringify(sig)});
-console.log(JSON.stringify(hit));`,
-    ),
-  ) as number[];
+import { signalLaunched, until } from './support/container-exec.ts';
 
 for (const [level, runtime, make] of [
   ['docker', 'deno', () => dockerFactory()],
@@ -77,10 +62,10 @@ for (const [level, runtime, make] of [
       held = undefined;
       const job = run();
       await until('the job to hold', () => (held ? true : undefined));
-      expect(await signalJob(workerId(), runtime, 'SIGSTOP')).toHaveLength(1);
+      expect(await signalLaunched(workerId(), runtime, 'SIGSTOP')).toHaveLength(1);
       answer({ success: true, data: 'late' });
       await new Promise((r) => setTimeout(r, 500));
-      expect(await signalJob(workerId(), runtime, 'SIGKILL')).toHaveLength(1);
+      expect(await signalLaunched(workerId(), runtime, 'SIGKILL')).toHaveLength(1);
       const r = await job;
       expect({ exit: r.exitReason, message: r.error?.message }).toEqual({
         exit: 'crashed',
@@ -92,7 +77,7 @@ for (const [level, runtime, make] of [
       held = undefined;
       const job = run();
       await until('the job to hold', () => (held ? true : undefined));
-      expect(await signalJob(workerId(), runtime, 'SIGKILL')).toHaveLength(1);
+      expect(await signalLaunched(workerId(), runtime, 'SIGKILL')).toHaveLength(1);
       answer({ success: true, data: 'late' });
       const r = await job;
       expect({ exit: r.exitReason, message: r.error?.message }).toEqual({

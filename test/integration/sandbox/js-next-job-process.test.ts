@@ -17,7 +17,7 @@ import type { SandboxBackend } from '../../../src-main/infra/sandbox/backend.ts'
 import type { WorkerConnection } from '../../../src-main/infra/sandbox/connection.ts';
 import { bubblewrapFactory, dockerFactory, testBackend } from '../../support/sandbox.ts';
 import type { TestFactory } from '../../support/sandbox.ts';
-import { jsIn, until } from './support/container-exec.ts';
+import { jsIn, signalLaunched, until } from './support/container-exec.ts';
 
 const docker = new Docker();
 const WALLS_OFF = ['jsescape'];
@@ -109,16 +109,7 @@ const signalWaiting = (
   sig: string,
 ): Promise<number[]> =>
   level !== 'process'
-    ? jsIn(
-        id,
-        runtime,
-        `const fs = process.getBuiltinModule('node:fs');
-const comm = (p) => { try { return fs.readFileSync('/proc/' + p + '/comm', 'utf8').trim(); } catch { return ''; } };
-const ppid = (p) => { try { const s = fs.readFileSync('/proc/' + p + '/stat', 'utf8'); return Number(s.slice(s.lastIndexOf(')') + 2).split(' ')[1]); } catch { return 0; } };
-const hit = fs.readdirSync('/proc').filter((d) => /^\\d+$/.test(d)).map(Number).filter((p) => comm(ppid(p)) === 'jobns-launch');
-for (const p of hit) process.kill(p, ${JSON.stringify(sig)});
-console.log(JSON.stringify(hit));`,
-      ).then((o) => JSON.parse(o) as number[])
+    ? signalLaunched(id, runtime, sig)
     : Promise.resolve((process.kill(hostPid, sig as NodeJS.Signals), [hostPid]));
 
 /** The script's side of `jsescape`: `sys(op, ...args)` answers the op's value, or throws its error code. */

@@ -43,3 +43,21 @@ export async function until<T>(what: string, get: () => Promise<T | undefined> |
     await new Promise((r) => setTimeout(r, 20));
   }
 }
+
+/**
+ * Sends `sig` to the JS job processes inside the container (the children of `jobns-launch`: the running
+ * job's and the one waiting for the next job), found there by the container's own `runtime`; their pids.
+ */
+export const signalLaunched = async (id: string, runtime: string, sig: string): Promise<number[]> =>
+  JSON.parse(
+    await jsIn(
+      id,
+      runtime,
+      `const fs = process.getBuiltinModule('node:fs');
+const comm = (p) => { try { return fs.readFileSync('/proc/' + p + '/comm', 'utf8').trim(); } catch { return ''; } };
+const ppid = (p) => { try { const s = fs.readFileSync('/proc/' + p + '/stat', 'utf8'); return Number(s.slice(s.lastIndexOf(')') + 2).split(' ')[1]); } catch { return 0; } };
+const hit = fs.readdirSync('/proc').filter((d) => /^\\d+$/.test(d)).map(Number).filter((p) => comm(ppid(p)) === 'jobns-launch');
+for (const p of hit) process.kill(p, ${JSON.stringify(sig)});
+console.log(JSON.stringify(hit));`,
+    ),
+  ) as number[];
