@@ -59,7 +59,8 @@ const EDITS: { file: string; anchor: string; stamp: string; before?: boolean }[]
   // (gVisor: a rooted job's tree, chroot and uid)
   {
     file: 'jobns.py',
-    anchor: '    walls = ["pid", "ipc"]\n    try:\n        cwd = os.getcwd()\n',
+    anchor:
+      '    walls = ["pid", "ipc"] + (["net"] if ROOTED_FLAGS & CLONE_NEWNET else [])\n    try:\n        cwd = os.getcwd()\n',
     stamp: STAMP('rooted: before its tree', '    '),
   },
   {

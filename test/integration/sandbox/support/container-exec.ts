@@ -8,7 +8,12 @@ import { POLL_MS } from '../../../support/budgets.ts';
 
 const docker = new Docker();
 
-export async function execIn(id: string, cmd: string[], user?: string): Promise<string> {
+/** The command's stdout and stderr, each as text. */
+export async function execOut(
+  id: string,
+  cmd: string[],
+  user?: string,
+): Promise<{ out: string; err: string }> {
   const exec = await docker
     .getContainer(id)
     .exec({ Cmd: cmd, ...(user ? { User: user } : {}), AttachStdout: true, AttachStderr: true });
@@ -20,14 +25,19 @@ export async function execIn(id: string, cmd: string[], user?: string): Promise<
     stream.on('error', reject);
   });
   let out = '';
+  let err = '';
   const all = Buffer.concat(chunks);
   for (let at = 0; at + 8 <= all.length;) {
     const n = all.readUInt32BE(at + 4);
     if (all[at] === 1) out += all.toString('utf8', at + 8, at + 8 + n);
+    else err += all.toString('utf8', at + 8, at + 8 + n);
     at += 8 + n;
   }
-  return out;
+  return { out, err };
 }
+
+export const execIn = async (id: string, cmd: string[], user?: string): Promise<string> =>
+  (await execOut(id, cmd, user)).out;
 
 /** JS `code` run by the container's own `runtime` (node, bun or deno) inside it; its stdout. */
 export const jsIn = (id: string, runtime: string, code: string): Promise<string> =>
@@ -46,18 +56,33 @@ export async function until<T>(what: string, get: () => Promise<T | undefined> |
 
 /**
  * Sends `sig` to the JS job processes inside the container (the children of `jobns-launch`: the running
- * job's and the one waiting for the next job), found there by the container's own `runtime`; their pids.
+ * job's and the one waiting for the next job), found there by the container's own `runtime`; their pids,
+ * written before any is signalled: a job's process killed makes its worker sweep the container, which
+ * ends this command too (seen under load: nothing printed). Anything else that fails in there is thrown
+ * with its message, not lost with the command's stderr.
  */
-export const signalLaunched = async (id: string, runtime: string, sig: string): Promise<number[]> =>
-  JSON.parse(
-    await jsIn(
-      id,
-      runtime,
-      `const fs = process.getBuiltinModule('node:fs');
+export async function signalLaunched(id: string, runtime: string, sig: string): Promise<number[]> {
+  const { out, err } = await execOut(id, [
+    `/usr/local/bin/${runtime}`,
+    runtime === 'deno' ? 'eval' : '-e',
+    `try {
+const fs = process.getBuiltinModule('node:fs');
 const comm = (p) => { try { return fs.readFileSync('/proc/' + p + '/comm', 'utf8').trim(); } catch { return ''; } };
 const ppid = (p) => { try { const s = fs.readFileSync('/proc/' + p + '/stat', 'utf8'); return Number(s.slice(s.lastIndexOf(')') + 2).split(' ')[1]); } catch { return 0; } };
 const hit = fs.readdirSync('/proc').filter((d) => /^\\d+$/.test(d)).map(Number).filter((p) => comm(ppid(p)) === 'jobns-launch');
-for (const p of hit) process.kill(p, ${JSON.stringify(sig)});
-console.log(JSON.stringify(hit));`,
-    ),
-  ) as number[];
+fs.writeSync(1, JSON.stringify({ sent: hit }) + '\\n');
+for (const p of hit) { try { process.kill(p, ${JSON.stringify(sig)}); } catch (e) { if (e.code !== 'ESRCH') throw e; } }
+} catch (e) { console.log(JSON.stringify({ error: String(e) })); }`,
+  ]);
+  let r: { sent?: number[]; error?: string } = {};
+  try {
+    r = JSON.parse(out.trim().split('\n').pop() || '{}') as typeof r;
+  } catch {
+    /* (named below with what it printed) */
+  }
+  if (!r.sent)
+    throw new Error(
+      `signalling the job processes in ${id} failed: ${r.error ?? JSON.stringify({ out, err })}`,
+    );
+  return r.sent;
+}
