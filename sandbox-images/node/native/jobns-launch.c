@@ -27,7 +27,9 @@
  * 100000-100999): pid, IPC and network namespaces and a tree of its own instead (enter_tree below, as the Python
  * fork server's jobns.enter_rooted). `--clean FD` (deno's worker, which can neither sweep nor wipe): once
  * the job's pid 1 is gone, the launcher sweeps and wipes as the node worker's betweenJobs does and reports
- * on FD (below, "cleanup after the job"). Test switches (TOOLSMITH_TEST_WALLS): `noseccomp`, `nonetns` (a
+ * on FD (below, "cleanup after the job"). Every job's process also gets the IPC filter (deny_ipc: no SysV
+ * IPC or POSIX message queue), as the Python fork server's children. Test switches (TOOLSMITH_TEST_WALLS):
+ * `noseccomp`, `noipcfilter`, `nonetns` (a
  * rooted job without its network namespace: bench:js-jobns's `BENCH_AB=netns`), and
  * `jobskip-pid`, `jobskip-uid`: a job's process (not the probe's) made without its pid namespace, or
  * without its uid (rooted), so that the worker's per-job check is what refuses it; `launchplain`: every
@@ -481,6 +483,34 @@ static int take_uid(unsigned int uid) {
     return setgroups(0, NULL) == 0 && setresgid(uid, uid, uid) == 0 && setresuid(uid, uid, uid) == 0 &&
            getresuid(&r, &e, &s) == 0 && getresgid(&gr, &ge, &gs) == 0 && r == uid && e == uid && s == uid &&
            gr == uid && ge == uid && gs == uid;
+}
+
+/*
+ * SysV IPC and POSIX message queues refused to the job (EPERM for shmget, semget, msgget and mq_open, and
+ * for every call of another ABI), as the Python fork server's hygiene.deny_ipc does for its children: a
+ * wall behind the job's IPC namespace (gVisor ignores Docker's IPC sysctls of 0, and a job's namespace
+ * has the kernel's defaults), stacked on the job's filter. `noipcfilter` (tests) leaves it out, so that
+ * the namespace and the cleanup behind it are tested alone. 1 when it is in place.
+ */
+static int deny_ipc(void) {
+    static const int X86_64[4] = {29, 64, 68, 240}, AARCH64[4] = {194, 190, 186, 180};
+    struct utsname u;
+    uint32_t audit;
+    const int *calls;
+    if (uname(&u) != 0) return 0;
+    if (strcmp(u.machine, "x86_64") == 0) audit = 0xC000003E, calls = X86_64;
+    else if (strcmp(u.machine, "aarch64") == 0) audit = 0xC00000B7, calls = AARCH64;
+    else return 0;
+    /* (the same program as hygiene.deny_ipc: 8 is the allow, 9 the deny) */
+    struct insn p[10] = {{0x20, 0, 0, 4}, {0x15, 0, 7, audit}, {0x20, 0, 0, 0}, {0x35, 5, 0, 0x40000000}};
+    for (int k = 0; k < 4; k++) p[4 + k] = (struct insn){0x15, (uint8_t)(4 - k), 0, (uint32_t)calls[k]};
+    p[8] = (struct insn){0x06, 0, 0, 0x7FFF0000};
+    p[9] = (struct insn){0x06, 0, 0, 0x00050000 | 1};
+    struct {
+        uint16_t len;
+        const struct insn *filter;
+    } f = {10, p};
+    return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 && prctl(PR_SET_SECCOMP, 2, &f, 0, 0) == 0;
 }
 
 /* The last two walls of every rooted job: no capability (all three sets), then the job's filter. */
@@ -1087,6 +1117,7 @@ int main(int argc, char **argv) {
                 add_wall(walls, sizeof walls, name);
             }
         }
+        if (!off("noipcfilter")) deny_ipc(); /* (where the architecture has no numbers here: none, as in Python) */
         close(alive[0]);
         if (probe) {
             for (int k = 0; k < (plain ? 0 : store.n); k++) {

@@ -108,7 +108,7 @@ console.log(JSON.stringify({ jobs, trees: fs.readdirSync('/mnt') }));`)) as {
 }
 
 describe('rooted bun jobs on gVisor, attacked from inside (sweep and wipe off)', () => {
-  const { run } = gvisorBun('jsgvisorrooted', ['jsescape', 'nosweep', 'nowipe']);
+  const { run } = gvisorBun('jsgvisorrooted', ['jsescape', 'nosweep', 'nowipe', 'noipcfilter']);
   const { waitingProcess } = besideWorker('jsgvisorrooted');
 
   it('no way out of its tree: no folder descriptor, no chroot, mount, namespace, uid, ptrace or capability, nothing of the sandbox writable', async () => {
@@ -279,7 +279,7 @@ console.log(JSON.stringify({ n }));`;
  * a job set on a waiting process (sweep and wipe off; a sandbox of its own).
  */
 describe("rooted bun jobs on gVisor: the next job's process waiting in its tree (sweep and wipe off)", () => {
-  const { run } = gvisorBun('jsgvisorbeside', ['jsescape', 'nosweep', 'nowipe']);
+  const { run } = gvisorBun('jsgvisorbeside', ['jsescape', 'nosweep', 'nowipe', 'noipcfilter']);
   const { sandboxId, beside, leftInSandbox, waitingProcess } = besideWorker('jsgvisorbeside');
 
   it("the next job's process waiting in its tree: the job before it neither finds, signals nor writes it", async () => {
@@ -388,5 +388,16 @@ console.log(JSON.stringify({ alive: fs.existsSync('/proc/${other.pid}'), secret:
       if (i >= 100) throw new Error('the planted tree was not released');
       await new Promise((r) => setTimeout(r, 100));
     }
+  }, 300_000);
+});
+
+describe('rooted bun jobs on gVisor: SysV IPC and POSIX message queues refused (the IPC filter)', () => {
+  const { run } = gvisorBun('jsgvisoripc', ['jsescape']);
+
+  it('shmget, msgget, semget and mq_open fail in a program the job runs (before the filter: made in its IPC namespace)', async () => {
+    const make = `${FFI}const k = 0x7154; console.log(JSON.stringify({ shm: libc.shmget(k, 4096, 0o1000 | 0o666), msg: libc.msgget(k, 0o1000 | 0o666), sem: libc.semget(k, 1, 0o1000 | 0o666), mq: libc.mq_open(c('/toolsmith-qa-ipc'), 0o100 | 2, 0o666, null) }));`;
+    const r = await run(`${SYS}emitResult(bun(${JSON.stringify(make)}));\n`);
+    expect(r.error, JSON.stringify(r.error)).toBeUndefined();
+    expect(r.data).toEqual({ shm: -1, msg: -1, sem: -1, mq: -1 });
   }, 300_000);
 });

@@ -173,7 +173,7 @@ describe.each(['bun', 'deno'] as const)(
   '%s jobs on gVisor: a uid and a tree of their own (sweep and wipe off)',
   (runtime) => {
     const docker = new Docker();
-    const g = gvisorBun(`jsgvisoralone${runtime}`, ['jsescape', 'nosweep', 'nowipe']);
+    const g = gvisorBun(`jsgvisoralone${runtime}`, ['jsescape', 'nosweep', 'nowipe', 'noipcfilter']);
     const run = (code: string) => g.run(code, runtime);
 
     it("the job reaches no fd, environment, memory or signal of the worker, runs under a uid not the worker's, and writes none of its files", async () => {
@@ -334,7 +334,7 @@ describe("a job's done read late by its worker on gVisor (no pidfd there)", () =
  */
 describe('deno jobs on gVisor with their namespaces and tree off: the launcher sweeps and wipes', () => {
   const docker = new Docker();
-  const g = gvisorBun('jsgvisorplain', ['jsescape', 'launchplain'], { timeoutMs: 60_000 });
+  const g = gvisorBun('jsgvisorplain', ['jsescape', 'launchplain', 'noipcfilter'], { timeoutMs: 60_000 });
   const run = (code: string) => g.run(code, 'deno');
   const STATES = `const state = (p) => { try { const s = sys('read', '/proc/' + p + '/stat'); return s.slice(s.lastIndexOf(')') + 2, s.lastIndexOf(')') + 3); } catch (e) { return 'gone'; } };\n`;
 

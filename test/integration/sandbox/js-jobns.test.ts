@@ -42,7 +42,7 @@ import { POLL_MS } from '../../support/budgets.ts';
 import type { TestFactory } from '../../support/sandbox.ts';
 import { repoRoot } from '../../support/workspace.ts';
 
-const WALLS_OFF = ['jsescape', 'nosweep', 'nowipe'];
+const WALLS_OFF = ['jsescape', 'nosweep', 'nowipe', 'noipcfilter'];
 const work = mkdtempSync(join(tmpdir(), 'toolsmith-jsprobe-'));
 chmodSync(work, 0o755);
 const PROBE_BUILD = join(work, 'jsprobe');
@@ -685,6 +685,15 @@ for (const [runtime, init] of [
     };
     /** The state letter of each pid (`gone` when it has none), read by a job. */
     const STATES = `const state = (p) => { try { const s = sys('read', '/proc/' + p + '/stat'); return s.slice(s.lastIndexOf(')') + 2, s.lastIndexOf(')') + 3); } catch (e) { return 'gone'; } };\n`;
+
+    it('SysV IPC is refused to the job (EPERM): the IPC filter, with no IPC namespace of its own', async () => {
+      const a = ok(
+        await run(
+          `emitResult(JSON.parse(sys('run', '/opt/probe/jsprobe', 'ipc-make', '0x7357a11f').stdout));\n`,
+        ),
+      );
+      expect(a).toEqual({ shm: -1, msg: -1, sem: -1, errno: 1 });
+    }, 120_000);
 
     it('a double-forked setsid survivor, a detached child and files in /tmp and /dev/shm are gone for the next job', async () => {
       const a = ok(
