@@ -32,7 +32,11 @@ async function sandboxId(sandbox: string): Promise<string> {
 
 /** A program run beside the worker (`docker exec`: root, the sandbox's own network stack); its stdout. */
 function beside(id: string, args: string[], detach = false): string {
-  const r = spawnSync('docker', ['exec', ...(detach ? ['-d'] : []), id, ...args], { encoding: 'utf8' });
+  // (timeout: an exec that never returns fails here, not the whole file)
+  const r = spawnSync('docker', ['exec', ...(detach ? ['-d'] : []), id, ...args], {
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
   if (r.status !== 0) throw new Error(`docker exec: ${r.status ?? r.signal} ${r.stderr} ${r.stdout}`);
   return r.stdout.trim();
 }

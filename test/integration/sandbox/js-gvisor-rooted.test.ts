@@ -63,6 +63,7 @@ function besideWorker(sandbox: string) {
   const beside = async (code: string): Promise<unknown> => {
     const r = spawnSync('docker', ['exec', await sandboxId(), '/usr/local/bin/bun', '-e', code], {
       encoding: 'utf8',
+      timeout: 60_000, // (an exec that never returns fails here, with the status below, not the whole file)
     });
     if (r.status !== 0)
       throw new Error(

@@ -162,9 +162,9 @@ console.log(JSON.stringify({ workerUid, tmp: fs.readdirSync('/tmp'), trees: fs.r
   const r = spawnSync(
     'docker',
     ['exec', id, `/usr/local/bin/${runtime}`, runtime === 'deno' ? 'eval' : '-e', code],
-    { encoding: 'utf8' },
+    { encoding: 'utf8', timeout: 60_000 }, // (one that never returns fails here, not the whole file)
   );
-  if (r.status !== 0) throw new Error(`docker exec: ${r.stderr}`);
+  if (r.status !== 0) throw new Error(`docker exec: ${r.status ?? r.signal} ${r.stderr}`);
   return JSON.parse(r.stdout) as ReturnType<typeof inSandbox>;
 }
 
@@ -405,10 +405,13 @@ emitResult({ pid: sys('pid'), uid: sys('uid'), child, state: state(child) });
 while (Date.now() < until && !sys('list', '/tmp').includes('root-left'));
 emitResult(sys('list', '/tmp').includes('root-left'));\n`);
     await new Promise((r) => setTimeout(r, 3000));
+    // (detached: the job ends once it sees the file, its worker stops and its sandbox goes, which an
+    // attached exec still exiting did not survive under load: `docker exec` then never returned)
     const made = spawnSync(
       'docker',
       [
         'exec',
+        '-d',
         '-u',
         '0',
         c.Id,
@@ -416,7 +419,7 @@ emitResult(sys('list', '/tmp').includes('root-left'));\n`);
         'eval',
         "Deno.writeTextFileSync('/tmp/root-left', 'x')",
       ],
-      { encoding: 'utf8' },
+      { encoding: 'utf8', timeout: 60_000 },
     );
     expect(made.status, made.stderr).toBe(0);
     const r = await job;
