@@ -1,0 +1,271 @@
+/**
+ * JS jobs' filters against the 32-bit ABI (docs/security.md; the Python side: walls-abi.test.ts): an
+ * x86_64 process may still enter the kernel through `int 0x80`, where every call has the i386 ABI's number
+ * and seccomp_data's architecture is i386's. A node, bun or deno job's process gets the job filter
+ * (`assemble`) and the IPC filter (`deny_ipc`) from its launcher, sandbox-images/node/native/jobns-launch.c;
+ * both check the architecture first and refuse another. The attack: a script that escaped the language
+ * (TOOLSMITH_TEST_WALLS=jsescape) runs `jsprobe i386` (test/fixtures/sandbox/jsprobe.c), which makes
+ * walls-abi's ten calls (keyctl, io_uring_setup, personality, unshare CLONE_NEWUSER, userfaultfd, bpf,
+ * ptrace TRACEME, shmget, semget, msgget) through inline `int $0x80`, each in a child of its own, and
+ * removes at once whatever it made.
+ * - Through a JS job (docker node, bun, deno; bubblewrap node): every call refused. There the filter
+ *   around the sandbox answers first (runc's profile lists x86_64 alone: SIGSYS; bubblewrap's filter:
+ *   EPERM), so these cases hold with the launcher's filters gone too: they are the whole stack's.
+ * - The launcher's filters alone: no test switch takes the container's profile or bubblewrap's filter
+ *   away from a worker, so the launcher is run as the worker runs it (`--keep /opt/toolsmith -- PROGRAM`),
+ *   in a container of the sandbox's HostConfig but with `seccomp=unconfined`, where its filters are the
+ *   only ones: each alone (`noipcfilter`, `noseccomp`), both, both without the namespaces (`launchplain`)
+ *   refuse every call with EPERM; with neither, the same calls are made (the control: the probe sees a
+ *   made call). These fail with the architecture checks removed from `assemble` and `deny_ipc`.
+ * - gVisor (bun, rooted): runsc (ptrace platform) takes `int 0x80` from a 64-bit process as the x86_64
+ *   call of the same number (eax 39 answers the pid there, where i386's 39 is mkdir), so no i386 call is
+ *   ever made: the job filter judges each number by its x86_64 rules.
+ */
+import { spawnSync } from 'node:child_process';
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { arch, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Docker from 'dockerode';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { imagePaths } from '../../../src-main/app/sandbox-factory.ts';
+import type { ExecutionResult } from '../../../src-main/core/sandbox/execution.ts';
+import type { SandboxBackend } from '../../../src-main/infra/sandbox/backend.ts';
+import { DockerWorkerFactory, hostConfig } from '../../../src-main/infra/sandbox/docker.ts';
+import { buildImage, dockerBuild, imageExists } from '../../../src-main/infra/sandbox/images.ts';
+import type { WorkerFactory } from '../../../src-main/infra/sandbox/pool.ts';
+import { bubblewrapFactory, requireDocker, TEST_LIMITS, testBackend } from '../../support/sandbox.ts';
+import { repoRoot } from '../../support/workspace.ts';
+
+if (arch() !== 'x64') throw new Error('js-walls-abi.test.ts attacks the x86_64 kernel: x86_64 only');
+
+const work = mkdtempSync(join(tmpdir(), 'toolsmith-jsprobe-abi-'));
+chmodSync(work, 0o755);
+const PROBE_BUILD = join(work, 'jsprobe');
+
+function buildProbe(): void {
+  const r = spawnSync(
+    'cc',
+    ['-static', '-O2', '-o', PROBE_BUILD, join(repoRoot, 'test/fixtures/sandbox/jsprobe.c')],
+    { encoding: 'utf8' },
+  );
+  if (r.status !== 0) throw new Error(`cc -static jsprobe.c failed: ${r.stderr}`);
+}
+
+/** The node (bun, deno) image with the probe at /opt/probe/jsprobe (as js-jobns.test.ts makes it). */
+async function probeImage(docker: Docker, runtime: 'node' | 'bun' | 'deno'): Promise<string> {
+  const base = await buildImage(docker, runtime, imagePaths());
+  const hash = spawnSync('sha256sum', [PROBE_BUILD], { encoding: 'utf8' }).stdout.slice(0, 12);
+  const tag = `toolsmith-test/${runtime}-jsprobe:${base.split(':')[1]}-${hash}`;
+  if (await imageExists(docker, tag)) return tag;
+  const ctx = join(work, `ctx-${runtime}`);
+  mkdirSync(ctx, { recursive: true });
+  copyFileSync(PROBE_BUILD, join(ctx, 'jsprobe'));
+  writeFileSync(join(ctx, 'Dockerfile'), `FROM ${base}\nCOPY jsprobe /opt/probe/jsprobe\n`);
+  await dockerBuild(docker, ctx, tag, () => {}, { labels: { 'toolsmith.test': '1' } });
+  return tag;
+}
+
+beforeAll(buildProbe);
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+/** The ten calls, in the probe's order: the job filter's seven, then the IPC filter's three. */
+const CALLS = [
+  'keyctl',
+  'io_uring_setup',
+  'personality',
+  'unshare_user',
+  'userfaultfd',
+  'bpf',
+  'ptrace_traceme',
+  'shmget',
+  'semget',
+  'msgget',
+];
+type Calls = Record<string, number | string>;
+/** Every call answered `v`. */
+const all = (v: number | string): Calls => Object.fromEntries(CALLS.map((c) => [c, v]));
+
+const SYS = `const sys = (op, ...args) => { const r = JSON.parse(escaped(op, ...args)); if ('error' in r) throw new Error(r.error); return r.ok; };
+`;
+/** The job's side: the probe's answers and the filters on the job's process. */
+const ATTACK = (probe: string) => `const r = sys('run', ${JSON.stringify(probe)}, 'i386');
+const status = sys('read', '/proc/self/status');
+emitResult({ calls: JSON.parse(r.stdout), filters: Number(/^Seccomp_filters:\\s*(\\d+)/m.exec(status)?.[1] ?? -1) });
+`;
+
+interface Level {
+  name: string;
+  runtime: 'node' | 'bun' | 'deno';
+  make: () => Promise<{ factory: WorkerFactory & { dispose(): Promise<void> }; probe: string }>;
+  /** What every call answers there. */
+  expected: Calls;
+  /** The seccomp filters on the job's process (the sandbox's, the job filter, the IPC filter). */
+  filters: number | undefined;
+}
+
+const onDocker = (runtime: 'node' | 'bun' | 'deno', gvisor = false): Omit<Level, 'expected' | 'filters'> => ({
+  name: `${gvisor ? 'gvisor' : 'docker'}, ${runtime}`,
+  runtime,
+  make: async () => {
+    const docker = new Docker();
+    await requireDocker(docker);
+    const tag = await probeImage(docker, runtime);
+    const factory = new DockerWorkerFactory(docker, async () => tag, TEST_LIMITS, {
+      wallsOff: ['jsescape'],
+      ...(gvisor ? { runtime: 'runsc' } : {}),
+    });
+    await factory.start();
+    return { factory, probe: '/opt/probe/jsprobe' };
+  },
+});
+
+// runc's profile (seccomp.ts dockerSeccompProfile) lists x86_64 alone: a call of another architecture
+// ends the process (SIGSYS) before the launcher's filters are asked.
+const RUNC = { expected: all('signal 31'), filters: 3 };
+const LEVELS: Level[] = [
+  { ...onDocker('node'), ...RUNC },
+  { ...onDocker('bun'), ...RUNC },
+  // (deno's job process with every permission under jsescape, as if deno's own had fallen: worker.mjs)
+  { ...onDocker('deno'), ...RUNC },
+  {
+    name: 'process (bubblewrap), node',
+    runtime: 'node',
+    make: async () => {
+      const factory = bubblewrapFactory({ wallsOff: ['jsescape'] });
+      // The worker's folder (bound read-only into the sandbox, and back into each job's /tmp).
+      const dir = (factory as unknown as { dir: string }).dir;
+      copyFileSync(PROBE_BUILD, join(dir, 'jsprobe'));
+      chmodSync(join(dir, 'jsprobe'), 0o755);
+      return { factory, probe: join(dir, 'jsprobe') };
+    },
+    // (bubblewrap's filter, seccomp.ts: another architecture EPERM)
+    expected: all(-1),
+    filters: 3,
+  },
+  {
+    ...onDocker('bun', true),
+    // runsc takes `int 0x80` as the x86_64 call of the same number (runsc ignores the container's profile:
+    // the job filter and the IPC filter are the only ones): 288 accept4 (EINVAL), 425 io_uring_setup and
+    // 310 process_vm_readv refused by the job filter (EPERM), 136 ustat, 374, 357, 395, 393, 399 none in
+    // gVisor (ENOSYS), 26 msync(NULL, 0, 0) 0: no i386 call, so no IPC object and no namespace made.
+    expected: {
+      keyctl: -22,
+      io_uring_setup: -1,
+      personality: -38,
+      unshare_user: -1,
+      userfaultfd: -38,
+      bpf: -38,
+      ptrace_traceme: 0,
+      shmget: -38,
+      semget: -38,
+      msgget: -38,
+    },
+    filters: undefined,
+  },
+];
+
+for (const level of LEVELS) {
+  describe(`JS jobs and the 32-bit ABI: ${level.name}`, () => {
+    let factory: WorkerFactory & { dispose(): Promise<void> };
+    let backend: SandboxBackend;
+    let probe: string;
+    beforeAll(async () => {
+      ({ factory, probe } = await level.make());
+      backend = testBackend(factory, { toolsSource: '', pool: { minSize: 1, maxSize: 1, standby: 0 } });
+    }, 300_000);
+    afterAll(async () => {
+      await backend?.dispose();
+      await factory?.dispose();
+    });
+
+    it('every call of the job filter and the IPC filter made through int 0x80 is refused, none made', async () => {
+      const r: ExecutionResult = await backend.execute({
+        sandbox: 'jswallsabi',
+        runtime: level.runtime,
+        language: 'js',
+        code: SYS + ATTACK(probe),
+        bodyStartLine: 1,
+        tools: {},
+        timeoutMs: 60_000,
+      });
+      expect(r.error, JSON.stringify(r.error)).toBeUndefined();
+      const got = r.data as { calls: Calls; filters: number };
+      expect(got.calls).toEqual(level.expected);
+      // (the launcher's two filters on top of the sandbox's: they are there, masked by it)
+      if (level.filters !== undefined) expect(got.filters).toBe(level.filters);
+    }, 300_000);
+  });
+}
+
+/**
+ * The launcher's filters alone: the launcher started as the worker starts it, in a container of the
+ * sandbox's HostConfig (no capability, no new privileges, the sandbox user, /proc unmasked) but without
+ * the container's seccomp profile, the probe as its PROGRAM. Its output is the probe's line (or the
+ * launcher's refusal on stderr).
+ */
+describe("JS jobs and the 32-bit ABI: the launcher's filters alone (docker, node image, no container profile)", () => {
+  const docker = new Docker();
+  let image: string;
+  beforeAll(async () => {
+    await requireDocker(docker);
+    image = await probeImage(docker, 'node');
+  }, 300_000);
+
+  async function launch(wallsOff: string[]): Promise<Calls> {
+    const base = hostConfig(TEST_LIMITS);
+    const c = await docker.createContainer({
+      Image: image,
+      Entrypoint: ['/opt/toolsmith/jobns-launch'],
+      Cmd: ['--keep', '/opt/toolsmith', '--', '/opt/probe/jsprobe', 'i386'],
+      User: '65534:65534',
+      WorkingDir: '/tmp',
+      Env: [
+        'TOOLSMITH_PRIVATE_TMP=1',
+        ...(wallsOff.length ? [`TOOLSMITH_TEST_WALLS=${wallsOff.join(',')}`] : []),
+      ],
+      Labels: { 'toolsmith.test': '1' },
+      HostConfig: {
+        ...base,
+        SecurityOpt: ['no-new-privileges', 'seccomp=unconfined'],
+        LogConfig: { Type: 'json-file', Config: {} },
+      },
+    });
+    try {
+      await c.start();
+      const { StatusCode } = (await c.wait()) as { StatusCode: number };
+      const out = (await c.logs({ stdout: true, stderr: false })).toString('latin1');
+      const err = (await c.logs({ stdout: false, stderr: true })).toString('latin1');
+      expect(StatusCode, err).toBe(0);
+      // (the log stream's 8-byte frame headers before the line)
+      const line = /\{.*\}/.exec(out)?.[0];
+      if (!line) throw new Error(`no line from the probe: ${JSON.stringify(out)} ${err}`);
+      return JSON.parse(line) as Calls;
+    } finally {
+      await c.remove({ force: true });
+    }
+  }
+
+  it.each([
+    ['both filters', []],
+    ['the job filter alone (noipcfilter)', ['noipcfilter']],
+    ['the IPC filter alone (noseccomp)', ['noseccomp']],
+    ['both filters, no namespace (launchplain)', ['launchplain']],
+  ])(
+    '%s: every call refused with EPERM',
+    async (_, off) => {
+      expect(await launch(off)).toEqual(all(-1));
+    },
+    120_000,
+  );
+
+  it('the control, neither filter: the same calls are made (so the probe sees a call made)', async () => {
+    const got = await launch(['noseccomp', 'noipcfilter']);
+    expect(Object.keys(got)).toEqual(CALLS);
+    // i386 personality's query, ptrace TRACEME, an IPC object of each kind (removed at once), a keyring id
+    const made = ['keyctl', 'personality', 'ptrace_traceme', 'shmget', 'semget', 'msgget'];
+    expect(
+      made.filter((call) => !(typeof got[call] === 'number' && got[call] >= 0)),
+      JSON.stringify(got),
+    ).toEqual([]);
+  }, 120_000);
+});
