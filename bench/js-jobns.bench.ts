@@ -11,6 +11,8 @@
  *   (`nonetns`).
  * - `clean`: the sweep and wipe after each job (deno: the launcher's, `--clean`; node and bun: the
  *   worker's) against none (`nosweep`, `nowipe`), jobs through the launcher either way.
+ * - `ipcfilter`: each job's process with the launcher's IPC filter (deny_ipc, a second seccomp program
+ *   every system call of the job then runs) against without it (`noipcfilter`).
  * Docker and gVisor levels also give each way's CPU per back-to-back job (its container's cgroup).
  * Level `gvisor` (runsc) runs bun jobs (rooted there: node is refused on gVisor); the others node, or
  * `BENCH_RUNTIME` (node, bun, deno).
@@ -42,6 +44,7 @@ const AB: Record<string, Record<string, string[]>> = {
   ahead: { ahead: [], noahead: ['noahead'] },
   netns: { netns: [], nonetns: ['nonetns'] },
   clean: { clean: [], noclean: ['nosweep', 'nowipe'] },
+  ipcfilter: { ipcfilter: [], noipcfilter: ['noipcfilter'] },
 };
 const ab = process.env['BENCH_AB'] ?? 'jobns';
 const ways: Record<string, string[]> =
