@@ -10,17 +10,7 @@
  * image made from the node image (docker), in the worker's folder (bubblewrap).
  */
 import { spawnSync } from 'node:child_process';
-import {
-  chmodSync,
-  copyFileSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -29,7 +19,7 @@ import type { ExecutionResult } from '../../../src-main/core/sandbox/execution.t
 import type { ToolResponse } from '../../../src-main/core/tools/model.ts';
 import type { SandboxBackend } from '../../../src-main/infra/sandbox/backend.ts';
 import { DockerWorkerFactory, hostConfig } from '../../../src-main/infra/sandbox/docker.ts';
-import { buildImage, dockerBuild, imageExists } from '../../../src-main/infra/sandbox/images.ts';
+import { buildImage } from '../../../src-main/infra/sandbox/images.ts';
 import type { WorkerFactory } from '../../../src-main/infra/sandbox/pool.ts';
 import {
   bubblewrapFactory,
@@ -41,34 +31,10 @@ import {
 import { POLL_MS } from '../../support/budgets.ts';
 import type { TestFactory } from '../../support/sandbox.ts';
 import { repoRoot } from '../../support/workspace.ts';
+import { copyProbe, PROBE_IN_IMAGE, probeImage, useProbe } from './support/jsprobe.ts';
 
 const WALLS_OFF = ['jsescape', 'nosweep', 'nowipe', 'noipcfilter'];
-const work = mkdtempSync(join(tmpdir(), 'toolsmith-jsprobe-'));
-chmodSync(work, 0o755);
-const PROBE_BUILD = join(work, 'jsprobe');
-
-function buildProbe(): void {
-  const r = spawnSync(
-    'cc',
-    ['-static', '-O2', '-o', PROBE_BUILD, join(repoRoot, 'test/fixtures/sandbox/jsprobe.c')],
-    { encoding: 'utf8' },
-  );
-  if (r.status !== 0) throw new Error(`cc -static jsprobe.c failed: ${r.stderr}`);
-}
-
-/** The node (bun, deno) image with the probe at /opt/probe/jsprobe, built once per image and probe. */
-async function probeImage(docker: Docker, runtime: 'node' | 'bun' | 'deno'): Promise<string> {
-  const base = await buildImage(docker, runtime, imagePaths());
-  const hash = spawnSync('sha256sum', [PROBE_BUILD], { encoding: 'utf8' }).stdout.slice(0, 12);
-  const tag = `toolsmith-test/${runtime}-jsprobe:${base.split(':')[1]}-${hash}`;
-  if (await imageExists(docker, tag)) return tag;
-  const ctx = join(work, 'ctx');
-  mkdirSync(ctx, { recursive: true });
-  copyFileSync(PROBE_BUILD, join(ctx, 'jsprobe'));
-  writeFileSync(join(ctx, 'Dockerfile'), `FROM ${base}\nCOPY jsprobe /opt/probe/jsprobe\n`);
-  await dockerBuild(docker, ctx, tag, () => {}, { labels: { 'toolsmith.test': '1' } });
-  return tag;
-}
+useProbe();
 
 interface Level {
   name: string;
@@ -87,7 +53,7 @@ const onDocker = (runtime: 'node' | 'bun' | 'deno'): Level => ({
       wallsOff: WALLS_OFF,
     });
     await factory.start();
-    return { factory, probe: '/opt/probe/jsprobe' };
+    return { factory, probe: PROBE_IN_IMAGE };
   },
 });
 
@@ -102,16 +68,10 @@ const LEVELS: Level[] = [
     make: async () => {
       const factory = bubblewrapFactory({ wallsOff: WALLS_OFF });
       // The worker's folder (bound read-only into the sandbox, and back into each job's /tmp).
-      const dir = (factory as unknown as { dir: string }).dir;
-      copyFileSync(PROBE_BUILD, join(dir, 'jsprobe'));
-      chmodSync(join(dir, 'jsprobe'), 0o755);
-      return { factory, probe: join(dir, 'jsprobe') };
+      return { factory, probe: copyProbe((factory as unknown as { dir: string }).dir) };
     },
   },
 ];
-
-beforeAll(buildProbe);
-afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 /** The script's side: `sys(op, ...args)` answers the op's value, or throws its error code. */
 const SYS = `const sys = (op, ...args) => { const r = JSON.parse(escaped(op, ...args)); if ('error' in r) throw new Error(r.error); return r.ok; };
@@ -260,7 +220,7 @@ describe('JS jobs alone: a cancelled job is gone with its launcher (docker, swee
     });
     if (!c) throw new Error('no worker container');
     const abort = new AbortController();
-    const running = run(`sys('leave', '/opt/probe/jsprobe', 'sleep');\nwhile (true) {}\n`, abort.signal);
+    const running = run(`sys('leave', '${PROBE_IN_IMAGE}', 'sleep');\nwhile (true) {}\n`, abort.signal);
     const job = (p: string) => p.includes('--job') || p.includes('jsprobe');
     for (let i = 0; i < 100 && (await processes(c.Id)).filter(job).length < 2; i++)
       await new Promise((res) => setTimeout(res, 100));
@@ -688,17 +648,15 @@ for (const [runtime, init] of [
 
     it('SysV IPC is refused to the job (EPERM): the IPC filter, with no IPC namespace of its own', async () => {
       const a = ok(
-        await run(
-          `emitResult(JSON.parse(sys('run', '/opt/probe/jsprobe', 'ipc-make', '0x7357a11f').stdout));\n`,
-        ),
+        await run(`emitResult(JSON.parse(sys('run', '${PROBE_IN_IMAGE}', 'ipc-make', '0x7357a11f').stdout));\n`),
       );
       expect(a).toEqual({ shm: -1, msg: -1, sem: -1, errno: 1 });
     }, 120_000);
 
     it('a double-forked setsid survivor, a detached child and files in /tmp and /dev/shm are gone for the next job', async () => {
       const a = ok(
-        await run(`${STATES}const daemon = JSON.parse(sys('run', '/opt/probe/jsprobe', 'daemon').stdout).pid;
-const child = sys('leave', '/opt/probe/jsprobe', 'sleep');
+        await run(`${STATES}const daemon = JSON.parse(sys('run', '${PROBE_IN_IMAGE}', 'daemon').stdout).pid;
+const child = sys('leave', '${PROBE_IN_IMAGE}', 'sleep');
 sys('write', '/tmp/js-plain-left', 'secret'); sys('write', '/dev/shm/js-plain-left', 'secret');
 emitResult({ pid: sys('pid'), daemon, child, states: [state(daemon), state(child)] });
 `),
@@ -733,7 +691,7 @@ emitResult({ pid: sys('pid'), daemon, child, states: [state(daemon), state(child
       expect(before).toHaveLength(1);
       // root's process in the sandbox, as if a job had left one it may not signal
       const exec = await docker.getContainer(c.Id).exec({
-        Cmd: ['/opt/probe/jsprobe', 'sleep'],
+        Cmd: [PROBE_IN_IMAGE, 'sleep'],
         User: '0',
         AttachStdout: false,
         AttachStderr: false,

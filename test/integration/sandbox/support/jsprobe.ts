@@ -1,0 +1,70 @@
+/**
+ * The small static program a JS job that escaped the language runs for the system calls node has no
+ * call for (test/fixtures/sandbox/jsprobe.c: SysV IPC, namespaces, survivors, the 32-bit ABI): built
+ * once per test file with the host's `cc -static`, and put where a job can run it: in an image made
+ * from the node (bun, deno) image at PROBE_IN_IMAGE (docker, gVisor), or copied into the worker's
+ * folder (bubblewrap). Each file calls `useProbe()` at its top: it builds the probe before the file's
+ * tests and removes its folder after them.
+ */
+import { spawnSync } from 'node:child_process';
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type Docker from 'dockerode';
+import { afterAll, beforeAll } from 'vitest';
+import { imagePaths } from '../../../../src-main/app/sandbox-factory.ts';
+import { buildImage, dockerBuild, imageExists } from '../../../../src-main/infra/sandbox/images.ts';
+import { repoRoot } from '../../../support/workspace.ts';
+
+/** Where the probe is in a probe image. */
+export const PROBE_IN_IMAGE = '/opt/probe/jsprobe';
+
+let work: string | undefined;
+
+/** The built probe on the host (after `useProbe()`'s beforeAll). */
+export function probeBuild(): string {
+  if (!work) throw new Error('jsprobe: call useProbe() at the top of the test file');
+  return join(work, 'jsprobe');
+}
+
+/** Build the probe before this file's tests; remove it after them. */
+export function useProbe(): void {
+  beforeAll(() => {
+    work = mkdtempSync(join(tmpdir(), 'toolsmith-jsprobe-'));
+    chmodSync(work, 0o755);
+    const r = spawnSync(
+      'cc',
+      ['-static', '-O2', '-o', join(work, 'jsprobe'), join(repoRoot, 'test/fixtures/sandbox/jsprobe.c')],
+      { encoding: 'utf8' },
+    );
+    if (r.status !== 0)
+      throw new Error(`cc -static jsprobe.c failed (gcc is installed by ensure-env): ${r.stderr}`);
+  });
+  afterAll(() => {
+    if (work) rmSync(work, { recursive: true, force: true });
+    work = undefined;
+  });
+}
+
+/** A copy of the probe, executable by every uid, in `dir` (a bubblewrap worker's folder): its path there. */
+export function copyProbe(dir: string): string {
+  const to = join(dir, 'jsprobe');
+  copyFileSync(probeBuild(), to);
+  chmodSync(to, 0o755);
+  return to;
+}
+
+/** The node (bun, deno) image with the probe at PROBE_IN_IMAGE, built once per image and probe. */
+export async function probeImage(docker: Docker, runtime: 'node' | 'bun' | 'deno'): Promise<string> {
+  const build = probeBuild();
+  const base = await buildImage(docker, runtime, imagePaths());
+  const hash = spawnSync('sha256sum', [build], { encoding: 'utf8' }).stdout.slice(0, 12);
+  const tag = `toolsmith-test/${runtime}-jsprobe:${base.split(':')[1]}-${hash}`;
+  if (await imageExists(docker, tag)) return tag;
+  const ctx = join(build, '..', `ctx-${runtime}`);
+  mkdirSync(ctx, { recursive: true });
+  copyFileSync(build, join(ctx, 'jsprobe'));
+  writeFileSync(join(ctx, 'Dockerfile'), `FROM ${base}\nCOPY jsprobe ${PROBE_IN_IMAGE}\n`);
+  await dockerBuild(docker, ctx, tag, () => {}, { labels: { 'toolsmith.test': '1' } });
+  return tag;
+}
