@@ -648,7 +648,9 @@ for (const [runtime, init] of [
 
     it('SysV IPC is refused to the job (EPERM): the IPC filter, with no IPC namespace of its own', async () => {
       const a = ok(
-        await run(`emitResult(JSON.parse(sys('run', '${PROBE_IN_IMAGE}', 'ipc-make', '0x7357a11f').stdout));\n`),
+        await run(
+          `emitResult(JSON.parse(sys('run', '${PROBE_IN_IMAGE}', 'ipc-make', '0x7357a11f').stdout));\n`,
+        ),
       );
       expect(a).toEqual({ shm: -1, msg: -1, sem: -1, errno: 1 });
     }, 120_000);
