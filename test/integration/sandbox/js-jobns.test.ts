@@ -31,46 +31,25 @@ import {
 import { POLL_MS } from '../../support/budgets.ts';
 import type { TestFactory } from '../../support/sandbox.ts';
 import { repoRoot } from '../../support/workspace.ts';
-import { copyProbe, PROBE_IN_IMAGE, probeImage, useProbe } from './support/jsprobe.ts';
+import {
+  PROBE_IN_IMAGE,
+  probeImage,
+  probeOnBubblewrap,
+  probeOnDocker,
+  useProbe,
+  useProbeLevel,
+} from './support/jsprobe.ts';
+import type { ProbeLevel } from './support/jsprobe.ts';
 
 const WALLS_OFF = ['jsescape', 'nosweep', 'nowipe', 'noipcfilter'];
 useProbe();
 
-interface Level {
-  name: string;
-  runtime: 'node' | 'bun' | 'deno';
-  make: () => Promise<{ factory: WorkerFactory & { dispose(): Promise<void> }; probe: string }>;
-}
-
-const onDocker = (runtime: 'node' | 'bun' | 'deno'): Level => ({
-  name: `docker, ${runtime}`,
-  runtime,
-  make: async () => {
-    const docker = new Docker();
-    await requireDocker(docker);
-    const tag = await probeImage(docker, runtime);
-    const factory = new DockerWorkerFactory(docker, async () => tag, TEST_LIMITS, {
-      wallsOff: WALLS_OFF,
-    });
-    await factory.start();
-    return { factory, probe: PROBE_IN_IMAGE };
-  },
-});
-
-const LEVELS: Level[] = [
-  onDocker('node'),
-  onDocker('bun'),
+const LEVELS: ProbeLevel[] = [
+  probeOnDocker('node', WALLS_OFF),
+  probeOnDocker('bun', WALLS_OFF),
   // (deno's job process with every permission under jsescape, as if deno's own had fallen: worker.mjs)
-  onDocker('deno'),
-  {
-    name: 'process (bubblewrap), node',
-    runtime: 'node',
-    make: async () => {
-      const factory = bubblewrapFactory({ wallsOff: WALLS_OFF });
-      // The worker's folder (bound read-only into the sandbox, and back into each job's /tmp).
-      return { factory, probe: copyProbe((factory as unknown as { dir: string }).dir) };
-    },
-  },
+  probeOnDocker('deno', WALLS_OFF),
+  probeOnBubblewrap(WALLS_OFF),
 ];
 
 /** The script's side: `sys(op, ...args)` answers the op's value, or throws its error code. */
@@ -80,19 +59,9 @@ const trySys = (op, ...args) => { try { return sys(op, ...args); } catch (e) { r
 
 for (const level of LEVELS) {
   describe(`JS jobs alone, namespaces only (sweep and wipe off): ${level.name}`, () => {
-    let factory: WorkerFactory & { dispose(): Promise<void> };
-    let backend: SandboxBackend;
-    let probe: string;
-    beforeAll(async () => {
-      ({ factory, probe } = await level.make());
-      backend = testBackend(factory, { toolsSource: '', pool: { minSize: 1, maxSize: 1, standby: 0 } });
-    }, 300_000);
-    afterAll(async () => {
-      await backend?.dispose();
-      await factory?.dispose();
-    });
+    const made = useProbeLevel(level);
     const run = (body: string): Promise<ExecutionResult> =>
-      backend.execute({
+      made().backend.execute({
         sandbox: 'jsjobns',
         runtime: level.runtime,
         language: 'js',
@@ -109,7 +78,9 @@ for (const level of LEVELS) {
 
     it("no other job's process and not the worker is in its /proc or can be signalled", async () => {
       // job A leaves a survivor in a session of its own; job B looks for it and for the worker
-      const a = ok(await run(`emitResult({ left: sys('leave', ${JSON.stringify(probe)}, 'sleep') });\n`));
+      const a = ok(
+        await run(`emitResult({ left: sys('leave', ${JSON.stringify(made().probe)}, 'sleep') });\n`),
+      );
       expect(typeof a['left']).toBe('number');
       const b = ok(
         await run(`const me = sys('pid');
@@ -140,7 +111,7 @@ emitResult({ me, ppid: sys('ppid'), inProc, signalled });
 
     it('SysV shared memory, message queues and semaphores do not cross from one job to the next', async () => {
       const a = ok(
-        await run(`const r = sys('run', ${JSON.stringify(probe)}, 'ipc-make', '0x7357a11e');
+        await run(`const r = sys('run', ${JSON.stringify(made().probe)}, 'ipc-make', '0x7357a11e');
 emitResult(JSON.parse(r.stdout));
 `),
       );
@@ -150,7 +121,7 @@ emitResult(JSON.parse(r.stdout));
         JSON.stringify(a),
       ).toBe(true);
       const b = ok(
-        await run(`const r = sys('run', ${JSON.stringify(probe)}, 'ipc-find', '0x7357a11e');
+        await run(`const r = sys('run', ${JSON.stringify(made().probe)}, 'ipc-find', '0x7357a11e');
 const listed = ['shm', 'msg', 'sem'].map((k) => sys('read', '/proc/sysvipc/' + k).trim().split('\\n').length - 1);
 emitResult({ found: JSON.parse(r.stdout), listed });
 `),
@@ -162,7 +133,7 @@ emitResult({ found: JSON.parse(r.stdout), listed });
       const r = ok(
         await run(`const status = sys('read', '/proc/self/status');
 const field = (k) => new RegExp('^' + k + ':\\\\s*(\\\\S+)', 'm').exec(status)?.[1];
-const u = sys('run', ${JSON.stringify(probe)}, 'userns');
+const u = sys('run', ${JSON.stringify(made().probe)}, 'userns');
 emitResult({ eff: field('CapEff'), prm: field('CapPrm'), filters: field('Seccomp_filters'),
   maxUserns: sys('read', '/proc/sys/user/max_user_namespaces').trim(), userns: JSON.parse(u.stdout) });
 `),

@@ -23,13 +23,19 @@
  */
 import { arch } from 'node:os';
 import Docker from 'dockerode';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { ExecutionResult } from '../../../src-main/core/sandbox/execution.ts';
-import type { SandboxBackend } from '../../../src-main/infra/sandbox/backend.ts';
-import { DockerWorkerFactory, hostConfig } from '../../../src-main/infra/sandbox/docker.ts';
-import type { WorkerFactory } from '../../../src-main/infra/sandbox/pool.ts';
-import { bubblewrapFactory, requireDocker, TEST_LIMITS, testBackend } from '../../support/sandbox.ts';
-import { copyProbe, PROBE_IN_IMAGE, probeImage, useProbe } from './support/jsprobe.ts';
+import { hostConfig } from '../../../src-main/infra/sandbox/docker.ts';
+import { requireDocker, TEST_LIMITS } from '../../support/sandbox.ts';
+import {
+  PROBE_IN_IMAGE,
+  probeImage,
+  probeOnBubblewrap,
+  probeOnDocker,
+  useProbe,
+  useProbeLevel,
+} from './support/jsprobe.ts';
+import type { ProbeLevel } from './support/jsprobe.ts';
 
 if (arch() !== 'x64') throw new Error('js-walls-abi.test.ts attacks the x86_64 kernel: x86_64 only');
 
@@ -60,54 +66,31 @@ const status = sys('read', '/proc/self/status');
 emitResult({ calls: JSON.parse(r.stdout), filters: Number(/^Seccomp_filters:\\s*(\\d+)/m.exec(status)?.[1] ?? -1) });
 `;
 
-interface Level {
-  name: string;
-  runtime: 'node' | 'bun' | 'deno';
-  make: () => Promise<{ factory: WorkerFactory & { dispose(): Promise<void> }; probe: string }>;
+interface Level extends ProbeLevel {
   /** What every call answers there (a map), or what must hold of the answers. */
   expected: Calls | ((calls: Calls) => void);
   /** The seccomp filters on the job's process (the sandbox's, the job filter, the IPC filter). */
   filters: number | undefined;
 }
 
-const onDocker = (runtime: 'node' | 'bun' | 'deno', gvisor = false): Omit<Level, 'expected' | 'filters'> => ({
-  name: `${gvisor ? 'gvisor' : 'docker'}, ${runtime}`,
-  runtime,
-  make: async () => {
-    const docker = new Docker();
-    await requireDocker(docker);
-    const tag = await probeImage(docker, runtime);
-    const factory = new DockerWorkerFactory(docker, async () => tag, TEST_LIMITS, {
-      wallsOff: ['jsescape'],
-      ...(gvisor ? { runtime: 'runsc' } : {}),
-    });
-    await factory.start();
-    return { factory, probe: PROBE_IN_IMAGE };
-  },
-});
+const JSESCAPE = ['jsescape'];
 
 // runc's profile (seccomp.ts dockerSeccompProfile) lists x86_64 alone: a call of another architecture
 // ends the process (SIGSYS) before the launcher's filters are asked.
 const RUNC = { expected: all('signal 31'), filters: 3 };
 const LEVELS: Level[] = [
-  { ...onDocker('node'), ...RUNC },
-  { ...onDocker('bun'), ...RUNC },
+  { ...probeOnDocker('node', JSESCAPE), ...RUNC },
+  { ...probeOnDocker('bun', JSESCAPE), ...RUNC },
   // (deno's job process with every permission under jsescape, as if deno's own had fallen: worker.mjs)
-  { ...onDocker('deno'), ...RUNC },
+  { ...probeOnDocker('deno', JSESCAPE), ...RUNC },
   {
-    name: 'process (bubblewrap), node',
-    runtime: 'node',
-    make: async () => {
-      const factory = bubblewrapFactory({ wallsOff: ['jsescape'] });
-      // The worker's folder (bound read-only into the sandbox, and back into each job's /tmp).
-      return { factory, probe: copyProbe((factory as unknown as { dir: string }).dir) };
-    },
+    ...probeOnBubblewrap(JSESCAPE),
     // (bubblewrap's filter, seccomp.ts: another architecture EPERM)
     expected: all(-1),
     filters: 3,
   },
   {
-    ...onDocker('bun', true),
+    ...probeOnDocker('bun', JSESCAPE, true),
     // runsc takes `int 0x80` as the x86_64 call of the same number (runsc ignores the container's profile:
     // the job filter and the IPC filter are the only ones): 288 accept4 (EINVAL), 425 io_uring_setup and
     // 310 process_vm_readv refused by the job filter (EPERM), 136 ustat, 374, 357, 395, 393, 399 none in
@@ -128,19 +111,10 @@ const LEVELS: Level[] = [
 
 for (const level of LEVELS) {
   describe(`JS jobs and the 32-bit ABI: ${level.name}`, () => {
-    let factory: WorkerFactory & { dispose(): Promise<void> };
-    let backend: SandboxBackend;
-    let probe: string;
-    beforeAll(async () => {
-      ({ factory, probe } = await level.make());
-      backend = testBackend(factory, { toolsSource: '', pool: { minSize: 1, maxSize: 1, standby: 0 } });
-    }, 300_000);
-    afterAll(async () => {
-      await backend?.dispose();
-      await factory?.dispose();
-    });
+    const made = useProbeLevel(level);
 
     it('every call of the job filter and the IPC filter made through int 0x80 is refused, none made', async () => {
+      const { backend, probe } = made();
       const r: ExecutionResult = await backend.execute({
         sandbox: 'jswallsabi',
         runtime: level.runtime,

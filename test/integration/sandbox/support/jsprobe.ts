@@ -10,10 +10,14 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type Docker from 'dockerode';
+import Docker from 'dockerode';
 import { afterAll, beforeAll } from 'vitest';
 import { imagePaths } from '../../../../src-main/app/sandbox-factory.ts';
+import type { SandboxBackend } from '../../../../src-main/infra/sandbox/backend.ts';
+import { DockerWorkerFactory } from '../../../../src-main/infra/sandbox/docker.ts';
 import { buildImage, dockerBuild, imageExists } from '../../../../src-main/infra/sandbox/images.ts';
+import type { WorkerFactory } from '../../../../src-main/infra/sandbox/pool.ts';
+import { bubblewrapFactory, requireDocker, TEST_LIMITS, testBackend } from '../../../support/sandbox.ts';
 import { repoRoot } from '../../../support/workspace.ts';
 
 /** Where the probe is in a probe image. */
@@ -67,4 +71,63 @@ export async function probeImage(docker: Docker, runtime: 'node' | 'bun' | 'deno
   writeFileSync(join(ctx, 'Dockerfile'), `FROM ${base}\nCOPY jsprobe ${PROBE_IN_IMAGE}\n`);
   await dockerBuild(docker, ctx, tag, () => {}, { labels: { 'toolsmith.test': '1' } });
   return tag;
+}
+
+/** A place a JS job runs with the probe at hand: its worker factory and where the probe is there. */
+export interface ProbeLevel {
+  name: string;
+  runtime: 'node' | 'bun' | 'deno';
+  make: () => Promise<{ factory: WorkerFactory & { dispose(): Promise<void> }; probe: string }>;
+}
+
+/** Docker (runc, or gVisor's runsc) workers of the probe image, with the test switches `wallsOff`. */
+export const probeOnDocker = (
+  runtime: 'node' | 'bun' | 'deno',
+  wallsOff: string[],
+  gvisor = false,
+): ProbeLevel => ({
+  name: `${gvisor ? 'gvisor' : 'docker'}, ${runtime}`,
+  runtime,
+  make: async () => {
+    const docker = new Docker();
+    await requireDocker(docker);
+    const tag = await probeImage(docker, runtime);
+    const factory = new DockerWorkerFactory(docker, async () => tag, TEST_LIMITS, {
+      wallsOff,
+      ...(gvisor ? { runtime: 'runsc' } : {}),
+    });
+    await factory.start();
+    return { factory, probe: PROBE_IN_IMAGE };
+  },
+});
+
+/** Bubblewrap (process level) node workers, the probe in the worker's folder (bound into each job's /tmp). */
+export const probeOnBubblewrap = (wallsOff: string[]): ProbeLevel => ({
+  name: 'process (bubblewrap), node',
+  runtime: 'node',
+  make: async () => {
+    const factory = bubblewrapFactory({ wallsOff });
+    return { factory, probe: copyProbe((factory as unknown as { dir: string }).dir) };
+  },
+});
+
+/**
+ * The level's factory and a one-worker pool of it for the enclosing describe's tests (made before them,
+ * disposed after); `get()` gives them once made.
+ */
+export function useProbeLevel(level: ProbeLevel): () => { backend: SandboxBackend; probe: string } {
+  let made: { factory: WorkerFactory & { dispose(): Promise<void> }; probe: string } | undefined;
+  let backend: SandboxBackend | undefined;
+  beforeAll(async () => {
+    made = await level.make();
+    backend = testBackend(made.factory, { toolsSource: '', pool: { minSize: 1, maxSize: 1, standby: 0 } });
+  }, 300_000);
+  afterAll(async () => {
+    await backend?.dispose();
+    await made?.factory.dispose();
+  });
+  return () => {
+    if (!backend || !made) throw new Error(`${level.name}: the level was not made`);
+    return { backend, probe: made.probe };
+  };
 }
