@@ -603,6 +603,7 @@ export async function createSandboxManager(svc: SandboxFactoryDeps): Promise<San
           standbyStarting: p.standbyStarting,
           standbyTarget: p.standbyTarget,
           replaced: p.replaced,
+          ...(p.lastReplaced ? { lastReplaced: p.lastReplaced } : {}),
         })),
       };
     },

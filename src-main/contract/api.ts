@@ -304,6 +304,8 @@ export interface SystemStatus {
     standbyTarget: number;
     /** Workers replaced so far (broken, recycled, reaped). */
     replaced: number;
+    /** The last one: when (ISO time) and why (the worker's own reason when it stopped by itself). */
+    lastReplaced?: { at: string; reason: string };
   }[];
 }
 

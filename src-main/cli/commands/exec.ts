@@ -225,7 +225,7 @@ export function registerExec(program: Command, ctx: CliContext): void {
         );
       for (const p of s.pools)
         ctx.out(
-          `pool ${p.sandbox}: ${p.size} workers (${p.idle} idle, ${p.busy} busy), ${p.queued} queued, standby ${standbyText(p)}, ${p.replaced} replaced\n`,
+          `pool ${p.sandbox}: ${p.size} workers (${p.idle} idle, ${p.busy} busy), ${p.queued} queued, standby ${standbyText(p)}, ${p.replaced} replaced\n${p.lastReplaced ? `  last replaced ${p.lastReplaced.at}: ${p.lastReplaced.reason}\n` : ''}`,
         );
       if (!s.pools.length) ctx.out('no pool in this process\n');
       // The pools of the whole installation: containers by owner (the workbench, serve, mcp, other verbs).

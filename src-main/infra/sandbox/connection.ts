@@ -350,6 +350,11 @@ export class WorkerConnection {
     return this.closedReason === undefined;
   }
 
+  /** Why the connection closed (with the worker's last stderr lines once they are in), or undefined. */
+  get closeReason(): string | undefined {
+    return this.finalReason ?? this.closedReason;
+  }
+
   /**
    * The worker is gone. Waiters hear why once its stderr has ended (bounded by a grace period), with its
    * last stderr lines; `withStderr: false` (the host ended it on purpose) tells them at once.

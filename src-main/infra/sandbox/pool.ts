@@ -89,6 +89,11 @@ export interface PoolStatus {
   /** Standbys promoted to workers so far. */
   promoted: number;
   replaced: number;
+  /**
+   * The last worker replaced: when (ISO time) and why (the worker's own reason when its connection
+   * closed, e.g. its `stopping` after a failed cleanup; else the pool's: worn out, idle, no answer).
+   */
+  lastReplaced?: { at: string; reason: string };
   jobs: number;
 }
 
@@ -112,6 +117,10 @@ const hashOf = (spec: SandboxSpec) =>
  * (docs/security.md, "Every job alone"). It is replaced by a fresh worker (or a standby).
  */
 const worn = (w: PooledWorker) => w.conn.jobs > 0;
+const TOOLS_CHANGED =
+  'its tools changed after it had run a job (a worker that ran a job is replaced, not reloaded)';
+const NO_PONG = 'it did not answer a ping';
+const errorText = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
 export class SandboxPool {
   private currentSpec: SandboxSpec;
@@ -128,6 +137,7 @@ export class SandboxPool {
   private starting = 0;
   private standbyStarting = 0;
   private replaced = 0;
+  private lastReplaced: { at: string; reason: () => string } | undefined;
   private promoted = 0;
   private jobs = 0;
   private lastJob = Date.now();
@@ -171,6 +181,9 @@ export class SandboxPool {
       standbyTarget: this.standbyTarget,
       promoted: this.promoted,
       replaced: this.replaced,
+      ...(this.lastReplaced
+        ? { lastReplaced: { at: this.lastReplaced.at, reason: this.lastReplaced.reason() } }
+        : {}),
       jobs: this.jobs,
     };
   }
@@ -200,8 +213,16 @@ export class SandboxPool {
       (w) => w.toolsHash !== this.hash,
     );
     const replaced = idle.filter((w) => worn(w));
-    for (const w of replaced) this.destroy(w);
-    await Promise.all(idle.filter((w) => !w.gone).map((w) => this.load(w).catch(() => this.destroy(w))));
+    for (const w of replaced) this.destroy(w, TOOLS_CHANGED);
+    await Promise.all(
+      idle
+        .filter((w) => !w.gone)
+        .map((w) =>
+          this.load(w).catch((e: unknown) =>
+            this.destroy(w, `loading the new tools failed: ${errorText(e)}`),
+          ),
+        ),
+    );
     // (the replacements up to the minimum size: their load answers with the new tools, returned here)
     if (replaced.length > 0) await this.warm().catch(() => {});
     this.refill();
@@ -241,7 +262,7 @@ export class SandboxPool {
   private async prepare(w: PooledWorker): Promise<PooledWorker> {
     if (w.toolsHash === this.hash && !w.loading) return w;
     if (w.toolsHash !== this.hash && worn(w)) {
-      this.destroy(w);
+      this.destroy(w, TOOLS_CHANGED);
       const next = this.grow();
       this.refill();
       return next;
@@ -249,7 +270,7 @@ export class SandboxPool {
     try {
       await this.load(w);
     } catch (e) {
-      this.destroy(w);
+      this.destroy(w, `loading the tools failed: ${errorText(e)}`);
       this.refill();
       throw e;
     }
@@ -300,7 +321,7 @@ export class SandboxPool {
     let standby = this.standbys.shift();
     // A standby whose connection closed (its engine restarted, its container was removed) is replaced.
     while (standby && !standby.conn.alive) {
-      this.destroy(standby);
+      this.destroy(standby, 'the standby had stopped');
       standby = this.standbys.shift();
     }
     if (standby) {
@@ -384,7 +405,14 @@ export class SandboxPool {
     w.lastUsed = Date.now();
     w.freedAt = performance.now();
     if (this.disposed || !w.conn.alive || w.conn.jobs >= this.limits.maxJobsPerWorker) {
-      this.destroy(w);
+      this.destroy(
+        w,
+        this.disposed
+          ? 'the pool was closed'
+          : w.conn.alive
+            ? `it had run ${w.conn.jobs} jobs (the most one worker runs)`
+            : 'it stopped',
+      );
       this.refill();
       return;
     }
@@ -401,13 +429,21 @@ export class SandboxPool {
   /** A worker's connection closed: an idle worker or a standby is replaced now, a busy one after its job. */
   private closed(w: PooledWorker): void {
     if (this.disposed || w.busy || w.gone) return;
-    this.destroy(w);
+    this.destroy(w, 'it stopped');
     this.refill();
   }
 
-  private destroy(w: PooledWorker): void {
+  /**
+   * Removes a worker and ends it. `why` is the pool's reason; a worker whose connection had closed
+   * first is remembered with the connection's own (read when the status is asked: its stderr comes later).
+   */
+  private destroy(w: PooledWorker, why: string): void {
     if (w.gone) return;
     w.gone = true;
+    const conn = w.conn;
+    const closed = !conn.alive;
+    const at = new Date().toISOString();
+    this.lastReplaced = { at, reason: () => (closed ? (conn.closeReason ?? why) : why) };
     let i = this.workers.indexOf(w);
     if (i >= 0) this.workers.splice(i, 1);
     i = this.standbys.indexOf(w);
@@ -448,10 +484,13 @@ export class SandboxPool {
       const idle = (w: PooledWorker) => !w.busy && !w.loading && !w.gone;
       for (const w of [...this.workers]) {
         if (!idle(w)) continue;
-        if (!w.conn.alive) this.destroy(w);
+        if (!w.conn.alive) this.destroy(w, 'it stopped');
         else if (now - w.lastUsed > this.limits.idleMs && this.workers.length > this.limits.minSize)
-          this.destroy(w);
-        else if (!(await w.conn.ping()) && idle(w)) this.destroy(w);
+          this.destroy(
+            w,
+            `idle for ${Math.round((now - w.lastUsed) / 1000)} s (the pool shrinks to its minimum)`,
+          );
+        else if (!(await w.conn.ping()) && idle(w)) this.destroy(w, NO_PONG);
       }
       // A standby lives as long as the pool has workers: once idle reaping took them all (minimum
       // size 0) and no job came for idleMs, the standbys go too, until the next job.
@@ -459,8 +498,9 @@ export class SandboxPool {
         this.workers.length + this.starting === 0 && Date.now() - this.lastJob > this.limits.idleMs;
       for (const s of [...this.standbys]) {
         if (!idle(s) || !this.standbys.includes(s)) continue;
-        if (!s.conn.alive || poolIdle) this.destroy(s);
-        else if (!(await s.conn.ping()) && idle(s) && this.standbys.includes(s)) this.destroy(s);
+        if (!s.conn.alive || poolIdle)
+          this.destroy(s, poolIdle ? 'the pool was idle (its standbys go too)' : 'it stopped');
+        else if (!(await s.conn.ping()) && idle(s) && this.standbys.includes(s)) this.destroy(s, NO_PONG);
       }
       this.refill();
     } finally {

@@ -428,5 +428,10 @@ emitResult(sys('list', '/tmp').includes('root-left'));\n`);
     const next = await run('emitResult(7);\n');
     expect(next.data).toBe(7);
     expect(g.backend.workerIds('jsgvisorplain', 'deno')?.workers).not.toContain(worker[0]);
+    // (why it was replaced reaches the host: the launcher's own words, in the pool's status)
+    const pool = g.backend.status().find((p) => p.sandbox === 'jsgvisorplain');
+    expect(pool?.lastReplaced?.reason).toMatch(
+      /the worker stopped: .*could not clean up after the job \(.*\/tmp\/root-left, which the job left, could not be removed\)/,
+    );
   }, 300_000);
 });

@@ -127,10 +127,14 @@ describe('docker pool', () => {
     const b = backend(f, { maxJobsPerWorker: 2 }, () => source);
     for (let i = 0; i < 5; i++) expect((await run(b, 'emit_result(add(a=1).data)\n')).data).toBe(2);
     expect(b.status()[0]?.replaced).toBeGreaterThanOrEqual(2);
+    expect(b.status()[0]?.lastReplaced?.reason).toBe('it had run 2 jobs (the most one worker runs)');
     source = toolsSource.replace('data=a + b', 'data=(a + b) * 100');
     // The new tools reach the warm workers (how fast is measured in bench/, not asserted here).
     await b.reload('s');
     expect((await run(b, 'emit_result(add(a=1).data)\n')).data).toBe(200);
+    // (the worker that had run a job was replaced, not reloaded, and the status says so)
+    expect(b.status()[0]?.lastReplaced?.reason).toMatch(/^its tools changed after it had run a job/);
+    expect(Date.parse(b.status()[0]?.lastReplaced?.at ?? '')).toBeGreaterThan(Date.now() - 60_000);
   });
 });
 
@@ -153,6 +157,9 @@ describe('docker pool maintenance', () => {
     expect(b.status()[0]?.size).toBe(2);
     // Idle reaping: past idleMs the extra worker goes, the minimum stays.
     await expect.poll(() => b.status()[0]?.size, { timeout: 10_000, interval: 200 }).toBe(1);
+    expect(b.status()[0]?.lastReplaced?.reason).toMatch(
+      /^idle for \d+ s \(the pool shrinks to its minimum\)$/,
+    );
     // Health check: the idle worker's container is killed from outside; the pool notices and refills.
     const before = b.status()[0]?.replaced ?? 0;
     const mine = await docker.listContainers({
@@ -170,6 +177,8 @@ describe('docker pool maintenance', () => {
         interval: 200,
       })
       .toBe(true);
+    // (the worker's own end, as its connection heard it, not the pool's words)
+    expect(b.status()[0]?.lastReplaced?.reason).toMatch(/^the worker (closed its output|stream closed)/);
     expect((await run(b, 'emit_result(3)\n')).data).toBe(3);
   }, 60_000);
 });

@@ -5,6 +5,7 @@
  */
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { IsolationState } from './IsolationState.tsx';
+import { PoolsTable } from './PoolsTable.tsx';
 import { SandboxDeps } from './SandboxDeps.tsx';
 import type { Runtime } from '../../store/images.ts';
 import { useStore } from '../../store/index.ts';
@@ -137,48 +138,7 @@ export function SandboxSection() {
           )}
           <SandboxDeps dockerAvailable={status.docker.available} />
 
-          <h3 className="small">Pools</h3>
-          {status.pools.length === 0 ? (
-            <p className="muted small">
-              No pool is running: a sandbox&apos;s pool starts with its first script.
-            </p>
-          ) : (
-            <table className="manage-table" aria-label="pools">
-              <thead>
-                <tr>
-                  <th>sandbox</th>
-                  <th className="num">size</th>
-                  <th className="num">idle</th>
-                  <th className="num">busy</th>
-                  <th className="num">queued</th>
-                  <th
-                    className="num"
-                    title="started and loaded beside the pool, promoted at once when a worker breaks"
-                  >
-                    standby
-                  </th>
-                  <th className="num">replaced</th>
-                </tr>
-              </thead>
-              <tbody>
-                {status.pools.map((p) => (
-                  <tr key={p.sandbox}>
-                    <td>{p.sandbox}</td>
-                    <td className="num">{p.size}</td>
-                    <td className="num">{p.idle}</td>
-                    <td className="num">{p.busy}</td>
-                    <td className={`num ${p.queued ? 'warn' : ''}`}>{p.queued}</td>
-                    <td className="num">
-                      {p.standbyTarget === 0
-                        ? 'off'
-                        : `${p.standby}/${p.standbyTarget}${p.standbyStarting ? ' (starting)' : ''}`}
-                    </td>
-                    <td className="num">{p.replaced}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          )}
+          <PoolsTable pools={status.pools} />
         </>
       )}
     </div>
