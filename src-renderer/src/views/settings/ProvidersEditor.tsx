@@ -6,7 +6,7 @@
  * useProviders.ts (on the pure providers.ts); parts: ProvidersParts.tsx.
  */
 import type { ReactNode } from 'react';
-import { initialDraft } from './providers.ts';
+import { initialDraft, keyStored } from './providers.ts';
 import type { Draft, Provider, Settings } from './providers.ts';
 import { ProviderFormView, ProvidersTable } from './ProvidersParts.tsx';
 import { useProviderForm, useProvidersEditor } from './useProviders.ts';
@@ -14,10 +14,12 @@ import { useProviderForm, useProvidersEditor } from './useProviders.ts';
 function ProviderForm({
   initial,
   editing,
+  stored,
   onDone,
 }: {
   initial: Draft;
   editing?: string;
+  stored: boolean;
   onDone: (message?: string) => void;
 }) {
   const f = useProviderForm(initial, editing, onDone);
@@ -27,6 +29,7 @@ function ProviderForm({
       dispatch={f.dispatch}
       initial={initial}
       editing={editing}
+      keyStored={stored}
       busy={f.busy}
       error={f.error}
       onTest={() => void f.test()}
@@ -78,6 +81,7 @@ export function ProvidersEditor({
           key={editing}
           initial={initialDraft(editing, settings.providers)}
           {...(editing === 'new' ? {} : { editing })}
+          stored={editing !== 'new' && keyStored(settings.providers.find((p) => p.id === editing))}
           onDone={e.done}
         />
       )}

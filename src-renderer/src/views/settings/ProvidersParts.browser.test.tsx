@@ -17,6 +17,7 @@ const providers = [
 function Form(props: {
   initial: Draft;
   editing?: string;
+  keyStored?: boolean;
   onTest?: () => void;
   onSave?: () => void;
   error?: string;
@@ -28,6 +29,7 @@ function Form(props: {
       dispatch={dispatch}
       initial={props.initial}
       editing={props.editing}
+      keyStored={props.keyStored ?? false}
       busy={undefined}
       error={props.error}
       onTest={props.onTest ?? noop}
@@ -53,13 +55,20 @@ describe('ProviderFormView', () => {
   });
 
   it('editing: a new URL without the key says the key is needed again', async () => {
-    const screen = await render(<Form initial={draftOf(providers[0]!)} editing="local" />);
+    const screen = await render(<Form initial={draftOf(providers[0]!)} editing="local" keyStored />);
     await expect.element(screen.getByRole('form', { name: 'edit provider local' })).toBeInTheDocument();
     expect(screen.getByTestId('key-again').query()).toBeNull();
     await screen.getByLabelText('Base URL').fill('http://10.0.0.9/v1');
     await expect.element(screen.getByTestId('key-again')).toBeInTheDocument();
     await screen.getByPlaceholder('unchanged').fill('sk-1');
     await expect.element(screen.getByTestId('key-again')).not.toBeInTheDocument();
+  });
+
+  it('editing a provider with no stored key (a local server): a new URL asks for no key', async () => {
+    const screen = await render(<Form initial={draftOf(providers[0]!)} editing="local" />);
+    await screen.getByLabelText('Base URL').fill('http://127.0.0.1:8000/v1');
+    await expect.element(screen.getByLabelText('Base URL')).toHaveValue('http://127.0.0.1:8000/v1');
+    expect(screen.getByTestId('key-again').query()).toBeNull();
   });
 
   it('shows the error', async () => {

@@ -48,6 +48,7 @@ export function ProviderFormView({
   dispatch,
   initial,
   editing,
+  keyStored,
   busy,
   error,
   onTest,
@@ -60,6 +61,8 @@ export function ProviderFormView({
   initial: Draft;
   /** The id being edited (absent when adding). */
   editing?: string | undefined;
+  /** The edited provider has a stored key (bound to the URL it was saved for). */
+  keyStored: boolean;
   busy: 'save' | 'test' | undefined;
   error: string | undefined;
   onTest: () => void;
@@ -122,7 +125,7 @@ export function ProviderFormView({
         <FormRow
           label="API key"
           help={
-            needsKeyAgain(d, initial, editing) && (
+            needsKeyAgain(d, initial, editing, keyStored) && (
               <span data-testid="key-again">
                 A stored key goes only to the URL it was saved for: enter it again for this URL.
               </span>

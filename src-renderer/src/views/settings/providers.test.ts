@@ -4,6 +4,7 @@ import {
   EMPTY,
   initialDraft,
   initialProviders,
+  keyStored,
   movedMessage,
   needsKeyAgain,
   providerFormReducer,
@@ -50,11 +51,22 @@ describe('the provider form', () => {
       apiKey: '',
     });
     const moved = { ...initial, baseUrl: 'http://10.0.0.2/v1' };
-    expect(needsKeyAgain(moved, initial, 'local')).toBe(true);
-    expect(needsKeyAgain({ ...moved, apiKey: 'sk' }, initial, 'local')).toBe(false);
-    expect(needsKeyAgain(moved, initial, undefined)).toBe(false);
+    expect(needsKeyAgain(moved, initial, 'local', true)).toBe(true);
+    expect(needsKeyAgain({ ...moved, apiKey: 'sk' }, initial, 'local', true)).toBe(false);
+    expect(needsKeyAgain(moved, initial, undefined, true)).toBe(false);
+    // No stored key (a local server, a key from the environment): nothing to enter again.
+    expect(needsKeyAgain(moved, initial, 'local', false)).toBe(false);
     expect(initialDraft('new', [saved])).toBe(EMPTY);
     expect(initialDraft('local', [saved]).model).toBe('qwen');
+  });
+
+  it('a key is stored when set from the workbench (keychain, service), for this URL or another', () => {
+    expect(keyStored(undefined)).toBe(false);
+    expect(keyStored({ ...saved, keySource: 'none', keyNeeded: false })).toBe(false);
+    expect(keyStored({ ...saved, keySource: 'env', keyNeeded: true })).toBe(false);
+    expect(keyStored({ ...saved, keySource: 'memory', keyNeeded: true })).toBe(true);
+    expect(keyStored({ ...saved, keySource: 'keychain', keyNeeded: true })).toBe(true);
+    expect(keyStored({ ...saved, keySource: 'none', keyNeeded: true, keyFor: 'http://a/v1' })).toBe(true);
   });
 
   it('a preset replaces the whole draft; set patches it; a new test clears the last one', () => {

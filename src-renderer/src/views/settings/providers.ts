@@ -81,11 +81,24 @@ export const saveRequest = (d: Draft, editing: string | undefined): Request<'pro
 });
 
 /**
- * An edited provider whose URL changed without its key typed again: a stored key goes only to the URL
- * it was saved for, so the form says the key is needed again.
+ * Whether a key is stored for this provider (set from the workbench: the keychain or the service
+ * process), for its URL or another. A key from the environment, or none (a local server), is not bound
+ * to a URL.
  */
-export const needsKeyAgain = (d: Draft, initial: Draft, editing: string | undefined): boolean =>
-  !!editing && d.baseUrl.trim() !== initial.baseUrl.trim() && !d.apiKey;
+export const keyStored = (p: Provider | undefined): boolean =>
+  !!p && (p.keySource === 'keychain' || p.keySource === 'memory' || p.keyFor !== undefined);
+
+/**
+ * An edited provider with a stored key whose URL changed without the key typed again: a stored key goes
+ * only to the URL it was saved for, so the form says the key is needed again. A provider with no stored
+ * key (a local server, a key from the environment) has nothing to enter again.
+ */
+export const needsKeyAgain = (
+  d: Draft,
+  initial: Draft,
+  editing: string | undefined,
+  stored: boolean,
+): boolean => !!editing && stored && d.baseUrl.trim() !== initial.baseUrl.trim() && !d.apiKey;
 
 export const savedMessage = (r: Response<'providers.save'>, editing: string | undefined, first: boolean) =>
   `Provider ${r.id} saved to the workspace config${r.keyStored ? ` (key kept in ${r.keyStored})` : ''}${!editing && first ? ', as the default (tried first)' : ''}.`;

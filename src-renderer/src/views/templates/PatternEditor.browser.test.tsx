@@ -39,6 +39,17 @@ describe('PatternEditor', () => {
       .toBeInTheDocument();
   });
 
+  it('a slot left open (no closing brace) is named in the warnings, with how to write one', async () => {
+    const screen = await render(
+      <Harness initial={{ pattern: 'What is the name of {user_id: str', slots: {}, body: 'x' }} />,
+    );
+    const warnings = screen.getByRole('list', { name: 'pattern warnings' });
+    await expect.element(warnings.getByText('{user_id: str', { exact: true })).toBeInTheDocument();
+    const text = warnings.element().textContent;
+    expect(text).toContain('{user_id: str has no closing }: it is plain text, not a slot.');
+    expect(text).toContain('Write a slot as {name} and choose its type below.');
+  });
+
   it('a slot renamed in the pattern offers the rename everywhere (type and body)', async () => {
     const onChange = vi.fn();
     const screen = await render(

@@ -135,6 +135,13 @@ export function PatternEditor({
         <code>{s}</code> is plain text, not a slot: slot names are letters, digits and _.
       </>,
     );
+  for (const s of a.unclosed)
+    warnings.push(
+      <>
+        <code>{s}</code> has no closing <code>{'}'}</code>: it is plain text, not a slot. Write a slot as{' '}
+        <code>{'{name}'}</code> and choose its type below.
+      </>,
+    );
   const notes: React.ReactNode[] = [];
   for (const s of a.unusedInBody.filter((x) => !a.untyped.includes(x)))
     notes.push(

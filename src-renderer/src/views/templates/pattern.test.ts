@@ -18,6 +18,7 @@ describe('analysePattern', () => {
       bodyUnknown: [],
       unusedInBody: [],
       notSlots: [],
+      unclosed: [],
     });
     expect(blockingPatternProblems(a)).toBe(0);
   });
@@ -38,6 +39,13 @@ describe('analysePattern', () => {
     // One untyped slot and one typed slot the pattern lost: a rename.
     expect(a.rename).toEqual({ from: 'c', to: 'b' });
     expect(blockingPatternProblems(a)).toBe(4);
+  });
+
+  it('reports a slot left open (a { with no }), which the service would take as plain text', () => {
+    const a = analysePattern({ pattern: 'name of {user_id: str', slots: { user_id: 'str' }, body: '{{user_id}}' });
+    expect(a.unclosed).toEqual(['{user_id: str']);
+    expect(analysePattern({ pattern: 'from {a to {b}', slots: {}, body: '' }).unclosed).toEqual(['{a to ']);
+    expect(analysePattern({ pattern: 'from {a} to {b}', slots: {}, body: '' }).unclosed).toEqual([]);
   });
 
   it('proposes no rename when it is ambiguous', () => {

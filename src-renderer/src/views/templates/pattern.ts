@@ -44,6 +44,8 @@ export interface PatternAnalysis {
   bodyUnknown: string[];
   unusedInBody: string[];
   notSlots: string[];
+  /** `{` with no `}` before the next `{` or the end (a slot left open: plain text to the service). */
+  unclosed: string[];
   /** Exactly one untyped slot and one typed slot the pattern lost: most likely a rename. */
   rename?: { from: string; to: string };
 }
@@ -60,6 +62,7 @@ export function analysePattern(p: PatternParts): PatternAnalysis {
   const notSlots = [...p.pattern.matchAll(/\{([^{}]*)\}/g)]
     .filter((m) => !SLOT_NAME.test(m[1] as string))
     .map((m) => m[0]);
+  const unclosed = [...p.pattern.matchAll(/\{[^{}]*(?=\{|$)/g)].map((m) => m[0]);
   const rename =
     untyped.length === 1 && notInPattern.length === 1
       ? { from: notInPattern[0] as string, to: untyped[0] as string }
@@ -72,6 +75,7 @@ export function analysePattern(p: PatternParts): PatternAnalysis {
     bodyUnknown,
     unusedInBody,
     notSlots,
+    unclosed,
     ...(rename ? { rename } : {}),
   };
 }
