@@ -308,4 +308,37 @@ describe('runs in the workbench', () => {
     await expect.poll(() => total.innerText()).toBe(runs(before));
     expect(w.pageErrors.filter((e) => !/favicon/.test(e))).toEqual([]);
   }, 120_000);
+  it('a narrow window (1000x700): the list scrolls sideways with its header, every column whole', async () => {
+    const { page } = w;
+    seedManyRuns((await w.svc.runs()).store, 3);
+    const size = page.viewportSize();
+    await page.setViewportSize({ width: 1000, height: 700 });
+    try {
+      await page.getByRole('navigation', { name: 'main' }).getByRole('button', { name: 'Runs' }).click();
+      const row = page.locator('.run-row[data-run-id]').first();
+      await row.waitFor();
+      const scroll = page.getByTestId('run-scroll');
+      // The columns need more than the list's width: it scrolls sideways to the start date.
+      await scroll.evaluate((e) => {
+        e.scrollLeft = e.scrollWidth;
+      });
+      const head = page.locator('.run-row.head');
+      const x = async (l: typeof row) => (await l.boundingBox())!.x;
+      // The header followed (it used to stay put: "started" over nothing, the rows' columns under others).
+      await expect
+        .poll(async () => Math.abs((await x(head.locator('.c-time'))) - (await x(row.locator('.c-time')))))
+        .toBeLessThan(2);
+      expect(Math.abs((await x(head.locator('.c-model'))) - (await x(row.locator('.c-model'))))).toBeLessThan(2);
+      const list = (await scroll.boundingBox())!;
+      const time = (await row.locator('.c-time').boundingBox())!;
+      expect(time.x + time.width).toBeLessThanOrEqual(list.x + list.width);
+      expect(await row.locator('.c-time').innerText()).toMatch(/\d{4}/);
+      // The row (its border and hover) reaches under the last column, not just the list's width.
+      const box = (await row.boundingBox())!;
+      expect(box.x + box.width).toBeGreaterThanOrEqual(time.x + time.width);
+      await w.screenshot('runs-narrow');
+    } finally {
+      if (size) await page.setViewportSize(size);
+    }
+  });
 });

@@ -15,6 +15,7 @@ const ROW_HEIGHT = 34;
 export function RunsView() {
   const v = useRuns();
   const parentRef = useRef<HTMLDivElement>(null);
+  const headRef = useRef<HTMLDivElement>(null);
   const virtualizer = useVirtualizer({
     count: v.rows,
     getScrollElement: () => parentRef.current,
@@ -46,13 +47,21 @@ export function RunsView() {
         aria-label="run list"
         aria-rowcount={v.totalExact ? v.total + 1 : -1}
       >
-        <div className="run-row head" role="row" aria-rowindex={1}>
+        <div ref={headRef} className="run-row head" role="row" aria-rowindex={1}>
           {COLUMNS.map(([key, label, cls]) => (
             <SortHeader key={key} sortKey={key} label={label} className={cls} />
           ))}
         </div>
         <RunsNote note={v.note} onNew={v.newRun} />
-        <div ref={parentRef} className="run-scroll" data-testid="run-scroll">
+        <div
+          ref={parentRef}
+          className="run-scroll"
+          data-testid="run-scroll"
+          // Narrower than the columns (a 1000 px window): the rows scroll sideways and the header with them.
+          onScroll={(e) => {
+            if (headRef.current) headRef.current.scrollLeft = e.currentTarget.scrollLeft;
+          }}
+        >
           <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
             {items.map((vi) => (
               <div
