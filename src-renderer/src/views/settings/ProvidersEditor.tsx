@@ -6,7 +6,7 @@
  * useProviders.ts (on the pure providers.ts); parts: ProvidersParts.tsx.
  */
 import type { ReactNode } from 'react';
-import { initialDraft, keyStored } from './providers.ts';
+import { currentTests, initialDraft, keyStored, providerTested } from './providers.ts';
 import type { Draft, Provider, Settings } from './providers.ts';
 import { ProviderFormView, ProvidersTable } from './ProvidersParts.tsx';
 import { useProviderForm, useProvidersEditor } from './useProviders.ts';
@@ -50,7 +50,8 @@ export function ProvidersEditor({
   onChanged: () => void;
 }) {
   const e = useProvidersEditor(onChanged);
-  const { editing, tests, notice, error } = e.state;
+  const { editing, notice, error } = e.state;
+  const tests = currentTests(e.state, settings.providers);
   return (
     <div className="providers-editor">
       <ProvidersTable
@@ -58,7 +59,7 @@ export function ProvidersEditor({
         tests={tests}
         keyBadge={keyBadge}
         onMove={(id, to) => void e.move(id, to)}
-        onTest={(id) => void e.test(id)}
+        onTest={(id) => void e.test(id, providerTested(settings.providers.find((p) => p.id === id)))}
         onEdit={e.edit}
         onRemove={(id) => void e.remove(id)}
       />

@@ -3,11 +3,13 @@ import {
   draftOf,
   EMPTY,
   initialDraft,
+  currentTests,
   initialProviders,
   keyStored,
   movedMessage,
   needsKeyAgain,
   providerFormReducer,
+  providerTested,
   providersReducer,
   saveRequest,
   savedMessage,
@@ -94,17 +96,35 @@ describe('the provider form', () => {
 
 describe('the providers list', () => {
   it('a row test runs, then shows its result; one that could not run goes back and names the error', () => {
-    let s = providersReducer(initialProviders, { type: 'testing', id: 'local' });
+    let s = providersReducer(initialProviders, { type: 'testing', id: 'local', as: 'l' });
     expect(s.tests['local']).toBe('running');
     s = providersReducer(s, { type: 'tested', id: 'local', result: ok });
     expect(s.tests['local']).toBe(ok);
-    s = providersReducer(providersReducer(s, { type: 'testing', id: 'b' }), {
+    s = providersReducer(providersReducer(s, { type: 'testing', id: 'b', as: 'b' }), {
       type: 'testFailed',
       id: 'b',
       error: 'gone',
     });
     expect(s.tests).toEqual({ local: ok });
     expect(s.error).toBe('gone');
+  });
+
+  it("a row's test is shown while the provider is as it was tested: a key set or an edit drops it", () => {
+    const local = { ...saved, keySource: 'none', keyNeeded: false } as Provider;
+    const failed: TestResult = { ok: false, url: 'u', model: 'm', latencyMs: 3, error: 'no API key was sent' };
+    let s = providersReducer(initialProviders, { type: 'testing', id: 'local', as: providerTested(local) });
+    s = providersReducer(s, { type: 'tested', id: 'local', result: failed });
+    expect(currentTests(s, [local])).toEqual({ local: failed });
+    // The key set in Settings after the failed test: the failure no longer says how things are.
+    expect(currentTests(s, [{ ...local, keySource: 'memory' }])).toEqual({});
+    expect(currentTests(s, [{ ...local, baseUrl: 'http://127.0.0.1:8000/v1' }])).toEqual({});
+    expect(currentTests(s, [{ ...local, model: 'other' }])).toEqual({});
+    expect(currentTests(s, [])).toEqual({});
+    // Testing again shows the new answer.
+    const keyed = { ...local, keySource: 'memory' } as Provider;
+    s = providersReducer(s, { type: 'testing', id: 'local', as: providerTested(keyed) });
+    s = providersReducer(s, { type: 'tested', id: 'local', result: ok });
+    expect(currentTests(s, [keyed])).toEqual({ local: ok });
   });
 
   it('opens and closes the form', () => {

@@ -140,15 +140,38 @@ export function providerFormReducer(s: ProviderFormState, a: ProviderFormAction)
 export interface ProvidersState {
   editing?: string | 'new';
   tests: Record<string, TestResult | 'running'>;
+  /** Each row's provider as it was tested (`providerTested`): a test of an older form is not shown. */
+  testedAs: Record<string, string>;
   notice?: string;
   error?: string;
 }
 
-export const initialProviders: ProvidersState = { tests: {} };
+export const initialProviders: ProvidersState = { tests: {}, testedAs: {} };
+
+/**
+ * What a row's connection test depends on: the provider's kind, URL, model and key (where it comes
+ * from). A key set, or the provider edited, after the test makes its result stale.
+ */
+export const providerTested = (p: Provider | undefined): string =>
+  p
+    ? JSON.stringify([p.kind, p.baseUrl ?? '', p.model, p.apiKeyEnv ?? '', p.keySource, p.keyFor ?? ''])
+    : '';
+
+/**
+ * The rows' tests still true of the providers as they are: a failure saying "no API key was sent" is
+ * gone once a key is set (the row's Test asks again).
+ */
+export function currentTests(s: ProvidersState, providers: Provider[]): ProvidersState['tests'] {
+  const out: ProvidersState['tests'] = {};
+  for (const [id, t] of Object.entries(s.tests))
+    if (s.testedAs[id] === providerTested(providers.find((p) => p.id === id))) out[id] = t;
+  return out;
+}
 
 export type ProvidersAction =
   | { type: 'edit'; id: string | 'new' | undefined }
-  | { type: 'testing'; id: string }
+  /** `as`: the provider tested (`providerTested`). */
+  | { type: 'testing'; id: string; as: string }
   | { type: 'tested'; id: string; result: TestResult }
   /** The test could not run: its row goes back to untested and the error is shown. */
   | { type: 'testFailed'; id: string; error: string }
@@ -162,7 +185,7 @@ export function providersReducer(s: ProvidersState, a: ProvidersAction): Provide
       return a.id === undefined ? rest : { ...rest, editing: a.id };
     }
     case 'testing':
-      return { ...s, tests: { ...s.tests, [a.id]: 'running' } };
+      return { ...s, tests: { ...s.tests, [a.id]: 'running' }, testedAs: { ...s.testedAs, [a.id]: a.as } };
     case 'tested':
       return { ...s, tests: { ...s.tests, [a.id]: a.result } };
     case 'testFailed': {

@@ -23,8 +23,9 @@ export function useProvidersEditor(onChanged: () => void) {
       onChanged();
     }
   };
-  const test = async (id: string) => {
-    dispatch({ type: 'testing', id });
+  /** `as`: the provider as it is tested (`providerTested`). */
+  const test = async (id: string, as: string) => {
+    dispatch({ type: 'testing', id, as });
     try {
       dispatch({ type: 'tested', id, result: await api['providers.test']({ id }) });
     } catch (e) {
