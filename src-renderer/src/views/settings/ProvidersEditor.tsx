@@ -42,16 +42,19 @@ function ProviderForm({
 /** The providers table with per-row Test, Edit and Remove, and the add form. */
 export function ProvidersEditor({
   settings,
+  keysSet = {},
   keyBadge,
   onChanged,
 }: {
   settings: Settings;
+  /** Keys set per provider in this page (a test older than the last one is not shown). */
+  keysSet?: Record<string, number>;
   keyBadge: (p: Provider) => ReactNode;
   onChanged: () => void;
 }) {
   const e = useProvidersEditor(onChanged);
   const { editing, notice, error } = e.state;
-  const tests = currentTests(e.state, settings.providers);
+  const tests = currentTests(e.state, settings.providers, keysSet);
   return (
     <div className="providers-editor">
       <ProvidersTable
@@ -59,7 +62,9 @@ export function ProvidersEditor({
         tests={tests}
         keyBadge={keyBadge}
         onMove={(id, to) => void e.move(id, to)}
-        onTest={(id) => void e.test(id, providerTested(settings.providers.find((p) => p.id === id)))}
+        onTest={(id) =>
+          void e.test(id, providerTested(settings.providers.find((p) => p.id === id), keysSet[id]))
+        }
         onEdit={e.edit}
         onRemove={(id) => void e.remove(id)}
       />

@@ -10,7 +10,14 @@ import type { Settings } from '../../store/settings.ts';
 import { keyChip } from './key-chip.ts';
 import { FormRow } from '../../components/FormRow.tsx';
 
-function ProviderKeyForm({ settings, onStored }: { settings: Settings; onStored: () => void }) {
+function ProviderKeyForm({
+  settings,
+  onStored,
+}: {
+  settings: Settings;
+  /** `provider`: the provider whose key was set. */
+  onStored: (provider: string) => void;
+}) {
   const [provider, setProvider] = useState(settings.providers[0]?.id ?? '');
   const [key, setKey] = useState('');
   const [stored, setStored] = useState<{ provider: string; where: 'keychain' | 'memory' }>();
@@ -19,7 +26,7 @@ function ProviderKeyForm({ settings, onStored }: { settings: Settings; onStored:
     const r = await api['settings.setProviderKey']({ provider, key });
     setStored({ provider, where: r.where });
     setKey('');
-    onStored();
+    onStored(provider);
   });
   useEffect(() => {
     if (!settings.providers.some((p) => p.id === provider)) setProvider(settings.providers[0]?.id ?? '');
@@ -78,6 +85,9 @@ function ProviderKeyForm({ settings, onStored }: { settings: Settings; onStored:
 }
 
 export function ProvidersSection({ settings, onStored }: { settings: Settings; onStored: () => void }) {
+  // How many keys were set for each provider here: a test made before a key was set (another key
+  // replacing one, which the settings cannot tell apart) is no longer shown.
+  const [keysSet, setKeysSet] = useState<Record<string, number>>({});
   return (
     <div className="manage-panel" role="region" aria-label="providers">
       <h2>LLM providers</h2>
@@ -87,6 +97,7 @@ export function ProvidersSection({ settings, onStored }: { settings: Settings; o
       </p>
       <ProvidersEditor
         settings={settings}
+        keysSet={keysSet}
         onChanged={onStored}
         keyBadge={(p) => {
           if (p.keyFor)
@@ -112,7 +123,13 @@ export function ProvidersSection({ settings, onStored }: { settings: Settings; o
           );
         }}
       />
-      <ProviderKeyForm settings={settings} onStored={onStored} />
+      <ProviderKeyForm
+        settings={settings}
+        onStored={(provider) => {
+          setKeysSet((k) => ({ ...k, [provider]: (k[provider] ?? 0) + 1 }));
+          onStored();
+        }}
+      />
     </div>
   );
 }

@@ -120,6 +120,9 @@ describe('the providers list', () => {
     expect(currentTests(s, [{ ...local, baseUrl: 'http://127.0.0.1:8000/v1' }])).toEqual({});
     expect(currentTests(s, [{ ...local, model: 'other' }])).toEqual({});
     expect(currentTests(s, [])).toEqual({});
+    // Another key replacing the one tested: the settings read the same, the count of keys set does not.
+    expect(currentTests(s, [local], { local: 1 })).toEqual({});
+    expect(currentTests(s, [local], { other: 1 })).toEqual({ local: failed });
     // Testing again shows the new answer.
     const keyed = { ...local, keySource: 'memory' } as Provider;
     s = providersReducer(s, { type: 'testing', id: 'local', as: providerTested(keyed) });

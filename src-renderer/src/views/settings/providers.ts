@@ -150,21 +150,34 @@ export const initialProviders: ProvidersState = { tests: {}, testedAs: {} };
 
 /**
  * What a row's connection test depends on: the provider's kind, URL, model and key (where it comes
- * from). A key set, or the provider edited, after the test makes its result stale.
+ * from, and `keysSet`: how many keys were set for it in this page, as one key replacing another looks
+ * the same in the settings). A key set, or the provider edited, after the test makes its result stale.
  */
-export const providerTested = (p: Provider | undefined): string =>
+export const providerTested = (p: Provider | undefined, keysSet = 0): string =>
   p
-    ? JSON.stringify([p.kind, p.baseUrl ?? '', p.model, p.apiKeyEnv ?? '', p.keySource, p.keyFor ?? ''])
+    ? JSON.stringify([
+        p.kind,
+        p.baseUrl ?? '',
+        p.model,
+        p.apiKeyEnv ?? '',
+        p.keySource,
+        p.keyFor ?? '',
+        keysSet,
+      ])
     : '';
 
 /**
  * The rows' tests still true of the providers as they are: a failure saying "no API key was sent" is
  * gone once a key is set (the row's Test asks again).
  */
-export function currentTests(s: ProvidersState, providers: Provider[]): ProvidersState['tests'] {
+export function currentTests(
+  s: ProvidersState,
+  providers: Provider[],
+  keysSet: Record<string, number> = {},
+): ProvidersState['tests'] {
   const out: ProvidersState['tests'] = {};
   for (const [id, t] of Object.entries(s.tests))
-    if (s.testedAs[id] === providerTested(providers.find((p) => p.id === id))) out[id] = t;
+    if (s.testedAs[id] === providerTested(providers.find((p) => p.id === id), keysSet[id])) out[id] = t;
   return out;
 }
 
