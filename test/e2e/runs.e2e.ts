@@ -328,7 +328,9 @@ describe('runs in the workbench', () => {
       await expect
         .poll(async () => Math.abs((await x(head.locator('.c-time'))) - (await x(row.locator('.c-time')))))
         .toBeLessThan(2);
-      expect(Math.abs((await x(head.locator('.c-model'))) - (await x(row.locator('.c-model'))))).toBeLessThan(2);
+      expect(Math.abs((await x(head.locator('.c-model'))) - (await x(row.locator('.c-model'))))).toBeLessThan(
+        2,
+      );
       const list = (await scroll.boundingBox())!;
       const time = (await row.locator('.c-time').boundingBox())!;
       expect(time.x + time.width).toBeLessThanOrEqual(list.x + list.width);

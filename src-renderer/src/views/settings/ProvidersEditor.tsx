@@ -63,7 +63,13 @@ export function ProvidersEditor({
         keyBadge={keyBadge}
         onMove={(id, to) => void e.move(id, to)}
         onTest={(id) =>
-          void e.test(id, providerTested(settings.providers.find((p) => p.id === id), keysSet[id]))
+          void e.test(
+            id,
+            providerTested(
+              settings.providers.find((p) => p.id === id),
+              keysSet[id],
+            ),
+          )
         }
         onEdit={e.edit}
         onRemove={(id) => void e.remove(id)}

@@ -111,7 +111,13 @@ describe('the providers list', () => {
 
   it("a row's test is shown while the provider is as it was tested: a key set or an edit drops it", () => {
     const local = { ...saved, keySource: 'none', keyNeeded: false } as Provider;
-    const failed: TestResult = { ok: false, url: 'u', model: 'm', latencyMs: 3, error: 'no API key was sent' };
+    const failed: TestResult = {
+      ok: false,
+      url: 'u',
+      model: 'm',
+      latencyMs: 3,
+      error: 'no API key was sent',
+    };
     let s = providersReducer(initialProviders, { type: 'testing', id: 'local', as: providerTested(local) });
     s = providersReducer(s, { type: 'tested', id: 'local', result: failed });
     expect(currentTests(s, [local])).toEqual({ local: failed });

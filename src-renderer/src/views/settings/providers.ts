@@ -177,7 +177,14 @@ export function currentTests(
 ): ProvidersState['tests'] {
   const out: ProvidersState['tests'] = {};
   for (const [id, t] of Object.entries(s.tests))
-    if (s.testedAs[id] === providerTested(providers.find((p) => p.id === id), keysSet[id])) out[id] = t;
+    if (
+      s.testedAs[id] ===
+      providerTested(
+        providers.find((p) => p.id === id),
+        keysSet[id],
+      )
+    )
+      out[id] = t;
   return out;
 }
 

@@ -42,7 +42,11 @@ describe('analysePattern', () => {
   });
 
   it('reports a slot left open (a { with no }), which the service would take as plain text', () => {
-    const a = analysePattern({ pattern: 'name of {user_id: str', slots: { user_id: 'str' }, body: '{{user_id}}' });
+    const a = analysePattern({
+      pattern: 'name of {user_id: str',
+      slots: { user_id: 'str' },
+      body: '{{user_id}}',
+    });
     expect(a.unclosed).toEqual(['{user_id: str']);
     expect(analysePattern({ pattern: 'from {a to {b}', slots: {}, body: '' }).unclosed).toEqual(['{a to ']);
     expect(analysePattern({ pattern: 'from {a} to {b}', slots: {}, body: '' }).unclosed).toEqual([]);
