@@ -23,6 +23,7 @@ function Harness(props: {
   seen: NewRunAction[];
   start?: Partial<NewRunState>;
   loadError?: string;
+  sandboxes?: Response<'sandboxes.list'>;
 }) {
   const [state, dispatch] = useReducer(newRunReducer, { ...initialNewRun, sandbox: 'demo', ...props.start });
   return (
@@ -31,7 +32,7 @@ function Harness(props: {
       dispatch={(a) => (props.seen.push(a), dispatch(a))}
       problem={newRunProblem(state)}
       onSubmit={props.onSubmit}
-      sandboxes={sandboxes}
+      sandboxes={props.sandboxes ?? sandboxes}
       kits={kits}
       providers={[]}
       loadError={props.loadError}
@@ -53,6 +54,23 @@ describe('NewRunForm', () => {
     await screen.getByLabelText('task').click();
     await userEvent.keyboard('{Control>}{Enter}{/Control}');
     expect(onSubmit).toHaveBeenCalledTimes(2);
+  });
+
+  it('a workspace with no sandboxes says so beside the form and where to create one', async () => {
+    const screen = await render(
+      <Harness onSubmit={() => {}} seen={[]} sandboxes={[]} start={{ sandbox: '', task: 'find u1' }} />,
+    );
+    await expect.element(screen.getByRole('button', { name: 'Start run' })).toBeDisabled();
+    const note = screen.getByTestId('no-sandboxes');
+    await expect.element(note).toBeVisible();
+    expect(note.element().textContent).toContain('This workspace has no sandboxes');
+    await expect.element(note.getByRole('link', { name: 'Workspace' })).toHaveAttribute('href', '#/workspace');
+  });
+
+  it('a workspace with sandboxes has no such note', async () => {
+    const screen = await render(<Harness onSubmit={() => {}} seen={[]} />);
+    await expect.element(screen.getByRole('button', { name: 'Start run' })).toBeInTheDocument();
+    expect(screen.getByTestId('no-sandboxes').query()).toBeNull();
   });
 
   it('names each number field by the label it shows (screen readers read what the eye reads)', async () => {

@@ -163,6 +163,12 @@ export function NewRunForm({
             />
           </FormRow>
         </div>
+        {sandboxes.length === 0 && (
+          <p className="callout" role="note" data-testid="no-sandboxes">
+            This workspace has no sandboxes, so no run can start: create one in{' '}
+            <a href="#/workspace">Workspace</a> (or open a workspace that has some).
+          </p>
+        )}
         <div className="actions">
           <button
             type="submit"
