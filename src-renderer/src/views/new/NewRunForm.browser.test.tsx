@@ -64,7 +64,9 @@ describe('NewRunForm', () => {
     const note = screen.getByTestId('no-sandboxes');
     await expect.element(note).toBeVisible();
     expect(note.element().textContent).toContain('This workspace has no sandboxes');
-    await expect.element(note.getByRole('link', { name: 'Workspace' })).toHaveAttribute('href', '#/workspace');
+    await expect
+      .element(note.getByRole('link', { name: 'Workspace' }))
+      .toHaveAttribute('href', '#/workspace');
   });
 
   it('a workspace with sandboxes has no such note', async () => {

@@ -21,7 +21,7 @@ describe('saveHold', () => {
     expect(h?.count).toBe(2);
     expect(h?.first.line).toBe(4);
     expect(h?.message).toBe(
-      'Not saved: tools.py has 2 syntax errors, the first at line 4:7 (unexpected indent). The sandbox could not load its tools.',
+      'Not saved: tools.py has 2 syntax errors, the first at line 4:7 (unexpected indent). The sandbox keeps the tools.py saved before: saved as it is, it could not load its tools.',
     );
   });
   it('lets a save through when the only problems are not syntax errors', () => {

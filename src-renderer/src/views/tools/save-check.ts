@@ -1,6 +1,9 @@
 import type { Violation } from '../../../../src-main/core/lang/violation.ts';
 
-/** Why a Save of tools.py was held back: its syntax errors (the sandbox could not load its tools). */
+/**
+ * Why a Save of tools.py was held back: its syntax errors (saved, the sandbox could not load its tools;
+ * held back, it keeps the file saved before, and the message says so rather than that it is broken).
+ */
 export interface SaveHold {
   count: number;
   first: Violation;
@@ -21,6 +24,6 @@ export function saveHold(problems: readonly Violation[]): SaveHold | undefined {
   return {
     count: n,
     first,
-    message: `Not saved: tools.py has ${n} syntax error${n > 1 ? 's' : ''}, the first at line ${first.line}:${first.column} (${first.message}). The sandbox could not load its tools.`,
+    message: `Not saved: tools.py has ${n} syntax error${n > 1 ? 's' : ''}, the first at line ${first.line}:${first.column} (${first.message}). The sandbox keeps the tools.py saved before: saved as it is, it could not load its tools.`,
   };
 }
