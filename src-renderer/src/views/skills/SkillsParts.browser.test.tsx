@@ -11,6 +11,7 @@ import {
   SkillsTable,
   SkillTestResults,
   TryPanel,
+  SkillsEmpty,
 } from './SkillsParts.tsx';
 import { draftOf } from './skills.ts';
 
@@ -305,5 +306,22 @@ describe('MakeSkill and ProposalInfo', () => {
     await expect.element(failed.getByRole('alert')).toMatchTextContent('line 9 is past the end');
     await failed.getByRole('button', { name: 'Back to the run' }).click();
     expect(onBack).toHaveBeenCalled();
+  });
+});
+
+describe('SkillsEmpty', () => {
+  it('says how to make a skill', async () => {
+    const screen = await render(<SkillsEmpty />);
+    expect(screen.getByTestId('skills-empty').element().textContent).toContain('Write one with “New skill”');
+  });
+
+  it('with no sandbox (New skill off): where to start instead', async () => {
+    const screen = await render(<SkillsEmpty noSandbox />);
+    const text = screen.getByTestId('skills-empty').element().textContent ?? '';
+    expect(text).toContain('this workspace has no sandboxes');
+    expect(text).not.toContain('New skill');
+    expect(screen.getByRole('link', { name: 'Workspace' }).element().getAttribute('href')).toBe(
+      '#/workspace',
+    );
   });
 });

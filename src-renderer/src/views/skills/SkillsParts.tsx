@@ -136,7 +136,15 @@ export function SkillsTable({
   );
 }
 
-export function SkillsEmpty() {
+/** No skill yet: how to make one, or (a workspace with no sandbox, where New skill is off) where to start. */
+export function SkillsEmpty({ noSandbox = false }: { noSandbox?: boolean }) {
+  if (noSandbox)
+    return (
+      <p className="callout" role="note" data-testid="skills-empty">
+        No skills yet, and none can be written here: a skill belongs to a sandbox, and this workspace has no
+        sandboxes. Create one in <a href="#/workspace">Workspace</a> (or open a workspace that has some).
+      </p>
+    );
   return (
     <p className="muted" data-testid="skills-empty">
       No skills yet. Write one with “New skill”, or select lines of a successful run&apos;s script and make a

@@ -50,7 +50,7 @@ export function SkillsView() {
       )}
       <SkillFileProblems problems={list?.problems ?? []} />
       {!list && v.loading && <p className="muted">Loading skills…</p>}
-      {list && skills.length === 0 && !draft && <SkillsEmpty />}
+      {list && skills.length === 0 && !draft && <SkillsEmpty noSandbox={v.sandboxes.length === 0} />}
       {skills.length > 0 && (
         <SkillsTable skills={skills} selected={draft?.mode === 'edit' ? draft : undefined} onOpen={v.open} />
       )}
