@@ -27,6 +27,7 @@ import { kitToolView } from '../core/kits/kit.ts';
 import { openAiFunctionSchema } from '../core/tools/schema.ts';
 import { searchTools } from '../core/tools/disclosure.ts';
 import { resolveRuntime } from '../core/sandbox/runtimes.ts';
+import type { ToolCallTrace } from '../core/sandbox/execution.ts';
 import { cancelledWith, CodeManual, codeToolDescription, runCodeTool, toolProgressLine } from './mcp-code.ts';
 import { retryLine } from '../app/run-view.ts';
 import type { LiveEvent } from '../app/runs.ts';
@@ -89,6 +90,31 @@ const CODE_OUTPUT = {
   approvalsNotAsked: approvalsNotAsked(),
   intermediatesNotRecorded: intermediatesNotRecorded(),
 };
+const MAX_FAILED_CALLS = 5;
+const MAX_FAILED_CALL_CHARS = 500;
+
+/**
+ * The tool calls that failed (a ToolResponse with success false, or a tool that raised), for an
+ * `execute_code` answer without its trace: the tool's own words ("no user with id 'zz'; known ids: ...")
+ * are what the caller needs to fix the script, and neither `data: null` nor a later TypeError carries
+ * them. The first few, each message cut to a bound; nothing when every call succeeded.
+ */
+function failedCalls(
+  calls: readonly ToolCallTrace[],
+): { failedToolCalls?: { name: string; args: unknown; message: string }[] } {
+  const failed = calls.filter((c) => c.error !== undefined || c.result?.success === false);
+  if (!failed.length) return {};
+  const cut = (s: string) =>
+    s.length <= MAX_FAILED_CALL_CHARS ? s : `${s.slice(0, MAX_FAILED_CALL_CHARS)}… (cut)`;
+  return {
+    failedToolCalls: failed.slice(0, MAX_FAILED_CALLS).map((c) => ({
+      name: c.name,
+      args: c.args,
+      message: cut(c.error ?? c.result?.message ?? '(the tool gave no message)'),
+    })),
+  };
+}
+
 const EXECUTE_OUTPUT = {
   success: z.boolean(),
   data: z.unknown().optional().describe('what the script emitted'),
@@ -101,6 +127,12 @@ const EXECUTE_OUTPUT = {
   runtime: z.string(),
   egress: z.array(z.unknown()).optional(),
   toolCallCount: z.number().describe('tool calls the script made'),
+  failedToolCalls: z
+    .array(z.object({ name: z.string(), args: z.unknown(), message: z.string() }))
+    .optional()
+    .describe(
+      `without include_trace: the first ${MAX_FAILED_CALLS} tool calls that failed, each with its arguments and the tool's message`,
+    ),
   toolCalls: z
     .array(z.unknown())
     .optional()
@@ -435,7 +467,9 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
           ...rest,
           // Every call the script made, those past the bound (rest.toolCallsNotRecorded) too.
           toolCallCount: toolCalls.length + (rest.toolCallsNotRecorded ?? 0),
-          ...(include_trace ? { toolCalls, ...(skillCalls ? { skillCalls } : {}) } : {}),
+          ...(include_trace
+            ? { toolCalls, ...(skillCalls ? { skillCalls } : {}) }
+            : failedCalls(toolCalls)),
         };
         return structured(answer, !result.success);
       }),

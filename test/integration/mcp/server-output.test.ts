@@ -1,7 +1,8 @@
 /**
  * Toolsmith's own MCP tools as a client sees them: every tool `mcp --help` names is served, each
  * answers `structuredContent` matching its declared output schema (the SDK client validates it), and
- * `execute_code` leaves the per-call trace out unless `include_trace` asks for it.
+ * `execute_code` leaves the per-call trace out unless `include_trace` asks for it, but names the calls that
+ * failed with the tool's message.
  */
 import { spawnSync } from 'node:child_process';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -62,5 +63,26 @@ describe('the MCP server’s own tools', () => {
     expect(lean.content[0]!.text.length).toBeLessThan(full.content[0]!.text.length);
     const run = await call('code', { code });
     expect(run.structuredContent).toMatchObject({ status: 'succeeded', runId: expect.any(String) });
+  }, 180_000);
+
+  it('execute_code without the trace still names the tool calls that failed, with the tool’s message', async () => {
+    // The script "succeeds" with data null, or fails later with a TypeError: neither says why. The
+    // tool's own words are what the caller needs (`code` answers them too, after its traceback).
+    const code = 'r = get_user(user_id="zz")\nemit_result(r.data)';
+    const lean = await call('execute_code', { code });
+    expect(lean.structuredContent).toMatchObject({ success: true, data: null, toolCallCount: 1 });
+    expect(lean.structuredContent?.['failedToolCalls']).toEqual([
+      { name: 'get_user', args: { user_id: 'zz' }, message: expect.stringContaining("no user with id 'zz'") },
+    ]);
+    expect(lean.structuredContent).not.toHaveProperty('toolCalls');
+    const raised = await call('execute_code', { code: 'r = get_user(user_id="zz")\nemit_result(r.data["name"])' });
+    expect(raised.isError).toBe(true);
+    expect(raised.structuredContent).toMatchObject({
+      error: { type: 'TypeError' },
+      failedToolCalls: [{ name: 'get_user', message: expect.stringContaining('known ids') }],
+    });
+    // Every call succeeded: no such field.
+    const ok = await call('execute_code', { code: 'r = get_user(user_id="u1")\nemit_result(r.data["name"])' });
+    expect(ok.structuredContent).not.toHaveProperty('failedToolCalls');
   }, 180_000);
 });
