@@ -145,6 +145,24 @@ export class TemplateService {
             ? `run ${req.fromRun} has no script at attempt ${req.attempt}`
             : `run ${req.fromRun} has no successful attempt to promote`,
         );
+      // A template is a verified script: an attempt that was rejected, raised or timed out is not one
+      // (every intent it served would fail the same way, each counted against the template).
+      if (req.attempt !== undefined && !attempt.execution?.success) {
+        const why = attempt.execution?.error
+          ? `${attempt.execution.error.type}: ${attempt.execution.error.message.split('\n')[0]}`
+          : attempt.execution
+            ? attempt.execution.exitReason
+            : 'it never ran';
+        const ok = rec.attempts.filter((a) => a.script && a.execution?.success).map((a) => a.n);
+        throw new ToolsmithError(
+          'invalid_argument',
+          `run ${req.fromRun}'s attempt ${req.attempt} did not succeed (${why}); a template is a verified script: ${
+            ok.length
+              ? `promote a successful attempt (--attempt ${ok.join(' or ')}), or omit --attempt for the last one`
+              : 'the run has no successful attempt'
+          }`,
+        );
+      }
       body ??= attempt.script.body;
       // An INTERACTIVE step may read `collected` (what the steps before it reported): a template runs
       // alone, where no such variable exists, so every use would fail with a NameError.

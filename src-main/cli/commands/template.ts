@@ -19,7 +19,7 @@ export function registerTemplate(program: Command, ctx: CliContext): void {
     )
     .option(
       '--attempt <n>',
-      'with --from-run: this attempt instead of the last successful one',
+      'with --from-run: this successful attempt instead of the last one (a failed one is refused)',
       parseIntOption('--attempt', 1, 1000),
     )
     .option('--file <script>', 'the script body, with {{slot}} placeholders')

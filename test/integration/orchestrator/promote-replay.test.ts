@@ -1,7 +1,7 @@
 /**
  * Promoting and replaying runs whose scripts did not all come from an LLM, against the scripted LLM
  * server and a real sandbox container: an INTERACTIVE step that reads `collected` is not a template
- * (served alone it fails with a NameError every time), and a run no LLM answered has nothing to replay
+ * (served alone it fails with a NameError every time), nor is an attempt that failed, and a run no LLM answered has nothing to replay
  * (refused, naming why, instead of a new failed run that blames the replay for running out of answers).
  */
 import { existsSync } from 'node:fs';
@@ -42,6 +42,32 @@ describe('templates from INTERACTIVE runs', () => {
     // Step 1 stands on its own: it may be promoted.
     expect(templates.create({ name: 'pending-ids', fromRun: outcome.runId, attempt: 1 }).name).toBe(
       'pending-ids',
+    );
+  });
+});
+
+describe('templates from a PLAN run that failed first', () => {
+  it('an attempt that failed is refused as a template, naming why and the attempt that succeeded', async () => {
+    fx.llm.push(
+      fence('r = get_user(user_id="nobody")\nemit_result(r.data["name"])'),
+      fence('r = get_user(user_id="u2")\nemit_result(r.data["name"])'),
+    );
+    const outcome = await (
+      await fx.runs.start({
+        task: 'Name of user u2',
+        sandbox: 'ecommerce',
+        providers: providers(),
+        noTemplates: true,
+      })
+    ).done;
+    expect(outcome).toMatchObject({ status: 'succeeded', result: 'Alan Turing' });
+    const templates = await fx.svc.templates();
+    expect(() => templates.create({ name: 'failed-name', fromRun: outcome.runId, attempt: 1 })).toThrow(
+      /attempt 1 did not succeed \(TypeError: 'NoneType' object is not subscriptable\); a template is a verified script: promote a successful attempt \(--attempt 2\)/,
+    );
+    expect(existsSync(join(fx.ws, 'templates/failed-name.tmpl'))).toBe(false);
+    expect(templates.create({ name: 'user-name', fromRun: outcome.runId, attempt: 2 }).body).toContain(
+      'get_user(',
     );
   });
 });
