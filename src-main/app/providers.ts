@@ -47,7 +47,12 @@ export function endpointOf(url: string): string {
  * redacted here, at the edge, before anything records or shows it; a prompt quoting a secret (a tool's
  * error fed back for a retry) is sent with it redacted. Streamed tokens are redacted across pieces.
  */
-export function redacting(llm: LlmProvider, key: string | undefined, keyEnv?: string): LlmProvider {
+export function redacting(
+  llm: LlmProvider,
+  key: string | undefined,
+  keyEnv?: string,
+  noKeyHint?: string,
+): LlmProvider {
   knownSecrets.add(key);
   const clean = (s: string) => knownSecrets.text(s);
   return Object.assign(Object.create(llm) as LlmProvider, {
@@ -75,9 +80,11 @@ export function redacting(llm: LlmProvider, key: string | undefined, keyEnv?: st
           // set. The variable meant to hold the key is not set; or the provider names none (a local
           // server's, as the sample's Ollama: it takes no key) and this server asks for one.
           if (!key && e instanceof LlmError && (e.status === 401 || e.status === 403))
-            e.message += keyEnv
-              ? `; no API key was sent: $${keyEnv} (api_key_env) is not set in this environment`
-              : `; no API key was sent: provider ${llm.id} names no api_key_env; this server asks for a key: add api_key_env = "NAME" to its [[providers]] table in .toolsmith/config.toml and set the environment variable NAME to the key (or give the key in the workbench's Settings > LLM providers)`;
+            e.message += noKeyHint
+              ? `; no API key was sent: ${noKeyHint}`
+              : keyEnv
+                ? `; no API key was sent: $${keyEnv} (api_key_env) is not set in this environment`
+                : `; no API key was sent: provider ${llm.id} names no api_key_env; this server asks for a key: add api_key_env = "NAME" to its [[providers]] table in .toolsmith/config.toml and set the environment variable NAME to the key (or give the key in the workbench's Settings > LLM providers)`;
         }
         throw e;
       }
@@ -88,7 +95,7 @@ export function redacting(llm: LlmProvider, key: string | undefined, keyEnv?: st
 export function makeProvider(
   p: ProviderConfig,
   key: string | undefined,
-  extra: { retry?: RetryPolicy } = {},
+  extra: { retry?: RetryPolicy; noKeyHint?: string } = {},
 ): LlmProvider {
   const common = {
     id: p.id,
@@ -110,6 +117,7 @@ export function makeProvider(
     p.kind === 'anthropic' ? new AnthropicProvider(common) : new OpenAiProvider(common),
     key,
     p.api_key_env,
+    extra.noKeyHint,
   );
 }
 
@@ -153,7 +161,19 @@ export function createProviders(
         );
       return [makeProvider(p, undefined)];
     }
-    return [makeProvider(p, keyFor(p))];
+    // A bare --base-url is no provider of the config: it has no [[providers]] table to name a key in
+    // (the 401 hint for configured providers would send the person looking for one).
+    return [
+      makeProvider(
+        p,
+        keyFor(p),
+        base
+          ? {}
+          : {
+              noKeyHint: `--base-url sends none; this server asks for a key: add a [[providers]] table for it to .toolsmith/config.toml (id = "NAME", base_url = "${p.base_url}", model, api_key_env = "VAR"), set the environment variable VAR to the key and run with --provider NAME`,
+            },
+      ),
+    ];
   }
   let list = config.providers;
   if (o.provider) {

@@ -198,4 +198,17 @@ describe("the sample workspace's local provider (Ollama: no key)", () => {
     // Never the person's OpenAI variable, which has nothing to do with this server.
     expect(err.message).not.toMatch(/OPENAI_API_KEY/);
   });
+
+  it('--base-url to a server that asks for a key (401): the error says how to send one, not a table that does not exist', async () => {
+    server.push({ status: 401, text: 'this server needs an API key' });
+    // `run --base-url URL --model m`: provider "cli", which no [[providers]] table declares.
+    const [llm] = createProviders(sampleConfig(), { baseUrl: server.openaiUrl, model: 'm' });
+    const err = (await llm!.generate({ system: 's', user: 'u' }).catch((e: unknown) => e)) as LlmError;
+    expect(err).toBeInstanceOf(LlmError);
+    expect(err.message).toMatch(/request refused \(401\): this server needs an API key/);
+    expect(err.message).toContain(
+      `no API key was sent: --base-url sends none; this server asks for a key: add a [[providers]] table for it to .toolsmith/config.toml (id = "NAME", base_url = "${server.openaiUrl}", model, api_key_env = "VAR"), set the environment variable VAR to the key and run with --provider NAME`,
+    );
+    expect(err.message).not.toMatch(/provider cli names no api_key_env|to its \[\[providers\]\] table/);
+  });
 });
