@@ -366,10 +366,15 @@ export function registerRuns(program: Command, ctx: CliContext): void {
           throw new UsageError(
             `no sandbox ${o.sandbox} in ${svc.workspace.root()}, and no recorded run of one; available: ${svc.workspace.sandboxNames().join(', ') || 'none'}`,
           );
+        // Likewise a mistyped --suite-run: "0 of 0 run(s)", exit 0, as if the suite run had recorded none
+        // (`eval --compare` names the same mistake). A suite run that exists and recorded none lists none.
+        if (o.suiteRun !== undefined && r.runs.length === 0) (await svc.suites()).get(o.suiteRun);
         if (o.json) return ctx.out(json(r));
+        // The tier padded to the longest (`template`): a `replay` or `template` run's task no longer
+        // starts further right than an `llm` run's.
         for (const s of r.runs) {
           ctx.out(
-            `${s.id}  ${new Date(s.createdAt).toISOString().slice(0, 19)}Z  ${s.status.padEnd(11)} ${s.sandbox.padEnd(10)} ${s.mode.padEnd(11)} ${String(s.attempts).padStart(2)} att ${String(s.tokens).padStart(6)} tok  ${s.tier ?? '-'}  ${s.kind === 'template_test' ? '[template test] ' : s.kind === 'skill_test' ? '[skill test] ' : ''}${visible(s.task.slice(0, 60).replace(/\n/g, ' '))}\n`,
+            `${s.id}  ${new Date(s.createdAt).toISOString().slice(0, 19)}Z  ${s.status.padEnd(11)} ${s.sandbox.padEnd(10)} ${s.mode.padEnd(11)} ${String(s.attempts).padStart(2)} att ${String(s.tokens).padStart(6)} tok  ${(s.tier ?? '-').padEnd(8)}  ${s.kind === 'template_test' ? '[template test] ' : s.kind === 'skill_test' ? '[skill test] ' : ''}${visible(s.task.slice(0, 60).replace(/\n/g, ' '))}\n`,
           );
         }
         ctx.out(

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import type { SlotType } from '../../core/templates/template.ts';
 import { json, oneOf, parseIntOption, UsageError } from '../context.ts';
 import type { CliContext } from '../context.ts';
-import { readInput } from './validate.ts';
+import { readInput, sandboxOf } from './validate.ts';
 import { visible } from '../../core/text/visible.ts';
 
 export function registerTemplate(program: Command, ctx: CliContext): void {
@@ -29,7 +29,10 @@ export function registerTemplate(program: Command, ctx: CliContext): void {
       'slot type (str, int, float); repeatable',
       (v: string, prev: string[] = []) => [...prev, v],
     )
-    .option('--sandbox <name>', "the sandbox (default: the run's)")
+    .option(
+      '--sandbox <name>',
+      "the sandbox (default: the run's; with --file, the workspace's default_sandbox, else its first)",
+    )
     .option('--kit <name>', "the kit (default: the run's)")
     .option('--lang <lang>', 'python | js | ts', oneOf('--lang', ['python', 'js', 'ts'] as const))
     .option(
@@ -68,6 +71,7 @@ export function registerTemplate(program: Command, ctx: CliContext): void {
             throw new UsageError(`--slot takes name=str|int|float, got ${JSON.stringify(s)}`);
           (slots ??= {})[k] = v;
         }
+        const sandbox = o.sandbox ?? (o.file && !o.fromRun ? sandboxOf(ctx, cmd, undefined) : undefined);
         const t = (await ctx.service(cmd).templates()).create({
           name,
           ...(o.fromRun ? { fromRun: o.fromRun } : {}),
@@ -75,7 +79,10 @@ export function registerTemplate(program: Command, ctx: CliContext): void {
           ...(o.file ? { body: readInput(o.file) } : {}),
           ...(o.pattern ? { pattern: o.pattern } : {}),
           ...(slots ? { slots } : {}),
-          ...(o.sandbox ? { sandbox: o.sandbox } : {}),
+          // From a file there is no run to take the sandbox from: the workspace's default, as `validate`,
+          // `exec` and `run` take it (before, "a template needs a script (--from-run or --file) and a
+          // sandbox" blamed the script the person had given).
+          ...(sandbox ? { sandbox } : {}),
           ...(o.kit ? { kit: o.kit } : {}),
           ...(o.lang ? { language: o.lang } : {}),
           ...(o.example ? { examples: o.example.map((intent) => ({ intent })) } : {}),
