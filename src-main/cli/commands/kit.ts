@@ -86,6 +86,13 @@ export function registerKit(program: Command, ctx: CliContext): void {
           .filter(Boolean)) {
           const [alias, tool] = part.includes('=') ? part.split('=', 2).map((s) => s.trim()) : [part, part];
           if (!alias || !tool) throw new UsageError(`bad --tools entry ${JSON.stringify(part)}`);
+          // `a=get_user,a=get_product` kept only the last (the kit lost get_user, and said nothing); the
+          // kit file itself refuses an alias used twice (core/kits/kit.ts).
+          const before = tools[alias];
+          if (before !== undefined)
+            throw new UsageError(
+              `kit ${name}: alias ${alias} is given twice in --tools (${before === tool ? tool : `${before} and ${tool}`}); each alias names one tool`,
+            );
           tools[alias] = tool;
         }
         const def = {

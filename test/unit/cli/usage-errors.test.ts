@@ -157,6 +157,24 @@ describe('usage errors exit 2', { timeout: STARTS_PROCESSES_MS }, () => {
     expect(existsSync(join(ws, 'kits', 'K.kit'))).toBe(false);
   });
 
+  it('kit create with an alias given twice: refused, naming both tools (the first was silently dropped)', async () => {
+    const ws = tempWorkspace();
+    const kit = (tools: string) =>
+      cli('--workspace', ws, 'kit', 'create', 'K', '--sandbox', 'ecommerce', '--tools', tools);
+    expectUsageError(
+      await kit('a=get_user,a=get_product'),
+      /^toolsmith: kit K: alias a is given twice in --tools \(get_user and get_product\); each alias names one tool\n$/,
+    );
+    expectUsageError(
+      await kit('get_user,get_user'),
+      /kit K: alias get_user is given twice in --tools \(get_user\)/,
+    );
+    expect(existsSync(join(ws, 'kits', 'K.kit'))).toBe(false);
+    const ok = await kit('a=get_user,b=get_product');
+    expect(ok.code, ok.err).toBe(0);
+    expect(ok.out).toMatch(/tools a, b\n$/);
+  });
+
   it('template create and skill create with a name that exists', async () => {
     const ws = tempWorkspace();
     const dir = tmp();
