@@ -460,7 +460,14 @@ export function registerRuns(program: Command, ctx: CliContext): void {
         if (e instanceof ToolsmithError) throw new ToolsmithError(e.code, `${file}: ${e.message}`);
         throw e;
       }
-      ctx.out(`imported run ${id}\n`);
+      // Under a new id when the file's run is in the store already (run-events.ts): say so, or the
+      // person finds two identical runs in `runs list` and does not know which is which.
+      const original = (doc as { events?: { runId?: unknown }[] } | null)?.events?.[0]?.runId;
+      ctx.out(
+        typeof original === 'string' && original !== id
+          ? `imported run ${id} (a copy: run ${original} is in the store already)\n`
+          : `imported run ${id}\n`,
+      );
     });
   runs
     .command('replay')
