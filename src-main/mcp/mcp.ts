@@ -99,9 +99,9 @@ const MAX_FAILED_CALL_CHARS = 500;
  * are what the caller needs to fix the script, and neither `data: null` nor a later TypeError carries
  * them. The first few, each message cut to a bound; nothing when every call succeeded.
  */
-function failedCalls(
-  calls: readonly ToolCallTrace[],
-): { failedToolCalls?: { name: string; args: unknown; message: string }[] } {
+function failedCalls(calls: readonly ToolCallTrace[]): {
+  failedToolCalls?: { name: string; args: unknown; message: string }[];
+} {
   const failed = calls.filter((c) => c.error !== undefined || c.result?.success === false);
   if (!failed.length) return {};
   const cut = (s: string) =>
@@ -467,9 +467,7 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
           ...rest,
           // Every call the script made, those past the bound (rest.toolCallsNotRecorded) too.
           toolCallCount: toolCalls.length + (rest.toolCallsNotRecorded ?? 0),
-          ...(include_trace
-            ? { toolCalls, ...(skillCalls ? { skillCalls } : {}) }
-            : failedCalls(toolCalls)),
+          ...(include_trace ? { toolCalls, ...(skillCalls ? { skillCalls } : {}) } : failedCalls(toolCalls)),
         };
         return structured(answer, !result.success);
       }),

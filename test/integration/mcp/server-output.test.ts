@@ -75,14 +75,18 @@ describe('the MCP server’s own tools', () => {
       { name: 'get_user', args: { user_id: 'zz' }, message: expect.stringContaining("no user with id 'zz'") },
     ]);
     expect(lean.structuredContent).not.toHaveProperty('toolCalls');
-    const raised = await call('execute_code', { code: 'r = get_user(user_id="zz")\nemit_result(r.data["name"])' });
+    const raised = await call('execute_code', {
+      code: 'r = get_user(user_id="zz")\nemit_result(r.data["name"])',
+    });
     expect(raised.isError).toBe(true);
     expect(raised.structuredContent).toMatchObject({
       error: { type: 'TypeError' },
       failedToolCalls: [{ name: 'get_user', message: expect.stringContaining('known ids') }],
     });
     // Every call succeeded: no such field.
-    const ok = await call('execute_code', { code: 'r = get_user(user_id="u1")\nemit_result(r.data["name"])' });
+    const ok = await call('execute_code', {
+      code: 'r = get_user(user_id="u1")\nemit_result(r.data["name"])',
+    });
     expect(ok.structuredContent).not.toHaveProperty('failedToolCalls');
   }, 180_000);
 });
