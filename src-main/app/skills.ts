@@ -157,18 +157,22 @@ export class SkillService {
     return this.files.list().flatMap((e) => (e.error ? [{ file: e.file, error: e.error }] : []));
   }
 
+  /** A skill the sandbox does not have, named with the ones it has (`show`, `test` and `delete` alike). */
+  private noSkill(sandbox: string, name: string): ToolsmithError {
+    return new ToolsmithError(
+      'not_found',
+      `no skill ${name} in sandbox ${sandbox}; available: ${
+        this.list(sandbox)
+          .map((s) => s.name)
+          .join(', ') || 'none'
+      }`,
+    );
+  }
+
   get(sandbox: string, name: string): SkillView {
     const e = this.files.get(sandbox, name);
     if (!e) this.requireSandbox(sandbox);
-    if (!e)
-      throw new ToolsmithError(
-        'not_found',
-        `no skill ${name} in sandbox ${sandbox}; available: ${
-          this.list(sandbox)
-            .map((s) => s.name)
-            .join(', ') || 'none'
-        }`,
-      );
+    if (!e) throw this.noSkill(sandbox, name);
     if (!e.skill) throw new ToolsmithError('invalid_config', e.error ?? `skill ${name} does not parse`);
     return this.view(e as SkillEntry & { skill: Skill }, this.files.verdicts());
   }
@@ -465,8 +469,7 @@ export class SkillService {
 
   delete(sandbox: string, name: string): void {
     this.requireSandbox(sandbox);
-    if (!this.files.delete(sandbox, name))
-      throw new ToolsmithError('not_found', `no skill ${name} in sandbox ${sandbox}`);
+    if (!this.files.delete(sandbox, name)) throw this.noSkill(sandbox, name);
   }
 
   /**
@@ -476,7 +479,7 @@ export class SkillService {
   async test(sandbox: string, name: string): Promise<SkillTestResult> {
     const e = this.files.get(sandbox, name);
     if (!e) this.requireSandbox(sandbox);
-    if (!e) throw new ToolsmithError('not_found', `no skill ${name} in sandbox ${sandbox}`);
+    if (!e) throw this.noSkill(sandbox, name);
     if (!e.skill) throw new ToolsmithError('invalid_config', e.error ?? `skill ${name} does not parse`);
     const s = e.skill;
     // A file written by hand is checked as a saved one is: code that does not validate never runs.

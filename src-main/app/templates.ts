@@ -269,7 +269,15 @@ export class TemplateService {
   }
 
   delete(name: string): void {
-    if (!this.files.delete(name)) throw new ToolsmithError('not_found', `no template ${name}`);
+    if (!this.files.delete(name))
+      throw new ToolsmithError(
+        'not_found',
+        `no template ${name}; available: ${
+          this.list()
+            .map((x) => x.name)
+            .join(', ') || 'none'
+        }`,
+      );
     this.deps.store.resetTemplateStats(name);
   }
 

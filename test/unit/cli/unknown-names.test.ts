@@ -121,18 +121,18 @@ const cases: { argv: string[]; err: RegExp[] }[] = [
   },
   // template, skill, tool, suite, MCP server names
   { argv: ['template', 'test', 'notpl'], err: [/^toolsmith: no template notpl; available: none$/] },
-  { argv: ['template', 'delete', 'notpl'], err: [/^toolsmith: no template notpl$/] },
+  { argv: ['template', 'delete', 'notpl'], err: [/^toolsmith: no template notpl; available: none$/] },
   {
     argv: ['skill', 'show', 'noskill', '--sandbox', 'ecommerce'],
     err: [/^toolsmith: no skill noskill in sandbox ecommerce; available: none$/],
   },
   {
     argv: ['skill', 'test', 'noskill', '--sandbox', 'ecommerce'],
-    err: [/^toolsmith: no skill noskill in sandbox ecommerce$/],
+    err: [/^toolsmith: no skill noskill in sandbox ecommerce; available: none$/],
   },
   {
     argv: ['skill', 'delete', 'noskill', '--sandbox', 'ecommerce'],
-    err: [/^toolsmith: no skill noskill in sandbox ecommerce$/],
+    err: [/^toolsmith: no skill noskill in sandbox ecommerce; available: none$/],
   },
   {
     argv: ['tool', 'call', 'notool', '--sandbox', 'ecommerce', '--args', '{}'],
