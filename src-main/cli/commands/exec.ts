@@ -269,6 +269,26 @@ export function registerExec(program: Command, ctx: CliContext): void {
       if (typeof args !== 'object' || args === null || Array.isArray(args))
         throw new UsageError('--args must be a JSON object');
       const svc = ctx.service(cmd);
+      // The arguments against the tool's parameters before a container starts: a missing or unknown one
+      // ran anyway and failed with the TypeError of the one-line script the call is made with
+      // ("line 1, in <script>: r = get_user()"). MCP tools' arguments are checked against their schema.
+      const t = svc.catalog.registry(o.sandbox).tools.find((x) => x.name === name);
+      if (t && !t.mcp) {
+        const given = Object.keys(args as object);
+        const names = t.parameters.map((p) => p.name);
+        const sig = t.parameters
+          .map((p) => `${p.name} (${p.type}${p.required ? ', required' : ''})`)
+          .join(', ');
+        const missing = t.parameters.filter((p) => p.required && !given.includes(p.name)).map((p) => p.name);
+        const unknown = t.varKwargs ? [] : given.filter((k) => !names.includes(k));
+        if (missing.length || unknown.length)
+          throw new UsageError(
+            `tool ${name}: --args ${[
+              ...(missing.length ? [`lacks ${missing.join(', ')}`] : []),
+              ...(unknown.length ? [`has no parameter ${unknown.join(', ')}`] : []),
+            ].join(' and ')}; its parameters: ${sig || 'none'}`,
+          );
+      }
       const r = await svc.tools.call(o.sandbox, name, args as Record<string, JsonValue>);
       if (o.json) ctx.out(json(r));
       else printToolCall(ctx, name, r);

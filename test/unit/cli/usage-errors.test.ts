@@ -157,6 +157,38 @@ describe('usage errors exit 2', { timeout: STARTS_PROCESSES_MS }, () => {
     expect(existsSync(join(ws, 'kits', 'K.kit'))).toBe(false);
   });
 
+  it('tool call with --args that lack a required parameter or name one the tool does not have: exit 2 before any container', async () => {
+    const ws = tempWorkspace();
+    const call = (tool: string, args?: string) =>
+      cli(
+        '--workspace',
+        ws,
+        'tool',
+        'call',
+        tool,
+        '--sandbox',
+        'ecommerce',
+        ...(args ? ['--args', args] : []),
+      );
+    // Before: the call ran, and failed with the TypeError of the one-line script it is made with.
+    expectUsageError(
+      await call('get_user'),
+      /^toolsmith: tool get_user: --args lacks user_id; its parameters: user_id \(str, required\)\n$/,
+    );
+    expectUsageError(
+      await call('get_user', '{"user": "u1"}'),
+      /^toolsmith: tool get_user: --args lacks user_id and has no parameter user; its parameters: user_id \(str, required\)\n$/,
+    );
+    expectUsageError(
+      await call('check_inventory', '{"product_id": "p1", "city": "Tokyo"}'),
+      /--args has no parameter city; its parameters: product_id \(str, required\), warehouse \(str\)\n$/,
+    );
+    expectUsageError(
+      await call('get_orders', '{"x": 1}'),
+      /--args has no parameter x; its parameters: none\n$/,
+    );
+  });
+
   it('kit create with an alias given twice: refused, naming both tools (the first was silently dropped)', async () => {
     const ws = tempWorkspace();
     const kit = (tools: string) =>
