@@ -274,7 +274,7 @@ export function registerExec(program: Command, ctx: CliContext): void {
       // ("line 1, in <script>: r = get_user()"). MCP tools' arguments are checked against their schema.
       const t = svc.catalog.registry(o.sandbox).tools.find((x) => x.name === name);
       if (t && !t.mcp) {
-        const given = Object.keys(args as object);
+        const given = Object.keys(args);
         const names = t.parameters.map((p) => p.name);
         const sig = t.parameters
           .map((p) => `${p.name} (${p.type}${p.required ? ', required' : ''})`)
