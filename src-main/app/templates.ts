@@ -268,31 +268,21 @@ export class TemplateService {
     }
   }
 
+  /** A name that is no template, with the names that are. */
+  private notFound(name: string): ToolsmithError {
+    const names = this.list().map((x) => x.name);
+    return new ToolsmithError('not_found', `no template ${name}; available: ${names.join(', ') || 'none'}`);
+  }
+
   delete(name: string): void {
-    if (!this.files.delete(name))
-      throw new ToolsmithError(
-        'not_found',
-        `no template ${name}; available: ${
-          this.list()
-            .map((x) => x.name)
-            .join(', ') || 'none'
-        }`,
-      );
+    if (!this.files.delete(name)) throw this.notFound(name);
     this.deps.store.resetTemplateStats(name);
   }
 
   /** Runs a template against its saved examples in the sandbox (not counted as uses of the template). */
   async test(name: string): Promise<TemplateTestResult> {
     const t = this.list().find((x) => x.name === name);
-    if (!t)
-      throw new ToolsmithError(
-        'not_found',
-        `no template ${name}; available: ${
-          this.list()
-            .map((x) => x.name)
-            .join(', ') || 'none'
-        }`,
-      );
+    if (!t) throw this.notFound(name);
     if (!t.examples.length)
       throw new ToolsmithError('invalid_argument', `template ${name} has no examples to test`);
     const out: TemplateTestResult['examples'] = [];

@@ -8,7 +8,7 @@
 import { readFileSync, rmSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { nodeBin, runCommand } from '../../support/toolsmith-process.ts';
+import { runToolsmith } from '../../support/toolsmith-process.ts';
 import { removeWorkspace, repoRoot, tempFiles, tempWorkspace } from '../../support/workspace.ts';
 
 const ws = tempWorkspace('toolsmith-runs-columns-');
@@ -18,10 +18,7 @@ afterAll(() => {
   rmSync(files.dir, { recursive: true, force: true });
 });
 
-const toolsmith = (...args: string[]) =>
-  runCommand(nodeBin, [join(repoRoot, 'bin/toolsmith.mjs'), '--workspace', ws, ...args], {
-    env: process.env,
-  });
+const toolsmith = (...args: string[]) => runToolsmith(ws, args);
 
 describe('runs list', () => {
   it('pads the tier column: tasks of llm and replay runs start in the same column; an import under a new id says so', async () => {

@@ -5,16 +5,13 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { nodeBin, runCommand } from '../../support/toolsmith-process.ts';
+import { runToolsmith } from '../../support/toolsmith-process.ts';
 import { removeWorkspace, repoRoot, tempWorkspace } from '../../support/workspace.ts';
 
 const ws = tempWorkspace('toolsmith-runs-utc-');
 afterAll(() => removeWorkspace(ws));
 
-const toolsmith = (...args: string[]) =>
-  runCommand(nodeBin, [join(repoRoot, 'bin/toolsmith.mjs'), '--workspace', ws, ...args], {
-    env: { ...process.env, TZ: 'Pacific/Chatham' },
-  });
+const toolsmith = (...args: string[]) => runToolsmith(ws, args, { TZ: 'Pacific/Chatham' });
 
 describe('runs list in another time zone', () => {
   it('shows the start in UTC, marked Z', async () => {

@@ -7,8 +7,8 @@
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { nodeBin, runCommand } from '../../support/toolsmith-process.ts';
-import { removeWorkspace, repoRoot, tempFiles, tempWorkspace } from '../../support/workspace.ts';
+import { runToolsmith } from '../../support/toolsmith-process.ts';
+import { removeWorkspace, tempFiles, tempWorkspace } from '../../support/workspace.ts';
 
 const ws = tempWorkspace('toolsmith-template-file-');
 const files = tempFiles('toolsmith-template-file-src-');
@@ -17,10 +17,7 @@ afterAll(() => {
   rmSync(files.dir, { recursive: true, force: true });
 });
 
-const toolsmith = (...args: string[]) =>
-  runCommand(nodeBin, [join(repoRoot, 'bin/toolsmith.mjs'), '--workspace', ws, ...args], {
-    env: process.env,
-  });
+const toolsmith = (...args: string[]) => runToolsmith(ws, args);
 
 describe('template create --file without --sandbox', () => {
   it("is made for the workspace's default sandbox, and validated against its tools", async () => {
