@@ -272,8 +272,10 @@ export function registerExec(program: Command, ctx: CliContext): void {
       // The arguments against the tool's parameters before a container starts: a missing or unknown one
       // ran anyway and failed with the TypeError of the one-line script the call is made with
       // ("line 1, in <script>: r = get_user()"). MCP tools' arguments are checked against their schema.
-      const t = svc.catalog.registry(o.sandbox).tools.find((x) => x.name === name);
-      if (t && !t.mcp) {
+      // (a tool above the workspace's maximum grade, or none of that name, is refused first, whatever
+      // the arguments: catalog.callableTool)
+      const t = svc.catalog.callableTool(o.sandbox, name);
+      if (!t.mcp) {
         const given = Object.keys(args);
         const names = t.parameters.map((p) => p.name);
         const sig = t.parameters
