@@ -9,8 +9,8 @@ import {
   accessSync,
   closeSync,
   constants,
-  copyFileSync,
   existsSync,
+  fstatSync,
   mkdtempSync,
   readdirSync,
   readlinkSync,
@@ -29,6 +29,7 @@ import { pathToFileURL } from 'node:url';
 import { DatabaseSync } from 'node:sqlite';
 import { steadyNow } from '../clock.ts';
 import { dropGroupAndOtherBits } from '../workspace/atomic.ts';
+import { lockHolders } from './file-locks.ts';
 import { guardConnection, stmt } from './statements.ts';
 import type { Guard } from './statements.ts';
 
@@ -302,11 +303,15 @@ export function openStore(
  * user's) is left as it is: opening it says what is wrong, if anything.
  */
 function keepPrivate(file: string): void {
-  try {
-    closeSync(openSync(file, constants.O_RDWR | constants.O_CREAT, 0o600));
-  } catch {
-    return; // (opening the store names the cause)
-  }
+  // Only a new file is made here: opening and closing an existing one would drop the locks this
+  // process's SQLite holds on it (POSIX locks go with any descriptor of the file that is closed), and
+  // a store opened again in the same process (after its WAL was lost) shares them.
+  if (!existsSync(file))
+    try {
+      closeSync(openSync(file, constants.O_RDWR | constants.O_CREAT, 0o600));
+    } catch {
+      return; // (opening the store names the cause)
+    }
   for (const f of [file, `${file}-wal`, `${file}-shm`, `${file}-journal`]) dropGroupAndOtherBits(f);
 }
 
@@ -477,17 +482,22 @@ const CHECK_MS = 50;
 /** The WAL is checkpointed by the store (not by SQLite's auto-checkpoint) past this many frames. */
 const CHECKPOINT_FRAMES = 1000;
 
-/** The frames in the WAL (its index's header in `-shm`: mxFrame), 0 when it cannot be read. */
-function walFrames(file: string): number {
-  let fd: number | undefined;
+/**
+ * The frames in the WAL (its index's header in `-shm`: mxFrame), 0 when it cannot be read. It is read
+ * through `fd`, a descriptor the connection keeps open on its `-shm` for as long as it lives: closing
+ * any descriptor of a file drops every POSIX lock this process holds on it, and SQLite's lock on the
+ * `-shm` is how other processes know a live process uses that WAL index. Opened and closed here at
+ * each check (as before), it dropped that lock after the first 16 writes: the next process to open
+ * the store took itself for the first, cut the `-shm` to 3 bytes and rebuilt it under the live
+ * process, and a `runs.db` replaced under `serve` read serve's old WAL into itself (below).
+ */
+function walFrames(fd: number | undefined): number {
+  if (fd === undefined) return 0;
   try {
-    fd = openSync(`${file}-shm`, 'r');
     const hdr = Buffer.alloc(20);
     return readSync(fd, hdr, 0, 20, 0) === 20 ? hdr.readUInt32LE(16) : 0;
   } catch {
     return 0;
-  } finally {
-    if (fd !== undefined) closeSync(fd);
   }
 }
 
@@ -508,6 +518,9 @@ export class StoreConnection implements Guard {
   warn: (line: string) => void = (line) => process.stderr.write(`toolsmith: ${line}\n`);
   private dbId: FileId | undefined;
   private walId: FileId | undefined;
+  private shmId: FileId | undefined;
+  /** A descriptor on this connection's `-shm`, kept open while the connection lives (see walFrames). */
+  private shmFd: number | undefined;
   /** The workspace folder (the store's folder's parent) as opened: a move is told from a deleted `.toolsmith`. */
   private rootId: FileId | undefined;
   private lastCheck = 0;
@@ -540,8 +553,30 @@ export class StoreConnection implements Guard {
     this.okAt = steadyNow();
     this.dbId = fileId(this.file);
     this.walId = fileId(`${this.file}-wal`);
+    this.keepShm();
     this.rootId ??= fileId(dirname(dirname(this.file)));
     guardConnection(this.db, this);
+  }
+
+  /**
+   * Opens the descriptor walFrames reads, on the `-shm` SQLite opened for this connection (none yet:
+   * at the next check). The descriptor of a connection given up stays open with it: closing it would
+   * drop the locks of that connection, which may share its `-shm` with the new one.
+   */
+  private keepShm(): void {
+    if (this.shmFd !== undefined) return;
+    try {
+      const shm = `${this.file}-shm`;
+      try {
+        this.shmFd = openSync(shm, 'r+');
+      } catch {
+        this.shmFd = openSync(shm, 'r');
+      }
+      const st = fstatSync(this.shmFd);
+      this.shmId = { dev: st.dev, ino: st.ino };
+    } catch {
+      this.shmFd = undefined;
+    }
   }
 
   /** Why the files at the path are no longer the ones this connection opened, or undefined. */
@@ -572,6 +607,7 @@ export class StoreConnection implements Guard {
     const wal = fileId(`${this.file}-wal`);
     if (this.walId === undefined) {
       this.walId = wal;
+      this.keepShm();
       return undefined;
     }
     if (!wal) return 'wal deleted';
@@ -621,7 +657,8 @@ export class StoreConnection implements Guard {
    */
   afterCommit(): void {
     if (!this.dbId || ++this.commits % 16 !== 0) return;
-    if (walFrames(this.file) < CHECKPOINT_FRAMES) return;
+    this.keepShm();
+    if (walFrames(this.shmFd) < CHECKPOINT_FRAMES) return;
     this.check(true);
     try {
       this.db.exec('PRAGMA wal_checkpoint(PASSIVE)');
@@ -653,10 +690,15 @@ export class StoreConnection implements Guard {
       }
       abandon(old);
       if (why === 'deleted' || why === 'replaced') {
-        // Our `-wal` and `-shm` belong to the old file: the new one must not read them.
-        for (const side of ['-wal', '-shm'])
-          removeIfSame(`${this.file}${side}`, side === '-wal' ? this.walId : undefined);
+        // Our `-wal` and `-shm` belong to the old file: the new one must not read them. Only ours: another
+        // process may already use the new file's (before, any `-shm` at the path was removed).
+        removeIfSame(`${this.file}-wal`, this.walId);
+        if (this.shmId) removeIfSame(`${this.file}-shm`, this.shmId);
+        else if (!existsSync(`${this.file}-wal`)) removeIfSame(`${this.file}-shm`, undefined);
       }
+      // The new connection's own descriptor on its `-shm` (this one stays with the connection given up).
+      this.shmFd = undefined;
+      this.shmId = undefined;
       this.db = openStore(this.file, this.warn);
       this.generation++;
       this.remember();
@@ -687,6 +729,14 @@ export class StoreConnection implements Guard {
       this.warn(`could not check the run store's files before closing: ${errorText(e)}`);
     }
     this.db.close();
+    if (this.shmFd !== undefined) {
+      try {
+        closeSync(this.shmFd);
+      } catch {
+        // Closed already.
+      }
+      this.shmFd = undefined;
+    }
   }
 
   /**
@@ -702,14 +752,17 @@ export class StoreConnection implements Guard {
       return undefined;
     }
     const find = (id: FileId | undefined) =>
-      fds.map((fd) => `/proc/self/fd/${fd}`).find((p) => sameFile(fileId(p), id));
+      fds.map(Number).find((fd) => sameFile(fileId(`/proc/self/fd/${fd}`), id));
     const dbFd = find(this.dbId);
     const walFd = find(this.walId);
-    if (!dbFd || !walFd) return undefined;
+    if (dbFd === undefined || walFd === undefined) return undefined;
     const dir = mkdtempSync(join(tmpdir(), 'toolsmith-store-view-'));
     try {
-      copyFileSync(dbFd, join(dir, 'runs.db'));
-      copyFileSync(walFd, join(dir, 'runs.db-wal'));
+      // Read through SQLite's own descriptors: a copy from `/proc/self/fd/N` opens the file anew, and
+      // closing that drops this process's locks on the database, which the store opened again next
+      // shares (another process then took itself for the last user and checkpointed under it).
+      copyFromFd(dbFd, join(dir, 'runs.db'));
+      copyFromFd(walFd, join(dir, 'runs.db-wal'));
       const db = new DatabaseSync(join(dir, 'runs.db'));
       return {
         db,
@@ -726,6 +779,39 @@ export class StoreConnection implements Guard {
       return undefined;
     }
   }
+}
+
+/** The whole of the open file `fd` copied to `dest` (positional reads: the descriptor is not moved). */
+function copyFromFd(fd: number, dest: string): void {
+  const out = openSync(dest, 'w', 0o600);
+  try {
+    const buf = Buffer.alloc(1 << 20);
+    for (let pos = 0; ;) {
+      const n = readSync(fd, buf, 0, buf.length, pos);
+      if (n === 0) break;
+      writeSync(out, buf, 0, n);
+      pos += n;
+    }
+  } finally {
+    closeSync(out);
+  }
+}
+
+/**
+ * A descriptor this process already holds on the file at `path` (its SQLite's, or a connection's
+ * kept one), or undefined: reading and writing through it, where opening and closing another would
+ * drop this process's locks on the file.
+ */
+function heldFd(path: string): number | undefined {
+  const id = fileId(path);
+  if (!id) return undefined;
+  try {
+    for (const fd of readdirSync('/proc/self/fd'))
+      if (sameFile(fileId(`/proc/self/fd/${fd}`), id)) return Number(fd);
+  } catch {
+    // No /proc: opened anew.
+  }
+  return undefined;
 }
 
 /** Where the open file `id` is now (its link in /proc/self/fd, "... (deleted)" when unlinked; Linux). */
@@ -760,7 +846,14 @@ function removeIfSame(path: string, id: FileId | undefined): void {
  * - `-wal`/`-shm` without their database (it was deleted): removed;
  * - a `-shm` whose header counts frames its `-wal` does not hold (the WAL was deleted or replaced):
  *   its header is cleared, so the next reader rebuilds it from the WAL that is there (what SQLite does
- *   after a crash). Returns what was repaired, in words, or undefined.
+ *   after a crash);
+ * - a `-wal`/`-shm` a live process uses for another database file (its `-shm` locked, the database at
+ *   the path locked by no one: `runs.db` was replaced, renamed over, under that process): removed.
+ *   SQLite has no way to tell a WAL's database; it read that process's WAL into the new file, and the
+ *   first process to close it wrote the WAL over it: a workspace's store moved in under a live `serve`
+ *   lost every run it held to serve's old ones after one `runs list`. The live process keeps its own
+ *   (open) files and moves to the new store at its next write (StoreConnection).
+ * Returns what was repaired, in words, or undefined.
  */
 export function repairSideFiles(file: string): string | undefined {
   if (file === ':memory:') return undefined;
@@ -771,10 +864,13 @@ export function repairSideFiles(file: string): string | undefined {
     for (const f of stale) removeIfSame(f, undefined);
     return stale.length ? `removed ${stale.join(' and ')} left without their database` : undefined;
   }
+  const foreign = foreignSideFiles(file);
+  if (foreign) return foreign;
   if (!existsSync(shm)) return undefined;
   let fd: number | undefined;
+  const held = heldFd(shm);
   try {
-    fd = openSync(shm, 'r+');
+    fd = held ?? openSync(shm, 'r+');
     const hdr = Buffer.alloc(48);
     if (readSync(fd, hdr, 0, 48, 0) < 48) return undefined;
     const isInit = hdr[12];
@@ -807,6 +903,30 @@ export function repairSideFiles(file: string): string | undefined {
   } catch {
     return undefined;
   } finally {
-    if (fd !== undefined) closeSync(fd);
+    if (fd !== undefined && fd !== held) closeSync(fd);
   }
+}
+
+/**
+ * The `-wal`/`-shm` at the path removed when a live process uses them for another database file: the
+ * `-shm` is locked (a process has that WAL index open) and nothing holds the database file at the
+ * path, which every connection to it in WAL mode locks while it is open. What was removed, or
+ * undefined (no such files; no lock table to read: not Linux).
+ */
+function foreignSideFiles(file: string): string | undefined {
+  const shm = `${file}-shm`;
+  // This process's own locks are of a connection it gave up (StoreConnection removes its own files).
+  const shmHolders = lockHolders(shm)?.filter((p) => p !== process.pid);
+  if (!shmHolders?.length) return undefined;
+  const dbHolders = lockHolders(file);
+  if (dbHolders === undefined || dbHolders.length > 0) return undefined;
+  const removed = [`${file}-wal`, shm].filter((f) => existsSync(f));
+  for (const f of removed) removeIfSame(f, undefined);
+  const pids = [...new Set(shmHolders.filter((p) => p > 0))];
+  const who = pids.length ? `process${pids.length > 1 ? 'es' : ''} ${pids.join(', ')}` : 'another process';
+  return (
+    `removed ${removed.join(' and ')}: they are the write-ahead log of the database that was at this path ` +
+    `before it was replaced, still open in ${who}; read into this file, they would have put that ` +
+    `database's runs over this one's`
+  );
 }

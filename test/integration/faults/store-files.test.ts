@@ -10,7 +10,10 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { lockHolders } from '../../../src-main/infra/store/file-locks.ts';
 import { useScriptedWorkspace } from '../../support/scripted-workspace.ts';
+import { scriptedConfig } from '../../support/suite-oracle.ts';
+import { removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
 import { cliProcess, startServe } from './support/processes.ts';
 
 // No script in the answers: each run fails its attempts at validation, no sandbox is needed.
@@ -51,6 +54,12 @@ describe('the store files changed under a live process', () => {
       expect(a.err()).toMatch(
         /the run store \S+runs\.db (lost|had) its write-ahead log .* goes on in \S+ \(\d run\(s\) of this process written there again\)/,
       );
+      // The store opened again still holds SQLite's locks on runs.db and its -shm: reading its own view
+      // (a copy through /proc/self/fd/N) and making the file private (open and close) closed other
+      // descriptors of them, which dropped the process's locks, so the next process to close the store
+      // took itself for the last one and checkpointed and deleted the WAL under serve.
+      expect(lockHolders(db())).toContain(a.child.pid);
+      expect(lockHolders(`${db()}-shm`)).toContain(a.child.pid);
       await a.stop();
       const all = await listed();
       expect(all.code, all.err).toBe(0);
@@ -86,6 +95,64 @@ describe('the store files changed under a live process', () => {
       expect(integrity()).toBe('ok');
     } finally {
       if (a.child.exitCode === null) await a.stop();
+    }
+  }, 120_000);
+
+  it("runs.db replaced by another workspace's store under serve: other processes read that store, never serve's old WAL, and none of its runs is lost", async () => {
+    rmSync(db(), { force: true });
+    const other = tempWorkspace('toolsmith-other-ws-');
+    scriptedConfig(other, fx.llm.openaiUrl);
+    const b = await startServe(other, fx.data);
+    const o1 = await b.runToEnd('a run of the other workspace');
+    await b.stop();
+    const a = await startServe(fx.ws, fx.data);
+    try {
+      const r1 = await a.runToEnd('a run in the store that is replaced');
+      expect(r1.status).toBe('failed');
+      // serve keeps SQLite's lock on the -shm past its first writes. Before, its WAL check opened and
+      // closed the -shm every 16 writes, which drops every POSIX lock of the process on that file: the
+      // next process took itself for the first user of the WAL index and rebuilt it under serve.
+      expect(lockHolders(`${db()}-shm`)).toContain(a.child.pid);
+      // A run in flight when the file is replaced: its LLM answer comes after.
+      const asked = fx.llm.requests.length;
+      fx.llm.push({ text: 'I will not write code.', delayMs: 1_500 });
+      const { runId } = await a.call<{ runId: string }>('runs.start', {
+        task: 'a run the replacement happens under',
+        sandbox: 'ecommerce',
+      });
+      await expect.poll(() => fx.llm.requests.length).toBeGreaterThan(asked);
+      renameSync(join(other, '.toolsmith', 'runs.db'), db());
+      // Another process reads the store now at the path. Before, it read serve's old WAL into it
+      // (SQLite cannot tell a WAL's database), listed serve's runs instead of o1, and wrote that WAL
+      // over the file when it closed: the other workspace's runs were gone.
+      const l1 = await listed();
+      expect(l1.code, l1.err).toBe(0);
+      expect(l1.ids).toEqual([o1.runId]);
+      expect(l1.err).toMatch(
+        /the run store \S+runs\.db was repaired: removed \S+runs\.db-wal and \S+runs\.db-shm: they are the write-ahead log of the database that was at this path before it was replaced, still open in process \d+/,
+      );
+      let status = 'running';
+      while (status === 'running') {
+        status = (await a.call<{ status: string }>('runs.get', { runId })).status;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(status).toBe('failed');
+      const r3 = await a.runToEnd('a run after the replacement');
+      // serve read its run in flight from its own (old) files and wrote it to the new store. Before:
+      // "could not read this process's runs from the replaced store: no such table: runs".
+      expect(a.err()).not.toMatch(/could not read/);
+      expect(a.err()).toMatch(
+        /the run store \S+runs\.db was replaced by another file while this process \(pid \d+\) had it open; .* \(1 run\(s\) of this process written there again\)/,
+      );
+      await a.stop();
+      const all = await listed();
+      expect(all.code, all.err).toBe(0);
+      // r1 was in the file the person replaced; the runs in flight and after are in the new one.
+      expect(all.ids.sort()).toEqual([o1.runId, runId, r3.runId].sort());
+      expect(integrity()).toBe('ok');
+    } finally {
+      if (a.child.exitCode === null) await a.stop();
+      removeWorkspace(other);
     }
   }, 120_000);
 
