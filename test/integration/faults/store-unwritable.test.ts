@@ -17,7 +17,12 @@ const chattr = (flag: '+i' | '-i') => {
   for (const f of files()) if (existsSync(f)) execFileSync('chattr', [flag, f]);
 };
 let serve: ServeProcess | undefined;
+/** `.toolsmith` bind-mounted read-only on itself (only that folder; the test's own mount). */
+let roMount: string | undefined;
 afterEach(async () => {
+  // The mount first: chattr on a read-only mount fails.
+  if (roMount) execFileSync('umount', [roMount]);
+  roMount = undefined;
   chattr('-i');
   if (serve && serve.child.exitCode === null) await serve.stop();
   serve = undefined;
@@ -88,4 +93,45 @@ describe('the store made unwritable mid-run', () => {
       interval: 300,
     });
   }, 180_000);
+
+  it('.toolsmith on a read-only mount under serve: runs list and runs show read every run, the log says once why it is not written', async () => {
+    if (process.getuid?.() !== 0) throw new Error('mount needs root');
+    fx.llm.fallback = { text: 'no code' };
+    serve = await startServe(fx.ws, fx.data);
+    const { runId } = await serve.call<{ runId: string }>('runs.start', {
+      task: 'a run',
+      sandbox: 'ecommerce',
+    });
+    await vi.waitFor(
+      async () =>
+        expect((await serve!.call<{ status: string }>('runs.get', { runId })).status).toBe('failed'),
+      { timeout: 30_000, interval: 100 },
+    );
+    const dir = join(fx.ws, '.toolsmith');
+    execFileSync('mount', ['--bind', dir, dir]);
+    roMount = dir;
+    execFileSync('mount', ['-o', 'remount,bind,ro', dir]);
+    // Before: both exited 3 with only "…/toolsmith.jsonl: open failed: EROFS: read-only file system".
+    const log = join(dir, 'logs', 'toolsmith.jsonl');
+    const line = `toolsmith: the log ${log} cannot be written (EROFS: read-only file system); this process goes on without writing its log lines; make ${join(dir, 'logs')} writable to keep them\n`;
+    const list = await cliProcess(fx.ws, fx.data, ['runs', 'list', '--json']).done;
+    expect(list.code, list.err).toBe(0);
+    expect(list.err).toBe(line);
+    expect((JSON.parse(list.out) as { runs: { id: string }[] }).runs.map((r) => r.id)).toContain(runId);
+    const show = await cliProcess(fx.ws, fx.data, ['runs', 'show', runId]).done;
+    expect(show.code, show.err).toBe(0);
+    expect(show.out).toMatch(new RegExp(`^run ${runId}: failed\ntask: a run\n`));
+    expect(show.err).toBe(line);
+    // serve goes on meanwhile, and after the mount is gone.
+    execFileSync('umount', [dir]);
+    roMount = undefined;
+    const again = await serve.call<{ runId: string }>('runs.start', {
+      task: 'another run',
+      sandbox: 'ecommerce',
+    });
+    await vi.waitFor(async () => expect((await stored(again.runId))?.status).toBe('failed'), {
+      timeout: 30_000,
+      interval: 300,
+    });
+  }, 120_000);
 });
