@@ -472,7 +472,7 @@ function abandon(db: DatabaseSync): void {
 
 /** What a store's owner does when its file was replaced: read what to keep, then write it anew. */
 export type OnReplaced = (old: DatabaseSync, why: ReplacedWhy) => (() => string | undefined) | undefined;
-export type ReplacedWhy = 'deleted' | 'replaced' | 'wal deleted' | 'wal replaced';
+export type ReplacedWhy = 'deleted' | 'replaced' | 'wal deleted' | 'wal replaced' | 'shm lost';
 
 /**
  * How often statements check the file's identity at most. Before a checkpoint the check is always
@@ -612,6 +612,10 @@ export class StoreConnection implements Guard {
     }
     if (!wal) return 'wal deleted';
     if (!sameFile(wal, this.walId)) return 'wal replaced';
+    // The WAL index (`-shm`) deleted or replaced: the next process to open the store builds another
+    // index of the same WAL, and two writers with two indexes write over each other's frames (the
+    // store was "malformed" after a second serve's runs).
+    if (this.shmId && !sameFile(fileId(`${this.file}-shm`), this.shmId)) return 'shm lost';
     return undefined;
   }
 
@@ -668,6 +672,7 @@ export class StoreConnection implements Guard {
   }
 
   private reopen(why: ReplacedWhy): void {
+    if (why === 'shm lost' && this.closeForNewIndex()) return;
     this.checking = true;
     const old = this.db;
     try {
@@ -708,11 +713,46 @@ export class StoreConnection implements Guard {
         replaced: 'was replaced by another file',
         'wal deleted': `lost its write-ahead log (${this.file}-wal was deleted)`,
         'wal replaced': `had its write-ahead log (${this.file}-wal) replaced`,
+        'shm lost': `lost its WAL index (${this.file}-shm was deleted or replaced)`,
       }[why];
       this.warn(
         `the run store ${this.file} ${what} while this process (pid ${process.pid}) had it open; ` +
           `it stopped writing to the old file and goes on in ${this.file}${kept ? ` (${kept})` : ''}`,
       );
+    } finally {
+      this.checking = false;
+    }
+  }
+
+  /**
+   * The `-shm` this connection maps is no longer at the path. SQLite keeps one index per database file
+   * in a process, so a connection opened beside this one would map the lost index too: this one is
+   * closed (not given up) and the store opened again maps the index at the path, the one other
+   * processes use. Closing checkpoints only when no other process has the store open; it is done then
+   * only when this connection's index knows every frame the index at the path knows (another process
+   * that built one and wrote through it, then closed, could not checkpoint while this process held the
+   * file: its frames are only in the WAL, and a checkpoint through this index would lose them). Else
+   * the store is opened again beside this connection (false), as after a lost WAL. The WAL holds every
+   * frame of this process, so nothing is written again.
+   */
+  private closeForNewIndex(): boolean {
+    const others = lockHolders(this.file)?.filter((p) => p !== process.pid);
+    if (others === undefined) return false;
+    if (others.length === 0 && !indexCovers(this.shmFd, `${this.file}-shm`)) return false;
+    this.checking = true;
+    try {
+      this.db.close();
+      if (this.shmFd !== undefined) closeSync(this.shmFd);
+      this.shmFd = undefined;
+      this.shmId = undefined;
+      this.db = openStore(this.file, this.warn);
+      this.generation++;
+      this.remember();
+      this.warn(
+        `the run store ${this.file} lost its WAL index (${this.file}-shm was deleted or replaced) while this process (pid ${process.pid}) had it open; ` +
+          `it closed its connection and goes on with the index at the path (every run it wrote is in the write-ahead log)`,
+      );
+      return true;
     } finally {
       this.checking = false;
     }
@@ -778,6 +818,39 @@ export class StoreConnection implements Guard {
       rmSync(dir, { recursive: true, force: true });
       return undefined;
     }
+  }
+}
+
+/** The first header of a WAL index (`-shm`): initialised, its last frame and its WAL's salts. */
+function indexHeader(fd: number): { init: boolean; mxFrame: number; salt: Buffer } | undefined {
+  const hdr = Buffer.alloc(48);
+  try {
+    if (readSync(fd, hdr, 0, 48, 0) < 48) return undefined;
+  } catch {
+    return undefined;
+  }
+  return { init: hdr[12] === 1, mxFrame: hdr.readUInt32LE(16), salt: hdr.subarray(32, 40) };
+}
+
+/**
+ * Whether the index read through `fd` knows every frame the index at `path` knows (none there, one
+ * not built, or one of the same WAL ending at or before this one's last frame): a checkpoint through
+ * the first then loses nothing another process wrote.
+ */
+function indexCovers(fd: number | undefined, path: string): boolean {
+  let other: number;
+  try {
+    other = openSync(path, 'r');
+  } catch {
+    return true;
+  }
+  try {
+    const theirs = indexHeader(other);
+    if (!theirs || !theirs.init || theirs.mxFrame === 0) return true;
+    const mine = fd === undefined ? undefined : indexHeader(fd);
+    return !!mine && mine.salt.equals(theirs.salt) && mine.mxFrame >= theirs.mxFrame;
+  } finally {
+    closeSync(other);
   }
 }
 

@@ -70,6 +70,39 @@ describe('the store files changed under a live process', () => {
     }
   }, 120_000);
 
+  it('-shm deleted under serve while another serve writes: every run of both is kept and the store is whole', async () => {
+    rmSync(db(), { force: true });
+    const a = await startServe(fx.ws, fx.data);
+    try {
+      const ids = [(await a.runToEnd('a first run')).runId];
+      rmSync(`${db()}-shm`);
+      // Another process opens the store: it builds a new index of the same WAL.
+      const l1 = await listed();
+      expect(l1.code, l1.err).toBe(0);
+      const b = await startServe(fx.ws, fx.data);
+      for (let i = 0; i < 3; i++) {
+        ids.push((await a.runToEnd(`run ${i} of the first serve`)).runId);
+        ids.push((await b.runToEnd(`run ${i} of the second serve`)).runId);
+      }
+      // Before: serve went on with the index it had mapped (the deleted one), and the two servers
+      // wrote over each other's frames of the WAL: "runs.get: the run store … is damaged
+      // (SQLITE_CORRUPT: database disk image is malformed)", or runs of one serve missing.
+      expect(a.err()).toMatch(
+        /the run store \S+runs\.db lost its WAL index \(\S+runs\.db-shm was deleted or replaced\) while this process \(pid \d+\) had it open; it closed its connection and goes on with the index at the path/,
+      );
+      const l2 = await listed();
+      expect(l2.ids.sort()).toEqual([...ids].sort());
+      await b.stop();
+      await a.stop();
+      const all = await listed();
+      expect(all.code, all.err).toBe(0);
+      expect(all.ids.sort()).toEqual([...ids].sort());
+      expect(integrity()).toBe('ok');
+    } finally {
+      if (a.child.exitCode === null) await a.stop();
+    }
+  }, 120_000);
+
   it('runs.db deleted under serve: other verbs get a new store, serve goes on in it, nothing broken is left', async () => {
     rmSync(db(), { force: true });
     const a = await startServe(fx.ws, fx.data);
