@@ -323,11 +323,11 @@ export class RunService {
   /** A run id, or the start of one (the 8 characters the workbench shows) that names one run. */
   resolveId(idOrPrefix: string): string {
     if (this.store.has(idOrPrefix) || idOrPrefix.length < 4) return idOrPrefix;
-    const ids = this.store.idsStartingWith(idOrPrefix, 2);
+    const ids = this.store.idsStartingWith(idOrPrefix, 6);
     if (ids.length > 1)
       throw new ToolsmithError(
         'invalid_argument',
-        `${idOrPrefix} is the start of more than one run id; give more of it`,
+        `${idOrPrefix} is the start of more than one run id (${ids.slice(0, 5).join(', ')}${ids.length > 5 ? ', ...' : ''}); give more of it`,
       );
     return ids[0] ?? idOrPrefix;
   }

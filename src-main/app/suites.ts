@@ -38,6 +38,9 @@ export type { SuiteProgress };
 /** A suite run with its results and matrix, as `get` and `start` answer it. */
 export type SuiteRunView = SuiteRunFull;
 
+/** The ids an ambiguous start of a suite run id names at most. */
+const AMBIGUOUS_SHOWN = 5;
+
 /** `suites.start` of the contract (the suite by its name), plus what only in-process callers give. */
 export type StartSuiteRequest = Omit<Request<'suites.start'>, 'name'> & {
   suite: string;
@@ -453,8 +456,8 @@ export class SuiteService {
   }
 
   /** Cancels a running suite run: no new case starts and running cases are cancelled. */
-  cancel(suiteRun: string): boolean {
-    const a = this.active.get(suiteRun);
+  cancel(idOrPrefix: string): boolean {
+    const a = this.active.get(this.resolveId(idOrPrefix));
     if (!a) return false;
     a.abort.abort();
     for (const id of a.runIds) this.runs.cancel(id);
@@ -586,10 +589,26 @@ export class SuiteService {
     return out;
   }
 
-  /** One suite run with its results and matrix. */
-  get(suiteRun: string): SuiteRunView {
+  /**
+   * A suite run id, or a unique start of one (at least 4 characters), as run ids are taken; an ambiguous
+   * start is refused naming the suite runs it starts. An unknown id is returned as given.
+   */
+  resolveId(idOrPrefix: string): string {
+    if (idOrPrefix.length < 4 || this.store.get(idOrPrefix)) return idOrPrefix;
+    const ids = this.store.idsStartingWith(idOrPrefix, AMBIGUOUS_SHOWN + 1);
+    if (ids.length > 1)
+      throw new ToolsmithError(
+        'invalid_argument',
+        `${idOrPrefix} is the start of more than one suite run id (${ids.slice(0, AMBIGUOUS_SHOWN).join(', ')}${ids.length > AMBIGUOUS_SHOWN ? ', ...' : ''}); give more of it`,
+      );
+    return ids[0] ?? idOrPrefix;
+  }
+
+  /** One suite run with its results and matrix (its id, or a unique start of it). */
+  get(idOrPrefix: string): SuiteRunView {
+    const suiteRun = this.resolveId(idOrPrefix);
     const row = this.store.get(suiteRun);
-    if (!row) throw new ToolsmithError('not_found', `no suite run ${suiteRun}`);
+    if (!row) throw new ToolsmithError('not_found', `no suite run ${idOrPrefix}`);
     const results = this.store.results(suiteRun);
     const thresholds = Object.fromEntries(row.spec.cases.map((c) => [c.id, c.threshold]));
     const matrix = buildMatrix(

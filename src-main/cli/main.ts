@@ -204,6 +204,31 @@ export function missingArgument(program: Command, argv: string[]): string | unde
   return `${path.join(' ')}: missing ${what}${missing.description ? ` (${missing.description})` : ''}; usage: toolsmith ${path.join(' ')} ${cmd.usage()}`;
 }
 
+/**
+ * `toolsmith kit bogus` (or `toolsmith bogus`): commander's "unknown command 'bogus'" with the group's
+ * valid subcommands, so the user sees what to type instead of reading the help.
+ */
+export function unknownCommandLine(program: Command, argv: string[], message: string): string {
+  let cmd = program;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i] ?? '';
+    if (a.startsWith('-')) {
+      // `--workspace WS kit bogus`: an option's value is not a subcommand.
+      const opt = [...cmd.options, ...program.options].find((o) => o.long === a || o.short === a);
+      if (opt && (opt.required || opt.optional)) i++;
+      continue;
+    }
+    const sub = cmd.commands.find((c) => c.name() === a || c.aliases().includes(a));
+    if (!sub) break;
+    cmd = sub;
+  }
+  const names = cmd.commands.map((c) => c.name()).filter((n) => n !== 'help');
+  if (names.length === 0) return message;
+  const path: string[] = [];
+  for (let c: Command | null = cmd; c && c !== program; c = c.parent) path.unshift(c.name());
+  return `${message}; ${['toolsmith', ...path].join(' ')} commands: ${names.join(', ')}`;
+}
+
 function allCommands(c: Command): Command[] {
   return c.commands.flatMap((s) => [s, ...allCommands(s)]);
 }
@@ -264,8 +289,9 @@ export async function main(
       .catch(() => {})
       .finally(() => process.exit(signalExitCode(sig)));
   });
+  let program: Command | undefined;
   try {
-    const program = await buildProgram(ctx, argv);
+    program = await buildProgram(ctx, argv);
     if (argv.length === 0) {
       out(program.helpInformation());
       keepHelp();
@@ -315,6 +341,10 @@ export async function main(
         if (e.exitCode !== 0) return 2;
         keepHelp();
         return 0;
+      }
+      if (e.code === 'commander.unknownCommand' && program) {
+        say(unknownCommandLine(program, argv, firstLine(e.message)));
+        return 2;
       }
       say(firstLine(e.message));
       return 2;

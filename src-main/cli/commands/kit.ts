@@ -72,10 +72,11 @@ export function registerKit(program: Command, ctx: CliContext): void {
     .requiredOption('--tools <list>', 'tools as `a,b` or with aliases `alias=tool,b`')
     .option('--description <text>', 'what the kit is for')
     .option('--force', 'overwrite an existing kit')
+    .option('--json', 'print the created kit as JSON (like `kit info --json`, with its file and replaced)')
     .action(
       (
         name: string,
-        opts: { sandbox: string; tools: string; description?: string; force?: boolean },
+        opts: { sandbox: string; tools: string; description?: string; force?: boolean; json?: boolean },
         cmd: Command,
       ) => {
         const svc = ctx.service(cmd);
@@ -111,6 +112,20 @@ export function registerKit(program: Command, ctx: CliContext): void {
           if (exists) throw new UsageError(`kit ${name} exists (${exists}); use --force to overwrite`);
           throw e;
         }
+        if (opts.json)
+          return ctx.out(
+            json({
+              ...saved.kit,
+              file: saved.file,
+              replaced: saved.replaced,
+              tools: saved.kit.tools.map((t) => ({
+                alias: t.alias,
+                tool: t.tool.name,
+                group: t.group,
+                grade: t.tool.grade,
+              })),
+            }),
+          );
         ctx.out(
           `${saved.replaced ? 'replaced' : 'created'} ${saved.file}: grade ${formatGrade(saved.kit.grade)}, tools ${saved.kit.tools.map((t) => t.alias).join(', ')}\n`,
         );

@@ -339,6 +339,8 @@ export function registerRuns(program: Command, ctx: CliContext): void {
         const to = date('--until', o.until);
         const svc = ctx.service(cmd);
         const store = await svc.runs();
+        // A suite run id as `eval` prints it, or a unique start of one (like run ids).
+        const suiteRun = o.suiteRun && (await svc.suites()).resolveId(o.suiteRun);
         const r = store.list({
           ...(o.status ? { status: o.status } : {}),
           ...(o.sandbox ? { sandbox: o.sandbox } : {}),
@@ -349,7 +351,7 @@ export function registerRuns(program: Command, ctx: CliContext): void {
           ...(from !== undefined ? { from } : {}),
           ...(to !== undefined ? { to } : {}),
           ...(o.search ? { text: o.search } : {}),
-          ...(o.suiteRun ? { suiteRun: o.suiteRun } : {}),
+          ...(suiteRun ? { suiteRun } : {}),
           limit: o.limit,
           ...(o.sort ? { sort: o.sort } : {}),
           ...(o.dir ? { dir: o.dir } : {}),

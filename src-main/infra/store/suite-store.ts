@@ -50,6 +50,11 @@ const suiteStatements = (db: DatabaseSync) => ({
     'UPDATE suite_runs SET status = ?, finished_at = ?, error = ? WHERE id = ?',
   ),
   get: stmt<[id: string], Row>(db, `SELECT s.*, ${COUNTS} FROM suite_runs s WHERE s.id = ?`),
+  // A range on the primary key, as for run ids: no LIKE (whose wildcards a prefix could hold).
+  idsFrom: stmt<[from: string, to: string, limit: number], { id: string }>(
+    db,
+    'SELECT id FROM suite_runs WHERE id >= ? AND id < ? ORDER BY id LIMIT ?',
+  ),
   listOf: stmt<[suite: string, limit: number], Row>(
     db,
     `SELECT s.*, ${COUNTS} FROM suite_runs s WHERE s.suite = ? ORDER BY s.created_at DESC, s.id LIMIT ?`,
@@ -124,6 +129,11 @@ export class SuiteStore {
   get(id: string): SuiteRunRow | undefined {
     const r = this.stmts.get.get(id);
     return r ? this.view(r) : undefined;
+  }
+
+  /** Up to `limit` suite run ids starting with `prefix`. */
+  idsStartingWith(prefix: string, limit: number): string[] {
+    return this.stmts.idsFrom.all(prefix, `${prefix}\uffff`, limit).map((r) => r.id);
   }
 
   /** Suite runs, newest first; of one suite when given. */
