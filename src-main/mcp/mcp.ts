@@ -395,8 +395,14 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
         });
         const outcome = await cancelledWith(extra.signal, runs, started);
         await progress.settled();
+        // The tool calls of the last script that ran which failed, with the tool's own message (as
+        // `execute_code` answers them): a failed run's error says only how the script ended.
+        const last = [...runs.get(outcome.runId).attempts].reverse().find((a) => a.execution);
         // The outcome as data, and the run as the compact XML an agent keeps for its next turn.
-        const answer = structured({ ...outcome }, outcome.status !== 'succeeded');
+        const answer = structured(
+          { ...outcome, ...failedCalls(last?.execution?.toolCalls ?? []) },
+          outcome.status !== 'succeeded',
+        );
         answer.content.push({ type: 'text', text: await runContextText(svc, outcome.runId) });
         return answer;
       }),
