@@ -22,7 +22,7 @@ export function registerTools(program: Command, ctx: CliContext): void {
     )
     .option(
       '--language <language>',
-      'python | js | ts: whose skills follow the tools (the skills its scripts may call)',
+      'python | js | ts: the signatures as its scripts write the calls, and whose skills follow the tools',
       oneOf('--language', ['python', 'js', 'ts'] as const),
       'python',
     )
@@ -46,8 +46,15 @@ export function registerTools(program: Command, ctx: CliContext): void {
         ];
         for (const p of registry.problems)
           ctx.err(`tools.py:${p.line}:${p.column}: ${p.rule}: ${visible(p.message)}\n`);
+        // The XML in the language's own call syntax: a JS/TS script passes one object of named arguments.
         if (opts.format === 'xml')
-          ctx.out(opts.kit || skills.length ? toolsPrompt(tools) : registry.prompt());
+          ctx.out(
+            opts.language !== 'python'
+              ? toolsPrompt(tools, opts.language)
+              : opts.kit || skills.length
+                ? toolsPrompt(tools)
+                : registry.prompt(),
+          );
         else if (opts.format === 'openai') ctx.out(json(tools.map(openAiFunctionSchema)));
         else ctx.out(json(tools.map((t) => ({ ...t, schema: toolJsonSchema(t) }))));
       },

@@ -186,7 +186,12 @@ export class ScriptGenerator {
     const vars = {
       task: task.trim(),
       sandbox: sandbox.name,
-      tools: sandbox.toolsPrompt ?? toolsPrompt(sandbox.tools),
+      // A JS/TS script calls a tool with one object of named arguments: its manual shows that call, not
+      // the Python signature the cached manual has.
+      tools:
+        language === 'python'
+          ? (sandbox.toolsPrompt ?? toolsPrompt(sandbox.tools))
+          : toolsPrompt(sandbox.tools, language),
       rules: this.rules(language),
       language_name: LANGUAGE_NAMES[language],
       fence: FENCES[language],

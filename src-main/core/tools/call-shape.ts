@@ -9,7 +9,7 @@ import type { CallParam, CallShape } from '../lang/signature.ts';
 import type { ScriptLanguage } from '../lang/violation.ts';
 import { pyParamName } from './mcp.ts';
 import type { Tool, ToolParameter } from './model.ts';
-import { toolSignature } from './prompt.ts';
+import { jsToolSignature, toolSignature } from './prompt.ts';
 
 /** What a tool of the script's language declares its parameter's type as (`any`: not checked). */
 const typeOf = (p: ToolParameter): string => p.type;
@@ -28,15 +28,17 @@ export function callShape(tool: Tool, language: ScriptLanguage): CallShape | und
     }));
     const closed = tool.inputSchema?.['additionalProperties'] === false;
     return {
-      text: toolSignature({
-        name: tool.name,
-        parameters: tool.parameters.map((p) => ({
-          ...p,
-          name: python ? pyParamName(p.name) : p.name,
-          ...(python ? { kind: 'keyword' as const } : {}),
-        })),
-        varKwargs: !closed,
-      }),
+      text: !python
+        ? jsToolSignature({ ...tool, varKwargs: !closed })
+        : toolSignature({
+            name: tool.name,
+            parameters: tool.parameters.map((p) => ({
+              ...p,
+              name: python ? pyParamName(p.name) : p.name,
+              ...(python ? { kind: 'keyword' as const } : {}),
+            })),
+            varKwargs: !closed,
+          }),
       params,
       ...(closed ? {} : { varKwargs: true }),
       ...(python ? { keywordsOnly: 'takes keyword arguments only' } : { objectArgument: true }),
@@ -60,7 +62,8 @@ export function callShape(tool: Tool, language: ScriptLanguage): CallShape | und
     ...(nullable(p) ? { nullable: true } : {}),
   }));
   return {
-    text: toolSignature(tool),
+    // The refusal quotes the call as the script's language writes it.
+    text: python ? toolSignature(tool) : jsToolSignature(tool),
     params,
     ...(tool.varArgs && python ? { varArgs: true } : {}),
     ...(tool.varKwargs ? { varKwargs: true } : {}),

@@ -12,10 +12,56 @@ const json = (v: JsonValue | undefined): string | undefined =>
 export const paramTypeText = (p: ToolParameter): string =>
   `${p.type}${p.type === 'list' && p.items ? `[${p.items}]` : ''}${p.nullable ? ' | None' : ''}`;
 
-export function parameterPrompt(p: ToolParameter, indent = ''): string {
+/** The script language a manual is written for: Python's signatures, or the JS/TS call. */
+export type ManualLanguage = 'python' | 'js' | 'ts';
+
+const JS_TYPES: Record<ToolParameter['type'], string> = {
+  str: 'string',
+  int: 'number',
+  float: 'number',
+  bool: 'boolean',
+  list: 'unknown[]',
+  dict: 'object',
+  any: 'unknown',
+};
+
+/** A parameter's type as TypeScript spells it: `number[]`, `string | null`. */
+export const jsParamTypeText = (p: ToolParameter): string =>
+  `${p.type === 'list' && p.items && p.items !== 'any' ? `${JS_TYPES[p.items]}[]` : JS_TYPES[p.type]}${p.nullable ? ' | null' : ''}`;
+
+/** A parameter's type in the manual of `language`. */
+const typeText = (p: ToolParameter, language: ManualLanguage): string =>
+  language === 'python' ? paramTypeText(p) : jsParamTypeText(p);
+
+/** An object key as a JS script writes it: bare when it is an identifier, else quoted. */
+const jsKey = (name: string): string =>
+  /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(name) ? name : JSON.stringify(name);
+
+/**
+ * The call a JS/TS script writes (sandbox-images/node/worker.mjs, docs/tools.md): a tool is an async
+ * function taking one object of named arguments, `check_inventory({ product_id: string, warehouse?:
+ * string = "New York" })` (the default as a destructuring default would say it);
+ * a tool that takes other names (`**kwargs`, an MCP tool without `additionalProperties: false`) ends in
+ * `...`. A skill (a plain function saved from a JS/TS script) takes its arguments by position.
+ */
+export function jsToolSignature(tool: Pick<Tool, 'name' | 'parameters' | 'varKwargs' | 'location'>): string {
+  const param = (p: ToolParameter, key: (n: string) => string) =>
+    `${key(p.name)}${p.required ? '' : '?'}: ${jsParamTypeText(p)}${p.required || p.default === undefined ? '' : ` = ${JSON.stringify(p.default)}`}`;
+  if (tool.location === 'skill')
+    return `${tool.name}(${tool.parameters.map((p) => param(p, (n) => n)).join(', ')})`;
+  const fields = tool.parameters.map((p) => param(p, jsKey));
+  if (tool.varKwargs) fields.push('...');
+  return `${tool.name}(${fields.length ? `{ ${fields.join(', ')} }` : ''})`;
+}
+
+/** A tool's signature in the manual of `language`. */
+export const signatureFor = (tool: Tool, language: ManualLanguage): string =>
+  language === 'python' ? toolSignature(tool) : jsToolSignature(tool);
+
+export function parameterPrompt(p: ToolParameter, indent = '', language: ManualLanguage = 'python'): string {
   const inner = indent + '  ';
   return (
-    `${indent}<parameter${attrs({ name: p.name, type: paramTypeText(p), required: p.required })}>\n` +
+    `${indent}<parameter${attrs({ name: p.name, type: typeText(p, language), required: p.required })}>\n` +
     element('description', p.description, inner) +
     element('source', p.source, inner) +
     element('display_name', p.displayName, inner) +
@@ -61,24 +107,25 @@ export function pyLiteral(v: JsonValue): string {
     .join(', ')}}`;
 }
 
-export function toolPrompt(tool: Tool, indent = ''): string {
+export function toolPrompt(tool: Tool, indent = '', language: ManualLanguage = 'python'): string {
   const inner = indent + '  ';
-  const params = tool.parameters.map((p) => parameterPrompt(p, inner + '  ')).join('');
+  const params = tool.parameters.map((p) => parameterPrompt(p, inner + '  ', language)).join('');
   return (
     `${indent}<tool${attrs({ name: tool.name, location: tool.location })}>\n` +
-    element('signature', toolSignature(tool), inner) +
+    element('signature', signatureFor(tool, language), inner) +
     element('description', tool.description, inner) +
     (params ? `${inner}<parameters>\n${params}${inner}</parameters>\n` : `${inner}<parameters/>\n`) +
     element('returns', tool.returns ?? 'ToolResponse with success, message and data', inner) +
-    element('python_stub', tool.stubs?.python, inner) +
+    // A JS/TS manual leaves the Python stub out (the Python one keeps both, as it always has).
+    (language === 'python' ? element('python_stub', tool.stubs?.python, inner) : '') +
     element('ts_stub', tool.stubs?.ts, inner) +
     `${indent}</tool>\n`
   );
 }
 
-/** The whole tools manual: `<tools>` with every tool. */
-export function toolsPrompt(tools: readonly Tool[]): string {
-  return `<tools>\n${tools.map((t) => toolPrompt(t, '  ')).join('')}</tools>\n`;
+/** The whole tools manual: `<tools>` with every tool, signatures written for `language`. */
+export function toolsPrompt(tools: readonly Tool[], language: ManualLanguage = 'python'): string {
+  return `<tools>\n${tools.map((t) => toolPrompt(t, '  ', language)).join('')}</tools>\n`;
 }
 
 /** A ToolResponse as the LLM sees it in an agent's history. */

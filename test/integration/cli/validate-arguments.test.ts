@@ -87,7 +87,7 @@ describe('validate: tool-call arguments', () => {
     const r = await run(['validate', file, '--sandbox', 'ecommerce']);
     expect(r.code).toBe(1);
     expect(r.out).toContain(
-      "tool-arguments: get_user() got an unexpected argument 'id' (get_user(user_id: str))",
+      "tool-arguments: get_user() got an unexpected argument 'id' (get_user({ user_id: string }))",
     );
   }, 120_000);
 });

@@ -80,6 +80,8 @@ const py = (body: string): string[] =>
   }).violations.map((v) => `${v.rule}@${v.line}:${v.column} ${v.message}`);
 
 const SIG = '(add_numbers(a: int, b: int))';
+/** The same tool as a JS/TS script calls it: one object of named arguments. */
+const JS_SIG = '(add_numbers({ a: number, b: number }))';
 
 describe('Python: calls that cannot bind', () => {
   it.each([
@@ -285,8 +287,8 @@ describe('kit aliases: the tool under its alias, with its signature', () => {
       sandbox: 'ecommerce',
     });
     expect(ts.violations.map((x) => x.message)).toEqual([
-      "get_user() missing required argument 'user_id' (get_user(user_id: str))",
-      "get_user() got an unexpected argument 'userId' (get_user(user_id: str))",
+      "get_user() missing required argument 'user_id' (get_user({ user_id: string }))",
+      "get_user() got an unexpected argument 'userId' (get_user({ user_id: string }))",
     ]);
   });
 });
@@ -307,27 +309,27 @@ describe('JS/TS: one object of named arguments; skills take positional ones', ()
   it('object keys are checked against the parameters', () => {
     expect(js('await add_numbers({a: 1, b: 2});\nawait add_numbers({"a": 1, b: 2});')).toEqual([]);
     expect(js('await add_numbers({a: 1});')).toEqual([
-      `tool-arguments@1:7 add_numbers() missing required argument 'b' ${SIG}`,
+      `tool-arguments@1:7 add_numbers() missing required argument 'b' ${JS_SIG}`,
     ]);
     expect(js('await add_numbers({a: 1, b: 2, c: 3});')).toEqual([
-      `tool-arguments@1:32 add_numbers() got an unexpected argument 'c' ${SIG}`,
+      `tool-arguments@1:32 add_numbers() got an unexpected argument 'c' ${JS_SIG}`,
     ]);
     expect(js('await add_numbers({a: "1", b: null});')).toEqual([
-      `tool-argument-type@1:20 add_numbers() argument 'a' must be int, not a string ${SIG}`,
-      `tool-argument-type@1:28 add_numbers() argument 'b' must be int, not null ${SIG}`,
+      `tool-argument-type@1:20 add_numbers() argument 'a' must be int, not a string ${JS_SIG}`,
+      `tool-argument-type@1:28 add_numbers() argument 'b' must be int, not null ${JS_SIG}`,
     ]);
     expect(js('await search_issues({query: "x", from: 2});\nawait search_issues({q: "x"});')).toEqual([
-      "tool-arguments@2:7 search_issues() missing required argument 'query' (search_issues(query: str, from: int = None))",
-      "tool-arguments@2:22 search_issues() got an unexpected argument 'q' (search_issues(query: str, from: int = None))",
+      "tool-arguments@2:7 search_issues() missing required argument 'query' (search_issues({ query: string, from?: number }))",
+      "tool-arguments@2:22 search_issues() got an unexpected argument 'q' (search_issues({ query: string, from?: number }))",
     ]);
   });
 
   it('positional values instead of the object are refused', () => {
     expect(js('await add_numbers(1, 2);')).toEqual([
-      `tool-arguments@1:22 add_numbers() takes one object of named arguments, e.g. await add_numbers({...}), not 2 arguments ${SIG}`,
+      `tool-arguments@1:22 add_numbers() takes one object of named arguments, e.g. await add_numbers({...}), not 2 arguments ${JS_SIG}`,
     ]);
     expect(js('await add_numbers(1);')).toEqual([
-      `tool-arguments@1:19 add_numbers() takes one object of named arguments, e.g. await add_numbers({a: ...}), not a bare value ${SIG}`,
+      `tool-arguments@1:19 add_numbers() takes one object of named arguments, e.g. await add_numbers({a: ...}), not a bare value ${JS_SIG}`,
     ]);
   });
 
@@ -340,7 +342,7 @@ describe('JS/TS: one object of named arguments; skills take positional ones', ()
   });
 
   it('a JS skill takes positional arguments', () => {
-    const sig = '(order_total(userId: any, currency: any = "EUR"))';
+    const sig = '(order_total(userId: unknown, currency?: unknown = "EUR"))';
     expect(js('await order_total("u1");\nawait order_total("u1", "USD");')).toEqual([]);
     expect(js('await order_total();')).toEqual([
       `tool-arguments@1:7 order_total() missing required argument 'userId' ${sig}`,

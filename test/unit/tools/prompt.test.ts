@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Tool } from '../../../src-main/core/tools/model.ts';
 import {
+  jsToolSignature,
   parameterPrompt,
   pyLiteral,
   toolPrompt,
@@ -133,5 +134,51 @@ describe('schemas', () => {
       any: undefined,
     });
     expect(toolJsonSchema(t).$schema).toMatch(/json-schema.org/);
+  });
+});
+
+describe('the manual of a JS/TS script: the call it writes, not the Python signature', () => {
+  const kw: Tool = {
+    name: 'search',
+    description: 'Search.',
+    location: 'mcp',
+    varKwargs: true,
+    parameters: [
+      {
+        name: 'x-header',
+        type: 'list',
+        items: 'float',
+        nullable: true,
+        description: 'h',
+        required: true,
+        source: 'all',
+      },
+      { name: 'flag', type: 'bool', description: 'f', required: false, default: false, source: 'all' },
+    ],
+  };
+  it('one object of named arguments, JS types and JSON defaults; ... for a tool that takes other names', () => {
+    expect(jsToolSignature(inventory)).toBe(
+      'check_inventory({ product_id: string, warehouse?: string = "New York" })',
+    );
+    expect(jsToolSignature({ ...inventory, parameters: [] })).toBe('check_inventory()');
+    expect(jsToolSignature(kw)).toBe('search({ "x-header": number[] | null, flag?: boolean = false, ... })');
+  });
+  it('a skill (a plain JS function) takes its arguments by position', () => {
+    expect(jsToolSignature({ ...inventory, location: 'skill' })).toBe(
+      'check_inventory(product_id: string, warehouse?: string = "New York")',
+    );
+  });
+  it('toolsPrompt for js/ts writes that signature and JS parameter types; python keeps its own', () => {
+    for (const language of ['js', 'ts'] as const) {
+      const xml = toolsPrompt([inventory], language);
+      expect(xml).toContain(
+        '<signature>check_inventory({ product_id: string, warehouse?: string = "New York" })</signature>',
+      );
+      expect(xml).toContain('<parameter name="product_id" type="string" required="true">');
+      expect(xml).not.toMatch(/: str\b|type="str"|None|True|False/);
+    }
+    expect(toolsPrompt([inventory])).toContain(
+      '<signature>check_inventory(product_id: str, warehouse: str = "New York")</signature>',
+    );
   });
 });
