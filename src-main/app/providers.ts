@@ -21,6 +21,38 @@ export interface ProviderOverrides {
   baseUrl?: string;
   model?: string;
   kind?: 'openai' | 'anthropic';
+  /** The wait for a response to start (`timeout_ms`), for every provider the run uses (`--timeout-ms`). */
+  timeoutMs?: number;
+  /** Retries of a timeout, a 429, a 5xx or a dropped connection (`max_retries`; `--retries`). */
+  maxRetries?: number;
+}
+
+/** The most a whole call may take (config.ts's bound of `total_timeout_ms`). */
+const MAX_TOTAL_MS = 3_600_000;
+
+/**
+ * A provider's config with the command line's request timeout and retries (`--timeout-ms`, `--retries`)
+ * in place of its own. A longer timeout raises the silence allowed between streamed chunks and the whole
+ * call's deadline with it (a slow local server that takes 2 minutes to start answering must not be cut
+ * by the 3-minute total after its first try), never lowers them.
+ */
+export function tuneProvider(
+  p: ProviderConfig,
+  o: Pick<ProviderOverrides, 'timeoutMs' | 'maxRetries'>,
+): ProviderConfig {
+  if (o.timeoutMs === undefined && o.maxRetries === undefined) return p;
+  const timeout = o.timeoutMs ?? p.timeout_ms;
+  const retries = o.maxRetries ?? p.max_retries;
+  return {
+    ...p,
+    timeout_ms: timeout,
+    max_retries: retries,
+    idle_timeout_ms: Math.max(p.idle_timeout_ms, timeout),
+    total_timeout_ms: Math.min(
+      MAX_TOTAL_MS,
+      Math.max(p.total_timeout_ms, timeout * (retries + 1) + p.max_retry_wait_ms * retries),
+    ),
+  };
 }
 
 export type KeyLookup = (p: ProviderConfig) => string | undefined;
@@ -133,25 +165,28 @@ export function createProviders(
     const url = new URL(o.baseUrl);
     if (!o.model) throw new ToolsmithError('invalid_argument', '--base-url needs --model');
     const base = config.providers.find((p) => p.id === o.provider);
-    const p: ProviderConfig = {
-      id: o.provider ?? 'cli',
-      kind: o.kind ?? base?.kind ?? 'openai',
-      base_url: url.toString().replace(/\/$/, ''),
-      model: o.model,
-      ...PROVIDER_DEFAULTS,
-      ...(base
-        ? {
-            max_tokens: base.max_tokens,
-            temperature: base.temperature,
-            timeout_ms: base.timeout_ms,
-            idle_timeout_ms: base.idle_timeout_ms,
-            total_timeout_ms: base.total_timeout_ms,
-            max_retries: base.max_retries,
-            max_retry_wait_ms: base.max_retry_wait_ms,
-          }
-        : {}),
-      ...(base?.api_key_env ? { api_key_env: base.api_key_env } : {}),
-    };
+    const p: ProviderConfig = tuneProvider(
+      {
+        id: o.provider ?? 'cli',
+        kind: o.kind ?? base?.kind ?? 'openai',
+        base_url: url.toString().replace(/\/$/, ''),
+        model: o.model,
+        ...PROVIDER_DEFAULTS,
+        ...(base
+          ? {
+              max_tokens: base.max_tokens,
+              temperature: base.temperature,
+              timeout_ms: base.timeout_ms,
+              idle_timeout_ms: base.idle_timeout_ms,
+              total_timeout_ms: base.total_timeout_ms,
+              max_retries: base.max_retries,
+              max_retry_wait_ms: base.max_retry_wait_ms,
+            }
+          : {}),
+        ...(base?.api_key_env ? { api_key_env: base.api_key_env } : {}),
+      },
+      o,
+    );
     // A configured provider's key goes only to its own endpoint, never to an override's.
     if (base && endpointOf(providerUrl(base)) !== endpointOf(providerUrl(p))) {
       if (keyFor(base) !== undefined)
@@ -185,5 +220,5 @@ export function createProviders(
       );
     }
   }
-  return list.map((p) => makeProvider(o.model ? { ...p, model: o.model } : p, keyFor(p)));
+  return list.map((p) => makeProvider(tuneProvider(o.model ? { ...p, model: o.model } : p, o), keyFor(p)));
 }

@@ -23,7 +23,7 @@ import { SuiteFiles } from '../infra/workspace/suite-files.ts';
 import { PROVIDER_DEFAULTS } from './config.ts';
 import type { ProviderConfig } from './config.ts';
 import { ToolsmithError } from './errors.ts';
-import { envKey, makeProvider } from './providers.ts';
+import { envKey, makeProvider, tuneProvider } from './providers.ts';
 import type { KeyLookup } from './providers.ts';
 import type { RunService } from './runs.ts';
 import type { ConfigDeps, PushDeps, WorkspaceDeps } from './deps.ts';
@@ -48,6 +48,9 @@ export type StartSuiteRequest = Omit<Request<'suites.start'>, 'name'> & {
   baseUrl?: string;
   keyFor?: KeyLookup;
   onProgress?: (p: SuiteProgress) => void;
+  /** Every column's LLM request timeout and retries (CLI `--timeout-ms`, `--retries`; see tuneProvider). */
+  timeoutMs?: number;
+  maxRetries?: number;
 };
 
 interface Job {
@@ -302,7 +305,13 @@ export class SuiteService {
           model: config.model,
           templates,
         },
-        provider: makeProvider(config, key),
+        provider: makeProvider(
+          tuneProvider(config, {
+            ...(req.timeoutMs !== undefined ? { timeoutMs: req.timeoutMs } : {}),
+            ...(req.maxRetries !== undefined ? { maxRetries: req.maxRetries } : {}),
+          }),
+          key,
+        ),
       })),
     );
     // The same model named twice is one column (its results would share keys).

@@ -131,6 +131,16 @@ export function registerEval(program: Command, ctx: CliContext): void {
     .option('--repeat <n>', 'runs per case and model', parseIntOption('--repeat', 1, 100))
     .option('--concurrency <n>', 'cases in parallel', parseIntOption('--concurrency', 1, 64))
     .option('--base-url <url>', 'an OpenAI-compatible endpoint for the models given by name')
+    .option(
+      '--timeout-ms <ms>',
+      "LLM requests: how long to wait for the response to start (the provider's timeout_ms, default 30000); a longer one raises idle_timeout_ms and total_timeout_ms with it (for a slow local server)",
+      parseIntOption('--timeout-ms', 1, 600_000),
+    )
+    .option(
+      '--retries <n>',
+      "LLM requests: retries of a timeout, a 429, a 5xx or a dropped connection (the provider's max_retries, default 2)",
+      parseIntOption('--retries', 0, 10),
+    )
     .option('--compare [suiteRun]', 'compare with an earlier suite run (default: the previous one)')
     .option('--json', 'print the suite run (matrix, results) as JSON')
     .option('--junit <file>', 'write JUnit XML for CI systems')
@@ -142,6 +152,8 @@ export function registerEval(program: Command, ctx: CliContext): void {
           repeat?: number;
           concurrency?: number;
           baseUrl?: string;
+          timeoutMs?: number;
+          retries?: number;
           compare?: string | true;
           json?: boolean;
           junit?: string;
@@ -239,6 +251,8 @@ export function registerEval(program: Command, ctx: CliContext): void {
           ...(o.repeat !== undefined ? { repeat: o.repeat } : {}),
           ...(o.concurrency !== undefined ? { concurrency: o.concurrency } : {}),
           ...(o.baseUrl ? { baseUrl: o.baseUrl } : {}),
+          ...(o.timeoutMs !== undefined ? { timeoutMs: o.timeoutMs } : {}),
+          ...(o.retries !== undefined ? { maxRetries: o.retries } : {}),
           onProgress: progress,
         });
         ctx.err(`suite run ${started.suiteRun}\n`);

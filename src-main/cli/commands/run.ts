@@ -42,14 +42,27 @@ function stagnantNote(step: { data?: unknown; stagnant: boolean; final: boolean 
  */
 export function progressPrinter(ctx: CliContext, mode: RunMode): (e: LiveEvent) => void {
   const unit = unitOf(mode);
+  let tier: string | undefined;
   return (e) => {
     switch (e.type) {
       case 'tier':
+        tier = e.data.tier;
+        // A replay's provider is the replay itself (`replay (replay)` said nothing): its answers are the
+        // recorded ones.
         ctx.err(
-          `${unit} ${e.data.n}: ${e.data.tier}${e.data.provider ? ` (${e.data.provider})` : ''}${e.data.template ? ` ${e.data.template}` : ''}\n`,
+          tier === 'replay'
+            ? `${unit} ${e.data.n}: replay (the recorded LLM answer)\n`
+            : `${unit} ${e.data.n}: ${e.data.tier}${e.data.provider ? ` (${e.data.provider})` : ''}${e.data.template ? ` ${e.data.template}` : ''}\n`,
         );
         break;
       case 'llm_response':
+        // A replayed answer cost nothing and took no time: not "0+0 tokens, 0 ms" as if an LLM answered.
+        if (tier === 'replay') {
+          ctx.err(
+            `  llm: recorded answer of ${visible(e.data.provider)}/${visible(e.data.model)} (no request sent)\n`,
+          );
+          break;
+        }
         ctx.err(
           `  llm: ${e.data.promptTokens}+${e.data.completionTokens} tokens, ${e.data.latencyMs} ms${e.data.retries.length ? `, ${e.data.retries.length} retries` : ''}\n`,
         );
@@ -107,7 +120,11 @@ export function summarizeRecord(rec: RunRecord): string {
     `run ${rec.id}: ${rec.status}`,
     `task: ${visible(rec.started.task, '      ')}`,
     `sandbox: ${rec.started.sandbox}${rec.started.kit ? ` kit ${rec.started.kit}` : ''} · mode ${rec.started.mode} · tier ${rec.tier ?? '-'} · model ${rec.model ?? '-'}`,
-    `tokens: ${rec.tokens.prompt} prompt + ${rec.tokens.completion} completion = ${rec.tokens.total}`,
+    // Tokens where an LLM was asked; a run no LLM request served (a template, a rule, an edited script,
+    // a replay) shows none rather than a misleading 0.
+    rec.tokens.total > 0 || rec.attempts.some((a) => a.tier === 'llm')
+      ? `tokens: ${rec.tokens.prompt} prompt + ${rec.tokens.completion} completion = ${rec.tokens.total}`
+      : `tokens: — (no LLM request${rec.tier === 'replay' ? ': a replay answers from the recorded run' : ''})`,
   ];
   for (const a of rec.attempts) {
     const v = a.validation;
@@ -199,6 +216,16 @@ export function registerRun(program: Command, ctx: CliContext): void {
     )
     .option('--model <model>', 'the model')
     .option(
+      '--timeout-ms <ms>',
+      "LLM requests: how long to wait for the response to start (the provider's timeout_ms, default 30000); a longer one raises idle_timeout_ms and total_timeout_ms with it (for a slow local server)",
+      parseIntOption('--timeout-ms', 1, 600_000),
+    )
+    .option(
+      '--retries <n>',
+      "LLM requests: retries of a timeout, a 429, a 5xx or a dropped connection (the provider's max_retries, default 2); not --max-retries",
+      parseIntOption('--retries', 0, 10),
+    )
+    .option(
       '--max-retries <n>',
       'PLAN retries after the first attempt',
       parseIntOption('--max-retries', RUN_BUDGETS.maxRetries.min, RUN_BUDGETS.maxRetries.max),
@@ -223,6 +250,8 @@ export function registerRun(program: Command, ctx: CliContext): void {
           baseUrl?: string;
           kind?: 'openai' | 'anthropic';
           model?: string;
+          timeoutMs?: number;
+          retries?: number;
           maxRetries?: number;
           maxSteps?: number;
           timeout?: number;
@@ -238,6 +267,8 @@ export function registerRun(program: Command, ctx: CliContext): void {
           ...(o.baseUrl ? { baseUrl: o.baseUrl } : {}),
           ...(o.model ? { model: o.model } : {}),
           ...(o.kind ? { kind: o.kind } : {}),
+          ...(o.timeoutMs !== undefined ? { timeoutMs: o.timeoutMs } : {}),
+          ...(o.retries !== undefined ? { maxRetries: o.retries } : {}),
         });
         const runs = await svc.runs();
         const started = await runs.start({
@@ -478,11 +509,33 @@ export function registerRuns(program: Command, ctx: CliContext): void {
     .option('--json', 'print the new record as JSON')
     .action(async (id: string, o: { json?: boolean }, cmd: Command) => {
       const service = await ctx.service(cmd).runs();
+      const source = service.get(id);
+      // What is replayed, named before its progress (the id may have been a prefix); after the refusal of a
+      // run with nothing to replay, which names it.
+      let named = false;
+      const header = () => {
+        if (!named)
+          ctx.err(
+            `replaying run ${source.id}: ${visible(source.started.task.slice(0, 120).replace(/\n/g, ' '))}\n`,
+          );
+        named = true;
+      };
+      const progress = progressPrinter(ctx, source.started.mode);
       // (a replay runs in the mode of the run it replays)
-      const r = await service.replay(id, progressPrinter(ctx, service.get(id).started.mode));
+      const r = await service.replay(source.id, (e) => {
+        header();
+        progress(e);
+      });
+      header();
       const outcome = await r.done;
       const rec = (await ctx.service(cmd).runs()).get(outcome.runId);
-      ctx.out(o.json ? json(rec) : summarizeRecord(rec));
+      const t = source.tokens;
+      ctx.out(
+        o.json
+          ? json(rec)
+          : `replay of run ${source.id}${t.total > 0 ? ` (its LLM answers: ${t.prompt} prompt + ${t.completion} completion = ${t.total} tokens${source.model ? `, model ${visible(source.model)}` : ''})` : ''}\n` +
+              summarizeRecord(rec),
+      );
       ctx.exitCode = outcome.status === 'succeeded' ? 0 : 1;
     });
   runs

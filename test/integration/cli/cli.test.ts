@@ -268,7 +268,11 @@ describe('toolsmith CLI with containers', () => {
     expect(run.err).not.toMatch(/attempt/);
     const replay = await cli(['runs', 'replay', rec.id]);
     expect(replay.code, replay.err).toBe(0);
-    expect(steps(replay.err)).toEqual(['step 1: replay (replay)', 'step 2: replay (replay)']);
+    expect(steps(replay.err)).toEqual([
+      `replaying run ${rec.id}: How many orders are there?`,
+      'step 1: replay (the recorded LLM answer)',
+      'step 2: replay (the recorded LLM answer)',
+    ]);
   }, 180_000);
 
   it('run --json, runs list/show/export/import/replay, template create/list/test/delete', async () => {
