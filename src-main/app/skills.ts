@@ -313,10 +313,27 @@ export class SkillService {
       return { valid: false, problems: [errorMessage(e)], violations: [], tools: [] };
     }
     const names = Object.keys(ctx.toolMap);
+    // A call of another skill of the sandbox is refused saying so (a skill calls tools only, v1), not as
+    // "spent_by() is not defined: the tools are ..." of a name nobody has.
+    let others: Record<string, string> = {};
+    try {
+      others = Object.fromEntries(
+        this.files
+          .list(req.sandbox)
+          .filter((e) => e.name !== req.name && !names.includes(e.name))
+          .map((e) => [
+            e.name,
+            `skill ${e.name} is another skill of sandbox ${req.sandbox}, and a skill calls the sandbox's tools only, never another skill (v1): write its steps in this skill, or call both skills from a script`,
+          ]),
+      );
+    } catch {
+      // (a skills folder that cannot be read: the call is "not defined", as before)
+    }
     const v = this.deps.validate(req.source, language, {
       tools: names,
       requireEmit: false,
       shapes: scriptCallShapes(ctx),
+      ...(Object.keys(others).length ? { unoffered: others } : {}),
     });
     const tools = skillTools(shape, names);
     return {

@@ -126,7 +126,16 @@ describe('kit create --json', () => {
     expect(k.tools).toEqual([expect.objectContaining({ alias: 'kb', tool: 'search_kb' })]);
     expect(k.grade).toBeDefined();
     expect(readFileSync(k.file, 'utf8')).toMatch(/search_kb/);
-    const again = await runToolsmith(ws, ['kit', 'create', 'kb', '--sandbox', 'support', '--tools', 'kb=search_kb', '--json']);
+    const again = await runToolsmith(ws, [
+      'kit',
+      'create',
+      'kb',
+      '--sandbox',
+      'support',
+      '--tools',
+      'kb=search_kb',
+      '--json',
+    ]);
     expect(again.code).toBe(2);
     expect(again.out).toBe('');
     const forced = await runToolsmith(ws, [
