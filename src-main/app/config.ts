@@ -7,7 +7,13 @@ import {
   DEFAULT_MAX_INTERMEDIATES,
   DEFAULT_MAX_TOOL_CALLS,
 } from '../core/sandbox/execution.ts';
-import { httpUrlIssue, isHttpUrl, LLM_URL_EXAMPLE, withoutUserinfo } from '../core/text/http-url.ts';
+import {
+  httpUrlIssue,
+  isHttpUrl,
+  llmUrlCredentialsProblem,
+  LLM_URL_EXAMPLE,
+  withoutUserinfo,
+} from '../core/text/http-url.ts';
 
 const grade = z.object({ w: z.number().int().min(0).max(2), d: z.number().int().min(0).max(2) });
 
@@ -33,7 +39,12 @@ const provider = z.object({
   id: z.string().min(1),
   kind: z.enum(['openai', 'anthropic']),
   /** The API's root, http:// or https:// (default: the vendor's). */
-  base_url: httpUrl(LLM_URL_EXAMPLE).optional(),
+  base_url: httpUrl(LLM_URL_EXAMPLE)
+    .superRefine((value, ctx) => {
+      const problem = llmUrlCredentialsProblem(value);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    })
+    .optional(),
   model: z.string().min(1),
   api_key_env: z.string().optional(),
   max_tokens: z.number().int().positive().default(PROVIDER_DEFAULTS.max_tokens),

@@ -49,8 +49,24 @@ export const httpUrlIssue =
     if (problem) ctx.addIssue({ code: 'custom', message: problem });
   };
 
+/**
+ * Why an LLM endpoint's URL may not carry a user or password (`http://user:pw@host/v1`): the HTTP client
+ * refuses such a URL (every request failed as "Connection error."), and the URL was quoted whole in that
+ * error, the run's record and its exported trace, password included. The key goes in `api_key_env`.
+ */
+export function llmUrlCredentialsProblem(value: string): string | undefined {
+  let u: URL;
+  try {
+    u = new URL(value);
+  } catch {
+    return undefined;
+  }
+  if (!u.username && !u.password) return undefined;
+  return `${JSON.stringify(withoutUserinfo(value))} holds a user or password: an LLM endpoint takes no credentials in its URL (the HTTP client refuses them, and the URL is recorded with the run); give the key with api_key_env in a [[providers]] table (docs: README, "LLM setup") and the URL without them`;
+}
+
 /** Why `--base-url VALUE` is refused (`--base-url: expected ...`); undefined when it is an http(s) URL. */
 export function baseUrlOptionProblem(value: string): string | undefined {
-  const problem = httpUrlProblem(value, LLM_URL_EXAMPLE);
+  const problem = httpUrlProblem(value, LLM_URL_EXAMPLE) ?? llmUrlCredentialsProblem(value);
   return problem && `--base-url: ${problem}`;
 }
