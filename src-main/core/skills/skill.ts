@@ -15,8 +15,9 @@ import { docstringOf, field, fieldList, parsePython } from '../lang/python/pyrig
 import type { PyNode } from '../lang/python/pyright.ts';
 import { extractTools } from '../tools/extract.ts';
 import { maxGrade } from '../tools/grade.ts';
+import { jsParamTypeText, paramTypeText } from '../tools/prompt.ts';
 import type { Grade } from '../tools/grade.ts';
-import type { JsonValue, Tool } from '../tools/model.ts';
+import type { JsonValue, Tool, ToolParameter } from '../tools/model.ts';
 import { scriptNameClash } from '../tools/script-names.ts';
 import type { OfferedSkill } from './offered.ts';
 
@@ -257,14 +258,48 @@ export function skillShape(name: string, source: string): SkillShape {
   return { tool, calls: [...calls].sort(), problems };
 }
 
-/** Problems with a skill's tests: an argument that is not a parameter, a required one missing. */
+/**
+ * Whether a test's JSON argument fits its parameter's type as the validator checks a literal's
+ * (`tool-argument-type`: an int for a float and a bool for an int are fine, as in Python; None only where
+ * the parameter takes it).
+ */
+function argumentFits(v: unknown, p: ToolParameter): boolean {
+  if (v === null) return p.type === 'any' || p.nullable === true || (!p.required && p.default === null);
+  switch (p.type) {
+    case 'str':
+      return typeof v === 'string';
+    case 'int':
+      return Number.isInteger(v) || typeof v === 'boolean';
+    case 'float':
+      return typeof v === 'number' || typeof v === 'boolean';
+    case 'bool':
+      return typeof v === 'boolean';
+    case 'list':
+      return Array.isArray(v);
+    case 'dict':
+      return typeof v === 'object' && !Array.isArray(v);
+    default:
+      return true;
+  }
+}
+
+/**
+ * Problems with a skill's tests: an argument that is not a parameter, a required one missing, a value of
+ * another type than its parameter's (a case that could never pass: its script is refused by validation;
+ * saved, it replaced a passing version with a failing one).
+ */
 function testProblems(s: Skill, shape: SkillShape): string[] {
   if (shape.problems.length) return [];
   const out: string[] = [];
   s.tests.forEach((t, i) => {
-    for (const k of Object.keys(t.args))
-      if (!shape.tool.parameters.some((p) => p.name === k))
-        out.push(`test ${i + 1}: ${k} is not a parameter of ${s.name}`);
+    for (const [k, v] of Object.entries(t.args)) {
+      const p = shape.tool.parameters.find((x) => x.name === k);
+      if (!p) out.push(`test ${i + 1}: ${k} is not a parameter of ${s.name}`);
+      else if (!argumentFits(v, p))
+        out.push(
+          `test ${i + 1}: argument ${k} must be ${s.language === 'python' ? paramTypeText(p) : jsParamTypeText(p)}, got ${JSON.stringify(v)}`,
+        );
+    }
     for (const p of shape.tool.parameters)
       if (p.required && !(p.name in t.args)) out.push(`test ${i + 1}: argument ${p.name} is missing`);
   });
