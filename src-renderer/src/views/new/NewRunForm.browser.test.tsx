@@ -41,13 +41,13 @@ function Harness(props: {
 }
 
 describe('NewRunForm', () => {
-  it('keeps Start disabled until there is a task, then starts with a click or Ctrl+Enter', async () => {
+  it('keeps Start from starting until there is a task, then starts with a click or Ctrl+Enter', async () => {
     const onSubmit = vi.fn();
     const screen = await render(<Harness onSubmit={onSubmit} seen={[]} />);
     const start = screen.getByRole('button', { name: 'Start run' });
-    await expect.element(start).toBeDisabled();
-    await expect.element(start).toHaveAttribute('title', 'Describe the task.');
+    await expect.element(start).toHaveAttribute('aria-disabled', 'true');
     await screen.getByLabelText('task').fill('What is the name of user u1?');
+    await expect.element(start).not.toHaveAttribute('aria-disabled');
     await expect.element(start).toBeEnabled();
     await start.click();
     expect(onSubmit).toHaveBeenCalledTimes(1);
@@ -56,11 +56,38 @@ describe('NewRunForm', () => {
     expect(onSubmit).toHaveBeenCalledTimes(2);
   });
 
+  it('with no task, says why Start cannot go beside it, reachable by Tab and read as its description', async () => {
+    const onSubmit = vi.fn();
+    const screen = await render(<Harness onSubmit={onSubmit} seen={[]} />);
+    const start = screen.getByRole('button', { name: 'Start run' });
+    // In words on the page, not only in a tooltip (a title no keyboard or touch user ever sees).
+    const why = screen.getByTestId('start-problem');
+    await expect.element(why).toBeVisible();
+    expect(why.element().textContent).toBe('Describe the task.');
+    expect(start.element().getAttribute('title')).toBeNull();
+    // A screen reader reads it with the button; the button stays in the tab order (aria-disabled).
+    await expect.element(start).toHaveAccessibleDescription('Describe the task.');
+    (start.element() as HTMLButtonElement).focus();
+    expect(document.activeElement).toBe(start.element());
+    // Pressed anyway (Enter, a click, Ctrl+Enter in the field): nothing starts, the focus goes to the task.
+    await userEvent.keyboard('{Enter}');
+    expect(onSubmit).not.toHaveBeenCalled();
+    expect(document.activeElement).toBe(screen.getByLabelText('task').element());
+    await userEvent.keyboard('{Control>}{Enter}{/Control}');
+    expect(onSubmit).not.toHaveBeenCalled();
+    // A task: the reason goes, the shortcut shows again.
+    await screen.getByLabelText('task').fill('find u1');
+    expect(screen.getByTestId('start-problem').query()).toBeNull();
+    await expect.element(start).not.toHaveAccessibleDescription('Describe the task.');
+  });
+
   it('a workspace with no sandboxes says so beside the form and where to create one', async () => {
     const screen = await render(
       <Harness onSubmit={() => {}} seen={[]} sandboxes={[]} start={{ sandbox: '', task: 'find u1' }} />,
     );
-    await expect.element(screen.getByRole('button', { name: 'Start run' })).toBeDisabled();
+    await expect
+      .element(screen.getByRole('button', { name: 'Start run' }))
+      .toHaveAccessibleDescription('Pick a sandbox.');
     const note = screen.getByTestId('no-sandboxes');
     await expect.element(note).toBeVisible();
     expect(note.element().textContent).toContain('This workspace has no sandboxes');

@@ -1,4 +1,5 @@
 /** The New run form, presentational: the fields of `state`, edits as actions, a start as `onSubmit`. */
+import { useId, useRef } from 'react';
 import type { Dispatch } from 'react';
 import type { Response } from '../../../../src-main/contract/api.ts';
 import type { KitList } from '../../store/settings.ts';
@@ -8,7 +9,10 @@ import { FormRow } from '../../components/FormRow.tsx';
 export interface NewRunFormProps {
   state: NewRunState;
   dispatch: Dispatch<NewRunAction>;
-  /** Why it cannot start (the button is disabled with this title), or undefined. */
+  /**
+   * Why it cannot start, or undefined. Shown beside Start, which stays in the tab order (aria-disabled,
+   * described by the reason) and, pressed, moves the focus to the field to fill instead of starting.
+   */
   problem: string | undefined;
   onSubmit: () => void;
   sandboxes: Response<'sandboxes.list'>;
@@ -29,6 +33,14 @@ export function NewRunForm({
   loadError,
 }: NewRunFormProps) {
   const set = (patch: Extract<NewRunAction, { type: 'set' }>['patch']) => dispatch({ type: 'set', patch });
+  const problemId = useId();
+  const taskRef = useRef<HTMLTextAreaElement>(null);
+  const sandboxRef = useRef<HTMLSelectElement>(null);
+  /** Starts, or, while something is missing, takes the focus to what is missing (the reason says it). */
+  const start = () => {
+    if (!problem) return onSubmit();
+    (state.task.trim() ? sandboxRef : taskRef).current?.focus();
+  };
   return (
     <section aria-label="new run" className="form-view">
       <h1>New run</h1>
@@ -40,11 +52,12 @@ export function NewRunForm({
       <form
         onSubmit={(e) => {
           e.preventDefault();
-          onSubmit();
+          start();
         }}
       >
         <FormRow label="Task" className="wide">
           <textarea
+            ref={taskRef}
             aria-label="task"
             rows={3}
             value={state.task}
@@ -53,7 +66,7 @@ export function NewRunForm({
             onKeyDown={(e) => {
               if ((e.ctrlKey || e.metaKey) && e.key === 'Enter') {
                 e.preventDefault();
-                onSubmit();
+                start();
               }
             }}
             autoFocus
@@ -62,6 +75,7 @@ export function NewRunForm({
         <div className="grid">
           <FormRow label="Sandbox">
             <select
+              ref={sandboxRef}
               aria-label="sandbox"
               value={state.sandbox}
               onChange={(e) => dispatch({ type: 'sandbox', sandbox: e.target.value })}
@@ -174,12 +188,19 @@ export function NewRunForm({
             type="submit"
             className="primary"
             data-run-action
-            disabled={!!problem || state.busy}
-            title={problem}
+            disabled={state.busy}
+            aria-disabled={problem ? true : undefined}
+            aria-describedby={problem ? problemId : undefined}
           >
             {state.busy ? 'Starting…' : 'Start run'}
           </button>
-          <span className="muted small">Ctrl+Enter</span>
+          {problem ? (
+            <span id={problemId} className="start-problem" data-testid="start-problem">
+              {problem}
+            </span>
+          ) : (
+            <span className="muted small">Ctrl+Enter</span>
+          )}
         </div>
       </form>
     </section>
