@@ -3,10 +3,12 @@
  * container: a PLAN run that fails validation, then at runtime, then succeeds, inspected attempt by
  * attempt (markers, traceback jump, diff); the run list's search and filters.
  */
+import { join } from 'node:path';
 import type { Route } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedManyRuns } from '../../bench/support/seed-runs.ts';
-import { fence, startWorld } from './support/app.ts';
+import { SCREENSHOTS, fence, startWorld } from './support/app.ts';
+import { launchChromium } from './support/browser.ts';
 import type { E2eWorld } from './support/app.ts';
 import { POLL_MS } from '../support/budgets.ts';
 
@@ -308,6 +310,53 @@ describe('runs in the workbench', () => {
     await expect.poll(() => total.innerText()).toBe(runs(before));
     expect(w.pageErrors.filter((e) => !/favicon/.test(e))).toEqual([]);
   }, 120_000);
+  it('with a vertical scrollbar that takes room, the header\'s columns stay over the rows\' (1280x800, 1000x700, 1440x900)', async () => {
+    // Enough runs that the list scrolls down; classic scrollbars (15 px), as on a person's desktop.
+    seedManyRuns((await w.svc.runs()).store, 60);
+    const browser = await launchChromium({ scrollbars: true });
+    try {
+      const page = await browser.newPage({ viewport: { width: 1280, height: 800 }, locale: 'en-US' });
+      page.setDefaultTimeout(POLL_MS);
+      await page.goto(w.web.url.split('#')[0] + '#/runs');
+      await page.locator('.run-row[data-run-id]').first().waitFor();
+      const scroll = page.getByTestId('run-scroll');
+      /** Each header cell's right edge minus that of the same cell of the first row shown whole. */
+      const offsets = () =>
+        page.evaluate(`(() => {
+          const scroll = document.querySelector('[data-testid="run-scroll"]');
+          const head = document.querySelector('.run-row.head');
+          const top = head.getBoundingClientRect().bottom;
+          const row = [...document.querySelectorAll('.run-row[data-run-id]')]
+            .filter((r) => r.getBoundingClientRect().top >= top - 1)
+            .sort((a, b) => a.getBoundingClientRect().top - b.getBoundingClientRect().top)[0];
+          const rights = (r) => [...r.children].map((c) => Math.round(c.getBoundingClientRect().right));
+          const r = rights(row);
+          return {
+            scrollbar: scroll.offsetWidth - scroll.clientWidth > 0,
+            offsets: rights(head).map((x, i) => x - r[i]),
+            // The header is at the top of the list, not scrolled away with the rows.
+            headAtTop: Math.abs(head.getBoundingClientRect().top - scroll.getBoundingClientRect().top) < 2,
+          };
+        })()`);
+      const aligned = { scrollbar: true, offsets: Array(10).fill(0), headAtTop: true };
+      for (const [width, height] of [
+        [1280, 800],
+        [1000, 700],
+        [1440, 900],
+      ] as const) {
+        await page.setViewportSize({ width, height });
+        await scroll.evaluate((e) => e.scrollTo(0, 0));
+        await expect.poll(offsets).toEqual(aligned);
+        // Scrolled down and to the right end (the 1000 px list scrolls sideways): still over each other.
+        await scroll.evaluate((e) => e.scrollTo(e.scrollWidth, 400));
+        await expect.poll(offsets).toEqual(aligned);
+        await page.screenshot({ path: join(SCREENSHOTS, `runs-scrollbar-${width}.png`) });
+      }
+    } finally {
+      await browser.close();
+    }
+  });
+
   it('a narrow window (1000x700): the list scrolls sideways with its header, every column whole', async () => {
     const { page } = w;
     seedManyRuns((await w.svc.runs()).store, 3);

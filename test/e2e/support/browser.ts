@@ -4,10 +4,15 @@ import type { Browser } from 'playwright-core';
 
 export const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
 
-export function launchChromium(): Promise<Browser> {
+/**
+ * `scrollbars`: classic scrollbars that take room, as on a person's Linux or Windows desktop (Playwright
+ * hides them in headless Chromium by default: a list that scrolls loses no width there).
+ */
+export function launchChromium(opts: { scrollbars?: boolean } = {}): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
+    ...(opts.scrollbars ? { ignoreDefaultArgs: ['--hide-scrollbars'] } : {}),
     args: [
       '--no-sandbox',
       '--disable-gpu',

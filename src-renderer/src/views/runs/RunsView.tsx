@@ -15,12 +15,16 @@ const ROW_HEIGHT = 34;
 export function RunsView() {
   const v = useRuns();
   const parentRef = useRef<HTMLDivElement>(null);
-  const headRef = useRef<HTMLDivElement>(null);
+  const rowsRef = useRef<HTMLDivElement>(null);
+  // The rows start below the header (and a note) in the scroll box; the header covers the box's top.
+  const scrollMargin = rowsRef.current?.offsetTop ?? ROW_HEIGHT;
   const virtualizer = useVirtualizer({
     count: v.rows,
     getScrollElement: () => parentRef.current,
     estimateSize: () => ROW_HEIGHT,
     overscan: 10,
+    scrollMargin,
+    scrollPaddingStart: ROW_HEIGHT,
   });
   const items = virtualizer.getVirtualItems();
   const first = items[0]?.index ?? 0;
@@ -47,22 +51,17 @@ export function RunsView() {
         aria-label="run list"
         aria-rowcount={v.totalExact ? v.total + 1 : -1}
       >
-        <div ref={headRef} className="run-row head" role="row" aria-rowindex={1}>
-          {COLUMNS.map(([key, label, cls]) => (
-            <SortHeader key={key} sortKey={key} label={label} className={cls} />
-          ))}
-        </div>
-        <RunsNote note={v.note} onNew={v.newRun} />
-        <div
-          ref={parentRef}
-          className="run-scroll"
-          data-testid="run-scroll"
-          // Narrower than the columns (a 1000 px window): the rows scroll sideways and the header with them.
-          onScroll={(e) => {
-            if (headRef.current) headRef.current.scrollLeft = e.currentTarget.scrollLeft;
-          }}
-        >
-          <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
+        {/* The header is in the rows' scroll box (sticky at its top): it has their width whether or not a
+            vertical scrollbar takes some of it, and scrolls sideways with them (a 1000 px window). Outside
+            it, the header kept the scrollbar's width the rows lost and its columns trailed theirs. */}
+        <div ref={parentRef} className="run-scroll" data-testid="run-scroll">
+          <div className="run-row head" role="row" aria-rowindex={1}>
+            {COLUMNS.map(([key, label, cls]) => (
+              <SortHeader key={key} sortKey={key} label={label} className={cls} />
+            ))}
+          </div>
+          <RunsNote note={v.note} onNew={v.newRun} />
+          <div ref={rowsRef} style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
             {items.map((vi) => (
               <div
                 key={vi.key}
@@ -72,7 +71,7 @@ export function RunsView() {
                   left: 0,
                   right: 0,
                   height: vi.size,
-                  transform: `translateY(${vi.start}px)`,
+                  transform: `translateY(${vi.start - scrollMargin}px)`,
                 }}
               >
                 <Row run={v.runAt(vi.index)} index={vi.index} onOpen={v.open} />
