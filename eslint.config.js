@@ -306,6 +306,23 @@ export default tseslint.config(
     rules: { 'toolsmith/layers': 'error' },
   },
   {
+    // Vitest 5's browser `toHaveTextContent` matches the element's WHOLE text (whitespace collapsed), not
+    // a part of it as jest-dom's did: a part of the text that is there fails (after the poll's timeout),
+    // and `.not.toHaveTextContent(part)` passes whatever the element says. A part or a RegExp:
+    // `toMatchTextContent` (README, "Development").
+    files: ['src-renderer/**/*.browser.test.tsx'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "MemberExpression[object.property.name='not'][property.name='toHaveTextContent']",
+          message:
+            '.not.toHaveTextContent(x) passes whenever the whole text is not exactly x: use .not.toMatchTextContent(x)',
+        },
+      ],
+    },
+  },
+  {
     files: sources('src-main/electron'),
     rules: forbid('the desktop reaches the service through app/ (only web/csp.ts is shared)', [
       '**/web/server*',

@@ -78,7 +78,7 @@ describe('NewRunForm', () => {
     // A task: the reason goes, the shortcut shows again.
     await screen.getByLabelText('task').fill('find u1');
     expect(screen.getByTestId('start-problem').query()).toBeNull();
-    await expect.element(start).not.toHaveAccessibleDescription('Describe the task.');
+    await expect.element(start).not.toHaveAttribute('aria-describedby');
   });
 
   it('a workspace with no sandboxes says so beside the form and where to create one', async () => {
