@@ -310,7 +310,7 @@ describe('runs in the workbench', () => {
     await expect.poll(() => total.innerText()).toBe(runs(before));
     expect(w.pageErrors.filter((e) => !/favicon/.test(e))).toEqual([]);
   }, 120_000);
-  it('with a vertical scrollbar that takes room, the header\'s columns stay over the rows\' (1280x800, 1000x700, 1440x900)', async () => {
+  it("with a vertical scrollbar that takes room, the header's columns stay over the rows' (1280x800, 1000x700, 1440x900)", async () => {
     // Enough runs that the list scrolls down; classic scrollbars (15 px), as on a person's desktop.
     seedManyRuns((await w.svc.runs()).store, 60);
     const browser = await launchChromium({ scrollbars: true });

@@ -11,6 +11,7 @@ import { api, errorMessage } from '../api/client.ts';
 import { MAX_LIVE_CHARS, withStreamed } from './live-text.ts';
 import { foldCaughtUp, foldQueued, followSelection, stepSelection } from '../views/run/run-detail.ts';
 import { notifyingAct } from './app.ts';
+import { readDraft, writeDraft } from '../lib/session-draft.ts';
 import type { Store } from './index.ts';
 
 export interface RunSlice {
@@ -29,7 +30,10 @@ export interface RunSlice {
    * another one is ignored until it is, and the view disables them meanwhile.
    */
   runSending?: string;
-  /** Set by "Promote to template"; the templates view reads and clears it. */
+  /**
+   * Set by "Promote to template"; the templates view reads and clears it. Kept in the tab's session
+   * (lib/session-draft.ts): a reload opens the same promotion again, with what was typed in it.
+   */
   promote?: { runId: string; attempt?: number };
   openRun(runId: string): Promise<void>;
   refreshRun(): Promise<void>;
@@ -51,6 +55,14 @@ export interface RunSlice {
 }
 
 const MAX_PENDING_RUNS = 16;
+/** A promotion kept by `setPromote`, as stored; undefined for anything else. */
+export function restorePromote(raw: unknown): RunSlice['promote'] {
+  if (!raw || typeof raw !== 'object') return undefined;
+  const { runId, attempt } = raw as Record<string, unknown>;
+  if (typeof runId !== 'string' || !runId) return undefined;
+  return Number.isInteger(attempt) ? { runId, attempt: attempt as number } : { runId };
+}
+
 const appendLive = (live: Record<number, string>, n: number, text: string): Record<number, string> => ({
   ...live,
   [n]: ((live[n] ?? '') + text).slice(-MAX_LIVE_CHARS),
@@ -95,9 +107,11 @@ export const createRunSlice: StateCreator<Store, [], [], RunSlice> = (set, get) 
     jumpSeq: 0,
   };
   const pending = m.pending;
+  const promote = readDraft('promote', restorePromote);
   return {
     runLoading: false,
     live: {},
+    ...(promote ? { promote } : {}),
     async openRun(runId) {
       if (get().runId !== runId) {
         set({ runId, run: undefined, attemptN: undefined, live: pending.get(runId) ?? {}, jump: undefined });
@@ -242,6 +256,7 @@ export const createRunSlice: StateCreator<Store, [], [], RunSlice> = (set, get) 
       }),
     setPromote(p) {
       set({ promote: p });
+      writeDraft('promote', p);
     },
     handlePush(e) {
       if (e.type === 'token') {

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { initialNewRun, newRunProblem, newRunReducer, newRunRequest } from './new-run.ts';
+import {
+  initialNewRun,
+  newRunDraft,
+  newRunProblem,
+  newRunReducer,
+  newRunRequest,
+  restoreNewRun,
+} from './new-run.ts';
 import type { NewRunState } from './new-run.ts';
 
 const with_ = (patch: Partial<NewRunState>): NewRunState => ({ ...initialNewRun, ...patch });
@@ -65,5 +72,19 @@ describe('the New run form', () => {
     expect(newRunReducer(s, { type: 'busy', busy: true }).busy).toBe(true);
     // A run started: the form is empty again (until then it is kept across visits of the view).
     expect(newRunReducer({ ...s, busy: true }, { type: 'started' })).toEqual(initialNewRun);
+  });
+
+  it('a draft kept for a reload: the typed fields only, restored field by field, never busy', () => {
+    // An empty form (a sandbox picked only) keeps nothing; a typed task keeps every field.
+    expect(newRunDraft(with_({ sandbox: 'demo' }))).toBeUndefined();
+    const typed = with_({ task: 'find u1', sandbox: 'demo', mode: 'interactive', maxSteps: 5, busy: true });
+    const kept = newRunDraft(typed);
+    expect(kept).not.toHaveProperty('busy');
+    expect(restoreNewRun(JSON.parse(JSON.stringify(kept)))).toEqual({ ...typed, busy: false });
+    // Another version's or a hand-edited draft: what is wrong falls back to the default, field by field.
+    expect(restoreNewRun({ task: 'x', mode: 'chaos', maxSteps: 500, timeoutS: 1.5, language: 7 })).toEqual(
+      with_({ task: 'x' }),
+    );
+    for (const junk of [null, 'task', 3, [1]]) expect(restoreNewRun(junk)).toBeUndefined();
   });
 });

@@ -43,6 +43,47 @@ export const initialNewRun: NewRunState = {
   busy: false,
 };
 
+const MODES: readonly Mode[] = ['plan', 'interactive'];
+const LANGUAGES: readonly Language[] = ['python', 'js', 'ts'];
+
+/**
+ * The form's fields from a stored draft (lib/session-draft.ts): each field of the right type and range is
+ * taken, anything else is the default's; never busy (a start that was on its way when the page went is
+ * not resumed). Undefined for what is no draft at all.
+ */
+export function restoreNewRun(raw: unknown): NewRunState | undefined {
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return undefined;
+  const r = raw as Record<string, unknown>;
+  const text = (k: 'task' | 'sandbox' | 'kit' | 'provider' | 'model') =>
+    typeof r[k] === 'string' ? r[k] : initialNewRun[k];
+  const whole = (k: 'maxRetries' | 'maxSteps' | 'timeoutS', min: number, max: number) => {
+    const n = r[k];
+    return typeof n === 'number' && Number.isInteger(n) && n >= min && n <= max ? n : initialNewRun[k];
+  };
+  return {
+    task: text('task'),
+    sandbox: text('sandbox'),
+    kit: text('kit'),
+    mode: MODES.includes(r['mode'] as Mode) ? (r['mode'] as Mode) : initialNewRun.mode,
+    language: LANGUAGES.includes(r['language'] as Language) ? (r['language'] as Language) : 'python',
+    provider: text('provider'),
+    model: text('model'),
+    maxRetries: whole('maxRetries', 0, 20),
+    maxSteps: whole('maxSteps', 1, 50),
+    timeoutS: whole('timeoutS', 1, 600),
+    noTemplates: r['noTemplates'] === true,
+    busy: false,
+  };
+}
+
+/** What is kept of the form: its fields while they differ from an empty form, else nothing. */
+export function newRunDraft(s: NewRunState): NewRunFields | undefined {
+  const { busy: _busy, ...fields } = s;
+  const { busy: _b, sandbox: _s, ...empty } = initialNewRun;
+  const { sandbox: _t, ...rest } = fields;
+  return JSON.stringify(rest) === JSON.stringify(empty) ? undefined : fields;
+}
+
 export type NewRunAction =
   | { type: 'set'; patch: Partial<Omit<NewRunFields, 'sandbox'>> }
   /** Another sandbox: its kits differ, so the kit goes back to "all tools". */

@@ -3,16 +3,26 @@ import { useCallback, useEffect, useReducer } from 'react';
 import type { NewRunState } from './new-run.ts';
 import { useStore } from '../../store/index.ts';
 import type { KitList } from '../../store/settings.ts';
-import { initialNewRun, newRunProblem, newRunReducer, newRunRequest } from './new-run.ts';
+import {
+  initialNewRun,
+  newRunDraft,
+  newRunProblem,
+  newRunReducer,
+  newRunRequest,
+  restoreNewRun,
+} from './new-run.ts';
+import { readDraft, writeDraft } from '../../lib/session-draft.ts';
 import { useLoadOnMount } from '../../lib/useLoad.ts';
 
 const NO_KITS: KitList = [];
 
 /**
- * The form as it was left, for this page session: a task typed, the view left to look something up and
- * opened again, is still there (it was an empty form). A run started from it empties it, as before.
+ * The form as it was left: a task typed, the view left to look something up and opened again, or the
+ * page reloaded, is still there (it was an empty form; a reload lost it until the draft was kept in the
+ * tab's sessionStorage). A run started from it empties it, as before.
  */
-let kept: NewRunState = initialNewRun;
+const DRAFT = 'new-run';
+let kept: NewRunState = readDraft(DRAFT, restoreNewRun) ?? initialNewRun;
 
 export function useNewRun() {
   const sandboxes = useStore((s) => s.sandboxes);
@@ -24,6 +34,7 @@ export function useNewRun() {
   const [state, dispatch] = useReducer(newRunReducer, kept, (s) => ({ ...s, busy: false }));
   useEffect(() => {
     kept = state;
+    writeDraft(DRAFT, newRunDraft(state));
   }, [state]);
 
   useLoadOnMount(loadKits);
@@ -37,6 +48,7 @@ export function useNewRun() {
     const action = started ? ({ type: 'started' } as const) : ({ type: 'busy', busy: false } as const);
     // (the view may be gone already, the run open: its next visit starts from `kept`)
     kept = newRunReducer(kept, action);
+    writeDraft(DRAFT, newRunDraft(kept));
     dispatch(action);
   }, [problem, state, startRun]);
 

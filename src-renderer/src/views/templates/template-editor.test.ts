@@ -3,6 +3,7 @@ import type { TemplateDraft } from './drafts.ts';
 import {
   checkExamples,
   editorDrafts,
+  restoreEditorState,
   initialEditor,
   matchText,
   nameTaken,
@@ -131,5 +132,26 @@ describe('the template editor state', () => {
     d.drop('promote-r1-1');
     expect(d.get('promote-r1-1')).toBeUndefined();
     expect(d.size()).toBe(0);
+  });
+
+  it('with a storage, a promotion draft is written there and read back in a new page (a reload)', () => {
+    const stored = new Map<string, unknown>();
+    const storage = {
+      read: (k: string) => restoreEditorState(JSON.parse(JSON.stringify(stored.get(k) ?? null))),
+      write: (k: string, v: unknown) => void (v === undefined ? stored.delete(k) : stored.set(k, v)),
+    };
+    const edited = templateEditorReducer(initialEditor({ ...draft }), {
+      type: 'set',
+      patch: { pattern: 'user {id} in {year}' },
+    });
+    editorDrafts(storage).keep('promote-r1-1', edited, { ...draft });
+    // The page again: memory is empty, the storage has it.
+    const again = editorDrafts(storage);
+    expect(again.get('promote-r1-1')).toEqual(edited);
+    again.drop('promote-r1-1');
+    expect(editorDrafts(storage).get('promote-r1-1')).toBeUndefined();
+    // A stored state of another shape is no draft.
+    expect(restoreEditorState({ draft: { name: 1 } })).toBeUndefined();
+    expect(restoreEditorState('x')).toBeUndefined();
   });
 });

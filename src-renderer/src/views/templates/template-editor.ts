@@ -48,8 +48,10 @@ export function templateEditorReducer(s: TemplateEditorState, a: TemplateEditorA
 
 /**
  * Promotion drafts by editor key: what was typed in the promote editor outlives leaving the Templates
- * view (the promotion opens again with it, not with the service's fresh proposal) until it is saved
- * or cancelled. A state equal to the proposal is not kept.
+ * view and a reload of the page (the promotion opens again with it, not with the service's fresh
+ * proposal) until it is saved or cancelled. A state equal to the proposal is not kept. With `storage`
+ * (the tab's sessionStorage, lib/session-draft.ts) each draft is written there too, and read from there
+ * when memory has none (a reloaded page).
  */
 export interface EditorDrafts {
   get(key: string): TemplateEditorState | undefined;
@@ -58,15 +60,42 @@ export interface EditorDrafts {
   size(): number;
 }
 
-export function editorDrafts(): EditorDrafts {
+/** A stored editor state, if it has the shape of one (another version's or a hand-edited one is dropped). */
+export function restoreEditorState(raw: unknown): TemplateEditorState | undefined {
+  if (!raw || typeof raw !== 'object') return undefined;
+  const { draft, replace } = raw as Partial<TemplateEditorState>;
+  if (!draft || typeof draft !== 'object') return undefined;
+  const d = draft as Partial<TemplateDraft>;
+  const texts = [d.name, d.pattern, d.body, d.sandbox, d.description].every((t) => typeof t === 'string');
+  const examples =
+    Array.isArray(d.examples) &&
+    d.examples.every((x) => x && typeof x.intent === 'string' && typeof x.expect === 'string');
+  const slots = !!d.slots && typeof d.slots === 'object' && !Array.isArray(d.slots);
+  const language = d.language === 'python' || d.language === 'js' || d.language === 'ts';
+  if (!texts || !examples || !slots || !language) return undefined;
+  return { draft: draft as TemplateDraft, replace: replace === true };
+}
+
+export function editorDrafts(storage?: {
+  read(key: string): TemplateEditorState | undefined;
+  write(key: string, state: TemplateEditorState | undefined): void;
+}): EditorDrafts {
   const drafts = new Map<string, TemplateEditorState>();
   return {
-    get: (key) => drafts.get(key),
+    get: (key) => drafts.get(key) ?? storage?.read(key),
     keep: (key, state, initial) => {
-      if (!state.replace && JSON.stringify(state.draft) === JSON.stringify(initial)) drafts.delete(key);
-      else drafts.set(key, state);
+      if (!state.replace && JSON.stringify(state.draft) === JSON.stringify(initial)) {
+        drafts.delete(key);
+        storage?.write(key, undefined);
+      } else {
+        drafts.set(key, state);
+        storage?.write(key, state);
+      }
     },
-    drop: (key) => void drafts.delete(key),
+    drop: (key) => {
+      drafts.delete(key);
+      storage?.write(key, undefined);
+    },
     size: () => drafts.size,
   };
 }

@@ -13,12 +13,20 @@ import {
   nameTaken,
   saveProblems,
   saveRequests,
+  restoreEditorState,
   templateEditorReducer,
 } from './template-editor.ts';
+import { readDraft, writeDraft } from '../../lib/session-draft.ts';
 import type { EditorMode } from './template-editor.ts';
 
-/** A promotion's edits survive leaving the Templates view (this page session); a reload asks first. */
-const drafts = editorDrafts();
+/**
+ * A promotion's edits survive leaving the Templates view and a reload (the tab's sessionStorage); closing
+ * the tab asks first.
+ */
+const drafts = editorDrafts({
+  read: (key) => readDraft(`template.${key}`, restoreEditorState),
+  write: (key, state) => writeDraft(`template.${key}`, state),
+});
 trackUnsaved('template drafts', () => drafts.size());
 
 export function useTemplateEditor({

@@ -1,0 +1,80 @@
+/**
+ * A reload keeps what was typed (Chromium, browser front end, scripted LLM server, real container): New
+ * run's task and choices, and an open "Promote to template" with its edits, come back as they were,
+ * in the same view; a promotion cancelled, or a run started, stays gone. (Both lived in the page's
+ * memory only: a reload, F5 or the page restarted, showed an empty form, and the promotion was gone.)
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fence, startWorld } from './support/app.ts';
+import type { E2eWorld } from './support/app.ts';
+import { POLL_MS } from '../support/budgets.ts';
+
+let w: E2eWorld;
+
+beforeAll(async () => {
+  w = await startWorld();
+  // A reload with unsaved edits asks first (beforeunload): the person says go.
+  w.page.on('dialog', (d) => void d.accept());
+});
+afterAll(async () => {
+  await w?.close();
+});
+
+const nav = (label: string) =>
+  w.page.getByRole('navigation', { name: 'main' }).getByRole('button', { name: label }).click();
+const status = () => w.page.locator('.run-detail').getAttribute('data-run-status');
+const reload = async () => {
+  await w.page.reload();
+  await w.page.locator('nav[aria-label="main"]').waitFor();
+};
+
+describe('a reload keeps what was typed', () => {
+  it('New run: the task and the choices come back; a run started empties the form for good', async () => {
+    const { page, llm } = w;
+    await nav('New run');
+    await page.getByLabel('task').fill('What is the name of user u1?');
+    await page.getByLabel('mode', { exact: true }).selectOption('interactive');
+    await page.getByLabel('Max steps', { exact: true }).fill('5');
+    await reload();
+    expect(page.url()).toContain('#/new');
+    await expect.poll(() => page.getByLabel('task').inputValue()).toBe('What is the name of user u1?');
+    expect(await page.getByLabel('mode', { exact: true }).inputValue()).toBe('interactive');
+    expect(await page.getByLabel('Max steps', { exact: true }).inputValue()).toBe('5');
+
+    await page.getByLabel('mode', { exact: true }).selectOption('plan');
+    llm.push(fence('r = get_user(user_id="u1")\nemit_result(r.data["name"])'));
+    await page.getByRole('button', { name: 'Start run' }).click();
+    await expect.poll(status, { timeout: 60_000 }).toBe('succeeded');
+    await nav('New run');
+    await reload();
+    await expect.poll(() => page.getByTestId('start-problem').count()).toBe(1);
+    expect(await page.getByLabel('task').inputValue()).toBe('');
+  });
+
+  it('Promote to template: the open promotion and its edits come back; cancelled, it stays closed', async () => {
+    const { page } = w;
+    await nav('Runs');
+    await page.locator('.run-row[data-run-id]').first().click();
+    await expect.poll(status).toBe('succeeded');
+    await page.getByRole('button', { name: 'Promote to template' }).click();
+    const editor = page.getByTestId('promote-editor');
+    const pattern = editor.getByLabel('pattern', { exact: true });
+    await expect.poll(() => pattern.inputValue()).toBe('What is the name of user {user_id}?');
+    await editor.getByLabel('Name', { exact: true }).fill('user-name-kept');
+    await pattern.fill('name of user {user_id}');
+    await reload();
+    expect(page.url()).toContain('#/templates');
+    await expect.poll(() => pattern.inputValue(), { timeout: POLL_MS }).toBe('name of user {user_id}');
+    expect(await editor.getByLabel('Name', { exact: true }).inputValue()).toBe('user-name-kept');
+    await w.screenshot('reload-promote');
+
+    await editor.getByRole('button', { name: 'Cancel' }).click();
+    await expect.poll(() => editor.count()).toBe(0);
+    await reload();
+    await page.locator('section[aria-label="templates"]').waitFor();
+    // (the list has loaded: its empty note shows)
+    await expect.poll(() => page.getByText('No templates yet.').count()).toBe(1);
+    expect(await editor.count()).toBe(0);
+    expect(w.pageErrors.filter((e) => !/favicon/.test(e))).toEqual([]);
+  });
+});
