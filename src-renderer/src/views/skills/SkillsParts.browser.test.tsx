@@ -231,6 +231,14 @@ describe('TryPanel and SkillActions', () => {
       <SkillActions draft={d} dirty busy={undefined} confirmDelete={false} {...a} />,
     );
     await expect.element(dirty.getByRole('button', { name: 'Run tests' })).toBeDisabled();
+    // Why, in words beside it (a tooltip only before), and read with the button.
+    await expect.element(dirty.getByTestId('test-problem')).toBeVisible();
+    expect(dirty.getByTestId('test-problem').element().textContent).toBe(
+      'Save first: the tests run on the saved skill.',
+    );
+    await expect
+      .element(dirty.getByRole('button', { name: 'Run tests' }))
+      .toHaveAccessibleDescription('Save first: the tests run on the saved skill.');
     await dirty.getByRole('button', { name: 'Save new version' }).click();
     expect(a.onSave).toHaveBeenCalled();
     await dirty.getByRole('button', { name: 'Delete' }).click();
@@ -240,11 +248,34 @@ describe('TryPanel and SkillActions', () => {
       <SkillActions draft={d} dirty={false} busy={undefined} confirmDelete {...a} />,
     );
     await expect.element(clean.getByRole('button', { name: 'Save new version' })).toBeDisabled();
+    expect(clean.getByTestId('test-problem').query()).toBeNull();
     await clean.getByRole('button', { name: 'Run tests' }).click();
     expect(a.onTest).toHaveBeenCalled();
     await clean.getByRole('button', { name: 'Yes, delete' }).click();
     expect(a.onDelete).toHaveBeenCalled();
   });
+});
+
+it('a new skill, not saved yet: Run tests says why it waits (it said nothing, not even a tooltip)', async () => {
+  const noop = () => {};
+  const d = { ...draftOf(skill('who')), mode: 'new' as const };
+  const screen = await render(
+    <SkillActions
+      draft={d}
+      dirty={false}
+      busy={undefined}
+      confirmDelete={false}
+      onSave={noop}
+      onTest={noop}
+      onConfirmDelete={noop}
+      onDelete={noop}
+      onClose={noop}
+    />,
+  );
+  await expect.element(screen.getByRole('button', { name: 'Run tests' })).toBeDisabled();
+  await expect
+    .element(screen.getByRole('button', { name: 'Run tests' }))
+    .toHaveAccessibleDescription('Save first: the tests run on the saved skill.');
 });
 
 describe('MakeSkill and ProposalInfo', () => {

@@ -4,7 +4,7 @@
  * skill's panels: its check (shape problems and the script validator's violations), its test cases and
  * their verdicts, "Try it", and the actions (save a new version, run the tests, delete behind a confirm).
  */
-import { useEffect, useState } from 'react';
+import { useEffect, useId, useState } from 'react';
 import type {
   SkillCaseResult,
   SkillCheck,
@@ -422,6 +422,9 @@ export function SkillActions({
   onClose: () => void;
 }) {
   const saved = draft.mode === 'edit';
+  const testId = useId();
+  /** Why Run tests cannot go, said beside it (it was a tooltip only, and none for a new skill). */
+  const testWhy = !busy && (!saved || dirty) ? 'Save first: the tests run on the saved skill.' : undefined;
   return (
     <div className="actions">
       <button className="primary" onClick={onSave} disabled={!!busy || !dirty}>
@@ -430,10 +433,15 @@ export function SkillActions({
       <button
         onClick={onTest}
         disabled={!!busy || !saved || dirty}
-        title={dirty ? 'Save first: the tests run on the saved skill' : undefined}
+        aria-describedby={testWhy ? testId : undefined}
       >
         {busy === 'test' ? 'Running tests…' : 'Run tests'}
       </button>
+      {testWhy && (
+        <span id={testId} className="start-problem" data-testid="test-problem">
+          {testWhy}
+        </span>
+      )}
       {saved &&
         (confirmDelete ? (
           <span className="confirm" role="group" aria-label="confirm delete">
