@@ -43,7 +43,7 @@ const editorLines = () =>
   );
 
 const status = () => w.page.locator('.run-detail').getAttribute('data-run-status');
-const currentRunId = () => decodeURIComponent(w.page.url().split('#/run/')[1] ?? '');
+const currentRunId = () => decodeURIComponent(w.page.url().split('#/run/')[1]?.split('?')[0] ?? '');
 
 describe('run flows', () => {
   it('an INTERACTIVE run: step history, stagnation, the forced final step with `collected`', async () => {

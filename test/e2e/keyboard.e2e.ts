@@ -25,7 +25,7 @@ beforeEach(() => w.llm.reset());
 
 const poll = <T>(fn: () => Promise<T> | T) => expect.poll(fn, { timeout: 60_000 });
 const status = () => w.page.locator('.run-detail').getAttribute('data-run-status');
-const currentRunId = () => decodeURIComponent(w.page.url().split('#/run/')[1] ?? '');
+const currentRunId = () => decodeURIComponent(w.page.url().split('#/run/')[1]?.split('?')[0] ?? '');
 
 /** What has the focus: its tag, accessible text, and the editor (data-testid) it is inside, if any. */
 const focused = () =>

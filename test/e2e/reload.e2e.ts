@@ -3,6 +3,8 @@
  * run's task and choices, and an open "Promote to template" with its edits, come back as they were,
  * in the same view; a promotion cancelled, or a run started, stays gone. (Both lived in the page's
  * memory only: a reload, F5 or the page restarted, showed an empty form, and the promotion was gone.)
+ * And the step chosen in an INTERACTIVE run's history (one stopped as a loop) is the one shown after a
+ * reload (it was the last step again).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fence, startWorld } from './support/app.ts';
@@ -75,6 +77,33 @@ describe('a reload keeps what was typed', () => {
     // (the list has loaded: its empty note shows)
     await expect.poll(() => page.getByText('No templates yet.').count()).toBe(1);
     expect(await editor.count()).toBe(0);
+    expect(w.pageErrors.filter((e) => !/favicon/.test(e))).toEqual([]);
+  });
+
+  it('an INTERACTIVE run stopped as a loop: the step chosen in its history is the one shown after a reload', async () => {
+    const { page, llm } = w;
+    const step = fence('r = get_user(user_id="nobody")\nemit_result(r.data["name"])');
+    llm.push(step, step, step);
+    await nav('New run');
+    await page.getByLabel('task').fill('What is the name of user nobody?');
+    await page.getByLabel('mode', { exact: true }).selectOption('interactive');
+    await page.getByRole('button', { name: 'Start run' }).click();
+    await expect.poll(status, { timeout: 60_000 }).toBe('failed');
+    const steps = page.getByRole('list', { name: 'steps' });
+    const current = () => steps.locator('[aria-current="step"]').getAttribute('data-attempt');
+    // Stopped as a loop at step 2 (the same failure twice), which is shown first.
+    await expect.poll(() => page.locator('.run-detail').innerText()).toContain('stopped as a loop');
+    await expect.poll(current).toBe('2');
+    await steps.locator('[data-attempt="1"]').click();
+    await expect.poll(current).toBe('1');
+    expect(page.url()).toMatch(/#\/run\/[^?]+\?attempt=1$/);
+    await reload();
+    await expect.poll(status).toBe('failed');
+    await expect.poll(current).toBe('1');
+    // j/k still move the choice, and the address follows.
+    await page.keyboard.press('j');
+    await expect.poll(current).toBe('2');
+    expect(page.url()).toMatch(/\?attempt=2$/);
     expect(w.pageErrors.filter((e) => !/favicon/.test(e))).toEqual([]);
   });
 });

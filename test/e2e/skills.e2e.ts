@@ -330,7 +330,7 @@ describe('skills in the workbench', () => {
     await page.getByRole('button', { name: 'Start run' }).click();
     const status = () => page.locator('.run-detail').getAttribute('data-run-status');
     await expect.poll(status, { timeout: 120_000 }).toBe('succeeded');
-    const runId = decodeURIComponent(page.url().split('#/run/')[1] ?? '');
+    const runId = decodeURIComponent(page.url().split('#/run/')[1]?.split('?')[0] ?? '');
     expect(JSON.stringify(llm.requests.at(-1)?.body)).toContain(
       'declare function js_user_city(user_id: string)',
     );

@@ -67,4 +67,19 @@ describe('shortcuts', () => {
     expect(activeNav({ view: 'run', id: 'x' })).toBe('runs');
     expect(activeNav({ view: 'kits' })).toBe('kits');
   });
+
+  it("a run's chosen attempt or step is in its address (a reload shows it again); nonsense is dropped", () => {
+    const r: Route = { view: 'run', id: 'run-1', attempt: 2 };
+    expect(routeHash(r)).toBe('#/run/run-1?attempt=2');
+    expect(parseHash(routeHash(r))).toEqual(r);
+    expect(parseHash('#/run/run-1?attempt=0')).toEqual({ view: 'run', id: 'run-1' });
+    expect(parseHash('#/run/run-1?attempt=x')).toEqual({ view: 'run', id: 'run-1' });
+    // Only a run has attempts.
+    expect(parseHash('#/tools/web?line=3&attempt=2')).toEqual({ view: 'tools', id: 'web', line: 3 });
+    expect(parseHash(routeHash({ view: 'tools', id: 'web', line: 12 }))).toEqual({
+      view: 'tools',
+      id: 'web',
+      line: 12,
+    });
+  });
 });

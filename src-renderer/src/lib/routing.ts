@@ -22,6 +22,8 @@ export interface Route {
   id?: string;
   /** `tools`: the tools.py line to reveal (a traceback frame inside a tool). */
   line?: number;
+  /** `run`: the attempt (PLAN) or step (INTERACTIVE) chosen in its history, shown again after a reload. */
+  attempt?: number;
 }
 
 export const VIEWS: readonly View[] = [
@@ -44,13 +46,28 @@ export const parseHash = (hash: string): Route => {
   const [view, ...rest] = path.split('/');
   const id = rest.length ? decodeURIComponent(rest.join('/')) : undefined;
   const v = VIEWS.includes(view as View) ? (view as View) : 'runs';
-  const line = Number(new URLSearchParams(query).get('line'));
-  return { view: v, ...(id ? { id } : {}), ...(Number.isInteger(line) && line > 0 ? { line } : {}) };
+  const params = new URLSearchParams(query);
+  const whole = (k: string) => {
+    const n = Number(params.get(k));
+    return Number.isInteger(n) && n > 0 ? n : undefined;
+  };
+  const line = whole('line');
+  const attempt = v === 'run' ? whole('attempt') : undefined;
+  return {
+    view: v,
+    ...(id ? { id } : {}),
+    ...(line ? { line } : {}),
+    ...(attempt ? { attempt } : {}),
+  };
 };
 
 /** The URL hash of a route (`parseHash(routeHash(r))` is `r`). */
-export const routeHash = (r: Route): string =>
-  `#/${r.view}${r.id ? '/' + encodeURIComponent(r.id) : ''}${r.line ? `?line=${r.line}` : ''}`;
+export const routeHash = (r: Route): string => {
+  const query = [r.line ? `line=${r.line}` : '', r.attempt ? `attempt=${r.attempt}` : '']
+    .filter(Boolean)
+    .join('&');
+  return `#/${r.view}${r.id ? '/' + encodeURIComponent(r.id) : ''}${query ? `?${query}` : ''}`;
+};
 
 /** `g <key>` goes to a view. */
 export const GOTO: Readonly<Record<string, View>> = {

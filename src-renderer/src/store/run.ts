@@ -12,6 +12,7 @@ import { MAX_LIVE_CHARS, withStreamed } from './live-text.ts';
 import { foldCaughtUp, foldQueued, followSelection, stepSelection } from '../views/run/run-detail.ts';
 import { notifyingAct } from './app.ts';
 import { readDraft, writeDraft } from '../lib/session-draft.ts';
+import { routeHash } from '../lib/routing.ts';
 import type { Store } from './index.ts';
 
 export interface RunSlice {
@@ -123,10 +124,16 @@ export const createRunSlice: StateCreator<Store, [], [], RunSlice> = (set, get) 
         const run = await api['runs.get']({ runId });
         if (get().runId !== runId) return;
         const last = run.attempts[run.attempts.length - 1]?.n;
+        // The attempt the address names (chosen before a reload), if the run has it.
+        const { route } = get();
+        const named =
+          route.view === 'run' && route.id === runId && run.attempts.some((a) => a.n === route.attempt)
+            ? route.attempt
+            : undefined;
         set({
           run,
           runLoading: false,
-          attemptN: get().attemptN ?? last,
+          attemptN: get().attemptN ?? named ?? last,
           live: withStreamed(get().live, run.streaming),
         });
         // Events pushed while the record was on its way.
@@ -150,6 +157,13 @@ export const createRunSlice: StateCreator<Store, [], [], RunSlice> = (set, get) 
     },
     selectAttempt(n) {
       set({ attemptN: n, jump: undefined });
+      // The address names the choice (replaced, not a new history entry): a reload shows it again.
+      const { route } = get();
+      if (route.view === 'run' && route.id === get().runId && route.attempt !== n) {
+        const next = { ...route, attempt: n };
+        history.replaceState(null, '', routeHash(next));
+        set({ route: next });
+      }
     },
     stepAttempt(delta) {
       const next = stepSelection(get().run, get().attemptN, delta);
