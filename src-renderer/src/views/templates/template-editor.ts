@@ -73,7 +73,7 @@ export function restoreEditorState(raw: unknown): TemplateEditorState | undefine
   const slots = !!d.slots && typeof d.slots === 'object' && !Array.isArray(d.slots);
   const language = d.language === 'python' || d.language === 'js' || d.language === 'ts';
   if (!texts || !examples || !slots || !language) return undefined;
-  return { draft: draft as TemplateDraft, replace: replace === true };
+  return { draft, replace: replace === true };
 }
 
 export function editorDrafts(storage?: {
