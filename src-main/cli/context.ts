@@ -144,6 +144,30 @@ export function oneOf<T extends string>(name: string, values: readonly T[]) {
   };
 }
 
+/**
+ * `--lang` and `--language` are one option on every verb that takes a script language: `shown` is the
+ * one its help lists, the other is accepted (hidden) and means the same. Both given with different
+ * values is a usage error. Call after the shown option is declared.
+ */
+export function languageAlias(cmd: Command, shown: 'lang' | 'language'): Command {
+  const other = shown === 'lang' ? 'language' : 'lang';
+  cmd.addOption(
+    cmd
+      .createOption(`--${other} <${other}>`)
+      .hideHelp()
+      .argParser(oneOf(`--${other}`, ['python', 'js', 'ts'] as const)),
+  );
+  return cmd.hook('preAction', (c) => {
+    const v = c.getOptionValue(other) as string | undefined;
+    if (v === undefined) return;
+    if (c.getOptionValueSource(shown) === 'cli' && c.getOptionValue(shown) !== v)
+      throw new UsageError(
+        `--lang and --language are the same option: give it once (got ${c.getOptionValue(shown)} and ${v})`,
+      );
+    c.setOptionValueWithSource(shown, v, 'cli');
+  });
+}
+
 export const json = (v: unknown): string => JSON.stringify(v, null, 2) + '\n';
 
 /** How a sandbox is made (the CLI has no verb for it): said where an empty workspace leaves a person. */

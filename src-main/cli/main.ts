@@ -6,7 +6,7 @@ import { knownSecrets } from '../core/records/redact.ts';
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { ToolsmithError } from '../app/errors.ts';
-import { createContext, UsageError } from './context.ts';
+import { createContext, languageAlias, UsageError } from './context.ts';
 import { onUnhandledStop, signalExitCode } from './signals.ts';
 import type { CliContext } from './context.ts';
 import { MCP_DESCRIPTION } from '../mcp/mcp-tool-names.ts';
@@ -110,6 +110,14 @@ export const VERB_SUMMARIES: [name: string, term: string, description: string][]
   ],
 ];
 
+/** Every verb that takes `--lang` also takes `--language`, and the other way round (context.ts). */
+function acceptBothLanguageFlags(cmd: Command): void {
+  const longs = new Set(cmd.options.map((o) => o.long));
+  if (longs.has('--lang') && !longs.has('--language')) languageAlias(cmd, 'lang');
+  else if (longs.has('--language') && !longs.has('--lang')) languageAlias(cmd, 'language');
+  for (const sub of cmd.commands) acceptBothLanguageFlags(sub);
+}
+
 /**
  * The program with the verbs `argv` needs: the one verb it names, loaded; else (no verb, an unknown
  * one, `help`) every verb as a stub from VERB_SUMMARIES, enough for the top-level help and for
@@ -133,6 +141,7 @@ export async function buildProgram(ctx: CliContext, argv: string[] = [], full = 
     .configureOutput({ writeOut: ctx.out, writeErr: ctx.err, outputError: () => {} });
   program.exitOverride();
   for (const register of registers) register(program, ctx);
+  acceptBothLanguageFlags(program);
   if (!full && !one) {
     const terms = new Map<string, string>();
     for (const [name, term, description] of VERB_SUMMARIES) {
