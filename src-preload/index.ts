@@ -62,6 +62,7 @@ const methods: Method[] = [
   'mcp.servers',
   'mcp.test',
   'mcp.save',
+  'mcp.remove',
   'providers.save',
   'providers.remove',
   'providers.move',

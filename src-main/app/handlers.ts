@@ -164,6 +164,7 @@ export const handlers: Handlers = {
   'mcp.servers': (svc) => svc.mcpServers.view(),
   'mcp.test': (svc, { name }) => svc.mcpServers.test(name),
   'mcp.save': (svc, { name, sandbox, ...def }) => svc.mcpServers.save(name, def, sandbox),
+  'mcp.remove': (svc, { name }) => svc.mcpServers.remove(name),
   ...setupHandlers,
   'approvals.answer': (svc, { id, approved, reason }) => ({
     answered: svc.approvals.answer(id, approved, reason),

@@ -213,18 +213,32 @@ function tomlValue(v: unknown): string {
     .join(', ')} }`;
 }
 
-/** Removes a `[header]` table (up to the next table header) from TOML text. */
-function dropTable(text: string, header: string): string {
+/**
+ * Removes the tables (each up to the next table header) whose `[header]` line `drop` picks from TOML
+ * text. Comments and blank lines at the end of a dropped table stay when a kept table follows: they
+ * are that table's.
+ */
+function dropTables(text: string, drop: (header: string) => boolean): string {
   const lines = text.split('\n');
   const out: string[] = [];
   let skipping = false;
+  let held: string[] = []; // (comments and blank lines met while skipping)
   for (const line of lines) {
     const t = line.trim();
-    if (t.startsWith('[')) skipping = t === header;
+    if (t.startsWith('[')) {
+      skipping = drop(t);
+      if (!skipping) out.push(...held);
+      held = [];
+    } else if (skipping && (t === '' || t.startsWith('#'))) {
+      held.push(line);
+      continue;
+    } else if (skipping) held = [];
     if (!skipping) out.push(line);
   }
   return out.join('\n');
 }
+
+const dropTable = (text: string, header: string) => dropTables(text, (h) => h === header);
 
 /**
  * Adds or replaces `[mcp_servers.NAME]` in `.toolsmith/config.toml` (other text and comments stay) and,
@@ -295,6 +309,56 @@ export async function saveMcpServer(
   return mcpServersView(svc).find((s) => s.name === name)!;
 }
 
+/**
+ * Removes `[mcp_servers.NAME]` from `.toolsmith/config.toml`, with every sandbox's use of it
+ * (`[sandboxes.S.mcp.NAME]` and its subtables); other text and comments stay. The running service drops
+ * the server at once (its connection closed): no restart. Refused, with the file unchanged, where the
+ * file names the server in a way these tables do not cover (an inline table): then the file is to be
+ * edited by hand, and the message says where.
+ */
+export async function removeMcpServer(
+  svc: McpDeps & ConfigDeps & WorkspaceDeps,
+  name: string,
+): Promise<{ name: string; sandboxes: string[] }> {
+  if (!svc.config.mcp_servers[name]) {
+    const names = Object.keys(svc.config.mcp_servers).sort();
+    throw new ToolsmithError(
+      'not_found',
+      `no MCP server ${name} in this workspace; its servers: ${names.join(', ') || 'none'}`,
+    );
+  }
+  const users = Object.entries(svc.config.sandboxes)
+    .filter(([, sb]) => sb.mcp[name] !== undefined)
+    .map(([sb]) => sb)
+    .sort();
+  const server = `[mcp_servers.${tomlKey(name)}`;
+  const uses = users.map((sb) => `[sandboxes.${tomlKey(sb)}.mcp.${tomlKey(name)}`);
+  const file = svc.files.configFile;
+  const text = dropTables(svc.files.editableConfigText(), (h) =>
+    [server, ...uses].some((t) => h === `${t}]` || h.startsWith(`${t}.`)),
+  ).replace(/\n{3,}/g, '\n\n');
+  let config: ReturnType<typeof parseConfig>;
+  try {
+    config = parseConfig(parseTomlFile(file, text), file);
+  } catch (e) {
+    throw new ToolsmithError(
+      'refused',
+      `${file} would not be valid without the tables of MCP server ${name} (${errorMessage(e)}); nothing was changed: edit the file by hand`,
+    );
+  }
+  const left = users.filter((sb) => config.sandboxes[sb]?.mcp[name] !== undefined);
+  if (config.mcp_servers[name] || left.length)
+    throw new ToolsmithError(
+      'refused',
+      `${file} names MCP server ${name} outside its own tables (an inline table${left.length ? ` in sandbox ${left.join(', ')}` : ''}); nothing was changed: remove it there by hand`,
+    );
+  svc.files.writeConfig(text);
+  delete svc.config.mcp_servers[name];
+  for (const sb of users) svc.config.sandboxes[sb] = config.sandboxes[sb]!;
+  await svc.mcp().removeServer(name);
+  return { name, sandboxes: users };
+}
+
 /** The workspace's MCP servers as the workbench manages them, built once by the composition root. */
 export function mcpServersFeature(deps: McpDeps & ConfigDeps & WorkspaceDeps) {
   return {
@@ -302,6 +366,7 @@ export function mcpServersFeature(deps: McpDeps & ConfigDeps & WorkspaceDeps) {
     test: (name: string) => testMcpServer(deps, name),
     save: (name: string, raw: Record<string, unknown>, sandbox?: string) =>
       saveMcpServer(deps, name, raw, sandbox),
+    remove: (name: string) => removeMcpServer(deps, name),
   };
 }
 export type McpServersFeature = ReturnType<typeof mcpServersFeature>;

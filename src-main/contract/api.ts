@@ -206,6 +206,8 @@ export const requests = {
       sandbox: name.optional(),
     })
     .strict(),
+  /** Removes `[mcp_servers.NAME]` and every sandbox's use of it from `.toolsmith/config.toml`. */
+  'mcp.remove': z.object({ name }).strict(),
   /** Providers edited from Settings: written to `.toolsmith/config.toml` and used at once. */
   'providers.save': z
     .object({
@@ -466,6 +468,8 @@ export interface Responses extends SuiteResponses, SkillResponses {
   'mcp.servers': McpServerView[];
   'mcp.test': { server: McpServerView; tools: SandboxTool[]; ms: number };
   'mcp.save': McpServerView;
+  /** The server removed, and the sandboxes that used it (their `[sandboxes.S.mcp.NAME]` removed too). */
+  'mcp.remove': { name: string; sandboxes: string[] };
   'providers.save': { id: string; keyStored?: KeyPlace };
   'providers.remove': { removed: true };
   'providers.move': { order: string[] };

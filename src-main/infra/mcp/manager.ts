@@ -377,6 +377,17 @@ export class McpManager {
     this.changed();
   }
 
+  /** Forgets a server definition (removed from the config): its connection is closed. */
+  async removeServer(name: string): Promise<void> {
+    if (!this.defs[name]) return;
+    delete this.defs[name];
+    await this.disconnect(name);
+    this.forgetDown(name);
+    this.status_.delete(name);
+    this.version++;
+    this.changed();
+  }
+
   /**
    * Replaces every definition (the config file changed): servers removed or changed are disconnected,
    * unchanged ones keep their connection. Returns the names whose definition changed.

@@ -48,6 +48,26 @@ describe('ServersTable', () => {
       .toBeInTheDocument();
   });
 
+  it('Remove asks for the server it sits beside; no Remove without a handler', async () => {
+    const onRemove = vi.fn();
+    const broken = server('broken', 'error', ['demo'], 'connect ECONNREFUSED 127.0.0.1:9');
+    const screen = await render(
+      <ServersTable
+        servers={[server('files', 'connected'), broken]}
+        selected={undefined}
+        onSelect={noop}
+        onEdit={noop}
+        onRemove={onRemove}
+      />,
+    );
+    await screen.getByRole('button', { name: 'Remove broken' }).click();
+    expect(onRemove).toHaveBeenCalledExactlyOnceWith(broken);
+    const plain = await render(
+      <ServersTable servers={[broken]} selected={undefined} onSelect={noop} onEdit={noop} />,
+    );
+    expect(plain.container.querySelectorAll('button[aria-label^="Remove"]').length).toBe(0);
+  });
+
   it('says when there is no server', async () => {
     const screen = await render(
       <ServersTable servers={[]} selected={undefined} onSelect={noop} onEdit={noop} />,

@@ -21,11 +21,14 @@ export function ServersTable({
   selected,
   onSelect,
   onEdit,
+  onRemove,
 }: {
   servers: McpServerView[];
   selected: string | undefined;
   onSelect: (name: string) => void;
   onEdit: (s: McpServerView) => void;
+  /** Removes the server from config.toml (with every sandbox's use of it), after the person confirms. */
+  onRemove?: (s: McpServerView) => void;
 }) {
   if (servers.length === 0)
     return (
@@ -65,6 +68,11 @@ export function ServersTable({
             <td className="row-actions">
               <button onClick={() => onEdit(s)}>Edit</button>
               <button onClick={() => onSelect(s.name)}>Test</button>
+              {onRemove && (
+                <button onClick={() => onRemove(s)} aria-label={`Remove ${s.name}`}>
+                  Remove
+                </button>
+              )}
             </td>
           </tr>
         ))}

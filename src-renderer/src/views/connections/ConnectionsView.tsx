@@ -54,6 +54,7 @@ export function ConnectionsView() {
           selected={selected}
           onSelect={(name) => void v.select(name)}
           onEdit={v.edit}
+          onRemove={(s) => void v.remove(s)}
         />
       )}
       {selected && (

@@ -29,6 +29,25 @@ const tested = (name: string, sandboxes: string[] = []): Tested => ({
 });
 
 describe('the Connections view state', () => {
+  it('a removed server takes its selection, test and open edit form with it; another server is untouched', () => {
+    let s = connectionsReducer(initialConnections, { type: 'select', name: 'a' });
+    s = connectionsReducer(s, { type: 'tested', tested: tested('a') });
+    s = connectionsReducer(s, { type: 'openForm', form: editServerForm(server('a'), 1) });
+    const other = connectionsReducer(s, { type: 'removed', name: 'b' });
+    expect(other).toMatchObject({ selected: 'a', tested: tested('a') });
+    expect(other.form?.editing).toBe(true);
+    const gone = connectionsReducer(s, { type: 'removed', name: 'a' });
+    expect(gone.selected).toBeUndefined();
+    expect(gone.tested).toBeUndefined();
+    expect(gone.form).toBeUndefined();
+    // A new server's form (not an edit of the one removed) stays open.
+    const adding = connectionsReducer(
+      connectionsReducer(initialConnections, { type: 'openForm', form: newServerForm(2) }),
+      { type: 'removed', name: '' },
+    );
+    expect(adding.form?.editing).toBe(false);
+  });
+
   it('selecting a server starts its test and forgets the previous one (result, error, tool tried)', () => {
     let s = connectionsReducer(initialConnections, { type: 'select', name: 'a' });
     s = connectionsReducer(s, { type: 'tested', tested: tested('a') });

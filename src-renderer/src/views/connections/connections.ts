@@ -40,7 +40,9 @@ export type ConnectionsAction =
   | { type: 'testEnded' }
   | { type: 'openForm'; form: ServerFormState }
   | { type: 'closeForm' }
-  | { type: 'try'; tool: string };
+  | { type: 'try'; tool: string }
+  /** A server removed from the config: its selection, test and open edit form go with it. */
+  | { type: 'removed'; name: string };
 
 export function connectionsReducer(s: ConnectionsState, a: ConnectionsAction): ConnectionsState {
   switch (a.type) {
@@ -67,6 +69,11 @@ export function connectionsReducer(s: ConnectionsState, a: ConnectionsAction): C
       return { ...s, form: undefined };
     case 'try':
       return { ...s, trying: a.tool };
+    case 'removed': {
+      const form = s.form?.editing && s.form.draft.name === a.name ? undefined : s.form;
+      if (s.selected !== a.name) return { ...s, form };
+      return { ...initialConnections, form };
+    }
   }
 }
 

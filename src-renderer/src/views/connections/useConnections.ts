@@ -43,8 +43,26 @@ export function useConnections() {
     void reload().then(() => select(s.name));
   };
 
+  const remove = async (s: McpServerView) => {
+    const users = s.sandboxes.length ? ` and from sandbox ${s.sandboxes.join(', ')}` : '';
+    if (!confirm(`Remove MCP server ${s.name} from .toolsmith/config.toml${users}?`)) return;
+    try {
+      const r = await api['mcp.remove']({ name: s.name });
+      notify(
+        'info',
+        `MCP server ${r.name} removed from .toolsmith/config.toml${r.sandboxes.length ? ` (and from sandbox ${r.sandboxes.join(', ')})` : ''}.`,
+      );
+      dispatch({ type: 'removed', name: s.name });
+    } catch (e) {
+      notify('error', `Could not remove MCP server ${s.name}: ${errorMessage(e)}`);
+    }
+    void loadApp();
+    void reload();
+  };
+
   return {
     state,
+    remove,
     dispatch,
     servers,
     loadError,
