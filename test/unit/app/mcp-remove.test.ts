@@ -45,8 +45,7 @@ describe('mcp.remove (dispatch: IPC and web server)', () => {
     expect(after).toMatch(/# kept: a comment about the next table\n+\[mcp_servers\.other\]/);
     expect(after).toContain('[mcp_servers.other]');
     expect(after).toContain('[sandboxes.ecommerce]');
-    const list = await dispatch(svc, 'mcp.servers', {});
-    expect(list.ok && list.value.map((s) => s.name)).toEqual(['other']);
+    expect(svc.mcpServers.view().map((s) => s.name)).toEqual(['other']);
     expect(svc.config.sandboxes['ecommerce']?.mcp['broken']).toBeUndefined();
   });
 
