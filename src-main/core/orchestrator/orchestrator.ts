@@ -334,19 +334,25 @@ export class Orchestrator {
       this.checkCancel(ctx);
       if (cand.name) this.sourceOutcome(req, cand, result.success);
       if (req.direct) return directOutcome(runId, result);
-      if (result.success)
-        return {
-          runId,
-          status: 'succeeded',
-          ...(resultValue(result) !== undefined ? { result: resultValue(result) as JsonValue } : {}),
-        };
+      const value = resultValue(result);
+      if (result.success && value !== undefined) return { runId, status: 'succeeded', result: value };
       if (result.exitReason === 'infra')
         return failedOutcome(runId, result.error?.message ?? 'the sandbox is not available');
-      const err = result.error ?? { type: result.exitReason, message: 'the script failed', frames: [] };
+      // A script that ended without emitting anything (its emit_result on a path it did not take) gave no
+      // answer: not a success with an empty result, but a failed attempt the next one is told about.
+      const err = result.success
+        ? NO_RESULT
+        : (result.error ?? { type: result.exitReason, message: 'the script failed', frames: [] });
       lastError = `${err.type}: ${err.message}`;
       previous = { script: cand.script.body, error: formatExecutionFailure(err, result.toolCalls) };
     }
-    return failedOutcome(runId, lastError);
+    // The budget is spent: say so (how many attempts, the setting), then how the last one ended.
+    if (req.direct || lastError === NO_ATTEMPT) return failedOutcome(runId, lastError);
+    const attempts = started.maxRetries + 1;
+    return failedOutcome(
+      runId,
+      `no result after ${attempts} attempt${attempts === 1 ? '' : 's'} (max_retries ${started.maxRetries}); the last attempt ${/^the script failed validation/.test(lastError) ? 'was rejected: ' : 'failed: '}${lastError}`,
+    );
   }
 
   private async interactive(ctx: RunCtx, started: RunStartedData): Promise<RunOutcome> {
@@ -788,6 +794,14 @@ function resultValue(r: ExecutionResult): JsonValue | undefined {
 }
 
 const NO_ATTEMPT = 'no attempt was made';
+
+/** A PLAN script that ran to its end without emitting anything (the hint for it says emit_result). */
+const NO_RESULT: ExecutionError = {
+  type: 'NoResult',
+  message:
+    'the script ran to its end but no result was emitted: no emit_result(...) call was reached on the path it took. Make every path end with emit_result(answer)',
+  frames: [],
+};
 
 function lastErrorOrProviders(ctx: RunCtx, fallback: string): string {
   const errs = ctx.providerErrors;
