@@ -14,10 +14,11 @@ import { silentLogger } from '../ports/executor.ts';
 import { RUN_BUDGETS } from '../records/events.ts';
 import type { EventPayloads, EventType, RunEvent, RunMode, RunStartedData, Tier } from '../records/events.ts';
 import type { AssembledScript } from '../script/assemble.ts';
+import { fenceTags, LANGUAGE_TAGS } from '../script/assemble.ts';
 import { assembleIn } from '../script/context.ts';
 import type { OfferedSkill } from '../skills/offered.ts';
 import type { BuiltPrompt, ScriptGenerator, SandboxContext } from '../script/generator.ts';
-import { formatExecutionFailure } from '../script/generator.ts';
+import { FENCES, formatExecutionFailure, LANGUAGE_NAMES } from '../script/generator.ts';
 import { capArgs, failureMessage } from '../sandbox/execution.ts';
 import { toAgentContext } from '../sandbox/agent-context.ts';
 import type { ExecutionError, ExecutionResult } from '../sandbox/execution.ts';
@@ -130,10 +131,12 @@ interface Candidate {
 
 const sameJson = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
-/** The names a script of the run may call: its tools (kit aliases applied) and its skills. */
 /**
- * An LLM answer with text but no code (prose only: no fenced block, and every line read as prose) is
- * said as such, to the person and in the correction the LLM gets, instead of "the script is empty".
+ * What an LLM answer that did not give a script of the run's language is told, to the person and in the
+ * correction the LLM gets, instead of a bare "the script is empty" or "syntax error": an answer with text
+ * but no code (prose only, every line read as prose), an answer with no fenced block whose text does not
+ * parse (a refusal, an explanation), and an answer whose only code block is tagged another language (a
+ * ```javascript block for a Python run).
  */
 function noCodeIn(
   answer: string | undefined,
@@ -141,21 +144,37 @@ function noCodeIn(
   v: ValidationResult,
 ): ValidationResult {
   const said = answer?.replace(/\s+/g, ' ').trim();
-  if (!said || script.body.trim() !== '') return v;
+  if (!said || v.valid) return v;
+  const fence = FENCES[script.language];
+  const oneBlock = `answer with the whole script in one fenced \`\`\`${fence} block`;
   const quote = said.length > 120 ? `${said.slice(0, 120)}…` : said;
-  return {
+  const tags = fenceTags(answer ?? '');
+  const other = tags.find((t) => t !== '' && !LANGUAGE_TAGS[script.language].includes(t));
+  const rewrite = (rule: string, message: (x: ValidationResult['violations'][number]) => string) => ({
     valid: false,
-    violations: v.violations.map((x) =>
-      x.rule === 'empty-script'
-        ? {
-            ...x,
-            message: `the answer held no script, only text (${JSON.stringify(quote)}): answer with the code in one fenced \`\`\`${script.language === 'python' ? 'python' : script.language === 'ts' ? 'typescript' : 'javascript'} block`,
-          }
-        : x,
-    ),
-  };
+    violations: v.violations.map((x) => (x.rule === rule ? { ...x, message: message(x) } : x)),
+  });
+  if (script.body.trim() === '')
+    return rewrite(
+      'empty-script',
+      () => `the answer held no script, only text (${JSON.stringify(quote)}): ${oneBlock}`,
+    );
+  if (!tags.length)
+    return rewrite(
+      'syntax',
+      (x) =>
+        `the answer held no fenced code block, and its text is not ${LANGUAGE_NAMES[script.language]} (${x.message}; the answer began ${JSON.stringify(quote)}): ${oneBlock}`,
+    );
+  if (other && tags.every((t) => !LANGUAGE_TAGS[script.language].includes(t)))
+    return rewrite(
+      'syntax',
+      (x) =>
+        `the answer's code is a \`\`\`${other} block, but this run's scripts are ${LANGUAGE_NAMES[script.language]} (${x.message}): write the script in ${LANGUAGE_NAMES[script.language]} and ${oneBlock}`,
+    );
+  return v;
 }
 
+/** The names a script of the run may call: its tools (kit aliases applied) and its skills. */
 const callableNames = (req: Pick<RunRequest, 'toolMap' | 'skills'>): string[] => [
   ...Object.keys(req.toolMap),
   ...(req.skills ?? []).map((s) => s.name),

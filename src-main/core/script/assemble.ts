@@ -20,11 +20,17 @@ export interface AssembledScript {
 }
 
 const FENCE = /(^|\n)[ \t]*(```|~~~)[ \t]*([A-Za-z0-9_+-]*)[^\n]*\n([\s\S]*?)(?:\n[ \t]*\2[ \t]*(?=\n|$)|$)/g;
-const LANG_TAGS: Record<ScriptLanguage, string[]> = {
+/** The fence tags a language's code block may carry (`` for an untagged block). */
+export const LANGUAGE_TAGS: Record<ScriptLanguage, readonly string[]> = {
   python: ['python', 'py', 'python3', ''],
   js: ['javascript', 'js', 'node', 'mjs', ''],
   ts: ['typescript', 'ts', ''],
 };
+
+/** The tags of an answer's fenced blocks, lowercased, in order (`` for an untagged block). */
+export function fenceTags(text: string): string[] {
+  return [...text.replace(/\r\n/g, '\n').matchAll(FENCE)].map((m) => (m[3] ?? '').toLowerCase());
+}
 
 /**
  * Extracts the code from an LLM answer: the fenced block in the wanted language (the longest when
@@ -34,7 +40,7 @@ export function stripFences(text: string, language: ScriptLanguage = 'python'): 
   const blocks: { tag: string; code: string }[] = [];
   for (const m of text.replace(/\r\n/g, '\n').matchAll(FENCE))
     blocks.push({ tag: (m[3] ?? '').toLowerCase(), code: m[4] ?? '' });
-  const wanted = blocks.filter((b) => LANG_TAGS[language].includes(b.tag));
+  const wanted = blocks.filter((b) => LANGUAGE_TAGS[language].includes(b.tag));
   const pick = (wanted.length ? wanted : blocks).sort((a, b) => b.code.length - a.code.length)[0];
   if (pick) return pick.code.replace(/\s+$/, '') + '\n';
   const lines = text.replace(/\r\n/g, '\n').split('\n');

@@ -88,12 +88,17 @@ export class PromptMissingError extends Error {
   override name = 'PromptMissingError';
 }
 
-const LANGUAGE_NAMES: Record<ScriptLanguage, string> = {
+export const LANGUAGE_NAMES: Record<ScriptLanguage, string> = {
   python: 'Python',
   js: 'JavaScript',
   ts: 'TypeScript',
 };
-const FENCES: Record<ScriptLanguage, string> = { python: 'python', js: 'javascript', ts: 'typescript' };
+/** The fence tag a prompt asks a language's script in. */
+export const FENCES: Record<ScriptLanguage, string> = {
+  python: 'python',
+  js: 'javascript',
+  ts: 'typescript',
+};
 
 /** An ExecutionError as the text an LLM reads: traceback frames then `Type: message`. */
 export function formatExecutionError(e: string | ExecutionError): string {

@@ -35,6 +35,35 @@ const plan = async (maxRetries: number) =>
     })
   ).done;
 
+describe('PLAN: answers that are not a script of the run', () => {
+  it('a refusal (prose, no code block) is told it held no code block, not only "syntax error"', async () => {
+    fx.llm.push('I am sorry, but I cannot help with that request.', COUNT);
+    const outcome = await plan(1);
+    expect(outcome).toMatchObject({ status: 'succeeded', result: 6 });
+    // The correction request names what was wrong with the answer and how to answer.
+    expect(fx.llm.requests).toHaveLength(2);
+    expect(userText(1)).toMatch(
+      /\[syntax\]: the answer held no fenced code block, and its text is not Python \(syntax error: [^)]*; the answer began "I am sorry, but I cannot help with that request\."\): answer with the whole script in one fenced ```python block/,
+    );
+  });
+
+  it('a ```javascript block for a Python run is told the language is wrong', async () => {
+    fx.llm.push('```javascript\nconst r = await get_orders();\nemit_result(r.data.length);\n```', COUNT);
+    const outcome = await plan(1);
+    expect(outcome).toMatchObject({ status: 'succeeded', result: 6 });
+    expect(userText(1)).toMatch(
+      /\[syntax\]: the answer's code is a ```javascript block, but this run's scripts are Python \(syntax error: [^)]*\): write the script in Python and answer with the whole script in one fenced ```python block/,
+    );
+  });
+
+  it('a script with plain Python in an untagged block keeps the plain syntax message', async () => {
+    fx.llm.push('```\nemit_result(len(get_orders().data)\n```', COUNT);
+    await plan(1);
+    expect(userText(1)).toMatch(/\[syntax\]: syntax error/);
+    expect(userText(1)).not.toMatch(/no fenced code block|this run's scripts are/);
+  });
+});
+
 describe('PLAN: a script that emits nothing, and the retry limit', () => {
   it('a script that ran to its end without emitting is a failed attempt, retried with the reason', async () => {
     // Validation sees an emit_result call; the path the script takes never reaches it.
