@@ -116,6 +116,20 @@ const missingEmit: Hinter = ({ error }) =>
     ? `End the script by calling emit_result(value) with the final answer.`
     : undefined;
 
+const timedOut: Hinter = ({ error }) =>
+  /^Timeout: /m.test(error)
+    ? `The script did not finish within its time limit. Look for a loop that never ends (while True, a ` +
+      `retry with no bound) and for work that grows with the data: call only the tools the answer needs, ` +
+      `each for only the items it needs, and do not wait or sleep.`
+    : undefined;
+
+const outputTooBig: Hinter = ({ error }) =>
+  /^OutputLimit: /m.test(error)
+    ? `The script's output (its prints and emitted values) went past the limit. Print little or nothing, ` +
+      `and emit only the answer the task asks for (a count, the few fields it names), never whole tool ` +
+      `responses or long lists.`
+    : undefined;
+
 export const DEFAULT_HINTERS: readonly Hinter[] = [
   keyErrorIndex,
   keyErrorName,
@@ -125,6 +139,8 @@ export const DEFAULT_HINTERS: readonly Hinter[] = [
   attributeOnToolResponse,
   noneSubscript,
   missingEmit,
+  timedOut,
+  outputTooBig,
 ];
 
 /** All hints that apply to an error, de-duplicated, in hinter order. */

@@ -112,6 +112,16 @@ describe('hinters', () => {
     expect(h('TypeError: list indices must be integers or slices, not str')[0]).toMatch(/loop over it/);
     expect(h("TypeError: 'NoneType' object is not subscriptable")[0]).toMatch(/check r.success/);
   });
+  it('a timeout and an output past the limit say what to change, not only that the limit was hit', () => {
+    expect(h('Timeout: the script ran past its 3 s time limit')[0]).toMatch(/a loop that never ends/);
+    expect(h("OutputLimit: the script's output exceeded 51200 bytes")[0]).toMatch(
+      /emit only the answer the task asks for/,
+    );
+    // A traceback above the error line (formatExecutionError's form) still gets the hint.
+    expect(
+      h('Traceback (most recent call last):\n  line 3, in <module>\nTimeout: the script ran past'),
+    ).toHaveLength(1);
+  });
   it('nothing for an unknown error', () => {
     expect(h('ValueError: something')).toEqual([]);
   });
