@@ -129,7 +129,29 @@ interface Candidate {
   validation: ValidationResult;
 }
 
-const sameJson = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+/**
+ * A script as loop detection compares it: blank lines and trailing spaces dropped, spaces inside a line
+ * collapsed and those next to brackets, commas and operators removed; the indentation kept (it is Python's
+ * syntax). Two steps that differ only there are the same step.
+ */
+function scriptKey(script: string): string {
+  return script
+    .replace(/\r\n?/g, '\n')
+    .split('\n')
+    .map((l) => l.replace(/\s+$/, ''))
+    .filter((l) => l !== '')
+    .map((l) => {
+      const indent = /^[ \t]*/.exec(l)?.[0].replace(/\t/g, '    ') ?? '';
+      return (
+        indent +
+        l
+          .trim()
+          .replace(/\s*([()[\]{},:;=+\-*/%<>!&|^~.])\s*/g, '$1')
+          .replace(/\s+/g, ' ')
+      );
+    })
+    .join('\n');
+}
 
 /**
  * What an LLM answer that did not give a script of the run's language is told, to the person and in the
@@ -378,14 +400,19 @@ export class Orchestrator {
     const { req, runId } = ctx;
     const collected: JsonValue[] = [];
     const history: string[] = [];
-    let previousData: JsonValue[] | undefined;
+    // What each step that reported data did (its tool calls and data), to catch one that repeats another.
+    const reported: { n: number; key: string }[] = [];
     let forceFinal = false;
     let previous: { script: string; error: string | ExecutionError } | undefined;
-    // The step before's failure (its script and what went wrong), to catch a step that repeats it.
-    let lastFailure: { script: string; outcome: string } | undefined;
+    // Each failed step (its script, whitespace aside, and what went wrong), to catch a step that repeats
+    // one: the step just before (a retry of the same failure), or an older one (steps going round in
+    // circles, A-B-A-B). An older repeat is told to the model once; the next repeat ends the run.
+    const failures: { n: number; script: string; outcome: string }[] = [];
+    // The step whose repeat of an older one the model was told about.
+    let warnedAt: number | undefined;
     // What the last step did, for the error when the steps run out.
     let lastStep = '';
-    /** Records a failed step; a failure that repeats the step before's (same script, same error) ends the run. */
+    /** Records a failed step; a failure that repeats an earlier one is a loop (see `failures`). */
     const failedStep = (
       n: number,
       final: boolean,
@@ -393,15 +420,31 @@ export class Orchestrator {
       summary: string,
       outcome: string,
     ): RunOutcome | undefined => {
-      const repeated = lastFailure?.script === script && lastFailure.outcome === outcome;
-      lastFailure = { script, outcome };
+      const key = scriptKey(script);
+      const earlier = failures.findLast((f) => f.script === key && f.outcome === outcome);
+      failures.push({ n, script: key, outcome });
       lastStep = `the last step ${summary === 'script rejected by the validator' ? 'was rejected by the validator' : 'failed'}: ${outcome}`;
-      ctx.emit('step', { n, summary, stagnant: repeated, final: final || repeated });
-      if (!repeated) return undefined;
-      ctx.log.warn({ event: 'loop', step: n }, 'a step repeated the failure of the step before: stopping');
+      const stop = earlier !== undefined && (earlier.n === n - 1 || warnedAt !== undefined);
+      ctx.emit('step', { n, summary, stagnant: earlier !== undefined, final: final || stop });
+      if (!earlier) return undefined;
+      if (!stop) {
+        // The first repeat of an older step: the next prompt says so, and the model gets one more chance.
+        warnedAt = n;
+        history.push(
+          `step ${n} repeated step ${earlier.n}: the same script failed the same way again (${outcome}). Do not write it again: take a different approach (another tool, other arguments, or answer from \`collected\`); one more repeat ends the run`,
+        );
+        ctx.log.warn({ event: 'loop', step: n, repeats: earlier.n }, 'a step repeated an earlier failure');
+        return undefined;
+      }
+      ctx.log.warn(
+        { event: 'loop', step: n, repeats: earlier.n },
+        'a step repeated an earlier failure: stopping',
+      );
       return failedOutcome(
         runId,
-        `step ${n} repeated step ${n - 1}: the same script failed the same way (${outcome}); stopped as a loop instead of spending the remaining steps on it`,
+        earlier.n === n - 1
+          ? `step ${n} repeated step ${n - 1}: the same script failed the same way (${outcome}); stopped as a loop instead of spending the remaining steps on it`
+          : `step ${n} repeated step ${earlier.n}: the same script failed the same way (${outcome}), after step ${warnedAt} had repeated an earlier step and the model was told to change course; the steps go round in circles: stopped as a loop instead of spending the remaining steps on it`,
       );
     };
     for (let n = 1; n <= started.maxSteps; n++) {
@@ -466,21 +509,30 @@ export class Orchestrator {
         continue;
       }
       previous = undefined;
-      lastFailure = undefined;
       const data = result.intermediates;
-      const stagnant = previousData !== undefined && sameJson(previousData, data);
+      // Stagnant: the same tool calls (names and arguments) reporting the same data as an earlier step.
+      // The same data from other calls (another page, another warehouse: polling with other arguments)
+      // is progress, not a loop.
+      const key = JSON.stringify({ calls: result.toolCalls.map((c) => [c.name, c.args]), data });
+      const same = reported.findLast((r) => r.key === key);
+      const stagnant = same !== undefined;
+      reported.push({ n, key });
       collected.push(...data);
-      previousData = data;
-      const summary = stagnant
-        ? 'reported the same data as the step before'
-        : `reported ${data.length} item${data.length === 1 ? '' : 's'}`;
+      const summary = !same
+        ? `reported ${data.length} item${data.length === 1 ? '' : 's'}`
+        : same.n === n - 1
+          ? 'reported the same data as the step before'
+          : `reported the same data with the same calls as step ${same.n}`;
       history.push(`step ${n}: ${summary}\n${stepContext(result)}`);
       lastStep = `the last step ${summary} without calling emit_result`;
       ctx.emit('step', { n, summary, data, stagnant, final });
       if (forceFinal) return failedOutcome(runId, 'the forced final step did not call emit_result');
       if (stagnant) {
         forceFinal = true;
-        ctx.log.warn({ event: 'stagnation', step: n }, 'two identical steps: forcing a final step');
+        ctx.log.warn(
+          { event: 'stagnation', step: n, repeats: same.n },
+          'a step repeated an earlier one: forcing a final step',
+        );
       }
     }
     return failedOutcome(

@@ -113,3 +113,82 @@ describe('PLAN: a script that emits nothing, and the retry limit', () => {
     expect(outcome.result).toBeUndefined();
   });
 });
+describe('INTERACTIVE: loop detection', () => {
+  const interactive = async (maxSteps: number, task = 'How many orders are there?') =>
+    (
+      await fx.runs.start({
+        task,
+        sandbox: 'ecommerce',
+        mode: 'interactive',
+        providers: providers(),
+        maxSteps,
+        noTemplates: true,
+      })
+    ).done;
+
+  it('the same failing step in other whitespace is the same step: stopped as a loop', async () => {
+    fx.llm.push(
+      fence('r = get_orders()\nemit_intermediate(r.data[0]["nope"])'),
+      fence('r  =  get_orders( )\n\nemit_intermediate( r.data[0][ "nope" ] )   \n'),
+      COUNT,
+    );
+    const outcome = await interactive(6);
+    expect(outcome).toMatchObject({
+      status: 'failed',
+      error: expect.stringMatching(
+        /^step 2 repeated step 1: the same script failed the same way \(KeyError: 'nope'\)/,
+      ),
+    });
+    expect(fx.llm.requests).toHaveLength(2);
+  });
+
+  it('steps that alternate between two failing scripts (A-B-A-B) are told once, then stopped', async () => {
+    const A = fence('r = get_orders()\nemit_intermediate(r.data[0]["nope"])');
+    const B = fence('r = get_user(user_id="u99")\nemit_intermediate(r.data["name"])');
+    fx.llm.push(A, B, A, B, A, B);
+    const outcome = await interactive(8);
+    expect(outcome.status).toBe('failed');
+    expect(outcome.error).toMatch(
+      /^step 4 repeated step 2: the same script failed the same way \(TypeError: 'NoneType' object is not subscriptable\), after step 3 had repeated an earlier step/,
+    );
+    expect(fx.llm.requests).toHaveLength(4);
+    // Step 4's prompt told the model that step 3 repeated step 1, and to change course.
+    expect(userText(3)).toMatch(
+      /- step 3 repeated step 1: the same script failed the same way again \(KeyError: 'nope'\)\. Do not write it again/,
+    );
+    expect(userText(2)).not.toMatch(/repeated step/);
+    const rec = fx.runs.get(outcome.runId);
+    expect(rec.attempts.map((a) => a.step?.stagnant)).toEqual([false, false, true, true]);
+  });
+
+  it('the same data from the same calls as an older step (A-B-A) forces the final step', async () => {
+    const A = fence('emit_intermediate(get_user(user_id="u1").data["name"])');
+    const B = fence('emit_intermediate(get_user(user_id="u2").data["name"])');
+    fx.llm.push(A, B, A, fence('emit_result(len(collected))'));
+    const outcome = await interactive(8, 'names of users u1 and u2');
+    expect(outcome).toMatchObject({ status: 'succeeded', result: 3 });
+    const rec = fx.runs.get(outcome.runId);
+    expect(rec.attempts.map((a) => a.step?.summary)).toEqual([
+      'reported 1 item',
+      'reported 1 item',
+      'reported the same data with the same calls as step 1',
+      'emitted the result',
+    ]);
+    expect(rec.attempts[3]?.prompt?.kind).toBe('final');
+  });
+
+  it('the same data from calls with other arguments (polling other warehouses) is not stagnation', async () => {
+    // p1 in Tokyo and p2 in New York both hold 0 units: equal data, different calls.
+    fx.llm.push(
+      fence('emit_intermediate(check_inventory(product_id="p1", warehouse="Tokyo").data["in_stock"])'),
+      fence('emit_intermediate(check_inventory(product_id="p2", warehouse="New York").data["in_stock"])'),
+      fence('emit_intermediate(check_inventory(product_id="p3", warehouse="Berlin").data["in_stock"])'),
+      fence('emit_result(collected)'),
+    );
+    const outcome = await interactive(8, 'stock of p1 in Tokyo, p2 in New York and p3 in Berlin');
+    expect(outcome).toMatchObject({ status: 'succeeded', result: [0, 0, 0] });
+    const rec = fx.runs.get(outcome.runId);
+    expect(rec.attempts.map((a) => a.step?.stagnant)).toEqual([false, false, false, false]);
+    expect(rec.attempts.map((a) => a.prompt?.kind)).toEqual(['step', 'step', 'step', 'step']);
+  });
+});
