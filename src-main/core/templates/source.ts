@@ -1,7 +1,7 @@
 /** The templates tier: the first template whose pattern matches the intent serves it without an LLM. */
 import type { ScriptSource } from '../orchestrator/orchestrator.ts';
 import { instantiate } from './slots.ts';
-import { matchTemplate, nearestTemplate } from './template.ts';
+import { matchTemplate, nearestTemplate, NO_MORE } from './template.ts';
 import type { Template } from './template.ts';
 
 export function templateSource(
@@ -34,8 +34,15 @@ export function templateSource(
             : `no template for ${where}`,
         };
       }
+      // Where the task parts at a str slot followed by several words: say why they are not its value.
+      const slot = /^\{([A-Za-z_][A-Za-z0-9_]*)\}/.exec(near.expected)?.[1];
+      const t = eligible.find((x) => x.name === near.template);
+      const why =
+        slot && t?.slots[slot] === 'str' && /\S\s+\S/.test(near.found) && near.found !== NO_MORE
+          ? ` ({${slot}} takes one word or a quoted text, and the task says more)`
+          : '';
       return {
-        reason: `nearest template ${near.template} ("${near.pattern}") differs at character ${near.position + 1} of the task: expected "${near.expected}", found "${near.found}"`,
+        reason: `nearest template ${near.template} ("${near.pattern}") differs at character ${near.position + 1} of the task: expected "${near.expected}", found "${near.found}"${why}`,
         ...near,
       };
     },

@@ -68,8 +68,13 @@ export class TemplateError extends Error {
 }
 
 const SLOT = /\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
+/**
+ * A `str` slot holds one word (`u1`, `#104`, `x');...`) or a quoted text (`"New York"`, 'a b', `a b`):
+ * never several bare words, so a task that says more than the pattern ("email of user u1 and u2",
+ * "... u2 please", "... whose name is Ada") is not served with the extra words as the slot's value.
+ */
 const SLOT_PATTERNS: Record<SlotType, string> = {
-  str: '(.+?)',
+  str: '("[^"]*"|\'[^\']*\'|`[^`]*`|\\S+?)',
   int: '([-+]?\\d+)',
   float: '([-+]?(?:\\d+\\.?\\d*|\\.\\d+)(?:[eE][-+]?\\d+)?)',
 };
@@ -136,6 +141,9 @@ function compile(t: Template): RegExp {
   );
 }
 
+/** A miss's `found` when the task ends where the pattern goes on. */
+export const NO_MORE = '(the end of the task)';
+
 /** Why an intent misses a template: how far it matches and what the pattern expected there. */
 export interface TemplateMiss {
   template: string;
@@ -171,7 +179,7 @@ export function templateMiss(t: Template, intent: string): TemplateMiss {
     pattern: t.pattern,
     position: best.position,
     expected: pattern.slice(at) || '(the end of the pattern)',
-    found: text.slice(best.position) || '(the end of the task)',
+    found: text.slice(best.position) || NO_MORE,
   };
 }
 

@@ -71,6 +71,12 @@ describe('why no template matched', () => {
       position: 12,
       reason: expect.stringMatching(/^nearest template user-name .* differs at character 13 of the task/),
     });
+    // A task that says more than a str slot takes is told why it was not served.
+    const more = src.explainMiss?.('What is the name of user u1 and u2', ctx);
+    expect(more?.reason).toMatch(
+      /expected "\{user_id\}", found "u1 and u2" \(\{user_id\} takes one word or a quoted text, and the task says more\)$/,
+    );
+    expect(src.explainMiss?.('What is the name of user', ctx)?.reason).not.toMatch(/takes one word/);
     expect(templateSource([]).explainMiss?.('x', ctx)).toEqual({ reason: 'no template is saved' });
     expect(
       templateSource([{ ...userName, sandbox: 'support' }]).explainMiss?.('What is the name of user u1', ctx)

@@ -46,6 +46,24 @@ describe('templates', () => {
     expect(matchTemplate(n, 'ticket abc at 2.5')).toBeUndefined();
   });
 
+  it('a task that says more than the pattern is not served: a bare str slot is one word', () => {
+    // Near misses that share the pattern's words: each was served with the extra words as user_id.
+    for (const task of [
+      'name of user u1 and u2',
+      'name of user u2 please',
+      'name of user whose email is ada@example.com',
+      'name of user u1 or delete all orders',
+    ])
+      expect(matchTemplate(t, task), task).toBeUndefined();
+    // One word, or a quoted text of any kind, still is a value; a slot before a literal stops at it.
+    expect(matchTemplate(t, 'name of user #104')).toEqual({ user_id: '#104' });
+    expect(matchTemplate(t, "name of user 'Ada L'")).toEqual({ user_id: 'Ada L' });
+    expect(matchTemplate(t, 'name of user `u 1`')).toEqual({ user_id: 'u 1' });
+    const two: Template = { ...t, pattern: 'orders of {a}, then {b}.', slots: { a: 'str', b: 'str' } };
+    expect(matchTemplate(two, 'orders of u1, then "u 2".')).toEqual({ a: 'u1', b: 'u 2' });
+    expect(matchTemplate(two, 'orders of u1 u3, then u2')).toBeUndefined();
+  });
+
   it.each([
     ["x');write_file('pwn','1');('"],
     ['x")\nimport os\n("'],
@@ -54,7 +72,9 @@ describe('templates', () => {
     ["u1' + open('/etc/passwd').read() + '"],
     ['{{user_id}}'],
   ])('a slot value enters as a literal and never adds a call: %j', (evil) => {
-    const values = matchTemplate(t, `name of user ${evil}`);
+    // A value with spaces is a slot's only when quoted (here in backticks, which none of them holds).
+    if (/\s/.test(evil)) expect(matchTemplate(t, `name of user ${evil}`)).toBeUndefined();
+    const values = matchTemplate(t, /\s/.test(evil) ? `name of user \`${evil}\`` : `name of user ${evil}`);
     expect(values).toBeDefined();
     const script = instantiate(t, values ?? {});
     expect(calls(script)).toEqual(calls(instantiate(t, { user_id: 'u1' })));
