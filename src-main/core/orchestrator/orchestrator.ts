@@ -346,7 +346,10 @@ export class Orchestrator {
     const { req, runId } = ctx;
     let previous: { script: string; error: string | ExecutionError } | undefined;
     let lastError = NO_ATTEMPT;
-    for (let n = 1; n <= started.maxRetries + 1; n++) {
+    // A template's or a rule's script that failed in the sandbox did not use one of the LLM's attempts:
+    // the LLM still gets 1 + max_retries (with max_retries 0, a failed template was the run's end).
+    let served: string | undefined;
+    for (let n = 1; n <= started.maxRetries + 1 + (served ? 1 : 0); n++) {
       this.checkCancel(ctx);
       const cand =
         n === 1 && req.initialScript !== undefined
@@ -373,9 +376,9 @@ export class Orchestrator {
       const result = await this.execute(ctx, n, cand.script, req.direct ? req.inputs : undefined);
       // Cancel during execution: the job ended as `Cancelled`; the run is cancelled, not failed.
       this.checkCancel(ctx);
-      if (cand.name) this.sourceOutcome(req, cand, result.success);
-      if (req.direct) return directOutcome(runId, result);
       const value = resultValue(result);
+      if (cand.name) this.sourceOutcome(req, cand, result.success && (req.direct || value !== undefined));
+      if (req.direct) return directOutcome(runId, result);
       if (result.success && value !== undefined) return { runId, status: 'succeeded', result: value };
       if (result.exitReason === 'infra')
         return failedOutcome(runId, result.error?.message ?? 'the sandbox is not available');
@@ -385,14 +388,23 @@ export class Orchestrator {
         ? NO_RESULT
         : (result.error ?? { type: result.exitReason, message: 'the script failed', frames: [] });
       lastError = `${err.type}: ${err.message}`;
-      previous = { script: cand.script.body, error: formatExecutionFailure(err, result.toolCalls) };
+      const failure = formatExecutionFailure(err, result.toolCalls);
+      const source = cand.tier === 'template' || cand.tier === 'rule' ? `${cand.tier} ${cand.name}` : '';
+      if (source) served = source;
+      previous = {
+        script: cand.script.body,
+        // The LLM is told whose script it was: it did not write it, a saved template that matched did.
+        error: source
+          ? `This script is ${source}'s, which matched the task; it failed:\n${failure}`
+          : failure,
+      };
     }
     // The budget is spent: say so (how many attempts, the setting), then how the last one ended.
     if (req.direct || lastError === NO_ATTEMPT) return failedOutcome(runId, lastError);
     const attempts = started.maxRetries + 1;
     return failedOutcome(
       runId,
-      `no result after ${attempts} attempt${attempts === 1 ? '' : 's'} (max_retries ${started.maxRetries}); the last attempt ${/^the script failed validation/.test(lastError) ? 'was rejected: ' : 'failed: '}${lastError}`,
+      `no result after ${served ? `${served}'s script and ` : ''}${attempts} attempt${attempts === 1 ? '' : 's'} (max_retries ${started.maxRetries}); the last attempt ${/^the script failed validation/.test(lastError) ? 'was rejected: ' : 'failed: '}${lastError}`,
     );
   }
 

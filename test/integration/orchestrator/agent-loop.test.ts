@@ -192,3 +192,64 @@ describe('INTERACTIVE: loop detection', () => {
     expect(rec.attempts.map((a) => a.prompt?.kind)).toEqual(['step', 'step', 'step', 'step']);
   });
 });
+
+describe('templates: a near miss and a template that fails', () => {
+  it('a task that says more than the pattern goes to the LLM, the record saying why; a matching template that fails hands over to the LLM even with max_retries 0', async () => {
+    fx.llm.push(fence('r = get_user(user_id="u3")\nemit_result(r.data["email"])'));
+    const first = await (
+      await fx.runs.start({ task: 'email of user u3', sandbox: 'ecommerce', providers: providers() })
+    ).done;
+    const templates = await fx.svc.templates();
+    templates.create({ name: 'user-email', fromRun: first.runId });
+
+    // A near miss: not served with "u1 and u2" as the user id.
+    fx.llm.reset();
+    fx.llm.push(fence('emit_result([get_user(user_id=u).data["email"] for u in ["u1", "u2"]])'));
+    const near = await (
+      await fx.runs.start({ task: 'email of user u1 and u2', sandbox: 'ecommerce', providers: providers() })
+    ).done;
+    expect(near).toMatchObject({ status: 'succeeded', result: ['ada@example.com', 'alan@example.com'] });
+    const nearRec = fx.runs.get(near.runId);
+    expect(nearRec.tier).toBe('llm');
+    expect(nearRec.templateMiss?.reason).toMatch(
+      /nearest template user-email .* found "u1 and u2" \({user_id} takes one word or a quoted text, and the task says more\)/,
+    );
+
+    // A match whose script fails (no user u9): the LLM gets its one attempt, told whose script failed.
+    fx.llm.reset();
+    fx.llm.push(fence('r = get_user(user_id="u9")\nemit_result(r.message)'));
+    const failing = await (
+      await fx.runs.start({
+        task: 'email of user u9',
+        sandbox: 'ecommerce',
+        providers: providers(),
+        maxRetries: 0,
+      })
+    ).done;
+    expect(failing).toMatchObject({
+      status: 'succeeded',
+      result: "no user with id 'u9'; known ids: ['u1', 'u2', 'u3', 'u4']",
+    });
+    const rec = fx.runs.get(failing.runId);
+    expect(rec.attempts.map((a) => a.tier)).toEqual(['template', 'llm']);
+    expect(fx.llm.requests).toHaveLength(1);
+    expect(userText(0)).toContain("This script is template user-email's, which matched the task; it failed:");
+    expect(userText(0)).toContain(`get_user(user_id="u9") failed: no user with id 'u9'`);
+    expect(templates.list().find((x) => x.name === 'user-email')).toMatchObject({ failures: 1 });
+
+    // With no LLM answer left either, the error names the template's script and the LLM's attempts.
+    fx.llm.reset();
+    fx.llm.fallback = { text: fence('r = get_user(user_id="u9")\nemit_result(r.data["email"])') };
+    const spent = await (
+      await fx.runs.start({
+        task: 'email of user u8',
+        sandbox: 'ecommerce',
+        providers: providers(),
+        maxRetries: 0,
+      })
+    ).done;
+    expect(spent.error).toMatch(
+      /^no result after template user-email's script and 1 attempt \(max_retries 0\); the last attempt failed: TypeError: /,
+    );
+  });
+});
