@@ -127,7 +127,15 @@ interface Candidate {
   name?: string;
   script: AssembledScript;
   validation: ValidationResult;
+  /** The answer held several code blocks of the run's language, only the longest taken: told on failure. */
+  blocks?: number;
 }
+
+/** What a failed script's error is prefixed with when its answer held several code blocks. */
+const severalBlocks = (c: Candidate, language: ScriptLanguage): string =>
+  c.blocks
+    ? `Your answer held ${c.blocks} \`\`\`${FENCES[language]} blocks; only the longest was taken, as the whole script. Put the whole script in one block.\n`
+    : '';
 
 /**
  * A script as loop detection compares it: blank lines and trailing spaces dropped, spaces inside a line
@@ -369,7 +377,7 @@ export class Orchestrator {
         lastError = describeViolations(cand.validation.violations);
         previous = {
           script: cand.script.body,
-          error: this.deps.generator.validationErrorMessage(cand.validation.violations),
+          error: this.feedback(ctx, cand),
         };
         continue;
       }
@@ -388,7 +396,7 @@ export class Orchestrator {
         ? NO_RESULT
         : (result.error ?? { type: result.exitReason, message: 'the script failed', frames: [] });
       lastError = `${err.type}: ${err.message}`;
-      const failure = formatExecutionFailure(err, result.toolCalls);
+      const failure = severalBlocks(cand, ctx.language) + formatExecutionFailure(err, result.toolCalls);
       const source = cand.tier === 'template' || cand.tier === 'rule' ? `${cand.tier} ${cand.name}` : '';
       if (source) served = source;
       previous = {
@@ -477,7 +485,7 @@ export class Orchestrator {
       );
       if (!cand) return failedOutcome(runId, lastErrorOrProviders(ctx, 'no provider produced a script'));
       if (!cand.validation.valid) {
-        const msg = this.deps.generator.validationErrorMessage(cand.validation.violations);
+        const msg = this.feedback(ctx, cand);
         previous = { script: cand.script.body, error: msg };
         history.push(`step ${n}: script rejected by the validator`);
         const loop = failedStep(
@@ -506,7 +514,10 @@ export class Orchestrator {
         if (result.exitReason === 'infra')
           return failedOutcome(runId, result.error?.message ?? 'the sandbox is not available');
         const err = result.error ?? { type: result.exitReason, message: 'the script failed', frames: [] };
-        previous = { script: cand.script.body, error: formatExecutionFailure(err, result.toolCalls) };
+        previous = {
+          script: cand.script.body,
+          error: severalBlocks(cand, ctx.language) + formatExecutionFailure(err, result.toolCalls),
+        };
         history.push(`step ${n}: failed with ${err.type}\n${stepContext(result)}`);
         const loop = failedStep(
           n,
@@ -639,7 +650,8 @@ export class Orchestrator {
         },
         'script generated',
       );
-      last = { tier, script, validation, ...(name ? { name } : {}) };
+      const blocks = answer ? fenceTags(answer).filter((t) => LANGUAGE_TAGS[language].includes(t)).length : 0;
+      last = { tier, script, validation, ...(name ? { name } : {}), ...(blocks > 1 ? { blocks } : {}) };
       return last;
     };
     for (const source of sources) {
@@ -680,10 +692,7 @@ export class Orchestrator {
       if (first === undefined) continue;
       const c1 = check('llm', assemble(first), undefined, first);
       if (c1.validation.valid) return c1;
-      const fix = correct(
-        c1.script.body,
-        this.deps.generator.validationErrorMessage(c1.validation.violations),
-      );
+      const fix = correct(c1.script.body, this.feedback(ctx, c1));
       ctx.emit('prompt', {
         n,
         kind: fix.kind,
@@ -856,6 +865,14 @@ export class Orchestrator {
         return answer;
       },
     };
+  }
+
+  /** What the LLM is told of a candidate the validator rejected. */
+  private feedback(ctx: RunCtx, cand: Candidate): string {
+    return (
+      severalBlocks(cand, ctx.language) +
+      this.deps.generator.validationErrorMessage(cand.validation.violations)
+    );
   }
 
   private sourceOutcome(req: RunRequest, cand: Candidate, success: boolean): void {

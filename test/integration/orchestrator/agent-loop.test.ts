@@ -64,6 +64,29 @@ describe('PLAN: answers that are not a script of the run', () => {
   });
 });
 
+describe('PLAN: an answer with several code blocks', () => {
+  it('the retry says only the longest block was taken (at run time, and when the validator rejects it)', async () => {
+    // Two blocks meant as one script: the longest ran alone and failed with NameError.
+    fx.llm.push(
+      'First fetch:\n```python\no = get_orders().data\n```\nThen answer:\n```python\nemit_result(len([x for x in o]))\n```',
+      COUNT,
+    );
+    expect(await plan(1)).toMatchObject({ status: 'succeeded', result: 6 });
+    expect(userText(1)).toMatch(
+      /Your answer held 2 ```python blocks; only the longest was taken, as the whole script\. Put the whole script in one block\.\nTraceback[\s\S]*NameError: name 'o' is not defined/,
+    );
+    // The longest block has no emit call (it is in the other one): the correction says why.
+    fx.llm.reset();
+    fx.llm.push('```python\nn = len(get_orders().data) + 0\n```\nand\n```python\nemit_result(n)\n```', COUNT);
+    expect(await plan(1)).toMatchObject({ status: 'succeeded', result: 6 });
+    expect(userText(1)).toMatch(
+      /Your answer held 2 ```python blocks; only the longest was taken[\s\S]*\[missing-emit\]/,
+    );
+    // One block: no such note.
+    expect(userText(0)).not.toContain('Your answer held');
+  });
+});
+
 describe('PLAN: a script that emits nothing, and the retry limit', () => {
   it('a script that ran to its end without emitting is a failed attempt, retried with the reason', async () => {
     // Validation sees an emit_result call; the path the script takes never reaches it.
