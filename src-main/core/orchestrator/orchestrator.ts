@@ -445,7 +445,9 @@ export class Orchestrator {
       failures.push({ n, script: key, outcome });
       lastStep = `the last step ${summary === 'script rejected by the validator' ? 'was rejected by the validator' : 'failed'}: ${outcome}`;
       const stop = earlier !== undefined && (earlier.n === n - 1 || warnedAt !== undefined);
-      ctx.emit('step', { n, summary, stagnant: earlier !== undefined, final: final || stop });
+      // `stagnant` on a failed step means the loop stopped the run (front ends say so); a first repeat of an
+      // older step is told to the model in the history instead.
+      ctx.emit('step', { n, summary, stagnant: stop, final: final || stop });
       if (!earlier) return undefined;
       if (!stop) {
         // The first repeat of an older step: the next prompt says so, and the model gets one more chance.
