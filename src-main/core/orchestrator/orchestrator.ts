@@ -174,9 +174,18 @@ function noCodeIn(
   v: ValidationResult,
 ): ValidationResult {
   const said = answer?.replace(/\s+/g, ' ').trim();
-  if (!said || v.valid) return v;
+  if (answer === undefined || v.valid) return v;
   const fence = FENCES[script.language];
   const oneBlock = `answer with the whole script in one fenced \`\`\`${fence} block`;
+  if (!said)
+    return {
+      valid: false,
+      violations: v.violations.map((x) =>
+        x.rule === 'empty-script'
+          ? { ...x, message: `the answer was empty (the model returned no text): ${oneBlock}` }
+          : x,
+      ),
+    };
   const quote = said.length > 120 ? `${said.slice(0, 120)}…` : said;
   const tags = fenceTags(answer ?? '');
   const other = tags.find((t) => t !== '' && !LANGUAGE_TAGS[script.language].includes(t));

@@ -154,8 +154,8 @@ export class TruncatedError extends Error {
 
 /**
  * The checks every streamed answer passes at its end, for both APIs: the stream carried its end marker
- * (else a cut connection, retried), did not stop at the token limit (unless the caller takes a cut
- * answer), and holds text.
+ * (else a cut connection, retried) and did not stop at the token limit (unless the caller takes a cut
+ * answer). One with no text passes: it is the caller's to judge.
  */
 export function checkAnswerEnd(a: {
   text: string;
@@ -177,5 +177,6 @@ export function checkAnswerEnd(a: {
     throw new TruncatedError(
       `the model stopped at max_tokens (${a.maxTokens}) before finishing (${a.hitLimit}); raise max_tokens for provider ${a.provider}`,
     );
-  if (!a.text.trim()) throw Object.assign(new Error('the model returned no text'), { name: 'EmptyAnswer' });
+  // An empty answer is an answer: its tokens were spent and counted, and the caller tells the model what
+  // was wrong with it (the orchestrator: a failed attempt, retried like any answer that is no script).
 }

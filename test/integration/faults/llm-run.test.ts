@@ -94,7 +94,7 @@ describe('toolsmith run meets a misbehaving LLM endpoint', () => {
     const r = await run('how many p3 are in stock');
     expect(r.code).toBe(0);
     const said =
-      'the answer held no script, only text ("Sure! I would count the orders by looking at them."): answer with the code in one fenced ```python block';
+      'the answer held no script, only text ("Sure! I would count the orders by looking at them."): answer with the whole script in one fenced ```python block';
     expect(JSON.stringify((JSON.parse(r.out) as RunRecord).attempts[0]?.rejected)).toContain(
       JSON.stringify(said).slice(1, -1),
     );

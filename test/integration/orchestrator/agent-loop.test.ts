@@ -64,6 +64,27 @@ describe('PLAN: answers that are not a script of the run', () => {
   });
 });
 
+describe('PLAN: an empty answer', () => {
+  it('is an answer with no script: told to the model and retried, its tokens counted (before: the run failed after one request, its retries unused)', async () => {
+    fx.llm.push(
+      { text: '', promptTokens: 40, completionTokens: 7 },
+      { text: '', completionTokens: 3 },
+      COUNT,
+    );
+    const outcome = await plan(1);
+    expect(outcome).toMatchObject({ status: 'succeeded', result: 6 });
+    // The empty answer, its correction (also empty), then the retry's answer.
+    expect(fx.llm.requests).toHaveLength(3);
+    expect(userText(1)).toMatch(
+      /\[empty-script\]: the answer was empty \(the model returned no text\): answer with the whole script in one fenced ```python block/,
+    );
+    // The first attempt counts both empty answers' tokens (7 + 3), the run all three answers'.
+    const rec = fx.runs.get(outcome.runId);
+    expect(rec.attempts[0]?.tokens.completion).toBe(10);
+    expect(rec.tokens.completion).toBeGreaterThan(10);
+  });
+});
+
 describe('PLAN: an answer with several code blocks', () => {
   it('the retry says only the longest block was taken (at run time, and when the validator rejects it)', async () => {
     // Two blocks meant as one script: the longest ran alone and failed with NameError.
