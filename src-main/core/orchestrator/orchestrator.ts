@@ -390,7 +390,13 @@ export class Orchestrator {
         };
         continue;
       }
-      const result = await this.execute(ctx, n, cand.script, req.direct ? req.inputs : undefined);
+      const result = await this.execute(
+        ctx,
+        n,
+        cand.script,
+        req.direct ? req.inputs : undefined,
+        !req.direct,
+      );
       // Cancel during execution: the job ended as `Cancelled`; the run is cancelled, not failed.
       this.checkCancel(ctx);
       const value = resultValue(result);
@@ -401,9 +407,7 @@ export class Orchestrator {
         return failedOutcome(runId, result.error?.message ?? 'the sandbox is not available');
       // A script that ended without emitting anything (its emit_result on a path it did not take) gave no
       // answer: not a success with an empty result, but a failed attempt the next one is told about.
-      const err = result.success
-        ? NO_RESULT
-        : (result.error ?? { type: result.exitReason, message: 'the script failed', frames: [] });
+      const err = result.error ?? { type: result.exitReason, message: 'the script failed', frames: [] };
       lastError = `${err.type}: ${err.message}`;
       const failure = severalBlocks(cand, ctx.language) + formatExecutionFailure(err, result.toolCalls);
       const source = cand.tier === 'template' || cand.tier === 'rule' ? `${cand.tier} ${cand.name}` : '';
@@ -773,6 +777,8 @@ export class Orchestrator {
     n: number,
     script: AssembledScript,
     inputs?: Record<string, JsonValue>,
+    /** A PLAN attempt: a script that ends without emitting failed (NoResult), in its record too. */
+    needsResult = false,
   ): Promise<ExecutionResult> {
     this.checkCancel(ctx);
     // Consecutive log lines are one event (log-coalescer.ts); any other event of the job writes them first.
@@ -791,6 +797,8 @@ export class Orchestrator {
       throw e;
     }
     logs.flush();
+    if (needsResult && result.success && resultValue(result) === undefined)
+      result = { ...result, success: false, exitReason: 'error', error: NO_RESULT };
     ctx.emit('execution', { n, result });
     ctx.log.info(
       {

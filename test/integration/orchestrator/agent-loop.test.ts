@@ -119,6 +119,12 @@ describe('PLAN: a script that emits nothing, and the retry limit', () => {
     expect(outcome).toMatchObject({ status: 'succeeded', result: 6 });
     const rec = fx.runs.get(outcome.runId);
     expect(rec.attempts).toHaveLength(2);
+    // Its record says the attempt failed, and why (it read success: runs show printed "#1 llm valid ok").
+    expect(rec.attempts[0]?.execution).toMatchObject({
+      success: false,
+      exitReason: 'error',
+      error: { type: 'NoResult' },
+    });
     expect(userText(1)).toContain('Attempt 2. Your previous script failed.');
     expect(userText(1)).toContain('NoResult: the script ran to its end but no result was emitted');
     expect(rec.attempts[1]?.prompt?.hints).toContain(
