@@ -27,12 +27,22 @@ import { errorMessage } from '../../core/errors.ts';
 
 /**
  * What a stagnant step means for the run: the same data as the step before forces a final step (or, on
- * the last step, ends the run); the same failure as the step before stops the run as a loop (a failed
- * step carries no data), with no final step.
+ * the last step, ends the run); a failed step that repeats an earlier one stops the run as a loop (a
+ * failed step carries no data), with no final step: the step before, or an older one after the model
+ * was told to change course (A-B-A-B). A first repeat of an older step is said, and the run goes on.
  */
-function stagnantNote(step: { data?: unknown; stagnant: boolean; final: boolean }): string {
-  if (!step.stagnant) return '';
-  if (step.data === undefined) return ' (the same failure as the step before: stopped as a loop)';
+export function stagnantNote(step: {
+  n: number;
+  data?: unknown;
+  stagnant: boolean;
+  final: boolean;
+  repeats?: number;
+}): string {
+  const same = (m: number) =>
+    m === step.n - 1 ? 'the same failure as the step before' : `the same failure as step ${m}`;
+  if (!step.stagnant)
+    return step.repeats !== undefined ? ` (${same(step.repeats)}: the model is told to change course)` : '';
+  if (step.data === undefined) return ` (${same(step.repeats ?? step.n - 1)}: stopped as a loop)`;
   return step.final ? ' (stagnant: no step left)' : ' (stagnant: forcing a final step)';
 }
 

@@ -460,7 +460,13 @@ export class Orchestrator {
       const stop = earlier !== undefined && (earlier.n === n - 1 || warnedAt !== undefined);
       // `stagnant` on a failed step means the loop stopped the run (front ends say so); a first repeat of an
       // older step is told to the model in the history instead.
-      ctx.emit('step', { n, summary, stagnant: stop, final: final || stop });
+      ctx.emit('step', {
+        n,
+        summary,
+        stagnant: stop,
+        final: final || stop,
+        ...(earlier ? { repeats: earlier.n } : {}),
+      });
       if (!earlier) return undefined;
       if (!stop) {
         // The first repeat of an older step: the next prompt says so, and the model gets one more chance.

@@ -308,6 +308,8 @@ export const eventPayloadSchemas = {
     data: jsonValueSchema.optional(),
     stagnant: z.boolean(),
     final: z.boolean(),
+    /** A failed step that repeated an earlier one (its script, whitespace aside, and its failure): that step. */
+    repeats: n.optional(),
   }),
   /** Why no template served the task: the nearest template and where the task parts from its pattern. */
   template_miss: obj({

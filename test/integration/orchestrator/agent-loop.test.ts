@@ -210,6 +210,8 @@ describe('INTERACTIVE: loop detection', () => {
     const rec = fx.runs.get(outcome.runId);
     // Only the step that stopped the run is marked (front ends read a stagnant failed step as the stop).
     expect(rec.attempts.map((a) => a.step?.stagnant)).toEqual([false, false, false, true]);
+    // Each repeat names the step it repeated (the CLI's progress line says which).
+    expect(rec.attempts.map((a) => a.step?.repeats)).toEqual([undefined, undefined, 1, 2]);
   });
 
   it('the same data from the same calls as an older step (A-B-A) forces the final step', async () => {
