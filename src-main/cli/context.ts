@@ -145,6 +145,24 @@ export function oneOf<T extends string>(name: string, values: readonly T[]) {
 }
 
 /**
+ * `--timeout-ms` and `--retries`, the LLM requests' `timeout_ms` and `max_retries` for one `run` or
+ * `eval` (`retriesNote`: what the help adds, e.g. that it is not PLAN's `--max-retries`).
+ */
+export function llmRequestOptions(cmd: Command, retriesNote = ''): Command {
+  return cmd
+    .option(
+      '--timeout-ms <ms>',
+      "LLM requests: how long to wait for the response to start (the provider's timeout_ms, default 30000); a longer one raises idle_timeout_ms and total_timeout_ms with it (for a slow local server)",
+      parseIntOption('--timeout-ms', 1, 600_000),
+    )
+    .option(
+      '--retries <n>',
+      `LLM requests: retries of a timeout, a 429, a 5xx or a dropped connection (the provider's max_retries, default 2)${retriesNote}`,
+      parseIntOption('--retries', 0, 10),
+    );
+}
+
+/**
  * `--lang` and `--language` are one option on every verb that takes a script language: `shown` is the
  * one its help lists, the other is accepted (hidden) and means the same. Both given with different
  * values is a usage error. Call after the shown option is declared.

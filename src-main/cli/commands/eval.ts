@@ -7,7 +7,7 @@ import { checkSuite, mcpDownMessage } from '../../app/suites.ts';
 import type { SuiteProgress, SuiteRunView } from '../../app/suites.ts';
 import { SuiteFiles } from '../../infra/workspace/suite-files.ts';
 import type { SuiteComparison } from '../../core/suites/matrix.ts';
-import { json, parseIntOption, UsageError } from '../context.ts';
+import { json, llmRequestOptions, parseIntOption, UsageError } from '../context.ts';
 import { onStop, signalExitCode, stopReason } from '../signals.ts';
 import type { StopSignal } from '../signals.ts';
 import type { CliContext } from '../context.ts';
@@ -120,27 +120,19 @@ export function junitXml(v: SuiteRunView): string {
 }
 
 export function registerEval(program: Command, ctx: CliContext): void {
-  program
-    .command('eval')
-    .description('run a test suite (suites/NAME.toml): cases x models, pass rates, tokens, cost, latency')
-    .argument('[suite]', 'the suite name (suites/NAME.toml); without one, list the suites')
-    .option(
-      '--models <list>',
-      'comma-separated: provider ids, provider:model, or models of the first provider',
-    )
-    .option('--repeat <n>', 'runs per case and model', parseIntOption('--repeat', 1, 100))
-    .option('--concurrency <n>', 'cases in parallel', parseIntOption('--concurrency', 1, 64))
-    .option('--base-url <url>', 'an OpenAI-compatible endpoint for the models given by name')
-    .option(
-      '--timeout-ms <ms>',
-      "LLM requests: how long to wait for the response to start (the provider's timeout_ms, default 30000); a longer one raises idle_timeout_ms and total_timeout_ms with it (for a slow local server)",
-      parseIntOption('--timeout-ms', 1, 600_000),
-    )
-    .option(
-      '--retries <n>',
-      "LLM requests: retries of a timeout, a 429, a 5xx or a dropped connection (the provider's max_retries, default 2)",
-      parseIntOption('--retries', 0, 10),
-    )
+  llmRequestOptions(
+    program
+      .command('eval')
+      .description('run a test suite (suites/NAME.toml): cases x models, pass rates, tokens, cost, latency')
+      .argument('[suite]', 'the suite name (suites/NAME.toml); without one, list the suites')
+      .option(
+        '--models <list>',
+        'comma-separated: provider ids, provider:model, or models of the first provider',
+      )
+      .option('--repeat <n>', 'runs per case and model', parseIntOption('--repeat', 1, 100))
+      .option('--concurrency <n>', 'cases in parallel', parseIntOption('--concurrency', 1, 64))
+      .option('--base-url <url>', 'an OpenAI-compatible endpoint for the models given by name'),
+  )
     .option('--compare [suiteRun]', 'compare with an earlier suite run (default: the previous one)')
     .option('--json', 'print the suite run (matrix, results) as JSON')
     .option('--junit <file>', 'write JUnit XML for CI systems')

@@ -18,7 +18,7 @@ import type { RunSortKey } from '../../core/records/sort.ts';
 import type { ScriptLanguage } from '../../core/lang/violation.ts';
 import { ToolsmithError } from '../../app/errors.ts';
 import { retryLine } from '../../app/run-view.ts';
-import { json, oneOf, parseIntOption, UsageError } from '../context.ts';
+import { json, llmRequestOptions, oneOf, parseIntOption, UsageError } from '../context.ts';
 import type { CliContext } from '../context.ts';
 import { onStop, signalExitCode, stopReason } from '../signals.ts';
 import type { StopSignal } from '../signals.ts';
@@ -207,34 +207,32 @@ export function describeRecord(rec: RunRecord): string {
 }
 
 export function registerRun(program: Command, ctx: CliContext): void {
-  program
-    .command('run')
-    .description(
-      'turn a task into a verified result: templates -> rules -> LLM, validated and run in the sandbox',
-    )
-    .argument('<task>', 'what to do, in words')
-    .option('--sandbox <name>', "the sandbox (default: the workspace's default_sandbox, else its first)")
-    .option('--kit <name>', 'only the tools of this kit')
-    .option('--mode <mode>', 'plan | interactive', oneOf('--mode', ['plan', 'interactive'] as const), 'plan')
-    .option('--lang <lang>', 'python | js | ts', oneOf('--lang', ['python', 'js', 'ts'] as const), 'python')
-    .option('--provider <id>', 'a configured provider (or the id for --base-url)')
-    .option('--base-url <url>', 'an OpenAI-compatible (or, with --kind anthropic, Anthropic) endpoint')
-    .option(
-      '--kind <kind>',
-      'openai | anthropic (with --base-url)',
-      oneOf('--kind', ['openai', 'anthropic'] as const),
-    )
-    .option('--model <model>', 'the model')
-    .option(
-      '--timeout-ms <ms>',
-      "LLM requests: how long to wait for the response to start (the provider's timeout_ms, default 30000); a longer one raises idle_timeout_ms and total_timeout_ms with it (for a slow local server)",
-      parseIntOption('--timeout-ms', 1, 600_000),
-    )
-    .option(
-      '--retries <n>',
-      "LLM requests: retries of a timeout, a 429, a 5xx or a dropped connection (the provider's max_retries, default 2); not --max-retries",
-      parseIntOption('--retries', 0, 10),
-    )
+  llmRequestOptions(
+    program
+      .command('run')
+      .description(
+        'turn a task into a verified result: templates -> rules -> LLM, validated and run in the sandbox',
+      )
+      .argument('<task>', 'what to do, in words')
+      .option('--sandbox <name>', "the sandbox (default: the workspace's default_sandbox, else its first)")
+      .option('--kit <name>', 'only the tools of this kit')
+      .option(
+        '--mode <mode>',
+        'plan | interactive',
+        oneOf('--mode', ['plan', 'interactive'] as const),
+        'plan',
+      )
+      .option('--lang <lang>', 'python | js | ts', oneOf('--lang', ['python', 'js', 'ts'] as const), 'python')
+      .option('--provider <id>', 'a configured provider (or the id for --base-url)')
+      .option('--base-url <url>', 'an OpenAI-compatible (or, with --kind anthropic, Anthropic) endpoint')
+      .option(
+        '--kind <kind>',
+        'openai | anthropic (with --base-url)',
+        oneOf('--kind', ['openai', 'anthropic'] as const),
+      )
+      .option('--model <model>', 'the model'),
+    '; not --max-retries',
+  )
     .option(
       '--max-retries <n>',
       'PLAN retries after the first attempt',
