@@ -140,7 +140,7 @@ export function summarizeRecord(rec: RunRecord): string {
     const v = a.validation;
     const x = a.execution;
     lines.push(
-      `  #${a.n} ${a.tier ?? ''}${v ? (v.valid ? ' valid' : ` invalid(${v.violations.map((y) => y.rule).join(',')})`) : ''}${x ? ` ${x.exitReason}${x.error ? ` ${visible(x.error.type)}: ${visible(x.error.message, '    ')}` : ''} [${x.isolation}]` : ''}${a.step ? ` — ${visible(a.step.summary, '    ')}` : ''}`,
+      `  #${a.n} ${a.tier ?? ''}${a.template ? ` ${visible(a.template)}` : ''}${v ? (v.valid ? ' valid' : ` invalid(${v.violations.map((y) => y.rule).join(',')})`) : ''}${x ? ` ${x.exitReason}${x.error ? ` ${visible(x.error.type)}: ${visible(x.error.message, '    ')}` : ''} [${x.isolation}]` : ''}${a.step ? ` — ${visible(a.step.summary, '    ')}` : ''}`,
     );
     // Its skill calls that failed or were cut off (docs/skills.md).
     for (const c of x?.skillCalls ?? []) if (c.error || c.unfinished) lines.push(`     ${skillCallLine(c)}`);

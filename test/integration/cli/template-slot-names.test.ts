@@ -92,6 +92,10 @@ describe('template slots named after what they fill', () => {
       result: ['silver', 'bronze', 0],
     });
     expect(fx.llm.requests.length).toBe(before);
+    // runs show names the template that served the attempt (it said only "#1 template valid ok").
+    const shown = await cli(['runs', 'show', (JSON.parse(served.out) as { id: string }).id]);
+    expect(shown.code, shown.err).toBe(0);
+    expect(shown.out).toMatch(/^ {2}#1 template tiers-stock valid ok \[/m);
   }, 300_000);
 
   it('a template stored with slotN names reads unchanged and serves with no LLM request', async () => {
