@@ -128,7 +128,9 @@ class Worker:
         self.ask_early = False  # ... as soon as a job's result is out (else after its cleaning: gVisor)
         self.pending_load = None  # a load that came during a job, applied when the job is over
         self.last_job = None  # the id of the last job handed over (the host's next_ready names it)
+        self.last_done = None  # the id of the last job whose `done` went out (a `stopping` names it)
         self.lost = "the sandbox worker cannot fork"  # why jobs cannot run once the fork server is gone
+        self.lost_why = "it cannot fork"  # the same, as the reason it stops
         # A job came through this worker: its memory (freed heap and stack) may hold what jobs passed
         # through it, so no new fork server is made from it again (a tools load or a lost fork server):
         # every later job's process would be a copy of that memory. The host replaces such a worker on
@@ -271,7 +273,8 @@ class Worker:
         except ChildProcessError:
             status = 0
         sig = os.WTERMSIG(status) if os.WIFSIGNALED(status) else 0
-        self.lost = f"the sandbox worker died: its fork server was killed{f' (signal {sig})' if sig else ''}"
+        self.lost_why = f"its fork server was killed{f' (signal {sig})' if sig else ''}"
+        self.lost = f"the sandbox worker died: {self.lost_why}"
 
     # ------------------------------------------------------------ protocol
 
@@ -361,10 +364,20 @@ class Worker:
             reap_strays(server)
             return
         spare = self.spare.pid if self.spare is not None else 0
-        if not clean_namespace(server, self.reap_server, self.sweep_by_server, spare):
-            os.write(2, b"toolsmith worker: a job left processes that could not be ended; the worker stops\n")
-            flush()
-            os._exit(1)
+        # (`sweepfails`, tests only: a namespace the sweep could not prove clean, as a fork loop that
+        # outran it under load would leave; what matters is what the worker and the host do next)
+        if "sweepfails" in jobns.OFF or not clean_namespace(server, self.reap_server, self.sweep_by_server, spare):
+            self.stop("a job left processes that could not be ended")
+
+    def stop(self, why):
+        """The worker stops between jobs (its last job could not be cleaned up, or killed its fork server).
+        It tells the host first (`stopping`, after that job's `done`): it starts no job from here on, so a
+        job the host sent meanwhile, read or not, never ran and goes to another worker (docs/protocol.md,
+        "worker -> host `stopping`"). The reason goes to stderr too."""
+        os.write(2, f"toolsmith worker: {why}; the worker stops\n".encode())
+        send({"type": "stopping", "after": self.last_done, "reason": why})
+        flush()
+        os._exit(1)
 
     def start_job(self, msg):
         job_id = msg.get("id")
@@ -482,13 +495,14 @@ class Worker:
             send(d)
             flush()  # the result goes out now; the cleaning below happens before the next job is read
         self.job = None
+        self.last_done = job.id  # (its `done` is out, on either path)
         self.wait_child()  # (a child asked for during the job: the sweep below knows its pid)
         self.reap()
         if hygiene.PRIVATE_TMP and "nowipe" not in jobns.OFF:
             wipe_writable()
         if self.server is None:
             if job.pid:
-                os._exit(1)  # a job killed part of the worker: the host replaces it
+                self.stop(self.lost_why)  # a job killed part of the worker: the host replaces it
             return
         self.ask_child()  # unless made during the job: the next child is forked only now, after the leftovers are gone
         if self.pending_load is not None:
@@ -742,7 +756,7 @@ class Worker:
                             self.finish(None)
                         else:
                             flush()
-                            os._exit(1)
+                            self.stop(self.lost_why)
                 elif spare is not None and fd == spare.msg_r:
                     if self.job is None and self.spare is spare:
                         self.spare_message()
