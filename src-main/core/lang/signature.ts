@@ -77,6 +77,46 @@ const LITERAL_WORDS: Record<LiteralType, string> = {
   dict: 'a dict',
 };
 
+/** A JS/TS literal's type in JS words: a number is a number (an int parameter given 2.5: "a fraction"). */
+const JS_LITERAL_WORDS: Record<LiteralType, string> = {
+  str: 'a string',
+  int: 'a number',
+  float: 'a number with a fraction',
+  bool: 'a boolean',
+  none: 'null',
+  list: 'an array',
+  dict: 'an object',
+};
+
+/** A parameter's declared type in JS words (`string`, `number`, `boolean`, `array`, `object`). */
+const JS_PARAM_WORDS: Record<string, string> = {
+  str: 'string',
+  int: 'an integer number',
+  float: 'number',
+  bool: 'boolean',
+  list: 'array',
+  dict: 'object',
+};
+
+/**
+ * "argument 'x' must be T, not a U": in the script's language's words (a JS/TS script read `must be str,
+ * not an int` of `{user_id: 5}`, Python's names for JS values).
+ */
+function typeProblem(
+  name: string,
+  param: string,
+  p: Pick<CallParam, 'type' | 'nullable'>,
+  lit: LiteralType,
+  language: 'python' | 'js',
+): string {
+  const js = language === 'js';
+  const none = js ? 'null' : 'None';
+  const type = p.type ?? 'any';
+  const want = js ? (JS_PARAM_WORDS[type] ?? type) : type;
+  const got = lit === 'none' ? none : (js ? JS_LITERAL_WORDS : LITERAL_WORDS)[lit];
+  return `${name}() argument '${param}' must be ${want}${p.nullable ? ` or ${none}` : ''}, not ${got}`;
+}
+
 /**
  * The problems of calling `name` with `args` (empty when it binds). Every problem is reported, not only
  * the first as Python does; each message names the tool, the argument and the signature.
@@ -87,7 +127,6 @@ export function checkArguments(
   args: CallArgs,
   language: 'python' | 'js' = 'python',
 ): ArgumentProblem[] {
-  const none = language === 'python' ? 'None' : 'null';
   const out: ArgumentProblem[] = [];
   const sig = ` (${shape.text})`;
   const say = (message: string, at: Omit<ArgumentProblem, 'rule' | 'message'> = {}): void => {
@@ -105,7 +144,7 @@ export function checkArguments(
       if (lit !== undefined && !literalFits(lit, p))
         out.push({
           rule: 'tool-argument-type',
-          message: `${name}() argument '${p.name}' must be ${p.type}${p.nullable ? ` or ${none}` : ''}, not ${lit === 'none' ? none : LITERAL_WORDS[lit]}${sig}`,
+          message: `${typeProblem(name, p.name, p, lit, language)}${sig}`,
           positional: i,
         });
     });
@@ -143,7 +182,7 @@ export function checkArguments(
     if (lit !== undefined && !literalFits(lit, p))
       out.push({
         rule: 'tool-argument-type',
-        message: `${name}() argument '${k}' must be ${p.type}${p.nullable ? ` or ${none}` : ''}, not ${lit === 'none' ? none : LITERAL_WORDS[lit]}${sig}`,
+        message: `${typeProblem(name, k, p, lit, language)}${sig}`,
         keyword: i,
       });
   });

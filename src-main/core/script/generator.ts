@@ -184,7 +184,7 @@ export class ScriptGenerator {
       options.previousError === undefined ? '' : formatExecutionError(options.previousError);
     const hints = withHints(previousError)
       ? hintsFor(
-          { error: previousError, script: options.previousScript ?? '', tools: sandbox.tools },
+          { error: previousError, script: options.previousScript ?? '', tools: sandbox.tools, language },
           options.hinters,
         )
       : [];

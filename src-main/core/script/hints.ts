@@ -3,13 +3,16 @@
  * (`KeyError: 0`, `NameError: name 'x' is not defined`...) and the tools, and returns a sentence that
  * says what to do instead, or nothing.
  */
-import { toolSignature } from '../tools/prompt.ts';
+import type { ScriptLanguage } from '../lang/violation.ts';
+import { signatureFor } from '../tools/prompt.ts';
 import type { Tool } from '../tools/model.ts';
 
 export interface HintContext {
   error: string;
   script: string;
   tools: readonly Tool[];
+  /** The script's language (Python when absent): hints quote calls as that language writes them. */
+  language?: ScriptLanguage;
 }
 
 export type Hinter = (ctx: HintContext) => string | undefined;
@@ -82,7 +85,7 @@ const unknownName: Hinter = ({ error, tools }) => {
   );
 };
 
-const wrongArguments: Hinter = ({ error, tools }) => {
+const wrongArguments: Hinter = ({ error, tools, language = 'python' }) => {
   const m =
     /TypeError: (\w+)\(\) (got an unexpected keyword argument|missing \d+ required|takes \d+ positional|got multiple values)/.exec(
       error,
@@ -90,7 +93,11 @@ const wrongArguments: Hinter = ({ error, tools }) => {
   if (!m) return undefined;
   const tool = tools.find((t) => t.name === m[1]);
   if (!tool) return `Check the arguments of ${m[1]}(): ${error.split('\n')[0]}`;
-  return `Call ${tool.name} exactly as its signature says: ${toolSignature(tool)}. Use these parameter names as keyword arguments.`;
+  // A JS/TS script passes a tool one object of named arguments (a skill: positional ones); it was told
+  // the Python signature and "keyword arguments".
+  if (language !== 'python')
+    return `Call ${tool.name} exactly as its signature says: ${signatureFor(tool, language)}. ${tool.location === 'skill' ? 'Pass its arguments in this order.' : 'Pass one object whose keys are these parameter names.'}`;
+  return `Call ${tool.name} exactly as its signature says: ${signatureFor(tool, 'python')}. Use these parameter names as keyword arguments.`;
 };
 
 const attributeOnToolResponse: Hinter = ({ error }) => {

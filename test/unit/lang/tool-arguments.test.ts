@@ -315,12 +315,41 @@ describe('JS/TS: one object of named arguments; skills take positional ones', ()
       `tool-arguments@1:32 add_numbers() got an unexpected argument 'c' ${JS_SIG}`,
     ]);
     expect(js('await add_numbers({a: "1", b: null});')).toEqual([
-      `tool-argument-type@1:20 add_numbers() argument 'a' must be int, not a string ${JS_SIG}`,
-      `tool-argument-type@1:28 add_numbers() argument 'b' must be int, not null ${JS_SIG}`,
+      `tool-argument-type@1:20 add_numbers() argument 'a' must be an integer number, not a string ${JS_SIG}`,
+      `tool-argument-type@1:28 add_numbers() argument 'b' must be an integer number, not null ${JS_SIG}`,
     ]);
     expect(js('await search_issues({query: "x", from: 2});\nawait search_issues({q: "x"});')).toEqual([
       "tool-arguments@2:7 search_issues() missing required argument 'query' (search_issues({ query: string, from?: number }))",
       "tool-arguments@2:22 search_issues() got an unexpected argument 'q' (search_issues({ query: string, from?: number }))",
+    ]);
+  });
+
+  it("a literal of the wrong type is told in JS's words (string, number, boolean, array, object), never Python's", () => {
+    const sig =
+      '(typed({ n: number, flag?: boolean = true, name?: string | null = null, tags?: string[] = [], meta?: object = {}, raw?: unknown = null, anything?: unknown = 1 }))';
+    expect(js('await typed({n: "1.5", flag: 1, tags: {}, meta: [1], name: false});')).toEqual([
+      `tool-argument-type@1:14 typed() argument 'n' must be number, not a string ${sig}`,
+      `tool-argument-type@1:24 typed() argument 'flag' must be boolean, not a number ${sig}`,
+      `tool-argument-type@1:33 typed() argument 'tags' must be array, not an object ${sig}`,
+      `tool-argument-type@1:43 typed() argument 'meta' must be object, not an array ${sig}`,
+      `tool-argument-type@1:54 typed() argument 'name' must be string or null, not a boolean ${sig}`,
+    ]);
+    expect(js('await add_numbers({a: 1.5, b: 2});')).toEqual([
+      `tool-argument-type@1:20 add_numbers() argument 'a' must be an integer number, not a number with a fraction ${JS_SIG}`,
+    ]);
+    // A JS skill's parameters too (positional): its JSDoc types, in JS words.
+    const skill = jsSkillShape(
+      'pick',
+      '/**\n * Picks.\n * @param {string} id\n * @param {number} n\n */\nfunction pick(id, n) {\n  return 1;\n}\n',
+      'js',
+    ).tool;
+    const v = validateJs('await pick(3, "x");\nemitResult(1);\n', {
+      tools: ['pick'],
+      shapes: callShapes([skill], 'js'),
+    }).violations.map((x) => x.message);
+    expect(v).toEqual([
+      "pick() argument 'id' must be string, not a number (pick(id: string, n: number))",
+      "pick() argument 'n' must be number, not a string (pick(id: string, n: number))",
     ]);
   });
 

@@ -104,6 +104,18 @@ describe('hinters', () => {
       'check_inventory(product_id: str, warehouse: str = "New York")',
     );
   });
+  it("a JS/TS script's wrong arguments get the JS call, not Python's signature and keyword arguments", () => {
+    // The node worker relays the tool layer's TypeError (docs/tools.md): a JS run was told
+    // `check_inventory(product_id: str, ...)` and to use keyword arguments.
+    const error =
+      "Error: check_inventory: TypeError: check_inventory() got an unexpected keyword argument 'product'";
+    for (const language of ['js', 'ts'] as const) {
+      const [hint] = hintsFor({ error, script: '', tools, language });
+      expect(hint).toBe(
+        'Call check_inventory exactly as its signature says: check_inventory({ product_id: string, warehouse?: string = "New York" }). Pass one object whose keys are these parameter names.',
+      );
+    }
+  });
   it('AttributeError on a ToolResponse points to .data', () => {
     expect(h("AttributeError: 'ToolResponse' object has no attribute 'name'")[0]).toContain('r.data["name"]');
     expect(h("AttributeError: 'dict' object has no attribute 'name'")[0]).toContain('d["name"]');
