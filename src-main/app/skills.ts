@@ -12,7 +12,7 @@ import type { ExecutionResult } from '../core/sandbox/execution.ts';
 import { scriptCallShapes } from '../core/script/context.ts';
 import type { ScriptContext } from '../core/script/context.ts';
 import type { OfferedSkill } from '../core/skills/offered.ts';
-import { skillGrade, SkillError, skillTools } from '../core/skills/skill.ts';
+import { skillGrade, SkillError, skillToolClash, skillTools } from '../core/skills/skill.ts';
 import type { Skill, SkillLanguage, SkillTest } from '../core/skills/skill.ts';
 import { jsSkillStub } from '../core/skills/js-skill.ts';
 import {
@@ -36,7 +36,7 @@ import type {
 export type { SkillCaseResult, SkillCheck, SkillStatus, SkillTestResult, SkillView };
 import type { Grade } from '../core/tools/grade.ts';
 import type { JsonValue } from '../core/tools/model.ts';
-import { toolSignature } from '../core/tools/prompt.ts';
+import { signatureFor } from '../core/tools/prompt.ts';
 import { contentHash } from '../core/tools/registry.ts';
 import { errorMessage } from '../core/errors.ts';
 import type { SkillEntry, SkillFiles, SkillVerdict } from '../infra/workspace/skill-files.ts';
@@ -117,7 +117,9 @@ export class SkillService {
       file: e.file,
       source: s.source,
       description: shape.tool.description,
-      signature: toolSignature(shape.tool),
+      // In the skill's language, as the manual a script of that language reads shows it (a JS/TS skill:
+      // positional parameters with JS types, `order_total(user_id: string)`; it read `user_id: str`).
+      signature: signatureFor(shape.tool, s.language),
       parameters: shape.tool.parameters,
       ...(shape.tool.returns ? { returns: shape.tool.returns } : {}),
       tools,
@@ -313,6 +315,17 @@ export class SkillService {
       return { valid: false, problems: [errorMessage(e)], violations: [], tools: [] };
     }
     const names = Object.keys(ctx.toolMap);
+    // A skill named as one of the sandbox's tools is refused in words, before its source is judged: it
+    // read "rebind-framework: do not rebind the tool get_user: use another variable name", of a
+    // function the person had named on purpose (core/skills/skill.ts skillToolClash).
+    const tool = ctx.tools.find((t) => t.name === req.name);
+    if (tool)
+      return {
+        valid: false,
+        problems: [skillToolClash(req.name, req.sandbox, tool)],
+        violations: [],
+        tools: [],
+      };
     // A call of another skill of the sandbox is refused saying so (a skill calls tools only, v1), not as
     // "spent_by() is not defined: the tools are ..." of a name nobody has.
     let others: Record<string, string> = {};
@@ -340,7 +353,7 @@ export class SkillService {
       valid: shape.problems.length === 0 && v.valid,
       problems: shape.problems,
       violations: v.violations,
-      ...(shape.problems.length === 0 ? { signature: toolSignature(shape.tool) } : {}),
+      ...(shape.problems.length === 0 ? { signature: signatureFor(shape.tool, language) } : {}),
       tools,
       grade: skillGrade(tools, ctx.tools),
     };

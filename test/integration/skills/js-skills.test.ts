@@ -72,7 +72,7 @@ describe('JS/TS skills in the real node sandbox', () => {
       language: 'js',
       status: 'passed',
       version: 1,
-      signature: 'order_total(user_id: str)',
+      signature: 'order_total(user_id: string)',
       tools: ['get_orders', 'get_user'],
       grade: { w: 1, d: 0 },
     });
@@ -160,7 +160,7 @@ describe('JS/TS skills in the real node sandbox', () => {
     expect(ts.skill).toMatchObject({
       language: 'ts',
       status: 'passed',
-      signature: 'user_name(user_id: str, upper: bool = False)',
+      signature: 'user_name(user_id: string, upper?: boolean = false)',
     });
     expect(existsSync(join(ws, 'skills/ecommerce/user_name.ts'))).toBe(true);
     expect(names('ts')).toContain('user_name');
