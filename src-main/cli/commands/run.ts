@@ -62,7 +62,7 @@ export function progressPrinter(ctx: CliContext, mode: RunMode): (e: LiveEvent) 
         ctx.err(
           tier === 'replay'
             ? `${unit} ${e.data.n}: replay (the recorded LLM answer)\n`
-            : `${unit} ${e.data.n}: ${e.data.tier}${e.data.provider ? ` (${e.data.provider})` : ''}${e.data.template ? ` ${e.data.template}` : ''}\n`,
+            : `${unit} ${e.data.n}: ${e.data.tier}${e.data.provider ? ` (${e.data.provider})` : ''}${e.data.template ? ` ${e.data.template}` : ''}${e.data.slots ? ` (${slotsText(e.data.slots)})` : ''}\n`,
         );
         break;
       case 'llm_response':
@@ -159,6 +159,12 @@ export function summarizeRecord(rec: RunRecord): string {
   return lines.join('\n') + '\n';
 }
 
+/** Slot values as `runs show` and the live progress print them: `user_id="u2", n=3`. */
+export const slotsText = (slots: Record<string, unknown>): string =>
+  Object.entries(slots)
+    .map(([k, v]) => `${visible(k)}=${visible(JSON.stringify(v))}`)
+    .join(', ');
+
 /** Tool calls and log lines `runs show` prints per attempt (the rest are counted; `--json` has them). */
 const SHOWN_PER_ATTEMPT = 20;
 
@@ -176,6 +182,10 @@ export function describeRecord(rec: RunRecord): string {
       '',
       `${unit} ${a.n}${a.tier ? ` (${a.tier}${a.provider ? ` ${visible(a.provider)}` : ''})` : ''}:`,
     );
+    // A template's attempt: which template, and the slot values the task matched it with (the script
+    // below is the template filled with them).
+    if (a.tier === 'template' && a.template)
+      lines.push(`  template ${visible(a.template)}${a.slots ? ` matched with ${slotsText(a.slots)}` : ''}`);
     if (a.script) {
       const body = a.script.body.replace(/\n$/, '').split('\n');
       const width = String(body.length).length;

@@ -46,7 +46,7 @@ export interface ScriptSource {
   propose(
     task: string,
     ctx: { sandbox: string; kit?: string; language: ScriptLanguage; tools: readonly Tool[] },
-  ): { body: string; name: string } | undefined;
+  ): { body: string; name: string; slots?: Record<string, JsonValue> } | undefined;
   /** Told after the script ran (template counters). */
   outcome?(name: string, success: boolean): void;
   /** Why this source proposed nothing for the task (recorded as a `template_miss` event). */
@@ -129,6 +129,38 @@ interface Candidate {
   validation: ValidationResult;
   /** The answer held several code blocks of the run's language, only the longest taken: told on failure. */
   blocks?: number;
+}
+
+/** An LLM's answer as the tiers judge it: its text, and whether it was cut at the token limit. */
+interface Answer {
+  text: string;
+  truncated?: { reason: string; maxTokens: number };
+}
+
+/**
+ * An answer cut at the token limit: its script is incomplete, never run (a cut that falls between two
+ * lines parses, and ran as a script missing its end). The model is told its answer was cut and to write a
+ * shorter one; the person reads the same, with the provider's setting to raise.
+ */
+function cutAnswer(
+  script: AssembledScript,
+  truncated: NonNullable<Answer['truncated']>,
+  language: ScriptLanguage,
+): ValidationResult {
+  const line = Math.max(1, script.body.replace(/\n$/, '').split('\n').length);
+  return {
+    valid: false,
+    violations: [
+      {
+        rule: 'truncated-answer',
+        message: `the answer was cut at the token limit before it ended (${truncated.reason}, max_tokens ${truncated.maxTokens}): its script is incomplete and was not run. Write a shorter script (no comments, no explanation, only the code the task needs) and answer with the whole script in one fenced \`\`\`${FENCES[language]} block`,
+        line,
+        column: 1,
+        endLine: line,
+        endColumn: 1,
+      },
+    ],
+  };
 }
 
 /** What a failed script's error is prefixed with when its answer held several code blocks. */
@@ -366,8 +398,12 @@ export class Orchestrator {
     // A template's or a rule's script that failed in the sandbox did not use one of the LLM's attempts:
     // the LLM still gets 1 + max_retries (with max_retries 0, a failed template was the run's end).
     let served: string | undefined;
-    for (let n = 1; n <= started.maxRetries + 1 + (served ? 1 : 0); n++) {
+    // Every attempt the run has (a failed template's adds one): a retry prompt tells the model how many
+    // are left after the one it answers for (it said only "Attempt 2.").
+    const allAttempts = () => started.maxRetries + 1 + (served ? 1 : 0);
+    for (let n = 1; n <= allAttempts(); n++) {
       this.checkCancel(ctx);
+      const budget = { attempt: n, of: allAttempts() };
       const cand =
         n === 1 && req.initialScript !== undefined
           ? this.given(ctx, req.initialScript)
@@ -376,9 +412,18 @@ export class Orchestrator {
               n,
               this.deps.generator.buildPrompt(req.task, req.sandbox, {
                 attempt: n,
+                budget,
                 ...(previous ? { previousScript: previous.script, previousError: previous.error } : {}),
               }),
               n === 1 ? (req.sources ?? []) : [],
+              // A provider's correction of its rejected script is still this attempt: the same budget.
+              (previousScript, previousError) =>
+                this.deps.generator.buildPrompt(req.task, req.sandbox, {
+                  attempt: Math.max(2, n + 1),
+                  budget,
+                  previousScript,
+                  previousError,
+                }),
             );
       if (!cand) return failedOutcome(runId, lastErrorOrProviders(ctx, lastError));
       if (!cand.validation.valid) {
@@ -646,12 +691,20 @@ export class Orchestrator {
     const shapes = runCallShapes(req, language);
     const assemble = (body: string) => this.assemble(ctx, body);
     let last: Candidate | undefined;
-    const check = (tier: Tier, script: AssembledScript, name?: string, answer?: string): Candidate => {
-      const validation = noCodeIn(
-        answer,
-        script,
-        this.deps.validate(script.body, language, tools, req.sandbox.name, shapes),
-      );
+    const check = (
+      tier: Tier,
+      script: AssembledScript,
+      name?: string,
+      answer?: string,
+      truncated?: Answer['truncated'],
+    ): Candidate => {
+      const validation = truncated
+        ? cutAnswer(script, truncated, language)
+        : noCodeIn(
+            answer,
+            script,
+            this.deps.validate(script.body, language, tools, req.sandbox.name, shapes),
+          );
       ctx.emit('script', {
         n,
         code: script.code,
@@ -691,7 +744,13 @@ export class Orchestrator {
         if (miss) ctx.emit('template_miss', { n, ...miss });
         continue;
       }
-      ctx.emit('tier', { n, tier: source.tier, template: proposal.name });
+      // The slot values the template matched the task with: `runs show` says what the script was filled with.
+      ctx.emit('tier', {
+        n,
+        tier: source.tier,
+        template: proposal.name,
+        ...(proposal.slots && Object.keys(proposal.slots).length ? { slots: proposal.slots } : {}),
+      });
       const c = check(source.tier, assemble(proposal.body), proposal.name);
       if (c.validation.valid) return c;
       // A template that no longer validates (a skill it calls deleted, a tool renamed) did not serve the
@@ -711,7 +770,7 @@ export class Orchestrator {
       });
       const first = await this.ask(ctx, n, provider, prompt.system, prompt.user, false);
       if (first === undefined) continue;
-      const c1 = check('llm', assemble(first), undefined, first);
+      const c1 = check('llm', assemble(first.text), undefined, first.text, first.truncated);
       if (c1.validation.valid) return c1;
       const fix = correct(c1.script.body, this.feedback(ctx, c1));
       ctx.emit('prompt', {
@@ -725,7 +784,7 @@ export class Orchestrator {
       });
       const second = await this.ask(ctx, n, provider, fix.system, fix.user, true);
       if (second === undefined) continue;
-      const c2 = check('llm', assemble(second), undefined, second);
+      const c2 = check('llm', assemble(second.text), undefined, second.text, second.truncated);
       if (c2.validation.valid) return c2;
     }
     return last;
@@ -738,11 +797,15 @@ export class Orchestrator {
     system: string,
     user: string,
     correction: boolean,
-  ): Promise<string | undefined> {
+  ): Promise<Answer | undefined> {
     try {
       const r = await provider.generate({
         system,
         user,
+        // An answer cut at max_tokens comes back (its tokens were spent): recorded and counted, and the
+        // model told its answer was cut (cutAnswer). It failed the provider with no tokens counted and
+        // nothing said to the model.
+        acceptTruncated: true,
         ...(ctx.req.signal ? { signal: ctx.req.signal } : {}),
         onToken: (text) => ctx.req.onEvent?.({ type: 'token', runId: ctx.runId, n, text }),
         // Every wait before a retry is in the run's history as it starts: no silent minutes.
@@ -760,9 +823,10 @@ export class Orchestrator {
         retries: r.retries,
         ...(r.responseId ? { responseId: r.responseId } : {}),
         ...(r.finishReason ? { finishReason: r.finishReason } : {}),
+        ...(r.truncated ? { truncated: r.truncated } : {}),
         ...(correction ? { correction: true } : {}),
       });
-      return r.text;
+      return { text: r.text, ...(r.truncated ? { truncated: r.truncated } : {}) };
     } catch (e) {
       if (e instanceof CancelledError || ctx.req.signal?.aborted) throw new CancelledError();
       const message = errorMessage(e);

@@ -12,6 +12,7 @@ export class ReplayProvider implements LlmProvider {
     provider: string;
     promptTokens: number;
     completionTokens: number;
+    truncated?: { reason: string; maxTokens: number };
   }[];
   private next = 0;
 
@@ -38,6 +39,8 @@ export class ReplayProvider implements LlmProvider {
       latencyMs: 0,
       provider: a.provider,
       retries: [],
+      // A recorded answer that was cut is cut again: its script is not run in the replay either.
+      ...(a.truncated ? { truncated: a.truncated } : {}),
     });
   }
 }

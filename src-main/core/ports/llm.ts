@@ -36,6 +36,11 @@ export interface LlmResponse {
   responseId?: string;
   /** Why the answer ended, as the API said it (OpenAI `finish_reason`, Anthropic `stop_reason`). */
   finishReason?: string;
+  /**
+   * The answer stopped at the token limit (returned only to a request with `acceptTruncated`): the stop
+   * reason as the API said it (`finish_reason: length`, `stop_reason: max_tokens`) and the limit sent.
+   */
+  truncated?: { reason: string; maxTokens: number };
 }
 
 export interface LlmProvider {

@@ -16,6 +16,8 @@ export interface AttemptRecord {
   model?: string;
   /** The template that served this attempt (tier `template`). */
   template?: string;
+  /** The values of the template's slots the task matched with. */
+  slots?: Record<string, JsonValue>;
   prompt?: EventPayloads['prompt'];
   llm?: EventPayloads['llm_response'];
   /** Corrective LLM answers within the same tier (after an invalid script). */
@@ -126,6 +128,8 @@ function applyEvent(rec: RunRecord, e: RunEvent): void {
       a.tier = e.data.tier;
       if (e.data.provider && !a.script) a.provider = e.data.provider;
       if (e.data.template) a.template = e.data.template;
+      if (e.data.slots) a.slots = e.data.slots;
+      else delete a.slots;
       rec.tier = e.data.tier;
       if (e.data.tier === 'template' && e.data.template) rec.template = e.data.template;
       else delete rec.template;

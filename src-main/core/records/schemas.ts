@@ -228,7 +228,14 @@ export const runStartedSchema = obj({
  */
 export const eventPayloadSchemas = {
   run_started: runStartedSchema,
-  tier: obj({ n, tier, provider: z.string().optional(), template: z.string().optional() }),
+  tier: obj({
+    n,
+    tier,
+    provider: z.string().optional(),
+    template: z.string().optional(),
+    /** The values of the template's slots the task matched with (tier `template`; absent before). */
+    slots: z.record(z.string(), jsonValueSchema).optional(),
+  }),
   prompt: obj({
     n,
     kind: z.enum(['first', 'retry', 'step', 'final']),
@@ -256,6 +263,11 @@ export const eventPayloadSchemas = {
      */
     responseId: z.string().optional(),
     finishReason: z.string().optional(),
+    /**
+     * The answer stopped at the token limit (its stop reason as the API said it, and the max_tokens
+     * sent): its tokens count, its script is not run, the model is told it was cut.
+     */
+    truncated: obj({ reason: z.string(), maxTokens: z.number() }).optional(),
   }),
   llm_error: obj({ n, provider: z.string(), message: z.string(), retries: z.array(llmRetrySchema) }),
   /** A provider's call failed for a transient cause and is tried again after `waitMs` (told live). */

@@ -169,6 +169,41 @@ export const infraResult = (
   isolation: IsolationLevel = 'none',
 ): ExecutionResult => failedResult('infra', { type: 'Infra', message }, runtime, isolation);
 
+const utf8Bytes = (s: string): number => new TextEncoder().encode(s).length;
+
+/**
+ * An OutputLimit said which output went over the cap and what to do: the worker's words ("the script's
+ * output exceeded 51200 bytes") said neither whether the script printed too much (stdout, its log lines)
+ * or emitted too much (results, intermediates), nor the setting. Read from what the job had sent before
+ * it was stopped: the side that sent most of it is named; when neither had sent much, the piece that
+ * went over was not kept and the worker does not say which kind it was, so both are named. Other errors are returned as they are; an explained one is not again.
+ */
+export function explainOutputLimit(
+  error: ExecutionError,
+  sent: Pick<ExecutionResult, 'logs' | 'intermediates' | 'data'>,
+  capBytes: number,
+): ExecutionError {
+  if (error.type !== 'OutputLimit' || error.message.includes('limits.output_kb')) return error;
+  const printed = sent.logs.reduce((n, l) => n + utf8Bytes(l) + 1, 0);
+  const emitted =
+    sent.intermediates.reduce<number>((n, v) => n + utf8Bytes(JSON.stringify(v) ?? ''), 0) +
+    (sent.data === undefined ? 0 : utf8Bytes(JSON.stringify(sent.data) ?? ''));
+  const cap = `the output cap of ${capBytes} bytes (limits.output_kb = ${Math.round(capBytes / 1024)} in .toolsmith/config.toml)`;
+  const before = `${printed} bytes printed and ${emitted} emitted before the script was stopped`;
+  const emitOnly =
+    'emit only the answer the task asks for (a count, the few fields it names), never whole tool responses or long lists';
+  // What was kept is what the worker sent before the piece that went over (a Python worker reads prints
+  // in pieces of up to 64 KB: a loop's prints may all arrive in the one piece that is not kept).
+  const enough = Math.max(1024, capBytes / 16);
+  const why =
+    printed >= enough && printed >= emitted
+      ? `its prints (stdout and log lines) went over ${cap} (${before}): print little or nothing (a count, a few lines, not every item of a loop), and ${emitOnly}`
+      : emitted >= enough && emitted > printed
+        ? `its emits (results and intermediates) went over ${cap} (${before}): ${emitOnly}; do not emit an intermediate for every item of a loop`
+        : `the piece of output that went over ${cap} (one large print or emit, or a burst of prints read at once) was not kept, and the worker does not say which it was (${before}): print little or nothing, and ${emitOnly}`;
+  return { ...error, message: `${error.message.replace(/[.\s]+$/, '')}: ${why}` };
+}
+
 /** How a script run directly reports a failed result: `Type: message`, or the exit reason alone. */
 export const failureMessage = (r: ExecutionResult): string =>
   r.error ? `${r.error.type}: ${r.error.message}` : r.exitReason;

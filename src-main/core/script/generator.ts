@@ -44,6 +44,11 @@ export interface PromptOptions {
   previousError?: string | ExecutionError;
   /** 1-based attempt number; > 1 with a previous script makes a retry prompt. */
   attempt?: number;
+  /**
+   * The run's budget, told in a retry prompt: the attempt this answer is for and how many attempts the
+   * run has in all (PLAN: 1 + max_retries), so the model knows how many are left after it.
+   */
+  budget?: { attempt: number; of: number };
   hinters?: readonly Hinter[];
 }
 
@@ -213,7 +218,8 @@ export class ScriptGenerator {
     const vars = {
       ...common,
       kit: sandbox.kit ?? '',
-      attempt,
+      attempt: options.budget?.attempt ?? attempt,
+      budget: options.budget ? budgetText(options.budget) : '',
       previous_script: (options.previousScript ?? '').replace(/\s+$/, ''),
       previous_error: previousError || '(no error text was recorded)',
     };
@@ -313,6 +319,17 @@ export class ScriptGenerator {
       violations: formatViolations(violations),
     }).trim();
   }
+}
+
+/**
+ * What a retry prompt says of the attempts left (it said only "Attempt 2."): how many more after this one,
+ * or that this is the last and what happens if it fails.
+ */
+export function budgetText(b: { attempt: number; of: number }): string {
+  const left = Math.max(0, b.of - b.attempt);
+  return left > 0
+    ? `You have ${left} more attempt${left === 1 ? '' : 's'} after this one (${b.of} in all).`
+    : `This is your last attempt (${b.of} in all): if this script fails, the run ends without a result.`;
 }
 
 /** One line per violation: `- line 3, column 5 [no-import]: message`. */

@@ -15,7 +15,7 @@ export function templateSource(
         if (t.sandbox !== ctx.sandbox || t.language !== ctx.language || (t.kit ?? '') !== (ctx.kit ?? ''))
           continue;
         const values = matchTemplate(t, task);
-        if (values) return { name: t.name, body: instantiate(t, values) };
+        if (values) return { name: t.name, body: instantiate(t, values), slots: values };
       }
       return undefined;
     },

@@ -265,6 +265,8 @@ export abstract class SdkProvider<Client> implements LlmProvider {
             retries: [...retries],
             ...(a.id ? { responseId: a.id } : {}),
             ...(a.finish ? { finishReason: a.finish } : {}),
+            // (a cut answer reaches only a caller that takes one, checkAnswerEnd: it is told so)
+            ...(a.hitLimit ? { truncated: { reason: a.hitLimit, maxTokens } } : {}),
           };
         } catch (e) {
           watch.check();

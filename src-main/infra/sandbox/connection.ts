@@ -29,6 +29,7 @@ import {
   DEFAULT_MAX_APPROVALS,
   DEFAULT_MAX_INTERMEDIATES,
   DEFAULT_MAX_TOOL_CALLS,
+  explainOutputLimit,
 } from '../../core/sandbox/execution.ts';
 
 export type { ToolDescriptor, WorkerMessage } from './worker-messages.ts';
@@ -646,7 +647,18 @@ export class WorkerConnection {
           runtime: this.ready?.runtime ?? 'unknown',
           workerBroken,
           ...(hasResult ? { data: data } : {}),
-          ...(error ? { error: withinOutput(error, job.maxOutputBytes) } : {}),
+          ...(error
+            ? {
+                error: withinOutput(
+                  explainOutputLimit(
+                    error,
+                    { logs, intermediates, ...(hasResult ? { data } : {}) },
+                    job.maxOutputBytes,
+                  ),
+                  job.maxOutputBytes,
+                ),
+              }
+            : {}),
           ...(egress.length ? { egress } : {}),
           ...(calls.over + overInWorker > 0 ? { toolCallsNotRecorded: calls.over + overInWorker } : {}),
           ...(skillCalls.length ? { skillCalls } : {}),
