@@ -352,7 +352,10 @@ export class SkillService {
     return {
       valid: shape.problems.length === 0 && v.valid,
       problems: shape.problems,
-      violations: v.violations,
+      // An empty source is said by its shape ("a skill is exactly one function ..."): the script rule's
+      // "the script is empty: write the code ... that ends with emit_result(...)" told a skill, which
+      // must not emit, to emit.
+      violations: v.violations.filter((x) => x.rule !== 'empty-script'),
       ...(shape.problems.length === 0 ? { signature: signatureFor(shape.tool, language) } : {}),
       tools,
       grade: skillGrade(tools, ctx.tools),

@@ -868,7 +868,7 @@ export class Orchestrator {
     }
     logs.flush();
     if (needsResult && result.success && resultValue(result) === undefined)
-      result = { ...result, success: false, exitReason: 'error', error: NO_RESULT };
+      result = { ...result, success: false, exitReason: 'error', error: noResult(ctx.language) };
     ctx.emit('execution', { n, result });
     ctx.log.info(
       {
@@ -985,11 +985,14 @@ function resultValue(r: ExecutionResult): JsonValue | undefined {
 const NO_ATTEMPT = 'no attempt was made';
 
 /** A PLAN script that ran to its end without emitting anything (the hint for it says emit_result). */
-const NO_RESULT: ExecutionError = {
-  type: 'NoResult',
-  message:
-    'the script ran to its end but no result was emitted: no emit_result(...) call was reached on the path it took. Make every path end with emit_result(answer)',
-  frames: [],
+const noResult = (language: ScriptLanguage): ExecutionError => {
+  // In the script's language: a JS/TS run was told to call emit_result.
+  const emit = language === 'python' ? 'emit_result' : 'emitResult';
+  return {
+    type: 'NoResult',
+    message: `the script ran to its end but no result was emitted: no ${emit}(...) call was reached on the path it took. Make every path end with ${emit}(answer)`,
+    frames: [],
+  };
 };
 
 function lastErrorOrProviders(ctx: RunCtx, fallback: string): string {

@@ -118,9 +118,9 @@ const noneSubscript: Hinter = ({ error }) =>
     ? `You indexed None. A failed ToolResponse has data None: check r.success (and r.message) before reading r.data.`
     : undefined;
 
-const missingEmit: Hinter = ({ error }) =>
+const missingEmit: Hinter = ({ error, language = 'python' }) =>
   /missing-emit|no result was emitted/i.test(error)
-    ? `End the script by calling emit_result(value) with the final answer.`
+    ? `End the script by calling ${language === 'python' ? 'emit_result' : 'emitResult'}(value) with the final answer.`
     : undefined;
 
 const timedOut: Hinter = ({ error }) =>

@@ -83,11 +83,7 @@ export function skillNameProblem(name: string): string | undefined {
  * Why a skill may not take the name of one of its sandbox's tools: scripts call both by name, so the
  * skill would hide the tool (or the tool the skill), and a skill that wraps the tool would call itself.
  */
-export function skillToolClash(
-  name: string,
-  sandbox: string,
-  tool: Pick<Tool, 'location' | 'mcp'>,
-): string {
+export function skillToolClash(name: string, sandbox: string, tool: Pick<Tool, 'location' | 'mcp'>): string {
   const from =
     tool.location === 'mcp' && tool.mcp ? `from MCP server ${tool.mcp.server}` : "in the sandbox's tools.py";
   return `sandbox ${sandbox} has a tool named ${name} (${from}); a skill may not take a tool's name (scripts call both by name, and a skill wrapping the tool would call itself): rename the skill after what it does beyond the tool, e.g. ${name}_summary, and save it under that name`;

@@ -129,3 +129,26 @@ describe('a skill named after a tool of its sandbox', () => {
     expect(existsSync(join(ws, 'skills', 'ecommerce', 'check_inventory.py'))).toBe(false);
   }, 60_000);
 });
+
+describe('an empty skill file', () => {
+  it('is refused as not being a function, never told to call emit_result (a skill returns its value)', async () => {
+    for (const ext of ['py', 'js']) {
+      const file = join(ws, `empty.${ext}`);
+      writeFileSync(file, '');
+      const r = await runToolsmith(ws, [
+        'skill',
+        'create',
+        'empty_one',
+        '--sandbox',
+        'ecommerce',
+        '--file',
+        file,
+      ]);
+      expect(r.code).toBe(2);
+      expect(r.err).toMatch(
+        /^toolsmith: skill empty_one: a skill is exactly one function (definition|declaration) /,
+      );
+      expect(r.err).not.toMatch(/emit_?[rR]esult|empty-script/);
+    }
+  }, 60_000);
+});

@@ -72,6 +72,31 @@ describe('PLAN: a retry prompt says the attempts left', () => {
   });
 });
 
+describe('PLAN: a JS script that emits nothing', () => {
+  it("is told in JS's words: emitResult, never emit_result", async () => {
+    fx.llm.push(
+      '```javascript\nconst r = await get_orders();\nif (r.data.length > 100) emitResult(r.data.length);\n```',
+      '```javascript\nemitResult((await get_orders()).data.length);\n```',
+    );
+    const outcome = await (
+      await fx.runs.start({
+        task: 'How many orders are there?',
+        sandbox: 'ecommerce',
+        language: 'js',
+        providers: providers(),
+        maxRetries: 1,
+        noTemplates: true,
+      })
+    ).done;
+    expect(outcome).toMatchObject({ status: 'succeeded', result: 6 });
+    expect(userText(1)).toContain(
+      'NoResult: the script ran to its end but no result was emitted: no emitResult(...) call was reached on the path it took. Make every path end with emitResult(answer)',
+    );
+    expect(userText(1)).toContain('End the script by calling emitResult(value) with the final answer.');
+    expect(userText(1)).not.toContain('emit_result');
+  });
+});
+
 describe('an answer cut at max_tokens', () => {
   for (const [kind, stop] of [
     ['openai', 'finish_reason: length'],

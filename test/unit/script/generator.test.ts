@@ -116,6 +116,13 @@ describe('hinters', () => {
       );
     }
   });
+  it('a JS/TS script that emitted nothing is told to call emitResult, not emit_result', () => {
+    const error = 'NoResult: the script ran to its end but no result was emitted: no emitResult(...) call';
+    expect(hintsFor({ error, script: '', tools, language: 'ts' })).toEqual([
+      'End the script by calling emitResult(value) with the final answer.',
+    ]);
+    expect(h(error)).toEqual(['End the script by calling emit_result(value) with the final answer.']);
+  });
   it('AttributeError on a ToolResponse points to .data', () => {
     expect(h("AttributeError: 'ToolResponse' object has no attribute 'name'")[0]).toContain('r.data["name"]');
     expect(h("AttributeError: 'dict' object has no attribute 'name'")[0]).toContain('d["name"]');
