@@ -12,6 +12,7 @@ import { searchTools } from '../core/tools/disclosure.ts';
 import { toolsPrompt } from '../core/tools/prompt.ts';
 import { mcpResultToResponse, mcpSandboxTools, serverArgs } from '../core/tools/mcp.ts';
 import type { JsonValue, Tool, ToolResponse } from '../core/tools/model.ts';
+import type { ScriptLanguage } from '../core/lang/violation.ts';
 import type { McpManager } from '../infra/mcp/manager.ts';
 import type { McpServerView } from '../contract/api.ts';
 import { parseTomlFile } from '../infra/workspace/files.ts';
@@ -102,6 +103,8 @@ export function discoveryHostTools(
   jobTools: Readonly<Record<string, string>>,
   /** The job's skills, found and described beside its tools. */
   skills?: readonly Tool[],
+  /** The job's script language: lines and entries are written as its scripts call the tools. */
+  language: ScriptLanguage = 'python',
 ): Record<string, HostToolHandler> {
   let cached: Tool[] | undefined;
   const tools = () => {
@@ -125,7 +128,7 @@ export function discoveryHostTools(
     const n = typeof limit === 'number' && Number.isInteger(limit) && limit >= 1 ? Math.min(limit, 100) : 20;
     return {
       success: true,
-      data: searchTools(tools(), query, n).map((t) => ({ name: t.name, summary: t.line })),
+      data: searchTools(tools(), query, n, language).map((t) => ({ name: t.name, summary: t.line })),
     };
   };
   const describe: HostToolHandler = (args) => {
@@ -137,7 +140,7 @@ export function discoveryHostTools(
         message: `no tool ${JSON.stringify(name)} in sandbox ${sandbox}; search_tools finds tools by words`,
       };
     // Rendered for this tool as the script sees it (a kit's alias is not a key of the registry's cache).
-    return { success: true, data: toolsPrompt([tool]) };
+    return { success: true, data: toolsPrompt([tool], language) };
   };
   return { search_tools: search, describe_tool: describe };
 }

@@ -470,6 +470,7 @@ export async function createSandboxManager(svc: SandboxFactoryDeps): Promise<San
         sandbox,
         tools,
         skills?.length ? svc.skillManual?.(sandbox, skills, language) : undefined,
+        language,
       ),
   });
   const enabled = svc.enabledRuntimes();

@@ -5,7 +5,8 @@
  * (names and lines matching words) and `describe_tool` (one tool's full manual entry).
  */
 import type { Tool } from './model.ts';
-import { toolSignature, toolsPrompt } from './prompt.ts';
+import { signatureFor, toolSignature, toolsPrompt } from './prompt.ts';
+import type { ManualLanguage } from './prompt.ts';
 import { rankTools } from './search.ts';
 import { escapeText } from './xml.ts';
 
@@ -52,10 +53,12 @@ export function searchTools(
   tools: readonly Tool[],
   query: string,
   limit = 20,
+  /** The caller's script language: a JS/TS script's `searchTools` read Python signatures. */
+  language: ManualLanguage = 'python',
 ): { name: string; line: string }[] {
   return rankTools(tools, query, limit).map((t) => ({
     name: t.name,
-    line: `${toolSignature(t)}: ${firstLine(t.description)}`,
+    line: `${signatureFor(t, language)}: ${firstLine(t.description)}`,
   }));
 }
 

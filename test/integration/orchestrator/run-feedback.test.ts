@@ -207,3 +207,33 @@ describe('OutputLimit says which output went over the cap', () => {
     );
   });
 });
+
+describe("a JS/TS script's run-time tool lookups", () => {
+  it('searchTools and describeTool write the tools as a JS script calls them (they read Python signatures)', async () => {
+    const r = await fx.svc.execution.executeScript({
+      sandbox: 'ecommerce',
+      language: 'ts',
+      body: 'const found = await searchTools("how many units of a product a warehouse holds");\nconst entry = await describeTool("check_inventory");\nemitResult({ found, entry });\n',
+    });
+    expect(r.error).toBeUndefined();
+    const data = r.data as { found: { name: string; summary: string }[]; entry: string };
+    expect(data.found.find((t) => t.name === 'check_inventory')?.summary).toBe(
+      'check_inventory({ product_id: string, warehouse?: string = "New York" }): Check how many units of a product a warehouse holds.',
+    );
+    expect(data.entry).toContain(
+      '<signature>check_inventory({ product_id: string, warehouse?: string = "New York" })</signature>',
+    );
+    expect(data.entry).toContain('<parameter name="product_id" type="string" required="true">');
+    // A Python script's lookups keep Python's.
+    const py = await fx.svc.execution.executeScript({
+      sandbox: 'ecommerce',
+      language: 'python',
+      body: 'emit_result(search_tools("how many units of a product a warehouse holds"))\n',
+    });
+    expect(
+      (py.data as { name: string; summary: string }[]).find((t) => t.name === 'check_inventory')?.summary,
+    ).toBe(
+      'check_inventory(product_id: str, warehouse: str = "New York"): Check how many units of a product a warehouse holds.',
+    );
+  });
+});
