@@ -186,6 +186,12 @@ export function describeRecord(rec: RunRecord): string {
     // below is the template filled with them).
     if (a.tier === 'template' && a.template)
       lines.push(`  template ${visible(a.template)}${a.slots ? ` matched with ${slotsText(a.slots)}` : ''}`);
+    // Candidates of this attempt the validator rejected before the script below (a provider's first
+    // answer before its correction: an answer cut at max_tokens, one with no code): it showed none.
+    for (const r of a.rejected)
+      lines.push(
+        `  rejected ${r.script.source} script (${r.script.body.replace(/\n$/, '').split('\n').length} lines): ${r.violations.map((v) => `${visible(v.rule)}: ${visible(v.message.split('\n')[0] ?? '', '    ')}`).join('; ')}`,
+      );
     if (a.script) {
       const body = a.script.body.replace(/\n$/, '').split('\n');
       const width = String(body.length).length;

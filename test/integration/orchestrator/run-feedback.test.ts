@@ -125,6 +125,10 @@ describe('an answer cut at max_tokens', () => {
       expect(a?.rejected.map((r) => r.violations.map((v) => v.rule))).toEqual([['truncated-answer']]);
       // Only the whole answer ran: one execution, of the corrected script.
       expect(a?.script?.body).toBe('emit_result(len(get_orders().data))\n');
+      // runs show says the attempt's first answer was cut and not run.
+      expect(describeRecord(rec)).toContain(
+        `\nattempt 1 (llm cli):\n  rejected llm script (2 lines): truncated-answer: the answer was cut at the token limit before it ended (${stop}, max_tokens 2048)`,
+      );
       expect(fx.llm.requests).toHaveLength(2);
       expect(userText(1)).toContain(
         `[truncated-answer]: the answer was cut at the token limit before it ended (${stop}, max_tokens 2048): its script is incomplete and was not run. Write a shorter script`,
