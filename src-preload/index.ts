@@ -45,6 +45,7 @@ const methods: Method[] = [
   'skills.propose',
   'settings.get',
   'settings.setProviderKey',
+  'settings.setTelemetry',
   'system.status',
   'system.buildImage',
   'suites.list',

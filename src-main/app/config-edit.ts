@@ -95,3 +95,27 @@ export function appendSandbox(
   const base = text.replace(/\n*$/, '');
   return (base ? base + '\n\n' : '') + body + '\n';
 }
+
+/**
+ * Sets `enabled` and `endpoint` in the `[telemetry]` table (no `endpoint` removes that line), the table's
+ * other keys, its comments and the rest of the file as they were; a file with no `[telemetry]` table gets
+ * one at its end. Undefined when the file writes the table another way (`telemetry = { ... }` inline or
+ * dotted `telemetry.enabled = ...` keys), which this does not rewrite.
+ */
+export function setTelemetry(text: string, t: { enabled: boolean; endpoint?: string }): string | undefined {
+  const lines = text.split('\n');
+  if (lines.some((l) => /^\s*telemetry\s*(=|\.)/.test(l))) return undefined;
+  const values = [
+    `enabled = ${t.enabled}`,
+    ...(t.endpoint !== undefined ? [stringify({ endpoint: t.endpoint }).trim()] : []),
+  ];
+  const at = lines.findIndex((l) => /^\s*\[\s*telemetry\s*\]\s*(#.*)?$/.test(l));
+  if (at < 0) {
+    const base = text.replace(/\n*$/, '');
+    return (base ? base + '\n\n' : '') + ['[telemetry]', ...values].join('\n') + '\n';
+  }
+  let end = at + 1;
+  while (end < lines.length && !isHeader(lines[end] ?? '')) end++;
+  const body = lines.slice(at + 1, end).filter((l) => !/^\s*(enabled|endpoint)\s*=/.test(l));
+  return [...lines.slice(0, at + 1), ...values, ...body, ...lines.slice(end)].join('\n');
+}

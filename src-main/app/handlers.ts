@@ -104,7 +104,17 @@ export const handlers: Handlers = {
     return { runId: r.runId };
   },
   'runs.export': async (svc, { runId }) => (await svc.runs()).export(runId),
-  'runs.sendTrace': async (svc, { runId }) => svc.runActions.exportTrace(runId),
+  // Settings › Telemetry says how the last export went: a trace sent clears its failure.
+  'runs.sendTrace': async (svc, { runId }) => {
+    try {
+      const sent = await svc.runActions.exportTrace(runId);
+      svc.noteTelemetry(runId);
+      return sent;
+    } catch (e) {
+      if (e instanceof ToolsmithError && e.code === 'infra') svc.noteTelemetry(runId, e.message);
+      throw e;
+    }
+  },
   'runs.import': async (svc, { doc }) => ({ runId: (await svc.runs()).import(doc) }),
   'runs.runScript': async (svc, r) => {
     const started = await (
@@ -157,6 +167,10 @@ export const handlers: Handlers = {
   'settings.get': (svc) => svc.settings.view(),
   'settings.setProviderKey': (svc, { provider, key }, fe) =>
     svc.settings.setProviderKey(provider, key, fe.storeKey),
+  'settings.setTelemetry': (svc, { enabled, endpoint }) => {
+    svc.admin.saveTelemetry({ enabled, ...(endpoint !== undefined ? { endpoint } : {}) });
+    return svc.settings.view().telemetry;
+  },
   'system.status': (svc) => svc.system.status(),
   'system.buildImage': (svc, { runtime, sandbox }) => svc.system.buildImage(runtime, sandbox),
   ...suiteHandlers,

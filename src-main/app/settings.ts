@@ -9,7 +9,8 @@
  * naming both URLs. Every key known to the process is also added to `knownSecrets`, so that nothing
  * stored, exported, logged or shown carries it.
  */
-import { learnOtelEnvSecrets } from './telemetry.ts';
+import { learnOtelEnvSecrets, telemetryView } from './telemetry.ts';
+import type { TelemetryFailure } from './telemetry.ts';
 import type { LlmProvider } from '../core/ports/llm.ts';
 import { knownSecrets } from '../core/records/redact.ts';
 import type { KeyPlace, Response } from '../contract/api.ts';
@@ -151,7 +152,7 @@ export function keyNeeded(p: Pick<ProviderConfig, 'kind' | 'base_url'>): boolean
   return !(host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host));
 }
 
-export function settingsView(svc: KeyDeps): Response<'settings.get'> {
+export function settingsView(svc: KeyDeps, telemetryFailure?: TelemetryFailure): Response<'settings.get'> {
   const c = svc.config;
   return {
     providers: c.providers.map((p) => {
@@ -177,6 +178,7 @@ export function settingsView(svc: KeyDeps): Response<'settings.get'> {
     limits: { ...c.limits },
     runtimes: Object.entries(c.runtimes).map(([id, r]) => ({ id, enabled: r.enabled })),
     ...(c.workspace.max_grade !== undefined ? { maxGrade: c.workspace.max_grade } : {}),
+    telemetry: telemetryView(c, telemetryFailure),
   };
 }
 
@@ -200,10 +202,13 @@ export function setProviderKey(
 }
 
 /** The settings feature every front end calls (built once by the composition root). */
-export function settingsFeature(deps: KeyDeps) {
+export function settingsFeature(deps: KeyDeps & { telemetryFailure?: () => TelemetryFailure | undefined }) {
   return {
-    /** Providers (with where each key comes from), pool, limits, runtimes and the maximum grade. */
-    view: () => settingsView(deps),
+    /**
+     * Providers (with where each key comes from), pool, limits, runtimes, the maximum grade and run
+     * traces (telemetry: on or off, where, the last trace not sent).
+     */
+    view: () => settingsView(deps, deps.telemetryFailure?.()),
     /** A provider's key: set at run time, else from its environment variable. */
     providerKey: (p: ProviderConfig) => providerKey(deps, p),
     /** The LLM providers a run uses (optionally overridden), with their keys. */

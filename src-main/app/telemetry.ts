@@ -10,6 +10,7 @@ import type { Config } from './config.ts';
 import { knownSecrets, urlWithoutCredentials } from '../core/records/redact.ts';
 import { withoutUserinfo } from '../core/text/http-url.ts';
 import type { RunEvent } from '../core/records/events.ts';
+import type { TelemetryView } from '../contract/api.ts';
 import type { OtlpProtocol, OtlpTarget, ProviderFacts } from '../infra/telemetry/run-trace.ts';
 import { endpointOf, providerUrl } from './providers.ts';
 
@@ -300,4 +301,55 @@ export function telemetryFailureLine(e: unknown, url: string): string {
   const reason = (e as { reason?: unknown } | undefined)?.reason;
   const why = typeof reason === 'string' ? reason : e instanceof Error ? e.message : String(e);
   return `could not export to ${(e as { url?: unknown } | undefined)?.url ?? urlWithoutCredentials(url)} (${why})`;
+}
+
+/** The OTEL_* variables that, set, decide over `[telemetry]` in the file (docs/telemetry.md). */
+const OVERRIDING_VARS = [
+  'OTEL_SDK_DISABLED',
+  'OTEL_TRACES_EXPORTER',
+  'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT',
+  'OTEL_EXPORTER_OTLP_ENDPOINT',
+] as const;
+
+/** A trace that was not sent: the run, when, and the line that says why (`telemetryFailureLine`). */
+export interface TelemetryFailure {
+  runId: string;
+  at: number;
+  message: string;
+}
+
+/**
+ * Settings › Telemetry: whether run traces are sent, where (and what names that URL), the config's own
+ * values, the variables that win over them, and the last trace that was not sent.
+ */
+export function telemetryView(
+  config: Config,
+  lastError: TelemetryFailure | undefined,
+  env: Env = process.env,
+): TelemetryView {
+  const t = config.telemetry;
+  const live = telemetrySettings(config, env);
+  const target = otlpTarget(config, env);
+  const set = (name: string) => !!env[name]?.trim();
+  const validVar = (name: string) => set(name) && isHttpUrl(env[name]!.trim());
+  const urlFrom = validVar('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT')
+    ? 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT'
+    : validVar('OTEL_EXPORTER_OTLP_ENDPOINT')
+      ? 'OTEL_EXPORTER_OTLP_ENDPOINT'
+      : t.traces_endpoint
+        ? '[telemetry] traces_endpoint'
+        : t.endpoint
+          ? '[telemetry] endpoint'
+          : 'the default';
+  return {
+    enabled: live.enabled,
+    ...(live.enabled ? {} : { why: live.why }),
+    url: urlWithoutCredentials(target.url),
+    urlFrom,
+    ...(t.endpoint ? { endpoint: urlWithoutCredentials(t.endpoint) } : {}),
+    configEnabled: t.enabled,
+    envOverrides: OVERRIDING_VARS.filter(set),
+    warnings: target.warnings,
+    ...(lastError ? { lastError } : {}),
+  };
 }

@@ -9,7 +9,8 @@ import { parse } from 'smol-toml';
 import { checkName } from '../infra/workspace/files.ts';
 import { TOOLS_SKELETON } from '../infra/workspace/init.ts';
 import { checkReachable, forgetDownEndpoints } from '../infra/llm/reachability.ts';
-import { appendSandbox, replaceProviders } from './config-edit.ts';
+import { appendSandbox, replaceProviders, setTelemetry } from './config-edit.ts';
+import { otlpTarget } from './telemetry.ts';
 import type { ProviderEntry } from './config-edit.ts';
 import { parseConfig, PROVIDER_DEFAULTS } from './config.ts';
 import type { ProviderConfig } from './config.ts';
@@ -274,6 +275,40 @@ export function createSandbox(
 }
 
 /** Setup from the workbench (providers, new sandboxes), built once by the composition root. */
+/**
+ * Settings › Telemetry: `[telemetry] enabled` and `endpoint` written to the config (no endpoint: the line
+ * removed, traces go to the default). Refused where the file writes the table inline, and where a new
+ * endpoint would take the collector's credentials elsewhere: the configured headers (a key from an
+ * environment variable) and client certificate go to the configured endpoint, and only the person who
+ * wrote the config file (or the environment) may point them at another URL, as a provider's key.
+ */
+export function saveTelemetry(svc: AdminDeps, req: { enabled: boolean; endpoint?: string }): void {
+  const endpoint = req.endpoint?.trim().replace(/\/+$/, '') || undefined;
+  const t = svc.config.telemetry;
+  if (endpoint !== t.endpoint) {
+    const target = otlpTarget(svc.config);
+    const creds = [
+      ...Object.keys(target.headers).map((h) => `header ${h}`),
+      ...(target.tls?.key ? ['a client certificate'] : []),
+    ];
+    if (creds.length)
+      throw new ToolsmithError(
+        'refused',
+        `the collector's credentials (${creds.join(', ')}) are sent to the configured endpoint; a new endpoint is not set from here: write it into .toolsmith/config.toml yourself`,
+      );
+  }
+  const text = setTelemetry(readConfigText(svc), {
+    enabled: req.enabled,
+    ...(endpoint ? { endpoint } : {}),
+  });
+  if (text === undefined)
+    throw new ToolsmithError(
+      'refused',
+      'the config writes telemetry as an inline table or dotted keys (telemetry = {...}, telemetry.enabled = ...), which is not rewritten from here: edit .toolsmith/config.toml yourself',
+    );
+  writeConfig(svc, text);
+}
+
 export function adminFeature(deps: AdminDeps) {
   return {
     saveProvider: (input: ProviderInput, storeKey?: KeyStore) => saveProvider(deps, input, storeKey),
@@ -281,6 +316,7 @@ export function adminFeature(deps: AdminDeps) {
     moveProvider: (id: string, to: number) => moveProvider(deps, id, to),
     testProvider: (req: Parameters<typeof testProvider>[1]) => testProvider(deps, req),
     createSandbox: (req: Parameters<typeof createSandbox>[1]) => createSandbox(deps, req),
+    saveTelemetry: (req: { enabled: boolean; endpoint?: string }) => saveTelemetry(deps, req),
   };
 }
 export type AdminFeature = ReturnType<typeof adminFeature>;

@@ -45,6 +45,8 @@ const name = z
 const language = z.enum(['python', 'js', 'ts']) satisfies z.ZodType<ScriptLanguage>;
 /** A provider's base URL from a form: http(s)://host (`localhost:8080/v1` is refused, saying so). */
 const httpUrl = z.string().max(2000).superRefine(httpUrlIssue(LLM_URL_EXAMPLE));
+/** The example an OTLP collector's endpoint is offered with (Settings › Telemetry). */
+export const OTLP_URL_EXAMPLE = 'http://localhost:4318';
 const runtime = z.enum(['python', 'node', 'bun', 'deno']) satisfies z.ZodType<RuntimeId>;
 const runId = z
   .string()
@@ -185,6 +187,17 @@ export const requests = {
     .strict(),
   'settings.get': z.object({}).strict(),
   'settings.setProviderKey': z.object({ provider: name, key: z.string().min(1).max(1000) }).strict(),
+  /**
+   * Run traces (docs/telemetry.md): writes `[telemetry] enabled` and `endpoint` to `.toolsmith/config.toml`
+   * (the collector's base URL; traces go to `<endpoint>/v1/traces`); no `endpoint` removes it (the
+   * default, http://localhost:4318). The OTEL_* variables still win over the file.
+   */
+  'settings.setTelemetry': z
+    .object({
+      enabled: z.boolean(),
+      endpoint: z.string().max(2000).superRefine(httpUrlIssue(OTLP_URL_EXAMPLE)).optional(),
+    })
+    .strict(),
   'system.status': z.object({}).strict(),
   'system.buildImage': z.object({ runtime: runtime, sandbox: z.string().min(1).optional() }).strict(),
   ...suiteRequests,
@@ -333,6 +346,30 @@ export interface SettingsView {
   limits: Record<string, number>;
   runtimes: { id: string; enabled: boolean }[];
   maxGrade?: { w: number; d: number };
+  /** Run traces over OpenTelemetry: whether they are sent, where, and the last export that failed. */
+  telemetry: TelemetryView;
+}
+
+/** Settings › Telemetry (docs/telemetry.md): what the config and the OTEL_* variables make of it. */
+export interface TelemetryView {
+  /** Each run's trace is sent when it ends. */
+  enabled: boolean;
+  /** Why not, when it is off (`off by default: ...`, `OTEL_SDK_DISABLED=true`). */
+  why?: string;
+  /** Where a trace goes (also when off: the run view's Send trace sends there), without credentials. */
+  url: string;
+  /** What names that URL: an OTEL_* variable, `traces_endpoint` or `endpoint` of the config, or the default. */
+  urlFrom: string;
+  /** The config's `[telemetry] endpoint`, as written. */
+  endpoint?: string;
+  /** The config's `[telemetry] enabled`. */
+  configEnabled: boolean;
+  /** The OTEL_* variables that decide over the file (set in the environment the service started in). */
+  envOverrides: string[];
+  /** Settings that were ignored (an OTEL_* endpoint without its scheme, a header variable not set). */
+  warnings: string[];
+  /** The last trace that was not sent (live export or Send trace), until one is sent. */
+  lastError?: { runId: string; at: number; message: string };
 }
 
 /** A run event as pushed to front ends and as `runs.events` returns it: a prompt carries its head only. */
@@ -463,6 +500,7 @@ export interface Responses extends SuiteResponses, SkillResponses {
   'kits.save': { name: string; file: string };
   'settings.get': SettingsView;
   'settings.setProviderKey': { stored: boolean; where: KeyPlace };
+  'settings.setTelemetry': TelemetryView;
   'system.status': SystemStatus;
   'system.buildImage': { tag: string };
   'mcp.servers': McpServerView[];

@@ -13,6 +13,14 @@ const settings = {
     { id: 'bun', enabled: false },
   ],
   maxGrade: { w: 2, d: 1 },
+  telemetry: {
+    enabled: false,
+    url: 'http://localhost:4318/v1/traces',
+    urlFrom: 'the default',
+    configEnabled: false,
+    envOverrides: [],
+    warnings: [],
+  },
 } as Settings;
 
 describe('ConfigSection', () => {
