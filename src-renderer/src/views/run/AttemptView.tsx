@@ -99,6 +99,12 @@ export function AttemptView({ run, a }: { run: RunRecord; a: AttemptRecord }) {
               <span className="badge">final</span>
             </>
           )}
+          {a.step.repeats !== undefined && (
+            <>
+              {' '}
+              <span className="badge status-interrupted">repeats step {a.step.repeats}</span>
+            </>
+          )}
         </p>
       )}
       <AttemptToolbar

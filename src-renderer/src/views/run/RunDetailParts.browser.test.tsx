@@ -3,6 +3,7 @@ import { render } from 'vitest-browser-react';
 import { attemptState, originLabel, runActions, runOutcome } from './run-detail.ts';
 import { derive, events } from './run-fixture.ts';
 import { AttemptToolbar, RunMeta, RunOpenError, RunOutcomePanel } from './RunDetailParts.tsx';
+import { Timeline } from './Timeline.tsx';
 
 const noop = () => {};
 const handlers = () => ({
@@ -161,5 +162,68 @@ describe('the attempt toolbar', () => {
     );
     expect(screen.container.textContent).not.toContain('Continue from here');
     expect(screen.container.textContent).not.toContain('Make a skill');
+  });
+});
+
+/** An ended INTERACTIVE run of three failed steps, the third a repeat of the first (its `repeats`). */
+function repeatingRun() {
+  const base = derive(events(3, true));
+  return {
+    ...base,
+    status: 'failed' as const,
+    started: { ...base.started, mode: 'interactive' as const },
+    attempts: base.attempts.map((a) => ({
+      ...a,
+      execution: { success: false, exitReason: 'error', durationMs: 5, logs: [], intermediates: [] } as never,
+      step: {
+        n: a.n,
+        summary: 'KeyError: name',
+        stagnant: false,
+        final: false,
+        ...(a.n === 3 ? { repeats: 1 } : {}),
+      },
+    })),
+  };
+}
+
+describe('an INTERACTIVE step that repeats an earlier one', () => {
+  it('the timeline says which step it repeats, in the name a screen reader reads', async () => {
+    const screen = await render(<Timeline run={repeatingRun()} selected={3} onSelect={noop} />);
+    await expect
+      .element(screen.getByRole('button', { name: /Step 3.*repeats step 1/ }))
+      .toHaveAttribute('aria-current', 'step');
+    await expect.element(screen.getByTestId('step-repeats')).toHaveTextContent('repeats step 1');
+    // Only the step that repeated one carries it.
+    expect(document.querySelectorAll('[data-testid="step-repeats"]').length).toBe(1);
+  });
+});
+
+describe('Promote on a failed step', () => {
+  it('says beside the disabled button why, and the button is described by it', async () => {
+    const run = repeatingRun();
+    const step = run.attempts[1]!;
+    const screen = await render(
+      <AttemptToolbar
+        state={attemptState(run, step, step.script!.body, undefined)}
+        onRun={noop}
+        onContinue={noop}
+        onReset={noop}
+        onPromote={noop}
+      />,
+    );
+    const promote = screen.getByRole('button', { name: 'Promote to template' });
+    await expect.element(promote).toBeDisabled();
+    const why = screen.getByTestId('promote-why');
+    await expect.element(why).toBeVisible();
+    await expect
+      .element(why)
+      .toHaveTextContent(
+        "Not a template: this step's script failed; only a script that succeeded can be promoted.",
+      );
+    await expect
+      .element(promote)
+      .toHaveAccessibleDescription(
+        "Not a template: this step's script failed; only a script that succeeded can be promoted.",
+      );
   });
 });

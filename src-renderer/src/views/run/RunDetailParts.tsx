@@ -196,15 +196,17 @@ export function AttemptToolbar(props: {
       {s.dirty && <button onClick={props.onReset}>Reset</button>}
       <button
         disabled={!s.canPromote}
-        title={
-          s.canPromote
-            ? 'Save this script as a template'
-            : 'Only a script that succeeded can become a template'
-        }
+        title={s.canPromote ? 'Save this script as a template' : s.promoteWhy}
+        aria-describedby={s.promoteWhy && !s.streaming ? 'promote-why' : undefined}
         onClick={props.onPromote}
       >
         Promote to template
       </button>
+      {s.promoteWhy && !s.streaming && (
+        <span id="promote-why" className="muted small promote-why" data-testid="promote-why">
+          {s.promoteWhy}
+        </span>
+      )}
       {s.canMakeSkill && props.makeSkill}
     </div>
   );

@@ -33,6 +33,13 @@ export const Timeline = memo(function Timeline({
                 {a.step?.final ? ' · final' : ''}
                 {a.step?.stagnant ? ' · stagnant' : ''}
               </span>
+              {/* A failed step that repeated an earlier one (its script and its failure): which one, in
+                  words a screen reader reads with the step's name (it was in the CLI's line only). */}
+              {a.step?.repeats !== undefined && (
+                <span className="badge status-interrupted small" data-testid="step-repeats">
+                  repeats step {a.step.repeats}
+                </span>
+              )}
               <span className={`tl-outcome outcome-${o}`}>{OUTCOME_LABEL[o]}</span>
               <span className="muted small">
                 {a.tier ?? ''}

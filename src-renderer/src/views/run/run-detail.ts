@@ -185,6 +185,8 @@ export interface AttemptState {
   canContinue: boolean | undefined;
   /** Promote to template: only a script that succeeded. */
   canPromote: boolean;
+  /** Why Promote to template is disabled, said beside it (a tooltip alone is missed, and never read by touch or keyboard). */
+  promoteWhy: string | undefined;
   /** Make a skill from lines of the script: a script that succeeded (a skill in its language). */
   canMakeSkill: boolean;
   /** The text the editor shows. */
@@ -209,8 +211,9 @@ export function attemptState(
     : a.script
       ? `script (${a.script.language}, from ${a.script.source})`
       : 'no script';
+  const unit = run.started.mode === 'interactive' ? 'step' : 'attempt';
   return {
-    unit: run.started.mode === 'interactive' ? 'step' : 'attempt',
+    unit,
     streaming,
     dirty,
     caption: head + (dirty ? ' · edited' : ''),
@@ -220,6 +223,15 @@ export function attemptState(
         ? has && !streaming && run.status !== 'running' && sending === undefined
         : undefined,
     canPromote: !!a.execution?.success,
+    promoteWhy: a.execution?.success
+      ? undefined
+      : `Not a template: ${
+          a.execution
+            ? `this ${unit}'s script failed`
+            : a.script
+              ? `this ${unit}'s script has not run${run.status === 'running' ? ' yet' : ''}`
+              : `this ${unit} has no script`
+        }; only a script that succeeded can be promoted.`,
     canMakeSkill: !!a.execution?.success && !!a.script,
     text: streaming ? (live ?? '') : edited,
   };
