@@ -3,7 +3,7 @@
  * run's task and choices, and an open "Promote to template" with its edits, come back as they were,
  * in the same view; a promotion cancelled, or a run started, stays gone. (Both lived in the page's
  * memory only: a reload, F5 or the page restarted, showed an empty form, and the promotion was gone.)
- * And the step chosen in an INTERACTIVE run's history (one stopped as a loop) is the one shown after a
+ * A new skill being written (Skills) comes back too (it was lost). And the step chosen in an INTERACTIVE run's history (one stopped as a loop) is the one shown after a
  * reload (it was the last step again).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -76,6 +76,30 @@ describe('a reload keeps what was typed', () => {
     await page.locator('section[aria-label="templates"]').waitFor();
     // (the list has loaded: its empty note shows)
     await expect.poll(() => page.getByText('No templates yet.').count()).toBe(1);
+    expect(await editor.count()).toBe(0);
+    expect(w.pageErrors.filter((e) => !/favicon/.test(e))).toEqual([]);
+  });
+
+  it('Skills: a new skill being written comes back after a reload; saved or closed, it stays gone', async () => {
+    const { page } = w;
+    await nav('Skills');
+    await page.locator('.view-head').getByLabel('sandbox', { exact: true }).selectOption('ecommerce');
+    await page.getByRole('button', { name: 'New skill' }).click();
+    const editor = page.getByTestId('skill-editor');
+    await editor.getByLabel('name', { exact: true }).fill('kept_city');
+    const cases = '[{"args": {"user_id": "u2"}, "assert": []}]';
+    await editor.getByLabel('test cases').fill(cases);
+    await reload();
+    expect(page.url()).toContain('#/skills');
+    await expect.poll(() => editor.getByLabel('name', { exact: true }).inputValue()).toBe('kept_city');
+    expect(await editor.getByLabel('test cases').inputValue()).toBe(cases);
+    await w.screenshot('reload-new-skill');
+
+    // Closed (the page asks: the dialog handler says yes), a reload does not bring it back.
+    await editor.getByRole('button', { name: 'Close' }).click();
+    await expect.poll(() => editor.count()).toBe(0);
+    await reload();
+    await page.locator('section[aria-label="skills"]').waitFor();
     expect(await editor.count()).toBe(0);
     expect(w.pageErrors.filter((e) => !/favicon/.test(e))).toEqual([]);
   });

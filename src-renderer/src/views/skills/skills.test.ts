@@ -13,6 +13,8 @@ import {
   keptOnLeave,
   parseArgs,
   parseTests,
+  restoreSkillDraft,
+  skillDraftToKeep,
   skillsReducer,
   statusLabel,
 } from './skills.ts';
@@ -247,5 +249,34 @@ describe('the Skills view state', () => {
     });
     expect(js.draft).toMatchObject({ mode: 'new', language: 'js', name: 'spent_by', origin: 'r-1' });
     expect(js.draft?.source).toContain('async function spent_by(value1)');
+  });
+});
+
+describe('a draft kept for a reload (sessionStorage)', () => {
+  it('keeps a new skill with edits and restores it as it was; a draft as it started is not kept', () => {
+    const started = skillsReducer(initialSkills, { type: 'new', sandbox: 'ecommerce' });
+    expect(skillDraftToKeep(started)).toBeUndefined();
+    const typed = skillsReducer(started, { type: 'edit', field: 'name', value: 'user_city' });
+    const kept = skillDraftToKeep(typed);
+    expect(kept?.draft?.name).toBe('user_city');
+    const back = restoreSkillDraft(JSON.parse(JSON.stringify(kept)));
+    expect(back).toEqual({
+      ...initialSkills,
+      draft: typed.draft,
+      startedAs: typed.startedAs,
+      tryArgs: typed.tryArgs,
+    });
+    // Still unsaved after the reload: the page's guard and the drop question count it.
+    expect(hasUnsavedEdits(back!)).toBe(true);
+  });
+
+  it('drops what is not a kept draft (another shape, a hand edit)', () => {
+    expect(restoreSkillDraft(null)).toBeUndefined();
+    expect(restoreSkillDraft({ draft: { mode: 'new', sandbox: 'x', name: 'y' } })).toBeUndefined();
+    expect(
+      restoreSkillDraft({
+        draft: { mode: 'new', sandbox: 'x', name: 'y', language: 'cobol', source: '', tests: '[]' },
+      }),
+    ).toBeUndefined();
   });
 });

@@ -373,3 +373,53 @@ export function noCheckReason(s: Pick<SkillsState, 'draft' | 'checkError'>): str
   if (s.checkError) return `The check could not be made: ${s.checkError}`;
   return undefined;
 }
+
+/** What a reload keeps of the view (lib/session-draft.ts): a draft with unsaved edits, as it was left. */
+export type KeptSkillDraft = Pick<SkillsState, 'draft' | 'startedAs' | 'tryArgs'>;
+
+/** The draft to keep in the tab's session: one with unsaved edits (a new skill typed, an edit), else none. */
+export function skillDraftToKeep(s: SkillsState): KeptSkillDraft | undefined {
+  if (!s.draft || !hasUnsavedEdits(s)) return undefined;
+  return { draft: s.draft, ...(s.startedAs ? { startedAs: s.startedAs } : {}), tryArgs: s.tryArgs };
+}
+
+const LANGUAGE_VALUES = SKILL_LANGUAGES.map((l) => l.value);
+
+function restoreDraftFields(raw: unknown): SkillDraft | undefined {
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return undefined;
+  const r = raw as Record<string, unknown>;
+  const text = (k: string) => (typeof r[k] === 'string' ? (r[k] as string) : undefined);
+  const [sandbox, name, source, tests] = [text('sandbox'), text('name'), text('source'), text('tests')];
+  if ((r['mode'] !== 'new' && r['mode'] !== 'edit') || sandbox === undefined || name === undefined) return;
+  if (source === undefined || tests === undefined) return undefined;
+  if (!LANGUAGE_VALUES.includes(r['language'] as SkillLanguage)) return undefined;
+  const version = r['version'];
+  return {
+    mode: r['mode'],
+    sandbox,
+    name,
+    language: r['language'] as SkillLanguage,
+    source,
+    tests,
+    ...(typeof version === 'number' && Number.isInteger(version) ? { version } : {}),
+    ...(text('origin') !== undefined ? { origin: text('origin')! } : {}),
+  };
+}
+
+/**
+ * The view's state from a kept draft (`skillDraftToKeep`'s JSON); undefined for anything else (another
+ * version's shape, a hand edit), which is dropped.
+ */
+export function restoreSkillDraft(raw: unknown): SkillsState | undefined {
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return undefined;
+  const r = raw as Record<string, unknown>;
+  const draft = restoreDraftFields(r['draft']);
+  if (!draft) return undefined;
+  const startedAs = restoreDraftFields(r['startedAs']);
+  return {
+    ...initialSkills,
+    draft,
+    ...(startedAs ? { startedAs } : {}),
+    tryArgs: typeof r['tryArgs'] === 'string' ? r['tryArgs'] : initialSkills.tryArgs,
+  };
+}

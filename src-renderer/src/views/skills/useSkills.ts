@@ -12,9 +12,12 @@ import {
   parseArgs,
   parseFromRun,
   parseTests,
+  restoreSkillDraft,
   SKILL_NAME,
+  skillDraftToKeep,
   skillsReducer,
 } from './skills.ts';
+import { readDraft, writeDraft } from '../../lib/session-draft.ts';
 import type { SkillsList, SkillsState } from './skills.ts';
 import type { SkillView } from '../../../../src-main/contract/api.ts';
 
@@ -24,9 +27,11 @@ const CHECK_DELAY_MS = 250;
 /**
  * The view's state as it was left, for this page session: a draft with unsaved edits outlives opening
  * another view (it was dropped without asking) and counts in the page's guard against a reload or a
- * closed tab (lib/unsaved.ts).
+ * closed tab (lib/unsaved.ts). It is kept in the tab's sessionStorage too, as New run's form is: a new
+ * skill's draft came back empty after a reload (F5, the page restarted), what was typed lost.
  */
-let kept: SkillsState = initialSkills;
+const DRAFT = 'skill';
+let kept: SkillsState = readDraft(DRAFT, restoreSkillDraft) ?? initialSkills;
 trackUnsaved('skill drafts', () => (hasUnsavedEdits(kept) ? 1 : 0));
 
 /** The route id of a skill: `<sandbox>/<name>`. */
@@ -42,6 +47,7 @@ export function useSkills(routeId: string | undefined) {
   const [state, dispatch] = useReducer(skillsReducer, kept);
   useEffect(() => {
     kept = keptOnLeave(state);
+    writeDraft(DRAFT, skillDraftToKeep(state));
   }, [state]);
   /** Whether the open draft may go: nothing unsaved in it, or the person said so. */
   const mayDrop = (): boolean => {
