@@ -280,3 +280,22 @@ describe('a draft kept for a reload (sessionStorage)', () => {
     ).toBeUndefined();
   });
 });
+
+describe('a new skill renamed', () => {
+  it('its untouched starting source follows the name; a written one is kept', () => {
+    const started = skillsReducer(initialSkills, { type: 'new', sandbox: 'ecommerce' });
+    const renamed = skillsReducer(started, { type: 'edit', field: 'name', value: 'user_city' });
+    expect(renamed.draft?.source).toContain('def user_city(user_id: str) -> str:');
+    expect(renamed.draft?.source).not.toContain('new_skill');
+    const js = skillsReducer(skillsReducer(started, { type: 'language', language: 'js' }), {
+      type: 'edit',
+      field: 'name',
+      value: 'city_of',
+    });
+    expect(js.draft?.source).toContain('async function city_of(user_id)');
+    const written = skillsReducer(renamed, { type: 'edit', field: 'source', value: 'def mine(): pass\n' });
+    expect(skillsReducer(written, { type: 'edit', field: 'name', value: 'other' }).draft?.source).toBe(
+      'def mine(): pass\n',
+    );
+  });
+});

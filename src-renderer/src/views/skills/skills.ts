@@ -176,7 +176,17 @@ export function skillsReducer(s: SkillsState, a: SkillsAction): SkillsState {
       if (!s.draft) return s;
       // A saved skill keeps its name and sandbox: a new name is a new skill.
       if (s.draft.mode === 'edit' && (a.field === 'name' || a.field === 'sandbox')) return s;
-      const next = { ...s, draft: { ...s.draft, [a.field]: a.value }, confirmDelete: false };
+      const d = s.draft;
+      // A new skill's source still as it started follows its name (its function is named after the skill):
+      // renamed, it kept `def new_skill(...)`, and Save answered "the function is named new_skill".
+      const followsName =
+        a.field === 'name' && d.mode === 'new' && d.source === newSkillSource(d.name, d.language);
+      const draft = {
+        ...d,
+        [a.field]: a.value,
+        ...(followsName ? { source: newSkillSource(a.value, d.language) } : {}),
+      };
+      const next = { ...s, draft, confirmDelete: false };
       if (a.field === 'tests') return next;
       // The check was of another source (or name, or sandbox): it goes until the new one comes.
       const { check: _c, checkError: _e, ...rest } = next;
@@ -388,9 +398,13 @@ const LANGUAGE_VALUES = SKILL_LANGUAGES.map((l) => l.value);
 function restoreDraftFields(raw: unknown): SkillDraft | undefined {
   if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return undefined;
   const r = raw as Record<string, unknown>;
-  const text = (k: string) => (typeof r[k] === 'string' ? (r[k] as string) : undefined);
+  const text = (k: string): string | undefined => {
+    const v = r[k];
+    return typeof v === 'string' ? v : undefined;
+  };
   const [sandbox, name, source, tests] = [text('sandbox'), text('name'), text('source'), text('tests')];
-  if ((r['mode'] !== 'new' && r['mode'] !== 'edit') || sandbox === undefined || name === undefined) return;
+  if ((r['mode'] !== 'new' && r['mode'] !== 'edit') || sandbox === undefined || name === undefined)
+    return undefined;
   if (source === undefined || tests === undefined) return undefined;
   if (!LANGUAGE_VALUES.includes(r['language'] as SkillLanguage)) return undefined;
   const version = r['version'];
