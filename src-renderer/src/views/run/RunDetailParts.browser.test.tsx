@@ -4,6 +4,7 @@ import { attemptState, originLabel, runActions, runOutcome } from './run-detail.
 import { derive, events } from './run-fixture.ts';
 import { AttemptToolbar, RunMeta, RunOpenError, RunOutcomePanel } from './RunDetailParts.tsx';
 import { Timeline } from './Timeline.tsx';
+import '../../styles.css';
 
 const noop = () => {};
 const handlers = () => ({
@@ -225,5 +226,32 @@ describe('Promote on a failed step', () => {
       .toHaveAccessibleDescription(
         "Not a template: this step's script failed; only a script that succeeded can be promoted.",
       );
+  });
+});
+
+describe('the attempt toolbar in a narrow window', () => {
+  it("at 1000 px (the script's column is ~580 px) every button keeps its label on one line", async () => {
+    const run = repeatingRun();
+    const step = run.attempts[1]!;
+    const screen = await render(
+      <div style={{ width: 580 }}>
+        <AttemptToolbar
+          state={attemptState(run, step, step.script!.body + '\n# edited', undefined)}
+          onRun={noop}
+          onContinue={noop}
+          onReset={noop}
+          onPromote={noop}
+        />
+      </div>,
+    );
+    await expect.element(screen.getByTestId('promote-why')).toBeVisible();
+    const lines = [...document.querySelectorAll('.editor-toolbar > button')].map((b) => {
+      const r = document.createRange();
+      r.selectNodeContents(b);
+      // One box per line the label takes.
+      return [b.textContent, new Set([...r.getClientRects()].map((x) => Math.round(x.top))).size];
+    });
+    expect(lines).toEqual(lines.map(([t]) => [t, 1]));
+    expect(lines.map(([t]) => t)).toEqual(['Run script', 'Reset', 'Promote to template']);
   });
 });
