@@ -3,7 +3,8 @@
  * run's task and choices, and an open "Promote to template" with its edits, come back as they were,
  * in the same view; a promotion cancelled, or a run started, stays gone. (Both lived in the page's
  * memory only: a reload, F5 or the page restarted, showed an empty form, and the promotion was gone.)
- * A new skill being written (Skills) comes back too (it was lost). And the step chosen in an INTERACTIVE run's history (one stopped as a loop) is the one shown after a
+ * A new skill being written (Skills) and an MCP server being added (Connections) come back too (both
+ * were lost). And the step chosen in an INTERACTIVE run's history (one stopped as a loop) is the one shown after a
  * reload (it was the last step again).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -101,6 +102,31 @@ describe('a reload keeps what was typed', () => {
     await reload();
     await page.locator('section[aria-label="skills"]').waitFor();
     expect(await editor.count()).toBe(0);
+    expect(w.pageErrors.filter((e) => !/favicon/.test(e))).toEqual([]);
+  });
+
+  it('Connections: a server being added comes back after a reload; cancelled, it stays gone', async () => {
+    const { page } = w;
+    await nav('Connections');
+    await page.getByRole('button', { name: 'Add server' }).click();
+    const form = page.getByRole('form', { name: 'MCP server' });
+    await form.getByLabel('Name', { exact: true }).fill('kept-server');
+    await form.getByLabel('Command', { exact: true }).fill('npx');
+    await form.getByLabel('Arguments (one per line)').fill('-y\n@modelcontextprotocol/server-memory');
+    await reload();
+    expect(page.url()).toContain('#/connections');
+    await expect.poll(() => form.getByLabel('Name', { exact: true }).inputValue()).toBe('kept-server');
+    expect(await form.getByLabel('Command', { exact: true }).inputValue()).toBe('npx');
+    expect(await form.getByLabel('Arguments (one per line)').inputValue()).toBe(
+      '-y\n@modelcontextprotocol/server-memory',
+    );
+    await w.screenshot('reload-mcp-server-form');
+
+    await form.getByRole('button', { name: 'Cancel' }).click();
+    await expect.poll(() => form.count()).toBe(0);
+    await reload();
+    await page.locator('section[aria-label="connections"]').waitFor();
+    expect(await form.count()).toBe(0);
     expect(w.pageErrors.filter((e) => !/favicon/.test(e))).toEqual([]);
   });
 

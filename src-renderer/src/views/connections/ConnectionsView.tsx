@@ -41,6 +41,7 @@ export function ConnectionsView() {
           sandboxes={v.sandboxes}
           onCancel={() => dispatch({ type: 'closeForm' })}
           onSaved={v.saved}
+          onEdited={(draft) => dispatch({ type: 'formEdited', draft })}
         />
       )}
       {v.loadError && (

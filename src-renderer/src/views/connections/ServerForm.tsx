@@ -3,7 +3,7 @@
  * KEY=value lines (env:VAR references), the time limit and the sandbox that uses it (server.ts turns it
  * into the mcp.save request).
  */
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import type { McpServerView } from '../../../../src-main/contract/api.ts';
 import { api, errorMessage } from '../../api/client.ts';
 import { useSubmit } from '../../lib/useSubmit.ts';
@@ -17,14 +17,20 @@ export function ServerForm({
   sandboxes,
   onSaved,
   onCancel,
+  onEdited,
 }: {
   initial: Draft;
+  /** Each edit, as the form holds it (kept for a reload). */
+  onEdited?: (d: Draft) => void;
   editing: boolean;
   sandboxes: string[];
   onSaved: (s: McpServerView) => void;
   onCancel: () => void;
 }) {
   const [d, setD] = useState(initial);
+  useEffect(() => {
+    if (d !== initial) onEdited?.(d);
+  }, [d]);
   const {
     busy,
     error,

@@ -6,6 +6,7 @@ import {
   editServerForm,
   initialConnections,
   newServerForm,
+  restoreServerForm,
   sandboxToolOf,
 } from './connections.ts';
 import type { Tested } from './connections.ts';
@@ -86,6 +87,30 @@ describe('the Connections view state', () => {
     expect(connectedLine(tested('a', ['demo']))).toBe('Connected in 42 ms to everything 1.0: 2 tools.');
     expect(connectedLine(tested('a'))).toBe(
       'Connected in 42 ms to everything 1.0: 2 tools. Use it in a sandbox (Edit) to try its tools and run scripts.',
+    );
+  });
+});
+
+describe('the add/edit form kept for a reload', () => {
+  it('an edit is the form state; kept as JSON it comes back as it was, junk does not', () => {
+    const open = connectionsReducer(initialConnections, { type: 'openForm', form: newServerForm(1) });
+    const typed = connectionsReducer(open, {
+      type: 'formEdited',
+      draft: { ...open.form!.draft, name: 'mem', command: 'npx' },
+    });
+    expect(typed.form).toMatchObject({
+      key: 'new-1',
+      editing: false,
+      draft: { name: 'mem', command: 'npx' },
+    });
+    expect(restoreServerForm(JSON.parse(JSON.stringify(typed.form)))).toEqual(typed.form);
+    expect(
+      restoreServerForm({ key: 'k', editing: false, draft: { name: 'x', transport: 'ftp' } }),
+    ).toBeUndefined();
+    expect(restoreServerForm('x')).toBeUndefined();
+    // No form open: an edit changes nothing.
+    expect(connectionsReducer(initialConnections, { type: 'formEdited', draft: typed.form!.draft })).toBe(
+      initialConnections,
     );
   });
 });

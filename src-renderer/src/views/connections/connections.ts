@@ -40,6 +40,8 @@ export type ConnectionsAction =
   | { type: 'testEnded' }
   | { type: 'openForm'; form: ServerFormState }
   | { type: 'closeForm' }
+  /** What the open form holds now (kept for a reload: `restoreServerForm`). */
+  | { type: 'formEdited'; draft: Draft }
   | { type: 'try'; tool: string }
   /** A server removed from the config: its selection, test and open edit form go with it. */
   | { type: 'removed'; name: string };
@@ -67,6 +69,8 @@ export function connectionsReducer(s: ConnectionsState, a: ConnectionsAction): C
       return { ...s, form: a.form };
     case 'closeForm':
       return { ...s, form: undefined };
+    case 'formEdited':
+      return s.form ? { ...s, form: { ...s.form, draft: a.draft } } : s;
     case 'try':
       return { ...s, trying: a.tool };
     case 'removed': {
@@ -101,3 +105,33 @@ export const sandboxToolOf = (
 /** The line under the server's name once connected. */
 export const connectedLine = (t: Tested): string =>
   `Connected in ${t.ms} ms${t.server.server ? ` to ${t.server.server.name} ${t.server.server.version}` : ''}: ${t.tools.length} tools.${t.server.sandboxes.length === 0 ? ' Use it in a sandbox (Edit) to try its tools and run scripts.' : ''}`;
+
+const DRAFT_TEXT_FIELDS = [
+  'name',
+  'command',
+  'args',
+  'env',
+  'url',
+  'headers',
+  'timeoutMs',
+  'startupTimeoutMs',
+  'description',
+  'sandbox',
+] as const;
+
+/**
+ * The add/edit form as the tab's sessionStorage kept it (lib/session-draft.ts), or undefined for anything
+ * else (another version's shape, a hand edit). A reload lost a server typed halfway (command, env lines).
+ */
+export function restoreServerForm(raw: unknown): ServerFormState | undefined {
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return undefined;
+  const r = raw as Record<string, unknown>;
+  const d = r['draft'] as Record<string, unknown> | undefined;
+  if (typeof r['key'] !== 'string' || typeof r['editing'] !== 'boolean' || !d || typeof d !== 'object')
+    return undefined;
+  if (d['transport'] !== 'stdio' && d['transport'] !== 'http') return undefined;
+  if (!DRAFT_TEXT_FIELDS.every((k) => typeof d[k] === 'string')) return undefined;
+  const draft = { transport: d['transport'] } as Draft;
+  for (const k of DRAFT_TEXT_FIELDS) draft[k] = d[k] as string;
+  return { key: r['key'], editing: r['editing'], draft };
+}

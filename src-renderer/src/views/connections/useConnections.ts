@@ -1,10 +1,23 @@
 /** The Connections view's state (connections.ts) bound to the store and the API. */
-import { useCallback, useReducer } from 'react';
+import { useCallback, useEffect, useReducer } from 'react';
 import type { McpServerView } from '../../../../src-main/contract/api.ts';
 import { api, errorMessage } from '../../api/client.ts';
 import { useStore } from '../../store/index.ts';
-import { connectionsReducer, editServerForm, initialConnections, newServerForm } from './connections.ts';
+import {
+  connectionsReducer,
+  editServerForm,
+  initialConnections,
+  newServerForm,
+  restoreServerForm,
+} from './connections.ts';
 import { useLoadOnMount } from '../../lib/useLoad.ts';
+import { readDraft, writeDraft } from '../../lib/session-draft.ts';
+
+/**
+ * The open add/edit form, kept in the tab's sessionStorage: a reload (F5, the page restarted) brings it
+ * back as it was typed (it was gone); saved or cancelled, it goes.
+ */
+const DRAFT = 'mcp-server';
 
 export function useConnections() {
   const sandboxes = useStore((s) => s.sandboxes);
@@ -13,7 +26,11 @@ export function useConnections() {
   const servers = useStore((s) => s.mcpServers);
   const loadError = useStore((s) => s.mcpServersError);
   const reload = useStore((s) => s.loadMcpServers);
-  const [state, dispatch] = useReducer(connectionsReducer, initialConnections);
+  const [state, dispatch] = useReducer(connectionsReducer, initialConnections, (s) => {
+    const form = readDraft(DRAFT, restoreServerForm);
+    return form ? { ...s, form } : s;
+  });
+  useEffect(() => writeDraft(DRAFT, state.form), [state.form]);
 
   useLoadOnMount(reload);
 
