@@ -3,8 +3,8 @@
  * run's task and choices, and an open "Promote to template" with its edits, come back as they were,
  * in the same view; a promotion cancelled, or a run started, stays gone. (Both lived in the page's
  * memory only: a reload, F5 or the page restarted, showed an empty form, and the promotion was gone.)
- * A new skill being written (Skills) and an MCP server being added (Connections) come back too (both
- * were lost). And the step chosen in an INTERACTIVE run's history (one stopped as a loop) is the one shown after a
+ * A new skill being written (Skills), an MCP server being added (Connections) and the run list's
+ * search and filters (Runs) come back too (all were lost). And the step chosen in an INTERACTIVE run's history (one stopped as a loop) is the one shown after a
  * reload (it was the last step again).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -154,6 +154,27 @@ describe('a reload keeps what was typed', () => {
     await page.keyboard.press('j');
     await expect.poll(current).toBe('2');
     expect(page.url()).toMatch(/\?attempt=2$/);
+    expect(w.pageErrors.filter((e) => !/favicon/.test(e))).toEqual([]);
+  });
+  it('Runs: the search and the status chips come back after a reload; cleared, they stay cleared', async () => {
+    const { page } = w;
+    await nav('Runs');
+    const total = page.getByTestId('runs-total');
+    await expect.poll(() => total.innerText()).toMatch(/^\d+ runs?$/);
+    const all = await total.innerText();
+    await page.getByLabel('search runs').fill('nobody');
+    await expect.poll(() => total.innerText()).toBe('1 run matching');
+    await reload();
+    expect(page.url()).toContain('#/runs');
+    await expect.poll(() => page.getByLabel('search runs').inputValue()).toBe('nobody');
+    await expect.poll(() => total.innerText()).toBe('1 run matching');
+    await expect.poll(() => page.locator('.run-row[data-run-id]').count()).toBe(1);
+
+    await page.getByRole('button', { name: 'Clear' }).click();
+    await expect.poll(() => total.innerText()).toBe(all);
+    await reload();
+    await expect.poll(() => total.innerText()).toBe(all);
+    expect(await page.getByLabel('search runs').inputValue()).toBe('');
     expect(w.pageErrors.filter((e) => !/favicon/.test(e))).toEqual([]);
   });
 });

@@ -6,6 +6,12 @@ import type { StateCreator } from 'zustand';
 import type { Request, RunSummaryView } from '../../../src-main/contract/api.ts';
 import { api, errorMessage } from '../api/client.ts';
 import type { Store } from './index.ts';
+import { readDraft, writeDraft } from '../lib/session-draft.ts';
+import { restoreRunFilters } from '../views/runs/runs-list.ts';
+
+/** The filters are kept in the tab's sessionStorage: a reload shows the list as it was filtered. */
+const FILTERS = 'run-filters';
+const keepFilters = (f: RunFilters) => writeDraft(FILTERS, Object.keys(f).length ? f : undefined);
 
 export const PAGE_SIZE = 100;
 
@@ -42,7 +48,7 @@ const clean = (f: RunFilters): RunFilters => {
 };
 
 export const createRunsSlice: StateCreator<Store, [], [], RunsSlice> = (set, get) => ({
-  filters: {},
+  filters: readDraft(FILTERS, restoreRunFilters) ?? {},
   total: 0,
   totalExact: true,
   counting: false,
@@ -50,11 +56,14 @@ export const createRunsSlice: StateCreator<Store, [], [], RunsSlice> = (set, get
   listGeneration: 0,
   listLoading: false,
   setFilters(f) {
-    set({ filters: clean({ ...get().filters, ...f }) });
+    const filters = clean({ ...get().filters, ...f });
+    set({ filters });
+    keepFilters(filters);
     void get().reloadRuns();
   },
   clearFilters() {
     set({ filters: {} });
+    keepFilters({});
     void get().reloadRuns();
   },
   async reloadRuns() {

@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import type { RunSummaryView } from '../../../../src-main/contract/api.ts';
-import { isFiltered, listNote, pagesInView, rowCount, runAt, totalLabel } from './runs-list.ts';
+import {
+  isFiltered,
+  listNote,
+  pagesInView,
+  restoreRunFilters,
+  rowCount,
+  runAt,
+  totalLabel,
+} from './runs-list.ts';
 
 describe('the run list as data', () => {
   it('shows the exact total, or one page of placeholders after a lower bound', () => {
@@ -41,5 +49,14 @@ describe('the run list as data', () => {
     expect(listNote({ ...base, listLoading: true })).toBe('loading');
     expect(listNote({ ...base, listError: 'down' })).toBeUndefined();
     expect(listNote({ ...base, total: 3, listLoading: true })).toBeUndefined();
+  });
+});
+
+describe('the filters kept for a reload', () => {
+  it('takes back the known fields of their types, nothing else', () => {
+    const kept = { text: 'nobody', status: ['failed'], sandbox: 'ecommerce', sort: 'started', from: 5 };
+    expect(restoreRunFilters(JSON.parse(JSON.stringify(kept)))).toEqual(kept);
+    expect(restoreRunFilters({ text: 3, status: 'failed', bogus: 'x', kind: [], to: 'soon' })).toEqual({});
+    expect(restoreRunFilters(['x'])).toBeUndefined();
   });
 });
