@@ -156,7 +156,7 @@ describe('a reload keeps what was typed', () => {
     expect(page.url()).toMatch(/\?attempt=2$/);
     expect(w.pageErrors.filter((e) => !/favicon/.test(e))).toEqual([]);
   });
-  it('Runs: the search and the status chips come back after a reload; cleared, they stay cleared', async () => {
+  it('Runs: the search comes back after a reload (kept with the other filters); cleared, it stays cleared', async () => {
     const { page } = w;
     await nav('Runs');
     const total = page.getByTestId('runs-total');
