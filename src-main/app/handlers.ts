@@ -108,10 +108,10 @@ export const handlers: Handlers = {
   'runs.sendTrace': async (svc, { runId }) => {
     try {
       const sent = await svc.runActions.exportTrace(runId);
-      svc.noteTelemetry(runId);
+      svc.settings.noteTelemetry(runId);
       return sent;
     } catch (e) {
-      if (e instanceof ToolsmithError && e.code === 'infra') svc.noteTelemetry(runId, e.message);
+      if (e instanceof ToolsmithError && e.code === 'infra') svc.settings.noteTelemetry(runId, e.message);
       throw e;
     }
   },

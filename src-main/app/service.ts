@@ -63,7 +63,6 @@ import { workspaceFeature } from './workspaces.ts';
 import type { WorkspaceFeature } from './workspaces.ts';
 import { watchWorkspace } from './watch.ts';
 import { sendRunTrace, telemetryFailureLine, telemetrySettings } from './telemetry.ts';
-import type { TelemetryFailure } from './telemetry.ts';
 import type { WatchDeps, WorkspaceWatcher } from './watch.ts';
 import { errorMessage } from '../core/errors.ts';
 
@@ -117,12 +116,6 @@ export class ToolsmithService {
   /** Provider keys set at run time (desktop: loaded from the keychain; browser/CLI: this process only). */
   /** Each bound to the endpoint it was saved for (see settings.ts). */
   readonly providerKeys = new ProviderKeys();
-  /** The last run trace that was not sent (Settings › Telemetry), until a trace is sent. */
-  private telemetryFailure: TelemetryFailure | undefined;
-  /** A trace of `runId` was sent (no `failure`) or was not: what Settings says of the last export. */
-  noteTelemetry(runId: string, failure?: string): void {
-    this.telemetryFailure = failure === undefined ? undefined : { runId, at: Date.now(), message: failure };
-  }
   /** See `ServiceOptions.oneShot`. */
   readonly oneShot: boolean;
   /** See `ServiceOptions.approveHostCommand`; a front end that wraps an existing service sets this. */
@@ -285,13 +278,7 @@ export class ToolsmithService {
       kits: () => catalog.kits(),
       resolveKitDefinition: (def) => catalog.resolveKitDefinition(def),
     });
-    this.settings = settingsFeature({
-      ...keys,
-      get config() {
-        return current();
-      },
-      telemetryFailure: () => this.telemetryFailure,
-    });
+    this.settings = settingsFeature(keys);
     this.workspace = workspaceFeature({
       ...workspace,
       get config() {
@@ -475,13 +462,13 @@ export class ToolsmithService {
             spans = await sendRunTrace(store.events(runId), current(), target, signal);
           } catch (e) {
             const line = telemetryFailureLine(e, target.url);
-            this.noteTelemetry(runId, line);
+            this.settings.noteTelemetry(runId, line);
             this.options.onTelemetryFailure?.(line);
             // The workbench says it too (a notice): the run log is not where its user looks.
             this.push({ type: 'telemetry', runId, level: 'failed', message: line });
             throw e; // logged by the run service (run_trace_failed)
           }
-          this.noteTelemetry(runId);
+          this.settings.noteTelemetry(runId);
           log.info({ event: 'run_trace_sent', runId, spans }, 'run trace sent');
         },
       });

@@ -202,13 +202,19 @@ export function setProviderKey(
 }
 
 /** The settings feature every front end calls (built once by the composition root). */
-export function settingsFeature(deps: KeyDeps & { telemetryFailure?: () => TelemetryFailure | undefined }) {
+export function settingsFeature(deps: KeyDeps) {
+  /** The last run trace that was not sent (Settings › Run traces), until a trace is sent. */
+  let telemetryFailure: TelemetryFailure | undefined;
   return {
+    /** A trace of `runId` was sent (no `failure`) or was not: what Settings says of the last export. */
+    noteTelemetry: (runId: string, failure?: string): void => {
+      telemetryFailure = failure === undefined ? undefined : { runId, at: Date.now(), message: failure };
+    },
     /**
      * Providers (with where each key comes from), pool, limits, runtimes, the maximum grade and run
      * traces (telemetry: on or off, where, the last trace not sent).
      */
-    view: () => settingsView(deps, deps.telemetryFailure?.()),
+    view: () => settingsView(deps, telemetryFailure),
     /** A provider's key: set at run time, else from its environment variable. */
     providerKey: (p: ProviderConfig) => providerKey(deps, p),
     /** The LLM providers a run uses (optionally overridden), with their keys. */

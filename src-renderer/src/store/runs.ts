@@ -7,7 +7,7 @@ import type { Request, RunSummaryView } from '../../../src-main/contract/api.ts'
 import { api, errorMessage } from '../api/client.ts';
 import type { Store } from './index.ts';
 import { readDraft, writeDraft } from '../lib/session-draft.ts';
-import { restoreRunFilters } from '../views/runs/runs-list.ts';
+import { restoreRunFilters } from '../lib/run-filters.ts';
 
 /** The filters are kept in the tab's sessionStorage: a reload shows the list as it was filtered. */
 const FILTERS = 'run-filters';

@@ -134,7 +134,7 @@ describe('Settings › Telemetry', () => {
     const t = await telemetry();
     expect(t.lastError).toMatchObject({ runId });
     expect(t.lastError?.message).toContain('http://127.0.0.1:9/v1/traces');
-    svc.noteTelemetry(runId);
+    svc.settings.noteTelemetry(runId);
     expect((await telemetry()).lastError).toBeUndefined();
   });
 });

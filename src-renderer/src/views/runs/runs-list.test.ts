@@ -1,14 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { RunSummaryView } from '../../../../src-main/contract/api.ts';
-import {
-  isFiltered,
-  listNote,
-  pagesInView,
-  restoreRunFilters,
-  rowCount,
-  runAt,
-  totalLabel,
-} from './runs-list.ts';
+import { isFiltered, listNote, pagesInView, rowCount, runAt, totalLabel } from './runs-list.ts';
+import { restoreRunFilters } from '../../lib/run-filters.ts';
 
 describe('the run list as data', () => {
   it('shows the exact total, or one page of placeholders after a lower bound', () => {
