@@ -25,5 +25,5 @@ export function restoreRunFilters(raw: unknown): RunFilters | undefined {
   }
   for (const k of ['from', 'to'] as const)
     if (typeof r[k] === 'number' && Number.isFinite(r[k])) out[k] = r[k];
-  return out as RunFilters;
+  return out;
 }
