@@ -18,8 +18,10 @@ import {
   mkdirSync,
   openSync,
   readSync,
+  renameSync,
   statfsSync,
   statSync,
+  truncateSync,
   unlinkSync,
   writeSync,
 } from 'node:fs';
@@ -318,12 +320,41 @@ function keepPrivate(file: string): void {
 function migrated(db: DatabaseSync, file: string): DatabaseSync {
   try {
     migrate(db, file);
+    if (file !== ':memory:' && !readOnlyStores.has(file)) stampStoreId(db);
     return db;
   } catch (e) {
     db.close();
     throw e;
   }
 }
+
+/**
+ * Gives a store without one its own id (SQLite's `application_id`, in the database file's header):
+ * the file's header is read directly by StoreConnection, so a `runs.db` overwritten in place (`cp
+ * other.db runs.db`, `cat other.db > runs.db`: the same file, another content) is told from this
+ * store. Set inside the write lock (two processes opening an older store at once agree on one id)
+ * and checkpointed at once, so the header on disk holds it.
+ */
+function stampStoreId(db: DatabaseSync): void {
+  const read = () => (db.prepare('PRAGMA application_id').get() as { application_id: number }).application_id;
+  if (read() !== 0) return;
+  db.exec('BEGIN IMMEDIATE');
+  try {
+    if (read() === 0) db.exec(`PRAGMA application_id = ${1 + Math.floor(Math.random() * 0x7ffffffe)}`);
+    db.exec('COMMIT');
+  } catch (e) {
+    db.exec('ROLLBACK');
+    throw e;
+  }
+  try {
+    db.exec('PRAGMA wal_checkpoint(PASSIVE)');
+  } catch {
+    // Busy: a later checkpoint writes it.
+  }
+}
+
+/** The first bytes of every SQLite database file. */
+const SQLITE_MAGIC = Buffer.from('SQLite format 3\0', 'latin1');
 
 /** A store path that is a folder (or not a regular file) is refused, naming it. */
 function refuseNonFile(file: string): void {
@@ -454,6 +485,15 @@ function fileId(path: string): FileId | undefined {
   }
 }
 
+function fdId(fd: number): FileId | undefined {
+  try {
+    const s = fstatSync(fd);
+    return { dev: s.dev, ino: s.ino };
+  } catch {
+    return undefined;
+  }
+}
+
 const sameFile = (a: FileId | undefined, b: FileId | undefined) =>
   a !== undefined && b !== undefined && a.dev === b.dev && a.ino === b.ino;
 
@@ -472,13 +512,15 @@ function abandon(db: DatabaseSync): void {
 
 /** What a store's owner does when its file was replaced: read what to keep, then write it anew. */
 export type OnReplaced = (old: DatabaseSync, why: ReplacedWhy) => (() => string | undefined) | undefined;
-export type ReplacedWhy = 'deleted' | 'replaced' | 'wal deleted' | 'wal replaced' | 'shm lost';
+export type ReplacedWhy = 'deleted' | 'replaced' | 'overwritten' | 'wal deleted' | 'wal replaced' | 'shm lost';
 
 /**
  * How often statements check the file's identity at most. Before a checkpoint the check is always
  * made: a checkpoint is the one write that could put an orphaned WAL into a live file.
  */
 const CHECK_MS = 50;
+/** How often an open store checks its files when no statement asks (see StoreConnection.watch). */
+const WATCH_MS = 250;
 /** The WAL is checkpointed by the store (not by SQLite's auto-checkpoint) past this many frames. */
 const CHECKPOINT_FRAMES = 1000;
 
@@ -521,6 +563,18 @@ export class StoreConnection implements Guard {
   private shmId: FileId | undefined;
   /** A descriptor on this connection's `-shm`, kept open while the connection lives (see walFrames). */
   private shmFd: number | undefined;
+  /**
+   * A descriptor on the database file, kept open (closing any descriptor of the file would drop this
+   * process's SQLite locks on it): its header is read at each check (see overwritten).
+   */
+  private dbFd: number | undefined;
+  /** The store's id (`application_id`, see stampStoreId) and the file's size at the last check. */
+  private storeId = 0;
+  private dbSize = 0;
+  /** What the file was overwritten with, in words (see overwritten), for the reopen's line. */
+  private overwrittenWith = '';
+  /** The periodic check (see watch). */
+  private timer: ReturnType<typeof setInterval> | undefined;
   /** The workspace folder (the store's folder's parent) as opened: a move is told from a deleted `.toolsmith`. */
   private rootId: FileId | undefined;
   private lastCheck = 0;
@@ -538,6 +592,27 @@ export class StoreConnection implements Guard {
     this.file = file;
     this.db = openStore(file);
     this.remember();
+    this.watch();
+  }
+
+  /**
+   * Checks the files every WATCH_MS even when no statement runs (an idle `serve`): a `runs.db`
+   * overwritten in place is noticed, and this process's write-ahead log removed from beside it, before
+   * another process opens the store and reads that log into the new content.
+   */
+  private watch(): void {
+    // TOOLSMITH_STORE_WATCH_MS=0 turns it off (a test of what another process meets before the check).
+    const ms = Number(process.env['TOOLSMITH_STORE_WATCH_MS'] ?? WATCH_MS);
+    if (this.file === ':memory:' || !(ms > 0)) return;
+    this.timer = setInterval(() => {
+      if (this.db.isTransaction) return;
+      try {
+        this.check(true);
+      } catch (e) {
+        this.warn(`could not check the run store's files: ${errorText(e)}`);
+      }
+    }, ms);
+    this.timer.unref();
   }
 
   /** Errors of a statement: a damaged file named as such (StoreDamagedError). */
@@ -554,6 +629,14 @@ export class StoreConnection implements Guard {
     this.dbId = fileId(this.file);
     this.walId = fileId(`${this.file}-wal`);
     this.keepShm();
+    this.keepDbFd();
+    try {
+      this.storeId = (this.db.prepare('PRAGMA application_id').get() as { application_id: number })
+        .application_id;
+    } catch {
+      this.storeId = 0;
+    }
+    this.dbSize = this.dbFd === undefined ? 0 : fstatSync(this.dbFd).size;
     this.rootId ??= fileId(dirname(dirname(this.file)));
     guardConnection(this.db, this);
   }
@@ -577,6 +660,49 @@ export class StoreConnection implements Guard {
     } catch {
       this.shmFd = undefined;
     }
+  }
+
+  /**
+   * Opens the descriptor the header is read through, on the database file now opened (one on another
+   * file, of a connection given up, stays open with it: see keepShm).
+   */
+  private keepDbFd(): void {
+    if (this.dbFd !== undefined && sameFile(fdId(this.dbFd), this.dbId)) return;
+    try {
+      this.dbFd = openSync(this.file, 'r');
+      if (!sameFile(fdId(this.dbFd), this.dbId)) this.dbFd = undefined;
+    } catch {
+      this.dbFd = undefined;
+    }
+  }
+
+  /**
+   * What the database file (the same file: not deleted nor renamed over) was overwritten with, in
+   * words, or undefined: its header is no longer SQLite's, it names another store's id, or it
+   * shrank (an older copy put back with `cp`). SQLite cannot tell it: it reads this process's
+   * write-ahead log over whatever the file now holds, and a checkpoint writes that log into it.
+   */
+  private overwritten(): string | undefined {
+    if (this.dbFd === undefined) return undefined;
+    let size: number;
+    const hdr = Buffer.alloc(100);
+    let n: number;
+    try {
+      size = fstatSync(this.dbFd).size;
+      n = size === 0 ? 0 : readSync(this.dbFd, hdr, 0, 100, 0);
+    } catch {
+      return undefined;
+    }
+    const before = this.dbSize;
+    this.dbSize = size;
+    if (size === 0) return before > 0 ? 'nothing: it was emptied (0 bytes)' : undefined;
+    if (n < 100 || !hdr.subarray(0, 16).equals(SQLITE_MAGIC))
+      return 'something that is not an SQLite database (its first bytes are not SQLite\'s)';
+    const id = hdr.readInt32BE(68);
+    if (this.storeId !== 0 && id !== 0 && id !== this.storeId)
+      return `another run store (its id ${id} is not this store's, ${this.storeId})`;
+    if (size < before) return `an older copy of it (the file shrank from ${before} to ${size} bytes)`;
+    return undefined;
   }
 
   /** Why the files at the path are no longer the ones this connection opened, or undefined. */
@@ -604,6 +730,11 @@ export class StoreConnection implements Guard {
     this.awayWarned = false;
     if (!now) return 'deleted';
     if (!sameFile(now, this.dbId)) return 'replaced';
+    const over = this.overwritten();
+    if (over) {
+      this.overwrittenWith = over;
+      return 'overwritten';
+    }
     const wal = fileId(`${this.file}-wal`);
     if (this.walId === undefined) {
       this.walId = wal;
@@ -673,6 +804,7 @@ export class StoreConnection implements Guard {
 
   private reopen(why: ReplacedWhy): void {
     if (why === 'shm lost' && this.closeForNewIndex()) return;
+    if (why === 'overwritten') return this.reopenOverwritten();
     this.checking = true;
     const old = this.db;
     try {
@@ -725,6 +857,73 @@ export class StoreConnection implements Guard {
   }
 
   /**
+   * The database file was overwritten in place (see overwritten): its pages before are gone, and this
+   * connection's write-ahead log describes them, not the content now there. The log is never read into
+   * the new content: it is emptied (the file cut to nothing, its index's header cleared through the
+   * descriptor kept on it) before the connection is closed, so closing checkpoints nothing, and the
+   * store at the path is opened again (in the same file: SQLite shares one lock state and one WAL index
+   * per file in a process, so the old connection is closed, not given up). A file that is no database
+   * any more is moved aside first, and a new store made. The runs this process has in flight are
+   * written there again from memory (nothing can be read back from the old content).
+   */
+  private reopenOverwritten(): void {
+    this.checking = true;
+    try {
+      let restore: (() => string | undefined) | undefined;
+      try {
+        if (this.onReplaced) restore = this.onReplaced(this.db, 'overwritten');
+      } catch (e) {
+        this.warn(`could not gather this process's runs in flight: ${errorText(e)}`);
+      }
+      const wal = `${this.file}-wal`;
+      if (sameFile(fileId(wal), this.walId))
+        try {
+          truncateSync(wal);
+        } catch {
+          // Gone meanwhile: nothing to read into the new content.
+        }
+      if (this.shmFd !== undefined)
+        try {
+          writeSync(this.shmFd, Buffer.alloc(136), 0, 136, 0);
+        } catch {
+          // A read-only -shm: the log is empty anyway.
+        }
+      try {
+        this.db.close();
+      } catch {
+        // Closed already.
+      }
+      if (this.shmFd !== undefined) closeSync(this.shmFd);
+      if (this.shmId) removeIfSame(`${this.file}-shm`, this.shmId);
+      removeIfSame(wal, this.walId);
+      this.shmFd = undefined;
+      this.shmId = undefined;
+      let aside = '';
+      if (this.overwrittenWith.startsWith('something that is not')) {
+        aside = `${this.file}.overwritten-${new Date().toISOString().replace(/[:.]/g, '-')}`;
+        try {
+          renameSync(this.file, aside);
+        } catch {
+          aside = '';
+        }
+      }
+      this.db = openStore(this.file, this.warn);
+      this.generation++;
+      this.remember();
+      const kept = restore?.();
+      this.warn(
+        `the run store ${this.file} was overwritten in place with ${this.overwrittenWith} while this process (pid ${process.pid}) had it open; ` +
+          `its write-ahead log (${wal}) held this process's writes to the content before, and was emptied so it is never read into the new content; ` +
+          (aside ? `that file was moved aside to ${aside} and a new store made; ` : '') +
+          `it goes on in ${this.file}${kept ? ` (${kept})` : ''}; the runs that were only in the overwritten content are not in it: ` +
+          `to keep them, stop every Toolsmith process on this workspace and put back a copy of the file from before (never copy a store over one in use)`,
+      );
+    } finally {
+      this.checking = false;
+    }
+  }
+
+  /**
    * The `-shm` this connection maps is no longer at the path. SQLite keeps one index per database file
    * in a process, so a connection opened beside this one would map the lost index too: this one is
    * closed (not given up) and the store opened again maps the index at the path, the one other
@@ -763,6 +962,8 @@ export class StoreConnection implements Guard {
    * file that was replaced since are written again to the file now at the path before the process goes.
    */
   close(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
     try {
       this.check(true);
     } catch (e) {
@@ -776,6 +977,14 @@ export class StoreConnection implements Guard {
         // Closed already.
       }
       this.shmFd = undefined;
+    }
+    if (this.dbFd !== undefined) {
+      try {
+        closeSync(this.dbFd);
+      } catch {
+        // Closed already.
+      }
+      this.dbFd = undefined;
     }
   }
 

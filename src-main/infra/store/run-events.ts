@@ -94,6 +94,7 @@ export class RunEvents {
    * templates it used are carried (the larger count wins: nothing is counted twice).
    */
   private keepWritten(old: DatabaseSync, why: ReplacedWhy): (() => string | undefined) | undefined {
+    if (why === 'overwritten') return this.keepInFlight();
     const lostFile = why === 'deleted' || why === 'replaced';
     // The file lost: the runs and suite runs still going are carried, and those that ended after the
     // files were last seen whole (their end may have been written to the lost file). A run's or a suite
@@ -167,6 +168,41 @@ export class RunEvents {
         counters ? `${counters} template counter(s)` : '',
       ].filter(Boolean);
       return said.length ? `${said.join(', ')} of this process written there again` : undefined;
+    };
+  }
+
+  /**
+   * The events of this process's runs in flight, and of those that ended after the files were last
+   * seen whole, kept in memory: a `runs.db` overwritten in place keeps nothing of its old pages, so
+   * these runs are written to the content now at the path from here (see StoreConnection,
+   * reopenOverwritten).
+   */
+  private readonly inFlight = new Map<string, { events: RunEvent[]; endedAt?: number }>();
+
+  private mirror(event: RunEvent): void {
+    if (!this.conn) return;
+    if (event.type === 'run_started') this.inFlight.set(event.runId, { events: [event] });
+    else {
+      const m = this.inFlight.get(event.runId);
+      if (!m) return;
+      m.events.push(event);
+      if (event.type === 'run_finished') m.endedAt = steadyNow();
+    }
+    const seen = this.conn.okAt;
+    for (const [id, m] of this.inFlight) if (m.endedAt !== undefined && m.endedAt < seen) this.inFlight.delete(id);
+  }
+
+  /** The runs in flight (see inFlight), to be written to the store now at the path. */
+  private keepInFlight(): (() => string | undefined) | undefined {
+    const seen = this.conn?.okAt ?? steadyNow();
+    const runs = [...this.inFlight.values()]
+      .filter((m) => m.endedAt === undefined || m.endedAt >= seen)
+      .map((m) => [...m.events]);
+    if (runs.length === 0) return undefined;
+    return () => {
+      let kept = 0;
+      for (const run of runs) if (this.writeAgain(run)) kept++;
+      return kept ? `${kept} run(s) of this process written there again` : undefined;
     };
   }
 
@@ -300,6 +336,7 @@ export class RunEvents {
       );
       this.stmts.insertEvent.run(id, 0, 'run_started', EVENT_VERSION, ts, JSON.stringify(data));
     });
+    this.mirror({ v: EVENT_VERSION, runId: id, seq: 0, ts, type: 'run_started', data } as RunEvent);
     return id;
   }
 
@@ -324,6 +361,7 @@ export class RunEvents {
       const last = held.events[held.events.length - 1] as RunEvent;
       const event = { v: EVENT_VERSION, runId, seq: last.seq + 1, ts, type, data } as RunEvent;
       this.hold(held, event);
+      this.mirror(event);
       try {
         this.flushRun(runId);
       } catch (e) {
@@ -339,6 +377,7 @@ export class RunEvents {
         event = { v: EVENT_VERSION, runId, seq: bumped.next_seq - 1, ts, type, data } as RunEvent;
         this.write(event, bumped);
       });
+      this.mirror(event as RunEvent);
       // A run's end is checked to have reached the file now at the path (see keepWritten).
       if (type === 'run_finished' && this.depth === 0) this.conn?.check(true);
     } catch (e) {
@@ -350,6 +389,7 @@ export class RunEvents {
       this.hold(p, event, e);
       this.pending.set(runId, p);
       this.startFlushTimer();
+      this.mirror(event);
     }
     return event as RunEvent;
   }

@@ -7,7 +7,7 @@
  * orphaned WAL is written back over the newer file when the process exits.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { lockHolders } from '../../../src-main/infra/store/file-locks.ts';
@@ -138,7 +138,8 @@ describe('the store files changed under a live process', () => {
     const b = await startServe(other, fx.data);
     const o1 = await b.runToEnd('a run of the other workspace');
     await b.stop();
-    const a = await startServe(fx.ws, fx.data);
+    // serve's periodic check is off: this is what another process meets before serve notices.
+    const a = await startServe(fx.ws, fx.data, { TOOLSMITH_STORE_WATCH_MS: '0' });
     try {
       const r1 = await a.runToEnd('a run in the store that is replaced');
       expect(r1.status).toBe('failed');
@@ -186,6 +187,89 @@ describe('the store files changed under a live process', () => {
     } finally {
       if (a.child.exitCode === null) await a.stop();
       removeWorkspace(other);
+    }
+  }, 120_000);
+
+  it("runs.db overwritten in place with another workspace's store (cp onto it: the same file) under serve, a run in flight: serve says so and keeps every run it records afterwards", async () => {
+    rmSync(db(), { force: true });
+    const other = tempWorkspace('toolsmith-other-ws-');
+    scriptedConfig(other, fx.llm.openaiUrl);
+    const b = await startServe(other, fx.data);
+    const o1 = await b.runToEnd('a run of the other workspace');
+    await b.stop();
+    const a = await startServe(fx.ws, fx.data);
+    try {
+      const r1 = await a.runToEnd('a run in the content that is overwritten');
+      expect(r1.status).toBe('failed');
+      const inode = statSync(db()).ino;
+      const asked = fx.llm.requests.length;
+      fx.llm.push({ text: 'I will not write code.', delayMs: 2_000 });
+      const { runId } = await a.call<{ runId: string }>('runs.start', {
+        task: 'a run the overwrite happens under',
+        sandbox: 'ecommerce',
+      });
+      await expect.poll(() => fx.llm.requests.length).toBeGreaterThan(asked);
+      // `cp other.db runs.db`: the same file (inode) with the other store's bytes.
+      copyFileSync(join(other, '.toolsmith', 'runs.db'), db());
+      expect(statSync(db()).ino).toBe(inode);
+      // serve notices while idle (no statement of its own), and says what happened and what to do.
+      // Before: nothing was said, and serve's write-ahead log was read over the new content.
+      await expect
+        .poll(() => a.err(), { timeout: 5_000 })
+        .toMatch(
+          /the run store \S+runs\.db was overwritten in place with another run store \(its id -?\d+ is not this store's, -?\d+\) while this process \(pid \d+\) had it open; its write-ahead log \(\S+runs\.db-wal\) held this process's writes to the content before, and was emptied so it is never read into the new content; it goes on in \S+runs\.db \(1 run\(s\) of this process written there again\); the runs that were only in the overwritten content are not in it: to keep them, stop every Toolsmith process on this workspace and put back a copy of the file from before/,
+        );
+      // Another process reads the content now there, whole, with serve's run in flight carried.
+      const l1 = await listed();
+      expect(l1.code, l1.err).toBe(0);
+      expect(l1.ids.sort()).toEqual([o1.runId, runId].sort());
+      let status = 'running';
+      while (status === 'running') {
+        status = (await a.call<{ status: string }>('runs.get', { runId })).status;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(status).toBe('failed');
+      const r3 = await a.runToEnd('a run after the overwrite');
+      const shown = await cliProcess(fx.ws, fx.data, ['runs', 'show', runId]).done;
+      expect(shown.code, shown.err).toBe(0);
+      expect(shown.out).toMatch(/a run the overwrite happens under/);
+      await a.stop();
+      const all = await listed();
+      expect(all.code, all.err).toBe(0);
+      // The in-flight run is whole: its events from its start, its end recorded after the overwrite.
+      expect(all.ids.sort()).toEqual([o1.runId, runId, r3.runId].sort());
+      const events = execFileSync('sqlite3', [db(), `SELECT seq, type FROM events WHERE run_id = '${runId}' ORDER BY seq;`])
+        .toString()
+        .trim()
+        .split('\n');
+      expect(events[0]).toBe('0|run_started');
+      expect(events.at(-1)).toMatch(/\|run_finished$/);
+      expect(integrity()).toBe('ok');
+    } finally {
+      if (a.child.exitCode === null) await a.stop();
+      removeWorkspace(other);
+    }
+  }, 120_000);
+
+  it('runs.db overwritten in place with junk under serve: the junk is moved aside, a new store made, and later runs are kept', async () => {
+    rmSync(db(), { force: true });
+    const a = await startServe(fx.ws, fx.data);
+    try {
+      await a.runToEnd('a run before the junk');
+      writeFileSync(db(), 'not a database at all '.repeat(400));
+      await expect
+        .poll(() => a.err(), { timeout: 5_000 })
+        .toMatch(
+          /the run store \S+runs\.db was overwritten in place with something that is not an SQLite database .* that file was moved aside to \S+runs\.db\.overwritten-\S+ and a new store made; it goes on in/,
+        );
+      const r2 = await a.runToEnd('a run after the junk');
+      await a.stop();
+      const all = await listed();
+      expect(all.code, all.err).toBe(0);
+      expect(all.ids).toEqual([r2.runId]);
+      expect(integrity()).toBe('ok');
+    } finally {
+      if (a.child.exitCode === null) await a.stop();
     }
   }, 120_000);
 
