@@ -30,6 +30,8 @@ export function userDataDir(): string {
 }
 
 const ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{7,127}$/;
+/** How often a registered instance checks that its installation's files are still there (see keep). */
+const KEEP_MS = 500;
 
 export class Installation {
   readonly dir: string;
@@ -37,6 +39,12 @@ export class Installation {
   /** This process's instance id (one per Installation object). */
   readonly instance: string;
   private registered = false;
+  /** The check that writes the id and this instance's entry back (see keep). */
+  private keeper: ReturnType<typeof setInterval> | undefined;
+  /** The id on disk is another one: said once (see keep). */
+  private otherIdSaid = '';
+  /** Where keep's lines go (stderr; tests catch them). */
+  warn: (line: string) => void = (line) => process.stderr.write(`toolsmith: ${line}\n`);
 
   constructor(dir: string = userDataDir()) {
     this.dir = dir;
@@ -48,18 +56,91 @@ export class Installation {
     return join(this.dir, 'instances');
   }
 
-  /** Records this instance as running (its containers are not leftovers while it lives). */
-  register(): void {
-    if (this.registered) return;
+  private started = new Date().toISOString();
+
+  private writeEntry(): void {
     mkdirSync(this.instancesDir, { recursive: true });
     writeFileSync(
       join(this.instancesDir, `${this.instance}.json`),
-      JSON.stringify({ pid: process.pid, started: new Date().toISOString() }) + '\n',
+      JSON.stringify({ pid: process.pid, started: this.started }) + '\n',
     );
+  }
+
+  /**
+   * Records this instance as running (its containers are not leftovers while it lives), and keeps the
+   * record (see keep) every KEEP_MS while it is registered.
+   */
+  register(): void {
+    if (this.registered) return;
+    this.writeEntry();
     this.registered = true;
+    const ms = Number(process.env['TOOLSMITH_INSTALLATION_KEEP_MS'] ?? KEEP_MS);
+    if (ms > 0) {
+      this.keeper = setInterval(() => this.keep(), ms);
+      this.keeper.unref();
+    }
+  }
+
+  /**
+   * The data folder removed (or its `installation-id`, or this instance's entry) while this process
+   * runs: the next process would make a new installation id, and this process's containers, labelled
+   * with the id it holds, would belong to no installation (never pruned once it is gone), and with the
+   * id kept but the entry gone, another process of the installation would take its live containers for
+   * leftovers and remove them. The id this process holds is written back (never replaced: one another
+   * process made meanwhile is left, and said), and its entry too, with a line naming what happened.
+   */
+  keep(): void {
+    if (!this.registered) return;
+    const file = join(this.dir, 'installation-id');
+    let onDisk: string | undefined;
+    try {
+      onDisk = readFileSync(file, 'utf8').trim();
+    } catch {
+      onDisk = undefined;
+    }
+    const entry = join(this.instancesDir, `${this.instance}.json`);
+    try {
+      if (onDisk === undefined) {
+        const folderGone = !existsSync(this.dir);
+        mkdirSync(this.dir, { recursive: true });
+        try {
+          writeFileSync(file, this.id + '\n', { flag: 'wx' });
+        } catch {
+          return; // Another process wrote one first: seen at the next check.
+        }
+        this.writeEntry();
+        this.warn(
+          `${folderGone ? `the data folder ${this.dir} was removed` : `${file} was removed`} while this process (pid ${process.pid}) runs; ` +
+            `it wrote back its installation id ${this.id} (the one its sandbox containers are labelled with) and its entry as a running instance, ` +
+            `so the next Toolsmith process does not make a new installation and its containers stay known (pruned once they are left over); ` +
+            `the recent workspaces list in it is gone and starts anew`,
+        );
+        return;
+      }
+      if (onDisk !== this.id) {
+        if (this.otherIdSaid !== onDisk)
+          this.warn(
+            `${file} holds the installation id ${onDisk}, not the id ${this.id} this process (pid ${process.pid}) started with: it was removed and another process made a new one; ` +
+              `the containers of this process (labelled ${this.id}) will not be pruned by processes of ${onDisk}; ` +
+              `once this process ends, remove them with \`docker rm -f $(docker ps -aq --filter label=${INSTALLATION_LABEL}=${this.id})\``,
+          );
+        this.otherIdSaid = onDisk;
+        return;
+      }
+      if (!existsSync(entry)) {
+        this.writeEntry();
+        this.warn(
+          `this process's entry as a running instance (${entry}) was removed while it (pid ${process.pid}) runs; it wrote it back, so its containers are not taken for leftovers`,
+        );
+      }
+    } catch (e) {
+      this.warn(`could not write back the installation's files in ${this.dir}: ${(e as Error).message}`);
+    }
   }
 
   unregister(): void {
+    if (this.keeper) clearInterval(this.keeper);
+    this.keeper = undefined;
     if (!this.registered) return;
     rmSync(join(this.instancesDir, `${this.instance}.json`), { force: true });
     this.registered = false;

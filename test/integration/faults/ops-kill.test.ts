@@ -5,12 +5,13 @@
  * the same installation. Each test has its own installation (TOOLSMITH_DATA_DIR): nobody else's
  * containers are ever listed or removed.
  */
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { RunStore } from '../../../src-main/infra/store/run-store.ts';
 import { SPIN_FOREVER } from '../../support/suite-oracle.ts';
 import { useScriptedWorkspace } from '../../support/scripted-workspace.ts';
-import { cliProcess, installationContainers } from './support/processes.ts';
+import { cliProcess, installationContainers, startServe } from './support/processes.ts';
 
 // Each test its own installation: nobody else's containers are ever listed or removed.
 const fx = useScriptedWorkspace({
@@ -125,5 +126,42 @@ describe('pool status of the installation', () => {
     );
     await cliProcess(fx.ws, fx.data, ['pool', 'prune']).done;
     expect(await installationContainers(fx.data)).toEqual([]);
+  }, 240_000);
+});
+
+describe('the data folder removed under a live serve', () => {
+  it('serve writes its installation id and its entry back: no new installation is made, and its live container is never taken for a leftover', async () => {
+    const serve = await startServe(fx.ws, fx.data);
+    try {
+      await serve.call('runs.start', { task: 'spin', sandbox: 'ecommerce', timeoutS: 300 });
+      await spinning();
+      const id = readFileSync(join(fx.data, 'installation-id'), 'utf8').trim();
+      rmSync(fx.data, { recursive: true, force: true });
+      // Before: nothing was said, the next process made a new installation id, and serve's containers
+      // (labelled with the old one) belonged to no installation.
+      await vi.waitFor(
+        () =>
+          expect(serve.err()).toMatch(
+            new RegExp(
+              `the data folder \\S+ was removed while this process \\(pid ${serve.child.pid}\\) runs; it wrote back its installation id ${id} \\(the one its sandbox containers are labelled with\\) and its entry as a running instance`,
+            ),
+          ),
+        { timeout: 10_000, interval: 100 },
+      );
+      expect(readFileSync(join(fx.data, 'installation-id'), 'utf8').trim()).toBe(id);
+      // Another process of the installation: serve's container is live, not a leftover.
+      const dry = await cliProcess(fx.ws, fx.data, ['pool', 'prune', '--dry-run', '--json']).done;
+      expect(dry.code, dry.err).toBe(0);
+      expect((JSON.parse(dry.out) as { leftovers: unknown[] }).leftovers).toEqual([]);
+      expect(readFileSync(join(fx.data, 'installation-id'), 'utf8').trim()).toBe(id);
+      expect((await installationContainers(fx.data)).some((c) => c.State === 'running')).toBe(true);
+    } finally {
+      await serve.stop();
+    }
+    // serve's SIGTERM removed its container: none is left under the installation it wrote back.
+    await vi.waitFor(async () => expect(await installationContainers(fx.data)).toEqual([]), {
+      timeout: 30_000,
+      interval: 500,
+    });
   }, 240_000);
 });
