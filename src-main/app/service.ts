@@ -614,6 +614,7 @@ export class ToolsmithService {
         'invalid_config',
         `${this.files.configFile} is gone (deleted, or renamed away) while this process runs; put it back, or save a setting (a provider, an MCP server) to write the config in use there again`,
       );
+    refuseCutShort(this.files);
     const next = loadConfig(this.files);
     this.config = next;
     learnConfigSecrets(next);
@@ -624,6 +625,49 @@ export class ToolsmithService {
     if (backendOf(old) !== backendOf(next)) this.execution.retireSandbox();
     return this.config;
   }
+}
+
+/**
+ * A config.toml that parses but stops in the middle of a line (no line break at its end) and lacks
+ * whole tables the config in use has ([pool], [limits], a sandbox's): a file written only in part that
+ * happens to be valid TOML (cut after a key or inside a comment), whose missing tables would silently
+ * fall back to their defaults. Refused (the last good config stays in use), naming what is missing and
+ * how to have a shorter config taken (end it with a line break).
+ */
+function refuseCutShort(files: WorkspaceFiles): void {
+  const text = readConfigText(files.configFile);
+  const inUse = files.inUseConfigText;
+  if (text === undefined || inUse === undefined || text === '' || text.endsWith('\n')) return;
+  let had: string[];
+  let has: Set<string>;
+  try {
+    had = tableNames(parseTomlFile(files.configFile, inUse));
+    has = new Set(tableNames(parseTomlFile(files.configFile, text)));
+  } catch {
+    return;
+  }
+  const lost = had.filter((t) => !has.has(t));
+  if (lost.length === 0) return;
+  const lines = text.split('\n');
+  throw new ToolsmithError(
+    'invalid_config',
+    `${files.configFile}:${lines.length}: the file ends in the middle of line ${lines.length} (${JSON.stringify((lines[lines.length - 1] ?? '').slice(-40))}) with no line break, ` +
+      `and has no ${lost.map((t) => `[${t}]`).join(', ')}, which the config in use has: it looks cut short (written only in part, or still being written); ` +
+      `put back a whole copy, or end the file with a line break if the shorter config is meant`,
+  );
+}
+
+/** The tables of a parsed config, one level deep (`pool`, `sandboxes.ecommerce`, `providers`). */
+function tableNames(raw: Record<string, unknown>): string[] {
+  const out: string[] = [];
+  for (const [k, v] of Object.entries(raw)) {
+    if (v === null || typeof v !== 'object') continue;
+    out.push(k);
+    if (!Array.isArray(v))
+      for (const [k2, v2] of Object.entries(v as Record<string, unknown>))
+        if (v2 !== null && typeof v2 === 'object' && !Array.isArray(v2)) out.push(`${k}.${k2}`);
+  }
+  return out;
 }
 
 /** The sandboxes that declare MCP servers (their folders may hold no tools.py). */

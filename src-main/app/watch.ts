@@ -139,6 +139,8 @@ export function watchWorkspace(svc: WatchDeps, debounceMs = 150): WorkspaceWatch
         push({ what: 'config', file: svc.files.configFile });
       } catch (e) {
         const error = `${errorMessage(e)} (the last good config stays in use)`;
+        // Said on stderr too: `serve` and `mcp` have no notice area, and their log is what is read.
+        if (svc.files.configProblem !== error) process.stderr.write(`toolsmith: ${error}\n`);
         svc.files.configProblem = error;
         push({ what: 'config', file: svc.files.configFile, error });
       }

@@ -48,9 +48,40 @@ export function parseTomlFile(file: string, text: string): Record<string, unknow
     return parseToml(text);
   } catch (e) {
     if (e instanceof TomlError)
-      throw new WorkspaceError(`${file}:${e.line}:${e.column}: ${e.message.split('\n')[0]}`, file);
+      throw new WorkspaceError(
+        `${file}:${e.line}:${e.column}: ${tomlWhat(e, text)}${cutShort(text, e.line) ?? ''}`,
+        file,
+      );
     throw e;
   }
+}
+
+/**
+ * The parser's words for what is wrong; an unclosed table header (`[limi` at the end of a file cut
+ * short) is named as such, where the parser says "incomplete key-value: cannot find end of key".
+ */
+function tomlWhat(e: TomlError, text: string): string {
+  const said = e.message.split('\n')[0] ?? e.message;
+  const line = (text.split('\n')[e.line - 1] ?? '').trim();
+  if (/^\[/.test(line) && !line.includes(']'))
+    return `a table header that is not closed (${JSON.stringify(line)}: it needs its "${line.startsWith('[[') ? ']]' : ']'}")`;
+  return said;
+}
+
+/**
+ * Said after an error found on the file's last line when the file does not end with a line break:
+ * the file stops in the middle of that line, as a file written only in part does (an editor or a
+ * script that died while writing it, a disk that filled, a copy cut short); undefined otherwise.
+ */
+export function cutShort(text: string, line: number): string | undefined {
+  if (text === '' || text.endsWith('\n')) return undefined;
+  const lines = text.split('\n');
+  if (line < lines.length) return undefined;
+  const last = lines[lines.length - 1] ?? '';
+  return (
+    `; the file ends there, in the middle of line ${lines.length} (${JSON.stringify(last.slice(-40))}), with no line break: ` +
+    `it looks cut short (written only in part, or still being written); finish it or put back a whole copy`
+  );
 }
 
 /**

@@ -123,6 +123,30 @@ describe('the CLI meets its files', () => {
     );
   });
 
+  it('config.toml cut short in a table header, or in a string: one line naming the file, the line, what is wrong and that it looks cut short', async () => {
+    const text = configText!.toString();
+    const midTable = text.slice(0, text.indexOf('[[providers]]') + 4);
+    writeFileSync(config(), midTable);
+    const line = midTable.split('\n').length;
+    // Before: "config.toml:N:3: Invalid TOML document: incomplete key-value: cannot find end of key".
+    oneLine(
+      await cli('runs', 'list'),
+      3,
+      new RegExp(
+        `config\\.toml:${line}:\\d+: a table header that is not closed \\("\\[\\[pr": it needs its "\\]\\]"\\); the file ends there, in the middle of line ${line} \\("\\[\\[pr"\\), with no line break: it looks cut short \\(written only in part, or still being written\\); finish it or put back a whole copy`,
+      ),
+    );
+    const midString = text.slice(0, text.indexOf('base_url = "') + 16);
+    writeFileSync(config(), midString);
+    oneLine(
+      await cli('runs', 'list'),
+      3,
+      new RegExp(
+        `config\\.toml:${midString.split('\n').length}:\\d+: Invalid TOML document: unfinished string; the file ends there, in the middle of line \\d+ \\("base_url = \\\\"http"\\), with no line break: it looks cut short`,
+      ),
+    );
+  });
+
   it('runs.db is a folder: one line naming it', async () => {
     for (const f of readdirSync(dot())) if (f.startsWith('runs.db')) rmSync(join(dot(), f));
     mkdirSync(db());

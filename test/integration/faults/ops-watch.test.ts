@@ -86,6 +86,49 @@ describe('workspace files edited by hand while the service runs', () => {
     expect((await svc.system.status()).configProblem).toBeUndefined();
   });
 
+  it('a half-written config.toml (cut mid-table, mid-string, or where it still parses) is refused naming the file, the line and that it looks cut short; the last good config stays', async () => {
+    const text = readFileSync(configFile(), 'utf8');
+    const before = svc.config.pool.max_size;
+    const cut = (marker: string, extra: number) => text.slice(0, text.indexOf(marker) + extra);
+    const lineOf = (t: string) => t.split('\n').length;
+    const refused = async (t: string) => {
+      events.length = 0;
+      writeFileSync(configFile(), t); // in place, as a writer that stopped half-way leaves it
+      await vi.waitFor(() => expect(events.some((e) => e.error)).toBe(true), { timeout: 10_000 });
+      return events.find((e) => e.error)!.error!;
+    };
+    // Mid-table: an unclosed table header. Before: "incomplete key-value: cannot find end of key".
+    const midTable = cut('[pool]', 3);
+    expect(await refused(midTable)).toMatch(
+      new RegExp(
+        `config\\.toml:${lineOf(midTable)}:\\d+: a table header that is not closed \\("\\[po": it needs its "\\]"\\); the file ends there, in the middle of line ${lineOf(midTable)} \\("\\[po"\\), with no line break: it looks cut short \\(written only in part, or still being written\\); finish it or put back a whole copy \\(the last good config stays in use\\)$`,
+      ),
+    );
+    // Mid-string.
+    const midString = cut('base_url = "', 16);
+    expect(await refused(midString)).toMatch(
+      new RegExp(`config\\.toml:${lineOf(midString)}:\\d+: .*string.*; the file ends there, in the middle of line ${lineOf(midString)} .* it looks cut short .*\\(the last good config stays in use\\)$`),
+    );
+    // Cut where it still parses (after a whole key): before, applied silently, and the tables after
+    // the cut ([pool], [limits] ...) fell back to their defaults.
+    const parses = cut('max_size = 2', 'max_size = 2'.length);
+    const e3 = await refused(parses);
+    expect(e3).toContain(
+      `${configFile()}:${lineOf(parses)}: the file ends in the middle of line ${lineOf(parses)} ("max_size = 2") with no line break, and has no [limits]`,
+    );
+    expect(e3).toMatch(/it looks cut short .*; put back a whole copy, or end the file with a line break if the shorter config is meant \(the last good config stays in use\)$/);
+    expect(svc.config.pool.max_size).toBe(before);
+    expect((await svc.system.status()).configProblem).toBe(e3);
+    // The whole file back: applied, the problem cleared.
+    events.length = 0;
+    writeFileSync(configFile(), text.replace(/max_size = 2/, 'max_size = 3'));
+    await vi.waitFor(() => expect(events.some((e) => e.what === 'config' && !e.error)).toBe(true), {
+      timeout: 10_000,
+    });
+    expect(svc.config.pool.max_size).toBe(3);
+    expect((await svc.system.status()).configProblem).toBeUndefined();
+  });
+
   it("the service's own save (a provider added from a front end) is not announced as an edit on disk", async () => {
     await dispatch(svc, 'providers.save', {
       id: 'second',
