@@ -481,8 +481,21 @@ export async function createSandboxManager(svc: SandboxFactoryDeps): Promise<San
     await factory.dispose();
     installation.unregister();
   };
+  // Jobs handed to this backend and not yet answered, from the call on: a job still placing itself
+  // (its pool not made yet, its container starting) is in no pool's busy or queued count, and a
+  // retire that looked only at those disposed the backend under it ("This operation was aborted").
+  let jobsInFlight = 0;
+  const executeJob = async (req: ExecuteRequest): Promise<ExecutionResult> => {
+    jobsInFlight++;
+    try {
+      return await executor.run(req);
+    } finally {
+      jobsInFlight--;
+    }
+  };
   const executor = {
-    execute: async (req: ExecuteRequest) => {
+    execute: executeJob,
+    run: async (req: ExecuteRequest) => {
       const runtime = runtimeOf(req);
       const level = own.factoryFor(req.sandbox)?.isolation ?? factory.isolation;
       if (!enabled.includes(runtime)) return infraResult(runtimeNotEnabled(runtime, enabled), runtime, level);
@@ -528,7 +541,7 @@ export async function createSandboxManager(svc: SandboxFactoryDeps): Promise<San
     },
   };
   return {
-    executor,
+    executor: { execute: executeJob },
     callTool: (sandbox, tool, args) => backend.callTool(sandbox, tool, args),
     reload: async (sandbox) => {
       await backend.reload(sandbox);
@@ -611,7 +624,7 @@ export async function createSandboxManager(svc: SandboxFactoryDeps): Promise<San
     dispose,
     stopSpawning: () => backend.stopSpawning(),
     retire: async () => {
-      while (backend.status().some((p) => p.busy > 0 || p.queued > 0))
+      while (jobsInFlight > 0 || backend.status().some((p) => p.busy > 0 || p.queued > 0))
         await new Promise((r) => setTimeout(r, 250));
       await dispose();
     },

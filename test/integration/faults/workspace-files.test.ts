@@ -112,6 +112,38 @@ describe('workspace files changed under a live serve', () => {
     expect((await s.runToEnd('user u1, back')).status).toBe('succeeded');
   }, 180_000);
 
+  it("a good config edit while a run's job is still placing itself on the sandbox backend: the job runs, never aborted", async () => {
+    serve = await startServe(fx.ws, fx.data);
+    const s = serve;
+    const text = readFileSync(config(), 'utf8');
+    restore = () => writeFileSync(config(), text);
+    // A sandbox's description changed: a backend change (the next jobs go to a new backend).
+    const edit = (d: string) =>
+      writeFileSync(config(), text.replace(/description = "A small shop[^"]*"/, `description = "${d}"`));
+    const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+    for (const [i, delay] of [100, 250, 400].entries()) {
+      // The backend made anew: the run's job is its first, and its pool and container are still being
+      // made when the next edit retires it.
+      edit(`a shop, edit ${i}a`);
+      await pause(800);
+      fx.llm.push({ text: 'r = get_user(user_id="u1")\nemit_result(r.data)' });
+      const asked = fx.llm.requests.length;
+      const { runId } = await s.call<{ runId: string }>('runs.start', { task: `user u1, ${i}`, sandbox: 'ecommerce' });
+      await vi.waitFor(() => expect(fx.llm.requests.length).toBeGreaterThan(asked), { timeout: 30_000 });
+      await pause(delay);
+      edit(`a shop, edit ${i}b`);
+      let run: { status: string; error: string | null };
+      for (;;) {
+        run = await s.call<{ status: string; error: string | null }>('runs.get', { runId });
+        if (run.status !== 'running') break;
+        await pause(50);
+      }
+      // Before: "This operation was aborted" (exitReason infra, no tool called): the retire looked only
+      // at the pools' busy and queued jobs, and a job placing itself was in neither.
+      expect([delay, run.status, run.error ?? null]).toEqual([delay, 'succeeded', null]);
+    }
+  }, 180_000);
+
   it('the workspace folder moved: every list of its files says so (the message a save gets), not an empty list; moved back, they list again', async () => {
     const moved = `${fx.ws}-moved`;
     serve = await startServe(fx.ws, fx.data);
