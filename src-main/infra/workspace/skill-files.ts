@@ -19,7 +19,13 @@ import {
   splitSkillFileOf,
 } from '../../core/skills/shape.ts';
 import { contentHash } from '../../core/tools/registry.ts';
-import { atomicWrite, readWorkspaceText, WorkspaceFileError, workspaceFolder } from './atomic.ts';
+import {
+  atomicWrite,
+  folderProblem,
+  readWorkspaceText,
+  WorkspaceFileError,
+  workspaceFolder,
+} from './atomic.ts';
 import { checkName } from './files.ts';
 import { readRegularFile } from './regular-file.ts';
 
@@ -86,6 +92,10 @@ export class SkillFiles {
   /** Every skill file (of one sandbox, or all), parsed; one that does not parse carries its error. */
   list(sandbox?: string): SkillEntry[] {
     if (!existsSync(this.dir)) return [];
+    // A file in place of skills/ (or of a sandbox's folder in it): named as the problem, never Node's
+    // "ENOTDIR: not a directory, scandir" answered as an internal error.
+    const problem = folderProblem(this.dir);
+    if (problem) return [{ sandbox: sandbox ?? '', name: '', file: this.dir, hash: '', error: problem }];
     const sandboxes = sandbox
       ? [checkName('sandbox', sandbox)]
       : readdirSync(this.dir, { withFileTypes: true })
@@ -96,6 +106,11 @@ export class SkillFiles {
     for (const sb of sandboxes) {
       const dir = join(this.dir, sb);
       if (!existsSync(dir)) continue;
+      const sbProblem = folderProblem(dir);
+      if (sbProblem) {
+        out.push({ sandbox: sb, name: '', file: dir, hash: '', error: sbProblem });
+        continue;
+      }
       const seen = new Set<string>();
       for (const f of readdirSync(dir).sort()) {
         const language = skillLanguageOf(f);

@@ -382,6 +382,21 @@ describe('workspace files changed under a live serve', () => {
       `${dir} is a file, not a folder, so nothing in it can be listed or saved; move the file away (a folder of that name holds them)`,
     );
     restore();
+    // A file in place of skills/ (before: "internal", "ENOTDIR: not a directory, scandir .../skills").
+    const skills = join(fx.ws, 'skills');
+    const hadSkills = existsSync(skills);
+    if (hadSkills) renameSync(skills, `${skills}.aside`);
+    writeFileSync(skills, 'not a folder');
+    restore = () => {
+      rmSync(skills, { force: true });
+      if (hadSkills) renameSync(`${skills}.aside`, skills);
+    };
+    expect(JSON.stringify(await s.call('skills.list', {}))).toContain(
+      JSON.stringify(
+        `${skills} is a file, not a folder, so nothing in it can be listed or saved; move the file away (a folder of that name holds them)`,
+      ),
+    );
+    restore();
     restore = undefined;
     // Put back: read again by the same process.
     const back = await s.call<{ name: string; cases: number }[]>('suites.list', {});
