@@ -335,7 +335,7 @@ function migrated(db: DatabaseSync, file: string): DatabaseSync {
  * store. Set inside the write lock (two processes opening an older store at once agree on one id)
  * and checkpointed at once, so the header on disk holds it.
  */
-function stampStoreId(db: DatabaseSync): void {
+function stampStoreId(db: DatabaseSync, checkpoint = true): void {
   const read = () => (db.prepare('PRAGMA application_id').get() as { application_id: number }).application_id;
   if (read() !== 0) return;
   db.exec('BEGIN IMMEDIATE');
@@ -346,6 +346,7 @@ function stampStoreId(db: DatabaseSync): void {
     db.exec('ROLLBACK');
     throw e;
   }
+  if (!checkpoint) return;
   try {
     db.exec('PRAGMA wal_checkpoint(PASSIVE)');
   } catch {
@@ -415,6 +416,13 @@ function openFile(file: string): DatabaseSync {
   let db: DatabaseSync | undefined;
   try {
     db = new DatabaseSync(file);
+    // A new (empty) file gets its store id before it turns to WAL: written to the file itself, with no
+    // checkpoint (one would leave the WAL's space free for later writes, which a full disk then no
+    // longer refuses). An older store gets it at its first open (migrated).
+    if (file !== ':memory:' && statSync(file, { throwIfNoEntry: false })?.size === 0) {
+      db.exec('PRAGMA busy_timeout = 5000');
+      stampStoreId(db, false);
+    }
     // The busy timeout first: switching a new file to WAL takes a lock another process opening the same
     // store may hold for a moment ("database is locked" without a wait).
     db.exec(
@@ -512,7 +520,8 @@ function abandon(db: DatabaseSync): void {
 
 /** What a store's owner does when its file was replaced: read what to keep, then write it anew. */
 export type OnReplaced = (old: DatabaseSync, why: ReplacedWhy) => (() => string | undefined) | undefined;
-export type ReplacedWhy = 'deleted' | 'replaced' | 'overwritten' | 'wal deleted' | 'wal replaced' | 'shm lost';
+export type ReplacedWhy =
+  'deleted' | 'replaced' | 'overwritten' | 'wal deleted' | 'wal replaced' | 'shm lost';
 
 /**
  * How often statements check the file's identity at most. Before a checkpoint the check is always
@@ -631,8 +640,9 @@ export class StoreConnection implements Guard {
     this.keepShm();
     this.keepDbFd();
     try {
-      this.storeId = (this.db.prepare('PRAGMA application_id').get() as { application_id: number })
-        .application_id;
+      this.storeId = (
+        this.db.prepare('PRAGMA application_id').get() as { application_id: number }
+      ).application_id;
     } catch {
       this.storeId = 0;
     }
@@ -697,7 +707,7 @@ export class StoreConnection implements Guard {
     this.dbSize = size;
     if (size === 0) return before > 0 ? 'nothing: it was emptied (0 bytes)' : undefined;
     if (n < 100 || !hdr.subarray(0, 16).equals(SQLITE_MAGIC))
-      return 'something that is not an SQLite database (its first bytes are not SQLite\'s)';
+      return "something that is not an SQLite database (its first bytes are not SQLite's)";
     const id = hdr.readInt32BE(68);
     if (this.storeId !== 0 && id !== 0 && id !== this.storeId)
       return `another run store (its id ${id} is not this store's, ${this.storeId})`;

@@ -189,7 +189,8 @@ export class RunEvents {
       if (event.type === 'run_finished') m.endedAt = steadyNow();
     }
     const seen = this.conn.okAt;
-    for (const [id, m] of this.inFlight) if (m.endedAt !== undefined && m.endedAt < seen) this.inFlight.delete(id);
+    for (const [id, m] of this.inFlight)
+      if (m.endedAt !== undefined && m.endedAt < seen) this.inFlight.delete(id);
   }
 
   /** The runs in flight (see inFlight), to be written to the store now at the path. */
@@ -336,7 +337,7 @@ export class RunEvents {
       );
       this.stmts.insertEvent.run(id, 0, 'run_started', EVENT_VERSION, ts, JSON.stringify(data));
     });
-    this.mirror({ v: EVENT_VERSION, runId: id, seq: 0, ts, type: 'run_started', data } as RunEvent);
+    this.mirror({ v: EVENT_VERSION, runId: id, seq: 0, ts, type: 'run_started', data });
     return id;
   }
 

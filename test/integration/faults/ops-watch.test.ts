@@ -107,7 +107,9 @@ describe('workspace files edited by hand while the service runs', () => {
     // Mid-string.
     const midString = cut('base_url = "', 16);
     expect(await refused(midString)).toMatch(
-      new RegExp(`config\\.toml:${lineOf(midString)}:\\d+: .*string.*; the file ends there, in the middle of line ${lineOf(midString)} .* it looks cut short .*\\(the last good config stays in use\\)$`),
+      new RegExp(
+        `config\\.toml:${lineOf(midString)}:\\d+: .*string.*; the file ends there, in the middle of line ${lineOf(midString)} .* it looks cut short .*\\(the last good config stays in use\\)$`,
+      ),
     );
     // Cut where it still parses (after a whole key): before, applied silently, and the tables after
     // the cut ([pool], [limits] ...) fell back to their defaults.
@@ -116,7 +118,9 @@ describe('workspace files edited by hand while the service runs', () => {
     expect(e3).toContain(
       `${configFile()}:${lineOf(parses)}: the file ends in the middle of line ${lineOf(parses)} ("max_size = 2") with no line break, and has no [limits]`,
     );
-    expect(e3).toMatch(/it looks cut short .*; put back a whole copy, or end the file with a line break if the shorter config is meant \(the last good config stays in use\)$/);
+    expect(e3).toMatch(
+      /it looks cut short .*; put back a whole copy, or end the file with a line break if the shorter config is meant \(the last good config stays in use\)$/,
+    );
     expect(svc.config.pool.max_size).toBe(before);
     expect((await svc.system.status()).configProblem).toBe(e3);
     // The whole file back: applied, the problem cleared.

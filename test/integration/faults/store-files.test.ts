@@ -149,7 +149,7 @@ describe('the store files changed under a live process', () => {
       expect(lockHolders(`${db()}-shm`)).toContain(a.child.pid);
       // A run in flight when the file is replaced: its LLM answer comes after.
       const asked = fx.llm.requests.length;
-      fx.llm.push({ text: 'I will not write code.', delayMs: 1_500 });
+      fx.llm.push({ text: 'I will not write code.', delayMs: 5_000 });
       const { runId } = await a.call<{ runId: string }>('runs.start', {
         task: 'a run the replacement happens under',
         sandbox: 'ecommerce',
@@ -238,7 +238,10 @@ describe('the store files changed under a live process', () => {
       expect(all.code, all.err).toBe(0);
       // The in-flight run is whole: its events from its start, its end recorded after the overwrite.
       expect(all.ids.sort()).toEqual([o1.runId, runId, r3.runId].sort());
-      const events = execFileSync('sqlite3', [db(), `SELECT seq, type FROM events WHERE run_id = '${runId}' ORDER BY seq;`])
+      const events = execFileSync('sqlite3', [
+        db(),
+        `SELECT seq, type FROM events WHERE run_id = '${runId}' ORDER BY seq;`,
+      ])
         .toString()
         .trim()
         .split('\n');

@@ -128,7 +128,10 @@ describe('workspace files changed under a live serve', () => {
       await pause(800);
       fx.llm.push({ text: 'r = get_user(user_id="u1")\nemit_result(r.data)' });
       const asked = fx.llm.requests.length;
-      const { runId } = await s.call<{ runId: string }>('runs.start', { task: `user u1, ${i}`, sandbox: 'ecommerce' });
+      const { runId } = await s.call<{ runId: string }>('runs.start', {
+        task: `user u1, ${i}`,
+        sandbox: 'ecommerce',
+      });
       await vi.waitFor(() => expect(fx.llm.requests.length).toBeGreaterThan(asked), { timeout: 30_000 });
       await pause(delay);
       edit(`a shop, edit ${i}b`);
