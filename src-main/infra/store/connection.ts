@@ -530,6 +530,8 @@ export type ReplacedWhy =
 const CHECK_MS = 50;
 /** How often an open store checks its files when no statement asks (see StoreConnection.watch). */
 const WATCH_MS = 250;
+/** How long an overwritten file must stay unchanged before it is acted on (a copy still going on). */
+const STABLE_MS = 300;
 /** The WAL is checkpointed by the store (not by SQLite's auto-checkpoint) past this many frames. */
 const CHECKPOINT_FRAMES = 1000;
 
@@ -580,6 +582,8 @@ export class StoreConnection implements Guard {
   /** The store's id (`application_id`, see stampStoreId) and the file's size at the last check. */
   private storeId = 0;
   private dbSize = 0;
+  /** An overwrite seen and not yet acted on: the file's size and time, and since when (see overwritten). */
+  private suspect: { size: number; mtime: number; at: number } | undefined;
   /** What the file was overwritten with, in words (see overwritten), for the reopen's line. */
   private overwrittenWith = '';
   /** The periodic check (see watch). */
@@ -614,9 +618,16 @@ export class StoreConnection implements Guard {
     const ms = Number(process.env['TOOLSMITH_STORE_WATCH_MS'] ?? WATCH_MS);
     if (this.file === ':memory:' || !(ms > 0)) return;
     this.timer = setInterval(() => {
-      if (this.db.isTransaction) return;
+      if (this.db.isTransaction || this.checking || !this.dbId) return;
       try {
-        this.check(true);
+        // Only the overwrite: a file deleted or replaced is noticed at the next statement, as before
+        // (a check here would race a `.toolsmith` being removed file by file).
+        if (!sameFile(fileId(this.file), this.dbId)) return;
+        const over = this.overwritten();
+        if (over) {
+          this.overwrittenWith = over;
+          this.reopen('overwritten');
+        }
       } catch (e) {
         this.warn(`could not check the run store's files: ${errorText(e)}`);
       }
@@ -703,8 +714,36 @@ export class StoreConnection implements Guard {
     } catch {
       return undefined;
     }
-    const before = this.dbSize;
+    const verdict = this.overwriteOf(size, hdr, n);
+    if (!verdict) {
+      this.dbSize = size;
+      this.suspect = undefined;
+      return undefined;
+    }
+    // A copy is written in pieces (`cp` cuts the file, then writes it): acted on only once the file
+    // has stayed the same (size and modification time) for STABLE_MS, never on a half-copied file.
+    // Meanwhile nothing is checkpointed (see afterCommit).
+    let mtime = 0;
+    try {
+      mtime = fstatSync(this.dbFd).mtimeMs;
+    } catch {
+      return undefined;
+    }
+    const t = performance.now();
+    const s = this.suspect;
+    if (!s || s.size !== size || s.mtime !== mtime) {
+      this.suspect = { size, mtime, at: t };
+      return undefined;
+    }
+    if (t - s.at < STABLE_MS) return undefined;
+    this.suspect = undefined;
     this.dbSize = size;
+    return verdict;
+  }
+
+  /** What the file's size and header say it was overwritten with, or undefined (see overwritten). */
+  private overwriteOf(size: number, hdr: Buffer, n: number): string | undefined {
+    const before = this.dbSize;
     if (size === 0) return before > 0 ? 'nothing: it was emptied (0 bytes)' : undefined;
     if (n < 100 || !hdr.subarray(0, 16).equals(SQLITE_MAGIC))
       return "something that is not an SQLite database (its first bytes are not SQLite's)";
@@ -803,8 +842,11 @@ export class StoreConnection implements Guard {
   afterCommit(): void {
     if (!this.dbId || ++this.commits % 16 !== 0) return;
     this.keepShm();
+    // The file looks overwritten and is not yet acted on: its old WAL is never written into it.
+    if (this.suspect) return;
     if (walFrames(this.shmFd) < CHECKPOINT_FRAMES) return;
     this.check(true);
+    if (this.suspect) return;
     try {
       this.db.exec('PRAGMA wal_checkpoint(PASSIVE)');
     } catch {
@@ -976,6 +1018,12 @@ export class StoreConnection implements Guard {
     this.timer = undefined;
     try {
       this.check(true);
+      // A file that looks overwritten is waited for (a copy going on) before the close, which may
+      // checkpoint: acted on once it is stable (see overwritten), never written over.
+      for (let i = 0; this.suspect && i < 20; i++) {
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 50);
+        this.check(true);
+      }
     } catch (e) {
       this.warn(`could not check the run store's files before closing: ${errorText(e)}`);
     }

@@ -190,14 +190,14 @@ export class RunEvents {
     }
     const seen = this.conn.okAt;
     for (const [id, m] of this.inFlight)
-      if (m.endedAt !== undefined && m.endedAt < seen) this.inFlight.delete(id);
+      if (m.endedAt !== undefined && m.endedAt <= seen) this.inFlight.delete(id);
   }
 
   /** The runs in flight (see inFlight), to be written to the store now at the path. */
   private keepInFlight(): (() => string | undefined) | undefined {
     const seen = this.conn?.okAt ?? steadyNow();
     const runs = [...this.inFlight.values()]
-      .filter((m) => m.endedAt === undefined || m.endedAt >= seen)
+      .filter((m) => m.endedAt === undefined || m.endedAt > seen)
       .map((m) => [...m.events]);
     if (runs.length === 0) return undefined;
     return () => {

@@ -138,8 +138,7 @@ describe('the store files changed under a live process', () => {
     const b = await startServe(other, fx.data);
     const o1 = await b.runToEnd('a run of the other workspace');
     await b.stop();
-    // serve's periodic check is off: this is what another process meets before serve notices.
-    const a = await startServe(fx.ws, fx.data, { TOOLSMITH_STORE_WATCH_MS: '0' });
+    const a = await startServe(fx.ws, fx.data);
     try {
       const r1 = await a.runToEnd('a run in the store that is replaced');
       expect(r1.status).toBe('failed');
