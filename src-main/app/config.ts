@@ -7,6 +7,7 @@ import {
   DEFAULT_MAX_INTERMEDIATES,
   DEFAULT_MAX_TOOL_CALLS,
 } from '../core/sandbox/execution.ts';
+import { RUNTIMES } from '../core/sandbox/runtimes.ts';
 import {
   httpUrlIssue,
   isHttpUrl,
@@ -61,6 +62,9 @@ const provider = z.object({
 });
 
 const runtime = z.object({ enabled: z.boolean().default(true), image: z.string().optional() });
+/** A runtime's name where config.toml gives one (a sandbox's `runtime`, a `[runtimes.X]` table). */
+const isRuntimeId = (id: string): boolean => RUNTIMES.some((r) => r.id === id);
+const RUNTIME_WORDS = `no such runtime: use one of ${RUNTIMES.map((r) => r.id).join(', ')}`;
 
 const envRef = z.string().regex(/^env:[A-Za-z_][A-Za-z0-9_]*$/, 'use "env:VARIABLE"');
 
@@ -119,7 +123,8 @@ const sandbox = z.object({
   description: z.string().default(''),
   /** MCP servers whose tools this sandbox offers beside (or instead of) tools.py. */
   mcp: z.record(z.string(), sandboxMcp).default({}),
-  runtime: z.string().default('python'),
+  /** The runtime a new sandbox was made for (the workbench's form); a job's own language picks its runtime. */
+  runtime: z.string().refine(isRuntimeId, RUNTIME_WORDS).default('python'),
   /** name -> `env:VAR`: credentials a script may read with credential("name"). */
   credentials: z
     .record(z.string(), z.string().regex(/^env:[A-Za-z_][A-Za-z0-9_]*$/, 'use "env:VARIABLE"'))
@@ -326,6 +331,10 @@ export function parseConfig(raw: unknown, file = '.toolsmith/config.toml', text?
     throw new ToolsmithError('invalid_config', located.join('; '), { issues });
   }
   const c = r.data;
+  // (a record key's own refinement is reported by zod as "Invalid key in record": checked here instead)
+  for (const id of Object.keys(c.runtimes))
+    if (!isRuntimeId(id))
+      throw new ToolsmithError('invalid_config', issueText(file, text, ['runtimes', id], RUNTIME_WORDS));
   if (c.pool.min_size > c.pool.max_size)
     throw new ToolsmithError(
       'invalid_config',

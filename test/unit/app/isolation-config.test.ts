@@ -36,4 +36,22 @@ describe('sandbox isolation and engines config', () => {
       /isolation "process" runs on this machine, not on engines/,
     );
   });
+
+  it('refuses a runtime that does not exist, in a sandbox or as a [runtimes] table (cobol was taken silently)', () => {
+    expect(() => parseConfig({ sandboxes: { s: { runtime: 'cobol' } } })).toThrow(
+      /sandboxes\.s\.runtime: no such runtime: use one of python, node, bun, deno/,
+    );
+    expect(() => parseConfig({ runtimes: { cobol: { enabled: true } } })).toThrow(
+      /runtimes\.cobol: no such runtime: use one of python, node, bun, deno/,
+    );
+    const c = parseConfig({
+      sandboxes: { s: { runtime: 'node' }, t: {} },
+      runtimes: { bun: { enabled: true } },
+    });
+    expect([c.sandboxes['s']?.runtime, c.sandboxes['t']?.runtime, c.runtimes['bun']?.enabled]).toEqual([
+      'node',
+      'python',
+      true,
+    ]);
+  });
 });
