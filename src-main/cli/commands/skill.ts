@@ -126,6 +126,11 @@ export function registerSkill(program: Command, ctx: CliContext): void {
       if (o.sandbox !== undefined) skills.requireSandbox(o.sandbox);
       const list = skills.list(o.sandbox);
       if (o.json) return ctx.out(json({ skills: list, problems: skills.problems() }));
+      // (said on stderr: stdout stays one line per skill for a pipe)
+      if (list.length === 0)
+        ctx.err(
+          `no skills ${o.sandbox !== undefined ? `in sandbox ${o.sandbox}` : 'in this workspace'}: save a function as one with \`toolsmith skill create NAME --sandbox SANDBOX --file FILE\`\n`,
+        );
       for (const s of list)
         ctx.out(
           `${`${s.sandbox}/${s.name}`.padEnd(28)} ${s.language.padEnd(6)} v${String(s.version).padEnd(3)} ${s.status.padEnd(8)} ${formatGrade(s.grade)}  ${s.signature}\n`,

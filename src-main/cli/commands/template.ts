@@ -100,6 +100,11 @@ export function registerTemplate(program: Command, ctx: CliContext): void {
       const templates = await ctx.service(cmd).templates();
       const list = templates.list();
       if (o.json) return ctx.out(json({ templates: list, problems: templates.problems() }));
+      // (said on stderr: stdout stays one line per template for a pipe)
+      if (list.length === 0)
+        ctx.err(
+          "no templates in this workspace: promote a run's working script with `toolsmith template create NAME --from-run RUN_ID`\n",
+        );
       for (const t of list)
         ctx.out(
           `${t.name.padEnd(20)} ${t.sandbox.padEnd(10)} ok ${String(t.successes).padStart(3)} fail ${String(t.failures).padStart(3)}  ${t.pattern}\n`,
