@@ -334,6 +334,20 @@ export async function main(
   } catch (e) {
     // An error's message may quote what a file, a workspace or a server chose (a file name, a value):
     // shown through visible(), so no control character in it acts on the terminal.
+    // With --json (before any `--`), the error is also one JSON object on stdout, so a program reading
+    // it gets JSON on every path: {"error": {"kind", "code"?, "message", "exit"}} (the line stays on stderr).
+    const json = jsonAsked(argv);
+    const said = (line: string, kind: string, exit: number, code?: string): number => {
+      err(`toolsmith: ${visible(line)}\n`);
+      if (json) {
+        try {
+          out(`${JSON.stringify({ error: { kind, ...(code ? { code } : {}), message: line, exit } })}\n`);
+        } catch {
+          // (stdout gone: the line on stderr said it)
+        }
+      }
+      return exit;
+    };
     const say = (line: string) => err(`toolsmith: ${visible(line)}\n`);
     await ctx.close().catch(() => {});
     offStop();
@@ -351,46 +365,40 @@ export async function main(
         keepHelp();
         return 0;
       }
-      if (e.code === 'commander.unknownCommand' && program) {
-        say(unknownCommandLine(program, argv, firstLine(e.message)));
-        return 2;
-      }
-      say(firstLine(e.message));
-      return 2;
+      if (e.code === 'commander.unknownCommand' && program)
+        return said(unknownCommandLine(program, argv, firstLine(e.message)), 'usage', 2);
+      return said(firstLine(e.message), 'usage', 2);
     }
-    if (e instanceof UsageError || e instanceof InvalidArgumentError) {
-      say(firstLine(e.message));
-      return 2;
-    }
-    if (e instanceof ToolsmithError) {
-      say(e.message);
+    if (e instanceof UsageError || e instanceof InvalidArgumentError)
+      return said(firstLine(e.message), 'usage', 2);
+    if (e instanceof ToolsmithError)
       // The caller's input (a bad value, a name that exists without --force, an unknown name) is a usage
       // error; the rest (refused by a rule, config, infrastructure) is not.
-      return e.code === 'invalid_argument' || e.code === 'not_found' ? 2 : 3;
-    }
+      return said(
+        e.message,
+        'toolsmith',
+        e.code === 'invalid_argument' || e.code === 'not_found' ? 2 : 3,
+        e.code,
+      );
     // Expected failures of the machine (the store's file, a file the user named, a full disk) are one
     // line naming the file and the cause; a stack is kept for real bugs.
     if (e instanceof OutputError) {
-      say(e.message);
+      say(e.message); // (stdout is what failed)
       return 3;
     }
     // A name given on the command line that no workspace file may have (`eval ../x`): a usage error.
-    if (e instanceof Error && e.name === 'InvalidNameError') {
-      say(e.message);
-      return 2;
-    }
-    if (e instanceof Error && STORE_ERRORS.has(e.name)) {
-      say(e.message);
-      return 3;
-    }
+    if (e instanceof Error && e.name === 'InvalidNameError') return said(e.message, 'usage', 2);
+    if (e instanceof Error && STORE_ERRORS.has(e.name)) return said(e.message, 'store', 3);
     const sys = systemErrorLine(e);
-    if (sys) {
-      say(sys.line);
-      return sys.exit;
-    }
-    say(`internal error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
-    return 3;
+    if (sys) return said(sys.line, 'system', sys.exit);
+    return said(`internal error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`, 'internal', 3);
   }
+}
+
+/** Whether the command line asks for JSON output (`--json` before any `--`). */
+function jsonAsked(argv: readonly string[]): boolean {
+  const end = argv.indexOf('--');
+  return (end < 0 ? argv : argv.slice(0, end)).includes('--json');
 }
 
 export { verbOf };
