@@ -301,7 +301,7 @@ describe('skills in the workbench', () => {
       "/**\n * A customer's city.\n * @param {string} user_id The customer's id.\n * @returns The city.\n */\nasync function js_user_city(user_id) {\n  return (await get_user({ user_id })).data.city;\n}\n",
     );
     await expect.poll(() => check.getAttribute('data-valid'), { timeout: 20_000 }).toBe('true');
-    expect(await check.innerText()).toContain('js_user_city(user_id: str)');
+    expect(await check.innerText()).toContain('js_user_city(user_id: string)');
     await editor
       .getByLabel('test cases')
       .fill('[{"args": {"user_id": "u1"}, "assert": [{"type": "equals", "value": "London"}]}]');
