@@ -287,7 +287,9 @@ describe('small screens', () => {
       head: true,
     });
     const f = fits as { task: number; model: number };
-    expect(f.task).toBeGreaterThanOrEqual(260);
+    // (its least width, 240 px since 2026-12-06: 260 made the rows 12 px wider than the list beside a
+    // classic scrollbar, runs.e2e.ts "vertical scrollbar")
+    expect(f.task).toBeGreaterThanOrEqual(240);
     expect(f.task).toBeGreaterThan(2 * f.model);
   });
 
