@@ -373,7 +373,7 @@ function contextRuntime(host, inputsJson, aliasesJson, limitJson, deepStacks) {
     } catch (e) {
       if (e === OVER) {
         closed = true;
-        call('done', 'output_limit', '');
+        call('done', 'output_limit', 'emits');
         throw new E(`${what}: the script's output exceeded its limit`);
       }
       if (isBad(bads, e)) throw new TE(`${what} takes JSON-safe data; ${e.where} is not`);
@@ -402,7 +402,7 @@ function contextRuntime(host, inputsJson, aliasesJson, limitJson, deepStacks) {
   const emit = (kind, text) => {
     if (text.length > limit) {
       closed = true;
-      call('done', 'output_limit', '');
+      call('done', 'output_limit', kind === 'log' ? 'prints' : 'emits');
       throw new E(`the script's output exceeded its limit`);
     }
     call('emit', kind, text);
@@ -961,7 +961,12 @@ if (isChild) {
               type: 'done',
               ok: false,
               reason: 'output_limit',
-              error: { type: 'OutputLimit', message: "the script's output exceeded its limit", frames: [] },
+              // (b: what went over, prints or emits, for the host's advice: explainOutputLimit)
+              error: {
+                type: 'OutputLimit',
+                message: `the script's output exceeded its limit${b === 'prints' || b === 'emits' ? ` (its ${b})` : ''}`,
+                frames: [],
+              },
             },
             true,
           );
@@ -1530,7 +1535,8 @@ if (isChild) {
       // ahead may have told them already.
       job.walled = ahead?.walls === true;
       const current = job;
-      const count = (n) => {
+      // (`which`: what went over, prints or emits, named in the message for the host: explainOutputLimit)
+      const count = (n, which) => {
         current.bytes += n;
         if (current.bytes > maxOutput)
           finish(current, {
@@ -1539,7 +1545,7 @@ if (isChild) {
             reason: 'output_limit',
             error: {
               type: 'OutputLimit',
-              message: `the script's output exceeded ${maxOutput} bytes`,
+              message: `the script's output exceeded ${maxOutput} bytes (its ${which})`,
               frames: [],
             },
           });
@@ -1612,7 +1618,7 @@ if (isChild) {
           });
         });
         const onOutput = (d) => {
-          if (current.child !== child || count(d.length)) return;
+          if (current.child !== child || count(d.length, 'prints')) return;
           for (const l of d.toString().split('\n'))
             if (l) out({ type: 'emit', id: current.id, kind: 'log', data: l });
         };
@@ -1658,7 +1664,11 @@ if (isChild) {
           if (msg.type === 'taken') return void (current.taken = true);
           if (!childMessage(msg)) return;
           if (msg.type === 'done') return finish(current, msg);
-          if (msg.type === 'emit' && count(JSON.stringify(msg.data ?? null).length)) return;
+          if (
+            msg.type === 'emit' &&
+            count(JSON.stringify(msg.data ?? null).length, msg.kind === 'log' ? 'prints' : 'emits')
+          )
+            return;
           out({ ...msg, id: current.id });
         });
         // 'close' comes after every IPC message and output of the child has been delivered (bun and deno:

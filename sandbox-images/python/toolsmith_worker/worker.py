@@ -93,6 +93,13 @@ def _count(value, default):
     return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else default
 
 
+def _over(job, which):
+    """An OutputLimit's message: the cap, and what went over it (prints: stdout, stderr and log lines;
+    emits: results and intermediates), which the host turns into advice (core/sandbox/execution.ts,
+    explainOutputLimit)."""
+    return f"the script's output exceeded {job.max_output} bytes (its {which})"
+
+
 def _traces_told(job, done):
     """The job's done says how many of its trace lines were past its bound (only the worker says it: a
     `traces_over` the job's process wrote on its own done is replaced)."""
@@ -524,7 +531,7 @@ class Worker:
 
     @staticmethod
     def limit_done(job):
-        return {"type": "done", "ok": False, "reason": "output_limit", "error": {"type": "OutputLimit", "message": f"the script's output exceeded {job.max_output} bytes", "frames": []}}
+        return {"type": "done", "ok": False, "reason": "output_limit", "error": {"type": "OutputLimit", "message": _over(job, "prints"), "frames": []}}
 
     def kill_job(self, reason, message):
         job = self.job
@@ -595,7 +602,7 @@ class Worker:
         if t == "emit":
             job.out_bytes += len(line)
             if job.out_bytes > job.max_output:
-                self.kill_job("output_limit", f"the script's output exceeded {job.max_output} bytes")
+                self.kill_job("output_limit", _over(job, "prints" if msg.get("kind") == "log" else "emits"))
                 return
             if msg.get("kind") == "result" and not job.hold:
                 job.hold = time.monotonic() + HOLD_S
@@ -616,7 +623,7 @@ class Worker:
         # line limit for any line) is stopped now, not read to its end: a 10 MB result arrives in many
         # small reads where pipes are slow (gVisor).
         if self.job is job and len(job.msg_buf) > max(job.max_output, HOST_MAX_LINE):
-            self.kill_job("output_limit", f"the script's output exceeded {job.max_output} bytes")
+            self.kill_job("output_limit", _over(job, "emits"))
 
     def take_lines(self, job):
         """Handles each whole line of the job's protocol bytes, in order, until one of them ends the job;
@@ -781,7 +788,7 @@ class Worker:
                         job.open.discard(fd)
                         os.close(fd)
                     elif not self.take_output(chunk):
-                        self.kill_job("output_limit", f"the script's output exceeded {job.max_output} bytes")
+                        self.kill_job("output_limit", _over(job, "prints"))
             if self.job is not None and self.job is job and not job.open:
                 self.finish(None)
             if self.job is not None and self.job.hold:

@@ -184,6 +184,14 @@ export function explainOutputLimit(
   capBytes: number,
 ): ExecutionError {
   if (error.type !== 'OutputLimit' || error.message.includes('limits.output_kb')) return error;
+  // The worker names what went over (`... bytes (its prints)`, `(its emits)`; since 2026-12-06): the
+  // piece that went over is not kept, so what was kept alone cannot always tell.
+  const told = /\s*\(its (prints|emits)\)$/.exec(error.message);
+  // (a JS job's own check knows no byte count: "exceeded its limit", given here as the cap)
+  const message = (told ? error.message.slice(0, told.index) : error.message).replace(
+    /exceeded its limit$/,
+    `exceeded ${capBytes} bytes`,
+  );
   const printed = sent.logs.reduce((n, l) => n + utf8Bytes(l) + 1, 0);
   const emitted =
     sent.intermediates.reduce<number>((n, v) => n + utf8Bytes(JSON.stringify(v) ?? ''), 0) +
@@ -196,12 +204,12 @@ export function explainOutputLimit(
   // in pieces of up to 64 KB: a loop's prints may all arrive in the one piece that is not kept).
   const enough = Math.max(1024, capBytes / 16);
   const why =
-    printed >= enough && printed >= emitted
+    told?.[1] === 'prints' || (!told && printed >= enough && printed >= emitted)
       ? `its prints (stdout and log lines) went over ${cap} (${before}): print little or nothing (a count, a few lines, not every item of a loop), and ${emitOnly}`
-      : emitted >= enough && emitted > printed
+      : told?.[1] === 'emits' || (!told && emitted >= enough && emitted > printed)
         ? `its emits (results and intermediates) went over ${cap} (${before}): ${emitOnly}; do not emit an intermediate for every item of a loop`
         : `the piece of output that went over ${cap} (one large print or emit, or a burst of prints read at once) was not kept, and the worker does not say which it was (${before}): print little or nothing, and ${emitOnly}`;
-  return { ...error, message: `${error.message.replace(/[.\s]+$/, '')}: ${why}` };
+  return { ...error, message: `${message.replace(/[.\s]+$/, '')}: ${why}` };
 }
 
 /** How a script run directly reports a failed result: `Type: message`, or the exit reason alone. */

@@ -700,13 +700,13 @@ export class WorkerConnection {
       job.signal?.addEventListener('abort', onAbort, { once: true });
       // Cancelled while the job waited for a worker: an aborted signal fires no event any more.
       if (job.signal?.aborted) queueMicrotask(onAbort);
-      const capped = (n: number) => {
+      const capped = (n: number, which: 'prints' | 'emits') => {
         outBytes += n;
         if (outBytes > job.maxOutputBytes) {
           fail(
             'output_limit',
             'OutputLimit',
-            `the script's output exceeded ${job.maxOutputBytes} bytes`,
+            `the script's output exceeded ${job.maxOutputBytes} bytes (its ${which})`,
             true,
           );
           void this.killFn('output limit');
@@ -737,7 +737,8 @@ export class WorkerConnection {
         switch (m.type) {
           case 'emit': {
             const { kind, data: value } = m;
-            if (capped(JSON.stringify(value).length)) return;
+            // (a log line is what the script printed or emit_log'ged: its prints)
+            if (capped(JSON.stringify(value).length, kind === 'log' ? 'prints' : 'emits')) return;
             if (kind === 'result') {
               data = value;
               hasResult = true;

@@ -204,11 +204,21 @@ describe('OutputLimit says which output went over the cap', () => {
     expect(r.error?.message).toContain('emit only the answer the task asks for');
   });
 
-  it('one piece over the cap, of a kind the worker does not say: both named, never a guess', async () => {
-    const r = await exec('python', 'emit_result("y" * 200000)\n');
-    expect(r.error?.message).toContain(
-      `: the piece of output that went over ${CAP} (one large print or emit, or a burst of prints read at once) was not kept`,
-    );
+  it('one piece over the cap: the worker says which it was (before 2026-12-06 neither could be named)', async () => {
+    for (const [language, body, which] of [
+      ['python', 'emit_result("y" * 200000)\n', 'emits (results and intermediates)'],
+      ['python', 'print("y" * 200000)\nemit_result(1)\n', 'prints (stdout and log lines)'],
+      ['js', 'emitResult("y".repeat(200000));\n', 'emits (results and intermediates)'],
+      ['js', 'console.log("y".repeat(200000));\nemitResult(1);\n', 'prints (stdout and log lines)'],
+    ] as const) {
+      const r = await exec(language, body);
+      expect({ language, body, exit: r.exitReason }).toEqual({ language, body, exit: 'output_limit' });
+      expect(r.error?.message).toMatch(
+        new RegExp(
+          `^the script's output exceeded 51200 bytes: its ${which.replace(/[()]/g, '\\$&')} went over`,
+        ),
+      );
+    }
   });
 });
 
