@@ -56,6 +56,8 @@ export interface ExecuteRequest {
   onEvent?: (e: LiveExecutionEvent) => void;
   /** Who answers calls that need approval (an MCP client's elicitation); else `askApproval`. */
   ask?: ApprovalAsk;
+  /** Who reads a rejection: a model (MCP `execute_code`: "return the whole corrected script"), or a person. */
+  reader?: 'model' | 'person';
 }
 
 /** What script execution needs: plain functions and values, never the service. */
@@ -294,7 +296,10 @@ export class ScriptExecution {
       if (!v.valid)
         return failedResult(
           'rejected',
-          { type: 'ValidationError', message: this.deps.generator.validationErrorMessage(v.violations) },
+          {
+            type: 'ValidationError',
+            message: this.deps.generator.validationErrorMessage(v.violations, req.reader),
+          },
           runtime,
         );
     }

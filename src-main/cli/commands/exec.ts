@@ -157,6 +157,7 @@ export function registerExec(program: Command, ctx: CliContext): void {
             body,
             validate: o.validate,
             ...(o.timeout ? { timeoutMs: o.timeout * 1000 } : {}),
+            reader: 'person',
           })
           .finally(off);
         if (o.json) ctx.out(json(r));

@@ -313,8 +313,13 @@ export class ScriptGenerator {
     ).trim();
   }
 
-  /** The text an LLM gets to correct a script the validator rejected. */
-  validationErrorMessage(violations: readonly Violation[]): string {
+  /**
+   * The text an LLM gets to correct a script the validator rejected; `person`: the same problems for a
+   * person who ran the script (`toolsmith exec`), who is not asked to "return" anything.
+   */
+  validationErrorMessage(violations: readonly Violation[], reader: 'model' | 'person' = 'model'): string {
+    if (reader === 'person')
+      return `The script was rejected before it ran. Fix every problem below, then run it again:\n${formatViolations(violations)}`.trim();
     return renderTemplate(this.file('validation-feedback'), {
       violations: formatViolations(violations),
     }).trim();
