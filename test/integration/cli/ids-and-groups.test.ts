@@ -137,7 +137,14 @@ describe('kit create --json', () => {
       '--json',
     ]);
     expect(again.code).toBe(2);
-    expect(again.out).toBe('');
+    // (--json: the refusal as one JSON object on stdout too, README "A verb that fails")
+    expect(JSON.parse(again.out)).toMatchObject({
+      error: {
+        kind: 'usage',
+        exit: 2,
+        message: expect.stringMatching(/^kit kb exists .*use --force to overwrite$/),
+      },
+    });
     const forced = await runToolsmith(ws, [
       'kit',
       'create',

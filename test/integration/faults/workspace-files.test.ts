@@ -205,7 +205,8 @@ describe('workspace files changed under a live serve', () => {
         `^${file} was not JSON \\(.*\\): it is kept as ${join(home, aside[0]!)}, and a new list of recent workspaces was started$`,
       ),
     );
-    expect(s.err()).toContain(`toolsmith: ${first.problem}`);
+    // (serve's stderr may reach this process after its answer: polled)
+    await expect.poll(() => s.err(), { timeout: 10_000 }).toContain(`toolsmith: ${first.problem}`);
     // Said once.
     expect((await s.call<Recent>('workspace.recent', {})).problem).toBeUndefined();
     // A list that is JSON but not one of folders is set aside the same way.

@@ -49,8 +49,14 @@ const factory = async (inst: Installation, start = true) => {
 /** A pid no process has now (a process that ran and exited). */
 const deadPid = () => spawnSync('true').pid;
 /** The instance's process died without cleaning up: its registry entry names a process that is gone. */
-const crash = (inst: Installation) =>
+/**
+ * A process that crashed: its entry names a dead pid, and nothing of it runs any more (its keeper, which
+ * writes a removed entry back every 500 ms, stops: a crashed process has no timers).
+ */
+const crash = (inst: Installation) => {
+  inst.unregister();
   writeFileSync(join(inst.dir, 'instances', `${inst.instance}.json`), JSON.stringify({ pid: deadPid() }));
+};
 const exists = (id: string) =>
   docker
     .getContainer(id)
