@@ -55,6 +55,10 @@ beforeAll(() => {
 });
 afterAll(() => removeWorkspace(ws));
 
+/** `toolsmith skill create NAME --sandbox ecommerce --file FILE ...` in the test's workspace. */
+const createSkill = (name: string, file: string, ...more: string[]) =>
+  runToolsmith(ws, ['skill', 'create', name, '--sandbox', 'ecommerce', '--file', file, ...more]);
+
 describe("a skill's signature in its own language", () => {
   const JS = 'stock_of(product_id: string, n?: number = 2, flag?: boolean = true)';
   const TS = 'user_name(user_id: string, upper?: boolean = false)';
@@ -93,17 +97,12 @@ describe('a skill named after a tool of its sandbox', () => {
   it('is refused when it is created, saying which tool and to rename the skill (not "do not rebind the tool")', async () => {
     const file = join(ws, 'get_user.js');
     writeFileSync(file, '/** Gets a user. */\nfunction get_user(user_id) {\n  return { id: user_id };\n}\n');
-    const r = await runToolsmith(ws, [
-      'skill',
-      'create',
+    const r = await createSkill(
       'get_user',
-      '--sandbox',
-      'ecommerce',
-      '--file',
       file,
       '--case',
       '{"args": {"user_id": "u1"}, "expect": {"id": "u1"}}',
-    ]);
+    );
     expect(r.code).toBe(2);
     expect(r.err).toBe(
       "toolsmith: skill get_user: sandbox ecommerce has a tool named get_user (in the sandbox's tools.py); a skill may not take a tool's name (scripts call both by name, and a skill wrapping the tool would call itself): rename the skill after what it does beyond the tool, e.g. get_user_summary, and save it under that name\n",
@@ -113,15 +112,7 @@ describe('a skill named after a tool of its sandbox', () => {
     // A Python one too.
     const py = join(ws, 'check_inventory.py');
     writeFileSync(py, 'def check_inventory(product_id: str) -> int:\n    """Stock."""\n    return 1\n');
-    const p = await runToolsmith(ws, [
-      'skill',
-      'create',
-      'check_inventory',
-      '--sandbox',
-      'ecommerce',
-      '--file',
-      py,
-    ]);
+    const p = await createSkill('check_inventory', py);
     expect(p.code).toBe(2);
     expect(p.err).toMatch(
       /^toolsmith: skill check_inventory: sandbox ecommerce has a tool named check_inventory \(in the sandbox's tools\.py\).*rename the skill/,
@@ -135,15 +126,7 @@ describe('an empty skill file', () => {
     for (const ext of ['py', 'js']) {
       const file = join(ws, `empty.${ext}`);
       writeFileSync(file, '');
-      const r = await runToolsmith(ws, [
-        'skill',
-        'create',
-        'empty_one',
-        '--sandbox',
-        'ecommerce',
-        '--file',
-        file,
-      ]);
+      const r = await createSkill('empty_one', file);
       expect(r.code).toBe(2);
       expect(r.err).toMatch(
         /^toolsmith: skill empty_one: a skill is exactly one function (definition|declaration) /,

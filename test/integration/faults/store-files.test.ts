@@ -32,6 +32,37 @@ async function listed(): Promise<{ code: number | null; err: string; ids: string
 
 const integrity = () => execFileSync('sqlite3', [db(), 'PRAGMA integrity_check;']).toString().trim();
 
+/** Another workspace whose store holds one run (its serve stopped): the store that is put at this path. */
+async function otherStoreWithOneRun(): Promise<{ other: string; runId: string }> {
+  const other = tempWorkspace('toolsmith-other-ws-');
+  scriptedConfig(other, fx.llm.openaiUrl);
+  const b = await startServe(other, fx.data);
+  const o1 = await b.runToEnd('a run of the other workspace');
+  await b.stop();
+  return { other, runId: o1.runId };
+}
+
+type Serve = Awaited<ReturnType<typeof startServe>>;
+
+/** Starts a run on serve whose LLM answer comes `delayMs` later, and returns once the LLM was asked. */
+async function runInFlight(a: Serve, task: string, delayMs: number): Promise<string> {
+  const asked = fx.llm.requests.length;
+  fx.llm.push({ text: 'I will not write code.', delayMs });
+  const { runId } = await a.call<{ runId: string }>('runs.start', { task, sandbox: 'ecommerce' });
+  await expect.poll(() => fx.llm.requests.length).toBeGreaterThan(asked);
+  return runId;
+}
+
+/** The status of a run once it is no longer running. */
+async function settled(a: Serve, runId: string): Promise<string> {
+  let status = 'running';
+  while (status === 'running') {
+    status = (await a.call<{ status: string }>('runs.get', { runId })).status;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return status;
+}
+
 describe('the store files changed under a live process', () => {
   it('WAL deleted under serve: every process keeps opening the store and no run is lost', async () => {
     rmSync(db(), { force: true });
@@ -133,11 +164,7 @@ describe('the store files changed under a live process', () => {
 
   it("runs.db replaced by another workspace's store under serve: other processes read that store, never serve's old WAL, and none of its runs is lost", async () => {
     rmSync(db(), { force: true });
-    const other = tempWorkspace('toolsmith-other-ws-');
-    scriptedConfig(other, fx.llm.openaiUrl);
-    const b = await startServe(other, fx.data);
-    const o1 = await b.runToEnd('a run of the other workspace');
-    await b.stop();
+    const { other, runId: o1 } = await otherStoreWithOneRun();
     const a = await startServe(fx.ws, fx.data);
     try {
       const r1 = await a.runToEnd('a run in the store that is replaced');
@@ -147,29 +174,18 @@ describe('the store files changed under a live process', () => {
       // next process took itself for the first user of the WAL index and rebuilt it under serve.
       expect(lockHolders(`${db()}-shm`)).toContain(a.child.pid);
       // A run in flight when the file is replaced: its LLM answer comes after.
-      const asked = fx.llm.requests.length;
-      fx.llm.push({ text: 'I will not write code.', delayMs: 5_000 });
-      const { runId } = await a.call<{ runId: string }>('runs.start', {
-        task: 'a run the replacement happens under',
-        sandbox: 'ecommerce',
-      });
-      await expect.poll(() => fx.llm.requests.length).toBeGreaterThan(asked);
+      const runId = await runInFlight(a, 'a run the replacement happens under', 5_000);
       renameSync(join(other, '.toolsmith', 'runs.db'), db());
       // Another process reads the store now at the path. Before, it read serve's old WAL into it
       // (SQLite cannot tell a WAL's database), listed serve's runs instead of o1, and wrote that WAL
       // over the file when it closed: the other workspace's runs were gone.
       const l1 = await listed();
       expect(l1.code, l1.err).toBe(0);
-      expect(l1.ids).toEqual([o1.runId]);
+      expect(l1.ids).toEqual([o1]);
       expect(l1.err).toMatch(
         /the run store \S+runs\.db was repaired: removed \S+runs\.db-wal and \S+runs\.db-shm: they are the write-ahead log of the database that was at this path before it was replaced, still open in process \d+/,
       );
-      let status = 'running';
-      while (status === 'running') {
-        status = (await a.call<{ status: string }>('runs.get', { runId })).status;
-        await new Promise((r) => setTimeout(r, 50));
-      }
-      expect(status).toBe('failed');
+      expect(await settled(a, runId)).toBe('failed');
       const r3 = await a.runToEnd('a run after the replacement');
       // serve read its run in flight from its own (old) files and wrote it to the new store. Before:
       // "could not read this process's runs from the replaced store: no such table: runs".
@@ -181,7 +197,7 @@ describe('the store files changed under a live process', () => {
       const all = await listed();
       expect(all.code, all.err).toBe(0);
       // r1 was in the file the person replaced; the runs in flight and after are in the new one.
-      expect(all.ids.sort()).toEqual([o1.runId, runId, r3.runId].sort());
+      expect(all.ids.sort()).toEqual([o1, runId, r3.runId].sort());
       expect(integrity()).toBe('ok');
     } finally {
       if (a.child.exitCode === null) await a.stop();
@@ -191,23 +207,13 @@ describe('the store files changed under a live process', () => {
 
   it("runs.db overwritten in place with another workspace's store (cp onto it: the same file) under serve, a run in flight: serve says so and keeps every run it records afterwards", async () => {
     rmSync(db(), { force: true });
-    const other = tempWorkspace('toolsmith-other-ws-');
-    scriptedConfig(other, fx.llm.openaiUrl);
-    const b = await startServe(other, fx.data);
-    const o1 = await b.runToEnd('a run of the other workspace');
-    await b.stop();
+    const { other, runId: o1 } = await otherStoreWithOneRun();
     const a = await startServe(fx.ws, fx.data);
     try {
       const r1 = await a.runToEnd('a run in the content that is overwritten');
       expect(r1.status).toBe('failed');
       const inode = statSync(db()).ino;
-      const asked = fx.llm.requests.length;
-      fx.llm.push({ text: 'I will not write code.', delayMs: 2_000 });
-      const { runId } = await a.call<{ runId: string }>('runs.start', {
-        task: 'a run the overwrite happens under',
-        sandbox: 'ecommerce',
-      });
-      await expect.poll(() => fx.llm.requests.length).toBeGreaterThan(asked);
+      const runId = await runInFlight(a, 'a run the overwrite happens under', 2_000);
       // `cp other.db runs.db`: the same file (inode) with the other store's bytes.
       copyFileSync(join(other, '.toolsmith', 'runs.db'), db());
       expect(statSync(db()).ino).toBe(inode);
@@ -221,13 +227,8 @@ describe('the store files changed under a live process', () => {
       // Another process reads the content now there, whole, with serve's run in flight carried.
       const l1 = await listed();
       expect(l1.code, l1.err).toBe(0);
-      expect(l1.ids.sort()).toEqual([o1.runId, runId].sort());
-      let status = 'running';
-      while (status === 'running') {
-        status = (await a.call<{ status: string }>('runs.get', { runId })).status;
-        await new Promise((r) => setTimeout(r, 50));
-      }
-      expect(status).toBe('failed');
+      expect(l1.ids.sort()).toEqual([o1, runId].sort());
+      expect(await settled(a, runId)).toBe('failed');
       const r3 = await a.runToEnd('a run after the overwrite');
       const shown = await cliProcess(fx.ws, fx.data, ['runs', 'show', runId]).done;
       expect(shown.code, shown.err).toBe(0);
@@ -236,7 +237,7 @@ describe('the store files changed under a live process', () => {
       const all = await listed();
       expect(all.code, all.err).toBe(0);
       // The in-flight run is whole: its events from its start, its end recorded after the overwrite.
-      expect(all.ids.sort()).toEqual([o1.runId, runId, r3.runId].sort());
+      expect(all.ids.sort()).toEqual([o1, runId, r3.runId].sort());
       const events = execFileSync('sqlite3', [
         db(),
         `SELECT seq, type FROM events WHERE run_id = '${runId}' ORDER BY seq;`,
