@@ -555,6 +555,27 @@ function walFrames(fd: number | undefined): number {
 }
 
 /**
+ * What the WAL index (`-shm`) says: `mark`, the checkpoints done, as one string (the log's salt, new
+ * each time the log starts over, and how far it was written into the database file, nBackfill, or is
+ * being written, nBackfillAttempted, set before a checkpoint writes a page); `bytes`, the database's
+ * size as of its last commit (nPage x the page size). Undefined when it cannot be read.
+ */
+function walIndex(fd: number | undefined): { mark: string; bytes: number } | undefined {
+  if (fd === undefined) return undefined;
+  try {
+    const hdr = Buffer.alloc(136);
+    if (readSync(fd, hdr, 0, 136, 0) !== 136) return undefined;
+    const page = hdr.readUInt16LE(14);
+    return {
+      mark: `${hdr.readUInt32LE(32)}.${hdr.readUInt32LE(36)}.${hdr.readUInt32LE(96)}.${hdr.readUInt32LE(128)}`,
+      bytes: hdr.readUInt32LE(20) * (page === 1 ? 65536 : page),
+    };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * The store's connection with its file's identity: before each write transaction (and each read, at
  * most every READ_CHECK_MS) the database file and its WAL are checked to be the ones it opened. A file
  * removed or replaced (deleted by hand, restored from a backup, its `-wal` deleted) is never written
@@ -582,6 +603,8 @@ export class StoreConnection implements Guard {
   /** The store's id (`application_id`, see stampStoreId) and the file's size at the last check. */
   private storeId = 0;
   private dbSize = 0;
+  /** walIndex's mark when dbSize was last seen (see overwriteOf). */
+  private dbMark: string | undefined;
   /** An overwrite seen and not yet acted on: the file's size and time, and since when (see overwritten). */
   private suspect: { size: number; mtime: number; at: number } | undefined;
   /** What the file was overwritten with, in words (see overwritten), for the reopen's line. */
@@ -615,7 +638,7 @@ export class StoreConnection implements Guard {
    */
   private watch(): void {
     // TOOLSMITH_STORE_WATCH_MS=0 turns it off (a test of what another process meets before the check).
-    const ms = Number(process.env['TOOLSMITH_STORE_WATCH_MS'] ?? WATCH_MS);
+    const ms = Number(process.env['TOOLSMITH_STORE_WATCH_MS'] || WATCH_MS);
     if (this.file === ':memory:' || !(ms > 0)) return;
     this.timer = setInterval(() => {
       if (this.db.isTransaction || this.checking || !this.dbId) return;
@@ -658,6 +681,7 @@ export class StoreConnection implements Guard {
       this.storeId = 0;
     }
     this.dbSize = this.dbFd === undefined ? 0 : fstatSync(this.dbFd).size;
+    this.dbMark = walIndex(this.shmFd)?.mark;
     this.rootId ??= fileId(dirname(dirname(this.file)));
     guardConnection(this.db, this);
   }
@@ -717,6 +741,7 @@ export class StoreConnection implements Guard {
     const verdict = this.overwriteOf(size, hdr, n);
     if (!verdict) {
       this.dbSize = size;
+      this.dbMark = walIndex(this.shmFd)?.mark;
       this.suspect = undefined;
       return undefined;
     }
@@ -750,7 +775,16 @@ export class StoreConnection implements Guard {
     const id = hdr.readInt32BE(68);
     if (this.storeId !== 0 && id !== 0 && id !== this.storeId)
       return `another run store (its id ${id} is not this store's, ${this.storeId})`;
-    if (size < before) return `an older copy of it (the file shrank from ${before} to ${size} bytes)`;
+    // A shrink is SQLite's own after the database got smaller (a VACUUM; runs deleted with auto_vacuum
+    // on), written by a checkpoint: in WAL mode only a checkpoint writes the file. So a file that shrank
+    // is an older copy when no checkpoint ran since it was last seen (the WAL index's mark is the same),
+    // or when the database is still at least as large as the file was. Before, any shrink was: a VACUUM
+    // emptied the log every process shares, and the runs other processes had committed were lost.
+    if (size < before) {
+      const wal = walIndex(this.shmFd);
+      if (wal === undefined || (wal.mark !== this.dbMark && wal.bytes < before)) return undefined;
+      return `an older copy of it (the file shrank from ${before} to ${size} bytes, ${wal.mark === this.dbMark ? 'with no checkpoint' : `the database being ${wal.bytes} bytes`})`;
+    }
     return undefined;
   }
 
@@ -832,7 +866,9 @@ export class StoreConnection implements Guard {
     this.lastCheck = t;
     const why = this.changed();
     if (why) this.reopen(why);
-    else this.okAt = steadyNow();
+    // While the file looks overwritten (waiting for it to stay the same), it is not seen whole: a run
+    // that ends meanwhile is still carried to the content there once acted on.
+    else if (!this.suspect) this.okAt = steadyNow();
   }
 
   /**
@@ -928,18 +964,7 @@ export class StoreConnection implements Guard {
         this.warn(`could not gather this process's runs in flight: ${errorText(e)}`);
       }
       const wal = `${this.file}-wal`;
-      if (sameFile(fileId(wal), this.walId))
-        try {
-          truncateSync(wal);
-        } catch {
-          // Gone meanwhile: nothing to read into the new content.
-        }
-      if (this.shmFd !== undefined)
-        try {
-          writeSync(this.shmFd, Buffer.alloc(136), 0, 136, 0);
-        } catch {
-          // A read-only -shm: the log is empty anyway.
-        }
+      this.emptyLog();
       try {
         this.db.close();
       } catch {
@@ -955,6 +980,9 @@ export class StoreConnection implements Guard {
         aside = `${this.file}.overwritten-${new Date().toISOString().replace(/[:.]/g, '-')}`;
         try {
           renameSync(this.file, aside);
+          // No connection is left on the file moved aside: its descriptor goes too.
+          if (this.dbFd !== undefined) closeSync(this.dbFd);
+          this.dbFd = undefined;
         } catch {
           aside = '';
         }
@@ -973,6 +1001,26 @@ export class StoreConnection implements Guard {
     } finally {
       this.checking = false;
     }
+  }
+
+  /**
+   * Empties this connection's write-ahead log (the file cut to nothing, its index's header cleared
+   * through the descriptor kept on it), so that closing the connection checkpoints nothing into a
+   * database file that was overwritten.
+   */
+  private emptyLog(): void {
+    if (sameFile(fileId(`${this.file}-wal`), this.walId))
+      try {
+        truncateSync(`${this.file}-wal`);
+      } catch {
+        // Gone meanwhile: nothing to read into the new content.
+      }
+    if (this.shmFd !== undefined)
+      try {
+        writeSync(this.shmFd, Buffer.alloc(136), 0, 136, 0);
+      } catch {
+        // A read-only -shm: the log is empty anyway.
+      }
   }
 
   /**
@@ -1023,6 +1071,14 @@ export class StoreConnection implements Guard {
       for (let i = 0; this.suspect && i < 20; i++) {
         Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 50);
         this.check(true);
+      }
+      // Still changing after a second (a long copy going on over it): it is not this store's content,
+      // and closing would write this connection's log into it. The log is emptied instead.
+      if (this.suspect) {
+        this.emptyLog();
+        this.warn(
+          `the run store ${this.file} was being overwritten while this process (pid ${process.pid}) closed it; its write-ahead log was emptied so it is never read into the new content`,
+        );
       }
     } catch (e) {
       this.warn(`could not check the run store's files before closing: ${errorText(e)}`);

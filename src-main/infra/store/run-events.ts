@@ -179,8 +179,11 @@ export class RunEvents {
    */
   private readonly inFlight = new Map<string, { events: RunEvent[]; endedAt?: number }>();
 
+  /** An import is being written: an imported run is never in flight here, so it is not kept in memory. */
+  private importing = false;
+
   private mirror(event: RunEvent): void {
-    if (!this.conn) return;
+    if (!this.conn || this.importing) return;
     if (event.type === 'run_started') this.inFlight.set(event.runId, { events: [event] });
     else {
       const m = this.inFlight.get(event.runId);
@@ -589,7 +592,9 @@ export class RunEvents {
       deleted = Number(this.stmts.deleteRun.run(runId).changes) > 0;
       this.stmts.deleteEvents.run(runId);
     });
-    // Its events held in memory (a full disk) go with it.
+    // Its events held in memory (a full disk) go with it, and its copy kept for an overwrite (which
+    // wrote a deleted run back).
+    this.inFlight.delete(runId);
     const held = this.pending.get(runId);
     if (held) {
       this.pending.delete(runId);
@@ -618,6 +623,7 @@ export class RunEvents {
     if (!first || first.type !== 'run_started')
       throw new RunStoreError('an exported run must start with run_started');
     const id = this.stmts.hasRun.get(first.runId) ? randomUUID() : first.runId;
+    this.importing = true;
     try {
       this.tx('an imported run', () => {
         this.createRun(first.data, id, first.ts);
@@ -631,6 +637,8 @@ export class RunEvents {
       throw new RunStoreError(
         `run ${first.runId}: the import was rolled back, nothing was written: ${errorMessage(e)}`,
       );
+    } finally {
+      this.importing = false;
     }
     return id;
   }

@@ -1,0 +1,181 @@
+/**
+ * What is and is not an overwrite of `runs.db` under a live process (StoreConnection.overwritten), and
+ * what it carries. A file that shrank is an older copy put back only when no checkpoint ran: a VACUUM
+ * shrinks the file through its checkpoint, and taking that for an overwrite emptied the write-ahead log
+ * every process shares (the runs another process had committed were lost, silently). A run that ends
+ * while an overwrite is waited for (the file must stay the same 300 ms) is carried to the new content;
+ * a run deleted or imported here is never written back by it.
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { RunStore } from '../../../src-main/infra/store/run-store.ts';
+import { runStarted } from '../../support/run-records.ts';
+import { repoRoot } from '../../support/workspace.ts';
+
+let dir: string;
+let said: string[];
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'toolsmith-overwrite-'));
+  mkdirSync(join(dir, 'ws', '.toolsmith'), { recursive: true });
+  said = [];
+  const write = process.stderr.write.bind(process.stderr);
+  vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
+    said.push(String(chunk));
+    return write(chunk);
+  });
+});
+afterEach(() => {
+  vi.restoreAllMocks();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const file = () => join(dir, 'ws', '.toolsmith', 'runs.db');
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const sql = (db: string, q: string) =>
+  execFileSync('sqlite3', ['-cmd', '.timeout 5000', db, q]).toString().trim();
+
+/** A whole run of `task` (started, then finished). */
+function wholeRun(store: RunStore, task: string): string {
+  const id = store.createRun(runStarted(task));
+  store.append(id, 'run_finished', { status: 'failed', error: 'e' });
+  return id;
+}
+
+/** Another workspace's store (its own id), closed, with one run: what is copied over the live one. */
+function otherStore(): string {
+  mkdirSync(join(dir, 'other', '.toolsmith'), { recursive: true });
+  const path = join(dir, 'other', '.toolsmith', 'runs.db');
+  const other = new RunStore(path);
+  wholeRun(other, 'a run of the other store');
+  other.close();
+  return path;
+}
+
+/** support/store-churn.ts on the store: a second process recording a run every 10 ms for `ms`. */
+function churn(ms: number) {
+  const child = spawn(
+    join(repoRoot, 'node_modules/.bin/node'),
+    [join(repoRoot, 'test/integration/faults/support/store-churn.ts'), file(), String(ms)],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+  return new Promise<{ code: number | null; ids: string[]; err: string }>((resolve) =>
+    child.on('close', (code) => resolve({ code, ids: out ? (JSON.parse(out) as string[]) : [], err })),
+  );
+}
+
+describe('runs.db shrinking or overwritten under a live process', () => {
+  it('a VACUUM (the file shrinks through its checkpoint) while two processes have the store open is no overwrite: every run of both is kept', async () => {
+    const store = new RunStore(file());
+    try {
+      // Room for a VACUUM to take back: 300 runs of 3 KB tasks, 280 of them deleted, written into the file.
+      const ids = Array.from({ length: 300 }, (_, i) => wholeRun(store, `${'x'.repeat(3000)} ${i}`));
+      for (const id of ids.slice(0, 280)) store.delete(id);
+      sql(file(), 'PRAGMA wal_checkpoint(TRUNCATE);');
+      await sleep(400); // (the live store has seen this size)
+      const before = statSync(file()).size;
+      const writer = churn(3_000);
+      await sleep(600);
+      sql(file(), 'VACUUM;');
+      const mine = wholeRun(store, 'a run of this process after the VACUUM');
+      const w = await writer;
+      expect(w.code, w.err).toBe(0);
+      expect(w.ids.length).toBeGreaterThan(20);
+      // The file did shrink (else this tests nothing).
+      expect(statSync(file()).size).toBeLessThan(before / 2);
+      // Before: both processes said "overwritten in place with an older copy of it (the file shrank
+      // ...)", emptied the shared log, and some of the writer's committed runs were gone.
+      expect(w.err).not.toMatch(/overwritten/);
+      expect(said.join('')).not.toMatch(/overwritten/);
+      for (const id of [...w.ids, mine, ...ids.slice(280)]) expect(store.has(id), id).toBe(true);
+      expect(Number(sql(file(), 'SELECT count(*) FROM runs;'))).toBe(w.ids.length + 21);
+      expect(sql(file(), 'PRAGMA integrity_check;')).toBe('ok');
+    } finally {
+      store.close();
+    }
+  }, 60_000);
+
+  it('an older copy of the same store put back with cp (the file shrinks, no checkpoint) is still an overwrite', async () => {
+    const store = new RunStore(file());
+    try {
+      wholeRun(store, 'a run in the older copy');
+      sql(file(), 'PRAGMA wal_checkpoint(TRUNCATE);');
+      const backup = join(dir, 'backup.db');
+      sql(file(), `.backup '${backup}'`);
+      for (let i = 0; i < 200; i++) wholeRun(store, `${'y'.repeat(3000)} ${i}`);
+      sql(file(), 'PRAGMA wal_checkpoint(PASSIVE);');
+      await sleep(400);
+      expect(statSync(file()).size).toBeGreaterThan(statSync(backup).size);
+      const inFlight = store.createRun(runStarted('a run in flight over the copy'));
+      copyFileSync(backup, file());
+      await vi.waitFor(
+        () =>
+          expect(said.join('')).toMatch(
+            /overwritten in place with an older copy of it \(the file shrank from \d+ to \d+ bytes, (with no checkpoint|the database being \d+ bytes)\)/,
+          ),
+        { timeout: 5_000, interval: 100 },
+      );
+      expect(store.has(inFlight)).toBe(true);
+    } finally {
+      store.close();
+    }
+  }, 60_000);
+
+  it('a run that ends while the overwrite is waited for is carried to the new content', async () => {
+    const foreign = otherStore();
+    const store = new RunStore(file());
+    try {
+      const ending = store.createRun(runStarted('ends right after the overwrite'));
+      const going = store.createRun(runStarted('still going'));
+      await sleep(300);
+      copyFileSync(foreign, file());
+      await sleep(100); // (seen by the watch, not yet acted on: the file must stay the same 300 ms)
+      store.append(ending, 'run_finished', { status: 'failed', error: 'e' });
+      await vi.waitFor(() => expect(said.join('')).toMatch(/overwritten in place with another run store/), {
+        timeout: 5_000,
+        interval: 100,
+      });
+      // Before: the run that ended was dropped from memory (the check before its end moved "last seen
+      // whole" past the overwrite) and only the one still going was written there again.
+      expect(store.has(going)).toBe(true);
+      expect(store.has(ending)).toBe(true);
+      expect(store.get(ending)?.status).toBe('failed');
+    } finally {
+      store.close();
+    }
+  }, 60_000);
+
+  it('a run deleted here, or imported here, is never written back by an overwrite', async () => {
+    const foreign = otherStore();
+    const store = new RunStore(file());
+    try {
+      const doc = JSON.parse(readFileSync(join(repoRoot, 'test/fixtures/runs/run-v1.json'), 'utf8')) as {
+        events: { type: string }[];
+      };
+      doc.events = doc.events.filter((e) => e.type !== 'run_finished');
+      const imported = store.import(doc);
+      const deleted = store.createRun(runStarted('a run deleted while in flight'));
+      expect(store.delete(deleted)).toBe(true);
+      const going = store.createRun(runStarted('still going'));
+      await sleep(300);
+      copyFileSync(foreign, file());
+      await vi.waitFor(() => expect(said.join('')).toMatch(/overwritten in place with another run store/), {
+        timeout: 5_000,
+        interval: 100,
+      });
+      expect(store.has(going)).toBe(true);
+      // Before: both came back ("3 run(s) of this process written there again").
+      expect(store.has(deleted)).toBe(false);
+      expect(store.has(imported)).toBe(false);
+      expect(said.join('')).toMatch(/\(1 run\(s\) of this process written there again\)/);
+    } finally {
+      store.close();
+    }
+  }, 60_000);
+});
