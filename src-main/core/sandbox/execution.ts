@@ -177,13 +177,17 @@ const utf8Bytes = (s: string): number => new TextEncoder().encode(s).length;
  * or emitted too much (results, intermediates), nor the setting. Read from what the job had sent before
  * it was stopped: the side that sent most of it is named; when neither had sent much, the piece that
  * went over was not kept and the worker does not say which kind it was, so both are named. Other errors are returned as they are; an explained one is not again.
+ * Told by the job's exit reason, never by the error's type alone: a script may raise its own error
+ * named OutputLimit (its message was given the output cap's advice).
  */
 export function explainOutputLimit(
   error: ExecutionError,
+  exitReason: ExitReason,
   sent: Pick<ExecutionResult, 'logs' | 'intermediates' | 'data'>,
   capBytes: number,
 ): ExecutionError {
-  if (error.type !== 'OutputLimit' || error.message.includes('limits.output_kb')) return error;
+  if (exitReason !== 'output_limit' || error.type !== 'OutputLimit') return error;
+  if (error.message.includes('limits.output_kb')) return error;
   // The worker names what went over (`... bytes (its prints)`, `(its emits)`; since 2026-12-06): the
   // piece that went over is not kept, so what was kept alone cannot always tell.
   const told = /\s*\(its (prints|emits)\)$/.exec(error.message);

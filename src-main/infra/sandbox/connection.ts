@@ -652,6 +652,7 @@ export class WorkerConnection {
                 error: withinOutput(
                   explainOutputLimit(
                     error,
+                    exitReason,
                     { logs, intermediates, ...(hasResult ? { data } : {}) },
                     job.maxOutputBytes,
                   ),
