@@ -19,7 +19,7 @@ import { makeProvider, providerUrl } from './providers.ts';
 import type { WorkspaceDeps } from './deps.ts';
 import { keyMismatch, providerEndpoint, providerKey } from './settings.ts';
 import type { KeyDeps, KeyStore } from './settings.ts';
-import { knownSecrets } from '../core/records/redact.ts';
+import { knownSecrets, urlWithoutCredentials } from '../core/records/redact.ts';
 import type { Response } from '../contract/api.ts';
 import { errorMessage } from '../core/errors.ts';
 import { runtimeNotEnabled } from '../core/sandbox/runtimes.ts';
@@ -283,8 +283,19 @@ export function createSandbox(
  * wrote the config file (or the environment) may point them at another URL, as a provider's key.
  */
 export function saveTelemetry(svc: AdminDeps, req: { enabled: boolean; endpoint?: string }): void {
-  const endpoint = req.endpoint?.trim().replace(/\/+$/, '') || undefined;
   const t = svc.config.telemetry;
+  const bare = (u: string | undefined) => u?.trim().replace(/\/+$/, '') || undefined;
+  // The endpoint as the form shows it (settings.get: its credentials as [redacted]@, a final slash as
+  // written) is the one in the file, kept as it is there: turning export on or off rewrote it with
+  // "[redacted]" in place of its credentials, or refused the toggle beside the collector's headers.
+  const shown = t.endpoint === undefined ? undefined : bare(urlWithoutCredentials(t.endpoint));
+  const same = bare(req.endpoint) !== undefined && bare(req.endpoint) === shown;
+  const endpoint = same ? t.endpoint : bare(req.endpoint);
+  if (!same && endpoint?.includes('[redacted]'))
+    throw new ToolsmithError(
+      'invalid_argument',
+      "the endpoint's credentials are not shown here ([redacted]), so an endpoint with them is not changed from here: edit .toolsmith/config.toml yourself",
+    );
   if (endpoint !== t.endpoint) {
     const target = otlpTarget(svc.config);
     const creds = [

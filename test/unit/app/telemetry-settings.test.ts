@@ -122,6 +122,61 @@ describe('Settings › Telemetry', () => {
     }
   });
 
+  it("turning export on or off keeps the endpoint as the file writes it: its credentials, its final slash, beside the collector's headers", async () => {
+    const before = readFileSync(configFile, 'utf8');
+    // (the tests before left a [telemetry] table: this one writes its own)
+    const base = before.replace(/\n\[telemetry[^\n]*\][\s\S]*?(?=\n\[|$)/g, '');
+    try {
+      writeFileSync(
+        configFile,
+        base + '\n[telemetry]\nenabled = false\nendpoint = "https://user:s3cret@collector.example:4318"\n',
+      );
+      reload();
+      const shown = (await telemetry()).endpoint;
+      expect(shown).toMatch(/^https:\/\/\[redacted\]@collector\.example:4318\/?$/);
+      // What the form sends back: the endpoint as it showed it. Before, the file got "[redacted]" in
+      // place of the credentials, and the collector refused every trace after.
+      expect(await dispatch(svc, 'settings.setTelemetry', { enabled: true, endpoint: shown })).toMatchObject({
+        ok: true,
+      });
+      expect(readFileSync(configFile, 'utf8')).toContain(
+        'endpoint = "https://user:s3cret@collector.example:4318"',
+      );
+      expect(svc.config.telemetry).toMatchObject({
+        enabled: true,
+        endpoint: 'https://user:s3cret@collector.example:4318',
+      });
+      // An edit of the shown form keeps no credentials it cannot see: refused, naming the fix.
+      const r = await dispatch(svc, 'settings.setTelemetry', {
+        enabled: true,
+        endpoint: 'https://[redacted]@collector.example:4319',
+      });
+      expect(r).toMatchObject({ ok: false, error: { code: 'invalid_argument' } });
+      if (!r.ok) expect(r.error.message).toContain('edit .toolsmith/config.toml yourself');
+      expect(readFileSync(configFile, 'utf8')).not.toContain('[redacted]');
+
+      writeFileSync(
+        configFile,
+        base +
+          '\n[telemetry]\nenabled = false\nendpoint = "http://127.0.0.1:9/"\n\n[telemetry.headers]\nauthorization = "env:QA9_OTLP_KEY"\n',
+      );
+      process.env['QA9_OTLP_KEY'] = 'Bearer s3cret';
+      reload();
+      // Before: refused ("a new endpoint is not set from here"), the final slash read as another endpoint.
+      expect(
+        await dispatch(svc, 'settings.setTelemetry', {
+          enabled: true,
+          endpoint: (await telemetry()).endpoint,
+        }),
+      ).toMatchObject({ ok: true });
+      expect(svc.config.telemetry.enabled).toBe(true);
+    } finally {
+      delete process.env['QA9_OTLP_KEY'];
+      writeFileSync(configFile, before);
+      reload();
+    }
+  });
+
   it('the last trace not sent is shown until one is sent', async () => {
     const doc = JSON.parse(readFileSync(new URL('../../fixtures/runs/run-v1.json', import.meta.url), 'utf8'));
     const imported = await dispatch(svc, 'runs.import', { doc });
