@@ -481,7 +481,7 @@ export async function createSandboxManager(svc: SandboxFactoryDeps): Promise<San
     await factory.dispose();
     installation.unregister();
   };
-  // Jobs handed to this backend and not yet answered, from the call on: a job still placing itself
+  // Jobs (and tool calls) handed to this backend and not yet answered, from the call on: a job still placing itself
   // (its pool not made yet, its container starting) is in no pool's busy or queued count, and a
   // retire that looked only at those disposed the backend under it ("This operation was aborted").
   let jobsInFlight = 0;
@@ -542,7 +542,15 @@ export async function createSandboxManager(svc: SandboxFactoryDeps): Promise<San
   };
   return {
     executor: { execute: executeJob },
-    callTool: (sandbox, tool, args) => backend.callTool(sandbox, tool, args),
+    // (a tool tried on its own, placing itself as a job does: counted too)
+    callTool: async (sandbox, tool, args) => {
+      jobsInFlight++;
+      try {
+        return await backend.callTool(sandbox, tool, args);
+      } finally {
+        jobsInFlight--;
+      }
+    },
     reload: async (sandbox) => {
       await backend.reload(sandbox);
     },

@@ -147,6 +147,30 @@ describe('workspace files changed under a live serve', () => {
     }
   }, 180_000);
 
+  it('a good config edit while a tool tried on its own (tools.call) is still placing itself: the call answers, never aborted', async () => {
+    serve = await startServe(fx.ws, fx.data);
+    const s = serve;
+    const text = readFileSync(config(), 'utf8');
+    restore = () => writeFileSync(config(), text);
+    const edit = (d: string) =>
+      writeFileSync(config(), text.replace(/description = "A small shop[^"]*"/, `description = "${d}"`));
+    const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+    for (const [i, delay] of [50, 150, 300].entries()) {
+      edit(`a shop, tool edit ${i}a`);
+      await pause(800);
+      const call = s.call<{ result: { success: boolean; exitReason: string; error?: { message: string } } }>(
+        'tools.call',
+        { sandbox: 'ecommerce', tool: 'get_user', args: { user_id: 'u1' } },
+      );
+      await pause(delay);
+      edit(`a shop, tool edit ${i}b`);
+      const { result } = await call;
+      // Before: the retire waited only for jobs (executor.execute), and disposed the backend under a
+      // tool call still placing itself ("This operation was aborted").
+      expect([delay, result.exitReason, result.error?.message ?? null]).toEqual([delay, 'ok', null]);
+    }
+  }, 180_000);
+
   it('the workspace folder moved: every list of its files says so (the message a save gets), not an empty list; moved back, they list again', async () => {
     const moved = `${fx.ws}-moved`;
     serve = await startServe(fx.ws, fx.data);
