@@ -29,7 +29,7 @@ filter, `norooted` the gVisor job's tree (the user, pid and IPC namespaces as be
 side-by-side run), `nonetns` the gVisor job's network namespace (bench:sandbox's `BENCH_AB=netns`), `nocenter` the walls made in C (jobns.enter's Python path instead: the tests compare
 both), `ptyinjob` a rooted job importing `pty` itself (bench:sandbox's `BENCH_AB=ptyahead`); each wall
 is then tested with the others off. One is a fault made on purpose: `sweepfails`, the sweep after every
-job reports a namespace it could not prove clean (the worker stops between jobs: `stopping`)."""
+job reports, after 0.2 s, a namespace it could not prove clean (the worker stops between jobs: `stopping`)."""
 
 import ctypes
 import os

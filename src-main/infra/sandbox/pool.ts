@@ -95,6 +95,8 @@ export interface PoolStatus {
    */
   lastReplaced?: { at: string; reason: string };
   jobs: number;
+  /** Jobs sent once more to another worker: the one they were sent to stopped before it took them. */
+  resent: number;
 }
 
 export interface WorkerIds {
@@ -137,6 +139,7 @@ export class SandboxPool {
   private starting = 0;
   private standbyStarting = 0;
   private replaced = 0;
+  private resent = 0;
   private lastReplaced: { at: string; reason: () => string } | undefined;
   private promoted = 0;
   private jobs = 0;
@@ -185,6 +188,7 @@ export class SandboxPool {
         ? { lastReplaced: { at: this.lastReplaced.at, reason: this.lastReplaced.reason() } }
         : {}),
       jobs: this.jobs,
+      resent: this.resent,
     };
   }
 
@@ -542,6 +546,7 @@ export class SandboxPool {
           };
         }
         firstStopped = stopped;
+        this.resent++;
       } finally {
         this.lastJob = Date.now();
         this.release(w);

@@ -49,6 +49,8 @@ describe.each([
       });
       const status = backend.status().find((s) => s.sandbox === 'stopping');
       expect(status?.lastReplaced?.reason).toMatch(/a job left processes that could not be ended/);
+      // b was sent to the worker that stopped (what this case is about), then once more to a fresh one.
+      expect(status?.resent).toBe(1);
       expect(backend.workerIds('stopping')?.workers ?? []).not.toContain(first);
     }, 120_000);
 
