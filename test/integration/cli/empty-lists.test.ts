@@ -3,13 +3,14 @@
  * printed nothing at all, and a new user could not tell an empty list from a wrong workspace); stdout
  * stays empty for a pipe, and `--json` gives the empty list.
  */
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { STARTS_PROCESSES_MS } from '../../support/budgets.ts';
 import { runToolsmith } from '../../support/toolsmith-process.ts';
-import { tempWorkspace } from '../../support/workspace.ts';
+import { removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
 
 describe('empty lists', { timeout: STARTS_PROCESSES_MS }, () => {
   const ws = tempWorkspace(); // (the sample's copy: no templates/ or skills/ folder)
+  afterAll(() => removeWorkspace(ws));
   it('template list says there are none and how to make one', async () => {
     const r = await runToolsmith(ws, ['template', 'list']);
     expect(r).toMatchObject({ code: 0, out: '' });

@@ -3,7 +3,7 @@
  * it again"); it read the model's wording, "return the whole corrected script". The model's wording
  * stays for a model (the retry feedback, MCP execute_code).
  */
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -13,9 +13,10 @@ import { cli } from '../../support/cli.ts';
 
 describe('a rejected script run with exec', { timeout: STARTS_PROCESSES_MS }, () => {
   it('tells the person to fix it and run it again, with each problem', async () => {
-    const f = join(mkdtempSync(join(tmpdir(), 'toolsmith-exec-words-')), 'bad.py');
+    const dir = mkdtempSync(join(tmpdir(), 'toolsmith-exec-words-'));
+    const f = join(dir, 'bad.py');
     writeFileSync(f, 'import os\nemit_result(os.getcwd())\n');
-    const r = await cli('exec', f, '--sandbox', 'ecommerce');
+    const r = await cli('exec', f, '--sandbox', 'ecommerce').finally(() => rmSync(dir, { recursive: true }));
     expect(r.code).toBe(1);
     expect(r.out).toContain(
       'ValidationError: The script was rejected before it ran. Fix every problem below, then run it again:\n  - line 1, column 1 [no-import]: imports are not available',
