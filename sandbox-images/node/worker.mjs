@@ -1929,7 +1929,7 @@ function betweenJobs() {
       if (!statSync(dir).isDirectory()) continue;
       // Writable by this user? (an empty write probe would itself leave something)
       if ((statSync(dir).mode & 0o002) === 0 && statSync(dir).uid !== process.getuid?.()) continue;
-      wipe.push([dir, new Set(readdirSync(dir))]);
+      wipe.push([dir, new Set(readdirSync(dir)), statSync(dir).mode & 0o7777]);
     } catch {}
   }
   const nap = new Int32Array(new SharedArrayBuffer(4));
@@ -2110,8 +2110,14 @@ function betweenJobs() {
       if (Date.now() > end) return false;
       Atomics.wait(nap, 0, 0, 1);
     }
-    for (const [dir, keep] of WALLS_OFF.has('nowipe') ? [] : wipe) {
+    for (const [dir, keep, mode] of WALLS_OFF.has('nowipe') ? [] : wipe) {
       let names;
+      try {
+        // Its mode as at the start: a job of the folder's owner (bubblewrap's /tmp, /dev/shm: the
+        // sandbox's user, the job's with its namespaces off) that made it mode 000 had this listing fail,
+        // so its files stayed for the next job, which made the folder readable again.
+        if ((statSync(dir).mode & 0o7777) !== mode) chmodSync(dir, mode);
+      } catch {}
       try {
         names = readdirSync(dir);
       } catch {

@@ -49,6 +49,10 @@ JOB_UID_BASE = 100000
 JOB_UID_COUNT = 1000
 CAP_KILL, CAP_SETGID, CAP_SETUID = 1 << 5, 1 << 6, 1 << 7
 CAP_SYS_CHROOT, CAP_SYS_ADMIN = 1 << 18, 1 << 21
+# gVisor (Python): kept permitted by the worker alone (never the fork server's or a job's), effective only
+# while its wipe unlinks the POSIX message queues a job left: gVisor's /dev/mqueue is mode 0555 whatever is
+# asked (chmod refused), so no one without it may remove a queue there, its owner included (measured).
+CAP_DAC_OVERRIDE = 1 << 1
 JOB_UIDS = [False]
 # gVisor (docker.ts adds them to the three above): CAP_SYS_ADMIN and CAP_SYS_CHROOT, kept permitted by the
 # worker and effective in the fork server only, let each job process mount a /proc of its own pid
@@ -89,27 +93,56 @@ def drop_root():
     nothing changes."""
     if os.getuid() != 0:
         return False
+    MQUEUE_MINE[0] = mount_mqueue()
     _prctl(8, 1)  # PR_SET_KEEPCAPS: the permitted set survives leaving uid 0
     os.setgroups([])
     os.setresgid(USER, USER, USER)
     os.setresuid(USER, USER, USER)
     _prctl(8, 0)
     want = CAP_KILL | CAP_SETGID | CAP_SETUID
-    _, permitted = _caps(CAP_KILL, _caps()[1] & (want | ROOT_CAPS))
+    _, permitted = _caps(CAP_KILL, _caps()[1] & (want | ROOT_CAPS | (CAP_DAC_OVERRIDE if MQUEUE_MINE[0] else 0)))
     JOB_UIDS[0] = os.getresuid() == (USER, USER, USER) and permitted & want == want
     JOB_ROOT[0] = JOB_UIDS[0] and permitted & ROOT_CAPS == ROOT_CAPS
     if not JOB_UIDS[0]:
         _caps(0, 0)
     elif not JOB_ROOT[0]:
         _caps(CAP_KILL, want)
+    MQUEUE_MINE[0] = MQUEUE_MINE[0] and JOB_ROOT[0] and bool(permitted & CAP_DAC_OVERRIDE)
     return JOB_UIDS[0]
+
+
+MQUEUE = "/dev/mqueue"
+MQUEUE_MINE = [False]  # the worker mounted /dev/mqueue (gVisor) and holds CAP_DAC_OVERRIDE for its wipe
+
+
+def mount_mqueue():
+    """gVisor (runsc mounts no /dev/mqueue, though it has the file system): the sandbox's POSIX message
+    queues mounted at /dev/mqueue, nosuid, nodev, noexec, by the worker while it is still root with
+    CAP_SYS_ADMIN, so that its wipe finds and removes the queues a job made (a queue is reached by name
+    alone: with no mount, nothing lists it; found with the job namespaces and the IPC filter off). Each
+    rooted job's tree gets a fresh mqueue of its own IPC namespace there (jobns._plan), as on runc. Where
+    /dev/mqueue is already a mount, or the kernel refuses, nothing changes."""
+    import ctypes
+
+    try:
+        with open("/proc/self/mountinfo", "rb") as f:
+            if any(ln.split()[4:5] == [MQUEUE.encode()] for ln in f.read().splitlines()):
+                return False
+        os.makedirs(MQUEUE, mode=0o755, exist_ok=True)
+    except OSError:
+        return False
+    lib = _libc()
+    lib.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong, ctypes.c_char_p]
+    return lib.mount(b"mqueue", MQUEUE.encode(), b"mqueue", 0x2 | 0x4 | 0x8, None) == 0  # nosuid|nodev|noexec
 
 
 def server_caps():
     """In the fork server: CAP_SETUID and CAP_SETGID effective too (it moves each job to its uid), and on
     gVisor CAP_SYS_ADMIN and CAP_SYS_CHROOT (its clone of a new pid namespace, the job tree's mounts)."""
     if JOB_UIDS[0]:
-        _caps(CAP_KILL | CAP_SETGID | CAP_SETUID | (ROOT_CAPS if JOB_ROOT[0] else 0))
+        # (permitted cut to the same: CAP_DAC_OVERRIDE, the worker's for its wipe, is none of its own)
+        held = CAP_KILL | CAP_SETGID | CAP_SETUID | (ROOT_CAPS if JOB_ROOT[0] else 0)
+        _caps(held, held)
 
 
 def job_uid(n):
@@ -426,7 +459,8 @@ def clean_namespace(server, reap_server, sweep_by_server, spare=0):
 # The system calls that make or open SysV IPC objects and POSIX message queues, per architecture (the
 # audit arch of seccomp_data, then shmget, semget, msgget, mq_open). These objects live in the sandbox's
 # IPC namespace, shared by every job, and no file system lists them everywhere (gVisor has no
-# /proc/sysvipc, bubblewrap no /dev/mqueue): job processes may not make or open them at all.
+# /proc/sysvipc; only the worker's own /dev/mqueue lists queues there and on bubblewrap): job processes
+# may not make or open them at all.
 _IPC_CALLS = {"x86_64": (0xC000003E, (29, 64, 68, 240)), "aarch64": (0xC00000B7, (194, 190, 186, 180))}
 
 
@@ -503,7 +537,8 @@ def install_filter(prog):
 
 _WIPE = []  # [(folder, names there when the worker started)]: every writable mount, found once
 _MOUNTS = []  # [(mount point, file system type)] of those writable mounts (jobns gives each job fresh ones)
-_SYSVIPC = []  # open /proc/sysvipc/{shm,msg,sem} (where the kernel has them)
+_MODES = {}  # {writable mount: its mode at the start} (a job of the mount's owner may change it)
+_IPC_LEFT = []  # what the last wipe could not remove (SysV objects): the worker then stops
 
 
 def find_writable():
@@ -536,20 +571,16 @@ def find_writable():
     except OSError:
         pass
     for point in points:
-        if point in seen or not os.path.isdir(point) or not os.access(point, os.W_OK | os.X_OK):
+        mine = point == MQUEUE and MQUEUE_MINE[0]  # (gVisor's: mode 0555, wiped with CAP_DAC_OVERRIDE)
+        if point in seen or not os.path.isdir(point) or not (mine or os.access(point, os.W_OK | os.X_OK)):
             continue
         seen.add(point)
         try:
             names = frozenset(os.listdir(point))
+            _MODES[point] = stat.S_IMODE(os.stat(point).st_mode)
         except OSError:
             continue
         _WIPE.append((point, names))
-    _SYSVIPC.clear()
-    for kind in ("shm", "msg", "sem"):
-        try:
-            _SYSVIPC.append((kind, os.open(f"/proc/sysvipc/{kind}", os.O_RDONLY | os.O_CLOEXEC)))
-        except OSError:
-            pass
     _MOUNTS[:] = [(p, t) for p, t in _MOUNTS if any(p == w for w, _ in _WIPE)]
     return [p for p, _ in _WIPE]
 
@@ -627,8 +658,12 @@ def _empty(d, folder, top, queue, n):
 def wipe_writable():
     """Empties every writable mount back to what it held when the worker started (the worker's own folder
     and mount points stay), and removes SysV IPC objects (shared memory, message queues, semaphores) a job
-    made: the next job finds nothing of the last one. POSIX message queues are files of /dev/mqueue. With
-    job uids, CAP_SETUID/CAP_SETGID are effective for the wipe only (each folder is entered as its owner)."""
+    made: the next job finds nothing of the last one. POSIX message queues are files of /dev/mqueue (on
+    gVisor and bubblewrap a mount the sandbox makes for that: mount_mqueue, process.ts). With job uids,
+    CAP_SETUID/CAP_SETGID are effective for the wipe only (each folder is entered as its owner), and on
+    gVisor CAP_SYS_ADMIN too while SysV objects are removed (those of other uids, whatever their mode).
+    Returns what it could not remove (SysV objects), None when nothing is left: the worker then stops."""
+    _IPC_LEFT.clear()
     if JOB_UIDS[0]:
         _caps(CAP_KILL | CAP_SETGID | CAP_SETUID)
     try:
@@ -636,10 +671,144 @@ def wipe_writable():
     finally:
         if JOB_UIDS[0]:
             _caps(CAP_KILL)
+    return _IPC_LEFT[0] if _IPC_LEFT else None
+
+
+# SysV IPC objects (docs/security.md, "Every job alone"): counted by *_INFO and found by index with
+# *_STAT_ANY (Linux 4.17: whatever their mode), else *_STAT, whose answer is the object's id; where objects
+# are still counted after that (gVisor 20221219 answers 0 to *_STAT of shared memory and queues, and has no
+# /proc/sysvipc; its ids are small), removed by id from 0, as `jobns-launch --clean` does. /proc/sysvipc
+# was read before: one pread of 64 KiB, so a job that made ~400 segments first kept the rest for the next
+# job (bubblewrap), and gVisor has no such file (nothing was removed there).
+_SHM_INFO, _SHM_STAT, _SHM_STAT_ANY = 14, 13, 15
+_MSG_INFO, _MSG_STAT, _MSG_STAT_ANY = 12, 11, 13
+_SEM_INFO, _SEM_STAT, _SEM_STAT_ANY = 19, 18, 20
+_IPC_KINDS = (
+    # (name, ctl, info, stat, stat_any, index of the in-use count among the info struct's ints)
+    ("shared memory segment", "shmctl", _SHM_INFO, _SHM_STAT, _SHM_STAT_ANY, 0),  # shm_info.used_ids
+    ("message queue", "msgctl", _MSG_INFO, _MSG_STAT, _MSG_STAT_ANY, 0),  # msginfo.msgpool (MSG_INFO: queues)
+    ("semaphore set", "semctl", _SEM_INFO, _SEM_STAT, _SEM_STAT_ANY, 7),  # seminfo.semusz
+)
+_IPC_BUF = []
+
+
+def _ipc_ctl(ctl, ident, cmd):
+    if not _IPC_BUF:
+        import ctypes
+
+        libc = _libc()
+        buf = ctypes.create_string_buffer(512)  # (larger than any of the structs)
+        _IPC_BUF.append(buf)
+        _IPC_BUF.append({"shmctl": libc.shmctl, "msgctl": libc.msgctl, "semctl": libc.semctl})
+        _IPC_BUF.append((ctypes.c_int * 128).from_buffer(buf))
+    buf, fn = _IPC_BUF[0], _IPC_BUF[1][ctl]
+    if ctl == "semctl":
+        return fn(ident, 0, cmd, buf), buf
+    return fn(ident, cmd, buf), buf
+
+
+def _ipc_used(ctl, info, at):
+    """(objects of a kind in use, highest index in use); (0, -1) where the kernel gives no count."""
+    top, _ = _ipc_ctl(ctl, 0, info)
+    if top < 0:
+        return 0, -1
+    return _IPC_BUF[2][at], top
+
+
+def _ipc_rm(ctl, ident):
+    fn = _IPC_BUF[1][ctl]
+    if ctl == "semctl":
+        fn(ident, 0, 0)  # IPC_RMID
+    else:
+        fn(ident, 0, None)
+
+
+_SHM_UNCOUNTED = []
+
+
+def _shm_uncounted():
+    """True on gVisor (the kernel with no /proc/sysvipc): its SHM_INFO count is not to be trusted."""
+    if not _SHM_UNCOUNTED:
+        _SHM_UNCOUNTED.append(not os.path.exists("/proc/sysvipc/shm"))
+    return _SHM_UNCOUNTED[0]
+
+
+_SHM_FLOOR = [0]  # gVisor: every shared memory id below it was removed by an earlier wipe
+_SHM_SCAN_MAX = 1 << 16
+
+
+def _shm_by_probe():
+    """gVisor 20221219 counts a removed segment in SHM_INFO for ever (measured: used_ids 1 after its only
+    segment was removed and no id answered IPC_STAT) and answers 0 to SHM_STAT, so neither finds nor
+    proves anything there. Its ids are handed out in order (the last one + 1): a segment made and removed
+    here tells the next id, and every id from the floor up to it is removed (the job's, whatever their
+    key or mode; CAP_SYS_ADMIN). False when no probe could be made or the range is too long to walk (a job
+    that made and removed segments by the ten thousand): the worker then stops."""
+    lib = _libc()
+    probe = lib.shmget(0, 1, 0o1600)  # IPC_PRIVATE | IPC_CREAT, 0600
+    if probe < 0:
+        return False
+    lib.shmctl(probe, 0, None)
+    if probe - _SHM_FLOOR[0] > _SHM_SCAN_MAX:
+        return False
+    for ident in range(_SHM_FLOOR[0], probe):
+        lib.shmctl(ident, 0, None)
+    _SHM_FLOOR[0] = probe + 1
+    return True
+
+
+def _ipc_clean():
+    """Removes every SysV object of the sandbox's IPC namespace; what is still left, named, or None."""
+    for name, ctl, info, stat_, stat_any, at in _IPC_KINDS:
+        used, top = _ipc_used(ctl, info, at)
+        if used <= 0:
+            continue
+        if ctl == "shmctl" and _shm_uncounted():
+            if not _shm_by_probe():
+                return f"the SysV {name}s the job left could not be walked"
+            continue
+        for i in range(top + 1):
+            ident, _ = _ipc_ctl(ctl, i, stat_any)
+            if ident < 0:
+                ident, _ = _ipc_ctl(ctl, i, stat_)
+            if ident >= 0:
+                _ipc_rm(ctl, ident)
+        ident = 0
+        while ident < 4096:
+            used, _ = _ipc_used(ctl, info, at)
+            if used <= 0:
+                break
+            _ipc_rm(ctl, ident)
+            ident += 1
+        if used > 0:
+            return f"{used} SysV {name}{'' if used == 1 else 's'} the job left could not be removed"
+    return None
+
+
+def _unlink_queue(p):
+    """A POSIX message queue a job left in gVisor's /dev/mqueue (MQUEUE_MINE), unlinked with
+    CAP_DAC_OVERRIDE effective for that call alone (a flat file system: no folder, no link)."""
+    held = _caps()[0]
+    _caps(held | CAP_DAC_OVERRIDE)
+    try:
+        os.unlink(p)
+    except OSError:
+        pass
+    finally:
+        _caps(held)
 
 
 def _wipe():
     for folder, keep in _WIPE:
+        try:
+            # Its mode as at the start: a job of the mount's owner (bubblewrap's /tmp, /dev/shm and
+            # /dev/mqueue belong to the sandbox's user, the job's with its namespaces off) that made it
+            # mode 000 had the listing below fail, so what it wrote stayed for the next job, which made the
+            # folder readable again (found with the namespaces off).
+            if stat.S_IMODE(os.stat(folder).st_mode) != _MODES.get(folder):
+                os.chmod(folder, _MODES[folder])
+        except (OSError, KeyError):
+            pass
         try:
             names = os.listdir(folder)
         except OSError:
@@ -648,51 +817,37 @@ def _wipe():
             if name in keep:
                 continue
             p = os.path.join(folder, name)
+            if folder == MQUEUE and MQUEUE_MINE[0]:
+                _unlink_queue(p)
+                continue
             if p == OWN_DIR or OWN_DIR.startswith(p + "/") or os.path.ismount(p):
                 continue
             _remove(p)
-    for kind, fd in _SYSVIPC:
-        try:
-            text = os.pread(fd, 1 << 16, 0)
-        except OSError:
-            continue
-        rows = text.split(b"\n")[1:]
-        ids = []
-        for row in rows:
-            cols = row.split()
-            if len(cols) > 1:
-                try:
-                    ids.append(int(cols[1]))
-                except ValueError:
-                    pass
-        for ipc_id in ids:
-            try:
-                libc = _libc()
-                if kind == "shm":
-                    libc.shmctl(ipc_id, 0, None)  # IPC_RMID
-                elif kind == "msg":
-                    libc.msgctl(ipc_id, 0, None)
-                else:
-                    libc.semctl(ipc_id, 0, 0)
-            except Exception:  # noqa: BLE001
-                pass
+    if JOB_ROOT[0]:
+        _caps(CAP_KILL | CAP_SETGID | CAP_SETUID | CAP_SYS_ADMIN)
+    try:
+        left = _ipc_clean()
+    finally:
+        if JOB_ROOT[0]:
+            _caps(CAP_KILL | CAP_SETGID | CAP_SETUID)
+    if left:
+        _IPC_LEFT.append(left)
 
 
 _OOM_FD = []  # the open counter file, found on first use (re-read with pread: no open per job)
 
 
 def close_worker_fds():
-    """In a job's process: closes the files the worker keeps open for its own checks (the sandbox's
-    /proc/sysvipc lists, its cgroup's OOM counter, its pid namespace's ns_last_pid). They hold no job's
-    data, but they describe the sandbox around the job (how many processes earlier jobs made, the
-    sandbox's IPC objects), which is not the job's to read."""
-    for fd in [fd for _, fd in _SYSVIPC] + _OOM_FD + _LAST_PID:
+    """In a job's process: closes the files the worker keeps open for its own checks (its cgroup's OOM
+    counter, its pid namespace's ns_last_pid; the sandbox's /proc/sysvipc lists too until the wipe found
+    SysV objects by *_INFO instead). They hold no job's data, but they describe the sandbox around the
+    job (how many processes earlier jobs made), which is not the job's to read."""
+    for fd in _OOM_FD + _LAST_PID:
         if fd >= 0:
             try:
                 os.close(fd)
             except OSError:
                 pass
-    _SYSVIPC.clear()
     _OOM_FD[:] = [-1] if _OOM_FD else []
     _LAST_PID[:] = [-1] if _LAST_PID else []
 

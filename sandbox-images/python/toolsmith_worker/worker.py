@@ -512,8 +512,9 @@ class Worker:
         self.last_done = job.id  # (its `done` is out, on either path)
         self.wait_child()  # (a child asked for during the job: the sweep below knows its pid)
         self.reap()
-        if hygiene.PRIVATE_TMP and "nowipe" not in jobns.OFF:
-            wipe_writable()
+        left = wipe_writable() if hygiene.PRIVATE_TMP and "nowipe" not in jobns.OFF else None
+        if left:
+            self.stop(left)  # (SysV objects it could not remove: the next job would find them)
         if self.server is None:
             if job.pid:
                 self.stop(self.lost_why)  # a job killed part of the worker: the host replaces it

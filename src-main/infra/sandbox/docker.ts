@@ -98,6 +98,14 @@ export function podmanSeccompFile(): string {
  * Not on runc: there the container's root is the host's and its /proc is unmasked (a job mounts its own).
  */
 export const JOB_UID_CAPS = ['SETUID', 'SETGID', 'KILL', 'SYS_ADMIN', 'SYS_CHROOT'] as const;
+/**
+ * gVisor, Python only: CAP_DAC_OVERRIDE beside JOB_UID_CAPS, kept permitted by the worker alone (its fork
+ * server and every job give it up) and effective only while its wipe unlinks a POSIX message queue a job
+ * left: runsc mounts no /dev/mqueue, the worker mounts one (hygiene.mount_mqueue), and gVisor makes it
+ * mode 0555 whatever is asked, so without it no one removes a queue there (docs/security.md, "Every job
+ * alone"). A capability of the sentry's kernel, which the host never sees.
+ */
+export const PYTHON_WIPE_CAPS = ['DAC_OVERRIDE'] as const;
 
 /** Why a node sandbox is refused on gVisor, and what to choose instead. */
 export function nodeOnGvisor(sandbox: string): string {
@@ -335,7 +343,9 @@ export class DockerWorkerFactory implements WorkerFactory {
           // gofer's threads: ~40 when idle, more under load; with 64 in all the worker cannot even fork);
           // the script's own processes are still bounded, by the rest.
           ...(this.isolation === 'gvisor' ? { PidsLimit: this.limits.pids + GVISOR_PIDS } : {}),
-          ...(jobUids ? { CapAdd: [...JOB_UID_CAPS] } : {}),
+          ...(jobUids
+            ? { CapAdd: [...JOB_UID_CAPS, ...(spec.runtime === 'python' ? PYTHON_WIPE_CAPS : [])] }
+            : {}),
           ...(this.podman
             ? {
                 Ulimits: PODMAN_ULIMITS,

@@ -29,7 +29,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { release, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import type { RuntimeId } from '../../core/sandbox/runtimes.ts';
 import { WorkerCgroups } from './cgroups.ts';
 import type { WorkerCgroup } from './cgroups.ts';
@@ -202,14 +202,15 @@ export class ProcessWorkerFactory implements WorkerFactory {
     // up the capabilities bubblewrap granted for that before it runs anything else: the Python worker
     // itself, the node worker through seal.py, which then execs it.
     const bwrap = this.isolation === 'bubblewrap';
+    const dir = bwrap ? this.boxDir() : this.dir;
     const worker =
       spec.runtime === 'python'
-        ? [this.python, '-I', '-u', join(this.dir, 'worker.py'), ...(bwrap ? ['--seal-mounts'] : [])]
+        ? [this.python, '-I', '-u', join(dir, 'worker.py'), ...(bwrap ? ['--seal-mounts'] : [])]
         : [
-            ...(bwrap ? [this.python, '-I', '-S', join(this.dir, PYTHON_WORKER_PACKAGE, 'seal.py')] : []),
-            join(this.dir, 'bin', 'node'),
+            ...(bwrap ? [this.python, '-I', '-S', join(dir, PYTHON_WORKER_PACKAGE, 'seal.py')] : []),
+            join(dir, 'bin', 'node'),
             '--disallow-code-generation-from-strings',
-            join(this.dir, 'worker.mjs'),
+            join(dir, 'worker.mjs'),
           ];
     const limited = [...this.rlimits(spec.runtime), ...worker];
     let argv: string[];
@@ -315,6 +316,17 @@ export class ProcessWorkerFactory implements WorkerFactory {
   }
 
   /**
+   * Where a bubblewrap sandbox sees the worker folder: straight in its /tmp, whatever the host's TMPDIR.
+   * Bound at its host path, a nested TMPDIR (`/tmp/user/1000`, as Debian's libpam-tmpdir sets it) had
+   * bubblewrap make the folders above it in the sandbox's /tmp, owned by the sandbox's user: the worker's
+   * wipe keeps what was there at its start, so with the job namespaces off one job's files in them met
+   * the next job (docs/security.md, "Every job alone").
+   */
+  private boxDir(): string {
+    return join('/tmp', basename(this.dir));
+  }
+
+  /**
    * The bubblewrap command line of a worker up to its `--`: the one definition that both the spawn of
    * every worker and the probe that chooses this level (bwrapStarts) use.
    */
@@ -356,6 +368,12 @@ export class ProcessWorkerFactory implements WorkerFactory {
       '--symlink',
       'pts/ptmx',
       '/dev/ptmx',
+      // The sandbox's POSIX message queues as files (of its own IPC namespace), as Docker mounts them:
+      // without the mount a queue is reached by name alone and no wipe lists it, so with the job
+      // namespaces and the IPC filter off one job's queue met the next (docs/security.md, "Every job
+      // alone"). Each job with namespaces of its own gets a fresh one there (jobns.py).
+      '--mqueue',
+      '/dev/mqueue',
       // Between jobs (docs/sandboxes.md): a small private /dev/shm, then / (and /dev in it) read-only, so
       // /tmp and /dev/shm are the only writable places (the worker empties both after every job, and
       // makes both noexec at its start: seal.py).
@@ -372,7 +390,7 @@ export class ProcessWorkerFactory implements WorkerFactory {
       // The worker folder lives under /tmp: bind it after the fresh tmpfs so it stays visible.
       '--ro-bind',
       this.dir,
-      this.dir,
+      this.boxDir(),
       ...this.hardeningArgs(),
       '--remount-ro',
       '/',
