@@ -34,6 +34,7 @@ import type { LiveEvent } from '../app/runs.ts';
 import { registerSkillTools } from './mcp-skills.ts';
 import { elicitApproval, rememberServer } from './mcp-approval.ts';
 import { registerSuiteTools } from './mcp-suites.ts';
+import { unknownToolError } from './mcp-unknown-tool.ts';
 import { SERVER_INSTRUCTIONS, toolConfig } from './mcp-meta.ts';
 import { registerRunResources, runContextText } from './mcp-runs.ts';
 import { errorMessage } from '../core/errors.ts';
@@ -690,7 +691,9 @@ export function createMcpServer(
     capabilities: MCP_CAPABILITIES,
     instructions: SERVER_INSTRUCTIONS,
   });
-  answerInvalidParams(server.server);
+  answerInvalidParams(server.server, (request) =>
+    request.method === 'tools/call' ? unknownToolError(server, request.params) : undefined,
+  );
   for (const register of table) register(server);
   return server;
 }
@@ -735,9 +738,13 @@ function invalidParamsMessage(request: { method: string; params?: unknown }): st
  * handler runs and answers the parse's ZodError as -32603 (Internal error) with the issues as multi-line
  * JSON. Its handlers are reachable only in the Protocol's private map: each is wrapped, those the server
  * set up already (initialize, ping, logging/setLevel) and those set later (tools, resources). An error
- * of a request that matches its schema passes as it is.
+ * of a request that matches its schema passes as it is. `refuse` answers a request before its handler
+ * (a call of an unknown tool).
  */
-function answerInvalidParams(server: McpServer['server']): void {
+function answerInvalidParams(
+  server: McpServer['server'],
+  refuse: (request: { method: string; params?: unknown }) => Error | undefined = () => undefined,
+): void {
   const handlers = (server as unknown as { _requestHandlers?: unknown })._requestHandlers;
   // An SDK that moved the map keeps its own -32603 answer (the server still starts); the protocol-errors
   // test of a call without params then fails and points here.
@@ -748,6 +755,9 @@ function answerInvalidParams(server: McpServer['server']): void {
     for (const [method, handler] of map) {
       if (wrapped.has(handler)) continue;
       const checked: RequestHandler = async (request, extra) => {
+        // A request the SDK would answer in its own words (an unknown tool: mcp-unknown-tool.ts).
+        const refused = refuse(request);
+        if (refused) throw refused;
         try {
           return await handler(request, extra);
         } catch (e) {

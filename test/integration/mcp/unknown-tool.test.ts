@@ -1,0 +1,67 @@
+/**
+ * A call of a tool the server does not have, through the official SDK client on stdio and over
+ * Streamable HTTP: an MCP error (-32602, MCP's "unknown tool" protocol error) that names the server's
+ * tools and, when one is close, the near name. The SDK's own answer was a tool result reading only
+ * "MCP error -32602: Tool nosuchtool not found".
+ */
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MCP_TOOL_NAMES } from '../../../src-main/mcp/mcp-tool-names.ts';
+import { connectMcp } from '../../support/mcp-stdio.ts';
+import { removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
+import { connectMcpHttp, startMcpHttpProcess } from './support/mcp-http-process.ts';
+import type { McpHttpProcess } from './support/mcp-http-process.ts';
+
+let ws: string;
+let stdio: Client;
+let http: Client;
+let server: McpHttpProcess;
+
+beforeAll(async () => {
+  ws = tempWorkspace('toolsmith-mcp-unknown-tool-');
+  [stdio, server] = await Promise.all([
+    connectMcp(ws, 'unknown-tool-test'),
+    startMcpHttpProcess(ws),
+  ]);
+  http = await connectMcpHttp(server.url, server.token ?? '', 'unknown-tool-test');
+});
+afterAll(async () => {
+  await Promise.allSettled([stdio?.close(), http?.close()]);
+  await server?.stop();
+  removeWorkspace(ws);
+});
+
+/** The MCP error a call answers (fails the test when the call answers a result). */
+async function callError(client: Client, name: string): Promise<McpError> {
+  try {
+    const r = await client.callTool({ name, arguments: {} });
+    throw new Error(`a result, not an error: ${JSON.stringify(r)}`);
+  } catch (e) {
+    if (e instanceof McpError) return e;
+    throw e;
+  }
+}
+
+describe.each([
+  ['stdio', () => stdio],
+  ['--http', () => http],
+])('an unknown tool over %s', (_transport, client) => {
+  it('is an MCP error listing every tool of the server', async () => {
+    const e = await callError(client(), 'nosuchtool');
+    expect(e.code).toBe(-32602);
+    expect(e.message).toContain('Unknown tool: "nosuchtool"');
+    expect(e.message).not.toMatch(/did you mean/);
+    for (const name of MCP_TOOL_NAMES) expect(e.message).toContain(name);
+  });
+
+  it('names the near tool when the name is close', async () => {
+    const e = await callError(client(), 'execute_cod');
+    expect(e.message).toMatch(/Unknown tool: "execute_cod"; did you mean execute_code\?/);
+  });
+
+  it('a known tool is still served', async () => {
+    const r = await client().callTool({ name: 'list_templates', arguments: {} });
+    expect(r.isError).not.toBe(true);
+  });
+});
