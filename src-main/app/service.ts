@@ -106,6 +106,12 @@ export interface ServiceOptions {
    * the run log has it too. The CLI prints each once on stderr.
    */
   onTelemetryWarning?: (line: string) => void;
+  /**
+   * A verb that reads only what config.toml does not shape (recorded runs, template and skill files):
+   * an invalid config is told here (its error, which names the file and the line) and the defaults
+   * stand in, so the verb still answers. Unset: an invalid config is refused (`invalid_config`).
+   */
+  onInvalidConfig?: (message: string) => void;
 }
 
 export class ToolsmithService {
@@ -382,7 +388,7 @@ export class ToolsmithService {
   static open(workspaceDir: string, options: ServiceOptions = {}): ToolsmithService {
     try {
       const files = new WorkspaceFiles(workspaceDir);
-      const config = loadConfig(files);
+      const config = loadConfigOr(files, options.onInvalidConfig);
       const generator = new ScriptGenerator(readPromptFiles(join(resourcesDir(), 'prompts')));
       const svc = new ToolsmithService(files, config, generator, options);
       if (options.watch) svc.watch();
@@ -677,6 +683,20 @@ function declaredSandboxes(config: Config): Set<string> {
       .filter(([, s]) => Object.keys(s.mcp).length > 0)
       .map(([n]) => n),
   );
+}
+
+/**
+ * The workspace's config; when it is invalid and `onInvalid` is given, the error is told there and the
+ * defaults stand in (never written back: the file in use stays unknown, so no save starts from them).
+ */
+function loadConfigOr(files: WorkspaceFiles, onInvalid?: (message: string) => void): Config {
+  try {
+    return loadConfig(files);
+  } catch (e) {
+    if (!onInvalid || !(e instanceof ToolsmithError) || e.code !== 'invalid_config') throw e;
+    onInvalid(e.message);
+    return parseConfig({});
+  }
 }
 
 /** Reads, parses and validates the workspace's config (errors name the file, line and field). */

@@ -39,6 +39,29 @@ const LONG_LIVED = new Set(['mcp', 'serve', 'status', 'eval']);
  */
 const NO_SANDBOX = new Set(['tools', 'kit', 'prompt']);
 
+/**
+ * Verbs that read only what config.toml does not shape: recorded runs (SQLite), template and skill
+ * files. An invalid config.toml is said on stderr (its error names the file and the line) and they
+ * answer anyway; every other verb refuses it (exit 3), since its answer depends on the config (a
+ * sandbox's tools and MCP servers, grades, isolation, providers). `runs export --otlp` sends to the
+ * configured collector: refused. The rule is in the README's command-line section.
+ */
+const READS_NO_CONFIG = new Set([
+  'runs list',
+  'runs show',
+  'runs export',
+  'template list',
+  'skill list',
+  'skill show',
+]);
+
+/** Whether `cmd` answers while config.toml is invalid (READS_NO_CONFIG). */
+function readsNoConfig(cmd: Command): boolean {
+  const path = `${cmd.parent?.name() ?? ''} ${cmd.name()}`;
+  if (!READS_NO_CONFIG.has(path)) return false;
+  return path !== 'runs export' || cmd.getOptionValue('otlp') === undefined;
+}
+
 /** The top-level verb a (sub)command belongs to (`kit` for `kit list`). */
 function verbOfCommand(cmd: Command): string {
   let c = cmd;
@@ -108,6 +131,15 @@ export function createContext(out: (t: string) => void, err: (t: string) => void
           telemetryFailures.add(line);
           err(`telemetry: ${line}\n`);
         },
+        // An invalid config.toml, for a verb that does not need it: said, and the verb answers.
+        ...(readsNoConfig(cmd)
+          ? {
+              onInvalidConfig: (message: string) =>
+                err(
+                  `toolsmith: warning: ${message} (the config is not used: ${cmd.parent?.name()} ${cmd.name()} does not need it; the verbs that do refuse it until it is fixed)\n`,
+                ),
+            }
+          : {}),
         // A setting that was ignored (an OTEL_* endpoint without http:// or https://): said once.
         onTelemetryWarning: (line) => {
           if (telemetryFailures.has(line)) return;

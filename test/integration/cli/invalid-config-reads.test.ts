@@ -1,0 +1,102 @@
+/**
+ * While config.toml is invalid, the verbs that read only what it does not shape (recorded runs,
+ * template and skill files) still answer, saying on stderr that the config is invalid and where; every
+ * verb whose answer depends on the config refuses it (exit 3, the same line). Before, `runs list` and
+ * `runs show` exited 3 too: a half-edited config hid every recorded run.
+ */
+import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startLlmServer } from '../../support/llm-server.ts';
+import type { LlmServer } from '../../support/llm-server.ts';
+import { runToolsmith } from '../../support/toolsmith-process.ts';
+import { removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
+
+let ws: string;
+let llm: LlmServer;
+let runId = '';
+let configFile = '';
+let goodConfig = '';
+/** The line every answer names: the file, the line of the fault and the parser's words. */
+const WHERE = /config\.toml:\d+:\d+: a table header that is not closed \("\[limits"/;
+
+beforeAll(async () => {
+  ws = tempWorkspace('toolsmith-invalid-config-reads-');
+  llm = await startLlmServer();
+  llm.push({ text: '```python\nemit_result(get_user(user_id="u1").data["name"])\n```' });
+  const run = await runToolsmith(ws, [
+    'run',
+    'the name of user u1 (invalid config reads)',
+    '--sandbox',
+    'ecommerce',
+    '--no-templates',
+    '--base-url',
+    llm.openaiUrl,
+    '--model',
+    'm',
+    '--json',
+  ]);
+  expect(run.code, run.err).toBe(0);
+  runId = (JSON.parse(run.out) as { id: string }).id;
+  configFile = join(ws, '.toolsmith', 'config.toml');
+  goodConfig = readFileSync(configFile, 'utf8');
+  // A hand edit left half done: the file no longer parses.
+  appendFileSync(configFile, '\n[limits\ntimeout_s = 30\n');
+});
+afterAll(async () => {
+  await llm?.close();
+  removeWorkspace(ws);
+});
+
+describe('an invalid config.toml', () => {
+  it('runs list and runs show (and their --json) answer, with a warning naming the file and line', async () => {
+    const list = await runToolsmith(ws, ['runs', 'list']);
+    expect(list.code, list.err).toBe(0);
+    expect(list.out).toContain(runId.slice(0, 8));
+    expect(list.err).toMatch(WHERE);
+    expect(list.err).toMatch(/^toolsmith: warning: .*the config is not used: runs list does not need it/m);
+    const listJson = await runToolsmith(ws, ['runs', 'list', '--json']);
+    expect(listJson.code, listJson.err).toBe(0);
+    const listed = JSON.parse(listJson.out) as { runs: { id: string }[] };
+    expect(listed.runs.map((r) => r.id)).toContain(runId);
+    const show = await runToolsmith(ws, ['runs', 'show', runId.slice(0, 8), '--json']);
+    expect(show.code, show.err).toBe(0);
+    expect((JSON.parse(show.out) as { id: string }).id).toBe(runId);
+    expect(show.err).toMatch(WHERE);
+    const exported = await runToolsmith(ws, ['runs', 'export', runId]);
+    expect(exported.code, exported.err).toBe(0);
+    expect(exported.out).toContain(runId);
+  });
+
+  it('template list and skill list answer with the warning', async () => {
+    for (const verb of [
+      ['template', 'list'],
+      ['skill', 'list'],
+    ]) {
+      const r = await runToolsmith(ws, [...verb, '--json']);
+      expect(r.code, r.err).toBe(0);
+      expect(JSON.parse(r.out)).toBeTypeOf('object');
+      expect(r.err).toMatch(WHERE);
+    }
+  });
+
+  it('verbs whose answer depends on the config refuse it: exit 3, the file and the line', async () => {
+    for (const verb of [
+      ['kit', 'list'],
+      ['tools', '--sandbox', 'ecommerce'],
+      ['mcp-servers', 'list'],
+      ['runs', 'export', runId, '--otlp', 'http://127.0.0.1:9'],
+      ['runs', 'delete', runId],
+    ]) {
+      const r = await runToolsmith(ws, verb);
+      expect(r.code, `${verb.join(' ')}: ${r.err}`).toBe(3);
+      expect(r.err).toMatch(WHERE);
+      expect(r.err).not.toMatch(/warning/);
+    }
+    // (the run was not deleted)
+    writeFileSync(configFile, goodConfig);
+    const after = await runToolsmith(ws, ['runs', 'list']);
+    expect(after.out).toContain(runId.slice(0, 8));
+    expect(after.err).toBe('');
+  });
+});
