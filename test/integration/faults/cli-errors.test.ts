@@ -101,21 +101,21 @@ describe('the CLI meets its files', () => {
   it('config.toml is a folder: refused naming the file and the reason', async () => {
     rmSync(config());
     mkdirSync(config());
-    const r = await cli('runs', 'list');
+    const r = await cli('mcp-servers', 'list');
     oneLine(r, 3, /config\.toml cannot be read: it is a folder, not a file \(EISDIR\)/);
   });
 
   it('config.toml is a symbolic link loop: refused naming the file and the reason', async () => {
     rmSync(config());
     symlinkSync(config(), config());
-    const r = await cli('runs', 'list');
+    const r = await cli('mcp-servers', 'list');
     oneLine(r, 3, /config\.toml cannot be read: it is a symbolic link loop \(ELOOP\)/);
   });
 
   it('config.toml is a link to nothing: refused, naming where it points', async () => {
     rmSync(config());
     symlinkSync(join(fx.data, 'gone.toml'), config());
-    const r = await cli('runs', 'list');
+    const r = await cli('mcp-servers', 'list');
     oneLine(
       r,
       3,
@@ -130,7 +130,7 @@ describe('the CLI meets its files', () => {
     const line = midTable.split('\n').length;
     // Before: "config.toml:N:3: Invalid TOML document: incomplete key-value: cannot find end of key".
     oneLine(
-      await cli('runs', 'list'),
+      await cli('mcp-servers', 'list'),
       3,
       new RegExp(
         `config\\.toml:${line}:\\d+: a table header that is not closed \\("\\[\\[pr": it needs its "\\]\\]"\\); the file ends there, in the middle of line ${line} \\("\\[\\[pr"\\), with no line break: it looks cut short \\(written only in part, or still being written\\); finish it or put back a whole copy`,
@@ -139,7 +139,7 @@ describe('the CLI meets its files', () => {
     const midString = text.slice(0, text.indexOf('base_url = "') + 16);
     writeFileSync(config(), midString);
     oneLine(
-      await cli('runs', 'list'),
+      await cli('mcp-servers', 'list'),
       3,
       new RegExp(
         `config\\.toml:${midString.split('\n').length}:\\d+: Invalid TOML document: unfinished string; the file ends there, in the middle of line \\d+ \\("base_url = \\\\"http"\\), with no line break: it looks cut short`,
