@@ -12,6 +12,8 @@ import { join } from 'node:path';
 import { ParallelValidator } from '../infra/validate/parallel.ts';
 import { ScriptGenerator } from '../core/script/generator.ts';
 import {
+  cutShortHint,
+  cutShortWarning,
   parseTomlFile,
   readConfigText,
   readPromptFiles,
@@ -112,6 +114,12 @@ export interface ServiceOptions {
    * stand in, so the verb still answers. Unset: an invalid config is refused (`invalid_config`).
    */
   onInvalidConfig?: (message: string) => void;
+  /**
+   * A config read at the start that is valid but may not be whole (it ends in the middle of a line:
+   * infra/workspace/files.ts `cutShortWarning`), with one line naming the file and the line. A server's
+   * later reloads refuse such a file when it lacks tables the config in use has (refuseCutShort).
+   */
+  onConfigWarning?: (line: string) => void;
 }
 
 export class ToolsmithService {
@@ -388,7 +396,7 @@ export class ToolsmithService {
   static open(workspaceDir: string, options: ServiceOptions = {}): ToolsmithService {
     try {
       const files = new WorkspaceFiles(workspaceDir);
-      const config = loadConfigOr(files, options.onInvalidConfig);
+      const config = loadConfigOr(files, options.onInvalidConfig, options.onConfigWarning);
       const generator = new ScriptGenerator(readPromptFiles(join(resourcesDir(), 'prompts')));
       const svc = new ToolsmithService(files, config, generator, options);
       if (options.watch) svc.watch();
@@ -689,9 +697,13 @@ function declaredSandboxes(config: Config): Set<string> {
  * The workspace's config; when it is invalid and `onInvalid` is given, the error is told there and the
  * defaults stand in (never written back: the file in use stays unknown, so no save starts from them).
  */
-function loadConfigOr(files: WorkspaceFiles, onInvalid?: (message: string) => void): Config {
+function loadConfigOr(
+  files: WorkspaceFiles,
+  onInvalid?: (message: string) => void,
+  onWarning?: (line: string) => void,
+): Config {
   try {
-    return loadConfig(files);
+    return loadConfig(files, onWarning);
   } catch (e) {
     if (!onInvalid || !(e instanceof ToolsmithError) || e.code !== 'invalid_config') throw e;
     onInvalid(e.message);
@@ -700,11 +712,23 @@ function loadConfigOr(files: WorkspaceFiles, onInvalid?: (message: string) => vo
 }
 
 /** Reads, parses and validates the workspace's config (errors name the file, line and field). */
-function loadConfig(files: WorkspaceFiles): Config {
+function loadConfig(files: WorkspaceFiles, onWarning?: (line: string) => void): Config {
   try {
     const text = readConfigText(files.configFile);
     const raw = text === undefined ? {} : parseTomlFile(files.configFile, text);
-    const config = parseConfig(raw, files.configFile, text);
+    let config: Config;
+    try {
+      config = parseConfig(raw, files.configFile, text);
+    } catch (e) {
+      // A reference to a table the file lacks, in a file that stops mid-line: the table may be in the
+      // part that was not written.
+      const hint = text === undefined ? '' : cutShortHint(text);
+      if (hint && e instanceof ToolsmithError)
+        throw new ToolsmithError(e.code, `${e.message}${hint}`, e.details);
+      throw e;
+    }
+    const cut = text === undefined ? undefined : cutShortWarning(files.configFile, text);
+    if (cut) onWarning?.(cut);
     files.inUseConfigText = text;
     return config;
   } catch (e) {

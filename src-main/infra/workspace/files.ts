@@ -85,6 +85,45 @@ export function cutShort(text: string, line: number): string | undefined {
 }
 
 /**
+ * Where a config that parses stops: its last line's number and end, when the file does not end with a
+ * line break (a file written only in part, or still being written, that happens to parse); undefined
+ * when it ends with one.
+ */
+export function endsMidLine(text: string): { line: number; last: string } | undefined {
+  if (text === '' || text.endsWith('\n')) return undefined;
+  const lines = text.split('\n');
+  return { line: lines.length, last: JSON.stringify((lines[lines.length - 1] ?? '').slice(-40)) };
+}
+
+/**
+ * Added to a config's error (a reference to a table it lacks) when the file ends in the middle of a
+ * line: the missing table may be in the part that was not written. Empty when it ends with a line break.
+ */
+export function cutShortHint(text: string): string {
+  const end = endsMidLine(text);
+  if (!end) return '';
+  return (
+    `; the file ends in the middle of line ${end.line} (${end.last}) with no line break: ` +
+    `it looks cut short (written only in part, or still being written); put back a whole copy`
+  );
+}
+
+/**
+ * A config that parses and is valid but ends in the middle of a line, said to a process that has no
+ * config in use to compare it with (a one-shot verb; a server's first read): whatever the file lacks
+ * falls back to its defaults, so it is a warning, with the words of the live server's refusal.
+ */
+export function cutShortWarning(file: string, text: string): string | undefined {
+  const end = endsMidLine(text);
+  if (!end) return undefined;
+  return (
+    `${file}:${end.line}: the file ends in the middle of line ${end.line} (${end.last}) with no line break: ` +
+    `if it is cut short (written only in part, or still being written), the tables after the cut are missing and their defaults apply; ` +
+    `put back a whole copy, or end the file with a line break if the shorter config is meant`
+  );
+}
+
+/**
  * The config file's text, or undefined when there is none (the defaults apply). A path that exists
  * but cannot be read as a file (a folder, a named pipe, a symbolic link loop or to nothing, no permission) is refused
  * naming the file and the reason: it is never taken for a missing config.

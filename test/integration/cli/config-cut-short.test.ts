@@ -1,0 +1,65 @@
+/**
+ * A one-shot verb meets a config.toml cut short (a write that stopped half-way, or is still going on).
+ * A file that no longer parses was already refused, naming the line and that it looks cut short. Two
+ * cuts parse: one that leaves a reference to a table after the cut is refused (it is an error anyway),
+ * its message adding that the file looks cut short; one that is valid is used, with a warning in the
+ * live server's words (the tables after the cut fall back to their defaults). Before, both were taken
+ * without a word about the cut.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runToolsmith } from '../../support/toolsmith-process.ts';
+import { removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
+
+let ws: string;
+let file: string;
+let whole: string;
+
+beforeAll(() => {
+  ws = tempWorkspace('toolsmith-config-cut-short-');
+  file = join(ws, '.toolsmith', 'config.toml');
+  whole = readFileSync(file, 'utf8');
+});
+afterAll(() => removeWorkspace(ws));
+
+const lineCount = (t: string) => t.split('\n').length;
+
+describe('a config.toml cut short where it still parses', () => {
+  it('valid as cut: the verb answers, warning with the file, the line and what to do', async () => {
+    const cut = whole.slice(0, whole.indexOf('max_size = 2') + 'max_size = 2'.length);
+    writeFileSync(file, cut);
+    const r = await runToolsmith(ws, ['mcp-servers', 'list', '--json']);
+    expect(r.code, r.err).toBe(0);
+    expect(JSON.parse(r.out)).toBeTypeOf('object');
+    expect(r.err).toContain(
+      `toolsmith: warning: ${file}:${lineCount(cut)}: the file ends in the middle of line ${lineCount(cut)} ("max_size = 2") with no line break: if it is cut short (written only in part, or still being written), the tables after the cut are missing and their defaults apply; put back a whole copy, or end the file with a line break if the shorter config is meant`,
+    );
+    // The same file ended with a line break: meant as it is, nothing said.
+    writeFileSync(file, `${cut}\n`);
+    const meant = await runToolsmith(ws, ['mcp-servers', 'list', '--json']);
+    expect(meant.code, meant.err).toBe(0);
+    expect(meant.err).toBe('');
+  });
+
+  it('a reference to a table after the cut: refused, naming the file, the line, the missing table and the cut', async () => {
+    const tail = '\n[sandboxes.ecommerce.mcp.memory]\n\n[mcp_servers.memory]\ncommand = "npx"\n';
+    const full = `${whole}${tail}`;
+    const cut = full.slice(
+      0,
+      full.indexOf('[sandboxes.ecommerce.mcp.memory]') + '[sandboxes.ecommerce.mcp.memory]'.length,
+    );
+    writeFileSync(file, cut);
+    const r = await runToolsmith(ws, ['mcp-servers', 'list']);
+    expect(r.code).toBe(3);
+    expect(r.err.trim().split('\n')).toHaveLength(1);
+    expect(r.err).toContain(
+      `${file}:${lineCount(cut)}: sandboxes.ecommerce.mcp.memory: no [mcp_servers.memory] is declared; declared: none; the file ends in the middle of line ${lineCount(cut)} ("[sandboxes.ecommerce.mcp.memory]") with no line break: it looks cut short (written only in part, or still being written); put back a whole copy`,
+    );
+    // The whole file back: taken, nothing said.
+    writeFileSync(file, full);
+    const back = await runToolsmith(ws, ['mcp-servers', 'list', '--json']);
+    expect(back.code, back.err).toBe(0);
+    expect(back.err).toBe('');
+  });
+});
