@@ -8,7 +8,7 @@
  * feature modules never import this file (test/unit/layering/service-imports.test.ts).
  */
 import { eventView } from './run-view.ts';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { ParallelValidator } from '../infra/validate/parallel.ts';
 import { ScriptGenerator } from '../core/script/generator.ts';
 import {
@@ -64,6 +64,7 @@ import type { McpServersFeature } from './mcp.ts';
 import { workspaceFeature } from './workspaces.ts';
 import type { WorkspaceFeature } from './workspaces.ts';
 import { watchWorkspace } from './watch.ts';
+import { followWorkspaceLink, realFolder } from './workspace-link.ts';
 import { sendRunTrace, telemetryFailureLine, telemetrySettings } from './telemetry.ts';
 import type { WatchDeps, WorkspaceWatcher } from './watch.ts';
 import { errorMessage } from '../core/errors.ts';
@@ -120,12 +121,20 @@ export interface ServiceOptions {
    * later reloads refuse such a file when it lacks tables the config in use has (refuseCutShort).
    */
   onConfigWarning?: (line: string) => void;
+  /**
+   * A process that watches (`watch`) opens the folder a symbolic link on its path leads to at start and
+   * stays there; told once per change when that link is retargeted or removed (app/workspace-link.ts),
+   * with one line naming both folders and what to do.
+   */
+  onWorkspaceLinkMoved?: (line: string) => void;
 }
 
 export class ToolsmithService {
   readonly files: WorkspaceFiles;
   /** The parsed config; replaced when the workspace reloads it (`workspace.reload()`). */
   config: Config;
+  /** The path this service was opened by (the workspace as named, a link's path too). */
+  openedAs: string | undefined;
   readonly generator: ScriptGenerator;
   /** Provider keys set at run time (desktop: loaded from the keychain; browser/CLI: this process only). */
   /** Each bound to the endpoint it was saved for (see settings.ts). */
@@ -338,6 +347,19 @@ export class ToolsmithService {
       toolsChanged: (sandbox) => this.tools.changed(sandbox),
     };
     this.watcher = watchWorkspace(deps);
+    // Opened through a symbolic link: say when the link leads elsewhere (the process stays here).
+    const said = this.options.onWorkspaceLinkMoved;
+    if (said && this.openedAs !== undefined && this.openedAs !== this.files.root) {
+      const link = followWorkspaceLink(this.openedAs, this.files.root, said);
+      const watcher = this.watcher;
+      this.watcher = {
+        flush: () => watcher.flush(),
+        close: () => {
+          link.close();
+          watcher.close();
+        },
+      };
+    }
   }
 
   /** The connections to the workspace's MCP servers (none is opened before a tool needs it). */
@@ -395,10 +417,13 @@ export class ToolsmithService {
 
   static open(workspaceDir: string, options: ServiceOptions = {}): ToolsmithService {
     try {
-      const files = new WorkspaceFiles(workspaceDir);
+      // A long-lived process stays on the folder a link on the path leads to now (workspace-link.ts).
+      const root = options.watch ? (realFolder(workspaceDir) ?? workspaceDir) : workspaceDir;
+      const files = new WorkspaceFiles(root);
       const config = loadConfigOr(files, options.onInvalidConfig, options.onConfigWarning);
       const generator = new ScriptGenerator(readPromptFiles(join(resourcesDir(), 'prompts')));
       const svc = new ToolsmithService(files, config, generator, options);
+      svc.openedAs = resolve(workspaceDir);
       if (options.watch) svc.watch();
       return svc;
     } catch (e) {

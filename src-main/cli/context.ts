@@ -131,6 +131,8 @@ export function createContext(out: (t: string) => void, err: (t: string) => void
           telemetryFailures.add(line);
           err(`telemetry: ${line}\n`);
         },
+        // A server opened through a link that is retargeted: it stays, and says so (app/workspace-link.ts).
+        onWorkspaceLinkMoved: (line: string) => err(`toolsmith ${cmd.name()}: ${line}\n`),
         // A config that ends in the middle of a line (maybe cut short): said, and the verb goes on.
         onConfigWarning: (line: string) => err(`toolsmith: warning: ${line}\n`),
         // An invalid config.toml, for a verb that does not need it: said, and the verb answers.
