@@ -20,10 +20,7 @@ let server: McpHttpProcess;
 
 beforeAll(async () => {
   ws = tempWorkspace('toolsmith-mcp-unknown-tool-');
-  [stdio, server] = await Promise.all([
-    connectMcp(ws, 'unknown-tool-test'),
-    startMcpHttpProcess(ws),
-  ]);
+  [stdio, server] = await Promise.all([connectMcp(ws, 'unknown-tool-test'), startMcpHttpProcess(ws)]);
   http = await connectMcpHttp(server.url, server.token ?? '', 'unknown-tool-test');
 });
 afterAll(async () => {
