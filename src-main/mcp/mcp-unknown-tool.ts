@@ -18,6 +18,15 @@ export function unknownToolMessage(name: string, tools: readonly string[]): stri
   );
 }
 
+/** `; did you mean NAME?` when one of `tools` is close to `name` (a sandbox's tool), else `;`. */
+export function nearTool(name: string, tools: readonly { name: string }[]): string {
+  const near = closest(
+    name,
+    tools.map((t) => t.name),
+  );
+  return near ? `; did you mean ${near}?` : ';';
+}
+
 /**
  * The error thrown for an unknown tool's call, or undefined when the request names a tool the server
  * has (or names none: invalid params, answered elsewhere). Not an McpError: it would prefix "MCP error

@@ -34,7 +34,7 @@ import type { LiveEvent } from '../app/runs.ts';
 import { registerSkillTools } from './mcp-skills.ts';
 import { elicitApproval, rememberServer } from './mcp-approval.ts';
 import { registerSuiteTools } from './mcp-suites.ts';
-import { unknownToolError } from './mcp-unknown-tool.ts';
+import { nearTool, unknownToolError } from './mcp-unknown-tool.ts';
 import { SERVER_INSTRUCTIONS, toolConfig } from './mcp-meta.ts';
 import { registerRunResources, runContextText } from './mcp-runs.ts';
 import { errorMessage } from '../core/errors.ts';
@@ -663,7 +663,7 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
         if (!tool)
           return text(
             {
-              error: `no tool ${name} in sandbox ${sandbox}; search_tools finds tools by words${down.length ? `\n${unavailableNote(sandbox, down)}` : ''}`,
+              error: `no tool ${name} in sandbox ${sandbox}${nearTool(name, tools)} search_tools finds tools by words${down.length ? `\n${unavailableNote(sandbox, down)}` : ''}`,
               code: 'not_found',
               ...(down.length ? { unavailable: down } : {}),
             },

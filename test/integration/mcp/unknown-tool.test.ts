@@ -57,6 +57,19 @@ describe.each([
     expect(e.message).toMatch(/Unknown tool: "execute_cod"; did you mean execute_code\?/);
   });
 
+  it('describe_tool of a sandbox tool that is not there names the near one', async () => {
+    const r = await client().callTool({
+      name: 'describe_tool',
+      arguments: { name: 'get_usr', sandbox: 'ecommerce' },
+    });
+    expect(r.isError).toBe(true);
+    const text = (r.content as { text: string }[])[0]?.text ?? '';
+    expect(JSON.parse(text)).toMatchObject({
+      error: 'no tool get_usr in sandbox ecommerce; did you mean get_user? search_tools finds tools by words',
+      code: 'not_found',
+    });
+  });
+
   it('a known tool is still served', async () => {
     const r = await client().callTool({ name: 'list_templates', arguments: {} });
     expect(r.isError).not.toBe(true);
