@@ -13,8 +13,10 @@ import type { ServerNotification } from '@modelcontextprotocol/sdk/types.js';
 import { violationSchema } from '../core/records/schemas.ts';
 import {
   integerRangeMessage,
+  MAX_SCRIPT_CHARS,
   MAX_TASK_CHARS,
   RUN_BUDGETS,
+  SCRIPT_LIMIT_MESSAGE,
   TASK_LIMIT_MESSAGE,
   unitOf,
 } from '../core/records/events.ts';
@@ -414,7 +416,7 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
     {
       description: executeCodeDescription(svc),
       inputSchema: {
-        code: z.string().min(1).describe('the script'),
+        code: z.string().min(1).max(MAX_SCRIPT_CHARS, SCRIPT_LIMIT_MESSAGE).describe('the script'),
         runtime: z
           .string()
           .optional()
@@ -486,7 +488,7 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
       description:
         'Check a script statically (no execution): returns {valid, violations[{rule, message, line, column, endLine, endColumn}]}.',
       inputSchema: {
-        code: z.string(),
+        code: z.string().max(MAX_SCRIPT_CHARS, SCRIPT_LIMIT_MESSAGE),
         language: z.enum(['python', 'js', 'ts']).default('python'),
         sandbox: z.string().default(defaultSandbox),
         kit: z.string().optional(),
@@ -579,7 +581,11 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
     {
       description: manual.text,
       inputSchema: {
-        code: z.string().min(1).describe('the script body (no imports; ends with emit_result / emitResult)'),
+        code: z
+          .string()
+          .min(1)
+          .max(MAX_SCRIPT_CHARS, SCRIPT_LIMIT_MESSAGE)
+          .describe('the script body (no imports; ends with emit_result / emitResult)'),
         language: z.enum(['python', 'ts', 'js']).default('python'),
         sandbox: z
           .string()

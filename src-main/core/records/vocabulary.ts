@@ -23,6 +23,17 @@ export function taskTooLong(task: string): string | undefined {
 export const TASK_LIMIT_MESSAGE = `the task is longer than the limit of ${MAX_TASK_CHARS} characters: shorten it (data a script needs belongs in a tool, not in the task)`;
 
 /**
+ * The longest script the MCP tools take (`code`, `execute_code`, `validate`), in characters: the most
+ * a sandbox worker reads as one job message (1 MB, infra/sandbox/connection.ts MAX_HOST_LINE; a
+ * character is at least a byte there), so a longer one could never run. Refused at once: validating a
+ * 7 MB script took 20 s and held up the server's other answers, then the worker refused it all the same.
+ */
+export const MAX_SCRIPT_CHARS = 1024 * 1024;
+
+/** The refusal as a zod message (the MCP tools' input schemas). */
+export const SCRIPT_LIMIT_MESSAGE = `the script is longer than the ${MAX_SCRIPT_CHARS} characters (1 MB) a sandbox worker reads, so it could never run: a script this large holds data, which belongs in a tool or a file the tools read`;
+
+/**
  * A run's budgets and their bounds, the same on every way in (CLI `--max-retries`/`--max-steps`, MCP
  * `delegate`'s `max_retries`/`max_steps`, the workbench, suite defaults): PLAN retries after the first
  * attempt, INTERACTIVE steps. The defaults (when a request names none) are the orchestrator's.

@@ -1,0 +1,52 @@
+/**
+ * A script longer than a sandbox worker reads (1 MB) given to the MCP server's `code`, `execute_code`
+ * or `validate`: refused at once as invalid arguments, saying the limit and why, and the server answers
+ * its other requests meanwhile. Before, the server validated it first (a 7 MB script: 20 s, the other
+ * answers held up behind it), then the worker refused it all the same ("ScriptTooLarge").
+ */
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_SCRIPT_CHARS } from '../../../src-main/core/records/vocabulary.ts';
+import { MAX_HOST_LINE } from '../../../src-main/infra/sandbox/connection.ts';
+import { connectMcp } from '../../support/mcp-stdio.ts';
+import { removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
+
+let ws: string;
+let client: Client;
+
+beforeAll(async () => {
+  ws = tempWorkspace('toolsmith-mcp-huge-script-');
+  client = await connectMcp(ws, 'huge-script-test');
+});
+afterAll(async () => {
+  await client?.close();
+  removeWorkspace(ws);
+});
+
+const textOf = (r: unknown): string => (r as { content: { text: string }[] }).content[0]?.text ?? '';
+
+describe('a script above the 1 MB a worker reads', () => {
+  it("the limit is the worker's", () => {
+    expect(MAX_SCRIPT_CHARS).toBe(MAX_HOST_LINE);
+  });
+
+  it.each([
+    ['code', { sandbox: 'ecommerce' }],
+    ['execute_code', {}],
+    ['validate', {}],
+  ])('%s refuses it at once, naming the limit', async (name, args) => {
+    // 1.5 M lines of 4 characters: 6 MB (it took the validator 20 s).
+    const code = 'x=1\n'.repeat(1_500_000) + 'emit_result(x)\n';
+    const started = Date.now();
+    const r = await client.callTool({ name, arguments: { ...args, code } });
+    const ms = Date.now() - started;
+    expect(r.isError).toBe(true);
+    expect(textOf(r)).toContain(
+      `the script is longer than the ${MAX_SCRIPT_CHARS} characters (1 MB) a sandbox worker reads, so it could never run`,
+    );
+    expect(ms).toBeLessThan(8_000);
+    // The server still answers.
+    const templates = await client.callTool({ name: 'list_templates', arguments: {} });
+    expect(templates.isError).not.toBe(true);
+  });
+});
