@@ -224,6 +224,12 @@ export function registerEval(program: Command, ctx: CliContext): void {
           ?.split(',')
           .map((s) => s.trim())
           .filter(Boolean);
+        // `--models "$MODELS"` with the variable unset: not the suite's own models without a word (a
+        // whole suite of LLM calls nobody asked for).
+        if (models !== undefined && models.length === 0)
+          throw new UsageError(
+            `--models names no model (got ${JSON.stringify(o.models)}): give provider ids, provider:model or model names, comma-separated, or leave --models out for the suite's own models`,
+          );
         const tty = process.stderr.isTTY === true;
         const progress = (p: SuiteProgress) => {
           if (p.last) {
