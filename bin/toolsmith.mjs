@@ -6,7 +6,7 @@
 // the npm registry, see findNode24) on bin/start.mjs, passing stdio, the exit code and signals through;
 // on Node 24 or later it runs in this process.
 // Keep this file to syntax and APIs Node 20 has.
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -29,9 +29,14 @@ if (major >= 24) {
   }
   const { spawn } = await import('node:child_process');
   const child = spawn(node, [join(here, 'start.mjs'), ...process.argv.slice(2)], { stdio: 'inherit' });
-  // Ctrl-C reaches the child itself (same process group): the launcher only waits for it to end. A
-  // `kill PID` of the launcher is passed on, so the child never outlives it.
-  process.on('SIGINT', () => {});
+  // Ctrl-C at a terminal reaches the child itself (the terminal's foreground process group): the
+  // launcher then only waits for it to end. A SIGINT sent to the launcher alone (`kill -INT PID`, a
+  // process manager, `timeout -s INT`, an IDE's stop button; no terminal, or in the background) is passed
+  // on: it was swallowed, and an `exec` ran on to its whole time limit. `kill PID` is passed on too, so
+  // the child never outlives the launcher.
+  process.on('SIGINT', () => {
+    if (!terminalForeground()) child.kill('SIGINT');
+  });
   for (const sig of ['SIGTERM', 'SIGHUP']) process.on(sig, () => child.kill(sig));
   child.on('error', (e) => {
     process.stderr.write(`toolsmith: cannot start ${node}: ${e.message}\n`);
@@ -44,6 +49,23 @@ if (major >= 24) {
     }
     process.exit(code ?? 1);
   });
+}
+
+/**
+ * Whether this process is in its terminal's foreground process group, so a Ctrl-C there reaches its
+ * child too (Linux: /proc/self/stat's pgrp and tpgid). Elsewhere, or unknown: true (the child gets
+ * the terminal's Ctrl-C, as before).
+ */
+function terminalForeground() {
+  if (process.platform !== 'linux') return true;
+  try {
+    const stat = readFileSync('/proc/self/stat', 'utf8');
+    // After the command name in parentheses: state ppid pgrp session tty_nr tpgid ...
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return Number(f[5]) > 0 && f[5] === f[2];
+  } catch {
+    return true;
+  }
 }
 
 /**
