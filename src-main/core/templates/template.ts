@@ -87,6 +87,18 @@ export function patternSlots(pattern: string): string[] {
 }
 
 /**
+ * A `{` or `}` of the pattern that is not part of a slot (`user {id`, `{ id }`, `{1st}`), said with
+ * where it is and what a slot looks like; undefined when there is none. Such a pattern was saved and
+ * matched only tasks holding the brace itself, so the template never served the task it was made for.
+ */
+function strayBrace(pattern: string): string | undefined {
+  const rest = pattern.replace(SLOT, (m) => ' '.repeat(m.length));
+  const at = rest.search(/[{}]/);
+  if (at < 0) return undefined;
+  return `the pattern's "${rest[at]}" at character ${at + 1} (${JSON.stringify(pattern)}) is not part of a slot: a slot is {name}, a letter or _ then letters, digits or _ (e.g. "email of user {user_id}")`;
+}
+
+/**
  * Checks a template's internal consistency (names, pattern, slots); returns the problems (empty when
  * fine). Where its placeholders sit is checked by `checkTemplate` (slots.ts), which parses the body.
  */
@@ -94,6 +106,8 @@ export function checkTemplateShape(t: Template): string[] {
   const problems: string[] = [];
   if (!/^[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}$/.test(t.name))
     problems.push(`invalid template name ${JSON.stringify(t.name)}`);
+  const stray = strayBrace(t.pattern);
+  if (stray) problems.push(stray);
   const inPattern = patternSlots(t.pattern);
   if (new Set(inPattern).size !== inPattern.length) problems.push('a slot appears twice in the pattern');
   for (const s of inPattern) if (!t.slots[s]) problems.push(`slot {${s}} has no type (add it to slots)`);

@@ -97,6 +97,21 @@ describe('templates', () => {
     expect(checkTemplate({ ...t, name: '../x' }).join()).toMatch(/invalid template name/);
   });
 
+  it('a brace of the pattern that is not part of a slot is a problem, naming where and what a slot is', () => {
+    for (const [pattern, at] of [
+      ['name of user {user_id', 14],
+      ['name of user { user_id }', 14],
+      ['name of user {1st}', 14],
+      ['name of user user_id}', 21],
+    ] as const) {
+      const problems = checkTemplate({ ...t, pattern, slots: {} }).join('; ');
+      expect(problems).toContain(
+        `the pattern's "${pattern[at - 1]}" at character ${at} (${JSON.stringify(pattern)}) is not part of a slot: a slot is {name}`,
+      );
+    }
+    expect(checkTemplate(t)).toEqual([]);
+  });
+
   it('proposes slots from a task and turns the script into a body', () => {
     const p = proposePattern('Total spend of user u1 over 2 orders "last week"');
     expect(p.pattern).toBe('Total spend of user {slot1} over {slot2} orders {slot3}');
