@@ -65,6 +65,7 @@ import { workspaceFeature } from './workspaces.ts';
 import type { WorkspaceFeature } from './workspaces.ts';
 import { watchWorkspace } from './watch.ts';
 import { followWorkspaceLink, realFolder } from './workspace-link.ts';
+import { approvalNameProblems } from './approval-names.ts';
 import { sendRunTrace, telemetryFailureLine, telemetrySettings } from './telemetry.ts';
 import type { WatchDeps, WorkspaceWatcher } from './watch.ts';
 import { errorMessage } from '../core/errors.ts';
@@ -424,6 +425,15 @@ export class ToolsmithService {
       const generator = new ScriptGenerator(readPromptFiles(join(resourcesDir(), 'prompts')));
       const svc = new ToolsmithService(files, config, generator, options);
       svc.openedAs = resolve(workspaceDir);
+      if (options.onConfigWarning)
+        for (const line of approvalNameProblems(
+          config,
+          files.configFile,
+          files.inUseConfigText,
+          files.sandboxNames(),
+          files.kitFiles().map((k) => k.file),
+        ))
+          options.onConfigWarning(line);
       if (options.watch) svc.watch();
       return svc;
     } catch (e) {
