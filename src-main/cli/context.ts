@@ -2,6 +2,7 @@ import { terminalAsk } from './approval.ts';
 import type { Command } from 'commander';
 import type { ToolsmithService } from '../app/service.ts';
 import type * as ServiceModule from '../app/service.ts';
+import type * as ConfigWordsModule from './config-words.ts';
 import { resolveWorkspaceDir, workspaceProblem } from '../infra/workspace/init.ts';
 import { commandHint } from './invocation.ts';
 import { stopReason, stopSignal } from './signals.ts';
@@ -39,29 +40,6 @@ const LONG_LIVED = new Set(['mcp', 'serve', 'status', 'eval']);
  */
 const NO_SANDBOX = new Set(['tools', 'kit', 'prompt']);
 
-/**
- * Verbs that read only what config.toml does not shape: recorded runs (SQLite), template and skill
- * files. An invalid config.toml is said on stderr (its error names the file and the line) and they
- * answer anyway; every other verb refuses it (exit 3), since its answer depends on the config (a
- * sandbox's tools and MCP servers, grades, isolation, providers). `runs export --otlp` sends to the
- * configured collector: refused. The rule is in the README's command-line section.
- */
-const READS_NO_CONFIG = new Set([
-  'runs list',
-  'runs show',
-  'runs export',
-  'template list',
-  'skill list',
-  'skill show',
-]);
-
-/** Whether `cmd` answers while config.toml is invalid (READS_NO_CONFIG). */
-function readsNoConfig(cmd: Command): boolean {
-  const path = `${cmd.parent?.name() ?? ''} ${cmd.name()}`;
-  if (!READS_NO_CONFIG.has(path)) return false;
-  return path !== 'runs export' || cmd.getOptionValue('otlp') === undefined;
-}
-
 /** The top-level verb a (sub)command belongs to (`kit` for `kit list`). */
 function verbOfCommand(cmd: Command): string {
   let c = cmd;
@@ -72,6 +50,7 @@ function verbOfCommand(cmd: Command): string {
 export function createContext(out: (t: string) => void, err: (t: string) => void): CliContext {
   let service: ToolsmithService | undefined;
   let serviceModule: typeof ServiceModule | undefined;
+  let configWordsModule: typeof ConfigWordsModule | undefined;
   /** Leftover containers of this installation's dead processes, removed at every start (see close). */
   let pruning: Promise<unknown> | undefined;
   /** Traces that could not be sent, each said once (an `eval` of many runs meets the same collector). */
@@ -83,6 +62,7 @@ export function createContext(out: (t: string) => void, err: (t: string) => void
     opened: () => service,
     async loadService() {
       serviceModule ??= await import('../app/service.ts');
+      configWordsModule ??= await import('./config-words.ts');
     },
     async close() {
       const s = service;
@@ -131,19 +111,7 @@ export function createContext(out: (t: string) => void, err: (t: string) => void
           telemetryFailures.add(line);
           err(`telemetry: ${line}\n`);
         },
-        // A server opened through a link that is retargeted: it stays, and says so (app/workspace-link.ts).
-        onWorkspaceLinkMoved: (line: string) => err(`toolsmith ${cmd.name()}: ${line}\n`),
-        // A config that ends in the middle of a line (maybe cut short): said, and the verb goes on.
-        onConfigWarning: (line: string) => err(`toolsmith: warning: ${line}\n`),
-        // An invalid config.toml, for a verb that does not need it: said, and the verb answers.
-        ...(readsNoConfig(cmd)
-          ? {
-              onInvalidConfig: (message: string) =>
-                err(
-                  `toolsmith: warning: ${message} (the config is not used: ${cmd.parent?.name()} ${cmd.name()} does not need it; the verbs that do refuse it until it is fixed)\n`,
-                ),
-            }
-          : {}),
+        ...(configWordsModule?.configWords(cmd, err) ?? {}),
         // A setting that was ignored (an OTEL_* endpoint without http:// or https://): said once.
         onTelemetryWarning: (line) => {
           if (telemetryFailures.has(line)) return;
