@@ -299,6 +299,9 @@ export async function main(
       .finally(() => process.exit(signalExitCode(sig)));
   });
   let program: Command | undefined;
+  // The verb ran to its end (its answer, JSON with --json, is out): an error after it (the store's close)
+  // is said on stderr only, never as a second JSON document on stdout.
+  let answered = false;
   try {
     program = await buildProgram(ctx, argv);
     if (argv.length === 0) {
@@ -309,6 +312,7 @@ export async function main(
     const missing = missingArgument(program, argv);
     if (missing) throw new UsageError(missing);
     await program.parseAsync(argv, { from: 'user' });
+    answered = true;
     // An answer is kept: a success, or `validate`'s "invalid" (exit 1); never a usage or other error.
     // (A help argument that commander did not take as one, `exec x.py -- -h`: nothing kept.)
     const validate = verbOf(argv) === 'validate';
@@ -336,7 +340,7 @@ export async function main(
     // shown through visible(), so no control character in it acts on the terminal.
     // With --json (before any `--`), the error is also one JSON object on stdout, so a program reading
     // it gets JSON on every path: {"error": {"kind", "code"?, "message", "exit"}} (the line stays on stderr).
-    const json = jsonAsked(argv);
+    const json = jsonAsked(argv) && !answered;
     const said = (line: string, kind: string, exit: number, code?: string): number => {
       err(`toolsmith: ${visible(line)}\n`);
       if (json) {

@@ -155,6 +155,33 @@ describe('a full disk under a live toolsmith mcp --http', () => {
   }, 240_000);
 });
 
+describe('a one-shot run --json on a disk that fills while the model answers', () => {
+  it('prints one JSON document: its answer; the events it could not keep are said on stderr with exit 3, never as a second JSON document', async () => {
+    llm.responder = (req) => {
+      if (JSON.stringify(req.body).includes('one-shot')) fillDisk();
+      return SCRIPT;
+    };
+    try {
+      const r = await runToolsmith(ws, [
+        'run',
+        'how many p3 are in stock (one-shot)',
+        '--sandbox',
+        'ecommerce',
+        '--json',
+      ]);
+      // The run's answer, whole, and nothing after it: before, the close's error followed it as a
+      // second JSON object ({"error": ...}), and a program reading stdout could not parse it.
+      expect(JSON.parse(r.out)).toMatchObject({ status: 'succeeded', result: 4 });
+      expect(r.out).not.toContain('"error": {');
+      expect(r.err).toMatch(/disk full/);
+      expect(r.code).toBe(3);
+    } finally {
+      freeDisk();
+      llm.responder = () => SCRIPT;
+    }
+  }, 240_000);
+});
+
 describe('the run store and workspace files on a full disk', () => {
   it('append holds events in memory and flushes them in order; createRun fails with DiskFullError; no rollback error', () => {
     const file = join(root, 'direct', 'runs.db');
