@@ -19,6 +19,7 @@ import { WorkspaceError } from '../infra/workspace/files.ts';
 import { workspaceGone } from '../infra/workspace/atomic.ts';
 import { ToolsmithError } from './errors.ts';
 import { sandboxMcpTools } from './mcp.ts';
+import { didYouMean } from '../core/script/hints.ts';
 
 export type CatalogDeps = WorkspaceDeps & ConfigDeps & McpDeps;
 
@@ -106,7 +107,7 @@ export class ToolCatalog {
         );
       throw new ToolsmithError(
         'not_found',
-        `no sandbox ${sandbox} in ${this.deps.files.root}; available: ${this.deps.files.sandboxNames().join(', ') || 'none'}`,
+        `no sandbox ${sandbox} in ${this.deps.files.root}; ${didYouMean(sandbox, this.deps.files.sandboxNames())}available: ${this.deps.files.sandboxNames().join(', ') || 'none'}`,
       );
     }
     let entry = this.registries.get(sandbox);
@@ -240,7 +241,10 @@ export class ToolCatalog {
     if (!t)
       throw new ToolsmithError(
         'not_found',
-        `no tool ${name} in sandbox ${sandbox}; available: ${
+        `no tool ${name} in sandbox ${sandbox}; ${didYouMean(
+          name,
+          this.registry(sandbox).tools.map((x) => x.name),
+        )}available: ${
           this.registry(sandbox)
             .tools.map((x) => x.name)
             .join(', ') || 'none'

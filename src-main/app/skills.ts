@@ -42,6 +42,7 @@ import { errorMessage } from '../core/errors.ts';
 import type { SkillEntry, SkillFiles, SkillVerdict } from '../infra/workspace/skill-files.ts';
 import { ToolsmithError } from './errors.ts';
 import type { RunScriptRequest } from './runs.ts';
+import { didYouMean } from '../core/script/hints.ts';
 
 /** What SkillService needs, and nothing more. */
 export interface SkillDeps {
@@ -142,7 +143,7 @@ export class SkillService {
     if (this.deps.sandboxNames().includes(sandbox) || this.files.list(sandbox).length > 0) return;
     throw new ToolsmithError(
       'not_found',
-      `no sandbox ${sandbox} in ${this.deps.root}; available: ${this.deps.sandboxNames().join(', ') || 'none'}`,
+      `no sandbox ${sandbox} in ${this.deps.root}; ${didYouMean(sandbox, this.deps.sandboxNames())}available: ${this.deps.sandboxNames().join(', ') || 'none'}`,
     );
   }
 

@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path';
 import type { Command } from 'commander';
 import { oneOf, UsageError } from '../context.ts';
 import type { CliContext } from '../context.ts';
+import { didYouMean } from '../../core/script/hints.ts';
 
 /** The runtimes a sandbox has dependency files for (python when none). */
 function depsRuntimes(
@@ -42,7 +43,7 @@ export function registerImage(program: Command, ctx: CliContext): void {
       // Before anything is built: an unknown sandbox was said only after the runtime image was built.
       if (o.sandbox !== undefined && !svc.workspace.sandboxNames().includes(o.sandbox))
         throw new UsageError(
-          `no sandbox ${o.sandbox} in ${svc.workspace.root()}; available: ${svc.workspace.sandboxNames().join(', ') || 'none'}`,
+          `no sandbox ${o.sandbox} in ${svc.workspace.root()}; ${didYouMean(o.sandbox, svc.workspace.sandboxNames())}available: ${svc.workspace.sandboxNames().join(', ') || 'none'}`,
         );
       const runtimes = o.runtime
         ? [o.runtime]

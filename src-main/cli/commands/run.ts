@@ -24,6 +24,7 @@ import { onStop, signalExitCode, stopReason } from '../signals.ts';
 import type { StopSignal } from '../signals.ts';
 import { readInput, sandboxOf } from './validate.ts';
 import { errorMessage } from '../../core/errors.ts';
+import { didYouMean } from '../../core/script/hints.ts';
 
 /**
  * What a stagnant step means for the run: the same data as the step before forces a final step (or, on
@@ -430,7 +431,7 @@ export function registerRuns(program: Command, ctx: CliContext): void {
           store.list({ sandbox: o.sandbox, kind: [...RUN_KINDS], limit: 1 }).runs.length === 0
         )
           throw new UsageError(
-            `no sandbox ${o.sandbox} in ${svc.workspace.root()}, and no recorded run of one; available: ${svc.workspace.sandboxNames().join(', ') || 'none'}`,
+            `no sandbox ${o.sandbox} in ${svc.workspace.root()}, and no recorded run of one; ${didYouMean(o.sandbox, svc.workspace.sandboxNames())}available: ${svc.workspace.sandboxNames().join(', ') || 'none'}`,
           );
         // Likewise a mistyped --suite-run: "0 of 0 run(s)", exit 0, as if the suite run had recorded none
         // (`eval --compare` names the same mistake). A suite run that exists and recorded none lists none.

@@ -36,6 +36,12 @@ export function editDistance(a: string, b: string): number {
   return prev[b.length] as number;
 }
 
+/** `did you mean X? ` when one of `candidates` is close to a name that is none of them, else ''. */
+export function didYouMean(name: string, candidates: readonly string[]): string {
+  const near = closest(name, candidates);
+  return near !== undefined && near !== name ? `did you mean ${near}? ` : '';
+}
+
 export function closest(name: string, candidates: readonly string[]): string | undefined {
   let best: string | undefined;
   let bestD = Infinity;

@@ -20,6 +20,7 @@ import {
   workspaceFolder,
   workspaceGone,
 } from './atomic.ts';
+import { didYouMean } from '../../core/script/hints.ts';
 
 // Kept in ./atomic.ts (no TOML or template parser behind them) and exported from here as before.
 export { atomicWrite, WorkspaceError, WorkspaceFileError, workspaceFolder };
@@ -248,7 +249,7 @@ export class WorkspaceFiles {
       const gone = workspaceGone(this.root, `sandbox ${sandbox}'s tools.py`, 'read');
       if (gone) throw gone;
       throw new WorkspaceError(
-        `no sandbox ${sandbox} in ${this.root}; available: ${this.sandboxNames().join(', ') || 'none'}`,
+        `no sandbox ${sandbox} in ${this.root}; ${didYouMean(sandbox, this.sandboxNames())}available: ${this.sandboxNames().join(', ') || 'none'}`,
       );
     }
     // A huge tools.py (generated data pasted in, a wrong file) is refused here, naming it and its size:
