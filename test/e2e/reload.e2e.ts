@@ -5,12 +5,19 @@
  * memory only: a reload, F5 or the page restarted, showed an empty form, and the promotion was gone.)
  * A new skill being written (Skills), an MCP server being added (Connections) and the run list's
  * search and filters (Runs) come back too (all were lost). And the step chosen in an INTERACTIVE run's history (one stopped as a loop) is the one shown after a
- * reload (it was the last step again).
+ * reload (it was the last step again). New suite's form, the Workspace view's folders and new sandbox, a
+ * new kit, and a "Make a skill" proposal edited come back too (the first three were lost; the proposal was
+ * replaced by a new one); each is gone once created or saved, and another workspace opened starts with
+ * no draft of this one.
  */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fence, startWorld } from './support/app.ts';
 import type { E2eWorld } from './support/app.ts';
 import { POLL_MS } from '../support/budgets.ts';
+import { removeWorkspace } from '../support/workspace.ts';
 
 let w: E2eWorld;
 
@@ -176,5 +183,197 @@ describe('a reload keeps what was typed', () => {
     await expect.poll(() => total.innerText()).toBe(all);
     expect(await page.getByLabel('search runs').inputValue()).toBe('');
     expect(w.pageErrors.filter((e) => !/favicon/.test(e))).toEqual([]);
+  });
+
+  it('Suites: the New suite form comes back after a reload with what was typed; created, it stays closed', async () => {
+    const { page } = w;
+    await nav('Suites');
+    await page.getByRole('button', { name: 'New suite' }).click();
+    const form = page.getByRole('form', { name: 'new suite' });
+    await form.getByLabel('name', { exact: true }).fill('kept-suite');
+    await form.getByLabel('sandbox', { exact: true }).selectOption('support');
+    await form.getByLabel('first case’s task').fill('List the open tickets.');
+    await form.getByLabel('description', { exact: true }).fill('typed before F5');
+    await reload();
+    expect(page.url()).toContain('#/suites');
+    await expect.poll(() => form.getByLabel('name', { exact: true }).inputValue()).toBe('kept-suite');
+    expect(await form.getByLabel('sandbox', { exact: true }).inputValue()).toBe('support');
+    expect(await form.getByLabel('first case’s task').inputValue()).toBe('List the open tickets.');
+    expect(await form.getByLabel('description', { exact: true }).inputValue()).toBe('typed before F5');
+    await w.screenshot('reload-new-suite');
+
+    await form.getByRole('button', { name: 'Create suite' }).click();
+    await expect.poll(() => form.count()).toBe(0);
+    await expect.poll(() => page.url()).toContain('#/suites/kept-suite');
+    await reload();
+    await page.locator('section[aria-label="suites"]').waitFor();
+    await expect.poll(() => page.locator('.suite-list button.active').innerText()).toContain('kept-suite');
+    expect(await form.count()).toBe(0);
+    expect(w.pageErrors.filter((e) => !/favicon/.test(e))).toEqual([]);
+  });
+
+  it('Workspace: the folders and the new sandbox typed come back after a reload; created, the sandbox is not', async () => {
+    const { page } = w;
+    await nav('Workspace');
+    const sandbox = page.getByRole('form', { name: 'create sandbox' });
+    await page.getByLabel('Workspace folder', { exact: true }).fill('/srv/some-tools');
+    await page.getByLabel('New folder', { exact: true }).fill('/srv/new-tools');
+    await sandbox.getByLabel('Name', { exact: true }).fill('billing');
+    await sandbox.getByLabel('Description', { exact: true }).fill('invoices and refunds');
+    await reload();
+    expect(page.url()).toContain('#/workspace');
+    await expect.poll(() => sandbox.getByLabel('Name', { exact: true }).inputValue()).toBe('billing');
+    expect(await sandbox.getByLabel('Description', { exact: true }).inputValue()).toBe(
+      'invoices and refunds',
+    );
+    await expect
+      .poll(() => page.getByLabel('Workspace folder', { exact: true }).inputValue())
+      .toBe('/srv/some-tools');
+    expect(await page.getByLabel('New folder', { exact: true }).inputValue()).toBe('/srv/new-tools');
+    await w.screenshot('reload-workspace');
+
+    await sandbox.getByRole('button', { name: 'Create sandbox' }).click();
+    await expect.poll(() => page.url()).toContain('#/tools/billing');
+    await nav('Workspace');
+    await reload();
+    await expect
+      .poll(() => page.getByLabel('Workspace folder', { exact: true }).inputValue())
+      .toBe('/srv/some-tools');
+    expect(await sandbox.getByLabel('Name', { exact: true }).inputValue()).toBe('');
+    expect(await sandbox.getByLabel('Description', { exact: true }).inputValue()).toBe('');
+    // (the folders typed are not wanted by the next tests)
+    await page.getByLabel('Workspace folder', { exact: true }).fill('');
+    await page.getByLabel('New folder', { exact: true }).fill('');
+    expect(w.pageErrors.filter((e) => !/favicon/.test(e))).toEqual([]);
+  });
+
+  it('Kits: a new kit being written comes back after a reload; saved, it stays gone', async () => {
+    const { page } = w;
+    await nav('Kits');
+    await page.getByRole('button', { name: 'New kit' }).click();
+    const editor = page.getByTestId('kit-editor');
+    await editor.getByLabel('Name', { exact: true }).fill('kept_kit');
+    await editor.getByLabel('Sandbox', { exact: true }).selectOption('ecommerce');
+    await editor.getByRole('button', { name: 'Add tool' }).click();
+    await editor.getByLabel('tool 1', { exact: true }).selectOption('get_user');
+    await editor.getByLabel('alias 1', { exact: true }).fill('user');
+    await reload();
+    expect(page.url()).toContain('#/kits');
+    await expect.poll(() => editor.getByLabel('Name', { exact: true }).inputValue()).toBe('kept_kit');
+    expect(await editor.getAttribute('aria-label')).toBe('new kit');
+    expect(await editor.getByLabel('alias 1', { exact: true }).inputValue()).toBe('user');
+    await expect.poll(() => editor.getByLabel('tool 1', { exact: true }).inputValue()).toBe('get_user');
+    await w.screenshot('reload-new-kit');
+
+    await editor.getByRole('button', { name: 'Save kit' }).click();
+    await page.locator('[data-kit="kept_kit"]').waitFor();
+    expect(await editor.count()).toBe(0);
+    await reload();
+    await page.locator('[data-kit="kept_kit"]').waitFor();
+    expect(await editor.count()).toBe(0);
+    expect(w.pageErrors.filter((e) => !/favicon/.test(e))).toEqual([]);
+  });
+
+  it('Make a skill: the proposal as edited comes back after a reload (not a new proposal); saved, it is not kept', async () => {
+    const { page } = w;
+    const run = await (
+      await w.svc.runs()
+    ).runScript({
+      sandbox: 'ecommerce',
+      task: 'How much did user u2 spend?',
+      body: 'orders = get_orders().data\nmine = [o for o in orders if o["user_id"] == "u2"]\nspent = sum(o["total"] for o in mine)\nemit_result(spent)\n',
+    });
+    expect(run.status).toBe('succeeded');
+    await page.evaluate(`location.hash = '#/skills/from-run:${run.runId}:1:1-3'`);
+    const proposal = page.getByTestId('skill-proposal');
+    await expect.poll(() => proposal.innerText(), { timeout: POLL_MS }).toContain('Proposed from lines 1–3');
+    const editor = page.getByTestId('skill-editor');
+    const tests = editor.getByLabel('test cases');
+    await expect.poll(() => tests.inputValue()).toContain('"value1":"u2"');
+    const name = await editor.getByLabel('name', { exact: true }).inputValue();
+    // The same cases, written out another way: an edit, still valid.
+    const edited = JSON.stringify(JSON.parse(await tests.inputValue()), null, 1);
+    await tests.fill(edited);
+    await reload();
+    expect(page.url()).toContain(`#/skills/from-run:${run.runId}:1:1-3`);
+    await expect.poll(() => proposal.innerText(), { timeout: POLL_MS }).toContain('Proposed from lines 1–3');
+    await expect.poll(() => tests.inputValue()).toBe(edited);
+    // Still so a while later: no new proposal came to replace it.
+    await page.waitForTimeout(1000);
+    expect(await tests.inputValue()).toBe(edited);
+    await w.screenshot('reload-skill-proposal');
+
+    await expect
+      .poll(() => page.getByTestId('skill-check').getAttribute('data-valid'), { timeout: POLL_MS })
+      .toBe('true');
+    await editor.getByRole('button', { name: 'Save', exact: true }).click();
+    await expect.poll(() => page.url(), { timeout: 120_000 }).toContain(`#/skills/ecommerce%2F${name}`);
+    await expect.poll(() => page.evaluate(`sessionStorage.getItem('toolsmith.draft.skill')`)).toBeNull();
+    await reload();
+    // The saved skill opens, as saved (not the proposal again).
+    await expect.poll(() => editor.getAttribute('data-mode')).toBe('edit');
+    expect(await editor.locator('h2').innerText()).toBe(name);
+    expect(await proposal.count()).toBe(0);
+    w.svc.skills().delete('ecommerce', name);
+    expect(w.pageErrors.filter((e) => !/favicon/.test(e))).toEqual([]);
+  });
+
+  it('Suites: an unsaved edit of a suite comes back after the reload the page asked about; reverted, it stays gone', async () => {
+    const { page } = w;
+    await page.evaluate(`location.hash = '#/suites/support'`);
+    await expect.poll(() => page.locator('.suite-detail h2').innerText()).toBe('support');
+    const editor = page.locator('[data-testid="editor-suite"]');
+    const text = async () => (await editor.innerText()).replace(/\u00a0/g, ' ');
+    await editor.locator('.monaco-editor').waitFor({ timeout: 60_000 });
+    await editor.locator('.view-lines').click();
+    await page.keyboard.press('Control+End');
+    await page.keyboard.press('Enter');
+    await page.keyboard.type('# kept across F5');
+    await expect.poll(() => page.getByRole('button', { name: 'Save' }).isEnabled()).toBe(true);
+    await reload();
+    expect(page.url()).toContain('#/suites/support');
+    await expect.poll(() => page.getByRole('button', { name: 'Save' }).isEnabled()).toBe(true);
+    await editor.locator('.monaco-editor').waitFor({ timeout: 60_000 });
+    await editor.locator('.view-lines').click();
+    await page.keyboard.press('Control+End');
+    await expect.poll(text).toContain('# kept across F5');
+
+    await page.getByRole('button', { name: 'Revert' }).click();
+    await expect.poll(text).not.toContain('# kept across F5');
+    await reload();
+    await expect.poll(() => page.locator('.suite-detail h2').innerText()).toBe('support');
+    expect(await page.getByRole('button', { name: 'Save' }).isDisabled()).toBe(true);
+    expect(w.pageErrors.filter((e) => !/favicon/.test(e))).toEqual([]);
+  });
+
+  it('another workspace opened: none of the drafts of this one come with it', async () => {
+    const { page } = w;
+    await nav('New run');
+    await page.getByLabel('task').fill('a task of the first workspace');
+    await nav('Suites');
+    await page.getByRole('button', { name: 'New suite' }).click();
+    await page.getByRole('form', { name: 'new suite' }).getByLabel('name', { exact: true }).fill('first-ws');
+    await nav('Workspace');
+    const fresh = join(mkdtempSync(join(tmpdir(), 'toolsmith-e2e-other-')), 'ws');
+    try {
+      await page.getByLabel('New folder', { exact: true }).fill(fresh);
+      await page.getByRole('button', { name: 'Create and open' }).click();
+      await expect.poll(() => page.getByTestId('workspace-name').innerText()).toContain(fresh);
+      expect(
+        await page.evaluate(`Object.keys(sessionStorage).filter((k) => k.startsWith('toolsmith.draft.'))`),
+      ).toEqual([]);
+      await nav('New run');
+      expect(await page.getByLabel('task').inputValue()).toBe('');
+      await nav('Suites');
+      await page.locator('section[aria-label="suites"]').waitFor();
+      expect(await page.getByRole('form', { name: 'new suite' }).count()).toBe(0);
+      await nav('Workspace');
+      expect(await page.getByLabel('New folder', { exact: true }).inputValue()).toBe('');
+      // Back to the first workspace (the service is not left on a folder removed below).
+      await page.getByRole('button', { name: `open ${w.workspace}` }).click();
+      await expect.poll(() => page.getByTestId('workspace-name').innerText()).toContain(w.workspace);
+    } finally {
+      removeWorkspace(join(fresh, '..'));
+    }
   });
 });

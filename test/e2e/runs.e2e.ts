@@ -361,6 +361,61 @@ describe('runs in the workbench', () => {
     }
   });
 
+  it('a sandbox with its kit shows whole in the sandbox column at 1280x800 (classic scrollbars), on two lines, without a sideways scroll', async () => {
+    const { store } = await w.svc.runs();
+    const spec = {
+      mode: 'plan',
+      language: 'python',
+      maxRetries: 3,
+      maxSteps: 8,
+      provider: 'openai',
+      model: 'm',
+    };
+    const ids = [
+      store.createRun({ ...spec, task: 'kit column one', sandbox: 'ecommerce', kit: 'inventory' } as never),
+      store.createRun({ ...spec, task: 'kit column two', sandbox: 'support', kit: 'helpdesk' } as never),
+    ];
+    const browser = await launchChromium({ scrollbars: true });
+    try {
+      const page = await browser.newPage({ viewport: { width: 1280, height: 800 }, locale: 'en-US' });
+      page.setDefaultTimeout(POLL_MS);
+      await page.goto(w.web.url.split('#')[0] + '#/runs');
+      const cell = (id: string) => page.locator(`.run-row[data-run-id="${id}"] .c-sandbox`);
+      await cell(ids[0]!).waitFor();
+      const shown = (id: string) =>
+        cell(id).evaluate((e) => {
+          const row = e.parentElement!.getBoundingClientRect();
+          const box = e.getBoundingClientRect();
+          return {
+            text: (e as HTMLElement).innerText.replace(/\n/g, ''),
+            title: e.getAttribute('title'),
+            // Nothing of it cut: all its text inside the cell, the cell inside its row.
+            whole: e.scrollWidth <= e.clientWidth && e.scrollHeight <= e.clientHeight + 1,
+            inRow: box.top >= row.top - 1 && box.bottom <= row.bottom + 1,
+          };
+        });
+      expect(await shown(ids[0]!)).toEqual({
+        text: 'ecommerce/inventory',
+        title: 'ecommerce/inventory',
+        whole: true,
+        inRow: true,
+      });
+      expect(await shown(ids[1]!)).toEqual({
+        text: 'support/helpdesk',
+        title: 'support/helpdesk',
+        whole: true,
+        inRow: true,
+      });
+      const scroll = page.getByTestId('run-scroll');
+      expect(await scroll.evaluate((e) => e.scrollWidth - e.clientWidth)).toBe(0);
+      await page.screenshot({ path: join(SCREENSHOTS, 'runs-sandbox-kit-1280.png') });
+    } finally {
+      await browser.close();
+      // (running runs that never end: the next tests' lists and filters do not want them)
+      for (const id of ids) store.delete(id);
+    }
+  });
+
   it('a narrow window (1000x700): the list scrolls sideways with its header, every column whole', async () => {
     const { page } = w;
     seedManyRuns((await w.svc.runs()).store, 3);

@@ -39,3 +39,26 @@ export function writeDraft(key: string, value: unknown, store: DraftStorage | un
     /* a draft is a convenience: a storage that refuses it keeps none */
   }
 }
+
+/**
+ * Forgets every kept draft: another workspace is opened or created and the page starts again on it. A
+ * draft names that workspace's sandboxes, kits, suites and runs (a New run task typed in one came back
+ * in the other, with the runs filters of the first).
+ */
+export function forgetDrafts(
+  store: Pick<Storage, 'length' | 'key' | 'removeItem'> | undefined = typeof sessionStorage === 'undefined'
+    ? undefined
+    : sessionStorage,
+): void {
+  try {
+    if (!store) return;
+    const keys: string[] = [];
+    for (let i = 0; i < store.length; i++) {
+      const k = store.key(i);
+      if (k?.startsWith(PREFIX)) keys.push(k);
+    }
+    for (const k of keys) store.removeItem(k);
+  } catch {
+    /* nothing kept to forget */
+  }
+}

@@ -72,6 +72,49 @@ export const editorDraft = (e: KitEditorOpen): KitDraft => e.edited ?? e.draft;
  */
 export const keptOnLeave = (s: KitsState): KitsState => (hasUnsavedEdits(s) ? s : initialKits);
 
+/**
+ * What a reload keeps of the view (lib/session-draft.ts): the open editor while it holds unsaved edits,
+ * else nothing. (The page asked before a reload, but the new kit typed was gone after it.)
+ */
+export const kitsDraftToKeep = (s: KitsState): KitEditorOpen | undefined =>
+  s.editor && hasUnsavedEdits(s) ? s.editor : undefined;
+
+function restoreKitDraft(raw: unknown): KitDraft | undefined {
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return undefined;
+  const r = raw as Record<string, unknown>;
+  const { name, sandbox, description, rows } = r;
+  if (typeof name !== 'string' || typeof sandbox !== 'string' || typeof description !== 'string')
+    return undefined;
+  if (!Array.isArray(rows)) return undefined;
+  const kept: KitDraft['rows'] = [];
+  for (const row of rows as unknown[]) {
+    if (!row || typeof row !== 'object') return undefined;
+    const { alias, tool } = row as Record<string, unknown>;
+    if (typeof alias !== 'string' || typeof tool !== 'string') return undefined;
+    kept.push({ alias, tool });
+  }
+  return { name, sandbox, description, rows: kept };
+}
+
+/** The view's state from a kept editor (`kitsDraftToKeep`'s JSON); undefined for anything else. */
+export function restoreKitsDraft(raw: unknown): KitsState | undefined {
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return undefined;
+  const r = raw as Record<string, unknown>;
+  if (typeof r['key'] !== 'string' || (r['mode'] !== 'new' && r['mode'] !== 'edit')) return undefined;
+  const draft = restoreKitDraft(r['draft']);
+  const edited = restoreKitDraft(r['edited']);
+  if (!draft || !edited) return undefined;
+  return {
+    editor: {
+      key: r['key'],
+      mode: r['mode'],
+      draft,
+      edited,
+      ...(typeof r['note'] === 'string' ? { note: r['note'] } : {}),
+    },
+  };
+}
+
 /** The question to ask before the open draft is dropped (another kit edited, a new one, Cancel). */
 export const dropQuestion = (s: KitsState): string | undefined =>
   s.editor && hasUnsavedEdits(s)

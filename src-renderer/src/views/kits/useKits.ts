@@ -9,8 +9,11 @@ import {
   initialKits,
   keptOnLeave,
   kitsBySandbox,
+  kitsDraftToKeep,
   kitsReducer,
+  restoreKitsDraft,
 } from './kits.ts';
+import { readDraft, writeDraft } from '../../lib/session-draft.ts';
 import type { Kit, KitDraft } from './kit.ts';
 import type { KitsState } from './kits.ts';
 import { useLoadOnMount } from '../../lib/useLoad.ts';
@@ -18,9 +21,11 @@ import { useLoadOnMount } from '../../lib/useLoad.ts';
 /**
  * The view's state as it was left, for this page session: an editor with unsaved edits outlives
  * opening another view (it was dropped without asking) and counts in the page's guard against a
- * reload or a closed tab (lib/unsaved.ts).
+ * reload or a closed tab (lib/unsaved.ts). It is kept in the tab's sessionStorage too (lib/session-draft.ts):
+ * the page asked before a reload, and after it the new kit typed was gone all the same.
  */
-let kept: KitsState = initialKits;
+const DRAFT = 'kit';
+let kept: KitsState = readDraft(DRAFT, restoreKitsDraft) ?? initialKits;
 trackUnsaved('kit drafts', () => (hasUnsavedEdits(kept) ? 1 : 0));
 
 export function useKits() {
@@ -36,6 +41,7 @@ export function useKits() {
   useLoadOnMount(reload);
   useEffect(() => {
     kept = keptOnLeave(state);
+    writeDraft(DRAFT, kitsDraftToKeep(state));
   }, [state]);
   // (stable: the editor reports its draft from an effect that depends on it)
   const drafted = useCallback((draft: KitDraft) => dispatch({ type: 'draft', draft }), []);

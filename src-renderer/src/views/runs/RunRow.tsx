@@ -131,9 +131,15 @@ export function Row({
         {cells.task}
         {run.error && <span className="muted small"> — {run.error}</span>}
       </span>
-      <span role="cell" className="c-sandbox">
+      {/* Its kit on a line of its own when both do not fit the column (they showed as "ecommerc…"), the
+          whole of it as the title. */}
+      <span role="cell" className="c-sandbox" title={run.kit ? `${run.sandbox}/${run.kit}` : run.sandbox}>
         {run.sandbox}
-        {run.kit ? `/${run.kit}` : ''}
+        {run.kit && (
+          <>
+            <wbr />/{run.kit}
+          </>
+        )}
       </span>
       <span role="cell" className="c-mode">
         {run.mode}

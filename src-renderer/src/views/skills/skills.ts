@@ -384,13 +384,51 @@ export function noCheckReason(s: Pick<SkillsState, 'draft' | 'checkError'>): str
   return undefined;
 }
 
-/** What a reload keeps of the view (lib/session-draft.ts): a draft with unsaved edits, as it was left. */
-export type KeptSkillDraft = Pick<SkillsState, 'draft' | 'startedAs' | 'tryArgs'>;
+/**
+ * What a reload keeps of the view (lib/session-draft.ts): a draft with unsaved edits, as it was left, and
+ * for one made from a run's lines ("Make a skill") the run's lines and the proposal it started from.
+ */
+export type KeptSkillDraft = Pick<SkillsState, 'draft' | 'startedAs' | 'tryArgs' | 'fromRun'>;
 
 /** The draft to keep in the tab's session: one with unsaved edits (a new skill typed, an edit), else none. */
 export function skillDraftToKeep(s: SkillsState): KeptSkillDraft | undefined {
   if (!s.draft || !hasUnsavedEdits(s)) return undefined;
-  return { draft: s.draft, ...(s.startedAs ? { startedAs: s.startedAs } : {}), tryArgs: s.tryArgs };
+  return {
+    draft: s.draft,
+    ...(s.startedAs ? { startedAs: s.startedAs } : {}),
+    tryArgs: s.tryArgs,
+    ...(s.fromRun?.proposal ? { fromRun: { from: s.fromRun.from, proposal: s.fromRun.proposal } } : {}),
+  };
+}
+
+/**
+ * The open "Make a skill" route (`fromRunId`) is the one the kept draft was made from, and the draft holds
+ * edits: a new proposal for it would replace them (a reload asked the service again, and the edited
+ * proposal was gone).
+ */
+export const keepsEditedProposal = (s: SkillsState, routeId: string | undefined): boolean =>
+  !!s.fromRun?.proposal && fromRunId(s.fromRun.from) === routeId && hasUnsavedEdits(s);
+
+function restoreFromRun(raw: unknown): SkillsState['fromRun'] {
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return undefined;
+  const r = raw as Record<string, unknown>;
+  const f = r['from'] as Record<string, unknown> | undefined;
+  const from = f && typeof f === 'object' ? parseFromRun(fromRunId(f as unknown as FromRun)) : undefined;
+  const p = r['proposal'] as Record<string, unknown> | undefined;
+  if (!from || !p || typeof p !== 'object') return undefined;
+  const ok =
+    typeof p['name'] === 'string' &&
+    typeof p['sandbox'] === 'string' &&
+    typeof p['origin'] === 'string' &&
+    typeof p['source'] === 'string' &&
+    LANGUAGE_VALUES.includes(p['language'] as SkillLanguage) &&
+    Array.isArray(p['parameters']) &&
+    (p['parameters'] as unknown[]).every(
+      (x) => !!x && typeof x === 'object' && typeof (x as Record<string, unknown>)['name'] === 'string',
+    ) &&
+    Array.isArray(p['returns']) &&
+    Array.isArray(p['tests']);
+  return ok ? { from, proposal: p as unknown as Proposal } : undefined;
 }
 
 const LANGUAGE_VALUES = SKILL_LANGUAGES.map((l) => l.value);
@@ -430,10 +468,12 @@ export function restoreSkillDraft(raw: unknown): SkillsState | undefined {
   const draft = restoreDraftFields(r['draft']);
   if (!draft) return undefined;
   const startedAs = restoreDraftFields(r['startedAs']);
+  const fromRun = restoreFromRun(r['fromRun']);
   return {
     ...initialSkills,
     draft,
     ...(startedAs ? { startedAs } : {}),
+    ...(fromRun ? { fromRun } : {}),
     tryArgs: typeof r['tryArgs'] === 'string' ? r['tryArgs'] : initialSkills.tryArgs,
   };
 }

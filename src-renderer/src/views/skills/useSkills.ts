@@ -12,6 +12,7 @@ import {
   parseArgs,
   parseFromRun,
   parseTests,
+  keepsEditedProposal,
   restoreSkillDraft,
   SKILL_NAME,
   skillDraftToKeep,
@@ -87,6 +88,8 @@ export function useSkills(routeId: string | undefined) {
   useEffect(() => {
     const from = parseFromRun(routeId);
     if (!from) return;
+    // The proposal of these lines, edited, is open (a reload, the view opened again): it stays.
+    if (keepsEditedProposal(state, routeId)) return;
     let stale = false;
     dispatch({ type: 'proposing', from });
     api['skills.propose']({ runId: from.runId, attempt: from.attempt, start: from.start, end: from.end })

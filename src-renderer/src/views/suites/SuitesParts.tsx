@@ -3,7 +3,7 @@
  * suite's head and schema problems, the start form with the suite-run picker, the progress of a suite
  * run and the tabs that read it.
  */
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import type {
   Request,
   Response,
@@ -13,6 +13,7 @@ import type {
 import { formatDateTime } from '../../lib/dates.ts';
 import { problemText, progressLine, SUITE_TABS } from './suite-detail.ts';
 import type { SuiteProblem, SuiteTab } from './suite-detail.ts';
+import type { NewSuiteFields } from './new-suite.ts';
 import { suiteStartOptions } from './suite-start.ts';
 import type { SuiteStartFields, SuiteStartOptions } from './suite-start.ts';
 import { FormRow } from '../../components/FormRow.tsx';
@@ -263,17 +264,28 @@ export function NewSuiteForm({
   error,
   onCreate,
   onCancel,
+  initial,
+  onDraft,
 }: {
   sandboxes: string[];
   busy: boolean;
   error: string | undefined;
   onCreate: (req: Request<'suites.create'>) => void;
   onCancel: () => void;
+  /** The fields it opens with (a draft kept across a reload); else empty, in the first sandbox. */
+  initial?: NewSuiteFields | undefined;
+  /** The fields as they change (kept by the view, so a reload finds them again). */
+  onDraft?: ((fields: NewSuiteFields) => void) | undefined;
 }) {
-  const [name, setName] = useState('');
-  const [sandbox, setSandbox] = useState(sandboxes[0] ?? '');
-  const [task, setTask] = useState('');
-  const [description, setDescription] = useState('');
+  const [name, setName] = useState(initial?.name ?? '');
+  const [sandbox, setSandbox] = useState(initial?.sandbox || (sandboxes[0] ?? ''));
+  const [task, setTask] = useState(initial?.task ?? '');
+  const [description, setDescription] = useState(initial?.description ?? '');
+  useEffect(() => onDraft?.({ name, sandbox, task, description }), [name, sandbox, task, description]);
+  // The sandbox list came after the form opened (a reload on it): the first one is picked, as the select shows.
+  useEffect(() => {
+    if (!sandbox && sandboxes[0]) setSandbox(sandboxes[0]);
+  }, [sandbox, sandboxes]);
   const nameOk = /^[A-Za-z0-9_][A-Za-z0-9_.-]*$/.test(name);
   const problem = !name
     ? 'Name the suite.'

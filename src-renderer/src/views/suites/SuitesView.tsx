@@ -35,6 +35,8 @@ export function SuitesView({ name }: { name?: string | undefined }) {
           error={v.createError}
           onCreate={v.create}
           onCancel={() => v.setCreating(false)}
+          initial={v.draft}
+          onDraft={v.drafted}
         />
       ) : v.current ? (
         <SuiteDetail onDelete={v.remove} />

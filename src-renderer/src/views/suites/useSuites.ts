@@ -2,7 +2,7 @@
  * The Suites view bound to the suites slice (store/suites.ts): the list and the suite opened from the
  * route, and the open suite's detail with its own state (suite-detail.ts: start form, tab) and effects.
  */
-import { useEffect, useMemo, useReducer, useState } from 'react';
+import { useCallback, useEffect, useMemo, useReducer, useState } from 'react';
 import type { Request } from '../../../../src-main/contract/api.ts';
 import { api, errorMessage } from '../../api/client.ts';
 import { useSubmit } from '../../lib/useSubmit.ts';
@@ -10,6 +10,16 @@ import { useStore } from '../../store/index.ts';
 import { defaultBase } from './derive.ts';
 import { initialSuiteDetail, liveProgress, suiteDetailReducer, suiteMarkers } from './suite-detail.ts';
 import { useLoadOnMount } from '../../lib/useLoad.ts';
+import { readDraft, writeDraft } from '../../lib/session-draft.ts';
+import { restoreNewSuite } from './new-suite.ts';
+import type { NewSuiteFields } from './new-suite.ts';
+
+/**
+ * The New suite form while it is open, kept in the tab's session (lib/session-draft.ts): a reload (F5,
+ * the page restarted) opens it again with what was typed (it closed, all of it lost). Cancelled or the
+ * suite created, it is forgotten.
+ */
+const DRAFT = 'new-suite';
 
 /** The suite list, and the suite the route names (else the first) opened. */
 export function useSuites(name: string | undefined) {
@@ -27,7 +37,19 @@ export function useSuites(name: string | undefined) {
   }, [name, list, current, openSuite]);
 
   const sandboxes = useStore((s) => s.sandboxes);
-  const [creating, setCreating] = useState(false);
+  // The open form's fields (undefined: closed), first as the tab's session kept them.
+  const [draft, setDraft] = useState<NewSuiteFields | undefined>(() => readDraft(DRAFT, restoreNewSuite));
+  const creating = draft !== undefined;
+  const setCreating = (on: boolean) => {
+    if (on && draft) return; // (open already: what was typed stays)
+    const next = on ? { name: '', sandbox: '', task: '', description: '' } : undefined;
+    setDraft(next);
+    writeDraft(DRAFT, next);
+  };
+  const drafted = useCallback((fields: NewSuiteFields) => {
+    setDraft(fields);
+    writeDraft(DRAFT, fields);
+  }, []);
   const {
     busy,
     error,
@@ -66,6 +88,9 @@ export function useSuites(name: string | undefined) {
     sandboxes: sandboxes.map((s) => s.name),
     creating,
     setCreating,
+    /** The open form's fields as kept (its draft), and the form's report of them as they change. */
+    draft,
+    drafted,
     create: (req: Request<'suites.create'>) => void create(req),
     createBusy: busy,
     createError: error,

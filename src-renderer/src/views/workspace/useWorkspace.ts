@@ -1,10 +1,11 @@
 /** The Workspace view's state (workspace.ts) bound to the API and the store, with its actions. */
-import { useCallback, useReducer } from 'react';
+import { useCallback, useEffect, useReducer } from 'react';
 import { api, errorMessage } from '../../api/client.ts';
+import { forgetDrafts, readDraft, writeDraft } from '../../lib/session-draft.ts';
 import { leaveQuestion, leaveWithoutAsking } from '../../lib/unsaved.ts';
 import { useSubmit } from '../../lib/useSubmit.ts';
 import { useStore } from '../../store/index.ts';
-import { initialWorkspace, workspaceReducer } from './workspace.ts';
+import { initialWorkspace, restoreWorkspaceDraft, workspaceDraft, workspaceReducer } from './workspace.ts';
 import { useGuardedLoad } from '../../lib/useLoad.ts';
 
 /**
@@ -16,19 +17,34 @@ const mayLeave = (): boolean => {
   return !question || confirm(question);
 };
 
-/** A workspace was opened or created: the page starts again on it (the person was asked: mayLeave). */
+/**
+ * A workspace was opened or created: the page starts again on it (the person was asked: mayLeave),
+ * without the drafts of the one it leaves (lib/session-draft.ts: they name its sandboxes, kits, runs).
+ */
 const reloadOnRuns = () => {
   leaveWithoutAsking();
+  forgetDrafts();
   location.hash = '#/runs';
   location.reload();
 };
+
+const DRAFT = 'workspace';
 
 export function useWorkspace() {
   const info = useStore((s) => s.info);
   const sandboxes = useStore((s) => s.sandboxes);
   const loadApp = useStore((s) => s.loadApp);
   const navigate = useStore((s) => s.navigate);
-  const [state, dispatch] = useReducer(workspaceReducer, initialWorkspace);
+  // What was typed (a folder, a new sandbox) comes back after a reload: kept in the tab's session.
+  const [state, dispatch] = useReducer(
+    workspaceReducer,
+    undefined,
+    () => readDraft(DRAFT, restoreWorkspaceDraft) ?? initialWorkspace,
+  );
+  useEffect(
+    () => writeDraft(DRAFT, workspaceDraft(state)),
+    [state.path, state.newPath, state.empty, state.sandbox],
+  );
 
   useGuardedLoad(
     () => Promise.all([api['workspace.recent']({}), api['settings.get']({})]),

@@ -77,3 +77,38 @@ export function workspaceReducer(s: WorkspaceState, a: WorkspaceAction): Workspa
 
 /** The runtimes offered to a new sandbox: the enabled ones, Python when the list is not known. */
 export const runtimeChoices = (runtimes: string[]): string[] => (runtimes.length ? runtimes : ['python']);
+
+/** What a reload keeps of the view (lib/session-draft.ts): the folders and the new sandbox typed. */
+export type WorkspaceDraft = Pick<WorkspaceState, 'path' | 'newPath' | 'empty' | 'sandbox'>;
+
+/**
+ * The draft to keep in the tab's session: the folder to open or create and the new sandbox's fields while
+ * any was typed, else none. (A reload, F5 or the page restarted, emptied them: what was typed was lost.)
+ */
+export function workspaceDraft(s: WorkspaceState): WorkspaceDraft | undefined {
+  const { path, newPath, empty, sandbox } = s;
+  const typed = path || newPath || empty || sandbox.name || sandbox.description;
+  return typed ? { path, newPath, empty, sandbox } : undefined;
+}
+
+/** The view's state from a kept draft (`workspaceDraft`'s JSON); undefined for anything else. */
+export function restoreWorkspaceDraft(raw: unknown): WorkspaceState | undefined {
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return undefined;
+  const r = raw as Record<string, unknown>;
+  const sb = r['sandbox'];
+  if (!sb || typeof sb !== 'object' || Array.isArray(sb)) return undefined;
+  const d = sb as Record<string, unknown>;
+  const text = (o: Record<string, unknown>, k: string): string => (typeof o[k] === 'string' ? o[k] : '');
+  return {
+    ...initialWorkspace,
+    path: text(r, 'path'),
+    newPath: text(r, 'newPath'),
+    empty: r['empty'] === true,
+    sandbox: {
+      name: text(d, 'name'),
+      // (a runtime the config no longer enables is offered again by the form's select: runtimeChoices)
+      runtime: typeof d['runtime'] === 'string' && d['runtime'] ? (d['runtime'] as Runtime) : 'python',
+      description: text(d, 'description'),
+    },
+  };
+}
