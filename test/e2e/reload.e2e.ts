@@ -8,7 +8,8 @@
  * reload (it was the last step again). New suite's form, the Workspace view's folders and new sandbox, a
  * new kit, and a "Make a skill" proposal edited come back too (the first three were lost; the proposal was
  * replaced by a new one); each is gone once created or saved, and another workspace opened starts with
- * no draft of this one.
+ * no draft of this one. Unsaved edits the page asks about before a reload (a suite's TOML, tools.py, an
+ * attempt's script) are there after it (they were lost all the same).
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -327,8 +328,7 @@ describe('a reload keeps what was typed', () => {
     await editor.locator('.monaco-editor').waitFor({ timeout: 60_000 });
     await editor.locator('.view-lines').click();
     await page.keyboard.press('Control+End');
-    await page.keyboard.press('Enter');
-    await page.keyboard.type('# kept across F5');
+    await page.keyboard.insertText('\n# kept across F5');
     await expect.poll(() => page.getByRole('button', { name: 'Save' }).isEnabled()).toBe(true);
     await reload();
     expect(page.url()).toContain('#/suites/support');
@@ -343,6 +343,68 @@ describe('a reload keeps what was typed', () => {
     await reload();
     await expect.poll(() => page.locator('.suite-detail h2').innerText()).toBe('support');
     expect(await page.getByRole('button', { name: 'Save' }).isDisabled()).toBe(true);
+    expect(w.pageErrors.filter((e) => !/favicon/.test(e))).toEqual([]);
+  });
+
+  it('Tools: an unsaved tools.py edit comes back after the reload the page asked about; reverted, it stays gone', async () => {
+    const { page } = w;
+    await page.evaluate(`location.hash = '#/tools/support'`);
+    const box = page.locator('[data-testid="editor-tools.py"]');
+    await page.locator('[data-testid="editor-tools.py"][data-ready="true"]').waitFor({ timeout: 60_000 });
+    const text = async () => (await box.innerText()).replace(/\u00a0/g, ' ');
+    await box.locator('.view-lines').click();
+    await page.keyboard.press('Control+End');
+    await page.keyboard.insertText('\n# kept tools edit');
+    await page.getByTestId('dirty').waitFor();
+    await reload();
+    expect(page.url()).toContain('#/tools/support');
+    await page.getByTestId('dirty').waitFor();
+    await page.locator('[data-testid="editor-tools.py"][data-ready="true"]').waitFor({ timeout: 60_000 });
+    await box.locator('.view-lines').click();
+    await page.keyboard.press('Control+End');
+    await expect.poll(text).toContain('# kept tools edit');
+
+    await page.getByRole('button', { name: 'Revert' }).click();
+    await expect.poll(text).not.toContain('# kept tools edit');
+    await reload();
+    await page.locator('[data-testid="editor-tools.py"][data-ready="true"]').waitFor({ timeout: 60_000 });
+    expect(await page.getByTestId('dirty').count()).toBe(0);
+    expect(w.pageErrors.filter((e) => !/favicon/.test(e))).toEqual([]);
+  });
+
+  it("a run's attempt: an edited script comes back after the reload the page asked about; reset, it stays gone", async () => {
+    const { page } = w;
+    const run = await (
+      await w.svc.runs()
+    ).runScript({
+      sandbox: 'ecommerce',
+      task: 'the name of user u1',
+      body: 'emit_result(get_user(user_id="u1").data["name"])\n',
+    });
+    expect(run.status).toBe('succeeded');
+    await page.evaluate(`location.hash = '#/run/${run.runId}'`);
+    const script = page.locator('[data-testid="editor-script"]');
+    await expect.poll(() => script.getAttribute('data-ready'), { timeout: 60_000 }).toBe('true');
+    const text = async () => (await script.innerText()).replace(/\u00a0/g, ' ');
+    await script.locator('.view-lines').click();
+    await page.keyboard.press('Control+End');
+    // (as one input: typed, Monaco's word suggestions can take a key on a loaded machine)
+    await page.keyboard.insertText('\n# kept script edit');
+    const reset = page.getByRole('button', { name: 'Reset', exact: true });
+    await reset.waitFor();
+    const url = page.url();
+    await reload();
+    expect(page.url()).toBe(url);
+    await expect.poll(() => script.getAttribute('data-ready'), { timeout: 60_000 }).toBe('true');
+    await expect.poll(text).toContain('# kept script edit');
+    await reset.waitFor();
+
+    await reset.click();
+    await expect.poll(text).not.toContain('# kept script edit');
+    await reload();
+    await expect.poll(() => script.getAttribute('data-ready'), { timeout: 60_000 }).toBe('true');
+    expect(await text()).not.toContain('# kept script edit');
+    expect(await reset.count()).toBe(0);
     expect(w.pageErrors.filter((e) => !/favicon/.test(e))).toEqual([]);
   });
 

@@ -387,7 +387,7 @@ describe('runs in the workbench', () => {
           const row = e.parentElement!.getBoundingClientRect();
           const box = e.getBoundingClientRect();
           return {
-            text: (e as HTMLElement).innerText.replace(/\n/g, ''),
+            text: (e as unknown as { innerText: string }).innerText.replace(/\n/g, ''),
             title: e.getAttribute('title'),
             // Nothing of it cut: all its text inside the cell, the cell inside its row.
             whole: e.scrollWidth <= e.clientWidth && e.scrollHeight <= e.clientHeight + 1,

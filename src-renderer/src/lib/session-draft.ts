@@ -62,3 +62,45 @@ export function forgetDrafts(
     /* nothing kept to forget */
   }
 }
+
+/**
+ * A map of texts kept under `key` as it changes (an object of key to text): unsaved edits by name (a
+ * suite's TOML, a sandbox's tools.py, an attempt's script) that the page asked about before a reload
+ * and lost after it all the same. What the storage kept that is not such an object is dropped.
+ */
+export function keptMap(key: string, store: DraftStorage | undefined = storage()): Map<string, string> {
+  const map = new Map<string, string>(
+    Object.entries(
+      readDraft(
+        key,
+        (raw) =>
+          raw &&
+          typeof raw === 'object' &&
+          !Array.isArray(raw) &&
+          Object.values(raw).every((v) => typeof v === 'string')
+            ? (raw as Record<string, string>)
+            : undefined,
+        store,
+      ) ?? {},
+    ),
+  );
+  const keep = () => writeDraft(key, map.size ? Object.fromEntries(map) : undefined, store);
+  const set = map.set.bind(map);
+  const del = map.delete.bind(map);
+  const clear = map.clear.bind(map);
+  map.set = (k, v) => {
+    set(k, v);
+    keep();
+    return map;
+  };
+  map.delete = (k) => {
+    const had = del(k);
+    if (had) keep();
+    return had;
+  };
+  map.clear = () => {
+    clear();
+    keep();
+  };
+  return map;
+}

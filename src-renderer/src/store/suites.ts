@@ -5,7 +5,7 @@
 import type { StateCreator } from 'zustand';
 import type { Response, SuiteProgressView } from '../../../src-main/contract/api.ts';
 import { api } from '../api/client.ts';
-import { readDraft, writeDraft } from '../lib/session-draft.ts';
+import { keptMap } from '../lib/session-draft.ts';
 import { trackUnsaved } from '../lib/unsaved.ts';
 import { notifyingAct } from './app.ts';
 import type { Store } from './index.ts';
@@ -41,16 +41,7 @@ let refreshTimer: ReturnType<typeof setTimeout> | undefined;
  * another suite dropped them without asking), and a reload asks first. They are kept in the tab's
  * sessionStorage too (lib/session-draft.ts): after the reload the page asked about, the edit was gone.
  */
-const DRAFTS = 'suite-edits';
-/** The kept edits: an object of suite name to text; anything else is dropped. */
-export function restoreSuiteEdits(raw: unknown): Map<string, string> | undefined {
-  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return undefined;
-  const entries = Object.entries(raw as Record<string, unknown>);
-  if (!entries.every(([, v]) => typeof v === 'string')) return undefined;
-  return new Map(entries as [string, string][]);
-}
-const drafts = readDraft(DRAFTS, restoreSuiteEdits) ?? new Map<string, string>();
-const keepDrafts = () => writeDraft(DRAFTS, drafts.size ? Object.fromEntries(drafts) : undefined);
+const drafts = keptMap('suite-edits');
 trackUnsaved('suites', () => drafts.size);
 
 export const createSuitesSlice: StateCreator<Store, [], [], SuitesSlice> = (set, get) => {
@@ -66,7 +57,6 @@ export const createSuitesSlice: StateCreator<Store, [], [], SuitesSlice> = (set,
         const list = await api['suites.list']({});
         // A deleted suite's draft is gone with it.
         for (const name of drafts.keys()) if (!list.some((s) => s.name === name)) drafts.delete(name);
-        keepDrafts();
         set({ suiteList: list });
       }),
     openSuite: (name) =>
@@ -76,7 +66,6 @@ export const createSuitesSlice: StateCreator<Store, [], [], SuitesSlice> = (set,
           api['suites.runs']({ suite: name, limit: 50 }),
         ]);
         if (drafts.get(name) === file.text) drafts.delete(name);
-        keepDrafts();
         set({
           suiteName: name,
           suiteText: file.text,
@@ -98,7 +87,6 @@ export const createSuitesSlice: StateCreator<Store, [], [], SuitesSlice> = (set,
       if (name !== undefined) {
         if (text === get().suiteSaved) drafts.delete(name);
         else drafts.set(name, text);
-        keepDrafts();
       }
       clearTimeout(checkTimer);
       checkTimer = setTimeout(() => {
@@ -119,7 +107,6 @@ export const createSuitesSlice: StateCreator<Store, [], [], SuitesSlice> = (set,
         const text = get().suiteText;
         const r = await api['suites.save']({ name, text });
         if (drafts.get(name) === text) drafts.delete(name);
-        keepDrafts();
         set({ suiteSaved: text, suiteProblems: r.problems });
         get().notify('info', `Saved ${r.file}`);
         await get().loadSuites();

@@ -31,9 +31,13 @@ import { attemptDrafts, attemptState } from './run-detail.ts';
 import { AttemptToolbar } from './RunDetailParts.tsx';
 import { useAttempt } from './useRunDetail.ts';
 import { trackUnsaved } from '../../lib/unsaved.ts';
+import { keptMap } from '../../lib/session-draft.ts';
 
-/** Edited scripts survive selecting another attempt or leaving the run (this page session). */
-const drafts = attemptDrafts();
+/**
+ * Edited scripts survive selecting another attempt or leaving the run, and a reload (kept in the tab's
+ * sessionStorage, lib/session-draft.ts: the page asked before a reload, and the edit was gone after it).
+ */
+const drafts = attemptDrafts(keptMap('attempt-scripts'));
 trackUnsaved('attempt scripts', () => drafts.size());
 
 export function AttemptView({ run, a }: { run: RunRecord; a: AttemptRecord }) {

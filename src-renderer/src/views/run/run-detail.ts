@@ -108,8 +108,7 @@ export interface AttemptDrafts {
   size(): number;
 }
 
-export function attemptDrafts(): AttemptDrafts {
-  const drafts = new Map<string, string>();
+export function attemptDrafts(drafts: Map<string, string> = new Map()): AttemptDrafts {
   const key = (runId: string, n: number) => `${runId}#${n}`;
   return {
     get: (runId, n) => drafts.get(key(runId, n)),

@@ -1,8 +1,10 @@
 /**
- * Unsaved tools.py edits per sandbox: they outlive switching sandboxes and leaving the view (not a
- * reload). The sandbox list marks the sandboxes that have one.
+ * Unsaved tools.py edits per sandbox: they outlive switching sandboxes and leaving the view, and a reload
+ * (kept in the tab's sessionStorage, lib/session-draft.ts: the page asked before a reload, and the edit
+ * was gone after it). The sandbox list marks the sandboxes that have one.
  */
+import { keptMap } from '../../lib/session-draft.ts';
 import { trackUnsaved } from '../../lib/unsaved.ts';
 
-export const drafts = new Map<string, string>();
+export const drafts = keptMap('tools.py');
 trackUnsaved('tools.py', () => drafts.size);
