@@ -121,6 +121,11 @@ describe('a reload keeps what was typed', () => {
     await form.getByLabel('Name', { exact: true }).fill('kept-server');
     await form.getByLabel('Command', { exact: true }).fill('npx');
     await form.getByLabel('Arguments (one per line)').fill('-y\n@modelcontextprotocol/server-memory');
+    // (the form reports its fields from an effect, the view keeps them from another: a reload at once
+    // after the last fill could come between them; once failed so, with the arguments not kept yet)
+    await expect
+      .poll(() => page.evaluate(`sessionStorage.getItem('toolsmith.draft.mcp-server')`))
+      .toContain('server-memory');
     await reload();
     expect(page.url()).toContain('#/connections');
     await expect.poll(() => form.getByLabel('Name', { exact: true }).inputValue()).toBe('kept-server');
@@ -258,6 +263,10 @@ describe('a reload keeps what was typed', () => {
     await editor.getByRole('button', { name: 'Add tool' }).click();
     await editor.getByLabel('tool 1', { exact: true }).selectOption('get_user');
     await editor.getByLabel('alias 1', { exact: true }).fill('user');
+    // (the editor reports its draft from an effect, the view keeps it from another: see Connections)
+    await expect
+      .poll(() => page.evaluate(`sessionStorage.getItem('toolsmith.draft.kit')`))
+      .toContain('"alias":"user"');
     await reload();
     expect(page.url()).toContain('#/kits');
     await expect.poll(() => editor.getByLabel('Name', { exact: true }).inputValue()).toBe('kept_kit');

@@ -150,6 +150,10 @@ describe('workspaces and sandboxes', () => {
     await form.getByLabel('Name', { exact: true }).fill('billing');
     await form.getByRole('button', { name: 'Create sandbox' }).click();
     await poll(() => form.getByRole('alert').innerText()).toContain('already exists');
+    // Another name typed: the refusal of the first one goes (it stayed, beside a name it was not about).
+    await form.getByLabel('Name', { exact: true }).fill('billing2');
+    await poll(() => form.getByRole('alert').count()).toBe(0);
+    await form.getByLabel('Name', { exact: true }).fill('');
   });
 
   it('creates a new workspace, opens it, and switches back from the recent list', async () => {

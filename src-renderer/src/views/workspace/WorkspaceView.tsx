@@ -47,7 +47,12 @@ export function WorkspaceView() {
           runtimes={state.runtimes}
           busy={v.createSandbox.busy}
           error={v.createSandbox.error}
-          onChange={(patch) => dispatch({ type: 'sandbox', patch })}
+          onChange={(patch) => {
+            dispatch({ type: 'sandbox', patch });
+            // The refusal was of the name as it was ("a sandbox billing already exists" stayed beside
+            // another name, or an empty one).
+            if (patch.name !== undefined) v.createSandbox.setError(undefined);
+          }}
           onSubmit={() => void v.createSandbox.run()}
         />
       </div>
