@@ -34,6 +34,18 @@ describe('the New run form', () => {
     expect(newRunProblem(with_({ task: 'find u1', sandbox: 'demo' }))).toBeUndefined();
   });
 
+  it('names a number out of its range with its label (Ctrl+Enter sent it, and the service named maxSteps)', () => {
+    const ok = with_({ task: 'find u1', sandbox: 'demo' });
+    expect(newRunProblem({ ...ok, maxSteps: 999 })).toBe('Max steps must be a whole number from 1 to 50.');
+    expect(newRunProblem({ ...ok, maxSteps: 0 })).toBe('Max steps must be a whole number from 1 to 50.');
+    expect(newRunProblem({ ...ok, maxRetries: 2.5 })).toBe(
+      'Max retries must be a whole number from 0 to 20.',
+    );
+    // (an emptied field reads as 0)
+    expect(newRunProblem({ ...ok, timeoutS: 0 })).toBe('Timeout (s) must be a whole number from 1 to 600.');
+    expect(newRunProblem({ ...ok, maxRetries: 0, maxSteps: 50, timeoutS: 600 })).toBeUndefined();
+  });
+
   it('sends trimmed text and leaves out the choices left empty', () => {
     expect(newRunRequest(with_({ task: ' find u1 ', sandbox: 'demo', model: '  ' }))).toEqual({
       task: 'find u1',

@@ -110,8 +110,28 @@ export function newRunReducer(s: NewRunState, a: NewRunAction): NewRunState {
 }
 
 /** Why the run cannot start yet, in words (the button's title), or undefined. */
-export const newRunProblem = (s: NewRunFields): string | undefined =>
-  !s.task.trim() ? 'Describe the task.' : !s.sandbox ? 'Pick a sandbox.' : undefined;
+/** The whole-number fields as the form labels them, and the ranges `runs.start` takes. */
+export const NEW_RUN_NUMBERS = [
+  ['maxRetries', 'Max retries', 0, 20],
+  ['maxSteps', 'Max steps', 1, 50],
+  ['timeoutS', 'Timeout (s)', 1, 600],
+] as const;
+
+/**
+ * Why the form cannot start a run, in the form's words. A number out of its range is one: Ctrl+Enter
+ * started past the browser's own check and the service answered with its field names ("maxSteps: Too
+ * big: expected number to be <=50"), and the Start button took it.
+ */
+export const newRunProblem = (s: NewRunFields): string | undefined => {
+  if (!s.task.trim()) return 'Describe the task.';
+  if (!s.sandbox) return 'Pick a sandbox.';
+  for (const [key, label, min, max] of NEW_RUN_NUMBERS) {
+    const n = s[key];
+    if (!Number.isInteger(n) || n < min || n > max)
+      return `${label} must be a whole number from ${min} to ${max}.`;
+  }
+  return undefined;
+};
 
 /** The `runs.start` request: trimmed text, empty choices left out. */
 export const newRunRequest = (s: NewRunFields): Request<'runs.start'> => ({
