@@ -381,6 +381,20 @@ describe('a reload keeps what was typed', () => {
     expect(w.pageErrors.filter((e) => !/favicon/.test(e))).toEqual([]);
   });
 
+  it('Tools: the tool picked in Try tool is the one shown after a reload (it was the first tool again)', async () => {
+    const { page } = w;
+    await page.evaluate(`location.hash = '#/tools/ecommerce'`);
+    await page.getByRole('tab', { name: 'get_user', exact: true }).click();
+    await page.getByRole('form', { name: 'try get_user' }).waitFor();
+    await reload();
+    expect(page.url()).toContain('#/tools/ecommerce');
+    await page.getByRole('form', { name: 'try get_user' }).waitFor();
+    expect(await page.getByRole('tab', { name: 'get_user', exact: true }).getAttribute('aria-selected')).toBe(
+      'true',
+    );
+    expect(w.pageErrors.filter((e) => !/favicon/.test(e))).toEqual([]);
+  });
+
   it("a run's attempt: an edited script comes back after the reload the page asked about; reset, it stays gone", async () => {
     const { page } = w;
     const run = await (

@@ -19,6 +19,7 @@ import {
   ToolsMetaLine,
 } from './ToolsParts.tsx';
 import { useSandboxTools } from './useSandboxTools.ts';
+import { pickedTools } from './drafts.ts';
 
 export function SandboxTools({
   sandbox,
@@ -114,7 +115,10 @@ export function SandboxTools({
                 <ToolPicker
                   tools={m.savedTools}
                   selected={m.selectedTool?.name}
-                  onPick={(name) => dispatch({ type: 'pickTool', name })}
+                  onPick={(name) => {
+                    pickedTools.set(sandbox, name);
+                    dispatch({ type: 'pickTool', name });
+                  }}
                 />
                 {m.selectedTool && (
                   <TryTool

@@ -8,3 +8,9 @@ import { trackUnsaved } from '../../lib/unsaved.ts';
 
 export const drafts = keptMap('tools.py');
 trackUnsaved('tools.py', () => drafts.size);
+
+/**
+ * The tool picked in Try tool, per sandbox, kept in the tab's session too: a reload showed the first tool
+ * again (the URL names the sandbox only).
+ */
+export const pickedTools = keptMap('try-tool');

@@ -7,7 +7,7 @@ import { useCallback, useEffect, useReducer, useRef, useState } from 'react';
 import { api, errorMessage } from '../../api/client.ts';
 import { useSubmit } from '../../lib/useSubmit.ts';
 import { useStore } from '../../store/index.ts';
-import { drafts } from './drafts.ts';
+import { drafts, pickedTools } from './drafts.ts';
 import { holdFor, initialToolsEditor, toolsEditorReducer } from './tools-editor.ts';
 
 const EXTRACT_DEBOUNCE_MS = 250;
@@ -43,6 +43,8 @@ export function useSandboxTools(sandbox: string, line: number | undefined, onDir
       const draft = drafts.get(sandbox);
       if (draft === l.source) drafts.delete(sandbox);
       dispatch({ type: 'loaded', listed: l, draft });
+      const picked = pickedTools.get(sandbox);
+      if (picked) dispatch({ type: 'pickTool', name: picked });
     });
     return () => {
       cancelled = true;
