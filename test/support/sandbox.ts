@@ -3,6 +3,7 @@
  * words when its engine is missing: no test skips), a backend over one, and a Python job on it.
  */
 import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll } from 'vitest';
 import Docker from 'dockerode';
 import { imagePaths } from '../../src-main/app/sandbox-factory.ts';
 import type { ExecutionResult, IsolationLevel } from '../../src-main/core/sandbox/execution.ts';
@@ -111,6 +112,30 @@ export function testBackend(
     }),
     hostTools,
   });
+}
+
+/**
+ * One worker at most, over a factory made before the describe's tests (and disposed after them), and a
+ * Python job on it in the sandbox `fixture` with `tools`: the tests whose next job must meet the same
+ * worker as the last (what one job leaves for the next).
+ */
+export function oneWorker(
+  make: () => Promise<TestFactory>,
+  toolsSource: string,
+  tools: string[],
+): (code: string) => Promise<ExecutionResult> {
+  let backend: SandboxBackend | undefined;
+  let factory: TestFactory | undefined;
+  beforeAll(async () => {
+    factory = await make();
+    backend = testBackend(factory, { toolsSource, pool: { minSize: 1, maxSize: 1, standby: 0 } });
+  }, 300_000);
+  afterAll(async () => {
+    await backend?.dispose();
+    await factory?.dispose();
+  });
+  return (code) =>
+    runPython(backend as SandboxBackend, code, { sandbox: 'fixture', tools, timeoutMs: 30_000 });
 }
 
 /** Runs a Python script on the backend with the given tools (script name = tool name). */

@@ -11,11 +11,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ExecutionResult } from '../../../src-main/core/sandbox/execution.ts';
-import type { SandboxBackend } from '../../../src-main/infra/sandbox/backend.ts';
-import { bubblewrapFactory, dockerFactory, runPython, testBackend } from '../../support/sandbox.ts';
-import type { TestFactory } from '../../support/sandbox.ts';
+import { bubblewrapFactory, dockerFactory, oneWorker } from '../../support/sandbox.ts';
 import { repoRoot } from '../../support/workspace.ts';
 
 const ATTACK = `
@@ -104,21 +102,7 @@ for (const [level, make] of [
     `the wipe alone against IPC objects (namespaces and IPC filter off): ${level}`,
     { concurrent: true },
     () => {
-      let backend: SandboxBackend;
-      let factory: TestFactory;
-      beforeAll(async () => {
-        factory = await make();
-        backend = testBackend(factory, {
-          toolsSource: toolsWithWho,
-          pool: { minSize: 1, maxSize: 1, standby: 0 },
-        });
-      }, 300_000);
-      afterAll(async () => {
-        await backend?.dispose();
-        await factory?.dispose();
-      });
-      const run = (code: string) =>
-        runPython(backend, code, { sandbox: 'fixture', tools: TOOLS, timeoutMs: 30_000 });
+      const run = oneWorker(make, toolsWithWho, TOOLS);
 
       describe('one case after another', { concurrent: false }, () => {
         it.each([
