@@ -381,17 +381,24 @@ describe('a reload keeps what was typed', () => {
     expect(w.pageErrors.filter((e) => !/favicon/.test(e))).toEqual([]);
   });
 
-  it('Tools: the tool picked in Try tool is the one shown after a reload (it was the first tool again)', async () => {
+  it('Tools: the tool picked in Try tool, and what was typed in its form, are the ones shown after a reload (it was the first tool again, emptied)', async () => {
     const { page } = w;
     await page.evaluate(`location.hash = '#/tools/ecommerce'`);
     await page.getByRole('tab', { name: 'get_user', exact: true }).click();
-    await page.getByRole('form', { name: 'try get_user' }).waitFor();
+    const form = page.getByRole('form', { name: 'try get_user' });
+    await form.waitFor();
+    // What was typed in its form comes back too (it was emptied).
+    await form.getByRole('textbox').first().fill('nobody');
+    await page.waitForFunction(() =>
+      (sessionStorage.getItem('toolsmith.draft.try-args') ?? '').includes('nobody'),
+    );
     await reload();
     expect(page.url()).toContain('#/tools/ecommerce');
-    await page.getByRole('form', { name: 'try get_user' }).waitFor();
+    await form.waitFor();
     expect(await page.getByRole('tab', { name: 'get_user', exact: true }).getAttribute('aria-selected')).toBe(
       'true',
     );
+    expect(await form.getByRole('textbox').first().inputValue()).toBe('nobody');
     expect(w.pageErrors.filter((e) => !/favicon/.test(e))).toEqual([]);
   });
 

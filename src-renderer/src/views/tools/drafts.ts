@@ -14,3 +14,9 @@ trackUnsaved('tools.py', () => drafts.size);
  * again (the URL names the sandbox only).
  */
 export const pickedTools = keptMap('try-tool');
+
+/**
+ * What was typed in Try tool's form, per sandbox and tool (its values as JSON): a reload kept the tool
+ * picked but emptied its arguments.
+ */
+export const triedArgs = keptMap('try-args');

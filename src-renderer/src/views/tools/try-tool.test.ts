@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Tool, ToolParameter } from '../../../../src-main/core/tools/model.ts';
 import { parametersSchema } from '../../../../src-main/core/tools/schema.ts';
 import type { JsonSchema } from '../../../../src-main/core/tools/schema.ts';
-import { checkTry, errorSummary, initialTry, tryReducer } from './try-tool.ts';
+import { checkTry, errorSummary, initialTry, restoreTry, tryReducer } from './try-tool.ts';
 import type { CallResult } from './try-tool.ts';
 
 const param = (name: string, over: Partial<ToolParameter> = {}): ToolParameter =>
@@ -95,6 +95,17 @@ describe('the Try tool state', () => {
     expect(s.outcome).toEqual({ call, args: { id: 'u1' } });
     s = tryReducer(s, { type: 'callFailed' });
     expect(s.outcome).toBeUndefined();
+  });
+
+  it('a form kept across a reload comes back with what was typed; a tool changed since or junk does not', () => {
+    const schema = schemaOf([param('user_id'), param('limit', { type: 'int', required: false })]);
+    const typed = tryReducer(initialTry(schema), { type: 'field', name: 'user_id', value: 'nobody' });
+    expect(restoreTry(schema, JSON.stringify(typed.values)).values['user_id']).toBe('nobody');
+    // A parameter the tool no longer has, a value that is no draft, and a kept text that is no JSON.
+    const changed = restoreTry(schema, JSON.stringify({ gone: 'x', user_id: 7, limit: '5' }));
+    expect(changed.values).toEqual({ ...initialTry(schema).values, limit: '5' });
+    expect(restoreTry(schema, '{not json')).toEqual(initialTry(schema));
+    expect(restoreTry(schema, undefined)).toEqual(initialTry(schema));
   });
 
   it('counts the fields to fix', () => {

@@ -24,6 +24,33 @@ export const initialTry = (schema: JsonSchema): TryState => {
   return { values: typeof d === 'object' && !Array.isArray(d) ? d : {}, errors: {} };
 };
 
+/** A draft's shape, as kept in the tab's session (a string, or lists and objects of drafts). */
+function isDraft(v: unknown): v is Draft {
+  if (typeof v === 'string') return true;
+  if (Array.isArray(v)) return v.every(isDraft);
+  return v !== null && typeof v === 'object' && Object.values(v).every(isDraft);
+}
+
+/**
+ * The form as it was kept (`kept`: its values as JSON, see useTryTool) over the schema's start: only the
+ * tool's parameters of now, each a draft; anything else (a tool changed since, junk) is left out.
+ */
+export function restoreTry(schema: JsonSchema, kept: string | undefined): TryState {
+  const start = initialTry(schema);
+  if (kept === undefined) return start;
+  let raw: unknown;
+  try {
+    raw = JSON.parse(kept);
+  } catch {
+    return start;
+  }
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return start;
+  const params = schema.properties ?? {};
+  const values = { ...start.values };
+  for (const [name, v] of Object.entries(raw)) if (name in params && isDraft(v)) values[name] = v;
+  return { ...start, values };
+}
+
 /** Whether an error's path is the field `name` or inside it (`name.x`, `name[0]`). */
 const within = (path: string, name: string) =>
   path === name || path.startsWith(`${name}.`) || path.startsWith(`${name}[`);
