@@ -19,7 +19,7 @@ import { WorkspaceError } from '../infra/workspace/files.ts';
 import { workspaceGone } from '../infra/workspace/atomic.ts';
 import { ToolsmithError } from './errors.ts';
 import { sandboxMcpTools } from './mcp.ts';
-import { didYouMean } from '../core/script/hints.ts';
+import { didYouMean } from '../core/text/near-names.ts';
 
 export type CatalogDeps = WorkspaceDeps & ConfigDeps & McpDeps;
 

@@ -42,7 +42,7 @@ import { errorMessage } from '../core/errors.ts';
 import type { SkillEntry, SkillFiles, SkillVerdict } from '../infra/workspace/skill-files.ts';
 import { ToolsmithError } from './errors.ts';
 import type { RunScriptRequest } from './runs.ts';
-import { didYouMean } from '../core/script/hints.ts';
+import { didYouMean } from '../core/text/near-names.ts';
 
 /** What SkillService needs, and nothing more. */
 export interface SkillDeps {

@@ -3,7 +3,6 @@ import { dirname, join } from 'node:path';
 import type { Command } from 'commander';
 import { oneOf, UsageError } from '../context.ts';
 import type { CliContext } from '../context.ts';
-import { didYouMean } from '../../core/script/hints.ts';
 
 /** The runtimes a sandbox has dependency files for (python when none). */
 function depsRuntimes(
@@ -41,10 +40,13 @@ export function registerImage(program: Command, ctx: CliContext): void {
       await ctx.loadService();
       const svc = ctx.service(cmd);
       // Before anything is built: an unknown sandbox was said only after the runtime image was built.
-      if (o.sandbox !== undefined && !svc.workspace.sandboxNames().includes(o.sandbox))
+      // (the near name loaded only here: this module is on the cached build's light path)
+      if (o.sandbox !== undefined && !svc.workspace.sandboxNames().includes(o.sandbox)) {
+        const { didYouMean } = await import('../../core/text/near-names.ts');
         throw new UsageError(
           `no sandbox ${o.sandbox} in ${svc.workspace.root()}; ${didYouMean(o.sandbox, svc.workspace.sandboxNames())}available: ${svc.workspace.sandboxNames().join(', ') || 'none'}`,
         );
+      }
       const runtimes = o.runtime
         ? [o.runtime]
         : o.sandbox

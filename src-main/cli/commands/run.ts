@@ -24,7 +24,7 @@ import { onStop, signalExitCode, stopReason } from '../signals.ts';
 import type { StopSignal } from '../signals.ts';
 import { readInput, sandboxOf } from './validate.ts';
 import { errorMessage } from '../../core/errors.ts';
-import { didYouMean } from '../../core/script/hints.ts';
+import { didYouMean } from '../../core/text/near-names.ts';
 
 /**
  * What a stagnant step means for the run: the same data as the step before forces a final step (or, on

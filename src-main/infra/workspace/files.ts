@@ -20,7 +20,7 @@ import {
   workspaceFolder,
   workspaceGone,
 } from './atomic.ts';
-import { didYouMean } from '../../core/script/hints.ts';
+import { didYouMean } from '../../core/text/near-names.ts';
 
 // Kept in ./atomic.ts (no TOML or template parser behind them) and exported from here as before.
 export { atomicWrite, WorkspaceError, WorkspaceFileError, workspaceFolder };
