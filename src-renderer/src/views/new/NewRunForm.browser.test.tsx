@@ -56,6 +56,18 @@ describe('NewRunForm', () => {
     expect(onSubmit).toHaveBeenCalledTimes(2);
   });
 
+  it('a number field emptied stays empty (it showed 0 at once) and Start says what to fill in', async () => {
+    const screen = await render(<Harness onSubmit={vi.fn()} seen={[]} start={{ task: 'x' }} />);
+    const retries = screen.getByLabelText('Max retries');
+    await retries.fill('');
+    await expect.element(retries).toHaveValue(null);
+    await expect
+      .element(screen.getByText('Max retries must be a whole number from 0 to 20.'))
+      .toBeInTheDocument();
+    await retries.fill('2');
+    await expect.element(retries).toHaveValue(2);
+  });
+
   it('with no task, says why Start cannot go beside it, reachable by Tab and read as its description', async () => {
     const onSubmit = vi.fn();
     const screen = await render(<Harness onSubmit={onSubmit} seen={[]} />);

@@ -22,6 +22,9 @@ export interface NewRunFormProps {
   loadError?: string | undefined;
 }
 
+/** A number field's text as the form's number: empty is NaN (shown empty, a problem to start), never 0. */
+const wholeOrEmpty = (text: string): number => (text.trim() === '' ? Number.NaN : Number(text));
+
 export function NewRunForm({
   state,
   dispatch,
@@ -147,8 +150,8 @@ export function NewRunForm({
               type="number"
               min={0}
               max={20}
-              value={state.maxRetries}
-              onChange={(e) => set({ maxRetries: Number(e.target.value) })}
+              value={Number.isNaN(state.maxRetries) ? '' : state.maxRetries}
+              onChange={(e) => set({ maxRetries: wholeOrEmpty(e.target.value) })}
             />
           </FormRow>
           <FormRow label="Max steps">
@@ -156,8 +159,8 @@ export function NewRunForm({
               type="number"
               min={1}
               max={50}
-              value={state.maxSteps}
-              onChange={(e) => set({ maxSteps: Number(e.target.value) })}
+              value={Number.isNaN(state.maxSteps) ? '' : state.maxSteps}
+              onChange={(e) => set({ maxSteps: wholeOrEmpty(e.target.value) })}
             />
           </FormRow>
           <FormRow label="Timeout (s)">
@@ -165,8 +168,8 @@ export function NewRunForm({
               type="number"
               min={1}
               max={600}
-              value={state.timeoutS}
-              onChange={(e) => set({ timeoutS: Number(e.target.value) })}
+              value={Number.isNaN(state.timeoutS) ? '' : state.timeoutS}
+              onChange={(e) => set({ timeoutS: wholeOrEmpty(e.target.value) })}
             />
           </FormRow>
           <FormRow layout="check" label="skip templates and rules (always ask the LLM)">

@@ -93,9 +93,16 @@ describe('the New run form', () => {
     const kept = newRunDraft(typed);
     expect(kept).not.toHaveProperty('busy');
     expect(restoreNewRun(JSON.parse(JSON.stringify(kept)))).toEqual({ ...typed, busy: false });
-    // Another version's or a hand-edited draft: what is wrong falls back to the default, field by field.
-    expect(restoreNewRun({ task: 'x', mode: 'chaos', maxSteps: 500, timeoutS: 1.5, language: 7 })).toEqual(
-      with_({ task: 'x' }),
+    // Another version's or a hand-edited draft: what is wrong falls back to the default, field by field;
+    // a whole number out of its range is kept as typed, and the form says why it cannot start.
+    const restored = restoreNewRun({ task: 'x', mode: 'chaos', maxSteps: 500, timeoutS: 1.5, language: 7 });
+    expect(restored).toEqual(with_({ task: 'x', maxSteps: 500 }));
+    expect(newRunProblem({ ...(restored as NewRunState), sandbox: 'demo' })).toBe(
+      'Max steps must be a whole number from 1 to 50.',
+    );
+    // An emptied number field (NaN in the form) is a problem to start, never 0.
+    expect(newRunProblem(with_({ task: 'x', sandbox: 'demo', maxRetries: Number.NaN }))).toBe(
+      'Max retries must be a whole number from 0 to 20.',
     );
     for (const junk of [null, 'task', 3, [1]]) expect(restoreNewRun(junk)).toBeUndefined();
   });

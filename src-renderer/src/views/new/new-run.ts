@@ -47,18 +47,19 @@ const MODES: readonly Mode[] = ['plan', 'interactive'];
 const LANGUAGES: readonly Language[] = ['python', 'js', 'ts'];
 
 /**
- * The form's fields from a stored draft (lib/session-draft.ts): each field of the right type and range is
- * taken, anything else is the default's; never busy (a start that was on its way when the page went is
- * not resumed). Undefined for what is no draft at all.
+ * The form's fields from a stored draft (lib/session-draft.ts): each field of the right type is taken,
+ * anything else is the default's; a whole number out of its range is kept as typed, and the form says
+ * why it cannot start (newRunProblem: it was put back to the default silently); never busy (a start
+ * that was on its way when the page went is not resumed). Undefined for what is no draft at all.
  */
 export function restoreNewRun(raw: unknown): NewRunState | undefined {
   if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return undefined;
   const r = raw as Record<string, unknown>;
   const text = (k: 'task' | 'sandbox' | 'kit' | 'provider' | 'model') =>
     typeof r[k] === 'string' ? r[k] : initialNewRun[k];
-  const whole = (k: 'maxRetries' | 'maxSteps' | 'timeoutS', min: number, max: number) => {
+  const whole = (k: 'maxRetries' | 'maxSteps' | 'timeoutS') => {
     const n = r[k];
-    return typeof n === 'number' && Number.isInteger(n) && n >= min && n <= max ? n : initialNewRun[k];
+    return typeof n === 'number' && Number.isInteger(n) ? n : initialNewRun[k];
   };
   return {
     task: text('task'),
@@ -68,9 +69,9 @@ export function restoreNewRun(raw: unknown): NewRunState | undefined {
     language: LANGUAGES.includes(r['language'] as Language) ? (r['language'] as Language) : 'python',
     provider: text('provider'),
     model: text('model'),
-    maxRetries: whole('maxRetries', 0, 20),
-    maxSteps: whole('maxSteps', 1, 50),
-    timeoutS: whole('timeoutS', 1, 600),
+    maxRetries: whole('maxRetries'),
+    maxSteps: whole('maxSteps'),
+    timeoutS: whole('timeoutS'),
     noTemplates: r['noTemplates'] === true,
     busy: false,
   };
