@@ -1,10 +1,11 @@
 /**
  * A `tools/call` of a tool this server does not have. The SDK (1.32) answers it as a tool result whose
  * text is only "MCP error -32602: Tool NAME not found", so the client's model learns nothing it can act
- * on. MCP (2025-06-18, "Error Handling") makes an unknown tool a protocol error: -32602 (Invalid
- * params), answered here with the tools this server has and the nearest name when one is close.
+ * on. It is answered here in the same shape (a tool result with `isError`, which clients hand to the
+ * model, as MCP's tool execution errors are meant for self-correction, and which MCP's conformance
+ * scenarios expect of a call: a protocol error failed `tools-call-simple-text` and `tools-call-error`),
+ * with the tools this server has and the nearest name when one is close.
  */
-import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { closest } from '../core/script/hints.ts';
 
@@ -28,11 +29,13 @@ export function nearTool(name: string, tools: readonly { name: string }[]): stri
 }
 
 /**
- * The error thrown for an unknown tool's call, or undefined when the request names a tool the server
- * has (or names none: invalid params, answered elsewhere). Not an McpError: it would prefix "MCP error
- * -32602: " to the message.
+ * The answer to an unknown tool's call (a tool result with `isError`), or undefined when the request
+ * names a tool the server has (or names none: invalid params, answered elsewhere).
  */
-export function unknownToolError(server: McpServer, params: unknown): Error | undefined {
+export function unknownToolAnswer(
+  server: McpServer,
+  params: unknown,
+): { content: { type: 'text'; text: string }[]; isError: true } | undefined {
   const name = (params as { name?: unknown } | undefined)?.name;
   if (typeof name !== 'string') return undefined;
   // The SDK keeps its tools in a private record: an SDK that moved it keeps its own answer.
@@ -43,5 +46,5 @@ export function unknownToolError(server: McpServer, params: unknown): Error | un
   const names = Object.entries(tools)
     .filter(([, t]) => t.enabled !== false)
     .map(([n]) => n);
-  return Object.assign(new Error(unknownToolMessage(name, names)), { code: ErrorCode.InvalidParams });
+  return { content: [{ type: 'text', text: unknownToolMessage(name, names) }], isError: true };
 }

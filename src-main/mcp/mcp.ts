@@ -36,7 +36,7 @@ import type { LiveEvent } from '../app/runs.ts';
 import { registerSkillTools } from './mcp-skills.ts';
 import { elicitApproval, rememberServer } from './mcp-approval.ts';
 import { registerSuiteTools } from './mcp-suites.ts';
-import { nearTool, unknownToolError } from './mcp-unknown-tool.ts';
+import { nearTool, unknownToolAnswer } from './mcp-unknown-tool.ts';
 import { SERVER_INSTRUCTIONS, toolConfig } from './mcp-meta.ts';
 import { registerRunResources, runContextText } from './mcp-runs.ts';
 import { errorMessage } from '../core/errors.ts';
@@ -698,7 +698,7 @@ export function createMcpServer(
     instructions: SERVER_INSTRUCTIONS,
   });
   answerInvalidParams(server.server, (request) =>
-    request.method === 'tools/call' ? unknownToolError(server, request.params) : undefined,
+    request.method === 'tools/call' ? unknownToolAnswer(server, request.params) : undefined,
   );
   for (const register of table) register(server);
   return server;
@@ -749,7 +749,7 @@ function invalidParamsMessage(request: { method: string; params?: unknown }): st
  */
 function answerInvalidParams(
   server: McpServer['server'],
-  refuse: (request: { method: string; params?: unknown }) => Error | undefined = () => undefined,
+  answer: (request: { method: string; params?: unknown }) => unknown = () => undefined,
 ): void {
   const handlers = (server as unknown as { _requestHandlers?: unknown })._requestHandlers;
   // An SDK that moved the map keeps its own -32603 answer (the server still starts); the protocol-errors
@@ -762,8 +762,8 @@ function answerInvalidParams(
       if (wrapped.has(handler)) continue;
       const checked: RequestHandler = async (request, extra) => {
         // A request the SDK would answer in its own words (an unknown tool: mcp-unknown-tool.ts).
-        const refused = refuse(request);
-        if (refused) throw refused;
+        const answered = answer(request);
+        if (answered !== undefined) return answered;
         try {
           return await handler(request, extra);
         } catch (e) {

@@ -122,9 +122,12 @@ describe('the stdio server answers input that is no valid request', () => {
       message: 'Invalid params for tools/call: missing params.name (the name of the tool to call)',
     });
     expect((await request('tools/call', {})).error?.code).toBe(-32602);
-    // An unknown tool is MCP's protocol error, naming the tools there are (unknown-tool.test.ts).
+    // An unknown tool is a tool result with isError, naming the tools there are (unknown-tool.test.ts).
     const unknown = await request('tools/call', { name: 'no_such_tool', arguments: {} });
-    expect(unknown.error).toMatchObject({ code: -32602, message: expect.stringMatching(/^Unknown tool: /) });
+    expect(unknown.result).toMatchObject({
+      isError: true,
+      content: [{ type: 'text', text: expect.stringMatching(/^Unknown tool: "no_such_tool"/) }],
+    });
   });
 
   it('reading an unknown run is resource-not-found (-32002) with the message as before', async () => {
