@@ -23,6 +23,30 @@ cannot import at all (the host's validator and checks.py refuse imports; __impor
 import os
 import sys
 
+
+def _no_dac_override():
+    """CAP_DAC_OVERRIDE (the gVisor Python container's, for its wipe: docker.ts PYTHON_WIPE_CAPS) is out
+    of the effective set before anything is read: kept permitted, it is effective only while the wipe
+    unlinks a message queue (hygiene), never while the worker loads its own files (a file it may not read
+    stays unread, as without it)."""
+    if os.getuid() != 0:
+        return
+    import ctypes
+
+    class Head(ctypes.Structure):
+        _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+    class Data(ctypes.Structure):
+        _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32)]
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    head, data = Head(0x20080522, 0), (Data * 2)()
+    if libc.capget(ctypes.byref(head), data) == 0 and data[0].effective & (1 << 1):
+        data[0].effective &= ~(1 << 1)
+        libc.capset(ctypes.byref(head), data)
+
+
+_no_dac_override()
 _HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, _HERE)
 try:
