@@ -123,7 +123,7 @@ export function oneWorker(
   make: () => Promise<TestFactory>,
   toolsSource: string,
   tools: string[],
-): (code: string) => Promise<ExecutionResult> {
+): (code: string, timeoutMs?: number) => Promise<ExecutionResult> {
   let backend: SandboxBackend | undefined;
   let factory: TestFactory | undefined;
   beforeAll(async () => {
@@ -134,8 +134,8 @@ export function oneWorker(
     await backend?.dispose();
     await factory?.dispose();
   });
-  return (code) =>
-    runPython(backend as SandboxBackend, code, { sandbox: 'fixture', tools, timeoutMs: 30_000 });
+  return (code, timeoutMs = 30_000) =>
+    runPython(backend as SandboxBackend, code, { sandbox: 'fixture', tools, timeoutMs });
 }
 
 /** Runs a Python script on the backend with the given tools (script name = tool name). */

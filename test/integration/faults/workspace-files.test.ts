@@ -112,15 +112,22 @@ describe('workspace files changed under a live serve', () => {
     expect((await s.runToEnd('user u1, back')).status).toBe('succeeded');
   }, 180_000);
 
+  /**
+   * Edits of the ecommerce sandbox's description in config.toml (the file put back after the test): a
+   * backend change, the next jobs go to a new backend.
+   */
+  function descriptionEdits(): (description: string) => void {
+    const text = readFileSync(config(), 'utf8');
+    restore = () => writeFileSync(config(), text);
+    return (d) =>
+      writeFileSync(config(), text.replace(/description = "A small shop[^"]*"/, `description = "${d}"`));
+  }
+  const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
   it("a good config edit while a run's job is still placing itself on the sandbox backend: the job runs, never aborted", async () => {
     serve = await startServe(fx.ws, fx.data);
     const s = serve;
-    const text = readFileSync(config(), 'utf8');
-    restore = () => writeFileSync(config(), text);
-    // A sandbox's description changed: a backend change (the next jobs go to a new backend).
-    const edit = (d: string) =>
-      writeFileSync(config(), text.replace(/description = "A small shop[^"]*"/, `description = "${d}"`));
-    const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+    const edit = descriptionEdits();
     for (const [i, delay] of [100, 250, 400].entries()) {
       // The backend made anew: the run's job is its first, and its pool and container are still being
       // made when the next edit retires it.
@@ -150,11 +157,7 @@ describe('workspace files changed under a live serve', () => {
   it('a good config edit while a tool tried on its own (tools.call) is still placing itself: the call answers, never aborted', async () => {
     serve = await startServe(fx.ws, fx.data);
     const s = serve;
-    const text = readFileSync(config(), 'utf8');
-    restore = () => writeFileSync(config(), text);
-    const edit = (d: string) =>
-      writeFileSync(config(), text.replace(/description = "A small shop[^"]*"/, `description = "${d}"`));
-    const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+    const edit = descriptionEdits();
     for (const [i, delay] of [50, 150, 300].entries()) {
       edit(`a shop, tool edit ${i}a`);
       await pause(800);

@@ -7,10 +7,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ExecutionResult } from '../../../src-main/core/sandbox/execution.ts';
-import type { SandboxBackend } from '../../../src-main/infra/sandbox/backend.ts';
-import { bubblewrapFactory, dockerFactory, runPython, testBackend } from '../../support/sandbox.ts';
+import { bubblewrapFactory, dockerFactory, oneWorker } from '../../support/sandbox.ts';
 import type { TestFactory } from '../../support/sandbox.ts';
 import { repoRoot } from '../../support/workspace.ts';
 
@@ -62,20 +61,9 @@ interface Whoami {
  */
 function suite(name: string, make: () => Promise<TestFactory>, body: (run: Run) => void) {
   describe(name, { concurrent: true }, () => {
-    let backend: SandboxBackend;
-    let factory: TestFactory;
-    beforeAll(async () => {
-      factory = await make();
-      backend = testBackend(factory, { toolsSource, pool: { minSize: 1, maxSize: 1, standby: 0 } });
-    }, 300_000);
-    afterAll(async () => {
-      await backend?.dispose();
-      await factory?.dispose();
-    });
+    const run = oneWorker(make, toolsSource, TOOLS);
     describe('one case after another', { concurrent: false }, () =>
-      body((code, timeoutMs = 15_000) =>
-        runPython(backend, code, { sandbox: 'fixture', tools: TOOLS, timeoutMs }),
-      ),
+      body((code, timeoutMs = 15_000) => run(code, timeoutMs)),
     );
   });
 }

@@ -6,16 +6,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ExecutionResult } from '../../../src-main/core/sandbox/execution.ts';
-import type { SandboxBackend } from '../../../src-main/infra/sandbox/backend.ts';
-import {
-  bubblewrapFactory,
-  dockerFactory,
-  hostDevpts,
-  runPython,
-  testBackend,
-} from '../../support/sandbox.ts';
+import { bubblewrapFactory, dockerFactory, hostDevpts, oneWorker } from '../../support/sandbox.ts';
 import type { TestFactory } from '../../support/sandbox.ts';
 import { repoRoot } from '../../support/workspace.ts';
 
@@ -29,19 +22,8 @@ type Run = (code: string) => Promise<ExecutionResult>;
 
 function suite(name: string, make: () => Promise<TestFactory>, body: (run: Run) => void) {
   describe(name, { concurrent: true }, () => {
-    let backend: SandboxBackend;
-    let factory: TestFactory;
-    beforeAll(async () => {
-      factory = await make();
-      backend = testBackend(factory, { toolsSource, pool: { minSize: 1, maxSize: 1, standby: 0 } });
-    }, 300_000);
-    afterAll(async () => {
-      await backend?.dispose();
-      await factory?.dispose();
-    });
-    describe('one case after another', { concurrent: false }, () =>
-      body((code) => runPython(backend, code, { sandbox: 'fixture', tools: TOOLS, timeoutMs: 20_000 })),
-    );
+    const run = oneWorker(make, toolsSource, TOOLS);
+    describe('one case after another', { concurrent: false }, () => body((code) => run(code, 20_000)));
   });
 }
 
