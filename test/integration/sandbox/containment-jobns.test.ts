@@ -46,6 +46,7 @@ interface Whoami {
   pids: number[];
   uid: number;
   cap_eff: string;
+  cap_prm: string;
   seccomp_filters: string | null;
   proc: string;
   tmp: string;
@@ -97,6 +98,8 @@ for (const [level, make] of [
       else expect(me.uid).toBe(65534);
       expect(me.uid).not.toBe(0);
       expect(me.cap_eff).toBe('0000000000000000');
+      // none to raise either (gVisor's worker keeps CAP_DAC_OVERRIDE permitted for its wipe: never a job's)
+      expect(me.cap_prm).toBe('0000000000000000');
       expect(me.pids).toEqual([1]);
       expect(me.proc).toBe('proc');
       expect(me.tmp).toBe('tmpfs');
