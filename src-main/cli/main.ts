@@ -158,6 +158,7 @@ export async function buildProgram(ctx: CliContext, argv: string[] = [], full = 
         return buildProgram(ctx, [named, '--help'], full);
     }
   }
+  program.hook('preAction', (_p, action) => refuseEmptyValues(action));
   // Connects the MCP servers of the sandbox a verb uses first, so MCP tools are listed like native ones.
   program.hook('preAction', async (_p, action) => {
     if (LIGHT.has(verb ?? '')) return;
@@ -168,6 +169,36 @@ export async function buildProgram(ctx: CliContext, argv: string[] = [], full = 
     cmd.configureOutput({ writeOut: ctx.out, writeErr: ctx.err, outputError: () => {} });
   }
   return program;
+}
+
+/** Options whose empty value means something: `--description ""` is no description. */
+const MAY_BE_EMPTY = new Set(['--description']);
+
+/**
+ * A value left empty, as a shell leaves an unset variable (`runs show "$ID"`, `--pattern "$P"`): a usage
+ * error naming what is empty, before the verb runs. Before, `runs show ""` said "no run " and
+ * `template create --file s.py --pattern ""` said "--file needs --pattern" (it was given), while
+ * `--from-run ID --pattern ""` proposed a pattern of its own as if none were given.
+ */
+function refuseEmptyValues(action: Command): void {
+  const blank = (v: unknown) =>
+    (typeof v === 'string' && v.trim() === '') || (Array.isArray(v) && v.some((x) => typeof x === 'string' && x.trim() === ''));
+  const path: string[] = [];
+  for (let c: Command | null = action; c?.parent; c = c.parent) path.unshift(c.name());
+  action.registeredArguments.forEach((arg, i) => {
+    if (blank(action.processedArgs[i]))
+      throw new UsageError(
+        `${path.join(' ')}: ${arg.name().toUpperCase()} is empty${arg.description ? ` (${arg.description})` : ''}; usage: toolsmith ${path.join(' ')} ${action.usage()}`,
+      );
+  });
+  for (let c: Command | null = action; c; c = c.parent)
+    for (const opt of c.options) {
+      if (opt.isBoolean() || MAY_BE_EMPTY.has(opt.long ?? '')) continue;
+      if (c.getOptionValueSource(opt.attributeName()) !== 'cli') continue;
+      const flag = opt.long ?? opt.flags;
+      if (blank(c.getOptionValue(opt.attributeName())))
+        throw new UsageError(`${flag} is empty: give a value, or leave ${flag} out`);
+    }
 }
 
 /**

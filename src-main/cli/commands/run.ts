@@ -393,15 +393,8 @@ export function registerRuns(program: Command, ctx: CliContext): void {
         };
         const from = date('--since', o.since);
         const to = date('--until', o.until);
-        // An empty filter (`--suite-run "$ID"` with ID unset) listed every run, as if none were given.
-        for (const [name, v] of [
-          ['--sandbox', o.sandbox],
-          ['--model', o.model],
-          ['--search', o.search],
-          ['--suite-run', o.suiteRun],
-        ] as const)
-          if (v !== undefined && v.trim() === '')
-            throw new UsageError(`${name} is empty: give what to match, or leave ${name} out`);
+        // An empty filter (`--suite-run "$ID"` with ID unset) listed every run: refused with every empty
+        // value before any verb runs (`refuseEmptyValues`, cli/main.ts).
         const svc = ctx.service(cmd);
         const store = await svc.runs();
         // A suite run id as `eval` prints it, or a unique start of one (like run ids).
