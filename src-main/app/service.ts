@@ -425,15 +425,7 @@ export class ToolsmithService {
       const generator = new ScriptGenerator(readPromptFiles(join(resourcesDir(), 'prompts')));
       const svc = new ToolsmithService(files, config, generator, options);
       svc.openedAs = resolve(workspaceDir);
-      if (options.onConfigWarning)
-        for (const line of approvalNameProblems(
-          config,
-          files.configFile,
-          files.inUseConfigText,
-          files.sandboxNames(),
-          files.kitFiles().map((k) => k.file),
-        ))
-          options.onConfigWarning(line);
+      svc.sayConfigWarnings();
       if (options.watch) svc.watch();
       return svc;
     } catch (e) {
@@ -672,7 +664,27 @@ export class ToolsmithService {
     void this.mcpManager?.setDefs(next.mcp_servers);
     const backendOf = (c: Config) => JSON.stringify([c.pool, c.limits, c.runtimes, c.sandboxes, c.engines]);
     if (backendOf(old) !== backendOf(next)) this.execution.retireSandbox();
+    this.sayConfigWarnings();
     return this.config;
+  }
+
+  /**
+   * The config in use's warnings (`[approval]` names that match nothing), kept for `system.status` (the
+   * workbench shows them) and said through `onConfigWarning` (stderr of the CLI, `serve` and `mcp`) when
+   * new: at open, and after an edit applied live (before, only at start: a typo saved into a running
+   * server's config held no call for approval, and nothing said so).
+   */
+  private sayConfigWarnings(): void {
+    const before = new Set(this.files.configWarnings);
+    this.files.configWarnings = approvalNameProblems(
+      this.config,
+      this.files.configFile,
+      this.files.inUseConfigText,
+      this.files.sandboxNames(),
+      this.files.kitFiles().map((k) => k.file),
+    );
+    for (const line of this.files.configWarnings)
+      if (!before.has(line)) this.options.onConfigWarning?.(line);
   }
 }
 

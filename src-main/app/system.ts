@@ -27,7 +27,11 @@ export async function systemStatus(
   svc: SandboxDeps & Partial<WorkspaceDeps>,
 ): Promise<Response<'system.status'>> {
   const problem = svc.files?.configProblem;
-  const config = problem ? { configProblem: problem } : {};
+  const warnings = svc.files?.configWarnings ?? [];
+  const config = {
+    ...(problem ? { configProblem: problem } : {}),
+    ...(warnings.length ? { configWarnings: warnings } : {}),
+  };
   try {
     return { ...(await (await svc.sandbox()).status()), ...config };
   } catch (e) {

@@ -302,6 +302,8 @@ export interface SystemStatus {
   docker: { available: boolean; version?: string; error?: string; hint?: string };
   /** config.toml on disk did not validate: why (the last good config is the one in use). */
   configProblem?: string;
+  /** What the config in use holds that does nothing (an `[approval]` name matching no sandbox or kit). */
+  configWarnings?: string[];
   isolation: string;
   /** Why the default level is the one running (the process fallback: no engine answered, since when). */
   isolationReason?: string;

@@ -78,6 +78,28 @@ describe('a workspace file edited on disk while the workbench is open', () => {
     expect(w.web.service().config.limits.timeout_s).toBe(200);
   });
 
+  it('config.toml: an [approval] name that matches no sandbox is said, after a reload too, and goes once fixed', async () => {
+    const { page } = w;
+    const configFile = join(w.workspace, '.toolsmith', 'config.toml');
+    const good = readFileSync(configFile, 'utf8');
+    // Before, only a CLI or server start said it: a typo saved while the workbench ran held no call for
+    // approval, and nothing on screen said so.
+    writeFileSync(configFile, `${good}\n[approval]\nsandboxes = ["suport"]\n`);
+    const warning = page.locator('.notices [role="alert"]', {
+      hasText: 'approval.sandboxes names no sandbox "suport"',
+    });
+    await warning.waitFor({ timeout: POLL_MS });
+    expect(await warning.innerText()).toMatch(
+      /config\.toml: .*config\.toml:\d+: approval\.sandboxes names no sandbox "suport" \(sandboxes: .*support.*\): no call is held for approval by it; fix the name/s,
+    );
+    await w.screenshot('live-reload-config-approval-name');
+    await page.reload();
+    await warning.waitFor({ timeout: POLL_MS });
+    writeFileSync(configFile, `${good}\n[approval]\nsandboxes = ["support"]\n`);
+    await warning.waitFor({ state: 'detached', timeout: POLL_MS });
+    writeFileSync(configFile, good);
+  });
+
   it('tools.py: the notice names the sandbox, and the open Tools view shows the new tool', async () => {
     const { page } = w;
     // The notices of the config edits are dismissed (this screenshot shows the tools one).

@@ -184,6 +184,8 @@ export class WorkspaceFiles {
    * reloaded after the refusal still says it.
    */
   configProblem: string | undefined;
+  /** What the config in use holds that does nothing (`[approval]` names matching none), as said. */
+  configWarnings: string[] = [];
   /**
    * The text of the config in use: read at open or at the last good reload, or the service's own save
    * (undefined while the workspace has no config file).

@@ -80,7 +80,14 @@ export const createAppSlice: StateCreator<Store, [], [], AppSlice> = (set, get) 
     try {
       const status = await api['system.status']({});
       const before = get().status?.configProblem;
+      const warned = new Set(get().status?.configWarnings);
       set({ status, statusError: undefined });
+      // A setting that does nothing (an [approval] name matching no sandbox): said when new, at load or
+      // after config.toml changed (its reload reloads the status).
+      for (const w of status.configWarnings ?? [])
+        if (!warned.has(w)) get().notify('error', `config.toml: ${w}`, `config-warning:${w}`);
+      for (const w of warned)
+        if (!status.configWarnings?.includes(w)) get().dismissAbout(`config-warning:${w}`);
       // config.toml refused on disk before this page loaded (or while it was away): said once, as the
       // push would have said it (the same notice, replaced by the fix's).
       if (status.configProblem && status.configProblem !== before)
