@@ -345,7 +345,8 @@ export class ToolsmithService {
       files: this.files,
       push: (e) => this.push(e),
       reloadConfig: () => this.reloadConfig(),
-      toolsChanged: (sandbox) => this.tools.changed(sandbox),
+      // A sandbox folder made or removed can make an [approval] name match, or stop matching.
+      toolsChanged: (sandbox) => this.tools.changed(sandbox).finally(() => this.sayConfigWarnings()),
     };
     this.watcher = watchWorkspace(deps);
     // Opened through a symbolic link: say when the link leads elsewhere (the process stays here).
@@ -683,8 +684,7 @@ export class ToolsmithService {
       this.files.sandboxNames(),
       this.files.kitFiles().map((k) => k.file),
     );
-    for (const line of this.files.configWarnings)
-      if (!before.has(line)) this.options.onConfigWarning?.(line);
+    for (const line of this.files.configWarnings) if (!before.has(line)) this.options.onConfigWarning?.(line);
   }
 }
 

@@ -182,7 +182,8 @@ const MAY_BE_EMPTY = new Set(['--description']);
  */
 function refuseEmptyValues(action: Command): void {
   const blank = (v: unknown) =>
-    (typeof v === 'string' && v.trim() === '') || (Array.isArray(v) && v.some((x) => typeof x === 'string' && x.trim() === ''));
+    (typeof v === 'string' && v.trim() === '') ||
+    (Array.isArray(v) && v.some((x) => typeof x === 'string' && x.trim() === ''));
   const path: string[] = [];
   for (let c: Command | null = action; c?.parent; c = c.parent) path.unshift(c.name());
   action.registeredArguments.forEach((arg, i) => {

@@ -5,7 +5,7 @@
  * it again when an edit of config.toml brings a new one (it said it only at start), and the workbench
  * gets it from `system.status`.
  */
-import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -54,32 +54,51 @@ describe('[approval] names', () => {
     expect(r.err).toBe('');
   });
 
-  it('an edit saved into a running serve: the new name is said once on stderr and kept in system.status; fixed, it is gone', async () => {
-    writeFileSync(file, whole);
-    const data = mkdtempSync(join(tmpdir(), 'toolsmith-approval-names-data-'));
-    const serve = await startServe(ws, data);
-    try {
-      expect(await serve.call('system.status', {})).not.toHaveProperty('configWarnings');
-      writeFileSync(file, `${whole}\n[approval]\nsandboxes = ["suport"]\n`);
-      const line = readFileSync(file, 'utf8').split('\n').findIndex((l) => l.startsWith('sandboxes =')) + 1;
-      const warning = `${file}:${line}: approval.sandboxes names no sandbox "suport" (sandboxes: ecommerce, support): no call is held for approval by it; fix the name`;
-      await vi.waitFor(() => expect(serve.err()).toContain(`toolsmith: warning: ${warning}\n`), {
-        timeout: 30_000,
-        interval: 50,
-      });
-      expect(await serve.call('system.status', {})).toMatchObject({ configWarnings: [warning] });
-      // Another edit that keeps the same name: not said twice.
-      appendFileSync(file, '# a comment\n');
-      await new Promise((r) => setTimeout(r, 1_000));
-      expect(serve.err().split(warning).length - 1).toBe(1);
-      writeFileSync(file, `${whole}\n[approval]\nsandboxes = ["support"]\n`);
-      await vi.waitFor(
-        async () => expect(await serve.call('system.status', {})).not.toHaveProperty('configWarnings'),
-        { timeout: 30_000, interval: 50 },
-      );
-    } finally {
-      await serve.stop();
-      rmSync(data, { recursive: true, force: true });
-    }
-  }, STARTS_PROCESSES_MS);
+  it(
+    'an edit saved into a running serve: the new name is said once on stderr and kept in system.status; fixed, it is gone',
+    async () => {
+      writeFileSync(file, whole);
+      const data = mkdtempSync(join(tmpdir(), 'toolsmith-approval-names-data-'));
+      const serve = await startServe(ws, data);
+      try {
+        expect(await serve.call('system.status', {})).not.toHaveProperty('configWarnings');
+        writeFileSync(file, `${whole}\n[approval]\nsandboxes = ["suport"]\n`);
+        const line =
+          readFileSync(file, 'utf8')
+            .split('\n')
+            .findIndex((l) => l.startsWith('sandboxes =')) + 1;
+        const warning = `${file}:${line}: approval.sandboxes names no sandbox "suport" (sandboxes: ecommerce, support): no call is held for approval by it; fix the name`;
+        await vi.waitFor(() => expect(serve.err()).toContain(`toolsmith: warning: ${warning}\n`), {
+          timeout: 30_000,
+          interval: 50,
+        });
+        expect(await serve.call('system.status', {})).toMatchObject({ configWarnings: [warning] });
+        // Another edit that keeps the same name: not said twice.
+        appendFileSync(file, '# a comment\n');
+        await new Promise((r) => setTimeout(r, 1_000));
+        expect(serve.err().split(warning).length - 1).toBe(1);
+        // A sandbox of that name made on disk: the name matches now.
+        cpSync(join(ws, 'sandboxes', 'support'), join(ws, 'sandboxes', 'suport'), { recursive: true });
+        await vi.waitFor(
+          async () => expect(await serve.call('system.status', {})).not.toHaveProperty('configWarnings'),
+          { timeout: 30_000, interval: 50 },
+        );
+        rmSync(join(ws, 'sandboxes', 'suport'), { recursive: true, force: true });
+        await vi.waitFor(
+          async () =>
+            expect(await serve.call('system.status', {})).toMatchObject({ configWarnings: [warning] }),
+          { timeout: 30_000, interval: 50 },
+        );
+        writeFileSync(file, `${whole}\n[approval]\nsandboxes = ["support"]\n`);
+        await vi.waitFor(
+          async () => expect(await serve.call('system.status', {})).not.toHaveProperty('configWarnings'),
+          { timeout: 30_000, interval: 50 },
+        );
+      } finally {
+        await serve.stop();
+        rmSync(data, { recursive: true, force: true });
+      }
+    },
+    STARTS_PROCESSES_MS,
+  );
 });

@@ -29,20 +29,42 @@ describe('an empty option value', () => {
   );
 
   it.each([
-    [['template', 'create', 't1', '--file', 'SCRIPT', '--pattern', ''], 'toolsmith: --pattern is empty: give a value, or leave --pattern out\n'],
-    [['template', 'create', 't1', '--from-run', 'abc', '--pattern', ' '], 'toolsmith: --pattern is empty: give a value, or leave --pattern out\n'],
-    [['template', 'create', 't1', '--file', 'SCRIPT', '--pattern', 'p {x}', '--slot', 'x=int', '--slot', ''], 'toolsmith: --slot is empty: give a value, or leave --slot out\n'],
-    [['runs', 'show', ''], 'toolsmith: runs show: ID is empty (run id); usage: toolsmith runs show [options] <id>\n'],
-    [['runs', 'delete', ' '], 'toolsmith: runs delete: ID is empty (run id); usage: toolsmith runs delete [options] <id>\n'],
-    [['template', 'create', '', '--file', 'SCRIPT', '--pattern', 'p'], 'toolsmith: template create: NAME is empty (template name); usage: toolsmith template create [options] <name>\n'],
-  ])('%j is a usage error naming what is empty', async (args, err) => {
-    const script = join(ws, 'empty-values-script.py');
-    writeFileSync(script, 'emit_result(1)\n');
-    const r = await cli('--workspace', ws, ...args.map((a) => (a === 'SCRIPT' ? script : a)));
-    expect(r.err).toBe(err);
-    expect(r.code).toBe(2);
-    expect(r.out).toBe('');
-  }, STARTS_PROCESSES_MS);
+    [
+      ['template', 'create', 't1', '--file', 'SCRIPT', '--pattern', ''],
+      'toolsmith: --pattern is empty: give a value, or leave --pattern out\n',
+    ],
+    [
+      ['template', 'create', 't1', '--from-run', 'abc', '--pattern', ' '],
+      'toolsmith: --pattern is empty: give a value, or leave --pattern out\n',
+    ],
+    [
+      ['template', 'create', 't1', '--file', 'SCRIPT', '--pattern', 'p {x}', '--slot', 'x=int', '--slot', ''],
+      'toolsmith: --slot is empty: give a value, or leave --slot out\n',
+    ],
+    [
+      ['runs', 'show', ''],
+      'toolsmith: runs show: ID is empty (run id); usage: toolsmith runs show [options] <id>\n',
+    ],
+    [
+      ['runs', 'delete', ' '],
+      'toolsmith: runs delete: ID is empty (run id); usage: toolsmith runs delete [options] <id>\n',
+    ],
+    [
+      ['template', 'create', '', '--file', 'SCRIPT', '--pattern', 'p'],
+      'toolsmith: template create: NAME is empty (template name); usage: toolsmith template create [options] <name>\n',
+    ],
+  ])(
+    '%j is a usage error naming what is empty',
+    async (args, err) => {
+      const script = join(ws, 'empty-values-script.py');
+      writeFileSync(script, 'emit_result(1)\n');
+      const r = await cli('--workspace', ws, ...args.map((a) => (a === 'SCRIPT' ? script : a)));
+      expect(r.err).toBe(err);
+      expect(r.code).toBe(2);
+      expect(r.out).toBe('');
+    },
+    STARTS_PROCESSES_MS,
+  );
 
   it(
     'eval SUITE --models " , " is a usage error, before any run',
