@@ -88,6 +88,35 @@ const attributeOnToolResponse: Hinter = ({ error }) => {
   return `Lists have no attribute '${m[2]}': loop over the list, or index it (items[0]["${m[2]}"]).`;
 };
 
+const responseUsedAsValue: Hinter = ({ error, language = 'python' }) =>
+  language === 'python' &&
+  /TypeError: (?:'ToolResponse' object is not (?:subscriptable|iterable)|argument of type 'ToolResponse' is not iterable|object of type 'ToolResponse' has no len\(\))/.test(
+    error,
+  )
+    ? `A tool returns a ToolResponse, not its value: the value is r.data (r.data["name"], for item in r.data, ` +
+      `len(r.data)), after checking r.success.`
+    : undefined;
+
+/**
+ * A JS/TS script that read a tool's value off the response itself (`u.name`, `rows.map`, `for (const x of
+ * r)`): a call resolves to `{ success, message, data }`, so the field is undefined and the error names
+ * only the next property read. Said only when the script calls a tool.
+ */
+const jsResponseUsedAsValue: Hinter = ({ error, script, tools, language = 'python' }) => {
+  if (language === 'python' || !tools.some((t) => script.includes(`${t.name}(`))) return undefined;
+  if (/TypeError: Cannot read properties of null/.test(error))
+    return (
+      `A failed tool call resolves to { success: false, message, data: null }: check r.success (and ` +
+      `r.message) before reading r.data.`
+    );
+  return /TypeError: (?:Cannot read properties of undefined|\S+ is not (?:a function|iterable)|undefined is not)/.test(
+    error,
+  )
+    ? `A tool call resolves to { success, message, data }, not to the tool's value: read r.data (r.data.name, ` +
+        `r.data.map(...), for (const item of r.data)), after checking r.success.`
+    : undefined;
+};
+
 const noneSubscript: Hinter = ({ error }) =>
   /'NoneType' object is not subscriptable/.test(error)
     ? `You indexed None. A failed ToolResponse has data None: check r.success (and r.message) before reading r.data.`
@@ -119,6 +148,8 @@ export const DEFAULT_HINTERS: readonly Hinter[] = [
   unknownName,
   wrongArguments,
   attributeOnToolResponse,
+  responseUsedAsValue,
+  jsResponseUsedAsValue,
   noneSubscript,
   missingEmit,
   timedOut,

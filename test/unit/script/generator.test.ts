@@ -127,6 +127,32 @@ describe('hinters', () => {
     expect(h("AttributeError: 'ToolResponse' object has no attribute 'name'")[0]).toContain('r.data["name"]');
     expect(h("AttributeError: 'dict' object has no attribute 'name'")[0]).toContain('d["name"]');
   });
+  it('a ToolResponse indexed, looped over or measured as if it were its value points to .data', () => {
+    for (const error of [
+      "TypeError: 'ToolResponse' object is not subscriptable",
+      "TypeError: 'ToolResponse' object is not iterable",
+      "TypeError: object of type 'ToolResponse' has no len()",
+    ])
+      expect(h(error)).toEqual([
+        'A tool returns a ToolResponse, not its value: the value is r.data (r.data["name"], for item in r.data, len(r.data)), after checking r.success.',
+      ]);
+  });
+  it("a JS/TS script that read a field off a tool call's response is told the value is in .data", () => {
+    const script = 'const u = await get_user({ user_id: "u1" });\nemitResult(u.name.toUpperCase());\n';
+    const js = (error: string, s = script) => hintsFor({ error, script: s, tools, language: 'js' });
+    const toData =
+      "A tool call resolves to { success, message, data }, not to the tool's value: read r.data (r.data.name, r.data.map(...), for (const item of r.data)), after checking r.success.";
+    expect(js("TypeError: Cannot read properties of undefined (reading 'toUpperCase')")).toEqual([toData]);
+    expect(js('TypeError: rows.map is not a function')).toEqual([toData]);
+    expect(js('TypeError: r is not iterable')).toEqual([toData]);
+    expect(js("TypeError: Cannot read properties of null (reading 'name')")[0]).toMatch(/check r\.success/);
+    // No tool called: the undefined came from elsewhere, nothing to say about responses.
+    expect(
+      js("TypeError: Cannot read properties of undefined (reading 'x')", 'emitResult({}.a.x);\n'),
+    ).toEqual([]);
+    // A Python script is never told about r.data.map.
+    expect(hintsFor({ error: 'TypeError: r is not iterable', script, tools })).toEqual([]);
+  });
   it('list indexed by string and None subscripts', () => {
     expect(h('TypeError: list indices must be integers or slices, not str')[0]).toMatch(/loop over it/);
     expect(h("TypeError: 'NoneType' object is not subscriptable")[0]).toMatch(/check r.success/);
