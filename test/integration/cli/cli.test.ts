@@ -214,6 +214,43 @@ describe('toolsmith CLI with containers', () => {
     expect(r.out).toContain('result: [false,true]');
   });
 
+  it("exec: a failed script's error comes with the hint a retry prompt would give (a field read off a tool's response)", async () => {
+    const py = await cli([
+      'exec',
+      file('response-field.py', 'u = get_user(user_id="u1")\nemit_result(u.name.upper())\n'),
+      '--sandbox',
+      'ecommerce',
+    ]);
+    expect(py.code).toBe(1);
+    expect(py.out).toContain(
+      `AttributeError: 'ToolResponse' object has no attribute 'name'\nhint: A ToolResponse has only .success, .message and .data. The field 'name' is inside .data: write r.data["name"] (after checking r.success).\n`,
+    );
+    const js = await cli([
+      'exec',
+      file(
+        'response-field.js',
+        'const u = await get_user({ user_id: "u1" });\nemitResult(u.name.toUpperCase());\n',
+      ),
+      '--sandbox',
+      'ecommerce',
+    ]);
+    expect(js.code).toBe(1);
+    expect(js.out).toMatch(
+      /TypeError: Cannot read properties of undefined \(reading 'toUpperCase'\)\nhint: A tool call resolves to \{ success, message, data \}/,
+    );
+    // An error no hint knows: nothing more is said; --json is the ExecutionResult alone.
+    const plain = await cli(['exec', file('zero.py', 'emit_result(1/0)\n'), '--sandbox', 'ecommerce']);
+    expect(plain.out).toMatch(/ZeroDivisionError: division by zero\n$/);
+    const asJson = await cli([
+      'exec',
+      file('response-field.py', 'u = get_user(user_id="u1")\nemit_result(u.name)\n'),
+      '--sandbox',
+      'ecommerce',
+      '--json',
+    ]);
+    expect(() => JSON.parse(asJson.out)).not.toThrow();
+  });
+
   it('tool call and pool status', async () => {
     const t = await cli([
       'tool',
