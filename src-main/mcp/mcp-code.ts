@@ -15,12 +15,13 @@ import type { ToolProgress } from '../core/ports/executor.ts';
 import { toolsPrompt as renderManual } from '../core/tools/prompt.ts';
 import type { ScriptLanguage, Violation } from '../core/lang/violation.ts';
 import { errorMessage } from '../core/errors.ts';
+import { errorHints } from '../app/error-hints.ts';
 
 /** What the `code` tool answers (as JSON text; `isError` unless `status` is `succeeded`). */
 export type CodeToolAnswer =
   | { runId: string; status: 'succeeded'; result: JsonValue | null; logs: string[] }
   | { runId: string; status: 'rejected'; error: string; violations: Violation[] }
-  | { runId: string; status: 'failed' | 'cancelled'; error: string; logs: string[] };
+  | { runId: string; status: 'failed' | 'cancelled'; error: string; logs: string[]; hints?: string[] };
 
 /** The tool's description: the rules of both languages and the tools manual of every sandbox. */
 export function codeToolDescription(svc: ToolsmithService, defaultSandbox: string): string {
@@ -244,6 +245,9 @@ export async function runCodeTool(
   };
   if (outcome.status === 'succeeded')
     return { runId: outcome.runId, status: 'succeeded', result: outcome.result ?? null, logs, ...missing };
+  const hints = execution?.error
+    ? errorHints(() => svc.tools.list(req.sandbox).tools, req.code, req.language, execution.error)
+    : [];
   return {
     runId: outcome.runId,
     status: outcome.status,
@@ -251,6 +255,7 @@ export async function runCodeTool(
       ? formatExecutionFailure(execution.error, execution.toolCalls)
       : (outcome.error ?? execution?.exitReason ?? 'the run failed'),
     logs,
+    ...(hints.length ? { hints } : {}),
     ...missing,
   };
 }

@@ -40,6 +40,7 @@ import { nearTool, unknownToolAnswer } from './mcp-unknown-tool.ts';
 import { SERVER_INSTRUCTIONS, toolConfig } from './mcp-meta.ts';
 import { registerRunResources, runContextText } from './mcp-runs.ts';
 import { errorMessage } from '../core/errors.ts';
+import { errorHints } from '../app/error-hints.ts';
 import { knownSecrets } from '../core/records/redact.ts';
 import { earlyStdio, MCP_CAPABILITIES, MCP_SERVER_INFO } from './stdio-early.ts';
 import type { LiveExecutionEvent } from '../core/ports/executor.ts';
@@ -86,6 +87,10 @@ const CODE_OUTPUT = {
   logs: z.array(z.string()).optional(),
   error: z.string().optional(),
   violations: z.array(violationShape).optional(),
+  hints: z
+    .array(z.string())
+    .optional()
+    .describe('what to change, for an error a hint knows (the hints a PLAN retry gives its LLM)'),
   toolCallsNotRecorded: z
     .number()
     .optional()
@@ -130,6 +135,10 @@ const EXECUTE_OUTPUT = {
   runtime: z.string(),
   egress: z.array(z.unknown()).optional(),
   toolCallCount: z.number().describe('tool calls the script made'),
+  hints: z
+    .array(z.string())
+    .optional()
+    .describe('what to change, for an error a hint knows (the hints a PLAN retry gives its LLM)'),
   failedToolCalls: z
     .array(z.object({ name: z.string(), args: z.unknown(), message: z.string() }))
     .optional()
@@ -478,6 +487,11 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
           toolCallCount: toolCalls.length + (rest.toolCallsNotRecorded ?? 0),
           ...(include_trace ? { toolCalls, ...(skillCalls ? { skillCalls } : {}) } : failedCalls(toolCalls)),
         };
+        const hints =
+          !result.success && result.error && result.exitReason !== 'rejected'
+            ? errorHints(() => svc.tools.list(sandbox).tools, code, language, result.error)
+            : [];
+        if (hints.length) Object.assign(answer, { hints });
         return structured(answer, !result.success);
       }),
   );

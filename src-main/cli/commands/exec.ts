@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { languageOfFile } from '../../core/lang/validate.ts';
 import type { ScriptLanguage } from '../../core/lang/violation.ts';
 import type { ExecutionResult, ToolCallTrace } from '../../core/sandbox/execution.ts';
-import type { JsonValue, Tool } from '../../core/tools/model.ts';
+import type { JsonValue } from '../../core/tools/model.ts';
 import { json, oneOf, parseIntOption, UsageError } from '../context.ts';
 import type { CliContext } from '../context.ts';
 import { readInput, sandboxOf } from './validate.ts';
@@ -65,31 +65,6 @@ function printResult(ctx: CliContext, r: ExecutionResult): void {
       ctx.out(`  ${visible(frameWhere(f))}, in ${visible(f.name)}${f.text ? `: ${visible(f.text)}` : ''}\n`);
     ctx.out(`${visible(r.error.type)}: ${visible(r.error.message, '  ')}\n`);
   }
-}
-
-/**
- * What the retry prompt would tell an LLM about this error (core/script/hints.ts), for the person who
- * wrote the script: `'ToolResponse' object has no attribute 'name'` comes with where the field is.
- */
-async function errorHints(
-  ctx: CliContext,
-  cmd: Command,
-  sandbox: string | undefined,
-  script: string,
-  language: ScriptLanguage,
-  r: ExecutionResult,
-): Promise<string[]> {
-  const [{ hintsFor }, { formatExecutionError }] = await Promise.all([
-    import('../../core/script/hints.ts'),
-    import('../../core/script/generator.ts'),
-  ]);
-  let tools: Tool[] = [];
-  try {
-    tools = ctx.service(cmd).tools.list(sandboxOf(ctx, cmd, sandbox)).tools;
-  } catch {
-    // no tools to name: the hints that need none still apply
-  }
-  return hintsFor({ error: formatExecutionError(r.error!), script, tools, language }).map((h) => visible(h));
 }
 
 /**
@@ -189,7 +164,13 @@ export function registerExec(program: Command, ctx: CliContext): void {
         else {
           printResult(ctx, r);
           if (!r.success && r.error && r.exitReason !== 'rejected')
-            for (const h of await errorHints(ctx, cmd, o.sandbox, body, language, r)) ctx.out(`hint: ${h}\n`);
+            for (const h of (await import('../../app/error-hints.ts')).errorHints(
+              () => ctx.service(cmd).tools.list(sandboxOf(ctx, cmd, o.sandbox)).tools,
+              body,
+              language,
+              r.error,
+            ))
+              ctx.out(`hint: ${visible(h)}\n`);
         }
         ctx.exitCode = stoppedBy ? signalExitCode(stoppedBy) : r.success ? 0 : 1;
       },

@@ -102,6 +102,29 @@ describe('toolsmith mcp', () => {
     }
   });
 
+  it("a failed script's answer (code, execute_code) carries the hints a PLAN retry gives its LLM", async () => {
+    const script = 'u = get_user(user_id="u1")\nemit_result(u.name)';
+    const hint = `A ToolResponse has only .success, .message and .data. The field 'name' is inside .data: write r.data["name"] (after checking r.success).`;
+    for (const name of ['code', 'execute_code']) {
+      const r = (await client.callTool({ name, arguments: { code: script } })) as {
+        isError?: boolean;
+        structuredContent?: Record<string, unknown>;
+      };
+      expect(r.isError, name).toBe(true);
+      expect(r.structuredContent?.['hints'], name).toEqual([hint]);
+      expect(JSON.parse(textOf(r)), name).toMatchObject({ hints: [hint] });
+    }
+    // An error no hint knows: no hints field.
+    const plain = (await client.callTool({
+      name: 'execute_code',
+      arguments: { code: 'emit_result(1/0)' },
+    })) as {
+      structuredContent?: Record<string, unknown>;
+    };
+    expect(plain.structuredContent).toMatchObject({ success: false });
+    expect(plain.structuredContent).not.toHaveProperty('hints');
+  });
+
   it('delegate goes through the tiers to the scripted LLM and the sandbox', async () => {
     llm.push('```python\nr = get_orders()\nemit_result(len(r.data))\n```');
     const r = await client.callTool({ name: 'delegate', arguments: { task: 'How many orders are there?' } });
