@@ -66,6 +66,7 @@ import type { WorkspaceFeature } from './workspaces.ts';
 import { watchWorkspace } from './watch.ts';
 import { followWorkspaceLink, realFolder } from './workspace-link.ts';
 import { approvalNameProblems } from './approval-names.ts';
+import { unknownConfigKeys } from './config-keys.ts';
 import { sendRunTrace, telemetryFailureLine, telemetrySettings } from './telemetry.ts';
 import type { WatchDeps, WorkspaceWatcher } from './watch.ts';
 import { errorMessage } from '../core/errors.ts';
@@ -670,20 +671,30 @@ export class ToolsmithService {
   }
 
   /**
-   * The config in use's warnings (`[approval]` names that match nothing), kept for `system.status` (the
+   * The config in use's warnings (keys no setting has, `[approval]` names that match nothing), kept for `system.status` (the
    * workbench shows them) and said through `onConfigWarning` (stderr of the CLI, `serve` and `mcp`) when
    * new: at open, and after an edit applied live (before, only at start: a typo saved into a running
    * server's config held no call for approval, and nothing said so).
    */
   private sayConfigWarnings(): void {
     const before = new Set(this.files.configWarnings);
-    this.files.configWarnings = approvalNameProblems(
-      this.config,
-      this.files.configFile,
-      this.files.inUseConfigText,
-      this.files.sandboxNames(),
-      this.files.kitFiles().map((k) => k.file),
-    );
+    const text = this.files.inUseConfigText;
+    let raw: unknown;
+    try {
+      raw = text === undefined ? {} : parseTomlFile(this.files.configFile, text);
+    } catch {
+      raw = {}; // the config in use parsed when it was taken: never here
+    }
+    this.files.configWarnings = [
+      ...unknownConfigKeys(raw, this.files.configFile, text),
+      ...approvalNameProblems(
+        this.config,
+        this.files.configFile,
+        text,
+        this.files.sandboxNames(),
+        this.files.kitFiles().map((k) => k.file),
+      ),
+    ];
     for (const line of this.files.configWarnings) if (!before.has(line)) this.options.onConfigWarning?.(line);
   }
 }

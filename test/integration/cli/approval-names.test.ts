@@ -44,6 +44,20 @@ describe('[approval] names', () => {
     ]);
   });
 
+  it('a key no setting has (`timout_s` under [limits]): warned the same way, and the verb goes on', async () => {
+    writeFileSync(file, whole.replace('timeout_s = 300', 'timout_s = 30'));
+    const line =
+      readFileSync(file, 'utf8')
+        .split('\n')
+        .findIndex((l) => l.startsWith('timout_s =')) + 1;
+    const r = await runToolsmith(ws, ['runs', 'list', '--json']);
+    expect(r.code, r.err).toBe(0);
+    expect(r.err).toBe(
+      `toolsmith: warning: ${file}:${line}: limits.timout_s is no setting (did you mean timeout_s?): it is ignored, and what it was meant to set keeps its default; fix or remove it\n`,
+    );
+    writeFileSync(file, whole);
+  });
+
   it('names that exist: nothing said', async () => {
     writeFileSync(
       file,

@@ -1,0 +1,90 @@
+/**
+ * Keys of config.toml that no setting has (`timout_s = 30` under `[limits]`, a `[limit]` table): the
+ * schema drops them, so the setting the person meant keeps its default and nothing said so. Each is told
+ * (a warning, not a refusal: a key a newer Toolsmith reads should not stop this one), with the file, the
+ * line, and the setting of that table whose name is near.
+ */
+import type { z } from 'zod';
+import { closest } from '../core/text/near-names.ts';
+import { configSchema, lineOfField } from './config.ts';
+
+type Def = {
+  type: string;
+  shape?: Record<string, z.ZodType>;
+  innerType?: z.ZodType;
+  valueType?: z.ZodType;
+  element?: z.ZodType;
+  in?: z.ZodType;
+  options?: z.ZodType[];
+  catchall?: z.ZodType;
+};
+const defOf = (s: z.ZodType): Def => (s as unknown as { _zod: { def: Def } })._zod.def;
+
+/** The object shapes a value at this place may have (several for a union), or none where any key goes. */
+function shapesOf(s: z.ZodType): { keys: Set<string>; of: (key: string) => z.ZodType | undefined }[] {
+  const d = defOf(s);
+  switch (d.type) {
+    case 'default':
+    case 'optional':
+    case 'nullable':
+    case 'prefault':
+    case 'readonly':
+    case 'catch':
+      return d.innerType ? shapesOf(d.innerType) : [];
+    case 'pipe':
+      return d.in ? shapesOf(d.in) : [];
+    case 'union':
+      return (d.options ?? []).flatMap(shapesOf);
+    case 'object': {
+      // A strict object already refuses an unknown key (an error naming it); a catch-all takes any.
+      if (d.catchall && defOf(d.catchall).type !== 'unknown') return [];
+      const shape = d.shape ?? {};
+      return [{ keys: new Set(Object.keys(shape)), of: (k) => shape[k] }];
+    }
+    default:
+      return [];
+  }
+}
+
+function walk(
+  value: unknown,
+  schema: z.ZodType,
+  path: string[],
+  out: { path: string[]; near?: string }[],
+): void {
+  const d = defOf(schema);
+  if (['default', 'optional', 'nullable', 'prefault', 'readonly', 'catch'].includes(d.type) && d.innerType)
+    return walk(value, d.innerType, path, out);
+  if (d.type === 'pipe' && d.in) return walk(value, d.in, path, out);
+  if (d.type === 'array' && d.element && Array.isArray(value))
+    return value.forEach((v, i) => walk(v, d.element!, [...path, String(i)], out));
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return;
+  if (d.type === 'record' && d.valueType) {
+    for (const [k, v] of Object.entries(value)) walk(v, d.valueType, [...path, k], out);
+    return;
+  }
+  const shapes = shapesOf(schema);
+  if (shapes.length === 0) return;
+  for (const [k, v] of Object.entries(value)) {
+    const known = shapes.filter((s) => s.keys.has(k));
+    if (known.length === 0) {
+      const near = closest(k, [...new Set(shapes.flatMap((s) => [...s.keys]))]);
+      out.push({ path: [...path, k], ...(near ? { near } : {}) });
+      continue;
+    }
+    const child = known[0]!.of(k);
+    if (child) walk(v, child, [...path, k], out);
+  }
+}
+
+/** One warning per key no setting has, in the file's words. */
+export function unknownConfigKeys(raw: unknown, file: string, text: string | undefined): string[] {
+  const found: { path: string[]; near?: string }[] = [];
+  walk(raw, configSchema, [], found);
+  return found.map(({ path, near }) => {
+    const line = text === undefined ? undefined : lineOfField(text, path);
+    // `providers[1].modle`: an array of tables' entry by its index.
+    const name = path.map((k, i) => (/^\d+$/.test(k) ? `[${k}]` : i ? `.${k}` : k)).join('');
+    return `${file}${line ? `:${line}` : ''}: ${name} is no setting${near ? ` (did you mean ${near}?)` : ''}: it is ignored, and what it was meant to set keeps its default; fix or remove it`;
+  });
+}
