@@ -7,6 +7,10 @@
 import type { z } from 'zod';
 import { closest } from '../core/text/near-names.ts';
 import { configSchema, lineOfField } from './config.ts';
+import type { Config } from './config.ts';
+import { approvalNameProblems } from './approval-names.ts';
+import { parseTomlFile } from '../infra/workspace/files.ts';
+import type { WorkspaceFiles } from '../infra/workspace/files.ts';
 
 type Def = {
   type: string;
@@ -87,4 +91,33 @@ export function unknownConfigKeys(raw: unknown, file: string, text: string | und
     const name = path.map((k, i) => (/^\d+$/.test(k) ? `[${k}]` : i ? `.${k}` : k)).join('');
     return `${file}${line ? `:${line}` : ''}: ${name} is no setting${near ? ` (did you mean ${near}?)` : ''}: it is ignored, and what it was meant to set keeps its default; fix or remove it`;
   });
+}
+
+/**
+ * The config in use's warnings (keys no setting has, `[approval]` names that match nothing), kept in
+ * `files.configWarnings` for `system.status` (the workbench shows them) and said through `say` (stderr of
+ * the CLI, `serve` and `mcp`) when new: at open, after an edit applied live, and when a sandbox folder is
+ * made or removed (before, only at start: a typo saved into a running server's config held no call for
+ * approval, and nothing said so).
+ */
+export function sayConfigWarnings(files: WorkspaceFiles, config: Config, say?: (line: string) => void): void {
+  const before = new Set(files.configWarnings);
+  const text = files.inUseConfigText;
+  let raw: unknown;
+  try {
+    raw = text === undefined ? {} : parseTomlFile(files.configFile, text);
+  } catch {
+    raw = {}; // the config in use parsed when it was taken: never here
+  }
+  files.configWarnings = [
+    ...unknownConfigKeys(raw, files.configFile, text),
+    ...approvalNameProblems(
+      config,
+      files.configFile,
+      text,
+      files.sandboxNames(),
+      files.kitFiles().map((k) => k.file),
+    ),
+  ];
+  for (const line of files.configWarnings) if (!before.has(line)) say?.(line);
 }

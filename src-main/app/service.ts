@@ -65,8 +65,7 @@ import { workspaceFeature } from './workspaces.ts';
 import type { WorkspaceFeature } from './workspaces.ts';
 import { watchWorkspace } from './watch.ts';
 import { followWorkspaceLink, realFolder } from './workspace-link.ts';
-import { approvalNameProblems } from './approval-names.ts';
-import { unknownConfigKeys } from './config-keys.ts';
+import { sayConfigWarnings } from './config-keys.ts';
 import { sendRunTrace, telemetryFailureLine, telemetrySettings } from './telemetry.ts';
 import type { WatchDeps, WorkspaceWatcher } from './watch.ts';
 import { errorMessage } from '../core/errors.ts';
@@ -347,7 +346,10 @@ export class ToolsmithService {
       push: (e) => this.push(e),
       reloadConfig: () => this.reloadConfig(),
       // A sandbox folder made or removed can make an [approval] name match, or stop matching.
-      toolsChanged: (sandbox) => this.tools.changed(sandbox).finally(() => this.sayConfigWarnings()),
+      toolsChanged: (sandbox) =>
+        this.tools
+          .changed(sandbox)
+          .finally(() => sayConfigWarnings(this.files, this.config, this.options.onConfigWarning)),
     };
     this.watcher = watchWorkspace(deps);
     // Opened through a symbolic link: say when the link leads elsewhere (the process stays here).
@@ -427,7 +429,7 @@ export class ToolsmithService {
       const generator = new ScriptGenerator(readPromptFiles(join(resourcesDir(), 'prompts')));
       const svc = new ToolsmithService(files, config, generator, options);
       svc.openedAs = resolve(workspaceDir);
-      svc.sayConfigWarnings();
+      sayConfigWarnings(files, config, options.onConfigWarning);
       if (options.watch) svc.watch();
       return svc;
     } catch (e) {
@@ -666,36 +668,8 @@ export class ToolsmithService {
     void this.mcpManager?.setDefs(next.mcp_servers);
     const backendOf = (c: Config) => JSON.stringify([c.pool, c.limits, c.runtimes, c.sandboxes, c.engines]);
     if (backendOf(old) !== backendOf(next)) this.execution.retireSandbox();
-    this.sayConfigWarnings();
+    sayConfigWarnings(this.files, this.config, this.options.onConfigWarning);
     return this.config;
-  }
-
-  /**
-   * The config in use's warnings (keys no setting has, `[approval]` names that match nothing), kept for `system.status` (the
-   * workbench shows them) and said through `onConfigWarning` (stderr of the CLI, `serve` and `mcp`) when
-   * new: at open, and after an edit applied live (before, only at start: a typo saved into a running
-   * server's config held no call for approval, and nothing said so).
-   */
-  private sayConfigWarnings(): void {
-    const before = new Set(this.files.configWarnings);
-    const text = this.files.inUseConfigText;
-    let raw: unknown;
-    try {
-      raw = text === undefined ? {} : parseTomlFile(this.files.configFile, text);
-    } catch {
-      raw = {}; // the config in use parsed when it was taken: never here
-    }
-    this.files.configWarnings = [
-      ...unknownConfigKeys(raw, this.files.configFile, text),
-      ...approvalNameProblems(
-        this.config,
-        this.files.configFile,
-        text,
-        this.files.sandboxNames(),
-        this.files.kitFiles().map((k) => k.file),
-      ),
-    ];
-    for (const line of this.files.configWarnings) if (!before.has(line)) this.options.onConfigWarning?.(line);
   }
 }
 
