@@ -554,6 +554,17 @@ function walFrames(fd: number | undefined): number {
   }
 }
 
+/** The database file's schema cookie (header bytes 40-43, big-endian: bumped by a VACUUM), 0 if unread. */
+function schemaCookie(fd: number | undefined): number {
+  if (fd === undefined) return 0;
+  try {
+    const b = Buffer.alloc(4);
+    return readSync(fd, b, 0, 4, 40) === 4 ? b.readUInt32BE(0) : 0;
+  } catch {
+    return 0;
+  }
+}
+
 /**
  * What the WAL index (`-shm`) says: `mark`, the checkpoints done, as one string (the log's salt, new
  * each time the log starts over, and how far it was written into the database file, nBackfill, or is
@@ -605,6 +616,8 @@ export class StoreConnection implements Guard {
   private dbSize = 0;
   /** walIndex's mark when dbSize was last seen (see overwriteOf). */
   private dbMark: string | undefined;
+  /** The file's schema cookie (its header's bytes 40-43) when dbSize was last seen (see overwriteOf). */
+  private dbCookie = 0;
   /** An overwrite seen and not yet acted on: the file's size and time, and since when (see overwritten). */
   private suspect: { size: number; mtime: number; at: number } | undefined;
   /** What the file was overwritten with, in words (see overwritten), for the reopen's line. */
@@ -682,6 +695,7 @@ export class StoreConnection implements Guard {
     }
     this.dbSize = this.dbFd === undefined ? 0 : fstatSync(this.dbFd).size;
     this.dbMark = walIndex(this.shmFd)?.mark;
+    this.dbCookie = schemaCookie(this.dbFd);
     this.rootId ??= fileId(dirname(dirname(this.file)));
     guardConnection(this.db, this);
   }
@@ -742,6 +756,7 @@ export class StoreConnection implements Guard {
     if (!verdict) {
       this.dbSize = size;
       this.dbMark = walIndex(this.shmFd)?.mark;
+      this.dbCookie = n >= 100 ? hdr.readUInt32BE(40) : 0;
       this.suspect = undefined;
       return undefined;
     }
@@ -780,9 +795,15 @@ export class StoreConnection implements Guard {
     // is an older copy when no checkpoint ran since it was last seen (the WAL index's mark is the same),
     // or when the database is still at least as large as the file was. Before, any shrink was: a VACUUM
     // emptied the log every process shares, and the runs other processes had committed were lost.
+    // A VACUUM also bumps the schema cookie, which the checkpoint that shrank the file wrote there: with a
+    // checkpoint since, that shrink is SQLite's even when another process has meanwhile committed more
+    // than the VACUUM took back (the database larger again than the file was; taken for an older copy,
+    // those commits were emptied out of the shared log). An older copy never has a newer cookie.
     if (size < before) {
       const wal = walIndex(this.shmFd);
-      if (wal === undefined || (wal.mark !== this.dbMark && wal.bytes < before)) return undefined;
+      if (wal === undefined) return undefined;
+      const vacuumed = n >= 100 && hdr.readUInt32BE(40) > this.dbCookie;
+      if (wal.mark !== this.dbMark && (wal.bytes < before || vacuumed)) return undefined;
       return `an older copy of it (the file shrank from ${before} to ${size} bytes, ${wal.mark === this.dbMark ? 'with no checkpoint' : `the database being ${wal.bytes} bytes`})`;
     }
     return undefined;

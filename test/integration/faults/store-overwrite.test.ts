@@ -7,7 +7,7 @@
  * a run deleted or imported here is never written back by it.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -97,6 +97,52 @@ describe('runs.db shrinking or overwritten under a live process', () => {
       expect(Number(sql(file(), 'SELECT count(*) FROM runs;'))).toBe(w.ids.length + 21);
       expect(sql(file(), 'PRAGMA integrity_check;')).toBe('ok');
     } finally {
+      store.close();
+    }
+  }, 60_000);
+
+  it('a VACUUM, then another live process committing more than it took back before this one looks again, is no overwrite: none of its runs is lost', async () => {
+    const store = new RunStore(file());
+    const done = join(dir, 'grown');
+    let grower: ReturnType<typeof spawn> | undefined;
+    try {
+      const ids = Array.from({ length: 40 }, (_, i) => wholeRun(store, `${'x'.repeat(3000)} ${i}`));
+      for (const id of ids.slice(0, 30)) store.delete(id);
+      sql(file(), 'PRAGMA wal_checkpoint(TRUNCATE);');
+      await sleep(400); // (the live store has seen this size)
+      const before = statSync(file()).size;
+      // From here this process's event loop is held (no check runs) until the other process has written:
+      // the VACUUM's checkpoint shrinks the file, then 7 runs of 60 KB tasks make the database larger
+      // than the file was, all still in the shared log (fewer frames than a checkpoint waits for).
+      sql(file(), 'VACUUM; PRAGMA wal_checkpoint(PASSIVE);');
+      expect(statSync(file()).size).toBeLessThan(before);
+      grower = spawn(
+        join(repoRoot, 'node_modules/.bin/node'),
+        [join(repoRoot, 'test/integration/faults/support/store-grow.ts'), file(), '7', '60000', done],
+        { stdio: ['pipe', 'ignore', 'pipe'] },
+      );
+      let err = '';
+      grower.stderr?.on('data', (d: Buffer) => (err += d.toString()));
+      const nap = new Int32Array(new SharedArrayBuffer(4));
+      for (let t = 0; !existsSync(done) && t < 1500; t++) Atomics.wait(nap, 0, 0, 20);
+      const theirs = JSON.parse(readFileSync(done, 'utf8')) as string[];
+      const shm = readFileSync(`${file()}-shm`).subarray(0, 136);
+      // The case is the one meant: the file is still smaller, the database already larger than it was.
+      expect(statSync(file()).size).toBeLessThan(before);
+      expect(shm.readUInt32LE(20) * shm.readUInt16LE(14)).toBeGreaterThan(before);
+      await sleep(1_000); // (the watch looks, and would act after 300 ms)
+      // Before: "overwritten in place with an older copy of it (the file shrank from ... the database
+      // being ... bytes)", the shared log emptied, and the other process's 7 committed runs were gone.
+      expect(said.join('')).not.toMatch(/overwritten/);
+      for (const id of [...theirs, ...ids.slice(30)]) expect(store.has(id), id).toBe(true);
+      grower.stdin?.end();
+      const code = await new Promise((r) => grower?.on('close', r));
+      expect(code, err).toBe(0);
+      expect(err).not.toMatch(/overwritten/);
+      expect(Number(sql(file(), 'SELECT count(*) FROM runs;'))).toBe(17);
+      expect(sql(file(), 'PRAGMA integrity_check;')).toBe('ok');
+    } finally {
+      grower?.kill();
       store.close();
     }
   }, 60_000);
