@@ -52,7 +52,7 @@ import { toolsFeature } from './tools-service.ts';
 import type { ToolsFeature } from './tools-service.ts';
 import { kitsFeature } from './kits-service.ts';
 import type { KitsFeature } from './kits-service.ts';
-import { learnConfigSecrets, ProviderKeys, settingsFeature } from './settings.ts';
+import { learnConfigSecrets, learnConfigTextSecrets, ProviderKeys, settingsFeature } from './settings.ts';
 import { knownSecrets } from '../core/records/redact.ts';
 import type { SettingsFeature } from './settings.ts';
 import { systemFeature } from './system.ts';
@@ -738,6 +738,13 @@ function loadConfigOr(
     return loadConfig(files, onWarning);
   } catch (e) {
     if (!onInvalid || !(e instanceof ToolsmithError) || e.code !== 'invalid_config') throw e;
+    // The secrets it names are still redacted from what the verb prints (a run that holds a provider's
+    // key was shown whole while the config was invalid, [redacted] once it was fixed).
+    try {
+      learnConfigTextSecrets(readConfigText(files.configFile) ?? '');
+    } catch {
+      // (unreadable: nothing more to learn from it)
+    }
     onInvalid(e.message);
     return parseConfig({});
   }

@@ -90,6 +90,20 @@ export function learnConfigSecrets(config: Config): void {
 }
 
 /**
+ * The same from the text of a config.toml that could not be used (invalid: a verb that answers without
+ * it, config-words.ts): every variable it names for a secret (`api_key_env = "NAME"`, any `"env:NAME"`),
+ * read from the text as it is, so that what such a verb prints is redacted as with the config whole.
+ */
+export function learnConfigTextSecrets(text: string): void {
+  const names = [
+    ...text.matchAll(/\bapi_key_env\s*=\s*["'](?:env:)?([A-Za-z_][A-Za-z0-9_]*)["']/g),
+    ...text.matchAll(/["']env:([A-Za-z_][A-Za-z0-9_]*)["']/g),
+  ];
+  for (const m of names) knownSecrets.add(process.env[m[1] as string]);
+  learnOtelEnvSecrets();
+}
+
+/**
  * Why a provider has no key for its endpoint although one is stored: the key was saved for another URL.
  * Undefined when the key applies (or there is none).
  */

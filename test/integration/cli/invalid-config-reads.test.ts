@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLlmServer } from '../../support/llm-server.ts';
 import type { LlmServer } from '../../support/llm-server.ts';
 import { runToolsmith } from '../../support/toolsmith-process.ts';
-import { removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
+import { removeWorkspace, repoRoot, tempWorkspace } from '../../support/workspace.ts';
 
 let ws: string;
 let llm: LlmServer;
@@ -66,6 +66,49 @@ describe('an invalid config.toml', () => {
     const exported = await runToolsmith(ws, ['runs', 'export', runId]);
     expect(exported.code, exported.err).toBe(0);
     expect(exported.out).toContain(runId);
+  });
+
+  it("the secrets the invalid config names are still redacted from what runs show and runs export print", async () => {
+    // A run that holds a provider key's value (imported, or recorded before the config named the key):
+    // redacted by every verb while the config is whole, since it names the variable that holds the key.
+    const secret = 'sk-qa15-invalid-config-secret-0123456789';
+    const doc = JSON.parse(
+      readFileSync(join(repoRoot, 'test/fixtures/runs/run-v1.json'), 'utf8'),
+    ) as { events: { type: string; data: { task?: string } }[] };
+    (doc.events[0] as { data: { task?: string } }).data.task = `a task that quotes ${secret}`;
+    const docFile = join(ws, 'with-a-key.json');
+    writeFileSync(docFile, JSON.stringify(doc));
+    const broken = readFileSync(configFile, 'utf8');
+    const named = goodConfig.replace(/^(\[\[providers\]\][^[]*?)$/m, '$1\napi_key_env = "QA15_PROVIDER_KEY"');
+    expect(named).toContain('api_key_env = "QA15_PROVIDER_KEY"');
+    try {
+      writeFileSync(configFile, named);
+      const imported = await runToolsmith(ws, ['runs', 'import', docFile]);
+      expect(imported.code, imported.err).toBe(0);
+      const id = /imported run (\S+)/.exec(imported.out)?.[1] ?? '';
+      expect(id).not.toBe('');
+      const env = { QA15_PROVIDER_KEY: secret };
+      const whole = await runToolsmith(ws, ['runs', 'show', id, '--json'], env);
+      expect(whole.code, whole.err).toBe(0);
+      expect(whole.out).toContain('[redacted]');
+      expect(whole.out).not.toContain(secret);
+      // The same config, left invalid by a half-done edit further down.
+      writeFileSync(configFile, `${named}\n[limits\ntimeout_s = 30\n`);
+      for (const verb of [
+        ['runs', 'show', id, '--json'],
+        ['runs', 'show', id],
+        ['runs', 'export', id],
+      ]) {
+        const r = await runToolsmith(ws, verb, env);
+        expect(r.code, r.err).toBe(0);
+        expect(r.err).toMatch(WHERE);
+        // Before: the key was printed whole while the config was invalid.
+        expect(r.out, verb.join(' ')).not.toContain(secret);
+        expect(r.out, verb.join(' ')).toContain('[redacted]');
+      }
+    } finally {
+      writeFileSync(configFile, broken);
+    }
   });
 
   it('template list and skill list answer with the warning', async () => {
