@@ -68,13 +68,13 @@ describe('an invalid config.toml', () => {
     expect(exported.out).toContain(runId);
   });
 
-  it("the secrets the invalid config names are still redacted from what runs show and runs export print", async () => {
+  it('the secrets the invalid config names are still redacted from what runs show and runs export print', async () => {
     // A run that holds a provider key's value (imported, or recorded before the config named the key):
     // redacted by every verb while the config is whole, since it names the variable that holds the key.
     const secret = 'sk-qa15-invalid-config-secret-0123456789';
-    const doc = JSON.parse(
-      readFileSync(join(repoRoot, 'test/fixtures/runs/run-v1.json'), 'utf8'),
-    ) as { events: { type: string; data: { task?: string } }[] };
+    const doc = JSON.parse(readFileSync(join(repoRoot, 'test/fixtures/runs/run-v1.json'), 'utf8')) as {
+      events: { type: string; data: { task?: string } }[];
+    };
     (doc.events[0] as { data: { task?: string } }).data.task = `a task that quotes ${secret}`;
     const docFile = join(ws, 'with-a-key.json');
     writeFileSync(docFile, JSON.stringify(doc));

@@ -9,7 +9,7 @@ import { writeFileSync } from 'node:fs';
 import { RunStore } from '../../../../src-main/infra/store/run-store.ts';
 import { runStarted } from '../../../support/run-records.ts';
 
-const [, , file, count, chars, done] = process.argv as string[];
+const [, , file, count, chars, done] = process.argv;
 const store = new RunStore(file as string);
 const ids: string[] = [];
 for (let i = 0; i < Number(count); i++) {
