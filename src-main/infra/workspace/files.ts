@@ -117,6 +117,13 @@ export function cutShortHint(text: string): string {
 export function cutShortWarning(file: string, text: string): string | undefined {
   const end = endsMidLine(text);
   if (!end) return undefined;
+  // A last line that ends a value whole (a string's quote, an array's or table's bracket, a brace,
+  // true, false) is how an editor that adds no final line break saves a file (VS Code's default): a
+  // cut that still parses stops in a comment, a number, or at a line's very end, and only a line
+  // ending in a number or a comment is worth the warning on every verb. (A live server compares the
+  // tables with the config in use instead: refuseCutShort in app/service.ts.)
+  const last = text.slice(text.lastIndexOf('\n') + 1).trimEnd();
+  if (!last.includes('#') && /(["'\]}]|\btrue|\bfalse)$/.test(last)) return undefined;
   return (
     `${file}:${end.line}: the file ends in the middle of line ${end.line} (${end.last}) with no line break: ` +
     `if it is cut short (written only in part, or still being written), the tables after the cut are missing and their defaults apply; ` +

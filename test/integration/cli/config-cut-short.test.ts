@@ -4,7 +4,8 @@
  * cuts parse: one that leaves a reference to a table after the cut is refused (it is an error anyway),
  * its message adding that the file looks cut short; one that is valid is used, with a warning in the
  * live server's words (the tables after the cut fall back to their defaults). Before, both were taken
- * without a word about the cut.
+ * without a word about the cut. A file whose last line ends a value whole (a quote, a bracket) is how an
+ * editor that adds no final line break saves it: no warning on every verb for that.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -40,6 +41,21 @@ describe('a config.toml cut short where it still parses', () => {
     const meant = await runToolsmith(ws, ['mcp-servers', 'list', '--json']);
     expect(meant.code, meant.err).toBe(0);
     expect(meant.err).toBe('');
+  });
+
+  it('the whole file saved with no final line break (an editor that adds none): nothing said', async () => {
+    // The sample ends with a string; a table header or an array ends a value whole too.
+    for (const text of [whole.trimEnd(), `${whole}[prices]`, `${whole}[approval]\nsandboxes = ["support"]`]) {
+      writeFileSync(file, text);
+      const r = await runToolsmith(ws, ['mcp-servers', 'list', '--json']);
+      expect(r.code, r.err).toBe(0);
+      expect(r.err).toBe('');
+    }
+    // A last line that is a comment (where a cut still parses) is still warned about.
+    writeFileSync(file, `${whole}# the end of the sh`);
+    const comment = await runToolsmith(ws, ['mcp-servers', 'list', '--json']);
+    expect(comment.err).toContain('the file ends in the middle of line');
+    writeFileSync(file, whole);
   });
 
   it('a reference to a table after the cut: refused, naming the file, the line, the missing table and the cut', async () => {
