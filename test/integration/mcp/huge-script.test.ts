@@ -49,4 +49,23 @@ describe('a script above the 1 MB a worker reads', () => {
     const templates = await client.callTool({ name: 'list_templates', arguments: {} });
     expect(templates.isError).not.toBe(true);
   });
+  it.each([
+    ['code', { sandbox: 'ecommerce' }],
+    ['execute_code', {}],
+    ['validate', {}],
+  ])(
+    '%s refuses at once a script under 1 M characters that takes more as JSON, naming why',
+    async (name, args) => {
+      // 1,000,000 characters, 250,000 line breaks: 1.25 MB once escaped. Before, it was validated for
+      // seconds, then refused by the worker's limit ("ScriptTooLarge", a 1.2 MB message).
+      const code = 'x=1\n'.repeat(250_000);
+      expect(code.length).toBeLessThanOrEqual(MAX_SCRIPT_CHARS);
+      const r = await client.callTool({ name, arguments: { ...args, code } });
+      expect(r.isError).toBe(true);
+      expect(textOf(r)).toContain(
+        `the script takes more than the 1 MB (${MAX_SCRIPT_CHARS} bytes) a sandbox worker reads as one message once written as JSON`,
+      );
+      expect(textOf(r).length).toBeLessThan(2_000);
+    },
+  );
 });
