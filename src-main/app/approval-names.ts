@@ -7,6 +7,7 @@
 import { basename } from 'node:path';
 import type { Config } from './config.ts';
 import { lineOfField } from './config.ts';
+import { didYouMean } from '../core/text/near-names.ts';
 
 export function approvalNameProblems(
   config: Config,
@@ -14,6 +15,8 @@ export function approvalNameProblems(
   text: string | undefined,
   sandboxes: readonly string[],
   kitFiles: readonly string[],
+  /** The tools of a sandbox's tools.py, or undefined when they cannot be read (then nothing is said). */
+  toolsOf?: (sandbox: string) => readonly string[] | undefined,
 ): string[] {
   const kits = kitFiles.map((f) => basename(f, '.kit'));
   const at = (key: string) => {
@@ -32,11 +35,21 @@ export function approvalNameProblems(
     if (!kits.includes(k))
       out.push(`${at('kits')} names no kit ${JSON.stringify(k)} (kits: ${names(kits)}): ${held}`);
   for (const t of config.approval.tools) {
-    const sandbox = t.split('.')[0] ?? '';
-    if (!sandboxes.includes(sandbox))
+    const [sandbox = '', tool = ''] = t.split('.');
+    if (!sandboxes.includes(sandbox)) {
       out.push(
         `${at('tools')} names ${JSON.stringify(t)}, whose sandbox ${JSON.stringify(sandbox)} does not exist (sandboxes: ${names(sandboxes)}): ${held}`,
       );
+      continue;
+    }
+    // The tool itself, where all of the sandbox's tools are known without connecting to anything: its
+    // tools.py alone (a sandbox with MCP servers gets tools only once they answer).
+    if (Object.keys(config.sandboxes[sandbox]?.mcp ?? {}).length > 0 || !toolsOf) continue;
+    const tools = toolsOf(sandbox);
+    if (tools === undefined || tools.includes(tool)) continue;
+    out.push(
+      `${at('tools')} names ${JSON.stringify(t)}, but sandbox ${sandbox} has no tool ${JSON.stringify(tool)} (${didYouMean(tool, tools)}tools: ${names(tools)}): ${held}`,
+    );
   }
   return out;
 }

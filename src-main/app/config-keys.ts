@@ -10,6 +10,7 @@ import { configSchema, lineOfField } from './config.ts';
 import type { Config } from './config.ts';
 import { approvalNameProblems } from './approval-names.ts';
 import { parseTomlFile } from '../infra/workspace/files.ts';
+import { extractTools } from '../core/tools/extract.ts';
 import type { WorkspaceFiles } from '../infra/workspace/files.ts';
 
 type Def = {
@@ -117,6 +118,13 @@ export function sayConfigWarnings(files: WorkspaceFiles, config: Config, say?: (
       text,
       files.sandboxNames(),
       files.kitFiles().map((k) => k.file),
+      (sandbox) => {
+        try {
+          return extractTools(files.readTools(sandbox)).tools.map((t) => t.name);
+        } catch {
+          return undefined; // no tools.py to read: the sandbox's tools are not known here
+        }
+      },
     ),
   ];
   for (const line of files.configWarnings) if (!before.has(line)) say?.(line);

@@ -29,7 +29,7 @@ describe('[approval] names', () => {
   it("a sandbox, a kit or a tool's sandbox that does not exist: one warning each, with the line", async () => {
     appendFileSync(
       file,
-      '\n[approval]\nsandboxes = ["ecommerc", "support"]\nkits = ["order"]\ntools = ["supprt.add_note", "support.add_note"]\n',
+      '\n[approval]\nsandboxes = ["ecommerc", "support"]\nkits = ["order"]\ntools = ["supprt.add_note", "support.add_note", "support.add_nte"]\n',
     );
     const line = (key: string) =>
       readFileSync(file, 'utf8')
@@ -41,6 +41,7 @@ describe('[approval] names', () => {
       `toolsmith: warning: ${file}:${line('sandboxes')}: approval.sandboxes names no sandbox "ecommerc" (sandboxes: ecommerce, support): no call is held for approval by it; fix the name`,
       `toolsmith: warning: ${file}:${line('kits')}: approval.kits names no kit "order" (kits: helpdesk, inventory, orders): no call is held for approval by it; fix the name`,
       `toolsmith: warning: ${file}:${line('tools')}: approval.tools names "supprt.add_note", whose sandbox "supprt" does not exist (sandboxes: ecommerce, support): no call is held for approval by it; fix the name`,
+      `toolsmith: warning: ${file}:${line('tools')}: approval.tools names "support.add_nte", but sandbox support has no tool "add_nte" (did you mean add_note? tools: list_tickets, get_ticket, search_kb, add_note): no call is held for approval by it; fix the name`,
     ]);
   });
 
