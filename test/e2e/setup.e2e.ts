@@ -130,6 +130,31 @@ describe('providers in Settings', () => {
   });
 });
 
+describe('Monaco editors', () => {
+  it('leave no empty alert in the page; what Monaco announces is still an assertive live region', async () => {
+    const { page } = w;
+    await page.goto(`${w.web.url.split('#')[0]}#/tools/ecommerce`);
+    await page.locator('[data-testid="editor-tools.py"][data-ready="true"]').waitFor();
+    // Every alert in the page says something (Monaco's two empty ones were role=alert).
+    const alerts = await page.getByRole('alert').allInnerTexts();
+    expect(alerts.filter((t) => !t.trim())).toEqual([]);
+    // Monaco's regions are still there, read out at once (assertive, atomic) when it writes to them.
+    const regions = page.locator('.monaco-aria-container > .monaco-alert');
+    expect(await regions.count()).toBe(2);
+    for (const r of await regions.all()) {
+      expect(await r.getAttribute('aria-live')).toBe('assertive');
+      expect(await r.getAttribute('aria-atomic')).toBe('true');
+    }
+    // Monaco's find with no match announces it there.
+    await page.locator('[data-testid="editor-tools.py"] .monaco-editor').click();
+    await page.keyboard.press('Control+F');
+    await page.keyboard.type('zq-no-such-text');
+    await page.keyboard.press('Enter');
+    await poll(async () => (await regions.allInnerTexts()).join(' ')).toMatch(/No results/i);
+    await page.keyboard.press('Escape');
+  });
+});
+
 describe('workspaces and sandboxes', () => {
   it('creates a sandbox from the UI: it opens in the Tools view with its skeleton tool', async () => {
     const { page } = w;
@@ -173,8 +198,19 @@ describe('workspaces and sandboxes', () => {
     // Opening a folder that is not a workspace says so.
     await page.getByLabel('Workspace folder', { exact: true }).fill(scratch);
     await page.getByRole('form', { name: 'open workspace' }).getByRole('button', { name: 'Open' }).click();
-    await poll(() => page.getByRole('alert').first().innerText()).toContain('is not a Toolsmith workspace');
+    const panel = page.getByRole('region', { name: 'workspaces' });
+    await poll(() => panel.getByRole('alert').first().innerText()).toContain('is not a Toolsmith workspace');
     await w.screenshot('setup-workspace-open');
+    // Another folder typed: the refusal of the first one goes (it stayed, beside a folder it was not about).
+    await page.getByLabel('Workspace folder', { exact: true }).fill(join(scratch, 'elsewhere'));
+    await poll(() => panel.getByRole('alert').count()).toBe(0);
+    // So does a create's, once the new folder is edited.
+    await page.getByLabel('New folder', { exact: true }).fill(fresh);
+    await page.getByRole('button', { name: 'Create and open' }).click();
+    await poll(() => panel.getByRole('alert').first().innerText()).toContain(fresh);
+    await page.getByLabel('New folder', { exact: true }).fill(join(scratch, 'fresh-ws-2'));
+    await poll(() => panel.getByRole('alert').count()).toBe(0);
+    await page.getByLabel('New folder', { exact: true }).fill('');
     // Back to the first workspace through the recent list.
     await page.getByRole('button', { name: `open ${w.workspace}` }).click();
     await poll(() => page.getByTestId('workspace-name').innerText()).toContain(w.workspace);

@@ -8,6 +8,7 @@ import type { OnMount } from '@monaco-editor/react';
 import { useEffect, useRef, useState } from 'react';
 import type { Violation } from '../../../src-main/core/lang/violation.ts';
 import { selectedLines } from '../lib/editor-size.ts';
+import { quietMonacoAlerts } from '../lib/monaco-aria.ts';
 import { monaco } from '../monaco.ts';
 import { useStore } from '../store/index.ts';
 
@@ -54,6 +55,8 @@ export function CodeEditor(props: CodeEditorProps) {
 
   const onMount: OnMount = (editor) => {
     editorRef.current = editor;
+    // Monaco's first editor has just added its two empty role=alert regions to the page (lib/monaco-aria.ts).
+    quietMonacoAlerts();
     editor.onDidChangeCursorPosition((e) => setCursorLine(e.position.lineNumber));
     editor.onDidChangeCursorSelection((e) => {
       const lines = selectedLines(e.selection);
@@ -202,6 +205,7 @@ export function CodeDiff(props: {
       automaticLayout: true,
       minimap: { enabled: false },
     });
+    quietMonacoAlerts();
     editorRef.current = editor;
     return () => {
       const model = editor.getModel();

@@ -60,7 +60,7 @@ export function useWorkspace() {
       await api['workspace.open']({ path });
       reloadOnRuns();
     } catch (e) {
-      dispatch({ type: 'failed', error: errorMessage(e) });
+      dispatch({ type: 'failed', error: errorMessage(e), of: 'open' });
     }
   }, []);
 
@@ -70,7 +70,7 @@ export function useWorkspace() {
       const r = await api['workspace.choose']({});
       if (r.path) await open(r.path);
     } catch (e) {
-      dispatch({ type: 'failed', error: errorMessage(e) });
+      dispatch({ type: 'failed', error: errorMessage(e), of: 'open' });
     }
   }, [open]);
 
@@ -81,7 +81,7 @@ export function useWorkspace() {
       await api['workspace.init']({ path, empty });
       reloadOnRuns();
     } catch (e) {
-      dispatch({ type: 'failed', error: errorMessage(e) });
+      dispatch({ type: 'failed', error: errorMessage(e), of: 'create' });
     }
   }, []);
 

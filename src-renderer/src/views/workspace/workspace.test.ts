@@ -31,6 +31,24 @@ describe('the Workspace view state', () => {
     expect(workspaceReducer(s, { type: 'clearError' }).error).toBeUndefined();
   });
 
+  it("an open's or create's refusal goes once its own form is edited, not the other's, nor a load's", () => {
+    const typed = workspaceReducer(initialWorkspace, { type: 'set', patch: { path: '/x', newPath: '/n' } });
+    // Opening /x failed: editing the folder to open clears it; the new folder's field leaves it.
+    let s = workspaceReducer(typed, { type: 'failed', error: 'not a workspace: /x', of: 'open' });
+    expect(workspaceReducer(s, { type: 'set', patch: { newPath: '/m' } }).error).toBe('not a workspace: /x');
+    expect(workspaceReducer(s, { type: 'set', patch: { path: '/x' } }).error).toBe('not a workspace: /x');
+    s = workspaceReducer(s, { type: 'set', patch: { path: '/y' } });
+    expect(s).toMatchObject({ path: '/y', error: undefined });
+    // Creating /n failed: its folder or its "empty" box edited clears it; the folder to open does not.
+    s = workspaceReducer(typed, { type: 'failed', error: 'folder not empty: /n', of: 'create' });
+    expect(workspaceReducer(s, { type: 'set', patch: { path: '/z' } }).error).toBe('folder not empty: /n');
+    expect(workspaceReducer(s, { type: 'set', patch: { newPath: '/n2' } }).error).toBeUndefined();
+    expect(workspaceReducer(s, { type: 'set', patch: { empty: true } }).error).toBeUndefined();
+    // The recent list failed to load: typing is not an answer to that.
+    s = workspaceReducer(typed, { type: 'failed', error: 'could not load' });
+    expect(workspaceReducer(s, { type: 'set', patch: { path: '/q' } }).error).toBe('could not load');
+  });
+
   it('a created sandbox empties its form but keeps the runtime chosen', () => {
     let s = workspaceReducer(initialWorkspace, {
       type: 'sandbox',

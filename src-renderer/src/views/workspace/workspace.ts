@@ -20,6 +20,12 @@ export interface WorkspaceState {
   runtimes: string[];
   /** The last failure of loading, opening or creating a workspace. */
   error?: string;
+  /**
+   * Which form the error is about ('open': the folder typed to open, or the one chosen; 'create': the new
+   * folder): editing that form's fields clears it, as they are no longer what was refused. A load's
+   * error has none and stays.
+   */
+  errorOf?: 'open' | 'create';
   /** The folder typed to open. */
   path: string;
   /** The folder typed to create. */
@@ -48,8 +54,8 @@ export type WorkspaceAction =
   | { type: 'sandboxCreated' }
   /** An open or create starts: busy, the previous error cleared. */
   | { type: 'start' }
-  /** Something failed: its message shown, busy no more. */
-  | { type: 'failed'; error: string }
+  /** Something failed: its message shown (about the open or create form, if `of`), busy no more. */
+  | { type: 'failed'; error: string; of?: 'open' | 'create' }
   | { type: 'clearError' };
 
 export function workspaceReducer(s: WorkspaceState, a: WorkspaceAction): WorkspaceState {
@@ -60,18 +66,27 @@ export function workspaceReducer(s: WorkspaceState, a: WorkspaceAction): Workspa
         recent: a.recent,
         runtimes: a.settings.runtimes.filter((r) => r.enabled).map((r) => r.id),
       };
-    case 'set':
-      return { ...s, ...a.patch };
+    case 'set': {
+      // The refusal was of the folder as it was ("is not a Toolsmith workspace" stayed beside another
+      // folder, or an empty field): editing the form it is about clears it.
+      const edited =
+        s.errorOf === 'open'
+          ? a.patch.path !== undefined && a.patch.path !== s.path
+          : s.errorOf === 'create' &&
+            ((a.patch.newPath !== undefined && a.patch.newPath !== s.newPath) ||
+              (a.patch.empty !== undefined && a.patch.empty !== s.empty));
+      return edited ? { ...s, ...a.patch, error: undefined, errorOf: undefined } : { ...s, ...a.patch };
+    }
     case 'sandbox':
       return { ...s, sandbox: { ...s.sandbox, ...a.patch } };
     case 'sandboxCreated':
       return { ...s, sandbox: { ...s.sandbox, name: '', description: '' } };
     case 'start':
-      return { ...s, busy: true, error: undefined };
+      return { ...s, busy: true, error: undefined, errorOf: undefined };
     case 'failed':
-      return { ...s, busy: false, error: a.error };
+      return { ...s, busy: false, error: a.error, errorOf: a.of };
     case 'clearError':
-      return { ...s, error: undefined };
+      return { ...s, error: undefined, errorOf: undefined };
   }
 }
 
