@@ -98,3 +98,31 @@ describe('Traceback', () => {
     expect(jumps).toEqual([2]);
   });
 });
+
+describe('a timeout or running out of memory', () => {
+  it('names the way out under the error; another error gets none', async () => {
+    const ended = (exitReason: string, type: string, message: string) =>
+      ({ execution: { exitReason, error: { type, message, frames: [] } } }) as unknown as AttemptView;
+    const props = { onJump: () => {}, onJumpTools: () => {} };
+    let screen = await render(
+      <Traceback a={ended('timeout', 'Timeout', 'the script ran past its 3 s time limit')} {...props} />,
+    );
+    const tb = screen.getByRole('region', { name: 'traceback' });
+    await expect.element(tb).toBeVisible();
+    expect(tb.element().textContent).toContain('Timeout: the script ran past its 3 s time limit');
+    expect(screen.getByTestId('error-fix').element().textContent).toContain('raise "Timeout (s)" in New run');
+    await screen.unmount();
+    screen = await render(
+      <Traceback
+        a={ended('oom', 'OutOfMemory', 'the sandbox ran out of memory and was killed')}
+        {...props}
+      />,
+    );
+    await expect.element(screen.getByRole('region', { name: 'traceback' })).toBeVisible();
+    expect(screen.getByTestId('error-fix').element().textContent).toContain('[limits] memory_mb');
+    await screen.unmount();
+    screen = await render(<Traceback a={ended('error', 'KeyError', '0')} {...props} />);
+    await expect.element(screen.getByRole('region', { name: 'traceback' })).toBeVisible();
+    expect(screen.container.querySelector('[data-testid="error-fix"]')).toBeNull();
+  });
+});

@@ -16,6 +16,7 @@ import {
 } from '../../../../src-main/core/sandbox/execution.ts';
 import { useGuardedLoad } from '../../lib/useLoad.ts';
 import type { Outcome } from './attempts.ts';
+import { executionFix } from './run-detail.ts';
 
 export function Section({
   title,
@@ -259,11 +260,17 @@ export function Traceback({
 }) {
   const err = a.execution?.error;
   if (!err) return null;
+  const fix = executionFix(a.execution?.exitReason);
   return (
     <div className="traceback" role="region" aria-label="traceback">
       <div className="error">
         <strong>{err.type}</strong>: {err.message}
       </div>
+      {fix && (
+        <p className="small error-fix" data-testid="error-fix">
+          {fix}
+        </p>
+      )}
       {err.frames.length > 0 && (
         <ol className="frames">
           {err.frames.map((f, i) => (

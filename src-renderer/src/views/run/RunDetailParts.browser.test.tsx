@@ -59,6 +59,25 @@ describe('the run head', () => {
     confirm.mockRestore();
   });
 
+  it('a run a template served says beside its disabled Replay why, and Replay is described by it', async () => {
+    const base = derive(events(1, true));
+    const run = {
+      ...base,
+      template: 'user-name',
+      tier: 'template' as const,
+      attempts: base.attempts.map((a) => ({ ...a, llm: undefined })),
+    };
+    const screen = await render(
+      <RunMeta run={run} now={0} origin={undefined} actions={runActions(run)} {...handlers()} />,
+    );
+    const replay = screen.getByRole('button', { name: 'Replay' });
+    await expect.element(replay).toBeDisabled();
+    const why = 'Nothing to replay: the template user-name served this run, no LLM output was recorded.';
+    await expect.element(screen.getByTestId('replay-why')).toBeVisible();
+    await expect.element(screen.getByTestId('replay-why')).toHaveTextContent(why);
+    await expect.element(replay).toHaveAccessibleDescription(why);
+  });
+
   it('an open error offers the way back', async () => {
     const onBack = vi.fn();
     const screen = await render(<RunOpenError runId="r-9" error="no such run" onBack={onBack} />);

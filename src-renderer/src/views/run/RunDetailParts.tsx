@@ -98,10 +98,16 @@ export function RunMeta(props: {
       <button
         onClick={props.onReplay}
         disabled={!actions.replay}
-        title="Replay from the recorded LLM outputs (no LLM call)"
+        title={actions.replayWhy ?? 'Replay from the recorded LLM outputs (no LLM call)'}
+        aria-describedby={actions.replayWhy ? 'replay-why' : undefined}
       >
         Replay
       </button>
+      {actions.replayWhy && (
+        <span id="replay-why" className="muted small replay-why" data-testid="replay-why">
+          {actions.replayWhy}
+        </span>
+      )}
       {props.addToSuite}
       <button onClick={props.onExport}>Export</button>
       <button

@@ -7,6 +7,7 @@ import {
   foldQueued,
   followSelection,
   originLabel,
+  executionFix,
   runActions,
   runOutcome,
   selectedAttempt,
@@ -88,6 +89,28 @@ describe('what the run and an attempt allow', () => {
     expect(runActions(done)).toEqual({ cancel: false, replay: true, delete: true });
     const noLlm = { ...done, attempts: done.attempts.map((a) => ({ ...a, llm: undefined })) };
     expect(runActions(noLlm).replay).toBe(false);
+  });
+
+  it('says why Replay is off for a run that ended with no LLM output: a template, a script run directly', () => {
+    const noLlm = { ...done, attempts: done.attempts.map((a) => ({ ...a, llm: undefined })) };
+    expect(runActions({ ...noLlm, template: 'user-name', tier: 'template' }).replayWhy).toBe(
+      'Nothing to replay: the template user-name served this run, no LLM output was recorded.',
+    );
+    expect(runActions({ ...noLlm, tier: 'edit' }).replayWhy).toBe(
+      'Nothing to replay: this script was run directly, no LLM output was recorded; Run script runs it again.',
+    );
+    expect(runActions(noLlm).replayWhy).toMatch(/^Nothing to replay/);
+    // Nothing to say when it replays, while the run runs (Cancel is there), or while an action is sent.
+    expect(runActions(done).replayWhy).toBeUndefined();
+    expect(runActions({ ...noLlm, status: 'running' }).replayWhy).toBeUndefined();
+    expect(runActions(noLlm, 'Delete').replayWhy).toBeUndefined();
+  });
+
+  it('names the way out of a timeout and of running out of memory, and of no other end', () => {
+    expect(executionFix('timeout')).toMatch(/Timeout \(s\)" in New run.*\[limits\] timeout_s/);
+    expect(executionFix('oom')).toMatch(/\[limits\] memory_mb/);
+    for (const r of ['ok', 'error', 'output_limit', 'crashed', 'infra', undefined])
+      expect(executionFix(r)).toBeUndefined();
   });
 
   it('allows no run action while one is sent and not answered (a double click made two replays)', () => {

@@ -131,6 +131,12 @@ export interface RunActions {
   cancel: boolean;
   /** Replay needs recorded LLM outputs and a run that ended. */
   replay: boolean;
+  /**
+   * Why Replay is off for a run that ended, said beside it: the run has no LLM output to replay (a
+   * template served it, or its script was run directly). Undefined when Replay is on, while the run runs
+   * (Cancel is there) and while an action waits for its answer.
+   */
+  replayWhy?: string;
   delete: boolean;
 }
 
@@ -138,14 +144,41 @@ export interface RunActions {
  * `sending` names a run action the service has not answered yet (store/run.ts): none other is allowed
  * until it has (a double click made two replays).
  */
-export function runActions(run: Pick<RunRecordView, 'status' | 'attempts'>, sending?: string): RunActions {
+export function runActions(
+  run: Pick<RunRecordView, 'status' | 'attempts'> & Partial<Pick<RunRecordView, 'template' | 'tier'>>,
+  sending?: string,
+): RunActions {
   const running = run.status === 'running';
   const idle = sending === undefined;
+  const recorded = run.attempts.some((a) => a.llm);
+  // (The button was only greyed out: a template-served or directly run script's run said nothing of why.)
+  const replayWhy =
+    running || !idle || recorded
+      ? undefined
+      : run.template
+        ? `Nothing to replay: the template ${run.template} served this run, no LLM output was recorded.`
+        : run.tier === 'edit'
+          ? 'Nothing to replay: this script was run directly, no LLM output was recorded; Run script runs it again.'
+          : 'Nothing to replay: no attempt of this run recorded an LLM output.';
   return {
     cancel: running && idle,
-    replay: !running && idle && run.attempts.some((a) => a.llm),
+    replay: !running && idle && recorded,
+    ...(replayWhy ? { replayWhy } : {}),
     delete: !running && idle,
   };
+}
+
+/**
+ * What to do about an execution that hit a limit the error names without a way out: "the script ran
+ * past its 3 s time limit", "the sandbox ran out of memory" (an output limit's error says its own).
+ * Shown under the error; undefined for any other end.
+ */
+export function executionFix(exitReason: string | undefined): string | undefined {
+  if (exitReason === 'timeout')
+    return 'To give it more time: raise "Timeout (s)" in New run (up to 600 s), or [limits] timeout_s in .toolsmith/config.toml for every run; or have the script do less (fewer tool calls, no waiting, no loop without an end).';
+  if (exitReason === 'oom')
+    return 'To give it more memory: raise [limits] memory_mb in .toolsmith/config.toml; or have the script hold less (the fields it needs from each tool response, not whole lists).';
+  return undefined;
 }
 
 /** What the run's outcome panel says: its result, its error, an interruption, or nothing yet. */
