@@ -8,6 +8,13 @@ import { Fragment } from 'react';
 import type { EgressRecord, ToolCallTrace } from '../../../src-main/core/sandbox/execution.ts';
 import { JsonTree } from './JsonTree.tsx';
 
+/**
+ * A tool's name that wraps only after an underscore (`check_` / `inventory`): its cell keeps words whole
+ * (in the narrow Try tool panel the table's cells broke anywhere, "boom" read "boo m").
+ */
+const wrappable = (name: string) =>
+  name.split('_').flatMap((part, i, all) => (i < all.length - 1 ? [`${part}_`, <wbr key={i} />] : [part]));
+
 export function ToolCallTable({ calls, label }: { calls: ToolCallTrace[]; label: string }) {
   if (calls.length === 0) return <p className="muted">No tool call was recorded.</p>;
   return (
@@ -25,8 +32,8 @@ export function ToolCallTable({ calls, label }: { calls: ToolCallTrace[]; label:
         {calls.map((t, i) => (
           <Fragment key={i}>
             <tr className={t.error || t.refused ? 'row-error' : ''} data-skill={t.skill}>
-              <td>
-                <code>{t.name}</code>
+              <td className="call-name">
+                <code>{wrappable(t.name)}</code>
                 {t.skill ? (
                   <span className="muted small" title={`called by the skill ${t.skill}`}>
                     {' '}
@@ -56,8 +63,8 @@ export function ToolCallTable({ calls, label }: { calls: ToolCallTrace[]; label:
                   <span className="muted">—</span>
                 )}
               </td>
-              <td>{t.ms.toFixed(1)}</td>
-              <td>{t.location}</td>
+              <td className="call-short">{t.ms.toFixed(1)}</td>
+              <td className="call-short">{t.location}</td>
             </tr>
             {t.egress?.length ? (
               <tr className="egress-row">
