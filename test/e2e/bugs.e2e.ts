@@ -91,6 +91,33 @@ describe('run view', () => {
       )
       .toBeGreaterThan(0);
     await w.screenshot('bugs-diff-labels');
+    expect(await page.getByTestId('diff-labels').getAttribute('data-layout')).toBe('side-by-side');
+    // A narrow window: Monaco shows one inline view, and the labels no longer say left and right but
+    // whose lines are which (they read "attempt 1 (before)" on the left over a view with no left side).
+    const size = page.viewportSize();
+    await page.setViewportSize({ width: 1000, height: 700 });
+    try {
+      await expect
+        .poll(() => page.getByTestId('diff-attempts').getAttribute('data-layout'), { timeout: POLL_MS })
+        .toBe('inline');
+      expect(
+        await page.locator('[data-testid="diff-attempts"] .monaco-diff-editor.side-by-side').count(),
+      ).toBe(0);
+      await expect
+        .poll(() => page.getByTestId('diff-original-label').innerText())
+        .toBe('attempt 1 (before): the lines marked −');
+      expect(await page.getByTestId('diff-modified-label').innerText()).toBe(
+        'attempt 2 (after): the lines marked +',
+      );
+      expect(await page.getByTestId('diff-labels').getAttribute('data-layout')).toBe('inline');
+      await w.screenshot('bugs-diff-labels-inline');
+    } finally {
+      if (size) await page.setViewportSize(size);
+    }
+    // Wide again: two sides, labelled left and right.
+    await expect
+      .poll(() => page.getByTestId('diff-original-label').innerText(), { timeout: POLL_MS })
+      .toBe('attempt 1 (before)');
 
     // The traceback names the tool's frames in tools.py; one click opens it at that line.
     const tb = page.getByRole('region', { name: 'traceback' });

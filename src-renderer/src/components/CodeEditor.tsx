@@ -191,10 +191,19 @@ export function CodeDiff(props: {
   language?: string;
   label: string;
   height?: number;
+  /**
+   * Whether Monaco shows the two sides side by side or, in a narrow box (under 900 px), one inline view
+   * (removed lines above added ones): told when the editor starts and whenever that changes, so labels
+   * of a left and a right side can follow.
+   */
+  onSideBySide?: (sideBySide: boolean) => void;
 }) {
   const theme = useStore((s) => s.theme);
   const host = useRef<HTMLDivElement>(null);
   const editorRef = useRef<monaco.editor.IStandaloneDiffEditor | null>(null);
+  const onSideBySideRef = useRef(props.onSideBySide);
+  onSideBySideRef.current = props.onSideBySide;
+  const [sideBySide, setSideBySide] = useState(true);
   useEffect(() => {
     if (!host.current) return;
     const editor = monaco.editor.createDiffEditor(host.current, {
@@ -207,7 +216,18 @@ export function CodeDiff(props: {
     });
     quietMonacoAlerts();
     editorRef.current = editor;
+    // Monaco marks its root `side-by-side` while it shows two sides (its own choice by the box's width).
+    const root = host.current.querySelector('.monaco-diff-editor');
+    const tell = () => {
+      const now = root?.classList.contains('side-by-side') ?? true;
+      setSideBySide(now);
+      onSideBySideRef.current?.(now);
+    };
+    const observer = new MutationObserver(tell);
+    if (root) observer.observe(root, { attributes: true, attributeFilter: ['class'] });
+    tell();
     return () => {
+      observer.disconnect();
       const model = editor.getModel();
       editor.setModel(null);
       model?.original.dispose();
@@ -233,6 +253,7 @@ export function CodeDiff(props: {
     <div
       className="code-editor"
       data-testid={`diff-${props.label}`}
+      data-layout={sideBySide ? 'side-by-side' : 'inline'}
       ref={host}
       style={{ height: props.height ?? 360 }}
     />

@@ -50,6 +50,7 @@ export function AttemptView({ run, a }: { run: RunRecord; a: AttemptRecord }) {
   };
   const [tab, setTab] = useState<'execution' | 'tools' | 'prompt' | 'llm' | 'diff'>('execution');
   const [diffWith, setDiffWith] = useState<number>();
+  const [diffSideBySide, setDiffSideBySide] = useState(true);
   const [selected, setSelected] = useState<{ start: number; end: number }>();
   useEffect(() => setEditedState(drafts.get(run.id, a.n) ?? original), [original, run.id, a.n]);
   const state = attemptState(run, a, edited, live, sending);
@@ -244,12 +245,25 @@ export function AttemptView({ run, a }: { run: RunRecord; a: AttemptRecord }) {
                   ))}
                 </select>
               </label>
-              <div className="diff-labels" data-testid="diff-labels">
-                <span data-testid="diff-original-label">{diff?.originalLabel}</span>
-                <span data-testid="diff-modified-label">{diff?.modifiedLabel}</span>
+              {/* Left and right while Monaco shows two sides; in a narrow window (1000 px) it shows one
+                  inline view, and the labels say which lines are whose (they still read left, right). */}
+              <div
+                className={`diff-labels${diffSideBySide ? '' : ' inline'}`}
+                data-testid="diff-labels"
+                data-layout={diffSideBySide ? 'side-by-side' : 'inline'}
+              >
+                <span data-testid="diff-original-label">
+                  {diff?.originalLabel}
+                  {diffSideBySide ? '' : ': the lines marked −'}
+                </span>
+                <span data-testid="diff-modified-label">
+                  {diff?.modifiedLabel}
+                  {diffSideBySide ? '' : ': the lines marked +'}
+                </span>
               </div>
               <CodeDiff
                 label="attempts"
+                onSideBySide={setDiffSideBySide}
                 original={diff?.original ?? ''}
                 modified={diff?.modified ?? ''}
                 language={run.started.language}
