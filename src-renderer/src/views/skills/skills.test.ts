@@ -15,6 +15,7 @@ import {
   parseTests,
   restoreSkillDraft,
   skillDraftToKeep,
+  renameSkillFunction,
   skillsReducer,
   statusLabel,
 } from './skills.ts';
@@ -249,6 +250,48 @@ describe('the Skills view state', () => {
     });
     expect(js.draft).toMatchObject({ mode: 'new', language: 'js', name: 'spent_by', origin: 'r-1' });
     expect(js.draft?.source).toContain('async function spent_by(value1)');
+  });
+
+  it("a proposal's function follows the skill's name while its source is as proposed; an edited one stays", () => {
+    const from = { runId: 'r-1', attempt: 1, start: 1, end: 2 };
+    const proposal = {
+      name: 'new_skill',
+      language: 'python' as const,
+      source:
+        'def new_skill(user_id: str):\n    """Gets it."""\n    return get_user(user_id=user_id).data["name"]\n',
+      parameters: [{ name: 'user_id', type: 'str', value: 'u3', from: 'task' as const }],
+      returns: [],
+      tests: [{ args: { user_id: 'u3' }, assert: [] }],
+      sandbox: 'ecommerce',
+      origin: 'r-1',
+    };
+    let s = skillsReducer(initialSkills, { type: 'proposed', from, proposal });
+    // Typed one key at a time, emptied on the way.
+    for (const name of ['', 'u', 'us', 'user_name'])
+      s = skillsReducer(s, { type: 'edit', field: 'name', value: name });
+    expect(s.draft?.source).toBe(proposal.source.replace('def new_skill(', 'def user_name('));
+    // The body written by hand: the name is the person's to keep in step.
+    s = skillsReducer(s, { type: 'edit', field: 'source', value: `${s.draft!.source}# mine\n` });
+    s = skillsReducer(s, { type: 'edit', field: 'name', value: 'user_name_2' });
+    expect(s.draft?.source).toContain('def user_name(');
+    // A JS proposal's `async function`.
+    let js = skillsReducer(initialSkills, {
+      type: 'proposed',
+      from,
+      proposal: {
+        ...proposal,
+        language: 'js',
+        source: 'async function new_skill(user_id) {\n  return 1;\n}\n',
+      },
+    });
+    js = skillsReducer(js, { type: 'edit', field: 'name', value: 'user_name' });
+    expect(js.draft?.source).toBe('async function user_name(user_id) {\n  return 1;\n}\n');
+    expect(renameSkillFunction('def other(x):\n    pass\n', 'new_skill', 'a', 'python')).toBe(
+      'def other(x):\n    pass\n',
+    );
+    expect(renameSkillFunction('def f(x):\n    pass\n', 'f', 'a$&b', 'python')).toBe(
+      'def a$&b(x):\n    pass\n',
+    );
   });
 });
 

@@ -98,6 +98,24 @@ export function parseFromRun(id: string | undefined): FromRun | undefined {
 }
 
 /** The source a new skill starts from, in its language: the required shape, ready to be filled in. */
+/**
+ * `source` with its function named `from` (Python's `def`, JS and TS `function`; the first one) named
+ * `to` instead; the source as it is when it defines none of that name.
+ */
+export function renameSkillFunction(
+  source: string,
+  from: string,
+  to: string,
+  language: SkillLanguage,
+): string {
+  const name = from.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const definition =
+    language === 'python'
+      ? new RegExp(`^(\\s*(?:async\\s+)?def\\s+)${name}(?=\\s*\\()`, 'm')
+      : new RegExp(`(\\bfunction\\s*\\*?\\s*)${name}(?=\\s*[(<])`);
+  return source.replace(definition, (_all, head: string) => `${head}${to}`);
+}
+
 export const newSkillSource = (name: string, language: SkillLanguage = 'python'): string =>
   language === 'js'
     ? `/**
@@ -181,10 +199,22 @@ export function skillsReducer(s: SkillsState, a: SkillsAction): SkillsState {
       // renamed, it kept `def new_skill(...)`, and Save answered "the function is named new_skill".
       const followsName =
         a.field === 'name' && d.mode === 'new' && d.source === newSkillSource(d.name, d.language);
+      // So does a proposal from a run's lines ("Make a skill") whose source is as the service made it,
+      // but for the function's name: renamed, Save answered "the function is named new_skill; it must be
+      // user_name" and the name had to be typed twice.
+      const proposalFollows =
+        !followsName &&
+        a.field === 'name' &&
+        d.mode === 'new' &&
+        !!s.fromRun?.proposal &&
+        !!s.startedAs &&
+        s.startedAs.language === d.language &&
+        d.source === renameSkillFunction(s.startedAs.source, s.startedAs.name, d.name, d.language);
       const draft = {
         ...d,
         [a.field]: a.value,
         ...(followsName ? { source: newSkillSource(a.value, d.language) } : {}),
+        ...(proposalFollows ? { source: renameSkillFunction(d.source, d.name, a.value, d.language) } : {}),
       };
       const next = { ...s, draft, confirmDelete: false };
       if (a.field === 'tests') return next;
