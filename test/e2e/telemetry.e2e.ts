@@ -89,6 +89,10 @@ describe('run traces in the workbench', () => {
     expect(await refused.innerText()).toContain(
       `Send trace: the OTLP endpoint ${receiver.base}/v1/traces did not take the trace: HTTP 401: refused by the test`,
     );
+    // And what to do about it (it said where and why only).
+    expect(await refused.innerText()).toContain(
+      'The collector asks for credentials: set [telemetry] headers (or OTEL_EXPORTER_OTLP_HEADERS)',
+    );
     await refused.getByRole('button', { name: 'dismiss' }).click();
 
     // The collector takes the next run's trace: no new failure is said.

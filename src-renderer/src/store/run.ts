@@ -9,7 +9,13 @@ import type { StateCreator } from 'zustand';
 import type { PushEvent, Request, RunEventView, RunRecordView } from '../../../src-main/contract/api.ts';
 import { api, errorMessage } from '../api/client.ts';
 import { MAX_LIVE_CHARS, withStreamed } from './live-text.ts';
-import { foldCaughtUp, foldQueued, followSelection, stepSelection } from '../views/run/run-detail.ts';
+import {
+  foldCaughtUp,
+  foldQueued,
+  followSelection,
+  stepSelection,
+  withTraceFix,
+} from '../views/run/run-detail.ts';
 import { notifyingAct } from './app.ts';
 import { readDraft, writeDraft } from '../lib/session-draft.ts';
 import { routeHash } from '../lib/routing.ts';
@@ -246,7 +252,10 @@ export const createRunSlice: StateCreator<Store, [], [], RunSlice> = (set, get) 
       act('Send trace', async () => {
         const runId = get().runId;
         if (!runId) return;
-        const r = await api['runs.sendTrace']({ runId });
+        // (the collector's refusal said where and why, not what to do: run-detail.ts withTraceFix)
+        const r = await api['runs.sendTrace']({ runId }).catch((e: unknown) => {
+          throw new Error(withTraceFix(errorMessage(e)));
+        });
         for (const w of r.warnings) get().notify('error', `Telemetry: ${w}`, `telemetry:warning:${w}`);
         // The run's trace is sent: an earlier failure to send it is no longer true.
         get().dismissAbout('telemetry:failed');

@@ -9,6 +9,7 @@ import {
   originLabel,
   executionFix,
   runActions,
+  withTraceFix,
   runOutcome,
   selectedAttempt,
   stepSelection,
@@ -104,6 +105,21 @@ describe('what the run and an attempt allow', () => {
     expect(runActions(done).replayWhy).toBeUndefined();
     expect(runActions({ ...noLlm, status: 'running' }).replayWhy).toBeUndefined();
     expect(runActions(noLlm, 'Delete').replayWhy).toBeUndefined();
+  });
+
+  it("adds to a collector's refusal of Send trace what to do: start one or set its address, or credentials", () => {
+    const refused =
+      'the OTLP endpoint http://localhost:4318/v1/traces did not take the trace: connection refused';
+    expect(withTraceFix(refused)).toBe(
+      `${refused}. No collector answers there: start one (an OpenTelemetry collector or Jaeger, OTLP/HTTP on port 4318), or set its address in Settings, Run traces (Collector endpoint).`,
+    );
+    expect(
+      withTraceFix('the OTLP endpoint http://c/v1/traces did not take the trace: HTTP 401: no'),
+    ).toContain('The collector asks for credentials: set [telemetry] headers');
+    expect(withTraceFix('the OTLP endpoint http://c/v1/traces did not take the trace: HTTP 500')).toContain(
+      'Settings, Run traces (Collector endpoint)',
+    );
+    expect(withTraceFix('no run r1')).toBe('no run r1');
   });
 
   it('names the way out of a timeout and of running out of memory, and of no other end', () => {

@@ -169,6 +169,20 @@ export function runActions(
 }
 
 /**
+ * A Send trace the collector did not take ("the OTLP endpoint ... did not take the trace: connection
+ * refused") with what to do about it: the message named the address and the failure, not the way out.
+ * Other messages are returned as they are.
+ */
+export function withTraceFix(message: string): string {
+  if (!message.includes('did not take the trace')) return message;
+  if (/HTTP 40[13]\b/.test(message))
+    return `${message}. The collector asks for credentials: set [telemetry] headers (or OTEL_EXPORTER_OTLP_HEADERS), or put them in the endpoint's URL (https://user:token@host).`;
+  if (/refused|ECONNREFUSED|ENOTFOUND|EAI_AGAIN|getaddrinfo|timed out|timeout|unreachable/i.test(message))
+    return `${message}. No collector answers there: start one (an OpenTelemetry collector or Jaeger, OTLP/HTTP on port 4318), or set its address in Settings, Run traces (Collector endpoint).`;
+  return `${message}. The collector's address is set in Settings, Run traces (Collector endpoint).`;
+}
+
+/**
  * What to do about an execution that hit a limit the error names without a way out: "the script ran
  * past its 3 s time limit", "the sandbox ran out of memory" (an output limit's error says its own).
  * Shown under the error; undefined for any other end.
