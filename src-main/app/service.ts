@@ -291,7 +291,12 @@ export class ToolsmithService {
     this.tools = toolsFeature({
       files,
       registry,
-      invalidateRegistry,
+      // A tools.py saved from a front end (which the watcher does not report): its tools may now match
+      // an [approval] name, or no longer.
+      invalidateRegistry: (sandbox) => {
+        invalidateRegistry(sandbox);
+        sayConfigWarnings(files, this.config, options.onConfigWarning);
+      },
       callableTool: (sandbox, name) => catalog.callableTool(sandbox, name),
       sandbox: () => execution.sandbox(),
       startedSandbox: () => execution.startedSandbox(),

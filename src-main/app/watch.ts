@@ -148,6 +148,11 @@ export function watchWorkspace(svc: WatchDeps, debounceMs = 150): WorkspaceWatch
     }
     if (what.startsWith('tools:')) {
       const sandbox = what.slice('tools:'.length);
+      // The service's own save (the Tools view's Save, applied and its workers reloaded as it was
+      // written): not an edit on disk. Before, a save showed a second "changed on disk: applied" notice
+      // and reloaded the sandbox's workers a second time.
+      const own = sandbox ? svc.files.ownToolsText.get(sandbox) : undefined;
+      if (own !== undefined && readText(svc.files.toolsFile(sandbox)) === own) return;
       const r = await svc.toolsChanged(sandbox || undefined);
       for (const s of r) push({ what: 'tools', sandbox: s.sandbox, ...(s.error ? { error: s.error } : {}) });
       return;

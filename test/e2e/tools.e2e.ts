@@ -307,16 +307,20 @@ describe('tools in the workbench', () => {
       .getByRole('status')
       .filter({ hasText: 'the tools of sandbox ecommerce changed on disk' });
 
-    // Saved: the file watcher reports the save as a change on disk and the listing is read again; the
-    // editor still holds the saved text (it went back to the text before the save), and the next save
-    // keeps it.
+    // Saved: the file watcher does not take the service's own save for a change on disk (it showed a
+    // second "changed on disk: applied" notice and reloaded the workers again); the editor holds the
+    // saved text, and the next save keeps it.
     await setSource(`# kept after saving\n${before}`);
     await page.locator('[data-testid="dirty"]').waitFor();
+    const changesBefore = w.pushed.filter((e) => e.type === 'workspace_changed').length;
     await editor.click();
     await page.keyboard.press('Control+S');
     await page.locator('[data-testid="saved"]').waitFor({ timeout: POLL_MS });
-    await applied.first().waitFor({ timeout: POLL_MS });
+    // Well past the watcher's 150 ms gathering of changes, and its reload.
+    await page.waitForTimeout(1_500);
     await page.waitForLoadState('networkidle');
+    expect(await applied.count()).toBe(0);
+    expect(w.pushed.filter((e) => e.type === 'workspace_changed')).toHaveLength(changesBefore);
     await expect.poll(shown).toContain('# kept after saving');
     await editor.click();
     await page.keyboard.press('Control+End');

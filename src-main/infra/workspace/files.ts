@@ -278,7 +278,14 @@ export class WorkspaceFiles {
     const file = this.toolsFile(sandbox);
     workspaceFolder(this.root, join(this.root, 'sandboxes', sandbox), `sandbox ${sandbox}'s tools.py`);
     atomicWrite(file, source);
+    this.ownToolsText.set(sandbox, source);
   }
+
+  /**
+   * The text the service itself last wrote to each sandbox's tools.py (the Tools view's Save): the
+   * workspace watcher does not report that save as an edit made on disk (app/watch.ts).
+   */
+  readonly ownToolsText = new Map<string, string>();
 
   /** `.kit` files as parsed TOML, with their file names. */
   /** Every kit file, parsed; one that does not parse carries its error (file:line:column) instead. */

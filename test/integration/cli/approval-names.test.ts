@@ -104,6 +104,26 @@ describe('[approval] names', () => {
             expect(await serve.call('system.status', {})).toMatchObject({ configWarnings: [warning] }),
           { timeout: 30_000, interval: 50 },
         );
+        // A tools.py saved from the workbench (the watcher does not report the service's own save): a
+        // tool named in [approval] that appears there is matched at once.
+        writeFileSync(file, `${whole}\n[approval]\ntools = ["support.add_nte"]\n`);
+        await vi.waitFor(
+          async () =>
+            expect(
+              (
+                (await serve.call('system.status', {})) as { configWarnings?: string[] }
+              ).configWarnings?.join(),
+            ).toContain('has no tool "add_nte"'),
+          { timeout: 30_000, interval: 50 },
+        );
+        const toolsFile = join(ws, 'sandboxes', 'support', 'tools.py');
+        const tools = readFileSync(toolsFile, 'utf8');
+        await serve.call('tools.save', {
+          sandbox: 'support',
+          source: tools.replace('def add_note(', 'def add_nte('),
+        });
+        expect(await serve.call('system.status', {})).not.toHaveProperty('configWarnings');
+        await serve.call('tools.save', { sandbox: 'support', source: tools });
         writeFileSync(file, `${whole}\n[approval]\nsandboxes = ["support"]\n`);
         await vi.waitFor(
           async () => expect(await serve.call('system.status', {})).not.toHaveProperty('configWarnings'),
