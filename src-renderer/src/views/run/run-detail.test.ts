@@ -205,6 +205,15 @@ describe('what the run and an attempt allow', () => {
       canMakeSkill: false,
     });
   });
+
+  it('a run a template served is not promoted again (a second template of the same script), saying why', () => {
+    const ok = { script: running.attempts[0]!.script, execution: { success: true } as never };
+    expect(attemptState({ ...done, template: 'order_total' }, ok, 'x', undefined)).toMatchObject({
+      canPromote: false,
+      promoteWhy: 'Already a template: the template order_total served this run; change it in Templates.',
+      canMakeSkill: true,
+    });
+  });
 });
 
 describe('attempt drafts', () => {

@@ -240,7 +240,7 @@ export interface AttemptState {
 }
 
 export function attemptState(
-  run: Pick<RunRecordView, 'status' | 'started'>,
+  run: Pick<RunRecordView, 'status' | 'started'> & Partial<Pick<RunRecordView, 'template'>>,
   a: Pick<AttemptView, 'script' | 'execution'>,
   edited: string,
   live: string | undefined,
@@ -268,16 +268,20 @@ export function attemptState(
       run.started.mode === 'plan'
         ? has && !streaming && run.status !== 'running' && sending === undefined
         : undefined,
-    canPromote: !!a.execution?.success,
-    promoteWhy: a.execution?.success
-      ? undefined
-      : `Not a template: ${
-          a.execution
-            ? `this ${unit}'s script failed`
-            : a.script
-              ? `this ${unit}'s script has not run${run.status === 'running' ? ' yet' : ''}`
-              : `this ${unit} has no script`
-        }; only a script that succeeded can be promoted.`,
+    // A run a template served is that template's script already: promoting it made a second template
+    // of the same pattern and body.
+    canPromote: !!a.execution?.success && !run.template,
+    promoteWhy: run.template
+      ? `Already a template: the template ${run.template} served this run; change it in Templates.`
+      : a.execution?.success
+        ? undefined
+        : `Not a template: ${
+            a.execution
+              ? `this ${unit}'s script failed`
+              : a.script
+                ? `this ${unit}'s script has not run${run.status === 'running' ? ' yet' : ''}`
+                : `this ${unit} has no script`
+          }; only a script that succeeded can be promoted.`,
     canMakeSkill: !!a.execution?.success && !!a.script,
     text: streaming ? (live ?? '') : edited,
   };
