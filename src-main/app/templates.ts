@@ -138,6 +138,12 @@ export class TemplateService {
         req.attempt !== undefined
           ? rec.attempts.find((a) => a.n === req.attempt)
           : [...rec.attempts].reverse().find((a) => a.execution?.success);
+      // Its script is a template's already: promoting it made a second template of the same body.
+      if (attempt?.script?.source === 'template')
+        throw new ToolsmithError(
+          'invalid_argument',
+          `run ${req.fromRun}'s attempt ${attempt.n} was served by ${rec.template ? `the template ${rec.template}` : 'a template'}: its script is that template's already; change the template${rec.template ? ` (templates/${rec.template}.tmpl)` : ''}, or promote a script an LLM or a person wrote`,
+        );
       if (!attempt?.script)
         throw new ToolsmithError(
           'invalid_argument',

@@ -2,7 +2,8 @@
  * Promoting and replaying runs whose scripts did not all come from an LLM, against the scripted LLM
  * server and a real sandbox container: an INTERACTIVE step that reads `collected` is not a template
  * (served alone it fails with a NameError every time), nor is an attempt that failed, and a run no LLM answered has nothing to replay
- * (refused, naming why, instead of a new failed run that blames the replay for running out of answers).
+ * (refused, naming why, instead of a new failed run that blames the replay for running out of answers),
+ * and an attempt a template served is not promoted again (a second template of the same script).
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -73,7 +74,7 @@ describe('templates from a PLAN run that failed first', () => {
 });
 
 describe('replaying a run no LLM answered', () => {
-  it('a template-served run is refused by name, and no failed replay run is recorded', async () => {
+  it('a template-served run is refused by name (replay, promote), and no failed replay run is recorded', async () => {
     fx.llm.push(fence('r = get_user(user_id="u4")\nemit_result(r.data["tier"])'));
     const first = await (
       await fx.runs.start({ task: 'Tier of user u4', sandbox: 'ecommerce', providers: providers() })
@@ -85,6 +86,13 @@ describe('replaying a run no LLM answered', () => {
     ).done;
     expect(served).toMatchObject({ status: 'succeeded', result: 'gold' });
     expect(fx.runs.get(served.runId).tier).toBe('template');
+    // Nor is it promoted again: a second template of the same script, both matching the same tasks.
+    await expect(
+      fx.svc.templates().then((t) => t.create({ name: 'user-tier-again', fromRun: served.runId })),
+    ).rejects.toThrow(
+      `run ${served.runId}'s attempt 1 was served by the template user-tier: its script is that template's already; change the template (templates/user-tier.tmpl), or promote a script an LLM or a person wrote`,
+    );
+    expect((await fx.svc.templates()).list().map((t) => t.name)).not.toContain('user-tier-again');
 
     const before = fx.runs.list({}).total;
     await expect(fx.runs.replay(served.runId)).rejects.toThrow(

@@ -207,11 +207,19 @@ describe('what the run and an attempt allow', () => {
   });
 
   it('a run a template served is not promoted again (a second template of the same script), saying why', () => {
+    const served = {
+      script: { ...running.attempts[0]!.script!, source: 'template' as const },
+      execution: { success: true } as never,
+    };
+    expect(attemptState({ ...done, template: 'order_total' }, served, 'x', undefined)).toMatchObject({
+      canPromote: false,
+      promoteWhy: 'Already a template: the template order_total served this attempt; change it in Templates.',
+      canMakeSkill: true,
+    });
+    // An attempt an LLM wrote in the same run (the template's failed first): promoted as usual.
     const ok = { script: running.attempts[0]!.script, execution: { success: true } as never };
     expect(attemptState({ ...done, template: 'order_total' }, ok, 'x', undefined)).toMatchObject({
-      canPromote: false,
-      promoteWhy: 'Already a template: the template order_total served this run; change it in Templates.',
-      canMakeSkill: true,
+      canPromote: true,
     });
   });
 });

@@ -270,18 +270,19 @@ export function attemptState(
         : undefined,
     // A run a template served is that template's script already: promoting it made a second template
     // of the same pattern and body.
-    canPromote: !!a.execution?.success && !run.template,
-    promoteWhy: run.template
-      ? `Already a template: the template ${run.template} served this run; change it in Templates.`
-      : a.execution?.success
-        ? undefined
-        : `Not a template: ${
-            a.execution
-              ? `this ${unit}'s script failed`
-              : a.script
-                ? `this ${unit}'s script has not run${run.status === 'running' ? ' yet' : ''}`
-                : `this ${unit} has no script`
-          }; only a script that succeeded can be promoted.`,
+    canPromote: !!a.execution?.success && a.script?.source !== 'template',
+    promoteWhy:
+      a.script?.source === 'template'
+        ? `Already a template: ${run.template ? `the template ${run.template}` : 'a template'} served this ${unit}; change it in Templates.`
+        : a.execution?.success
+          ? undefined
+          : `Not a template: ${
+              a.execution
+                ? `this ${unit}'s script failed`
+                : a.script
+                  ? `this ${unit}'s script has not run${run.status === 'running' ? ' yet' : ''}`
+                  : `this ${unit} has no script`
+            }; only a script that succeeded can be promoted.`,
     canMakeSkill: !!a.execution?.success && !!a.script,
     text: streaming ? (live ?? '') : edited,
   };
