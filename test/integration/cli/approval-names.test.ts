@@ -110,9 +110,7 @@ describe('[approval] names', () => {
         await vi.waitFor(
           async () =>
             expect(
-              (
-                (await serve.call('system.status', {})) as { configWarnings?: string[] }
-              ).configWarnings?.join(),
+              (await serve.call<{ configWarnings?: string[] }>('system.status', {})).configWarnings?.join(),
             ).toContain('has no tool "add_nte"'),
           { timeout: 30_000, interval: 50 },
         );
