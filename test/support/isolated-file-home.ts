@@ -5,10 +5,11 @@
  * file that lists "its installation's" containers sees only its own. Runs in the file's worker before
  * the file is loaded; processes the file starts inherit it. Removed when the file ends.
  */
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll } from 'vitest';
+import { FILE_TMP_PREFIX, TMP_LIST } from './isolated-home.ts';
 import { removeRunContainers } from './run-containers.ts';
 
 /** The variables that place Toolsmith's data; `isolated-home.ts` sets them for the whole run. */
@@ -22,6 +23,15 @@ process.env['TOOLSMITH_HOME'] = join(dir, 'toolsmith');
 process.env['TOOLSMITH_DATA_DIR'] = join(dir, 'data');
 process.env['XDG_DATA_HOME'] = join(dir, 'xdg-data');
 process.env['XDG_CACHE_HOME'] = join(dir, 'xdg-cache');
+// A temporary folder of the file's own, beside the run's (isolated-home.ts, RUN_TMP_PREFIX): what the
+// file and its processes put in $TMPDIR goes when the file ends; listed in the run's folder, so the run
+// removes it when the file could not.
+const runTmp = process.env['TOOLSMITH_TEST_ROOT'] ? process.env['TMPDIR'] : undefined;
+const fileTmp = runTmp ? mkdtempSync(join(dirname(runTmp), FILE_TMP_PREFIX)) : undefined;
+if (fileTmp) {
+  appendFileSync(join(root, TMP_LIST), `${fileTmp}\n`);
+  process.env['TMPDIR'] = fileTmp;
+}
 
 // (Registered first, so it runs after the file's own afterAll hooks: its services are closed by then.)
 afterAll(async () => {
@@ -29,5 +39,10 @@ afterAll(async () => {
     await removeRunContainers(dir);
   } finally {
     rmSync(dir, { recursive: true, force: true });
+    if (fileTmp) {
+      rmSync(fileTmp, { recursive: true, force: true });
+      // (the next file in a shared worker takes its own; the run's until then)
+      process.env['TMPDIR'] = runTmp;
+    }
   }
 });

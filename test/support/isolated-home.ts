@@ -52,7 +52,23 @@ const VARS = [
   'XDG_STATE_HOME',
   'npm_config_cache',
   'npm_config_userconfig',
+  'TMPDIR',
 ] as const;
+
+/**
+ * The run's temporary folders, in the person's temp folder as the run found it (`$TMPDIR`, else /tmp):
+ * the run's own (`tst-*`, for the global set-ups and the vitest process) and each test file's (`tsf-*`,
+ * made by `isolated-file-home.ts`, which lists it in `TMP_LIST` in the run's folder). Every test and
+ * every process it starts writes its temporary files there (Node's `os.tmpdir()`, Python's `tempfile`,
+ * mktemp); they are removed when the file ends, and whatever is left (a file whose worker died) when
+ * the run ends. Before, each run left ~100 folders in /tmp (`toolsmith-ws-*`, `toolsmith-usage-*`,
+ * `cg2-*`, a worker's `toolsmith-protocol-*`...). Short names beside each other, not nested in the run's
+ * home: a Unix socket's path (a sandbox's protocol socket, ~65 characters under $TMPDIR) has room for
+ * ~107 characters in all, and a person's $TMPDIR may be long already.
+ */
+export const RUN_TMP_PREFIX = 'tst-';
+export const FILE_TMP_PREFIX = 'tsf-';
+export const TMP_LIST = 'tmp-dirs';
 
 /**
  * The person's own settings that would change what a test sees: Toolsmith's variables (a default
@@ -123,6 +139,15 @@ export function byTheRun(changed: string[], dir: string): string[] {
       return false;
     }
   });
+}
+
+/** The run's temporary folders and its files' (`TMP_LIST` in the run's folder `dir`). */
+export function tmpDirs(dir: string): string[] {
+  try {
+    return readFileSync(join(dir, TMP_LIST), 'utf8').split('\n').filter(Boolean);
+  } catch {
+    return [];
+  }
 }
 
 /** What the run's Toolsmith processes refused (test-run-guard.ts), one line a path and its process. */
@@ -200,6 +225,12 @@ export default function setup(): () => Promise<void> {
   );
   const saved = [...VARS, ...personal].map((v) => [v, process.env[v]] as const);
   for (const v of personal) delete process.env[v];
+  // The run's temporary folder (see RUN_TMP_PREFIX); a nested set-up keeps the first one's.
+  const runTmp = nested ? undefined : mkdtempSync(join(tmpdir(), RUN_TMP_PREFIX));
+  if (runTmp) {
+    writeFileSync(join(dir, TMP_LIST), `${runTmp}\n`);
+    process.env['TMPDIR'] = runTmp;
+  }
   // Each test file then takes a folder of its own inside this one (`isolated-file-home.ts`).
   process.env['TOOLSMITH_TEST_ROOT'] = dir;
   // One V8 compile cache for every Toolsmith process of the run (bin/start.mjs reads it before
@@ -232,7 +263,16 @@ export default function setup(): () => Promise<void> {
       await removeRunContainers(dir);
     } finally {
       refused = refusedPlaces(dir);
-      rmSync(dir, { recursive: true, force: true });
+      const tmp = nested ? [] : tmpDirs(dir);
+      const remove = () => {
+        for (const t of tmp) rmSync(t, { recursive: true, force: true });
+        rmSync(dir, { recursive: true, force: true });
+      };
+      remove();
+      // And again when vitest exits: it closes its workers after the global teardown, and each one
+      // (started with NODE_COMPILE_CACHE) writes its compile cache as it exits, which made the run's
+      // folder again with only `v8-compile-cache` in it (~150 such folders were left in /tmp).
+      process.once('exit', remove);
     }
     const changed = changes(before, snapshot(places));
     const leaked = [...refused, ...byTheRun(changed, dir)];

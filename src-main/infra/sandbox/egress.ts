@@ -6,13 +6,13 @@
  * outside the container; every request (host, port, method, bytes, allowed or denied, ms) is recorded.
  */
 import { randomBytes } from 'node:crypto';
-import { chmodSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdirSync, rmSync } from 'node:fs';
 import { createConnection, createServer } from 'node:net';
 import type { Server, Socket } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { EgressRecord } from '../../core/sandbox/execution.ts';
 import { errorMessage } from '../../core/errors.ts';
+import { socketFolder } from './socket-folder.ts';
 import { readClientHello, serverNameMismatch } from './tls-hello.ts';
 
 /** Where the socket folder is mounted in a tool container, and the relay port the worker listens on. */
@@ -102,7 +102,8 @@ export class EgressListener {
     // Toolsmith's own and root, 65534 included) is the folder above the mounted one: 0700, Toolsmith's.
     // The container never passes through it: the engine (root, or this user for a rootless one) resolves
     // the mount's source, and inside the container the path starts at the mounted folder itself, 0755.
-    const top = mkdtempSync(join(tmpdir(), 'toolsmith-egress-'));
+    // (below it: a 32-character folder and `/proxy.sock`; in /tmp when a long $TMPDIR leaves no room)
+    const top = socketFolder('toolsmith-egress-', 1 + 32 + '/proxy.sock'.length);
     chmodSync(top, 0o700);
     const dir = join(top, randomBytes(16).toString('hex'));
     mkdirSync(dir);

@@ -14,11 +14,11 @@
  * so nothing started later (a script, another container) can connect to it at all.
  */
 import { randomBytes } from 'node:crypto';
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import type { Server, Socket } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { socketFolder } from './socket-folder.ts';
 
 /** Where the socket's folder is mounted in the container. */
 export const PROTOCOL_MOUNT = '/run/toolsmith-protocol';
@@ -54,7 +54,8 @@ export class ProtocolSocket {
   }
 
   static async start(): Promise<ProtocolSocket> {
-    const dir = mkdtempSync(join(tmpdir(), 'toolsmith-protocol-'));
+    // (below it: the socket's 32 hex characters and `.sock`; in /tmp when a long $TMPDIR leaves no room)
+    const dir = socketFolder('toolsmith-protocol-', 1 + 32 + '.sock'.length);
     // Others may pass through the folder (the container's user, 65534, must) but not list it.
     chmodSync(dir, 0o711);
     const p = new ProtocolSocket(dir, `${randomBytes(16).toString('hex')}.sock`);

@@ -28,7 +28,13 @@ function reachableWorkspace(): string {
 
 /** What uid 65534 reads of `file`: its first bytes, or the error. */
 function asAnotherUser(file: string): { status: number | null; stderr: string } {
-  const r = spawnSync('head', ['-c', '16', file], { uid: 65534, gid: 65534, encoding: 'utf8' });
+  // (coreutils' messages in English: under a person's LANG=tr_TR.UTF-8 it said "Erişim engellendi")
+  const r = spawnSync('head', ['-c', '16', file], {
+    uid: 65534,
+    gid: 65534,
+    encoding: 'utf8',
+    env: { ...process.env, LC_ALL: 'C' },
+  });
   return { status: r.status, stderr: r.stderr };
 }
 

@@ -17,6 +17,14 @@ import { tempWorkspace } from '../../support/workspace.ts';
 
 const tmp = () => mkdtempSync(join(tmpdir(), 'toolsmith-usage-'));
 
+/**
+ * A path as literal text inside a RegExp (a person's $TMPDIR may hold `.`, `+` or a space), and as the
+ * CLI's `init` hint writes it for a POSIX shell: quoted when it holds more than plain path characters.
+ */
+const pathRe = (path: string) => path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const shellPathRe = (path: string) =>
+  pathRe(/^[\w@%+=:,./-]+$/.test(path) ? path : `'${path.replace(/'/g, `'\\''`)}'`);
+
 /** The clone's command as a process (Node 24 of node_modules), for what only a process shows. */
 function bin(args: string[], timeout = STARTS_PROCESSES_MS) {
   return spawnSync(...cliArgv(args, sourceBin), {
@@ -40,7 +48,7 @@ describe('--workspace on a folder that is not a workspace', { timeout: STARTS_PR
     expectUsageError(
       r,
       new RegExp(
-        `^toolsmith: --workspace ${dir} is not a Toolsmith workspace \\(no \\.toolsmith/config\\.toml\\): make one with .*init ${dir}\\n$`,
+        `^toolsmith: --workspace ${pathRe(dir)} is not a Toolsmith workspace \\(no \\.toolsmith/config\\.toml\\): make one with .*init ${shellPathRe(dir)}\\n$`,
       ),
     );
     expect(readdirSync(dir)).toEqual([]);
@@ -108,7 +116,7 @@ describe('--workspace on a folder that is not a workspace', { timeout: STARTS_PR
     expectUsageError(
       await cli('--workspace', dir, 'sandboxes'),
       new RegExp(
-        `holds \\.toolsmith/ but no \\.toolsmith/config\\.toml\\): complete it with .*init ${dir}\\n$`,
+        `holds \\.toolsmith/ but no \\.toolsmith/config\\.toml\\): complete it with .*init ${shellPathRe(dir)}\\n$`,
       ),
     );
     const init = await cli('init', dir, '--empty');
@@ -142,7 +150,7 @@ describe('init where no folder can be made', { timeout: STARTS_PROCESSES_MS }, (
     writeFileSync(file, 'x');
     expectUsageError(
       await cli('init', join(file, 'ws')),
-      new RegExp(`cannot create ${file}/ws: ${file} is not a folder`),
+      new RegExp(`cannot create ${pathRe(file)}/ws: ${pathRe(file)} is not a folder`),
     );
   });
 });

@@ -1,9 +1,24 @@
 /** Where a process worker's cgroup is made, from /proc/self/mountinfo and /proc/self/cgroup (v1 and v2). */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { cgroupLayout } from '../../../src-main/infra/sandbox/cgroups.ts';
+
+/** The fake cgroup2 roots the tests make, removed when the file ends (they were left in the temp folder). */
+const roots: string[] = [];
+afterAll(() => roots.forEach((r) => rmSync(r, { recursive: true, force: true })));
+const cgroup2Root = () => {
+  const root = mkdtempSync(join(tmpdir(), 'cg2-'));
+  roots.push(root);
+  return root;
+};
+/**
+ * A mount point as /proc/self/mountinfo writes it: space, tab, newline and backslash as octal escapes
+ * (a $TMPDIR with a space in it, as a person's may be, split the line's fields).
+ */
+const mountField = (path: string) =>
+  path.replace(/[ \t\n\\]/g, (c) => `\\${c.charCodeAt(0).toString(8).padStart(3, '0')}`);
 
 const HYBRID_MOUNTS = `
 30 25 0:26 / /sys/fs/cgroup ro,nosuid,nodev,noexec - tmpfs tmpfs ro,mode=755
@@ -42,9 +57,9 @@ describe('cgroup layout', () => {
   });
 
   it('v2 with pids and memory: one parent at the top of the hierarchy', () => {
-    const root = mkdtempSync(join(tmpdir(), 'cg2-'));
+    const root = cgroup2Root();
     writeFileSync(join(root, 'cgroup.controllers'), 'cpuset cpu io memory hugetlb pids rdma misc\n');
-    const mounts = `26 1 0:23 / ${root} rw,nosuid,nodev,noexec,relatime - cgroup2 cgroup2 rw,nsdelegate\n`;
+    const mounts = `26 1 0:23 / ${mountField(root)} rw,nosuid,nodev,noexec,relatime - cgroup2 cgroup2 rw,nsdelegate\n`;
     expect(cgroupLayout(mounts, '0::/system.slice/toolsmith.service\n', 9)).toEqual({
       kind: 'v2',
       parents: [join(root, 'toolsmith-9')],
@@ -52,9 +67,9 @@ describe('cgroup layout', () => {
   });
 
   it('v2 without the memory controller, and no v1 hierarchy: none', () => {
-    const root = mkdtempSync(join(tmpdir(), 'cg2-'));
+    const root = cgroup2Root();
     writeFileSync(join(root, 'cgroup.controllers'), 'cpu io pids\n');
-    const mounts = `26 1 0:23 / ${root} rw - cgroup2 cgroup2 rw\n`;
+    const mounts = `26 1 0:23 / ${mountField(root)} rw - cgroup2 cgroup2 rw\n`;
     expect(cgroupLayout(mounts, '0::/\n', 9)).toBeUndefined();
   });
 });
