@@ -9,10 +9,11 @@
  */
 import { fileURLToPath } from 'node:url';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { join, relative, sep } from 'node:path';
+import { homedir, tmpdir } from 'node:os';
+import { basename, dirname, join, relative, sep } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { HOME_VARS } from '../../support/isolated-file-home.ts';
+import { TMP_LIST } from '../../support/isolated-home.ts';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 
@@ -112,6 +113,15 @@ describe('tests never see the home of the person running them', () => {
     expect(homedir().startsWith(runRoot! + sep)).toBe(true);
     // The V8 compile cache is the run's, shared by every file (warm starts), never the person's.
     expect(process.env['NODE_COMPILE_CACHE']).toBe(join(runRoot!, 'v8-compile-cache'));
+  });
+
+  it('this file’s temporary folder is its own, beside the run’s, and listed for the run to remove', () => {
+    const runRoot = process.env['TOOLSMITH_TEST_ROOT']!;
+    const [runTmp, ...files] = readFileSync(join(runRoot, TMP_LIST), 'utf8').split('\n').filter(Boolean);
+    expect(basename(runTmp!)).toMatch(/^tst-/);
+    expect(basename(tmpdir())).toMatch(/^tsf-/);
+    expect(dirname(tmpdir())).toBe(dirname(runTmp!));
+    expect(files).toContain(tmpdir());
   });
 
   it('no test, bench or script turns its own URL into a path with .pathname (a clone in "My Projects" reads %20)', () => {

@@ -4,11 +4,25 @@
  * reach any test, and are theirs again when the run ends; their home, populated by their own use of
  * Toolsmith, is neither read nor written, and a run that writes it fails naming the files.
  */
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import setup, { changes, personalPlaces, snapshot } from '../../support/isolated-home.ts';
+import setup, {
+  changes,
+  FILE_TMP_PREFIX,
+  personalPlaces,
+  snapshot,
+  TMP_LIST,
+} from '../../support/isolated-home.ts';
 import { nodeBin, runCommand } from '../../support/toolsmith-process.ts';
 import { repoRoot } from '../../support/workspace.ts';
 
@@ -137,6 +151,34 @@ describe('a person’s populated home', () => {
       () => undefined,
       (e: unknown) => e,
     )) as Error | undefined;
+
+  it('the run’s temporary folder, and each test file’s, are removed when the run ends (a run left ~100 in /tmp)', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'toolsmith-person-home-'));
+    try {
+      personOnly(home);
+      const theirs = tmpdir();
+      const teardown = setup();
+      const runTmp = tmpdir();
+      let fileTmp = '';
+      try {
+        // The run's own, in the person's temp folder (short: a socket path under it must fit)
+        expect(dirname(runTmp)).toBe(theirs);
+        expect(basename(runTmp)).toMatch(/^tst-/);
+        writeFileSync(join(runTmp, 'left-by-a-global-setup'), '');
+        // and a file's, as isolated-file-home.ts makes it, with something its processes left there
+        fileTmp = mkdtempSync(join(theirs, FILE_TMP_PREFIX));
+        appendFileSync(join(process.env['TOOLSMITH_TEST_ROOT']!, TMP_LIST), `${fileTmp}\n`);
+        mkdirSync(join(fileTmp, 'toolsmith-ws-left'));
+      } finally {
+        await teardown();
+      }
+      expect(existsSync(runTmp)).toBe(false);
+      expect(existsSync(fileTmp)).toBe(false);
+      expect(tmpdir()).toBe(theirs);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
 
   it('a process of the run that reaches the person’s Toolsmith files is refused at once, and the run fails naming them', async () => {
     const home = populatedHome();
