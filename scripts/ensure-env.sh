@@ -21,6 +21,11 @@ command -v cc >/dev/null 2>&1 || need+=(gcc)
 # pip's wheel: sandboxes' requirements.txt are installed with it inside the image build (docs/sandboxes.md)
 compgen -G '/usr/share/python-wheels/pip-*.whl' >/dev/null || need+=(python3-pip-whl)
 command -v runsc >/dev/null 2>&1 || need+=(runsc)
+# The process-level backend's workers run on the host's Python (3.11+, Debian 12's), and tests use it and
+# curl (egress-local-users.test.ts: another user's request through a found socket); a minimal Debian 12
+# (a container image, debootstrap's minbase) has neither.
+[ -x /usr/bin/python3 ] || need+=(python3)
+command -v curl >/dev/null 2>&1 || need+=(curl)
 command -v openssl >/dev/null 2>&1 || need+=(openssl)
 # Podman's Docker-compatible API as an engine (`[engines.X] kind = "podman"`); catatonit is its init.
 command -v podman >/dev/null 2>&1 || need+=(podman)

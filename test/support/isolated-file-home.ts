@@ -5,7 +5,7 @@
  * file that lists "its installation's" containers sees only its own. Runs in the file's worker before
  * the file is loaded; processes the file starts inherit it. Removed when the file ends.
  */
-import { appendFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { appendFileSync, chmodSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll } from 'vitest';
@@ -29,6 +29,7 @@ process.env['XDG_CACHE_HOME'] = join(dir, 'xdg-cache');
 const runTmp = process.env['TOOLSMITH_TEST_ROOT'] ? process.env['TMPDIR'] : undefined;
 const fileTmp = runTmp ? mkdtempSync(join(dirname(runTmp), FILE_TMP_PREFIX)) : undefined;
 if (fileTmp) {
+  chmodSync(fileTmp, 0o711); // (as the run's: isolated-home.ts)
   appendFileSync(join(root, TMP_LIST), `${fileTmp}\n`);
   process.env['TMPDIR'] = fileTmp;
 }

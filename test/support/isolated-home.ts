@@ -24,6 +24,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import {
+  chmodSync,
   existsSync,
   lstatSync,
   readFileSync,
@@ -228,6 +229,9 @@ export default function setup(): () => Promise<void> {
   // The run's temporary folder (see RUN_TMP_PREFIX); a nested set-up keeps the first one's.
   const runTmp = nested ? undefined : mkdtempSync(join(tmpdir(), RUN_TMP_PREFIX));
   if (runTmp) {
+    // Other users pass through it, as they did through /tmp (the CLI run as another user from the
+    // installed package in it, a process-level worker's uid), but do not list it.
+    chmodSync(runTmp, 0o711);
     writeFileSync(join(dir, TMP_LIST), `${runTmp}\n`);
     process.env['TMPDIR'] = runTmp;
   }

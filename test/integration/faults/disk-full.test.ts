@@ -127,7 +127,7 @@ describe('a full disk under a live toolsmith mcp --http', () => {
     const refused = await delegate('how many p3 are in stock (refused)');
     expect(refused.isError).toBe(true);
     expect(String(refused.body['error'])).toMatch(
-      /disk full: a new run could not be written to \S+runs\.db \(SQLITE_FULL|SQLITE_IOERR.*free space on that disk/,
+      /disk full: a new run could not be written to .+?runs\.db \(SQLITE_FULL|SQLITE_IOERR.*free space on that disk/,
     );
     expect(String(refused.body['error'])).not.toMatch(/rollback|internal error/);
     const tools = await (client as Client).listTools();

@@ -143,7 +143,7 @@ describe('the data folder removed under a live serve', () => {
         () =>
           expect(serve.err()).toMatch(
             new RegExp(
-              `the data folder \\S+ was removed while this process \\(pid ${serve.child.pid}\\) runs; it wrote back its installation id ${id} \\(the one its sandbox containers are labelled with\\) and its entry as a running instance`,
+              `the data folder .+? was removed while this process \\(pid ${serve.child.pid}\\) runs; it wrote back its installation id ${id} \\(the one its sandbox containers are labelled with\\) and its entry as a running instance`,
             ),
           ),
         { timeout: 10_000, interval: 100 },

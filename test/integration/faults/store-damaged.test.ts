@@ -79,7 +79,7 @@ describe('a damaged run store', () => {
       const r = await cli(...args);
       expectOneLine(
         r,
-        /^toolsmith: the run store \S+runs\.db is damaged \(.*\); `toolsmith runs recover` keeps/,
+        /^toolsmith: the run store .+?runs\.db is damaged \(.*\); `toolsmith runs recover` keeps/,
       );
     }
     const rec = await cli('runs', 'recover', '--json');
@@ -140,11 +140,11 @@ describe('a damaged run store', () => {
     writeSync(fd, Buffer.alloc(4096, 0xa5), 0, 4096, 3 * 4096);
     closeSync(fd);
     const r = await cli('runs', 'list', '--limit', '100', '--count');
-    expectOneLine(r, /the run store \S+runs\.db is damaged \(SQLITE_CORRUPT/);
+    expectOneLine(r, /the run store .+?runs\.db is damaged \(SQLITE_CORRUPT/);
     const rec = await cli('runs', 'recover');
     expect(rec.code, rec.err).toBe(0);
     expect(rec.out).toMatch(
-      /^recovered 40 run\(s\) \(120 events\), 1 suite run\(s\), 1 template counter\(s\) into \S+runs\.db; the damaged file is \S+runs\.db\.damaged-/,
+      /^recovered 40 run\(s\) \(120 events\), 1 suite run\(s\), 1 template counter\(s\) into .+?runs\.db; the damaged file is .+?runs\.db\.damaged-/,
     );
     const after = new RunStore(db());
     try {
@@ -168,6 +168,6 @@ describe('a damaged run store', () => {
   it('a file that is not a database: named, with the way out', async () => {
     writeFileSync(db(), 'this is a text file, not SQLite\n'.repeat(200));
     const r = await cli('runs', 'list');
-    expectOneLine(r, /the run store \S+runs\.db is damaged \(SQLITE_NOTADB: file is not a database\)/);
+    expectOneLine(r, /the run store .+?runs\.db is damaged \(SQLITE_NOTADB: file is not a database\)/);
   }, 60_000);
 });

@@ -83,7 +83,7 @@ describe('the store files changed under a live process', () => {
       const r3 = await a.runToEnd('third run');
       expect(r3.status).toBe('failed');
       expect(a.err()).toMatch(
-        /the run store \S+runs\.db (lost|had) its write-ahead log .* goes on in \S+ \(\d run\(s\) of this process written there again\)/,
+        /the run store .+?runs\.db (lost|had) its write-ahead log .* goes on in .+? \(\d run\(s\) of this process written there again\)/,
       );
       // The store opened again still holds SQLite's locks on runs.db and its -shm: reading its own view
       // (a copy through /proc/self/fd/N) and making the file private (open and close) closed other
@@ -119,7 +119,7 @@ describe('the store files changed under a live process', () => {
       // wrote over each other's frames of the WAL: "runs.get: the run store … is damaged
       // (SQLITE_CORRUPT: database disk image is malformed)", or runs of one serve missing.
       expect(a.err()).toMatch(
-        /the run store \S+runs\.db lost its WAL index \(\S+runs\.db-shm was deleted or replaced\) while this process \(pid \d+\) had it open; it closed its connection and goes on with the index at the path/,
+        /the run store .+?runs\.db lost its WAL index \(.+?runs\.db-shm was deleted or replaced\) while this process \(pid \d+\) had it open; it closed its connection and goes on with the index at the path/,
       );
       const l2 = await listed();
       expect(l2.ids.sort()).toEqual([...ids].sort());
@@ -146,7 +146,7 @@ describe('the store files changed under a live process', () => {
       expect(l1.ids).toEqual([]);
       const r2 = await a.runToEnd('a run after the store was deleted');
       expect(a.err()).toMatch(
-        /the run store \S+runs\.db was (deleted|replaced by another file) while this process .* goes on in/,
+        /the run store .+?runs\.db was (deleted|replaced by another file) while this process .* goes on in/,
       );
       const l2 = await listed();
       expect(l2.code, l2.err).toBe(0);
@@ -183,7 +183,7 @@ describe('the store files changed under a live process', () => {
       expect(l1.code, l1.err).toBe(0);
       expect(l1.ids).toEqual([o1]);
       expect(l1.err).toMatch(
-        /the run store \S+runs\.db was repaired: removed \S+runs\.db-wal and \S+runs\.db-shm: they are the write-ahead log of the database that was at this path before it was replaced, still open in process \d+/,
+        /the run store .+?runs\.db was repaired: removed .+?runs\.db-wal and .+?runs\.db-shm: they are the write-ahead log of the database that was at this path before it was replaced, still open in process \d+/,
       );
       expect(await settled(a, runId)).toBe('failed');
       const r3 = await a.runToEnd('a run after the replacement');
@@ -191,7 +191,7 @@ describe('the store files changed under a live process', () => {
       // "could not read this process's runs from the replaced store: no such table: runs".
       expect(a.err()).not.toMatch(/could not read/);
       expect(a.err()).toMatch(
-        /the run store \S+runs\.db was replaced by another file while this process \(pid \d+\) had it open; .* \(1 run\(s\) of this process written there again\)/,
+        /the run store .+?runs\.db was replaced by another file while this process \(pid \d+\) had it open; .* \(1 run\(s\) of this process written there again\)/,
       );
       await a.stop();
       const all = await listed();
@@ -222,7 +222,7 @@ describe('the store files changed under a live process', () => {
       await expect
         .poll(() => a.err(), { timeout: 5_000 })
         .toMatch(
-          /the run store \S+runs\.db was overwritten in place with another run store \(its id -?\d+ is not this store's, -?\d+\) while this process \(pid \d+\) had it open; its write-ahead log \(\S+runs\.db-wal\) held this process's writes to the content before, and was emptied so it is never read into the new content; it goes on in \S+runs\.db \(1 run\(s\) of this process written there again\); the runs that were only in the overwritten content are not in it: to keep them, stop every Toolsmith process on this workspace and put back a copy of the file from before/,
+          /the run store .+?runs\.db was overwritten in place with another run store \(its id -?\d+ is not this store's, -?\d+\) while this process \(pid \d+\) had it open; its write-ahead log \(.+?runs\.db-wal\) held this process's writes to the content before, and was emptied so it is never read into the new content; it goes on in .+?runs\.db \(1 run\(s\) of this process written there again\); the runs that were only in the overwritten content are not in it: to keep them, stop every Toolsmith process on this workspace and put back a copy of the file from before/,
         );
       // Another process reads the content now there, whole, with serve's run in flight carried.
       const l1 = await listed();
@@ -263,7 +263,7 @@ describe('the store files changed under a live process', () => {
       await expect
         .poll(() => a.err(), { timeout: 5_000 })
         .toMatch(
-          /the run store \S+runs\.db was overwritten in place with something that is not an SQLite database .* that file was moved aside to \S+runs\.db\.overwritten-\S+ and a new store made; it goes on in/,
+          /the run store .+?runs\.db was overwritten in place with something that is not an SQLite database .* that file was moved aside to .+?runs\.db\.overwritten-.+? and a new store made; it goes on in/,
         );
       const r2 = await a.runToEnd('a run after the junk');
       await a.stop();
@@ -291,7 +291,7 @@ describe('the store files changed under a live process', () => {
       // on disk" (it was not), and r2 went to the deleted file.
       expect(a.err()).not.toMatch(/the workspace was deleted/);
       expect(a.err()).toMatch(
-        /the run store's folder \S+\.toolsmith was deleted or renamed while this process \(pid \d+\) had it open; the workspace \S+ is still there, so the folder is made again/,
+        /the run store's folder .+?\.toolsmith was deleted or renamed while this process \(pid \d+\) had it open; the workspace .+? is still there, so the folder is made again/,
       );
       // The config in use is written back by a save (faults/workspace-files.test.ts); then another
       // process reads the runs recorded since.
@@ -338,7 +338,7 @@ describe('the store files changed under a live process', () => {
       // Before: the store was "deleted" and made again at the old path: a ghost .toolsmith/runs.db.
       expect(existsSync(fx.ws)).toBe(false);
       expect(a.err()).toMatch(
-        /the run store's folder \S+\.toolsmith is gone while this process \(pid \d+\) had it open; the workspace was moved: it goes on writing to the run store it opened, now \S+-moved\/\.toolsmith\/runs\.db; no new store is made at the old path/,
+        /the run store's folder .+?\.toolsmith is gone while this process \(pid \d+\) had it open; the workspace was moved: it goes on writing to the run store it opened, now .+?-moved\/\.toolsmith\/runs\.db; no new store is made at the old path/,
       );
       // Another process at the new place reads both runs.
       const there = await cliProcess(moved, fx.data, ['runs', 'list', '--json']).done;

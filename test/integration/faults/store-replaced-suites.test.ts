@@ -76,7 +76,7 @@ describe('a suite run and template counters when the store is replaced under a l
     await w.send('exit');
     expect(await w.exited).toBe(0);
     expect(w.err()).toMatch(
-      /the run store \S+runs\.db .* goes on in \S+ \(.*1 suite run\(s\), 1 template counter\(s\) of this process written there again\)/,
+      /the run store .+?runs\.db .* goes on in .+? \(.*1 suite run\(s\), 1 template counter\(s\) of this process written there again\)/,
     );
 
     // Another process reads the store afterwards.

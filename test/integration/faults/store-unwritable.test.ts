@@ -60,7 +60,7 @@ describe('the store made unwritable mid-run', () => {
     );
     // A new run cannot be recorded: refused, naming the file and the cause.
     await expect(serve.call('runs.start', { task: 'new run', sandbox: 'ecommerce' })).rejects.toThrow(
-      /the run store cannot be written: a new run could not be written to \S+runs\.db \(\S+ cannot be written: EPERM/,
+      /the run store cannot be written: a new run could not be written to .+?runs\.db \(.+? cannot be written: EPERM/,
     );
     chattr('-i');
     // Written once the files can be written: another process reads the whole run.
