@@ -12,6 +12,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { imagePaths } from '../../../src-main/app/sandbox-factory.ts';
 import { ProcessWorkerFactory } from '../../../src-main/infra/sandbox/process.ts';
 import { runPython, TEST_LIMITS, testBackend } from '../../support/sandbox.ts';
+import { shellLine } from '../../support/toolsmith-process.ts';
 import { repoRoot } from '../../support/workspace.ts';
 
 const REAL = '/usr/bin/bwrap';
@@ -34,7 +35,8 @@ function withBwrapRefusing(refused: string): { factory: ProcessWorkerFactory; ca
     script,
     [
       '#!/bin/sh',
-      `echo "$*" >> ${log}`,
+      // (the log's path quoted: a person's $TMPDIR may have a space in it)
+      `echo "$*" >> ${shellLine([log])}`,
       `for a in "$@"; do [ "$a" = "${refused}" ] && { echo "bwrap: Unknown option ${refused}" >&2; exit 1; }; done`,
       `exec ${REAL} "$@"`,
       '',
