@@ -8,7 +8,29 @@ import type { ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Docker from 'dockerode';
+import { afterAll } from 'vitest';
 import { toolsmithArgv } from '../../../support/toolsmith-process.ts';
+
+/**
+ * Every process started here that is still running when its test file ends is stopped (SIGTERM, then
+ * SIGKILL after 10 s): a test that failed between starting a second `serve` and stopping it left that
+ * serve running after the run, holding its deleted workspace's store open (found at load 16 with
+ * `-shm deleted under serve while another serve writes`). Its containers, if any, go with the file's
+ * home (isolated-file-home.ts).
+ */
+const started = new Set<ChildProcess>();
+afterAll(async () => {
+  await Promise.all(
+    [...started].map(async (child) => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+      child.kill('SIGTERM');
+      const killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(killer);
+    }),
+  );
+});
 
 export interface CliProcess {
   child: ChildProcess;
@@ -27,6 +49,7 @@ export function cliProcess(
     stdio: ['pipe', 'pipe', 'pipe'],
     env: { ...process.env, TOOLSMITH_DATA_DIR: dataDir, ...env },
   });
+  started.add(child);
   let out = '';
   let err = '';
   child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
