@@ -7,7 +7,7 @@
  * /tmp: with a nested TMPDIR (Debian's libpam-tmpdir sets /tmp/user/<uid>) bubblewrap makes its parents
  * in the sandbox's /tmp, owned by the sandbox's user, and the wipe kept them, files and all.
  */
-import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -105,7 +105,10 @@ const ok = (r: ExecutionResult) => {
 /** A bubblewrap factory made while TMPDIR names a nested folder of /tmp (the worker's folder goes there). */
 async function nestedTmpdir(): Promise<TestFactory> {
   const nested = join(tmpdir(), `qa-user-${process.pid}`, '1000');
-  mkdirSync(nested, { recursive: true });
+  // (0755 whatever the person's umask: under `umask 077` both were 0700, which the probe's uid, nobody,
+  // cannot pass through, so bubblewrap was "not usable here")
+  mkdirSync(nested, { recursive: true, mode: 0o755 });
+  for (const d of [nested, join(nested, '..')]) chmodSync(d, 0o755);
   const before = process.env['TMPDIR'];
   process.env['TMPDIR'] = nested;
   try {
