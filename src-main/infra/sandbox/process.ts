@@ -26,10 +26,11 @@ import {
   readFileSync,
   realpathSync,
   rmSync,
+  statSync,
   writeFileSync,
 } from 'node:fs';
 import { release, tmpdir } from 'node:os';
-import { basename, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import type { RuntimeId } from '../../core/sandbox/runtimes.ts';
 import { WorkerCgroups } from './cgroups.ts';
 import type { WorkerCgroup } from './cgroups.ts';
@@ -118,7 +119,7 @@ export class ProcessWorkerFactory implements WorkerFactory {
     this.opts = opts;
     this.root = process.getuid?.() === 0;
     // A world-readable copy of the workers: the repository may live where the workers' uids cannot read.
-    this.dir = mkdtempSync(join(tmpdir(), 'toolsmith-worker-'));
+    this.dir = mkdtempSync(join(passableTmpdir(), 'toolsmith-worker-'));
     chmodSync(this.dir, 0o755);
     mkdirSync(join(this.dir, 'bin'), { recursive: true });
     // worker.py and its package folder, with the fork server's C loop where this machine builds it
@@ -565,4 +566,22 @@ function pythonFiles(python: string): string[] {
   }
   if (python.startsWith('/usr/local/')) paths.add(python);
   return [...paths];
+}
+
+/**
+ * The temp folder, when every folder on its path lets other users pass (the workers' uids must reach
+ * their copy of the workers); else /tmp. A person's own $TMPDIR is often private (libpam-tmpdir makes
+ * `/tmp/user/0` mode 0700): the bubblewrap probe then failed, and the process fallback's worker could
+ * not open worker.py ("Permission denied").
+ */
+export function passableTmpdir(): string {
+  const base = tmpdir();
+  for (let dir = base; ; dir = dirname(dir)) {
+    try {
+      if ((statSync(dir).mode & 0o001) === 0) return '/tmp';
+    } catch {
+      return '/tmp';
+    }
+    if (dirname(dir) === dir) return base;
+  }
 }

@@ -3,8 +3,14 @@
  * copy of the workers it makes is still readable by the workers' uids, so Python and JS jobs run. Under
  * that umask every Python worker died at its first import ("No module named 'toolsmith_worker.worker'")
  * and the node binary could not be executed ("prlimit: failed to execute .../bin/node: Permission denied").
+ * The same with a private $TMPDIR (libpam-tmpdir's `/tmp/user/0`, mode 0700), which the workers' uids
+ * cannot pass: the copy goes to /tmp. Before, the bubblewrap probe failed there.
  */
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { passableTmpdir } from '../../../src-main/infra/sandbox/process.ts';
 import type { SandboxBackend } from '../../../src-main/infra/sandbox/backend.ts';
 import { bubblewrapFactory, runPython, testBackend } from '../../support/sandbox.ts';
 
@@ -51,5 +57,41 @@ describe('the process level under umask 077', () => {
     });
     expect(r.error).toBeUndefined();
     expect(r).toMatchObject({ success: true, data: 42, isolation: 'bubblewrap' });
+  });
+});
+
+describe('the process level with a private $TMPDIR (mode 0700, as libpam-tmpdir makes it)', () => {
+  let private0700: string;
+  let priv: SandboxBackend | undefined;
+  const was = process.env['TMPDIR'];
+  beforeAll(() => {
+    private0700 = mkdtempSync(join(tmpdir(), 'toolsmith-private-tmp-'));
+    mkdirSync(join(private0700, 'user', '0'), { recursive: true, mode: 0o700 });
+    process.env['TMPDIR'] = join(private0700, 'user', '0');
+    try {
+      expect(passableTmpdir()).toBe('/tmp');
+      priv = testBackend(bubblewrapFactory(), { toolsSource: TOOLS });
+    } finally {
+      if (was === undefined) delete process.env['TMPDIR'];
+      else process.env['TMPDIR'] = was;
+    }
+  });
+  afterAll(async () => {
+    await priv?.dispose();
+    rmSync(private0700, { recursive: true, force: true });
+  });
+
+  it('runs a Python job on bubblewrap (its copy of the workers in /tmp)', async () => {
+    const r = await runPython(priv!, 'emit_result(add(a=41).data)\n', {
+      sandbox: 's',
+      tools: ['add'],
+      timeoutMs: 60_000,
+    });
+    expect(r.error).toBeUndefined();
+    expect(r).toMatchObject({ success: true, data: 42, isolation: 'bubblewrap' });
+  });
+
+  it('a $TMPDIR every user may pass is kept', () => {
+    expect(passableTmpdir()).toBe(tmpdir());
   });
 });
