@@ -9,7 +9,7 @@
 import { spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import Docker from 'dockerode';
 import { afterAll, beforeAll } from 'vitest';
 import { imagePaths } from '../../../../src-main/app/sandbox-factory.ts';
@@ -107,7 +107,11 @@ export const probeOnBubblewrap = (wallsOff: string[]): ProbeLevel => ({
   runtime: 'node',
   make: async () => {
     const factory = bubblewrapFactory({ wallsOff });
-    return { factory, probe: copyProbe((factory as unknown as { dir: string }).dir) };
+    const dir = (factory as unknown as { dir: string }).dir;
+    copyProbe(dir);
+    // Where a job sees it: the worker's folder is bound at /tmp/<its name> in the box (process.ts
+    // boxDir), whatever $TMPDIR holds it on the host (a test file's own, a person's nested one).
+    return { factory, probe: join('/tmp', basename(dir), 'jsprobe') };
   },
 });
 
