@@ -30,7 +30,7 @@ const runTmp = process.env['TOOLSMITH_TEST_ROOT'] ? process.env['TMPDIR'] : unde
 const fileTmp = runTmp ? mkdtempSync(join(dirname(runTmp), FILE_TMP_PREFIX)) : undefined;
 if (fileTmp) {
   chmodSync(fileTmp, 0o711); // (as the run's: isolated-home.ts)
-  appendFileSync(join(root, TMP_LIST), `${fileTmp}\n`);
+  appendFileSync(process.env['TOOLSMITH_TEST_TMP_LIST'] ?? join(root, TMP_LIST), `${fileTmp}\n`);
   process.env['TMPDIR'] = fileTmp;
 }
 

@@ -43,6 +43,7 @@ import { removeRunContainers } from './run-containers.ts';
 
 const VARS = [
   'TOOLSMITH_TEST_ROOT',
+  'TOOLSMITH_TEST_TMP_LIST',
   'NODE_COMPILE_CACHE',
   'TOOLSMITH_HOME',
   'TOOLSMITH_DATA_DIR',
@@ -234,6 +235,9 @@ export default function setup(): () => Promise<void> {
     chmodSync(runTmp, 0o711);
     writeFileSync(join(dir, TMP_LIST), `${runTmp}\n`);
     process.env['TMPDIR'] = runTmp;
+    // The one list every project's files add their folders to: a nested set-up's own folder (and any
+    // list in it) goes with its project, before the run's teardown reads the list.
+    process.env['TOOLSMITH_TEST_TMP_LIST'] = join(dir, TMP_LIST);
   }
   // Each test file then takes a folder of its own inside this one (`isolated-file-home.ts`).
   process.env['TOOLSMITH_TEST_ROOT'] = dir;

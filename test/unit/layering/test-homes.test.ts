@@ -116,8 +116,10 @@ describe('tests never see the home of the person running them', () => {
   });
 
   it('this file’s temporary folder is its own, beside the run’s, and listed for the run to remove', () => {
-    const runRoot = process.env['TOOLSMITH_TEST_ROOT']!;
-    const [runTmp, ...files] = readFileSync(join(runRoot, TMP_LIST), 'utf8').split('\n').filter(Boolean);
+    // (the run's list, in the first project's set-up folder: every project's files are listed there)
+    const list = process.env['TOOLSMITH_TEST_TMP_LIST']!;
+    expect(basename(list)).toBe(TMP_LIST);
+    const [runTmp, ...files] = readFileSync(list, 'utf8').split('\n').filter(Boolean);
     expect(basename(runTmp!)).toMatch(/^tst-/);
     expect(basename(tmpdir())).toMatch(/^tsf-/);
     expect(dirname(tmpdir())).toBe(dirname(runTmp!));
