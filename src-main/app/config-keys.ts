@@ -25,19 +25,20 @@ type Def = {
 };
 const defOf = (s: z.ZodType): Def => (s as unknown as { _zod: { def: Def } })._zod.def;
 
+/** Schemas that wrap another one for the same value (a default, an optional, a transform's input). */
+const WRAPPERS = new Set(['default', 'optional', 'nullable', 'prefault', 'readonly', 'catch', 'pipe']);
+
+/** The schema a wrapper stands for, followed down to one that is not a wrapper. */
+function unwrap(s: z.ZodType): z.ZodType {
+  const d = defOf(s);
+  const inner = d.type === 'pipe' ? d.in : d.innerType;
+  return WRAPPERS.has(d.type) && inner ? unwrap(inner) : s;
+}
+
 /** The object shapes a value at this place may have (several for a union), or none where any key goes. */
 function shapesOf(s: z.ZodType): { keys: Set<string>; of: (key: string) => z.ZodType | undefined }[] {
-  const d = defOf(s);
+  const d = defOf(unwrap(s));
   switch (d.type) {
-    case 'default':
-    case 'optional':
-    case 'nullable':
-    case 'prefault':
-    case 'readonly':
-    case 'catch':
-      return d.innerType ? shapesOf(d.innerType) : [];
-    case 'pipe':
-      return d.in ? shapesOf(d.in) : [];
     case 'union':
       return (d.options ?? []).flatMap(shapesOf);
     case 'object': {
@@ -57,10 +58,7 @@ function walk(
   path: string[],
   out: { path: string[]; near?: string }[],
 ): void {
-  const d = defOf(schema);
-  if (['default', 'optional', 'nullable', 'prefault', 'readonly', 'catch'].includes(d.type) && d.innerType)
-    return walk(value, d.innerType, path, out);
-  if (d.type === 'pipe' && d.in) return walk(value, d.in, path, out);
+  const d = defOf(unwrap(schema));
   if (d.type === 'array' && d.element && Array.isArray(value))
     return value.forEach((v, i) => walk(v, d.element!, [...path, String(i)], out));
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return;
@@ -110,6 +108,7 @@ export function sayConfigWarnings(files: WorkspaceFiles, config: Config, say?: (
   } catch {
     raw = {}; // the config in use parsed when it was taken: never here
   }
+  const parsed = new Map<string, string[] | undefined>();
   files.configWarnings = [
     ...unknownConfigKeys(raw, files.configFile, text),
     ...approvalNameProblems(
@@ -119,11 +118,17 @@ export function sayConfigWarnings(files: WorkspaceFiles, config: Config, say?: (
       files.sandboxNames(),
       files.kitFiles().map((k) => k.file),
       (sandbox) => {
-        try {
-          return extractTools(files.readTools(sandbox)).tools.map((t) => t.name);
-        } catch {
-          return undefined; // no tools.py to read: the sandbox's tools are not known here
-        }
+        // (each sandbox's tools.py parsed once, however many of its tools [approval] names)
+        if (!parsed.has(sandbox))
+          try {
+            parsed.set(
+              sandbox,
+              extractTools(files.readTools(sandbox)).tools.map((t) => t.name),
+            );
+          } catch {
+            parsed.set(sandbox, undefined); // no tools.py to read: its tools are not known here
+          }
+        return parsed.get(sandbox);
       },
     ),
   ];
