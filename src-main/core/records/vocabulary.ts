@@ -41,7 +41,10 @@ export const SCRIPT_LIMIT_MESSAGE = `the script is longer than the ${MAX_SCRIPT_
  */
 export const scriptFitsWorker = (script: string): boolean =>
   script.length * 6 + 2 <= MAX_SCRIPT_CHARS ||
-  new TextEncoder().encode(JSON.stringify(script)).length <= MAX_SCRIPT_CHARS;
+  // (U+2028 and U+2029 go as `\u2028`, 6 bytes where JSON.stringify leaves 3: docs/protocol.md)
+  new TextEncoder().encode(JSON.stringify(script)).length +
+    3 * (script.match(/[\u2028\u2029]/g)?.length ?? 0) <=
+    MAX_SCRIPT_CHARS;
 
 /** The refusal of a script that does not fit as JSON (see scriptFitsWorker). */
 export const SCRIPT_JSON_LIMIT_MESSAGE = `the script takes more than the 1 MB (${MAX_SCRIPT_CHARS} bytes) a sandbox worker reads as one message once written as JSON (its line breaks, quotes and backslashes escaped, as UTF-8), so it could never run: a script this large holds data, which belongs in a tool or a file the tools read`;
