@@ -25,6 +25,7 @@ import {
   unlinkSync,
   writeSync,
 } from 'node:fs';
+import type { Stats } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -569,9 +570,12 @@ function schemaCookie(fd: number | undefined): number {
  * What the WAL index (`-shm`) says: `mark`, the checkpoints done, as one string (the log's salt, new
  * each time the log starts over, and how far it was written into the database file, nBackfill, or is
  * being written, nBackfillAttempted, set before a checkpoint writes a page); `bytes`, the database's
- * size as of its last commit (nPage x the page size). Undefined when it cannot be read.
+ * size as of its last commit (nPage x the page size); `page`, the page size; `backfilled`, the frames
+ * written into the database file (nBackfill). Undefined when it cannot be read.
  */
-function walIndex(fd: number | undefined): { mark: string; bytes: number } | undefined {
+function walIndex(
+  fd: number | undefined,
+): { mark: string; bytes: number; page: number; backfilled: number } | undefined {
   if (fd === undefined) return undefined;
   try {
     const hdr = Buffer.alloc(136);
@@ -580,10 +584,45 @@ function walIndex(fd: number | undefined): { mark: string; bytes: number } | und
     return {
       mark: `${hdr.readUInt32LE(32)}.${hdr.readUInt32LE(36)}.${hdr.readUInt32LE(96)}.${hdr.readUInt32LE(128)}`,
       bytes: hdr.readUInt32LE(20) * (page === 1 ? 65536 : page),
+      page: page === 1 ? 65536 : page,
+      backfilled: hdr.readUInt32LE(96),
     };
   } catch {
     return undefined;
   }
+}
+
+/** The frames of the WAL index's first block (its aPgno array after the 136-byte header). */
+const INDEX_FIRST_BLOCK_FRAMES = 4062;
+/** How many pages of the database file are kept as the sample a write by another program is told by. */
+const SAMPLE_PAGES = 12;
+
+/**
+ * The numbers of the pages the last checkpoint wrote into the database file (at most the last
+ * SAMPLE_PAGES frames it copied, read from the WAL index's page array, in this machine's byte order as
+ * SQLite writes it), or [] when the log has started over since (its frames are then other pages).
+ */
+function checkpointedPages(fd: number | undefined, backfilled: number): number[] {
+  if (fd === undefined || backfilled <= 0 || backfilled > INDEX_FIRST_BLOCK_FRAMES) return [];
+  try {
+    const from = Math.max(1, backfilled - SAMPLE_PAGES + 1);
+    const b = Buffer.alloc((backfilled - from + 1) * 4);
+    if (readSync(fd, b, 0, b.length, 136 + (from - 1) * 4) !== b.length) return [];
+    const pages: number[] = [];
+    for (let i = 0; i < b.length; i += 4) pages.push(b.readUInt32LE(i));
+    return pages;
+  } catch {
+    return [];
+  }
+}
+
+/** The content of `pages` of the database file (`page` bytes each; a page past its end reads short). */
+function readPages(fd: number, pages: readonly number[], page: number): Buffer[] {
+  return pages.map((n) => {
+    const b = Buffer.alloc(page);
+    const got = readSync(fd, b, 0, page, (n - 1) * page);
+    return got === page ? b : b.subarray(0, got);
+  });
 }
 
 /**
@@ -618,6 +657,15 @@ export class StoreConnection implements Guard {
   private dbMark: string | undefined;
   /** The file's schema cookie (its header's bytes 40-43) when dbSize was last seen (see overwriteOf). */
   private dbCookie = 0;
+  /** The file's modification and change times when dbSize was last seen (see overwriteOf). */
+  private dbTimes = '';
+  /**
+   * Pages of the file as they were when dbMark was last seen (`samplePages`: page 1, the last page and
+   * the pages the last checkpoint wrote): with no checkpoint since, only another program can change
+   * them (see overwriteOf).
+   */
+  private samplePages: number[] = [];
+  private sample: Buffer[] = [];
   /** An overwrite seen and not yet acted on: the file's size and time, and since when (see overwritten). */
   private suspect: { size: number; mtime: number; at: number } | undefined;
   /** What the file was overwritten with, in words (see overwritten), for the reopen's line. */
@@ -693,9 +741,11 @@ export class StoreConnection implements Guard {
     } catch {
       this.storeId = 0;
     }
-    this.dbSize = this.dbFd === undefined ? 0 : fstatSync(this.dbFd).size;
-    this.dbMark = walIndex(this.shmFd)?.mark;
-    this.dbCookie = schemaCookie(this.dbFd);
+    const wal = walIndex(this.shmFd);
+    const st = this.dbFd === undefined ? undefined : fstatSync(this.dbFd);
+    this.samplePages = [];
+    this.sample = [];
+    this.seen(st?.size ?? 0, wal, st ? `${st.mtimeMs}/${st.ctimeMs}` : '', schemaCookie(this.dbFd));
     this.rootId ??= fileId(dirname(dirname(this.file)));
     guardConnection(this.db, this);
   }
@@ -743,32 +793,30 @@ export class StoreConnection implements Guard {
    */
   private overwritten(): string | undefined {
     if (this.dbFd === undefined) return undefined;
-    let size: number;
+    // The WAL index first: a checkpoint marks it before it writes a page of the file, so a write seen
+    // below with the mark unchanged since the last look is another program's.
+    const wal = walIndex(this.shmFd);
+    let st: Stats;
     const hdr = Buffer.alloc(100);
     let n: number;
     try {
-      size = fstatSync(this.dbFd).size;
-      n = size === 0 ? 0 : readSync(this.dbFd, hdr, 0, 100, 0);
+      st = fstatSync(this.dbFd);
+      n = st.size === 0 ? 0 : readSync(this.dbFd, hdr, 0, 100, 0);
     } catch {
       return undefined;
     }
-    const verdict = this.overwriteOf(size, hdr, n);
+    const size = st.size;
+    const times = `${st.mtimeMs}/${st.ctimeMs}`;
+    const verdict = this.overwriteOf(size, hdr, n, wal, times);
     if (!verdict) {
-      this.dbSize = size;
-      this.dbMark = walIndex(this.shmFd)?.mark;
-      this.dbCookie = n >= 100 ? hdr.readUInt32BE(40) : 0;
+      this.seen(size, wal, times, n >= 100 ? hdr.readUInt32BE(40) : 0);
       this.suspect = undefined;
       return undefined;
     }
     // A copy is written in pieces (`cp` cuts the file, then writes it): acted on only once the file
     // has stayed the same (size and modification time) for STABLE_MS, never on a half-copied file.
     // Meanwhile nothing is checkpointed (see afterCommit).
-    let mtime = 0;
-    try {
-      mtime = fstatSync(this.dbFd).mtimeMs;
-    } catch {
-      return undefined;
-    }
+    const mtime = st.mtimeMs;
     const t = performance.now();
     const s = this.suspect;
     if (!s || s.size !== size || s.mtime !== mtime) {
@@ -781,8 +829,39 @@ export class StoreConnection implements Guard {
     return verdict;
   }
 
+  /**
+   * The file as seen whole at a check: its size, the WAL index's mark (read before the file), its
+   * times and cookie, and (when the mark moved: a checkpoint wrote the file) its sample of pages read again.
+   */
+  private seen(size: number, wal: ReturnType<typeof walIndex>, times: string, cookie: number): void {
+    if (this.dbFd !== undefined && (wal?.mark !== this.dbMark || this.sample.length === 0)) {
+      const written = checkpointedPages(this.shmFd, wal?.backfilled ?? 0);
+      const page = wal?.page ?? 4096;
+      const last = Math.floor(size / page);
+      // The pages the last checkpoint wrote; when the log has started over since, the last sample's.
+      const pages = written.length ? written : this.samplePages.filter((p) => p > 1 && p < last);
+      this.samplePages = [...new Set([1, ...(last > 1 ? [last] : []), ...pages])].filter((p) => p <= last);
+      try {
+        this.sample = readPages(this.dbFd, this.samplePages, page);
+      } catch {
+        this.samplePages = [];
+        this.sample = [];
+      }
+    }
+    this.dbSize = size;
+    this.dbMark = wal?.mark;
+    this.dbCookie = cookie;
+    this.dbTimes = times;
+  }
+
   /** What the file's size and header say it was overwritten with, or undefined (see overwritten). */
-  private overwriteOf(size: number, hdr: Buffer, n: number): string | undefined {
+  private overwriteOf(
+    size: number,
+    hdr: Buffer,
+    n: number,
+    wal: ReturnType<typeof walIndex>,
+    times: string,
+  ): string | undefined {
     const before = this.dbSize;
     if (size === 0) return before > 0 ? 'nothing: it was emptied (0 bytes)' : undefined;
     if (n < 100 || !hdr.subarray(0, 16).equals(SQLITE_MAGIC))
@@ -790,6 +869,7 @@ export class StoreConnection implements Guard {
     const id = hdr.readInt32BE(68);
     if (this.storeId !== 0 && id !== 0 && id !== this.storeId)
       return `another run store (its id ${id} is not this store's, ${this.storeId})`;
+    if (wal === undefined) return undefined;
     // A shrink is SQLite's own after the database got smaller (a VACUUM; runs deleted with auto_vacuum
     // on), written by a checkpoint: in WAL mode only a checkpoint writes the file. So a file that shrank
     // is an older copy when no checkpoint ran since it was last seen (the WAL index's mark is the same),
@@ -800,13 +880,25 @@ export class StoreConnection implements Guard {
     // than the VACUUM took back (the database larger again than the file was; taken for an older copy,
     // those commits were emptied out of the shared log). An older copy never has a newer cookie.
     if (size < before) {
-      const wal = walIndex(this.shmFd);
-      if (wal === undefined) return undefined;
       const vacuumed = n >= 100 && hdr.readUInt32BE(40) > this.dbCookie;
       if (wal.mark !== this.dbMark && (wal.bytes < before || vacuumed)) return undefined;
       return `an older copy of it (the file shrank from ${before} to ${size} bytes, ${wal.mark === this.dbMark ? 'with no checkpoint' : `the database being ${wal.bytes} bytes`})`;
     }
-    return undefined;
+    // With no checkpoint since the last look, SQLite has not written the file: a file that grew, or whose
+    // pages changed (an older copy of the same size put back, `cp -p` or not), was written by another
+    // program. Its times alone say nothing (`touch`): the pages kept in the sample are compared.
+    if (wal.mark !== this.dbMark || times === this.dbTimes || this.dbFd === undefined) return undefined;
+    if (size > before)
+      return `another copy of it (the file grew from ${before} to ${size} bytes with no checkpoint)`;
+    let now: Buffer[];
+    try {
+      now = readPages(this.dbFd, this.samplePages, wal.page);
+    } catch {
+      return undefined;
+    }
+    const differ = now.filter((b, i) => !b.equals(this.sample[i] ?? Buffer.alloc(0))).length;
+    if (differ === 0) return undefined;
+    return `an older copy of it (the same size, ${differ} of ${now.length} pages compared changed with no checkpoint)`;
   }
 
   /** Why the files at the path are no longer the ones this connection opened, or undefined. */

@@ -7,7 +7,16 @@
  * a run deleted or imported here is never written back by it.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  utimesSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -168,6 +177,82 @@ describe('runs.db shrinking or overwritten under a live process', () => {
         { timeout: 5_000, interval: 100 },
       );
       expect(store.has(inFlight)).toBe(true);
+    } finally {
+      store.close();
+    }
+  }, 60_000);
+
+  it('an older copy of the same size put back with cp -p (its old times too) is an overwrite: the pages the last checkpoint wrote are compared', async () => {
+    const store = new RunStore(file());
+    try {
+      const ids = Array.from({ length: 20 }, (_, i) => wholeRun(store, `${'x'.repeat(3000)} ${i}`));
+      for (const id of ids.slice(0, 12)) store.delete(id);
+      sql(file(), 'PRAGMA wal_checkpoint(TRUNCATE);');
+      const backup = join(dir, 'backup.db');
+      sql(file(), `.backup '${backup}'`);
+      const old = statSync(file());
+      // New runs fill the pages the deleted ones freed: the file keeps its size.
+      for (let i = 0; i < 4; i++) wholeRun(store, `${'y'.repeat(3000)} ${i}`);
+      sql(file(), 'PRAGMA wal_checkpoint(PASSIVE);');
+      // (its first write starts the log over: a change of the WAL index that writes nothing to the file)
+      const inFlight = store.createRun(runStarted('a run in flight over the copy'));
+      await sleep(400); // (the live store has seen the checkpoint and the log started over)
+      expect(statSync(file()).size).toBe(statSync(backup).size);
+      copyFileSync(backup, file());
+      utimesSync(file(), old.atime, old.mtime);
+      // Before: nothing was said, and the next checkpoint wrote this process's log into the older copy.
+      await vi.waitFor(
+        () =>
+          expect(said.join('')).toMatch(
+            /overwritten in place with an older copy of it \(the same size, \d+ of \d+ pages compared changed with no checkpoint\)/,
+          ),
+        { timeout: 5_000, interval: 100 },
+      );
+      expect(store.has(inFlight)).toBe(true);
+      expect(sql(file(), 'PRAGMA integrity_check;')).toBe('ok');
+    } finally {
+      store.close();
+    }
+  }, 60_000);
+
+  it('a copy of the same store that grew with no checkpoint put back is an overwrite', async () => {
+    const store = new RunStore(file());
+    try {
+      wholeRun(store, 'a run in both');
+      sql(file(), 'PRAGMA wal_checkpoint(TRUNCATE);');
+      await sleep(400);
+      const copy = join(dir, 'copy.db');
+      sql(file(), `.backup '${copy}'`);
+      sql(
+        copy,
+        'CREATE TABLE pad(x); WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 50) INSERT INTO pad SELECT randomblob(1000) FROM n;',
+      );
+      expect(statSync(copy).size).toBeGreaterThan(statSync(file()).size);
+      copyFileSync(copy, file());
+      await vi.waitFor(
+        () =>
+          expect(said.join('')).toMatch(
+            /overwritten in place with another copy of it \(the file grew from \d+ to \d+ bytes with no checkpoint\)/,
+          ),
+        { timeout: 5_000, interval: 100 },
+      );
+    } finally {
+      store.close();
+    }
+  }, 60_000);
+
+  it('a touch of the file (its times changed, not its pages) is no overwrite', async () => {
+    const store = new RunStore(file());
+    try {
+      const ids = Array.from({ length: 5 }, (_, i) => wholeRun(store, `${'x'.repeat(3000)} ${i}`));
+      sql(file(), 'PRAGMA wal_checkpoint(TRUNCATE);');
+      await sleep(400);
+      const later = new Date(Date.now() + 60_000);
+      utimesSync(file(), later, later);
+      await sleep(800); // (the watch looks, and would act after 300 ms)
+      ids.push(wholeRun(store, 'after the touch'));
+      expect(said.join('')).not.toMatch(/overwritten/);
+      for (const id of ids) expect(store.has(id), id).toBe(true);
     } finally {
       store.close();
     }
