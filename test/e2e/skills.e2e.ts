@@ -387,4 +387,46 @@ describe('skills in the workbench', () => {
     });
     noPageErrors();
   });
+
+  it('"Make a skill" of lines that emit: the proposal says it returns what was emitted, follows a rename, and goes once saved', async () => {
+    const { page } = w;
+    const run = await (
+      await w.svc.runs()
+    ).runScript({
+      sandbox: 'ecommerce',
+      task: 'How much did user u3 spend?',
+      body: 'orders = get_orders().data\nmine = [o for o in orders if o["user_id"] == "u3"]\nspent = sum(o["total"] for o in mine)\nemit_result(spent)\n',
+    });
+    expect(run.status).toBe('succeeded');
+    await page.goto(`${w.web.url.split('#')[0]}#/skills/from-run:${run.runId}:1:1-4`);
+    const proposal = page.getByTestId('skill-proposal');
+    await expect.poll(() => proposal.innerText(), { timeout: POLL_MS }).toContain('Proposed from lines 1–4');
+    // The function returns what the script passed to emit_result (it said "nothing the script used later").
+    expect(await proposal.getByTestId('proposal-returns').innerText()).toBe(
+      'what the script passed to emit_result: spent',
+    );
+    expect(await proposal.innerText()).not.toContain('nothing the script used later');
+    const editor = page.getByTestId('skill-editor');
+    await expect
+      .poll(() => editorText('editor-skill-source'), { timeout: 60_000 })
+      .toMatch(/^\s*return spent$/m);
+    expect(await proposal.innerText()).toContain('call new_skill(…)');
+    // Renamed: the call in the banner follows (it kept new_skill).
+    await editor.getByLabel('name', { exact: true }).fill('spent_of_user');
+    await expect.poll(() => proposal.innerText()).toContain('call spent_of_user(…)');
+    expect(await proposal.innerText()).not.toContain('new_skill');
+    await expect
+      .poll(() => page.getByTestId('skill-check').getAttribute('data-valid'), { timeout: POLL_MS })
+      .toBe('true');
+    await editor.getByRole('button', { name: 'Save', exact: true }).click();
+    await expect.poll(() => hash(), { timeout: 120_000 }).toBe('#/skills/ecommerce%2Fspent_of_user');
+    await expect
+      .poll(() => page.getByTestId('skill-editor').getAttribute('data-mode'), { timeout: 60_000 })
+      .toBe('edit');
+    // Saved: the proposal is done, its banner gone ("will be able to call … once its test case passes").
+    expect(await page.getByTestId('skill-proposal').count()).toBe(0);
+    expect(w.svc.skills().get('ecommerce', 'spent_of_user')).toMatchObject({ origin: run.runId });
+    w.svc.skills().delete('ecommerce', 'spent_of_user');
+    noPageErrors();
+  });
 });

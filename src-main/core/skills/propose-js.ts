@@ -226,6 +226,7 @@ export function proposeJsSkill(req: {
 
   // The script's output becomes the function's value: `emitResult(x);` -> `return x;`.
   let hasReturn = false;
+  const emitted: string[] = [];
   for (const st of program.body)
     if (
       t.isExpressionStatement(st) &&
@@ -234,6 +235,7 @@ export function proposeJsSkill(req: {
       st.expression.arguments.length === 1
     ) {
       const arg = st.expression.arguments[0] as t.Node;
+      emitted.push(selected.slice(arg.start ?? 0, arg.end ?? 0));
       edits.push({ start: st.start ?? 0, end: arg.start ?? 0, text: 'return ' });
       edits.push({ start: arg.end ?? 0, end: st.end ?? 0, text: ';' });
       hasReturn = true;
@@ -258,7 +260,7 @@ export function proposeJsSkill(req: {
       (p) =>
         ` * @param ${ts ? '' : `{${DOC_TYPE[p.type] ?? '*'}} `}${p.name} ${p.from === 'task' ? 'From the task' : 'Used by the steps'}.`,
     ),
-    ` * @returns ${returns.length ? returns.join(', ') : 'the value of the last step'}.`,
+    ` * @returns ${emitted.length ? `What the script emitted: ${emitted.join(' or ')}` : returns.length ? returns.join(', ') : 'the value of the last step'}.`,
     ' */',
   ];
   const sig = params.map((p) => (ts ? `${p.name}: ${TS_TYPE[p.type] ?? 'any'}` : p.name)).join(', ');
@@ -269,5 +271,13 @@ export function proposeJsSkill(req: {
   const source = `${doc.join('\n')}\nasync function ${name}(${sig}) {\n${bodyLines.join('\n')}\n}\n`;
   const args: Record<string, JsonValue> = {};
   for (const p of params) if (p.value !== undefined) args[p.name] = p.value;
-  return { name, language: req.language, source, parameters: params, returns, tests: [{ args, assert: [] }] };
+  return {
+    name,
+    language: req.language,
+    source,
+    parameters: params,
+    returns,
+    emitted,
+    tests: [{ args, assert: [] }],
+  };
 }

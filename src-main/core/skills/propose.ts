@@ -23,8 +23,13 @@ export interface SkillProposal {
   /** The function, ready for the editor. */
   source: string;
   parameters: { name: string; type: string; value?: JsonValue; from: 'task' | 'script' }[];
-  /** The names the function returns (the rest of the script used them). */
+  /** The names the lines define that the rest of the script used (returned when nothing is emitted). */
   returns: string[];
+  /**
+   * What the lines passed to `emit_result` (`emitResult` in JS and TS), as written: the function returns
+   * that instead (each call became a `return`), and the names in `returns` are then not returned.
+   */
+  emitted: string[];
   /** The run's values as the first case (parameters whose value is not known are left out). */
   tests: SkillTest[];
 }
@@ -185,7 +190,11 @@ export function proposeSkill(req: {
   for (const e of [...edits].sort((a, b) => b.start - a.start))
     text = text.slice(0, e.start) + e.text + text.slice(e.end);
   // The script's output becomes the function's value.
-  text = text.replace(/^emit_result\((.*)\)[ \t]*$/gm, 'return $1');
+  const emitted: string[] = [];
+  text = text.replace(/^emit_result\((.*)\)[ \t]*$/gm, (_all, value: string) => {
+    emitted.push(value.trim());
+    return `return ${value}`;
+  });
   const hasReturn = /^return\b/m.test(text);
   const tail = hasReturn
     ? ''
@@ -204,7 +213,7 @@ export function proposeSkill(req: {
     ...(params.length ? ['', '    Args:', ...argsDoc] : []),
     '',
     '    Returns:',
-    `        ${returns.length ? returns.join(', ') : 'the value of the last step'}.`,
+    `        ${emitted.length ? `What the script emitted: ${emitted.join(' or ')}` : returns.length ? returns.join(', ') : 'the value of the last step'}.`,
     '    """',
   ];
   const bodyLines = (text + tail)
@@ -214,5 +223,13 @@ export function proposeSkill(req: {
   const source = `def ${name}(${sig}):\n${doc.join('\n')}\n${bodyLines.join('\n')}\n`;
   const args: Record<string, JsonValue> = {};
   for (const p of params) if (p.value !== undefined) args[p.name] = p.value;
-  return { name, language: 'python', source, parameters: params, returns, tests: [{ args, assert: [] }] };
+  return {
+    name,
+    language: 'python',
+    source,
+    parameters: params,
+    returns,
+    emitted,
+    tests: [{ args, assert: [] }],
+  };
 }

@@ -72,6 +72,9 @@ describe('proposing a JS/TS skill from lines of a run', () => {
     });
     expect(p.parameters).toEqual([{ name: 'user_id', type: 'str', value: 'u3', from: 'task' }]);
     expect(p.returns).toEqual([]);
+    // What the function returns is what the script emitted (the Skills view said "nothing").
+    expect(p.emitted).toEqual(['user.data.email as string']);
+    expect(p.source).toContain(' * @returns What the script emitted: user.data.email as string.');
     expect(p.source).toContain('async function email_of(user_id: string) {');
     expect(p.source).toContain('await get_user({ user_id: user_id });');
     expect(p.source).toContain('  return user.data.email as string;\n}');

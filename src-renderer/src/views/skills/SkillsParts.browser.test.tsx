@@ -338,6 +338,50 @@ describe('MakeSkill and ProposalInfo', () => {
     await failed.getByRole('button', { name: 'Back to the run' }).click();
     expect(onBack).toHaveBeenCalled();
   });
+
+  it('says what the function returns when the lines emit, and calls it by the name as renamed', async () => {
+    const from = { runId: '0123456789ab', attempt: 1, start: 1, end: 4 };
+    const proposal = {
+      name: 'new_skill',
+      language: 'python' as const,
+      source: '',
+      parameters: [{ name: 'value1', type: 'str', value: 'u2', from: 'task' as const }],
+      returns: [],
+      emitted: ['spent'],
+      tests: [{ args: { value1: 'u2' }, assert: [] }],
+      sandbox: 'ecommerce',
+      origin: from.runId,
+    };
+    const screen = await render(<ProposalInfo fromRun={{ from, proposal }} onBackToRun={vi.fn()} />);
+    const banner = screen.getByTestId('skill-proposal');
+    // It said "returns: nothing the script used later" of a function that returns what was emitted.
+    await expect
+      .element(screen.getByTestId('proposal-returns'))
+      .toHaveTextContent('what the script passed to emit_result: spent');
+    expect(banner.element().textContent).not.toContain('nothing the script used later');
+    await expect.element(banner).toMatchTextContent('call new_skill(…)');
+    // Renamed in the draft: the call follows (it still said new_skill).
+    await screen.rerender(
+      <ProposalInfo fromRun={{ from, proposal }} name="spent_by" onBackToRun={vi.fn()} />,
+    );
+    await expect.element(banner).toMatchTextContent('call spent_by(…)');
+    expect(banner.element().textContent).not.toContain('new_skill');
+    // A JS proposal names emitResult; one with no emitted value (kept by an older page) the used names.
+    await screen.rerender(
+      <ProposalInfo
+        fromRun={{ from, proposal: { ...proposal, language: 'js', emitted: ['{ spent }', 'n'] } }}
+        onBackToRun={vi.fn()}
+      />,
+    );
+    await expect
+      .element(screen.getByTestId('proposal-returns'))
+      .toHaveTextContent('what the script passed to emitResult: { spent } or n');
+    const { emitted: _e, ...older } = proposal;
+    await screen.rerender(
+      <ProposalInfo fromRun={{ from, proposal: { ...older, returns: ['spent'] } }} onBackToRun={vi.fn()} />,
+    );
+    await expect.element(screen.getByTestId('proposal-returns')).toHaveTextContent('spent');
+  });
 });
 
 describe('SkillsEmpty', () => {

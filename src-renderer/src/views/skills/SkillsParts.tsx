@@ -464,9 +464,12 @@ export function SkillActions({
 /** "Make a skill": what the service proposed from the run's lines, or why it could not. */
 export function ProposalInfo({
   fromRun,
+  name,
   onBackToRun,
 }: {
   fromRun: { from: FromRun; proposal?: Proposal; error?: string };
+  /** The skill's name as it is now in the draft (renamed since the proposal, the call follows it). */
+  name?: string | undefined;
   onBackToRun: () => void;
 }) {
   const { from, proposal, error } = fromRun;
@@ -493,8 +496,8 @@ export function ProposalInfo({
       <p className="small">
         Proposed from {where}: a {SKILL_LANGUAGES.find((l) => l.value === proposal.language)?.label} skill.{' '}
         {proposal.language === 'python' ? 'Python' : proposal.language === 'js' ? 'JS and TS' : 'TS'} scripts
-        of <strong>{proposal.sandbox}</strong> will be able to call <code>{proposal.name}(…)</code> once its
-        test case passes; edit the name and source, then save.
+        of <strong>{proposal.sandbox}</strong> will be able to call <code>{name || proposal.name}(…)</code>{' '}
+        once its test case passes; edit the name and source, then save.
       </p>
       <table className="manage-table" aria-label="proposed parameters">
         <thead>
@@ -525,10 +528,38 @@ export function ProposalInfo({
         </tbody>
       </table>
       <p className="small muted">
-        returns: {proposal.returns.length > 0 ? proposal.returns.join(', ') : 'nothing the script used later'}{' '}
-        · first test case: <code>{JSON.stringify(proposal.tests[0]?.args ?? {})}</code>
+        returns: <ProposalReturns proposal={proposal} /> · first test case:{' '}
+        <code>{JSON.stringify(proposal.tests[0]?.args ?? {})}</code>
       </p>
     </div>
+  );
+}
+
+/**
+ * What the proposed function returns: what the lines passed to emit_result (each call became a
+ * `return`), else the names they define that the rest of the script used, else nothing. (It said
+ * "nothing the script used later" of a function that returns what the script emitted.)
+ */
+function ProposalReturns({ proposal }: { proposal: Proposal }) {
+  // (a proposal kept from before `emitted` was told has none)
+  const emitted = proposal.emitted ?? [];
+  const emit = proposal.language === 'python' ? 'emit_result' : 'emitResult';
+  if (emitted.length > 0)
+    return (
+      <span data-testid="proposal-returns">
+        what the script passed to <code>{emit}</code>:{' '}
+        {emitted.map((e, i) => (
+          <span key={i}>
+            {i > 0 && ' or '}
+            <code>{e}</code>
+          </span>
+        ))}
+      </span>
+    );
+  return (
+    <span data-testid="proposal-returns">
+      {proposal.returns.length > 0 ? proposal.returns.join(', ') : 'nothing the script used later'}
+    </span>
   );
 }
 

@@ -56,7 +56,11 @@ export function SkillsView() {
       )}
 
       {state.fromRun && (
-        <ProposalInfo fromRun={state.fromRun} onBackToRun={() => v.backToRun(state.fromRun!.from.runId)} />
+        <ProposalInfo
+          fromRun={state.fromRun}
+          name={draft?.mode === 'new' ? draft.name : undefined}
+          onBackToRun={() => v.backToRun(state.fromRun!.from.runId)}
+        />
       )}
       {draft && (
         <div className="manage-panel" data-testid="skill-editor" data-mode={draft.mode}>

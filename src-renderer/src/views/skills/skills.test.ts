@@ -252,6 +252,32 @@ describe('the Skills view state', () => {
     expect(js.draft?.source).toContain('async function spent_by(value1)');
   });
 
+  it('"Make a skill" saved: the proposal is done and its banner goes (it stayed above the saved skill)', () => {
+    const from = { runId: 'r-1', attempt: 1, start: 1, end: 2 };
+    const proposal = {
+      name: 'new_skill',
+      language: 'python' as const,
+      source: 'def new_skill():\n    """Gets it."""\n    return 1\n',
+      parameters: [],
+      returns: [],
+      emitted: ['1'],
+      tests: [{ args: {}, assert: [] }],
+      sandbox: 'ecommerce',
+      origin: 'r-1',
+    };
+    let s = skillsReducer(initialSkills, { type: 'proposed', from, proposal });
+    expect(s.fromRun?.proposal).toEqual(proposal);
+    s = skillsReducer(s, { type: 'busy', busy: 'save' });
+    s = skillsReducer(s, {
+      type: 'saved',
+      skill: skill('new_skill', { source: proposal.source }),
+      test: { name: 'new_skill', sandbox: 'ecommerce', passed: true, cases: [], failures: [] },
+    });
+    expect(s.fromRun).toBeUndefined();
+    expect(s.draft).toMatchObject({ mode: 'edit', name: 'new_skill' });
+    expect(s.busy).toBeUndefined();
+  });
+
   it("a proposal's function follows the skill's name while its source is as proposed; an edited one stays", () => {
     const from = { runId: 'r-1', attempt: 1, start: 1, end: 2 };
     const proposal = {

@@ -44,7 +44,12 @@ export interface FromRun {
   start: number;
   end: number;
 }
-export type Proposal = SkillProposal & { sandbox: string; origin: string };
+/** (`emitted` is optional here: a proposal kept in the tab's session by an older page has none.) */
+export type Proposal = Omit<SkillProposal, 'emitted'> & {
+  emitted?: string[];
+  sandbox: string;
+  origin: string;
+};
 
 export type Busy = 'save' | 'test' | 'try' | 'delete';
 
@@ -266,7 +271,9 @@ export function skillsReducer(s: SkillsState, a: SkillsAction): SkillsState {
       return { ...rest, tryResult: a.result };
     }
     case 'saved': {
-      const { busy: _b, ...rest } = s;
+      // A skill made from a run's lines is saved: the proposal is done (its banner stayed, "will be
+      // able to call new_skill(…)", above the saved skill).
+      const { busy: _b, fromRun: _f, ...rest } = s;
       const draft = draftOf(a.skill);
       return { ...rest, draft, startedAs: draft, testResult: a.test };
     }
@@ -457,6 +464,8 @@ function restoreFromRun(raw: unknown): SkillsState['fromRun'] {
       (x) => !!x && typeof x === 'object' && typeof (x as Record<string, unknown>)['name'] === 'string',
     ) &&
     Array.isArray(p['returns']) &&
+    (p['emitted'] === undefined ||
+      (Array.isArray(p['emitted']) && (p['emitted'] as unknown[]).every((e) => typeof e === 'string'))) &&
     Array.isArray(p['tests']);
   return ok ? { from, proposal: p as unknown as Proposal } : undefined;
 }
