@@ -210,6 +210,18 @@ describe('tools in the workbench', () => {
       /Not saved: tools\.py has \d+ syntax errors?, the first at line \d+:\d+/,
     );
     expect(await held.innerText()).toContain(`line ${problemLine}`);
+    // The summary's line:column is the list's first, and the list is in position order (the parser tells
+    // `def broken(:`'s errors out of order: the summary named the "(" not closed, at column 11, above a
+    // list that started at column 12).
+    const firstListed = (await problems.getByRole('button').first().innerText()).match(/line (\d+:\d+)/)?.[1];
+    expect(firstListed).toBeTruthy();
+    expect((await held.innerText()).match(/the first at line (\d+:\d+)/)?.[1]).toBe(firstListed);
+    const positions = (await problems.getByRole('button').allInnerTexts()).map((t) =>
+      (t.match(/line (\d+):(\d+)/) ?? []).slice(1).map(Number),
+    );
+    expect(positions).toEqual(
+      [...positions].sort(([l1 = 0, c1 = 0], [l2 = 0, c2 = 0]) => l1 - l2 || c1 - c2),
+    );
     await w.screenshot('tools-save-held');
     expect(readFileSync(toolsFile, 'utf8')).toBe(original);
     await setSource(original + MEASURE);

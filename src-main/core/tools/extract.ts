@@ -5,6 +5,7 @@
  */
 import { docstringOf, field, fieldList, parsePython } from '../lang/python/pyright.ts';
 import type { PyNode, PyParseResult } from '../lang/python/pyright.ts';
+import { sortViolations } from '../lang/violation.ts';
 import type { Violation } from '../lang/violation.ts';
 import { WORST_GRADE, isGrade } from './grade.ts';
 import type { Grade } from './grade.ts';
@@ -367,5 +368,8 @@ export function extractTools(source: string, parsed: PyParseResult = parsePython
     if (earlier >= 0) tools.splice(earlier, 1);
     tools.push(tool);
   }
-  return { tools, problems };
+  // In position order, as the validators give theirs (violation.ts): the parser tells some syntax errors
+  // after later ones (`def f(:` gave 1:7 before the "(" not closed at 1:6), and the workbench's list
+  // started at 1:7 under a save refusal that named the first by position, 1:6.
+  return { tools, problems: sortViolations(problems) };
 }

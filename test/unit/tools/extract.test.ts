@@ -92,6 +92,17 @@ def f(a: int, b: float = -1.5, c: bool = True, d: list[str] = [], e: Optional[st
     expect(r.problems.some((p) => p.rule === 'syntax')).toBe(true);
   });
 
+  it('lists its problems in position order (the parser tells some syntax errors after later ones)', () => {
+    // Pyright reports `def f(:`'s "Expected parameter name" (1:7) before the "(" not closed (1:6), and
+    // `{a: }`'s "Expected expression" (1:9) before the "{" not closed (1:5).
+    for (const source of ['def f(:\n    pass\n', 'x = {a: }\n']) {
+      const at = extractTools(source).problems.map((p) => [p.line, p.column]);
+      expect(at.length).toBeGreaterThan(1);
+      expect(at).toEqual([...at].sort(([l1 = 0, c1 = 0], [l2 = 0, c2 = 0]) => l1 - l2 || c1 - c2));
+    }
+    expect(extractTools('x = {a: }\n').problems[0]).toMatchObject({ line: 1, column: 5 });
+  });
+
   it('maps unions with None', () => {
     const ann = (s: string) =>
       annotationType(parsePython(`x: ${s}`).module.children[0]?.children[0]?.children[1] ?? undefined);
