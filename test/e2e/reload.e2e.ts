@@ -402,6 +402,46 @@ describe('a reload keeps what was typed', () => {
     expect(w.pageErrors.filter((e) => !/favicon/.test(e))).toEqual([]);
   });
 
+  it("Tools: the last result of Try tool comes back after a reload, said to be an earlier call's, with its time (it was lost)", async () => {
+    const { page } = w;
+    await page.evaluate(`location.hash = '#/tools/ecommerce'`);
+    await page.getByRole('tab', { name: 'get_user', exact: true }).click();
+    const form = page.getByRole('form', { name: 'try get_user' });
+    await form.waitFor();
+    await form.getByRole('textbox').first().fill('u1');
+    await form.getByRole('button', { name: 'Call get_user' }).click();
+    const result = page.getByTestId('try-tool').getByTestId('try-result');
+    await result.getByTestId('response-data').waitFor({ timeout: 90_000 });
+    const data = await result.getByTestId('response-data').innerText();
+    expect(data).toContain('u1');
+    expect(await result.getByTestId('try-called-at').innerText()).toMatch(/^called at .*\d:\d\d:\d\d/);
+    expect(await result.getByTestId('try-earlier').count()).toBe(0);
+
+    await reload();
+    expect(page.url()).toContain('#/tools/ecommerce');
+    await form.waitFor();
+    // The result as it was, said to be an earlier call's, with its time (the form came back without it).
+    await result.getByTestId('response-data').waitFor();
+    expect(await result.getByTestId('response-data').innerText()).toBe(data);
+    expect(await result.getAttribute('data-success')).toBe('true');
+    expect(await result.innerText()).toContain('called with {"user_id":"u1"}');
+    const note = result.getByTestId('try-earlier');
+    expect(await note.getAttribute('role')).toBe('note');
+    expect(await note.innerText()).toMatch(/^The result of an earlier call, at .*\d:\d\d:\d\d.*: call again/);
+    expect(await result.getByTestId('try-called-at').count()).toBe(0);
+    // Another tool's result is its own: get_orders has none.
+    await page.getByRole('tab', { name: 'get_orders', exact: true }).click();
+    await page.getByRole('form', { name: 'try get_orders' }).waitFor();
+    expect(await result.count()).toBe(0);
+    await page.getByRole('tab', { name: 'get_user', exact: true }).click();
+    await form.waitFor();
+    // Called again: a fresh result, no longer an earlier one.
+    await form.getByRole('button', { name: 'Call get_user' }).click();
+    await expect.poll(() => result.getByTestId('try-earlier').count(), { timeout: 90_000 }).toBe(0);
+    await result.getByTestId('try-called-at').waitFor();
+    expect(w.pageErrors.filter((e) => !/favicon/.test(e))).toEqual([]);
+  });
+
   it("a run's attempt: an edited script comes back after the reload the page asked about; reset, it stays gone", async () => {
     const { page } = w;
     const run = await (

@@ -37,4 +37,18 @@ describe('CallOutcome', () => {
     // The generated call's frame (line 1 of a script the person never sees) is text, not a link.
     expect(document.querySelectorAll('.frames button')).toHaveLength(1);
   });
+
+  it("says when it was called; kept from an earlier call (a reload), it says so, with that call's time", async () => {
+    const at = new Date(2026, 0, 2, 3, 4, 5).getTime();
+    const screen = await render(<CallOutcome call={raised} args={{ size: -1 }} at={at} />);
+    await expect.element(screen.getByTestId('try-called-at')).toMatchTextContent(/called at .*3:04:05/);
+    expect(screen.container.querySelector('[data-testid="try-earlier"]')).toBeNull();
+    await screen.rerender(<CallOutcome call={raised} args={{ size: -1 }} at={at} earlier />);
+    const note = screen.getByRole('note');
+    await expect
+      .element(note)
+      .toMatchTextContent(/The result of an earlier call, at .*3:04:05.*: call again/);
+    expect(screen.container.querySelector('[data-testid="try-called-at"]')).toBeNull();
+    expect(screen.getByTestId('try-result').element().getAttribute('data-earlier')).toBe('true');
+  });
 });

@@ -5,7 +5,7 @@
 import type { Response } from '../../../../src-main/contract/api.ts';
 import { ToolCallTable } from '../../components/ToolCallTable.tsx';
 import type { JsonValue } from '../../../../src-main/core/tools/model.ts';
-import { formatMs, IsolationBadge } from '../../components/Badges.tsx';
+import { formatDateTime, formatMs, IsolationBadge } from '../../components/Badges.tsx';
 import { JsonTree } from '../../components/JsonTree.tsx';
 
 type CallResult = Response<'tools.call'>;
@@ -13,16 +13,34 @@ type CallResult = Response<'tools.call'>;
 export function CallOutcome({
   call,
   args,
+  at,
+  earlier = false,
   onJump,
 }: {
   call: CallResult;
   args: Record<string, JsonValue>;
+  /** When the call answered (ms). */
+  at?: number | undefined;
+  /** The outcome of a call made before the page was reloaded (kept in the tab's session). */
+  earlier?: boolean;
   /** Reveals a line of tools.py in the editor (a frame of the tool's own code). */
   onJump?: ((line: number) => void) | undefined;
 }) {
   const { response, result } = call;
   return (
-    <div className="try-result" data-testid="try-result" data-success={response?.success ? 'true' : 'false'}>
+    <div
+      className="try-result"
+      data-testid="try-result"
+      data-success={response?.success ? 'true' : 'false'}
+      data-earlier={earlier ? 'true' : undefined}
+    >
+      {earlier && (
+        <p className="small warn-note" role="note" data-testid="try-earlier">
+          The result of an earlier call
+          {at !== undefined ? `, at ${formatDateTime(at, { seconds: true })}` : ''}: call again to see what
+          the tool answers now.
+        </p>
+      )}
       <div className="meta-line">
         {response ? (
           <span
@@ -41,6 +59,11 @@ export function CallOutcome({
         <span className="muted small">
           {result.runtime} · {formatMs(result.durationMs)}
         </span>
+        {at !== undefined && !earlier && (
+          <span className="muted small" data-testid="try-called-at">
+            called at {formatDateTime(at, { seconds: true })}
+          </span>
+        )}
       </div>
       <p className="small">
         <span className="muted">called with</span> <code>{JSON.stringify(args)}</code>

@@ -39,7 +39,15 @@ export function TryTool({
         onSubmit={() => void t.submit()}
       />
       {t.callError && <CallFailed error={t.callError} />}
-      {outcome && <CallOutcome call={outcome.call} args={outcome.args} onJump={onJump} />}
+      {outcome && (
+        <CallOutcome
+          call={outcome.call}
+          args={outcome.args}
+          at={outcome.at}
+          earlier={outcome.earlier ?? false}
+          onJump={onJump}
+        />
+      )}
     </div>
   );
 }

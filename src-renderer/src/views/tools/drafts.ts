@@ -20,3 +20,11 @@ export const pickedTools = keptMap('try-tool');
  * picked but emptied its arguments.
  */
 export const triedArgs = keptMap('try-args');
+
+/**
+ * The outcome of the last call in Try tool, per sandbox and tool (try-tool.ts `outcomeToKeep`): a reload
+ * kept the tool and its arguments but lost what the call answered. At most KEPT_OUTCOMES tools' (the
+ * oldest go first), each shown after a reload as the result of an earlier call, with its time.
+ */
+export const triedOutcomes = keptMap('try-outcomes');
+export const KEPT_OUTCOMES = 10;

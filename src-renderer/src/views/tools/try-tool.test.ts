@@ -2,7 +2,16 @@ import { describe, expect, it } from 'vitest';
 import type { Tool, ToolParameter } from '../../../../src-main/core/tools/model.ts';
 import { parametersSchema } from '../../../../src-main/core/tools/schema.ts';
 import type { JsonSchema } from '../../../../src-main/core/tools/schema.ts';
-import { checkTry, errorSummary, initialTry, restoreTry, tryReducer } from './try-tool.ts';
+import {
+  checkTry,
+  errorSummary,
+  initialTry,
+  MAX_KEPT_OUTCOME,
+  outcomeToKeep,
+  restoreOutcome,
+  restoreTry,
+  tryReducer,
+} from './try-tool.ts';
 import type { CallResult } from './try-tool.ts';
 
 const param = (name: string, over: Partial<ToolParameter> = {}): ToolParameter =>
@@ -91,8 +100,8 @@ describe('the Try tool state', () => {
 
   it('a call shows its outcome with the arguments sent; a failed call shows none', () => {
     const call = { response: { success: true, data: 1 } } as unknown as CallResult;
-    let s = tryReducer(initialTry(entities), { type: 'called', call, args: { id: 'u1' } });
-    expect(s.outcome).toEqual({ call, args: { id: 'u1' } });
+    let s = tryReducer(initialTry(entities), { type: 'called', call, args: { id: 'u1' }, at: 1700000000000 });
+    expect(s.outcome).toEqual({ call, args: { id: 'u1' }, at: 1700000000000 });
     s = tryReducer(s, { type: 'callFailed' });
     expect(s.outcome).toBeUndefined();
   });
@@ -106,6 +115,51 @@ describe('the Try tool state', () => {
     expect(changed.values).toEqual({ ...initialTry(schema).values, limit: '5' });
     expect(restoreTry(schema, '{not json')).toEqual(initialTry(schema));
     expect(restoreTry(schema, undefined)).toEqual(initialTry(schema));
+  });
+
+  it("the last call's outcome kept across a reload comes back as an earlier call's, with its time; junk does not", () => {
+    const schema = schemaOf([param('user_id')]);
+    const call = {
+      response: { success: true, data: { name: 'Ada' } },
+      result: { exitReason: 'ok', toolCalls: [], logs: [], durationMs: 5 },
+    } as unknown as CallResult;
+    const fresh = tryReducer(initialTry(schema), {
+      type: 'called',
+      call,
+      args: { user_id: 'u1' },
+      at: 1700000000000,
+    });
+    expect(fresh.outcome?.earlier).toBeUndefined();
+    const kept = outcomeToKeep(fresh.outcome!);
+    expect(restoreTry(schema, undefined, kept).outcome).toEqual({
+      call,
+      args: { user_id: 'u1' },
+      at: 1700000000000,
+      earlier: true,
+    });
+    // (kept again, it is not marked earlier in the storage)
+    expect(JSON.parse(outcomeToKeep(restoreTry(schema, undefined, kept).outcome!)!)).not.toHaveProperty(
+      'earlier',
+    );
+    // With the form kept too, both come back.
+    const both = restoreTry(schema, JSON.stringify({ user_id: 'u1' }), kept);
+    expect(both.values['user_id']).toBe('u1');
+    expect(both.outcome?.at).toBe(1700000000000);
+    // Junk, another shape, and no time: no outcome.
+    for (const junk of [
+      '{not json',
+      '[]',
+      JSON.stringify({ call, args: {} }),
+      JSON.stringify({ call: {}, args: {}, at: 1 }),
+    ])
+      expect(restoreOutcome(junk)).toBeUndefined();
+    expect(restoreTry(schema, undefined, '{not json')).toEqual(initialTry(schema));
+    // Too large to keep: none is.
+    const huge = {
+      ...fresh.outcome!,
+      call: { ...call, result: { ...call.result, logs: ['x'.repeat(MAX_KEPT_OUTCOME)] } },
+    };
+    expect(outcomeToKeep(huge as typeof fresh.outcome & object)).toBeUndefined();
   });
 
   it('counts the fields to fix', () => {

@@ -16,7 +16,61 @@ export interface TryState {
   values: Record<string, Draft>;
   /** Field errors of the last check, by field path (`items[1].qty`). */
   errors: Record<string, string>;
-  outcome?: { call: CallResult; args: Record<string, JsonValue> };
+  outcome?: TryOutcome;
+}
+
+/**
+ * The last call's outcome: what came back, the arguments sent and when (ms). `earlier`: kept from before
+ * the page was reloaded (the tab's session), not the answer of a call made on this page.
+ */
+export interface TryOutcome {
+  call: CallResult;
+  args: Record<string, JsonValue>;
+  at: number;
+  earlier?: true;
+}
+
+/** The longest outcome kept across a reload (its JSON): a huge trace is not worth the tab's storage. */
+export const MAX_KEPT_OUTCOME = 200_000;
+
+/** The outcome as kept in the tab's session (JSON); undefined when it is too large to keep. */
+export function outcomeToKeep(o: TryOutcome): string | undefined {
+  const { earlier: _e, ...kept } = o;
+  const text = JSON.stringify(kept);
+  return text.length > MAX_KEPT_OUTCOME ? undefined : text;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/** A kept outcome (`outcomeToKeep`), marked `earlier`; undefined for anything else (junk, another shape). */
+export function restoreOutcome(kept: string | undefined): TryOutcome | undefined {
+  if (kept === undefined) return undefined;
+  let raw: unknown;
+  try {
+    raw = JSON.parse(kept);
+  } catch {
+    return undefined;
+  }
+  if (!isObject(raw) || !isObject(raw['call']) || !isObject(raw['args'])) return undefined;
+  const at = raw['at'];
+  const result = raw['call']['result'];
+  const response = raw['call']['response'];
+  if (typeof at !== 'number' || !Number.isFinite(at) || !isObject(result)) return undefined;
+  if (response !== undefined && !isObject(response)) return undefined;
+  if (typeof result['exitReason'] !== 'string' || !Array.isArray(result['toolCalls'])) return undefined;
+  if (!Array.isArray(result['logs'])) return undefined;
+  if (
+    result['error'] !== undefined &&
+    !(isObject(result['error']) && Array.isArray(result['error']['frames']))
+  )
+    return undefined;
+  return {
+    call: raw['call'] as unknown as CallResult,
+    args: raw['args'] as Record<string, JsonValue>,
+    at,
+    earlier: true,
+  };
 }
 
 export const initialTry = (schema: JsonSchema): TryState => {
@@ -35,8 +89,13 @@ function isDraft(v: unknown): v is Draft {
  * The form as it was kept (`kept`: its values as JSON, see useTryTool) over the schema's start: only the
  * tool's parameters of now, each a draft; anything else (a tool changed since, junk) is left out.
  */
-export function restoreTry(schema: JsonSchema, kept: string | undefined): TryState {
-  const start = initialTry(schema);
+export function restoreTry(
+  schema: JsonSchema,
+  kept: string | undefined,
+  keptOutcome?: string | undefined,
+): TryState {
+  const outcome = restoreOutcome(keptOutcome);
+  const start = { ...initialTry(schema), ...(outcome ? { outcome } : {}) };
   if (kept === undefined) return start;
   let raw: unknown;
   try {
@@ -60,7 +119,7 @@ export type TryAction =
   | { type: 'field'; name: string; value: Draft }
   /** The form was checked before a call. */
   | { type: 'checked'; errors: Record<string, string> }
-  | { type: 'called'; call: CallResult; args: Record<string, JsonValue> }
+  | { type: 'called'; call: CallResult; args: Record<string, JsonValue>; at: number }
   /** The call itself failed: no outcome is shown (the failure is). */
   | { type: 'callFailed' };
 
@@ -77,7 +136,7 @@ export function tryReducer(s: TryState, a: TryAction): TryState {
     case 'checked':
       return { ...s, errors: a.errors };
     case 'called':
-      return { ...s, outcome: { call: a.call, args: a.args } };
+      return { ...s, outcome: { call: a.call, args: a.args, at: a.at } };
     case 'callFailed': {
       const { outcome: _gone, ...rest } = s;
       return rest;

@@ -5,14 +5,27 @@ import type { JsonValue } from '../../../../src-main/core/tools/model.ts';
 import { api } from '../../api/client.ts';
 import { useSubmit } from '../../lib/useSubmit.ts';
 import { parametersSchema } from '../../../../src-main/core/tools/schema.ts';
-import { triedArgs } from './drafts.ts';
-import { checkTry, initialTry, restoreTry, tryReducer } from './try-tool.ts';
+import { KEPT_OUTCOMES, triedArgs, triedOutcomes } from './drafts.ts';
+import { checkTry, initialTry, outcomeToKeep, restoreTry, tryReducer } from './try-tool.ts';
+import type { TryOutcome } from './try-tool.ts';
+
+/** Keeps the last outcome of `key`'s tool for a reload (newest last; the oldest tools' go past the bound). */
+function keepOutcome(key: string, outcome: TryOutcome | undefined): void {
+  const text = outcome && outcomeToKeep(outcome);
+  triedOutcomes.delete(key);
+  if (text === undefined) return;
+  for (const old of [...triedOutcomes.keys()].slice(0, Math.max(0, triedOutcomes.size - KEPT_OUTCOMES + 1)))
+    triedOutcomes.delete(old);
+  triedOutcomes.set(key, text);
+}
 
 export function useTryTool(sandbox: string, tool: SandboxTool) {
   const schema = useMemo(() => parametersSchema(tool), [tool]);
   // (kept across a reload: the tab's session, per sandbox and tool; the form's start is not kept)
   const key = `${sandbox}/${tool.name}`;
-  const [state, dispatch] = useReducer(tryReducer, schema, (s) => restoreTry(s, triedArgs.get(key)));
+  const [state, dispatch] = useReducer(tryReducer, schema, (s) =>
+    restoreTry(s, triedArgs.get(key), triedOutcomes.get(key)),
+  );
   useEffect(() => {
     const typed = JSON.stringify(state.values);
     if (typed === JSON.stringify(initialTry(schema).values)) triedArgs.delete(key);
@@ -20,9 +33,13 @@ export function useTryTool(sandbox: string, tool: SandboxTool) {
   }, [key, schema, state.values]);
   const call = useSubmit(async (args: Record<string, JsonValue>) => {
     try {
-      dispatch({ type: 'called', call: await api['tools.call']({ sandbox, tool: tool.name, args }), args });
+      const call = await api['tools.call']({ sandbox, tool: tool.name, args });
+      const at = Date.now();
+      dispatch({ type: 'called', call, args, at });
+      keepOutcome(key, { call, args, at });
     } catch (e) {
       dispatch({ type: 'callFailed' });
+      keepOutcome(key, undefined);
       throw e;
     }
   });
