@@ -451,4 +451,32 @@ describe('runs in the workbench', () => {
       if (size) await page.setViewportSize(size);
     }
   });
+  it("keys typed with no delay right after a click into a run's script all land, in order, where they were typed", async () => {
+    const { page } = w;
+    const run = await (
+      await w.svc.runs()
+    ).runScript({
+      sandbox: 'ecommerce',
+      task: 'the name of user u1',
+      body: 'emit_result(get_user(user_id="u1").data["name"])\n',
+    });
+    expect(run.status).toBe('succeeded');
+    const script = page.locator('[data-testid="editor-script"]');
+    const text = async () => (await script.locator('.view-lines').innerText()).replace(/\u00a0/g, ' ');
+    // Each round a fresh page, then keys at once (they came out scrambled at the top of the script: an
+    // older render's text was written back into the editor after newer keys, the cursor sent to line 1).
+    for (let round = 1; round <= 3; round++) {
+      await page.goto(`${w.web.url.split('#')[0]}#/run/${run.runId}`);
+      await page.reload();
+      await expect.poll(() => script.getAttribute('data-ready'), { timeout: 60_000 }).toBe('true');
+      await script.locator('.view-lines').click({ position: { x: 400, y: 8 } });
+      await page.keyboard.press('End');
+      const typed = ` # round ${round}: abcdefghijklmnopqrstuvwxyz 0123456789`;
+      await page.keyboard.type(typed, { delay: 0 });
+      await expect.poll(text).toContain(`emit_result(get_user(user_id="u1").data["name"])${typed}`);
+      await page.getByRole('button', { name: 'Reset', exact: true }).click();
+      await expect.poll(text).not.toContain('# round');
+    }
+    expect(w.pageErrors.filter((e) => !/favicon/.test(e))).toEqual([]);
+  });
 });

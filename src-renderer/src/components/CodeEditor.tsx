@@ -34,6 +34,9 @@ export interface CodeEditorProps {
   onSelectLines?: (start: number, end: number) => void;
 }
 
+/** How many reported texts the editor remembers while they have not come back as `value`. */
+const MAX_UNECHOED = 100;
+
 export function CodeEditor(props: CodeEditorProps) {
   const readOnly = props.readOnly ?? false;
   const theme = useStore((s) => s.theme);
@@ -48,9 +51,14 @@ export function CodeEditor(props: CodeEditorProps) {
   const onSelectRef = useRef(props.onSelectLines);
   onSelectRef.current = props.onSelectLines;
   // The editor owns its text while people type: a parent that feeds onChange back into `value` must not
-  // overwrite newer keystrokes with an older render, so only a value that differs from what the editor
-  // last reported (a reset, a new attempt, streamed tokens) is pushed into the model.
-  const lastEmitted = useRef(props.value);
+  // overwrite newer keystrokes with an older render, so only a value the editor never reported (a reset,
+  // a new attempt, streamed tokens) is pushed into the model. Every text it reported that has not come
+  // back yet is remembered, oldest first: Monaco's typing arrives as EditContext `textupdate` events,
+  // which React renders at default priority, and the render of one keystroke's text could commit after
+  // the next keystroke. Compared with the last text reported only, that older text was taken for a
+  // change from outside and written into the model: the newer keys were dropped and the cursor went to
+  // the top (typed fast after a click into a run's script, "abc" came out scrambled at line 1).
+  const unechoed = useRef<string[]>([]);
   const applying = useRef(false);
 
   const onMount: OnMount = (editor) => {
@@ -77,8 +85,16 @@ export function CodeEditor(props: CodeEditorProps) {
 
   useEffect(() => {
     const model = editorRef.current?.getModel();
-    if (!model || props.value === lastEmitted.current || props.value === model.getValue()) return;
-    lastEmitted.current = props.value;
+    if (!model) return;
+    // The parent echoing a text the editor reported (the last one, or an older one a render late): the
+    // model has it or newer keystrokes after it.
+    const echoed = unechoed.current.indexOf(props.value);
+    if (echoed >= 0) {
+      unechoed.current.splice(0, echoed + 1);
+      return;
+    }
+    if (props.value === model.getValue()) return;
+    unechoed.current = [];
     // A value pushed from outside is not an edit: onChange stays quiet while it is applied.
     applying.current = true;
     try {
@@ -157,8 +173,11 @@ export function CodeEditor(props: CodeEditorProps) {
         onMount={onMount}
         onChange={(v) => {
           if (applying.current) return;
-          lastEmitted.current = v ?? '';
-          props.onChange?.(v ?? '');
+          const text = v ?? '';
+          // (bounded: a parent that never echoes, e.g. a read-only one, must not make this grow for good)
+          unechoed.current.push(text);
+          if (unechoed.current.length > MAX_UNECHOED) unechoed.current.shift();
+          props.onChange?.(text);
         }}
         loading={<div className="muted pad">Loading editor…</div>}
         options={{
