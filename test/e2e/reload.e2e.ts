@@ -429,6 +429,8 @@ describe('a reload keeps what was typed', () => {
     expect(await note.getAttribute('role')).toBe('note');
     expect(await note.innerText()).toMatch(/^The result of an earlier call, at .*\d:\d\d:\d\d.*: call again/);
     expect(await result.getByTestId('try-called-at').count()).toBe(0);
+    await result.scrollIntoViewIfNeeded();
+    await w.screenshot('reload-try-tool-earlier-result');
     // Another tool's result is its own: get_orders has none.
     await page.getByRole('tab', { name: 'get_orders', exact: true }).click();
     await page.getByRole('form', { name: 'try get_orders' }).waitFor();
