@@ -137,7 +137,8 @@ export function AttemptView({ run, a }: { run: RunRecord; a: AttemptRecord }) {
         readOnly={streaming}
         language={run.started.language}
         onChange={setEdited}
-        onSelectLines={(start, end) => setSelected({ start, end })}
+        // (lines of the edited text are not the recorded script's: Make a skill waits for a Reset)
+        onSelectLines={(start, end) => !dirty && setSelected({ start, end })}
         violations={dirty ? [] : violations}
         jump={jump}
         onRun={() => state.canRun && runEdited(edited)}

@@ -183,6 +183,25 @@ describe('the attempt toolbar', () => {
     expect(screen.container.textContent).not.toContain('Continue from here');
     expect(screen.container.textContent).not.toContain('Make a skill');
   });
+
+  it('an edited script: Make a skill waits for a Reset and says why (its lines were taken from the recorded script)', async () => {
+    const ok = { script: a.script, execution: { success: true } as never };
+    const screen = await render(
+      <AttemptToolbar
+        state={attemptState(done, ok, `# a line added on top\n${a.script!.body}`, undefined)}
+        makeSkill={<button>Make a skill</button>}
+        onRun={noop}
+        onContinue={noop}
+        onReset={noop}
+        onPromote={noop}
+      />,
+    );
+    await expect
+      .element(screen.getByTestId('make-skill-why'))
+      .toHaveTextContent('A skill is made of lines of the recorded script: Reset the edits to choose them.');
+    expect(screen.container.textContent).not.toContain('Make a skill');
+    await expect.element(screen.getByRole('button', { name: 'Reset' })).toBeVisible();
+  });
 });
 
 /** An ended INTERACTIVE run of three failed steps, the third a repeat of the first (its `repeats`). */

@@ -213,7 +213,14 @@ export function AttemptToolbar(props: {
           {s.promoteWhy}
         </span>
       )}
-      {s.canMakeSkill && props.makeSkill}
+      {s.canMakeSkill &&
+        (s.makeSkillWhy ? (
+          <span className="muted small" data-testid="make-skill-why">
+            {s.makeSkillWhy}
+          </span>
+        ) : (
+          props.makeSkill
+        ))}
     </div>
   );
 }

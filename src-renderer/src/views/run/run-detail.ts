@@ -235,6 +235,11 @@ export interface AttemptState {
   promoteWhy: string | undefined;
   /** Make a skill from lines of the script: a script that succeeded (a skill in its language). */
   canMakeSkill: boolean;
+  /**
+   * Why Make a skill waits, said in its place: the script is edited, and a skill is made of lines of the
+   * recorded script (lines chosen in the edited text named other lines of it).
+   */
+  makeSkillWhy: string | undefined;
   /** The text the editor shows. */
   text: string;
 }
@@ -284,6 +289,10 @@ export function attemptState(
                   : `this ${unit} has no script`
             }; only a script that succeeded can be promoted.`,
     canMakeSkill: !!a.execution?.success && !!a.script,
+    makeSkillWhy:
+      a.execution?.success && a.script && dirty
+        ? `A skill is made of lines of the recorded script: Reset the edits to choose them.`
+        : undefined,
     text: streaming ? (live ?? '') : edited,
   };
 }
