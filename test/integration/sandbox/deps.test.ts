@@ -1,13 +1,15 @@
 /**
  * Per-sandbox dependencies (docs/sandboxes.md): requirements.txt with a local wheelhouse (no package
- * index answers here), package.json from the npm registry, the content-hash cache and the errors that
- * name a missing package. Through the real CLI, the service and the Docker engine.
+ * index answers here), package.json from an npm registry on loopback, the content-hash cache and the
+ * errors that name a missing package. Through the real CLI, the service and the Docker engine.
  */
-import { randomBytes } from 'node:crypto';
-import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import Docker from 'dockerode';
@@ -81,7 +83,7 @@ beforeAll(() => {
       name: 'nodedeps',
       private: true,
       description: nonce,
-      dependencies: { 'is-number': '7.0.0' },
+      dependencies: { [TINY_NPM]: '1.0.0' },
     }),
   });
   sandbox('nodemissing', PLAIN_TOOLS, {
@@ -198,22 +200,37 @@ describe('python dependencies from a local wheelhouse', { concurrent: true }, ()
   });
 });
 
-describe('node dependencies from the npm registry', { concurrent: true }, () => {
+describe('node dependencies from an npm registry', { concurrent: true }, () => {
   describe('one case after another', { concurrent: false }, () => {
     it('package.json is installed (no install scripts) into a derived node image, cached by hash', async () => {
-      const r = await cli(['image', 'build', '--sandbox', 'nodedeps', '--runtime', 'node']);
-      expect(r.code, r.err).toBe(0);
-      expect(r.err).toMatch(/--ignore-scripts/);
-      const tag = tagOf(r.out);
-      expect(tag).toMatch(/^toolsmith\/node-deps:[0-9a-f]{16}$/);
-      built.add(tag);
-      // the dependency loads inside the image, with no network
-      expect(await runNode(tag, 'console.log(require("is-number")(5), require("is-number")("x"))')).toBe(
-        'true false',
-      );
-      const again = await cli(['image', 'build', '--sandbox', 'nodedeps']);
-      expect(tagOf(again.out)).toBe(tag);
-      expect(again.err).toMatch(/is up to date/);
+      // From a registry on loopback that has the one package (npm_config_registry, as a person's .npmrc
+      // would name their registry), never the public one: behind a person's proxy that did not answer
+      // (HTTPS_PROXY, which npm honours for loopback too unless NO_PROXY says otherwise), or on a machine
+      // with no network, npm never reached registry.npmjs.org and the test failed on the environment. Its
+      // own npm cache too: the package is not put in the person's.
+      const registry = await tinyRegistry();
+      const env = { npm_config_registry: registry.url, npm_config_cache: registry.cache };
+      try {
+        const r = await cliWithoutProxies(
+          ['image', 'build', '--sandbox', 'nodedeps', '--runtime', 'node'],
+          env,
+        );
+        expect(r.code, r.err).toBe(0);
+        expect(r.err).toMatch(/--ignore-scripts/);
+        expect(registry.served).toContain(`/${TINY_NPM}/-/${TINY_NPM}-1.0.0.tgz`);
+        const tag = tagOf(r.out);
+        expect(tag).toMatch(/^toolsmith\/node-deps:[0-9a-f]{16}$/);
+        built.add(tag);
+        // the dependency loads inside the image, with no network
+        expect(
+          await runNode(tag, `const n = require("${TINY_NPM}"); console.log(n(5), n("x"), n.NONCE)`),
+        ).toBe(`true false ${nonce}`);
+        const again = await cliWithoutProxies(['image', 'build', '--sandbox', 'nodedeps'], env);
+        expect(tagOf(again.out)).toBe(tag);
+        expect(again.err).toMatch(/is up to date/);
+      } finally {
+        await registry.close();
+      }
     }, 300_000);
 
     it('a package the registry does not have: a clear error naming it', async () => {
@@ -254,6 +271,73 @@ describe('node dependencies from the npm registry', { concurrent: true }, () => 
     }, 300_000);
   });
 });
+
+/** The package the loopback registry has (see tinyRegistry). */
+const TINY_NPM = 'toolsmith-tiny-number';
+
+/**
+ * An npm registry on loopback with one package, TINY_NPM 1.0.0 (a number check that also exports the
+ * file's nonce): its packument at /<name> and its tarball, made here with tar, with their integrity.
+ * `served` lists the paths npm asked for; `cache` is an empty npm cache folder for the install.
+ */
+async function tinyRegistry(): Promise<{
+  url: string;
+  cache: string;
+  served: string[];
+  close: () => Promise<void>;
+}> {
+  const dir = mkdtempSync(join(tmpdir(), 'npm-registry-'));
+  const pkg = join(dir, 'package');
+  mkdirSync(pkg);
+  writeFileSync(
+    join(pkg, 'package.json'),
+    JSON.stringify({ name: TINY_NPM, version: '1.0.0', main: 'index.js' }),
+  );
+  writeFileSync(
+    join(pkg, 'index.js'),
+    `module.exports = (n) => typeof n === 'number';\nmodule.exports.NONCE = ${JSON.stringify(nonce)};\n`,
+  );
+  const tgz = join(dir, 'package.tgz');
+  execFileSync('tar', ['-czf', tgz, '-C', dir, 'package']);
+  const tarball = readFileSync(tgz);
+  const tarPath = `/${TINY_NPM}/-/${TINY_NPM}-1.0.0.tgz`;
+  const served: string[] = [];
+  const server = createHttpServer((req, res) => {
+    const path = new URL(req.url ?? '/', 'http://x').pathname;
+    served.push(path);
+    if (path === tarPath)
+      return res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(tarball);
+    if (decodeURIComponent(path) !== `/${TINY_NPM}`)
+      return res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"Not found"}');
+    const { port } = server.address() as AddressInfo;
+    const version = {
+      name: TINY_NPM,
+      version: '1.0.0',
+      main: 'index.js',
+      dist: {
+        tarball: `http://127.0.0.1:${port}${tarPath}`,
+        shasum: createHash('sha1').update(tarball).digest('hex'),
+        integrity: `sha512-${createHash('sha512').update(tarball).digest('base64')}`,
+      },
+    };
+    res
+      .writeHead(200, { 'content-type': 'application/json' })
+      .end(
+        JSON.stringify({ name: TINY_NPM, 'dist-tags': { latest: '1.0.0' }, versions: { '1.0.0': version } }),
+      );
+  });
+  const port = await new Promise<number>((resolve) =>
+    server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)),
+  );
+  const cache = join(dir, 'npm-cache');
+  mkdirSync(cache);
+  return {
+    url: `http://127.0.0.1:${port}/`,
+    cache,
+    served,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
 
 /** This process's environment without the runner's proxy settings (and npm's own). */
 function withoutProxies(): NodeJS.ProcessEnv {
