@@ -5,6 +5,10 @@ import react from '@vitejs/plugin-react';
 import { playwright } from '@vitest/browser-playwright';
 import { defineConfig } from 'vitest/config';
 import { BROWSER_CONNECT_MS, POLL_MS, TEST_MS } from './test/support/budgets.ts';
+import { onNode24 } from './test/support/node-24.ts';
+
+/** Started on a Node older than 24 (another `node` first on PATH): the same run on the clone's Node 24. */
+await onNode24();
 
 /** Tests wait on outcomes: a poll ends as soon as its outcome holds, and fails only after POLL_MS. */
 const expect = { poll: { timeout: POLL_MS } };
@@ -28,6 +32,7 @@ const integrationLocal = [
   'test/integration/cli/verb-cache.test.ts',
   'test/integration/mcp/mcp-http-sessions.test.ts',
   'test/integration/cli/proxy-loopback.test.ts',
+  'test/integration/cli/vitest-older-node.test.ts',
 ];
 
 /**
