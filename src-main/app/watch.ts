@@ -132,6 +132,9 @@ export function watchWorkspace(svc: WatchDeps, debounceMs = 150): WorkspaceWatch
         svc.files.configProblem = undefined;
         return;
       }
+      // A hand edit: the own save's text is in use no longer, so that text put back by hand later (an
+      // undo, a checkout) is an edit too (before, it was taken for the own save and the edit stayed).
+      svc.files.ownConfigText = undefined;
       try {
         svc.reloadConfig();
         lastConfigText = text;
@@ -153,6 +156,9 @@ export function watchWorkspace(svc: WatchDeps, debounceMs = 150): WorkspaceWatch
       // and reloaded the sandbox's workers a second time.
       const own = sandbox ? svc.files.ownToolsText.get(sandbox) : undefined;
       if (own !== undefined && readText(svc.files.toolsFile(sandbox)) === own) return;
+      // A hand edit (or a sandbox made or removed): the own save's text put back by hand later is an edit.
+      if (sandbox) svc.files.ownToolsText.delete(sandbox);
+      else svc.files.ownToolsText.clear();
       const r = await svc.toolsChanged(sandbox || undefined);
       for (const s of r) push({ what: 'tools', sandbox: s.sandbox, ...(s.error ? { error: s.error } : {}) });
       return;

@@ -154,6 +154,56 @@ describe('workspace files edited by hand while the service runs', () => {
     expect(svc.config.pool.max_size).toBe(4);
   });
 
+  it("a hand edit back to the text of the service's own save is applied (config.toml and tools.py)", async () => {
+    // config.toml: saved from a front end (A), edited by hand (B, applied), then put back to A by hand
+    // (an undo, a `git checkout`): the config in use must be A's again, not B's.
+    await dispatch(svc, 'providers.save', {
+      id: 'second',
+      kind: 'openai',
+      baseUrl: 'http://127.0.0.1:9/v1',
+      model: 'm',
+    });
+    const ownConfig = readFileSync(configFile(), 'utf8');
+    expect(svc.config.pool.max_size).toBe(2);
+    editorSave(configFile(), ownConfig.replace(/max_size = 2/, 'max_size = 4'));
+    await vi.waitFor(() => expect(svc.config.pool.max_size).toBe(4), { timeout: 10_000 });
+    events.length = 0;
+    editorSave(configFile(), ownConfig);
+    await vi.waitFor(() => expect(events.some((e) => e.what === 'config' && !e.error)).toBe(true), {
+      timeout: 10_000,
+    });
+    expect(svc.config.pool.max_size).toBe(2);
+
+    // tools.py: the same with the Tools view's Save.
+    const file = join(ws, 'sandboxes', 'ecommerce', 'tools.py');
+    const own = `${readFileSync(file, 'utf8')}\n# saved from the Tools view\n`;
+    const saved = await dispatch(svc, 'tools.save', { sandbox: 'ecommerce', source: own });
+    expect(saved.ok, JSON.stringify(saved)).toBe(true);
+    const count = svc.catalog.registry('ecommerce').tools.length;
+    events.length = 0;
+    editorSave(
+      file,
+      `${own}\n@tool\ndef added(x: int) -> ToolResponse:\n    """Adds one."""\n    return ToolResponse(success=True, data=x + 1)\n`,
+    );
+    await vi.waitFor(() => expect(svc.catalog.registry('ecommerce').tools.length).toBe(count + 1), {
+      timeout: 10_000,
+    });
+    await vi.waitFor(
+      () => expect(events.some((e) => e.what === 'tools' && e.sandbox === 'ecommerce')).toBe(true),
+      {
+        timeout: 10_000,
+      },
+    );
+    events.length = 0;
+    editorSave(file, own);
+    await vi.waitFor(
+      () =>
+        expect(events.some((e) => e.what === 'tools' && e.sandbox === 'ecommerce' && !e.error)).toBe(true),
+      { timeout: 10_000 },
+    );
+    expect(svc.catalog.registry('ecommerce').tools.map((t) => t.name)).not.toContain('added');
+  });
+
   it('reports a tools.py that does not parse (file and line) and picks up the fixed one', async () => {
     const file = join(ws, 'sandboxes', 'ecommerce', 'tools.py');
     const good = readFileSync(file, 'utf8');
