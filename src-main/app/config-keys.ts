@@ -80,16 +80,31 @@ function walk(
   }
 }
 
+/**
+ * The most keys named one by one: each is looked for in the whole text (its line), so thousands of them
+ * (a pasted table of data) took minutes on every verb; the rest are counted.
+ */
+export const MAX_KEY_WARNINGS = 20;
+
+/** A key as TOML writes it: bare when it may be, else quoted (escapes shown, never acted on). */
+const keyText = (k: string) => (/^[A-Za-z0-9_-]+$/.test(k) ? k : JSON.stringify(k));
+
 /** One warning per key no setting has, in the file's words. */
 export function unknownConfigKeys(raw: unknown, file: string, text: string | undefined): string[] {
   const found: { path: string[]; near?: string }[] = [];
   walk(raw, configSchema, [], found);
-  return found.map(({ path, near }) => {
+  const said = found.slice(0, MAX_KEY_WARNINGS).map(({ path, near }) => {
     const line = text === undefined ? undefined : lineOfField(text, path);
     // `providers[1].modle`: an array of tables' entry by its index.
-    const name = path.map((k, i) => (/^\d+$/.test(k) ? `[${k}]` : i ? `.${k}` : k)).join('');
+    const name = path.map((k, i) => (/^\d+$/.test(k) ? `[${k}]` : (i ? '.' : '') + keyText(k))).join('');
     return `${file}${line ? `:${line}` : ''}: ${name} is no setting${near ? ` (did you mean ${near}?)` : ''}: it is ignored, and what it was meant to set keeps its default; fix or remove it`;
   });
+  const more = found.length - said.length;
+  if (more > 0)
+    said.push(
+      `${file}: ${more} more key${more === 1 ? '' : 's'} no setting has (the first ${MAX_KEY_WARNINGS} are named above): they are ignored; fix or remove them`,
+    );
+  return said;
 }
 
 /**

@@ -6,6 +6,7 @@
  */
 import type { Command } from 'commander';
 import type { ServiceOptions } from '../app/service.ts';
+import { visible } from '../core/text/visible.ts';
 
 /**
  * Verbs that read only what config.toml does not shape: recorded runs (SQLite), template and skill
@@ -39,7 +40,8 @@ export function configWords(
     // A server opened through a link that is retargeted: it stays, and says so (app/workspace-link.ts).
     onWorkspaceLinkMoved: (line) => err(`toolsmith ${cmd.name()}: ${line}\n`),
     // A config that may be cut short, an [approval] name that matches nothing: said, the verb goes on.
-    onConfigWarning: (line) => err(`toolsmith: warning: ${line}\n`),
+    // (a key or a name of the file's own shown, never acted on: a control character in it, an ESC)
+    onConfigWarning: (line) => err(`toolsmith: warning: ${visible(line)}\n`),
     // An invalid config.toml, for a verb that does not need it: said, and the verb answers.
     ...(readsNoConfig(cmd)
       ? {

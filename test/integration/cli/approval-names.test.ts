@@ -59,6 +59,21 @@ describe('[approval] names', () => {
     writeFileSync(file, whole);
   });
 
+  it("a key's control characters are shown, never sent to the terminal (ESC, a bidi override)", async () => {
+    // A cloned workspace's config.toml may hold any key: `"\u001b[2J"` cleared the screen, U+202E
+    // reversed the rest of the warning's line.
+    writeFileSync(
+      file,
+      whole.replace('timeout_s = 300', 'timeout_s = 300\n"\\u001b[2J" = 1\n"x\\u202eyz" = 2'),
+    );
+    const r = await runToolsmith(ws, ['runs', 'list', '--json']);
+    expect(r.code, r.err).toBe(0);
+    expect(r.err).not.toMatch(/[\u001b\u202e]/);
+    expect(r.err).toContain('limits."\\u001b[2J" is no setting');
+    expect(r.err).toContain('limits."x\\u202eyz" is no setting');
+    writeFileSync(file, whole);
+  });
+
   it('names that exist: nothing said', async () => {
     writeFileSync(
       file,

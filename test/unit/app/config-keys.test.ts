@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { unknownConfigKeys } from '../../../src-main/app/config-keys.ts';
+import { MAX_KEY_WARNINGS, unknownConfigKeys } from '../../../src-main/app/config-keys.ts';
 import { parseTomlFile } from '../../../src-main/infra/workspace/files.ts';
 
 const keysOf = (text: string) => unknownConfigKeys(parseTomlFile('config.toml', text), 'config.toml', text);
@@ -77,6 +77,22 @@ describe('config keys no setting has', () => {
       '',
     ].join('\n');
     expect(keysOf(text)).toEqual([]);
+  });
+
+  it('a key that is not bare is quoted as TOML writes it, its control characters escaped', () => {
+    expect(keysOf('[limits]\n"\\u001b[31m" = 1\n')).toEqual([
+      expect.stringMatching(/^config\.toml(:\d+)?: limits\."\\u001b\[31m" is no setting: /),
+    ]);
+  });
+
+  it(`past ${MAX_KEY_WARNINGS} keys the rest are counted, not each looked for in the whole text`, () => {
+    const text = `[limits]\n${Array.from({ length: 100 }, (_, i) => `k${i} = 1`).join('\n')}\n`;
+    const said = keysOf(text);
+    expect(said).toHaveLength(MAX_KEY_WARNINGS + 1);
+    expect(said[0]).toMatch(/^config\.toml:2: limits\.k0 is no setting/);
+    expect(said[MAX_KEY_WARNINGS]).toBe(
+      `config.toml: ${100 - MAX_KEY_WARNINGS} more keys no setting has (the first ${MAX_KEY_WARNINGS} are named above): they are ignored; fix or remove them`,
+    );
   });
 
   it("a strict table's unknown key is the parse error's, not a warning too", () => {
