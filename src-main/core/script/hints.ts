@@ -103,12 +103,22 @@ const responseUsedAsValue: Hinter = ({ error, language = 'python' }) =>
  * only the next property read. Said only when the script calls a tool.
  */
 const jsResponseUsedAsValue: Hinter = ({ error, script, tools, language = 'python' }) => {
-  if (language === 'python' || !tools.some((t) => script.includes(`${t.name}(`))) return undefined;
+  // A call of the tool itself (`get(` is not `budget(` nor `map.get(`).
+  const calls = (name: string) =>
+    new RegExp(`(?<![\\w$.])${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*\\(`).test(script);
+  if (language === 'python' || !tools.some((t) => calls(t.name))) return undefined;
   if (/TypeError: Cannot read properties of null/.test(error))
     return (
       `A failed tool call resolves to { success: false, message, data: null }: check r.success (and ` +
       `r.message) before reading r.data.`
     );
+  // A script that already reads the value off .data (r.data.tags.map, or anywhere): the undefined is
+  // in the value's own shape, and "read r.data" would send a retry away from a script that does.
+  if (
+    /\.data\b|\{[^}]*\bdata\b[^}]*\}\s*=[^=]|\[\s*["'`]data["'`]\s*\]/.test(script) ||
+    /\.data\b/.test(error)
+  )
+    return undefined;
   return /TypeError: (?:Cannot read properties of undefined|\S+ is not (?:a function|iterable)|undefined is not)/.test(
     error,
   )

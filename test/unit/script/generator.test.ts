@@ -153,6 +153,30 @@ describe('hinters', () => {
     // A Python script is never told about r.data.map.
     expect(hintsFor({ error: 'TypeError: r is not iterable', script, tools })).toEqual([]);
   });
+  it('a JS/TS script that already reads .data, or calls no tool (only a name ending in one), is not told to read r.data', () => {
+    const js = (error: string, script: string) =>
+      hintsFor({ error, script, tools: [...tools, { ...tools[0]!, name: 'get' }], language: 'js' });
+    // The undefined is in the value's own shape: the script reads r.data already.
+    const reads =
+      'const r = await get_user({ user_id: "u1" });\nif (!r.success) throw new Error(r.message);\nemitResult(r.data.address.city);\n';
+    expect(js("TypeError: Cannot read properties of undefined (reading 'city')", reads)).toEqual([]);
+    const destructured =
+      'const { success, data } = await get_user({ user_id: "u1" });\nemitResult(data.tags.map((t) => t));\n';
+    expect(js('TypeError: data.tags.map is not a function', destructured)).toEqual([]);
+    expect(
+      js(
+        'TypeError: r.data.tags.map is not a function',
+        'const r = await get_user({});\nemitResult(r.data.tags.map(String));\n',
+      ),
+    ).toEqual([]);
+    // `budget(` and `cache.get(` call no tool named get.
+    expect(
+      js(
+        "TypeError: Cannot read properties of undefined (reading 'a')",
+        'emitResult(budget(3).a.b, cache.get(1));\n',
+      ),
+    ).toEqual([]);
+  });
   it('list indexed by string and None subscripts', () => {
     expect(h('TypeError: list indices must be integers or slices, not str')[0]).toMatch(/loop over it/);
     expect(h("TypeError: 'NoneType' object is not subscriptable")[0]).toMatch(/check r.success/);
