@@ -576,7 +576,15 @@ function pythonFiles(python: string): string[] {
  */
 export function passableTmpdir(): string {
   const base = tmpdir();
-  for (let dir = base; ; dir = dirname(dir)) {
+  let real: string;
+  try {
+    // The folders the path really goes through: a $TMPDIR that is a link into a private folder
+    // (`~/tmp` -> `/tmp/user/0/t`) passed the check of its own path's folders.
+    real = realpathSync(base);
+  } catch {
+    return '/tmp';
+  }
+  for (let dir = real; ; dir = dirname(dir)) {
     try {
       if ((statSync(dir).mode & 0o001) === 0) return '/tmp';
     } catch {

@@ -6,7 +6,7 @@
  * The same with a private $TMPDIR (libpam-tmpdir's `/tmp/user/0`, mode 0700), which the workers' uids
  * cannot pass: the copy goes to /tmp. Before, the bubblewrap probe failed there.
  */
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -93,5 +93,42 @@ describe('the process level with a private $TMPDIR (mode 0700, as libpam-tmpdir 
 
   it('a $TMPDIR every user may pass is kept', () => {
     expect(passableTmpdir()).toBe(tmpdir());
+  });
+});
+
+describe('the process level with a $TMPDIR that is a link into a private folder', () => {
+  let top: string;
+  let linked: SandboxBackend | undefined;
+  const was = process.env['TMPDIR'];
+  beforeAll(() => {
+    // `top/link` -> `top/private/t`: the link's own folders are passable, the private one on the way to
+    // its target is not (0700).
+    top = mkdtempSync(join(tmpdir(), 'toolsmith-linked-tmp-'));
+    chmodSync(top, 0o755);
+    mkdirSync(join(top, 'private', 't'), { recursive: true });
+    chmodSync(join(top, 'private'), 0o700);
+    chmodSync(join(top, 'private', 't'), 0o777);
+    symlinkSync(join(top, 'private', 't'), join(top, 'link'));
+    process.env['TMPDIR'] = join(top, 'link');
+    try {
+      linked = testBackend(bubblewrapFactory(), { toolsSource: TOOLS });
+    } finally {
+      if (was === undefined) delete process.env['TMPDIR'];
+      else process.env['TMPDIR'] = was;
+    }
+  });
+  afterAll(async () => {
+    await linked?.dispose();
+    rmSync(top, { recursive: true, force: true });
+  });
+
+  it('runs a Python job on bubblewrap (its copy of the workers in /tmp)', async () => {
+    const r = await runPython(linked!, 'emit_result(add(a=41).data)\n', {
+      sandbox: 's',
+      tools: ['add'],
+      timeoutMs: 60_000,
+    });
+    expect(r.error).toBeUndefined();
+    expect(r).toMatchObject({ success: true, data: 42, isolation: 'bubblewrap' });
   });
 });
