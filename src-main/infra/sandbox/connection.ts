@@ -65,13 +65,29 @@ export class LineTooLarge extends Error {
   override name = 'LineTooLarge';
   readonly bytes: number;
   constructor(bytes: number) {
-    super(`${sizeOf(bytes)} as a protocol message, above the ${sizeOf(MAX_HOST_LINE)} a worker reads`);
+    // In bytes when both would read the same ("1.0 MB, above the 1.0 MB": a script just under the limit
+    // whose job, with its sandbox's tool list, is just over it).
+    const [size, limit] = sizesBeside(bytes, MAX_HOST_LINE);
+    super(`${size} as a protocol message, above the ${limit} a worker reads`);
     this.bytes = bytes;
   }
 }
 
 const sizeOf = (n: number): string =>
   n >= 1024 * 1024 ? `${(n / 1024 / 1024).toFixed(1)} MB` : `${Math.ceil(n / 1024)} KB`;
+
+/**
+ * A script's size beside its job's (LineTooLarge): in bytes when the job's is, with what else the job
+ * holds (a script just under the limit whose job is just over it).
+ */
+const scriptSize = (script: number, job: number): string =>
+  sizeOf(job) === sizeOf(MAX_HOST_LINE)
+    ? `${script} bytes; the rest is the job's tool list and inputs`
+    : sizeOf(script);
+
+/** Two sizes as sizeOf says them, or in bytes when they would read the same. */
+export const sizesBeside = (a: number, b: number): [string, string] =>
+  sizeOf(a) === sizeOf(b) ? [`${a} bytes`, `${b} bytes`] : [sizeOf(a), sizeOf(b)];
 
 export interface LoadRequest {
   source: string;
@@ -892,7 +908,7 @@ export class WorkerConnection {
           return fail(
             'error',
             'ScriptTooLarge',
-            `the job is ${e.message} (the script is ${sizeOf(Buffer.byteLength(job.code))}): a script this large holds data, which belongs in a tool or a file the tools read; nothing ran`,
+            `the job is ${e.message} (the script is ${scriptSize(Buffer.byteLength(job.code), e.bytes)}): a script this large holds data, which belongs in a tool or a file the tools read; nothing ran`,
             false,
           );
         undelivered = true;
