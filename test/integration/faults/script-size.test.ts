@@ -41,11 +41,23 @@ describe('a script larger than a worker reads', () => {
     expect(result.exitReason).toBe('error');
     expect(result.error?.type).toBe('ScriptTooLarge');
     expect(result.error?.message).toMatch(
-      /^the job is 2\.0 MB as a protocol message, above the 1\.0 MB a worker reads \(the script is 2\.0 MB\): .*nothing ran$/,
+      /^the script takes more than the 1 MB \(1048576 bytes\) a sandbox worker reads as one message once written as JSON .*; nothing ran$/,
     );
     const small = join(data, 'small.py');
     writeFileSync(small, 'emit_result(7)\n');
     const ok = await cliProcess(ws, data, ['exec', small, '--sandbox', 'ecommerce', '--json']).done;
     expect((JSON.parse(ok.out) as { data: unknown }).data).toBe(7);
+  }, 120_000);
+
+  it('a script under 1 M characters that takes more as JSON: refused before it is validated, saying why', async () => {
+    // 1,000,000 characters, 250,000 line breaks: 1.25 MB once escaped. Before, `exec` validated it (6 s),
+    // then the worker refused it: "the job is 1.2 MB as a protocol message ... (the script is 977 KB)".
+    const big = join(data, 'escaped.py');
+    writeFileSync(big, 'x=1\n'.repeat(249_990) + 'emit_result(x)\n');
+    const r = await cliProcess(ws, data, ['exec', big, '--sandbox', 'ecommerce', '--json']).done;
+    const result = JSON.parse(r.out) as { success: boolean; error?: { type: string; message: string } };
+    expect(result.success).toBe(false);
+    expect(result.error?.type).toBe('ScriptTooLarge');
+    expect(result.error?.message).toContain('a sandbox worker reads as one message once written as JSON');
   }, 120_000);
 });
