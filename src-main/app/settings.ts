@@ -96,7 +96,8 @@ export function learnConfigSecrets(config: Config): void {
  */
 export function learnConfigTextSecrets(text: string): void {
   const names = [
-    ...text.matchAll(/\bapi_key_env\s*=\s*["'](?:env:)?([A-Za-z_][A-Za-z0-9_]*)["']/g),
+    // (its key quoted or not, its value in any of TOML's strings: `"api_key_env" = """NAME"""` too)
+    ...text.matchAll(/\bapi_key_env["']?\s*=\s*(?:"""|'''|["'])(?:env:)?([A-Za-z_][A-Za-z0-9_]*)["']/g),
     ...text.matchAll(/["']env:([A-Za-z_][A-Za-z0-9_]*)["']/g),
   ];
   for (const m of names) knownSecrets.add(process.env[m[1] as string]);
