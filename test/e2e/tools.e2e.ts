@@ -4,7 +4,7 @@
  * problems), saving with Ctrl+S (tools.list and the registry follow), and "Try tool": a generated form
  * whose required fields and types are checked before the call runs in Docker.
  */
-import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { APIResponse, Route } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -328,11 +328,18 @@ describe('tools in the workbench', () => {
     await editor.click();
     await page.keyboard.press('Control+S');
     await page.locator('[data-testid="saved"]').waitFor({ timeout: POLL_MS });
-    // Well past the watcher's 150 ms gathering of changes, and its reload.
-    await page.waitForTimeout(1_500);
+    // A change of suites/ after the save: once it is heard, the watcher handled the save before it (it
+    // applies changes in order), so no wait for a time is needed to know nothing else came.
+    const suitesHeard = () =>
+      w.pushed.filter((e) => e.type === 'workspace_changed' && e.what === 'suites').length;
+    const suitesBefore = suitesHeard();
+    writeFileSync(join(w.workspace, 'suites', 'after-save-marker.toml'), 'name = "after-save-marker"\n');
+    await expect.poll(suitesHeard, { timeout: POLL_MS }).toBe(suitesBefore + 1);
     await page.waitForLoadState('networkidle');
     expect(await applied.count()).toBe(0);
-    expect(w.pushed.filter((e) => e.type === 'workspace_changed')).toHaveLength(changesBefore);
+    expect(w.pushed.filter((e) => e.type === 'workspace_changed')).toHaveLength(changesBefore + 1);
+    rmSync(join(w.workspace, 'suites', 'after-save-marker.toml'));
+    await expect.poll(suitesHeard, { timeout: POLL_MS }).toBe(suitesBefore + 2);
     await expect.poll(shown).toContain('# kept after saving');
     await editor.click();
     await page.keyboard.press('Control+End');
