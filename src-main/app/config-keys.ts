@@ -136,9 +136,12 @@ export function sayConfigWarnings(files: WorkspaceFiles, config: Config, say?: (
         // (each sandbox's tools.py parsed once, however many of its tools [approval] names)
         if (!parsed.has(sandbox))
           try {
+            const { tools, problems } = extractTools(files.readTools(sandbox));
+            // A tools.py that does not parse: its tools are not known (the sandbox's own listing says
+            // why); "has no tool get_user (tools: none), fix the name" named the wrong cause.
             parsed.set(
               sandbox,
-              extractTools(files.readTools(sandbox)).tools.map((t) => t.name),
+              problems.some((p) => p.rule === 'syntax') ? undefined : tools.map((t) => t.name),
             );
           } catch {
             parsed.set(sandbox, undefined); // no tools.py to read: its tools are not known here

@@ -74,6 +74,23 @@ describe('[approval] names', () => {
     writeFileSync(file, whole);
   });
 
+  it("a tools.py that does not parse: its tools are not known, so a tool's name is not called wrong", async () => {
+    const tools = join(ws, 'sandboxes', 'support', 'tools.py');
+    const good = readFileSync(tools, 'utf8');
+    writeFileSync(file, `${whole}\n[approval]\ntools = ["support.add_note"]\n`);
+    try {
+      writeFileSync(tools, `def broken(:\n    pass\n${good}`);
+      const r = await runToolsmith(ws, ['runs', 'list', '--json']);
+      expect(r.code, r.err).toBe(0);
+      // Before: 'approval.tools names "support.add_note", but sandbox support has no tool "add_note"
+      // (tools: none): ... fix the name'.
+      expect(r.err).toBe('');
+    } finally {
+      writeFileSync(tools, good);
+      writeFileSync(file, whole);
+    }
+  });
+
   it('names that exist: nothing said', async () => {
     writeFileSync(
       file,
