@@ -55,12 +55,12 @@ function shapesOf(s: z.ZodType): { keys: Set<string>; of: (key: string) => z.Zod
 function walk(
   value: unknown,
   schema: z.ZodType,
-  path: string[],
-  out: { path: string[]; near?: string }[],
+  path: (string | number)[],
+  out: { path: (string | number)[]; near?: string }[],
 ): void {
   const d = defOf(unwrap(schema));
   if (d.type === 'array' && d.element && Array.isArray(value))
-    return value.forEach((v, i) => walk(v, d.element!, [...path, String(i)], out));
+    return value.forEach((v, i) => walk(v, d.element!, [...path, i], out));
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return;
   if (d.type === 'record' && d.valueType) {
     for (const [k, v] of Object.entries(value)) walk(v, d.valueType, [...path, k], out);
@@ -87,16 +87,18 @@ function walk(
 export const MAX_KEY_WARNINGS = 20;
 
 /** A key as TOML writes it: bare when it may be, else quoted (escapes shown, never acted on). */
-const keyText = (k: string) => (/^[A-Za-z0-9_-]+$/.test(k) ? k : JSON.stringify(k));
+const keyText = (k: string) => (/^[A-Za-z_-][A-Za-z0-9_-]*$/.test(k) ? k : JSON.stringify(k));
 
 /** One warning per key no setting has, in the file's words. */
 export function unknownConfigKeys(raw: unknown, file: string, text: string | undefined): string[] {
-  const found: { path: string[]; near?: string }[] = [];
+  const found: { path: (string | number)[]; near?: string }[] = [];
   walk(raw, configSchema, [], found);
   const said = found.slice(0, MAX_KEY_WARNINGS).map(({ path, near }) => {
     const line = text === undefined ? undefined : lineOfField(text, path);
-    // `providers[1].modle`: an array of tables' entry by its index.
-    const name = path.map((k, i) => (/^\d+$/.test(k) ? `[${k}]` : (i ? '.' : '') + keyText(k))).join('');
+    // `providers[1].modle`: an array of tables' entry by its index (a key of digits is a key: `limits."5"`).
+    const name = path
+      .map((k, i) => (typeof k === 'number' ? `[${k}]` : (i ? '.' : '') + keyText(k)))
+      .join('');
     return `${file}${line ? `:${line}` : ''}: ${name} is no setting${near ? ` (did you mean ${near}?)` : ''}: it is ignored, and what it was meant to set keeps its default; fix or remove it`;
   });
   const more = found.length - said.length;

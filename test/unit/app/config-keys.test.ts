@@ -85,6 +85,13 @@ describe('config keys no setting has', () => {
     ]);
   });
 
+  it("a key of digits is a key, not an array's index", () => {
+    // Before: `limits[5]`, as if [limits] were a list.
+    expect(keysOf('[limits]\n5 = 1\n')).toEqual([
+      expect.stringMatching(/^config\.toml:2: limits\."5" is no setting: /),
+    ]);
+  });
+
   it(`past ${MAX_KEY_WARNINGS} keys the rest are counted, not each looked for in the whole text`, () => {
     const text = `[limits]\n${Array.from({ length: 100 }, (_, i) => `k${i} = 1`).join('\n')}\n`;
     const said = keysOf(text);
