@@ -115,7 +115,7 @@ const jsResponseUsedAsValue: Hinter = ({ error, script, tools, language = 'pytho
   // A script that already reads the value off .data (r.data.tags.map, or anywhere): the undefined is
   // in the value's own shape, and "read r.data" would send a retry away from a script that does.
   if (
-    /\.data\b|\{[^}]*\bdata\b[^}]*\}\s*=[^=]|\[\s*["'`]data["'`]\s*\]/.test(script) ||
+    /\.data\b|\{[^}]*\bdata\b[^}]*\}\s*(?::[^=;]+)?=[^=]|\[\s*["'`]data["'`]\s*\]/.test(script) ||
     /\.data\b/.test(error)
   )
     return undefined;

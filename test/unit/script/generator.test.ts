@@ -163,6 +163,11 @@ describe('hinters', () => {
     const destructured =
       'const { success, data } = await get_user({ user_id: "u1" });\nemitResult(data.tags.map((t) => t));\n';
     expect(js('TypeError: data.tags.map is not a function', destructured)).toEqual([]);
+    const typed =
+      'const { data }: { data: { tags: string } } = await get_user({ user_id: "u1" });\nemitResult(data.tags.map((t) => t));\n';
+    expect(
+      hintsFor({ error: 'TypeError: data.tags.map is not a function', script: typed, tools, language: 'ts' }),
+    ).toEqual([]);
     expect(
       js(
         'TypeError: r.data.tags.map is not a function',
