@@ -15,6 +15,7 @@ import {
   cutShortHint,
   cutShortWarning,
   parseTomlFile,
+  quotedLastLine,
   readConfigText,
   readPromptFiles,
   WorkspaceError,
@@ -702,7 +703,7 @@ function refuseCutShort(files: WorkspaceFiles): void {
   const lines = text.split('\n');
   throw new ToolsmithError(
     'invalid_config',
-    `${files.configFile}:${lines.length}: the file ends in the middle of line ${lines.length} (${JSON.stringify((lines[lines.length - 1] ?? '').slice(-40))}) with no line break, ` +
+    `${files.configFile}:${lines.length}: the file ends in the middle of line ${lines.length} (${quotedLastLine(lines)}) with no line break, ` +
       `and has no ${lost.map((t) => `[${t}]`).join(', ')}, which the config in use has: it looks cut short (written only in part, or still being written); ` +
       `put back a whole copy, or end the file with a line break if the shorter config is meant`,
   );

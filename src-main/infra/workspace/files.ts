@@ -78,9 +78,8 @@ export function cutShort(text: string, line: number): string | undefined {
   if (text === '' || text.endsWith('\n')) return undefined;
   const lines = text.split('\n');
   if (line < lines.length) return undefined;
-  const last = lines[lines.length - 1] ?? '';
   return (
-    `; the file ends there, in the middle of line ${lines.length} (${JSON.stringify(last.slice(-40))}), with no line break: ` +
+    `; the file ends there, in the middle of line ${lines.length} (${quotedLastLine(lines)}), with no line break: ` +
     `it looks cut short (written only in part, or still being written); finish it or put back a whole copy`
   );
 }
@@ -93,7 +92,26 @@ export function cutShort(text: string, line: number): string | undefined {
 export function endsMidLine(text: string): { line: number; last: string } | undefined {
   if (text === '' || text.endsWith('\n')) return undefined;
   const lines = text.split('\n');
-  return { line: lines.length, last: JSON.stringify((lines[lines.length - 1] ?? '').slice(-40)) };
+  return {
+    line: lines.length,
+    last: quotedLastLine(lines),
+  };
+}
+
+/**
+ * A config's last line as it is quoted in a warning (its last 40 characters), its strings of 8
+ * characters or more shown as `"…"`: an MCP server's `env` takes literal values (`TOKEN = "ghp_..."`),
+ * and a last line holding one was quoted on every verb's stderr and in a server's log. Short strings
+ * (`"http`, a table's name) stay.
+ */
+export function quotedLastLine(lines: readonly string[]): string {
+  return JSON.stringify(withoutStrings(lines[lines.length - 1] ?? '').slice(-40));
+}
+
+function withoutStrings(line: string): string {
+  return line.replace(/("|')((?:\\.|(?!\1)[^\\])*)(\1|$)/g, (all, q: string, body: string, end: string) =>
+    body.length >= 8 ? `${q}…${end}` : all,
+  );
 }
 
 /**

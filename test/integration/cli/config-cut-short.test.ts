@@ -58,6 +58,28 @@ describe('a config.toml cut short where it still parses', () => {
     writeFileSync(file, whole);
   });
 
+  it("a last line's strings are not quoted back (an MCP server's env takes literal values: a token)", async () => {
+    const token = 'ghp_qa18LiteralTokenInConfig0123456789';
+    const server = `\n[mcp_servers.gh]\ncommand = "npx"\nenv = { GITHUB_TOKEN = "${token}" } # my token`;
+    try {
+      // Valid as it is, with no final line break (a comment last): warned about, the token not quoted.
+      writeFileSync(file, `${whole}${server}`);
+      const warned = await runToolsmith(ws, ['mcp-servers', 'list', '--json']);
+      expect(warned.code, warned.err).toBe(0);
+      expect(warned.err).toContain('the file ends in the middle of line');
+      expect(warned.err).toContain('GITHUB_TOKEN = \\"…\\" } # my token');
+      expect(warned.err).not.toContain('ghp_qa18');
+      // Cut inside the token: refused as cut short, the part of it written not quoted either.
+      writeFileSync(file, `${whole}${server}`.slice(0, -' } # my token'.length - 10));
+      const cut = await runToolsmith(ws, ['mcp-servers', 'list']);
+      expect(cut.code).toBe(3);
+      expect(cut.err).toContain('it looks cut short');
+      expect(cut.err).not.toContain('ghp_qa18');
+    } finally {
+      writeFileSync(file, whole);
+    }
+  });
+
   it('a reference to a table after the cut: refused, naming the file, the line, the missing table and the cut', async () => {
     const tail = '\n[sandboxes.ecommerce.mcp.memory]\n\n[mcp_servers.memory]\ncommand = "npx"\n';
     const full = `${whole}${tail}`;
