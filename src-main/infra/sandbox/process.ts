@@ -590,6 +590,6 @@ export function passableTmpdir(): string {
     } catch {
       return '/tmp';
     }
-    if (dirname(dir) === dir) return base;
+    if (dirname(dir) === dir) return real; // (where it really is: a link to it may sit in a private folder)
   }
 }

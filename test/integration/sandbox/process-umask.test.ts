@@ -132,3 +132,40 @@ describe('the process level with a $TMPDIR that is a link into a private folder'
     expect(r).toMatchObject({ success: true, data: 42, isolation: 'bubblewrap' });
   });
 });
+
+describe('the process level with a $TMPDIR that is a link, in a private folder, to a folder all may pass', () => {
+  let top: string;
+  let linked: SandboxBackend | undefined;
+  const was = process.env['TMPDIR'];
+  beforeAll(() => {
+    // `top/private/link` -> `top/open`: the target's folders are passable, the link's own (0700) is not;
+    // a worker reaches its copy through the target's path only.
+    top = mkdtempSync(join(tmpdir(), 'toolsmith-linked-tmp-'));
+    chmodSync(top, 0o755);
+    mkdirSync(join(top, 'private'), { mode: 0o700 });
+    mkdirSync(join(top, 'open'));
+    chmodSync(join(top, 'open'), 0o777);
+    symlinkSync(join(top, 'open'), join(top, 'private', 'link'));
+    process.env['TMPDIR'] = join(top, 'private', 'link');
+    try {
+      linked = testBackend(bubblewrapFactory(), { toolsSource: TOOLS });
+    } finally {
+      if (was === undefined) delete process.env['TMPDIR'];
+      else process.env['TMPDIR'] = was;
+    }
+  });
+  afterAll(async () => {
+    await linked?.dispose();
+    rmSync(top, { recursive: true, force: true });
+  });
+
+  it('runs a Python job on bubblewrap (its copy of the workers in the folder the link names)', async () => {
+    const r = await runPython(linked!, 'emit_result(add(a=41).data)\n', {
+      sandbox: 's',
+      tools: ['add'],
+      timeoutMs: 60_000,
+    });
+    expect(r.error).toBeUndefined();
+    expect(r).toMatchObject({ success: true, data: 42, isolation: 'bubblewrap' });
+  });
+});
