@@ -331,7 +331,8 @@ describe('tools in the workbench', () => {
     // A change of suites/ after the save: once it is heard, the watcher handled the save before it (it
     // applies changes in order), so no wait for a time is needed to know nothing else came.
     const suitesHeard = () =>
-      w.pushed.filter((e) => e.type === 'workspace_changed' && e.what === 'suites').length;
+      w.pushed.filter((e) => e.type === 'workspace_changed' && (e as { what?: string }).what === 'suites')
+        .length;
     const suitesBefore = suitesHeard();
     writeFileSync(join(w.workspace, 'suites', 'after-save-marker.toml'), 'name = "after-save-marker"\n');
     await expect.poll(suitesHeard, { timeout: POLL_MS }).toBe(suitesBefore + 1);
