@@ -33,6 +33,13 @@ export interface WatchDeps extends WorkspaceDeps, PushDeps {
 
 const DIRS = ['sandboxes', 'suites', 'kits', 'templates'] as const;
 
+/**
+ * The files of a sandbox folder its image is built from besides tools.py (docs/sandboxes.md): edited by
+ * hand after the Tools view's save, the sandbox is reloaded though its tools.py is that save's text
+ * (before, the change was taken for the save and dropped).
+ */
+const DEPENDENCY_FILES = new Set(['requirements.txt', 'wheels', 'package.json', 'package-lock.json']);
+
 export function watchWorkspace(svc: WatchDeps, debounceMs = 150): WorkspaceWatcher {
   const root = svc.files.root;
   const watchers = new Map<string, FSWatcher>();
@@ -41,6 +48,8 @@ export function watchWorkspace(svc: WatchDeps, debounceMs = 150): WorkspaceWatch
   let closed = false;
   let running: Promise<void> = Promise.resolve();
   let lastConfigText = readText(svc.files.configFile);
+  /** Sandboxes whose dependency files changed since their last apply (see DEPENDENCY_FILES). */
+  const dependenciesChanged = new Set<string>();
 
   const schedule = (what: string) => {
     if (closed) return;
@@ -96,7 +105,12 @@ export function watchWorkspace(svc: WatchDeps, debounceMs = 150): WorkspaceWatch
         w.close();
         watchers.delete(key);
       }
-    for (const n of names) add(`sandboxes${sep}${n}`, join(dir, n), false, () => schedule(`tools:${n}`));
+    for (const n of names)
+      add(`sandboxes${sep}${n}`, join(dir, n), false, (name) => {
+        // (what the sandbox's image is built from: a change of it is never the Tools view's save)
+        if (name === '' || DEPENDENCY_FILES.has(name)) dependenciesChanged.add(n);
+        schedule(`tools:${n}`);
+      });
   };
 
   // The root itself: a watched folder created (or re-created) later is watched from then on.
@@ -155,10 +169,12 @@ export function watchWorkspace(svc: WatchDeps, debounceMs = 150): WorkspaceWatch
       // written): not an edit on disk. Before, a save showed a second "changed on disk: applied" notice
       // and reloaded the sandbox's workers a second time.
       const own = sandbox ? svc.files.ownToolsText.get(sandbox) : undefined;
-      if (own !== undefined && readText(svc.files.toolsFile(sandbox)) === own) return;
-      // A hand edit (or a sandbox made or removed): the own save's text put back by hand later is an edit.
+      const dependencies = dependenciesChanged.delete(sandbox);
+      if (own !== undefined && !dependencies && readText(svc.files.toolsFile(sandbox)) === own) return;
+      // A hand edit of this sandbox's files: the own save's text put back by hand later is an edit too.
+      // (Not on a change of sandboxes/ itself: a sandbox made from a front end writes its tools.py as
+      // its own save, and the folder's event may come before the file's.)
       if (sandbox) svc.files.ownToolsText.delete(sandbox);
-      else svc.files.ownToolsText.clear();
       const r = await svc.toolsChanged(sandbox || undefined);
       for (const s of r) push({ what: 'tools', sandbox: s.sandbox, ...(s.error ? { error: s.error } : {}) });
       return;

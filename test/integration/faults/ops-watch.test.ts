@@ -204,6 +204,27 @@ describe('workspace files edited by hand while the service runs', () => {
     expect(svc.catalog.registry('ecommerce').tools.map((t) => t.name)).not.toContain('added');
   });
 
+  it("a sandbox's requirements.txt edited by hand after the Tools view's save is a change (its tools.py unchanged)", async () => {
+    const file = join(ws, 'sandboxes', 'ecommerce', 'tools.py');
+    const saved = await dispatch(svc, 'tools.save', {
+      sandbox: 'ecommerce',
+      source: `${readFileSync(file, 'utf8')}\n# saved from the Tools view\n`,
+    });
+    expect(saved.ok, JSON.stringify(saved)).toBe(true);
+    // A change of suites/ after it: once that is announced, the save's own event was handled.
+    writeFileSync(join(ws, 'suites', 'marker3.toml'), 'name = "marker3"\n');
+    await vi.waitFor(() => expect(events.some((e) => e.what === 'suites')).toBe(true), { timeout: 10_000 });
+    expect(events.filter((e) => e.what === 'tools')).toEqual([]);
+    // The dependencies edited by hand: the sandbox's workers must be reloaded (its derived image rebuilt).
+    // Before, its tools.py still being the own save's text, the change was dropped.
+    editorSave(join(ws, 'sandboxes', 'ecommerce', 'requirements.txt'), 'requests==2.31.0\n');
+    await vi.waitFor(
+      () =>
+        expect(events.some((e) => e.what === 'tools' && e.sandbox === 'ecommerce' && !e.error)).toBe(true),
+      { timeout: 10_000 },
+    );
+  });
+
   it('reports a tools.py that does not parse (file and line) and picks up the fixed one', async () => {
     const file = join(ws, 'sandboxes', 'ecommerce', 'tools.py');
     const good = readFileSync(file, 'utf8');
