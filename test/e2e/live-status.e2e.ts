@@ -85,13 +85,15 @@ describe('a workspace file edited on disk while the workbench is open', () => {
     // Before, only a CLI or server start said it: a typo saved while the workbench ran held no call for
     // approval, and nothing on screen said so.
     writeFileSync(configFile, `${good}\n[approval]\nsandboxes = ["suport"]\n`);
-    const warning = page.locator('.notices [role="alert"]', {
+    // A warning (nothing failed: a setting does nothing), not an error, named once by its file and line.
+    const warning = page.locator('.notices .notice-warning[role="status"]', {
       hasText: 'approval.sandboxes names no sandbox "suport"',
     });
     await warning.waitFor({ timeout: POLL_MS });
     expect(await warning.innerText()).toMatch(
-      /config\.toml: .*config\.toml:\d+: approval\.sandboxes names no sandbox "suport" \(sandboxes: .*support.*\): no call is held for approval by it; fix the name/s,
+      /^[^\n]*\/\.toolsmith\/config\.toml:\d+: approval\.sandboxes names no sandbox "suport" \(sandboxes: .*support.*\): no call is held for approval by it; fix the name/s,
     );
+    expect((await warning.innerText()).match(/config\.toml/g)).toHaveLength(1);
     await w.screenshot('live-reload-config-approval-name');
     await page.reload();
     await warning.waitFor({ timeout: POLL_MS });

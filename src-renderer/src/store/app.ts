@@ -10,7 +10,8 @@ export type { Route, View } from '../lib/routing.ts';
 
 export interface Notice {
   id: number;
-  kind: 'error' | 'info';
+  /** A warning: something is ignored or does nothing (a config key no setting has), nothing failed. */
+  kind: 'error' | 'warning' | 'info';
   text: string;
   /** What the notice is about: a newer notice about the same thing replaces it (a fixed file's error goes). */
   about?: string;
@@ -85,7 +86,8 @@ export const createAppSlice: StateCreator<Store, [], [], AppSlice> = (set, get) 
       // A setting that does nothing (an [approval] name matching no sandbox): said when new, at load or
       // after config.toml changed (its reload reloads the status).
       for (const w of status.configWarnings ?? [])
-        if (!warned.has(w)) get().notify('error', `config.toml: ${w}`, `config-warning:${w}`);
+        // (each names its file and line already: `/…/config.toml:37: …`)
+        if (!warned.has(w)) get().notify('warning', w, `config-warning:${w}`);
       for (const w of warned)
         if (!status.configWarnings?.includes(w)) get().dismissAbout(`config-warning:${w}`);
       // config.toml refused on disk before this page loaded (or while it was away): said once, as the
