@@ -78,4 +78,29 @@ describe('ToolCallTable', () => {
     const table = screen.container.querySelector('table')!;
     expect(table.getBoundingClientRect().width).toBeLessThanOrEqual(296.5);
   });
+
+  it("an MCP server's long camelCase name wraps between its words and keeps the table inside the panel", async () => {
+    const name = 'github__searchIssuesByTopicAndLabel';
+    const screen = await render(
+      <div style={{ width: 296 }}>
+        <ToolCallTable
+          label="trace"
+          calls={[
+            { name, args: { topic: 'x' }, result: { success: true, data: [] }, ms: 40.2, location: 'mcp' },
+          ]}
+        />
+      </div>,
+    );
+    await expect.element(screen.getByRole('table', { name: 'trace' })).toBeVisible();
+    const code = screen.container.querySelector('td.call-name code')!;
+    // The name reads whole (the breaks are <wbr>, no text added) and wraps onto more than one line.
+    expect(code.textContent).toBe(name);
+    const range = document.createRange();
+    range.selectNodeContents(code);
+    expect(new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size).toBeGreaterThan(1);
+    // Before (breaks after underscores only): "searchIssuesByTopicAndLabel" on one line, the
+    // table wider than its panel.
+    const table = screen.container.querySelector('table')!;
+    expect(table.getBoundingClientRect().width).toBeLessThanOrEqual(296.5);
+  });
 });

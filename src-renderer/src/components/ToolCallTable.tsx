@@ -9,11 +9,16 @@ import type { EgressRecord, ToolCallTrace } from '../../../src-main/core/sandbox
 import { JsonTree } from './JsonTree.tsx';
 
 /**
- * A tool's name that wraps only after an underscore (`check_` / `inventory`): its cell keeps words whole
- * (in the narrow Try tool panel the table's cells broke anywhere, "boom" read "boo m").
+ * A tool's name that wraps only between its words: after an underscore, a dot, a hyphen or a slash
+ * (`check_` / `inventory`, `github__` / `search`) and before a capital that ends a lower-case run
+ * (`searchRepositories` / `ByTopic`, an MCP server's camelCase names). Its cell keeps words whole: in
+ * the narrow Try tool panel the table's cells broke anywhere ("boom" read "boo m"), and with breaks at
+ * underscores only, a long camelCase name could not wrap and pushed the table out of its panel.
  */
 const wrappable = (name: string) =>
-  name.split('_').flatMap((part, i, all) => (i < all.length - 1 ? [`${part}_`, <wbr key={i} />] : [part]));
+  name
+    .split(/(?<=[_./-])(?![_./-])|(?<=[a-z0-9])(?=[A-Z])/)
+    .flatMap((part, i, all) => (i < all.length - 1 ? [part, <wbr key={i} />] : [part]));
 
 export function ToolCallTable({ calls, label }: { calls: ToolCallTrace[]; label: string }) {
   if (calls.length === 0) return <p className="muted">No tool call was recorded.</p>;
