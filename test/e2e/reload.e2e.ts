@@ -444,6 +444,53 @@ describe('a reload keeps what was typed', () => {
     expect(w.pageErrors.filter((e) => !/favicon/.test(e))).toEqual([]);
   });
 
+  it("Skills: a saved skill's last Try it comes back after a reload with its arguments, said to be an earlier try (it was lost)", async () => {
+    const { page } = w;
+    const saved = await w.svc.skills().save({
+      sandbox: 'ecommerce',
+      name: 'user_city_kept',
+      source:
+        'def user_city_kept(user_id: str) -> str:\n    """A customer\'s city.\n\n    Args:\n        user_id: The customer\'s id.\n    """\n    return get_user(user_id=user_id).data["city"]\n',
+      tests: [{ args: { user_id: 'u1' }, assert: [{ type: 'equals', value: 'London' }] }],
+    });
+    expect(saved.test.passed).toBe(true);
+    try {
+      await page.evaluate(`location.hash = '#/skills/ecommerce%2Fuser_city_kept'`);
+      const editor = page.getByTestId('skill-editor');
+      await expect.poll(() => editor.getAttribute('data-mode'), { timeout: POLL_MS }).toBe('edit');
+      const args = editor.getByLabel('arguments (JSON object)', { exact: true });
+      await args.fill('{"user_id": "u2"}');
+      await editor.getByRole('button', { name: 'Try it' }).click();
+      const tried = page.getByTestId('skill-try-result');
+      await expect.poll(() => tried.getAttribute('data-passed'), { timeout: 120_000 }).toBe('true');
+      const answer = await tried.locator('.json-tree').innerText();
+      expect(answer).not.toContain('London');
+      expect(await tried.getByTestId('skill-tried-at').innerText()).toMatch(/^tried at .*\d:\d\d:\d\d/);
+
+      await reload();
+      expect(page.url()).toContain('#/skills/ecommerce%2Fuser_city_kept');
+      // Before: the first case's arguments ({"user_id": "u1"}) and no result.
+      await expect.poll(() => tried.getAttribute('data-earlier'), { timeout: POLL_MS }).toBe('true');
+      expect(await args.inputValue()).toBe('{"user_id": "u2"}');
+      expect(await tried.locator('.json-tree').innerText()).toBe(answer);
+      const note = tried.getByTestId('skill-try-earlier');
+      expect(await note.getAttribute('role')).toBe('note');
+      expect(await note.innerText()).toMatch(
+        /^The result of an earlier try, at .*\d:\d\d:\d\d.*, with \{"user_id":"u2"\}: try it again/,
+      );
+      expect(await tried.getByTestId('skill-tried-at').count()).toBe(0);
+      await tried.scrollIntoViewIfNeeded();
+      await w.screenshot('reload-skill-try-earlier-result');
+      // Tried again: a fresh result, no longer an earlier one.
+      await editor.getByRole('button', { name: 'Try it' }).click();
+      await expect.poll(() => tried.getAttribute('data-earlier'), { timeout: 120_000 }).toBeNull();
+      await tried.getByTestId('skill-tried-at').waitFor();
+      expect(w.pageErrors.filter((e) => !/favicon/.test(e))).toEqual([]);
+    } finally {
+      w.svc.skills().delete('ecommerce', 'user_city_kept');
+    }
+  });
+
   it("a run's attempt: an edited script comes back after the reload the page asked about; reset, it stays gone", async () => {
     const { page } = w;
     const run = await (

@@ -358,12 +358,18 @@ export function SkillTestResults({ result }: { result: SkillTestResult }) {
 export function TryPanel({
   args,
   result,
+  at,
+  earlier = false,
   busy,
   onArgs,
   onTry,
 }: {
   args: string;
   result: SkillCaseResult | undefined;
+  /** When the result came back (ms). */
+  at?: number | undefined;
+  /** The result of a Try it made before the page was reloaded (kept in the tab's session). */
+  earlier?: boolean;
   busy: boolean;
   onArgs: (v: string) => void;
   onTry: () => void;
@@ -386,7 +392,22 @@ export function TryPanel({
         <span className="muted small">runs the source as it is in the editor, in the sandbox</span>
       </div>
       {result && (
-        <div data-testid="skill-try-result" data-passed={result.passed}>
+        <div
+          data-testid="skill-try-result"
+          data-passed={result.passed}
+          data-earlier={earlier ? 'true' : undefined}
+        >
+          {earlier ? (
+            <p className="small warn-note" role="note" data-testid="skill-try-earlier">
+              The result of an earlier try
+              {at !== undefined ? `, at ${formatDateTime(at, { seconds: true })}` : ''}, with{' '}
+              <code>{JSON.stringify(result.args)}</code>: try it again to see what the skill answers now.
+            </p>
+          ) : at !== undefined ? (
+            <p className="muted small" data-testid="skill-tried-at">
+              tried at {formatDateTime(at, { seconds: true })}
+            </p>
+          ) : null}
           {result.error ? (
             <div className="error small" role="alert">
               {result.error}

@@ -109,6 +109,8 @@ export function SkillsView() {
           <TryPanel
             args={state.tryArgs}
             result={state.tryResult}
+            at={state.triedAt}
+            earlier={state.triedEarlier === true}
             busy={state.busy === 'try'}
             onArgs={(value) => dispatch({ type: 'tryArgs', value })}
             onTry={() => void v.tryIt()}

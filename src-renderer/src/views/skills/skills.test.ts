@@ -18,6 +18,9 @@ import {
   renameSkillFunction,
   skillsReducer,
   statusLabel,
+  triedKey,
+  triedToKeep,
+  MAX_KEPT_TRY,
 } from './skills.ts';
 
 const skill = (name: string, over: Partial<SkillView> = {}): SkillView => ({
@@ -46,6 +49,36 @@ describe('the Skills view state', () => {
     expect(s.draft).toMatchObject({ mode: 'edit', name: 'who', sandbox: 'ecommerce', version: 2 });
     expect(JSON.parse(s.tryArgs)).toEqual({ user_id: 'u1' });
     expect(parseTests(s.draft!.tests)).toEqual({ tests: skill('who').tests });
+  });
+
+  it('opens a saved skill with its last Try it kept across a reload, marked earlier; junk or another shape is ignored', () => {
+    const result = { args: { user_id: 'u2' }, passed: true, result: 'u2', verdicts: [] };
+    const kept = triedToKeep({ args: '{"user_id": "u2"}', result, at: 1_700_000_000_000 })!;
+    const s = skillsReducer(initialSkills, { type: 'open', skill: skill('who'), tried: kept });
+    expect(s.tryArgs).toBe('{"user_id": "u2"}');
+    expect(s.tryResult).toEqual(result);
+    expect(s.triedAt).toBe(1_700_000_000_000);
+    expect(s.triedEarlier).toBe(true);
+    expect(triedKey(s.draft)).toBe('ecommerce/who');
+    // Tried again on this page: no longer an earlier one.
+    const again = skillsReducer(s, { type: 'tried', result, at: 1_700_000_000_500 });
+    expect(again.triedEarlier).toBeUndefined();
+    expect(again.triedAt).toBe(1_700_000_000_500);
+    for (const junk of [
+      '{',
+      '[]',
+      '{"args": 1, "result": {}, "at": 1}',
+      '{"args": "{}", "result": {"passed": true}, "at": 1}',
+    ]) {
+      const o = skillsReducer(initialSkills, { type: 'open', skill: skill('who'), tried: junk });
+      expect(o.tryResult).toBeUndefined();
+      expect(JSON.parse(o.tryArgs)).toEqual({ user_id: 'u1' });
+    }
+    // Too large to keep; a new skill (no name saved yet) has no key.
+    expect(
+      triedToKeep({ args: '{}', result: { ...result, result: 'x'.repeat(MAX_KEPT_TRY) }, at: 1 }),
+    ).toBeUndefined();
+    expect(triedKey(skillsReducer(initialSkills, { type: 'new', sandbox: 'users' }).draft)).toBeUndefined();
   });
 
   it('a new skill may be renamed and moved; a saved one keeps its name and sandbox', () => {

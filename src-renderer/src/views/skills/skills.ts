@@ -66,6 +66,9 @@ export interface SkillsState {
   testResult?: SkillTestResult;
   tryArgs: string;
   tryResult?: SkillCaseResult;
+  /** When the shown Try it result came back (ms); `triedEarlier`: kept from before a reload (see keptTry). */
+  triedAt?: number;
+  triedEarlier?: true;
   busy?: Busy;
   error?: string;
   confirmDelete: boolean;
@@ -75,7 +78,8 @@ export interface SkillsState {
 export const initialSkills: SkillsState = { tryArgs: '{}', confirmDelete: false };
 
 export type SkillsAction =
-  | { type: 'open'; skill: SkillView }
+  /** `tried`: the skill's last Try it as kept in the tab's session (triedToKeep's JSON), if any. */
+  | { type: 'open'; skill: SkillView; tried?: string | undefined }
   | { type: 'new'; sandbox: string }
   | { type: 'close' }
   | { type: 'edit'; field: 'name' | 'source' | 'tests' | 'sandbox'; value: string }
@@ -86,7 +90,7 @@ export type SkillsAction =
   | { type: 'busy'; busy: Busy }
   | { type: 'failed'; error: string }
   | { type: 'tested'; result: SkillTestResult }
-  | { type: 'tried'; result: SkillCaseResult }
+  | { type: 'tried'; result: SkillCaseResult; at: number }
   | { type: 'saved'; skill: SkillView; test: SkillTestResult }
   | { type: 'confirmDelete'; on: boolean }
   | { type: 'deleted' }
@@ -175,7 +179,7 @@ export function skillsReducer(s: SkillsState, a: SkillsAction): SkillsState {
   switch (a.type) {
     case 'open': {
       const draft = draftOf(a.skill);
-      return { ...initialSkills, draft, startedAs: draft, tryArgs: firstArgs(a.skill) };
+      return withKeptTry({ ...initialSkills, draft, startedAs: draft, tryArgs: firstArgs(a.skill) }, a.tried);
     }
     case 'new': {
       const draft: SkillDraft = {
@@ -267,8 +271,8 @@ export function skillsReducer(s: SkillsState, a: SkillsAction): SkillsState {
       return { ...rest, testResult: a.result };
     }
     case 'tried': {
-      const { busy: _b, ...rest } = s;
-      return { ...rest, tryResult: a.result };
+      const { busy: _b, triedEarlier: _e, ...rest } = s;
+      return { ...rest, tryResult: a.result, triedAt: a.at };
     }
     case 'saved': {
       // A skill made from a run's lines is saved: the proposal is done (its banner stayed, "will be
@@ -514,5 +518,52 @@ export function restoreSkillDraft(raw: unknown): SkillsState | undefined {
     ...(startedAs ? { startedAs } : {}),
     ...(fromRun ? { fromRun } : {}),
     tryArgs: typeof r['tryArgs'] === 'string' ? r['tryArgs'] : initialSkills.tryArgs,
+  };
+}
+
+/**
+ * A saved skill's last Try it (its arguments, what came back, when), kept in the tab's session per skill
+ * (useSkills' `tries`): a reload reopened the skill with the first case's arguments and no result.
+ */
+export interface KeptTry {
+  args: string;
+  result: SkillCaseResult;
+  at: number;
+}
+
+/** The longest Try it kept across a reload (its JSON): a huge result is not worth the tab's storage. */
+export const MAX_KEPT_TRY = 200_000;
+
+/** The key a saved skill's Try it is kept under; undefined for a new skill (not saved: no name yet). */
+export const triedKey = (d: SkillDraft | undefined): string | undefined =>
+  d && d.mode !== 'new' ? `${d.sandbox}/${d.name}` : undefined;
+
+/** The Try it as kept (JSON); undefined when it is too large to keep. */
+export function triedToKeep(t: KeptTry): string | undefined {
+  const text = JSON.stringify(t);
+  return text.length > MAX_KEPT_TRY ? undefined : text;
+}
+
+/** The state with a kept Try it (triedToKeep's JSON) put back, marked earlier; as it was for anything else. */
+export function withKeptTry(s: SkillsState, kept: string | undefined): SkillsState {
+  if (kept === undefined) return s;
+  let raw: unknown;
+  try {
+    raw = JSON.parse(kept);
+  } catch {
+    return s;
+  }
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return s;
+  const r = raw as Record<string, unknown>;
+  const result = r['result'] as Record<string, unknown> | undefined;
+  if (typeof r['args'] !== 'string' || typeof r['at'] !== 'number' || !Number.isFinite(r['at'])) return s;
+  if (!result || typeof result !== 'object' || typeof result['passed'] !== 'boolean') return s;
+  if (!Array.isArray(result['verdicts'])) return s;
+  return {
+    ...s,
+    tryArgs: r['args'],
+    tryResult: result as unknown as SkillCaseResult,
+    triedAt: r['at'],
+    triedEarlier: true,
   };
 }

@@ -17,9 +17,12 @@ import {
   SKILL_NAME,
   skillDraftToKeep,
   skillsReducer,
+  triedKey,
+  triedToKeep,
+  withKeptTry,
 } from './skills.ts';
-import { readDraft, writeDraft } from '../../lib/session-draft.ts';
-import type { SkillsList, SkillsState } from './skills.ts';
+import { keptMap, readDraft, writeDraft } from '../../lib/session-draft.ts';
+import type { KeptTry, SkillsList, SkillsState } from './skills.ts';
 import type { SkillView } from '../../../../src-main/contract/api.ts';
 
 /** How long typing pauses before the source is checked. */
@@ -32,7 +35,29 @@ const CHECK_DELAY_MS = 250;
  * skill's draft came back empty after a reload (F5, the page restarted), what was typed lost.
  */
 const DRAFT = 'skill';
-let kept: SkillsState = readDraft(DRAFT, restoreSkillDraft) ?? initialSkills;
+
+/**
+ * Each saved skill's last Try it (skills.ts KeptTry), kept in the tab's session: a reload lost what it
+ * answered. At most KEPT_TRIES skills' (the oldest go first), shown after a reload as an earlier call's.
+ */
+const tries = keptMap('skill-try');
+const KEPT_TRIES = 10;
+
+/** Keeps `key`'s last Try it for a reload (newest last), or forgets it (`t` undefined, too large). */
+function keepTry(key: string | undefined, t: KeptTry | undefined): void {
+  if (key === undefined) return;
+  const text = t && triedToKeep(t);
+  tries.delete(key);
+  if (text === undefined) return;
+  for (const old of [...tries.keys()].slice(0, Math.max(0, tries.size - KEPT_TRIES + 1))) tries.delete(old);
+  tries.set(key, text);
+}
+
+const restored = readDraft(DRAFT, restoreSkillDraft);
+let kept: SkillsState = restored
+  ? // (the draft's own arguments, typed after that Try it, stay)
+    { ...withKeptTry(restored, tries.get(triedKey(restored.draft) ?? '')), tryArgs: restored.tryArgs }
+  : initialSkills;
 trackUnsaved('skill drafts', () => (hasUnsavedEdits(kept) ? 1 : 0));
 
 /** The route id of a skill: `<sandbox>/<name>`. */
@@ -80,7 +105,7 @@ export function useSkills(routeId: string | undefined) {
     const skill = list.skills.find((s) => skillRouteId(s.sandbox, s.name) === routeId);
     const d = state.draft;
     if (skill && !(d?.mode === 'edit' && d.sandbox === skill.sandbox && d.name === skill.name))
-      dispatch({ type: 'open', skill });
+      dispatch({ type: 'open', skill, tried: tries.get(skillRouteId(skill.sandbox, skill.name)) });
     // Only a route or list change opens a skill; edits to the draft do not.
   }, [routeId, list]);
 
@@ -182,9 +207,12 @@ export function useSkills(routeId: string | undefined) {
         language: draft.language,
         args: a.args,
       });
-      dispatch({ type: 'tried', result });
+      const at = Date.now();
+      dispatch({ type: 'tried', result, at });
+      keepTry(triedKey(draft), { args: state.tryArgs, result, at });
     } catch (e) {
       dispatch({ type: 'failed', error: errorMessage(e) });
+      keepTry(triedKey(draft), undefined);
     }
   };
 
@@ -193,6 +221,7 @@ export function useSkills(routeId: string | undefined) {
     dispatch({ type: 'busy', busy: 'delete' });
     try {
       await api['skills.delete']({ sandbox: draft.sandbox, name: draft.name });
+      keepTry(triedKey(draft), undefined);
       notify('info', `Deleted skill ${draft.name} (its history is kept).`);
       dispatch({ type: 'deleted' });
       await reload();
@@ -218,7 +247,7 @@ export function useSkills(routeId: string | undefined) {
     remove,
     open: (skill: SkillView) => {
       if (!mayDrop()) return;
-      dispatch({ type: 'open', skill });
+      dispatch({ type: 'open', skill, tried: tries.get(skillRouteId(skill.sandbox, skill.name)) });
       navigate({ view: 'skills', id: skillRouteId(skill.sandbox, skill.name) });
     },
     create: (sandbox: string) => {
