@@ -104,3 +104,19 @@ export function keptMap(key: string, store: DraftStorage | undefined = storage()
   };
   return map;
 }
+
+/**
+ * Keeps `text` as `key`'s entry of a keptMap, newest last, at most `bound` entries (the oldest go), or
+ * forgets the entry (`text` undefined: nothing to keep, or too large to keep).
+ */
+export function keepNewest(
+  map: Map<string, string>,
+  key: string,
+  text: string | undefined,
+  bound: number,
+): void {
+  map.delete(key);
+  if (text === undefined) return;
+  for (const old of [...map.keys()].slice(0, Math.max(0, map.size - bound + 1))) map.delete(old);
+  map.set(key, text);
+}

@@ -21,7 +21,7 @@ import {
   triedToKeep,
   withKeptTry,
 } from './skills.ts';
-import { keptMap, readDraft, writeDraft } from '../../lib/session-draft.ts';
+import { keepNewest, keptMap, readDraft, writeDraft } from '../../lib/session-draft.ts';
 import type { KeptTry, SkillsList, SkillsState } from './skills.ts';
 import type { SkillView } from '../../../../src-main/contract/api.ts';
 
@@ -45,12 +45,7 @@ const KEPT_TRIES = 10;
 
 /** Keeps `key`'s last Try it for a reload (newest last), or forgets it (`t` undefined, too large). */
 function keepTry(key: string | undefined, t: KeptTry | undefined): void {
-  if (key === undefined) return;
-  const text = t && triedToKeep(t);
-  tries.delete(key);
-  if (text === undefined) return;
-  for (const old of [...tries.keys()].slice(0, Math.max(0, tries.size - KEPT_TRIES + 1))) tries.delete(old);
-  tries.set(key, text);
+  if (key !== undefined) keepNewest(tries, key, t && triedToKeep(t), KEPT_TRIES);
 }
 
 const restored = readDraft(DRAFT, restoreSkillDraft);

@@ -3,6 +3,7 @@ import { useEffect, useMemo, useReducer } from 'react';
 import type { SandboxTool } from '../../../../src-main/core/tools/extract.ts';
 import type { JsonValue } from '../../../../src-main/core/tools/model.ts';
 import { api } from '../../api/client.ts';
+import { keepNewest } from '../../lib/session-draft.ts';
 import { useSubmit } from '../../lib/useSubmit.ts';
 import { parametersSchema } from '../../../../src-main/core/tools/schema.ts';
 import { KEPT_OUTCOMES, triedArgs, triedOutcomes } from './drafts.ts';
@@ -11,12 +12,7 @@ import type { TryOutcome } from './try-tool.ts';
 
 /** Keeps the last outcome of `key`'s tool for a reload (newest last; the oldest tools' go past the bound). */
 function keepOutcome(key: string, outcome: TryOutcome | undefined): void {
-  const text = outcome && outcomeToKeep(outcome);
-  triedOutcomes.delete(key);
-  if (text === undefined) return;
-  for (const old of [...triedOutcomes.keys()].slice(0, Math.max(0, triedOutcomes.size - KEPT_OUTCOMES + 1)))
-    triedOutcomes.delete(old);
-  triedOutcomes.set(key, text);
+  keepNewest(triedOutcomes, key, outcome && outcomeToKeep(outcome), KEPT_OUTCOMES);
 }
 
 export function useTryTool(sandbox: string, tool: SandboxTool) {
