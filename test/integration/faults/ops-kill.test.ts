@@ -5,7 +5,7 @@
  * the same installation. Each test has its own installation (TOOLSMITH_DATA_DIR): nobody else's
  * containers are ever listed or removed.
  */
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { RunStore } from '../../../src-main/infra/store/run-store.ts';
@@ -136,7 +136,12 @@ describe('the data folder removed under a live serve', () => {
       await serve.call('runs.start', { task: 'spin', sandbox: 'ecommerce', timeoutS: 300 });
       await spinning();
       const id = readFileSync(join(fx.data, 'installation-id'), 'utf8').trim();
-      rmSync(fx.data, { recursive: true, force: true });
+      // The folder goes at once, as for a person's `rm -rf` seen between two of serve's looks: removed in
+      // place file by file, a look could fall between the id's removal and the folder's (under load), and
+      // serve then rightly says only that the id file was removed, and writes into the folder being removed.
+      const gone = `${fx.data}.gone`;
+      renameSync(fx.data, gone);
+      rmSync(gone, { recursive: true, force: true });
       // Before: nothing was said, the next process made a new installation id, and serve's containers
       // (labelled with the old one) belonged to no installation.
       await vi.waitFor(
