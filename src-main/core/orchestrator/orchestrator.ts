@@ -135,6 +135,34 @@ interface Candidate {
 interface Answer {
   text: string;
   truncated?: { reason: string; maxTokens: number };
+  /** Not the model's text: a refusal, a content filter, a function call (LlmResponse.withheld). */
+  withheld?: string;
+}
+
+/**
+ * An answer that is not the model's text (its refusal, the provider's content filter, a function call:
+ * LlmResponse.withheld): whatever text came with it is never run (a filter can stop a script halfway), and
+ * the person and the model read why, not "the answer was empty".
+ */
+function withheldAnswer(
+  script: AssembledScript,
+  withheld: string,
+  language: ScriptLanguage,
+): ValidationResult {
+  const line = Math.max(1, script.body.replace(/\n$/, '').split('\n').length);
+  return {
+    valid: false,
+    violations: [
+      {
+        rule: 'withheld-answer',
+        message: `${withheld}, so the answer held no script to run. Answer with the whole script in one fenced \`\`\`${FENCES[language]} block`,
+        line,
+        column: 1,
+        endLine: line,
+        endColumn: 1,
+      },
+    ],
+  };
 }
 
 /**
@@ -697,14 +725,17 @@ export class Orchestrator {
       name?: string,
       answer?: string,
       truncated?: Answer['truncated'],
+      withheld?: string,
     ): Candidate => {
-      const validation = truncated
-        ? cutAnswer(script, truncated, language)
-        : noCodeIn(
-            answer,
-            script,
-            this.deps.validate(script.body, language, tools, req.sandbox.name, shapes),
-          );
+      const validation = withheld
+        ? withheldAnswer(script, withheld, language)
+        : truncated
+          ? cutAnswer(script, truncated, language)
+          : noCodeIn(
+              answer,
+              script,
+              this.deps.validate(script.body, language, tools, req.sandbox.name, shapes),
+            );
       ctx.emit('script', {
         n,
         code: script.code,
@@ -770,7 +801,7 @@ export class Orchestrator {
       });
       const first = await this.ask(ctx, n, provider, prompt.system, prompt.user, false);
       if (first === undefined) continue;
-      const c1 = check('llm', assemble(first.text), undefined, first.text, first.truncated);
+      const c1 = check('llm', assemble(first.text), undefined, first.text, first.truncated, first.withheld);
       if (c1.validation.valid) return c1;
       const fix = correct(c1.script.body, this.feedback(ctx, c1));
       ctx.emit('prompt', {
@@ -784,7 +815,14 @@ export class Orchestrator {
       });
       const second = await this.ask(ctx, n, provider, fix.system, fix.user, true);
       if (second === undefined) continue;
-      const c2 = check('llm', assemble(second.text), undefined, second.text, second.truncated);
+      const c2 = check(
+        'llm',
+        assemble(second.text),
+        undefined,
+        second.text,
+        second.truncated,
+        second.withheld,
+      );
       if (c2.validation.valid) return c2;
     }
     return last;
@@ -824,9 +862,14 @@ export class Orchestrator {
         ...(r.responseId ? { responseId: r.responseId } : {}),
         ...(r.finishReason ? { finishReason: r.finishReason } : {}),
         ...(r.truncated ? { truncated: r.truncated } : {}),
+        ...(r.withheld ? { withheld: r.withheld } : {}),
         ...(correction ? { correction: true } : {}),
       });
-      return { text: r.text, ...(r.truncated ? { truncated: r.truncated } : {}) };
+      return {
+        text: r.text,
+        ...(r.truncated ? { truncated: r.truncated } : {}),
+        ...(r.withheld ? { withheld: r.withheld } : {}),
+      };
     } catch (e) {
       if (e instanceof CancelledError || ctx.req.signal?.aborted) throw new CancelledError();
       const message = errorMessage(e);

@@ -41,6 +41,13 @@ export interface LlmResponse {
    * reason as the API said it (`finish_reason: length`, `stop_reason: max_tokens`) and the limit sent.
    */
   truncated?: { reason: string; maxTokens: number };
+  /**
+   * The answer is not the model's text, in words: the model refused (OpenAI's `refusal`, Anthropic's
+   * `stop_reason: refusal`), the provider's content filter stopped it (`finish_reason: content_filter`), or
+   * the model called a function instead of answering with text. Whatever text came with it is not a
+   * script to run.
+   */
+  withheld?: string;
 }
 
 export interface LlmProvider {

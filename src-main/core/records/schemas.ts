@@ -268,6 +268,11 @@ export const eventPayloadSchemas = {
      * sent): its tokens count, its script is not run, the model is told it was cut.
      */
     truncated: obj({ reason: z.string(), maxTokens: z.number() }).optional(),
+    /**
+     * Why the answer is not the model's text, as the API said it: the model's refusal, the provider's
+     * content filter, a function call instead of text. Its script (if any) is not run.
+     */
+    withheld: z.string().optional(),
   }),
   llm_error: obj({ n, provider: z.string(), message: z.string(), retries: z.array(llmRetrySchema) }),
   /** A provider's call failed for a transient cause and is tried again after `waitMs` (told live). */

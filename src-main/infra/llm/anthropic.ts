@@ -7,7 +7,7 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import type { LlmRequest } from '../../core/ports/llm.ts';
 import { CompleteAnswer, findCause } from './guarded-fetch.ts';
-import { SdkProvider, sdkClientOptions } from './sdk-provider.ts';
+import { SdkProvider, sdkClientOptions, withheldWords } from './sdk-provider.ts';
 import type { SdkProviderOptions, StreamedAnswer, TryContext } from './sdk-provider.ts';
 
 export type AnthropicProviderOptions = SdkProviderOptions;
@@ -57,6 +57,7 @@ export class AnthropicProvider extends SdkProvider<Anthropic> {
     let stopReason: string | null | undefined;
     let stopped = false;
     let id: string | undefined;
+    const calls: string[] = [];
     for await (const ev of stream) {
       t.alive();
       switch (ev.type) {
@@ -65,6 +66,9 @@ export class AnthropicProvider extends SdkProvider<Anthropic> {
           if (typeof ev.message.id === 'string' && ev.message.id) id = ev.message.id;
           inputTokens = ev.message.usage.input_tokens;
           outputTokens = ev.message.usage.output_tokens;
+          break;
+        case 'content_block_start':
+          if (ev.content_block.type === 'tool_use') calls.push(ev.content_block.name);
           break;
         case 'content_block_delta':
           if (ev.delta.type === 'text_delta') {
@@ -83,6 +87,12 @@ export class AnthropicProvider extends SdkProvider<Anthropic> {
           break;
       }
     }
+    const withheld = withheldWords({
+      text,
+      ...(stopReason === 'refusal' ? { refused: 'stop_reason: refusal' } : {}),
+      calls,
+      ...(stopReason ? { finish: stopReason } : {}),
+    });
     return {
       text,
       model: answeredModel,
@@ -91,6 +101,7 @@ export class AnthropicProvider extends SdkProvider<Anthropic> {
       ...(stopReason === 'max_tokens' ? { hitLimit: 'stop_reason: max_tokens' } : {}),
       ...(id ? { id } : {}),
       ...(stopReason ? { finish: stopReason } : {}),
+      ...(withheld ? { withheld } : {}),
       promptTokens: inputTokens,
       completionTokens: outputTokens,
     };
@@ -103,7 +114,7 @@ function completeAnswer(c: CompleteAnswer, req: LlmRequest, t: TryContext): Stre
     type?: unknown;
     id?: unknown;
     model?: unknown;
-    content?: { type?: unknown; text?: unknown }[];
+    content?: { type?: unknown; text?: unknown; name?: unknown }[];
     stop_reason?: unknown;
     usage?: { input_tokens?: unknown; output_tokens?: unknown };
   };
@@ -114,6 +125,14 @@ function completeAnswer(c: CompleteAnswer, req: LlmRequest, t: TryContext): Stre
     .join('');
   if (text) req.onToken?.(text);
   const stop = typeof j.stop_reason === 'string' ? j.stop_reason : undefined;
+  const withheld = withheldWords({
+    text,
+    ...(stop === 'refusal' ? { refused: 'stop_reason: refusal' } : {}),
+    calls: j.content
+      .filter((b) => b.type === 'tool_use' && typeof b.name === 'string')
+      .map((b) => b.name as string),
+    ...(stop ? { finish: stop } : {}),
+  });
   const num = (v: unknown) => (typeof v === 'number' ? v : undefined);
   const input = num(j.usage?.input_tokens);
   const output = num(j.usage?.output_tokens);
@@ -125,6 +144,7 @@ function completeAnswer(c: CompleteAnswer, req: LlmRequest, t: TryContext): Stre
     ...(stop === 'max_tokens' ? { hitLimit: 'stop_reason: max_tokens' } : {}),
     ...(typeof j.id === 'string' && j.id ? { id: j.id } : {}),
     ...(stop ? { finish: stop } : {}),
+    ...(withheld ? { withheld } : {}),
     ...(input !== undefined ? { promptTokens: input } : {}),
     ...(output !== undefined ? { completionTokens: output } : {}),
   };

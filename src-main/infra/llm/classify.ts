@@ -38,6 +38,10 @@ export function classifyHttpError(e: unknown, proxy?: ProxyRoute): Classified {
   // Anthropic's `overloaded_error` event mid-stream (an error with no status): an overload, retried.
   if ((e as { type?: unknown }).type === 'overloaded_error' || /overloaded_error/.test(message))
     return { retryable: true, reason: 'server overloaded (overloaded_error in the answer stream)' };
+  // Any other error the server sent inside a stream that began well (an `error` event or data line after a
+  // 200: OpenRouter's upstream failures, Anthropic's api_error): the server's words, not "malformed answer".
+  const inStream = streamError(e, status, message);
+  if (inStream) return inStream;
   // A TLS failure (a self-signed certificate, https to a plain port) cannot succeed on a retry.
   const tls = tlsFailure(e);
   if (tls) return { retryable: false, reason: tls };
@@ -181,3 +185,38 @@ const TLS_CODES: Record<string, string> = {
   ERR_TLS_CERT_ALTNAME_INVALID: "the server's certificate is for another host name",
   ERR_SSL_WRONG_VERSION_NUMBER: 'the server does not speak TLS on this port (https to a plain http port?)',
 };
+
+/**
+ * An error the server reported inside its answer stream, after answering 200 (the SDKs throw it with no
+ * status): `data: {"error": {...}}` (OpenAI-compatible servers and routers) or an `error` event
+ * (Anthropic's `{type: "error", error: {type, message}}`). Retried where it says the server or its
+ * upstream failed or is busy (a 5xx or 429 code, `api_error`, `rate_limit_error`, words of overload),
+ * else not (a refused request does not change on a retry).
+ */
+function streamError(e: unknown, status: number | undefined, message: string): Classified | undefined {
+  const body = (e as { error?: unknown }).error;
+  if (status !== undefined || !body || typeof body !== 'object') return undefined;
+  const outer = body as { error?: unknown };
+  const inner = (outer.error && typeof outer.error === 'object' ? outer.error : body) as {
+    type?: unknown;
+    code?: unknown;
+    message?: unknown;
+  };
+  const type = typeof inner.type === 'string' && inner.type !== 'error' ? inner.type : undefined;
+  const code = typeof inner.code === 'number' || typeof inner.code === 'string' ? inner.code : undefined;
+  const said = (typeof inner.message === 'string' && inner.message.trim() ? inner.message : message)
+    .replace(/\s+/g, ' ')
+    .trim()
+    .slice(0, 300);
+  const numeric =
+    typeof code === 'number' ? code : /^\d{3}$/.test(String(code ?? '')) ? Number(code) : undefined;
+  const retryable =
+    (numeric !== undefined && (numeric >= 500 || numeric === 429 || numeric === 408)) ||
+    /^(api_error|rate_limit_error|server_error|timeout_error)$/.test(type ?? '') ||
+    /overload|rate.?limit|temporar|unavailable|timed? ?out|try again/i.test(said);
+  const what = [type, code !== undefined ? `code ${code}` : undefined].filter(Boolean).join(', ');
+  return {
+    retryable,
+    reason: `error in the answer stream: the server answered 200, then reported ${said ? JSON.stringify(said) : 'an error'}${what ? ` (${what})` : ''}`,
+  };
+}

@@ -8,7 +8,7 @@
 import type OpenAI from 'openai';
 import type { LlmRequest } from '../../core/ports/llm.ts';
 import { CompleteAnswer, findCause } from './guarded-fetch.ts';
-import { SdkProvider, sdkClientOptions } from './sdk-provider.ts';
+import { SdkProvider, sdkClientOptions, withheldWords } from './sdk-provider.ts';
 import type { SdkProviderOptions, StreamedAnswer, TryContext } from './sdk-provider.ts';
 
 export type OpenAiProviderOptions = SdkProviderOptions;
@@ -60,6 +60,8 @@ export class OpenAiProvider extends SdkProvider<OpenAI> {
     let answeredModel = t.model;
     let finish: string | null | undefined;
     let id: string | undefined;
+    let refusal = '';
+    const calls: string[] = [];
     for await (const chunk of stream) {
       t.alive();
       if (chunk.model) answeredModel = chunk.model;
@@ -72,7 +74,23 @@ export class OpenAiProvider extends SdkProvider<OpenAI> {
       }
       if (choice?.finish_reason) finish = choice.finish_reason;
       if (chunk.usage) usage = chunk.usage;
+      const delta = choice?.delta as
+        | {
+            refusal?: unknown;
+            tool_calls?: { function?: { name?: unknown } }[];
+            function_call?: { name?: unknown };
+          }
+        | undefined;
+      if (typeof delta?.refusal === 'string') refusal += delta.refusal;
+      for (const call of [
+        ...(delta?.tool_calls ?? []),
+        ...(delta?.function_call ? [delta.function_call] : []),
+      ]) {
+        const name = 'function' in call ? call.function?.name : (call as { name?: unknown }).name;
+        if (typeof name === 'string' && name) calls.push(name);
+      }
     }
+    const withheld = withheldWords({ text, refusal, calls, ...(finish ? { finish } : {}) });
     return {
       text,
       model: answeredModel,
@@ -81,6 +99,7 @@ export class OpenAiProvider extends SdkProvider<OpenAI> {
       ...(finish === 'length' ? { hitLimit: 'finish_reason: length' } : {}),
       ...(id ? { id } : {}),
       ...(finish ? { finish } : {}),
+      ...(withheld ? { withheld } : {}),
       ...(usage?.prompt_tokens !== undefined ? { promptTokens: usage.prompt_tokens } : {}),
       ...(usage?.completion_tokens !== undefined ? { completionTokens: usage.completion_tokens } : {}),
     };
@@ -92,25 +111,46 @@ function completeAnswer(c: CompleteAnswer, req: LlmRequest, t: TryContext): Stre
   const j = c.json as {
     id?: unknown;
     model?: unknown;
-    choices?: { message?: { content?: unknown }; finish_reason?: unknown }[];
+    choices?: {
+      message?: {
+        content?: unknown;
+        refusal?: unknown;
+        tool_calls?: { function?: { name?: unknown } }[];
+        function_call?: { name?: unknown };
+      };
+      finish_reason?: unknown;
+    }[];
     usage?: { prompt_tokens?: unknown; completion_tokens?: unknown };
   };
   const choice = Array.isArray(j.choices) ? j.choices[0] : undefined;
-  const text = choice?.message?.content;
-  if (typeof text !== 'string') throw c.notAnAnswer();
-  if (text) req.onToken?.(text);
+  const message = choice?.message;
   const finish = typeof choice?.finish_reason === 'string' ? choice.finish_reason : undefined;
+  const calls = [
+    ...(Array.isArray(message?.tool_calls) ? message.tool_calls.map((t) => t?.function?.name) : []),
+    message?.function_call?.name,
+  ].filter((n): n is string => typeof n === 'string' && n !== '');
+  // (content is null beside a refusal, a filtered answer or a function call: said, not "not an answer")
+  const text = typeof message?.content === 'string' ? message.content : undefined;
+  const withheld = withheldWords({
+    text: text ?? '',
+    ...(typeof message?.refusal === 'string' ? { refusal: message.refusal } : {}),
+    calls,
+    ...(finish ? { finish } : {}),
+  });
+  if (text === undefined && !withheld) throw c.notAnAnswer();
+  if (text) req.onToken?.(text);
   const num = (v: unknown) => (typeof v === 'number' ? v : undefined);
   const prompt = num(j.usage?.prompt_tokens);
   const completion = num(j.usage?.completion_tokens);
   return {
-    text,
+    text: text ?? '',
     model: typeof j.model === 'string' && j.model ? j.model : t.model,
     ended: !!finish,
     marker: 'finish_reason',
     ...(finish === 'length' ? { hitLimit: 'finish_reason: length' } : {}),
     ...(typeof j.id === 'string' && j.id ? { id: j.id } : {}),
     ...(finish ? { finish } : {}),
+    ...(withheld ? { withheld } : {}),
     ...(prompt !== undefined ? { promptTokens: prompt } : {}),
     ...(completion !== undefined ? { completionTokens: completion } : {}),
   };

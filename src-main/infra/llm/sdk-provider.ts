@@ -165,6 +165,8 @@ export interface StreamedAnswer {
   id?: string;
   /** Why it ended, as the API said it (`stop`, `end_turn`...). */
   finish?: string;
+  /** The answer is not the model's text: its refusal, a content filter, a function call (withheldWords). */
+  withheld?: string;
   /** Usage as the API reported it; estimated from the text where it is missing. */
   promptTokens?: number;
   completionTokens?: number;
@@ -265,6 +267,7 @@ export abstract class SdkProvider<Client> implements LlmProvider {
             retries: [...retries],
             ...(a.id ? { responseId: a.id } : {}),
             ...(a.finish ? { finishReason: a.finish } : {}),
+            ...(a.withheld ? { withheld: a.withheld } : {}),
             // (a cut answer reaches only a caller that takes one, checkAnswerEnd: it is told so)
             ...(a.hitLimit ? { truncated: { reason: a.hitLimit, maxTokens } } : {}),
           };
@@ -284,4 +287,38 @@ export abstract class SdkProvider<Client> implements LlmProvider {
       },
     );
   }
+}
+
+/**
+ * Why an answer is not the model's text, in words (one sentence, its details in brackets), or undefined.
+ * What both APIs say besides text: The
+ * model's own refusal (OpenAI sends it as `refusal` instead of `content`; Anthropic stops with
+ * `stop_reason: refusal`, discarding what came before it), the provider's content filter (`finish_reason:
+ * content_filter`: the text was stopped or removed) and a call of a function (the request offers none: a
+ * server or model set to call functions answers that way). Without these words such an answer read as
+ * "the answer was empty (the model returned no text)", and a filtered half script could run.
+ */
+export function withheldWords(a: {
+  text: string;
+  refusal?: string;
+  refused?: string;
+  calls?: string[];
+  finish?: string;
+}): string | undefined {
+  const refusal = a.refusal?.replace(/\s+/g, ' ').trim();
+  if (refusal)
+    return `the model refused (${JSON.stringify(refusal.length > 300 ? `${refusal.slice(0, 300)}…` : refusal)})`;
+  if (a.refused) return `the model refused (${a.refused})`;
+  if (a.finish === 'content_filter')
+    return "the provider's content filter stopped the answer (finish_reason: content_filter)";
+  // (text with a call beside it is the answer: the call alone says nothing of a script)
+  if (a.text.trim()) return undefined;
+  const calls = [...new Set(a.calls ?? [])].filter(Boolean);
+  if (calls.length || a.finish === 'tool_calls' || a.finish === 'function_call' || a.finish === 'tool_use') {
+    const what = calls.length
+      ? `${calls.length === 1 ? 'a function' : 'functions'} (${calls.slice(0, 5).join(', ')}${calls.length > 5 ? ', …' : ''})`
+      : 'a function';
+    return `the model called ${what} instead of answering with text (finish reason ${a.finish ?? 'none'}; the request offers no functions, so this server or model is set to call them)`;
+  }
+  return undefined;
 }

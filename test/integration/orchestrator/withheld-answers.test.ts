@@ -1,0 +1,251 @@
+/**
+ * Answers that are not the model's text, from the scripted LLM server at the network edge: the model's
+ * refusal (OpenAI `refusal`, Anthropic `stop_reason: refusal`), the provider's content filter
+ * (`finish_reason: content_filter`), a function call instead of text, and an error the server sends inside
+ * a stream it began with 200. Each is said in its own words, to the person and in the correction the model
+ * gets, and a filtered or refused answer's text is never run, even where it parses. Before, the first
+ * three read "the answer was empty (the model returned no text)" (the refusal's words lost) or ran the
+ * filtered half script, and the last "malformed answer", never retried.
+ */
+import type { ServerResponse } from 'node:http';
+import { describe, expect, it } from 'vitest';
+import { createProviders } from '../../../src-main/app/providers.ts';
+import { describeRecord } from '../../../src-main/cli/commands/run.ts';
+import { LlmError } from '../../../src-main/core/ports/llm.ts';
+import { OpenAiProvider } from '../../../src-main/infra/llm/openai.ts';
+import { AnthropicProvider } from '../../../src-main/infra/llm/anthropic.ts';
+import { useLlmService } from '../../support/llm-service.ts';
+import { fence } from '../../support/suite-oracle.ts';
+
+const fx = useLlmService();
+
+const COUNT = fence('emit_result(len(get_orders().data))');
+/** A whole script, so a filter that stopped after it would still have run it. */
+const WHOLE = '```python\nemit_result(len(get_orders().data) + 100)\n```';
+
+const openaiStream =
+  (...chunks: Record<string, unknown>[]) =>
+  (res: ServerResponse) => {
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    for (const c of chunks)
+      res.write(
+        `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', model: 'm', ...c })}\n\n`,
+      );
+    res.end('data: [DONE]\n\n');
+  };
+const delta = (d: Record<string, unknown>, finish: string | null = null) => ({
+  choices: [{ index: 0, delta: d, finish_reason: finish }],
+});
+
+const anthropicStream = (blocks: Record<string, unknown>[], stop: string) => (res: ServerResponse) => {
+  res.writeHead(200, { 'content-type': 'text/event-stream' });
+  const ev = (type: string, data: Record<string, unknown>) =>
+    res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
+  ev('message_start', {
+    message: {
+      id: 'm1',
+      type: 'message',
+      role: 'assistant',
+      model: 'claude-test',
+      content: [],
+      stop_reason: null,
+      usage: { input_tokens: 10, output_tokens: 0 },
+    },
+  });
+  blocks.forEach((b, index) => {
+    if (b['type'] === 'text') {
+      ev('content_block_start', { index, content_block: { type: 'text', text: '' } });
+      ev('content_block_delta', { index, delta: { type: 'text_delta', text: b['text'] } });
+    } else ev('content_block_start', { index, content_block: { ...b, input: {} } });
+    ev('content_block_stop', { index });
+  });
+  ev('message_delta', { delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens: 5 } });
+  ev('message_stop', {});
+  res.end();
+};
+
+const plan = async (kind: 'openai' | 'anthropic' = 'openai') =>
+  (
+    await fx.runs.start({
+      task: 'How many orders are there?',
+      sandbox: 'ecommerce',
+      providers: createProviders(fx.svc.config, {
+        baseUrl: kind === 'openai' ? fx.llm.openaiUrl : fx.llm.baseUrl,
+        model: 'scripted-coder',
+        kind,
+      }),
+      maxRetries: 0,
+      noTemplates: true,
+    })
+  ).done;
+
+/** The user message of the i-th request the LLM server received. */
+const userText = (i: number): string =>
+  ((fx.llm.requests[i]?.body['messages'] ?? []) as { role: string; content: string }[])
+    .filter((m) => m.role === 'user')
+    .map((m) => m.content)
+    .join('\n');
+
+/** Runs one withheld first answer, then a good correction: the first never ran, and both sides read why. */
+async function withheldThenFixed(kind: 'openai' | 'anthropic', words: string) {
+  const outcome = await plan(kind);
+  // Only the correction ran (a filtered WHOLE would have answered 106).
+  expect(outcome).toMatchObject({ status: 'succeeded', result: 6 });
+  const rec = fx.runs.get(outcome.runId);
+  const a = rec.attempts[0];
+  expect(a?.rejected.map((r) => r.violations.map((v) => v.rule))).toEqual([['withheld-answer']]);
+  expect(a?.rejected[0]?.violations[0]?.message).toBe(
+    `${words}, so the answer held no script to run. Answer with the whole script in one fenced \`\`\`python block`,
+  );
+  expect(a?.llm?.withheld).toBe(words);
+  expect(describeRecord(rec)).toContain(`withheld-answer: ${words}, so the answer held no script to run`);
+  expect(fx.llm.requests).toHaveLength(2);
+  expect(userText(1)).toContain(`[withheld-answer]: ${words}, so the answer held no script to run.`);
+}
+
+describe('an answer that is not the model text', () => {
+  it("OpenAI: the model's refusal is quoted, not read as an empty answer", async () => {
+    fx.llm.push(
+      {
+        raw: openaiStream(
+          delta({ role: 'assistant', refusal: 'I cannot help ' }),
+          delta({ refusal: 'with that.' }),
+          delta({}, 'stop'),
+        ),
+      },
+      COUNT,
+    );
+    await withheldThenFixed('openai', 'the model refused ("I cannot help with that.")');
+  });
+
+  it('OpenAI: a script the content filter stopped is not run, even whole', async () => {
+    fx.llm.push(
+      { raw: openaiStream(delta({ role: 'assistant', content: WHOLE }), delta({}, 'content_filter')) },
+      COUNT,
+    );
+    await withheldThenFixed(
+      'openai',
+      "the provider's content filter stopped the answer (finish_reason: content_filter)",
+    );
+  });
+
+  it('OpenAI: a function call instead of text is named with its function', async () => {
+    fx.llm.push(
+      {
+        raw: openaiStream(
+          delta({
+            role: 'assistant',
+            tool_calls: [
+              { index: 0, id: 't1', type: 'function', function: { name: 'get_orders', arguments: '{}' } },
+            ],
+          }),
+          delta({}, 'tool_calls'),
+        ),
+      },
+      COUNT,
+    );
+    await withheldThenFixed(
+      'openai',
+      'the model called a function (get_orders) instead of answering with text (finish reason tool_calls; the request offers no functions, so this server or model is set to call them)',
+    );
+  });
+
+  it('OpenAI: a complete answer (not streamed) with a refusal and no content', async () => {
+    fx.llm.push(
+      {
+        raw: (res) => {
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.end(
+            JSON.stringify({
+              id: 'c9',
+              object: 'chat.completion',
+              model: 'm',
+              choices: [
+                {
+                  index: 0,
+                  message: { role: 'assistant', content: null, refusal: 'No.' },
+                  finish_reason: 'stop',
+                },
+              ],
+            }),
+          );
+        },
+      },
+      COUNT,
+    );
+    await withheldThenFixed('openai', 'the model refused ("No.")');
+  });
+
+  it('Anthropic: stop_reason refusal, with the text before it not run', async () => {
+    fx.llm.push({ raw: anthropicStream([{ type: 'text', text: WHOLE }], 'refusal') }, COUNT);
+    await withheldThenFixed('anthropic', 'the model refused (stop_reason: refusal)');
+  });
+
+  it('Anthropic: a tool_use block instead of text', async () => {
+    fx.llm.push(
+      { raw: anthropicStream([{ type: 'tool_use', id: 'tu1', name: 'get_orders' }], 'tool_use') },
+      COUNT,
+    );
+    await withheldThenFixed(
+      'anthropic',
+      'the model called a function (get_orders) instead of answering with text (finish reason tool_use; the request offers no functions, so this server or model is set to call them)',
+    );
+  });
+
+  it('an empty answer that says nothing else still reads as empty', async () => {
+    fx.llm.push({ raw: openaiStream(delta({ role: 'assistant', content: '' }), delta({}, 'stop')) }, COUNT);
+    const outcome = await plan();
+    expect(outcome).toMatchObject({ status: 'succeeded', result: 6 });
+    const a = fx.runs.get(outcome.runId).attempts[0];
+    expect(a?.rejected.map((r) => r.violations.map((v) => v.rule))).toEqual([['empty-script']]);
+    expect(a?.llm?.withheld).toBeUndefined();
+  });
+});
+
+describe('an error the server sends inside a stream it began with 200', () => {
+  const retry = { maxRetries: 2, baseDelayMs: 5, maxDelayMs: 50 };
+  const providers = () => [
+    new OpenAiProvider({ id: 'oa', model: 'm', baseUrl: fx.llm.openaiUrl, retry }),
+    new AnthropicProvider({ id: 'an', model: 'm', baseUrl: fx.llm.baseUrl, apiKey: 'k', retry }),
+  ];
+  const errorIn = (p: OpenAiProvider | AnthropicProvider, message: string, code: number | string) =>
+    p instanceof OpenAiProvider
+      ? (res: ServerResponse) => {
+          res.writeHead(200, { 'content-type': 'text/event-stream' });
+          res.write(`data: ${JSON.stringify(delta({ role: 'assistant', content: '```py' }))}\n\n`);
+          res.end(`data: ${JSON.stringify({ error: { message, code } })}\n\n`);
+        }
+      : (res: ServerResponse) => {
+          res.writeHead(200, { 'content-type': 'text/event-stream' });
+          res.end(
+            `event: error\ndata: ${JSON.stringify({ type: 'error', error: { type: code, message } })}\n\n`,
+          );
+        };
+
+  it("an upstream failure is named in the server's words and retried", async () => {
+    for (const p of providers()) {
+      fx.llm.reset();
+      const code = p instanceof OpenAiProvider ? 502 : 'api_error';
+      fx.llm.push({ raw: errorIn(p, 'upstream provider failed', code) }, COUNT);
+      const r = await p.generate({ system: 's', user: 'u' });
+      expect(r.text).toBe(COUNT);
+      expect(r.retries.map((x) => x.reason)).toEqual([
+        `error in the answer stream: the server answered 200, then reported "upstream provider failed" (${p instanceof OpenAiProvider ? 'code 502' : 'api_error'})`,
+      ]);
+    }
+  });
+
+  it('a refused request is named and not retried', async () => {
+    for (const p of providers()) {
+      fx.llm.reset();
+      const code = p instanceof OpenAiProvider ? 400 : 'invalid_request_error';
+      fx.llm.fallback = { raw: errorIn(p, 'prompt is too long', code) };
+      const e = await p.generate({ system: 's', user: 'u' }).catch((x: unknown) => x);
+      expect(e).toBeInstanceOf(LlmError);
+      expect((e as LlmError).message).toContain(
+        `error in the answer stream: the server answered 200, then reported "prompt is too long" (${p instanceof OpenAiProvider ? 'code 400' : 'invalid_request_error'})`,
+      );
+      expect(fx.llm.requests).toHaveLength(1);
+    }
+  });
+});
