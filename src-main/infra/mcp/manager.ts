@@ -4,6 +4,7 @@
  * connection broke, and closed with the service. Every request has a time limit and takes the caller's
  * AbortSignal (a run's cancellation), so a server that does not start or answer gives an error, never a hang.
  */
+import type { ChildProcess } from 'node:child_process';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Ajv, ValidateFunction } from 'ajv';
@@ -481,6 +482,9 @@ export class McpManager {
     let dispatcher: OwnDispatcher | undefined;
     const stderr: string[] = [];
     const tooLarge: { bytes?: number } = {};
+    // How a stdio server's process ended by itself (not closed by Toolsmith): the SDK says only "MCP error
+    // -32000: Connection closed" for a server that exited before it answered.
+    const ended: Ended = {};
     try {
       if (def.url) {
         const headers: Record<string, string> = {};
@@ -535,10 +539,19 @@ export class McpManager {
         const start = stdio.start.bind(stdio);
         stdio.start = async () => {
           await start();
+          // (the SDK keeps its child process private: read once, right after the spawn)
+          (stdio as unknown as { _process?: ChildProcess })._process?.once('exit', (code, signal) => {
+            if (!ended.closing) Object.assign(ended, { code, signal });
+          });
           watchLineSize(stdio, (bytes) => {
             tooLarge.bytes = bytes;
             void stdio.close().catch(() => {});
           });
+        };
+        const close = stdio.close.bind(stdio);
+        stdio.close = async () => {
+          ended.closing = true;
+          await close();
         };
         transport = stdio;
       }
@@ -568,7 +581,10 @@ export class McpManager {
     client.onclose = () => {
       conn.alive = false;
       if (this.conns.get(name) && this.status_.get(name)?.state === 'connected')
-        this.setStatus(name, { state: 'error', error: `the server closed the connection${tail(stderr)}` });
+        this.setStatus(name, {
+          state: 'error',
+          error: `${exitWords(ended) ?? 'the server closed the connection'}${tail(stderr)}`,
+        });
       void this.dropIfCurrent(name, conn);
     };
     const timeout = def.timeout_ms;
@@ -631,10 +647,13 @@ export class McpManager {
       // The SDK says only "Server's protocol version is not supported: X": which versions the client
       // speaks, and what to do, are the rest of the cause.
       const version = /^Server's protocol version is not supported: (.*)$/.exec(errorMessage(e))?.[1];
+      const exit = /Connection closed/.test(errorMessage(e)) ? exitWords(ended) : undefined;
       const why =
-        version === undefined
-          ? describeFor(def, e)
-          : `it answered initialize with MCP protocol version ${JSON.stringify(version)}, which Toolsmith's MCP client does not speak (it speaks ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}); run a version of the server that speaks one of these, or a Toolsmith that speaks ${JSON.stringify(version)}`;
+        exit !== undefined
+          ? `${exit} before it answered initialize`
+          : version === undefined
+            ? describeFor(def, e)
+            : `it answered initialize with MCP protocol version ${JSON.stringify(version)}, which Toolsmith's MCP client does not speak (it speaks ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}); run a version of the server that speaks one of these, or a Toolsmith that speaks ${JSON.stringify(version)}`;
       const base =
         e instanceof McpError
           ? e.message
@@ -844,6 +863,21 @@ async function listAllTools(client: Client, timeout: number): Promise<McpToolLis
     if (!cursor) return tools;
   }
   throw new Error('tools/list did not end after 1,000 pages');
+}
+
+/** How a stdio server's process ended by itself, if it did (`closing`: Toolsmith closed it). */
+interface Ended {
+  code?: number | null;
+  signal?: NodeJS.Signals | null;
+  closing?: boolean;
+}
+
+/** "it exited with code 1", "it was ended by SIGKILL", or undefined while it runs (or Toolsmith closed it). */
+function exitWords(e: Ended): string | undefined {
+  if (e.closing) return undefined;
+  if (typeof e.code === 'number') return `the server's process exited with code ${e.code}`;
+  if (e.signal) return `the server's process was ended by ${e.signal}`;
+  return undefined;
 }
 
 function tail(lines: string[]): string {

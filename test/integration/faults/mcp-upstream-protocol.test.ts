@@ -3,7 +3,8 @@
  * SDK's own server never does): a protocol version no client speaks is named with the versions
  * Toolsmith's client speaks and what to do, and a storm of `notifications/tools/list_changed` costs a
  * few listings, not one `tools/list` request (and one rebuild of every registry) per notification,
- * while the tool list still ends up current.
+ * while the tool list still ends up current. A server whose process exits (before it answers, or during a
+ * call) is said to have exited, with its code, not "MCP error -32000: Connection closed".
  */
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -36,6 +37,29 @@ describe('an upstream MCP server that speaks the protocol oddly', () => {
       /^MCP server raw \(.*raw-server\.mjs --version 2099-01-01\) failed to start: it answered initialize with MCP protocol version "2099-01-01", which Toolsmith's MCP client does not speak \(it speaks 2025-\d\d-\d\d, .*2024-11-05.*\); run a version of the server that speaks one of these, or a Toolsmith that speaks "2099-01-01"$/,
     );
     expect(m.status('raw')).toMatchObject({ state: 'error', error: e.message });
+  }, 60_000);
+
+  it('a process that exits before it answers initialize: its exit code and its stderr, not "Connection closed"', async () => {
+    const m = manager(['--exit-at-start']);
+    const e = (await m.listTools('raw').catch((x: unknown) => x)) as Error;
+    // Before: "... failed to start: MCP error -32000: Connection closed (stderr: ...)".
+    expect(e.message).toMatch(
+      /^MCP server raw \(.*raw-server\.mjs --exit-at-start\) failed to start: the server's process exited with code 1 before it answered initialize \(stderr: fatal: environment variable RAW_API_KEY is not set\)$/,
+    );
+  }, 60_000);
+
+  it('a process that exits during a call: the call and the status say it exited, with its code', async () => {
+    const m = manager(['--exit-tool']);
+    expect((await m.listTools('raw')).map((t) => t.name)).toContain('exit');
+    const e = (await m.callTool('raw', 'exit', {}).catch((x: unknown) => x)) as Error;
+    // Before: "... went away during exit: the server closed the connection (stderr: ...)".
+    expect(e.message).toBe(
+      "MCP server raw went away during exit: the server's process exited with code 3 (stderr: panic: nil pointer dereference in exit) (it is restarted on the next call)",
+    );
+    // Closed by Toolsmith, a process's end is not said to be its own: the next call starts it again.
+    expect(await served(m)).toBe(1);
+    await m.close();
+    expect(m.status('raw').error ?? '').not.toMatch(/exited/);
   }, 60_000);
 
   it('2000 list_changed notifications at once: a few listings, not 2000; the list ends up current', async () => {
