@@ -18,6 +18,9 @@ const USES_TOOLS = new Set(['tools', 'call', 'exec', 'run', 'prompt', 'validate'
 export async function prepareMcpForCommand(ctx: CliContext, cmd: Command, only?: string[]): Promise<void> {
   if (!USES_TOOLS.has(cmd.name())) return;
   const parent = cmd.parent?.name();
+  // `exec` connects them itself and its result names a server that is down (an infra failure): the line
+  // here said it a second time, before the same words.
+  if (cmd.name() === 'exec' && !cmd.parent?.parent) return;
   if (cmd.name() === 'list' && parent !== 'kit') return;
   if (cmd.name() === 'info' && parent !== 'kit') return;
   if (cmd.name() === 'create' && parent !== 'kit') return;

@@ -276,6 +276,13 @@ emit_result({"first": first.data, "crashed": crashed, "again": again.data})
     const c = await cli(['mcp-servers', 'test', 'silent']);
     expect(c.code).toBe(1);
     expect(c.err).toMatch(/did not answer initialize within 1500 ms/);
+    // exec says it once, in its result (before: the same line on stderr first, then in the result).
+    const script = join(w.files, 'one.py');
+    writeFileSync(script, 'emit_result(1)\n');
+    const x = await cli(['exec', script, '--sandbox', 'mute']);
+    expect(x.code).toBe(1);
+    expect(x.out).toMatch(/^Infra: MCP server silent did not answer initialize within 1500 ms/m);
+    expect(x.err).not.toMatch(/did not answer initialize/);
   });
 
   it('kits and the workspace maximum grade apply to MCP tools', async () => {
