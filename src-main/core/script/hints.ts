@@ -98,6 +98,25 @@ const responseUsedAsValue: Hinter = ({ error, language = 'python' }) =>
     : undefined;
 
 /**
+ * A ToolResponse (or a list or dict holding one) passed to emit_result / emit_intermediate: the worker
+ * says only "emit_result takes JSON-safe data (...); $ (ToolResponse) is not" (`$` the value itself,
+ * `$[0]` or `$.user` a part of it).
+ */
+const responseEmitted: Hinter = ({ error, language = 'python' }) => {
+  const m =
+    /(emit_result|emit_intermediate) takes JSON-safe data \([^)]*\); (\$\S*) \(ToolResponse\) is not/.exec(
+      error,
+    );
+  if (language !== 'python' || !m) return undefined;
+  const where =
+    m[2] === '$' ? 'the value passed is a ToolResponse' : `${m[2]} of the value passed is a ToolResponse`;
+  return (
+    `${m[1]} takes the answer, not a tool's response: ${where}. Emit its value, r.data (or only the fields ` +
+    `the task asks for, r.data["name"]), after checking r.success.`
+  );
+};
+
+/**
  * A JS/TS script that read a tool's value off the response itself (`u.name`, `rows.map`, `for (const x of
  * r)`): a call resolves to `{ success, message, data }`, so the field is undefined and the error names
  * only the next property read. Said only when the script calls a tool.
@@ -159,6 +178,7 @@ export const DEFAULT_HINTERS: readonly Hinter[] = [
   wrongArguments,
   attributeOnToolResponse,
   responseUsedAsValue,
+  responseEmitted,
   jsResponseUsedAsValue,
   noneSubscript,
   missingEmit,

@@ -137,6 +137,23 @@ describe('hinters', () => {
         'A tool returns a ToolResponse, not its value: the value is r.data (r.data["name"], for item in r.data, len(r.data)), after checking r.success.',
       ]);
   });
+  it('a ToolResponse passed to emit_result, whole or inside a list or dict, points to .data', () => {
+    const worker = (what: string, path: string) =>
+      `Traceback (most recent call last):\n  line 1, in <script>\nTypeError: ${what} takes JSON-safe data (dict, list, str, int, float, bool, None); ${path} (ToolResponse) is not`;
+    expect(h(worker('emit_result', '$'))).toEqual([
+      'emit_result takes the answer, not a tool\'s response: the value passed is a ToolResponse. Emit its value, r.data (or only the fields the task asks for, r.data["name"]), after checking r.success.',
+    ]);
+    expect(h(worker('emit_intermediate', '$.user'))[0]).toMatch(
+      /^emit_intermediate takes the answer, not a tool's response: \$\.user of the value passed is a ToolResponse\. /,
+    );
+    expect(h(worker('emit_result', '$[1]'))[0]).toContain('$[1] of the value passed is a ToolResponse');
+    // Another value that is not JSON-safe is not a response.
+    expect(
+      h(
+        'TypeError: emit_result takes JSON-safe data (dict, list, str, int, float, bool, None); $ (set) is not',
+      ),
+    ).toEqual([]);
+  });
   it("a JS/TS script that read a field off a tool call's response is told the value is in .data", () => {
     const script = 'const u = await get_user({ user_id: "u1" });\nemitResult(u.name.toUpperCase());\n';
     const js = (error: string, s = script) => hintsFor({ error, script: s, tools, language: 'js' });
