@@ -34,6 +34,49 @@ describe('LlmPanel', () => {
   });
 });
 
+describe('LlmPanel: an answer whose text did not run', () => {
+  const answer = (extra: Record<string, unknown>, text = '') => ({
+    provider: 'cloud',
+    model: 'm',
+    text,
+    promptTokens: 10,
+    completionTokens: 2,
+    latencyMs: 300,
+    retries: [],
+    ...extra,
+  });
+  const notes = async (llm: unknown, corrections: unknown[] = []) => {
+    const a = { ...attempt([]), llm, corrections } as unknown as AttemptView;
+    const screen = await render(<LlmPanel a={a} live={undefined} />);
+    const found = [...screen.container.querySelectorAll('[data-testid="llm-answer-note"]')].map(
+      (e) => e.textContent,
+    );
+    await screen.unmount();
+    return found;
+  };
+
+  it("says why: the model's refusal, a content filter, a function call, a cut at max_tokens", async () => {
+    // Before: an empty box under the token counts, nothing said.
+    expect(await notes(answer({ withheld: 'the model refused ("No.")' }))).toEqual([
+      'Not the model\'s text: the model refused ("No."). Its script was not run.',
+    ]);
+    expect(
+      await notes(
+        answer({ truncated: { reason: 'finish_reason: length', maxTokens: 2048 } }, '```python\nx = '),
+      ),
+    ).toEqual(['Cut at the token limit (finish_reason: length, max_tokens 2048): its script was not run.']);
+    expect(await notes(answer({}))).toEqual(['The answer held no text.']);
+    expect(await notes(answer({}, '```python\nemit_result(1)\n```'))).toEqual([]);
+  });
+
+  it('a correction says it too', async () => {
+    const filtered = "the provider's content filter stopped the answer (finish_reason: content_filter)";
+    expect(await notes(answer({}, 'x'), [answer({ withheld: filtered }, 'emit_result(')])).toEqual([
+      `Not the model's text: ${filtered}. Its script was not run.`,
+    ]);
+  });
+});
+
 describe('ApprovalsPanel', () => {
   it('lists each answer with its tool, line, who answered and why a call was refused', async () => {
     const a = {

@@ -90,6 +90,32 @@ export function PromptPanel({ runId, a }: { runId: string; a: AttemptRecord }) {
   );
 }
 
+/**
+ * Why an answer's text is not a script that ran, where the API said so: cut at the token limit, or not
+ * the model's text at all (its refusal, a content filter, a function call). Its text below is shown as it
+ * came (an empty box said nothing of a refusal).
+ */
+function AnswerNote({ answer }: { answer: NonNullable<AttemptRecord['llm']> }) {
+  if (answer.withheld)
+    return (
+      <p className="warn-note" data-testid="llm-answer-note">
+        Not the model's text: {answer.withheld}. Its script was not run.
+      </p>
+    );
+  if (answer.truncated)
+    return (
+      <p className="warn-note" data-testid="llm-answer-note">
+        Cut at the token limit ({answer.truncated.reason}, max_tokens {answer.truncated.maxTokens}): its
+        script was not run.
+      </p>
+    );
+  return answer.text ? null : (
+    <p className="muted small" data-testid="llm-answer-note">
+      The answer held no text.
+    </p>
+  );
+}
+
 export function LlmPanel({ a, live }: { a: AttemptRecord; live: string | undefined }) {
   return (
     <div data-testid="llm-panel">
@@ -105,6 +131,7 @@ export function LlmPanel({ a, live }: { a: AttemptRecord; live: string | undefin
             {formatMs(a.llm.latencyMs)}
             {a.llm.retries.length ? ` · ${a.llm.retries.length} retries` : ''}
           </p>
+          <AnswerNote answer={a.llm} />
           <pre className="raw-output">{a.llm.text}</pre>
         </Section>
       ) : (
@@ -112,6 +139,7 @@ export function LlmPanel({ a, live }: { a: AttemptRecord; live: string | undefin
       )}
       {a.corrections.map((c, i) => (
         <Section key={i} title={`Correction ${i + 1} (${c.provider})`} open={false}>
+          <AnswerNote answer={c} />
           <pre>{c.text}</pre>
         </Section>
       ))}
