@@ -238,7 +238,13 @@ export class ToolCatalog {
   /** A tool a person calls directly (`tool call`, Try tool): refused above the workspace's maximum grade. */
   callableTool(sandbox: string, name: string): SandboxTool {
     const t = this.registry(sandbox).get(name);
-    if (!t)
+    if (!t) {
+      // The tool may be one of a server that could not be reached: "no tool" alone sent people to look
+      // for a typo.
+      const down = Object.keys(this.deps.config.sandboxes[sandbox]?.mcp ?? {}).flatMap((server) => {
+        const st = this.deps.mcp().status(server);
+        return st.state === 'error' ? [st.error ?? `MCP server ${server} could not be reached`] : [];
+      });
       throw new ToolsmithError(
         'not_found',
         `no tool ${name} in sandbox ${sandbox}; ${didYouMean(
@@ -248,8 +254,9 @@ export class ToolCatalog {
           this.registry(sandbox)
             .tools.map((x) => x.name)
             .join(', ') || 'none'
-        }`,
+        }${down.length ? `; the tools of its MCP servers that could not be reached are missing: ${down.join('; ')}` : ''}`,
       );
+    }
     const refusal = gradeRefusal(t, this.deps.config.workspace.max_grade);
     if (refusal) throw new ToolsmithError('refused', refusal);
     return t;

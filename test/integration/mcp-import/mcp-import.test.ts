@@ -283,6 +283,14 @@ emit_result({"first": first.data, "crashed": crashed, "again": again.data})
     expect(x.code).toBe(1);
     expect(x.out).toMatch(/^Infra: MCP server silent did not answer initialize within 1500 ms/m);
     expect(x.err).not.toMatch(/did not answer initialize/);
+    // A tool that may be the server's: not found, with the server that could not be reached and why, once
+    // (before: "no tool ... available: none", the server said only on the line before it).
+    const t = await cli(['tool', 'call', 'read_graph', '--sandbox', 'mute']);
+    expect(t.code).toBe(2);
+    expect(t.err).toMatch(
+      /^toolsmith: no tool read_graph in sandbox mute; available: .*; the tools of its MCP servers that could not be reached are missing: MCP server silent did not answer initialize within 1500 ms/,
+    );
+    expect(t.err.match(/did not answer initialize/g)).toHaveLength(1);
   });
 
   it('kits and the workspace maximum grade apply to MCP tools', async () => {
