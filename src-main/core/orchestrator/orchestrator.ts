@@ -140,56 +140,41 @@ interface Answer {
 }
 
 /**
+ * An answer whose script is never run, as one violation at the script's last line: `rule` and what the
+ * person and the model read (the model then answers again, as for any rejected script).
+ */
+function answerNotRun(script: AssembledScript, rule: string, message: string): ValidationResult {
+  const line = Math.max(1, script.body.replace(/\n$/, '').split('\n').length);
+  return { valid: false, violations: [{ rule, message, line, column: 1, endLine: line, endColumn: 1 }] };
+}
+
+/**
  * An answer that is not the model's text (its refusal, the provider's content filter, a function call:
  * LlmResponse.withheld): whatever text came with it is never run (a filter can stop a script halfway), and
  * the person and the model read why, not "the answer was empty".
  */
-function withheldAnswer(
-  script: AssembledScript,
-  withheld: string,
-  language: ScriptLanguage,
-): ValidationResult {
-  const line = Math.max(1, script.body.replace(/\n$/, '').split('\n').length);
-  return {
-    valid: false,
-    violations: [
-      {
-        rule: 'withheld-answer',
-        message: `${withheld}, so the answer held no script to run. Answer with the whole script in one fenced \`\`\`${FENCES[language]} block`,
-        line,
-        column: 1,
-        endLine: line,
-        endColumn: 1,
-      },
-    ],
-  };
-}
+const withheldAnswer = (script: AssembledScript, withheld: string, language: ScriptLanguage) =>
+  answerNotRun(
+    script,
+    'withheld-answer',
+    `${withheld}, so the answer held no script to run. Answer with the whole script in one fenced \`\`\`${FENCES[language]} block`,
+  );
 
 /**
  * An answer cut at the token limit: its script is incomplete, never run (a cut that falls between two
  * lines parses, and ran as a script missing its end). The model is told its answer was cut and to write a
  * shorter one; the person reads the same, with the provider's setting to raise.
  */
-function cutAnswer(
+const cutAnswer = (
   script: AssembledScript,
   truncated: NonNullable<Answer['truncated']>,
   language: ScriptLanguage,
-): ValidationResult {
-  const line = Math.max(1, script.body.replace(/\n$/, '').split('\n').length);
-  return {
-    valid: false,
-    violations: [
-      {
-        rule: 'truncated-answer',
-        message: `the answer was cut at the token limit before it ended (${truncated.reason}, max_tokens ${truncated.maxTokens}): its script is incomplete and was not run. Write a shorter script (no comments, no explanation, only the code the task needs) and answer with the whole script in one fenced \`\`\`${FENCES[language]} block`,
-        line,
-        column: 1,
-        endLine: line,
-        endColumn: 1,
-      },
-    ],
-  };
-}
+) =>
+  answerNotRun(
+    script,
+    'truncated-answer',
+    `the answer was cut at the token limit before it ended (${truncated.reason}, max_tokens ${truncated.maxTokens}): its script is incomplete and was not run. Write a shorter script (no comments, no explanation, only the code the task needs) and answer with the whole script in one fenced \`\`\`${FENCES[language]} block`,
+  );
 
 /** What a failed script's error is prefixed with when its answer held several code blocks. */
 const severalBlocks = (c: Candidate, language: ScriptLanguage): string =>
