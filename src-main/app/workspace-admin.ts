@@ -234,7 +234,9 @@ export async function testProvider(
       // Any answer proves the connection, even one cut at these 16 tokens.
       acceptTruncated: true,
     });
-    return { ok: true, url, model: r.model, latencyMs: ms(), reply: r.text.slice(0, 200) };
+    // The connection works whatever the model made of the line; a refusal or a filter is said as the reply.
+    const reply = r.withheld ? `(no text: ${r.withheld})` : r.text.slice(0, 200);
+    return { ok: true, url, model: r.model, latencyMs: ms(), reply };
   } catch (e) {
     const message = errorMessage(e);
     return {

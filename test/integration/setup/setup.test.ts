@@ -93,6 +93,31 @@ describe('providers from the workbench', () => {
     expect(llm.requests.at(-1)?.headers['authorization']).toBe('Bearer sk-secret-1');
   });
 
+  it('"test connection" answered with a refusal: the connection works, and the reply says what came', async () => {
+    llm.push({
+      raw: (res) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(
+          JSON.stringify({
+            id: 'c1',
+            object: 'chat.completion',
+            model: 'x',
+            choices: [
+              {
+                index: 0,
+                message: { role: 'assistant', content: null, refusal: 'No.' },
+                finish_reason: 'stop',
+              },
+            ],
+          }),
+        );
+      },
+    });
+    const r = await call('providers.test', { kind: 'openai', baseUrl: llm.openaiUrl, model: 'x' });
+    // Before: "unexpected answer: the server answered 200 with application/json ..." (content null).
+    expect(r).toMatchObject({ ok: true, reply: '(no text: the model refused ("No."))' });
+  });
+
   it('"test connection" on a dead URL fails fast and names the URL and the failure', async () => {
     const r = await call('providers.test', { kind: 'openai', baseUrl: deadUrl, model: 'x' });
     expect(r.ok).toBe(false);
