@@ -75,20 +75,9 @@ export class OpenAiProvider extends SdkProvider<OpenAI> {
       if (choice?.finish_reason) finish = choice.finish_reason;
       if (chunk.usage) usage = chunk.usage;
       const delta = choice?.delta as
-        | {
-            refusal?: unknown;
-            tool_calls?: { function?: { name?: unknown } }[];
-            function_call?: { name?: unknown };
-          }
-        | undefined;
+        { refusal?: unknown; tool_calls?: unknown; function_call?: unknown } | undefined;
       if (typeof delta?.refusal === 'string') refusal += delta.refusal;
-      for (const call of [
-        ...(delta?.tool_calls ?? []),
-        ...(delta?.function_call ? [delta.function_call] : []),
-      ]) {
-        const name = 'function' in call ? call.function?.name : (call as { name?: unknown }).name;
-        if (typeof name === 'string' && name) calls.push(name);
-      }
+      calls.push(...functionNames(delta?.tool_calls, delta?.function_call));
     }
     const withheld = withheldWords({ text, refusal, calls, ...(finish ? { finish } : {}) });
     return {
@@ -115,8 +104,8 @@ function completeAnswer(c: CompleteAnswer, req: LlmRequest, t: TryContext): Stre
       message?: {
         content?: unknown;
         refusal?: unknown;
-        tool_calls?: { function?: { name?: unknown } }[];
-        function_call?: { name?: unknown };
+        tool_calls?: unknown;
+        function_call?: unknown;
       };
       finish_reason?: unknown;
     }[];
@@ -125,10 +114,7 @@ function completeAnswer(c: CompleteAnswer, req: LlmRequest, t: TryContext): Stre
   const choice = Array.isArray(j.choices) ? j.choices[0] : undefined;
   const message = choice?.message;
   const finish = typeof choice?.finish_reason === 'string' ? choice.finish_reason : undefined;
-  const calls = [
-    ...(Array.isArray(message?.tool_calls) ? message.tool_calls.map((t) => t?.function?.name) : []),
-    message?.function_call?.name,
-  ].filter((n): n is string => typeof n === 'string' && n !== '');
+  const calls = functionNames(message?.tool_calls, message?.function_call);
   // (content is null beside a refusal, a filtered answer or a function call: said, not "not an answer")
   const text = typeof message?.content === 'string' ? message.content : undefined;
   const withheld = withheldWords({
@@ -154,4 +140,22 @@ function completeAnswer(c: CompleteAnswer, req: LlmRequest, t: TryContext): Stre
     ...(prompt !== undefined ? { promptTokens: prompt } : {}),
     ...(completion !== undefined ? { completionTokens: completion } : {}),
   };
+}
+
+/**
+ * The functions an answer (or a streamed piece of one) calls: `tool_calls[].function.name` and the older
+ * `function_call.name`, read defensively (a server may send anything there). Streamed, a call's name
+ * comes in its first piece only.
+ */
+function functionNames(toolCalls: unknown, functionCall: unknown): string[] {
+  const nameOf = (x: unknown) =>
+    x && typeof x === 'object' && typeof (x as { name?: unknown }).name === 'string'
+      ? (x as { name: string }).name
+      : '';
+  const calls = Array.isArray(toolCalls)
+    ? toolCalls.map((c: unknown) =>
+        nameOf(c && typeof c === 'object' ? (c as { function?: unknown }).function : undefined),
+      )
+    : [];
+  return [...calls, nameOf(functionCall)].filter(Boolean);
 }
