@@ -150,6 +150,22 @@ describe('an answer that is not the model text', () => {
     );
   });
 
+  it('OpenAI: calls a server sent malformed (not a list of objects) still read as a function call', async () => {
+    fx.llm.push(
+      {
+        raw: openaiStream(
+          delta({ role: 'assistant', tool_calls: [null, 5, { function: 7 }] }),
+          delta({}, 'tool_calls'),
+        ),
+      },
+      COUNT,
+    );
+    await withheldThenFixed(
+      'openai',
+      'the model called a function instead of answering with text (finish reason tool_calls; the request offers no functions, so this server or model is set to call them)',
+    );
+  });
+
   it('OpenAI: a complete answer (not streamed) with a refusal and no content', async () => {
     fx.llm.push(
       {
