@@ -18,7 +18,9 @@ import type { Tool } from '../core/tools/model.ts';
 import { failedResult, infraResult } from '../core/sandbox/execution.ts';
 import type { ExecutionResult } from '../core/sandbox/execution.ts';
 import { runtimeOf } from '../core/sandbox/runtimes.ts';
-import { SCRIPT_JSON_LIMIT_MESSAGE, scriptFitsWorker } from '../core/records/events.ts';
+import { JOB_TIMEOUT_DEFAULT_MS, JOB_TIMEOUT_MAX_MS, jobTooLarge } from '../core/sandbox/job-line.ts';
+import type { JobSizeRequest } from '../core/ports/executor.ts';
+import { DEFAULT_MAX_TOOL_CALLS } from '../core/sandbox/execution.ts';
 import type { RuntimeId } from '../core/sandbox/runtimes.ts';
 import { assembleIn, sandboxContext, scriptCallShapes, scriptToolNames } from '../core/script/context.ts';
 import type { ScriptContext } from '../core/script/context.ts';
@@ -239,11 +241,31 @@ export class ScriptExecution {
   validate(req: ValidateRequest): ValidationResult {
     let tools: string[] = req.tools ?? [];
     let shapes: ValidateOptions['shapes'];
+    let toolMap = Object.fromEntries(tools.map((t) => [t, t]));
+    let code = req.code;
+    let skills: string[] | undefined;
     if (req.sandbox) {
       const ctx = this.scriptContext(req.sandbox, req.kit, req.language);
       tools = scriptToolNames(ctx);
       shapes = scriptCallShapes(ctx);
+      toolMap = ctx.toolMap;
+      code = assembleIn(ctx, req.code).code;
+      if (ctx.skills?.length) skills = ctx.skills.map((s) => s.name);
     }
+    // A script whose job could never reach a worker is told so, not validated (seconds for 1 MB).
+    const tooLarge = this.jobTooLarge({
+      language: req.language,
+      code,
+      tools: toolMap,
+      ...(skills ? { skills } : {}),
+    });
+    if (tooLarge)
+      return {
+        valid: false,
+        violations: [
+          { rule: 'script-too-large', message: tooLarge, line: 1, column: 1, endLine: 1, endColumn: 1 },
+        ],
+      };
     return this.validateCode(
       req.code,
       req.language,
@@ -276,6 +298,25 @@ export class ScriptExecution {
     return this.deps.generator.buildPrompt(task, sandboxContext(ctx), options);
   }
 
+  /**
+   * Why a job would be refused for its size (undefined when it fits): the whole line the worker would
+   * read (core/sandbox/job-line.ts), with the limits the sandbox backend sends (app/sandbox-factory.ts).
+   */
+  jobTooLarge(req: JobSizeRequest): string | undefined {
+    const limits = this.deps.config.limits;
+    return jobTooLarge({
+      code: req.code,
+      language: req.language,
+      tools: req.tools,
+      ...(req.skills ? { skills: req.skills } : {}),
+      ...(req.approve ? { approve: req.approve } : {}),
+      ...(req.inputs ? { inputs: req.inputs } : {}),
+      timeoutMs: Math.min(req.timeoutMs ?? JOB_TIMEOUT_DEFAULT_MS, JOB_TIMEOUT_MAX_MS),
+      maxOutputBytes: limits.output_kb * 1024,
+      maxToolCalls: limits.tool_calls || DEFAULT_MAX_TOOL_CALLS,
+    });
+  }
+
   /** Runs a script directly (no LLM, not recorded): `toolsmith exec` and MCP `execute_code`. */
   async executeScript(req: ExecuteRequest): Promise<ExecutionResult> {
     const runtime = runtimeOf(req);
@@ -283,14 +324,27 @@ export class ScriptExecution {
     if (mcpDown.length > 0) return infraResult(mcpDown.map((f) => f.error).join('; '), runtime);
     const ctx = this.scriptContext(req.sandbox, req.kit, req.language);
     const script = assembleIn(ctx, req.body);
+    const timeoutMs = Math.min(req.timeoutMs ?? this.deps.config.limits.timeout_s * 1000, 600_000);
+    const gate = directGate(this.deps.config.approval, ctx, this.deps.askApproval(), req.ask);
+    const job = {
+      sandbox: req.sandbox,
+      language: req.language,
+      ...(req.runtime ? { runtime: req.runtime } : {}),
+      code: script.code,
+      bodyStartLine: script.bodyStartLine,
+      tools: ctx.toolMap,
+      // The skills the script may call, as a run's job names them: the worker records their tool calls
+      // under their name, checks a JS/TS skill again and names a skill's endless recursion.
+      ...(ctx.skills?.length ? { skills: ctx.skills.map((s) => s.name) } : {}),
+      timeoutMs,
+      ...(req.signal ? { signal: req.signal } : {}),
+      ...(req.onEvent ? { onEvent: req.onEvent } : {}),
+      ...gate,
+    };
     // Refused before validating it (seconds for a 1 MB script: `exec` answered after 6 s that the worker
-    // refused it, "the job is 1.2 MB ... (the script is 977 KB)", its escaping unsaid), as MCP does.
-    if (!scriptFitsWorker(script.code))
-      return failedResult(
-        'error',
-        { type: 'ScriptTooLarge', message: `${SCRIPT_JSON_LIMIT_MESSAGE}; nothing ran` },
-        runtime,
-      );
+    // refused it), counting the whole job line the worker would read, not the script alone.
+    const tooLarge = this.jobTooLarge({ ...job, ...(gate.approval ? { approve: gate.approval.tools } : {}) });
+    if (tooLarge) return failedResult('error', { type: 'ScriptTooLarge', message: tooLarge }, runtime);
     if (req.validate !== false) {
       const v = this.validateCode(
         script.body,
@@ -319,22 +373,7 @@ export class ScriptExecution {
       // No engine, no image, no backend: a result that says so, never an exception.
       return infraResult(errorMessage(e), runtime);
     }
-    const timeoutMs = Math.min(req.timeoutMs ?? this.deps.config.limits.timeout_s * 1000, 600_000);
-    const result = await sandbox.executor.execute({
-      sandbox: req.sandbox,
-      language: req.language,
-      ...(req.runtime ? { runtime: req.runtime } : {}),
-      code: script.code,
-      bodyStartLine: script.bodyStartLine,
-      tools: ctx.toolMap,
-      // The skills the script may call, as a run's job names them: the worker records their tool calls
-      // under their name, checks a JS/TS skill again and names a skill's endless recursion.
-      ...(ctx.skills?.length ? { skills: ctx.skills.map((s) => s.name) } : {}),
-      timeoutMs,
-      ...(req.signal ? { signal: req.signal } : {}),
-      ...(req.onEvent ? { onEvent: req.onEvent } : {}),
-      ...directGate(this.deps.config.approval, ctx, this.deps.askApproval(), req.ask),
-    });
+    const result = await sandbox.executor.execute(job);
     return this.explainUnoffered(result, req, ctx);
   }
 

@@ -463,6 +463,7 @@ export class ToolsmithService {
           }
           return sandbox.executor.execute(req);
         },
+        tooLarge: (req) => execution.jobTooLarge(req),
       };
       const store = new RunStore(`${this.files.dataDir}/runs.db`);
       // With the script's sandbox, a call of a tool outside its kit or a skill it is not offered says why.

@@ -17,8 +17,6 @@ import {
   MAX_TASK_CHARS,
   RUN_BUDGETS,
   SCRIPT_LIMIT_MESSAGE,
-  SCRIPT_JSON_LIMIT_MESSAGE,
-  scriptFitsWorker,
   TASK_LIMIT_MESSAGE,
   unitOf,
 } from '../core/records/events.ts';
@@ -427,12 +425,7 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
     {
       description: executeCodeDescription(svc),
       inputSchema: {
-        code: z
-          .string()
-          .min(1)
-          .max(MAX_SCRIPT_CHARS, SCRIPT_LIMIT_MESSAGE)
-          .refine(scriptFitsWorker, SCRIPT_JSON_LIMIT_MESSAGE)
-          .describe('the script'),
+        code: z.string().min(1).max(MAX_SCRIPT_CHARS, SCRIPT_LIMIT_MESSAGE).describe('the script'),
         runtime: z
           .string()
           .optional()
@@ -509,10 +502,7 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
       description:
         'Check a script statically (no execution): returns {valid, violations[{rule, message, line, column, endLine, endColumn}]}.',
       inputSchema: {
-        code: z
-          .string()
-          .max(MAX_SCRIPT_CHARS, SCRIPT_LIMIT_MESSAGE)
-          .refine(scriptFitsWorker, SCRIPT_JSON_LIMIT_MESSAGE),
+        code: z.string().max(MAX_SCRIPT_CHARS, SCRIPT_LIMIT_MESSAGE),
         language: z.enum(['python', 'js', 'ts']).default('python'),
         sandbox: z.string().default(defaultSandbox),
         kit: z.string().optional(),
@@ -609,7 +599,6 @@ export function mcpToolTable(svc: ToolsmithService): McpToolRegistration[] {
           .string()
           .min(1)
           .max(MAX_SCRIPT_CHARS, SCRIPT_LIMIT_MESSAGE)
-          .refine(scriptFitsWorker, SCRIPT_JSON_LIMIT_MESSAGE)
           .describe('the script body (no imports; ends with emit_result / emitResult)'),
         language: z.enum(['python', 'ts', 'js']).default('python'),
         sandbox: z

@@ -655,17 +655,45 @@ export class Orchestrator {
     );
   }
 
+  /**
+   * A script whose job is too large for the worker's line, as the violation it is reported by instead
+   * of validating it (seconds for a 1 MB script, which could never run): its size, the limit and what
+   * to do. An INTERACTIVE step's `collected` is not known yet: the sandbox refuses that job the same way.
+   */
+  private tooLarge(
+    ctx: RunCtx,
+    script: AssembledScript,
+    inputs?: Record<string, JsonValue>,
+  ): ValidationResult | undefined {
+    const message = this.deps.executor.tooLarge?.({
+      language: ctx.language,
+      code: script.code,
+      tools: ctx.req.toolMap,
+      ...(ctx.req.skills?.length ? { skills: ctx.req.skills.map((s) => s.name) } : {}),
+      ...(inputs ? { inputs } : {}),
+      ...(ctx.req.timeoutMs ? { timeoutMs: ctx.req.timeoutMs } : {}),
+      ...(ctx.req.approval?.tools.length ? { approve: ctx.req.approval.tools } : {}),
+    });
+    if (message === undefined) return undefined;
+    return {
+      valid: false,
+      violations: [{ rule: 'script-too-large', message, line: 1, column: 1, endLine: 1, endColumn: 1 }],
+    };
+  }
+
   /** The person-edited first script: recorded with tier `edit`, validated like any other. */
   private given(ctx: RunCtx, body: string): Candidate {
     const tools = callableNames(ctx.req);
     const script = this.assemble(ctx, body);
-    const validation = this.deps.validate(
-      script.body,
-      ctx.language,
-      tools,
-      ctx.req.sandbox.name,
-      runCallShapes(ctx.req, ctx.language),
-    );
+    const validation =
+      this.tooLarge(ctx, script, ctx.req.direct ? ctx.req.inputs : undefined) ??
+      this.deps.validate(
+        script.body,
+        ctx.language,
+        tools,
+        ctx.req.sandbox.name,
+        runCallShapes(ctx.req, ctx.language),
+      );
     ctx.emit('tier', { n: 1, tier: 'edit' });
     ctx.emit('script', {
       n: 1,
@@ -716,11 +744,12 @@ export class Orchestrator {
         ? withheldAnswer(script, withheld, language)
         : truncated
           ? cutAnswer(script, truncated, language)
-          : noCodeIn(
+          : (this.tooLarge(ctx, script) ??
+            noCodeIn(
               answer,
               script,
               this.deps.validate(script.body, language, tools, req.sandbox.name, shapes),
-            );
+            ));
       ctx.emit('script', {
         n,
         code: script.code,

@@ -42,7 +42,20 @@ export interface ExecuteRequest {
 
 export interface ScriptExecutor {
   execute(req: ExecuteRequest): Promise<ExecutionResult>;
+  /**
+   * Why the job would be refused for its size (undefined when it fits): the whole line a worker would
+   * read (core/sandbox/job-line.ts), told before the script is validated. Absent: not checked ahead.
+   */
+  tooLarge?(req: JobSizeRequest): string | undefined;
 }
+
+/** What a job's size is made of (`ScriptExecutor.tooLarge`): the tools whose calls wait for a person by name. */
+export type JobSizeRequest = Pick<
+  ExecuteRequest,
+  'language' | 'code' | 'tools' | 'skills' | 'inputs' | 'timeoutMs'
+> & {
+  approve?: readonly string[];
+};
 
 /** Structured logging port (pino's Logger satisfies it). */
 export interface Logger {

@@ -34,22 +34,6 @@ export const MAX_SCRIPT_CHARS = 1024 * 1024;
 export const SCRIPT_LIMIT_MESSAGE = `the script is longer than the ${MAX_SCRIPT_CHARS} characters (1 MB) a sandbox worker reads, so it could never run: a script this large holds data, which belongs in a tool or a file the tools read`;
 
 /**
- * Whether a script fits the one message a worker reads once it is written as JSON (each line break,
- * quote and backslash escaped; UTF-8): a script under MAX_SCRIPT_CHARS characters can still take more
- * (`'x=1\n' * 250000`: 1 M characters, 1.25 MB as JSON), and was validated for seconds before the
- * worker's limit refused it.
- */
-export const scriptFitsWorker = (script: string): boolean =>
-  script.length * 6 + 2 <= MAX_SCRIPT_CHARS ||
-  // (U+2028 and U+2029 go as `\u2028`, 6 bytes where JSON.stringify leaves 3: docs/protocol.md)
-  new TextEncoder().encode(JSON.stringify(script)).length +
-    3 * (script.match(/[\u2028\u2029]/g)?.length ?? 0) <=
-    MAX_SCRIPT_CHARS;
-
-/** The refusal of a script that does not fit as JSON (see scriptFitsWorker). */
-export const SCRIPT_JSON_LIMIT_MESSAGE = `the script takes more than the 1 MB (${MAX_SCRIPT_CHARS} bytes) a sandbox worker reads as one message once written as JSON (its line breaks, quotes and backslashes escaped, as UTF-8), so it could never run: a script this large holds data, which belongs in a tool or a file the tools read`;
-
-/**
  * A run's budgets and their bounds, the same on every way in (CLI `--max-retries`/`--max-steps`, MCP
  * `delegate`'s `max_retries`/`max_steps`, the workbench, suite defaults): PLAN retries after the first
  * attempt, INTERACTIVE steps. The defaults (when a request names none) are the orchestrator's.

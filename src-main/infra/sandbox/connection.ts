@@ -24,6 +24,12 @@ import { Redactor } from '../../core/records/redact.ts';
 import { parseWorkerLine, type ToolDescriptor, type WorkerMessage } from './worker-messages.ts';
 import { errorMessage } from '../../core/errors.ts';
 import {
+  jobMessage,
+  jobTooLargeMessage,
+  MAX_JOB_LINE_BYTES,
+  workerLine,
+} from '../../core/sandbox/job-line.ts';
+import {
   approvalBoundReason,
   capArgs,
   DEFAULT_MAX_APPROVALS,
@@ -58,7 +64,7 @@ export function withinOutput(error: ExecutionError, max: number): ExecutionError
  * script was dropped and its job waited for the watchdog, and a tool result past it left the script
  * waiting for an answer that never came.
  */
-export const MAX_HOST_LINE = 1024 * 1024;
+export const MAX_HOST_LINE = MAX_JOB_LINE_BYTES;
 
 /** A message too large for the worker to read (see MAX_HOST_LINE); nothing was sent. */
 export class LineTooLarge extends Error {
@@ -75,15 +81,6 @@ export class LineTooLarge extends Error {
 
 const sizeOf = (n: number): string =>
   n >= 1024 * 1024 ? `${(n / 1024 / 1024).toFixed(1)} MB` : `${Math.ceil(n / 1024)} KB`;
-
-/**
- * A script's size beside its job's (LineTooLarge): in bytes when the job's is, with what else the job
- * holds (a script just under the limit whose job is just over it).
- */
-const scriptSize = (script: number, job: number): string =>
-  sizeOf(job) === sizeOf(MAX_HOST_LINE)
-    ? `${script} bytes; the rest is the job's tool list and inputs`
-    : sizeOf(script);
 
 /** Two sizes as sizeOf says them, or in bytes when they would read the same. */
 export const sizesBeside = (a: number, b: number): [string, string] =>
@@ -455,12 +452,8 @@ export class WorkerConnection {
 
   private send(msg: object, onWriteError?: (e: Error) => void): void {
     if (!this.alive) throw new WorkerGone(this.finalReason ?? this.closedReason ?? 'the worker is gone');
-    // U+2028 and U+2029 escaped (JSON.parse restores them): Node 24's readline, which the node worker
-    // reads its lines with, ends a line at either, so a script, argument or tool result holding one was
-    // split into two lines that did not parse, and the job waited for its time limit.
-    const line = JSON.stringify(msg).replace(/[\u2028\u2029]/g, (c) =>
-      c === '\u2028' ? '\\u2028' : '\\u2029',
-    );
+    // U+2028 and U+2029 escaped (core/sandbox/job-line.ts).
+    const line = workerLine(msg);
     const bytes = Buffer.byteLength(line);
     if (bytes > MAX_HOST_LINE) throw new LineTooLarge(bytes);
     this.stdin.write(line + '\n', (e) => {
@@ -887,19 +880,17 @@ export class WorkerConnection {
         this.lastJob = id;
         this.notReady();
         this.send(
-          {
-            type: 'job',
-            id,
+          jobMessage(id, {
             code: job.code,
             language: job.language ?? 'python',
             tools: job.tools,
             ...(job.skills?.length ? { skills: job.skills } : {}),
             ...(job.approval?.tools.length ? { approve: job.approval.tools } : {}),
             inputs: job.inputs ?? {},
-            timeout_ms: job.timeoutMs,
-            max_output_bytes: job.maxOutputBytes,
-            max_tool_calls: calls.max,
-          },
+            timeoutMs: job.timeoutMs,
+            maxOutputBytes: job.maxOutputBytes,
+            maxToolCalls: calls.max,
+          }),
           () => (undelivered = true),
         );
       } catch (e) {
@@ -908,7 +899,7 @@ export class WorkerConnection {
           return fail(
             'error',
             'ScriptTooLarge',
-            `the job is ${e.message} (the script is ${scriptSize(Buffer.byteLength(job.code), e.bytes)}): a script this large holds data, which belongs in a tool or a file the tools read; nothing ran`,
+            jobTooLargeMessage(e.bytes, Buffer.byteLength(workerLine([job.code])) - 2),
             false,
           );
         undelivered = true;

@@ -41,7 +41,7 @@ describe('a script larger than a worker reads', () => {
     expect(result.exitReason).toBe('error');
     expect(result.error?.type).toBe('ScriptTooLarge');
     expect(result.error?.message).toMatch(
-      /^the script takes more than the 1 MB \(1048576 bytes\) a sandbox worker reads as one message once written as JSON .*; nothing ran$/,
+      /^the script's job is [\d,]+ bytes as the one JSON line a sandbox worker reads \(.*\), above the limit of 1,048,576 bytes \(1 MB\): .*; nothing ran$/,
     );
     const small = join(data, 'small.py');
     writeFileSync(small, 'emit_result(7)\n');
@@ -58,6 +58,6 @@ describe('a script larger than a worker reads', () => {
     const result = JSON.parse(r.out) as { success: boolean; error?: { type: string; message: string } };
     expect(result.success).toBe(false);
     expect(result.error?.type).toBe('ScriptTooLarge');
-    expect(result.error?.message).toContain('a sandbox worker reads as one message once written as JSON');
+    expect(result.error?.message).toContain('above the limit of 1,048,576 bytes (1 MB)');
   }, 120_000);
 });
