@@ -773,7 +773,16 @@ function loadConfig(files: WorkspaceFiles, onWarning?: (line: string) => void): 
         throw new ToolsmithError(e.code, `${e.message}${hint}`, e.details);
       throw e;
     }
-    const cut = text === undefined ? undefined : cutShortWarning(files.configFile, text);
+    // An empty last table that changes nothing (the config read without it is the same) may be a cut.
+    const sameWithout = (without: string): boolean => {
+      try {
+        const fewer = parseConfig(parseTomlFile(files.configFile, without), files.configFile, without);
+        return JSON.stringify(fewer) === JSON.stringify(config);
+      } catch {
+        return false;
+      }
+    };
+    const cut = text === undefined ? undefined : cutShortWarning(files.configFile, text, sameWithout);
     if (cut) onWarning?.(cut);
     files.inUseConfigText = text;
     return config;

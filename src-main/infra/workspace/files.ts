@@ -128,11 +128,48 @@ export function cutShortHint(text: string): string {
 }
 
 /**
- * A config that parses and is valid but ends in the middle of a line, said to a process that has no
- * config in use to compare it with (a one-shot verb; a server's first read): whatever the file lacks
- * falls back to its defaults, so it is a warning, with the words of the live server's refusal.
+ * The table header a config ends in with nothing under it (`[limits]`, then only blank lines, with or
+ * without a final line break), its line and the text without it; undefined otherwise.
  */
-export function cutShortWarning(file: string, text: string): string | undefined {
+export function endsInBareHeader(
+  text: string,
+): { line: number; header: string; without: string } | undefined {
+  const lines = text.split('\n');
+  let i = lines.length - 1;
+  while (i >= 0 && lines[i]!.trim() === '') i--;
+  if (i < 0) return undefined;
+  const header = lines[i]!.trim();
+  // A standard table or an array-of-tables element, its name bare, quoted or dotted (no value after it).
+  if (!/^\[\[?\s*[^[\]#=]+?\s*\]\]?$/.test(header)) return undefined;
+  return { line: i + 1, header, without: lines.slice(0, i).join('\n') + (i > 0 ? '\n' : '') };
+}
+
+/**
+ * A config that parses and is valid but looks cut short, said to a process that has no config in use
+ * to compare it with (a one-shot verb; a server's first read): whatever the file lacks falls back to its
+ * defaults, so it is a warning, with the words of the live server's refusal. Two shapes:
+ *
+ * - It ends in a bare table header (`[limits]` and nothing under it), and that empty table changes
+ *   nothing (`sameWithout`: the config read without the header is the same). The text cannot tell a
+ *   writer that stopped right after the header from a person who left the table empty: both are the
+ *   same bytes. But an empty table that changes nothing has no reason to be written last, while one
+ *   that does (`[sandboxes.shop.mcp.files]`: the sandbox is offered all of that server's tools) is a
+ *   whole statement: only the first is warned about, with or without a final line break (a cut can
+ *   fall either side of it). docs/reliability.md.
+ * - It ends in the middle of a line (no final line break), on a number or a comment.
+ */
+export function cutShortWarning(
+  file: string,
+  text: string,
+  sameWithout?: (textWithoutLastHeader: string) => boolean,
+): string | undefined {
+  const bare = endsInBareHeader(text);
+  if (bare && sameWithout?.(bare.without))
+    return (
+      `${file}:${bare.line}: the file ends with the table header ${quotedLastLine([bare.header])} and nothing under it, which is the same as no such table: ` +
+      `if it is cut short (written only in part, or still being written), the keys under it and the tables after it are missing and their defaults apply; ` +
+      `put back a whole copy, or remove the empty table if the shorter config is meant`
+    );
   const end = endsMidLine(text);
   if (!end) return undefined;
   // A last line that ends a value whole (a string's quote, an array's or table's bracket, a brace,

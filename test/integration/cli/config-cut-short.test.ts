@@ -5,7 +5,9 @@
  * its message adding that the file looks cut short; one that is valid is used, with a warning in the
  * live server's words (the tables after the cut fall back to their defaults). Before, both were taken
  * without a word about the cut. A file whose last line ends a value whole (a quote, a bracket) is how an
- * editor that adds no final line break saves it: no warning on every verb for that.
+ * editor that adds no final line break saves it: no warning on every verb for that. A file that ends in
+ * a bare table header whose empty table changes nothing (`[limits]`, the cut right after it) is warned
+ * about, with or without a final line break; one whose empty table means something is not.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -44,8 +46,8 @@ describe('a config.toml cut short where it still parses', () => {
   });
 
   it('the whole file saved with no final line break (an editor that adds none): nothing said', async () => {
-    // The sample ends with a string; a table header or an array ends a value whole too.
-    for (const text of [whole.trimEnd(), `${whole}[prices]`, `${whole}[approval]\nsandboxes = ["support"]`]) {
+    // The sample ends with a string; an array ends a value whole too.
+    for (const text of [whole.trimEnd(), `${whole}[approval]\nsandboxes = ["support"]`]) {
       writeFileSync(file, text);
       const r = await runToolsmith(ws, ['mcp-servers', 'list', '--json']);
       expect(r.code, r.err).toBe(0);
@@ -56,6 +58,41 @@ describe('a config.toml cut short where it still parses', () => {
     const comment = await runToolsmith(ws, ['mcp-servers', 'list', '--json']);
     expect(comment.err).toContain('the file ends in the middle of line');
     writeFileSync(file, whole);
+  });
+
+  it('ends in a bare table header that changes nothing ([limits] and nothing under it): warned, with or without a final line break', async () => {
+    // The same bytes as a person's empty table; but an empty table that changes nothing has no reason
+    // to be written last, so it is read as a write that stopped after the header.
+    const atLimits = whole.slice(0, whole.indexOf('[limits]') + '[limits]'.length);
+    for (const [cut, header] of [
+      [atLimits, '[limits]'],
+      [`${whole}[prices]`, '[prices]'],
+      [`${whole}[mcp]`, '[mcp]'],
+    ] as const) {
+      for (const text of [cut, `${cut}\n`, `${cut}\n\n`]) {
+        writeFileSync(file, text);
+        const r = await runToolsmith(ws, ['mcp-servers', 'list', '--json']);
+        expect(r.code, r.err).toBe(0);
+        expect(r.err).toBe(
+          `toolsmith: warning: ${file}:${lineCount(cut)}: the file ends with the table header "${header}" and nothing under it, which is the same as no such table: if it is cut short (written only in part, or still being written), the keys under it and the tables after it are missing and their defaults apply; put back a whole copy, or remove the empty table if the shorter config is meant\n`,
+        );
+      }
+    }
+    writeFileSync(file, whole);
+  });
+
+  it("ends in an empty table that means something (a sandbox offered all of a server's tools): nothing said", async () => {
+    const server = '\n[mcp_servers.memory]\ncommand = "npx"\n\n[sandboxes.ecommerce.mcp.memory]';
+    try {
+      for (const text of [`${whole}${server}`, `${whole}${server}\n`]) {
+        writeFileSync(file, text);
+        const r = await runToolsmith(ws, ['mcp-servers', 'list', '--json']);
+        expect(r.code, r.err).toBe(0);
+        expect(r.err).toBe('');
+      }
+    } finally {
+      writeFileSync(file, whole);
+    }
   });
 
   it("a last line's strings are not quoted back (an MCP server's env takes literal values: a token)", async () => {
