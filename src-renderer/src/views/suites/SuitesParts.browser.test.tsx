@@ -1,4 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
+import { userEvent } from 'vitest/browser';
 import { render } from 'vitest-browser-react';
 import { suiteRun } from './suite-fixture.ts';
 import { initialSuiteStart } from './suite-start.ts';
@@ -202,6 +203,18 @@ describe('the open suite', () => {
       .toHaveAttribute('aria-selected', 'false');
     await screen.getByRole('tab', { name: 'Compare' }).click();
     expect(onTab).toHaveBeenCalledWith('compare');
+  });
+
+  it("the tabs keyboard is the tool picker's: arrows wrap, Home and End, selection follows focus", async () => {
+    const onTab = vi.fn();
+    const screen = await render(<SuiteTabs tab="matrix" onTab={onTab} />);
+    await expect.element(screen.getByRole('tab', { name: 'Charts' })).toHaveAttribute('tabindex', '-1');
+    (screen.getByRole('tab', { name: 'Matrix' }).element() as HTMLElement).focus();
+    await userEvent.keyboard('{ArrowLeft}');
+    await expect.element(screen.getByRole('tab', { name: 'Compare' })).toHaveFocus();
+    await userEvent.keyboard('{Home}');
+    await userEvent.keyboard('{ArrowRight}');
+    expect(onTab.mock.calls).toEqual([['compare'], ['matrix'], ['charts']]);
   });
 });
 

@@ -17,6 +17,7 @@ import type { NewSuiteFields } from './new-suite.ts';
 import { suiteStartOptions } from './suite-start.ts';
 import type { SuiteStartFields, SuiteStartOptions } from './suite-start.ts';
 import { FormRow } from '../../components/FormRow.tsx';
+import { rovingTabIndex, tabListKeys } from '../../components/Tabs.tsx';
 
 export function SuiteList({
   suites,
@@ -239,14 +240,17 @@ export function SuiteProgress({
   );
 }
 
+const SUITE_IDS = SUITE_TABS.map((t) => t.id);
+
 export function SuiteTabs({ tab, onTab }: { tab: SuiteTab; onTab: (tab: SuiteTab) => void }) {
   return (
-    <div role="tablist" className="tabs">
+    <div role="tablist" className="tabs" onKeyDown={tabListKeys(SUITE_IDS, onTab)}>
       {SUITE_TABS.map((t) => (
         <button
           key={t.id}
           role="tab"
           aria-selected={tab === t.id}
+          tabIndex={rovingTabIndex(SUITE_IDS, tab, t.id)}
           className={tab === t.id ? 'active' : ''}
           onClick={() => onTab(t.id)}
         >

@@ -1,4 +1,6 @@
+import { useState } from 'react';
 import { describe, expect, it, vi } from 'vitest';
+import { userEvent } from 'vitest/browser';
 import { render } from 'vitest-browser-react';
 import type { Violation } from '../../../../src-main/core/lang/violation.ts';
 import {
@@ -108,6 +110,63 @@ describe('ToolPicker', () => {
       .toHaveAttribute('aria-selected', 'false');
     await screen.getByRole('tab', { name: 'list_orders' }).click();
     expect(onPick).toHaveBeenCalledWith('list_orders');
+  });
+
+  it('follows the tabs keyboard: arrows (wrapping), Home and End pick the tool they move to, one tab stop', async () => {
+    const tools = [{ name: 'get_user' }, { name: 'list_orders' }, { name: 'restock' }] as never;
+    const picked: string[] = [];
+    function Picker() {
+      const [selected, setSelected] = useState('list_orders');
+      return (
+        <>
+          <button>before</button>
+          <ToolPicker
+            tools={tools}
+            selected={selected}
+            onPick={(name) => {
+              picked.push(name);
+              setSelected(name);
+            }}
+          />
+          <button>after</button>
+        </>
+      );
+    }
+    const screen = await render(<Picker />);
+    const tab = (name: string) => screen.getByRole('tab', { name });
+    const selectedAndFocused = async (name: string) => {
+      await expect.element(tab(name)).toHaveAttribute('aria-selected', 'true');
+      await expect.element(tab(name)).toHaveFocus();
+      for (const other of ['get_user', 'list_orders', 'restock'].filter((n) => n !== name)) {
+        await expect.element(tab(other)).toHaveAttribute('aria-selected', 'false');
+        await expect.element(tab(other)).toHaveAttribute('tabindex', '-1');
+      }
+      await expect.element(tab(name)).toHaveAttribute('tabindex', '0');
+    };
+    // Tab enters the list at the selected tool, and the next Tab leaves it.
+    (screen.getByRole('button', { name: 'before' }).element() as HTMLElement).focus();
+    await userEvent.keyboard('{Tab}');
+    await expect.element(tab('list_orders')).toHaveFocus();
+    await userEvent.keyboard('{ArrowRight}');
+    await selectedAndFocused('restock');
+    await userEvent.keyboard('{ArrowRight}');
+    await selectedAndFocused('get_user');
+    await userEvent.keyboard('{ArrowLeft}');
+    await selectedAndFocused('restock');
+    await userEvent.keyboard('{Home}');
+    await selectedAndFocused('get_user');
+    await userEvent.keyboard('{End}');
+    await selectedAndFocused('restock');
+    expect(picked).toEqual(['restock', 'get_user', 'restock', 'get_user', 'restock']);
+    await userEvent.keyboard('{Tab}');
+    await expect.element(screen.getByRole('button', { name: 'after' })).toHaveFocus();
+  });
+
+  it('with no tool selected, the first is the tab stop', async () => {
+    const tools = [{ name: 'get_user' }, { name: 'list_orders' }] as never;
+    const screen = await render(<ToolPicker tools={tools} selected={undefined} onPick={() => {}} />);
+    await expect.element(screen.getByRole('tab', { name: 'get_user' })).toHaveAttribute('tabindex', '0');
+    await expect.element(screen.getByRole('tab', { name: 'list_orders' })).toHaveAttribute('tabindex', '-1');
   });
 });
 

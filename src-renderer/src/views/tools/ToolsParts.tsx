@@ -4,6 +4,7 @@
  * list; the saved-tool picker for Try; the load error.
  */
 import type { SandboxTool } from '../../../../src-main/core/tools/extract.ts';
+import { rovingTabIndex, tabListKeys } from '../../components/Tabs.tsx';
 import type { Violation } from '../../../../src-main/core/lang/violation.ts';
 import type { SaveHold } from './save-check.ts';
 import type { SavedState, ToolsViewModel } from './tools-editor.ts';
@@ -203,14 +204,22 @@ export function ToolPicker({
   selected: string | undefined;
   onPick: (name: string) => void;
 }) {
+  const names = tools.map((t) => t.name);
+  // The app's tabs keyboard (components/Tabs.tsx): arrows, Home and End pick the tool they move to.
   return (
-    <div className="tool-picker" role="tablist" aria-label="saved tools">
+    <div
+      className="tool-picker"
+      role="tablist"
+      aria-label="saved tools"
+      onKeyDown={tabListKeys(names, onPick)}
+    >
       {tools.map((t) => (
         <button
           key={t.name}
           role="tab"
           data-tool={t.name}
           aria-selected={t.name === selected}
+          tabIndex={rovingTabIndex(names, selected, t.name)}
           className={`chip ${t.name === selected ? 'active' : ''}`}
           onClick={() => onPick(t.name)}
         >
