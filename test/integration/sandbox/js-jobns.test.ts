@@ -30,6 +30,7 @@ import {
 } from '../../support/sandbox.ts';
 import { POLL_MS } from '../../support/budgets.ts';
 import type { TestFactory } from '../../support/sandbox.ts';
+import { hostPython } from '../../support/host-python.ts';
 import { repoRoot } from '../../support/workspace.ts';
 import {
   PROBE_IN_IMAGE,
@@ -472,10 +473,13 @@ describe('the launcher builds the Python job filter, instruction for instruction
     const built = buildJobLauncher(join(repoRoot, 'sandbox-images'));
     expect(built.why).toBeUndefined();
     const c = spawnSync(built.path as string, ['--print-filter'], { encoding: 'utf8' });
-    const py = spawnSync(
-      'python3',
-      ['-c', 'from toolsmith_worker import jobns\nfor i in jobns._assemble(jobns._ARCH): print(*i)'],
-      { cwd: join(repoRoot, 'sandbox-images/python'), encoding: 'utf8' },
+    // The suite's Python (test/support/host-python.ts), never the first python3 on PATH.
+    const py = hostPython(
+      'from toolsmith_worker import jobns\nfor i in jobns._assemble(jobns._ARCH): print(*i)',
+      [],
+      {
+        path: join(repoRoot, 'sandbox-images/python'),
+      },
     );
     expect(py.status, py.stderr).toBe(0);
     expect(c.stdout.split('\n').length).toBeGreaterThan(40);

@@ -3,7 +3,7 @@
  * JSON and JUnit output, progress lines, and a process killed mid-suite (the suite run reads as
  * interrupted, with every finished case kept).
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -12,6 +12,7 @@ import { ToolsmithService } from '../../../src-main/app/service.ts';
 import { createSandboxManager } from '../../../src-main/app/sandbox-factory.ts';
 import { RunStore } from '../../../src-main/infra/store/run-store.ts';
 import { SuiteStore } from '../../../src-main/infra/store/suite-store.ts';
+import { hostPython } from '../../support/host-python.ts';
 import { startLlmServer } from '../../support/llm-server.ts';
 import type { LlmServer } from '../../support/llm-server.ts';
 import { fence, modelOf, ORACLE, scriptedConfig, taskOf } from '../../support/suite-oracle.ts';
@@ -110,14 +111,10 @@ describe('toolsmith eval', () => {
     expect(r.out).toContain('bad\\x1b]52;c;ZWNobyBwd25lZA==\\x07 \\x1b]0;owned\\x07 \\x00end');
     // The report is XML a CI can read (expat, strict), and says the same in the same escapes.
     const xml = readFileSync(junit, 'utf8');
-    const parsed = spawnSync(
-      'python3',
-      [
-        '-c',
-        'import sys, xml.etree.ElementTree as E; t = E.parse(sys.argv[1]); print(sum(1 for _ in t.iter("failure")))',
-        junit,
-      ],
-      { encoding: 'utf8' },
+    // The suite's Python (test/support/host-python.ts), never the first python3 on PATH.
+    const parsed = hostPython(
+      'import sys, xml.etree.ElementTree as E; t = E.parse(sys.argv[1]); print(sum(1 for _ in t.iter("failure")))',
+      [junit],
     );
     // Parsed (its exit code: what a host shell or Python may print on stderr, a locale warning of the
     // person's, is not the XML's fault), finding the failures.

@@ -1,10 +1,10 @@
 import { fileURLToPath } from 'node:url';
-import { execFileSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { instrumentedImages } from '../../../bench/support/stages.ts';
+import { hostPython } from '../../support/host-python.ts';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const made: string[] = [];
@@ -19,11 +19,11 @@ describe('bench:stages instrumentation', () => {
     const pkg = join(dir, 'python', 'toolsmith_worker');
     // Byte-compiles (in memory: nothing is written to the copy) every file of the stamped package.
     const files = readdirSync(pkg).filter((f) => f.endsWith('.py'));
-    execFileSync('python3', [
-      '-c',
+    const compiled = hostPython(
       'import sys\nfor f in sys.argv[1:]: compile(open(f).read(), f, "exec")',
-      ...files.map((f) => join(pkg, f)),
-    ]);
+      files.map((f) => join(pkg, f)),
+    );
+    expect(compiled.status, compiled.stderr).toBe(0);
     const stamped = files.map((f) => readFileSync(join(pkg, f), 'utf8')).join('\n');
     const order = [
       'clone to first line',

@@ -4,10 +4,10 @@
  * Python's own parser; the TypeScript stub keeps the server's keys (quoted where needed), checked by the
  * TypeScript compiler; and a Python call's arguments go back to the server's names.
  */
-import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import ts from 'typescript';
 import { mcpSandboxTools, pyParamName, serverArgs } from '../../../src-main/core/tools/mcp.ts';
+import { hostPython } from '../../support/host-python.ts';
 
 const input = {
   type: 'object',
@@ -50,7 +50,9 @@ describe('keyword and non-identifier parameters', () => {
       'except SyntaxError:',
       '    print("ok")',
     ].join('\n');
-    expect(execFileSync('python3', ['-c', check], { input: program, encoding: 'utf8' })).toBe('ok\n');
+    const r = hostPython(check, [], { input: program });
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toBe('ok\n');
   });
 
   it('TypeScript stub: valid TypeScript, callable with the server keys', { timeout: 60_000 }, () => {
