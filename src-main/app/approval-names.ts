@@ -4,10 +4,50 @@
  * stop ran without asking. Each such name is told (a warning: a sandbox or kit removed for a while
  * should not stop every verb), with the file, the line and the names there are.
  */
+import { createHash } from 'node:crypto';
 import { basename } from 'node:path';
 import type { Config } from './config.ts';
 import { lineOfField } from './config.ts';
 import { didYouMean } from '../core/text/near-names.ts';
+import { extractTools } from '../core/tools/extract.ts';
+
+/**
+ * A tools.py's tool names by its content (a SHA-256 of the text), for the `[approval]` check: it runs on
+ * every tools change, config edit and sandbox made or removed, and parsing a sandbox's tools.py with
+ * pyright took ~39 ms each time (the sample workspace) though the file had not changed. An unchanged text
+ * is answered from here; a changed one is parsed (`parses` counts them). The last `max` texts are kept.
+ */
+export class ToolNamesByContent {
+  /** How many times a tools.py was parsed (a text not seen before, or past the bound). */
+  parses = 0;
+  private readonly byHash = new Map<string, readonly string[] | undefined>();
+  private readonly max: number;
+  constructor(max = 64) {
+    this.max = max;
+  }
+
+  /** The tools a tools.py defines, or undefined when it does not parse (its tools are not known). */
+  names(source: string): readonly string[] | undefined {
+    const hash = createHash('sha256').update(source).digest('hex');
+    if (this.byHash.has(hash)) {
+      const names = this.byHash.get(hash);
+      this.byHash.delete(hash); // newest last
+      this.byHash.set(hash, names);
+      return names;
+    }
+    this.parses++;
+    const { tools, problems } = extractTools(source);
+    // A tools.py that does not parse: its tools are not known (the sandbox's own listing says why);
+    // "has no tool get_user (tools: none), fix the name" named the wrong cause.
+    const names = problems.some((p) => p.rule === 'syntax') ? undefined : tools.map((t) => t.name);
+    this.byHash.set(hash, names);
+    while (this.byHash.size > this.max) this.byHash.delete(this.byHash.keys().next().value!);
+    return names;
+  }
+}
+
+/** The process's one cache (every workspace's tools.py: the key is the text alone). */
+export const toolNamesByContent = new ToolNamesByContent();
 
 export function approvalNameProblems(
   config: Config,

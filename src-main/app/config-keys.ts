@@ -8,9 +8,8 @@ import type { z } from 'zod';
 import { closest } from '../core/text/near-names.ts';
 import { configSchema, lineOfField } from './config.ts';
 import type { Config } from './config.ts';
-import { approvalNameProblems } from './approval-names.ts';
+import { approvalNameProblems, toolNamesByContent } from './approval-names.ts';
 import { parseTomlFile } from '../infra/workspace/files.ts';
-import { extractTools } from '../core/tools/extract.ts';
 import type { WorkspaceFiles } from '../infra/workspace/files.ts';
 
 type Def = {
@@ -125,7 +124,7 @@ export function sayConfigWarnings(files: WorkspaceFiles, config: Config, say?: (
   } catch {
     raw = {}; // the config in use parsed when it was taken: never here
   }
-  const parsed = new Map<string, string[] | undefined>();
+  const parsed = new Map<string, readonly string[] | undefined>();
   files.configWarnings = [
     ...unknownConfigKeys(raw, files.configFile, text),
     ...approvalNameProblems(
@@ -135,16 +134,11 @@ export function sayConfigWarnings(files: WorkspaceFiles, config: Config, say?: (
       files.sandboxNames(),
       files.kitFiles().map((k) => k.file),
       (sandbox) => {
-        // (each sandbox's tools.py parsed once, however many of its tools [approval] names)
+        // (each sandbox's tools.py read once, however many of its tools [approval] names; parsed only
+        // when its text changed since it was last parsed)
         if (!parsed.has(sandbox))
           try {
-            const { tools, problems } = extractTools(files.readTools(sandbox));
-            // A tools.py that does not parse: its tools are not known (the sandbox's own listing says
-            // why); "has no tool get_user (tools: none), fix the name" named the wrong cause.
-            parsed.set(
-              sandbox,
-              problems.some((p) => p.rule === 'syntax') ? undefined : tools.map((t) => t.name),
-            );
+            parsed.set(sandbox, toolNamesByContent.names(files.readTools(sandbox)));
           } catch {
             parsed.set(sandbox, undefined); // no tools.py to read: its tools are not known here
           }
