@@ -571,11 +571,12 @@ function schemaCookie(fd: number | undefined): number {
  * each time the log starts over, and how far it was written into the database file, nBackfill, or is
  * being written, nBackfillAttempted, set before a checkpoint writes a page); `bytes`, the database's
  * size as of its last commit (nPage x the page size); `page`, the page size; `backfilled`, the frames
- * written into the database file (nBackfill). Undefined when it cannot be read.
+ * written into the database file (nBackfill); `attempted`, the frames a checkpoint set out to write
+ * (nBackfillAttempted). Undefined when it cannot be read.
  */
 function walIndex(
   fd: number | undefined,
-): { mark: string; bytes: number; page: number; backfilled: number } | undefined {
+): { mark: string; bytes: number; page: number; backfilled: number; attempted: number } | undefined {
   if (fd === undefined) return undefined;
   try {
     const hdr = Buffer.alloc(136);
@@ -586,6 +587,7 @@ function walIndex(
       bytes: hdr.readUInt32LE(20) * (page === 1 ? 65536 : page),
       page: page === 1 ? 65536 : page,
       backfilled: hdr.readUInt32LE(96),
+      attempted: hdr.readUInt32LE(128),
     };
   } catch {
     return undefined;
@@ -870,6 +872,13 @@ export class StoreConnection implements Guard {
     if (this.storeId !== 0 && id !== 0 && id !== this.storeId)
       return `another run store (its id ${id} is not this store's, ${this.storeId})`;
     if (wal === undefined) return undefined;
+    // A checkpoint sets nBackfillAttempted before it writes a page and nBackfill only once the pages are
+    // written and the file synced, which can take seconds: while the two differ, SQLite may be writing
+    // the file (or a checkpoint was killed there, or the log was recovered, which marks its frames as
+    // attempted), so no change of the file is taken for another program's until a checkpoint ends.
+    // Before, a look between another process's page writes and its mark took them for an overwrite and
+    // emptied the log every process shares under that checkpoint.
+    if (wal.attempted !== wal.backfilled) return undefined;
     // A shrink is SQLite's own after the database got smaller (a VACUUM; runs deleted with auto_vacuum
     // on), written by a checkpoint: in WAL mode only a checkpoint writes the file. So a file that shrank
     // is an older copy when no checkpoint ran since it was last seen (the WAL index's mark is the same),

@@ -8,14 +8,18 @@
  */
 import { execFileSync, spawn } from 'node:child_process';
 import {
+  closeSync,
   copyFileSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
+  openSync,
   readFileSync,
+  readSync,
   rmSync,
   statSync,
   utimesSync,
+  writeSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -236,6 +240,60 @@ describe('runs.db shrinking or overwritten under a live process', () => {
           ),
         { timeout: 5_000, interval: 100 },
       );
+    } finally {
+      store.close();
+    }
+  }, 60_000);
+
+  it("another process's checkpoint caught between writing its pages and marking them done (a slow fsync, or killed there) is no overwrite", async () => {
+    const store = new RunStore(file());
+    try {
+      const ids = Array.from({ length: 5 }, (_, i) => wholeRun(store, `${'x'.repeat(3000)} ${i}`));
+      sql(file(), 'PRAGMA wal_checkpoint(TRUNCATE);');
+      // Runs in the log only: pages the file does not hold yet, some past its end.
+      for (let i = 0; i < 6; i++) ids.push(wholeRun(store, `${'y'.repeat(3000)} ${i}`));
+      await sleep(400); // (the live store has seen the file and the WAL index)
+      const shm = openSync(`${file()}-shm`, 'r+');
+      try {
+        const hdr = Buffer.alloc(136);
+        readSync(shm, hdr, 0, 136, 0);
+        const frames = hdr.readUInt32LE(16);
+        const page = hdr.readUInt16LE(14);
+        const backfilled = hdr.readUInt32LE(96);
+        expect(frames).toBeGreaterThan(backfilled);
+        // What a checkpoint does first (SQLite's walCheckpoint): nBackfillAttempted set to the frames it
+        // will copy, in the WAL index's checkpoint info.
+        const mark = Buffer.alloc(4);
+        mark.writeUInt32LE(frames);
+        writeSync(shm, mark, 0, 4, 128);
+        await sleep(400); // (the live store looks: the mark moved, it reads its sample again)
+        // Then it copies the log's frames into the file, then syncs it (which may take seconds), and only
+        // then marks them done (nBackfill): it is caught here (or killed here, the mark never set).
+        const wal = readFileSync(`${file()}-wal`);
+        const db = openSync(file(), 'r+');
+        try {
+          for (let f = 0; f < frames; f++) {
+            const at = 32 + f * (24 + page);
+            writeSync(db, wal, at + 24, page, (wal.readUInt32BE(at) - 1) * page);
+          }
+        } finally {
+          closeSync(db);
+        }
+        await sleep(1_000); // (the watch looks, and would act after 300 ms)
+        // Before: "overwritten in place with another copy of it (the file grew from ... with no
+        // checkpoint)", and this process emptied the log every process shares.
+        expect(said.join('')).not.toMatch(/overwritten/);
+        // The checkpoint ends.
+        writeSync(shm, mark, 0, 4, 96);
+      } finally {
+        closeSync(shm);
+      }
+      ids.push(wholeRun(store, 'after the checkpoint'));
+      await sleep(400);
+      expect(said.join('')).not.toMatch(/overwritten/);
+      for (const id of ids) expect(store.has(id), id).toBe(true);
+      expect(sql(file(), 'PRAGMA integrity_check;')).toBe('ok');
+      expect(Number(sql(file(), 'SELECT count(*) FROM runs;'))).toBe(12);
     } finally {
       store.close();
     }
