@@ -594,6 +594,9 @@ function walIndex(
   }
 }
 
+/** dbMark before the connection's first look (no WAL index has this mark). */
+const NOT_SEEN = 'not seen';
+
 /** The frames of the WAL index's first block (its aPgno array after the 136-byte header). */
 const INDEX_FIRST_BLOCK_FRAMES = 4062;
 /** How many pages of the database file are kept as the sample a write by another program is told by. */
@@ -655,8 +658,11 @@ export class StoreConnection implements Guard {
   /** The store's id (`application_id`, see stampStoreId) and the file's size at the last check. */
   private storeId = 0;
   private dbSize = 0;
-  /** walIndex's mark when dbSize was last seen (see overwriteOf). */
-  private dbMark: string | undefined;
+  /**
+   * walIndex's mark when dbSize was last seen (see overwriteOf); NOT_SEEN until the first look, so the
+   * sample is read then, and after that only when the mark moves.
+   */
+  private dbMark: string | undefined = NOT_SEEN;
   /** The file's schema cookie (its header's bytes 40-43) when dbSize was last seen (see overwriteOf). */
   private dbCookie = 0;
   /** The file's modification and change times when dbSize was last seen (see overwriteOf). */
@@ -747,6 +753,7 @@ export class StoreConnection implements Guard {
     const st = this.dbFd === undefined ? undefined : fstatSync(this.dbFd);
     this.samplePages = [];
     this.sample = [];
+    this.dbMark = NOT_SEEN;
     this.seen(st?.size ?? 0, wal, st ? `${st.mtimeMs}/${st.ctimeMs}` : '', schemaCookie(this.dbFd));
     this.rootId ??= fileId(dirname(dirname(this.file)));
     guardConnection(this.db, this);
@@ -836,7 +843,9 @@ export class StoreConnection implements Guard {
    * times and cookie, and (when the mark moved: a checkpoint wrote the file) its sample of pages read again.
    */
   private seen(size: number, wal: ReturnType<typeof walIndex>, times: string, cookie: number): void {
-    if (this.dbFd !== undefined && (wal?.mark !== this.dbMark || this.sample.length === 0)) {
+    // Read again only when the mark moved: a file with no whole page yet (an empty sample) is not read
+    // again at every look, since only a checkpoint (which moves the mark) or another program writes it.
+    if (this.dbFd !== undefined && wal?.mark !== this.dbMark) {
       const written = checkpointedPages(this.shmFd, wal?.backfilled ?? 0);
       const page = wal?.page ?? 4096;
       const last = Math.floor(size / page);
