@@ -106,17 +106,38 @@ export function keptMap(key: string, store: DraftStorage | undefined = storage()
 }
 
 /**
- * Keeps `text` as `key`'s entry of a keptMap, newest last, at most `bound` entries (the oldest go), or
- * forgets the entry (`text` undefined: nothing to keep, or too large to keep).
+ * The most a keepNewest map takes of the tab's storage (its entries as stored, in characters): the
+ * storage holds about 5 M characters for the whole page, and what is kept of results must leave room
+ * for unsaved edits (a tools.py, a suite) that the same storage keeps.
+ */
+export const KEPT_NEWEST_CHARS = 1_000_000;
+
+/**
+ * Keeps `text` as `key`'s entry of a keptMap, newest last, at most `bound` entries and `chars`
+ * characters as stored (the oldest go), or forgets the entry (`text` undefined: nothing to keep, or too
+ * large to keep). Before, 10 tools' results of 200 000 characters each, their quotes escaped once more
+ * in the map, filled the tab's storage: an unsaved tools.py was no longer kept for a reload.
  */
 export function keepNewest(
   map: Map<string, string>,
   key: string,
   text: string | undefined,
   bound: number,
+  chars = KEPT_NEWEST_CHARS,
 ): void {
   map.delete(key);
   if (text === undefined) return;
-  for (const old of [...map.keys()].slice(0, Math.max(0, map.size - bound + 1))) map.delete(old);
+  const size = (k: string, v: string) => JSON.stringify(k).length + JSON.stringify(v).length + 2;
+  const mine = size(key, text);
+  if (mine > chars) return;
+  let total = mine;
+  for (const [k, v] of map) total += size(k, v);
+  const gone: string[] = [];
+  for (const [k, v] of map) {
+    if (map.size - gone.length < bound && total <= chars) break;
+    gone.push(k);
+    total -= size(k, v);
+  }
+  for (const k of gone) map.delete(k);
   map.set(key, text);
 }
