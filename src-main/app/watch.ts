@@ -101,16 +101,38 @@ export function watchWorkspace(svc: WatchDeps, debounceMs = 150): WorkspaceWatch
       /* no sandboxes folder yet */
     }
     for (const [key, w] of watchers)
-      if (key.startsWith(`sandboxes${sep}`) && !names.includes(key.slice(`sandboxes${sep}`.length))) {
+      if (
+        key.startsWith(`sandboxes${sep}`) &&
+        !names.includes(key.slice(`sandboxes${sep}`.length).split(sep)[0] ?? '')
+      ) {
         w.close();
         watchers.delete(key);
       }
-    for (const n of names)
+    for (const n of names) {
       add(`sandboxes${sep}${n}`, join(dir, n), false, (name) => {
         // (what the sandbox's image is built from: a change of it is never the Tools view's save)
         if (name === '' || DEPENDENCY_FILES.has(name)) dependenciesChanged.add(n);
+        // wheels/ made, removed or replaced: its watcher is on the folder at the path from now on.
+        if (name === 'wheels') watchWheels(n, true);
         schedule(`tools:${n}`);
       });
+      watchWheels(n, false);
+    }
+  };
+
+  // A sandbox's wheels/ is watched too: a wheel added, replaced or removed in it changes the sandbox's
+  // image (its hash covers every wheels/*.whl), and the sandbox's own watcher hears nothing of it (the
+  // folder's entries are not the sandbox folder's). Before, a wheel dropped into wheels/ was never heard.
+  const watchWheels = (n: string, again: boolean) => {
+    const key = `sandboxes${sep}${n}${sep}wheels`;
+    if (again) {
+      watchers.get(key)?.close();
+      watchers.delete(key);
+    }
+    add(key, join(root, 'sandboxes', n, 'wheels'), false, () => {
+      dependenciesChanged.add(n);
+      schedule(`tools:${n}`);
+    });
   };
 
   // The root itself: a watched folder created (or re-created) later is watched from then on.

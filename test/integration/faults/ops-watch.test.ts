@@ -3,7 +3,7 @@
  * config edit is applied live and announced; a broken one is refused with its file, line and field and
  * the last good config stays; a tools.py that does not parse is reported and the last good tools stay.
  */
-import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { dispatch } from '../../../src-main/app/handlers.ts';
@@ -218,6 +218,49 @@ describe('workspace files edited by hand while the service runs', () => {
     // The dependencies edited by hand: the sandbox's workers must be reloaded (its derived image rebuilt).
     // Before, its tools.py still being the own save's text, the change was dropped.
     editorSave(join(ws, 'sandboxes', 'ecommerce', 'requirements.txt'), 'requests==2.31.0\n');
+    await vi.waitFor(
+      () =>
+        expect(events.some((e) => e.what === 'tools' && e.sandbox === 'ecommerce' && !e.error)).toBe(true),
+      { timeout: 10_000 },
+    );
+  });
+
+  it("a wheel added to a sandbox's wheels/ folder by hand, after the Tools view's save or not, is a change", async () => {
+    const dir = join(ws, 'sandboxes', 'ecommerce');
+    mkdirSync(join(dir, 'wheels'), { recursive: true });
+    await vi.waitFor(() => expect(events.some((e) => e.what === 'tools')).toBe(true), { timeout: 10_000 });
+    events.length = 0;
+    const file = join(dir, 'tools.py');
+    const saved = await dispatch(svc, 'tools.save', {
+      sandbox: 'ecommerce',
+      source: `${readFileSync(file, 'utf8')}\n# saved from the Tools view\n`,
+    });
+    expect(saved.ok, JSON.stringify(saved)).toBe(true);
+    writeFileSync(join(ws, 'suites', 'marker4.toml'), 'name = "marker4"\n');
+    await vi.waitFor(() => expect(events.some((e) => e.what === 'suites')).toBe(true), { timeout: 10_000 });
+    expect(events.filter((e) => e.what === 'tools')).toEqual([]);
+    // (the image's hash covers every wheels/*.whl: the workers must be reloaded to get it)
+    writeFileSync(join(dir, 'wheels', 'tiny-0.1-py3-none-any.whl'), 'PK');
+    await vi.waitFor(
+      () =>
+        expect(events.some((e) => e.what === 'tools' && e.sandbox === 'ecommerce' && !e.error)).toBe(true),
+      { timeout: 10_000 },
+    );
+    // Another one, replaced the way a download does (written aside, renamed in).
+    events.length = 0;
+    editorSave(join(dir, 'wheels', 'tiny-0.2-py3-none-any.whl'), 'PK2');
+    await vi.waitFor(
+      () =>
+        expect(events.some((e) => e.what === 'tools' && e.sandbox === 'ecommerce' && !e.error)).toBe(true),
+      { timeout: 10_000 },
+    );
+    // The folder made again (`rm -r wheels && pip download -d wheels`): a wheel in the new one is heard.
+    rmSync(join(dir, 'wheels'), { recursive: true });
+    mkdirSync(join(dir, 'wheels'));
+    writeFileSync(join(ws, 'suites', 'marker5.toml'), 'name = "marker5"\n');
+    await vi.waitFor(() => expect(events.some((e) => e.what === 'suites')).toBe(true), { timeout: 10_000 });
+    events.length = 0;
+    writeFileSync(join(dir, 'wheels', 'tiny-0.3-py3-none-any.whl'), 'PK3');
     await vi.waitFor(
       () =>
         expect(events.some((e) => e.what === 'tools' && e.sandbox === 'ecommerce' && !e.error)).toBe(true),
