@@ -260,7 +260,7 @@ export function proposeJsSkill(req: {
       (p) =>
         ` * @param ${ts ? '' : `{${DOC_TYPE[p.type] ?? '*'}} `}${p.name} ${p.from === 'task' ? 'From the task' : 'Used by the steps'}.`,
     ),
-    ` * @returns ${emitted.length ? `What the script emitted: ${emitted.join(' or ')}` : returns.length ? returns.join(', ') : 'the value of the last step'}.`,
+    ` * @returns ${emitted.length ? `What the script emitted: ${inComment(emitted.join(' or '))}` : returns.length ? returns.join(', ') : 'the value of the last step'}.`,
     ' */',
   ];
   const sig = params.map((p) => (ts ? `${p.name}: ${TS_TYPE[p.type] ?? 'any'}` : p.name)).join(', ');
@@ -281,3 +281,9 @@ export function proposeJsSkill(req: {
     tests: [{ args, assert: [] }],
   };
 }
+
+/**
+ * Code quoted in the proposal's doc comment, on its line: a star and slash that would close the comment
+ * escaped (a string emitted that holds them closed it there, and the proposed skill did not parse), its lines joined (an object emitted over several lines ran on without the comment's stars).
+ */
+const inComment = (code: string): string => code.replace(/\s*\n\s*/g, ' ').replace(/\*\//g, '*\\/');

@@ -213,7 +213,7 @@ export function proposeSkill(req: {
     ...(params.length ? ['', '    Args:', ...argsDoc] : []),
     '',
     '    Returns:',
-    `        ${emitted.length ? `What the script emitted: ${emitted.join(' or ')}` : returns.length ? returns.join(', ') : 'the value of the last step'}.`,
+    `        ${emitted.length ? `What the script emitted: ${inDocstring(emitted.join(' or '))}` : returns.length ? returns.join(', ') : 'the value of the last step'}.`,
     '    """',
   ];
   const bodyLines = (text + tail)
@@ -233,3 +233,9 @@ export function proposeSkill(req: {
     tests: [{ args, assert: [] }],
   };
 }
+
+/**
+ * Code quoted in the proposal's docstring as it reads: its backslashes and triple quotes escaped (an
+ * `emit_result(f"""...""")` ended the docstring there, and the proposed skill did not parse).
+ */
+const inDocstring = (code: string): string => code.replace(/\\/g, '\\\\').replace(/"""/g, '\\"\\"\\"');

@@ -100,3 +100,22 @@ describe('proposing a JS/TS skill from lines of a run', () => {
     );
   });
 });
+
+describe('what is emitted, quoted in the doc comment', () => {
+  it("a string holding the comment's end, or an object over several lines: the comment ends where it should and the skill parses", () => {
+    const body = [
+      'const u = (await get_user({ user_id: "u2" })).data;',
+      'emitResult({',
+      '  label: "<!-- */ -->",',
+      '  name: u.name,',
+      '});',
+    ].join('\n');
+    const p = proposeJsSkill({ body, start: 1, end: 5, task: 'label u2', tools: TOOLS, language: 'js' });
+    expect(p.emitted).toEqual(['{\n  label: "<!-- */ -->",\n  name: u.name,\n}']);
+    // Before: the comment closed inside the emitted string and the proposal did not parse.
+    expect(jsSkillShape(p.name, p.source, 'js').problems).toEqual([]);
+    expect(p.source).toContain(
+      ' * @returns What the script emitted: { label: "<!-- *\\/ -->", name: u.name, }.\n',
+    );
+  });
+});

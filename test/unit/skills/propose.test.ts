@@ -4,6 +4,7 @@
  * of the script used. (The proposal said it returned nothing of a function that returns what was emitted.)
  */
 import { describe, expect, it } from 'vitest';
+import { parsePython } from '../../../src-main/core/lang/python/pyright.ts';
 import { proposeSkill } from '../../../src-main/core/skills/propose.ts';
 
 const BODY = [
@@ -27,5 +28,21 @@ describe('proposing a Python skill from lines of a run', () => {
     expect(p.returns).toEqual(['spent']);
     expect(p.emitted).toEqual([]);
     expect(p.source).toContain('\n    return spent\n');
+  });
+});
+
+describe('what is emitted, quoted in the docstring', () => {
+  it('a triple-quoted string or a backslash emitted: the docstring still ends where it should and the function parses', () => {
+    const body = ['u = get_user(user_id="u1").data', 'emit_result(f"""<b>{u["name"]}</b>""" + "\\\\")'].join(
+      '\n',
+    );
+    const p = proposeSkill({ body, start: 1, end: 2, task: 'the name in bold', tools: ['get_user'] });
+    expect(p.emitted).toEqual(['f"""<b>{u["name"]}</b>""" + "\\\\"']);
+    // Before: the docstring ended at the emitted `"""` and the proposal did not parse.
+    expect(parsePython(p.source).syntaxErrors).toEqual([]);
+    expect(p.source).toContain('\n    return f"""<b>{u["name"]}</b>""" + "\\\\"\n');
+    expect(p.source).toContain(
+      'What the script emitted: f\\"\\"\\"<b>{u["name"]}</b>\\"\\"\\" + "\\\\\\\\".',
+    );
   });
 });
