@@ -49,6 +49,12 @@ export class ToolNamesByContent {
 /** The process's one cache (every workspace's tools.py: the key is the text alone). */
 export const toolNamesByContent = new ToolNamesByContent();
 
+/**
+ * The most names told one by one (as config-keys' MAX_KEY_WARNINGS): past it the rest are counted. 20 000
+ * names that matched nothing were 20 000 lines on every verb's stderr, and took minutes to say.
+ */
+export const MAX_NAME_WARNINGS = 20;
+
 export function approvalNameProblems(
   config: Config,
   file: string,
@@ -59,9 +65,16 @@ export function approvalNameProblems(
   toolsOf?: (sandbox: string) => readonly string[] | undefined,
 ): string[] {
   const kits = kitFiles.map((f) => basename(f, '.kit'));
+  // (each key's line looked for once: it was looked for in the whole text again for every name)
+  const lines = new Map<string, string>();
   const at = (key: string) => {
-    const line = text === undefined ? undefined : lineOfField(text, ['approval', key]);
-    return `${file}${line ? `:${line}` : ''}: approval.${key}`;
+    let where = lines.get(key);
+    if (where === undefined) {
+      const line = text === undefined ? undefined : lineOfField(text, ['approval', key]);
+      where = `${file}${line ? `:${line}` : ''}: approval.${key}`;
+      lines.set(key, where);
+    }
+    return where;
   };
   const names = (list: readonly string[]) => list.join(', ') || 'none';
   const held = 'no call is held for approval by it; fix the name';
@@ -91,5 +104,10 @@ export function approvalNameProblems(
       `${at('tools')} names ${JSON.stringify(t)}, but sandbox ${sandbox} has no tool ${JSON.stringify(tool)} (${didYouMean(tool, tools)}tools: ${names(tools)}): ${held}`,
     );
   }
-  return out;
+  const more = out.length - MAX_NAME_WARNINGS;
+  if (more <= 0) return out;
+  return [
+    ...out.slice(0, MAX_NAME_WARNINGS),
+    `${file}: ${more} more [approval] name${more === 1 ? '' : 's'} that match nothing (the first ${MAX_NAME_WARNINGS} are named above): no call is held for approval by them; fix the names`,
+  ];
 }
