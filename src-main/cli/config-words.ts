@@ -42,12 +42,13 @@ export function configWords(
     // A config that may be cut short, an [approval] name that matches nothing: said, the verb goes on.
     // (a key or a name of the file's own shown, never acted on: a control character in it, an ESC)
     onConfigWarning: (line) => err(`toolsmith: warning: ${visible(line)}\n`),
-    // An invalid config.toml, for a verb that does not need it: said, and the verb answers.
+    // An invalid config.toml, for a verb that does not need it: said, and the verb answers. (Its words
+    // quote the file's own keys: an ESC there reached the terminal, as a warning's did before.)
     ...(readsNoConfig(cmd)
       ? {
           onInvalidConfig: (message: string) =>
             err(
-              `toolsmith: warning: ${message} (the config is not used: ${cmd.parent?.name()} ${cmd.name()} does not need it; the verbs that do refuse it until it is fixed)\n`,
+              `toolsmith: warning: ${visible(message)} (the config is not used: ${cmd.parent?.name()} ${cmd.name()} does not need it; the verbs that do refuse it until it is fixed)\n`,
             ),
         }
       : {}),

@@ -123,6 +123,24 @@ describe('an invalid config.toml', () => {
     }
   });
 
+  it("a control character in the invalid config's words (a key of its own) is shown, never sent to the terminal", async () => {
+    // A strict table's unknown key holding an OSC sequence (it sets the terminal's title) and a bidi override.
+    writeFileSync(configFile, `${goodConfig}\n[telemetry]\n"\\u001b]0;pwned\\u0007\\u202ex" = 1\n`);
+    try {
+      const r = await runToolsmith(ws, ['runs', 'list']);
+      expect(r.code, r.err).toBe(0);
+      expect(r.err).toMatch(
+        /^toolsmith: warning: .*telemetry: .*the config is not used: runs list does not need it/m,
+      );
+      // Before: the ESC, BEL and U+202E reached the terminal as they are.
+      expect(r.err).not.toMatch(/[\u001b\u0007\u202e]/);
+      expect(r.err).toContain('\\x1b]0;pwned\\x07\\u202ex');
+    } finally {
+      // (as beforeAll left it)
+      writeFileSync(configFile, `${goodConfig}\n[limits\ntimeout_s = 30\n`);
+    }
+  });
+
   it('verbs whose answer depends on the config refuse it: exit 3, the file and the line', async () => {
     for (const verb of [
       ['kit', 'list'],
