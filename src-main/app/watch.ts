@@ -14,6 +14,7 @@ import type { WorkspaceChange } from '../contract/api.ts';
 import type { Config } from './config.ts';
 import type { PushDeps, WorkspaceDeps } from './deps.ts';
 import { errorMessage } from '../core/errors.ts';
+import { visible } from '../core/text/visible.ts';
 import { isOwnState } from '../infra/workspace/files.ts';
 import { readRegularFile } from '../infra/workspace/regular-file.ts';
 
@@ -179,7 +180,8 @@ export function watchWorkspace(svc: WatchDeps, debounceMs = 150): WorkspaceWatch
       } catch (e) {
         const error = `${errorMessage(e)} (the last good config stays in use)`;
         // Said on stderr too: `serve` and `mcp` have no notice area, and their log is what is read.
-        if (svc.files.configProblem !== error) process.stderr.write(`toolsmith: ${error}\n`);
+        // (its words quote the file's own keys: their control characters are shown, never acted on)
+        if (svc.files.configProblem !== error) process.stderr.write(`toolsmith: ${visible(error)}\n`);
         svc.files.configProblem = error;
         push({ what: 'config', file: svc.files.configFile, error });
       }

@@ -268,6 +268,28 @@ describe('workspace files edited by hand while the service runs', () => {
     );
   });
 
+  it("a refused edit's line on stderr (serve's and mcp's log) shows the control characters of the file's own words", async () => {
+    const said: string[] = [];
+    const write = process.stderr.write.bind(process.stderr);
+    const spy = vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      said.push(String(chunk));
+      return write(chunk);
+    });
+    try {
+      const text = readFileSync(configFile(), 'utf8');
+      // A strict table's unknown key holding an OSC sequence (it sets the terminal's title).
+      editorSave(configFile(), `${text}\n[telemetry]\n"\\u001b]0;pwned\\u0007x" = 1\n`);
+      await vi.waitFor(() => expect(events.some((e) => e.error)).toBe(true), { timeout: 10_000 });
+      const line = said.find((l) => l.includes('the last good config stays in use'));
+      expect(line).toBeDefined();
+      // Before: the ESC and BEL went to the terminal (or the log read in one) as they are.
+      expect(line).not.toMatch(/[\u001b\u0007]/);
+      expect(line).toContain('\\x1b]0;pwned\\x07x');
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
   it('reports a tools.py that does not parse (file and line) and picks up the fixed one', async () => {
     const file = join(ws, 'sandboxes', 'ecommerce', 'tools.py');
     const good = readFileSync(file, 'utf8');
