@@ -20,6 +20,7 @@ import {
   statusLabel,
   triedKey,
   triedToKeep,
+  sourceStamp,
   MAX_KEPT_TRY,
 } from './skills.ts';
 
@@ -79,6 +80,28 @@ describe('the Skills view state', () => {
       triedToKeep({ args: '{}', result: { ...result, result: 'x'.repeat(MAX_KEPT_TRY) }, at: 1 }),
     ).toBeUndefined();
     expect(triedKey(skillsReducer(initialSkills, { type: 'new', sandbox: 'users' }).draft)).toBeUndefined();
+  });
+
+  it("a kept Try it comes back only beside the source it ran (a try of edits since dropped is not shown as the saved source's)", () => {
+    const result = { args: { user_id: 'u2' }, passed: true, result: 'edited', verdicts: [] };
+    const saved = skill('who');
+    const edited = {
+      source: saved.source.replace('return user_id', 'return "edited"'),
+      language: 'python' as const,
+    };
+    const ofEdits = triedToKeep({ args: '{"user_id": "u2"}', result, at: 1, of: sourceStamp(edited) })!;
+    // Before: "The result of an earlier try" beside the saved source, with what the edits answered.
+    const s = skillsReducer(initialSkills, { type: 'open', skill: saved, tried: ofEdits });
+    expect(s.tryResult).toBeUndefined();
+    expect(s.triedEarlier).toBeUndefined();
+    // The same source: shown.
+    const ofSaved = triedToKeep({ args: '{"user_id": "u2"}', result, at: 1, of: sourceStamp(saved) })!;
+    expect(skillsReducer(initialSkills, { type: 'open', skill: saved, tried: ofSaved }).tryResult).toEqual(
+      result,
+    );
+    // (a stamp is the source's and language's)
+    expect(sourceStamp(edited)).not.toBe(sourceStamp(saved));
+    expect(sourceStamp({ ...saved, language: 'js' })).not.toBe(sourceStamp(saved));
   });
 
   it('a new skill may be renamed and moved; a saved one keeps its name and sandbox', () => {

@@ -529,6 +529,20 @@ export interface KeptTry {
   args: string;
   result: SkillCaseResult;
   at: number;
+  /** The source it ran (sourceStamp): Try it runs the source as it is in the editor, edits and all. */
+  of?: string;
+}
+
+/**
+ * A short stamp of a skill's source and language (FNV-1a, 32 bits): a kept Try it is put back only beside
+ * the source it ran. Before, a try of unsaved edits that were then dropped came back after a reload beside
+ * the saved source, as that source's earlier answer.
+ */
+export function sourceStamp(d: Pick<SkillDraft, 'source' | 'language'>): string {
+  let h = 0x811c9dc5;
+  const text = `${d.language}\n${d.source}`;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193) >>> 0;
+  return `${text.length}:${h.toString(16)}`;
 }
 
 /** The longest Try it kept across a reload (its JSON): a huge result is not worth the tab's storage. */
@@ -559,6 +573,8 @@ export function withKeptTry(s: SkillsState, kept: string | undefined): SkillsSta
   if (typeof r['args'] !== 'string' || typeof r['at'] !== 'number' || !Number.isFinite(r['at'])) return s;
   if (!result || typeof result !== 'object' || typeof result['passed'] !== 'boolean') return s;
   if (!Array.isArray(result['verdicts'])) return s;
+  // (tried on another source than the one shown: edits since dropped, or saved over)
+  if (typeof r['of'] === 'string' && s.draft && r['of'] !== sourceStamp(s.draft)) return s;
   return {
     ...s,
     tryArgs: r['args'],

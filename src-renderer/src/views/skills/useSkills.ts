@@ -18,6 +18,7 @@ import {
   skillDraftToKeep,
   skillsReducer,
   triedKey,
+  sourceStamp,
   triedToKeep,
   withKeptTry,
 } from './skills.ts';
@@ -204,7 +205,7 @@ export function useSkills(routeId: string | undefined) {
       });
       const at = Date.now();
       dispatch({ type: 'tried', result, at });
-      keepTry(triedKey(draft), { args: state.tryArgs, result, at });
+      keepTry(triedKey(draft), { args: state.tryArgs, result, at, of: sourceStamp(draft) });
     } catch (e) {
       dispatch({ type: 'failed', error: errorMessage(e) });
       keepTry(triedKey(draft), undefined);
