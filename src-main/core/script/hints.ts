@@ -122,20 +122,40 @@ const responseEmitted: Hinter = ({ error, language = 'python' }) => {
  * only the next property read. Said only when the script calls a tool.
  */
 const jsResponseUsedAsValue: Hinter = ({ error, script, tools, language = 'python' }) => {
+  const esc = (name: string) => name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   // A call of the tool itself (`get(` is not `budget(` nor `map.get(`).
-  const calls = (name: string) =>
-    new RegExp(`(?<![\\w$.])${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*\\(`).test(script);
+  const calls = (name: string) => new RegExp(`(?<![\\w$.])${esc(name)}\\s*\\(`).test(script);
   if (language === 'python' || !tools.some((t) => calls(t.name))) return undefined;
   if (/TypeError: Cannot read properties of null/.test(error))
     return (
       `A failed tool call resolves to { success: false, message, data: null }: check r.success (and ` +
       `r.message) before reading r.data.`
     );
-  // A script that already reads the value off .data (r.data.tags.map, or anywhere): the undefined is
-  // in the value's own shape, and "read r.data" would send a retry away from a script that does.
+  // The error in a value read off .data (r.data.tags.map): in the value's own shape.
+  if (/\.data\b/.test(error)) return undefined;
+  // A response kept whole in a name (`const u = await get_user(...)`) whose other fields are read
+  // (`u.address`, `u.map(`, `u[0]`): that is the mistake, though the script reads .data elsewhere (another
+  // call's response; before, any `.data` in the script kept the hint from it).
+  // (one pass over the script for every tool: a 1 MB script and hundreds of tools)
+  const anyTool = tools.map((t) => esc(t.name)).join('|');
+  const kept = [
+    ...script.matchAll(
+      new RegExp(
+        `(?:const|let|var)\\s+([A-Za-z_$][\\w$]*)\\s*(?::[^=;]+)?=\\s*await\\s+(?:${anyTool})\\s*\\(`,
+        'g',
+      ),
+    ),
+  ].map((m) => m[1] as string);
+  const usedAsValue =
+    kept.length > 0 &&
+    new RegExp(
+      `(?<![\\w$.])(?:${[...new Set(kept)].map(esc).join('|')})\\s*(?:\\??\\.(?!(?:data|success|message)\\b)[A-Za-z_$]|\\[(?!\\s*["'\`](?:data|success|message)["'\`]))`,
+    ).test(script);
+  // A script that already reads the value off .data (r.data.tags.map, { data } destructured): the
+  // undefined is in the value's own shape, and "read r.data" would send a retry away from a script that does.
   if (
-    /\.data\b|\{[^}]*\bdata\b[^}]*\}\s*(?::[^=;]+)?=[^=]|\[\s*["'`]data["'`]\s*\]/.test(script) ||
-    /\.data\b/.test(error)
+    !usedAsValue &&
+    /\.data\b|\{[^}]*\bdata\b[^}]*\}\s*(?::[^=;]+)?=[^=]|\[\s*["'`]data["'`]\s*\]/.test(script)
   )
     return undefined;
   return /TypeError: (?:Cannot read properties of undefined|\S+ is not (?:a function|iterable)|undefined is not)/.test(

@@ -199,6 +199,25 @@ describe('hinters', () => {
       ),
     ).toEqual([]);
   });
+  it('a JS/TS script that reads .data of one call but another response whole is still told to read r.data', () => {
+    const js = (error: string, script: string) => hintsFor({ error, script, tools, language: 'js' });
+    const script = [
+      'const o = await get_user({ user_id: "u2" });',
+      'const n = o.data.name;',
+      'const u = await get_user({ user_id: "u1" });',
+      'emitResult([n, u.address.city]);',
+    ].join('\n');
+    // Before: any `.data` in the script kept the hint from it, and the retry got no word of u.address.
+    expect(js("TypeError: Cannot read properties of undefined (reading 'city')", script)[0]).toMatch(
+      /read r\.data/,
+    );
+    expect(
+      js('TypeError: u.map is not a function', script.replace('u.address.city', 'u.map(String)'))[0],
+    ).toMatch(/read r\.data/);
+    // Each response read through .data, .success or .message only: not told.
+    const fine = script.replace('u.address.city', 'u.success && u["data"].address.city');
+    expect(js("TypeError: Cannot read properties of undefined (reading 'city')", fine)).toEqual([]);
+  });
   it('list indexed by string and None subscripts', () => {
     expect(h('TypeError: list indices must be integers or slices, not str')[0]).toMatch(/loop over it/);
     expect(h("TypeError: 'NoneType' object is not subscriptable")[0]).toMatch(/check r.success/);
