@@ -13,7 +13,7 @@ import { assertionSchema } from '../suites/schema.ts';
 import type { Assertion } from '../suites/schema.ts';
 import { docstringOf, field, fieldList, parsePython } from '../lang/python/pyright.ts';
 import type { PyNode } from '../lang/python/pyright.ts';
-import { extractTools } from '../tools/extract.ts';
+import { extractTools, literalValue, NOT_LITERAL } from '../tools/extract.ts';
 import { maxGrade } from '../tools/grade.ts';
 import { jsParamTypeText, paramTypeText } from '../tools/prompt.ts';
 import type { Grade } from '../tools/grade.ts';
@@ -207,6 +207,29 @@ export function skillFromParts(
 // ---------------------------------------------------------------- the function
 
 /** Calls by plain name anywhere under a node. */
+/** The nodes a type annotation is made of (`str`, `list[str]`, `typing.Optional[int]`, `str | None`, `"T"`). */
+const TYPE_NODES = new Set([
+  'Name',
+  'MemberAccess',
+  'Index',
+  'Argument',
+  'BinaryOperation',
+  'Constant',
+  'Ellipsis',
+  'StringList',
+  'String',
+  'List',
+  'Tuple',
+  'Number',
+]);
+
+/** Whether an annotation is a type, with nothing that runs (a call, a lambda, a comprehension...). */
+function isTypeExpression(n: PyNode): boolean {
+  if (!TYPE_NODES.has(n.kind)) return false;
+  if (n.kind === 'StringList' && n.formatted) return false;
+  return n.children.every(isTypeExpression);
+}
+
 function calledNames(n: PyNode, out: Set<string>): void {
   if (n.kind === 'Call') {
     const callee = n.children[0];
@@ -247,6 +270,26 @@ export function skillShape(name: string, source: string): SkillShape {
       problems.push('a skill takes named parameters only (no *args, **kwargs or bare *)');
     else if (!field(p, 'annotation')) problems.push(`parameter ${p.value} needs a type (${p.value}: str)`);
   }
+  // The header runs when the function is defined, which is whenever a script names the skill (not when
+  // it calls it): a default or an annotation that calls a tool (`n: int = len(get_orders().data)`) made
+  // that call in every script that merely named the skill, recorded as the script's own, and the manual
+  // showed the default as `None`. Defaults are literals, as a tool's (the manual shows them as they
+  // are), and annotations are types.
+  for (const p of params) {
+    const def = field(p, 'defaultValue');
+    if (def && literalValue(def) === NOT_LITERAL)
+      problems.push(
+        `the default of ${p.value ?? '?'} must be a literal (a number, string, True, False, None, or a list or dict of them): it runs when a script names the skill, not when it calls it`,
+      );
+    const ann = field(p, 'annotation');
+    if (ann && !isTypeExpression(ann))
+      problems.push(
+        `the type of ${p.value ?? '?'} must be a type (str, list[str], str | None), not an expression`,
+      );
+  }
+  const ret = field(fn, 'returnAnnotation');
+  if (ret && !isTypeExpression(ret))
+    problems.push('the return type must be a type (str, list[str], dict | None), not an expression');
   if (!docstringOf(field(fn, 'suite'))?.trim())
     problems.push('a skill needs a docstring saying what it does and what it returns');
   const calls = new Set<string>();

@@ -22,7 +22,8 @@ export interface ExtractResult {
   problems: Violation[];
 }
 
-const NOT_LITERAL = Symbol('not-literal');
+/** What `literalValue` answers for an expression that is not a literal. */
+export const NOT_LITERAL = Symbol('not-literal');
 type Literal = JsonValue | typeof NOT_LITERAL;
 
 /** Evaluates a literal expression (numbers, strings, True/False/None, lists, tuples, dicts). */

@@ -78,6 +78,47 @@ describe('skills under attack', () => {
     expect(runs.get(rider.runId).attempts[0]?.execution?.toolCalls ?? []).toEqual([]);
   }, 300_000);
 
+  it("a skill whose default or type calls a tool is refused: the call ran when a script only named it, as the script's own", async () => {
+    // Python evaluates a function's defaults and annotations when it defines it, which is whenever a
+    // script names the skill: this get_orders() ran in a script that never called it, recorded as the
+    // script's call, and the manual showed the default as `n: int = None`.
+    const header = (name: string, params: string) =>
+      `def ${name}(${params}) -> int:\n${doc('Counts.')}\n    return x\n`;
+    const skills = svc.skills();
+    for (const [name, params, why] of [
+      ['counted', 'x: int, n: int = len(get_orders().data)', /the default of n must be a literal/],
+      ['typed', 'x: get_orders()', /the type of x must be a type/],
+    ] as const)
+      await expect(
+        skills.save({
+          sandbox: 'ecommerce',
+          name,
+          source: header(name, params),
+          tests: [{ args: { x: 1 }, assert: [] }],
+        }),
+      ).rejects.toThrow(why);
+    // Written by hand with a forged passing verdict: not offered, and a script naming it calls no tool.
+    forge('counted', header('counted', 'x: int, n: int = len(get_orders().data)'));
+    expect(offered()).not.toContain('counted');
+    const runs = await svc.runs();
+    const named = await runs.runScript({
+      sandbox: 'ecommerce',
+      body: 'x = 1\nif x == 2:\n    counted(x=1)\nemit_result(x)\n',
+    });
+    expect(runs.get(named.runId).attempts[0]?.execution?.toolCalls ?? []).toEqual([]);
+    // Literal defaults and real types stay as they were.
+    expect(
+      skills.check({
+        sandbox: 'ecommerce',
+        name: 'fine',
+        source: header(
+          'fine',
+          'x: int, n: list[str] | None = None, m: "int" = -1, k: tuple[int, ...] = (1, 2)',
+        ),
+      }).problems,
+    ).toEqual([]);
+  }, 300_000);
+
   it('a skill that calls itself without end fails its test at the recursion limit, and the sandbox goes on', async () => {
     const skills = svc.skills();
     const loop = await skills.save({
