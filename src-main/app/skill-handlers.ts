@@ -31,6 +31,7 @@ export const skillHandlers: SkillHandlers = {
       ...(r.tests ? { tests: r.tests as SkillTest[] } : {}),
       ...(r.origin ? { origin: r.origin } : {}),
       ...(r.force ? { force: true } : {}),
+      ...(r.version !== undefined ? { version: r.version } : {}),
     }),
   'skills.test': (svc, { sandbox, name }) => svc.skills().test(sandbox, name),
   'skills.try': (svc, r) =>

@@ -377,11 +377,18 @@ export class SkillService {
     origin?: string;
     /** Replace an existing skill (a new version of it, possibly in another language). */
     force?: boolean;
+    /** The saved version the edit started from: refused when the skill is at another now. */
+    version?: number;
   }): Promise<{ skill: SkillView; test: SkillTestResult }> {
-    const existing = this.files.get(req.sandbox, req.name);
+    let existing = this.files.get(req.sandbox, req.name);
     const language = req.language ?? existing?.skill?.language ?? 'python';
     const c = this.check({ ...req, language });
     if (!c.valid) throw new ToolsmithError('invalid_argument', `skill ${req.name}: ${checkProblems(c)}`);
+    // The checks below and the write run with no await between them: two saves of one process (two
+    // windows, MCP and the workbench) cannot both pass them and write one over the other.
+    const { parseSkillText, skillText } = await import('../infra/workspace/skill-files.ts');
+    existing = this.files.get(req.sandbox, req.name);
+    this.refuseStale(req, existing?.skill?.version);
     // An existing name is the caller's input to change (or --force), as for kits and templates.
     if (existing && !req.force)
       throw new ToolsmithError(
@@ -403,7 +410,6 @@ export class SkillService {
     };
     try {
       // The same checks as a hand-written file gets when it is read (tests' arguments among them).
-      const { parseSkillText, skillText } = await import('../infra/workspace/skill-files.ts');
       parseSkillText(
         skillText(s),
         { sandbox: s.sandbox, name: s.name, file: `${s.sandbox}/${s.name}` },
@@ -415,6 +421,23 @@ export class SkillService {
     this.files.write(s);
     const test = await this.test(req.sandbox, req.name);
     return { skill: this.get(req.sandbox, req.name), test };
+  }
+
+  /**
+   * Refuses an edit of version `req.version` when the skill is at another now (`current`, undefined when
+   * it was deleted): the workbench keeps a draft across reloads, and its Save of a skill the CLI, MCP or
+   * another window saved meanwhile replaced that version with the draft's older text, silently.
+   */
+  private refuseStale(req: { sandbox: string; name: string; version?: number }, current: number | undefined) {
+    if (req.version === undefined || req.version === current) return;
+    const now =
+      current === undefined
+        ? `was deleted since you opened v${req.version} (its versions are kept: toolsmith skill show ${req.name} --sandbox ${req.sandbox} --revision ${req.version})`
+        : `is at v${current} now: it was saved again since you opened v${req.version}`;
+    throw new ToolsmithError(
+      'refused',
+      `skill ${req.name} of sandbox ${req.sandbox} ${now}; your edit was not saved, so as not to replace that version: open the skill again and make your edit there (copy your text first)`,
+    );
   }
 
   /**

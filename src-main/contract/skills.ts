@@ -35,6 +35,11 @@ export const skillRequests = {
       origin: runId.optional(),
       /** Save a new version of an existing skill. */
       force: z.boolean().optional(),
+      /**
+       * The saved version this edit started from: refused when the skill is at another now (saved or
+       * deleted since, by the CLI, MCP or another window), so a stale draft never silently replaces it.
+       */
+      version: z.number().int().min(1).optional(),
     })
     .strict(),
   'skills.test': z.object({ sandbox, name: skillName }).strict(),

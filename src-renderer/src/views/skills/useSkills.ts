@@ -162,7 +162,11 @@ export function useSkills(routeId: string | undefined) {
         language: draft.language,
         tests: t.tests,
         ...(draft.origin ? { origin: draft.origin } : {}),
-        ...(draft.mode === 'edit' ? { force: true } : {}),
+        // The version the edit started from: the service refuses the save when the skill was saved
+        // again (or deleted) since, instead of replacing that version with this draft's older text.
+        ...(draft.mode === 'edit'
+          ? { force: true, ...(draft.version !== undefined ? { version: draft.version } : {}) }
+          : {}),
       });
       dispatch({ type: 'saved', skill: r.skill, test: r.test });
       notify(
