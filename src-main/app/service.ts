@@ -67,7 +67,12 @@ import type { WorkspaceFeature } from './workspaces.ts';
 import { watchWorkspace } from './watch.ts';
 import { followWorkspaceLink, realFolder } from './workspace-link.ts';
 import { sayConfigWarnings } from './config-keys.ts';
-import { sendRunTrace, telemetryFailureLine, telemetrySettings } from './telemetry.ts';
+import {
+  sendRunTraceRetrying,
+  telemetryFailureLine,
+  telemetrySettings,
+  TRACE_RETRY_WAITS_MS,
+} from './telemetry.ts';
 import type { WatchDeps, WorkspaceWatcher } from './watch.ts';
 import { errorMessage } from '../core/errors.ts';
 
@@ -511,7 +516,17 @@ export class ToolsmithService {
           }
           let spans: number;
           try {
-            spans = await sendRunTrace(store.events(runId), current(), target, signal);
+            // A process that stays up tries again while the collector restarts (a one-shot command
+            // does not: it would wait for a collector that is not there at every exit).
+            spans = await sendRunTraceRetrying(store.events(runId), current(), target, {
+              signal,
+              waits: this.oneShot ? [] : TRACE_RETRY_WAITS_MS,
+              onRetry: (e, waitMs) =>
+                log.info(
+                  { event: 'run_trace_retry', runId, waitMs, err: telemetryFailureLine(e, target.url) },
+                  'run trace not taken; trying again',
+                ),
+            });
           } catch (e) {
             const line = telemetryFailureLine(e, target.url);
             this.settings.noteTelemetry(runId, line);

@@ -294,6 +294,55 @@ export async function sendRunTrace(
 }
 
 /**
+ * The waits before each new try of a trace a collector did not take for a transient reason (no
+ * connection, a reset, HTTP 429, 502, 503, 504: a collector restarting), in a process that stays up (the
+ * workbench, `serve`, `mcp`): 15 s in all, the time a stopping process waits for its traces. A one-shot
+ * CLI command tries once: a retry would hold every command up while no collector answers.
+ */
+export const TRACE_RETRY_WAITS_MS: readonly number[] = [1000, 2000, 4000, 8000];
+
+/**
+ * `sendRunTrace`, tried again after each of `waits` while the collector's refusal is transient
+ * (`OtlpExportError.transient`); a wait ends early, and the last failure is thrown, when `signal` aborts
+ * (the process stops). The trace is the same each time (its ids derive from the run id), so a collector
+ * that took a try whose answer was lost keeps one copy of each span. `onRetry` hears each failure
+ * before its wait.
+ */
+export async function sendRunTraceRetrying(
+  events: readonly RunEvent[],
+  config: Config,
+  target: OtlpTarget,
+  opts: {
+    signal?: AbortSignal;
+    waits?: readonly number[];
+    onRetry?: (e: unknown, waitMs: number) => void;
+  } = {},
+): Promise<number> {
+  const waits = opts.waits ?? [];
+  for (let i = 0; ; i++) {
+    try {
+      return await sendRunTrace(events, config, target, opts.signal);
+    } catch (e) {
+      const wait = waits[i];
+      if (wait === undefined || !(e as { transient?: unknown }).transient || opts.signal?.aborted) throw e;
+      opts.onRetry?.(e, wait);
+      const stopped = await new Promise<boolean>((resolve) => {
+        const onAbort = () => {
+          clearTimeout(timer);
+          resolve(true);
+        };
+        const timer = setTimeout(() => {
+          opts.signal?.removeEventListener('abort', onAbort);
+          resolve(false);
+        }, wait);
+        opts.signal?.addEventListener('abort', onAbort, { once: true });
+      });
+      if (stopped) throw e;
+    }
+  }
+}
+
+/**
  * One line for a trace that was not sent: the endpoint and the cause, as `OtlpExportError` gives them
  * (`could not export to http://127.0.0.1:4318/v1/traces (connection refused)`).
  */

@@ -141,7 +141,12 @@ function flatten(req: Obj): ReceivedSpan[] {
  * `tls`: an HTTPS receiver with these options (a key and certificate; `requestCert` and `ca` for a
  * collector that asks for a client certificate). A body sent with `content-encoding: gzip` is unzipped.
  */
-export async function startOtlpReceiver(opts: { tls?: HttpsOptions } = {}): Promise<OtlpReceiver> {
+export async function startOtlpReceiver(
+  opts: {
+    tls?: HttpsOptions;
+    /** A port to listen on (a collector started again where it was). */ port?: number;
+  } = {},
+): Promise<OtlpReceiver> {
   const r: OtlpReceiver = {
     base: '',
     spans: [],
@@ -192,7 +197,7 @@ export async function startOtlpReceiver(opts: { tls?: HttpsOptions } = {}): Prom
     });
   };
   const server = opts.tls ? createHttpsServer(opts.tls, handle) : createServer(handle);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(opts.port ?? 0, '127.0.0.1', resolve));
   r.base = `${opts.tls ? 'https' : 'http'}://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return r;
 }

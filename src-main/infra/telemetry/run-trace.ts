@@ -545,12 +545,18 @@ export class OtlpExportError extends Error {
   override name = 'OtlpExportError';
   readonly url: string;
   readonly reason: string;
-  constructor(url: string, reason: string) {
+  /**
+   * A failure the OTLP specification calls transient (no connection, a reset, HTTP 429, 502, 503, 504:
+   * a collector restarting or overloaded), which the same request may pass later.
+   */
+  readonly transient: boolean;
+  constructor(url: string, reason: string, transient = false) {
     // The URL's credentials (user:token@) are sent as basic auth, never shown or logged.
     const shown = urlWithoutCredentials(url);
     super(`the OTLP endpoint ${shown} did not take the trace: ${reason}`);
     this.url = shown;
     this.reason = reason;
+    this.transient = transient;
   }
 }
 
@@ -595,7 +601,12 @@ export async function exportRunTrace(
       target.tls,
     );
   } catch (e) {
-    throw new OtlpExportError(target.url, redactor.text(networkReason(e, timeoutMs)));
+    const code = (e as NodeJS.ErrnoException | undefined)?.code;
+    throw new OtlpExportError(
+      target.url,
+      redactor.text(networkReason(e, timeoutMs)),
+      !!code && TRANSIENT_CODES.has(code),
+    );
   }
   if (answer.status < 200 || answer.status > 299) {
     // A protobuf answer (google.rpc.Status) is not shown as text.
@@ -606,10 +617,16 @@ export async function exportRunTrace(
     throw new OtlpExportError(
       target.url,
       redactor.text(`HTTP ${answer.status}${said ? `: ${said}` : ''}${via}`),
+      TRANSIENT_STATUSES.has(answer.status),
     );
   }
   return spans.length;
 }
+
+/** The answers the OTLP/HTTP specification says to retry (the collector is restarting or overloaded). */
+const TRANSIENT_STATUSES = new Set([429, 502, 503, 504]);
+/** No collector answering now: one restarting refuses or resets connections for a moment. */
+const TRANSIENT_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EAI_AGAIN', 'EPIPE']);
 
 /** Why a request never got an answer, in words (`connection refused`), with the system's code. */
 function networkReason(e: unknown, timeoutMs: number): string {
