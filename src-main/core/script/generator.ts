@@ -163,14 +163,20 @@ export class ScriptGenerator {
     return t;
   }
 
-  /** The rules block for a language, with the builtins and modules lists filled in from data. */
-  rules(language: ScriptLanguage): string {
+  /**
+   * The rules block for a language, with the builtins and modules lists filled in from data; `skills`:
+   * the manual lists skills, which return their value (the rule that every tool returns a ToolResponse
+   * had a model check `.success` on a skill's float: AttributeError).
+   */
+  rules(language: ScriptLanguage, skills = false): string {
+    const has = skills ? 'yes' : '';
     return language === 'python'
       ? renderTemplate(this.file('rules-python'), {
           modules: pythonModulesSummary(),
           builtins: PYTHON_SAFE_BUILTINS.join(', '),
+          skills: has,
         })
-      : renderTemplate(this.file('rules-js'), { modules: JS_SAFE_GLOBALS.join(', ') });
+      : renderTemplate(this.file('rules-js'), { modules: JS_SAFE_GLOBALS.join(', '), skills: has });
   }
 
   /**
@@ -202,7 +208,10 @@ export class ScriptGenerator {
         language === 'python'
           ? (sandbox.toolsPrompt ?? toolsPrompt(sandbox.tools))
           : toolsPrompt(sandbox.tools, language),
-      rules: this.rules(language),
+      rules: this.rules(
+        language,
+        sandbox.tools.some((t) => t.location === 'skill'),
+      ),
       language_name: LANGUAGE_NAMES[language],
       fence: FENCES[language],
       hints: hints.map((h) => `- ${h}`).join('\n'),
@@ -297,6 +306,8 @@ export class ScriptGenerator {
           (s.toolsPrompt ?? toolsPrompt(s.tools)),
       )
       .join('\n');
+    // (each entry of a skill says which scripts call it: "(A skill: js and ts scripts call it.)")
+    const skills = sandboxes.some((s) => s.tools.some((t) => t.location === 'skill'));
     return renderTemplate(
       this.file('mcp-code'),
       {
@@ -305,8 +316,8 @@ export class ScriptGenerator {
         kits: kits.map((k) => `${k.name} (${k.sandbox})`).join(', '),
         // The run-time lookups are named only where a sandbox's tools are shown as an index.
         index: sandboxes.some((s) => s.indexed) ? 'yes' : '',
-        rules_python: this.rules('python'),
-        rules_js: this.rules('js'),
+        rules_python: this.rules('python', skills),
+        rules_js: this.rules('js', skills),
         tools,
       },
       'mcp-code',
