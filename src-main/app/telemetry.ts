@@ -28,20 +28,64 @@ type Env = Readonly<Record<string, string | undefined>>;
 
 /** `k=v,k2=v2` (W3C baggage form, values percent-encoded), as OTEL_EXPORTER_OTLP_HEADERS holds them. */
 export function parseOtelHeaders(text: string | undefined): Record<string, string> {
-  const out: Record<string, string> = {};
+  return parseOtelHeadersNamed(text, '').headers;
+}
+
+/** An HTTP header name (RFC 9110 token). */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/** What an HTTP header value may not hold: control characters but tab (a CR or LF would split it). */
+const BAD_HEADER_VALUE = /[\x00-\x08\x0a-\x1f\x7f]/;
+
+/**
+ * Why a header cannot be sent, if it cannot: a name that is no HTTP token, a value with a control
+ * character. Node refused such a header only when the trace was posted ("Header name must be a valid
+ * HTTP token"), naming neither the setting nor that the header was the cause.
+ */
+function headerProblem(name: string, value: string): string | undefined {
+  if (!HEADER_NAME.test(name))
+    return `${JSON.stringify(name.slice(0, 60))} is not a header name (letters, digits, - and the like, no spaces)`;
+  if (BAD_HEADER_VALUE.test(value))
+    return `the value of header ${name} holds a control character (a line break?)`;
+  return undefined;
+}
+
+/**
+ * OTEL_EXPORTER_OTLP_HEADERS (or its _TRACES_ form, `variable`) parsed, with a warning for each entry
+ * that is not sent: one that is not `key=value` (`Authorization: Bearer x`, written as an HTTP header,
+ * was dropped silently and the collector answered 401), or a header HTTP cannot carry. A warning names the
+ * entry by the text before its value only: the value is a credential.
+ */
+export function parseOtelHeadersNamed(
+  text: string | undefined,
+  variable: string,
+): { headers: Record<string, string>; warnings: string[] } {
+  const headers: Record<string, string> = {};
+  const warnings: string[] = [];
   for (const part of (text ?? '').split(',')) {
+    if (!part.trim()) continue;
     const i = part.indexOf('=');
-    if (i <= 0) continue;
-    const key = part.slice(0, i).trim();
+    const key = i > 0 ? part.slice(0, i).trim() : '';
+    if (!key) {
+      const shown = /^\s*([^:=\s]{0,60})/.exec(part)?.[1] ?? '';
+      warnings.push(
+        `${variable}: the entry ${JSON.stringify(`${shown}${shown.length < part.trim().length ? '...' : ''}`)} is not key=value, and is not sent (write key=value pairs separated by commas, values percent-encoded: authorization=Bearer%20<token>)`,
+      );
+      continue;
+    }
     let value = part.slice(i + 1).trim();
     try {
       value = decodeURIComponent(value);
     } catch {
       // kept as written
     }
-    if (key) out[key] = value;
+    const problem = headerProblem(key, value);
+    if (problem) {
+      warnings.push(`${variable}: ${problem}; that header is not sent`);
+      continue;
+    }
+    headers[key] = value;
   }
-  return out;
+  return { headers, warnings };
 }
 
 /**
@@ -91,10 +135,21 @@ export function learnHeaderSecrets(values: Iterable<string>): void {
 
 /** Learns the OTLP header values of the environment (at start: the store redacts them too). */
 export function learnOtelEnvSecrets(env: Env = process.env): void {
-  learnHeaderSecrets([
-    ...Object.values(parseOtelHeaders(env.OTEL_EXPORTER_OTLP_HEADERS)),
-    ...Object.values(parseOtelHeaders(env.OTEL_EXPORTER_OTLP_TRACES_HEADERS)),
-  ]);
+  // Every entry's value, also of one that is not sent (`Authorization: Bearer x`, written as HTTP has it).
+  const values = [env.OTEL_EXPORTER_OTLP_HEADERS, env.OTEL_EXPORTER_OTLP_TRACES_HEADERS].flatMap((text) =>
+    (text ?? '').split(',').flatMap((part) => {
+      const i = part.search(/[=:]/);
+      const v = i > 0 ? part.slice(i + 1).trim() : '';
+      let decoded = v;
+      try {
+        decoded = decodeURIComponent(v);
+      } catch {
+        // kept as written
+      }
+      return v ? [v, decoded] : [];
+    }),
+  );
+  learnHeaderSecrets(values);
 }
 
 /**
@@ -238,14 +293,16 @@ function resolveTarget(config: Config, env: Env, forced = false): TelemetrySetti
   const headers: Record<string, string> = {};
   for (const [k, ref] of Object.entries(t.headers)) {
     const value = env[ref.slice(4)];
-    if (value !== undefined) headers[k] = value;
-    else warnings.push(`[telemetry] header ${k}: ${ref.slice(4)} is not set`);
+    const problem = value === undefined ? undefined : headerProblem(k, value);
+    if (value === undefined) warnings.push(`[telemetry] header ${k}: ${ref.slice(4)} is not set`);
+    else if (problem) warnings.push(`[telemetry] header ${k} (${ref.slice(4)}): ${problem}; it is not sent`);
+    else headers[k] = value;
   }
-  Object.assign(
-    headers,
-    parseOtelHeaders(env.OTEL_EXPORTER_OTLP_HEADERS),
-    parseOtelHeaders(env.OTEL_EXPORTER_OTLP_TRACES_HEADERS),
-  );
+  for (const name of ['OTEL_EXPORTER_OTLP_HEADERS', 'OTEL_EXPORTER_OTLP_TRACES_HEADERS'] as const) {
+    const parsed = parseOtelHeadersNamed(env[name], name);
+    Object.assign(headers, parsed.headers);
+    warnings.push(...parsed.warnings);
+  }
   learnHeaderSecrets(Object.values(headers));
   const resource = parseResourceAttributes(env.OTEL_RESOURCE_ATTRIBUTES);
   if (resource.warning) warnings.push(resource.warning);

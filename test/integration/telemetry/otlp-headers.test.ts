@@ -1,0 +1,44 @@
+/**
+ * OTEL_EXPORTER_OTLP_HEADERS written wrong, as users write it: an entry in HTTP's form
+ * (`Authorization: Bearer <token>`) was dropped without a word (the collector answered 401 and nothing
+ * said why), and a header name with a space or a value with a line break failed the export with Node's
+ * "Header name must be a valid HTTP token", naming neither the variable nor the fix. Each is now a
+ * warning naming the variable and the entry (never its value) on the CLI's stderr, and the headers that
+ * are right are still sent. The CLI as a process, the scripted LLM, real containers, a real receiver.
+ */
+import { describe, expect, it } from 'vitest';
+import { useScriptedWorkspace } from '../../support/scripted-workspace.ts';
+import { startOtlpReceiver } from '../../support/otlp-receiver.ts';
+import { cliProcess } from '../faults/support/processes.ts';
+
+const fx = useScriptedWorkspace({ docker: true });
+const TOKEN = 'otlp-token-5b7e21c9d0';
+
+describe('OTEL_EXPORTER_OTLP_HEADERS with entries that cannot be sent', () => {
+  it('each is a warning naming the variable and the entry, never the value; the others are sent', async () => {
+    const receiver = await startOtlpReceiver();
+    try {
+      fx.llm.push('```python\nemit_result(1)\n```');
+      const r = await cliProcess(fx.ws, fx.data, ['run', 'One', '--sandbox', 'ecommerce', '--no-templates'], {
+        OTEL_TRACES_EXPORTER: 'otlp',
+        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.base,
+        OTEL_EXPORTER_OTLP_HEADERS: `Authorization: Bearer ${TOKEN},x-team=blue,x bad=${TOKEN}`,
+        OTEL_EXPORTER_OTLP_TRACES_HEADERS: `x-key=${TOKEN}%0Aevil`,
+      }).done;
+      expect(r.code, r.err).toBe(0);
+      expect(r.err.split('\n').filter((l) => l.startsWith('telemetry:'))).toEqual([
+        'telemetry: warning: OTEL_EXPORTER_OTLP_HEADERS: the entry "Authorization..." is not key=value, and is not sent (write key=value pairs separated by commas, values percent-encoded: authorization=Bearer%20<token>)',
+        'telemetry: warning: OTEL_EXPORTER_OTLP_HEADERS: "x bad" is not a header name (letters, digits, - and the like, no spaces); that header is not sent',
+        'telemetry: warning: OTEL_EXPORTER_OTLP_TRACES_HEADERS: the value of header x-key holds a control character (a line break?); that header is not sent',
+      ]);
+      expect(r.err + r.out).not.toContain(TOKEN);
+      // The trace went, with the header that was right.
+      expect(receiver.requests).toHaveLength(1);
+      expect(receiver.requests[0]!.headers['x-team']).toBe('blue');
+      expect(receiver.requests[0]!.headers['authorization']).toBeUndefined();
+      expect(receiver.spans.some((s) => s.name === 'invoke_agent toolsmith')).toBe(true);
+    } finally {
+      await receiver.close();
+    }
+  }, 300_000);
+});
