@@ -59,7 +59,11 @@ export interface RunDeps {
    * Called once a run has recorded its end, with its id (the run's trace is exported from its events:
    * app/telemetry.ts). Shutdown waits for it, then aborts `signal`; its failure is logged, never the run's.
    */
-  onRunEnded?: (runId: string, signal: AbortSignal) => Promise<void>;
+  /**
+   * `signal` aborts when a stopping process gave up waiting (its request is cut); `stopping` as soon as
+   * the process starts to stop (no new wait for a collector to come back begins, and one under way ends).
+   */
+  onRunEnded?: (runId: string, signal: AbortSignal, stopping: AbortSignal) => Promise<void>;
   /** The tools of a script context whose calls need a person's approval (the config's `[approval]`). */
   approvalTools?(ctx: ScriptContext): string[];
   /** Who answers when a run's request names no one (the front end's default: dialog, terminal). */
@@ -123,6 +127,8 @@ export class RunService {
   private readonly inFlight = new Set<Promise<unknown>>();
   /** Aborted once shutdown has waited: what still runs after a run's end (its trace's request) stops. */
   private readonly afterEnd = new AbortController();
+  /** Aborted when shutdown starts (see `onRunEnded`). */
+  private readonly stopping = new AbortController();
   private readonly listeners = new Set<(e: LiveEvent) => void>();
   /**
    * What the LLM has streamed so far of each live run's current attempt (tokens are not recorded): a
@@ -223,7 +229,7 @@ export class RunService {
     const onEnded = this.deps.onRunEnded;
     if (onEnded) {
       const after: Promise<void> = done
-        .then(() => onEnded(runId, this.afterEnd.signal))
+        .then(() => onEnded(runId, this.afterEnd.signal, this.stopping.signal))
         .catch((e: unknown) =>
           this.deps.log?.warn(
             { event: 'run_trace_failed', runId, err: errorMessage(e) },
@@ -287,6 +293,7 @@ export class RunService {
    */
   async shutdown(reason: string, waitMs = 15_000): Promise<void> {
     for (const ac of this.active.values()) ac.abort(reason);
+    this.stopping.abort(reason);
     if (this.inFlight.size === 0) return;
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([

@@ -506,7 +506,7 @@ export class ToolsmithService {
         approvalTools: (ctx) => contextApprovalTools(current().approval, ctx),
         ask: (r, signal) => (this.askApproval ?? (() => Promise.resolve(NO_ONE_TO_ASK)))(r, signal),
         // A run's trace, built from its recorded events once it ended (off unless configured).
-        onRunEnded: async (runId, signal) => {
+        onRunEnded: async (runId, signal, stopping) => {
           const target = telemetrySettings(current());
           if (!target.enabled) return;
           for (const w of target.warnings) {
@@ -520,6 +520,7 @@ export class ToolsmithService {
             // does not: it would wait for a collector that is not there at every exit).
             spans = await sendRunTraceRetrying(store.events(runId), current(), target, {
               signal,
+              stopping,
               waits: this.oneShot ? [] : TRACE_RETRY_WAITS_MS,
               onRetry: (e, waitMs) =>
                 log.info(

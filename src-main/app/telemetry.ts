@@ -371,6 +371,8 @@ export async function sendRunTraceRetrying(
   target: OtlpTarget,
   opts: {
     signal?: AbortSignal;
+    /** The process is stopping: no wait begins, and one under way ends (the last failure is thrown). */
+    stopping?: AbortSignal;
     waits?: readonly number[];
     onRetry?: (e: unknown, waitMs: number) => void;
   } = {},
@@ -381,7 +383,10 @@ export async function sendRunTraceRetrying(
       return await sendRunTrace(events, config, target, opts.signal);
     } catch (e) {
       const wait = waits[i];
-      if (wait === undefined || !(e as { transient?: unknown }).transient || opts.signal?.aborted) throw e;
+      const stop = opts.stopping
+        ? AbortSignal.any([opts.stopping, ...(opts.signal ? [opts.signal] : [])])
+        : opts.signal;
+      if (wait === undefined || !(e as { transient?: unknown }).transient || stop?.aborted) throw e;
       opts.onRetry?.(e, wait);
       const stopped = await new Promise<boolean>((resolve) => {
         const onAbort = () => {
@@ -389,10 +394,10 @@ export async function sendRunTraceRetrying(
           resolve(true);
         };
         const timer = setTimeout(() => {
-          opts.signal?.removeEventListener('abort', onAbort);
+          stop?.removeEventListener('abort', onAbort);
           resolve(false);
         }, wait);
-        opts.signal?.addEventListener('abort', onAbort, { once: true });
+        stop?.addEventListener('abort', onAbort, { once: true });
       });
       if (stopped) throw e;
     }

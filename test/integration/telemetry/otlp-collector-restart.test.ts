@@ -90,6 +90,33 @@ describe('a collector that restarts as a run ends', () => {
     expect(lines.some((l) => l.obj.event === 'run_trace_failed' && l.obj.runId === run.runId)).toBe(false);
   }, 300_000);
 
+  it('a process that stops does not wait for a collector to come back: the trace is given up at once', async () => {
+    // A service of its own, stopped here; its collector is not there (a port nothing listens on).
+    const down = await startOtlpReceiver();
+    await down.close();
+    const ws2 = tempWorkspace();
+    appendFileSync(
+      join(ws2, '.toolsmith/config.toml'),
+      `\n[telemetry]\nenabled = true\nendpoint = "${down.base}"\n`,
+    );
+    const svc2 = ToolsmithService.open(ws2, { sandboxFactory: createSandboxManager, log });
+    try {
+      const runs = await svc2.runs();
+      const run = await runs.runScript({ sandbox: 'ecommerce', body: 'emit_result(1)\n' });
+      await logged('run_trace_retry', run.runId);
+      // Stopping ends the wait for the next try (it went on for 15 s, the stop's whole wait).
+      await svc2.close();
+      const failed = await logged('run_trace_failed', run.runId);
+      expect(String(failed.err)).toContain('connection refused');
+      expect(
+        lines.filter((l) => l.obj.event === 'run_trace_retry' && l.obj.runId === run.runId),
+      ).toHaveLength(1);
+    } finally {
+      await svc2.close();
+      removeWorkspace(ws2);
+    }
+  }, 300_000);
+
   it('a refusal that is not transient (HTTP 400) is not tried again', async () => {
     receiver.failWith = 400;
     const before = receiver.requests.length;
