@@ -245,7 +245,11 @@ export function buildRunSpans(
     ...(started.kit ? { 'toolsmith.run.kit': s(started.kit) } : {}),
     'toolsmith.run.language': started.language,
     'toolsmith.run.task_chars': started.task.length,
-    ...(started.model ? { [GEN_AI.requestModel]: started.model } : {}),
+    // The model the run's requests asked for, when it made any: a run a template or rule served made
+    // none (it was named the configured model, read as an LLM call that never happened).
+    ...(started.model && events.some((e) => e.type === 'llm_response' || e.type === 'llm_error')
+      ? { [GEN_AI.requestModel]: started.model }
+      : {}),
     ...(started.origin ? { 'toolsmith.run.origin': `${started.origin.kind}:${started.origin.runId}` } : {}),
   });
   const runCtx = under(runSpan);

@@ -282,6 +282,58 @@ describe('a run as an OpenTelemetry trace', () => {
     expect(receiver.requests[0]!.body.includes(Buffer.from(SECRET))).toBe(false);
   });
 
+  it('a run a template served (no LLM call) names no request model; its attempt names the template', async () => {
+    const events: RunEvent[] = [];
+    const runId = 'run-otel-template';
+    const add = <T extends EventType>(type: T, at: number, data: EventPayloads[T]) =>
+      events.push({ v: 1, runId, seq: events.length, ts: T0 + at, type, data } as RunEvent);
+    add('run_started', 0, {
+      task: 'tier of user u3',
+      sandbox: 'ecommerce',
+      mode: 'plan',
+      language: 'python',
+      provider: 'local',
+      model: 'gpt-test',
+      maxRetries: 3,
+      maxSteps: 0,
+    });
+    add('tier', 1, { n: 1, tier: 'template', template: 'tiers' });
+    add('script', 2, {
+      n: 1,
+      code: 'x',
+      body: 'x',
+      bodyStartLine: 1,
+      language: 'python',
+      source: 'template',
+    });
+    add('validation', 3, { n: 1, valid: true, violations: [] });
+    add('execution', 40, {
+      n: 1,
+      result: {
+        success: true,
+        data: 'gold',
+        intermediates: [],
+        logs: [],
+        toolCalls: [],
+        exitReason: 'ok',
+        isolation: 'docker',
+        durationMs: 30,
+        runtime: 'python',
+      },
+    });
+    add('run_finished', 41, { status: 'succeeded', result: 'gold' });
+    receiver.spans = [];
+    await exportRunTrace(events, { url: `${receiver.base}/v1/traces`, headers: {}, serviceName: 'ts-test' });
+    const root = byName(receiver.spans, 'invoke_agent toolsmith');
+    expect(root.attributes['gen_ai.usage.input_tokens']).toBe(0);
+    expect(root.attributes).not.toHaveProperty('gen_ai.request.model');
+    expect(byName(receiver.spans, 'attempt 1').attributes).toMatchObject({
+      'toolsmith.attempt.tier': 'template',
+      'toolsmith.attempt.template': 'tiers',
+    });
+    expect(receiver.spans.some((s) => s.name.startsWith('chat '))).toBe(false);
+  });
+
   it('http/json: the same spans, ids, parents, times and attributes reach the receiver as JSON', async () => {
     const target = {
       url: `${receiver.base}/v1/traces`,
