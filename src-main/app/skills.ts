@@ -399,7 +399,7 @@ export class SkillService {
       name: req.name,
       sandbox: req.sandbox,
       language,
-      version: (existing?.skill?.version ?? this.files.versions(req.sandbox, req.name).at(-1) ?? 0) + 1,
+      version: this.files.nextVersion(req.sandbox, req.name),
       source: req.source.endsWith('\n') ? req.source : `${req.source}\n`,
       tests: req.tests ?? existing?.skill?.tests ?? [],
       ...(req.origin

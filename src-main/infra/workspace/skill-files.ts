@@ -184,6 +184,19 @@ export class SkillFiles {
     atomicWrite(join(hist, `v${v}.${current.ext}`), old);
   }
 
+  /**
+   * The number of the next version saved under `name`: one past the highest of the file's own (read from
+   * its front matter, also when the file is not a valid skill) and the history's. A file with a problem,
+   * replaced, was saved as v1 again while its text went to the history as v1: two versions of one number.
+   */
+  nextVersion(sandbox: string, name: string): number {
+    const current = this.existing(sandbox, name);
+    const own = current
+      ? Number(/^(?:#|\/\/)\s*version\s*=\s*(\d+)/m.exec(readWorkspaceText(current.file))?.[1] ?? 0)
+      : 0;
+    return Math.max(own, this.versions(sandbox, name).at(-1) ?? 0) + 1;
+  }
+
   /** The earlier versions kept (their numbers, oldest first). */
   versions(sandbox: string, name: string): number[] {
     const hist = join(this.historyDir, checkName('sandbox', sandbox), checkName('skill', name));

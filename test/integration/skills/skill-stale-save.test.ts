@@ -4,7 +4,7 @@
  * its edit started from and is refused, naming the version now saved; v2 stays. It used to save the draft
  * as v3 with `force`, silently putting v1's text back over the CLI's change.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -115,5 +115,26 @@ describe('a skill saved by the CLI while the workbench edits it', () => {
       expect(gone.error.message).toMatch(
         /^skill user_tier of sandbox ecommerce was deleted since you opened v3 \(its versions are kept: toolsmith skill show user_tier --sandbox ecommerce --revision 3\)/,
       );
+  }, 300_000);
+
+  it('a skill file with a problem, replaced, takes the number after its own: never a second v1', async () => {
+    // Edited by hand into something that is not a skill (two functions), at version 3.
+    const broken = `# +++\n# version = 3\n# +++\n${V1}\n\ndef helper(x: int) -> int:\n    return x\n`;
+    mkdirSync(join(ws, 'skills/ecommerce'), { recursive: true });
+    writeFileSync(join(ws, 'skills/ecommerce/broken_tier.py'), broken);
+    const listed = await call<Response<'skills.list'>>('skills.list', { sandbox: 'ecommerce' });
+    expect(listed.problems.map((p) => p.file)).toContain(join(ws, 'skills/ecommerce/broken_tier.py'));
+    const saved = await call<Response<'skills.save'>>('skills.save', {
+      sandbox: 'ecommerce',
+      name: 'broken_tier',
+      source: V1.replace('def user_tier', 'def broken_tier'),
+      tests: [{ args: { user_id: 'u1' }, assert: [{ type: 'equals', value: 'gold' }] }],
+      force: true,
+    });
+    expect(saved.skill.version).toBe(4);
+    expect(saved.skill.versions).toEqual([3]);
+    expect(readFileSync(join(ws, '.toolsmith/skills-history/ecommerce/broken_tier/v3.py'), 'utf8')).toBe(
+      broken,
+    );
   }, 300_000);
 });
