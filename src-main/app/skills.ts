@@ -12,7 +12,13 @@ import type { ExecutionResult } from '../core/sandbox/execution.ts';
 import { scriptCallShapes } from '../core/script/context.ts';
 import type { ScriptContext } from '../core/script/context.ts';
 import type { OfferedSkill } from '../core/skills/offered.ts';
-import { skillGrade, SkillError, skillToolClash, skillTools } from '../core/skills/skill.ts';
+import {
+  skillGrade,
+  SkillError,
+  skillSizeProblem,
+  skillToolClash,
+  skillTools,
+} from '../core/skills/skill.ts';
 import type { Skill, SkillLanguage, SkillTest } from '../core/skills/skill.ts';
 import { jsSkillStub } from '../core/skills/js-skill.ts';
 import {
@@ -380,6 +386,8 @@ export class SkillService {
     /** The saved version the edit started from: refused when the skill is at another now. */
     version?: number;
   }): Promise<{ skill: SkillView; test: SkillTestResult }> {
+    const tooLarge = skillSizeProblem(req.source.length);
+    if (tooLarge) throw new ToolsmithError('invalid_argument', `skill ${req.name}: ${tooLarge}`);
     let existing = this.files.get(req.sandbox, req.name);
     const language = req.language ?? existing?.skill?.language ?? 'python';
     const c = this.check({ ...req, language });

@@ -61,6 +61,19 @@ export interface SkillShape {
   problems: string[];
 }
 
+/**
+ * The most characters a skill's file may hold (as the workbench's `skills.save` takes: contract/skills.ts).
+ * Every command parses every skill of the workspace: one of a megabyte, saved from the CLI (its tests then
+ * failed, the job too large to run), made each command after it take 14 s instead of 2.
+ */
+export const MAX_SKILL_CHARS = 200_000;
+
+/** Why a skill's text is too large to be a skill, if it is. */
+export const skillSizeProblem = (chars: number): string | undefined =>
+  chars > MAX_SKILL_CHARS
+    ? `it is ${chars.toLocaleString('en-US')} characters, above the ${MAX_SKILL_CHARS.toLocaleString('en-US')} a skill may hold: a skill is a short function; data this large belongs in a tool or a file the tools read`
+    : undefined;
+
 /** Names a skill may have: a Python identifier, not private, not dunder. */
 export const SKILL_NAME = /^[a-z][a-z0-9_]{0,63}$/;
 

@@ -9,7 +9,7 @@ import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse as parseToml, stringify as stringifyToml } from 'smol-toml';
 import { errorMessage } from '../../core/errors.ts';
-import { skillFromParts, skillFrontMatter, SkillError } from '../../core/skills/skill.ts';
+import { skillFromParts, skillFrontMatter, SkillError, skillSizeProblem } from '../../core/skills/skill.ts';
 import type { Skill, SkillLanguage } from '../../core/skills/skill.ts';
 import {
   SKILL_EXT,
@@ -52,6 +52,8 @@ export function parseSkillText(
   where: { sandbox: string; name: string; file: string },
   language: SkillLanguage = 'python',
 ): Skill {
+  const tooLarge = skillSizeProblem(text.length);
+  if (tooLarge) throw new SkillError(`${where.file}: ${tooLarge}`);
   const { front, source } = splitSkillFileOf(text, language, where.file);
   let data: Record<string, unknown>;
   try {
