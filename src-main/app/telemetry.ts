@@ -286,6 +286,22 @@ function resolveTarget(config: Config, env: Env, forced = false): TelemetrySetti
     (baseVar ? tracesUrl(baseVar) : undefined) ||
     t.traces_endpoint ||
     tracesUrl(t.endpoint ?? DEFAULT_OTLP_BASE);
+  // A base URL that already ends in the traces path (the traces URL written where the collector's
+  // address goes): the specification appends /v1/traces to it all the same, and the collector answered
+  // 404 to .../v1/traces/v1/traces with nothing saying why.
+  const base = tracesVar
+    ? undefined
+    : baseVar
+      ? 'OTEL_EXPORTER_OTLP_ENDPOINT'
+      : t.traces_endpoint
+        ? undefined
+        : t.endpoint
+          ? '[telemetry] endpoint'
+          : undefined;
+  if (base && /\/v1\/traces\/v1\/traces$/.test(new URL(url).pathname))
+    warnings.push(
+      `${base} ends in /v1/traces, and /v1/traces is added to it, so traces go to ${urlWithoutCredentials(url)}: give the collector's address there (${urlWithoutCredentials(url.replace(/\/v1\/traces\/v1\/traces$/, ''))}), or the whole traces URL as ${base === 'OTEL_EXPORTER_OTLP_ENDPOINT' ? 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT' : '[telemetry] traces_endpoint'}`,
+    );
   for (const what of ignored)
     warnings.push(
       `${what} is ignored: an OTLP/HTTP endpoint is an http:// or https:// URL with a host and port, such as http://localhost:4318; traces go to ${urlWithoutCredentials(url)}`,

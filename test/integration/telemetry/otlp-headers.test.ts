@@ -6,6 +6,8 @@
  * warning naming the variable and the entry (never its value) on the CLI's stderr, and the headers that
  * are right are still sent. The CLI as a process, the scripted LLM, real containers, a real receiver.
  */
+import { appendFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useScriptedWorkspace } from '../../support/scripted-workspace.ts';
 import { startOtlpReceiver } from '../../support/otlp-receiver.ts';
@@ -14,7 +16,7 @@ import { cliProcess } from '../faults/support/processes.ts';
 const fx = useScriptedWorkspace({ docker: true });
 const TOKEN = 'otlp-token-5b7e21c9d0';
 
-describe('OTEL_EXPORTER_OTLP_HEADERS with entries that cannot be sent', () => {
+describe('OTLP settings written wrong', () => {
   it('each is a warning naming the variable and the entry, never the value; the others are sent', async () => {
     const receiver = await startOtlpReceiver();
     try {
@@ -37,6 +39,39 @@ describe('OTEL_EXPORTER_OTLP_HEADERS with entries that cannot be sent', () => {
       expect(receiver.requests[0]!.headers['x-team']).toBe('blue');
       expect(receiver.requests[0]!.headers['authorization']).toBeUndefined();
       expect(receiver.spans.some((s) => s.name === 'invoke_agent toolsmith')).toBe(true);
+    } finally {
+      await receiver.close();
+    }
+  }, 300_000);
+
+  it('an endpoint that already ends in /v1/traces is named, with the address to give instead', async () => {
+    const receiver = await startOtlpReceiver();
+    try {
+      fx.llm.push('```python\nemit_result(2)\n```');
+      const r = await cliProcess(
+        fx.ws,
+        fx.data,
+        ['run', 'Two', '--sandbox', 'ecommerce', '--no-templates', '--json'],
+        {
+          OTEL_TRACES_EXPORTER: 'otlp',
+          OTEL_EXPORTER_OTLP_ENDPOINT: `${receiver.base}/v1/traces`,
+        },
+      ).done;
+      expect(r.code, r.err).toBe(0);
+      expect(r.err).toContain(
+        `telemetry: warning: OTEL_EXPORTER_OTLP_ENDPOINT ends in /v1/traces, and /v1/traces is added to it, so traces go to ${receiver.base}/v1/traces/v1/traces: give the collector's address there (${receiver.base}), or the whole traces URL as OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`,
+      );
+      // As [telemetry] endpoint in config.toml: runs export --otlp says it with the collector's 404.
+      appendFileSync(
+        join(fx.ws, '.toolsmith/config.toml'),
+        `\n[telemetry]\nendpoint = "${receiver.base}/v1/traces/"\n`,
+      );
+      const id = (JSON.parse(r.out) as { id: string }).id;
+      const again = await cliProcess(fx.ws, fx.data, ['runs', 'export', id, '--otlp']).done;
+      expect(again.code).toBe(3);
+      expect(again.err).toContain(
+        `HTTP 404; warning: [telemetry] endpoint ends in /v1/traces, and /v1/traces is added to it, so traces go to ${receiver.base}/v1/traces/v1/traces: give the collector's address there (${receiver.base}), or the whole traces URL as [telemetry] traces_endpoint`,
+      );
     } finally {
       await receiver.close();
     }
