@@ -429,4 +429,56 @@ describe('skills in the workbench', () => {
     w.svc.skills().delete('ecommerce', 'spent_of_user');
     noPageErrors();
   });
+
+  it('a skill saved elsewhere while open: Save new version is refused naming the version now saved, which stays', async () => {
+    const { page } = w;
+    const skills = w.svc.skills();
+    const tests = [{ args: { user_id: 'u1' }, assert: [{ type: 'equals' as const, value: 'London' }] }];
+    await skills.save({
+      sandbox: 'ecommerce',
+      name: 'user_town',
+      source: source('city').replace('def user_city', 'def user_town'),
+      tests,
+    });
+    await dismissNotices();
+    // Opened from another view (the Skills view reads its list when it opens).
+    await page.getByRole('navigation', { name: 'main' }).getByRole('button', { name: 'Runs' }).click();
+    await expect.poll(() => hash()).not.toMatch(/^#\/skills/);
+    await page.evaluate(`location.hash = '#/skills/ecommerce%2Fuser_town'`);
+    const editor = page.getByTestId('skill-editor');
+    await expect.poll(() => editor.getAttribute('data-mode'), { timeout: 60_000 }).toBe('edit');
+    await editor
+      .locator('[data-testid="editor-skill-source"][data-ready="true"]')
+      .waitFor({ timeout: 60_000 });
+    await expect
+      .poll(() => editorText('editor-skill-source'), { timeout: POLL_MS })
+      .toContain('def user_town');
+
+    // Another window (or the CLI, or MCP) saves v2 while this one has v1 open.
+    const other = source('city')
+      .replace('def user_city', 'def user_town')
+      .replace('["city"]', '["city"].upper()');
+    await skills.save({
+      sandbox: 'ecommerce',
+      name: 'user_town',
+      source: other,
+      tests: [{ args: { user_id: 'u1' }, assert: [] }],
+      force: true,
+    });
+
+    await setSource(
+      source('city').replace('def user_city', 'def user_town').replace('["city"]', '["city"].lower()'),
+    );
+    await expect
+      .poll(() => page.getByTestId('skill-check').getAttribute('data-valid'), { timeout: POLL_MS })
+      .toBe('true');
+    await editor.getByRole('button', { name: 'Save new version' }).click();
+    const refused = editor.locator('[role="alert"]', { hasText: 'your edit was not saved' });
+    await refused.waitFor({ timeout: POLL_MS });
+    expect(await refused.innerText()).toBe(
+      'skill user_town of sandbox ecommerce is at v2 now: it was saved again since you opened v1; your edit was not saved, so as not to replace that version: open the skill again and make your edit there (copy your text first)',
+    );
+    expect(skills.get('ecommerce', 'user_town')).toMatchObject({ version: 2, source: other });
+    skills.delete('ecommerce', 'user_town');
+  });
 });
