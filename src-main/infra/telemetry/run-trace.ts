@@ -315,6 +315,8 @@ export function buildRunSpans(
               'toolsmith.llm.retries': d.retries.length,
               'toolsmith.llm.correction': d.correction === true,
               'toolsmith.llm.answer_chars': d.text.length,
+              // An answer that is not the model's text, by kind only (the words may quote the model).
+              ...(d.withheld ? { 'toolsmith.llm.withheld': withheldKind(d.withheld) } : {}),
             },
             SpanKind.CLIENT,
           );
@@ -845,4 +847,14 @@ function post(
     connect.on('error', (e) => finish(viaProxy(e)));
     connect.end();
   });
+}
+
+/**
+ * The kind of an answer that is not the model's text (llm_response.withheld, in the words of
+ * infra/llm/sdk-provider.ts withheldWords): `refusal`, `content_filter` or `function_call`.
+ */
+function withheldKind(words: string): string {
+  if (words.startsWith('the model refused')) return 'refusal';
+  if (words.includes('content filter')) return 'content_filter';
+  return 'function_call';
 }

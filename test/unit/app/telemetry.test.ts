@@ -334,6 +334,56 @@ describe('a run as an OpenTelemetry trace', () => {
     expect(receiver.spans.some((s) => s.name.startsWith('chat '))).toBe(false);
   });
 
+  it("an answer that is not the model's text: its chat span names the kind, never the words", async () => {
+    const kinds: [string, string][] = [
+      [`the model refused ("${SECRET} is not something I share")`, 'refusal'],
+      ["the provider's content filter stopped the answer (finish_reason: content_filter)", 'content_filter'],
+      [
+        'the model called a function (get_orders) instead of answering with text (finish reason tool_calls; ...)',
+        'function_call',
+      ],
+    ];
+    for (const [i, [withheld, kind]] of kinds.entries()) {
+      const events: RunEvent[] = [];
+      const runId = `run-otel-withheld-${i}`;
+      const add = <T extends EventType>(type: T, at: number, data: EventPayloads[T]) =>
+        events.push({ v: 1, runId, seq: events.length, ts: T0 + at, type, data } as RunEvent);
+      add('run_started', 0, {
+        task: 'count',
+        sandbox: 'ecommerce',
+        mode: 'plan',
+        language: 'python',
+        provider: 'local',
+        model: 'gpt-test',
+        maxRetries: 0,
+        maxSteps: 0,
+      });
+      add('tier', 1, { n: 1, tier: 'llm', provider: 'local' });
+      add('llm_response', 50, {
+        n: 1,
+        text: '',
+        promptTokens: 10,
+        completionTokens: 1,
+        model: 'gpt-test',
+        provider: 'local',
+        latencyMs: 40,
+        retries: [],
+        finishReason: 'stop',
+        withheld,
+      });
+      add('run_finished', 60, { status: 'failed', error: 'rejected' });
+      receiver.spans = [];
+      await exportRunTrace(events, {
+        url: `${receiver.base}/v1/traces`,
+        headers: {},
+        serviceName: 'ts-test',
+      });
+      const chat = byName(receiver.spans, 'chat gpt-test');
+      expect(chat.attributes['toolsmith.llm.withheld']).toBe(kind);
+      expect(JSON.stringify(receiver.spans)).not.toContain(SECRET);
+    }
+  });
+
   it('http/json: the same spans, ids, parents, times and attributes reach the receiver as JSON', async () => {
     const target = {
       url: `${receiver.base}/v1/traces`,
