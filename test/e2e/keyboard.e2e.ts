@@ -27,14 +27,15 @@ const poll = <T>(fn: () => Promise<T> | T) => expect.poll(fn, { timeout: 60_000 
 const status = () => w.page.locator('.run-detail').getAttribute('data-run-status');
 const currentRunId = () => decodeURIComponent(w.page.url().split('#/run/')[1]?.split('?')[0] ?? '');
 
-/** What has the focus: its tag, accessible text, and the editor (data-testid) it is inside, if any. */
+/** What has the focus: its tag, role, accessible text, and the editor (data-testid) it is inside, if any. */
 const focused = () =>
-  w.page.evaluate<{ tag: string; text: string; editor: string }>(`(() => {
+  w.page.evaluate<{ tag: string; role: string; text: string; editor: string }>(`(() => {
     const el = document.activeElement;
-    if (!el) return { tag: '', text: '', editor: '' };
+    if (!el) return { tag: '', role: '', text: '', editor: '' };
     const editor = el.closest('[data-testid^="editor-"], [data-testid^="diff-"]');
     return {
       tag: el.tagName.toLowerCase(),
+      role: el.getAttribute('role') || '',
       text: (el.getAttribute('aria-label') || (el.labels && el.labels[0] ? el.labels[0].textContent : '') || el.textContent || '').trim(),
       editor: editor ? editor.getAttribute('data-testid') : '',
     };
@@ -42,7 +43,7 @@ const focused = () =>
 
 /** Presses `key` (Tab or Shift+Tab) until the focus is where `want` says; fails after `max` presses. */
 async function tabTo(
-  want: (f: { tag: string; text: string; editor: string }) => boolean,
+  want: (f: { tag: string; role: string; text: string; editor: string }) => boolean,
   key: 'Tab' | 'Shift+Tab' = 'Tab',
   max = 80,
 ): Promise<void> {
@@ -210,8 +211,11 @@ describe('the keyboard', () => {
     await tabTo(button('Replay'));
     await page.keyboard.press('j');
     await poll(() => page.locator('.tl-item[data-attempt="2"]').getAttribute('aria-current')).toBe('step');
-    await tabTo((f) => f.text === 'Diff');
-    await page.keyboard.press('Enter');
+    // The attempt's tabs are one stop of the Tab order (the selected tab); End goes to the last, Diff, and
+    // the selection follows the focus (WAI-ARIA tabs).
+    await tabTo((f) => f.role === 'tab');
+    await page.keyboard.press('End');
+    expect((await focused()).text).toBe('Diff');
     const diff = page.getByTestId('diff-attempts');
     await diff.waitFor();
     await poll(() => diff.locator('.view-line').count()).toBeGreaterThan(0);
