@@ -13,6 +13,7 @@ export class ReplayProvider implements LlmProvider {
     promptTokens: number;
     completionTokens: number;
     truncated?: { reason: string; maxTokens: number };
+    withheld?: string;
   }[];
   private next = 0;
 
@@ -41,6 +42,9 @@ export class ReplayProvider implements LlmProvider {
       retries: [],
       // A recorded answer that was cut is cut again: its script is not run in the replay either.
       ...(a.truncated ? { truncated: a.truncated } : {}),
+      // A recorded answer that was not the model's text (a refusal, a content filter, a function call) is
+      // withheld again: its text (a script the filter stopped) is not run in the replay either.
+      ...(a.withheld ? { withheld: a.withheld } : {}),
     });
   }
 }

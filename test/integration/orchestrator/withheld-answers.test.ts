@@ -208,6 +208,25 @@ describe('an answer that is not the model text', () => {
     );
   });
 
+  it('a replay of a run whose answer was filtered rejects that answer again, never running its script', async () => {
+    fx.llm.push(
+      { raw: openaiStream(delta({ role: 'assistant', content: WHOLE }), delta({}, 'content_filter')) },
+      COUNT,
+    );
+    const original = await plan();
+    expect(original).toMatchObject({ status: 'succeeded', result: 6 });
+    const before = fx.llm.requests.length;
+    const replay = await (await fx.runs.replay(original.runId)).done;
+    expect(fx.llm.requests).toHaveLength(before);
+    // The filtered WHOLE, replayed as if the model wrote it, answered 106.
+    expect(replay).toMatchObject({ status: 'succeeded', result: 6 });
+    const a = fx.runs.get(replay.runId).attempts[0];
+    expect(a?.rejected.map((r) => r.violations.map((v) => v.rule))).toEqual([['withheld-answer']]);
+    expect(a?.llm?.withheld).toBe(
+      "the provider's content filter stopped the answer (finish_reason: content_filter)",
+    );
+  });
+
   it('an empty answer that says nothing else still reads as empty', async () => {
     fx.llm.push({ raw: openaiStream(delta({ role: 'assistant', content: '' }), delta({}, 'stop')) }, COUNT);
     const outcome = await plan();
