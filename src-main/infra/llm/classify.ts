@@ -116,8 +116,8 @@ function serverWords(message: string, status: number): string {
   const said = message.replace(new RegExp(`^${status}\\s+`), '').trim();
   if (!said || /^status code \(no body\)$/i.test(said)) return 'the answer had no body';
   const json = jsonMessage(said);
-  if (json) return json.slice(0, 300);
-  if (!/<(!doctype|html|head|body|title|h1|p)\b/i.test(said)) return said.slice(0, 300);
+  if (json) return clipWords(json, 300);
+  if (!/<(!doctype|html|head|body|title|h1|p)\b/i.test(said)) return clipWords(said, 300);
   const title = /<title[^>]*>([^<]*)<\/title>/i.exec(said)?.[1]?.trim();
   const text = (title || said.replace(/<[^>]*>/g, ' ')).replace(/\s+/g, ' ').trim();
   return `an HTML page (${JSON.stringify(text.slice(0, 120))}), not an API's answer`;
@@ -204,10 +204,12 @@ function streamError(e: unknown, status: number | undefined, message: string): C
   };
   const type = typeof inner.type === 'string' && inner.type !== 'error' ? inner.type : undefined;
   const code = typeof inner.code === 'number' || typeof inner.code === 'string' ? inner.code : undefined;
-  const said = (typeof inner.message === 'string' && inner.message.trim() ? inner.message : message)
-    .replace(/\s+/g, ' ')
-    .trim()
-    .slice(0, 300);
+  const said = clipWords(
+    (typeof inner.message === 'string' && inner.message.trim() ? inner.message : message)
+      .replace(/\s+/g, ' ')
+      .trim(),
+    300,
+  );
   const numeric =
     typeof code === 'number' ? code : /^\d{3}$/.test(String(code ?? '')) ? Number(code) : undefined;
   const retryable =
@@ -219,4 +221,17 @@ function streamError(e: unknown, status: number | undefined, message: string): C
     retryable,
     reason: `error in the answer stream: the server answered 200, then reported ${said ? JSON.stringify(said) : 'an error'}${what ? ` (${what})` : ''}`,
   };
+}
+
+/**
+ * At most `max` characters of a server's (or model's) words, cut before a token rather than inside one,
+ * with `…` where words were left off. A key or token the server echoed (a proxy quoting the Authorization
+ * header) is then shown whole, where the redactor (core/records/redact.ts) finds it, or not at all: a cut
+ * inside it showed its first characters, which no redactor recognises.
+ */
+export function clipWords(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const cut = text.slice(0, max);
+  // (the run of characters a key or token is made of, at the cut's end, is dropped whole)
+  return `${cut.replace(/[\w\-.+/=~:%$#@!*]*$/u, '').trimEnd()}…`;
 }

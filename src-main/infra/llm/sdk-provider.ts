@@ -8,7 +8,7 @@
 import { CancelledError, LlmError } from '../../core/ports/llm.ts';
 import type { LlmProvider, LlmRequest, LlmResponse } from '../../core/ports/llm.ts';
 import { estimateTokens } from '../../core/tools/disclosure.ts';
-import { classifyHttpError } from './classify.ts';
+import { classifyHttpError, clipWords } from './classify.ts';
 import { checkAnswerEnd, DEFAULT_DEADLINES, seconds, watchTry } from './deadline.ts';
 import type { Deadlines } from './deadline.ts';
 import { guardedFetch, MAX_ANSWER_BYTES, sizeOf, tryScope } from './guarded-fetch.ts';
@@ -306,8 +306,7 @@ export function withheldWords(a: {
   finish?: string;
 }): string | undefined {
   const refusal = a.refusal?.replace(/\s+/g, ' ').trim();
-  if (refusal)
-    return `the model refused (${JSON.stringify(refusal.length > 300 ? `${refusal.slice(0, 300)}…` : refusal)})`;
+  if (refusal) return `the model refused (${JSON.stringify(clipWords(refusal, 300))})`;
   if (a.refused) return `the model refused (${a.refused})`;
   if (a.finish === 'content_filter')
     return "the provider's content filter stopped the answer (finish_reason: content_filter)";

@@ -284,3 +284,43 @@ describe('an error the server sends inside a stream it began with 200', () => {
     }
   });
 });
+
+describe('a key the server echoes near the 300 characters kept of its words', () => {
+  it('is never cut into a prefix the redactor cannot see, in a stream error or a refusal', async () => {
+    const KEY = 'sk-live-0123456789abcdefghij0123456789';
+    const long = (n: number) => `${'word '.repeat(n)}the key was ${KEY} and more words after it`;
+    fx.llm.push(
+      {
+        raw: (res: ServerResponse) => {
+          res.writeHead(200, { 'content-type': 'text/event-stream' });
+          res.end(`data: ${JSON.stringify({ error: { message: long(57), code: 502 } })}\n\n`);
+        },
+      },
+      { raw: openaiStream(delta({ role: 'assistant', refusal: long(56) }), delta({}, 'stop')) },
+      COUNT,
+    );
+    const outcome = await (
+      await fx.runs.start({
+        task: 'How many orders are there?',
+        sandbox: 'ecommerce',
+        providers: createProviders(
+          fx.svc.config,
+          { baseUrl: fx.llm.openaiUrl, model: 'scripted-coder', kind: 'openai' },
+          () => KEY,
+        ),
+        maxRetries: 0,
+        noTemplates: true,
+      })
+    ).done;
+    expect(outcome).toMatchObject({ status: 'succeeded', result: 6 });
+    const rec = fx.runs.get(outcome.runId);
+    const llm = rec.attempts[0]?.llm;
+    // The cut falls inside the key: what is kept ends before it (before, 'sk-live-0123' was kept).
+    expect(llm?.retries.map((r) => r.reason)).toEqual([
+      `error in the answer stream: the server answered 200, then reported "${'word '.repeat(57)}the key was…" (code 502)`,
+    ]);
+    expect(llm?.withheld).toBe(`the model refused ("${'word '.repeat(56)}the key was…")`);
+    const all = JSON.stringify(rec) + describeRecord(rec);
+    expect(all).not.toContain(KEY.slice(0, 8));
+  });
+});
