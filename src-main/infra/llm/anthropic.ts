@@ -67,9 +67,12 @@ export class AnthropicProvider extends SdkProvider<Anthropic> {
           inputTokens = ev.message.usage.input_tokens;
           outputTokens = ev.message.usage.output_tokens;
           break;
-        case 'content_block_start':
-          if (ev.content_block.type === 'tool_use') calls.push(ev.content_block.name);
+        case 'content_block_start': {
+          // (read defensively: a server may send a block start without its block)
+          const block = ev.content_block as { type?: unknown; name?: unknown } | undefined;
+          if (block?.type === 'tool_use') calls.push(typeof block.name === 'string' ? block.name : '');
           break;
+        }
         case 'content_block_delta':
           if (ev.delta.type === 'text_delta') {
             text += ev.delta.text;

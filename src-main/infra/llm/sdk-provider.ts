@@ -312,7 +312,10 @@ export function withheldWords(a: {
     return "the provider's content filter stopped the answer (finish_reason: content_filter)";
   // (text with a call beside it is the answer: the call alone says nothing of a script)
   if (a.text.trim()) return undefined;
-  const calls = [...new Set(a.calls ?? [])].filter(Boolean);
+  // (a name as the server sent it, at most 64 characters: it goes into the model's correction too)
+  const calls = [...new Set(a.calls ?? [])]
+    .filter(Boolean)
+    .map((n) => (n.length > 64 ? `${n.slice(0, 64)}…` : n));
   if (calls.length || a.finish === 'tool_calls' || a.finish === 'function_call' || a.finish === 'tool_use') {
     const what = calls.length
       ? `${calls.length === 1 ? 'a function' : 'functions'} (${calls.slice(0, 5).join(', ')}${calls.length > 5 ? ', …' : ''})`

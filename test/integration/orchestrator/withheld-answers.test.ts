@@ -227,6 +227,55 @@ describe('an answer that is not the model text', () => {
     );
   });
 
+  it("a function's name is said in at most 64 characters (a server's 100 000 went whole into the correction)", async () => {
+    const name = 'f'.repeat(100_000);
+    fx.llm.push(
+      {
+        raw: openaiStream(
+          delta({
+            role: 'assistant',
+            tool_calls: [{ index: 0, id: 't1', type: 'function', function: { name, arguments: '{}' } }],
+          }),
+          delta({}, 'tool_calls'),
+        ),
+      },
+      COUNT,
+    );
+    await withheldThenFixed(
+      'openai',
+      `the model called a function (${'f'.repeat(64)}…) instead of answering with text (finish reason tool_calls; the request offers no functions, so this server or model is set to call them)`,
+    );
+    expect(userText(1).length).toBeLessThan(50_000);
+  });
+
+  it('Anthropic: a content_block_start with no content_block is passed over, as before, not a malformed answer', async () => {
+    fx.llm.push({
+      raw: (res: ServerResponse) => {
+        const ev = (type: string, data: Record<string, unknown>) =>
+          `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.end(
+          ev('message_start', {
+            message: {
+              id: 'm1',
+              type: 'message',
+              role: 'assistant',
+              model: 'c',
+              content: [],
+              usage: { input_tokens: 1, output_tokens: 0 },
+            },
+          }) +
+            ev('content_block_start', { index: 0 }) +
+            ev('content_block_delta', { index: 0, delta: { type: 'text_delta', text: COUNT } }) +
+            ev('content_block_stop', { index: 0 }) +
+            ev('message_delta', { delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 5 } }) +
+            ev('message_stop', {}),
+        );
+      },
+    });
+    expect(await plan('anthropic')).toMatchObject({ status: 'succeeded', result: 6 });
+  });
+
   it('an empty answer that says nothing else still reads as empty', async () => {
     fx.llm.push({ raw: openaiStream(delta({ role: 'assistant', content: '' }), delta({}, 'stop')) }, COUNT);
     const outcome = await plan();
