@@ -189,12 +189,14 @@ const TLS_CODES: Record<string, string> = {
 /**
  * An error the server reported inside its answer stream, after answering 200 (the SDKs throw it with no
  * status): `data: {"error": {...}}` (OpenAI-compatible servers and routers) or an `error` event
- * (Anthropic's `{type: "error", error: {type, message}}`). Retried where it says the server or its
- * upstream failed or is busy (a 5xx or 429 code, `api_error`, `rate_limit_error`, words of overload),
+ * (Anthropic's `{type: "error", error: {type, message}}`), or either said as plain text. Retried where it
+ * says the server or its upstream failed or is busy (a 5xx or 429 code, `api_error`, `rate_limit_error`, words of overload),
  * else not (a refused request does not change on a retry).
  */
 function streamError(e: unknown, status: number | undefined, message: string): Classified | undefined {
-  const body = (e as { error?: unknown }).error;
+  let body = (e as { error?: unknown }).error;
+  // (said as plain text: `data: {"error": "..."}`, or an `error` event whose data is not JSON)
+  if (typeof body === 'string' && body.trim()) body = { message: body };
   if (status !== undefined || !body || typeof body !== 'object') return undefined;
   const outer = body as { error?: unknown };
   const inner = (outer.error && typeof outer.error === 'object' ? outer.error : body) as {

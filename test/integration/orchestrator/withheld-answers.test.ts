@@ -319,6 +319,31 @@ describe('an error the server sends inside a stream it began with 200', () => {
     }
   });
 
+  it("an error said as plain text (not an object) is named in the server's words too, and retried when it says so", async () => {
+    for (const p of providers()) {
+      fx.llm.reset();
+      const words = 'upstream overloaded, try again';
+      fx.llm.push(
+        {
+          raw: (res: ServerResponse) => {
+            res.writeHead(200, { 'content-type': 'text/event-stream' });
+            res.end(
+              p instanceof OpenAiProvider
+                ? `data: ${JSON.stringify({ error: words })}\n\n`
+                : `event: error\ndata: ${words}\n\n`,
+            );
+          },
+        },
+        COUNT,
+      );
+      const r = await p.generate({ system: 's', user: 'u' });
+      expect(r.text).toBe(COUNT);
+      expect(r.retries.map((x) => x.reason)).toEqual([
+        `error in the answer stream: the server answered 200, then reported "${words}"`,
+      ]);
+    }
+  });
+
   it('a refused request is named and not retried', async () => {
     for (const p of providers()) {
       fx.llm.reset();
