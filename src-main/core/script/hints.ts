@@ -100,11 +100,11 @@ const responseUsedAsValue: Hinter = ({ error, language = 'python' }) =>
 /**
  * A ToolResponse (or a list or dict holding one) passed to emit_result / emit_intermediate: the worker
  * says only "emit_result takes JSON-safe data (...); $ (ToolResponse) is not" (`$` the value itself,
- * `$[0]` or `$.user` a part of it).
+ * `$[0]` or `$.user` a part of it; a key is written as it is, spaces and all: `$.first user`).
  */
 const responseEmitted: Hinter = ({ error, language = 'python' }) => {
   const m =
-    /(emit_result|emit_intermediate) takes JSON-safe data \([^)]*\); (\$\S*) \(ToolResponse\) is not/.exec(
+    /(emit_result|emit_intermediate) takes JSON-safe data \([^)]*\); (\$.*?) \(ToolResponse\) is not/.exec(
       error,
     );
   if (language !== 'python' || !m) return undefined;

@@ -147,6 +147,10 @@ describe('hinters', () => {
       /^emit_intermediate takes the answer, not a tool's response: \$\.user of the value passed is a ToolResponse\. /,
     );
     expect(h(worker('emit_result', '$[1]'))[0]).toContain('$[1] of the value passed is a ToolResponse');
+    // A key with a space (the worker writes the path as it is: `$.first user`).
+    expect(h(worker('emit_result', '$.first user[0]'))[0]).toContain(
+      '$.first user[0] of the value passed is a ToolResponse',
+    );
     // Another value that is not JSON-safe is not a response.
     expect(
       h(
