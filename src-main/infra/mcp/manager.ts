@@ -590,6 +590,9 @@ export class McpManager {
     const timeout = def.timeout_ms;
     const startup = def.startup_timeout_ms ?? timeout;
     this.connecting.set(name, transport);
+    // What the server had answered when a start failed (a process that exits after initialize, at its
+    // tools/list, did answer initialize).
+    let answered = false;
     try {
       await withTimeout(
         client.connect(transport, { timeout: startup }),
@@ -602,6 +605,7 @@ export class McpManager {
           ),
       );
       answersAfterProgress(transport);
+      answered = true;
       conn.tools = await listAllTools(client, startup);
       this.cache.set(name, conn.tools);
       this.version++;
@@ -650,7 +654,7 @@ export class McpManager {
       const exit = /Connection closed/.test(errorMessage(e)) ? exitWords(ended) : undefined;
       const why =
         exit !== undefined
-          ? `${exit} before it answered initialize`
+          ? `${exit} ${answered ? 'after it answered initialize, before it answered tools/list' : 'before it answered initialize'}`
           : version === undefined
             ? describeFor(def, e)
             : `it answered initialize with MCP protocol version ${JSON.stringify(version)}, which Toolsmith's MCP client does not speak (it speaks ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}); run a version of the server that speaks one of these, or a Toolsmith that speaks ${JSON.stringify(version)}`;

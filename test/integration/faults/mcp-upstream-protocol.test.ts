@@ -48,6 +48,14 @@ describe('an upstream MCP server that speaks the protocol oddly', () => {
     );
   }, 60_000);
 
+  it('a process that answers initialize, then exits at tools/list: said as such, not "before it answered initialize"', async () => {
+    const m = manager(['--exit-at-list']);
+    const e = (await m.listTools('raw').catch((x: unknown) => x)) as Error;
+    expect(e.message).toMatch(
+      /^MCP server raw \(.*raw-server\.mjs --exit-at-list\) failed to start: the server's process exited with code 2 after it answered initialize, before it answered tools\/list \(stderr: fatal: no tools configured\)$/,
+    );
+  }, 60_000);
+
   it('a process that exits during a call: the call and the status say it exited, with its code', async () => {
     const m = manager(['--exit-tool']);
     expect((await m.listTools('raw')).map((t) => t.name)).toContain('exit');
