@@ -12,6 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { createProviders } from '../../../src-main/app/providers.ts';
 import { describeRecord } from '../../../src-main/cli/commands/run.ts';
 import { LlmError } from '../../../src-main/core/ports/llm.ts';
+import { runSpans } from '../../../src-main/infra/telemetry/run-trace.ts';
 import { OpenAiProvider } from '../../../src-main/infra/llm/openai.ts';
 import { AnthropicProvider } from '../../../src-main/infra/llm/anthropic.ts';
 import { useLlmService } from '../../support/llm-service.ts';
@@ -101,6 +102,7 @@ async function withheldThenFixed(kind: 'openai' | 'anthropic', words: string) {
   expect(describeRecord(rec)).toContain(`withheld-answer: ${words}, so the answer held no script to run`);
   expect(fx.llm.requests).toHaveLength(2);
   expect(userText(1)).toContain(`[withheld-answer]: ${words}, so the answer held no script to run.`);
+  return outcome.runId;
 }
 
 describe('an answer that is not the model text', () => {
@@ -115,7 +117,11 @@ describe('an answer that is not the model text', () => {
       },
       COUNT,
     );
-    await withheldThenFixed('openai', 'the model refused ("I cannot help with that.")');
+    const id = await withheldThenFixed('openai', 'the model refused ("I cannot help with that.")');
+    // Its trace says so too: a refusal ends with finish_reason stop, as an answer that ran does.
+    const chats = runSpans(fx.runs.store.events(id), 'toolsmith').filter((x) => x.name.startsWith('chat '));
+    // (by kind only: the words may quote the model)
+    expect(chats.map((c) => c.attributes['toolsmith.llm.withheld'])).toEqual(['refusal', undefined]);
   });
 
   it('OpenAI: a script the content filter stopped is not run, even whole', async () => {
