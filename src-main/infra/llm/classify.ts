@@ -4,6 +4,7 @@
  * an exhausted quota, 5xx, a wrong endpoint or model, or the server's refusal), with what the server
  * said (an HTML error page by its title, never its markup).
  */
+import { clipWords } from '../../core/text/clip.ts';
 import { proxyFailure } from '../net/proxy-env.ts';
 import type { ProxyRoute } from '../net/proxy-env.ts';
 import { CutStreamError, DeadlineError, TruncatedError } from './deadline.ts';
@@ -223,17 +224,4 @@ function streamError(e: unknown, status: number | undefined, message: string): C
     retryable,
     reason: `error in the answer stream: the server answered 200, then reported ${said ? JSON.stringify(said) : 'an error'}${what ? ` (${what})` : ''}`,
   };
-}
-
-/**
- * At most `max` characters of a server's (or model's) words, cut before a token rather than inside one,
- * with `…` where words were left off. A key or token the server echoed (a proxy quoting the Authorization
- * header) is then shown whole, where the redactor (core/records/redact.ts) finds it, or not at all: a cut
- * inside it showed its first characters, which no redactor recognises.
- */
-export function clipWords(text: string, max: number): string {
-  if (text.length <= max) return text;
-  const cut = text.slice(0, max);
-  // (the run of characters a key or token is made of, at the cut's end, is dropped whole)
-  return `${cut.replace(/[\w\-.+/=~:%$#@!*]*$/u, '').trimEnd()}…`;
 }

@@ -8,7 +8,8 @@
 import { CancelledError, LlmError } from '../../core/ports/llm.ts';
 import type { LlmProvider, LlmRequest, LlmResponse } from '../../core/ports/llm.ts';
 import { estimateTokens } from '../../core/tools/disclosure.ts';
-import { classifyHttpError, clipWords } from './classify.ts';
+import { clipWords } from '../../core/text/clip.ts';
+import { classifyHttpError } from './classify.ts';
 import { checkAnswerEnd, DEFAULT_DEADLINES, seconds, watchTry } from './deadline.ts';
 import type { Deadlines } from './deadline.ts';
 import { guardedFetch, MAX_ANSWER_BYTES, sizeOf, tryScope } from './guarded-fetch.ts';

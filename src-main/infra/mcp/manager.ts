@@ -10,6 +10,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Ajv, ValidateFunction } from 'ajv';
 import type { McpCallResult, McpToolListing } from '../../core/tools/mcp.ts';
 import { errorMessage } from '../../core/errors.ts';
+import { clipWords } from '../../core/text/clip.ts';
 import {
   connectsOf,
   fetchThrough,
@@ -885,7 +886,8 @@ function exitWords(e: Ended): string | undefined {
 }
 
 function tail(lines: string[]): string {
-  const t = lines.join('').trim().split('\n').slice(-3).join(' | ').slice(0, 500);
+  // (cut before a word: a secret the process printed is shown whole, and redacted, or not at all)
+  const t = clipWords(lines.join('').trim().split('\n').slice(-3).join(' | '), 500);
   return t ? ` (stderr: ${t})` : '';
 }
 

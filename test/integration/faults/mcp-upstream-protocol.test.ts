@@ -12,6 +12,7 @@ import { McpManager } from '../../../src-main/infra/mcp/manager.ts';
 import { mcpServerSchema } from '../../../src-main/app/config.ts';
 import { nodeBin } from '../../support/mcp-workspace.ts';
 import { repoRoot } from '../../support/workspace.ts';
+import { knownSecrets } from '../../../src-main/core/records/redact.ts';
 
 const rawServer = join(repoRoot, 'test/fixtures/mcp/raw-server.mjs');
 const managers: McpManager[] = [];
@@ -54,6 +55,24 @@ describe('an upstream MCP server that speaks the protocol oddly', () => {
     expect(e.message).toMatch(
       /^MCP server raw \(.*raw-server\.mjs --exit-at-list\) failed to start: the server's process exited with code 2 after it answered initialize, before it answered tools\/list \(stderr: fatal: no tools configured\)$/,
     );
+  }, 60_000);
+
+  it('a secret the process printed where its stderr is cut at 500 characters is not shown in part', async () => {
+    const secret = 'ghp_0123456789abcdefghijklmnopqrstuv';
+    knownSecrets.add(secret);
+    const m = new McpManager({
+      raw: mcpServerSchema.parse({
+        command: nodeBin,
+        // (its token printed from its environment, at the 500th character of what is kept)
+        args: ['-e', 'process.stderr.write("word ".repeat(98) + "token " + process.env.T); process.exit(1)'],
+        env: { T: secret },
+        timeout_ms: 30_000,
+      }),
+    });
+    managers.push(m);
+    const e = (await m.listTools('raw').catch((x: unknown) => x)) as Error;
+    expect(e.message).toContain(`(stderr: ${'word '.repeat(98)}token…)`);
+    expect(knownSecrets.text(e.message)).not.toContain(secret.slice(0, 4));
   }, 60_000);
 
   it('a process that exits during a call: the call and the status say it exited, with its code', async () => {
