@@ -18,11 +18,11 @@ const USES_TOOLS = new Set(['tools', 'call', 'exec', 'run', 'prompt', 'validate'
 export async function prepareMcpForCommand(ctx: CliContext, cmd: Command, only?: string[]): Promise<void> {
   if (!USES_TOOLS.has(cmd.name())) return;
   const parent = cmd.parent?.name();
-  // `exec` connects them itself and its result names a server that is down (an infra failure), and
-  // `tool call` of a tool missing because its server is down names the server and why: the line here said
-  // it a second time, before the same words.
-  if (cmd.name() === 'exec' && !cmd.parent?.parent) return;
-  const toolCall = cmd.name() === 'call' && parent === 'tool';
+  // `exec`'s result names a server that is down (an infra failure), and `tool call` of a tool missing
+  // because its server is down names the server and why: the line here said it a second time, before the
+  // same words. A selection's typo (below) is said by neither: it is still said here.
+  const saysDown =
+    (cmd.name() === 'exec' && !cmd.parent?.parent) || (cmd.name() === 'call' && parent === 'tool');
   if (cmd.name() === 'list' && parent !== 'kit') return;
   if (cmd.name() === 'info' && parent !== 'kit') return;
   if (cmd.name() === 'create' && parent !== 'kit') return;
@@ -38,7 +38,7 @@ export async function prepareMcpForCommand(ctx: CliContext, cmd: Command, only?:
   for (const s of sandboxes) {
     if (Object.keys(svc.workspace.config().sandboxes[s]?.mcp ?? {}).length === 0) continue;
     const down = await svc.prepareMcp(s);
-    if (!toolCall) for (const f of down) ctx.err(`toolsmith: ${visible(f.error, '  ')}\n`);
+    if (!saysDown) for (const f of down) ctx.err(`toolsmith: ${visible(f.error, '  ')}\n`);
     // Selections that name tools a server lacks (a typo in tools = [...] or an alias).
     if (down.length === 0)
       for (const p of sandboxMcpTools(svc.mcp(), svc.workspace.config().sandboxes[s]?.mcp ?? {}).problems)
