@@ -241,9 +241,13 @@ export class ToolCatalog {
     if (!t) {
       // The tool may be one of a server that could not be reached: "no tool" alone sent people to look
       // for a typo.
+      // (a server that answered its tools/list once and then went away still has them listed, from that
+      // listing, and is started again by their next call: its tools are not missing)
       const down = Object.keys(this.deps.config.sandboxes[sandbox]?.mcp ?? {}).flatMap((server) => {
         const st = this.deps.mcp().status(server);
-        return st.state === 'error' ? [st.error ?? `MCP server ${server} could not be reached`] : [];
+        if (st.state !== 'error' || this.deps.mcp().cachedTools(server) !== undefined) return [];
+        const error = st.error ?? 'it could not be reached';
+        return [error.startsWith(`MCP server ${server}`) ? error : `MCP server ${server}: ${error}`];
       });
       throw new ToolsmithError(
         'not_found',

@@ -9,7 +9,11 @@ import { ToolCatalog } from '../../../src-main/app/catalog.ts';
 import { parseConfig } from '../../../src-main/app/config.ts';
 import type { Config } from '../../../src-main/app/config.ts';
 import { parseTomlFile, WorkspaceFiles } from '../../../src-main/infra/workspace/files.ts';
-import { removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
+import { join } from 'node:path';
+import { McpManager } from '../../../src-main/infra/mcp/manager.ts';
+import { mcpServerSchema } from '../../../src-main/app/config.ts';
+import { nodeBin } from '../../support/toolsmith-process.ts';
+import { removeWorkspace, repoRoot, tempWorkspace } from '../../support/workspace.ts';
 
 let ws: string;
 let files: WorkspaceFiles;
@@ -84,4 +88,38 @@ describe('ToolCatalog over its narrow deps', () => {
     // A name neither declared nor on disk is still an unknown sandbox, with the ones there are.
     expect(() => catalog.registry('nosuch')).toThrow(/no sandbox nosuch in .*; available: support/);
   });
+});
+
+describe('a tool called while an MCP server of its sandbox is down', () => {
+  it('a server that went away after listing its tools: they are listed, not said to be missing', async () => {
+    const text = `${readFileSync(files.configFile, 'utf8')}\n[mcp_servers.raw]\ncommand = "node"\n\n[sandboxes.ecommerce.mcp.raw]\n`;
+    config = load(text);
+    const m = new McpManager({
+      raw: mcpServerSchema.parse({
+        command: nodeBin,
+        args: [join(repoRoot, 'test/fixtures/mcp/raw-server.mjs'), '--exit-tool'],
+        timeout_ms: 30_000,
+      }),
+    });
+    try {
+      const mcpCatalog = new ToolCatalog({ files, config, mcp: () => m });
+      await m.listTools('raw');
+      await m.callTool('raw', 'exit', {}).catch(() => undefined);
+      expect(m.status('raw').state).toBe('error');
+      // Its tools are listed (from its last listing) and its next call starts it again: not said to be
+      // missing (before: "... are missing: the server's process exited with code 3 (...)", no server named,
+      // beside its tools in the list).
+      let message = '';
+      try {
+        mcpCatalog.callableTool('ecommerce', 'nope');
+      } catch (e) {
+        message = (e as Error).message;
+      }
+      expect(message).toBe(
+        'no tool nope in sandbox ecommerce; available: get_orders, get_user, check_inventory, get_product, storm, lists, exit_',
+      );
+    } finally {
+      await m.close();
+    }
+  }, 60_000);
 });
