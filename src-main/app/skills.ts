@@ -396,7 +396,7 @@ export class SkillService {
     // windows, MCP and the workbench) cannot both pass them and write one over the other.
     const { parseSkillText, skillText } = await import('../infra/workspace/skill-files.ts');
     existing = this.files.get(req.sandbox, req.name);
-    this.refuseStale(req, existing?.skill?.version);
+    this.refuseStale(req, existing);
     // An existing name is the caller's input to change (or --force), as for kits and templates.
     if (existing && !req.force)
       throw new ToolsmithError(
@@ -436,8 +436,19 @@ export class SkillService {
    * it was deleted): the workbench keeps a draft across reloads, and its Save of a skill the CLI, MCP or
    * another window saved meanwhile replaced that version with the draft's older text, silently.
    */
-  private refuseStale(req: { sandbox: string; name: string; version?: number }, current: number | undefined) {
+  private refuseStale(
+    req: { sandbox: string; name: string; version?: number },
+    existing: { skill?: { version: number }; error?: string; file: string } | undefined,
+  ) {
+    const current = existing?.skill?.version;
     if (req.version === undefined || req.version === current) return;
+    // A file that is there but no longer reads as a skill (edited by hand, half written) was not deleted:
+    // its problem is the cause, and which version it holds cannot be told.
+    if (existing && !existing.skill)
+      throw new ToolsmithError(
+        'refused',
+        `skill ${req.name} of sandbox ${req.sandbox} no longer reads as a skill since you opened v${req.version} (${existing.error ?? existing.file}), so whether it was changed cannot be told; your edit was not saved: mend that file, then save again (copy your text first)`,
+      );
     const now =
       current === undefined
         ? `was deleted since you opened v${req.version} (its versions are kept: toolsmith skill show ${req.name} --sandbox ${req.sandbox} --revision ${req.version})`

@@ -481,4 +481,56 @@ describe('skills in the workbench', () => {
     expect(skills.get('ecommerce', 'user_town')).toMatchObject({ version: 2, source: other });
     skills.delete('ecommerce', 'user_town');
   });
+
+  it('a new skill named like a saved one: Save waits until "save this as its new version" is ticked, then saves v2', async () => {
+    const { page } = w;
+    const skills = w.svc.skills();
+    const tests = [{ args: { user_id: 'u1' }, assert: [{ type: 'equals' as const, value: 'London' }] }];
+    await skills.save({
+      sandbox: 'ecommerce',
+      name: 'user_place',
+      source: source('city').replace('def user_city', 'def user_place'),
+      tests,
+    });
+    await dismissNotices();
+    await page.getByRole('navigation', { name: 'main' }).getByRole('button', { name: 'Runs' }).click();
+    await expect.poll(() => hash()).not.toMatch(/^#\/skills/);
+    await page.getByRole('navigation', { name: 'main' }).getByRole('button', { name: 'Skills' }).click();
+    await page.locator('tr[data-skill="user_place"]').waitFor({ timeout: POLL_MS });
+    await newSkillSandbox().selectOption('ecommerce');
+    await page.getByRole('button', { name: 'New skill' }).click();
+    const editor = page.getByTestId('skill-editor');
+    await expect.poll(() => editor.getAttribute('data-mode'), { timeout: POLL_MS }).toBe('new');
+    await editor
+      .locator('[data-testid="editor-skill-source"][data-ready="true"]')
+      .waitFor({ timeout: 60_000 });
+    await editor.getByLabel('name', { exact: true }).fill('user_place');
+    const save = editor.getByRole('button', { name: 'Save', exact: true });
+    // Said before any Save, and Save waits: it used to answer "use --force", the CLI's flag.
+    const why = editor.getByTestId('save-problem');
+    await why.waitFor({ timeout: POLL_MS });
+    expect(await why.innerText()).toBe(
+      'A skill named user_place exists in sandbox ecommerce: tick "save this as its new version" above, or choose another name.',
+    );
+    expect(await save.isDisabled()).toBe(true);
+    const replaces = editor.getByTestId('skill-replaces');
+    expect(await replaces.isChecked()).toBe(false);
+
+    await setSource(
+      source('city').replace('def user_city', 'def user_place').replace('["city"]', '["city"].upper()'),
+    );
+    await expect
+      .poll(() => page.getByTestId('skill-check').getAttribute('data-valid'), { timeout: POLL_MS })
+      .toBe('true');
+    await replaces.check();
+    await expect.poll(() => save.isEnabled()).toBe(true);
+    expect(await why.count()).toBe(0);
+    await save.click();
+    await expect.poll(() => hash(), { timeout: 120_000 }).toBe('#/skills/ecommerce%2Fuser_place');
+    await expect.poll(() => editor.getAttribute('data-mode')).toBe('edit');
+    expect(skills.get('ecommerce', 'user_place')).toMatchObject({ version: 2 });
+    expect(skills.get('ecommerce', 'user_place').source).toContain('.upper()');
+    skills.delete('ecommerce', 'user_place');
+    noPageErrors();
+  });
 });

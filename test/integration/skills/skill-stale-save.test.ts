@@ -117,6 +117,39 @@ describe('a skill saved by the CLI while the workbench edits it', () => {
       );
   }, 300_000);
 
+  it('a skill file broken by hand while the workbench edits it: the refusal names its problem, not a deletion', async () => {
+    const made = await call<Response<'skills.save'>>('skills.save', {
+      sandbox: 'ecommerce',
+      name: 'hand_tier',
+      source: V1.replace('def user_tier', 'def hand_tier'),
+      tests: [{ args: { user_id: 'u1' }, assert: [{ type: 'equals', value: 'gold' }] }],
+    });
+    expect(made.skill.version).toBe(1);
+    const text = readFileSync(made.skill.file, 'utf8');
+    // Edited by hand into something that is not a skill (a second function), its file still there.
+    writeFileSync(made.skill.file, `${text}\n\ndef helper(x: int) -> int:\n    return x\n`);
+    const draft = {
+      sandbox: 'ecommerce',
+      name: 'hand_tier',
+      source: DRAFT.replace('def user_tier', 'def hand_tier'),
+      force: true,
+      version: 1,
+    };
+    const refused = await dispatch(svc, 'skills.save', draft);
+    expect(refused.ok).toBe(false);
+    if (!refused.ok) {
+      expect(refused.error.message).toMatch(
+        /^skill hand_tier of sandbox ecommerce no longer reads as a skill since you opened v1 \(.*hand_tier\.py.*\), so whether it was changed cannot be told; your edit was not saved: mend that file, then save again/,
+      );
+      expect(refused.error.message).not.toContain('deleted');
+    }
+    // Its text kept as the hand left it; mended, the same save goes as v2.
+    expect(readFileSync(made.skill.file, 'utf8')).toContain('def helper');
+    writeFileSync(made.skill.file, text);
+    const saved = await call<Response<'skills.save'>>('skills.save', draft);
+    expect(saved.skill.version).toBe(2);
+  }, 300_000);
+
   it('a skill file with a problem, replaced, takes the number after its own: never a second v1', async () => {
     // Edited by hand into something that is not a skill (two functions), at version 3.
     const broken = `# +++\n# version = 3\n# +++\n${V1}\n\ndef helper(x: int) -> int:\n    return x\n`;

@@ -185,12 +185,17 @@ export function DraftHead({
   sandboxes,
   onEdit,
   onLanguage,
+  taken,
+  onReplaces,
 }: {
   draft: SkillDraft;
   saved: SkillView | undefined;
   sandboxes: string[];
   onEdit: (field: 'name' | 'sandbox', value: string) => void;
   onLanguage: (language: SkillLanguage) => void;
+  /** A new skill under the name of one that exists (skills.ts takenBy): offered to save over it. */
+  taken?: { skill: SkillView; replacing: boolean } | undefined;
+  onReplaces?: (version: number | undefined) => void;
 }) {
   const language = <LanguageSelect value={draft.language} onChange={onLanguage} />;
   if (draft.mode === 'edit')
@@ -220,6 +225,25 @@ export function DraftHead({
       </FormRow>
       {language}
       <span className="muted small">new skill: the function&apos;s name must be the skill&apos;s name</span>
+      {taken && (
+        <FormRow
+          layout="check"
+          className="warn"
+          label={
+            <>
+              A skill named {taken.skill.name} exists in sandbox {taken.skill.sandbox} (v{taken.skill.version}
+              ): save this as its new version (v{taken.skill.version} stays in its history)
+            </>
+          }
+        >
+          <input
+            type="checkbox"
+            data-testid="skill-replaces"
+            checked={taken.replacing}
+            onChange={(e) => onReplaces?.(e.target.checked ? taken.skill.version : undefined)}
+          />
+        </FormRow>
+      )}
     </div>
   );
 }
@@ -431,6 +455,7 @@ export function SkillActions({
   onConfirmDelete,
   onDelete,
   onClose,
+  saveWhy,
 }: {
   draft: SkillDraft;
   dirty: boolean;
@@ -441,16 +466,29 @@ export function SkillActions({
   onConfirmDelete: (on: boolean) => void;
   onDelete: () => void;
   onClose: () => void;
+  /** Why Save waits (a new skill under a name that exists, not chosen to save over it). */
+  saveWhy?: string | undefined;
 }) {
   const saved = draft.mode === 'edit';
   const testId = useId();
+  const saveId = useId();
   /** Why Run tests cannot go, said beside it (it was a tooltip only, and none for a new skill). */
   const testWhy = !busy && (!saved || dirty) ? 'Save first: the tests run on the saved skill.' : undefined;
   return (
     <div className="actions">
-      <button className="primary" onClick={onSave} disabled={!!busy || !dirty}>
+      <button
+        className="primary"
+        onClick={onSave}
+        disabled={!!busy || !dirty || !!saveWhy}
+        aria-describedby={saveWhy ? saveId : undefined}
+      >
         {busy === 'save' ? 'Saving and testing…' : saved ? 'Save new version' : 'Save'}
       </button>
+      {saveWhy && !busy && (
+        <span id={saveId} className="start-problem" data-testid="save-problem">
+          {saveWhy}
+        </span>
+      )}
       <button
         onClick={onTest}
         disabled={!!busy || !saved || dirty}

@@ -70,6 +70,8 @@ export function SkillsView() {
             sandboxes={v.sandboxes}
             onEdit={(field, value) => dispatch({ type: 'edit', field, value })}
             onLanguage={(language) => dispatch({ type: 'language', language })}
+            taken={v.taken}
+            onReplaces={(version) => dispatch({ type: 'replaces', version })}
           />
           <CodeEditor
             label="skill-source"
@@ -104,6 +106,11 @@ export function SkillsView() {
             onConfirmDelete={(on) => dispatch({ type: 'confirmDelete', on })}
             onDelete={() => void v.remove()}
             onClose={v.close}
+            saveWhy={
+              v.taken && !v.taken.replacing
+                ? `A skill named ${draft.name} exists in sandbox ${draft.sandbox}: tick "save this as its new version" above, or choose another name.`
+                : undefined
+            }
           />
           {state.testResult && <SkillTestResults result={state.testResult} />}
           <TryPanel

@@ -14,10 +14,12 @@ import {
   parseArgs,
   parseTests,
   restoreSkillDraft,
+  saveRefusal,
   skillDraftToKeep,
   renameSkillFunction,
   skillsReducer,
   statusLabel,
+  takenBy,
   triedKey,
   triedToKeep,
   sourceStamp,
@@ -422,5 +424,55 @@ describe('a new skill renamed', () => {
     expect(skillsReducer(written, { type: 'edit', field: 'name', value: 'other' }).draft?.source).toBe(
       'def mine(): pass\n',
     );
+  });
+});
+
+describe('a new skill under the name of one that exists', () => {
+  const newDraft = (name: string) => {
+    let s = skillsReducer(initialSkills, { type: 'new', sandbox: 'ecommerce' });
+    s = skillsReducer(s, { type: 'edit', field: 'name', value: name });
+    return s;
+  };
+
+  it('is taken until the person chooses to save over the version it is at; a newer version unticks it', () => {
+    const existing = skill('who', { version: 3 });
+    let s = newDraft('who');
+    expect(takenBy(s.draft, existing)).toEqual({ skill: existing, replacing: false });
+    s = skillsReducer(s, { type: 'replaces', version: 3 });
+    expect(takenBy(s.draft, existing)).toEqual({ skill: existing, replacing: true });
+    // Saved again elsewhere (v4): the choice was of v3, so it is asked again.
+    expect(takenBy(s.draft, skill('who', { version: 4 }))?.replacing).toBe(false);
+    // Unticked.
+    expect(
+      takenBy(skillsReducer(s, { type: 'replaces', version: undefined }).draft, existing)?.replacing,
+    ).toBe(false);
+  });
+
+  it('a rename or another sandbox drops the choice: it was said of the other skill', () => {
+    let s = skillsReducer(newDraft('who'), { type: 'replaces', version: 3 });
+    expect(s.draft?.replaces).toBe(3);
+    expect(skillsReducer(s, { type: 'edit', field: 'name', value: 'whom' }).draft?.replaces).toBeUndefined();
+    expect(
+      skillsReducer(s, { type: 'edit', field: 'sandbox', value: 'other' }).draft?.replaces,
+    ).toBeUndefined();
+    // Its source is kept as it was edited otherwise.
+    s = skillsReducer(s, { type: 'edit', field: 'tests', value: '[]' });
+    expect(s.draft?.replaces).toBe(3);
+  });
+
+  it('an open saved skill is never "taken", and its draft takes no choice', () => {
+    const existing = skill('who');
+    const s = skillsReducer(initialSkills, { type: 'open', skill: existing });
+    expect(takenBy(s.draft, existing)).toBeUndefined();
+    expect(skillsReducer(s, { type: 'replaces', version: 2 })).toBe(s);
+    expect(takenBy(newDraft('who').draft, undefined)).toBeUndefined();
+  });
+
+  it("a name taken meanwhile is told in the view's words, not the CLI's --force", () => {
+    const d = newDraft('who').draft!;
+    expect(saveRefusal(d, 'skill who exists in sandbox ecommerce; use --force to save a new version')).toBe(
+      'A skill named who was saved in sandbox ecommerce meanwhile: tick "save this as its new version" above to replace it, or choose another name.',
+    );
+    expect(saveRefusal(d, 'skill who: the function is named x')).toBe('skill who: the function is named x');
   });
 });

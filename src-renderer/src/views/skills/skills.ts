@@ -35,6 +35,11 @@ export interface SkillDraft {
   version?: number;
   /** The run a proposal came from. */
   origin?: string;
+  /**
+   * A new skill under the name of one that exists: the version of it the person chose to save over
+   * (ticked "save as its new version"); the save is refused when the skill is at another version by then.
+   */
+  replaces?: number;
 }
 
 /** "Make a skill": the lines of a run's script it comes from, and what the service proposed. */
@@ -84,6 +89,7 @@ export type SkillsAction =
   | { type: 'close' }
   | { type: 'edit'; field: 'name' | 'source' | 'tests' | 'sandbox'; value: string }
   | { type: 'language'; language: SkillLanguage }
+  | { type: 'replaces'; version: number | undefined }
   | { type: 'tryArgs'; value: string }
   | { type: 'checked'; source: string; language: SkillLanguage; check: SkillCheck }
   | { type: 'checkFailed'; source: string; error: string }
@@ -219,8 +225,10 @@ export function skillsReducer(s: SkillsState, a: SkillsAction): SkillsState {
         !!s.startedAs &&
         s.startedAs.language === d.language &&
         d.source === renameSkillFunction(s.startedAs.source, s.startedAs.name, d.name, d.language);
+      // "Save as its new version" was said of the skill under the old name (or sandbox): not of another.
+      const { replaces: _r, ...kept } = d;
       const draft = {
-        ...d,
+        ...(a.field === 'name' || a.field === 'sandbox' ? kept : d),
         [a.field]: a.value,
         ...(followsName ? { source: newSkillSource(a.value, d.language) } : {}),
         ...(proposalFollows ? { source: renameSkillFunction(d.source, d.name, a.value, d.language) } : {}),
@@ -247,6 +255,11 @@ export function skillsReducer(s: SkillsState, a: SkillsAction): SkillsState {
         },
         confirmDelete: false,
       };
+    }
+    case 'replaces': {
+      if (s.draft?.mode !== 'new') return s;
+      const { replaces: _r, ...d } = s.draft;
+      return { ...s, draft: a.version === undefined ? d : { ...d, replaces: a.version } };
     }
     case 'tryArgs':
       return { ...s, tryArgs: a.value };
@@ -358,6 +371,29 @@ export const isDirty = (d: SkillDraft, saved: SkillView | undefined): boolean =>
   d.source !== saved.source ||
   d.language !== saved.language ||
   d.tests !== testsText(saved.tests);
+
+/**
+ * A new draft under the name of a skill that exists (`saved`, the list's skill of that sandbox and name):
+ * that skill, and whether the person chose to save over the version it is at now. A save as it stands
+ * would be refused ("exists"): the view offers "save as its new version" and says why Save waits.
+ */
+export function takenBy(
+  d: SkillDraft | undefined,
+  saved: SkillView | undefined,
+): { skill: SkillView; replacing: boolean } | undefined {
+  if (d?.mode !== 'new' || !saved) return undefined;
+  return { skill: saved, replacing: d.replaces === saved.version };
+}
+
+/**
+ * A refused save's words as the view says them: a new skill whose name was taken meanwhile (another
+ * window, the CLI, MCP) is told what to do here, not the CLI's `--force` the service names.
+ */
+export function saveRefusal(d: SkillDraft, message: string): string {
+  if (d.mode === 'new' && message.startsWith(`skill ${d.name} exists in sandbox ${d.sandbox};`))
+    return `A skill named ${d.name} was saved in sandbox ${d.sandbox} meanwhile: tick "save this as its new version" above to replace it, or choose another name.`;
+  return message;
+}
 
 /**
  * The open draft holds edits a reload or a closed tab would lose: changed since it was opened, made or

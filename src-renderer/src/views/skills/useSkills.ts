@@ -14,9 +14,11 @@ import {
   parseTests,
   keepsEditedProposal,
   restoreSkillDraft,
+  saveRefusal,
   SKILL_NAME,
   skillDraftToKeep,
   skillsReducer,
+  takenBy,
   triedKey,
   sourceStamp,
   triedToKeep,
@@ -149,6 +151,8 @@ export function useSkills(routeId: string | undefined) {
 
   const saved = list?.skills.find((s) => draft && s.sandbox === draft.sandbox && s.name === draft.name);
 
+  const taken = takenBy(draft, saved);
+
   const save = async () => {
     if (!draft) return;
     const t = parseTests(draft.tests);
@@ -167,6 +171,8 @@ export function useSkills(routeId: string | undefined) {
         ...(draft.mode === 'edit'
           ? { force: true, ...(draft.version !== undefined ? { version: draft.version } : {}) }
           : {}),
+        // A new skill saved over one of its name, as the person chose: over the version they saw.
+        ...(draft.mode === 'new' && taken?.replacing ? { force: true, version: taken.skill.version } : {}),
       });
       dispatch({ type: 'saved', skill: r.skill, test: r.test });
       notify(
@@ -176,7 +182,10 @@ export function useSkills(routeId: string | undefined) {
       await reload();
       navigate({ view: 'skills', id: skillRouteId(r.skill.sandbox, r.skill.name) });
     } catch (e) {
-      dispatch({ type: 'failed', error: errorMessage(e) });
+      dispatch({ type: 'failed', error: saveRefusal(draft, errorMessage(e)) });
+      // The list as it is now: a skill of this name saved elsewhere meanwhile (the refusal said it
+      // exists) is then offered to save over, and a version saved since is the one shown.
+      await reload();
     }
   };
 
@@ -238,6 +247,7 @@ export function useSkills(routeId: string | undefined) {
     loading,
     loadError,
     saved,
+    taken,
     sandboxes: sandboxes.map((s) => s.name),
     backToRun: (runId: string) => navigate({ view: 'run', id: runId }),
     reload,
