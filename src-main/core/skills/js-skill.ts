@@ -218,8 +218,14 @@ export function jsSkillShape(name: string, source: string, language: JsSkillLang
       description: d?.description ?? '',
       source: 'all',
     };
-    if (def?.type === 'StringLiteral' || def?.type === 'NumericLiteral' || def?.type === 'BooleanLiteral')
-      param.default = def.value;
+    if (def) {
+      const value = jsLiteral(def);
+      if (value === NOT_LITERAL)
+        problems.push(
+          `the default of ${id.name} must be a literal (a number, string, true, false, null, or an array or object of them): the manual shows callers the value they get`,
+        );
+      else if (value !== undefined) param.default = value;
+    }
     parameters.push(param);
   }
   const calls = new Set<string>();
@@ -235,6 +241,67 @@ export function jsSkillShape(name: string, source: string, language: JsSkillLang
     line: 1,
   };
   return { tool, calls: [...calls].sort(), problems };
+}
+
+const NOT_LITERAL = Symbol('not a literal');
+
+/**
+ * A default's value where it is a literal (as Python skills' defaults must be, and a tool's are): what the
+ * manual shows. `undefined` (written so) is an optional parameter with no value. Anything else (a call,
+ * a name, arithmetic) is NOT_LITERAL: its value was left out of the manual, which then read as if the
+ * parameter had none.
+ */
+function jsLiteral(n: t.Node): JsonValue | undefined | typeof NOT_LITERAL {
+  switch (n.type) {
+    case 'StringLiteral':
+    case 'NumericLiteral':
+    case 'BooleanLiteral':
+      return n.value;
+    case 'NullLiteral':
+      return null;
+    case 'Identifier':
+      return n.name === 'undefined' ? undefined : NOT_LITERAL;
+    case 'TemplateLiteral':
+      return n.expressions.length === 0
+        ? n.quasis.map((q) => q.value.cooked ?? q.value.raw).join('')
+        : NOT_LITERAL;
+    case 'UnaryExpression':
+      return (n.operator === '-' || n.operator === '+') && n.argument.type === 'NumericLiteral'
+        ? n.operator === '-'
+          ? -n.argument.value
+          : n.argument.value
+        : NOT_LITERAL;
+    case 'TSAsExpression':
+    case 'TSSatisfiesExpression':
+    case 'TSNonNullExpression':
+    case 'ParenthesizedExpression':
+      return jsLiteral(n.expression);
+    case 'ArrayExpression': {
+      const out: JsonValue[] = [];
+      for (const e of n.elements) {
+        if (!e || e.type === 'SpreadElement') return NOT_LITERAL;
+        const v = jsLiteral(e);
+        if (v === NOT_LITERAL || v === undefined) return NOT_LITERAL;
+        out.push(v);
+      }
+      return out;
+    }
+    case 'ObjectExpression': {
+      const out: Record<string, JsonValue> = {};
+      for (const p of n.properties) {
+        if (p.type !== 'ObjectProperty' || p.computed) return NOT_LITERAL;
+        const key =
+          p.key.type === 'Identifier' ? p.key.name : p.key.type === 'StringLiteral' ? p.key.value : undefined;
+        if (key === undefined || key === '__proto__') return NOT_LITERAL;
+        const v = jsLiteral(p.value);
+        if (v === NOT_LITERAL || v === undefined) return NOT_LITERAL;
+        out[key] = v;
+      }
+      return out;
+    }
+    default:
+      return NOT_LITERAL;
+  }
 }
 
 /** A JSON value as a JS literal (JSON is JS; `undefined` for a missing optional argument). */

@@ -56,6 +56,30 @@ describe('the shape of a JS/TS skill', () => {
     });
   });
 
+  it('shows a literal default in the manual (null, negative, arrays, objects) and refuses one that is not a literal', () => {
+    const params = (sig: string) =>
+      jsSkillShape(
+        'f',
+        `/**\n * F.\n * @param {number} a A.\n */\nfunction f(${sig}) {\n  return a;\n}\n`,
+        'js',
+      );
+    const ok = params('a = null, b = -1, c = [1, "x"], d = { k: [true] }, e = `t`, g = undefined');
+    expect(ok.problems).toEqual([]);
+    expect(ok.tool.parameters.map((p) => [p.name, p.required, p.default])).toEqual([
+      ['a', false, null],
+      ['b', false, -1],
+      ['c', false, [1, 'x']],
+      ['d', false, { k: [true] }],
+      ['e', false, 't'],
+      ['g', false, undefined],
+    ]);
+    // It was left out of the manual, which then read as if the parameter had no value when not given.
+    for (const sig of ['a = Date.now()', 'a = 2 * 3', 'a = x', 'a = [...y]', 'a = { [k]: 1 }', 'a = `${b}`'])
+      expect(params(sig).problems, sig).toEqual([
+        'the default of a must be a literal (a number, string, true, false, null, or an array or object of them): the manual shows callers the value they get',
+      ]);
+  });
+
   it('takes JSDoc types in a JS skill', () => {
     const shape = jsSkillShape(
       'city',
