@@ -8,7 +8,7 @@ import { clipWords } from '../../core/text/clip.ts';
 import { proxyFailure } from '../net/proxy-env.ts';
 import type { ProxyRoute } from '../net/proxy-env.ts';
 import { CutStreamError, DeadlineError, TruncatedError } from './deadline.ts';
-import { findCause, HttpAnswerError } from './guarded-fetch.ts';
+import { ErrorAnswer, findCause, HttpAnswerError } from './guarded-fetch.ts';
 import { connectErrorReason } from './reachability.ts';
 import { retryAfterMs } from './retry.ts';
 import type { Classified } from './retry.ts';
@@ -36,6 +36,15 @@ export function classifyHttpError(e: unknown, proxy?: ProxyRoute): Classified {
   if (byProxy) return { ...byProxy, reason: `connection failed: ${byProxy.reason}` };
   const http = findCause(e, HttpAnswerError);
   if (http) return { retryable: http.retryable, reason: http.message };
+  // A 200 whose whole body is an error: the server's words, retried as the same error in a stream is.
+  const whole = findCause(e, ErrorAnswer);
+  if (whole)
+    return (
+      reportedError(whole.error, '', 'whole') ?? {
+        retryable: false,
+        reason: `unexpected answer: ${whole.message}`,
+      }
+    );
   // Anthropic's `overloaded_error` event mid-stream (an error with no status): an overload, retried.
   if ((e as { type?: unknown }).type === 'overloaded_error' || /overloaded_error/.test(message))
     return { retryable: true, reason: 'server overloaded (overloaded_error in the answer stream)' };
@@ -190,15 +199,24 @@ const TLS_CODES: Record<string, string> = {
 /**
  * An error the server reported inside its answer stream, after answering 200 (the SDKs throw it with no
  * status): `data: {"error": {...}}` (OpenAI-compatible servers and routers) or an `error` event
- * (Anthropic's `{type: "error", error: {type, message}}`), or either said as plain text. Retried where it
- * says the server or its upstream failed or is busy (a 5xx or 429 code, `api_error`, `rate_limit_error`, words of overload),
- * else not (a refused request does not change on a retry).
+ * (Anthropic's `{type: "error", error: {type, message}}`), or either said as plain text.
  */
 function streamError(e: unknown, status: number | undefined, message: string): Classified | undefined {
-  let body = (e as { error?: unknown }).error;
+  if (status !== undefined) return undefined;
+  return reportedError((e as { error?: unknown }).error, message, 'stream');
+}
+
+/**
+ * An error the server reported with a 200, in its words: inside its answer stream, or as the whole JSON
+ * body of a complete answer (`{"error": {...}}`). Retried where it says the server or its upstream failed
+ * or is busy (a 5xx or 429 code, `api_error`, `rate_limit_error`, words of overload), else not (a refused
+ * request does not change on a retry).
+ */
+function reportedError(error: unknown, message: string, where: 'stream' | 'whole'): Classified | undefined {
+  let body = error;
   // (said as plain text: `data: {"error": "..."}`, or an `error` event whose data is not JSON)
   if (typeof body === 'string' && body.trim()) body = { message: body };
-  if (status !== undefined || !body || typeof body !== 'object') return undefined;
+  if (!body || typeof body !== 'object') return undefined;
   const outer = body as { error?: unknown };
   const inner = (outer.error && typeof outer.error === 'object' ? outer.error : body) as {
     type?: unknown;
@@ -217,11 +235,15 @@ function streamError(e: unknown, status: number | undefined, message: string): C
     typeof code === 'number' ? code : /^\d{3}$/.test(String(code ?? '')) ? Number(code) : undefined;
   const retryable =
     (numeric !== undefined && (numeric >= 500 || numeric === 429 || numeric === 408)) ||
-    /^(api_error|rate_limit_error|server_error|timeout_error)$/.test(type ?? '') ||
+    /^(api_error|rate_limit_error|server_error|timeout_error|overloaded_error)$/.test(type ?? '') ||
     /overload|rate.?limit|temporar|unavailable|timed? ?out|try again/i.test(said);
   const what = [type, code !== undefined ? `code ${code}` : undefined].filter(Boolean).join(', ');
+  const reported = `${said ? JSON.stringify(said) : 'an error'}${what ? ` (${what})` : ''}`;
   return {
     retryable,
-    reason: `error in the answer stream: the server answered 200, then reported ${said ? JSON.stringify(said) : 'an error'}${what ? ` (${what})` : ''}`,
+    reason:
+      where === 'stream'
+        ? `error in the answer stream: the server answered 200, then reported ${reported}`
+        : `error as the answer: the server answered 200 with an error instead of an answer: ${reported}`,
   };
 }

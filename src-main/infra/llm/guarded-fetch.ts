@@ -66,9 +66,28 @@ export class CompleteAnswer extends Error {
     this.described = described;
   }
 
-  /** The error when the JSON is not a complete answer of the API (e.g. an error object with a 200). */
-  notAnAnswer(): HttpAnswerError {
+  /**
+   * The error when the JSON is not a complete answer of the API: an error object the server answered
+   * with a 200 (`{"error": ...}`: a router's upstream failure) is that error (ErrorAnswer: named in the
+   * server's words and retried as the same error inside a stream is, classify.ts), anything else an
+   * unexpected answer.
+   */
+  notAnAnswer(): HttpAnswerError | ErrorAnswer {
+    const error = (this.json as { error?: unknown }).error;
+    if ((typeof error === 'string' && error.trim()) || (error && typeof error === 'object'))
+      return new ErrorAnswer(error, this.described);
     return new HttpAnswerError(`unexpected answer: ${this.described}`, false);
+  }
+}
+
+/** A 200 whose whole JSON body is an error (`{"error": {...}}`) where an answer was expected. */
+export class ErrorAnswer extends Error {
+  override name = 'ErrorAnswer';
+  /** The body's `error`, as the server sent it. */
+  readonly error: unknown;
+  constructor(error: unknown, described: string) {
+    super(described);
+    this.error = error;
   }
 }
 

@@ -292,6 +292,55 @@ describe('an answer that is not the model text', () => {
   });
 });
 
+describe('an error the server answers 200 with, as its whole (not streamed) body', () => {
+  const retry = { maxRetries: 2, baseDelayMs: 5, maxDelayMs: 50 };
+  const providers = () => [
+    new OpenAiProvider({ id: 'oa', model: 'm', baseUrl: fx.llm.openaiUrl, retry }),
+    new AnthropicProvider({ id: 'an', model: 'm', baseUrl: fx.llm.baseUrl, apiKey: 'k', retry }),
+  ];
+  const errorBody = (p: OpenAiProvider | AnthropicProvider, message: string, code: number | string) => ({
+    raw: (res: ServerResponse) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify(
+          p instanceof OpenAiProvider
+            ? { error: { message, code } }
+            : { type: 'error', error: { type: code, message } },
+        ),
+      );
+    },
+  });
+
+  it("an upstream failure is named in the server's words and retried, as in a stream", async () => {
+    for (const p of providers()) {
+      fx.llm.reset();
+      const code = p instanceof OpenAiProvider ? 502 : 'api_error';
+      fx.llm.push(errorBody(p, 'upstream provider failed', code), COUNT);
+      // Before: "unexpected answer: the server answered 200 with application/json instead of an event
+      // stream (...)", not retried.
+      const r = await p.generate({ system: 's', user: 'u' });
+      expect(r.text).toBe(COUNT);
+      expect(r.retries.map((x) => x.reason)).toEqual([
+        `error as the answer: the server answered 200 with an error instead of an answer: "upstream provider failed" (${p instanceof OpenAiProvider ? 'code 502' : 'api_error'})`,
+      ]);
+    }
+  });
+
+  it('a refused request is named and not retried', async () => {
+    for (const p of providers()) {
+      fx.llm.reset();
+      const code = p instanceof OpenAiProvider ? 400 : 'invalid_request_error';
+      fx.llm.fallback = errorBody(p, 'prompt is too long', code);
+      const e = await p.generate({ system: 's', user: 'u' }).catch((x: unknown) => x);
+      expect(e).toBeInstanceOf(LlmError);
+      expect((e as LlmError).message).toContain(
+        `error as the answer: the server answered 200 with an error instead of an answer: "prompt is too long" (${p instanceof OpenAiProvider ? 'code 400' : 'invalid_request_error'})`,
+      );
+      expect(fx.llm.requests).toHaveLength(1);
+    }
+  });
+});
+
 describe('an error the server sends inside a stream it began with 200', () => {
   const retry = { maxRetries: 2, baseDelayMs: 5, maxDelayMs: 50 };
   const providers = () => [
