@@ -129,6 +129,11 @@ interface Candidate {
   validation: ValidationResult;
   /** The answer held several code blocks of the run's language, only the longest taken: told on failure. */
   blocks?: number;
+  /**
+   * The answer held no script, and why (its `withheld-answer` violation's words: a refusal, a content
+   * filter, a function call): its text is never shown as a script, to the model or in a run's error.
+   */
+  noScript?: string;
 }
 
 /** An LLM's answer as the tiers judge it: its text, and whether it was cut at the token limit. */
@@ -137,6 +142,8 @@ interface Answer {
   truncated?: { reason: string; maxTokens: number };
   /** Not the model's text: a refusal, a content filter, a function call (LlmResponse.withheld). */
   withheld?: string;
+  /** A function call beside the answer's text (LlmResponse.functionCall). */
+  functionCall?: string;
 }
 
 /**
@@ -157,8 +164,14 @@ const withheldAnswer = (script: AssembledScript, withheld: string, language: Scr
   answerNotRun(
     script,
     'withheld-answer',
-    `${withheld}, so the answer held no script to run. Answer with the whole script in one fenced \`\`\`${FENCES[language]} block`,
+    `${noScriptWords(withheld)}. Answer with the whole script in one fenced \`\`\`${FENCES[language]} block`,
   );
+
+/** Why an answer that was not the model's text held no script, in one sentence (no full stop). */
+const noScriptWords = (withheld: string): string => `${withheld}, so the answer held no script to run`;
+
+/** The script a rejected candidate is shown to the model (and compared) as: none when its answer held none. */
+const shownScript = (c: Candidate): string => (c.noScript !== undefined ? '' : c.script.body);
 
 /**
  * An answer cut at the token limit: its script is incomplete, never run (a cut that falls between two
@@ -217,11 +230,24 @@ function noCodeIn(
   answer: string | undefined,
   script: AssembledScript,
   v: ValidationResult,
+  functionCall?: string,
 ): ValidationResult {
   const said = answer?.replace(/\s+/g, ' ').trim();
   if (answer === undefined || v.valid) return v;
   const fence = FENCES[script.language];
   const oneBlock = `answer with the whole script in one fenced \`\`\`${fence} block`;
+  // Text with no script beside a call of a function: the call is what the model answered with (it read
+  // as "no fenced code block, and its text is not Python", the call unsaid).
+  const noCode =
+    script.body.trim() === '' || (!fenceTags(answer).length && v.violations.some((x) => x.rule === 'syntax'));
+  if (functionCall && said && noCode) {
+    const quote = said.length > 120 ? `${said.slice(0, 120)}…` : said;
+    return withheldAnswer(
+      script,
+      `${functionCall}, and that text is not a script (${JSON.stringify(quote)})`,
+      script.language,
+    );
+  }
   if (!said)
     return {
       valid: false,
@@ -408,6 +434,8 @@ export class Orchestrator {
     const { req, runId } = ctx;
     let previous: { script: string; error: string | ExecutionError } | undefined;
     let lastError = NO_ATTEMPT;
+    // The last attempt's candidate was rejected before it ran (`lastError` says why).
+    let rejected = false;
     // A template's or a rule's script that failed in the sandbox did not use one of the LLM's attempts:
     // the LLM still gets 1 + max_retries (with max_retries 0, a failed template was the run's end).
     let served: string | undefined;
@@ -440,10 +468,12 @@ export class Orchestrator {
             );
       if (!cand) return failedOutcome(runId, lastErrorOrProviders(ctx, lastError));
       if (!cand.validation.valid) {
-        // The LLM gets the corrective paragraph; the run's error is for people.
-        lastError = describeViolations(cand.validation.violations);
+        // The LLM gets the corrective paragraph; the run's error is for people: an answer that held no
+        // script says why, not "the script failed validation" of a script that never existed.
+        lastError = cand.noScript ?? describeViolations(cand.validation.violations);
+        rejected = true;
         previous = {
-          script: cand.script.body,
+          script: shownScript(cand),
           error: this.feedback(ctx, cand),
         };
         continue;
@@ -467,6 +497,7 @@ export class Orchestrator {
       // answer: not a success with an empty result, but a failed attempt the next one is told about.
       const err = result.error ?? { type: result.exitReason, message: 'the script failed', frames: [] };
       lastError = `${err.type}: ${err.message}`;
+      rejected = false;
       const failure = severalBlocks(cand, ctx.language) + formatExecutionFailure(err, result.toolCalls);
       const source = cand.tier === 'template' || cand.tier === 'rule' ? `${cand.tier} ${cand.name}` : '';
       if (source) served = source;
@@ -483,7 +514,7 @@ export class Orchestrator {
     const attempts = started.maxRetries + 1;
     return failedOutcome(
       runId,
-      `no result after ${served ? `${served}'s script and ` : ''}${attempts} attempt${attempts === 1 ? '' : 's'} (max_retries ${started.maxRetries}); the last attempt ${/^the script failed validation/.test(lastError) ? 'was rejected: ' : 'failed: '}${lastError}`,
+      `no result after ${served ? `${served}'s script and ` : ''}${attempts} attempt${attempts === 1 ? '' : 's'} (max_retries ${started.maxRetries}); the last attempt ${rejected ? 'was rejected: ' : 'failed: '}${lastError}`,
     );
   }
 
@@ -514,7 +545,12 @@ export class Orchestrator {
       const key = scriptKey(script);
       const earlier = failures.findLast((f) => f.script === key && f.outcome === outcome);
       failures.push({ n, script: key, outcome });
-      lastStep = `the last step ${summary === 'script rejected by the validator' ? 'was rejected by the validator' : 'failed'}: ${outcome}`;
+      const noScript = summary === NO_SCRIPT_STEP;
+      lastStep = noScript
+        ? `the last step's answer held no script: ${outcome}`
+        : `the last step ${summary === 'script rejected by the validator' ? 'was rejected by the validator' : 'failed'}: ${outcome}`;
+      // What the repeat was: the same script failing the same way, or answers that held no script.
+      const same = noScript ? 'the answer held no script again' : 'the same script failed the same way';
       const stop = earlier !== undefined && (earlier.n === n - 1 || warnedAt !== undefined);
       // `stagnant` on a failed step means the loop stopped the run (front ends say so); a first repeat of an
       // older step is told to the model in the history instead.
@@ -530,7 +566,7 @@ export class Orchestrator {
         // The first repeat of an older step: the next prompt says so, and the model gets one more chance.
         warnedAt = n;
         history.push(
-          `step ${n} repeated step ${earlier.n}: the same script failed the same way again (${outcome}). Do not write it again: take a different approach (another tool, other arguments, or answer from \`collected\`); one more repeat ends the run`,
+          `step ${n} repeated step ${earlier.n}: ${noScript ? same : `${same} again`} (${outcome}). Do not ${noScript ? 'answer that way' : 'write it'} again: take a different approach (another tool, other arguments, or answer from \`collected\`); one more repeat ends the run`,
         );
         ctx.log.warn({ event: 'loop', step: n, repeats: earlier.n }, 'a step repeated an earlier failure');
         return undefined;
@@ -542,8 +578,8 @@ export class Orchestrator {
       return failedOutcome(
         runId,
         earlier.n === n - 1
-          ? `step ${n} repeated step ${n - 1}: the same script failed the same way (${outcome}); stopped as a loop instead of spending the remaining steps on it`
-          : `step ${n} repeated step ${earlier.n}: the same script failed the same way (${outcome}), after step ${warnedAt} had repeated an earlier step and the model was told to change course; the steps go round in circles: stopped as a loop instead of spending the remaining steps on it`,
+          ? `step ${n} repeated step ${n - 1}: ${same} (${outcome}); stopped as a loop instead of spending the remaining steps on it`
+          : `step ${n} repeated step ${earlier.n}: ${same} (${outcome}), after step ${warnedAt} had repeated an earlier step and the model was told to change course; the steps go round in circles: stopped as a loop instead of spending the remaining steps on it`,
       );
     };
     for (let n = 1; n <= started.maxSteps; n++) {
@@ -565,14 +601,17 @@ export class Orchestrator {
       if (!cand) return failedOutcome(runId, lastErrorOrProviders(ctx, 'no provider produced a script'));
       if (!cand.validation.valid) {
         const msg = this.feedback(ctx, cand);
-        previous = { script: cand.script.body, error: msg };
-        history.push(`step ${n}: script rejected by the validator`);
+        // An answer that held no script (a refusal, a content filter, a function call) is said as such:
+        // it was no script the validator rejected, and its text is not shown as one.
+        const summary = cand.noScript !== undefined ? NO_SCRIPT_STEP : 'script rejected by the validator';
+        previous = { script: shownScript(cand), error: msg };
+        history.push(`step ${n}: ${summary}${cand.noScript !== undefined ? ` (${cand.noScript})` : ''}`);
         const loop = failedStep(
           n,
           final,
-          cand.script.body,
-          'script rejected by the validator',
-          describeViolations(cand.validation.violations),
+          shownScript(cand),
+          summary,
+          cand.noScript ?? describeViolations(cand.validation.violations),
         );
         if (loop) return loop;
         continue;
@@ -739,6 +778,7 @@ export class Orchestrator {
       answer?: string,
       truncated?: Answer['truncated'],
       withheld?: string,
+      functionCall?: string,
     ): Candidate => {
       const validation = withheld
         ? withheldAnswer(script, withheld, language)
@@ -749,7 +789,9 @@ export class Orchestrator {
               answer,
               script,
               this.deps.validate(script.body, language, tools, req.sandbox.name, shapes),
+              functionCall,
             ));
+      const noScript = validation.violations.find((v) => v.rule === 'withheld-answer')?.message;
       ctx.emit('script', {
         n,
         code: script.code,
@@ -770,7 +812,17 @@ export class Orchestrator {
         'script generated',
       );
       const blocks = answer ? fenceTags(answer).filter((t) => LANGUAGE_TAGS[language].includes(t)).length : 0;
-      last = { tier, script, validation, ...(name ? { name } : {}), ...(blocks > 1 ? { blocks } : {}) };
+      last = {
+        tier,
+        script,
+        validation,
+        ...(name ? { name } : {}),
+        ...(blocks > 1 ? { blocks } : {}),
+        // (the violation's first sentence: what the answer was instead of a script)
+        ...(noScript !== undefined
+          ? { noScript: noScript.replace(/\. Answer with the whole script[\s\S]*$/, '') }
+          : {}),
+      };
       return last;
     };
     for (const source of sources) {
@@ -815,9 +867,18 @@ export class Orchestrator {
       });
       const first = await this.ask(ctx, n, provider, prompt.system, prompt.user, false);
       if (first === undefined) continue;
-      const c1 = check('llm', assemble(first.text), undefined, first.text, first.truncated, first.withheld);
+      const c1 = check(
+        'llm',
+        assemble(first.text),
+        undefined,
+        first.text,
+        first.truncated,
+        first.withheld,
+        first.functionCall,
+      );
       if (c1.validation.valid) return c1;
-      const fix = correct(c1.script.body, this.feedback(ctx, c1));
+      // (an answer that held no script is not quoted back as one: a content filter stopped that text)
+      const fix = correct(shownScript(c1), this.feedback(ctx, c1));
       ctx.emit('prompt', {
         n,
         kind: fix.kind,
@@ -836,6 +897,7 @@ export class Orchestrator {
         second.text,
         second.truncated,
         second.withheld,
+        second.functionCall,
       );
       if (c2.validation.valid) return c2;
     }
@@ -877,12 +939,15 @@ export class Orchestrator {
         ...(r.finishReason ? { finishReason: r.finishReason } : {}),
         ...(r.truncated ? { truncated: r.truncated } : {}),
         ...(r.withheld ? { withheld: r.withheld } : {}),
+        ...(r.withheld && r.withheldKind ? { withheldKind: r.withheldKind } : {}),
+        ...(r.functionCall ? { functionCall: r.functionCall } : {}),
         ...(correction ? { correction: true } : {}),
       });
       return {
         text: r.text,
         ...(r.truncated ? { truncated: r.truncated } : {}),
         ...(r.withheld ? { withheld: r.withheld } : {}),
+        ...(r.functionCall ? { functionCall: r.functionCall } : {}),
       };
     } catch (e) {
       if (e instanceof CancelledError || ctx.req.signal?.aborted) throw new CancelledError();
@@ -1040,6 +1105,9 @@ function resultValue(r: ExecutionResult): JsonValue | undefined {
 }
 
 const NO_ATTEMPT = 'no attempt was made';
+
+/** A step whose answer held no script (Candidate.noScript), as its summary says it. */
+const NO_SCRIPT_STEP = 'the answer held no script';
 
 /** A PLAN script that ran to its end without emitting anything (the hint for it says emit_result). */
 const noResult = (language: ScriptLanguage): ExecutionError => {

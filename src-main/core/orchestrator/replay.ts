@@ -1,6 +1,6 @@
 /** A provider that answers from a recorded run's LLM outputs, in order: deterministic replay, no network. */
 import { LlmError } from '../ports/llm.ts';
-import type { LlmProvider, LlmRequest, LlmResponse } from '../ports/llm.ts';
+import type { LlmProvider, LlmRequest, LlmResponse, WithheldKind } from '../ports/llm.ts';
 import type { RunEvent } from '../records/events.ts';
 
 export class ReplayProvider implements LlmProvider {
@@ -14,6 +14,8 @@ export class ReplayProvider implements LlmProvider {
     completionTokens: number;
     truncated?: { reason: string; maxTokens: number };
     withheld?: string;
+    withheldKind?: WithheldKind;
+    functionCall?: string;
   }[];
   private next = 0;
 
@@ -45,6 +47,9 @@ export class ReplayProvider implements LlmProvider {
       // A recorded answer that was not the model's text (a refusal, a content filter, a function call) is
       // withheld again: its text (a script the filter stopped) is not run in the replay either.
       ...(a.withheld ? { withheld: a.withheld } : {}),
+      ...(a.withheldKind ? { withheldKind: a.withheldKind } : {}),
+      // (and a function call beside text that held no script is named again)
+      ...(a.functionCall ? { functionCall: a.functionCall } : {}),
     });
   }
 }

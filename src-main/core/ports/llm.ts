@@ -48,7 +48,17 @@ export interface LlmResponse {
    * script to run.
    */
   withheld?: string;
+  /** What `withheld` says, by kind (a trace names it without the words, which may quote the model). */
+  withheldKind?: WithheldKind;
+  /**
+   * The model called a function beside its text, in words (the function, the finish reason): named to
+   * the person and the model when that text holds no script.
+   */
+  functionCall?: string;
 }
+
+/** Why an answer is not the model's text (LlmResponse.withheld). */
+export type WithheldKind = 'refusal' | 'content_filter' | 'function_call';
 
 export interface LlmProvider {
   readonly id: string;

@@ -273,6 +273,16 @@ export const eventPayloadSchemas = {
      * content filter, a function call instead of text. Its script (if any) is not run.
      */
     withheld: z.string().optional(),
+    /**
+     * What `withheld` says, by kind (a trace names the kind, never the words): absent in runs recorded
+     * before it was kept.
+     */
+    withheldKind: z.enum(['refusal', 'content_filter', 'function_call']).optional(),
+    /**
+     * A call of a function the model made beside its text, in words: named as what the answer was when
+     * that text held no script.
+     */
+    functionCall: z.string().optional(),
   }),
   llm_error: obj({ n, provider: z.string(), message: z.string(), retries: z.array(llmRetrySchema) }),
   /** A provider's call failed for a transient cause and is tried again after `waitMs` (told live). */

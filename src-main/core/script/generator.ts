@@ -241,7 +241,7 @@ export class ScriptGenerator {
       { title: 'Tools', text: tools.trim() },
     ];
     if (retry) {
-      sections.push({ title: 'Previous script', text: vars.previous_script });
+      if (vars.previous_script) sections.push({ title: 'Previous script', text: vars.previous_script });
       sections.push({ title: 'Error', text: vars.previous_error });
       if (hints.length) sections.push({ title: 'Hints', text: vars.hints });
     }
@@ -283,7 +283,8 @@ export class ScriptGenerator {
     if (vars.last_step && notice) sections.push({ title: 'Last step', text: notice });
     if (collected) sections.push({ title: 'Collected', text: collected });
     if (vars.history) sections.push({ title: 'History', text: vars.history });
-    if (correction) sections.push({ title: 'Previous script', text: vars.rejected_script });
+    if (correction && vars.rejected_script)
+      sections.push({ title: 'Previous script', text: vars.rejected_script });
     if (previousError) sections.push({ title: 'Error', text: previousError });
     if (hints.length) sections.push({ title: 'Hints', text: vars.hints });
     return { kind: options.final ? 'final' : 'step', attempt: options.step, system, user, hints, sections };

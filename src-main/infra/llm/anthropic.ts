@@ -7,7 +7,7 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import type { LlmRequest } from '../../core/ports/llm.ts';
 import { CompleteAnswer, findCause } from './guarded-fetch.ts';
-import { SdkProvider, sdkClientOptions, withheldWords } from './sdk-provider.ts';
+import { answerNotes, SdkProvider, sdkClientOptions } from './sdk-provider.ts';
 import type { SdkProviderOptions, StreamedAnswer, TryContext } from './sdk-provider.ts';
 
 export type AnthropicProviderOptions = SdkProviderOptions;
@@ -90,7 +90,7 @@ export class AnthropicProvider extends SdkProvider<Anthropic> {
           break;
       }
     }
-    const withheld = withheldWords({
+    const notes = answerNotes({
       text,
       ...(stopReason === 'refusal' ? { refused: 'stop_reason: refusal' } : {}),
       calls,
@@ -104,7 +104,7 @@ export class AnthropicProvider extends SdkProvider<Anthropic> {
       ...(stopReason === 'max_tokens' ? { hitLimit: 'stop_reason: max_tokens' } : {}),
       ...(id ? { id } : {}),
       ...(stopReason ? { finish: stopReason } : {}),
-      ...(withheld ? { withheld } : {}),
+      ...notes,
       promptTokens: inputTokens,
       completionTokens: outputTokens,
     };
@@ -128,7 +128,7 @@ function completeAnswer(c: CompleteAnswer, req: LlmRequest, t: TryContext): Stre
     .join('');
   if (text) req.onToken?.(text);
   const stop = typeof j.stop_reason === 'string' ? j.stop_reason : undefined;
-  const withheld = withheldWords({
+  const notes = answerNotes({
     text,
     ...(stop === 'refusal' ? { refused: 'stop_reason: refusal' } : {}),
     calls: j.content
@@ -147,7 +147,7 @@ function completeAnswer(c: CompleteAnswer, req: LlmRequest, t: TryContext): Stre
     ...(stop === 'max_tokens' ? { hitLimit: 'stop_reason: max_tokens' } : {}),
     ...(typeof j.id === 'string' && j.id ? { id: j.id } : {}),
     ...(stop ? { finish: stop } : {}),
-    ...(withheld ? { withheld } : {}),
+    ...notes,
     ...(input !== undefined ? { promptTokens: input } : {}),
     ...(output !== undefined ? { completionTokens: output } : {}),
   };

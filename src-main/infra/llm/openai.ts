@@ -8,7 +8,7 @@
 import type OpenAI from 'openai';
 import type { LlmRequest } from '../../core/ports/llm.ts';
 import { CompleteAnswer, findCause } from './guarded-fetch.ts';
-import { SdkProvider, sdkClientOptions, withheldWords } from './sdk-provider.ts';
+import { answerNotes, SdkProvider, sdkClientOptions } from './sdk-provider.ts';
 import type { SdkProviderOptions, StreamedAnswer, TryContext } from './sdk-provider.ts';
 
 export type OpenAiProviderOptions = SdkProviderOptions;
@@ -79,7 +79,7 @@ export class OpenAiProvider extends SdkProvider<OpenAI> {
       if (typeof delta?.refusal === 'string') refusal += delta.refusal;
       calls.push(...functionNames(delta?.tool_calls, delta?.function_call));
     }
-    const withheld = withheldWords({ text, refusal, calls, ...(finish ? { finish } : {}) });
+    const notes = answerNotes({ text, refusal, calls, ...(finish ? { finish } : {}) });
     return {
       text,
       model: answeredModel,
@@ -88,7 +88,7 @@ export class OpenAiProvider extends SdkProvider<OpenAI> {
       ...(finish === 'length' ? { hitLimit: 'finish_reason: length' } : {}),
       ...(id ? { id } : {}),
       ...(finish ? { finish } : {}),
-      ...(withheld ? { withheld } : {}),
+      ...notes,
       ...(usage?.prompt_tokens !== undefined ? { promptTokens: usage.prompt_tokens } : {}),
       ...(usage?.completion_tokens !== undefined ? { completionTokens: usage.completion_tokens } : {}),
     };
@@ -117,13 +117,13 @@ function completeAnswer(c: CompleteAnswer, req: LlmRequest, t: TryContext): Stre
   const calls = functionNames(message?.tool_calls, message?.function_call);
   // (content is null beside a refusal, a filtered answer or a function call: said, not "not an answer")
   const text = typeof message?.content === 'string' ? message.content : undefined;
-  const withheld = withheldWords({
+  const notes = answerNotes({
     text: text ?? '',
     ...(typeof message?.refusal === 'string' ? { refusal: message.refusal } : {}),
     calls,
     ...(finish ? { finish } : {}),
   });
-  if (text === undefined && !withheld) throw c.notAnAnswer();
+  if (text === undefined && !notes.withheld) throw c.notAnAnswer();
   if (text) req.onToken?.(text);
   const num = (v: unknown) => (typeof v === 'number' ? v : undefined);
   const prompt = num(j.usage?.prompt_tokens);
@@ -136,7 +136,7 @@ function completeAnswer(c: CompleteAnswer, req: LlmRequest, t: TryContext): Stre
     ...(finish === 'length' ? { hitLimit: 'finish_reason: length' } : {}),
     ...(typeof j.id === 'string' && j.id ? { id: j.id } : {}),
     ...(finish ? { finish } : {}),
-    ...(withheld ? { withheld } : {}),
+    ...notes,
     ...(prompt !== undefined ? { promptTokens: prompt } : {}),
     ...(completion !== undefined ? { completionTokens: completion } : {}),
   };

@@ -6,7 +6,7 @@
  * A provider adds only how it streams one answer from its API.
  */
 import { CancelledError, LlmError } from '../../core/ports/llm.ts';
-import type { LlmProvider, LlmRequest, LlmResponse } from '../../core/ports/llm.ts';
+import type { LlmProvider, LlmRequest, LlmResponse, WithheldKind } from '../../core/ports/llm.ts';
 import { estimateTokens } from '../../core/tools/disclosure.ts';
 import { clipWords } from '../../core/text/clip.ts';
 import { classifyHttpError } from './classify.ts';
@@ -168,6 +168,9 @@ export interface StreamedAnswer {
   finish?: string;
   /** The answer is not the model's text: its refusal, a content filter, a function call (withheldWords). */
   withheld?: string;
+  withheldKind?: WithheldKind;
+  /** A call of a function beside the answer's text, in words (answerNotes). */
+  functionCall?: string;
   /** Usage as the API reported it; estimated from the text where it is missing. */
   promptTokens?: number;
   completionTokens?: number;
@@ -269,6 +272,8 @@ export abstract class SdkProvider<Client> implements LlmProvider {
             ...(a.id ? { responseId: a.id } : {}),
             ...(a.finish ? { finishReason: a.finish } : {}),
             ...(a.withheld ? { withheld: a.withheld } : {}),
+            ...(a.withheldKind ? { withheldKind: a.withheldKind } : {}),
+            ...(a.functionCall ? { functionCall: a.functionCall } : {}),
             // (a cut answer reaches only a caller that takes one, checkAnswerEnd: it is told so)
             ...(a.hitLimit ? { truncated: { reason: a.hitLimit, maxTokens } } : {}),
           };
@@ -291,8 +296,8 @@ export abstract class SdkProvider<Client> implements LlmProvider {
 }
 
 /**
- * Why an answer is not the model's text, in words (one sentence, its details in brackets), or undefined.
- * What both APIs say besides text: The
+ * Why an answer is not the model's text, in words (one sentence, its details in brackets) and by kind, or
+ * undefined. What both APIs say besides text: The
  * model's own refusal (OpenAI sends it as `refusal` instead of `content`; Anthropic stops with
  * `stop_reason: refusal`, discarding what came before it), the provider's content filter (`finish_reason:
  * content_filter`: the text was stopped or removed) and a call of a function (the request offers none: a
@@ -305,23 +310,57 @@ export function withheldWords(a: {
   refused?: string;
   calls?: string[];
   finish?: string;
-}): string | undefined {
+}): { kind: WithheldKind; words: string } | undefined {
   const refusal = a.refusal?.replace(/\s+/g, ' ').trim();
-  if (refusal) return `the model refused (${JSON.stringify(clipWords(refusal, 300))})`;
-  if (a.refused) return `the model refused (${a.refused})`;
+  if (refusal)
+    return { kind: 'refusal', words: `the model refused (${JSON.stringify(clipWords(refusal, 300))})` };
+  if (a.refused) return { kind: 'refusal', words: `the model refused (${a.refused})` };
   if (a.finish === 'content_filter')
-    return "the provider's content filter stopped the answer (finish_reason: content_filter)";
-  // (text with a call beside it is the answer: the call alone says nothing of a script)
+    return {
+      kind: 'content_filter',
+      words: "the provider's content filter stopped the answer (finish_reason: content_filter)",
+    };
+  // (text with a call beside it is the answer: the call alone says nothing of a script; see answerNotes)
   if (a.text.trim()) return undefined;
+  const what = calledWhat(a.calls, a.finish);
+  return what
+    ? {
+        kind: 'function_call',
+        words: `the model called ${what} instead of answering with text (${callDetails(a.finish)})`,
+      }
+    : undefined;
+}
+
+/**
+ * What an answer says besides its text, for the StreamedAnswer: why it is not the model's text
+ * (withheldWords), or, for text with a call of a function beside it, that call in words
+ * (`functionCall`: the orchestrator names it when the text holds no script).
+ */
+export function answerNotes(a: {
+  text: string;
+  refusal?: string;
+  refused?: string;
+  calls?: string[];
+  finish?: string;
+}): Pick<StreamedAnswer, 'withheld' | 'withheldKind' | 'functionCall'> {
+  const w = withheldWords(a);
+  if (w) return { withheld: w.words, withheldKind: w.kind };
+  const what = a.text.trim() ? calledWhat(a.calls, a.finish) : undefined;
+  return what ? { functionCall: `the model called ${what} beside its text (${callDetails(a.finish)})` } : {};
+}
+
+/** `a function (get_orders)`, `functions (a, b)`, `a function`: the calls an answer made, or undefined. */
+function calledWhat(names: string[] | undefined, finish: string | undefined): string | undefined {
   // (a name as the server sent it, at most 64 characters: it goes into the model's correction too)
-  const calls = [...new Set(a.calls ?? [])]
+  const calls = [...new Set(names ?? [])]
     .filter(Boolean)
     .map((n) => (n.length > 64 ? `${n.slice(0, 64)}…` : n));
-  if (calls.length || a.finish === 'tool_calls' || a.finish === 'function_call' || a.finish === 'tool_use') {
-    const what = calls.length
-      ? `${calls.length === 1 ? 'a function' : 'functions'} (${calls.slice(0, 5).join(', ')}${calls.length > 5 ? ', …' : ''})`
-      : 'a function';
-    return `the model called ${what} instead of answering with text (finish reason ${a.finish ?? 'none'}; the request offers no functions, so this server or model is set to call them)`;
-  }
-  return undefined;
+  if (!calls.length && finish !== 'tool_calls' && finish !== 'function_call' && finish !== 'tool_use')
+    return undefined;
+  return calls.length
+    ? `${calls.length === 1 ? 'a function' : 'functions'} (${calls.slice(0, 5).join(', ')}${calls.length > 5 ? ', …' : ''})`
+    : 'a function';
 }
+
+const callDetails = (finish: string | undefined): string =>
+  `finish reason ${finish ?? 'none'}; the request offers no functions, so this server or model is set to call them`;

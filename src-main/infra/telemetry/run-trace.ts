@@ -316,7 +316,9 @@ export function buildRunSpans(
               'toolsmith.llm.correction': d.correction === true,
               'toolsmith.llm.answer_chars': d.text.length,
               // An answer that is not the model's text, by kind only (the words may quote the model).
-              ...(d.withheld ? { 'toolsmith.llm.withheld': withheldKind(d.withheld) } : {}),
+              // (as the provider said it; a run recorded before the kind was kept: `unknown`, never a
+              // kind guessed from words that may quote the model)
+              ...(d.withheld ? { 'toolsmith.llm.withheld': d.withheldKind ?? 'unknown' } : {}),
             },
             SpanKind.CLIENT,
           );
@@ -847,14 +849,4 @@ function post(
     connect.on('error', (e) => finish(viaProxy(e)));
     connect.end();
   });
-}
-
-/**
- * The kind of an answer that is not the model's text (llm_response.withheld, in the words of
- * infra/llm/sdk-provider.ts withheldWords): `refusal`, `content_filter` or `function_call`.
- */
-function withheldKind(words: string): string {
-  if (words.startsWith('the model refused')) return 'refusal';
-  if (words.includes('content filter')) return 'content_filter';
-  return 'function_call';
 }

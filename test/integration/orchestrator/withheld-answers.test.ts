@@ -65,7 +65,10 @@ const anthropicStream = (blocks: Record<string, unknown>[], stop: string) => (re
   res.end();
 };
 
-const plan = async (kind: 'openai' | 'anthropic' = 'openai') =>
+const plan = async (
+  kind: 'openai' | 'anthropic' = 'openai',
+  more: { maxRetries?: number; mode?: 'plan' | 'interactive'; maxSteps?: number } = {},
+) =>
   (
     await fx.runs.start({
       task: 'How many orders are there?',
@@ -77,6 +80,7 @@ const plan = async (kind: 'openai' | 'anthropic' = 'openai') =>
       }),
       maxRetries: 0,
       noTemplates: true,
+      ...more,
     })
   ).done;
 
@@ -289,6 +293,139 @@ describe('an answer that is not the model text', () => {
     const a = fx.runs.get(outcome.runId).attempts[0];
     expect(a?.rejected.map((r) => r.violations.map((v) => v.rule))).toEqual([['empty-script']]);
     expect(a?.llm?.withheld).toBeUndefined();
+  });
+});
+
+describe('a run whose answers held no script', () => {
+  const FILTERED = "the provider's content filter stopped the answer (finish_reason: content_filter)";
+  const filtered = {
+    raw: openaiStream(delta({ role: 'assistant', content: WHOLE }), delta({}, 'content_filter')),
+  };
+
+  it('PLAN: ends saying why each answer held no script, never quoting the filtered text back as a script', async () => {
+    fx.llm.fallback = filtered;
+    const outcome = await plan('openai', { maxRetries: 1 });
+    // Before: "...; the last attempt was rejected: the script failed validation: line 1:1 withheld-answer
+    // (...)", of a script that never existed.
+    expect(outcome).toMatchObject({
+      status: 'failed',
+      error: `no result after 2 attempts (max_retries 1); the last attempt was rejected: ${FILTERED}, so the answer held no script to run`,
+    });
+    // The first prompt, then the correction, the second attempt and its correction: none shows the text
+    // the filter stopped as "Previous script" (before, every one of them did), and each says why.
+    expect(fx.llm.requests).toHaveLength(4);
+    for (const i of [1, 2, 3]) {
+      expect(userText(i)).not.toContain('get_orders().data) + 100');
+      expect(userText(i)).not.toContain('Previous script');
+      expect(userText(i)).toContain('Your previous answer held no script.');
+      expect(userText(i)).toContain(`[withheld-answer]: ${FILTERED}, so the answer held no script to run.`);
+    }
+  });
+
+  it('INTERACTIVE: the correction says why, and a repeat is named as answers with no script, not "the same script"', async () => {
+    fx.llm.fallback = {
+      raw: openaiStream(delta({ role: 'assistant', refusal: 'I will not.' }), delta({}, 'stop')),
+    };
+    const outcome = await plan('openai', { mode: 'interactive', maxSteps: 3 });
+    const refused = 'the model refused ("I will not."), so the answer held no script to run';
+    // Before: "step 2 repeated step 1: the same script failed the same way (the script failed validation:
+    // line 1:1 withheld-answer (...))".
+    expect(outcome).toMatchObject({
+      status: 'failed',
+      error: `step 2 repeated step 1: the answer held no script again (${refused}); stopped as a loop instead of spending the remaining steps on it`,
+    });
+    const rec = fx.runs.get(outcome.runId);
+    expect(rec.attempts.map((a) => a.step?.summary)).toEqual([
+      'the answer held no script',
+      'the answer held no script',
+    ]);
+    // The step's correction (request 1) told the model nothing before: the rejected script was empty, so
+    // the section holding its error was left out, and the request was the first prompt again.
+    expect(userText(1)).toContain('Your answer for this step held no script.');
+    expect(userText(1)).toContain(`[withheld-answer]: ${refused}.`);
+    // The next step's history says what the step was, not "script rejected by the validator".
+    expect(userText(2)).toContain(`- step 1: the answer held no script (${refused})`);
+  });
+
+  it('prose beside a function call is named as the call, not as text that is not Python', async () => {
+    fx.llm.push(
+      {
+        raw: openaiStream(
+          delta({ role: 'assistant', content: 'Let me look up the orders first.' }),
+          delta({
+            tool_calls: [
+              { index: 0, id: 't1', type: 'function', function: { name: 'get_orders', arguments: '{}' } },
+            ],
+          }),
+          delta({}, 'tool_calls'),
+        ),
+      },
+      COUNT,
+    );
+    const outcome = await plan();
+    expect(outcome).toMatchObject({ status: 'succeeded', result: 6 });
+    const a = fx.runs.get(outcome.runId).attempts[0];
+    const words =
+      'the model called a function (get_orders) beside its text (finish reason tool_calls; the request offers no functions, so this server or model is set to call them), and that text is not a script ("Let me look up the orders first.")';
+    // Before: syntax, "the answer held no fenced code block, and its text is not Python (...)".
+    expect(a?.rejected.map((r) => r.violations.map((v) => [v.rule, v.message]))).toEqual([
+      [
+        [
+          'withheld-answer',
+          `${words}, so the answer held no script to run. Answer with the whole script in one fenced \`\`\`python block`,
+        ],
+      ],
+    ]);
+    expect(a?.llm?.functionCall).toBe(
+      'the model called a function (get_orders) beside its text (finish reason tool_calls; the request offers no functions, so this server or model is set to call them)',
+    );
+    expect(userText(1)).toContain(`[withheld-answer]: ${words}, so the answer held no script to run.`);
+  });
+
+  it('a script beside a function call is still the answer, and runs', async () => {
+    fx.llm.push({
+      raw: openaiStream(
+        delta({ role: 'assistant', content: COUNT }),
+        delta({
+          tool_calls: [
+            { index: 0, id: 't1', type: 'function', function: { name: 'get_orders', arguments: '{}' } },
+          ],
+        }),
+        delta({}, 'tool_calls'),
+      ),
+    });
+    expect(await plan()).toMatchObject({ status: 'succeeded', result: 6 });
+    expect(fx.llm.requests).toHaveLength(1);
+  });
+
+  it("the trace's kind is the one the provider gave, not read off the words (a function named after a filter)", async () => {
+    fx.llm.push(
+      {
+        raw: openaiStream(
+          delta({
+            role: 'assistant',
+            tool_calls: [
+              {
+                index: 0,
+                id: 't1',
+                type: 'function',
+                function: { name: 'bypass content filter', arguments: '{}' },
+              },
+            ],
+          }),
+          delta({}, 'tool_calls'),
+        ),
+      },
+      COUNT,
+    );
+    const outcome = await plan();
+    expect(outcome).toMatchObject({ status: 'succeeded', result: 6 });
+    expect(fx.runs.get(outcome.runId).attempts[0]?.llm?.withheldKind).toBe('function_call');
+    const chats = runSpans(fx.runs.store.events(outcome.runId), 'toolsmith').filter((x) =>
+      x.name.startsWith('chat '),
+    );
+    // Before: `content_filter`, from the words "...(bypass content filter)...".
+    expect(chats.map((c) => c.attributes['toolsmith.llm.withheld'])).toEqual(['function_call', undefined]);
   });
 });
 

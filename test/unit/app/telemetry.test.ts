@@ -335,15 +335,27 @@ describe('a run as an OpenTelemetry trace', () => {
   });
 
   it("an answer that is not the model's text: its chat span names the kind, never the words", async () => {
-    const kinds: [string, string][] = [
-      [`the model refused ("${SECRET} is not something I share")`, 'refusal'],
-      ["the provider's content filter stopped the answer (finish_reason: content_filter)", 'content_filter'],
+    // (the kind as recorded with the answer, never read off its words: a function named "bypass content
+    // filter" read as `content_filter`; a run recorded before the kind was kept says `unknown`)
+    const kinds: [string, EventPayloads['llm_response']['withheldKind'], string][] = [
+      [`the model refused ("${SECRET} is not something I share")`, 'refusal', 'refusal'],
       [
-        'the model called a function (get_orders) instead of answering with text (finish reason tool_calls; ...)',
+        "the provider's content filter stopped the answer (finish_reason: content_filter)",
+        'content_filter',
+        'content_filter',
+      ],
+      [
+        'the model called a function (bypass content filter) instead of answering with text (finish reason tool_calls; ...)',
+        'function_call',
         'function_call',
       ],
+      [
+        "the provider's content filter stopped the answer (finish_reason: content_filter)",
+        undefined,
+        'unknown',
+      ],
     ];
-    for (const [i, [withheld, kind]] of kinds.entries()) {
+    for (const [i, [withheld, recorded, kind]] of kinds.entries()) {
       const events: RunEvent[] = [];
       const runId = `run-otel-withheld-${i}`;
       const add = <T extends EventType>(type: T, at: number, data: EventPayloads[T]) =>
@@ -370,6 +382,7 @@ describe('a run as an OpenTelemetry trace', () => {
         retries: [],
         finishReason: 'stop',
         withheld,
+        ...(recorded ? { withheldKind: recorded } : {}),
       });
       add('run_finished', 60, { status: 'failed', error: 'rejected' });
       receiver.spans = [];
