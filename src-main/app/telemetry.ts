@@ -41,9 +41,12 @@ const BAD_HEADER_VALUE = /[\x00-\x08\x0a-\x1f\x7f]/;
  * character. Node refused such a header only when the trace was posted ("Header name must be a valid
  * HTTP token"), naming neither the setting nor that the header was the cause.
  */
-function headerProblem(name: string, value: string): string | undefined {
-  if (!HEADER_NAME.test(name))
-    return `${JSON.stringify(name.slice(0, 60))} is not a header name (letters, digits, - and the like, no spaces)`;
+function headerProblem(name: string, value: string, cutName = false): string | undefined {
+  if (!HEADER_NAME.test(name)) {
+    const lead = /^[!#$%&'*+.^_`|~0-9A-Za-z-]*/.exec(name)?.[0] ?? '';
+    const shown = cutName ? `${lead.slice(0, 60)}...` : name.slice(0, 60);
+    return `${JSON.stringify(shown)} is not a header name (letters, digits, - and the like, no spaces)`;
+  }
   if (BAD_HEADER_VALUE.test(value))
     return `the value of header ${name} holds a control character (a line break?)`;
   return undefined;
@@ -65,7 +68,9 @@ export function parseOtelHeadersNamed(
     if (!part.trim()) continue;
     const i = part.indexOf('=');
     const key = i > 0 ? part.slice(0, i).trim() : '';
-    if (!key) {
+    // An entry in HTTP's form (`Authorization: Basic dXNlcjpw...==`) whose value holds a `=` (base64's
+    // padding) is no key=value either: the text before that `=` is the credential, never shown as a name.
+    if (!key || key.includes(':')) {
       const shown = /^\s*([^:=\s]{0,60})/.exec(part)?.[1] ?? '';
       warnings.push(
         `${variable}: the entry ${JSON.stringify(`${shown}${shown.length < part.trim().length ? '...' : ''}`)} is not key=value, and is not sent (write key=value pairs separated by commas, values percent-encoded: authorization=Bearer%20<token>)`,
@@ -78,7 +83,9 @@ export function parseOtelHeadersNamed(
     } catch {
       // kept as written
     }
-    const problem = headerProblem(key, value);
+    // (a name is shown up to its first character a name cannot hold: `x bad=...` may be a credential's
+    // `Bearer abc=` cut at its `=`)
+    const problem = headerProblem(key, value, true);
     if (problem) {
       warnings.push(`${variable}: ${problem}; that header is not sent`);
       continue;
@@ -103,7 +110,9 @@ export function parseResourceAttributes(text: string | undefined): {
   for (const part of raw.split(',')) {
     const i = part.indexOf('=');
     const key = i > 0 ? part.slice(0, i).trim() : '';
-    if (!key) {
+    // An entry in HTTP's form (`Authorization: Basic dXNlcjpw...==`) whose value holds a `=` (base64's
+    // padding) is no key=value either: the text before that `=` is the credential, never shown as a name.
+    if (!key || key.includes(':')) {
       const shown = part.trim().slice(0, 60);
       return {
         attributes: {},

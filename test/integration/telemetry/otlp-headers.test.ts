@@ -6,7 +6,7 @@
  * warning naming the variable and the entry (never its value) on the CLI's stderr, and the headers that
  * are right are still sent. The CLI as a process, the scripted LLM, real containers, a real receiver.
  */
-import { appendFileSync } from 'node:fs';
+import { appendFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useScriptedWorkspace } from '../../support/scripted-workspace.ts';
@@ -24,16 +24,23 @@ describe('OTLP settings written wrong', () => {
       const r = await cliProcess(fx.ws, fx.data, ['run', 'One', '--sandbox', 'ecommerce', '--no-templates'], {
         OTEL_TRACES_EXPORTER: 'otlp',
         OTEL_EXPORTER_OTLP_ENDPOINT: receiver.base,
-        OTEL_EXPORTER_OTLP_HEADERS: `Authorization: Bearer ${TOKEN},x-team=blue,x bad=${TOKEN}`,
+        // (`X-Api-Key: <token>==` and `x bad=`: the text before a `=` may be a credential, base64's padding
+        // after it; it was shown as the name: `"X-Api-Key: otlp-token-..." is not a header name`)
+        OTEL_EXPORTER_OTLP_HEADERS: `Authorization: Bearer ${TOKEN},x-team=blue,x bad=${TOKEN},X-Api-Key: ${TOKEN}==`,
         OTEL_EXPORTER_OTLP_TRACES_HEADERS: `x-key=${TOKEN}%0Aevil`,
       }).done;
       expect(r.code, r.err).toBe(0);
       expect(r.err.split('\n').filter((l) => l.startsWith('telemetry:'))).toEqual([
         'telemetry: warning: OTEL_EXPORTER_OTLP_HEADERS: the entry "Authorization..." is not key=value, and is not sent (write key=value pairs separated by commas, values percent-encoded: authorization=Bearer%20<token>)',
-        'telemetry: warning: OTEL_EXPORTER_OTLP_HEADERS: "x bad" is not a header name (letters, digits, - and the like, no spaces); that header is not sent',
+        'telemetry: warning: OTEL_EXPORTER_OTLP_HEADERS: "x..." is not a header name (letters, digits, - and the like, no spaces); that header is not sent',
+        'telemetry: warning: OTEL_EXPORTER_OTLP_HEADERS: the entry "X-Api-Key..." is not key=value, and is not sent (write key=value pairs separated by commas, values percent-encoded: authorization=Bearer%20<token>)',
         'telemetry: warning: OTEL_EXPORTER_OTLP_TRACES_HEADERS: the value of header x-key holds a control character (a line break?); that header is not sent',
       ]);
       expect(r.err + r.out).not.toContain(TOKEN);
+      // Nor in the workspace's log, where each warning goes too.
+      const log = readFileSync(join(fx.ws, '.toolsmith/logs/toolsmith.jsonl'), 'utf8');
+      expect(log).toContain('the entry \\"X-Api-Key...\\" is not key=value');
+      expect(log).not.toContain(TOKEN);
       // The trace went, with the header that was right.
       expect(receiver.requests).toHaveLength(1);
       expect(receiver.requests[0]!.headers['x-team']).toBe('blue');
