@@ -396,7 +396,12 @@ export class SkillService {
     // windows, MCP and the workbench) cannot both pass them and write one over the other.
     const { parseSkillText, skillText } = await import('../infra/workspace/skill-files.ts');
     existing = this.files.get(req.sandbox, req.name);
-    this.refuseStale(req, existing);
+    // (a file that is there but no valid skill, broken by hand, is at the version it says it is: before,
+    // it read as deleted)
+    this.refuseStale(
+      req,
+      existing?.skill?.version ?? (existing ? this.files.ownVersion(req.sandbox, req.name) : undefined),
+    );
     // An existing name is the caller's input to change (or --force), as for kits and templates.
     if (existing && !req.force)
       throw new ToolsmithError(
@@ -436,23 +441,14 @@ export class SkillService {
    * it was deleted): the workbench keeps a draft across reloads, and its Save of a skill the CLI, MCP or
    * another window saved meanwhile replaced that version with the draft's older text, silently.
    */
-  private refuseStale(
-    req: { sandbox: string; name: string; version?: number },
-    existing: { skill?: { version: number }; error?: string; file: string } | undefined,
-  ) {
-    const current = existing?.skill?.version;
+  private refuseStale(req: { sandbox: string; name: string; version?: number }, current: number | undefined) {
     if (req.version === undefined || req.version === current) return;
-    // A file that is there but no longer reads as a skill (edited by hand, half written) was not deleted:
-    // its problem is the cause, and which version it holds cannot be told.
-    if (existing && !existing.skill)
-      throw new ToolsmithError(
-        'refused',
-        `skill ${req.name} of sandbox ${req.sandbox} no longer reads as a skill since you opened v${req.version} (${existing.error ?? existing.file}), so whether it was changed cannot be told; your edit was not saved: mend that file, then save again (copy your text first)`,
-      );
     const now =
       current === undefined
         ? `was deleted since you opened v${req.version} (its versions are kept: toolsmith skill show ${req.name} --sandbox ${req.sandbox} --revision ${req.version})`
-        : `is at v${current} now: it was saved again since you opened v${req.version}`;
+        : current === 0
+          ? `was changed since you opened v${req.version}: its file names no version now`
+          : `is at v${current} now: it was saved again since you opened v${req.version}`;
     throw new ToolsmithError(
       'refused',
       `skill ${req.name} of sandbox ${req.sandbox} ${now}; your edit was not saved, so as not to replace that version: open the skill again and make your edit there (copy your text first)`,

@@ -192,11 +192,17 @@ export class SkillFiles {
    * replaced, was saved as v1 again while its text went to the history as v1: two versions of one number.
    */
   nextVersion(sandbox: string, name: string): number {
+    return Math.max(this.ownVersion(sandbox, name) ?? 0, this.versions(sandbox, name).at(-1) ?? 0) + 1;
+  }
+
+  /**
+   * The version the skill's file says it is (its front matter's `version`, read also when the file is not
+   * a valid skill: one broken by hand): undefined when there is no file, 0 when it names none.
+   */
+  ownVersion(sandbox: string, name: string): number | undefined {
     const current = this.existing(sandbox, name);
-    const own = current
-      ? Number(/^(?:#|\/\/)\s*version\s*=\s*(\d+)/m.exec(readWorkspaceText(current.file))?.[1] ?? 0)
-      : 0;
-    return Math.max(own, this.versions(sandbox, name).at(-1) ?? 0) + 1;
+    if (!current) return undefined;
+    return Number(/^(?:#|\/\/)\s*version\s*=\s*(\d+)/m.exec(readWorkspaceText(current.file))?.[1] ?? 0);
   }
 
   /** The earlier versions kept (their numbers, oldest first). */

@@ -117,37 +117,70 @@ describe('a skill saved by the CLI while the workbench edits it', () => {
       );
   }, 300_000);
 
-  it('a skill file broken by hand while the workbench edits it: the refusal names its problem, not a deletion', async () => {
+  it('a file broken by hand since the edit opened it is not "deleted": at that version the edit saves over it, else it names its version', async () => {
+    const source = V1.replace('def user_tier', 'def hand_tier');
     const made = await call<Response<'skills.save'>>('skills.save', {
       sandbox: 'ecommerce',
       name: 'hand_tier',
-      source: V1.replace('def user_tier', 'def hand_tier'),
-      tests: [{ args: { user_id: 'u1' }, assert: [{ type: 'equals', value: 'gold' }] }],
+      source,
     });
     expect(made.skill.version).toBe(1);
-    const text = readFileSync(made.skill.file, 'utf8');
-    // Edited by hand into something that is not a skill (a second function), its file still there.
-    writeFileSync(made.skill.file, `${text}\n\ndef helper(x: int) -> int:\n    return x\n`);
-    const draft = {
+    const file = join(ws, 'skills/ecommerce/hand_tier.py');
+    const helper = '\n\ndef helper(x: int) -> int:\n    return x\n';
+    // Edited by hand into something that is not a skill (two functions), its front matter's version kept.
+    const broken = readFileSync(file, 'utf8') + helper;
+    writeFileSync(file, broken);
+    expect(
+      (await call<Response<'skills.list'>>('skills.list', { sandbox: 'ecommerce' })).problems.map(
+        (p) => p.file,
+      ),
+    ).toContain(file);
+    // The view's Save of its edit of v1 (as a fix of the file, say). Before: "skill hand_tier of sandbox
+    // ecommerce was deleted since you opened v1 (its versions are kept: ... --revision 1)", of a file that
+    // is there, and whose v1 was in no history.
+    const fixed = await dispatch(svc, 'skills.save', {
       sandbox: 'ecommerce',
       name: 'hand_tier',
-      source: DRAFT.replace('def user_tier', 'def hand_tier'),
+      source: source.replace('["tier"]', '["tier"].lower()'),
       force: true,
       version: 1,
-    };
-    const refused = await dispatch(svc, 'skills.save', draft);
-    expect(refused.ok).toBe(false);
-    if (!refused.ok) {
-      expect(refused.error.message).toMatch(
-        /^skill hand_tier of sandbox ecommerce no longer reads as a skill since you opened v1 \(.*hand_tier\.py.*\), so whether it was changed cannot be told; your edit was not saved: mend that file, then save again/,
+    });
+    expect(fixed.ok, fixed.ok ? '' : fixed.error.message).toBe(true);
+    if (fixed.ok)
+      expect((fixed.value as Response<'skills.save'>).skill).toMatchObject({ version: 2, versions: [1] });
+    // The hand edit is kept, as the version it said it was.
+    expect(readFileSync(join(ws, '.toolsmith/skills-history/ecommerce/hand_tier/v1.py'), 'utf8')).toBe(
+      broken,
+    );
+
+    // Broken by hand again, now saying version 7: the edit of v2 is refused naming v7, not a deletion.
+    writeFileSync(file, readFileSync(file, 'utf8').replace(/version = 2/, 'version = 7') + helper);
+    const stale = await dispatch(svc, 'skills.save', {
+      sandbox: 'ecommerce',
+      name: 'hand_tier',
+      source,
+      force: true,
+      version: 2,
+    });
+    expect(stale.ok).toBe(false);
+    if (!stale.ok)
+      expect(stale.error.message).toMatch(
+        /^skill hand_tier of sandbox ecommerce is at v7 now: it was saved again since you opened v2; your edit was not saved/,
       );
-      expect(refused.error.message).not.toContain('deleted');
-    }
-    // Its text kept as the hand left it; mended, the same save goes as v2.
-    expect(readFileSync(made.skill.file, 'utf8')).toContain('def helper');
-    writeFileSync(made.skill.file, text);
-    const saved = await call<Response<'skills.save'>>('skills.save', draft);
-    expect(saved.skill.version).toBe(2);
+    // Its front matter gone too: said as a change, not a deletion.
+    writeFileSync(file, `${source}${helper}`);
+    const bare = await dispatch(svc, 'skills.save', {
+      sandbox: 'ecommerce',
+      name: 'hand_tier',
+      source,
+      force: true,
+      version: 2,
+    });
+    expect(bare.ok).toBe(false);
+    if (!bare.ok)
+      expect(bare.error.message).toMatch(
+        /^skill hand_tier of sandbox ecommerce was changed since you opened v2: its file names no version now; your edit was not saved/,
+      );
   }, 300_000);
 
   it('a skill file with a problem, replaced, takes the number after its own: never a second v1', async () => {
