@@ -161,11 +161,11 @@ function answerNotRun(script: AssembledScript, rule: string, message: string): V
  * the person and the model read why, not "the answer was empty".
  */
 const withheldAnswer = (script: AssembledScript, withheld: string, language: ScriptLanguage) =>
-  answerNotRun(
-    script,
-    'withheld-answer',
-    `${noScriptWords(withheld)}. Answer with the whole script in one fenced \`\`\`${FENCES[language]} block`,
-  );
+  answerNotRun(script, 'withheld-answer', `${noScriptWords(withheld)}${answerAgain(language)}`);
+
+/** What ends a withheld answer's violation: how to answer instead. */
+const answerAgain = (language: ScriptLanguage): string =>
+  `. Answer with the whole script in one fenced \`\`\`${FENCES[language]} block`;
 
 /** Why an answer that was not the model's text held no script, in one sentence (no full stop). */
 const noScriptWords = (withheld: string): string => `${withheld}, so the answer held no script to run`;
@@ -818,9 +818,9 @@ export class Orchestrator {
         validation,
         ...(name ? { name } : {}),
         ...(blocks > 1 ? { blocks } : {}),
-        // (the violation's first sentence: what the answer was instead of a script)
+        // (the violation's words but how to answer again: what the answer was instead of a script)
         ...(noScript !== undefined
-          ? { noScript: noScript.replace(/\. Answer with the whole script[\s\S]*$/, '') }
+          ? { noScript: noScript.slice(0, noScript.length - answerAgain(language).length) }
           : {}),
       };
       return last;

@@ -324,10 +324,15 @@ describe('a run whose answers held no script', () => {
 
   it('INTERACTIVE: the correction says why, and a repeat is named as answers with no script, not "the same script"', async () => {
     fx.llm.fallback = {
-      raw: openaiStream(delta({ role: 'assistant', refusal: 'I will not.' }), delta({}, 'stop')),
+      // (words of the violation's own end in the refusal: the error keeps the refusal whole)
+      raw: openaiStream(
+        delta({ role: 'assistant', refusal: 'I will not. Answer with the whole script yourself.' }),
+        delta({}, 'stop'),
+      ),
     };
     const outcome = await plan('openai', { mode: 'interactive', maxSteps: 3 });
-    const refused = 'the model refused ("I will not."), so the answer held no script to run';
+    const refused =
+      'the model refused ("I will not. Answer with the whole script yourself."), so the answer held no script to run';
     // Before: "step 2 repeated step 1: the same script failed the same way (the script failed validation:
     // line 1:1 withheld-answer (...))".
     expect(outcome).toMatchObject({
