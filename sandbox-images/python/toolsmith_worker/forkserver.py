@@ -6,7 +6,7 @@ import signal
 import socket
 import time
 
-from . import forkloop, hygiene, jobns
+from . import forkloop, hygiene, inherited, jobns
 from .child import child_main
 from .hygiene import deny_ipc, set_pdeathsig, stop_and_kill
 from .protocol import OUT_FD
@@ -128,6 +128,9 @@ def fork_server(sock, job_factory):
         deny_ipc()  # for every child: no SysV IPC object or POSIX message queue outlives a job
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # for the children: a write to a pipe nobody reads ends them
     os.close(OUT_FD)  # the protocol stream is the worker's alone
+    # No descriptor of the worker's (the egress relay's listener, files its starter left open) reaches a
+    # job; only what tools.py may keep open (inherited.after_load), each job's process its own copy of it.
+    inherited.keep_only({0, 1, 2, sock.fileno()})
     hygiene.server_caps()
     uid, gid = os.getuid(), os.getgid()  # (without job uids a job's process maps these ids onto themselves)
     jobns.prepare()
@@ -201,6 +204,7 @@ def fork_server(sock, job_factory):
         for fd in theirs:
             os.close(fd)
         hygiene.close_worker_fds()
+        inherited.reopen()  # (the files tools.py keeps open: this job's own offsets)
         # (watched through SIGCHLD, i.e. gVisor: its fork copying the address space beside the last
         # job's exit and sweep made both slower than one after the other, so there the next process
         # is asked for after them; the result still needs no ping)

@@ -13,7 +13,7 @@ import time
 import traceback
 from dataclasses import dataclass, field
 
-from . import hygiene, jobns
+from . import hygiene, inherited, jobns
 from .checks import SCRIPT_NAME, ValidationError, check_script
 from .child import Child, record_skill_calls
 from .forkserver import fork_server
@@ -301,6 +301,7 @@ class Worker:
         self.child = None
         self.registry = ToolRegistry()
         ns = {"__builtins__": builtins, "tool": self.registry.decorator, "ToolResponse": ToolResponse, "__name__": "tools"}
+        before = inherited.snapshot()
         try:
             TOOLS_LINES[0] = msg.get("source", "").splitlines()
             exec(compile(msg.get("source", ""), TOOLS_FILE, "exec"), ns)  # noqa: S102 - the sandbox's own tools
@@ -308,6 +309,12 @@ class Worker:
             tb = traceback.extract_tb(e.__traceback__)
             line = next((f.lineno for f in reversed(tb) if f.filename == TOOLS_FILE), getattr(e, "lineno", None))
             send({"type": "load_error", "error": {"type": type(e).__name__, "message": str(e), "line": line}})
+            return
+        # Files, pipes, sockets and shared memory it left open would be one channel through every job.
+        shared = inherited.after_load(before, hygiene.relay_fd)
+        if shared is not None:
+            self.registry = ToolRegistry()  # (its objects go: a mapping of theirs is unmapped with them)
+            send({"type": "load_error", "error": {"type": "SharedAcrossJobs", "message": shared, "line": None}})
             return
         self.host_tools = {t["name"]: t for t in msg.get("host_tools") or []}
         self.forward = bool(msg.get("forward_tools"))

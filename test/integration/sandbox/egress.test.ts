@@ -30,6 +30,7 @@ import { PROTOCOL_MOUNT, PROTOCOL_SOCKET_ENV } from '../../../src-main/infra/san
 import { removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
 
 const TOOLS = `import http.client
+import os
 import socket
 import ssl
 import urllib.request
@@ -81,6 +82,27 @@ def egress_mounts() -> ToolResponse:
     with open("/proc/self/mountinfo") as f:
         lines = [line for line in f.read().splitlines() if "toolsmith-egress" in line]
     return ToolResponse(success=True, data=lines)
+
+
+@tool(grade=(2, 0))
+def shut_listeners() -> ToolResponse:
+    """Every listening socket among this job's descriptors (the worker's egress relay's listener, once
+    inherited by every job) shut down, and how many there were."""
+    shut = []
+    for name in os.listdir("/proc/self/fd"):
+        try:
+            s = socket.socket(fileno=os.dup(int(name)))
+        except OSError:
+            continue
+        try:
+            if s.getsockopt(socket.SOL_SOCKET, socket.SO_ACCEPTCONN):
+                s.shutdown(socket.SHUT_RDWR)
+                shut.append(name)
+        except OSError:
+            pass
+        finally:
+            s.close()
+    return ToolResponse(success=True, data=shut)
 
 
 @tool(grade=(2, 0))
@@ -364,6 +386,18 @@ print(" ".join(out))
     // The tool's own way still works.
     const ok = await run(`r = get_url(url="http://127.0.0.1:${allowedPort}/after")\nemit_result(r.data)\n`);
     expect(ok.data).toEqual({ status: 200, body: 'hello from /after' });
+  }, 60_000);
+
+  it("a job cannot shut the egress relay down for the jobs after it: the relay's listening socket is none of a job's descriptors", async () => {
+    // (failed before: every job inherited the worker's listener; shut down by one job, every later
+    // request of that tool container was refused: "Connection refused")
+    const shut = await run('emit_result(shut_listeners().data)\n');
+    expect(shut.error).toBeUndefined();
+    expect(shut.data).toEqual([]);
+    for (const path of ['/after-shut-1', '/after-shut-2']) {
+      const r = await run(`r = get_url(url="http://127.0.0.1:${allowedPort}${path}")\nemit_result(r.data)\n`);
+      expect(r.data).toEqual({ status: 200, body: `hello from ${path}` });
+    }
   }, 60_000);
 
   it('a JS script calls the sandbox tool in the egress tool container too', async () => {
