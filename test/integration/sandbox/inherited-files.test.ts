@@ -91,45 +91,49 @@ const LEVELS = [
 ] as const;
 
 for (const [level, make] of LEVELS) {
-  describe(`what tools.py opens when it loads is no channel between jobs: ${level}`, { concurrent: true }, () => {
-    describe('a pipe, a socketpair, a file in /tmp and shared memory opened at load', () => {
-      const run = oneWorker(make, CHANNELS, ['plant', 'find']);
+  describe(
+    `what tools.py opens when it loads is no channel between jobs: ${level}`,
+    { concurrent: true },
+    () => {
+      describe('a pipe, a socketpair, a file in /tmp and shared memory opened at load', () => {
+        const run = oneWorker(make, CHANNELS, ['plant', 'find']);
 
-      it('the load is refused, naming each; no later job reads what an earlier one wrote', async () => {
-        const a = await run(`emit_result(plant(secret="${SECRET}").data)\n`);
-        const b = await run('emit_result(find().data)\n');
-        // (before: job B read the secret from all four, its worker the same as job A's)
-        expect(JSON.stringify(b.data ?? null)).not.toContain(SECRET);
-        for (const r of [a, b] as ExecutionResult[]) {
-          expect(r.exitReason).toBe('infra');
-          const message = r.error?.message ?? '';
-          expect(message).toMatch(/SharedAcrossJobs: tools\.py left open, when it loaded, what every job/);
-          expect(message).toMatch(/\(pipe:\[\d+\]\)/);
-          expect(message).toMatch(/\(socket:\[\d+\]\)/);
-          expect(message).toContain('(/tmp/tools-load.log)');
-          expect(message).toMatch(/a shared writable mapping of \/dev\/zero \(deleted\) \(4096 bytes/);
-        }
-      }, 300_000);
-    });
+        it('the load is refused, naming each; no later job reads what an earlier one wrote', async () => {
+          const a = await run(`emit_result(plant(secret="${SECRET}").data)\n`);
+          const b = await run('emit_result(find().data)\n');
+          // (before: job B read the secret from all four, its worker the same as job A's)
+          expect(JSON.stringify(b.data ?? null)).not.toContain(SECRET);
+          for (const r of [a, b] as ExecutionResult[]) {
+            expect(r.exitReason).toBe('infra');
+            const message = r.error?.message ?? '';
+            expect(message).toMatch(/SharedAcrossJobs: tools\.py left open, when it loaded, what every job/);
+            expect(message).toMatch(/\(pipe:\[\d+\]\)/);
+            expect(message).toMatch(/\(socket:\[\d+\]\)/);
+            expect(message).toContain('(/tmp/tools-load.log)');
+            expect(message).toMatch(/a shared writable mapping of \/dev\/zero \(deleted\) \(4096 bytes/);
+          }
+        }, 300_000);
+      });
 
-    describe('a file and a folder opened read-only at load', () => {
-      const run = oneWorker(make, READ_ONLY, ['seek', 'where']);
+      describe('a file and a folder opened read-only at load', () => {
+        const run = oneWorker(make, READ_ONLY, ['seek', 'where']);
 
-      it("each job reads them at its own offset, never where an earlier job left it", async () => {
-        const a = await run('emit_result(seek(to=5).data)\n');
-        const b = await run('emit_result(where().data)\n');
-        if (level === 'gvisor') {
-          // gVisor's statvfs does not say its root is read-only (f_flag 32 on a read-only rootfs), and its
-          // fdinfo has no mount id to look it up: there such a file is refused like the rest.
-          expect(a.error?.message).toMatch(/SharedAcrossJobs: .*\(\/usr\/lib\/os-release\)/);
-          return;
-        }
-        expect(a.error, JSON.stringify(a.error)).toBeUndefined();
-        expect(a.data).toEqual([5, true]);
-        expect(b.error, JSON.stringify(b.error)).toBeUndefined();
-        // (before: [8, ...] and the folder's end: job A's offsets)
-        expect(b.data).toEqual([0, 'PRET', 0]);
-      }, 300_000);
-    });
-  });
+        it('each job reads them at its own offset, never where an earlier job left it', async () => {
+          const a = await run('emit_result(seek(to=5).data)\n');
+          const b = await run('emit_result(where().data)\n');
+          if (level === 'gvisor') {
+            // gVisor's statvfs does not say its root is read-only (f_flag 32 on a read-only rootfs), and its
+            // fdinfo has no mount id to look it up: there such a file is refused like the rest.
+            expect(a.error?.message).toMatch(/SharedAcrossJobs: .*\(\/usr\/lib\/os-release\)/);
+            return;
+          }
+          expect(a.error, JSON.stringify(a.error)).toBeUndefined();
+          expect(a.data).toEqual([5, true]);
+          expect(b.error, JSON.stringify(b.error)).toBeUndefined();
+          // (before: [8, ...] and the folder's end: job A's offsets)
+          expect(b.data).toEqual([0, 'PRET', 0]);
+        }, 300_000);
+      });
+    },
+  );
 }
