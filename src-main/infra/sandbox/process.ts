@@ -37,6 +37,8 @@ import type { WorkerCgroup } from './cgroups.ts';
 import { credentialEnv, SHM_MB } from './docker.ts';
 import { WorkerConnection } from './connection.ts';
 import { exitStatusText } from './stderr-tail.ts';
+import { inheritableFds, stdioWithout } from './host-fds.ts';
+import type { Stdio } from './host-fds.ts';
 import {
   buildForkLoop,
   buildJobLauncher,
@@ -251,10 +253,15 @@ export class ProcessWorkerFactory implements WorkerFactory {
     if (cg) argv = ['/bin/sh', '-c', 'read -r go && exec "$@"', 'toolsmith-worker', ...argv];
     const seccompFd =
       this.isolation === 'bubblewrap' && this.seccompFile ? openSync(this.seccompFile, 'r') : undefined;
+    const stdio: Stdio[] = ['pipe', 'pipe', 'pipe', ...(seccompFd !== undefined ? [seccompFd] : [])];
+    // Descriptors this process was handed without close-on-exec would reach the worker and every job
+    // (bubblewrap passes them on): /dev/null in their place.
+    const handed = inheritableFds(stdio.length);
+    const nullFd = handed.length ? openSync('/dev/null', 'r+') : undefined;
     let child: ChildProcess;
     try {
       child = spawn(argv[0] as string, argv.slice(1), {
-        stdio: ['pipe', 'pipe', 'pipe', ...(seccompFd !== undefined ? [seccompFd] : [])],
+        stdio: nullFd !== undefined ? stdioWithout(stdio, handed, nullFd) : stdio,
         env,
         cwd: this.dir,
         detached: true,
@@ -262,6 +269,7 @@ export class ProcessWorkerFactory implements WorkerFactory {
       });
     } finally {
       if (seccompFd !== undefined) closeSync(seccompFd); // the child has its own copy (fd 3)
+      if (nullFd !== undefined) closeSync(nullFd);
     }
     const kill = async () => {
       try {
