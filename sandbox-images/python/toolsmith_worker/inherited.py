@@ -145,3 +145,60 @@ def reopen():
             os.dup2(new, fd, inheritable=os.get_inheritable(fd))
         finally:
             os.close(new)
+
+
+# What of the worker's own process tools.py must leave as it found it: every job's process starts as a
+# copy of it. As it loads, tools.py runs in the worker itself, which on gVisor holds CAP_SYS_ADMIN,
+# CAP_SYS_CHROOT, CAP_SETUID and CAP_SETGID permitted (the fork server's, for the job trees and uids),
+# and which on runc may still make a user namespace: a tmpfs it mounted there (on gVisor with those
+# capabilities raised; on runc after unshare(CLONE_NEWUSER | CLONE_NEWNS) moved the worker into a mount
+# namespace of its own) was bound into, or copied to, every job's mounts as it was, where no job's fresh
+# mounts and no wipe reach: one job wrote its secret there and the next read it.
+_NS = ("cgroup", "ipc", "mnt", "net", "pid", "pid_for_children", "time", "time_for_children", "user", "uts")
+_STATUS = (b"Uid:", b"Gid:", b"Groups:", b"CapInh:", b"CapPrm:", b"CapEff:", b"CapBnd:", b"CapAmb:")
+
+
+def process_state(jobs_dir=None):
+    """The worker's mounts (but for `jobs_dir`, where gVisor's job trees come and go and which no tree
+    holds), namespaces, root, ids and capabilities, as {what: value}."""
+    state = {}
+    try:
+        with open("/proc/self/mountinfo", "rb") as f:
+            mounts = []
+            for line in f.read().split(b"\n"):
+                cols = line.split(b" ")
+                if len(cols) < 5:
+                    continue
+                point = cols[4]
+                if jobs_dir and (point == jobs_dir.encode() or point.startswith(jobs_dir.encode() + b"/")):
+                    continue
+                mounts.append(b" ".join(cols[3:]))  # (not its id and parent's: the rest says what it is)
+            state["its mounts"] = sorted(mounts)
+    except OSError:
+        state["its mounts"] = None
+    for ns in _NS:
+        try:
+            state[f"its {ns} namespace"] = os.readlink(f"/proc/self/ns/{ns}")
+        except OSError:
+            state[f"its {ns} namespace"] = None
+    try:
+        state["its root"] = os.readlink("/proc/self/root")
+        st = os.stat("/")
+        state["its root folder"] = (st.st_dev, st.st_ino)
+    except OSError:
+        state["its root"] = None
+    try:
+        with open("/proc/self/status", "rb") as f:
+            for line in f.read().split(b"\n"):
+                if line.startswith(_STATUS):
+                    key = line.split(b":", 1)[0].decode()
+                    state[{"Uid": "its uids", "Gid": "its gids", "Groups": "its groups"}.get(key, f"its capabilities ({key})")] = line
+    except OSError:
+        pass
+    return state
+
+
+def changed(before, jobs_dir=None):
+    """What of process_state differs now from `before` (a list of names; empty: nothing)."""
+    now = process_state(jobs_dir)
+    return [what for what in before if now.get(what) != before[what]] + [what for what in now if what not in before]

@@ -302,6 +302,8 @@ class Worker:
         self.registry = ToolRegistry()
         ns = {"__builtins__": builtins, "tool": self.registry.decorator, "ToolResponse": ToolResponse, "__name__": "tools"}
         before = inherited.snapshot()
+        jobs_dir = jobns.JOBS_DIR if hygiene.JOB_ROOT[0] else None
+        state = inherited.process_state(jobs_dir)
         try:
             TOOLS_LINES[0] = msg.get("source", "").splitlines()
             exec(compile(msg.get("source", ""), TOOLS_FILE, "exec"), ns)  # noqa: S102 - the sandbox's own tools
@@ -309,7 +311,9 @@ class Worker:
             tb = traceback.extract_tb(e.__traceback__)
             line = next((f.lineno for f in reversed(tb) if f.filename == TOOLS_FILE), getattr(e, "lineno", None))
             send({"type": "load_error", "error": {"type": type(e).__name__, "message": str(e), "line": line}})
+            self.unchanged(state, jobs_dir)
             return
+        self.unchanged(state, jobs_dir)
         # Files, pipes, sockets and shared memory it left open would be one channel through every job.
         shared = inherited.after_load(before, hygiene.relay_fd)
         if shared is not None:
@@ -339,6 +343,22 @@ class Worker:
                 "tools": [d for _, d in self.registry.tools.values()],
             }
         )
+
+    @staticmethod
+    def unchanged(state, jobs_dir):
+        """After tools.py ran in the worker: the worker as it was (inherited.process_state), else it stops,
+        since every job's process would start from what tools.py made of it (a mount of its own every job
+        shares, another namespace, uid or capabilities): the host replaces it. Its dumpable flag is set
+        back whatever tools.py did with it."""
+        no_dump()
+        what = inherited.changed(state, jobs_dir)
+        if not what:
+            return
+        message = f"tools.py changed the worker itself as it loaded ({', '.join(what)}): every job would start from that, so this worker stops; a tool may change such things only inside a call"
+        send({"type": "load_error", "error": {"type": "WorkerChanged", "message": message, "line": None}})
+        flush()
+        os.write(2, f"toolsmith worker: {message}\n".encode())
+        os._exit(1)
 
     def reap_server(self):
         """Has the fork server reap its exited children (processes a job made its siblings)."""

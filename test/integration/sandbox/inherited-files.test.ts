@@ -82,6 +82,80 @@ def where() -> ToolResponse:
     return ToolResponse(success=True, data=[_FILE.tell(), _FILE.read(4).decode(), os.lseek(_DIR, 0, os.SEEK_CUR)])
 `;
 
+/**
+ * tools.py, as it loads in the worker, gives itself a mount every job's process starts with: on gVisor by
+ * raising the capabilities the worker keeps permitted for the fork server (CAP_SYS_ADMIN among them); on
+ * runc by moving the worker into a user and mount namespace of its own (unshare, its ids mapped once it
+ * is dumpable again). Its tmpfs on /srv was then in every job's mounts as it was: no fresh mount, no wipe.
+ */
+const MOUNTS = `import ctypes
+import os
+
+_libc = ctypes.CDLL(None, use_errno=True)
+_libc.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong, ctypes.c_char_p]
+
+
+class _Head(ctypes.Structure):
+    _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+
+class _Data(ctypes.Structure):
+    _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32)]
+
+
+def _write(path, text):
+    try:
+        with open(path, "w") as f:
+            f.write(text)
+        return True
+    except OSError:
+        return False
+
+
+def _mount():
+    head, data = _Head(0x20080522, 0), (_Data * 2)()
+    if _libc.capget(ctypes.byref(head), data) == 0:
+        data[0].effective, data[1].effective = data[0].permitted, data[1].permitted
+        _libc.capset(ctypes.byref(head), data)
+    if _libc.mount(b"tmpfs", b"/srv", b"tmpfs", 0, b"size=1m,mode=777") == 0:
+        return "/srv"
+    uid, gid = os.getuid(), os.getgid()
+    if _libc.unshare(0x10000000 | 0x00020000) != 0:
+        return None
+    _libc.prctl(4, 1, 0, 0, 0)
+    _write("/proc/self/setgroups", "deny")
+    _write("/proc/self/uid_map", f"{uid} {uid} 1")
+    _write("/proc/self/gid_map", f"{gid} {gid} 1")
+    return "/srv" if _libc.mount(b"tmpfs", b"/srv", b"tmpfs", 0, b"size=1m,mode=777") == 0 else None
+
+
+SHARED = _mount()
+
+
+@tool(grade=(2, 2))
+def plant(secret: str) -> ToolResponse:
+    """Writes the secret into the mount tools.py made.
+
+    Args:
+        secret: What a later job must not read.
+    """
+    if SHARED is None:
+        return ToolResponse(success=True, data="no mount")
+    with open(SHARED + "/left", "w") as f:
+        f.write(secret)
+    return ToolResponse(success=True, data=SHARED)
+
+
+@tool(grade=(2, 2))
+def find() -> ToolResponse:
+    """What an earlier job left there."""
+    try:
+        with open("/srv/left") as f:
+            return ToolResponse(success=True, data=f.read())
+    except OSError as e:
+        return ToolResponse(success=True, data=type(e).__name__)
+`;
+
 const SECRET = 'job-a-secret-4f1c';
 
 const LEVELS = [
@@ -111,6 +185,29 @@ for (const [level, make] of LEVELS) {
             expect(message).toMatch(/\(socket:\[\d+\]\)/);
             expect(message).toContain('(/tmp/tools-load.log)');
             expect(message).toMatch(/a shared writable mapping of \/dev\/zero \(deleted\) \(4096 bytes/);
+          }
+        }, 300_000);
+      });
+
+      describe('a mount tools.py gives the worker as it loads', () => {
+        const run = oneWorker(make, MOUNTS, ['plant', 'find']);
+
+        it('the worker stops rather than start jobs from it; no later job reads what an earlier one wrote there', async () => {
+          const a = await run(`emit_result(plant(secret="${SECRET}").data)\n`);
+          const b = await run('emit_result(find().data)\n');
+          // (before: job B read the secret on docker and gvisor)
+          expect(JSON.stringify(b.data ?? null)).not.toContain(SECRET);
+          if (level === 'process') {
+            // bubblewrap's own filter refuses the unshare, and the worker holds no capability: no mount made
+            expect(a.data).toBe('no mount');
+            expect(b.data).toBe('FileNotFoundError');
+            return;
+          }
+          for (const r of [a, b]) {
+            expect(r.exitReason).toBe('infra');
+            expect(r.error?.message).toMatch(
+              /WorkerChanged: tools\.py changed the worker itself as it loaded \(its mounts/,
+            );
           }
         }, 300_000);
       });
