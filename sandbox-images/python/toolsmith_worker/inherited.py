@@ -9,8 +9,8 @@ wipe notwithstanding (the wipe unlinks the file, the descriptor keeps it). Even 
 carries its offset from job to job. And the worker's own files (the egress relay's listening socket) were
 every job's too: a job could shut the relay down for every job after it.
 
-Three walls, in order: a load that leaves such a thing is refused (`after_load`: only regular files and
-folders on a read-only mount may stay open); the fork server keeps no descriptor but its own and those
+Three walls, in order: a load that leaves such a thing is refused (`after_load`: only regular files on a
+read-only mount, opened read-only, may stay open); the fork server keeps no descriptor but its own and those
 (`keep_only`: every other one, whatever opened it, the worker or whoever started it, becomes /dev/null
 there, so no number is reused under an object of tools.py); each job's process opens those files again
 for itself (`reopen`), so no offset is shared."""
@@ -75,15 +75,17 @@ def _name(fd):
 
 
 def _kept(fd):
-    """True when a descriptor may stay open for every job: a regular file or folder, opened read-only, on
-    a read-only mount (nothing can be written through it or reopened for writing by any job)."""
+    """True when a descriptor may stay open for every job: a regular file, opened read-only, on a
+    read-only mount (nothing can be written through it or reopened for writing by any job). Never a
+    folder: a path looked up from it crosses the mounts of the worker's mount namespace, not the job's,
+    so `openat(fd_of_root, "tmp/x")` would reach the sandbox's own /tmp from inside a job."""
     try:
         st = os.fstat(fd)
         flags = fcntl.fcntl(fd, fcntl.F_GETFL)
         ro = os.fstatvfs(fd).f_flag & os.ST_RDONLY
     except OSError:
         return False
-    return bool(ro) and (stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode)) and flags & os.O_ACCMODE == os.O_RDONLY
+    return bool(ro) and stat.S_ISREG(st.st_mode) and flags & os.O_ACCMODE == os.O_RDONLY
 
 
 def after_load(before, ours=lambda fd: False):
@@ -111,7 +113,7 @@ def after_load(before, ours=lambda fd: False):
         + ". Each job runs in a copy of the loaded tools, and a copy shares open files, pipes, sockets and"
         " shared memory with the others: what one job wrote there, the next would read. Open them inside a"
         " tool (each call), read a file whole at load, or map memory privately (mmap.MAP_PRIVATE); only a"
-        " file or folder opened read-only on a read-only mount may stay open."
+        " regular file opened read-only on a read-only mount may stay open."
     )
 
 

@@ -5,8 +5,9 @@
  * otherwise) that tools.py opened when it loaded was one channel through every job of the worker, with
  * every wall on: job A wrote its secret there, job B read it (its fresh mounts and the wipe did nothing:
  * the wipe unlinked the file, the descriptor kept it); a file opened read-only carried its offset from
- * job to job. Now such a load is refused, naming each thing; a read-only file on a read-only mount may
- * stay open, and each job's process opens it again for itself.
+ * job to job. Now such a load is refused, naming each thing (a folder too: a path looked up from it
+ * crosses the worker's mounts, not the job's); a read-only file on a read-only mount may stay open, and
+ * each job's process opens it again for itself.
  */
 import { describe, expect, it } from 'vitest';
 import type { ExecutionResult } from '../../../src-main/core/sandbox/execution.ts';
@@ -22,6 +23,7 @@ _LOG = open("/tmp/tools-load.log", "a+")
 _A, _B = socket.socketpair()
 _B.setblocking(False)
 _SHM = mmap.mmap(-1, 4096)
+_ROOT = os.open("/", os.O_RDONLY | os.O_DIRECTORY)  # (read-only, but a way into the worker's mounts)
 
 
 @tool(grade=(2, 2))
@@ -60,12 +62,11 @@ def find() -> ToolResponse:
 const READ_ONLY = `import os
 
 _FILE = open("/usr/lib/os-release", "rb")
-_DIR = os.open("/usr/lib", os.O_RDONLY | os.O_DIRECTORY)
 
 
 @tool(grade=(2, 2))
 def seek(to: int) -> ToolResponse:
-    """Moves the offset of the file tools.py opened when it loaded.
+    """Moves the offset of the file tools.py opened when it loaded, and reads on.
 
     Args:
         to: The offset.
@@ -73,13 +74,13 @@ def seek(to: int) -> ToolResponse:
     _FILE.seek(to)
     at = _FILE.tell()
     _FILE.read(3)
-    return ToolResponse(success=True, data=[at, os.lseek(_DIR, 0, os.SEEK_END) > 0])
+    return ToolResponse(success=True, data=at)
 
 
 @tool(grade=(2, 2))
 def where() -> ToolResponse:
     """Where that file's offset is, and what it reads from there."""
-    return ToolResponse(success=True, data=[_FILE.tell(), _FILE.read(4).decode(), os.lseek(_DIR, 0, os.SEEK_CUR)])
+    return ToolResponse(success=True, data=[_FILE.tell(), _FILE.read(4).decode()])
 `;
 
 /**
@@ -184,6 +185,7 @@ for (const [level, make] of LEVELS) {
             expect(message).toMatch(/\(pipe:\[\d+\]\)/);
             expect(message).toMatch(/\(socket:\[\d+\]\)/);
             expect(message).toContain('(/tmp/tools-load.log)');
+            expect(message).toMatch(/descriptor \d+ \(\/\)/);
             expect(message).toMatch(/a shared writable mapping of \/dev\/zero \(deleted\) \(4096 bytes/);
           }
         }, 300_000);
@@ -212,10 +214,10 @@ for (const [level, make] of LEVELS) {
         }, 300_000);
       });
 
-      describe('a file and a folder opened read-only at load', () => {
+      describe('a file opened read-only at load', () => {
         const run = oneWorker(make, READ_ONLY, ['seek', 'where']);
 
-        it('each job reads them at its own offset, never where an earlier job left it', async () => {
+        it('each job reads it at its own offset, never where an earlier job left it', async () => {
           const a = await run('emit_result(seek(to=5).data)\n');
           const b = await run('emit_result(where().data)\n');
           if (level === 'gvisor') {
@@ -225,10 +227,10 @@ for (const [level, make] of LEVELS) {
             return;
           }
           expect(a.error, JSON.stringify(a.error)).toBeUndefined();
-          expect(a.data).toEqual([5, true]);
+          expect(a.data).toBe(5);
           expect(b.error, JSON.stringify(b.error)).toBeUndefined();
-          // (before: [8, ...] and the folder's end: job A's offsets)
-          expect(b.data).toEqual([0, 'PRET', 0]);
+          // (before: [267, '']: where job A's read left the shared offset, the file's end)
+          expect(b.data).toEqual([0, 'PRET']);
         }, 300_000);
       });
     },
