@@ -224,7 +224,8 @@ function scriptKey(script: string): string {
  * correction the LLM gets, instead of a bare "the script is empty" or "syntax error": an answer with text
  * but no code (prose only, every line read as prose), an answer with no fenced block whose text does not
  * parse (a refusal, an explanation), and an answer whose only code block is tagged another language (a
- * ```javascript block for a Python run).
+ * ```javascript block for a Python run), whether that code fails to parse or parses and breaks other
+ * rules (`wrong-language` first, then its violations).
  */
 function noCodeIn(
   answer: string | undefined,
@@ -275,12 +276,24 @@ function noCodeIn(
       (x) =>
         `the answer held no fenced code block, and its text is not ${LANGUAGE_NAMES[script.language]} (${x.message}; the answer began ${JSON.stringify(quote)}): ${oneBlock}`,
     );
-  if (other && tags.every((t) => !LANGUAGE_TAGS[script.language].includes(t)))
-    return rewrite(
-      'syntax',
-      (x) =>
-        `the answer's code is a \`\`\`${other} block, but this run's scripts are ${LANGUAGE_NAMES[script.language]} (${x.message}): write the script in ${LANGUAGE_NAMES[script.language]} and ${oneBlock}`,
-    );
+  if (other && tags.every((t) => !LANGUAGE_TAGS[script.language].includes(t))) {
+    const name = LANGUAGE_NAMES[script.language];
+    const wrong = `the answer's code is a \`\`\`${other} block, but this run's scripts are ${name}`;
+    const fix = `write the script in ${name} and ${oneBlock}`;
+    if (v.violations.some((x) => x.rule === 'syntax'))
+      return rewrite('syntax', (x) => `${wrong} (${x.message}): ${fix}`);
+    // JavaScript is TypeScript: a ```js block of a TS run is that run's language.
+    if (script.language === 'ts' && LANGUAGE_TAGS.js.includes(other)) return v;
+    // Code of the other language that parses as this one (`emitResult(1)` is a Python call): its
+    // violations alone (missing-emit, unknown-function) never said the language was wrong.
+    return {
+      valid: false,
+      violations: [
+        { rule: 'wrong-language', message: `${wrong}: ${fix}`, line: 1, column: 1, endLine: 1, endColumn: 1 },
+        ...v.violations,
+      ],
+    };
+  }
   return v;
 }
 

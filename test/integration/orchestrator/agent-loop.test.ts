@@ -56,6 +56,21 @@ describe('PLAN: answers that are not a script of the run', () => {
     );
   });
 
+  it('a ```javascript block that parses as Python is told the language is wrong too, not only its violations', async () => {
+    // `emitResult(getOrders().data.length)` is a Python call: no syntax error, only missing-emit and
+    // unknown-function, which never said the answer was JavaScript.
+    fx.llm.push('```javascript\nemitResult(getOrders().data.length)\n```', COUNT);
+    const outcome = await plan(1);
+    expect(outcome).toMatchObject({ status: 'succeeded', result: 6 });
+    expect(userText(1)).toMatch(
+      /\[wrong-language\]: the answer's code is a ```javascript block, but this run's scripts are Python: write the script in Python and answer with the whole script in one fenced ```python block/,
+    );
+    // Its own violations still follow.
+    expect(userText(1)).toMatch(/\[missing-emit\]/);
+    const rec = fx.runs.get(outcome.runId);
+    expect(rec.attempts[0]?.rejected[0]?.violations.map((x) => x.rule) ?? []).toContain('wrong-language');
+  });
+
   it('a script with plain Python in an untagged block keeps the plain syntax message', async () => {
     fx.llm.push('```\nemit_result(len(get_orders().data)\n```', COUNT);
     await plan(1);
