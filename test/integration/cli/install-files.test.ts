@@ -1,8 +1,9 @@
 /**
  * The package's file list (`files` in package.json), as `npm pack` sees it: everything the installed
  * command loads is in (the launchers, the sources, prompts, the sample workspace, the sandbox workers,
- * and the builds prepack makes: the CLI bundle in out/cli and the renderer in out/renderer), and
- * nothing else is (tests, fixtures, benchmarks, caches, run stores, logs, the renderer's sources).
+ * and the builds prepack makes: the CLI bundle in out/cli and the renderer in out/renderer), with the
+ * docs its README, its messages and the sample workspace's comments name (docs/*.md), and nothing else
+ * is (tests, fixtures, benchmarks, caches, run stores, logs, the renderer's sources).
  * The packed builds themselves are checked where a real `npm pack` runs prepack (install.test.ts).
  */
 import { fileURLToPath } from 'node:url';
@@ -13,7 +14,7 @@ import { describe, expect, it } from 'vitest';
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 
 describe('npm pack', () => {
-  it('holds what the installed command needs and no tests, fixtures or caches', () => {
+  it('holds what the installed command needs, the docs it names, and no tests, fixtures or caches', () => {
     const r = spawnSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
       cwd: root,
       encoding: 'utf8',
@@ -44,13 +45,22 @@ describe('npm pack', () => {
       'sandbox-images/node/acorn.mjs',
     ])
       expect(files, required).toContain(required);
+    // Every doc a packed file names (the README's links, a message such as "a sandbox is a folder
+    // sandboxes/NAME/ with a tools.py (docs/tools.md)", the sample config's and suites' comments) is
+    // packed: an installed command named docs that were left in the clone.
+    const named = new Set<string>();
+    for (const f of files.filter((x) => /\.(md|ts|toml)$/.test(x) && !x.startsWith('docs/')))
+      for (const m of readFileSync(`${root}${f}`, 'utf8').matchAll(/\bdocs\/([a-z-]+\.md)/g))
+        named.add(`docs/${m[1]}`);
+    expect(named.size).toBeGreaterThan(5);
+    expect([...named].filter((d) => !files.includes(d))).toEqual([]);
     // npm always packs package.json's `main` (the desktop app's built entry) when it exists, whatever
     // `files` says: a build of the clone's, unused by the command.
     const main = (JSON.parse(readFileSync(`${root}package.json`, 'utf8')) as { main?: string }).main;
     const unwanted = files
       .filter((f) => f !== main && !/^out\/(cli|renderer)\//.test(f))
       .filter((f) =>
-        /^(test|bench|docs|scripts|src-renderer|src-preload|out|dist|node_modules|coverage|test-results|\.scratch)\/|\.test\.ts$|__pycache__|\.pyc$|runs\.db|\/logs\/|\.log$|\.cpuprofile$|\.tgz$/.test(
+        /^(test|bench|scripts|src-renderer|src-preload|out|dist|node_modules|coverage|test-results|\.scratch)\/|\.test\.ts$|__pycache__|\.pyc$|runs\.db|\/logs\/|\.log$|\.cpuprofile$|\.tgz$/.test(
           f,
         ),
       );
@@ -59,7 +69,7 @@ describe('npm pack', () => {
     const tops = new Set(files.filter((f) => f !== main).map((f) => f.split('/')[0]));
     tops.delete('out'); // present once a build ran in this clone (prepack makes it for every pack)
     expect([...tops].sort()).toEqual(
-      ['README.md', 'bin', 'package.json', 'resources', 'sandbox-images', 'src-main'].sort(),
+      ['README.md', 'bin', 'docs', 'package.json', 'resources', 'sandbox-images', 'src-main'].sort(),
     );
     // The builds the installed command runs (out/cli) and serves (out/renderer) are packed, made
     // by prepack whenever the package is packed.
