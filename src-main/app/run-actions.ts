@@ -15,7 +15,7 @@ import type { ProviderOverrides } from './providers.ts';
 import { runDetail } from './run-view.ts';
 import type { RunService, StartedRun } from './runs.ts';
 import type { SuiteService } from './suites.ts';
-import { otlpTarget, sendRunTrace, typedTracesUrl } from './telemetry.ts';
+import { otlpTarget, sendRunTrace, traceUrlFrom, typedTracesUrl } from './telemetry.ts';
 
 export interface RunActionDeps extends ConfigDeps {
   runs(): Promise<RunService>;
@@ -99,9 +99,11 @@ export function runActions(deps: RunActionDeps) {
         spans = await sendRunTrace(runs.store.events(rec.id), deps.config, target);
       } catch (e) {
         // A setting that was ignored (an OTEL_* endpoint without its scheme) is often why it went astray.
+        // (details: what named the URL, for a front end's way out: the URL typed, or a setting)
         throw new ToolsmithError(
           'infra',
           [errorMessage(e), ...target.warnings.map((w) => `warning: ${w}`)].join('; '),
+          { urlFrom: url ? 'typed' : traceUrlFrom(deps.config) },
         );
       }
       const { traceIdOf } = await import('../infra/telemetry/run-trace.ts');

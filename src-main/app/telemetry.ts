@@ -447,6 +447,27 @@ const OVERRIDING_VARS = [
   'OTEL_EXPORTER_OTLP_ENDPOINT',
 ] as const;
 
+/**
+ * What names the configured traces URL, in a person's words: an `OTEL_*` variable, `[telemetry]
+ * traces_endpoint` or `endpoint`, or `the default` (http://localhost:4318) when nothing does.
+ */
+export function traceUrlFrom(config: Config, env: Env = process.env): string {
+  const t = config.telemetry;
+  const validVar = (name: string) => {
+    const v = env[name]?.trim();
+    return !!v && isHttpUrl(v);
+  };
+  return validVar('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT')
+    ? 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT'
+    : validVar('OTEL_EXPORTER_OTLP_ENDPOINT')
+      ? 'OTEL_EXPORTER_OTLP_ENDPOINT'
+      : t.traces_endpoint
+        ? '[telemetry] traces_endpoint'
+        : t.endpoint
+          ? '[telemetry] endpoint'
+          : 'the default';
+}
+
 /** A trace that was not sent: the run, when, and the line that says why (`telemetryFailureLine`). */
 export interface TelemetryFailure {
   runId: string;
@@ -467,16 +488,7 @@ export function telemetryView(
   const live = telemetrySettings(config, env);
   const target = otlpTarget(config, env);
   const set = (name: string) => !!env[name]?.trim();
-  const validVar = (name: string) => set(name) && isHttpUrl(env[name]!.trim());
-  const urlFrom = validVar('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT')
-    ? 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT'
-    : validVar('OTEL_EXPORTER_OTLP_ENDPOINT')
-      ? 'OTEL_EXPORTER_OTLP_ENDPOINT'
-      : t.traces_endpoint
-        ? '[telemetry] traces_endpoint'
-        : t.endpoint
-          ? '[telemetry] endpoint'
-          : 'the default';
+  const urlFrom = traceUrlFrom(config, env);
   return {
     enabled: live.enabled,
     ...(live.enabled ? {} : { why: live.why }),

@@ -467,9 +467,18 @@ export function registerRuns(program: Command, ctx: CliContext): void {
     .action(async (id: string, o: { output?: string; otlp?: string | boolean }, cmd: Command) => {
       if (o.otlp !== undefined) {
         if (o.output) throw new UsageError('--otlp sends the trace to a collector; it takes no --output');
+        const typed = typeof o.otlp === 'string' ? o.otlp : undefined;
         const r = await ctx
           .service(cmd)
-          .runActions.exportTrace(id, typeof o.otlp === 'string' ? o.otlp : undefined);
+          .runActions.exportTrace(id, typed)
+          .catch(async (e: unknown) => {
+            // (details.urlFrom: what named the URL, the one typed or a setting: runActions.exportTrace)
+            if (!(e instanceof ToolsmithError) || e.code !== 'infra') throw e;
+            const from = (e.details as { urlFrom?: unknown } | undefined)?.urlFrom;
+            if (typeof from !== 'string') throw e;
+            const { withTraceAdvice } = await import('../trace-advice.ts');
+            throw new ToolsmithError('infra', withTraceAdvice(e.message, from, id), e.details);
+          });
         for (const w of r.warnings) ctx.err(`warning: ${visible(w)}\n`);
         ctx.out(`sent run ${r.runId} as trace ${r.traceId} (${r.spans} spans) to ${r.url}\n`);
         return;

@@ -139,7 +139,17 @@ describe('run traces to a collector that refuses connections or never answers', 
     ).done;
     expect(exported.code).toBe(3);
     expect(exported.err).toBe(
-      `toolsmith: the OTLP endpoint ${shown} did not take the trace: connection refused\n`,
+      `toolsmith: the OTLP endpoint ${shown} did not take the trace: connection refused. No collector answers there: start one (an OpenTelemetry collector or Jaeger, OTLP/HTTP on port 4318), or check the URL after --otlp\n`,
+    );
+    // With no URL typed, the refusal says which setting named the address and what to do (it said only
+    // "connection refused", so where the address came from was left to guess).
+    const configured = await cliProcess(ws, env.TOOLSMITH_DATA_DIR!, ['runs', 'export', id!, '--otlp'], {
+      ...env,
+      OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`,
+    }).done;
+    expect(configured.code).toBe(3);
+    expect(configured.err).toBe(
+      `toolsmith: the OTLP endpoint http://127.0.0.1:${port}/v1/traces did not take the trace: connection refused. No collector answers there (the address OTEL_EXPORTER_OTLP_ENDPOINT names): start that collector, correct OTEL_EXPORTER_OTLP_ENDPOINT, or give another address after --otlp\n`,
     );
     // Nothing written under the workspace or the data folder (run log, run store) holds the token.
     const files = (dir: string): string[] =>
