@@ -396,7 +396,9 @@ export class RunService {
 
   /**
    * Continues a run (its record, read once by the caller) from an attempt with an edited script; PLAN
-   * retries go on with the providers.
+   * retries go on with the providers, the run's `maxRetries` of them, and at least one: a run that had
+   * none (`--max-retries 0`, an edited script, an MCP `code` script) ran the edited script alone and
+   * never asked the LLM, which is what Continue is for (Run script runs a script alone).
    */
   async continueFrom(
     rec: RunRecord,
@@ -413,7 +415,7 @@ export class RunService {
       mode: 'plan',
       language: rec.started.language,
       providers,
-      maxRetries: rec.started.maxRetries,
+      maxRetries: providers.length ? Math.max(1, rec.started.maxRetries) : rec.started.maxRetries,
       ...(rec.started.timeoutMs ? { timeoutMs: rec.started.timeoutMs } : {}),
       noTemplates: true,
       initialScript: body,

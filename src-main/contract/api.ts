@@ -150,7 +150,7 @@ export const requests = {
       originAttempt: z.number().int().min(1).optional(),
     })
     .strict(),
-  /** Continue a run from an attempt with an edited script: the script runs first, then PLAN retries continue with the LLM. */
+  /** Continue a run from an attempt with an edited script: the script runs first, then PLAN retries continue with the LLM (the run's max retries, at least one). */
   'runs.continue': z
     .object({ runId, attempt: z.number().int().min(1), body: z.string().min(1).max(1_000_000) })
     .strict(),

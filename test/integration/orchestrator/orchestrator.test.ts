@@ -213,6 +213,34 @@ describe('PLAN mode', () => {
     expect(b).toEqual(a);
     expect(fx.runs.get(replay.runId).started.origin).toEqual({ runId: original.runId, kind: 'replay' });
   });
+  it('Continue from here asks the LLM after the edited script fails, also on a run that had max_retries 0', async () => {
+    // A one-shot run (max retries 0) that failed; its edited script fails too.
+    fx.llm.push(fence('emit_result(get_orders().data["o2"]["total"])'));
+    const original = await (
+      await fx.runs.start({
+        task: 'What is the total of order o2?',
+        sandbox: 'ecommerce',
+        providers: providers(),
+        noTemplates: true,
+        maxRetries: 0,
+      })
+    ).done;
+    expect(original.status).toBe('failed');
+    expect(fx.llm.requests).toHaveLength(1);
+    // Continue: the edited script, then the LLM; it ran the script alone, "no result after 1 attempt
+    // (max_retries 0)", and no LLM request was made.
+    fx.llm.push(fence('emit_result([o for o in get_orders().data if o["id"] == "o2"][0]["total"])'));
+    const rec = fx.runs.get(original.runId);
+    const cont = await (
+      await fx.runs.continueFrom(rec, 1, 'emit_result(get_orders().data[1]["totl"])\n', providers())
+    ).done;
+    expect(fx.llm.requests).toHaveLength(2);
+    expect(cont).toMatchObject({ status: 'succeeded', result: 639.98 });
+    const attempts = fx.runs.get(cont.runId).attempts;
+    expect(attempts.map((a) => a.tier)).toEqual(['edit', 'llm']);
+    expect(attempts[0]?.execution?.error?.type).toBe('KeyError');
+  }, 120_000);
+
   it("a replay, a continue and a rerun of a run's script keep its time limit: a timeout reproduces", async () => {
     fx.llm.push(fence('while True:\n    pass\nemit_result(1)'));
     const original = await (
