@@ -120,6 +120,10 @@ describe('what the run and an attempt allow', () => {
       'Settings, Run traces (Collector endpoint)',
     );
     expect(withTraceFix('no run r1')).toBe('no run r1');
+    // The proxy in front of the collector failed: the message names it, and no collector was asked.
+    const proxy =
+      'the OTLP endpoint http://c:4318/v1/traces did not take the trace: cannot connect to the proxy http://127.0.0.1:9 (from $http_proxy): connection refused';
+    expect(withTraceFix(proxy)).toBe(proxy);
   });
 
   it('names the way out of a timeout and of running out of memory, and of no other end', () => {
