@@ -34,6 +34,19 @@ const keyErrorIndex: Hinter = ({ error }) => {
 const keyErrorName: Hinter = ({ error }) => {
   const m = /KeyError: ['"]([^'"]+)['"]/.exec(error);
   if (!m) return undefined;
+  // The traceback's line that read the key: a dict of `collected` (an INTERACTIVE step's data from the
+  // steps before) is no tool's response, and "the fields the tool's manual lists" sent the model there.
+  const key = m[1] ?? '';
+  const read = error
+    .split('\n')
+    .filter((l) => l.includes(`["${key}"]`) || l.includes(`['${key}']`))
+    .at(-1);
+  if (read && /\bcollected\b/.test(read))
+    return (
+      `KeyError: '${key}' means that key is not in the dict read from collected, the data earlier steps ` +
+      `emitted: its keys are the ones shown under "Data collected by earlier steps" (case-sensitive); use ` +
+      `the key as it is there, or d.get("${key}") when it may be missing.`
+    );
   return (
     `KeyError: '${m[1]}' means that key is not in the dict. Check the field names the tool's manual lists ` +
     `(they are case-sensitive), use d.get("${m[1]}") when a field may be missing, and check .success before ` +

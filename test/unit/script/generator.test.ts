@@ -95,6 +95,19 @@ describe('hinters', () => {
     expect(h('KeyError: 0')[0]).toMatch(/as if it were a list/);
     expect(h("KeyError: 'nme'")[0]).toMatch(/key is not in the dict/);
   });
+  it("KeyError on a dict of an INTERACTIVE step's collected data points there, not to a tool's manual", () => {
+    const fromCollected = h(
+      'Traceback (most recent call last):\n  line 1, in <script>\n    u = get_user(user_id=collected[0]["uid"]).data\nKeyError: \'uid\'',
+    )[0];
+    expect(fromCollected).toMatch(/not in the dict read from collected, the data earlier steps emitted/);
+    expect(fromCollected).not.toMatch(/tool's manual/);
+    // A tool's data read on that line keeps the manual's hint.
+    expect(
+      h(
+        'Traceback (most recent call last):\n  line 2, in <script>\n    emit_result(u.data["uid"])\nKeyError: \'uid\'',
+      )[0],
+    ).toMatch(/the tool's manual lists/);
+  });
   it('NameError for an unknown tool suggests the closest', () => {
     expect(h("NameError: name 'get_usr' is not defined")[0]).toMatch(/Did you mean the tool get_user\?/);
     expect(h("NameError: name 'zzz' is not defined")[0]).not.toMatch(/Did you mean/);
