@@ -3,6 +3,9 @@ import { languageOfFile } from '../../core/lang/validate.ts';
 import type { ScriptLanguage } from '../../core/lang/violation.ts';
 import type { ExecutionResult, ToolCallTrace } from '../../core/sandbox/execution.ts';
 import type { JsonValue } from '../../core/tools/model.ts';
+import { callShape } from '../../core/tools/call-shape.ts';
+import { checkArguments } from '../../core/lang/signature.ts';
+import type { LiteralType } from '../../core/lang/signature.ts';
 import { json, oneOf, parseIntOption, UsageError } from '../context.ts';
 import type { CliContext } from '../context.ts';
 import { readInput, sandboxOf } from './validate.ts';
@@ -301,10 +304,33 @@ export function registerExec(program: Command, ctx: CliContext): void {
               ...(unknown.length ? [`has no parameter ${unknown.join(', ')}`] : []),
             ].join(' and ')}; its parameters: ${sig || 'none'}`,
           );
+        // A value of the wrong type ("x" for an int) as a script's literal would be refused
+        // (tool-argument-type): it reached the tool, which failed with its own TypeError.
+        const shape = callShape(t, 'python');
+        const wrong = shape
+          ? checkArguments(name, shape, {
+              positional: [],
+              keywords: Object.entries(args as Record<string, JsonValue>).map(([k, v]) => ({
+                name: k,
+                type: jsonLiteralType(v),
+              })),
+            }).filter((p) => p.rule === 'tool-argument-type')
+          : [];
+        if (wrong.length)
+          throw new UsageError(`tool ${name}: --args: ${wrong.map((p) => p.message).join('; ')}`);
       }
       const r = await svc.tools.call(o.sandbox, name, args as Record<string, JsonValue>);
       if (o.json) ctx.out(json(r));
       else printToolCall(ctx, name, r);
       ctx.exitCode = r.response?.success ? 0 : 1;
     });
+}
+
+/** A JSON value's type as a script's literal of it would have (`2` an int, `2.5` a float, null None). */
+function jsonLiteralType(v: JsonValue): LiteralType {
+  if (v === null) return 'none';
+  if (typeof v === 'string') return 'str';
+  if (typeof v === 'boolean') return 'bool';
+  if (typeof v === 'number') return Number.isInteger(v) ? 'int' : 'float';
+  return Array.isArray(v) ? 'list' : 'dict';
 }

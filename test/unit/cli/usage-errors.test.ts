@@ -165,7 +165,7 @@ describe('usage errors exit 2', { timeout: STARTS_PROCESSES_MS }, () => {
     expect(existsSync(join(ws, 'kits', 'K.kit'))).toBe(false);
   });
 
-  it('tool call with --args that lack a required parameter or name one the tool does not have: exit 2 before any container', async () => {
+  it('tool call with --args that lack a required parameter, name one the tool does not have or give a value of the wrong type: exit 2 before any container', async () => {
     const ws = tempWorkspace();
     const call = (tool: string, args?: string) =>
       cli(
@@ -194,6 +194,12 @@ describe('usage errors exit 2', { timeout: STARTS_PROCESSES_MS }, () => {
     expectUsageError(
       await call('get_orders', '{"x": 1}'),
       /--args has no parameter x; its parameters: none\n$/,
+    );
+    // A value of the wrong type, as a script's literal would be refused (tool-argument-type): it reached
+    // the tool, whose own TypeError came back from the container.
+    expectUsageError(
+      await call('check_inventory', '{"product_id": 1, "warehouse": null}'),
+      /^toolsmith: tool check_inventory: --args: check_inventory\(\) argument 'product_id' must be str, not an int \(check_inventory\(product_id: str, warehouse: str = "New York"\)\); check_inventory\(\) argument 'warehouse' must be str, not None \(check_inventory\(product_id: str, warehouse: str = "New York"\)\)\n$/,
     );
   });
 
