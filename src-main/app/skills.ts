@@ -161,9 +161,16 @@ export class SkillService {
       .flatMap((e) => (e.skill ? [this.view(e as SkillEntry & { skill: Skill }, verdicts)] : []));
   }
 
-  /** The skill files that do not parse, each with the reason. */
+  /**
+   * The skill files that do not parse, each with the reason; and the verdicts file
+   * (`.toolsmith/skill-tests.json`) when it cannot be read, or was kept aside by this process.
+   */
   problems(): { file: string; error: string }[] {
-    return this.files.list().flatMap((e) => (e.error ? [{ file: e.file, error: e.error }] : []));
+    const verdicts = this.files.verdictsProblem();
+    return [
+      ...this.files.list().flatMap((e) => (e.error ? [{ file: e.file, error: e.error }] : [])),
+      ...(verdicts ? [{ file: this.files.verdictsFile, error: verdicts }] : []),
+    ];
   }
 
   /** A skill the sandbox does not have, named with the ones it has (`show`, `test` and `delete` alike). */
@@ -240,6 +247,7 @@ export class SkillService {
   notOffered(sandbox: string, language: ScriptLanguage, callable: readonly string[]): Record<string, string> {
     const have = new Set(callable);
     const verdicts = this.files.verdicts();
+    const verdictsProblem = this.files.verdictsProblem();
     const out: Record<string, string> = {};
     // The script's own sandbox first: its skill of a name explains better than another sandbox's.
     const entries = this.files
@@ -248,7 +256,14 @@ export class SkillService {
       .sort((a, b) => Number(a.sandbox !== sandbox) - Number(b.sandbox !== sandbox));
     for (const e of entries) {
       if (out[e.name] !== undefined) continue;
-      out[e.name] = this.whyNotOffered(e, sandbox, language, have, verdicts[`${e.sandbox}/${e.name}`]);
+      out[e.name] = this.whyNotOffered(
+        e,
+        sandbox,
+        language,
+        have,
+        verdicts[`${e.sandbox}/${e.name}`],
+        verdictsProblem,
+      );
     }
     // A skill of this sandbox that was deleted (or renamed: saved under another name, then deleted):
     // said so, rather than "is not defined" as for a name nobody ever had.
@@ -267,6 +282,7 @@ export class SkillService {
     language: ScriptLanguage,
     have: ReadonlySet<string>,
     verdict: SkillVerdict | undefined,
+    verdictsProblem: string | undefined,
   ): string {
     const what = `skill ${e.name} belongs to sandbox ${e.sandbox}`;
     if (e.sandbox !== sandbox)
@@ -276,6 +292,9 @@ export class SkillService {
     if (!skillOfferedTo(skillLanguage, language))
       return `${what} and is written in ${LANGUAGE_NAMES[skillLanguage]}: ${CALLERS[skillLanguage]} scripts call it, not ${LANGUAGE_NAMES[language]} ones; write its steps in the script instead`;
     const test = `toolsmith skill test ${e.name} --sandbox ${e.sandbox}, or Test in the Skills view`;
+    // Its verdict may be in a file that cannot be read, or was kept aside: that is said, not "untested".
+    if (!verdict && verdictsProblem)
+      return `${what} but has no test verdict that can be read: ${verdictsProblem} (${test})`;
     if (!verdict || verdict.hash !== e.hash)
       return `${what} but is untested since it was last saved or edited: it is offered once its tests pass (${test})`;
     if (!verdict.passed)

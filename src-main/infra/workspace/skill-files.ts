@@ -5,7 +5,7 @@
  * test verdict of each skill in `.toolsmith/skill-tests.json` (keyed by the file's content hash, so a
  * hand edit makes the skill untested again).
  */
-import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse as parseToml, stringify as stringifyToml } from 'smol-toml';
 import { errorMessage } from '../../core/errors.ts';
@@ -27,7 +27,6 @@ import {
   workspaceFolder,
 } from './atomic.ts';
 import { checkName } from './files.ts';
-import { readRegularFile } from './regular-file.ts';
 
 export interface SkillEntry {
   sandbox: string;
@@ -72,7 +71,7 @@ const HISTORY_FILE = /^v(\d+)\.(py|js|ts)$/;
 export class SkillFiles {
   readonly dir: string;
   private readonly historyDir: string;
-  private readonly verdictsFile: string;
+  readonly verdictsFile: string;
 
   private readonly root: string;
 
@@ -251,20 +250,120 @@ export class SkillFiles {
     return true;
   }
 
+  /**
+   * Every skill's last test verdict. A verdicts file that cannot be read (a folder, a named pipe, no
+   * permission) or is not a JSON object of verdicts (cut short, a merge's conflict markers, a hand edit)
+   * reads as no verdicts, and `verdictsProblem()` says why: it was read as none, said nowhere, and the
+   * next test of any skill wrote a file with that skill's verdict alone over it.
+   */
   verdicts(): Record<string, SkillVerdict> {
-    if (!existsSync(this.verdictsFile)) return {};
-    try {
-      return JSON.parse(readRegularFile(this.verdictsFile, 'utf8')) as Record<string, SkillVerdict>;
-    } catch {
-      return {};
-    }
+    return this.readVerdicts().all;
   }
 
+  /**
+   * Why the skills' test verdicts cannot be read now (every skill reads as untested), or what became of
+   * a verdicts file this process set aside; undefined when neither.
+   */
+  verdictsProblem(): string | undefined {
+    return this.readVerdicts().problem ?? this.setAside;
+  }
+
+  /** What this process did with a verdicts file that was not one: said on stderr once, and kept here. */
+  private setAside: string | undefined;
+
+  private readVerdicts(): VerdictsRead {
+    let text: string;
+    try {
+      text = readWorkspaceText(this.verdictsFile);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { all: {} };
+      const cause =
+        e instanceof WorkspaceFileError
+          ? e.message
+          : `${this.verdictsFile} cannot be read (${errorMessage(e)})`;
+      return {
+        all: {},
+        unreadable: true,
+        problem: `the skills' test verdicts cannot be read: ${cause}; until then every skill reads as untested and none is offered to scripts`,
+      };
+    }
+    let why: string;
+    try {
+      const v = JSON.parse(text) as unknown;
+      const bad = verdictsShapeProblem(v);
+      if (!bad) return { all: v as Record<string, SkillVerdict> };
+      why = `not a JSON object of skill test verdicts (${bad})`;
+    } catch (e) {
+      why = `not JSON (${errorMessage(e).split('\n')[0]})`;
+    }
+    return {
+      all: {},
+      junk: why,
+      problem: `the skills' test verdicts cannot be read: ${this.verdictsFile} is ${why}; until it is fixed or removed every skill reads as untested and none is offered to scripts (the next skill test keeps it aside and starts a new file)`,
+    };
+  }
+
+  /**
+   * Records (or, with undefined, forgets) a skill's verdict. A verdicts file that cannot be read is never
+   * written over (it may hold every other skill's verdict): the save is refused naming it. One that is
+   * not a file of verdicts is renamed aside (`skill-tests.json.unreadable-<time>`), said, and a new
+   * file started. `delete` forgets a verdict only where the file can be read.
+   */
   setVerdict(sandbox: string, name: string, verdict: SkillVerdict | undefined): void {
-    const all = this.verdicts();
+    const read = this.readVerdicts();
+    if (read.unreadable || read.junk) {
+      if (!verdict) return;
+      if (read.unreadable)
+        throw new WorkspaceFileError(
+          `the test verdict of skill ${name} was not saved: ${read.problem}`,
+          this.verdictsFile,
+        );
+      const aside = `${this.verdictsFile}.unreadable-${new Date().toISOString().replace(/[:.]/g, '-')}`;
+      try {
+        renameSync(this.verdictsFile, aside);
+      } catch (e) {
+        throw new WorkspaceFileError(
+          `the test verdict of skill ${name} was not saved: ${this.verdictsFile} is ${read.junk} and could not be kept aside (${errorMessage(e)}); fix or remove it and test again`,
+          this.verdictsFile,
+        );
+      }
+      this.setAside = `${this.verdictsFile} was ${read.junk}: it is kept as ${aside}, and a new file of test verdicts was started; the skills tested before read as untested until they are tested again`;
+      process.stderr.write(`toolsmith: ${this.setAside}\n`);
+    }
+    const all = read.all;
     if (verdict) all[`${sandbox}/${name}`] = verdict;
     else delete all[`${sandbox}/${name}`];
     workspaceFolder(this.root, join(this.verdictsFile, '..'), `the verdict of skill ${name}`);
     atomicWrite(this.verdictsFile, `${JSON.stringify(all, null, 2)}\n`);
   }
+}
+
+interface VerdictsRead {
+  all: Record<string, SkillVerdict>;
+  /** Why the verdicts cannot be read, in words with what to do. */
+  problem?: string;
+  /** The file could not be read (a folder, a named pipe, no permission): never written over. */
+  unreadable?: true;
+  /** The file was read and is not a JSON object of verdicts: what it is instead. */
+  junk?: string;
+}
+
+/** Why a parsed verdicts file is not an object of verdicts (the first entry that is not one), if so. */
+function verdictsShapeProblem(v: unknown): string | undefined {
+  if (typeof v !== 'object' || v === null || Array.isArray(v))
+    return `it holds ${v === null ? 'null' : Array.isArray(v) ? 'a list' : `a ${typeof v}`}`;
+  for (const [key, x] of Object.entries(v as Record<string, unknown>)) {
+    const e = x as Partial<SkillVerdict> | null;
+    if (
+      typeof e !== 'object' ||
+      e === null ||
+      typeof e.hash !== 'string' ||
+      typeof e.passed !== 'boolean' ||
+      typeof e.at !== 'number' ||
+      !Array.isArray(e.failures) ||
+      !e.failures.every((f) => typeof f === 'string')
+    )
+      return `its entry ${JSON.stringify(key)} is not a verdict`;
+  }
+  return undefined;
 }
