@@ -14,6 +14,8 @@ export interface ScriptedAnswer {
   retryAfter?: string;
   /** Wait before answering (ms); between streamed pieces when `streamDelayMs` is set. */
   delayMs?: number;
+  /** Answer only once this settles (a fault the test times by what it sees, not by a delay). */
+  waitFor?: Promise<unknown>;
   streamDelayMs?: number;
   /** Send a body that is not valid JSON / not a valid stream. */
   malformed?: boolean;
@@ -227,6 +229,7 @@ export async function startLlmServer(): Promise<LlmServer> {
         queue.shift() ??
         state.fallback ?? { status: 500, text: 'the scripted LLM server has no answer left' };
       if (a.delayMs) await sleep(a.delayMs);
+      if (a.waitFor) await a.waitFor;
       if (a.raw) return await a.raw(res, b);
       if (a.status && a.status !== 200) {
         res.writeHead(a.status, {

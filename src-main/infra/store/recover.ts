@@ -22,6 +22,7 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { EVENT_VERSION } from '../../core/records/events.ts';
 import { RunStoreError } from './connection.ts';
+import { lockHolders } from './file-locks.ts';
 import { EXPORT_FORMAT } from './run-events.ts';
 import type { EventRow } from './run-statements.ts';
 import { RunStore } from './run-store.ts';
@@ -97,9 +98,47 @@ function writeBeside(file: string, b: Beside): { suiteRuns: number; templates: n
   }
 }
 
-/** Recovers `file` in place (see the module's comment); throws RunStoreError naming the cause. */
+/**
+ * A process by its id and command line as /proc tells it, each path by its last part (`node
+ * toolsmith.mjs serve --port 0`); its id alone where it cannot be read.
+ */
+function processWords(pid: number): string {
+  try {
+    const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8')
+      .split('\0')
+      .filter(Boolean)
+      .map((a) => (a.includes('/') && !a.endsWith('/') ? a.slice(a.lastIndexOf('/') + 1) : a))
+      .join(' ');
+    return argv ? `pid ${pid}: ${argv.length > 120 ? `${argv.slice(0, 119)}…` : argv}` : `pid ${pid}`;
+  } catch {
+    return `pid ${pid}`;
+  }
+}
+
+/**
+ * The other processes that have the store open (SQLite's lock on the file, which every connection in
+ * WAL mode holds while it lives: serve, mcp, the workbench, a run), named; empty when none, or when the
+ * kernel's lock table cannot be read (not Linux).
+ */
+function openElsewhere(file: string): string[] {
+  const pids = [...new Set(lockHolders(file) ?? [])].filter((p) => p > 0 && p !== process.pid);
+  return pids.map(processWords);
+}
+
+/**
+ * Recovers `file` in place (see the module's comment); throws RunStoreError naming the cause. Refused
+ * while another process has the store open, and given up (nothing changed) when one opens it while
+ * the runs are copied: that process goes on writing to the file this one moves aside, and what it
+ * wrote after the copy was lost (a run it finished meanwhile read `interrupted` in the new store for
+ * good, its end and last attempts only in the file moved aside).
+ */
 export function recoverStore(file: string): Recovered {
   if (!existsSync(file)) throw new RunStoreError(`there is no run store at ${file}: nothing to recover`);
+  const before = openElsewhere(file);
+  if (before.length)
+    throw new RunStoreError(
+      `the run store ${file} is open in another process (${before.join('; ')}): stop it (serve, mcp, the workbench, a run) and recover again; nothing was changed (what it writes while the runs are copied would not reach the recovered store)`,
+    );
   const at = stamp();
   const work = mkdtempSync(join(tmpdir(), 'toolsmith-recover-'));
   const fresh = `${file}.recovered-${at}`;
@@ -150,6 +189,11 @@ export function recoverStore(file: string): Recovered {
       old.close();
     }
     carried = writeBeside(fresh, beside);
+    const during = openElsewhere(file);
+    if (during.length)
+      throw new RunStoreError(
+        `the run store ${file} was opened by another process while its runs were copied (${during.join('; ')}): stop it (serve, mcp, the workbench, a run) and recover again; nothing was changed`,
+      );
   } catch (e) {
     rmSync(fresh, { force: true });
     throw e;

@@ -1,0 +1,125 @@
+/**
+ * `toolsmith runs recover` while another process has the store open: a serve left running when it said
+ * "the run store ... is damaged; `toolsmith runs recover` ...", or one started while the recovery
+ * copies the runs. The recovery copies the file, writes every run into a new one and moves the old file
+ * aside; a live process goes on writing to the file it has open, and when it notices the file at the
+ * path was replaced it writes there again only the runs still going. A run it finished while the runs
+ * were copied read `interrupted` in the recovered store for good (its end, and the attempts after the
+ * copy, were only in the file moved aside), said nowhere. Now the recovery is refused while another
+ * process has the store open (SQLite's lock on it, from the kernel's lock table), naming the process,
+ * and given up with nothing changed when one opened it meanwhile.
+ */
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { RunStore } from '../../../src-main/infra/store/run-store.ts';
+import { runStarted } from '../../support/run-records.ts';
+import { useScriptedWorkspace } from '../../support/scripted-workspace.ts';
+import { cliProcess, startServe } from './support/processes.ts';
+
+// No script in the answers: each run fails its attempts at validation, no sandbox is needed.
+const fx = useScriptedWorkspace({
+  dataPerTest: true,
+  eachTest: (llm) => (llm.fallback = { text: 'I will not write code.' }),
+});
+const dir = () => join(fx.ws, '.toolsmith');
+const db = () => join(dir(), 'runs.db');
+const besideStore = () => readdirSync(dir()).filter((f) => /^runs\.db\.(recovered|damaged)-/.test(f));
+
+/** A store of `n` finished runs: enough that a recovery takes a while (each run is checked and written). */
+function seed(n: number): void {
+  const store = new RunStore(db());
+  try {
+    for (let i = 0; i < n; i++) {
+      const id = store.createRun(runStarted(`seeded task ${i}`));
+      store.append(id, 'run_finished', { status: 'succeeded', result: i });
+    }
+  } finally {
+    store.close();
+  }
+}
+
+/** Each run's status as another process reads the store. */
+async function statuses(): Promise<Map<string, string>> {
+  const r = await cliProcess(fx.ws, fx.data, ['runs', 'list', '--json', '--limit', '100']).done;
+  expect(r.code, r.err).toBe(0);
+  return new Map(
+    (JSON.parse(r.out) as { runs: { id: string; status: string }[] }).runs.map((x) => [x.id, x.status]),
+  );
+}
+
+describe('runs recover while another process has the store open', () => {
+  it('refused naming serve; a run serve finishes meanwhile keeps its end; once serve stops, the recovery runs', async () => {
+    seed(2000);
+    const a = await startServe(fx.ws, fx.data);
+    try {
+      // A run in flight on serve whose answer comes once the recovery has begun writing its new file
+      // (or has ended): without the refusal, the run ends between the copy and the file's replacement.
+      let release = () => {};
+      const gate = new Promise<void>((r) => (release = r));
+      const asked = fx.llm.requests.length;
+      fx.llm.push({ text: 'I will not write code.', waitFor: gate });
+      const { runId } = await a.call<{ runId: string }>('runs.start', {
+        task: 'a run in flight',
+        sandbox: 'ecommerce',
+      });
+      await expect.poll(() => fx.llm.requests.length).toBeGreaterThan(asked);
+
+      const recover = cliProcess(fx.ws, fx.data, ['runs', 'recover']);
+      await expect
+        .poll(() => recover.child.exitCode !== null || besideStore().some((f) => f.includes('.recovered-')), {
+          timeout: 60_000,
+        })
+        .toBe(true);
+      release();
+      await expect
+        .poll(async () => (await a.call<{ status: string }>('runs.get', { runId })).status, {
+          timeout: 30_000,
+        })
+        .not.toBe('running');
+      const rec = await recover.done;
+
+      // Serve goes on writing; every process reads the run as it ended.
+      await expect.poll(async () => (await statuses()).get(runId), { timeout: 30_000 }).toBe('failed');
+      expect(rec.code, rec.out + rec.err).toBe(3);
+      expect(rec.err).toContain(
+        `the run store ${db()} is open in another process (pid ${a.child.pid}: node `,
+      );
+      expect(rec.err).toContain(' serve --port 0 ');
+      expect(rec.err).toContain(
+        'stop it (serve, mcp, the workbench, a run) and recover again; nothing was changed',
+      );
+      expect(besideStore()).toEqual([]);
+
+      await a.stop();
+
+      // A serve that opens the store while the runs are copied: the recovery is given up, nothing changed.
+      const started = cliProcess(fx.ws, fx.data, ['runs', 'recover']);
+      await expect
+        .poll(() => started.child.exitCode !== null || besideStore().some((f) => f.includes('.recovered-')), {
+          timeout: 60_000,
+        })
+        .toBe(true);
+      const b = await startServe(fx.ws, fx.data);
+      try {
+        await b.call('runs.list', {});
+        const late = await started.done;
+        expect(late.code, late.out + late.err).toBe(3);
+        expect(late.err).toContain(
+          `the run store ${db()} was opened by another process while its runs were copied (pid ${b.child.pid}: node `,
+        );
+        expect(besideStore()).toEqual([]);
+        expect((await statuses()).get(runId)).toBe('failed');
+      } finally {
+        await b.stop();
+      }
+
+      const after = await cliProcess(fx.ws, fx.data, ['runs', 'recover']).done;
+      expect(after.code, after.err).toBe(0);
+      expect(after.out).toMatch(/^recovered 2001 run\(s\)/);
+      expect((await statuses()).get(runId)).toBe('failed');
+    } finally {
+      if (a.child.exitCode === null) await a.stop();
+    }
+  }, 300_000);
+});
