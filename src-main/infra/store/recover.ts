@@ -149,6 +149,10 @@ export function recoverStore(file: string): Recovered {
   try {
     copyFileSync(file, join(work, 'runs.db'));
     if (existsSync(`${file}-wal`)) copyFileSync(`${file}-wal`, join(work, 'runs.db-wal'));
+    if (undamaged(work))
+      throw new RunStoreError(
+        `the run store ${file} is not damaged (SQLite's integrity check finds nothing wrong in it): there is nothing to recover, and nothing was changed`,
+      );
     const old = readableView(join(work, 'runs.db'), work);
     const into = new RunStore(fresh);
     let beside: Beside;
@@ -206,6 +210,30 @@ export function recoverStore(file: string): Recovered {
     if (existsSync(`${file}${side}`)) renameSync(`${file}${side}`, `${damaged}${side}`);
   renameSync(fresh, file);
   return { runs, events, lost, damaged, ...carried };
+}
+
+/**
+ * Whether SQLite's integrity check finds nothing wrong in the copy of the store in `work` (its WAL
+ * included). Checked on a copy of its own: closing a connection checkpoints the WAL into the file, which
+ * the recovery then reads as the store was.
+ */
+function undamaged(work: string): boolean {
+  const dir = mkdtempSync(join(work, 'check-'));
+  for (const f of ['runs.db', 'runs.db-wal'])
+    if (existsSync(join(work, f))) copyFileSync(join(work, f), join(dir, f));
+  try {
+    const db = new DatabaseSync(join(dir, 'runs.db'));
+    try {
+      const rows = db.prepare('PRAGMA integrity_check').all() as { integrity_check?: unknown }[];
+      return rows.length === 1 && rows[0]?.integrity_check === 'ok';
+    } finally {
+      db.close();
+    }
+  } catch {
+    return false; // (it cannot even be opened or checked: damaged)
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 /** The events table as migration 1 creates it (its root page is 9 in every store Toolsmith made). */

@@ -195,6 +195,21 @@ describe('the CLI meets its files', () => {
     expect((JSON.parse(r.out) as { runs: unknown[] }).runs.length).toBeGreaterThanOrEqual(1);
   });
 
+  it('runs recover of a store that is not damaged: one line, nothing changed', async () => {
+    const before = readFileSync(db());
+    const r = await cli('runs', 'recover');
+    oneLine(
+      r,
+      3,
+      /^toolsmith: the run store .+?runs\.db is not damaged \(SQLite's integrity check finds nothing wrong in it\): there is nothing to recover, and nothing was changed/,
+    );
+    // Before: rewritten, and the whole store moved aside as "the damaged file".
+    expect(readdirSync(dot()).filter((f) => /^runs\.db\.(damaged|recovered)-/.test(f))).toEqual([]);
+    expect(readFileSync(db()).equals(before)).toBe(true);
+    const list = await cli('runs', 'list', '--json');
+    expect((JSON.parse(list.out) as { runs: { id: string }[] }).runs.map((x) => x.id)).toEqual([runId]);
+  });
+
   it('runs recover without a store: one line', async () => {
     for (const f of readdirSync(dot())) if (f.startsWith('runs.db')) rmSync(join(dot(), f));
     const r = await cli('runs', 'recover');

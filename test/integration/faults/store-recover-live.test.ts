@@ -9,7 +9,7 @@
  * process has the store open (SQLite's lock on it, from the kernel's lock table), naming the process,
  * and given up with nothing changed when one opened it meanwhile.
  */
-import { readdirSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { RunStore } from '../../../src-main/infra/store/run-store.ts';
@@ -92,6 +92,11 @@ describe('runs recover while another process has the store open', () => {
       expect(besideStore()).toEqual([]);
 
       await a.stop();
+      // The store damaged now (page 4 is the runs table's root in every store Toolsmith makes): a store
+      // that is not damaged is not recovered at all.
+      const fd = openSync(db(), 'r+');
+      writeSync(fd, Buffer.alloc(4096, 0xa5), 0, 4096, 3 * 4096);
+      closeSync(fd);
 
       // A serve that opens the store while the runs are copied: the recovery is given up, nothing changed.
       const started = cliProcess(fx.ws, fx.data, ['runs', 'recover']);
@@ -102,14 +107,14 @@ describe('runs recover while another process has the store open', () => {
         .toBe(true);
       const b = await startServe(fx.ws, fx.data);
       try {
-        await b.call('runs.list', {});
+        // (its answer says the store is damaged; what matters is that serve has the file open)
+        await b.call('runs.list', {}).catch(() => undefined);
         const late = await started.done;
         expect(late.code, late.out + late.err).toBe(3);
         expect(late.err).toContain(
           `the run store ${db()} was opened by another process while its runs were copied (pid ${b.child.pid}: node `,
         );
         expect(besideStore()).toEqual([]);
-        expect((await statuses()).get(runId)).toBe('failed');
       } finally {
         await b.stop();
       }
