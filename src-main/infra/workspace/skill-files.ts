@@ -165,12 +165,21 @@ export class SkillFiles {
     const file = this.file(s.sandbox, s.name, s.language);
     workspaceFolder(this.root, join(this.dir, s.sandbox), `skill ${s.name}`);
     const before = this.existing(s.sandbox, s.name);
-    if (before) {
-      this.keep(s.sandbox, s.name, before);
-      if (before.file !== file) rmSync(before.file);
-    }
+    if (before) this.keep(s.sandbox, s.name, before);
     const text = skillText(s);
     atomicWrite(file, text);
+    // The file of another language goes once the new one is written: removed first, a write that then
+    // failed (a full disk) left the skill with no file at all, while the error said the file was left
+    // as it was.
+    if (before && before.file !== file)
+      try {
+        rmSync(before.file);
+      } catch (e) {
+        throw new WorkspaceFileError(
+          `skill ${s.name} was saved as ${file}, but its file of another language, ${before.file}, could not be removed (${errorMessage(e)}); remove it by hand (one file per name)`,
+          before.file,
+        );
+      }
     return { file, hash: contentHash(text) };
   }
 

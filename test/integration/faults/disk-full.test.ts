@@ -9,6 +9,7 @@ import {
   closeSync,
   cpSync,
   existsSync,
+  mkdirSync,
   mkdtempSync,
   openSync,
   readdirSync,
@@ -22,6 +23,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DiskFullError, RunStore } from '../../../src-main/infra/store/run-store.ts';
 import { atomicWrite } from '../../../src-main/infra/workspace/files.ts';
+import { SkillFiles, parseSkillText } from '../../../src-main/infra/workspace/skill-files.ts';
 import { startLlmServer } from '../../support/llm-server.ts';
 import type { LlmServer } from '../../support/llm-server.ts';
 import { replaceProviders, repoRoot } from '../../support/workspace.ts';
@@ -247,6 +249,46 @@ describe('the run store and workspace files on a full disk', () => {
     } finally {
       again.close();
     }
+  });
+
+  it('a skill saved in another language on a full disk keeps its file (it was removed before the new one failed)', () => {
+    const skillsRoot = join(root, 'skills-ws');
+    mkdirSync(skillsRoot);
+    const files = new SkillFiles(skillsRoot);
+    const where = (ext: string) => ({
+      sandbox: 'ecommerce',
+      name: 'user_tier',
+      file: join(skillsRoot, 'skills', 'ecommerce', `user_tier.${ext}`),
+    });
+    const py = parseSkillText(
+      '# +++\n# version = 1\n# +++\ndef user_tier(user_id: str) -> str:\n    """A customer\'s tier.\n\n    Args:\n        user_id: The customer\'s id.\n\n    Returns:\n        The tier.\n    """\n    return get_user(user_id=user_id).data["tier"]\n',
+      where('py'),
+    );
+    const saved = files.write(py);
+    const pyText = readFileSync(saved.file, 'utf8');
+    // Version 2 in JavaScript, longer than one page of the tmpfs.
+    const js = parseSkillText(
+      `// +++\n// version = 2\n// +++\n/**\n * A customer's tier.\n${' * (a long description)\n'.repeat(300)} * @param {string} user_id The customer's id.\n * @returns The tier.\n */\nasync function user_tier(user_id) {\n  return (await get_user({ user_id })).data.tier;\n}\n`,
+      where('js'),
+      'js',
+    );
+    // Full, but for one page: the history's copy of version 1 fits, version 2's file does not.
+    const spare = join(root, 'spare');
+    atomicWrite(spare, 'x'.repeat(4096));
+    fillDisk();
+    rmSync(spare);
+    try {
+      expect(() => files.write(js)).toThrow(/^disk full: .+?user_tier\.js could not be written \(ENOSPC/);
+      expect(readFileSync(saved.file, 'utf8')).toBe(pyText);
+      expect(files.list('ecommerce').map((e) => [e.name, e.skill?.language, e.error])).toEqual([
+        ['user_tier', 'python', undefined],
+      ]);
+    } finally {
+      freeDisk();
+    }
+    expect(files.write(js).file).toBe(where('js').file);
+    expect(existsSync(saved.file)).toBe(false);
+    expect(files.list('ecommerce').map((e) => [e.name, e.skill?.language])).toEqual([['user_tier', 'js']]);
   });
 
   it('a workspace file written on a full disk keeps its old content, leaves no temporary file and says disk full', () => {
