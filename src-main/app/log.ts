@@ -3,13 +3,16 @@
  * event, every run's lines carrying its `runId` (script_generated, script_executed, run_finished...).
  * Stacks stay here; front ends get `{code, message}`.
  */
-import { mkdirSync } from 'node:fs';
+import { existsSync, fstatSync, mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import type { Logger } from '../core/ports/executor.ts';
 import { errnoWords } from '../core/errors.ts';
 import { knownSecrets } from '../core/records/redact.ts';
 import { dropGroupAndOtherBits } from '../infra/workspace/atomic.ts';
+
+/** How often, at most, a line's write looks whether the log file is still the one at the path. */
+const LOG_LOOK_MS = 1000;
 
 export function workspaceLogFile(dataDir: string): string {
   return join(dataDir, 'logs', 'toolsmith.jsonl');
@@ -28,12 +31,13 @@ export function createLogger(
 ): Logger {
   const file = workspaceLogFile(dataDir);
   let dest: { write: (line: string) => unknown };
+  let sonic: ReturnType<typeof pino.destination> | undefined;
   try {
     mkdirSync(join(dataDir, 'logs'), { recursive: true });
     // Synchronous writes: a line is on disk when the call returns, even if the process dies next.
     // Readable by its owner only, like the run store it tells about (an existing file loses group and
     // other bits).
-    dest = pino.destination({ dest: file, sync: true, mkdir: true, mode: 0o600 });
+    dest = sonic = pino.destination({ dest: file, sync: true, mkdir: true, mode: 0o600 });
     dropGroupAndOtherBits(file);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
@@ -43,7 +47,39 @@ export function createLogger(
     );
     dest = { write: () => true };
   }
+  // The file deleted or replaced under the process (by hand, a cleanup, a log rotation that moves it):
+  // its lines went on into the file it had open, which nobody could read any more, said nowhere. Looked
+  // at when a line comes, at most every second: opened again at the path (its logs folder made again
+  // while .toolsmith is there, never a ghost .toolsmith of a workspace moved away), said once.
+  let lookedAt = 0;
+  const follow = () => {
+    const now = Date.now();
+    if (!sonic || now - lookedAt < LOG_LOOK_MS) return;
+    lookedAt = now;
+    try {
+      // (sonic-boom's descriptor: its types do not name the field)
+      const open = fstatSync((sonic as unknown as { fd: number }).fd);
+      const there = statSync(file);
+      if (open.dev === there.dev && open.ino === there.ino) return;
+    } catch {
+      /* gone (or the descriptor is being replaced): opened again below */
+    }
+    if (!existsSync(dataDir)) return;
+    try {
+      sonic.reopen();
+    } catch {
+      return; // (not writable there now: the lines go on where they went; looked at again later)
+    }
+    warn(
+      `the log ${file} was deleted or replaced while this process (pid ${process.pid}) wrote to it; its lines go on in a new file at that path`,
+    );
+  };
   // Every line passes the redactor of known secrets before it reaches the file.
-  const redacted = { write: (line: string) => dest.write(knownSecrets.text(line)) };
+  const redacted = {
+    write: (line: string) => {
+      follow();
+      return dest.write(knownSecrets.text(line));
+    },
+  };
   return pino({ level, base: { pid: process.pid }, timestamp: pino.stdTimeFunctions.isoTime }, redacted);
 }
