@@ -1,6 +1,7 @@
 """The child: one job, in a process forked (by the fork server) before its job arrives."""
 
 import ast
+import builtins
 import dis
 import fcntl
 import gc
@@ -16,7 +17,7 @@ from dataclasses import dataclass
 from .checks import MODULES, SCRIPT_NAME, ValidationError, install_runtime_wall, make_runtime_wall, safe_builtins
 from .hygiene import no_dump
 from .protocol import encode, loads, read_exact, write_all
-from .tools import TOOLS_FILE, TOOLS_LINES, ToolResponse, json_safe, response_dict
+from .tools import TOOLS_FILE, TOOLS_LINES, ToolRegistry, ToolResponse, json_safe, response_dict
 
 # Where the innermost frame of a MemoryError stood when code, not the allocator, raised it: a raise
 # statement (RAISE_VARARGS, RERAISE), a generator or coroutine thrown into (YIELD_VALUE, RETURN_GENERATOR,
@@ -288,18 +289,21 @@ class ToolRefused(PermissionError):
 
 class Child:
     """A job's side of the protocol. Made in the worker once per tools load, with everything a job's
-    namespace holds that does not depend on the job, so each child inherits it ready-made and only fills
-    in its job and pipes. A child changes only its own copy (copy-on-write): the next child starts again
-    from the fork server's untouched one."""
+    namespace holds that depends neither on the job nor on tools.py, so each child inherits it ready-made.
+    tools.py itself runs only in each job's own process, behind its walls (load_tools): never in the
+    worker or the fork server, which end and clean up after every job. A child changes only its own
+    copy (copy-on-write): the next child starts again from the fork server's untouched one."""
 
-    def __init__(self, registry, host_tools, credentials, forward=False):
+    def __init__(self, code, host_tools, credentials, forward=False):
         self.job = None  # this child's job (ChildJob): set once, in the child process
         self.owed_limit = None  # the script's recursion limit when a tool call could not set it back
-        self.registry = registry
+        self.code = code  # tools.py, compiled by the worker (compiling runs none of it); None: no tools
+        self.registry = ToolRegistry(False)
         # Forwarded: the sandbox's tools run in another container (egress, docs/sandboxes.md); here they
         # are tool_calls to the host like host tools, with the same signature checks.
-        self.local = {} if forward else registry.tools
-        self.host_tools = host_tools
+        self.forward = forward
+        self.local = {}
+        self.host_tools = dict(host_tools)
         self.credentials = credentials
         self.base = {"__builtins__": safe_builtins(self._print)}
         self.base.update(MODULES)
@@ -323,11 +327,26 @@ class Child:
             search_tools=self.search_tools,
             describe_tool=self.describe_tool,
         )
+        self.own, self.own_host, self.refused, self.hook = {}, {}, {}, None
+
+    def load_tools(self, describe=False):
+        """Runs tools.py in this job's own process, after its walls and before its job (its top level
+        and every import it makes are the sandbox owner's code: nothing of it may run where later jobs
+        start from or are cleaned up by). `describe`: each tool's descriptor too (the first process after
+        a load describes the tools for the manual). Raises what tools.py raised."""
+        registry = ToolRegistry(describe)
+        if self.code is not None:
+            ns = {"__builtins__": builtins, "tool": registry.decorator, "ToolResponse": ToolResponse, "__name__": "tools"}
+            exec(self.code, ns)  # noqa: S102 - the sandbox's own tools, in this job's process
+        self.registry = registry
+        self.local = {} if self.forward else registry.tools
+        if self.forward:
+            for name in registry.tools:
+                self.host_tools.setdefault(name, {"name": name})
         # Each tool under its own name; a kit alias gets its own wrapper when a job uses it.
         self.own = {name: self.sandbox_tool(name, name, fn, registry.signatures[name]) for name, (fn, _) in self.local.items()}
-        self.own_host = {name: self.host_tool(name, name) for name in host_tools}
-        self.refused = {name: self.refused_tool(name) for name in list(registry.tools) + list(host_tools)}
-        # The runtime wall's hook, made here once (in the worker): a job's process only installs it.
+        self.own_host = {name: self.host_tool(name, name) for name in self.host_tools}
+        self.refused = {name: self.refused_tool(name) for name in list(registry.tools) + list(self.host_tools)}
         self.hook = make_runtime_wall(self.base, {id(fn.__globals__): fn.__globals__ for fn, _ in registry.tools.values()}.values(), globals())
 
     def send(self, msg):
@@ -708,14 +727,56 @@ def _rehearse(child, msg_w, job_r):
     encode({"type": "done", "ok": True}).encode()
 
 
-def child_main(child, job_r, msg_w, out_w, walls_line):
+def load_error(e):
+    """What tools.py raised as it loaded, as the protocol's load_error names it (its line in tools.py)."""
+    tb = traceback.extract_tb(e.__traceback__)
+    line = next((f.lineno for f in reversed(tb) if f.filename == TOOLS_FILE), getattr(e, "lineno", None))
+    return {"type": type(e).__name__, "message": str(e), "line": line if isinstance(line, int) else None}
+
+
+class ToolsFailed(Exception):
+    """tools.py raised in this job's process as it loaded, though it loaded when the tools were described."""
+
+
+def _load(child, msg_w, out_w, describe):
+    """tools.py in this process, before its output is the job's: a print of its top level goes nowhere
+    (as the worker's own stray writes), what it writes to stderr goes to the worker's log, once, from the
+    process that describes the tools (through its output pipe: the worker relays it, and names its last
+    lines if that process ends before it describes the tools), nowhere from the others. The describing
+    process sends the manual (or the load_error) as its first line and ends on an error; a job's process
+    keeps its error for its job (ToolsFailed)."""
+    if describe:
+        os.dup2(out_w, 2)
+    else:
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, 2)
+        os.close(null)
+    try:
+        child.load_tools(describe)
+        if describe:
+            line = encode({"type": "tools", "tools": [d for _, d in child.registry.tools.values()]})
+    except BaseException as e:  # noqa: BLE001
+        if describe:
+            write_all(msg_w, encode({"type": "load_error", "error": load_error(e)}).encode() + b"\n")
+            os._exit(0)
+        err = load_error(e)
+        at = f" (tools.py line {err['line']})" if err["line"] else ""
+        return ToolsFailed(f"tools.py raised {err['type']}: {err['message']}{at} as this job's process loaded it; it loaded when the tools were described, so it does not do the same each time it runs")
+    if describe:
+        write_all(msg_w, line.encode() + b"\n")
+    return None
+
+
+def child_main(child, job_r, msg_w, out_w, walls_line, describe=False):
     """A fresh process, forked by the fork server before its job arrives. It gets ready (own session,
-    output to the worker's pipe, nothing of the protocol stream), says so with its first line (the walls
-    it is in: `walls_line`), waits for exactly one job, runs it and exits. Nothing of the job's code runs
-    before the job arrives."""
+    tools.py loaded, output to the worker's pipe, nothing of the protocol stream), says so with its first
+    line (the walls it is in: `walls_line`; the process describing the tools sends them first), waits for
+    exactly one job, runs it and exits. Nothing of the job's code runs before the job arrives."""
     try:
         os.setsid()
         no_dump()  # inherited from the fork server; set again before any job code: no later job reads this one
+        failed = _load(child, msg_w, out_w, describe)
+        no_dump()  # (whatever tools.py did with it)
         os.dup2(out_w, 1)
         os.dup2(out_w, 2)
         _OUT[0] = os.dup(out_w)  # (not inherited: settle_output's own view of the output pipe)
@@ -724,12 +785,15 @@ def child_main(child, job_r, msg_w, out_w, walls_line):
             sys.stdout = os.fdopen(1, "w", buffering=1)
             sys.stderr = sys.stdout
         gc.disable()  # a short-lived process: no collector passes touching (copying) shared pages
-        child.wall()
-        _rehearse(child, msg_w, job_r)  # (nothing of it is kept: the pages it wrote are this process's now)
+        if failed is None:
+            child.wall()
+            _rehearse(child, msg_w, job_r)  # (nothing of it is kept: the pages it wrote are this process's now)
         write_all(msg_w, walls_line)  # ready: the worker reads this while idle and tells the host
         head = read_exact(job_r, 4)
         if len(head) < 4:
             return  # withdrawn without a job (tools reloaded, worker shutting down)
+        if failed is not None:
+            raise failed
         compiled, job = marshal.loads(read_exact(job_r, int.from_bytes(head, "little")))
         if isinstance(compiled, str):
             compiled = ValidationError(compiled)

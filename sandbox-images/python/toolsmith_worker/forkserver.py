@@ -110,7 +110,7 @@ class _ChildWatch:
         return out
 
 
-def fork_server(sock, job_factory):
+def fork_server(sock, job_factory, describe=False):
     """Forks a child when the worker asks ("f"), hands the worker the child's pipes ("c"), reports each
     child's exit ("x"), answers pings ("p" -> "P"), also while children run, and reaps every exited child
     of its own when asked between jobs ("r" -> "R": processes a job made its siblings with
@@ -122,14 +122,16 @@ def fork_server(sock, job_factory):
     job's process"). Children are watched through pidfds, or through SIGCHLD where the kernel has none
     (_ChildWatch). It is a copy of the worker made right after the tools were loaded and does
     nothing else: the worker's own memory is never shared with a job, so relaying a job never pays for
-    copy-on-write, and a child is ready before its job arrives."""
+    copy-on-write, and a child is ready before its job arrives. It is made before tools.py ever runs
+    and never runs it: each job's process loads the tools itself, behind its walls (child.load_tools);
+    `describe`: the first one also sends the tools' descriptors (the manual), then its walls line."""
     set_pdeathsig()
     if "noipcfilter" not in jobns.OFF:  # (tests only: the job's IPC namespace alone)
         deny_ipc()  # for every child: no SysV IPC object or POSIX message queue outlives a job
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # for the children: a write to a pipe nobody reads ends them
     os.close(OUT_FD)  # the protocol stream is the worker's alone
     # No descriptor of the worker's (the egress relay's listener, files its starter left open) reaches a
-    # job; only what tools.py may keep open (inherited.after_load), each job's process its own copy of it.
+    # job: each becomes /dev/null here.
     inherited.keep_only({0, 1, 2, sock.fileno()})
     hygiene.server_caps()
     uid, gid = os.getuid(), os.getgid()  # (without job uids a job's process maps these ids onto themselves)
@@ -185,7 +187,7 @@ def fork_server(sock, job_factory):
             os._exit(0)
         jobns.release(roots.pop(pid, None))
 
-    def child(alone, own, root, job_r, msg_w, out_w, theirs):
+    def child(alone, own, root, job_r, msg_w, out_w, theirs, describe=False):
         """In a new job's process (its after-fork hooks run, the fork server's watch and pidfds closed):
         its walls, then child_main. Never returns."""
         sock.close()
@@ -204,14 +206,13 @@ def fork_server(sock, job_factory):
         for fd in theirs:
             os.close(fd)
         hygiene.close_worker_fds()
-        inherited.reopen()  # (the files tools.py keeps open: this job's own offsets)
         # (watched through SIGCHLD, i.e. gVisor: its fork copying the address space beside the last
         # job's exit and sweep made both slower than one after the other, so there the next process
         # is asked for after them; the result still needs no ping)
         wall = alone and want is not None and want.issubset(walls)
         # (written by child_main once the process is ready for its job: the worker tells the host then)
         told = _WALLS_MSG[2 if wall and watch is not None else wall] if "pid" in walls else _WALLS_PLAIN
-        child_main(job_factory, job_r, msg_w, out_w, told)
+        child_main(job_factory, job_r, msg_w, out_w, told, describe)
 
     loop = None  # the C loop (forkloop), from the first job process cloned into namespaces of its own on
     tried = not early  # (only where children are watched: through pidfds, or through SIGCHLD on gVisor)
@@ -259,7 +260,8 @@ def fork_server(sock, job_factory):
                 watch.drop()
             for fd in children:
                 os.close(fd)
-            child(alone, own, root, job_r, msg_w, out_w, (job_w, msg_r, out_r))
+            child(alone, own, root, job_r, msg_w, out_w, (job_w, msg_r, out_r), describe)
+        describe = False  # (only the first: the C loop, loaded after it, never describes)
         if root is not None:
             roots[pid] = root
         os.close(job_r)

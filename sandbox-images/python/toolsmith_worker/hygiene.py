@@ -881,25 +881,6 @@ def oom_kills():
 _RELAY = []  # [port, the proxy socket's path] while the egress relay runs
 
 
-def relay_fd(fd):
-    """True when `fd` is one of the egress relay's sockets (its listener, a connection it accepted on its
-    port, or one it opened to the proxy's socket): the worker's own, never a job's (inherited.keep_only)."""
-    if not _RELAY:
-        return False
-    try:
-        s = socket.socket(fileno=os.dup(fd))
-    except OSError:
-        return False
-    try:
-        if s.family == socket.AF_INET:
-            return s.getsockname() == ("127.0.0.1", _RELAY[0])
-        return s.family == socket.AF_UNIX and s.getpeername() == _RELAY[1]
-    except OSError:
-        return False
-    finally:
-        s.close()
-
-
 def start_egress_relay():
     """In a tool container with egress (docs/sandboxes.md): relays 127.0.0.1:PORT, where HTTP(S)_PROXY
     point, to the host's proxy socket mounted in the container. The container has no other network; the

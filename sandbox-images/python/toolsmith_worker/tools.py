@@ -1,10 +1,16 @@
 """ToolResponse, @tool and the registry of a sandbox's tools.py (its descriptors as the host's extractor
 reads them: src-main/core/tools/extract.ts)."""
 
+import ast
 import collections.abc
+import importlib
+import importlib.util
 import inspect
 import math
+import os
 import re
+import sys
+import sysconfig
 
 TOOLS_FILE = "tools.py"
 # The loaded tools.py, by line (one slot: set on load, read in forked jobs' tracebacks).
@@ -168,9 +174,13 @@ def _parse_doc(doc):
 
 
 class ToolRegistry:
-    def __init__(self):
-        self.tools = {}  # name -> (function, descriptor)
+    """The tools one run of tools.py defined. `describe`: each one's descriptor too (the manual, made once
+    per load by the process that describes the tools); a job's process needs only functions and signatures."""
+
+    def __init__(self, describe=True):
+        self.tools = {}  # name -> (function, descriptor or None)
         self.signatures = {}  # name -> inspect.Signature, computed once at load
+        self.describe = describe
 
     def decorator(self, fn=None, **kw):
         allowed = {"name", "description", "options", "examples", "source", "display_name", "grade"}
@@ -179,7 +189,7 @@ class ToolRegistry:
             raise TypeError(f"@tool got unknown arguments {sorted(unknown)}")
 
         def register(f):
-            self.tools[kw.get("name") or f.__name__] = (f, self._describe(f, kw))
+            self.tools[kw.get("name") or f.__name__] = (f, self._describe(f, kw) if self.describe else None)
             self.signatures[kw.get("name") or f.__name__] = inspect.signature(f)
             return f
 
@@ -241,3 +251,44 @@ class ToolRegistry:
         if returns:
             desc["returns"] = returns
         return desc
+
+
+# Standard-library modules never imported ahead: their import does something (prints, opens a browser,
+# starts a GUI) rather than define things.
+_NOT_AHEAD = frozenset(("antigravity", "this", "__hello__", "__phello__", "idlelib", "tkinter", "turtle", "turtledemo"))
+
+
+def _stdlib_dirs():
+    paths = sysconfig.get_paths()
+    return tuple({os.path.realpath(paths[k]) + os.sep for k in ("stdlib", "platstdlib") if paths.get(k)})
+
+
+def preimport(source):
+    """The standard-library modules tools.py names in its imports, imported by the worker (code of the
+    standard library, found in its own folder, never the sandbox's), so each job's process, which runs
+    tools.py itself, finds them already imported. Anything else tools.py imports (the sandbox's
+    dependencies) runs its import code only in each job's own process, as tools.py does. Read with ast:
+    nothing of tools.py runs here."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            names.add(node.module)
+    dirs = _stdlib_dirs()
+    for name in sorted(names):
+        top = name.partition(".")[0]
+        if name in sys.modules or top not in sys.stdlib_module_names or top in _NOT_AHEAD:
+            continue
+        try:
+            spec = sys.modules.get(top).__spec__ if top in sys.modules else importlib.util.find_spec(top)
+            origin = getattr(spec, "origin", None) or ""
+            if origin not in ("built-in", "frozen") and not os.path.realpath(origin).startswith(dirs):
+                continue
+            importlib.import_module(name)
+        except Exception:  # noqa: BLE001 - not importable here: the job's process says why, as tools.py runs
+            continue

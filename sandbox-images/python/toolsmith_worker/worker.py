@@ -1,6 +1,5 @@
 """The worker: the protocol loop with the host, the fork server's client, and main."""
 
-import builtins
 import gc
 import marshal
 import os
@@ -10,16 +9,15 @@ import signal
 import socket
 import sys
 import time
-import traceback
 from dataclasses import dataclass, field
 
-from . import hygiene, inherited, jobns
+from . import hygiene, jobns
 from .checks import SCRIPT_NAME, ValidationError, check_script
 from .child import Child, record_skill_calls
 from .forkserver import fork_server
 from .hygiene import clean_namespace, find_writable, no_dump, oom_kills, reap_strays, start_egress_relay, trim_heap, wipe_writable
 from .protocol import HOST_MAX_LINE, IN_FD, MAX_LINE, PROTOCOL, flush, loads, send, use_socket, write_all
-from .tools import TOOLS_FILE, TOOLS_LINES, ToolRegistry, ToolResponse
+from .tools import TOOLS_FILE, TOOLS_LINES, preimport
 
 # A script's result is usually followed at once by its done; the worker holds the result line this long
 # so that both reach the host in one write (one trip through the container's attached stream).
@@ -122,7 +120,6 @@ def _shown(value):
 
 class Worker:
     def __init__(self):
-        self.registry = ToolRegistry()
         self.host_tools = {}
         self.credentials = set()
         self.forward = False
@@ -149,15 +146,15 @@ class Worker:
 
     # ------------------------------------------------------------ the fork server
 
-    def start_server(self):
+    def start_server(self, describe=False):
         if self.child is None:
-            self.child = Child(self.registry, self.host_tools, self.credentials, self.forward)
+            self.child = Child(None, self.host_tools, self.credentials, self.forward)
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         pid = os.fork()
         if pid == 0:
             try:
                 ours.close()
-                fork_server(theirs, self.child)
+                fork_server(theirs, self.child, describe)
             finally:
                 os._exit(0)
         theirs.close()
@@ -299,66 +296,104 @@ class Worker:
             return
         self.stop_server()
         self.child = None
-        self.registry = ToolRegistry()
-        ns = {"__builtins__": builtins, "tool": self.registry.decorator, "ToolResponse": ToolResponse, "__name__": "tools"}
-        before = inherited.snapshot()
-        jobs_dir = jobns.JOBS_DIR if hygiene.JOB_ROOT[0] else None
-        state = inherited.process_state(jobs_dir)
+        source = msg.get("source", "")
+        TOOLS_LINES[0] = source.splitlines()
+        # tools.py is compiled here, never run here: its top level (and every import it makes) is the
+        # sandbox owner's code, and the worker and its fork server end, sweep and wipe after every job.
+        # It runs in each job's own process, behind that job's walls (child.load_tools).
         try:
-            TOOLS_LINES[0] = msg.get("source", "").splitlines()
-            exec(compile(msg.get("source", ""), TOOLS_FILE, "exec"), ns)  # noqa: S102 - the sandbox's own tools
-        except BaseException as e:  # noqa: BLE001
-            tb = traceback.extract_tb(e.__traceback__)
-            line = next((f.lineno for f in reversed(tb) if f.filename == TOOLS_FILE), getattr(e, "lineno", None))
-            send({"type": "load_error", "error": {"type": type(e).__name__, "message": str(e), "line": line}})
-            self.unchanged(state, jobs_dir)
+            code = compile(source, TOOLS_FILE, "exec")
+        except (SyntaxError, ValueError) as e:
+            send({"type": "load_error", "error": {"type": type(e).__name__, "message": str(e), "line": getattr(e, "lineno", None)}})
             return
-        self.unchanged(state, jobs_dir)
-        # Files, pipes, sockets and shared memory it left open would be one channel through every job.
-        shared = inherited.after_load(before, hygiene.relay_fd)
-        if shared is not None:
-            self.registry = ToolRegistry()  # (its objects go: a mapping of theirs is unmapped with them)
-            send({"type": "load_error", "error": {"type": "SharedAcrossJobs", "message": shared, "line": None}})
-            return
-        self.host_tools = {t["name"]: t for t in msg.get("host_tools") or []}
+        preimport(source)
+        self.host_tools = {t["name"]: t for t in msg.get("host_tools") or [] if isinstance(t, dict) and isinstance(t.get("name"), str)}
         self.forward = bool(msg.get("forward_tools"))
-        if self.forward:
-            for name in self.registry.tools:
-                self.host_tools.setdefault(name, {"name": name})
         self.credentials = set(msg.get("credentials") or [])
-        self.child = Child(self.registry, self.host_tools, self.credentials, self.forward)
+        self.child = Child(code, self.host_tools, self.credentials, self.forward)
         gc.collect()
         gc.freeze()  # what exists now is shared with every forked job, untouched by their collectors
         trim_heap()  # freed memory goes back to the system: fewer pages for every fork to copy
-        # The fork server is a copy of the worker as it is now, tools loaded: every child comes from it.
-        self.start_server()
-        send(
-            {
-                "type": "ready",
-                "protocol": PROTOCOL,
-                "runtime": "python",
-                "version": sys.version.split()[0],
-                "pid": os.getpid(),
-                "subreaper": hygiene.SUBREAPER,
-                "tools": [d for _, d in self.registry.tools.values()],
-            }
-        )
+        # The fork server is a copy of the worker as it is now; its first child loads tools.py and
+        # describes the tools (the manual), then waits for the first job like any other.
+        self.start_server(describe=True)
+        self.wait_child()
+        manual, rest = self.read_manual()
+        if isinstance(manual, dict) and manual.get("type") == "tools" and isinstance(manual.get("tools"), list):
+            send(
+                {
+                    "type": "ready",
+                    "protocol": PROTOCOL,
+                    "runtime": "python",
+                    "version": sys.version.split()[0],
+                    "pid": os.getpid(),
+                    "subreaper": hygiene.SUBREAPER,
+                    "tools": manual["tools"],
+                }
+            )
+            if rest:
+                self.spare_message(rest)  # its walls line came with the manual
+            return
+        self.stop_server()
+        self.child = None
+        error = manual.get("error") if isinstance(manual, dict) and manual.get("type") == "load_error" else None
+        if not isinstance(error, dict):
+            error = {"type": "ToolsLoadFailed", "message": manual if isinstance(manual, str) else "the process that loaded tools.py sent no manual of its tools", "line": None}
+        send({"type": "load_error", "error": error})
+
+    def read_manual(self):
+        """The first line of the process that loaded tools.py (its tools' descriptors or its load_error),
+        and whatever came after it; (why, b"") when it sent none. What that process wrote to stderr as it
+        loaded goes to the worker's own stderr (the sandbox's log), and its last lines into the why."""
+        spare = self.spare
+        if spare is None:
+            return self.lost, b""
+        buf, tail, fds = b"", b"", [spare.msg_r, spare.out_r]
+        while b"\n" not in buf:
+            ready = select.select(fds, [], [])[0]
+            if spare.out_r in ready:
+                tail = (tail + self.relay_stderr(spare.out_r, fds))[-4096:]
+            if spare.msg_r not in ready:
+                continue
+            try:
+                chunk = os.read(spare.msg_r, 1 << 16)
+            except OSError:
+                chunk = b""
+            if not chunk:
+                while spare.out_r in fds:
+                    tail = (tail + self.relay_stderr(spare.out_r, fds))[-4096:]
+                why = "the process that loaded tools.py ended before it described the tools (tools.py ended it, or it ran out of memory)"
+                lines = [line.rstrip() for line in tail.decode("utf-8", "replace").splitlines() if line.strip()][-20:]
+                if lines:
+                    why += "; its stderr ended with:\n" + "\n".join(f"  {line}" for line in lines)
+                return why, b""
+            buf += chunk
+            if len(buf) > HOST_MAX_LINE:
+                return f"the tools' descriptors are larger than {HOST_MAX_LINE} bytes", b""
+        # What it wrote to stderr came before its manual: in the pipe now, never the first job's output.
+        while spare.out_r in fds and select.select([spare.out_r], [], [], 0)[0]:
+            self.relay_stderr(spare.out_r, fds)
+        line, rest = buf.split(b"\n", 1)
+        try:
+            return loads(line), rest
+        except (ValueError, RecursionError):
+            return "the process that loaded tools.py sent what is not a manual of its tools", b""
 
     @staticmethod
-    def unchanged(state, jobs_dir):
-        """After tools.py ran in the worker: the worker as it was (inherited.process_state), else it stops,
-        since every job's process would start from what tools.py made of it (a mount of its own every job
-        shares, another namespace, uid or capabilities): the host replaces it. Its dumpable flag is set
-        back whatever tools.py did with it."""
-        no_dump()
-        what = inherited.changed(state, jobs_dir)
-        if not what:
-            return
-        message = f"tools.py changed the worker itself as it loaded ({', '.join(what)}): every job would start from that, so this worker stops; a tool may change such things only inside a call"
-        send({"type": "load_error", "error": {"type": "WorkerChanged", "message": message, "line": None}})
-        flush()
-        os.write(2, f"toolsmith worker: {message}\n".encode())
-        os._exit(1)
+    def relay_stderr(fd, fds):
+        """One read of the describing process's stderr, copied to the worker's; at its end `fd` leaves `fds`."""
+        try:
+            chunk = os.read(fd, 1 << 16)
+        except OSError:
+            chunk = b""
+        if not chunk:
+            fds.remove(fd)
+            return b""
+        try:
+            os.write(2, chunk)
+        except OSError:
+            pass
+        return chunk
 
     def reap_server(self):
         """Has the fork server reap its exited children (processes a job made its siblings)."""
@@ -699,13 +734,13 @@ class Worker:
         self.early = msg.get("alone") is True and "noearly" not in jobns.OFF
         self.ask_early = self.early and msg.get("early") is not False
 
-    def spare_message(self):
+    def spare_message(self, data=None):
         """The waiting child's first line, read while no job runs: the next job's process is ready, and
         the host hears it (`next_ready`), so that a job sent right after another can go to a worker whose
         process is ready instead of waiting here for this one's (docs/scaling.md)."""
         spare = self.spare
         try:
-            chunk = os.read(spare.msg_r, 4096)
+            chunk = os.read(spare.msg_r, 4096) if data is None else data
         except OSError:
             chunk = b""
         if not chunk:

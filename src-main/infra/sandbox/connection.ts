@@ -504,11 +504,9 @@ export class WorkerConnection {
           finish(undefined, info);
         } else if (m.type === 'load_error') {
           const e = m.error;
-          finish(
-            new Error(
-              `tools.py failed to load${e.line ? ` (line ${e.line})` : ''}: ${e.type ?? 'Error'}: ${e.message ?? ''}`,
-            ),
-          );
+          // (its message may quote what tools.py wrote to stderr as it loaded: blanked as the stderr tail is)
+          const text = `tools.py failed to load${e.line ? ` (line ${e.line})` : ''}: ${e.type ?? 'Error'}: ${e.message ?? ''}`;
+          finish(new Error(this.stderr ? this.stderr.redactText(text) : text));
         }
       };
       this.listeners.add(listener);

@@ -61,6 +61,14 @@ export class StderrTail {
     return text;
   }
 
+  /**
+   * `text` with the credential values blanked as the lines are: a worker's message quoting what tools.py
+   * wrote to stderr (a load_error naming the last lines of the process that loaded it).
+   */
+  redactText(text: string): string {
+    return this.redact(text);
+  }
+
   /** The last lines, redacted and bounded. */
   lines(): string[] {
     let text = this.redact(this.buf);

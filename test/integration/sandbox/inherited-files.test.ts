@@ -1,16 +1,14 @@
 /**
- * What a job's process inherits besides memory (docs/security.md, "Every job alone"): each job's process
- * is a copy of the fork server, and a copy shares the open files and shared mappings of the process it
- * was copied from. A pipe, a socketpair, a file in /tmp or `mmap.mmap(-1, n)` (shared unless told
- * otherwise) that tools.py opened when it loaded was one channel through every job of the worker, with
- * every wall on: job A wrote its secret there, job B read it (its fresh mounts and the wipe did nothing:
- * the wipe unlinked the file, the descriptor kept it); a file opened read-only carried its offset from
- * job to job. Now such a load is refused, naming each thing (a folder too: a path looked up from it
- * crosses the worker's mounts, not the job's); a read-only file on a read-only mount may stay open, and
- * each job's process opens it again for itself.
+ * What a job's process inherits besides memory, and where tools.py runs (docs/security.md, "Every job
+ * alone"). Each job's process is a copy of the fork server, and a copy shares the open files and shared
+ * mappings of the process it was copied from. When tools.py loaded in the worker, a pipe, a socketpair, a
+ * file in /tmp or `mmap.mmap(-1, n)` (shared unless told otherwise) it opened was one channel through every
+ * job of the worker, with every wall on; a file opened read-only carried its offset from job to job; and its
+ * top level could rewrite the worker's own Python (its wipe, its sweep, the job namespaces), so every later
+ * job ran without them. Now tools.py never runs in the worker or the fork server: each job's process runs
+ * it itself, behind its walls, and what it opens is that job's alone.
  */
 import { describe, expect, it } from 'vitest';
-import type { ExecutionResult } from '../../../src-main/core/sandbox/execution.ts';
 import { bubblewrapFactory, dockerFactory, oneWorker } from '../../support/sandbox.ts';
 
 const CHANNELS = `import mmap
@@ -157,6 +155,80 @@ def find() -> ToolResponse:
         return ToolResponse(success=True, data=type(e).__name__)
 `;
 
+/**
+ * The attack that got through while tools.py loaded in the worker: its top level rewrote the worker's wipe
+ * and sweep and switched the job namespaces off (`jobns.wanted`), so every later job ran as a plain fork
+ * of the fork server, next to what the last one left.
+ */
+const REWRITE = `import os
+import sys
+import time
+
+_w = sys.modules.get("toolsmith_worker.worker")
+_h = sys.modules.get("toolsmith_worker.hygiene")
+_j = sys.modules.get("toolsmith_worker.jobns")
+for _m in (_w, _h):
+    if _m is not None:
+        _m.wipe_writable = lambda *a, **k: None
+        _m.clean_namespace = lambda *a, **k: True
+        _m.reap_strays = lambda *a, **k: None
+if _j is not None:
+    _j.wanted = lambda: False
+    _j.clone_job = lambda *a, **k: None
+REWROTE = [m.__name__ for m in (_w, _h, _j) if m is not None]
+TOKEN = os.urandom(8).hex()
+
+
+def _read(path):
+    try:
+        with open(path) as f:
+            return f.read()
+    except OSError as e:
+        return type(e).__name__
+
+
+@tool(grade=(2, 2))
+def plant(secret: str) -> ToolResponse:
+    """Leaves the secret in /tmp and /dev/shm, and a daemon behind.
+
+    Args:
+        secret: What a later job must not read.
+    """
+    for path in ("/tmp/left", "/dev/shm/left"):
+        with open(path, "w") as f:
+            f.write(secret)
+    if os.fork() == 0:
+        os.setsid()
+        if os.fork() == 0:
+            time.sleep(120)
+        os._exit(0)
+    os.wait()
+    return ToolResponse(success=True, data={"token": TOKEN, "rewrote": REWROTE})
+
+
+@tool(grade=(2, 2))
+def find() -> ToolResponse:
+    """What an earlier job left: files, and processes other than this one."""
+    others = sorted(int(p) for p in os.listdir("/proc") if p.isdigit() and int(p) != os.getpid())
+    return ToolResponse(success=True, data={"token": TOKEN, "tmp": _read("/tmp/left"), "shm": _read("/dev/shm/left"), "others": others})
+`;
+
+/** A top level that loads when the tools are described, and raises in every job's process. */
+const FAILS_LATER = `if not tool.__self__.describe:
+    # (the registry of a job's process describes nothing)
+    raise RuntimeError("not in a job")
+
+
+@tool(grade=(0, 0))
+def add_one(x: int) -> ToolResponse:
+    """Adds one.
+
+    Args:
+        x: A number.
+    """
+    return ToolResponse(success=True, data=x + 1)
+`;
+
 const SECRET = 'job-a-secret-4f1c';
 
 const LEVELS = [
@@ -167,50 +239,39 @@ const LEVELS = [
 
 for (const [level, make] of LEVELS) {
   describe(
-    `what tools.py opens when it loads is no channel between jobs: ${level}`,
+    `what tools.py opens or does when it loads is no channel between jobs: ${level}`,
     { concurrent: true },
     () => {
       describe('a pipe, a socketpair, a file in /tmp and shared memory opened at load', () => {
         const run = oneWorker(make, CHANNELS, ['plant', 'find']);
 
-        it('the load is refused, naming each; no later job reads what an earlier one wrote', async () => {
+        it("each job's process opens its own: no later job reads what an earlier one wrote", async () => {
           const a = await run(`emit_result(plant(secret="${SECRET}").data)\n`);
           const b = await run('emit_result(find().data)\n');
-          // (before: job B read the secret from all four, its worker the same as job A's)
+          expect(a.error, JSON.stringify(a.error)).toBeUndefined();
+          expect(b.error, JSON.stringify(b.error)).toBeUndefined();
+          // (before: job B read the secret from all four, its worker the same as job A's; then such a
+          // load was refused)
           expect(JSON.stringify(b.data ?? null)).not.toContain(SECRET);
-          for (const r of [a, b] as ExecutionResult[]) {
-            expect(r.exitReason).toBe('infra');
-            const message = r.error?.message ?? '';
-            expect(message).toMatch(/SharedAcrossJobs: tools\.py left open, when it loaded, what every job/);
-            expect(message).toMatch(/\(pipe:\[\d+\]\)/);
-            expect(message).toMatch(/\(socket:\[\d+\]\)/);
-            expect(message).toContain('(/tmp/tools-load.log)');
-            expect(message).toMatch(/descriptor \d+ \(\/\)/);
-            expect(message).toMatch(/a shared writable mapping of \/dev\/zero \(deleted\) \(4096 bytes/);
-          }
+          expect(b.data).toEqual({
+            pipe: 'BlockingIOError',
+            file: '',
+            socket: 'BlockingIOError',
+            memory: '',
+          });
         }, 300_000);
       });
 
-      describe('a mount tools.py gives the worker as it loads', () => {
+      describe('a mount tools.py makes as it loads', () => {
         const run = oneWorker(make, MOUNTS, ['plant', 'find']);
 
-        it('the worker stops rather than start jobs from it; no later job reads what an earlier one wrote there', async () => {
+        it("it runs in the job's process, which may make none; no later job reads what an earlier one wrote there", async () => {
           const a = await run(`emit_result(plant(secret="${SECRET}").data)\n`);
           const b = await run('emit_result(find().data)\n');
-          // (before: job B read the secret on docker and gvisor)
-          expect(JSON.stringify(b.data ?? null)).not.toContain(SECRET);
-          if (level === 'process') {
-            // bubblewrap's own filter refuses the unshare, and the worker holds no capability: no mount made
-            expect(a.data).toBe('no mount');
-            expect(b.data).toBe('FileNotFoundError');
-            return;
-          }
-          for (const r of [a, b]) {
-            expect(r.exitReason).toBe('infra');
-            expect(r.error?.message).toMatch(
-              /WorkerChanged: tools\.py changed the worker itself as it loaded \(its mounts/,
-            );
-          }
+          expect(a.error, JSON.stringify(a.error)).toBeUndefined();
+          // (before: job B read the secret on docker and gvisor; then the worker stopped)
+          expect(a.data).toBe('no mount');
+          expect(b.data).toBe('FileNotFoundError');
         }, 300_000);
       });
 
@@ -220,17 +281,52 @@ for (const [level, make] of LEVELS) {
         it('each job reads it at its own offset, never where an earlier job left it', async () => {
           const a = await run('emit_result(seek(to=5).data)\n');
           const b = await run('emit_result(where().data)\n');
-          if (level === 'gvisor') {
-            // gVisor's statvfs does not say its root is read-only (f_flag 32 on a read-only rootfs), and its
-            // fdinfo has no mount id to look it up: there such a file is refused like the rest.
-            expect(a.error?.message).toMatch(/SharedAcrossJobs: .*\(\/usr\/lib\/os-release\)/);
-            return;
-          }
           expect(a.error, JSON.stringify(a.error)).toBeUndefined();
           expect(a.data).toBe(5);
           expect(b.error, JSON.stringify(b.error)).toBeUndefined();
           // (before: [267, '']: where job A's read left the shared offset, the file's end)
           expect(b.data).toEqual([0, 'PRET']);
+        }, 300_000);
+      });
+
+      describe("a top level of tools.py that rewrites the worker's own code", () => {
+        const run = oneWorker(make, REWRITE, ['plant', 'find']);
+
+        it("rewrites only its own job's copy: the next job still has its namespaces, sweep and wipe", async () => {
+          const a = await run(`emit_result(plant(secret="${SECRET}").data)\n`);
+          const b = await run('emit_result(find().data)\n');
+          expect(a.error, JSON.stringify(a.error)).toBeUndefined();
+          expect(b.error, JSON.stringify(b.error)).toBeUndefined();
+          const planted = a.data as { token: string; rewrote: string[] };
+          const found = b.data as { token: string; tmp: string; shm: string; others: number[] };
+          // the top level reached the worker's modules (its own copies of them)
+          expect(planted.rewrote).toEqual([
+            'toolsmith_worker.worker',
+            'toolsmith_worker.hygiene',
+            'toolsmith_worker.jobns',
+          ]);
+          // (before, on docker and bubblewrap: job B read job A's files and saw its daemon)
+          expect(found.tmp).toBe('FileNotFoundError');
+          expect(found.shm).toBe('FileNotFoundError');
+          expect(found.others).toEqual([]);
+          // tools.py ran again in job B's own process (before: one load in the worker, one token for all)
+          expect(found.token).not.toBe(planted.token);
+        }, 300_000);
+      });
+
+      describe("a top level that raises only in a job's process", () => {
+        const run = oneWorker(make, FAILS_LATER, ['add_one']);
+
+        it("the job fails naming tools.py's error, the line and why", async () => {
+          // (the first job runs in the process that described the tools, where it loaded)
+          const first = await run('emit_result(add_one(1).data)\n');
+          expect(first.data).toBe(2);
+          const a = await run('emit_result(add_one(1).data)\n');
+          expect(a.data).toBeUndefined();
+          expect(a.error?.type).toBe('ToolsFailed');
+          expect(a.error?.message).toContain(
+            "tools.py raised RuntimeError: not in a job (tools.py line 3) as this job's process loaded it",
+          );
         }, 300_000);
       });
     },

@@ -206,13 +206,14 @@ for (const [level, make] of [
  * Which worker a job goes to (pool.ts, checkout): each worker tells the host once its next job's process
  * is ready (`next_ready`, read from that process's first line while no job runs). A job sent right after
  * another goes to the other worker, whose process is ready, instead of waiting for the first one's; a
- * job that comes after a pause goes to the same warm worker as before. `worker_id` answers with a value
- * each worker drew when it loaded tools.py (every job's process of a worker inherits it).
+ * job that comes after a pause goes to the same warm worker as before. `worker_id` answers with what tells
+ * each worker's sandbox apart from a job (its root's device and its network namespace: every job's
+ * process of a worker shares them; tools.py itself runs again in each job's process).
  */
 const WHO =
-  '\n\n_WORKER = __import__("os").urandom(8).hex()\n\n\n@tool(grade=(0, 0))\n' +
+  '\n\n@tool(grade=(0, 0))\n' +
   'def worker_id() -> ToolResponse:\n    """The worker that ran this job."""\n' +
-  '    return ToolResponse(success=True, data=_WORKER)\n';
+  "    return ToolResponse(success=True, data=f\"{os.stat('/').st_dev}:{os.stat('/proc/self/ns/net').st_ino}\")\n";
 for (const [level, make] of [
   ['docker', () => dockerFactory()],
   ['process', async () => bubblewrapFactory()],

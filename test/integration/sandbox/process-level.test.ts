@@ -496,8 +496,11 @@ describe("a worker's last stderr lines are in its infra errors", () => {
       const r = await run(b, 'emit_result(1)\n', 30_000);
       expect(r.exitReason).toBe('infra');
       const msg = r.error?.message ?? '';
-      expect(msg).toMatch(/died while loading tools/);
-      expect(msg).toMatch(/stderr ended with:/);
+      // (tools.py runs in the first job's process, not the worker: that process ends, the worker answers)
+      expect(msg).toMatch(
+        /tools\.py failed to load: ToolsLoadFailed: the process that loaded tools\.py ended before it described the tools/,
+      );
+      expect(msg).toMatch(/its stderr ended with:\n {2}starting up\n/);
       expect(msg).toContain('tools.py: cannot read /etc/weather.conf: no such file');
       expect(msg).toContain('token in use: ***');
       expect(JSON.stringify(r)).not.toContain(SECRET);
