@@ -775,6 +775,7 @@ def child_main(child, job_r, msg_w, out_w, walls_line, describe=False):
     try:
         os.setsid()
         no_dump()  # inherited from the fork server; set again before any job code: no later job reads this one
+        gc.disable()  # a short-lived process: no collector passes touching (copying) shared pages
         failed = _load(child, msg_w, out_w, describe)
         no_dump()  # (whatever tools.py did with it)
         os.dup2(out_w, 1)
@@ -784,7 +785,6 @@ def child_main(child, job_r, msg_w, out_w, walls_line, describe=False):
         if not getattr(sys.stdout, "write_through", False):  # not run with -u: line-buffer the output
             sys.stdout = os.fdopen(1, "w", buffering=1)
             sys.stderr = sys.stdout
-        gc.disable()  # a short-lived process: no collector passes touching (copying) shared pages
         if failed is None:
             child.wall()
             _rehearse(child, msg_w, job_r)  # (nothing of it is kept: the pages it wrote are this process's now)

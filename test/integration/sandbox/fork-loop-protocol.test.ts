@@ -15,7 +15,8 @@ import { buildImage } from '../../../src-main/infra/sandbox/images.ts';
 import { requireDocker, TEST_LIMITS } from '../../support/sandbox.ts';
 
 const SCRIPT = String.raw`
-import json, os, select, socket, sys, time
+import json, os, select, signal, socket, sys, time
+signal.alarm(150)  # (a transcript that hangs ends its container before the test's own timeout: none left running)
 sys.path.insert(0, "/opt/toolsmith")
 from toolsmith_worker import forkserver, hygiene, jobns
 
@@ -60,7 +61,10 @@ def recv():
         kids[pid] = fds
         line = b""
         while not line.endswith(b"\n"):
-            line += os.read(fds[1], 4096)
+            chunk = os.read(fds[1], 4096)
+            if not chunk:
+                return ["c", name(pid), len(data), len(fds), "ended without its line"]
+            line += chunk
         return ["c", name(pid), len(data), len(fds), json.loads(line)]
     if data[:1] == b"x":
         return ["x", name(int.from_bytes(data[1:5], "little")), int.from_bytes(data[5:9], "little"), len(data)]
