@@ -4,6 +4,7 @@
  * Stacks stay here; front ends get `{code, message}`.
  */
 import { existsSync, fstatSync, mkdirSync, statSync } from 'node:fs';
+import type { Stats } from 'node:fs';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import type { Logger } from '../core/ports/executor.ts';
@@ -56,19 +57,38 @@ export function createLogger(
     const now = Date.now();
     if (!sonic || now - lookedAt < LOG_LOOK_MS) return;
     lookedAt = now;
+    let there: Stats | undefined;
     try {
       // (sonic-boom's descriptor: its types do not name the field)
       const open = fstatSync((sonic as unknown as { fd: number }).fd);
-      const there = statSync(file);
+      there = statSync(file);
       if (open.dev === there.dev && open.ino === there.ino) return;
     } catch {
       /* gone (or the descriptor is being replaced): opened again below */
     }
     if (!existsSync(dataDir)) return;
+    // (a named pipe or a folder put at the path: opening a pipe for writing waits for a reader, and every
+    // later line with it)
+    if (there && !there.isFile()) return;
+    // A new destination, not sonic-boom's reopen(): a reopen that fails (the logs folder not writable
+    // now, a file in its place, a read-only mount) emits its error on the next tick, which pino's handler
+    // throws again (the process ended: "Unhandled 'error' event"), and leaves a listener that closes the
+    // old descriptor once per failed try when one succeeds. A destination that cannot be made throws
+    // here and emits nothing: the lines go on where they went, and the path is looked at again later.
+    let next: ReturnType<typeof pino.destination>;
     try {
-      sonic.reopen();
+      next = pino.destination({ dest: file, sync: true, mkdir: true, mode: 0o600 });
     } catch {
-      return; // (not writable there now: the lines go on where they went; looked at again later)
+      return;
+    }
+    // (a file put there by a rotation, `create 0644`, is readable by its owner only, as at the start)
+    dropGroupAndOtherBits(file);
+    const old = sonic;
+    dest = sonic = next;
+    try {
+      old.end();
+    } catch {
+      /* (its descriptor is closed once; nothing is left to write in it) */
     }
     warn(
       `the log ${file} was deleted or replaced while this process (pid ${process.pid}) wrote to it; its lines go on in a new file at that path`,

@@ -4,7 +4,19 @@
  * read any more, and no line said so; a log rotation that moves the file away did the same. Now serve
  * notices at a later line (it looks at most every second), opens a new file at the path and says so once.
  */
-import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import {
+  chmodSync,
+  closeSync,
+  constants,
+  existsSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useScriptedWorkspace } from '../../support/scripted-workspace.ts';
@@ -36,6 +48,92 @@ describe('the log file under a live serve', () => {
       const said = `the log ${log()} was deleted or replaced while this process (pid ${a.child.pid}) wrote to it; its lines go on in a new file at that path`;
       expect(a.err().split(said)).toHaveLength(2);
     } finally {
+      await a.stop();
+    }
+  }, 120_000);
+
+  it('a new file that cannot be made for a while (a file where logs/ belongs): made once it can, and serve lives on', async () => {
+    // (before: the failed reopen's error was thrown again on the next tick, "Unhandled 'error' event",
+    // and serve ended with the first line after the log was deleted)
+    const logs = join(fx.ws, '.toolsmith', 'logs');
+    const a = await startServe(fx.ws, fx.data);
+    try {
+      await a.runToEnd('a first run');
+      rmSync(logs, { recursive: true });
+      writeFileSync(logs, 'not a folder\n');
+      // Several runs' lines, each more than a second after the one before: each looks, and fails to
+      // make a new file.
+      for (let i = 0; i < 3; i++) {
+        const seen = Date.now();
+        await a.runToEnd(`a run while the log cannot be made ${i}`);
+        await expect.poll(() => Date.now() - seen > 1100, { timeout: 10_000, interval: 100 }).toBe(true);
+      }
+      rmSync(logs);
+      await expect
+        .poll(async () => logged((await a.runToEnd('a run after logs/ can be made again')).runId), {
+          timeout: 60_000,
+          interval: 200,
+        })
+        .toBe(true);
+      // Serve goes on, into that file: the descriptor it replaced was closed once, not once per try.
+      await new Promise((r) => setTimeout(r, 1100));
+      const later = await a.runToEnd('a later run');
+      expect(logged(later.runId), a.err()).toBe(true);
+      expect(a.child.exitCode, a.err()).toBeNull();
+      expect(a.err()).not.toMatch(/EBADF|EEXIST|MaxListenersExceeded|Unhandled/);
+      expect(a.err().split('was deleted or replaced while this process')).toHaveLength(2);
+    } finally {
+      await a.stop();
+      if (statSync(logs, { throwIfNoEntry: false })?.isFile()) rmSync(logs);
+    }
+  }, 180_000);
+
+  it('replaced by a rotation with a file readable by all: written to, and readable by its owner only', async () => {
+    const a = await startServe(fx.ws, fx.data);
+    try {
+      await a.runToEnd('a first run');
+      // logrotate's `create 0644`: the file moved away, an empty one made in its place.
+      renameSync(log(), `${log()}.1`);
+      writeFileSync(log(), '', { mode: 0o644 });
+      chmodSync(log(), 0o644);
+      await expect
+        .poll(async () => logged((await a.runToEnd('a run after the rotation')).runId), {
+          timeout: 60_000,
+          interval: 200,
+        })
+        .toBe(true);
+      expect(statSync(log()).mode & 0o777).toBe(0o600);
+    } finally {
+      await a.stop();
+    }
+  }, 120_000);
+
+  it('a named pipe put at the path is not opened (it would wait for a reader, and serve with it)', async () => {
+    const a = await startServe(fx.ws, fx.data);
+    try {
+      await a.runToEnd('a first run');
+      rmSync(log());
+      execFileSync('mkfifo', ['-m', '600', log()]);
+      // Runs still end, their lines looked at more than a second apart.
+      for (let i = 0; i < 2; i++) {
+        const seen = Date.now();
+        const r = await a.runToEnd(`a run beside the pipe ${i}`);
+        expect(r.status).toBe('failed');
+        await expect.poll(() => Date.now() - seen > 1100, { timeout: 10_000, interval: 100 }).toBe(true);
+      }
+      rmSync(log());
+      await expect
+        .poll(async () => logged((await a.runToEnd('a run after the pipe is gone')).runId), {
+          timeout: 60_000,
+          interval: 200,
+        })
+        .toBe(true);
+    } finally {
+      // (a serve stuck opening the pipe is let go: a reader opens it)
+      if (existsSync(log()) && !statSync(log()).isFile()) {
+        const fd = openSync(log(), constants.O_RDONLY | constants.O_NONBLOCK);
+        closeSync(fd);
+      }
       await a.stop();
     }
   }, 120_000);
