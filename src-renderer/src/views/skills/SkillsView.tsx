@@ -9,7 +9,7 @@
 import { useState } from 'react';
 import { CodeEditor } from '../../components/Editors.tsx';
 import { useStore } from '../../store/index.ts';
-import { isDirty, noCheckReason } from './skills.ts';
+import { brokenFileWords, isDirty, noCheckReason } from './skills.ts';
 import {
   DraftHead,
   ProposalInfo,
@@ -109,7 +109,9 @@ export function SkillsView() {
             saveWhy={
               v.taken && !v.taken.replacing
                 ? `A skill named ${draft.name} exists in sandbox ${draft.sandbox}: tick "save this as its new version" above, or choose another name.`
-                : undefined
+                : v.broken
+                  ? brokenFileWords(draft, v.broken)
+                  : undefined
             }
           />
           {state.testResult && <SkillTestResults result={state.testResult} />}

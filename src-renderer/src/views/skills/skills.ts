@@ -386,12 +386,36 @@ export function takenBy(
 }
 
 /**
- * A refused save's words as the view says them: a new skill whose name was taken meanwhile (another
- * window, the CLI, MCP) is told what to do here, not the CLI's `--force` the service names.
+ * A new draft under the name of a skill file that is there but is no valid skill (broken by hand: it is
+ * among the list's problems, not its skills): that problem. The service refuses the save ("exists"),
+ * and there is no saved skill to offer to save over.
  */
-export function saveRefusal(d: SkillDraft, message: string): string {
-  if (d.mode === 'new' && message.startsWith(`skill ${d.name} exists in sandbox ${d.sandbox};`))
+export function brokenFileAt(
+  d: SkillDraft | undefined,
+  list: SkillsList | undefined,
+): { file: string; error: string } | undefined {
+  if (d?.mode !== 'new' || !list) return undefined;
+  if (list.skills.some((s) => s.sandbox === d.sandbox && s.name === d.name)) return undefined;
+  const ends = ['py', 'js', 'ts'].map((ext) => `/${d.sandbox}/${d.name}.${ext}`);
+  return list.problems.find((p) => ends.some((e) => p.file.replace(/\\/g, '/').endsWith(e)));
+}
+
+/** Why Save waits for a new draft under a name whose file is broken (brokenFileAt). */
+export const brokenFileWords = (d: SkillDraft, broken: { file: string }): string =>
+  `The file ${broken.file} holds skill ${d.name} of sandbox ${d.sandbox} but is not a valid skill (its problem is listed above): fix or remove that file, or choose another name.`;
+
+/**
+ * A refused save's words as the view says them: a new skill whose name was taken meanwhile (another
+ * window, the CLI, MCP) is told what to do here, not the CLI's `--force` the service names. `list` is
+ * the skills as they are after the refusal: a name held by a file that is no valid skill has no
+ * "save this as its new version" to tick, and that file is named instead.
+ */
+export function saveRefusal(d: SkillDraft, message: string, list?: SkillsList): string {
+  if (d.mode === 'new' && message.startsWith(`skill ${d.name} exists in sandbox ${d.sandbox};`)) {
+    const broken = brokenFileAt(d, list);
+    if (broken) return brokenFileWords(d, broken);
     return `A skill named ${d.name} was saved in sandbox ${d.sandbox} meanwhile: tick "save this as its new version" above to replace it, or choose another name.`;
+  }
   return message;
 }
 

@@ -5,6 +5,7 @@ import { trackUnsaved } from '../../lib/unsaved.ts';
 import { useLoadOnMount } from '../../lib/useLoad.ts';
 import { useStore } from '../../store/index.ts';
 import {
+  brokenFileAt,
   dropQuestion,
   hasUnsavedEdits,
   initialSkills,
@@ -152,6 +153,8 @@ export function useSkills(routeId: string | undefined) {
   const saved = list?.skills.find((s) => draft && s.sandbox === draft.sandbox && s.name === draft.name);
 
   const taken = takenBy(draft, saved);
+  /** A new draft under the name of a file that is no valid skill: Save waits, naming it. */
+  const broken = brokenFileAt(draft, list);
 
   const save = async () => {
     if (!draft) return;
@@ -182,10 +185,11 @@ export function useSkills(routeId: string | undefined) {
       await reload();
       navigate({ view: 'skills', id: skillRouteId(r.skill.sandbox, r.skill.name) });
     } catch (e) {
-      dispatch({ type: 'failed', error: saveRefusal(draft, errorMessage(e)) });
       // The list as it is now: a skill of this name saved elsewhere meanwhile (the refusal said it
-      // exists) is then offered to save over, and a version saved since is the one shown.
-      await reload();
+      // exists) is then offered to save over, and a version saved since is the one shown; a file of that
+      // name that is no valid skill is named by the refusal.
+      const now = await reload();
+      dispatch({ type: 'failed', error: saveRefusal(draft, errorMessage(e), now) });
     }
   };
 
@@ -248,6 +252,7 @@ export function useSkills(routeId: string | undefined) {
     loadError,
     saved,
     taken,
+    broken,
     sandboxes: sandboxes.map((s) => s.name),
     backToRun: (runId: string) => navigate({ view: 'run', id: runId }),
     reload,
