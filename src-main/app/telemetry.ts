@@ -113,7 +113,10 @@ export function parseResourceAttributes(text: string | undefined): {
     // An entry in HTTP's form (`Authorization: Basic dXNlcjpw...==`) whose value holds a `=` (base64's
     // padding) is no key=value either: the text before that `=` is the credential, never shown as a name.
     if (!key || key.includes(':')) {
-      const shown = part.trim().slice(0, 60);
+      // (an entry in HTTP's form is named by the text before its `:`, as a header's is: what follows is a
+      // value, a credential as often as not; other entries are shown as written, a word like `staging`)
+      const name = /^\s*([^:=\s]{0,60})\s*:/.exec(part)?.[1];
+      const shown = name !== undefined ? `${name}...` : part.trim().slice(0, 60);
       return {
         attributes: {},
         warning: `OTEL_RESOURCE_ATTRIBUTES is ignored: ${JSON.stringify(shown)} is not key=value (expected key1=value1,key2=value2, values percent-encoded)`,

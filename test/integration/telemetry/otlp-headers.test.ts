@@ -51,6 +51,37 @@ describe('OTLP settings written wrong', () => {
     }
   }, 300_000);
 
+  it('OTEL_RESOURCE_ATTRIBUTES written as an HTTP header: ignored, named by the name before its colon, never the value', async () => {
+    // (it showed the whole entry, `"Authorization: Basic <token>=="`, on stderr and in the log)
+    const receiver = await startOtlpReceiver();
+    try {
+      fx.llm.push('```python\nemit_result(3)\n```');
+      const r = await cliProcess(
+        fx.ws,
+        fx.data,
+        ['run', 'Three', '--sandbox', 'ecommerce', '--no-templates'],
+        {
+          OTEL_TRACES_EXPORTER: 'otlp',
+          OTEL_EXPORTER_OTLP_ENDPOINT: receiver.base,
+          OTEL_RESOURCE_ATTRIBUTES: `service.namespace=agents,Authorization: Basic ${TOKEN}==`,
+        },
+      ).done;
+      expect(r.code, r.err).toBe(0);
+      expect(r.err).toContain(
+        'OTEL_RESOURCE_ATTRIBUTES is ignored: "Authorization..." is not key=value (expected key1=value1,key2=value2, values percent-encoded)',
+      );
+      expect(r.err + r.out).not.toContain(TOKEN);
+      const log = readFileSync(join(fx.ws, '.toolsmith/logs/toolsmith.jsonl'), 'utf8');
+      expect(log).toContain('OTEL_RESOURCE_ATTRIBUTES is ignored');
+      expect(log).not.toContain(TOKEN);
+      // The trace went, with none of those attributes (the value is ignored whole).
+      expect(receiver.requests).toHaveLength(1);
+      expect(JSON.stringify(receiver.spans)).not.toContain(TOKEN);
+    } finally {
+      await receiver.close();
+    }
+  }, 300_000);
+
   it('an endpoint that already ends in /v1/traces is named, with the address to give instead', async () => {
     const receiver = await startOtlpReceiver();
     try {
