@@ -13,8 +13,9 @@
  */
 export function withTraceAdvice(message: string, urlFrom: string, runId: string): string {
   if (!message.includes('did not take the trace')) return message;
-  // A proxy that failed is named by the message itself: the collector was never reached.
-  if (/\bproxy\b/i.test(message)) return message;
+  // A proxy that failed is named by the message itself (`the proxy URL (from $VARIABLE)`, proxyWords):
+  // the collector was never reached. (Not any "proxy": a collector at http://otel-proxy:4318 is one.)
+  if (/\bthe proxy \S+ \(from \$/.test(message)) return message;
   if (/HTTP 40[13]\b/.test(message))
     return `${message}. The collector asks for credentials: set [telemetry] headers (or OTEL_EXPORTER_OTLP_HEADERS), or put them in the endpoint's URL (https://user:token@host)`;
   // networkReason's words (run-trace.ts): nothing, or nothing in time, answered at that address.

@@ -141,6 +141,19 @@ describe('run traces to a collector that refuses connections or never answers', 
     expect(exported.err).toBe(
       `toolsmith: the OTLP endpoint ${shown} did not take the trace: connection refused. No collector answers there: start one (an OpenTelemetry collector or Jaeger, OTLP/HTTP on port 4318), or check the URL after --otlp\n`,
     );
+    // A collector whose own address says "proxy" (a gateway in front of collectors) is no failed proxy:
+    // the advice is given (it was left out for any message holding the word).
+    const gateway = `http://127.0.0.1:${port}/otel-proxy/v1/traces`;
+    const viaGateway = await cliProcess(
+      ws,
+      env.TOOLSMITH_DATA_DIR!,
+      ['runs', 'export', id!, '--otlp', gateway],
+      env,
+    ).done;
+    expect(viaGateway.code).toBe(3);
+    expect(viaGateway.err).toBe(
+      `toolsmith: the OTLP endpoint ${gateway} did not take the trace: connection refused. No collector answers there: start one (an OpenTelemetry collector or Jaeger, OTLP/HTTP on port 4318), or check the URL after --otlp\n`,
+    );
     // With no URL typed, the refusal says which setting named the address and what to do (it said only
     // "connection refused", so where the address came from was left to guess).
     const configured = await cliProcess(ws, env.TOOLSMITH_DATA_DIR!, ['runs', 'export', id!, '--otlp'], {

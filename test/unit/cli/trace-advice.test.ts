@@ -44,6 +44,14 @@ describe('withTraceAdvice', () => {
     const proxy =
       'the OTLP endpoint http://c/v1/traces did not take the trace: cannot connect to the proxy http://127.0.0.1:9 (from $http_proxy): connection refused';
     expect(withTraceAdvice(proxy, 'the default', 'r1')).toBe(proxy);
+    // A collector whose address says "proxy" is no proxy that failed: advised as any other.
+    expect(
+      withTraceAdvice(
+        'the OTLP endpoint http://otel-proxy:4318/v1/traces did not take the trace: host not found',
+        '[telemetry] endpoint',
+        'r1',
+      ),
+    ).toContain('No collector answers there (the address [telemetry] endpoint names)');
     const other = 'the OTLP endpoint http://c/v1/traces did not take the trace: HTTP 500';
     expect(withTraceAdvice(other, 'the default', 'r1')).toBe(other);
     expect(withTraceAdvice('no run r1', 'the default', 'r1')).toBe('no run r1');

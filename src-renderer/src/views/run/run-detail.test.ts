@@ -124,6 +124,12 @@ describe('what the run and an attempt allow', () => {
     const proxy =
       'the OTLP endpoint http://c:4318/v1/traces did not take the trace: cannot connect to the proxy http://127.0.0.1:9 (from $http_proxy): connection refused';
     expect(withTraceFix(proxy)).toBe(proxy);
+    // A collector whose own address says proxy is none: its refusal gets the way out.
+    const gateway =
+      'the OTLP endpoint http://otel-proxy:4318/v1/traces did not take the trace: connection refused';
+    expect(withTraceFix(gateway)).toBe(
+      `${gateway}. No collector answers there: start one (an OpenTelemetry collector or Jaeger, OTLP/HTTP on port 4318), or set its address in Settings, Run traces (Collector endpoint).`,
+    );
   });
 
   it('names the way out of a timeout and of running out of memory, and of no other end', () => {

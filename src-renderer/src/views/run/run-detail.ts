@@ -177,7 +177,8 @@ export function withTraceFix(message: string): string {
   if (!message.includes('did not take the trace')) return message;
   // A proxy that failed ("cannot connect to the proxy http://... (from $http_proxy): connection refused")
   // is named by the message: the collector was never reached, and "no collector answers there" was wrong.
-  if (/\bproxy\b/i.test(message)) return message;
+  // (named as `the proxy URL (from $VARIABLE)`: a collector whose own address says proxy is no proxy)
+  if (/\bthe proxy \S+ \(from \$/.test(message)) return message;
   if (/HTTP 40[13]\b/.test(message))
     return `${message}. The collector asks for credentials: set [telemetry] headers (or OTEL_EXPORTER_OTLP_HEADERS), or put them in the endpoint's URL (https://user:token@host).`;
   if (/refused|ECONNREFUSED|ENOTFOUND|EAI_AGAIN|getaddrinfo|timed out|timeout|unreachable/i.test(message))
