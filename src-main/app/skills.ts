@@ -451,7 +451,15 @@ export class SkillService {
       throw new ToolsmithError('invalid_argument', e instanceof SkillError ? e.message : errorMessage(e));
     }
     this.files.write(s);
-    const test = await this.test(req.sandbox, req.name);
+    let test: SkillTestResult;
+    try {
+      test = await this.test(req.sandbox, req.name);
+    } catch (e) {
+      // The skill is saved whatever its test met (a verdicts file that cannot be written, a sandbox that
+      // cannot start): said first, or the refusal read as a save undone ("the test verdict ... was not
+      // saved", exit 3) and its retry was refused as a name that exists.
+      throw led(e, `skill ${req.name} was saved as v${s.version}; `);
+    }
     return { skill: this.get(req.sandbox, req.name), test };
   }
 
@@ -577,7 +585,7 @@ export class SkillService {
     const c = this.check(s);
     if (!c.valid) {
       const failures = [`the skill does not validate: ${checkProblems(c)}`];
-      this.files.setVerdict(sandbox, name, { hash: e.hash, passed: false, at: Date.now(), failures });
+      this.recordVerdict(sandbox, name, { hash: e.hash, passed: false, at: Date.now(), failures });
       return { name, sandbox, passed: false, cases: [], failures };
     }
     const shape = shapeOf(s.name, s.source, s.language);
@@ -656,7 +664,35 @@ export class SkillService {
           ],
     );
     if (!cases.length) failures.push('no test cases: a skill is offered once it has tests and they pass');
-    this.files.setVerdict(sandbox, name, { hash: e.hash, passed, at: Date.now(), failures });
+    this.recordVerdict(sandbox, name, { hash: e.hash, passed, at: Date.now(), failures });
     return { name, sandbox, passed, cases, failures };
   }
+
+  /**
+   * Records a test's verdict. One that cannot be written (a verdicts file that cannot be read is never
+   * written over) says what the tests found: they ran, and their outcome was otherwise lost with it.
+   */
+  private recordVerdict(sandbox: string, name: string, v: SkillVerdict): void {
+    try {
+      this.files.setVerdict(sandbox, name, v);
+    } catch (e) {
+      throw led(
+        e,
+        `the tests of skill ${name} ${v.passed ? 'passed' : `failed (${v.failures.join('; ')})`}, but `,
+      );
+    }
+  }
+}
+
+/**
+ * The same error (its class, code, file and details: how front ends answer it) with `lead` before its
+ * message; a copy, so an error a lower layer keeps and throws again is not changed for its next caller.
+ */
+function led(e: unknown, lead: string): unknown {
+  if (!(e instanceof Error)) return e;
+  const copy = Object.assign(Object.create(Object.getPrototypeOf(e) as object) as Error, e);
+  copy.message = `${lead}${e.message}`;
+  if (e.stack !== undefined) copy.stack = e.stack;
+  if ('cause' in e) copy.cause = e.cause;
+  return copy;
 }

@@ -112,9 +112,29 @@ describe('the skills’ verdicts file damaged or replaced', () => {
     const t = await w.cli(['skill', 'test', 'user_tier', '--sandbox', 'ecommerce']);
     expect(t.code, t.out + t.err).toBe(3);
     expect(t.err).toContain(
-      `the test verdict of skill user_tier was not saved: the skills' test verdicts cannot be read: ${verdictsFile()} cannot be read: it is a named pipe (FIFO)`,
+      `the tests of skill user_tier passed, but the test verdict of skill user_tier was not saved: the skills' test verdicts cannot be read: ${verdictsFile()} cannot be read: it is a named pipe (FIFO)`,
     );
     expect(lstatSync(verdictsFile()).isFIFO()).toBe(true);
     expect(existsSync(`${verdictsFile()}.tmp`)).toBe(false);
+  }, 120_000);
+
+  it('a named pipe in its place: skill create says the skill was saved and what its tests found, then that the verdict was not', async () => {
+    // (it said only "the test verdict of skill user_tier3 was not saved: ...", exit 3: read as a create
+    // that failed, whose retry is refused as a name that exists, and the tests' outcome was lost)
+    execFileSync('mkfifo', [verdictsFile()]);
+    const made = await w.cli(
+      skillCreateArgs(
+        'user_tier3',
+        w.file('user_tier3.py', USER_TIER_PY.replaceAll('user_tier', 'user_tier3')),
+        { args: { user_id: 'u1' }, expect: 'gold' },
+      ),
+    );
+    expect(made.code, made.out + made.err).toBe(3);
+    expect(made.err).toContain(
+      `skill user_tier3 was saved as v1; the tests of skill user_tier3 passed, but the test verdict of skill user_tier3 was not saved: the skills' test verdicts cannot be read: ${verdictsFile()} cannot be read: it is a named pipe (FIFO)`,
+    );
+    expect(existsSync(join(w.ws, 'skills', 'ecommerce', 'user_tier3.py'))).toBe(true);
+    expect(lstatSync(verdictsFile()).isFIFO()).toBe(true);
+    rmSync(join(w.ws, 'skills', 'ecommerce', 'user_tier3.py'));
   }, 120_000);
 });
