@@ -2,7 +2,9 @@
  * `npm run bench:cli`: prints JSON. Wall time of one-shot CLI verbs started as a user starts them, a
  * fresh process each time, p50/p95 over N runs after one warm-up: `sandboxes`, a cached `image build`,
  * `kit list`, `tools`, `validate` (the same script: answered from the verb cache; and a script edited
- * before every run: the whole path), `--help`, plus a bare `node -e 0` for the floor a process start costs.
+ * before every run: the whole path), `--help`, the other one-shot verbs that need no sandbox run (`prompt`,
+ * `kit info`, `runs list`, `template list`, `skill list`, `mcp-servers list`, `pool status`, `init --empty`),
+ * plus a bare `node -e 0` for the floor a process start costs.
  * Two ways in:
  * - `clone`: `node bin/toolsmith.mjs <verb>` on the Node 24 of node_modules;
  * - `installed`: the packed tarball (`npm pack`, whose prepack builds the CLI bundle and the renderer)
@@ -53,9 +55,12 @@ appendFileSync(
 // parser, the rules.
 const freshScript = join(ws, 'fresh.py');
 let freshRuns = 0;
+// `init DIR` makes a new workspace: DIR is removed before every run.
+const initDir = join(ws, 'new-workspace');
 const before: Record<string, () => void> = {
   'validate (a new script each run)': () =>
     writeFileSync(freshScript, `# run ${++freshRuns}\nr = get_user(user_id="u1")\nemit_result(r.data)\n`),
+  'init --empty': () => rmSync(initDir, { recursive: true, force: true }),
 };
 
 const cases: Record<string, string[]> = {
@@ -67,6 +72,15 @@ const cases: Record<string, string[]> = {
   validate: ['--workspace', ws, 'validate', script, '--sandbox', 'ecommerce'],
   'validate (a new script each run)': ['--workspace', ws, 'validate', freshScript, '--sandbox', 'ecommerce'],
   '--help': ['--help'],
+  // The other one-shot verbs the README lists that answer without a sandbox run or an LLM.
+  prompt: ['--workspace', ws, 'prompt', '--task', 'email of user u1', '--sandbox', 'ecommerce'],
+  'kit info': ['--workspace', ws, 'kit', 'info', 'orders'],
+  'runs list': ['--workspace', ws, 'runs', 'list'],
+  'template list': ['--workspace', ws, 'template', 'list'],
+  'skill list': ['--workspace', ws, 'skill', 'list', '--sandbox', 'ecommerce'],
+  'mcp-servers list': ['--workspace', ws, 'mcp-servers', 'list'],
+  'pool status': ['--workspace', ws, 'pool', 'status'],
+  'init --empty': ['init', initDir, '--empty'],
 };
 
 const machineNode = '/usr/bin/node';
