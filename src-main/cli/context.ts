@@ -88,8 +88,9 @@ export function createContext(out: (t: string) => void, err: (t: string) => void
         cmd.name() !== 'prune' &&
         !NO_SANDBOX.has(verbOfCommand(cmd))
       )
-        pruning = import('../app/prune.ts')
-          .then((m) => m.pruneLeftoverContainers())
+        // Docker's client loads only when the engine lists a leftover (app/prune-light.ts).
+        pruning = import('../app/prune-light.ts')
+          .then((m) => m.pruneLeftoverContainersLight())
           .then((gone) => {
             if (gone.length)
               err(

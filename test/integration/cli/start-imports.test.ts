@@ -25,7 +25,13 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  Installation,
+  INSTALLATION_LABEL,
+  INSTANCE_LABEL,
+} from '../../../src-main/infra/sandbox/installation.ts';
 import { removeWorkspace, tempWorkspace } from '../../support/workspace.ts';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
@@ -83,6 +89,7 @@ function loads(
   bundleBytes: number;
   undici: boolean;
   out: string;
+  err: string;
   urls: string[];
   internal: string[];
 } {
@@ -106,6 +113,7 @@ function loads(
     bundleBytes,
     undici: internal.some((m) => m.includes('undici')),
     out: r.stdout,
+    err: r.stderr,
     urls,
     internal,
   };
@@ -191,6 +199,82 @@ describe.each(Object.entries(ENTRIES))('a one-shot verb loads only what it uses 
     if (kind === 'bundle') expect(r.bundleBytes).toBeLessThan(1024 * 1024);
     expect(r.undici).toBe(false);
   });
+});
+
+/** Whether a run loaded Docker's client: its package (sources), or a bundle chunk that holds it. */
+const dockerodeLoaded = (r: { packages: string[]; urls: string[] }) =>
+  r.packages.includes('dockerode') ||
+  r.urls.some(
+    (u) =>
+      u.startsWith('file:') &&
+      u.includes('/out/cli/') &&
+      readFileSync(new URL(u), 'utf8').includes('// node_modules/dockerode/'),
+  );
+
+describe.each(Object.entries(ENTRIES))("the sweep of leftovers at a verb's start (%s)", (kind, entry) => {
+  it("asks the engine without Docker's client, and loads it only to remove what a stopped process left", () => {
+    // The python image, for containers that are only created (never started).
+    loads(entry, ['image', 'build']);
+    const tag = /^(toolsmith\/python:\S+)/m.exec(loads(entry, ['image', 'build']).out)?.[1];
+    expect(tag).toBeDefined();
+    const data = join(dir, `home-sweep-${kind}`);
+    const installation = new Installation(data);
+    // A process of this installation that still runs (this one), and its container: never a leftover.
+    installation.register();
+    const made: string[] = [];
+    const create = (instance: string) => {
+      const id = execFileSync(
+        'docker',
+        [
+          'create',
+          '--network',
+          'none',
+          '--label',
+          'toolsmith.pool=1',
+          '--label',
+          `${INSTALLATION_LABEL}=${installation.id}`,
+          '--label',
+          `${INSTANCE_LABEL}=${instance}`,
+          '--label',
+          'toolsmith.sandbox=ecommerce',
+          tag!,
+          'true',
+        ],
+        { encoding: 'utf8' },
+      ).trim();
+      made.push(id);
+      return id;
+    };
+    const exists = (id: string) => spawnSync('docker', ['inspect', id], { stdio: 'ignore' }).status === 0;
+    const home = { TOOLSMITH_HOME: data, TOOLSMITH_DATA_DIR: data };
+    try {
+      for (const args of [
+        ['--workspace', ws, 'runs', 'list'],
+        ['--workspace', ws, 'template', 'list'],
+        ['--workspace', ws, 'skill', 'list', '--sandbox', 'ecommerce'],
+      ]) {
+        const r = loads(entry, args, undefined, home);
+        expect((r.out + r.err).length).toBeGreaterThan(0);
+        expect(dockerodeLoaded(r), args.join(' ')).toBe(false);
+      }
+      const live = create(installation.instance);
+      const kept = loads(entry, ['--workspace', ws, 'runs', 'list'], undefined, home);
+      expect(dockerodeLoaded(kept)).toBe(false);
+      expect(exists(live)).toBe(true);
+      // A container whose process is gone (no entry in the installation's instances/): the full sweep.
+      const left = create(randomUUID());
+      const swept = loads(entry, ['--workspace', ws, 'runs', 'list'], undefined, home);
+      expect(dockerodeLoaded(swept)).toBe(true);
+      expect(swept.err).toContain(
+        'toolsmith: removed 1 container(s) left by stopped Toolsmith processes of this installation\n',
+      );
+      expect(exists(left)).toBe(false);
+      expect(exists(live)).toBe(true);
+    } finally {
+      installation.unregister();
+      for (const id of made) spawnSync('docker', ['rm', '-f', id], { stdio: 'ignore' });
+    }
+  }, 600_000);
 });
 
 describe('bin/start.mjs: a verb cache hit', () => {

@@ -1,0 +1,86 @@
+/**
+ * The sweep of leftover containers that every CLI verb's service start runs (cli/context.ts), first
+ * without Docker's client: one request to the local engine's socket lists this installation's
+ * containers, and when none of them was left by a stopped process (the usual case) nothing more loads.
+ * Anything else (a leftover to remove, a remote DOCKER_HOST, an engine that does not answer, an answer
+ * this cannot read) takes the full sweep of app/prune.ts, which lists again and removes: dockerode and its
+ * modules are ~1 MB of the CLI's bundle and ~80 ms of CPU to load on a slow machine, which `runs list`,
+ * `template list` or `skill list` paid at every start for a sweep that found nothing
+ * (docs/scaling.md, "CLI start").
+ */
+import { dockerSocket } from '../infra/sandbox/image-check.ts';
+import { Installation, INSTALLATION_LABEL, INSTANCE_LABEL } from '../infra/sandbox/installation.ts';
+import type { Leftover } from '../infra/sandbox/installation.ts';
+
+// Not an ES import of the builtin (its namespace reads every export): see infra/sandbox/image-check.ts.
+const { createConnection } = process.getBuiltinModule('node:net');
+
+interface ListedContainer {
+  Labels?: Record<string, string> | null;
+}
+
+/**
+ * The engine's `GET /containers/json?all=1` filtered by `labels`, on its unix socket (HTTP/1.0: the
+ * engine answers without chunks and closes); undefined when it cannot tell (no unix socket, no engine,
+ * a status other than 200, a body that is not a JSON array).
+ */
+export function listContainersOnSocket(
+  labels: string[],
+  timeoutMs = 5000,
+): Promise<ListedContainer[] | undefined> {
+  const socketPath = dockerSocket();
+  if (!socketPath) return Promise.resolve(undefined);
+  const query = `all=1&filters=${encodeURIComponent(JSON.stringify({ label: labels }))}`;
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let settled = false;
+    const done = (answer: ListedContainer[] | undefined) => {
+      if (settled) return;
+      settled = true;
+      resolve(answer);
+      socket.destroy();
+    };
+    const socket = createConnection(socketPath, () =>
+      socket.write(`GET /containers/json?${query} HTTP/1.0\r\nHost: docker\r\n\r\n`),
+    );
+    socket.setTimeout(timeoutMs, () => done(undefined));
+    socket.on('data', (d: Buffer) => chunks.push(d));
+    socket.on('error', () => done(undefined));
+    socket.on('end', () => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      const split = text.indexOf('\r\n\r\n');
+      if (split < 0) return done(undefined);
+      const head = text.slice(0, split);
+      if (!/^HTTP\/1\.[01] 200 /.test(head) || /^transfer-encoding:/im.test(head)) return done(undefined);
+      try {
+        const body: unknown = JSON.parse(text.slice(split + 4));
+        done(Array.isArray(body) ? (body as ListedContainer[]) : undefined);
+      } catch {
+        done(undefined);
+      }
+    });
+  });
+}
+
+/**
+ * What `pruneLeftoverContainers` (app/prune.ts) does at a verb's start, loading Docker's client only when
+ * the engine lists a container of this installation whose process no longer runs, or cannot be asked
+ * without it. The rules are the full sweep's (infra/sandbox/installation.ts `pruneLeftovers`): a container
+ * labelled with another installation, or made by an instance that still runs, is never a leftover.
+ */
+export async function pruneLeftoverContainersLight(): Promise<Leftover[]> {
+  const installation = new Installation();
+  const listed = await listContainersOnSocket([
+    'toolsmith.pool=1',
+    `${INSTALLATION_LABEL}=${installation.id}`,
+  ]);
+  const nothingLeft =
+    listed !== undefined &&
+    listed.every(
+      (c) =>
+        c.Labels?.[INSTALLATION_LABEL] !== installation.id ||
+        installation.instanceRunning(c.Labels[INSTANCE_LABEL] ?? ''),
+    );
+  if (nothingLeft) return [];
+  return (await import('./prune.ts')).pruneLeftoverContainers();
+}
