@@ -286,7 +286,7 @@ export async function main(
   // `mcp` on stdio answers the client's initialize before anything else loads (mcp/stdio-early.ts); an
   // HTTP-only option without --http is a usage error that Commander reports, so no early server then.
   await startEarlyMcp(argv);
-  // `kit list`, `tools`, `sandboxes` and `validate FILE` answer from the last answer of an unchanged
+  // `kit list`, `kit info`, `tools`, `sandboxes` and `validate FILE` answer from the last answer of an unchanged
   // workspace and script, a help from the last one of the same code and terminal (verb-cache.ts).
   const cached = cachedVerb(argv, version);
   if (cached?.hit) {

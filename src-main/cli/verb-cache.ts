@@ -1,5 +1,6 @@
 /**
- * `toolsmith kit list`, `tools ...`, `validate FILE ...` and `sandboxes [--json]` without the service, and
+ * `toolsmith kit list`, `kit info NAME`, `tools ...`, `validate FILE ...` and `sandboxes [--json]` without the
+ * service, and
  * every help (`--help`, `-h`, `help [VERB]`, no arguments) without commander: the last answer of the same
  * command line, kept in the user's cache folder (never in the workspace) under a key hashed from
  * everything the answer depends on.
@@ -58,8 +59,9 @@ interface VerbCacheFile {
 const MAX_ENTRIES = 32;
 
 /**
- * The command lines answered from the cache: `kit list [--json]`, `tools ...`, `sandboxes ...` and
- * `validate FILE ...` (a file, not standard input; the file's bytes are part of the key). Helps are
+ * The command lines answered from the cache: `kit list [--json]`, `kit info NAME [--json]` (the same
+ * files as `kit list`: the kits, the tools they name, the config's grades), `tools ...`, `sandboxes ...`
+ * and `validate FILE ...` (a file, not standard input; the file's bytes are part of the key). Helps are
  * answered from a cache of their own (`helpAsked`).
  */
 export function cacheableVerb(argv: string[], verb: string | undefined): boolean {
@@ -68,7 +70,7 @@ export function cacheableVerb(argv: string[], verb: string | undefined): boolean
   if (verb === 'validate') return validatedFile(argv) !== undefined;
   if (verb !== 'kit') return false;
   const after = argv.slice(argv.indexOf('kit') + 1).filter((a) => !a.startsWith('-'));
-  return after[0] === 'list';
+  return after[0] === 'list' || after[0] === 'info';
 }
 
 /** `validate`'s options that take a value (`--name value`; `--name=value` is one word). */

@@ -278,10 +278,11 @@ describe.each(Object.entries(ENTRIES))("the sweep of leftovers at a verb's start
 });
 
 describe('bin/start.mjs: a verb cache hit', () => {
-  it('answers kit list, tools, sandboxes, validate FILE and every help before main loads: no main module, no package (not even commander)', () => {
+  it('answers kit list, kit info, tools, sandboxes, validate FILE and every help before main loads: no main module, no package (not even commander)', () => {
     const mainLoaded = (urls: string[]) => urls.some((u) => u.endsWith('/src-main/cli/main.ts'));
     for (const args of [
       ['--workspace', ws, 'kit', 'list', '--json'],
+      ['--workspace', ws, 'kit', 'info', 'orders'],
       ['--workspace', ws, 'tools', '--sandbox', 'ecommerce', '--format', 'json'],
       ['--workspace', ws, 'validate', join(ws, 'good.py'), '--sandbox', 'ecommerce', '--json'],
       ['--workspace', ws, 'sandboxes'],

@@ -1,5 +1,5 @@
 /**
- * `kit list`, `tools`, `sandboxes` and `validate FILE` as fresh processes answer from the last answer of an
+ * `kit list`, `kit info`, `tools`, `sandboxes` and `validate FILE` as fresh processes answer from the last answer of an
  * unchanged workspace (the verb cache in the user's cache folder) and take the full path again when
  * anything they depend on changes: a kit file, tools.py, config.toml, a skill, the arguments, the script.
  * Every help answers from the last answer of the same arguments and terminal (width, colour variables).
@@ -72,6 +72,32 @@ describe('the verb cache of kit list, tools and validate', () => {
     expect(changed.code).toBe(0);
     expect(changed.out).toMatch(/^inventory\s+ecommerce\s+REFUSED: .*no_such_tool/m);
     expect(changed.out).not.toEqual(first.out);
+  }, 60_000);
+
+  it('kit info NAME: kept like kit list, each name its own answer; a changed kit file is read anew', async () => {
+    const orders = await run(['kit', 'info', 'orders']);
+    expect(orders.code).toBe(0);
+    expect(orders.out).toMatch(/^orders \(sandbox ecommerce\) grade /);
+    const helpdesk = await run(['kit', 'info', 'helpdesk', '--json']);
+    expect(helpdesk.code).toBe(0);
+    expect(JSON.parse(helpdesk.out)).toMatchObject({ name: 'helpdesk', sandbox: 'support' });
+    // Both answers are kept, and the next runs are given them.
+    expect(answers().map((a) => a.out)).toEqual(expect.arrayContaining([orders.out, helpdesk.out]));
+    expect(await run(['kit', 'info', 'orders'])).toEqual(orders);
+    expect(await run(['kit', 'info', 'helpdesk', '--json'])).toEqual(helpdesk);
+    // A name no kit has is a usage error, never kept.
+    const none = await run(['kit', 'info', 'nope']);
+    expect(none.code).toBe(2);
+    expect(answers().some((a) => a.err === none.err)).toBe(false);
+
+    writeFileSync(
+      join(ws, 'kits', 'orders.kit'),
+      'name = "orders"\nsandbox = "ecommerce"\ndescription = "Orders, edited."\ntools = ["get_user"]\n',
+    );
+    const changed = await run(['kit', 'info', 'orders']);
+    expect(changed.code).toBe(0);
+    expect(changed.out).toContain('Orders, edited.');
+    expect(changed.out).not.toEqual(orders.out);
   }, 60_000);
 
   it('tools: each command line has its own answer; an edited tools.py is read anew', async () => {
