@@ -2,6 +2,7 @@
  * The sweep of leftover containers that every CLI verb's service start runs (cli/context.ts), first
  * without Docker's client: one request to the local engine's socket lists this installation's
  * containers, and when none of them was left by a stopped process (the usual case) nothing more loads.
+ * No engine on the socket (none installed, or stopped) is nothing to sweep, as the full sweep's failure was.
  * Anything else (a leftover to remove, a remote DOCKER_HOST, an engine that does not answer, an answer
  * this cannot read) takes the full sweep of app/prune.ts, which lists again and removes: dockerode and its
  * modules are ~1 MB of the CLI's bundle and ~80 ms of CPU to load on a slow machine, which `runs list`,
@@ -21,20 +22,21 @@ interface ListedContainer {
 
 /**
  * The engine's `GET /containers/json?all=1` filtered by `labels`, on its unix socket (HTTP/1.0: the
- * engine answers without chunks and closes); undefined when it cannot tell (no unix socket, no engine,
- * a status other than 200, a body that is not a JSON array).
+ * engine answers without chunks and closes); `no engine` when nothing listens on that socket (no such
+ * file, or the connection refused: Docker's client would fail on the same socket); undefined when it
+ * cannot tell (not a unix socket, a status other than 200, a body that is not a JSON array, no answer).
  */
 export function listContainersOnSocket(
   labels: string[],
   timeoutMs = 5000,
-): Promise<ListedContainer[] | undefined> {
+): Promise<ListedContainer[] | 'no engine' | undefined> {
   const socketPath = dockerSocket();
   if (!socketPath) return Promise.resolve(undefined);
   const query = `all=1&filters=${encodeURIComponent(JSON.stringify({ label: labels }))}`;
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let settled = false;
-    const done = (answer: ListedContainer[] | undefined) => {
+    const done = (answer: ListedContainer[] | 'no engine' | undefined) => {
       if (settled) return;
       settled = true;
       resolve(answer);
@@ -45,7 +47,14 @@ export function listContainersOnSocket(
     );
     socket.setTimeout(timeoutMs, () => done(undefined));
     socket.on('data', (d: Buffer) => chunks.push(d));
-    socket.on('error', () => done(undefined));
+    socket.on('error', (e: NodeJS.ErrnoException) =>
+      done(
+        // (Windows: Docker's client uses a named pipe, not this path: only a Unix socket tells.)
+        process.platform !== 'win32' && (e.code === 'ENOENT' || e.code === 'ECONNREFUSED')
+          ? 'no engine'
+          : undefined,
+      ),
+    );
     socket.on('end', () => {
       const text = Buffer.concat(chunks).toString('utf8');
       const split = text.indexOf('\r\n\r\n');
@@ -74,6 +83,8 @@ export async function pruneLeftoverContainersLight(): Promise<Leftover[]> {
     'toolsmith.pool=1',
     `${INSTALLATION_LABEL}=${installation.id}`,
   ]);
+  // No engine: the full sweep would fail on the same socket (and say nothing), so there is nothing to do.
+  if (listed === 'no engine') return [];
   const nothingLeft =
     listed !== undefined &&
     listed.every(

@@ -257,6 +257,13 @@ describe.each(Object.entries(ENTRIES))("the sweep of leftovers at a verb's start
         expect((r.out + r.err).length).toBeGreaterThan(0);
         expect(dockerodeLoaded(r), args.join(' ')).toBe(false);
       }
+      // No engine on the socket (none installed, or stopped): nothing to sweep, and no Docker client.
+      const noEngine = loads(entry, ['--workspace', ws, 'runs', 'list'], undefined, {
+        ...home,
+        DOCKER_HOST: `unix://${join(dir, 'no-docker.sock')}`,
+      });
+      expect(dockerodeLoaded(noEngine)).toBe(false);
+      expect(noEngine.err).toBe('');
       const live = create(installation.instance);
       const kept = loads(entry, ['--workspace', ws, 'runs', 'list'], undefined, home);
       expect(dockerodeLoaded(kept)).toBe(false);
