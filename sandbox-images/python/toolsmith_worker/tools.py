@@ -254,7 +254,9 @@ class ToolRegistry:
 
 
 # Standard-library modules never imported ahead: their import does something (prints, opens a browser,
-# starts a GUI) rather than define things.
+# starts a GUI) rather than define things. Nor is any package's __main__ (unittest.__main__ discovers and
+# runs tests from the worker's folder, venv.__main__ makes a venv: each with the worker's own argv, each
+# ending in sys.exit): that is a program, not a module (preimport).
 _NOT_AHEAD = frozenset(("antigravity", "this", "__hello__", "__phello__", "idlelib", "tkinter", "turtle", "turtledemo"))
 
 
@@ -282,7 +284,7 @@ def preimport(source):
     dirs = _stdlib_dirs()
     for name in sorted(names):
         top = name.partition(".")[0]
-        if name in sys.modules or top not in sys.stdlib_module_names or top in _NOT_AHEAD:
+        if name in sys.modules or top not in sys.stdlib_module_names or top in _NOT_AHEAD or "__main__" in name.split("."):
             continue
         try:
             spec = sys.modules.get(top).__spec__ if top in sys.modules else importlib.util.find_spec(top)
@@ -290,5 +292,5 @@ def preimport(source):
             if origin not in ("built-in", "frozen") and not os.path.realpath(origin).startswith(dirs):
                 continue
             importlib.import_module(name)
-        except Exception:  # noqa: BLE001 - not importable here: the job's process says why, as tools.py runs
+        except BaseException:  # noqa: BLE001 - not importable here (or it exits): the job's process says why, as tools.py runs
             continue

@@ -229,6 +229,27 @@ def add_one(x: int) -> ToolResponse:
     return ToolResponse(success=True, data=x + 1)
 `;
 
+/**
+ * Imports the worker makes ahead of the job processes (tools.preimport reads every import statement,
+ * also one that never runs): a package's __main__ is a program, which ran in the worker with its argv and
+ * folder (unittest.__main__ discovered tests in the worker's cwd, ran them and called sys.exit: the worker
+ * ended and the load failed).
+ */
+const MAIN_MODULES = `if False:
+    import unittest.__main__
+    import venv.__main__
+
+
+@tool(grade=(0, 0))
+def add_one(x: int) -> ToolResponse:
+    """Adds one.
+
+    Args:
+        x: A number.
+    """
+    return ToolResponse(success=True, data=x + 1)
+`;
+
 const SECRET = 'job-a-secret-4f1c';
 
 const LEVELS = [
@@ -311,6 +332,18 @@ for (const [level, make] of LEVELS) {
           expect(found.others).toEqual([]);
           // tools.py ran again in job B's own process (before: one load in the worker, one token for all)
           expect(found.token).not.toBe(planted.token);
+        }, 300_000);
+      });
+
+      describe("a standard-library package's __main__ named in tools.py", () => {
+        const run = oneWorker(make, MAIN_MODULES, ['add_one']);
+
+        it('the worker imports no program ahead: the tools load and the job runs', async () => {
+          const a = await run('emit_result(add_one(1).data)\n');
+          // (before: "the worker died while loading tools ... Ran 0 tests in 0.000s": unittest's
+          // discovery ran in the worker, in its own folder, then its sys.exit ended the worker)
+          expect(a.error, JSON.stringify(a.error)).toBeUndefined();
+          expect(a.data).toBe(2);
         }, 300_000);
       });
 
