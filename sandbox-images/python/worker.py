@@ -15,8 +15,10 @@ job, forked by the fork server ahead of its job and used for exactly one.
 Stdlib only. The container (no network, read-only root, limits, non-root) is the security boundary; the
 checks and restricted builtins here make honest mistakes fail early and clearly.
 
-Run as `python3 -I -u worker.py`: isolated mode puts neither this folder nor any environment path on
-sys.path, so the package's folder is added here, for the one import below, and taken off again. Scripts
+Run as `python3 -I -S -u worker.py`: isolated mode puts neither this folder nor any environment path on
+sys.path, so the package's folder is added here, for the one import below, and taken off again; `-S`:
+no site-packages folder is processed here (a sandbox dependency's `.pth` file would run in the worker),
+each job's process adds them itself before it runs tools.py (child.add_site_dirs). Scripts
 cannot import at all (the host's validator and checks.py refuse imports; __import__ is not a builtin).
 """
 

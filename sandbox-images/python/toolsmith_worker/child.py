@@ -8,6 +8,7 @@ import gc
 import marshal
 import os
 import re
+import site
 import sys
 import termios
 import time
@@ -287,6 +288,17 @@ class ToolRefused(PermissionError):
     """A tool call a person (or a surface with no one to ask) did not approve."""
 
 
+def add_site_dirs():
+    """The site-packages folders (a sandbox's dependencies among them) on sys.path, their .pth files
+    processed: here, in a job's own process, as tools.py runs. The worker starts with -S, so that none of
+    it runs there (a wheel may carry a .pth file whose import lines run as the folder is added)."""
+    if not sys.flags.no_site:
+        return  # (site did it as the interpreter started)
+    for path in site.getsitepackages():
+        if os.path.isdir(path):
+            site.addsitedir(path)
+
+
 class Child:
     """A job's side of the protocol. Made in the worker once per tools load, with everything a job's
     namespace holds that depends neither on the job nor on tools.py, so each child inherits it ready-made.
@@ -334,6 +346,7 @@ class Child:
         and every import it makes are the sandbox owner's code: nothing of it may run where later jobs
         start from or are cleaned up by). `describe`: each tool's descriptor too (the first process after
         a load describes the tools for the manual). Raises what tools.py raised."""
+        add_site_dirs()
         registry = ToolRegistry(describe)
         if self.code is not None:
             ns = {"__builtins__": builtins, "tool": registry.decorator, "ToolResponse": ToolResponse, "__name__": "tools"}

@@ -259,6 +259,13 @@ export function copyNodeWorker(imagesDir: string, dir: string, launcher?: string
   if (launcher) copyFileSync(launcher, join(dir, JOB_LAUNCHER));
 }
 
+/**
+ * The Python worker's command. `-S`: no site-packages folder is processed as it starts, so no `.pth`
+ * file of a sandbox's dependencies (a wheel may carry one: its `import` lines run) runs in the worker; each
+ * job's process adds those folders itself, behind its walls (child.py `add_site_dirs`).
+ */
+export const PYTHON_ENTRYPOINT = ['/usr/bin/python3', '-I', '-S', '-u', '/opt/toolsmith/worker.py'];
+
 export function imageTag(runtime: RuntimeImage, paths: ImagePaths): string {
   if (runtime === 'python') {
     // Every file of the worker, each by its path and its content, in a stable order.
@@ -268,7 +275,7 @@ export function imageTag(runtime: RuntimeImage, paths: ImagePaths): string {
     ]);
     // (the fork server's C loop as built here, or its absence)
     const loop = buildForkLoop(paths.imagesDir, cacheRoot(paths)).path;
-    return `${ns(paths)}/python:${sha(RECIPE_VERSION, ...worker, PYTHON_BASE_EXCLUDES.join(','), loop ? readFileSync(loop) : 'no c loop', MODES)}`;
+    return `${ns(paths)}/python:${sha(RECIPE_VERSION, ...worker, PYTHON_BASE_EXCLUDES.join(','), JSON.stringify(PYTHON_ENTRYPOINT), loop ? readFileSync(loop) : 'no c loop', MODES)}`;
   }
   const worker = NODE_WORKER_FILES.flatMap((f) => [`${f}\0`, readFileSync(join(paths.imagesDir, 'node', f))]);
   // (the JS jobs' launcher as built here, or its absence: node, bun and deno images)
@@ -514,7 +521,7 @@ export async function buildImage(
       copyPythonWorker(paths.imagesDir, join(ctx, 'worker'), loop.path);
       writeFileSync(
         join(ctx, 'Dockerfile'),
-        `FROM ${base}\nCOPY worker/ /opt/toolsmith/\nUSER 65534:65534\nWORKDIR /tmp\nENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1\nENTRYPOINT ["/usr/bin/python3", "-I", "-u", "/opt/toolsmith/worker.py"]\n`,
+        `FROM ${base}\nCOPY worker/ /opt/toolsmith/\nUSER 65534:65534\nWORKDIR /tmp\nENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1\nENTRYPOINT ${JSON.stringify(PYTHON_ENTRYPOINT)}\n`,
       );
     } else if (isNpmRuntime(runtime)) {
       // bun / deno: the binary of the pinned npm package and the libraries it links, from scratch, with

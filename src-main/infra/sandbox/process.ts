@@ -208,7 +208,7 @@ export class ProcessWorkerFactory implements WorkerFactory {
     const dir = bwrap ? this.boxDir() : this.dir;
     const worker =
       spec.runtime === 'python'
-        ? [this.python, '-I', '-u', join(dir, 'worker.py'), ...(bwrap ? ['--seal-mounts'] : [])]
+        ? [this.python, '-I', '-S', '-u', join(dir, 'worker.py'), ...(bwrap ? ['--seal-mounts'] : [])]
         : [
             ...(bwrap ? [this.python, '-I', '-S', join(dir, PYTHON_WORKER_PACKAGE, 'seal.py')] : []),
             join(dir, 'bin', 'node'),

@@ -353,7 +353,7 @@ for (const [level, make] of LEVELS) {
         it("the job fails naming tools.py's error, the line and why", async () => {
           // (the first job runs in the process that described the tools, where it loaded)
           const first = await run('emit_result(add_one(1).data)\n');
-          expect(first.data).toBe(2);
+          expect(first.data, JSON.stringify(first.error)).toBe(2);
           const a = await run('emit_result(add_one(1).data)\n');
           expect(a.data).toBeUndefined();
           expect(a.error?.type).toBe('ToolsFailed');
