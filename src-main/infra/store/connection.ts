@@ -621,6 +621,35 @@ function checkpointedPages(fd: number | undefined, backfilled: number): number[]
   }
 }
 
+/**
+ * Whether the `-wal` at `wal` is the log the WAL index read through `shmFd` describes: its header's salts
+ * (bytes 16-23, which SQLite copies as they are into the index header's aSalt, bytes 32-39) are the
+ * index's, and it is long enough to hold the frames the index counts. A copy of another log written over
+ * it in place (`cp backup/runs.db* .toolsmith/`: the same inode) has salts of its own, or, an older copy
+ * of the same log, fewer frames. An empty file, or one that cannot be read, is taken for this one's.
+ */
+function walIsIndexed(shmFd: number | undefined, wal: string): boolean {
+  if (shmFd === undefined) return true;
+  let fd: number | undefined;
+  try {
+    const idx = Buffer.alloc(40);
+    if (readSync(shmFd, idx, 0, 40, 0) !== 40) return true;
+    fd = openSync(wal, 'r');
+    const size = fstatSync(fd).size;
+    if (size === 0) return true;
+    const hdr = Buffer.alloc(32);
+    if (readSync(fd, hdr, 0, 32, 0) !== 32) return false;
+    if (!hdr.subarray(16, 24).equals(idx.subarray(32, 40))) return false;
+    const page = idx.readUInt16LE(14);
+    const frames = idx.readUInt32LE(16);
+    return size >= 32 + frames * (24 + (page === 1 ? 65536 : page));
+  } catch {
+    return true;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
 /** The content of `pages` of the database file (`page` bytes each; a page past its end reads short). */
 function readPages(fd: number, pages: readonly number[], page: number): Buffer[] {
   return pages.map((n) => {
@@ -1095,6 +1124,11 @@ export class StoreConnection implements Guard {
         this.warn(`could not gather this process's runs in flight: ${errorText(e)}`);
       }
       const wal = `${this.file}-wal`;
+      // The copy may have come with its own log, written over this one in place (`cp other/runs.db*`):
+      // its frames are part of the new content, so they are kept and read with it (the close, or the
+      // next open, rebuilds the index from them). Before, that log was emptied and removed as this
+      // process's, and every run the copy held only in it was lost.
+      const copysLog = !walIsIndexed(this.shmFd, wal);
       this.emptyLog();
       try {
         this.db.close();
@@ -1103,7 +1137,7 @@ export class StoreConnection implements Guard {
       }
       if (this.shmFd !== undefined) closeSync(this.shmFd);
       if (this.shmId) removeIfSame(`${this.file}-shm`, this.shmId);
-      removeIfSame(wal, this.walId);
+      if (!copysLog) removeIfSame(wal, this.walId);
       this.shmFd = undefined;
       this.shmId = undefined;
       let aside = '';
@@ -1124,7 +1158,9 @@ export class StoreConnection implements Guard {
       const kept = restore?.();
       this.warn(
         `the run store ${this.file} was overwritten in place with ${this.overwrittenWith} while this process (pid ${process.pid}) had it open; ` +
-          `its write-ahead log (${wal}) held this process's writes to the content before, and was emptied so it is never read into the new content; ` +
+          (copysLog
+            ? `the write-ahead log there (${wal}) is the copy's own (it replaced the one that held this process's writes to the content before), and was kept with it; `
+            : `its write-ahead log (${wal}) held this process's writes to the content before, and was emptied so it is never read into the new content; `) +
           (aside ? `that file was moved aside to ${aside} and a new store made; ` : '') +
           `it goes on in ${this.file}${kept ? ` (${kept})` : ''}; the runs that were only in the overwritten content are not in it: ` +
           `to keep them, stop every Toolsmith process on this workspace and put back a copy of the file from before (never copy a store over one in use)`,
@@ -1140,7 +1176,9 @@ export class StoreConnection implements Guard {
    * database file that was overwritten.
    */
   private emptyLog(): void {
-    if (sameFile(fileId(`${this.file}-wal`), this.walId))
+    const wal = `${this.file}-wal`;
+    // Only this connection's log: one written over it in place by a copy is the copy's (walIsIndexed).
+    if (sameFile(fileId(wal), this.walId) && walIsIndexed(this.shmFd, wal))
       try {
         truncateSync(`${this.file}-wal`);
       } catch {

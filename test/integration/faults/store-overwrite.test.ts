@@ -25,6 +25,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { RunStore } from '../../../src-main/infra/store/run-store.ts';
+import { POLL_MS } from '../../support/budgets.ts';
 import { runStarted } from '../../support/run-records.ts';
 import { repoRoot } from '../../support/workspace.ts';
 
@@ -46,7 +47,36 @@ afterEach(() => {
 });
 
 const file = () => join(dir, 'ws', '.toolsmith', 'runs.db');
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * The live store looks at its files now (what each look of its watch does): what it sees is what the
+ * next look compares with. Called instead of waiting for the watch's timer, which under load may not
+ * have run within a fixed wait (and then the case meant was not the one tested).
+ */
+const looks = (store: RunStore) => store.checkFiles();
+
+/** How long a file that looks overwritten must stay the same before it is acted on (STABLE_MS). */
+const STABLE_MS = 300;
+
+/**
+ * The live store has looked at its files again and again until a look came after the time an
+ * overwrite is waited for: a change it took for one would have been acted on (and said) by then.
+ */
+async function lookedPastStable(store: RunStore): Promise<void> {
+  const from = performance.now();
+  await vi.waitFor(
+    () => {
+      looks(store);
+      expect(performance.now() - from).toBeGreaterThan(STABLE_MS + 100);
+    },
+    { timeout: POLL_MS, interval: 50 },
+  );
+}
+
+/** Until the store's line on stderr matches `line` (its watch, or a statement's check, acted). */
+async function saidSoon(line: RegExp): Promise<void> {
+  await vi.waitFor(() => expect(said.join('')).toMatch(line), { timeout: POLL_MS, interval: 50 });
+}
 const sql = (db: string, q: string) =>
   execFileSync('sqlite3', ['-cmd', '.timeout 5000', db, q]).toString().trim();
 
@@ -91,10 +121,14 @@ describe('runs.db shrinking or overwritten under a live process', () => {
       const ids = Array.from({ length: 300 }, (_, i) => wholeRun(store, `${'x'.repeat(3000)} ${i}`));
       for (const id of ids.slice(0, 280)) store.delete(id);
       sql(file(), 'PRAGMA wal_checkpoint(TRUNCATE);');
-      await sleep(400); // (the live store has seen this size)
+      looks(store); // (the live store has seen this size)
       const before = statSync(file()).size;
       const writer = churn(3_000);
-      await sleep(600);
+      // (the other process is writing: some of its runs are in the store before the VACUUM)
+      await vi.waitFor(() => expect(Number(sql(file(), 'SELECT count(*) FROM runs;'))).toBeGreaterThan(25), {
+        timeout: POLL_MS,
+        interval: 20,
+      });
       sql(file(), 'VACUUM;');
       const mine = wholeRun(store, 'a run of this process after the VACUUM');
       const w = await writer;
@@ -122,7 +156,7 @@ describe('runs.db shrinking or overwritten under a live process', () => {
       const ids = Array.from({ length: 40 }, (_, i) => wholeRun(store, `${'x'.repeat(3000)} ${i}`));
       for (const id of ids.slice(0, 30)) store.delete(id);
       sql(file(), 'PRAGMA wal_checkpoint(TRUNCATE);');
-      await sleep(400); // (the live store has seen this size)
+      looks(store); // (the live store has seen this size)
       const before = statSync(file()).size;
       // From here this process's event loop is held (no check runs) until the other process has written:
       // the VACUUM's checkpoint shrinks the file, then 7 runs of 60 KB tasks make the database larger
@@ -143,7 +177,7 @@ describe('runs.db shrinking or overwritten under a live process', () => {
       // The case is the one meant: the file is still smaller, the database already larger than it was.
       expect(statSync(file()).size).toBeLessThan(before);
       expect(shm.readUInt32LE(20) * shm.readUInt16LE(14)).toBeGreaterThan(before);
-      await sleep(1_000); // (the watch looks, and would act after 300 ms)
+      await lookedPastStable(store);
       // Before: "overwritten in place with an older copy of it (the file shrank from ... the database
       // being ... bytes)", the shared log emptied, and the other process's 7 committed runs were gone.
       expect(said.join('')).not.toMatch(/overwritten/);
@@ -169,16 +203,12 @@ describe('runs.db shrinking or overwritten under a live process', () => {
       sql(file(), `.backup '${backup}'`);
       for (let i = 0; i < 200; i++) wholeRun(store, `${'y'.repeat(3000)} ${i}`);
       sql(file(), 'PRAGMA wal_checkpoint(PASSIVE);');
-      await sleep(400);
+      looks(store);
       expect(statSync(file()).size).toBeGreaterThan(statSync(backup).size);
       const inFlight = store.createRun(runStarted('a run in flight over the copy'));
       copyFileSync(backup, file());
-      await vi.waitFor(
-        () =>
-          expect(said.join('')).toMatch(
-            /overwritten in place with an older copy of it \(the file shrank from \d+ to \d+ bytes, (with no checkpoint|the database being \d+ bytes)\)/,
-          ),
-        { timeout: 5_000, interval: 100 },
+      await saidSoon(
+        /overwritten in place with an older copy of it \(the file shrank from \d+ to \d+ bytes, (with no checkpoint|the database being \d+ bytes)\)/,
       );
       expect(store.has(inFlight)).toBe(true);
     } finally {
@@ -200,17 +230,13 @@ describe('runs.db shrinking or overwritten under a live process', () => {
       sql(file(), 'PRAGMA wal_checkpoint(PASSIVE);');
       // (its first write starts the log over: a change of the WAL index that writes nothing to the file)
       const inFlight = store.createRun(runStarted('a run in flight over the copy'));
-      await sleep(400); // (the live store has seen the checkpoint and the log started over)
+      looks(store); // (the live store has seen the checkpoint and the log started over)
       expect(statSync(file()).size).toBe(statSync(backup).size);
       copyFileSync(backup, file());
       utimesSync(file(), old.atime, old.mtime);
       // Before: nothing was said, and the next checkpoint wrote this process's log into the older copy.
-      await vi.waitFor(
-        () =>
-          expect(said.join('')).toMatch(
-            /overwritten in place with an older copy of it \(the same size, \d+ of \d+ pages compared changed with no checkpoint\)/,
-          ),
-        { timeout: 5_000, interval: 100 },
+      await saidSoon(
+        /overwritten in place with an older copy of it \(the same size, \d+ of \d+ pages compared changed with no checkpoint\)/,
       );
       expect(store.has(inFlight)).toBe(true);
       expect(sql(file(), 'PRAGMA integrity_check;')).toBe('ok');
@@ -224,7 +250,7 @@ describe('runs.db shrinking or overwritten under a live process', () => {
     try {
       wholeRun(store, 'a run in both');
       sql(file(), 'PRAGMA wal_checkpoint(TRUNCATE);');
-      await sleep(400);
+      looks(store);
       const copy = join(dir, 'copy.db');
       sql(file(), `.backup '${copy}'`);
       sql(
@@ -233,12 +259,8 @@ describe('runs.db shrinking or overwritten under a live process', () => {
       );
       expect(statSync(copy).size).toBeGreaterThan(statSync(file()).size);
       copyFileSync(copy, file());
-      await vi.waitFor(
-        () =>
-          expect(said.join('')).toMatch(
-            /overwritten in place with another copy of it \(the file grew from \d+ to \d+ bytes with no checkpoint\)/,
-          ),
-        { timeout: 5_000, interval: 100 },
+      await saidSoon(
+        /overwritten in place with another copy of it \(the file grew from \d+ to \d+ bytes with no checkpoint\)/,
       );
     } finally {
       store.close();
@@ -252,7 +274,7 @@ describe('runs.db shrinking or overwritten under a live process', () => {
       sql(file(), 'PRAGMA wal_checkpoint(TRUNCATE);');
       // Runs in the log only: pages the file does not hold yet, some past its end.
       for (let i = 0; i < 6; i++) ids.push(wholeRun(store, `${'y'.repeat(3000)} ${i}`));
-      await sleep(400); // (the live store has seen the file and the WAL index)
+      looks(store); // (the live store has seen the file and the WAL index)
       const shm = openSync(`${file()}-shm`, 'r+');
       try {
         const hdr = Buffer.alloc(136);
@@ -266,7 +288,7 @@ describe('runs.db shrinking or overwritten under a live process', () => {
         const mark = Buffer.alloc(4);
         mark.writeUInt32LE(frames);
         writeSync(shm, mark, 0, 4, 128);
-        await sleep(400); // (the live store looks: the mark moved, it reads its sample again)
+        looks(store); // (the live store looks: the mark moved, it reads its sample again)
         // Then it copies the log's frames into the file, then syncs it (which may take seconds), and only
         // then marks them done (nBackfill): it is caught here (or killed here, the mark never set).
         const wal = readFileSync(`${file()}-wal`);
@@ -279,7 +301,7 @@ describe('runs.db shrinking or overwritten under a live process', () => {
         } finally {
           closeSync(db);
         }
-        await sleep(1_000); // (the watch looks, and would act after 300 ms)
+        await lookedPastStable(store);
         // Before: "overwritten in place with another copy of it (the file grew from ... with no
         // checkpoint)", and this process emptied the log every process shares.
         expect(said.join('')).not.toMatch(/overwritten/);
@@ -289,7 +311,7 @@ describe('runs.db shrinking or overwritten under a live process', () => {
         closeSync(shm);
       }
       ids.push(wholeRun(store, 'after the checkpoint'));
-      await sleep(400);
+      await lookedPastStable(store);
       expect(said.join('')).not.toMatch(/overwritten/);
       for (const id of ids) expect(store.has(id), id).toBe(true);
       expect(sql(file(), 'PRAGMA integrity_check;')).toBe('ok');
@@ -304,10 +326,10 @@ describe('runs.db shrinking or overwritten under a live process', () => {
     try {
       const ids = Array.from({ length: 5 }, (_, i) => wholeRun(store, `${'x'.repeat(3000)} ${i}`));
       sql(file(), 'PRAGMA wal_checkpoint(TRUNCATE);');
-      await sleep(400);
+      looks(store);
       const later = new Date(Date.now() + 60_000);
       utimesSync(file(), later, later);
-      await sleep(800); // (the watch looks, and would act after 300 ms)
+      await lookedPastStable(store);
       ids.push(wholeRun(store, 'after the touch'));
       expect(said.join('')).not.toMatch(/overwritten/);
       for (const id of ids) expect(store.has(id), id).toBe(true);
@@ -322,14 +344,11 @@ describe('runs.db shrinking or overwritten under a live process', () => {
     try {
       const ending = store.createRun(runStarted('ends right after the overwrite'));
       const going = store.createRun(runStarted('still going'));
-      await sleep(300);
+      looks(store);
       copyFileSync(foreign, file());
-      await sleep(100); // (seen by the watch, not yet acted on: the file must stay the same 300 ms)
+      looks(store); // (seen, not yet acted on: the file must stay the same 300 ms)
       store.append(ending, 'run_finished', { status: 'failed', error: 'e' });
-      await vi.waitFor(() => expect(said.join('')).toMatch(/overwritten in place with another run store/), {
-        timeout: 5_000,
-        interval: 100,
-      });
+      await saidSoon(/overwritten in place with another run store/);
       // Before: the run that ended was dropped from memory (the check before its end moved "last seen
       // whole" past the overwrite) and only the one still going was written there again.
       expect(store.has(going)).toBe(true);
@@ -338,6 +357,41 @@ describe('runs.db shrinking or overwritten under a live process', () => {
     } finally {
       store.close();
     }
+  }, 60_000);
+
+  it("another store copied over with its own -wal (its runs only in that log) keeps the copy's runs: its log is read, not emptied", async () => {
+    // A store still open elsewhere (its runs in its log only, not yet checkpointed into its file), copied
+    // with its log: `cp other/.toolsmith/runs.db* ws/.toolsmith/` over the live store's files, in place.
+    mkdirSync(join(dir, 'other', '.toolsmith'), { recursive: true });
+    mkdirSync(join(dir, 'copy'));
+    const from = join(dir, 'other', '.toolsmith', 'runs.db');
+    const other = new RunStore(from);
+    const theirs = Array.from({ length: 5 }, (_, i) => wholeRun(other, `a run of the other store ${i}`));
+    copyFileSync(from, join(dir, 'copy', 'runs.db'));
+    copyFileSync(`${from}-wal`, join(dir, 'copy', 'runs.db-wal'));
+    other.close();
+    // (its runs are in its log only: its file alone holds not even their table)
+    mkdirSync(join(dir, 'file-alone'));
+    copyFileSync(join(dir, 'copy', 'runs.db'), join(dir, 'file-alone', 'runs.db'));
+    expect(
+      sql(join(dir, 'file-alone', 'runs.db'), "SELECT count(*) FROM sqlite_master WHERE name = 'runs';"),
+    ).toBe('0');
+    const store = new RunStore(file());
+    try {
+      const going = store.createRun(runStarted('still going'));
+      looks(store);
+      copyFileSync(join(dir, 'copy', 'runs.db'), file());
+      copyFileSync(join(dir, 'copy', 'runs.db-wal'), `${file()}-wal`);
+      await saidSoon(/overwritten in place with another run store/);
+      // Before: the copy's log was emptied as this process's ("was emptied so it is never read into the
+      // new content"): none of its 5 runs was left.
+      for (const id of [...theirs, going]) expect(store.has(id), id).toBe(true);
+      expect(said.join('')).toMatch(/the write-ahead log there \(.*-wal\) is the copy's own/);
+    } finally {
+      store.close();
+    }
+    expect(Number(sql(file(), 'SELECT count(*) FROM runs;'))).toBe(6);
+    expect(sql(file(), 'PRAGMA integrity_check;')).toBe('ok');
   }, 60_000);
 
   it('a run deleted here, or imported here, is never written back by an overwrite', async () => {
@@ -352,12 +406,9 @@ describe('runs.db shrinking or overwritten under a live process', () => {
       const deleted = store.createRun(runStarted('a run deleted while in flight'));
       expect(store.delete(deleted)).toBe(true);
       const going = store.createRun(runStarted('still going'));
-      await sleep(300);
+      looks(store);
       copyFileSync(foreign, file());
-      await vi.waitFor(() => expect(said.join('')).toMatch(/overwritten in place with another run store/), {
-        timeout: 5_000,
-        interval: 100,
-      });
+      await saidSoon(/overwritten in place with another run store/);
       expect(store.has(going)).toBe(true);
       // Before: both came back ("3 run(s) of this process written there again").
       expect(store.has(deleted)).toBe(false);
