@@ -85,8 +85,15 @@ describe('an upstream MCP server that speaks the protocol oddly', () => {
     );
     // Closed by Toolsmith, a process's end is not said to be its own: the next call starts it again.
     expect(await served(m)).toBe(1);
+    expect(m.status('raw')).toMatchObject({ state: 'connected' });
+    expect(m.status('raw').error).toBeUndefined();
+    // Every status the close goes through, and the one after it: none says the server failed. (Before,
+    // this was `error ?? ''` not matching /exited/, which nothing the close could say ever matched:
+    // closed by Toolsmith, the end's words are "the server closed the connection".)
+    const seen: (string | undefined)[] = [];
+    m.subscribe(() => seen.push(m.status('raw').error));
     await m.close();
-    expect(m.status('raw').error ?? '').not.toMatch(/exited/);
+    expect([...seen, m.status('raw').error].filter((e) => e !== undefined)).toEqual([]);
   }, 60_000);
 
   it('2000 list_changed notifications at once: a few listings, not 2000; the list ends up current', async () => {
