@@ -33,6 +33,7 @@ const integrationLocal = [
   'test/integration/mcp/mcp-http-sessions.test.ts',
   'test/integration/cli/proxy-loopback.test.ts',
   'test/integration/cli/vitest-older-node.test.ts',
+  'test/integration/skills/skill-files-race.test.ts',
 ];
 
 /**

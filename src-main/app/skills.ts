@@ -412,45 +412,49 @@ export class SkillService {
     const c = this.check({ ...req, language });
     if (!c.valid) throw new ToolsmithError('invalid_argument', `skill ${req.name}: ${checkProblems(c)}`);
     // The checks below and the write run with no await between them: two saves of one process (two
-    // windows, MCP and the workbench) cannot both pass them and write one over the other.
+    // windows, MCP and the workbench) cannot both pass them and write one over the other; and holding
+    // the workspace's skills lock, neither can two processes (two CLI commands saving the same skill).
     const { parseSkillText, skillText } = await import('../infra/workspace/skill-files.ts');
-    existing = this.files.get(req.sandbox, req.name);
-    // (a file that is there but no valid skill, broken by hand, is at the version it says it is: before,
-    // it read as deleted)
-    this.refuseStale(
-      req,
-      existing?.skill?.version ?? (existing ? this.files.ownVersion(req.sandbox, req.name) : undefined),
-    );
-    // An existing name is the caller's input to change (or --force), as for kits and templates.
-    if (existing && !req.force)
-      throw new ToolsmithError(
-        'invalid_argument',
-        `skill ${req.name} exists in sandbox ${req.sandbox}; use --force to save a new version`,
+    const s = this.files.locked(`saving skill ${req.name}`, () => {
+      existing = this.files.get(req.sandbox, req.name);
+      // (a file that is there but no valid skill, broken by hand, is at the version it says it is: before,
+      // it read as deleted)
+      this.refuseStale(
+        req,
+        existing?.skill?.version ?? (existing ? this.files.ownVersion(req.sandbox, req.name) : undefined),
       );
-    const s: Skill = {
-      name: req.name,
-      sandbox: req.sandbox,
-      language,
-      version: this.files.nextVersion(req.sandbox, req.name),
-      source: req.source.endsWith('\n') ? req.source : `${req.source}\n`,
-      tests: req.tests ?? existing?.skill?.tests ?? [],
-      ...(req.origin
-        ? { origin: req.origin }
-        : existing?.skill?.origin
-          ? { origin: existing.skill.origin }
-          : {}),
-    };
-    try {
-      // The same checks as a hand-written file gets when it is read (tests' arguments among them).
-      parseSkillText(
-        skillText(s),
-        { sandbox: s.sandbox, name: s.name, file: `${s.sandbox}/${s.name}` },
-        s.language,
-      );
-    } catch (e) {
-      throw new ToolsmithError('invalid_argument', e instanceof SkillError ? e.message : errorMessage(e));
-    }
-    this.files.write(s);
+      // An existing name is the caller's input to change (or --force), as for kits and templates.
+      if (existing && !req.force)
+        throw new ToolsmithError(
+          'invalid_argument',
+          `skill ${req.name} exists in sandbox ${req.sandbox}; use --force to save a new version`,
+        );
+      const s: Skill = {
+        name: req.name,
+        sandbox: req.sandbox,
+        language,
+        version: this.files.nextVersion(req.sandbox, req.name),
+        source: req.source.endsWith('\n') ? req.source : `${req.source}\n`,
+        tests: req.tests ?? existing?.skill?.tests ?? [],
+        ...(req.origin
+          ? { origin: req.origin }
+          : existing?.skill?.origin
+            ? { origin: existing.skill.origin }
+            : {}),
+      };
+      try {
+        // The same checks as a hand-written file gets when it is read (tests' arguments among them).
+        parseSkillText(
+          skillText(s),
+          { sandbox: s.sandbox, name: s.name, file: `${s.sandbox}/${s.name}` },
+          s.language,
+        );
+      } catch (e) {
+        throw new ToolsmithError('invalid_argument', e instanceof SkillError ? e.message : errorMessage(e));
+      }
+      this.files.write(s);
+      return s;
+    });
     let test: SkillTestResult;
     try {
       test = await this.test(req.sandbox, req.name);

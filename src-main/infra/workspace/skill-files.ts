@@ -27,6 +27,7 @@ import {
   workspaceFolder,
 } from './atomic.ts';
 import { checkName } from './files.ts';
+import { withFileLock } from './file-lock.ts';
 
 export interface SkillEntry {
   sandbox: string;
@@ -80,6 +81,17 @@ export class SkillFiles {
     this.dir = join(root, 'skills');
     this.historyDir = join(root, '.toolsmith', 'skills-history');
     this.verdictsFile = join(root, '.toolsmith', 'skill-tests.json');
+  }
+
+  /**
+   * Runs `fn` as the one process of the workspace changing its skills' files (`.toolsmith/skills.lock`):
+   * a read of the skill's version or of the verdicts and the write that follows it never interleave
+   * with another process's. Before, two processes saving the same skill at once both read its version,
+   * and the second's file replaced the first's, which was in no history; two tests of skills at once
+   * both read the verdicts, and the second's write dropped the first's verdict.
+   */
+  locked<T>(what: string, fn: () => T): T {
+    return withFileLock(join(this.root, '.toolsmith', 'skills.lock'), what, fn);
   }
 
   file(sandbox: string, name: string, language: SkillLanguage = 'python'): string {
@@ -162,6 +174,10 @@ export class SkillFiles {
    * file and its hash.
    */
   write(s: Skill): { file: string; hash: string } {
+    return this.locked(`saving skill ${s.name}`, () => this.writeLocked(s));
+  }
+
+  private writeLocked(s: Skill): { file: string; hash: string } {
     const file = this.file(s.sandbox, s.name, s.language);
     workspaceFolder(this.root, join(this.dir, s.sandbox), `skill ${s.name}`);
     const before = this.existing(s.sandbox, s.name);
@@ -251,12 +267,14 @@ export class SkillFiles {
    * a deleted skill can be looked up and a skill saved later under its name takes the next number.
    */
   delete(sandbox: string, name: string): boolean {
-    const before = this.existing(sandbox, name);
-    if (!before) return false;
-    this.keep(sandbox, name, before);
-    rmSync(before.file);
-    this.setVerdict(sandbox, name, undefined);
-    return true;
+    return this.locked(`deleting skill ${name}`, () => {
+      const before = this.existing(sandbox, name);
+      if (!before) return false;
+      this.keep(sandbox, name, before);
+      rmSync(before.file);
+      this.setVerdict(sandbox, name, undefined);
+      return true;
+    });
   }
 
   /**
@@ -319,6 +337,12 @@ export class SkillFiles {
    * file started. `delete` forgets a verdict only where the file can be read.
    */
   setVerdict(sandbox: string, name: string, verdict: SkillVerdict | undefined): void {
+    this.locked(`saving the test verdict of skill ${name}`, () =>
+      this.setVerdictLocked(sandbox, name, verdict),
+    );
+  }
+
+  private setVerdictLocked(sandbox: string, name: string, verdict: SkillVerdict | undefined): void {
     const read = this.readVerdicts();
     if (read.unreadable || read.junk) {
       if (!verdict) return;
