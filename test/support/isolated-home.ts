@@ -75,10 +75,13 @@ export const TMP_LIST = 'tmp-dirs';
 /**
  * The person's own settings that would change what a test sees: Toolsmith's variables (a default
  * workspace, a forced backend, a log level), OpenTelemetry's (live export of every run to their
- * collector), provider keys (sent to a test's scripted server) and Node's proxy switch. Removed for the
- * run; a test that needs one sets it for the process it starts.
+ * collector), provider keys (sent to a test's scripted server), Node's proxy switch and the colour
+ * variables (`FORCE_COLOR=1`, set by many CI services and shells: the CLI's output and the verb cache's
+ * keys change with them, and `start-imports.test.ts` saw `validate FILE` load main where it expects a
+ * cached answer). Removed for the run; a test that needs one sets it for the process it starts.
  */
-export const PERSONAL = /^(TOOLSMITH_|OTEL_|OPENAI_|ANTHROPIC_)|^NODE_USE_ENV_PROXY$/;
+export const PERSONAL =
+  /^(TOOLSMITH_|OTEL_|OPENAI_|ANTHROPIC_)|^(NODE_USE_ENV_PROXY|FORCE_COLOR|NO_COLOR|CLICOLOR|CLICOLOR_FORCE|NODE_DISABLE_COLORS)$/;
 
 /** The folders of the sandbox image build cache shared with the person's (see the top of the file). */
 export const SHARED_IMAGE_CACHE = ['forkloop', 'npm', 'bookworm-python-minbase'] as const;

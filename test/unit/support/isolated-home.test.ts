@@ -35,6 +35,10 @@ const PERSONAL = {
   OPENAI_API_KEY: 'sk-person',
   ANTHROPIC_API_KEY: 'sk-ant-person',
   NODE_USE_ENV_PROXY: '1',
+  // (the colour variables change the CLI's output and the verb cache's keys)
+  FORCE_COLOR: '1',
+  CLICOLOR_FORCE: '1',
+  NO_COLOR: '1',
 };
 const before = { ...process.env };
 
