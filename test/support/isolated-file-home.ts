@@ -34,11 +34,22 @@ if (fileTmp) {
   process.env['TMPDIR'] = fileTmp;
 }
 
+// The file's own current folder: the folder the tests were started in (the clone, for a person) may
+// hold a workspace of theirs (`toolsmith init .`), which the CLI opens when no workspace is named, in
+// this process (`main`) and in the processes a test starts without a `cwd` of their own; the unit
+// files' `validate`, `tools` and `kit list` then read the person's workspace instead of the sample.
+const startedIn = process.cwd();
+const cwd = join(dir, 'cwd');
+mkdirSync(cwd);
+process.chdir(cwd);
+
 // (Registered first, so it runs after the file's own afterAll hooks: its services are closed by then.)
 afterAll(async () => {
   try {
     await removeRunContainers(dir);
   } finally {
+    // (back where the run started before the folder goes: the next file in a shared worker takes its own)
+    process.chdir(startedIn);
     rmSync(dir, { recursive: true, force: true });
     if (fileTmp) {
       rmSync(fileTmp, { recursive: true, force: true });

@@ -90,9 +90,15 @@ export const SHARED_IMAGE_CACHE = ['forkloop', 'npm', 'bookworm-python-minbase']
  * Where the person's Toolsmith data is, read from `env` and `home` as the run found them: the data
  * folders (`$TOOLSMITH_DATA_DIR`, `$TOOLSMITH_HOME`, `$XDG_DATA_HOME/toolsmith`, `~/.local/share/toolsmith`),
  * the cache folders (`$XDG_CACHE_HOME/toolsmith`, `~/.cache/toolsmith`; not the shared image build
- * cache) and a workspace in the home itself (`~/.toolsmith`).
+ * cache), a workspace in the home itself (`~/.toolsmith`) and one in the folder the tests were started
+ * in (`cwd`, when it holds `.toolsmith/`: the CLI opens the current folder's workspace when none is
+ * named, so a process of the run started there without one would use the person's).
  */
-export function personalPlaces(env: NodeJS.ProcessEnv, home: string): { roots: string[]; skip: string[] } {
+export function personalPlaces(
+  env: NodeJS.ProcessEnv,
+  home: string,
+  cwd?: string,
+): { roots: string[]; skip: string[] } {
   const caches = [join(home, '.cache', 'toolsmith')];
   if (env['XDG_CACHE_HOME']) caches.push(join(resolve(env['XDG_CACHE_HOME']), 'toolsmith'));
   const roots = [
@@ -101,6 +107,7 @@ export function personalPlaces(env: NodeJS.ProcessEnv, home: string): { roots: s
     env['XDG_DATA_HOME'] && join(resolve(env['XDG_DATA_HOME']), 'toolsmith'),
     join(home, '.local', 'share', 'toolsmith'),
     join(home, '.toolsmith'),
+    cwd && existsSync(join(cwd, '.toolsmith')) ? join(resolve(cwd), '.toolsmith') : undefined,
     ...caches,
   ].filter((p): p is string => !!p);
   return {
@@ -208,7 +215,7 @@ export default function setup(): () => Promise<void> {
   // The person's home and Toolsmith files, before anything here changes the environment. (The one
   // support file that reads the home: to keep the run out of it and to check that it did.)
   const personHome = homedir();
-  const places = nested ? { roots: [], skip: [] } : personalPlaces(process.env, personHome);
+  const places = nested ? { roots: [], skip: [] } : personalPlaces(process.env, personHome, process.cwd());
   // What every Toolsmith process of the run refuses to use (src-main/infra/test-run-guard.ts).
   writeFileSync(
     join(dir, PERSON_PLACES_FILE),

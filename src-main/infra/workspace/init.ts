@@ -91,15 +91,24 @@ export function defaultWorkspaceDir(): string {
 /**
  * `--workspace DIR` if given, else the current directory when it holds `.toolsmith/`, else the user's
  * copy of the sample workspace (made on first use; the bundled one is never edited in place). Never
- * throws: the caches read through it (verb-cache.ts, sandboxes-cache.ts) before any verb runs. What
+ * throws (but in a process of a test run about to use the workspace of the person running the tests,
+ * src-main/infra/test-run-guard.ts): the caches read through it (verb-cache.ts, sandboxes-cache.ts)
+ * before any verb runs. What
  * opens the folder to write into it (the CLI's service) asks `workspaceProblem` first.
  */
 export function resolveWorkspaceDir(option: string | undefined, cwd = process.cwd()): string {
-  if (option) return resolve(cwd, option);
+  // (in a process of a test run, a workspace of the person running the tests is refused: ownPlace)
+  if (option) return ownWorkspace(resolve(cwd, option));
   // A current folder holding `.toolsmith/` without its config.toml is named too (workspaceProblem then
   // says how to complete it), rather than the sample opened in its place without a word.
-  if (existsSync(join(cwd, '.toolsmith'))) return resolve(cwd);
+  if (existsSync(join(cwd, '.toolsmith'))) return ownWorkspace(resolve(cwd));
   return defaultWorkspaceDir();
+}
+
+/** `dir`, unless a test run's process was about to use its `.toolsmith` of the person's (see ownPlace). */
+function ownWorkspace(dir: string): string {
+  ownPlace(join(dir, '.toolsmith'));
+  return dir;
 }
 
 /**

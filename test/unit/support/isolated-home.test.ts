@@ -217,6 +217,42 @@ describe('a person’s populated home', () => {
     }
   });
 
+  it('a workspace of the person’s in the folder the tests start in is theirs: a process of the run started there without one named is refused, and the run fails naming it', async () => {
+    const home = populatedHome();
+    // The person's own workspace in the current folder (`toolsmith init .` in the folder they run the
+    // tests from), with a run store of theirs.
+    const theirWs = mkdtempSync(join(tmpdir(), 'toolsmith-person-cwd-'));
+    mkdirSync(join(theirWs, '.toolsmith'));
+    writeFileSync(join(theirWs, '.toolsmith', 'config.toml'), '[workspace]\nname = "theirs"\n');
+    const was = process.cwd();
+    try {
+      personOnly(home);
+      process.chdir(theirWs);
+      let teardown: () => Promise<void>;
+      try {
+        teardown = setup();
+      } finally {
+        process.chdir(was);
+      }
+      // A process of the run started in that folder, naming no workspace: the CLI would open the current
+      // folder's (before: it did, writing its run store and logs there, and the run passed).
+      const r = await runCommand(nodeBin, [join(repoRoot, 'bin/toolsmith.mjs'), 'runs', 'list'], {
+        cwd: theirWs,
+        env: process.env,
+      });
+      const place = join(theirWs, '.toolsmith');
+      expect(r.code).not.toBe(0);
+      expect(r.err).toContain(`was about to use ${place}, a Toolsmith file of the person running the tests`);
+      expect(readdirSync(place)).toEqual(['config.toml']);
+      const err = await failure(teardown);
+      expect(err?.message).toContain(`refused ${place} (process `);
+    } finally {
+      process.chdir(was);
+      rmSync(home, { recursive: true, force: true });
+      rmSync(theirWs, { recursive: true, force: true });
+    }
+  });
+
   it('the person’s own Toolsmith writing their files while the run lasts does not fail it', async () => {
     const home = populatedHome();
     try {
