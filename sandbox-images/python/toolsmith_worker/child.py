@@ -781,14 +781,18 @@ def _load(child, msg_w, out_w, describe):
 
 
 def child_main(child, job_r, msg_w, out_w, walls_line, describe=False):
-    """A fresh process, forked by the fork server before its job arrives. It gets ready (own session,
-    tools.py loaded, output to the worker's pipe, nothing of the protocol stream), says so with its first
-    line (the walls it is in: `walls_line`; the process describing the tools sends them first), waits for
-    exactly one job, runs it and exits. Nothing of the job's code runs before the job arrives."""
+    """A fresh process, forked by the fork server before its job arrives. It says which walls it is in
+    with its first line (`walls_line`), then gets ready (tools.py loaded; the process describing the tools
+    sends them as its second line; output to the worker's pipe, nothing of the protocol stream), waits
+    for exactly one job, runs it and exits. Nothing of the job's code runs before the job arrives."""
     try:
         os.setsid()
         no_dump()  # inherited from the fork server; set again before any job code: no later job reads this one
         gc.disable()  # a short-lived process: no collector passes touching (copying) shared pages
+        # Its walls are told before any of tools.py runs: the worker takes the first line for them, and
+        # a line tools.py wrote first (it can find this pipe) would be taken for them otherwise (a forged
+        # `alone` where the process is not: the next job's process asked for before the last job's sweep).
+        write_all(msg_w, walls_line)  # ready: the worker reads this while idle and tells the host
         failed = _load(child, msg_w, out_w, describe)
         no_dump()  # (whatever tools.py did with it)
         os.dup2(out_w, 1)
@@ -801,7 +805,6 @@ def child_main(child, job_r, msg_w, out_w, walls_line, describe=False):
         if failed is None:
             child.wall()
             _rehearse(child, msg_w, job_r)  # (nothing of it is kept: the pages it wrote are this process's now)
-        write_all(msg_w, walls_line)  # ready: the worker reads this while idle and tells the host
         head = read_exact(job_r, 4)
         if len(head) < 4:
             return  # withdrawn without a job (tools reloaded, worker shutting down)

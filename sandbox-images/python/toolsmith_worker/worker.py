@@ -331,8 +331,7 @@ class Worker:
                     "tools": manual["tools"],
                 }
             )
-            if rest:
-                self.spare_message(rest)  # its walls line came with the manual
+            self.spare_message(rest)  # its walls line, read with the manual
             return
         self.stop_server()
         self.child = None
@@ -342,14 +341,15 @@ class Worker:
         send({"type": "load_error", "error": error})
 
     def read_manual(self):
-        """The first line of the process that loaded tools.py (its tools' descriptors or its load_error),
-        and whatever came after it; (why, b"") when it sent none. What that process wrote to stderr as it
-        loaded goes to the worker's own stderr (the sandbox's log), and its last lines into the why."""
+        """The second line of the process that loaded tools.py (its tools' descriptors or its load_error;
+        its first is its walls line, written before tools.py ran), and its walls line with whatever came
+        after the manual; (why, b"") when it sent none. What that process wrote to stderr as it loaded goes
+        to the worker's own stderr (the sandbox's log), and its last lines into the why."""
         spare = self.spare
         if spare is None:
             return self.lost, b""
         buf, tail, fds = b"", b"", [spare.msg_r, spare.out_r]
-        while b"\n" not in buf:
+        while buf.count(b"\n") < 2:
             ready = select.select(fds, [], [])[0]
             if spare.out_r in ready:
                 tail = (tail + self.relay_stderr(spare.out_r, fds))[-4096:]
@@ -373,9 +373,9 @@ class Worker:
         # What it wrote to stderr came before its manual: in the pipe now, never the first job's output.
         while spare.out_r in fds and select.select([spare.out_r], [], [], 0)[0]:
             self.relay_stderr(spare.out_r, fds)
-        line, rest = buf.split(b"\n", 1)
+        walls, line, rest = buf.split(b"\n", 2)
         try:
-            return loads(line), rest
+            return loads(line), walls + b"\n" + rest
         except (ValueError, RecursionError):
             return "the process that loaded tools.py sent what is not a manual of its tools", b""
 
