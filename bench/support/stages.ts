@@ -101,13 +101,24 @@ const EDITS: { file: string; anchor: string; stamp: string; before?: boolean }[]
   },
   {
     file: 'child.py',
-    anchor: '        child.wall()\n        _rehearse(',
-    stamp: STAMP('walls line and child setup', '        ', '_jobns.'),
+    anchor: '        failed = _load(child, msg_w, out_w, describe)\n',
+    stamp: STAMP('walls line', '        ', '_jobns.'),
+  },
+  // (tools.py run in the job's own process: its top level, its imports, the tools' signatures)
+  {
+    file: 'child.py',
+    anchor: '        no_dump()  # (whatever tools.py did with it)\n',
+    stamp: STAMP('tools.py load', '        ', '_jobns.'),
   },
   {
     file: 'child.py',
-    anchor: '        _rehearse(child, msg_w, job_r)',
-    stamp: STAMP('runtime wall', '        ', '_jobns.'),
+    anchor: '        if failed is None:\n            child.wall()\n',
+    stamp: STAMP('child setup', '        ', '_jobns.'),
+  },
+  {
+    file: 'child.py',
+    anchor: '            _rehearse(child, msg_w, job_r)',
+    stamp: STAMP('runtime wall', '            ', '_jobns.'),
   },
   {
     file: 'child.py',

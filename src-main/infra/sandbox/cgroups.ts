@@ -88,6 +88,14 @@ function safeRead(path: string): string {
   }
 }
 
+/**
+ * The live factories' cgroups of this process, by parent folder: every factory of one process shares the
+ * parent (`toolsmith-<pid>`), which goes with the last of them. Before, one factory's dispose removed it
+ * while another had no worker group in it for a moment (between a worker and its replacement), and that
+ * one's next worker failed: "could not make the worker's cgroup: ENOENT".
+ */
+const parentUsers = new Map<string, number>();
+
 /** The cgroups of one process factory: a parent per hierarchy, a child per worker. */
 export class WorkerCgroups {
   readonly kind: CgroupKind;
@@ -95,10 +103,12 @@ export class WorkerCgroups {
   /** v1: whether swap can be capped (memsw), else swappiness 0 keeps the group out of swap. */
   private readonly memsw: boolean;
   private n = 0;
+  private disposed = false;
 
   private constructor(layout: CgroupLayout) {
     this.kind = layout.kind;
     this.parents = layout.parents;
+    for (const p of this.parents) parentUsers.set(p, (parentUsers.get(p) ?? 0) + 1);
     this.memsw = layout.kind === 'v1' && existsSync(join(this.memoryParent, 'memory.memsw.limit_in_bytes'));
   }
 
@@ -110,6 +120,7 @@ export class WorkerCgroups {
     const layout = cgroupLayout(safeRead('/proc/self/mountinfo'), safeRead('/proc/self/cgroup'));
     if (!layout) return { reason: 'no cgroup hierarchy with the pids and memory controllers' };
     removeStaleParents(layout.parents);
+    let cg: WorkerCgroups | undefined;
     try {
       for (const p of layout.parents) mkdirSync(p, { recursive: true });
       if (layout.kind === 'v2') {
@@ -118,12 +129,13 @@ export class WorkerCgroups {
         writeFileSync(join(root, 'cgroup.subtree_control'), '+pids +memory');
         writeFileSync(join(layout.parents[0] as string, 'cgroup.subtree_control'), '+pids +memory');
       }
-      const cg = new WorkerCgroups(layout);
+      cg = new WorkerCgroups(layout);
       // A probe: a worker's group can be made, limited and removed.
       cg.create('probe', { pids: 8, memoryBytes: 64 << 20 }).remove();
       return { cgroups: cg };
     } catch (e) {
-      for (const p of layout.parents) tryRmdir(p);
+      if (cg) cg.dispose();
+      else for (const p of layout.parents) if (!parentUsers.get(p)) tryRmdir(p);
       return { reason: `cgroup ${layout.kind} not writable here (${errorMessage(e)})` };
     }
   }
@@ -153,9 +165,18 @@ export class WorkerCgroups {
     return g;
   }
 
-  /** Removes the parents (after every worker's group is gone). */
+  /** Removes the parents (after every worker's group is gone), unless another factory of this process uses them. */
   dispose(): void {
-    for (const p of this.parents) tryRmdir(p);
+    if (this.disposed) return;
+    this.disposed = true;
+    for (const p of this.parents) {
+      const left = (parentUsers.get(p) ?? 1) - 1;
+      if (left > 0) parentUsers.set(p, left);
+      else {
+        parentUsers.delete(p);
+        tryRmdir(p);
+      }
+    }
   }
 }
 
