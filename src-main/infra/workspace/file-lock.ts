@@ -7,6 +7,7 @@
  */
 import { openSync, readFileSync, rmSync, writeSync, closeSync } from 'node:fs';
 import { WorkspaceFileError, fileWriteError } from './atomic.ts';
+import { pidAlive } from '../sandbox/installation.ts';
 
 /** How long a section waits for another process's before it is refused (theirs are milliseconds long). */
 const WAIT_MS = 30_000;
@@ -15,16 +16,6 @@ const WAIT_MS = 30_000;
 const held = new Map<string, number>();
 
 const nap = new Int32Array(new SharedArrayBuffer(4));
-
-/** Whether process `pid` of this machine still runs (one of another user's does). */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /** The pid a lock file names (NaN when it cannot be read: being written, or gone). */
 function holderOf(lock: string): number {
@@ -67,7 +58,7 @@ export function withFileLock<T>(lock: string, what: string, fn: () => T): T {
       break;
     }
     const pid = holderOf(lock);
-    if (Number.isInteger(pid) && pid > 0 && !alive(pid) && holderOf(lock) === pid) {
+    if (Number.isInteger(pid) && pid > 0 && !pidAlive(pid) && holderOf(lock) === pid) {
       // Its holder ended inside the section (killed): what it wrote was whole (each file is written
       // through a rename), so the lock goes.
       rmSync(lock, { force: true });
