@@ -27,7 +27,7 @@ export const RUNTIMES: readonly RuntimeSpec[] = [
     extension: '.py',
     preamble:
       'emit_result, emit_intermediate, emit_log, credential(path), ToolResponse; json time math re datetime random statistics itertools functools collections',
-    command: ['python3', '-I', '-u', '/opt/toolsmith/worker.py'],
+    command: ['python3', '-I', '-S', '-u', '/opt/toolsmith/worker.py'],
     image: 'toolsmith/python',
   },
   {
