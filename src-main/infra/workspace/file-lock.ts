@@ -5,7 +5,8 @@
  * another's section to end, and one that ended without removing its lock (killed) is noticed by its pid
  * and its lock removed. Held by this process already, it is entered again (nested sections).
  */
-import { openSync, readFileSync, rmSync, writeSync, closeSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { WorkspaceFileError, fileWriteError } from './atomic.ts';
 import { pidAlive } from '../sandbox/installation.ts';
 
@@ -42,12 +43,25 @@ export function withFileLock<T>(lock: string, what: string, fn: () => T): T {
   }
   const until = performance.now() + WAIT_MS;
   let unread = 0;
+  let madeFolder = false;
   for (;;) {
     let fd: number | undefined;
     try {
       fd = openSync(lock, 'wx', 0o600);
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw fileWriteError(lock, e);
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT' && !madeFolder) {
+        // The lock's folder (a workspace's .toolsmith/, not made yet): made once, in a folder that is
+        // there (never a whole path: a workspace moved away gets no ghost of itself).
+        madeFolder = true;
+        try {
+          mkdirSync(dirname(lock));
+        } catch {
+          /* there meanwhile, or its parent is gone: the next open says which */
+        }
+        continue;
+      }
+      if (code !== 'EEXIST') throw fileWriteError(lock, e);
     }
     if (fd !== undefined) {
       try {

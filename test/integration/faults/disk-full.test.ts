@@ -272,9 +272,10 @@ describe('the run store and workspace files on a full disk', () => {
       where('js'),
       'js',
     );
-    // Full, but for one page: the history's copy of version 1 fits, version 2's file does not.
+    // Full, but for two pages: the save's lock file (.toolsmith/skills.lock) and the history's copy of
+    // version 1 fit, version 2's file does not.
     const spare = join(root, 'spare');
-    atomicWrite(spare, 'x'.repeat(4096));
+    atomicWrite(spare, 'x'.repeat(8192));
     fillDisk();
     rmSync(spare);
     try {
