@@ -878,9 +878,6 @@ def oom_kills():
     return None
 
 
-_RELAY = []  # [port, the proxy socket's path] while the egress relay runs
-
-
 def start_egress_relay():
     """In a tool container with egress (docs/sandboxes.md): relays 127.0.0.1:PORT, where HTTP(S)_PROXY
     point, to the host's proxy socket mounted in the container. The container has no other network; the
@@ -891,7 +888,6 @@ def start_egress_relay():
     import threading
 
     port = int(os.environ.get("TOOLSMITH_EGRESS_PORT") or "3128")
-    _RELAY[:] = [port, path]
     listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     listener.bind(("127.0.0.1", port))
