@@ -55,11 +55,10 @@ def _bind_error(alias, sig, kwargs, e):
     """What a call with arguments its tool does not take says: an unknown keyword named first, with the
     tool's parameters (Python's own bind names only the first missing one: `get_user(wrong=1)` said
     "missing a required argument: 'user_id'" and never that `wrong` is no parameter of it)."""
-    params = sig.parameters
-    if not any(p.kind is p.VAR_KEYWORD for p in params.values()):
-        unknown = [k for k in kwargs if k not in params or params[k].kind is params[k].POSITIONAL_ONLY]
+    if not sig.varkw:
+        unknown = [k for k in kwargs if k not in sig.names or k in sig.posonly]
         if unknown:
-            names = ", ".join(params) or "none"
+            names = ", ".join(sig.names) or "none"
             return f"{alias}() got an unexpected keyword argument {unknown[0]!r} (its parameters: {names})"
     return f"{alias}() {e}"
 
@@ -72,7 +71,7 @@ def _given(sig, args, kwargs):
     number 1 showed as the string "1"."""
     if sig is not None:
         try:
-            return _snapshot(sig.bind_partial(*args, **kwargs).arguments)
+            return _snapshot(sig.bind(args, kwargs, partial=True))
         except TypeError:
             pass
     return _snapshot({"*args": list(args), **kwargs} if args else kwargs)
@@ -288,15 +287,35 @@ class ToolRefused(PermissionError):
     """A tool call a person (or a surface with no one to ask) did not approve."""
 
 
-def add_site_dirs():
+def site_plan():
+    """The site-packages folders each job's process puts on sys.path, each with whether it holds .pth
+    files: listed by the worker (names only: nothing in them is read or run here), so that a job's process
+    that has none to process appends the folders itself without site's machinery (~80 page faults of a
+    fresh process, each a copy of the fork server's page). The image's root is read-only: the folders do
+    not change under a worker."""
+    if not sys.flags.no_site:
+        return ()  # (site did it as the interpreter started)
+    plan = []
+    for path in site.getsitepackages():
+        if not os.path.isdir(path):
+            continue
+        try:
+            pth = any(name.endswith(".pth") and not name.startswith(".") for name in os.listdir(path))
+        except OSError:
+            pth = False
+        plan.append((path, pth))
+    return tuple(plan)
+
+
+def add_site_dirs(plan):
     """The site-packages folders (a sandbox's dependencies among them) on sys.path, their .pth files
     processed: here, in a job's own process, as tools.py runs. The worker starts with -S, so that none of
     it runs there (a wheel may carry a .pth file whose import lines run as the folder is added)."""
-    if not sys.flags.no_site:
-        return  # (site did it as the interpreter started)
-    for path in site.getsitepackages():
-        if os.path.isdir(path):
+    for path, pth in plan:
+        if pth:
             site.addsitedir(path)
+        elif path not in sys.path:
+            sys.path.append(path)
 
 
 class Child:
@@ -310,6 +329,7 @@ class Child:
         self.job = None  # this child's job (ChildJob): set once, in the child process
         self.owed_limit = None  # the script's recursion limit when a tool call could not set it back
         self.code = code  # tools.py, compiled by the worker (compiling runs none of it); None: no tools
+        self.site = site_plan()
         self.registry = ToolRegistry(False)
         # Forwarded: the sandbox's tools run in another container (egress, docs/sandboxes.md); here they
         # are tool_calls to the host like host tools, with the same signature checks.
@@ -346,7 +366,7 @@ class Child:
         and every import it makes are the sandbox owner's code: nothing of it may run where later jobs
         start from or are cleaned up by). `describe`: each tool's descriptor too (the first process after
         a load describes the tools for the manual). Raises what tools.py raised."""
-        add_site_dirs()
+        add_site_dirs(self.site)
         registry = ToolRegistry(describe)
         if self.code is not None:
             ns = {"__builtins__": builtins, "tool": registry.decorator, "ToolResponse": ToolResponse, "__name__": "tools"}
@@ -564,16 +584,17 @@ class Child:
         def traced_call(args, kwargs):
             started = time.perf_counter()
             try:
-                bound = sig.bind(*args, **kwargs)
+                arguments = sig.bind(args, kwargs)
             except TypeError as e:
                 why = _bind_error(alias, sig, kwargs, e)
                 self.trace(alias, _given(sig, args, kwargs), started, error=why)
                 raise TypeError(why) from None
-            traced = _snapshot(bound.arguments)  # as they crossed, before the tool can change them
+            traced = _snapshot(arguments)  # as they crossed, before the tool can change them
             if name in self.job.approve:
                 self.gate(alias, name, traced)  # the host records a refusal; an approved call is traced below
             try:
-                r = fn(*bound.args, **bound.kwargs)
+                call_args, call_kwargs = sig.call_args(arguments)
+                r = fn(*call_args, **call_kwargs)
                 if not isinstance(r, ToolResponse):
                     raise TypeError(f"tool {name} returned {type(r).__name__}, not a ToolResponse")
                 # The record of the result is made here, by trusted code, before the script holds r:
@@ -594,7 +615,7 @@ class Child:
         def call(*args, **kwargs):
             if sig is not None:  # a forwarded sandbox tool: bound like a local one
                 try:
-                    kwargs = dict(sig.bind(*args, **kwargs).arguments)
+                    kwargs = sig.bind(args, kwargs)
                 except TypeError as e:
                     raise TypeError(_bind_error(alias, sig, kwargs, e)) from None
             elif args:

@@ -173,24 +173,172 @@ def _parse_doc(doc):
     return description, params, ret or None
 
 
+# Parameter kinds, numbered as inspect numbers them.
+_POSITIONAL_ONLY, _POSITIONAL_OR_KEYWORD, _VAR_POSITIONAL, _KEYWORD_ONLY, _VAR_KEYWORD = range(5)
+_CO_VARARGS, _CO_VARKEYWORDS = 0x04, 0x08
+_FunctionType = type(_type_name)
+# A function carrying one of these is read by inspect (functools.wraps' __wrapped__, an explicit signature).
+_NOT_PLAIN = frozenset(("__wrapped__", "__signature__", "_partialmethod"))
+
+
+class Binder:
+    """How a tool's parameters take a call's arguments: inspect.Signature's `bind` and `bind_partial`, the
+    same algorithm and the same errors, over a tuple of (name, kind, has a default). A plain function's
+    is read from its code object, at the tool's first call: a job's process that calls 2 of 26 tools reads
+    2 (inspect's `signature` of every tool at load cost a fresh process ~100 page faults and ~4 ms here,
+    each fault a copy of the fork server's page). The code object and defaults are taken at load, where
+    reading `__code__` is allowed (under a script the runtime wall refuses it, for trusted code too).
+    Anything else (a wrapped function, a callable object, a partial) is read by inspect, at load."""
+
+    __slots__ = ("_code", "_params")
+
+    def __init__(self, params=None, code=None):
+        self._params = None if params is None else tuple(params)
+        self._code = code
+
+    @classmethod
+    def of(cls, f):
+        if type(f) is _FunctionType and not (f.__dict__ and _NOT_PLAIN & f.__dict__.keys()):
+            return cls(code=(f.__code__, f.__defaults__, f.__kwdefaults__))
+        empty = inspect.Parameter.empty
+        return cls((p.name, int(p.kind), p.default is not empty) for p in inspect.signature(f).parameters.values())
+
+    @property
+    def params(self):
+        if self._params is None:
+            co, defaults, kwdefaults = self._code
+            names, n, k = co.co_varnames, co.co_argcount, co.co_kwonlyargcount
+            first_default = n - len(defaults or ())
+            kwdefaults = kwdefaults or {}
+            params = [(names[i], _POSITIONAL_ONLY if i < co.co_posonlyargcount else _POSITIONAL_OR_KEYWORD, i >= first_default) for i in range(n)]
+            at = n + k
+            if co.co_flags & _CO_VARARGS:
+                params.append((names[at], _VAR_POSITIONAL, False))
+                at += 1
+            params.extend((name, _KEYWORD_ONLY, name in kwdefaults) for name in names[n : n + k])
+            if co.co_flags & _CO_VARKEYWORDS:
+                params.append((names[at], _VAR_KEYWORD, False))
+            self._params = tuple(params)
+        return self._params
+
+    @property
+    def names(self):
+        """Every parameter's name, in order (`*args` and `**kwargs` included)."""
+        return tuple(name for name, _, _ in self.params)
+
+    @property
+    def varkw(self):
+        return any(kind == _VAR_KEYWORD for _, kind, _ in self.params)
+
+    @property
+    def posonly(self):
+        return frozenset(name for name, kind, _ in self.params if kind == _POSITIONAL_ONLY)
+
+    def bind(self, args, kwargs, partial=False):
+        """The call's arguments by parameter name, in inspect's order (what the trace records); raises
+        TypeError with inspect's message. `kwargs` is the call's own dict: it is not changed."""
+        kwargs = dict(kwargs)
+        arguments = {}
+        params = iter(self.params)
+        rest = ()
+        values = iter(args)
+        while True:
+            try:
+                value = next(values)
+            except StopIteration:
+                try:
+                    name, kind, default = next(params)
+                except StopIteration:
+                    break
+                if kind == _VAR_POSITIONAL:
+                    break
+                if name in kwargs:
+                    if kind == _POSITIONAL_ONLY:
+                        raise TypeError(f"{name!r} parameter is positional only, but was passed as a keyword") from None
+                    rest = ((name, kind, default),)
+                    break
+                if kind == _VAR_KEYWORD or default or partial:
+                    rest = ((name, kind, default),)
+                    break
+                raise TypeError(f"missing a required argument: {name!r}") from None
+            try:
+                name, kind, default = next(params)
+            except StopIteration:
+                raise TypeError("too many positional arguments") from None
+            if kind in (_VAR_KEYWORD, _KEYWORD_ONLY):
+                raise TypeError("too many positional arguments") from None
+            if kind == _VAR_POSITIONAL:
+                arguments[name] = (value, *values)
+                break
+            if name in kwargs and kind != _POSITIONAL_ONLY:
+                raise TypeError(f"multiple values for argument {name!r}") from None
+            arguments[name] = value
+        varkw = None
+        for name, kind, default in (*rest, *params):
+            if kind == _VAR_KEYWORD:
+                varkw = name
+                continue
+            if kind == _VAR_POSITIONAL:
+                continue
+            if name in kwargs:
+                if kind == _POSITIONAL_ONLY:
+                    raise TypeError(f"{name!r} parameter is positional only, but was passed as a keyword")
+                arguments[name] = kwargs.pop(name)
+            elif not partial and not default:
+                raise TypeError(f"missing a required argument: {name!r}") from None
+        if kwargs:
+            if varkw is None:
+                raise TypeError(f"got an unexpected keyword argument {next(iter(kwargs))!r}")
+            arguments[varkw] = kwargs
+        return arguments
+
+    def call_args(self, arguments):
+        """(args, kwargs) to call the function with, from what `bind` returned (BoundArguments' args and
+        kwargs)."""
+        args = []
+        for name, kind, _ in self.params:
+            if kind in (_VAR_KEYWORD, _KEYWORD_ONLY) or name not in arguments:
+                break
+            if kind == _VAR_POSITIONAL:
+                args.extend(arguments[name])
+            else:
+                args.append(arguments[name])
+        kw = {}
+        started = False
+        for name, kind, _ in self.params:
+            if not started:
+                if kind not in (_VAR_KEYWORD, _KEYWORD_ONLY):
+                    started = name not in arguments
+                    continue
+                started = True
+            if name in arguments:
+                if kind == _VAR_KEYWORD:
+                    kw.update(arguments[name])
+                else:
+                    kw[name] = arguments[name]
+        return tuple(args), kw
+
+
+_TOOL_ARGUMENTS = frozenset(("name", "description", "options", "examples", "source", "display_name", "grade"))
+
+
 class ToolRegistry:
     """The tools one run of tools.py defined. `describe`: each one's descriptor too (the manual, made once
     per load by the process that describes the tools); a job's process needs only functions and signatures."""
 
     def __init__(self, describe=True):
         self.tools = {}  # name -> (function, descriptor or None)
-        self.signatures = {}  # name -> inspect.Signature, computed once at load
+        self.signatures = {}  # name -> Binder, made once at load
         self.describe = describe
 
     def decorator(self, fn=None, **kw):
-        allowed = {"name", "description", "options", "examples", "source", "display_name", "grade"}
-        unknown = set(kw) - allowed
+        unknown = kw.keys() - _TOOL_ARGUMENTS
         if unknown:
             raise TypeError(f"@tool got unknown arguments {sorted(unknown)}")
 
         def register(f):
             self.tools[kw.get("name") or f.__name__] = (f, self._describe(f, kw) if self.describe else None)
-            self.signatures[kw.get("name") or f.__name__] = inspect.signature(f)
+            self.signatures[kw.get("name") or f.__name__] = Binder.of(f)
             return f
 
         return register(fn) if fn is not None else register
