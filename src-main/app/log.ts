@@ -19,6 +19,17 @@ export function workspaceLogFile(dataDir: string): string {
   return join(dataDir, 'logs', 'toolsmith.jsonl');
 }
 
+/** What is at the log's path when it is something a log cannot be written to without waiting, else undefined. */
+function notAFileAt(file: string): string | undefined {
+  let there: Stats;
+  try {
+    there = statSync(file);
+  } catch {
+    return undefined; // (nothing there: made below; any other failure is the open's to name)
+  }
+  return there.isFIFO() ? 'a named pipe' : there.isSocket() ? 'a socket' : undefined;
+}
+
 /**
  * The workspace's logger. A log that cannot be opened (a read-only disk or folder, no permission, a
  * folder where the file belongs) is said once on stderr, naming the file, the cause and the fix, and
@@ -33,13 +44,26 @@ export function createLogger(
   const file = workspaceLogFile(dataDir);
   let dest: { write: (line: string) => unknown };
   let sonic: ReturnType<typeof pino.destination> | undefined;
+  // A named pipe (or a socket) at the path is never opened: opening a pipe for writing waits for a reader,
+  // and the process with it (every verb, `serve` and `mcp` hung at their start). Said once; the path is
+  // looked at again as lines come, and a file put there later takes them.
+  let notAFile = false;
   try {
-    mkdirSync(join(dataDir, 'logs'), { recursive: true });
-    // Synchronous writes: a line is on disk when the call returns, even if the process dies next.
-    // Readable by its owner only, like the run store it tells about (an existing file loses group and
-    // other bits).
-    dest = sonic = pino.destination({ dest: file, sync: true, mkdir: true, mode: 0o600 });
-    dropGroupAndOtherBits(file);
+    const what = notAFileAt(file);
+    if (what) {
+      notAFile = true;
+      warn(
+        `the log ${file} is ${what}, not a file (opening it would wait for a reader); this process goes on without writing its log lines until a file is at that path; remove it to keep them`,
+      );
+      dest = { write: () => true };
+    } else {
+      mkdirSync(join(dataDir, 'logs'), { recursive: true });
+      // Synchronous writes: a line is on disk when the call returns, even if the process dies next.
+      // Readable by its owner only, like the run store it tells about (an existing file loses group and
+      // other bits).
+      dest = sonic = pino.destination({ dest: file, sync: true, mkdir: true, mode: 0o600 });
+      dropGroupAndOtherBits(file);
+    }
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     if (typeof code !== 'string') throw e;
@@ -55,14 +79,14 @@ export function createLogger(
   let lookedAt = 0;
   const follow = () => {
     const now = Date.now();
-    if (!sonic || now - lookedAt < LOG_LOOK_MS) return;
+    if ((!sonic && !notAFile) || now - lookedAt < LOG_LOOK_MS) return;
     lookedAt = now;
     let there: Stats | undefined;
     try {
-      // (sonic-boom's descriptor: its types do not name the field)
-      const open = fstatSync((sonic as unknown as { fd: number }).fd);
       there = statSync(file);
-      if (open.dev === there.dev && open.ino === there.ino) return;
+      // (sonic-boom's descriptor: its types do not name the field)
+      const open = sonic && fstatSync((sonic as unknown as { fd: number }).fd);
+      if (open && open.dev === there.dev && open.ino === there.ino) return;
     } catch {
       /* gone (or the descriptor is being replaced): opened again below */
     }
@@ -85,6 +109,13 @@ export function createLogger(
     dropGroupAndOtherBits(file);
     const old = sonic;
     dest = sonic = next;
+    notAFile = false;
+    if (!old) {
+      warn(
+        `the log ${file} is a file now; this process (pid ${process.pid}) writes its lines there from here on`,
+      );
+      return;
+    }
     try {
       old.end();
     } catch {

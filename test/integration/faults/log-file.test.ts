@@ -20,7 +20,7 @@ import {
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useScriptedWorkspace } from '../../support/scripted-workspace.ts';
-import { startServe } from './support/processes.ts';
+import { cliProcess, startServe } from './support/processes.ts';
 
 // No script in the answers: each run fails its attempts at validation, no sandbox is needed.
 const fx = useScriptedWorkspace({
@@ -137,4 +137,45 @@ describe('the log file under a live serve', () => {
       await a.stop();
     }
   }, 120_000);
+  it('a named pipe at the path as a process starts: not opened (every verb and serve waited there for a reader); said once, and a file put there later takes the lines', async () => {
+    const first = await startServe(fx.ws, fx.data);
+    const made = await first.runToEnd('a run that makes the log');
+    await first.stop();
+    expect(logged(made.runId)).toBe(true);
+    rmSync(log());
+    execFileSync('mkfifo', ['-m', '600', log()]);
+    const said = `toolsmith: the log ${log()} is a named pipe, not a file (opening it would wait for a reader); this process goes on without writing its log lines until a file is at that path; remove it to keep them\n`;
+    let a: Awaited<ReturnType<typeof startServe>> | undefined;
+    const list = cliProcess(fx.ws, fx.data, ['runs', 'list', '--json']);
+    try {
+      const ended = await Promise.race([
+        list.done,
+        new Promise((r) => setTimeout(() => r(undefined), 60_000)),
+      ]);
+      expect(ended, `runs list did not end with a named pipe at the log's path: ${list.err()}`).toBeDefined();
+      const { code, out, err } = ended as Awaited<typeof list.done>;
+      expect(code, err).toBe(0);
+      expect(err).toBe(said);
+      expect((JSON.parse(out) as { runs: { id: string }[] }).runs.map((r) => r.id)).toContain(made.runId);
+      a = await startServe(fx.ws, fx.data);
+      const beside = await a.runToEnd('a run beside the pipe');
+      expect(beside.status).toBe('failed');
+      expect(a.err().split(said)).toHaveLength(2);
+      rmSync(log());
+      await expect
+        .poll(async () => logged((await a!.runToEnd('a run after the pipe is gone')).runId), {
+          timeout: 60_000,
+          interval: 200,
+        })
+        .toBe(true);
+      expect(a.err()).toContain(`toolsmith: the log ${log()} is a file now; this process (pid `);
+    } finally {
+      list.child.kill('SIGKILL');
+      if (existsSync(log()) && !statSync(log()).isFile()) {
+        const fd = openSync(log(), constants.O_RDONLY | constants.O_NONBLOCK);
+        closeSync(fd);
+      }
+      await a?.stop();
+    }
+  }, 180_000);
 });
