@@ -173,6 +173,11 @@ export const executionResultSchema = obj({
   /** Why this level ran when it is not the one asked for (the process fallback: no Docker engine answered). */
   isolationReason: z.string().optional(),
   durationMs: z.number(),
+  /**
+   * How long the job waited before it was sent, in ms (a worker started and its tools loaded, or a busy
+   * pool): the time before durationMs. Absent when under 1 ms, and in runs recorded before it was kept.
+   */
+  waitMs: z.number().min(0).optional(),
   runtime: z.string(),
   /** Outbound requests made through the egress proxy during this job (tool containers only). */
   egress: z.array(egressRecordSchema).optional(),

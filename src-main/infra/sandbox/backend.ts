@@ -116,6 +116,7 @@ export class SandboxBackend implements ScriptExecutor {
           : this.opts.hostTools;
     // The run-time tool lookups answer for this job's tools only.
     const discovery = this.opts.discoveryFor?.(req.sandbox, req.tools, req.skills, req.language);
+    const asked = performance.now();
     const result = await pool.run({
       code: req.code,
       language: req.language,
@@ -136,7 +137,9 @@ export class SandboxBackend implements ScriptExecutor {
         : {}),
       redact: Object.values(spec.credentials),
     });
-    return mapFrames(result, req.bodyStartLine, req.code);
+    // The time before the job was sent (a worker started, its tools loaded): the trace's sandbox.acquire.
+    const waitMs = Math.round(performance.now() - asked - result.durationMs);
+    return mapFrames(waitMs >= 1 ? { ...result, waitMs } : result, req.bodyStartLine, req.code);
   }
 
   /**

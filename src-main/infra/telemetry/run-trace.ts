@@ -5,7 +5,8 @@
  * and attributes.
  *
  * Spans: `invoke_agent toolsmith` (the run) > `attempt N` / `step N` > `chat <model>` (each LLM answer or
- * failed call), `validate <language>`, `sandbox.execute <runtime>` > `skill <name>` (each skill call,
+ * failed call), `validate <language>`, `sandbox.acquire <runtime>` (the wait for a worker, when there was one),
+ * `sandbox.execute <runtime>` > `skill <name>` (each skill call,
  * nested as the calls were) and `execute_tool <name>` (each tool call, under the skill call that made it). Errors are span status ERROR with an `exception` event. Every string passes
  * through the process's redactor (the store's), so keys and credentials are never exported.
  */
@@ -273,7 +274,8 @@ export function buildRunSpans(
     let begin = t0;
     for (const e of list) {
       if (e.type === 'llm_response') begin = Math.min(begin, e.ts - e.data.latencyMs);
-      if (e.type === 'execution') begin = Math.min(begin, e.ts - e.data.result.durationMs);
+      if (e.type === 'execution')
+        begin = Math.min(begin, e.ts - e.data.result.durationMs - (e.data.result.waitMs ?? 0));
     }
     const attemptSpan = start(`${started.mode === 'interactive' ? 'step' : 'attempt'} ${n}`, begin, runCtx, {
       'toolsmith.attempt.n': n,
@@ -403,6 +405,13 @@ export function buildRunSpans(
   ): { type: string; message: string; at: number } | undefined {
     const r: ExecutionResult = e.data.result;
     const jobStart = e.ts - r.durationMs;
+    // The wait for a worker before the job was sent (the first job of a sandbox starts its worker and
+    // loads its tools: a second or two in which the attempt had no span).
+    if (r.waitMs)
+      start(`sandbox.acquire ${r.runtime}`, jobStart - r.waitMs, parent, {
+        'toolsmith.sandbox.runtime': r.runtime,
+        'toolsmith.sandbox.wait_ms': r.waitMs,
+      }).end(jobStart);
     const job = start(`sandbox.execute ${r.runtime}`, jobStart, parent, {
       'toolsmith.sandbox.isolation': r.isolation,
       ...(r.isolationReason ? { 'toolsmith.sandbox.isolation_reason': s(r.isolationReason) } : {}),

@@ -71,6 +71,18 @@ describe('run traces from the CLI', () => {
       const jobs = spans.filter((s) => s.name === 'sandbox.execute python');
       const job1 = jobs.find((j) => parentOf(spans, j) === a1)!;
       const job2 = jobs.find((j) => parentOf(spans, j) === a2)!;
+      // The first job waited for its worker (started, its tools loaded): a span of its own, which ends
+      // where the job starts. Before, the attempt had a second or more with no span under it there.
+      const waits = named('sandbox.acquire python');
+      const wait1 = waits.find((w) => parentOf(spans, w) === a1);
+      expect(wait1, 'attempt 1 has its wait for a worker').toBeDefined();
+      expect(Math.abs(wait1!.endMs - job1.startMs)).toBeLessThanOrEqual(1);
+      expect(wait1!.attributes['toolsmith.sandbox.wait_ms']).toBeGreaterThan(0);
+      expect(
+        Math.abs(wait1!.endMs - wait1!.startMs - Number(wait1!.attributes['toolsmith.sandbox.wait_ms'])),
+      ).toBeLessThanOrEqual(1);
+      const validate1 = spans.find((s) => s.name === 'validate python' && parentOf(spans, s) === a1)!;
+      expect(wait1!.startMs).toBeGreaterThanOrEqual(validate1.endMs - 1);
       expect(job1.status.code).toBe(2);
       expect(job1.attributes).toMatchObject({
         'error.type': 'KeyError',
