@@ -1,12 +1,13 @@
 /**
  * The attacks of a hostile tools.py (inherited-files.test.ts: its top level rewriting the worker's own
  * Python, channels it opens as it loads, a mount) and what a job's process leaves for the next (a
- * daemon, a listening abstract socket, files, an environment, a signal handler), with the first walls
- * switched off (docs/security.md, "Every job alone"): the job's namespaces (`nojobns`), its seccomp
- * filter (`noseccomp`), and both. The second walls (the sweep of the sandbox's pid namespace, the wipe
- * of its writable mounts; tools.py running in the job's process only) still keep the next job from
- * every secret of the last. The controls switch the sweep, the wipe, or both off too: then what that
- * wall stopped reaches the next job, so the cases can fail.
+ * daemon, a listening abstract socket, files, an environment, a signal handler, a key in the session or
+ * user keyring), with the first walls switched off (docs/security.md, "Every job alone"): the job's
+ * namespaces (`nojobns`), its seccomp filter (`noseccomp`), and both. The second walls (the sweep of
+ * the sandbox's pid namespace, the wipe of its writable mounts; tools.py running in the job's process
+ * only; the sandbox's own seccomp profile or filter, which refuses keyrings) still keep the next job
+ * from every secret of the last. The controls switch the sweep, the wipe, or both off too: then what
+ * that wall stopped reaches the next job, so the cases can fail.
  */
 import { describe, expect, it } from 'vitest';
 import type { ExecutionResult } from '../../../src-main/core/sandbox/execution.ts';
@@ -59,6 +60,7 @@ _NAME = b"\\0toolsmith-left-behind"
 
 _libc = ctypes.CDLL(None, use_errno=True)
 _libc.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong, ctypes.c_char_p]
+_libc.syscall.restype = ctypes.c_long
 
 
 class _Head(ctypes.Structure):
@@ -136,6 +138,8 @@ def plant(secret: str) -> ToolResponse:
         with open(MOUNTED + "/left", "w") as f:
             f.write(secret)
     os.environ["TOOLSMITH_LEFT"] = secret
+    for ring in (-3, -4):  # the session and user keyrings (add_key; refused around the job as well)
+        _libc.syscall(248, b"user", b"toolsmith-left", secret.encode(), len(secret), ring)
     signal.signal(signal.SIGUSR1, lambda *_: None)
     _survivor(secret)
     time.sleep(0.2)  # (the survivor listening before the job ends)
@@ -163,6 +167,10 @@ def find() -> ToolResponse:
     for key, path in (("tmp", "/tmp/left"), ("shm", "/dev/shm/left"), ("cwd", os.getcwd() + "/left"), ("srv", "/srv/left")):
         out[key] = _read(path)
     out["env"] = os.environ.get("TOOLSMITH_LEFT")
+    key, buf = -1, ctypes.create_string_buffer(100)
+    for ring in (-3, -4):
+        key = key if key >= 0 else _libc.syscall(250, 10, ring, b"user", b"toolsmith-left", 0)  # KEYCTL_SEARCH
+    out["keyring"] = buf.raw[: _libc.syscall(250, 11, key, buf, 100)].decode() if key >= 0 else None  # KEYCTL_READ
     out["handler"] = signal.getsignal(signal.SIGUSR1) is not signal.SIG_DFL
     survivors = []
     for p in os.listdir("/proc"):
@@ -209,7 +217,7 @@ for (const [level, make] of LEVELS) {
       describe(off.join(', '), () => {
         const run = oneWorker(() => make(off), ATTACK, ['plant', 'find']);
 
-        it('the next job finds nothing of the last: no file, channel, process, socket, mount, variable or handler', async () => {
+        it('the next job finds nothing of the last: no file, channel, process, socket, mount, key, variable or handler', async () => {
           const { a, b } = await aThenB(run);
           // the top level reached the worker's modules (its own process's copies of them)
           expect(a['rewrote']).toEqual([
@@ -231,6 +239,7 @@ for (const [level, make] of LEVELS) {
             srv: 'FileNotFoundError',
             env: null,
             handler: false,
+            keyring: null,
             survivors: [],
           });
           // (refused: no listener; gVisor with the namespaces on: no abstract name in the job's own network)
