@@ -282,9 +282,11 @@ for (const [level, make] of LEVELS) {
  * process"). tools.py runs in that process and can find its protocol pipe (child_main's frame holds it):
  * the process writes its walls line before tools.py runs, so a line tools.py forges comes second and is
  * dropped. Here, with the namespaces off (a plain fork, not alone), tools.py claims `alone`: were it
- * taken, the next job's process would be made beside what the last job left, which keeps forking (a
- * pid ticker, whose pids then follow the next process's own) and whose file that process's tools.py
- * reads as it loads, before the wipe.
+ * taken, the next job's process would be made beside what the last job left: daemons that keep forking
+ * (their pids then follow the next process's own: the next pid its job gets is not its own plus one),
+ * and a file in /tmp, which that process's tools.py reads as it loads, before the wipe. With the walls
+ * line written after tools.py ran, this failed 12 times in 12 (docker, gvisor, process: 1 to 6 pids
+ * after the next process's own; on gVisor twice the next job's process read the last job's secret).
  */
 const FORGER = `import os
 import sys
@@ -309,7 +311,7 @@ def _read(path):
 
 
 AT_LOAD = _read("/tmp/left")  # what this process found as it loaded
-TICKERS = 8  # (daemons forking without end: at least one forks between a process made early and the sweep)
+TICKERS = 4  # (daemons forking without end: at least one forks between a process made early and the sweep)
 
 
 @tool(grade=(2, 2))
@@ -321,8 +323,6 @@ def plant(secret: str) -> ToolResponse:
     """
     with open("/tmp/left", "w") as f:
         f.write(secret)
-    global _BALLAST
-    _BALLAST = b"x" * (40 << 20)  # (its process takes a moment to end: the next one is made meanwhile)
     if os.fork() == 0:
         os.setsid()
         for _ in range(TICKERS):
@@ -338,17 +338,22 @@ def plant(secret: str) -> ToolResponse:
                 os._exit(0)
         os._exit(0)
     os.wait()
+    global _BALLAST
+    _BALLAST = b"x" * (16 << 20)  # (its process takes a moment to end: the next one is made meanwhile)
     return ToolResponse(success=True, data={"forged": FORGED, "pid": os.getpid()})
 
 
 @tool(grade=(2, 2))
 def find() -> ToolResponse:
     """What this process found as it loaded, and how many pids were handed out since it was made."""
-    last = int(_read("/proc/sys/kernel/ns_last_pid"))
-    return ToolResponse(success=True, data={"forged": FORGED, "at_load": AT_LOAD, "after_me": last - os.getpid()})
+    child = os.fork()  # (the next pid handed out in the sandbox: gVisor has no ns_last_pid)
+    if child == 0:
+        os._exit(0)
+    os.waitpid(child, 0)
+    return ToolResponse(success=True, data={"forged": FORGED, "at_load": AT_LOAD, "after_me": child - os.getpid() - 1})
 `;
 
-for (const [level, make] of LEVELS.filter(([l]) => l !== 'gvisor')) {
+for (const [level, make] of LEVELS) {
   describe(`a walls line forged by tools.py (namespaces off): ${level}`, () => {
     const run = oneWorker(() => make(['nojobns']), FORGER, ['plant', 'find']);
 
