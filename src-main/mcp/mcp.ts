@@ -123,7 +123,8 @@ function failedCalls(calls: readonly ToolCallTrace[]): {
   };
 }
 
-const EXECUTE_OUTPUT = {
+/** execute_code's answer: the job's result (every field of ExecutionResult a job can have), its trace on request. */
+export const EXECUTE_OUTPUT = {
   success: z.boolean(),
   data: z.unknown().optional().describe('what the script emitted'),
   intermediates: z.array(z.unknown()),
@@ -131,7 +132,16 @@ const EXECUTE_OUTPUT = {
   error: z.unknown().optional(),
   exitReason: z.string(),
   isolation: z.string(),
+  isolationDetails: z
+    .string()
+    .optional()
+    .describe("what the level's limits are made of where it varies by machine (the process level)"),
+  isolationReason: z.string().optional().describe('why this level ran when it is not the one asked for'),
   durationMs: z.number(),
+  waitMs: z
+    .number()
+    .optional()
+    .describe('how long the job waited for a worker before it started (a worker started, its tools loaded)'),
   runtime: z.string(),
   egress: z.array(z.unknown()).optional(),
   toolCallCount: z.number().describe('tool calls the script made'),
