@@ -24,6 +24,8 @@ import { DEFAULT_MAX_TOOL_CALLS } from '../core/sandbox/execution.ts';
 import type { RuntimeId } from '../core/sandbox/runtimes.ts';
 import { assembleIn, sandboxContext, scriptCallShapes, scriptToolNames } from '../core/script/context.ts';
 import type { ScriptContext } from '../core/script/context.ts';
+import { languageOfTag, otherLanguageFence } from '../core/script/assemble.ts';
+import { LANGUAGE_NAMES } from '../core/script/generator.ts';
 import { errorMessage } from '../core/errors.ts';
 import type { ParallelValidator } from '../infra/validate/parallel.ts';
 import type { LiveExecutionEvent } from '../core/ports/executor.ts';
@@ -61,6 +63,42 @@ export interface ExecuteRequest {
   ask?: ApprovalAsk;
   /** Who reads a rejection: a model (MCP `execute_code`: "return the whole corrected script"), or a person. */
   reader?: 'model' | 'person';
+}
+
+/**
+ * A rejected script whose code is a fenced block tagged another language (a ```ts block run as
+ * JavaScript, a ```javascript one run as Python) says so: its syntax error reads `the script's code is a
+ * ```ts block, but it was run as JavaScript (syntax error: ...)`, and code that parses anyway gets a
+ * `wrong-language` violation ahead of its others. Before, the error was the run's language's bare syntax
+ * error (Python's "Statements must be separated by newlines or semicolons" for a ```ts block). JavaScript
+ * is TypeScript: a ```js block run as TypeScript is its language.
+ */
+export function otherLanguageCode(
+  text: string,
+  language: ScriptLanguage,
+  v: ValidationResult,
+): ValidationResult {
+  const other = otherLanguageFence(text, language);
+  if (v.valid || !other) return v;
+  const name = LANGUAGE_NAMES[language];
+  const its = languageOfTag(other);
+  const wrong = `the script's code is a \`\`\`${other} block, but it was run as ${name}`;
+  const fix = its ? `run it as ${LANGUAGE_NAMES[its]}, or write it in ${name}` : `write it in ${name}`;
+  if (v.violations.some((x) => x.rule === 'syntax'))
+    return {
+      valid: false,
+      violations: v.violations.map((x) =>
+        x.rule === 'syntax' ? { ...x, message: `${wrong} (${x.message}): ${fix}` } : x,
+      ),
+    };
+  if (language === 'ts' && its === 'js') return v;
+  return {
+    valid: false,
+    violations: [
+      { rule: 'wrong-language', message: `${wrong}: ${fix}`, line: 1, column: 1, endLine: 1, endColumn: 1 },
+      ...v.violations,
+    ],
+  };
 }
 
 /** What script execution needs: plain functions and values, never the service. */
@@ -361,7 +399,10 @@ export class ScriptExecution {
           'rejected',
           {
             type: 'ValidationError',
-            message: this.deps.generator.validationErrorMessage(v.violations, req.reader),
+            message: this.deps.generator.validationErrorMessage(
+              otherLanguageCode(req.body, req.language, v).violations,
+              req.reader,
+            ),
           },
           runtime,
         );

@@ -14,7 +14,7 @@ import { silentLogger } from '../ports/executor.ts';
 import { RUN_BUDGETS } from '../records/events.ts';
 import type { EventPayloads, EventType, RunEvent, RunMode, RunStartedData, Tier } from '../records/events.ts';
 import type { AssembledScript } from '../script/assemble.ts';
-import { fenceTags, LANGUAGE_TAGS } from '../script/assemble.ts';
+import { fenceTags, LANGUAGE_TAGS, otherLanguageFence } from '../script/assemble.ts';
 import { assembleIn } from '../script/context.ts';
 import type { OfferedSkill } from '../skills/offered.ts';
 import type { BuiltPrompt, ScriptGenerator, SandboxContext } from '../script/generator.ts';
@@ -260,7 +260,7 @@ function noCodeIn(
     };
   const quote = said.length > 120 ? `${said.slice(0, 120)}…` : said;
   const tags = fenceTags(answer ?? '');
-  const other = tags.find((t) => t !== '' && !LANGUAGE_TAGS[script.language].includes(t));
+  const other = otherLanguageFence(answer ?? '', script.language);
   const rewrite = (rule: string, message: (x: ValidationResult['violations'][number]) => string) => ({
     valid: false,
     violations: v.violations.map((x) => (x.rule === rule ? { ...x, message: message(x) } : x)),
@@ -276,7 +276,7 @@ function noCodeIn(
       (x) =>
         `the answer held no fenced code block, and its text is not ${LANGUAGE_NAMES[script.language]} (${x.message}; the answer began ${JSON.stringify(quote)}): ${oneBlock}`,
     );
-  if (other && tags.every((t) => !LANGUAGE_TAGS[script.language].includes(t))) {
+  if (other) {
     const name = LANGUAGE_NAMES[script.language];
     const wrong = `the answer's code is a \`\`\`${other} block, but this run's scripts are ${name}`;
     const fix = `write the script in ${name} and ${oneBlock}`;

@@ -32,6 +32,23 @@ export function fenceTags(text: string): string[] {
   return [...text.replace(/\r\n/g, '\n').matchAll(FENCE)].map((m) => (m[3] ?? '').toLowerCase());
 }
 
+/** The script language a fence tag names (`ts` -> ts, `py` -> python), or undefined (`bash`, untagged). */
+export function languageOfTag(tag: string): ScriptLanguage | undefined {
+  if (tag === '') return undefined;
+  return (Object.keys(LANGUAGE_TAGS) as ScriptLanguage[]).find((l) => LANGUAGE_TAGS[l].includes(tag));
+}
+
+/**
+ * The tag of a text's code when its fenced blocks are all tagged a language other than `language` (a
+ * ```ts block given to a JavaScript script), else undefined: an untagged block, or one of the language's
+ * own tags, is the language's code. Which block was taken is stripFences's choice (the longest).
+ */
+export function otherLanguageFence(text: string, language: ScriptLanguage): string | undefined {
+  const tags = fenceTags(text);
+  if (tags.some((t) => LANGUAGE_TAGS[language].includes(t))) return undefined;
+  return tags.find((t) => t !== '');
+}
+
 /**
  * Extracts the code from an LLM answer: the fenced block in the wanted language (the longest when
  * several), else any fenced block, else the text without leading prose lines such as "Here is the script:".
