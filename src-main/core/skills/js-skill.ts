@@ -47,7 +47,7 @@ export function jsSkillFileText(frontToml: string, source: string): string {
 /** A JSDoc comment's description and `@param {type} name description` / `@returns` lines. */
 function jsDoc(text: string): {
   description: string;
-  params: Map<string, { type?: string; description: string }>;
+  params: Map<string, { type?: string; description: string; optional?: boolean }>;
   returns?: string;
 } {
   const lines = text
@@ -55,12 +55,18 @@ function jsDoc(text: string): {
     .split('\n')
     .map((l) => l.replace(/^\s*\*\s?/, '').trimEnd());
   const description: string[] = [];
-  const params = new Map<string, { type?: string; description: string }>();
+  const params = new Map<string, { type?: string; description: string; optional?: boolean }>();
   let returns: string | undefined;
   for (const l of lines) {
-    const p = /^@param\s+(?:\{([^}]*)\}\s+)?\[?([A-Za-z_$][\w$]*)\]?\s*(?:-\s*)?(.*)$/.exec(l);
+    const p = /^@param\s+(?:\{([^}]*)\}\s+)?(\[)?([A-Za-z_$][\w$]*)(?:=[^\]]*)?\]?\s*(?:-\s*)?(.*)$/.exec(l);
     if (p) {
-      params.set(p[2] as string, { ...(p[1] ? { type: p[1] } : {}), description: p[3] ?? '' });
+      // `[name]` (or `[name=default]`) and `{type=}` are JSDoc's optional parameter.
+      const optional = !!p[2] || !!p[1]?.trim().endsWith('=');
+      params.set(p[3] as string, {
+        ...(p[1] ? { type: p[1].trim().replace(/=$/, '') } : {}),
+        description: p[4] ?? '',
+        ...(optional ? { optional } : {}),
+      });
       continue;
     }
     const r = /^@returns?\s+(?:\{[^}]*\}\s*)?(.*)$/.exec(l);
@@ -214,7 +220,9 @@ export function jsSkillShape(name: string, source: string, language: JsSkillLang
     const param: ToolParameter = {
       name: id.name,
       type,
-      required: !def,
+      // `x?: T` (a TS skill) and JSDoc's `[x]` are optional as a default is: a missing argument is
+      // `undefined` (before, they read as required, and a call or test case without x was refused).
+      required: !def && !id.optional && !d?.optional,
       description: d?.description ?? '',
       source: 'all',
     };

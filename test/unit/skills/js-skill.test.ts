@@ -73,6 +73,31 @@ describe('the shape of a JS/TS skill', () => {
       ['e', false, 't'],
       ['g', false, undefined],
     ]);
+    // An optional parameter with no default: TS `x?: T`, JSDoc `[x]`, `[x=v]` or `{T=}` (before, each read
+    // as required).
+    const ts = jsSkillShape(
+      'f',
+      '/**\n * F.\n */\nfunction f(a: string, b?: number, c?: string[]) {\n  return a;\n}\n',
+      'ts',
+    );
+    expect(ts.problems).toEqual([]);
+    expect(ts.tool.parameters.map((p) => [p.name, p.type, p.required])).toEqual([
+      ['a', 'str', true],
+      ['b', 'float', false],
+      ['c', 'list', false],
+    ]);
+    const js = jsSkillShape(
+      'f',
+      '/**\n * F.\n * @param {string} a A.\n * @param {number} [b] B.\n * @param {string} [c="x"] C.\n * @param {boolean=} d D.\n */\nfunction f(a, b, c, d) {\n  return a;\n}\n',
+      'js',
+    );
+    expect(js.problems).toEqual([]);
+    expect(js.tool.parameters.map((p) => [p.name, p.type, p.required, p.description])).toEqual([
+      ['a', 'str', true, 'A.'],
+      ['b', 'float', false, 'B.'],
+      ['c', 'str', false, 'C.'],
+      ['d', 'bool', false, 'D.'],
+    ]);
     // It was left out of the manual, which then read as if the parameter had no value when not given.
     for (const sig of ['a = Date.now()', 'a = 2 * 3', 'a = x', 'a = [...y]', 'a = { [k]: 1 }', 'a = `${b}`'])
       expect(params(sig).problems, sig).toEqual([
